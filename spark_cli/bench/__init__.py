@@ -1,0 +1,1 @@
+"""`spark bench ...`: measured figures for docs/benchmarks.md (wires concrete parts, like cli)."""

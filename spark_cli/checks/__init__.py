@@ -1,0 +1,1 @@
+"""Test-command detection and the on-request test runner."""

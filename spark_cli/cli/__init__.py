@@ -1,0 +1,1 @@
+"""Typer entry points and the one place that wires concrete parts together."""

@@ -1,0 +1,1 @@
+"""The bundled mock wafer-scale engine: a real local Responses WebSocket + HTTP server."""

@@ -1,0 +1,1 @@
+"""What the bundled engine answers: the `rules`, `script:PATH` and `lorem` brains."""

@@ -1,0 +1,1 @@
+"""Wire types, codecs and framing: pure data, no I/O, imports nothing of spark."""

@@ -1,0 +1,1 @@
+"""Non-interactive front ends: human text and JSON lines for `spark edit` and pipes."""

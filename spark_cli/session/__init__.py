@@ -1,0 +1,1 @@
+"""One conversation: request building, turns, interrupt/redirect/queue, state."""

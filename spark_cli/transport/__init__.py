@@ -1,0 +1,1 @@
+"""Model channels (WebSocket Responses, HTTP SSE) behind one small interface (`base`)."""

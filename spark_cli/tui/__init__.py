@@ -1,0 +1,1 @@
+"""The Textual app (not built yet: `spark` with no command prints help)."""

@@ -1,0 +1,58 @@
+"""The brain interface: what the bundled engine asks a brain, and what it gets back.
+
+A brain turns one request (instructions + the lane's conversation) into answer
+text. It yields text in any chunking; the engine splits it into token pieces
+(:mod:`spark_cli.protocol.tokens`), paces them and stops at
+``max_output_tokens``, so a brain never counts tokens or sleeps. A brain may
+yield forever (``lorem``): the engine stops pulling at the limit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Literal, Protocol
+
+EditFormat = Literal["search_replace", "apply_patch"]
+
+
+@dataclass(frozen=True, slots=True)
+class BrainTurn:
+    """One message of the conversation as the lane knows it."""
+
+    role: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class BrainRequest:
+    model: str
+    instructions: str
+    conversation: tuple[BrainTurn, ...]
+    """Everything the lane has seen, oldest first; the last user turn is the ask."""
+    edit_format: EditFormat
+    """Read from the instructions (see :func:`edit_format_from_instructions`)."""
+
+    @property
+    def prompt(self) -> str:
+        """The latest user message (what to answer now)."""
+        for turn in reversed(self.conversation):
+            if turn.role == "user":
+                return turn.text
+        return ""
+
+
+class Brain(Protocol):
+    name: str
+
+    def answer(self, request: BrainRequest) -> Iterator[str]:
+        """Yield the answer text (prose and edit blocks), in any chunking."""
+        ...
+
+
+def edit_format_from_instructions(instructions: str) -> EditFormat:
+    """Which edit format the client asked for: apply_patch when the instructions
+    mention the envelope (``*** Begin Patch`` or ``apply_patch``), else SEARCH/REPLACE."""
+    if "*** Begin Patch" in instructions or "apply_patch" in instructions:
+        return "apply_patch"
+    return "search_replace"

@@ -1,0 +1,199 @@
+"""The one small interface between a session and any model channel.
+
+Transports (WebSocket Responses, HTTP SSE Chat Completions / Responses)
+implement :class:`Channel`; the session and front ends only ever see this
+module. Everything here is plain data: no I/O.
+
+Rules every channel follows:
+
+- ``stream(request)`` yields :data:`ChannelEvent` values and ends with exactly
+  one :class:`TurnFinished`, or raises :class:`ChannelError`.
+- ``request.messages`` is the whole conversation; a channel that can chain
+  (``previous_response_id``) sends only what is new and replays everything on a
+  fresh connection.
+- Waits and retries (429, 5xx, capacity) happen inside the channel and are
+  reported as :class:`WaitingToRetry` / :class:`Queued` so a UI can count down.
+  A channel retries on its own only before any :class:`TextDelta` of the turn
+  was yielded; a failure after output started raises ``ChannelError`` (the
+  caller decides; nothing already applied is ever replayed twice).
+- ``stop()`` ends the running stream now: it finishes with
+  ``TurnFinished(status="cancelled")``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Literal, Protocol
+
+Role = Literal["system", "developer", "user", "assistant"]
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    role: Role
+    content: str
+
+
+@dataclass(frozen=True, slots=True)
+class TurnRequest:
+    model: str
+    messages: tuple[Message, ...]
+    instructions: str = ""
+    max_output_tokens: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Capabilities:
+    steer: bool = False
+    """``response.steer``: redirect the running response in-band."""
+    cancel: bool = False
+    """An in-band cancel (the bundled engine's advertised extension)."""
+    persistent: bool = False
+    """One connection reused across turns."""
+
+
+# ---- events a channel yields (past tense; streamed pieces end in Delta) ----
+
+
+@dataclass(frozen=True, slots=True)
+class RequestSent:
+    at: float
+    """``time.perf_counter()`` when the request left (latency mark)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ResponseStarted:
+    response_id: str | None
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
+class TextDelta:
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Queued:
+    position: int
+    """1-based place in the provider's capacity queue."""
+
+
+@dataclass(frozen=True, slots=True)
+class WaitingToRetry:
+    seconds: float
+    reason: str
+    attempt: int
+
+
+@dataclass(frozen=True, slots=True)
+class Reconnected:
+    reason: str
+    """Why a new connection was opened (the context was replayed on it)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SteerAccepted:
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class SteerRejected:
+    code: str
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Steered:
+    """The running response ended for a steer; its successor starts streaming now."""
+
+    previous_response_id: str | None
+    response_id: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class UsageReported:
+    input_tokens: int
+    output_tokens: int
+
+
+TurnStatus = Literal["completed", "incomplete", "failed", "cancelled"]
+
+
+@dataclass(frozen=True, slots=True)
+class TurnFinished:
+    status: TurnStatus
+    reason: str | None = None
+    """``incomplete_details.reason`` (e.g. ``max_output_tokens``) or the failure message."""
+    response_id: str | None = None
+
+
+ChannelEvent = (
+    RequestSent
+    | ResponseStarted
+    | TextDelta
+    | Queued
+    | WaitingToRetry
+    | Reconnected
+    | SteerAccepted
+    | SteerRejected
+    | Steered
+    | UsageReported
+    | TurnFinished
+)
+
+ErrorKind = Literal[
+    "auth",
+    "rate_limit",
+    "quota",
+    "context_length",
+    "bad_request",
+    "not_found",
+    "server",
+    "connection",
+    "timeout",
+    "protocol",
+]
+
+
+class ChannelError(Exception):
+    """A turn could not be completed; ``message`` is specific and safe to show."""
+
+    def __init__(
+        self,
+        kind: ErrorKind,
+        message: str,
+        *,
+        status: int | None = None,
+        code: str | None = None,
+        retryable: bool = False,
+    ) -> None:
+        super().__init__(message)
+        self.kind: ErrorKind = kind
+        self.message = message
+        self.status = status
+        self.code = code
+        self.retryable = retryable
+
+
+class Channel(Protocol):
+    """What the session needs from a model channel."""
+
+    @property
+    def capabilities(self) -> Capabilities: ...
+
+    def stream(self, request: TurnRequest) -> AsyncIterator[ChannelEvent]:
+        """Run one turn; see the module rules."""
+        ...
+
+    async def steer(self, text: str) -> None:
+        """Redirect the running turn (only when ``capabilities.steer``)."""
+
+    async def stop(self) -> None:
+        """Interrupt the running turn now."""
+
+    async def warm(self) -> None:
+        """Connect ahead of the first turn (a no-op where nothing persists)."""
+
+    async def aclose(self) -> None:
+        """Release connections."""

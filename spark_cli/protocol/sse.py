@@ -1,0 +1,67 @@
+"""Server-sent events framing (the HTML living-standard rules), both directions.
+
+Pure: the engine encodes with :func:`encode_event`; clients feed decoded text
+lines (e.g. httpx ``aiter_lines()``) to :class:`SSEDecoder`, which yields one
+:class:`SSEEvent` per blank-line-terminated event. Comments (``:`` lines) and
+unknown fields are ignored; ``data`` lines are joined with newlines.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class SSEEvent:
+    """One dispatched event: ``event`` is "message" when the stream named none."""
+
+    data: str
+    event: str = "message"
+    id: str | None = None
+
+
+def encode_event(data: str, event: str | None = None) -> bytes:
+    """One SSE event as bytes; ``data`` may contain newlines."""
+    head = f"event: {event}\n" if event else ""
+    body = "".join(f"data: {line}\n" for line in data.split("\n"))
+    return (head + body + "\n").encode()
+
+
+class SSEDecoder:
+    """Incremental decoder: feed lines without their line terminator."""
+
+    __slots__ = ("_data", "_event", "_id")
+
+    def __init__(self) -> None:
+        self._data: list[str] = []
+        self._event = ""
+        self._id: str | None = None
+
+    def feed_line(self, line: str) -> SSEEvent | None:
+        """Feed one line; returns the event that a blank line completes, if any."""
+        if not line:
+            if not self._data:
+                self._event = ""
+                return None
+            event = SSEEvent("\n".join(self._data), self._event or "message", self._id)
+            self._data = []
+            self._event = ""
+            return event
+        if line[0] == ":":
+            return None
+        field, sep, value = line.partition(":")
+        if sep and value[:1] == " ":
+            value = value[1:]
+        if field == "data":
+            self._data.append(value)
+        elif field == "event":
+            self._event = value
+        elif field == "id" and "\0" not in value:
+            self._id = value
+        return None
+
+    def flush(self) -> SSEEvent | None:
+        """End of stream: a pending event without its blank line is discarded (per spec)."""
+        self._data = []
+        self._event = ""
+        return None

@@ -1,0 +1,75 @@
+"""Repo confinement: turn a path written by a model into a file inside the repo, or refuse.
+
+Refused before anything is written: empty paths, absolute paths (POSIX, Windows
+drive or UNC), ``..`` that climbs out of the root, any symlink on the way that
+leads outside the root, and anything inside ``.git/`` or ``.spark/``.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+PROTECTED_DIRS = frozenset({".git", ".spark"})
+_WINDOWS_ABSOLUTE = re.compile(r"^(?:[A-Za-z]:|\\\\|//)")
+
+
+class PathRefused(Exception):
+    """A path spark will not touch; the message says why in words a model can act on."""
+
+    def __init__(self, message: str, reason: str = "path") -> None:
+        super().__init__(message)
+        self.message = message
+        self.reason = reason
+
+
+@dataclass(frozen=True, slots=True)
+class RepoPath:
+    """A confined path: ``rel`` is normalised and POSIX-style, ``path`` is absolute."""
+
+    rel: str
+    path: Path
+
+
+def _is_within(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def confine(root: Path, raw: str) -> RepoPath:
+    """The file ``raw`` names inside ``root``; raises `PathRefused` if it may not be touched."""
+    name = raw.strip()
+    if not name:
+        raise PathRefused("empty path: name the file relative to the repo root")
+    if "\x00" in name:
+        raise PathRefused(f"{name!r}: a path may not contain NUL characters")
+    if name.startswith("/") or _WINDOWS_ABSOLUTE.match(name):
+        raise PathRefused(
+            f"{name}: absolute paths are refused; use a path relative to the repo root"
+        )
+    rel = posixpath.normpath(name.replace("\\", "/") if os.sep == "\\" else name)
+    if rel == "." or rel.endswith("/"):
+        raise PathRefused(f"{name}: names a directory, not a file")
+    if rel == ".." or rel.startswith("../"):
+        raise PathRefused(f"{name}: '..' leads outside the repo root; paths must stay inside it")
+    parts = rel.split("/")
+    protected = PROTECTED_DIRS.intersection(parts)
+    if protected:
+        raise PathRefused(f"{name}: files inside {sorted(protected)[0]}/ are never edited")
+    root_real = os.path.realpath(root)
+    # Every existing component must stay inside the root once symlinks are followed.
+    current = root_real
+    for part in parts:
+        candidate = os.path.join(current, part)
+        if os.path.islink(candidate):
+            target = os.path.realpath(candidate)
+            if not _is_within(target, root_real):
+                raise PathRefused(
+                    f"{name}: goes through a symlink ({part}) that leads outside the repo root"
+                )
+            current = target
+        else:
+            current = candidate
+    return RepoPath(rel, Path(root_real, *parts))

@@ -1,7 +1,162 @@
-"""Placeholder until its owner lands the command (see the issue)."""
+"""`spark apply [PATCH|-]`: apply edit text (SEARCH/REPLACE or apply_patch) to the working tree.
+
+The text goes through the same streaming parser and applier the session uses; all
+of it is one undo batch. Exit 0 = everything applied, 1 = something refused (what
+did apply is reported), 2 = usage or parse error (nothing is applied then).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
 
 import typer
 
+if TYPE_CHECKING:
+    from spark_cli.edits.outcome import EditOutcome
+
+EXIT_OK, EXIT_REFUSED, EXIT_USAGE = 0, 1, 2
+
+
+def _read_input(patch: str) -> str:
+    if patch == "-":
+        stream = typer.get_text_stream("stdin")
+        if stream.isatty():
+            raise _UsageError("no PATCH given and stdin is a terminal: pass a file or pipe the "
+                              "edit text in (spark apply - < edit.txt)")
+        return stream.read()
+    path = Path(patch)
+    try:
+        return path.read_text(encoding="utf-8", errors="surrogateescape")
+    except OSError as exc:
+        raise _UsageError(f"cannot read {patch}: {exc.strerror or exc}") from None
+
+
+class _UsageError(Exception):
+    pass
+
+
+def parse_edit_text(text: str) -> tuple[list[Any], list[str]]:
+    """(file edits, parse-error messages) of a whole edit text, via the streaming parser."""
+    from spark_cli.edits.blocks import FileEdit
+    from spark_cli.edits.stream_parser import EditStreamParser
+
+    parser = EditStreamParser()
+    events = [*parser.feed(text), *parser.close()]
+    edits = [e for e in events if isinstance(e, FileEdit)]
+    errors = []
+    for event in events:
+        if type(event).__name__ == "BlockRejected":
+            message = getattr(event, "message", str(event))
+            line = getattr(event, "line", 0)
+            errors.append(f"line {line}: {message}" if line else str(message))
+    return edits, errors
+
+
+def _print_diff(diff: str, out: TextIO, color: bool) -> None:
+    if not diff:
+        return
+    if not color:
+        out.write(diff if diff.endswith("\n") else diff + "\n")
+        return
+    from rich.console import Console
+    from rich.text import Text
+
+    console = Console(file=out, highlight=False, soft_wrap=True)
+    for line in diff.rstrip("\n").split("\n"):
+        style = ("bold" if line.startswith(("---", "+++")) else
+                 "green" if line.startswith("+") else
+                 "red" if line.startswith("-") else
+                 "cyan" if line.startswith("@@") else "")
+        console.print(Text(line, style=style))
+
+
+def _report(outcome: EditOutcome, out: TextIO, color: bool) -> None:
+    from spark_cli.edits.outcome import EditApplied
+
+    if isinstance(outcome, EditApplied):
+        steps = ", ".join(outcome.step_per_hunk)
+        suffix = f" [{steps}]" if steps else ""
+        out.write(f"{'partly ' if outcome.partial else ''}{outcome.message}{suffix}\n")
+        _print_diff(outcome.diff, out, color)
+    else:
+        out.write(f"refused: {outcome.message}\n")
+
+
+def run_apply(text: str, root: Path, *, check: bool = False, as_json: bool = False,
+              allow_syntax_errors: bool = False, out: TextIO | None = None,
+              color: bool = False) -> int:
+    """Parse and apply ``text`` under ``root``; returns the exit code."""
+    import json
+
+    from spark_cli.edits.apply import Applier
+    from spark_cli.edits.outcome import EditApplied, outcome_to_json
+
+    out = out or sys.stdout
+    edits, errors = parse_edit_text(text)
+    if errors or not edits:
+        problems = errors or ["no edit blocks found (expected SEARCH/REPLACE blocks or a "
+                              "'*** Begin Patch' envelope)"]
+        if as_json:
+            for problem in problems:
+                out.write(json.dumps({"type": "parse_error", "message": problem}) + "\n")
+            out.write(json.dumps({"type": "summary", "applied": 0, "refused": 0,
+                                  "parse_errors": len(problems), "dry_run": check}) + "\n")
+        else:
+            for problem in problems:
+                typer.echo(f"spark apply: parse error: {problem}", err=True)
+            typer.echo("spark apply: nothing was applied", err=True)
+        return EXIT_USAGE
+    applier = Applier(root, allow_syntax_errors=allow_syntax_errors, dry_run=check)
+    applier.begin_batch("spark apply")
+    try:
+        for edit in edits:
+            outcome = applier.apply(edit)
+            if as_json:
+                out.write(json.dumps(outcome_to_json(outcome)) + "\n")
+            else:
+                _report(outcome, out, color)
+    finally:
+        batch = applier.end_batch()
+    applied = sum(isinstance(o, EditApplied) for o in applier.outcomes)
+    refused = len(applier.outcomes) - applied
+    partial = sum(isinstance(o, EditApplied) and o.partial for o in applier.outcomes)
+    if as_json:
+        out.write(json.dumps({"type": "summary", "applied": applied, "refused": refused,
+                              "partial": partial, "parse_errors": 0, "dry_run": check,
+                              "batch": batch.id if batch else None}) + "\n")
+    else:
+        verb = "would apply" if check else "applied"
+        line = f"{verb} {applied} of {len(applier.outcomes)} file section(s)"
+        if refused or partial:
+            line += f"; {refused} refused" + (f", {partial} only in part" if partial else "")
+        if batch is not None:
+            line += " (undo with: spark undo)"
+        out.write(line + "\n")
+    return EXIT_OK if applier.all_applied else EXIT_REFUSED
+
 
 def register(app: typer.Typer) -> None:
-    """Adds nothing yet."""
+    @app.command("apply")
+    def apply_command(
+        patch: str = typer.Argument("-", help="File with the edit text, or - for stdin."),
+        check: bool = typer.Option(False, "--check", help="Dry run: report, write nothing."),
+        as_json: bool = typer.Option(False, "--json", help="One JSON object per line."),
+        allow_syntax_errors: bool = typer.Option(
+            False, "--allow-syntax-errors", help="Apply even if the result has syntax errors."),
+        root: Path | None = typer.Option(None, "--root", help="Repo root (default: cwd)."),
+    ) -> None:
+        """Apply SEARCH/REPLACE blocks or an apply_patch envelope to the working tree."""
+        base = root or Path.cwd()
+        try:
+            if not base.is_dir():
+                raise _UsageError(f"--root {base} is not a directory")
+            text = _read_input(patch)
+        except _UsageError as exc:
+            typer.echo(f"spark apply: {exc}", err=True)
+            raise typer.Exit(EXIT_USAGE) from None
+        color = not as_json and sys.stdout.isatty()
+        code = run_apply(text, base, check=check, as_json=as_json,
+                         allow_syntax_errors=allow_syntax_errors, color=color)
+        raise typer.Exit(code)

@@ -119,7 +119,7 @@ def _region_endings(old: str, new: str, region: Sequence[str], dominant: str) ->
 
 def encode_text(text: str, endings: Sequence[str], encoding: str, bom: bytes = b"") -> bytes:
     """Join ``text``'s lines with ``endings`` (missing ones: "\\n") and encode."""
-    if all(e == "\n" for e in endings):
+    if not endings or (endings[0] == "\n" and len(set(endings)) == 1):
         raw = text
     else:
         lines = text.split("\n")
@@ -163,7 +163,7 @@ def decode(data: bytes, *, mode: int | None = None, name: str = "file",
         raise TextFileError(f"{name} is a binary file (it contains NUL characters); not edited",
                             "binary")
     endings = tuple(_NEWLINE.findall(raw))
-    text = raw if all(e == "\n" for e in endings) else _NEWLINE.sub("\n", raw)
+    text = raw if "\r" not in raw else _NEWLINE.sub("\n", raw)
     return TextFile(text, endings, encoding, bom, mode)
 
 

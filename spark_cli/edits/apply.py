@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from spark_cli.edits.atomic import remove_file, write_atomic
 from spark_cli.edits.conflicts import Region, changed_regions, line_span
 from spark_cli.edits.diffs import unified_diff
+from spark_cli.edits.grammars import language_for_path
 from spark_cli.edits.journal import BatchInfo, Journal
 from spark_cli.edits.locate import LocateFailed, locate
 from spark_cli.edits.outcome import EditApplied, EditOutcome, EditRefused, HunkRefused
@@ -87,18 +88,6 @@ def _read(target: RepoPath, name: str, size_limit: int) -> tuple[bytes, TextFile
 
 def _is_append(hunk: Hunk) -> bool:
     return not hunk.search and not hunk.anchors and not getattr(hunk, "at_eof", False)
-
-
-def _language(path: str) -> str | None:
-    try:
-        from spark_cli.edits import grammars
-    except ImportError:  # pragma: no cover - grammars land separately
-        return None
-    finder = getattr(grammars, "language_for_path", None) or getattr(grammars, "language_for", None)
-    if finder is None:
-        return None
-    found = finder(path)
-    return found if isinstance(found, str) or found is None else getattr(found, "name", None)
 
 
 def _locate_all(work: str, edit: FileEdit, regions: list[Region] | None,
@@ -182,7 +171,7 @@ def _plan_update(edit: FileEdit, target: RepoPath, seen: str | None, allow: bool
     pad = bool(text) and not text.endswith("\n")
     work = tf.replaced(text + "\n", (*tf.endings, tf.dominant)) if pad else tf
     regions = changed_regions(seen, text) if seen is not None and seen != text else None
-    spans, refused = _locate_all(work.text, edit, regions, _language(edit.path))
+    spans, refused = _locate_all(work.text, edit, regions, language_for_path(edit.path))
     if refused and (not regions or not spans):
         first = refused[0]
         reason = "conflict" if regions and first.reason != "conflict" else first.reason

@@ -1,0 +1,9 @@
+import os  # used
+
+
+def greet(name):
+    return "hello " + name
+
+
+def farewell(name):
+    return "bye " + name

@@ -1,0 +1,10 @@
+def wrap(text, width=10):
+    lines: list[str] = []
+    for word in text.split():
+        lines.append(word)
+    return lines
+
+
+def unwrap(lines):
+    lines = []
+    return " ".join(lines)

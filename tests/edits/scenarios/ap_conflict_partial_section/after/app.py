@@ -1,0 +1,9 @@
+import sys
+
+
+def greet(name):
+    return "hello " + name
+
+
+def farewell(name):
+    return "bye bye " + name  # user

@@ -1,0 +1,9 @@
+import os.path
+
+
+def greet(name):
+    return "hello " + name
+
+
+def farewell(name):
+    return "bye " + name

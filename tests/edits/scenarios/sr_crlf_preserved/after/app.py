@@ -1,0 +1,10 @@
+import os
+
+
+def greet(name):
+    return "hello " + name
+
+
+def farewell(name):
+    # polite
+    return "goodbye " + name

@@ -1,0 +1,6 @@
+def greet(name):
+    return "hello " + name
+
+
+def farewell(name):
+    return "bye " + name

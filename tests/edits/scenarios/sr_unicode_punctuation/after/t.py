@@ -1,0 +1,2 @@
+def title():
+    return "Spark: fast edits"

@@ -1,0 +1,231 @@
+"""Syntax validation of an edit with tree-sitter: would it break a file that parsed cleanly?
+
+`check_edit(path, old, new)` parses both versions (the new one incrementally
+when the old tree is known) and returns a `SyntaxVerdict`. The rule: an edit is
+refused (``ok=False``) only when the OLD text parsed without ERROR/MISSING nodes
+and the NEW text has some. A file that was already broken is not judged (you
+cannot tell whether the edit made it worse), and a file in no known language is
+"text mode": no syntax check at all (``checked=False``).
+
+`parse_text(language, text)` is the shared, cached parse used by `anchors` and
+by `check_edit`: a small LRU of recent (language, text) → tree, so the tree
+built while locating a hunk, or the new tree of the previous edit, is reused
+and the next check is an incremental re-parse (a few ms on 5,000 lines instead
+of two full parses).
+
+Offsets given to tree-sitter are UTF-8 bytes and ``Point.column`` is bytes.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from spark_cli.edits.grammars import get_parser, language_for_path
+
+if TYPE_CHECKING:
+    import tree_sitter
+
+_CACHE_SIZE = 8
+_trees: OrderedDict[tuple[str, str], tree_sitter.Tree] = OrderedDict()
+_CHUNK = 4096
+
+
+@dataclass(frozen=True, slots=True)
+class SyntaxVerdict:
+    """What the syntax check found. ``language=None``: text mode, nothing was checked."""
+
+    language: str | None
+    ok: bool  # False only when the old text parsed cleanly and the new has ERROR/MISSING
+    checked: bool
+    message: str  # the problem when not ok; a note when not checked or old already broken
+    error_line: int | None  # 1-based line of the first ERROR/MISSING node in the new text
+
+
+def parse_text(language: str, text: str) -> tree_sitter.Tree:
+    """Parse ``text`` as ``language``; recent results are cached (do not ``edit`` them)."""
+    key = (language, text)
+    tree = _trees.get(key)
+    if tree is not None:
+        _trees.move_to_end(key)
+        return tree
+    tree = get_parser(language).parse(text.encode("utf-8"))
+    _remember(key, tree)
+    return tree
+
+
+def _remember(key: tuple[str, str], tree: tree_sitter.Tree) -> None:
+    _trees[key] = tree
+    _trees.move_to_end(key)
+    while len(_trees) > _CACHE_SIZE:
+        _trees.popitem(last=False)
+
+
+def first_error(tree: tree_sitter.Tree) -> tuple[int, str] | None:
+    """(1-based line, description) of the first ERROR or MISSING node, or None."""
+    node = tree.root_node
+    if not node.has_error:
+        return None
+    while True:
+        if node.is_missing:
+            return node.start_point.row + 1, f"missing {_token(node.type)}"
+        if node.is_error:
+            return _describe_error(node)
+        for child in node.children:
+            if child.has_error or child.is_missing:
+                node = child
+                break
+        else:  # has_error but no child carries it: the node itself is the culprit
+            return node.start_point.row + 1, f"invalid {node.type.replace('_', ' ')}"
+
+
+def _token(kind: str) -> str:
+    return f"'{kind}'" if not kind.isidentifier() or len(kind) <= 3 else kind.replace("_", " ")
+
+
+_OPEN = {"(": ")", "[": "]", "{": "}"}
+_CLOSE = {v: k for k, v in _OPEN.items()}
+_LEAF_LIMIT = 2000
+
+
+def _describe_error(node: tree_sitter.Node) -> tuple[int, str]:
+    """(1-based line, hint) for an ERROR node: a missing token, an unbalanced
+    bracket among its tokens, else the text it starts with."""
+    stack: list[tuple[str, int]] = []
+    pending = [node]
+    seen = 0
+    while pending and seen < _LEAF_LIMIT:
+        current = pending.pop()
+        if current.child_count:
+            pending.extend(reversed(current.children))
+            continue
+        seen += 1
+        kind, line = current.type, current.start_point.row + 1
+        if current.is_missing:
+            return line, f"missing {_token(kind)}"
+        if kind in _OPEN:
+            stack.append((kind, line))
+        elif kind in _CLOSE:
+            if stack and stack[-1][0] == _CLOSE[kind]:
+                stack.pop()
+            else:
+                return line, f"unmatched '{kind}'"
+    if stack:
+        kind, line = stack[-1]
+        return line, f"'{kind}' opened here is never closed"
+    raw = (node.text or b"").decode("utf-8", "replace").strip()
+    first = raw.split("\n", 1)[0].strip()
+    if len(first) > 40:
+        first = first[:37] + "..."
+    hint = f"unexpected {first!r}" if first else "unexpected input"
+    return node.start_point.row + 1, hint
+
+
+def check_edit(
+    path: str,
+    old: str,
+    new: str,
+    *,
+    old_tree: tree_sitter.Tree | None = None,
+    edits: Sequence[tuple[int, int, int]] | None = None,
+) -> tuple[SyntaxVerdict, tree_sitter.Tree | None]:
+    """Judge ``old`` → ``new`` for the file at ``path``; returns the verdict and the new tree.
+
+    ``old_tree`` (the tree of ``old``; it is not modified) and ``edits`` (UTF-8
+    byte triples ``(start, old_end, new_end)``, ascending and non-overlapping, all
+    in OLD-text coordinates with ``new_end = start + len(replacement bytes)``)
+    make the new parse incremental. Without ``edits`` the
+    changed span is computed from the two texts (common prefix and suffix).
+    """
+    language = language_for_path(path)
+    if language is None:
+        note = f"{path}: no syntax check was done (not a language spark parses)"
+        return SyntaxVerdict(None, True, False, note, None), None
+    if old_tree is None:
+        old_tree = parse_text(language, old)
+    new_tree = _reparse(language, old, new, old_tree, edits)
+    _remember((language, new), new_tree)
+    before = first_error(old_tree)
+    if before is not None:
+        note = (f"{path}: the file already had a syntax error at line {before[0]} "
+                f"({before[1]}) before this edit; not judged")
+        return SyntaxVerdict(language, True, True, note, None), new_tree
+    after = first_error(new_tree)
+    if after is None:
+        return SyntaxVerdict(language, True, True, "", None), new_tree
+    line, what = after
+    message = f"{path}: the edit would introduce a syntax error at line {line} ({what})"
+    return SyntaxVerdict(language, False, True, message, line), new_tree
+
+
+def _reparse(language: str, old: str, new: str, old_tree: tree_sitter.Tree,
+             edits: Sequence[tuple[int, int, int]] | None) -> tree_sitter.Tree:
+    cached = _trees.get((language, new))
+    if cached is not None:
+        return cached
+    old_b, new_b = old.encode("utf-8"), new.encode("utf-8")
+    if edits is None:
+        edits = [_changed_span(old_b, new_b)]
+    tree = old_tree.copy()
+    delta = 0  # byte shift of positions after earlier edits (edits are in old coordinates)
+    current = old_b
+    for start, old_end, new_end in edits:
+        s, oe, ne = start + delta, old_end + delta, new_end + delta
+        replacement = new_b[s:ne]
+        tree.edit(start_byte=s, old_end_byte=oe, new_end_byte=ne,
+                  start_point=_point(current, s), old_end_point=_point(current, oe),
+                  new_end_point=_point(current[:s] + replacement, ne))
+        current = current[:s] + replacement + current[oe:]
+        delta += new_end - old_end
+    return get_parser(language).parse(new_b, tree)
+
+
+def _point(data: bytes, offset: int) -> tuple[int, int]:
+    row = data.count(b"\n", 0, offset)
+    return row, offset - (data.rfind(b"\n", 0, offset) + 1)
+
+
+def _changed_span(old: bytes, new: bytes) -> tuple[int, int, int]:
+    """(start, old_end, new_end): the single byte span where ``old`` and ``new`` differ."""
+    limit = min(len(old), len(new))
+    prefix = _common_prefix(old, new, limit)
+    suffix = _common_suffix(old, new, limit - prefix)
+    return prefix, len(old) - suffix, len(new) - suffix
+
+
+def _common_prefix(a: bytes, b: bytes, limit: int) -> int:
+    i = 0
+    while i < limit and a[i:i + _CHUNK] == b[i:i + _CHUNK]:
+        i += _CHUNK
+    if i >= limit:
+        return limit
+    lo, hi = i, min(i + _CHUNK, limit)  # the first difference is in [lo, hi)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if a[lo:mid + 1] == b[lo:mid + 1]:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+def _common_suffix(a: bytes, b: bytes, limit: int) -> int:
+    la, lb = len(a), len(b)
+    n = 0
+    while n < limit:
+        step = min(_CHUNK, limit - n)
+        if a[la - n - step:la - n] != b[lb - n - step:lb - n]:
+            break
+        n += step
+    else:
+        return limit
+    lo, hi = n, n + step - 1  # the chunk differs: the answer is in [lo, hi]
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[la - mid:la - n] == b[lb - mid:lb - n]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo

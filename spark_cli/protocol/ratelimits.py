@@ -1,0 +1,167 @@
+"""How long to wait before retrying a rate-limited or failed request: pure parsing.
+
+Sources, in the order a client should trust them:
+
+1. ``retry-after-ms`` (milliseconds, OpenAI),
+2. ``retry-after`` (seconds, or an HTTP date),
+3. ``x-ratelimit-reset-*`` (OpenAI durations such as ``6m0s``, ``1.5s``,
+   ``250ms``; Cerebras float seconds such as ``11.38``),
+4. "try again in 1.2s" inside the error message,
+5. capped exponential backoff with jitter.
+
+No I/O and no clock of its own: ``now`` and the random source are parameters.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from email.utils import parsedate_to_datetime
+
+_DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)(ms|h|m|s)")
+_DURATION = re.compile(r"(?:\d+(?:\.\d+)?(?:ms|h|m|s))+")
+_PLAIN_SECONDS = re.compile(r"\d+(?:\.\d+)?")
+_TRY_AGAIN = re.compile(
+    r"try again in\s+((?:\d+(?:\.\d+)?\s*(?:ms|milliseconds?|h|m|s|seconds?|minutes?)\s*)+)",
+    re.IGNORECASE,
+)
+_AMOUNT = re.compile(r"(\d+(?:\.\d+)?)\s*([a-z]+)", re.IGNORECASE)
+_WORD_UNITS = {
+    "millisecond": "ms",
+    "milliseconds": "ms",
+    "second": "s",
+    "seconds": "s",
+    "minute": "m",
+    "minutes": "m",
+}
+_UNIT_SECONDS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
+_RESET_PREFIX = "x-ratelimit-reset-"
+_REMAINING_PREFIX = "x-ratelimit-remaining-"
+
+
+@dataclass(frozen=True, slots=True)
+class RetryDelay:
+    seconds: float
+    source: str
+    """Where the figure came from, e.g. ``retry-after-ms`` or ``backoff``."""
+
+
+def parse_duration(text: str) -> float | None:
+    """Seconds in an OpenAI duration (``6m0s``, ``1.5s``, ``250ms``, ``1h2m``) or
+    plain float seconds (``11.38``); ``None`` when it is neither."""
+    text = text.strip()
+    if _PLAIN_SECONDS.fullmatch(text):
+        return _finite(float(text))
+    if not _DURATION.fullmatch(text):
+        return None
+    total = sum(float(n) * _UNIT_SECONDS[unit] for n, unit in _DURATION_PART.findall(text))
+    return _finite(total)
+
+
+def parse_retry_after(value: str, *, now: float) -> float | None:
+    """``retry-after``: delay seconds, or an HTTP date (``now`` is epoch seconds)."""
+    value = value.strip()
+    if _PLAIN_SECONDS.fullmatch(value):
+        return _finite(float(value))
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when.tzinfo is None:
+        return None
+    return max(0.0, when.timestamp() - now)
+
+
+def delay_from_headers(headers: Mapping[str, str], *, now: float) -> RetryDelay | None:
+    """The delay the response headers ask for (keys compared case-insensitively).
+
+    Of several ``x-ratelimit-reset-*`` values, the ones whose matching
+    ``x-ratelimit-remaining-*`` is 0 count (the longest of them); when none is
+    known exhausted, the shortest reset is used (the retry learns more).
+    """
+    lower = {k.lower(): v for k, v in headers.items()}
+    raw = lower.get("retry-after-ms")
+    if raw is not None and _PLAIN_SECONDS.fullmatch(raw.strip()):
+        return RetryDelay(float(raw) / 1000.0, "retry-after-ms")
+    raw = lower.get("retry-after")
+    if raw is not None:
+        seconds = parse_retry_after(raw, now=now)
+        if seconds is not None:
+            return RetryDelay(seconds, "retry-after")
+    return _delay_from_resets(lower)
+
+
+def _delay_from_resets(lower: Mapping[str, str]) -> RetryDelay | None:
+    exhausted: list[tuple[float, str]] = []
+    others: list[tuple[float, str]] = []
+    for key, value in lower.items():
+        if not key.startswith(_RESET_PREFIX):
+            continue
+        seconds = parse_duration(value)
+        if seconds is None:
+            continue
+        remaining = lower.get(_REMAINING_PREFIX + key[len(_RESET_PREFIX) :], "").strip()
+        (exhausted if remaining == "0" else others).append((seconds, key))
+    if exhausted:
+        seconds, key = max(exhausted)
+        return RetryDelay(seconds, key)
+    if others:
+        seconds, key = min(others)
+        return RetryDelay(seconds, key)
+    return None
+
+
+def delay_from_message(message: str) -> float | None:
+    """Seconds from "Please try again in 1.2s" / "in 20ms" / "in 6m0s" / "in 2 seconds"."""
+    match = _TRY_AGAIN.search(message)
+    if match is None:
+        return None
+    text = match.group(1)
+    total = 0.0
+    for number, unit in _AMOUNT.findall(text):
+        unit = _WORD_UNITS.get(unit.lower(), unit.lower())
+        if unit not in _UNIT_SECONDS:
+            return None
+        total += float(number) * _UNIT_SECONDS[unit]
+    return _finite(total)
+
+
+def backoff_delay(
+    attempt: int,
+    *,
+    base: float = 0.5,
+    cap: float = 8.0,
+    rand: Callable[[], float] = random.random,
+) -> float:
+    """Exponential backoff for ``attempt`` (1-based), capped, with up to 25% jitter down."""
+    ceiling = min(cap, base * (2.0 ** max(0, attempt - 1)))
+    return ceiling * (1.0 - 0.25 * rand())
+
+
+def retry_delay(
+    headers: Mapping[str, str] | Iterable[tuple[str, str]] | None,
+    message: str,
+    attempt: int,
+    *,
+    now: float,
+    base: float = 0.5,
+    cap: float = 8.0,
+    rand: Callable[[], float] = random.random,
+) -> RetryDelay:
+    """The delay to wait before retry ``attempt``, from the best source available."""
+    if headers is not None:
+        mapping = headers if isinstance(headers, Mapping) else dict(headers)
+        found = delay_from_headers(mapping, now=now)
+        if found is not None:
+            return found
+    seconds = delay_from_message(message) if message else None
+    if seconds is not None:
+        return RetryDelay(seconds, "message")
+    return RetryDelay(backoff_delay(attempt, base=base, cap=cap, rand=rand), "backoff")
+
+
+def _finite(value: float) -> float | None:
+    return value if math.isfinite(value) and value >= 0 else None

@@ -1,0 +1,59 @@
+"""The one place that builds a concrete channel from a kind and a base URL.
+
+``base_url`` is the provider's API root, e.g. ``https://api.openai.com/v1`` or
+the engine's ``http://127.0.0.1:PORT/v1``; the WebSocket URL is derived from it
+(``wss://api.openai.com/v1/responses``). Channel modules are imported only for
+the kind asked for, so a Chat Completions run never imports websockets.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+from urllib.parse import urlsplit, urlunsplit
+
+from spark_cli.protocol.channel import Channel
+
+ChannelKind = Literal["responses_ws", "chat_sse", "responses_sse"]
+KINDS: tuple[ChannelKind, ...] = ("responses_ws", "chat_sse", "responses_sse")
+_WS_SCHEMES = {"http": "ws", "https": "wss", "ws": "ws", "wss": "wss"}
+
+
+def websocket_url(base_url: str) -> str:
+    """``http(s)://host/v1`` → ``ws(s)://host/v1/responses`` (an explicit ws URL is kept)."""
+    parts = urlsplit(base_url.strip())
+    scheme = _WS_SCHEMES.get(parts.scheme.lower())
+    if scheme is None or not parts.netloc:
+        raise ValueError(f"not an http(s) or ws(s) URL: {base_url!r}")
+    path = parts.path.rstrip("/")
+    if not path.endswith("/responses"):
+        path += "/responses"
+    return urlunsplit((scheme, parts.netloc, path, parts.query, ""))
+
+
+def open_channel(
+    kind: ChannelKind, *, base_url: str, api_key: str | None, **options: Any
+) -> Channel:
+    """A new channel of ``kind``; ``options`` go to its constructor (e.g. ``idle_timeout``).
+
+    Raises ``ValueError`` for an unknown kind or a base URL that is not http(s).
+    """
+    if kind == "responses_ws":
+        from spark_cli.transport.websocket import ResponsesWebSocketChannel
+
+        return ResponsesWebSocketChannel(websocket_url(base_url), api_key, **options)
+    _check_http(base_url)
+    if kind == "chat_sse":
+        from spark_cli.transport.http_chat import ChatCompletionsChannel
+
+        return ChatCompletionsChannel(base_url, api_key, **options)
+    if kind == "responses_sse":
+        from spark_cli.transport.http_responses import ResponsesSSEChannel
+
+        return ResponsesSSEChannel(base_url, api_key, **options)
+    raise ValueError(f"unknown channel kind {kind!r}; expected one of {', '.join(KINDS)}")
+
+
+def _check_http(base_url: str) -> None:
+    parts = urlsplit(base_url)
+    if parts.scheme.lower() not in ("http", "https") or not parts.netloc:
+        raise ValueError(f"not an http(s) URL: {base_url!r}")

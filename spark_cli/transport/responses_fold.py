@@ -1,0 +1,164 @@
+"""Folding OpenAI Responses stream events (WebSocket frames or SSE data) into channel events.
+
+Shared by the WebSocket and the HTTP SSE Responses channels. One call per
+server event; the text delta is the first branch (the hot path). Unknown event
+types and fields are ignored; unknown ``incomplete_details.reason`` values are
+passed through. ``error`` events raise :class:`ProviderError`.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from spark_cli.protocol.channel import (
+    ChannelError,
+    ChannelEvent,
+    Queued,
+    ResponseStarted,
+    SteerAccepted,
+    Steered,
+    SteerRejected,
+    TextDelta,
+    TurnFinished,
+    UsageReported,
+)
+from spark_cli.transport.errors import provider_error
+
+STEERED = "steered"
+
+
+class ResponsesFold:
+    """The state of one turn while its events arrive."""
+
+    __slots__ = (
+        "_api_key",
+        "_successor_pending",
+        "deltas",
+        "earlier_texts",
+        "finished",
+        "parts",
+        "response_id",
+        "usage",
+    )
+
+    def __init__(self, api_key: str | None = None) -> None:
+        self._api_key = api_key
+        self._successor_pending = False
+        self.deltas = 0
+        """Text deltas seen (all responses of the turn)."""
+        self.parts: list[str] = []
+        """Output text of the current response."""
+        self.earlier_texts: list[str] = []
+        """Output texts of responses this turn that ended for a steer."""
+        self.response_id: str | None = None
+        self.finished: TurnFinished | None = None
+        self.usage: UsageReported | None = None
+
+    def feed(self, event: Any) -> ChannelEvent | None:
+        """The channel event for one decoded server event, if it makes one."""
+        if type(event) is not dict:
+            raise ChannelError("protocol", f"malformed event from the server: {_short(event)}")
+        kind = event.get("type")
+        if kind == "response.output_text.delta":
+            delta = event.get("delta")
+            if type(delta) is not str:
+                raise ChannelError("protocol", f"text delta without text: {_short(event)}")
+            self.parts.append(delta)
+            self.deltas += 1
+            return TextDelta(delta)
+        if type(kind) is not str:
+            raise ChannelError("protocol", f"event without a type: {_short(event)}")
+        if kind == "response.created":
+            return self._created(event)
+        if kind in _TERMINAL:
+            return self._terminal(kind, event)
+        if kind == "response.queued":
+            position = event.get("position")
+            return Queued(position) if type(position) is int else None
+        if kind == "response.steer.accepted":
+            return SteerAccepted()
+        if kind == "response.steer.failed":
+            error = event.get("error") if isinstance(event.get("error"), dict) else event
+            return SteerRejected(str(error.get("code") or ""), str(error.get("message") or ""))
+        if kind == "error":
+            raise self.error(event)
+        return None
+
+    def error(self, event: dict[str, Any]) -> ChannelError:
+        """The ProviderError an ``error`` event stands for."""
+        error = event.get("error")
+        error = error if isinstance(error, dict) else {"message": str(error or "")}
+        status = event.get("status", event.get("status_code"))
+        headers = error.get("headers") or event.get("headers")
+        return provider_error(
+            status if type(status) is int else None,
+            error,
+            headers=headers if isinstance(headers, dict) else None,
+            api_key=self._api_key,
+        )
+
+    @property
+    def text(self) -> str:
+        return "".join(self.parts)
+
+    def _created(self, event: dict[str, Any]) -> ChannelEvent:
+        new_id = _response_id(event)
+        if self._successor_pending or self.response_id is not None:
+            previous = self.response_id
+            self._successor_pending = False
+            self.earlier_texts.append("".join(self.parts))
+            self.parts = []
+            self.response_id = new_id
+            return Steered(previous, new_id)
+        self.response_id = new_id
+        return ResponseStarted(new_id, time.perf_counter())
+
+    def _terminal(self, kind: str, event: dict[str, Any]) -> ChannelEvent | None:
+        response = event.get("response")
+        response = response if isinstance(response, dict) else {}
+        if self.response_id is None:
+            self.response_id = response.get("id") if isinstance(response.get("id"), str) else None
+        usage = response.get("usage")
+        if isinstance(usage, dict):
+            self.usage = UsageReported(
+                _int(usage.get("input_tokens")), _int(usage.get("output_tokens"))
+            )
+        if kind == "response.completed":
+            self.finished = TurnFinished("completed", None, self.response_id)
+        elif kind == "response.incomplete":
+            details = response.get("incomplete_details")
+            reason = details.get("reason") if isinstance(details, dict) else None
+            reason = reason if isinstance(reason, str) else None
+            if reason == STEERED:
+                self._successor_pending = True
+                return None
+            self.finished = TurnFinished("incomplete", reason, self.response_id)
+        else:
+            error = response.get("error")
+            message = error.get("message") if isinstance(error, dict) else None
+            self.finished = TurnFinished(
+                "failed",
+                message if isinstance(message, str) else "the response failed",
+                self.response_id,
+            )
+        return self.finished
+
+
+_TERMINAL = frozenset({"response.completed", "response.incomplete", "response.failed"})
+
+
+def _response_id(event: dict[str, Any]) -> str | None:
+    response = event.get("response")
+    if isinstance(response, dict) and isinstance(response.get("id"), str):
+        return response["id"]
+    return None
+
+
+def _int(value: object) -> int:
+    return value if type(value) is int else 0
+
+
+def _short(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 120 else text[:117] + "..."

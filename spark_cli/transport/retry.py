@@ -1,0 +1,113 @@
+"""The retry loop every channel shares: waits reported as events, then retried.
+
+A turn attempt is an async iterator of channel events. When it raises a
+retryable :class:`ChannelError` before any :class:`TextDelta` was yielded, the
+loop yields :class:`WaitingToRetry` (the delay from the provider's headers or
+message, else capped exponential backoff with jitter), waits, and tries again,
+up to ``max_attempts``. A wait longer than ``max_wait`` fails at once with a
+message saying how long the provider asked for. ``stop`` (an event) ends a
+wait early with ``TurnFinished(status="cancelled")``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+
+from spark_cli.protocol.channel import (
+    ChannelError,
+    ChannelEvent,
+    TextDelta,
+    TurnFinished,
+    WaitingToRetry,
+)
+from spark_cli.protocol.ratelimits import RetryDelay, retry_delay
+from spark_cli.transport.errors import ProviderError
+
+
+@dataclass(frozen=True, slots=True)
+class RetryPolicy:
+    max_attempts: int = 4
+    """Attempts in all (the first try included)."""
+    max_wait: float = 30.0
+    """Longest single wait; a provider asking for more fails the turn instead."""
+    backoff_base: float = 0.5
+    backoff_cap: float = 8.0
+    rand: Callable[[], float] = random.random
+
+
+def delay_for(error: ChannelError, attempt: int, policy: RetryPolicy) -> RetryDelay:
+    """The wait before retry ``attempt`` + 1 after ``error``."""
+    asked = error.retry_after if isinstance(error, ProviderError) else None
+    if asked is not None:
+        return asked
+    return retry_delay(
+        None,
+        error.message,
+        attempt,
+        now=time.time(),
+        base=policy.backoff_base,
+        cap=policy.backoff_cap,
+        rand=policy.rand,
+    )
+
+
+async def with_retries(
+    attempt: Callable[[int], AsyncIterator[ChannelEvent]],
+    policy: RetryPolicy,
+    stop: asyncio.Event,
+) -> AsyncIterator[ChannelEvent]:
+    """Run ``attempt(n)`` (n = 1, 2, ...) until one finishes or a failure is final."""
+    number = 1
+    while True:
+        output_started = False
+        try:
+            async for event in attempt(number):
+                if type(event) is TextDelta:
+                    output_started = True
+                yield event
+            return
+        except ChannelError as error:
+            if output_started or not error.retryable or stop.is_set():
+                raise
+            if number >= policy.max_attempts:
+                raise _exhausted(error, number) from error
+            delay = delay_for(error, number, policy)
+            if delay.seconds > policy.max_wait:
+                raise _too_long(error, delay, policy) from error
+            yield WaitingToRetry(delay.seconds, error.message, number)
+        if await _wait_or_stop(stop, delay.seconds):
+            yield TurnFinished("cancelled", "stopped while waiting to retry")
+            return
+        number += 1
+
+
+async def _wait_or_stop(stop: asyncio.Event, seconds: float) -> bool:
+    """Sleep ``seconds``; True when ``stop`` was set meanwhile."""
+    if stop.is_set():
+        return True
+    try:
+        async with asyncio.timeout(seconds):
+            await stop.wait()
+    except TimeoutError:
+        return False
+    return True
+
+
+def _exhausted(error: ChannelError, attempts: int) -> ChannelError:
+    return _copy(error, f"{error.message} (gave up after {attempts} attempts)")
+
+
+def _too_long(error: ChannelError, delay: RetryDelay, policy: RetryPolicy) -> ChannelError:
+    return _copy(
+        error,
+        f"{error.message} (the provider asked to wait {delay.seconds:g}s via {delay.source}, "
+        f"longer than the {policy.max_wait:g}s limit; try again later)",
+    )
+
+
+def _copy(error: ChannelError, message: str) -> ChannelError:
+    return ChannelError(error.kind, message, status=error.status, code=error.code, retryable=False)

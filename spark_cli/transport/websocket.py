@@ -1,0 +1,403 @@
+"""The fast channel: OpenAI Responses over one persistent WebSocket.
+
+- One connection reused across turns; ``previous_response_id`` chaining so a
+  turn sends only the messages its predecessor did not cover (its own answer
+  included); ``store: false``.
+- Full-context replay on a new connection after a drop, a stop, or the
+  ``previous_response_not_found`` / ``websocket_connection_limit_reached``
+  errors, reported as :class:`Reconnected`.
+- A warm spare connection, so the turn after ``stop()`` (which closes the
+  socket: real providers have no in-band cancel) pays no handshake. The bundled
+  engine's ``response.cancel`` extension is used only when its handshake
+  advertises it (``x-spark-engine-extensions``).
+- Steering with ``response.steer``; an idle timeout sized for a fast model.
+
+Hot path: one ``json.loads`` per frame, then :class:`ResponsesFold`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import time
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass, field
+
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus, InvalidURI
+from websockets.protocol import State
+
+from spark_cli.protocol.channel import (
+    Capabilities,
+    ChannelError,
+    ChannelEvent,
+    Message,
+    Reconnected,
+    RequestSent,
+    TextDelta,
+    TurnFinished,
+    TurnRequest,
+)
+from spark_cli.transport.errors import ProviderError, error_from_body, redact
+from spark_cli.transport.responses_fold import ResponsesFold
+from spark_cli.transport.retry import RetryPolicy, with_retries
+
+EXTENSIONS_HEADER = "x-spark-engine-extensions"
+CANCEL_EXTENSION = "response.cancel"
+REPLAY_CODES = frozenset({"previous_response_not_found", "websocket_connection_limit_reached"})
+MAX_FRAME = 64 * 2**20
+CANCEL_GRACE = 2.0
+"""Seconds to wait for the engine to end a cancelled response before closing the socket."""
+
+
+@dataclass(slots=True)
+class _Chain:
+    response_id: str
+    covered: tuple[Message, ...]
+    """The conversation the response saw, its own answer included."""
+
+
+@dataclass(slots=True)
+class _Link:
+    ws: ClientConnection
+    number: int
+    extensions: frozenset[str]
+    chain: _Chain | None = None
+
+    @property
+    def open(self) -> bool:
+        return self.ws.state is State.OPEN
+
+
+@dataclass(slots=True)
+class _Running:
+    link: _Link
+    fold: ResponsesFold
+    steers: list[str] = field(default_factory=list)
+    stopping: bool = False
+
+
+class ResponsesWebSocketChannel:
+    """A :class:`~spark_cli.protocol.channel.Channel` over the Responses WebSocket mode."""
+
+    def __init__(
+        self,
+        url: str,
+        api_key: str | None,
+        *,
+        extra_headers: Mapping[str, str] | None = None,
+        idle_timeout: float = 10.0,
+        connect_timeout: float = 5.0,
+        warm_spare: bool = True,
+        max_retries: int = 3,
+        max_wait: float = 30.0,
+        retry_policy: RetryPolicy | None = None,
+    ) -> None:
+        self._url = url
+        self._api_key = api_key
+        headers = dict(extra_headers or {})
+        if api_key:
+            headers["Authorization"] = f"Bearer {api_key}"
+        self._headers = headers
+        self._idle = idle_timeout
+        self._connect_timeout = connect_timeout
+        self._warm_spare = warm_spare
+        self._policy = retry_policy or RetryPolicy(max_attempts=max_retries + 1, max_wait=max_wait)
+        self._link: _Link | None = None
+        self._spare: asyncio.Task[_Link] | None = None
+        self._lost: str | None = None
+        self._running: _Running | None = None
+        self._stop = asyncio.Event()
+        self._closers: set[asyncio.Task[None]] = set()
+        self.handshakes = 0
+        """Connections opened so far (spares included)."""
+
+    @property
+    def capabilities(self) -> Capabilities:
+        link = self._link
+        cancel = link is not None and CANCEL_EXTENSION in link.extensions
+        return Capabilities(steer=True, cancel=cancel, persistent=True)
+
+    async def warm(self) -> None:
+        """Open the connection (and the spare) ahead of the first turn."""
+        if self._link is None or not self._link.open:
+            await self._link_for_turn()
+
+    async def stream(self, request: TurnRequest) -> AsyncIterator[ChannelEvent]:
+        self._stop = asyncio.Event()
+        try:
+            async for event in with_retries(
+                lambda attempt: self._attempt(request), self._policy, self._stop
+            ):
+                yield event
+        finally:
+            self._running = None
+
+    async def steer(self, text: str) -> None:
+        """Send ``response.steer`` for the running response (outcome arrives as events)."""
+        run = self._running
+        if run is None or run.stopping or run.fold.response_id is None or run.fold.finished:
+            raise ChannelError("bad_request", "no response is running to steer")
+        payload = {
+            "type": "response.steer",
+            "previous_response_id": run.fold.response_id,
+            "input": [_item(Message("user", text))],
+        }
+        try:
+            await run.link.ws.send(json.dumps(payload))
+        except ConnectionClosed as exc:
+            raise ChannelError(
+                "connection", "the connection closed before the steer was sent"
+            ) from exc
+        run.steers.append(text)
+
+    async def stop(self) -> None:
+        """End the running turn now: the cancel extension where advertised, else close."""
+        self._stop.set()
+        run = self._running
+        if run is None or run.stopping:
+            return
+        run.stopping = True
+        link = run.link
+        response_id = run.fold.response_id
+        if CANCEL_EXTENSION in link.extensions and response_id is not None and link.open:
+            payload = json.dumps({"type": CANCEL_EXTENSION, "response_id": response_id})
+            with contextlib.suppress(ConnectionClosed):
+                await link.ws.send(payload)
+                self._spawn(self._close_if_still_running(run))
+                return
+        self._drop(link, "stopped")
+
+    async def aclose(self) -> None:
+        spare, self._spare = self._spare, None
+        if spare is not None:
+            spare.cancel()
+            with contextlib.suppress(BaseException):
+                link = await spare
+                await link.ws.close()
+        link, self._link = self._link, None
+        if link is not None:
+            await link.ws.close()
+        for task in list(self._closers):
+            with contextlib.suppress(BaseException):
+                await task
+
+    # ---- one attempt ----
+
+    async def _attempt(self, request: TurnRequest) -> AsyncIterator[ChannelEvent]:
+        link = await self._link_for_turn()
+        replayed = False
+        while True:
+            if self._lost is not None:
+                yield Reconnected(self._lost)
+                self._lost = None
+            if self._stop.is_set():
+                yield TurnFinished("cancelled", "stopped before the request was sent")
+                return
+            payload = self._payload(request, link)
+            try:
+                await link.ws.send(payload)
+            except ConnectionClosed as exc:
+                self._drop(link, "connection closed")
+                raise ChannelError(
+                    "connection",
+                    "the connection closed before the request was sent",
+                    retryable=True,
+                ) from exc
+            yield RequestSent(time.perf_counter())
+            run = _Running(link, ResponsesFold(self._api_key))
+            self._running = run
+            try:
+                async for event in self._read(run):
+                    yield event
+            except ProviderError as error:
+                if replayed or error.code not in REPLAY_CODES or run.fold.deltas:
+                    raise
+                replayed = True
+                link.chain = None
+                if error.code == "websocket_connection_limit_reached":
+                    self._drop(link, error.code)
+                    link = await self._link_for_turn()
+                self._lost = error.code
+                continue
+            self._remember(request, run)
+            return
+
+    async def _read(self, run: _Running) -> AsyncIterator[ChannelEvent]:
+        ws = run.link.ws
+        fold = run.fold
+        feed = fold.feed
+        loads = json.loads
+        idle = self._idle
+        while True:
+            try:
+                async with asyncio.timeout(idle):
+                    raw = await ws.recv()
+            except TimeoutError:
+                if run.stopping:
+                    yield TurnFinished("cancelled", None, fold.response_id)
+                    return
+                self._drop(run.link, "idle timeout")
+                raise ChannelError(
+                    "timeout",
+                    f"no event from the server for {idle:g}s after {fold.deltas} tokens "
+                    "(idle timeout)",
+                    retryable=fold.deltas == 0 and fold.response_id is None,
+                ) from None
+            except ConnectionClosed as exc:
+                self._drop(run.link, "connection closed")
+                if run.stopping:
+                    yield TurnFinished("cancelled", None, fold.response_id)
+                    return
+                raise ChannelError(
+                    "connection",
+                    f"connection closed after {fold.deltas} tokens before the response "
+                    f"finished{_close_detail(exc)}",
+                    retryable=True,
+                ) from exc
+            try:
+                event = loads(raw)
+            except ValueError:
+                raise ChannelError(
+                    "protocol", f"malformed frame from the server: {raw[:80]!r}"
+                ) from None
+            out = feed(event)
+            if out is None:
+                continue
+            if run.stopping:
+                if fold.finished is not None or not run.link.open:
+                    yield TurnFinished("cancelled", None, fold.response_id)
+                    return
+                if type(out) is TextDelta:
+                    continue
+            if fold.finished is not None:
+                if fold.usage is not None:
+                    yield fold.usage
+                yield out
+                return
+            yield out
+
+    # ---- connections ----
+
+    async def _link_for_turn(self) -> _Link:
+        link = self._link
+        if link is not None and link.open:
+            return link
+        if link is not None:
+            self._lost = self._lost or "connection closed"
+            self._link = None
+        link = None
+        spare, self._spare = self._spare, None
+        if spare is not None:
+            try:
+                link = await spare
+            except (ChannelError, OSError):
+                link = None
+            if link is not None and not link.open:
+                link = None
+        if link is None:
+            link = await self._connect()
+        self._link = link
+        if self._warm_spare:
+            self._spare = asyncio.create_task(self._connect())
+        return link
+
+    async def _connect(self) -> _Link:
+        try:
+            ws = await connect(
+                self._url,
+                additional_headers=self._headers,
+                compression=None,
+                proxy=None,
+                max_size=MAX_FRAME,
+                open_timeout=self._connect_timeout,
+                close_timeout=CANCEL_GRACE,
+                user_agent_header="spark",
+            )
+        except InvalidStatus as exc:
+            response = exc.response
+            raise error_from_body(
+                response.status_code,
+                response.body or b"",
+                headers=dict(response.headers.raw_items()),
+                api_key=self._api_key,
+            ) from None
+        except (OSError, TimeoutError, InvalidHandshake, InvalidURI) as exc:
+            detail = redact(str(exc) or type(exc).__name__, self._api_key)
+            raise ChannelError(
+                "connection", f"cannot connect to {self._url}: {detail}", retryable=True
+            ) from None
+        self.handshakes += 1
+        header = ws.response.headers.get(EXTENSIONS_HEADER, "") if ws.response else ""
+        extensions = frozenset(part.strip() for part in header.split(",") if part.strip())
+        return _Link(ws, self.handshakes, extensions)
+
+    def _drop(self, link: _Link, reason: str) -> None:
+        """Forget ``link`` (its server state is lost) and close it in the background."""
+        if self._link is link:
+            self._link = None
+            self._lost = reason
+        link.chain = None
+        if link.ws.state is not State.CLOSED:
+            self._spawn(link.ws.close())
+
+    def _spawn(self, coro: object) -> None:
+        task = asyncio.ensure_future(coro)  # type: ignore[arg-type]
+        self._closers.add(task)
+        task.add_done_callback(self._closers.discard)
+
+    async def _close_if_still_running(self, run: _Running) -> None:
+        await asyncio.sleep(CANCEL_GRACE)
+        if self._running is run and run.fold.finished is None:
+            self._drop(run.link, "cancel not acknowledged")
+
+    # ---- chaining ----
+
+    def _payload(self, request: TurnRequest, link: _Link) -> str:
+        messages = request.messages
+        body: dict[str, object] = {"type": "response.create", "model": request.model}
+        chain = link.chain
+        if chain is not None:
+            covered = len(chain.covered)
+            if len(messages) > covered and messages[:covered] == chain.covered:
+                body["previous_response_id"] = chain.response_id
+                messages = messages[covered:]
+        body["input"] = [_item(m) for m in messages]
+        if request.instructions:
+            body["instructions"] = request.instructions
+        if request.max_output_tokens is not None:
+            body["max_output_tokens"] = request.max_output_tokens
+        body["store"] = False
+        return json.dumps(body)
+
+    def _remember(self, request: TurnRequest, run: _Running) -> None:
+        link, fold = run.link, run.fold
+        finished = fold.finished
+        link.chain = None
+        if (
+            run.stopping
+            or finished is None
+            or finished.status not in ("completed", "incomplete")
+            or fold.response_id is None
+            or len(fold.earlier_texts) != len(run.steers)
+        ):
+            return
+        covered = list(request.messages)
+        for earlier, steer in zip(fold.earlier_texts, run.steers, strict=True):
+            covered.append(Message("assistant", earlier))
+            covered.append(Message("user", steer))
+        covered.append(Message("assistant", fold.text))
+        link.chain = _Chain(fold.response_id, tuple(covered))
+
+
+def _item(message: Message) -> dict[str, str]:
+    return {"type": "message", "role": message.role, "content": message.content}
+
+
+def _close_detail(exc: ConnectionClosed) -> str:
+    frame = exc.rcvd
+    if frame is None or not frame.code:
+        return ""
+    reason = f" {frame.reason}" if frame.reason else ""
+    return f" (close code {frame.code}{reason})"

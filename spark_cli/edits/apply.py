@@ -146,11 +146,9 @@ def _refusal_message(path: str, refused: list[HunkRefused], total: int) -> str:
 def _check_syntax(name: str, old: str, new: str, allow: bool) -> SyntaxVerdict | None:
     verdict, _tree = check_edit(name, old, new)
     if verdict.checked and not verdict.ok and not allow:
-        where = f" at line {verdict.error_line}" if verdict.error_line else ""
         raise _Refusal(
             "syntax",
-            f"{name}: the edit would leave a {verdict.language} syntax error{where} "
-            f"({verdict.message}); nothing was written. Send a corrected block.",
+            f"{verdict.message}; the file was left untouched. Send a corrected block.",
             syntax=verdict)
     return verdict
 

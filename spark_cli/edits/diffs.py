@@ -32,30 +32,24 @@ def unified_diff(path: str, old: str | None, new: str | None, *, context: int = 
         return ""
     old_name = "/dev/null" if old is None else f"a/{old_path or path}"
     new_name = "/dev/null" if new is None else f"b/{path}"
-    a, b = _lines(old or ""), _lines(new or "")
+    a_text, b_text = old or "", new or ""
     header = f"--- {old_name}\n+++ {new_name}\n"
+    lo, a, b, pre, post = _window(a_text, b_text, context)
     if a == b:  # e.g. a pure rename
         return header
-    head = 0
-    limit = min(len(a), len(b))
-    while head < limit and a[head] == b[head]:
-        head += 1
-    tail = 0
-    while tail < limit - head and a[len(a) - 1 - tail] == b[len(b) - 1 - tail]:
-        tail += 1
-    matcher = difflib.SequenceMatcher(None, a[head : len(a) - tail], b[head : len(b) - tail],
+    matcher = difflib.SequenceMatcher(None, a[pre : len(a) - post], b[pre : len(b) - post],
                                       autojunk=False)
-    codes = [(tag, i1 + head, i2 + head, j1 + head, j2 + head)
+    codes = [(tag, i1 + pre, i2 + pre, j1 + pre, j2 + pre)
              for tag, i1, i2, j1, j2 in matcher.get_opcodes()]
-    if head:
-        codes.insert(0, ("equal", 0, head, 0, head))
-    if tail:
-        codes.append(("equal", len(a) - tail, len(a), len(b) - tail, len(b)))
+    if pre:
+        codes.insert(0, ("equal", 0, pre, 0, pre))
+    if post:
+        codes.append(("equal", len(a) - post, len(a), len(b) - post, len(b)))
     out = [header]
     for group in _groups(codes, context):
         i1, i2 = group[0][1], group[-1][2]
         j1, j2 = group[0][3], group[-1][4]
-        out.append(f"@@ -{_range(i1, i2 - i1)} +{_range(j1, j2 - j1)} @@\n")
+        out.append(f"@@ -{_range(lo + i1, i2 - i1)} +{_range(lo + j1, j2 - j1)} @@\n")
         for tag, x1, x2, y1, y2 in group:
             if tag == "equal":
                 out.extend(" " + line for line in a[x1:x2])
@@ -63,6 +57,56 @@ def unified_diff(path: str, old: str | None, new: str | None, *, context: int = 
             out.extend("-" + line for line in a[x1:x2])
             out.extend("+" + line for line in b[y1:y2])
     return "".join(out)
+
+
+def _common_prefix(a: str, b: str) -> int:
+    lo, hi = 0, min(len(a), len(b))
+    while lo < hi:  # binary search with C-speed slice compares
+        mid = (lo + hi + 1) // 2
+        if a[:mid] == b[:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _common_suffix(a: str, b: str, limit: int) -> int:
+    lo, hi = 0, limit
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[len(a) - mid :] == b[len(b) - mid :]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _window(a: str, b: str, context: int) -> tuple[int, list[str], list[str], int, int]:
+    """Only the changed lines plus ``context`` lines each side: (first line number, lines
+    of a, lines of b, equal lines before the change, equal lines after it)."""
+    start = a.rfind("\n", 0, _common_prefix(a, b)) + 1  # a line start in both texts
+    shift = len(b) - len(a)
+    tail = len(a) - _common_suffix(a, b, min(len(a), len(b)) - start)
+    aligned_a = tail == 0 or a[tail - 1] == "\n"
+    aligned_b = tail + shift == 0 or b[tail + shift - 1] == "\n"
+    if not (aligned_a and aligned_b):
+        newline = a.find("\n", tail)
+        tail = len(a) if newline == -1 else newline + 1
+    before = start
+    for _ in range(context):
+        if before == 0:
+            break
+        before = a.rfind("\n", 0, before - 1) + 1
+    after = tail
+    for _ in range(context):
+        if after >= len(a):
+            break
+        newline = a.find("\n", after)
+        after = len(a) if newline == -1 else newline + 1
+    pre = a.count("\n", before, start)
+    post = len(_lines(a[tail:after]))
+    lo = a.count("\n", 0, before)
+    return lo, _lines(a[before:after]), _lines(b[before : after + shift]), pre, post
 
 
 Opcode = tuple[str, int, int, int, int]

@@ -52,6 +52,9 @@ class TextFile:
         """The most common line ending (first seen wins a tie); LF for a file without any."""
         if not self.endings:
             return "\n"
+        kinds = set(self.endings)
+        if len(kinds) == 1:
+            return self.endings[0]
         counts = Counter(self.endings)
         best = max(counts.values())
         return next(e for e in self.endings if counts[e] == best)
@@ -162,8 +165,10 @@ def decode(data: bytes, *, mode: int | None = None, name: str = "file",
     if "\x00" in raw:
         raise TextFileError(f"{name} is a binary file (it contains NUL characters); not edited",
                             "binary")
+    if "\r" not in raw:
+        return TextFile(raw, ("\n",) * raw.count("\n"), encoding, bom, mode)
     endings = tuple(_NEWLINE.findall(raw))
-    text = raw if "\r" not in raw else _NEWLINE.sub("\n", raw)
+    text = _NEWLINE.sub("\n", raw)
     return TextFile(text, endings, encoding, bom, mode)
 
 

@@ -1,0 +1,164 @@
+"""apply_edit and Applier: all-or-nothing sections, refusals that say why, conflicts, batches."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from spark_cli.edits import apply as apply_module
+from spark_cli.edits.apply import Applier, apply_edit
+from spark_cli.edits.blocks import FileEdit, Hunk
+from spark_cli.edits.journal import history, undo
+from spark_cli.edits.outcome import EditApplied, EditRefused, outcome_to_json
+
+PY = 'import os\n\n\ndef greet(name):\n    return "hello " + name\n\n\ndef bye():\n    return 0\n'
+
+
+def sr(path: str, search: str, replace: str) -> FileEdit:
+    return FileEdit("update", path, (Hunk(search, replace, line=2),), "search_replace", line=1)
+
+
+def patch(path: str, *hunks: tuple[str, str], kind: str = "update",
+          move_to: str | None = None) -> FileEdit:
+    return FileEdit(kind, path, tuple(Hunk(s, r, line=10 + n) for n, (s, r) in enumerate(hunks)),
+                    "apply_patch", move_to=move_to, line=9)
+
+
+@pytest.fixture
+def repo(tmp_path):
+    (tmp_path / "app.py").write_text(PY)
+    return tmp_path
+
+
+def test_applies_and_reports_diff_and_steps(repo) -> None:
+    out = apply_edit(sr("app.py", "    return 0\n", "    return 1\n"), repo)
+    assert isinstance(out, EditApplied) and out.ok
+    assert out.hunks == 1 and out.step_per_hunk and out.syntax is not None
+    assert "-    return 0\n+    return 1\n" in out.diff
+    assert (repo / "app.py").read_text() == PY.replace("return 0", "return 1")
+
+
+def test_one_failing_hunk_writes_nothing_and_names_it(repo) -> None:
+    edit = patch("app.py", ("import os\n", "import sys\n"), ("    return 42\n", "    return 1\n"))
+    out = apply_edit(edit, repo)
+    assert isinstance(out, EditRefused)
+    assert out.hunk_index == 2 and out.line == 11
+    assert "hunk 2" in out.message and "nothing in this file was changed" in out.message
+    assert (repo / "app.py").read_text() == PY
+
+
+def test_syntax_error_refused_then_allowed(repo) -> None:
+    edit = sr("app.py", "    return 0\n", "    return (0\n")
+    out = apply_edit(edit, repo)
+    assert isinstance(out, EditRefused) and out.reason == "syntax"
+    assert (repo / "app.py").read_text() == PY
+    out = apply_edit(edit, repo, allow_syntax_errors=True)
+    assert out.ok and out.syntax is not None and not out.syntax.ok
+
+
+def test_dry_run_writes_nothing(repo) -> None:
+    out = apply_edit(sr("app.py", "    return 0\n", "    return 1\n"), repo, dry_run=True)
+    assert out.ok and out.dry_run and "would apply" in out.message
+    assert (repo / "app.py").read_text() == PY
+
+
+def test_create_append_add_delete_move(repo) -> None:
+    assert apply_edit(sr("new/mod.py", "", "X = 1\n"), repo).created
+    assert (repo / "new/mod.py").read_text() == "X = 1\n"
+    assert apply_edit(sr("new/mod.py", "", "Y = 2\n"), repo).ok
+    assert (repo / "new/mod.py").read_text() == "X = 1\nY = 2\n"
+    refused = apply_edit(patch("app.py", ("", "x = 1\n"), kind="add"), repo)
+    assert isinstance(refused, EditRefused) and refused.reason == "exists"
+    moved = apply_edit(patch("new/mod.py", ("Y = 2\n", "Y = 3\n"), move_to="pkg/mod.py"), repo)
+    assert moved.ok and moved.moved_from == "new/mod.py"
+    assert not (repo / "new/mod.py").exists()
+    assert (repo / "pkg/mod.py").read_text() == "X = 1\nY = 3\n"
+    deleted = apply_edit(patch("pkg/mod.py", kind="delete"), repo)
+    assert deleted.ok and deleted.deleted and not (repo / "pkg/mod.py").exists()
+    missing = apply_edit(patch("pkg/mod.py", kind="delete"), repo)
+    assert isinstance(missing, EditRefused) and "does not exist" in missing.message
+
+
+def test_update_of_missing_file_says_how_to_create(repo) -> None:
+    out = apply_edit(sr("nope.py", "a\n", "b\n"), repo)
+    assert isinstance(out, EditRefused) and "empty SEARCH" in out.message
+    out = apply_edit(patch("nope.py", ("a\n", "b\n")), repo)
+    assert isinstance(out, EditRefused) and "Add File" in out.message
+
+
+@pytest.mark.parametrize("path", ["../x.py", "/etc/passwd", ".git/config"])
+def test_escapes_refused_before_writing(repo, path) -> None:
+    out = apply_edit(sr(path, "", "x\n"), repo)
+    assert isinstance(out, EditRefused) and out.reason == "path"
+    assert sorted(os.listdir(repo)) == ["app.py"]
+
+
+def test_binary_too_large_directory(repo) -> None:
+    (repo / "b.bin").write_bytes(b"\x00\x01")
+    assert apply_edit(sr("b.bin", "a", "b"), repo).reason == "binary"
+    assert apply_edit(sr("app.py", "a", "b"), repo, size_limit=10).reason == "too_large"
+    (repo / "d").mkdir()
+    assert apply_edit(sr("d", "a", "b"), repo).reason == "is_directory"
+
+
+def test_failed_write_is_refused_and_journal_forgets(repo, monkeypatch) -> None:
+    def boom(*_args, **_kwargs) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(apply_module, "write_atomic", boom)
+    applier = Applier(repo)
+    applier.begin_batch()
+    out = applier.apply(sr("app.py", "    return 0\n", "    return 1\n"))
+    assert isinstance(out, EditRefused) and out.reason == "io"
+    assert "No space left" in out.message
+    assert applier.end_batch() is None
+    assert (repo / "app.py").read_text() == PY
+
+
+def test_conflict_applies_safe_hunks_and_keeps_user_change(repo) -> None:
+    seen = {"app.py": PY}
+    user = PY.replace("    return 0\n", "    return -1  # mine\n")
+    (repo / "app.py").write_text(user)
+    edit = patch("app.py", ("import os\n", "import sys\n"), ("    return 0\n", "    return 1\n"))
+    out = apply_edit(edit, repo, seen=seen)
+    assert isinstance(out, EditApplied) and out.partial
+    assert out.refused[0].hunk_index == 2
+    assert (repo / "app.py").read_text() == user.replace("import os", "import sys")
+    # a hunk whose search text the user rewrote is refused as a conflict
+    edit = patch("app.py", ("    return -1  # mine\n", "    return 1\n"))
+    out = apply_edit(edit, repo, seen=seen)
+    assert isinstance(out, EditRefused) and out.reason == "conflict"
+    assert "changed on disk since the model read it" in out.message
+    assert "line 9" in out.message
+
+
+def test_applier_batch_tracks_its_own_writes(repo) -> None:
+    applier = Applier(repo, seen={"app.py": PY})
+    applier.begin_batch("turn")
+    first = applier.apply(sr("app.py", "    return 0\n", "    return 1\n"))
+    second = applier.apply(sr("app.py", "    return 1\n", "    return 2\n"))
+    assert first.ok and second.ok and not second.partial
+    batch = applier.end_batch()
+    assert batch is not None and [r.path for r in batch.files] == ["app.py"]
+    assert applier.all_applied
+    assert len(history(repo)) == 1
+    undo(repo)
+    assert (repo / "app.py").read_text() == PY
+
+
+def test_outcome_json_round_trips(repo) -> None:
+    ok = apply_edit(sr("app.py", "    return 0\n", "    return 1\n"), repo)
+    bad = apply_edit(sr("app.py", "nothing like this\n", "x\n"), repo)
+    for outcome in (ok, bad):
+        data = json.loads(json.dumps(outcome_to_json(outcome)))
+        assert data["path"] == "app.py" and data["message"] == outcome.message
+    assert outcome_to_json(ok)["type"] == "edit_applied"
+    assert outcome_to_json(bad)["type"] == "edit_refused"
+
+
+def test_no_final_newline_and_crlf_kept(repo) -> None:
+    (repo / "w.txt").write_bytes(b"one\r\ntwo")
+    assert apply_edit(sr("w.txt", "two\n", "three\n"), repo).ok
+    assert (repo / "w.txt").read_bytes() == b"one\r\nthree"

@@ -1,0 +1,111 @@
+"""Properties of the applier: random files x random edits.
+
+- a section whose hunks all locate gives exactly the spliced text, with every other
+  byte (line endings included) unchanged;
+- a section with one hunk that cannot locate leaves the file byte-identical;
+- no path, however odd, makes anything appear outside the repo root.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from spark_cli.edits.apply import apply_edit
+from spark_cli.edits.blocks import FileEdit, Hunk
+from spark_cli.edits.textfile import decode
+
+_word = st.text(alphabet="abcdefghij ", min_size=1, max_size=12)
+
+
+@st.composite
+def file_and_edits(draw):
+    count = draw(st.integers(3, 25))
+    # unique lines so every chosen region's text occurs exactly once
+    lines = [f"{n:03d} {draw(_word)}" for n in range(count)]
+    endings = draw(st.lists(st.sampled_from(["\n", "\r\n"]), min_size=count, max_size=count))
+    final = draw(st.booleans())
+    raw = "".join(line + end for line, end in zip(lines, endings, strict=True))
+    if not final:
+        raw = raw[: -len(endings[-1])]
+    cuts = sorted(draw(st.sets(st.integers(0, count), min_size=2, max_size=8)))
+    regions = [(cuts[i], cuts[i + 1]) for i in range(0, len(cuts) - 1, 2)]
+    hunks = []
+    for start, end in regions:
+        search = "".join(line + "\n" for line in lines[start:end])
+        replace = "".join(f"new {draw(_word)}\n" for _ in range(draw(st.integers(0, 3))))
+        hunks.append((start, end, search, replace))
+    return lines, raw, hunks
+
+
+def _expected(lines: list[str], hunks) -> str:
+    out: list[str] = []
+    pos = 0
+    for start, end, _search, replace in hunks:
+        out.extend(line + "\n" for line in lines[pos:start])
+        out.append(replace)
+        pos = end
+    out.extend(line + "\n" for line in lines[pos:])
+    return "".join(out)
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(file_and_edits(), st.booleans())
+def test_splice_exact_or_nothing(case, break_one) -> None:
+    lines, raw, hunks = case
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        path = root / "f.txt"
+        data = raw.encode()
+        path.write_bytes(data)
+        edit_hunks = [Hunk(search, replace, line=n + 1)
+                      for n, (_s, _e, search, replace) in enumerate(hunks)]
+        if break_one:
+            victim = len(edit_hunks) // 2
+            edit_hunks[victim] = Hunk("this line is not in the file\n", "x\n", line=victim + 1)
+        edit = FileEdit("update", "f.txt", tuple(edit_hunks), "apply_patch")
+        outcome = apply_edit(edit, root)
+        after = path.read_bytes()
+        if break_one:
+            assert not outcome.ok
+            assert after == data
+            return
+        assert outcome.ok, outcome.message
+        expected = _expected(lines, hunks)
+        if not raw.endswith("\n") and expected.endswith("\n"):
+            expected = expected[:-1]
+        assert decode(after).text == expected
+        # unchanged lines keep their own endings: the untouched prefix is byte-identical
+        first = hunks[0][0]
+        prefix = raw.encode()[: len("".join(
+            line + end for line, end in zip(lines[:first], _endings(raw), strict=False)))]
+        assert after.startswith(prefix)
+        assert sorted(os.listdir(root)) == ["f.txt"]  # no temp files, no .spark (no journal)
+
+
+def _endings(raw: str) -> list[str]:
+    return ["\r\n" if part.endswith("\r") else "\n" for part in raw.split("\n")[:-1]]
+
+
+_segment = st.sampled_from(["..", ".", "a", "b", ".git", ".spark", "x.txt", "", "~", "\\"])
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_segment, min_size=1, max_size=6), st.booleans())
+def test_no_path_escapes(parts, absolute) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        outer = Path(tmp)
+        root = outer / "repo"
+        root.mkdir()
+        raw = ("/" if absolute else "") + "/".join(parts)
+        outcome = apply_edit(FileEdit("update", raw, (Hunk("", "x\n"),), "search_replace"), root)
+        assert sorted(os.listdir(outer)) == ["repo"], "something was written outside the root"
+        if outcome.ok:
+            written = [p for p in root.rglob("*") if p.is_file()]
+            assert written and all(root in p.parents for p in written)
+            assert not any(part in (".git", ".spark") for p in written
+                           for part in p.relative_to(root).parts)

@@ -63,7 +63,7 @@ def _print_diff(diff: str, out: TextIO, color: bool) -> None:
     from rich.console import Console
     from rich.text import Text
 
-    console = Console(file=out, highlight=False, soft_wrap=True)
+    console = Console(file=out, force_terminal=True, highlight=False, soft_wrap=True)
     for line in diff.rstrip("\n").split("\n"):
         style = ("bold" if line.startswith(("---", "+++")) else
                  "green" if line.startswith("+") else

@@ -1,0 +1,114 @@
+"""`spark apply`: stdin and file input, --check, --json, exit codes 0/1/2, colour on a TTY."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from spark_cli.cli import apply_cmd
+
+PY = 'def greet(name):\n    return "hello " + name\n'
+GOOD = ('app.py\n<<<<<<< SEARCH\n    return "hello " + name\n=======\n'
+        '    return "hi " + name\n>>>>>>> REPLACE\n')
+MISSING = 'other.py\n<<<<<<< SEARCH\nnot there\n=======\nx = 1\n>>>>>>> REPLACE\n'
+BROKEN = ('app.py\n<<<<<<< SEARCH\n    return "hello " + name\n=======\n'
+          '    return ("hi " + name\n>>>>>>> REPLACE\n')
+
+
+def _app() -> typer.Typer:
+    app = typer.Typer()
+
+    @app.callback()
+    def _root() -> None:
+        """spark (test)"""
+
+    apply_cmd.register(app)
+    return app
+
+
+@pytest.fixture
+def repo(tmp_path):
+    (tmp_path / "app.py").write_text(PY)
+    (tmp_path / "other.py").write_text("y = 2\n")
+    return tmp_path
+
+
+def run(args: list[str], stdin: str | None = None):
+    return CliRunner().invoke(_app(), args, input=stdin)
+
+
+def test_piped_stdin_applies_and_prints_plain_diff(repo) -> None:
+    result = run(["apply", "--root", str(repo)], GOOD)
+    assert result.exit_code == 0, result.output
+    assert (repo / "app.py").read_text() == PY.replace('"hello "', '"hi "')
+    assert '-    return "hello " + name' in result.output
+    assert "\x1b[" not in result.output
+    assert "undo with: spark undo" in result.output
+
+
+def test_patch_file_argument(repo, tmp_path_factory) -> None:
+    patch = tmp_path_factory.mktemp("p") / "edit.patch"
+    patch.write_text("*** Begin Patch\n*** Update File: other.py\n@@\n-y = 2\n+y = 3\n"
+                     "*** End Patch\n")
+    result = run(["apply", str(patch), "--root", str(repo)])
+    assert result.exit_code == 0, result.output
+    assert (repo / "other.py").read_text() == "y = 3\n"
+
+
+def test_check_is_a_dry_run(repo) -> None:
+    result = run(["apply", "-", "--check", "--root", str(repo)], GOOD)
+    assert result.exit_code == 0, result.output
+    assert "would apply" in result.output
+    assert (repo / "app.py").read_text() == PY
+    assert not (repo / ".spark").exists()
+
+
+def test_refusal_exits_1_and_reports_what_applied(repo) -> None:
+    result = run(["apply", "--root", str(repo)], GOOD + "\n" + MISSING)
+    assert result.exit_code == 1, result.output
+    assert "refused: " in result.output and "other.py" in result.output
+    assert "applied 1 of 2" in result.output
+    assert (repo / "app.py").read_text() != PY  # the good block stays applied
+    assert (repo / "other.py").read_text() == "y = 2\n"
+
+
+def test_json_lines(repo) -> None:
+    result = run(["apply", "--json", "--root", str(repo)], GOOD + "\n" + MISSING)
+    assert result.exit_code == 1
+    rows = [json.loads(line) for line in result.output.splitlines() if line.strip()]
+    assert [r["type"] for r in rows] == ["edit_applied", "edit_refused", "summary"]
+    assert rows[0]["path"] == "app.py" and rows[0]["diff"]
+    assert rows[1]["hunk_index"] == 1 and rows[1]["message"]
+    assert rows[2]["applied"] == 1 and rows[2]["refused"] == 1 and rows[2]["batch"]
+
+
+def test_syntax_refused_then_allowed(repo) -> None:
+    result = run(["apply", "--root", str(repo)], BROKEN)
+    assert result.exit_code == 1 and "syntax error" in result.output
+    assert (repo / "app.py").read_text() == PY
+    result = run(["apply", "--allow-syntax-errors", "--root", str(repo)], BROKEN)
+    assert result.exit_code == 0, result.output
+
+
+@pytest.mark.parametrize("text", ["just some prose, no blocks\n",
+                                  "*** Begin Patch\n*** Frobnicate File: x\n*** End Patch\n"])
+def test_parse_errors_exit_2_and_apply_nothing(repo, text) -> None:
+    result = run(["apply", "--root", str(repo)], text + GOOD if "Begin" in text else text)
+    assert result.exit_code == 2, result.output
+    assert (repo / "app.py").read_text() == PY
+
+
+def test_usage_errors_exit_2(repo) -> None:
+    assert run(["apply", str(repo / "no-such.patch"), "--root", str(repo)]).exit_code == 2
+    assert run(["apply", "--root", str(repo / "nope")], GOOD).exit_code == 2
+
+
+def test_colour_on_a_terminal(repo) -> None:
+    out = io.StringIO()
+    code = apply_cmd.run_apply(GOOD, repo, out=out, color=True)
+    assert code == 0
+    assert "\x1b[" in out.getvalue()

@@ -87,3 +87,37 @@ def ws_server() -> Callable[..., contextlib.AbstractAsyncContextManager[Scripted
             server.close(close_connections=True)
 
     return start
+
+
+ASGIApp = Callable[[dict[str, Any], Any, Any], Awaitable[None]]
+
+
+@pytest.fixture
+def http_server() -> Callable[[ASGIApp], contextlib.AbstractAsyncContextManager[str]]:
+    """Serve an ASGI app with uvicorn on 127.0.0.1:0; yields its base URL (``.../v1``)."""
+    import uvicorn
+
+    @contextlib.asynccontextmanager
+    async def start(app: ASGIApp) -> AsyncIterator[str]:
+        config = uvicorn.Config(
+            app,
+            host="127.0.0.1",
+            port=0,
+            log_level="error",
+            lifespan="off",
+            timeout_graceful_shutdown=1,
+        )
+        server = uvicorn.Server(config)
+        task = asyncio.create_task(server.serve())
+        try:
+            async with asyncio.timeout(10):
+                while not server.started:
+                    await asyncio.sleep(0.01)
+            port = server.servers[0].sockets[0].getsockname()[1]
+            async with asyncio.timeout(20):
+                yield f"http://127.0.0.1:{port}/v1"
+        finally:
+            server.should_exit = True
+            await task
+
+    return start

@@ -1,0 +1,402 @@
+"""ChatCompletionsChannel: exact wire forms via httpx.MockTransport, timing paths via uvicorn."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import httpx
+import pytest
+
+from spark_cli.protocol.channel import (
+    ChannelError,
+    ChannelEvent,
+    Message,
+    RequestSent,
+    ResponseStarted,
+    TextDelta,
+    TurnFinished,
+    TurnRequest,
+    UsageReported,
+    WaitingToRetry,
+)
+from spark_cli.transport.http_chat import ChatCompletionsChannel
+from spark_cli.transport.retry import RetryPolicy
+
+KEY = "csk-secret-abcdef0123456789"
+BASE = "https://api.example.test/v1"
+
+
+def chunk(content: str | None = None, finish: str | None = None, **extra: Any) -> str:
+    delta = {} if content is None else {"content": content}
+    body = {
+        "id": "chatcmpl-1",
+        "object": "chat.completion.chunk",
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        **extra,
+    }
+    return json.dumps(body)
+
+
+def sse(*datas: str, done: bool = True) -> bytes:
+    text = "".join(f"data: {d}\n\n" for d in datas)
+    return (text + ("data: [DONE]\n\n" if done else "")).encode()
+
+
+NORMAL = sse(
+    chunk("", role="assistant"),
+    chunk("Hel"),
+    chunk("lo"),
+    chunk(None, "stop"),
+    json.dumps(
+        {
+            "id": "chatcmpl-1",
+            "choices": [],
+            "usage": {"prompt_tokens": 7, "completion_tokens": 2, "total_tokens": 9},
+            "time_info": {"queue_time": 0.0001, "completion_time": 0.002},
+        }
+    ),
+)
+
+
+class Recorder:
+    def __init__(self, *responses: httpx.Response) -> None:
+        self.responses = list(responses)
+        self.requests: list[httpx.Request] = []
+
+    def __call__(self, request: httpx.Request) -> httpx.Response:
+        self.requests.append(request)
+        return self.responses.pop(0) if len(self.responses) > 1 else self.responses[0]
+
+    def bodies(self) -> list[dict[str, Any]]:
+        return [json.loads(r.content) for r in self.requests]
+
+
+def ok(body: bytes = NORMAL) -> httpx.Response:
+    return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=body)
+
+
+def channel(recorder: Recorder, **options: Any) -> ChatCompletionsChannel:
+    return ChatCompletionsChannel(BASE, KEY, transport=httpx.MockTransport(recorder), **options)
+
+
+REQUEST = TurnRequest(
+    "llama-4",
+    (Message("user", "hi"), Message("assistant", "yo"), Message("user", "more")),
+    instructions="be brief",
+    max_output_tokens=64,
+)
+
+
+async def collect(ch: Any, req: TurnRequest = REQUEST) -> list[ChannelEvent]:
+    async with asyncio.timeout(10):
+        return [event async for event in ch.stream(req)]
+
+
+def text_of(events: list[ChannelEvent]) -> str:
+    return "".join(e.text for e in events if isinstance(e, TextDelta))
+
+
+async def test_a_normal_turn_sends_the_standard_body_and_yields_events() -> None:
+    rec = Recorder(ok())
+    ch = channel(rec)
+    events = await collect(ch)
+    await ch.aclose()
+    assert [type(e) for e in events] == [
+        RequestSent,
+        ResponseStarted,
+        TextDelta,
+        TextDelta,
+        UsageReported,
+        TurnFinished,
+    ]
+    assert text_of(events) == "Hello"
+    assert events[-2] == UsageReported(7, 2)
+    assert events[-1] == TurnFinished("completed", None, "chatcmpl-1")
+    (req,) = rec.requests
+    assert str(req.url) == f"{BASE}/chat/completions"
+    assert req.headers["authorization"] == f"Bearer {KEY}"
+    assert rec.bodies()[0] == {
+        "model": "llama-4",
+        "messages": [
+            {"role": "system", "content": "be brief"},
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "content": "yo"},
+            {"role": "user", "content": "more"},
+        ],
+        "stream": True,
+        "stream_options": {"include_usage": True},
+        "max_tokens": 64,
+    }
+    assert ch.capabilities.steer is False and ch.capabilities.persistent is False
+
+
+async def test_text_in_the_first_chunk_is_not_lost() -> None:
+    ch = channel(Recorder(ok(sse(chunk("Hi"), chunk(" there", "stop")))))
+    events = await collect(ch)
+    await ch.aclose()
+    assert isinstance(events[1], ResponseStarted)
+    assert text_of(events) == "Hi there"
+
+
+async def test_finish_reason_length_is_incomplete_max_output_tokens() -> None:
+    ch = channel(Recorder(ok(sse(chunk("a"), chunk(None, "length")))))
+    events = await collect(ch)
+    await ch.aclose()
+    assert events[-1] == TurnFinished("incomplete", "max_output_tokens", "chatcmpl-1")
+
+
+async def test_a_stream_that_ends_without_done_or_finish_is_an_error() -> None:
+    ch = channel(Recorder(ok(sse(chunk("a"), chunk("b"), done=False))))
+    with pytest.raises(ChannelError) as info:
+        await collect(ch)
+    await ch.aclose()
+    assert info.value.kind == "connection"
+    assert "connection closed after 2 tokens before the response finished" in info.value.message
+
+
+async def test_a_drop_mid_stream_is_a_clear_error_not_retried() -> None:
+    async def body() -> AsyncIterator[bytes]:
+        yield sse(chunk("par"), chunk("tial"), done=False)
+        raise httpx.ReadError("connection reset by peer")
+
+    rec = Recorder(httpx.Response(200, content=body()))
+    ch = channel(rec)
+    seen: list[ChannelEvent] = []
+    with pytest.raises(ChannelError) as info:
+        async for event in ch.stream(REQUEST):
+            seen.append(event)
+    await ch.aclose()
+    assert text_of(seen) == "partial"
+    assert "after 2 tokens" in info.value.message
+    assert len(rec.requests) == 1
+
+
+async def test_an_error_chunk_before_output_is_retried_with_the_message_delay() -> None:
+    error = json.dumps(
+        {
+            "error": {
+                "message": "Rate limit reached. Please try again in 20ms.",
+                "type": "rate_limit_error",
+                "code": "rate_limit_exceeded",
+            }
+        }
+    )
+    rec = Recorder(ok(sse(error, done=False)), ok())
+    ch = channel(rec)
+    events = await collect(ch)
+    await ch.aclose()
+    waits = [e for e in events if isinstance(e, WaitingToRetry)]
+    assert [w.seconds for w in waits] == [pytest.approx(0.02)]
+    assert text_of(events) == "Hello"
+
+
+async def test_an_error_chunk_after_output_raises() -> None:
+    error = json.dumps({"error": {"message": "internal", "code": 500}})
+    ch = channel(Recorder(ok(sse(chunk("a"), error, done=False))))
+    with pytest.raises(ChannelError) as info:
+        await collect(ch)
+    await ch.aclose()
+    assert info.value.kind == "server"
+    assert info.value.status == 500
+
+
+@pytest.mark.parametrize(
+    ("headers", "expected"),
+    [
+        ({"retry-after-ms": "40"}, 0.04),
+        ({"retry-after": "0.05"}, 0.05),
+        ({"x-ratelimit-reset-requests": "30ms", "x-ratelimit-remaining-requests": "0"}, 0.03),
+        (
+            {
+                "x-ratelimit-reset-tokens-minute": "0.06",
+                "x-ratelimit-reset-requests-day": "33011.3",
+            },
+            0.06,
+        ),
+    ],
+)
+async def test_429_waits_what_the_headers_say(headers: dict[str, str], expected: float) -> None:
+    limited = httpx.Response(
+        429,
+        headers=headers,
+        json={
+            "error": {
+                "message": "Too many requests",
+                "type": "requests",
+                "code": "rate_limit_exceeded",
+            }
+        },
+    )
+    rec = Recorder(limited, ok())
+    ch = channel(rec)
+    events = await collect(ch)
+    await ch.aclose()
+    waits = [e for e in events if isinstance(e, WaitingToRetry)]
+    assert [w.seconds for w in waits] == [pytest.approx(expected)]
+    assert len(rec.requests) == 2
+    assert events[-1].status == "completed"  # type: ignore[union-attr]
+
+
+async def test_retry_after_as_an_http_date_is_understood() -> None:
+    from email.utils import formatdate
+
+    limited = httpx.Response(429, headers={"retry-after": formatdate(0, usegmt=True)})
+    ch = channel(Recorder(limited, ok()))
+    events = await collect(ch)
+    await ch.aclose()
+    (wait,) = [e for e in events if isinstance(e, WaitingToRetry)]
+    assert wait.seconds == 0.0  # a date in the past: retry at once
+
+
+async def test_insufficient_quota_is_not_retried() -> None:
+    refused = httpx.Response(
+        429,
+        headers={"retry-after": "1"},
+        json={
+            "error": {
+                "message": "You exceeded your current quota.",
+                "type": "insufficient_quota",
+                "code": "insufficient_quota",
+            }
+        },
+    )
+    rec = Recorder(refused, ok())
+    ch = channel(rec)
+    with pytest.raises(ChannelError) as info:
+        await collect(ch)
+    await ch.aclose()
+    assert info.value.kind == "quota"
+    assert "exceeded your current quota" in info.value.message
+    assert len(rec.requests) == 1
+
+
+async def test_5xx_is_retried_with_backoff() -> None:
+    rec = Recorder(httpx.Response(503, text="upstream overloaded"), ok())
+    ch = channel(rec, retry_policy=RetryPolicy(backoff_base=0.001, backoff_cap=0.002))
+    events = await collect(ch)
+    await ch.aclose()
+    (wait,) = [e for e in events if isinstance(e, WaitingToRetry)]
+    assert 0 < wait.seconds <= 0.002
+    assert "upstream overloaded" in wait.reason
+
+
+async def test_401_is_auth_and_the_key_is_never_in_the_message() -> None:
+    refused = httpx.Response(
+        401,
+        json={
+            "error": {
+                "message": f"Wrong API Key {KEY}",
+                "type": "invalid_request_error",
+                "code": "wrong_api_key",
+            }
+        },
+    )
+    ch = channel(Recorder(refused))
+    with pytest.raises(ChannelError) as info:
+        await collect(ch)
+    await ch.aclose()
+    assert info.value.kind == "auth"
+    assert KEY not in str(info.value)
+
+
+@pytest.mark.parametrize("bad", ["{not json", "[1]"])
+async def test_a_malformed_chunk_is_a_protocol_error(bad: str) -> None:
+    ch = channel(Recorder(ok(sse(bad))))
+    with pytest.raises(ChannelError) as info:
+        await collect(ch)
+    await ch.aclose()
+    assert info.value.kind == "protocol"
+
+
+async def test_steer_is_refused_clearly() -> None:
+    ch = channel(Recorder(ok()))
+    with pytest.raises(ChannelError, match="cannot steer"):
+        await ch.steer("left")
+    await ch.aclose()
+
+
+# ---- against a real loopback server (uvicorn) ----
+
+
+def chat_app(script: dict[str, Any]) -> Any:
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        assert scope["type"] == "http"
+        script.setdefault("clients", []).append(scope["client"][1])
+        while (await receive()).get("more_body"):
+            pass
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 200,
+                "headers": [(b"content-type", b"text/event-stream")],
+            }
+        )
+        for piece in script.get("pieces", ["a", "b"]):
+            await send(
+                {
+                    "type": "http.response.body",
+                    "body": sse(chunk(piece), done=False),
+                    "more_body": True,
+                }
+            )
+        if script.get("stall"):
+            await asyncio.sleep(script["stall"])
+        await send(
+            {"type": "http.response.body", "body": sse(chunk(None, "stop")), "more_body": False}
+        )
+
+    return app
+
+
+async def test_connections_are_reused_across_turns(http_server: Any) -> None:
+    script: dict[str, Any] = {}
+    async with http_server(chat_app(script)) as base:
+        ch = ChatCompletionsChannel(base, None)
+        for _ in range(3):
+            events = await collect(ch)
+            assert text_of(events) == "ab"
+        await ch.aclose()
+    assert len(script["clients"]) == 3
+    assert len(set(script["clients"])) == 1  # one client port: one kept-alive connection
+
+
+async def test_a_stalled_stream_hits_the_idle_timeout(http_server: Any) -> None:
+    async with http_server(chat_app({"stall": 3})) as base:
+        ch = ChatCompletionsChannel(base, None, idle_timeout=0.2)
+        with pytest.raises(ChannelError) as info:
+            await collect(ch)
+        await ch.aclose()
+    assert info.value.kind == "timeout"
+    assert "0.2s after 2 tokens" in info.value.message
+
+
+async def test_stop_closes_the_stream_and_finishes_cancelled(http_server: Any) -> None:
+    async with http_server(chat_app({"stall": 3})) as base:
+        ch = ChatCompletionsChannel(base, None)
+        events: list[ChannelEvent] = []
+        async with asyncio.timeout(5):
+            async for event in ch.stream(REQUEST):
+                events.append(event)
+                if isinstance(event, TextDelta):
+                    await ch.stop()
+        await ch.aclose()
+    assert events[-1].status == "cancelled"  # type: ignore[union-attr]
+    assert text_of(events) == "a"
+
+
+async def test_an_unreachable_server_is_a_connection_error() -> None:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    policy = RetryPolicy(max_attempts=2, backoff_base=0.001, backoff_cap=0.001)
+    ch = ChatCompletionsChannel(f"http://127.0.0.1:{port}/v1", KEY, retry_policy=policy)
+    with pytest.raises(ChannelError) as info:
+        await collect(ch)
+    await ch.aclose()
+    assert info.value.kind == "connection"
+    assert "gave up after 2 attempts" in info.value.message

@@ -87,7 +87,7 @@ def _read(target: RepoPath, name: str, size_limit: int) -> tuple[bytes, TextFile
 
 
 def _is_append(hunk: Hunk) -> bool:
-    return not hunk.search and not hunk.anchors and not getattr(hunk, "at_eof", False)
+    return not hunk.search and not hunk.anchors
 
 
 def _locate_all(work: str, edit: FileEdit, regions: list[Region] | None,

@@ -1,7 +1,184 @@
-"""Placeholder until its owner lands the command (see the issue)."""
+"""`spark edit PATH... -m "..."`: one streamed turn that edits files in place (or a pipe filter).
+
+With PATHs: the answer streams (prose as it arrives, a line per edit as it
+lands on disk), then the minimal diff and a one-line latency summary. With no
+PATH and code on stdin it is a pure filter (see ``spark_cli.cli.pipe_mode``).
+Exit codes and the ``--json`` schema: docs/cli.md.
+
+Start-up matters (launch → request is benchmarked): this module imports only
+typer at import time; the session, edits, render and transports are imported
+inside the command, rich only when stdout is a TTY, textual never.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
 
 import typer
 
+FORMATS = ("search_replace", "apply_patch")
+
+
+def _flags(provider: str | None, model: str | None, base_url: str | None,
+           max_output_tokens: int | None, edit_format: str | None,
+           allow_syntax_errors: bool) -> dict[str, object]:
+    flags: dict[str, object] = {"provider": provider, "model": model, "base_url": base_url,
+                                "max_output_tokens": max_output_tokens,
+                                "edit_format": edit_format}
+    if allow_syntax_errors:
+        flags["allow_syntax_errors"] = True
+    return {k: v for k, v in flags.items() if v is not None}
+
+
+def load(root: Path, flags: dict[str, object]) -> Any:
+    """Resolved settings; any configuration problem is a usage error."""
+    from spark_cli.cli.edit_run import UsageError
+    from spark_cli.session.settings import load_settings
+
+    try:
+        return load_settings(root, flags, os.environ)
+    except (ValueError, KeyError, TypeError, OSError) as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _target(raw: str, root: Path, cwd: Path) -> tuple[str, str]:
+    """(root-relative path, text) of one PATH argument, or a UsageError."""
+    from spark_cli.cli.edit_run import UsageError
+    from spark_cli.edits.textfile import TextFileError, read_text_file
+
+    candidate = Path(raw)
+    if not candidate.is_absolute():
+        candidate = cwd / raw if (cwd / raw).exists() or not (root / raw).exists() else root / raw
+    if not candidate.exists():
+        raise UsageError(f"{raw}: no such file")
+    if candidate.is_dir():
+        raise UsageError(f"{raw} is a directory; name the files to edit")
+    resolved = candidate.resolve()
+    try:
+        rel = resolved.relative_to(root)
+    except ValueError:
+        raise UsageError(f"{raw} is outside the repo root {root} (use --root)") from None
+    try:
+        text = read_text_file(resolved, name=raw).text
+    except TextFileError as exc:
+        raise UsageError(exc.message) from None
+    except OSError as exc:
+        raise UsageError(f"{raw}: cannot read ({exc.strerror or exc})") from None
+    return rel.as_posix(), text
+
+
+def _renderer(as_json: bool, out: Any, err: Any | None = None) -> Any:
+    if as_json:
+        from spark_cli.render.jsonl import JsonLinesRenderer
+
+        return JsonLinesRenderer(out)
+    from spark_cli.render.text import TextRenderer
+
+    color = out.isatty() and "NO_COLOR" not in os.environ
+    return TextRenderer(out, err or out, color=color)
+
+
+def run_tests_after(root: Path, settings: Any, renderer: Any) -> int:
+    """``--test``: detect (or take the configured) test command, run it, report; exit code."""
+    from spark_cli.cli.test_step import run_project_tests
+
+    return run_project_tests(root, settings, renderer)
+
+
+def edit_files(paths: list[str], instruction: str, root: Path, flags: dict[str, object], *,
+               dry_run: bool, as_json: bool, run_tests: bool) -> int:
+    """The files front end; returns the exit code."""
+    from spark_cli.cli.edit_run import (
+        EXIT_OK,
+        end_diffs,
+        run_sync,
+        run_turn,
+        summary_data,
+    )
+
+    cwd = Path.cwd()
+    before: dict[str, str] = {}
+    for raw in paths:
+        rel, text = _target(raw, root, cwd)
+        before[rel] = text
+    settings = load(root, flags)
+    renderer = _renderer(as_json, sys.stdout)
+    result = run_sync(run_turn(settings, root, list(before), instruction, renderer,
+                               dry_run=dry_run))
+    code = result.exit_code()
+    for path, diff in end_diffs(result, root, before, dry_run=dry_run):
+        renderer.diff(path, diff)
+    if result.failure is not None:
+        typer.echo(f"spark edit: {result.failure[1]}", err=True)
+    renderer.summary(summary_data(result, dry_run=dry_run, code=code))
+    if run_tests and result.failure is None:
+        tests_code = run_tests_after(root, settings, renderer)
+        if code == EXIT_OK:
+            code = tests_code
+    return code
+
 
 def register(app: typer.Typer) -> None:
-    """Adds nothing yet."""
+    @app.command("edit")
+    def edit_command(
+        paths: list[str] | None = typer.Argument(
+            None, help="Files to edit. None + code on stdin = pipe filter (stdout = result)."),
+        message: str = typer.Option(..., "-m", "--message", help="The instruction."),
+        dry_run: bool = typer.Option(False, "--dry-run", help="Show the edits, write nothing."),
+        as_json: bool = typer.Option(False, "--json", help="One JSON event per line."),
+        run_tests: bool = typer.Option(False, "--test", help="Run the project's tests after."),
+        provider: str | None = typer.Option(None, "--provider",
+                                            help="mock, openai, cerebras, openai-compatible."),
+        model: str | None = typer.Option(None, "--model", help="Model name."),
+        base_url: str | None = typer.Option(None, "--base-url", help="Provider API root."),
+        max_output_tokens: int | None = typer.Option(
+            None, "--max-output-tokens", min=1, help="Cap on the answer's tokens."),
+        edit_format: str | None = typer.Option(
+            None, "--format", help="Edit format: search_replace or apply_patch."),
+        allow_syntax_errors: bool = typer.Option(
+            False, "--allow-syntax-errors", help="Apply even if a file would stop parsing."),
+        root: Path | None = typer.Option(None, "--root", help="Repo root (default: cwd)."),
+        lang: str | None = typer.Option(None, "--lang",
+                                        help="Pipe mode: the language of stdin."),
+    ) -> None:
+        """Ask for an edit: stream the answer, apply edits as they land, show the diff."""
+        from spark_cli.cli.edit_run import EXIT_USAGE, UsageError
+
+        try:
+            code = _dispatch(paths or [], message, dry_run, as_json, run_tests,
+                             _flags(provider, model, base_url, max_output_tokens, edit_format,
+                                    allow_syntax_errors), root, lang)
+        except UsageError as exc:
+            typer.echo(f"spark edit: {exc}", err=True)
+            code = EXIT_USAGE
+        except KeyboardInterrupt:
+            typer.echo("spark edit: interrupted (edits that landed stay; spark undo)", err=True)
+            code = 130
+        raise typer.Exit(code)
+
+
+def _dispatch(paths: list[str], message: str, dry_run: bool, as_json: bool, run_tests: bool,
+              flags: dict[str, object], root: Path | None, lang: str | None) -> int:
+    from spark_cli.cli.edit_run import UsageError
+
+    if not message.strip():
+        raise UsageError("the instruction (-m) is empty")
+    fmt = flags.get("edit_format")
+    if fmt is not None and fmt not in FORMATS:
+        raise UsageError(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}")
+    base = (root or Path.cwd()).resolve()
+    if not base.is_dir():
+        raise UsageError(f"--root {base} is not a directory")
+    if paths:
+        if lang is not None:
+            raise UsageError("--lang is for pipe mode (no PATH); a file's name gives its language")
+        return edit_files(paths, message, base, flags, dry_run=dry_run, as_json=as_json,
+                          run_tests=run_tests)
+    if run_tests:
+        raise UsageError("--test needs PATHs in a project; pipe mode never runs tests")
+    from spark_cli.cli.pipe_mode import edit_stdin
+
+    return edit_stdin(message, base, flags, lang=lang, dry_run=dry_run, as_json=as_json)

@@ -1,0 +1,141 @@
+"""Human output for `spark edit`: prose as it streams, a line per edit landing, diff, summary.
+
+Plain text unless ``color`` is set (the CLI sets it only when the stream is a
+TTY); only then is rich imported, lazily, so a piped run never pays for it.
+Prose is written raw as it arrives (one write + flush per streamed chunk); rich
+is used only for the few status lines, the diff and the summary.
+
+Two outputs: ``prose_out`` gets the model's prose, ``info_out`` the status
+lines, diff and summary. For `spark edit PATH` both are stdout; in pipe mode
+both are stderr (stdout carries only the edited file).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TextIO
+
+from spark_cli.edits.outcome import EditApplied, EditRefused
+from spark_cli.render.events import outcome_of
+
+_DIFF_STYLES = (("---", "bold"), ("+++", "bold"), ("@@", "cyan"), ("+", "green"), ("-", "red"))
+
+
+def _fmt_seconds(value: float | None) -> str:
+    if value is None:
+        return "-"
+    return f"{value * 1000:.0f} ms" if value < 1 else f"{value:.2f} s"
+
+
+def summary_line(data: Mapping[str, Any]) -> str:
+    """The one-line latency summary from the run summary (``TurnCompleted`` fields)."""
+    tps = data.get("tokens_per_s")
+    tokens = data.get("output_tokens")
+    parts = [
+        f"TTFT {_fmt_seconds(data.get('ttft_s'))}",
+        f"{tps:,.0f} tok/s" if tps else "- tok/s",
+        f"{tokens:,} tokens" if tokens is not None else "- tokens",
+        f"{data.get('applied', 0)} applied, {data.get('refused', 0)} refused",
+        f"{_fmt_seconds(data.get('duration_s'))} total",
+    ]
+    status = data.get("status") or "completed"
+    if status != "completed":
+        reason = data.get("reason")
+        parts.append(f"{status}" + (f" ({reason})" if reason else ""))
+    if data.get("dry_run"):
+        parts.append("dry run: nothing written")
+    return " · ".join(parts)
+
+
+class TextRenderer:
+    """Renders one `spark edit` run as text (rich styling only when ``color``)."""
+
+    def __init__(self, prose_out: TextIO, info_out: TextIO | None = None, *,
+                 color: bool = False) -> None:
+        self.prose_out = prose_out
+        self.info_out = info_out or prose_out
+        self.color = color
+        self._at_line_start = True
+        self._console: Any = None
+
+    # ---- streaming ----
+
+    def prose(self, text: str) -> None:
+        if not text:
+            return
+        self.prose_out.write(text)
+        self.prose_out.flush()
+        self._at_line_start = text.endswith("\n")
+
+    def event(self, event: Any) -> None:
+        """A non-prose session event: edit landed/refused, block rejected, waits."""
+        outcome = outcome_of(event)
+        if isinstance(outcome, EditApplied):
+            mark = "~" if outcome.partial else "+"
+            self.line(f"[{mark}] {outcome.message}", "yellow" if outcome.partial else "green")
+            return
+        if isinstance(outcome, EditRefused):
+            self.line(f"[x] refused: {outcome.message}", "red")
+            return
+        name = type(event).__name__
+        if name == "BlockRejected":
+            self.line(f"[x] malformed edit block: {getattr(event, 'message', event)}", "red")
+        elif name == "Queued":
+            self.line(f"... queued for capacity (position {getattr(event, 'position', '?')})",
+                      "yellow")
+        elif name == "WaitingToRetry":
+            seconds = float(getattr(event, "seconds", 0.0))
+            self.line(f"... waiting {seconds:.1f} s before retry {getattr(event, 'attempt', '?')}"
+                      f" ({getattr(event, 'reason', '')})", "yellow")
+        elif name == "Reconnected":
+            self.line(f"... reconnected ({getattr(event, 'reason', '')})", "yellow")
+
+    # ---- the end ----
+
+    def diff(self, path: str, diff: str) -> None:
+        if not diff:
+            return
+        self._end_prose()
+        if not self.color:
+            self.info_out.write(diff if diff.endswith("\n") else diff + "\n")
+            self.info_out.flush()
+            return
+        from rich.text import Text
+
+        console = self._rich()
+        for raw in diff.rstrip("\n").split("\n"):
+            style = next((s for prefix, s in _DIFF_STYLES if raw.startswith(prefix)), "")
+            console.print(Text(raw, style=style))
+
+    def request_sent(self, at: float) -> None:
+        """Nothing to show (the JSON renderer reports it for benchmarks)."""
+
+    def summary(self, data: Mapping[str, Any]) -> None:
+        self.line(summary_line(data), "bold")
+
+    def note(self, text: str) -> None:
+        self.line(text, "dim")
+
+    def line(self, text: str, style: str = "") -> None:
+        """One status line, on its own line even if prose stopped mid-line."""
+        self._end_prose()
+        if self.color:
+            from rich.text import Text
+
+            self._rich().print(Text(text, style=style))
+        else:
+            self.info_out.write(text + "\n")
+            self.info_out.flush()
+
+    def _end_prose(self) -> None:
+        if not self._at_line_start:
+            self.prose_out.write("\n")
+            self.prose_out.flush()
+            self._at_line_start = True
+
+    def _rich(self) -> Any:
+        if self._console is None:
+            from rich.console import Console
+
+            self._console = Console(file=self.info_out, highlight=False, soft_wrap=True)
+        return self._console

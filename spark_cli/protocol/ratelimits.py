@@ -85,7 +85,9 @@ def delay_from_headers(headers: Mapping[str, str], *, now: float) -> RetryDelay 
     lower = {k.lower(): v for k, v in headers.items()}
     raw = lower.get("retry-after-ms")
     if raw is not None and _PLAIN_SECONDS.fullmatch(raw.strip()):
-        return RetryDelay(float(raw) / 1000.0, "retry-after-ms")
+        millis = _finite(float(raw))
+        if millis is not None:
+            return RetryDelay(millis / 1000.0, "retry-after-ms")
     raw = lower.get("retry-after")
     if raw is not None:
         seconds = parse_retry_after(raw, now=now)

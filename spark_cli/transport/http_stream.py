@@ -173,8 +173,8 @@ class HttpStreamChannel:
             if sse is None or fold.finished is not None:
                 continue
             out = feed(sse)
-            if out is None or self._stopping:
-                continue
+            if out is None or self._stopping or fold.finished is not None:
+                continue  # the terminal event is yielded at EOF, after the body was drained
             yield out
             if type(out) is ResponseStarted and fold.held is not None:
                 held, fold.held = fold.held, None

@@ -1,0 +1,86 @@
+"""TextRenderer: raw streamed prose, a line per edit, diff, summary; rich only for colour."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+from dataclasses import dataclass
+
+from spark_cli.edits.outcome import EditApplied, EditRefused
+from spark_cli.render.text import TextRenderer, summary_line
+
+
+@dataclass(frozen=True)
+class EditLanded:  # the shape of the session's wrapper event
+    outcome: EditApplied
+
+
+@dataclass(frozen=True)
+class Queued:
+    position: int
+
+
+DIFF = "--- a/app.py\n+++ b/app.py\n@@ -1 +1 @@\n-old\n+new\n"
+
+
+def test_prose_then_edit_line_starts_on_its_own_line():
+    out = io.StringIO()
+    r = TextRenderer(out)
+    r.prose("Renaming the")
+    r.prose(" function.")
+    r.event(EditLanded(EditApplied("app.py", 1, DIFF)))
+    r.prose("Done.\n")
+    text = out.getvalue()
+    assert text.startswith("Renaming the function.\n[+] app.py: applied 1 hunk(s)\n")
+    assert text.endswith("Done.\n")
+
+
+def test_refusal_and_waits_are_reported():
+    out = io.StringIO()
+    r = TextRenderer(out)
+    r.event(EditRefused("app.py", "not_found", 1, "app.py: hunk 1 not found"))
+    r.event(Queued(position=3))
+    text = out.getvalue()
+    assert "[x] refused: app.py: hunk 1 not found" in text
+    assert "position 3" in text
+
+
+def test_prose_and_info_can_go_to_different_streams():
+    prose, info = io.StringIO(), io.StringIO()
+    r = TextRenderer(prose, info)
+    r.prose("hello")
+    r.diff("app.py", DIFF)
+    r.summary({"ttft_s": 0.05, "tokens_per_s": 1999.6, "output_tokens": 5000, "applied": 1,
+               "refused": 0, "duration_s": 2.6, "status": "completed"})
+    assert prose.getvalue() == "hello\n"
+    assert info.getvalue().startswith(DIFF)
+    expected = "TTFT 50 ms · 2,000 tok/s · 5,000 tokens · 1 applied, 0 refused · 2.60 s"
+    assert expected in info.getvalue()
+
+
+def test_summary_line_mentions_incomplete_and_dry_run():
+    line = summary_line({"status": "incomplete", "reason": "max_output_tokens", "dry_run": True})
+    assert "incomplete (max_output_tokens)" in line
+    assert "dry run" in line
+    assert "TTFT -" in line
+
+
+def test_colour_uses_rich_and_keeps_the_text():
+    out = io.StringIO()
+    r = TextRenderer(out, color=True)
+    r.diff("app.py", DIFF)
+    assert "+new" in out.getvalue()
+
+
+def test_plain_rendering_never_imports_rich():
+    code = (
+        "import io, sys\n"
+        "from spark_cli.render.text import TextRenderer\n"
+        "r = TextRenderer(io.StringIO())\n"
+        "r.prose('x'); r.diff('a', '--- a/a\\n+++ b/a\\n'); r.summary({})\n"
+        "print('rich' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60, check=True)
+    assert done.stdout.strip() == "False"

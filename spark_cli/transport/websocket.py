@@ -119,10 +119,27 @@ class ResponsesWebSocketChannel:
         cancel = link is not None and CANCEL_EXTENSION in link.extensions
         return Capabilities(steer=True, cancel=cancel, persistent=True)
 
-    async def warm(self) -> None:
-        """Open the connection (and the spare) ahead of the first turn."""
-        if self._link is None or not self._link.open:
-            await self._link_for_turn()
+    async def warm(self, request: TurnRequest | None = None) -> None:
+        """Open the connection (and the spare) ahead of the first turn.
+
+        With ``request``, also send its instructions and messages ahead with
+        ``generate: false``: the next turn whose messages extend these sends only
+        what is new. Raises :class:`ChannelError` when the server refuses.
+        """
+        link = self._link if self._link is not None and self._link.open else None
+        if link is None:
+            link = await self._link_for_turn()
+        if request is None:
+            return
+        if self._lost is not None:
+            self._lost = None  # nothing to replay yet: the warm-up sends the context
+        await link.ws.send(self._payload(request, link, generate=False))
+        run = _Running(link, ResponsesFold(self._api_key))
+        async for _ in self._read(run):
+            pass
+        finished = run.fold.finished
+        if finished is not None and finished.status == "completed" and run.fold.response_id:
+            link.chain = _Chain(run.fold.response_id, request.messages)
 
     async def stream(self, request: TurnRequest) -> AsyncIterator[ChannelEvent]:
         self._stop = asyncio.Event()
@@ -354,7 +371,7 @@ class ResponsesWebSocketChannel:
 
     # ---- chaining ----
 
-    def _payload(self, request: TurnRequest, link: _Link) -> str:
+    def _payload(self, request: TurnRequest, link: _Link, *, generate: bool = True) -> str:
         messages = request.messages
         body: dict[str, object] = {"type": "response.create", "model": request.model}
         chain = link.chain
@@ -369,6 +386,8 @@ class ResponsesWebSocketChannel:
         if request.max_output_tokens is not None:
             body["max_output_tokens"] = request.max_output_tokens
         body["store"] = False
+        if not generate:
+            body["generate"] = False
         return json.dumps(body)
 
     def _remember(self, request: TurnRequest, run: _Running) -> None:

@@ -585,3 +585,30 @@ async def test_stop_closes_the_socket_and_the_next_turn_uses_the_warm_spare(
     number, frame = srv.creates()[-1]
     assert number == 2  # sent on the spare: no handshake on the turn's path
     assert [m["content"] for m in frame["input"]] == ["hi", "tok", "again"]
+
+
+async def test_warm_with_a_request_sends_the_context_ahead_without_generating(
+    ws_server: Any,
+) -> None:
+    async def primed(ws: WS, number: int, frame: Frame, state: Any) -> None:
+        if frame.get("generate") is False:
+            await send(ws, {"type": "response.created", "response": {"id": "warm_1"}})
+            await send(ws, {"type": "response.completed", "response": {"id": "warm_1"}})
+        else:
+            await respond(ws, "r1", ["ok"])
+
+    context = TurnRequest("m", (Message("user", "file a.py: ..."),), instructions="edit well")
+    async with ws_server(primed) as srv:
+        ch = channel(srv.url, warm_spare=False)
+        await ch.warm(context)
+        turn = TurnRequest(
+            "m", (*context.messages, Message("user", "rename f")), instructions="edit well"
+        )
+        events = await collect(ch, turn)
+        await ch.aclose()
+    assert text_of(events) == "ok"
+    (_, warm), (_, real) = srv.creates()
+    assert warm["generate"] is False
+    assert warm["input"][0]["content"] == "file a.py: ..."
+    assert real["previous_response_id"] == "warm_1"
+    assert [m["content"] for m in real["input"]] == ["rename f"]

@@ -20,7 +20,6 @@ Medians over ``--reps`` repetitions go in a table against the targets and into
 
 from __future__ import annotations
 
-import statistics
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -97,6 +96,7 @@ def _wait_cpu(proc: Any) -> tuple[int, float, float]:
 
 def baseline_cpu(reps: int) -> float:
     """Median CPU seconds of `spark --version` (start-up that every command pays)."""
+    import statistics
     import subprocess
 
     values = []
@@ -143,6 +143,7 @@ def run_once(url: str, token: str, tokens: int, workdir: Path) -> Repetition:
 def run_benchmark(reps: int, tokens: int, tps: float, workdir: Path) -> dict[str, Any]:
     """All repetitions against one engine process; medians and the raw runs."""
     import secrets
+    import statistics
 
     token = secrets.token_urlsafe(12)
     engine, url = start_engine(token, tps)

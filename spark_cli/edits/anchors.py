@@ -221,7 +221,7 @@ def find_anchor_ranges(text: str, language: str | None,
     [] when the first anchor matches nothing; when a later anchor matches
     nothing inside the earlier ranges, those earlier ranges are returned.
     """
-    lines = text.split("\n")
+    lines: list[str] = []  # split on first use by the line rule
     defs = definitions(text, language) if language else []
     scope: list[Range] | None = None
     for raw in anchors:
@@ -259,7 +259,8 @@ def _resolve(anchor: str, text: str, lines: list[str], language: str | None,
     norm = _WS.sub(" ", anchor).strip().rstrip(":{").rstrip()
     if pool and norm:
         pattern = _boundary_pattern(norm)
-        hits = [d for d in pool if _has_word(norm, d.name) and pattern.search(d.header)]
+        words = set(_IDENT.findall(norm))
+        hits = [d for d in pool if _names_it(norm, words, d.name) and pattern.search(d.header)]
         if hits:
             return _ranges(hits)
         name, kind = _main_name(norm)
@@ -301,9 +302,9 @@ def _boundary_pattern(norm: str) -> re.Pattern[str]:
     return re.compile(head + body + tail)
 
 
-def _has_word(text: str, word: str) -> bool:
-    short = word.rsplit("::", 1)[-1]
-    return any(m.group(0) in (word, short) for m in _IDENT.finditer(text)) or word in text
+def _names_it(norm: str, words: set[str], name: str) -> bool:
+    """Does the anchor contain the definition's name as a word (or a qualified name)?"""
+    return name in words or name.rsplit("::", 1)[-1] in words or ("::" in name and name in norm)
 
 
 def _main_name(norm: str) -> tuple[str | None, str | None]:
@@ -335,6 +336,8 @@ def _line_ranges(anchor: str, text: str, lines: list[str], language: str | None,
     if not options:
         return []
     tree = parse_text(language, text) if language else None
+    if not lines:
+        lines.extend(text.split("\n"))
     found: list[Range] = []
     for i, line in enumerate(lines):
         stripped = line.strip()

@@ -85,19 +85,32 @@ class LocateFailed(Exception):
 
 
 class _Index:
-    """Per-text line tables, the costly ones built on first use."""
+    """Per-text line tables, each built on first use (the exact step needs none)."""
 
-    __slots__ = ("_folded", "_rstripped", "_stripped", "lines", "real", "starts", "text")
+    __slots__ = ("_folded", "_lines", "_rstripped", "_starts", "_stripped", "real", "text")
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.lines = text.split("\n")
-        self.real = len(self.lines) - 1 if text.endswith("\n") or not text else len(self.lines)
-        self.starts = list(map(operator.add, accumulate(map(len, self.lines), initial=0),
-                               range(len(self.lines) + 1)))
+        self.real = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
+        self._lines: list[str] | None = None
+        self._starts: list[int] | None = None
         self._rstripped: str | None = None
         self._stripped: dict[str, list[int]] | None = None
         self._folded: dict[str, list[int]] | None = None
+
+    @property
+    def lines(self) -> list[str]:
+        if self._lines is None:
+            self._lines = self.text.split("\n")
+        return self._lines
+
+    @property
+    def starts(self) -> list[int]:
+        if self._starts is None:
+            lines = self.lines
+            self._starts = list(map(operator.add, accumulate(map(len, lines), initial=0),
+                                    range(len(lines) + 1)))
+        return self._starts
 
     def rstripped(self) -> str:
         if self._rstripped is None:
@@ -175,23 +188,22 @@ def locate(text: str, hunk: HunkLike, *, language: str | None = None,
     index = _index(text)
     anchors = tuple(getattr(hunk, "anchors", ()) or ())
     at_eof = bool(getattr(hunk, "at_eof", False))
-    ranges = find_anchor_ranges(text, language, anchors) if anchors else []
     search, replace = _lines(hunk.search), _lines(hunk.replace)
+    context = _Context(index, language, anchors, at_eof, search_from)
     if not any(line.strip() for line in search):
-        return _insert(index, replace, ranges, anchors)
+        return _insert(index, replace, context.ranges, anchors)
     variants = [(search, replace)]
     trimmed = _trim_blank_edges(search, replace)
     if trimmed[0] != search:
         variants.append(trimmed)
-    context = _Context(index, ranges, at_eof, search_from)
     for step in _STEPS:
         for s_lines, r_lines in variants:
             matches = _FINDERS[step](index, s_lines, r_lines)
             if matches:
-                chosen, by_anchor = context.choose(matches, anchors)
+                chosen, by_anchor = context.choose(matches)
                 return _located(index, chosen, ("anchor:" if by_anchor else "") + step,
                                 not r_lines)
-    raise _missing(index, trimmed[0], anchors, ranges)
+    raise _missing(index, trimmed[0], anchors, context.ranges)
 
 
 def _located(index: _Index, match: _Match, step: str, deletion: bool) -> Located:
@@ -242,11 +254,22 @@ def _header_row(index: _Index, span: Range, anchor: str) -> int:
 
 
 class _Context:
-    def __init__(self, index: _Index, ranges: list[Range], at_eof: bool,
-                 search_from: int) -> None:
-        self.index, self.ranges, self.at_eof, self.search_from = index, ranges, at_eof, search_from
+    """What narrows several matches; anchor ranges are resolved only when needed."""
 
-    def choose(self, matches: list[_Match], anchors: Sequence[str]) -> tuple[_Match, bool]:
+    def __init__(self, index: _Index, language: str | None, anchors: tuple[str, ...],
+                 at_eof: bool, search_from: int) -> None:
+        self.index, self.language, self.anchors = index, language, anchors
+        self.at_eof, self.search_from = at_eof, search_from
+        self._ranges: list[Range] | None = None
+
+    @property
+    def ranges(self) -> list[Range]:
+        if self._ranges is None:
+            self._ranges = (find_anchor_ranges(self.index.text, self.language, self.anchors)
+                            if self.anchors else [])
+        return self._ranges
+
+    def choose(self, matches: list[_Match]) -> tuple[_Match, bool]:
         pool = matches
         if self.at_eof and len(pool) > 1:
             last = self.index.real - 1
@@ -255,7 +278,7 @@ class _Context:
             at_end = [m for m in pool if m.last >= last]
             pool = at_end or pool
         by_anchor = False
-        if self.ranges and len(pool) > 1:
+        if self.anchors and len(pool) > 1 and self.ranges:
             inside = [m for m in pool if any(m.first <= e and s <= m.last for s, e in self.ranges)]
             if not inside:
                 top = min(s for s, _ in self.ranges)
@@ -268,7 +291,7 @@ class _Context:
             later = [m for m in pool if m.start >= self.search_from]
             if later:
                 return later[0], by_anchor
-        raise _ambiguous(pool, anchors, bool(self.ranges))
+        raise _ambiguous(pool, self.anchors, bool(self.anchors and self.ranges))
 
 
 def _ambiguous(pool: list[_Match], anchors: Sequence[str], anchored: bool) -> LocateFailed:
@@ -306,10 +329,12 @@ def _match(index: _Index, first: int, count: int, replacement: list[str]) -> _Ma
 def _exact(index: _Index, search: list[str], replace: list[str]) -> list[_Match]:
     text = index.text
     out = []
-    for pos in _whole_line_hits(text, "\n".join(search)):
+    needle = "\n".join(search)
+    body = "\n".join(replace)
+    for pos in _whole_line_hits(text, needle):
         first = text.count("\n", 0, pos)
         if first + len(search) <= index.real:
-            out.append(_match(index, first, len(search), replace))
+            out.append(_Match(pos, pos + len(needle), first, first + len(search) - 1, body))
     return out
 
 

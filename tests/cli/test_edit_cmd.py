@@ -1,0 +1,150 @@
+"""`spark edit PATH...`: usage errors (exit 2), and end to end against the bundled engine."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from spark_cli.cli.main import app
+
+PY = ('def total_price(items):\n    return sum(items)\n\n\n'
+      'def report(items):\n    return "total: " + str(total_price(items))\n')
+
+
+def _have(*modules: str) -> bool:
+    try:
+        return all(importlib.util.find_spec(m) is not None for m in modules)
+    except ModuleNotFoundError:
+        return False
+
+
+needs_stack = pytest.mark.skipif(
+    not _have("spark_cli.session.turn", "spark_cli.session.settings", "spark_cli.engine.server",
+              "spark_cli.edits.stream_parser"),
+    reason="session / engine not landed yet",
+)
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    (tmp_path / "app.py").write_text(PY)
+    (tmp_path / "blob.bin").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00")
+    (tmp_path / "sub").mkdir()
+    config = tmp_path.parent / f"{tmp_path.name}-config"
+    config.mkdir()
+    monkeypatch.setenv("SPARK_CONFIG_DIR", str(config))
+    for key in ("OPENAI_API_KEY", "CEREBRAS_API_KEY", "SPARK_API_KEY"):
+        monkeypatch.delenv(key, raising=False)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def run(args: list[str], stdin: str | bytes | None = None):
+    return CliRunner().invoke(app, args, input=stdin)
+
+
+def _one_error_line(result) -> str:
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("spark edit: ")
+    return lines[0]
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["missing.py", "-m", "x"], "missing.py: no such file"),
+        (["blob.bin", "-m", "x"], "binary"),
+        (["sub", "-m", "x"], "is a directory"),
+        (["app.py", "-m", "  "], "instruction (-m) is empty"),
+        (["app.py", "-m", "x", "--format", "udiff"], "--format must be one of"),
+        (["app.py", "-m", "x", "--lang", "python"], "--lang is for pipe mode"),
+        (["app.py", "-m", "x", "--root", "nowhere"], "is not a directory"),
+    ],
+)
+def test_usage_errors_exit_2_with_one_clear_line(repo: Path, args: list[str], needle: str):
+    result = run(["edit", *args])
+    assert result.exit_code == 2, result.output
+    assert needle in _one_error_line(result)
+    assert (repo / "app.py").read_text() == PY
+
+
+def test_path_outside_the_root_is_a_usage_error(repo: Path, tmp_path_factory):
+    outside = tmp_path_factory.mktemp("elsewhere") / "x.py"
+    outside.write_text("x = 1\n")
+    result = run(["edit", str(outside), "-m", "x"])
+    assert result.exit_code == 2
+    assert "outside the repo root" in _one_error_line(result)
+
+
+def test_missing_instruction_is_a_usage_error(repo: Path):
+    result = run(["edit", "app.py"])
+    assert result.exit_code == 2
+    assert "-m" in result.stderr
+
+
+def test_edit_does_not_import_textual_or_rich_or_transports():
+    code = (
+        "import sys\n"
+        "import spark_cli.cli.main\n"
+        "import spark_cli.cli.edit_cmd, spark_cli.cli.edit_run, spark_cli.cli.pipe_mode\n"
+        "bad = [m for m in ('textual', 'rich', 'httpx', 'websockets', 'uvicorn', 'tree_sitter')"
+        " if m in sys.modules]\n"
+        "print(','.join(bad))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60, check=True)
+    assert done.stdout.strip() == ""
+
+
+# ---- end to end (the real session, edits and engine) ----
+
+
+@needs_stack
+def test_rename_with_the_bundled_engine(repo: Path):
+    result = run(["edit", "app.py", "-m", "rename total_price to grand_total"])
+    assert result.exit_code == 0, result.output
+    text = (repo / "app.py").read_text()
+    assert "def grand_total(items)" in text and "str(grand_total(items))" in text
+    assert "-def total_price(items):" in result.stdout
+    assert "+def grand_total(items):" in result.stdout
+    assert "TTFT" in result.stdout and "1 applied, 0 refused" in result.stdout
+
+
+@needs_stack
+def test_dry_run_writes_nothing(repo: Path):
+    result = run(["edit", "app.py", "--dry-run", "-m", "rename total_price to grand_total"])
+    assert result.exit_code == 0, result.output
+    assert (repo / "app.py").read_text() == PY
+    assert "+def grand_total(items):" in result.stdout
+    assert "dry run" in result.stdout
+
+
+@needs_stack
+def test_json_lines_parse_and_follow_the_schema(repo: Path):
+    result = run(["edit", "app.py", "--json", "-m", "rename total_price to grand_total"])
+    assert result.exit_code == 0, result.output
+    events = [json.loads(line) for line in result.stdout.splitlines()]
+    types = [e["type"] for e in events]
+    assert types[-1] == "summary"
+    assert "request_sent" in types and "edit_applied" in types and "diff" in types
+    assert types.index("request_sent") < types.index("edit_applied") < types.index("summary")
+    summary = events[-1]
+    assert summary["applied"] == 1 and summary["refused"] == 0 and summary["exit_code"] == 0
+    assert summary["marks"]["request_sent_at"] is not None
+    assert "grand_total" in (repo / "app.py").read_text()
+
+
+@needs_stack
+def test_refused_edit_exits_1_and_leaves_the_file(repo: Path):
+    # the result would not parse: the syntax check refuses it
+    result = run(["edit", "app.py", "-m", "replace 'return sum(items)' with 'return (sum(items'"])
+    assert result.exit_code == 1, result.output
+    assert "refused" in result.stdout
+    assert (repo / "app.py").read_text() == PY

@@ -1,0 +1,313 @@
+"""The incremental edit parser: a model's answer in, prose and edit blocks out.
+
+`EditStreamParser.feed` takes the answer in chunks of any size (down to one
+character) and returns what became known: `ProseDelta` for text outside blocks,
+a `FileEdit` the moment a block closes, a `BlockRejected` for a malformed one.
+Both formats (SEARCH/REPLACE blocks and the apply_patch envelope, see
+`search_replace.py` and `apply_patch.py`) can be mixed with prose in one answer.
+
+How it stays cheap on the hot path: it keeps the current partial line as a list
+of pieces and only looks at complete lines (each once). A partial prose line is
+released as soon as its first 256 characters prove it cannot become a marker, a
+fence, a heredoc opener or a path line (`may_be_special`); the full-line reading
+uses the same test, so the result never depends on where the chunks split.
+Lines that may introduce a block (a path line, an opening fence, a heredoc
+opener) are held back until the line after them shows what they were.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from spark_cli.edits.apply_patch import BEGIN_PATCH, END_PATCH, FILE_HEADER, PatchEnvelope
+from spark_cli.edits.blocks import BlockRejected, ParsedItem, ProseDelta
+from spark_cli.edits.search_replace import REPLACE_MARK, SEARCH_MARK, SearchReplaceBlock
+
+_HEAD = 256  # how much of a partial line the release test looks at
+
+_HEREDOC_WORDS = r"(?:apply_patch|applypatch|cat|bash|sh|zsh|python3?|git)"
+_TWO_TOKENS = re.compile(r"\S\s+\S")
+# Starts that may still grow into a special line even with several words.
+_HOLD_START = re.compile(
+    r"[ \t]*(?:<{1,4}$|<{5}|>{1,4}$|>{5}|`{1,2}$|`{3}|~{1,2}$|~{3}|\*\*|\$[ \t]"
+    r"|#{1,6}[ \t]+\S*[ \t]*$|" + _HEREDOC_WORDS + r"[ \t])"
+)
+_FENCE = re.compile(r"[ \t]*(`{3,}|~{3,})[ \t]*(.*?)[ \t]*$")
+_FENCE_CLOSE = re.compile(r"[ \t]*(`{3,}|~{3,})[ \t]*$")
+_HEREDOC = re.compile(
+    r"[ \t]*(?:\$[ \t]*)?" + _HEREDOC_WORDS + r"\b.*?<<-?[ \t]*(['\"]?)(\w+)\1"
+)
+_PATH_LINE = re.compile(
+    r"[ \t]*(?:#{1,6}[ \t]+)?(?:\*\*)?`?(?P<path>[^\s`*]+?)`?(?:\*\*)?:?[ \t]*$"
+)
+
+
+def may_be_special(head: str) -> bool:
+    """Whether a line starting with `head` could still be a marker, fence or path line."""
+    return _TWO_TOKENS.search(head) is None or _HOLD_START.match(head) is not None
+
+
+def _info_path(info: str) -> str | None:
+    """A path given in a fence's info string (```python src/app.py, ```src/app.py)."""
+    words = info.replace(":", " ").split()
+    if words and ("/" in words[-1] or "." in words[-1].lstrip(".")):
+        return words[-1]
+    return None
+
+
+@dataclass(slots=True)
+class _Fence:
+    char: str
+    length: int
+    consumed: bool  # opened by a block (its closing line is swallowed), not by prose
+
+    def closed_by(self, text: str) -> bool:
+        match = _FENCE_CLOSE.match(text)
+        return (match is not None and match.group(1)[0] == self.char
+                and len(match.group(1)) >= self.length)
+
+
+# (kind, raw line, value): a held line that may introduce a block.
+_Pending = tuple[str, str, object]
+_FOLLOWS = {"path": ("fence",), "fence": ("path", "heredoc"), "heredoc": ()}
+
+
+class EditStreamParser:
+    """Incremental parser for SEARCH/REPLACE blocks and apply_patch envelopes in prose."""
+
+    def __init__(self) -> None:
+        self._parts: list[str] = []  # the partial line
+        self._head = ""  # its first _HEAD characters
+        self._released = False  # the partial line already went out as prose
+        self._lineno = 0  # complete lines seen
+        self._block: SearchReplaceBlock | PatchEnvelope | None = None
+        self._indent = ""  # the open envelope's indentation
+        self._pending: list[_Pending] = []
+        self._fence: _Fence | None = None
+        self._sticky: str | None = None  # the path later blocks in the same fence reuse
+        self._heredoc_wait: str | None = None  # terminator of the open envelope's heredoc
+        self._heredoc_end: str | None = None  # terminator expected on the next line
+        self._prose: list[str] = []
+        self._out: list[ParsedItem] = []
+
+    # -- public ---------------------------------------------------------------------
+    def feed(self, chunk: str) -> list[ParsedItem]:
+        """Take the next chunk; returns the items it completed."""
+        start = 0
+        find = chunk.find
+        while (nl := find("\n", start)) >= 0:
+            piece = chunk[start:nl]
+            start = nl + 1
+            self._lineno += 1
+            if self._released:
+                self._prose.append(piece + "\n")
+                self._released = False
+                continue
+            if self._parts:
+                self._parts.append(piece)
+                piece = "".join(self._parts)
+                self._parts.clear()
+                self._head = ""
+            self._line(piece, piece + "\n")
+        if start < len(chunk):
+            rest = chunk[start:] if start else chunk
+            if self._released:
+                self._prose.append(rest)
+            else:
+                self._parts.append(rest)
+                if len(self._head) < _HEAD:
+                    self._head = (self._head + rest)[:_HEAD]
+                if self._block is None and not may_be_special(self._head):
+                    self._plain_started()
+                    self._prose.extend(self._parts)
+                    self._parts.clear()
+                    self._head = ""
+                    self._released = True
+        return self._drain()
+
+    def close(self) -> list[ParsedItem]:
+        """End of stream: a last line without newline is read; open blocks are rejected."""
+        if self._parts:
+            line = "".join(self._parts)
+            self._parts.clear()
+            self._head = ""
+            self._lineno += 1
+            self._line(line, line)
+        self._released = False
+        block, self._block = self._block, None
+        if isinstance(block, SearchReplaceBlock):
+            self._emit(block.close(self._lineno))
+        elif block is not None:
+            for item in block.close(self._lineno):
+                self._emit(item)
+        self._release_pending()
+        return self._drain()
+
+    # -- output ---------------------------------------------------------------------
+    def _emit(self, item: ParsedItem) -> None:
+        if self._prose:
+            self._out.append(ProseDelta("".join(self._prose)))
+            self._prose.clear()
+        self._out.append(item)
+
+    def _drain(self) -> list[ParsedItem]:
+        if self._prose:
+            self._out.append(ProseDelta("".join(self._prose)))
+            self._prose.clear()
+        out, self._out = self._out, []
+        return out
+
+    # -- lines ----------------------------------------------------------------------
+    def _line(self, line: str, raw: str) -> None:
+        text = line[:-1] if line.endswith("\r") else line
+        block = self._block
+        if block is None:
+            self._prose_line(text, raw)
+        elif isinstance(block, SearchReplaceBlock):
+            item, consumed = block.feed(text, raw, self._lineno)
+            if item is not None:
+                self._block = None
+                self._emit(item)
+                if not consumed:
+                    self._prose_line(text, raw)
+        else:
+            self._envelope_line(block, text, raw)
+
+    def _envelope_line(self, block: PatchEnvelope, text: str, raw: str) -> None:
+        inner = text[len(self._indent):] if self._indent and text.startswith(self._indent) \
+            else text
+        items, status = block.feed(inner, raw, self._lineno)
+        for item in items:
+            self._emit(item)
+        if status != "open":
+            self._block = None
+            self._heredoc_end, self._heredoc_wait = self._heredoc_wait, None
+            if status == "left":
+                self._prose_line(text, raw)
+
+    def _plain_started(self) -> None:
+        """Book-keeping for a line that is plain prose (called as soon as that is known)."""
+        self._release_pending()
+        self._heredoc_end = None
+        if self._fence is None or not self._fence.consumed:
+            self._sticky = None
+
+    def _release_pending(self) -> None:
+        for kind, raw, value in self._pending:
+            if kind == "fence" and self._fence is None:
+                char, length, _path = value  # type: ignore[misc]
+                self._fence = _Fence(char, length, consumed=False)
+            self._prose.append(raw)
+        self._pending.clear()
+
+    def _prose_line(self, text: str, raw: str) -> None:
+        if not may_be_special(text[:_HEAD]):
+            self._plain_started()
+            self._prose.append(raw)
+            return
+        stripped = text.strip()
+        if self._heredoc_end is not None:
+            if stripped == self._heredoc_end:
+                self._heredoc_end = None
+                return
+            if stripped:
+                self._heredoc_end = None
+        fence = self._fence
+        if fence is not None and fence.closed_by(text):
+            self._release_pending()
+            self._fence = self._sticky = None
+            if not fence.consumed:
+                self._prose.append(raw)
+            return
+        if stripped[:1] in ("<", ">", "*") and self._marker_line(text, stripped, raw):
+            return
+        candidate = self._candidate(text)
+        if candidate is not None:
+            if self._pending and (len(self._pending) >= 2
+                                  or candidate[0] not in _FOLLOWS[self._pending[-1][0]]):
+                self._release_pending()
+                self._prose_line(text, raw)
+                return
+            self._pending.append((candidate[0], raw, candidate[1]))
+            return
+        if not stripped:
+            self._release_pending()
+            self._prose.append(raw)
+            return
+        self._plain_started()
+        self._prose.append(raw)
+
+    def _marker_line(self, text: str, stripped: str, raw: str) -> bool:
+        if SEARCH_MARK.match(text):
+            self._start_search(raw)
+            return True
+        begin = BEGIN_PATCH.match(text)
+        if begin:
+            self._start_envelope(begin.group(1))
+            return True
+        if END_PATCH.match(stripped):  # a stray end (e.g. of a broken envelope): swallow it
+            self._release_pending()
+            return True
+        if FILE_HEADER.match(stripped):  # a file section without '*** Begin Patch'
+            self._start_envelope(text[: len(text) - len(text.lstrip())])
+            assert isinstance(self._block, PatchEnvelope)
+            self._envelope_line(self._block, text, raw)
+            return True
+        if REPLACE_MARK.match(text):
+            path = next((v for k, _r, v in self._pending if k == "path"), None)
+            self._release_pending()
+            self._emit(BlockRejected(
+                f"line {self._lineno}: '>>>>>>> REPLACE' without an open '<<<<<<< SEARCH' "
+                "block: write the path line, '<<<<<<< SEARCH', the exact lines to find, "
+                "'=======', the new lines, then '>>>>>>> REPLACE'; nothing was applied",
+                self._lineno, path if isinstance(path, str) else None, raw))
+            return True
+        return False
+
+    def _candidate(self, text: str) -> tuple[str, object] | None:
+        fence = _FENCE.match(text)
+        if fence is not None:
+            char, info = fence.group(1)[0], fence.group(2)
+            if self._fence is not None or (char == "`" and "`" in info):
+                return None
+            return "fence", (char, len(fence.group(1)), _info_path(info))
+        heredoc = _HEREDOC.match(text)
+        if heredoc is not None and "patch" in text:
+            return "heredoc", heredoc.group(2)
+        path = _PATH_LINE.match(text)
+        if path is not None:
+            return "path", path.group("path")
+        return None
+
+    # -- block starts ---------------------------------------------------------------
+    def _start_search(self, raw: str) -> None:
+        if any(kind == "heredoc" for kind, _r, _v in self._pending):
+            self._release_pending()
+        path: str | None = None
+        for kind, _raw, value in self._pending:
+            if kind == "path":
+                path = value  # type: ignore[assignment]
+            else:
+                char, length, info_path = value  # type: ignore[misc]
+                self._fence = _Fence(char, length, consumed=True)
+                path = path or info_path
+        self._pending.clear()
+        path = path or self._sticky
+        self._sticky = path
+        self._heredoc_end = None
+        self._block = SearchReplaceBlock(path, self._lineno, raw)
+
+    def _start_envelope(self, indent: str) -> None:
+        for kind, raw, value in self._pending:
+            if kind == "fence":
+                char, length, _path = value  # type: ignore[misc]
+                self._fence = _Fence(char, length, consumed=True)
+            elif kind == "heredoc":
+                self._heredoc_wait = value  # type: ignore[assignment]
+            else:
+                self._prose.append(raw)
+        self._pending.clear()
+        self._sticky = self._heredoc_end = None
+        self._indent = indent
+        self._block = PatchEnvelope(self._lineno)

@@ -23,6 +23,7 @@ import json
 import time
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
+from time import monotonic
 
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus, InvalidURI
@@ -40,6 +41,7 @@ from spark_cli.protocol.channel import (
     TurnRequest,
 )
 from spark_cli.transport.errors import ProviderError, error_from_body, redact
+from spark_cli.transport.idle import IdleWatch
 from spark_cli.transport.responses_fold import ResponsesFold
 from spark_cli.transport.retry import RetryPolicy, with_retries
 
@@ -246,54 +248,55 @@ class ResponsesWebSocketChannel:
         fold = run.fold
         feed = fold.feed
         loads = json.loads
-        idle = self._idle
-        while True:
-            try:
-                async with asyncio.timeout(idle):
+        watch = IdleWatch(self._idle)
+        try:
+            while True:
+                watch.since = monotonic()
+                try:
                     raw = await ws.recv()
-            except TimeoutError:
-                if run.stopping:
-                    yield TurnFinished("cancelled", None, fold.response_id)
-                    return
-                self._drop(run.link, "idle timeout")
-                raise ChannelError(
-                    "timeout",
-                    f"no event from the server for {idle:g}s after {fold.deltas} tokens "
-                    "(idle timeout)",
-                    retryable=fold.deltas == 0 and fold.response_id is None,
-                ) from None
-            except ConnectionClosed as exc:
-                self._drop(run.link, "connection closed")
-                if run.stopping:
-                    yield TurnFinished("cancelled", None, fold.response_id)
-                    return
-                raise ChannelError(
-                    "connection",
-                    f"connection closed after {fold.deltas} tokens before the response "
-                    f"finished{_close_detail(exc)}",
-                    retryable=True,
-                ) from exc
-            try:
-                event = loads(raw)
-            except ValueError:
-                raise ChannelError(
-                    "protocol", f"malformed frame from the server: {raw[:80]!r}"
-                ) from None
-            out = feed(event)
-            if out is None:
-                continue
-            if run.stopping:
-                if fold.finished is not None or not run.link.open:
-                    yield TurnFinished("cancelled", None, fold.response_id)
-                    return
-                if type(out) is TextDelta:
+                except asyncio.CancelledError:
+                    if not watch.claim():
+                        raise
+                    if run.stopping:
+                        yield TurnFinished("cancelled", None, fold.response_id)
+                        return
+                    self._drop(run.link, "idle timeout")
+                    raise self._timeout(fold) from None
+                except ConnectionClosed as exc:
+                    self._drop(run.link, "connection closed")
+                    if run.stopping:
+                        yield TurnFinished("cancelled", None, fold.response_id)
+                        return
+                    raise ChannelError(
+                        "connection",
+                        f"connection closed after {fold.deltas} tokens before the response "
+                        f"finished{_close_detail(exc)}",
+                        retryable=True,
+                    ) from exc
+                watch.since = None
+                try:
+                    event = loads(raw)
+                except ValueError:
+                    raise ChannelError(
+                        "protocol", f"malformed frame from the server: {raw[:80]!r}"
+                    ) from None
+                out = feed(event)
+                if out is None:
                     continue
-            if fold.finished is not None:
-                if fold.usage is not None:
-                    yield fold.usage
+                if run.stopping:
+                    if fold.finished is not None or not run.link.open:
+                        yield TurnFinished("cancelled", None, fold.response_id)
+                        return
+                    if type(out) is TextDelta:
+                        continue
+                if fold.finished is not None:
+                    if fold.usage is not None:
+                        yield fold.usage
+                    yield out
+                    return
                 yield out
-                return
-            yield out
+        finally:
+            watch.close()
 
     # ---- connections ----
 
@@ -349,6 +352,14 @@ class ResponsesWebSocketChannel:
         header = ws.response.headers.get(EXTENSIONS_HEADER, "") if ws.response else ""
         extensions = frozenset(part.strip() for part in header.split(",") if part.strip())
         return _Link(ws, self.handshakes, extensions)
+
+    def _timeout(self, fold: ResponsesFold) -> ChannelError:
+        return ChannelError(
+            "timeout",
+            f"no event from the server for {self._idle:g}s after {fold.deltas} tokens "
+            "(idle timeout)",
+            retryable=fold.deltas == 0 and fold.response_id is None,
+        )
 
     def _drop(self, link: _Link, reason: str) -> None:
         """Forget ``link`` (its server state is lost) and close it in the background."""

@@ -612,3 +612,35 @@ async def test_warm_with_a_request_sends_the_context_ahead_without_generating(
     assert warm["input"][0]["content"] == "file a.py: ..."
     assert real["previous_response_id"] == "warm_1"
     assert [m["content"] for m in real["input"]] == ["rename f"]
+
+
+async def test_a_slow_consumer_is_not_mistaken_for_a_silent_server(ws_server: Any) -> None:
+    async with ws_server(echo_turns) as srv:
+        ch = channel(srv.url, idle_timeout=0.1, warm_spare=False)
+        events: list[ChannelEvent] = []
+        async with asyncio.timeout(10):
+            async for event in ch.stream(request("hi")):
+                events.append(event)
+                await asyncio.sleep(0.15)  # longer than the idle timeout, per event
+        await ch.aclose()
+    assert text_of(events) == "Hello"
+    assert events[-1].status == "completed"  # type: ignore[union-attr]
+
+
+async def test_cancelling_the_consumer_still_cancels(ws_server: Any) -> None:
+    async def stall(ws: WS, number: int, frame: Frame, state: Any) -> None:
+        await send(ws, {"type": "response.created", "response": {"id": "r1"}})
+
+    async with ws_server(stall) as srv:
+        ch = channel(srv.url, idle_timeout=5, warm_spare=False)
+
+        async def consume() -> None:
+            async for _ in ch.stream(request("hi")):
+                pass
+
+        task = asyncio.create_task(consume())
+        await asyncio.sleep(0.2)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        await ch.aclose()

@@ -352,16 +352,28 @@ def _line_ranges(anchor: str, text: str, lines: list[str], language: str | None,
 
 
 def _node_end(tree: tree_sitter.Tree, row: int, indent: str) -> int | None:
-    """Last line of the outermost node that starts at the first token of ``row``."""
+    """Last line of the node starting at the first token of ``row`` (through wrappers)."""
     column = len(indent.encode("utf-8"))
     node = tree.root_node.descendant_for_point_range((row, column), (row, column))
     if node is None or node.start_point != (row, column):
         return None
     while (node.parent is not None and node.parent.parent is not None
-           and node.parent.start_point == node.start_point):
+           and node.parent.start_point == node.start_point
+           and not _is_sequence(node.parent)):  # climb wrappers, stop below a statement list
         node = node.parent
     end = node.end_point.row
     return end - 1 if node.end_point.column == 0 and end > row else end
+
+
+def _is_sequence(node: tree_sitter.Node) -> bool:
+    """A list of siblings (a block, a mapping): children stacked at one column."""
+    if node.named_child_count < 2:
+        return False
+    first, second = node.named_child(0), node.named_child(1)
+    if first is None or second is None or first.start_point != node.start_point:
+        return False
+    return (second.start_point.row > first.start_point.row
+            and second.start_point.column == first.start_point.column)
 
 
 def _block_end(lines: list[str], start: int) -> int:

@@ -1,0 +1,138 @@
+"""Syntax verdicts: clean → broken is refused, broken → broken is not judged, text mode."""
+
+from __future__ import annotations
+
+import pytest
+
+from spark_cli.edits import syntax
+from spark_cli.edits.syntax import check_edit, first_error, parse_text
+
+CLEAN_AND_BROKEN = [
+    ("a.py", "def f(x):\n    return x\n", "def f(x):\n    return (x\n"),
+    ("a.js", "function f() { return 1; }\n", "function f() { return 1;\n"),
+    ("a.ts", "let x: number = 1;\n", "let x: number = ;\n"),
+    ("a.tsx", "const A = () => <div>hi</div>;\n", "const A = () => <div>hi</div;\n"),
+    ("a.go", "package a\n\nfunc f() {}\n", "package a\n\nfunc f() {\n"),
+    ("a.rs", "fn main() {}\n", "fn main() { let x = ; }\n"),
+    ("A.java", "class A { void f() {} }\n", "class A { void f() { }\n"),
+    ("a.c", "int main(void) { return 0; }\n", "int main(void) { return 0 }\n"),
+    ("a.cpp", "int main() { return 0; }\n", "int main() { return 0;\n"),
+    ("a.rb", "def f\n  1\nend\n", "def f\n  (1\nend\n"),
+    ("a.sh", "if true; then echo hi; fi\n", "if true; then echo hi;\n"),
+    ("a.json", '{"a": 1}\n', '{"a": }\n'),
+    ("a.toml", "a = 1\n", "a = \n"),
+    ("a.css", "a { color: red; }\n", "a { color: red;\n"),
+]
+
+
+@pytest.mark.parametrize(("path", "clean", "broken"), CLEAN_AND_BROKEN)
+def test_clean_to_broken_is_refused(path: str, clean: str, broken: str) -> None:
+    verdict, tree = check_edit(path, clean, broken)
+    assert verdict.checked and not verdict.ok, verdict
+    assert verdict.language is not None and tree is not None
+    assert verdict.error_line is not None and verdict.error_line >= 1
+    assert verdict.message.startswith(f"{path}: the edit would introduce a syntax error at line")
+
+
+@pytest.mark.parametrize(("path", "clean", "broken"), CLEAN_AND_BROKEN)
+def test_broken_to_broken_is_allowed_with_a_note(path: str, clean: str, broken: str) -> None:
+    verdict, _tree = check_edit(path, broken, broken + "\n")
+    assert verdict.ok and verdict.checked
+    assert "already had a syntax error" in verdict.message
+
+
+def test_clean_to_clean_is_ok() -> None:
+    verdict, tree = check_edit("m.py", "x = 1\n", "x = 2\n")
+    assert verdict == syntax.SyntaxVerdict("python", True, True, "", None)
+    assert tree is not None and not tree.root_node.has_error
+
+
+def test_text_mode_says_nothing_was_checked() -> None:
+    verdict, tree = check_edit("notes.txt", "a", "((((")
+    assert tree is None
+    assert verdict.language is None and verdict.ok and not verdict.checked
+    assert "no syntax check was done" in verdict.message
+
+
+@pytest.mark.parametrize(("new", "line", "hint"), [
+    ("def f(x):\n    return (x,\n\ndef g():\n    pass\n", 2, "'(' opened here is never closed"),
+    ("def f(x):\n    return x)\n", 2, "unmatched ')'"),
+    ("x = 1\ny = = 2\n", 2, "unexpected '='"),
+    ("def f(:\n  pass\n", 1, "missing ')'"),
+])
+def test_error_line_and_hint(new: str, line: int, hint: str) -> None:
+    verdict, _ = check_edit("h.py", "x = 1\n", new)
+    assert verdict.error_line == line
+    assert f"line {line} ({hint})" in verdict.message
+
+
+def test_error_line_counts_lines_not_bytes_with_multibyte_text() -> None:
+    old = "s = 'héllo wörld ✓'\nt = '日本語'\n"
+    new = old + "u = ('ü'\n"
+    verdict, _ = check_edit("u.py", old, new)
+    assert not verdict.ok and verdict.error_line == 3
+
+
+def _full(path: str, old: str, new: str) -> syntax.SyntaxVerdict:
+    syntax._trees.clear()
+    return check_edit(path, old, new)[0]
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ("a = 1\nb = 2\n", "a = 1\nb = (2\n"),
+    ("a = 'é'\nb = 2\n", "a = 'éé'\nb = 2\n"),
+    ("x = '日本'\ndef f():\n    return 1\n", "x = '日本'\ndef f():\n    return [1\n"),
+    ("def f():\n    pass\n", "def f():\n    pass\n\ndef g():\n    pass\n"),
+    ("a = 1\nb = 2\nc = 3\n", "a = 1\nc = 3\n"),
+])
+def test_incremental_reparse_matches_a_full_parse(old: str, new: str) -> None:
+    full = _full("i.py", old, new)
+    syntax._trees.clear()
+    old_tree = parse_text("python", old)
+    incremental, tree = check_edit("i.py", old, new, old_tree=old_tree)
+    assert incremental == full
+    assert tree is not None
+    fresh = syntax.get_parser("python").parse(new.encode())
+    assert str(tree.root_node) == str(fresh.root_node)
+    assert not old_tree.root_node.has_changes  # the caller's tree was not edited
+
+
+def test_explicit_byte_edits_with_multibyte_prefix() -> None:
+    old = "s = 'ü'\nx = 1\ny = 2\n"
+    new = "s = 'ü'\nx = 10\ny = 2\n"
+    start = len("s = 'ü'\nx = 1".encode())
+    edits = [(start, start, start + 1)]  # insert "0" after "x = 1"
+    syntax._trees.clear()
+    old_tree = parse_text("python", old)
+    verdict, tree = check_edit("b.py", old, new, old_tree=old_tree, edits=edits)
+    assert verdict.ok and tree is not None
+    fresh = syntax.get_parser("python").parse(new.encode())
+    assert str(tree.root_node) == str(fresh.root_node)
+
+
+def test_several_byte_edits_in_old_coordinates() -> None:
+    old = "a = 1\nb = 2\nc = 3\n"
+    new = "a = 11\nb = 2\nc = 33\n"
+    edits = [(5, 5, 6), (17, 17, 18)]
+    syntax._trees.clear()
+    verdict, tree = check_edit("m.py", old, new, old_tree=parse_text("python", old), edits=edits)
+    assert verdict.ok and tree is not None
+    assert str(tree.root_node) == str(syntax.get_parser("python").parse(new.encode()).root_node)
+
+
+def test_changed_span_is_minimal() -> None:
+    old, new = b"abc\nxyz\n" * 3000, b"abc\nxyz\n" * 1500 + b"Q" + b"abc\nxyz\n" * 1500
+    start, old_end, new_end = syntax._changed_span(old, new)
+    assert (start, old_end, new_end) == (12000, 12000, 12001)
+    assert syntax._changed_span(b"same", b"same") == (4, 4, 4)
+    assert syntax._changed_span(b"aXa", b"aa") == (1, 2, 1)
+
+
+def test_first_error_is_none_on_a_clean_tree() -> None:
+    assert first_error(parse_text("python", "x = 1\n")) is None
+
+
+def test_the_tree_cache_is_bounded() -> None:
+    for i in range(50):
+        parse_text("python", f"x = {i}\n")
+    assert len(syntax._trees) <= 8

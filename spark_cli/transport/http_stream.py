@@ -10,6 +10,7 @@ connection per turn). ``stop()`` closes the response stream.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import AsyncIterator, Mapping
 from ipaddress import ip_address
@@ -137,12 +138,19 @@ class HttpStreamChannel:
             self._response = None
 
     async def _attempt(self, request: TurnRequest) -> AsyncIterator[ChannelEvent]:
-        body = self._body(request)
+        outgoing = self._client.build_request("POST", self.path, json=self._body(request))
         fold = self._fold()
         yield RequestSent(time.perf_counter())
         try:
-            async with self._client.stream("POST", self.path, json=body) as response:
+            response = await self._send(outgoing)
+            if response is None:
+                yield TurnFinished("cancelled", "stopped before the response started")
+                return
+            try:
                 self._response = response
+                if self._stopping:
+                    yield TurnFinished("cancelled", "stopped before the response started")
+                    return
                 if response.status_code >= 400:
                     raw = await response.aread()
                     raise error_from_body(
@@ -150,6 +158,9 @@ class HttpStreamChannel:
                     )
                 async for event in self._read(response, fold):
                     yield event
+            finally:
+                self._response = None
+                await response.aclose()
         except httpx.TimeoutException as exc:
             if self._stopping:
                 yield TurnFinished("cancelled")
@@ -160,8 +171,26 @@ class HttpStreamChannel:
                 yield TurnFinished("cancelled")
                 return
             raise self._transport_error(exc, fold) from None
+
+    async def _send(self, outgoing: httpx.Request) -> httpx.Response | None:
+        """The response (headers read, body streaming), or None when stop() came first."""
+        send = asyncio.ensure_future(self._client.send(outgoing, stream=True))
+        stopped = asyncio.ensure_future(self._stop.wait())
+        try:
+            await asyncio.wait((send, stopped), return_when=asyncio.FIRST_COMPLETED)
         finally:
-            self._response = None
+            stopped.cancel()
+            if not send.done():
+                send.cancel()
+                with contextlib.suppress(BaseException):
+                    await send
+        if send.cancelled():
+            return None
+        response = send.result()
+        if self._stop.is_set():
+            await response.aclose()
+            return None
+        return response
 
     async def _read(
         self, response: httpx.Response, fold: StreamFold

@@ -400,3 +400,25 @@ async def test_an_unreachable_server_is_a_connection_error() -> None:
     await ch.aclose()
     assert info.value.kind == "connection"
     assert "gave up after 2 attempts" in info.value.message
+
+
+async def test_stop_before_the_response_headers_ends_at_once(http_server: Any) -> None:
+    started = asyncio.Event()
+
+    async def slow_headers(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        started.set()
+        await asyncio.sleep(5)
+
+    async with http_server(slow_headers) as base:
+        ch = ChatCompletionsChannel(base, None)
+
+        async def stop_soon() -> None:
+            await started.wait()
+            await ch.stop()
+
+        stopper = asyncio.create_task(stop_soon())
+        async with asyncio.timeout(3):  # well under the server's 5 s
+            events = [e async for e in ch.stream(REQUEST)]
+        await stopper
+        await ch.aclose()
+    assert events[-1] == TurnFinished("cancelled", "stopped before the response started")

@@ -58,21 +58,28 @@ def _fields(event: Any) -> dict[str, Any]:
     return {name: getattr(event, name) for name in names}
 
 
+def session_class() -> Any:
+    """The session type (a seam for tests; imported lazily for start-up)."""
+    from spark_cli.session.turn import Session
+
+    return Session
+
+
 async def run_turn(settings: Any, root: Path, files: Sequence[str], instruction: str,
                    renderer: Any, *, dry_run: bool) -> TurnResult:
     """Run one session turn against the channel the settings describe, rendering as it goes."""
     from spark_cli.cli.marks import MarkedChannel
     from spark_cli.cli.wiring import WiringError, open_provider_channel
     from spark_cli.protocol.channel import ChannelError
-    from spark_cli.session.turn import Session
 
+    session_type = session_class()
     result = TurnResult()
     try:
         async with open_provider_channel(
             settings.provider, idle_timeout=getattr(settings, "idle_timeout", None)
         ) as channel:
             marked = MarkedChannel(channel, on_request_sent=renderer.request_sent)
-            session = Session(marked, root, settings, dry_run=dry_run)
+            session = session_type(marked, root, settings, dry_run=dry_run)
             prose = renderer.prose
             async for event in session.run_turn(instruction, list(files)):
                 name = type(event).__name__
@@ -81,6 +88,7 @@ async def run_turn(settings: Any, root: Path, files: Sequence[str], instruction:
                     continue
                 if name == "TurnCompleted":
                     result.completed = _fields(event)
+                    renderer.event(event)
                     continue
                 if name == "TurnFailed":
                     result.failure = (str(getattr(event, "kind", "error")),

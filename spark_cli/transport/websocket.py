@@ -112,6 +112,7 @@ class ResponsesWebSocketChannel:
         self._running: _Running | None = None
         self._stop = asyncio.Event()
         self._closers: set[asyncio.Task[None]] = set()
+        self._grace: asyncio.Future[None] | None = None
         self.handshakes = 0
         """Connections opened so far (spares included)."""
 
@@ -152,6 +153,9 @@ class ResponsesWebSocketChannel:
                 yield event
         finally:
             self._running = None
+            grace, self._grace = self._grace, None
+            if grace is not None:
+                grace.cancel()
 
     async def steer(self, text: str) -> None:
         """Send ``response.steer`` for the running response (outcome arrives as events)."""
@@ -184,7 +188,7 @@ class ResponsesWebSocketChannel:
             payload = json.dumps({"type": CANCEL_EXTENSION, "response_id": response_id})
             with contextlib.suppress(ConnectionClosed):
                 await link.ws.send(payload)
-                self._spawn(self._close_if_still_running(run))
+                self._grace = asyncio.ensure_future(self._close_if_still_running(run))
                 return
         self._drop(link, "stopped")
 

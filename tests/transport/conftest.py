@@ -105,7 +105,7 @@ def http_server() -> Callable[[ASGIApp], contextlib.AbstractAsyncContextManager[
             port=0,
             log_level="error",
             lifespan="off",
-            timeout_graceful_shutdown=1,
+            timeout_graceful_shutdown=0.1,  # type: ignore[arg-type]
         )
         server = uvicorn.Server(config)
         task = asyncio.create_task(server.serve())

@@ -1,0 +1,268 @@
+"""The locate ladder, value in / value out: each step, anchors, search_from, refusals."""
+
+from __future__ import annotations
+
+import pytest
+
+from spark_cli.edits.blocks import Hunk
+from spark_cli.edits.locate import Located, LocateFailed, locate
+
+SRC = "def f(x):\n    if x:\n        return 1  \n    return 2\n"
+
+
+def apply(text: str, found: Located) -> str:
+    return text[:found.start] + found.replacement + text[found.end:]
+
+
+def test_exact() -> None:
+    found = locate(SRC, Hunk("    return 2\n", "    return 4\n"))
+    assert (found.step, found.line) == ("exact", 4)
+    assert apply(SRC, found) == "def f(x):\n    if x:\n        return 1  \n    return 4\n"
+
+
+def test_exact_without_trailing_newlines() -> None:
+    found = locate(SRC, Hunk("def f(x):", "def f(y):"))
+    assert found.step == "exact" and apply(SRC, found).startswith("def f(y):\n    if x:")
+
+
+def test_trailing_whitespace_insensitive() -> None:
+    found = locate(SRC, Hunk("    if x:\n        return 1\n", "    if x:\n        return 3\n"))
+    assert (found.step, found.line) == ("trailing_ws", 2)
+    assert apply(SRC, found) == "def f(x):\n    if x:\n        return 3\n    return 2\n"
+
+
+def test_indent_offset_added_prefix_reindents_replacement() -> None:
+    found = locate(SRC, Hunk("if x:\n    return 1\n", "if x:\n    return 3\n    # done\n"))
+    assert found.step == "indent"
+    assert apply(SRC, found) == ("def f(x):\n    if x:\n        return 3\n        # done\n"
+                                 "    return 2\n")
+
+
+def test_indent_offset_removed_prefix() -> None:
+    text = "if a:\n  b()\n  c()\n"
+    found = locate(text, Hunk("    if a:\n      b()\n", "    if a:\n      d()\n"))
+    assert found.step == "indent" and apply(text, found) == "if a:\n  d()\n  c()\n"
+
+
+def test_indent_offset_spaces_to_tabs() -> None:
+    text = "func a() {\n\tif b {\n\t\tc()\n\t}\n}\n"
+    hunk = Hunk("    if b {\n        c()\n    }\n",
+                "    if b {\n        d()\n        e()\n    }\n")
+    found = locate(text, hunk)
+    assert found.step == "indent"
+    assert apply(text, found) == "func a() {\n\tif b {\n\t\td()\n\t\te()\n\t}\n}\n"
+
+
+def test_trimmed_reindents_relative_to_first_line() -> None:
+    text = "class A:\n    def f(self):\n        x = 1\n        y = 2\n"
+    # inconsistent indentation in the search: not an offset, but trimmed equal
+    hunk = Hunk("    def f(self):\n      x = 1\n         y = 2\n",
+                "    def f(self):\n        x = 10\n        y = 2\n")
+    found = locate(text, hunk)
+    assert found.step == "trimmed"
+    assert apply(text, found) == "class A:\n    def f(self):\n        x = 10\n        y = 2\n"
+
+
+def test_trimmed_with_different_first_indent() -> None:
+    text = "        a = 1\n        b = 2\n"
+    hunk = Hunk("a = 1\n  b = 2\n", "a = 1\n  b = 3\n")
+    found = locate(text, hunk)
+    assert found.step == "trimmed"
+    assert apply(text, found) == "        a = 1\n          b = 3\n"
+
+
+def test_unicode_punctuation_and_spaces() -> None:
+    text = "msg = “hello” — it’s done…\nx\u00a0=\u00a01\n"
+    found = locate(text, Hunk("msg = \"hello\" - it's done...\n", "msg = 'bye'\n"))
+    assert (found.step, found.line) == ("unicode", 1)
+    assert apply(text, found) == "msg = 'bye'\nx\u00a0=\u00a01\n"
+    found = locate(text, Hunk("x = 1\n", "x = 2\n"))
+    assert found.step == "unicode" and apply(text, found).endswith("x = 2\n")
+
+
+def test_unicode_full_width_forms() -> None:
+    text = "ｘ ＝ （１）\n"
+    found = locate(text, Hunk("x = (1)\n", "x = (2)\n"))
+    assert found.step == "unicode" and apply(text, found) == "x = (2)\n"
+
+
+def test_fragment_inside_a_line_when_unique() -> None:
+    text = "total = price * qty + tax\n"
+    found = locate(text, Hunk("price * qty", "price * quantity"))
+    assert found.step == "fragment"
+    assert apply(text, found) == "total = price * quantity + tax\n"
+
+
+def test_fragment_that_repeats_is_ambiguous() -> None:
+    with pytest.raises(LocateFailed) as err:
+        locate("a = b + b\n", Hunk("b", "c"))
+    assert err.value.reason == "ambiguous"
+
+
+def test_the_strictest_step_wins() -> None:
+    text = "x = 1\n    x = 1\n"
+    found = locate(text, Hunk("    x = 1\n", "    x = 2\n"))
+    assert (found.step, found.line) == ("exact", 2)
+
+
+def test_blank_edge_lines_of_the_search_do_not_break_a_match() -> None:
+    found = locate(SRC, Hunk("\n\n    return 2\n\n", "\n\n    return 4\n\n"))
+    assert apply(SRC, found) == "def f(x):\n    if x:\n        return 1  \n    return 4\n"
+
+
+def test_deleting_lines_removes_their_newlines() -> None:
+    found = locate(SRC, Hunk("    if x:\n        return 1  \n", ""))
+    assert apply(SRC, found) == "def f(x):\n    return 2\n"
+
+
+def test_deleting_the_last_line_without_final_newline() -> None:
+    text = "a\nb"
+    found = locate(text, Hunk("b\n", ""))
+    assert apply(text, found) == "a"
+
+
+def test_replacement_with_an_empty_line_keeps_one_line() -> None:
+    found = locate("a\nb\nc\n", Hunk("b\n", "\n"))
+    assert apply("a\nb\nc\n", found) == "a\n\nc\n"
+
+
+def test_ambiguous_lists_candidate_lines() -> None:
+    with pytest.raises(LocateFailed) as err:
+        locate("x\ny\nx\ny\n", Hunk("x\n", "z\n"))
+    assert err.value.reason == "ambiguous"
+    assert err.value.candidates == (1, 3)
+    assert "matches 2 places (lines 1, 3)" in err.value.message
+    assert "add more unchanged lines" in err.value.message
+
+
+def test_search_from_resolves_repeats_in_order() -> None:
+    text = "x\ny\nx\ny\n"
+    found = locate(text, Hunk("x\n", "z\n"), search_from=3)
+    assert found.line == 3 and apply(text, found) == "x\ny\nz\ny\n"
+
+
+def test_search_from_past_all_matches_is_still_ambiguous() -> None:
+    with pytest.raises(LocateFailed):
+        locate("x\nx\ny\n", Hunk("x\n", "z\n"), search_from=4)
+
+
+def test_unique_match_before_search_from_is_taken() -> None:
+    found = locate("a\nb\nc\n", Hunk("a\n", "A\n"), search_from=4)
+    assert found.line == 1
+
+
+def test_at_eof_prefers_the_match_at_the_end() -> None:
+    text = "x\ny\nx\n\n"
+    found = locate(text, Hunk("x\n", "z\n", at_eof=True))
+    assert found.line == 3 and apply(text, found) == "x\ny\nz\n\n"
+
+
+def test_empty_search_appends() -> None:
+    found = locate("a\n", Hunk("", "b\n"))
+    assert found.step == "append" and apply("a\n", found) == "a\nb\n"
+    found = locate("a", Hunk("", "b\n"))
+    assert apply("a", found) == "a\nb"
+
+
+PY = ("class A:\n    def run(self):\n        return 1\n\n"
+      "class B:\n    def run(self):\n        return 1\n")
+
+
+def test_anchors_choose_between_repeats() -> None:
+    found = locate(PY, Hunk("        return 1\n", "        return 2\n", anchors=("class B",)),
+                   language="python")
+    assert (found.step, found.line) == ("anchor:exact", 7)
+    assert apply(PY, found).endswith("class B:\n    def run(self):\n        return 2\n")
+
+
+def test_nested_anchors() -> None:
+    hunk = Hunk("        return 1\n", "        return 2\n", anchors=("class A", "def run(self):"))
+    found = locate(PY, hunk, language="python")
+    assert found.line == 3
+
+
+def test_anchor_without_language_uses_lines() -> None:
+    found = locate(PY, Hunk("        return 1\n", "        return 2\n", anchors=("class B:",)))
+    assert found.line == 7
+
+
+def test_anchor_that_does_not_narrow_keeps_refusing() -> None:
+    hunk = Hunk("        return 1\n", "        return 2\n", anchors=("def run",))
+    with pytest.raises(LocateFailed) as err:
+        locate(PY, hunk, language="python")
+    assert err.value.reason == "ambiguous" and err.value.candidates == (3, 7)
+    assert "inside 'def run'" in err.value.message
+
+
+def test_unique_match_outside_the_anchor_is_still_taken() -> None:
+    found = locate(PY, Hunk("class B:\n", "class C:\n", anchors=("class A",)), language="python")
+    assert found.line == 5 and found.step == "exact"
+
+
+def test_empty_search_with_anchor_inserts_after_the_header() -> None:
+    hunk = Hunk("", "    def new(self):\n        pass\n", anchors=("class B",))
+    found = locate(PY, hunk, language="python")
+    assert found.step == "anchor:insert"
+    assert apply(PY, found).endswith(
+        "class B:\n    def new(self):\n        pass\n    def run(self):\n        return 1\n")
+
+
+def test_empty_search_with_an_ambiguous_anchor_is_refused() -> None:
+    with pytest.raises(LocateFailed) as err:
+        locate(PY, Hunk("", "x\n", anchors=("def run",)), language="python")
+    assert err.value.reason == "ambiguous" and err.value.candidates == (2, 6)
+
+
+def test_missing_reports_where_a_partial_match_diverges() -> None:
+    with pytest.raises(LocateFailed) as err:
+        locate(SRC, Hunk("    if x:\n        return 5\n", "x\n"))
+    failure = err.value
+    assert failure.reason == "missing"
+    assert "first 1 line(s) match at line 2" in failure.message
+    assert "'return 5' differs from file line 3 'return 1'" in failure.message
+    assert failure.nearest == ((3, "        return 1  "),)
+
+
+def test_missing_suggests_nearest_lines() -> None:
+    text = "def compute_total(items):\n    return sum(items)\n"
+    with pytest.raises(LocateFailed) as err:
+        locate(text, Hunk("def compute_totals(items, tax):\n", "x\n"))
+    assert err.value.reason == "missing"
+    assert err.value.nearest == ((1, "def compute_total(items):"),)
+    assert "Did you mean line 1: 'def compute_total(items):'" in err.value.message
+
+
+def test_missing_with_nothing_similar() -> None:
+    with pytest.raises(LocateFailed) as err:
+        locate("a\nb\n", Hunk("zzzzzzzzzzzz qqqqqq\n", "x\n"))
+    assert err.value.nearest == () and "no line of the file resembles it" in err.value.message
+
+
+def test_missing_mentions_an_anchor_that_matched_nothing() -> None:
+    with pytest.raises(LocateFailed) as err:
+        locate(PY, Hunk("nope\n", "x\n", anchors=("class Z",)), language="python")
+    assert "The anchor 'class Z' matched no definition" in err.value.message
+
+
+def test_never_matches_by_edit_distance() -> None:
+    with pytest.raises(LocateFailed):
+        locate(SRC, Hunk("    return 3\n", "    return 4\n"))
+
+
+def test_multibyte_offsets_are_characters() -> None:
+    text = "s = '日本語'\nt = 'ü'\nu = 1\n"
+    found = locate(text, Hunk("u = 1\n", "u = 2\n"))
+    assert text[found.start:found.end] == "u = 1" and found.line == 3
+    found = locate(text, Hunk("t = 'ü'  \n", "t = 'ö'\n"))
+    assert apply(text, found) == "s = '日本語'\nt = 'ö'\nu = 1\n"
+
+
+def test_search_of_only_blank_lines_appends_nothing_odd() -> None:
+    found = locate("a\n", Hunk("\n\n", "b\n"))
+    assert found.step == "append"
+
+
+def test_works_on_an_empty_file() -> None:
+    with pytest.raises(LocateFailed):
+        locate("", Hunk("a\n", "b\n"))
+    assert apply("", locate("", Hunk("", "b\n"))) == "b\n"

@@ -174,7 +174,8 @@ def write_section(docs: Path, text: str) -> None:
             (i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines)
         )
         rest = "\n".join(lines[end:])
-        body = "\n".join(lines[:start]) + text + ("\n" + rest if rest else "")
+        head = "\n".join(lines[:start])
+        body = (head + "\n" if head else "") + text + ("\n" + rest if rest else "")
     docs.parent.mkdir(parents=True, exist_ok=True)
     docs.write_text(body if body.endswith("\n") else body + "\n")
 

@@ -71,7 +71,7 @@ class _Refusal(Exception):
 def _read(target: RepoPath, name: str, size_limit: int) -> tuple[bytes, TextFile]:
     path = target.path
     if not path.exists():
-        raise _Refusal("missing", f"{name}: file not found")
+        raise _Refusal("file_missing", f"{name}: file not found")
     if path.is_dir():
         raise _Refusal("is_directory", f"{name} is a directory, not a file")
     try:
@@ -207,7 +207,7 @@ def _plan(edit: FileEdit, root: Path, seen: Mapping[str, str] | None, allow: boo
         return _plan_create(edit, target, allow)
     if edit.kind == "delete":
         if not exists:
-            raise _Refusal("missing", f"{edit.path}: cannot delete, the file does not exist")
+            raise _Refusal("file_missing", f"{edit.path}: cannot delete, the file does not exist")
         if target.path.is_dir():
             raise _Refusal("is_directory", f"{edit.path} is a directory; only files are deleted")
         data = target.path.read_bytes()
@@ -223,7 +223,7 @@ def _plan(edit: FileEdit, root: Path, seen: Mapping[str, str] | None, allow: boo
     if not exists:
         hint = ("use an empty SEARCH section to create it" if edit.fmt == "search_replace"
                 else "use '*** Add File:' to create it")
-        raise _Refusal("missing", f"{edit.path}: file not found; {hint}")
+        raise _Refusal("file_missing", f"{edit.path}: file not found; {hint}")
     plan = _plan_update(edit, target, seen_text, allow, size_limit)
     if edit.move_to:
         return _plan_move(edit, root, target, plan)

@@ -82,11 +82,12 @@ class _Section:
 class PatchEnvelope:
     """One open `*** Begin Patch` envelope."""
 
-    __slots__ = ("_section", "line")
+    __slots__ = ("_section", "_skipping", "line")
 
     def __init__(self, line: int) -> None:
         self.line = line
         self._section: _Section | None = None
+        self._skipping = False  # inside a section whose header was rejected
 
     def _reject(self, lineno: int, message: str) -> BlockRejected:
         section = self._section
@@ -124,6 +125,10 @@ class PatchEnvelope:
             if status is not None:
                 return items, status
         section = self._section
+        if section is None and self._skipping:
+            # The rejected section's own lines are dropped; anything else ends the envelope.
+            keep = not text or text[0] in " -+@\\" or text.startswith("*** ")
+            return items, ("open" if keep else "left")
         if section is None:
             if text.strip():
                 items.append(self._reject(lineno, "expected a '*** Add File:', '*** Update "
@@ -151,7 +156,9 @@ class PatchEnvelope:
                     f"line {lineno}: '*** {header.group(1)} File:' needs a relative path, e.g. "
                     f"'*** {header.group(1)} File: src/app.py'; the section was not applied",
                     lineno, None, raw))
-                return "left"
+                self._skipping = True
+                return "open"
+            self._skipping = False
             self._section = _Section(kind, path, lineno, raw)
             return "open"
         if text.startswith("*** Begin Patch"):  # a new envelope: the previous one lacked End Patch
@@ -189,7 +196,9 @@ class PatchEnvelope:
 
     def _body_line(self, section: _Section, text: str, raw: str, lineno: int) -> str | None:
         """Add one body line to `section`; returns an error message for a bad line."""
-        if not text.strip():
+        if not text or (section.kind == "delete" and not text.strip()):
+            # A truly empty line: models drop the space of an empty context line. It
+            # counts once a body line follows; blank lines before a header are dropped.
             section.raw.append(raw)
             if section.body:
                 section.blanks += 1

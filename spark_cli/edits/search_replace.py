@@ -79,6 +79,12 @@ class SearchReplaceBlock:
         (self._replace if self._divided else self._search).append(text)
         return None, True
 
+    def tail(self, count: int) -> list[str]:
+        """The last `count` lines of the open part (a broken block may end with the
+        next block's path line, which the caller reads again)."""
+        part = self._replace if self._divided else self._search
+        return part[-count:]
+
     def _finish(self) -> FileEdit:
         assert self.path is not None
         search = "".join(line + "\n" for line in self._search)

@@ -42,6 +42,9 @@ _PATH_LINE = re.compile(
     r"[ \t]*(?:#{1,6}[ \t]+)?(?:\*\*)?`?(?P<path>[^\s`*]+?)`?(?:\*\*)?:?[ \t]*$"
 )
 
+# Inside a broken block only a line that clearly names a file counts as a path line.
+_LIKELY_PATH = re.compile(r"`?[\w.\-]*[\w\-]+[./][\w./\-]+`?:?$")
+
 
 def may_be_special(head: str) -> bool:
     """Whether a line starting with `head` could still be a marker, fence or path line."""
@@ -170,6 +173,8 @@ class EditStreamParser:
                 self._block = None
                 self._emit(item)
                 if not consumed:
+                    if SEARCH_MARK.match(text):
+                        self._hold_tail(block.tail(2))
                     self._prose_line(text, raw)
         else:
             self._envelope_line(block, text, raw)
@@ -186,6 +191,18 @@ class EditStreamParser:
             if status == "left":
                 self._prose_line(text, raw)
 
+    def _hold_tail(self, lines: list[str]) -> None:
+        """Hold the last lines of a broken block again if they may introduce the next one."""
+        for text in lines:
+            candidate = self._candidate(text) if may_be_special(text[:_HEAD]) else None
+            if candidate and candidate[0] == "path" and not _LIKELY_PATH.match(text.strip()):
+                candidate = None
+            if candidate is None or (self._pending
+                                     and candidate[0] not in _FOLLOWS[self._pending[-1][0]]):
+                self._pending.clear()
+            if candidate is not None:
+                self._pending.append((candidate[0], text + "\n", candidate[1]))
+
     def _plain_started(self) -> None:
         """Book-keeping for a line that is plain prose (called as soon as that is known)."""
         self._release_pending()
@@ -193,13 +210,15 @@ class EditStreamParser:
         if self._fence is None or not self._fence.consumed:
             self._sticky = None
 
-    def _release_pending(self) -> None:
-        for kind, raw, value in self._pending:
+    def _release_pending(self, count: int | None = None) -> None:
+        """Pass the first `count` (default: all) held lines through as prose."""
+        released = self._pending[:count]
+        del self._pending[:count]
+        for kind, raw, value in released:
             if kind == "fence" and self._fence is None:
                 char, length, _path = value  # type: ignore[misc]
                 self._fence = _Fence(char, length, consumed=False)
             self._prose.append(raw)
-        self._pending.clear()
 
     def _prose_line(self, text: str, raw: str) -> None:
         if not may_be_special(text[:_HEAD]):
@@ -226,7 +245,7 @@ class EditStreamParser:
         if candidate is not None:
             if self._pending and (len(self._pending) >= 2
                                   or candidate[0] not in _FOLLOWS[self._pending[-1][0]]):
-                self._release_pending()
+                self._release_pending(1)  # the oldest held line was prose after all
                 self._prose_line(text, raw)
                 return
             self._pending.append((candidate[0], raw, candidate[1]))

@@ -1,0 +1,175 @@
+"""The streaming edit parser on malformed input: precise rejections, then a clean recovery."""
+
+from __future__ import annotations
+
+import pytest
+
+from spark_cli.edits.blocks import BlockRejected, FileEdit, ParsedItem, ProseDelta
+from spark_cli.edits.stream_parser import EditStreamParser
+
+
+def parse(text: str) -> list[ParsedItem]:
+    whole = EditStreamParser()
+    items = whole.feed(text) + whole.close()
+    single = EditStreamParser()
+    chars = [item for ch in text for item in single.feed(ch)] + single.close()
+    assert [i for i in items if not isinstance(i, ProseDelta)] == [
+        i for i in chars if not isinstance(i, ProseDelta)]
+    return items
+
+
+def rejected(items: list[ParsedItem]) -> list[BlockRejected]:
+    return [i for i in items if isinstance(i, BlockRejected)]
+
+
+def edits(items: list[ParsedItem]) -> list[FileEdit]:
+    return [i for i in items if isinstance(i, FileEdit)]
+
+
+def prose(items: list[ParsedItem]) -> str:
+    return "".join(i.text for i in items if isinstance(i, ProseDelta))
+
+
+GOOD = "b.py\n<<<<<<< SEARCH\nb\n=======\nB\n>>>>>>> REPLACE\n"
+
+
+def test_missing_divider() -> None:
+    items = parse("a.py\n<<<<<<< SEARCH\nx\ny\n>>>>>>> REPLACE\n" + GOOD)
+    (rej,) = rejected(items)
+    assert rej.line == 5 and rej.path == "a.py"
+    assert "expected '======='" in rej.message and "a.py" in rej.message
+    assert rej.message.startswith("line 5:")
+    assert rej.raw == "<<<<<<< SEARCH\nx\ny\n>>>>>>> REPLACE\n"
+    assert [e.path for e in edits(items)] == ["b.py"]
+
+
+def test_missing_replace_then_next_block_recovers() -> None:
+    items = parse("a.py\n<<<<<<< SEARCH\nx\n=======\ny\n" + GOOD)
+    (rej,) = rejected(items)
+    assert "'>>>>>>> REPLACE'" in rej.message and "a.py" in rej.message and rej.line == 7
+    assert [e.path for e in edits(items)] == ["b.py"]
+
+
+def test_missing_divider_and_replace_then_next_block_reuses_the_path() -> None:
+    items = parse("a.py\n<<<<<<< SEARCH\nx\n<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n")
+    (rej,) = rejected(items)
+    assert "expected '=======' to end the SEARCH part" in rej.message
+    assert [e.path for e in edits(items)] == ["a.py"]
+
+
+def test_replace_without_search() -> None:
+    items = parse("Some text here.\n>>>>>>> REPLACE\nmore text here\n")
+    (rej,) = rejected(items)
+    assert "without an open '<<<<<<< SEARCH'" in rej.message and rej.line == 2
+    assert prose(items) == "Some text here.\nmore text here\n"
+
+
+def test_block_without_a_path() -> None:
+    items = parse("Change it like this:\n<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n")
+    (rej,) = rejected(items)
+    assert rej.path is None and "no file path" in rej.message and rej.line == 2
+    assert edits(items) == []
+
+
+@pytest.mark.parametrize("cut", ["<<<<<<< SEARCH\nx\n", "<<<<<<< SEARCH\nx\n=======\ny\n",
+                                 "<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPL"])
+def test_unfinished_block_is_never_an_edit(cut: str) -> None:
+    items = parse("a.py\n" + cut)
+    (rej,) = rejected(items)
+    assert rej.message.count("unfinished SEARCH/REPLACE block for a.py") == 1
+    assert edits(items) == []
+
+
+def test_envelope_marker_inside_search_block_ends_it() -> None:
+    text = "a.py\n<<<<<<< SEARCH\nx\n*** Begin Patch\n*** Delete File: c.py\n*** End Patch\n"
+    items = parse(text)
+    (rej,) = rejected(items)
+    assert "got '*** Begin Patch'" in rej.message and rej.path == "a.py"
+    assert [e.path for e in edits(items)] == ["c.py"]
+
+
+def test_envelope_without_end_patch() -> None:
+    items = parse("*** Begin Patch\n*** Delete File: a.py\n*** Update File: b.py\n@@\n-x\n+y\n")
+    assert [e.path for e in edits(items)] == ["a.py"]  # closed by the next header
+    (rej,) = rejected(items)
+    assert "unfinished *** Update File: b.py" in rej.message and "'*** End Patch'" in rej.message
+    assert rej.path == "b.py"
+
+
+def test_update_file_without_path() -> None:
+    items = parse("*** Begin Patch\n*** Update File:\n@@\n-x\n+y\n*** Delete File: c.py\n"
+                  "*** End Patch\n")
+    (rej,) = rejected(items)
+    assert "'*** Update File:' needs a relative path" in rej.message and rej.line == 2
+    assert [e.path for e in edits(items)] == ["c.py"]
+
+
+def test_unknown_hunk_prefix_rejects_the_section_and_resumes() -> None:
+    text = ("*** Begin Patch\n*** Update File: a.py\n@@\n-x\n+y\n?z\n*** End Patch\n"
+            "Afterwards some words.\n" + GOOD)
+    items = parse(text)
+    (rej,) = rejected(items)
+    assert rej.line == 6 and rej.path == "a.py"
+    assert "unknown hunk line '?z' in *** Update File: a.py" in rej.message
+    assert "' ', '-', '+'" in rej.message
+    assert [e.path for e in edits(items)] == ["b.py"]
+    assert "Afterwards some words.\n" in prose(items)
+
+
+def test_prose_after_envelope_missing_end_patch_does_not_swallow_later_blocks() -> None:
+    text = ("*** Begin Patch\n*** Update File: a.py\n@@\n-x\n+y\nThat is all for a.\n" + GOOD)
+    items = parse(text)
+    assert len(rejected(items)) == 1 and [e.path for e in edits(items)] == ["b.py"]
+
+
+def test_update_without_hunks() -> None:
+    (rej,) = rejected(parse("*** Begin Patch\n*** Update File: a.py\n*** End Patch\n"))
+    assert "*** Update File: a.py has no hunks" in rej.message
+
+
+def test_hunk_header_without_lines() -> None:
+    (rej,) = rejected(parse("*** Begin Patch\n*** Update File: a.py\n@@ def f\n*** End Patch\n"))
+    assert "has no lines" in rej.message
+
+
+def test_move_to_after_hunks() -> None:
+    items = parse("*** Begin Patch\n*** Update File: a.py\n@@\n-x\n+y\n*** Move to: b.py\n"
+                  "*** End Patch\n")
+    (rej,) = rejected(items)
+    assert "'*** Move to:' must follow '*** Update File:' directly" in rej.message
+    assert edits(items) == []
+
+
+def test_delete_with_lines() -> None:
+    (rej,) = rejected(parse("*** Begin Patch\n*** Delete File: a.py\n-x\n*** End Patch\n"))
+    assert "*** Delete File: a.py takes no lines" in rej.message
+
+
+def test_add_file_line_without_plus() -> None:
+    (rej,) = rejected(parse("*** Begin Patch\n*** Add File: a.py\n+x\ny\n*** End Patch\n"))
+    assert "must start with '+'" in rej.message and rej.line == 4
+
+
+def test_garbage_right_after_begin_patch() -> None:
+    items = parse("*** Begin Patch\nhello there friend\n*** End Patch\n")
+    (rej,) = rejected(items)
+    assert "expected a '*** Add File:'" in rej.message
+    assert prose(items) == "hello there friend\n"
+
+
+def test_lines_after_end_of_file_marker() -> None:
+    items = parse("*** Begin Patch\n*** Update File: a.py\n@@\n-x\n+y\n*** End of File\n-z\n"
+                  "*** End Patch\n")
+    (rej,) = rejected(items)
+    assert "after '*** End of File'" in rej.message
+
+
+def test_absolute_paths_in_envelope_are_parsed_faithfully() -> None:
+    items = parse("*** Begin Patch\n*** Delete File: /etc/passwd\n*** Add File: ../x\n+y\n"
+                  "*** End Patch\n")
+    assert [e.path for e in edits(items)] == ["/etc/passwd", "../x"]
+
+
+def test_truncated_envelope_header_rejects_the_open_section() -> None:
+    items = parse("*** Begin Patch\n*** Update File: a.py\n@@\n-x\n+y\n*** Upd")
+    assert edits(items) == [] and len(rejected(items)) == 1

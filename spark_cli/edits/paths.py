@@ -3,6 +3,7 @@
 Refused before anything is written: empty paths, absolute paths (POSIX, Windows
 drive or UNC), ``..`` that climbs out of the root, any symlink on the way that
 leads outside the root, and anything inside ``.git/`` or ``.spark/``.
+Backslashes count as separators (models on Windows write ``src\\app.py``).
 """
 
 from __future__ import annotations
@@ -49,7 +50,8 @@ def confine(root: Path, raw: str) -> RepoPath:
         raise PathRefused(
             f"{name}: absolute paths are refused; use a path relative to the repo root"
         )
-    rel = posixpath.normpath(name.replace("\\", "/") if os.sep == "\\" else name)
+    # Models on Windows write src\\app.py; a backslash in a real file name is vanishingly rare.
+    rel = posixpath.normpath(name.replace("\\", "/"))
     if rel == "." or rel.endswith("/"):
         raise PathRefused(f"{name}: names a directory, not a file")
     if rel == ".." or rel.startswith("../"):

@@ -69,3 +69,9 @@ def test_never_escapes(tmp_path_factory, parts) -> None:
     real_root = os.path.realpath(root)
     assert os.path.realpath(got.path).startswith(real_root + os.sep)
     assert ".git" not in got.rel.split("/")
+
+
+def test_backslashes_are_separators(tmp_path) -> None:
+    assert confine(tmp_path, "src\\app.py").rel == "src/app.py"
+    with pytest.raises(PathRefused, match="leads outside"):
+        confine(tmp_path, "..\\..\\etc\\passwd")

@@ -5,12 +5,14 @@ model wrote), and ``after/`` (expected tree, compared byte for byte, exec bit to
 and/or ``refused.txt`` (a substring one refusal message must contain; without
 ``after/`` the tree must be unchanged). Optional: ``seen/`` (the text the model
 saw, for conflicts) and ``options.toml`` (``allow_syntax_errors``, ``[symlinks]``).
+The edit text is also fed in random small chunks (as streamed): same blocks.
 Every applied scenario is then undone, which must give back ``before/`` exactly.
 """
 
 from __future__ import annotations
 
 import os
+import random
 import shutil
 import tomllib
 from pathlib import Path
@@ -38,10 +40,21 @@ def _tree(root: Path) -> dict[str, tuple[bytes, bool]]:
     return files
 
 
-def _parse(text: str) -> tuple[list[FileEdit], list[object]]:
+def _parse(text: str, seed: str) -> tuple[list[FileEdit], list[object]]:
+    """Parse whole, and again in random small chunks (as streamed): the blocks must agree."""
     parser = EditStreamParser()
     events = [*parser.feed(text), *parser.close()]
+    rng = random.Random(seed)
+    chunked = EditStreamParser()
+    streamed: list[object] = []
+    pos = 0
+    while pos < len(text):
+        size = rng.randint(1, 12)
+        streamed.extend(chunked.feed(text[pos : pos + size]))
+        pos += size
+    streamed.extend(chunked.close())
     edits = [e for e in events if isinstance(e, FileEdit)]
+    assert [e for e in streamed if isinstance(e, FileEdit)] == edits
     rejected = [e for e in events if type(e).__name__ == "BlockRejected"]
     return edits, rejected
 
@@ -66,7 +79,7 @@ def test_scenario(name: str, tmp_path: Path) -> None:
     if (folder / "seen").exists():
         seen = {rel: data.decode() for rel, (data, _x) in _tree(folder / "seen").items()}
 
-    edits, rejected = _parse((folder / "edit.txt").read_bytes().decode())
+    edits, rejected = _parse((folder / "edit.txt").read_bytes().decode(), name)
     assert not rejected, f"parse errors: {rejected}"
     assert edits, "the scenario's edit text gave no blocks"
     applier = Applier(root, seen=seen,

@@ -66,6 +66,8 @@ class _Link:
     number: int
     extensions: frozenset[str]
     chain: _Chain | None = None
+    busy: _Running | None = None
+    """The latest request sent on this connection."""
 
     @property
     def open(self) -> bool:
@@ -76,8 +78,14 @@ class _Link:
 class _Running:
     link: _Link
     fold: ResponsesFold
+    owner: object
+    """The stream() call this attempt belongs to."""
     steers: list[str] = field(default_factory=list)
+    grace: asyncio.Future[None] | None = None
+    """Closes the socket if a cancelled response does not end in time."""
     stopping: bool = False
+    ended: bool = False
+    """The server ended the request with an ``error`` event."""
 
 
 class ResponsesWebSocketChannel:
@@ -112,7 +120,6 @@ class ResponsesWebSocketChannel:
         self._running: _Running | None = None
         self._stop = asyncio.Event()
         self._closers: set[asyncio.Task[None]] = set()
-        self._grace: asyncio.Future[None] | None = None
         self.handshakes = 0
         """Connections opened so far (spares included)."""
 
@@ -137,8 +144,8 @@ class ResponsesWebSocketChannel:
         if self._lost is not None:
             self._lost = None  # nothing to replay yet: the warm-up sends the context
         await link.ws.send(self._payload(request, link, generate=False))
-        run = _Running(link, ResponsesFold(self._api_key))
-        async for _ in self._read(run):
+        run = _Running(link, ResponsesFold(self._api_key), None)
+        async for _ in self._read(run, request):
             pass
         finished = run.fold.finished
         if finished is not None and finished.status == "completed" and run.fold.response_id:
@@ -146,16 +153,20 @@ class ResponsesWebSocketChannel:
 
     async def stream(self, request: TurnRequest) -> AsyncIterator[ChannelEvent]:
         self._stop = asyncio.Event()
+        turn = object()
         try:
             async for event in with_retries(
-                lambda attempt: self._attempt(request), self._policy, self._stop
+                lambda attempt: self._attempt(request, turn), self._policy, self._stop
             ):
                 yield event
         finally:
-            self._running = None
-            grace, self._grace = self._grace, None
-            if grace is not None:
-                grace.cancel()
+            run = self._running
+            if run is not None and run.owner is turn:
+                self._running = None
+                if run.grace is not None:
+                    run.grace.cancel()
+                if not (run.fold.finished or run.stopping or run.ended):
+                    self._drop(run.link, "the previous turn was abandoned")  # frames would leak
 
     async def steer(self, text: str) -> None:
         """Send ``response.steer`` for the running response (outcome arrives as events)."""
@@ -188,11 +199,14 @@ class ResponsesWebSocketChannel:
             payload = json.dumps({"type": CANCEL_EXTENSION, "response_id": response_id})
             with contextlib.suppress(ConnectionClosed):
                 await link.ws.send(payload)
-                self._grace = asyncio.ensure_future(self._close_if_still_running(run))
+                run.grace = asyncio.ensure_future(self._close_if_still_running(run))
                 return
         self._drop(link, "stopped")
 
     async def aclose(self) -> None:
+        run = self._running
+        if run is not None and run.grace is not None:
+            run.grace.cancel()
         spare, self._spare = self._spare, None
         if spare is not None:
             spare.cancel()
@@ -208,8 +222,13 @@ class ResponsesWebSocketChannel:
 
     # ---- one attempt ----
 
-    async def _attempt(self, request: TurnRequest) -> AsyncIterator[ChannelEvent]:
+    async def _attempt(self, request: TurnRequest, turn: object) -> AsyncIterator[ChannelEvent]:
         link = await self._link_for_turn()
+        busy = link.busy
+        if busy is not None and not (busy.fold.finished or busy.ended):
+            # an earlier turn was walked away from mid-stream: its frames would leak into this one
+            self._drop(link, "the previous turn was abandoned")
+            link = await self._link_for_turn()
         replayed = False
         while True:
             if self._lost is not None:
@@ -229,10 +248,10 @@ class ResponsesWebSocketChannel:
                     retryable=True,
                 ) from exc
             yield RequestSent(time.perf_counter())
-            run = _Running(link, ResponsesFold(self._api_key))
-            self._running = run
+            run = _Running(link, ResponsesFold(self._api_key), turn)
+            self._running = link.busy = run
             try:
-                async for event in self._read(run):
+                async for event in self._read(run, request):
                     yield event
             except ProviderError as error:
                 if replayed or error.code not in REPLAY_CODES or run.fold.deltas:
@@ -244,10 +263,11 @@ class ResponsesWebSocketChannel:
                     link = await self._link_for_turn()
                 self._lost = error.code
                 continue
-            self._remember(request, run)
             return
 
-    async def _read(self, run: _Running) -> AsyncIterator[ChannelEvent]:
+    async def _read(self, run: _Running, request: TurnRequest) -> AsyncIterator[ChannelEvent]:
+        """Frames of one response until its terminal event; the chain is noted before
+        the last events are yielded (a consumer may stop at TurnFinished)."""
         ws = run.link.ws
         fold = run.fold
         feed = fold.feed
@@ -284,7 +304,11 @@ class ResponsesWebSocketChannel:
                     raise ChannelError(
                         "protocol", f"malformed frame from the server: {raw[:80]!r}"
                     ) from None
-                out = feed(event)
+                try:
+                    out = feed(event)
+                except ProviderError:
+                    run.ended = True  # an error event ends the request; the socket is fine
+                    raise
                 if out is None:
                     continue
                 if run.stopping:
@@ -294,6 +318,7 @@ class ResponsesWebSocketChannel:
                     if type(out) is TextDelta:
                         continue
                 if fold.finished is not None:
+                    self._remember(request, run)
                     if fold.usage is not None:
                         yield fold.usage
                     yield out

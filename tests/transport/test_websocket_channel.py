@@ -644,3 +644,36 @@ async def test_cancelling_the_consumer_still_cancels(ws_server: Any) -> None:
         with pytest.raises(asyncio.CancelledError):
             await task
         await ch.aclose()
+
+
+async def test_a_consumer_that_stops_at_turn_finished_keeps_the_chain(ws_server: Any) -> None:
+    async with ws_server(echo_turns) as srv:
+        ch = channel(srv.url, warm_spare=False)
+        async with asyncio.timeout(10):
+            async for event in ch.stream(request("hi")):
+                if isinstance(event, TurnFinished):
+                    break
+        await collect(ch, request("hi", "Hello", "next"))
+        await ch.aclose()
+    assert srv.creates()[1][1]["previous_response_id"] == "resp_1"
+
+
+async def test_an_abandoned_turn_does_not_leak_frames_into_the_next(ws_server: Any) -> None:
+    async def slow(ws: WS, number: int, frame: Frame, state: Any) -> None:
+        turn = len(state.creates())
+        await send(ws, {"type": "response.created", "response": {"id": f"r{turn}"}})
+        for piece in ("a", "b", "c"):
+            await send(ws, {"type": "response.output_text.delta", "delta": f"{turn}{piece}"})
+            await asyncio.sleep(0.05)
+        await send(ws, {"type": "response.completed", "response": {"id": f"r{turn}"}})
+
+    async with ws_server(slow) as srv:
+        ch = channel(srv.url)
+        async with asyncio.timeout(10):
+            async for event in ch.stream(request("one")):
+                if isinstance(event, TextDelta):
+                    break  # walk away mid-turn without stop()
+        events = await collect(ch, request("two"))
+        await ch.aclose()
+    assert text_of(events) == "2a2b2c"
+    assert srv.creates()[-1][0] == 2  # on the spare; the first socket was closed

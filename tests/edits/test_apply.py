@@ -162,3 +162,20 @@ def test_no_final_newline_and_crlf_kept(repo) -> None:
     (repo / "w.txt").write_bytes(b"one\r\ntwo")
     assert apply_edit(sr("w.txt", "two\n", "three\n"), repo).ok
     assert (repo / "w.txt").read_bytes() == b"one\r\nthree"
+
+
+def test_symlink_inside_repo_edits_its_target(repo) -> None:
+    (repo / "alias.py").symlink_to(repo / "app.py")
+    assert apply_edit(sr("alias.py", "    return 0\n", "    return 5\n"), repo).ok
+    assert (repo / "alias.py").is_symlink()
+    assert "return 5" in (repo / "app.py").read_text()
+
+
+def test_mode_kept_on_update_and_move(repo) -> None:
+    script = repo / "run.sh"
+    script.write_text("#!/bin/sh\necho 1\n")
+    script.chmod(0o750)
+    assert apply_edit(sr("run.sh", "echo 1\n", "echo 2\n"), repo).ok
+    assert script.stat().st_mode & 0o777 == 0o750
+    assert apply_edit(patch("run.sh", move_to="bin/run.sh"), repo).ok
+    assert (repo / "bin/run.sh").stat().st_mode & 0o777 == 0o750

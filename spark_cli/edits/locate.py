@@ -50,6 +50,9 @@ if TYPE_CHECKING:
     from spark_cli.edits.anchors import Range
 
 _IDENT = re.compile(r"[A-Za-z_$][\w$]*")
+_ELISION = re.compile(
+    r"^\s*(?:(?:#|//|--|/\*|<!--|;)\s*)?(?:\.\.\.|…)(?:\s*\S.*)?$|"
+    r"^\s*(?:#|//|/\*|<!--)\s*(?:\.\.\.\s*)?(?:rest|existing|unchanged|same)\b.*$", re.I)
 _STEPS = ("exact", "trailing_ws", "indent", "trimmed", "unicode", "fragment")
 
 
@@ -160,6 +163,8 @@ class _Match:
 def _lines(text: str) -> list[str]:
     if not text:
         return []
+    if "\r" in text:  # the file is "\n"-normalised: so is the hunk
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
     if text.endswith("\n"):
         text = text[:-1]
     return text.split("\n")
@@ -308,15 +313,18 @@ def _ambiguous(pool: list[_Match], anchors: Sequence[str], anchored: bool) -> Lo
 
 # --- finders: each returns every match of one step, in file order -----------------------
 
-def _whole_line_hits(haystack: str, needle: str) -> list[int]:
-    """Start offsets of ``needle`` in ``haystack`` where it covers whole lines."""
-    hits: list[int] = []
+def _whole_line_hits(haystack: str, needle: str) -> list[tuple[int, int]]:
+    """(offset, 0-based line) of each place ``needle`` covers whole lines of ``haystack``."""
+    hits: list[tuple[int, int]] = []
     size, total = len(needle), len(haystack)
+    line = last = 0
     pos = haystack.find(needle)
     while pos >= 0:
         end = pos + size
         if (pos == 0 or haystack[pos - 1] == "\n") and (end == total or haystack[end] == "\n"):
-            hits.append(pos)
+            line += haystack.count("\n", last, pos)  # counted once over the text in total
+            last = pos
+            hits.append((pos, line))
         pos = haystack.find(needle, pos + 1)
     return hits
 
@@ -331,8 +339,7 @@ def _exact(index: _Index, search: list[str], replace: list[str]) -> list[_Match]
     out = []
     needle = "\n".join(search)
     body = "\n".join(replace)
-    for pos in _whole_line_hits(text, needle):
-        first = text.count("\n", 0, pos)
+    for pos, first in _whole_line_hits(text, needle):
         if first + len(search) <= index.real:
             out.append(_Match(pos, pos + len(needle), first, first + len(search) - 1, body))
     return out
@@ -342,8 +349,7 @@ def _trailing_ws(index: _Index, search: list[str], replace: list[str]) -> list[_
     haystack = index.rstripped()
     needle = "\n".join([line.rstrip() for line in search])
     out = []
-    for pos in _whole_line_hits(haystack, needle):
-        first = haystack.count("\n", 0, pos)
+    for _pos, first in _whole_line_hits(haystack, needle):
         if first + len(search) <= index.real:
             out.append(_match(index, first, len(search), replace))
     return out
@@ -405,9 +411,11 @@ def _fragment(index: _Index, search: list[str], replace: list[str]) -> list[_Mat
     needle = search[0].strip()
     text = index.text
     out = []
+    first = last = 0
     pos = text.find(needle)
     while pos >= 0:
-        first = text.count("\n", 0, pos)
+        first += text.count("\n", last, pos)
+        last = pos
         out.append(_Match(pos, pos + len(needle), first, first,
                           replace[0].strip() if replace else ""))
         pos = text.find(needle, pos + len(needle))
@@ -425,6 +433,10 @@ _FINDERS: dict[str, Callable[[_Index, list[str], list[str]], list[_Match]]] = {
 def _missing(index: _Index, search: list[str], anchors: Sequence[str],
              ranges: list[Range]) -> LocateFailed:
     note = ""
+    elided = next((line.strip() for line in search if _ELISION.match(line)), None)
+    if elided is not None:
+        note += (f" The search contains {elided!r}, which looks like an elision: SEARCH must "
+                 "repeat the file's lines verbatim, without '...' placeholders.")
     if anchors and not ranges:
         note = f" The anchor {' / '.join(anchors)!r} matched no definition or line either."
     partial = _longest_prefix(index, search)

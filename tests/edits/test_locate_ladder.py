@@ -266,3 +266,24 @@ def test_works_on_an_empty_file() -> None:
     with pytest.raises(LocateFailed):
         locate("", Hunk("a\n", "b\n"))
     assert apply("", locate("", Hunk("", "b\n"))) == "b\n"
+
+
+def test_missing_points_out_an_elision() -> None:
+    text = "def f():\n    a = 1\n    b = 2\n    return a + b\n"
+    with pytest.raises(LocateFailed) as err:
+        locate(text, Hunk("def f():\n    # ... existing code ...\n    return a + b\n", "x\n"))
+    assert "looks like an elision" in err.value.message
+
+
+def test_crlf_in_the_hunk_is_normalised() -> None:
+    text = "a\nb\nc\n"
+    found = locate(text, Hunk("b\r\nc\r\n", "B\r\nC\r\n"))
+    assert found.step == "exact" and apply(text, found) == "a\nB\nC\n"
+
+
+def test_many_fragment_repeats_report_line_numbers_in_order() -> None:
+    text = "".join(f"v{i} = q + q\n" for i in range(300))
+    with pytest.raises(LocateFailed) as err:
+        locate(text, Hunk("q + q", "r"))
+    assert err.value.candidates[:3] == (1, 2, 3) and len(err.value.candidates) == 300
+    assert "(lines 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, …)" in err.value.message

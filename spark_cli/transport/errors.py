@@ -9,6 +9,7 @@ context_length (never retried), 404 → not_found, other 4xx → bad_request,
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Mapping
 from typing import Any
@@ -109,8 +110,6 @@ def error_from_body(
     api_key: str | None = None,
 ) -> ProviderError:
     """A ProviderError from a non-2xx HTTP response body (JSON or not)."""
-    import json
-
     text = body.decode("utf-8", "replace") if isinstance(body, bytes) else body
     error: Mapping[str, Any] | None = None
     try:

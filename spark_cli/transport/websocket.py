@@ -25,9 +25,7 @@ from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from time import monotonic
 
-from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus, InvalidURI
-from websockets.protocol import State
+from websockets.exceptions import ConnectionClosed
 
 from spark_cli.protocol.channel import (
     Capabilities,
@@ -40,43 +38,21 @@ from spark_cli.protocol.channel import (
     TurnFinished,
     TurnRequest,
 )
-from spark_cli.transport.errors import ProviderError, error_from_body, redact
+from spark_cli.transport.errors import ProviderError
 from spark_cli.transport.idle import IdleWatch
 from spark_cli.transport.responses_fold import ResponsesFold
 from spark_cli.transport.retry import RetryPolicy, with_retries
+from spark_cli.transport.ws_links import Chain, Link, Links
 
-EXTENSIONS_HEADER = "x-spark-engine-extensions"
 CANCEL_EXTENSION = "response.cancel"
 REPLAY_CODES = frozenset({"previous_response_not_found", "websocket_connection_limit_reached"})
-MAX_FRAME = 64 * 2**20
 CANCEL_GRACE = 2.0
 """Seconds to wait for the engine to end a cancelled response before closing the socket."""
 
 
 @dataclass(slots=True)
-class _Chain:
-    response_id: str
-    covered: tuple[Message, ...]
-    """The conversation the response saw, its own answer included."""
-
-
-@dataclass(slots=True)
-class _Link:
-    ws: ClientConnection
-    number: int
-    extensions: frozenset[str]
-    chain: _Chain | None = None
-    busy: _Running | None = None
-    """The latest request sent on this connection."""
-
-    @property
-    def open(self) -> bool:
-        return self.ws.state is State.OPEN
-
-
-@dataclass(slots=True)
 class _Running:
-    link: _Link
+    link: Link
     fold: ResponsesFold
     owner: object
     """The stream() call this attempt belongs to."""
@@ -104,28 +80,26 @@ class ResponsesWebSocketChannel:
         max_wait: float = 30.0,
         retry_policy: RetryPolicy | None = None,
     ) -> None:
-        self._url = url
         self._api_key = api_key
         headers = dict(extra_headers or {})
         if api_key:
             headers["Authorization"] = f"Bearer {api_key}"
-        self._headers = headers
         self._idle = idle_timeout
-        self._connect_timeout = connect_timeout
-        self._warm_spare = warm_spare
         self._policy = retry_policy or RetryPolicy(max_attempts=max_retries + 1, max_wait=max_wait)
-        self._link: _Link | None = None
-        self._spare: asyncio.Task[_Link] | None = None
-        self._lost: str | None = None
+        self._links = Links(
+            url, headers, api_key, connect_timeout=connect_timeout, warm_spare=warm_spare
+        )
         self._running: _Running | None = None
         self._stop = asyncio.Event()
-        self._closers: set[asyncio.Task[None]] = set()
-        self.handshakes = 0
+
+    @property
+    def handshakes(self) -> int:
         """Connections opened so far (spares included)."""
+        return self._links.handshakes
 
     @property
     def capabilities(self) -> Capabilities:
-        link = self._link
+        link = self._links.current
         cancel = link is not None and CANCEL_EXTENSION in link.extensions
         return Capabilities(steer=True, cancel=cancel, persistent=True)
 
@@ -136,20 +110,17 @@ class ResponsesWebSocketChannel:
         ``generate: false``: the next turn whose messages extend these sends only
         what is new. Raises :class:`ChannelError` when the server refuses.
         """
-        link = self._link if self._link is not None and self._link.open else None
-        if link is None:
-            link = await self._link_for_turn()
+        link = await self._links.get()
         if request is None:
             return
-        if self._lost is not None:
-            self._lost = None  # nothing to replay yet: the warm-up sends the context
+        self._links.lost = None  # nothing to replay: the warm-up sends the whole context
         await link.ws.send(self._payload(request, link, generate=False))
         run = _Running(link, ResponsesFold(self._api_key), None)
         async for _ in self._read(run, request):
             pass
         finished = run.fold.finished
         if finished is not None and finished.status == "completed" and run.fold.response_id:
-            link.chain = _Chain(run.fold.response_id, request.messages)
+            link.chain = Chain(run.fold.response_id, request.messages)
 
     async def stream(self, request: TurnRequest) -> AsyncIterator[ChannelEvent]:
         self._stop = asyncio.Event()
@@ -199,7 +170,7 @@ class ResponsesWebSocketChannel:
             payload = json.dumps({"type": CANCEL_EXTENSION, "response_id": response_id})
             with contextlib.suppress(ConnectionClosed):
                 await link.ws.send(payload)
-                run.grace = asyncio.ensure_future(self._close_if_still_running(run))
+                run.grace = self._links.spawn(self._close_if_still_running(run))
                 return
         self._drop(link, "stopped")
 
@@ -207,33 +178,22 @@ class ResponsesWebSocketChannel:
         run = self._running
         if run is not None and run.grace is not None:
             run.grace.cancel()
-        spare, self._spare = self._spare, None
-        if spare is not None:
-            spare.cancel()
-            with contextlib.suppress(BaseException):
-                link = await spare
-                await link.ws.close()
-        link, self._link = self._link, None
-        if link is not None:
-            await link.ws.close()
-        for task in list(self._closers):
-            with contextlib.suppress(BaseException):
-                await task
+        await self._links.aclose()
 
     # ---- one attempt ----
 
     async def _attempt(self, request: TurnRequest, turn: object) -> AsyncIterator[ChannelEvent]:
-        link = await self._link_for_turn()
+        link = await self._links.get()
         busy = link.busy
         if busy is not None and not (busy.fold.finished or busy.ended):
             # an earlier turn was walked away from mid-stream: its frames would leak into this one
             self._drop(link, "the previous turn was abandoned")
-            link = await self._link_for_turn()
+            link = await self._links.get()
         replayed = False
         while True:
-            if self._lost is not None:
-                yield Reconnected(self._lost)
-                self._lost = None
+            if self._links.lost is not None:
+                yield Reconnected(self._links.lost)
+                self._links.lost = None
             if self._stop.is_set():
                 yield TurnFinished("cancelled", "stopped before the request was sent")
                 return
@@ -260,8 +220,8 @@ class ResponsesWebSocketChannel:
                 link.chain = None
                 if error.code == "websocket_connection_limit_reached":
                     self._drop(link, error.code)
-                    link = await self._link_for_turn()
-                self._lost = error.code
+                    link = await self._links.get()
+                self._links.lost = error.code
                 continue
             return
 
@@ -327,60 +287,7 @@ class ResponsesWebSocketChannel:
         finally:
             watch.close()
 
-    # ---- connections ----
-
-    async def _link_for_turn(self) -> _Link:
-        link = self._link
-        if link is not None and link.open:
-            return link
-        if link is not None:
-            self._lost = self._lost or "connection closed"
-            self._link = None
-        link = None
-        spare, self._spare = self._spare, None
-        if spare is not None:
-            try:
-                link = await spare
-            except (ChannelError, OSError):
-                link = None
-            if link is not None and not link.open:
-                link = None
-        if link is None:
-            link = await self._connect()
-        self._link = link
-        if self._warm_spare:
-            self._spare = asyncio.create_task(self._connect())
-        return link
-
-    async def _connect(self) -> _Link:
-        try:
-            ws = await connect(
-                self._url,
-                additional_headers=self._headers,
-                compression=None,
-                proxy=None,
-                max_size=MAX_FRAME,
-                open_timeout=self._connect_timeout,
-                close_timeout=CANCEL_GRACE,
-                user_agent_header="spark",
-            )
-        except InvalidStatus as exc:
-            response = exc.response
-            raise error_from_body(
-                response.status_code,
-                response.body or b"",
-                headers=dict(response.headers.raw_items()),
-                api_key=self._api_key,
-            ) from None
-        except (OSError, TimeoutError, InvalidHandshake, InvalidURI) as exc:
-            detail = redact(str(exc) or type(exc).__name__, self._api_key)
-            raise ChannelError(
-                "connection", f"cannot connect to {self._url}: {detail}", retryable=True
-            ) from None
-        self.handshakes += 1
-        header = ws.response.headers.get(EXTENSIONS_HEADER, "") if ws.response else ""
-        extensions = frozenset(part.strip() for part in header.split(",") if part.strip())
-        return _Link(ws, self.handshakes, extensions)
+    # ---- helpers ----
 
     def _timeout(self, fold: ResponsesFold) -> ChannelError:
         return ChannelError(
@@ -390,19 +297,8 @@ class ResponsesWebSocketChannel:
             retryable=fold.deltas == 0 and fold.response_id is None,
         )
 
-    def _drop(self, link: _Link, reason: str) -> None:
-        """Forget ``link`` (its server state is lost) and close it in the background."""
-        if self._link is link:
-            self._link = None
-            self._lost = reason
-        link.chain = None
-        if link.ws.state is not State.CLOSED:
-            self._spawn(link.ws.close())
-
-    def _spawn(self, coro: object) -> None:
-        task = asyncio.ensure_future(coro)  # type: ignore[arg-type]
-        self._closers.add(task)
-        task.add_done_callback(self._closers.discard)
+    def _drop(self, link: Link, reason: str) -> None:
+        self._links.drop(link, reason)
 
     async def _close_if_still_running(self, run: _Running) -> None:
         await asyncio.sleep(CANCEL_GRACE)
@@ -411,7 +307,7 @@ class ResponsesWebSocketChannel:
 
     # ---- chaining ----
 
-    def _payload(self, request: TurnRequest, link: _Link, *, generate: bool = True) -> str:
+    def _payload(self, request: TurnRequest, link: Link, *, generate: bool = True) -> str:
         messages = request.messages
         body: dict[str, object] = {"type": "response.create", "model": request.model}
         chain = link.chain
@@ -447,7 +343,7 @@ class ResponsesWebSocketChannel:
             covered.append(Message("assistant", earlier))
             covered.append(Message("user", steer))
         covered.append(Message("assistant", fold.text))
-        link.chain = _Chain(fold.response_id, tuple(covered))
+        link.chain = Chain(fold.response_id, tuple(covered))
 
 
 def _item(message: Message) -> dict[str, str]:

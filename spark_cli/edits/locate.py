@@ -35,24 +35,21 @@ range, else at the end of the file (``append``).
 
 from __future__ import annotations
 
-import difflib
 import operator
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from spark_cli.edits.anchors import find_anchor_ranges
+from spark_cli.edits.misses import LocateFailed, ambiguous, missing
 from spark_cli.edits.normalize import fold, indent_offset, relative_reindent, split_indent
 
 if TYPE_CHECKING:
     from spark_cli.edits.anchors import Range
 
 _IDENT = re.compile(r"[A-Za-z_$][\w$]*")
-_ELISION = re.compile(
-    r"^\s*(?:(?:#|//|--|/\*|<!--|;)\s*)?(?:\.\.\.|…)(?:\s*\S.*)?$|"
-    r"^\s*(?:#|//|/\*|<!--)\s*(?:\.\.\.\s*)?(?:rest|existing|unchanged|same)\b.*$", re.I)
 _STEPS = ("exact", "trailing_ws", "indent", "trimmed", "unicode", "fragment")
 
 
@@ -72,19 +69,6 @@ class Located:
     replacement: str
     step: str
     line: int
-
-
-class LocateFailed(Exception):
-    """The hunk could not be placed; ``message`` says why and what to send instead."""
-
-    def __init__(self, message: str, reason: Literal["missing", "ambiguous"],
-                 candidates: tuple[int, ...] = (),
-                 nearest: tuple[tuple[int, str], ...] = ()) -> None:
-        super().__init__(message)
-        self.message = message
-        self.reason = reason
-        self.candidates = candidates
-        self.nearest = nearest
 
 
 class _Index:
@@ -208,7 +192,8 @@ def locate(text: str, hunk: HunkLike, *, language: str | None = None,
                 chosen, by_anchor = context.choose(matches)
                 return _located(index, chosen, ("anchor:" if by_anchor else "") + step,
                                 not r_lines)
-    raise _missing(index, trimmed[0], anchors, context.ranges)
+    raise missing(index.lines, index.real, index.stripped(), trimmed[0], trimmed[1], anchors,
+                  context.ranges)
 
 
 def _located(index: _Index, match: _Match, step: str, deletion: bool) -> Located:
@@ -296,19 +281,8 @@ class _Context:
             later = [m for m in pool if m.start >= self.search_from]
             if later:
                 return later[0], by_anchor
-        raise _ambiguous(pool, self.anchors, bool(self.anchors and self.ranges))
-
-
-def _ambiguous(pool: list[_Match], anchors: Sequence[str], anchored: bool) -> LocateFailed:
-    lines = tuple(m.first + 1 for m in pool)
-    shown = ", ".join(str(n) for n in lines[:10]) + (", …" if len(lines) > 10 else "")
-    hint = ("add more unchanged lines before or after the change so it is unique"
-            if anchors else
-            "add more unchanged lines before or after the change so it is unique, or name "
-            "the enclosing definition (an `@@ def name` / `@@ class Name` line)")
-    where = f" inside {' / '.join(anchors)!r}" if anchored else ""
-    return LocateFailed(f"the search text matches {len(lines)} places{where} "
-                        f"(lines {shown}); {hint}", "ambiguous", lines)
+        raise ambiguous(tuple(m.first + 1 for m in pool), self.anchors,
+                        bool(self.anchors and self.ranges))
 
 
 # --- finders: each returns every match of one step, in file order -----------------------
@@ -426,63 +400,3 @@ _FINDERS: dict[str, Callable[[_Index, list[str], list[str]], list[_Match]]] = {
     "exact": _exact, "trailing_ws": _trailing_ws, "indent": _indent,
     "trimmed": _trimmed, "unicode": _unicode, "fragment": _fragment,
 }
-
-
-# --- the "missing" report ----------------------------------------------------------------
-
-def _missing(index: _Index, search: list[str], anchors: Sequence[str],
-             ranges: list[Range]) -> LocateFailed:
-    note = ""
-    elided = next((line.strip() for line in search if _ELISION.match(line)), None)
-    if elided is not None:
-        note += (f" The search contains {elided!r}, which looks like an elision: SEARCH must "
-                 "repeat the file's lines verbatim, without '...' placeholders.")
-    if anchors and not ranges:
-        note = f" The anchor {' / '.join(anchors)!r} matched no definition or line either."
-    partial = _longest_prefix(index, search)
-    if partial is not None:
-        first, matched = partial
-        want = search[matched].strip()
-        have = index.lines[first + matched].strip() if first + matched < index.real else "<EOF>"
-        nearest = ((first + matched + 1, index.lines[first + matched]),) \
-            if first + matched < index.real else ()
-        message = (f"the search text was not found: its first {matched} line(s) match at line "
-                   f"{first + 1}, but search line {matched + 1} {want!r} differs from file line "
-                   f"{first + matched + 1} {have!r}. Copy the lines exactly as they are in the "
-                   f"file.{note}")
-        return LocateFailed(message, "missing", (), nearest)
-    nearest = _nearest(index, search)
-    if nearest:
-        shown = "; ".join(f"line {n}: {t.strip()!r}" for n, t in nearest)
-        message = (f"the search text was not found (exact, whitespace-, indentation- and "
-                   f"Unicode-insensitive matching all failed). Did you mean {shown}? Re-read "
-                   f"the file and copy the lines exactly.{note}")
-    else:
-        message = ("the search text was not found and no line of the file resembles it; "
-                   f"re-read the file before editing it.{note}")
-    return LocateFailed(message, "missing", (), nearest)
-
-
-def _longest_prefix(index: _Index, search: list[str]) -> tuple[int, int] | None:
-    """(first line, lines matched) of the run that agrees (trimmed) longest, if ≥ 1 line."""
-    keys = [line.strip() for line in search]
-    best: tuple[int, int] | None = None
-    for first in _candidates(index.stripped(), str.strip, index, search[:1] or [""])[:200] \
-            if keys and keys[0] else []:
-        k = 0
-        while k < len(keys) and first + k < index.real and \
-                index.lines[first + k].strip() == keys[k]:
-            k += 1
-        if k < len(keys) and (best is None or k > best[1]):
-            best = (first, k)
-    return best
-
-
-def _nearest(index: _Index, search: list[str], limit: int = 3) -> tuple[tuple[int, str], ...]:
-    probe = max((line.strip() for line in search), key=len, default="")
-    if not probe:
-        return ()
-    table = index.stripped()
-    close = difflib.get_close_matches(probe, [k for k in table if k], n=limit, cutoff=0.6)
-    found = sorted((table[k][0] + 1, index.lines[table[k][0]]) for k in close)
-    return tuple(found[:limit])

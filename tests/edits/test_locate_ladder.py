@@ -218,7 +218,7 @@ def test_missing_reports_where_a_partial_match_diverges() -> None:
         locate(SRC, Hunk("    if x:\n        return 5\n", "x\n"))
     failure = err.value
     assert failure.reason == "missing"
-    assert "first 1 line(s) match at line 2" in failure.message
+    assert "1 of its 2 non-blank lines match at line 2" in failure.message
     assert "'return 5' differs from file line 3 'return 1'" in failure.message
     assert failure.nearest == ((3, "        return 1  "),)
 
@@ -287,3 +287,20 @@ def test_many_fragment_repeats_report_line_numbers_in_order() -> None:
         locate(text, Hunk("q + q", "r"))
     assert err.value.candidates[:3] == (1, 2, 3) and len(err.value.candidates) == 300
     assert "(lines 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, …)" in err.value.message
+
+
+def test_missing_finds_the_differing_line_even_when_it_is_the_first() -> None:
+    text = "def f(a):\n    x = a\n    y = x * 2\n    return y\n"
+    with pytest.raises(LocateFailed) as err:
+        locate(text, Hunk("def f(a, b):\n    x = a\n    y = x * 2\n    return y\n", "z\n"))
+    assert "3 of its 4 non-blank lines match at line 1" in err.value.message
+    assert "search line 1 'def f(a, b):' differs from file line 1 'def f(a):'" in err.value.message
+    assert err.value.nearest == ((1, "def f(a):"),)
+
+
+def test_missing_says_when_the_edit_is_already_applied() -> None:
+    text = "def f(a):\n    return a + 1\n"
+    hunk = Hunk("def f(a):\n    return a\n", "def f(a):\n    return a + 1\n")
+    with pytest.raises(LocateFailed) as err:
+        locate(text, hunk)
+    assert "already in the file at line 1" in err.value.message

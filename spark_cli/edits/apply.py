@@ -18,7 +18,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from spark_cli.edits.atomic import remove_file, write_atomic
 from spark_cli.edits.conflicts import Region, changed_regions, line_span
 from spark_cli.edits.diffs import unified_diff
 from spark_cli.edits.grammars import language_for_path
@@ -34,6 +33,7 @@ from spark_cli.edits.textfile import (
     decode,
     new_text_file,
 )
+from spark_cli.edits.worktree import WorkTree, Write
 
 if TYPE_CHECKING:
     from spark_cli.edits.blocks import FileEdit, Hunk
@@ -43,20 +43,20 @@ _NEWLINES = re.compile(r"\r\n|\r")
 
 
 @dataclass(slots=True)
-class _Write:
-    target: RepoPath
-    before: bytes | None
-    before_mode: int | None
-    after: bytes | None
-    after_mode: int | None
-
-
-@dataclass(slots=True)
 class _Plan:
     outcome: EditApplied
-    writes: list[_Write] = field(default_factory=list)
+    writes: list[Write] = field(default_factory=list)
     new_text: str | None = None
     conflicted: bool = False  # the file on disk differed from what the model saw
+
+
+@dataclass(frozen=True, slots=True)
+class _Span:
+    index: int  # 1-based hunk index
+    start: int
+    end: int
+    replacement: str
+    step: str
 
 
 class _Refusal(Exception):
@@ -68,20 +68,28 @@ class _Refusal(Exception):
         self.refused, self.syntax = refused, syntax
 
 
-def _read(target: RepoPath, name: str, size_limit: int) -> tuple[bytes, TextFile]:
-    path = target.path
-    if not path.exists():
+@dataclass(slots=True)
+class _Context:
+    root: Path
+    tree: WorkTree
+    seen: Mapping[str, str] | None
+    allow_syntax_errors: bool
+    size_limit: int
+
+
+def _read(ctx: _Context, target: RepoPath, name: str) -> tuple[bytes, TextFile]:
+    if not ctx.tree.exists(target.path):
         raise _Refusal("file_missing", f"{name}: file not found")
-    if path.is_dir():
+    if ctx.tree.is_dir(target.path):
         raise _Refusal("is_directory", f"{name} is a directory, not a file")
     try:
-        st = path.stat()
-        if st.st_size > size_limit:
-            raise TextFileError(
-                f"{name} is too large to edit ({st.st_size:,} bytes; the limit is "
-                f"{size_limit:,})", "too_large")
-        data = path.read_bytes()
-        return data, decode(data, mode=st.st_mode & 0o7777, name=name, size_limit=size_limit)
+        size = ctx.tree.size(target.path)
+        if size > ctx.size_limit:
+            raise TextFileError(f"{name} is too large to edit ({size:,} bytes; the limit is "
+                                f"{ctx.size_limit:,})", "too_large")
+        state = ctx.tree.read(target.path)
+        tf = decode(state.data, mode=state.mode, name=name, size_limit=ctx.size_limit)
+        return state.data, tf
     except TextFileError as exc:
         raise _Refusal(exc.reason, exc.message) from None
 
@@ -90,37 +98,35 @@ def _is_append(hunk: Hunk) -> bool:
     return not hunk.search and not hunk.anchors
 
 
+def _find(work: str, hunk: Hunk, language: str | None, position: int) -> tuple[int, int, str, str]:
+    if _is_append(hunk):
+        return len(work), len(work), hunk.replace, "append"
+    try:
+        found = locate(work, hunk, language=language, search_from=position)
+    except LocateFailed:
+        if not position:
+            raise
+        found = locate(work, hunk, language=language, search_from=0)  # hunks out of order
+    return found.start, found.end, found.replacement, found.step
+
+
 def _locate_all(work: str, edit: FileEdit, regions: list[Region] | None,
-                language: str | None) -> tuple[list[tuple[int, int, str, str]], list[HunkRefused]]:
-    """Locate each hunk in order; returns (splices with their step, refused hunks)."""
-    spans: list[tuple[int, int, str, str]] = []
+                language: str | None) -> tuple[list[_Span], list[HunkRefused]]:
+    """Locate each hunk in order, each after the previous one; (spans, refused hunks)."""
+    spans: list[_Span] = []
     refused: list[HunkRefused] = []
     position = 0
     for index, hunk in enumerate(edit.hunks, 1):
         line = hunk.line or edit.line
-        if _is_append(hunk):
-            start = end = len(work)
-            replacement, step = hunk.replace, "append"
-        else:
-            try:
-                found = locate(work, hunk, language=language, search_from=position)
-            except LocateFailed as first:
-                found = None
-                if position:  # hunks given out of order: try the whole file
-                    try:
-                        found = locate(work, hunk, language=language, search_from=0)
-                    except LocateFailed:
-                        found = None
-                if found is None:
-                    refused.append(HunkRefused(index, line, first.reason,
-                                               f"hunk {index} (edit line {line}): {first.message}"))
-                    continue
-            start, end, replacement, step = found.start, found.end, found.replacement, found.step
-        clash = next((s for s in spans if start < s[1] and s[0] < end), None)
-        if clash is not None:
-            refused.append(HunkRefused(index, line, "overlap",
-                                       f"hunk {index} (edit line {line}) overlaps an earlier hunk "
-                                       "of the same file; merge them into one hunk"))
+        where = f"hunk {index} (edit line {line})"
+        try:
+            start, end, replacement, step = _find(work, hunk, language, position)
+        except LocateFailed as exc:
+            refused.append(HunkRefused(index, line, exc.reason, f"{where}: {exc.message}"))
+            continue
+        if any(start < s.end and s.start < end for s in spans):
+            refused.append(HunkRefused(index, line, "overlap", f"{where} overlaps an earlier "
+                                       "hunk of the same file; merge them into one hunk"))
             continue
         if regions:
             first_line, last_line = line_span(work, start, end)
@@ -132,159 +138,147 @@ def _locate_all(work: str, edit: FileEdit, regions: list[Region] | None,
                     f"{touched.describe()}, which the user edited: re-read the file and redo "
                     "this hunk"))
                 continue
-        spans.append((start, end, replacement, step))
+        spans.append(_Span(index, start, end, replacement, step))
         position = end
     return spans, refused
 
 
-def _refusal_message(path: str, refused: list[HunkRefused], total: int) -> str:
-    head = "; ".join(h.message for h in refused)
-    return (f"{path}: {len(refused)} of {total} hunk(s) failed, so nothing in this file was "
-            f"changed: {head}")
+def _hunk_at_line(work: str, spans: list[_Span], line: int | None) -> _Span | None:
+    """The hunk whose replacement covers 1-based ``line`` of the new text, if any."""
+    if line is None:
+        return None
+    shift = 0
+    for span in sorted(spans, key=lambda s: s.start):
+        first = work.count("\n", 0, span.start) + shift
+        count = span.replacement.count("\n")
+        if first + 1 <= line <= first + max(count, 1) + 1:
+            return span
+        shift += count - work.count("\n", span.start, span.end)
+    return None
 
 
-def _check_syntax(name: str, old: str, new: str, allow: bool) -> SyntaxVerdict | None:
+def _check_syntax(ctx: _Context, name: str, old: str, new: str,
+                  blame: tuple[str, list[_Span], FileEdit] | None = None) -> SyntaxVerdict:
     verdict, _tree = check_edit(name, old, new)
-    if verdict.checked and not verdict.ok and not allow:
-        raise _Refusal(
-            "syntax",
-            f"{verdict.message}; the file was left untouched. Send a corrected block.",
-            syntax=verdict)
+    if verdict.checked and not verdict.ok and not ctx.allow_syntax_errors:
+        culprit = _hunk_at_line(blame[0], blame[1], verdict.error_line) if blame else None
+        index = culprit.index if culprit else None
+        line = 0
+        prefix = ""
+        if culprit is not None and blame is not None:
+            line = blame[2].hunks[culprit.index - 1].line or blame[2].line
+            prefix = f"hunk {culprit.index} (edit line {line}): "
+        raise _Refusal("syntax", f"{prefix}{verdict.message}; the file was left untouched. "
+                       "Send a corrected block.", index, line, syntax=verdict)
     return verdict
 
 
-def _plan_create(edit: FileEdit, target: RepoPath, allow: bool, mode: int | None = None) -> _Plan:
+def _plan_create(ctx: _Context, edit: FileEdit, target: RepoPath) -> _Plan:
     text = "".join(h.replace for h in edit.hunks)
-    verdict = _check_syntax(edit.path, "", text, allow)
+    verdict = _check_syntax(ctx, edit.path, "", text)
     after = new_text_file(text).encode()
     outcome = EditApplied(target.rel, len(edit.hunks), unified_diff(target.rel, None, text),
                           ("create",) * len(edit.hunks), verdict, created=True, line=edit.line)
-    return _Plan(outcome, [_Write(target, None, None, after, mode)], text)
+    return _Plan(outcome, [Write(target, None, None, after, None)], text)
 
 
-def _plan_update(edit: FileEdit, target: RepoPath, seen: str | None, allow: bool,
-                 size_limit: int) -> _Plan:
-    before, tf = _read(target, edit.path, size_limit)
+def _plan_update(ctx: _Context, edit: FileEdit, target: RepoPath, seen: str | None) -> _Plan:
+    before, tf = _read(ctx, target, edit.path)
     text = tf.text
-    pad = bool(text) and not text.endswith("\n")
+    pad = bool(text) and not text.endswith("\n")  # locate in "\n"-terminated text
     work = tf.replaced(text + "\n", (*tf.endings, tf.dominant)) if pad else tf
     regions = changed_regions(seen, text) if seen is not None and seen != text else None
     spans, refused = _locate_all(work.text, edit, regions, language_for_path(edit.path))
     if refused and (not regions or not spans):
         first = refused[0]
-        reason = "conflict" if regions and first.reason != "conflict" else first.reason
-        message = _refusal_message(target.rel, refused, len(edit.hunks))
+        head = "; ".join(h.message for h in refused)
+        message = (f"{target.rel}: {len(refused)} of {len(edit.hunks)} hunk(s) failed, so "
+                   f"nothing in this file was changed: {head}")
+        reason = first.reason
         if regions and first.reason != "conflict":
+            reason = "conflict"
             message += " (note: the file changed on disk since the model read it)"
         raise _Refusal(reason, message, first.hunk_index, first.line, tuple(refused))
-    result = work.spliced(sorted((s, e, r) for s, e, r, _ in spans))
+    result = work.spliced(sorted((s.start, s.end, s.replacement) for s in spans))
     if pad and result.text.endswith("\n"):
         result = result.replaced(result.text[:-1], result.endings[:-1])
-    verdict = _check_syntax(edit.path, text, result.text, allow)
-    diff = unified_diff(target.rel, text, result.text)
-    outcome = EditApplied(target.rel, len(spans), diff, tuple(s[3] for s in spans), verdict,
-                          refused=tuple(refused), line=edit.line)
+    verdict = _check_syntax(ctx, edit.path, text, result.text, (work.text, spans, edit))
+    outcome = EditApplied(target.rel, len(spans), unified_diff(target.rel, text, result.text),
+                          tuple(s.step for s in spans), verdict, refused=tuple(refused),
+                          line=edit.line)
     writes = [] if result.text == text else [
-        _Write(target, before, tf.mode, result.encode(), tf.mode)]
+        Write(target, before, tf.mode, result.encode(), tf.mode)]
     return _Plan(outcome, writes, result.text, conflicted=regions is not None)
 
 
-def _plan(edit: FileEdit, root: Path, seen: Mapping[str, str] | None, allow: bool,
-          size_limit: int) -> _Plan:
-    target = confine(root, edit.path)
+def _plan_delete(ctx: _Context, edit: FileEdit, target: RepoPath) -> _Plan:
+    if not ctx.tree.exists(target.path):
+        raise _Refusal("file_missing", f"{edit.path}: cannot delete, the file does not exist")
+    if ctx.tree.is_dir(target.path):
+        raise _Refusal("is_directory", f"{edit.path} is a directory; only files are deleted")
+    state = ctx.tree.read(target.path)
+    try:
+        old_text = decode(state.data, size_limit=max(ctx.size_limit, len(state.data))).text
+        diff = unified_diff(target.rel, old_text, None)
+    except TextFileError:
+        diff = f"--- a/{target.rel}\n+++ /dev/null\nBinary file deleted\n"
+    outcome = EditApplied(target.rel, 0, diff, (), None, deleted=True, line=edit.line)
+    return _Plan(outcome, [Write(target, state.data, state.mode, None, None)])
+
+
+def _plan_move(ctx: _Context, edit: FileEdit, source: RepoPath, plan: _Plan) -> _Plan:
+    assert edit.move_to is not None
+    dest = confine(ctx.root, edit.move_to)
+    if dest.rel == source.rel:
+        return plan
+    if ctx.tree.exists(dest.path):
+        raise _Refusal("exists", f"cannot move {edit.path} to {edit.move_to}: the target "
+                       "already exists")
+    state = ctx.tree.read(source.path)
+    after = plan.writes[0].after if plan.writes else state.data
+    old, text = plan.outcome, plan.new_text or ""
+    diff = unified_diff(dest.rel, decode(state.data).text, text, old_path=source.rel)
+    outcome = EditApplied(dest.rel, old.hunks, diff, old.step_per_hunk, old.syntax,
+                          moved_from=source.rel, refused=old.refused, line=edit.line)
+    writes = [Write(dest, None, None, after, state.mode),
+              Write(source, state.data, state.mode, None, None)]
+    return _Plan(outcome, writes, text, plan.conflicted)
+
+
+def _plan(ctx: _Context, edit: FileEdit) -> _Plan:
+    target = confine(ctx.root, edit.path)
     seen_text = None
-    if seen is not None:
-        raw = seen.get(target.rel, seen.get(edit.path))
+    if ctx.seen is not None:
+        raw = ctx.seen.get(target.rel, ctx.seen.get(edit.path))
         seen_text = None if raw is None else _NEWLINES.sub("\n", raw)
-    exists = target.path.exists() or target.path.is_symlink()
-    if edit.kind == "add" or (edit.kind == "update" and not exists
-                              and edit.hunks and all(_is_append(h) for h in edit.hunks)):
-        if exists and edit.fmt == "search_replace" and not target.path.is_dir():
-            return _plan_update(edit, target, seen_text, allow, size_limit)  # empty SEARCH appends
+    exists = ctx.tree.exists(target.path)
+    creating = edit.kind == "update" and not exists and bool(edit.hunks) and all(
+        _is_append(h) for h in edit.hunks)
+    if edit.kind == "add" or creating:
+        if exists and edit.fmt == "search_replace" and not ctx.tree.is_dir(target.path):
+            return _plan_update(ctx, edit, target, seen_text)  # empty SEARCH appends
         if exists:
             raise _Refusal("exists", f"{edit.path} already exists; to change it, use an update "
                            "with the lines to replace instead of adding the file")
-        return _plan_create(edit, target, allow)
+        return _plan_create(ctx, edit, target)
     if edit.kind == "delete":
-        if not exists:
-            raise _Refusal("file_missing", f"{edit.path}: cannot delete, the file does not exist")
-        if target.path.is_dir():
-            raise _Refusal("is_directory", f"{edit.path} is a directory; only files are deleted")
-        data = target.path.read_bytes()
-        try:
-            old_text: str | None = decode(data, size_limit=max(size_limit, len(data))).text
-        except TextFileError:
-            old_text = None
-        diff = unified_diff(target.rel, old_text, None) if old_text is not None else (
-            f"--- a/{target.rel}\n+++ /dev/null\nBinary file deleted\n")
-        mode = target.path.stat().st_mode & 0o7777
-        outcome = EditApplied(target.rel, 0, diff, (), None, deleted=True, line=edit.line)
-        return _Plan(outcome, [_Write(target, data, mode, None, None)])
+        return _plan_delete(ctx, edit, target)
     if not exists:
         hint = ("use an empty SEARCH section to create it" if edit.fmt == "search_replace"
                 else "use '*** Add File:' to create it")
         raise _Refusal("file_missing", f"{edit.path}: file not found; {hint}")
-    plan = _plan_update(edit, target, seen_text, allow, size_limit)
-    if edit.move_to:
-        return _plan_move(edit, root, target, plan)
-    return plan
+    plan = _plan_update(ctx, edit, target, seen_text)
+    return _plan_move(ctx, edit, target, plan) if edit.move_to else plan
 
 
-def _plan_move(edit: FileEdit, root: Path, source: RepoPath, plan: _Plan) -> _Plan:
-    assert edit.move_to is not None
-    dest = confine(root, edit.move_to)
-    if dest.rel == source.rel:
-        return plan
-    if dest.path.exists() or dest.path.is_symlink():
-        raise _Refusal("exists", f"cannot move {edit.path} to {edit.move_to}: the target "
-                       "already exists")
-    data = source.path.read_bytes()
-    mode = source.path.stat().st_mode & 0o7777
-    after = plan.writes[0].after if plan.writes else data
-    old = plan.outcome
-    text = plan.new_text or ""
-    diff = unified_diff(dest.rel, decode(data).text, text, old_path=source.rel)
-    outcome = EditApplied(dest.rel, old.hunks, diff, old.step_per_hunk, old.syntax,
-                          moved_from=source.rel, refused=old.refused, line=edit.line)
-    writes = [_Write(dest, None, None, after, mode), _Write(source, data, mode, None, None)]
-    return _Plan(outcome, writes, text, plan.conflicted)
-
-
-def _commit(writes: list[_Write], journal: Journal | None) -> None:
-    for write in writes:
-        if journal is not None:
-            journal.record(write.target.rel, write.before, write.before_mode, write.after,
-                           write.after_mode)
-        try:
-            if write.after is None:
-                remove_file(write.target.path)
-            else:
-                write_atomic(write.target.path, write.after, write.after_mode)
-        except OSError:
-            if journal is not None:
-                journal.forget(write.target.rel, write.before, write.before_mode)
-            raise
-
-
-def apply_edit(edit: FileEdit, root: Path, *, seen: Mapping[str, str] | None = None,
-               allow_syntax_errors: bool = False, dry_run: bool = False,
-               journal: Journal | None = None,
-               size_limit: int = DEFAULT_SIZE_LIMIT) -> EditOutcome:
-    """Apply one file section whole (or, under a conflict, the hunks that are safe)."""
-    outcome, _text, _conflicted = _apply(edit, Path(root), seen, allow_syntax_errors, dry_run,
-                                         journal, size_limit)
-    return outcome
-
-
-def _apply(edit: FileEdit, root: Path, seen: Mapping[str, str] | None, allow: bool,
-           dry_run: bool, journal: Journal | None,
-           size_limit: int) -> tuple[EditOutcome, str | None, bool]:
+def _apply(ctx: _Context, edit: FileEdit,
+           journal: Journal | None) -> tuple[EditOutcome, str | None, bool]:
+    """(outcome, the file's new "\\n" text or None, whether the user had changed the file)."""
     try:
-        plan = _plan(edit, root, seen, allow, size_limit)
-        if dry_run:
-            return replace(plan.outcome, dry_run=True), plan.new_text, plan.conflicted
-        _commit(plan.writes, journal)
-        return plan.outcome, plan.new_text, plan.conflicted
+        plan = _plan(ctx, edit)
+        ctx.tree.commit(plan.writes, journal)
+        outcome = replace(plan.outcome, dry_run=True) if ctx.tree.dry_run else plan.outcome
+        return outcome, plan.new_text, plan.conflicted
     except PathRefused as exc:
         return EditRefused(edit.path, exc.reason, None, exc.message, edit.line), None, False
     except _Refusal as exc:
@@ -296,8 +290,21 @@ def _apply(edit: FileEdit, root: Path, seen: Mapping[str, str] | None, allow: bo
                            "nothing was changed", edit.line), None, False
 
 
+def apply_edit(edit: FileEdit, root: Path, *, seen: Mapping[str, str] | None = None,
+               allow_syntax_errors: bool = False, dry_run: bool = False,
+               journal: Journal | None = None,
+               size_limit: int = DEFAULT_SIZE_LIMIT) -> EditOutcome:
+    """Apply one file section whole (or, under a conflict, the hunks that are safe)."""
+    ctx = _Context(Path(root), WorkTree(dry_run=dry_run), seen, allow_syntax_errors, size_limit)
+    return _apply(ctx, edit, journal)[0]
+
+
 class Applier:
-    """Applies the blocks of one answer as they arrive, as one undo batch."""
+    """Applies the blocks of one answer as they arrive, as one undo batch.
+
+    Under ``dry_run`` nothing touches the disk, but later blocks still see what the
+    earlier ones would have written.
+    """
 
     def __init__(self, root: Path, *, seen: Mapping[str, str] | None = None,
                  allow_syntax_errors: bool = False, dry_run: bool = False,
@@ -309,6 +316,7 @@ class Applier:
         self.size_limit = size_limit
         self.journal = Journal(self.root) if record_undo and not dry_run else None
         self.outcomes: list[EditOutcome] = []
+        self._tree = WorkTree(dry_run=dry_run)
 
     def begin_batch(self, label: str = "") -> None:
         self.outcomes = []
@@ -316,9 +324,9 @@ class Applier:
             self.journal.begin(label)
 
     def apply(self, edit: FileEdit) -> EditOutcome:
-        outcome, text, conflicted = _apply(edit, self.root, self.seen,
-                                           self.allow_syntax_errors, self.dry_run, self.journal,
-                                           self.size_limit)
+        ctx = _Context(self.root, self._tree, self.seen, self.allow_syntax_errors,
+                       self.size_limit)
+        outcome, text, conflicted = _apply(ctx, edit, self.journal)
         self.outcomes.append(outcome)
         if isinstance(outcome, EditApplied) and self.seen is not None and not conflicted:
             # our own write is not a user change: later blocks of this answer see it

@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from spark_cli.edits import apply as apply_module
+from spark_cli.edits import worktree
 from spark_cli.edits.apply import Applier, apply_edit
 from spark_cli.edits.blocks import FileEdit, Hunk
 from spark_cli.edits.journal import history, undo
@@ -107,7 +107,7 @@ def test_failed_write_is_refused_and_journal_forgets(repo, monkeypatch) -> None:
     def boom(*_args, **_kwargs) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(apply_module, "write_atomic", boom)
+    monkeypatch.setattr(worktree, "write_atomic", boom)
     applier = Applier(repo)
     applier.begin_batch()
     out = applier.apply(sr("app.py", "    return 0\n", "    return 1\n"))
@@ -179,3 +179,25 @@ def test_mode_kept_on_update_and_move(repo) -> None:
     assert script.stat().st_mode & 0o777 == 0o750
     assert apply_edit(patch("run.sh", move_to="bin/run.sh"), repo).ok
     assert (repo / "bin/run.sh").stat().st_mode & 0o777 == 0o750
+
+
+def test_syntax_refusal_names_the_hunk(repo) -> None:
+    edit = patch("app.py", ("import os\n", "import sys\n"), ("    return 0\n", "    return (0\n"))
+    out = apply_edit(edit, repo)
+    assert isinstance(out, EditRefused) and out.reason == "syntax"
+    assert out.hunk_index == 2 and out.line == 11
+    assert out.message.startswith("hunk 2 (edit line 11): ")
+
+
+def test_dry_run_batch_sees_earlier_blocks(repo) -> None:
+    applier = Applier(repo, dry_run=True)
+    applier.begin_batch()
+    assert applier.apply(sr("app.py", "    return 0\n", "    return 1\n")).ok
+    assert applier.apply(sr("app.py", "    return 1\n", "    return 2\n")).ok
+    assert applier.apply(sr("made.py", "", "A = 1\n")).ok
+    assert applier.apply(sr("made.py", "A = 1\n", "A = 2\n")).ok
+    assert applier.apply(patch("app.py", kind="delete")).ok
+    assert not applier.apply(sr("app.py", "x", "y")).ok  # deleted in this dry run
+    assert applier.end_batch() is None
+    assert (repo / "app.py").read_text() == PY and not (repo / "made.py").exists()
+    assert not (repo / ".spark").exists()

@@ -98,9 +98,16 @@ def _is_append(hunk: Hunk) -> bool:
     return not hunk.search and not hunk.anchors
 
 
+def _lf(text: str) -> str:
+    """Edit text that came with CRLF: the file's own endings are restored on encode."""
+    return _NEWLINES.sub("\n", text) if "\r" in text else text
+
+
 def _find(work: str, hunk: Hunk, language: str | None, position: int) -> tuple[int, int, str, str]:
     if _is_append(hunk):
-        return len(work), len(work), hunk.replace, "append"
+        return len(work), len(work), _lf(hunk.replace), "append"
+    if "\r" in hunk.search or "\r" in hunk.replace:
+        hunk = replace(hunk, search=_lf(hunk.search), replace=_lf(hunk.replace))
     try:
         found = locate(work, hunk, language=language, search_from=position)
     except LocateFailed:
@@ -174,7 +181,7 @@ def _check_syntax(ctx: _Context, name: str, old: str, new: str,
 
 
 def _plan_create(ctx: _Context, edit: FileEdit, target: RepoPath) -> _Plan:
-    text = "".join(h.replace for h in edit.hunks)
+    text = _lf("".join(h.replace for h in edit.hunks))
     verdict = _check_syntax(ctx, edit.path, "", text)
     after = new_text_file(text).encode()
     outcome = EditApplied(target.rel, len(edit.hunks), unified_diff(target.rel, None, text),

@@ -201,3 +201,11 @@ def test_dry_run_batch_sees_earlier_blocks(repo) -> None:
     assert applier.end_batch() is None
     assert (repo / "app.py").read_text() == PY and not (repo / "made.py").exists()
     assert not (repo / ".spark").exists()
+
+
+def test_crlf_in_the_edit_text_does_not_double_endings(repo) -> None:
+    (repo / "w.txt").write_bytes(b"one\r\ntwo\r\n")
+    assert apply_edit(sr("w.txt", "two\r\n", "2\r\nthree\r\n"), repo).ok
+    assert (repo / "w.txt").read_bytes() == b"one\r\n2\r\nthree\r\n"
+    assert apply_edit(sr("n.txt", "", "a\r\nb\r\n"), repo).ok
+    assert (repo / "n.txt").read_bytes() == b"a\nb\n"

@@ -14,7 +14,10 @@ Steps, in order; the first step with any match decides:
 4. ``trimmed``: equal after stripping each line; the replacement is
    re-indented relative to the first matched line;
 5. ``unicode``: equal after `normalize.fold` (NFKC, curly quotes, dashes, NBSP…);
-6. ``fragment``: a one-line search that is not a whole line but occurs exactly
+6. ``blank_lines``: the non-blank lines equal (trimmed) the file's non-blank
+   lines of a region, blank lines ignored on both sides (models drop or add
+   them); the region runs from the first to the last matched line;
+7. ``fragment``: a one-line search that is not a whole line but occurs exactly
    once, verbatim (stripped), inside a line: only that substring is replaced.
 Each step is tried with the search as given and then without its leading and
 trailing blank lines (models add them). A lone trailing newline in SEARCH or
@@ -50,7 +53,7 @@ if TYPE_CHECKING:
     from spark_cli.edits.anchors import Range
 
 _IDENT = re.compile(r"[A-Za-z_$][\w$]*")
-_STEPS = ("exact", "trailing_ws", "indent", "trimmed", "unicode", "fragment")
+_STEPS = ("exact", "trailing_ws", "indent", "trimmed", "unicode", "blank_lines", "fragment")
 
 
 class HunkLike(Protocol):
@@ -379,6 +382,26 @@ def _unicode(index: _Index, search: list[str], replace: list[str]) -> list[_Matc
     return _equal_runs(index, search, replace, index.folded(), fold)
 
 
+def _blank_lines(index: _Index, search: list[str], replace: list[str]) -> list[_Match]:
+    keys = [line.strip() for line in search if line.strip()]
+    lines, real = index.lines, index.real
+    s_indent = split_indent(next(line for line in search if line.strip()))[0]
+    out = []
+    for first in index.stripped().get(keys[0], []):
+        row = first
+        for key in keys[1:]:
+            row += 1
+            while row < real and not lines[row].strip():
+                row += 1
+            if row >= real or lines[row].strip() != key:
+                break
+        else:
+            reindent = relative_reindent(s_indent, split_indent(lines[first])[0])
+            start, end = index.span(first, row - first + 1)
+            out.append(_Match(start, end, first, row, "\n".join(reindent(r) for r in replace)))
+    return out
+
+
 def _fragment(index: _Index, search: list[str], replace: list[str]) -> list[_Match]:
     if len(search) != 1 or len(replace) > 1:
         return []
@@ -398,5 +421,6 @@ def _fragment(index: _Index, search: list[str], replace: list[str]) -> list[_Mat
 
 _FINDERS: dict[str, Callable[[_Index, list[str], list[str]], list[_Match]]] = {
     "exact": _exact, "trailing_ws": _trailing_ws, "indent": _indent,
-    "trimmed": _trimmed, "unicode": _unicode, "fragment": _fragment,
+    "trimmed": _trimmed, "unicode": _unicode, "blank_lines": _blank_lines,
+    "fragment": _fragment,
 }

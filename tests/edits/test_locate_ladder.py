@@ -304,3 +304,13 @@ def test_missing_says_when_the_edit_is_already_applied() -> None:
     with pytest.raises(LocateFailed) as err:
         locate(text, hunk)
     assert "already in the file at line 1" in err.value.message
+
+
+def test_blank_lines_inside_the_search_may_differ() -> None:
+    text = "def a():\n    x = 1\n\n    y = 2\n    return x + y\n"
+    found = locate(text, Hunk("    x = 1\n    y = 2\n", "    x = 1\n    y = 3\n"))
+    assert (found.step, found.line) == ("blank_lines", 2)
+    assert apply(text, found) == "def a():\n    x = 1\n    y = 3\n    return x + y\n"
+    found = locate(text, Hunk("    y = 2\n\n    return x + y\n", "    return 0\n"))
+    assert found.step == "blank_lines"
+    assert apply(text, found) == "def a():\n    x = 1\n\n    return 0\n"

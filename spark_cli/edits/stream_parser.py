@@ -29,9 +29,10 @@ _HEAD = 256  # how much of a partial line the release test looks at
 _HEREDOC_WORDS = r"(?:apply_patch|applypatch|cat|bash|sh|zsh|python3?|git)"
 _TWO_TOKENS = re.compile(r"\S\s+\S")
 # Starts that may still grow into a special line even with several words.
+_FILE_LABEL = r"(?:(?i:file(?:name)?|path)[ \t]*:(?:\*\*)?[ \t]*)"  # "File: " before a path
 _HOLD_START = re.compile(
     r"[ \t]*(?:<{1,4}$|<{5}|>{1,4}$|>{5}|`{1,2}$|`{3}|~{1,2}$|~{3}|\*\*|\$[ \t]"
-    r"|#{1,6}[ \t]+\S*[ \t]*$|" + _HEREDOC_WORDS + r"[ \t])"
+    r"|(?:#{1,6}[ \t]+)?(?:\*\*)?" + _FILE_LABEL + r"?\S*[ \t]*$|" + _HEREDOC_WORDS + r"[ \t])"
 )
 _FENCE = re.compile(r"[ \t]*(`{3,}|~{3,})[ \t]*(.*?)[ \t]*$")
 _FENCE_CLOSE = re.compile(r"[ \t]*(`{3,}|~{3,})[ \t]*$")
@@ -39,7 +40,8 @@ _HEREDOC = re.compile(
     r"[ \t]*(?:\$[ \t]*)?" + _HEREDOC_WORDS + r"\b.*?<<-?[ \t]*(['\"]?)(\w+)\1"
 )
 _PATH_LINE = re.compile(
-    r"[ \t]*(?:#{1,6}[ \t]+)?(?:\*\*)?`?(?P<path>[^\s`*]+?)`?(?:\*\*)?:?[ \t]*$"
+    r"[ \t]*(?:#{1,6}[ \t]+)?(?:\*\*)?" + _FILE_LABEL
+    + r"?`?(?P<path>[^\s`*]+?)`?(?:\*\*)?:?[ \t]*$"
 )
 
 # Inside a broken block only a line that clearly names a file counts as a path line.

@@ -178,3 +178,22 @@ def test_truncated_stream_never_yields_the_cut_block(answer: Answer, cut: int,
 def test_arbitrary_text_never_crashes_and_is_split_independent(text: str,
                                                                cuts: list[int]) -> None:
     assert run(split(text, cuts)) == run([text])
+
+
+soup_tokens = st.sampled_from([
+    "\n", "\n", "\n", " ", " ", "\t", "\r\n", "x", "words here", "src/a.py", "`", "```", "````",
+    "python", "~~~", "#", "## ", "**", "File:", "Path: ", "<<<<<<<", "<<<<<<< SEARCH", "=======",
+    ">>>>>>>", ">>>>>>> REPLACE", "SEARCH", "REPLACE", "***", "*** Begin Patch",
+    "*** End Patch", "*** Update File: ", "*** Add File: ", "*** Delete File: ", "*** Move to: ",
+    "*** End of File", "@@", "@@ def f():", "-", "+", "apply_patch", "<<'EOF'", "EOF", "cat ",
+    "| apply_patch", "$ ", "<", ">", "*",
+])
+
+
+@SETTINGS
+@given(st.lists(soup_tokens, max_size=60).map("".join), st.lists(st.integers(0, 10**6),
+                                                                max_size=30))
+def test_marker_soup_is_split_independent(text: str, cuts: list[int]) -> None:
+    whole = run([text])
+    assert run(split(text, cuts)) == whole
+    assert run(list(text)) == whole

@@ -1,0 +1,3 @@
+def f(:
+    pass
+Y = 1

@@ -121,14 +121,14 @@ class EditStreamParser:
                 self._prose.append(rest)
             else:
                 self._parts.append(rest)
-                if len(self._head) < _HEAD:
+                if len(self._head) < _HEAD:  # once full, the verdict below cannot change
                     self._head = (self._head + rest)[:_HEAD]
-                if self._block is None and not may_be_special(self._head):
-                    self._plain_started()
-                    self._prose.extend(self._parts)
-                    self._parts.clear()
-                    self._head = ""
-                    self._released = True
+                    if self._block is None and not may_be_special(self._head):
+                        self._plain_started()
+                        self._prose.extend(self._parts)
+                        self._parts.clear()
+                        self._head = ""
+                        self._released = True
         return self._drain()
 
     def close(self) -> list[ParsedItem]:

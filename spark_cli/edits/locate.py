@@ -32,28 +32,30 @@ at or after that offset, so repeated snippets resolve in hunk order). Still
 several → refused as ambiguous. The step name is prefixed ``anchor:`` when the
 anchor made the choice.
 
+When nothing matches and SEARCH and REPLACE carry the same placeholder lines
+(``# ...``), each piece between them is located in order and the file text the
+placeholders stand for is kept (``elision``; see `elision`).
+
 An empty SEARCH inserts: after the anchored line when anchors resolve to one
 range, else at the end of the file (``append``).
 """
 
 from __future__ import annotations
 
-import operator
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import accumulate
 from typing import TYPE_CHECKING, Protocol
 
 from spark_cli.edits.anchors import find_anchor_ranges
+from spark_cli.edits.elision import join_pieces, split_elided
+from spark_cli.edits.matching import FINDERS, STEPS, LineIndex, Match, line_index
 from spark_cli.edits.misses import LocateFailed, ambiguous, missing
-from spark_cli.edits.normalize import fold, indent_offset, relative_reindent, split_indent
 
 if TYPE_CHECKING:
     from spark_cli.edits.anchors import Range
 
 _IDENT = re.compile(r"[A-Za-z_$][\w$]*")
-_STEPS = ("exact", "trailing_ws", "indent", "trimmed", "unicode", "blank_lines", "fragment")
 
 
 class HunkLike(Protocol):
@@ -72,79 +74,6 @@ class Located:
     replacement: str
     step: str
     line: int
-
-
-class _Index:
-    """Per-text line tables, each built on first use (the exact step needs none)."""
-
-    __slots__ = ("_folded", "_lines", "_rstripped", "_starts", "_stripped", "real", "text")
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.real = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
-        self._lines: list[str] | None = None
-        self._starts: list[int] | None = None
-        self._rstripped: str | None = None
-        self._stripped: dict[str, list[int]] | None = None
-        self._folded: dict[str, list[int]] | None = None
-
-    @property
-    def lines(self) -> list[str]:
-        if self._lines is None:
-            self._lines = self.text.split("\n")
-        return self._lines
-
-    @property
-    def starts(self) -> list[int]:
-        if self._starts is None:
-            lines = self.lines
-            self._starts = list(map(operator.add, accumulate(map(len, lines), initial=0),
-                                    range(len(lines) + 1)))
-        return self._starts
-
-    def rstripped(self) -> str:
-        if self._rstripped is None:
-            self._rstripped = "\n".join([line.rstrip() for line in self.lines])
-        return self._rstripped
-
-    def stripped(self) -> dict[str, list[int]]:
-        if self._stripped is None:
-            table: dict[str, list[int]] = {}
-            for i, line in enumerate(self.lines[:self.real]):
-                table.setdefault(line.strip(), []).append(i)
-            self._stripped = table
-        return self._stripped
-
-    def folded(self) -> dict[str, list[int]]:
-        if self._folded is None:
-            table: dict[str, list[int]] = {}
-            for i, line in enumerate(self.lines[:self.real]):
-                table.setdefault(fold(line), []).append(i)
-            self._folded = table
-        return self._folded
-
-    def span(self, first: int, count: int) -> tuple[int, int]:
-        last = first + count - 1
-        return self.starts[first], self.starts[last] + len(self.lines[last])
-
-
-_last: _Index | None = None
-
-
-def _index(text: str) -> _Index:
-    global _last
-    if _last is None or (_last.text is not text and _last.text != text):
-        _last = _Index(text)
-    return _last
-
-
-@dataclass(frozen=True, slots=True)
-class _Match:
-    start: int  # character offsets
-    end: int
-    first: int  # 0-based first and last line
-    last: int
-    replacement: str
 
 
 def _lines(text: str) -> list[str]:
@@ -177,7 +106,7 @@ def _trim_blank_edges(search: list[str], replace: list[str]) -> tuple[list[str],
 def locate(text: str, hunk: HunkLike, *, language: str | None = None,
            search_from: int = 0) -> Located:
     """Find where ``hunk.search`` is in ``text`` (see the module docstring for the rules)."""
-    index = _index(text)
+    index = line_index(text)
     anchors = tuple(getattr(hunk, "anchors", ()) or ())
     at_eof = bool(getattr(hunk, "at_eof", False))
     search, replace = _lines(hunk.search), _lines(hunk.replace)
@@ -188,18 +117,50 @@ def locate(text: str, hunk: HunkLike, *, language: str | None = None,
     trimmed = _trim_blank_edges(search, replace)
     if trimmed[0] != search:
         variants.append(trimmed)
-    for step in _STEPS:
+    for step in STEPS:
         for s_lines, r_lines in variants:
-            matches = _FINDERS[step](index, s_lines, r_lines)
+            matches = FINDERS[step](index, s_lines, r_lines)
             if matches:
                 chosen, by_anchor = context.choose(matches)
                 return _located(index, chosen, ("anchor:" if by_anchor else "") + step,
                                 not r_lines)
+    pieces = split_elided(*trimmed)
+    if pieces is not None:
+        try:
+            return _locate_elided(text, pieces, anchors, at_eof, language, search_from)
+        except LocateFailed:
+            pass
     raise missing(index.lines, index.real, index.stripped(), trimmed[0], trimmed[1], anchors,
                   context.ranges)
 
 
-def _located(index: _Index, match: _Match, step: str, deletion: bool) -> Located:
+@dataclass(frozen=True, slots=True)
+class _Piece:
+    search: str
+    replace: str
+    anchors: tuple[str, ...] = ()
+    at_eof: bool = False
+
+
+def _locate_elided(text: str, pieces: list[tuple[list[str], list[str]]],
+                   anchors: tuple[str, ...], at_eof: bool, language: str | None,
+                   search_from: int) -> Located:
+    """Each piece in order: the first as the whole hunk would be, the rest after it."""
+    found: list[Located] = []
+    for n, (s_piece, r_piece) in enumerate(pieces):
+        piece = _Piece("\n".join(s_piece) + "\n", "\n".join(r_piece) + "\n" if r_piece else "",
+                       anchors if n == 0 else (), at_eof and n == len(pieces) - 1)
+        after = found[-1].end if found else search_from
+        spot = locate(text, piece, language=language, search_from=after)
+        if found and spot.start < after:
+            raise LocateFailed("an elided piece is out of order", "missing")
+        found.append(spot)
+    spans = [(f.start, f.end, f.replacement) for f in found]
+    return Located(found[0].start, found[-1].end, join_pieces(text, spans), "elision",
+                   found[0].line)
+
+
+def _located(index: LineIndex, match: Match, step: str, deletion: bool) -> Located:
     start, end = match.start, match.end
     if deletion and step != "fragment":  # drop the lines' newline too
         if end < len(index.text):
@@ -209,7 +170,7 @@ def _located(index: _Index, match: _Match, step: str, deletion: bool) -> Located
     return Located(start, end, match.replacement, step, match.first + 1)
 
 
-def _insert(index: _Index, replace: list[str], ranges: list[Range],
+def _insert(index: LineIndex, replace: list[str], ranges: list[Range],
             anchors: Sequence[str]) -> Located:
     body = "\n".join(replace)
     if len(ranges) > 1:
@@ -233,7 +194,7 @@ def _insert(index: _Index, replace: list[str], ranges: list[Range],
     return Located(len(text), len(text), body, "append", index.real + 1)
 
 
-def _header_row(index: _Index, span: Range, anchor: str) -> int:
+def _header_row(index: LineIndex, span: Range, anchor: str) -> int:
     words = [w for w in _IDENT.findall(anchor) if len(w) > 1]
     name = words[-1] if words else ""
     if "(" in anchor:
@@ -249,7 +210,7 @@ def _header_row(index: _Index, span: Range, anchor: str) -> int:
 class _Context:
     """What narrows several matches; anchor ranges are resolved only when needed."""
 
-    def __init__(self, index: _Index, language: str | None, anchors: tuple[str, ...],
+    def __init__(self, index: LineIndex, language: str | None, anchors: tuple[str, ...],
                  at_eof: bool, search_from: int) -> None:
         self.index, self.language, self.anchors = index, language, anchors
         self.at_eof, self.search_from = at_eof, search_from
@@ -262,7 +223,7 @@ class _Context:
                             if self.anchors else [])
         return self._ranges
 
-    def choose(self, matches: list[_Match]) -> tuple[_Match, bool]:
+    def choose(self, matches: list[Match]) -> tuple[Match, bool]:
         pool = matches
         if self.at_eof and len(pool) > 1:
             last = self.index.real - 1
@@ -286,141 +247,3 @@ class _Context:
                 return later[0], by_anchor
         raise ambiguous(tuple(m.first + 1 for m in pool), self.anchors,
                         bool(self.anchors and self.ranges))
-
-
-# --- finders: each returns every match of one step, in file order -----------------------
-
-def _whole_line_hits(haystack: str, needle: str) -> list[tuple[int, int]]:
-    """(offset, 0-based line) of each place ``needle`` covers whole lines of ``haystack``."""
-    hits: list[tuple[int, int]] = []
-    size, total = len(needle), len(haystack)
-    line = last = 0
-    pos = haystack.find(needle)
-    while pos >= 0:
-        end = pos + size
-        if (pos == 0 or haystack[pos - 1] == "\n") and (end == total or haystack[end] == "\n"):
-            line += haystack.count("\n", last, pos)  # counted once over the text in total
-            last = pos
-            hits.append((pos, line))
-        pos = haystack.find(needle, pos + 1)
-    return hits
-
-
-def _match(index: _Index, first: int, count: int, replacement: list[str]) -> _Match:
-    start, end = index.span(first, count)
-    return _Match(start, end, first, first + count - 1, "\n".join(replacement))
-
-
-def _exact(index: _Index, search: list[str], replace: list[str]) -> list[_Match]:
-    text = index.text
-    out = []
-    needle = "\n".join(search)
-    body = "\n".join(replace)
-    for pos, first in _whole_line_hits(text, needle):
-        if first + len(search) <= index.real:
-            out.append(_Match(pos, pos + len(needle), first, first + len(search) - 1, body))
-    return out
-
-
-def _trailing_ws(index: _Index, search: list[str], replace: list[str]) -> list[_Match]:
-    haystack = index.rstripped()
-    needle = "\n".join([line.rstrip() for line in search])
-    out = []
-    for _pos, first in _whole_line_hits(haystack, needle):
-        if first + len(search) <= index.real:
-            out.append(_match(index, first, len(search), replace))
-    return out
-
-
-def _candidates(table: dict[str, list[int]], key_of: Callable[[str], str], index: _Index,
-                search: list[str]) -> list[int]:
-    """First lines of runs whose first non-blank line has the same key."""
-    offset = next(k for k, line in enumerate(search) if line.strip())
-    starts = table.get(key_of(search[offset]), [])
-    limit = index.real - len(search)
-    return [c - offset for c in starts if 0 <= c - offset <= limit]
-
-
-def _indent(index: _Index, search: list[str], replace: list[str]) -> list[_Match]:
-    out = []
-    parts = [split_indent(line) for line in search]
-    for first in _candidates(index.stripped(), str.strip, index, search):
-        pairs = []
-        for k, (s_indent, s_body) in enumerate(parts):
-            f_indent, f_body = split_indent(index.lines[first + k])
-            if s_body != f_body:
-                break
-            if s_body:
-                pairs.append((s_indent, f_indent))
-        else:
-            reindent = indent_offset(pairs)
-            if reindent is not None:
-                out.append(_match(index, first, len(search), [reindent(r) for r in replace]))
-    return out
-
-
-def _equal_runs(index: _Index, search: list[str], replace: list[str],
-                table: dict[str, list[int]], key_of: Callable[[str], str]) -> list[_Match]:
-    out = []
-    keys = [key_of(line) for line in search]
-    lines = index.lines
-    offset = next(k for k, line in enumerate(search) if line.strip())
-    s_indent = split_indent(search[offset])[0]
-    for first in _candidates(table, key_of, index, search):
-        if all(key_of(lines[first + k]) == key for k, key in enumerate(keys)):
-            f_indent = split_indent(lines[first + offset])[0]
-            reindent = relative_reindent(s_indent, f_indent)
-            out.append(_match(index, first, len(search), [reindent(r) for r in replace]))
-    return out
-
-
-def _trimmed(index: _Index, search: list[str], replace: list[str]) -> list[_Match]:
-    return _equal_runs(index, search, replace, index.stripped(), str.strip)
-
-
-def _unicode(index: _Index, search: list[str], replace: list[str]) -> list[_Match]:
-    return _equal_runs(index, search, replace, index.folded(), fold)
-
-
-def _blank_lines(index: _Index, search: list[str], replace: list[str]) -> list[_Match]:
-    keys = [line.strip() for line in search if line.strip()]
-    lines, real = index.lines, index.real
-    s_indent = split_indent(next(line for line in search if line.strip()))[0]
-    out = []
-    for first in index.stripped().get(keys[0], []):
-        row = first
-        for key in keys[1:]:
-            row += 1
-            while row < real and not lines[row].strip():
-                row += 1
-            if row >= real or lines[row].strip() != key:
-                break
-        else:
-            reindent = relative_reindent(s_indent, split_indent(lines[first])[0])
-            start, end = index.span(first, row - first + 1)
-            out.append(_Match(start, end, first, row, "\n".join(reindent(r) for r in replace)))
-    return out
-
-
-def _fragment(index: _Index, search: list[str], replace: list[str]) -> list[_Match]:
-    if len(search) != 1 or len(replace) > 1:
-        return []
-    needle = search[0].strip()
-    text = index.text
-    out = []
-    first = last = 0
-    pos = text.find(needle)
-    while pos >= 0:
-        first += text.count("\n", last, pos)
-        last = pos
-        out.append(_Match(pos, pos + len(needle), first, first,
-                          replace[0].strip() if replace else ""))
-        pos = text.find(needle, pos + len(needle))
-    return out
-
-
-_FINDERS: dict[str, Callable[[_Index, list[str], list[str]], list[_Match]]] = {
-    "exact": _exact, "trailing_ws": _trailing_ws, "indent": _indent,
-    "trimmed": _trimmed, "unicode": _unicode, "blank_lines": _blank_lines,
-    "fragment": _fragment,
-}

@@ -14,13 +14,11 @@ for an anchor that matched nothing.
 from __future__ import annotations
 
 import difflib
-import re
 from collections.abc import Sequence
 from typing import Literal
 
-_ELISION = re.compile(
-    r"^\s*(?:(?:#|//|--|/\*|<!--|;)\s*)?(?:\.\.\.|…)(?:\s*\S.*)?$|"
-    r"^\s*(?:#|//|/\*|<!--)\s*(?:\.\.\.\s*)?(?:rest|existing|unchanged|same)\b.*$", re.I)
+from spark_cli.edits.elision import is_elision
+
 _ALIGN_PROBES = 20  # search lines used to find the best alignment
 _ALIGN_SPOTS = 50  # file places tried per probe line
 
@@ -89,10 +87,11 @@ def missing(lines: list[str], real: int, table: dict[str, list[int]], search: li
 
 def _notes(search: list[str], anchors: Sequence[str], ranges: Sequence[tuple[int, int]]) -> str:
     note = ""
-    elided = next((line.strip() for line in search if _ELISION.match(line)), None)
+    elided = next((line.strip() for line in search if is_elision(line)), None)
     if elided is not None:
         note += (f" The search contains {elided!r}, which looks like an elision: SEARCH must "
-                 "repeat the file's lines verbatim, without '...' placeholders.")
+                 "repeat the file's lines verbatim (a placeholder is only accepted when "
+                 "REPLACE has the same placeholder lines).")
     if anchors and not ranges:
         note += f" The anchor {' / '.join(anchors)!r} matched no definition or line either."
     return note

@@ -314,3 +314,35 @@ def test_blank_lines_inside_the_search_may_differ() -> None:
     found = locate(text, Hunk("    y = 2\n\n    return x + y\n", "    return 0\n"))
     assert found.step == "blank_lines"
     assert apply(text, found) == "def a():\n    x = 1\n\n    return 0\n"
+
+
+ELIDED_FILE = ("def f(a):\n    x = a + 1\n    y = x * 2\n    z = y - 3\n    return z\n\n"
+               "def g():\n    return 0\n")
+
+
+def test_matching_elisions_keep_the_elided_lines() -> None:
+    hunk = Hunk("def f(a):\n    # ...\n    return z\n",
+                "def f(a, b=0):\n    # ...\n    return z + b\n")
+    found = locate(ELIDED_FILE, hunk)
+    assert (found.step, found.line) == ("elision", 1)
+    assert apply(ELIDED_FILE, found) == ELIDED_FILE.replace("def f(a):", "def f(a, b=0):") \
+        .replace("    return z\n", "    return z + b\n")
+
+
+def test_elision_only_in_search_is_refused_with_a_note() -> None:
+    hunk = Hunk("def f(a):\n    ...\n    return z\n", "def f(a):\n    return 0\n")
+    with pytest.raises(LocateFailed) as err:
+        locate(ELIDED_FILE, hunk)
+    assert err.value.reason == "missing" and "looks like an elision" in err.value.message
+
+
+def test_elided_pieces_must_be_in_order() -> None:
+    hunk = Hunk("    return z\n    # ...\ndef f(a):\n", "    return 1\n    # ...\ndef f(a):\n")
+    with pytest.raises(LocateFailed):
+        locate(ELIDED_FILE, hunk)
+
+
+def test_a_real_ellipsis_line_is_matched_as_text_first() -> None:
+    text = "class P:\n    ...\n"
+    found = locate(text, Hunk("class P:\n    ...\n", "class P:\n    x = 1\n"))
+    assert found.step == "exact" and apply(text, found) == "class P:\n    x = 1\n"

@@ -1,0 +1,229 @@
+"""Line tables and the per-step matchers of the locate ladder (see `locate`).
+
+`line_index(text)` is the one cached `LineIndex` of the last text seen (E3
+locates every hunk of a file in the same text): the exact step needs only
+``str.find``; the line list, offsets, stripped and folded line tables are built
+on first use. Each finder in `FINDERS` returns every `Match` of its step in
+file order; candidates come from a dict lookup of the first non-blank search
+line, never from a scan of every line per step.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable
+from dataclasses import dataclass
+from itertools import accumulate
+
+from spark_cli.edits.normalize import fold, indent_offset, relative_reindent, split_indent
+
+STEPS = ("exact", "trailing_ws", "indent", "trimmed", "unicode", "blank_lines", "fragment")
+
+
+class LineIndex:
+    """Per-text line tables, each built on first use (the exact step needs none)."""
+
+    __slots__ = ("_folded", "_lines", "_rstripped", "_starts", "_stripped", "real", "text")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.real = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
+        self._lines: list[str] | None = None
+        self._starts: list[int] | None = None
+        self._rstripped: str | None = None
+        self._stripped: dict[str, list[int]] | None = None
+        self._folded: dict[str, list[int]] | None = None
+
+    @property
+    def lines(self) -> list[str]:
+        if self._lines is None:
+            self._lines = self.text.split("\n")
+        return self._lines
+
+    @property
+    def starts(self) -> list[int]:
+        if self._starts is None:
+            lines = self.lines
+            self._starts = list(map(operator.add, accumulate(map(len, lines), initial=0),
+                                    range(len(lines) + 1)))
+        return self._starts
+
+    def rstripped(self) -> str:
+        if self._rstripped is None:
+            self._rstripped = "\n".join([line.rstrip() for line in self.lines])
+        return self._rstripped
+
+    def stripped(self) -> dict[str, list[int]]:
+        if self._stripped is None:
+            table: dict[str, list[int]] = {}
+            for i, line in enumerate(self.lines[:self.real]):
+                table.setdefault(line.strip(), []).append(i)
+            self._stripped = table
+        return self._stripped
+
+    def folded(self) -> dict[str, list[int]]:
+        if self._folded is None:
+            table: dict[str, list[int]] = {}
+            for i, line in enumerate(self.lines[:self.real]):
+                table.setdefault(fold(line), []).append(i)
+            self._folded = table
+        return self._folded
+
+    def span(self, first: int, count: int) -> tuple[int, int]:
+        last = first + count - 1
+        return self.starts[first], self.starts[last] + len(self.lines[last])
+
+
+_last: LineIndex | None = None
+
+
+def line_index(text: str) -> LineIndex:
+    global _last
+    if _last is None or (_last.text is not text and _last.text != text):
+        _last = LineIndex(text)
+    return _last
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    start: int  # character offsets
+    end: int
+    first: int  # 0-based first and last line
+    last: int
+    replacement: str
+
+
+def _whole_line_hits(haystack: str, needle: str) -> list[tuple[int, int]]:
+    """(offset, 0-based line) of each place ``needle`` covers whole lines of ``haystack``."""
+    hits: list[tuple[int, int]] = []
+    size, total = len(needle), len(haystack)
+    line = last = 0
+    pos = haystack.find(needle)
+    while pos >= 0:
+        end = pos + size
+        if (pos == 0 or haystack[pos - 1] == "\n") and (end == total or haystack[end] == "\n"):
+            line += haystack.count("\n", last, pos)  # counted once over the text in total
+            last = pos
+            hits.append((pos, line))
+        pos = haystack.find(needle, pos + 1)
+    return hits
+
+
+def _match(index: LineIndex, first: int, count: int, replacement: list[str]) -> Match:
+    start, end = index.span(first, count)
+    return Match(start, end, first, first + count - 1, "\n".join(replacement))
+
+
+def _exact(index: LineIndex, search: list[str], replace: list[str]) -> list[Match]:
+    text = index.text
+    out = []
+    needle = "\n".join(search)
+    body = "\n".join(replace)
+    for pos, first in _whole_line_hits(text, needle):
+        if first + len(search) <= index.real:
+            out.append(Match(pos, pos + len(needle), first, first + len(search) - 1, body))
+    return out
+
+
+def _trailing_ws(index: LineIndex, search: list[str], replace: list[str]) -> list[Match]:
+    haystack = index.rstripped()
+    needle = "\n".join([line.rstrip() for line in search])
+    out = []
+    for _pos, first in _whole_line_hits(haystack, needle):
+        if first + len(search) <= index.real:
+            out.append(_match(index, first, len(search), replace))
+    return out
+
+
+def _candidates(table: dict[str, list[int]], key_of: Callable[[str], str], index: LineIndex,
+                search: list[str]) -> list[int]:
+    """First lines of runs whose first non-blank line has the same key."""
+    offset = next(k for k, line in enumerate(search) if line.strip())
+    starts = table.get(key_of(search[offset]), [])
+    limit = index.real - len(search)
+    return [c - offset for c in starts if 0 <= c - offset <= limit]
+
+
+def _indent(index: LineIndex, search: list[str], replace: list[str]) -> list[Match]:
+    out = []
+    parts = [split_indent(line) for line in search]
+    for first in _candidates(index.stripped(), str.strip, index, search):
+        pairs = []
+        for k, (s_indent, s_body) in enumerate(parts):
+            f_indent, f_body = split_indent(index.lines[first + k])
+            if s_body != f_body:
+                break
+            if s_body:
+                pairs.append((s_indent, f_indent))
+        else:
+            reindent = indent_offset(pairs)
+            if reindent is not None:
+                out.append(_match(index, first, len(search), [reindent(r) for r in replace]))
+    return out
+
+
+def _equal_runs(index: LineIndex, search: list[str], replace: list[str],
+                table: dict[str, list[int]], key_of: Callable[[str], str]) -> list[Match]:
+    out = []
+    keys = [key_of(line) for line in search]
+    lines = index.lines
+    offset = next(k for k, line in enumerate(search) if line.strip())
+    s_indent = split_indent(search[offset])[0]
+    for first in _candidates(table, key_of, index, search):
+        if all(key_of(lines[first + k]) == key for k, key in enumerate(keys)):
+            f_indent = split_indent(lines[first + offset])[0]
+            reindent = relative_reindent(s_indent, f_indent)
+            out.append(_match(index, first, len(search), [reindent(r) for r in replace]))
+    return out
+
+
+def _trimmed(index: LineIndex, search: list[str], replace: list[str]) -> list[Match]:
+    return _equal_runs(index, search, replace, index.stripped(), str.strip)
+
+
+def _unicode(index: LineIndex, search: list[str], replace: list[str]) -> list[Match]:
+    return _equal_runs(index, search, replace, index.folded(), fold)
+
+
+def _blank_lines(index: LineIndex, search: list[str], replace: list[str]) -> list[Match]:
+    keys = [line.strip() for line in search if line.strip()]
+    lines, real = index.lines, index.real
+    s_indent = split_indent(next(line for line in search if line.strip()))[0]
+    out = []
+    for first in index.stripped().get(keys[0], []):
+        row = first
+        for key in keys[1:]:
+            row += 1
+            while row < real and not lines[row].strip():
+                row += 1
+            if row >= real or lines[row].strip() != key:
+                break
+        else:
+            reindent = relative_reindent(s_indent, split_indent(lines[first])[0])
+            start, end = index.span(first, row - first + 1)
+            out.append(Match(start, end, first, row, "\n".join(reindent(r) for r in replace)))
+    return out
+
+
+def _fragment(index: LineIndex, search: list[str], replace: list[str]) -> list[Match]:
+    if len(search) != 1 or len(replace) > 1:
+        return []
+    needle = search[0].strip()
+    text = index.text
+    out = []
+    first = last = 0
+    pos = text.find(needle)
+    while pos >= 0:
+        first += text.count("\n", last, pos)
+        last = pos
+        out.append(Match(pos, pos + len(needle), first, first,
+                          replace[0].strip() if replace else ""))
+        pos = text.find(needle, pos + len(needle))
+    return out
+
+
+FINDERS: dict[str, Callable[[LineIndex, list[str], list[str]], list[Match]]] = {
+    "exact": _exact, "trailing_ws": _trailing_ws, "indent": _indent,
+    "trimmed": _trimmed, "unicode": _unicode, "blank_lines": _blank_lines,
+    "fragment": _fragment,
+}

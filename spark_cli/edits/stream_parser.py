@@ -9,69 +9,19 @@ Both formats (SEARCH/REPLACE blocks and the apply_patch envelope, see
 How it stays cheap on the hot path: it keeps the current partial line as a list
 of pieces and only looks at complete lines (each once). A partial prose line is
 released as soon as its first 256 characters prove it cannot become a marker, a
-fence, a heredoc opener or a path line (`may_be_special`); the full-line reading
-uses the same test, so the result never depends on where the chunks split.
+fence, a heredoc opener or a path line (`prose_lines.may_be_special`); the
+full-line reading uses the same test, so the result never depends on where the
+chunks split.
 Lines that may introduce a block (a path line, an opening fence, a heredoc
 opener) are held back until the line after them shows what they were.
 """
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
-
 from spark_cli.edits.apply_patch import BEGIN_PATCH, END_PATCH, FILE_HEADER, PatchEnvelope
 from spark_cli.edits.blocks import BlockRejected, ParsedItem, ProseDelta
+from spark_cli.edits.prose_lines import HEAD, Fence, classify, likely_path, may_be_special
 from spark_cli.edits.search_replace import REPLACE_MARK, SEARCH_MARK, SearchReplaceBlock
-
-_HEAD = 256  # how much of a partial line the release test looks at
-
-_HEREDOC_WORDS = r"(?:apply_patch|applypatch|cat|bash|sh|zsh|python3?|git)"
-_TWO_TOKENS = re.compile(r"\S\s+\S")
-# Starts that may still grow into a special line even with several words.
-_FILE_LABEL = r"(?:(?i:file(?:name)?|path)[ \t]*:(?:\*\*)?[ \t]*)"  # "File: " before a path
-_HOLD_START = re.compile(
-    r"[ \t]*(?:<{1,4}$|<{5}|>{1,4}$|>{5}|`{1,2}$|`{3}|~{1,2}$|~{3}|\*\*|\$[ \t]"
-    r"|(?:#{1,6}[ \t]+)?(?:\*\*)?" + _FILE_LABEL + r"?\S*[ \t]*$|" + _HEREDOC_WORDS + r"[ \t])"
-)
-_FENCE = re.compile(r"[ \t]*(`{3,}|~{3,})[ \t]*(.*?)[ \t]*$")
-_FENCE_CLOSE = re.compile(r"[ \t]*(`{3,}|~{3,})[ \t]*$")
-_HEREDOC = re.compile(
-    r"[ \t]*(?:\$[ \t]*)?" + _HEREDOC_WORDS + r"\b.*?<<-?[ \t]*(['\"]?)(\w+)\1"
-)
-_PATH_LINE = re.compile(
-    r"[ \t]*(?:#{1,6}[ \t]+)?(?:\*\*)?" + _FILE_LABEL
-    + r"?`?(?P<path>[^\s`*]+?)`?(?:\*\*)?:?[ \t]*$"
-)
-
-# Inside a broken block only a line that clearly names a file counts as a path line.
-_LIKELY_PATH = re.compile(r"`?[\w.\-]*[\w\-]+[./][\w./\-]+`?:?$")
-
-
-def may_be_special(head: str) -> bool:
-    """Whether a line starting with `head` could still be a marker, fence or path line."""
-    return _TWO_TOKENS.search(head) is None or _HOLD_START.match(head) is not None
-
-
-def _info_path(info: str) -> str | None:
-    """A path given in a fence's info string (```python src/app.py, ```src/app.py)."""
-    words = info.replace(":", " ").split()
-    if words and ("/" in words[-1] or "." in words[-1].lstrip(".")):
-        return words[-1]
-    return None
-
-
-@dataclass(slots=True)
-class _Fence:
-    char: str
-    length: int
-    consumed: bool  # opened by a block (its closing line is swallowed), not by prose
-
-    def closed_by(self, text: str) -> bool:
-        match = _FENCE_CLOSE.match(text)
-        return (match is not None and match.group(1)[0] == self.char
-                and len(match.group(1)) >= self.length)
-
 
 # (kind, raw line, value): a held line that may introduce a block.
 _Pending = tuple[str, str, object]
@@ -83,13 +33,13 @@ class EditStreamParser:
 
     def __init__(self) -> None:
         self._parts: list[str] = []  # the partial line
-        self._head = ""  # its first _HEAD characters
+        self._head = ""  # its first HEAD characters
         self._released = False  # the partial line already went out as prose
         self._lineno = 0  # complete lines seen
         self._block: SearchReplaceBlock | PatchEnvelope | None = None
         self._indent = ""  # the open envelope's indentation
         self._pending: list[_Pending] = []
-        self._fence: _Fence | None = None
+        self._fence: Fence | None = None
         self._sticky: str | None = None  # the path later blocks in the same fence reuse
         self._heredoc_wait: str | None = None  # terminator of the open envelope's heredoc
         self._heredoc_end: str | None = None  # terminator expected on the next line
@@ -121,8 +71,8 @@ class EditStreamParser:
                 self._prose.append(rest)
             else:
                 self._parts.append(rest)
-                if len(self._head) < _HEAD:  # once full, the verdict below cannot change
-                    self._head = (self._head + rest)[:_HEAD]
+                if len(self._head) < HEAD:  # once full, the verdict below cannot change
+                    self._head = (self._head + rest)[:HEAD]
                     if self._block is None and not may_be_special(self._head):
                         self._plain_started()
                         self._prose.extend(self._parts)
@@ -196,8 +146,10 @@ class EditStreamParser:
     def _hold_tail(self, lines: list[str]) -> None:
         """Hold the last lines of a broken block again if they may introduce the next one."""
         for text in lines:
-            candidate = self._candidate(text) if may_be_special(text[:_HEAD]) else None
-            if candidate and candidate[0] == "path" and not _LIKELY_PATH.match(text.strip()):
+            candidate = None
+            if may_be_special(text[:HEAD]):
+                candidate = classify(text, self._fence is not None)
+            if candidate and candidate[0] == "path" and not likely_path(text):
                 candidate = None
             if candidate is None or (self._pending
                                      and candidate[0] not in _FOLLOWS[self._pending[-1][0]]):
@@ -219,17 +171,17 @@ class EditStreamParser:
         for kind, raw, value in released:
             if kind == "fence" and self._fence is None:
                 char, length, _path = value  # type: ignore[misc]
-                self._fence = _Fence(char, length, consumed=False)
+                self._fence = Fence(char, length, consumed=False)
             self._prose.append(raw)
 
     def _prose_line(self, text: str, raw: str) -> None:
-        if not may_be_special(text[:_HEAD]):
+        if not may_be_special(text[:HEAD]):
             self._plain_started()
             self._prose.append(raw)
             return
         stripped = text.strip()
         if self._heredoc_end is not None:
-            if stripped == self._heredoc_end:
+            if stripped.rstrip("'\"") == self._heredoc_end:  # EOF, or EOF' of bash -lc '...'
                 self._heredoc_end = None
                 return
             if stripped:
@@ -243,7 +195,7 @@ class EditStreamParser:
             return
         if stripped[:1] in ("<", ">", "*") and self._marker_line(text, stripped, raw):
             return
-        candidate = self._candidate(text)
+        candidate = classify(text, self._fence is not None)
         if candidate is not None:
             if self._pending and (len(self._pending) >= 2
                                   or candidate[0] not in _FOLLOWS[self._pending[-1][0]]):
@@ -286,21 +238,6 @@ class EditStreamParser:
             return True
         return False
 
-    def _candidate(self, text: str) -> tuple[str, object] | None:
-        fence = _FENCE.match(text)
-        if fence is not None:
-            char, info = fence.group(1)[0], fence.group(2)
-            if self._fence is not None or (char == "`" and "`" in info):
-                return None
-            return "fence", (char, len(fence.group(1)), _info_path(info))
-        heredoc = _HEREDOC.match(text)
-        if heredoc is not None and "patch" in text:
-            return "heredoc", heredoc.group(2)
-        path = _PATH_LINE.match(text)
-        if path is not None:
-            return "path", path.group("path")
-        return None
-
     # -- block starts ---------------------------------------------------------------
     def _start_search(self, raw: str) -> None:
         if any(kind == "heredoc" for kind, _r, _v in self._pending):
@@ -311,7 +248,7 @@ class EditStreamParser:
                 path = value  # type: ignore[assignment]
             else:
                 char, length, info_path = value  # type: ignore[misc]
-                self._fence = _Fence(char, length, consumed=True)
+                self._fence = Fence(char, length, consumed=True)
                 path = path or info_path
         self._pending.clear()
         path = path or self._sticky
@@ -323,7 +260,7 @@ class EditStreamParser:
         for kind, raw, value in self._pending:
             if kind == "fence":
                 char, length, _path = value  # type: ignore[misc]
-                self._fence = _Fence(char, length, consumed=True)
+                self._fence = Fence(char, length, consumed=True)
             elif kind == "heredoc":
                 self._heredoc_wait = value  # type: ignore[assignment]
             else:

@@ -60,6 +60,10 @@ SR_BODY = "<<<<<<< SEARCH\nold line\n=======\nnew line\n>>>>>>> REPLACE\n"
     ("src/app.py\n~~~\n", "~~~\n"),
     ("src/app.py\n````python\n", "````\n"),
     ("```python src/app.py\n", "```\n"),
+    ("```python:src/app.py\n", "```\n"),
+    ("File: src/app.py\n", ""),
+    ("**File:** `src/app.py`\n```\n", "```\n"),
+    ("```\n# src/app.py\n", "```\n"),
 ])
 def test_search_replace_path_and_fence_forms(head: str, tail: str) -> None:
     items = parse(f"Lead-in text here.\n{head}{SR_BODY}{tail}Summary of it.\n")
@@ -231,6 +235,7 @@ def test_section_is_emitted_when_the_next_header_arrives() -> None:
     ("```diff\n", "```\n"),
     ("```\n", "```\n"),
     ("$ apply_patch << 'EOF'\n", "EOF\n"),
+    ("bash -lc \"apply_patch <<'EOF'\n", "EOF\"\n"),
 ])
 def test_heredoc_and_fence_wrappers_are_tolerated(opener: str, closer: str) -> None:
     patch = "*** Begin Patch\n*** Update File: a.py\n@@ def f():\n-    x\n+    y\n*** End Patch\n"

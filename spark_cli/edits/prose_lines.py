@@ -1,0 +1,85 @@
+"""Lines around edit blocks: fences, path lines, heredoc openers, and early release.
+
+`classify` says whether a prose line may introduce a block (an opening fence, a
+path line, a heredoc opener such as `apply_patch <<'EOF'`). `may_be_special`
+says whether a line starting with a given head could still turn out to be such a
+line or a block marker; when it says no, the parser releases the partial line as
+prose at once. The two agree by construction: every line `classify` or the marker
+patterns accept starts with a head `may_be_special` holds back.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+HEAD = 256  # how much of a partial line the release test looks at
+
+_HEREDOC_WORDS = r"(?:apply_patch|applypatch|cat|bash|sh|zsh|python3?|git)"
+_TWO_TOKENS = re.compile(r"\S\s+\S")
+# Starts that may still grow into a special line even with several words.
+_FILE_LABEL = r"(?:(?i:file(?:name)?|path)[ \t]*:(?:\*\*)?[ \t]*)"  # "File: " before a path
+_HOLD_START = re.compile(
+    r"[ \t]*(?:<{1,4}$|<{5}|>{1,4}$|>{5}|`{1,2}$|`{3}|~{1,2}$|~{3}|\*\*|\$[ \t]"
+    r"|(?:#{1,6}[ \t]+)?(?:\*\*)?" + _FILE_LABEL + r"?\S*[ \t]*$|" + _HEREDOC_WORDS + r"[ \t])"
+)
+_FENCE = re.compile(r"[ \t]*(`{3,}|~{3,})[ \t]*(.*?)[ \t]*$")
+_FENCE_CLOSE = re.compile(r"[ \t]*(`{3,}|~{3,})[ \t]*$")
+_HEREDOC = re.compile(
+    r"[ \t]*(?:\$[ \t]*)?" + _HEREDOC_WORDS + r"\b.*?<<-?[ \t]*(['\"]?)(\w+)\1"
+)
+_PATH_LINE = re.compile(
+    r"[ \t]*(?:#{1,6}[ \t]+)?(?:\*\*)?" + _FILE_LABEL
+    + r"?`?(?P<path>[^\s`*]+?)`?(?:\*\*)?:?[ \t]*$"
+)
+
+# Inside a broken block only a line that clearly names a file counts as a path line.
+_LIKELY_PATH = re.compile(r"`?[\w.\-]*[\w\-]+[./][\w./\-]+`?:?$")
+
+
+def may_be_special(head: str) -> bool:
+    """Whether a line starting with `head` could still be a marker, fence or path line."""
+    return _TWO_TOKENS.search(head) is None or _HOLD_START.match(head) is not None
+
+
+def info_path(info: str) -> str | None:
+    """A path given in a fence's info string (```python src/app.py, ```src/app.py)."""
+    words = info.replace(":", " ").split()
+    if words and ("/" in words[-1] or "." in words[-1].lstrip(".")):
+        return words[-1]
+    return None
+
+
+@dataclass(slots=True)
+class Fence:
+    char: str
+    length: int
+    consumed: bool  # opened by a block (its closing line is swallowed), not by prose
+
+    def closed_by(self, text: str) -> bool:
+        match = _FENCE_CLOSE.match(text)
+        return (match is not None and match.group(1)[0] == self.char
+                and len(match.group(1)) >= self.length)
+
+
+
+def likely_path(text: str) -> bool:
+    """Whether `text` clearly names a file (used to recover a path from a broken block)."""
+    return _LIKELY_PATH.match(text.strip()) is not None
+
+
+def classify(text: str, fence_open: bool) -> tuple[str, object] | None:
+    """("fence", (char, length, info path)), ("heredoc", terminator), ("path", path) or None."""
+    fence = _FENCE.match(text)
+    if fence is not None:
+        char, info = fence.group(1)[0], fence.group(2)
+        if fence_open or (char == "`" and "`" in info):
+            return None
+        return "fence", (char, len(fence.group(1)), info_path(info))
+    heredoc = _HEREDOC.match(text)
+    if heredoc is not None and "patch" in text:
+        return "heredoc", heredoc.group(2)
+    path = _PATH_LINE.match(text)
+    if path is not None:
+        return "path", path.group("path")
+    return None

@@ -201,11 +201,16 @@ def _prune(root: Path) -> None:
         shutil.rmtree(_undo_root(root) / old.id, ignore_errors=True)
 
 
-def _current(path: Path) -> tuple[str | None, int | None]:
+def _current(path: Path) -> str | None:
+    """The SHA-256 of the file now (None = absent; a directory never matches a file)."""
     if not path.exists() and not path.is_symlink():
-        return None, None
-    data = path.read_bytes()
-    return _digest(data), os.stat(path).st_mode & 0o7777
+        return None
+    if path.is_dir():
+        return "<directory>"
+    try:
+        return _digest(path.read_bytes())
+    except OSError:
+        return "<unreadable>"
 
 
 def _remove_empty_parents(directory: Path, root: Path) -> None:
@@ -237,18 +242,28 @@ def undo(root: Path, *, force: bool = False) -> UndoResult:
     batch = batches[0]
     folder = _undo_root(root) / batch.id
     changed = []
+    pending = []  # files still in their after-state (or forced)
     for record in batch.files:
-        digest, _ = _current(root / record.path)
-        if digest != record.after_hash:
+        digest = _current(root / record.path)
+        if digest == record.after_hash:
+            pending.append(record)
+        elif digest == record.before_hash:
+            continue  # never written (a crash mid-batch) or already back: nothing to do
+        else:
             changed.append(record.path)
+            pending.append(record)
     if changed and not force:
         raise UndoRefused(
             "refusing to undo: changed since the batch: " + ", ".join(changed)
             + " (use --force to restore anyway)",
             tuple(changed),
         )
-    for record in reversed(batch.files):
+    restored = []
+    for record in reversed(pending):
         path = root / record.path
+        if path.is_dir() and not path.is_symlink():
+            continue  # forced, but a folder now stands where the file was: leave it
+        restored.append(record.path)
         if record.before_hash is None:
             if path.exists() or path.is_symlink():
                 remove_file(path)
@@ -257,4 +272,4 @@ def undo(root: Path, *, force: bool = False) -> UndoResult:
             data = (folder / "blobs" / record.before_hash).read_bytes()
             write_atomic(path, data, record.before_mode)
     shutil.rmtree(folder, ignore_errors=True)
-    return UndoResult(batch, tuple(r.path for r in batch.files))
+    return UndoResult(batch, tuple(reversed(restored)))

@@ -99,3 +99,30 @@ def test_unfinished_batch_is_still_undoable(tmp_path) -> None:
     # no end(): simulate the process dying here
     undo(tmp_path)
     assert (tmp_path / "a.txt").read_bytes() == b"1"
+
+
+def test_file_never_written_before_a_crash_is_skipped(tmp_path) -> None:
+    """Recorded, then the process died before the write: undo does not call it 'changed'."""
+    (tmp_path / "a.txt").write_bytes(b"1")
+    (tmp_path / "b.txt").write_bytes(b"x")
+    journal = Journal(tmp_path)
+    journal.begin()
+    _change(journal, tmp_path, "a.txt", b"2")
+    journal.record("b.txt", b"x", 0o644, b"y", 0o644)  # ... and no write
+    result = undo(tmp_path)
+    assert (tmp_path / "a.txt").read_bytes() == b"1"
+    assert (tmp_path / "b.txt").read_bytes() == b"x"
+    assert "a.txt" in result.restored
+
+
+def test_directory_in_place_of_a_file_is_a_change(tmp_path) -> None:
+    journal = Journal(tmp_path)
+    journal.begin()
+    _change(journal, tmp_path, "a.txt", b"new")
+    journal.end()
+    (tmp_path / "a.txt").unlink()
+    (tmp_path / "a.txt").mkdir()
+    with pytest.raises(UndoRefused, match=r"a\.txt"):
+        undo(tmp_path)
+    assert undo(tmp_path, force=True).restored == ()  # a folder is never replaced by a file
+    assert (tmp_path / "a.txt").is_dir()

@@ -10,6 +10,8 @@ import textwrap
 import time
 from pathlib import Path
 
+from spark_cli.edits.journal import history, undo
+
 FILES = 4
 LINES = 8_000  # ~130 KB per file: each write takes a while
 KILLS = 20
@@ -86,3 +88,13 @@ def test_sigkill_never_leaves_a_half_written_file(tmp_path: Path) -> None:
             assert _wholly_one_version(data), f"{name} is half-written"
             progressed = max(progressed, int(data.split()[1]))
     assert progressed > 0, "the child never got to write anything: the test proved nothing"
+    # the journal survived the kills too: the newest (possibly cut-short) batch undoes cleanly
+    assert history(tmp_path)
+    before = {name: (tmp_path / name).read_text() for name in names}
+    result = undo(tmp_path)
+    assert result.restored
+    for name in names:
+        data = (tmp_path / name).read_text()
+        assert _wholly_one_version(data)
+        if name in result.restored:
+            assert int(data.split()[1]) == int(before[name].split()[1]) - 1

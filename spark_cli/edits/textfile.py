@@ -152,6 +152,10 @@ def decode(data: bytes, *, mode: int | None = None, name: str = "file",
         raise TextFileError(f"{name} is UTF-32 text; spark edits only UTF-8 and UTF-16", "encoding")
     body = data[len(bom):]
     if not encoding.startswith("utf-16") and b"\x00" in body:
+        sample = body[:4096]
+        if sample.count(b"\x00") * 3 >= len(sample):  # every other byte: UTF-16 text?
+            raise TextFileError(f"{name} looks like UTF-16 text without a BOM; spark edits "
+                                "UTF-16 only with a BOM (or UTF-8)", "encoding")
         raise TextFileError(f"{name} is a binary file (it contains NUL bytes); not edited",
                             "binary")
     try:

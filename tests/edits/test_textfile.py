@@ -136,3 +136,9 @@ def test_random_files_splice_only_changes_the_region(lines, tail, enc, data) -> 
     if enc != "":  # strip the BOM that encode() prepends to the fragment
         suffix = suffix[len(tf.bom):]
     assert out.endswith(suffix)
+
+
+def test_utf16_without_bom_gets_its_own_message() -> None:
+    with pytest.raises(TextFileError) as info:
+        decode("plain ascii text\n".encode("utf-16-le"))
+    assert info.value.reason == "encoding" and "without a BOM" in info.value.message

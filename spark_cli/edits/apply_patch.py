@@ -23,7 +23,7 @@ END_PATCH = re.compile(r"\*\*\* End Patch[ \t]*$")
 FILE_HEADER = re.compile(r"\*\*\* (Add|Delete|Update) File:[ \t]*(.*?)[ \t]*$")
 _MOVE_TO = re.compile(r"\*\*\* Move to:[ \t]*(.*?)[ \t]*$")
 _END_OF_FILE = re.compile(r"\*\*\* End of File[ \t]*$")
-_HUNK_HEADER = re.compile(r"@@(?:[ \t]+(.*?))?[ \t]*$")
+_HUNK_HEADER = re.compile(r"@@[ \t]*(.*?)[ \t]*$")
 _UNIFIED_RANGE = re.compile(r"-\d+(?:,\d+)? \+\d+(?:,\d+)? @@[ \t]*(.*)$")
 
 Status = Literal["open", "closed", "left"]

@@ -68,12 +68,18 @@ def likely_path(text: str) -> bool:
     return _LIKELY_PATH.match(text.strip()) is not None
 
 
-def classify(text: str, fence_open: bool) -> tuple[str, object] | None:
-    """("fence", (char, length, info path)), ("heredoc", terminator), ("path", path) or None."""
+def classify(text: str, open_fence: Fence | None) -> tuple[str, object] | None:
+    """("fence", (char, length, info path)), ("heredoc", terminator), ("path", path) or None.
+
+    Inside an open prose fence a fence line is content; inside a fence a block opened,
+    a fence line with an info string (```python) opens the next block's fence (the
+    model forgot to close the last one)."""
     fence = _FENCE.match(text)
     if fence is not None:
         char, info = fence.group(1)[0], fence.group(2)
-        if fence_open or (char == "`" and "`" in info):
+        if char == "`" and "`" in info:
+            return None
+        if open_fence is not None and not (open_fence.consumed and info):
             return None
         return "fence", (char, len(fence.group(1)), info_path(info))
     heredoc = _HEREDOC.match(text)

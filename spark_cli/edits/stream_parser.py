@@ -40,7 +40,7 @@ class EditStreamParser:
         self._indent = ""  # the open envelope's indentation
         self._pending: list[_Pending] = []
         self._fence: Fence | None = None
-        self._sticky: str | None = None  # the path later blocks in the same fence reuse
+        self._sticky: str | None = None  # the last block's path: reused by a pathless block
         self._heredoc_wait: str | None = None  # terminator of the open envelope's heredoc
         self._heredoc_end: str | None = None  # terminator expected on the next line
         self._prose: list[str] = []
@@ -148,7 +148,7 @@ class EditStreamParser:
         for text in lines:
             candidate = None
             if may_be_special(text[:HEAD]):
-                candidate = classify(text, self._fence is not None)
+                candidate = classify(text, self._fence)
             if candidate and candidate[0] == "path" and not likely_path(text):
                 candidate = None
             if candidate is None or (self._pending
@@ -161,8 +161,6 @@ class EditStreamParser:
         """Book-keeping for a line that is plain prose (called as soon as that is known)."""
         self._release_pending()
         self._heredoc_end = None
-        if self._fence is None or not self._fence.consumed:
-            self._sticky = None
 
     def _release_pending(self, count: int | None = None) -> None:
         """Pass the first `count` (default: all) held lines through as prose."""
@@ -189,27 +187,37 @@ class EditStreamParser:
         fence = self._fence
         if fence is not None and fence.closed_by(text):
             self._release_pending()
-            self._fence = self._sticky = None
+            self._fence = None
             if not fence.consumed:
                 self._prose.append(raw)
             return
         if stripped[:1] in ("<", ">", "*") and self._marker_line(text, stripped, raw):
             return
-        candidate = classify(text, self._fence is not None)
+        candidate = classify(text, self._fence)
         if candidate is not None:
-            if self._pending and (len(self._pending) >= 2
-                                  or candidate[0] not in _FOLLOWS[self._pending[-1][0]]):
+            if not self._can_hold(candidate[0]):
                 self._release_pending(1)  # the oldest held line was prose after all
                 self._prose_line(text, raw)
                 return
             self._pending.append((candidate[0], raw, candidate[1]))
             return
         if not stripped:
+            if self._can_hold("blank"):  # "path", blank line, then the fence or SEARCH
+                self._pending.append(("blank", raw, None))
+                return
             self._release_pending()
             self._prose.append(raw)
             return
         self._plain_started()
         self._prose.append(raw)
+
+    def _can_hold(self, kind: str) -> bool:
+        """Whether a line of `kind` can join the held lines (at most a path and a fence,
+        in either order, or a fence and a heredoc opener; one blank line after a path)."""
+        if kind == "blank":
+            return bool(self._pending) and self._pending[-1][0] == "path"
+        held = [k for k, _r, _v in self._pending if k != "blank"]
+        return not held or (len(held) < 2 and kind in _FOLLOWS[held[-1]])
 
     def _marker_line(self, text: str, stripped: str, raw: str) -> bool:
         if SEARCH_MARK.match(text):
@@ -246,7 +254,7 @@ class EditStreamParser:
         for kind, _raw, value in self._pending:
             if kind == "path":
                 path = value  # type: ignore[assignment]
-            else:
+            elif kind == "fence":
                 char, length, info_path = value  # type: ignore[misc]
                 self._fence = Fence(char, length, consumed=True)
                 path = path or info_path
@@ -266,6 +274,6 @@ class EditStreamParser:
             else:
                 self._prose.append(raw)
         self._pending.clear()
-        self._sticky = self._heredoc_end = None
+        self._heredoc_end = None
         self._indent = indent
         self._block = PatchEnvelope(self._lineno)

@@ -292,3 +292,31 @@ def test_both_formats_mixed_in_one_answer() -> None:
         "search_replace"]
     assert prose(items) == "First:\nThen:\n"
     assert not any(isinstance(i, BlockRejected) for i in items)
+
+
+def test_one_blank_line_between_path_and_fence_is_allowed() -> None:
+    items = parse("**src/app.py**\n\n```python\n" + SR_BODY + "```\n")
+    assert [e.path for e in edits(items)] == ["src/app.py"] and prose(items) == ""
+
+
+def test_two_blank_lines_after_a_path_line_make_it_prose() -> None:
+    items = parse("src/app.py\n\n\n" + SR_BODY)
+    assert prose(items) == "src/app.py\n\n\n"
+    assert [e.path for e in edits(items)] == []
+
+
+def test_pathless_block_after_prose_reuses_the_last_path_like_aider() -> None:
+    items = parse("a.py\n" + SR_BODY + "And also this change:\n" + SR_BODY)
+    assert [e.path for e in edits(items)] == ["a.py", "a.py"]
+
+
+def test_unclosed_fence_then_next_fenced_block() -> None:
+    items = parse("a.py\n```python\n" + SR_BODY + "b.py\n```python\n" + SR_BODY + "```\nok\n")
+    assert [e.path for e in edits(items)] == ["a.py", "b.py"]
+    assert prose(items) == "ok\n"
+
+
+def test_hunk_header_glued_to_its_anchor() -> None:
+    (edit,) = edits(parse("*** Begin Patch\n*** Update File: a.py\n@@def f():\n-x\n+y\n"
+                          "*** End Patch\n"))
+    assert edit.hunks[0].anchors == ("def f():",)

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import accumulate
 
-from spark_cli.edits.normalize import fold, indent_offset, relative_reindent, split_indent
+from spark_cli.edits.normalize import fold, indent_offset, reindent_lines, split_indent
 
 STEPS = ("exact", "trailing_ws", "indent", "trimmed", "unicode", "blank_lines", "fragment")
 
@@ -167,13 +167,11 @@ def _equal_runs(index: LineIndex, search: list[str], replace: list[str],
     out = []
     keys = [key_of(line) for line in search]
     lines = index.lines
-    offset = next(k for k, line in enumerate(search) if line.strip())
-    s_indent = split_indent(search[offset])[0]
     for first in _candidates(table, key_of, index, search):
         if all(key_of(lines[first + k]) == key for k, key in enumerate(keys)):
-            f_indent = split_indent(lines[first + offset])[0]
-            reindent = relative_reindent(s_indent, f_indent)
-            out.append(_match(index, first, len(search), [reindent(r) for r in replace]))
+            texts = [(s, lines[first + k]) for k, s in enumerate(search) if s.strip()]
+            new = reindent_lines([s for s, _ in texts], [f for _, f in texts], replace)
+            out.append(_match(index, first, len(search), new))
     return out
 
 
@@ -186,22 +184,24 @@ def _unicode(index: LineIndex, search: list[str], replace: list[str]) -> list[Ma
 
 
 def _blank_lines(index: LineIndex, search: list[str], replace: list[str]) -> list[Match]:
-    keys = [line.strip() for line in search if line.strip()]
+    texts = [line for line in search if line.strip()]
+    keys = [line.strip() for line in texts]
     lines, real = index.lines, index.real
-    s_indent = split_indent(next(line for line in search if line.strip()))[0]
     out = []
     for first in index.stripped().get(keys[0], []):
         row = first
+        rows = [first]
         for key in keys[1:]:
             row += 1
             while row < real and not lines[row].strip():
                 row += 1
             if row >= real or lines[row].strip() != key:
                 break
+            rows.append(row)
         else:
-            reindent = relative_reindent(s_indent, split_indent(lines[first])[0])
+            new = reindent_lines(texts, [lines[r] for r in rows], replace)
             start, end = index.span(first, row - first + 1)
-            out.append(Match(start, end, first, row, "\n".join(reindent(r) for r in replace)))
+            out.append(Match(start, end, first, row, "\n".join(new)))
     return out
 
 

@@ -5,6 +5,8 @@ to it: NFKC (full-width forms, NBSP and other spaces, ligatures, the ellipsis
 `…` → `...`) plus a small table NFKC leaves alone (curly quotes, dashes, minus,
 bullets, zero-width characters). ASCII lines are returned stripped, untouched.
 
+`reindent_lines(search, found, replace)` re-indents for the trimmed steps,
+where no single offset fits: by the file's own indentation of each line.
 `indent_offset(pairs)` finds a consistent indentation change between search
 lines and file lines (add a prefix, remove a prefix, or switch unit, e.g. four
 spaces ↔ one tab) and returns a function that re-indents replacement lines
@@ -13,6 +15,7 @@ the same way, or None when the offsets disagree.
 
 from __future__ import annotations
 
+import difflib
 import unicodedata
 from collections.abc import Callable, Sequence
 from math import gcd
@@ -113,6 +116,44 @@ def _unit_change(pairs: Sequence[tuple[str, str]]) -> Reindent | None:
         return f_unit * max(levels + shift, 0) + rest + line[len(indent):]
 
     return reindent
+
+
+def reindent_lines(search: Sequence[str], found: Sequence[str],
+                   replace: Sequence[str]) -> list[str]:
+    """Re-indent ``replace`` for a match whose lines ``found`` equal ``search`` trimmed.
+
+    ``search`` and ``found`` are corresponding non-blank lines. A replacement
+    line that repeats a search line unchanged (aligned with difflib's matching
+    blocks: alignment only, nothing is located by similarity) gets the
+    indentation of its file line, so untouched lines come back exactly. Other
+    lines: an indentation used in the search maps to the file's indentation for
+    it (the latest one, when the search used it for several); an unseen one is
+    placed relative to the first line.
+    """
+    pairs = [(split_indent(s)[0], split_indent(f)[0]) for s, f in zip(search, found, strict=True)]
+    table: dict[str, str] = {}
+    for s_indent, f_indent in pairs:
+        table.setdefault(s_indent, f_indent)
+    relative = relative_reindent(*pairs[0]) if pairs else (lambda line: line)
+    keys = [line.strip() for line in search]
+    same: dict[int, int] = {}
+    matcher = difflib.SequenceMatcher(None, keys, [r.strip() for r in replace], autojunk=False)
+    for block in matcher.get_matching_blocks():
+        for k in range(block.size):
+            same[block.b + k] = block.a + k
+    out = []
+    for j, line in enumerate(replace):
+        body = line.lstrip()
+        if not body:
+            out.append(line)
+        elif j in same:
+            s_indent, f_indent = pairs[same[j]]
+            table[s_indent] = f_indent  # an ambiguous indentation follows the latest line
+            out.append(f_indent + body)
+        else:
+            indent = line[:len(line) - len(body)]
+            out.append(table[indent] + body if indent in table else relative(line))
+    return out
 
 
 def relative_reindent(search_indent: str, file_indent: str) -> Reindent:

@@ -65,10 +65,18 @@ def test_trimmed_reindents_relative_to_first_line() -> None:
 
 def test_trimmed_with_different_first_indent() -> None:
     text = "        a = 1\n        b = 2\n"
-    hunk = Hunk("a = 1\n  b = 2\n", "a = 1\n  b = 3\n")
+    hunk = Hunk("a = 1\n  b = 2\n", "a = 1\n  b = 3\n  c = 4\n    d = 5\n")
     found = locate(text, hunk)
     assert found.step == "trimmed"
-    assert apply(text, found) == "        a = 1\n          b = 3\n"
+    # an indentation the search used maps to the file's; a new one is relative to line 1
+    assert apply(text, found) == "        a = 1\n        b = 3\n        c = 4\n            d = 5\n"
+
+
+def test_trimmed_restores_unchanged_lines_exactly() -> None:
+    text = "x = [\n    1,\n  2,\n]\n"
+    found = locate(text, Hunk("x = [\n1,\n2,\n]\n", "x = [\n1,\n2,\n3,\n]\n"))
+    assert found.step == "trimmed"
+    assert apply(text, found) == "x = [\n    1,\n  2,\n  3,\n]\n"
 
 
 def test_unicode_punctuation_and_spaces() -> None:

@@ -39,8 +39,16 @@ def changed_regions(seen: str, current: str) -> list[Region]:
     """Current-text line ranges that differ from ``seen``."""
     a = seen.split("\n")
     b = current.split("\n")
-    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
-    return [Region(j1, j2) for tag, _i1, _i2, j1, j2 in matcher.get_opcodes() if tag != "equal"]
+    head, limit = 0, min(len(a), len(b))
+    while head < limit and a[head] == b[head]:  # skip the common head and tail first:
+        head += 1  # one user edit in a big file must not cost a whole-file diff
+    tail = 0
+    while tail < limit - head and a[len(a) - 1 - tail] == b[len(b) - 1 - tail]:
+        tail += 1
+    matcher = difflib.SequenceMatcher(None, a[head : len(a) - tail], b[head : len(b) - tail],
+                                      autojunk=False)
+    return [Region(j1 + head, j2 + head)
+            for tag, _i1, _i2, j1, j2 in matcher.get_opcodes() if tag != "equal"]
 
 
 def line_span(text: str, start: int, end: int) -> tuple[int, int]:

@@ -135,6 +135,15 @@ def encode_text(text: str, endings: Sequence[str], encoding: str, bom: bytes = b
     return bom + raw.encode(encoding)
 
 
+def _looks_utf16(sample: bytes) -> bool:
+    """NUL in (nearly) every other byte and nowhere else: ASCII-ish UTF-16 text."""
+    half = len(sample) // 2
+    if half < 2:
+        return False
+    odd, even = sample[1::2].count(0), sample[0::2].count(0)
+    return (odd >= 0.9 * half and even == 0) or (even >= 0.9 * half and odd == 0)
+
+
 def decode(data: bytes, *, mode: int | None = None, name: str = "file",
            size_limit: int = DEFAULT_SIZE_LIMIT) -> TextFile:
     """Decode file bytes; raises `TextFileError` for binary, non-UTF-8 or oversized input."""
@@ -152,8 +161,7 @@ def decode(data: bytes, *, mode: int | None = None, name: str = "file",
         raise TextFileError(f"{name} is UTF-32 text; spark edits only UTF-8 and UTF-16", "encoding")
     body = data[len(bom):]
     if not encoding.startswith("utf-16") and b"\x00" in body:
-        sample = body[:4096]
-        if sample.count(b"\x00") * 3 >= len(sample):  # every other byte: UTF-16 text?
+        if _looks_utf16(body[:4096]):
             raise TextFileError(f"{name} looks like UTF-16 text without a BOM; spark edits "
                                 "UTF-16 only with a BOM (or UTF-8)", "encoding")
         raise TextFileError(f"{name} is a binary file (it contains NUL bytes); not edited",

@@ -33,3 +33,26 @@ def test_line_span() -> None:
     assert line_span(text, 0, 2) == (0, 1)
     assert line_span(text, 2, 9) == (1, 3)
     assert line_span(text, 5, 5) == (2, 2)
+
+
+def test_changed_regions_agree_with_a_full_diff() -> None:
+    import difflib
+    import random
+
+    rng = random.Random(3)
+    for _ in range(500):
+        seen = [rng.choice("abcd") for _ in range(rng.randint(0, 25))]
+        current = list(seen)
+        for _ in range(rng.randint(1, 3)):
+            spot = rng.randint(0, len(current))
+            if rng.random() < 0.5 and current[spot:]:
+                del current[spot]
+            else:
+                current.insert(spot, "X")
+        got = changed_regions("\n".join(seen), "\n".join(current))
+        # every line that differs is inside a region, and lines outside regions are equal
+        full = difflib.SequenceMatcher(None, seen, current, autojunk=False)
+        changed = {j for tag, _a, _b, j1, j2 in full.get_opcodes() if tag != "equal"
+                   for j in range(j1, j2)}
+        covered = {j for r in got for j in range(r.start, r.end)}
+        assert len(covered) == len(changed)

@@ -63,6 +63,17 @@ def _remember(key: tuple[str, str], tree: tree_sitter.Tree) -> None:
         _trees.popitem(last=False)
 
 
+def prime(path: str, text: str) -> None:
+    """Parse ``text`` now (e.g. when a file is read into the model's context) so the
+    first check of an edit to it is an incremental re-parse. Text mode: nothing."""
+    language = language_for_path(path)
+    if language is not None:
+        try:
+            parse_text(language, text)
+        except ImportError:
+            pass
+
+
 def first_error(tree: tree_sitter.Tree) -> tuple[int, str] | None:
     """(1-based line, description) of the first ERROR or MISSING node, or None."""
     node = tree.root_node
@@ -143,9 +154,13 @@ def check_edit(
     if language is None:
         note = f"{path}: no syntax check was done (not a language spark parses)"
         return SyntaxVerdict(None, True, False, note, None), None
-    if old_tree is None:
-        old_tree = parse_text(language, old)
-    new_tree = _reparse(language, old, new, old_tree, edits)
+    try:
+        if old_tree is None:
+            old_tree = parse_text(language, old)
+        new_tree = _reparse(language, old, new, old_tree, edits)
+    except ImportError as exc:  # a grammar wheel is missing: say so, do not block the edit
+        note = f"{path}: no syntax check was done ({exc})"
+        return SyntaxVerdict(None, True, False, note, None), None
     _remember((language, new), new_tree)
     before = first_error(old_tree)
     if before is not None:

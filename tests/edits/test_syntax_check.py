@@ -136,3 +136,23 @@ def test_the_tree_cache_is_bounded() -> None:
     for i in range(50):
         parse_text("python", f"x = {i}\n")
     assert len(syntax._trees) <= 8
+
+
+def test_prime_caches_the_tree_for_the_first_check() -> None:
+    syntax._trees.clear()
+    text = "def f():\n    return 1\n"
+    syntax.prime("p.py", text)
+    assert ("python", text) in syntax._trees
+    syntax.prime("notes.txt", "whatever")  # text mode: nothing to do
+    assert len(syntax._trees) == 1
+
+
+def test_a_missing_grammar_wheel_means_no_check(monkeypatch: pytest.MonkeyPatch) -> None:
+    def missing(name: str) -> None:
+        raise ImportError(f"the {name} grammar is not installed (pip install tree-sitter-x)")
+
+    syntax._trees.clear()
+    monkeypatch.setattr(syntax, "get_parser", missing)
+    verdict, tree = check_edit("m.py", "x = 1\n", "x = (\n")
+    assert tree is None and not verdict.checked and verdict.ok
+    assert "grammar is not installed" in verdict.message

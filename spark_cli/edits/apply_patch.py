@@ -28,7 +28,8 @@ _UNIFIED_RANGE = re.compile(r"-\d+(?:,\d+)? \+\d+(?:,\d+)? @@[ \t]*(.*)$")
 
 Status = Literal["open", "closed", "left"]
 _KINDS: dict[str, EditKind] = {"Add": "add", "Delete": "delete", "Update": "update"}
-_HINT = "expected ' ', '-', '+', '@@', '*** End of File' or a '*** ' file header"
+_HINT = ("expected a line starting with ' ' (context: keep the leading space), '-' (remove) "
+         "or '+' (add), an '@@' hunk header, '*** End of File' or a '*** ' file header")
 
 
 def _quote(text: str, limit: int = 60) -> str:

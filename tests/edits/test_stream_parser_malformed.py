@@ -111,7 +111,7 @@ def test_unknown_hunk_prefix_rejects_the_section_and_resumes() -> None:
     (rej,) = rejected(items)
     assert rej.line == 6 and rej.path == "a.py"
     assert "unknown hunk line '?z' in *** Update File: a.py" in rej.message
-    assert "' ', '-', '+'" in rej.message
+    assert "' ' (context" in rej.message and "'-' (remove)" in rej.message
     assert [e.path for e in edits(items)] == ["b.py"]
     assert "Afterwards some words.\n" in prose(items)
 

@@ -1,7 +1,83 @@
-"""Placeholder until its owner lands the command (see the issue)."""
+"""`spark engine serve`: run the bundled mock wafer-scale engine (see docs/engine.md).
+
+Prints one line with the bound URLs (``--port 0`` picks a free port) and
+flushes it, so scripts can read the port; Ctrl-C stops cleanly. A ``--token``
+is mandatory when binding anything but loopback.
+"""
+
+from __future__ import annotations
 
 import typer
 
+LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
+
+
+def _is_loopback(host: str) -> bool:
+    return host in LOOPBACK or host.startswith("127.")
+
+
+def serve(
+    host: str = typer.Option("127.0.0.1", "--host", help="Address to bind."),
+    port: int = typer.Option(8765, "--port", help="Port (0 = a free one; the URL is printed)."),
+    tps: float = typer.Option(1500.0, "--tps", help="Tokens per second per stream."),
+    ttft_ms: float = typer.Option(40.0, "--ttft-ms", help="Time to first token (ms)."),
+    max_streams: int = typer.Option(64, "--max-streams", help="Concurrent generations."),
+    queue: int = typer.Option(256, "--queue", help="Waiting requests beyond --max-streams."),
+    token: str | None = typer.Option(
+        None, "--token", help="Required bearer token (mandatory off loopback)."
+    ),
+    brain: str = typer.Option("rules", "--brain", help="rules, lorem or script:PATH."),
+    fault: list[str] = typer.Option(
+        [], "--fault",
+        help="drop:N | stall:N:MS | malformed:N | 429:P[:SEED] (repeatable).",
+    ),
+    max_age: float = typer.Option(3600.0, "--max-age", help="Max connection age (seconds)."),
+    tpm: int | None = typer.Option(None, "--tpm", help="Token-bucket limit, tokens/minute."),
+    frame_ms: float = typer.Option(10.0, "--frame-ms", help="Coalescing interval (ms)."),
+) -> None:
+    """Serve the Responses WebSocket and HTTP endpoints of the bundled engine."""
+    import asyncio
+
+    from spark_cli.engine.config import EngineConfig, FaultConfig, parse_fault
+
+    if not _is_loopback(host) and not token:
+        typer.echo(f"spark engine: refusing to bind {host} without --token "
+                   "(anyone on the network could use it); pass --token SECRET", err=True)
+        raise typer.Exit(2)
+    try:
+        faults = FaultConfig()
+        for spec in fault:
+            faults = parse_fault(spec, faults)
+        config = EngineConfig(
+            host=host, port=port, tps=tps, ttft_ms=ttft_ms, max_streams=max_streams,
+            queue=queue, token=token, brain=brain, frame_ms=frame_ms,
+            max_connection_age_s=max_age, tpm=tpm, faults=faults,
+        )
+    except ValueError as exc:
+        typer.echo(f"spark engine: {exc}", err=True)
+        raise typer.Exit(2) from None
+    try:
+        asyncio.run(_serve(config))
+    except KeyboardInterrupt:
+        pass
+    except OSError as exc:
+        typer.echo(f"spark engine: cannot listen on {host}:{port}: {exc}", err=True)
+        raise typer.Exit(1) from None
+
+
+async def _serve(config: object) -> None:
+    import asyncio
+    import sys
+
+    from spark_cli.engine.server import run_engine
+
+    async with run_engine(config) as engine:  # type: ignore[arg-type]
+        sys.stdout.write(f"spark engine listening on {engine.ws_url} ({engine.url})\n")
+        sys.stdout.flush()
+        await asyncio.Event().wait()
+
 
 def register(app: typer.Typer) -> None:
-    """Adds nothing yet."""
+    engine_app = typer.Typer(help="The bundled mock wafer-scale engine.", no_args_is_help=True)
+    engine_app.command("serve")(serve)
+    app.add_typer(engine_app, name="engine")

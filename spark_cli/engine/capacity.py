@@ -1,0 +1,157 @@
+"""How many responses the "wafer" generates at once, who waits, and the token budget.
+
+:class:`Wafer` holds ``max_streams`` generation slots shared by every
+connection and HTTP request, with a FIFO queue of ``queue`` waiters; each
+waiter is told its position (1 = next) whenever it changes. A full queue
+raises 429 ``rate_limit_exceeded`` with OpenAI's rate-limit headers.
+:class:`TokenBucket` is the optional tokens-per-minute limit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import math
+import time
+from collections import deque
+from collections.abc import AsyncIterator, Awaitable, Callable
+
+from spark_cli.protocol import responses as wire
+
+PositionCallback = Callable[[int], Awaitable[None]]
+
+
+class _Waiter:
+    __slots__ = ("granted", "wake")
+
+    def __init__(self) -> None:
+        self.granted = False
+        self.wake = asyncio.Event()
+
+
+class Wafer:
+    def __init__(self, max_streams: int, queue: int) -> None:
+        self.max_streams = max_streams
+        self.queue_size = queue
+        self.active = 0
+        self._waiting: deque[_Waiter] = deque()
+
+    @property
+    def waiting(self) -> int:
+        return len(self._waiting)
+
+    def full_error(self) -> wire.WireError:
+        limit = self.max_streams + self.queue_size
+        headers = {
+            "retry-after-ms": "1000",
+            "x-ratelimit-limit-requests": str(limit),
+            "x-ratelimit-remaining-requests": "0",
+            "x-ratelimit-reset-requests": "1s",
+        }
+        return wire.WireError(
+            429, wire.RATE_LIMIT_EXCEEDED,
+            f"the engine is at capacity ({self.max_streams} generating, "
+            f"{self.queue_size} queued); try again in 1s",
+            kind="rate_limit_error", headers=headers,
+        )
+
+    def admit(self) -> bool:
+        """Raise 429 when neither a slot nor a queue place is free; True = must wait."""
+        if self.active < self.max_streams and not self._waiting:
+            return False
+        if len(self._waiting) >= self.queue_size:
+            raise self.full_error()
+        return True
+
+    @contextlib.asynccontextmanager
+    async def slot(self, on_position: PositionCallback) -> AsyncIterator[None]:
+        """Hold one generation slot; waits in FIFO order, reporting positions."""
+        if self.active < self.max_streams and not self._waiting:
+            self.active += 1
+        else:
+            if len(self._waiting) >= self.queue_size:
+                raise self.full_error()
+            await self._wait(on_position)
+        try:
+            yield
+        finally:
+            self._release()
+
+    async def _wait(self, on_position: PositionCallback) -> None:
+        waiter = _Waiter()
+        self._waiting.append(waiter)
+        try:
+            position = len(self._waiting)
+            await on_position(position)
+            while True:
+                await waiter.wake.wait()
+                waiter.wake.clear()
+                if waiter.granted:
+                    return
+                now = self._waiting.index(waiter) + 1
+                if now != position:
+                    position = now
+                    await on_position(position)
+        except BaseException:
+            if waiter.granted:
+                self._release()
+            else:
+                self._waiting.remove(waiter)
+                self._moved()
+            raise
+
+    def _release(self) -> None:
+        self.active -= 1
+        if self._waiting and self.active < self.max_streams:
+            waiter = self._waiting.popleft()
+            waiter.granted = True
+            self.active += 1
+            waiter.wake.set()
+            self._moved()
+
+    def _moved(self) -> None:
+        for waiter in self._waiting:
+            waiter.wake.set()
+
+
+class TokenBucket:
+    """``tpm`` tokens per minute, refilled continuously; a request needs a positive balance."""
+
+    def __init__(self, tpm: int, clock: Callable[[], float] = time.monotonic) -> None:
+        self.tpm = tpm
+        self._clock = clock
+        self._level = float(tpm)
+        self._at = clock()
+
+    def _refill(self) -> float:
+        now = self._clock()
+        self._level = min(float(self.tpm), self._level + (now - self._at) * self.tpm / 60.0)
+        self._at = now
+        return self._level
+
+    def check(self) -> None:
+        """Raise 429 with ``x-ratelimit-*-tokens`` headers when the budget is spent."""
+        level = self._refill()
+        if level >= 1.0:
+            return
+        wait_s = (1.0 - level) * 60.0 / self.tpm
+        full_s = (self.tpm - level) * 60.0 / self.tpm
+        headers = {
+            "retry-after-ms": str(max(1, math.ceil(wait_s * 1000))),
+            "x-ratelimit-limit-tokens": str(self.tpm),
+            "x-ratelimit-remaining-tokens": "0",
+            "x-ratelimit-reset-tokens": f"{full_s:.3f}s",
+        }
+        raise wire.WireError(
+            429, wire.RATE_LIMIT_EXCEEDED,
+            f"tokens per minute limit reached ({self.tpm} tpm); try again in {wait_s:.2f}s",
+            kind="rate_limit_error", headers=headers,
+        )
+
+    def charge(self, tokens: int) -> None:
+        self._refill()
+        self._level -= tokens
+
+    @property
+    def remaining(self) -> int:
+        return max(0, int(self._refill()))

@@ -1,0 +1,70 @@
+"""The Chat Completions presentation of one generation (SSE ``data:`` chunks).
+
+Implements the :class:`spark_cli.engine.generation.Presenter` methods with
+``chat.completion.chunk`` objects: a role chunk, one chunk per frame, a
+finish chunk, the usage chunk when ``stream_options.include_usage`` asked for
+it (with Cerebras-style ``time_info``), then ``[DONE]``. Queue positions become
+SSE comments (``: queued 3``), which clients ignore.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from spark_cli.protocol import chat
+from spark_cli.protocol import responses as wire
+
+DATA = "data"
+COMMENT = "comment"
+SKIP = "skip"
+Event = tuple[str, str]
+
+
+class ChatEvents:
+    def __init__(self, completion_id: str, model: str, *, include_usage: bool) -> None:
+        self.chunks = chat.ChunkBuilder(completion_id, model, int(time.time()))
+        self.include_usage = include_usage
+        self._created = time.monotonic()
+        self._started = self._created
+        self.final: dict[str, Any] | None = None
+        """The non-streamed ``chat.completion`` object, once finished."""
+
+    def created(self, status: str = "in_progress") -> Event:
+        return SKIP, ""
+
+    def queued(self, position: int) -> Event:
+        return COMMENT, f"queued {position}"
+
+    def started(self) -> list[Event]:
+        self._started = time.monotonic()
+        return [(DATA, self.chunks.role())]
+
+    def delta(self, text: str) -> Event:
+        return DATA, self.chunks.delta(text)
+
+    def _usage(self, usage: dict[str, Any]) -> dict[str, Any]:
+        now = time.monotonic()
+        time_info = {
+            "queue_time": self._started - self._created,
+            "prompt_time": 0.0,
+            "completion_time": now - self._started,
+            "total_time": now - self._created,
+            "created": time.time(),
+        }
+        return chat.usage_object(usage["input_tokens"], usage["output_tokens"], time_info)
+
+    def finished(
+        self, text: str, status: str, usage: dict[str, Any], reason: str | None = None
+    ) -> list[Event]:
+        finish = chat.FINISH_LENGTH if reason == wire.REASON_MAX_OUTPUT_TOKENS else chat.FINISH_STOP
+        chat_usage = self._usage(usage)
+        self.final = self.chunks.completion(text, finish, chat_usage)
+        events = [(DATA, self.chunks.finish(finish))]
+        if self.include_usage:
+            events.append((DATA, self.chunks.usage(chat_usage)))
+        events.append((DATA, chat.DONE))
+        return events
+
+    def failed(self, code: str, message: str, usage: dict[str, Any]) -> Event:
+        return DATA, chat.error_chunk(wire.WireError(500, code, message, kind="server_error"))

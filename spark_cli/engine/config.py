@@ -1,0 +1,114 @@
+"""Engine settings: the frozen :class:`EngineConfig` and the ``--fault`` knobs it carries.
+
+``parse_fault`` turns one ``--fault`` flag (``drop:200``, ``stall:100:3000``,
+``malformed:50``, ``429:0.3``) into an updated :class:`FaultConfig`; a bad
+spec raises ``ValueError`` with a message naming the accepted forms.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+
+FAULT_FORMS = "drop:N, stall:N:MS, malformed:N, 429:P (N tokens, MS milliseconds, 0 <= P <= 1)"
+
+
+@dataclass(frozen=True)
+class FaultConfig:
+    """Deliberate failures for client tests (all off by default)."""
+
+    drop_after_tokens: int | None = None
+    """Close the stream abruptly once this many tokens were sent."""
+    stall_after_tokens: int | None = None
+    stall_ms: float = 0.0
+    """Pause this long once ``stall_after_tokens`` tokens were sent (then carry on)."""
+    malformed_after_tokens: int | None = None
+    """Send one frame that is not valid JSON once this many tokens were sent."""
+    http_429_probability: float = 0.0
+    """Refuse a new request with 429 ``rate_limit_exceeded`` with this probability."""
+    seed: int = 0
+    """Seed of the 429 coin, so a run is reproducible."""
+
+    @property
+    def any_token_fault(self) -> bool:
+        return (
+            self.drop_after_tokens is not None
+            or self.stall_after_tokens is not None
+            or self.malformed_after_tokens is not None
+        )
+
+
+@dataclass(frozen=True)
+class EngineConfig:
+    host: str = "127.0.0.1"
+    port: int = 8765
+    tps: float = 1500.0
+    ttft_ms: float = 40.0
+    max_streams: int = 64
+    queue: int = 256
+    token: str | None = None
+    brain: str = "rules"
+    frame_ms: float = 10.0
+    """Coalescing interval: tokens due in the same frame go in one delta."""
+    max_connection_age_s: float = 3600.0
+    """Then ``websocket_connection_limit_reached`` and the socket closes."""
+    tpm: int | None = None
+    """Optional token-bucket limit (tokens per minute, input + output)."""
+    faults: FaultConfig = field(default_factory=FaultConfig)
+    script_path: str | None = None
+    """For ``--brain script:PATH`` (the path may also be inside ``brain``)."""
+    ws_max_size: int = 16 * 1024 * 1024
+    """Largest accepted WebSocket message in bytes; bigger ones close with 1009."""
+    http_max_body: int = 16 * 1024 * 1024
+    """Largest accepted HTTP request body in bytes; bigger ones get 413."""
+
+    def __post_init__(self) -> None:
+        if self.tps <= 0:
+            raise ValueError("tps must be > 0")
+        if self.ttft_ms < 0 or self.frame_ms < 0:
+            raise ValueError("ttft_ms and frame_ms must be >= 0")
+        if self.max_streams < 1 or self.queue < 0:
+            raise ValueError("max_streams must be >= 1 and queue >= 0")
+        if self.tpm is not None and self.tpm < 1:
+            raise ValueError("tpm must be >= 1")
+        if self.max_connection_age_s <= 0:
+            raise ValueError("max_connection_age_s must be > 0")
+
+
+def _count(text: str, spec: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise ValueError(
+            f"bad --fault {spec!r}: {text!r} is not a whole number; use {FAULT_FORMS}"
+        ) from None
+    if value < 0:
+        raise ValueError(f"bad --fault {spec!r}: counts must be >= 0")
+    return value
+
+
+def parse_fault(spec: str, faults: FaultConfig | None = None) -> FaultConfig:
+    """``faults`` with the one knob ``spec`` sets (``drop:200``, ``stall:100:3000``, ...)."""
+    faults = faults or FaultConfig()
+    kind, _, rest = spec.strip().partition(":")
+    args = rest.split(":") if rest else []
+    if kind == "drop" and len(args) == 1:
+        return dataclasses.replace(faults, drop_after_tokens=_count(args[0], spec))
+    if kind == "malformed" and len(args) == 1:
+        return dataclasses.replace(faults, malformed_after_tokens=_count(args[0], spec))
+    if kind == "stall" and len(args) == 2:
+        return dataclasses.replace(
+            faults, stall_after_tokens=_count(args[0], spec), stall_ms=float(_count(args[1], spec))
+        )
+    if kind == "429" and len(args) in (1, 2):
+        try:
+            probability = float(args[0])
+        except ValueError:
+            probability = -1.0
+        if not 0.0 <= probability <= 1.0:
+            raise ValueError(
+                f"bad --fault {spec!r}: the probability must be 0..1; use {FAULT_FORMS}"
+            )
+        seed = _count(args[1], spec) if len(args) == 2 else faults.seed
+        return dataclasses.replace(faults, http_429_probability=probability, seed=seed)
+    raise ValueError(f"bad --fault {spec!r}: use {FAULT_FORMS}")

@@ -1,0 +1,69 @@
+"""The ``--fault`` knobs applied to one response: which fault fires after how many tokens.
+
+Each token fault fires once per response, when the count of tokens sent
+reaches its threshold. The 429 coin is per engine (seeded) and tossed when a
+request is admitted.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+
+from spark_cli.engine.config import FaultConfig
+from spark_cli.protocol import responses as wire
+
+DROP = "drop"
+STALL = "stall"
+MALFORMED = "malformed"
+MALFORMED_FRAME = '{"type": "response.output_text.delta", "delta": "\\u00'
+"""What the malformed fault sends: truncated JSON (the rest never comes)."""
+
+
+class StreamDropped(Exception):
+    """The drop fault fired: the transport must close abruptly."""
+
+
+class FaultPlan:
+    __slots__ = ("_pending",)
+
+    def __init__(self, faults: FaultConfig) -> None:
+        pending: list[tuple[int, str]] = []
+        if faults.drop_after_tokens is not None:
+            pending.append((faults.drop_after_tokens, DROP))
+        if faults.stall_after_tokens is not None and faults.stall_ms > 0:
+            pending.append((faults.stall_after_tokens, STALL))
+        if faults.malformed_after_tokens is not None:
+            pending.append((faults.malformed_after_tokens, MALFORMED))
+        pending.sort()
+        self._pending = pending
+
+    def next_at(self) -> int:
+        """Token count at which the next fault fires (``sys.maxsize`` if none)."""
+        return self._pending[0][0] if self._pending else sys.maxsize
+
+    def due(self, sent: int) -> list[str]:
+        """Faults whose threshold ``sent`` reached (each returned once)."""
+        fired: list[str] = []
+        while self._pending and self._pending[0][0] <= sent:
+            fired.append(self._pending.pop(0)[1])
+        return fired
+
+
+class RejectCoin:
+    """The ``429:P`` fault: refuse admission with probability P, reproducibly."""
+
+    def __init__(self, probability: float, seed: int) -> None:
+        self.probability = probability
+        self._random = random.Random(seed)
+
+    def toss(self) -> None:
+        if self.probability <= 0.0 or self._random.random() >= self.probability:
+            return
+        raise wire.WireError(
+            429, wire.RATE_LIMIT_EXCEEDED,
+            "rate limit reached (injected fault); try again in 0.2s",
+            kind="rate_limit_error",
+            headers={"retry-after-ms": "200", "x-ratelimit-limit-requests": "60",
+                     "x-ratelimit-remaining-requests": "0", "x-ratelimit-reset-requests": "200ms"},
+        )

@@ -1,0 +1,248 @@
+"""One response being generated: queueing, absolute-schedule pacing, stop reasons.
+
+Token ``i`` (0-based) is due at ``t0 + TTFT + i / tps`` where ``t0`` is the
+moment the response got a slot on the wafer. Each wake-up sends every token
+already due as ONE delta, then sleeps until the next token is due but at
+least ``frame_ms``: tokens per second stay exact (no drift from sleep
+overshoot), frames per second stay bounded. One asyncio task per response.
+
+A response ends ``completed``; ``incomplete`` with reason
+``max_output_tokens``, ``steered`` (at the next safe point, see
+:mod:`spark_cli.engine.safepoint`) or ``cancelled`` (extension); or ``failed``
+when the brain raises.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from spark_cli.engine.brains.base import Brain, BrainRequest
+from spark_cli.engine.faults import DROP, MALFORMED, MALFORMED_FRAME, STALL, FaultPlan
+from spark_cli.engine.faults import StreamDropped as StreamDropped
+from spark_cli.engine.pieces import PieceSource
+from spark_cli.engine.safepoint import SafePoints
+from spark_cli.engine.state import EngineState
+from spark_cli.protocol import responses as wire
+from spark_cli.protocol.responses import InputMessage, WireError
+from spark_cli.protocol.tokens import count_tokens
+
+Event = tuple[str, str]
+Send = Callable[[Event], Awaitable[None]]
+STEER_GRACE_TOKENS = 256
+"""A steer waits at most this many tokens for a safe point, then stops at the frame."""
+
+
+class Presenter(Protocol):
+    """Builds the wire events (Responses or Chat Completions) of one response."""
+
+    def created(self, status: str = ...) -> Event: ...
+    def queued(self, position: int) -> Event: ...
+    def started(self) -> list[Event]: ...
+    def delta(self, text: str) -> Event: ...
+    def finished(
+        self, text: str, status: str, usage: dict[str, Any], reason: str | None = ...
+    ) -> list[Event]: ...
+    def failed(self, code: str, message: str, usage: dict[str, Any]) -> Event: ...
+
+
+@dataclass
+class Outcome:
+    status: str
+    reason: str | None
+    text: str
+    output_tokens: int
+    steers: list[InputMessage] = field(default_factory=list)
+
+
+def _resolve(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
+
+
+class Generation:
+    def __init__(
+        self,
+        state: EngineState,
+        brain: Brain,
+        request: BrainRequest,
+        events: Presenter,
+        send: Send,
+        *,
+        max_output_tokens: int | None,
+    ) -> None:
+        self.state = state
+        self.brain = brain
+        self.request = request
+        self.events = events
+        self.send = send
+        self.limit = max_output_tokens or sys.maxsize
+        self.phase = "pending"  # pending -> queued -> running -> done
+        self.cancel_requested = False
+        self.steers: list[InputMessage] = []
+        self.input_tokens = count_tokens(request.instructions) + sum(
+            count_tokens(turn.text) for turn in request.conversation
+        )
+        self._wake: asyncio.Future[None] | None = None
+        self._task: asyncio.Task[Any] | None = None
+
+    # --- control from the connection ------------------------------------------------
+
+    def request_cancel(self) -> None:
+        self.cancel_requested = True
+        if self.phase == "queued" and self._task is not None:
+            self._task.cancel()
+        elif self._wake is not None:
+            _resolve(self._wake)
+
+    def request_steer(self, messages: tuple[InputMessage, ...]) -> bool:
+        """Queue steering input; False when the response no longer accepts it."""
+        if self.phase == "done":
+            return False
+        self.steers.extend(messages)
+        if self._wake is not None:
+            _resolve(self._wake)
+        return True
+
+    # --- the task ---------------------------------------------------------------------
+
+    def usage(self, output_tokens: int) -> dict[str, Any]:
+        return wire.usage_object(self.input_tokens, output_tokens)
+
+    async def run(self) -> Outcome:
+        """Admit (may raise :class:`WireError` before any event), queue, generate."""
+        self.state.admit()
+        wafer = self.state.wafer
+        must_wait = wafer.admit()
+        self._task = asyncio.current_task()
+        self.state.generating += 1
+        try:
+            await self.send(self.events.created("queued" if must_wait else "in_progress"))
+            self.phase = "queued"
+            try:
+                async with wafer.slot(self._queued):
+                    self.phase = "running"
+                    return await self._generate()
+            except asyncio.CancelledError:
+                if self.phase != "queued" or not self.cancel_requested:
+                    raise
+                if self._task is not None:
+                    self._task.uncancel()
+                return await self._finish("", 0, "incomplete", wire.REASON_CANCELLED)
+            except WireError as exc:  # the queue filled up between admit and slot
+                self.phase = "done"
+                await self.send(self.events.failed(exc.code, exc.message, self.usage(0)))
+                return Outcome("failed", exc.code, "", 0)
+        finally:
+            self.state.generating -= 1
+            self.phase = "done"
+
+    async def _queued(self, position: int) -> None:
+        await self.send(self.events.queued(position))
+
+    async def _sleep_until(self, when: float) -> None:
+        loop = asyncio.get_running_loop()
+        wake = self._wake = loop.create_future()
+        handle = loop.call_at(when, _resolve, wake)
+        try:
+            await wake
+        finally:
+            handle.cancel()
+            self._wake = None
+
+    async def _generate(self) -> Outcome:
+        config = self.state.config
+        loop = asyncio.get_running_loop()
+        for event in self.events.started():
+            await self.send(event)
+        if self.state.bucket is not None:
+            self.state.bucket.charge(self.input_tokens)
+        tps = config.tps
+        frame = config.frame_ms / 1000.0
+        start = loop.time() + config.ttft_ms / 1000.0
+        limit = self.limit
+        source = PieceSource(iter(self.brain.answer(self.request)))
+        faults = FaultPlan(config.faults)
+        safe = SafePoints()
+        parts: list[str] = []
+        sent = 0
+        steer_wait = 0
+        status, reason = "completed", None
+        while True:
+            if self.cancel_requested:
+                status, reason = "incomplete", wire.REASON_CANCELLED
+                break
+            if self.steers and safe.at_line_start and safe.outside:
+                status, reason = "incomplete", wire.REASON_STEERED
+                break
+            now = loop.time()
+            due = int((now - start) * tps) + 1 if now >= start else 0
+            n = min(due, limit, faults.next_at()) - sent
+            if n > 0:
+                try:
+                    pieces = source.take(n)
+                except Exception as exc:  # a broken brain fails this response only
+                    return await self._fail(f"the brain failed: {exc}", sent)
+                text = "".join(pieces)
+                if self.steers:
+                    steer_wait += len(pieces)
+                    cut = safe.feed(text, want_cut=True)
+                    if cut is None and steer_wait >= STEER_GRACE_TOKENS:
+                        cut = len(text)
+                    if cut is not None:
+                        text = text[:cut]
+                        sent += _pieces_within(pieces, cut)
+                        if text:
+                            parts.append(text)
+                            await self.send(self.events.delta(text))
+                        status, reason = "incomplete", wire.REASON_STEERED
+                        break
+                else:
+                    safe.feed(text)
+                if text:
+                    sent += len(pieces)
+                    parts.append(text)
+                    await self.send(self.events.delta(text))
+                if len(pieces) < n or not source.has_more():
+                    break
+            if sent >= limit:
+                if source.has_more():
+                    status, reason = "incomplete", wire.REASON_MAX_OUTPUT_TOKENS
+                break
+            for fault in faults.due(sent):
+                if fault == DROP:
+                    raise StreamDropped()
+                if fault == MALFORMED:
+                    await self.send((MALFORMED, MALFORMED_FRAME))
+                elif fault == STALL:
+                    stall = config.faults.stall_ms / 1000.0
+                    await self._sleep_until(loop.time() + stall)
+                    start += stall
+            await self._sleep_until(max(start + sent / tps, loop.time() + frame))
+        return await self._finish("".join(parts), sent, status, reason)
+
+    async def _finish(self, text: str, sent: int, status: str, reason: str | None) -> Outcome:
+        self.phase = "done"
+        if self.state.bucket is not None:
+            self.state.bucket.charge(sent)
+        for event in self.events.finished(text, status, self.usage(sent), reason):
+            await self.send(event)
+        return Outcome(status, reason, text, sent, self.steers)
+
+    async def _fail(self, message: str, sent: int) -> Outcome:
+        self.phase = "done"
+        await self.send(self.events.failed("server_error", message, self.usage(sent)))
+        return Outcome("failed", "server_error", "", sent)
+
+
+def _pieces_within(pieces: list[str], cut: int) -> int:
+    """How many pieces the first ``cut`` characters touch."""
+    total = 0
+    for count, piece in enumerate(pieces, 1):
+        total += len(piece)
+        if total >= cut:
+            return count
+    return len(pieces)

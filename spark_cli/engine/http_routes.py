@@ -1,0 +1,189 @@
+"""Plain HTTP on the engine's port: health, models, Responses and Chat Completions.
+
+``GET /healthz``, ``GET /v1/models``, ``POST /v1/responses`` (SSE with
+``event:`` lines and no ``[DONE]``, or one JSON response object) and
+``POST /v1/chat/completions`` (SSE ``data:`` chunks ending ``data: [DONE]``,
+or one JSON completion). uvicorn parses HTTP; this module only routes. Errors
+use OpenAI's JSON shape; 429s carry the rate-limit headers. Pacing, capacity
+and faults are the same as on the WebSocket; a client that disconnects stops
+its generation.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import time
+from typing import Any
+
+from spark_cli.engine import asgi_io
+from spark_cli.engine.brain_lookup import model_names
+from spark_cli.engine.brains.base import BrainRequest, BrainTurn, edit_format_from_instructions
+from spark_cli.engine.chat_events import COMMENT, SKIP, ChatEvents
+from spark_cli.engine.events import ResponseEvents
+from spark_cli.engine.faults import MALFORMED
+from spark_cli.engine.generation import Event, Generation, Presenter, StreamDropped
+from spark_cli.engine.lanes import turns
+from spark_cli.engine.state import EngineState
+from spark_cli.protocol import chat
+from spark_cli.protocol import responses as wire
+from spark_cli.protocol.responses import WireError
+from spark_cli.protocol.sse import encode_event
+
+Scope = dict[str, Any]
+
+
+def _not_found(path: str) -> WireError:
+    return WireError(404, wire.NOT_FOUND, f"no route {path[:100]!r} on the bundled engine")
+
+
+async def handle(state: EngineState, scope: Scope, receive: Any, send: Any) -> None:
+    path = scope["path"]
+    method = scope["method"]
+    try:
+        if path == "/healthz":
+            await asgi_io.send_json(send, 200, {"status": "ok"})
+            return
+        asgi_io.check_auth(scope, state.config.token)
+        if path == "/v1/models" and method == "GET":
+            created = int(time.time())
+            data = [{"id": name, "object": "model", "created": created, "owned_by": "spark"}
+                    for name in model_names()]
+            await asgi_io.send_json(send, 200, {"object": "list", "data": data})
+        elif path == "/v1/responses" and method == "POST":
+            await _responses(state, await asgi_io.read_json(receive, state.config), receive, send)
+        elif path == "/v1/chat/completions" and method == "POST":
+            await _chat(state, await asgi_io.read_json(receive, state.config), receive, send)
+        elif path in ("/v1/models", "/v1/responses", "/v1/chat/completions"):
+            raise WireError(405, "method_not_allowed", f"{method} is not allowed on {path}")
+        else:
+            raise _not_found(path)
+    except WireError as exc:
+        await asgi_io.send_error(send, exc)
+
+
+async def _responses(state: EngineState, body: dict[str, Any], receive: Any, send: Any) -> None:
+    request = wire.parse_create(body)
+    history: tuple[BrainTurn, ...] | None = ()
+    if request.previous_response_id is not None:
+        history = state.stored.get(request.previous_response_id)
+        if history is None:
+            raise WireError(
+                400, wire.PREVIOUS_RESPONSE_NOT_FOUND,
+                f"Previous response with id '{request.previous_response_id}' not found.",
+                "previous_response_id",
+            )
+    conversation = history + turns(request.input)
+    response_id = state.new_id()
+    events = ResponseEvents(
+        response_id, request.model, previous_response_id=request.previous_response_id,
+        instructions=request.instructions, max_output_tokens=request.max_output_tokens,
+    )
+    brain_request = BrainRequest(
+        request.model, request.instructions, conversation,
+        edit_format_from_instructions(request.instructions),
+    )
+    sink = _Sink(send, stream=request.stream, named=True)
+    if not request.generate:
+        usage = wire.usage_object(0, 0)
+        await sink.event(events.created())
+        await sink.event(events.empty_completion(usage))
+        outcome_text = None
+    else:
+        outcome = await _run(state, brain_request, events, sink, request.max_output_tokens,
+                             receive)
+        outcome_text = outcome
+    if body.get("store", True) and outcome_text is not None:
+        state.store(response_id, (*conversation, BrainTurn("assistant", outcome_text)))
+    elif body.get("store", True):
+        state.store(response_id, conversation)
+    await sink.end()
+
+
+async def _chat(state: EngineState, body: dict[str, Any], receive: Any, send: Any) -> None:
+    request = chat.parse_chat(body)
+    completion_id = state.new_id("chatcmpl")
+    events = ChatEvents(completion_id, request.model, include_usage=request.include_usage)
+    brain_request = BrainRequest(
+        request.model, request.instructions, turns(request.conversation),
+        edit_format_from_instructions(request.instructions),
+    )
+    sink = _Sink(send, stream=request.stream, named=False)
+    await _run(state, brain_request, events, sink, request.max_tokens, receive)
+    if not request.stream and events.final is not None and not sink.started:
+        await asgi_io.send_json(send, 200, events.final)
+        return
+    await sink.end()
+
+
+async def _run(
+    state: EngineState, brain_request: BrainRequest, events: Presenter, sink: _Sink,
+    limit: int | None, receive: Any,
+) -> str | None:
+    """Generate; stop when the client disconnects. The answer text (None if none)."""
+    brain = state.brains(brain_request.model)
+    generation = Generation(state, brain, brain_request, events, sink.event,
+                            max_output_tokens=limit)
+    task = asyncio.create_task(generation.run())
+    watch = asyncio.create_task(asgi_io.wait_disconnect(receive))
+    try:
+        done, _ = await asyncio.wait({task, watch}, return_when=asyncio.FIRST_COMPLETED)
+        if task not in done:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+            return None
+        try:
+            outcome = task.result()  # a WireError here (429) precedes any event
+        except StreamDropped:
+            sink.dropped = True
+            return None
+        return outcome.text if outcome.status != "failed" else None
+    finally:
+        watch.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await watch
+
+
+class _Sink:
+    """Streams events as SSE (starting the response on the first event), or keeps
+    the terminal response object for a non-streamed answer."""
+
+    def __init__(self, send: Any, *, stream: bool, named: bool) -> None:
+        self._send = send
+        self.stream = stream
+        self.named = named
+        self.started = False
+        self.dropped = False
+        self.final: dict[str, Any] | None = None
+
+    async def event(self, event: Event) -> None:
+        kind, payload = event
+        if kind == SKIP:
+            return
+        if not self.stream:
+            if kind in wire.TERMINAL_EVENTS:
+                self.final = json.loads(payload)["response"]
+            return
+        if not self.started:
+            self.started = True
+            await asgi_io.start_sse(self._send)
+        if kind == COMMENT:
+            data = f": {payload}\n\n".encode()
+        elif kind == MALFORMED:
+            data = encode_event(payload, wire.TEXT_DELTA if self.named else None)
+        else:
+            data = encode_event(payload, kind if self.named else None)
+        await self._send({"type": "http.response.body", "body": data, "more_body": True})
+
+    async def end(self) -> None:
+        if self.stream:
+            if not self.started:
+                await asgi_io.start_sse(self._send)
+            await self._send({"type": "http.response.body", "body": b"", "more_body": False})
+        elif self.final is not None:
+            await asgi_io.send_json(self._send, 200, self.final)
+        else:
+            raise WireError(500, "server_error", "the response was dropped (fault: drop)",
+                            kind="server_error")

@@ -1,0 +1,67 @@
+"""Where a steered response may stop: a line boundary outside any edit block.
+
+The tracker follows the emitted text line by line and knows whether it is
+inside a code fence, a SEARCH/REPLACE block or an apply_patch envelope.
+Cutting there means the client never sees half an edit from the old
+direction; the successor continues with the new input.
+"""
+
+from __future__ import annotations
+
+_FENCE = "```"
+_SEARCH = "<<<<<<< SEARCH"
+_REPLACE = ">>>>>>> REPLACE"
+_BEGIN = "*** Begin Patch"
+_END = "*** End Patch"
+_HEAD = 24
+"""Only a line's first characters decide its kind."""
+
+
+class SafePoints:
+    __slots__ = ("_block", "_fence", "_head", "_patch")
+
+    def __init__(self) -> None:
+        self._fence = False
+        self._block = False
+        self._patch = False
+        self._head = ""
+
+    @property
+    def at_line_start(self) -> bool:
+        """True when the text so far ends with a newline (or is empty)."""
+        return not self._head
+
+    @property
+    def outside(self) -> bool:
+        """True between lines that are not inside a fence or an edit block."""
+        return not (self._fence or self._block or self._patch)
+
+    def _line_done(self, line: str) -> None:
+        stripped = line.strip()
+        if stripped.startswith(_FENCE):
+            self._fence = not self._fence
+        elif stripped.startswith(_SEARCH):
+            self._block = True
+        elif stripped.startswith(_REPLACE):
+            self._block = False
+        elif stripped.startswith(_BEGIN):
+            self._patch = True
+        elif stripped.startswith(_END):
+            self._patch = False
+
+    def feed(self, text: str, *, want_cut: bool = False) -> int | None:
+        """Track ``text``; with ``want_cut``, return the offset just after the first
+        newline that ends outside a block (the rest of ``text`` is not tracked)."""
+        start = 0
+        while True:
+            newline = text.find("\n", start)
+            if newline < 0:
+                if len(self._head) < _HEAD:
+                    self._head += text[start : start + _HEAD]
+                return None
+            line = self._head + text[start : min(newline, start + _HEAD)]
+            self._head = ""
+            self._line_done(line)
+            start = newline + 1
+            if want_cut and self.outside:
+                return start

@@ -1,0 +1,99 @@
+"""Running the engine in-process: uvicorn serving :class:`EngineApp` on one port.
+
+``run_engine(config)`` starts the server (``port=0`` picks a free port),
+yields a :class:`RunningEngine` with its URLs, and stops it on exit
+(connections are closed, their generations cancelled).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+
+from spark_cli.engine.app import EXTENSIONS_HEADER as EXTENSIONS_HEADER
+from spark_cli.engine.app import WS_PATH, EngineApp
+from spark_cli.engine.brain_lookup import BrainFactory, registry_factory
+from spark_cli.engine.config import EngineConfig
+from spark_cli.engine.state import EngineState
+
+__all__ = ["EXTENSIONS_HEADER", "RunningEngine", "run_engine"]
+START_TIMEOUT_S = 10.0
+
+
+@dataclass
+class RunningEngine:
+    url: str
+    """``http://HOST:PORT`` (the OpenAI base URL is ``url + "/v1"``)."""
+    ws_url: str
+    """``ws://HOST:PORT/v1/responses``."""
+    token: str | None
+    config: EngineConfig = field(default_factory=EngineConfig, repr=False)
+    state: EngineState | None = field(default=None, repr=False)
+    """Live counters (``state.generating``, ``state.wafer``) for tests and benchmarks."""
+
+    @property
+    def port(self) -> int:
+        return int(self.url.rsplit(":", 1)[1])
+
+
+def _brain_factory(config: EngineConfig) -> BrainFactory:
+    default, script = config.brain, config.script_path
+    if default.startswith("script:") and script is None:
+        script = default.removeprefix("script:")
+        default = "script"
+    return registry_factory(default, script)
+
+
+def _url_host(host: str) -> str:
+    if host in ("0.0.0.0", ""):
+        return "127.0.0.1"
+    if host == "::":
+        return "[::1]"
+    return f"[{host}]" if ":" in host else host
+
+
+@contextlib.asynccontextmanager
+async def run_engine(
+    config: EngineConfig, *, brains: BrainFactory | None = None
+) -> AsyncIterator[RunningEngine]:
+    """Serve until the block exits. ``brains`` overrides the brain lookup (tests)."""
+    import uvicorn
+
+    state = EngineState(config, brains or _brain_factory(config))
+    app = EngineApp(state)
+    uv_config = uvicorn.Config(
+        app, host=config.host, port=config.port, ws="websockets-sansio", http="h11",
+        lifespan="off", log_level="warning", ws_max_size=config.ws_max_size,
+        ws_per_message_deflate=False, access_log=False, timeout_graceful_shutdown=1,
+    )
+    server = uvicorn.Server(uv_config)
+    server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
+    task = asyncio.create_task(server.serve())
+    try:
+        async with asyncio.timeout(START_TIMEOUT_S):
+            while not server.started:
+                if task.done():
+                    task.result()  # re-raise the bind error
+                    raise OSError(f"the engine could not start on {config.host}:{config.port}")
+                await asyncio.sleep(0.005)
+    except BaseException:
+        server.should_exit = True
+        with contextlib.suppress(BaseException):
+            await task
+        raise
+    port = server.servers[0].sockets[0].getsockname()[1]
+    host = _url_host(config.host)
+    engine = RunningEngine(
+        url=f"http://{host}:{port}", ws_url=f"ws://{host}:{port}{WS_PATH}",
+        token=config.token, config=config, state=state,
+    )
+    try:
+        yield engine
+    finally:
+        server.should_exit = True
+        for session in list(app.sessions):
+            await session.stop()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task

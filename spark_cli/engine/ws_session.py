@@ -1,0 +1,260 @@
+"""One WebSocket connection on ``/v1/responses``: client events in, response events out.
+
+``response.create`` goes to its lane's worker (in order per lane);
+``response.steer`` and the ``response.cancel`` extension act at once on a
+live response. Bad frames get an ``error`` event and the connection stays
+usable. The connection ends at its maximum age
+(``websocket_connection_limit_reached``) or when the drop fault fires;
+closing it cancels every task of the connection at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from spark_cli.engine.brains.base import BrainRequest, BrainTurn, edit_format_from_instructions
+from spark_cli.engine.events import ResponseEvents
+from spark_cli.engine.generation import Event, Generation, Outcome, StreamDropped
+from spark_cli.engine.lanes import Conversation, Lane, Memory, turns
+from spark_cli.engine.state import EngineState
+from spark_cli.protocol import responses as wire
+from spark_cli.protocol.responses import CancelRequest, CreateRequest, SteerRequest, WireError
+from spark_cli.protocol.tokens import count_tokens
+
+SendText = Callable[[str], Awaitable[None]]
+Close = Callable[[int, str], Awaitable[None]]
+DROP_CLOSE_CODE = 1011
+
+
+class WsSession:
+    def __init__(self, state: EngineState, send_text: SendText, close: Close) -> None:
+        self.state = state
+        self._send_text = send_text
+        self._close = close
+        self.lanes: dict[str | None, Lane] = {}
+        self.memory = Memory()
+        self.live: dict[str, tuple[Generation, Lane]] = {}
+        self.seq = 0
+        self.closed = asyncio.Event()
+        self._age: asyncio.Task[None] | None = None
+
+    # --- lifecycle --------------------------------------------------------------------
+
+    def start(self) -> None:
+        self._age = asyncio.create_task(self._age_limit())
+
+    async def stop(self) -> None:
+        """Cancel every task of this connection (the socket is gone)."""
+        self.closed.set()
+        tasks = [lane.worker for lane in self.lanes.values() if lane.worker is not None]
+        if self._age is not None:
+            tasks.append(self._age)
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+
+    async def _age_limit(self) -> None:
+        await asyncio.sleep(self.state.config.max_connection_age_s)
+        minutes = self.state.config.max_connection_age_s / 60.0
+        error = WireError(
+            400, wire.CONNECTION_LIMIT_REACHED,
+            f"Responses websocket connection limit reached ({minutes:g} minutes). "
+            "Create a new websocket connection to continue.",
+        )
+        with contextlib.suppress(OSError):
+            await self._send_text(wire.error_event(error, self._next_seq()))
+        await self._shutdown(1000, "connection age limit reached")
+
+    async def _shutdown(self, code: int, reason: str) -> None:
+        if self.closed.is_set():
+            return
+        self.closed.set()
+        with contextlib.suppress(OSError, RuntimeError):
+            await self._close(code, reason)
+        current = asyncio.current_task()
+        for lane in self.lanes.values():
+            if lane.worker is not None and lane.worker is not current:
+                lane.worker.cancel()
+
+    def _next_seq(self) -> int:
+        seq = self.seq
+        self.seq += 1
+        return seq
+
+    async def send_error(self, error: WireError, stream_id: str | None = None) -> None:
+        await self._send_text(wire.error_event(error, self._next_seq(), stream_id))
+
+    # --- client events ----------------------------------------------------------------
+
+    async def handle(self, frame: str | bytes) -> None:
+        try:
+            event = wire.parse_client_event(frame)
+        except WireError as exc:
+            await self.send_error(exc, _stream_id_of(frame))
+            return
+        if isinstance(event, CreateRequest):
+            self._lane(event.stream_id).requests.put_nowait(event)
+        elif isinstance(event, SteerRequest):
+            await self._steer(event)
+        elif isinstance(event, CancelRequest):
+            await self._cancel(event)
+
+    def _lane(self, stream_id: str | None) -> Lane:
+        lane = self.lanes.get(stream_id)
+        if lane is None:
+            lane = self.lanes[stream_id] = Lane(stream_id)
+        if lane.worker is None or lane.worker.done():
+            lane.worker = asyncio.create_task(self._work(lane))
+        return lane
+
+    async def _steer(self, steer: SteerRequest) -> None:
+        target = steer.previous_response_id
+        if target is None:
+            running = list(self.live)
+            if len(running) != 1:
+                code = wire.STEER_NO_ACTIVE_RESPONSE if not running else wire.STEER_INVALID_INPUT
+                message = ("no response is running on this connection" if not running else
+                           "several responses are running: name one in previous_response_id")
+                await self._steer_failed(steer, code, message, None)
+                return
+            target = running[0]
+        entry = self.live.get(target)
+        if entry is None:
+            if target in self.memory.finished:
+                await self._steer_failed(steer, wire.STEER_ALREADY_COMPLETED,
+                                         f"response {target} already finished",
+                                         self.memory.finished[target], target)
+            else:
+                await self._steer_failed(steer, wire.STEER_RESPONSE_NOT_FOUND,
+                                         f"no response {target} on this connection", None, target)
+            return
+        generation, lane = entry
+        if not generation.request_steer(steer.input):
+            await self._steer_failed(steer, wire.STEER_ALREADY_COMPLETED,
+                                     f"response {target} already finished", lane.stream_id, target)
+            return
+        events: ResponseEvents = generation.events  # type: ignore[assignment]
+        await self._send_text(events.steer_accepted(self.state.new_id("steer"))[1])
+
+    async def _steer_failed(
+        self, steer: SteerRequest, code: str, message: str, stream_id: str | None,
+        target: str | None = None,
+    ) -> None:
+        event: dict[str, Any] = {
+            "type": wire.STEER_FAILED, "sequence_number": self._next_seq(),
+            "error": {"code": code, "message": message, "type": "invalid_request_error"},
+            "steer": {"input": steer.raw_input,
+                      "previous_response_id": target or steer.previous_response_id or ""},
+        }
+        if stream_id is not None:
+            event["stream_id"] = stream_id
+        await self._send_text(json.dumps(event))
+
+    async def _cancel(self, cancel: CancelRequest) -> None:
+        if cancel.response_id is None:
+            for generation, _ in list(self.live.values()):
+                generation.request_cancel()
+            return
+        entry = self.live.get(cancel.response_id)
+        if entry is not None:
+            entry[0].request_cancel()
+        elif cancel.response_id not in self.memory.finished:
+            await self.send_error(WireError(
+                400, wire.RESPONSE_NOT_FOUND,
+                f"no response {cancel.response_id} on this connection", "response_id",
+            ))
+
+    # --- the lane worker ----------------------------------------------------------------
+
+    async def _work(self, lane: Lane) -> None:
+        try:
+            while True:
+                request = await lane.requests.get()
+                await self._respond(lane, request)
+        except StreamDropped:
+            await self._shutdown(DROP_CLOSE_CODE, "fault: drop")
+        except OSError:  # the client went away mid-send
+            self.closed.set()
+
+    async def _respond(self, lane: Lane, request: CreateRequest) -> None:
+        history = self.memory.resolve(request.previous_response_id)
+        if history is None:
+            await self.send_error(WireError(
+                400, wire.PREVIOUS_RESPONSE_NOT_FOUND,
+                f"Previous response with id '{request.previous_response_id}' not found.",
+                "previous_response_id",
+            ), lane.stream_id)
+            return
+        conversation = history + turns(request.input)
+        previous = request.previous_response_id
+        while True:
+            response_id = self.state.new_id()
+            events = ResponseEvents(
+                response_id, request.model, stream_id=request.stream_id,
+                previous_response_id=previous, instructions=request.instructions,
+                max_output_tokens=request.max_output_tokens,
+            )
+            if not request.generate:
+                await self._warm_up(lane, request, response_id, events, conversation)
+                return
+            outcome = await self._generate(lane, request, response_id, events, conversation)
+            if outcome is None or outcome.status == "failed":
+                return
+            conversation = (*conversation, BrainTurn("assistant", outcome.text))
+            self.memory.remember(lane, response_id, conversation, store=request.store)
+            if not outcome.steers:
+                return
+            conversation = conversation + turns(tuple(outcome.steers))  # the successor
+            previous = response_id
+
+    async def _warm_up(
+        self, lane: Lane, request: CreateRequest, response_id: str, events: ResponseEvents,
+        conversation: Conversation,
+    ) -> None:
+        await self._send_text(events.created()[1])
+        input_tokens = sum(count_tokens(turn.text) for turn in conversation)
+        usage = wire.usage_object(input_tokens, 0)
+        await self._send_text(events.empty_completion(usage)[1])
+        self.memory.remember(lane, response_id, conversation, store=request.store)
+        self.memory.finish(response_id, lane.stream_id)
+
+    async def _generate(
+        self, lane: Lane, request: CreateRequest, response_id: str, events: ResponseEvents,
+        conversation: Conversation,
+    ) -> Outcome | None:
+        brain_request = BrainRequest(
+            model=request.model, instructions=request.instructions,
+            conversation=conversation,
+            edit_format=edit_format_from_instructions(request.instructions),
+        )
+        brain = self.state.brains(request.model)
+        generation = Generation(self.state, brain, brain_request, events, self._send_event,
+                                max_output_tokens=request.max_output_tokens)
+        self.live[response_id] = (generation, lane)
+        try:
+            return await generation.run()
+        except WireError as exc:  # refused before it started (429)
+            await self.send_error(exc, lane.stream_id)
+            return None
+        finally:
+            del self.live[response_id]
+            self.memory.finish(response_id, lane.stream_id)
+
+    async def _send_event(self, event: Event) -> None:
+        await self._send_text(event[1])
+
+
+def _stream_id_of(frame: str | bytes) -> str | None:
+    """Best effort: echo the lane of a frame that failed validation."""
+    try:
+        obj = json.loads(frame)
+    except (ValueError, UnicodeDecodeError):
+        return None
+    value = obj.get("stream_id") if isinstance(obj, dict) else None
+    return value if isinstance(value, str) else None

@@ -1,0 +1,277 @@
+"""The OpenAI Responses wire as the bundled engine speaks it: pure data, no I/O.
+
+Owns the client-event parsers (``response.create``, ``response.steer`` and the
+engine-only ``response.cancel`` extension) with their validation errors, the
+server-event builders (shapes the official ``openai`` SDK parses), and the
+event-type, error-code and header-name constants. Builders return JSON text
+(encoded once); the per-frame text delta uses a preformatted template so the
+hot path costs one ``json.dumps`` of the delta string.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+# Client event types.
+CREATE = "response.create"
+STEER = "response.steer"
+CANCEL = "response.cancel"  # extension: bundled engine only
+# Server event types.
+CREATED = "response.created"
+QUEUED = "response.queued"  # carries the extension field ``position``
+IN_PROGRESS = "response.in_progress"
+ITEM_ADDED = "response.output_item.added"
+PART_ADDED = "response.content_part.added"
+TEXT_DELTA = "response.output_text.delta"
+TEXT_DONE = "response.output_text.done"
+PART_DONE = "response.content_part.done"
+ITEM_DONE = "response.output_item.done"
+COMPLETED = "response.completed"
+INCOMPLETE = "response.incomplete"
+FAILED = "response.failed"
+ERROR = "error"
+STEER_ACCEPTED = "response.steer.accepted"
+STEER_FAILED = "response.steer.failed"
+TERMINAL_EVENTS = frozenset({COMPLETED, INCOMPLETE, FAILED})
+
+EXTENSIONS = (CANCEL, QUEUED)
+"""What the engine adds to the protocol (advertised in the handshake header)."""
+
+# Error codes.
+INVALID_JSON = "invalid_json"
+UNKNOWN_EVENT_TYPE = "unknown_event_type"
+MISSING_REQUIRED_PARAMETER = "missing_required_parameter"
+INVALID_TYPE = "invalid_type"
+INVALID_VALUE = "invalid_value"
+PREVIOUS_RESPONSE_NOT_FOUND = "previous_response_not_found"
+RESPONSE_NOT_FOUND = "response_not_found"
+RATE_LIMIT_EXCEEDED = "rate_limit_exceeded"
+CONNECTION_LIMIT_REACHED = "websocket_connection_limit_reached"
+INVALID_API_KEY = "invalid_api_key"
+NOT_FOUND = "not_found"
+# Steer failure codes (the SDK's ResponseSteerErrorCode, plus ``no_active_response``).
+STEER_NO_ACTIVE_RESPONSE = "no_active_response"
+STEER_RESPONSE_NOT_FOUND = "response_not_found"
+STEER_ALREADY_COMPLETED = "response_already_completed"
+STEER_INVALID_INPUT = "invalid_input"
+# incomplete_details.reason values.
+REASON_MAX_OUTPUT_TOKENS = "max_output_tokens"
+REASON_STEERED = "steered"
+REASON_CANCELLED = "cancelled"  # extension: after response.cancel
+
+
+class WireError(Exception):
+    """A request the engine refuses: becomes an ``error`` event or an HTTP error body."""
+
+    def __init__(
+        self,
+        status: int,
+        code: str,
+        message: str,
+        param: str | None = None,
+        *,
+        kind: str = "invalid_request_error",
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.param = param
+        self.kind = kind
+        self.headers = headers or {}
+
+    def body(self) -> dict[str, Any]:
+        """The OpenAI error object ``{"type", "code", "message", "param"}``."""
+        return {"type": self.kind, "code": self.code, "message": self.message, "param": self.param}
+
+
+@dataclass(frozen=True, slots=True)
+class InputMessage:
+    role: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class CreateRequest:
+    model: str
+    input: tuple[InputMessage, ...]
+    instructions: str = ""
+    previous_response_id: str | None = None
+    store: bool = False
+    max_output_tokens: int | None = None
+    stream_id: str | None = None
+    generate: bool = True
+    stream: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class SteerRequest:
+    previous_response_id: str | None
+    input: tuple[InputMessage, ...]
+    raw_input: Any
+    """The input as sent, echoed back in ``response.steer.failed``."""
+
+
+@dataclass(frozen=True, slots=True)
+class CancelRequest:
+    response_id: str | None
+
+
+ClientEvent = CreateRequest | SteerRequest | CancelRequest
+
+_ROLES = frozenset({"user", "assistant", "system", "developer"})
+_TEXT_PARTS = frozenset({"input_text", "output_text", "text"})
+
+
+def _bad(param: str, message: str, code: str = INVALID_VALUE) -> WireError:
+    return WireError(400, code, message, param)
+
+
+def _optional(obj: dict[str, Any], key: str, kinds: type | tuple[type, ...], what: str) -> Any:
+    value = obj.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, kinds) or (kinds is int and isinstance(value, bool)):
+        raise _bad(key, f"'{key}' must be {what}", INVALID_TYPE)
+    return value
+
+
+def _content_text(content: Any, param: str) -> str:
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        raise _bad(param, f"'{param}' must be a string or a list of text parts", INVALID_TYPE)
+    texts: list[str] = []
+    for j, part in enumerate(content):
+        if not isinstance(part, dict) or part.get("type") not in _TEXT_PARTS:
+            raise _bad(f"{param}[{j}]", f"'{param}[{j}]' must be an input_text part")
+        text = part.get("text")
+        if not isinstance(text, str):
+            raise _bad(f"{param}[{j}].text", f"'{param}[{j}].text' must be a string", INVALID_TYPE)
+        texts.append(text)
+    return "".join(texts)
+
+
+def parse_input(value: Any, param: str = "input") -> tuple[InputMessage, ...]:
+    """A string, or message items (``{"type":"message",...}`` or ``{"role","content"}``)."""
+    if isinstance(value, str):
+        return (InputMessage("user", value),)
+    if not isinstance(value, list):
+        raise _bad(param, f"'{param}' must be a string or a list of message items", INVALID_TYPE)
+    messages: list[InputMessage] = []
+    for i, item in enumerate(value):
+        where = f"{param}[{i}]"
+        if not isinstance(item, dict):
+            raise _bad(where, f"'{where}' must be an object", INVALID_TYPE)
+        if item.get("type", "message") != "message":
+            raise _bad(f"{where}.type", f"'{where}.type' {item.get('type')!r} is not supported")
+        role = item.get("role")
+        if role not in _ROLES:
+            raise _bad(f"{where}.role", f"'{where}.role' must be one of {sorted(_ROLES)}")
+        if "content" not in item:
+            raise _bad(f"{where}.content", f"'{where}.content' is required",
+                       MISSING_REQUIRED_PARAMETER)
+        messages.append(InputMessage(role, _content_text(item["content"], f"{where}.content")))
+    return tuple(messages)
+
+
+def parse_create(obj: dict[str, Any]) -> CreateRequest:
+    """Validate a ``response.create`` (WebSocket) or a ``POST /v1/responses`` body."""
+    model = obj.get("model")
+    if model is None:
+        raise _bad("model", "'model' is required", MISSING_REQUIRED_PARAMETER)
+    if not isinstance(model, str) or not model:
+        raise _bad("model", "'model' must be a non-empty string", INVALID_TYPE)
+    generate = obj.get("generate", True)
+    if not isinstance(generate, bool):
+        raise _bad("generate", "'generate' must be a boolean", INVALID_TYPE)
+    raw_input = obj.get("input")
+    if raw_input is None and generate:
+        raise _bad("input", "'input' is required", MISSING_REQUIRED_PARAMETER)
+    messages = parse_input(raw_input) if raw_input is not None else ()
+    limit = _optional(obj, "max_output_tokens", int, "an integer")
+    if limit is not None and limit < 1:
+        raise _bad("max_output_tokens", "'max_output_tokens' must be >= 1")
+    return CreateRequest(
+        model=model,
+        input=messages,
+        instructions=_optional(obj, "instructions", str, "a string") or "",
+        previous_response_id=_optional(obj, "previous_response_id", str, "a string"),
+        store=bool(_optional(obj, "store", bool, "a boolean")),
+        max_output_tokens=limit,
+        stream_id=_optional(obj, "stream_id", str, "a string"),
+        generate=generate,
+        stream=bool(_optional(obj, "stream", bool, "a boolean")),
+    )
+
+
+def parse_steer(obj: dict[str, Any]) -> SteerRequest:
+    previous = _optional(obj, "previous_response_id", str, "a string")
+    if "input" not in obj:
+        raise _bad("input", "'input' is required", MISSING_REQUIRED_PARAMETER)
+    messages = parse_input(obj["input"])
+    if not messages or any(m.role != "user" for m in messages):
+        raise _bad("input", "steering input must be non-empty user messages")
+    return SteerRequest(previous, messages, obj["input"])
+
+
+def parse_client_event(text: str | bytes) -> ClientEvent:
+    """One client frame; raises :class:`WireError` (``invalid_json``,
+    ``unknown_event_type``, 400s with ``param``)."""
+    try:
+        obj = json.loads(text)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise WireError(400, INVALID_JSON, f"the frame is not valid JSON: {exc}") from None
+    if not isinstance(obj, dict):
+        raise WireError(400, INVALID_JSON, "the frame must be a JSON object")
+    kind = obj.get("type")
+    if kind == CREATE:
+        return parse_create(obj)
+    if kind == STEER:
+        return parse_steer(obj)
+    if kind == CANCEL:
+        return CancelRequest(_optional(obj, "response_id", str, "a string"))
+    if kind is None:
+        raise _bad("type", "'type' is required", MISSING_REQUIRED_PARAMETER)
+    raise WireError(400, UNKNOWN_EVENT_TYPE, f"unknown event type {str(kind)[:80]!r}", "type")
+
+
+# --- server events -----------------------------------------------------------------
+
+
+def usage_object(input_tokens: int, output_tokens: int) -> dict[str, Any]:
+    return {
+        "input_tokens": input_tokens,
+        "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
+        "output_tokens": output_tokens,
+        "output_tokens_details": {"reasoning_tokens": 0},
+        "total_tokens": input_tokens + output_tokens,
+    }
+
+
+def message_item(item_id: str, text: str | None, status: str) -> dict[str, Any]:
+    """The assistant message output item; ``text=None`` means no content part yet."""
+    content = [] if text is None else [output_text_part(text)]
+    return {"id": item_id, "type": "message", "role": "assistant", "status": status,
+            "content": content}
+
+
+def output_text_part(text: str) -> dict[str, Any]:
+    return {"type": "output_text", "text": text, "annotations": [], "logprobs": []}
+
+
+def error_event(error: WireError, sequence_number: int, stream_id: str | None = None) -> str:
+    """``{"type":"error","status":N,"error":{...,"headers"}}`` (with top-level code/message
+    too, as the SDK's ResponseErrorEvent reads them)."""
+    body = error.body()
+    if error.headers:
+        body["headers"] = error.headers
+    event: dict[str, Any] = {"type": ERROR, "status": error.status, "error": body,
+                             "code": error.code, "message": error.message,
+                             "param": error.param, "sequence_number": sequence_number}
+    if stream_id is not None:
+        event["stream_id"] = stream_id
+    return json.dumps(event)

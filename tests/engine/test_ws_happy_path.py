@@ -1,0 +1,59 @@
+"""WebSocket /v1/responses: the full event sequence, sequence numbers, usage, the header."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine_client import echo_brains, send, text_of, until, ws_connect
+
+from spark_cli.protocol.tokens import count_tokens
+
+SEQUENCE = [
+    "response.created", "response.in_progress", "response.output_item.added",
+    "response.content_part.added",
+]
+CLOSING = [
+    "response.output_text.done", "response.content_part.done", "response.output_item.done",
+    "response.completed",
+]
+
+
+async def test_full_event_sequence_and_numbers(engine_factory: Any) -> None:
+    engine = await engine_factory(brains=echo_brains, tps=20000, ttft_ms=1)
+    prompt = "def add(a, b):\n    return a + b\n" * 20
+    async with ws_connect(engine) as ws:
+        assert ws.response.headers["x-spark-engine-extensions"] == (
+            "response.cancel, response.queued"
+        )
+        await send(ws, type="response.create", model="spark-test", input=prompt)
+        events = await until(ws)
+    kinds = [e["type"] for e in events]
+    assert kinds[:4] == SEQUENCE
+    assert kinds[-4:] == CLOSING
+    assert set(kinds[4:-4]) == {"response.output_text.delta"}
+    assert [e["sequence_number"] for e in events] == list(range(len(events)))
+    assert text_of(events) == prompt
+    done = events[-1]["response"]
+    assert done["status"] == "completed"
+    assert done["output"][0]["content"][0]["text"] == prompt
+    assert done["usage"]["output_tokens"] == count_tokens(prompt)
+    assert done["usage"]["input_tokens"] == count_tokens(prompt)
+    ids = {e["response"]["id"] for e in events if "response" in e}
+    assert len(ids) == 1
+    assert all("stream_id" not in e for e in events)
+
+
+async def test_stream_id_is_echoed_on_every_event(engine_factory: Any) -> None:
+    engine = await engine_factory(brains=echo_brains, tps=20000, ttft_ms=1)
+    async with ws_connect(engine) as ws:
+        await send(ws, type="response.create", model="m", input="hi", stream_id="lane-a")
+        events = await until(ws)
+    assert all(e["stream_id"] == "lane-a" for e in events)
+
+
+async def test_default_engine_fixture_answers(engine: Any) -> None:
+    async with ws_connect(engine) as ws:
+        await send(ws, type="response.create", model="spark-rules", input="hello")
+        events = await until(ws)
+    assert events[-1]["type"] == "response.completed"
+    assert text_of(events)

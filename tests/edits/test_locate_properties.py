@@ -70,3 +70,27 @@ def test_locate_never_crashes_and_stays_in_bounds(lines: list[str], search: list
         return
     assert 0 <= found.start <= found.end <= len(text)
     assert 1 <= found.line <= text.count("\n") + 2  # an append starts on the next line
+
+
+_code_line = st.text(alphabet=st.sampled_from(list("defclass fn(){}:=x_1\t \"'#.")), max_size=16)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(_code_line, min_size=1, max_size=25), st.lists(_code_line, min_size=1,
+       max_size=3), st.sampled_from([None, "python", "javascript", "rust", "go", "ruby"]),
+       st.lists(_code_line, max_size=3))
+def test_anchors_never_crash_and_stay_in_bounds(lines: list[str], anchors: list[str],
+                                                language: str | None,
+                                                search: list[str]) -> None:
+    from spark_cli.edits.anchors import find_anchor_ranges
+
+    text = "\n".join(lines) + "\n"
+    for start, end in find_anchor_ranges(text, language, anchors):
+        assert 0 <= start <= end < len(lines) + 1
+    try:
+        found = locate(text, Hunk("\n".join(search), "r\n", anchors=tuple(anchors)),
+                       language=language)
+    except LocateFailed as failure:
+        assert failure.message
+        return
+    assert 0 <= found.start <= found.end <= len(text)

@@ -172,7 +172,21 @@ def check_edit(
         return SyntaxVerdict(language, True, True, "", None), new_tree
     line, what = after
     message = f"{path}: the edit would introduce a syntax error at line {line} ({what})"
+    source = _source_line(new, line)
+    if source:
+        message += f": {source!r}"
     return SyntaxVerdict(language, False, True, message, line), new_tree
+
+
+def _source_line(text: str, line: int, limit: int = 80) -> str:
+    start = 0
+    for _ in range(line - 1):
+        start = text.find("\n", start) + 1
+        if start == 0:
+            return ""
+    end = text.find("\n", start)
+    shown = text[start:end if end >= 0 else len(text)].strip()
+    return shown if len(shown) <= limit else shown[:limit - 3] + "..."
 
 
 def _reparse(language: str, old: str, new: str, old_tree: tree_sitter.Tree,

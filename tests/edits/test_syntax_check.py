@@ -156,3 +156,9 @@ def test_a_missing_grammar_wheel_means_no_check(monkeypatch: pytest.MonkeyPatch)
     verdict, tree = check_edit("m.py", "x = 1\n", "x = (\n")
     assert tree is None and not verdict.checked and verdict.ok
     assert "grammar is not installed" in verdict.message
+
+
+def test_message_quotes_the_offending_line() -> None:
+    verdict, _ = check_edit("q.py", "x = 1\n", "x = 1\ndef f(x):\n    return (x,\n")
+    assert verdict.message == ("q.py: the edit would introduce a syntax error at line 3 "
+                               "('(' opened here is never closed): 'return (x,'")

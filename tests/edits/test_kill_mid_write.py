@@ -91,8 +91,7 @@ def test_sigkill_never_leaves_a_half_written_file(tmp_path: Path) -> None:
     # the journal survived the kills too: the newest (possibly cut-short) batch undoes cleanly
     assert history(tmp_path)
     before = {name: (tmp_path / name).read_text() for name in names}
-    result = undo(tmp_path)
-    assert result.restored
+    result = undo(tmp_path)  # may restore nothing: killed between recording and writing
     for name in names:
         data = (tmp_path / name).read_text()
         assert _wholly_one_version(data)

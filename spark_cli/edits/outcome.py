@@ -60,6 +60,8 @@ class EditApplied:
             what = f"{self.path}: {verb} {self.hunks} hunk(s)"
         if self.dry_run and (self.created or self.deleted or self.moved_from):
             what = "would have " + what
+        if not self.diff and not self.deleted:
+            what += " (no change: the file already reads like this)"
         if self.syntax is not None and not self.syntax.checked:
             what += " (no syntax check: text mode)"
         if self.refused:

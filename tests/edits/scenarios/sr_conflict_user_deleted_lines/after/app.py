@@ -1,0 +1,8 @@
+import os
+import sys
+
+
+def greet(name):
+    return "hello " + name
+
+

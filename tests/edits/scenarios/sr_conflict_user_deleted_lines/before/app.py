@@ -1,0 +1,7 @@
+import os
+
+
+def greet(name):
+    return "hello " + name
+
+

@@ -1,0 +1,9 @@
+import os
+
+
+def greet(name):
+    return "hello " + name
+
+
+def farewell(name):
+    return "bye " + name

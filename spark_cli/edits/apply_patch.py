@@ -140,7 +140,10 @@ class PatchEnvelope:
         error = self._body_line(section, text, raw, lineno)
         if error:
             items.append(self._reject(lineno, error))
-            return items, "left"
+            if text[0] in " -+":  # still a hunk line: skip the rest of this section
+                self._skipping = True
+                return items, "open"
+            return items, "left"  # maybe prose after a missing End Patch
         return items, "open"
 
     def _marker_line(self, text: str, raw: str, lineno: int,
@@ -172,11 +175,13 @@ class PatchEnvelope:
             if section.kind != "update" or section.hunks or section.body or section.move_to:
                 items.append(self._reject(lineno, "'*** Move to:' must follow '*** Update "
                                           "File:' directly; the section was not applied"))
-                return "left"
+                self._skipping = True
+                return "open"
             if not move.group(1):
                 items.append(self._reject(lineno, "'*** Move to:' needs a relative path; the "
                                           "section was not applied"))
-                return "left"
+                self._skipping = True
+                return "open"
             section.move_to = move.group(1)
             return "open"
         if _END_OF_FILE.match(text) and section is not None:
@@ -185,7 +190,8 @@ class PatchEnvelope:
                      else f"'*** End of File' only belongs in an update hunk ({section.header})")
             if error:
                 items.append(self._reject(lineno, error + "; the section was not applied"))
-                return "left"
+                self._skipping = True
+                return "open"
             section.eof_seen = True
             return "open"
         return None

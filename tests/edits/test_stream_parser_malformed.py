@@ -134,10 +134,11 @@ def test_hunk_header_without_lines() -> None:
 
 def test_move_to_after_hunks() -> None:
     items = parse("*** Begin Patch\n*** Update File: a.py\n@@\n-x\n+y\n*** Move to: b.py\n"
-                  "*** End Patch\n")
+                  "@@\n-z\n+w\n*** Delete File: c.py\n*** End Patch\n")
     (rej,) = rejected(items)
     assert "'*** Move to:' must follow '*** Update File:' directly" in rej.message
-    assert edits(items) == []
+    assert [e.path for e in edits(items)] == ["c.py"]
+    assert prose(items) == ""  # the rest of the broken section is skipped, not shown
 
 
 def test_delete_with_lines() -> None:
@@ -161,7 +162,7 @@ def test_lines_after_end_of_file_marker() -> None:
     items = parse("*** Begin Patch\n*** Update File: a.py\n@@\n-x\n+y\n*** End of File\n-z\n"
                   "*** End Patch\n")
     (rej,) = rejected(items)
-    assert "after '*** End of File'" in rej.message
+    assert "after '*** End of File'" in rej.message and prose(items) == ""
 
 
 def test_absolute_paths_in_envelope_are_parsed_faithfully() -> None:

@@ -39,6 +39,8 @@ class ResponsesFold:
         "finished",
         "parts",
         "response_id",
+        "steers_pending",
+        "tentative",
         "usage",
     )
 
@@ -54,6 +56,10 @@ class ResponsesFold:
         self.response_id: str | None = None
         self.finished: TurnFinished | None = None
         self.usage: UsageReported | None = None
+        self.steers_pending = 0
+        """Steers accepted whose successor response has not started yet."""
+        self.tentative: TurnFinished | None = None
+        """How the turn ends if the successor an accepted steer promised never comes."""
 
     def feed(self, event: Any) -> ChannelEvent | None:
         """The channel event for one decoded server event, if it makes one."""
@@ -77,6 +83,7 @@ class ResponsesFold:
             position = event.get("position")
             return Queued(position) if type(position) is int else None
         if kind == "response.steer.accepted":
+            self.steers_pending += 1
             return SteerAccepted()
         if kind == "response.steer.failed":
             error = event.get("error") if isinstance(event.get("error"), dict) else event
@@ -107,6 +114,8 @@ class ResponsesFold:
         if self._successor_pending or self.response_id is not None:
             previous = self.response_id
             self._successor_pending = False
+            self.steers_pending = 0  # one successor carries every steer accepted so far
+            self.tentative = None
             self.earlier_texts.append("".join(self.parts))
             self.parts = []
             self.response_id = new_id
@@ -125,24 +134,28 @@ class ResponsesFold:
                 _int(usage.get("input_tokens")), _int(usage.get("output_tokens"))
             )
         if kind == "response.completed":
-            self.finished = TurnFinished("completed", None, self.response_id)
+            finished = TurnFinished("completed", None, self.response_id)
         elif kind == "response.incomplete":
             details = response.get("incomplete_details")
             reason = details.get("reason") if isinstance(details, dict) else None
             reason = reason if isinstance(reason, str) else None
+            finished = TurnFinished("incomplete", reason, self.response_id)
             if reason == STEERED:
                 self._successor_pending = True
                 return None
-            self.finished = TurnFinished("incomplete", reason, self.response_id)
         else:
             error = response.get("error")
             message = error.get("message") if isinstance(error, dict) else None
-            self.finished = TurnFinished(
-                "failed",
-                message if isinstance(message, str) else "the response failed",
-                self.response_id,
-            )
-        return self.finished
+            message = message if isinstance(message, str) else "the response failed"
+            self.finished = TurnFinished("failed", message, self.response_id)
+            return self.finished
+        if self.steers_pending:
+            # the response reached its end before the steer's cut: the successor follows
+            self._successor_pending = True
+            self.tentative = finished
+            return None
+        self.finished = finished
+        return finished
 
 
 _TERMINAL = frozenset({"response.completed", "response.incomplete", "response.failed"})

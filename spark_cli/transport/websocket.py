@@ -244,6 +244,11 @@ class ResponsesWebSocketChannel:
                     if run.stopping:
                         yield TurnFinished("cancelled", None, fold.response_id)
                         return
+                    if fold.tentative is not None:  # a promised successor never started
+                        fold.finished, fold.tentative = fold.tentative, None
+                        self._drop(run.link, "steer successor missing")
+                        yield fold.finished
+                        return
                     self._drop(run.link, "idle timeout")
                     raise self._timeout(fold) from None
                 except ConnectionClosed as exc:

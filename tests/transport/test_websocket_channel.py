@@ -677,3 +677,53 @@ async def test_an_abandoned_turn_does_not_leak_frames_into_the_next(ws_server: A
         await ch.aclose()
     assert text_of(events) == "2a2b2c"
     assert srv.creates()[-1][0] == 2  # on the spare; the first socket was closed
+
+
+def steer_then(successor: bool) -> Any:
+    async def behaviour(ws: WS, number: int, frame: Frame, state: Any) -> None:
+        if frame["type"] == "response.create":
+            await send(ws, {"type": "response.created", "response": {"id": "r1"}})
+            await send(ws, {"type": "response.output_text.delta", "delta": "old"})
+        elif frame["type"] == "response.steer":
+            await send(ws, {"type": "response.steer.accepted"})
+            # the old response reaches its natural end before any cut point
+            await send(ws, {"type": "response.completed", "response": {"id": "r1"}})
+            if successor:
+                await send(ws, {"type": "response.created", "response": {"id": "r2"}})
+                await send(ws, {"type": "response.output_text.delta", "delta": "new"})
+                await send(ws, {"type": "response.completed", "response": {"id": "r2"}})
+
+    return behaviour
+
+
+async def steer_once(ch: ResponsesWebSocketChannel) -> list[ChannelEvent]:
+    events: list[ChannelEvent] = []
+    async with asyncio.timeout(10):
+        async for event in ch.stream(request("hi")):
+            events.append(event)
+            if event == TextDelta("old"):
+                await ch.steer("go left")
+    return events
+
+
+async def test_a_steer_accepted_as_the_response_completes_still_gets_its_successor(
+    ws_server: Any,
+) -> None:
+    async with ws_server(steer_then(successor=True)) as srv:
+        ch = channel(srv.url, warm_spare=False)
+        events = await steer_once(ch)
+        await ch.aclose()
+    assert Steered("r1", "r2") in events
+    assert text_of(events) == "oldnew"
+    assert events[-1] == TurnFinished("completed", None, "r2")
+    assert sum(isinstance(e, TurnFinished) for e in events) == 1
+
+
+async def test_a_promised_successor_that_never_comes_ends_the_turn_as_it_stood(
+    ws_server: Any,
+) -> None:
+    async with ws_server(steer_then(successor=False)) as srv:
+        ch = channel(srv.url, warm_spare=False, idle_timeout=0.2)
+        events = await steer_once(ch)
+        await ch.aclose()
+    assert events[-1] == TurnFinished("completed", None, "r1")

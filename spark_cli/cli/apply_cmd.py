@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 import typer
 
 if TYPE_CHECKING:
+    from spark_cli.edits.blocks import FileEdit
     from spark_cli.edits.outcome import EditOutcome
 
 EXIT_OK, EXIT_REFUSED, EXIT_USAGE = 0, 1, 2
@@ -37,20 +38,16 @@ class _UsageError(Exception):
     pass
 
 
-def parse_edit_text(text: str) -> tuple[list[Any], list[str]]:
+def parse_edit_text(text: str) -> tuple[list[FileEdit], list[str]]:
     """(file edits, parse-error messages) of a whole edit text, via the streaming parser."""
-    from spark_cli.edits.blocks import FileEdit
+    from spark_cli.edits.blocks import BlockRejected, FileEdit
     from spark_cli.edits.stream_parser import EditStreamParser
 
     parser = EditStreamParser()
     events = [*parser.feed(text), *parser.close()]
     edits = [e for e in events if isinstance(e, FileEdit)]
-    errors = []
-    for event in events:
-        if type(event).__name__ == "BlockRejected":
-            message = getattr(event, "message", str(event))
-            line = getattr(event, "line", 0)
-            errors.append(f"line {line}: {message}" if line else str(message))
+    errors = [f"line {e.line}: {e.message}" if e.line else e.message
+              for e in events if isinstance(e, BlockRejected)]
     return edits, errors
 
 

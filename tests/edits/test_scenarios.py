@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from spark_cli.edits.apply import Applier
-from spark_cli.edits.blocks import FileEdit
+from spark_cli.edits.blocks import BlockRejected, FileEdit
 from spark_cli.edits.journal import undo
 from spark_cli.edits.stream_parser import EditStreamParser
 
@@ -55,7 +55,7 @@ def _parse(text: str, seed: str) -> tuple[list[FileEdit], list[object]]:
     streamed.extend(chunked.close())
     edits = [e for e in events if isinstance(e, FileEdit)]
     assert [e for e in streamed if isinstance(e, FileEdit)] == edits
-    rejected = [e for e in events if type(e).__name__ == "BlockRejected"]
+    rejected = [e for e in events if isinstance(e, BlockRejected)]
     return edits, rejected
 
 

@@ -4,8 +4,9 @@
 locates every hunk of a file in the same text): the exact step needs only
 ``str.find``; the line list, offsets, stripped and folded line tables are built
 on first use. Each finder in `FINDERS` returns every `Match` of its step in
-file order; candidates come from a dict lookup of the first non-blank search
-line, never from a scan of every line per step.
+file order. Every step is one ``str.find`` scan (C speed) of the search's keys
+over a keyed copy of the file (rstripped, stripped, folded, or its non-blank
+lines), never a Python loop over candidates × search lines.
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ STEPS = ("exact", "trailing_ws", "indent", "trimmed", "unicode", "blank_lines", 
 class LineIndex:
     """Per-text line tables, each built on first use (the exact step needs none)."""
 
-    __slots__ = ("_folded", "_lines", "_rstripped", "_starts", "_stripped", "real", "text")
+    __slots__ = ("_keyed", "_lines", "_nonblank", "_rstripped", "_starts", "_stripped", "real",
+                 "text")
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -32,7 +34,8 @@ class LineIndex:
         self._starts: list[int] | None = None
         self._rstripped: str | None = None
         self._stripped: dict[str, list[int]] | None = None
-        self._folded: dict[str, list[int]] | None = None
+        self._keyed: dict[str, str] = {}
+        self._nonblank: tuple[str, list[int]] | None = None
 
     @property
     def lines(self) -> list[str]:
@@ -61,13 +64,20 @@ class LineIndex:
             self._stripped = table
         return self._stripped
 
-    def folded(self) -> dict[str, list[int]]:
-        if self._folded is None:
-            table: dict[str, list[int]] = {}
-            for i, line in enumerate(self.lines[:self.real]):
-                table.setdefault(fold(line), []).append(i)
-            self._folded = table
-        return self._folded
+    def keyed(self, kind: str) -> str:
+        """The file's lines as keys ("strip": stripped, "fold": `fold`), one per line."""
+        found = self._keyed.get(kind)
+        if found is None:
+            key_of = str.strip if kind == "strip" else fold
+            found = self._keyed[kind] = "\n".join([key_of(x) for x in self.lines[:self.real]])
+        return found
+
+    def nonblank(self) -> tuple[str, list[int]]:
+        """The stripped non-blank lines joined, and the file line of each."""
+        if self._nonblank is None:
+            rows = [i for i, line in enumerate(self.lines[:self.real]) if line.strip()]
+            self._nonblank = ("\n".join([self.lines[i].strip() for i in rows]), rows)
+        return self._nonblank
 
     def span(self, first: int, count: int) -> tuple[int, int]:
         last = first + count - 1
@@ -135,73 +145,55 @@ def _trailing_ws(index: LineIndex, search: list[str], replace: list[str]) -> lis
     return out
 
 
-def _candidates(table: dict[str, list[int]], key_of: Callable[[str], str], index: LineIndex,
-                search: list[str]) -> list[int]:
-    """First lines of runs whose first non-blank line has the same key."""
-    offset = next(k for k, line in enumerate(search) if line.strip())
-    starts = table.get(key_of(search[offset]), [])
+def _keyed_hits(index: LineIndex, kind: str, search: list[str]) -> list[int]:
+    """First lines of the runs whose keys equal the search's keys (one C-level scan)."""
+    key_of = str.strip if kind == "strip" else fold
+    needle = "\n".join([key_of(line) for line in search])
     limit = index.real - len(search)
-    return [c - offset for c in starts if 0 <= c - offset <= limit]
+    return [first for _pos, first in _whole_line_hits(index.keyed(kind), needle)
+            if first <= limit]
 
 
 def _indent(index: LineIndex, search: list[str], replace: list[str]) -> list[Match]:
     out = []
-    parts = [split_indent(line) for line in search]
-    for first in _candidates(index.stripped(), str.strip, index, search):
-        pairs = []
-        for k, (s_indent, s_body) in enumerate(parts):
-            f_indent, f_body = split_indent(index.lines[first + k])
-            if s_body != f_body:
-                break
-            if s_body:
-                pairs.append((s_indent, f_indent))
-        else:
-            reindent = indent_offset(pairs)
-            if reindent is not None:
-                out.append(_match(index, first, len(search), [reindent(r) for r in replace]))
+    s_indents = [split_indent(line)[0] for line in search]
+    for first in _keyed_hits(index, "strip", search):
+        pairs = [(s_indents[k], split_indent(index.lines[first + k])[0])
+                 for k, line in enumerate(search) if line.strip()]
+        reindent = indent_offset(pairs)
+        if reindent is not None:
+            out.append(_match(index, first, len(search), [reindent(r) for r in replace]))
     return out
 
 
 def _equal_runs(index: LineIndex, search: list[str], replace: list[str],
-                table: dict[str, list[int]], key_of: Callable[[str], str]) -> list[Match]:
+                kind: str) -> list[Match]:
     out = []
-    keys = [key_of(line) for line in search]
     lines = index.lines
-    for first in _candidates(table, key_of, index, search):
-        if all(key_of(lines[first + k]) == key for k, key in enumerate(keys)):
-            texts = [(s, lines[first + k]) for k, s in enumerate(search) if s.strip()]
-            new = reindent_lines([s for s, _ in texts], [f for _, f in texts], replace)
-            out.append(_match(index, first, len(search), new))
+    for first in _keyed_hits(index, kind, search):
+        texts = [(s, lines[first + k]) for k, s in enumerate(search) if s.strip()]
+        new = reindent_lines([s for s, _ in texts], [f for _, f in texts], replace)
+        out.append(_match(index, first, len(search), new))
     return out
 
 
 def _trimmed(index: LineIndex, search: list[str], replace: list[str]) -> list[Match]:
-    return _equal_runs(index, search, replace, index.stripped(), str.strip)
+    return _equal_runs(index, search, replace, "strip")
 
 
 def _unicode(index: LineIndex, search: list[str], replace: list[str]) -> list[Match]:
-    return _equal_runs(index, search, replace, index.folded(), fold)
+    return _equal_runs(index, search, replace, "fold")
 
 
 def _blank_lines(index: LineIndex, search: list[str], replace: list[str]) -> list[Match]:
     texts = [line for line in search if line.strip()]
-    keys = [line.strip() for line in texts]
-    lines, real = index.lines, index.real
+    joined, rows = index.nonblank()
     out = []
-    for first in index.stripped().get(keys[0], []):
-        row = first
-        rows = [first]
-        for key in keys[1:]:
-            row += 1
-            while row < real and not lines[row].strip():
-                row += 1
-            if row >= real or lines[row].strip() != key:
-                break
-            rows.append(row)
-        else:
-            new = reindent_lines(texts, [lines[r] for r in rows], replace)
-            start, end = index.span(first, row - first + 1)
-            out.append(Match(start, end, first, row, "\n".join(new)))
+    for _pos, k in _whole_line_hits(joined, "\n".join([t.strip() for t in texts])):
+        found = rows[k:k + len(texts)]
+        new = reindent_lines(texts, [index.lines[r] for r in found], replace)
+        start, end = index.span(found[0], found[-1] - found[0] + 1)
+        out.append(Match(start, end, found[0], found[-1], "\n".join(new)))
     return out
 
 

@@ -1,0 +1,139 @@
+"""Steering (accepted -> incomplete steered -> successor), the cancel extension, closing."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from engine_client import echo_brains, recv, send, text_of, until, ws_connect
+
+SLOW = {"brains": echo_brains, "tps": 500, "ttft_ms": 0}
+
+
+async def _started(ws: Any, prompt: str, **extra: Any) -> str:
+    await send(ws, type="response.create", model="m", input=prompt, **extra)
+    events = await until(ws, "response.output_text.delta")
+    return events[0]["response"]["id"]
+
+
+async def test_steer_ends_at_a_line_and_the_successor_continues(engine_factory: Any) -> None:
+    engine = await engine_factory(**SLOW)
+    async with ws_connect(engine) as ws:
+        old = await _started(ws, "forever", stream_id="s")
+        await send(ws, type="response.steer", previous_response_id=old,
+                   input=[{"type": "message", "role": "user", "content": "history"}])
+        events = await until(ws, "response.incomplete")
+        successor = await until(ws, "response.completed")
+    accepted = next(e for e in events if e["type"] == "response.steer.accepted")
+    assert accepted["steer"]["previous_response_id"] == old
+    assert accepted["steer"]["id"].startswith("steer_")
+    assert accepted["stream_id"] == "s"
+    end = events[-1]["response"]
+    assert end["id"] == old
+    assert end["incomplete_details"] == {"reason": "steered"}
+    assert end["output"][0]["content"][0]["text"].endswith("\n")  # a line boundary
+    assert successor[0]["type"] == "response.created"
+    assert successor[0]["response"]["previous_response_id"] == old
+    assert successor[0]["stream_id"] == "s"
+    told = text_of(successor)
+    assert told.startswith("user:forever | assistant:word word")
+    assert told.endswith(" | user:history")
+
+
+async def test_steer_without_id_targets_the_running_response(engine_factory: Any) -> None:
+    engine = await engine_factory(**SLOW)
+    async with ws_connect(engine) as ws:
+        await _started(ws, "forever")
+        await send(ws, type="response.steer", input="history")
+        events = await until(ws, "response.incomplete")
+        assert any(e["type"] == "response.steer.accepted" for e in events)
+        assert (await until(ws, "response.completed"))[0]["type"] == "response.created"
+
+
+async def test_steer_never_cuts_inside_an_edit_block(engine_factory: Any) -> None:
+    class BlockBrain:
+        name = "block"
+
+        def answer(self, request: Any) -> Any:
+            if request.prompt != "go":
+                yield "ok"
+                return
+            yield "intro\n```python\n<<<<<<< SEARCH\n"
+            yield "".join(f"old {i}\n" for i in range(60))
+            yield "=======\nnew\n>>>>>>> REPLACE\n```\n"
+            yield "after\n" * 50
+
+    engine = await engine_factory(brains=lambda model: BlockBrain(), tps=400, ttft_ms=0)
+    async with ws_connect(engine) as ws:
+        old = await _started(ws, "go")
+        await asyncio.sleep(0.05)
+        await send(ws, type="response.steer", previous_response_id=old, input="stop")
+        events = await until(ws, "response.incomplete")
+        await until(ws, "response.completed")
+    text = events[-1]["response"]["output"][0]["content"][0]["text"]
+    assert text.endswith("\n")
+    assert text.count("```") % 2 == 0, text
+
+
+async def test_steer_failures(engine_factory: Any) -> None:
+    engine = await engine_factory(brains=echo_brains, tps=50000, ttft_ms=0)
+    async with ws_connect(engine) as ws:
+        await send(ws, type="response.steer", input="x")
+        failed = await recv(ws)
+        assert failed["type"] == "response.steer.failed"
+        assert failed["error"]["code"] == "no_active_response"
+        assert failed["steer"]["input"] == "x"
+        await send(ws, type="response.steer", previous_response_id="resp_x", input="x")
+        assert (await recv(ws))["error"]["code"] == "response_not_found"
+        await send(ws, type="response.create", model="m", input="done soon")
+        finished = (await until(ws))[-1]["response"]["id"]
+        await send(ws, type="response.steer", previous_response_id=finished, input="late")
+        failed = await recv(ws)
+        assert failed["error"]["code"] == "response_already_completed"
+        assert failed["steer"]["previous_response_id"] == finished
+        await send(ws, type="response.steer", input=[{"role": "assistant", "content": "x"}])
+        assert (await recv(ws))["error"]["param"] == "input"
+
+
+async def test_cancel_extension_ends_with_incomplete_cancelled(engine_factory: Any) -> None:
+    engine = await engine_factory(**SLOW)
+    async with ws_connect(engine) as ws:
+        rid = await _started(ws, "forever")
+        await send(ws, type="response.cancel", response_id=rid)
+        events = await until(ws)
+        assert events[-1]["type"] == "response.incomplete"
+        assert events[-1]["response"]["incomplete_details"]["reason"] == "cancelled"
+        assert engine.state.generating == 0
+        await send(ws, type="response.create", model="m", input="next")
+        assert text_of(await until(ws)) == "next"
+
+
+async def test_cancel_unknown_id_is_an_error(engine_factory: Any) -> None:
+    engine = await engine_factory(**SLOW)
+    async with ws_connect(engine) as ws:
+        await send(ws, type="response.cancel", response_id="resp_zzz")
+        error = await recv(ws)
+    assert error["error"]["code"] == "response_not_found"
+    assert error["error"]["param"] == "response_id"
+
+
+async def test_cancel_a_queued_response(engine_factory: Any) -> None:
+    engine = await engine_factory(**SLOW, max_streams=1)
+    async with ws_connect(engine) as ws:
+        await _started(ws, "forever", stream_id="a")
+        await send(ws, type="response.create", model="m", input="x", stream_id="b")
+        queued = await until(ws, "response.queued")
+        rid = queued[-1]["response"]["id"]
+        await send(ws, type="response.cancel", response_id=rid)
+        events = [e for e in await until(ws, "response.incomplete") if e["stream_id"] == "b"]
+        assert events[-1]["response"]["incomplete_details"]["reason"] == "cancelled"
+
+
+async def test_closing_the_socket_stops_generation(engine_factory: Any) -> None:
+    engine = await engine_factory(**SLOW)
+    async with ws_connect(engine) as ws:
+        await _started(ws, "forever")
+        assert engine.state.generating == 1
+    async with asyncio.timeout(5):
+        while engine.state.generating or engine.state.wafer.active:
+            await asyncio.sleep(0.01)

@@ -21,6 +21,7 @@ from spark_cli.edits.elision import is_elision
 
 _ALIGN_PROBES = 20  # search lines used to find the best alignment
 _ALIGN_SPOTS = 50  # file places tried per probe line
+_ALIGN_BUDGET = 200_000  # line comparisons at most, whatever the sizes
 
 
 class LocateFailed(Exception):
@@ -41,8 +42,9 @@ def ambiguous(lines: tuple[int, ...], anchors: Sequence[str], anchored: bool) ->
     shown = ", ".join(str(n) for n in lines[:10]) + (", …" if len(lines) > 10 else "")
     hint = ("add more unchanged lines before or after the change so it is unique"
             if anchors else
-            "add more unchanged lines before or after the change so it is unique, or name "
-            "the enclosing definition (an `@@ def name` / `@@ class Name` line)")
+            "add more unchanged lines before or after the change so it is unique (the "
+            "enclosing def/class/function line is a good one; in apply_patch, an "
+            "`@@ def name` header also works)")
     where = f" inside {' / '.join(anchors)!r}" if anchored else ""
     return LocateFailed(f"the search text matches {len(lines)} places{where} "
                         f"(lines {shown}); {hint}", "ambiguous", lines)
@@ -123,10 +125,11 @@ def _best_alignment(lines: list[str], real: int, table: dict[str, list[int]],
     if not wanted:
         return None
     probes = sorted(wanted, key=lambda i: len(table.get(keys[i], ())) or 10**9)[:_ALIGN_PROBES]
+    spots = max(1, min(_ALIGN_SPOTS, _ALIGN_BUDGET // (len(wanted) * len(probes))))
     best: tuple[int, int, int] | None = None
     tried: set[int] = set()
     for k in probes:
-        for spot in table.get(keys[k], [])[:_ALIGN_SPOTS]:
+        for spot in table.get(keys[k], [])[:spots]:
             first = spot - k
             if first in tried:
                 continue

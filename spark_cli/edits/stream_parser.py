@@ -164,6 +164,9 @@ class EditStreamParser:
 
     def _release_pending(self, count: int | None = None) -> None:
         """Pass the first `count` (default: all) held lines through as prose."""
+        if count is not None:  # a held blank line only counts after the line it follows
+            while count < len(self._pending) and self._pending[count][0] == "blank":
+                count += 1
         released = self._pending[:count]
         del self._pending[:count]
         for kind, raw, value in released:

@@ -320,3 +320,8 @@ def test_hunk_header_glued_to_its_anchor() -> None:
     (edit,) = edits(parse("*** Begin Patch\n*** Update File: a.py\n@@def f():\n-x\n+y\n"
                           "*** End Patch\n"))
     assert edit.hunks[0].anchors == ("def f():",)
+
+
+def test_a_blank_line_after_a_released_path_candidate_stays_prose() -> None:
+    items = parse("Note\n\nsrc/a.py\n" + SR_BODY)
+    assert prose(items) == "Note\n\n" and [e.path for e in edits(items)] == ["src/a.py"]

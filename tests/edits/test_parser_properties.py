@@ -99,6 +99,10 @@ def answers(draw: st.DrawFn) -> Answer:
             p, search, replace = draw(path), draw(code), draw(code)
             text = render_search_replace(p, search, replace, draw(st.sampled_from([None, "",
                                                                                  "python"])))
+            # How the model names the file: bare, `p`, **p**, "File: p", "## p"; maybe a blank.
+            label = draw(st.sampled_from(["{}", "`{}`", "**{}**", "File: {}", "## {}", "{}:"]))
+            gap = draw(st.sampled_from(["", "", "\n"]))
+            text = label.format(p) + "\n" + gap + text[len(p) + 1 :]
             s = shape(FileEdit("update", p, (Hunk(search, replace),), "search_replace"))
             end = start + text.rindex(">>>>>>> REPLACE") + len(">>>>>>> REPLACE")
             answer.spans.append((start, end, len(answer.spans)))
@@ -106,7 +110,12 @@ def answers(draw: st.DrawFn) -> Answer:
             answer.text += text
             continue
         edits = draw(st.lists(file_edits(), min_size=1, max_size=3))
-        text = render_apply_patch(edits)
+        before, after = draw(st.sampled_from([
+            ("", ""), ("```\n", "```\n"), ("```diff\n", "```\n"),
+            ("apply_patch <<'EOF'\n", "EOF\n"), ("```bash\napply_patch <<'EOF'\n", "EOF\n```\n"),
+            ("cat <<EOF | apply_patch\n", "EOF\n"),
+        ]))
+        text = before + render_apply_patch(edits) + after
         offsets, pos = [], 0
         for line in text.splitlines(keepends=True):
             if FILE_HEADER.match(line) or END_PATCH.match(line):

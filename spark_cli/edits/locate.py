@@ -19,6 +19,8 @@ Steps, in order; the first step with any match decides:
    them); the region runs from the first to the last matched line;
 7. ``fragment``: a one-line search that is not a whole line but occurs exactly
    once, verbatim (stripped), inside a line: only that substring is replaced.
+   Never when it would cut a word, nor when it is the start of a longer line
+   (that is a misremembered line more often than a fragment).
 Each step is tried with the search as given and then without its leading and
 trailing blank lines (models add them). A lone trailing newline in SEARCH or
 REPLACE is not a line.

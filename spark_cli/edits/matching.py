@@ -198,6 +198,8 @@ def _blank_lines(index: LineIndex, search: list[str], replace: list[str]) -> lis
 
 
 def _fragment(index: LineIndex, search: list[str], replace: list[str]) -> list[Match]:
+    """A one-line search inside a line. Not taken when it would cut a word, or when it
+    is the start of a longer line (more likely a line misremembered than a fragment)."""
     if len(search) != 1 or len(replace) > 1:
         return []
     needle = search[0].strip()
@@ -208,10 +210,24 @@ def _fragment(index: LineIndex, search: list[str], replace: list[str]) -> list[M
     while pos >= 0:
         first += text.count("\n", last, pos)
         last = pos
-        out.append(Match(pos, pos + len(needle), first, first,
-                          replace[0].strip() if replace else ""))
-        pos = text.find(needle, pos + len(needle))
+        end = pos + len(needle)
+        line_start = text.rfind("\n", 0, pos) + 1
+        line_end = text.find("\n", end)
+        rest = text[end:line_end if line_end >= 0 else len(text)]
+        starts_line = not text[line_start:pos].strip()
+        if not _cuts_word(text, pos, end) and not (starts_line and rest.strip()):
+            out.append(Match(pos, end, first, first, replace[0].strip() if replace else ""))
+        pos = text.find(needle, pos + 1)
     return out
+
+
+def _cuts_word(text: str, start: int, end: int) -> bool:
+    def word(ch: str) -> bool:
+        return ch.isalnum() or ch == "_"
+
+    before = start > 0 and word(text[start - 1]) and word(text[start])
+    after = end < len(text) and word(text[end]) and word(text[end - 1])
+    return before or after
 
 
 FINDERS: dict[str, Callable[[LineIndex, list[str], list[str]], list[Match]]] = {

@@ -354,3 +354,22 @@ def test_a_real_ellipsis_line_is_matched_as_text_first() -> None:
     text = "class P:\n    ...\n"
     found = locate(text, Hunk("class P:\n    ...\n", "class P:\n    x = 1\n"))
     assert found.step == "exact" and apply(text, found) == "class P:\n    x = 1\n"
+
+
+def test_fragment_never_cuts_a_word() -> None:
+    with pytest.raises(LocateFailed):
+        locate("total = subtotal + 1\n", Hunk("total + 1", "total + 2"))
+
+
+def test_fragment_that_starts_a_longer_line_is_refused() -> None:
+    text = "def f(x):\n    return x + 1\n"
+    with pytest.raises(LocateFailed) as err:
+        locate(text, Hunk("return x", "return y"))
+    assert err.value.reason == "missing"
+    assert err.value.nearest == ((2, "    return x + 1"),)
+
+
+def test_fragment_at_the_end_of_a_line_is_fine() -> None:
+    text = "connect(host, timeout=30)\n"
+    found = locate(text, Hunk("timeout=30)", "timeout=60)"))
+    assert found.step == "fragment" and apply(text, found) == "connect(host, timeout=60)\n"

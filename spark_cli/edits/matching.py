@@ -11,6 +11,7 @@ lines), never a Python loop over candidates × search lines.
 
 from __future__ import annotations
 
+import difflib
 import operator
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -192,8 +193,28 @@ def _blank_lines(index: LineIndex, search: list[str], replace: list[str]) -> lis
     for _pos, k in _whole_line_hits(joined, "\n".join([t.strip() for t in texts])):
         found = rows[k:k + len(texts)]
         new = reindent_lines(texts, [index.lines[r] for r in found], replace)
+        new = _keep_blank_lines(index, texts, found, replace, new)
         start, end = index.span(found[0], found[-1] - found[0] + 1)
         out.append(Match(start, end, found[0], found[-1], "\n".join(new)))
+    return out
+
+
+def _keep_blank_lines(index: LineIndex, texts: list[str], rows: list[int],
+                      replace: list[str], new: list[str]) -> list[str]:
+    """Put back the file's blank lines between two search lines that the replacement
+    repeats unchanged and adjacent (the model only dropped the blank line)."""
+    keys = [t.strip() for t in texts]
+    r_keys = [r.strip() for r in replace]
+    same: dict[int, int] = {}  # replacement line -> search line
+    for block in difflib.SequenceMatcher(None, keys, r_keys, autojunk=False).get_matching_blocks():
+        for n in range(block.size):
+            same[block.b + n] = block.a + n
+    out: list[str] = []
+    for j, line in enumerate(new):
+        out.append(line)
+        i = same.get(j)
+        if i is not None and i + 1 < len(rows) and same.get(j + 1) == i + 1:
+            out.extend(index.lines[rows[i] + 1:rows[i + 1]])
     return out
 
 

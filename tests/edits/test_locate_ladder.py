@@ -373,3 +373,13 @@ def test_fragment_at_the_end_of_a_line_is_fine() -> None:
     text = "connect(host, timeout=30)\n"
     found = locate(text, Hunk("timeout=30)", "timeout=60)"))
     assert found.step == "fragment" and apply(text, found) == "connect(host, timeout=60)\n"
+
+
+def test_blank_lines_step_keeps_the_file_blank_lines_between_unchanged_lines() -> None:
+    text = "a = 1\n\nb = 2\n\n\nc = 3\n"
+    found = locate(text, Hunk("a = 1\nb = 2\nc = 3\n", "a = 1\nb = 20\nc = 3\nd = 4\n"))
+    assert found.step == "blank_lines"
+    # b changed: the blank lines around it are the model's (none); c→d are new lines
+    assert apply(text, found) == "a = 1\nb = 20\nc = 3\nd = 4\n"
+    found = locate(text, Hunk("a = 1\nb = 2\nc = 3\n", "a = 1\nb = 2\nc = 30\n"))
+    assert apply(text, found) == "a = 1\n\nb = 2\nc = 30\n"

@@ -422,3 +422,14 @@ async def test_stop_before_the_response_headers_ends_at_once(http_server: Any) -
         await stopper
         await ch.aclose()
     assert events[-1] == TurnFinished("cancelled", "stopped before the response started")
+
+
+def test_tls_is_verified_for_https_and_not_loaded_for_plain_http() -> None:
+    import ssl
+
+    secure = ChatCompletionsChannel("https://api.example.test/v1", KEY)
+    plain = ChatCompletionsChannel("http://127.0.0.1:9/v1", KEY)
+    secure_ctx = secure._client._transport._pool._ssl_context  # type: ignore[attr-defined]
+    plain_ctx = plain._client._transport._pool._ssl_context  # type: ignore[attr-defined]
+    assert secure_ctx.verify_mode == ssl.CERT_REQUIRED
+    assert plain_ctx.verify_mode == ssl.CERT_NONE

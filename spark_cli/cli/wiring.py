@@ -27,14 +27,16 @@ class WiringError(Exception):
 
 @contextlib.asynccontextmanager
 async def open_provider_channel(provider: Any, *, idle_timeout: float | None = None,
-                                one_shot: bool = True) -> AsyncIterator[Channel]:
+                                one_shot: bool = True,
+                                **channel_options: Any) -> AsyncIterator[Channel]:
     """A channel for ``provider`` (``Settings.provider``), closed (and engine stopped) on exit.
 
     ``one_shot`` skips the warm spare WebSocket connection a TUI keeps for
-    interrupts: a single turn never needs it.
+    interrupts: a single turn never needs it. ``channel_options`` go to the
+    channel's constructor (e.g. ``max_retries``).
     """
     kind = provider.kind
-    options: dict[str, Any] = {}
+    options: dict[str, Any] = dict(channel_options)
     if idle_timeout is not None:
         options["idle_timeout"] = idle_timeout
     async with contextlib.AsyncExitStack() as stack:

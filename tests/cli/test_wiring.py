@@ -1,0 +1,95 @@
+"""Settings → Channel: the bundled engine in-process, a running engine by URL, bad inputs."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+from collections.abc import Iterator
+from types import SimpleNamespace
+
+import pytest
+
+from spark_cli.cli.wiring import WiringError, open_provider_channel
+from spark_cli.protocol.channel import ChannelError, Message, TextDelta, TurnFinished, TurnRequest
+
+REQUEST = TurnRequest("spark-test", (Message("user", "hello"),), max_output_tokens=50)
+
+
+class EchoBrain:
+    name = "echo"
+
+    def answer(self, request) -> Iterator[str]:
+        yield "you said: " + request.prompt
+
+
+def provider(**fields):
+    base = {"name": "mock", "kind": "mock", "base_url": None, "api_key": None, "model": "m"}
+    base.update(fields)
+    return SimpleNamespace(**base)
+
+
+async def _collect(channel) -> tuple[str, TurnFinished]:
+    text, finished = [], None
+    async with asyncio.timeout(20):
+        async for event in channel.stream(REQUEST):
+            if isinstance(event, TextDelta):
+                text.append(event.text)
+            elif isinstance(event, TurnFinished):
+                finished = event
+    assert finished is not None
+    return "".join(text), finished
+
+
+async def test_mock_with_a_base_url_uses_that_engine(engine_factory):
+    engine = await engine_factory(brains=lambda model: EchoBrain(), ttft_ms=0, tps=20000)
+    p = provider(base_url=engine.url + "/v1", api_key=engine.token)
+    async with open_provider_channel(p) as channel:
+        text, finished = await _collect(channel)
+    assert text == "you said: hello"
+    assert finished.status == "completed"
+
+
+async def test_mock_without_a_base_url_starts_the_bundled_engine():
+    async with open_provider_channel(provider(), idle_timeout=20) as channel:
+        text, finished = await _collect(channel)
+    assert finished.status in ("completed", "incomplete")
+    assert text  # whatever the default brain says, it streamed over the socket
+
+
+async def test_wrong_token_is_a_provider_failure(engine_factory):
+    engine = await engine_factory(brains=lambda model: EchoBrain())
+    p = provider(base_url=engine.url + "/v1", api_key="wrong")
+    async with open_provider_channel(p) as channel:
+        with pytest.raises(ChannelError) as caught:
+            await _collect(channel)
+    assert caught.value.kind == "auth"
+    assert "wrong" not in caught.value.message
+
+
+def _closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.parametrize("kind", ["mock", "chat_sse", "responses_sse"])
+async def test_unreachable_base_url_is_a_connection_error(kind: str):
+    p = provider(kind=kind, name=kind, base_url=f"http://127.0.0.1:{_closed_port()}/v1")
+    async with open_provider_channel(p, idle_timeout=5, max_retries=0) as channel:
+        with pytest.raises(ChannelError) as caught:
+            await _collect(channel)
+    assert caught.value.kind in ("connection", "timeout")
+
+
+@pytest.mark.parametrize(
+    ("fields", "needle"),
+    [
+        ({"kind": "chat_sse", "name": "openai-compatible", "base_url": None}, "needs a base URL"),
+        ({"kind": "chat_sse", "base_url": "ftp://example.org"}, "not an http(s) URL"),
+        ({"kind": "mock", "base_url": "nonsense"}, "not an http(s) or ws(s) URL"),
+    ],
+)
+async def test_bad_settings_are_wiring_errors(fields, needle):
+    with pytest.raises(WiringError, match=needle.replace("(", r"\(").replace(")", r"\)")):
+        async with open_provider_channel(provider(**fields)):
+            pass

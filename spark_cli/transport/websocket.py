@@ -264,15 +264,17 @@ class ResponsesWebSocketChannel:
                     ) from exc
                 watch.since = None
                 try:
-                    event = loads(raw)
+                    out = feed(loads(raw))
+                except ProviderError:
+                    run.ended = True  # an error event ends the request; the socket is fine
+                    raise
                 except ValueError:
+                    self._drop(run.link, "malformed frame")
                     raise ChannelError(
                         "protocol", f"malformed frame from the server: {raw[:80]!r}"
                     ) from None
-                try:
-                    out = feed(event)
-                except ProviderError:
-                    run.ended = True  # an error event ends the request; the socket is fine
+                except ChannelError:
+                    self._drop(run.link, "malformed event")  # what follows cannot be trusted
                     raise
                 if out is None:
                     continue

@@ -425,6 +425,9 @@ async def test_a_malformed_frame_is_a_protocol_error(ws_server: Any, frame: str)
         ch = channel(srv.url, warm_spare=False)
         with pytest.raises(ChannelError) as info:
             await collect(ch, request("hi"))
+        async with asyncio.timeout(5):  # the socket is not trusted after a bad frame
+            while 1 not in srv.closed:
+                await asyncio.sleep(0.01)
         await ch.aclose()
     assert info.value.kind == "protocol"
 

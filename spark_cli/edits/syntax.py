@@ -31,6 +31,8 @@ if TYPE_CHECKING:
 _CACHE_SIZE = 8
 _trees: OrderedDict[tuple[str, str], tree_sitter.Tree] = OrderedDict()
 _CHUNK = 4096
+# ".h" is C or C++: a header is refused only when neither grammar accepts the new text
+_SECOND_OPINION = {"c": "cpp"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,6 +172,10 @@ def check_edit(
     after = first_error(new_tree)
     if after is None:
         return SyntaxVerdict(language, True, True, "", None), new_tree
+    second = _SECOND_OPINION.get(language) if path.lower().endswith(".h") else None
+    if second is not None and first_error(parse_text(second, new)) is None:
+        # a .h file that is C++ (or a C header that now uses C++): the C++ grammar accepts it
+        return SyntaxVerdict(second, True, True, "", None), new_tree
     line, what = after
     message = f"{path}: the edit would introduce a syntax error at line {line} ({what})"
     source = _source_line(new, line)

@@ -162,3 +162,12 @@ def test_message_quotes_the_offending_line() -> None:
     verdict, _ = check_edit("q.py", "x = 1\n", "x = 1\ndef f(x):\n    return (x,\n")
     assert verdict.message == ("q.py: the edit would introduce a syntax error at line 3 "
                                "('(' opened here is never closed): 'return (x,'")
+
+
+def test_a_c_header_may_become_cpp() -> None:
+    old = "int add(int a, int b);\n"
+    new = old + "namespace util {\nclass Box { public: int v; };\n}\n"
+    verdict, _ = check_edit("box.h", old, new)
+    assert verdict.ok and verdict.checked and verdict.language == "cpp"
+    broken, _ = check_edit("box.h", old, old + "int f( {\n")
+    assert not broken.ok and broken.language == "c"

@@ -166,7 +166,7 @@ def test_message_quotes_the_offending_line() -> None:
 
 def test_a_c_header_may_become_cpp() -> None:
     old = "int add(int a, int b);\n"
-    new = old + "namespace util {\nclass Box { public: int v; };\n}\n"
+    new = old + "template <typename T> T id(T x) { return x; }\n"
     verdict, _ = check_edit("box.h", old, new)
     assert verdict.ok and verdict.checked and verdict.language == "cpp"
     broken, _ = check_edit("box.h", old, old + "int f( {\n")

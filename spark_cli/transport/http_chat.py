@@ -86,6 +86,8 @@ class ChatFold:
         elif "error" in chunk:
             raise self._error(chunk["error"])
         usage = chunk.get("usage")
+        if usage is None and "x_groq" in chunk and type(chunk["x_groq"]) is dict:
+            usage = chunk["x_groq"].get("usage")  # Groq's older place for it
         if type(usage) is dict:
             self.usage = UsageReported(
                 _int(usage.get("prompt_tokens")), _int(usage.get("completion_tokens"))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from collections.abc import Coroutine, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -25,6 +26,9 @@ from spark_cli.transport.errors import error_from_body, redact
 EXTENSIONS_HEADER = "x-spark-engine-extensions"
 MAX_FRAME = 64 * 2**20
 CLOSE_TIMEOUT = 2.0
+_LOG = logging.getLogger("spark_cli.transport.ws_links")
+_LOG.setLevel(logging.WARNING)
+"""websockets logs handshake headers (the Authorization one too) at DEBUG: never here."""
 
 
 @dataclass(slots=True)
@@ -113,6 +117,7 @@ class Links:
                 open_timeout=self._connect_timeout,
                 close_timeout=CLOSE_TIMEOUT,
                 user_agent_header="spark",
+                logger=_LOG,
             )
         except InvalidStatus as exc:
             response = exc.response

@@ -433,3 +433,39 @@ def test_tls_is_verified_for_https_and_not_loaded_for_plain_http() -> None:
     plain_ctx = plain._client._transport._pool._ssl_context  # type: ignore[attr-defined]
     assert secure_ctx.verify_mode == ssl.CERT_REQUIRED
     assert plain_ctx.verify_mode == ssl.CERT_NONE
+
+
+async def test_groq_usage_in_x_groq_is_read() -> None:
+    last = json.dumps(
+        {
+            "id": "c",
+            "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
+            "x_groq": {"usage": {"prompt_tokens": 4, "completion_tokens": 1}},
+        }
+    )
+    ch = channel(Recorder(ok(sse(chunk("a"), last))))
+    events = await collect(ch)
+    await ch.aclose()
+    assert UsageReported(4, 1) in events
+
+
+async def test_openrouter_comments_and_null_content_are_ignored() -> None:
+    body = b": OPENROUTER PROCESSING\n\n" + sse(
+        json.dumps({"id": "o", "choices": [{"index": 0, "delta": {"content": None}}]}),
+        chunk("x", "stop"),
+    )
+    ch = channel(Recorder(ok(body)))
+    events = await collect(ch)
+    await ch.aclose()
+    assert text_of(events) == "x"
+    assert events[-1].status == "completed"  # type: ignore[union-attr]
+
+
+async def test_the_key_never_reaches_the_logs(caplog: Any) -> None:
+    import logging
+
+    caplog.set_level(logging.DEBUG)
+    ch = channel(Recorder(ok()))
+    await collect(ch)
+    await ch.aclose()
+    assert KEY not in caplog.text

@@ -730,3 +730,17 @@ async def test_a_promised_successor_that_never_comes_ends_the_turn_as_it_stood(
         events = await steer_once(ch)
         await ch.aclose()
     assert events[-1] == TurnFinished("completed", None, "r1")
+
+
+async def test_the_key_never_reaches_the_logs(ws_server: Any, caplog: Any) -> None:
+    import logging
+
+    caplog.set_level(logging.DEBUG)
+    async with ws_server(echo_turns) as srv:
+        ch = channel(srv.url)
+        await collect(ch, request("hi"))
+        await ch.aclose()
+    assert srv.auth[0] == f"Bearer {KEY}"  # it was sent
+    client_side = [r for r in caplog.records if not r.name.startswith("websockets.server")]
+    assert any("Authorization" in r.getMessage() for r in caplog.records)  # DEBUG was on
+    assert not any(KEY in r.getMessage() for r in client_side)

@@ -323,3 +323,15 @@ async def test_http_drop_mid_stream_is_a_clear_error(engine_factory: Factory) ->
     await ch.aclose()
     assert info.value.kind == "connection"
     assert "before the response finished" in info.value.message
+
+
+@pytest.mark.parametrize("kind", ["responses_ws", "chat_sse", "responses_sse"])
+async def test_max_output_tokens_ends_incomplete(engine_factory: Factory, kind: str) -> None:
+    engine = await start(engine_factory, ScriptedBrain({}))
+    ch = open_channel(kind, base_url=engine.url + "/v1", api_key=TOKEN)
+    request = TurnRequest("spark-test", (Message("user", "hi"),), max_output_tokens=3)
+    events = await collect(ch, request)
+    await ch.aclose()
+    assert events[-1].status == "incomplete"  # type: ignore[union-attr]
+    assert events[-1].reason == "max_output_tokens"  # type: ignore[union-attr]
+    assert 0 < len(text_of(events)) < len(LONG)

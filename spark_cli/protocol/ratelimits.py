@@ -19,7 +19,6 @@ import random
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from email.utils import parsedate_to_datetime
 
 _DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)(ms|h|m|s)")
 _DURATION = re.compile(r"(?:\d+(?:\.\d+)?(?:ms|h|m|s))+")
@@ -66,6 +65,8 @@ def parse_retry_after(value: str, *, now: float) -> float | None:
     value = value.strip()
     if _PLAIN_SECONDS.fullmatch(value):
         return _finite(float(value))
+    from email.utils import parsedate_to_datetime  # rare (HTTP dates): kept off start-up
+
     try:
         when = parsedate_to_datetime(value)
     except (TypeError, ValueError, IndexError):

@@ -69,7 +69,6 @@ class ResponseEvents:
         usage: dict[str, Any] | None = None,
         reason: str | None = None,
         error: dict[str, Any] | None = None,
-        position: int | None = None,
     ) -> dict[str, Any]:
         """The response object (``text=None``: no output item yet)."""
         item_status = "completed" if status == "completed" else "incomplete"
@@ -85,8 +84,6 @@ class ResponseEvents:
             "tool_choice": "none", "tools": [], "metadata": {}, "temperature": None,
             "top_p": None, "text": {"format": {"type": "text"}}, "truncation": "disabled",
         }
-        if position is not None:
-            body["queue_position"] = position  # extension
         return body
 
     def created(self, status: str = "in_progress") -> Event:

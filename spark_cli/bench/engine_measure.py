@@ -1,0 +1,135 @@
+"""The measuring side of `spark bench engine`: engine subprocess + WebSocket clients.
+
+The engine runs in its own process (`spark engine serve --port 0 --brain
+lorem ...`); this process only opens sockets, asks for a fixed number of
+tokens (``max_output_tokens`` on the endless ``spark-lorem`` brain) and stamps
+every text-delta frame with ``time.perf_counter()`` on arrival.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+_URL = re.compile(r"(ws://\S+/v1/responses) \((http://\S+)\)")
+
+
+@dataclass
+class EngineProcess:
+    proc: subprocess.Popen[str]
+    ws_url: str
+    token: str
+
+    def cpu_seconds(self) -> float:
+        """User + system CPU of the engine process so far (Linux /proc)."""
+        try:
+            fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            return float("nan")
+        import os
+
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def spark_argv() -> list[str]:
+    script = Path(sys.executable).with_name("spark")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "spark_cli"]
+
+
+def start_engine(token: str, tps: float, *, max_streams: int = 64, frame_ms: float = 10.0,
+                 timeout: float = 30.0) -> EngineProcess:
+    argv = [*spark_argv(), "engine", "serve", "--port", "0", "--brain", "lorem",
+            "--tps", f"{tps:g}", "--ttft-ms", "0", "--token", token,
+            "--max-streams", str(max_streams), "--frame-ms", f"{frame_ms:g}"]
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    found: list[str] = []
+
+    def read() -> None:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            match = _URL.search(line)
+            if match:
+                found.append(match.group(1))
+                return
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    reader.join(timeout)
+    if not found:
+        proc.kill()
+        raise RuntimeError("the engine did not print its URL: " + " ".join(argv))
+    return EngineProcess(proc, found[0], token)
+
+
+@dataclass
+class Stream:
+    tokens: int = 0
+    stamps: list[float] = field(default_factory=list)
+    """Arrival time of each text-delta frame."""
+    pieces: list[int] = field(default_factory=list)
+    """Tokens in each frame (from the final usage: only the total is exact)."""
+
+    @property
+    def rate(self) -> float:
+        """Tokens per second between the first and the last frame (the first frame's
+        tokens were due at the start, so they are not counted)."""
+        if len(self.stamps) < 2 or self.tokens < 2:
+            return 0.0
+        span = self.stamps[-1] - self.stamps[0]
+        return (self.tokens - self.pieces[0]) / span if span > 0 else 0.0
+
+    def gaps_ms(self) -> list[float]:
+        return [(b - a) * 1000.0 for a, b in zip(self.stamps, self.stamps[1:], strict=False)]
+
+
+async def one_stream(ws_url: str, token: str, tokens: int) -> Stream:
+    """Open a socket, stream ``tokens`` tokens, stamp every delta frame."""
+    import json
+
+    from websockets.asyncio.client import connect
+
+    from spark_cli.protocol.tokens import count_tokens
+
+    stream = Stream()
+    request = json.dumps({"type": "response.create", "model": "spark-lorem",
+                          "input": "benchmark", "max_output_tokens": tokens})
+    async with connect(ws_url, additional_headers={"Authorization": f"Bearer {token}"},
+                       compression=None, proxy=None, max_size=None) as ws:
+        await ws.send(request)
+        clock = time.perf_counter
+        async for raw in ws:
+            now = clock()
+            if '"response.output_text.delta"' in raw[:48]:
+                stream.stamps.append(now)
+                stream.pieces.append(count_tokens(json.loads(raw)["delta"]))
+                continue
+            event: dict[str, Any] = json.loads(raw)
+            kind = event.get("type")
+            if kind in ("response.completed", "response.incomplete", "response.failed"):
+                stream.tokens = event["response"]["usage"]["output_tokens"]
+                break
+            if kind == "error":
+                raise RuntimeError(f"engine error: {event.get('error')}")
+    return stream
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    index = min(len(ordered) - 1, max(0, round(fraction * (len(ordered) - 1))))
+    return ordered[index]

@@ -1,0 +1,63 @@
+"""`spark engine serve`: flags, the one-line URL, refusals, and a clean Ctrl-C."""
+
+from __future__ import annotations
+
+import re
+import signal
+import subprocess
+import sys
+
+import httpx
+import pytest
+from typer.testing import CliRunner
+
+from spark_cli.cli.main import app
+
+LINE = re.compile(r"^spark engine listening on (ws://127\.0\.0\.1:\d+/v1/responses) "
+                  r"\((http://127\.0\.0\.1:\d+)\)$")
+
+
+def test_refuses_public_bind_without_token() -> None:
+    result = CliRunner().invoke(app, ["engine", "serve", "--host", "0.0.0.0"])
+    assert result.exit_code == 2
+    assert "--token" in result.output
+
+
+@pytest.mark.parametrize("spec", ["drop", "stall:1", "429:7", "melt:3"])
+def test_bad_fault_is_a_usage_error(spec: str) -> None:
+    result = CliRunner().invoke(app, ["engine", "serve", "--fault", spec])
+    assert result.exit_code == 2
+    assert "--fault" in result.output
+
+
+def test_bad_numbers_are_refused() -> None:
+    result = CliRunner().invoke(app, ["engine", "serve", "--tps", "0"])
+    assert result.exit_code == 2
+    assert "tps" in result.output
+
+
+def test_serve_prints_the_url_serves_and_stops_on_ctrl_c() -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "spark_cli", "engine", "serve", "--port", "0", "--token", "k",
+         "--fault", "stall:10:5", "--tps", "5000"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline().rstrip("\n")
+        match = LINE.match(line)
+        assert match, line
+        http = match.group(2)
+        with httpx.Client(trust_env=False, timeout=5) as client:
+            assert client.get(http + "/healthz").status_code == 200
+            assert client.get(http + "/v1/models").status_code == 401
+            ok = client.get(http + "/v1/models", headers={"Authorization": "Bearer k"})
+            assert ok.status_code == 200
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=10)
+        assert proc.returncode == 0, err
+        assert "Traceback" not in err
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

@@ -46,8 +46,7 @@ def parse_edit_text(text: str) -> tuple[list[FileEdit], list[str]]:
     parser = EditStreamParser()
     events = [*parser.feed(text), *parser.close()]
     edits = [e for e in events if isinstance(e, FileEdit)]
-    errors = [f"line {e.line}: {e.message}" if e.line else e.message
-              for e in events if isinstance(e, BlockRejected)]
+    errors = [e.message for e in events if isinstance(e, BlockRejected)]  # messages carry their line
     return edits, errors
 
 

@@ -127,6 +127,52 @@ async def measure(base_url: str, token: str, turns: int, warmup: int, model: str
     return results
 
 
+async def _stop_at_first_delta(channel: Any, request: Any) -> None:
+    from spark_cli.protocol.channel import TextDelta
+
+    async for event in channel.stream(request):
+        if type(event) is TextDelta:
+            await channel.stop()
+
+
+async def measure_after_stop(
+    base_url: str, token: str, turns: int, warmup: int, model: str
+) -> dict[str, list[float]]:
+    """Seconds for the turn right after a stop that closed the socket, with and
+    without a warm spare connection (the cancel extension is switched off)."""
+    import asyncio
+
+    from spark_cli.protocol.channel import Message, TurnRequest
+    from spark_cli.transport.factory import open_channel
+
+    request = TurnRequest(model, (Message("user", "ping"),), max_output_tokens=1)
+    results: dict[str, list[float]] = {"spare": [], "handshake": []}
+    channels = {
+        name: open_channel(
+            "responses_ws",
+            base_url=base_url,
+            api_key=token,
+            warm_spare=name == "spare",
+            use_cancel_extension=False,
+        )
+        for name in results
+    }
+    try:
+        for channel in channels.values():
+            await channel.warm()
+        for n in range(warmup + turns):
+            for name, channel in channels.items():
+                await _stop_at_first_delta(channel, request)
+                await asyncio.sleep(0.01)  # a user's next turn never follows within 10 ms
+                seconds = await _turn(channel, request)
+                if n >= warmup:
+                    results[name].append(seconds)
+    finally:
+        for channel in channels.values():
+            await channel.aclose()
+    return results
+
+
 def summarise(results: dict[str, list[float]]) -> dict[str, float]:
     import statistics
 
@@ -137,6 +183,8 @@ def summarise(results: dict[str, list[float]]) -> dict[str, float]:
     figures["cut_median"] = 1 - figures["ws_median"] / figures["fresh_median"]
     figures["cut_p95"] = 1 - figures["ws_p95"] / figures["fresh_p95"]
     figures["cut_reused_median"] = 1 - figures["ws_median"] / figures["reused_median"]
+    if "spare" in results:
+        figures["spare_saving_median"] = figures["handshake_median"] - figures["spare_median"]
     return figures
 
 
@@ -162,7 +210,23 @@ def section(figures: dict[str, float], turns: int, command: str) -> str:
         "network's handshake (TCP + TLS, several round trips) makes the fresh path costlier "
         "still. Client construction is outside the timing (an httpx client that loads the CA "
         "bundle costs ~30 ms more; spark's HTTP channels skip it for plain-http URLs)."
-        f"\n\nCommand: `{command}`\n"
+        f"\n\n{_after_stop(figures)}Command: `{command}`\n"
+    )
+
+
+def _after_stop(figures: dict[str, float]) -> str:
+    if "spare_median" not in figures:
+        return ""
+    return (
+        "The turn right after an interrupt that closed the socket (what real providers "
+        "need; the engine's cancel extension switched off):\n\n"
+        "| next turn | median | p95 |\n|---|---|---|\n"
+        f"| on the warm spare connection | {figures['spare_median']:.2f} ms | "
+        f"{figures['spare_p95']:.2f} ms |\n"
+        f"| with a new handshake (no spare) | {figures['handshake_median']:.2f} ms | "
+        f"{figures['handshake_p95']:.2f} ms |\n\n"
+        f"The spare saves {figures['spare_saving_median']:.2f} ms at the median on loopback "
+        "(plus the TLS handshake and round trips on a real network).\n\n"
     )
 
 
@@ -210,6 +274,7 @@ def register(bench_app: typer.Typer) -> None:
             proc, base = start_engine(key)
         try:
             results = asyncio.run(measure(base, key, turns, warmup, model))
+            results |= asyncio.run(measure_after_stop(base, key, turns, warmup, model))
         finally:
             if proc is not None:
                 proc.terminate()
@@ -229,6 +294,10 @@ def register(bench_app: typer.Typer) -> None:
                 f"  {label:22} median {figures[name + '_median']:.2f} ms, "
                 f"p95 {figures[name + '_p95']:.2f} ms"
             )
+        typer.echo(
+            f"  after a stop: spare {figures['spare_median']:.2f} ms, new handshake "
+            f"{figures['handshake_median']:.2f} ms (median)"
+        )
         typer.echo(
             f"  overhead cut vs fresh: {figures['cut_median']:.0%} median, "
             f"{figures['cut_p95']:.0%} p95 (seeds claim {CLAIM:.0%})"

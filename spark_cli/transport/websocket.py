@@ -79,12 +79,14 @@ class ResponsesWebSocketChannel:
         max_retries: int = 3,
         max_wait: float = 30.0,
         retry_policy: RetryPolicy | None = None,
+        use_cancel_extension: bool = True,
     ) -> None:
         self._api_key = api_key
         headers = dict(extra_headers or {})
         if api_key:
             headers["Authorization"] = f"Bearer {api_key}"
         self._idle = idle_timeout
+        self._use_cancel = use_cancel_extension
         self._policy = retry_policy or RetryPolicy(max_attempts=max_retries + 1, max_wait=max_wait)
         self._links = Links(
             url, headers, api_key, connect_timeout=connect_timeout, warm_spare=warm_spare
@@ -100,7 +102,7 @@ class ResponsesWebSocketChannel:
     @property
     def capabilities(self) -> Capabilities:
         link = self._links.current
-        cancel = link is not None and CANCEL_EXTENSION in link.extensions
+        cancel = self._use_cancel and link is not None and CANCEL_EXTENSION in link.extensions
         return Capabilities(steer=True, cancel=cancel, persistent=True)
 
     async def warm(self, request: TurnRequest | None = None) -> None:
@@ -166,7 +168,8 @@ class ResponsesWebSocketChannel:
         run.stopping = True
         link = run.link
         response_id = run.fold.response_id
-        if CANCEL_EXTENSION in link.extensions and response_id is not None and link.open:
+        cancel = self._use_cancel and CANCEL_EXTENSION in link.extensions
+        if cancel and response_id is not None and link.open:
             payload = json.dumps({"type": CANCEL_EXTENSION, "response_id": response_id})
             with contextlib.suppress(ConnectionClosed):
                 await link.ws.send(payload)

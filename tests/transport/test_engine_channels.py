@@ -335,3 +335,30 @@ async def test_max_output_tokens_ends_incomplete(engine_factory: Factory, kind: 
     assert events[-1].status == "incomplete"  # type: ignore[union-attr]
     assert events[-1].reason == "max_output_tokens"  # type: ignore[union-attr]
     assert 0 < len(text_of(events)) < len(LONG)
+
+
+async def test_ws_stop_by_closing_then_the_spare_carries_the_next_turn(
+    engine_factory: Factory,
+) -> None:
+    brain = ScriptedBrain({"next": "fine"})
+    engine = await start(engine_factory, brain, tps=200)
+    ch = ws(engine, use_cancel_extension=False)
+    await ch.warm()
+    assert not ch.capabilities.cancel
+    async with asyncio.timeout(5):  # the spare opens in the background
+        while ch.handshakes < 2:
+            await asyncio.sleep(0.01)
+    events: list[ChannelEvent] = []
+    async with asyncio.timeout(15):
+        async for event in ch.stream(user("talk")):
+            events.append(event)
+            if isinstance(event, TextDelta):
+                await ch.stop()
+    opened = ch.handshakes
+    after = await collect(ch, user("talk", "next"))
+    await ch.aclose()
+    assert events[-1].status == "cancelled"  # type: ignore[union-attr]
+    assert opened == 2  # main + spare, the spare already open
+    assert after[0] == Reconnected("stopped")
+    assert text_of(after) == "fine"
+    assert brain.seen[-1] == [("user", "talk"), ("user", "next")]  # replayed on the spare

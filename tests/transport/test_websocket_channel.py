@@ -575,6 +575,9 @@ async def test_stop_closes_the_socket_and_the_next_turn_uses_the_warm_spare(
         ch = channel(srv.url)
         await ch.warm()
         assert not ch.capabilities.cancel
+        async with asyncio.timeout(5):  # the spare opens in the background
+            while ch.handshakes < 2:
+                await asyncio.sleep(0.01)
         events = await stop_after_first_delta(ch, request("hi"))
         handshakes_before = srv.handshakes
         after = await collect(ch, request("hi", "tok", "again"))

@@ -57,3 +57,28 @@ async def test_default_engine_fixture_answers(engine: Any) -> None:
         events = await until(ws)
     assert events[-1]["type"] == "response.completed"
     assert text_of(events)
+
+
+async def test_tokens_due_in_one_frame_share_one_delta(engine_factory: Any) -> None:
+    engine = await engine_factory(brains=echo_brains, tps=2000, ttft_ms=0, frame_ms=20)
+    async with ws_connect(engine) as ws:
+        await send(ws, type="response.create", model="m", input="lines:40")
+        events = await until(ws)
+    deltas = [e for e in events if e["type"] == "response.output_text.delta"]
+    tokens = events[-1]["response"]["usage"]["output_tokens"]
+    answer = "".join(f"line {i} of the answer\n" for i in range(40))
+    assert text_of(events) == answer
+    assert tokens == count_tokens(answer) == 241
+    # 241 tokens at 2000/s last 120 ms: at most one frame per 20 ms (+ the first one)
+    assert 2 <= len(deltas) <= 120 // 20 + 2
+
+
+async def test_a_fast_stream_is_a_handful_of_frames(engine_factory: Any) -> None:
+    engine = await engine_factory(brains=echo_brains, tps=1_000_000, ttft_ms=0)
+    async with ws_connect(engine) as ws:
+        await send(ws, type="response.create", model="m", input="lines:700")
+        events = await until(ws)
+    deltas = [e for e in events if e["type"] == "response.output_text.delta"]
+    answer = "".join(f"line {i} of the answer\n" for i in range(700))
+    assert events[-1]["response"]["usage"]["output_tokens"] == count_tokens(answer)
+    assert len(deltas) <= 4  # ~4,200 tokens are due within 5 ms: one or two frames

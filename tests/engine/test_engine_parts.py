@@ -1,0 +1,140 @@
+"""Value tests for the engine's pure parts: pieces, safe points, the wafer, the bucket, faults."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from spark_cli.engine.capacity import TokenBucket, Wafer
+from spark_cli.engine.config import EngineConfig, FaultConfig
+from spark_cli.engine.faults import DROP, MALFORMED, STALL, FaultPlan, RejectCoin
+from spark_cli.engine.pieces import PieceSource
+from spark_cli.engine.safepoint import SafePoints
+from spark_cli.protocol.responses import WireError
+from spark_cli.protocol.tokens import count_tokens, split_pieces
+
+
+def _chunks(text: str, cuts: list[int]) -> Iterator[str]:
+    last = 0
+    for cut in sorted({c % (len(text) + 1) for c in cuts}):
+        yield text[last:cut]
+        last = cut
+    yield text[last:]
+
+
+@given(st.text(alphabet="ab \n(){}_=:.,'\t1", max_size=200), st.lists(st.integers(0, 400)))
+def test_pieces_do_not_depend_on_chunking(text: str, cuts: list[int]) -> None:
+    source = PieceSource(_chunks(text, cuts))
+    pieces: list[str] = []
+    while source.has_more():
+        pieces += source.take(3)
+    assert "".join(pieces) == text
+    assert len(pieces) == count_tokens(text)
+    assert pieces == split_pieces(text)
+
+
+def test_take_stops_pulling_an_endless_brain() -> None:
+    def forever() -> Iterator[str]:
+        while True:
+            yield "word "
+
+    source = PieceSource(forever())
+    assert len(source.take(1000)) == 1000
+    assert source.has_more()
+
+
+def test_safe_points_skip_fences_and_blocks() -> None:
+    safe = SafePoints()
+    assert safe.feed("intro\n") is None
+    assert safe.outside and safe.at_line_start
+    rest = "```python\n<<<<<<< SEARCH\nold\n=======\nnew\n>>>>>>> REPLACE\n```\nafter\n"
+    cut = safe.feed(rest, want_cut=True)
+    assert cut is not None
+    assert rest[:cut].endswith(">>>>>>> REPLACE\n```\n")
+
+
+def test_safe_point_in_an_apply_patch_envelope() -> None:
+    safe = SafePoints()
+    safe.feed("*** Begin Patch\n*** Update File: a.py\n")
+    assert not safe.outside
+    assert safe.feed("@@\n-x\n+y\n", want_cut=True) is None
+    assert safe.feed("*** End Patch\nnext", want_cut=True) == len("*** End Patch\n")
+
+
+def test_safe_point_tracks_lines_across_frames() -> None:
+    safe = SafePoints()
+    safe.feed("``")
+    assert not safe.at_line_start
+    safe.feed("`py\ncode")
+    assert not safe.outside
+    assert safe.feed("\n``", want_cut=True) is None
+    assert safe.feed("`\n", want_cut=True) == 2
+
+
+async def test_wafer_queue_positions_and_cancel() -> None:
+    wafer = Wafer(max_streams=1, queue=2)
+    seen: dict[str, list[int]] = {"b": [], "c": []}
+    gate = asyncio.Event()
+
+    async def hold(name: str) -> None:
+        async def report(position: int) -> None:
+            seen[name].append(position)
+
+        async with wafer.slot(report):
+            await gate.wait()
+
+    async with wafer.slot(lambda p: asyncio.sleep(0)):
+        b = asyncio.create_task(hold("b"))
+        c = asyncio.create_task(hold("c"))
+        await asyncio.sleep(0.01)
+        assert wafer.waiting == 2
+        with pytest.raises(WireError) as full:
+            wafer.admit()
+        assert full.value.status == 429
+        b.cancel()
+        await asyncio.sleep(0.01)
+        assert seen == {"b": [1], "c": [2, 1]}
+    gate.set()
+    await asyncio.wait_for(c, 5)
+    assert wafer.active == 0 and wafer.waiting == 0
+
+
+def test_token_bucket_refills_over_time() -> None:
+    now = [0.0]
+    bucket = TokenBucket(60, clock=lambda: now[0])
+    bucket.check()
+    bucket.charge(60)
+    with pytest.raises(WireError) as refused:
+        bucket.check()
+    assert refused.value.headers["x-ratelimit-limit-tokens"] == "60"
+    assert refused.value.headers["retry-after-ms"] == "1000"
+    now[0] = 1.0  # one token per second
+    bucket.check()
+    assert bucket.remaining == 1
+
+
+def test_fault_plan_fires_each_once_in_order() -> None:
+    plan = FaultPlan(FaultConfig(drop_after_tokens=9, stall_after_tokens=3, stall_ms=5,
+                                 malformed_after_tokens=3))
+    assert plan.next_at() == 3
+    assert sorted(plan.due(3)) == [MALFORMED, STALL]
+    assert plan.due(5) == []
+    assert plan.due(9) == [DROP]
+    assert plan.due(100) == []
+
+
+def test_reject_coin_extremes() -> None:
+    RejectCoin(0.0, 1).toss()
+    with pytest.raises(WireError):
+        RejectCoin(1.0, 1).toss()
+
+
+@pytest.mark.parametrize("bad", [{"tps": 0}, {"max_streams": 0}, {"queue": -1}, {"tpm": 0},
+                                 {"ttft_ms": -1}, {"max_connection_age_s": 0}])
+def test_config_rejects_nonsense(bad: dict[str, float]) -> None:
+    with pytest.raises(ValueError):
+        EngineConfig(**bad)  # type: ignore[arg-type]

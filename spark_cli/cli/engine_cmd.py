@@ -60,6 +60,9 @@ def serve(
         asyncio.run(_serve(config))
     except KeyboardInterrupt:
         pass
+    except ValueError as exc:  # a bad --brain (unknown name, unreadable script)
+        typer.echo(f"spark engine: {exc}", err=True)
+        raise typer.Exit(2) from None
     except OSError as exc:
         typer.echo(f"spark engine: cannot listen on {host}:{port}: {exc}", err=True)
         raise typer.Exit(1) from None

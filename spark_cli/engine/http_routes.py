@@ -122,7 +122,10 @@ async def _run(
     limit: int | None, receive: Any,
 ) -> str | None:
     """Generate; stop when the client disconnects. The answer text (None if none)."""
-    brain = state.brains(brain_request.model)
+    try:
+        brain = state.brains(brain_request.model)
+    except Exception as exc:  # e.g. a script file that went missing
+        raise WireError(500, "server_error", f"no brain: {exc}", kind="server_error") from None
     generation = Generation(state, brain, brain_request, events, sink.event,
                             max_output_tokens=limit)
     task = asyncio.create_task(generation.run())

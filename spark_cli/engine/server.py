@@ -58,10 +58,16 @@ def _url_host(host: str) -> str:
 async def run_engine(
     config: EngineConfig, *, brains: BrainFactory | None = None
 ) -> AsyncIterator[RunningEngine]:
-    """Serve until the block exits. ``brains`` overrides the brain lookup (tests)."""
+    """Serve until the block exits. ``brains`` overrides the brain lookup (tests).
+
+    Raises ``ValueError`` for a bad ``config.brain`` and ``OSError`` when the
+    port cannot be bound."""
     import uvicorn
 
-    state = EngineState(config, brains or _brain_factory(config))
+    if brains is None:
+        brains = _brain_factory(config)
+        brains("")  # a bad --brain spec fails here (ValueError), not on the first request
+    state = EngineState(config, brains)
     app = EngineApp(state)
     uv_config = uvicorn.Config(
         app, host=config.host, port=config.port, ws="websockets-sansio", http="h11",

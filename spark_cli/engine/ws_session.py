@@ -233,7 +233,12 @@ class WsSession:
             conversation=conversation,
             edit_format=edit_format_from_instructions(request.instructions),
         )
-        brain = self.state.brains(request.model)
+        try:
+            brain = self.state.brains(request.model)
+        except Exception as exc:  # e.g. a script file that went missing
+            await self.send_error(WireError(500, "server_error", f"no brain: {exc}",
+                                            kind="server_error"), lane.stream_id)
+            return None
         generation = Generation(self.state, brain, brain_request, events, self._send_event,
                                 max_output_tokens=request.max_output_tokens)
         self.live[response_id] = (generation, lane)

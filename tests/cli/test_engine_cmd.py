@@ -61,3 +61,9 @@ def test_serve_prints_the_url_serves_and_stops_on_ctrl_c() -> None:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_unknown_brain_is_a_usage_error() -> None:
+    result = CliRunner().invoke(app, ["engine", "serve", "--port", "0", "--brain", "bogus"])
+    assert result.exit_code == 2
+    assert "bogus" in result.output

@@ -113,6 +113,7 @@ class ResponsesWebSocketChannel:
         what is new. Raises :class:`ChannelError` when the server refuses.
         """
         link = await self._links.get()
+        self._links.replenish()
         if request is None:
             return
         self._links.lost = None  # nothing to replay: the warm-up sends the whole context
@@ -133,6 +134,7 @@ class ResponsesWebSocketChannel:
             ):
                 yield event
         finally:
+            self._links.replenish()
             run = self._running
             if run is not None and run.owner is turn:
                 self._running = None

@@ -90,10 +90,18 @@ class Links:
         if link is None:
             link = await self.connect()
         self.current = link
-        if self._warm_spare:
-            self._spare = asyncio.ensure_future(self.connect())
-            self._spare.add_done_callback(_retrieve)
         return link
+
+    def replenish(self) -> None:
+        """Open a spare in the background if there is none (call it between turns, so
+        its handshake never competes with a turn on the loopback or the CPU)."""
+        if not self._warm_spare or self.current is None:
+            return
+        spare = self._spare
+        if spare is not None and not (spare.done() and _failed_or_closed(spare)):
+            return
+        self._spare = asyncio.ensure_future(self.connect())
+        self._spare.add_done_callback(_retrieve)
 
     async def _take_spare(self) -> Link | None:
         spare, self._spare = self._spare, None
@@ -164,6 +172,12 @@ class Links:
         for task in list(self._closers):
             with contextlib.suppress(BaseException):
                 await task
+
+
+def _failed_or_closed(task: asyncio.Future[Link]) -> bool:
+    if task.cancelled() or task.exception() is not None:
+        return True
+    return not task.result().open
 
 
 def _retrieve(task: asyncio.Future[Any]) -> None:

@@ -1,0 +1,57 @@
+"""The provider presets: which wire protocol, where, which key, which model by default.
+
+- ``mock`` (default): the bundled engine, started in-process on an ephemeral
+  loopback port with a random token by the CLI (``spark_cli.cli.wiring``);
+  a ``base_url`` means "use that running engine" (``spark engine serve``).
+- ``openai``: the Responses API over a persistent WebSocket (the fast channel).
+- ``cerebras``: Chat Completions over SSE.
+- ``openai-compatible``: Chat Completions at a ``base_url`` you give (vLLM,
+  Ollama, llama.cpp, OpenRouter, Groq); the key is optional for local servers.
+
+``SPARK_API_KEY`` overrides every preset's own key variable. See docs/providers.md.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+ChannelKind = Literal["mock", "responses_ws", "chat_sse", "responses_sse"]
+EditFormat = Literal["search_replace", "apply_patch"]
+EDIT_FORMATS: tuple[EditFormat, ...] = ("search_replace", "apply_patch")
+KINDS: tuple[ChannelKind, ...] = ("mock", "responses_ws", "chat_sse", "responses_sse")
+OVERRIDE_KEY_ENV = "SPARK_API_KEY"
+
+
+@dataclass(frozen=True, slots=True)
+class Preset:
+    name: str
+    kind: ChannelKind
+    base_url: str | None
+    key_env: str | None
+    model: str | None
+    """None: the user must name one (a generic endpoint serves whatever it serves)."""
+    edit_format: EditFormat
+    needs_base_url: bool = False
+    needs_key: bool = False
+
+
+PRESETS: dict[str, Preset] = {
+    "mock": Preset("mock", "mock", None, None, "gpt-5.3-codex-spark", "search_replace"),
+    "openai": Preset("openai", "responses_ws", "https://api.openai.com/v1", "OPENAI_API_KEY",
+                     "gpt-5.3-codex-spark", "apply_patch", needs_key=True),
+    "cerebras": Preset("cerebras", "chat_sse", "https://api.cerebras.ai/v1", "CEREBRAS_API_KEY",
+                       "gpt-oss-120b", "search_replace", needs_key=True),
+    "openai-compatible": Preset("openai-compatible", "chat_sse", None, OVERRIDE_KEY_ENV, None,
+                                "search_replace", needs_base_url=True),
+}
+DEFAULT_PROVIDER = "mock"
+
+
+def preset(name: str) -> Preset:
+    """The preset called ``name``; a ValueError listing the known ones otherwise."""
+    try:
+        return PRESETS[name]
+    except KeyError:
+        known = ", ".join(PRESETS)
+        raise ValueError(f"unknown provider {name!r}; use one of {known}") from None

@@ -1,0 +1,339 @@
+"""Resolved settings: defaults < user config < project config < environment < flags.
+
+Files (TOML, read with ``tomllib``):
+
+- user: ``$SPARK_CONFIG_DIR/config.toml``, else platformdirs' user config dir
+  (``~/.config/spark/config.toml`` on Linux);
+- project: ``<root>/.spark/config.toml``.
+
+Top-level keys: ``provider``, ``model``, ``base_url``, ``kind``, ``api_key_env``,
+``edit_format``, ``context_window``, ``max_output_tokens``, ``idle_timeout``,
+``test_command``, ``allow_syntax_errors``; plus ``[providers.<name>]`` tables
+(``model``, ``base_url``, ``kind``, ``api_key_env``, ``edit_format``) that apply
+only when that provider is the one in use. A top-level ``model`` / ``base_url``
+/ ``kind`` / ``api_key_env`` in a file that also names a *different* provider
+than the one finally chosen is ignored (it was meant for that provider).
+
+Environment: ``SPARK_PROVIDER``, ``SPARK_MODEL``, ``SPARK_BASE_URL``; keys come
+only from the environment (the preset's variable, ``api_key_env``, or
+``SPARK_API_KEY``, which overrides them all). A key is never read from a file,
+and never printed: ``ProviderSettings`` shows it masked (``sk-…abcd``).
+
+Every resolved value remembers where it came from (``Settings.sources``).
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from spark_cli.session.presets import (
+    DEFAULT_PROVIDER,
+    EDIT_FORMATS,
+    KINDS,
+    OVERRIDE_KEY_ENV,
+    ChannelKind,
+    EditFormat,
+    preset,
+)
+
+CONFIG_NAME = "config.toml"
+PROJECT_DIR = ".spark"
+DEFAULT_CONTEXT_WINDOW = 128_000
+DEFAULT_MAX_OUTPUT_TOKENS = 8_192
+DEFAULT_IDLE_TIMEOUT = 10.0
+
+# key -> (python types accepted, words for the error)
+_TYPES: dict[str, tuple[tuple[type, ...], str]] = {
+    "provider": ((str,), "a string"),
+    "model": ((str,), "a string"),
+    "base_url": ((str,), "a string (an http(s) URL)"),
+    "kind": ((str,), "a string"),
+    "api_key_env": ((str,), "a string (an environment variable name)"),
+    "edit_format": ((str,), "a string"),
+    "context_window": ((int,), "an integer"),
+    "max_output_tokens": ((int,), "an integer"),
+    "idle_timeout": ((int, float), "a number (seconds)"),
+    "test_command": ((str,), "a string"),
+    "allow_syntax_errors": ((bool,), "a boolean (true/false)"),
+}
+_PROVIDER_KEYS = ("model", "base_url", "kind", "api_key_env", "edit_format")
+_PROVIDER_SPECIFIC = ("model", "base_url", "kind", "api_key_env")
+_CHOICES: dict[str, tuple[str, ...]] = {"edit_format": EDIT_FORMATS, "kind": KINDS}
+_POSITIVE = ("context_window", "max_output_tokens", "idle_timeout")
+_ENV_KEYS = {"provider": "SPARK_PROVIDER", "model": "SPARK_MODEL", "base_url": "SPARK_BASE_URL"}
+
+
+class SettingsError(ValueError):
+    """A configuration problem: names the file (or flag/env), the key and what was expected."""
+
+
+def mask_key(key: str | None) -> str:
+    """``sk-…abcd`` for a long key, ``…`` for a short one, ``(not set)`` for none."""
+    if not key:
+        return "(not set)"
+    if len(key) >= 16:
+        return f"{key[:3]}…{key[-4:]}"
+    return "…"
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderSettings:
+    name: str
+    kind: ChannelKind
+    base_url: str | None
+    model: str
+    api_key: str | None = field(repr=False, default=None)
+    key_env: str | None = None
+    """The environment variable the key was (or would be) read from."""
+
+    @property
+    def masked_key(self) -> str:
+        return mask_key(self.api_key)
+
+    def __repr__(self) -> str:
+        return (f"ProviderSettings(name={self.name!r}, kind={self.kind!r}, "
+                f"base_url={self.base_url!r}, model={self.model!r}, "
+                f"api_key={self.masked_key!r}, key_env={self.key_env!r})")
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    provider: ProviderSettings
+    edit_format: EditFormat
+    context_window: int
+    max_output_tokens: int
+    idle_timeout: float
+    test_command: str | None
+    allow_syntax_errors: bool
+    sources: dict[str, str]
+    """key -> ``default`` | ``user file PATH`` | ``project file PATH`` | ``env NAME`` | ``flag``."""
+    files: tuple[str, ...] = ()
+    """The config files that were read."""
+    problems: tuple[str, ...] = ()
+    """What stops a turn from running (a missing key or base URL); empty when ready."""
+
+    @property
+    def input_budget(self) -> int:
+        """Tokens the request may use: the window minus the room kept for the answer."""
+        return max(0, self.context_window - self.max_output_tokens)
+
+    def as_dict(self) -> dict[str, Any]:
+        """Every resolved value (the key masked), for `spark config --json`."""
+        p = self.provider
+        return {
+            "provider": p.name, "kind": p.kind, "base_url": p.base_url, "model": p.model,
+            "api_key": p.masked_key, "key_env": p.key_env, "edit_format": self.edit_format,
+            "context_window": self.context_window, "max_output_tokens": self.max_output_tokens,
+            "idle_timeout": self.idle_timeout, "test_command": self.test_command,
+            "allow_syntax_errors": self.allow_syntax_errors,
+        }
+
+
+def user_config_path(env: Mapping[str, str]) -> Path:
+    """``$SPARK_CONFIG_DIR/config.toml`` or the platform's user config dir."""
+    override = env.get("SPARK_CONFIG_DIR")
+    if override:
+        return Path(override) / CONFIG_NAME
+    import platformdirs
+
+    return Path(platformdirs.user_config_dir("spark", appauthor=False)) / CONFIG_NAME
+
+
+def project_config_path(root: Path) -> Path:
+    return Path(root) / PROJECT_DIR / CONFIG_NAME
+
+
+def _check_value(where: str, key: str, value: object) -> object:
+    types, words = _TYPES[key]
+    ok = isinstance(value, types) and not (isinstance(value, bool) and bool not in types)
+    if not ok:
+        raise SettingsError(f"{where}: '{key}' must be {words}, not "
+                            f"{type(value).__name__} ({value!r})")
+    choices = _CHOICES.get(key)
+    if choices is not None and value not in choices:
+        raise SettingsError(f"{where}: '{key}' must be one of {', '.join(choices)}, "
+                            f"not {value!r}")
+    if key in _POSITIVE and value <= 0:  # type: ignore[operator]
+        raise SettingsError(f"{where}: '{key}' must be greater than 0, not {value!r}")
+    if key in ("model", "base_url", "provider", "api_key_env") and not str(value).strip():
+        raise SettingsError(f"{where}: '{key}' is empty")
+    return value
+
+
+@dataclass(slots=True)
+class _Layer:
+    label: str
+    values: dict[str, object]
+    providers: dict[str, dict[str, object]] = field(default_factory=dict)
+
+
+def _secret_error(where: str, key: str) -> SettingsError:
+    return SettingsError(f"{where}: '{key}' is not read from config files: keep keys in the "
+                         "environment (OPENAI_API_KEY, CEREBRAS_API_KEY, SPARK_API_KEY) and "
+                         "name another variable with 'api_key_env' if needed")
+
+
+def _parse_file(path: Path, label: str) -> _Layer:
+    try:
+        with path.open("rb") as handle:
+            data = tomllib.load(handle)
+    except tomllib.TOMLDecodeError as exc:
+        raise SettingsError(f"{path}: not valid TOML ({exc})") from None
+    except OSError as exc:
+        raise SettingsError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    layer = _Layer(f"{label} {path}", {})
+    for key, value in data.items():
+        if key == "providers":
+            if not isinstance(value, dict):
+                raise SettingsError(f"{path}: 'providers' must be a table of [providers.NAME]")
+            for name, table in value.items():
+                if name not in _known_providers():
+                    _unknown_provider(path, name)
+                if not isinstance(table, dict):
+                    raise SettingsError(f"{path}: 'providers.{name}' must be a table")
+                checked: dict[str, object] = {}
+                for sub, sub_value in table.items():
+                    where = f"{path}: providers.{name}"
+                    if sub in ("api_key", "key"):
+                        raise _secret_error(str(path), f"providers.{name}.{sub}")
+                    if sub not in _PROVIDER_KEYS:
+                        raise SettingsError(f"{where}: unknown key '{sub}' (known: "
+                                            f"{', '.join(_PROVIDER_KEYS)})")
+                    checked[sub] = _check_value(f"{path}", f"{sub}", sub_value)
+                layer.providers[name] = checked
+            continue
+        if key in ("api_key", "key"):
+            raise _secret_error(str(path), key)
+        if key not in _TYPES:
+            raise SettingsError(f"{path}: unknown key '{key}' (known: "
+                                f"{', '.join([*_TYPES, 'providers'])})")
+        layer.values[key] = _check_value(str(path), key, value)
+    return layer
+
+
+def _known_providers() -> tuple[str, ...]:
+    from spark_cli.session.presets import PRESETS
+
+    return tuple(PRESETS)
+
+
+def _unknown_provider(path: Path, name: str) -> None:
+    raise SettingsError(f"{path}: [providers.{name}]: unknown provider {name!r}; use one of "
+                        f"{', '.join(_known_providers())}")
+
+
+def _env_layer(env: Mapping[str, str]) -> _Layer:
+    values: dict[str, object] = {}
+    for key, name in _ENV_KEYS.items():
+        raw = env.get(name)
+        if raw:
+            values[key] = _check_value(f"environment variable {name}", key, raw)
+    return _Layer("env", values)
+
+
+def _flag_layer(flags: Mapping[str, object]) -> _Layer:
+    values: dict[str, object] = {}
+    for key, value in flags.items():
+        if value is None:
+            continue
+        if key not in _TYPES:
+            raise SettingsError(f"unknown setting '{key}' (known: {', '.join(_TYPES)})")
+        values[key] = _check_value(f"--{key.replace('_', '-')}", key, value)
+    return _Layer("flag", values)
+
+
+def _source(layer: _Layer, key: str) -> str:
+    if layer.label == "env":
+        return f"env {_ENV_KEYS[key]}"
+    if layer.label == "flag":
+        return f"flag --{key.replace('_', '-')}"
+    return layer.label
+
+
+def load_settings(root: Path, flags: Mapping[str, object] | None = None,
+                  env: Mapping[str, str] | None = None, *, check: bool = True) -> Settings:
+    """Resolve every setting and its source; ``SettingsError`` (a ValueError) on bad input.
+
+    With ``check`` (the default), a missing key or base URL is an error too;
+    `spark config` passes ``check=False`` and shows ``Settings.problems``.
+    """
+    env = os.environ if env is None else env
+    layers: list[_Layer] = []
+    files: list[str] = []
+    for label, path in (("user file", user_config_path(env)),
+                        ("project file", project_config_path(root))):
+        if path.is_file():
+            layers.append(_parse_file(path, label))
+            files.append(str(path))
+    layers.append(_env_layer(env))
+    layers.append(_flag_layer(flags or {}))
+
+    name, sources = DEFAULT_PROVIDER, {"provider": "default"}
+    for layer in layers:
+        if "provider" in layer.values:
+            name, sources["provider"] = str(layer.values["provider"]), _source(layer, "provider")
+    try:
+        chosen = preset(name)
+    except ValueError as exc:
+        raise SettingsError(f"{sources['provider']}: {exc}") from None
+
+    resolved: dict[str, object] = {
+        "model": chosen.model, "base_url": chosen.base_url, "kind": chosen.kind,
+        "api_key_env": chosen.key_env, "edit_format": chosen.edit_format,
+        "context_window": DEFAULT_CONTEXT_WINDOW, "max_output_tokens": DEFAULT_MAX_OUTPUT_TOKENS,
+        "idle_timeout": DEFAULT_IDLE_TIMEOUT, "test_command": None,
+        "allow_syntax_errors": False,
+    }
+    sources.update({key: f"preset {name}" if key in _PROVIDER_KEYS else "default"
+                    for key in resolved})
+    for layer in layers:
+        other = "provider" in layer.values and layer.values["provider"] != name
+        for key, value in layer.values.items():
+            if key == "provider" or (other and key in _PROVIDER_SPECIFIC):
+                continue
+            resolved[key], sources[key] = value, _source(layer, key)
+        for key, value in layer.providers.get(name, {}).items():
+            resolved[key], sources[key] = value, f"{layer.label} [providers.{name}]"
+    key_env = resolved["api_key_env"]
+    api_key: str | None = None
+    if env.get(OVERRIDE_KEY_ENV):
+        api_key, key_env = env[OVERRIDE_KEY_ENV], OVERRIDE_KEY_ENV
+    elif isinstance(key_env, str) and env.get(key_env):
+        api_key = env[key_env]
+    sources["api_key"] = f"env {key_env}" if api_key else "not set"
+
+    problems: list[str] = []
+    model = resolved["model"]
+    if not model:
+        problems.append(f"provider {name!r} needs a model: --model, SPARK_MODEL or "
+                        f"'model' in .spark/config.toml")
+    base_url = resolved["base_url"]
+    if chosen.needs_base_url and not base_url:
+        problems.append(f"provider {name!r} needs a base_url (e.g. http://localhost:8000/v1 "
+                        "for vLLM): --base-url, SPARK_BASE_URL or 'base_url' in a config file")
+    if chosen.needs_key and not api_key:
+        problems.append(f"provider {name!r} needs an API key: set {key_env} (or SPARK_API_KEY)")
+    if check and problems:
+        raise SettingsError("; ".join(problems))
+
+    provider = ProviderSettings(name, resolved["kind"],  # type: ignore[arg-type]
+                                base_url if isinstance(base_url, str) else None,
+                                str(model or ""), api_key,
+                                key_env if isinstance(key_env, str) else None)
+    return Settings(
+        provider=provider,
+        edit_format=resolved["edit_format"],  # type: ignore[arg-type]
+        context_window=int(resolved["context_window"]),  # type: ignore[call-overload]
+        max_output_tokens=int(resolved["max_output_tokens"]),  # type: ignore[call-overload]
+        idle_timeout=float(resolved["idle_timeout"]),  # type: ignore[arg-type]
+        test_command=resolved["test_command"],  # type: ignore[arg-type]
+        allow_syntax_errors=bool(resolved["allow_syntax_errors"]),
+        sources=sources,
+        files=tuple(files),
+        problems=tuple(problems),
+    )

@@ -622,12 +622,13 @@ async def test_warm_with_a_request_sends_the_context_ahead_without_generating(
 
 async def test_a_slow_consumer_is_not_mistaken_for_a_silent_server(ws_server: Any) -> None:
     async with ws_server(echo_turns) as srv:
-        ch = channel(srv.url, idle_timeout=0.1, warm_spare=False)
+        ch = channel(srv.url, idle_timeout=0.3, warm_spare=False)
         events: list[ChannelEvent] = []
         async with asyncio.timeout(10):
             async for event in ch.stream(request("hi")):
                 events.append(event)
-                await asyncio.sleep(0.15)  # longer than the idle timeout, per event
+                if isinstance(event, ResponseStarted):
+                    await asyncio.sleep(0.6)  # twice the idle timeout, mid-read
         await ch.aclose()
     assert text_of(events) == "Hello"
     assert events[-1].status == "completed"  # type: ignore[union-attr]

@@ -1,18 +1,98 @@
 """The ``rules`` brain: deterministic edits for a documented set of instructions.
 
-For now it answers every request with the list of what it can do (help_text).
+Answer shape (like a real model): a short lead-in line, the edits in the
+request's format (SEARCH/REPLACE blocks or one apply_patch envelope), then a
+one-line summary. ``explain`` streams a structural summary instead of edits.
+Anything it cannot do gets a streamed explanation: why, the instruction list
+and how to connect a real provider (:mod:`help_text`).
+
+The files come from :func:`workspace.current_files` (file blocks, plus this
+brain's own earlier edits in a continued conversation); the instruction from
+:mod:`instructions`; each operation lives in its own ``op_*`` module.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from spark_cli.engine.brains.base import BrainRequest
+from spark_cli.engine.brains.edit_text import render_changes
 from spark_cli.engine.brains.help_text import help_lines
+from spark_cli.engine.brains.instructions import (
+    Instruction,
+    instruction_text,
+    mentioned_paths,
+    parse_instruction,
+)
+from spark_cli.engine.brains.op_rename import rename
+from spark_cli.engine.brains.op_replace import replace_text
+from spark_cli.engine.brains.op_prints import remove_prints
+from spark_cli.engine.brains.results import CannotHelp, OpResult
+from spark_cli.engine.brains.workspace import current_files
+
+Operation = Callable[[Instruction, dict[str, str], list[str]], OpResult]
+
+OPERATIONS: dict[str, Operation] = {
+    "rename": rename,
+    "replace": replace_text,
+    "remove_prints": remove_prints,
+}
+
+
+def _optional_operations() -> None:
+    """Register the operations whose modules are present (kept apart: one concept each)."""
+    import importlib
+
+    for kind, module, attr in (("add_import", "op_imports", "add_import"),
+                               ("docstring", "op_docstring", "add_docstring"),
+                               ("delete", "op_definitions", "delete_definition"),
+                               ("add_parameter", "op_definitions", "add_parameter"),
+                               ("explain", "op_explain", "explain")):
+        try:
+            mod = importlib.import_module(f"spark_cli.engine.brains.{module}")
+        except ImportError:
+            continue
+        OPERATIONS[kind] = getattr(mod, attr)
+
+
+_optional_operations()
+
+
+def _answer(result: OpResult, fmt: str) -> Iterator[str]:
+    yield result.lead + "\n"
+    if result.prose:
+        yield from result.prose
+        return
+    yield "\n"
+    yield from render_changes(result.changes, fmt)  # type: ignore[arg-type]
+    yield "\n"
+    yield result.summary + "\n"
 
 
 class RulesBrain:
+    """Recognises an instruction, runs its operation over the request's files, answers."""
+
     name = "rules"
 
     def answer(self, request: BrainRequest) -> Iterator[str]:
-        yield from help_lines("I could not match that instruction to one I know.")
+        text = instruction_text(request.prompt)
+        instruction = parse_instruction(text)
+        if instruction is None:
+            yield from help_lines("I am the bundled engine's rules brain and could not match "
+                                  "that to an instruction I know.")
+            return
+        operation = OPERATIONS.get(instruction.kind)
+        if operation is None:
+            yield from help_lines(f"The `{instruction.kind}` instruction is not available in "
+                                  "this build.")
+            return
+        files = current_files(request)
+        try:
+            result = operation(instruction, files, mentioned_paths(text, list(files)))
+        except CannotHelp as exc:
+            if exc.show_help:
+                yield from help_lines(exc.reason)
+            else:
+                yield exc.reason + "\n"
+            return
+        yield from _answer(result, request.edit_format)

@@ -1,0 +1,129 @@
+"""Recognising the rules brain's instructions: prompt text in, an :class:`Instruction` out.
+
+All patterns are compiled once, here. Matching is case-insensitive and looks
+anywhere in the instruction text (``Please rename foo to bar in app.py.``), in
+a fixed order so that ``remove print calls`` is never read as "delete the
+function ``print``". File blocks are cut out of the prompt first, so code in a
+file never looks like an instruction.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+Kind = Literal["rename", "replace", "remove_prints", "add_import", "docstring",
+               "add_parameter", "delete", "explain"]
+
+_ID = r"[`'\"]?([A-Za-z_$][\w$]*)[`'\"]?"
+_KIND_WORD = r"(?:(?:the|a|an)\s+)?(?:(?:function|method|class|def|fn|func|symbol|variable|" \
+             r"identifier|constant|const|type|struct|field)\s+)?"
+_FILE_TOKEN = re.compile(r"[\w./-]+\.\w+|[\w-]+/[\w./-]+")
+_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
+
+_RENAME = re.compile(rf"\brename\s+{_KIND_WORD}{_ID}\s+(?:to|as|into|->|=>)\s+"
+                     rf"{_KIND_WORD}{_ID}", re.I)
+_REPLACE = re.compile(r"\b(?:replace|change|substitute)\s+(?:all\s+)?(?:occurrences\s+of\s+)?"
+                      r"(['\"`])(.+?)\1\s+(?:with|by|to|for)\s+(['\"`])(.*?)\3", re.I | re.S)
+_PRINTS = re.compile(r"\b(?:remove|delete|strip|drop|clean\s+up|get\s+rid\s+of)\s+"
+                     r"(?:all\s+)?(?:the\s+)?(?:debug(?:ging)?\s+)?"
+                     r"(console\.log|println!?|print(?:ln|f)?(?:\(\))?|prints?|"
+                     r"debug\s+(?:output|statements|logs?)|logs?)\b", re.I)
+_IMPORT = re.compile(r"\badd\s+(?:an?\s+|the\s+)?import(?:\s+(?:of|for))?\s+[`'\"]?"
+                     r"((?:from\s+\S+\s+import\s+[\w., ]+?)|(?:import\s+)?[^`'\"\s]+?(?:\s+as\s+\w+)?)"
+                     r"[`'\"]?(?=\s+(?:to|in|into|at)\s|[.!]?\s*$|\s*\n)", re.I)
+_IMPORT_IN = re.compile(r"^\s*(import\s+[\w.]+(?:\s+as\s+\w+)?|from\s+[\w.]+\s+import\s+[\w., ]+?)"
+                        r"\s+(?:in|to|into)\s+\S+", re.I)
+_IMPORT_QUOTED = re.compile(r"\badd\s+[`'\"]((?:import|from|use|const|#include)\s[^`'\"]+)[`'\"]",
+                            re.I)
+_DOC = re.compile(rf"\b(?:add|write|generate)\s+(?:an?\s+|the\s+)?(?:docstring|doc\s*comment|"
+                  rf"documentation|docs?|jsdoc|javadoc|comment)\s+(?:to|for|on)\s+{_KIND_WORD}{_ID}",
+                  re.I)
+_PARAM = re.compile(r"\badd\s+(?:an?\s+|the\s+)?(?:new\s+|optional\s+)?(?:parameter|param|"
+                    r"argument|arg)\s+[`'\"]?([A-Za-z_$][\w$]*)"
+                    r"(?:\s*:\s*([^=`'\"]+?)|\s+of\s+type\s+(\S+))?"
+                    r"(?:\s*=\s*((?:\"[^\"]*\"|'[^']*'|[^`'\"\s])+))?[`'\"]?"
+                    rf"\s+(?:to|in|on)\s+{_KIND_WORD}{_ID}", re.I)
+_DELETE = re.compile(rf"\b(?:delete|remove|drop)\s+{_KIND_WORD}{_ID}(?:\(\))?", re.I)
+_EXPLAIN = re.compile(r"\b(?:explain|describe|summari[sz]e|outline|give\s+an\s+overview\s+of|"
+                      r"what\s+(?:is|does)\s+in)\b", re.I)
+_NOT_NAMES = frozenset({"the", "a", "an", "all", "this", "that", "it", "function", "method",
+                        "class", "unused", "every"})
+
+
+@dataclass(frozen=True, slots=True)
+class Instruction:
+    kind: Kind
+    name: str = ""  # the symbol (rename: old name)
+    new: str = ""  # rename: new name; replace: new text; add_parameter: default ("" = none)
+    old: str = ""  # replace: the text to find
+    what: str = ""  # remove_prints: console.log / print / any; add_import: the import
+    type: str = ""  # add_parameter: the type ("" = none)
+
+
+def instruction_text(prompt: str) -> str:
+    """The prompt without its fenced blocks (and the path line before each)."""
+    out: list[str] = []
+    fence: str | None = None
+    for line in prompt.split("\n"):
+        opened = _FENCE.match(line)
+        if fence is None and opened:
+            fence = opened.group(1)
+            if out and _FILE_TOKEN.fullmatch(out[-1].strip().strip("`")):
+                out.pop()
+            continue
+        if fence is not None:
+            if line.strip() == fence:
+                fence = None
+            continue
+        out.append(line)
+    return "\n".join(out).strip()
+
+
+def mentioned_paths(text: str, paths: list[str]) -> list[str]:
+    """The known ``paths`` the instruction names (by full path or by file name)."""
+    tokens = {t.strip(".,;:!?`'\"()") for t in _FILE_TOKEN.findall(text)}
+    named = []
+    for path in paths:
+        base = path.rsplit("/", 1)[-1]
+        if path in tokens or base in tokens or any(t.endswith("/" + base) and path.endswith(t)
+                                                   for t in tokens):
+            named.append(path)
+    return named
+
+
+def _name(value: str) -> str | None:
+    return None if value.lower() in _NOT_NAMES else value
+
+
+def parse_instruction(text: str) -> Instruction | None:
+    """The first instruction recognised in ``text`` (see docs/brains.md), else None."""
+    m = _RENAME.search(text)
+    if m and m.group(1) != m.group(2):
+        return Instruction("rename", name=m.group(1), new=m.group(2))
+    m = _REPLACE.search(text)
+    if m:
+        return Instruction("replace", old=m.group(2), new=m.group(4))
+    m = _PRINTS.search(text)
+    if m:
+        word = m.group(1).lower()
+        what = "console.log" if word == "console.log" else "print" if "print" in word else "any"
+        return Instruction("remove_prints", what=what)
+    m = _IMPORT.search(text) or _IMPORT_IN.search(text) or _IMPORT_QUOTED.search(text)
+    if m:
+        return Instruction("add_import", what=m.group(1).strip())
+    m = _DOC.search(text)
+    if m and _name(m.group(1)):
+        return Instruction("docstring", name=m.group(1))
+    m = _PARAM.search(text)
+    if m and _name(m.group(5)):
+        kind_type = (m.group(2) or m.group(3) or "").strip()
+        return Instruction("add_parameter", name=m.group(5), what=m.group(1),
+                           type=kind_type, new=m.group(4) or "")
+    m = _DELETE.search(text)
+    if m and _name(m.group(1)):
+        return Instruction("delete", name=m.group(1))
+    if _EXPLAIN.search(text):
+        return Instruction("explain")
+    return None

@@ -1,0 +1,129 @@
+"""Remove debug output: whole print / console.log statements, file kept valid.
+
+Per language, a statement is debug output when it is only a call to one of
+these: python ``print``; js/ts ``console.log``/``debug``/``info`` (only
+``console.log`` when the prompt says so); go ``fmt.Print*``/``println``;
+rust ``println!``/``print!``/``eprintln!``/``eprint!``/``dbg!``; java
+``System.out/err.print*``. A statement alone on its lines (a trailing comment
+included) loses its lines; one sharing a line loses only its text. A python
+block left empty gets ``pass``; a brace-less js ``if (x) console.log(x);``
+body becomes ``{}``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from spark_cli.engine.brains.edit_text import FileChange
+from spark_cli.engine.brains.instructions import Instruction
+from spark_cli.engine.brains.results import CannotHelp, OpResult, pick_files, plural
+from spark_cli.engine.brains.trees import Parsed, parse, walk
+
+if TYPE_CHECKING:
+    import tree_sitter
+
+_JS_ALL = frozenset({"console.log", "console.debug", "console.info"})
+_CALLEES: dict[str, frozenset[str]] = {
+    "python": frozenset({"print"}),
+    "javascript": _JS_ALL, "typescript": _JS_ALL, "tsx": _JS_ALL,
+    "go": frozenset({"fmt.Println", "fmt.Printf", "fmt.Print", "println", "print"}),
+    "rust": frozenset({"println", "print", "eprintln", "eprint", "dbg"}),
+    "java": frozenset({"System.out.println", "System.out.print", "System.out.printf",
+                       "System.err.println", "System.err.print"}),
+}
+_CALLS = frozenset({"call", "call_expression", "macro_invocation", "method_invocation"})
+_BLOCKS = frozenset({"block", "statement_block", "program", "module", "switch_case",
+                     "switch_default", "class_body", "expression_case", "default_case",
+                     "source_file", "declaration_list", "constructor_body", "switch_block_statement_group"})
+
+
+def _callee(parsed: Parsed, call: tree_sitter.Node) -> str:
+    if call.type == "macro_invocation":
+        macro = call.child_by_field_name("macro")
+        return parsed.node_text(macro) if macro is not None else ""
+    if call.type == "method_invocation":
+        obj = call.child_by_field_name("object")
+        name = call.child_by_field_name("name")
+        prefix = parsed.node_text(obj) + "." if obj is not None else ""
+        return prefix + (parsed.node_text(name) if name is not None else "")
+    function = call.child_by_field_name("function")
+    return "".join(parsed.node_text(function).split()) if function is not None else ""
+
+
+def _is_debug(parsed: Parsed, statement: tree_sitter.Node, callees: frozenset[str]) -> bool:
+    if statement.type != "expression_statement":
+        return False
+    calls = [c for c in statement.named_children if c.type != "comment"]
+    return (len(calls) == 1 and calls[0].type in _CALLS
+            and _callee(parsed, calls[0]) in callees)
+
+
+def _alone(parsed: Parsed, node: tree_sitter.Node) -> bool:
+    """Nothing but whitespace (and a trailing comment) shares the node's lines."""
+    before = parsed.data[parsed.line_start(node.start_byte):node.start_byte]
+    after = parsed.data[node.end_byte:parsed.line_end(node.end_byte)].strip()
+    comment = b"#" if parsed.language == "python" else b"//"
+    return not before.strip() and (not after or after.startswith(comment))
+
+
+def _cuts(parsed: Parsed, callees: frozenset[str]) -> list[tuple[int, int, bytes]]:
+    found = [n for n in walk(parsed.tree.root_node) if _is_debug(parsed, n, callees)]
+    removed = {n.id for n in found}
+    cuts: list[tuple[int, int, bytes]] = []
+    filled: set[int] = set()
+    for node in found:
+        parent = node.parent
+        alone = _alone(parsed, node)
+        start, end = ((parsed.line_start(node.start_byte), parsed.line_end(node.end_byte))
+                      if alone else (node.start_byte, node.end_byte))
+        filler = b""
+        if parent is not None and parent.type not in _BLOCKS and parsed.language != "python":
+            filler = b"{}"  # the body of a brace-less if/for/while
+            start, end = node.start_byte, node.end_byte
+        elif parsed.language == "python" and parent is not None and parent.id not in filled:
+            siblings = [c for c in parent.named_children if c.type != "comment"]
+            if parent.type == "block" and all(c.id in removed for c in siblings):
+                filled.add(parent.id)
+                filler = (parsed.indent_at(node.start_byte) + "pass\n").encode() if alone \
+                    else b"pass"
+        if not alone and not filler:
+            tail = parsed.data[end:parsed.line_end(end)]
+            if tail.lstrip(b" \t").startswith(b";"):
+                end += tail.index(b";") + 1
+            while end < len(parsed.data) and parsed.data[end:end + 1] in (b" ", b"\t"):
+                end += 1
+        cuts.append((start, end, filler))
+    return cuts
+
+
+def remove_prints_in(path: str, text: str, what: str) -> tuple[str, int]:
+    parsed = parse(path, text)
+    if parsed is None or parsed.language not in _CALLEES:
+        return text, 0
+    callees = _CALLEES[parsed.language]
+    if what == "console.log" and parsed.language in ("javascript", "typescript", "tsx"):
+        callees = frozenset({"console.log"})
+    cuts = _cuts(parsed, callees)
+    data = parsed.data
+    for start, end, filler in sorted(cuts, reverse=True):
+        data = data[:start] + filler + data[end:]
+    return data.decode("utf-8"), len(cuts)
+
+
+def remove_prints(instruction: Instruction, files: dict[str, str], named: list[str]) -> OpResult:
+    paths = pick_files(files, named, lambda _p, _t: True)
+    changes: list[FileChange] = []
+    total = 0
+    for path in paths:
+        new, count = remove_prints_in(path, files[path], instruction.what)
+        if count:
+            changes.append(FileChange(path, files[path], new))
+            total += count
+    label = "console.log" if instruction.what == "console.log" else "print"
+    if not changes:
+        raise CannotHelp(f"I found no {label} statements to remove in "
+                         f"{', '.join(paths) or 'the files in this request'}.", show_help=False)
+    return OpResult(lead=f"Removing the {label} statements.",
+                    summary=f"Removed {plural(total, 'statement')} from "
+                            f"{plural(len(changes), 'file')}.",
+                    changes=tuple(changes))

@@ -1,0 +1,44 @@
+"""What a rules-brain operation comes to: changes to render, or a reason it cannot help."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from spark_cli.engine.brains.edit_text import FileChange
+
+
+@dataclass(frozen=True, slots=True)
+class OpResult:
+    lead: str  # the short line before the edits
+    summary: str  # the one line after them
+    changes: tuple[FileChange, ...] = ()
+    prose: tuple[str, ...] = field(default=())  # explain: the answer itself (lines)
+
+
+class CannotHelp(Exception):
+    """The instruction was understood but cannot be carried out here (the reason says why).
+
+    ``show_help`` adds the list of instructions (off when nothing needs doing)."""
+
+    def __init__(self, reason: str, *, show_help: bool = True) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.show_help = show_help
+
+
+def pick_files(files: dict[str, str], named: list[str],
+               relevant: Callable[[str, str], bool]) -> list[str]:
+    """Which files an operation works on: the ones the prompt names, else the only file,
+    else every file for which ``relevant(path, text)`` holds."""
+    if not files:
+        raise CannotHelp("There are no files in this request, so there is nothing I can edit.")
+    if named:
+        return named
+    if len(files) == 1:
+        return list(files)
+    return [path for path, text in files.items() if relevant(path, text)]
+
+
+def plural(count: int, word: str) -> str:
+    return f"{count} {word}" + ("" if count == 1 else "s")

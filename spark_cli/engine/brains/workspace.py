@@ -1,0 +1,67 @@
+"""The rules brain's view of the files: what the conversation says they contain now.
+
+Files travel as file blocks (:mod:`spark_cli.protocol.files`) in the user
+messages and in the instructions. The view is built by replaying the
+conversation oldest first: the instructions' blocks first, then each user
+turn's blocks replace what was known of those paths (the latest version of
+a path wins), and each of the brain's own earlier answers (assistant turns)
+is parsed for edits, which are applied to the view (exact match, each hunk
+in turn; a hunk that does not match is skipped). So a continued conversation
+sees its own earlier edits even when the client does not re-send the files.
+"""
+
+from __future__ import annotations
+
+from spark_cli.edits.blocks import FileEdit
+from spark_cli.edits.stream_parser import EditStreamParser
+from spark_cli.engine.brains.base import BrainRequest
+from spark_cli.protocol.files import parse_file_blocks
+
+
+def _apply_own_edit(files: dict[str, str], edit: FileEdit) -> None:
+    if edit.kind == "delete":
+        files.pop(edit.path, None)
+        return
+    if edit.kind == "add":
+        files[edit.path] = "".join(h.replace for h in edit.hunks)
+        return
+    text = files.get(edit.path)
+    if text is None:
+        return
+    for hunk in edit.hunks:
+        if not hunk.search:
+            text += hunk.replace
+            continue
+        at = text.find(hunk.search)
+        if at >= 0:
+            text = text[:at] + hunk.replace + text[at + len(hunk.search):]
+    if edit.move_to:
+        files.pop(edit.path, None)
+        files[edit.move_to] = text
+    else:
+        files[edit.path] = text
+
+
+def _edits_in(answer: str) -> list[FileEdit]:
+    parser = EditStreamParser()
+    items = parser.feed(answer) + parser.close()
+    return [item for item in items if isinstance(item, FileEdit)]
+
+
+def current_files(request: BrainRequest) -> dict[str, str]:
+    """path -> content as of the latest turn (insertion order = first seen)."""
+    files: dict[str, str] = {}
+    for block in parse_file_blocks(request.instructions):
+        files[block.path] = block.content
+    for turn in request.conversation:
+        _replay(files, turn.role, turn.text)
+    return files
+
+
+def _replay(files: dict[str, str], role: str, text: str) -> None:
+    if role == "assistant":
+        for edit in _edits_in(text):
+            _apply_own_edit(files, edit)
+    elif role == "user":
+        for block in parse_file_blocks(text):
+            files[block.path] = block.content

@@ -221,7 +221,10 @@ class Generation:
                     stall = config.faults.stall_ms / 1000.0
                     await self._sleep_until(loop.time() + stall)
                     start += stall
-            await self._sleep_until(max(start + sent / tps, loop.time() + frame))
+            # next token's due time, but at least a frame away -- unless the last token
+            # (known from the limit) falls due sooner: the stream then ends on schedule
+            frame_end = min(loop.time() + frame, start + (limit - 1) / tps)
+            await self._sleep_until(max(start + sent / tps, frame_end))
         return await self._finish("".join(parts), sent, status, reason)
 
     async def _finish(self, text: str, sent: int, status: str, reason: str | None) -> Outcome:

@@ -10,6 +10,7 @@ def test_summary_reports_medians_p95_and_the_cut() -> None:
         "ws": [0.001] * 9 + [0.002],
         "fresh": [0.005] * 9 + [0.010],
         "reused": [0.002] * 10,
+        "fresh_ws": [0.004] * 10,
     }
     figures = summarise(results)
     assert figures["ws_median"] == 1.0
@@ -23,7 +24,7 @@ def test_the_transport_section_is_replaced_and_the_others_kept(tmp_path: Path) -
     docs.write_text(
         "# Benchmarks\n\n## Edits\n\nedits text\n\n## Transport\n\nold\n\n## One-shot\n\nx\n"
     )
-    figures = summarise({"ws": [0.001], "fresh": [0.004], "reused": [0.002]})
+    figures = summarise({"ws": [0.001], "fresh": [0.004], "reused": [0.002], "fresh_ws": [0.003]})
     write_section(docs, section(figures, 1, "spark bench transport --turns 1"))
     text = docs.read_text()
     assert "old" not in text
@@ -37,6 +38,6 @@ def test_the_transport_section_is_replaced_and_the_others_kept(tmp_path: Path) -
 def test_a_missing_section_is_appended(tmp_path: Path) -> None:
     docs = tmp_path / "benchmarks.md"
     docs.write_text("# Benchmarks\n\n## Edits\n\ne\n")
-    figures = summarise({"ws": [0.001], "fresh": [0.004], "reused": [0.002]})
+    figures = summarise({"ws": [0.001], "fresh": [0.004], "reused": [0.002], "fresh_ws": [0.003]})
     write_section(docs, section(figures, 1, "cmd"))
     assert docs.read_text().startswith("# Benchmarks\n\n## Edits\n\ne\n\n## Transport\n")

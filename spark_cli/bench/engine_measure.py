@@ -43,6 +43,8 @@ class EngineProcess:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
+        if self.proc.stdout is not None:
+            self.proc.stdout.close()
 
 
 def spark_argv() -> list[str]:
@@ -71,6 +73,9 @@ def start_engine(token: str, tps: float, *, max_streams: int = 64, frame_ms: flo
     reader.join(timeout)
     if not found:
         proc.kill()
+        proc.wait()
+        if proc.stdout is not None:
+            proc.stdout.close()
         raise RuntimeError("the engine did not print its URL: " + " ".join(argv))
     return EngineProcess(proc, found[0], token)
 

@@ -83,6 +83,18 @@ def start_engine(token: str, tps: float, timeout: float = 30.0) -> tuple[Any, st
     return proc, found[0]
 
 
+def stop_engine(proc: Any) -> None:
+    """Terminate the engine process and close its pipes."""
+    import subprocess
+
+    proc.terminate()
+    try:
+        proc.communicate(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate(timeout=5)
+
+
 def _wait_cpu(proc: Any) -> tuple[int, float, float]:
     """(exit code, user+system CPU seconds, monotonic time the exit was seen)."""
     import os
@@ -128,6 +140,9 @@ def run_once(url: str, token: str, tokens: int, workdir: Path) -> Repetition:
     code, cpu, exited = _wait_cpu(proc)
     reader.join(10)
     err = proc.stderr.read() if proc.stderr else ""
+    for pipe in (proc.stdout, proc.stderr):
+        if pipe is not None:
+            pipe.close()
     events = [json.loads(line) for line in lines if line.startswith("{")]
     sent = next((e["at"] for e in events if e.get("type") == "request_sent"), None)
     summary = next((e for e in events if e.get("type") == "summary"), None)
@@ -151,11 +166,7 @@ def run_benchmark(reps: int, tokens: int, tps: float, workdir: Path) -> dict[str
         base = baseline_cpu(max(3, reps))
         runs = [run_once(url, token, tokens, workdir) for _ in range(reps)]
     finally:
-        engine.terminate()
-        try:
-            engine.wait(10)
-        except Exception:
-            engine.kill()
+        stop_engine(engine)
     per_5k = [r.cpu_raw_s * 5000 / max(r.output_tokens, 1) for r in runs]
     net = [(r.cpu_raw_s - base) * 5000 / max(r.output_tokens, 1) for r in runs]
     return {

@@ -114,7 +114,7 @@ def test_rename_with_the_bundled_engine(repo: Path):
     assert "def grand_total(items)" in text and "str(grand_total(items))" in text
     assert "-def total_price(items):" in result.stdout
     assert "+def grand_total(items):" in result.stdout
-    assert "TTFT" in result.stdout and "1 applied, 0 refused" in result.stdout
+    assert "TTFT" in result.stdout and " applied, 0 refused" in result.stdout
 
 
 @needs_stack
@@ -136,7 +136,7 @@ def test_json_lines_parse_and_follow_the_schema(repo: Path):
     assert "request_sent" in types and "edit_applied" in types and "diff" in types
     assert types.index("request_sent") < types.index("edit_applied") < types.index("summary")
     summary = events[-1]
-    assert summary["applied"] == 1 and summary["refused"] == 0 and summary["exit_code"] == 0
+    assert summary["applied"] >= 1 and summary["refused"] == 0 and summary["exit_code"] == 0
     assert summary["marks"]["request_sent_at"] is not None
     assert "grand_total" in (repo / "app.py").read_text()
 

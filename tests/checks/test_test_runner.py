@@ -1,0 +1,75 @@
+"""The on-request runner: a tiny passing and failing pytest project, bounds, timeout."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from spark_cli.checks.detect import TestCommand, detect_test_command
+from spark_cli.checks.runner import EXIT_NOT_FOUND, EXIT_TIMEOUT, run_tests
+
+PY = sys.executable
+
+
+def _project(root: Path, body: str) -> Path:
+    (root / "tests").mkdir(parents=True)
+    (root / "pytest.ini").write_text("[pytest]\naddopts = -p no:cacheprovider\n")
+    (root / "tests" / "test_calc.py").write_text(body)
+    return root
+
+
+def _pytest(root: Path) -> TestCommand:
+    detected = detect_test_command(root)
+    assert detected is not None and detected.source == "pytest.ini"
+    # the interpreter running this suite certainly has pytest
+    return TestCommand((PY, "-m", "pytest", "-q"), detected.source)
+
+
+async def test_passing_project(tmp_path: Path) -> None:
+    root = _project(tmp_path, "def test_add():\n    assert 1 + 1 == 2\n")
+    result = await run_tests(_pytest(root), root, timeout=60)
+    assert result.passed and result.exit_code == 0, result.output
+    assert "1 passed" in result.output and result.summary == ""
+    assert result.duration_s > 0 and not result.truncated and not result.timed_out
+
+
+async def test_failing_project_summary_names_the_test(tmp_path: Path) -> None:
+    root = _project(tmp_path, "def test_ok():\n    pass\n\n"
+                              "def test_total():\n    assert sum([1, 2]) == 4\n")
+    result = await run_tests(_pytest(root), root, timeout=60)
+    assert not result.passed and result.exit_code == 1
+    assert "FAILED tests/test_calc.py::test_total" in result.summary
+    assert "1 failed, 1 passed" in result.summary
+    assert "failed (exit code 1)" in result.summary
+    assert "test_total" in result.tail
+    prompt = result.fix_prompt()
+    assert "The tests failed" in prompt and "test_total" in prompt
+
+
+async def test_output_is_bounded(tmp_path: Path) -> None:
+    command = TestCommand((PY, "-c", "print('x' * 200_000); print('END')"), "test")
+    result = await run_tests(command, tmp_path, keep_bytes=1000)
+    assert result.passed and result.truncated
+    assert len(result.output) <= 1000 and result.output.rstrip().endswith("END")
+
+
+async def test_timeout_kills_the_process_group(tmp_path: Path) -> None:
+    command = TestCommand((PY, "-c", "import time; print('started', flush=True); "
+                                     "time.sleep(60)"), "test")
+    result = await run_tests(command, tmp_path, timeout=0.5)
+    assert result.timed_out and not result.passed and result.exit_code == EXIT_TIMEOUT
+    assert "started" in result.output and "stopped after" in result.output
+    assert "did not finish" in result.summary
+
+
+async def test_missing_program_is_a_result_not_a_crash(tmp_path: Path) -> None:
+    command = TestCommand(("spark-no-such-program-xyz",), "test")
+    result = await run_tests(command, tmp_path)
+    assert result.exit_code == EXIT_NOT_FOUND and not result.passed
+    assert "not found" in result.summary
+
+
+async def test_configured_shell_command(tmp_path: Path) -> None:
+    result = await run_tests("echo one && exit 3", tmp_path)
+    assert result.exit_code == 3 and "one" in result.output
+    assert result.command == "echo one && exit 3"

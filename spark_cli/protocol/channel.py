@@ -192,8 +192,12 @@ class Channel(Protocol):
     async def stop(self) -> None:
         """Interrupt the running turn now."""
 
-    async def warm(self) -> None:
-        """Connect ahead of the first turn (a no-op where nothing persists)."""
+    async def warm(self, request: TurnRequest | None = None) -> None:
+        """Connect ahead of the first turn (a no-op where nothing persists).
+
+        With a ``request``, a channel that can chain may send its context ahead
+        without generating (``generate: false``), so the real turn sends only
+        the new input."""
 
     async def aclose(self) -> None:
         """Release connections."""

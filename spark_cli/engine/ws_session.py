@@ -173,10 +173,20 @@ class WsSession:
     # --- the lane worker ----------------------------------------------------------------
 
     async def _work(self, lane: Lane) -> None:
+        """Answer the lane's requests in order; the task ends when the lane is idle
+        (``_lane`` starts a new one for the next request)."""
         try:
-            while True:
-                request = await lane.requests.get()
-                await self._respond(lane, request)
+            while not lane.requests.empty():
+                request = lane.requests.get_nowait()
+                try:
+                    await self._respond(lane, request)
+                except (StreamDropped, OSError, asyncio.CancelledError):
+                    raise
+                except Exception as exc:  # an engine bug must not kill the connection
+                    await self.send_error(WireError(
+                        500, "server_error", f"the engine failed: {exc!r}"[:300],
+                        kind="server_error",
+                    ), lane.stream_id)
         except StreamDropped:
             await self._shutdown(DROP_CLOSE_CODE, "fault: drop")
         except OSError:  # the client went away mid-send

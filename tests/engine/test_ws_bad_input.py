@@ -117,3 +117,26 @@ async def test_a_broken_brain_fails_only_its_response(engine_factory: Any) -> No
         await _still_answers(ws)
     async with httpx.AsyncClient(trust_env=False) as client:
         assert (await client.get(engine.url + "/healthz")).status_code == 200
+
+
+async def test_an_engine_bug_is_a_500_and_the_connection_stays(
+    engine_factory: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from spark_cli.engine import ws_session
+
+    real = ws_session.Generation
+    calls = []
+
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        if len(calls) == 1:
+            raise RuntimeError("bug")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(ws_session, "Generation", broken)
+    engine = await engine_factory(**FAST)
+    async with ws_connect(engine) as ws:
+        await send(ws, type="response.create", model="m", input="x")
+        error = await recv(ws)
+        assert error["status"] == 500 and error["error"]["code"] == "server_error"
+        await _still_answers(ws)

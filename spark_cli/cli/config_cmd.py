@@ -1,7 +1,92 @@
-"""Placeholder until its owner lands the command (see the issue)."""
+"""`spark config [--json]`: the resolved settings, each with where it came from; keys masked.
+
+Precedence: defaults < user file < project file < environment < flags
+(docs/providers.md). A bad config file (unknown key, wrong type, broken TOML)
+is reported with its path, the key and the expected type, exit code 2.
+Settings that stop a turn (a missing key or base URL) are listed as problems,
+exit code 0: showing what is missing is the point of the command.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
 
 import typer
 
+_ORDER = ("provider", "kind", "model", "base_url", "api_key", "edit_format", "context_window",
+          "max_output_tokens", "idle_timeout", "test_command", "allow_syntax_errors")
+
+
+def _rows(settings: Any) -> list[tuple[str, str, str]]:
+    data = settings.as_dict()
+    rows = []
+    for key in _ORDER:
+        value = data.get(key)
+        shown = "(none)" if value is None else str(value).lower() if isinstance(value, bool) \
+            else str(value)
+        source = settings.sources.get(key, "default")
+        if key == "api_key" and data.get("key_env") and source == "not set":
+            source = f"not set: export {data['key_env']}"
+        rows.append((key, shown, source))
+    return rows
+
+
+def render_text(settings: Any, user_path: Path, project_path: Path) -> str:
+    """The human form: one aligned line per setting, then the files and any problems."""
+    rows = _rows(settings)
+    width = max(len(value) for _, value, _ in rows)
+    lines = [f"{key:<20} {value:<{width}}  ({source})" for key, value, source in rows]
+    lines.append("")
+    for label, path in (("user config", user_path), ("project config", project_path)):
+        state = "read" if str(path) in settings.files else "not found"
+        lines.append(f"{label:<20} {path} ({state})")
+    for problem in settings.problems:
+        lines.append(f"problem: {problem}")
+    return "\n".join(lines)
+
+
+def render_json(settings: Any, user_path: Path, project_path: Path) -> str:
+    payload = {
+        "settings": settings.as_dict(),
+        "sources": dict(settings.sources),
+        "files": {"user": str(user_path), "project": str(project_path),
+                  "read": list(settings.files)},
+        "problems": list(settings.problems),
+    }
+    return json.dumps(payload, indent=2)
+
 
 def register(app: typer.Typer) -> None:
-    """Adds nothing yet."""
+    @app.command("config")
+    def config_command(
+        as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),
+        root: Path | None = typer.Option(None, "--root", help="Repo root (default: cwd)."),
+        provider: str | None = typer.Option(None, "--provider", help="Provider preset."),
+        model: str | None = typer.Option(None, "--model", help="Model name."),
+        base_url: str | None = typer.Option(None, "--base-url", help="Endpoint base URL."),
+        edit_format: str | None = typer.Option(None, "--edit-format",
+                                               help="search_replace or apply_patch."),
+    ) -> None:
+        """Show the resolved settings and where each came from (API keys masked)."""
+        import os
+
+        from spark_cli.session.settings import (
+            SettingsError,
+            load_settings,
+            project_config_path,
+            user_config_path,
+        )
+
+        base = root or Path.cwd()
+        flags = {"provider": provider, "model": model, "base_url": base_url,
+                 "edit_format": edit_format}
+        try:
+            settings = load_settings(base, flags, os.environ, check=False)
+        except SettingsError as exc:
+            typer.echo(f"spark config: {exc}", err=True)
+            raise typer.Exit(2) from None
+        user_path, project_path = user_config_path(os.environ), project_config_path(base)
+        render = render_json if as_json else render_text
+        typer.echo(render(settings, user_path, project_path))

@@ -1,31 +1,32 @@
-"""One conversation with a model: run turns, apply edits as they stream, keep the history.
+"""Running turns: stream the answer, apply each edit block the moment it closes, keep the talk.
 
-``Session(channel, root, settings)`` is what every front end drives (the TUI,
-`spark edit`, the pipe filter). ``run_turn`` builds the request (checked before
-anything is sent), streams the answer, feeds every ``TextDelta`` into the
-streaming edit parser and applies each ``FileEdit`` the moment it closes, all
-in one undo checkpoint per turn: edits land while the model is still talking.
+``Session(channel, root, settings)`` holds one conversation. ``run_turn``
+builds the request (``spark_cli.session.request``; a problem there is a
+``TurnFailed`` and nothing is sent), streams it through the channel, feeds
+every ``TextDelta`` into the streaming edit parser and applies each completed
+``FileEdit`` at once (one undo checkpoint per turn), so edits land on disk
+while the model is still talking.
 
-An interrupted, cut-off or failed turn never half-applies a block: whatever
-was still open when the stream ended is dropped and reported as
-``BlockRejected`` (``TurnCompleted.dropped_blocks`` counts them). The
-conversation keeps the assistant's (partial) text for the next turn, and the
-next request tells the model which of its edits were refused and why.
+An interrupted, cut-off or failed answer never half-applies a block: whatever
+was still open when the stream ended is dropped and reported as a
+``BlockRejected``. The assistant's text (partial too) joins the conversation,
+so the next turn continues from it.
 
-Hot path: per delta the session appends the text to a list, stamps the clock
-and feeds the parser; the answer is joined once, at the end.
+Hot path: per delta one type check, one ``perf_counter()``, the list append,
+the parser feed and a yield per parsed item; the text is joined once at the end.
 """
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from spark_cli.edits.apply import Applier
-from spark_cli.edits.blocks import BlockRejected, FileEdit, ProseDelta
+from spark_cli.edits.blocks import BlockRejected, FileEdit, ParsedItem, ProseDelta
 from spark_cli.edits.outcome import EditApplied
+from spark_cli.edits.stream_parser import EditStreamParser
 from spark_cli.protocol.channel import (
     Channel,
     ChannelError,
@@ -47,213 +48,207 @@ from spark_cli.session.events import (
     TurnCompleted,
     TurnFailed,
 )
-from spark_cli.session.request import BuiltRequest, RequestError, build_request, text_sha256
+from spark_cli.session.request import RequestError, build_request
 from spark_cli.session.settings import Settings
 
-_PASS_THROUGH = (Queued, WaitingToRetry, Reconnected, Steered)
-_FEEDBACK_HEAD = "Results of your previous edits (these were NOT applied):\n"
+_PASS_THROUGH = (Queued, WaitingToRetry, Reconnected, Steered, UsageReported)
+INTERRUPTED_NOTE = "\n\n[interrupted by the user]"
+FEEDBACK_HEAD = "These edits from your previous answer were NOT applied:\n"
 
 
 class TurnInProgress(RuntimeError):
-    """``run_turn`` was called while another turn of this session is still running."""
-
-
-@dataclass(slots=True)
-class _Stats:
-    started: float
-    sent_at: float | None = None
-    first_at: float | None = None
-    last_at: float | None = None
-    usage: UsageReported | None = None
-    applied: int = 0
-    refused: int = 0
-    dropped: int = 0
+    """``run_turn`` was called while another turn of the same session is still running."""
 
 
 class Session:
-    """One conversation in ``root`` over ``channel``; see the module docstring."""
+    """One conversation with a model over ``channel``, editing files under ``root``."""
 
     def __init__(self, channel: Channel, root: Path, settings: Settings, *,
                  dry_run: bool = False) -> None:
         self.channel = channel
-        self.root = Path(root)
+        self.root = Path(root).resolve()
         self.settings = settings
         self.dry_run = dry_run
         self.history: list[Message] = []
-        """The conversation so far (user messages incl. file blocks, assistant answers)."""
+        """The conversation so far (user messages with their file blocks, answers)."""
         self.seen: dict[str, str] = {}
-        """path -> the text the model last saw (its own edits included), for conflicts."""
-        self._sent: dict[str, str] = {}  # path -> sha256 of what the model has
-        self._feedback: list[str] = []  # refusals to report in the next request
-        self._running = False
-        self._interrupted = False
+        """path -> the text the model last saw (the conflict check's baseline)."""
+        self._sent: dict[str, str] = {}  # path -> sha256 of the content last sent
+        self._feedback: list[str] = []  # refusals to tell the model about next turn
+        self._stop = False
+        self._streaming = False
+        self._steers: list[str] = []
 
     @property
-    def running(self) -> bool:
-        return self._running
+    def streaming(self) -> bool:
+        return self._streaming
 
     async def interrupt(self) -> None:
-        """Stop the running turn now (edits already applied stay; open blocks are dropped)."""
-        if not self._running:
+        """Stop the running turn now (it ends with ``TurnCompleted(status="cancelled")``)."""
+        if not self._streaming:
             return
-        self._interrupted = True
+        self._stop = True
         await self.channel.stop()
 
     async def steer(self, text: str) -> bool:
-        """Redirect the running turn in-band if the channel can; False if it cannot.
+        """Redirect the running turn in-band when the channel can; False when it cannot.
 
-        Front ends fall back to ``interrupt`` + a new turn that carries the
-        partial answer (kept in ``history``) and the new direction.
+        Without in-band steering a front end interrupts and starts a new turn: the
+        partial answer is already in ``history``.
         """
-        if not self._running or not self.channel.capabilities.steer:
+        if not self._streaming or not self.channel.capabilities.steer:
             return False
         await self.channel.steer(text)
-        self.history.append(Message("user", text))
+        self._steers.append(text)
         return True
 
     async def run_turn(self, instruction: str,
                        files: Sequence[str]) -> AsyncIterator[SessionEvent]:
         """Run one turn; yields session events and ends with TurnCompleted or TurnFailed."""
-        if self._running:
-            raise TurnInProgress("a turn is already running; interrupt it or wait")
-        self._running, self._interrupted = True, False
-        try:
-            async for event in self._turn(instruction, files):
-                yield event
-        finally:
-            self._running = False
-
-    # -- the turn -------------------------------------------------------------------
-    def _build(self, instruction: str, files: Sequence[str]) -> BuiltRequest:
+        if self._streaming:
+            raise TurnInProgress("a turn is already running: interrupt it or wait for it")
+        started = time.perf_counter()
+        asked = instruction
         if self._feedback:
-            lines = "".join(f"- {note}\n" for note in self._feedback)
-            instruction = f"{_FEEDBACK_HEAD}{lines}\n{instruction}"
-        return build_request(self.settings, self.root, files, instruction,
-                             history=self.history, already_sent=self._sent)
-
-    async def _turn(self, instruction: str,
-                    files: Sequence[str]) -> AsyncIterator[SessionEvent]:
+            notes = "".join(f"- {note}\n" for note in self._feedback)
+            asked = f"{FEEDBACK_HEAD}{notes}\n{instruction}"
         try:
-            built = self._build(instruction, files)
+            built = build_request(self.settings, self.root, files, asked,
+                                  history=tuple(self.history), already_sent=self._sent)
         except RequestError as exc:
             yield TurnFailed(exc.kind, exc.message)  # type: ignore[arg-type]
             return
         self._feedback.clear()
+        self._steers: list[str] = []
         for target in built.targets:
-            self.seen[target.path] = target.text
-            self._sent[target.path] = target.sha256
+            if target.path in built.sent:
+                self.seen[target.path] = target.text
         applier = Applier(self.root, seen=self.seen,
                           allow_syntax_errors=self.settings.allow_syntax_errors,
                           dry_run=self.dry_run)
         applier.begin_batch(instruction.strip().splitlines()[0][:80] if instruction.strip()
                             else "spark turn")
-        from spark_cli.edits.stream_parser import EditStreamParser
-
         parser = EditStreamParser()
         parts: list[str] = []
-        stats = _Stats(started=time.perf_counter())
+        sent_at = first_at = last_at = None
+        usage: UsageReported | None = None
         finished: TurnFinished | None = None
         failure: ChannelError | None = None
+        dropped = 0
+        self._stop = False
+        self._streaming = True
+        clock = time.perf_counter
         try:
-            try:
-                clock = time.perf_counter
-                feed = parser.feed
-                async for event in self.channel.stream(built.request):
-                    if type(event) is TextDelta:
-                        now = clock()
-                        if stats.first_at is None:
-                            stats.first_at = now
-                        stats.last_at = now
-                        parts.append(event.text)
-                        items = feed(event.text)
-                        if items:
-                            for item in items:
-                                yield self._handle(item, applier, stats)
-                    elif isinstance(event, TurnFinished):
-                        finished = event
-                    elif isinstance(event, RequestSent):
-                        stats.sent_at = event.at
-                    elif isinstance(event, UsageReported):
-                        stats.usage = event
-                        yield event
-                    elif isinstance(event, _PASS_THROUGH):
-                        yield event
-            except ChannelError as exc:
-                failure = exc
-            completed = finished is not None and finished.status == "completed"
+            stream = self.channel.stream(built.request)
+            async with contextlib.aclosing(stream):  # type: ignore[type-var]
+                try:
+                    async for event in stream:
+                        kind = type(event)
+                        if kind is TextDelta:
+                            last_at = clock()
+                            if first_at is None:
+                                first_at = last_at
+                            text = event.text  # type: ignore[union-attr]
+                            parts.append(text)
+                            for item in parser.feed(text):
+                                yield self._handle(item, applier)
+                        elif kind is TurnFinished:
+                            finished = event  # type: ignore[assignment]
+                        elif kind is RequestSent:
+                            sent_at = event.at  # type: ignore[union-attr]
+                        elif kind in _PASS_THROUGH:
+                            if kind is UsageReported:
+                                usage = event  # type: ignore[assignment]
+                            yield event  # type: ignore[misc]
+                except ChannelError as exc:
+                    failure = exc
+            status = finished.status if finished is not None else (
+                "cancelled" if self._stop else "failed")
+            clean = failure is None and status == "completed"
             for item in parser.close():
-                if not completed and isinstance(item, FileEdit | BlockRejected):
-                    stats.dropped += 1  # still open when the stream ended: never applied
+                if isinstance(item, FileEdit) and not clean:
+                    dropped += 1
                     yield BlockRejected(
-                        f"{item.path or 'an edit block'}: the answer ended before this block "
-                        "was finished; it was dropped, nothing of it was written",
-                        item.line, item.path, getattr(item, "raw", ""))
+                        f"{item.path}: the answer ended ({_why(status, failure)}) before this "
+                        "block was finished; it was dropped, nothing of it was written",
+                        item.line, item.path, "")
                     continue
-                yield self._handle(item, applier, stats)
-            yield self._final(finished, failure, stats, parts)
+                if isinstance(item, BlockRejected) and not clean:
+                    dropped += 1
+                yield self._handle(item, applier)
         finally:
+            self._streaming = False
             applier.end_batch()
-            self._remember(built, applier, parts)
+            self._remember(built, parts, applier, cancelled=self._stop)
+        applied = sum(1 for o in applier.outcomes if o.ok)
+        refused = len(applier.outcomes) - applied
+        if failure is not None:
+            yield TurnFailed(failure.kind, failure.message, applied, refused)
+            return
+        if finished is None and not self._stop:
+            yield TurnFailed("protocol", "the stream ended without a final status; edits that "
+                             "landed stay, an open block was dropped", applied, refused)
+            return
+        if status == "failed":
+            yield TurnFailed("server", (finished.reason if finished else None)
+                             or "the provider failed the response", applied, refused)
+            return
+        output_tokens = usage.output_tokens if usage is not None else count_tokens("".join(parts))
+        span = (last_at - first_at) if first_at is not None and last_at is not None else 0.0
+        reason = finished.reason if finished is not None else None
+        if status == "cancelled" and self._stop:
+            reason = reason or "interrupted"
+        yield TurnCompleted(
+            status=status,
+            reason=reason,
+            ttft_s=(first_at - sent_at) if first_at is not None and sent_at is not None else None,
+            output_tokens=output_tokens,
+            tokens_per_s=(output_tokens / span) if span > 0 else None,
+            applied=applied,
+            refused=refused,
+            duration_s=time.perf_counter() - started,
+            dropped_blocks=dropped,
+        )
 
-    def _handle(self, item: object, applier: Applier, stats: _Stats) -> SessionEvent:
+    # ---- internals ----
+
+    def _handle(self, item: ParsedItem, applier: Applier) -> SessionEvent:
         if isinstance(item, FileEdit):
             outcome = applier.apply(item)
             if isinstance(outcome, EditApplied):
-                stats.applied += 1
                 if outcome.partial:
-                    stats.refused += 1
                     self._feedback.append(outcome.message)
                 return EditLanded(outcome)
-            stats.refused += 1
             self._feedback.append(outcome.message)
             return EditRefused(outcome)
         if isinstance(item, BlockRejected):
-            stats.refused += 1
             self._feedback.append(item.message)
             return item
         assert isinstance(item, ProseDelta)
         return item
 
-    def _final(self, finished: TurnFinished | None, failure: ChannelError | None,
-               stats: _Stats, parts: list[str]) -> SessionEvent:
-        if failure is not None:
-            return TurnFailed(failure.kind, failure.message, stats.applied, stats.refused)
-        if finished is None:
-            return TurnFailed("protocol", "the stream ended without a final status; edits that "
-                              "landed stay, the open block was dropped",
-                              stats.applied, stats.refused)
-        if finished.status == "failed":
-            return TurnFailed("server", finished.reason or "the provider failed the response",
-                              stats.applied, stats.refused)
-        end = time.perf_counter()
-        sent = stats.sent_at if stats.sent_at is not None else stats.started
-        ttft = stats.first_at - sent if stats.first_at is not None else None
-        if stats.usage is not None and stats.usage.output_tokens:
-            tokens = stats.usage.output_tokens
-        else:
-            tokens = count_tokens("".join(parts)) if parts else 0
-        rate = None
-        if stats.first_at is not None and stats.last_at is not None:
-            span = stats.last_at - stats.first_at
-            if span > 0 and tokens:
-                rate = tokens / span
-        reason = finished.reason
-        if finished.status == "cancelled" and self._interrupted:
-            reason = "interrupted"
-        return TurnCompleted(finished.status, reason, ttft, tokens, rate, stats.applied,
-                             stats.refused, end - stats.started, stats.dropped)
+    def _remember(self, built: object, parts: list[str], applier: Applier, *,
+                  cancelled: bool) -> None:
+        """Keep the conversation (incl. a partial answer) and what the model now knows."""
+        from spark_cli.session.request import BuiltRequest
 
-    def _remember(self, built: BuiltRequest, applier: Applier, parts: list[str]) -> None:
-        """The turn joins the conversation, partial answer included."""
-        self.history.append(built.user_message)
-        answer = "".join(parts)
-        if answer:
-            self.history.append(Message("assistant", answer))
+        assert isinstance(built, BuiltRequest)
         if applier.seen is not None:
-            for path in [p for p in self.seen if p not in applier.seen]:
-                self.seen.pop(path, None)
-                self._sent.pop(path, None)
-            for path, text in applier.seen.items():
-                if self.seen.get(path) != text:
-                    self.seen[path] = text
-                    self._sent[path] = text_sha256(text)
+            self.seen = dict(applier.seen)  # our own writes are not the user's changes
+        if not parts:
+            return  # nothing came back: the next turn sends this request again
+        answer = "".join(parts)
+        if cancelled:
+            answer += INTERRUPTED_NOTE
+        self.history.append(built.user_message)
+        self.history.append(Message("assistant", answer))
+        self.history.extend(Message("user", text) for text in self._steers)
+        for target in built.targets:
+            if target.path in built.sent:
+                self._sent[target.path] = target.sha256
+
+
+def _why(status: str, failure: ChannelError | None) -> str:
+    if failure is not None:
+        return f"{failure.kind}: {failure.message}"
+    return {"cancelled": "interrupted", "incomplete": "cut off"}.get(status, status)

@@ -31,9 +31,11 @@ _PRINTS = re.compile(r"\b(?:remove|delete|strip|drop|clean\s+up|get\s+rid\s+of)\
                      r"(console\.log|println!?|print(?:ln|f)?(?:\(\))?|prints?|"
                      r"debug\s+(?:output|statements|logs?)|logs?)\b", re.I)
 _IMPORT = re.compile(r"\badd\s+(?:an?\s+|the\s+)?import(?:\s+(?:of|for))?\s+[`'\"]?"
-                     r"((?:from\s+\S+\s+import\s+[\w., ]+?)|(?:import\s+)?[^`'\"\s]+?(?:\s+as\s+\w+)?)"
+                     r"((?:from\s+\S+\s+import\s+[\w., ]+?)|"
+                     r"(?:import\s+)?[^`'\"\s]+?(?:\s+as\s+\w+)?)"
                      r"[`'\"]?(?=\s+(?:to|in|into|at)\s|[.!]?\s*$|\s*\n)", re.I)
-_IMPORT_IN = re.compile(r"^\s*(import\s+[\w.]+(?:\s+as\s+\w+)?|from\s+[\w.]+\s+import\s+[\w., ]+?)"
+_IMPORT_IN = re.compile(r"^\s*(import\s+[\w.]+(?:\s+as\s+\w+)?|"
+                        r"from\s+[\w.]+\s+import\s+[\w., ]+?)"
                         r"\s+(?:in|to|into)\s+\S+", re.I)
 _IMPORT_QUOTED = re.compile(r"\badd\s+[`'\"]((?:import|from|use|const|#include)\s[^`'\"]+)[`'\"]",
                             re.I)

@@ -34,7 +34,8 @@ _CALLEES: dict[str, frozenset[str]] = {
 _CALLS = frozenset({"call", "call_expression", "macro_invocation", "method_invocation"})
 _BLOCKS = frozenset({"block", "statement_block", "program", "module", "switch_case",
                      "switch_default", "class_body", "expression_case", "default_case",
-                     "source_file", "declaration_list", "constructor_body", "switch_block_statement_group"})
+                     "source_file", "declaration_list", "constructor_body",
+                     "switch_block_statement_group"})
 
 
 def _callee(parsed: Parsed, call: tree_sitter.Node) -> str:

@@ -24,9 +24,13 @@ from spark_cli.engine.brains.instructions import (
     mentioned_paths,
     parse_instruction,
 )
+from spark_cli.engine.brains.op_definitions import add_parameter, delete_definition
+from spark_cli.engine.brains.op_docstring import add_docstring
+from spark_cli.engine.brains.op_explain import explain
+from spark_cli.engine.brains.op_imports import add_import
+from spark_cli.engine.brains.op_prints import remove_prints
 from spark_cli.engine.brains.op_rename import rename
 from spark_cli.engine.brains.op_replace import replace_text
-from spark_cli.engine.brains.op_prints import remove_prints
 from spark_cli.engine.brains.results import CannotHelp, OpResult
 from spark_cli.engine.brains.workspace import current_files
 
@@ -36,26 +40,12 @@ OPERATIONS: dict[str, Operation] = {
     "rename": rename,
     "replace": replace_text,
     "remove_prints": remove_prints,
+    "add_import": add_import,
+    "docstring": add_docstring,
+    "delete": delete_definition,
+    "add_parameter": add_parameter,
+    "explain": explain,
 }
-
-
-def _optional_operations() -> None:
-    """Register the operations whose modules are present (kept apart: one concept each)."""
-    import importlib
-
-    for kind, module, attr in (("add_import", "op_imports", "add_import"),
-                               ("docstring", "op_docstring", "add_docstring"),
-                               ("delete", "op_definitions", "delete_definition"),
-                               ("add_parameter", "op_definitions", "add_parameter"),
-                               ("explain", "op_explain", "explain")):
-        try:
-            mod = importlib.import_module(f"spark_cli.engine.brains.{module}")
-        except ImportError:
-            continue
-        OPERATIONS[kind] = getattr(mod, attr)
-
-
-_optional_operations()
 
 
 def _answer(result: OpResult, fmt: str) -> Iterator[str]:
@@ -81,11 +71,7 @@ class RulesBrain:
             yield from help_lines("I am the bundled engine's rules brain and could not match "
                                   "that to an instruction I know.")
             return
-        operation = OPERATIONS.get(instruction.kind)
-        if operation is None:
-            yield from help_lines(f"The `{instruction.kind}` instruction is not available in "
-                                  "this build.")
-            return
+        operation = OPERATIONS[instruction.kind]
         files = current_files(request)
         try:
             result = operation(instruction, files, mentioned_paths(text, list(files)))

@@ -128,13 +128,19 @@ def function_of(node: tree_sitter.Node) -> tree_sitter.Node:
     return node
 
 
+def last_row(node: tree_sitter.Node) -> int:
+    """The last row holding text of ``node`` (a rust ``//`` comment includes its newline)."""
+    end = node.end_point
+    return end.row - 1 if end.column == 0 and end.row > node.start_point.row else end.row
+
+
 def leading_start(parsed: Parsed, node: tree_sitter.Node) -> int:
     """Start byte of ``node`` including the attributes/doc comments right above it."""
     start = node
     previous = node.prev_sibling
     while previous is not None and (previous.type in ("attribute_item", "line_comment",
                                                       "comment", "block_comment")):
-        if previous.end_point.row + 1 < start.start_point.row:
+        if last_row(previous) + 1 < start.start_point.row:
             break  # a blank line in between: not attached
         if parsed.language == "python":
             break  # python comments above a def are not part of it

@@ -1,0 +1,217 @@
+"""Change a definition as a whole: delete it, or add a parameter to it.
+
+Delete: the definition's lines go, with its decorators / attributes, an
+``export``, a ``const f =`` wrapper and the doc comments right above it (not
+python comments), plus the blank lines after it so the spacing around stays
+as it was. Every definition of that name in the file goes (overloads). A python
+block left empty gets ``pass``.
+
+Add a parameter: python ``x``, ``x: T``, ``x=D``, ``x: T = D``; js ``x``/
+``x = D`` (ts may add ``: T``); go ``x T`` (type required); rust ``x: T``
+(type required); java ``T x`` (type required). It goes last, except before
+``*args``/``**kwargs``/``...rest``/go variadics, and in python a parameter
+without a default goes before the first one with a default. Call sites are not
+changed (say "= default" to keep them working).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from spark_cli.engine.brains.edit_text import FileChange
+from spark_cli.engine.brains.instructions import Instruction
+from spark_cli.engine.brains.results import CannotHelp, OpResult, pick_files, plural
+from spark_cli.engine.brains.signatures import parameters_node
+from spark_cli.engine.brains.trees import (
+    Parsed,
+    find_definitions,
+    is_identifier,
+    leading_start,
+    outer,
+    parse,
+)
+
+if TYPE_CHECKING:
+    import tree_sitter
+
+_COMMENTS = frozenset({"comment", "line_comment", "block_comment"})
+_NEEDS_TYPE = {"go": "{} int", "rust": "{}: i32", "java": "{} of type int"}
+
+
+def _delete_span(parsed: Parsed, node: tree_sitter.Node) -> tuple[int, int, bytes]:
+    top = outer(node)
+    start = parsed.line_start(leading_start(parsed, top))
+    end = parsed.line_end(max(top.end_byte - 1, top.start_byte))
+    data = parsed.data
+    filler = b""
+    parent = top.parent
+    if parsed.language == "python" and parent is not None and parent.type == "block":
+        siblings = [c for c in parent.named_children if c.type not in _COMMENTS]
+        if siblings == [top]:
+            filler = (parsed.indent_at(top.start_byte) + "pass\n").encode()
+    if not filler:
+        after = end
+        while after < len(data):
+            line_end = parsed.line_end(after)
+            if data[after:line_end].strip():
+                break
+            after = line_end
+        before_blank = start == 0 or data[:start].endswith(b"\n\n")
+        if after >= len(data):  # last in the file: drop the blank lines before it
+            while start > 0 and data[:start].endswith(b"\n\n"):
+                start -= 1
+            end = len(data)
+        elif before_blank:
+            end = after
+    return start, end, filler
+
+
+def _depth(node: tree_sitter.Node) -> int:
+    depth, parent = 0, node.parent
+    while parent is not None:
+        depth, parent = depth + 1, parent.parent
+    return depth
+
+
+def _shallowest(nodes: list[tree_sitter.Node]) -> list[tree_sitter.Node]:
+    """The outermost definitions of a name (a top-level ``foo`` before method ``K.foo``)."""
+    if not nodes:
+        return nodes
+    least = min(_depth(n) for n in nodes)
+    return [n for n in nodes if _depth(n) == least]
+
+
+def delete_in(path: str, text: str, name: str) -> tuple[str, list[int]]:
+    """(new text, 1-based lines of the deleted definitions); no definitions → same text."""
+    parsed = parse(path, text)
+    if parsed is None:
+        return text, []
+    found = _shallowest(find_definitions(parsed, name))
+    spans = sorted({_delete_span(parsed, node) for node in found}, reverse=True)
+    data = parsed.data
+    last_start = None
+    for start, end, filler in spans:
+        if last_start is not None and end > last_start:
+            continue  # nested in one already deleted
+        data = data[:start] + filler + data[end:]
+        last_start = start
+    return data.decode(), [node.start_point.row + 1 for node in found]
+
+
+def delete_definition(instruction: Instruction, files: dict[str, str],
+                      named: list[str]) -> OpResult:
+    name = instruction.name
+    changes: list[FileChange] = []
+    where: list[str] = []
+    for path in pick_files(files, named, lambda _p, text: name in text):
+        new, lines = delete_in(path, files[path], name)
+        if lines:
+            changes.append(FileChange(path, files[path], new))
+            where.append(f"{path} (line{'s' if len(lines) > 1 else ''} "
+                         f"{', '.join(map(str, lines))})")
+    if not changes:
+        raise CannotHelp(f"I found no function or class named `{name}` in "
+                         f"{', '.join(named or list(files)) or 'the request'}.")
+    count = sum(len(w.split(",")) for w in where)
+    return OpResult(lead=f"Deleting `{name}` from {', '.join(c.path for c in changes)}.",
+                    summary=f"Deleted {plural(count, 'definition')} of `{name}`: "
+                            f"{'; '.join(where)}.",
+                    changes=tuple(changes))
+
+
+def _param_text(language: str, name: str, type_: str, default: str) -> str:
+    if language in _NEEDS_TYPE and not type_:
+        example = _NEEDS_TYPE[language].format(name)
+        raise CannotHelp(f"A {language} parameter needs a type: say e.g. `add parameter "
+                         f"{example} to …` (`{name}: TYPE` or `{name} of type TYPE`).",
+                         show_help=False)
+    if language == "go":
+        return f"{name} {type_}"
+    if language == "rust":
+        return f"{name}: {type_}"
+    if language == "java":
+        return f"{type_} {name}"
+    typed = f"{name}: {type_}" if type_ and language != "javascript" else name
+    if not default:
+        return typed
+    return f"{typed} = {default}" if (type_ or language != "python") else f"{name}={default}"
+
+
+_LATE_PY = frozenset({"list_splat_pattern", "dictionary_splat_pattern", "keyword_separator",
+                      "positional_separator"})
+_DEFAULT_PY = frozenset({"default_parameter", "typed_default_parameter"})
+_REST = frozenset({"rest_pattern", "variadic_parameter_declaration", "variadic_parameter",
+                   "spread_parameter"})
+
+
+def _before(parsed: Parsed, params: list[tree_sitter.Node], has_default: bool
+            ) -> tree_sitter.Node | None:
+    for param in params:
+        kind = param.type
+        if parsed.language == "python":
+            if kind == "dictionary_splat_pattern" or (
+                    not has_default and (kind in _DEFAULT_PY or kind in _LATE_PY)):
+                return param
+        elif kind in _REST or any(c.type in _REST for c in param.children):
+            return param
+    return None
+
+
+def add_parameter_in(path: str, text: str, instruction: Instruction) -> str | None:
+    parsed = parse(path, text)
+    if parsed is None:
+        return None
+    found = find_definitions(parsed, instruction.name)
+    found = _shallowest([n for n in found if parameters_node(n) is not None])
+    if not found:
+        return None
+    params_node = parameters_node(found[0])
+    assert params_node is not None
+    new = _param_text(parsed.language, instruction.what, instruction.type, instruction.new)
+    data = parsed.data
+    if is_identifier(params_node):  # `x => …` becomes `(x, new) => …`
+        s, e = params_node.start_byte, params_node.end_byte
+        return (data[:s] + b"(" + data[s:e] + b", " + new.encode() + b")" + data[e:]).decode()
+    params = [c for c in params_node.named_children if c.type not in _COMMENTS]
+    if instruction.what in {parsed.node_text(p).split("=")[0].split(":")[0].strip()
+                            for p in params}:
+        raise CannotHelp(f"`{instruction.name}` already has a parameter "
+                         f"`{instruction.what}`.", show_help=False)
+    before = _before(parsed, params, bool(instruction.new))
+    multiline = params_node.start_point.row != params_node.end_point.row and params
+    if before is not None:
+        at = before.start_byte
+        indent = parsed.indent_at(at)
+        own_line = parsed.line_start(at) + len(indent.encode()) == at
+        insert = new + (",\n" + indent if multiline and own_line else ", ")
+    elif not params:
+        at = params_node.end_byte - 1
+        insert = new
+    else:
+        last = params[-1]
+        at = last.end_byte
+        if multiline:
+            indent = parsed.indent_at(last.start_byte)
+            rest = data[at:params_node.end_byte - 1]
+            if rest.lstrip().startswith(b","):
+                at += rest.index(b",") + 1
+                insert = f"\n{indent}{new},"
+            else:
+                insert = f",\n{indent}{new}"
+        else:
+            insert = f", {new}"
+    return (data[:at] + insert.encode() + data[at:]).decode()
+
+
+def add_parameter(instruction: Instruction, files: dict[str, str], named: list[str]) -> OpResult:
+    name, param = instruction.name, instruction.what
+    for path in pick_files(files, named, lambda _p, text: name in text):
+        new = add_parameter_in(path, files[path], instruction)
+        if new is not None:
+            return OpResult(lead=f"Adding the parameter `{param}` to `{name}` in {path}.",
+                            summary=f"Added `{param}` to `{name}`"
+                                    + ("" if instruction.new else
+                                       "; call sites still need to pass it") + ".",
+                            changes=(FileChange(path, files[path], new),))
+    raise CannotHelp(f"I found no function named `{name}` in "
+                     f"{', '.join(named or list(files)) or 'the request'}.")

@@ -23,7 +23,7 @@ from typing import Any, Protocol
 from spark_cli.engine.brains.base import Brain, BrainRequest
 from spark_cli.engine.faults import DROP, MALFORMED, MALFORMED_FRAME, STALL, FaultPlan
 from spark_cli.engine.faults import StreamDropped as StreamDropped
-from spark_cli.engine.pieces import PieceSource
+from spark_cli.engine.pieces import BrainError, PieceSource
 from spark_cli.engine.safepoint import SafePoints
 from spark_cli.engine.state import EngineState
 from spark_cli.protocol import responses as wire
@@ -87,6 +87,7 @@ class Generation:
             count_tokens(turn.text) for turn in request.conversation
         )
         self._wake: asyncio.Future[None] | None = None
+        self._sent = 0
         self._task: asyncio.Task[Any] | None = None
 
     # --- control from the connection ------------------------------------------------
@@ -160,11 +161,22 @@ class Generation:
             await self.send(event)
         if self.state.bucket is not None:
             self.state.bucket.charge(self.input_tokens)
+        start = loop.time() + config.ttft_ms / 1000.0
+        try:
+            source = PieceSource(iter(self.brain.answer(self.request)))
+        except Exception as exc:  # a broken brain fails this response only
+            return await self._fail(f"the brain failed: {exc}", 0)
+        try:
+            return await self._pace(source, start)
+        except BrainError as exc:
+            return await self._fail(f"the brain failed: {exc}", self._sent)
+
+    async def _pace(self, source: PieceSource, start: float) -> Outcome:
+        config = self.state.config
+        loop = asyncio.get_running_loop()
         tps = config.tps
         frame = config.frame_ms / 1000.0
-        start = loop.time() + config.ttft_ms / 1000.0
         limit = self.limit
-        source = PieceSource(iter(self.brain.answer(self.request)))
         faults = FaultPlan(config.faults)
         safe = SafePoints()
         parts: list[str] = []
@@ -182,10 +194,7 @@ class Generation:
             due = int((now - start) * tps) + 1 if now >= start else 0
             n = min(due, limit, faults.next_at()) - sent
             if n > 0:
-                try:
-                    pieces = source.take(n)
-                except Exception as exc:  # a broken brain fails this response only
-                    return await self._fail(f"the brain failed: {exc}", sent)
+                pieces = source.take(n)
                 text = "".join(pieces)
                 if self.steers:
                     steer_wait += len(pieces)
@@ -195,6 +204,7 @@ class Generation:
                     if cut is not None:
                         text = text[:cut]
                         sent += _pieces_within(pieces, cut)
+                        self._sent = sent
                         if text:
                             parts.append(text)
                             await self.send(self.events.delta(text))
@@ -204,6 +214,7 @@ class Generation:
                     safe.feed(text)
                 if text:
                     sent += len(pieces)
+                    self._sent = sent
                     parts.append(text)
                     await self.send(self.events.delta(text))
                 if len(pieces) < n or not source.has_more():

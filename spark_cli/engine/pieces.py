@@ -14,6 +14,10 @@ from collections.abc import Iterator
 from spark_cli.protocol.tokens import split_pieces
 
 
+class BrainError(Exception):
+    """The brain raised while producing its answer (the cause is chained)."""
+
+
 class PieceSource:
     __slots__ = ("_buffer", "_carry", "_chunks", "_index", "exhausted")
 
@@ -28,9 +32,13 @@ class PieceSource:
         """Pull one more chunk; False when the brain has nothing more."""
         if self.exhausted:
             return False
-        for chunk in self._chunks:
-            if not chunk:
-                continue
+        try:
+            chunk = next(self._chunks, None)
+            while chunk == "":
+                chunk = next(self._chunks, None)
+        except Exception as exc:
+            raise BrainError(str(exc) or type(exc).__name__) from exc
+        if chunk is not None:
             pieces = split_pieces(self._carry + chunk)
             self._carry = pieces.pop()
             if self._index:

@@ -140,3 +140,20 @@ async def test_an_engine_bug_is_a_500_and_the_connection_stays(
         error = await recv(ws)
         assert error["status"] == 500 and error["error"]["code"] == "server_error"
         await _still_answers(ws)
+
+
+async def test_a_brain_that_raises_at_once_fails_cleanly(engine_factory: Any) -> None:
+    class Broken:
+        name = "broken"
+
+        def answer(self, request: Any) -> Any:
+            raise ValueError("no answer today")
+
+    engine = await engine_factory(brains=lambda model: Broken(), tps=50000, ttft_ms=0)
+    async with ws_connect(engine) as ws:
+        for _ in range(2):
+            await send(ws, type="response.create", model="m", input="x")
+            events = await until(ws)
+            assert events[-1]["type"] == "response.failed"
+            assert "no answer today" in events[-1]["response"]["error"]["message"]
+    assert engine.state.generating == 0

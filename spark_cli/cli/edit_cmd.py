@@ -7,7 +7,8 @@ Exit codes and the ``--json`` schema: docs/cli.md.
 
 Start-up matters (launch → request is benchmarked): this module imports only
 typer at import time; the session, edits, render and transports are imported
-inside the command, rich only when stdout is a TTY, textual never.
+inside the command, rich only when stdout is a TTY, textual never. The end
+matters too: see ``exit_now``.
 """
 
 from __future__ import annotations
@@ -157,7 +158,26 @@ def register(app: typer.Typer) -> None:
         except KeyboardInterrupt:
             typer.echo("spark edit: interrupted (edits that landed stay; spark undo)", err=True)
             code = 130
-        raise typer.Exit(code)
+        exit_now(code)
+
+
+def exit_now(code: int) -> None:
+    """End the process as soon as the work is done (stream end → exit is benchmarked).
+
+    Everything is written, flushed and closed by now (files are renamed into
+    place atomically, the journal is closed, the event loop is shut down), so a
+    real process skips the interpreter's teardown of hundreds of modules
+    (~30-50 ms) with ``os._exit``. Under a test runner (stdout replaced) it
+    raises ``typer.Exit`` as usual.
+    """
+    if sys.stdout is sys.__stdout__ and sys.stderr is sys.__stderr__:
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        except (OSError, ValueError):  # e.g. a closed pipe: the code still stands
+            pass
+        os._exit(code)
+    raise typer.Exit(code)
 
 
 def _dispatch(paths: list[str], message: str, dry_run: bool, as_json: bool, run_tests: bool,

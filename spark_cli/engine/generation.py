@@ -132,7 +132,12 @@ class Generation:
                     raise
                 if self._task is not None:
                     self._task.uncancel()
-                return await self._finish("", 0, "incomplete", wire.REASON_CANCELLED)
+                # never started: no item was opened, so only the terminal event
+                self.phase = "done"
+                usage = self.usage(0)
+                await self.send(self.events.finished("", "incomplete", usage,
+                                                     wire.REASON_CANCELLED)[-1])
+                return Outcome("incomplete", wire.REASON_CANCELLED, "", 0, self.steers)
             except WireError as exc:  # the queue filled up between admit and slot
                 self.phase = "done"
                 await self.send(self.events.failed(exc.code, exc.message, self.usage(0)))

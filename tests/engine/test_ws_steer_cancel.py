@@ -127,6 +127,7 @@ async def test_cancel_a_queued_response(engine_factory: Any) -> None:
         await send(ws, type="response.cancel", response_id=rid)
         events = [e for e in await until(ws, "response.incomplete") if e["stream_id"] == "b"]
         assert events[-1]["response"]["incomplete_details"]["reason"] == "cancelled"
+        assert [e["type"] for e in events] == ["response.incomplete"]  # nothing was opened
 
 
 async def test_closing_the_socket_stops_generation(engine_factory: Any) -> None:

@@ -2,8 +2,9 @@
 
 A change is a file's old and new text. Its hunks hold only the lines that
 change, widened by unchanged lines just until each search text occurs once in
-the file as it is when that hunk applies (hunks apply in order), and a pure
-insertion always carries one context line (an empty SEARCH would mean "create
+the file as it is when that hunk applies (hunks apply in order) and holds a
+non-blank line (a search of blank lines only is too weak an anchor); a pure
+insertion always carries at least one context line (an empty SEARCH would mean "create
 or append"). The text is rendered with :mod:`spark_cli.edits.formats`.
 """
 
@@ -70,7 +71,8 @@ def hunks_for(change: FileChange) -> list[Hunk]:
                 i2, j2 = i2 + 1, j2 + 1
         while True:
             current = new[:j1] + old[i1:]  # the file when this hunk applies
-            if _count(current, old[i1:i2]) == 1 or (i1 <= floor and i2 >= len(old)):
+            solid = any(line.strip() for line in old[i1:i2])  # not only blank lines
+            if (solid and _count(current, old[i1:i2]) == 1) or (i1 <= floor and i2 >= len(old)):
                 break
             if i2 < len(old) and (i1 <= floor or (i2 - r[1]) <= (r[0] - i1)):
                 i2, j2 = i2 + 1, j2 + 1

@@ -2,7 +2,8 @@
 
 Per language, a statement is debug output when it is only a call to one of
 these: python ``print``; js/ts ``console.log``/``debug``/``info`` (only
-``console.log`` when the prompt says so); go ``fmt.Print*``/``println``;
+``console.log`` when the prompt says so); go ``fmt.Print*``/``println`` (and the ``fmt``
+import once nothing else uses it, since go refuses unused imports);
 rust ``println!``/``print!``/``eprintln!``/``eprint!``/``dbg!``; java
 ``System.out/err.print*``. A statement alone on its lines (a trailing comment
 included) loses its lines; one sharing a line loses only its text. A python
@@ -12,6 +13,7 @@ body becomes ``{}``.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from spark_cli.engine.brains.edit_text import FileChange
@@ -35,7 +37,8 @@ _CALLS = frozenset({"call", "call_expression", "macro_invocation", "method_invoc
 _BLOCKS = frozenset({"block", "statement_block", "program", "module", "switch_case",
                      "switch_default", "class_body", "expression_case", "default_case",
                      "source_file", "declaration_list", "constructor_body",
-                     "switch_block_statement_group"})
+                     "switch_block_statement_group", "statement_list"})
+_FMT_USE = re.compile(r"\bfmt\.")
 
 
 def _callee(parsed: Parsed, call: tree_sitter.Node) -> str:
@@ -108,7 +111,29 @@ def remove_prints_in(path: str, text: str, what: str) -> tuple[str, int]:
     data = parsed.data
     for start, end, filler in sorted(cuts, reverse=True):
         data = data[:start] + filler + data[end:]
-    return data.decode("utf-8"), len(cuts)
+    new = data.decode("utf-8")
+    if cuts and parsed.language == "go" and not _FMT_USE.search(new):
+        new = _drop_go_import(path, new, '"fmt"')
+    return new, len(cuts)
+
+
+def _drop_go_import(path: str, text: str, module: str) -> str:
+    """Go refuses unused imports: drop ``module`` once nothing uses it."""
+    parsed = parse(path, text)
+    if parsed is None:
+        return text
+    for spec in walk(parsed.tree.root_node):
+        if spec.type != "import_spec" or parsed.node_text(spec).strip() != module:
+            continue
+        owner = spec.parent if spec.parent is not None and spec.parent.type == \
+            "import_declaration" else spec
+        start = parsed.line_start(owner.start_byte)
+        end = parsed.line_end(owner.end_byte - 1)
+        data = parsed.data
+        if owner is not spec and data[end:end + 1] == b"\n" and data[:start].endswith(b"\n\n"):
+            end += 1
+        return (data[:start] + data[end:]).decode("utf-8")
+    return text
 
 
 def remove_prints(instruction: Instruction, files: dict[str, str], named: list[str]) -> OpResult:

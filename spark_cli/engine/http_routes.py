@@ -85,19 +85,16 @@ async def _responses(state: EngineState, body: dict[str, Any], receive: Any, sen
         edit_format_from_instructions(request.instructions),
     )
     sink = _Sink(send, stream=request.stream, named=True)
-    if not request.generate:
-        usage = wire.usage_object(0, 0)
+    stored: tuple[BrainTurn, ...] | None = conversation
+    if not request.generate:  # warm-up: a chainable id, no output
         await sink.event(events.created())
-        await sink.event(events.empty_completion(usage))
-        outcome_text = None
+        await sink.event(events.empty_completion(wire.usage_object(0, 0)))
     else:
-        outcome = await _run(state, brain_request, events, sink, request.max_output_tokens,
-                             receive)
-        outcome_text = outcome
-    if body.get("store", True) and outcome_text is not None:
-        state.store(response_id, (*conversation, BrainTurn("assistant", outcome_text)))
-    elif body.get("store", True):
-        state.store(response_id, conversation)
+        answer = await _run(state, brain_request, events, sink, request.max_output_tokens,
+                            receive)
+        stored = None if answer is None else (*conversation, BrainTurn("assistant", answer))
+    if stored is not None and body.get("store", True):  # OpenAI stores by default
+        state.store(response_id, stored)
     await sink.end()
 
 

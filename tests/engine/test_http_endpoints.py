@@ -224,3 +224,19 @@ async def test_http_client_disconnect_stops_generation(engine_factory: Any) -> N
     async with asyncio.timeout(5):
         while engine.state.generating:
             await asyncio.sleep(0.01)
+
+
+async def test_http_warm_up_and_store_false(engine_factory: Any) -> None:
+    engine = await engine_factory(**FAST)
+    async with client(engine, headers=AUTH) as http:
+        warm = (await http.post("/v1/responses", json={
+            "model": "m", "input": "ctx", "generate": False})).json()
+        assert warm["status"] == "completed" and warm["output"] == []
+        chained = (await http.post("/v1/responses", json={
+            "model": "m", "input": "history", "previous_response_id": warm["id"]})).json()
+        assert chained["output"][0]["content"][0]["text"] == "user:ctx | user:history"
+        unstored = (await http.post("/v1/responses", json={
+            "model": "m", "input": "x", "store": False})).json()
+        refused = await http.post("/v1/responses", json={
+            "model": "m", "input": "y", "previous_response_id": unstored["id"]})
+    assert refused.status_code == 400

@@ -1,4 +1,4 @@
-"""Settings: presets, precedence (default < user < project < env < flags), sources, masking, bad files."""
+"""Settings: presets, precedence (default < user < project < env < flags), masking, bad files."""
 
 from __future__ import annotations
 

@@ -1,0 +1,288 @@
+"""Session.run_turn with a scripted channel (and once with the real engine over the WebSocket).
+
+Pins: edits land on disk while the answer is still streaming; an interrupted or
+failed answer never half-applies a block; the conversation keeps the partial
+answer; TTFT and tok/s come from the channel's marks and usage; a request
+problem fails the turn before anything is sent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+from collections.abc import AsyncIterator, Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from spark_cli.edits.blocks import BlockRejected, ProseDelta
+from spark_cli.protocol.channel import (
+    Capabilities,
+    ChannelError,
+    Queued,
+    RequestSent,
+    TextDelta,
+    TurnFinished,
+    TurnRequest,
+    UsageReported,
+)
+from spark_cli.session.events import EditLanded, EditRefused, TurnCompleted, TurnFailed
+from spark_cli.session.settings import load_settings
+from spark_cli.session.turn import INTERRUPTED_NOTE, Session
+
+PY = "def total_price(items):\n    return sum(items)\n"
+BLOCK = ("app.py\n<<<<<<< SEARCH\ndef total_price(items):\n=======\n"
+         "def grand_total(items):\n>>>>>>> REPLACE\n")
+OPEN_BLOCK = "app.py\n<<<<<<< SEARCH\n    return sum(items)\n=======\n    return 0\n"
+
+
+class Script:
+    """A Channel that yields ``events`` (strings become TextDeltas), with a hook per event."""
+
+    def __init__(self, events: Sequence[Any], *, before: Callable[[int], Any] | None = None,
+                 steer: bool = False) -> None:
+        self.events = list(events)
+        self.before = before
+        self.requests: list[TurnRequest] = []
+        self.stopped = False
+        self._caps = Capabilities(steer=steer)
+
+    @property
+    def capabilities(self) -> Capabilities:
+        return self._caps
+
+    async def stream(self, request: TurnRequest) -> AsyncIterator[Any]:
+        self.requests.append(request)
+        for index, event in enumerate(self.events):
+            if self.before is not None:
+                result = self.before(index)
+                if asyncio.iscoroutine(result):
+                    await result
+            if self.stopped:
+                yield TurnFinished("cancelled")
+                return
+            if isinstance(event, BaseException):
+                raise event
+            yield TextDelta(event) if isinstance(event, str) else event
+            await asyncio.sleep(0)
+
+    async def steer(self, text: str) -> None: ...
+    async def stop(self) -> None:
+        self.stopped = True
+
+    async def warm(self) -> None: ...
+    async def aclose(self) -> None: ...
+
+
+def chunks(text: str, size: int = 5) -> list[str]:
+    return [text[i:i + size] for i in range(0, len(text), size)]
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "app.py").write_text(PY)
+    return root
+
+
+@pytest.fixture
+def settings(repo: Path, tmp_path: Path):
+    return load_settings(repo, {}, {"SPARK_CONFIG_DIR": str(tmp_path / "cfg")})
+
+
+async def collect(session: Session, instruction: str, files: list[str]) -> list[Any]:
+    out = []
+    async with asyncio.timeout(20):
+        async for event in session.run_turn(instruction, files):
+            out.append(event)
+    return out
+
+
+async def test_edit_lands_on_disk_while_the_answer_is_still_streaming(repo, settings):
+    tail = chunks("Now the rest of the explanation.\nMore prose.\n")
+    seen_on_disk: list[str] = []
+    events: list[Any] = [RequestSent(0.0), *chunks("Renaming.\n" + BLOCK), *tail,
+                         TurnFinished("completed")]
+    first_tail = len(events) - len(tail) - 1
+
+    def before(index: int) -> None:
+        if index == first_tail:  # the block is closed; the answer is far from over
+            seen_on_disk.append((repo / "app.py").read_text())
+
+    session = Session(Script(events, before=before), repo, settings)
+    out = await collect(session, "rename total_price to grand_total", ["app.py"])
+    assert seen_on_disk and "def grand_total(items):" in seen_on_disk[0]
+    landed = [e for e in out if isinstance(e, EditLanded)]
+    assert len(landed) == 1 and landed[0].outcome.path == "app.py"
+    assert out.index(landed[0]) < len(out) - 2
+    final = out[-1]
+    assert isinstance(final, TurnCompleted) and final.status == "completed"
+    assert final.applied == 1 and final.refused == 0
+    prose = "".join(e.text for e in out if isinstance(e, ProseDelta))
+    assert "Renaming." in prose and "More prose." in prose
+
+
+async def test_interrupted_turn_never_half_applies_the_open_block(repo, settings):
+    events = ["Changing it.\n", *chunks(OPEN_BLOCK), "    # more\n", "still going\n",
+              TurnFinished("completed")]
+    box: dict[str, Session] = {}
+
+    async def before(index: int) -> None:
+        if index == len(events) - 3:
+            await box["s"].interrupt()
+
+    channel = Script(events, before=before)
+    session = box["s"] = Session(channel, repo, settings)
+    out = await collect(session, "make it return 0", ["app.py"])
+    assert channel.stopped
+    assert (repo / "app.py").read_text() == PY
+    assert not [e for e in out if isinstance(e, EditLanded)]
+    final = out[-1]
+    assert isinstance(final, TurnCompleted)
+    assert final.status == "cancelled" and final.reason == "interrupted"
+    assert final.dropped_blocks == 1
+    dropped = [e for e in out if isinstance(e, BlockRejected)]
+    assert dropped and "not applied" in dropped[0].message
+    # the partial answer joins the conversation for the next turn
+    assert session.history[-1].role == "assistant"
+    assert session.history[-1].content.startswith("Changing it.\n")
+    assert session.history[-1].content.endswith(INTERRUPTED_NOTE)
+
+
+async def test_failure_mid_stream_keeps_landed_edits_and_drops_the_open_one(repo, settings):
+    (repo / "b.py").write_text("x = 1\n")
+    second = "b.py\n<<<<<<< SEARCH\nx = 1\n=======\nx = 2\n"
+    events = [*chunks(BLOCK), *chunks(second), ChannelError("connection", "socket dropped")]
+    session = Session(Script(events), repo, settings)
+    out = await collect(session, "do both", ["app.py", "b.py"])
+    assert "grand_total" in (repo / "app.py").read_text()
+    assert (repo / "b.py").read_text() == "x = 1\n"
+    final = out[-1]
+    assert isinstance(final, TurnFailed)
+    assert (final.kind, final.message, final.applied) == ("connection", "socket dropped", 1)
+    assert any(isinstance(e, BlockRejected) for e in out)
+
+
+async def test_a_stream_without_a_final_status_is_a_protocol_failure(repo, settings):
+    session = Session(Script(["hello\n"]), repo, settings)
+    out = await collect(session, "hi", ["app.py"])
+    assert isinstance(out[-1], TurnFailed) and out[-1].kind == "protocol"
+
+
+async def test_provider_failed_status_is_a_turn_failure(repo, settings):
+    session = Session(Script(["x", TurnFinished("failed", "server_error")]), repo, settings)
+    out = await collect(session, "hi", ["app.py"])
+    assert isinstance(out[-1], TurnFailed) and out[-1].message == "server_error"
+
+
+async def test_ttft_and_tokens_per_second(repo, settings, monkeypatch):
+    import spark_cli.session.turn as turn
+
+    ticks = iter([100.0, 100.5, 101.0, 102.5, 103.0])
+    monkeypatch.setattr(turn.time, "perf_counter", lambda: next(ticks))
+    events = [RequestSent(100.2), "a", "b", "c", UsageReported(10, 300),
+              TurnFinished("completed")]
+    # perf_counter: start 100.0, deltas at 100.5 / 101.0 / 102.5, end 103.0
+    session = Session(Script(events), repo, settings)
+    out = await collect(session, "hi", ["app.py"])
+    final = out[-1]
+    assert isinstance(final, TurnCompleted)
+    assert final.ttft_s == pytest.approx(0.3)
+    assert final.output_tokens == 300
+    assert final.tokens_per_s == pytest.approx(300 / 2.0)
+    assert final.duration_s == pytest.approx(3.0)
+    assert any(isinstance(e, UsageReported) for e in out)
+
+
+async def test_output_tokens_are_counted_without_usage(repo, settings):
+    session = Session(Script(["hello world\n", TurnFinished("completed")]), repo, settings)
+    out = await collect(session, "hi", ["app.py"])
+    assert out[-1].output_tokens > 0
+
+
+async def test_queue_and_retry_events_pass_through(repo, settings):
+    session = Session(Script([Queued(3), "ok\n", TurnFinished("completed")]), repo, settings)
+    out = await collect(session, "hi", ["app.py"])
+    assert Queued(3) in out
+
+
+async def test_binary_target_fails_before_anything_is_sent(repo, settings):
+    (repo / "img.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00")
+    channel = Script(["never\n", TurnFinished("completed")])
+    out = await collect(Session(channel, repo, settings), "x", ["img.png"])
+    assert channel.requests == []
+    assert isinstance(out[-1], TurnFailed) and out[-1].kind == "binary"
+
+
+async def test_outside_root_fails_before_anything_is_sent(repo, settings):
+    channel = Script(["never\n", TurnFinished("completed")])
+    out = await collect(Session(channel, repo, settings), "x", ["../etc/passwd"])
+    assert channel.requests == []
+    assert out[-1].kind == "path"
+
+
+async def test_second_turn_chains_and_resends_only_changed_files(repo, settings):
+    (repo / "other.py").write_text("y = 1\n")
+    channel = Script([*chunks(BLOCK), TurnFinished("completed")])
+    session = Session(channel, repo, settings)
+    await collect(session, "rename", ["app.py", "other.py"])
+    channel.events = ["fine\n", TurnFinished("completed")]
+    await collect(session, "now explain", ["app.py", "other.py"])
+    second = channel.requests[1]
+    roles = [m.role for m in second.messages]
+    assert roles == ["user", "assistant", "user"]
+    assert "<<<<<<< SEARCH" in second.messages[1].content
+    last = second.messages[2].content
+    assert "def grand_total(items):" in last  # changed by the model: sent again
+    assert "other.py" not in last  # unchanged: the model already has it
+    assert last.rstrip().endswith("now explain")
+
+
+async def test_refused_edit_is_reported_to_the_model_next_turn(repo, settings):
+    bad = "app.py\n<<<<<<< SEARCH\ndef missing():\n=======\ndef x():\n>>>>>>> REPLACE\n"
+    channel = Script([*chunks(bad), TurnFinished("completed")])
+    session = Session(channel, repo, settings)
+    out = await collect(session, "go", ["app.py"])
+    refused = [e for e in out if isinstance(e, EditRefused)]
+    assert refused and out[-1].refused == 1
+    assert (repo / "app.py").read_text() == PY
+    channel.events = ["ok\n", TurnFinished("completed")]
+    await collect(session, "again", ["app.py"])
+    assert "NOT applied" in channel.requests[1].messages[-1].content
+
+
+async def test_dry_run_writes_nothing(repo, settings):
+    session = Session(Script([*chunks(BLOCK), TurnFinished("completed")]), repo, settings,
+                      dry_run=True)
+    out = await collect(session, "rename", ["app.py"])
+    assert (repo / "app.py").read_text() == PY
+    landed = [e for e in out if isinstance(e, EditLanded)]
+    assert landed and landed[0].outcome.dry_run
+
+
+def _have(*modules: str) -> bool:
+    try:
+        return all(importlib.util.find_spec(m) is not None for m in modules)
+    except ModuleNotFoundError:
+        return False
+
+
+@pytest.mark.skipif(not _have("spark_cli.transport.factory", "spark_cli.engine.server"),
+                    reason="transport or engine not landed")
+async def test_with_the_real_engine_over_the_websocket(repo, settings, engine):
+    from spark_cli.transport.factory import open_channel
+
+    channel = open_channel("responses_ws", base_url=engine.url + "/v1", api_key=engine.token,
+                           idle_timeout=20)
+    try:
+        session = Session(channel, repo, settings)
+        out = await collect(session, "rename total_price to grand_total", ["app.py"])
+    finally:
+        await channel.aclose()
+    final = out[-1]
+    assert isinstance(final, TurnCompleted), final
+    assert final.status == "completed" and final.applied >= 1 and final.refused == 0
+    assert final.ttft_s is not None and final.output_tokens > 0
+    assert "def grand_total(items):" in (repo / "app.py").read_text()

@@ -167,10 +167,12 @@ def exit_now(code: int) -> None:
     Everything is written, flushed and closed by now (files are renamed into
     place atomically, the journal is closed, the event loop is shut down), so a
     real process skips the interpreter's teardown of hundreds of modules
-    (~30-50 ms) with ``os._exit``. Under a test runner (stdout replaced) it
-    raises ``typer.Exit`` as usual.
+    (~30-50 ms) with ``os._exit``. Under a test runner (stdout replaced), a
+    profiler, a tracer or coverage (which write their data at exit) it raises
+    ``typer.Exit`` as usual.
     """
-    if sys.stdout is sys.__stdout__ and sys.stderr is sys.__stderr__:
+    real = sys.stdout is sys.__stdout__ and sys.stderr is sys.__stderr__
+    if real and sys.getprofile() is None and sys.gettrace() is None:
         try:
             sys.stdout.flush()
             sys.stderr.flush()

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -29,15 +28,17 @@ class UsageError(Exception):
     """Bad flags or inputs: one clear line on stderr, exit 2, nothing touched."""
 
 
-@dataclass(slots=True)
 class TurnResult:
     """What one turn came to, for the end diff, the summary and the exit code."""
 
-    outcomes: list[Any] = field(default_factory=list)
-    rejected: int = 0
-    completed: dict[str, Any] | None = None
-    failure: tuple[str, str] | None = None  # (kind, message)
-    marks: dict[str, float | None] = field(default_factory=dict)
+    __slots__ = ("completed", "failure", "marks", "outcomes", "rejected")
+
+    def __init__(self) -> None:
+        self.outcomes: list[Any] = []
+        self.rejected = 0
+        self.completed: dict[str, Any] | None = None
+        self.failure: tuple[str, str] | None = None  # (kind, message)
+        self.marks: dict[str, float | None] = {}
 
     @property
     def applied(self) -> int:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
 
 from spark_cli.protocol.channel import (
     Capabilities,
@@ -23,12 +22,16 @@ from spark_cli.protocol.channel import (
 )
 
 
-@dataclass(slots=True)
 class TurnMarks:
-    request_sent_at: float | None = None
-    first_delta_at: float | None = None
-    last_delta_at: float | None = None
-    stream_ended_at: float | None = None
+    """``perf_counter`` stamps of one turn (a plain class: a dataclass costs ~0.6 ms to import)."""
+
+    __slots__ = ("first_delta_at", "last_delta_at", "request_sent_at", "stream_ended_at")
+
+    def __init__(self) -> None:
+        self.request_sent_at: float | None = None
+        self.first_delta_at: float | None = None
+        self.last_delta_at: float | None = None
+        self.stream_ended_at: float | None = None
 
     def as_dict(self) -> dict[str, float | None]:
         return {"request_sent_at": self.request_sent_at, "first_delta_at": self.first_delta_at,

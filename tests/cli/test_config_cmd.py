@@ -1,0 +1,70 @@
+"""`spark config`: resolved settings with sources; the key never appears; bad files exit 2."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from spark_cli.cli.main import app
+
+KEY = "sk-proj-SECRETabcdefghijklmnopqrstuvwxyz9876"
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = tmp_path / "repo"
+    (root / ".spark").mkdir(parents=True)
+    user = tmp_path / "user"
+    user.mkdir()
+    monkeypatch.setenv("SPARK_CONFIG_DIR", str(user))
+    for name in ("OPENAI_API_KEY", "CEREBRAS_API_KEY", "SPARK_API_KEY", "SPARK_PROVIDER",
+                 "SPARK_MODEL", "SPARK_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.chdir(root)
+    return root
+
+
+def run(args: list[str]):
+    return CliRunner().invoke(app, ["config", *args])
+
+
+def test_text_shows_values_and_sources_and_masks_the_key(repo: Path, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    (repo / ".spark" / "config.toml").write_text('provider = "openai"\nidle_timeout = 4\n')
+    result = run([])
+    assert result.exit_code == 0, result.output
+    assert KEY not in result.output and "SECRET" not in result.output
+    assert "sk-…9876" in result.output
+    lines = {line.split()[0]: line for line in result.stdout.splitlines() if line.strip()}
+    assert "project file" in lines["provider"] and "openai" in lines["provider"]
+    assert "(env OPENAI_API_KEY)" in lines["api_key"]
+    assert "(default)" in lines["context_window"]
+
+
+def test_json_masks_the_key_and_carries_sources(repo: Path, monkeypatch):
+    monkeypatch.setenv("SPARK_API_KEY", KEY)
+    result = run(["--json", "--provider", "cerebras", "--model", "llama-3.3-70b"])
+    assert result.exit_code == 0, result.output
+    assert KEY not in result.output
+    data = json.loads(result.stdout)
+    assert data["settings"]["provider"] == "cerebras"
+    assert data["settings"]["api_key"] == "sk-…9876"
+    assert data["sources"]["model"] == "flag --model"
+    assert data["sources"]["api_key"] == "env SPARK_API_KEY"
+
+
+def test_missing_key_is_listed_as_a_problem_not_an_error(repo: Path):
+    result = run(["--provider", "openai"])
+    assert result.exit_code == 0
+    assert "problem:" in result.stdout and "OPENAI_API_KEY" in result.stdout
+
+
+def test_bad_config_file_exits_2_naming_file_and_key(repo: Path):
+    path = repo / ".spark" / "config.toml"
+    path.write_text("max_output_tokens = 'lots'\n")
+    result = run([])
+    assert result.exit_code == 2
+    assert str(path) in result.stderr and "'max_output_tokens' must be an integer" in result.stderr

@@ -138,3 +138,26 @@ async def test_closing_the_socket_stops_generation(engine_factory: Any) -> None:
     async with asyncio.timeout(5):
         while engine.state.generating or engine.state.wafer.active:
             await asyncio.sleep(0.01)
+
+
+async def test_steering_a_queued_response_hands_over_to_the_successor(
+    engine_factory: Any,
+) -> None:
+    engine = await engine_factory(**SLOW, max_streams=1)
+    async with ws_connect(engine) as ws:
+        running = await _started(ws, "lines:30", stream_id="a")
+        await send(ws, type="response.create", model="m", input="first", stream_id="b")
+        queued = (await until(ws, "response.queued"))[-1]["response"]["id"]
+        await send(ws, type="response.steer", previous_response_id=queued, input="history")
+        events: list[dict[str, Any]] = []
+        async with asyncio.timeout(10):
+            while sum(e["type"] == "response.completed" for e in events) < 2:
+                events.append(await recv(ws))
+    lane_b = [e for e in events if e.get("stream_id") == "b"]
+    ended = next(e for e in lane_b if e["type"] == "response.incomplete")
+    assert ended["response"]["id"] == queued
+    assert ended["response"]["incomplete_details"]["reason"] == "steered"
+    successor = [e for e in lane_b if e["type"] == "response.created"][-1]
+    assert successor["response"]["previous_response_id"] == queued
+    assert text_of(lane_b) == "user:first | assistant: | user:history"
+    assert running != queued

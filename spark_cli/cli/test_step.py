@@ -2,8 +2,9 @@
 
 The command comes from the settings (``test_command``) or is detected
 (``spark_cli.checks.detect``); the run is bounded (``spark_cli.checks.runner``).
-The outcome is rendered as one line (plus the output's tail on failure) and
-becomes exit code 4 when the tests fail or no test command can be found.
+The outcome is rendered as one line (plus a short failure summary and the
+output's tail when it failed) and becomes exit code 4 when the tests fail or no
+test command can be found.
 """
 
 from __future__ import annotations
@@ -26,19 +27,19 @@ def run_project_tests(root: Path, settings: Any, renderer: Any) -> int:
         renderer.line("--test: no test command found (pytest, npm test, cargo test, go test, "
                       "make test); set test_command in .spark/config.toml", "red")
         return EXIT_TESTS
+    renderer.note(f"running tests: {command.display} ({command.source})")
     result = asyncio.run(run_tests(command, root))
-    passed = getattr(result, "exit_code", 1) == 0
-    duration = getattr(result, "duration_s", None)
-    took = f" in {duration:.1f} s" if isinstance(duration, int | float) else ""
-    shown = command if isinstance(command, str) else " ".join(getattr(command, "argv", command))
-    verdict = "passed" if passed else f"FAILED (exit {getattr(result, 'exit_code', '?')})"
-    if not passed:
-        tail = getattr(result, "tail", "") or getattr(result, "output", "")
-        if tail:
-            renderer.note(str(tail).rstrip("\n"))
-    renderer.line(f"tests {verdict}{took}: {shown}", "green" if passed else "red")
+    if not result.passed:
+        renderer.note(result.summary)
+        if result.tail:
+            renderer.note(result.tail)
+    verdict = "passed" if result.passed else (
+        "timed out" if result.timed_out else f"FAILED (exit {result.exit_code})")
+    renderer.line(f"tests {verdict} in {result.duration_s:.1f} s: {result.command}",
+                  "green" if result.passed else "red")
     emit = getattr(renderer, "emit", None)
     if emit is not None:
-        emit({"type": "test_result", "command": shown, "passed": passed,
-              "exit_code": getattr(result, "exit_code", None), "duration_s": duration})
-    return 0 if passed else EXIT_TESTS
+        emit({"type": "test_result", "command": result.command, "passed": result.passed,
+              "exit_code": result.exit_code, "timed_out": result.timed_out,
+              "duration_s": result.duration_s, "summary": result.summary})
+    return 0 if result.passed else EXIT_TESTS

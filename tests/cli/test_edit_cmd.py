@@ -148,3 +148,33 @@ def test_refused_edit_exits_1_and_leaves_the_file(repo: Path):
     assert result.exit_code == 1, result.output
     assert "refused" in result.stdout
     assert (repo / "app.py").read_text() == PY
+
+
+@needs_stack
+@pytest.mark.parametrize(("exit_status", "code", "verdict"), [(0, 0, "tests passed"),
+                                                              (3, 4, "tests FAILED (exit 3)")])
+def test_test_flag_runs_the_configured_tests_after(repo: Path, exit_status: int, code: int,
+                                                   verdict: str):
+    (repo / ".spark").mkdir()
+    command = f"{sys.executable} -c 'import sys; sys.exit({exit_status})'"
+    (repo / ".spark" / "config.toml").write_text(f'test_command = "{command}"\n')
+    result = run(["edit", "app.py", "--test", "-m", "rename total_price to grand_total"])
+    assert result.exit_code == code, result.output
+    assert verdict in result.stdout
+    assert "grand_total" in (repo / "app.py").read_text()
+
+
+@needs_stack
+def test_tests_never_run_without_the_flag(repo: Path):
+    (repo / ".spark").mkdir()
+    marker = repo / "ran"
+    (repo / "mark.py").write_text("open('ran', 'w').close()\n")
+    command = f"{sys.executable} mark.py"
+    (repo / ".spark" / "config.toml").write_text(f'test_command = "{command}"\n')
+    result = run(["edit", "app.py", "-m", "rename total_price to grand_total"])
+    assert result.exit_code == 0, result.output
+    assert not marker.exists()
+    assert "tests" not in result.stdout.lower().split("ttft")[-1]
+    again = run(["edit", "app.py", "--test", "-m", "rename grand_total to total"])
+    assert again.exit_code == 0, again.output
+    assert marker.exists()  # the marker works: only --test ran it

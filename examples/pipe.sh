@@ -21,9 +21,9 @@ cat "$out"
 printf 'function hello(name) {\n  console.log("hi", name);\n  return name;\n}\n' \
   | $SPARK edit --provider mock --lang javascript -m "remove console.log"
 
-# 3. a refused edit: exit 1, and the original comes out unchanged
+# 3. a refused edit (the result would not parse): exit 1, the original comes out unchanged
 set +e
-printf 'x = 1\n' | $SPARK edit --provider mock -m "rename nothing_here to y" > "$out"
+printf 'x = 1\n' | $SPARK edit --provider mock --lang python -m "replace '= 1' with '= (1'" > "$out"
 code=$?
 set -e
 echo "--- refused (exit $code); stdout is the original:"

@@ -48,7 +48,7 @@ from spark_cli.session.events import (
     TurnCompleted,
     TurnFailed,
 )
-from spark_cli.session.request import RequestError, build_request
+from spark_cli.session.request import BuiltRequest, RequestError, build_request
 from spark_cli.session.settings import Settings
 
 _PASS_THROUGH = (Queued, WaitingToRetry, Reconnected, Steered, UsageReported)
@@ -119,7 +119,7 @@ class Session:
             yield TurnFailed(exc.kind, exc.message)  # type: ignore[arg-type]
             return
         self._feedback.clear()
-        self._steers: list[str] = []
+        self._steers = []
         for target in built.targets:
             if target.path in built.sent:
                 self.seen[target.path] = target.text
@@ -227,12 +227,9 @@ class Session:
         assert isinstance(item, ProseDelta)
         return item
 
-    def _remember(self, built: object, parts: list[str], applier: Applier, *,
+    def _remember(self, built: BuiltRequest, parts: list[str], applier: Applier, *,
                   cancelled: bool) -> None:
         """Keep the conversation (incl. a partial answer) and what the model now knows."""
-        from spark_cli.session.request import BuiltRequest
-
-        assert isinstance(built, BuiltRequest)
         if applier.seen is not None:
             self.seen = dict(applier.seen)  # our own writes are not the user's changes
         if not parts:

@@ -54,41 +54,52 @@ def _ranges(old: list[str], new: list[str]) -> list[list[int]]:
     return out
 
 
+def _widen(old: list[str], new: list[str], r: list[int], floor: int) -> list[int] | None:
+    """Grow change ``r`` ([i1, i2, j1, j2]) by unchanged lines, not above ``floor``, until
+    its search text is non-blank and occurs once in the file as it is when it applies;
+    None when that cannot be done below ``floor``."""
+    i1, i2, j1, j2 = r
+    if i1 == i2:  # pure insertion: take the line before (or after) as context
+        if i1 > floor:
+            i1, j1 = i1 - 1, j1 - 1
+        elif i2 < len(old):
+            i2, j2 = i2 + 1, j2 + 1
+    while True:
+        current = new[:j1] + old[i1:]  # the file when this hunk applies
+        solid = any(line.strip() for line in old[i1:i2])  # not only blank lines
+        if solid and _count(current, old[i1:i2]) == 1:
+            return [i1, i2, j1, j2]
+        if i2 < len(old) and (i1 <= floor or (i2 - r[1]) <= (r[0] - i1)):
+            i2, j2 = i2 + 1, j2 + 1
+        elif i1 > floor:
+            i1, j1 = i1 - 1, j1 - 1
+        else:
+            return [i1, i2, j1, j2] if floor == 0 and i2 == len(old) else None
+
+
 def hunks_for(change: FileChange) -> list[Hunk]:
     """The minimal, unambiguous hunks that turn ``change.old`` into ``change.new``."""
     old, new = _lines(change.old), _lines(change.new)
-    ranges = _ranges(old, new)
-    hunks: list[Hunk] = []
-    floor = 0  # where the last emitted hunk ended (old lines): never grow above it
+    pending = _ranges(old, new)
+    done: list[list[int]] = []
     index = 0
-    while index < len(ranges):
-        r = ranges[index]
-        i1, i2, j1, j2 = r
-        if i1 == i2:  # pure insertion: take the line before (or after) as context
-            if i1 > floor:
-                i1, j1 = i1 - 1, j1 - 1
-            elif i2 < len(old):
-                i2, j2 = i2 + 1, j2 + 1
-        while True:
-            current = new[:j1] + old[i1:]  # the file when this hunk applies
-            solid = any(line.strip() for line in old[i1:i2])  # not only blank lines
-            if (solid and _count(current, old[i1:i2]) == 1) or (i1 <= floor and i2 >= len(old)):
-                break
-            if i2 < len(old) and (i1 <= floor or (i2 - r[1]) <= (r[0] - i1)):
-                i2, j2 = i2 + 1, j2 + 1
-            else:
-                i1, j1 = i1 - 1, j1 - 1
-        if index + 1 < len(ranges) and i2 > ranges[index + 1][0]:
-            # grew into the next change: merge it into this one
-            nxt = ranges[index + 1]
-            nxt[0], nxt[2] = i1, j1
+    while index < len(pending):
+        r = pending[index]
+        floor = done[-1][1] if done else 0
+        grown = _widen(old, new, r, floor)
+        if grown is None:  # cannot stand alone: merge with the hunk before it
+            prev = done.pop()
+            pending[index] = [prev[0], r[1], prev[2], r[3]]
+            continue
+        if index + 1 < len(pending) and grown[1] > pending[index + 1][0]:
+            nxt = pending[index + 1]  # grew into the next change: one hunk for both
+            pending[index + 1] = [grown[0], nxt[1], grown[2], nxt[3]]
             index += 1
             continue
-        hunks.append(Hunk("".join(old[i1:i2]), "".join(new[j1:j2]),
-                          at_eof=i2 == len(old)))
-        floor = i2
+        done.append(grown)
         index += 1
-    return hunks
+    return [Hunk("".join(old[i1:i2]), "".join(new[j1:j2]), at_eof=i2 == len(old))
+            for i1, i2, j1, j2 in done]
 
 
 def render_changes(changes: Sequence[FileChange], fmt: EditFormat) -> Iterator[str]:

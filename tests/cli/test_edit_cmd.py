@@ -178,3 +178,59 @@ def test_tests_never_run_without_the_flag(repo: Path):
     again = run(["edit", "app.py", "--test", "-m", "rename grand_total to total"])
     assert again.exit_code == 0, again.output
     assert marker.exists()  # the marker works: only --test ran it
+
+
+# ---- a real `spark edit` process against the `engine` fixture (--base-url) ----
+
+
+async def _spark_process(args: list[str], cwd: Path, env_extra: dict[str, str]):
+    import asyncio
+    import os
+
+    env = {**os.environ, "NO_COLOR": "1", **env_extra}
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "spark_cli", "edit", *args, cwd=cwd, env=env,
+        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE)
+    async with asyncio.timeout(60):
+        out, err = await proc.communicate()
+    return proc.returncode, out.decode(), err.decode()
+
+
+@needs_stack
+async def test_base_url_to_a_running_engine(repo: Path, engine):
+    code, out, err = await _spark_process(
+        ["app.py", "--provider", "mock", "--base-url", engine.url + "/v1",
+         "-m", "rename total_price to grand_total"], repo, {"SPARK_API_KEY": engine.token})
+    assert code == 0, err
+    assert "+def grand_total(items):" in out
+    assert "grand_total" in (repo / "app.py").read_text()
+
+
+@needs_stack
+async def test_stream_dropped_by_the_engine_exits_3_with_one_line(repo: Path, engine_factory):
+    from spark_cli.engine.config import FaultConfig
+
+    engine = await engine_factory(faults=FaultConfig(drop_after_tokens=3))
+    code, _out, err = await _spark_process(
+        ["app.py", "--provider", "mock", "--base-url", engine.url + "/v1",
+         "-m", "rename total_price to grand_total"], repo, {"SPARK_API_KEY": engine.token})
+    assert code == 3, err
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("spark edit: "), err
+    assert (repo / "app.py").read_text() == PY
+
+
+@needs_stack
+def test_unreachable_base_url_exits_3(repo: Path):
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    result = run(["edit", "app.py", "--provider", "openai-compatible", "--base-url",
+                  f"http://127.0.0.1:{port}/v1", "--model", "m", "-m", "x"])
+    assert result.exit_code == 3, result.output
+    line = _one_error_line(result)
+    assert f"127.0.0.1:{port}" in line or "connect" in line.lower()
+    assert (repo / "app.py").read_text() == PY

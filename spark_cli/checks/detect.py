@@ -5,9 +5,10 @@ Detection, first match wins (the repo root only; nothing is executed):
 1. pytest: ``[tool.pytest.ini_options]`` in pyproject.toml, a pytest.ini, a
    ``[tool:pytest]`` section in setup.cfg, a ``[pytest]`` section in tox.ini, or a
    ``tests/`` (or ``test/``) folder holding ``test_*.py`` / ``*_test.py`` files.
-   Run as ``<root>/.venv/bin/python -m pytest`` when the project has its own
-   virtualenv, else ``pytest`` from PATH, else ``python -m pytest`` with the
-   interpreter spark runs on.
+   Always run as ``PYTHON -m pytest`` (which puts the repo root on
+   ``sys.path``, so flat layouts import), with PYTHON the project's own
+   ``.venv``/``venv`` interpreter, else the one the ``pytest`` on PATH runs on
+   (its ``#!`` line), else the interpreter spark runs on.
 2. ``npm test``: package.json with a ``scripts.test`` (npm's placeholder
    "no test specified" script does not count).
 3. ``cargo test``: Cargo.toml.
@@ -101,9 +102,26 @@ def _pytest_argv(root: Path) -> tuple[str, ...]:
         python = root / venv / "bin" / "python"
         if python.is_file():
             return (str(python), "-m", "pytest")
-    if shutil.which("pytest"):
-        return ("pytest",)
+    script = shutil.which("pytest")
+    if script:
+        python = _shebang_python(Path(script))
+        return (python, "-m", "pytest") if python else ("pytest",)
     return (sys.executable, "-m", "pytest")
+
+
+def _shebang_python(script: Path) -> str | None:
+    """The interpreter a ``pytest`` entry-point script runs on (``#!/path/python``)."""
+    try:
+        with script.open("rb") as handle:
+            first = handle.readline(512)
+    except OSError:
+        return None
+    if not first.startswith(b"#!"):
+        return None
+    parts = first[2:].decode("utf-8", "replace").split()
+    if len(parts) == 1 and "python" in Path(parts[0]).name and Path(parts[0]).is_file():
+        return parts[0]
+    return None
 
 
 def _npm_has_test(root: Path) -> bool:

@@ -108,3 +108,21 @@ def test_nothing_detected(tmp_path: Path) -> None:
     _tree(tmp_path, {"README.md": "hi\n"})
     assert detect_test_command(tmp_path) is None
     assert detect_test_command(tmp_path, "   ") is None
+
+
+def test_pytest_on_path_runs_through_its_own_interpreter(tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    script = bin_dir / "pytest"
+    script.write_text(f"#!{sys.executable}\nimport pytest\n")
+    script.chmod(0o755)
+    monkeypatch.setenv("PATH", str(bin_dir))
+    repo = _tree(tmp_path / "repo", {"pytest.ini": "[pytest]\n"})
+    command = detect_test_command(repo)
+    assert command is not None and command.argv == (sys.executable, "-m", "pytest")
+    script.write_text("#!/usr/bin/env python3\n")  # not a plain interpreter path
+    command = detect_test_command(repo)
+    assert command is not None and command.argv == ("pytest",)

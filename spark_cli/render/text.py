@@ -29,6 +29,10 @@ def _fmt_seconds(value: float | None) -> str:
 
 def summary_line(data: Mapping[str, Any]) -> str:
     """The one-line latency summary from the run summary (``TurnCompleted`` fields)."""
+    status = data.get("status") or "completed"
+    if status == "failed":  # the error itself is printed on its own line (stderr)
+        return (f"turn failed · {data.get('applied', 0)} applied, "
+                f"{data.get('refused', 0)} refused")
     tps = data.get("tokens_per_s")
     tokens = data.get("output_tokens")
     parts = [
@@ -38,7 +42,6 @@ def summary_line(data: Mapping[str, Any]) -> str:
         f"{data.get('applied', 0)} applied, {data.get('refused', 0)} refused",
         f"{_fmt_seconds(data.get('duration_s'))} total",
     ]
-    status = data.get("status") or "completed"
     if status != "completed":
         reason = data.get("reason")
         parts.append(f"{status}" + (f" ({reason})" if reason else ""))

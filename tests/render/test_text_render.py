@@ -84,3 +84,8 @@ def test_plain_rendering_never_imports_rich():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=60, check=True)
     assert done.stdout.strip() == "False"
+
+
+def test_summary_of_a_failed_turn_is_short():
+    line = summary_line({"status": "failed", "reason": "cannot connect", "applied": 1})
+    assert line == "turn failed · 1 applied, 0 refused"

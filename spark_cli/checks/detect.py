@@ -119,9 +119,11 @@ def _shebang_python(script: Path) -> str | None:
     if not first.startswith(b"#!"):
         return None
     parts = first[2:].decode("utf-8", "replace").split()
+    if len(parts) == 2 and Path(parts[0]).name == "env":  # #!/usr/bin/env python3
+        parts = [shutil.which(parts[1]) or ""]
     if len(parts) == 1 and "python" in Path(parts[0]).name and Path(parts[0]).is_file():
         return parts[0]
-    return None
+    return None  # e.g. a pyenv shim (a shell script): run `pytest` itself
 
 
 def _npm_has_test(root: Path) -> bool:

@@ -123,6 +123,10 @@ def test_pytest_on_path_runs_through_its_own_interpreter(tmp_path: Path,
     repo = _tree(tmp_path / "repo", {"pytest.ini": "[pytest]\n"})
     command = detect_test_command(repo)
     assert command is not None and command.argv == (sys.executable, "-m", "pytest")
-    script.write_text("#!/usr/bin/env python3\n")  # not a plain interpreter path
+    (bin_dir / "python3").symlink_to(sys.executable)
+    script.write_text("#!/usr/bin/env python3\n")
+    command = detect_test_command(repo)
+    assert command is not None and command.argv == (str(bin_dir / "python3"), "-m", "pytest")
+    script.write_text("#!/usr/bin/env bash\nexec real-pytest\n")  # a pyenv-style shim
     command = detect_test_command(repo)
     assert command is not None and command.argv == ("pytest",)

@@ -134,7 +134,8 @@ def build_request(settings: Settings, root: Path, files: Sequence[str], instruct
     history_tokens = sum(count_tokens(m.content) for m in history)
     total = count_tokens(instructions) + count_tokens(content) + history_tokens
     if total > settings.input_budget:
-        parts = [("the instructions", count_tokens(instructions) - count_tokens(agents or "")),
+        system = count_tokens(instructions) - count_tokens(agents or "")
+        parts = [("the system prompt", system),
                  (AGENTS_FILE, count_tokens(agents or "")),
                  *((t.path, count_tokens(t.text)) for t in fresh),
                  ("the instruction", count_tokens(instruction)),

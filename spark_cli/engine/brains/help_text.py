@@ -15,9 +15,10 @@ INSTRUCTIONS: tuple[tuple[str, str], ...] = (
 )
 
 PROVIDERS = (
-    "For anything else, connect a real model: `spark --provider openai` "
-    "(OPENAI_API_KEY), `--provider cerebras` (CEREBRAS_API_KEY) or "
-    "`--provider openai-compatible --base-url URL` (SPARK_API_KEY); see docs/providers.md."
+    "For anything else, connect a real model: `--provider openai` (with OPENAI_API_KEY), "
+    "`--provider cerebras` (CEREBRAS_API_KEY) or `--provider openai-compatible --base-url URL` "
+    "(SPARK_API_KEY), e.g. `spark edit app.py -m \"...\" --provider openai`; "
+    "see docs/providers.md."
 )
 
 

@@ -32,6 +32,14 @@ from spark_cli.engine.brains.instructions import (
     ("delete the function foo", Instruction("delete", name="foo")),
     ("remove foo()", Instruction("delete", name="foo")),
     ("explain foo.py", Instruction("explain")),
+    # the other phrasings docs/brains.md promises
+    ('change "x" to "y" in util.js', Instruction("replace", old="x", new="y")),
+    ("delete print statements", Instruction("remove_prints", what="print")),
+    ("add docs to the class Loader", Instruction("docstring", name="Loader")),
+    ("write a doc comment for parse", Instruction("docstring", name="parse")),
+    ("delete class Old", Instruction("delete", name="Old")),
+    ("describe util.go", Instruction("explain")),
+    ("summarize the code", Instruction("explain")),
 ])
 def test_recognised(text: str, expected: Instruction) -> None:
     assert parse_instruction(text) == expected

@@ -66,7 +66,7 @@ def register(app: typer.Typer) -> None:
         provider: str | None = typer.Option(None, "--provider", help="Provider preset."),
         model: str | None = typer.Option(None, "--model", help="Model name."),
         base_url: str | None = typer.Option(None, "--base-url", help="Endpoint base URL."),
-        edit_format: str | None = typer.Option(None, "--edit-format",
+        edit_format: str | None = typer.Option(None, "--format", "--edit-format",
                                                help="search_replace or apply_patch."),
     ) -> None:
         """Show the resolved settings and where each came from (API keys masked)."""

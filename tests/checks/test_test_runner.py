@@ -73,3 +73,29 @@ async def test_configured_shell_command(tmp_path: Path) -> None:
     result = await run_tests("echo one && exit 3", tmp_path)
     assert result.exit_code == 3 and "one" in result.output
     assert result.command == "echo one && exit 3"
+
+
+async def test_cancel_takes_the_child_down(tmp_path: Path) -> None:
+    import asyncio
+    import os
+
+    pid_file = tmp_path / "pid"
+    code = (f"import os, time; open({str(pid_file)!r}, 'w').write(str(os.getpid())); "
+            "print('up', flush=True); time.sleep(60)")
+    task = asyncio.ensure_future(run_tests(TestCommand((PY, "-c", code), "test"), tmp_path))
+    async with asyncio.timeout(20):
+        while not pid_file.exists() or not pid_file.read_text():
+            await asyncio.sleep(0.02)
+    task.cancel()
+    async with asyncio.timeout(20):
+        try:
+            await task
+        except asyncio.CancelledError:
+            pass
+    pid = int(pid_file.read_text())
+    try:
+        os.kill(pid, 0)
+        alive = True
+    except ProcessLookupError:
+        alive = False
+    assert task.cancelled() and not alive

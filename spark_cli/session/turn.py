@@ -12,6 +12,9 @@ was still open when the stream ended is dropped and reported as a
 ``BlockRejected``. The assistant's text (partial too) joins the conversation,
 so the next turn continues from it.
 
+After ``interrupt()`` no further text is parsed or applied, even if the
+channel is slow to stop: the stream is closed at the next delta.
+
 Hot path: per delta one type check, one ``perf_counter()``, the list append,
 the parser feed and a yield per parsed item; the text is joined once at the end.
 """
@@ -145,6 +148,8 @@ class Session:
                     async for event in stream:
                         kind = type(event)
                         if kind is TextDelta:
+                            if self._stop:
+                                break  # interrupted: nothing that arrives after Esc lands
                             last_at = clock()
                             if first_at is None:
                                 first_at = last_at

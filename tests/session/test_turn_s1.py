@@ -286,3 +286,25 @@ async def test_with_the_real_engine_over_the_websocket(repo, settings, engine):
     assert final.status == "completed" and final.applied >= 1 and final.refused == 0
     assert final.ttft_s is not None and final.output_tokens > 0
     assert "def grand_total(items):" in (repo / "app.py").read_text()
+
+
+async def test_nothing_lands_after_interrupt_even_if_the_channel_keeps_streaming(repo, settings):
+    box: dict[str, Session] = {}
+
+    class Deaf(Script):
+        async def stop(self) -> None:  # a channel slow to stop: keeps sending
+            self.stopped_calls = getattr(self, "stopped_calls", 0) + 1
+
+    async def before(index: int) -> None:
+        if index == 1:
+            await box["s"].interrupt()
+
+    channel = Deaf(["Working.\n", *chunks(BLOCK), TurnFinished("completed")], before=before)
+    session = box["s"] = Session(channel, repo, settings)
+    out = await collect(session, "rename", ["app.py"])
+    assert channel.stopped_calls == 1
+    assert (repo / "app.py").read_text() == PY
+    assert not [e for e in out if isinstance(e, EditLanded)]
+    final = out[-1]
+    assert isinstance(final, TurnCompleted) and final.status == "cancelled"
+    assert final.reason == "interrupted"

@@ -234,3 +234,28 @@ def test_unreachable_base_url_exits_3(repo: Path):
     line = _one_error_line(result)
     assert f"127.0.0.1:{port}" in line or "connect" in line.lower()
     assert (repo / "app.py").read_text() == PY
+
+
+@needs_stack
+def test_too_big_for_the_window_is_a_usage_error(repo: Path):
+    (repo / ".spark").mkdir()
+    (repo / ".spark" / "config.toml").write_text("context_window = 3000\nmax_output_tokens = 500\n")
+    (repo / "big.py").write_text("".join(f"value_{i} = {i}\n" for i in range(2000)))
+    result = run(["edit", "big.py", "-m", "rename value_1 to first"])
+    assert result.exit_code == 2, result.output
+    line = _one_error_line(result)
+    assert "big.py" in line
+    assert (repo / "big.py").read_text().startswith("value_0 = 0\n")
+
+
+@needs_stack
+def test_a_piped_run_never_imports_textual_or_rich(repo: Path):
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "spark_cli", "edit", "app.py", "-m",
+         "rename total_price to grand_total"], capture_output=True, text=True, timeout=60,
+        cwd=repo)
+    assert done.returncode == 0, done.stderr[-2000:]
+    imported = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines()
+                if line.startswith("import time:")}
+    assert "spark_cli.session.turn" in imported  # the probe sees the real run
+    assert not {m for m in imported if m.split(".")[0] in ("textual", "rich")}

@@ -25,8 +25,8 @@ import contextlib
 import time
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from spark_cli.edits.apply import Applier
 from spark_cli.edits.blocks import BlockRejected, FileEdit, ParsedItem, ProseDelta
 from spark_cli.edits.outcome import EditApplied
 from spark_cli.edits.stream_parser import EditStreamParser
@@ -53,6 +53,9 @@ from spark_cli.session.events import (
 )
 from spark_cli.session.request import BuiltRequest, RequestError, build_request
 from spark_cli.session.settings import Settings
+
+if TYPE_CHECKING:
+    from spark_cli.edits.apply import Applier
 
 _PASS_THROUGH = (Queued, WaitingToRetry, Reconnected, Steered, UsageReported)
 INTERRUPTED_NOTE = "\n\n[interrupted by the user]"
@@ -126,11 +129,8 @@ class Session:
         for target in built.targets:
             if target.path in built.sent:
                 self.seen[target.path] = target.text
-        applier = Applier(self.root, seen=self.seen,
-                          allow_syntax_errors=self.settings.allow_syntax_errors,
-                          dry_run=self.dry_run)
-        applier.begin_batch(instruction.strip().splitlines()[0][:80] if instruction.strip()
-                            else "spark turn")
+        applier = _LazyApplier(self, instruction.strip().splitlines()[0][:80]
+                               if instruction.strip() else "spark turn")
         parser = EditStreamParser()
         parts: list[str] = []
         sent_at = first_at = last_at = None
@@ -161,6 +161,7 @@ class Session:
                             finished = event  # type: ignore[assignment]
                         elif kind is RequestSent:
                             sent_at = event.at  # type: ignore[union-attr]
+                            applier.get()  # the request has left: load the applier now
                         elif kind in _PASS_THROUGH:
                             if kind is UsageReported:
                                 usage = event  # type: ignore[assignment]
@@ -183,8 +184,8 @@ class Session:
                 yield self._handle(item, applier)
         finally:
             self._streaming = False
-            applier.end_batch()
-            self._remember(built, parts, applier, cancelled=self._stop)
+            applier.end()
+            self._remember(built, parts, applier.seen, cancelled=self._stop)
         applied = sum(1 for o in applier.outcomes if o.ok)
         refused = len(applier.outcomes) - applied
         if failure is not None:
@@ -217,9 +218,9 @@ class Session:
 
     # ---- internals ----
 
-    def _handle(self, item: ParsedItem, applier: Applier) -> SessionEvent:
+    def _handle(self, item: ParsedItem, applier: _LazyApplier) -> SessionEvent:
         if isinstance(item, FileEdit):
-            outcome = applier.apply(item)
+            outcome = applier.get().apply(item)
             if isinstance(outcome, EditApplied):
                 if outcome.partial:
                     self._feedback.append(outcome.message)
@@ -232,11 +233,11 @@ class Session:
         assert isinstance(item, ProseDelta)
         return item
 
-    def _remember(self, built: BuiltRequest, parts: list[str], applier: Applier, *,
+    def _remember(self, built: BuiltRequest, parts: list[str], seen: dict[str, str] | None, *,
                   cancelled: bool) -> None:
         """Keep the conversation (incl. a partial answer) and what the model now knows."""
-        if applier.seen is not None:
-            self.seen = dict(applier.seen)  # our own writes are not the user's changes
+        if seen is not None:
+            self.seen = dict(seen)  # our own writes are not the user's changes
         if not parts:
             return  # nothing came back: the next turn sends this request again
         answer = "".join(parts)
@@ -248,6 +249,40 @@ class Session:
         for target in built.targets:
             if target.path in built.sent:
                 self._sent[target.path] = target.sha256
+
+
+class _LazyApplier:
+    """The turn's undo batch and Applier, made (and ``spark_cli.edits.apply`` imported)
+    only once the request has left, so start-up to request does not pay for them."""
+
+    def __init__(self, session: Session, label: str) -> None:
+        self._session = session
+        self._label = label
+        self._applier: Applier | None = None
+
+    def get(self) -> Applier:
+        applier = self._applier
+        if applier is None:
+            from spark_cli.edits.apply import Applier
+
+            s = self._session
+            applier = self._applier = Applier(
+                s.root, seen=s.seen, allow_syntax_errors=s.settings.allow_syntax_errors,
+                dry_run=s.dry_run)
+            applier.begin_batch(self._label)
+        return applier
+
+    def end(self) -> None:
+        if self._applier is not None:
+            self._applier.end_batch()
+
+    @property
+    def outcomes(self) -> list:  # type: ignore[type-arg]
+        return self._applier.outcomes if self._applier is not None else []
+
+    @property
+    def seen(self) -> dict[str, str] | None:
+        return self._applier.seen if self._applier is not None else None
 
 
 def _why(status: str, failure: ChannelError | None) -> str:

@@ -98,6 +98,10 @@ def edit_stdin(instruction: str, cwd_root: Path, flags: dict[str, object], *,
         code = result.exit_code()
         for path, diff in end_diffs(result, root, {name: text}, dry_run=dry_run):
             renderer.diff(path, diff)
+        others = sorted({o.path for o in result.outcomes if o.ok and o.path != name})
+        if others:
+            renderer.note(f"ignored: edits to other files ({', '.join(others)}); a pipe "
+                          f"carries only {name}")
         if code == EXIT_OK and not dry_run:
             result_bytes = target.read_bytes() if target.exists() else b""
     if result.failure is not None:

@@ -265,3 +265,14 @@ def test_pipe_json_goes_to_stderr(script, tmp_path: Path):
     assert result.stdout == PY.replace("total_price", "grand_total")
     types = [json.loads(line)["type"] for line in result.stderr.splitlines()]
     assert types[-1] == "summary"
+
+
+def test_pipe_ignores_edits_to_other_files_and_says_so(script, tmp_path: Path):
+    (tmp_path / "app.py").unlink()
+    other = "other.py\n<<<<<<< SEARCH\n=======\nx = 1\n>>>>>>> REPLACE\n"
+    script["answer"] = RENAME.replace("app.py", "stdin.py") + other
+    result = run(["-m", "rename"], PY.encode())
+    assert result.exit_code == 0, result.output
+    assert result.stdout == PY.replace("total_price", "grand_total")
+    assert "ignored: edits to other files (other.py)" in result.stderr
+    assert list(tmp_path.iterdir()) == []

@@ -25,7 +25,6 @@ Every resolved value remembers where it came from (``Settings.sources``).
 from __future__ import annotations
 
 import os
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -179,6 +178,8 @@ def _secret_error(where: str, key: str) -> SettingsError:
 
 
 def _parse_file(path: Path, label: str) -> _Layer:
+    import tomllib  # only when a config file exists (start-up)
+
     try:
         with path.open("rb") as handle:
             data = tomllib.load(handle)

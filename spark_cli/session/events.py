@@ -1,8 +1,9 @@
 """What a session turn yields to a front end: plain data, past tense (streamed pieces: Delta).
 
 A turn's stream is: channel events passed through where a UI needs them
-(``Queued``, ``WaitingToRetry``, ``Reconnected``, ``UsageReported``, the
-channel's own types), ``ProseDelta`` for text outside edit blocks,
+(``Queued``, ``WaitingToRetry``, ``Reconnected``, ``UsageReported``,
+``SteerAccepted`` / ``SteerRejected`` / ``Steered``: the channel's own types),
+``ProseDelta`` for text outside edit blocks,
 ``EditLanded`` / ``EditRefused`` the moment a block was applied or refused,
 ``BlockRejected`` for a malformed block (or an unclosed one at the end of an
 interrupted answer), and exactly one final ``TurnCompleted`` or ``TurnFailed``.
@@ -23,7 +24,9 @@ from spark_cli.edits.outcome import EditRefused as RefusedOutcome
 from spark_cli.protocol.channel import (
     Queued,
     Reconnected,
+    SteerAccepted,
     Steered,
+    SteerRejected,
     UsageReported,
     WaitingToRetry,
 )
@@ -37,6 +40,8 @@ __all__ = [
     "Queued",
     "Reconnected",
     "SessionEvent",
+    "SteerAccepted",
+    "SteerRejected",
     "Steered",
     "TurnCompleted",
     "TurnFailed",
@@ -117,6 +122,8 @@ SessionEvent = (
     | WaitingToRetry
     | Reconnected
     | Steered
+    | SteerAccepted
+    | SteerRejected
     | UsageReported
     | TurnCompleted
     | TurnFailed

@@ -37,7 +37,9 @@ from spark_cli.protocol.channel import (
     Queued,
     Reconnected,
     RequestSent,
+    SteerAccepted,
     Steered,
+    SteerRejected,
     TextDelta,
     TurnFinished,
     UsageReported,
@@ -57,7 +59,8 @@ from spark_cli.session.settings import Settings
 if TYPE_CHECKING:
     from spark_cli.edits.apply import Applier
 
-_PASS_THROUGH = (Queued, WaitingToRetry, Reconnected, Steered, UsageReported)
+_PASS_THROUGH = (Queued, WaitingToRetry, Reconnected, Steered, SteerAccepted, SteerRejected,
+                 UsageReported)
 INTERRUPTED_NOTE = "\n\n[interrupted by the user]"
 FEEDBACK_HEAD = "These edits from your previous answer were NOT applied:\n"
 
@@ -83,7 +86,7 @@ class Session:
         self._feedback: list[str] = []  # refusals to tell the model about next turn
         self._stop = False
         self._streaming = False
-        self._steers: list[str] = []
+        self._steers = _SteerLog()
 
     @property
     def streaming(self) -> bool:
@@ -105,7 +108,7 @@ class Session:
         if not self._streaming or not self.channel.capabilities.steer:
             return False
         await self.channel.steer(text)
-        self._steers.append(text)
+        self._steers.asked(text)
         return True
 
     async def run_turn(self, instruction: str,
@@ -125,7 +128,7 @@ class Session:
             yield TurnFailed(exc.kind, exc.message)  # type: ignore[arg-type]
             return
         self._feedback.clear()
-        self._steers = []
+        self._steers = _SteerLog()
         for target in built.targets:
             if target.path in built.sent:
                 self.seen[target.path] = target.text
@@ -165,6 +168,12 @@ class Session:
                         elif kind in _PASS_THROUGH:
                             if kind is UsageReported:
                                 usage = event  # type: ignore[assignment]
+                            elif kind is Steered:
+                                self._steers.committed(len(parts))
+                            elif kind is SteerAccepted:
+                                self._steers.accepted()
+                            elif kind is SteerRejected:
+                                self._steers.rejected()
                             yield event  # type: ignore[misc]
                 except ChannelError as exc:
                     failure = exc
@@ -240,15 +249,50 @@ class Session:
             self.seen = dict(seen)  # our own writes are not the user's changes
         if not parts:
             return  # nothing came back: the next turn sends this request again
-        answer = "".join(parts)
-        if cancelled:
-            answer += INTERRUPTED_NOTE
         self.history.append(built.user_message)
-        self.history.append(Message("assistant", answer))
-        self.history.extend(Message("user", text) for text in self._steers)
+        self.history.extend(self._steers.conversation(parts, INTERRUPTED_NOTE if cancelled else ""))
         for target in built.targets:
             if target.path in built.sent:
                 self._sent[target.path] = target.sha256
+
+
+class _SteerLog:
+    """The running turn's steers, in order, and where each one cut the answer.
+
+    The history then reads like the channel saw it: answer up to the steer, the
+    steer as a user message, the rest of the answer (what chaining compares).
+    """
+
+    def __init__(self) -> None:
+        self._pending: list[str] = []
+        self._accepted: list[str] = []
+        self.cuts: list[tuple[int, str]] = []  # (index into the answer's parts, steer text)
+
+    def asked(self, text: str) -> None:
+        self._pending.append(text)
+
+    def accepted(self) -> None:
+        if self._pending:
+            self._accepted.append(self._pending.pop(0))
+
+    def rejected(self) -> None:
+        if self._pending:
+            self._pending.pop(0)
+
+    def committed(self, at: int) -> None:
+        queue = self._accepted or self._pending
+        if queue:
+            self.cuts.append((at, queue.pop(0)))
+
+    def conversation(self, parts: list[str], note: str) -> list[Message]:
+        out: list[Message] = []
+        start = 0
+        for at, text in self.cuts:
+            out.append(Message("assistant", "".join(parts[start:at])))
+            out.append(Message("user", text))
+            start = at
+        out.append(Message("assistant", "".join(parts[start:]) + note))
+        return out
 
 
 class _LazyApplier:

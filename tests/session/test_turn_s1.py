@@ -308,3 +308,29 @@ async def test_nothing_lands_after_interrupt_even_if_the_channel_keeps_streaming
     final = out[-1]
     assert isinstance(final, TurnCompleted) and final.status == "cancelled"
     assert final.reason == "interrupted"
+
+
+async def test_steer_splits_the_answer_in_history_like_the_channel_saw_it(repo, settings):
+    from spark_cli.protocol.channel import SteerAccepted, Steered
+
+    box: dict[str, Session] = {}
+
+    async def before(index: int) -> None:
+        if index == 1:
+            assert await box["s"].steer("use grand_total instead")
+
+    events = ["First part. ", "More. ", SteerAccepted(), Steered("r1", "r2"), "Second part.\n",
+              TurnFinished("completed")]
+    channel = Script(events, before=before, steer=True)
+    session = box["s"] = Session(channel, repo, settings)
+    out = await collect(session, "rename", ["app.py"])
+    assert isinstance(out[-1], TurnCompleted)
+    assert any(isinstance(e, Steered) for e in out)
+    roles = [(m.role, m.content) for m in session.history[1:]]
+    assert roles == [("assistant", "First part. More. "), ("user", "use grand_total instead"),
+                     ("assistant", "Second part.\n")]
+
+
+async def test_steer_without_channel_support_says_no(repo, settings):
+    session = Session(Script(["x", TurnFinished("completed")]), repo, settings)
+    assert await session.steer("nope") is False

@@ -334,3 +334,36 @@ async def test_steer_splits_the_answer_in_history_like_the_channel_saw_it(repo, 
 async def test_steer_without_channel_support_says_no(repo, settings):
     session = Session(Script(["x", TurnFinished("completed")]), repo, settings)
     assert await session.steer("nope") is False
+
+
+@pytest.mark.skipif(not _have("spark_cli.transport.websocket", "spark_cli.engine.server"),
+                    reason="transport or engine not landed")
+async def test_second_turn_chains_on_the_websocket(repo, settings, engine, monkeypatch):
+    import json
+
+    from spark_cli.transport.factory import open_channel
+    from spark_cli.transport.websocket import ResponsesWebSocketChannel
+
+    bodies: list[dict] = []
+    original = ResponsesWebSocketChannel._payload
+
+    def spy(self, request, link, **kwargs):
+        text = original(self, request, link, **kwargs)
+        bodies.append(json.loads(text))
+        return text
+
+    monkeypatch.setattr(ResponsesWebSocketChannel, "_payload", spy)
+    channel = open_channel("responses_ws", base_url=engine.url + "/v1", api_key=engine.token,
+                           idle_timeout=20, warm_spare=False)
+    try:
+        session = Session(channel, repo, settings)
+        await collect(session, "rename total_price to grand_total", ["app.py"])
+        await collect(session, "rename grand_total to final_total", ["app.py"])
+    finally:
+        await channel.aclose()
+    sent = [b for b in bodies if b.get("generate", True)]
+    assert len(sent) == 2
+    assert "previous_response_id" not in sent[0]
+    assert sent[1].get("previous_response_id")
+    assert len(sent[1]["input"]) == 1  # only the new user message
+    assert "def final_total(items):" in (repo / "app.py").read_text()

@@ -156,9 +156,24 @@ def register(app: typer.Typer) -> None:
             typer.echo(f"spark edit: {exc}", err=True)
             code = EXIT_USAGE
         except KeyboardInterrupt:
-            typer.echo("spark edit: interrupted (edits that landed stay; spark undo)", err=True)
+            typer.echo("\nspark edit: interrupted (edits that landed stay; spark undo)", err=True)
             code = 130
+        except BrokenPipeError:  # stdout closed early (`spark edit ... | head`): stop quietly
+            _silence_stdout()
+            code = EXIT_BROKEN_PIPE
         exit_now(code)
+
+
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, as a shell reports a process killed by it
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so the final flush cannot raise again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
 
 
 def exit_now(code: int) -> None:

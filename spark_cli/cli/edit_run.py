@@ -107,6 +107,8 @@ async def run_turn(settings: Any, root: Path, files: Sequence[str], instruction:
         raise UsageError(str(exc)) from None
     except ChannelError as exc:  # a session that raises instead of yielding TurnFailed
         result.failure = (exc.kind, exc.message)
+    except BrokenPipeError:  # our stdout went away: not the provider's fault
+        raise
     except OSError as exc:  # e.g. the bundled engine could not bind
         result.failure = ("connection", f"could not start or reach the engine: {exc}")
     return result

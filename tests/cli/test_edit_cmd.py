@@ -259,3 +259,32 @@ def test_a_piped_run_never_imports_textual_or_rich(repo: Path):
                 if line.startswith("import time:")}
     assert "spark_cli.session.turn" in imported  # the probe sees the real run
     assert not {m for m in imported if m.split(".")[0] in ("textual", "rich")}
+
+
+@needs_stack
+async def test_stdout_closed_early_stops_quietly_with_141(repo: Path, engine_factory):
+    import asyncio
+    import os
+
+    engine = await engine_factory(brain="lorem", tps=2000, ttft_ms=0)
+    env = {**os.environ, "SPARK_API_KEY": engine.token}
+    argv = [sys.executable, "-m", "spark_cli", "edit", "app.py", "--json", "--provider", "mock",
+            "--base-url", engine.url + "/v1", "--max-output-tokens", "5000", "-m", "lorem"]
+
+    def like_head_1() -> tuple[bytes, int, bytes]:
+        proc = subprocess.Popen(argv, cwd=repo, env=env, stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        line = proc.stdout.readline()
+        proc.stdout.close()  # the reader goes away, as `| head -1` does
+        try:
+            _out, err = proc.communicate(timeout=60)
+        finally:
+            proc.kill()
+        proc.stderr.close()
+        return line, proc.returncode, err
+
+    async with asyncio.timeout(90):
+        first, code, err = await asyncio.to_thread(like_head_1)
+    assert json.loads(first)["type"] == "request_sent"
+    assert code == 141, err
+    assert b"Traceback" not in err and b"engine" not in err

@@ -107,8 +107,9 @@ def test_edit_does_not_import_textual_or_rich_or_transports():
 
 
 @needs_stack
-def test_rename_with_the_bundled_engine(repo: Path):
-    result = run(["edit", "app.py", "-m", "rename total_price to grand_total"])
+@pytest.mark.parametrize("fmt", ["search_replace", "apply_patch"])
+def test_rename_with_the_bundled_engine(repo: Path, fmt: str):
+    result = run(["edit", "app.py", "--format", fmt, "-m", "rename total_price to grand_total"])
     assert result.exit_code == 0, result.output
     text = (repo / "app.py").read_text()
     assert "def grand_total(items)" in text and "str(grand_total(items))" in text

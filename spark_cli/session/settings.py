@@ -205,7 +205,7 @@ def _parse_file(path: Path, label: str) -> _Layer:
                     if sub not in _PROVIDER_KEYS:
                         raise SettingsError(f"{where}: unknown key '{sub}' (known: "
                                             f"{', '.join(_PROVIDER_KEYS)})")
-                    checked[sub] = _check_value(f"{path}", f"{sub}", sub_value)
+                    checked[sub] = _check_value(f"{path}: [providers.{name}]", sub, sub_value)
                 layer.providers[name] = checked
             continue
         if key in ("api_key", "key"):

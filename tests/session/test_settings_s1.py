@@ -188,3 +188,17 @@ def test_user_dir_defaults_to_platformdirs(dirs, monkeypatch):
 
     path = user_config_path({})
     assert path.name == "config.toml" and path.parent.name == "spark"
+
+
+def test_bad_provider_table_value_names_the_table(dirs):
+    root, _user, env = dirs
+    path = write(root / ".spark" / "config.toml", "[providers.cerebras]\nmodel = 3\n")
+    with pytest.raises(SettingsError) as info:
+        load_settings(root, {}, env)
+    assert f"{path}: [providers.cerebras]: 'model' must be a string" in str(info.value)
+
+
+def test_bad_env_provider_names_the_variable(dirs):
+    root, _user, env = dirs
+    with pytest.raises(SettingsError, match=r"SPARK_PROVIDER.*unknown provider 'nope'"):
+        load_settings(root, {}, {**env, "SPARK_PROVIDER": "nope"})

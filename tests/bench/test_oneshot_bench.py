@@ -53,3 +53,14 @@ def test_oneshot_runs_end_to_end_with_tiny_numbers(tmp_path: Path):
     assert figures["launch_to_request_s"] > 0
     assert figures["cpu_raw_per_5k_s"] > 0
     assert figures["end_to_exit_s"] > 0
+
+
+def test_write_section_keeps_notes_after_the_mark(tmp_path: Path):
+    from spark_cli.bench.oneshot import KEEP_MARK
+
+    docs = tmp_path / "benchmarks.md"
+    docs.write_text(f"# B\n\n## One-shot\n\nold table\n\n{KEEP_MARK}\n\nnotes\n\n## Next\n\nx\n")
+    write_section(docs, "new table\n")
+    text = docs.read_text()
+    assert "old table" not in text and "new table" in text
+    assert f"{KEEP_MARK}\n\nnotes\n" in text and text.endswith("## Next\n\nx\n")

@@ -8,15 +8,23 @@ httpx, websockets, uvicorn, tree-sitter) inside the command bodies, so that
 from __future__ import annotations
 
 import importlib
+import sys
 
 import typer
 
 from spark_cli import __version__
 
-# Sub-command modules under spark_cli.cli, each with ``register(app: typer.Typer)``.
-COMMAND_MODULES = ("engine_cmd", "apply_cmd", "undo_cmd", "edit_cmd", "config_cmd", "bench_cmd")
+# Sub-command name -> module under spark_cli.cli with ``register(app: typer.Typer)``.
+COMMAND_MODULES = {
+    "apply": "apply_cmd",
+    "undo": "undo_cmd",
+    "edit": "edit_cmd",
+    "config": "config_cmd",
+    "engine": "engine_cmd",
+    "bench": "bench_cmd",
+}
 
-app = typer.Typer(
+_app = typer.Typer(
     name="spark",
     help="A terminal pair programmer for fast (1000+ tokens/s) coding models.",
     no_args_is_help=True,
@@ -32,7 +40,7 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
-@app.callback()
+@_app.callback()
 def _root(
     version: bool = typer.Option(
         False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
@@ -41,10 +49,33 @@ def _root(
     """A terminal pair programmer for fast (1000+ tokens/s) coding models."""
 
 
-for _name in COMMAND_MODULES:
-    importlib.import_module(f"spark_cli.cli.{_name}").register(app)
+_registered: set[str] = set()
+
+
+def register_commands(argv: list[str] | None = None) -> typer.Typer:
+    """Add the sub-commands to ``app``: only the one ``argv`` names, when it names one.
+
+    ``spark edit ...`` is start-up critical (launch -> request is benchmarked),
+    so it should not pay for importing and building every other command.
+    ``--help``, no command or an unknown one registers them all, so help and
+    "no such command" read as usual.
+    """
+    first = next((a for a in argv or () if not a.startswith("-")), None)
+    wanted = [COMMAND_MODULES[first]] if first in COMMAND_MODULES else COMMAND_MODULES.values()
+    for module in wanted:
+        if module not in _registered:
+            importlib.import_module(f"spark_cli.cli.{module}").register(_app)
+            _registered.add(module)
+    return _app
+
+
+def __getattr__(name: str) -> typer.Typer:
+    """``from spark_cli.cli.main import app`` gives the app with every command."""
+    if name == "app":
+        return register_commands()
+    raise AttributeError(name)
 
 
 def run() -> None:
     """Console-script entry point."""
-    app()
+    register_commands(sys.argv[1:])()

@@ -2,7 +2,9 @@
 
 Transports (WebSocket Responses, HTTP SSE Chat Completions / Responses)
 implement :class:`Channel`; the session and front ends only ever see this
-module. Everything here is plain data: no I/O.
+module. Everything here is plain data: no I/O. The dataclasses are slotted
+but not ``frozen`` (frozen costs ~0.5 ms per class at import, and this module is
+on the launch -> request path); treat every value as immutable all the same.
 
 Rules every channel follows:
 
@@ -29,13 +31,13 @@ from typing import Literal, Protocol
 Role = Literal["system", "developer", "user", "assistant"]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Message:
     role: Role
     content: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class TurnRequest:
     model: str
     messages: tuple[Message, ...]
@@ -43,7 +45,7 @@ class TurnRequest:
     max_output_tokens: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Capabilities:
     steer: bool = False
     """``response.steer``: redirect the running response in-band."""
@@ -56,54 +58,54 @@ class Capabilities:
 # ---- events a channel yields (past tense; streamed pieces end in Delta) ----
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class RequestSent:
     at: float
     """``time.perf_counter()`` when the request left (latency mark)."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ResponseStarted:
     response_id: str | None
     at: float
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class TextDelta:
     text: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Queued:
     position: int
     """1-based place in the provider's capacity queue."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class WaitingToRetry:
     seconds: float
     reason: str
     attempt: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Reconnected:
     reason: str
     """Why a new connection was opened (the context was replayed on it)."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class SteerAccepted:
     pass
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class SteerRejected:
     code: str
     message: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Steered:
     """The running response ended for a steer; its successor starts streaming now."""
 
@@ -111,7 +113,7 @@ class Steered:
     response_id: str | None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class UsageReported:
     input_tokens: int
     output_tokens: int
@@ -120,7 +122,7 @@ class UsageReported:
 TurnStatus = Literal["completed", "incomplete", "failed", "cancelled"]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class TurnFinished:
     status: TurnStatus
     reason: str | None = None

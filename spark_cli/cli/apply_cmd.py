@@ -46,7 +46,8 @@ def parse_edit_text(text: str) -> tuple[list[FileEdit], list[str]]:
     parser = EditStreamParser()
     events = [*parser.feed(text), *parser.close()]
     edits = [e for e in events if isinstance(e, FileEdit)]
-    errors = [e.message for e in events if isinstance(e, BlockRejected)]  # messages carry their line
+    # the messages carry their line numbers
+    errors = [e.message for e in events if isinstance(e, BlockRejected)]
     return edits, errors
 
 

@@ -60,6 +60,13 @@ class Capabilities:
 
 @dataclass(slots=True)
 class RequestSent:
+    """The request has left: its bytes were written to the connection.
+
+    Yielded only once they were (never for a request that could not be sent,
+    e.g. an unreachable host), so a consumer may do slow work on it (load the
+    edit applier) without delaying the send: that work overlaps the model's TTFT.
+    """
+
     at: float
     """``time.perf_counter()`` when the request left (latency mark)."""
 
@@ -117,6 +124,9 @@ class Steered:
 class UsageReported:
     input_tokens: int
     output_tokens: int
+    time_info: dict[str, float] | None = None
+    """The provider's own timing breakdown when it sends one (Cerebras' ``time_info``:
+    ``queue_time``, ``prompt_time``, ``completion_time``, ``total_time``, seconds)."""
 
 
 TurnStatus = Literal["completed", "incomplete", "failed", "cancelled"]

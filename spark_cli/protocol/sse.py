@@ -2,18 +2,30 @@
 
 Pure: the engine encodes with :func:`encode_event`; clients feed decoded text
 lines (e.g. httpx ``aiter_lines()``) to :class:`SSEDecoder`, which yields one
-:class:`SSEEvent` per blank-line-terminated event. Comments (``:`` lines) and
-unknown fields are ignored; ``data`` lines are joined with newlines.
+:class:`SSEEvent` per blank-line-terminated event; ``data`` lines are joined
+with newlines and unknown fields are ignored. Comments (``:`` lines) are
+ignored too, unless the decoder was made with ``comments=True``: then each
+comment is returned at once as an event named :data:`COMMENT` (the empty name,
+which the spec never dispatches: an event without a name is "message"). Servers
+use comments for keep-alives and, like the bundled engine on Chat Completions,
+for queue positions (``: queued 3``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+COMMENT = ""
+"""``SSEEvent.event`` of a comment line (only from ``SSEDecoder(comments=True)``)."""
 
-@dataclass(frozen=True, slots=True)
+
+@dataclass(slots=True)
 class SSEEvent:
-    """One dispatched event: ``event`` is "message" when the stream named none."""
+    """One dispatched event: ``event`` is "message" when the stream named none.
+
+    Slotted, not frozen (one is made per streamed event: frozen costs ~3x per
+    instance); treat it as immutable all the same.
+    """
 
     data: str
     event: str = "message"
@@ -30,12 +42,13 @@ def encode_event(data: str, event: str | None = None) -> bytes:
 class SSEDecoder:
     """Incremental decoder: feed lines without their line terminator."""
 
-    __slots__ = ("_data", "_event", "_id")
+    __slots__ = ("_comments", "_data", "_event", "_id")
 
-    def __init__(self) -> None:
+    def __init__(self, *, comments: bool = False) -> None:
         self._data: list[str] = []
         self._event = ""
         self._id: str | None = None
+        self._comments = comments
 
     def feed_line(self, line: str) -> SSEEvent | None:
         """Feed one line; returns the event that a blank line completes, if any."""
@@ -48,6 +61,9 @@ class SSEDecoder:
             self._event = ""
             return event
         if line[0] == ":":
+            if self._comments:
+                text = line[1:]
+                return SSEEvent(text[1:] if text[:1] == " " else text, COMMENT)
             return None
         field, sep, value = line.partition(":")
         if sep and value[:1] == " ":

@@ -10,12 +10,15 @@ context_length (never retried), 404 → not_found, other 4xx → bad_request,
 from __future__ import annotations
 
 import json
+import socket
 import time
 from collections.abc import Mapping
 from typing import Any
+from urllib.parse import urlsplit
 
 from spark_cli.protocol.channel import ChannelError, ErrorKind
 from spark_cli.protocol.ratelimits import RetryDelay, delay_from_headers, delay_from_message
+from spark_cli.protocol.urls import mask_url, mask_urls_in
 
 NOT_RETRYABLE_CODES = frozenset({"insufficient_quota", "context_length_exceeded"})
 
@@ -46,6 +49,77 @@ def redact(text: str, secret: str | None) -> str:
     if len(secret) >= 16 and tail in text:
         text = text.replace(tail, "***")
     return text
+
+
+def output_so_far(chars: int) -> str:
+    """How much of the answer had arrived, honestly: characters, and tokens as an estimate.
+
+    A frame or chunk may carry one token or dozens, so frames are never called
+    tokens. Tokens are estimated at ~4 characters each (``spark_cli.protocol.tokens``).
+    """
+    if chars <= 0:
+        return "before any output"
+    tokens = max(1, round(chars / 4))
+    return (f"after {chars:,} character{'s' if chars != 1 else ''} of output "
+            f"(about {tokens:,} token{'s' if tokens != 1 else ''})")
+
+
+_RESOLVE_WORDS = ("name or service not known", "nodename nor servname", "getaddrinfo failed",
+                  "no address associated with hostname", "temporary failure in name resolution")
+
+
+def name_resolution_failure(exc: BaseException) -> BaseException | None:
+    """The DNS failure (``socket.gaierror``) behind ``exc``, if that is what it is.
+
+    Such a failure is not retried: a host name that does not resolve now will
+    not resolve in a second either, and the user should fix the URL at once.
+    """
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, socket.gaierror):
+            return current
+        if any(word in str(current).lower() for word in _RESOLVE_WORDS):
+            return current
+        current = current.__cause__ or current.__context__
+    return None
+
+
+def stall_error(idle: float, queue_timeout: float, *, queued: bool, chars: int,
+                retryable: bool) -> ChannelError:
+    """The server went silent: for ``idle`` seconds, or ``queue_timeout`` while queued.
+
+    A stall while queued is never retried: a new request would join the back of
+    the queue.
+    """
+    if queued:
+        return ChannelError(
+            "timeout",
+            f"no word from the server for {queue_timeout:g}s while the request was queued for "
+            "capacity (queue timeout)",
+        )
+    return ChannelError(
+        "timeout",
+        f"no data from the server for {idle:g}s {output_so_far(chars)} (idle timeout)",
+        retryable=retryable,
+    )
+
+
+def unreachable_error(url: str, exc: BaseException, api_key: str | None) -> ChannelError:
+    """Connecting to ``url`` failed: retryable, unless the host name does not resolve.
+
+    The URL is shown with its userinfo masked; the key never appears.
+    """
+    shown = mask_url(url)
+    dns = name_resolution_failure(exc)
+    if dns is not None:
+        host = urlsplit(url).hostname or shown
+        return ChannelError(
+            "connection", f"cannot resolve the host {host!r} of {shown} ({dns}); check the "
+            "base URL")
+    detail = mask_urls_in(redact(str(exc) or type(exc).__name__, api_key), url)
+    return ChannelError("connection", f"cannot connect to {shown}: {detail}", retryable=True)
 
 
 def kind_for(status: int | None, code: str | None) -> tuple[ErrorKind, bool]:

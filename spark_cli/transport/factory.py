@@ -12,6 +12,7 @@ from typing import Any, Literal
 from urllib.parse import urlsplit, urlunsplit
 
 from spark_cli.protocol.channel import Channel
+from spark_cli.protocol.urls import mask_url
 
 ChannelKind = Literal["responses_ws", "chat_sse", "responses_sse"]
 KINDS: tuple[ChannelKind, ...] = ("responses_ws", "chat_sse", "responses_sse")
@@ -23,7 +24,7 @@ def websocket_url(base_url: str) -> str:
     parts = urlsplit(base_url.strip())
     scheme = _WS_SCHEMES.get(parts.scheme.lower())
     if scheme is None or not parts.netloc:
-        raise ValueError(f"not an http(s) or ws(s) URL: {base_url!r}")
+        raise ValueError(f"not an http(s) or ws(s) URL: {mask_url(base_url)!r}")
     path = parts.path.rstrip("/")
     if not path.endswith("/responses"):
         path += "/responses"
@@ -56,4 +57,4 @@ def open_channel(
 def _check_http(base_url: str) -> None:
     parts = urlsplit(base_url)
     if parts.scheme.lower() not in ("http", "https") or not parts.netloc:
-        raise ValueError(f"not an http(s) URL: {base_url!r}")
+        raise ValueError(f"not an http(s) URL: {mask_url(base_url)!r}")

@@ -2,9 +2,10 @@
 
 All speak the same wire: ``stream: true`` with ``stream_options.include_usage``,
 ``data:`` chunks carrying ``choices[0].delta.content``, an optional final usage
-chunk (Cerebras adds ``time_info``), error chunks (``{"error": {...}}`` in a
-data line) and ``data: [DONE]``. Optional fields are read when present; there
-are no per-provider special cases.
+chunk (Cerebras adds ``time_info``, beside ``usage`` or inside it: it is carried
+in :class:`UsageReported`), error chunks (``{"error": {...}}`` in a data line)
+and ``data: [DONE]``. Optional fields are read when present; there are no
+per-provider special cases.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ class ChatFold:
 
     __slots__ = (
         "_api_key",
+        "chars",
         "deltas",
         "finish_reason",
         "finished",
@@ -48,13 +50,15 @@ class ChatFold:
     def __init__(self, api_key: str | None) -> None:
         self._api_key = api_key
         self.deltas = 0
+        self.chars = 0
+        """Characters of output so far."""
         self.finished: TurnFinished | None = None
         self.usage: UsageReported | None = None
         self.held: TextDelta | None = None
         self.started = False
         self.response_id: str | None = None
         self.finish_reason: str | None = None
-        self.time_info: dict[str, Any] | None = None
+        self.time_info: dict[str, float] | None = None
         """Cerebras' timing breakdown, when sent."""
 
     def feed(self, event: SSEEvent) -> ChannelEvent | None:
@@ -79,6 +83,7 @@ class ChatFold:
                 content = delta.get("content")
                 if type(content) is str and content:
                     self.deltas += 1
+                    self.chars += len(content)
                     out = TextDelta(content)
             reason = choice.get("finish_reason")
             if type(reason) is str:
@@ -88,12 +93,18 @@ class ChatFold:
         usage = chunk.get("usage")
         if usage is None and "x_groq" in chunk and type(chunk["x_groq"]) is dict:
             usage = chunk["x_groq"].get("usage")  # Groq's older place for it
+        time_info = chunk.get("time_info")
         if type(usage) is dict:
+            if type(time_info) is not dict:
+                time_info = usage.get("time_info")
             self.usage = UsageReported(
                 _int(usage.get("prompt_tokens")), _int(usage.get("completion_tokens"))
             )
-        if "time_info" in chunk and type(chunk["time_info"]) is dict:
-            self.time_info = chunk["time_info"]
+        if type(time_info) is dict:
+            self.time_info = {k: float(v) for k, v in time_info.items()
+                              if type(v) in (int, float)}
+        if self.usage is not None and self.time_info is not None:
+            self.usage.time_info = self.time_info
         if not self.started:
             self.started = True
             rid = chunk.get("id")

@@ -5,15 +5,23 @@ fold (one per attempt) that turns :class:`SSEEvent` values into channel events.
 The body is always read to EOF, also after ``[DONE]`` or a terminal event, so
 the connection goes back to the pool (breaking out early forces a new
 connection per turn). ``stop()`` closes the response stream.
+
+- ``RequestSent`` is yielded once the request body has been written (httpcore's
+  ``trace`` extension says when), while the response headers are still on the
+  way, so whatever the consumer does on it overlaps the model's TTFT; a request
+  that never left (unreachable host) yields none.
+- Silence is timed by :class:`IdleWatch` (httpx's own read timeout is fixed per
+  response). SSE comments count as activity; ``: queued N`` comments (the
+  bundled engine's Chat Completions form) become :class:`Queued`, and while the
+  server says the request is queued the much longer ``queue_timeout`` applies.
+- A host name that does not resolve is not retried.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import time
 from collections.abc import AsyncIterator, Mapping
-from ipaddress import ip_address
+from time import monotonic
 from typing import Any, ClassVar, Protocol
 from urllib.parse import urlsplit
 
@@ -23,6 +31,7 @@ from spark_cli.protocol.channel import (
     Capabilities,
     ChannelError,
     ChannelEvent,
+    Queued,
     RequestSent,
     ResponseStarted,
     TextDelta,
@@ -30,17 +39,32 @@ from spark_cli.protocol.channel import (
     TurnRequest,
     UsageReported,
 )
-from spark_cli.protocol.sse import SSEDecoder, SSEEvent
-from spark_cli.transport.errors import error_from_body, redact
+from spark_cli.protocol.sse import COMMENT, SSEDecoder, SSEEvent
+from spark_cli.protocol.urls import mask_url, mask_urls_in
+from spark_cli.transport.errors import (
+    error_from_body,
+    output_so_far,
+    redact,
+    stall_error,
+    unreachable_error,
+)
+from spark_cli.transport.http_send import Sending, first_of, is_loopback
+from spark_cli.transport.idle import QUEUE_TIMEOUT, IdleWatch
 from spark_cli.transport.retry import RetryPolicy, with_retries
 
 
 class StreamFold(Protocol):
     deltas: int
+    """Text deltas seen (0: nothing was output, a retry is safe)."""
     finished: TurnFinished | None
     usage: UsageReported | None
     held: TextDelta | None
     """Text that arrived with the first chunk, yielded right after ResponseStarted."""
+
+    @property
+    def chars(self) -> int:
+        """Characters of output so far (for honest error messages)."""
+        ...
 
     def feed(self, event: SSEEvent) -> ChannelEvent | None: ...
 
@@ -49,14 +73,16 @@ class StreamFold(Protocol):
         ...
 
 
-def is_loopback(base_url: str) -> bool:
-    host = urlsplit(base_url).hostname or ""
-    if host == "localhost":
-        return True
+def queued_notice(comment: str) -> Queued | None:
+    """``queued 3`` (an SSE comment) → ``Queued(3)``; any other comment → None."""
+    word, _, rest = comment.partition(" ")
+    if word != "queued":
+        return None
     try:
-        return ip_address(host).is_loopback
+        position = int(rest.strip())
     except ValueError:
-        return False
+        return None
+    return Queued(position) if position > 0 else None
 
 
 class HttpStreamChannel:
@@ -73,6 +99,7 @@ class HttpStreamChannel:
         model: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         idle_timeout: float = 10.0,
+        queue_timeout: float = QUEUE_TIMEOUT,
         connect_timeout: float = 5.0,
         max_retries: int = 3,
         max_wait: float = 30.0,
@@ -85,13 +112,16 @@ class HttpStreamChannel:
         self._api_key = api_key
         self._model = model
         self._base_url = base_url
+        self._shown_url = mask_url(base_url)
         self._idle = idle_timeout
+        self._queue_timeout = max(queue_timeout, idle_timeout)
         self._policy = retry_policy or RetryPolicy(max_attempts=max_retries + 1, max_wait=max_wait)
         self._client = httpx.AsyncClient(
             base_url=base_url,
             headers=headers,
+            # no read timeout: IdleWatch times silence (and knows when the request is queued)
             timeout=httpx.Timeout(
-                connect=connect_timeout, read=idle_timeout, write=idle_timeout, pool=connect_timeout
+                connect=connect_timeout, read=None, write=idle_timeout, pool=connect_timeout
             ),
             trust_env=not is_loopback(base_url),
             # plain http never uses TLS: skip loading the CA bundle (~30 ms per client)
@@ -101,6 +131,7 @@ class HttpStreamChannel:
         self._stop = asyncio.Event()
         self._response: httpx.Response | None = None
         self._stopping = False
+        self._queued = False
 
     # ---- subclass hooks ----
 
@@ -112,8 +143,9 @@ class HttpStreamChannel:
 
     # ---- Channel ----
 
-    async def warm(self) -> None:
-        """Nothing persists between HTTP turns beyond the connection pool."""
+    async def warm(self, request: TurnRequest | None = None) -> None:
+        """Nothing persists between HTTP turns beyond the connection pool (the
+        context travels with every request, so ``request`` is not sent ahead)."""
 
     async def steer(self, text: str) -> None:
         raise ChannelError("bad_request", "this channel cannot steer a running response")
@@ -142,70 +174,84 @@ class HttpStreamChannel:
     async def _attempt(self, request: TurnRequest) -> AsyncIterator[ChannelEvent]:
         outgoing = self._client.build_request("POST", self.path, json=self._body(request))
         fold = self._fold()
-        yield RequestSent(time.perf_counter())
+        self._queued = False
+        watch = IdleWatch(self._idle)
+        watch.since = monotonic()
+        sending = Sending(self._client, outgoing)
+        response: httpx.Response | None = None
         try:
-            response = await self._send(outgoing)
-            if response is None:
+            await first_of(self._stop, sending.task, sending.left.wait())
+            if self._stop.is_set():
                 yield TurnFinished("cancelled", "stopped before the response started")
                 return
-            try:
-                self._response = response
-                if self._stopping:
-                    yield TurnFinished("cancelled", "stopped before the response started")
-                    return
-                if response.status_code >= 400:
-                    raw = await response.aread()
-                    raise error_from_body(
-                        response.status_code, raw, headers=response.headers, api_key=self._api_key
-                    )
-                async for event in self._read(response, fold):
-                    yield event
-            finally:
-                self._response = None
-                await response.aclose()
+            at = sending.sent_at()
+            watch.since = None
+            yield RequestSent(at)  # the headers are still on the way: work here overlaps TTFT
+            watch.since = monotonic()
+            await first_of(self._stop, sending.task)
+            if self._stop.is_set():
+                yield TurnFinished("cancelled", "stopped before the response started")
+                return
+            response = self._response = sending.task.result()
+            watch.since = None
+            if response.status_code >= 400:
+                raw = await response.aread()
+                raise error_from_body(
+                    response.status_code, raw, headers=response.headers, api_key=self._api_key
+                )
+            async for event in self._read(response, fold, watch):
+                yield event
+        except asyncio.CancelledError:
+            if not watch.claim():
+                raise
+            if self._stopping:
+                yield TurnFinished("cancelled")
+                return
+            raise stall_error(self._idle, self._queue_timeout, queued=self._queued,
+                              chars=fold.chars, retryable=fold.deltas == 0) from None
         except httpx.TimeoutException as exc:
             if self._stopping:
                 yield TurnFinished("cancelled")
                 return
-            raise self._timeout(exc, fold) from None
+            raise self._timeout(exc) from None
         except (httpx.TransportError, httpx.StreamError) as exc:
             if self._stopping:
                 yield TurnFinished("cancelled")
                 return
             raise self._transport_error(exc, fold) from None
-
-    async def _send(self, outgoing: httpx.Request) -> httpx.Response | None:
-        """The response (headers read, body streaming), or None when stop() came first."""
-        send = asyncio.ensure_future(self._client.send(outgoing, stream=True))
-        stopped = asyncio.ensure_future(self._stop.wait())
-        try:
-            await asyncio.wait((send, stopped), return_when=asyncio.FIRST_COMPLETED)
         finally:
-            stopped.cancel()
-            if not send.done():
-                send.cancel()
-                with contextlib.suppress(BaseException):
-                    await send
-        if send.cancelled():
-            return None
-        response = send.result()
-        if self._stop.is_set():
-            await response.aclose()
-            return None
-        return response
+            watch.close()
+            self._response = None
+            await sending.settle(response)
 
     async def _read(
-        self, response: httpx.Response, fold: StreamFold
+        self, response: httpx.Response, fold: StreamFold, watch: IdleWatch
     ) -> AsyncIterator[ChannelEvent]:
-        feed_line = SSEDecoder().feed_line
+        feed_line = SSEDecoder(comments=True).feed_line
         feed = fold.feed
-        async for line in response.aiter_lines():
+        next_line = response.aiter_lines().__anext__
+        while True:
+            watch.since = monotonic()
+            try:
+                line = await next_line()
+            except StopAsyncIteration:
+                break
+            watch.since = None
             sse = feed_line(line)
             if sse is None or fold.finished is not None:
                 continue
-            out = feed(sse)
+            if sse.event == COMMENT:  # keep-alive, or the engine's queue position
+                out: ChannelEvent | None = queued_notice(sse.data)
+            else:
+                out = feed(sse)
+                if self._queued and type(out) is not Queued:
+                    self._queued = False  # anything else: the wait is over
+                    watch.set_limit(self._idle)
             if out is None or self._stopping or fold.finished is not None:
                 continue  # the terminal event is yielded at EOF, after the body was drained
+            if type(out) is Queued:
+                self._queued = True
+                watch.set_limit(self._queue_timeout)
             yield out
             if type(out) is ResponseStarted and fold.held is not None:
                 held, fold.held = fold.held, None
@@ -219,33 +265,32 @@ class HttpStreamChannel:
         if finished is None:
             raise ChannelError(
                 "connection",
-                f"connection closed after {fold.deltas} tokens before the response finished",
+                f"connection closed {output_so_far(fold.chars)} before the response finished",
                 retryable=True,
             )
         if fold.usage is not None:
             yield fold.usage
         yield finished
 
-    def _timeout(self, exc: httpx.TimeoutException, fold: StreamFold) -> ChannelError:
+    # ---- errors ----
+
+    def _timeout(self, exc: httpx.TimeoutException) -> ChannelError:
         if isinstance(exc, httpx.ConnectTimeout | httpx.PoolTimeout):
             return ChannelError(
-                "connection", f"timed out connecting to {self._base_url}", retryable=True
+                "connection", f"timed out connecting to {self._shown_url}", retryable=True
             )
         return ChannelError(
-            "timeout",
-            f"no data from the server for {self._idle:g}s after {fold.deltas} tokens "
-            "(idle timeout)",
-            retryable=fold.deltas == 0,
+            "timeout", f"timed out sending the request to {self._shown_url}", retryable=True
         )
 
     def _transport_error(self, exc: Exception, fold: StreamFold) -> ChannelError:
-        detail = redact(str(exc) or type(exc).__name__, self._api_key)
         if isinstance(exc, httpx.ConnectError):
-            return ChannelError(
-                "connection", f"cannot connect to {self._base_url}: {detail}", retryable=True
-            )
+            return unreachable_error(self._base_url, exc, self._api_key)
+        detail = mask_urls_in(redact(str(exc) or type(exc).__name__, self._api_key),
+                              self._base_url)
         return ChannelError(
             "connection",
-            f"connection closed after {fold.deltas} tokens before the response finished ({detail})",
+            f"connection closed {output_so_far(fold.chars)} before the response finished "
+            f"({detail})",
             retryable=True,
         )

@@ -109,6 +109,11 @@ class ResponsesFold:
     def text(self) -> str:
         return "".join(self.parts)
 
+    @property
+    def chars(self) -> int:
+        """Characters of output so far, every response of the turn (for error messages)."""
+        return sum(map(len, self.parts)) + sum(map(len, self.earlier_texts))
+
     def _created(self, event: dict[str, Any]) -> ChannelEvent:
         new_id = _response_id(event)
         if self._successor_pending or self.response_id is not None:

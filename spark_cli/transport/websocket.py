@@ -3,14 +3,17 @@
 - One connection reused across turns; ``previous_response_id`` chaining so a
   turn sends only the messages its predecessor did not cover (its own answer
   included); ``store: false``.
-- Full-context replay on a new connection after a drop, a stop, or the
-  ``previous_response_not_found`` / ``websocket_connection_limit_reached``
-  errors, reported as :class:`Reconnected`.
+- Full-context replay on a new connection after a drop, a stop or
+  ``websocket_connection_limit_reached``, reported as :class:`Reconnected`
+  (a new connection). ``previous_response_not_found`` (the server forgot the
+  chain) replays the whole context on the same connection: nothing to report.
 - A warm spare connection, so the turn after ``stop()`` (which closes the
   socket: real providers have no in-band cancel) pays no handshake. The bundled
   engine's ``response.cancel`` extension is used only when its handshake
   advertises it (``x-spark-engine-extensions``).
-- Steering with ``response.steer``; an idle timeout sized for a fast model.
+- Steering with ``response.steer``; an idle timeout sized for a fast model,
+  and the much longer queue timeout while the server says the request waits
+  for capacity (``response.queued``).
 
 Hot path: one ``json.loads`` per frame, then :class:`ResponsesFold`.
 """
@@ -32,16 +35,18 @@ from spark_cli.protocol.channel import (
     ChannelError,
     ChannelEvent,
     Message,
+    Queued,
     Reconnected,
     RequestSent,
     TextDelta,
     TurnFinished,
     TurnRequest,
 )
-from spark_cli.transport.errors import ProviderError
-from spark_cli.transport.idle import IdleWatch
+from spark_cli.transport.errors import ProviderError, output_so_far, stall_error
+from spark_cli.transport.idle import QUEUE_TIMEOUT, IdleWatch
 from spark_cli.transport.responses_fold import ResponsesFold
 from spark_cli.transport.retry import RetryPolicy, with_retries
+from spark_cli.transport.ws_chain import chain_after, create_payload, item
 from spark_cli.transport.ws_links import Chain, Link, Links
 
 CANCEL_EXTENSION = "response.cancel"
@@ -62,6 +67,8 @@ class _Running:
     stopping: bool = False
     ended: bool = False
     """The server ended the request with an ``error`` event."""
+    queued: bool = False
+    """The server said the request waits for capacity (the queue timeout applies)."""
 
 
 class ResponsesWebSocketChannel:
@@ -74,6 +81,7 @@ class ResponsesWebSocketChannel:
         *,
         extra_headers: Mapping[str, str] | None = None,
         idle_timeout: float = 10.0,
+        queue_timeout: float = QUEUE_TIMEOUT,
         connect_timeout: float = 5.0,
         warm_spare: bool = True,
         max_retries: int = 3,
@@ -86,6 +94,7 @@ class ResponsesWebSocketChannel:
         if api_key:
             headers["Authorization"] = f"Bearer {api_key}"
         self._idle = idle_timeout
+        self._queue_timeout = max(queue_timeout, idle_timeout)
         self._use_cancel = use_cancel_extension
         self._policy = retry_policy or RetryPolicy(max_attempts=max_retries + 1, max_wait=max_wait)
         self._links = Links(
@@ -151,7 +160,7 @@ class ResponsesWebSocketChannel:
         payload = {
             "type": "response.steer",
             "previous_response_id": run.fold.response_id,
-            "input": [_item(Message("user", text))],
+            "input": [item(Message("user", text))],
         }
         try:
             await run.link.ws.send(json.dumps(payload))
@@ -222,11 +231,10 @@ class ResponsesWebSocketChannel:
                 if replayed or error.code not in REPLAY_CODES or run.fold.deltas:
                     raise
                 replayed = True
-                link.chain = None
+                link.chain = None  # the next payload carries the whole context
                 if error.code == "websocket_connection_limit_reached":
-                    self._drop(link, error.code)
+                    self._drop(link, error.code)  # reported as Reconnected(code)
                     link = await self._links.get()
-                self._links.lost = error.code
                 continue
             return
 
@@ -255,7 +263,9 @@ class ResponsesWebSocketChannel:
                         yield fold.finished
                         return
                     self._drop(run.link, "idle timeout")
-                    raise self._timeout(fold) from None
+                    raise stall_error(
+                        self._idle, self._queue_timeout, queued=run.queued, chars=fold.chars,
+                        retryable=fold.deltas == 0 and fold.response_id is None) from None
                 except ConnectionClosed as exc:
                     self._drop(run.link, "connection closed")
                     if run.stopping:
@@ -263,7 +273,7 @@ class ResponsesWebSocketChannel:
                         return
                     raise ChannelError(
                         "connection",
-                        f"connection closed after {fold.deltas} tokens before the response "
+                        f"connection closed {output_so_far(fold.chars)} before the response "
                         f"finished{_close_detail(exc)}",
                         retryable=True,
                     ) from exc
@@ -281,8 +291,14 @@ class ResponsesWebSocketChannel:
                 except ChannelError:
                     self._drop(run.link, "malformed event")  # what follows cannot be trusted
                     raise
+                if run.queued and type(out) is not Queued:
+                    run.queued = False  # anything but a queue notice: the wait is over
+                    watch.set_limit(self._idle)
                 if out is None:
                     continue
+                if type(out) is Queued:
+                    run.queued = True
+                    watch.set_limit(self._queue_timeout)
                 if run.stopping:
                     if fold.finished is not None or not run.link.open:
                         yield TurnFinished("cancelled", None, fold.response_id)
@@ -301,14 +317,6 @@ class ResponsesWebSocketChannel:
 
     # ---- helpers ----
 
-    def _timeout(self, fold: ResponsesFold) -> ChannelError:
-        return ChannelError(
-            "timeout",
-            f"no event from the server for {self._idle:g}s after {fold.deltas} tokens "
-            "(idle timeout)",
-            retryable=fold.deltas == 0 and fold.response_id is None,
-        )
-
     def _drop(self, link: Link, reason: str) -> None:
         self._links.drop(link, reason)
 
@@ -317,49 +325,13 @@ class ResponsesWebSocketChannel:
         if self._running is run and run.fold.finished is None:
             self._drop(run.link, "cancel not acknowledged")
 
-    # ---- chaining ----
+    # ---- chaining (spark_cli.transport.ws_chain) ----
 
     def _payload(self, request: TurnRequest, link: Link, *, generate: bool = True) -> str:
-        messages = request.messages
-        body: dict[str, object] = {"type": "response.create", "model": request.model}
-        chain = link.chain
-        if chain is not None:
-            covered = len(chain.covered)
-            if len(messages) > covered and messages[:covered] == chain.covered:
-                body["previous_response_id"] = chain.response_id
-                messages = messages[covered:]
-        body["input"] = [_item(m) for m in messages]
-        if request.instructions:
-            body["instructions"] = request.instructions
-        if request.max_output_tokens is not None:
-            body["max_output_tokens"] = request.max_output_tokens
-        body["store"] = False
-        if not generate:
-            body["generate"] = False
-        return json.dumps(body)
+        return create_payload(request, link.chain, generate=generate)
 
     def _remember(self, request: TurnRequest, run: _Running) -> None:
-        link, fold = run.link, run.fold
-        finished = fold.finished
-        link.chain = None
-        if (
-            run.stopping
-            or finished is None
-            or finished.status not in ("completed", "incomplete")
-            or fold.response_id is None
-            or len(fold.earlier_texts) != len(run.steers)
-        ):
-            return
-        covered = list(request.messages)
-        for earlier, steer in zip(fold.earlier_texts, run.steers, strict=True):
-            covered.append(Message("assistant", earlier))
-            covered.append(Message("user", steer))
-        covered.append(Message("assistant", fold.text))
-        link.chain = Chain(fold.response_id, tuple(covered))
-
-
-def _item(message: Message) -> dict[str, str]:
-    return {"type": "message", "role": message.role, "content": message.content}
+        run.link.chain = None if run.stopping else chain_after(request, run.fold, run.steers)
 
 
 def _close_detail(exc: ConnectionClosed) -> str:

@@ -21,7 +21,7 @@ from websockets.exceptions import InvalidHandshake, InvalidStatus, InvalidURI
 from websockets.protocol import State
 
 from spark_cli.protocol.channel import ChannelError, Message
-from spark_cli.transport.errors import error_from_body, redact
+from spark_cli.transport.errors import error_from_body, unreachable_error
 
 EXTENSIONS_HEADER = "x-spark-engine-extensions"
 MAX_FRAME = 64 * 2**20
@@ -136,10 +136,7 @@ class Links:
                 api_key=self._api_key,
             ) from None
         except (OSError, TimeoutError, InvalidHandshake, InvalidURI) as exc:
-            detail = redact(str(exc) or type(exc).__name__, self._api_key)
-            raise ChannelError(
-                "connection", f"cannot connect to {self._url}: {detail}", retryable=True
-            ) from None
+            raise unreachable_error(self._url, exc, self._api_key) from None
         self.handshakes += 1
         header = ws.response.headers.get(EXTENSIONS_HEADER, "") if ws.response else ""
         extensions = frozenset(part.strip() for part in header.split(",") if part.strip())

@@ -1,4 +1,4 @@
-from spark_cli.protocol.sse import SSEDecoder, SSEEvent, encode_event
+from spark_cli.protocol.sse import COMMENT, SSEDecoder, SSEEvent, encode_event
 
 
 def decode(raw: bytes) -> list[SSEEvent]:
@@ -33,3 +33,16 @@ def test_unterminated_event_is_dropped_on_flush() -> None:
     assert decoder.feed_line("data: partial") is None
     assert decoder.flush() is None
     assert decoder.feed_line("") is None
+
+
+def test_comments_are_returned_at_once_when_asked_for() -> None:
+    decoder = SSEDecoder(comments=True)
+    assert decoder.feed_line(": queued 3") == SSEEvent("queued 3", COMMENT)
+    assert decoder.feed_line(":no-space") == SSEEvent("no-space", COMMENT)
+    assert decoder.feed_line("data: x") is None
+    assert decoder.feed_line(": between data lines") == SSEEvent("between data lines", COMMENT)
+    assert decoder.feed_line("") == SSEEvent("x")
+
+
+def test_a_named_event_is_never_mistaken_for_a_comment() -> None:
+    assert all(e.event != COMMENT for e in decode(b"event:\ndata: a\n\n"))

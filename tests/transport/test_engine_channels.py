@@ -301,28 +301,97 @@ async def test_http_turns_against_the_engine(engine_factory: Factory, kind: str)
     await ch.aclose()
 
 
-async def test_http_stall_hits_the_idle_timeout(engine_factory: Factory) -> None:
+@pytest.mark.parametrize("kind", ["chat_sse", "responses_sse"])
+async def test_http_stall_hits_the_idle_timeout(engine_factory: Factory, kind: str) -> None:
     from spark_cli.engine.config import FaultConfig
 
     faults = FaultConfig(stall_after_tokens=2, stall_ms=5000)
     engine = await start(engine_factory, ScriptedBrain({}), faults=faults)
-    ch = open_channel("chat_sse", base_url=engine.url + "/v1", api_key=TOKEN, idle_timeout=0.3)
+    ch = open_channel(kind, base_url=engine.url + "/v1", api_key=TOKEN, idle_timeout=0.3)
+    seen: list[ChannelEvent] = []
     with pytest.raises(ChannelError) as info:
-        await collect(ch, user("hi"))
+        async with asyncio.timeout(15):
+            async for event in ch.stream(user("hi")):
+                seen.append(event)
     await ch.aclose()
     assert info.value.kind == "timeout"
+    chars = len(text_of(seen))
+    assert chars and f"after {chars:,} characters of output" in info.value.message
+    assert not info.value.retryable  # output had started: never replayed
 
 
-async def test_http_drop_mid_stream_is_a_clear_error(engine_factory: Factory) -> None:
+@pytest.mark.parametrize("kind", ["chat_sse", "responses_sse"])
+async def test_http_drop_mid_stream_is_a_clear_error(engine_factory: Factory, kind: str) -> None:
     from spark_cli.engine.config import FaultConfig
 
     engine = await start(engine_factory, ScriptedBrain({}), faults=FaultConfig(drop_after_tokens=5))
-    ch = open_channel("chat_sse", base_url=engine.url + "/v1", api_key=TOKEN)
+    ch = open_channel(kind, base_url=engine.url + "/v1", api_key=TOKEN)
+    seen: list[ChannelEvent] = []
     with pytest.raises(ChannelError) as info:
-        await collect(ch, user("hi"))
+        async with asyncio.timeout(15):
+            async for event in ch.stream(user("hi")):
+                seen.append(event)
     await ch.aclose()
     assert info.value.kind == "connection"
     assert "before the response finished" in info.value.message
+    partial = text_of(seen)
+    assert partial and LONG.startswith(partial)
+    assert f"after {len(partial):,} characters of output" in info.value.message
+    assert not any(isinstance(e, WaitingToRetry) for e in seen)  # never retried after output
+
+
+QUEUE_LONG = "".join(f"word{n} " for n in range(400))
+
+
+async def _behind_a_long_answer(engine: Any, second: Any) -> list[ChannelEvent]:
+    """Run ``second`` while another request holds the engine's only stream slot."""
+    first = ws(engine, warm_spare=False)
+    started = asyncio.Event()
+
+    async def run_first() -> None:
+        async for event in first.stream(user("long")):
+            if isinstance(event, TextDelta):
+                started.set()
+
+    async with asyncio.timeout(30):
+        task = asyncio.create_task(run_first())
+        await started.wait()
+        events = await collect(second, user("me too"))
+        await task
+    await first.aclose()
+    await second.aclose()
+    return events
+
+
+@pytest.mark.parametrize("kind", ["chat_sse", "responses_sse"])
+async def test_http_queue_positions_with_one_stream_slot(
+    engine_factory: Factory, kind: str
+) -> None:
+    engine = await start(engine_factory, ScriptedBrain({}, default=QUEUE_LONG[:400]),
+                         max_streams=1, tps=400)
+    second = open_channel(kind, base_url=engine.url + "/v1", api_key=TOKEN)
+    events = await _behind_a_long_answer(engine, second)
+    assert Queued(1) in events
+    assert events.index(Queued(1)) < next(
+        i for i, e in enumerate(events) if isinstance(e, TextDelta))
+    assert events[-1].status == "completed"  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("kind", ["responses_ws", "chat_sse", "responses_sse"])
+async def test_the_idle_timeout_waits_while_the_request_is_queued(
+    engine_factory: Factory, kind: str
+) -> None:
+    """The queue wait (~1.5 s) is far longer than the idle timeout (0.4 s): a request the
+    server said is queued neither fails nor retries (which would rejoin at the back)."""
+    brain = ScriptedBrain({"me too": "served"}, default=QUEUE_LONG)
+    engine = await start(engine_factory, brain, max_streams=1, tps=1000)
+    second = open_channel(kind, base_url=engine.url + "/v1", api_key=TOKEN, idle_timeout=0.4)
+    events = await _behind_a_long_answer(engine, second)
+    assert Queued(1) in events
+    assert not any(isinstance(e, WaitingToRetry) for e in events)
+    assert text_of(events) == "served"
+    assert events[-1].status == "completed"  # type: ignore[union-attr]
+    assert len(brain.seen) == 2  # one request each: nothing was sent again
 
 
 @pytest.mark.parametrize("kind", ["responses_ws", "chat_sse", "responses_sse"])

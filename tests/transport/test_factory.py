@@ -43,3 +43,13 @@ def test_a_bad_base_url_is_refused_clearly(base: str) -> None:
 def test_an_unknown_kind_is_refused() -> None:
     with pytest.raises(ValueError, match="unknown channel kind"):
         open_channel("carrier_pigeon", base_url="http://127.0.0.1:1/v1", api_key=None)  # type: ignore[arg-type]
+
+
+def test_a_bad_url_is_named_without_its_password() -> None:
+    import pytest
+
+    from spark_cli.transport.factory import open_channel
+
+    with pytest.raises(ValueError) as info:
+        open_channel("chat_sse", base_url="ftp://u:s3cr3tpass@host/v1", api_key=None)
+    assert "s3cr3tpass" not in str(info.value) and "***@host" in str(info.value)

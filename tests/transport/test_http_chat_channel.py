@@ -113,7 +113,7 @@ async def test_a_normal_turn_sends_the_standard_body_and_yields_events() -> None
         TurnFinished,
     ]
     assert text_of(events) == "Hello"
-    assert events[-2] == UsageReported(7, 2)
+    assert events[-2] == UsageReported(7, 2, {"queue_time": 0.0001, "completion_time": 0.002})
     assert events[-1] == TurnFinished("completed", None, "chatcmpl-1")
     (req,) = rec.requests
     assert str(req.url) == f"{BASE}/chat/completions"
@@ -154,7 +154,9 @@ async def test_a_stream_that_ends_without_done_or_finish_is_an_error() -> None:
         await collect(ch)
     await ch.aclose()
     assert info.value.kind == "connection"
-    assert "connection closed after 2 tokens before the response finished" in info.value.message
+    assert info.value.message == (
+        "connection closed after 2 characters of output (about 1 token) before the response "
+        "finished")
 
 
 async def test_a_drop_mid_stream_is_a_clear_error_not_retried() -> None:
@@ -170,7 +172,7 @@ async def test_a_drop_mid_stream_is_a_clear_error_not_retried() -> None:
             seen.append(event)
     await ch.aclose()
     assert text_of(seen) == "partial"
-    assert "after 2 tokens" in info.value.message
+    assert "after 7 characters of output (about 2 tokens)" in info.value.message
     assert len(rec.requests) == 1
 
 
@@ -370,7 +372,7 @@ async def test_a_stalled_stream_hits_the_idle_timeout(http_server: Any) -> None:
             await collect(ch)
         await ch.aclose()
     assert info.value.kind == "timeout"
-    assert "0.2s after 2 tokens" in info.value.message
+    assert "0.2s after 2 characters of output (about 1 token)" in info.value.message
 
 
 async def test_stop_closes_the_stream_and_finishes_cancelled(http_server: Any) -> None:
@@ -469,3 +471,25 @@ async def test_the_key_never_reaches_the_logs(caplog: Any) -> None:
     await collect(ch)
     await ch.aclose()
     assert KEY not in caplog.text
+
+
+async def test_time_info_is_carried_from_beside_or_inside_usage() -> None:
+    inside = json.dumps({"id": "c", "choices": [], "usage": {
+        "prompt_tokens": 3, "completion_tokens": 1,
+        "time_info": {"queue_time": 0.5, "completion_time": 0.25, "created": 1.7e9}}})
+    ch = channel(Recorder(ok(sse(chunk("a", "stop"), inside))))
+    events = await collect(ch)
+    await ch.aclose()
+    (usage,) = [e for e in events if isinstance(e, UsageReported)]
+    assert usage.time_info == {"queue_time": 0.5, "completion_time": 0.25, "created": 1.7e9}
+
+
+async def test_queued_comments_become_queued_events_and_other_comments_are_ignored() -> None:
+    from spark_cli.protocol.channel import Queued
+
+    body = b": queued 2\n\n: queued 1\n\n: keep-alive\n\n" + sse(chunk("x", "stop"))
+    ch = channel(Recorder(ok(body)))
+    events = await collect(ch)
+    await ch.aclose()
+    assert [e for e in events if isinstance(e, Queued)] == [Queued(2), Queued(1)]
+    assert text_of(events) == "x"

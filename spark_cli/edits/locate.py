@@ -10,9 +10,8 @@ Steps, in order; the first step with any match decides:
 1. ``exact``: the search lines equal a run of file lines;
 2. ``trailing_ws``: equal after stripping trailing whitespace;
 3. ``indent``: equal after one consistent indentation change (prefix added or
-   removed, or spaces ↔ tabs); the replacement is re-indented the same way;
-4. ``trimmed``: equal after stripping each line; the replacement is
-   re-indented relative to the first matched line;
+   removed, or spaces ↔ tabs);
+4. ``trimmed``: equal after stripping each line;
 5. ``unicode``: equal after `normalize.fold` (NFKC, curly quotes, dashes, NBSP…);
 6. ``blank_lines``: the non-blank lines equal (trimmed) the file's non-blank
    lines of a region, blank lines ignored on both sides (models drop or add
@@ -22,7 +21,9 @@ Steps, in order; the first step with any match decides:
    Never when it would cut a word, nor when it is the start of a longer line
    (that is a misremembered line more often than a fragment).
 Each step is tried with the search as given and then without its leading and
-trailing blank lines (models add them). A lone trailing newline in SEARCH or
+trailing blank lines (models add them). After any step but exact, the replacement
+is adapted by `reindent.reconcile`: lines the model repeats unchanged are the
+file's own, byte for byte, and its indentation is translated to the file's. A lone trailing newline in SEARCH or
 REPLACE is not a line.
 
 Several matches at one step are narrowed, in order, by: ``at_eof`` (matches
@@ -169,7 +170,7 @@ def _located(index: LineIndex, match: Match, step: str, deletion: bool) -> Locat
             end += 1
         elif start > 0:
             start -= 1
-    return Located(start, end, match.replacement, step, match.first + 1)
+    return Located(start, end, match.make(), step, match.first + 1)
 
 
 def _insert(index: LineIndex, replace: list[str], ranges: list[Range],

@@ -17,7 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import accumulate
 
-from spark_cli.edits.normalize import fold, indent_offset, reindent_lines, split_indent
+from spark_cli.edits.normalize import fold, indent_offset, split_indent
+from spark_cli.edits.reindent import reconcile
 
 STEPS = ("exact", "trailing_ws", "indent", "trimmed", "unicode", "blank_lines", "fragment")
 
@@ -97,11 +98,14 @@ def line_index(text: str) -> LineIndex:
 
 @dataclass(frozen=True, slots=True)
 class Match:
+    """A place the search matches; ``make()`` builds its replacement text (only for
+    the match that is chosen: adapting a replacement is the costly part)."""
+
     start: int  # character offsets
     end: int
     first: int  # 0-based first and last line
     last: int
-    replacement: str
+    make: Callable[[], str]
 
 
 def _whole_line_hits(haystack: str, needle: str) -> list[tuple[int, int]]:
@@ -120,9 +124,17 @@ def _whole_line_hits(haystack: str, needle: str) -> list[tuple[int, int]]:
     return hits
 
 
-def _match(index: LineIndex, first: int, count: int, replacement: list[str]) -> Match:
+def _reconciled(index: LineIndex, first: int, search: list[str],
+                replace: list[str]) -> Match:
+    """A match of ``search`` at file line ``first`` whose replacement keeps the file's
+    own text for the lines it does not change (see `reindent.reconcile`)."""
+    count = len(search)
     start, end = index.span(first, count)
-    return Match(start, end, first, first + count - 1, "\n".join(replacement))
+
+    def make() -> str:
+        return "\n".join(reconcile(search, index.lines[first:first + count], replace))
+
+    return Match(start, end, first, first + count - 1, make)
 
 
 def _exact(index: LineIndex, search: list[str], replace: list[str]) -> list[Match]:
@@ -132,7 +144,8 @@ def _exact(index: LineIndex, search: list[str], replace: list[str]) -> list[Matc
     body = "\n".join(replace)
     for pos, first in _whole_line_hits(text, needle):
         if first + len(search) <= index.real:
-            out.append(Match(pos, pos + len(needle), first, first + len(search) - 1, body))
+            out.append(Match(pos, pos + len(needle), first, first + len(search) - 1,
+                             lambda: body))
     return out
 
 
@@ -142,7 +155,7 @@ def _trailing_ws(index: LineIndex, search: list[str], replace: list[str]) -> lis
     out = []
     for _pos, first in _whole_line_hits(haystack, needle):
         if first + len(search) <= index.real:
-            out.append(_match(index, first, len(search), replace))
+            out.append(_reconciled(index, first, search, replace))
     return out
 
 
@@ -161,21 +174,15 @@ def _indent(index: LineIndex, search: list[str], replace: list[str]) -> list[Mat
     for first in _keyed_hits(index, "strip", search):
         pairs = [(s_indents[k], split_indent(index.lines[first + k])[0])
                  for k, line in enumerate(search) if line.strip()]
-        reindent = indent_offset(pairs)
-        if reindent is not None:
-            out.append(_match(index, first, len(search), [reindent(r) for r in replace]))
+        if indent_offset(pairs) is not None:
+            out.append(_reconciled(index, first, search, replace))
     return out
 
 
 def _equal_runs(index: LineIndex, search: list[str], replace: list[str],
                 kind: str) -> list[Match]:
-    out = []
-    lines = index.lines
-    for first in _keyed_hits(index, kind, search):
-        texts = [(s, lines[first + k]) for k, s in enumerate(search) if s.strip()]
-        new = reindent_lines([s for s, _ in texts], [f for _, f in texts], replace)
-        out.append(_match(index, first, len(search), new))
-    return out
+    return [_reconciled(index, first, search, replace)
+            for first in _keyed_hits(index, kind, search)]
 
 
 def _trimmed(index: LineIndex, search: list[str], replace: list[str]) -> list[Match]:
@@ -192,11 +199,21 @@ def _blank_lines(index: LineIndex, search: list[str], replace: list[str]) -> lis
     out = []
     for _pos, k in _whole_line_hits(joined, "\n".join([t.strip() for t in texts])):
         found = rows[k:k + len(texts)]
-        new = reindent_lines(texts, [index.lines[r] for r in found], replace)
-        new = _keep_blank_lines(index, texts, found, replace, new)
         start, end = index.span(found[0], found[-1] - found[0] + 1)
-        out.append(Match(start, end, found[0], found[-1], "\n".join(new)))
+        out.append(Match(start, end, found[0], found[-1],
+                         _blank_lines_maker(index, search, texts, found, replace)))
     return out
+
+
+def _blank_lines_maker(index: LineIndex, search: list[str], texts: list[str],
+                       found: list[int], replace: list[str]) -> Callable[[], str]:
+    def make() -> str:
+        rows = iter(found)
+        file_lines = [index.lines[next(rows)] if s.strip() else None for s in search]
+        new = reconcile(search, file_lines, replace)
+        return "\n".join(_keep_blank_lines(index, texts, found, replace, new))
+
+    return make
 
 
 def _keep_blank_lines(index: LineIndex, texts: list[str], rows: list[int],
@@ -237,7 +254,8 @@ def _fragment(index: LineIndex, search: list[str], replace: list[str]) -> list[M
         rest = text[end:line_end if line_end >= 0 else len(text)]
         starts_line = not text[line_start:pos].strip()
         if not _cuts_word(text, pos, end) and not (starts_line and rest.strip()):
-            out.append(Match(pos, end, first, first, replace[0].strip() if replace else ""))
+            fragment = replace[0].strip() if replace else ""
+            out.append(Match(pos, end, first, first, lambda fragment=fragment: fragment))
         pos = text.find(needle, pos + 1)
     return out
 

@@ -68,8 +68,8 @@ def test_trimmed_with_different_first_indent() -> None:
     hunk = Hunk("a = 1\n  b = 2\n", "a = 1\n  b = 3\n  c = 4\n    d = 5\n")
     found = locate(text, hunk)
     assert found.step == "trimmed"
-    # an indentation the search used maps to the file's; a new one is relative to line 1
-    assert apply(text, found) == "        a = 1\n        b = 3\n        c = 4\n            d = 5\n"
+    # b = 3 sits where b = 2 is; c follows b; d is one model level (2) deeper than c
+    assert apply(text, found) == "        a = 1\n        b = 3\n        c = 4\n          d = 5\n"
 
 
 def test_trimmed_restores_unchanged_lines_exactly() -> None:

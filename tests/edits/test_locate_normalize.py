@@ -8,8 +8,7 @@ from spark_cli.edits.elision import is_elision, split_elided
 from spark_cli.edits.normalize import (
     fold,
     indent_offset,
-    reindent_lines,
-    relative_reindent,
+    indent_unit,
     split_indent,
 )
 
@@ -52,16 +51,12 @@ def test_indent_offset_refuses_inconsistent_offsets() -> None:
     assert indent_offset([]) is None
 
 
-def test_relative_reindent() -> None:
-    shift = relative_reindent("  ", "\t")
-    assert shift("  a") == "\ta" and shift("    b") == "\t  b" and shift("c") == "c"
-
-
-def test_reindent_lines_restores_unchanged_lines() -> None:
-    search = ["if a:", "b()", "c()"]
-    found = ["    if a:", "        b()", "        c()"]
-    assert reindent_lines(search, found, ["if a:", "b()", "d()", "c()"]) == [
-        "    if a:", "        b()", "        d()", "        c()"]  # d follows b
+def test_indent_unit() -> None:
+    assert indent_unit(["    ", "        ", ""]) == "    "
+    assert indent_unit(["  ", "    ", "      "]) == "  "
+    assert indent_unit(["\t", "\t\t"]) == "\t"
+    assert indent_unit(["\t", "    "]) is None
+    assert indent_unit(["", ""]) == ""
 
 
 @pytest.mark.parametrize(("line", "elided"), [

@@ -1,3 +1,3 @@
-def f(x):
+def f(x):   
     y = x + 2
     return y

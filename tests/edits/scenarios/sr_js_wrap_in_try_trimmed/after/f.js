@@ -1,0 +1,10 @@
+function f(a) {
+  try {
+    if (a) {
+      doA();
+    }
+    doB();
+  } catch (e) {
+    log(e);
+  }
+}

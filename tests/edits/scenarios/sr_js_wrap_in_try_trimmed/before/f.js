@@ -1,0 +1,6 @@
+function f(a) {
+  if (a) {
+    doA();
+  }
+  doB();
+}

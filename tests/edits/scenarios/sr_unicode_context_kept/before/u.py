@@ -1,0 +1,3 @@
+def msg():
+    title = "Spark — the CLI"
+    return title

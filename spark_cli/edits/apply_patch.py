@@ -20,8 +20,9 @@ from spark_cli.edits.blocks import BlockRejected, EditKind, FileEdit, Hunk, Pars
 # so a context line whose text is "*** End Patch" (prefixed by a space) stays context.
 BEGIN_PATCH = re.compile(r"([ \t]*)\*\*\* Begin Patch[ \t]*$")
 END_PATCH = re.compile(r"\*\*\* End Patch[ \t]*$")
-FILE_HEADER = re.compile(r"\*\*\* (Add|Delete|Update) File:[ \t]*(.*?)[ \t]*$")
-_MOVE_TO = re.compile(r"\*\*\* Move to:[ \t]*(.*?)[ \t]*$")
+# A path may come in backticks or quotes: `*** Update File: `src/a.py``.
+FILE_HEADER = re.compile(r"\*\*\* (Add|Delete|Update) File:[ \t]*([`'\"]?)(.*?)\2[ \t]*$")
+_MOVE_TO = re.compile(r"\*\*\* Move to:[ \t]*[`'\"]?(.*?)[`'\"]?[ \t]*$")
 _END_OF_FILE = re.compile(r"\*\*\* End of File[ \t]*$")
 _HUNK_HEADER = re.compile(r"@@[ \t]*(.*?)[ \t]*$")
 _UNIFIED_RANGE = re.compile(r"-\d+(?:,\d+)? \+\d+(?:,\d+)? @@[ \t]*(.*)$")
@@ -154,7 +155,7 @@ class PatchEnvelope:
         header = FILE_HEADER.match(text)
         if header:
             self._push(items, self._finish(lineno))
-            kind, path = _KINDS[header.group(1)], header.group(2)
+            kind, path = _KINDS[header.group(1)], header.group(3)
             if not path:
                 items.append(BlockRejected(
                     f"line {lineno}: '*** {header.group(1)} File:' needs a relative path, e.g. "

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from spark_cli.edits.blocks import FileEdit, Hunk
 
 _FENCE_RUN = re.compile(r"^[ \t]*(`{3,}|~{3,})", re.MULTILINE)
+_RULE = re.compile(r"^[ \t]*(={5,9})[ \t]*$", re.MULTILINE)
 
 
 def _lines(text: str) -> list[str]:
@@ -37,13 +38,21 @@ def _fence_for(body: str, lang: str) -> str:
     return "`" * max(3, longest + 1) + lang
 
 
+def _marker_width(text: str) -> int:
+    """7, or another width (5 to 9) when the text has '=======' lines of that width."""
+    used = {len(m.group(1)) for m in _RULE.finditer(text)}
+    return next((n for n in (7, 9, 8, 6, 5) if n not in used), 7)
+
+
 def render_search_replace(path: str, search: str, replace: str, fence: str | None = "") -> str:
     """One SEARCH/REPLACE block: the path line, an optional fence, the markers, a final newline.
 
-    `fence` is the fence's language ("" = a plain ``` fence, None = no fence).
+    `fence` is the fence's language ("" = a plain ``` fence, None = no fence). The markers
+    are 7 characters wide unless the text has '=' lines that wide (then 9, 8, ...).
     """
-    body = (f"<<<<<<< SEARCH\n{_with_newline(search)}=======\n"
-            f"{_with_newline(replace)}>>>>>>> REPLACE\n")
+    n = _marker_width(search + "\n" + replace)
+    body = (f"{'<' * n} SEARCH\n{_with_newline(search)}{'=' * n}\n"
+            f"{_with_newline(replace)}{'>' * n} REPLACE\n")
     if fence is None:
         return f"{path}\n{body}"
     opener = _fence_for(body, fence)

@@ -13,15 +13,22 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from spark_cli.edits.path_hints import info_path, looks_like_path
+
 HEAD = 256  # how much of a partial line the release test looks at
 
 _HEREDOC_WORDS = r"(?:apply_patch|applypatch|cat|bash|sh|zsh|python3?|git)"
 _TWO_TOKENS = re.compile(r"\S\s+\S")
 # Starts that may still grow into a special line even with several words.
 _FILE_LABEL = r"(?:(?i:file(?:name)?|path)[ \t]*:(?:\*\*)?[ \t]*)"  # "File: " before a path
+# A path line may sit in a heading or a comment: "## src/a.py", "// src/a.ts", "<!-- a.html -->".
+_PATH_LEAD = r"(?:#{1,6}[ \t]+|//[ \t]*|--[ \t]+|/\*[ \t]*|<!--[ \t]*)?"
+_PATH_TAIL = r"(?:[ \t]*(?:\*/|-->))?"
+_PATH_TAIL_START = r"(?:[ \t]*(?:\*/?|-{1,2}>?))?"  # every start of a _PATH_TAIL
 _HOLD_START = re.compile(
     r"[ \t]*(?:<{1,4}$|<{5}|>{1,4}$|>{5}|`{1,2}$|`{3}|~{1,2}$|~{3}|\*\*|\$[ \t]"
-    r"|(?:#{1,6}[ \t]+)?(?:\*\*)?" + _FILE_LABEL + r"?\S*[ \t]*$|" + _HEREDOC_WORDS + r"[ \t])"
+    r"|" + _PATH_LEAD + r"(?:\*\*)?" + _FILE_LABEL + r"?\S*" + _PATH_TAIL_START + r"[ \t]*$|"
+    + _HEREDOC_WORDS + r"[ \t])"
 )
 _FENCE = re.compile(r"[ \t]*(`{3,}|~{3,})[ \t]*(.*?)[ \t]*$")
 _FENCE_CLOSE = re.compile(r"[ \t]*(`{3,}|~{3,})[ \t]*$")
@@ -29,8 +36,8 @@ _HEREDOC = re.compile(
     r"[ \t]*(?:\$[ \t]*)?" + _HEREDOC_WORDS + r"\b.*?<<-?[ \t]*(['\"]?)(\w+)\1"
 )
 _PATH_LINE = re.compile(
-    r"[ \t]*(?:#{1,6}[ \t]+)?(?:\*\*)?" + _FILE_LABEL
-    + r"?`?(?P<path>[^\s`*]+?)`?(?:\*\*)?:?[ \t]*$"
+    r"[ \t]*" + _PATH_LEAD + r"(?:\*\*)?(?P<label>" + _FILE_LABEL
+    + r")?`?(?P<path>[^\s`*]+?)`?:?(?:\*\*)?:?" + _PATH_TAIL + r"[ \t]*$"
 )
 
 # Inside a broken block only a line that clearly names a file counts as a path line.
@@ -40,14 +47,6 @@ _LIKELY_PATH = re.compile(r"`?[\w.\-]*[\w\-]+[./][\w./\-]+`?:?$")
 def may_be_special(head: str) -> bool:
     """Whether a line starting with `head` could still be a marker, fence or path line."""
     return _TWO_TOKENS.search(head) is None or _HOLD_START.match(head) is not None
-
-
-def info_path(info: str) -> str | None:
-    """A path given in a fence's info string (```python src/app.py, ```src/app.py)."""
-    words = info.replace(":", " ").split()
-    if words and ("/" in words[-1] or "." in words[-1].lstrip(".")):
-        return words[-1]
-    return None
 
 
 @dataclass(slots=True)
@@ -86,6 +85,6 @@ def classify(text: str, open_fence: Fence | None) -> tuple[str, object] | None:
     if heredoc is not None and "patch" in text:
         return "heredoc", heredoc.group(2)
     path = _PATH_LINE.match(text)
-    if path is not None:
+    if path is not None and (path.group("label") or looks_like_path(path.group("path"))):
         return "path", path.group("path")
     return None

@@ -10,18 +10,23 @@ How it stays cheap on the hot path: it keeps the current partial line as a list
 of pieces and only looks at complete lines (each once). A partial prose line is
 released as soon as its first 256 characters prove it cannot become a marker, a
 fence, a heredoc opener or a path line (`prose_lines.may_be_special`); the
-full-line reading uses the same test, so the result never depends on where the
-chunks split.
+full-line reading uses the same test (a partial line ending in a CR is judged
+both with and without it, as it may be the CR of a CRLF), so the result never
+depends on where the chunks split.
 Lines that may introduce a block (a path line, an opening fence, a heredoc
-opener) are held back until the line after them shows what they were.
+opener) are held back until the line after them shows what they were. The last
+prose line is kept as its pieces and joined only when a block opens without a
+path, so a line such as ``In `src/app.py`:`` can name its file
+(`path_hints.mention_path`). A byte-order mark at the very start is dropped.
 """
 
 from __future__ import annotations
 
 from spark_cli.edits.apply_patch import BEGIN_PATCH, END_PATCH, FILE_HEADER, PatchEnvelope
 from spark_cli.edits.blocks import BlockRejected, ParsedItem, ProseDelta
+from spark_cli.edits.path_hints import mention_path
 from spark_cli.edits.prose_lines import HEAD, Fence, classify, likely_path, may_be_special
-from spark_cli.edits.search_replace import REPLACE_MARK, SEARCH_MARK, SearchReplaceBlock
+from spark_cli.edits.search_replace import REPLACE_MARK, SearchReplaceBlock, search_marker
 
 # (kind, raw line, value): a held line that may introduce a block.
 _Pending = tuple[str, str, object]
@@ -33,6 +38,8 @@ class EditStreamParser:
 
     def __init__(self) -> None:
         self._parts: list[str] = []  # the partial line
+        self._rel: list[str] = []  # the partial line already released as prose
+        self._started = False  # a first character was seen (a BOM before it is dropped)
         self._head = ""  # its first HEAD characters
         self._released = False  # the partial line already went out as prose
         self._lineno = 0  # complete lines seen
@@ -45,10 +52,16 @@ class EditStreamParser:
         self._heredoc_end: str | None = None  # terminator expected on the next line
         self._prose: list[str] = []
         self._out: list[ParsedItem] = []
+        self._last: list[str] | None = None  # the last non-blank prose line (its pieces)
+        self._gap = 0  # blank prose lines since then
 
     # -- public ---------------------------------------------------------------------
     def feed(self, chunk: str) -> list[ParsedItem]:
         """Take the next chunk; returns the items it completed."""
+        if not self._started and chunk:
+            self._started = True
+            if chunk[0] == "\ufeff":
+                chunk = chunk[1:]
         start = 0
         find = chunk.find
         while (nl := find("\n", start)) >= 0:
@@ -58,6 +71,8 @@ class EditStreamParser:
             if self._released:
                 self._prose.append(piece + "\n")
                 self._released = False
+                self._rel.append(piece)
+                self._last, self._rel, self._gap = self._rel, [], 0
                 continue
             if self._parts:
                 self._parts.append(piece)
@@ -69,14 +84,16 @@ class EditStreamParser:
             rest = chunk[start:] if start else chunk
             if self._released:
                 self._prose.append(rest)
+                self._rel.append(rest)
             else:
                 self._parts.append(rest)
                 if len(self._head) < HEAD:  # once full, the verdict below cannot change
-                    self._head = (self._head + rest)[:HEAD]
-                    if self._block is None and not may_be_special(self._head):
+                    head = self._head = (self._head + rest)[:HEAD]
+                    if self._block is None and not may_be_special(head) and not (
+                            head[-1] == "\r" and may_be_special(head[:-1])):  # CR of CRLF?
                         self._plain_started()
                         self._prose.extend(self._parts)
-                        self._parts.clear()
+                        self._rel, self._parts = self._parts, []
                         self._head = ""
                         self._released = True
         return self._drain()
@@ -90,6 +107,7 @@ class EditStreamParser:
             self._lineno += 1
             self._line(line, line)
         self._released = False
+        self._rel = []
         block, self._block = self._block, None
         if isinstance(block, SearchReplaceBlock):
             self._emit(block.close(self._lineno))
@@ -125,9 +143,13 @@ class EditStreamParser:
                 self._block = None
                 self._emit(item)
                 if not consumed:
-                    if SEARCH_MARK.match(text):
+                    if search_marker(text):
                         self._hold_tail(block.tail(2))
                     self._prose_line(text, raw)
+                elif self._fence is not None:  # '>>>>>>> REPLACE```' closes the fence too
+                    end = REPLACE_MARK.match(text)
+                    if end and end.group("fence") and self._fence.closed_by(end.group("fence")):
+                        self._fence = None
         else:
             self._envelope_line(block, text, raw)
 
@@ -174,16 +196,26 @@ class EditStreamParser:
                 char, length, _path = value  # type: ignore[misc]
                 self._fence = Fence(char, length, consumed=False)
             self._prose.append(raw)
+            self._note(raw)
+
+    def _note(self, text: str) -> None:
+        """Remember a prose line: the last one may name the next block's file."""
+        if text.strip():
+            self._last, self._gap = [text], 0
+        else:
+            self._gap += 1
 
     def _prose_line(self, text: str, raw: str) -> None:
         if not may_be_special(text[:HEAD]):
             self._plain_started()
             self._prose.append(raw)
+            self._last, self._gap = [text], 0
             return
         stripped = text.strip()
         if self._heredoc_end is not None:
             if stripped.rstrip("'\"") == self._heredoc_end:  # EOF, or EOF' of bash -lc '...'
                 self._heredoc_end = None
+                self._last = None
                 return
             if stripped:
                 self._heredoc_end = None
@@ -191,6 +223,7 @@ class EditStreamParser:
         if fence is not None and fence.closed_by(text):
             self._release_pending()
             self._fence = None
+            self._last = None
             if not fence.consumed:
                 self._prose.append(raw)
             return
@@ -210,9 +243,11 @@ class EditStreamParser:
                 return
             self._release_pending()
             self._prose.append(raw)
+            self._note(text)
             return
         self._plain_started()
         self._prose.append(raw)
+        self._note(text)
 
     def _can_hold(self, kind: str) -> bool:
         """Whether a line of `kind` can join the held lines (at most a path and a fence,
@@ -223,8 +258,9 @@ class EditStreamParser:
         return not held or (len(held) < 2 and kind in _FOLLOWS[held[-1]])
 
     def _marker_line(self, text: str, stripped: str, raw: str) -> bool:
-        if SEARCH_MARK.match(text):
-            self._start_search(raw)
+        search = search_marker(text)
+        if search is not None:
+            self._start_search(raw, search.group(1), len(search.group(2)), search.group("path"))
             return True
         begin = BEGIN_PATCH.match(text)
         if begin:
@@ -232,6 +268,7 @@ class EditStreamParser:
             return True
         if END_PATCH.match(stripped):  # a stray end (e.g. of a broken envelope): swallow it
             self._release_pending()
+            self._last = None
             return True
         if FILE_HEADER.match(stripped):  # a file section without '*** Begin Patch'
             self._start_envelope(text[: len(text) - len(text.lstrip())])
@@ -241,6 +278,7 @@ class EditStreamParser:
         if REPLACE_MARK.match(text):
             path = next((v for k, _r, v in self._pending if k == "path"), None)
             self._release_pending()
+            self._last = None
             self._emit(BlockRejected(
                 f"line {self._lineno}: '>>>>>>> REPLACE' without an open '<<<<<<< SEARCH' "
                 "block: write the path line, '<<<<<<< SEARCH', the exact lines to find, "
@@ -250,7 +288,10 @@ class EditStreamParser:
         return False
 
     # -- block starts ---------------------------------------------------------------
-    def _start_search(self, raw: str) -> None:
+    def _start_search(self, raw: str, indent: str, marker: int, on_line: str | None) -> None:
+        """Open a block. Its file: a path after SEARCH on the marker line, else the path
+        line, else the fence's info string, else the file the prose line just before it
+        names, else the previous block's file."""
         if any(kind == "heredoc" for kind, _r, _v in self._pending):
             self._release_pending()
         path: str | None = None
@@ -262,10 +303,14 @@ class EditStreamParser:
                 self._fence = Fence(char, length, consumed=True)
                 path = path or info_path
         self._pending.clear()
+        path = on_line or path
+        if path is None and self._last is not None and self._gap <= 1:
+            path = mention_path("".join(self._last))
         path = path or self._sticky
         self._sticky = path
+        self._last = None
         self._heredoc_end = None
-        self._block = SearchReplaceBlock(path, self._lineno, raw)
+        self._block = SearchReplaceBlock(path, self._lineno, raw, marker, indent)
 
     def _start_envelope(self, indent: str) -> None:
         for kind, raw, value in self._pending:
@@ -277,6 +322,7 @@ class EditStreamParser:
             else:
                 self._prose.append(raw)
         self._pending.clear()
+        self._last = None
         self._heredoc_end = None
         self._indent = indent
         self._block = PatchEnvelope(self._lineno)

@@ -107,3 +107,8 @@ def test_diff_round_trips_through_the_parser(old: list[str], new: list[str], ctx
         return
     (edit,) = edits
     assert apply_hunks(a, edit) == b
+
+
+def test_render_search_replace_markers_avoid_the_texts_divider_width() -> None:
+    text = render_search_replace("doc.rst", "Title\n=======\n", "Title\n=========\n", fence=None)
+    assert text.splitlines()[1] == "<<<<<<<< SEARCH" and "\n========\n" in text

@@ -1,9 +1,9 @@
 """Properties of the streaming edit parser on random answers built with formats.py.
 
 Random answers are prose mixed with rendered SEARCH/REPLACE blocks and apply_patch
-envelopes. Whatever the chunk split, the parser gives exactly the same items
-(after merging adjacent prose), every block round-trips, and a stream cut
-anywhere never yields an edit for the block the cut falls in.
+envelopes, with LF or CRLF line ends. Whatever the chunk split, the parser gives
+exactly the same items (after merging adjacent prose), every block round-trips,
+and a stream cut anywhere never yields an edit for the block the cut falls in.
 """
 
 from __future__ import annotations
@@ -34,14 +34,17 @@ prose = st.lists(prose_line, min_size=1, max_size=4).map(lambda ls: "".join(x + 
 
 
 def _is_marker(line: str) -> bool:
-    return any(p.match(line) for p in (SEARCH_MARK, DIVIDER, REPLACE_MARK, BEGIN_PATCH,
-                                       END_PATCH))
+    """Marker lines cannot be block text; '=======' lines can (the rendered markers then
+    get another width), but only two widths are drawn, so a free width always remains."""
+    if DIVIDER.match(line):
+        return line.strip() not in ("=====", "=======")
+    return any(p.match(line) for p in (SEARCH_MARK, REPLACE_MARK, BEGIN_PATCH, END_PATCH))
 
 
 code_line = st.one_of(
     st.text(string.ascii_letters + string.digits + " \t()[]{}=+-*/#:'\"`<>.,_~@$!", max_size=30),
     st.sampled_from(["```", "````python", "~~~", "*** Begin", "@@", "-", "+", " ", "=====",
-                     "<<<<<<< HEAD", ">>>>>>> other", "*** End of File", "EOF"]),
+                     "=======", "<<<<<<< HEAD", ">>>>>>> other", "*** End of File", "EOF"]),
 ).filter(lambda line: not _is_marker(line))
 code = st.lists(code_line, max_size=5).map(lambda ls: "".join(x + "\n" for x in ls))
 path = st.builds(lambda d, n, e: f"{d}{n}.{e}", st.sampled_from(["", "src/", "a/b/"]),
@@ -125,6 +128,16 @@ def answers(draw: st.DrawFn) -> Answer:
             answer.expected.append(shape(edit))
             answer.spans.append((lo, hi + 1, len(answer.spans)))  # a cut at `hi` loses it too
         answer.text += text
+    if draw(st.booleans()):  # the same answer with CRLF line ends: same blocks
+        text = answer.text
+
+        def crlf(offset: int) -> int:
+            return offset + text.count("\n", 0, offset)
+
+        answer.spans = [(crlf(lo), crlf(hi), i) for lo, hi, i in answer.spans]
+        answer.expected = [x.replace("\n", "\r\n") if isinstance(x, str) else x
+                           for x in answer.expected]
+        answer.text = text.replace("\n", "\r\n")
     return answer
 
 

@@ -1,0 +1,123 @@
+"""Which words in a model's answer name a file: path lines, fence info strings, prose.
+
+`looks_like_path` is the test for a line that is only a path (`src/app.py`,
+`Makefile`, `.env`): it must contain a `/`, end in an extension, or be a
+well-known bare filename, so a word such as `Next:` or `Changes:` is never taken
+for a file. `mention_path` reads a prose line that introduces a block
+(``In `src/app.py`:``, ``### Update `src/app.py` ``, ``1. `src/app.py` ``): a
+line naming exactly one file, either ending with a colon, a heading, or nothing
+but that file. These run once per complete line or once per block, never per
+character.
+"""
+
+from __future__ import annotations
+
+import re
+
+BARE_FILENAMES = frozenset({
+    "Makefile", "makefile", "GNUmakefile", "Dockerfile", "Containerfile", "Jenkinsfile",
+    "Vagrantfile", "Procfile", "Gemfile", "Rakefile", "Brewfile", "Podfile", "Fastfile",
+    "Justfile", "justfile", "Caddyfile", "Snakefile", "Pipfile", "Tiltfile", "Earthfile",
+    "LICENSE", "LICENCE", "COPYING", "README", "CHANGELOG", "AUTHORS", "CONTRIBUTORS",
+    "NOTICE", "CODEOWNERS", "OWNERS", "BUILD", "WORKSPACE", "VERSION", "MANIFEST",
+})
+# Extensions a bare word in prose must end with to count as a file (`app.py`, not `os.path`).
+_EXTENSION_WORDS = """
+py pyi pyx ipynb js jsx mjs cjs ts tsx mts cts json jsonc json5 md mdx markdown rst txt adoc
+org tex bib toml yaml yml ini cfg conf env properties lock go mod sum rs java kt kts groovy
+gradle scala sc c h cc cpp cxx hpp hh hxx ino cs fs fsx vb rb erb rake gemspec php swift m mm
+sh bash zsh fish ps1 psm1 bat cmd html htm xhtml css scss sass less styl vue svelte astro sql
+prisma graphql gql proto thrift xml xsd xsl svg lua pl pm r rmd jl ex exs erl hrl hs lhs ml
+mli clj cljs cljc edn dart tf tfvars hcl nix zig v sv vhd vhdl asm s cmake mk dockerfile
+csv tsv j2 jinja jinja2 ejs hbs mustache twig liquid njk el vim cabal elm purs nim cr d
+pas sol move cairo wgsl glsl hlsl frag vert http rest txtar patch diff cue dhall bzl
+star gitignore gitattributes editorconfig dockerignore npmrc nvmrc babelrc eslintrc
+prettierrc
+"""
+CODE_EXTENSIONS = frozenset(_EXTENSION_WORDS.split())
+
+_BAD_CHARS = re.compile(r"[\s`*'\"<>|(){}\[\],;=$!?]")
+_EXT = re.compile(r"[^./]\.([A-Za-z][\w+-]*)$")
+_DOTFILE = re.compile(r"\.[A-Za-z][\w.-]*$")
+_LABEL = re.compile(r"(?i:file(?:name)?|path)[ \t]*:[ \t]*")
+# Leading markdown a prose line may carry: quotes, a heading, a bullet, a number.
+_LEAD = re.compile(r"[ \t]*(?:>[ \t]*)*(#{1,6}[ \t]+|[-*+][ \t]+|\d{1,3}[.)][ \t]+)?")
+_SPAN = re.compile(r"\*\*`([^`\n]+)`\*\*|`([^`\n]+)`|\*\*([^*`\n]+)\*\*|(\S+)")
+_PAREN_TAIL = re.compile(r"[ \t]*\([^()]*\)[ \t]*$")
+_WORD_EDGE = "\"'()[]<>,;:.!?*"
+
+
+def looks_like_path(word: str, spaces: bool = False) -> bool:
+    """Whether `word` (one line's path, undecorated) names a file rather than a word."""
+    if not word or "://" in word or word[-1] in "./\\" or word[0] == "-":
+        return False
+    if not spaces and _BAD_CHARS.search(word):
+        return False
+    if spaces and _BAD_CHARS.search(word.replace(" ", "")):
+        return False
+    name = word.replace("\\", "/").rsplit("/", 1)[-1]
+    if not any(c.isalnum() for c in name):
+        return False
+    if "/" in word.replace("\\", "/"):
+        return True
+    return (name in BARE_FILENAMES or _EXT.search(name) is not None
+            or _DOTFILE.fullmatch(name) is not None)
+
+
+def names_file(word: str, spaces: bool = False) -> bool:
+    """Stricter, for words inside sentences: a path with a folder or a known extension."""
+    if not looks_like_path(word, spaces):
+        return False
+    name = word.replace("\\", "/").rsplit("/", 1)[-1]
+    if name in BARE_FILENAMES:
+        return True
+    ext = _EXT.search(name) or _DOTFILE.fullmatch(name)
+    if ext is None:
+        return False
+    if "/" in word.replace("\\", "/"):
+        return True
+    return name.rsplit(".", 1)[-1].lower() in CODE_EXTENSIONS
+
+
+def info_path(info: str) -> str | None:
+    """A path in a fence's info string: ```python src/app.py, ```python:src/app.py,
+    ```src/app.py, ```python title="src/app.py"."""
+    for word in reversed(re.split(r"[\s:{}]+", info)):
+        value = word.split("=", 1)[1] if "=" in word else word
+        value = value.strip("\"'`")
+        if value and looks_like_path(value):
+            return value
+    return None
+
+
+def mention_path(line: str) -> str | None:
+    """The one file a prose line introducing a block names, else None."""
+    lead = _LEAD.match(line)
+    assert lead is not None
+    heading = (lead.group(1) or "").startswith("#")
+    body = line[lead.end():].strip()
+    label = _LABEL.match(body)
+    if label is not None:
+        body = body[label.end():]
+    introduces = body.rstrip("*` \t").endswith(":")
+    found: list[str] = []
+    rest: list[str] = []
+    for match in _SPAN.finditer(body):
+        decorated = match.group(1) or match.group(2) or match.group(3)
+        if decorated is not None:
+            word = decorated.strip().rstrip(":")
+            if names_file(word, spaces=True):
+                found.append(word)
+                continue
+        else:
+            word = match.group(4).strip(_WORD_EDGE)  # a bare word loses its ':' or '.'
+            if names_file(word):
+                found.append(word)
+                continue
+        rest.append(match.group(0))
+    if len(set(found)) != 1:
+        return None
+    if introduces or heading:
+        return found[0]
+    leftover = _PAREN_TAIL.sub("", " ".join(rest)).strip(" \t*:")
+    return found[0] if not leftover else None

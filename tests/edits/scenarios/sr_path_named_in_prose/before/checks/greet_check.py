@@ -1,0 +1,5 @@
+from app import greet
+
+
+def test_greet():
+    assert greet("a") == "hello a"

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, TextIO
 import typer
 
 if TYPE_CHECKING:
-    from spark_cli.edits.blocks import FileEdit
+    from spark_cli.edits.blocks import BlockRejected, FileEdit
     from spark_cli.edits.outcome import EditOutcome
 
 EXIT_OK, EXIT_REFUSED, EXIT_USAGE = 0, 1, 2
@@ -38,17 +38,15 @@ class _UsageError(Exception):
     pass
 
 
-def parse_edit_text(text: str) -> tuple[list[FileEdit], list[str]]:
-    """(file edits, parse-error messages) of a whole edit text, via the streaming parser."""
+def parse_edit_text(text: str) -> tuple[list[FileEdit], list[BlockRejected]]:
+    """(file edits, malformed blocks) of a whole edit text, via the streaming parser."""
     from spark_cli.edits.blocks import BlockRejected, FileEdit
     from spark_cli.edits.stream_parser import EditStreamParser
 
     parser = EditStreamParser()
     events = [*parser.feed(text), *parser.close()]
     edits = [e for e in events if isinstance(e, FileEdit)]
-    # the messages carry their line numbers
-    errors = [e.message for e in events if isinstance(e, BlockRejected)]
-    return edits, errors
+    return edits, [e for e in events if isinstance(e, BlockRejected)]
 
 
 def _print_diff(diff: str, out: TextIO, color: bool) -> None:
@@ -93,15 +91,18 @@ def run_apply(text: str, root: Path, *, check: bool = False, as_json: bool = Fal
     out = out or sys.stdout
     edits, errors = parse_edit_text(text)
     if errors or not edits:
-        problems = errors or ["no edit blocks found (expected SEARCH/REPLACE blocks or a "
-                              "'*** Begin Patch' envelope)"]
+        # the messages carry their line numbers; JSON has them as fields too
+        problems = [(e.message, e.line, e.path) for e in errors] or [(
+            "no edit blocks found (expected SEARCH/REPLACE blocks or a '*** Begin Patch' "
+            "envelope)", None, None)]
         if as_json:
-            for problem in problems:
-                out.write(json.dumps({"type": "parse_error", "message": problem}) + "\n")
+            for problem, line, path in problems:
+                out.write(json.dumps({"type": "parse_error", "message": problem, "line": line,
+                                      "path": path}) + "\n")
             out.write(json.dumps({"type": "summary", "applied": 0, "refused": 0,
                                   "parse_errors": len(problems), "dry_run": check}) + "\n")
         else:
-            for problem in problems:
+            for problem, _line, _path in problems:
                 typer.echo(f"spark apply: parse error: {problem}", err=True)
             typer.echo("spark apply: nothing was applied", err=True)
         return EXIT_USAGE

@@ -102,6 +102,17 @@ def test_parse_errors_exit_2_and_apply_nothing(repo, text) -> None:
     assert (repo / "app.py").read_text() == PY
 
 
+def test_json_parse_errors_carry_their_line_and_path(repo) -> None:
+    text = "Intro.\napp.py\n<<<<<<< SEARCH\nx\n>>>>>>> REPLACE\n"
+    result = run(["apply", "--json", "--root", str(repo)], text)
+    assert result.exit_code == 2
+    error, summary = [json.loads(line) for line in result.output.splitlines() if line.strip()]
+    assert error["type"] == "parse_error" and error["line"] == 5 and error["path"] == "app.py"
+    assert summary["parse_errors"] == 1
+    result = run(["apply", "--json", "--root", str(repo)], "no blocks here\n")
+    assert json.loads(result.output.splitlines()[0])["line"] is None
+
+
 def test_usage_errors_exit_2(repo) -> None:
     assert run(["apply", str(repo / "no-such.patch"), "--root", str(repo)]).exit_code == 2
     assert run(["apply", "--root", str(repo / "nope")], GOOD).exit_code == 2

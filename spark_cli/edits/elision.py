@@ -1,35 +1,111 @@
 """Elision lines (`...`, `# ... existing code ...`) in SEARCH/REPLACE text.
 
-Models shorten long SEARCH blocks with a placeholder line. spark never guesses
-what a placeholder stands for, but when SEARCH and REPLACE carry the SAME
-placeholder lines in the same order, the hunk is unambiguous: each piece
-between placeholders is located on its own (strict ladder, in order) and the
-file text under each placeholder is kept as it is. `split_elided` finds those
-pieces; anything else (placeholders only on one side, a piece with no text) is
-not an elided hunk, and a missing match mentions the placeholder instead.
+Models shorten long blocks with a placeholder line. spark never guesses what a
+placeholder stands for:
+
+- when SEARCH and REPLACE carry the SAME placeholder lines in the same order,
+  the hunk is unambiguous: each piece between placeholders is located on its own
+  (strict ladder, in order) and the file text under each placeholder is kept as
+  it is (`split_elided`). A placeholder that is the first or last line of both
+  SEARCH and REPLACE stands for nothing that changes: it is dropped;
+- a placeholder in REPLACE that SEARCH does not have would delete the code it
+  stands for: `unbacked_placeholder` finds it, and the hunk is refused (unless
+  the file itself has that line where the hunk applies). That check uses the
+  stricter `is_placeholder`: a comment that is only `...`, or says "existing
+  code", "rest of …", "unchanged" and the like; a bare `...` line is not one
+  (Python's Ellipsis, prose).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from itertools import pairwise
 
 ELISION = re.compile(
     r"^\s*(?:(?:#|//|--|/\*|<!--|;)\s*)?(?:\.\.\.|…)(?:\s*\S.*)?$|"
     r"^\s*(?:#|//|/\*|<!--)\s*(?:\.\.\.\s*)?(?:rest|existing|unchanged|same)\b.*$", re.I)
 
+_MARK = r"(?:#+|//+|--|;+|\*|/\*+|<!--|\{/\*)"
+_DOTS = r"(?:\.{3,}|…)"
+_WORDS = (r"(?:existing|rest\s+of|remainder|remaining|unchanged|the\s+same|same\s+as|previous|"
+          r"other|omitted|as\s+(?:before|is)|snip|etc|more\s+code|keep\b)")
+_CLOSE = r"[\s.…*/>\-}]*"
+_PLACEHOLDER = (
+    rf"^[ \t]*{_MARK}[ \t]*{_DOTS}{_CLOSE}$|"  # "# ...", "/* ... */", "<!-- ... -->"
+    rf"^[ \t]*{_MARK}[ \t]*{_DOTS}[^\n]*?\b{_WORDS}[^\n]*$|"  # "// ... existing code ..."
+    rf"^[ \t]*{_MARK}[ \t]*[(\[]?[ \t]*{_WORDS}[^\n]*\b(?:code|unchanged|here|before|"
+    rf"as\s+is|methods?|functions?|fields?|content|lines?|body|implementation|file|"
+    rf"imports?|tests?|logic|same)\b[^\n]*$|"  # "# rest of the function unchanged"
+    rf"^[ \t]*{_MARK}[ \t]*[(\[][ \t]*(?:unchanged|omitted|existing)[ \t]*[)\]]{_CLOSE}$|"
+    rf"^[ \t]*{_DOTS}[ \t]*[^\n]*?\b{_WORDS}[^\n]*$"  # "... existing code ..."
+)
+_PLACEHOLDER_LINE = re.compile(_PLACEHOLDER, re.I)
+_PLACEHOLDER_ANY = re.compile(_PLACEHOLDER, re.I | re.M)
+
 
 def is_elision(line: str) -> bool:
-    """Does ``line`` look like a placeholder for omitted code?"""
+    """Does ``line`` look like a placeholder for omitted code (broadly)?"""
     return ELISION.match(line) is not None
+
+
+def is_placeholder(line: str) -> bool:
+    """Is ``line`` a placeholder comment for sure (strict: what refusals rely on)?"""
+    return _PLACEHOLDER_LINE.match(line) is not None
+
+
+def unbacked_placeholder(search: Iterable[str], replace_text: str,
+                         region: Iterable[str] = ()) -> str | None:
+    """The first placeholder line of ``replace_text`` that neither SEARCH nor the
+    matched file ``region`` has (stripped), or None."""
+    if _PLACEHOLDER_ANY.search(replace_text) is None:  # one C scan: the usual case
+        return None
+    backed = {line.strip() for line in search} | {line.strip() for line in region}
+    for line in replace_text.split("\n"):
+        if is_placeholder(line) and line.strip() not in backed:
+            return line.strip()
+    return None
+
+
+def _drop_edges(search: list[str], replace: list[str]) -> tuple[list[str], list[str]]:
+    """Drop a placeholder that is the first (or last) non-blank line of both sides."""
+    def first(lines: list[str]) -> int:
+        return next((i for i, line in enumerate(lines) if line.strip()), len(lines))
+
+    def last(lines: list[str]) -> int:
+        return next((i for i in range(len(lines) - 1, -1, -1) if lines[i].strip()), -1)
+
+    while search and replace:
+        s, r = first(search), first(replace)
+        if s < len(search) and r < len(replace) and is_elision(search[s]) \
+                and search[s].strip() == replace[r].strip():
+            search, replace = search[s + 1:], replace[r + 1:]
+            continue
+        s, r = last(search), last(replace)
+        if s >= 0 and r >= 0 and is_elision(search[s]) and search[s].strip() == replace[r].strip():
+            search, replace = search[:s], replace[:r]
+            continue
+        break
+    return search, replace
 
 
 def split_elided(search: list[str],
                  replace: list[str]) -> list[tuple[list[str], list[str]]] | None:
-    """(search piece, replace piece) pairs around matching placeholder lines, or None."""
+    """(search piece, replace piece) pairs around matching placeholder lines, or None.
+
+    Placeholders at the edges of both sides are dropped first; what remains must
+    have placeholders at the same places on both sides, with text between them.
+    """
+    trimmed = _drop_edges(search, replace)
+    dropped = trimmed != (search, replace)
+    search, replace = trimmed
     s_marks = [i for i, line in enumerate(search) if is_elision(line)]
     r_marks = [i for i, line in enumerate(replace) if is_elision(line)]
-    if not s_marks or len(s_marks) != len(r_marks):
+    if not any(line.strip() for line in search):
+        return None
+    if not s_marks and not r_marks:
+        return [(search, replace)] if dropped else None
+    if len(s_marks) != len(r_marks):
         return None
     if [search[i].strip() for i in s_marks] != [replace[i].strip() for i in r_marks]:
         return None
@@ -38,7 +114,7 @@ def split_elided(search: list[str],
     for s_mark, r_mark in [*zip(s_marks, r_marks, strict=True), (len(search), len(replace))]:
         s_piece, r_piece = search[s_prev:s_mark], replace[r_prev:r_mark]
         if not any(line.strip() for line in s_piece):
-            return None  # a placeholder at an edge or two in a row: nothing to hold on to
+            return None  # two placeholders in a row: nothing to hold on to
         pieces.append((s_piece, r_piece))
         s_prev, r_prev = s_mark + 1, r_mark + 1
     return pieces

@@ -23,8 +23,8 @@ Steps, in order; the first step with any match decides:
 Each step is tried with the search as given and then without its leading and
 trailing blank lines (models add them). After any step but exact, the replacement
 is adapted by `reindent.reconcile`: lines the model repeats unchanged are the
-file's own, byte for byte, and its indentation is translated to the file's. A lone trailing newline in SEARCH or
-REPLACE is not a line.
+file's own, byte for byte, and its indentation is translated to the file's. A
+lone trailing newline in SEARCH or REPLACE is not a line.
 
 Several matches at one step are narrowed, in order, by: ``at_eof`` (matches
 ending at the last non-blank line, if any do); anchors (matches overlapping
@@ -51,7 +51,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from spark_cli.edits.anchors import find_anchor_ranges
-from spark_cli.edits.elision import join_pieces, split_elided
+from spark_cli.edits.elision import join_pieces, split_elided, unbacked_placeholder
 from spark_cli.edits.matching import FINDERS, STEPS, LineIndex, Match, line_index
 from spark_cli.edits.misses import LocateFailed, ambiguous, missing
 
@@ -125,6 +125,7 @@ def locate(text: str, hunk: HunkLike, *, language: str | None = None,
             matches = FINDERS[step](index, s_lines, r_lines)
             if matches:
                 chosen, by_anchor = context.choose(matches)
+                _check_placeholders(index, chosen, s_lines, hunk.replace)
                 return _located(index, chosen, ("anchor:" if by_anchor else "") + step,
                                 not r_lines)
     pieces = split_elided(*trimmed)
@@ -135,6 +136,19 @@ def locate(text: str, hunk: HunkLike, *, language: str | None = None,
             pass
     raise missing(index.lines, index.real, index.stripped(), trimmed[0], trimmed[1], anchors,
                   context.ranges)
+
+
+def _check_placeholders(index: LineIndex, match: Match, search: list[str],
+                        replace: str) -> None:
+    """Refuse a REPLACE placeholder (``# ... existing code ...``) that SEARCH does not
+    have: it would delete the code it stands for."""
+    line = unbacked_placeholder(search, replace, index.lines[match.first:match.last + 1])
+    if line is not None:
+        raise LocateFailed(
+            f"the replacement contains {line!r}, a placeholder for code that the search "
+            "text does not have: applying it would delete that code. Spell the lines out "
+            "in full, or put the same placeholder line in both SEARCH and REPLACE (in a "
+            "patch: as a context line), so the lines it stands for are kept", "placeholder")
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,7 +27,7 @@ _ALIGN_BUDGET = 200_000  # line comparisons at most, whatever the sizes
 class LocateFailed(Exception):
     """The hunk could not be placed; ``message`` says why and what to send instead."""
 
-    def __init__(self, message: str, reason: Literal["missing", "ambiguous"],
+    def __init__(self, message: str, reason: Literal["missing", "ambiguous", "placeholder"],
                  candidates: tuple[int, ...] = (),
                  nearest: tuple[tuple[int, str], ...] = ()) -> None:
         super().__init__(message)
@@ -54,7 +54,7 @@ def missing(lines: list[str], real: int, table: dict[str, list[int]], search: li
             replace: list[str], anchors: Sequence[str], ranges: Sequence[tuple[int, int]],
             ) -> LocateFailed:
     """Refuse a search found nowhere; ``table`` maps stripped file lines to their indexes."""
-    note = _notes(search, anchors, ranges)
+    note = _notes(search, replace, anchors, ranges)
     done = _already_applied(lines, real, table, search, replace)
     if done is not None:
         return LocateFailed(
@@ -87,10 +87,15 @@ def missing(lines: list[str], real: int, table: dict[str, list[int]], search: li
     return LocateFailed(message, "missing", (), nearest)
 
 
-def _notes(search: list[str], anchors: Sequence[str], ranges: Sequence[tuple[int, int]]) -> str:
+def _notes(search: list[str], replace: list[str], anchors: Sequence[str],
+           ranges: Sequence[tuple[int, int]]) -> str:
     note = ""
     elided = next((line.strip() for line in search if is_elision(line)), None)
-    if elided is not None:
+    if elided is not None and elided in {line.strip() for line in replace}:
+        note += (f" The search and the replacement both contain {elided!r}, which looks like "
+                 "an elision: the lines around each placeholder are located on their own, in "
+                 "order, and must be copied verbatim from the file; they were not all found.")
+    elif elided is not None:
         note += (f" The search contains {elided!r}, which looks like an elision: SEARCH must "
                  "repeat the file's lines verbatim (a placeholder is only accepted when "
                  "REPLACE has the same placeholder lines).")

@@ -72,5 +72,6 @@ def test_split_elided_needs_the_same_placeholders_on_both_sides() -> None:
     assert split_elided(["a", "# ...", "b"], ["A", "# ...", "b"]) == [(["a"], ["A"]),
                                                                      (["b"], ["b"])]
     assert split_elided(["a", "# ...", "b"], ["A", "b"]) is None
-    assert split_elided(["# ...", "b"], ["# ...", "B"]) is None  # nothing before it
+    assert split_elided(["# ...", "b"], ["# ...", "B"]) == [(["b"], ["B"])]  # edge: dropped
+    assert split_elided(["# ...", "b"], ["B"]) is None
     assert split_elided(["a", "b"], ["a", "b"]) is None

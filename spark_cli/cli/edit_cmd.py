@@ -5,6 +5,10 @@ lands on disk), then the minimal diff and a one-line latency summary. With no
 PATH and code on stdin it is a pure filter (see ``spark_cli.cli.pipe_mode``).
 Exit codes and the ``--json`` schema: docs/cli.md.
 
+Ctrl-C interrupts the turn: generation stops, an unfinished block is dropped,
+and the end diff and summary (``--json``: ``turn_completed`` with status
+``cancelled``, ``diff``, ``summary``) are printed as usual before exit 130.
+
 Start-up matters (launch → request is benchmarked): this module imports only
 typer at import time; the session, edits, render and transports are imported
 inside the command, rich only when stdout is a TTY, textual never. The end
@@ -21,6 +25,7 @@ from typing import Any
 import typer
 
 FORMATS = ("search_replace", "apply_patch")
+INTERRUPTED = "spark edit: interrupted (edits that landed stay; spark undo)"
 
 
 def _flags(provider: str | None, model: str | None, base_url: str | None,
@@ -112,10 +117,12 @@ def edit_files(paths: list[str], instruction: str, root: Path, flags: dict[str, 
     code = result.exit_code()
     for path, diff in end_diffs(result, root, before, dry_run=dry_run):
         renderer.diff(path, diff)
-    if result.failure is not None:
+    if result.interrupted:
+        typer.echo(INTERRUPTED, err=True)
+    elif result.failure is not None:
         typer.echo(f"spark edit: {result.failure[1]}", err=True)
     renderer.summary(summary_data(result, dry_run=dry_run, code=code))
-    if run_tests and result.failure is None:
+    if run_tests and result.failure is None and not result.interrupted:
         tests_code = run_tests_after(root, settings, renderer)
         if code == EXIT_OK:
             code = tests_code
@@ -155,8 +162,8 @@ def register(app: typer.Typer) -> None:
         except UsageError as exc:
             typer.echo(f"spark edit: {exc}", err=True)
             code = EXIT_USAGE
-        except KeyboardInterrupt:
-            typer.echo("\nspark edit: interrupted (edits that landed stay; spark undo)", err=True)
+        except KeyboardInterrupt:  # a second Ctrl-C, or one outside the turn
+            typer.echo("\n" + INTERRUPTED, err=True)
             code = 130
         except BrokenPipeError:  # stdout closed early (`spark edit ... | head`): stop quietly
             _silence_stdout()

@@ -6,12 +6,19 @@ which runs this same code inside a private temp dir). The renderer is either
 
 Exit codes (docs/cli.md): 0 applied or nothing to apply, 1 something refused,
 2 usage (incl. a request too big for the window), 3 provider/transport failure,
-4 the requested tests (``--test``) failed.
+4 the requested tests (``--test``) failed, 130 interrupted (Ctrl-C).
+
+The request is built and checked (window budget, binary files) before the
+channel is opened, so a request that cannot be sent never starts the bundled
+engine. Ctrl-C during the turn interrupts the session (generation stops, an
+unfinished block is dropped) and the run still ends with its diff and summary;
+a second Ctrl-C gives up at once.
 """
 
 from __future__ import annotations
 
 import asyncio
+import signal
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -19,6 +26,7 @@ from typing import Any
 from spark_cli.render.events import outcome_of
 
 EXIT_OK, EXIT_REFUSED, EXIT_USAGE, EXIT_PROVIDER, EXIT_TESTS = 0, 1, 2, 3, 4
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports it
 USAGE_FAILURES = frozenset({"context_length", "usage", "request", "too_large", "binary",
                             "encoding", "budget", "not_found_file", "path"})
 """``TurnFailed.kind`` values that are the caller's to fix (exit 2), not the provider's."""
@@ -31,7 +39,7 @@ class UsageError(Exception):
 class TurnResult:
     """What one turn came to, for the end diff, the summary and the exit code."""
 
-    __slots__ = ("completed", "failure", "marks", "outcomes", "rejected")
+    __slots__ = ("completed", "failure", "interrupted", "marks", "outcomes", "rejected", "texts")
 
     def __init__(self) -> None:
         self.outcomes: list[Any] = []
@@ -39,6 +47,10 @@ class TurnResult:
         self.completed: dict[str, Any] | None = None
         self.failure: tuple[str, str] | None = None  # (kind, message)
         self.marks: dict[str, float | None] = {}
+        self.interrupted = False
+        """Ctrl-C ended the turn early (exit 130)."""
+        self.texts: dict[str, str] = {}
+        """path -> the text after the turn as the session knows it (a dry run's result)."""
 
     @property
     def applied(self) -> int:
@@ -49,6 +61,8 @@ class TurnResult:
         return sum(1 for o in self.outcomes if not o.ok or o.partial) + self.rejected
 
     def exit_code(self) -> int:
+        if self.interrupted:
+            return EXIT_INTERRUPTED
         if self.failure is not None:
             return EXIT_USAGE if self.failure[0] in USAGE_FAILURES else EXIT_PROVIDER
         return EXIT_REFUSED if self.refused else EXIT_OK
@@ -66,43 +80,71 @@ def session_class() -> Any:
     return Session
 
 
+class _CtrlC:
+    """SIGINT while a turn runs: the first interrupts the session (or, before it streams,
+    cancels the run), a second gives up at once with KeyboardInterrupt."""
+
+    def __init__(self, task: asyncio.Task[Any] | None) -> None:
+        self.task = task
+        self.session: Any = None
+        self.count = 0
+        self._pending: set[asyncio.Future[Any]] = set()
+
+    def __call__(self) -> None:
+        self.count += 1
+        if self.count > 1:
+            raise KeyboardInterrupt
+        session = self.session
+        if session is not None and getattr(session, "streaming", False):
+            stopping = asyncio.ensure_future(session.interrupt())
+            self._pending.add(stopping)
+            stopping.add_done_callback(self._pending.discard)
+        elif self.task is not None:
+            self.task.cancel()
+
+    def install(self) -> bool:
+        try:
+            asyncio.get_running_loop().add_signal_handler(signal.SIGINT, self)
+        except (NotImplementedError, RuntimeError, ValueError):  # not the main thread / Windows
+            return False
+        return True
+
+    @staticmethod
+    def remove() -> None:
+        asyncio.get_running_loop().remove_signal_handler(signal.SIGINT)
+
+
 async def run_turn(settings: Any, root: Path, files: Sequence[str], instruction: str,
                    renderer: Any, *, dry_run: bool) -> TurnResult:
     """Run one session turn against the channel the settings describe, rendering as it goes."""
-    from spark_cli.cli.marks import MarkedChannel
+    ctrl_c = _CtrlC(asyncio.current_task())
+    installed = ctrl_c.install()
+    try:
+        return await _run_turn(settings, root, files, instruction, renderer, dry_run, ctrl_c)
+    finally:
+        if installed:
+            ctrl_c.remove()
+
+
+async def _run_turn(settings: Any, root: Path, files: Sequence[str], instruction: str,
+                    renderer: Any, dry_run: bool, ctrl_c: _CtrlC) -> TurnResult:
     from spark_cli.cli.wiring import WiringError, open_provider_channel
     from spark_cli.protocol.channel import ChannelError
 
-    session_type = session_class()
     result = TurnResult()
+    session = ctrl_c.session = session_class()(None, root, settings, dry_run=dry_run)
+    prepare = getattr(session, "prepare", None)
+    failed = prepare(instruction, list(files)) if prepare is not None else None
+    if failed is not None:  # nothing was started, nothing was sent
+        result.failure = (str(failed.kind), str(failed.message))
+        renderer.event(failed)
+        return result
     try:
         async with open_provider_channel(
             settings.provider, idle_timeout=getattr(settings, "idle_timeout", None)
         ) as channel:
-            marked = MarkedChannel(channel, on_request_sent=renderer.request_sent)
-            session = session_type(marked, root, settings, dry_run=dry_run)
-            prose = renderer.prose
-            async for event in session.run_turn(instruction, list(files)):
-                name = type(event).__name__
-                if name == "ProseDelta":
-                    prose(event.text)
-                    continue
-                if name == "TurnCompleted":
-                    result.completed = _fields(event)
-                    renderer.event(event)
-                    continue
-                if name == "TurnFailed":
-                    result.failure = (str(getattr(event, "kind", "error")),
-                                      str(getattr(event, "message", event)))
-                    renderer.event(event)
-                    continue
-                outcome = outcome_of(event)
-                if outcome is not None:
-                    result.outcomes.append(outcome)
-                elif name == "BlockRejected":
-                    result.rejected += 1
-                renderer.event(event)
-            result.marks = marked.marks.as_dict()
+            session.channel = channel
+            await _stream(session, instruction, files, renderer, result)
     except WiringError as exc:
         raise UsageError(str(exc)) from None
     except ChannelError as exc:  # a session that raises instead of yielding TurnFailed
@@ -111,7 +153,46 @@ async def run_turn(settings: Any, root: Path, files: Sequence[str], instruction:
         raise
     except OSError as exc:  # e.g. the bundled engine could not bind
         result.failure = ("connection", f"could not start or reach the engine: {exc}")
+    except asyncio.CancelledError:
+        if not ctrl_c.count:
+            raise
+        task = asyncio.current_task()
+        if task is not None:
+            task.uncancel()  # our own Ctrl-C: the run ends normally, reporting it
+    if ctrl_c.count:
+        result.interrupted = True
+    marks = getattr(session, "marks", None)
+    result.marks = marks.as_dict() if marks is not None else {}
+    result.texts = dict(getattr(session, "seen", None) or {})
     return result
+
+
+async def _stream(session: Any, instruction: str, files: Sequence[str], renderer: Any,
+                  result: TurnResult) -> None:
+    prose = renderer.prose
+    async for event in session.run_turn(instruction, list(files)):
+        name = type(event).__name__
+        if name == "ProseDelta":
+            prose(event.text)
+            continue
+        if name == "RequestSent":
+            renderer.request_sent(event.at)
+            continue
+        if name == "TurnCompleted":
+            result.completed = _fields(event)
+            renderer.event(event)
+            continue
+        if name == "TurnFailed":
+            result.failure = (str(getattr(event, "kind", "error")),
+                              str(getattr(event, "message", event)))
+            renderer.event(event)
+            continue
+        outcome = outcome_of(event)
+        if outcome is not None:
+            result.outcomes.append(outcome)
+        elif name == "BlockRejected":
+            result.rejected += 1
+        renderer.event(event)
 
 
 def end_diffs(result: TurnResult, root: Path, before: Mapping[str, str],
@@ -127,11 +208,18 @@ def end_diffs(result: TurnResult, root: Path, before: Mapping[str, str],
     diffs: list[tuple[str, str]] = []
     for path, outcomes in by_path.items():
         plain = all(not (o.created or o.deleted or o.moved_from) for o in outcomes)
-        if not dry_run and plain and path in before and len(outcomes) > 1:
-            try:
-                now: str | None = read_text_file(root / path).text
-            except (OSError, TextFileError):
-                now = None
+        now: str | None = None
+        if plain and path in before and len(outcomes) > 1:
+            if dry_run:  # the session's in-memory result: blocks applied one after another
+                now = result.texts.get(path)
+                if now == before[path]:  # not followed (the file changed meanwhile)
+                    now = None
+            else:
+                try:
+                    now = read_text_file(root / path).text
+                except (OSError, TextFileError):
+                    now = None
+        if now is not None:
             diffs.append((path, unified_diff(path, before[path], now)))
         else:
             diffs.append((path, "".join(o.diff for o in outcomes)))
@@ -141,9 +229,11 @@ def end_diffs(result: TurnResult, root: Path, before: Mapping[str, str],
 def summary_data(result: TurnResult, *, dry_run: bool, code: int) -> dict[str, Any]:
     """The run summary (``TurnCompleted`` fields + counts, exit code, latency marks)."""
     data: dict[str, Any] = dict(result.completed or {})
+    if result.interrupted and result.completed is None:
+        data.update(status="cancelled", reason="interrupted")
     data.update(applied=result.applied, refused=result.refused, dry_run=dry_run,
                 exit_code=code, marks=result.marks)
-    if result.failure is not None:
+    if result.failure is not None and not result.interrupted:
         data.update(status="failed", reason=result.failure[1])
     return data
 

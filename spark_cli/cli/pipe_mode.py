@@ -7,10 +7,10 @@ dir removed. Nothing of the user's is touched on disk. stdout carries only the
 file; prose, status lines, diff and summary go to stderr (``--json``: the
 events go to stderr as JSON lines).
 
-On a refused edit (or a provider failure) stdout gets the ORIGINAL text,
-unchanged, and the exit code says what happened (1 refused, 3 provider): a
-pipeline keeps flowing with the unchanged file. Usage errors (exit 2) print
-nothing on stdout.
+On a refused edit (or a provider failure, or Ctrl-C) stdout gets the ORIGINAL
+text, unchanged, and the exit code says what happened (1 refused, 3 provider,
+130 interrupted): a pipeline keeps flowing with the unchanged file. Usage
+errors (exit 2) print nothing on stdout.
 
 Language: ``--lang``, else ``grammars.language_from_content``; it picks the
 temp file's extension so the syntax check uses the right grammar
@@ -104,7 +104,10 @@ def edit_stdin(instruction: str, cwd_root: Path, flags: dict[str, object], *,
                           f"carries only {name}")
         if code == EXIT_OK and not dry_run:
             result_bytes = target.read_bytes() if target.exists() else b""
-    if result.failure is not None:
+    if result.interrupted:
+        typer.echo("spark edit: interrupted: the original text was written to stdout unchanged",
+                   err=True)
+    elif result.failure is not None:
         typer.echo(f"spark edit: {result.failure[1]}", err=True)
     elif code != EXIT_OK:
         renderer.note("edit refused: the original text was written to stdout unchanged")

@@ -1,8 +1,9 @@
 """What a session turn yields to a front end: plain data, past tense (streamed pieces: Delta).
 
 A turn's stream is: channel events passed through where a UI needs them
-(``Queued``, ``WaitingToRetry``, ``Reconnected``, ``UsageReported``,
-``SteerAccepted`` / ``SteerRejected`` / ``Steered``: the channel's own types),
+(``RequestSent``, ``Queued``, ``WaitingToRetry``, ``Reconnected``,
+``UsageReported``, ``SteerAccepted`` / ``SteerRejected`` / ``Steered``: the
+channel's own types),
 ``ProseDelta`` for text outside edit blocks,
 ``EditLanded`` / ``EditRefused`` the moment a block was applied or refused,
 ``BlockRejected`` for a malformed block (or an unclosed one at the end of an
@@ -24,6 +25,7 @@ from spark_cli.edits.outcome import EditRefused as RefusedOutcome
 from spark_cli.protocol.channel import (
     Queued,
     Reconnected,
+    RequestSent,
     SteerAccepted,
     Steered,
     SteerRejected,
@@ -39,6 +41,7 @@ __all__ = [
     "ProseDelta",
     "Queued",
     "Reconnected",
+    "RequestSent",
     "SessionEvent",
     "SteerAccepted",
     "SteerRejected",
@@ -88,6 +91,8 @@ class TurnCompleted:
     duration_s: float
     dropped_blocks: int = 0
     """Blocks that never closed (interrupt, cut-off answer): dropped, never half-applied."""
+    time_info: dict[str, float] | None = None
+    """The provider's own timing breakdown when it sent one (Cerebras' ``time_info``)."""
 
 
 FailureKind = Literal[
@@ -114,7 +119,8 @@ class TurnFailed:
 
 
 SessionEvent = (
-    ProseDelta
+    RequestSent
+    | ProseDelta
     | EditLanded
     | EditRefused
     | BlockRejected

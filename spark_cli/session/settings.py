@@ -17,7 +17,8 @@ than the one finally chosen is ignored (it was meant for that provider).
 Environment: ``SPARK_PROVIDER``, ``SPARK_MODEL``, ``SPARK_BASE_URL``; keys come
 only from the environment (the preset's variable, ``api_key_env``, or
 ``SPARK_API_KEY``, which overrides them all). A key is never read from a file,
-and never printed: ``ProviderSettings`` shows it masked (``sk-…abcd``).
+and never printed: ``ProviderSettings`` shows it masked (``sk-…abcd``), and a
+base URL is shown with any userinfo masked (``http://***@host/v1``).
 
 Every resolved value remembers where it came from (``Settings.sources``).
 """
@@ -30,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from spark_cli.protocol.urls import mask_url
 from spark_cli.session.presets import (
     DEFAULT_PROVIDER,
     EDIT_FORMATS,
@@ -94,9 +96,14 @@ class ProviderSettings:
     def masked_key(self) -> str:
         return mask_key(self.api_key)
 
+    @property
+    def shown_base_url(self) -> str | None:
+        """The base URL safe to show: a password or token in its userinfo masked."""
+        return mask_url(self.base_url) if self.base_url else self.base_url
+
     def __repr__(self) -> str:
         return (f"ProviderSettings(name={self.name!r}, kind={self.kind!r}, "
-                f"base_url={self.base_url!r}, model={self.model!r}, "
+                f"base_url={self.shown_base_url!r}, model={self.model!r}, "
                 f"api_key={self.masked_key!r}, key_env={self.key_env!r})")
 
 
@@ -122,10 +129,10 @@ class Settings:
         return max(0, self.context_window - self.max_output_tokens)
 
     def as_dict(self) -> dict[str, Any]:
-        """Every resolved value (the key masked), for `spark config --json`."""
+        """Every resolved value (the key and any URL userinfo masked), for `spark config`."""
         p = self.provider
         return {
-            "provider": p.name, "kind": p.kind, "base_url": p.base_url, "model": p.model,
+            "provider": p.name, "kind": p.kind, "base_url": p.shown_base_url, "model": p.model,
             "api_key": p.masked_key, "key_env": p.key_env, "edit_format": self.edit_format,
             "context_window": self.context_window, "max_output_tokens": self.max_output_tokens,
             "idle_timeout": self.idle_timeout, "test_command": self.test_command,

@@ -7,6 +7,10 @@ every ``TextDelta`` into the streaming edit parser and applies each completed
 ``FileEdit`` at once (one undo checkpoint per turn), so edits land on disk
 while the model is still talking.
 
+``prepare()`` builds the next turn's request ahead, before any channel exists
+(the channel may be set later): a one-shot front end checks the request (the
+window budget, binary files) before it starts an engine or connects.
+
 An interrupted, cut-off or failed answer never half-applies a block: whatever
 was still open when the stream ended is dropped and reported as a
 ``BlockRejected``. The assistant's text (partial too) joins the conversation,
@@ -15,8 +19,9 @@ so the next turn continues from it.
 After ``interrupt()`` no further text is parsed or applied, even if the
 channel is slow to stop: the stream is closed at the next delta.
 
-Hot path: per delta one type check, one ``perf_counter()``, the list append,
-the parser feed and a yield per parsed item; the text is joined once at the end.
+Hot path: per delta one type check, one ``perf_counter()`` (the turn's only
+delta stamp: ``marks``, TTFT and tok/s all use it), the list append, the parser
+feed and a yield per parsed item; the text is joined once at the end.
 """
 
 from __future__ import annotations
@@ -25,7 +30,6 @@ import contextlib
 import time
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from spark_cli.edits.blocks import BlockRejected, FileEdit, ParsedItem, ProseDelta
 from spark_cli.edits.outcome import EditApplied
@@ -53,11 +57,12 @@ from spark_cli.session.events import (
     TurnCompleted,
     TurnFailed,
 )
+from spark_cli.session.failures import explain
+from spark_cli.session.lazy_applier import LazyApplier
+from spark_cli.session.marks import TurnMarks
 from spark_cli.session.request import BuiltRequest, RequestError, build_request
 from spark_cli.session.settings import Settings
-
-if TYPE_CHECKING:
-    from spark_cli.edits.apply import Applier
+from spark_cli.session.steers import SteerLog
 
 _PASS_THROUGH = (Queued, WaitingToRetry, Reconnected, Steered, SteerAccepted, SteerRejected,
                  UsageReported)
@@ -72,9 +77,10 @@ class TurnInProgress(RuntimeError):
 class Session:
     """One conversation with a model over ``channel``, editing files under ``root``."""
 
-    def __init__(self, channel: Channel, root: Path, settings: Settings, *,
+    def __init__(self, channel: Channel | None, root: Path, settings: Settings, *,
                  dry_run: bool = False) -> None:
         self.channel = channel
+        """May be set later (after ``prepare``); ``run_turn`` needs it."""
         self.root = Path(root).resolve()
         self.settings = settings
         self.dry_run = dry_run
@@ -86,7 +92,10 @@ class Session:
         self._feedback: list[str] = []  # refusals to tell the model about next turn
         self._stop = False
         self._streaming = False
-        self._steers = _SteerLog()
+        self._steers = SteerLog()
+        self._prepared: tuple[str, tuple[str, ...], int, BuiltRequest] | None = None
+        self.marks = TurnMarks()
+        """The latest turn's latency marks (set as the turn runs)."""
 
     @property
     def streaming(self) -> bool:
@@ -94,7 +103,7 @@ class Session:
 
     async def interrupt(self) -> None:
         """Stop the running turn now (it ends with ``TurnCompleted(status="cancelled")``)."""
-        if not self._streaming:
+        if not self._streaming or self.channel is None:
             return
         self._stop = True
         await self.channel.stop()
@@ -105,35 +114,64 @@ class Session:
         Without in-band steering a front end interrupts and starts a new turn: the
         partial answer is already in ``history``.
         """
-        if not self._streaming or not self.channel.capabilities.steer:
+        if not self._streaming or self.channel is None or not self.channel.capabilities.steer:
             return False
         await self.channel.steer(text)
         self._steers.asked(text)
         return True
+
+    def prepare(self, instruction: str, files: Sequence[str]) -> TurnFailed | None:
+        """Build the next turn's request now (no channel needed); its failure, if any.
+
+        ``run_turn`` with the same instruction and files right after uses it, so
+        a request that cannot be sent is found before an engine is started or a
+        connection opened.
+        """
+        try:
+            built = self._build(instruction, files)
+        except RequestError as exc:
+            self._prepared = None
+            return TurnFailed(exc.kind, exc.message)  # type: ignore[arg-type]
+        self._prepared = (instruction, tuple(files), len(self.history), built)
+        return None
+
+    def _build(self, instruction: str, files: Sequence[str]) -> BuiltRequest:
+        asked = instruction
+        if self._feedback:
+            notes = "".join(f"- {note}\n" for note in self._feedback)
+            asked = f"{FEEDBACK_HEAD}{notes}\n{instruction}"
+        return build_request(self.settings, self.root, files, asked,
+                             history=tuple(self.history), already_sent=self._sent)
 
     async def run_turn(self, instruction: str,
                        files: Sequence[str]) -> AsyncIterator[SessionEvent]:
         """Run one turn; yields session events and ends with TurnCompleted or TurnFailed."""
         if self._streaming:
             raise TurnInProgress("a turn is already running: interrupt it or wait for it")
+        channel = self.channel
+        if channel is None:
+            raise RuntimeError("the session has no channel yet: set session.channel first")
         started = time.perf_counter()
-        asked = instruction
-        if self._feedback:
-            notes = "".join(f"- {note}\n" for note in self._feedback)
-            asked = f"{FEEDBACK_HEAD}{notes}\n{instruction}"
-        try:
-            built = build_request(self.settings, self.root, files, asked,
-                                  history=tuple(self.history), already_sent=self._sent)
-        except RequestError as exc:
-            yield TurnFailed(exc.kind, exc.message)  # type: ignore[arg-type]
-            return
+        prepared, self._prepared = self._prepared, None
+        if prepared is not None and prepared[:3] == (instruction, tuple(files),
+                                                     len(self.history)):
+            built = prepared[3]
+        else:
+            try:
+                built = self._build(instruction, files)
+            except RequestError as exc:
+                yield TurnFailed(exc.kind, exc.message)  # type: ignore[arg-type]
+                return
         self._feedback.clear()
-        self._steers = _SteerLog()
+        self._steers = SteerLog()
         for target in built.targets:
             if target.path in built.sent:
                 self.seen[target.path] = target.text
-        applier = _LazyApplier(self, instruction.strip().splitlines()[0][:80]
-                               if instruction.strip() else "spark turn")
+        applier = LazyApplier(
+            self.root, self.seen, instruction.strip().splitlines()[0][:80]
+            if instruction.strip() else "spark turn",
+            allow_syntax_errors=self.settings.allow_syntax_errors, dry_run=self.dry_run)
+        marks = self.marks = TurnMarks()
         parser = EditStreamParser()
         parts: list[str] = []
         sent_at = first_at = last_at = None
@@ -145,7 +183,7 @@ class Session:
         self._streaming = True
         clock = time.perf_counter
         try:
-            stream = self.channel.stream(built.request)
+            stream = channel.stream(built.request)
             async with contextlib.aclosing(stream):  # type: ignore[type-var]
                 try:
                     async for event in stream:
@@ -163,8 +201,9 @@ class Session:
                         elif kind is TurnFinished:
                             finished = event  # type: ignore[assignment]
                         elif kind is RequestSent:
-                            sent_at = event.at  # type: ignore[union-attr]
-                            applier.get()  # the request has left: load the applier now
+                            sent_at = marks.request_sent_at = event.at  # type: ignore[union-attr]
+                            yield event  # type: ignore[misc]
+                            applier.get()  # the request has left: load it while the model thinks
                         elif kind in _PASS_THROUGH:
                             if kind is UsageReported:
                                 usage = event  # type: ignore[assignment]
@@ -177,6 +216,7 @@ class Session:
                             yield event  # type: ignore[misc]
                 except ChannelError as exc:
                     failure = exc
+            marks.stream_ended_at = clock()
             status = finished.status if finished is not None else (
                 "cancelled" if self._stop else "failed")
             clean = failure is None and status == "completed"
@@ -197,8 +237,10 @@ class Session:
             self._remember(built, parts, applier.seen, cancelled=self._stop)
         applied = sum(1 for o in applier.outcomes if o.ok)
         refused = len(applier.outcomes) - applied
+        marks.first_delta_at, marks.last_delta_at = first_at, last_at
         if failure is not None:
-            yield TurnFailed(failure.kind, failure.message, applied, refused)
+            yield TurnFailed(failure.kind, explain(failure.kind, failure.message,
+                                                   self.settings.provider), applied, refused)
             return
         if finished is None and not self._stop:
             yield TurnFailed("protocol", "the stream ended without a final status; edits that "
@@ -223,11 +265,12 @@ class Session:
             refused=refused,
             duration_s=time.perf_counter() - started,
             dropped_blocks=dropped,
+            time_info=usage.time_info if usage is not None else None,
         )
 
     # ---- internals ----
 
-    def _handle(self, item: ParsedItem, applier: _LazyApplier) -> SessionEvent:
+    def _handle(self, item: ParsedItem, applier: LazyApplier) -> SessionEvent:
         if isinstance(item, FileEdit):
             outcome = applier.get().apply(item)
             if isinstance(outcome, EditApplied):
@@ -254,79 +297,6 @@ class Session:
         for target in built.targets:
             if target.path in built.sent:
                 self._sent[target.path] = target.sha256
-
-
-class _SteerLog:
-    """The running turn's steers, in order, and where each one cut the answer.
-
-    The history then reads like the channel saw it: answer up to the steer, the
-    steer as a user message, the rest of the answer (what chaining compares).
-    """
-
-    def __init__(self) -> None:
-        self._pending: list[str] = []
-        self._accepted: list[str] = []
-        self.cuts: list[tuple[int, str]] = []  # (index into the answer's parts, steer text)
-
-    def asked(self, text: str) -> None:
-        self._pending.append(text)
-
-    def accepted(self) -> None:
-        if self._pending:
-            self._accepted.append(self._pending.pop(0))
-
-    def rejected(self) -> None:
-        if self._pending:
-            self._pending.pop(0)
-
-    def committed(self, at: int) -> None:
-        queue = self._accepted or self._pending
-        if queue:
-            self.cuts.append((at, queue.pop(0)))
-
-    def conversation(self, parts: list[str], note: str) -> list[Message]:
-        out: list[Message] = []
-        start = 0
-        for at, text in self.cuts:
-            out.append(Message("assistant", "".join(parts[start:at])))
-            out.append(Message("user", text))
-            start = at
-        out.append(Message("assistant", "".join(parts[start:]) + note))
-        return out
-
-
-class _LazyApplier:
-    """The turn's undo batch and Applier, made (and ``spark_cli.edits.apply`` imported)
-    only once the request has left, so start-up to request does not pay for them."""
-
-    def __init__(self, session: Session, label: str) -> None:
-        self._session = session
-        self._label = label
-        self._applier: Applier | None = None
-
-    def get(self) -> Applier:
-        applier = self._applier
-        if applier is None:
-            from spark_cli.edits.apply import Applier
-
-            s = self._session
-            applier = self._applier = Applier(
-                s.root, seen=s.seen, allow_syntax_errors=s.settings.allow_syntax_errors,
-                dry_run=s.dry_run)
-            applier.begin_batch(self._label)
-        return applier
-
-    def end(self) -> None:
-        if self._applier is not None:
-            self._applier.end_batch()
-
-    @property
-    def outcomes(self) -> list:  # type: ignore[type-arg]
-        return self._applier.outcomes if self._applier is not None else []
-
-    @property
-    def seen(self) -> dict[str, str] | None:
-        return self._applier.seen if self._applier is not None else None
 
 
 def _why(status: str, failure: ChannelError | None) -> str:

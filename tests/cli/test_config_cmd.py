@@ -68,3 +68,12 @@ def test_bad_config_file_exits_2_naming_file_and_key(repo: Path):
     result = run([])
     assert result.exit_code == 2
     assert str(path) in result.stderr and "'max_output_tokens' must be an integer" in result.stderr
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_a_password_in_the_base_url_is_masked(repo: Path, as_json: bool):
+    result = run(["--provider", "openai-compatible", "--model", "m", "--base-url",
+                  "http://u:s3cr3tpass@host:8000/v1", *(["--json"] if as_json else [])])
+    assert result.exit_code == 0, result.output
+    assert "s3cr3tpass" not in result.output
+    assert "http://***@host:8000/v1" in result.output

@@ -289,3 +289,132 @@ async def test_stdout_closed_early_stops_quietly_with_141(repo: Path, engine_fac
     assert json.loads(first)["type"] == "request_sent"
     assert code == 141, err
     assert b"Traceback" not in err and b"engine" not in err
+
+
+# ---- Ctrl-C, the budget before the engine, errors that say what to do ----
+
+
+BLOCK = ("app.py\n<<<<<<< SEARCH\ndef total_price(items):\n=======\n"
+         "def grand_total(items):\n>>>>>>> REPLACE\n")
+SLOW_TALK = "".join(f"and then some more words {n}. " for n in range(300))
+
+
+class _SlowBrain:
+    name = "slow"
+
+    def answer(self, request: object):
+        yield "Renaming.\n" + BLOCK + SLOW_TALK
+
+
+async def _interrupted_run(repo: Path, engine_factory, extra: list[str], wait_for: str):
+    """A real `spark edit` process, sent SIGINT once ``wait_for`` shows up on its stdout."""
+    import asyncio
+    import os
+    import signal
+
+    engine = await engine_factory(brains=lambda model: _SlowBrain(), tps=150, ttft_ms=0)
+    env = {**os.environ, "NO_COLOR": "1", "SPARK_API_KEY": engine.token}
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "spark_cli", "edit", "app.py", "--base-url", engine.url + "/v1",
+        "-m", "rename total_price to grand_total", *extra, cwd=repo, env=env,
+        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE)
+    assert proc.stdout is not None and proc.stderr is not None
+    out: list[str] = []
+    async with asyncio.timeout(60):
+        while True:
+            line = (await proc.stdout.readline()).decode()
+            assert line, "the run ended before it could be interrupted"
+            out.append(line)
+            if wait_for in line:
+                break
+        proc.send_signal(signal.SIGINT)
+        rest, err = await proc.communicate()
+    return proc.returncode, "".join(out) + rest.decode(), err.decode()
+
+
+@needs_stack
+async def test_ctrl_c_with_json_ends_with_the_turn_the_diff_and_the_summary(
+    repo: Path, engine_factory
+):
+    code, out, err = await _interrupted_run(repo, engine_factory, ["--json"], '"edit_applied"')
+    assert code == 130, err
+    events = [json.loads(line) for line in out.splitlines()]
+    types = [e["type"] for e in events]
+    completed = next(e for e in events if e["type"] == "turn_completed")
+    assert completed["status"] == "cancelled" and completed["reason"] == "interrupted"
+    assert types.index("turn_completed") < types.index("diff") < types.index("summary")
+    assert types[-1] == "summary"
+    summary = events[-1]
+    assert summary["exit_code"] == 130 and summary["status"] == "cancelled"
+    assert summary["applied"] == 1
+    diff = next(e for e in events if e["type"] == "diff")
+    assert "+def grand_total(items):" in diff["diff"]
+    prose = "".join(e["text"] for e in events if e["type"] == "prose_delta")
+    assert len(prose) < len(SLOW_TALK)  # generation stopped
+    assert "grand_total" in (repo / "app.py").read_text()  # what landed stays
+    assert "interrupted" in err and "Traceback" not in err
+
+
+@needs_stack
+async def test_ctrl_c_in_text_mode_prints_the_end_diff_and_the_summary(repo: Path, engine_factory):
+    code, out, err = await _interrupted_run(repo, engine_factory, [], "[+] app.py")
+    assert code == 130, err
+    assert "+def grand_total(items):" in out
+    assert "cancelled (interrupted)" in out.splitlines()[-1]
+    assert err.strip().splitlines()[-1].startswith("spark edit: interrupted")
+
+
+@needs_stack
+def test_too_big_for_the_window_never_starts_the_engine(repo: Path, monkeypatch):
+    from spark_cli.cli import wiring
+
+    started: list[bool] = []
+
+    def no_engine():
+        started.append(True)
+        raise AssertionError("the engine was started")
+
+    monkeypatch.setattr(wiring, "_bundled_engine", no_engine)
+    (repo / ".spark").mkdir()
+    (repo / ".spark" / "config.toml").write_text("context_window = 3000\nmax_output_tokens = 500\n")
+    (repo / "big.py").write_text("".join(f"value_{i} = {i}\n" for i in range(2000)))
+    result = run(["edit", "big.py", "--json", "-m", "rename value_1 to first"])
+    assert result.exit_code == 2, result.output
+    assert not started
+    events = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [e["type"] for e in events] == ["turn_failed", "summary"]
+    assert events[0]["kind"] == "budget"
+
+
+@needs_stack
+async def test_a_missing_key_for_an_engine_with_a_token_names_spark_api_key(
+    repo: Path, engine
+):
+    code, _out, err = await _spark_process(
+        ["app.py", "--base-url", engine.url + "/v1", "-m", "rename total_price to x"], repo, {})
+    assert code == 3, err
+    assert "set SPARK_API_KEY" in err
+
+
+@needs_stack
+def test_a_host_that_does_not_resolve_fails_at_once(repo: Path):
+    result = run(["edit", "app.py", "--provider", "openai-compatible", "--model", "m",
+                  "--base-url", "http://no-such-host.invalid/v1", "--json", "-m", "x"])
+    assert result.exit_code == 3, result.output
+    assert "cannot resolve the host 'no-such-host.invalid'" in _one_error_line(result)
+    assert '"waiting_to_retry"' not in result.stdout
+
+
+@needs_stack
+def test_a_password_in_the_base_url_is_never_printed(repo: Path):
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    result = run(["edit", "app.py", "--provider", "openai-compatible", "--model", "m",
+                  "--base-url", f"http://u:s3cr3tpass@127.0.0.1:{port}/v1", "--json", "-m", "x"])
+    assert result.exit_code == 3, result.output
+    assert "s3cr3tpass" not in result.output and "s3cr3tpass" not in result.stderr
+    assert "***@127.0.0.1" in result.stderr

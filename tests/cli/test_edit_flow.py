@@ -35,6 +35,7 @@ from spark_cli.protocol.channel import (
     TurnFinished,
     TurnRequest,
 )
+from spark_cli.session.marks import TurnMarks
 
 PY = 'def total_price(items):\n    return sum(items)\n'
 RENAME = ("Renaming.\napp.py\n<<<<<<< SEARCH\ndef total_price(items):\n=======\n"
@@ -84,7 +85,7 @@ class ScriptedChannel:
 
     async def steer(self, text: str) -> None: ...
     async def stop(self) -> None: ...
-    async def warm(self) -> None: ...
+    async def warm(self, request: TurnRequest | None = None) -> None: ...
     async def aclose(self) -> None: ...
 
 
@@ -93,15 +94,23 @@ class StandInSession:
 
     def __init__(self, channel: Any, root: Path, settings: Any, *, dry_run: bool = False):
         self.channel, self.root, self.dry_run = channel, root, dry_run
+        self.marks = TurnMarks()
+        self.seen: dict[str, str] = {}
 
     async def run_turn(self, instruction: str, files: list[str]) -> AsyncIterator[Any]:
-        applier = Applier(self.root, dry_run=self.dry_run)
+        applier = Applier(self.root, dry_run=self.dry_run, seen={})
         applier.begin_batch(instruction)
         parser = EditStreamParser()
         request = TurnRequest("m", (Message("user", instruction),))
         try:
             async for event in self.channel.stream(request):
+                if isinstance(event, RequestSent):
+                    self.marks.request_sent_at = event.at
+                    yield event
                 if isinstance(event, TextDelta):
+                    marks = self.marks
+                    marks.last_delta_at = time.perf_counter()
+                    marks.first_delta_at = marks.first_delta_at or marks.last_delta_at
                     for item in parser.feed(event.text):
                         yield self._item(item, applier)
         except ChannelError as exc:
@@ -109,6 +118,7 @@ class StandInSession:
             return
         finally:
             applier.end_batch()
+            self.seen = dict(applier.seen or {})
         for item in parser.close():
             yield self._item(item, applier)
         ok = sum(o.ok for o in applier.outcomes)
@@ -276,3 +286,15 @@ def test_pipe_ignores_edits_to_other_files_and_says_so(script, tmp_path: Path):
     assert result.stdout == PY.replace("total_price", "grand_total")
     assert "ignored: edits to other files (other.py)" in result.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+def test_dry_run_gives_one_combined_diff_per_file_like_a_real_run(script, tmp_path: Path):
+    second = ("app.py\n<<<<<<< SEARCH\n    return sum(items)\n=======\n"
+              "    return sum(items) or 0\n>>>>>>> REPLACE\n")
+    script["answer"] = RENAME + second
+    result = run(["app.py", "--dry-run", "-m", "two"])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.count("--- a/app.py") == 1
+    assert "+def grand_total(items):" in result.stdout
+    assert "+    return sum(items) or 0" in result.stdout  # the second block saw the first
+    assert (tmp_path / "app.py").read_text() == PY

@@ -72,7 +72,7 @@ class ScriptedChannel:
     async def stop(self) -> None:
         self.stopped.set()
 
-    async def warm(self) -> None:
+    async def warm(self, request: TurnRequest | None = None) -> None:
         return None
 
     async def aclose(self) -> None:

@@ -10,7 +10,7 @@ import pytest
 from session_fakes import ScriptedChannel
 
 from spark_cli.edits.journal import history as undo_history
-from spark_cli.protocol.channel import ChannelError, TurnFinished, UsageReported
+from spark_cli.protocol.channel import ChannelError, RequestSent, TurnFinished, UsageReported
 from spark_cli.protocol.tokens import count_tokens
 from spark_cli.session.events import (
     BlockRejected,
@@ -65,7 +65,7 @@ async def test_edit_lands_on_disk_while_the_stream_is_still_open(repo: Path) -> 
     assert isinstance(final, TurnCompleted) and final.status == "completed"
     assert (final.applied, final.refused, final.dropped_blocks) == (2, 0, 0)
     assert [type(e) for e in events if not isinstance(e, ProseDelta)] == [
-        EditLanded, EditLanded, TurnCompleted]
+        RequestSent, EditLanded, EditLanded, TurnCompleted]
     prose = "".join(e.text for e in events if isinstance(e, ProseDelta))
     assert prose == "Making total safe.\nNow the name is next.\nDone.\n"
     assert (repo / "app.py").read_text() == APP.replace("sum(items)", "sum(items) or 0") \

@@ -71,7 +71,7 @@ class Script:
     async def stop(self) -> None:
         self.stopped = True
 
-    async def warm(self) -> None: ...
+    async def warm(self, request: TurnRequest | None = None) -> None: ...
     async def aclose(self) -> None: ...
 
 
@@ -180,11 +180,11 @@ async def test_provider_failed_status_is_a_turn_failure(repo, settings):
 async def test_ttft_and_tokens_per_second(repo, settings, monkeypatch):
     import spark_cli.session.turn as turn
 
-    ticks = iter([100.0, 100.5, 101.0, 102.5, 103.0])
+    ticks = iter([100.0, 100.5, 101.0, 102.5, 102.8, 103.0])
     monkeypatch.setattr(turn.time, "perf_counter", lambda: next(ticks))
     events = [RequestSent(100.2), "a", "b", "c", UsageReported(10, 300),
               TurnFinished("completed")]
-    # perf_counter: start 100.0, deltas at 100.5 / 101.0 / 102.5, end 103.0
+    # perf_counter: start 100.0, deltas at 100.5 / 101.0 / 102.5, stream end 102.8, end 103.0
     session = Session(Script(events), repo, settings)
     out = await collect(session, "hi", ["app.py"])
     final = out[-1]
@@ -194,6 +194,8 @@ async def test_ttft_and_tokens_per_second(repo, settings, monkeypatch):
     assert final.tokens_per_s == pytest.approx(300 / 2.0)
     assert final.duration_s == pytest.approx(3.0)
     assert any(isinstance(e, UsageReported) for e in out)
+    assert session.marks.as_dict() == {"request_sent_at": 100.2, "first_delta_at": 100.5,
+                                       "last_delta_at": 102.5, "stream_ended_at": 102.8}
 
 
 async def test_output_tokens_are_counted_without_usage(repo, settings):
@@ -367,3 +369,70 @@ async def test_second_turn_chains_on_the_websocket(repo, settings, engine, monke
     assert sent[1].get("previous_response_id")
     assert len(sent[1]["input"]) == 1  # only the new user message
     assert "def final_total(items):" in (repo / "app.py").read_text()
+
+
+async def test_prepare_checks_the_request_before_any_channel_exists(repo, tmp_path):
+    (repo / ".spark").mkdir()
+    (repo / ".spark" / "config.toml").write_text("context_window = 3000\n"
+                                                 "max_output_tokens = 500\n")
+    (repo / "big.py").write_text("".join(f"value_{i} = {i}\n" for i in range(2000)))
+    settings = load_settings(repo, {}, {"SPARK_CONFIG_DIR": str(tmp_path / "cfg")})
+    session = Session(None, repo, settings)
+    failed = session.prepare("rename value_1", ["big.py"])
+    assert isinstance(failed, TurnFailed) and failed.kind == "budget"
+    assert "big.py" in failed.message
+    assert session.prepare("rename", ["app.py"]) is None
+
+
+async def test_a_prepared_turn_is_sent_as_prepared(repo, settings):
+    session = Session(None, repo, settings)
+    assert session.prepare("rename", ["app.py"]) is None
+    (repo / "app.py").write_text("changed after prepare\n")
+    channel = Script(["ok\n", TurnFinished("completed")])
+    session.channel = channel
+    out = await collect(session, "rename", ["app.py"])
+    assert isinstance(out[-1], TurnCompleted)
+    (request,) = channel.requests
+    assert "def total_price" in request.messages[-1].content  # the prepared build was used
+
+
+async def test_an_auth_failure_names_the_variable_to_set(repo, tmp_path):
+    settings = load_settings(repo, {"base_url": "http://127.0.0.1:9/v1"},
+                             {"SPARK_CONFIG_DIR": str(tmp_path / "cfg")})
+    error = ChannelError("auth", "401 authentication failed (invalid_api_key): missing API key")
+    out = await collect(Session(Script([error]), repo, settings), "hi", ["app.py"])
+    assert isinstance(out[-1], TurnFailed) and out[-1].kind == "auth"
+    assert "set SPARK_API_KEY to the engine's --token" in out[-1].message
+
+    keyed = load_settings(repo, {"provider": "cerebras"},
+                          {"SPARK_CONFIG_DIR": str(tmp_path / "cfg"),
+                           "CEREBRAS_API_KEY": "csk-0123456789abcdef"})
+    out = await collect(Session(Script([error]), repo, keyed), "hi", ["app.py"])
+    assert "the key from CEREBRAS_API_KEY was refused" in out[-1].message
+    assert "csk-0123456789abcdef" not in out[-1].message
+
+
+async def test_the_providers_time_info_reaches_turn_completed(repo, settings):
+    info = {"queue_time": 0.001, "completion_time": 0.2, "total_time": 0.25}
+    events = [RequestSent(1.0), "a", UsageReported(3, 1, info), TurnFinished("completed")]
+    out = await collect(Session(Script(events), repo, settings), "hi", ["app.py"])
+    assert isinstance(out[-1], TurnCompleted) and out[-1].time_info == info
+
+
+async def test_request_sent_is_passed_on_before_the_applier_is_loaded(repo, settings,
+                                                                       monkeypatch):
+    import spark_cli.session.lazy_applier as lazy
+
+    order: list[str] = []
+    real_get = lazy.LazyApplier.get
+
+    def get(self: Any) -> Any:
+        order.append("applier")
+        return real_get(self)
+
+    monkeypatch.setattr(lazy.LazyApplier, "get", get)
+    session = Session(Script([RequestSent(1.0), "hi\n", TurnFinished("completed")]), repo,
+                      settings)
+    async for event in session.run_turn("hi", ["app.py"]):
+        order.append(type(event).__name__)
+    assert order[:2] == ["RequestSent", "applier"]

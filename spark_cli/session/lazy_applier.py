@@ -1,0 +1,49 @@
+"""The turn's Applier, made only once the request has left.
+
+Importing ``spark_cli.edits.apply`` (the locate ladder, the journal) costs
+~20 ms; a turn makes its Applier and undo batch when the channel says the
+request left (``RequestSent``) or at the first edit, so that work overlaps the
+model's TTFT instead of delaying launch -> request.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from spark_cli.edits.apply import Applier
+
+
+class LazyApplier:
+    """One turn's undo batch and Applier, made on first use."""
+
+    def __init__(self, root: Path, seen: Mapping[str, str], label: str, *,
+                 allow_syntax_errors: bool, dry_run: bool) -> None:
+        self._args = (root, seen, allow_syntax_errors, dry_run)
+        self._label = label
+        self._applier: Applier | None = None
+
+    def get(self) -> Applier:
+        applier = self._applier
+        if applier is None:
+            from spark_cli.edits.apply import Applier
+
+            root, seen, allow_syntax_errors, dry_run = self._args
+            applier = self._applier = Applier(
+                root, seen=seen, allow_syntax_errors=allow_syntax_errors, dry_run=dry_run)
+            applier.begin_batch(self._label)
+        return applier
+
+    def end(self) -> None:
+        if self._applier is not None:
+            self._applier.end_batch()
+
+    @property
+    def outcomes(self) -> list[Any]:
+        return self._applier.outcomes if self._applier is not None else []
+
+    @property
+    def seen(self) -> dict[str, str] | None:
+        return self._applier.seen if self._applier is not None else None

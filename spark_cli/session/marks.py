@@ -1,0 +1,26 @@
+"""Latency marks of one turn (what `spark bench oneshot` and the JSON summary read).
+
+Stamped by the session with ``time.perf_counter()`` (CLOCK_MONOTONIC on Linux,
+the clock ``time.monotonic()`` uses too, so a parent process can compare):
+when the request left (the channel's ``RequestSent``), the first and the last
+text delta (each delta is stamped once, for TTFT and tok/s as well), and when
+the channel's stream ended.
+"""
+
+from __future__ import annotations
+
+
+class TurnMarks:
+    """``perf_counter`` stamps of one turn (a plain class: a dataclass costs ~0.6 ms to import)."""
+
+    __slots__ = ("first_delta_at", "last_delta_at", "request_sent_at", "stream_ended_at")
+
+    def __init__(self) -> None:
+        self.request_sent_at: float | None = None
+        self.first_delta_at: float | None = None
+        self.last_delta_at: float | None = None
+        self.stream_ended_at: float | None = None
+
+    def as_dict(self) -> dict[str, float | None]:
+        return {"request_sent_at": self.request_sent_at, "first_delta_at": self.first_delta_at,
+                "last_delta_at": self.last_delta_at, "stream_ended_at": self.stream_ended_at}

@@ -1,0 +1,44 @@
+"""Where the running turn's steers cut the answer, so the history reads like the channel saw it.
+
+The history then has: answer up to the steer, the steer as a user message, the
+rest of the answer (what previous_response_id chaining compares).
+"""
+
+from __future__ import annotations
+
+from spark_cli.protocol.channel import Message
+
+
+class SteerLog:
+    """The running turn's steers, in order, and where each one cut the answer."""
+
+    def __init__(self) -> None:
+        self._pending: list[str] = []
+        self._accepted: list[str] = []
+        self.cuts: list[tuple[int, str]] = []  # (index into the answer's parts, steer text)
+
+    def asked(self, text: str) -> None:
+        self._pending.append(text)
+
+    def accepted(self) -> None:
+        if self._pending:
+            self._accepted.append(self._pending.pop(0))
+
+    def rejected(self) -> None:
+        if self._pending:
+            self._pending.pop(0)
+
+    def committed(self, at: int) -> None:
+        queue = self._accepted or self._pending
+        if queue:
+            self.cuts.append((at, queue.pop(0)))
+
+    def conversation(self, parts: list[str], note: str) -> list[Message]:
+        out: list[Message] = []
+        start = 0
+        for at, text in self.cuts:
+            out.append(Message("assistant", "".join(parts[start:at])))
+            out.append(Message("user", text))
+            start = at
+        out.append(Message("assistant", "".join(parts[start:]) + note))
+        return out

@@ -240,6 +240,14 @@ def find_anchor_ranges(text: str, language: str | None,
     return scope or []
 
 
+def resolves(text: str, language: str | None, anchor: str) -> bool:
+    """Does ``anchor`` name something anywhere in ``text`` (by the rules above)?"""
+    defs = definitions(text, language) if language else []
+    lines: list[str] = []
+    return all(_resolve(part, text, lines, language, defs, None)
+               for part in _qualified_parts(anchor.strip()))
+
+
 def _qualified_parts(anchor: str) -> list[str]:
     bare = anchor.rstrip(":{( ").strip()
     if _QUALIFIED.match(bare) and not anchor.startswith(("#", "//")):
@@ -263,7 +271,7 @@ def _resolve(anchor: str, text: str, lines: list[str], language: str | None,
         hits = [d for d in pool if _names_it(norm, words, d.name) and pattern.search(d.header)]
         if hits:
             return _ranges(hits)
-        name, kind = _main_name(norm)
+        name, kind = main_name(norm)
         if name:
             hits = [d for d in pool if d.name == name or d.name.rsplit("::", 1)[-1] == name]
             typed = [d for d in hits if d.kind == kind]
@@ -307,7 +315,7 @@ def _names_it(norm: str, words: set[str], name: str) -> bool:
     return name in words or name.rsplit("::", 1)[-1] in words or ("::" in name and name in norm)
 
 
-def _main_name(norm: str) -> tuple[str | None, str | None]:
+def main_name(norm: str) -> tuple[str | None, str | None]:
     """The identifier an anchor names, and the kind its keyword implies."""
     words = _IDENT.findall(norm)
     kind = None

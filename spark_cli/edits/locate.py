@@ -39,8 +39,13 @@ When nothing matches and SEARCH and REPLACE carry the same placeholder lines
 (``# ...``), each piece between them is located in order and the file text the
 placeholders stand for is kept (``elision``; see `elision`).
 
-An empty SEARCH inserts: after the anchored line when anchors resolve to one
-range, else at the end of the file (``append``).
+An anchor that names nothing in the file (no definition, no line, not even its
+text) is refused up front (`anchor_checks`): it was invented, and the context
+lines might match elsewhere.
+
+An empty SEARCH inserts: at the top of the anchored definition's body when
+anchors resolve to one range (after a multi-line header and a Python docstring;
+`anchor_checks.body_start`), else at the end of the file (``append``).
 """
 
 from __future__ import annotations
@@ -50,6 +55,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
+from spark_cli.edits.anchor_checks import anchor_not_found, body_start, unresolved_anchor
 from spark_cli.edits.anchors import find_anchor_ranges
 from spark_cli.edits.elision import join_pieces, split_elided, unbacked_placeholder
 from spark_cli.edits.matching import FINDERS, STEPS, LineIndex, Match, line_index
@@ -113,9 +119,13 @@ def locate(text: str, hunk: HunkLike, *, language: str | None = None,
     anchors = tuple(getattr(hunk, "anchors", ()) or ())
     at_eof = bool(getattr(hunk, "at_eof", False))
     search, replace = _lines(hunk.search), _lines(hunk.replace)
+    if anchors:
+        unknown = unresolved_anchor(text, language, anchors)
+        if unknown is not None:
+            raise anchor_not_found(text, language, unknown)
     context = _Context(index, language, anchors, at_eof, search_from)
     if not any(line.strip() for line in search):
-        return _insert(index, replace, context.ranges, anchors)
+        return _insert(index, replace, context.ranges, anchors, language)
     variants = [(search, replace)]
     trimmed = _trim_blank_edges(search, replace)
     if trimmed[0] != search:
@@ -188,7 +198,7 @@ def _located(index: LineIndex, match: Match, step: str, deletion: bool) -> Locat
 
 
 def _insert(index: LineIndex, replace: list[str], ranges: list[Range],
-            anchors: Sequence[str]) -> Located:
+            anchors: Sequence[str], language: str | None) -> Located:
     body = "\n".join(replace)
     if len(ranges) > 1:
         lines = ", ".join(str(s + 1) for s, _ in ranges)
@@ -198,12 +208,12 @@ def _insert(index: LineIndex, replace: list[str], ranges: list[Range],
             "lines around the change", "ambiguous", tuple(s + 1 for s, _ in ranges))
     text = index.text
     if ranges:
-        row = _header_row(index, ranges[0], anchors[-1])
-        position = index.starts[row + 1] if row + 1 < len(index.starts) - 1 else len(text)
+        at = body_start(text, language, _header_row(index, ranges[0], anchors[-1]))
+        position = index.starts[at] if at < len(index.starts) - 1 else len(text)
         if position == len(text) and text and not text.endswith("\n"):
-            return Located(position, position, "\n" + body, "anchor:insert", row + 2)
+            return Located(position, position, "\n" + body, "anchor:insert", at + 1)
         return Located(position, position, body + "\n" if replace else "", "anchor:insert",
-                       row + 2)
+                       at + 1)
     if text and not text.endswith("\n") and body:
         body = "\n" + body
     elif body:

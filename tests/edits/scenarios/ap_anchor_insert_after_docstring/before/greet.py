@@ -1,0 +1,8 @@
+class Greeter:
+    """Greets people.
+
+    Politely.
+    """
+
+    def greet(self, name):
+        return "hi " + name

@@ -6,17 +6,40 @@ the file as it is when that hunk applies (hunks apply in order) and holds a
 non-blank line (a search of blank lines only is too weak an anchor); a pure
 insertion always carries at least one context line (an empty SEARCH would mean "create
 or append"). The text is rendered with :mod:`spark_cli.edits.formats`.
+
+Nothing here diffs whole files: an operation knows what it changed, so a
+change made with :meth:`FileChange.spliced` carries its splices (byte ranges of
+the old text and what replaces them), and the changed line ranges come
+straight from them. A change given only as old and new text (one contiguous
+edit: an import, a docstring, a parameter) is located by trimming the common
+first and last lines. Uniqueness is checked through a line -> positions index
+starting from the rarest line of the search text, so a hunk costs about the
+number of places its rarest line occurs, not the size of the file.
 """
 
 from __future__ import annotations
 
-import difflib
-from collections.abc import Iterator, Sequence
+import bisect
+import itertools
+from collections import defaultdict
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from spark_cli.edits.blocks import FileEdit, Hunk
 from spark_cli.edits.formats import render_apply_patch, render_search_replace
 from spark_cli.engine.brains.base import EditFormat
+
+Lines = list[bytes]
+Range = list[int]  # [i1, i2, j1, j2]: old lines i1:i2 become new lines j1:j2
+
+
+@dataclass(frozen=True, slots=True)
+class Splice:
+    """Replace bytes ``start:end`` of the old text (UTF-8 offsets) with ``text``."""
+
+    start: int
+    end: int
+    text: bytes = b""
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,40 +47,170 @@ class FileChange:
     path: str
     old: str
     new: str
+    splices: tuple[Splice, ...] | None = None
+    """What changed, when the operation said so (sorted, not overlapping)."""
+
+    @classmethod
+    def spliced(cls, path: str, old: str, splices: Iterable[Splice]) -> FileChange:
+        """The change made by ``splices`` (a splice that starts inside an earlier one,
+        e.g. a definition nested in one already deleted, is dropped)."""
+        data = old.encode("utf-8")
+        kept: list[Splice] = []
+        parts: list[bytes] = []
+        at = 0
+        for splice in sorted(splices, key=lambda s: (s.start, -s.end)):
+            if splice.start < at or (splice.start == splice.end and not splice.text):
+                continue
+            parts += (data[at:splice.start], splice.text)
+            at = splice.end
+            kept.append(splice)
+        parts.append(data[at:])
+        return cls(path, old, b"".join(parts).decode("utf-8"), tuple(kept))
 
 
-def _lines(text: str) -> list[str]:
-    return text.splitlines(keepends=True)
+def _lines(data: bytes) -> Lines:
+    """Lines split at ``\\n`` only (each keeps it; the last may lack it)."""
+    parts = data.split(b"\n")
+    lines = [part + b"\n" for part in parts[:-1]]
+    if parts[-1]:
+        lines.append(parts[-1])
+    return lines
 
 
-def _count(haystack: list[str], needle: list[str]) -> int:
-    size, count = len(needle), 0
-    for i in range(len(haystack) - size + 1):
-        if haystack[i:i + size] == needle:
-            count += 1
-            if count > 1:
-                break
-    return count
+class _Located:
+    """Where offsets of the old text fall in its lines."""
+
+    def __init__(self, data: bytes, lines: Lines) -> None:
+        self.data = data
+        self.count = len(lines)
+        self.starts = [0]
+        for line in lines:
+            self.starts.append(self.starts[-1] + len(line))
+        self.open_end = bool(data) and not data.endswith(b"\n")
+
+    def line_of(self, offset: int) -> int:
+        if offset >= len(self.data):
+            return self.count - 1 if self.open_end else self.count
+        return bisect.bisect_right(self.starts, offset) - 1
+
+    def span(self, splice: Splice) -> tuple[int, int]:
+        """The old lines a splice touches (an insertion at a line start touches none)."""
+        first = self.line_of(splice.start)
+        if splice.start == splice.end and self.starts[first] == splice.start:
+            return first, first
+        return first, self.line_of(max(splice.end - 1, splice.start)) + 1
+
+    def segment(self, i1: int, i2: int, group: list[Splice]) -> bytes:
+        """The new text of old lines ``i1:i2`` with ``group`` applied."""
+        parts, at = [], self.starts[i1]
+        for splice in group:
+            parts += (self.data[at:splice.start], splice.text)
+            at = splice.end
+        parts.append(self.data[at:self.starts[i2]])
+        return b"".join(parts)
 
 
-def _ranges(old: list[str], new: list[str]) -> list[list[int]]:
-    """[i1, i2, j1, j2] per change, adjacent changes merged."""
-    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
-    out: list[list[int]] = []
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag == "equal":
-            continue
-        if out and out[-1][1] >= i1:
-            out[-1][1], out[-1][3] = i2, j2
-        else:
-            out.append([i1, i2, j1, j2])
-    return out
+def _closed(located: _Located, i1: int, i2: int, group: list[Splice]) -> int:
+    """``i2``, grown until the group's new text ends at a line end (a splice that removed
+    a newline joins the next line) or at the end of the file."""
+    while i2 < located.count:
+        segment = located.segment(i1, i2, group)
+        if not segment or segment.endswith(b"\n"):
+            break
+        i2 += 1
+    return i2
 
 
-def _widen(old: list[str], new: list[str], r: list[int], floor: int) -> list[int] | None:
+def _spliced_ranges(change: FileChange, old: Lines) -> tuple[Lines, list[Range]]:
+    """The new lines and the changed ranges, from the change's splices (splices on the
+    same or adjacent lines make one range)."""
+    located = _Located(change.old.encode("utf-8"), old)
+    groups: list[tuple[int, int, list[Splice]]] = []
+    for splice in change.splices or ():
+        a, b = located.span(splice)
+        if groups:
+            i1, i2, group = groups[-1]
+            if a > i2:
+                i2 = _closed(located, i1, i2, group)
+                groups[-1] = (i1, i2, group)
+            if a <= i2:
+                group.append(splice)
+                groups[-1] = (i1, max(i2, b), group)
+                continue
+        groups.append((a, b, [splice]))
+    new: Lines = []
+    ranges: list[Range] = []
+    at = 0
+    for i1, i2, group in groups:
+        i2 = _closed(located, i1, i2, group)
+        new += old[at:i1]
+        j1 = len(new)
+        new += _lines(located.segment(i1, i2, group))
+        ranges.append([i1, i2, j1, len(new)])
+        at = i2
+    new += old[at:]
+    return new, ranges
+
+
+def _trimmed_ranges(old: Lines, new: Lines) -> list[Range]:
+    """One range: everything between the common first and last lines."""
+    if old == new:
+        return []
+    limit = min(len(old), len(new))
+    head = 0
+    while head < limit and old[head] == new[head]:
+        head += 1
+    tail = 0
+    while tail < limit - head and old[-1 - tail] == new[-1 - tail]:
+        tail += 1
+    return [[head, len(old) - tail, head, len(new) - tail]]
+
+
+class _Files:
+    """The old and new lines with a line -> positions index of each."""
+
+    def __init__(self, old: Lines, new: Lines) -> None:
+        self.old, self.new = old, new
+        self.in_old: dict[bytes, list[int]] = defaultdict(list)
+        self.in_new: dict[bytes, list[int]] = defaultdict(list)
+        for i, line in enumerate(old):
+            self.in_old[line].append(i)
+        for j, line in enumerate(new):
+            self.in_new[line].append(j)
+
+    def unique(self, i1: int, i2: int, j1: int) -> bool:
+        """Whether old lines ``i1:i2`` occur once in ``new[:j1] + old[i1:]`` (the file when
+        this hunk applies)."""
+        old, new = self.old, self.new
+        needle = old[i1:i2]
+        size = len(needle)
+        total = j1 + len(old) - i1
+        k = min(range(size), key=lambda t: len(self.in_old[needle[t]])
+                + len(self.in_new.get(needle[t], ())))
+        line = needle[k]
+        in_new = self.in_new.get(line, [])
+        in_old = self.in_old[line]
+        below = bisect.bisect_left(in_new, j1)
+        starts = itertools.chain((in_new[t] - k for t in range(below)),
+                                 (j1 + in_old[t] - i1 - k for t in
+                                  range(bisect.bisect_left(in_old, i1), len(in_old))))
+        found = 0
+        for start in starts:  # lazily: the second match ends the search
+            if start < 0 or start + size > total:
+                continue
+            if all((new[p] if p < j1 else old[p - j1 + i1]) == needle[t]
+                   for t, p in enumerate(range(start, start + size))):
+                found += 1
+                if found > 1:
+                    return False
+        return found == 1
+
+
+def _widen(files: _Files, r: Range, floor: int) -> Range | None:
     """Grow change ``r`` ([i1, i2, j1, j2]) by unchanged lines, not above ``floor``, until
     its search text is non-blank and occurs once in the file as it is when it applies;
     None when that cannot be done below ``floor``."""
+    old = files.old
     i1, i2, j1, j2 = r
     if i1 == i2:  # pure insertion: take the line before (or after) as context
         if i1 > floor:
@@ -65,9 +218,8 @@ def _widen(old: list[str], new: list[str], r: list[int], floor: int) -> list[int
         elif i2 < len(old):
             i2, j2 = i2 + 1, j2 + 1
     while True:
-        current = new[:j1] + old[i1:]  # the file when this hunk applies
         solid = any(line.strip() for line in old[i1:i2])  # not only blank lines
-        if solid and _count(current, old[i1:i2]) == 1:
+        if solid and files.unique(i1, i2, j1):
             return [i1, i2, j1, j2]
         if i2 < len(old) and (i1 <= floor or (i2 - r[1]) <= (r[0] - i1)):
             i2, j2 = i2 + 1, j2 + 1
@@ -79,14 +231,19 @@ def _widen(old: list[str], new: list[str], r: list[int], floor: int) -> list[int
 
 def hunks_for(change: FileChange) -> list[Hunk]:
     """The minimal, unambiguous hunks that turn ``change.old`` into ``change.new``."""
-    old, new = _lines(change.old), _lines(change.new)
-    pending = _ranges(old, new)
-    done: list[list[int]] = []
+    old = _lines(change.old.encode("utf-8"))
+    if change.splices is not None:
+        new, pending = _spliced_ranges(change, old)
+    else:
+        new = _lines(change.new.encode("utf-8"))
+        pending = _trimmed_ranges(old, new)
+    files = _Files(old, new)
+    done: list[Range] = []
     index = 0
     while index < len(pending):
         r = pending[index]
         floor = done[-1][1] if done else 0
-        grown = _widen(old, new, r, floor)
+        grown = _widen(files, r, floor)
         if grown is None:  # cannot stand alone: merge with the hunk before it
             prev = done.pop()
             pending[index] = [prev[0], r[1], prev[2], r[3]]
@@ -98,7 +255,8 @@ def hunks_for(change: FileChange) -> list[Hunk]:
             continue
         done.append(grown)
         index += 1
-    return [Hunk("".join(old[i1:i2]), "".join(new[j1:j2]), at_eof=i2 == len(old))
+    return [Hunk(b"".join(old[i1:i2]).decode("utf-8"), b"".join(new[j1:j2]).decode("utf-8"),
+                 at_eof=i2 == len(old))
             for i1, i2, j1, j2 in done]
 
 

@@ -5,10 +5,18 @@ anywhere in the instruction text (``Please rename foo to bar in app.py.``), in
 a fixed order so that ``remove print calls`` is never read as "delete the
 function ``print``". File blocks are cut out of the prompt first, so code in a
 file never looks like an instruction.
+
+Matching is linear in the length of the text (a client controls it): every
+open-ended part of a pattern is bounded (a type, a default value, an import
+name), paths are whole runs of word characters, ``.``, ``/`` and ``-``, and
+``replace 'a' with 'b'`` is found without a backtracking regex
+(:func:`_replace`): the heads (``replace '``) and the middles (``' with '``)
+are each found in one pass, then matched with a binary search.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 from typing import Literal
@@ -20,32 +28,39 @@ _ID = r"[`'\"]?([A-Za-z_$][\w$]*)[`'\"]?"
 _KIND_WORD = r"(?:(?:the|a|an)\s+)?(?:(?:function|method|class|def|fn|func|symbol|variable|" \
              r"identifier|constant|const|type|struct|field)\s+)?"
 _FILE_TOKEN = re.compile(r"[\w./-]+\.\w+|[\w-]+/[\w./-]+")
+"""A path line (used with ``fullmatch`` on one line: linear)."""
+_PATH_RUN = re.compile(r"[\w./-]+")
+"""Candidate paths in running text: maximal runs, so nothing backtracks."""
 _FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
 
 _RENAME = re.compile(rf"\brename\s+{_KIND_WORD}{_ID}\s+(?:to|as|into|->|=>)\s+"
                      rf"{_KIND_WORD}{_ID}", re.I)
-_REPLACE = re.compile(r"\b(?:replace|change|substitute)\s+(?:all\s+)?(?:occurrences\s+of\s+)?"
-                      r"(['\"`])(.+?)\1\s+(?:with|by|to|for)\s+(['\"`])(.*?)\3", re.I | re.S)
+_REPLACE_HEAD = re.compile(r"\b(?:replace|change|substitute)\s+(?:all\s+)?"
+                           r"(?:occurrences\s+of\s+)?(['\"`])", re.I)
+_REPLACE_MID = re.compile(r"(?=(['\"`])\s+(?:with|by|to|for)\s+(['\"`]))", re.I)
+_QUOTES = "'\"`"
 _PRINTS = re.compile(r"\b(?:remove|delete|strip|drop|clean\s+up|get\s+rid\s+of)\s+"
                      r"(?:all\s+)?(?:the\s+)?(?:debug(?:ging)?\s+)?"
                      r"(console\.log|println!?|print(?:ln|f)?(?:\(\))?|prints?|"
                      r"debug\s+(?:output|statements|logs?)|logs?)\b", re.I)
 _IMPORT = re.compile(r"\badd\s+(?:an?\s+|the\s+)?import(?:\s+(?:of|for))?\s+[`'\"]?"
-                     r"((?:from\s+\S+\s+import\s+[\w., ]+?)|"
-                     r"(?:import\s+)?[^`'\"\s]+?(?:\s+as\s+\w+)?)"
+                     r"((?:from\s+\S{1,200}\s+import\s+[\w., ]{1,200}?)|"
+                     r"(?:import\s+)?[^`'\"\s]{1,200}?(?:\s+as\s+\w+)?)"
                      r"[`'\"]?(?=\s+(?:to|in|into|at)\s|[.!]?\s*$|\s*\n)", re.I)
 _IMPORT_IN = re.compile(r"^\s*(import\s+[\w.]+(?:\s+as\s+\w+)?|"
-                        r"from\s+[\w.]+\s+import\s+[\w., ]+?)"
+                        r"from\s+[\w.]+\s+import\s+[\w., ]{1,200}?)"
                         r"\s+(?:in|to|into)\s+\S+", re.I)
-_IMPORT_QUOTED = re.compile(r"\badd\s+[`'\"]((?:import|from|use|const|#include)\s[^`'\"]+)[`'\"]",
+_IMPORT_QUOTED = re.compile(r"\badd\s+[`'\"]((?:import|from|use|const|#include)\s"
+                            r"[^`'\"]{1,300})[`'\"]",
                             re.I)
 _DOC = re.compile(rf"\b(?:add|write|generate)\s+(?:an?\s+|the\s+)?(?:docstring|doc\s*comment|"
                   rf"documentation|docs?|jsdoc|javadoc|comment)\s+(?:to|for|on)\s+{_KIND_WORD}{_ID}",
                   re.I)
 _PARAM = re.compile(r"\badd\s+(?:an?\s+|the\s+)?(?:new\s+|optional\s+)?(?:parameter|param|"
                     r"argument|arg)\s+[`'\"]?([A-Za-z_$][\w$]*)"
-                    r"(?:\s*:\s*([^=`'\"]+?)|\s+of\s+type\s+(\S+))?"
-                    r"(?:\s*=\s*((?:\"[^\"]*\"|'[^']*'|[^`'\"\s])+))?[`'\"]?"
+                    r"(?:\s*:\s*([^=`'\"\n]{1,100}?)|\s+of\s+type\s+(\S{1,100}))?"
+                    r"(?:\s*=\s*((?:\"[^\"\n]{0,100}\"|'[^'\n]{0,100}'|[^`'\"\s]){1,100}))?"
+                    r"[`'\"]?"
                     rf"\s+(?:to|in|on)\s+{_KIND_WORD}{_ID}", re.I)
 _DELETE = re.compile(rf"\b(?:delete|remove|drop)\s+{_KIND_WORD}{_ID}(?:\(\))?", re.I)
 _EXPLAIN = re.compile(r"\b(?:explain|describe|summari[sz]e|outline|give\s+an\s+overview\s+of|"
@@ -85,7 +100,7 @@ def instruction_text(prompt: str) -> str:
 
 def mentioned_paths(text: str, paths: list[str]) -> list[str]:
     """The known ``paths`` the instruction names (by full path or by file name)."""
-    tokens = {t.strip(".,;:!?`'\"()") for t in _FILE_TOKEN.findall(text)}
+    tokens = {t.strip(".,;:!?`'\"()") for t in _PATH_RUN.findall(text)}
     named = []
     for path in paths:
         base = path.rsplit("/", 1)[-1]
@@ -99,14 +114,37 @@ def _name(value: str) -> str | None:
     return None if value.lower() in _NOT_NAMES else value
 
 
+def _replace(text: str) -> tuple[str, str] | None:
+    """``replace 'OLD' with 'NEW'``: the first head that has a middle with the same quote
+    after it and a closing quote after that -- what the lazy regex ``replace Q(.+?)Q with
+    Q2(.*?)Q2`` finds, but in O(n log n)."""
+    heads = list(_REPLACE_HEAD.finditer(text))
+    if not heads:
+        return None
+    last = {q: text.rfind(q) for q in _QUOTES}
+    middles: dict[str, list[tuple[int, int, str]]] = {q: [] for q in _QUOTES}
+    for m in _REPLACE_MID.finditer(text):
+        close, new_start = m.group(2), m.end(2)
+        if last[close] >= new_start:  # NEW has its closing quote somewhere after
+            middles[m.group(1)].append((m.start(), new_start, close))
+    for head in heads:
+        opened = head.group(1)
+        candidates = middles[opened]
+        at = bisect.bisect_left(candidates, (head.end() + 1, 0, ""))
+        if at < len(candidates):
+            start, new_start, close = candidates[at]
+            return text[head.end():start], text[new_start:text.index(close, new_start)]
+    return None
+
+
 def parse_instruction(text: str) -> Instruction | None:
     """The first instruction recognised in ``text`` (see docs/brains.md), else None."""
     m = _RENAME.search(text)
     if m and m.group(1) != m.group(2):
         return Instruction("rename", name=m.group(1), new=m.group(2))
-    m = _REPLACE.search(text)
-    if m:
-        return Instruction("replace", old=m.group(2), new=m.group(4))
+    found = _replace(text)
+    if found is not None:
+        return Instruction("replace", old=found[0], new=found[1])
     m = _PRINTS.search(text)
     if m:
         word = m.group(1).lower()

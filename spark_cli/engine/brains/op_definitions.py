@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from spark_cli.engine.brains.edit_text import FileChange
+from spark_cli.engine.brains.edit_text import FileChange, Splice
 from spark_cli.engine.brains.instructions import Instruction
 from spark_cli.engine.brains.results import CannotHelp, OpResult, pick_files, plural
 from spark_cli.engine.brains.signatures import parameters_node
@@ -81,21 +81,17 @@ def _shallowest(nodes: list[tree_sitter.Node]) -> list[tree_sitter.Node]:
     return [n for n in nodes if _depth(n) == least]
 
 
-def delete_in(path: str, text: str, name: str) -> tuple[str, list[int]]:
-    """(new text, 1-based lines of the deleted definitions); no definitions → same text."""
+def delete_in(path: str, text: str, name: str) -> tuple[FileChange, list[int]]:
+    """(the change, 1-based lines of the deleted definitions); none found → no lines."""
     parsed = parse(path, text)
     if parsed is None:
-        return text, []
+        return FileChange(path, text, text), []
     found = _shallowest(find_definitions(parsed, name))
-    spans = sorted({_delete_span(parsed, node) for node in found}, reverse=True)
-    data = parsed.data
-    last_start = None
-    for start, end, filler in spans:
-        if last_start is not None and end > last_start:
-            continue  # nested in one already deleted
-        data = data[:start] + filler + data[end:]
-        last_start = start
-    return data.decode(), [node.start_point.row + 1 for node in found]
+    # a span nested in one already deleted is dropped by FileChange.spliced
+    splices = [Splice(start, end, filler)
+               for start, end, filler in {_delete_span(parsed, node) for node in found}]
+    return (FileChange.spliced(path, text, splices),
+            [node.start_point.row + 1 for node in found])
 
 
 def delete_definition(instruction: Instruction, files: dict[str, str],
@@ -104,9 +100,9 @@ def delete_definition(instruction: Instruction, files: dict[str, str],
     changes: list[FileChange] = []
     where: list[str] = []
     for path in pick_files(files, named, lambda _p, text: name in text):
-        new, lines = delete_in(path, files[path], name)
+        change, lines = delete_in(path, files[path], name)
         if lines:
-            changes.append(FileChange(path, files[path], new))
+            changes.append(change)
             where.append(f"{path} (line{'s' if len(lines) > 1 else ''} "
                          f"{', '.join(map(str, lines))})")
     if not changes:

@@ -1,14 +1,15 @@
 """Remove debug output: whole print / console.log statements, file kept valid.
 
 Per language, a statement is debug output when it is only a call to one of
-these: python ``print``; js/ts ``console.log``/``debug``/``info`` (only
-``console.log`` when the prompt says so); go ``fmt.Print*``/``println`` (and the ``fmt``
-import once nothing else uses it, since go refuses unused imports);
-rust ``println!``/``print!``/``eprintln!``/``eprint!``/``dbg!``; java
-``System.out/err.print*``. A statement alone on its lines (a trailing comment
+these: python ``print``; js/ts ``console.log``/``debug``/``info``; go
+``fmt.Print*``/``println`` (and the ``fmt`` import once nothing else uses it,
+since go refuses unused imports); rust ``println!``/``print!``/``eprintln!``/
+``eprint!``/``dbg!``; java ``System.out/err.print*``. When the instruction
+names ``console.log``, only js/ts ``console.log`` calls go (a python ``print``
+in the same request stays). A statement alone on its lines (a trailing comment
 included) loses its lines; one sharing a line loses only its text. A python
-block left empty gets ``pass``; a brace-less js ``if (x) console.log(x);``
-body becomes ``{}``.
+block left empty gets ``pass``; a brace-less js ``if (x) console.log(x);`` body
+becomes ``{}``.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from spark_cli.engine.brains.edit_text import FileChange
+from spark_cli.engine.brains.edit_text import FileChange, Splice
 from spark_cli.engine.brains.instructions import Instruction
 from spark_cli.engine.brains.results import CannotHelp, OpResult, pick_files, plural
 from spark_cli.engine.brains.trees import Parsed, parse, walk
@@ -24,10 +25,11 @@ from spark_cli.engine.brains.trees import Parsed, parse, walk
 if TYPE_CHECKING:
     import tree_sitter
 
+_JS = ("javascript", "typescript", "tsx")
 _JS_ALL = frozenset({"console.log", "console.debug", "console.info"})
 _CALLEES: dict[str, frozenset[str]] = {
     "python": frozenset({"print"}),
-    "javascript": _JS_ALL, "typescript": _JS_ALL, "tsx": _JS_ALL,
+    **dict.fromkeys(_JS, _JS_ALL),
     "go": frozenset({"fmt.Println", "fmt.Printf", "fmt.Print", "println", "print"}),
     "rust": frozenset({"println", "print", "eprintln", "eprint", "dbg"}),
     "java": frozenset({"System.out.println", "System.out.print", "System.out.printf",
@@ -100,28 +102,31 @@ def _cuts(parsed: Parsed, callees: frozenset[str]) -> list[tuple[int, int, bytes
     return cuts
 
 
-def remove_prints_in(path: str, text: str, what: str) -> tuple[str, int]:
-    parsed = parse(path, text)
-    if parsed is None or parsed.language not in _CALLEES:
-        return text, 0
-    callees = _CALLEES[parsed.language]
-    if what == "console.log" and parsed.language in ("javascript", "typescript", "tsx"):
-        callees = frozenset({"console.log"})
-    cuts = _cuts(parsed, callees)
-    data = parsed.data
-    for start, end, filler in sorted(cuts, reverse=True):
-        data = data[:start] + filler + data[end:]
-    new = data.decode("utf-8")
-    if cuts and parsed.language == "go" and not _FMT_USE.search(new):
-        new = _drop_go_import(path, new, '"fmt"')
-    return new, len(cuts)
+def callees_for(language: str, what: str) -> frozenset[str]:
+    """The calls that count as debug output in ``language`` for ``what`` (``print``,
+    ``any``, or ``console.log``: js/ts ``console.log`` only, nothing elsewhere)."""
+    if what == "console.log":
+        return frozenset({"console.log"}) if language in _JS else frozenset()
+    return _CALLEES.get(language, frozenset())
 
 
-def _drop_go_import(path: str, text: str, module: str) -> str:
-    """Go refuses unused imports: drop ``module`` once nothing uses it."""
+def remove_prints_in(path: str, text: str, what: str) -> tuple[FileChange, int]:
+    """The change and how many statements it removes (0: nothing to do)."""
     parsed = parse(path, text)
-    if parsed is None:
-        return text
+    callees = callees_for(parsed.language, what) if parsed is not None else frozenset()
+    if parsed is None or not callees:
+        return FileChange(path, text, text), 0
+    splices = [Splice(start, end, filler) for start, end, filler in _cuts(parsed, callees)]
+    change = FileChange.spliced(path, text, splices)
+    if splices and parsed.language == "go" and not _FMT_USE.search(change.new):
+        drop = _go_import(parsed, '"fmt"')
+        if drop is not None:
+            change = FileChange.spliced(path, text, [*splices, drop])
+    return change, len(splices)
+
+
+def _go_import(parsed: Parsed, module: str) -> Splice | None:
+    """Removing ``module``'s import line (go refuses unused imports)."""
     for spec in walk(parsed.tree.root_node):
         if spec.type != "import_spec" or parsed.node_text(spec).strip() != module:
             continue
@@ -132,8 +137,8 @@ def _drop_go_import(path: str, text: str, module: str) -> str:
         data = parsed.data
         if owner is not spec and data[end:end + 1] == b"\n" and data[:start].endswith(b"\n\n"):
             end += 1
-        return (data[:start] + data[end:]).decode("utf-8")
-    return text
+        return Splice(start, end)
+    return None
 
 
 def remove_prints(instruction: Instruction, files: dict[str, str], named: list[str]) -> OpResult:
@@ -141,9 +146,9 @@ def remove_prints(instruction: Instruction, files: dict[str, str], named: list[s
     changes: list[FileChange] = []
     total = 0
     for path in paths:
-        new, count = remove_prints_in(path, files[path], instruction.what)
+        change, count = remove_prints_in(path, files[path], instruction.what)
         if count:
-            changes.append(FileChange(path, files[path], new))
+            changes.append(change)
             total += count
     label = "console.log" if instruction.what == "console.log" else "print"
     if not changes:

@@ -1,53 +1,103 @@
-"""Rename a symbol: every identifier node spelled ``old`` becomes ``new``.
+"""Rename a symbol: its definitions and references become ``new``.
 
 Only identifier leaves of the syntax tree are touched (any node type ending in
-``identifier``: ``identifier``, ``property_identifier``, ``type_identifier``,
-``field_identifier`` …), so strings and comments keep the old name. Files with
-no grammar (text mode) are refused: without a tree an identifier cannot be told
-from a word in a string.
+``identifier``), so strings and comments keep the old name; and only those
+that are the symbol (see :mod:`rename_refs`): ``json.load(f)`` and
+``dict(load=1)`` keep their ``load`` when ``load`` is renamed, and the answer
+says how many such uses it left alone. Files with no grammar (text mode) are
+refused: without a tree an identifier cannot be told from a word in a string.
 """
 
 from __future__ import annotations
 
-from spark_cli.engine.brains.edit_text import FileChange
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from spark_cli.engine.brains.edit_text import FileChange, Splice
 from spark_cli.engine.brains.instructions import Instruction
+from spark_cli.engine.brains.rename_refs import FileRefs, Symbol
 from spark_cli.engine.brains.results import CannotHelp, OpResult, pick_files, plural
-from spark_cli.engine.brains.trees import is_identifier, parse, walk
+from spark_cli.engine.brains.trees import Parsed, is_identifier, parse, walk
+
+if TYPE_CHECKING:
+    import tree_sitter
+
+_EXAMPLES = 3
 
 
-def rename_in(path: str, text: str, old: str, new: str) -> tuple[str, int]:
-    """The renamed text and how many identifiers changed (raises CannotHelp in text mode)."""
+@dataclass
+class _Renamed:
+    changes: list[FileChange] = field(default_factory=list)
+    total: int = 0
+    kept: list[str] = field(default_factory=list)
+    """Uses left alone (another object's member or keyword), as ``json.load``."""
+    foreign: list[str] = field(default_factory=list)
+    """Files that import the name from a module outside the request."""
+
+
+def _parsed(path: str, text: str, old: str, new: str) -> Parsed:
     parsed = parse(path, text)
     if parsed is None:
         raise CannotHelp(f"{path} has no syntax grammar here, so I cannot tell identifiers "
                          f"from words in strings or comments. Use `replace '{old}' with "
                          f"'{new}' in {path}` for a literal replacement.", show_help=False)
-    target = old.encode("utf-8")
-    spans = [(n.start_byte, n.end_byte) for n in walk(parsed.tree.root_node)
-             if is_identifier(n) and parsed.data[n.start_byte:n.end_byte] == target]
-    data = parsed.data
+    return parsed
+
+
+def _use(parsed: Parsed, node: tree_sitter.Node) -> str:
+    """How a use left alone reads: ``json.load``, ``dict(load=1)``."""
+    owner = node.parent
+    if owner is not None and owner.type == "keyword_argument":
+        call = owner.parent.parent if owner.parent is not None else None
+        owner = call or owner
+    text = " ".join(parsed.node_text(owner or node).split())
+    return text if len(text) <= 40 else text[:39] + "…"
+
+
+def _rename_file(refs: FileRefs, new: str, out: _Renamed) -> None:
+    parsed = refs.parsed
+    target = refs.symbol.old.encode("utf-8")
     replacement = new.encode("utf-8")
-    for start, end in reversed(spans):
-        data = data[:start] + replacement + data[end:]
-    return data.decode("utf-8"), len(spans)
+    splices: list[Splice] = []
+    for node in walk(parsed.tree.root_node):
+        if not is_identifier(node) or parsed.data[node.start_byte:node.end_byte] != target:
+            continue
+        if refs.refers(node):
+            splices.append(Splice(node.start_byte, node.end_byte, replacement))
+        else:
+            out.kept.append(_use(parsed, node))
+    if splices:
+        out.changes.append(FileChange.spliced(parsed.path, parsed.text, splices))
+        out.total += len(splices)
 
 
 def rename(instruction: Instruction, files: dict[str, str], named: list[str]) -> OpResult:
     old, new = instruction.name, instruction.new
     paths = pick_files(files, named, lambda _p, text: old in text)
-    changes: list[FileChange] = []
-    total = 0
+    parsed = {path: _parsed(path, files[path], old, new) for path in paths}
+    every = {p: parse(p, t) for p, t in files.items() if p not in parsed}
+    symbol = Symbol(old, {**parsed, **{p: v for p, v in every.items() if v is not None}})
+    out = _Renamed()
     for path in paths:
-        renamed, count = rename_in(path, files[path], old, new)
-        if count:
-            changes.append(FileChange(path, files[path], renamed))
-            total += count
-    if not changes:
+        refs = FileRefs(parsed[path], symbol)
+        if refs.foreign is not None:
+            out.foreign.append(f"{path} (its `{old}` comes from {refs.foreign})")
+            continue
+        _rename_file(refs, new, out)
+    if not out.changes:
         where = ", ".join(paths) if paths else "the files in this request"
+        why = f"; left alone: {', '.join(out.foreign)}" if out.foreign else ""
         raise CannotHelp(f"I found no identifier `{old}` in {where} (strings and comments "
-                         "do not count).")
-    where = ", ".join(c.path for c in changes)
+                         f"do not count){why}.")
+    where = ", ".join(c.path for c in out.changes)
+    notes = ""
+    if out.kept:
+        examples = ", ".join(f"`{k}`" for k in list(dict.fromkeys(out.kept))[:_EXAMPLES])
+        notes += (f"; left {plural(len(out.kept), 'use')} of other objects' `{old}` "
+                  f"alone ({examples})")
+    if out.foreign:
+        notes += f"; left alone: {', '.join(out.foreign)}"
     return OpResult(lead=f"Renaming `{old}` to `{new}` in {where}.",
-                    summary=f"Renamed {plural(total, 'occurrence')} of `{old}` to `{new}` in "
-                            f"{plural(len(changes), 'file')}.",
-                    changes=tuple(changes))
+                    summary=f"Renamed {plural(out.total, 'occurrence')} of `{old}` to `{new}` in "
+                            f"{plural(len(out.changes), 'file')}{notes}.",
+                    changes=tuple(out.changes))

@@ -86,3 +86,97 @@ def test_symbol_not_found_explains() -> None:
     answer = ask("rename nope to bar", {"a.py": "x = 'nope'\n"})
     assert "no identifier `nope`" in answer and "rename foo to bar" in answer
     assert "<<<<<<<" not in answer
+
+
+# --- only the symbol: not other objects' members or other calls' keywords -----------
+
+SHARED = '''import json
+
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def main():
+    cfg = load("x.json")
+    print(dict(load=1), cfg)
+'''
+
+
+def test_other_objects_attributes_and_keywords_stay(tmp_path) -> None:
+    answer, out = run("rename load to load_config", {"app.py": SHARED}, tmp_path)
+    assert out["app.py"] == SHARED.replace("def load(", "def load_config(").replace(
+        'cfg = load("', 'cfg = load_config("')
+    assert "json.load(f)" in out["app.py"] and "dict(load=1)" in out["app.py"]
+    assert "left 2 uses of other objects' `load` alone (`json.load`, `dict(load=1)`)" in answer
+
+
+METHODS = '''import config
+
+
+class Loader:
+    def load(self, path, strict=False):
+        return self.load_raw(path)
+
+    def run(self):
+        other.load()
+        return self.load("a", strict=True)
+
+
+def use(obj):
+    return config.load(obj.load, dict(load=2))
+'''
+
+
+def test_self_members_module_attributes_and_own_keywords(tmp_path) -> None:
+    files = {"app.py": METHODS, "config.py": "def load(x, strict=1):\n    return x\n"}
+    _answer, out = run("rename load to fetch", files, tmp_path)
+    assert out["app.py"] == METHODS.replace("def load(", "def fetch(").replace(
+        'self.load("a"', 'self.fetch("a"').replace("config.load(obj", "config.fetch(obj")
+    assert out["config.py"] == "def fetch(x, strict=1):\n    return x\n"
+
+
+def test_keyword_of_a_function_defined_with_that_parameter(tmp_path) -> None:
+    src = "def run(path, mode=1):\n    return path\n\n\nrun(path=1)\nopen(path=2)\n"
+    _answer, out = run("rename path to source", {"a.py": src}, tmp_path)
+    assert out["a.py"] == ("def run(source, mode=1):\n    return source\n\n\nrun(source=1)\n"
+                           "open(path=2)\n")
+
+
+def test_a_name_imported_from_outside_leaves_that_file_alone(tmp_path) -> None:
+    files = {"a.py": "def load():\n    return 1\n", "b.py": "from json import load\nload(f)\n"}
+    answer, out = run("rename load to fetch", files, tmp_path)
+    assert out == {"a.py": "def fetch():\n    return 1\n", "b.py": files["b.py"]}
+    assert "left alone: b.py (its `load` comes from json)" in answer
+
+
+def test_js_members_keys_and_this(tmp_path) -> None:
+    src = ('import * as util from "./util";\nclass K {\n  load() { return this.load(); }\n}\n'
+           "function f(o) { return [o.load, util.load(), {load: 1}]; }\n")
+    files = {"a.js": src, "util.js": "export function load() {}\n"}
+    _answer, out = run("rename load to fetch", files, tmp_path)
+    assert out["a.js"] == src.replace("  load()", "  fetch()").replace(
+        "this.load()", "this.fetch()").replace("util.load()", "util.fetch()")
+    assert out["util.js"] == "export function fetch() {}\n"
+
+
+@pytest.mark.parametrize(("path", "before", "after"), [
+    ("m.go",
+     "package m\n\ntype S struct{ Load int }\n\nfunc (s *S) Get() int { return s.Load + o.Load }\n"
+     "\nvar x = S{Load: 1}\n",
+     "package m\n\ntype S struct{ Size int }\n\nfunc (s *S) Get() int { return s.Size + o.Load }\n"
+     "\nvar x = S{Size: 1}\n"),
+    ("m.rs",
+     "struct S { load: i32 }\nimpl S {\n    fn get(&self) -> i32 { self.load + o.load }\n}\n"
+     "fn f() -> S { S { load: 1 } }\n",
+     "struct S { size: i32 }\nimpl S {\n    fn get(&self) -> i32 { self.size + o.load }\n}\n"
+     "fn f() -> S { S { size: 1 } }\n"),
+    ("A.java",
+     "class A {\n    int load;\n    int get() { return this.load + o.load; }\n}\n",
+     "class A {\n    int size;\n    int get() { return this.size + o.load; }\n}\n"),
+])
+def test_fields_through_self_only(tmp_path, path: str, before: str, after: str) -> None:
+    old, new = ("Load", "Size") if path.endswith(".go") else ("load", "size")
+    _answer, out = run(f"rename {old} to {new}", {path: before}, tmp_path)
+    assert out[path] == after

@@ -144,3 +144,14 @@ def test_import_already_there() -> None:
 def test_import_needs_a_file_when_several() -> None:
     answer = ask("add import os", {"a.py": "x = 1\n", "b.py": "y = 1\n"})
     assert "Which file should get the import?" in answer
+
+
+def test_console_log_leaves_python_prints(tmp_path) -> None:
+    files = {"a.py": "def f(x):\n    print(x)\n    return x\n",
+             "b.js": 'function g(a) {\n  console.log(a);\n  console.debug(a);\n  return a;\n}\n'}
+    answer, out = run("remove console.log", files, tmp_path)
+    assert out["a.py"] == files["a.py"]
+    assert out["b.js"] == 'function g(a) {\n  console.debug(a);\n  return a;\n}\n'
+    assert answer.strip().endswith("Removed 1 statement from 1 file.")
+    assert ask("remove console.log from a.py", files) == \
+        "I found no console.log statements to remove in a.py.\n"

@@ -9,7 +9,8 @@ fields. The CLI adds ``request_sent`` (the moment the request left, as
 and a final ``summary``. docs/cli.md documents every type.
 
 Hot path: a ``prose_delta`` line is one ``json.dumps`` of the text and one
-write; nothing else is done per streamed piece.
+buffered write; flushes are coalesced (``spark_cli.render.coalesce``: at most
+every ~16 ms while prose streams, at once for every other event).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from collections.abc import Mapping
 from typing import Any, TextIO
 
 from spark_cli.edits.outcome import EditApplied, EditRefused, outcome_to_json
+from spark_cli.render.coalesce import CoalescingWriter
 from spark_cli.render.events import outcome_of
 
 _CAMEL = re.compile(r"(?<!^)(?=[A-Z])")
@@ -62,18 +64,20 @@ def event_to_json(event: Any) -> dict[str, Any]:
 
 
 class JsonLinesRenderer:
-    """Writes each event as one JSON line to ``out`` and flushes (consumers read live)."""
+    """Writes each event as one JSON line to ``out``; consumers read live (prose within
+    ~16 ms, every other event at once)."""
 
     def __init__(self, out: TextIO) -> None:
         self.out = out
+        self._writer = CoalescingWriter(out)
+        self._write = self._writer.write
 
     def prose(self, text: str) -> None:
-        self.out.write('{"type": "prose_delta", "text": ' + json.dumps(text) + "}\n")
-        self.out.flush()
+        self._write('{"type": "prose_delta", "text": ' + json.dumps(text) + "}\n")
 
     def emit(self, data: dict[str, Any]) -> None:
-        self.out.write(json.dumps(data) + "\n")
-        self.out.flush()
+        self._write(json.dumps(data) + "\n")
+        self._writer.flush()
 
     def event(self, event: Any) -> None:
         self.emit(event_to_json(event))

@@ -2,8 +2,9 @@
 
 Plain text unless ``color`` is set (the CLI sets it only when the stream is a
 TTY); only then is rich imported, lazily, so a piped run never pays for it.
-Prose is written raw as it arrives (one write + flush per streamed chunk); rich
-is used only for the few status lines, the diff and the summary.
+Prose is written raw as it arrives, its flushes coalesced (at most every ~16 ms,
+``spark_cli.render.coalesce``); rich is used only for the few status lines, the
+diff and the summary, each flushed at once.
 
 Two outputs: ``prose_out`` gets the model's prose, ``info_out`` the status
 lines, diff and summary. For `spark edit PATH` both are stdout; in pipe mode
@@ -16,6 +17,7 @@ from collections.abc import Mapping
 from typing import Any, TextIO
 
 from spark_cli.edits.outcome import EditApplied, EditRefused
+from spark_cli.render.coalesce import CoalescingWriter
 from spark_cli.render.events import outcome_of
 
 _DIFF_STYLES = (("---", "bold"), ("+++", "bold"), ("@@", "cyan"), ("+", "green"), ("-", "red"))
@@ -45,9 +47,25 @@ def summary_line(data: Mapping[str, Any]) -> str:
     if status != "completed":
         reason = data.get("reason")
         parts.append(f"{status}" + (f" ({reason})" if reason else ""))
+    server = _server_times(data.get("time_info"))
+    if server:
+        parts.append(server)
     if data.get("dry_run"):
         parts.append("dry run: nothing written")
     return " · ".join(parts)
+
+
+_SERVER_TIMES = (("queue_time", "queue"), ("prompt_time", "prompt"),
+                 ("completion_time", "completion"))
+
+
+def _server_times(info: Any) -> str:
+    """The provider's own timing (Cerebras' ``time_info``), e.g. ``server: queue 1 ms, ...``."""
+    if not isinstance(info, Mapping):
+        return ""
+    shown = [f"{label} {_fmt_seconds(float(info[key]))}" for key, label in _SERVER_TIMES
+             if isinstance(info.get(key), int | float)]
+    return "server: " + ", ".join(shown) if shown else ""
 
 
 class TextRenderer:
@@ -58,6 +76,7 @@ class TextRenderer:
         self.prose_out = prose_out
         self.info_out = info_out or prose_out
         self.color = color
+        self._prose = CoalescingWriter(prose_out)
         self._at_line_start = True
         self._console: Any = None
 
@@ -66,9 +85,8 @@ class TextRenderer:
     def prose(self, text: str) -> None:
         if not text:
             return
-        self.prose_out.write(text)
-        self.prose_out.flush()
-        self._at_line_start = text.endswith("\n")
+        self._prose.write(text)
+        self._at_line_start = text[-1] == "\n"
 
     def event(self, event: Any) -> None:
         """A non-prose session event: edit landed/refused, block rejected, waits."""
@@ -131,10 +149,11 @@ class TextRenderer:
             self.info_out.flush()
 
     def _end_prose(self) -> None:
+        """Before a status line: prose is flushed (and ended with a newline if mid-line)."""
         if not self._at_line_start:
             self.prose_out.write("\n")
-            self.prose_out.flush()
             self._at_line_start = True
+        self._prose.flush()
 
     def _rich(self) -> Any:
         if self._console is None:

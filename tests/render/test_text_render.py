@@ -89,3 +89,14 @@ def test_plain_rendering_never_imports_rich():
 def test_summary_of_a_failed_turn_is_short():
     line = summary_line({"status": "failed", "reason": "cannot connect", "applied": 1})
     assert line == "turn failed · 1 applied, 0 refused"
+
+
+def test_summary_line_shows_the_providers_own_timing_when_sent():
+    from spark_cli.render.text import summary_line
+
+    line = summary_line({"status": "completed", "ttft_s": 0.05, "tokens_per_s": 2000.0,
+                         "output_tokens": 300, "applied": 1, "refused": 0, "duration_s": 0.3,
+                         "time_info": {"queue_time": 0.0012, "prompt_time": 0.004,
+                                       "completion_time": 0.15, "created": 1.7e9}})
+    assert line.endswith("server: queue 1 ms, prompt 4 ms, completion 150 ms")
+    assert "server:" not in summary_line({"status": "completed", "time_info": None})

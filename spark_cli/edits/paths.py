@@ -1,8 +1,10 @@
 """Repo confinement: turn a path written by a model into a file inside the repo, or refuse.
 
-Refused before anything is written: empty paths, absolute paths (POSIX, Windows
-drive or UNC), ``..`` that climbs out of the root, any symlink on the way that
-leads outside the root, and anything inside ``.git/`` or ``.spark/``.
+Refused before anything is written: empty paths, absolute paths outside the
+root (an absolute POSIX path inside the root is taken relative to it; Windows
+drive and UNC paths are always refused), ``..`` that climbs out of the root, any
+symlink on the way that leads outside the root, and anything inside ``.git/`` or
+``.spark/``.
 Backslashes count as separators (models on Windows write ``src\\app.py``).
 """
 
@@ -39,6 +41,16 @@ def _is_within(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
+def _under(root: Path, name: str) -> str:
+    """``name`` (absolute) relative to ``root`` as given or resolved; "" when outside."""
+    path = posixpath.normpath(name)
+    for base in (os.path.abspath(root), os.path.realpath(root)):
+        prefix = base.rstrip("/") + "/"
+        if path.startswith(prefix) and len(path) > len(prefix):
+            return path[len(prefix):]
+    return ""
+
+
 def confine(root: Path, raw: str) -> RepoPath:
     """The file ``raw`` names inside ``root``; raises `PathRefused` if it may not be touched."""
     name = raw.strip()
@@ -46,10 +58,12 @@ def confine(root: Path, raw: str) -> RepoPath:
         raise PathRefused("empty path: name the file relative to the repo root")
     if "\x00" in name:
         raise PathRefused(f"{name!r}: a path may not contain NUL characters")
-    if name.startswith("/") or _WINDOWS_ABSOLUTE.match(name):
+    if _WINDOWS_ABSOLUTE.match(name) or (name.startswith("/") and not _under(root, name)):
         raise PathRefused(
             f"{name}: absolute paths are refused; use a path relative to the repo root"
         )
+    if name.startswith("/"):
+        name = _under(root, name)
     # Models on Windows write src\\app.py; a backslash in a real file name is vanishingly rare.
     rel = posixpath.normpath(name.replace("\\", "/"))
     if rel == "." or rel.endswith("/"):

@@ -75,3 +75,14 @@ def test_backslashes_are_separators(tmp_path) -> None:
     assert confine(tmp_path, "src\\app.py").rel == "src/app.py"
     with pytest.raises(PathRefused, match="leads outside"):
         confine(tmp_path, "..\\..\\etc\\passwd")
+
+
+def test_an_absolute_path_inside_the_root_is_made_relative(tmp_path) -> None:
+    (tmp_path / "src").mkdir()
+    got = confine(tmp_path, f"{tmp_path}/src/a.py")
+    assert got.rel == "src/a.py"
+    assert confine(tmp_path, os.path.realpath(tmp_path) + "/b.py").rel == "b.py"
+    for raw in (f"{tmp_path}/../x.py", str(tmp_path), f"{tmp_path}x/a.py",
+                f"{tmp_path}/.git/config"):
+        with pytest.raises(PathRefused):
+            confine(tmp_path, raw)

@@ -18,13 +18,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from spark_cli.edits.conflicts import Region, changed_regions, line_span
+from spark_cli.edits.conflicts import changed_regions
 from spark_cli.edits.diffs import unified_diff
 from spark_cli.edits.grammars import language_for_path
 from spark_cli.edits.journal import BatchInfo, Journal
-from spark_cli.edits.locate import LocateFailed, locate
 from spark_cli.edits.outcome import EditApplied, EditOutcome, EditRefused, HunkRefused
 from spark_cli.edits.paths import PathRefused, RepoPath, confine
+from spark_cli.edits.placement import Span, is_append, lf, locate_all
 from spark_cli.edits.syntax import check_edit
 from spark_cli.edits.textfile import (
     DEFAULT_SIZE_LIMIT,
@@ -50,15 +50,6 @@ class _Plan:
     conflicted: bool = False  # the file on disk differed from what the model saw
 
 
-@dataclass(frozen=True, slots=True)
-class _Span:
-    index: int  # 1-based hunk index
-    start: int
-    end: int
-    replacement: str
-    step: str
-
-
 class _Refusal(Exception):
     def __init__(self, reason: str, message: str, hunk_index: int | None = None, line: int = 0,
                  refused: tuple[HunkRefused, ...] = (),
@@ -75,6 +66,7 @@ class _Context:
     seen: Mapping[str, str] | None
     allow_syntax_errors: bool
     size_limit: int
+    in_order: bool = False  # identical hunks, one per place: several matches are not ambiguous
 
 
 def _read(ctx: _Context, target: RepoPath, name: str) -> tuple[bytes, TextFile]:
@@ -94,63 +86,7 @@ def _read(ctx: _Context, target: RepoPath, name: str) -> tuple[bytes, TextFile]:
         raise _Refusal(exc.reason, exc.message) from None
 
 
-def _is_append(hunk: Hunk) -> bool:
-    return not hunk.search and not hunk.anchors
-
-
-def _lf(text: str) -> str:
-    """Edit text that came with CRLF: the file's own endings are restored on encode."""
-    return _NEWLINES.sub("\n", text) if "\r" in text else text
-
-
-def _find(work: str, hunk: Hunk, language: str | None, position: int) -> tuple[int, int, str, str]:
-    if _is_append(hunk):
-        return len(work), len(work), _lf(hunk.replace), "append"
-    if "\r" in hunk.search or "\r" in hunk.replace:
-        hunk = replace(hunk, search=_lf(hunk.search), replace=_lf(hunk.replace))
-    try:
-        found = locate(work, hunk, language=language, search_from=position)
-    except LocateFailed:
-        if not position:
-            raise
-        found = locate(work, hunk, language=language, search_from=0)  # hunks out of order
-    return found.start, found.end, found.replacement, found.step
-
-
-def _locate_all(work: str, edit: FileEdit, regions: list[Region] | None,
-                language: str | None) -> tuple[list[_Span], list[HunkRefused]]:
-    """Locate each hunk in order, each after the previous one; (spans, refused hunks)."""
-    spans: list[_Span] = []
-    refused: list[HunkRefused] = []
-    position = 0
-    for index, hunk in enumerate(edit.hunks, 1):
-        line = hunk.line or edit.line
-        where = f"hunk {index} (edit line {line})"
-        try:
-            start, end, replacement, step = _find(work, hunk, language, position)
-        except LocateFailed as exc:
-            refused.append(HunkRefused(index, line, exc.reason, f"{where}: {exc.message}"))
-            continue
-        if any(start < s.end and s.start < end for s in spans):
-            refused.append(HunkRefused(index, line, "overlap", f"{where} overlaps an earlier "
-                                       "hunk of the same file; merge them into one hunk"))
-            continue
-        if regions:
-            first_line, last_line = line_span(work, start, end)
-            touched = next((r for r in regions if r.overlaps(first_line, last_line)), None)
-            if touched is not None:
-                refused.append(HunkRefused(
-                    index, line, "conflict",
-                    f"the file changed on disk since the model read it; hunk {index} touches "
-                    f"{touched.describe()}, which the user edited: re-read the file and redo "
-                    "this hunk"))
-                continue
-        spans.append(_Span(index, start, end, replacement, step))
-        position = end
-    return spans, refused
-
-
-def _hunk_at_line(work: str, spans: list[_Span], line: int | None) -> _Span | None:
+def _hunk_at_line(work: str, spans: list[Span], line: int | None) -> Span | None:
     """The hunk whose replacement covers 1-based ``line`` of the new text, if any."""
     if line is None:
         return None
@@ -165,7 +101,7 @@ def _hunk_at_line(work: str, spans: list[_Span], line: int | None) -> _Span | No
 
 
 def _check_syntax(ctx: _Context, name: str, old: str, new: str,
-                  blame: tuple[str, list[_Span], FileEdit] | None = None) -> SyntaxVerdict:
+                  blame: tuple[str, list[Span], FileEdit] | None = None) -> SyntaxVerdict:
     verdict, _tree = check_edit(name, old, new)
     if verdict.checked and not verdict.ok and not ctx.allow_syntax_errors:
         culprit = _hunk_at_line(blame[0], blame[1], verdict.error_line) if blame else None
@@ -181,7 +117,7 @@ def _check_syntax(ctx: _Context, name: str, old: str, new: str,
 
 
 def _plan_create(ctx: _Context, edit: FileEdit, target: RepoPath) -> _Plan:
-    text = _lf("".join(h.replace for h in edit.hunks))
+    text = lf("".join(h.replace for h in edit.hunks))
     verdict = _check_syntax(ctx, edit.path, "", text)
     after = new_text_file(text).encode()
     outcome = EditApplied(target.rel, len(edit.hunks), unified_diff(target.rel, None, text),
@@ -195,7 +131,8 @@ def _plan_update(ctx: _Context, edit: FileEdit, target: RepoPath, seen: str | No
     pad = bool(text) and not text.endswith("\n")  # locate in "\n"-terminated text
     work = tf.replaced(text + "\n", (*tf.endings, tf.dominant)) if pad else tf
     regions = changed_regions(seen, text) if seen is not None and seen != text else None
-    spans, refused = _locate_all(work.text, edit, regions, language_for_path(edit.path))
+    spans, refused = locate_all(work.text, edit, regions, language_for_path(edit.path),
+                                 seen, ctx.in_order)
     if refused and (not regions or not spans):
         first = refused[0]
         head = "; ".join(h.message for h in refused)
@@ -206,7 +143,8 @@ def _plan_update(ctx: _Context, edit: FileEdit, target: RepoPath, seen: str | No
             reason = "conflict"
             message += " (note: the file changed on disk since the model read it)"
         raise _Refusal(reason, message, first.hunk_index, first.line, tuple(refused))
-    result = work.spliced(sorted((s.start, s.end, s.replacement) for s in spans))
+    ordered = sorted(spans, key=lambda s: (s.start, s.end, s.index))
+    result = work.spliced([(s.start, s.end, s.replacement) for s in ordered])
     if pad and result.text.endswith("\n"):
         result = result.replaced(result.text[:-1], result.endings[:-1])
     verdict = _check_syntax(ctx, edit.path, text, result.text, (work.text, spans, edit))
@@ -260,9 +198,12 @@ def _plan(ctx: _Context, edit: FileEdit) -> _Plan:
         seen_text = None if raw is None else _NEWLINES.sub("\n", raw)
     exists = ctx.tree.exists(target.path)
     creating = edit.kind == "update" and not exists and bool(edit.hunks) and all(
-        _is_append(h) for h in edit.hunks)
+        is_append(h) for h in edit.hunks)
     if edit.kind == "add" or creating:
-        if exists and edit.fmt == "search_replace" and not ctx.tree.is_dir(target.path):
+        if exists and ctx.tree.is_dir(target.path):
+            raise _Refusal("is_directory", f"{edit.path} is a directory; name the file to "
+                           "create inside it")
+        if exists and edit.fmt == "search_replace":
             return _plan_update(ctx, edit, target, seen_text)  # empty SEARCH appends
         if exists:
             raise _Refusal("exists", f"{edit.path} already exists; to change it, use an update "
@@ -324,9 +265,12 @@ class Applier:
         self.journal = Journal(self.root) if record_undo and not dry_run else None
         self.outcomes: list[EditOutcome] = []
         self._tree = WorkTree(dry_run=dry_run)
+        self._repeats: dict[tuple[str, str, str], list[tuple[Hunk, int]]] = {}
+        self._superseded: set[int] = set()  # refusals of copies later applied together
 
     def begin_batch(self, label: str = "") -> None:
         self.outcomes = []
+        self._repeats, self._superseded = {}, set()
         if self.journal is not None:
             self.journal.begin(label)
 
@@ -334,6 +278,8 @@ class Applier:
         ctx = _Context(self.root, self._tree, self.seen, self.allow_syntax_errors,
                        self.size_limit)
         outcome, text, conflicted = _apply(ctx, edit, self.journal)
+        if isinstance(outcome, EditRefused) and outcome.reason == "ambiguous":
+            outcome, text, conflicted = self._repeated(ctx, edit, outcome, text, conflicted)
         self.outcomes.append(outcome)
         if isinstance(outcome, EditApplied) and self.seen is not None and not conflicted:
             # our own write is not a user change: later blocks of this answer see it
@@ -345,9 +291,43 @@ class Applier:
                 self.seen[outcome.path] = text
         return outcome
 
+    def _repeated(self, ctx: _Context, edit: FileEdit, refused: EditRefused, text: str | None,
+                  conflicted: bool) -> tuple[EditOutcome, str | None, bool]:
+        """Identical SEARCH/REPLACE blocks, one per place their search matches: when the
+        last copy arrives, all of them apply, in order. Until then each is refused."""
+        if edit.fmt != "search_replace" or edit.kind != "update" or len(edit.hunks) != 1 \
+                or not refused.refused:
+            return refused, text, conflicted
+        hunk = edit.hunks[0]
+        copies = self._repeats.setdefault((edit.path, hunk.search, hunk.replace), [])
+        copies.append((replace(hunk, line=hunk.line or edit.line), len(self.outcomes)))
+        places = len(refused.refused[0].candidates)
+        if len(copies) >= 2 and len(copies) == places:
+            ctx.in_order = True
+            together = replace(edit, hunks=tuple(h for h, _ in copies))
+            outcome, new_text, new_conflicted = _apply(ctx, together, self.journal)
+            if isinstance(outcome, EditApplied):
+                self._superseded.update(k for _, k in copies[:-1])
+                lines = ", ".join(str(h.line) for h, _ in copies)
+                note = (f"{places} identical blocks (edit lines {lines}), one per place the "
+                        "search matches, applied in order; this supersedes the refusal of the "
+                        "earlier copies")
+                return replace(outcome, note=note), new_text, new_conflicted
+            return outcome, new_text, new_conflicted
+        if len(copies) == 1:
+            hint = (f" If the same change belongs in each place, send one identical block per "
+                    f"place ({places} in all): identical blocks are then applied in order, one "
+                    "place each.")
+        else:
+            hint = (f" This is copy {len(copies)} of an identical block; its search matches "
+                    f"{places} places, so {places} copies are applied in order, one place each.")
+        message = refused.message.rstrip(".") + "." + hint
+        return replace(refused, message=message), text, conflicted
+
     def end_batch(self) -> BatchInfo | None:
         return self.journal.end() if self.journal is not None else None
 
     @property
     def all_applied(self) -> bool:
-        return all(isinstance(o, EditApplied) and not o.partial for o in self.outcomes)
+        return all((isinstance(o, EditApplied) and not o.partial) or k in self._superseded
+                   for k, o in enumerate(self.outcomes))

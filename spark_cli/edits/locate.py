@@ -113,8 +113,11 @@ def _trim_blank_edges(search: list[str], replace: list[str]) -> tuple[list[str],
 
 
 def locate(text: str, hunk: HunkLike, *, language: str | None = None,
-           search_from: int = 0) -> Located:
-    """Find where ``hunk.search`` is in ``text`` (see the module docstring for the rules)."""
+           search_from: int = 0, first_of_many: bool = False) -> Located:
+    """Find where ``hunk.search`` is in ``text`` (see the module docstring for the rules).
+
+    ``first_of_many``: several matches are not ambiguous, the first at or after
+    ``search_from`` is taken (identical hunks, one per place, applied in order)."""
     index = line_index(text)
     anchors = tuple(getattr(hunk, "anchors", ()) or ())
     at_eof = bool(getattr(hunk, "at_eof", False))
@@ -123,7 +126,7 @@ def locate(text: str, hunk: HunkLike, *, language: str | None = None,
         unknown = unresolved_anchor(text, language, anchors)
         if unknown is not None:
             raise anchor_not_found(text, language, unknown)
-    context = _Context(index, language, anchors, at_eof, search_from)
+    context = _Context(index, language, anchors, at_eof, search_from, first_of_many)
     if not any(line.strip() for line in search):
         return _insert(index, replace, context.ranges, anchors, language)
     variants = [(search, replace)]
@@ -238,9 +241,9 @@ class _Context:
     """What narrows several matches; anchor ranges are resolved only when needed."""
 
     def __init__(self, index: LineIndex, language: str | None, anchors: tuple[str, ...],
-                 at_eof: bool, search_from: int) -> None:
+                 at_eof: bool, search_from: int, first_of_many: bool = False) -> None:
         self.index, self.language, self.anchors = index, language, anchors
-        self.at_eof, self.search_from = at_eof, search_from
+        self.at_eof, self.search_from, self.first_of_many = at_eof, search_from, first_of_many
         self._ranges: list[Range] | None = None
 
     @property
@@ -268,7 +271,7 @@ class _Context:
                 pool, by_anchor = inside, True
         if len(pool) == 1:
             return pool[0], by_anchor
-        if self.search_from > 0:
+        if self.search_from > 0 or self.first_of_many:
             later = [m for m in pool if m.start >= self.search_from]
             if later:
                 return later[0], by_anchor

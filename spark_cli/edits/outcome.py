@@ -23,6 +23,7 @@ class HunkRefused:
     line: int
     reason: str
     message: str
+    candidates: tuple[int, ...] = ()  # 1-based lines of the places an ambiguous search matches
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +41,7 @@ class EditApplied:
     refused: tuple[HunkRefused, ...] = ()
     dry_run: bool = False
     line: int = 0  # the block's line in the edit text
+    note: str = ""  # how it was applied, when that needs saying (identical blocks in order)
 
     ok = True
 
@@ -64,6 +66,8 @@ class EditApplied:
             what += " (no change: the file already reads like this)"
         if self.syntax is not None and not self.syntax.checked:
             what += " (no syntax check: text mode)"
+        if self.note:
+            what += f" ({self.note})"
         if self.refused:
             what += "; only in part, because " + "; ".join(h.message for h in self.refused)
         return what

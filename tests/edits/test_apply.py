@@ -209,3 +209,65 @@ def test_crlf_in_the_edit_text_does_not_double_endings(repo) -> None:
     assert (repo / "w.txt").read_bytes() == b"one\r\n2\r\nthree\r\n"
     assert apply_edit(sr("n.txt", "", "a\r\nb\r\n"), repo).ok
     assert (repo / "n.txt").read_bytes() == b"a\nb\n"
+
+
+def test_an_absolute_path_inside_the_repo_is_accepted(repo) -> None:
+    out = apply_edit(sr(f"{repo}/app.py", "    return 0\n", "    return 1\n"), repo)
+    assert out.ok and out.path == "app.py"
+    assert "return 1" in (repo / "app.py").read_text()
+
+
+def test_add_file_on_a_directory_says_it_is_a_directory(repo) -> None:
+    (repo / "pkg").mkdir()
+    for edit in (FileEdit("add", "pkg", (Hunk("", "x\n"),), "apply_patch"),
+                 FileEdit("update", "pkg", (Hunk("", "x\n"),), "search_replace")):
+        out = apply_edit(edit, repo)
+        assert isinstance(out, EditRefused) and out.reason == "is_directory"
+        assert "pkg is a directory" in out.message
+
+
+THREE = "def a():\n    t = 1\n\n\ndef b():\n    t = 1\n\n\ndef c():\n    t = 1\n"
+
+
+def test_identical_blocks_apply_in_order_once_there_is_one_per_place(tmp_path) -> None:
+    (tmp_path / "t.py").write_text(THREE)
+    applier = Applier(tmp_path)
+    applier.begin_batch("turn")
+    outs = [applier.apply(sr("t.py", "    t = 1\n", "    t = 2\n")) for _ in range(3)]
+    applier.end_batch()
+    assert [o.ok for o in outs] == [False, False, True]
+    assert "send one identical block per place (3 in all)" in outs[0].message
+    assert "This is copy 2 of an identical block" in outs[1].message
+    assert "3 identical blocks" in outs[2].message
+    assert (tmp_path / "t.py").read_text() == THREE.replace("t = 1", "t = 2")
+    assert applier.all_applied
+
+
+def test_too_few_identical_blocks_change_nothing(tmp_path) -> None:
+    (tmp_path / "t.py").write_text(THREE)
+    applier = Applier(tmp_path)
+    applier.begin_batch("turn")
+    outs = [applier.apply(sr("t.py", "    t = 1\n", "    t = 2\n")) for _ in range(2)]
+    assert not any(o.ok for o in outs) and not applier.all_applied
+    assert (tmp_path / "t.py").read_text() == THREE
+
+
+def test_identical_hunks_in_one_section_take_one_place_each(tmp_path) -> None:
+    (tmp_path / "t.py").write_text(THREE)
+    out = apply_edit(patch("t.py", *[("    t = 1\n", "    t = 3\n")] * 3), tmp_path)
+    assert out.ok
+    assert (tmp_path / "t.py").read_text() == THREE.replace("t = 1", "t = 3")
+    out = apply_edit(patch("t.py", *[("    t = 3\n", "    t = 4\n")] * 2), tmp_path)
+    assert isinstance(out, EditRefused) and out.reason == "ambiguous"
+
+
+def test_a_hunk_on_a_line_the_user_changed_is_a_conflict_not_a_miss(repo) -> None:
+    seen = {"app.py": PY}
+    (repo / "app.py").write_text(PY.replace("    return 0\n", "    return -1\n"))
+    out = apply_edit(patch("app.py", ("import os\n", "import sys\n"),
+                           ("    return 0\n", "    return 1\n")), repo, seen=seen)
+    assert isinstance(out, EditApplied) and out.partial
+    assert out.refused[0].reason == "conflict"
+    assert "matches line 9 of the file as the model read it" in out.refused[0].message
+    out = apply_edit(patch("app.py", ("    return 0\n", "    return 1\n")), repo, seen=seen)
+    assert isinstance(out, EditRefused) and out.reason == "conflict"

@@ -5,7 +5,13 @@ when the old tree is known) and returns a `SyntaxVerdict`. The rule: an edit is
 refused (``ok=False``) only when the OLD text parsed without ERROR/MISSING nodes
 and the NEW text has some. A file that was already broken is not judged (you
 cannot tell whether the edit made it worse), and a file in no known language is
-"text mode": no syntax check at all (``checked=False``).
+"text mode": no syntax check at all (``checked=False``). So is a YAML, JSON or
+TOML file with template markup (``{{ }}``, ``{% %}``: Helm, Ansible, Jinja) in
+either version. In HTML, elements closed implicitly (``<p>a<p>b``, ``<li>``, a
+fragment that ends with open elements) are not errors: tree-sitter-html's
+MISSING ``_implicit_end_tag`` nodes, and ERROR nodes made only of well-formed
+tags and text, are forgiven; a broken tag (``<div`` unterminated, a stray
+``</div>``) is not.
 
 `parse_text(language, text)` is the shared, cached parse used by `anchors` and
 by `check_edit`: a small LRU of recent (language, text) → tree, so the tree
@@ -33,6 +39,10 @@ _trees: OrderedDict[tuple[str, str], tree_sitter.Tree] = OrderedDict()
 _CHUNK = 4096
 # ".h" is C or C++: a header is refused only when neither grammar accepts the new text
 _SECOND_OPINION = {"c": "cpp"}
+# Data files that are often templates (Helm, Ansible, Jinja): with {{ }} or {% %} in them,
+# they are text mode. Not a YAML/JSON/TOML parse, so no verdict either way.
+_TEMPLATED = frozenset({"yaml", "json", "toml"})
+
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,11 +86,16 @@ def prime(path: str, text: str) -> None:
             pass
 
 
-def first_error(tree: tree_sitter.Tree) -> tuple[int, str] | None:
-    """(1-based line, description) of the first ERROR or MISSING node, or None."""
+def first_error(tree: tree_sitter.Tree, language: str | None = None) -> tuple[int, str] | None:
+    """(1-based line, description) of the first ERROR or MISSING node, or None.
+
+    In HTML, implied end tags (MISSING ``_implicit_end_tag``) and ERROR nodes made
+    only of well-formed tags and text (elements left open) do not count."""
     node = tree.root_node
     if not node.has_error:
         return None
+    if language == "html":
+        return _html_error(node)
     while True:
         if node.is_missing:
             return node.start_point.row + 1, f"missing {_token(node.type)}"
@@ -92,6 +107,36 @@ def first_error(tree: tree_sitter.Tree) -> tuple[int, str] | None:
                 break
         else:  # has_error but no child carries it: the node itself is the culprit
             return node.start_point.row + 1, f"invalid {node.type.replace('_', ' ')}"
+
+
+_HTML_OPEN = frozenset({"start_tag", "end_tag", "element", "text", "self_closing_tag",
+                        "comment", "script_element", "style_element", "entity"})
+
+
+def _html_error(node: tree_sitter.Node) -> tuple[int, str] | None:
+    if node.is_missing:
+        if node.type == "_implicit_end_tag":
+            return None
+        return node.start_point.row + 1, f"missing {_token(node.type)}"
+    carriers = [c for c in node.children if c.has_error or c.is_missing]
+    if node.is_error:
+        sexp = str(node)
+        if ("UNEXPECTED" in sexp or sexp.count("(ERROR") > 1
+                or sexp.count("(MISSING") != sexp.count("(MISSING _implicit_end_tag)")
+                or any(c.type not in _HTML_OPEN for c in node.named_children)):
+            return _describe_error(node)
+        return None  # elements left open: the browser closes them
+    if not carriers:  # a hidden MISSING child: an implied end tag, or else the node
+        sexp = str(node)
+        if sexp.count("(MISSING") == sexp.count("(MISSING _implicit_end_tag)") and \
+                "(ERROR" not in sexp:
+            return None
+        return node.start_point.row + 1, f"invalid {node.type.replace('_', ' ')}"
+    for child in carriers:
+        found = _html_error(child)
+        if found is not None:
+            return found
+    return None
 
 
 def _token(kind: str) -> str:
@@ -156,6 +201,9 @@ def check_edit(
     if language is None:
         note = f"{path}: no syntax check was done (not a language spark parses)"
         return SyntaxVerdict(None, True, False, note, None), None
+    if language in _TEMPLATED and any(m in old or m in new for m in ("{{", "{%")):
+        note = f"{path}: no syntax check was done (template markup: {{{{ }}}} or {{% %}})"
+        return SyntaxVerdict(None, True, False, note, None), None
     try:
         if old_tree is None:
             old_tree = parse_text(language, old)
@@ -164,12 +212,12 @@ def check_edit(
         note = f"{path}: no syntax check was done ({exc})"
         return SyntaxVerdict(None, True, False, note, None), None
     _remember((language, new), new_tree)
-    before = first_error(old_tree)
+    before = first_error(old_tree, language)
     if before is not None:
         note = (f"{path}: the file already had a syntax error at line {before[0]} "
                 f"({before[1]}) before this edit; not judged")
         return SyntaxVerdict(language, True, True, note, None), new_tree
-    after = first_error(new_tree)
+    after = first_error(new_tree, language)
     if after is None:
         return SyntaxVerdict(language, True, True, "", None), new_tree
     second = _SECOND_OPINION.get(language) if path.lower().endswith(".h") else None

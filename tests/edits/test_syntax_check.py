@@ -171,3 +171,31 @@ def test_a_c_header_may_become_cpp() -> None:
     assert verdict.ok and verdict.checked and verdict.language == "cpp"
     broken, _ = check_edit("box.h", old, old + "int f( {\n")
     assert not broken.ok and broken.language == "c"
+
+
+@pytest.mark.parametrize(("path", "old", "new"), [
+    ("chart/deploy.yaml", "image: nginx\n", "image: {{ .Values.image }}\n{{- if .Values.x }}\n"),
+    ("site.yml", "a: 1\n", "{% if x %}\na: 1\n{% endif %}\n"),
+    ("c.json", '{"a": 1}\n', '{"a": {{ a }}\n'),
+])
+def test_templated_data_files_are_text_mode(path: str, old: str, new: str) -> None:
+    verdict, _tree = check_edit(path, old, new)
+    assert verdict.ok and not verdict.checked and "template markup" in verdict.message
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ("<p>x</p>\n", "<p>a\n<p>b\n"),
+    ("<div>\n<p>x</p>\n</div>\n", "<div>\n<p>a\n<p>b\n</div>\n"),
+    ("<select>\n<option>x</option>\n</select>\n", "<select>\n<option>a\n<option>b\n</select>\n"),
+    ("<ul>\n<li>x</li>\n</ul>\n", "<ul>\n<li>a\n<li>b\n</ul>\n"),
+    ("<p>x</p>\n", "<p>x</p>\n<section>\n<p>open\n"),
+])
+def test_html_implied_end_tags_are_fine(old: str, new: str) -> None:
+    verdict, _tree = check_edit("page.html", old, new)
+    assert verdict.ok and verdict.checked, verdict.message
+
+
+@pytest.mark.parametrize("new", ["<p>x</p>\n<div\n", "<p>x</p>\n</div>\n"])
+def test_broken_html_tags_are_still_refused(new: str) -> None:
+    verdict, _tree = check_edit("page.html", "<p>x</p>\n", new)
+    assert verdict.checked and not verdict.ok

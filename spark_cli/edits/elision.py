@@ -54,11 +54,16 @@ def is_placeholder(line: str) -> bool:
     return _PLACEHOLDER_LINE.match(line) is not None
 
 
+def has_placeholder(text: str) -> bool:
+    """Might ``text`` hold a placeholder line? (One C-level scan: the usual answer is no.)"""
+    return _PLACEHOLDER_ANY.search(text) is not None
+
+
 def unbacked_placeholder(search: Iterable[str], replace_text: str,
                          region: Iterable[str] = ()) -> str | None:
     """The first placeholder line of ``replace_text`` that neither SEARCH nor the
     matched file ``region`` has (stripped), or None."""
-    if _PLACEHOLDER_ANY.search(replace_text) is None:  # one C scan: the usual case
+    if not has_placeholder(replace_text):
         return None
     backed = {line.strip() for line in search} | {line.strip() for line in region}
     for line in replace_text.split("\n"):

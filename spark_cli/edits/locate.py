@@ -57,7 +57,12 @@ from typing import TYPE_CHECKING, Protocol
 
 from spark_cli.edits.anchor_checks import anchor_not_found, body_start, unresolved_anchor
 from spark_cli.edits.anchors import find_anchor_ranges
-from spark_cli.edits.elision import join_pieces, split_elided, unbacked_placeholder
+from spark_cli.edits.elision import (
+    has_placeholder,
+    join_pieces,
+    split_elided,
+    unbacked_placeholder,
+)
 from spark_cli.edits.matching import FINDERS, STEPS, LineIndex, Match, line_index
 from spark_cli.edits.misses import LocateFailed, ambiguous, missing
 
@@ -155,6 +160,8 @@ def _check_placeholders(index: LineIndex, match: Match, search: list[str],
                         replace: str) -> None:
     """Refuse a REPLACE placeholder (``# ... existing code ...``) that SEARCH does not
     have: it would delete the code it stands for."""
+    if not has_placeholder(replace):  # the usual case: no line table needed
+        return
     line = unbacked_placeholder(search, replace, index.lines[match.first:match.last + 1])
     if line is not None:
         raise LocateFailed(

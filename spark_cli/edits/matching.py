@@ -26,18 +26,26 @@ STEPS = ("exact", "trailing_ws", "indent", "trimmed", "unicode", "blank_lines", 
 class LineIndex:
     """Per-text line tables, each built on first use (the exact step needs none)."""
 
-    __slots__ = ("_keyed", "_lines", "_nonblank", "_rstripped", "_starts", "_stripped", "real",
+    __slots__ = ("_keyed", "_lines", "_nonblank", "_real", "_rstripped", "_starts", "_stripped",
                  "text")
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.real = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
+        self._real: int | None = None
         self._lines: list[str] | None = None
         self._starts: list[int] | None = None
         self._rstripped: str | None = None
         self._stripped: dict[str, list[int]] | None = None
         self._keyed: dict[str, str] = {}
         self._nonblank: tuple[str, list[int]] | None = None
+
+    @property
+    def real(self) -> int:
+        """The number of real lines (a final newline does not start one)."""
+        if self._real is None:
+            text = self.text
+            self._real = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
+        return self._real
 
     @property
     def lines(self) -> list[str]:
@@ -142,8 +150,9 @@ def _exact(index: LineIndex, search: list[str], replace: list[str]) -> list[Matc
     out = []
     needle = "\n".join(search)
     body = "\n".join(replace)
+    phantom = not search[-1] and text.endswith("\n")  # may end on the "line" after the last
     for pos, first in _whole_line_hits(text, needle):
-        if first + len(search) <= index.real:
+        if not (phantom and pos + len(needle) == len(text)):
             out.append(Match(pos, pos + len(needle), first, first + len(search) - 1,
                              lambda: body))
     return out

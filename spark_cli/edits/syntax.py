@@ -257,9 +257,10 @@ def _reparse(language: str, old: str, new: str, old_tree: tree_sitter.Tree,
     for start, old_end, new_end in edits:
         s, oe, ne = start + delta, old_end + delta, new_end + delta
         replacement = new_b[s:ne]
-        tree.edit(start_byte=s, old_end_byte=oe, new_end_byte=ne,
-                  start_point=_point(current, s), old_end_point=_point(current, oe),
-                  new_end_point=_point(current[:s] + replacement, ne))
+        start_point = _point(current, s)  # one scan of the prefix; the ends from there
+        tree.edit(start_byte=s, old_end_byte=oe, new_end_byte=ne, start_point=start_point,
+                  old_end_point=_advance(start_point, current[s:oe]),
+                  new_end_point=_advance(start_point, replacement))
         current = current[:s] + replacement + current[oe:]
         delta += new_end - old_end
     return get_parser(language).parse(new_b, tree)
@@ -268,6 +269,14 @@ def _reparse(language: str, old: str, new: str, old_tree: tree_sitter.Tree,
 def _point(data: bytes, offset: int) -> tuple[int, int]:
     row = data.count(b"\n", 0, offset)
     return row, offset - (data.rfind(b"\n", 0, offset) + 1)
+
+
+def _advance(point: tuple[int, int], chunk: bytes) -> tuple[int, int]:
+    """The point after ``chunk`` when it starts at ``point``."""
+    rows = chunk.count(b"\n")
+    if not rows:
+        return point[0], point[1] + len(chunk)
+    return point[0] + rows, len(chunk) - chunk.rfind(b"\n") - 1
 
 
 def _changed_span(old: bytes, new: bytes) -> tuple[int, int, int]:

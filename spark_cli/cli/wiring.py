@@ -14,7 +14,6 @@ kind asked for, inside the function, so `spark --help` never pays for them.
 from __future__ import annotations
 
 import contextlib
-import secrets
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -57,13 +56,15 @@ async def open_provider_channel(provider: Any, *, idle_timeout: float | None = N
         try:
             channel = open_channel(kind, base_url=base_url, api_key=api_key, **options)
         except ValueError as exc:
-            raise WiringError(str(exc)) from None
+            raise WiringError(str(exc)) from None  # the URL in it is masked
         stack.push_async_callback(channel.aclose)
         yield channel
 
 
 @contextlib.asynccontextmanager
 async def _bundled_engine() -> AsyncIterator[Any]:
+    import secrets  # ~2.5 ms (hmac, hashlib): only when an engine is started
+
     from spark_cli.engine.config import EngineConfig
     from spark_cli.engine.server import run_engine
 

@@ -16,7 +16,6 @@ interrupted answer), and exactly one final ``TurnCompleted`` or ``TurnFailed``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal
 
 from spark_cli.edits.blocks import BlockRejected, ProseDelta
@@ -32,6 +31,7 @@ from spark_cli.protocol.channel import (
     UsageReported,
     WaitingToRetry,
 )
+from spark_cli.protocol.values import Value, value
 
 __all__ = [
     "BlockRejected",
@@ -53,15 +53,15 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class EditLanded:
+@value
+class EditLanded(Value):
     """An edit block was applied (or, under a dry run, would have been)."""
 
     outcome: EditApplied
 
 
-@dataclass(frozen=True, slots=True)
-class EditRefused:
+@value
+class EditRefused(Value):
     """An edit block was refused; nothing of it was written."""
 
     outcome: RefusedOutcome
@@ -70,8 +70,8 @@ class EditRefused:
 TurnOutcome = Literal["completed", "incomplete", "cancelled", "failed"]
 
 
-@dataclass(frozen=True, slots=True)
-class TurnCompleted:
+@value
+class TurnCompleted(Value):
     """The turn ended (the answer finished, was cut short, or was interrupted).
 
     ``status`` is the channel's final status; ``reason`` says why it was not
@@ -104,8 +104,8 @@ FailureKind = Literal[
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class TurnFailed:
+@value
+class TurnFailed(Value):
     """The turn could not run or broke off; ``message`` is specific and safe to show.
 
     Edits that landed before a mid-stream failure stay (one undo checkpoint);

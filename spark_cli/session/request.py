@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from spark_cli.edits.grammars import language_for_path
@@ -25,6 +24,7 @@ from spark_cli.edits.textfile import TextFileError, read_text_file
 from spark_cli.protocol.channel import Message, TurnRequest
 from spark_cli.protocol.files import FileBlock, render_file_blocks
 from spark_cli.protocol.tokens import count_tokens
+from spark_cli.protocol.values import Value, value
 from spark_cli.session.instructions import system_instructions
 from spark_cli.session.settings import Settings
 
@@ -40,16 +40,16 @@ class RequestError(Exception):
         self.message = message
 
 
-@dataclass(frozen=True, slots=True)
-class TargetFile:
+@value
+class TargetFile(Value):
     path: str
     """Root-relative, POSIX-style."""
     text: str
     sha256: str
 
 
-@dataclass(frozen=True, slots=True)
-class BuiltRequest:
+@value
+class BuiltRequest(Value):
     request: TurnRequest
     user_message: Message
     """The new message this turn adds to the conversation."""

@@ -26,12 +26,15 @@ Every resolved value remembers where it came from (``Settings.sources``).
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from spark_cli.protocol.urls import mask_url
+from spark_cli.protocol.values import Value
+from spark_cli.protocol.values import value as value_class
 from spark_cli.session.presets import (
     DEFAULT_PROVIDER,
     EDIT_FORMATS,
@@ -82,8 +85,8 @@ def mask_key(key: str | None) -> str:
     return "…"
 
 
-@dataclass(frozen=True, slots=True)
-class ProviderSettings:
+@value_class
+class ProviderSettings(Value):
     name: str
     kind: ChannelKind
     base_url: str | None
@@ -107,8 +110,8 @@ class ProviderSettings:
                 f"api_key={self.masked_key!r}, key_env={self.key_env!r})")
 
 
-@dataclass(frozen=True, slots=True)
-class Settings:
+@value_class
+class Settings(Value):
     provider: ProviderSettings
     edit_format: EditFormat
     context_window: int
@@ -141,10 +144,19 @@ class Settings:
 
 
 def user_config_path(env: Mapping[str, str]) -> Path:
-    """``$SPARK_CONFIG_DIR/config.toml`` or the platform's user config dir."""
+    """``$SPARK_CONFIG_DIR/config.toml`` or the platform's user config dir.
+
+    On Linux that is the XDG rule, done here (platformdirs costs ~5 ms to import
+    on every launch): ``$XDG_CONFIG_HOME/spark`` when it is an absolute path,
+    else ``~/.config/spark``. Other platforms ask platformdirs.
+    """
     override = env.get("SPARK_CONFIG_DIR")
     if override:
         return Path(override) / CONFIG_NAME
+    if sys.platform.startswith("linux") and not hasattr(sys, "getandroidapilevel"):
+        xdg = env.get("XDG_CONFIG_HOME", "")
+        base = xdg if xdg.startswith("/") else os.path.expanduser("~/.config")
+        return Path(base) / "spark" / CONFIG_NAME
     import platformdirs
 
     return Path(platformdirs.user_config_dir("spark", appauthor=False)) / CONFIG_NAME
@@ -171,8 +183,8 @@ def _check_value(where: str, key: str, value: object) -> object:
     return value
 
 
-@dataclass(slots=True)
-class _Layer:
+@value_class
+class _Layer(Value):
     label: str
     values: dict[str, object]
     providers: dict[str, dict[str, object]] = field(default_factory=dict)

@@ -15,7 +15,6 @@ import asyncio
 import random
 import time
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
 
 from spark_cli.protocol.channel import (
     ChannelError,
@@ -25,11 +24,12 @@ from spark_cli.protocol.channel import (
     WaitingToRetry,
 )
 from spark_cli.protocol.ratelimits import RetryDelay, retry_delay
+from spark_cli.protocol.values import Value, value
 from spark_cli.transport.errors import ProviderError
 
 
-@dataclass(frozen=True, slots=True)
-class RetryPolicy:
+@value
+class RetryPolicy(Value):
     max_attempts: int = 4
     """Attempts in all (the first try included)."""
     max_wait: float = 30.0

@@ -418,3 +418,18 @@ def test_a_password_in_the_base_url_is_never_printed(repo: Path):
     assert result.exit_code == 3, result.output
     assert "s3cr3tpass" not in result.output and "s3cr3tpass" not in result.stderr
     assert "***@127.0.0.1" in result.stderr
+
+
+@needs_stack
+async def test_time_info_from_chat_completions_reaches_the_json_summary(repo: Path, engine):
+    code, out, err = await _spark_process(
+        ["app.py", "--provider", "openai-compatible", "--model", "m", "--base-url",
+         engine.url + "/v1", "--json", "-m", "rename total_price to grand_total"], repo,
+        {"SPARK_API_KEY": engine.token})
+    assert code == 0, err
+    events = [json.loads(line) for line in out.splitlines()]
+    summary = events[-1]
+    assert summary["type"] == "summary"
+    assert summary["time_info"]["completion_time"] >= 0
+    usage = next(e for e in events if e["type"] == "usage_reported")
+    assert usage["time_info"] == summary["time_info"]

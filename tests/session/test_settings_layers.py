@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -168,3 +170,21 @@ def test_key_is_masked_everywhere(home: Path) -> None:
     assert KEY not in str(s.as_dict())
     assert s.provider.masked_key == "sk-…abcd" == mask_key(KEY)
     assert mask_key("short") == "…" and mask_key(None) == "(not set)"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the Linux XDG rule")
+@pytest.mark.parametrize("xdg", [None, "", "/tmp/xdg-config", "relative/dir"])
+def test_the_user_config_dir_on_linux_is_the_one_platformdirs_gives(
+    xdg: str | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import platformdirs
+
+    from spark_cli.session.settings import user_config_path
+
+    if xdg is None:
+        monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    else:
+        monkeypatch.setenv("XDG_CONFIG_HOME", xdg)
+    monkeypatch.delenv("SPARK_CONFIG_DIR", raising=False)
+    expected = Path(platformdirs.user_config_dir("spark", appauthor=False)) / "config.toml"
+    assert user_config_path(os.environ) == expected

@@ -3,7 +3,11 @@
 Build them with :func:`spark_cli.transport.factory.open_channel`:
 ``responses_ws`` (:mod:`.websocket`, the fast persistent channel),
 ``chat_sse`` (:mod:`.http_chat`) and ``responses_sse`` (:mod:`.http_responses`).
-Shared parts: :mod:`.retry` (waits and retries), :mod:`.errors` (provider errors),
-:mod:`.responses_fold` (Responses events), :mod:`.http_stream`, :mod:`.ws_links`,
-:mod:`.idle`. Nothing here prints; keys never appear in messages or logs.
+Shared parts: :mod:`.retry` (waits and retries), :mod:`.errors` (provider errors,
+stalls, unreachable hosts), :mod:`.responses_fold` (Responses events),
+:mod:`.http_stream` and :mod:`.http_send` (one streamed POST and when it left),
+:mod:`.ws_links` (connections and the warm spare), :mod:`.ws_chain`
+(``previous_response_id`` chaining), :mod:`.idle` (idle and queue timeouts).
+Nothing here prints; keys never appear in messages or logs, and URLs are shown
+with their credentials masked.
 """

@@ -418,6 +418,7 @@ def test_a_password_in_the_base_url_is_never_printed(repo: Path):
     assert result.exit_code == 3, result.output
     assert "s3cr3tpass" not in result.output and "s3cr3tpass" not in result.stderr
     assert "***@127.0.0.1" in result.stderr
+    assert '"request_sent"' not in result.stdout  # nothing ever left
 
 
 @needs_stack

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import accumulate
 
-from spark_cli.edits.normalize import fold, indent_offset, split_indent
+from spark_cli.edits.normalize import dominant_unit, fold, indent_offset, split_indent
 from spark_cli.edits.reindent import reconcile
 
 STEPS = ("exact", "trailing_ws", "indent", "trimmed", "unicode", "blank_lines", "fragment")
@@ -27,11 +27,12 @@ class LineIndex:
     """Per-text line tables, each built on first use (the exact step needs none)."""
 
     __slots__ = ("_keyed", "_lines", "_nonblank", "_real", "_rstripped", "_starts", "_stripped",
-                 "text")
+                 "_unit", "text")
 
     def __init__(self, text: str) -> None:
         self.text = text
         self._real: int | None = None
+        self._unit: tuple[str | None] | None = None
         self._lines: list[str] | None = None
         self._starts: list[int] | None = None
         self._rstripped: str | None = None
@@ -60,6 +61,13 @@ class LineIndex:
             self._starts = list(map(operator.add, accumulate(map(len, lines), initial=0),
                                     range(len(lines) + 1)))
         return self._starts
+
+    def unit(self) -> str | None:
+        """The file's indentation unit (`normalize.dominant_unit`), for loose steps."""
+        if self._unit is None:
+            self._unit = (dominant_unit(line[:len(line) - len(line.lstrip())]
+                                        for line in self.lines if line.strip()),)
+        return self._unit[0]
 
     def rstripped(self) -> str:
         if self._rstripped is None:
@@ -140,7 +148,8 @@ def _reconciled(index: LineIndex, first: int, search: list[str],
     start, end = index.span(first, count)
 
     def make() -> str:
-        return "\n".join(reconcile(search, index.lines[first:first + count], replace))
+        return "\n".join(reconcile(search, index.lines[first:first + count], replace,
+                                     index.unit()))
 
     return Match(start, end, first, first + count - 1, make)
 
@@ -219,7 +228,7 @@ def _blank_lines_maker(index: LineIndex, search: list[str], texts: list[str],
     def make() -> str:
         rows = iter(found)
         file_lines = [index.lines[next(rows)] if s.strip() else None for s in search]
-        new = reconcile(search, file_lines, replace)
+        new = reconcile(search, file_lines, replace, index.unit())
         return "\n".join(_keep_blank_lines(index, texts, found, replace, new))
 
     return make

@@ -9,14 +9,14 @@ bullets, zero-width characters). ASCII lines are returned stripped, untouched.
 lines and file lines (add a prefix, remove a prefix, or switch unit, e.g. four
 spaces ↔ one tab) and returns a function that re-indents replacement lines
 the same way, or None when the offsets disagree; `indent_unit` is the repeated
-unit of some indentations. Adapting a replacement after a loose match is
-`reindent.reconcile`.
+unit of some indentations, `dominant_unit` the one most lines of a file use.
+Adapting a replacement after a loose match is `reindent.reconcile`.
 """
 
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from math import gcd
 
 _FOLD_TABLE = str.maketrans({
@@ -90,6 +90,43 @@ def indent_unit(indents: Sequence[str]) -> str | None:
         if size > 4 and size % 4 == 0:
             size = 4
         return " " * size
+    return None
+
+
+def dominant_unit(*runs: Iterable[str]) -> str | None:
+    """The indentation unit most lines use, from the indentations of runs of
+    consecutive non-blank lines: a tab when most indented lines start with one, else
+    the most common step by which the indentation grows from one line to the next
+    (alignment of continuation lines is rarer than nesting), else the widest of 4, 2,
+    3 spaces that nine in ten indentations are a multiple of. "" when nothing is
+    indented, None when nothing fits."""
+    tabs = spaces = 0
+    widths: dict[int, int] = {}
+    steps: dict[int, int] = {}
+    for run in runs:
+        previous = -1  # the first line's indentation is not a step: what is above it?
+        for indent in run:
+            if indent and indent[0] == "\t":
+                tabs += 1
+                continue
+            if indent.strip(" "):
+                continue  # mixed: no vote
+            width = len(indent)
+            if width:
+                spaces += 1
+                widths[width] = widths.get(width, 0) + 1
+            if previous >= 0 and width - previous in (2, 3, 4, 8):  # not an alignment
+                steps[width - previous] = steps.get(width - previous, 0) + 1
+            previous = width
+    if not tabs and not spaces:
+        return ""
+    if tabs > spaces:
+        return "\t"
+    if steps:
+        return " " * max(steps, key=lambda step: (steps[step], step))
+    for size in (4, 2, 3):
+        if sum(n for width, n in widths.items() if width % size == 0) * 10 >= spaces * 9:
+            return " " * size
     return None
 
 

@@ -30,7 +30,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Sequence
 
-from spark_cli.edits.normalize import indent_unit, remove_prefix
+from spark_cli.edits.normalize import dominant_unit, remove_prefix
 
 
 def _indent(line: str) -> str:
@@ -53,13 +53,19 @@ class _Units:
         return f * levels + " " * rest
 
     def relative(self, out: str, model_base: str, model: str) -> str | None:
-        """The file indentation for ``model`` when ``model_base`` became ``out``."""
+        """The file indentation for ``model`` when ``model_base`` became ``out``: the
+        model's added (removed) indentation added to (removed from) ``out``."""
         if model.startswith(model_base):
             return out + self.convert(model[len(model_base):])
-        if model_base.startswith(model):
-            cut = self.convert(model_base[len(model):])
+        if model.endswith(model_base):  # added in front (a tab before alignment spaces)
+            return self.convert(model[:len(model) - len(model_base)]) + out
+        if model_base.startswith(model) or model_base.endswith(model):
+            cut = self.convert(model_base[len(model):] if model_base.startswith(model)
+                               else model_base[:len(model_base) - len(model)])
             if out.endswith(cut):
                 return out[:len(out) - len(cut)]
+            if out.startswith(cut):
+                return out[len(cut):]
             return out[:max(len(out) - len(cut), 0)]
         return None
 
@@ -79,8 +85,8 @@ class _Frame:
     def __init__(self, kind: str, text: str, shift: int, units: _Units) -> None:
         self.kind, self.text, self.shift, self.units = kind, text, shift, units
 
-    def key(self) -> tuple[str, str, int]:
-        return self.kind, self.text, self.shift
+    def key(self) -> tuple[str, str, int, str]:
+        return self.kind, self.text, self.shift, self.units.model or ""
 
     def __call__(self, indent: str) -> str:
         if self.kind == "add":
@@ -98,26 +104,32 @@ def _frame(pairs: Sequence[tuple[str, str]], swaps: Sequence[tuple[str, str]],
     no change fits at least half of them. Ties go to the change that puts the most
     changed lines (``swaps``: model indent, file indent of the line it replaces)
     where the lines they replace are, then to the one the lines after the first
-    agree on (models often drop the first line's indentation), then to no change."""
+    agree on (models often drop the first line's indentation), then to a change that
+    uses the model's unit as guessed from its lines (other units are tried too, but
+    must explain every line), then to a unit change (2 -> 4 spaces explains one level
+    as well as "add 2 spaces" does), then to no change."""
     counts: dict[tuple[str, str], int] = {}
     for pair in pairs:
         counts[pair] = counts.get(pair, 0) + 1
-    candidates: dict[tuple[str, str, int], _Frame] = {}
-    m, f = units.model, units.file
+    candidates: dict[tuple[str, str, int, str], _Frame] = {}
+    f = units.file
+    # the model's unit is a guess from few lines: try the usual ones as well
+    conversions = [_Units(m, f) for m in dict.fromkeys((units.model, "  ", "    ", "\t"))
+                   if m and f and m != f]
     for s, fi in counts:
         found = []
         if fi.endswith(s):
             found.append(_Frame("add", fi[:len(fi) - len(s)], 0, units))
         if s.endswith(fi) and len(s) > len(fi):
             found.append(_Frame("cut", s[:len(s) - len(fi)], 0, units))
-        if m and f and m != f:
-            (sl, srest), (fl, frest) = _levels(s, m), _levels(fi, f)
-            if not srest and not frest:
-                found.append(_Frame("unit", "", fl - sl, units))
+        for conversion in conversions:
+            (sl, srest), (fl, frest) = _levels(s, conversion.model or ""), _levels(fi, f or "")
+            if srest == frest.replace("\t", " " * len(conversion.model or "")):
+                found.append(_Frame("unit", "", fl - sl, conversion))
         for frame in found:
             candidates.setdefault(frame.key(), frame)
     first = pairs[0]
-    best: tuple[int, int, int, bool] | None = None
+    best: tuple[int, int, int, bool, bool, bool] | None = None
     chosen = None
     for frame in candidates.values():
         total = sum(n for (s, fi), n in counts.items() if frame(s) == fi)
@@ -125,7 +137,11 @@ def _frame(pairs: Sequence[tuple[str, str]], swaps: Sequence[tuple[str, str]],
             continue
         moved = sum(1 for r, fi in swaps if frame(r) == fi)
         rest = total - (1 if frame(first[0]) == first[1] else 0)
-        score = (total, moved, rest, frame.key() == ("add", "", 0))
+        guessed = frame.kind != "unit" or frame.units.model == units.model
+        if not guessed and total < len(pairs):
+            continue  # another unit than the model's lines suggest: only if it fits all
+        score = (total, moved, rest, guessed, frame.kind == "unit",
+                 frame.key()[:3] == ("add", "", 0))
         if best is None or score > best:
             best, chosen = score, frame
     return chosen
@@ -167,22 +183,24 @@ def _alignment(search: Sequence[str],
     return same, swapped
 
 
-def reconcile(search: Sequence[str], found: Sequence[str | None],
-              replace: Sequence[str]) -> list[str]:
-    """The replacement lines to write (see the module docstring)."""
+def reconcile(search: Sequence[str], found: Sequence[str | None], replace: Sequence[str],
+              file_unit: str | None = None) -> list[str]:
+    """The replacement lines to write (see the module docstring); ``file_unit`` is the
+    file's indentation unit when known (else guessed from ``found``)."""
     rows = [i for i, s in enumerate(search) if s.strip() and found[i] is not None]
     if not rows:
         return list(replace)
     s_ind = {i: _indent(search[i]) for i in rows}
     f_ind = {i: _indent(found[i] or "") for i in rows}
-    model_indents = [*s_ind.values(), *(_indent(r) for r in replace if r.strip())]
-    units = _Units(indent_unit(model_indents), indent_unit(list(f_ind.values())))
+    model_unit = dominant_unit([s_ind[i] for i in rows], [_indent(r) for r in replace if r.strip()])
+    units = _Units(model_unit,
+                   file_unit if file_unit is not None else dominant_unit(f_ind.values()))
     same, swapped = _alignment(search, replace)
     swaps = [(_indent(replace[j]), f_ind[i]) for j, i in swapped.items()
              if i in f_ind and replace[j].strip()]
     frame = _frame([(s_ind[i], f_ind[i]) for i in rows], swaps, units)
-    if frame is None or frame.kind != "unit":
-        units = _Units(None, None)  # convert units only when the search lines say how
+    # convert units only when the search lines say how
+    units = frame.units if frame is not None and frame.kind == "unit" else _Units(None, None)
     restructured = any(replace[j].strip() and _indent(replace[j]) != _indent(search[i])
                        for j, i in same.items())
     first = rows[0]
@@ -214,7 +232,10 @@ def reconcile(search: Sequence[str], found: Sequence[str | None],
             indent = f if r == s else (units.relative(f, s, r) or f)
             if frame(s) == f or i != first:
                 base = (indent, r)
-        else:
+        elif r != s:  # re-indented by the model: its own change, on the file's line
+            indent = units.relative(f, s, r) or _place(units, base, frame, r)
+            base = (indent, r)
+        else:  # mis-copied and left as it was, inside re-nested code: follow the nesting
             indent = _place(units, base, frame, r)
             base = (indent, r)
         out.append(indent + kept[len(f):])

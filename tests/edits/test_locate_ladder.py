@@ -68,8 +68,9 @@ def test_trimmed_with_different_first_indent() -> None:
     hunk = Hunk("a = 1\n  b = 2\n", "a = 1\n  b = 3\n  c = 4\n    d = 5\n")
     found = locate(text, hunk)
     assert found.step == "trimmed"
-    # b = 3 sits where b = 2 is; c follows b; d is one model level (2) deeper than c
-    assert apply(text, found) == "        a = 1\n        b = 3\n        c = 4\n          d = 5\n"
+    # b = 3 sits where b = 2 is; c follows b; d is one level deeper than c (the model
+    # indents by 2, the file by 4)
+    assert apply(text, found) == "        a = 1\n        b = 3\n        c = 4\n            d = 5\n"
 
 
 def test_trimmed_restores_unchanged_lines_exactly() -> None:

@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 
 from spark_cli.edits.blocks import Hunk
 from spark_cli.edits.locate import locate
+from spark_cli.edits.normalize import dominant_unit
 from spark_cli.edits.reindent import reconcile
 
 
@@ -125,3 +126,30 @@ def test_only_the_changed_lines_change(rows: list[tuple[str, str, str]],
             assert out[k] == found[k]
         else:
             assert out[k].endswith(" # changed")
+
+
+def test_dominant_unit_ignores_alignment() -> None:
+    python = ["", "    ", "        ", "                   ", "                   ", "        ",
+              "    ", "        "]
+    assert dominant_unit(python) == "    "
+    assert dominant_unit(["", "  ", "    ", "  ", "      "]) == "  "
+    assert dominant_unit(["\t", "\t\t", "    "]) == "\t"
+    assert dominant_unit(["", ""]) == ""
+
+
+def test_one_level_of_a_two_space_model_in_a_four_space_file() -> None:
+    text = "class A:\n    def f(self):\n        a = 1\n        b = 2\n        return a + b\n"
+    new, _ = _apply(text, Hunk("    a = 1\n    b = 2\n",
+                               "    with lock:\n      a = 1\n      b = 2\n"))
+    assert new == ("class A:\n    def f(self):\n        with lock:\n            a = 1\n"
+                   "            b = 2\n        return a + b\n")
+
+
+def test_a_nested_continuation_line_keeps_its_alignment() -> None:
+    text = ("def f():\n    total = compute(first,\n                    second)\n"
+            "    return total\n")
+    new, _ = _apply(text, Hunk("total = compute(first,\n                second)\nreturn total\n",
+                               "with lock:\n    total = compute(first,\n"
+                               "                    second)\nreturn total\n"))
+    assert new == ("def f():\n    with lock:\n        total = compute(first,\n"
+                   "                        second)\n    return total\n")

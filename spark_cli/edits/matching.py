@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import difflib
 import operator
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import accumulate
@@ -65,8 +66,8 @@ class LineIndex:
     def unit(self) -> str | None:
         """The file's indentation unit (`normalize.dominant_unit`), for loose steps."""
         if self._unit is None:
-            self._unit = (dominant_unit(line[:len(line) - len(line.lstrip())]
-                                        for line in self.lines if line.strip()),)
+            indents = _INDENTS.findall(self.text, 0, _UNIT_SAMPLE)  # plenty to tell the unit
+            self._unit = (dominant_unit(indents),)
         return self._unit[0]
 
     def rstripped(self) -> str:
@@ -102,6 +103,8 @@ class LineIndex:
         return self.starts[first], self.starts[last] + len(self.lines[last])
 
 
+_INDENTS = re.compile(r"^[ \t]*(?=[^\s])", re.M)  # the indentation of each non-blank line
+_UNIT_SAMPLE = 40_000  # characters
 _last: LineIndex | None = None
 
 

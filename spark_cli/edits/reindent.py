@@ -12,13 +12,15 @@ match skipped). The rules, so that only the hunk's real changes reach the file:
   for byte.
 - The model's indentation is translated to the file's by the change most search
   lines agree on (`_frame`: add or remove a prefix, or switch unit, e.g. four
-  spaces to a tab, or two spaces to four). A search line that disagrees is an
-  *outlier*: the model mis-copied it. A kept outlier stays as the file has it
-  (shifted by the model's own indentation change, if any), except inside a
-  hunk that re-nests kept lines (wraps them in ``try``, moves a YAML key under a
-  new one): there the replacement's own structure wins, relative to the line
-  before it. The first search line is never trusted as a reference: models
-  often drop its indentation.
+  spaces to a tab, or two spaces to four; units come from `dominant_unit`). A
+  search line that disagrees is an *outlier*: the model mis-copied it. A kept
+  line keeps the file's indentation plus the model's own change to it, if any
+  (so a continuation line keeps its alignment); only an outlier the model left
+  unchanged inside a hunk that re-nests kept lines (wraps them in ``try``, moves
+  a YAML key under a new one) follows the replacement's nesting instead,
+  relative to the line before it. The first search line is never trusted as a
+  reference: models often drop its indentation. When no change fits half of the
+  search lines, kept lines are simply the file's.
 - Changed and new lines keep the model's text; their indentation is placed
   relative to the replacement line before them (its place in the file plus the
   model's indentation difference, converted to the file's unit), or by the

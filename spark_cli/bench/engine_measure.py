@@ -52,11 +52,16 @@ def spark_argv() -> list[str]:
     return [str(script)] if script.exists() else [sys.executable, "-m", "spark_cli"]
 
 
+BENCH_MAX_OUTPUT = 100_000_000
+"""Streams here are long (2 s at 2.56M tok/s): lift the engine's 128,000 default."""
+
+
 def start_engine(token: str, tps: float, *, max_streams: int = 64, frame_ms: float = 10.0,
                  timeout: float = 30.0) -> EngineProcess:
     argv = [*spark_argv(), "engine", "serve", "--port", "0", "--brain", "lorem",
             "--tps", f"{tps:g}", "--ttft-ms", "0", "--token", token,
-            "--max-streams", str(max_streams), "--frame-ms", f"{frame_ms:g}"]
+            "--max-streams", str(max_streams), "--frame-ms", f"{frame_ms:g}",
+            "--max-output-tokens", str(BENCH_MAX_OUTPUT)]
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     found: list[str] = []
 

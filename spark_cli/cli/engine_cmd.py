@@ -1,19 +1,34 @@
 """`spark engine serve`: run the bundled mock wafer-scale engine (see docs/engine.md).
 
 Prints one line with the bound URLs (``--port 0`` picks a free port) and
-flushes it, so scripts can read the port; Ctrl-C stops cleanly. A ``--token``
-is mandatory when binding anything but loopback.
+flushes it, so scripts can read the port; Ctrl-C stops cleanly (exit 0). A
+``--token`` is mandatory when binding anything but loopback (``localhost`` or
+an address in 127.0.0.0/8 or ::1, parsed, not matched by prefix). Exit 2 for
+usage errors, 3 when the address cannot be listened on (in use, not local,
+no permission).
 """
 
 from __future__ import annotations
 
-import typer
+import errno
+import ipaddress
 
-LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
+import typer
 
 
 def _is_loopback(host: str) -> bool:
-    return host in LOOPBACK or host.startswith("127.")
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def _listen_error(exc: OSError) -> str:
+    if exc.errno == errno.EADDRINUSE:
+        return "address in use"
+    return exc.strerror or str(exc)
 
 
 def serve(
@@ -34,6 +49,9 @@ def serve(
     max_age: float = typer.Option(3600.0, "--max-age", help="Max connection age (seconds)."),
     tpm: int | None = typer.Option(None, "--tpm", help="Token-bucket limit, tokens/minute."),
     frame_ms: float = typer.Option(10.0, "--frame-ms", help="Coalescing interval (ms)."),
+    max_output_tokens: int = typer.Option(
+        128_000, "--max-output-tokens", help="Most output tokens per response (load tests)."
+    ),
 ) -> None:
     """Serve the Responses WebSocket and HTTP endpoints of the bundled engine."""
     import asyncio
@@ -52,6 +70,7 @@ def serve(
             host=host, port=port, tps=tps, ttft_ms=ttft_ms, max_streams=max_streams,
             queue=queue, token=token, brain=brain, frame_ms=frame_ms,
             max_connection_age_s=max_age, tpm=tpm, faults=faults,
+            max_output_tokens=max_output_tokens,
         )
     except ValueError as exc:
         typer.echo(f"spark engine: {exc}", err=True)
@@ -64,8 +83,9 @@ def serve(
         typer.echo(f"spark engine: {exc}", err=True)
         raise typer.Exit(2) from None
     except OSError as exc:
-        typer.echo(f"spark engine: cannot listen on {host}:{port}: {exc}", err=True)
-        raise typer.Exit(1) from None
+        typer.echo(f"spark engine: cannot listen on {host}:{port}: {_listen_error(exc)}",
+                   err=True)
+        raise typer.Exit(3) from None
 
 
 async def _serve(config: object) -> None:

@@ -60,7 +60,8 @@ class EngineApp:
         async def close(code: int, reason: str) -> None:
             await send({"type": "websocket.close", "code": code, "reason": reason})
 
-        session = WsSession(self.state, send_text, close)
+        session = WsSession(self.state, send_text, close,
+                            lambda: asgi_io.abort_connection(send))
         self.sessions.add(session)
         session.start()
         try:

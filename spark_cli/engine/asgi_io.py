@@ -1,6 +1,8 @@
 """Small ASGI helpers for the engine's HTTP side: JSON replies, errors, auth, bodies, SSE.
 
-uvicorn does the HTTP parsing; these only build ASGI messages.
+uvicorn does the HTTP parsing; these only build ASGI messages -- except
+:func:`abort_connection`, which reaches the transport under uvicorn's ``send``
+to drop a connection abruptly (the drop fault).
 """
 
 from __future__ import annotations
@@ -102,3 +104,15 @@ async def wait_disconnect(receive: Any) -> None:
 
 async def start_sse(send: Any) -> None:
     await send({"type": "http.response.start", "status": 200, "headers": _SSE_HEADERS})
+
+
+def abort_connection(send: Any) -> bool:
+    """Abort the TCP connection under an ASGI ``send`` (uvicorn's protocol objects keep
+    it as ``transport``): the peer sees a reset, no close frame or final chunk. False
+    when the server does not expose it."""
+    transport = getattr(getattr(send, "__self__", None), "transport", None)
+    abort = getattr(transport, "abort", None)
+    if not callable(abort):
+        return False
+    abort()
+    return True

@@ -4,6 +4,11 @@ The registry (``spark_cli.engine.brains.registry``) maps model names such as
 ``spark-rules`` to brains and falls back to the ``--brain`` default. It is
 imported lazily, so the server works (with :class:`StandInBrain`) before the
 registry exists and picks it up the moment it does.
+
+Nothing is cached here per model name (a client chooses model names freely:
+a cache keyed by them would grow with every distinct name). The registry
+caches brains per *spec* in a small LRU, and a script brain per version of its
+file (path, mtime, size), so editing the script reloads it on the next request.
 """
 
 from __future__ import annotations
@@ -36,18 +41,14 @@ def _registry() -> object | None:
 
 def registry_factory(default: str, script_path: str | None = None) -> BrainFactory:
     """A factory over the brains registry (or the stand-in while it is missing)."""
-    cache: dict[str, Brain] = {}
+    stand_in = StandInBrain()
 
     def factory(model: str) -> Brain:
-        brain = cache.get(model)
-        if brain is None:
-            registry = _registry()
-            if registry is None:
-                brain = StandInBrain()
-            else:
-                pick = registry.brain_for_model  # type: ignore[attr-defined]
-                brain = pick(model, default, script_path=script_path)
-            cache[model] = brain
+        registry = _registry()
+        if registry is None:
+            return stand_in
+        pick = registry.brain_for_model  # type: ignore[attr-defined]
+        brain: Brain = pick(model, default, script_path=script_path)
         return brain
 
     return factory

@@ -115,7 +115,15 @@ class Wafer:
 
 
 class TokenBucket:
-    """``tpm`` tokens per minute, refilled continuously; a request needs a positive balance."""
+    """``tpm`` tokens per minute, refilled continuously (capacity ``tpm``).
+
+    A request is admitted when its estimate (input tokens + ``max_output_tokens``
+    when given) fits in the current level; the estimate is reserved at admission
+    and settled at the end (unused tokens come back; a response without a limit
+    pays for its actual output then, which may leave the level below zero: later
+    requests wait for the refill, as with OpenAI's token limits). An estimate
+    above ``tpm`` can never fit and is refused as too large.
+    """
 
     def __init__(self, tpm: int, clock: Callable[[], float] = time.monotonic) -> None:
         self.tpm = tpm
@@ -129,28 +137,40 @@ class TokenBucket:
         self._at = now
         return self._level
 
-    def check(self) -> None:
-        """Raise 429 with ``x-ratelimit-*-tokens`` headers when the budget is spent."""
+    def _refusal(self, message: str, wait_s: float | None) -> wire.WireError:
         level = self._refill()
-        if level >= 1.0:
-            return
-        wait_s = (1.0 - level) * 60.0 / self.tpm
-        full_s = (self.tpm - level) * 60.0 / self.tpm
+        full_s = max(0.0, self.tpm - level) * 60.0 / self.tpm
         headers = {
-            "retry-after-ms": str(max(1, math.ceil(wait_s * 1000))),
             "x-ratelimit-limit-tokens": str(self.tpm),
-            "x-ratelimit-remaining-tokens": "0",
+            "x-ratelimit-remaining-tokens": str(max(0, int(level))),
             "x-ratelimit-reset-tokens": f"{full_s:.3f}s",
         }
-        raise wire.WireError(
-            429, wire.RATE_LIMIT_EXCEEDED,
-            f"tokens per minute limit reached ({self.tpm} tpm); try again in {wait_s:.2f}s",
-            kind="rate_limit_error", headers=headers,
-        )
+        if wait_s is not None:
+            headers["retry-after-ms"] = str(max(1, math.ceil(wait_s * 1000)))
+        return wire.WireError(429, wire.RATE_LIMIT_EXCEEDED, message,
+                              kind="rate_limit_error", headers=headers)
 
-    def charge(self, tokens: int) -> None:
+    def reserve(self, tokens: int) -> int:
+        """Take ``tokens`` (at least 1) from the bucket, or raise 429; returns what was taken."""
+        need = max(1, tokens)
+        if need > self.tpm:
+            raise self._refusal(
+                f"request too large for the tokens per minute limit: {need} tokens requested "
+                f"(input + max_output_tokens), the limit is {self.tpm} tpm; reduce the input "
+                "or max_output_tokens", None)
+        level = self._refill()
+        if level < need:
+            wait_s = (need - level) * 60.0 / self.tpm
+            raise self._refusal(
+                f"tokens per minute limit reached ({self.tpm} tpm): {need} tokens requested, "
+                f"{max(0, int(level))} available; try again in {wait_s:.2f}s", wait_s)
+        self._level -= need
+        return need
+
+    def settle(self, reserved: int, used: int) -> None:
+        """The request used ``used`` tokens of the ``reserved`` ones (or more)."""
         self._refill()
-        self._level -= tokens
+        self._level += reserved - used
 
     @property
     def remaining(self) -> int:

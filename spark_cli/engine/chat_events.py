@@ -18,6 +18,8 @@ from spark_cli.protocol import responses as wire
 DATA = "data"
 COMMENT = "comment"
 SKIP = "skip"
+ERROR = "error"
+"""A ``data:`` chunk carrying an error (the response failed)."""
 Event = tuple[str, str]
 
 
@@ -67,4 +69,4 @@ class ChatEvents:
         return events
 
     def failed(self, code: str, message: str, usage: dict[str, Any]) -> Event:
-        return DATA, chat.error_chunk(wire.WireError(500, code, message, kind="server_error"))
+        return ERROR, chat.error_chunk(wire.WireError(500, code, message, kind="server_error"))

@@ -10,6 +10,13 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 
+MAX_OUTPUT_TOKENS = 128_000
+"""The default most output tokens one response may have (the engine's models' maximum
+output, the size of their context window; ``--max-output-tokens`` changes it for load
+tests): a larger ``max_output_tokens`` / ``max_tokens`` is refused with 400, and a
+request that names no limit stops there."""
+BRAIN_THREADS = 4
+"""Worker threads for brain work (planning, parsing, token counts): off the event loop."""
 FAULT_FORMS = "drop:N, stall:N:MS, malformed:N, 429:P (N tokens, MS milliseconds, 0 <= P <= 1)"
 
 
@@ -57,6 +64,8 @@ class EngineConfig:
     faults: FaultConfig = field(default_factory=FaultConfig)
     script_path: str | None = None
     """For ``--brain script:PATH`` (the path may also be inside ``brain``)."""
+    max_output_tokens: int = MAX_OUTPUT_TOKENS
+    """The models' maximum output per response (see :data:`MAX_OUTPUT_TOKENS`)."""
     ws_max_size: int = 16 * 1024 * 1024
     """Largest accepted WebSocket message in bytes; bigger ones close with 1009."""
     http_max_body: int = 16 * 1024 * 1024
@@ -73,6 +82,8 @@ class EngineConfig:
             raise ValueError("tpm must be >= 1")
         if self.max_connection_age_s <= 0:
             raise ValueError("max_connection_age_s must be > 0")
+        if not 1 <= self.max_output_tokens <= 10**12:
+            raise ValueError("max_output_tokens must be 1..10**12")
 
 
 def _count(text: str, spec: str) -> int:

@@ -1,39 +1,49 @@
 """One response being generated: queueing, absolute-schedule pacing, stop reasons.
 
 Token ``i`` (0-based) is due at ``t0 + TTFT + i / tps`` where ``t0`` is the
-moment the response got a slot on the wafer. Each wake-up sends every token
-already due as ONE delta, then sleeps until the next token is due but at
-least ``frame_ms``: tokens per second stay exact (no drift from sleep
-overshoot), frames per second stay bounded. One asyncio task per response.
+moment the response got a slot on the wafer. The first token goes out exactly
+when it is due; after it, each wake-up sends every token already due as ONE
+delta, then sleeps until the next token is due but at least ``frame_ms``:
+tokens per second stay exact (no drift from sleep overshoot), frames per second
+stay bounded. One asyncio task per response.
+
+Brain work runs off the event loop (:mod:`spark_cli.engine.pieces`), starting
+when the slot is granted, so it overlaps the time to first token; input tokens
+are counted off the loop too when the input is large.
 
 A response ends ``completed``; ``incomplete`` with reason
-``max_output_tokens``, ``steered`` (at the next safe point, see
-:mod:`spark_cli.engine.safepoint`) or ``cancelled`` (extension); or ``failed``
-when the brain raises.
+``max_output_tokens`` (the request's limit, else the engine's maximum output,
+``EngineConfig.max_output_tokens``), ``steered`` (at the next
+safe point, see :mod:`spark_cli.engine.safepoint`) or ``cancelled``
+(extension); or ``failed`` when the brain raises -- or when anything else
+inside the generation raises: an engine bug still ends the response with a
+terminal event.
 """
 
 from __future__ import annotations
 
 import asyncio
-import sys
-from collections.abc import Awaitable, Callable
+import logging
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from spark_cli.engine.brains.base import Brain, BrainRequest
 from spark_cli.engine.faults import DROP, MALFORMED, MALFORMED_FRAME, STALL, FaultPlan
 from spark_cli.engine.faults import StreamDropped as StreamDropped
-from spark_cli.engine.pieces import BrainError, PieceSource
+from spark_cli.engine.pieces import BrainError, PieceSource, count_pieces
 from spark_cli.engine.safepoint import SafePoints
 from spark_cli.engine.state import EngineState
 from spark_cli.protocol import responses as wire
 from spark_cli.protocol.responses import InputMessage, WireError
-from spark_cli.protocol.tokens import count_tokens
 
 Event = tuple[str, str]
 Send = Callable[[Event], Awaitable[None]]
 STEER_GRACE_TOKENS = 256
 """A steer waits at most this many tokens for a safe point, then stops at the frame."""
+INLINE_COUNT_CHARS = 65_536
+"""Inputs up to this size are counted on the event loop (well under a millisecond)."""
+log = logging.getLogger("spark.engine")
 
 
 class Presenter(Protocol):
@@ -79,15 +89,17 @@ class Generation:
         self.request = request
         self.events = events
         self.send = send
-        self.limit = max_output_tokens or sys.maxsize
+        self.max_output_tokens = max_output_tokens
+        maximum = state.config.max_output_tokens
+        self.limit = min(max_output_tokens or maximum, maximum)
         self.phase = "pending"  # pending -> queued -> running -> done
         self.cancel_requested = False
         self.steers: list[InputMessage] = []
-        self.input_tokens = count_tokens(request.instructions) + sum(
-            count_tokens(turn.text) for turn in request.conversation
-        )
+        self.input_tokens = 0
+        self._reserved = 0
         self._wake: asyncio.Future[None] | None = None
         self._sent = 0
+        self._started = False
         self._task: asyncio.Task[Any] | None = None
 
     # --- control from the connection ------------------------------------------------
@@ -114,10 +126,16 @@ class Generation:
         return wire.usage_object(self.input_tokens, output_tokens)
 
     async def run(self) -> Outcome:
-        """Admit (may raise :class:`WireError` before any event), queue, generate."""
-        self.state.admit()
+        """Count, admit (may raise :class:`WireError` before any event), queue, generate."""
+        self.input_tokens = await count_input(self.state, self.request)
+        estimate = self.input_tokens + (self.max_output_tokens or 0)
+        self._reserved = self.state.admit(estimate)
         wafer = self.state.wafer
-        must_wait = wafer.admit()
+        try:
+            must_wait = wafer.admit()
+        except WireError:
+            self._settle(0)
+            raise
         self._task = asyncio.current_task()
         self.state.generating += 1
         try:
@@ -126,7 +144,14 @@ class Generation:
             try:
                 async with wafer.slot(self._queued):
                     self.phase = "running"
-                    return await self._generate()
+                    try:
+                        return await self._generate()
+                    except (StreamDropped, OSError):
+                        raise
+                    except Exception as exc:  # an engine bug: still a terminal event
+                        log.exception("generation failed")
+                        return await self._fail(
+                            f"the engine failed: {type(exc).__name__}: {exc}"[:300], self._sent)
             except asyncio.CancelledError:
                 if self.phase != "queued" or not self.cancel_requested:
                     raise
@@ -145,6 +170,12 @@ class Generation:
         finally:
             self.state.generating -= 1
             self.phase = "done"
+            self._settle(self.input_tokens + self._sent if self._started else 0)
+
+    def _settle(self, used: int) -> None:
+        if self.state.bucket is not None and self._reserved:
+            self.state.bucket.settle(self._reserved, used)
+            self._reserved = 0
 
     async def _queued(self, position: int) -> None:
         await self.send(self.events.queued(position))
@@ -159,22 +190,28 @@ class Generation:
             handle.cancel()
             self._wake = None
 
+    def _answer(self) -> Iterator[str]:
+        """The brain's answer, asked on the first pull (so even ``answer()`` runs off-loop)."""
+        yield from self.brain.answer(self.request)
+
     async def _generate(self) -> Outcome:
         config = self.state.config
         loop = asyncio.get_running_loop()
-        for event in self.events.started():
-            await self.send(event)
-        if self.state.bucket is not None:
-            self.state.bucket.charge(self.input_tokens)
         start = loop.time() + config.ttft_ms / 1000.0
-        try:
+        if getattr(self.brain, "inline", False):  # precomputed chunks: pulled on the loop
             source = PieceSource(iter(self.brain.answer(self.request)))
-        except Exception as exc:  # a broken brain fails this response only
-            return await self._fail(f"the brain failed: {exc}", 0)
+        else:
+            source = PieceSource(self._answer(), self.state.offload)
+        source.prefetch()  # the brain plans while the time to first token runs
+        self._started = True
         try:
+            for event in self.events.started():
+                await self.send(event)
             return await self._pace(source, start)
-        except BrainError as exc:
+        except BrainError as exc:  # a broken brain fails this response only
             return await self._fail(f"the brain failed: {exc}", self._sent)
+        finally:
+            source.close()
 
     async def _pace(self, source: PieceSource, start: float) -> Outcome:
         config = self.state.config
@@ -199,7 +236,7 @@ class Generation:
             due = int((now - start) * tps) + 1 if now >= start else 0
             n = min(due, limit, faults.next_at()) - sent
             if n > 0:
-                pieces = source.take(n)
+                pieces = await source.take(n)
                 text = "".join(pieces)
                 if self.steers:
                     steer_wait += len(pieces)
@@ -222,10 +259,10 @@ class Generation:
                     self._sent = sent
                     parts.append(text)
                     await self.send(self.events.delta(text))
-                if len(pieces) < n or not source.has_more():
+                if len(pieces) < n or not await source.has_more():
                     break
             if sent >= limit:
-                if source.has_more():
+                if await source.has_more():
                     status, reason = "incomplete", wire.REASON_MAX_OUTPUT_TOKENS
                 break
             for fault in faults.due(sent):
@@ -237,6 +274,9 @@ class Generation:
                     stall = config.faults.stall_ms / 1000.0
                     await self._sleep_until(loop.time() + stall)
                     start += stall
+            if not sent:  # the first token is due at t0 + TTFT exactly, not a frame later
+                await self._sleep_until(start)
+                continue
             # next token's due time, but at least a frame away -- unless the last token
             # (known from the limit) falls due sooner: the stream then ends on schedule
             frame_end = min(loop.time() + frame, start + (limit - 1) / tps)
@@ -245,8 +285,6 @@ class Generation:
 
     async def _finish(self, text: str, sent: int, status: str, reason: str | None) -> Outcome:
         self.phase = "done"
-        if self.state.bucket is not None:
-            self.state.bucket.charge(sent)
         for event in self.events.finished(text, status, self.usage(sent), reason):
             await self.send(event)
         return Outcome(status, reason, text, sent, self.steers)
@@ -265,3 +303,12 @@ def _pieces_within(pieces: list[str], cut: int) -> int:
         if total >= cut:
             return count
     return len(pieces)
+
+
+async def count_input(state: EngineState, request: BrainRequest) -> int:
+    """The request's input tokens (instructions + conversation); off the loop when large."""
+    texts = [request.instructions, *(turn.text for turn in request.conversation)]
+    if sum(len(text) for text in texts) <= INLINE_COUNT_CHARS:
+        return count_pieces(texts)
+    return await asyncio.get_running_loop().run_in_executor(state.brain_pool, count_pieces,
+                                                            texts)

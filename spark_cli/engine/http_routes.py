@@ -6,7 +6,8 @@
 or one JSON completion). uvicorn parses HTTP; this module only routes. Errors
 use OpenAI's JSON shape; 429s carry the rate-limit headers. Pacing, capacity
 and faults are the same as on the WebSocket; a client that disconnects stops
-its generation.
+its generation. The drop fault aborts the connection mid-body (the client sees
+an incomplete chunked read).
 """
 
 from __future__ import annotations
@@ -20,10 +21,11 @@ from typing import Any
 from spark_cli.engine import asgi_io
 from spark_cli.engine.brain_lookup import model_names
 from spark_cli.engine.brains.base import BrainRequest, BrainTurn, edit_format_from_instructions
-from spark_cli.engine.chat_events import COMMENT, SKIP, ChatEvents
+from spark_cli.engine.chat_events import COMMENT, ERROR, SKIP, ChatEvents
 from spark_cli.engine.events import ResponseEvents
 from spark_cli.engine.faults import MALFORMED
-from spark_cli.engine.generation import Event, Generation, Presenter, StreamDropped
+from spark_cli.engine.generation import Event, Generation, Presenter, StreamDropped, count_input
+from spark_cli.engine.intake import check_chat_limits, check_output_limit
 from spark_cli.engine.lanes import turns
 from spark_cli.engine.state import EngineState
 from spark_cli.protocol import chat
@@ -65,6 +67,8 @@ async def handle(state: EngineState, scope: Scope, receive: Any, send: Any) -> N
 
 async def _responses(state: EngineState, body: dict[str, Any], receive: Any, send: Any) -> None:
     request = wire.parse_create(body)
+    check_output_limit(request.max_output_tokens, "max_output_tokens",
+                       state.config.max_output_tokens)
     history: tuple[BrainTurn, ...] | None = ()
     if request.previous_response_id is not None:
         history = state.stored.get(request.previous_response_id)
@@ -88,7 +92,8 @@ async def _responses(state: EngineState, body: dict[str, Any], receive: Any, sen
     stored: tuple[BrainTurn, ...] | None = conversation
     if not request.generate:  # warm-up: a chainable id, no output
         await sink.event(events.created())
-        await sink.event(events.empty_completion(wire.usage_object(0, 0)))
+        usage = wire.usage_object(await count_input(state, brain_request), 0)
+        await sink.event(events.empty_completion(usage))
     else:
         answer = await _run(state, brain_request, events, sink, request.max_output_tokens,
                             receive)
@@ -99,6 +104,7 @@ async def _responses(state: EngineState, body: dict[str, Any], receive: Any, sen
 
 
 async def _chat(state: EngineState, body: dict[str, Any], receive: Any, send: Any) -> None:
+    check_chat_limits(body, state.config.max_output_tokens)
     request = chat.parse_chat(body)
     completion_id = state.new_id("chatcmpl")
     events = ChatEvents(completion_id, request.model, include_usage=request.include_usage)
@@ -111,6 +117,8 @@ async def _chat(state: EngineState, body: dict[str, Any], receive: Any, send: An
     if not request.stream and events.final is not None and not sink.started:
         await asgi_io.send_json(send, 200, events.final)
         return
+    if not request.stream and sink.error is not None:
+        raise WireError(500, "server_error", sink.error, kind="server_error")
     await sink.end()
 
 
@@ -139,6 +147,11 @@ async def _run(
         except StreamDropped:
             sink.dropped = True
             return None
+        except (WireError, OSError):
+            raise
+        except Exception as exc:  # an engine bug before the generation started
+            raise WireError(500, "server_error", f"the engine failed: {exc!r}"[:300],
+                            kind="server_error") from exc
         return outcome.text if outcome.status != "failed" else None
     finally:
         watch.cancel()
@@ -157,6 +170,8 @@ class _Sink:
         self.started = False
         self.dropped = False
         self.final: dict[str, Any] | None = None
+        self.error: str | None = None
+        """A Chat failure's message (non-streamed: answered as a 500 error)."""
 
     async def event(self, event: Event) -> None:
         kind, payload = event
@@ -165,6 +180,8 @@ class _Sink:
         if not self.stream:
             if kind in wire.TERMINAL_EVENTS:
                 self.final = json.loads(payload)["response"]
+            elif kind == ERROR:
+                self.error = json.loads(payload)["error"]["message"]
             return
         if not self.started:
             self.started = True
@@ -178,6 +195,11 @@ class _Sink:
         await self._send({"type": "http.response.body", "body": data, "more_body": True})
 
     async def end(self) -> None:
+        if self.dropped:  # the drop fault: no final chunk, no response at all
+            if not asgi_io.abort_connection(self._send):
+                raise ConnectionAbortedError("fault: drop")  # the server closes mid-body
+            await asyncio.sleep(0)  # the server sees the connection lost before we return
+            return
         if self.stream:
             if not self.started:
                 await asgi_io.start_sse(self._send)
@@ -185,5 +207,5 @@ class _Sink:
         elif self.final is not None:
             await asgi_io.send_json(self._send, 200, self.final)
         else:
-            raise WireError(500, "server_error", "the response was dropped (fault: drop)",
-                            kind="server_error")
+            raise WireError(500, "server_error", self.error or "the response ended without an "
+                            "answer", kind="server_error")

@@ -1,10 +1,15 @@
 """Connection-local conversation state: lanes, chaining and the ids a connection knows.
 
 A lane is a ``stream_id`` (``None`` = the default lane). Requests on one lane
-run in order (one worker task per lane); lanes run in parallel. Chaining is
+run in order (one worker task per lane, which exists only while the lane has
+work); lanes run in parallel. At most :data:`LANE_PENDING_LIMIT` requests wait
+behind a lane's running one; more are refused with 429. Chaining is
 connection-local: ``previous_response_id`` must name a response this
-connection produced that is still remembered — the latest response of a lane,
-or any ``store: true`` response — else ``previous_response_not_found``.
+connection produced that is still remembered -- the latest response of one of
+the :data:`LANE_MEMORY` most recently used lanes, or one of the
+:data:`STORED_LIMIT` latest ``store: true`` responses -- else
+``previous_response_not_found`` (the client replays its context, as after a
+reconnect).
 """
 
 from __future__ import annotations
@@ -14,27 +19,39 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 
 from spark_cli.engine.brains.base import BrainTurn
-from spark_cli.protocol.responses import CreateRequest, InputMessage
+from spark_cli.protocol import responses as wire
+from spark_cli.protocol.responses import CreateRequest, InputMessage, WireError
 
 Conversation = tuple[BrainTurn, ...]
 FINISHED_LIMIT = 4096
 """Finished ids remembered for ``response_already_completed`` answers."""
+LANE_PENDING_LIMIT = 32
+"""Requests that may wait behind a lane's running response; more get 429."""
+LANE_MEMORY = 256
+"""Lanes whose latest response a connection remembers for chaining (least recent go)."""
+STORED_LIMIT = 256
+"""``store: true`` responses a connection remembers (oldest go)."""
+
+
+def _queue() -> asyncio.Queue[CreateRequest]:
+    return asyncio.Queue(maxsize=LANE_PENDING_LIMIT)
 
 
 @dataclass
 class Lane:
     stream_id: str | None
-    requests: asyncio.Queue[CreateRequest] = field(default_factory=asyncio.Queue)
+    requests: asyncio.Queue[CreateRequest] = field(default_factory=_queue)
     worker: asyncio.Task[None] | None = None
-    latest_id: str | None = None
 
 
 class Memory:
-    """What a connection remembers between responses."""
+    """What a connection remembers between responses (bounded)."""
 
     def __init__(self) -> None:
         self.conversations: dict[str, Conversation] = {}
-        self.stored: set[str] = set()
+        self.latest: OrderedDict[str | None, str] = OrderedDict()
+        """Lane -> its latest response id, least recently used first."""
+        self.stored: OrderedDict[str, None] = OrderedDict()
         self.finished: OrderedDict[str, str | None] = OrderedDict()
         """Finished response id -> its lane's stream_id."""
 
@@ -44,18 +61,27 @@ class Memory:
             return ()
         return self.conversations.get(previous_id)
 
+    def _forget(self, response_id: str) -> None:
+        if response_id not in self.stored and response_id not in self.latest.values():
+            self.conversations.pop(response_id, None)
+
     def remember(
-        self, lane: Lane, response_id: str, conversation: Conversation, *, store: bool
+        self, stream_id: str | None, response_id: str, conversation: Conversation, *,
+        store: bool,
     ) -> None:
-        """``response_id`` is now the lane's latest; the previous latest is forgotten
+        """``response_id`` is now its lane's latest; the previous latest is forgotten
         unless it was stored."""
-        old = lane.latest_id
-        if old is not None and old not in self.stored and old != response_id:
-            self.conversations.pop(old, None)
-        lane.latest_id = response_id
+        old = self.latest.pop(stream_id, None)
+        self.latest[stream_id] = response_id
         self.conversations[response_id] = conversation
         if store:
-            self.stored.add(response_id)
+            self.stored[response_id] = None
+        if old is not None and old != response_id:
+            self._forget(old)
+        while len(self.latest) > LANE_MEMORY:
+            self._forget(self.latest.popitem(last=False)[1])
+        while len(self.stored) > STORED_LIMIT:
+            self._forget(self.stored.popitem(last=False)[0])
 
     def finish(self, response_id: str, stream_id: str | None) -> None:
         self.finished[response_id] = stream_id
@@ -65,3 +91,15 @@ class Memory:
 
 def turns(messages: tuple[InputMessage, ...]) -> Conversation:
     return tuple(BrainTurn(m.role, m.text) for m in messages)
+
+
+def lane_full_error(stream_id: str | None) -> WireError:
+    """429 for a request beyond :data:`LANE_PENDING_LIMIT` waiting on one lane."""
+    lane = "the default lane" if stream_id is None else f"lane {stream_id[:60]!r}"
+    return WireError(
+        429, wire.RATE_LIMIT_EXCEEDED,
+        f"{lane} already has {LANE_PENDING_LIMIT} requests waiting; wait for its responses "
+        "or use another stream_id", kind="rate_limit_error",
+        headers={"retry-after-ms": "1000", "x-ratelimit-limit-requests": str(LANE_PENDING_LIMIT),
+                 "x-ratelimit-remaining-requests": "0", "x-ratelimit-reset-requests": "1s"},
+    )

@@ -1,14 +1,17 @@
 """Running the engine in-process: uvicorn serving :class:`EngineApp` on one port.
 
-``run_engine(config)`` starts the server (``port=0`` picks a free port),
-yields a :class:`RunningEngine` with its URLs, and stops it on exit
-(connections are closed, their generations cancelled).
+``run_engine(config)`` binds the port itself (so a port in use is a plain
+``OSError`` with ``errno.EADDRINUSE``, not uvicorn's log line and exit),
+starts the server on that socket (``port=0`` picks a free port), yields a
+:class:`RunningEngine` with its URLs, and stops it on exit (connections are
+closed, their generations cancelled, the brain pool shut down).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import socket
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
@@ -54,6 +57,21 @@ def _url_host(host: str) -> str:
     return f"[{host}]" if ":" in host else host
 
 
+def bind_socket(host: str, port: int) -> socket.socket:
+    """A TCP socket bound to ``host:port`` (raises ``OSError``: address in use, …)."""
+    infos = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM,
+                               flags=socket.AI_PASSIVE)
+    family, kind, proto, _, address = infos[0]
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
 @contextlib.asynccontextmanager
 async def run_engine(
     config: EngineConfig, *, brains: BrainFactory | None = None
@@ -67,6 +85,7 @@ async def run_engine(
     if brains is None:
         brains = _brain_factory(config)
         brains("")  # a bad --brain spec fails here (ValueError), not on the first request
+    sock = bind_socket(config.host, config.port)
     state = EngineState(config, brains)
     app = EngineApp(state)
     uv_config = uvicorn.Config(
@@ -76,7 +95,7 @@ async def run_engine(
     )
     server = uvicorn.Server(uv_config)
     server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
-    task = asyncio.create_task(server.serve())
+    task = asyncio.create_task(server.serve(sockets=[sock]))
     try:
         async with asyncio.timeout(START_TIMEOUT_S):
             while not server.started:
@@ -88,8 +107,10 @@ async def run_engine(
         server.should_exit = True
         with contextlib.suppress(BaseException):
             await task
+        sock.close()
+        state.close()
         raise
-    port = server.servers[0].sockets[0].getsockname()[1]
+    port = sock.getsockname()[1]
     host = _url_host(config.host)
     engine = RunningEngine(
         url=f"http://{host}:{port}", ws_url=f"ws://{host}:{port}{WS_PATH}",
@@ -103,3 +124,5 @@ async def run_engine(
             await session.stop()
         with contextlib.suppress(asyncio.CancelledError):
             await task
+        sock.close()
+        state.close()

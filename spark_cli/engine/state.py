@@ -1,20 +1,25 @@
 """What every connection and HTTP request of one running engine shares.
 
 The configuration, the wafer's slots and queue, the optional token bucket,
-the seeded 429 coin, the brain factory, a bounded store of ``store: true``
-conversations (for HTTP chaining), and the ids of live generations.
+the seeded 429 coin, the brain factory, the brain thread pool (brain work and
+large token counts run there, off the event loop), a bounded store of
+``store: true`` conversations (for HTTP chaining), and the ids of live
+generations.
 """
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import os
 from collections import OrderedDict
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 
 from spark_cli.engine.brain_lookup import BrainFactory
 from spark_cli.engine.brains.base import BrainTurn
 from spark_cli.engine.capacity import TokenBucket, Wafer
-from spark_cli.engine.config import EngineConfig
+from spark_cli.engine.config import BRAIN_THREADS, EngineConfig
 from spark_cli.engine.faults import RejectCoin
 
 Conversation = tuple[BrainTurn, ...]
@@ -32,17 +37,26 @@ class EngineState:
         self.stored: OrderedDict[str, Conversation] = OrderedDict()
         self.generating = 0
         """Generations whose task is alive (queued or streaming); tests watch it."""
+        self.brain_pool = ThreadPoolExecutor(BRAIN_THREADS, thread_name_prefix="spark-brain")
         self._ids = itertools.count(1)
         self._prefix = os.urandom(4).hex()
 
     def new_id(self, kind: str = "resp") -> str:
         return f"{kind}_{self._prefix}{next(self._ids):08x}"
 
-    def admit(self) -> None:
-        """Refuse a new request now (429) when a limit says so."""
+    def admit(self, estimate: int) -> int:
+        """Refuse a new request now (429) when a limit says so; else the tokens reserved
+        in the bucket for its ``estimate`` (0 without ``--tpm``)."""
         self.coin.toss()
-        if self.bucket is not None:
-            self.bucket.check()
+        return self.bucket.reserve(estimate) if self.bucket is not None else 0
+
+    async def offload(self, work: Callable[[], None]) -> None:
+        """Run blocking brain work in the brain pool."""
+        await asyncio.get_running_loop().run_in_executor(self.brain_pool, work)
+
+    def close(self) -> None:
+        """Stop the brain pool (work still running finishes in its thread)."""
+        self.brain_pool.shutdown(wait=False, cancel_futures=True)
 
     def store(self, response_id: str, conversation: Conversation) -> None:
         self.stored[response_id] = conversation

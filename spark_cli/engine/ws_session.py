@@ -3,8 +3,11 @@
 ``response.create`` goes to its lane's worker (in order per lane);
 ``response.steer`` and the ``response.cancel`` extension act at once on a
 live response. Bad frames get an ``error`` event and the connection stays
-usable. The connection ends at its maximum age
-(``websocket_connection_limit_reached``) or when the drop fault fires;
+usable; ``max_output_tokens`` above the engine's maximum is refused at intake
+(:mod:`spark_cli.engine.intake`), and a lane with too many requests waiting
+answers 429. The connection ends at its maximum age
+(``websocket_connection_limit_reached``, close 1000) or when the drop fault
+fires (the transport is aborted: no close frame, the client sees 1006);
 closing it cancels every task of the connection at once.
 """
 
@@ -18,23 +21,28 @@ from typing import Any
 
 from spark_cli.engine.brains.base import BrainRequest, BrainTurn, edit_format_from_instructions
 from spark_cli.engine.events import ResponseEvents
-from spark_cli.engine.generation import Event, Generation, Outcome, StreamDropped
-from spark_cli.engine.lanes import Conversation, Lane, Memory, turns
+from spark_cli.engine.generation import Event, Generation, Outcome, StreamDropped, count_input
+from spark_cli.engine.intake import check_output_limit
+from spark_cli.engine.lanes import Conversation, Lane, Memory, lane_full_error, turns
 from spark_cli.engine.state import EngineState
 from spark_cli.protocol import responses as wire
 from spark_cli.protocol.responses import CancelRequest, CreateRequest, SteerRequest, WireError
-from spark_cli.protocol.tokens import count_tokens
 
 SendText = Callable[[str], Awaitable[None]]
 Close = Callable[[int, str], Awaitable[None]]
+Abort = Callable[[], bool]
+"""Drops the connection without a close frame; False when the server cannot."""
 DROP_CLOSE_CODE = 1011
+"""Only when the transport cannot be aborted: the drop fault then closes with 1011."""
 
 
 class WsSession:
-    def __init__(self, state: EngineState, send_text: SendText, close: Close) -> None:
+    def __init__(self, state: EngineState, send_text: SendText, close: Close,
+                 abort: Abort | None = None) -> None:
         self.state = state
         self._send_text = send_text
         self._close = close
+        self._abort = abort
         self.lanes: dict[str | None, Lane] = {}
         self.memory = Memory()
         self.live: dict[str, tuple[Generation, Lane]] = {}
@@ -82,6 +90,19 @@ class WsSession:
             if lane.worker is not None and lane.worker is not current:
                 lane.worker.cancel()
 
+    async def _drop(self) -> None:
+        """The drop fault: the connection ends abruptly (no close frame)."""
+        if self.closed.is_set():
+            return
+        if self._abort is None or not self._abort():
+            await self._shutdown(DROP_CLOSE_CODE, "fault: drop")
+            return
+        self.closed.set()
+        current = asyncio.current_task()
+        for lane in self.lanes.values():
+            if lane.worker is not None and lane.worker is not current:
+                lane.worker.cancel()
+
     def _next_seq(self) -> int:
         seq = self.seq
         self.seq += 1
@@ -99,7 +120,17 @@ class WsSession:
             await self.send_error(exc, _stream_id_of(frame))
             return
         if isinstance(event, CreateRequest):
-            self._lane(event.stream_id).requests.put_nowait(event)
+            try:
+                check_output_limit(event.max_output_tokens, "max_output_tokens",
+                                   self.state.config.max_output_tokens)
+            except WireError as exc:
+                await self.send_error(exc, event.stream_id)
+                return
+            lane = self._lane(event.stream_id)
+            try:
+                lane.requests.put_nowait(event)
+            except asyncio.QueueFull:
+                await self.send_error(lane_full_error(event.stream_id), event.stream_id)
         elif isinstance(event, SteerRequest):
             await self._steer(event)
         elif isinstance(event, CancelRequest):
@@ -173,8 +204,15 @@ class WsSession:
     # --- the lane worker ----------------------------------------------------------------
 
     async def _work(self, lane: Lane) -> None:
-        """Answer the lane's requests in order; the task ends when the lane is idle
-        (``_lane`` starts a new one for the next request)."""
+        """Answer the lane's requests in order; the task ends when the lane is idle and
+        the lane is forgotten (``_lane`` makes a new one for the next request)."""
+        try:
+            await self._answer_all(lane)
+        finally:
+            if self.lanes.get(lane.stream_id) is lane and lane.requests.empty():
+                del self.lanes[lane.stream_id]
+
+    async def _answer_all(self, lane: Lane) -> None:
         try:
             while not lane.requests.empty():
                 request = lane.requests.get_nowait()
@@ -188,7 +226,7 @@ class WsSession:
                         kind="server_error",
                     ), lane.stream_id)
         except StreamDropped:
-            await self._shutdown(DROP_CLOSE_CODE, "fault: drop")
+            await self._drop()
         except OSError:  # the client went away mid-send
             self.closed.set()
 
@@ -217,7 +255,8 @@ class WsSession:
             if outcome is None or outcome.status == "failed":
                 return
             conversation = (*conversation, BrainTurn("assistant", outcome.text))
-            self.memory.remember(lane, response_id, conversation, store=request.store)
+            self.memory.remember(lane.stream_id, response_id, conversation,
+                                 store=request.store)
             if not outcome.steers:
                 return
             conversation = conversation + turns(tuple(outcome.steers))  # the successor
@@ -228,21 +267,17 @@ class WsSession:
         conversation: Conversation,
     ) -> None:
         await self._send_text(events.created()[1])
-        input_tokens = sum(count_tokens(turn.text) for turn in conversation)
+        input_tokens = await count_input(self.state, _brain_request(request, conversation))
         usage = wire.usage_object(input_tokens, 0)
         await self._send_text(events.empty_completion(usage)[1])
-        self.memory.remember(lane, response_id, conversation, store=request.store)
+        self.memory.remember(lane.stream_id, response_id, conversation, store=request.store)
         self.memory.finish(response_id, lane.stream_id)
 
     async def _generate(
         self, lane: Lane, request: CreateRequest, response_id: str, events: ResponseEvents,
         conversation: Conversation,
     ) -> Outcome | None:
-        brain_request = BrainRequest(
-            model=request.model, instructions=request.instructions,
-            conversation=conversation,
-            edit_format=edit_format_from_instructions(request.instructions),
-        )
+        brain_request = _brain_request(request, conversation)
         try:
             brain = self.state.brains(request.model)
         except Exception as exc:  # e.g. a script file that went missing
@@ -263,6 +298,13 @@ class WsSession:
 
     async def _send_event(self, event: Event) -> None:
         await self._send_text(event[1])
+
+
+def _brain_request(request: CreateRequest, conversation: Conversation) -> BrainRequest:
+    return BrainRequest(
+        model=request.model, instructions=request.instructions, conversation=conversation,
+        edit_format=edit_format_from_instructions(request.instructions),
+    )
 
 
 def _stream_id_of(frame: str | bytes) -> str | None:

@@ -67,3 +67,33 @@ def test_unknown_brain_is_a_usage_error() -> None:
     result = CliRunner().invoke(app, ["engine", "serve", "--port", "0", "--brain", "bogus"])
     assert result.exit_code == 2
     assert "bogus" in result.output
+
+
+@pytest.mark.parametrize("host", ["127.evil.example", "127.0.0.1.nip.io", "10.0.0.1"])
+def test_only_real_loopback_skips_the_token(host: str) -> None:
+    result = CliRunner().invoke(app, ["engine", "serve", "--host", host, "--port", "0"])
+    assert result.exit_code == 2
+    assert "--token" in result.output
+
+
+@pytest.mark.parametrize("host", ["127.0.0.2", "::1", "localhost", "LOCALHOST"])
+def test_loopback_hosts_are_recognised(host: str) -> None:
+    from spark_cli.cli.engine_cmd import _is_loopback
+
+    assert _is_loopback(host)
+
+
+def test_port_in_use_is_one_clear_line() -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = subprocess.run(
+            [sys.executable, "-m", "spark_cli", "engine", "serve", "--port", str(port)],
+            capture_output=True, text=True, timeout=30,
+        )
+    assert result.returncode == 3
+    assert result.stderr.strip() == (
+        f"spark engine: cannot listen on 127.0.0.1:{port}: address in use")

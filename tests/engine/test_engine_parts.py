@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from unittest.mock import patch
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from spark_cli.engine import pieces as pieces_module
 from spark_cli.engine.capacity import TokenBucket, Wafer
 from spark_cli.engine.config import EngineConfig, FaultConfig
 from spark_cli.engine.faults import DROP, MALFORMED, STALL, FaultPlan, RejectCoin
-from spark_cli.engine.pieces import PieceSource
+from spark_cli.engine.pieces import PieceSource, count_pieces
 from spark_cli.engine.safepoint import SafePoints
 from spark_cli.protocol.responses import WireError
 from spark_cli.protocol.tokens import count_tokens, split_pieces
@@ -26,25 +30,52 @@ def _chunks(text: str, cuts: list[int]) -> Iterator[str]:
     yield text[last:]
 
 
+async def _all_pieces(source: PieceSource, size: int) -> list[str]:
+    pieces: list[str] = []
+    while await source.has_more():
+        pieces += await source.take(size)
+    return pieces
+
+
 @given(st.text(alphabet="ab \n(){}_=:.,'\t1", max_size=200), st.lists(st.integers(0, 400)))
 def test_pieces_do_not_depend_on_chunking(text: str, cuts: list[int]) -> None:
-    source = PieceSource(_chunks(text, cuts))
-    pieces: list[str] = []
-    while source.has_more():
-        pieces += source.take(3)
+    pieces = asyncio.run(_all_pieces(PieceSource(_chunks(text, cuts)), 3))
     assert "".join(pieces) == text
     assert len(pieces) == count_tokens(text)
     assert pieces == split_pieces(text)
 
 
-def test_take_stops_pulling_an_endless_brain() -> None:
+@given(st.text(alphabet="ab \n(_.", max_size=300), st.integers(1, 40))
+def test_long_chunks_are_cut_in_slices_without_changing_pieces(text: str, size: int) -> None:
+    with patch.object(pieces_module, "SLICE", size):
+        pieces = asyncio.run(_all_pieces(PieceSource(iter([text])), 7))
+        assert count_pieces([text, text]) == 2 * count_tokens(text)
+    assert pieces == split_pieces(text)
+
+
+async def test_take_stops_pulling_an_endless_brain() -> None:
     def forever() -> Iterator[str]:
         while True:
             yield "word "
 
     source = PieceSource(forever())
-    assert len(source.take(1000)) == 1000
-    assert source.has_more()
+    assert len(await source.take(1000)) == 1000
+    assert await source.has_more()
+
+
+async def test_offloaded_pulls_run_in_another_thread() -> None:
+    seen: list[int] = []
+
+    def answer() -> Iterator[str]:
+        seen.append(threading.get_ident())
+        yield "def f():\n    return 1\n"
+
+    loop = asyncio.get_running_loop()
+    with ThreadPoolExecutor(1) as pool:
+        source = PieceSource(answer(), lambda work: loop.run_in_executor(pool, work))
+        source.prefetch()
+        assert "".join(await _all_pieces(source, 2)) == "def f():\n    return 1\n"
+    assert seen and seen[0] != threading.get_ident()
 
 
 def test_safe_points_skip_fences_and_blocks() -> None:
@@ -106,15 +137,30 @@ async def test_wafer_queue_positions_and_cancel() -> None:
 def test_token_bucket_refills_over_time() -> None:
     now = [0.0]
     bucket = TokenBucket(60, clock=lambda: now[0])
-    bucket.check()
-    bucket.charge(60)
+    assert bucket.reserve(60) == 60
     with pytest.raises(WireError) as refused:
-        bucket.check()
+        bucket.reserve(1)
     assert refused.value.headers["x-ratelimit-limit-tokens"] == "60"
     assert refused.value.headers["retry-after-ms"] == "1000"
     now[0] = 1.0  # one token per second
-    bucket.check()
     assert bucket.remaining == 1
+    bucket.reserve(1)
+
+
+def test_token_bucket_admits_only_what_fits_and_refunds_the_rest() -> None:
+    now = [0.0]
+    bucket = TokenBucket(600, clock=lambda: now[0])
+    reserved = bucket.reserve(500)  # input + max_output_tokens
+    with pytest.raises(WireError) as refused:
+        bucket.reserve(200)  # 100 left: does not fit, though the balance is positive
+    assert refused.value.headers["x-ratelimit-remaining-tokens"] == "100"
+    assert refused.value.headers["retry-after-ms"] == "10000"  # 100 more at 10 tokens/s
+    bucket.settle(reserved, 120)  # the answer was short: 380 come back
+    assert bucket.remaining == 480
+    bucket.reserve(200)
+    with pytest.raises(WireError) as too_big:
+        bucket.reserve(601)
+    assert "too large" in too_big.value.message and "retry-after-ms" not in too_big.value.headers
 
 
 def test_fault_plan_fires_each_once_in_order() -> None:

@@ -181,16 +181,37 @@ async def test_http_tpm_429(engine_factory: Any) -> None:
     assert refused.headers["x-ratelimit-limit-tokens"] == "10"
 
 
-async def test_http_drop_fault_ends_the_stream_without_terminal(engine_factory: Any) -> None:
+async def _read_until_broken(response: httpx.Response) -> tuple[list[SSEEvent], Exception]:
+    decoder = SSEDecoder()
+    events: list[SSEEvent] = []
+    with pytest.raises(httpx.RemoteProtocolError) as broken:
+        async for line in response.aiter_lines():
+            event = decoder.feed_line(line)
+            if event is not None:
+                events.append(event)
+    return events, broken.value
+
+
+@pytest.mark.parametrize("path", ["/v1/responses", "/v1/chat/completions"])
+async def test_http_drop_fault_aborts_mid_body(engine_factory: Any, path: str) -> None:
     engine = await engine_factory(**FAST, faults=parse_fault("drop:4"))
-    body = {"model": "m", "input": "forever", "stream": True}
+    body = {"model": "m", "stream": True, "input": "forever",
+            "messages": [{"role": "user", "content": "forever"}]}
     async with client(engine, headers=AUTH) as http, http.stream(
-        "POST", "/v1/responses", json=body
+        "POST", path, json=body
     ) as response:
-        events = await sse(response)
-    kinds = [e.event for e in events]
-    assert "response.output_text.delta" in kinds
-    assert not {"response.completed", "response.incomplete"} & set(kinds)
+        events, error = await _read_until_broken(response)
+    assert "incomplete chunked read" in str(error)
+    data = [e.data for e in events]
+    assert any("output_text.delta" in d or '"content"' in d for d in data)
+    assert not any("response.completed" in d or "[DONE]" in d for d in data)
+
+
+async def test_http_drop_fault_without_stream_is_a_reset(engine_factory: Any) -> None:
+    engine = await engine_factory(**FAST, faults=parse_fault("drop:4"))
+    async with client(engine, headers=AUTH) as http:
+        with pytest.raises(httpx.RemoteProtocolError):
+            await http.post("/v1/responses", json={"model": "m", "input": "forever"})
 
 
 async def test_http_malformed_fault(engine_factory: Any) -> None:
@@ -232,6 +253,7 @@ async def test_http_warm_up_and_store_false(engine_factory: Any) -> None:
         warm = (await http.post("/v1/responses", json={
             "model": "m", "input": "ctx", "generate": False})).json()
         assert warm["status"] == "completed" and warm["output"] == []
+        assert warm["usage"]["input_tokens"] == count_tokens("ctx")  # as on the WebSocket
         chained = (await http.post("/v1/responses", json={
             "model": "m", "input": "history", "previous_response_id": warm["id"]})).json()
         assert chained["output"][0]["content"][0]["text"] == "user:ctx | user:history"

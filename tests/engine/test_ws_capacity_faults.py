@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from engine_client import echo_brains, recv, send, text_of, until, ws_connect
-from websockets.exceptions import ConnectionClosed
+from websockets.exceptions import ConnectionClosedError
 
 from spark_cli.engine.config import FaultConfig, parse_fault
 from spark_cli.protocol.tokens import split_pieces
@@ -73,6 +73,23 @@ async def test_tpm_bucket_refuses_once_spent(engine_factory: Any) -> None:
     assert int(headers["retry-after-ms"]) > 0
 
 
+async def test_tpm_admits_only_what_fits(engine_factory: Any) -> None:
+    engine = await engine_factory(brains=echo_brains, tps=50000, ttft_ms=0, tpm=100)
+    async with ws_connect(engine) as ws:
+        await send(ws, type="response.create", model="m", input="x", max_output_tokens=150)
+        too_big = (await until(ws))[-1]
+        await send(ws, type="response.create", model="m", input="a b c", max_output_tokens=60)
+        first = (await until(ws))[-1]  # 3 + 60 reserved, 3 + 5 used: 55 come back
+        await send(ws, type="response.create", model="m", input="x", max_output_tokens=80)
+        second = (await until(ws))[-1]
+        await send(ws, type="response.create", model="m", input="x", max_output_tokens=95)
+        refused = (await until(ws))[-1]
+    assert too_big["status"] == 429 and "too large" in too_big["error"]["message"]
+    assert first["type"] == second["type"] == "response.completed"
+    # about 90 left: the balance is positive, but 96 tokens do not fit
+    assert refused["status"] == 429 and int(refused["error"]["headers"]["retry-after-ms"]) > 0
+
+
 async def test_max_output_tokens_ends_incomplete(engine_factory: Any) -> None:
     engine = await engine_factory(brains=echo_brains, tps=50000, ttft_ms=0)
     async with ws_connect(engine) as ws:
@@ -91,14 +108,16 @@ async def test_exact_limit_on_a_finished_answer_is_completed(engine_factory: Any
         assert (await until(ws))[-1]["type"] == "response.completed"
 
 
-async def test_drop_fault_closes_the_socket_mid_stream(engine_factory: Any) -> None:
+async def test_drop_fault_aborts_the_socket_mid_stream(engine_factory: Any) -> None:
     engine = await engine_factory(**SLOW, faults=FaultConfig(drop_after_tokens=12))
     async with ws_connect(engine) as ws:
         await send(ws, type="response.create", model="m", input="forever")
         events: list[dict[str, Any]] = []
-        with pytest.raises(ConnectionClosed):
+        with pytest.raises(ConnectionClosedError) as closed:
             while True:
                 events.append(await recv(ws))
+    assert closed.value.rcvd is None  # no close frame: the client sees 1006
+    assert ws.close_code == 1006
     assert not any(e["type"] == "response.incomplete" for e in events)
     assert sum(e["delta"].count("word") for e in events if "delta" in e) == 12
     async with asyncio.timeout(5):

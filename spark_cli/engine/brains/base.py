@@ -43,6 +43,10 @@ class BrainRequest:
 
 
 class Brain(Protocol):
+    """``answer`` runs in the engine's brain threads (it may take its time: other streams
+    keep their pace). A brain whose chunks cost nothing (precomputed text) may set a
+    class attribute ``inline = True``: the engine then pulls it on the event loop."""
+
     name: str
 
     def answer(self, request: BrainRequest) -> Iterator[str]:

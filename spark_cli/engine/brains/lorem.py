@@ -64,6 +64,8 @@ class LoremBrain:
     """Answers every request with the same endless stream of code-like lines."""
 
     name = "lorem"
+    inline = True
+    """Its chunks are precomputed: the engine pulls them on the event loop (no thread hop)."""
 
     def answer(self, request: BrainRequest) -> Iterator[str]:
         return itertools.cycle(material())

@@ -2,15 +2,17 @@
 names that select them, and a cache of brain instances.
 
 ``brain_for_model`` is what the engine's lookup (``engine/brain_lookup.py``)
-calls per model name: a model naming a brain (``spark-rules`` …) selects it;
+calls per request: a model naming a brain (``spark-rules`` …) selects it;
 any other model name gets the server's default, so clients with fixed model
-names (``gpt-4.1`` …) still work.
+names (``gpt-4.1`` …) still work. Brains are cached per spec (a script per
+version of its file: path, mtime, size) in an LRU of :data:`CACHE_SIZE`.
 """
 
 from __future__ import annotations
 
 import os
 import threading
+from collections import OrderedDict
 from collections.abc import Iterator
 
 from spark_cli.engine.brains.base import Brain, BrainRequest
@@ -27,7 +29,9 @@ BRAIN_MODELS: dict[str, str] = {
 }
 BRAIN_SPECS = ("rules", "lorem", "script:PATH")
 
-_cache: dict[tuple[str, ...], Brain] = {}
+CACHE_SIZE = 8
+"""Brains kept (rules, lorem and a few script versions); the least recently used go."""
+_cache: OrderedDict[tuple[str, ...], Brain] = OrderedDict()
 _lock = threading.Lock()
 
 
@@ -77,6 +81,10 @@ def make_brain(spec: str) -> Brain:
             else:
                 brain = RulesBrain()
             _cache[key] = brain
+            while len(_cache) > CACHE_SIZE:
+                _cache.popitem(last=False)
+        else:
+            _cache.move_to_end(key)
         return brain
 
 

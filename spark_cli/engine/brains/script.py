@@ -138,8 +138,9 @@ class ScriptBrain:
                 self._next += 1
                 return entry.answer
         played = len(self._ordered)
-        return (f"The script {self.path} has no more answers: its {played} in-order "
-                f"entr{'y' if played == 1 else 'ies'} have all been played and no `match` "
+        entries = ("its 1 in-order entry has been played" if played == 1 else
+                   f"its {played} in-order entries have all been played")
+        return (f"The script {self.path} has no more answers: {entries} and no `match` "
                 f"entry matches this prompt.\n")
 
     def answer(self, request: BrainRequest) -> Iterator[str]:

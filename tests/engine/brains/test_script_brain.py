@@ -82,3 +82,28 @@ def test_missing_and_unreadable(tmp_path) -> None:
     (tmp_path / "bin.toml").write_bytes(b"\xff\xfe\x00")
     with pytest.raises(ScriptError, match="cannot read script file"):
         ScriptBrain(tmp_path / "bin.toml")
+
+
+def test_one_in_order_entry_reads_right(tmp_path) -> None:
+    path = tmp_path / "s.toml"
+    path.write_text('[[entries]]\nanswer = "only"\n')
+    brain = ScriptBrain(path)
+    assert _ask(brain, "x") == "only"
+    assert "its 1 in-order entry has been played and no" in _ask(brain, "y")
+
+
+def test_the_engine_reloads_a_script_when_its_file_changes(tmp_path) -> None:
+    import os
+
+    from spark_cli.engine.brain_lookup import registry_factory
+
+    path = tmp_path / "s.toml"
+    path.write_text('[[entries]]\nmatch = "x"\nanswer = "old"\n')
+    factory = registry_factory("script", str(path))
+    assert _ask(factory("spark-script"), "x") == "old"
+    assert _ask(factory("any-model"), "x") == "old"
+    path.write_text('[[entries]]\nmatch = "x"\nanswer = "new answer"\n')
+    stat = path.stat()
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000))
+    assert _ask(factory("spark-script"), "x") == "new answer"
+    assert _ask(factory("any-model"), "x") == "new answer"

@@ -118,7 +118,7 @@ def run_apply(text: str, root: Path, *, check: bool = False, as_json: bool = Fal
     finally:
         batch = applier.end_batch()
     applied = sum(isinstance(o, EditApplied) for o in applier.outcomes)
-    refused = len(applier.outcomes) - applied
+    refused = applier.refused_count
     partial = sum(isinstance(o, EditApplied) and o.partial for o in applier.outcomes)
     if as_json:
         out.write(json.dumps({"type": "summary", "applied": applied, "refused": refused,
@@ -126,7 +126,7 @@ def run_apply(text: str, root: Path, *, check: bool = False, as_json: bool = Fal
                               "batch": batch.id if batch else None}) + "\n")
     else:
         verb = "would apply" if check else "applied"
-        line = f"{verb} {applied} of {len(applier.outcomes)} file section(s)"
+        line = f"{verb} {applied} of {applied + refused} file section(s)"
         if refused or partial:
             line += f"; {refused} refused" + (f", {partial} only in part" if partial else "")
         if batch is not None:

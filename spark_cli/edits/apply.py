@@ -328,6 +328,12 @@ class Applier:
         return self.journal.end() if self.journal is not None else None
 
     @property
+    def refused_count(self) -> int:
+        """Refused sections, not counting copies a later identical block superseded."""
+        return sum(1 for k, o in enumerate(self.outcomes)
+                   if isinstance(o, EditRefused) and k not in self._superseded)
+
+    @property
     def all_applied(self) -> bool:
         return all((isinstance(o, EditApplied) and not o.partial) or k in self._superseded
                    for k, o in enumerate(self.outcomes))

@@ -45,5 +45,9 @@ class LazyApplier:
         return self._applier.outcomes if self._applier is not None else []
 
     @property
+    def refused_count(self) -> int:
+        return self._applier.refused_count if self._applier is not None else 0
+
+    @property
     def seen(self) -> dict[str, str] | None:
         return self._applier.seen if self._applier is not None else None

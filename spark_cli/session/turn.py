@@ -236,7 +236,7 @@ class Session:
             applier.end()
             self._remember(built, parts, applier.seen, cancelled=self._stop)
         applied = sum(1 for o in applier.outcomes if o.ok)
-        refused = len(applier.outcomes) - applied
+        refused = applier.refused_count
         marks.first_delta_at, marks.last_delta_at = first_at, last_at
         if failure is not None:
             yield TurnFailed(failure.kind, explain(failure.kind, failure.message,

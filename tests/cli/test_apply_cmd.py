@@ -123,3 +123,17 @@ def test_colour_on_a_terminal(repo) -> None:
     code = apply_cmd.run_apply(GOOD, repo, out=out, color=True)
     assert code == 0
     assert "\x1b[" in out.getvalue()
+
+
+def test_identical_blocks_one_per_place_count_as_applied(tmp_path) -> None:
+    (tmp_path / "rep.py").write_text("x = 1\ny = 2\nx = 1\n")
+    block = "rep.py\n<<<<<<< SEARCH\nx = 1\n=======\nx = 10\n>>>>>>> REPLACE\n"
+    result = run(["apply", "--root", str(tmp_path), "--json"], block + "\n" + block)
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "rep.py").read_text() == "x = 10\ny = 2\nx = 10\n"
+    summary = json.loads(result.output.splitlines()[-1])
+    assert summary["refused"] == 0, summary  # the first copy's refusal was superseded
+    text = run(["apply", "--root", str(tmp_path), "--check"],
+               block.replace("x = 1\n=", "x = 10\n=").replace("x = 10\n>", "x = 3\n>") * 2)
+    assert text.exit_code == 0, text.output
+    assert "refused" not in text.output.splitlines()[-1]

@@ -25,6 +25,7 @@ from spark_cli.edits.journal import BatchInfo, Journal
 from spark_cli.edits.outcome import EditApplied, EditOutcome, EditRefused, HunkRefused
 from spark_cli.edits.paths import PathRefused, RepoPath, confine
 from spark_cli.edits.placement import Span, is_append, lf, locate_all
+from spark_cli.edits.short_names import MAX_CANDIDATES, expand_short_name
 from spark_cli.edits.syntax import check_edit
 from spark_cli.edits.textfile import (
     DEFAULT_SIZE_LIMIT,
@@ -209,14 +210,33 @@ def _plan(ctx: _Context, edit: FileEdit) -> _Plan:
             raise _Refusal("exists", f"{edit.path} already exists; to change it, use an update "
                            "with the lines to replace instead of adding the file")
         return _plan_create(ctx, edit, target)
+    if not exists:
+        return _plan_short_name(ctx, edit, target)
     if edit.kind == "delete":
         return _plan_delete(ctx, edit, target)
-    if not exists:
-        hint = ("use an empty SEARCH section to create it" if edit.fmt == "search_replace"
-                else "use '*** Add File:' to create it")
-        raise _Refusal("file_missing", f"{edit.path}: file not found; {hint}")
     plan = _plan_update(ctx, edit, target, seen_text)
     return _plan_move(ctx, edit, target, plan) if edit.move_to else plan
+
+
+def _plan_short_name(ctx: _Context, edit: FileEdit, target: RepoPath) -> _Plan:
+    """An update of a file that does not exist: the one file its path abbreviates, if any."""
+    shown = ctx.seen.keys() if ctx.seen is not None else ()
+    found = expand_short_name(ctx.root, target.rel, shown)
+    if len(found) == 1 and edit.kind == "update":
+        plan = _plan(ctx, replace(edit, path=found[0]))
+        note = f"{edit.path} taken as {found[0]}, the only file with that path"
+        plan.outcome = replace(plan.outcome, note=note)
+        return plan
+    if found:
+        listed = ", ".join(found[:MAX_CANDIDATES])
+        raise _Refusal("file_missing", f"{edit.path}: file not found; did you mean "
+                       f"{'one of ' if len(found) > 1 else ''}{listed}? Use the full path "
+                       "from the repo root")
+    if edit.kind == "delete":
+        raise _Refusal("file_missing", f"{edit.path}: cannot delete, the file does not exist")
+    hint = ("use an empty SEARCH section to create it" if edit.fmt == "search_replace"
+            else "use '*** Add File:' to create it")
+    raise _Refusal("file_missing", f"{edit.path}: file not found; {hint}")
 
 
 def _apply(ctx: _Context, edit: FileEdit,

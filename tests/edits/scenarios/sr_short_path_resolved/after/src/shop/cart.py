@@ -1,0 +1,2 @@
+def total(items):
+    return sum(i for i in items if i > 0)

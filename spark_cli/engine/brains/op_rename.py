@@ -87,6 +87,9 @@ def rename(instruction: Instruction, files: dict[str, str], named: list[str]) ->
     if not out.changes:
         where = ", ".join(paths) if paths else "the files in this request"
         why = f"; left alone: {', '.join(out.foreign)}" if out.foreign else ""
+        if out.kept:
+            uses = ", ".join(f"`{k}`" for k in list(dict.fromkeys(out.kept))[:_EXAMPLES])
+            why += f"; {uses} belong to other objects"
         raise CannotHelp(f"I found no identifier `{old}` in {where} (strings and comments "
                          f"do not count){why}.")
     where = ", ".join(c.path for c in out.changes)

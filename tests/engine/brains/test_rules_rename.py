@@ -180,3 +180,9 @@ def test_fields_through_self_only(tmp_path, path: str, before: str, after: str) 
     old, new = ("Load", "Size") if path.endswith(".go") else ("load", "size")
     _answer, out = run(f"rename {old} to {new}", {path: before}, tmp_path)
     assert out[path] == after
+
+
+def test_only_other_objects_uses_explains() -> None:
+    answer = ask("rename load to fetch", {"a.py": "import json\n\nx = json.load(f)\n"})
+    assert "no identifier `load`" in answer and "`json.load` belong to other objects" in answer
+    assert "<<<<<<<" not in answer

@@ -33,7 +33,9 @@ unique match anywhere is still taken, and among several the ones after the
 first anchored line are preferred); ``search_from`` (the first match starting
 at or after that offset, so repeated snippets resolve in hunk order). Still
 several → refused as ambiguous. The step name is prefixed ``anchor:`` when the
-anchor made the choice.
+anchor made the choice. Matches that all contradict ``at_eof`` or the anchors
+do not decide: the other variant and the later steps are tried for one that
+fits, and the first contradicting matches are the fallback.
 
 When nothing matches and SEARCH and REPLACE carry the same placeholder lines
 (``# ...``), each piece between them is located in order and the file text the
@@ -138,14 +140,18 @@ def locate(text: str, hunk: HunkLike, *, language: str | None = None,
     trimmed = _trim_blank_edges(search, replace)
     if trimmed[0] != search:
         variants.append(trimmed)
+    fallback: tuple[list[Match], str, list[str], list[str]] | None = None
     for step in STEPS:
         for s_lines, r_lines in variants:
             matches = FINDERS[step](index, s_lines, r_lines)
-            if matches:
-                chosen, by_anchor = context.choose(matches)
-                _check_placeholders(index, chosen, s_lines, hunk.replace)
-                return _located(index, chosen, ("anchor:" if by_anchor else "") + step,
-                                not r_lines)
+            if not matches:
+                continue
+            if not context.fits_hints(matches):  # a looser reading may fit them
+                fallback = fallback or (matches, step, s_lines, r_lines)
+                continue
+            return _chosen(index, context, matches, step, s_lines, r_lines, hunk.replace)
+    if fallback is not None:
+        return _chosen(index, context, *fallback, hunk.replace)
     pieces = split_elided(*trimmed)
     if pieces is not None:
         try:
@@ -154,6 +160,13 @@ def locate(text: str, hunk: HunkLike, *, language: str | None = None,
             pass
     raise missing(index.lines, index.real, index.stripped(), trimmed[0], trimmed[1], anchors,
                   context.ranges)
+
+
+def _chosen(index: LineIndex, context: _Context, matches: list[Match], step: str,
+            s_lines: list[str], r_lines: list[str], replace: str) -> Located:
+    chosen, by_anchor = context.choose(matches)
+    _check_placeholders(index, chosen, s_lines, replace)
+    return _located(index, chosen, ("anchor:" if by_anchor else "") + step, not r_lines)
 
 
 def _check_placeholders(index: LineIndex, match: Match, search: list[str],
@@ -260,20 +273,41 @@ class _Context:
                             if self.anchors else [])
         return self._ranges
 
+    def _last_line(self) -> int:
+        last = self.index.real - 1
+        while last > 0 and not self.index.lines[last].strip():
+            last -= 1
+        return last
+
+    def _by_anchor(self, pool: list[Match]) -> list[Match]:
+        """The matches inside the anchored ranges, else those after the first anchored
+        line (codex: the context follows the anchor); empty when none is."""
+        inside = [m for m in pool if any(m.first <= e and s <= m.last for s, e in self.ranges)]
+        if not inside:
+            top = min(s for s, _ in self.ranges)
+            inside = [m for m in pool if m.first >= top]
+        return inside
+
+    def fits_hints(self, matches: list[Match]) -> bool:
+        """Whether some match agrees with ``*** End of File`` and the anchors. When none
+        does, the ladder goes on: a looser reading of the same search (without its blank
+        edge lines, say) may match where the hints point."""
+        if self.at_eof:
+            last = self._last_line()
+            matches = [m for m in matches if m.last >= last]
+        if self.anchors and matches and self.ranges:
+            matches = self._by_anchor(matches)
+        return bool(matches)
+
     def choose(self, matches: list[Match]) -> tuple[Match, bool]:
         pool = matches
         if self.at_eof and len(pool) > 1:
-            last = self.index.real - 1
-            while last > 0 and not self.index.lines[last].strip():
-                last -= 1
+            last = self._last_line()
             at_end = [m for m in pool if m.last >= last]
             pool = at_end or pool
         by_anchor = False
         if self.anchors and len(pool) > 1 and self.ranges:
-            inside = [m for m in pool if any(m.first <= e and s <= m.last for s, e in self.ranges)]
-            if not inside:
-                top = min(s for s, _ in self.ranges)
-                inside = [m for m in pool if m.first >= top]
+            inside = self._by_anchor(pool)
             if inside and len(inside) < len(pool):
                 pool, by_anchor = inside, True
         if len(pool) == 1:

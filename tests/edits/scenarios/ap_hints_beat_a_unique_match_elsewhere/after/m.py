@@ -1,0 +1,8 @@
+def other():
+    return None
+
+
+def another():
+    return None
+
+# the end

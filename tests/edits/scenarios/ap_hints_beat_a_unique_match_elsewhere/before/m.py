@@ -1,0 +1,6 @@
+def other():
+    return None
+
+
+def another():
+    return None

@@ -6,7 +6,8 @@ hunks opened by `@@` or `@@ <anchor>` lines, body lines prefixed ` `/`-`/`+`, an
 optional `*** End of File`), then `*** End Patch`. `PatchEnvelope` is fed the
 lines after `*** Begin Patch` one at a time and emits each file section the moment
 the next header (or `*** End Patch`) shows it is complete. A blank line inside a
-hunk counts as an empty context line; blank lines before a header are dropped.
+hunk counts as an empty context line (between two `-` lines, a removed one;
+between two `+` lines, an added one); blank lines before a header are dropped.
 """
 
 from __future__ import annotations
@@ -247,7 +248,10 @@ class PatchEnvelope:
         section.raw.append(raw)
         if not section.hunk_line:
             section.hunk_line = lineno
-        section.body.extend([(" ", "")] * section.blanks)
+        # An empty line between two removed (added) lines was removed (added) too: the
+        # model dropped its '-' ('+'); elsewhere it is an empty context line.
+        same = prefix != " " and bool(section.body) and section.body[-1][0] == prefix
+        section.body.extend([(prefix if same else " ", "")] * section.blanks)
         section.blanks = 0
         section.body.append((prefix, text[1:]))
         return None

@@ -1,0 +1,7 @@
+import re
+
+
+def keep(s):
+    s = s.strip()
+
+    return s

@@ -12,7 +12,10 @@ spans to splice and the hunks refused, each with a message a model can act on:
   refused as ``overlap``;
 - a run of identical hunks whose search matches exactly as many places takes
   one place each, in order (``in_order`` does that for every hunk: the
-  `Applier` uses it for identical SEARCH/REPLACE blocks sent once per place).
+  `Applier` uses it for identical SEARCH/REPLACE blocks sent once per place);
+- an empty SEARCH appends its text, except the part that repeats the whole
+  file at its start (a model "creating" a file that exists, perhaps with more
+  at the end): only the rest is appended.
 """
 
 from __future__ import annotations
@@ -54,7 +57,10 @@ def lf(text: str) -> str:
 def _find(work: str, hunk: Hunk, language: str | None, position: int,
           in_order: bool = False) -> tuple[int, int, str, str]:
     if is_append(hunk):
-        return len(work), len(work), lf(hunk.replace), "append"
+        body = lf(hunk.replace)
+        if work.strip() and body.startswith(work):  # the model re-sent the whole file
+            return len(work), len(work), body[len(work):], "append"
+        return len(work), len(work), body, "append"
     if "\r" in hunk.search or "\r" in hunk.replace:
         hunk = replace(hunk, search=lf(hunk.search), replace=lf(hunk.replace))
     try:

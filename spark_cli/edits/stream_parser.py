@@ -17,7 +17,8 @@ Lines that may introduce a block (a path line, an opening fence, a heredoc
 opener) are held back until the line after them shows what they were. The last
 prose line is kept as its pieces and joined only when a block opens without a
 path, so a line such as ``In `src/app.py`:`` can name its file
-(`path_hints.mention_path`). A byte-order mark at the very start is dropped.
+(`path_hints.mention_path`); so can a path line alone in a fence of its own
+just before the block's fence. A byte-order mark at the very start is dropped.
 """
 
 from __future__ import annotations
@@ -231,6 +232,8 @@ class EditStreamParser:
             return
         candidate = classify(text, self._fence)
         if candidate is not None:
+            if candidate[0] == "fence" and self._closes_fenced_path(text, raw):
+                return
             if not self._can_hold(candidate[0]):
                 self._release_pending(1)  # the oldest held line was prose after all
                 self._prose_line(text, raw)
@@ -248,6 +251,22 @@ class EditStreamParser:
         self._plain_started()
         self._prose.append(raw)
         self._note(text)
+
+    def _closes_fenced_path(self, text: str, raw: str) -> bool:
+        """A fence holding nothing but a path line, closed: "```python", "src/a.py",
+        "```" (then the block's own fence). The path stays the last prose line, so the
+        next block takes it as the prose line naming its file."""
+        held = [(k, r, v) for k, r, v in self._pending if k != "blank"]
+        if [k for k, _r, _v in held] != ["fence", "path"]:
+            return False
+        char, length, _path = held[0][2]  # type: ignore[misc]
+        if not Fence(char, length, consumed=False).closed_by(text):
+            return False
+        self._release_pending()
+        self._fence = None
+        self._prose.append(raw)
+        self._last, self._gap = [held[1][1].rstrip("\r\n")], 0
+        return True
 
     def _can_hold(self, kind: str) -> bool:
         """Whether a line of `kind` can join the held lines (at most a path and a fence,

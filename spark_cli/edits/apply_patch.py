@@ -5,9 +5,20 @@
 hunks opened by `@@` or `@@ <anchor>` lines, body lines prefixed ` `/`-`/`+`, an
 optional `*** End of File`), then `*** End Patch`. `PatchEnvelope` is fed the
 lines after `*** Begin Patch` one at a time and emits each file section the moment
-the next header (or `*** End Patch`) shows it is complete. A blank line inside a
-hunk counts as an empty context line (between two `-` lines, a removed one;
-between two `+` lines, an added one); blank lines before a header are dropped.
+the next header (or `*** End Patch`) shows it is complete; the body lines go to
+`patch_section.PatchSection`.
+
+Models pad markers and drop prefixes, so some lines are held back until the next
+line tells what they were:
+- a file header padded with spaces is a header when no section is open;
+- an indented `*** End Patch` inside a section ends the envelope unless a hunk
+  line or marker follows (then it was a context line reading like one);
+- an unprefixed line in an update section is a context line that lost its
+  leading space when a hunk line, `@@` or a marker follows; when a fence or a
+  SEARCH/REPLACE marker follows (or too many such lines pile up), the envelope
+  ended without `*** End Patch`: the section is rejected and the held lines are
+  given back (`take_returned`) to be read again as prose. Before a new
+  `*** Begin Patch` they are prose too, and the section is kept.
 """
 
 from __future__ import annotations
@@ -16,6 +27,7 @@ import re
 from typing import Literal
 
 from spark_cli.edits.blocks import BlockRejected, EditKind, FileEdit, Hunk, ParsedItem
+from spark_cli.edits.patch_section import HINT, PatchSection, quote
 
 # Inside an envelope markers start the line (the caller strips the envelope's indent),
 # so a context line whose text is "*** End Patch" (prefixed by a space) stays context.
@@ -25,72 +37,34 @@ END_PATCH = re.compile(r"\*\*\* End Patch[ \t]*$")
 FILE_HEADER = re.compile(r"\*\*\* (Add|Delete|Update) File:[ \t]*([`'\"]?)(.*?)\2[ \t]*$")
 _MOVE_TO = re.compile(r"\*\*\* Move to:[ \t]*[`'\"]?(.*?)[`'\"]?[ \t]*$")
 _END_OF_FILE = re.compile(r"\*\*\* End of File[ \t]*$")
-_HUNK_HEADER = re.compile(r"@@[ \t]*(.*?)[ \t]*$")
-_UNIFIED_RANGE = re.compile(r"-\d+(?:,\d+)? \+\d+(?:,\d+)? @@[ \t]*(.*)$")
+_MARKER = re.compile(r"\*\*\* (?:Begin Patch|End Patch|(?:Add|Delete|Update) File:|Move to:|"
+                     r"End of File)")
+# Unprefixed lines that start something else (a fence, a SEARCH/REPLACE block): the
+# envelope ended without '*** End Patch', and what it held back is prose again.
+_BREAKER = re.compile(r"[ \t]*(?:`{3}|~{3}|<{5,9}[ \t]*SEARCH|>{5,9}[ \t]*REPLACE)")
+_LOOSE_LIMIT = 20  # unprefixed lines held back at most (a context run is rarely longer)
 
 Status = Literal["open", "closed", "left"]
 _KINDS: dict[str, EditKind] = {"Add": "add", "Delete": "delete", "Update": "update"}
-_HINT = ("expected a line starting with ' ' (context: keep the leading space), '-' (remove) "
-         "or '+' (add), an '@@' hunk header, '*** End of File' or a '*** ' file header")
-
-
-def _quote(text: str, limit: int = 60) -> str:
-    text = text.strip()
-    return repr(text if len(text) <= limit else text[: limit - 3] + "...")
-
-
-def _anchor(text: str) -> str | None:
-    """The anchor of a `@@` line (None for a bare `@@`); unified `@@ -1,2 +1,3 @@ f` → `f`."""
-    match = _HUNK_HEADER.match(text)
-    assert match is not None
-    anchor = match.group(1) or ""
-    unified = _UNIFIED_RANGE.match(anchor)
-    if unified:
-        anchor = unified.group(1).strip()
-    return anchor or None
-
-
-class _Section:
-    """One file section being read."""
-
-    __slots__ = ("anchors", "blanks", "body", "eof_seen", "header", "hunk_line", "hunks",
-                 "kind", "line", "move_to", "path", "raw")
-
-    def __init__(self, kind: EditKind, path: str, line: int, raw: str) -> None:
-        self.kind, self.path, self.line = kind, path, line
-        self.header = raw.strip()
-        self.raw = [raw]
-        self.move_to: str | None = None
-        self.hunks: list[Hunk] = []
-        self.anchors: list[str] = []
-        self.body: list[tuple[str, str]] = []  # (prefix, text)
-        self.blanks = 0  # blank lines seen after the last body line
-        self.hunk_line = 0
-        self.eof_seen = False
-
-    def end_hunk(self, at_eof: bool = False) -> str | None:
-        """Close the open hunk; returns an error message if it has no lines."""
-        self.blanks = 0
-        if not self.body:
-            if self.anchors or at_eof:
-                return f"the hunk at line {self.hunk_line} in {self.header} has no lines"
-            return None
-        search = "".join(t + "\n" for p, t in self.body if p != "+")
-        replace = "".join(t + "\n" for p, t in self.body if p != "-")
-        self.hunks.append(Hunk(search, replace, tuple(self.anchors), at_eof, self.hunk_line))
-        self.anchors, self.body, self.hunk_line = [], [], 0
-        return None
 
 
 class PatchEnvelope:
     """One open `*** Begin Patch` envelope."""
 
-    __slots__ = ("_section", "_skipping", "line")
+    __slots__ = ("_maybe_end", "_returned", "_section", "_skipping", "line")
 
     def __init__(self, line: int) -> None:
         self.line = line
-        self._section: _Section | None = None
+        self._section: PatchSection | None = None
         self._skipping = False  # inside a section whose header was rejected
+        self._maybe_end: tuple[str, str, int] | None = None  # an indented '*** End Patch'
+        self._returned: list[tuple[str, int]] = []  # (raw, line) to read again as prose
+
+    def take_returned(self) -> list[tuple[str, int]]:
+        """Lines the envelope held back and gave up (raw line, its number): the caller
+        reads them again, before the line that made the envelope end."""
+        returned, self._returned = self._returned, []
+        return returned
 
     def _reject(self, lineno: int, message: str) -> BlockRejected:
         section = self._section
@@ -121,13 +95,40 @@ class PatchEnvelope:
 
     def feed(self, text: str, raw: str, lineno: int) -> tuple[list[ParsedItem], Status]:
         """Take one line. "closed": End Patch consumed; "left": this line is not part of
-        the envelope (it ended broken) and must be read again as prose."""
+        the envelope (it ended) and must be read again as prose, after the lines
+        `take_returned` gives."""
         items: list[ParsedItem] = []
-        if text.startswith("***"):
+        section = self._section
+        if self._maybe_end is not None and section is not None:
+            if not self._continues(text):  # the indented '*** End Patch' was the end
+                return self._end_at(self._maybe_end[2], items), "left"
+            held, self._maybe_end = self._maybe_end, None  # it was a context line
+            error = section.settle_loose() or section.add_line(*held)
+            if error:
+                return self._broken(items, held[2], error), "open"
+        if section is None and not self._skipping and text[:1] in " \t":
+            text = text.lstrip() if _MARKER.match(text.lstrip()) else text  # padded header
+        if text.startswith("***") and _MARKER.match(text):
+            if section is not None and section.loose:
+                if text.startswith("*** Begin Patch"):  # prose, then the next envelope
+                    section.loose, loose = [], section.loose
+                    self._push(items, self._finish(lineno))
+                    self._returned = [(r, n) for _t, r, n in loose]
+                    return items, "left"
+                error = section.settle_loose()
+                if error:
+                    return self._broken(items, lineno, error), "open"
             status = self._marker_line(text, raw, lineno, items)
             if status is not None:
                 return items, status
-        section = self._section
+        if section is not None and text[:1] in " \t" and END_PATCH.match(text.lstrip()):
+            self._maybe_end = (text, raw, lineno)  # padded, or a context line reading so
+            return items, "open"
+        if section is not None and section.kind == "update" and (
+                section.loose or (text.strip() and not self._continues(text))):
+            status = self._loose_line(section, text, raw, lineno, items)
+            if status is not None:
+                return items, status
         if section is None and self._skipping:
             # The rejected section's own lines are dropped; anything else ends the envelope.
             keep = not text or text[0] in " -+@\\" or text.startswith("*** ")
@@ -136,10 +137,10 @@ class PatchEnvelope:
             if text.strip():
                 items.append(self._reject(lineno, "expected a '*** Add File:', '*** Update "
                                           "File:' or '*** Delete File:' header, got "
-                                          f"{_quote(text)}"))
+                                          f"{quote(text)}"))
                 return items, "left"
             return items, "open"
-        error = self._body_line(section, text, raw, lineno)
+        error = section.add_line(text, raw, lineno)
         if error:
             items.append(self._reject(lineno, error))
             if text[0] in " -+":  # still a hunk line: skip the rest of this section
@@ -147,6 +148,53 @@ class PatchEnvelope:
                 return items, "open"
             return items, "left"  # maybe prose after a missing End Patch
         return items, "open"
+
+    @staticmethod
+    def _continues(text: str) -> bool:
+        """Whether ``text`` reads as a line of the envelope (a prefixed hunk line, an
+        '@@' header or a marker)."""
+        return bool(text) and (text[0] in " -+\\" or text.startswith("@@")
+                               or _MARKER.match(text) is not None)
+
+    def _end_at(self, lineno: int, items: list[ParsedItem]) -> list[ParsedItem]:
+        """An indented '*** End Patch' ended the envelope: emit the open section."""
+        self._maybe_end = None
+        section = self._section
+        if section is not None:
+            error = section.settle_loose()
+            if error:
+                self._broken(items, lineno, error)
+                return items
+        self._push(items, self._finish(lineno))
+        return items
+
+    def _broken(self, items: list[ParsedItem], lineno: int, error: str) -> list[ParsedItem]:
+        items.append(self._reject(lineno, error))
+        self._skipping = True
+        return items
+
+    def _loose_line(self, section: PatchSection, text: str, raw: str, lineno: int,
+                    items: list[ParsedItem]) -> Status | None:
+        """An unprefixed line in an update section, or any line while some are held.
+        Held until a hunk line or marker follows (then they are context); a fence, a
+        SEARCH/REPLACE marker or too many such lines end the envelope instead, and the
+        held lines are prose again. None: go on with ``text`` as a hunk line."""
+        if self._continues(text):
+            error = section.settle_loose()
+            if error:
+                self._broken(items, lineno, error)
+                return "open"
+            return None
+        held = [entry for entry in section.loose if entry[0].strip()]
+        if text.strip() and (_BREAKER.match(text) or len(held) >= _LOOSE_LIMIT):
+            first = held[0] if held else (text, raw, lineno)
+            self._returned = [(r, n) for _t, r, n in section.loose]
+            items.append(self._reject(first[2], f"unknown hunk line {quote(first[0])} in "
+                                      f"{section.header}: {HINT}; the section was not "
+                                      "applied"))
+            return "left"
+        section.loose.append((text, raw, lineno))
+        return "open"
 
     def _marker_line(self, text: str, raw: str, lineno: int,
                      items: list[ParsedItem]) -> Status | None:
@@ -165,7 +213,7 @@ class PatchEnvelope:
                 self._skipping = True
                 return "open"
             self._skipping = False
-            self._section = _Section(kind, path, lineno, raw)
+            self._section = PatchSection(kind, path, lineno, raw)
             return "open"
         if text.startswith("*** Begin Patch"):  # a new envelope: the previous one lacked End Patch
             self._push(items, self._finish(lineno))
@@ -203,63 +251,14 @@ class PatchEnvelope:
         if item is not None:
             items.append(item)
 
-    def _body_line(self, section: _Section, text: str, raw: str, lineno: int) -> str | None:
-        """Add one body line to `section`; returns an error message for a bad line."""
-        if not text or (section.kind == "delete" and not text.strip()):
-            # A truly empty line: models drop the space of an empty context line. It
-            # counts once a body line follows; blank lines before a header are dropped.
-            section.raw.append(raw)
-            if section.body:
-                section.blanks += 1
-            return None
-        prefix = text[0]
-        if section.kind == "delete":
-            return (f"{section.header} takes no lines, got {_quote(text)}; "
-                    "the section was not applied")
-        if section.kind == "add":
-            if prefix != "+":
-                return (f"every line of {section.header} must start with '+', got "
-                        f"{_quote(text)}; the section was not applied")
-            section.raw.append(raw)
-            section.body.extend([("+", "")] * section.blanks)
-            section.blanks = 0
-            section.body.append(("+", text[1:]))
-            return None
-        if prefix == "@" and text.startswith("@@"):
-            section.raw.append(raw)
-            if section.body:
-                section.end_hunk()
-            if not section.anchors:
-                section.hunk_line = lineno
-            anchor = _anchor(text)
-            if anchor:
-                section.anchors.append(anchor)
-            section.eof_seen = False
-            return None
-        if prefix not in " -+":
-            if prefix == "\\":  # "\ No newline at end of file" from unified diffs
-                section.raw.append(raw)
-                return None
-            return (f"unknown hunk line {_quote(text)} in {section.header}: {_HINT}; "
-                    "the section was not applied")
-        if section.eof_seen:
-            return (f"expected '@@' or a '*** ' file header after '*** End of File' in "
-                    f"{section.header}, got {_quote(text)}; the section was not applied")
-        section.raw.append(raw)
-        if not section.hunk_line:
-            section.hunk_line = lineno
-        # An empty line between two removed (added) lines was removed (added) too: the
-        # model dropped its '-' ('+'); elsewhere it is an empty context line.
-        same = prefix != " " and bool(section.body) and section.body[-1][0] == prefix
-        section.body.extend([(prefix if same else " ", "")] * section.blanks)
-        section.blanks = 0
-        section.body.append((prefix, text[1:]))
-        return None
-
     def close(self, lineno: int) -> list[ParsedItem]:
-        """The stream ended before `*** End Patch`: the open section is never applied."""
+        """The stream ended before `*** End Patch`: the open section is never applied
+        (unless an indented '*** End Patch' was its last line)."""
+        if self._maybe_end is not None and self._section is not None:
+            return self._end_at(self._maybe_end[2], [])
         if self._section is None:
             return []
+        self._returned = [(r, n) for _t, r, n in self._section.loose]
         header = self._section.header
         return [self._reject(lineno, f"unfinished {header} (opened at line "
                              f"{self._section.line}): the answer ended before '*** End Patch'; "

@@ -46,6 +46,7 @@ class EditStreamParser:
         self._lineno = 0  # complete lines seen
         self._block: SearchReplaceBlock | PatchEnvelope | None = None
         self._indent = ""  # the open envelope's indentation
+        self._indent_seen = False  # whether a line after its '*** Begin Patch' confirmed it
         self._pending: list[_Pending] = []
         self._fence: Fence | None = None
         self._sticky: str | None = None  # the last block's path: reused by a pathless block
@@ -109,12 +110,14 @@ class EditStreamParser:
             self._line(line, line)
         self._released = False
         self._rel = []
-        block, self._block = self._block, None
-        if isinstance(block, SearchReplaceBlock):
-            self._emit(block.close(self._lineno))
-        elif block is not None:
-            for item in block.close(self._lineno):
-                self._emit(item)
+        while self._block is not None:  # lines an envelope gives back may open another
+            block, self._block = self._block, None
+            if isinstance(block, SearchReplaceBlock):
+                self._emit(block.close(self._lineno))
+            else:
+                for item in block.close(self._lineno):
+                    self._emit(item)
+                self._read_again(block.take_returned())
         self._release_pending()
         return self._drain()
 
@@ -155,6 +158,10 @@ class EditStreamParser:
             self._envelope_line(block, text, raw)
 
     def _envelope_line(self, block: PatchEnvelope, text: str, raw: str) -> None:
+        if self._indent and text.strip() and not self._indent_seen:
+            self._indent_seen = True  # an indented envelope: its first line is indented too
+            if not text.startswith(self._indent):
+                self._indent = ""  # only '*** Begin Patch' was padded
         inner = text[len(self._indent):] if self._indent and text.startswith(self._indent) \
             else text
         items, status = block.feed(inner, raw, self._lineno)
@@ -163,8 +170,17 @@ class EditStreamParser:
         if status != "open":
             self._block = None
             self._heredoc_end, self._heredoc_wait = self._heredoc_wait, None
+            self._read_again(block.take_returned())
             if status == "left":
-                self._prose_line(text, raw)
+                self._line(text, raw)
+
+    def _read_again(self, lines: list[tuple[str, int]]) -> None:
+        """Read lines an envelope held back and gave up as if they came now."""
+        now = self._lineno
+        for raw, lineno in lines:
+            self._lineno = lineno
+            self._line(raw[:-1] if raw.endswith("\n") else raw, raw)
+        self._lineno = now
 
     def _hold_tail(self, lines: list[str]) -> None:
         """Hold the last lines of a broken block again if they may introduce the next one."""
@@ -343,5 +359,5 @@ class EditStreamParser:
         self._pending.clear()
         self._last = None
         self._heredoc_end = None
-        self._indent = indent
+        self._indent, self._indent_seen = indent, False
         self._block = PatchEnvelope(self._lineno)

@@ -104,16 +104,52 @@ def test_update_file_without_path() -> None:
     assert [e.path for e in edits(items)] == ["c.py"]
 
 
-def test_unknown_hunk_prefix_rejects_the_section_and_resumes() -> None:
-    text = ("*** Begin Patch\n*** Update File: a.py\n@@\n-x\n+y\n?z\n*** End Patch\n"
-            "Afterwards some words.\n" + GOOD)
+def test_unprefixed_lines_are_context_lines_that_lost_their_space() -> None:
+    text = ("*** Begin Patch\n*** Update File: a.go\n@@\nfunc f() {\n-\tx()\n+\ty()\n\t"
+            "z()\n*** End Patch\n")
+    (edit,) = edits(parse(text))
+    assert edit.hunks[0].search == "func f() {\n\tx()\n\tz()\n"
+    assert edit.hunks[0].replace == "func f() {\n\ty()\n\tz()\n"
+
+
+def test_prose_then_a_fence_ends_an_envelope_without_end_patch() -> None:
+    text = ("*** Begin Patch\n*** Update File: a.py\n@@\n-x\n+y\nThat is all for a.\n\n"
+            "b.py\n```python\n<<<<<<< SEARCH\nb\n=======\nB\n>>>>>>> REPLACE\n```\n")
     items = parse(text)
     (rej,) = rejected(items)
     assert rej.line == 6 and rej.path == "a.py"
-    assert "unknown hunk line '?z' in *** Update File: a.py" in rej.message
+    assert "unknown hunk line 'That is all for a.' in *** Update File: a.py" in rej.message
     assert "' ' (context" in rej.message and "'-' (remove)" in rej.message
-    assert [e.path for e in edits(items)] == ["b.py"]
-    assert "Afterwards some words.\n" in prose(items)
+    assert [e.path for e in edits(items)] == ["b.py"]  # the held path line is a path again
+    assert "That is all for a.\n\n" in prose(items)
+
+
+def test_prose_then_the_answer_ends_gives_the_prose_back() -> None:
+    items = parse("*** Begin Patch\n*** Update File: a.py\n@@\n-x\n+y\nThat is all.\n")
+    (rej,) = rejected(items)
+    assert "unfinished *** Update File: a.py" in rej.message and not edits(items)
+    assert prose(items).endswith("That is all.\n")
+
+
+def test_prose_then_the_next_envelope_keeps_both_sections() -> None:
+    text = ("*** Begin Patch\n*** Update File: a.py\n@@\n-x\n+y\nNow b:\n*** Begin Patch\n"
+            "*** Update File: b.py\n@@\n-p\n+q\n*** End Patch\n")
+    items = parse(text)
+    assert [e.path for e in edits(items)] == ["a.py", "b.py"] and not rejected(items)
+    assert edits(items)[0].hunks[0].search == "x\n" and "Now b:\n" in prose(items)
+
+
+def test_padded_markers() -> None:
+    text = " *** Begin Patch\n  *** Update File: a.py\n@@\n x\n-y\n+z\n *** End Patch\nDone.\n"
+    items = parse(text)
+    (edit,) = edits(items)
+    assert edit.hunks[0].search == "x\ny\n" and not rejected(items)
+    assert prose(items) == "Done.\n"
+
+
+def test_padded_end_patch_at_the_end_of_the_answer() -> None:
+    (edit,) = edits(parse("*** Begin Patch\n*** Update File: a.py\n@@\n-y\n+z\n *** End Patch"))
+    assert edit.hunks[0].replace == "z\n"
 
 
 def test_prose_after_envelope_missing_end_patch_does_not_swallow_later_blocks() -> None:

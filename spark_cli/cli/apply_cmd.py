@@ -1,8 +1,9 @@
 """`spark apply [PATCH|-]`: apply edit text (SEARCH/REPLACE or apply_patch) to the working tree.
 
-The text goes through the same streaming parser and applier the session uses; all
-of it is one undo batch. Exit 0 = everything applied, 1 = something refused (what
-did apply is reported), 2 = usage or parse error (nothing is applied then).
+The text goes through the same streaming parser and applier the session uses, so a
+text gives the same tree here as in a session; all of it is one undo batch. Exit
+0 = everything applied, 1 = something refused or malformed (what did apply is
+reported), 2 = usage error or no well-formed block at all (nothing is applied).
 """
 
 from __future__ import annotations
@@ -38,15 +39,15 @@ class _UsageError(Exception):
     pass
 
 
-def parse_edit_text(text: str) -> tuple[list[FileEdit], list[BlockRejected]]:
-    """(file edits, malformed blocks) of a whole edit text, via the streaming parser."""
+def parse_edit_text(text: str) -> list[FileEdit | BlockRejected]:
+    """The file edits and malformed blocks of a whole edit text, in order, via the
+    streaming parser."""
     from spark_cli.edits.blocks import BlockRejected, FileEdit
     from spark_cli.edits.stream_parser import EditStreamParser
 
     parser = EditStreamParser()
     events = [*parser.feed(text), *parser.close()]
-    edits = [e for e in events if isinstance(e, FileEdit)]
-    return edits, [e for e in events if isinstance(e, BlockRejected)]
+    return [e for e in events if isinstance(e, FileEdit | BlockRejected)]
 
 
 def _print_diff(diff: str, out: TextIO, color: bool) -> None:
@@ -79,38 +80,58 @@ def _report(outcome: EditOutcome, out: TextIO, color: bool) -> None:
         out.write(f"refused: {outcome.message}\n")
 
 
+def _parse_error(error: BlockRejected, as_json: bool, out: TextIO) -> None:
+    if as_json:
+        import json
+
+        out.write(json.dumps({"type": "parse_error", "message": error.message,
+                              "line": error.line, "path": error.path}) + "\n")
+    else:
+        typer.echo(f"spark apply: parse error: {error.message}", err=True)
+
+
 def run_apply(text: str, root: Path, *, check: bool = False, as_json: bool = False,
               allow_syntax_errors: bool = False, out: TextIO | None = None,
               color: bool = False) -> int:
-    """Parse and apply ``text`` under ``root``; returns the exit code."""
+    """Parse and apply ``text`` under ``root``; returns the exit code.
+
+    Blocks apply in order, each on its own, as in a session: a malformed block is
+    reported (and makes the exit code 1) but does not stop the others. With no
+    well-formed block at all nothing is applied and the exit code is 2."""
     import json
 
     from spark_cli.edits.apply import Applier
+    from spark_cli.edits.blocks import BlockRejected
     from spark_cli.edits.outcome import EditApplied, outcome_to_json
 
     out = out or sys.stdout
-    edits, errors = parse_edit_text(text)
-    if errors or not edits:
-        # the messages carry their line numbers; JSON has them as fields too
-        problems = [(e.message, e.line, e.path) for e in errors] or [(
-            "no edit blocks found (expected SEARCH/REPLACE blocks or a '*** Begin Patch' "
-            "envelope)", None, None)]
+    events = parse_edit_text(text)
+    errors = [e for e in events if isinstance(e, BlockRejected)]
+    if len(errors) == len(events):
+        for error in errors:
+            _parse_error(error, as_json, out)
+        if not errors:
+            message = ("no edit blocks found (expected SEARCH/REPLACE blocks or a "
+                       "'*** Begin Patch' envelope)")
+            if as_json:
+                out.write(json.dumps({"type": "parse_error", "message": message, "line": None,
+                                      "path": None}) + "\n")
+            else:
+                typer.echo(f"spark apply: parse error: {message}", err=True)
         if as_json:
-            for problem, line, path in problems:
-                out.write(json.dumps({"type": "parse_error", "message": problem, "line": line,
-                                      "path": path}) + "\n")
             out.write(json.dumps({"type": "summary", "applied": 0, "refused": 0,
-                                  "parse_errors": len(problems), "dry_run": check}) + "\n")
+                                  "parse_errors": max(len(errors), 1), "dry_run": check}) + "\n")
         else:
-            for problem, _line, _path in problems:
-                typer.echo(f"spark apply: parse error: {problem}", err=True)
             typer.echo("spark apply: nothing was applied", err=True)
         return EXIT_USAGE
     applier = Applier(root, allow_syntax_errors=allow_syntax_errors, dry_run=check)
     applier.begin_batch("spark apply")
     try:
-        for edit in edits:
-            outcome = applier.apply(edit)
+        for event in events:
+            if isinstance(event, BlockRejected):
+                _parse_error(event, as_json, out)
+                continue
+            outcome = applier.apply(event)
             if as_json:
                 out.write(json.dumps(outcome_to_json(outcome)) + "\n")
             else:
@@ -122,17 +143,19 @@ def run_apply(text: str, root: Path, *, check: bool = False, as_json: bool = Fal
     partial = sum(isinstance(o, EditApplied) and o.partial for o in applier.outcomes)
     if as_json:
         out.write(json.dumps({"type": "summary", "applied": applied, "refused": refused,
-                              "partial": partial, "parse_errors": 0, "dry_run": check,
-                              "batch": batch.id if batch else None}) + "\n")
+                              "partial": partial, "parse_errors": len(errors),
+                              "dry_run": check, "batch": batch.id if batch else None}) + "\n")
     else:
         verb = "would apply" if check else "applied"
         line = f"{verb} {applied} of {applied + refused} file section(s)"
         if refused or partial:
             line += f"; {refused} refused" + (f", {partial} only in part" if partial else "")
+        if errors:
+            line += f"; {len(errors)} malformed block(s) skipped"
         if batch is not None:
             line += " (undo with: spark undo)"
         out.write(line + "\n")
-    return EXIT_OK if applier.all_applied else EXIT_REFUSED
+    return EXIT_OK if applier.all_applied and not errors else EXIT_REFUSED
 
 
 def register(app: typer.Typer) -> None:

@@ -95,11 +95,26 @@ def test_syntax_refused_then_allowed(repo) -> None:
 
 
 @pytest.mark.parametrize("text", ["just some prose, no blocks\n",
-                                  "*** Begin Patch\n*** Frobnicate File: x\n*** End Patch\n"])
-def test_parse_errors_exit_2_and_apply_nothing(repo, text) -> None:
-    result = run(["apply", "--root", str(repo)], text + GOOD if "Begin" in text else text)
+                                  "*** Begin Patch\n*** Frobnicate File: x\n*** End Patch\n",
+                                  "app.py\n<<<<<<< SEARCH\nx\n>>>>>>> REPLACE\n"])
+def test_no_well_formed_block_exits_2_and_applies_nothing(repo, text) -> None:
+    result = run(["apply", "--root", str(repo)], text)
     assert result.exit_code == 2, result.output
+    assert "nothing was applied" in result.output
     assert (repo / "app.py").read_text() == PY
+
+
+@pytest.mark.parametrize("bad", ["*** Begin Patch\n*** Frobnicate File: x\n*** End Patch\n",
+                                 "other.py\n<<<<<<< SEARCH\ny = 2\n>>>>>>> REPLACE\n",
+                                 "other.py\n<<<<<<< SEARCH\ny = 2\n=======\n"])
+def test_a_malformed_block_does_not_stop_the_others(repo, bad) -> None:
+    # as in a session: each block on its own; the malformed one (here also a block cut
+    # off by the end of the answer) is reported and makes the exit code 1
+    result = run(["apply", "--root", str(repo)], GOOD + "\n" + bad)
+    assert result.exit_code == 1, result.output
+    assert (repo / "app.py").read_text() == PY.replace('"hello "', '"hi "')
+    assert (repo / "other.py").read_text() == "y = 2\n"
+    assert "parse error" in result.output and "1 malformed block(s) skipped" in result.output
 
 
 def test_json_parse_errors_carry_their_line_and_path(repo) -> None:
@@ -111,6 +126,11 @@ def test_json_parse_errors_carry_their_line_and_path(repo) -> None:
     assert summary["parse_errors"] == 1
     result = run(["apply", "--json", "--root", str(repo)], "no blocks here\n")
     assert json.loads(result.output.splitlines()[0])["line"] is None
+    result = run(["apply", "--json", "--root", str(repo)], text + GOOD)
+    assert result.exit_code == 1
+    rows = [json.loads(line) for line in result.output.splitlines() if line.strip()]
+    assert [r["type"] for r in rows] == ["parse_error", "edit_applied", "summary"]
+    assert rows[-1]["parse_errors"] == 1 and rows[-1]["applied"] == 1
 
 
 def test_usage_errors_exit_2(repo) -> None:

@@ -40,6 +40,8 @@ _PATH_LINE = re.compile(
     + r")?`?(?P<path>[^\s`*]+?)`?:?(?:\*\*)?:?" + _PATH_TAIL + r"[ \t]*$"
 )
 
+# A line number or range after a path (`src/a.py:12`, `src/a.py:12-20`, `src/a.py#L12-L20`).
+_LINE_RANGE = re.compile(r"(?::\d+(?:[-:]\d+)?|#L\d+(?:-L?\d+)?)$")
 # Inside a broken block only a line that clearly names a file counts as a path line.
 _LIKELY_PATH = re.compile(r"`?[\w.\-]*[\w\-]+[./][\w./\-]+`?:?$")
 
@@ -85,6 +87,8 @@ def classify(text: str, open_fence: Fence | None) -> tuple[str, object] | None:
     if heredoc is not None and "patch" in text:
         return "heredoc", heredoc.group(2)
     path = _PATH_LINE.match(text)
-    if path is not None and (path.group("label") or looks_like_path(path.group("path"))):
-        return "path", path.group("path")
+    if path is not None:
+        value = _LINE_RANGE.sub("", path.group("path"))  # src/a.py:12-20 names src/a.py
+        if value and (path.group("label") or looks_like_path(value)):
+            return "path", value
     return None

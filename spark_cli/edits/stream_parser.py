@@ -55,6 +55,8 @@ class EditStreamParser:
         self._prose: list[str] = []
         self._out: list[ParsedItem] = []
         self._last: list[str] | None = None  # the last non-blank prose line (its pieces)
+        self._named: list[str] | None = None  # the last heading or lone path line since
+        # the last block: it names the file of a block that names none (pieces)
         self._gap = 0  # blank prose lines since then
 
     # -- public ---------------------------------------------------------------------
@@ -75,6 +77,7 @@ class EditStreamParser:
                 self._released = False
                 self._rel.append(piece)
                 self._last, self._rel, self._gap = self._rel, [], 0
+                self._maybe_heading(self._last)
                 continue
             if self._parts:
                 self._parts.append(piece)
@@ -214,19 +217,30 @@ class EditStreamParser:
                 self._fence = Fence(char, length, consumed=False)
             self._prose.append(raw)
             self._note(raw)
+            if kind == "path":  # a path line that introduced no block (prose followed)
+                self._named = [f"`{value}`"]
 
     def _note(self, text: str) -> None:
         """Remember a prose line: the last one may name the next block's file."""
         if text.strip():
             self._last, self._gap = [text], 0
+            self._maybe_heading(self._last)
         else:
             self._gap += 1
+
+    def _maybe_heading(self, pieces: list[str]) -> None:
+        """Remember a heading or bold line (pieces): it may name the file of the blocks
+        under it, after a paragraph or two (resolved only if a block needs it)."""
+        head = pieces[0].lstrip() if pieces else ""
+        if head.startswith(("#", "**")):
+            self._named = pieces
 
     def _prose_line(self, text: str, raw: str) -> None:
         if not may_be_special(text[:HEAD]):
             self._plain_started()
             self._prose.append(raw)
             self._last, self._gap = [text], 0
+            self._maybe_heading(self._last)
             return
         stripped = text.strip()
         if self._heredoc_end is not None:
@@ -341,9 +355,11 @@ class EditStreamParser:
         path = on_line or path
         if path is None and self._last is not None and self._gap <= 1:
             path = mention_path("".join(self._last))
+        if path is None and self._named is not None:  # a heading since the last block
+            path = mention_path("".join(self._named))
         path = path or self._sticky
         self._sticky = path
-        self._last = None
+        self._last = self._named = None
         self._heredoc_end = None
         self._block = SearchReplaceBlock(path, self._lineno, raw, marker, indent)
 
@@ -357,7 +373,7 @@ class EditStreamParser:
             else:
                 self._prose.append(raw)
         self._pending.clear()
-        self._last = None
+        self._last = self._named = None
         self._heredoc_end = None
         self._indent, self._indent_seen = indent, False
         self._block = PatchEnvelope(self._lineno)

@@ -299,10 +299,29 @@ def test_one_blank_line_between_path_and_fence_is_allowed() -> None:
     assert [e.path for e in edits(items)] == ["src/app.py"] and prose(items) == ""
 
 
-def test_two_blank_lines_after_a_path_line_make_it_prose() -> None:
+def test_two_blank_lines_after_a_path_line_make_it_prose_that_still_names_the_block() -> None:
     items = parse("src/app.py\n\n\n" + SR_BODY)
     assert prose(items) == "src/app.py\n\n\n"
-    assert [e.path for e in edits(items)] == []
+    assert [e.path for e in edits(items)] == ["src/app.py"]
+
+
+@pytest.mark.parametrize("head", ["### `src/app.py`\n\n", "**src/app.py**\n\n",
+                                  "## Update `src/app.py`\n\n", "src/app.py:4-5\n\n",
+                                  "src/app.py\n\n"])
+def test_a_heading_or_path_line_names_the_block_under_it_after_a_paragraph(head: str) -> None:
+    items = parse(head + "Use an f-string, which reads better\nand is faster.\n\n```python\n"
+                  + SR_BODY + "```\n")
+    assert [e.path for e in edits(items)] == ["src/app.py"]
+
+
+def test_a_later_heading_naming_no_file_forgets_the_earlier_one() -> None:
+    items = parse("## `a.py`\n\nText.\n\n## Tests\n\nMore text.\n\n" + SR_BODY)
+    assert not edits(items) and any(isinstance(i, BlockRejected) for i in items)
+
+
+def test_a_heading_before_an_earlier_block_does_not_name_a_later_one() -> None:
+    items = parse("## `a.py`\n\nb.py\n" + SR_BODY + "Then:\n\n" + SR_BODY)
+    assert [e.path for e in edits(items)] == ["b.py", "b.py"]
 
 
 def test_pathless_block_after_prose_reuses_the_last_path_like_aider() -> None:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from itertools import accumulate
 
 from spark_cli.edits.normalize import dominant_unit, fold, indent_offset, split_indent
-from spark_cli.edits.reindent import reconcile
+from spark_cli.edits.reindent import fit_indent_char, reconcile
 
 STEPS = ("exact", "trailing_ws", "indent", "trimmed", "unicode", "blank_lines", "fragment")
 
@@ -161,12 +161,14 @@ def _exact(index: LineIndex, search: list[str], replace: list[str]) -> list[Matc
     text = index.text
     out = []
     needle = "\n".join(search)
-    body = "\n".join(replace)
     phantom = not search[-1] and text.endswith("\n")  # may end on the "line" after the last
+
+    def body() -> str:
+        return "\n".join(fit_indent_char(search, replace) or replace)
+
     for pos, first in _whole_line_hits(text, needle):
         if not (phantom and pos + len(needle) == len(text)):
-            out.append(Match(pos, pos + len(needle), first, first + len(search) - 1,
-                             lambda: body))
+            out.append(Match(pos, pos + len(needle), first, first + len(search) - 1, body))
     return out
 
 

@@ -153,3 +153,24 @@ def test_a_nested_continuation_line_keeps_its_alignment() -> None:
                                "                    second)\nreturn total\n"))
     assert new == ("def f():\n    with lock:\n        total = compute(first,\n"
                    "                        second)\n    return total\n")
+
+
+def test_exact_match_new_lines_indented_with_spaces_get_the_files_tabs() -> None:
+    text = "func area(w, h int) int {\n\treturn w * h\n}\n"
+    hunk = Hunk("func area(w, h int) int {\n\treturn w * h\n",
+                "func area(w, h int) int {\n    if w < 0 {\n        return 0\n    }\n"
+                "\treturn w * h\n")
+    new, step = _apply(text, hunk)
+    assert step == "exact"
+    assert new == "func area(w, h int) int {\n\tif w < 0 {\n\t\treturn 0\n\t}\n\treturn w * h\n}\n"
+
+
+def test_exact_match_in_a_file_of_spaces_keeps_the_models_tabs() -> None:
+    text = "run:\n    cat <<-EOF\n    EOF\n"  # a tab the model writes may be meant
+    new, _step = _apply(text, Hunk("    cat <<-EOF\n", "    cat <<-EOF\n\thello\n"))
+    assert new == "run:\n    cat <<-EOF\n\thello\n    EOF\n"
+
+
+def test_exact_match_of_unindented_lines_leaves_the_replacement_alone() -> None:
+    new, _step = _apply("a:\nb: 1\n", Hunk("a:\n", "a:\n  x: 2\n"))
+    assert new == "a:\n  x: 2\nb: 1\n"

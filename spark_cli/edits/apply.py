@@ -7,7 +7,8 @@ writes, once, atomically. If anything fails nothing is written and the
 file on disk differs from what the model saw, hunks that still locate and do not
 touch the user's changed lines apply, the rest are refused (never overwriting the
 user). `Applier` wraps a whole answer: `begin_batch()`, `apply()` per block as it
-arrives, `end_batch()` closes one undo checkpoint.
+arrives, `end_batch()` closes one undo checkpoint; blocks the answer repeats (one
+copy per place, or a plain duplicate) are handled by `repeats.Repeats`.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from spark_cli.edits.journal import BatchInfo, Journal
 from spark_cli.edits.outcome import EditApplied, EditOutcome, EditRefused, HunkRefused
 from spark_cli.edits.paths import PathRefused, RepoPath, confine
 from spark_cli.edits.placement import Span, is_append, lf, locate_all
+from spark_cli.edits.repeats import Repeats
 from spark_cli.edits.short_names import MAX_CANDIDATES, expand_short_name
 from spark_cli.edits.syntax import check_edit
 from spark_cli.edits.textfile import (
@@ -37,7 +39,7 @@ from spark_cli.edits.textfile import (
 from spark_cli.edits.worktree import WorkTree, Write
 
 if TYPE_CHECKING:
-    from spark_cli.edits.blocks import FileEdit, Hunk
+    from spark_cli.edits.blocks import FileEdit
     from spark_cli.edits.syntax import SyntaxVerdict
 
 _NEWLINES = re.compile(r"\r\n|\r")
@@ -285,21 +287,28 @@ class Applier:
         self.journal = Journal(self.root) if record_undo and not dry_run else None
         self.outcomes: list[EditOutcome] = []
         self._tree = WorkTree(dry_run=dry_run)
-        self._repeats: dict[tuple[str, str, str], list[tuple[Hunk, int]]] = {}
-        self._superseded: set[int] = set()  # refusals of copies later applied together
+        self._repeats = Repeats()
 
     def begin_batch(self, label: str = "") -> None:
         self.outcomes = []
-        self._repeats, self._superseded = {}, set()
+        self._repeats = Repeats()
         if self.journal is not None:
             self.journal.begin(label)
 
     def apply(self, edit: FileEdit) -> EditOutcome:
+        duplicate = self._repeats.duplicate(edit)
+        if duplicate is not None:
+            self.outcomes.append(duplicate)
+            return duplicate
         ctx = _Context(self.root, self._tree, self.seen, self.allow_syntax_errors,
                        self.size_limit)
         outcome, text, conflicted = _apply(ctx, edit, self.journal)
         if isinstance(outcome, EditRefused) and outcome.reason == "ambiguous":
-            outcome, text, conflicted = self._repeated(ctx, edit, outcome, text, conflicted)
+            ctx.in_order = True
+            outcome, text, conflicted = self._repeats.identical_copies(
+                edit, outcome, len(self.outcomes), lambda e: _apply(ctx, e, self.journal),
+                (outcome, text, conflicted))
+        self._repeats.note(edit, outcome)
         self.outcomes.append(outcome)
         if isinstance(outcome, EditApplied) and self.seen is not None and not conflicted:
             # our own write is not a user change: later blocks of this answer see it
@@ -311,39 +320,6 @@ class Applier:
                 self.seen[outcome.path] = text
         return outcome
 
-    def _repeated(self, ctx: _Context, edit: FileEdit, refused: EditRefused, text: str | None,
-                  conflicted: bool) -> tuple[EditOutcome, str | None, bool]:
-        """Identical SEARCH/REPLACE blocks, one per place their search matches: when the
-        last copy arrives, all of them apply, in order. Until then each is refused."""
-        if edit.fmt != "search_replace" or edit.kind != "update" or len(edit.hunks) != 1 \
-                or not refused.refused:
-            return refused, text, conflicted
-        hunk = edit.hunks[0]
-        copies = self._repeats.setdefault((edit.path, hunk.search, hunk.replace), [])
-        copies.append((replace(hunk, line=hunk.line or edit.line), len(self.outcomes)))
-        places = len(refused.refused[0].candidates)
-        if len(copies) >= 2 and len(copies) == places:
-            ctx.in_order = True
-            together = replace(edit, hunks=tuple(h for h, _ in copies))
-            outcome, new_text, new_conflicted = _apply(ctx, together, self.journal)
-            if isinstance(outcome, EditApplied):
-                self._superseded.update(k for _, k in copies[:-1])
-                lines = ", ".join(str(h.line) for h, _ in copies)
-                note = (f"{places} identical blocks (edit lines {lines}), one per place the "
-                        "search matches, applied in order; this supersedes the refusal of the "
-                        "earlier copies")
-                return replace(outcome, note=note), new_text, new_conflicted
-            return outcome, new_text, new_conflicted
-        if len(copies) == 1:
-            hint = (f" If the same change belongs in each place, send one identical block per "
-                    f"place ({places} in all): identical blocks are then applied in order, one "
-                    "place each.")
-        else:
-            hint = (f" This is copy {len(copies)} of an identical block; its search matches "
-                    f"{places} places, so {places} copies are applied in order, one place each.")
-        message = refused.message.rstrip(".") + "." + hint
-        return replace(refused, message=message), text, conflicted
-
     def end_batch(self) -> BatchInfo | None:
         return self.journal.end() if self.journal is not None else None
 
@@ -351,9 +327,9 @@ class Applier:
     def refused_count(self) -> int:
         """Refused sections, not counting copies a later identical block superseded."""
         return sum(1 for k, o in enumerate(self.outcomes)
-                   if isinstance(o, EditRefused) and k not in self._superseded)
+                   if isinstance(o, EditRefused) and k not in self._repeats.superseded)
 
     @property
     def all_applied(self) -> bool:
-        return all((isinstance(o, EditApplied) and not o.partial) or k in self._superseded
+        return all((isinstance(o, EditApplied) and not o.partial) or k in self._repeats.superseded
                    for k, o in enumerate(self.outcomes))

@@ -19,7 +19,9 @@ Steps, in order; the first step with any match decides:
 7. ``fragment``: a one-line search that is not a whole line but occurs exactly
    once, verbatim (stripped), inside a line: only that substring is replaced.
    Never when it would cut a word, nor when it is the start of a longer line
-   (that is a misremembered line more often than a fragment).
+   (that is a misremembered line more often than a fragment);
+8. ``reflow``: the search equals whole file lines with all whitespace, line
+   breaks included, left out (the model joined or split lines; see `reflow`).
 Each step is tried with the search as given and then without its leading and
 trailing blank lines (models add them). After any step but exact, the replacement
 is adapted by `reindent.reconcile`: lines the model repeats unchanged are the

@@ -19,16 +19,18 @@ from dataclasses import dataclass
 from itertools import accumulate
 
 from spark_cli.edits.normalize import dominant_unit, fold, indent_offset, split_indent
+from spark_cli.edits.reflow import find_reflowed, reflow_index
 from spark_cli.edits.reindent import fit_indent_char, reconcile
 
-STEPS = ("exact", "trailing_ws", "indent", "trimmed", "unicode", "blank_lines", "fragment")
+STEPS = ("exact", "trailing_ws", "indent", "trimmed", "unicode", "blank_lines", "fragment",
+         "reflow")
 
 
 class LineIndex:
     """Per-text line tables, each built on first use (the exact step needs none)."""
 
-    __slots__ = ("_keyed", "_lines", "_nonblank", "_real", "_rstripped", "_starts", "_stripped",
-                 "_unit", "text")
+    __slots__ = ("_keyed", "_lines", "_nonblank", "_real", "_reflowed", "_rstripped", "_starts",
+                 "_stripped", "_unit", "text")
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -40,6 +42,7 @@ class LineIndex:
         self._stripped: dict[str, list[int]] | None = None
         self._keyed: dict[str, str] = {}
         self._nonblank: tuple[str, list[int]] | None = None
+        self._reflowed: tuple[str, list[int], list[int]] | None = None
 
     @property
     def real(self) -> int:
@@ -97,6 +100,12 @@ class LineIndex:
             rows = [i for i, line in enumerate(self.lines[:self.real]) if line.strip()]
             self._nonblank = ("\n".join([self.lines[i].strip() for i in rows]), rows)
         return self._nonblank
+
+    def reflowed(self) -> tuple[str, list[int], list[int]]:
+        """`reflow.reflow_index` of the file's real lines."""
+        if self._reflowed is None:
+            self._reflowed = reflow_index(self.lines[:self.real])
+        return self._reflowed
 
     def span(self, first: int, count: int) -> tuple[int, int]:
         last = first + count - 1
@@ -292,8 +301,16 @@ def _cuts_word(text: str, start: int, end: int) -> bool:
     return before or after
 
 
+def _reflow(index: LineIndex, search: list[str], replace: list[str]) -> list[Match]:
+    out = []
+    for first, last, make in find_reflowed(index, search, replace):
+        start, end = index.span(first, last - first + 1)
+        out.append(Match(start, end, first, last, make))
+    return out
+
+
 FINDERS: dict[str, Callable[[LineIndex, list[str], list[str]], list[Match]]] = {
     "exact": _exact, "trailing_ws": _trailing_ws, "indent": _indent,
     "trimmed": _trimmed, "unicode": _unicode, "blank_lines": _blank_lines,
-    "fragment": _fragment,
+    "fragment": _fragment, "reflow": _reflow,
 }

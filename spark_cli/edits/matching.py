@@ -11,7 +11,6 @@ lines), never a Python loop over candidates × search lines.
 
 from __future__ import annotations
 
-import difflib
 import operator
 import re
 from collections.abc import Callable
@@ -20,7 +19,7 @@ from itertools import accumulate
 
 from spark_cli.edits.normalize import dominant_unit, fold, indent_offset, split_indent
 from spark_cli.edits.reflow import find_reflowed, reflow_index
-from spark_cli.edits.reindent import fit_indent_char, reconcile
+from spark_cli.edits.reindent import fit_indent_char, paired_lines, reconcile
 
 STEPS = ("exact", "trailing_ws", "indent", "trimmed", "unicode", "blank_lines", "fragment",
          "reflow")
@@ -173,7 +172,7 @@ def _exact(index: LineIndex, search: list[str], replace: list[str]) -> list[Matc
     phantom = not search[-1] and text.endswith("\n")  # may end on the "line" after the last
 
     def body() -> str:
-        return "\n".join(fit_indent_char(search, replace) or replace)
+        return "\n".join(fit_indent_char(search, replace, index.unit) or replace)
 
     for pos, first in _whole_line_hits(text, needle):
         if not (phantom and pos + len(needle) == len(text)):
@@ -226,6 +225,8 @@ def _unicode(index: LineIndex, search: list[str], replace: list[str]) -> list[Ma
 
 
 def _blank_lines(index: LineIndex, search: list[str], replace: list[str]) -> list[Match]:
+    if not search[0].strip() or not search[-1].strip():
+        return []  # its edge blank lines fall outside the region: the trimmed variant fits
     texts = [line for line in search if line.strip()]
     joined, rows = index.nonblank()
     out = []
@@ -243,27 +244,41 @@ def _blank_lines_maker(index: LineIndex, search: list[str], texts: list[str],
         rows = iter(found)
         file_lines = [index.lines[next(rows)] if s.strip() else None for s in search]
         new = reconcile(search, file_lines, replace, index.unit())
-        return "\n".join(_keep_blank_lines(index, texts, found, replace, new))
+        return "\n".join(_keep_blank_lines(index, search, texts, found, replace, new))
 
     return make
 
 
-def _keep_blank_lines(index: LineIndex, texts: list[str], rows: list[int],
+def _keep_blank_lines(index: LineIndex, search: list[str], texts: list[str], rows: list[int],
                       replace: list[str], new: list[str]) -> list[str]:
-    """Put back the file's blank lines between two search lines that the replacement
-    repeats unchanged and adjacent (the model only dropped the blank line)."""
-    keys = [t.strip() for t in texts]
-    r_keys = [r.strip() for r in replace]
-    same: dict[int, int] = {}  # replacement line -> search line
-    for block in difflib.SequenceMatcher(None, keys, r_keys, autojunk=False).get_matching_blocks():
-        for n in range(block.size):
-            same[block.b + n] = block.a + n
+    """The file's blank lines between two search lines that the replacement keeps
+    adjacent (unchanged or changed in place) with as many blank lines between them as
+    the search had: the model's count of blank lines there is a miscopy, not a change
+    (had it meant to change it, its search would read like the file)."""
+    gaps = [0] * len(texts)  # blank lines after each non-blank search line, in the search
+    k = -1
+    for line in search:
+        if line.strip():
+            k += 1
+        elif k >= 0:
+            gaps[k] += 1
+    r_rows = [j for j, line in enumerate(replace) if line.strip()]
+    pairs = {r_rows[j]: i  # non-blank replacement line -> search line
+             for j, i in paired_lines(texts, [replace[j] for j in r_rows]).items()}
     out: list[str] = []
-    for j, line in enumerate(new):
-        out.append(line)
-        i = same.get(j)
-        if i is not None and i + 1 < len(rows) and same.get(j + 1) == i + 1:
+    j = 0
+    while j < len(new):
+        out.append(new[j])
+        i = pairs.get(j)
+        after = j + 1
+        while after < len(replace) and not replace[after].strip():
+            after += 1
+        if (i is not None and i + 1 < len(rows) and pairs.get(after) == i + 1
+                and after - j - 1 == gaps[i]):
             out.extend(index.lines[rows[i] + 1:rows[i + 1]])
+            j = after
+            continue
+        j += 1
     return out
 
 

@@ -33,7 +33,7 @@ with spaces get tabs when the matched lines are indented with tabs.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from spark_cli.edits.normalize import dominant_unit, remove_prefix
 
@@ -61,7 +61,11 @@ class _Units:
         """The file indentation for ``model`` when ``model_base`` became ``out``: the
         model's added (removed) indentation added to (removed from) ``out``."""
         if model.startswith(model_base):
-            return out + self.convert(model[len(model_base):])
+            extra = self.convert(model[len(model_base):])
+            tabs = len(out) - len(out.lstrip("\t"))
+            if extra and not extra.strip("\t") and 0 < tabs < len(out) and not out.strip(" \t"):
+                return out[:tabs] + extra + out[tabs:]  # tabs go before alignment spaces
+            return out + extra
         if model.endswith(model_base):  # added in front (a tab before alignment spaces)
             return self.convert(model[:len(model) - len(model_base)]) + out
         if model_base.startswith(model) or model_base.endswith(model):
@@ -188,6 +192,12 @@ def _alignment(search: Sequence[str],
     return same, swapped
 
 
+def paired_lines(search: Sequence[str], replace: Sequence[str]) -> dict[int, int]:
+    """Replacement line -> the search line it repeats or changes in place."""
+    same, swapped = _alignment(search, replace)
+    return {**swapped, **same}
+
+
 def reconcile(search: Sequence[str], found: Sequence[str | None], replace: Sequence[str],
               file_unit: str | None = None) -> list[str]:
     """The replacement lines to write (see the module docstring); ``file_unit`` is the
@@ -197,15 +207,25 @@ def reconcile(search: Sequence[str], found: Sequence[str | None], replace: Seque
         return list(replace)
     s_ind = {i: _indent(search[i]) for i in rows}
     f_ind = {i: _indent(found[i] or "") for i in rows}
-    model_unit = dominant_unit([s_ind[i] for i in rows], [_indent(r) for r in replace if r.strip()])
+    # the first search line (and its copy in the replacement) is left out of the guess:
+    # models often drop its indentation
+    r_lines = [r for r in replace if r.strip()]
+    if len(r_lines) > 1 and r_lines[0].strip() == search[rows[0]].strip():
+        r_lines = r_lines[1:]
+    model_unit = dominant_unit([s_ind[i] for i in rows[1:]] or [s_ind[rows[0]]],
+                               [_indent(r) for r in r_lines])
     units = _Units(model_unit,
                    file_unit if file_unit is not None else dominant_unit(f_ind.values()))
     same, swapped = _alignment(search, replace)
     swaps = [(_indent(replace[j]), f_ind[i]) for j, i in swapped.items()
              if i in f_ind and replace[j].strip()]
     frame = _frame([(s_ind[i], f_ind[i]) for i in rows], swaps, units)
-    # convert units only when the search lines say how
-    units = frame.units if frame is not None and frame.kind == "unit" else _Units(None, None)
+    # convert units only when the search lines say how, or when the file is indented with
+    # tabs and the model's nesting is in spaces (what it adds must become tabs)
+    if frame is not None and frame.kind == "unit":
+        units = frame.units
+    elif not (units.file == "\t" and units.model and not units.model.strip(" ")):
+        units = _Units(None, None)
     restructured = any(replace[j].strip() and _indent(replace[j]) != _indent(search[i])
                        for j, i in same.items())
     first = rows[0]
@@ -255,20 +275,21 @@ def _place(units: _Units, base: tuple[str, str] | None, frame: _Frame | None, r:
     return frame(r) if frame is not None else r
 
 
-def fit_indent_char(search: Sequence[str], replace: Sequence[str]) -> list[str] | None:
+def fit_indent_char(search: Sequence[str], replace: Sequence[str],
+                    file_unit: Callable[[], str | None] | None = None) -> list[str] | None:
     """After an exact match: the replacement with the new lines the model indented with
     spaces indented with tabs, when every indented search line starts with a tab (the
-    file's lines, as the match proves: a Go file, a Makefile recipe). Only this way
-    round: models default to spaces, and a tab they do write may be meant (`<<-EOF`).
-    None when nothing changes."""
+    file's lines, as the match proves: a Go file, a Makefile recipe), or, when no search
+    line is indented, ``file_unit()`` is a tab. Only this way round: models default to
+    spaces, and a tab they do write may be meant (`<<-EOF`). None when nothing changes."""
     indents = [_indent(line) for line in search if line[:1] in (" ", "\t") and line.strip()]
-    if not indents or any(i[0] != "\t" for i in indents):
+    if any(i[0] != "\t" for i in indents):
         return None
     kept = set(search)
     wrong = [j for j, line in enumerate(replace)
              if line[:1] == " " and line.strip() and line not in kept]
     unit = dominant_unit([_indent(replace[j]) for j in wrong]) if wrong else None
-    if not unit or unit == "\t":
+    if not unit or unit == "\t" or (not indents and (file_unit is None or file_unit() != "\t")):
         return None
     out = list(replace)
     for j in wrong:

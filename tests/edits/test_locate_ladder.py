@@ -319,7 +319,8 @@ def test_blank_lines_inside_the_search_may_differ() -> None:
     text = "def a():\n    x = 1\n\n    y = 2\n    return x + y\n"
     found = locate(text, Hunk("    x = 1\n    y = 2\n", "    x = 1\n    y = 3\n"))
     assert (found.step, found.line) == ("blank_lines", 2)
-    assert apply(text, found) == "def a():\n    x = 1\n    y = 3\n    return x + y\n"
+    # y changed in place: the blank line the model did not see stays
+    assert apply(text, found) == "def a():\n    x = 1\n\n    y = 3\n    return x + y\n"
     found = locate(text, Hunk("    y = 2\n\n    return x + y\n", "    return 0\n"))
     assert found.step == "blank_lines"
     assert apply(text, found) == "def a():\n    x = 1\n\n    return 0\n"
@@ -380,7 +381,25 @@ def test_blank_lines_step_keeps_the_file_blank_lines_between_unchanged_lines() -
     text = "a = 1\n\nb = 2\n\n\nc = 3\n"
     found = locate(text, Hunk("a = 1\nb = 2\nc = 3\n", "a = 1\nb = 20\nc = 3\nd = 4\n"))
     assert found.step == "blank_lines"
-    # b changed: the blank lines around it are the model's (none); c→d are new lines
-    assert apply(text, found) == "a = 1\nb = 20\nc = 3\nd = 4\n"
+    # b changed in place, with as many blank lines around it as the search had (none):
+    # the file's blank lines stay; d is new
+    assert apply(text, found) == "a = 1\n\nb = 20\n\n\nc = 3\nd = 4\n"
     found = locate(text, Hunk("a = 1\nb = 2\nc = 3\n", "a = 1\nb = 2\nc = 30\n"))
-    assert apply(text, found) == "a = 1\n\nb = 2\nc = 30\n"
+    assert apply(text, found) == "a = 1\n\nb = 2\n\n\nc = 30\n"
+    # where the replacement has other blank lines than its search, they are the model's
+    found = locate(text, Hunk("a = 1\nb = 2\nc = 3\n", "a = 1\n\n\n\nb = 2\nc = 3\n"))
+    assert apply(text, found) == "a = 1\n\n\n\nb = 2\n\n\nc = 3\n"
+
+
+def test_blank_lines_step_keeps_two_blank_lines_the_model_wrote_as_one() -> None:
+    text = "import os\n\n\ndef f():\n    return 1\n"
+    found = locate(text, Hunk("import os\n\ndef f():\n    return 1\n",
+                              "import os\n\ndef f():\n    return 2\n"))
+    assert found.step == "blank_lines"
+    assert apply(text, found) == "import os\n\n\ndef f():\n    return 2\n"
+
+
+def test_blank_lines_step_with_blank_edges_adds_no_blank_lines() -> None:
+    text = "a = 1\n\nb = 2\n\n\nc = 3\n"
+    found = locate(text, Hunk("a = 1\nb = 2\n\n", "a = 1\nb = 20\n\n"))
+    assert apply(text, found) == "a = 1\n\nb = 20\n\n\nc = 3\n"

@@ -174,3 +174,26 @@ def test_exact_match_in_a_file_of_spaces_keeps_the_models_tabs() -> None:
 def test_exact_match_of_unindented_lines_leaves_the_replacement_alone() -> None:
     new, _step = _apply("a:\nb: 1\n", Hunk("a:\n", "a:\n  x: 2\n"))
     assert new == "a:\n  x: 2\nb: 1\n"
+
+
+def test_a_tab_added_to_a_continuation_line_goes_before_its_alignment_spaces() -> None:
+    text = "\tx = f(a,\n\t      b)\n"
+    hunk = Hunk("x = f(a,\n      b)\n", "if ok:\n    x = f(a,\n          b)\n")
+    new, _step = _apply(text, hunk)
+    assert new == "\tif ok:\n\t\tx = f(a,\n\t\t      b)\n"
+
+
+def test_a_first_line_without_its_indentation_does_not_skew_the_models_unit() -> None:
+    text = "\tdef add(self):\n\t\tself.body.append(x)\n\t\treturn None\n\n\tdef g(self):\n"
+    hunk = Hunk("self.body.append(x)\n        return None\n\n    def g(self):\n",
+                "self.body.append(x)\n        done()\n        return None\n\n    def g(self):\n")
+    new, _step = _apply(text, hunk)
+    assert new == ("\tdef add(self):\n\t\tself.body.append(x)\n\t\tdone()\n\t\treturn None\n\n"
+                   "\tdef g(self):\n")
+
+
+def test_exact_match_of_unindented_lines_in_a_tab_file_gets_tabs() -> None:
+    text = "package m\n\nfunc a() {\n\treturn\n}\n"
+    new, step = _apply(text, Hunk("}\n", "}\n\nfunc b() int {\n    return 1\n}\n"))
+    assert step == "exact"
+    assert new == "package m\n\nfunc a() {\n\treturn\n}\n\nfunc b() int {\n\treturn 1\n}\n"

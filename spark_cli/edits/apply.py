@@ -27,7 +27,7 @@ from spark_cli.edits.outcome import EditApplied, EditOutcome, EditRefused, HunkR
 from spark_cli.edits.paths import PathRefused, RepoPath, confine
 from spark_cli.edits.placement import Span, is_append, lf, locate_all
 from spark_cli.edits.repeats import Repeats
-from spark_cli.edits.short_names import MAX_CANDIDATES, expand_short_name
+from spark_cli.edits.short_names import MAX_CANDIDATES, expand_short_name, repo_suffix
 from spark_cli.edits.syntax import check_edit
 from spark_cli.edits.textfile import (
     DEFAULT_SIZE_LIMIT,
@@ -194,7 +194,16 @@ def _plan_move(ctx: _Context, edit: FileEdit, source: RepoPath, plan: _Plan) -> 
 
 
 def _plan(ctx: _Context, edit: FileEdit) -> _Plan:
-    target = confine(ctx.root, edit.path)
+    try:
+        target = confine(ctx.root, edit.path)
+    except PathRefused:
+        inside = repo_suffix(ctx.root, edit.path) if edit.kind == "update" else None
+        if inside is None:
+            raise
+        plan = _plan(ctx, replace(edit, path=inside))
+        plan.outcome = replace(plan.outcome, note=f"{edit.path} taken as {inside}, the "
+                               "repo's file at the end of that absolute path")
+        return plan
     seen_text = None
     if ctx.seen is not None:
         raw = ctx.seen.get(target.rel, ctx.seen.get(edit.path))

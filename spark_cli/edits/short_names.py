@@ -6,12 +6,16 @@ the files whose path ends with the written one on a ``/`` boundary: first among
 the files the model was shown, else in the working tree (a bounded walk that
 skips hidden, vendored and build directories). Exactly one candidate is taken;
 several are refused by the applier with the list, so the model can pick one.
+An absolute path from the model's own machine (``/workspace/proj/src/app.py``,
+``C:\\Users\\me\\proj\\src\\app.py``) is read the other way round by
+`repo_suffix`: the longest tail of it that names an existing file of the repo.
 Nothing here writes; paths still go through `spark_cli.edits.paths.confine`.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -21,6 +25,7 @@ _SKIP_DIRS = frozenset({
 })
 MAX_FILES = 50_000  # a walk stops after this many files: a huge tree is not searched whole
 MAX_CANDIDATES = 8
+_ABSOLUTE = re.compile(r"^(?:/|[A-Za-z]:[\\/]|\\\\)")
 
 
 def _matches(rel: str, short: str) -> bool:
@@ -57,3 +62,25 @@ def expand_short_name(root: Path, short: str, shown: Iterable[str] = ()) -> list
     if from_shown:
         return from_shown
     return sorted(_walk(root, short))
+
+
+def repo_suffix(root: Path, written: str) -> str | None:
+    """For an absolute ``written`` path outside the repo, the longest tail of it (on a
+    ``/`` boundary) that is an existing file of the repo: ``/workspace/proj/src/app.py``
+    → ``src/app.py``. A tail of at least two parts is required unless the path has no
+    more (``/app.py``), so a library file elsewhere (``/usr/lib/x/app.py``) is not
+    taken for the repo's ``app.py``. None when nothing fits."""
+    if not _ABSOLUTE.match(written):
+        return None
+    parts = [p for p in written.replace("\\", "/").split("/") if p and not p.endswith(":")]
+    if not parts or any(p in (".", "..") for p in parts):
+        return None
+    shortest = 1 if len(parts) <= 2 else 2
+    base = os.fspath(root)
+    for start in range(len(parts) - shortest + 1):
+        rel = "/".join(parts[start:])
+        if not {".git", ".spark"} & set(parts[start:]) \
+                and os.path.isfile(os.path.join(base, *parts[start:])):
+            return rel
+    return None
+

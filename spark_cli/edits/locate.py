@@ -41,7 +41,10 @@ fits, and the first contradicting matches are the fallback.
 
 When nothing matches and SEARCH and REPLACE carry the same placeholder lines
 (``# ...``), each piece between them is located in order and the file text the
-placeholders stand for is kept (``elision``; see `elision`).
+placeholders stand for is kept (``elision``; see `elision`). When SEARCH and
+REPLACE are each wrapped in a code fence of their own (``` ```python`` … `` ``` ``,
+weaker models put the fence inside the block), the ladder runs again on what the
+fences hold.
 
 An anchor that names nothing in the file (no definition, no line, not even its
 text) is refused up front (`anchor_checks`): it was invented, and the context
@@ -60,15 +63,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from spark_cli.edits.anchor_checks import anchor_not_found, body_start, unresolved_anchor
-from spark_cli.edits.anchors import find_anchor_ranges
 from spark_cli.edits.elision import (
     has_placeholder,
     join_pieces,
     split_elided,
     unbacked_placeholder,
 )
+from spark_cli.edits.hints import MatchHints
 from spark_cli.edits.matching import FINDERS, STEPS, LineIndex, Match, line_index
-from spark_cli.edits.misses import LocateFailed, ambiguous, missing
+from spark_cli.edits.misses import LocateFailed, missing
 
 if TYPE_CHECKING:
     from spark_cli.edits.anchors import Range
@@ -135,7 +138,7 @@ def locate(text: str, hunk: HunkLike, *, language: str | None = None,
         unknown = unresolved_anchor(text, language, anchors)
         if unknown is not None:
             raise anchor_not_found(text, language, unknown)
-    context = _Context(index, language, anchors, at_eof, search_from, first_of_many)
+    context = MatchHints(index, language, anchors, at_eof, search_from, first_of_many)
     if not any(line.strip() for line in search):
         return _insert(index, replace, context.ranges, anchors, language)
     variants = [(search, replace)]
@@ -160,11 +163,38 @@ def locate(text: str, hunk: HunkLike, *, language: str | None = None,
             return _locate_elided(text, pieces, anchors, at_eof, language, search_from)
         except LocateFailed:
             pass
+    unfenced = _unfenced(*trimmed)
+    if unfenced is not None:  # the model fenced both sides inside the block
+        try:
+            return locate(text, _Piece(*unfenced, anchors, at_eof), language=language,
+                          search_from=search_from, first_of_many=first_of_many)
+        except LocateFailed:
+            pass
     raise missing(index.lines, index.real, index.stripped(), trimmed[0], trimmed[1], anchors,
                   context.ranges)
 
 
-def _chosen(index: LineIndex, context: _Context, matches: list[Match], step: str,
+_FENCE_OPEN = re.compile(r"[ \t]*(`{3,}|~{3,})[\w+#.-]*[ \t]*$")
+
+
+def _unfenced(search: list[str], replace: list[str]) -> tuple[str, str] | None:
+    """SEARCH and REPLACE each wrapped in a code fence of their own (```python …
+    ```): their text without it, or None."""
+    def inner(lines: list[str]) -> list[str] | None:
+        if len(lines) < 2:
+            return None
+        opener = _FENCE_OPEN.match(lines[0])
+        if opener is None or lines[-1].strip() != opener.group(1):
+            return None
+        return lines[1:-1]
+
+    s, r = inner(search), inner(replace)
+    if not s or r is None:
+        return None
+    return "\n".join(s) + "\n", "\n".join(r) + "\n" if r else ""
+
+
+def _chosen(index: LineIndex, context: MatchHints, matches: list[Match], step: str,
             s_lines: list[str], r_lines: list[str], replace: str) -> Located:
     chosen, by_anchor = context.choose(matches)
     _check_placeholders(index, chosen, s_lines, replace)
@@ -257,66 +287,3 @@ def _header_row(index: LineIndex, span: Range, anchor: str) -> int:
         if pattern is None or pattern.search(index.lines[row]):
             return row
     return span[0]
-
-
-class _Context:
-    """What narrows several matches; anchor ranges are resolved only when needed."""
-
-    def __init__(self, index: LineIndex, language: str | None, anchors: tuple[str, ...],
-                 at_eof: bool, search_from: int, first_of_many: bool = False) -> None:
-        self.index, self.language, self.anchors = index, language, anchors
-        self.at_eof, self.search_from, self.first_of_many = at_eof, search_from, first_of_many
-        self._ranges: list[Range] | None = None
-
-    @property
-    def ranges(self) -> list[Range]:
-        if self._ranges is None:
-            self._ranges = (find_anchor_ranges(self.index.text, self.language, self.anchors)
-                            if self.anchors else [])
-        return self._ranges
-
-    def _last_line(self) -> int:
-        last = self.index.real - 1
-        while last > 0 and not self.index.lines[last].strip():
-            last -= 1
-        return last
-
-    def _by_anchor(self, pool: list[Match]) -> list[Match]:
-        """The matches inside the anchored ranges, else those after the first anchored
-        line (codex: the context follows the anchor); empty when none is."""
-        inside = [m for m in pool if any(m.first <= e and s <= m.last for s, e in self.ranges)]
-        if not inside:
-            top = min(s for s, _ in self.ranges)
-            inside = [m for m in pool if m.first >= top]
-        return inside
-
-    def fits_hints(self, matches: list[Match]) -> bool:
-        """Whether some match agrees with ``*** End of File`` and the anchors. When none
-        does, the ladder goes on: a looser reading of the same search (without its blank
-        edge lines, say) may match where the hints point."""
-        if self.at_eof:
-            last = self._last_line()
-            matches = [m for m in matches if m.last >= last]
-        if self.anchors and matches and self.ranges:
-            matches = self._by_anchor(matches)
-        return bool(matches)
-
-    def choose(self, matches: list[Match]) -> tuple[Match, bool]:
-        pool = matches
-        if self.at_eof and len(pool) > 1:
-            last = self._last_line()
-            at_end = [m for m in pool if m.last >= last]
-            pool = at_end or pool
-        by_anchor = False
-        if self.anchors and len(pool) > 1 and self.ranges:
-            inside = self._by_anchor(pool)
-            if inside and len(inside) < len(pool):
-                pool, by_anchor = inside, True
-        if len(pool) == 1:
-            return pool[0], by_anchor
-        if self.search_from > 0 or self.first_of_many:
-            later = [m for m in pool if m.start >= self.search_from]
-            if later:
-                return later[0], by_anchor
-        raise ambiguous(tuple(m.first + 1 for m in pool), self.anchors,
-                        bool(self.anchors and self.ranges))

@@ -403,3 +403,15 @@ def test_blank_lines_step_with_blank_edges_adds_no_blank_lines() -> None:
     text = "a = 1\n\nb = 2\n\n\nc = 3\n"
     found = locate(text, Hunk("a = 1\nb = 2\n\n", "a = 1\nb = 20\n\n"))
     assert apply(text, found) == "a = 1\n\nb = 20\n\n\nc = 3\n"
+
+
+def test_search_and_replace_each_in_a_fence_of_their_own() -> None:
+    text = "def f():\n    return 1\n"
+    found = locate(text, Hunk("```python\n    return 1\n```\n", "```python\n    return 2\n```\n"))
+    assert apply(text, found) == "def f():\n    return 2\n"
+
+
+def test_fence_lines_the_file_really_has_are_kept() -> None:
+    text = "# X\n\n```bash\npip install x\n```\n"
+    found = locate(text, Hunk("```bash\npip install x\n```\n", "```sh\npip install y\n```\n"))
+    assert apply(text, found) == "# X\n\n```sh\npip install y\n```\n"

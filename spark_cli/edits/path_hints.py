@@ -6,8 +6,8 @@ well-known bare filename, so a word such as `Next:` or `Changes:` is never taken
 for a file. `mention_path` reads a prose line that introduces a block
 (``In `src/app.py`:``, ``### Update `src/app.py` ``, ``1. `src/app.py` ``): a
 line naming exactly one file, either ending with a colon, a heading, or nothing
-but that file. These run once per complete line or once per block, never per
-character.
+but that file (or, ``loose``, any sentence naming exactly one file). These run
+once per complete line or once per block, never per character.
 """
 
 from __future__ import annotations
@@ -90,8 +90,9 @@ def info_path(info: str) -> str | None:
     return None
 
 
-def mention_path(line: str) -> str | None:
-    """The one file a prose line introducing a block names, else None."""
+def mention_path(line: str, loose: bool = False) -> str | None:
+    """The one file a prose line introducing a block names, else None. ``loose``: the
+    one file any sentence names (``Let's fix the bug in src/app.py.``)."""
     lead = _LEAD.match(line)
     assert lead is not None
     heading = (lead.group(1) or "").startswith("#")
@@ -117,7 +118,7 @@ def mention_path(line: str) -> str | None:
         rest.append(match.group(0))
     if len(set(found)) != 1:
         return None
-    if introduces or heading:
+    if introduces or heading or loose:
         return found[0]
     leftover = _PAREN_TAIL.sub("", " ".join(rest)).strip(" \t*:")
     return found[0] if not leftover else None

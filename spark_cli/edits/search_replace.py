@@ -58,11 +58,12 @@ def _dedent(lines: list[str], indent: str) -> list[str]:
 class SearchReplaceBlock:
     """One open SEARCH/REPLACE block for `path` (None: the model gave none)."""
 
-    __slots__ = ("_body", "_dividers", "_indent", "_marker", "_raw", "line", "path")
+    __slots__ = ("_body", "_dividers", "_indent", "_marker", "_raw", "_weak", "line", "path")
 
     def __init__(self, path: str | None, line: int, marker_raw: str, marker: int = 7,
-                 indent: str = "") -> None:
+                 indent: str = "", weak_path: str | None = None) -> None:
         self.path = path
+        self._weak = weak_path  # used only for a non-empty SEARCH when path is None
         self.line = line
         self._raw: list[str] = [marker_raw]
         self._body: list[str] = []  # every line between the markers, dividers included
@@ -113,13 +114,16 @@ class SearchReplaceBlock:
         if isinstance(at, str):
             return self._reject(lineno, f"the block {self._for()}(opened at line {self.line}) "
                                 f"{at}; the block was not applied")
-        if self.path is None:
-            return self._reject(self.line, NO_PATH)
         lines = _dedent(self._body[:at] + self._body[at + 1 :], self._indent)
         search = "".join(line + "\n" for line in lines[:at])
         replace = "".join(line + "\n" for line in lines[at:])
+        # the file a sentence before the block names, when nothing else names one: a
+        # SEARCH that is not in that file is refused there, but nothing is created
+        path = self.path or (self._weak if search.strip() else None)
+        if path is None:
+            return self._reject(self.line, NO_PATH)
         hunk = Hunk(search, replace, line=self.line)
-        return FileEdit("update", self.path, (hunk,), "search_replace", line=self.line)
+        return FileEdit("update", path, (hunk,), "search_replace", line=self.line)
 
     def close(self, lineno: int) -> BlockRejected:
         """The stream ended with the block still open."""

@@ -24,7 +24,7 @@ just before the block's fence. A byte-order mark at the very start is dropped.
 from __future__ import annotations
 
 from spark_cli.edits.apply_patch import BEGIN_PATCH, END_PATCH, FILE_HEADER, PatchEnvelope
-from spark_cli.edits.blocks import BlockRejected, ParsedItem, ProseDelta
+from spark_cli.edits.blocks import BlockRejected, FileEdit, ParsedItem, ProseDelta
 from spark_cli.edits.path_hints import mention_path
 from spark_cli.edits.prose_lines import HEAD, Fence, classify, likely_path, may_be_special
 from spark_cli.edits.search_replace import REPLACE_MARK, SearchReplaceBlock, search_marker
@@ -149,6 +149,8 @@ class EditStreamParser:
             if item is not None:
                 self._block = None
                 self._emit(item)
+                if isinstance(item, FileEdit) and self._sticky is None:
+                    self._sticky = item.path  # named by a sentence: later blocks reuse it
                 if not consumed:
                     if search_marker(text):
                         self._hold_tail(block.tail(2))
@@ -357,11 +359,14 @@ class EditStreamParser:
             path = mention_path("".join(self._last))
         if path is None and self._named is not None:  # a heading since the last block
             path = mention_path("".join(self._named))
+        weak = None
+        if path is None and self._sticky is None and self._last is not None and self._gap <= 1:
+            weak = mention_path("".join(self._last), loose=True)  # any sentence naming one
         path = path or self._sticky
         self._sticky = path
         self._last = self._named = None
         self._heredoc_end = None
-        self._block = SearchReplaceBlock(path, self._lineno, raw, marker, indent)
+        self._block = SearchReplaceBlock(path, self._lineno, raw, marker, indent, weak)
 
     def _start_envelope(self, indent: str) -> None:
         for kind, raw, value in self._pending:

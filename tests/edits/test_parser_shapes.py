@@ -226,3 +226,18 @@ def test_envelope_paths_in_backticks() -> None:
                   "-a\n+b\n*** Delete File: 'c.py'\n*** End Patch\n")
     assert [(e.path, e.move_to) for e in edits(items)] == [("src/a.py", "src/b.py"),
                                                            ("c.py", None)]
+
+
+def test_a_sentence_naming_one_file_names_the_first_pathless_block() -> None:
+    block = sr("old\n", "new\n")
+    items = parse("Let's fix the greeting in src/app.py.\n\n" + block + "Also this:\n\n" + block)
+    assert [e.path for e in edits(items)] == ["src/app.py", "src/app.py"]
+
+
+def test_a_sentence_never_names_a_file_to_create_nor_beats_the_previous_block() -> None:
+    create = "<<<<<<< SEARCH\n=======\nx = 1\n>>>>>>> REPLACE\n"
+    items = parse("This mirrors src/util.py.\n\n" + create)
+    assert not edits(items) and rejected(items)
+    block = sr("old\n", "new\n")
+    items = parse("a.py\n" + block + "This mirrors src/util.py.\n\n" + block)
+    assert [e.path for e in edits(items)] == ["a.py", "a.py"]

@@ -26,7 +26,8 @@ _PATH_LEAD = r"(?:#{1,6}[ \t]+|//[ \t]*|--[ \t]+|/\*[ \t]*|<!--[ \t]*)?"
 _PATH_TAIL = r"(?:[ \t]*(?:\*/|-->))?"
 _PATH_TAIL_START = r"(?:[ \t]*(?:\*/?|-{1,2}>?))?"  # every start of a _PATH_TAIL
 _HOLD_START = re.compile(
-    r"[ \t]*(?:<{1,4}$|<{5}|>{1,4}$|>{5}|`{1,2}$|`{3}|~{1,2}$|~{3}|\*\*|\$[ \t]"
+    r"[ \t]*(?:<{1,4}$|<{5}|<(?:f(?:i(?:le?)?)?)?$|<file\b|>{1,4}$|>{5}|`{1,2}$|`{3}|~{1,2}$|~{3}|"
+    r"\*\*|\$[ \t]"
     r"|" + _PATH_LEAD + r"(?:\*\*)?" + _FILE_LABEL + r"?\S*" + _PATH_TAIL_START + r"[ \t]*$|"
     + _HEREDOC_WORDS + r"[ \t])"
 )
@@ -40,6 +41,9 @@ _PATH_LINE = re.compile(
     + r")?`?(?P<path>[^\s`*]+?)`?:?(?:\*\*)?:?" + _PATH_TAIL + r"[ \t]*$"
 )
 
+# An XML-ish tag naming the file: <file path="src/a.py">, <file name='a.py'>.
+_FILE_TAG = re.compile(r"""[ \t]*<file\b[^>]*?\b(?:path|name|filename)[ \t]*=[ \t]*(["'])"""
+                       r"""([^"'<>]+)\1[^>]*>[ \t]*$""")
 # A line number or range after a path (`src/a.py:12`, `src/a.py:12-20`, `src/a.py#L12-L20`).
 _LINE_RANGE = re.compile(r"(?::\d+(?:[-:]\d+)?|#L\d+(?:-L?\d+)?)$")
 # Inside a broken block only a line that clearly names a file counts as a path line.
@@ -86,6 +90,9 @@ def classify(text: str, open_fence: Fence | None) -> tuple[str, object] | None:
     heredoc = _HEREDOC.match(text)
     if heredoc is not None and "patch" in text:
         return "heredoc", heredoc.group(2)
+    tag = _FILE_TAG.match(text)
+    if tag is not None and looks_like_path(tag.group(2)):
+        return "path", tag.group(2)
     path = _PATH_LINE.match(text)
     if path is not None:
         value = _LINE_RANGE.sub("", path.group("path"))  # src/a.py:12-20 names src/a.py

@@ -241,3 +241,10 @@ def test_a_sentence_never_names_a_file_to_create_nor_beats_the_previous_block() 
     block = sr("old\n", "new\n")
     items = parse("a.py\n" + block + "This mirrors src/util.py.\n\n" + block)
     assert [e.path for e in edits(items)] == ["a.py", "a.py"]
+
+
+@pytest.mark.parametrize("tag", ['<file path="src/app.py">', "<file name='src/app.py'>",
+                                 '<file path="src/app.py" language="python">'])
+def test_a_file_tag_names_the_block(tag: str) -> None:
+    items = parse(f"{tag}\n" + sr("old\n", "new\n") + "</file>\n")
+    assert [e.path for e in edits(items)] == ["src/app.py"] and prose(items) == "</file>\n"

@@ -121,11 +121,12 @@ class PatchEnvelope:
             status = self._marker_line(text, raw, lineno, items)
             if status is not None:
                 return items, status
-        if section is not None and text[:1] in " \t" and END_PATCH.match(text.lstrip()):
+        if section is not None and text[:1] in " \t" and "*** End Patch" in text \
+                and END_PATCH.match(text.lstrip()):
             self._maybe_end = (text, raw, lineno)  # padded, or a context line reading so
             return items, "open"
-        if section is not None and section.kind == "update" and (
-                section.loose or (text.strip() and not self._continues(text))):
+        if section is not None and section.kind == "update" and (section.loose or (
+                text and text[0] not in " -+" and not self._continues(text) and text.strip())):
             status = self._loose_line(section, text, raw, lineno, items)
             if status is not None:
                 return items, status

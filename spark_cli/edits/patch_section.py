@@ -119,9 +119,10 @@ class PatchSection:
             self.hunk_line = lineno
         # An empty line between two removed (added) lines was removed (added) too: the
         # model dropped its '-' ('+'); elsewhere it is an empty context line.
-        same = prefix != " " and bool(self.body) and self.body[-1][0] == prefix
-        self.body.extend([(prefix if same else " ", "")] * self.blanks)
-        self.blanks = 0
+        if self.blanks:
+            same = prefix != " " and bool(self.body) and self.body[-1][0] == prefix
+            self.body.extend([(prefix if same else " ", "")] * self.blanks)
+            self.blanks = 0
         self.body.append((prefix, text[1:]))
         return None
 

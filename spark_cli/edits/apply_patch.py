@@ -115,7 +115,7 @@ class PatchEnvelope:
                     self._push(items, self._finish(lineno))
                     self._returned = [(r, n) for _t, r, n in loose]
                     return items, "left"
-                error = section.settle_loose()
+                error = section.settle_loose(hunk_ends=True)
                 if error:
                     return self._broken(items, lineno, error), "open"
             status = self._marker_line(text, raw, lineno, items)
@@ -162,7 +162,7 @@ class PatchEnvelope:
         self._maybe_end = None
         section = self._section
         if section is not None:
-            error = section.settle_loose()
+            error = section.settle_loose(hunk_ends=True)
             if error:
                 self._broken(items, lineno, error)
                 return items
@@ -181,7 +181,7 @@ class PatchEnvelope:
         SEARCH/REPLACE marker or too many such lines end the envelope instead, and the
         held lines are prose again. None: go on with ``text`` as a hunk line."""
         if self._continues(text):
-            error = section.settle_loose()
+            error = section.settle_loose(hunk_ends=text.startswith("@@"))
             if error:
                 self._broken(items, lineno, error)
                 return "open"

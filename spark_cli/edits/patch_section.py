@@ -126,8 +126,15 @@ class PatchSection:
         self.body.append((prefix, text[1:]))
         return None
 
-    def settle_loose(self) -> str | None:
-        """The held unprefixed lines were context lines that lost their leading space."""
+    def settle_loose(self, hunk_ends: bool = False) -> str | None:
+        """The held unprefixed lines were context lines that lost their leading space.
+        At the end of a hunk (``hunk_ends``: an '@@', a marker or the end follows) that
+        already has a removed or context line, they are dropped instead: trailing
+        context adds nothing such a hunk needs, and they may be prose the model wrote
+        between hunks. A hunk of added lines only keeps them: they are its place."""
+        if hunk_ends and self.loose and any(p != "+" for p, _t in self.body):
+            self.loose = []
+            return None
         loose, self.loose = self.loose, []
         for text, raw, lineno in loose:
             error = self.add_line(text if not text.strip() else " " + text, raw, lineno)

@@ -108,8 +108,25 @@ def test_unprefixed_lines_are_context_lines_that_lost_their_space() -> None:
     text = ("*** Begin Patch\n*** Update File: a.go\n@@\nfunc f() {\n-\tx()\n+\ty()\n\t"
             "z()\n*** End Patch\n")
     (edit,) = edits(parse(text))
-    assert edit.hunks[0].search == "func f() {\n\tx()\n\tz()\n"
-    assert edit.hunks[0].replace == "func f() {\n\ty()\n\tz()\n"
+    # trailing ones are dropped: the hunk is placed by its other lines
+    assert edit.hunks[0].search == "func f() {\n\tx()\n"
+    assert edit.hunks[0].replace == "func f() {\n\ty()\n"
+    (edit,) = edits(parse(text.replace("\tz()\n", "")
+                          .replace("@@\nfunc f() {\n", "@@\n+// note\nfunc f() {\n")))
+    assert edit.hunks[0].search == "func f() {\n\tx()\n"  # leading ones are context
+
+
+def test_unprefixed_lines_after_an_added_only_hunk_are_its_place() -> None:
+    (edit,) = edits(parse("*** Begin Patch\n*** Update File: a.py\n@@\n+import sys\n"
+                          "import os\n*** End Patch\n"))
+    assert (edit.hunks[0].search, edit.hunks[0].replace) == ("import os\n",
+                                                             "import sys\nimport os\n")
+
+
+def test_prose_between_hunks_is_dropped() -> None:
+    (edit,) = edits(parse("*** Begin Patch\n*** Update File: a.py\n@@\n-a\n+b\n"
+                          "Now the second change:\n@@\n-c\n+d\n*** End Patch\n"))
+    assert [(h.search, h.replace) for h in edit.hunks] == [("a\n", "b\n"), ("c\n", "d\n")]
 
 
 def test_prose_then_a_fence_ends_an_envelope_without_end_patch() -> None:

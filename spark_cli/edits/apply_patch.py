@@ -237,6 +237,8 @@ class PatchEnvelope:
             return "open"
         if _END_OF_FILE.match(text) and section is not None:
             section.raw.append(raw)
+            if section.kind == "add":
+                return "open"  # an added file ends where its lines end anyway
             error = (section.end_hunk(at_eof=True) if section.kind == "update"
                      else f"'*** End of File' only belongs in an update hunk ({section.header})")
             if error:

@@ -74,9 +74,10 @@ class PatchSection:
 
     def add_line(self, text: str, raw: str, lineno: int) -> str | None:
         """Add one body line; returns an error message for a bad line."""
-        if not text or (self.kind == "delete" and not text.strip()):
-            # A truly empty line: models drop the space of an empty context line. It
-            # counts once a body line follows; blank lines before a header are dropped.
+        if not text or (self.kind != "update" and not text.strip()):
+            # A truly empty line: models drop the space of an empty context line (in an
+            # added file a line of spaces is one too). It counts once a body line
+            # follows; blank lines before a header are dropped.
             self.raw.append(raw)
             if self.body:
                 self.blanks += 1

@@ -227,3 +227,9 @@ def test_absolute_paths_in_envelope_are_parsed_faithfully() -> None:
 def test_truncated_envelope_header_rejects_the_open_section() -> None:
     items = parse("*** Begin Patch\n*** Update File: a.py\n@@\n-x\n+y\n*** Upd")
     assert edits(items) == [] and len(rejected(items)) == 1
+
+
+def test_added_file_tolerates_end_of_file_and_space_only_blank_lines() -> None:
+    (edit,) = edits(parse("*** Begin Patch\n*** Add File: a.py\n+x = 1\n \n+y = 2\n"
+                          "*** End of File\n*** End Patch\n"))
+    assert edit.kind == "add" and edit.hunks[0].replace == "x = 1\n\ny = 2\n"

@@ -43,6 +43,7 @@ _MARKER = re.compile(r"\*\*\* (?:Begin Patch|End Patch|(?:Add|Delete|Update) Fil
 # envelope ended without '*** End Patch', and what it held back is prose again.
 _BREAKER = re.compile(r"[ \t]*(?:`{3}|~{3}|<{5,9}[ \t]*SEARCH|>{5,9}[ \t]*REPLACE)")
 _LOOSE_LIMIT = 20  # unprefixed lines held back at most (a context run is rarely longer)
+_LOOSE_LIMIT_ADD = 5000  # in an added file: its whole text may lack the '+'
 
 Status = Literal["open", "closed", "left"]
 _KINDS: dict[str, EditKind] = {"Add": "add", "Delete": "delete", "Update": "update"}
@@ -125,8 +126,9 @@ class PatchEnvelope:
                 and END_PATCH.match(text.lstrip()):
             self._maybe_end = (text, raw, lineno)  # padded, or a context line reading so
             return items, "open"
-        if section is not None and section.kind == "update" and (section.loose or (
-                text and text[0] not in " -+" and not self._continues(text) and text.strip())):
+        if section is not None and section.kind != "delete" and (section.loose or (
+                text and text[0] not in section.prefixes and not self._continues(text)
+                and text.strip())):
             status = self._loose_line(section, text, raw, lineno, items)
             if status is not None:
                 return items, status
@@ -180,19 +182,22 @@ class PatchEnvelope:
         Held until a hunk line or marker follows (then they are context); a fence, a
         SEARCH/REPLACE marker or too many such lines end the envelope instead, and the
         held lines are prose again. None: go on with ``text`` as a hunk line."""
-        if self._continues(text):
+        if text and (text[0] in section.prefixes or (
+                text[0] not in " -" and self._continues(text))):
             error = section.settle_loose(hunk_ends=text.startswith("@@"))
             if error:
                 self._broken(items, lineno, error)
                 return "open"
             return None
         held = [entry for entry in section.loose if entry[0].strip()]
-        if text.strip() and (_BREAKER.match(text) or len(held) >= _LOOSE_LIMIT):
+        limit = _LOOSE_LIMIT_ADD if section.kind == "add" else _LOOSE_LIMIT
+        if text.strip() and (_BREAKER.match(text) or len(held) >= limit):
             first = held[0] if held else (text, raw, lineno)
             self._returned = [(r, n) for _t, r, n in section.loose]
-            items.append(self._reject(first[2], f"unknown hunk line {quote(first[0])} in "
-                                      f"{section.header}: {HINT}; the section was not "
-                                      "applied"))
+            what = (f"every line of {section.header} must start with '+', got "
+                    f"{quote(first[0])}" if section.kind == "add" else
+                    f"unknown hunk line {quote(first[0])} in {section.header}: {HINT}")
+            items.append(self._reject(first[2], what + "; the section was not applied"))
             return "left"
         section.loose.append((text, raw, lineno))
         return "open"

@@ -42,10 +42,11 @@ class PatchSection:
     """One file section being read."""
 
     __slots__ = ("anchors", "blanks", "body", "eof_seen", "header", "hunk_line", "hunks",
-                 "kind", "line", "loose", "move_to", "path", "raw")
+                 "kind", "line", "loose", "move_to", "path", "prefixes", "raw")
 
     def __init__(self, kind: EditKind, path: str, line: int, raw: str) -> None:
         self.kind, self.path, self.line = kind, path, line
+        self.prefixes = "+" if kind == "add" else " -+"  # what its body lines start with
         self.header = raw.strip()
         self.raw = [raw]
         self.move_to: str | None = None
@@ -133,12 +134,14 @@ class PatchSection:
         already has a removed or context line, they are dropped instead: trailing
         context adds nothing such a hunk needs, and they may be prose the model wrote
         between hunks. A hunk of added lines only keeps them: they are its place."""
-        if hunk_ends and self.loose and any(p != "+" for p, _t in self.body):
+        if hunk_ends and self.kind == "update" and self.loose \
+                and any(p != "+" for p, _t in self.body):
             self.loose = []
             return None
         loose, self.loose = self.loose, []
+        prefix = "+" if self.kind == "add" else " "  # an added file's lines lost their '+'
         for text, raw, lineno in loose:
-            error = self.add_line(text if not text.strip() else " " + text, raw, lineno)
+            error = self.add_line(text if not text.strip() else prefix + text, raw, lineno)
             if error:
                 return error
         return None

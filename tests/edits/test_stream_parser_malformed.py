@@ -199,9 +199,18 @@ def test_delete_with_lines() -> None:
     assert "*** Delete File: a.py takes no lines" in rej.message
 
 
-def test_add_file_line_without_plus() -> None:
-    (rej,) = rejected(parse("*** Begin Patch\n*** Add File: a.py\n+x\ny\n*** End Patch\n"))
-    assert "must start with '+'" in rej.message and rej.line == 4
+def test_add_file_lines_without_plus_are_its_lines_when_a_marker_follows() -> None:
+    (edit,) = edits(parse("*** Begin Patch\n*** Add File: a.md\n+x\ny\n- item\n*** End Patch\n"))
+    assert edit.hunks[0].replace == "x\ny\n- item\n"
+    (edit,) = edits(parse("*** Begin Patch\n*** Add File: a.py\nx = 1\n\ny = 2\n*** End Patch\n"))
+    assert edit.hunks[0].replace == "x = 1\n\ny = 2\n"
+
+
+def test_add_file_lines_without_plus_then_a_fence_are_prose() -> None:
+    items = parse("*** Begin Patch\n*** Add File: a.py\n+x\nThat is the file.\n```\n")
+    (rej,) = rejected(items)
+    assert "must start with '+', got 'That is the file.'" in rej.message and rej.line == 4
+    assert "That is the file.\n" in prose(items) and not edits(items)
 
 
 def test_garbage_right_after_begin_patch() -> None:

@@ -101,7 +101,7 @@ class PatchEnvelope:
         items: list[ParsedItem] = []
         section = self._section
         if self._maybe_end is not None and section is not None:
-            if not self._continues(text):  # the indented '*** End Patch' was the end
+            if not self._continues(section, text):  # the indented End Patch was the end
                 return self._end_at(self._maybe_end[2], items), "left"
             held, self._maybe_end = self._maybe_end, None  # it was a context line
             error = section.settle_loose() or section.add_line(*held)
@@ -127,8 +127,8 @@ class PatchEnvelope:
             self._maybe_end = (text, raw, lineno)  # padded, or a context line reading so
             return items, "open"
         if section is not None and section.kind != "delete" and (section.loose or (
-                text and text[0] not in section.prefixes and not self._continues(text)
-                and text.strip())):
+                text and text[0] not in section.prefixes
+                and not self._continues(section, text) and text.strip())):
             status = self._loose_line(section, text, raw, lineno, items)
             if status is not None:
                 return items, status
@@ -153,11 +153,16 @@ class PatchEnvelope:
         return items, "open"
 
     @staticmethod
-    def _continues(text: str) -> bool:
-        """Whether ``text`` reads as a line of the envelope (a prefixed hunk line, an
-        '@@' header or a marker)."""
-        return bool(text) and (text[0] in " -+\\" or text.startswith("@@")
-                               or _MARKER.match(text) is not None)
+    def _continues(section: PatchSection, text: str) -> bool:
+        """Whether ``text`` reads as a line of the section (a prefixed line, in an update
+        an '@@' header or a '\\' note) or a marker."""
+        if not text:
+            return False
+        if text[0] in section.prefixes:
+            return True
+        if section.kind == "update" and (text[0] == "\\" or text.startswith("@@")):
+            return True
+        return text[0] == "*" and _MARKER.match(text) is not None
 
     def _end_at(self, lineno: int, items: list[ParsedItem]) -> list[ParsedItem]:
         """An indented '*** End Patch' ended the envelope: emit the open section."""
@@ -182,17 +187,15 @@ class PatchEnvelope:
         Held until a hunk line or marker follows (then they are context); a fence, a
         SEARCH/REPLACE marker or too many such lines end the envelope instead, and the
         held lines are prose again. None: go on with ``text`` as a hunk line."""
-        if text and (text[0] in section.prefixes or (
-                text[0] not in " -" and self._continues(text))):
+        if self._continues(section, text):
             error = section.settle_loose(hunk_ends=text.startswith("@@"))
             if error:
                 self._broken(items, lineno, error)
                 return "open"
             return None
-        held = [entry for entry in section.loose if entry[0].strip()]
         limit = _LOOSE_LIMIT_ADD if section.kind == "add" else _LOOSE_LIMIT
-        if text.strip() and (_BREAKER.match(text) or len(held) >= limit):
-            first = held[0] if held else (text, raw, lineno)
+        if text.strip() and (_BREAKER.match(text) or len(section.loose) >= limit):
+            first = next((e for e in section.loose if e[0].strip()), (text, raw, lineno))
             self._returned = [(r, n) for _t, r, n in section.loose]
             what = (f"every line of {section.header} must start with '+', got "
                     f"{quote(first[0])}" if section.kind == "add" else

@@ -242,3 +242,9 @@ def test_added_file_tolerates_end_of_file_and_space_only_blank_lines() -> None:
     (edit,) = edits(parse("*** Begin Patch\n*** Add File: a.py\n+x = 1\n \n+y = 2\n"
                           "*** End of File\n*** End Patch\n"))
     assert edit.kind == "add" and edit.hunks[0].replace == "x = 1\n\ny = 2\n"
+
+
+def test_add_file_first_line_without_plus_reading_like_a_hunk_line() -> None:
+    (edit,) = edits(parse("*** Begin Patch\n*** Add File: a.md\n- item\n some text\n+x\n"
+                          "*** End Patch\n"))
+    assert edit.hunks[0].replace == "- item\n some text\nx\n"

@@ -4,7 +4,7 @@
 "\\n"-normalised text) and the replacement adapted to the file, or raises
 `LocateFailed` ("missing" with the nearest similar lines, "ambiguous" with the
 candidate lines). It never guesses by edit distance: every step compares whole
-lines for equality after a fixed normalisation.
+lines (``reflow``: whole-line runs) for equality after a fixed normalisation.
 
 Steps, in order; the first step with any match decides:
 1. ``exact``: the search lines equal a run of file lines;

@@ -5,8 +5,12 @@ locates every hunk of a file in the same text): the exact step needs only
 ``str.find``; the line list, offsets, stripped and folded line tables are built
 on first use. Each finder in `FINDERS` returns every `Match` of its step in
 file order. Every step is one ``str.find`` scan (C speed) of the search's keys
-over a keyed copy of the file (rstripped, stripped, folded, or its non-blank
-lines), never a Python loop over candidates × search lines.
+over a keyed copy of the file (rstripped, stripped, folded, its non-blank
+lines, or all of it without whitespace for ``reflow``), never a Python loop over
+candidates × search lines. After an exact match new lines indented with spaces
+where the file's are tabs get tabs (`reindent.fit_indent_char`); the
+``blank_lines`` step writes the file's blank lines where the model only
+miscounted them (`_keep_blank_lines`).
 """
 
 from __future__ import annotations

@@ -14,18 +14,19 @@ full-line reading uses the same test (a partial line ending in a CR is judged
 both with and without it, as it may be the CR of a CRLF), so the result never
 depends on where the chunks split.
 Lines that may introduce a block (a path line, an opening fence, a heredoc
-opener) are held back until the line after them shows what they were. The last
-prose line is kept as its pieces and joined only when a block opens without a
-path, so a line such as ``In `src/app.py`:`` can name its file
-(`path_hints.mention_path`); so can a path line alone in a fence of its own
-just before the block's fence. A byte-order mark at the very start is dropped.
+opener) are held back until the line after them shows what they were. Prose
+lines go to `block_files.FileMemory` as their pieces, joined only when a block
+opens without a path, so a line such as ``In `src/app.py`:`` or a heading can
+name its file; so can a path line alone in a fence of its own just before the
+block's fence. Lines an envelope held back and gave up (`PatchEnvelope.take_returned`)
+are read again. A byte-order mark at the very start is dropped.
 """
 
 from __future__ import annotations
 
 from spark_cli.edits.apply_patch import BEGIN_PATCH, END_PATCH, FILE_HEADER, PatchEnvelope
+from spark_cli.edits.block_files import FileMemory
 from spark_cli.edits.blocks import BlockRejected, FileEdit, ParsedItem, ProseDelta
-from spark_cli.edits.path_hints import mention_path
 from spark_cli.edits.prose_lines import HEAD, Fence, classify, likely_path, may_be_special
 from spark_cli.edits.search_replace import REPLACE_MARK, SearchReplaceBlock, search_marker
 
@@ -49,15 +50,11 @@ class EditStreamParser:
         self._indent_seen = False  # whether a line after its '*** Begin Patch' confirmed it
         self._pending: list[_Pending] = []
         self._fence: Fence | None = None
-        self._sticky: str | None = None  # the last block's path: reused by a pathless block
+        self._files = FileMemory()  # what the prose said about files
         self._heredoc_wait: str | None = None  # terminator of the open envelope's heredoc
         self._heredoc_end: str | None = None  # terminator expected on the next line
         self._prose: list[str] = []
         self._out: list[ParsedItem] = []
-        self._last: list[str] | None = None  # the last non-blank prose line (its pieces)
-        self._named: list[str] | None = None  # the last heading or lone path line since
-        # the last block: it names the file of a block that names none (pieces)
-        self._gap = 0  # blank prose lines since then
 
     # -- public ---------------------------------------------------------------------
     def feed(self, chunk: str) -> list[ParsedItem]:
@@ -76,8 +73,8 @@ class EditStreamParser:
                 self._prose.append(piece + "\n")
                 self._released = False
                 self._rel.append(piece)
-                self._last, self._rel, self._gap = self._rel, [], 0
-                self._maybe_heading(self._last)
+                self._files.line(self._rel)
+                self._rel = []
                 continue
             if self._parts:
                 self._parts.append(piece)
@@ -149,8 +146,8 @@ class EditStreamParser:
             if item is not None:
                 self._block = None
                 self._emit(item)
-                if isinstance(item, FileEdit) and self._sticky is None:
-                    self._sticky = item.path  # named by a sentence: later blocks reuse it
+                if isinstance(item, FileEdit):
+                    self._files.block_done(item.path)
                 if not consumed:
                     if search_marker(text):
                         self._hold_tail(block.tail(2))
@@ -220,35 +217,26 @@ class EditStreamParser:
             self._prose.append(raw)
             self._note(raw)
             if kind == "path":  # a path line that introduced no block (prose followed)
-                self._named = [f"`{value}`"]
+                self._files.path_line(value)  # type: ignore[arg-type]
 
     def _note(self, text: str) -> None:
         """Remember a prose line: the last one may name the next block's file."""
         if text.strip():
-            self._last, self._gap = [text], 0
-            self._maybe_heading(self._last)
+            self._files.line([text])
         else:
-            self._gap += 1
-
-    def _maybe_heading(self, pieces: list[str]) -> None:
-        """Remember a heading or bold line (pieces): it may name the file of the blocks
-        under it, after a paragraph or two (resolved only if a block needs it)."""
-        head = pieces[0].lstrip() if pieces else ""
-        if head.startswith(("#", "**")):
-            self._named = pieces
+            self._files.blank()
 
     def _prose_line(self, text: str, raw: str) -> None:
         if not may_be_special(text[:HEAD]):
             self._plain_started()
             self._prose.append(raw)
-            self._last, self._gap = [text], 0
-            self._maybe_heading(self._last)
+            self._files.line([text])
             return
         stripped = text.strip()
         if self._heredoc_end is not None:
             if stripped.rstrip("'\"") == self._heredoc_end:  # EOF, or EOF' of bash -lc '...'
                 self._heredoc_end = None
-                self._last = None
+                self._files.last = None
                 return
             if stripped:
                 self._heredoc_end = None
@@ -256,7 +244,7 @@ class EditStreamParser:
         if fence is not None and fence.closed_by(text):
             self._release_pending()
             self._fence = None
-            self._last = None
+            self._files.last = None
             if not fence.consumed:
                 self._prose.append(raw)
             return
@@ -297,7 +285,7 @@ class EditStreamParser:
         self._release_pending()
         self._fence = None
         self._prose.append(raw)
-        self._last, self._gap = [held[1][1].rstrip("\r\n")], 0
+        self._files.line([held[1][1].rstrip("\r\n")])
         return True
 
     def _can_hold(self, kind: str) -> bool:
@@ -319,7 +307,7 @@ class EditStreamParser:
             return True
         if END_PATCH.match(stripped):  # a stray end (e.g. of a broken envelope): swallow it
             self._release_pending()
-            self._last = None
+            self._files.last = None
             return True
         if FILE_HEADER.match(stripped):  # a file section without '*** Begin Patch'
             self._start_envelope(text[: len(text) - len(text.lstrip())])
@@ -329,7 +317,7 @@ class EditStreamParser:
         if REPLACE_MARK.match(text):
             path = next((v for k, _r, v in self._pending if k == "path"), None)
             self._release_pending()
-            self._last = None
+            self._files.last = None
             self._emit(BlockRejected(
                 f"line {self._lineno}: '>>>>>>> REPLACE' without an open '<<<<<<< SEARCH' "
                 "block: write the path line, '<<<<<<< SEARCH', the exact lines to find, "
@@ -354,17 +342,7 @@ class EditStreamParser:
                 self._fence = Fence(char, length, consumed=True)
                 path = path or info_path
         self._pending.clear()
-        path = on_line or path
-        if path is None and self._last is not None and self._gap <= 1:
-            path = mention_path("".join(self._last))
-        if path is None and self._named is not None:  # a heading since the last block
-            path = mention_path("".join(self._named))
-        weak = None
-        if path is None and self._sticky is None and self._last is not None and self._gap <= 1:
-            weak = mention_path("".join(self._last), loose=True)  # any sentence naming one
-        path = path or self._sticky
-        self._sticky = path
-        self._last = self._named = None
+        path, weak = self._files.resolve(on_line or path)
         self._heredoc_end = None
         self._block = SearchReplaceBlock(path, self._lineno, raw, marker, indent, weak)
 
@@ -378,7 +356,7 @@ class EditStreamParser:
             else:
                 self._prose.append(raw)
         self._pending.clear()
-        self._last = self._named = None
+        self._files.forget()
         self._heredoc_end = None
         self._indent, self._indent_seen = indent, False
         self._block = PatchEnvelope(self._lineno)

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import typer
 
+from spark_cli.bench.docs_section import write_section as write_doc_section
+
 TARGET_MS = 5.0
 SECTION = "## Edits"
 
@@ -78,7 +80,6 @@ def run_benchmark(runs: int, lines: int, workdir: Path) -> dict[str, float | int
 def _section(figures: dict[str, float | int], command: str) -> str:
     ok = "meets" if figures["check_median"] <= TARGET_MS else "misses"
     return (
-        f"{SECTION}\n\n"
         f"Locate + apply + re-validate one hunk in a {figures['lines']:,}-line Python file "
         f"(target ≤ {TARGET_MS:g} ms), {figures['runs']} runs, each on a different function.\n\n"
         "| path | median | p95 |\n|---|---|---|\n"
@@ -94,22 +95,9 @@ def _section(figures: dict[str, float | int], command: str) -> str:
     )
 
 
-def write_section(docs: Path, text: str) -> None:
+def write_section(docs: Path, body: str) -> None:
     """Replace (or append) the ``## Edits`` section of ``docs``, leaving other sections alone."""
-    existing = docs.read_text() if docs.exists() else "# Benchmarks\n"
-    lines = existing.split("\n")
-    try:
-        start = next(i for i, line in enumerate(lines) if line.strip() == SECTION)
-    except StopIteration:
-        body = existing.rstrip("\n") + "\n\n" + text
-    else:
-        end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")),
-                   len(lines))
-        rest = "\n".join(lines[end:])
-        head = "\n".join(lines[:start]).rstrip("\n")
-        body = (head + "\n\n" if head else "") + text + ("\n" + rest if rest else "")
-    docs.parent.mkdir(parents=True, exist_ok=True)
-    docs.write_text(body if body.endswith("\n") else body + "\n")
+    write_doc_section(docs, SECTION, body)
 
 
 def register(bench_app: typer.Typer) -> None:

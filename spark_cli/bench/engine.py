@@ -20,6 +20,8 @@ from typing import Any
 
 import typer
 
+from spark_cli.bench.docs_section import write_section as write_doc_section
+
 SECTION = "## Engine"
 RATE_TOLERANCE = 0.02
 TARGET_SINGLE = 20000.0
@@ -148,16 +150,7 @@ def section_body(f: dict[str, Any], command: str) -> str:
 
 def write_section(path: Path, body: str) -> None:
     """Replace the body of ``## Engine`` (or append the section); other sections stay."""
-    text = path.read_text(encoding="utf-8") if path.exists() else "# Benchmarks\n"
-    start = text.find(SECTION + "\n")
-    if start < 0:
-        text = text.rstrip("\n") + f"\n\n{SECTION}\n\n{body.rstrip()}\n"
-    else:
-        end = text.find("\n## ", start + len(SECTION))
-        tail = "" if end < 0 else text[end:]
-        text = text[:start] + f"{SECTION}\n\n{body.rstrip()}\n" + tail
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
+    write_doc_section(path, SECTION, body)
 
 
 def register(bench_app: typer.Typer) -> None:

@@ -26,8 +26,10 @@ from typing import Any
 
 import typer
 
+from spark_cli.bench.docs_section import KEEP_MARK as KEEP_MARK
+from spark_cli.bench.docs_section import write_section as write_doc_section
+
 SECTION = "## One-shot"
-KEEP_MARK = "<!-- kept by spark bench oneshot: notes below survive a re-run -->"
 TARGETS = {"launch_to_request_s": 0.15, "cpu_net_per_5k_s": 0.2, "end_to_exit_s": 0.02}
 _SAMPLE = 'def greet(name):\n    return "hello " + name\n\n\nprint(greet("spark"))\n'
 
@@ -218,23 +220,8 @@ def table(figures: dict[str, Any]) -> str:
 
 
 def write_section(path: Path, body: str) -> None:
-    """Replace only the ``## One-shot`` section of the benchmarks file (create it if needed).
-
-    Hand-written notes after ``KEEP_MARK`` inside the section are kept.
-    """
-    text = path.read_text() if path.exists() else "# Benchmarks\n"
-    start = text.find(SECTION + "\n")
-    if start < 0:
-        text = text.rstrip("\n") + "\n\n" + SECTION + "\n\n" + body.rstrip("\n") + "\n"
-    else:
-        end = text.find("\n## ", start + len(SECTION))
-        tail = "" if end < 0 else text[end:]
-        old = text[start:] if end < 0 else text[start:end]
-        kept = old.find(KEEP_MARK)
-        notes = "\n" + old[kept:].rstrip("\n") + "\n" if kept >= 0 else ""
-        text = text[:start] + SECTION + "\n\n" + body.rstrip("\n") + "\n" + notes + tail
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
+    """Replace only the ``## One-shot`` section (hand-written notes after the keep mark stay)."""
+    write_doc_section(path, SECTION, body)
 
 
 def register(bench_app: typer.Typer) -> None:

@@ -21,6 +21,8 @@ from typing import Any
 
 import typer
 
+from spark_cli.bench.docs_section import write_section as write_doc_section
+
 SECTION = "## Transport"
 CLAIM = 0.80
 _LISTENING = re.compile(r"(https?://127\.0\.0\.1:\d+)")
@@ -202,7 +204,6 @@ def summarise(results: dict[str, list[float]]) -> dict[str, float]:
 def section(figures: dict[str, float], turns: int, command: str) -> str:
     verdict = "meets" if figures["cut_median"] >= CLAIM else "falls short of"
     return (
-        f"{SECTION}\n\n"
         "Per-turn overhead on loopback against the engine in its own process with model "
         "time ≈ 0 (`--ttft-ms 0 --tps 1000000`, one-token answers), through spark's real "
         f"channels, {turns} turns per path, interleaved. A turn is timed from `stream()` to "
@@ -248,22 +249,9 @@ def _after_stop(figures: dict[str, float]) -> str:
     )
 
 
-def write_section(docs: Path, text: str) -> None:
+def write_section(docs: Path, body: str) -> None:
     """Replace (or append) the ``## Transport`` section, leaving the others alone."""
-    existing = docs.read_text() if docs.exists() else "# Benchmarks\n"
-    lines = existing.split("\n")
-    start = next((i for i, line in enumerate(lines) if line.strip() == SECTION), None)
-    if start is None:
-        body = existing.rstrip("\n") + "\n\n" + text
-    else:
-        end = next(
-            (i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines)
-        )
-        rest = "\n".join(lines[end:])
-        head = "\n".join(lines[:start])
-        body = (head + "\n" if head else "") + text + ("\n" + rest if rest else "")
-    docs.parent.mkdir(parents=True, exist_ok=True)
-    docs.write_text(body if body.endswith("\n") else body + "\n")
+    write_doc_section(docs, SECTION, body)
 
 
 def register(bench_app: typer.Typer) -> None:

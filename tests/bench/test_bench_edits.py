@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from spark_cli.bench.edits import SECTION, _section, run_benchmark, write_section
+from spark_cli.bench.edits import _section, run_benchmark, write_section
 
 
 def test_run_benchmark_small(tmp_path) -> None:
@@ -11,16 +11,16 @@ def test_run_benchmark_small(tmp_path) -> None:
     for key in ("check_median", "write_median", "journal_median"):
         assert figures[key] > 0
     text = _section(figures, "spark bench edits --runs 3 --lines 50")
-    assert text.startswith(SECTION) and "--runs 3" in text
+    assert text.startswith("Locate") and "--runs 3" in text
 
 
 def test_write_section_replaces_only_its_own(tmp_path) -> None:
     docs = tmp_path / "benchmarks.md"
     docs.write_text("# Benchmarks\n\n## Engine\n\nE\n\n## Edits\n\nold\n\n## Transport\n\nT\n")
-    write_section(docs, "## Edits\n\nnew\n")
-    write_section(docs, "## Edits\n\nnewer\n")
+    write_section(docs, "new\n")
+    write_section(docs, "newer\n")
     assert docs.read_text() == (
         "# Benchmarks\n\n## Engine\n\nE\n\n## Edits\n\nnewer\n\n## Transport\n\nT\n")
     missing = tmp_path / "other.md"
-    write_section(missing, "## Edits\n\nx\n")
+    write_section(missing, "x\n")
     assert missing.read_text() == "# Benchmarks\n\n## Edits\n\nx\n"

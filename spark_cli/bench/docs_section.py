@@ -1,0 +1,35 @@
+"""One benchmark's section of ``docs/benchmarks.md``: replaced on a re-run, the rest kept.
+
+Each ``spark bench`` command owns one ``## Heading`` section. A re-run replaces
+that section's generated text and leaves every other section alone; hand-written
+notes that follow a ``<!-- kept ... -->`` line inside the section survive too.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+KEEP_PREFIX = "<!-- kept"
+KEEP_MARK = "<!-- kept: notes below survive a re-run of the bench -->"
+
+
+def write_section(path: Path, heading: str, body: str) -> None:
+    """Put ``body`` under ``heading`` in ``path`` (append the section if it is missing)."""
+    text = path.read_text(encoding="utf-8") if path.exists() else "# Benchmarks\n"
+    generated = heading + "\n\n" + body.strip("\n") + "\n"
+    if text.startswith(heading + "\n"):
+        start = 0
+    else:
+        found = text.find("\n" + heading + "\n")
+        start = -1 if found < 0 else found + 1
+    if start < 0:
+        text = text.rstrip("\n") + "\n\n" + generated
+    else:
+        end = text.find("\n## ", start + len(heading))
+        old = text[start:] if end < 0 else text[start:end]
+        tail = "" if end < 0 else text[end:]
+        kept = old.find("\n" + KEEP_PREFIX)
+        notes = "\n" + old[kept + 1:].rstrip("\n") + "\n" if kept >= 0 else ""
+        text = text[:start] + generated + notes + tail
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")

@@ -19,7 +19,7 @@ TARGET_MS = 5.0
 SECTION = "## Edits"
 
 
-def _python_source(functions: int) -> str:
+def python_source(functions: int) -> str:
     parts = []
     for n in range(functions):
         parts.append(f'def func_{n:04d}(x):\n    """Return x plus {n}."""\n'
@@ -42,7 +42,7 @@ def run_benchmark(runs: int, lines: int, workdir: Path) -> dict[str, float | int
 
     functions = max(1, lines // 5)
     path = workdir / "big_module.py"
-    path.write_text(_python_source(functions))
+    path.write_text(python_source(functions))
     values = [0] * functions
     results: dict[str, list[float]] = {"check": [], "write": [], "journal": []}
     for mode in results:

@@ -198,7 +198,9 @@ class Generation:
         config = self.state.config
         loop = asyncio.get_running_loop()
         start = loop.time() + config.ttft_ms / 1000.0
-        if getattr(self.brain, "inline", False):  # precomputed chunks: pulled on the loop
+        brain = self.brain
+        if getattr(brain, "inline", False) or _small(self.request,
+                                                     getattr(brain, "inline_below", 0)):
             source = PieceSource(iter(self.brain.answer(self.request)))
         else:
             source = PieceSource(self._answer(), self.state.offload)
@@ -293,6 +295,16 @@ class Generation:
         self.phase = "done"
         await self.send(self.events.failed("server_error", message, self.usage(sent)))
         return Outcome("failed", "server_error", "", sent)
+
+
+def _small(request: BrainRequest, limit: int) -> bool:
+    """Is the conversation at most ``limit`` characters (small enough to plan on the loop)?"""
+    total = 0
+    for turn in request.conversation:
+        total += len(turn.text)
+        if total > limit:
+            return False
+    return True
 
 
 def _pieces_within(pieces: list[str], cut: int) -> int:

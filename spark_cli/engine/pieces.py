@@ -26,6 +26,9 @@ Offload = Callable[[Callable[[], None]], Awaitable[None]]
 """Runs a blocking function off the event loop (e.g. ``loop.run_in_executor``)."""
 SLICE = 65_536
 """Characters split at once: one ``findall`` then holds the GIL for ~10 ms at most."""
+BATCH = 512
+"""Pieces an offloaded pull gathers at least: each trip to the pool costs ~0.1 ms of
+wake-ups, so a short answer is fetched in one trip, a long one in few."""
 
 
 class BrainError(Exception):
@@ -102,7 +105,8 @@ class PieceSource:
     def prefetch(self) -> None:
         """Start pulling the first pieces now (offloaded brains only)."""
         if self._offload is not None and self._prefetch is None and not self.exhausted:
-            self._prefetch = asyncio.ensure_future(self._offload(lambda: self._fill_until(1)))
+            self._prefetch = asyncio.ensure_future(
+                self._offload(lambda: self._fill_until(BATCH)))
 
     async def _pull(self, want: int) -> None:
         if self._prefetch is not None:
@@ -113,7 +117,8 @@ class PieceSource:
         if self._offload is None:
             self._fill_until(want)
         else:
-            await self._offload(lambda: self._fill_until(want))
+            batch = max(want, BATCH)
+            await self._offload(lambda: self._fill_until(batch))
 
     async def take(self, n: int) -> list[str]:
         """Up to ``n`` next pieces (fewer only when the answer ends)."""

@@ -88,3 +88,30 @@ async def test_input_tokens_of_a_big_input_are_counted(engine_factory: Any) -> N
 
     assert done["response"]["usage"]["input_tokens"] == count_tokens(text)
     assert warm["response"]["usage"]["input_tokens"] == count_tokens(text)
+
+
+class WhereBrain:
+    """Answers with the name of the thread that planned it; cheap below 100 characters."""
+
+    name = "where"
+    inline_below = 100
+
+    def answer(self, request: Any) -> Iterator[str]:
+        import threading
+
+        yield threading.current_thread().name
+
+
+async def test_a_small_conversation_is_planned_on_the_loop_a_large_one_in_the_pool(
+        engine_factory: Any) -> None:
+    import threading
+
+    engine = await engine_factory(brains=lambda model: WhereBrain(), tps=100_000, ttft_ms=0)
+    answers = []
+    async with ws_connect(engine) as ws:
+        for text in ("short", "x" * 500):
+            await send(ws, type="response.create", model="where", input=text)
+            done = (await until(ws))[-1]
+            answers.append(done["response"]["output"][0]["content"][0]["text"])
+    assert answers[0] == threading.current_thread().name  # the engine shares this loop
+    assert answers[1].startswith("spark-brain"), answers

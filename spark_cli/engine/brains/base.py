@@ -45,7 +45,10 @@ class BrainRequest:
 class Brain(Protocol):
     """``answer`` runs in the engine's brain threads (it may take its time: other streams
     keep their pace). A brain whose chunks cost nothing (precomputed text) may set a
-    class attribute ``inline = True``: the engine then pulls it on the event loop."""
+    class attribute ``inline = True``: the engine then pulls it on the event loop. A
+    brain whose work grows with its input may set ``inline_below = N``: conversations
+    of at most N characters are then answered on the loop too (a trip to the pool adds
+    ~0.25 ms to a turn; a small plan costs less)."""
 
     name: str
 

@@ -63,6 +63,7 @@ class RulesBrain:
     """Recognises an instruction, runs its operation over the request's files, answers."""
 
     name = "rules"
+    inline_below = 2_048  # planning that much takes ~4 ms at most (a 1.7 KB rename: 3.3 ms)
 
     def answer(self, request: BrainRequest) -> Iterator[str]:
         text = instruction_text(request.prompt)

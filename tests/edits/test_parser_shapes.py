@@ -4,32 +4,10 @@ heading underlines, blocks indented in list items, paths named in prose, CRLF, a
 from __future__ import annotations
 
 import pytest
+from parse_harness import edits, parse, prose, rejected
 
-from spark_cli.edits.blocks import BlockRejected, FileEdit, ParsedItem, ProseDelta
+from spark_cli.edits.blocks import BlockRejected, FileEdit
 from spark_cli.edits.stream_parser import EditStreamParser
-
-
-def parse(text: str) -> list[ParsedItem]:
-    """Whole, and in one-character chunks: the blocks must agree."""
-    whole = EditStreamParser()
-    items = whole.feed(text) + whole.close()
-    single = EditStreamParser()
-    chars = [item for ch in text for item in single.feed(ch)] + single.close()
-    assert [i for i in items if not isinstance(i, ProseDelta)] == [
-        i for i in chars if not isinstance(i, ProseDelta)]
-    return items
-
-
-def edits(items: list[ParsedItem]) -> list[FileEdit]:
-    return [i for i in items if isinstance(i, FileEdit)]
-
-
-def rejected(items: list[ParsedItem]) -> list[BlockRejected]:
-    return [i for i in items if isinstance(i, BlockRejected)]
-
-
-def prose(items: list[ParsedItem]) -> str:
-    return "".join(i.text for i in items if isinstance(i, ProseDelta))
 
 
 def sr(search: str, replace: str, n: int = 7) -> str:

@@ -3,32 +3,7 @@
 from __future__ import annotations
 
 import pytest
-
-from spark_cli.edits.blocks import BlockRejected, FileEdit, ParsedItem, ProseDelta
-from spark_cli.edits.stream_parser import EditStreamParser
-
-
-def parse(text: str) -> list[ParsedItem]:
-    whole = EditStreamParser()
-    items = whole.feed(text) + whole.close()
-    single = EditStreamParser()
-    chars = [item for ch in text for item in single.feed(ch)] + single.close()
-    assert [i for i in items if not isinstance(i, ProseDelta)] == [
-        i for i in chars if not isinstance(i, ProseDelta)]
-    return items
-
-
-def rejected(items: list[ParsedItem]) -> list[BlockRejected]:
-    return [i for i in items if isinstance(i, BlockRejected)]
-
-
-def edits(items: list[ParsedItem]) -> list[FileEdit]:
-    return [i for i in items if isinstance(i, FileEdit)]
-
-
-def prose(items: list[ParsedItem]) -> str:
-    return "".join(i.text for i in items if isinstance(i, ProseDelta))
-
+from parse_harness import edits, parse, prose, rejected
 
 GOOD = "b.py\n<<<<<<< SEARCH\nb\n=======\nB\n>>>>>>> REPLACE\n"
 

@@ -120,7 +120,7 @@ def edit_files(paths: list[str], instruction: str, root: Path, flags: dict[str, 
     if result.interrupted:
         typer.echo(INTERRUPTED, err=True)
     elif result.failure is not None:
-        typer.echo(f"spark edit: {result.failure[1]}", err=True)
+        typer.echo(f"spark edit: {result.failure.message}", err=True)
     renderer.summary(summary_data(result, dry_run=dry_run, code=code))
     if run_tests and result.failure is None and not result.interrupted:
         tests_code = run_tests_after(root, settings, renderer)

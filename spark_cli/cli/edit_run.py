@@ -19,17 +19,33 @@ from __future__ import annotations
 
 import asyncio
 import signal
-from collections.abc import Mapping, Sequence
+from collections.abc import Coroutine, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from spark_cli.render.events import outcome_of
+from spark_cli.edits.outcome import EditApplied, EditOutcome
+from spark_cli.protocol.channel import RequestSent
+from spark_cli.session.events import (
+    BlockRejected,
+    EditLanded,
+    EditRefused,
+    ProseDelta,
+    TurnCompleted,
+    TurnFailed,
+)
+
+if TYPE_CHECKING:
+    from spark_cli.render.renderer import Renderer
+    from spark_cli.session.api import SessionApi, SessionFactory
+    from spark_cli.session.settings import Settings
 
 EXIT_OK, EXIT_REFUSED, EXIT_USAGE, EXIT_PROVIDER, EXIT_TESTS = 0, 1, 2, 3, 4
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports it
 USAGE_FAILURES = frozenset({"context_length", "usage", "request", "too_large", "binary",
                             "encoding", "budget", "not_found_file", "path"})
 """``TurnFailed.kind`` values that are the caller's to fix (exit 2), not the provider's."""
+
+_T = TypeVar("_T")
 
 
 class UsageError(Exception):
@@ -42,10 +58,10 @@ class TurnResult:
     __slots__ = ("completed", "failure", "interrupted", "marks", "outcomes", "rejected", "texts")
 
     def __init__(self) -> None:
-        self.outcomes: list[Any] = []
+        self.outcomes: list[EditOutcome] = []
         self.rejected = 0
-        self.completed: dict[str, Any] | None = None
-        self.failure: tuple[str, str] | None = None  # (kind, message)
+        self.completed: TurnCompleted | None = None
+        self.failure: TurnFailed | None = None
         self.marks: dict[str, float | None] = {}
         self.interrupted = False
         """Ctrl-C ended the turn early (exit 130)."""
@@ -58,24 +74,20 @@ class TurnResult:
 
     @property
     def refused(self) -> int:
-        return sum(1 for o in self.outcomes if not o.ok or o.partial) + self.rejected
+        return sum(1 for o in self.outcomes
+                   if not isinstance(o, EditApplied) or o.partial) + self.rejected
 
     def exit_code(self) -> int:
         if self.interrupted:
             return EXIT_INTERRUPTED
         if self.failure is not None:
-            return EXIT_USAGE if self.failure[0] in USAGE_FAILURES else EXIT_PROVIDER
+            return EXIT_USAGE if self.failure.kind in USAGE_FAILURES else EXIT_PROVIDER
         return EXIT_REFUSED if self.refused else EXIT_OK
 
 
-def _fields(event: Any) -> dict[str, Any]:
-    names = getattr(type(event), "__dataclass_fields__", {})
-    return {name: getattr(event, name) for name in names}
-
-
-def session_class() -> Any:
+def session_class() -> SessionFactory:
     """The session type (a seam for tests; imported lazily for start-up)."""
-    from spark_cli.session.turn import Session
+    from spark_cli.session.conversation import Session
 
     return Session
 
@@ -86,16 +98,16 @@ class _CtrlC:
 
     def __init__(self, task: asyncio.Task[Any] | None) -> None:
         self.task = task
-        self.session: Any = None
+        self.session: SessionApi | None = None
         self.count = 0
-        self._pending: set[asyncio.Future[Any]] = set()
+        self._pending: set[asyncio.Future[None]] = set()
 
     def __call__(self) -> None:
         self.count += 1
         if self.count > 1:
             raise KeyboardInterrupt
         session = self.session
-        if session is not None and getattr(session, "streaming", False):
+        if session is not None and session.streaming:
             stopping = asyncio.ensure_future(session.interrupt())
             self._pending.add(stopping)
             stopping.add_done_callback(self._pending.discard)
@@ -114,8 +126,8 @@ class _CtrlC:
         asyncio.get_running_loop().remove_signal_handler(signal.SIGINT)
 
 
-async def run_turn(settings: Any, root: Path, files: Sequence[str], instruction: str,
-                   renderer: Any, *, dry_run: bool) -> TurnResult:
+async def run_turn(settings: Settings, root: Path, files: Sequence[str], instruction: str,
+                   renderer: Renderer, *, dry_run: bool) -> TurnResult:
     """Run one session turn against the channel the settings describe, rendering as it goes."""
     ctrl_c = _CtrlC(asyncio.current_task())
     installed = ctrl_c.install()
@@ -126,33 +138,32 @@ async def run_turn(settings: Any, root: Path, files: Sequence[str], instruction:
             ctrl_c.remove()
 
 
-async def _run_turn(settings: Any, root: Path, files: Sequence[str], instruction: str,
-                    renderer: Any, dry_run: bool, ctrl_c: _CtrlC) -> TurnResult:
+async def _run_turn(settings: Settings, root: Path, files: Sequence[str], instruction: str,
+                    renderer: Renderer, dry_run: bool, ctrl_c: _CtrlC) -> TurnResult:
     from spark_cli.cli.wiring import WiringError, open_provider_channel
     from spark_cli.protocol.channel import ChannelError
 
     result = TurnResult()
     session = ctrl_c.session = session_class()(None, root, settings, dry_run=dry_run)
-    prepare = getattr(session, "prepare", None)
-    failed = prepare(instruction, list(files)) if prepare is not None else None
+    failed = session.prepare(instruction, list(files))
     if failed is not None:  # nothing was started, nothing was sent
-        result.failure = (str(failed.kind), str(failed.message))
+        result.failure = failed
         renderer.event(failed)
         return result
     try:
         async with open_provider_channel(
-            settings.provider, idle_timeout=getattr(settings, "idle_timeout", None)
+            settings.provider, idle_timeout=settings.idle_timeout
         ) as channel:
             session.channel = channel
             await _stream(session, instruction, files, renderer, result)
     except WiringError as exc:
         raise UsageError(str(exc)) from None
-    except ChannelError as exc:  # a session that raises instead of yielding TurnFailed
-        result.failure = (exc.kind, exc.message)
+    except ChannelError as exc:  # a channel that raised while opening or closing
+        result.failure = TurnFailed(exc.kind, exc.message)
     except BrokenPipeError:  # our stdout went away: not the provider's fault
         raise
     except OSError as exc:  # e.g. the bundled engine could not bind
-        result.failure = ("connection", f"could not start or reach the engine: {exc}")
+        result.failure = TurnFailed("connection", f"could not start or reach the engine: {exc}")
     except asyncio.CancelledError:
         if not ctrl_c.count:
             raise
@@ -161,37 +172,30 @@ async def _run_turn(settings: Any, root: Path, files: Sequence[str], instruction
             task.uncancel()  # our own Ctrl-C: the run ends normally, reporting it
     if ctrl_c.count:
         result.interrupted = True
-    marks = getattr(session, "marks", None)
-    result.marks = marks.as_dict() if marks is not None else {}
-    result.texts = dict(getattr(session, "seen", None) or {})
+    result.marks = session.marks.as_dict()
+    result.texts = dict(session.seen)
     return result
 
 
-async def _stream(session: Any, instruction: str, files: Sequence[str], renderer: Any,
-                  result: TurnResult) -> None:
+async def _stream(session: SessionApi, instruction: str, files: Sequence[str],
+                  renderer: Renderer, result: TurnResult) -> None:
     prose = renderer.prose
     async for event in session.run_turn(instruction, list(files)):
-        name = type(event).__name__
-        if name == "ProseDelta":
+        if type(event) is ProseDelta:  # the hot path first: one identity check per delta
             prose(event.text)
             continue
-        if name == "RequestSent":
-            renderer.request_sent(event.at)
-            continue
-        if name == "TurnCompleted":
-            result.completed = _fields(event)
-            renderer.event(event)
-            continue
-        if name == "TurnFailed":
-            result.failure = (str(getattr(event, "kind", "error")),
-                              str(getattr(event, "message", event)))
-            renderer.event(event)
-            continue
-        outcome = outcome_of(event)
-        if outcome is not None:
-            result.outcomes.append(outcome)
-        elif name == "BlockRejected":
-            result.rejected += 1
+        match event:
+            case RequestSent(at=at):
+                renderer.request_sent(at)
+                continue
+            case EditLanded(outcome=outcome) | EditRefused(outcome=outcome):
+                result.outcomes.append(outcome)
+            case BlockRejected():
+                result.rejected += 1
+            case TurnCompleted():
+                result.completed = event
+            case TurnFailed():
+                result.failure = event
         renderer.event(event)
 
 
@@ -201,9 +205,9 @@ def end_diffs(result: TurnResult, root: Path, before: Mapping[str, str],
     from spark_cli.edits.diffs import unified_diff
     from spark_cli.edits.textfile import TextFileError, read_text_file
 
-    by_path: dict[str, list[Any]] = {}
+    by_path: dict[str, list[EditApplied]] = {}
     for outcome in result.outcomes:
-        if outcome.ok:
+        if isinstance(outcome, EditApplied):
             by_path.setdefault(outcome.path, []).append(outcome)
     diffs: list[tuple[str, str]] = []
     for path, outcomes in by_path.items():
@@ -228,16 +232,21 @@ def end_diffs(result: TurnResult, root: Path, before: Mapping[str, str],
 
 def summary_data(result: TurnResult, *, dry_run: bool, code: int) -> dict[str, Any]:
     """The run summary (``TurnCompleted`` fields + counts, exit code, latency marks)."""
-    data: dict[str, Any] = dict(result.completed or {})
+    from spark_cli.render.jsonl import event_to_json
+
+    data: dict[str, Any] = {}
+    if result.completed is not None:
+        data.update(event_to_json(result.completed))
+        del data["type"]
     if result.interrupted and result.completed is None:
         data.update(status="cancelled", reason="interrupted")
     data.update(applied=result.applied, refused=result.refused, dry_run=dry_run,
                 exit_code=code, marks=result.marks)
     if result.failure is not None and not result.interrupted:
-        data.update(status="failed", reason=result.failure[1])
+        data.update(status="failed", reason=result.failure.message)
     return data
 
 
-def run_sync(coro: Any) -> Any:
+def run_sync(coro: Coroutine[Any, Any, _T]) -> _T:
     """``asyncio.run`` for the CLI (one event loop per command)."""
     return asyncio.run(coro)

@@ -108,7 +108,7 @@ def edit_stdin(instruction: str, cwd_root: Path, flags: dict[str, object], *,
         typer.echo("spark edit: interrupted: the original text was written to stdout unchanged",
                    err=True)
     elif result.failure is not None:
-        typer.echo(f"spark edit: {result.failure[1]}", err=True)
+        typer.echo(f"spark edit: {result.failure.message}", err=True)
     elif code != EXIT_OK:
         renderer.note("edit refused: the original text was written to stdout unchanged")
     renderer.summary(summary_data(result, dry_run=dry_run, code=code))

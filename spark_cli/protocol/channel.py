@@ -27,7 +27,7 @@ Rules every channel follows:
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from typing import Literal, Protocol
 
 from spark_cli.protocol.values import Value, value
@@ -198,7 +198,7 @@ class Channel(Protocol):
     @property
     def capabilities(self) -> Capabilities: ...
 
-    def stream(self, request: TurnRequest) -> AsyncIterator[ChannelEvent]:
+    def stream(self, request: TurnRequest) -> AsyncGenerator[ChannelEvent, None]:
         """Run one turn; see the module rules."""
         ...
 

@@ -1,12 +1,12 @@
 """`spark edit --json`: one JSON object per event, one event per line (the schema lives here).
 
-Every line is an object with a ``type`` in snake_case, named after the event
-(``ProseDelta`` → ``prose_delta``). Edit outcomes use the same shape as
-``spark apply --json`` (``edit_applied`` / ``edit_refused``, see
-``spark_cli.edits.outcome.outcome_to_json``). Other events are their dataclass
-fields. The CLI adds ``request_sent`` (the moment the request left, as
-``time.perf_counter()``), ``diff`` (the end diff per file), ``test_result``
-and a final ``summary``. docs/cli.md documents every type.
+Every line is an object with a ``type``. :data:`EVENT_TYPES` names the type of
+every session event (the closed union ``SessionEvent``: a test checks it is
+complete and matches docs/cli.md); an event's other keys are its fields. Edit
+outcomes use the same shape as ``spark apply --json`` (``edit_applied`` /
+``edit_refused``, see ``spark_cli.edits.outcome.outcome_to_json``). The CLI's
+own lines are :data:`CLI_TYPES`: ``diff`` (the end diff per file), ``note``,
+``test_result`` and a final ``summary``. docs/cli.md documents every type.
 
 Hot path: a ``prose_delta`` line is one ``json.dumps`` of the text and one
 buffered write; flushes are coalesced (``spark_cli.render.coalesce``: at most
@@ -17,24 +17,33 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import re
 from collections.abc import Mapping
 from typing import Any, TextIO
 
 from spark_cli.edits.outcome import EditApplied, EditRefused, outcome_to_json
 from spark_cli.render.coalesce import CoalescingWriter
-from spark_cli.render.events import outcome_of
+from spark_cli.session import events as ev
 
-_CAMEL = re.compile(r"(?<!^)(?=[A-Z])")
-_TYPE_NAMES: dict[type, str] = {}
+EVENT_TYPES: dict[type, str] = {
+    ev.RequestSent: "request_sent",
+    ev.Queued: "queued",
+    ev.WaitingToRetry: "waiting_to_retry",
+    ev.Reconnected: "reconnected",
+    ev.ProseDelta: "prose_delta",
+    ev.EditLanded: "edit_applied",
+    ev.EditRefused: "edit_refused",
+    ev.BlockRejected: "block_rejected",
+    ev.SteerAccepted: "steer_accepted",
+    ev.SteerRejected: "steer_rejected",
+    ev.Steered: "steered",
+    ev.UsageReported: "usage_reported",
+    ev.TurnCompleted: "turn_completed",
+    ev.TurnFailed: "turn_failed",
+}
+"""The JSON ``type`` of every session event."""
 
-
-def type_name(cls: type) -> str:
-    """``EditLanded`` → ``edit_landed`` (cached per class)."""
-    name = _TYPE_NAMES.get(cls)
-    if name is None:
-        name = _TYPE_NAMES[cls] = _CAMEL.sub("_", cls.__name__).lower()
-    return name
+CLI_TYPES = ("diff", "note", "test_result", "summary")
+"""The types the CLI writes itself, after the turn's events."""
 
 
 def _plain(value: Any) -> Any:
@@ -51,15 +60,13 @@ def _plain(value: Any) -> Any:
     return str(value)
 
 
-def event_to_json(event: Any) -> dict[str, Any]:
+def event_to_json(event: ev.SessionEvent) -> dict[str, Any]:
     """The JSON object for one session event."""
-    outcome = outcome_of(event)
-    if outcome is not None:
-        return outcome_to_json(outcome)
-    data: dict[str, Any] = {"type": type_name(type(event))}
-    if dataclasses.is_dataclass(event):
-        for f in dataclasses.fields(event):
-            data[f.name] = _plain(getattr(event, f.name))
+    if isinstance(event, ev.EditLanded | ev.EditRefused):
+        return outcome_to_json(event.outcome)
+    data: dict[str, Any] = {"type": EVENT_TYPES[type(event)]}
+    for f in dataclasses.fields(event):
+        data[f.name] = _plain(getattr(event, f.name))
     return data
 
 
@@ -79,7 +86,7 @@ class JsonLinesRenderer:
         self._write(json.dumps(data) + "\n")
         self._writer.flush()
 
-    def event(self, event: Any) -> None:
+    def event(self, event: ev.SessionEvent) -> None:
         self.emit(event_to_json(event))
 
     def request_sent(self, at: float) -> None:

@@ -16,9 +16,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, TextIO
 
-from spark_cli.edits.outcome import EditApplied, EditRefused
 from spark_cli.render.coalesce import CoalescingWriter
-from spark_cli.render.events import outcome_of
+from spark_cli.session.events import (
+    BlockRejected,
+    EditLanded,
+    EditRefused,
+    Queued,
+    Reconnected,
+    SessionEvent,
+    WaitingToRetry,
+)
 
 _DIFF_STYLES = (("---", "bold"), ("+++", "bold"), ("@@", "cyan"), ("+", "green"), ("-", "red"))
 
@@ -88,28 +95,24 @@ class TextRenderer:
         self._prose.write(text)
         self._at_line_start = text[-1] == "\n"
 
-    def event(self, event: Any) -> None:
+    def event(self, event: SessionEvent) -> None:
         """A non-prose session event: edit landed/refused, block rejected, waits."""
-        outcome = outcome_of(event)
-        if isinstance(outcome, EditApplied):
-            mark = "~" if outcome.partial else "+"
-            self.line(f"[{mark}] {outcome.message}", "yellow" if outcome.partial else "green")
-            return
-        if isinstance(outcome, EditRefused):
-            self.line(f"[x] refused: {outcome.message}", "red")
-            return
-        name = type(event).__name__
-        if name == "BlockRejected":
-            self.line(f"[x] malformed edit block: {getattr(event, 'message', event)}", "red")
-        elif name == "Queued":
-            self.line(f"... queued for capacity (position {getattr(event, 'position', '?')})",
-                      "yellow")
-        elif name == "WaitingToRetry":
-            seconds = float(getattr(event, "seconds", 0.0))
-            self.line(f"... waiting {seconds:.1f} s before retry {getattr(event, 'attempt', '?')}"
-                      f" ({getattr(event, 'reason', '')})", "yellow")
-        elif name == "Reconnected":
-            self.line(f"... reconnected ({getattr(event, 'reason', '')})", "yellow")
+        match event:
+            case EditLanded(outcome=outcome):
+                mark = "~" if outcome.partial else "+"
+                self.line(f"[{mark}] {outcome.message}",
+                          "yellow" if outcome.partial else "green")
+            case EditRefused(outcome=refused):
+                self.line(f"[x] refused: {refused.message}", "red")
+            case BlockRejected(message=message):
+                self.line(f"[x] malformed edit block: {message}", "red")
+            case Queued(position=position):
+                self.line(f"... queued for capacity (position {position})", "yellow")
+            case WaitingToRetry(seconds=seconds, reason=reason, attempt=attempt):
+                self.line(f"... waiting {seconds:.1f} s before retry {attempt} ({reason})",
+                          "yellow")
+            case Reconnected(reason=reason):
+                self.line(f"... reconnected ({reason})", "yellow")
 
     # ---- the end ----
 

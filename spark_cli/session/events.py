@@ -10,8 +10,9 @@ channel's own types),
 interrupted answer), and exactly one final ``TurnCompleted`` or ``TurnFailed``.
 
 ``EditLanded`` and ``EditRefused`` wrap the edit engine's outcome
-(``spark_cli.edits.outcome``) in the field ``outcome``; front ends read it with
-``spark_cli.render.events.outcome_of``.
+(``spark_cli.edits.outcome``) in the field ``outcome``. ``SessionEvent`` is a
+closed union: front ends match on these types (``spark_cli.session.api``), and
+``spark_cli.render.jsonl.EVENT_TYPES`` gives each its ``--json`` name.
 """
 
 from __future__ import annotations

@@ -25,19 +25,26 @@ from spark_cli.protocol.channel import Message, TurnRequest
 from spark_cli.protocol.files import FileBlock, render_file_blocks
 from spark_cli.protocol.tokens import count_tokens
 from spark_cli.protocol.values import Value, value
+from spark_cli.session.events import FailureKind, TurnFailed
 from spark_cli.session.instructions import system_instructions
 from spark_cli.session.settings import Settings
 
 AGENTS_FILE = "AGENTS.md"
+_FILE_FAILURES: dict[str, FailureKind] = {"binary": "binary", "encoding": "encoding",
+                                          "too_large": "too_large"}
 
 
 class RequestError(Exception):
     """The request cannot be built; nothing was sent. ``kind`` is a ``TurnFailed`` kind."""
 
-    def __init__(self, kind: str, message: str) -> None:
+    def __init__(self, kind: FailureKind, message: str) -> None:
         super().__init__(message)
-        self.kind = kind
+        self.kind: FailureKind = kind
         self.message = message
+
+    def failure(self) -> TurnFailed:
+        """The turn's failure event (nothing was sent)."""
+        return TurnFailed(self.kind, self.message)
 
 
 @value
@@ -76,7 +83,7 @@ def read_target(root: Path, raw: str) -> TargetFile:
     try:
         text = read_text_file(where.path, name=where.rel).text
     except TextFileError as exc:
-        kind = exc.reason if exc.reason in ("binary", "encoding", "too_large") else "path"
+        kind = _FILE_FAILURES.get(exc.reason, "path")
         raise RequestError(kind, exc.message + "; nothing was sent") from None
     except OSError as exc:
         raise RequestError("path", f"{raw}: cannot read ({exc.strerror or exc})") from None

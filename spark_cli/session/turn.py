@@ -1,23 +1,17 @@
-"""Running turns: stream the answer, apply each edit block the moment it closes, keep the talk.
+"""One running turn: stream the answer, apply each edit block the moment it closes, sum it up.
 
-``Session(channel, root, settings)`` holds one conversation. ``run_turn``
-builds the request (``spark_cli.session.request``; a problem there is a
-``TurnFailed`` and nothing is sent), streams it through the channel, feeds
-every ``TextDelta`` into the streaming edit parser and applies each completed
-``FileEdit`` at once (one undo checkpoint per turn), so edits land on disk
-while the model is still talking.
-
-``prepare()`` builds the next turn's request ahead, before any channel exists
-(the channel may be set later): a one-shot front end checks the request (the
-window budget, binary files) before it starts an engine or connects.
+:class:`TurnRun` is made by ``Session.run_turn`` for one built request. It
+feeds every ``TextDelta`` into the streaming edit parser and applies each
+completed ``FileEdit`` at once (one undo checkpoint per turn), so edits land
+on disk while the model is still talking; it passes through the channel
+events a front end shows (waits, queueing, steering, usage) and ends with one
+``TurnCompleted`` or ``TurnFailed``.
 
 An interrupted, cut-off or failed answer never half-applies a block: whatever
 was still open when the stream ended is dropped and reported as a
-``BlockRejected``. The assistant's text (partial too) joins the conversation,
-so the next turn continues from it.
-
-After ``interrupt()`` no further text is parsed or applied, even if the
-channel is slow to stop: the stream is closed at the next delta.
+``BlockRejected``. Once ``stopped`` is set no further text is parsed or
+applied, even if the channel is slow to stop: the stream is closed at the next
+delta.
 
 Hot path: per delta one type check, one ``perf_counter()`` (the turn's only
 delta stamp: ``marks``, TTFT and tok/s all use it), the list append, the parser
@@ -28,16 +22,15 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import AsyncIterator, Sequence
-from pathlib import Path
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import TYPE_CHECKING
 
-from spark_cli.edits.blocks import BlockRejected, FileEdit, ParsedItem, ProseDelta
+from spark_cli.edits.blocks import BlockRejected, FileEdit, ParsedItem
 from spark_cli.edits.outcome import EditApplied
 from spark_cli.protocol.channel import (
     Channel,
     ChannelError,
-    Message,
+    ChannelEvent,
     Queued,
     Reconnected,
     RequestSent,
@@ -56,265 +49,187 @@ from spark_cli.session.events import (
     SessionEvent,
     TurnCompleted,
     TurnFailed,
+    TurnOutcome,
 )
 from spark_cli.session.failures import explain
 from spark_cli.session.lazy_applier import LazyApplier
 from spark_cli.session.marks import TurnMarks
-from spark_cli.session.request import BuiltRequest, RequestError, build_request
-from spark_cli.session.settings import Settings
 from spark_cli.session.steers import SteerLog
 
 if TYPE_CHECKING:
     from spark_cli.edits.stream_parser import EditStreamParser
-
-_PASS_THROUGH = (Queued, WaitingToRetry, Reconnected, Steered, SteerAccepted, SteerRejected,
-                 UsageReported)
-INTERRUPTED_NOTE = "\n\n[interrupted by the user]"
-FEEDBACK_HEAD = "These edits from your previous answer were NOT applied:\n"
+    from spark_cli.protocol.channel import TurnRequest
+    from spark_cli.session.settings import ProviderSettings
 
 
-class TurnInProgress(RuntimeError):
-    """``run_turn`` was called while another turn of the same session is still running."""
+class TurnRun:
+    """The state of one turn while it streams, and what it came to."""
 
-
-class Session:
-    """One conversation with a model over ``channel``, editing files under ``root``."""
-
-    def __init__(self, channel: Channel | None, root: Path, settings: Settings, *,
-                 dry_run: bool = False) -> None:
-        self.channel = channel
-        """May be set later (after ``prepare``); ``run_turn`` needs it."""
-        self.root = Path(root).resolve()
-        self.settings = settings
-        self.dry_run = dry_run
-        self.history: list[Message] = []
-        """The conversation so far (user messages with their file blocks, answers)."""
-        self.seen: dict[str, str] = {}
-        """path -> the text the model last saw (the conflict check's baseline)."""
-        self._sent: dict[str, str] = {}  # path -> sha256 of the content last sent
-        self._feedback: list[str] = []  # refusals to tell the model about next turn
-        self._stop = False
-        self._streaming = False
-        self._steers = SteerLog()
-        self._prepared: tuple[str, tuple[str, ...], int, BuiltRequest] | None = None
+    def __init__(self, request: TurnRequest, applier: LazyApplier, steers: SteerLog,
+                 feedback: list[str], *, provider: ProviderSettings,
+                 stopped: Callable[[], bool]) -> None:
+        self.started = time.perf_counter()
+        self.request = request
+        self.applier = applier
+        self.steers = steers
+        self.feedback = feedback
+        """Refusals the model is told about next turn (the session's list, appended to)."""
+        self.provider = provider
+        self.stopped = stopped
+        """True once the user interrupted: no text after that lands."""
         self.marks = TurnMarks()
-        """The latest turn's latency marks (set as the turn runs)."""
+        self.parts: list[str] = []
+        self.parser: EditStreamParser | None = None  # made once the request has left
+        self.usage: UsageReported | None = None
+        self.finished: TurnFinished | None = None
+        self.failure: ChannelError | None = None
+        self.dropped = 0
+
+    # ---- streaming ----
+
+    async def stream(self, channel: Channel) -> AsyncIterator[SessionEvent]:
+        """The channel's stream turned into session events (edits applied as they close)."""
+        parts = self.parts
+        clock = time.perf_counter
+        marks = self.marks
+        stream = channel.stream(self.request)
+        async with contextlib.aclosing(stream):
+            try:
+                async for event in stream:
+                    if type(event) is TextDelta:
+                        if self.stopped():
+                            break  # interrupted: nothing that arrives after Esc lands
+                        marks.last_delta_at = clock()
+                        if marks.first_delta_at is None:
+                            marks.first_delta_at = marks.last_delta_at
+                        parts.append(event.text)
+                        parser = self.parser or self._parser()
+                        for item in parser.feed(event.text):
+                            yield self.handle(item)
+                    else:
+                        passed = self._control(event)
+                        if passed is not None:
+                            yield passed
+                        if type(event) is RequestSent:
+                            # the request has left: load these while the model thinks
+                            self._parser()
+                            self.applier.get()
+            except ChannelError as exc:
+                self.failure = exc
+        marks.stream_ended_at = clock()
+
+    def _control(self, event: ChannelEvent) -> SessionEvent | None:
+        """Every channel event but text: note it, and what a front end sees of it."""
+        match event:
+            case TurnFinished():
+                self.finished = event
+            case RequestSent(at=at):
+                self.marks.request_sent_at = at
+                return event
+            case UsageReported():
+                self.usage = event
+                return event
+            case Steered():
+                self.steers.committed(len(self.parts))
+                return event
+            case SteerAccepted():
+                self.steers.accepted()
+                return event
+            case SteerRejected():
+                self.steers.rejected()
+                return event
+            case Queued() | WaitingToRetry() | Reconnected():
+                return event
+        return None  # ResponseStarted: nothing to show
+
+    def handle(self, item: ParsedItem) -> SessionEvent:
+        """A parsed item as a session event; an edit is applied first."""
+        if isinstance(item, FileEdit):
+            outcome = self.applier.get().apply(item)
+            if isinstance(outcome, EditApplied):
+                if outcome.partial:
+                    self.feedback.append(outcome.message)
+                return EditLanded(outcome)
+            self.feedback.append(outcome.message)
+            return EditRefused(outcome)
+        if isinstance(item, BlockRejected):
+            self.feedback.append(item.message)
+        return item
+
+    def close(self) -> Iterator[SessionEvent]:
+        """What the parser still held: applied after a clean end, else dropped."""
+        if self.parser is None:
+            return
+        clean = self.failure is None and self.status == "completed"
+        for item in self.parser.close():
+            if isinstance(item, FileEdit) and not clean:
+                self.dropped += 1
+                yield BlockRejected(
+                    f"{item.path}: the answer ended ({self._why()}) before this block was "
+                    "finished; it was dropped, nothing of it was written", item.line, item.path, "")
+                continue
+            if isinstance(item, BlockRejected) and not clean:
+                self.dropped += 1
+            yield self.handle(item)
+
+    # ---- the end ----
 
     @property
-    def streaming(self) -> bool:
-        return self._streaming
+    def status(self) -> str:
+        if self.finished is not None:
+            return self.finished.status
+        return "cancelled" if self.stopped() else "failed"
 
-    async def interrupt(self) -> None:
-        """Stop the running turn now (it ends with ``TurnCompleted(status="cancelled")``)."""
-        if not self._streaming or self.channel is None:
-            return
-        self._stop = True
-        await self.channel.stop()
+    def result(self) -> TurnCompleted | TurnFailed:
+        """The turn's one final event."""
+        applied = sum(1 for o in self.applier.outcomes if o.ok)
+        refused = self.applier.refused_count
+        finished = self.finished
+        if self.failure is not None:
+            kind, message = self.failure.kind, self.failure.message
+            return TurnFailed(kind, explain(kind, message, self.provider), applied, refused)
+        if finished is None and not self.stopped():
+            return TurnFailed("protocol", "the stream ended without a final status; edits that "
+                              "landed stay, an open block was dropped", applied, refused)
+        if finished is not None and finished.status == "failed":
+            return TurnFailed("server", finished.reason or "the provider failed the response",
+                              applied, refused)
+        return self._completed(applied, refused)
 
-    async def steer(self, text: str) -> bool:
-        """Redirect the running turn in-band when the channel can; False when it cannot.
-
-        Without in-band steering a front end interrupts and starts a new turn: the
-        partial answer is already in ``history``.
-        """
-        if not self._streaming or self.channel is None or not self.channel.capabilities.steer:
-            return False
-        await self.channel.steer(text)
-        self._steers.asked(text)
-        return True
-
-    def prepare(self, instruction: str, files: Sequence[str]) -> TurnFailed | None:
-        """Build the next turn's request now (no channel needed); its failure, if any.
-
-        ``run_turn`` with the same instruction and files right after uses it, so
-        a request that cannot be sent is found before an engine is started or a
-        connection opened.
-        """
-        try:
-            built = self._build(instruction, files)
-        except RequestError as exc:
-            self._prepared = None
-            return TurnFailed(exc.kind, exc.message)  # type: ignore[arg-type]
-        self._prepared = (instruction, tuple(files), len(self.history), built)
-        return None
-
-    def _build(self, instruction: str, files: Sequence[str]) -> BuiltRequest:
-        asked = instruction
-        if self._feedback:
-            notes = "".join(f"- {note}\n" for note in self._feedback)
-            asked = f"{FEEDBACK_HEAD}{notes}\n{instruction}"
-        return build_request(self.settings, self.root, files, asked,
-                             history=tuple(self.history), already_sent=self._sent)
-
-    async def run_turn(self, instruction: str,
-                       files: Sequence[str]) -> AsyncIterator[SessionEvent]:
-        """Run one turn; yields session events and ends with TurnCompleted or TurnFailed."""
-        if self._streaming:
-            raise TurnInProgress("a turn is already running: interrupt it or wait for it")
-        channel = self.channel
-        if channel is None:
-            raise RuntimeError("the session has no channel yet: set session.channel first")
-        started = time.perf_counter()
-        prepared, self._prepared = self._prepared, None
-        if prepared is not None and prepared[:3] == (instruction, tuple(files),
-                                                     len(self.history)):
-            built = prepared[3]
-        else:
-            try:
-                built = self._build(instruction, files)
-            except RequestError as exc:
-                yield TurnFailed(exc.kind, exc.message)  # type: ignore[arg-type]
-                return
-        self._feedback.clear()
-        self._steers = SteerLog()
-        for target in built.targets:
-            if target.path in built.sent:
-                self.seen[target.path] = target.text
-        applier = LazyApplier(
-            self.root, self.seen, instruction.strip().splitlines()[0][:80]
-            if instruction.strip() else "spark turn",
-            allow_syntax_errors=self.settings.allow_syntax_errors, dry_run=self.dry_run)
-        marks = self.marks = TurnMarks()
-        parser: EditStreamParser | None = None  # made once the request has left (see _parser)
-        parts: list[str] = []
-        sent_at = first_at = last_at = None
-        usage: UsageReported | None = None
-        finished: TurnFinished | None = None
-        failure: ChannelError | None = None
-        dropped = 0
-        self._stop = False
-        self._streaming = True
-        clock = time.perf_counter
-        try:
-            stream = channel.stream(built.request)
-            async with contextlib.aclosing(stream):  # type: ignore[type-var]
-                try:
-                    async for event in stream:
-                        kind = type(event)
-                        if kind is TextDelta:
-                            if self._stop:
-                                break  # interrupted: nothing that arrives after Esc lands
-                            last_at = clock()
-                            if first_at is None:
-                                first_at = last_at
-                            text = event.text  # type: ignore[union-attr]
-                            parts.append(text)
-                            if parser is None:
-                                parser = _parser()
-                            for item in parser.feed(text):
-                                yield self._handle(item, applier)
-                        elif kind is TurnFinished:
-                            finished = event  # type: ignore[assignment]
-                        elif kind is RequestSent:
-                            sent_at = marks.request_sent_at = event.at  # type: ignore[union-attr]
-                            yield event  # type: ignore[misc]
-                            # the request has left: load these while the model thinks
-                            parser = parser or _parser()
-                            applier.get()
-                        elif kind in _PASS_THROUGH:
-                            if kind is UsageReported:
-                                usage = event  # type: ignore[assignment]
-                            elif kind is Steered:
-                                self._steers.committed(len(parts))
-                            elif kind is SteerAccepted:
-                                self._steers.accepted()
-                            elif kind is SteerRejected:
-                                self._steers.rejected()
-                            yield event  # type: ignore[misc]
-                except ChannelError as exc:
-                    failure = exc
-            marks.stream_ended_at = clock()
-            status = finished.status if finished is not None else (
-                "cancelled" if self._stop else "failed")
-            clean = failure is None and status == "completed"
-            for item in parser.close() if parser is not None else ():
-                if isinstance(item, FileEdit) and not clean:
-                    dropped += 1
-                    yield BlockRejected(
-                        f"{item.path}: the answer ended ({_why(status, failure)}) before this "
-                        "block was finished; it was dropped, nothing of it was written",
-                        item.line, item.path, "")
-                    continue
-                if isinstance(item, BlockRejected) and not clean:
-                    dropped += 1
-                yield self._handle(item, applier)
-        finally:
-            self._streaming = False
-            applier.end()
-            self._remember(built, parts, applier.seen, cancelled=self._stop)
-        applied = sum(1 for o in applier.outcomes if o.ok)
-        refused = applier.refused_count
-        marks.first_delta_at, marks.last_delta_at = first_at, last_at
-        if failure is not None:
-            yield TurnFailed(failure.kind, explain(failure.kind, failure.message,
-                                                   self.settings.provider), applied, refused)
-            return
-        if finished is None and not self._stop:
-            yield TurnFailed("protocol", "the stream ended without a final status; edits that "
-                             "landed stay, an open block was dropped", applied, refused)
-            return
-        if status == "failed":
-            yield TurnFailed("server", (finished.reason if finished else None)
-                             or "the provider failed the response", applied, refused)
-            return
-        output_tokens = usage.output_tokens if usage is not None else count_tokens("".join(parts))
-        span = (last_at - first_at) if first_at is not None and last_at is not None else 0.0
+    def _completed(self, applied: int, refused: int) -> TurnCompleted:
+        marks, usage, finished = self.marks, self.usage, self.finished
+        output_tokens = (usage.output_tokens if usage is not None
+                         else count_tokens("".join(self.parts)))
+        first, last, sent = marks.first_delta_at, marks.last_delta_at, marks.request_sent_at
+        span = (last - first) if first is not None and last is not None else 0.0
+        status: TurnOutcome = finished.status if finished is not None else "cancelled"
         reason = finished.reason if finished is not None else None
-        if status == "cancelled" and self._stop:
+        if status == "cancelled" and self.stopped():
             reason = reason or "interrupted"
-        yield TurnCompleted(
+        return TurnCompleted(
             status=status,
             reason=reason,
-            ttft_s=(first_at - sent_at) if first_at is not None and sent_at is not None else None,
+            ttft_s=(first - sent) if first is not None and sent is not None else None,
             output_tokens=output_tokens,
             tokens_per_s=(output_tokens / span) if span > 0 else None,
             applied=applied,
             refused=refused,
-            duration_s=time.perf_counter() - started,
-            dropped_blocks=dropped,
+            duration_s=time.perf_counter() - self.started,
+            dropped_blocks=self.dropped,
             time_info=usage.time_info if usage is not None else None,
         )
 
-    # ---- internals ----
+    def _why(self) -> str:
+        if self.failure is not None:
+            return f"{self.failure.kind}: {self.failure.message}"
+        status = self.status
+        return {"cancelled": "interrupted", "incomplete": "cut off"}.get(status, status)
 
-    def _handle(self, item: ParsedItem, applier: LazyApplier) -> SessionEvent:
-        if isinstance(item, FileEdit):
-            outcome = applier.get().apply(item)
-            if isinstance(outcome, EditApplied):
-                if outcome.partial:
-                    self._feedback.append(outcome.message)
-                return EditLanded(outcome)
-            self._feedback.append(outcome.message)
-            return EditRefused(outcome)
-        if isinstance(item, BlockRejected):
-            self._feedback.append(item.message)
-            return item
-        assert isinstance(item, ProseDelta)
-        return item
+    def _parser(self) -> EditStreamParser:
+        """The streaming edit parser; imported (~8 ms) once the request has left, so the
+        import overlaps the model's TTFT instead of delaying launch -> request."""
+        if self.parser is None:
+            from spark_cli.edits.stream_parser import EditStreamParser
 
-    def _remember(self, built: BuiltRequest, parts: list[str], seen: dict[str, str] | None, *,
-                  cancelled: bool) -> None:
-        """Keep the conversation (incl. a partial answer) and what the model now knows."""
-        if seen is not None:
-            self.seen = dict(seen)  # our own writes are not the user's changes
-        if not parts:
-            return  # nothing came back: the next turn sends this request again
-        self.history.append(built.user_message)
-        self.history.extend(self._steers.conversation(parts, INTERRUPTED_NOTE if cancelled else ""))
-        for target in built.targets:
-            if target.path in built.sent:
-                self._sent[target.path] = target.sha256
-
-
-def _why(status: str, failure: ChannelError | None) -> str:
-    if failure is not None:
-        return f"{failure.kind}: {failure.message}"
-    return {"cancelled": "interrupted", "incomplete": "cut off"}.get(status, status)
-
-
-def _parser() -> EditStreamParser:
-    """The turn's streaming edit parser; imported (~8 ms) once the request has left, so
-    the import overlaps the model's TTFT instead of delaying launch -> request."""
-    from spark_cli.edits.stream_parser import EditStreamParser
-
-    return EditStreamParser()
+            self.parser = EditStreamParser()
+        return self.parser

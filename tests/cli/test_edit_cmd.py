@@ -258,7 +258,7 @@ def test_a_piped_run_never_imports_textual_or_rich(repo: Path):
     assert done.returncode == 0, done.stderr[-2000:]
     imported = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines()
                 if line.startswith("import time:")}
-    assert "spark_cli.session.turn" in imported  # the probe sees the real run
+    assert "spark_cli.session.conversation" in imported  # the probe sees the real run
     assert not {m for m in imported if m.split(".")[0] in ("textual", "rich")}
 
 

@@ -1,9 +1,10 @@
 """`spark edit` front-end logic with a scripted channel and a minimal stand-in session.
 
-The stand-in uses the real edit parser and applier (so files really change) but
-none of the session's request building: these tests pin the CLI's own job —
-rendering, end diff, JSON schema, exit codes, the pipe's temp dir — whatever
-state the real session is in. End-to-end runs live in test_edit_cmd.py.
+The stand-in implements ``SessionApi`` with the real edit parser, applier and
+event types (so files really change) but none of the session's request
+building: these tests pin the CLI's own job — rendering, end diff, JSON
+schema, exit codes, the pipe's temp dir — whatever state the real session is
+in. End-to-end runs live in test_edit_cmd.py.
 """
 
 from __future__ import annotations
@@ -11,8 +12,7 @@ from __future__ import annotations
 import contextlib
 import json
 import time
-from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -35,6 +35,14 @@ from spark_cli.protocol.channel import (
     TurnFinished,
     TurnRequest,
 )
+from spark_cli.session.api import SessionApi
+from spark_cli.session.events import (
+    EditLanded,
+    EditRefused,
+    SessionEvent,
+    TurnCompleted,
+    TurnFailed,
+)
 from spark_cli.session.marks import TurnMarks
 
 PY = 'def total_price(items):\n    return sum(items)\n'
@@ -42,29 +50,6 @@ RENAME = ("Renaming.\napp.py\n<<<<<<< SEARCH\ndef total_price(items):\n=======\n
           "def grand_total(items):\n>>>>>>> REPLACE\nDone.\n")
 BROKEN = ("app.py\n<<<<<<< SEARCH\n    return sum(items)\n=======\n"
           "    return (sum(items\n>>>>>>> REPLACE\n")
-
-
-@dataclass(frozen=True)
-class EditLanded:
-    outcome: EditApplied
-
-
-@dataclass(frozen=True)
-class TurnCompleted:
-    status: str
-    reason: str | None
-    ttft_s: float | None
-    output_tokens: int
-    tokens_per_s: float | None
-    applied: int
-    refused: int
-    duration_s: float
-
-
-@dataclass(frozen=True)
-class TurnFailed:
-    kind: str
-    message: str
 
 
 class ScriptedChannel:
@@ -90,14 +75,25 @@ class ScriptedChannel:
 
 
 class StandInSession:
-    """Parser + applier over the channel's text; emits session-shaped events."""
+    """Parser + applier over the channel's text; yields the real session events."""
 
     def __init__(self, channel: Any, root: Path, settings: Any, *, dry_run: bool = False):
-        self.channel, self.root, self.dry_run = channel, root, dry_run
+        self.channel, self.root, self.settings, self.dry_run = channel, root, settings, dry_run
         self.marks = TurnMarks()
         self.seen: dict[str, str] = {}
+        self.history: list[Message] = []
+        self.streaming = False
 
-    async def run_turn(self, instruction: str, files: list[str]) -> AsyncIterator[Any]:
+    def prepare(self, instruction: str, files: Sequence[str]) -> TurnFailed | None:
+        return None
+
+    async def interrupt(self) -> None: ...
+
+    async def steer(self, text: str) -> bool:
+        return False
+
+    async def run_turn(self, instruction: str,
+                       files: Sequence[str]) -> AsyncIterator[SessionEvent]:
         applier = Applier(self.root, dry_run=self.dry_run, seen={})
         applier.begin_batch(instruction)
         parser = EditStreamParser()
@@ -125,12 +121,17 @@ class StandInSession:
         yield TurnCompleted("completed", None, 0.01, 40, 4000.0, ok,
                             len(applier.outcomes) - ok, 0.02)
 
-    def _item(self, item: Any, applier: Applier) -> Any:
+    def _item(self, item: Any, applier: Applier) -> SessionEvent:
         if isinstance(item, FileEdit):
             outcome = applier.apply(item)
-            return EditLanded(outcome) if outcome.ok else outcome
+            return EditLanded(outcome) if isinstance(outcome, EditApplied) else EditRefused(outcome)
         assert isinstance(item, ProseDelta | BlockRejected)
         return item
+
+
+def test_the_stand_in_is_a_session_api():
+    session: SessionApi = StandInSession(None, Path("."), None)  # mypy checks the shape
+    assert session.streaming is False
 
 
 @pytest.fixture

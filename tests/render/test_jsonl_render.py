@@ -1,30 +1,76 @@
-"""JsonLinesRenderer: one parseable object per line, snake_case types, outcomes as spark apply."""
+"""JsonLinesRenderer: one parseable object per line; the schema is complete and documented."""
 
 from __future__ import annotations
 
 import io
 import json
-from dataclasses import dataclass
+import re
+import typing
+from pathlib import Path
 
-from spark_cli.edits.outcome import EditApplied, EditRefused
-from spark_cli.render.jsonl import JsonLinesRenderer, event_to_json, type_name
+from spark_cli.edits.outcome import EditApplied
+from spark_cli.edits.outcome import EditRefused as Refused
+from spark_cli.render.jsonl import CLI_TYPES, EVENT_TYPES, JsonLinesRenderer, event_to_json
+from spark_cli.session.events import (
+    BlockRejected,
+    EditLanded,
+    EditRefused,
+    ProseDelta,
+    Queued,
+    Reconnected,
+    RequestSent,
+    SessionEvent,
+    SteerAccepted,
+    Steered,
+    SteerRejected,
+    TurnCompleted,
+    TurnFailed,
+    UsageReported,
+    WaitingToRetry,
+)
+
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "cli.md"
+
+ONE_OF_EACH: list[SessionEvent] = [
+    RequestSent(at=1.5),
+    Queued(position=2),
+    WaitingToRetry(seconds=1.0, reason="rate limited", attempt=1),
+    Reconnected(reason="dropped"),
+    ProseDelta("hi"),
+    EditLanded(EditApplied("app.py", 1, "--- a\n")),
+    EditRefused(Refused("b.py", "ambiguous", 1, "b.py: 2 matches")),
+    BlockRejected("expected =======", 3, "c.py", "raw"),
+    SteerAccepted(),
+    SteerRejected(code="no_response", message="nothing to steer"),
+    Steered(previous_response_id="r1", response_id="r2"),
+    UsageReported(input_tokens=10, output_tokens=20),
+    TurnCompleted("completed", None, 0.01, 20, 2000.0, 1, 1, 0.2),
+    TurnFailed("auth", "the key was refused"),
+]
 
 
-@dataclass(frozen=True)
-class EditLanded:
-    outcome: EditApplied
+def _documented() -> dict[str, str]:
+    """type -> its fields cell, from the schema table in docs/cli.md."""
+    table = DOCS.read_text().split("### `--json`: the event schema", 1)[1].split("\n## ", 1)[0]
+    rows = re.findall(r"^\| `([a-z_]+)` \| (.*?) \|", table, re.M)
+    return dict(rows)
 
 
-@dataclass(frozen=True)
-class TurnCompleted:
-    status: str
-    ttft_s: float | None
-    applied: int
+def test_every_session_event_has_a_json_type():
+    assert set(EVENT_TYPES) == set(typing.get_args(SessionEvent))
+    assert {type(e) for e in ONE_OF_EACH} == set(EVENT_TYPES)
 
 
-def test_type_names_are_snake_case():
-    assert type_name(EditLanded) == "edit_landed"
-    assert type_name(TurnCompleted) == "turn_completed"
+def test_the_schema_is_the_documented_one():
+    documented = _documented()
+    assert set(documented) == set(EVENT_TYPES.values()) | set(CLI_TYPES)
+    for event in ONE_OF_EACH:
+        data = event_to_json(event)
+        cell = documented[data["type"]]
+        named = set(re.findall(r"`([a-z_]+)`", cell.split("(")[0])) | set(
+            re.findall(r"(?:^|, )(?:optional )?`([a-z_]+)`", cell))
+        missing = set(data) - {"type"} - named
+        assert not missing, f"{data['type']}: fields not in docs/cli.md: {missing}"
 
 
 def test_every_line_parses():
@@ -32,9 +78,8 @@ def test_every_line_parses():
     r = JsonLinesRenderer(out)
     r.request_sent(12.5)
     r.prose('say "hi"\n\tand \\ more')
-    r.event(EditLanded(EditApplied("app.py", 1, "--- a\n")))
-    r.event(EditRefused("b.py", "ambiguous", 1, "b.py: 2 matches"))
-    r.event(TurnCompleted("completed", 0.01, 1))
+    for event in ONE_OF_EACH[5:7] + ONE_OF_EACH[-2:-1]:
+        r.event(event)
     r.diff("app.py", "--- a\n")
     r.summary({"applied": 1, "refused": 1, "exit_code": 1})
     objects = [json.loads(line) for line in out.getvalue().splitlines()]
@@ -45,13 +90,7 @@ def test_every_line_parses():
     assert objects[1]["text"] == 'say "hi"\n\tand \\ more'
     assert objects[2]["path"] == "app.py" and objects[2]["hunks"] == 1
     assert objects[3]["reason"] == "ambiguous"
-    assert objects[4] == {"type": "turn_completed", "status": "completed", "ttft_s": 0.01,
-                          "applied": 1}
-
-
-def test_unknown_values_become_strings():
-    @dataclass
-    class Odd:
-        value: object
-
-    assert event_to_json(Odd(value=complex(1, 2))) == {"type": "odd", "value": "(1+2j)"}
+    assert objects[4] == {"type": "turn_completed", "status": "completed", "reason": None,
+                          "ttft_s": 0.01, "output_tokens": 20, "tokens_per_s": 2000.0,
+                          "applied": 1, "refused": 1, "duration_s": 0.2, "dropped_blocks": 0,
+                          "time_info": None}

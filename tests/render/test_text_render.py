@@ -5,21 +5,18 @@ from __future__ import annotations
 import io
 import subprocess
 import sys
-from dataclasses import dataclass
 
-from spark_cli.edits.outcome import EditApplied, EditRefused
+from spark_cli.edits.outcome import EditApplied
+from spark_cli.edits.outcome import EditRefused as Refused
 from spark_cli.render.text import TextRenderer, summary_line
-
-
-@dataclass(frozen=True)
-class EditLanded:  # the shape of the session's wrapper event
-    outcome: EditApplied
-
-
-@dataclass(frozen=True)
-class Queued:
-    position: int
-
+from spark_cli.session.events import (
+    BlockRejected,
+    EditLanded,
+    EditRefused,
+    Queued,
+    Reconnected,
+    WaitingToRetry,
+)
 
 DIFF = "--- a/app.py\n+++ b/app.py\n@@ -1 +1 @@\n-old\n+new\n"
 
@@ -39,11 +36,17 @@ def test_prose_then_edit_line_starts_on_its_own_line():
 def test_refusal_and_waits_are_reported():
     out = io.StringIO()
     r = TextRenderer(out)
-    r.event(EditRefused("app.py", "not_found", 1, "app.py: hunk 1 not found"))
+    r.event(EditRefused(Refused("app.py", "not_found", 1, "app.py: hunk 1 not found")))
     r.event(Queued(position=3))
+    r.event(WaitingToRetry(seconds=2.5, reason="rate limited (429)", attempt=2))
+    r.event(Reconnected(reason="the connection dropped"))
+    r.event(BlockRejected("expected =======", 4, "app.py", ""))
     text = out.getvalue()
     assert "[x] refused: app.py: hunk 1 not found" in text
     assert "position 3" in text
+    assert "waiting 2.5 s before retry 2 (rate limited (429))" in text
+    assert "reconnected (the connection dropped)" in text
+    assert "[x] malformed edit block: expected =======" in text
 
 
 def test_prose_and_info_can_go_to_different_streams():

@@ -27,9 +27,9 @@ from spark_cli.protocol.channel import (
     TurnRequest,
     UsageReported,
 )
+from spark_cli.session.conversation import INTERRUPTED_NOTE, Session
 from spark_cli.session.events import EditLanded, EditRefused, TurnCompleted, TurnFailed
 from spark_cli.session.settings import load_settings
-from spark_cli.session.turn import INTERRUPTED_NOTE, Session
 
 PY = "def total_price(items):\n    return sum(items)\n"
 BLOCK = ("app.py\n<<<<<<< SEARCH\ndef total_price(items):\n=======\n"

@@ -1,0 +1,38 @@
+"""The calls every `spark edit` renderer takes (text for people, JSON lines for programs).
+
+``spark_cli.cli.edit_run`` drives a renderer through one turn: ``prose`` for
+each piece of model text, ``event`` for every other session event,
+``request_sent`` once the request left, then ``diff`` per changed file and a
+final ``summary``; ``note`` and ``line`` carry the CLI's own messages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from spark_cli.session.events import SessionEvent
+
+
+class Renderer(Protocol):
+    def prose(self, text: str) -> None:
+        """Model prose as it streams (the hot path: called per delta)."""
+
+    def event(self, event: SessionEvent) -> None:
+        """Any session event but prose (edits, refusals, waits, the turn's end)."""
+
+    def request_sent(self, at: float) -> None:
+        """The request left at ``at`` (``time.perf_counter()``)."""
+
+    def diff(self, path: str, diff: str) -> None:
+        """The end diff of one changed file."""
+
+    def note(self, text: str) -> None:
+        """A quiet note (``--test`` progress, pipe-mode remarks)."""
+
+    def line(self, text: str, style: str = "") -> None:
+        """A status line (styled where the renderer can)."""
+
+    def summary(self, data: Mapping[str, Any]) -> None:
+        """The run summary; always last."""

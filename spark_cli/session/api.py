@@ -1,0 +1,67 @@
+"""The one typed interface every front end uses to drive a session.
+
+A front end (``spark edit``'s text and JSON renderers, the TUI) holds a
+:class:`SessionApi` and nothing else of the session core: it calls
+``prepare`` / ``run_turn`` / ``interrupt`` / ``steer`` and matches on the
+closed union :data:`spark_cli.session.events.SessionEvent` that ``run_turn``
+yields (``match event: case EditLanded(outcome=o): ...``). No front end reads
+an event's class name or probes a session with ``getattr``.
+
+:class:`spark_cli.session.conversation.Session` is the implementation; tests may pass
+any other object of this shape (e.g. a session over a scripted channel).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from spark_cli.protocol.channel import Channel, Message
+    from spark_cli.session.events import SessionEvent, TurnFailed
+    from spark_cli.session.marks import TurnMarks
+    from spark_cli.session.settings import Settings
+
+
+class SessionApi(Protocol):
+    """What a front end may do with a session and read from it."""
+
+    root: Path
+    """The repo root; edits never leave it."""
+    settings: Settings
+    channel: Channel | None
+    """The model channel; may be set after ``prepare`` (a one-shot checks first)."""
+    marks: TurnMarks
+    """The latest turn's latency marks."""
+    seen: dict[str, str]
+    """path -> the text as the model last saw it (a dry run's result, the end diff)."""
+    history: list[Message]
+    """The conversation so far."""
+
+    @property
+    def streaming(self) -> bool:
+        """A turn is running."""
+        ...
+
+    def prepare(self, instruction: str, files: Sequence[str]) -> TurnFailed | None:
+        """Build the next turn's request ahead (no channel needed); its failure, if any."""
+        ...
+
+    def run_turn(self, instruction: str, files: Sequence[str]) -> AsyncIterator[SessionEvent]:
+        """Run one turn: session events, ending with ``TurnCompleted`` or ``TurnFailed``."""
+        ...
+
+    async def interrupt(self) -> None:
+        """Stop the running turn now (it ends ``TurnCompleted(status="cancelled")``)."""
+
+    async def steer(self, text: str) -> bool:
+        """Redirect the running turn in-band; False when the channel cannot."""
+        ...
+
+
+class SessionFactory(Protocol):
+    """Makes the session a front end drives (the CLI's seam for tests)."""
+
+    def __call__(self, channel: Channel | None, root: Path, settings: Settings, *,
+                 dry_run: bool = False) -> SessionApi: ...

@@ -52,6 +52,9 @@ class SessionApi(Protocol):
         """Run one turn: session events, ending with ``TurnCompleted`` or ``TurnFailed``."""
         ...
 
+    async def warm(self) -> None:
+        """Connect ahead of the first turn (raises ``ChannelError`` when it cannot)."""
+
     async def interrupt(self) -> None:
         """Stop the running turn now (it ends ``TurnCompleted(status="cancelled")``)."""
 

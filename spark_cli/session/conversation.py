@@ -63,6 +63,14 @@ class Session:
     def streaming(self) -> bool:
         return self._streaming
 
+    async def warm(self) -> None:
+        """Open the channel's connection now, so the first turn pays no handshake.
+
+        Raises ``ChannelError`` when the provider cannot be reached (a front end
+        shows it; the first turn reports it again)."""
+        if self.channel is not None:
+            await self.channel.warm()
+
     async def interrupt(self) -> None:
         """Stop the running turn now (it ends with ``TurnCompleted(status="cancelled")``)."""
         if not self._streaming or self.channel is None:

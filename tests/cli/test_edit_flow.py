@@ -89,6 +89,8 @@ class StandInSession:
 
     async def interrupt(self) -> None: ...
 
+    async def warm(self) -> None: ...
+
     async def steer(self, text: str) -> bool:
         return False
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+from pathlib import Path
 
 import typer
 
@@ -26,8 +27,9 @@ COMMAND_MODULES = {
 
 _app = typer.Typer(
     name="spark",
-    help="A terminal pair programmer for fast (1000+ tokens/s) coding models.",
-    no_args_is_help=True,
+    help="A terminal pair programmer for fast (1000+ tokens/s) coding models. With no command: "
+    "the interactive session in this repo.",
+    no_args_is_help=False,
     add_completion=False,
     rich_markup_mode=None,
     pretty_exceptions_enable=False,
@@ -40,13 +42,35 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
-@_app.callback()
+@_app.callback(invoke_without_command=True)
 def _root(
+    ctx: typer.Context,
     version: bool = typer.Option(
         False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
     ),
+    provider: str | None = typer.Option(None, "--provider",
+                                        help="mock, openai, cerebras, openai-compatible."),
+    model: str | None = typer.Option(None, "--model", help="Model name."),
+    base_url: str | None = typer.Option(None, "--base-url", help="Provider API root."),
+    edit_format: str | None = typer.Option(
+        None, "--format", help="Edit format: search_replace or apply_patch."),
+    root: Path | None = typer.Option(None, "--root", help="Repo root (default: the repo of cwd)."),
 ) -> None:
-    """A terminal pair programmer for fast (1000+ tokens/s) coding models."""
+    """A terminal pair programmer for fast (1000+ tokens/s) coding models.
+
+    With no command, `spark` opens the interactive session (docs/tui.md).
+    """
+    flags = {k: v for k, v in {"provider": provider, "model": model, "base_url": base_url,
+                                "edit_format": edit_format}.items() if v is not None}
+    if ctx.invoked_subcommand is not None:
+        if flags or root is not None:
+            typer.echo(f"spark: put --provider, --model, --base-url, --format and --root after "
+                       f"`{ctx.invoked_subcommand}`", err=True)
+            raise typer.Exit(2)
+        return
+    from spark_cli.cli.tui_cmd import run_tui
+
+    raise typer.Exit(run_tui(flags, root))
 
 
 _registered: set[str] = set()

@@ -14,8 +14,11 @@ any other object of this shape (e.g. a session over a scripted channel).
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
+
+from spark_cli.protocol.channel import ChannelError
 
 if TYPE_CHECKING:
     from spark_cli.protocol.channel import Channel, Message
@@ -38,6 +41,8 @@ class SessionApi(Protocol):
     """path -> the text as the model last saw it (a dry run's result, the end diff)."""
     history: list[Message]
     """The conversation so far."""
+    context_tokens: int
+    """Tokens the latest request sent (of ``settings.context_window``)."""
 
     @property
     def streaming(self) -> bool:
@@ -68,3 +73,13 @@ class SessionFactory(Protocol):
 
     def __call__(self, channel: Channel | None, root: Path, settings: Settings, *,
                  dry_run: bool = False) -> SessionApi: ...
+
+
+class Connector(Protocol):
+    """Opens the channel the settings describe (the CLI's wiring; a front end never
+    imports transports). Raises ``ChannelError`` (or ``OSError``) when it cannot."""
+
+    def __call__(self, settings: Settings) -> AbstractAsyncContextManager[Channel]: ...
+
+
+__all__ = ["ChannelError", "Connector", "SessionApi", "SessionFactory"]

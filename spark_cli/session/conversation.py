@@ -58,6 +58,8 @@ class Session:
         self._prepared: tuple[str, tuple[str, ...], int, BuiltRequest] | None = None
         self.marks = TurnMarks()
         """The latest turn's latency marks (set as the turn runs)."""
+        self.context_tokens = 0
+        """Tokens the latest request sent (the HUD's window figure)."""
 
     @property
     def streaming(self) -> bool:
@@ -146,6 +148,7 @@ class Session:
         yield run.result()
 
     def _start(self, built: BuiltRequest, instruction: str) -> TurnRun:
+        self.context_tokens = built.input_tokens
         self._feedback.clear()
         self._steers = SteerLog()
         for target in built.targets:

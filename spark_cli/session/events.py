@@ -36,12 +36,14 @@ from spark_cli.protocol.values import Value, value
 
 __all__ = [
     "BlockRejected",
+    "EditApplied",
     "EditLanded",
     "EditRefused",
     "FailureKind",
     "ProseDelta",
     "Queued",
     "Reconnected",
+    "RefusedOutcome",
     "RequestSent",
     "SessionEvent",
     "SteerAccepted",

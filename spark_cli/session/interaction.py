@@ -20,11 +20,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from typing import Any
 
 from spark_cli.protocol.values import Value, value
-from spark_cli.session.api import SessionApi
+from spark_cli.session.api import ChannelError, SessionApi
 from spark_cli.session.events import SessionEvent, SteerRejected, TurnCompleted, TurnFailed
 
 
@@ -68,11 +68,14 @@ class Interaction:
 
     def __init__(self, session: SessionApi, sink: Sink, *,
                  files: Callable[[], Sequence[str]] = tuple,
-                 queue: Sequence[str] = ()) -> None:
+                 queue: Sequence[str] = (),
+                 ready: Callable[[], Awaitable[None]] | None = None) -> None:
         self.session = session
         self.sink = sink
         self.files = files
         """The files every turn carries (the front end's context set)."""
+        self.ready = ready
+        """Awaited before each turn (the channel is connected); raises ``ChannelError``."""
         self.queue: list[str] = list(queue)
         self.paused = bool(self.queue)
         """After Esc (or a restart) the queue waits for the user."""
@@ -157,10 +160,14 @@ class Interaction:
     async def _run(self, text: str) -> None:
         sink = self.sink
         try:
+            if self.ready is not None:
+                await self.ready()
             async for event in self.session.run_turn(text, list(self.files())):
                 sink(event)
                 if type(event) is SteerRejected and self._steered:
                     await self._fall_back(self._steered.pop(0))
+        except ChannelError as exc:  # could not connect: nothing was sent
+            sink(TurnFailed(exc.kind, exc.message))
         except Exception as exc:  # a bug below us: say so in the transcript, keep the app
             sink(TurnFailed("protocol", f"the turn broke off: {exc!r}"))
         finally:

@@ -13,9 +13,12 @@ from __future__ import annotations
 class TurnMarks:
     """``perf_counter`` stamps of one turn (a plain class: a dataclass costs ~0.6 ms to import)."""
 
-    __slots__ = ("first_delta_at", "last_delta_at", "request_sent_at", "stream_ended_at")
+    __slots__ = ("chars", "first_delta_at", "last_delta_at", "request_sent_at",
+                 "stream_ended_at")
 
     def __init__(self) -> None:
+        self.chars = 0
+        """Characters of answer text so far (a front end's live tok/s)."""
         self.request_sent_at: float | None = None
         self.first_delta_at: float | None = None
         self.last_delta_at: float | None = None

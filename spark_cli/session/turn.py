@@ -102,9 +102,11 @@ class TurnRun:
                         marks.last_delta_at = clock()
                         if marks.first_delta_at is None:
                             marks.first_delta_at = marks.last_delta_at
-                        parts.append(event.text)
+                        text = event.text
+                        parts.append(text)
+                        marks.chars += len(text)
                         parser = self.parser or self._parser()
-                        for item in parser.feed(event.text):
+                        for item in parser.feed(text):
                             yield self.handle(item)
                     else:
                         passed = self._control(event)

@@ -82,6 +82,7 @@ class StandInSession:
         self.marks = TurnMarks()
         self.seen: dict[str, str] = {}
         self.history: list[Message] = []
+        self.context_tokens = 0
         self.streaming = False
 
     def prepare(self, instruction: str, files: Sequence[str]) -> TurnFailed | None:

@@ -1,0 +1,64 @@
+"""`spark` with no command: the interactive session in this repo (the TUI).
+
+Wires the concrete parts the TUI must not import itself: the settings from the
+flags, the session, and a ``Connector`` that opens the provider's channel
+(starting the bundled engine in-process for ``mock``). Not a terminal (``spark
+< file``, inside a pipe): one line pointing to ``spark edit``, exit 2.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from spark_cli.protocol.channel import Channel
+    from spark_cli.session.settings import Settings
+
+EXIT_USAGE = 2
+NOT_A_TTY = ("spark: the interactive session needs a terminal; for pipes and scripts use "
+             "`spark edit` (e.g. cat f.py | spark edit -m \"...\" > g.py)")
+
+
+@asynccontextmanager
+async def connect(settings: Settings) -> AsyncIterator[Channel]:
+    """The channel the settings describe, kept open for the whole session (with a warm
+    spare WebSocket for interrupts)."""
+    from spark_cli.cli.wiring import WiringError, open_provider_channel
+    from spark_cli.protocol.channel import ChannelError
+
+    try:
+        async with open_provider_channel(settings.provider, idle_timeout=settings.idle_timeout,
+                                         one_shot=False) as channel:
+            yield channel
+    except WiringError as exc:
+        raise ChannelError("bad_request", str(exc)) from None
+
+
+def run_tui(flags: Mapping[str, object], root: Path | None) -> int:
+    """Open the TUI; the exit code."""
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        print(NOT_A_TTY, file=sys.stderr)
+        return EXIT_USAGE
+    from spark_cli.tui.fast_esc import set_escape_delay
+
+    set_escape_delay()  # before textual reads it
+    from spark_cli.cli.edit_cmd import load
+    from spark_cli.cli.edit_run import UsageError
+    from spark_cli.session.conversation import Session
+    from spark_cli.tui.app import SparkApp, TuiSetup, project_root
+    from spark_cli.tui.fast_esc import FastEscDriver
+
+    base = project_root(root or Path.cwd())
+    try:
+        settings = load(base, dict(flags))
+    except UsageError as exc:
+        print(f"spark: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    session = Session(None, base, settings)
+    app = SparkApp(TuiSetup(session=session, connect=connect), driver_class=FastEscDriver)
+    code = app.run()
+    return code if isinstance(code, int) else 0

@@ -1,0 +1,113 @@
+"""Slash commands: parse a ``/name args`` line and run it against the app's session.
+
+Every command answers with a line in the transcript; an unknown command or a
+bad argument says so and changes nothing. No command runs tests but
+``/test`` and ``/fix`` (which runs nothing: it sends the last failure).
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from spark_cli.tui.app import SparkApp
+
+Handler = Callable[["SparkApp", list[str]], Awaitable[None]]
+HELP_LINES = (
+    "/add PATH…      add files to the context        /drop PATH…  remove them",
+    "/files          list the context                 /diff        what spark changed",
+    "/undo           undo the last batch of edits (Ctrl+Z)",
+    "/test [ARGS]    run the tests (Esc stops them)   /fix         send the last failure",
+    "/queue          list · /queue edit|drop|up|down N · /queue clear",
+    "/model NAME     switch model                     /provider NAME  switch provider",
+    "/clear          clear the transcript and start a new conversation",
+    "/resume         reopen the last conversation of this repo",
+    "/help           this list                        Ctrl+Q quits",
+)
+
+
+def parse(line: str) -> tuple[str, list[str]] | str:
+    """``(name, args)`` of a command line, or the problem with it."""
+    try:
+        words = shlex.split(line[1:])
+    except ValueError as exc:
+        return f"cannot read that command: {exc}"
+    if not words:
+        return "an empty command: /help lists them"
+    return words[0].lower(), words[1:]
+
+
+async def run_command(app: SparkApp, line: str) -> None:
+    parsed = parse(line)
+    if isinstance(parsed, str):
+        app._note(parsed, "yellow")
+        return
+    name, args = parsed
+    handler = COMMANDS.get(name)
+    if handler is None:
+        app._note(f"unknown command /{name}: /help lists them", "yellow")
+        return
+    await handler(app, args)
+
+
+def cancel_running(app: SparkApp) -> bool:
+    """Esc when no turn streams: stop a running /test. True when something stopped."""
+    task = app.test_task
+    if task is not None and not task.done():
+        task.cancel()
+        return True
+    return False
+
+
+async def _help(app: SparkApp, args: list[str]) -> None:
+    for text in HELP_LINES:
+        app._note(text)
+
+
+async def _clear(app: SparkApp, args: list[str]) -> None:
+    if app.interaction.busy:
+        app._note("a turn is running: Esc first", "yellow")
+        return
+    from spark_cli.tui.transcript import Transcript
+
+    app.query_one(Transcript).clear()
+    app.session.history.clear()
+    app._note("new conversation (files on disk are unchanged; /undo still works)")
+
+
+async def _queue(app: SparkApp, args: list[str]) -> None:
+    queue = list(app.interaction.queue)
+    if not args:
+        if not queue:
+            app._note("the queue is empty (Tab queues a message while a turn streams)")
+        for i, item in enumerate(queue, 1):
+            app._note(f"{i}. {item}")
+        return
+    verb, rest = args[0], args[1:]
+    if verb == "clear":
+        app.interaction.edit_queue([])
+        return
+    if verb not in ("edit", "drop", "up", "down") or len(rest) != 1 or not rest[0].isdigit():
+        app._note("usage: /queue edit|drop|up|down N, /queue clear", "yellow")
+        return
+    index = int(rest[0]) - 1
+    if not 0 <= index < len(queue):
+        app._note(f"no queued message {index + 1} (the queue has {len(queue)})", "yellow")
+        return
+    item = queue.pop(index)
+    if verb == "edit":
+        from spark_cli.tui.prompt import Prompt
+
+        app.query_one(Prompt).load_text(item)
+    elif verb in ("up", "down"):
+        queue.insert(max(0, index - 1) if verb == "up" else min(len(queue), index + 1), item)
+    app.interaction.edit_queue(queue)
+
+
+COMMANDS: dict[str, Handler] = {
+    "help": _help,
+    "clear": _clear,
+    "queue": _queue,
+}

@@ -1,0 +1,88 @@
+"""The status line (HUD): provider, model, channel, TTFT, live tok/s, frame time, window, waits.
+
+:class:`HudState` is plain data the app updates from session events and its
+own frame clock; :func:`hud_text` turns it into one line (pure: tested value
+in, value out). The widget repaints only when that line changes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.widgets import Static
+
+CHANNEL_LABELS = {"responses_ws": "WebSocket", "mock": "WebSocket (bundled engine)",
+                  "chat_sse": "HTTP SSE (chat)", "responses_sse": "HTTP SSE (responses)"}
+
+
+@dataclass(slots=True)
+class HudState:
+    provider: str = ""
+    model: str = ""
+    channel: str = ""
+    state: str = "starting"
+    """starting | ready | streaming | waiting | offline"""
+    ttft_s: float | None = None
+    tokens_per_s: float | None = None
+    frame_ms: float | None = None
+    context_tokens: int = 0
+    context_window: int = 0
+    queued_at: int | None = None
+    """Position in the provider's capacity queue."""
+    retry_at: float | None = None
+    """``time.monotonic()`` when the next retry goes out (a Retry-After countdown)."""
+    queue: int = 0
+    """Messages waiting in our own queue."""
+    paused: bool = False
+    deep: str = ""
+
+
+def _k(tokens: int) -> str:
+    return f"{tokens / 1000:.1f}k" if tokens >= 1000 else str(tokens)
+
+
+def hud_text(hud: HudState, now: float) -> str:
+    """The one status line for ``hud`` at ``now`` (``time.monotonic()``)."""
+    parts = [f"{hud.provider} · {hud.model}", CHANNEL_LABELS.get(hud.channel, hud.channel)]
+    if hud.retry_at is not None and hud.retry_at > now:
+        parts.append(f"retry in {hud.retry_at - now:.1f} s")
+    elif hud.queued_at is not None and hud.state == "waiting":
+        parts.append(f"queued #{hud.queued_at}")
+    else:
+        parts.append(hud.state)
+    if hud.ttft_s is not None:
+        parts.append(f"TTFT {hud.ttft_s * 1000:.0f} ms")
+    if hud.tokens_per_s is not None:
+        parts.append(f"{hud.tokens_per_s:,.0f} tok/s")
+    if hud.frame_ms is not None:
+        parts.append(f"frame {hud.frame_ms:.1f} ms")
+    if hud.context_window:
+        share = 100 * hud.context_tokens / hud.context_window
+        parts.append(f"ctx {_k(hud.context_tokens)}/{_k(hud.context_window)} ({share:.0f}%)")
+    if hud.queue:
+        parts.append(f"{hud.queue} queued" + (" (paused: Enter resumes)" if hud.paused else ""))
+    if hud.deep:
+        parts.append(hud.deep)
+    return " │ ".join(p for p in parts if p)
+
+
+class Hud(Static):
+    """One line of status; ``show`` repaints only on change."""
+
+    DEFAULT_CSS = """
+    Hud { height: 1; background: $panel; color: $text-muted; padding: 0 1; }
+    """
+
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__("", markup=False, **kwargs)  # type: ignore[arg-type]
+        self._shown = ""
+
+    def show(self, hud: HudState, now: float) -> None:
+        text = hud_text(hud, now)
+        if text != self._shown:
+            self._shown = text
+            self.update(text)
+
+    @property
+    def shown(self) -> str:
+        return self._shown

@@ -1,0 +1,113 @@
+"""Cutting streamed Markdown into what a frame paints: finished lines, closed blocks, the tail.
+
+The transcript never re-renders what it already showed. Per frame the TUI
+calls :meth:`MarkdownStream.take` once and gets a list of operations:
+
+- ``("line", text)``: a complete line of the block still open (shown as plain
+  text at once, so a long paragraph or code fence never re-renders whole);
+- ``("block", source)``: the open block closed (a blank line, a closing fence,
+  a heading line); the TUI replaces its plain lines with the rendered Markdown
+  (a code fence is highlighted once, here, never while it is open);
+
+and :attr:`MarkdownStream.partial`, the unfinished last line (the only text
+repainted every frame).
+
+Cost: ``feed`` is one list append per delta; ``take`` is linear in the text
+that arrived since the last frame.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+Op = tuple[Literal["line", "block"], str]
+
+
+def _fence(line: str) -> str | None:
+    """The fence marker a line opens or closes with (``` or ~~~, 3+), else None."""
+    stripped = line.lstrip(" ")
+    if len(line) - len(stripped) > 3:
+        return None
+    for char in "`~":
+        if stripped.startswith(char * 3):
+            run = len(stripped) - len(stripped.lstrip(char))
+            return char * run
+    return None
+
+
+class MarkdownStream:
+    """Streamed Markdown in, per-frame paint operations out (see the module doc)."""
+
+    def __init__(self) -> None:
+        self._pending: list[str] = []
+        self._block: list[str] = []  # the open block's complete lines
+        self._fence: str | None = None  # the open code fence's marker
+        self.partial = ""
+        """The unfinished last line."""
+
+    def feed(self, text: str) -> None:
+        self._pending.append(text)
+
+    @property
+    def pending(self) -> bool:
+        """Text arrived since the last ``take``."""
+        return bool(self._pending)
+
+    def take(self) -> list[Op]:
+        """The operations for one frame (``partial`` is updated too)."""
+        if not self._pending:
+            return []
+        text = self.partial + "".join(self._pending)
+        self._pending.clear()
+        *lines, self.partial = text.split("\n")
+        ops: list[Op] = []
+        for line in lines:
+            self._line(line, ops)
+        return ops
+
+    def finish(self) -> list[Op]:
+        """The answer ended: whatever is open closes (an unclosed fence too)."""
+        ops = self.take()
+        if self.partial:
+            self._line(self.partial, ops)
+            self.partial = ""
+        if self._block:
+            ops.append(("block", self._close()))
+        return ops
+
+    def _line(self, line: str, ops: list[Op]) -> None:
+        if self._fence is not None:
+            self._block.append(line)
+            ops.append(("line", line))
+            marker = _fence(line)
+            if marker is not None and marker.startswith(self._fence) and \
+                    not line.strip()[len(marker):].strip():
+                self._fence = None
+                ops.append(("block", self._close()))
+            return
+        marker = _fence(line)
+        if marker is not None:
+            if self._block:  # a fence starts a block of its own
+                ops.append(("block", self._close()))
+            self._fence = marker
+            self._block.append(line)
+            ops.append(("line", line))
+            return
+        if not line.strip():
+            if self._block:
+                ops.append(("block", self._close()))
+            return
+        if line.lstrip().startswith("#"):
+            if self._block:
+                ops.append(("block", self._close()))
+            self._block.append(line)
+            ops.append(("line", line))
+            ops.append(("block", self._close()))
+            return
+        self._block.append(line)
+        ops.append(("line", line))
+
+    def _close(self) -> str:
+        source = "\n".join(self._block)
+        self._block = []
+        return source

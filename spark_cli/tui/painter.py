@@ -1,0 +1,195 @@
+"""Session events to screen: buffer per token, paint per frame, never the other way round.
+
+``Painter.on_event`` is the Interaction's sink: for prose it only appends the
+text to the Markdown stream (no widget work per token); every other event is
+rare and is painted at once, after the prose that came before it. ``frame()``
+runs on the app's ~30 Hz clock while a turn streams: it takes the Markdown
+stream's operations for the frame, updates the transcript and the HUD, and
+times itself (the HUD's frame figure). ``mute()`` (Esc) paints what arrived
+before the key and then nothing more of that turn.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from rich.console import RenderableType
+from rich.markdown import Markdown
+from rich.text import Text
+
+from spark_cli.session.events import (
+    BlockRejected,
+    EditLanded,
+    EditRefused,
+    ProseDelta,
+    Queued,
+    Reconnected,
+    RequestSent,
+    SteerAccepted,
+    Steered,
+    SteerRejected,
+    TurnCompleted,
+    TurnFailed,
+    WaitingToRetry,
+)
+from spark_cli.session.interaction import (
+    InteractionEvent,
+    QueueChanged,
+    Redirected,
+    TurnEnded,
+    TurnStarted,
+)
+from spark_cli.session.marks import TurnMarks
+from spark_cli.tui.edit_view import applied_view, refused_view, rejected_view
+from spark_cli.tui.hud import Hud, HudState
+from spark_cli.tui.markdown_stream import MarkdownStream
+from spark_cli.tui.transcript import Transcript
+
+CHARS_PER_TOKEN = 3.8
+"""Live tok/s counts characters (exact usage arrives with the turn's end)."""
+
+
+def _seconds(value: float | None) -> str:
+    if value is None:
+        return "-"
+    return f"{value * 1000:.0f} ms" if value < 1 else f"{value:.2f} s"
+
+
+def turn_summary(done: TurnCompleted) -> str:
+    tps = f"{done.tokens_per_s:,.0f} tok/s" if done.tokens_per_s else "- tok/s"
+    line = (f"TTFT {_seconds(done.ttft_s)} · {tps} · {done.output_tokens:,} tokens · "
+            f"{done.applied} applied, {done.refused} refused · {_seconds(done.duration_s)}")
+    if done.status != "completed":
+        line += f" · {done.status}" + (f" ({done.reason})" if done.reason else "")
+    if done.dropped_blocks:
+        line += f" · {done.dropped_blocks} unfinished block(s) dropped"
+    return line
+
+
+class Painter:
+    """Owns the transcript's streaming state and the HUD figures (see the module doc)."""
+
+    def __init__(self, transcript: Transcript, hud: Hud, state: HudState,
+                 marks: Callable[[], TurnMarks], on_queue: Callable[[QueueChanged], None]) -> None:
+        self.transcript = transcript
+        self.hud = hud
+        self.state = state
+        self.marks = marks
+        self.on_queue = on_queue
+        self.stream = MarkdownStream()
+        self.muted = False
+        self.streaming = False
+
+    # ---- the sink ----
+
+    def on_event(self, event: InteractionEvent) -> None:
+        if type(event) is ProseDelta:
+            if not self.muted:
+                self.stream.feed(event.text)
+            return
+        self._paint_prose()
+        self._on_other(event)
+
+    def _on_other(self, event: InteractionEvent) -> None:
+        state, write = self.state, self.transcript.write
+        match event:
+            case TurnStarted(text=text, why=why):
+                self._start(text, why)
+            case RequestSent():
+                state.state = "waiting"
+            case EditLanded(outcome=outcome):
+                write(applied_view(outcome))
+            case EditRefused(outcome=refused):
+                write(refused_view(refused))
+            case BlockRejected(message=message):
+                write(rejected_view(message))
+            case Queued(position=position):
+                state.state, state.queued_at = "waiting", position
+            case WaitingToRetry(seconds=seconds, reason=reason, attempt=attempt):
+                state.state, state.retry_at = "waiting", time.monotonic() + seconds
+                write(Text(f"… {reason}: retry {attempt} in {seconds:.1f} s", style="yellow"))
+            case Reconnected(reason=reason):
+                write(Text(f"… reconnected ({reason})", style="dim"))
+            case Redirected(text=text, how=how):
+                how_said = "steering in-band" if how == "steer" else "stopping and resending"
+                write(Text(f"↪ {text}  ({how_said})", style="bold magenta"))
+            case SteerAccepted():
+                pass
+            case Steered():
+                write(Text("↪ redirected: the answer continues from here", style="magenta"))
+            case SteerRejected(message=message):
+                write(Text(f"↪ the provider refused the redirect ({message})", style="yellow"))
+            case TurnCompleted():
+                self._end_answer()
+                state.ttft_s, state.tokens_per_s = event.ttft_s, event.tokens_per_s
+                write(Text(turn_summary(event), style="dim"))
+            case TurnFailed(message=message):
+                self._end_answer()
+                write(Text(f"✗ {message}", style="bold red"))
+            case TurnEnded():
+                self.streaming = False
+                state.state, state.queued_at, state.retry_at = "ready", None, None
+            case QueueChanged():
+                state.queue, state.paused = len(event.items), event.paused
+                self.on_queue(event)
+        self.hud.show(state, time.monotonic())
+
+    def _start(self, text: str, why: str) -> None:
+        self.stream = MarkdownStream()
+        self.muted = False
+        self.streaming = True
+        label = {"queued": "› (queued) ", "redirect": "› (redirect) "}.get(why, "› ")
+        self.transcript.write(Text(label + text, style="bold cyan"))
+        self.state.state, self.state.ttft_s, self.state.tokens_per_s = "waiting", None, None
+
+    # ---- the frame clock ----
+
+    def frame(self) -> None:
+        """One frame while streaming: new prose, the tail, live figures."""
+        started = time.perf_counter()
+        self._paint_prose()
+        marks, state = self.marks(), self.state
+        if marks.first_delta_at is not None:
+            state.state = "streaming"
+            if marks.request_sent_at is not None:
+                state.ttft_s = marks.first_delta_at - marks.request_sent_at
+            span = time.perf_counter() - marks.first_delta_at
+            if span > 0.05:
+                state.tokens_per_s = marks.chars / CHARS_PER_TOKEN / span
+        state.frame_ms = (time.perf_counter() - started) * 1000
+        self.hud.show(state, time.monotonic())
+
+    def mute(self) -> None:
+        """Esc: paint what arrived before the key, then nothing more of this answer."""
+        self._paint_prose()
+        self.muted = True
+
+    def _paint_prose(self) -> None:
+        stream = self.stream
+        if not stream.pending:
+            return
+        transcript = self.transcript
+        for kind, text in stream.take():
+            if kind == "line":
+                transcript.write_open_line(text)
+            else:
+                transcript.replace_open(_markdown(text))
+        transcript.set_tail(stream.partial)
+
+    def _end_answer(self) -> None:
+        for kind, text in self.stream.finish():
+            if kind == "line":
+                self.transcript.write_open_line(text)
+            else:
+                self.transcript.replace_open(_markdown(text))
+        self.transcript.set_tail("")
+
+    def note(self, text: str, style: str = "dim") -> None:
+        """A line of the app's own (commands, connection state)."""
+        self._paint_prose()
+        self.transcript.write(Text(text, style=style))
+
+
+def _markdown(source: str) -> RenderableType:
+    return Markdown(source, code_theme="ansi_dark", inline_code_theme="ansi_dark")

@@ -1,0 +1,150 @@
+"""The transcript: rendered lines kept as strips, a live tail, cost flat in the transcript's length.
+
+A scroll view on Textual's line API. What is finished is rendered once into
+strips (``write``); the open Markdown block of a streaming answer is shown as
+plain lines and replaced by its rendered form when it closes
+(``replace_open``); the unfinished last line is the tail (``set_tail``), the
+only thing repainted every frame. A frame's cost depends on what changed,
+never on how long the transcript is. On a width change the finished blocks
+are rendered again from the renderables kept beside their strips.
+"""
+
+from __future__ import annotations
+
+from rich.console import RenderableType
+from rich.segment import Segment
+from rich.text import Text
+from textual.geometry import Size
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+_MAX_BLOCKS = 5000
+"""Finished blocks kept (older ones leave the transcript; the conversation keeps them)."""
+
+
+class Transcript(ScrollView, can_focus=False):
+    """The conversation as it streams (see the module doc)."""
+
+    DEFAULT_CSS = """
+    Transcript { height: 1fr; overflow-x: hidden; }
+    """
+
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]  # Widget's keyword arguments
+        self._blocks: list[tuple[RenderableType, int]] = []  # (renderable, its strip count)
+        self._lines: list[Strip] = []
+        self._open_start: int | None = None  # first line of the streaming block's plain lines
+        self._open_blocks = 0
+        self._tail: list[Strip] = []
+        self._width = 0
+
+    # ---- writing ----
+
+    def write(self, renderable: RenderableType) -> None:
+        """Append a finished block."""
+        strips = self._strips(renderable)
+        self._blocks.append((renderable, len(strips)))
+        self._lines.extend(strips)
+        if len(self._blocks) > _MAX_BLOCKS:
+            self._drop_oldest()
+        self._changed()
+
+    def write_open_line(self, line: str) -> None:
+        """A complete line of the streaming block, shown plain until the block closes."""
+        if self._open_start is None:
+            self._open_start = len(self._lines)
+            self._open_blocks = len(self._blocks)
+        text = Text(line)
+        strips = self._strips(text)
+        self._blocks.append((text, len(strips)))
+        self._lines.extend(strips)
+        self._changed()
+
+    def replace_open(self, renderable: RenderableType) -> None:
+        """The streaming block closed: its plain lines become ``renderable``."""
+        if self._open_start is not None:
+            del self._lines[self._open_start:]
+            del self._blocks[self._open_blocks:]
+            self._open_start = None
+        self.write(renderable)
+
+    def set_tail(self, text: str, style: str = "") -> None:
+        """The unfinished last line ("" for none)."""
+        self._tail = self._strips(Text(text, style=style)) if text else []
+        self._changed()
+
+    def clear(self) -> None:
+        self._blocks.clear()
+        self._lines.clear()
+        self._tail = []
+        self._open_start = None
+        self._changed()
+
+    @property
+    def line_count(self) -> int:
+        return len(self._lines) + len(self._tail)
+
+    def plain_text(self) -> str:
+        """Everything shown, as text (tests and copy)."""
+        return "\n".join(strip.text.rstrip() for strip in [*self._lines, *self._tail])
+
+    # ---- painting ----
+
+    def render_line(self, y: int) -> Strip:
+        scroll_x, scroll_y = self.scroll_offset
+        index = scroll_y + y
+        width = self.scrollable_content_region.width
+        lines = self._lines
+        if index < len(lines):
+            strip = lines[index]
+        elif index - len(lines) < len(self._tail):
+            strip = self._tail[index - len(lines)]
+        else:
+            return Strip.blank(width, self.rich_style)
+        return strip.crop_extend(scroll_x, scroll_x + width, self.rich_style)
+
+    def on_resize(self) -> None:
+        width = self._content_width()
+        if width != self._width:
+            self._width = width
+            self._rerender()
+
+    # ---- internals ----
+
+    def _content_width(self) -> int:
+        return max(self.scrollable_content_region.width, 10)
+
+    def _strips(self, renderable: RenderableType) -> list[Strip]:
+        width = self._width or self._content_width()
+        console = self.app.console
+        options = console.options.update_width(width)
+        lines = Segment.split_and_crop_lines(console.render(renderable, options), width,
+                                             pad=False, include_new_lines=False)
+        return [Strip(line) for line in lines] or [Strip.blank(0)]
+
+    def _rerender(self) -> None:
+        open_from = self._open_blocks if self._open_start is not None else None
+        lines: list[Strip] = []
+        blocks: list[tuple[RenderableType, int]] = []
+        for i, (renderable, _) in enumerate(self._blocks):
+            if i == open_from:
+                self._open_start = len(lines)
+            strips = self._strips(renderable)
+            blocks.append((renderable, len(strips)))
+            lines.extend(strips)
+        self._blocks, self._lines = blocks, lines
+        self._changed()
+
+    def _drop_oldest(self) -> None:
+        _, count = self._blocks.pop(0)
+        del self._lines[:count]
+        if self._open_start is not None:
+            self._open_start -= count
+            self._open_blocks -= 1
+
+    def _changed(self) -> None:
+        at_end = self.scroll_offset.y >= self.max_scroll_y - 1
+        self.virtual_size = Size(self._width or self._content_width(), self.line_count)
+        if at_end:
+            self.scroll_end(animate=False, immediate=False, x_axis=False)
+        self.refresh()

@@ -27,6 +27,7 @@ from textual.binding import Binding, BindingType
 from textual.widgets import Static
 
 from spark_cli.session.api import ChannelError, Connector, SessionApi
+from spark_cli.session.events import TurnFailed
 from spark_cli.session.interaction import Interaction, QueueChanged, TurnStarted
 from spark_cli.session.settings import Settings
 from spark_cli.tui.hud import Hud, HudState
@@ -191,10 +192,19 @@ class SparkApp(App[int]):
         if painter is None:
             return
         painter.on_event(event)  # type: ignore[arg-type]  # the Interaction's events
+        if type(event) is TurnFailed and self.session.marks.first_delta_at is None:
+            self._restore_draft()
         if type(event) is TurnStarted:
             self._frames.resume()  # type: ignore[attr-defined]  # a textual Timer
         elif not painter.streaming:
             self._frames.pause()  # type: ignore[attr-defined]
+
+    def _restore_draft(self) -> None:
+        """Nothing came back (provider down, key refused): the message returns to the prompt."""
+        prompt = self.query_one(Prompt)
+        if self.sent_text and not prompt.text:
+            prompt.load_text(self.sent_text)
+            prompt.move_cursor(prompt.document.end)
 
     def _frame(self) -> None:
         if self.painter is not None:

@@ -42,6 +42,7 @@ class MarkdownStream:
         self._pending: list[str] = []
         self._block: list[str] = []  # the open block's complete lines
         self._fence: str | None = None  # the open code fence's marker
+        self._reopened = False  # the open block starts with a fence line not on screen
         self.partial = ""
         """The unfinished last line."""
 
@@ -64,6 +65,19 @@ class MarkdownStream:
         for line in lines:
             self._line(line, ops)
         return ops
+
+    def seal(self) -> str | None:
+        """Close the open block now (something else is written after it): its source,
+        with a closing fence when one is open; text that follows continues the fence."""
+        if not self._block or (self._reopened and len(self._block) == 1):
+            return None
+        if self._fence is None:
+            return self._close()
+        opener = self._block[0]
+        source = self._close() + "\n" + self._fence
+        self._block = [opener]  # the rest of the code is still code
+        self._reopened = True
+        return source
 
     def finish(self) -> list[Op]:
         """The answer ended: whatever is open closes (an unclosed fence too)."""
@@ -110,4 +124,5 @@ class MarkdownStream:
     def _close(self) -> str:
         source = "\n".join(self._block)
         self._block = []
+        self._reopened = False
         return source

@@ -88,8 +88,16 @@ class Painter:
             if not self.muted:
                 self.stream.feed(event.text)
             return
-        self._paint_prose()
+        self._seal()
         self._on_other(event)
+
+    def _seal(self) -> None:
+        """Paint the prose so far and close its open block: what comes next is written
+        after it."""
+        self._paint_prose()
+        sealed = self.stream.seal()
+        if sealed is not None:
+            self.transcript.replace_open(_markdown(sealed))
 
     def _on_other(self, event: InteractionEvent) -> None:
         state, write = self.state, self.transcript.write
@@ -187,7 +195,7 @@ class Painter:
 
     def note(self, text: str, style: str = "dim") -> None:
         """A line of the app's own (commands, connection state)."""
-        self._paint_prose()
+        self._seal()
         self.transcript.write(Text(text, style=style))
 
 

@@ -1,0 +1,62 @@
+"""TUI fixtures: a SparkApp over a real channel to the bundled engine (``tui_app``)."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from spark_cli.session.conversation import Session
+from spark_cli.session.settings import Settings, load_settings
+from spark_cli.tui.app import SparkApp, TuiSetup
+
+PY = "def total_price(items):\n    return sum(items)\n"
+
+
+def make_settings(root: Path, engine: Any, tmp: Path, **flags: Any) -> Settings:
+    flags.setdefault("provider", "mock")
+    flags.setdefault("model", "spark-lorem")
+    flags.setdefault("max_output_tokens", 400)
+    return load_settings(root, {"base_url": engine.url + "/v1", **flags},
+                         {"SPARK_CONFIG_DIR": str(tmp / "cfg"), "SPARK_API_KEY": engine.token})
+
+
+@contextlib.asynccontextmanager
+async def real_connect(settings: Settings) -> AsyncIterator[Any]:
+    from spark_cli.cli.tui_cmd import connect
+
+    async with connect(settings) as channel:
+        yield channel
+
+
+@pytest.fixture
+def tui_connect() -> Any:
+    """The CLI's real Connector (wiring + transports)."""
+    return real_connect
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "app.py").write_text(PY)
+    return root
+
+
+@pytest.fixture
+def tui_app(repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+            engine_factory: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[SparkApp]]:
+    """``await make(tps=..., **settings_flags)`` -> an unstarted SparkApp on a fresh engine."""
+    monkeypatch.setenv("SPARK_STATE_DIR", str(tmp_path / "state"))
+
+    async def make(*, tps: float = 2000, setup: dict[str, Any] | None = None,
+                   **flags: Any) -> SparkApp:
+        engine = await engine_factory(tps=tps)
+        settings = make_settings(repo, engine, tmp_path, **flags)
+        session = Session(None, repo, settings)
+        return SparkApp(TuiSetup(session=session, connect=real_connect, **(setup or {})))
+
+    return make

@@ -109,6 +109,7 @@ class SessionStore:
         self._taken = 0
         self._failing: set[str] = set()  # files whose last write failed (reported once)
         self._prompts: list[str] | None = None  # cached history, read on first use
+        self._written: dict[str, bytes] = {}  # the last bytes each file got (skip repeats)
 
     @property
     def folder(self) -> Path:
@@ -125,6 +126,7 @@ class SessionStore:
     def load(self) -> SavedState:
         """The draft, queue and history; unreadable files become problem lines, not errors."""
         start = len(self.problems)
+        self._written.clear()  # what is on disk now is what counts
         self._sweep_temps()
         draft = self._read(DRAFT, _parse_draft)
         queue = self._read(QUEUE, _parse_items)
@@ -233,6 +235,7 @@ class SessionStore:
         path = self._folder / CONVERSATION
         try:
             path.unlink(missing_ok=True)
+            self._written.pop(CONVERSATION, None)
         except OSError as exc:
             return self._failed(CONVERSATION, f"{path}: cannot be removed "
                                               f"({exc.strerror or exc})")
@@ -243,9 +246,11 @@ class SessionStore:
         kind = name.removesuffix(".json")
         # ensure_ascii: lone surrogates (possible in pasted text) survive as \\udxxx escapes
         data = json.dumps({"version": VERSION, "kind": kind, **body}).encode("ascii")
+        if self._written.get(name) == data:
+            return None  # the same bytes as the last successful write: nothing to do
         path = self._folder / name
         try:
-            self._folder.mkdir(parents=True, exist_ok=True)
+            self._folder.mkdir(parents=True, exist_ok=True, mode=0o700)  # prompts may hold secrets
             fd, temp = tempfile.mkstemp(dir=self._folder, prefix=f".{name}.",
                                         suffix=_TEMP_SUFFIX)
             try:
@@ -260,8 +265,10 @@ class SessionStore:
                     os.unlink(temp)
                 raise
         except OSError as exc:
+            self._written.pop(name, None)
             return self._failed(name, f"{path}: cannot be saved ({exc.strerror or exc}); "
                                       "it lives only in memory until a save succeeds")
+        self._written[name] = data
         self._failing.discard(name)
         return None
 

@@ -44,6 +44,28 @@ def test_draft_queue_and_prompts_round_trip(tmp_path: Path) -> None:
     assert files["draft.json"]["kind"] == "draft"
 
 
+def test_saving_the_same_thing_again_writes_nothing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    store = _store(tmp_path)
+    real_replace = os.replace
+    renames: list[str] = []
+
+    def counting(src: str, dst: str) -> None:
+        renames.append(Path(dst).name)
+        real_replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", counting)
+    for text in ["a", "a", "ab", "ab", "a"]:
+        store.save_draft(text)
+    store.save_queue(["x"])
+    store.save_queue(("x",))
+    assert renames == ["draft.json", "draft.json", "draft.json", "queue.json"]
+    (store.folder / "draft.json").unlink()
+    assert store.load().draft == ""
+    store.save_draft("a")  # after a load, the disk is what counts
+    assert store.load().draft == "a"
+
+
 def test_history_keeps_the_last_500(tmp_path: Path) -> None:
     store = _store(tmp_path)
     for number in range(MAX_PROMPTS + 20):

@@ -257,3 +257,17 @@ def test_any_unicode_draft_and_queue_round_trip(tmp_path: Path, draft: str,
     assert store.save_draft(draft) is None and store.save_queue(queue) is None
     state = SessionStore(tmp_path, tmp_path / "state").load()
     assert (state.draft, state.queue, state.problems) == (draft, tuple(queue), ())
+
+
+@settings(max_examples=30, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(turns=st.lists(st.tuples(st.sampled_from(["user", "assistant", "system", "developer"]),
+                                _TEXT), max_size=6),
+       model=_TEXT)
+def test_any_conversation_round_trips(tmp_path: Path, turns: list[tuple[str, str]],
+                                      model: str) -> None:
+    history = [Message(role, content) for role, content in turns]  # type: ignore[arg-type]
+    store = SessionStore(tmp_path, tmp_path / "state")
+    assert store.save_conversation(history, provider="engine", model=model) is None
+    saved = SessionStore(tmp_path, tmp_path / "state").load_conversation()
+    assert saved is not None and saved.history == tuple(history) and saved.model == model

@@ -18,8 +18,10 @@ change on every keystroke; a power cut may lose the last few hundred ms of them)
 Nothing here raises to the caller. A file that cannot be parsed, or is not ours (another kind,
 another version), is moved aside as ``<name>.corrupt`` (kept, never deleted) and reported as a
 line in ``problems``. A write that fails (read-only folder, disk full) is reported once per file
-until a write of that file succeeds again: the ``save_*`` methods return that line (else None),
-and it is also appended to ``problems``. Two spark processes in one repo: the last write wins.
+until a write of that file succeeds again: the ``save_*`` methods return that line (else None).
+Every line also lands in ``problems``; `load` returns its own in ``SavedState.problems`` and
+`take_problems` hands out the others once each. Call a store from one thread at a time; two
+spark processes in one repo: the last write wins.
 """
 
 from __future__ import annotations
@@ -106,7 +108,7 @@ class SessionStore:
             state_base() / "repos" / repo_slug(self.root))
         self.problems: list[str] = []
         """Every problem line so far (reads and writes), oldest first; see `take_problems`."""
-        self._taken = 0
+        self._pending: list[str] = []  # lines not handed out yet (load() hands out its own)
         self._failing: set[str] = set()  # files whose last write failed (reported once)
         self._prompts: list[str] | None = None  # cached history, read on first use
         self._written: dict[str, bytes] = {}  # the last bytes each file got (skip repeats)
@@ -116,9 +118,9 @@ class SessionStore:
         return self._folder
 
     def take_problems(self) -> list[str]:
-        """The problem lines recorded since the last call (for a transcript to show once)."""
-        new = self.problems[self._taken:]
-        self._taken = len(self.problems)
+        """The problem lines not handed out yet, for a transcript to show each once: those of
+        writes and of `load_conversation` (`load` hands out its own in ``SavedState.problems``)."""
+        new, self._pending = self._pending, []
         return new
 
     # ---- reading ----
@@ -132,8 +134,9 @@ class SessionStore:
         queue = self._read(QUEUE, _parse_items)
         prompts = self._read(PROMPTS, _parse_items)
         self._prompts = list(prompts or ())[-MAX_PROMPTS:]
-        return SavedState(draft or "", tuple(queue or ()), tuple(self._prompts),
-                          tuple(self.problems[start:]))
+        found = self.problems[start:]
+        self._pending = [line for line in self._pending if line not in found]
+        return SavedState(draft or "", tuple(queue or ()), tuple(self._prompts), tuple(found))
 
     def load_conversation(self) -> SavedConversation | None:
         """The saved conversation; None when there is none or it is unusable (the latter also
@@ -147,7 +150,7 @@ class SessionStore:
         except FileNotFoundError:
             return None
         except OSError as exc:
-            self.problems.append(f"{path}: cannot be read ({exc.strerror or exc}); ignored")
+            self._problem(f"{path}: cannot be read ({exc.strerror or exc}); ignored")
             return None
         try:
             raw = json.loads(data)
@@ -160,7 +163,7 @@ class SessionStore:
             return parse(raw)
         except (ValueError, RecursionError) as exc:
             why = f"not valid JSON ({exc})" if not isinstance(exc, _Unusable) else str(exc)
-            self.problems.append(f"{path}: {why}; {self._set_aside(path)}")
+            self._problem(f"{path}: {why}; {self._set_aside(path)}")
             return None
 
     def _set_aside(self, path: Path) -> str:
@@ -276,8 +279,12 @@ class SessionStore:
         if name in self._failing:
             return None
         self._failing.add(name)
-        self.problems.append(line)
+        self._problem(line)
         return line
+
+    def _problem(self, line: str) -> None:
+        self.problems.append(line)
+        self._pending.append(line)
 
 
 def _parse_draft(raw: dict[str, Any]) -> str:

@@ -117,6 +117,7 @@ def test_a_corrupt_or_foreign_draft_is_kept_aside_and_reported(
     assert state.draft == "" and state.queue == ("kept",)
     assert len(state.problems) == 1 and why in state.problems[0]
     assert "draft.json.corrupt" in state.problems[0]
+    assert store.take_problems() == []  # load() handed it out already
     assert (store.folder / "draft.json.corrupt").read_bytes() == content
     assert not (store.folder / "draft.json").exists()
     assert store.save_draft("new") is None and store.load() == SavedState("new", ("kept",))
@@ -158,6 +159,7 @@ def test_a_write_failure_is_reported_once_until_a_write_succeeds(
     monkeypatch.setattr(os, "replace", disk_full)
     line = store.save_draft("a")
     assert line is not None and "No space left on device" in line
+    assert store.take_problems() == [line] and store.take_problems() == []
     assert store.save_draft("ab") is None  # once, not on every keystroke
     assert store.save_queue(["q"]) is not None  # another file: its own line
     assert len(store.problems) == 2

@@ -100,11 +100,16 @@ def _names(paths: tuple[str, ...]) -> str:
     return ", ".join(paths[:5]) + f" and {len(paths) - 5} more"
 
 
-def undo_last_batch(root: Path, *, force: bool = False) -> UndoReport:
+def undo_last_batch(root: Path, *, force: bool = False,
+                    since_batch: str | None = None) -> UndoReport:
     """Restore the newest batch (see `spark undo`); refuses files changed since unless
-    ``force``. Never raises."""
+    ``force``. With ``since_batch`` (the session's mark) only a batch made after the mark is
+    undone: earlier sessions' work stays (``spark undo`` still reaches it). Never raises."""
     root = Path(root)
     batches = history(root)
+    if since_batch is not None and batches and not _since(batches, since_batch):
+        return UndoReport("nothing", "nothing to undo in this session "
+                          "(`spark undo` restores earlier batches)")
     if not batches:
         return UndoReport("nothing", "nothing to undo")
     batch = batches[0]

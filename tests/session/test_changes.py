@@ -140,3 +140,18 @@ def test_session_diff_with_a_lost_copy_says_so(tmp_path: Path) -> None:
     shutil.rmtree(tmp_path / ".spark" / "undo" / batch / "blobs")
     [(path, note)] = session_diff(tmp_path)
     assert path == "a.py" and "cannot be read" in note
+
+
+def test_undo_can_stop_at_the_session_mark(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_bytes(b"0\n")
+    _batch(tmp_path, "an earlier session", {"a.py": b"1\n"})
+    mark = latest_batch_id(tmp_path)
+    report = undo_last_batch(tmp_path, since_batch=mark)
+    assert report.status == "nothing" and "in this session" in report.message
+    assert (tmp_path / "a.py").read_bytes() == b"1\n"
+    _batch(tmp_path, "this session", {"a.py": b"2\n"})
+    assert undo_last_batch(tmp_path, since_batch=mark).label == "this session"
+    assert (tmp_path / "a.py").read_bytes() == b"1\n"
+    assert undo_last_batch(tmp_path, since_batch=mark).status == "nothing"
+    assert undo_last_batch(tmp_path).ok  # without a mark: like `spark undo`
+    assert (tmp_path / "a.py").read_bytes() == b"0\n"

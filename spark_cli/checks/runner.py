@@ -8,17 +8,26 @@ carries the exit code, the duration, the tail of the output and a short
 failure summary (pytest's ``FAILED``/``ERROR`` lines and its final count line,
 cargo/go/jest failure lines, else the last lines) that `/fix` can hand to the
 model.
+
+``on_output`` (optional) receives the output as it arrives, for a front end to
+stream: decoded incrementally (UTF-8, ``errors="replace"``, a character split
+across reads arrives whole), ANSI colour sequences removed (one split across
+reads is held back until it completes), in chunks of at most ``_READ_SIZE``
+bytes. The callback runs on the event loop between reads, so it must be quick;
+if it raises, the run is stopped like a cancellation and the error propagates.
 """
 
 from __future__ import annotations
 
 import asyncio
+import codecs
 import contextlib
 import os
 import re
 import signal
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -41,6 +50,7 @@ _PYTEST_COUNT = re.compile(
     r"^=*\s*(\d+ (failed|passed|errors?|skipped|deselected|xfailed|xpassed|warnings?)|"
     r"no tests ran)\b.*\bin [\d.]+s\b")
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+_ANSI_OPEN = re.compile(r"\x1b(\[[0-9;?]*)?$")  # an escape sequence cut off at the end
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,15 +144,43 @@ async def _stop(process: asyncio.subprocess.Process) -> None:
         await process.wait()
 
 
-async def _pump(stream: asyncio.StreamReader, tail: _Tail) -> None:
+class _Relay:
+    """Bytes in, decoded colourless text out to ``on_output``, never splitting a character
+    or a colour sequence."""
+
+    def __init__(self, on_output: Callable[[str], None]) -> None:
+        self.on_output = on_output
+        self.decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self.held = ""
+
+    def feed(self, data: bytes, *, final: bool = False) -> None:
+        text = self.held + self.decoder.decode(data, final)
+        self.held = ""
+        if not final and (cut := _ANSI_OPEN.search(text)) is not None:
+            self.held, text = text[cut.start():], text[:cut.start()]
+        text = _ANSI.sub("", text)
+        if text:
+            self.on_output(text)
+
+
+async def _pump(stream: asyncio.StreamReader, tail: _Tail, relay: _Relay | None) -> None:
     while chunk := await stream.read(_READ_SIZE):
         tail.add(chunk)
+        if relay is not None:
+            relay.feed(chunk)
+    if relay is not None:
+        relay.feed(b"", final=True)
 
 
 async def run_tests(command: TestCommand | str, root: Path, *,
                     timeout: float = DEFAULT_TIMEOUT,
-                    keep_bytes: int = DEFAULT_KEEP_BYTES) -> TestResult:
-    """Run ``command`` in ``root``; never raises for a failing or missing program."""
+                    keep_bytes: int = DEFAULT_KEEP_BYTES,
+                    on_output: Callable[[str], None] | None = None) -> TestResult:
+    """Run ``command`` in ``root``; never raises for a failing or missing program.
+
+    ``on_output`` streams the output as it arrives (see the module doc); it also gets the
+    line saying why a program could not start, and the note that the time limit stopped it.
+    """
     if isinstance(command, str):
         command = TestCommand((command,), "configured", shell=True)
     env = dict(os.environ)
@@ -163,6 +201,8 @@ async def run_tests(command: TestCommand | str, root: Path, *,
     except OSError as exc:
         message = f"{command.argv[0]}: not found" if isinstance(exc, FileNotFoundError) \
             else f"{command.argv[0]}: cannot start ({exc.strerror or exc})"
+        if on_output is not None:
+            on_output(message + "\n")
         return TestResult(command.display, EXIT_NOT_FOUND, time.perf_counter() - started,
                           message, False)
     assert process.stdout is not None
@@ -170,7 +210,8 @@ async def run_tests(command: TestCommand | str, root: Path, *,
     try:
         try:
             async with asyncio.timeout(timeout):
-                await _pump(process.stdout, tail)
+                await _pump(process.stdout, tail,
+                            _Relay(on_output) if on_output is not None else None)
                 await process.wait()
         except TimeoutError:
             timed_out = True
@@ -181,7 +222,10 @@ async def run_tests(command: TestCommand | str, root: Path, *,
     code = process.returncode if process.returncode is not None else -1
     output = tail.text()
     if timed_out:
-        output += f"\n[spark: stopped after {timeout:g} s]\n"
+        note = f"\n[spark: stopped after {timeout:g} s]\n"
+        output += note
         code = EXIT_TIMEOUT
+        if on_output is not None:
+            on_output(note)
     return TestResult(command.display, code, time.perf_counter() - started, output,
                       tail.dropped, timed_out)

@@ -99,3 +99,109 @@ async def test_cancel_takes_the_child_down(tmp_path: Path) -> None:
     except ProcessLookupError:
         alive = False
     assert task.cancelled() and not alive
+
+
+def _writer(*parts: bytes, pause: float = 0.05) -> TestCommand:
+    """A program writing ``parts`` to stdout as separate, flushed writes."""
+    code = ("import sys, time\n"
+            f"for part in {parts!r}:\n"
+            "    sys.stdout.buffer.write(part); sys.stdout.buffer.flush()\n"
+            f"    time.sleep({pause})\n"
+            "sys.exit(1)\n")
+    return TestCommand((PY, "-c", code), "test")
+
+
+async def test_on_output_streams_decoded_chunks_as_they_arrive(tmp_path: Path) -> None:
+    chunks: list[str] = []
+    command = _writer(b"caf\xc3", b"\xa9 \x1b[3", b"1mred\x1b[0m\n", b"bad \xff byte\n")
+    result = await run_tests(command, tmp_path, on_output=chunks.append)
+    assert not result.passed and result.exit_code == 1
+    assert "".join(chunks) == "café red\nbad \ufffd byte\n" == result.output
+    assert len(chunks) >= 3  # streamed, not delivered once at the end
+    assert all("\x1b" not in chunk and "\ufffd" not in chunk[:5] for chunk in chunks[:2])
+
+
+async def test_on_output_gets_everything_while_the_result_keeps_only_the_tail(
+        tmp_path: Path) -> None:
+    received: list[str] = []
+    command = TestCommand((PY, "-c", "print('x' * 500_000); print('END')"), "test")
+    result = await run_tests(command, tmp_path, keep_bytes=1000, on_output=received.append)
+    assert result.truncated and len(result.output) <= 1000
+    assert sum(map(len, received)) == 500_000 + len("\nEND\n")
+
+
+async def test_on_output_hears_why_a_program_did_not_start_or_was_stopped(
+        tmp_path: Path) -> None:
+    missing: list[str] = []
+    await run_tests(TestCommand(("spark-no-such-program-xyz",), "test"), tmp_path,
+                    on_output=missing.append)
+    assert "not found" in "".join(missing)
+    stopped: list[str] = []
+    command = TestCommand((PY, "-c", "import time; print('go', flush=True); time.sleep(60)"),
+                          "test")
+    result = await run_tests(command, tmp_path, timeout=0.5, on_output=stopped.append)
+    assert result.timed_out and "".join(stopped) == "go\n\n[spark: stopped after 0.5 s]\n"
+
+
+def _alive(pid: int) -> bool:
+    """Running (a zombie nobody reaped yet counts as gone)."""
+    import os
+
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    stat = Path(f"/proc/{pid}/stat")
+    try:
+        return stat.read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return True
+
+
+async def test_cancel_while_streaming_kills_the_whole_group(tmp_path: Path) -> None:
+    import asyncio
+
+    # the test command starts a grandchild; both must go when the run is cancelled
+    grandchild = tmp_path / "grandchild"
+    code = ("import subprocess, sys, time\n"
+            "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'])\n"
+            f"open({str(grandchild)!r}, 'w').write(str(child.pid))\n"
+            "for n in range(600):\n"
+            "    print(f'line {n}', flush=True); time.sleep(0.05)\n")
+    seen: list[str] = []
+    first = asyncio.Event()
+
+    def on_output(chunk: str) -> None:
+        seen.append(chunk)
+        first.set()
+
+    task = asyncio.ensure_future(run_tests(TestCommand((PY, "-c", code), "test"), tmp_path,
+                                           on_output=on_output))
+    async with asyncio.timeout(20):
+        await first.wait()
+    task.cancel()
+    async with asyncio.timeout(20):
+        try:
+            await task
+        except asyncio.CancelledError:
+            pass
+    assert task.cancelled() and seen[0].startswith("line 0")
+    pid = int(grandchild.read_text())
+    async with asyncio.timeout(10):  # the grandchild got SIGTERM with its group
+        while _alive(pid):
+            await asyncio.sleep(0.02)
+
+
+async def test_a_callback_that_raises_stops_the_run(tmp_path: Path) -> None:
+    import pytest
+
+    pid_file = tmp_path / "pid"
+    code = (f"import os, time; open({str(pid_file)!r}, 'w').write(str(os.getpid())); "
+            "print('up', flush=True); time.sleep(60)")
+
+    def broken(chunk: str) -> None:
+        raise RuntimeError("the transcript is gone")
+
+    with pytest.raises(RuntimeError, match="transcript is gone"):
+        await run_tests(TestCommand((PY, "-c", code), "test"), tmp_path, on_output=broken)
+    assert not _alive(int(pid_file.read_text()))

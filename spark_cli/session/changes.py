@@ -1,0 +1,200 @@
+"""What spark changed in this repo, as plain data for a front end: `/undo` and `/diff`.
+
+Both read the undo journal (``<root>/.spark/undo/``, `spark_cli.edits.journal`): one batch per
+answer, with the bytes of every file as they were before spark first wrote it.
+
+- `undo_last_batch` is what ``spark undo`` does, as an `UndoReport` instead of an exception:
+  the files restored, or the files refused because they changed since spark wrote them (each
+  with its reason), or nothing to undo. It never raises.
+- `session_diff` is the unified diff, per file, of everything spark changed since a mark (the
+  newest batch id when the session started, `latest_batch_id`): the oldest before-image among
+  the batches after the mark against the file on disk now. So it includes the user's own later
+  edits to those files, and a batch undone meanwhile no longer shows (undo removes it).
+"""
+
+from __future__ import annotations
+
+import calendar
+import hashlib
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from spark_cli.edits.diffs import unified_diff
+from spark_cli.edits.journal import (
+    SPARK_DIR,
+    UNDO_DIR,
+    BatchInfo,
+    FileRecord,
+    UndoRefused,
+    history,
+    undo,
+)
+from spark_cli.edits.textfile import TextFileError, decode
+
+UndoStatus = Literal["undone", "refused", "nothing", "failed"]
+
+
+@dataclass(frozen=True, slots=True)
+class RefusedFile:
+    """A file `/undo` would not restore: the user (or something else) changed it since."""
+
+    path: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class UndoReport:
+    """What `/undo` did, ready to show."""
+
+    status: UndoStatus
+    """``undone``; ``refused`` (files changed since; nothing restored); ``nothing`` to undo;
+    ``failed`` (an I/O error part-way: ``restored`` lists what is back all the same)."""
+    message: str
+    """One line for the transcript."""
+    batch_id: str | None = None
+    label: str = ""
+    """The batch's label (e.g. the prompt of the turn that made it)."""
+    restored: tuple[str, ...] = ()
+    refused: tuple[RefusedFile, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "undone"
+
+
+def latest_batch_id(root: Path) -> str | None:
+    """The newest recorded batch (the mark to give `session_diff` at session start)."""
+    batches = history(root)
+    return batches[0].id if batches else None
+
+
+def _digest(path: Path) -> str | None:
+    if not path.exists() and not path.is_symlink():
+        return None
+    if path.is_dir():
+        return "<directory>"
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return "<unreadable>"
+
+
+def _why(root: Path, record: FileRecord) -> str:
+    path = root / record.path
+    if path.is_dir() and not path.is_symlink():
+        return "a folder now stands where the file was"
+    if not path.exists() and not path.is_symlink():
+        return "deleted since spark's edit"
+    if record.after_hash is None:
+        return "created again since spark deleted it"
+    if _digest(path) == "<unreadable>":
+        return "cannot be read now"
+    return "edited since spark's edit"
+
+
+def _names(paths: tuple[str, ...]) -> str:
+    if len(paths) <= 5:
+        return ", ".join(paths)
+    return ", ".join(paths[:5]) + f" and {len(paths) - 5} more"
+
+
+def undo_last_batch(root: Path, *, force: bool = False,
+                    since_batch: str | None = None) -> UndoReport:
+    """Restore the newest batch (see `spark undo`); refuses files changed since unless
+    ``force``. With ``since_batch`` (the session's mark) only a batch made after the mark is
+    undone: earlier sessions' work stays (``spark undo`` still reaches it). Never raises."""
+    root = Path(root)
+    batches = history(root)
+    if since_batch is not None and batches and not _since(batches, since_batch):
+        return UndoReport("nothing", "nothing to undo in this session "
+                          "(`spark undo` restores earlier batches)")
+    if not batches:
+        return UndoReport("nothing", "nothing to undo")
+    batch = batches[0]
+    try:
+        result = undo(root, force=force)
+    except UndoRefused as exc:
+        records = {r.path: r for r in batch.files}
+        refused = tuple(RefusedFile(p, _why(root, records[p]) if p in records else exc.message)
+                        for p in exc.changed)
+        if not refused:  # the batch vanished meanwhile (another spark undid it)
+            return UndoReport("nothing", "nothing to undo")
+        details = "; ".join(f"{f.path}: {f.reason}" for f in refused)
+        return UndoReport("refused", f"not undone: changed since: {details} "
+                          "(undo with force to restore them anyway)",
+                          batch.id, batch.label, refused=refused)
+    except OSError as exc:
+        back = tuple(r.path for r in batch.files
+                     if _digest(root / r.path) == r.before_hash)
+        where = f" ({exc.filename})" if exc.filename else ""
+        return UndoReport("failed", f"undo stopped part-way: {exc.strerror or exc}{where}; "
+                          f"restored so far: {_names(back) or 'nothing'}",
+                          batch.id, batch.label, restored=back)
+    restored = result.restored
+    return UndoReport("undone", f"undid {batch.label or batch.id}: restored "
+                      f"{_names(restored) or 'nothing (already as before)'}",
+                      batch.id, batch.label, restored=restored)
+
+
+def _id_time(batch_id: str) -> float | None:
+    """The second a batch id was made in (ids start ``YYYYmmddTHHMMSS`` in UTC)."""
+    try:
+        return float(calendar.timegm(time.strptime(batch_id[:15], "%Y%m%dT%H%M%S")))
+    except ValueError:
+        return None
+
+
+def _since(batches: list[BatchInfo], mark: str | None) -> list[BatchInfo]:
+    """The batches after ``mark``, oldest first (all of them for None)."""
+    if mark is not None:
+        ids = [b.id for b in batches]
+        if mark in ids:
+            batches = batches[: ids.index(mark)]
+        else:  # the mark was undone (so were all after it) or pruned (all left are newer)
+            second = _id_time(mark)
+            batches = [b for b in batches if second is None or b.time >= second + 1]
+    return list(reversed(batches))
+
+
+def _text(data: bytes | None, rel: str) -> str | None:
+    if data is None:
+        return None
+    return decode(data, name=rel).text
+
+
+def session_diff(root: Path, since_batch: str | None = None) -> list[tuple[str, str]]:
+    """``(path, unified diff)`` for every file spark changed after ``since_batch`` (None: every
+    recorded batch) that differs on disk now, in the order spark first touched them. A file
+    that cannot be shown as text gets a one-line note instead of a diff."""
+    root = Path(root)
+    before: dict[str, tuple[BatchInfo, FileRecord]] = {}
+    for batch in _since(history(root), since_batch):
+        for record in batch.files:
+            before.setdefault(record.path, (batch, record))
+    out = []
+    for rel, (batch, record) in before.items():
+        path = root / rel
+        try:
+            old_bytes = None if record.before_hash is None else (
+                root / SPARK_DIR / UNDO_DIR / batch.id / "blobs" / record.before_hash).read_bytes()
+        except OSError as exc:
+            out.append((rel, f"{rel}: spark's copy from before its edit cannot be read "
+                             f"({exc.strerror or exc})\n"))
+            continue
+        try:
+            now_bytes = path.read_bytes() if path.is_file() else None
+        except OSError as exc:
+            out.append((rel, f"{rel}: cannot be read now ({exc.strerror or exc})\n"))
+            continue
+        if old_bytes == now_bytes:
+            continue
+        try:
+            diff = unified_diff(rel, _text(old_bytes, rel), _text(now_bytes, rel))
+        except TextFileError:
+            diff = f"Binary files a/{rel} and b/{rel} differ\n"
+        if diff:
+            out.append((rel, diff))
+    return out
+

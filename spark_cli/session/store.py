@@ -1,0 +1,301 @@
+"""What survives a crash or a restart, per repo: the draft, the queue, the prompt history, the
+last conversation.
+
+One folder per repo: ``$SPARK_STATE_DIR/repos/<slug>`` (else platformdirs' user state dir,
+``~/.local/state/spark`` on Linux), the slug being the resolved root's folder name plus a
+short hash of its full path, so two repos never share state. Inside, one small JSON file per
+concern, each ``{"version": 1, "kind": ..., ...}``:
+
+- ``draft.json`` ``{"text"}``, ``queue.json`` ``{"items"}``, ``prompts.json`` ``{"items"}``
+  (oldest first, the last ``MAX_PROMPTS``), ``conversation.json`` ``{"root", "provider",
+  "model", "saved_at", "messages": [{"role", "content"}]}``.
+
+Writes are atomic (a temp file in the same folder, then ``os.replace``): a crash leaves the old
+file or the new one, plus at worst a stray temp file that loading ignores. Only
+``conversation.json`` is fsynced (once per turn); the draft, queue and history are not (they
+change on every keystroke; a power cut may lose the last few hundred ms of them).
+
+Nothing here raises to the caller. A file that cannot be parsed, or is not ours (another kind,
+another version), is moved aside as ``<name>.corrupt`` (kept, never deleted) and reported as a
+line in ``problems``. A write that fails (read-only folder, disk full) is reported once per file
+until a write of that file succeeds again: the ``save_*`` methods return that line (else None).
+Every line also lands in ``problems``; `load` returns its own in ``SavedState.problems`` and
+`take_problems` hands out the others once each. Call a store from one thread at a time; two
+spark processes in one repo: the last write wins.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import re
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar, cast, get_args
+
+from spark_cli.protocol.channel import Message, Role
+
+VERSION = 1
+MAX_PROMPTS = 500
+STATE_ENV = "SPARK_STATE_DIR"
+DRAFT, QUEUE, PROMPTS, CONVERSATION = "draft.json", "queue.json", "prompts.json", \
+    "conversation.json"
+_TEMP_SUFFIX = ".tmp"
+_STALE_TEMP_S = 3600.0
+_ROLES = frozenset(get_args(Role))
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+_T = TypeVar("_T")
+
+
+@dataclass(frozen=True, slots=True)
+class SavedState:
+    """What the TUI restores on start."""
+
+    draft: str = ""
+    """The prompt's unsent text."""
+    queue: tuple[str, ...] = ()
+    """Queued messages, in order."""
+    prompts: tuple[str, ...] = ()
+    """Sent prompts, oldest first (Up/Down history), at most ``MAX_PROMPTS``."""
+    problems: tuple[str, ...] = ()
+    """One line per file that could not be read: shown, never fatal."""
+
+
+@dataclass(frozen=True, slots=True)
+class SavedConversation:
+    """The last conversation of this repo (for ``--resume`` / ``/resume``)."""
+
+    history: tuple[Message, ...]
+    provider: str
+    model: str
+    saved_at: float
+    """Unix time of the save."""
+
+
+class _Unusable(ValueError):
+    """A state file that is not ours or not well formed (the message says how)."""
+
+
+def state_base(env: dict[str, str] | None = None) -> Path:
+    """``$SPARK_STATE_DIR`` or the platform's user state dir for spark."""
+    override = (os.environ if env is None else env).get(STATE_ENV)
+    if override:
+        return Path(override)
+    import platformdirs  # ~5 ms: only when no override
+
+    return Path(platformdirs.user_state_path("spark", appauthor=False))
+
+
+def repo_slug(root: Path) -> str:
+    """``<folder name>-<12 hex of sha256(resolved path)>``: readable and unique per repo."""
+    resolved = Path(os.path.realpath(root))
+    name = _UNSAFE.sub("_", resolved.name).strip("._")[:40] or "root"
+    digest = hashlib.sha256(os.fsencode(resolved)).hexdigest()[:12]
+    return f"{name}-{digest}"
+
+
+class SessionStore:
+    """The saved state of one repo (see the module doc for the files and their format)."""
+
+    def __init__(self, root: Path, state_dir: Path | None = None) -> None:
+        self.root = Path(os.path.realpath(root))
+        self._folder = Path(state_dir) if state_dir is not None else (
+            state_base() / "repos" / repo_slug(self.root))
+        self.problems: list[str] = []
+        """Every problem line so far (reads and writes), oldest first; see `take_problems`."""
+        self._pending: list[str] = []  # lines not handed out yet (load() hands out its own)
+        self._failing: set[str] = set()  # files whose last write failed (reported once)
+        self._prompts: list[str] | None = None  # cached history, read on first use
+        self._written: dict[str, bytes] = {}  # the last bytes each file got (skip repeats)
+
+    @property
+    def folder(self) -> Path:
+        return self._folder
+
+    def take_problems(self) -> list[str]:
+        """The problem lines not handed out yet, for a transcript to show each once: those of
+        writes and of `load_conversation` (`load` hands out its own in ``SavedState.problems``)."""
+        new, self._pending = self._pending, []
+        return new
+
+    # ---- reading ----
+
+    def load(self) -> SavedState:
+        """The draft, queue and history; unreadable files become problem lines, not errors."""
+        start = len(self.problems)
+        self._written.clear()  # what is on disk now is what counts
+        self._sweep_temps()
+        draft = self._read(DRAFT, _parse_draft)
+        queue = self._read(QUEUE, _parse_items)
+        prompts = self._read(PROMPTS, _parse_items)
+        self._prompts = list(prompts or ())[-MAX_PROMPTS:]
+        found = self.problems[start:]
+        self._pending = [line for line in self._pending if line not in found]
+        return SavedState(draft or "", tuple(queue or ()), tuple(self._prompts), tuple(found))
+
+    def load_conversation(self) -> SavedConversation | None:
+        """The saved conversation; None when there is none or it is unusable (the latter also
+        records a problem line in ``problems``, and the file is kept aside as ``*.corrupt``)."""
+        return self._read(CONVERSATION, self._parse_conversation)
+
+    def _read(self, name: str, parse: Callable[[dict[str, Any]], _T]) -> _T | None:
+        path = self._folder / name
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            self._problem(f"{path}: cannot be read ({exc.strerror or exc}); ignored")
+            return None
+        try:
+            raw = json.loads(data)
+            if not isinstance(raw, dict):
+                raise _Unusable("not a JSON object")
+            kind = name.removesuffix(".json")
+            if raw.get("kind") != kind or raw.get("version") != VERSION:
+                raise _Unusable(f"not a version-{VERSION} spark {kind} file "
+                                f"(kind {raw.get('kind')!r}, version {raw.get('version')!r})")
+            return parse(raw)
+        except (ValueError, RecursionError) as exc:
+            why = f"not valid JSON ({exc})" if not isinstance(exc, _Unusable) else str(exc)
+            self._problem(f"{path}: {why}; {self._set_aside(path)}")
+            return None
+
+    def _set_aside(self, path: Path) -> str:
+        aside = path.with_name(path.name + ".corrupt")
+        try:
+            os.replace(path, aside)
+        except OSError as exc:
+            return f"ignored (could not move it aside: {exc.strerror or exc})"
+        return f"ignored and kept as {aside.name}"
+
+    def _parse_conversation(self, raw: dict[str, Any]) -> SavedConversation:
+        provider, model, saved_at = raw.get("provider"), raw.get("model"), raw.get("saved_at")
+        if not (isinstance(provider, str) and isinstance(model, str)):
+            raise _Unusable("provider and model must be strings")
+        if not isinstance(saved_at, (int, float)) or isinstance(saved_at, bool):
+            raise _Unusable("saved_at must be a number")
+        messages = raw.get("messages")
+        if not isinstance(messages, list):
+            raise _Unusable("messages must be a list")
+        history = []
+        for number, entry in enumerate(messages, 1):
+            role = entry.get("role") if isinstance(entry, dict) else None
+            content = entry.get("content") if isinstance(entry, dict) else None
+            if role not in _ROLES or not isinstance(content, str):
+                raise _Unusable(f"message {number} is not {{role, content}} with a known role")
+            history.append(Message(cast(Role, role), content))
+        return SavedConversation(tuple(history), provider, model, float(saved_at))
+
+    def _sweep_temps(self) -> None:
+        """Remove temp files a crash left behind (old ones only: another spark may be writing)."""
+        try:
+            entries = list(os.scandir(self._folder))
+        except OSError:
+            return
+        cutoff = time.time() - _STALE_TEMP_S
+        for entry in entries:
+            if entry.name.startswith(".") and entry.name.endswith(_TEMP_SUFFIX):
+                with contextlib.suppress(OSError):
+                    if entry.stat().st_mtime < cutoff:
+                        os.unlink(entry.path)
+
+    # ---- writing ----
+
+    def save_draft(self, text: str) -> str | None:
+        """Save the prompt's unsent text; returns a problem line if the write newly failed."""
+        return self._write(DRAFT, {"text": text})
+
+    def save_queue(self, items: Sequence[str]) -> str | None:
+        return self._write(QUEUE, {"items": list(items)})
+
+    def add_prompt(self, text: str) -> str | None:
+        """Append a sent prompt to the history (blank ones and a repeat of the last one are
+        skipped); keeps the last ``MAX_PROMPTS``."""
+        if not text.strip():
+            return None
+        if self._prompts is None:
+            self._prompts = list(self._read(PROMPTS, _parse_items) or ())
+        if self._prompts and self._prompts[-1] == text:
+            return None
+        self._prompts.append(text)
+        del self._prompts[:-MAX_PROMPTS]
+        return self._write(PROMPTS, {"items": self._prompts})
+
+    def save_conversation(self, history: Sequence[Message], *, provider: str,
+                          model: str) -> str | None:
+        payload = {"root": str(self.root), "provider": provider, "model": model,
+                   "saved_at": time.time(),
+                   "messages": [{"role": m.role, "content": m.content} for m in history]}
+        return self._write(CONVERSATION, payload, durable=True)
+
+    def clear_conversation(self) -> str | None:
+        path = self._folder / CONVERSATION
+        try:
+            path.unlink(missing_ok=True)
+            self._written.pop(CONVERSATION, None)
+        except OSError as exc:
+            return self._failed(CONVERSATION, f"{path}: cannot be removed "
+                                              f"({exc.strerror or exc})")
+        self._failing.discard(CONVERSATION)
+        return None
+
+    def _write(self, name: str, body: dict[str, Any], *, durable: bool = False) -> str | None:
+        kind = name.removesuffix(".json")
+        # ensure_ascii: lone surrogates (possible in pasted text) survive as \\udxxx escapes
+        data = json.dumps({"version": VERSION, "kind": kind, **body}).encode("ascii")
+        if self._written.get(name) == data:
+            return None  # the same bytes as the last successful write: nothing to do
+        path = self._folder / name
+        try:
+            self._folder.mkdir(parents=True, exist_ok=True, mode=0o700)  # prompts may hold secrets
+            fd, temp = tempfile.mkstemp(dir=self._folder, prefix=f".{name}.",
+                                        suffix=_TEMP_SUFFIX)
+            try:
+                with os.fdopen(fd, "wb") as handle:
+                    handle.write(data)
+                    if durable:
+                        handle.flush()
+                        os.fsync(handle.fileno())
+                os.replace(temp, path)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    os.unlink(temp)
+                raise
+        except OSError as exc:
+            self._written.pop(name, None)
+            return self._failed(name, f"{path}: cannot be saved ({exc.strerror or exc}); "
+                                      "it lives only in memory until a save succeeds")
+        self._written[name] = data
+        self._failing.discard(name)
+        return None
+
+    def _failed(self, name: str, line: str) -> str | None:
+        if name in self._failing:
+            return None
+        self._failing.add(name)
+        self._problem(line)
+        return line
+
+    def _problem(self, line: str) -> None:
+        self.problems.append(line)
+        self._pending.append(line)
+
+
+def _parse_draft(raw: dict[str, Any]) -> str:
+    text = raw.get("text")
+    if not isinstance(text, str):
+        raise _Unusable("text must be a string")
+    return text
+
+
+def _parse_items(raw: dict[str, Any]) -> list[str]:
+    items = raw.get("items")
+    if not isinstance(items, list) or not all(isinstance(item, str) for item in items):
+        raise _Unusable("items must be a list of strings")
+    return items

@@ -55,6 +55,7 @@ def _root(
     edit_format: str | None = typer.Option(
         None, "--format", help="Edit format: search_replace or apply_patch."),
     root: Path | None = typer.Option(None, "--root", help="Repo root (default: the repo of cwd)."),
+    resume: bool = typer.Option(False, "--resume", help="Reopen this repo's last conversation."),
 ) -> None:
     """A terminal pair programmer for fast (1000+ tokens/s) coding models.
 
@@ -63,14 +64,15 @@ def _root(
     flags = {k: v for k, v in {"provider": provider, "model": model, "base_url": base_url,
                                 "edit_format": edit_format}.items() if v is not None}
     if ctx.invoked_subcommand is not None:
-        if flags or root is not None:
-            typer.echo(f"spark: put --provider, --model, --base-url, --format and --root after "
+        if flags or root is not None or resume:
+            typer.echo(f"spark: --provider, --model, --base-url, --format, --root and --resume "
+                       f"are for the interactive session; put the first four after "
                        f"`{ctx.invoked_subcommand}`", err=True)
             raise typer.Exit(2)
         return
     from spark_cli.cli.tui_cmd import run_tui
 
-    raise typer.Exit(run_tui(flags, root))
+    raise typer.Exit(run_tui(flags, root, resume=resume))
 
 
 _registered: set[str] = set()

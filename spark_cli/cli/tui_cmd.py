@@ -38,7 +38,7 @@ async def connect(settings: Settings) -> AsyncIterator[Channel]:
         raise ChannelError("bad_request", str(exc)) from None
 
 
-def run_tui(flags: Mapping[str, object], root: Path | None) -> int:
+def run_tui(flags: Mapping[str, object], root: Path | None, *, resume: bool = False) -> int:
     """Open the TUI; the exit code."""
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         print(NOT_A_TTY, file=sys.stderr)
@@ -49,6 +49,7 @@ def run_tui(flags: Mapping[str, object], root: Path | None) -> int:
     from spark_cli.cli.edit_cmd import load
     from spark_cli.cli.edit_run import UsageError
     from spark_cli.session.conversation import Session
+    from spark_cli.session.store import SessionStore
     from spark_cli.tui.app import SparkApp, TuiSetup, project_root
     from spark_cli.tui.fast_esc import FastEscDriver
 
@@ -59,6 +60,8 @@ def run_tui(flags: Mapping[str, object], root: Path | None) -> int:
         print(f"spark: {exc}", file=sys.stderr)
         return EXIT_USAGE
     session = Session(None, base, settings)
-    app = SparkApp(TuiSetup(session=session, connect=connect), driver_class=FastEscDriver)
+    setup = TuiSetup(session=session, connect=connect, store=SessionStore(base),
+                     flags=dict(flags), resume=resume)
+    app = SparkApp(setup, driver_class=FastEscDriver)
     code = app.run()
     return code if isinstance(code, int) else 0

@@ -17,25 +17,32 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar
 
+from rich.console import RenderableType
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
-from textual.widgets import Static
+from textual.widgets import Static, TextArea
 
 from spark_cli.session.api import ChannelError, Connector, SessionApi
+from spark_cli.session.changes import latest_batch_id
 from spark_cli.session.events import TurnFailed
-from spark_cli.session.interaction import Interaction, QueueChanged, TurnStarted
-from spark_cli.session.settings import Settings
+from spark_cli.session.interaction import Interaction, QueueChanged, TurnEnded, TurnStarted
+from spark_cli.session.settings import Settings, load_settings
+from spark_cli.session.store import SavedState, SessionStore
 from spark_cli.tui.hud import Hud, HudState
 from spark_cli.tui.painter import Painter
 from spark_cli.tui.prompt import Prompt
 from spark_cli.tui.transcript import Transcript
 
 FRAME_S = 1 / 30
+DRAFT_SAVE_S = 0.2
+RESUME_SHOWN = 6
 HELP = ("Enter sends · while it streams Enter redirects, Tab queues, Esc stops · "
         "Ctrl+Z undoes the last edits · /help lists commands")
 
@@ -46,11 +53,12 @@ class TuiSetup:
 
     session: SessionApi
     connect: Connector
-    draft: str = ""
-    queue: tuple[str, ...] = ()
-    sent_prompts: tuple[str, ...] = ()
-    notes: list[str] = field(default_factory=list)
-    """Lines to show at start (restored state, problems reading it)."""
+    store: SessionStore | None = None
+    """Draft, queue, prompt history and the conversation, kept per repo (None: nothing kept)."""
+    flags: dict[str, object] = field(default_factory=dict)
+    """The command line's settings flags (``/model`` and ``/provider`` add to them)."""
+    resume: bool = False
+    """Reopen the repo's last conversation at start (``spark --resume``)."""
 
 
 class SparkApp(App[int]):
@@ -74,7 +82,9 @@ class SparkApp(App[int]):
         self.hud_state = HudState(provider=settings.provider.name, model=settings.provider.model,
                                   channel=settings.provider.kind,
                                   context_window=settings.context_window)
-        self.interaction = Interaction(self.session, self._sink, queue=setup.queue,
+        saved = setup.store.load() if setup.store is not None else SavedState()
+        self.saved = saved
+        self.interaction = Interaction(self.session, self._sink, queue=saved.queue,
                                        ready=self._ensure_connected, files=self._files)
         self.files: list[str] = []
         """The context set (/add, /drop)."""
@@ -86,20 +96,25 @@ class SparkApp(App[int]):
         self.sent_text = ""
         self.test_task: asyncio.Task[None] | None = None
         """A running /test (Esc cancels it)."""
+        self.last_failure: str | None = None
+        """The last failing /test run, as /fix sends it."""
+        self.undo_mark = latest_batch_id(self.session.root)
+        """The newest undo batch before this session: /undo and /diff stop there."""
+        self._draft_timer: object = None
 
     # ---- layout ----
 
     def compose(self) -> ComposeResult:
         yield Transcript(id="transcript")
         yield Static("", id="queue", markup=False)
-        yield Prompt(self.setup.sent_prompts, id="prompt")
+        yield Prompt(self.saved.prompts, id="prompt")
         yield Hud(id="hud")
 
     def on_mount(self) -> None:
         prompt = self.query_one(Prompt)
         prompt.focus()
-        if self.setup.draft:
-            prompt.load_text(self.setup.draft)
+        if self.saved.draft:
+            prompt.load_text(self.saved.draft)
             prompt.move_cursor(prompt.document.end)
         self.painter = Painter(self.query_one(Transcript), self.query_one(Hud), self.hud_state,
                                lambda: self.session.marks, self._queue_changed)
@@ -108,10 +123,14 @@ class SparkApp(App[int]):
         self.painter.note(f"spark · {settings.provider.name} · {settings.provider.model} · "
                           f"{self.session.root}", "bold")
         self.painter.note(HELP)
-        for line in self.setup.notes:
+        for line in self.saved.problems:
             self.painter.note(line, "yellow")
-        if self.setup.queue:
-            self._queue_changed(QueueChanged(tuple(self.setup.queue), True))
+        if self.saved.draft:
+            self.painter.note("restored your unsent draft", "dim")
+        if self.saved.queue:
+            self._queue_changed(QueueChanged(tuple(self.saved.queue), True))
+        if self.setup.resume:
+            self.resume_conversation()
         self.query_one(Hud).show(self.hud_state, time.monotonic())
         self.spawn(self._ensure_connected())
 
@@ -157,6 +176,7 @@ class SparkApp(App[int]):
         if text.strip():
             self.query_one(Prompt).remember(text)
             self.sent_text = text
+            self._keep(lambda store: store.add_prompt(text))
         self.interaction.submit(text)
 
     def on_prompt_queue_asked(self, message: Prompt.QueueAsked) -> None:
@@ -196,8 +216,9 @@ class SparkApp(App[int]):
             self._restore_draft()
         if type(event) is TurnStarted:
             self._frames.resume()  # type: ignore[attr-defined]  # a textual Timer
-        elif not painter.streaming:
+        elif type(event) is TurnEnded:
             self._frames.pause()  # type: ignore[attr-defined]
+            self._save_conversation()
 
     def _restore_draft(self) -> None:
         """Nothing came back (provider down, key refused): the message returns to the prompt."""
@@ -214,7 +235,13 @@ class SparkApp(App[int]):
         if self.painter is not None:
             self.painter.note(text, style)
 
+    def write(self, renderable: RenderableType) -> None:
+        """A block of the app's own (a diff, a table) after what is on screen."""
+        if self.painter is not None:
+            self.painter.write(renderable)
+
     def _queue_changed(self, event: QueueChanged) -> None:
+        self._keep(lambda store: store.save_queue(event.items))
         view = self.query_one("#queue", Static)
         if not event.items:
             view.display = False
@@ -224,6 +251,80 @@ class SparkApp(App[int]):
         lines += [f"  {i}. {item.splitlines()[0][:100]}" for i, item in enumerate(event.items, 1)]
         view.update("\n".join(lines))
         view.display = True
+
+    # ---- what survives a restart ----
+
+    def _keep(self, save: Callable[[SessionStore], str | None]) -> None:
+        """Save through the store; a problem is shown once."""
+        store = self.setup.store
+        if store is None:
+            return
+        problem = save(store)
+        if problem:
+            self._note(problem, "yellow")
+
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        """The draft is saved ~0.2 s after the last change (every key costs nothing)."""
+        if self.setup.store is None:
+            return
+        if self._draft_timer is not None:
+            self._draft_timer.stop()  # type: ignore[attr-defined]  # a textual Timer
+        text = event.text_area.text
+        self._draft_timer = self.set_timer(
+            DRAFT_SAVE_S, lambda: self._keep(lambda store: store.save_draft(text)))
+
+    def _save_conversation(self) -> None:
+        settings = self.session.settings
+        history = tuple(self.session.history)
+        self._keep(lambda store: store.save_conversation(
+            history, provider=settings.provider.name, model=settings.provider.model))
+
+    def resume_conversation(self) -> None:
+        """Reopen this repo's last saved conversation (``/resume``, ``spark --resume``)."""
+        store = self.setup.store
+        saved = store.load_conversation() if store is not None else None
+        for problem in store.take_problems() if store is not None else ():
+            self._note(problem, "yellow")
+        if saved is None:
+            self._note("no saved conversation for this repo", "yellow")
+            return
+        self.session.history[:] = saved.history
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(saved.saved_at))
+        self._note(f"resumed the conversation of {when} ({len(saved.history)} messages, "
+                   f"{saved.provider} · {saved.model}); the model sees it all again", "bold")
+        for message in saved.history[-RESUME_SHOWN:]:
+            if message.role == "user":
+                self._note("› " + message.content.strip().splitlines()[-1][:200], "bold cyan")
+
+    # ---- settings ----
+
+    async def reconfigure(self, flags: dict[str, object]) -> None:
+        """``/model``, ``/provider``: new settings; a new provider reconnects before the
+        next turn (the conversation carries over)."""
+        if self.interaction.busy:
+            self._note("a turn is running: Esc first", "yellow")
+            return
+        merged = {**self.setup.flags, **flags}
+        if "provider" in flags:
+            merged.pop("model", None)  # a provider's own default model
+        try:
+            settings = load_settings(self.session.root, merged, os.environ)
+        except (ValueError, KeyError, TypeError, OSError) as exc:
+            self._note(f"✗ {exc}", "bold red")
+            return
+        old = self.session.settings.provider
+        self.setup.flags = merged
+        self.session.settings = settings
+        new = settings.provider
+        hud = self.hud_state
+        hud.provider, hud.model, hud.channel = new.name, new.model, new.kind
+        hud.context_window = settings.context_window
+        if (new.name, new.kind, new.base_url) != (old.name, old.kind, old.base_url):
+            await self._channels.aclose()
+            self.session.channel = None
+            self._connected = None
+            self.spawn(self._ensure_connected())
+        self._note(f"now {new.name} · {new.model}", "bold")
 
     def _files(self) -> list[str]:
         return list(self.files)

@@ -106,8 +106,82 @@ async def _queue(app: SparkApp, args: list[str]) -> None:
     app.interaction.edit_queue(queue)
 
 
+async def _undo(app: SparkApp, args: list[str]) -> None:
+    from spark_cli.session.changes import undo_last_batch
+
+    if app.interaction.busy:
+        app._note("a turn is running: Esc first, then /undo", "yellow")
+        return
+    force = args == ["--force"]
+    report = undo_last_batch(app.session.root, force=force, since_batch=app.undo_mark)
+    style = {"undone": "bold green", "nothing": "dim"}.get(report.status, "bold red")
+    app._note(f"↶ {report.message}", style)
+    for refused in report.refused:
+        app._note(f"  {refused.path}: {refused.reason}", "red")
+    if report.status == "refused":
+        app._note("/undo --force restores them anyway (your later changes are lost)", "dim")
+    if report.restored:
+        app.session.seen.clear()  # the model's view is stale: files are sent again
+
+
+async def _diff(app: SparkApp, args: list[str]) -> None:
+    from rich.syntax import Syntax
+
+    from spark_cli.session.changes import session_diff
+
+    diffs = session_diff(app.session.root, app.undo_mark)
+    if not diffs:
+        app._note("spark has changed nothing in this session (or it was all undone)")
+        return
+    for path, diff in diffs:
+        app._note(path, "bold")
+        app.write(Syntax(diff.rstrip("\n"), "diff", theme="ansi_dark",
+                         background_color="default", word_wrap=True))
+
+
+async def _model(app: SparkApp, args: list[str]) -> None:
+    if len(args) != 1:
+        app._note(f"usage: /model NAME (now {app.session.settings.provider.model})", "yellow")
+        return
+    await app.reconfigure({"model": args[0]})
+
+
+async def _provider(app: SparkApp, args: list[str]) -> None:
+    if len(args) != 1:
+        app._note(f"usage: /provider NAME (now {app.session.settings.provider.name}): "
+                  "mock, openai, cerebras, openai-compatible or one from your config", "yellow")
+        return
+    await app.reconfigure({"provider": args[0]})
+
+
+async def _resume(app: SparkApp, args: list[str]) -> None:
+    if app.interaction.busy:
+        app._note("a turn is running: Esc first", "yellow")
+        return
+    app.resume_conversation()
+
+
+async def _test(app: SparkApp, args: list[str]) -> None:
+    from spark_cli.tui.test_command import run_test_command
+
+    await run_test_command(app, args)
+
+
+async def _fix(app: SparkApp, args: list[str]) -> None:
+    from spark_cli.tui.test_command import fix
+
+    await fix(app, args)
+
+
 COMMANDS: dict[str, Handler] = {
     "help": _help,
     "clear": _clear,
     "queue": _queue,
+    "undo": _undo,
+    "diff": _diff,
+    "model": _model,
+    "provider": _provider,
+    "resume": _resume,
+    "test": _test,
+    "fix": _fix,
 }

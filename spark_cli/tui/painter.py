@@ -195,8 +195,12 @@ class Painter:
 
     def note(self, text: str, style: str = "dim") -> None:
         """A line of the app's own (commands, connection state)."""
+        self.write(Text(text, style=style))
+
+    def write(self, renderable: RenderableType) -> None:
+        """A block of the app's own, after everything on screen."""
         self._seal()
-        self.transcript.write(Text(text, style=style))
+        self.transcript.write(renderable)
 
 
 def _markdown(source: str) -> RenderableType:

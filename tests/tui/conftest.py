@@ -11,6 +11,7 @@ import pytest
 
 from spark_cli.session.conversation import Session
 from spark_cli.session.settings import Settings, load_settings
+from spark_cli.session.store import SessionStore
 from spark_cli.tui.app import SparkApp, TuiSetup
 
 PY = "def total_price(items):\n    return sum(items)\n"
@@ -57,6 +58,7 @@ def tui_app(repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         engine = await engine_factory(tps=tps)
         settings = make_settings(repo, engine, tmp_path, **flags)
         session = Session(None, repo, settings)
-        return SparkApp(TuiSetup(session=session, connect=real_connect, **(setup or {})))
+        return SparkApp(TuiSetup(session=session, connect=real_connect, store=SessionStore(repo),
+                                 **(setup or {})))
 
     return make

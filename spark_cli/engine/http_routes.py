@@ -45,6 +45,9 @@ async def handle(state: EngineState, scope: Scope, receive: Any, send: Any) -> N
     method = scope["method"]
     try:
         if path == "/healthz":
+            if method not in ("GET", "HEAD"):
+                raise WireError(405, "method_not_allowed", f"{method} is not allowed on {path}",
+                                headers={"allow": "GET, HEAD"})
             await asgi_io.send_json(send, 200, {"status": "ok"})
             return
         asgi_io.check_auth(scope, state.config.token)
@@ -54,9 +57,11 @@ async def handle(state: EngineState, scope: Scope, receive: Any, send: Any) -> N
                     for name in model_names()]
             await asgi_io.send_json(send, 200, {"object": "list", "data": data})
         elif path == "/v1/responses" and method == "POST":
-            await _responses(state, await asgi_io.read_json(receive, state.config), receive, send)
+            body = await asgi_io.read_json(scope, receive, state.config)
+            await _responses(state, body, receive, send)
         elif path == "/v1/chat/completions" and method == "POST":
-            await _chat(state, await asgi_io.read_json(receive, state.config), receive, send)
+            body = await asgi_io.read_json(scope, receive, state.config)
+            await _chat(state, body, receive, send)
         elif path in ("/v1/models", "/v1/responses", "/v1/chat/completions"):
             raise WireError(405, "method_not_allowed", f"{method} is not allowed on {path}")
         else:

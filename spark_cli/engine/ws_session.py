@@ -19,6 +19,7 @@ import json
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from spark_cli.engine.asgi_io import NESTED_TOO_DEEPLY
 from spark_cli.engine.brains.base import BrainRequest, BrainTurn, edit_format_from_instructions
 from spark_cli.engine.events import ResponseEvents
 from spark_cli.engine.generation import Event, Generation, Outcome, StreamDropped, count_input
@@ -118,6 +119,10 @@ class WsSession:
             event = wire.parse_client_event(frame)
         except WireError as exc:
             await self.send_error(exc, _stream_id_of(frame))
+            return
+        except RecursionError:  # JSON nested past the decoder's depth guard
+            await self.send_error(WireError(400, wire.INVALID_JSON, "the frame is not valid "
+                                            f"JSON: {NESTED_TOO_DEEPLY}"))
             return
         if isinstance(event, CreateRequest):
             try:
@@ -311,7 +316,7 @@ def _stream_id_of(frame: str | bytes) -> str | None:
     """Best effort: echo the lane of a frame that failed validation."""
     try:
         obj = json.loads(frame)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):
         return None
     value = obj.get("stream_id") if isinstance(obj, dict) else None
     return value if isinstance(value, str) else None

@@ -1,9 +1,10 @@
-"""Which brain answers a request: the brains registry when present, else a stand-in.
+"""Which brain answers a request: the brains registry, behind the server's factory hook.
 
 The registry (``spark_cli.engine.brains.registry``) maps model names such as
 ``spark-rules`` to brains and falls back to the ``--brain`` default. It is
-imported lazily, so the server works (with :class:`StandInBrain`) before the
-registry exists and picks it up the moment it does.
+imported when the first factory is made (at engine start: the rules brain pulls
+in tree-sitter), and a registry that fails to import fails the engine's start
+loudly.
 
 Nothing is cached here per model name (a client chooses model names freely:
 a cache keyed by them would grow with every distinct name). The registry
@@ -13,51 +14,26 @@ file (path, mtime, size), so editing the script reloads it on the next request.
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
-from spark_cli.engine.brains.base import Brain, BrainRequest
+from spark_cli.engine.brains.base import Brain
 
 BrainFactory = Callable[[str], Brain]
 """Model name -> brain (the server's hook; tests pass their own)."""
 
 
-class StandInBrain:
-    """Answers with a short explanation (only used while no registry is installed)."""
-
-    name = "stand-in"
-
-    def answer(self, request: BrainRequest) -> Iterator[str]:
-        yield "The bundled engine has no brains installed yet.\n"
-        yield f"You asked: {request.prompt[:200]}\n"
-
-
-def _registry() -> object | None:
-    try:
-        return importlib.import_module("spark_cli.engine.brains.registry")
-    except ImportError:
-        return None
-
-
 def registry_factory(default: str, script_path: str | None = None) -> BrainFactory:
-    """A factory over the brains registry (or the stand-in while it is missing)."""
-    stand_in = StandInBrain()
+    """A factory over the brains registry: ``default`` for model names that name no brain."""
+    from spark_cli.engine.brains.registry import brain_for_model
 
     def factory(model: str) -> Brain:
-        registry = _registry()
-        if registry is None:
-            return stand_in
-        pick = registry.brain_for_model  # type: ignore[attr-defined]
-        brain: Brain = pick(model, default, script_path=script_path)
-        return brain
+        return brain_for_model(model, default, script_path=script_path)
 
     return factory
 
 
 def model_names() -> list[str]:
     """The brain models ``/v1/models`` lists."""
-    registry = _registry()
-    models = getattr(registry, "BRAIN_MODELS", None) if registry is not None else None
-    if isinstance(models, dict) and models:
-        return sorted(models)
-    return ["spark-rules", "spark-lorem"]
+    from spark_cli.engine.brains.registry import BRAIN_MODELS
+
+    return sorted(BRAIN_MODELS)

@@ -181,3 +181,13 @@ async def test_the_maximum_is_configurable(engine_factory: Any) -> None:
         await send(ws, type="response.create", model="m", input="forever")
         end = (await until(ws))[-1]["response"]
     assert (end["status"], end["usage"]["output_tokens"]) == ("incomplete", 500)
+
+
+def test_a_brains_registry_that_cannot_be_imported_fails_loudly(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "spark_cli.engine.brains.registry", None)
+    with pytest.raises(ImportError):
+        registry_factory("rules")("spark-rules")  # never a stand-in answer

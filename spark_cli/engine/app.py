@@ -44,12 +44,13 @@ class EngineApp:
         if message["type"] != "websocket.connect":
             return
         if scope["path"] != WS_PATH:
-            error = wire.WireError(404, wire.NOT_FOUND, f"no WebSocket at {scope['path'][:100]!r}")
-            await self._deny(send, 404, error)
+            missing = wire.WireError(404, wire.NOT_FOUND,
+                                     f"no WebSocket at {scope['path'][:100]!r}")
+            await self._deny(send, 404, missing)
             return
-        error = asgi_io.auth_error(scope, self.state.config.token)
-        if error is not None:
-            await self._deny(send, 401, error)
+        denied = asgi_io.auth_error(scope, self.state.config.token)
+        if denied is not None:
+            await self._deny(send, 401, denied)
             return
         await send({"type": "websocket.accept",
                     "headers": [(EXTENSIONS_HEADER.encode(), EXTENSIONS_VALUE.encode())]})

@@ -74,15 +74,16 @@ async def _responses(state: EngineState, body: dict[str, Any], receive: Any, sen
     request = wire.parse_create(body)
     check_output_limit(request.max_output_tokens, "max_output_tokens",
                        state.config.max_output_tokens)
-    history: tuple[BrainTurn, ...] | None = ()
+    history: tuple[BrainTurn, ...] = ()
     if request.previous_response_id is not None:
-        history = state.stored.get(request.previous_response_id)
-        if history is None:
+        found = state.stored.get(request.previous_response_id)
+        if found is None:
             raise WireError(
                 400, wire.PREVIOUS_RESPONSE_NOT_FOUND,
                 f"Previous response with id '{request.previous_response_id}' not found.",
                 "previous_response_id",
             )
+        history = found
     conversation = history + turns(request.input)
     response_id = state.new_id()
     events = ResponseEvents(

@@ -46,7 +46,7 @@ class WsSession:
         self._abort = abort
         self.lanes: dict[str | None, Lane] = {}
         self.memory = Memory()
-        self.live: dict[str, tuple[Generation, Lane]] = {}
+        self.live: dict[str, tuple[Generation, Lane, ResponseEvents]] = {}
         self.seq = 0
         self.closed = asyncio.Event()
         self._age: asyncio.Task[None] | None = None
@@ -170,12 +170,11 @@ class WsSession:
                 await self._steer_failed(steer, wire.STEER_RESPONSE_NOT_FOUND,
                                          f"no response {target} on this connection", None, target)
             return
-        generation, lane = entry
+        generation, lane, events = entry
         if not generation.request_steer(steer.input):
             await self._steer_failed(steer, wire.STEER_ALREADY_COMPLETED,
                                      f"response {target} already finished", lane.stream_id, target)
             return
-        events: ResponseEvents = generation.events  # type: ignore[assignment]
         await self._send_text(events.steer_accepted(self.state.new_id("steer"))[1])
 
     async def _steer_failed(
@@ -194,7 +193,7 @@ class WsSession:
 
     async def _cancel(self, cancel: CancelRequest) -> None:
         if cancel.response_id is None:
-            for generation, _ in list(self.live.values()):
+            for generation, _, _ in list(self.live.values()):
                 generation.request_cancel()
             return
         entry = self.live.get(cancel.response_id)
@@ -291,7 +290,7 @@ class WsSession:
             return None
         generation = Generation(self.state, brain, brain_request, events, self._send_event,
                                 max_output_tokens=request.max_output_tokens)
-        self.live[response_id] = (generation, lane)
+        self.live[response_id] = (generation, lane, events)
         try:
             return await generation.run()
         except WireError as exc:  # refused before it started (429)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from spark_cli.engine.brains.base import BrainRequest
+from spark_cli.engine.brains.base import BrainRequest, EditFormat
 from spark_cli.engine.brains.edit_text import render_changes
 from spark_cli.engine.brains.help_text import help_lines
 from spark_cli.engine.brains.instructions import (
@@ -48,13 +48,13 @@ OPERATIONS: dict[str, Operation] = {
 }
 
 
-def _answer(result: OpResult, fmt: str) -> Iterator[str]:
+def _answer(result: OpResult, fmt: EditFormat) -> Iterator[str]:
     yield result.lead + "\n"
     if result.prose:
         yield from result.prose
         return
     yield "\n"
-    yield from render_changes(result.changes, fmt)  # type: ignore[arg-type]
+    yield from render_changes(result.changes, fmt)
     yield "\n"
     yield result.summary + "\n"
 

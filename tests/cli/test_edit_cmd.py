@@ -187,7 +187,7 @@ async def test_base_url_to_a_running_engine(repo: Path, engine):
 
 
 async def test_stream_dropped_by_the_engine_exits_3_with_one_line(repo: Path, engine_factory):
-    from spark_cli.engine.config import FaultConfig
+    from spark_cli.engine.core.config import FaultConfig
 
     engine = await engine_factory(faults=FaultConfig(drop_after_tokens=3))
     code, _out, err = await _spark_process(

@@ -12,10 +12,10 @@ import httpx
 import pytest
 from engine_client import echo_brains, recv, send, text_of, until, ws_connect
 
-from spark_cli.engine import generation
-from spark_cli.engine.brain_lookup import registry_factory
-from spark_cli.engine.config import MAX_OUTPUT_TOKENS
-from spark_cli.engine.lanes import LANE_PENDING_LIMIT
+from spark_cli.engine.core import generation
+from spark_cli.engine.core.brain_lookup import registry_factory
+from spark_cli.engine.core.config import MAX_OUTPUT_TOKENS
+from spark_cli.engine.serving.lanes import LANE_PENDING_LIMIT
 
 FAST = {"brains": echo_brains, "tps": 50000, "ttft_ms": 0}
 AUTH = {"Authorization": "Bearer test-token"}
@@ -130,9 +130,9 @@ async def test_a_lane_holds_a_bounded_number_of_waiting_requests(engine_factory:
 
 
 async def test_idle_lanes_are_forgotten(engine_factory: Any) -> None:
-    from spark_cli.engine.config import EngineConfig
-    from spark_cli.engine.state import EngineState
-    from spark_cli.engine.ws_session import WsSession
+    from spark_cli.engine.core.config import EngineConfig
+    from spark_cli.engine.core.state import EngineState
+    from spark_cli.engine.serving.ws_session import WsSession
 
     state = EngineState(EngineConfig(tps=50000, ttft_ms=0), echo_brains)
     sent: list[str] = []

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from spark_cli.engine.brains.trees import Parsed, is_identifier, walk
+from spark_cli.engine.brains.code.trees import Parsed, is_identifier, walk
 
 if TYPE_CHECKING:
     import tree_sitter

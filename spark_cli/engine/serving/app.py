@@ -11,9 +11,9 @@ import contextlib
 import json
 from typing import Any
 
-from spark_cli.engine import asgi_io, http_routes
-from spark_cli.engine.state import EngineState
-from spark_cli.engine.ws_session import WsSession
+from spark_cli.engine.core.state import EngineState
+from spark_cli.engine.serving import asgi_io, http_routes
+from spark_cli.engine.serving.ws_session import WsSession
 from spark_cli.protocol import responses as wire
 
 EXTENSIONS_HEADER = "x-spark-engine-extensions"

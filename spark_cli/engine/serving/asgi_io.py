@@ -11,7 +11,7 @@ import hmac
 import json
 from typing import Any
 
-from spark_cli.engine.config import EngineConfig
+from spark_cli.engine.core.config import EngineConfig
 from spark_cli.protocol import responses as wire
 from spark_cli.protocol.responses import WireError
 

@@ -4,7 +4,7 @@
 ``response.steer`` and the ``response.cancel`` extension act at once on a
 live response. Bad frames get an ``error`` event and the connection stays
 usable; ``max_output_tokens`` above the engine's maximum is refused at intake
-(:mod:`spark_cli.engine.intake`), and a lane with too many requests waiting
+(:mod:`spark_cli.engine.serving.intake`), and a lane with too many requests waiting
 answers 429. The connection ends at its maximum age
 (``websocket_connection_limit_reached``, close 1000) or when the drop fault
 fires (the transport is aborted: no close frame, the client sees 1006);
@@ -19,13 +19,13 @@ import json
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from spark_cli.engine.asgi_io import NESTED_TOO_DEEPLY
 from spark_cli.engine.brains.base import BrainRequest, BrainTurn, edit_format_from_instructions
-from spark_cli.engine.events import ResponseEvents
-from spark_cli.engine.generation import Event, Generation, Outcome, StreamDropped, count_input
-from spark_cli.engine.intake import check_output_limit
-from spark_cli.engine.lanes import Conversation, Lane, Memory, lane_full_error, turns
-from spark_cli.engine.state import EngineState
+from spark_cli.engine.core.generation import Event, Generation, Outcome, StreamDropped, count_input
+from spark_cli.engine.core.state import EngineState
+from spark_cli.engine.serving.asgi_io import NESTED_TOO_DEEPLY
+from spark_cli.engine.serving.intake import check_output_limit
+from spark_cli.engine.serving.lanes import Conversation, Lane, Memory, lane_full_error, turns
+from spark_cli.engine.wire.response_events import ResponseEvents
 from spark_cli.protocol import responses as wire
 from spark_cli.protocol.responses import CancelRequest, CreateRequest, SteerRequest, WireError
 

@@ -17,11 +17,11 @@ from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from spark_cli.engine.app import EXTENSIONS_HEADER as EXTENSIONS_HEADER
-from spark_cli.engine.app import WS_PATH, EngineApp
-from spark_cli.engine.brain_lookup import BrainFactory, registry_factory
-from spark_cli.engine.config import EngineConfig
-from spark_cli.engine.state import EngineState
+from spark_cli.engine.core.brain_lookup import BrainFactory, registry_factory
+from spark_cli.engine.core.config import EngineConfig
+from spark_cli.engine.core.state import EngineState
+from spark_cli.engine.serving.app import EXTENSIONS_HEADER as EXTENSIONS_HEADER
+from spark_cli.engine.serving.app import WS_PATH, EngineApp
 
 __all__ = ["EXTENSIONS_HEADER", "RunningEngine", "run_engine"]
 START_TIMEOUT_S = 10.0

@@ -18,16 +18,22 @@ import json
 import time
 from typing import Any
 
-from spark_cli.engine import asgi_io
-from spark_cli.engine.brain_lookup import model_names
 from spark_cli.engine.brains.base import BrainRequest, BrainTurn, edit_format_from_instructions
-from spark_cli.engine.chat_events import COMMENT, ERROR, SKIP, ChatEvents
-from spark_cli.engine.events import ResponseEvents
-from spark_cli.engine.faults import MALFORMED
-from spark_cli.engine.generation import Event, Generation, Presenter, StreamDropped, count_input
-from spark_cli.engine.intake import check_chat_limits, check_output_limit
-from spark_cli.engine.lanes import turns
-from spark_cli.engine.state import EngineState
+from spark_cli.engine.core.brain_lookup import model_names
+from spark_cli.engine.core.faults import MALFORMED
+from spark_cli.engine.core.generation import (
+    Event,
+    Generation,
+    Presenter,
+    StreamDropped,
+    count_input,
+)
+from spark_cli.engine.core.state import EngineState
+from spark_cli.engine.serving import asgi_io
+from spark_cli.engine.serving.intake import check_chat_limits, check_output_limit
+from spark_cli.engine.serving.lanes import turns
+from spark_cli.engine.wire.chat_events import COMMENT, ERROR, SKIP, ChatEvents
+from spark_cli.engine.wire.response_events import ResponseEvents
 from spark_cli.protocol import chat
 from spark_cli.protocol import responses as wire
 from spark_cli.protocol.responses import WireError

@@ -18,8 +18,8 @@ import sys
 
 from openai import AsyncOpenAI
 
-from spark_cli.engine.config import EngineConfig
-from spark_cli.engine.server import run_engine
+from spark_cli.engine.core.config import EngineConfig
+from spark_cli.engine.serving.server import run_engine
 
 FILE = 'app.py\n```python\ndef greet(name):\n    print("hi", name)\n```\n'
 

@@ -16,8 +16,8 @@ async def engine_factory() -> AsyncIterator[Callable[..., Awaitable[Any]]]:
     """``await make(**overrides)`` -> a RunningEngine (EngineConfig fields as keywords;
     defaults: port 0, token "test-token", brain "rules"). All are stopped at teardown.
     ``brains=`` (a model -> brain callable) replaces the brain lookup."""
-    from spark_cli.engine.config import EngineConfig
-    from spark_cli.engine.server import run_engine
+    from spark_cli.engine.core.config import EngineConfig
+    from spark_cli.engine.serving.server import run_engine
 
     async with contextlib.AsyncExitStack() as stack:
 

@@ -51,12 +51,12 @@ def measure(
     import asyncio
     import secrets
 
-    from spark_cli.bench.engine_measure import percentile, start_engine
+    from spark_cli.bench.engine_measure import lorem_engine, percentile
 
     token = secrets.token_hex(12)
     figures: dict[str, Any] = {"tps": tps, "seconds": seconds, "streams": streams,
                                "stream_tps": stream_tps}
-    engine = start_engine(token, tps)
+    engine = lorem_engine(token, tps)
     try:
         asyncio.run(_single(engine.ws_url, token, 200))  # warm-up
         one = asyncio.run(_single(engine.ws_url, token, int(tps * seconds)))
@@ -68,7 +68,7 @@ def measure(
     ladder: list[tuple[float, float]] = []
     rate = LADDER_START
     while rate <= max_rate:
-        engine = start_engine(token, rate)
+        engine = lorem_engine(token, rate)
         try:
             asyncio.run(_single(engine.ws_url, token, 200))
             got = asyncio.run(_single(engine.ws_url, token, int(rate * seconds))).rate
@@ -82,7 +82,7 @@ def measure(
     sustained = [rate for rate, got in ladder if got >= rate * (1.0 - RATE_TOLERANCE)]
     figures["single_max"] = max(sustained, default=0.0)
     figures["single_best_measured"] = max((got for _, got in ladder), default=0.0)
-    engine = start_engine(token, stream_tps, max_streams=max(64, streams))
+    engine = lorem_engine(token, stream_tps, max_streams=max(64, streams))
     try:
         asyncio.run(_single(engine.ws_url, token, 200))
         cpu0 = engine.cpu_seconds()

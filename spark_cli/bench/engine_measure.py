@@ -8,81 +8,22 @@ every text-delta frame with ``time.perf_counter()`` on arrival.
 
 from __future__ import annotations
 
-import re
-import subprocess
-import sys
-import threading
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-_URL = re.compile(r"(ws://\S+/v1/responses) \((http://\S+)\)")
-
-
-@dataclass
-class EngineProcess:
-    proc: subprocess.Popen[str]
-    ws_url: str
-    token: str
-
-    def cpu_seconds(self) -> float:
-        """User + system CPU of the engine process so far (Linux /proc)."""
-        try:
-            fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            return float("nan")
-        import os
-
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-    def stop(self) -> None:
-        self.proc.terminate()
-        try:
-            self.proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-        if self.proc.stdout is not None:
-            self.proc.stdout.close()
-
-
-def spark_argv() -> list[str]:
-    script = Path(sys.executable).with_name("spark")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "spark_cli"]
-
+from spark_cli.bench.engine_process import EngineProcess, start_engine
 
 BENCH_MAX_OUTPUT = 100_000_000
 """Streams here are long (2 s at 2.56M tok/s): lift the engine's 128,000 default."""
 
 
-def start_engine(token: str, tps: float, *, max_streams: int = 64, frame_ms: float = 10.0,
-                 timeout: float = 30.0) -> EngineProcess:
-    argv = [*spark_argv(), "engine", "serve", "--port", "0", "--brain", "lorem",
-            "--tps", f"{tps:g}", "--ttft-ms", "0", "--token", token,
-            "--max-streams", str(max_streams), "--frame-ms", f"{frame_ms:g}",
-            "--max-output-tokens", str(BENCH_MAX_OUTPUT)]
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    found: list[str] = []
-
-    def read() -> None:
-        assert proc.stdout is not None
-        for line in proc.stdout:
-            match = _URL.search(line)
-            if match:
-                found.append(match.group(1))
-                return
-
-    reader = threading.Thread(target=read, daemon=True)
-    reader.start()
-    reader.join(timeout)
-    if not found:
-        proc.kill()
-        proc.wait()
-        if proc.stdout is not None:
-            proc.stdout.close()
-        raise RuntimeError("the engine did not print its URL: " + " ".join(argv))
-    return EngineProcess(proc, found[0], token)
+def lorem_engine(token: str, tps: float, *, max_streams: int = 64,
+                 frame_ms: float = 10.0) -> EngineProcess:
+    """The engine process on the endless ``lorem`` brain, no TTFT, long streams allowed."""
+    return start_engine(token, "--brain", "lorem", "--tps", f"{tps:g}", "--ttft-ms", "0",
+                        "--max-streams", str(max_streams), "--frame-ms", f"{frame_ms:g}",
+                        "--max-output-tokens", str(BENCH_MAX_OUTPUT))
 
 
 @dataclass

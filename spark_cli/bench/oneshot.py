@@ -28,6 +28,7 @@ import typer
 
 from spark_cli.bench.docs_section import KEEP_MARK as KEEP_MARK
 from spark_cli.bench.docs_section import write_section as write_doc_section
+from spark_cli.bench.engine_process import start_engine
 
 SECTION = "## One-shot"
 TARGETS = {"launch_to_request_s": 0.15, "cpu_net_per_5k_s": 0.2, "end_to_exit_s": 0.02}
@@ -68,49 +69,6 @@ def spark_command() -> list[str]:
         return [str(script)]
     found = shutil.which("spark")
     return [found] if found else [sys.executable, "-m", "spark_cli"]
-
-
-def start_engine(token: str, tps: float, timeout: float = 30.0) -> tuple[Any, str]:
-    """(process, http URL) of `spark engine serve` on an ephemeral port."""
-    import re
-    import subprocess
-    import threading
-
-    proc = subprocess.Popen(
-        [*spark_command(), "engine", "serve", "--port", "0", "--brain", "lorem", "--tps",
-         f"{tps:g}", "--ttft-ms", "0", "--token", token],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=child_env(),
-    )
-    found: list[str] = []
-
-    def read() -> None:
-        assert proc.stdout is not None
-        for line in proc.stdout:
-            match = re.search(r"http://[\w.:\[\]-]+", line)
-            if match:
-                found.append(match.group().rstrip("/"))
-                return
-
-    reader = threading.Thread(target=read, daemon=True)
-    reader.start()
-    reader.join(timeout)
-    if not found:
-        proc.kill()
-        _out, err = proc.communicate(timeout=5)
-        raise RuntimeError(f"the engine did not print its URL within {timeout:g} s: {err.strip()}")
-    return proc, found[0]
-
-
-def stop_engine(proc: Any) -> None:
-    """Terminate the engine process and close its pipes."""
-    import subprocess
-
-    proc.terminate()
-    try:
-        proc.communicate(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.communicate(timeout=5)
 
 
 def _wait_cpu(proc: Any) -> tuple[int, float, float]:
@@ -178,13 +136,15 @@ def run_benchmark(reps: int, tokens: int, tps: float, workdir: Path) -> dict[str
     import statistics
 
     token = secrets.token_urlsafe(12)
-    engine, url = start_engine(token, tps)
+    engine = start_engine(token, "--brain", "lorem", "--tps", f"{tps:g}", "--ttft-ms", "0",
+                          env=child_env())
+    url = engine.url
     try:
         run_once(url, token, min(tokens, 50), workdir)  # warm-up: bytecode, engine, caches
         base = baseline_cpu(max(3, reps))
         runs = [run_once(url, token, tokens, workdir) for _ in range(reps)]
     finally:
-        stop_engine(engine)
+        engine.stop()
     per_5k = [r.cpu_raw_s * 5000 / max(r.output_tokens, 1) for r in runs]
     net = [(r.cpu_raw_s - base) * 5000 / max(r.output_tokens, 1) for r in runs]
     return {

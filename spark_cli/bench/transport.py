@@ -15,69 +15,22 @@ against a fresh connection (the seeds claim −80%). Figures go into
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
 import typer
 
 from spark_cli.bench.docs_section import write_section as write_doc_section
+from spark_cli.bench.engine_process import start_engine
 
 SECTION = "## Transport"
 CLAIM = 0.80
-_LISTENING = re.compile(r"(https?://127\.0\.0\.1:\d+)")
-_WS_LISTENING = re.compile(r"ws://127\.0\.0\.1:(\d+)")
 
 
 def _percentile(values: list[float], fraction: float) -> float:
     ordered = sorted(values)
     index = min(len(ordered) - 1, max(0, round(fraction * (len(ordered) - 1))))
     return ordered[index]
-
-
-def start_engine(token: str, timeout: float = 20.0) -> tuple[Any, str]:
-    """``spark engine serve`` in a child process; returns (process, http base URL ``.../v1``)."""
-    import selectors
-    import subprocess
-    import sys
-    import time
-
-    command = [
-        sys.executable,
-        "-m",
-        "spark_cli",
-        "engine",
-        "serve",
-        "--port",
-        "0",
-        "--ttft-ms",
-        "0",
-        "--tps",
-        "1000000",
-        "--token",
-        token,
-    ]
-    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    assert proc.stdout is not None
-    selector = selectors.DefaultSelector()
-    selector.register(proc.stdout, selectors.EVENT_READ)
-    deadline = time.monotonic() + timeout
-    seen: list[str] = []
-    while time.monotonic() < deadline:
-        if not selector.select(timeout=max(0.0, deadline - time.monotonic())):
-            break
-        line = proc.stdout.readline()
-        if not line:
-            break
-        seen.append(line.rstrip())
-        http = _LISTENING.search(line)
-        ws = _WS_LISTENING.search(line)
-        if http or ws:
-            base = http.group(1) if http else f"http://127.0.0.1:{ws.group(1)}"  # type: ignore[union-attr]
-            return proc, base.rstrip("/") + "/v1"
-    proc.kill()
-    proc.wait()
-    raise RuntimeError("the engine did not report its URL; it printed: " + " | ".join(seen[-5:]))
 
 
 async def _turn(channel: Any, request: Any) -> float:
@@ -273,21 +226,18 @@ def register(bench_app: typer.Typer) -> None:
         import asyncio
         import secrets
 
-        proc = None
+        engine = None
         key = token or secrets.token_hex(16)
         base = url
         if base is None:
-            proc, base = start_engine(key)
+            engine = start_engine(key, "--ttft-ms", "0", "--tps", "1000000")
+            base = engine.url + "/v1"
         try:
             results = asyncio.run(measure(base, key, turns, warmup, model))
             results |= asyncio.run(measure_after_stop(base, key, turns, warmup, model))
         finally:
-            if proc is not None:
-                proc.terminate()
-                try:
-                    proc.wait(timeout=5)
-                except Exception:
-                    proc.kill()
+            if engine is not None:
+                engine.stop()
         figures = summarise(results)
         command = f"spark bench transport --turns {turns} --warmup {warmup}"
         typer.echo(f"transport: {turns} turns per path (loopback, model time ≈ 0)")

@@ -56,7 +56,7 @@ def serve(
     """Serve the Responses WebSocket and HTTP endpoints of the bundled engine."""
     import asyncio
 
-    from spark_cli.engine.config import EngineConfig, FaultConfig, parse_fault
+    from spark_cli.engine.core.config import EngineConfig, FaultConfig, parse_fault
 
     if not _is_loopback(host) and not token:
         typer.echo(f"spark engine: refusing to bind {host} without --token "
@@ -92,7 +92,7 @@ async def _serve(config: object) -> None:
     import asyncio
     import sys
 
-    from spark_cli.engine.server import run_engine
+    from spark_cli.engine.serving.server import run_engine
 
     async with run_engine(config) as engine:  # type: ignore[arg-type]
         sys.stdout.write(f"spark engine listening on {engine.ws_url} ({engine.url})\n")

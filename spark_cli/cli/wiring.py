@@ -65,8 +65,8 @@ async def open_provider_channel(provider: Any, *, idle_timeout: float | None = N
 async def _bundled_engine() -> AsyncIterator[Any]:
     import secrets  # ~2.5 ms (hmac, hashlib): only when an engine is started
 
-    from spark_cli.engine.config import EngineConfig
-    from spark_cli.engine.server import run_engine
+    from spark_cli.engine.core.config import EngineConfig
+    from spark_cli.engine.serving.server import run_engine
 
     config = EngineConfig(host="127.0.0.1", port=0, token=secrets.token_urlsafe(16))
     async with run_engine(config) as engine:

@@ -2,19 +2,9 @@
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
-import pytest
-
 from spark_cli.bench.oneshot import TARGETS, run_benchmark, table, write_section
-
-
-def _have(*modules: str) -> bool:
-    try:
-        return all(importlib.util.find_spec(m) is not None for m in modules)
-    except ModuleNotFoundError:
-        return False
 
 
 def test_write_section_replaces_only_its_own_section(tmp_path: Path):
@@ -42,10 +32,6 @@ def test_table_compares_with_the_targets():
     assert set(TARGETS) <= set(figures)
 
 
-@pytest.mark.skipif(
-    not _have("spark_cli.session.turn", "spark_cli.engine.server", "spark_cli.engine.brains.lorem"),
-    reason="session / engine / lorem brain not landed yet",
-)
 def test_oneshot_runs_end_to_end_with_tiny_numbers(tmp_path: Path):
     figures = run_benchmark(reps=1, tokens=200, tps=20000.0, workdir=tmp_path)
     assert figures["exit_codes"] == [0]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
@@ -15,20 +14,6 @@ from spark_cli.cli.main import app
 
 PY = ('def total_price(items):\n    return sum(items)\n\n\n'
       'def report(items):\n    return "total: " + str(total_price(items))\n')
-
-
-def _have(*modules: str) -> bool:
-    try:
-        return all(importlib.util.find_spec(m) is not None for m in modules)
-    except ModuleNotFoundError:
-        return False
-
-
-needs_stack = pytest.mark.skipif(
-    not _have("spark_cli.session.turn", "spark_cli.session.settings", "spark_cli.engine.server",
-              "spark_cli.edits.stream_parser"),
-    reason="session / engine not landed yet",
-)
 
 
 @pytest.fixture
@@ -106,7 +91,6 @@ def test_edit_does_not_import_textual_or_rich_or_transports():
 # ---- end to end (the real session, edits and engine) ----
 
 
-@needs_stack
 @pytest.mark.parametrize("fmt", ["search_replace", "apply_patch"])
 def test_rename_with_the_bundled_engine(repo: Path, fmt: str):
     result = run(["edit", "app.py", "--format", fmt, "-m", "rename total_price to grand_total"])
@@ -118,7 +102,6 @@ def test_rename_with_the_bundled_engine(repo: Path, fmt: str):
     assert "TTFT" in result.stdout and " applied, 0 refused" in result.stdout
 
 
-@needs_stack
 def test_dry_run_writes_nothing(repo: Path):
     result = run(["edit", "app.py", "--dry-run", "-m", "rename total_price to grand_total"])
     assert result.exit_code == 0, result.output
@@ -127,7 +110,6 @@ def test_dry_run_writes_nothing(repo: Path):
     assert "dry run" in result.stdout
 
 
-@needs_stack
 def test_json_lines_parse_and_follow_the_schema(repo: Path):
     result = run(["edit", "app.py", "--json", "-m", "rename total_price to grand_total"])
     assert result.exit_code == 0, result.output
@@ -142,7 +124,6 @@ def test_json_lines_parse_and_follow_the_schema(repo: Path):
     assert "grand_total" in (repo / "app.py").read_text()
 
 
-@needs_stack
 def test_refused_edit_exits_1_and_leaves_the_file(repo: Path):
     # the result would not parse: the syntax check refuses it
     result = run(["edit", "app.py", "-m", "replace 'return sum(items)' with 'return (sum(items'"])
@@ -151,7 +132,6 @@ def test_refused_edit_exits_1_and_leaves_the_file(repo: Path):
     assert (repo / "app.py").read_text() == PY
 
 
-@needs_stack
 @pytest.mark.parametrize(("exit_status", "code", "verdict"), [(0, 0, "tests passed"),
                                                               (3, 4, "tests FAILED (exit 3)")])
 def test_test_flag_runs_the_configured_tests_after(repo: Path, exit_status: int, code: int,
@@ -165,7 +145,6 @@ def test_test_flag_runs_the_configured_tests_after(repo: Path, exit_status: int,
     assert "grand_total" in (repo / "app.py").read_text()
 
 
-@needs_stack
 def test_tests_never_run_without_the_flag(repo: Path):
     (repo / ".spark").mkdir()
     marker = repo / "ran"
@@ -198,7 +177,6 @@ async def _spark_process(args: list[str], cwd: Path, env_extra: dict[str, str]):
     return proc.returncode, out.decode(), err.decode()
 
 
-@needs_stack
 async def test_base_url_to_a_running_engine(repo: Path, engine):
     code, out, err = await _spark_process(
         ["app.py", "--provider", "mock", "--base-url", engine.url + "/v1",
@@ -208,9 +186,8 @@ async def test_base_url_to_a_running_engine(repo: Path, engine):
     assert "grand_total" in (repo / "app.py").read_text()
 
 
-@needs_stack
 async def test_stream_dropped_by_the_engine_exits_3_with_one_line(repo: Path, engine_factory):
-    from spark_cli.engine.config import FaultConfig
+    from spark_cli.engine.core.config import FaultConfig
 
     engine = await engine_factory(faults=FaultConfig(drop_after_tokens=3))
     code, _out, err = await _spark_process(
@@ -222,7 +199,6 @@ async def test_stream_dropped_by_the_engine_exits_3_with_one_line(repo: Path, en
     assert (repo / "app.py").read_text() == PY
 
 
-@needs_stack
 def test_unreachable_base_url_exits_3(repo: Path):
     import socket
 
@@ -237,7 +213,6 @@ def test_unreachable_base_url_exits_3(repo: Path):
     assert (repo / "app.py").read_text() == PY
 
 
-@needs_stack
 def test_too_big_for_the_window_is_a_usage_error(repo: Path):
     (repo / ".spark").mkdir()
     (repo / ".spark" / "config.toml").write_text("context_window = 3000\nmax_output_tokens = 500\n")
@@ -249,7 +224,6 @@ def test_too_big_for_the_window_is_a_usage_error(repo: Path):
     assert (repo / "big.py").read_text().startswith("value_0 = 0\n")
 
 
-@needs_stack
 def test_a_piped_run_never_imports_textual_or_rich(repo: Path):
     done = subprocess.run(
         [sys.executable, "-X", "importtime", "-m", "spark_cli", "edit", "app.py", "-m",
@@ -262,7 +236,6 @@ def test_a_piped_run_never_imports_textual_or_rich(repo: Path):
     assert not {m for m in imported if m.split(".")[0] in ("textual", "rich")}
 
 
-@needs_stack
 async def test_stdout_closed_early_stops_quietly_with_141(repo: Path, engine_factory):
     import asyncio
     import os
@@ -333,7 +306,6 @@ async def _interrupted_run(repo: Path, engine_factory, extra: list[str], wait_fo
     return proc.returncode, "".join(out) + rest.decode(), err.decode()
 
 
-@needs_stack
 async def test_ctrl_c_with_json_ends_with_the_turn_the_diff_and_the_summary(
     repo: Path, engine_factory
 ):
@@ -356,7 +328,6 @@ async def test_ctrl_c_with_json_ends_with_the_turn_the_diff_and_the_summary(
     assert "interrupted" in err and "Traceback" not in err
 
 
-@needs_stack
 async def test_ctrl_c_in_text_mode_prints_the_end_diff_and_the_summary(repo: Path, engine_factory):
     code, out, err = await _interrupted_run(repo, engine_factory, [], "[+] app.py")
     assert code == 130, err
@@ -365,7 +336,6 @@ async def test_ctrl_c_in_text_mode_prints_the_end_diff_and_the_summary(repo: Pat
     assert err.strip().splitlines()[-1].startswith("spark edit: interrupted")
 
 
-@needs_stack
 def test_too_big_for_the_window_never_starts_the_engine(repo: Path, monkeypatch):
     from spark_cli.cli import wiring
 
@@ -387,7 +357,6 @@ def test_too_big_for_the_window_never_starts_the_engine(repo: Path, monkeypatch)
     assert events[0]["kind"] == "budget"
 
 
-@needs_stack
 async def test_a_missing_key_for_an_engine_with_a_token_names_spark_api_key(
     repo: Path, engine
 ):
@@ -397,7 +366,6 @@ async def test_a_missing_key_for_an_engine_with_a_token_names_spark_api_key(
     assert "set SPARK_API_KEY" in err
 
 
-@needs_stack
 def test_a_host_that_does_not_resolve_fails_at_once(repo: Path):
     result = run(["edit", "app.py", "--provider", "openai-compatible", "--model", "m",
                   "--base-url", "http://no-such-host.invalid/v1", "--json", "-m", "x"])
@@ -406,7 +374,6 @@ def test_a_host_that_does_not_resolve_fails_at_once(repo: Path):
     assert '"waiting_to_retry"' not in result.stdout
 
 
-@needs_stack
 def test_a_password_in_the_base_url_is_never_printed(repo: Path):
     import socket
 
@@ -421,7 +388,6 @@ def test_a_password_in_the_base_url_is_never_printed(repo: Path):
     assert '"request_sent"' not in result.stdout  # nothing ever left
 
 
-@needs_stack
 async def test_time_info_from_chat_completions_reaches_the_json_summary(repo: Path, engine):
     code, out, err = await _spark_process(
         ["app.py", "--provider", "openai-compatible", "--model", "m", "--base-url",

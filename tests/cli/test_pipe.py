@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import subprocess
 import sys
@@ -17,20 +16,6 @@ from spark_cli.cli.pipe_mode import stdin_file_name
 
 PY = 'def total_price(items):\n    return sum(items)\n\n\nprint(total_price([1, 2]))\n'
 JS = 'function hello(name) {\n  console.log("hi", name);\n  return name;\n}\n'
-
-
-def _have(*modules: str) -> bool:
-    try:
-        return all(importlib.util.find_spec(m) is not None for m in modules)
-    except ModuleNotFoundError:
-        return False
-
-
-needs_stack = pytest.mark.skipif(
-    not _have("spark_cli.session.turn", "spark_cli.session.settings", "spark_cli.engine.server",
-              "spark_cli.edits.stream_parser"),
-    reason="session / engine not landed yet",
-)
 
 
 @pytest.fixture
@@ -101,7 +86,6 @@ def _spark(args: list[str], stdin: bytes, cwd: Path) -> subprocess.CompletedProc
                           capture_output=True, cwd=cwd, env=env, timeout=60)
 
 
-@needs_stack
 def test_pipe_rename_writes_the_edited_file_to_stdout_only(cwd: Path):
     done = _spark(["-m", "rename total_price to grand_total"], PY.encode(), cwd)
     assert done.returncode == 0, done.stderr.decode()
@@ -111,7 +95,6 @@ def test_pipe_rename_writes_the_edited_file_to_stdout_only(cwd: Path):
     assert list(cwd.iterdir()) == []  # nothing written in cwd
 
 
-@needs_stack
 def test_pipe_with_lang_for_javascript(cwd: Path):
     done = _spark(["--lang", "javascript", "-m", "remove console.log"], JS.encode(), cwd)
     assert done.returncode == 0, done.stderr.decode()
@@ -119,7 +102,6 @@ def test_pipe_with_lang_for_javascript(cwd: Path):
     assert "return name;" in done.stdout.decode()
 
 
-@needs_stack
 def test_pipe_refused_exits_1_with_the_original_on_stdout(cwd: Path):
     done = _spark(["-m", "replace 'return sum(items)' with 'return (sum(items'"], PY.encode(),
                   cwd)
@@ -129,7 +111,6 @@ def test_pipe_refused_exits_1_with_the_original_on_stdout(cwd: Path):
     assert list(cwd.iterdir()) == []
 
 
-@needs_stack
 def test_pipe_keeps_crlf_bytes(cwd: Path):
     crlf = PY.replace("\n", "\r\n").encode()
     done = _spark(["-m", "rename total_price to grand_total"], crlf, cwd)

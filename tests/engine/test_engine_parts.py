@@ -12,12 +12,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from spark_cli.engine import pieces as pieces_module
-from spark_cli.engine.capacity import TokenBucket, Wafer
-from spark_cli.engine.config import EngineConfig, FaultConfig
-from spark_cli.engine.faults import DROP, MALFORMED, STALL, FaultPlan, RejectCoin
-from spark_cli.engine.pieces import PieceSource, count_pieces
-from spark_cli.engine.safepoint import SafePoints
+from spark_cli.engine.core import pieces as pieces_module
+from spark_cli.engine.core.capacity import TokenBucket, Wafer
+from spark_cli.engine.core.config import EngineConfig, FaultConfig
+from spark_cli.engine.core.faults import DROP, MALFORMED, STALL, FaultPlan, RejectCoin
+from spark_cli.engine.core.pieces import PieceSource, count_pieces
+from spark_cli.engine.core.safepoint import SafePoints
 from spark_cli.protocol.responses import WireError
 from spark_cli.protocol.tokens import count_tokens, split_pieces
 

@@ -9,7 +9,7 @@ import httpx
 import pytest
 from engine_client import echo_brains
 
-from spark_cli.engine.config import parse_fault
+from spark_cli.engine.core.config import parse_fault
 from spark_cli.protocol.sse import SSEDecoder, SSEEvent
 from spark_cli.protocol.tokens import count_tokens
 

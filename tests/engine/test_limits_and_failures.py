@@ -12,10 +12,10 @@ import httpx
 import pytest
 from engine_client import echo_brains, recv, send, text_of, until, ws_connect
 
-from spark_cli.engine import generation
-from spark_cli.engine.brain_lookup import registry_factory
-from spark_cli.engine.config import MAX_OUTPUT_TOKENS
-from spark_cli.engine.lanes import LANE_PENDING_LIMIT
+from spark_cli.engine.core import generation
+from spark_cli.engine.core.brain_lookup import registry_factory
+from spark_cli.engine.core.config import MAX_OUTPUT_TOKENS
+from spark_cli.engine.serving.lanes import LANE_PENDING_LIMIT
 
 FAST = {"brains": echo_brains, "tps": 50000, "ttft_ms": 0}
 AUTH = {"Authorization": "Bearer test-token"}
@@ -130,9 +130,9 @@ async def test_a_lane_holds_a_bounded_number_of_waiting_requests(engine_factory:
 
 
 async def test_idle_lanes_are_forgotten(engine_factory: Any) -> None:
-    from spark_cli.engine.config import EngineConfig
-    from spark_cli.engine.state import EngineState
-    from spark_cli.engine.ws_session import WsSession
+    from spark_cli.engine.core.config import EngineConfig
+    from spark_cli.engine.core.state import EngineState
+    from spark_cli.engine.serving.ws_session import WsSession
 
     state = EngineState(EngineConfig(tps=50000, ttft_ms=0), echo_brains)
     sent: list[str] = []
@@ -181,3 +181,13 @@ async def test_the_maximum_is_configurable(engine_factory: Any) -> None:
         await send(ws, type="response.create", model="m", input="forever")
         end = (await until(ws))[-1]["response"]
     assert (end["status"], end["usage"]["output_tokens"]) == ("incomplete", 500)
+
+
+def test_a_brains_registry_that_cannot_be_imported_fails_loudly(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "spark_cli.engine.brains.registry", None)
+    with pytest.raises(ImportError):
+        registry_factory("rules")("spark-rules")  # never a stand-in answer

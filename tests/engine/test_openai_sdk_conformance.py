@@ -15,7 +15,7 @@ from openai import AsyncOpenAI, RateLimitError
 from openai.types.responses.responses_server_event import ResponsesServerEvent
 from pydantic import TypeAdapter
 
-from spark_cli.engine.config import parse_fault
+from spark_cli.engine.core.config import parse_fault
 
 EVENTS: TypeAdapter[Any] = TypeAdapter(ResponsesServerEvent)
 FAST = {"brains": echo_brains, "tps": 50000, "ttft_ms": 0}

@@ -122,7 +122,7 @@ async def test_a_broken_brain_fails_only_its_response(engine_factory: Any) -> No
 async def test_an_engine_bug_is_a_500_and_the_connection_stays(
     engine_factory: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from spark_cli.engine import ws_session
+    from spark_cli.engine.serving import ws_session
 
     real = ws_session.Generation
     calls = []

@@ -10,7 +10,7 @@ import pytest
 from engine_client import echo_brains, recv, send, text_of, until, ws_connect
 from websockets.exceptions import ConnectionClosedError
 
-from spark_cli.engine.config import FaultConfig, parse_fault
+from spark_cli.engine.core.config import FaultConfig, parse_fault
 from spark_cli.protocol.tokens import split_pieces
 
 SLOW = {"brains": echo_brains, "tps": 500, "ttft_ms": 0}

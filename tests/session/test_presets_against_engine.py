@@ -8,7 +8,6 @@ base URL is pointed at it, everything else comes from the preset.
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 from pathlib import Path
 
 import pytest
@@ -18,19 +17,6 @@ from spark_cli.session.events import TurnCompleted
 from spark_cli.session.settings import load_settings
 
 PY = "def total_price(items):\n    return sum(items)\n"
-
-
-def _have(*modules: str) -> bool:
-    try:
-        return all(importlib.util.find_spec(m) is not None for m in modules)
-    except ModuleNotFoundError:
-        return False
-
-
-pytestmark = pytest.mark.skipif(
-    not _have("spark_cli.cli.wiring", "spark_cli.transport.factory", "spark_cli.engine.server"),
-    reason="wiring / transport / engine not landed",
-)
 
 
 @pytest.mark.parametrize(

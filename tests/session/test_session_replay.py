@@ -45,7 +45,7 @@ async def _turn(session: Session, instruction: str) -> list[Any]:
 async def test_drop_then_replay_never_applies_an_edit_twice(
     tmp_path: Path, engine_factory: Any
 ) -> None:
-    from spark_cli.engine.config import FaultConfig
+    from spark_cli.engine.core.config import FaultConfig
     from spark_cli.transport.factory import open_channel
 
     assert count_tokens(SECOND) < count_tokens(FIRST) + 20  # the second answer is not dropped

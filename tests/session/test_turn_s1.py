@@ -9,7 +9,6 @@ problem fails the turn before anything is sent.
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -264,15 +263,6 @@ async def test_dry_run_writes_nothing(repo, settings):
     assert landed and landed[0].outcome.dry_run
 
 
-def _have(*modules: str) -> bool:
-    try:
-        return all(importlib.util.find_spec(m) is not None for m in modules)
-    except ModuleNotFoundError:
-        return False
-
-
-@pytest.mark.skipif(not _have("spark_cli.transport.factory", "spark_cli.engine.server"),
-                    reason="transport or engine not landed")
 async def test_with_the_real_engine_over_the_websocket(repo, settings, engine):
     from spark_cli.transport.factory import open_channel
 
@@ -338,8 +328,6 @@ async def test_steer_without_channel_support_says_no(repo, settings):
     assert await session.steer("nope") is False
 
 
-@pytest.mark.skipif(not _have("spark_cli.transport.websocket", "spark_cli.engine.server"),
-                    reason="transport or engine not landed")
 async def test_second_turn_chains_on_the_websocket(repo, settings, engine, monkeypatch):
     import json
 

@@ -117,7 +117,7 @@ async def test_ws_turns_chain_and_the_engine_sees_the_whole_conversation(
 async def test_ws_drop_mid_stream_then_the_next_turn_replays_on_a_new_connection(
     engine_factory: Factory,
 ) -> None:
-    from spark_cli.engine.config import FaultConfig
+    from spark_cli.engine.core.config import FaultConfig
 
     brain = ScriptedBrain({"again": "ok"})
     engine = await start(engine_factory, brain, faults=FaultConfig(drop_after_tokens=5))
@@ -139,7 +139,7 @@ async def test_ws_drop_mid_stream_then_the_next_turn_replays_on_a_new_connection
 
 
 async def test_ws_stall_hits_the_idle_timeout(engine_factory: Factory) -> None:
-    from spark_cli.engine.config import FaultConfig
+    from spark_cli.engine.core.config import FaultConfig
 
     faults = FaultConfig(stall_after_tokens=2, stall_ms=5000)
     engine = await start(engine_factory, ScriptedBrain({}), faults=faults)
@@ -151,7 +151,7 @@ async def test_ws_stall_hits_the_idle_timeout(engine_factory: Factory) -> None:
 
 
 async def test_ws_malformed_frame_is_a_protocol_error(engine_factory: Factory) -> None:
-    from spark_cli.engine.config import FaultConfig
+    from spark_cli.engine.core.config import FaultConfig
 
     faults = FaultConfig(malformed_after_tokens=2)
     engine = await start(engine_factory, ScriptedBrain({}), faults=faults)
@@ -164,7 +164,7 @@ async def test_ws_malformed_frame_is_a_protocol_error(engine_factory: Factory) -
 
 @pytest.mark.parametrize("kind", ["responses_ws", "chat_sse", "responses_sse"])
 async def test_429_waits_what_the_engine_asks(engine_factory: Factory, kind: str) -> None:
-    from spark_cli.engine.config import FaultConfig
+    from spark_cli.engine.core.config import FaultConfig
 
     faults = FaultConfig(http_429_probability=1.0)
     engine = await start(engine_factory, ScriptedBrain({}), faults=faults)
@@ -303,7 +303,7 @@ async def test_http_turns_against_the_engine(engine_factory: Factory, kind: str)
 
 @pytest.mark.parametrize("kind", ["chat_sse", "responses_sse"])
 async def test_http_stall_hits_the_idle_timeout(engine_factory: Factory, kind: str) -> None:
-    from spark_cli.engine.config import FaultConfig
+    from spark_cli.engine.core.config import FaultConfig
 
     faults = FaultConfig(stall_after_tokens=2, stall_ms=5000)
     engine = await start(engine_factory, ScriptedBrain({}), faults=faults)
@@ -322,7 +322,7 @@ async def test_http_stall_hits_the_idle_timeout(engine_factory: Factory, kind: s
 
 @pytest.mark.parametrize("kind", ["chat_sse", "responses_sse"])
 async def test_http_drop_mid_stream_is_a_clear_error(engine_factory: Factory, kind: str) -> None:
-    from spark_cli.engine.config import FaultConfig
+    from spark_cli.engine.core.config import FaultConfig
 
     engine = await start(engine_factory, ScriptedBrain({}), faults=FaultConfig(drop_after_tokens=5))
     ch = open_channel(kind, base_url=engine.url + "/v1", api_key=TOKEN)

@@ -1,7 +1,7 @@
 """Which brain answers: brain specs (``rules``, ``lorem``, ``script:PATH``), the model
 names that select them, and a cache of brain instances.
 
-``brain_for_model`` is what the engine's lookup (``engine/brain_lookup.py``)
+``brain_for_model`` is what the engine's lookup (``engine/core/brain_lookup.py``)
 calls per request: a model naming a brain (``spark-rules`` …) selects it;
 any other model name gets the server's default, so clients with fixed model
 names (``gpt-4.1`` …) still work. Brains are cached per spec (a script per
@@ -17,7 +17,7 @@ from collections.abc import Iterator
 
 from spark_cli.engine.brains.base import Brain, BrainRequest
 from spark_cli.engine.brains.lorem import LoremBrain
-from spark_cli.engine.brains.rules import RulesBrain
+from spark_cli.engine.brains.rules.brain import RulesBrain
 from spark_cli.engine.brains.script import ScriptBrain, ScriptError
 
 __all__ = ["BRAIN_MODELS", "BRAIN_SPECS", "ScriptError", "brain_for_model", "make_brain"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from spark_cli.engine.brains.edit_text import FileChange, hunks_for
+from spark_cli.engine.brains.code.edit_text import FileChange, hunks_for
 
 
 def _apply(text: str, change: FileChange) -> str:

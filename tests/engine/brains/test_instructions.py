@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from spark_cli.engine.brains.instructions import (
+from spark_cli.engine.brains.rules.instruction_parser import (
     Instruction,
     instruction_text,
     mentioned_paths,

@@ -9,7 +9,7 @@ import pytest
 from spark_cli.engine.brains.base import BrainRequest, BrainTurn
 from spark_cli.engine.brains.lorem import LoremBrain
 from spark_cli.engine.brains.registry import BRAIN_MODELS, brain_for_model, make_brain
-from spark_cli.engine.brains.rules import RulesBrain
+from spark_cli.engine.brains.rules.brain import RulesBrain
 from spark_cli.engine.brains.script import ScriptBrain, ScriptError
 
 

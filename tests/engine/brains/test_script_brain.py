@@ -95,7 +95,7 @@ def test_one_in_order_entry_reads_right(tmp_path) -> None:
 def test_the_engine_reloads_a_script_when_its_file_changes(tmp_path) -> None:
     import os
 
-    from spark_cli.engine.brain_lookup import registry_factory
+    from spark_cli.engine.core.brain_lookup import registry_factory
 
     path = tmp_path / "s.toml"
     path.write_text('[[entries]]\nmatch = "x"\nanswer = "old"\n')

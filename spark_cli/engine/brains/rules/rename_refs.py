@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from spark_cli.engine.brains.trees import Parsed, is_identifier, walk
+from spark_cli.engine.brains.code.trees import Parsed, is_identifier, walk
 
 if TYPE_CHECKING:
     import tree_sitter
@@ -180,10 +180,10 @@ class FileRefs:
         parsed, old, paths = self.parsed, self.symbol.old, self.symbol.paths
         if node.type == "import_statement" and parsed.language == "python":
             for item in node.children_by_field_name("name"):
-                module = item.child_by_field_name("name") or item
+                name = item.child_by_field_name("name") or item
                 alias = item.child_by_field_name("alias")
-                if _python_module(parsed.node_text(module), paths):
-                    self.modules.add(parsed.node_text(alias or module))
+                if _python_module(parsed.node_text(name), paths):
+                    self.modules.add(parsed.node_text(alias or name))
         elif node.type == "import_from_statement":
             module = parsed.node_text(node.child_by_field_name("module_name") or node)
             names = [parsed.node_text(n.child_by_field_name("name") or n)

@@ -16,10 +16,10 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from spark_cli.engine.brains.edit_text import FileChange
-from spark_cli.engine.brains.instructions import Instruction
-from spark_cli.engine.brains.results import CannotHelp, OpResult, pick_files
-from spark_cli.engine.brains.trees import Parsed, parse
+from spark_cli.engine.brains.code.edit_text import FileChange
+from spark_cli.engine.brains.code.trees import Parsed, parse
+from spark_cli.engine.brains.rules.instruction_parser import Instruction
+from spark_cli.engine.brains.rules.results import CannotHelp, OpResult, pick_files
 
 IMPORT_TYPES: dict[str, frozenset[str]] = {
     "python": frozenset({"import_statement", "import_from_statement", "future_import_statement"}),

@@ -1,6 +1,6 @@
 """The Chat Completions presentation of one generation (SSE ``data:`` chunks).
 
-Implements the :class:`spark_cli.engine.generation.Presenter` methods with
+Implements the :class:`spark_cli.engine.core.generation.Presenter` methods with
 ``chat.completion.chunk`` objects: a role chunk, one chunk per frame, a
 finish chunk, the usage chunk when ``stream_options.include_usage`` asked for
 it (with Cerebras-style ``time_info``), then ``[DONE]``. Queue positions become

@@ -11,9 +11,9 @@ import contextlib
 import json
 from typing import Any
 
-from spark_cli.engine import asgi_io, http_routes
-from spark_cli.engine.state import EngineState
-from spark_cli.engine.ws_session import WsSession
+from spark_cli.engine.core.state import EngineState
+from spark_cli.engine.serving import asgi_io, http_routes
+from spark_cli.engine.serving.ws_session import WsSession
 from spark_cli.protocol import responses as wire
 
 EXTENSIONS_HEADER = "x-spark-engine-extensions"
@@ -44,12 +44,13 @@ class EngineApp:
         if message["type"] != "websocket.connect":
             return
         if scope["path"] != WS_PATH:
-            error = wire.WireError(404, wire.NOT_FOUND, f"no WebSocket at {scope['path'][:100]!r}")
-            await self._deny(send, 404, error)
+            missing = wire.WireError(404, wire.NOT_FOUND,
+                                     f"no WebSocket at {scope['path'][:100]!r}")
+            await self._deny(send, 404, missing)
             return
-        error = asgi_io.auth_error(scope, self.state.config.token)
-        if error is not None:
-            await self._deny(send, 401, error)
+        denied = asgi_io.auth_error(scope, self.state.config.token)
+        if denied is not None:
+            await self._deny(send, 401, denied)
             return
         await send({"type": "websocket.accept",
                     "headers": [(EXTENSIONS_HEADER.encode(), EXTENSIONS_VALUE.encode())]})

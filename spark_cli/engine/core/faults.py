@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 import sys
 
-from spark_cli.engine.config import FaultConfig
+from spark_cli.engine.core.config import FaultConfig
 from spark_cli.protocol import responses as wire
 
 DROP = "drop"

@@ -11,11 +11,12 @@ import hmac
 import json
 from typing import Any
 
-from spark_cli.engine.config import EngineConfig
+from spark_cli.engine.core.config import EngineConfig
 from spark_cli.protocol import responses as wire
 from spark_cli.protocol.responses import WireError
 
 _JSON = (b"content-type", b"application/json")
+UNSUPPORTED_MEDIA_TYPE = "unsupported_media_type"
 _SSE_HEADERS = [
     (b"content-type", b"text/event-stream; charset=utf-8"),
     (b"cache-control", b"no-cache"),
@@ -72,29 +73,74 @@ def check_auth(scope: dict[str, Any], token: str | None) -> None:
         raise error
 
 
-async def read_json(receive: Any, config: EngineConfig) -> dict[str, Any]:
-    """The request body as a JSON object (413 when too big, 400 when not JSON)."""
-    chunks: list[bytes] = []
+NESTED_TOO_DEEPLY = "the JSON is nested too deeply"
+"""The ``invalid_json`` message for JSON nested past the decoder's recursion limit."""
+
+
+def loads_object(data: str | bytes, what: str) -> dict[str, Any]:
+    """``data`` as a JSON object, or 400 ``invalid_json`` (not JSON, nested too deeply,
+    not an object); ``what`` names it in the message ("the body", "the frame")."""
+    try:
+        obj = json.loads(data)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise WireError(400, wire.INVALID_JSON, f"{what} is not valid JSON: {exc}") from None
+    except RecursionError:  # the C decoder's depth guard: ``[`` x 5,000
+        raise WireError(400, wire.INVALID_JSON, f"{what} is not valid JSON: "
+                        f"{NESTED_TOO_DEEPLY}") from None
+    if not isinstance(obj, dict):
+        raise WireError(400, wire.INVALID_JSON, f"{what} must be a JSON object")
+    return obj
+
+
+def header(scope: dict[str, Any], name: bytes) -> str | None:
+    for key, value in scope.get("headers", []):
+        if key == name:
+            return str(value.decode("latin-1"))
+    return None
+
+
+def check_body_headers(scope: dict[str, Any], config: EngineConfig) -> None:
+    """Before reading a body: 415 unless it is sent as JSON (or untyped), 413 when its
+    Content-Length is over the limit."""
+    content_type = header(scope, b"content-type")
+    if content_type is not None:
+        media = content_type.partition(";")[0].strip().lower()
+        if media != "application/json":
+            raise WireError(
+                415, UNSUPPORTED_MEDIA_TYPE,
+                f"Unsupported content type: {media!r}. This API method only accepts "
+                f"'application/json' requests, but you specified the header "
+                f"'Content-Type: {content_type[:100]}'. Please try again with a supported "
+                "content type.", kind="invalid_request_error")
+    length = header(scope, b"content-length")
+    if length is not None and length.isdigit() and int(length) > config.http_max_body:
+        raise _too_large(config)
+
+
+def _too_large(config: EngineConfig) -> WireError:
+    return WireError(413, "request_too_large",
+                     f"the request body is over {config.http_max_body} bytes")
+
+
+async def read_json(scope: dict[str, Any], receive: Any, config: EngineConfig) -> dict[str, Any]:
+    """The request body as a JSON object: 415 when sent as another type, 413 when too big
+    (from its Content-Length before reading it, or once a chunked body passes the limit),
+    400 when not a JSON object."""
+    check_body_headers(scope, config)
+    chunks: list[bytes] = []  # not one growing buffer: its freed pages stay resident
     size = 0
     while True:
         message = await receive()
         if message["type"] == "http.disconnect":
             raise WireError(400, "client_disconnected", "the client went away")
-        body = message.get("body", b"")
-        size += len(body)
+        chunk = message.get("body", b"")
+        size += len(chunk)
         if size > config.http_max_body:
-            raise WireError(413, "request_too_large",
-                            f"the request body is over {config.http_max_body} bytes")
-        chunks.append(body)
+            raise _too_large(config)
+        chunks.append(chunk)
         if not message.get("more_body", False):
             break
-    try:
-        obj = json.loads(b"".join(chunks))
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise WireError(400, wire.INVALID_JSON, f"the body is not valid JSON: {exc}") from None
-    if not isinstance(obj, dict):
-        raise WireError(400, wire.INVALID_JSON, "the body must be a JSON object")
-    return obj
+    return loads_object(chunks[0] if len(chunks) == 1 else b"".join(chunks), "the body")
 
 
 async def wait_disconnect(receive: Any) -> None:

@@ -4,7 +4,7 @@
 ``response.steer`` and the ``response.cancel`` extension act at once on a
 live response. Bad frames get an ``error`` event and the connection stays
 usable; ``max_output_tokens`` above the engine's maximum is refused at intake
-(:mod:`spark_cli.engine.intake`), and a lane with too many requests waiting
+(:mod:`spark_cli.engine.serving.intake`), and a lane with too many requests waiting
 answers 429. The connection ends at its maximum age
 (``websocket_connection_limit_reached``, close 1000) or when the drop fault
 fires (the transport is aborted: no close frame, the client sees 1006);
@@ -20,11 +20,12 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from spark_cli.engine.brains.base import BrainRequest, BrainTurn, edit_format_from_instructions
-from spark_cli.engine.events import ResponseEvents
-from spark_cli.engine.generation import Event, Generation, Outcome, StreamDropped, count_input
-from spark_cli.engine.intake import check_output_limit
-from spark_cli.engine.lanes import Conversation, Lane, Memory, lane_full_error, turns
-from spark_cli.engine.state import EngineState
+from spark_cli.engine.core.generation import Event, Generation, Outcome, StreamDropped, count_input
+from spark_cli.engine.core.state import EngineState
+from spark_cli.engine.serving.asgi_io import NESTED_TOO_DEEPLY
+from spark_cli.engine.serving.intake import check_output_limit
+from spark_cli.engine.serving.lanes import Conversation, Lane, Memory, lane_full_error, turns
+from spark_cli.engine.wire.response_events import ResponseEvents
 from spark_cli.protocol import responses as wire
 from spark_cli.protocol.responses import CancelRequest, CreateRequest, SteerRequest, WireError
 
@@ -45,7 +46,7 @@ class WsSession:
         self._abort = abort
         self.lanes: dict[str | None, Lane] = {}
         self.memory = Memory()
-        self.live: dict[str, tuple[Generation, Lane]] = {}
+        self.live: dict[str, tuple[Generation, Lane, ResponseEvents]] = {}
         self.seq = 0
         self.closed = asyncio.Event()
         self._age: asyncio.Task[None] | None = None
@@ -119,6 +120,10 @@ class WsSession:
         except WireError as exc:
             await self.send_error(exc, _stream_id_of(frame))
             return
+        except RecursionError:  # JSON nested past the decoder's depth guard
+            await self.send_error(WireError(400, wire.INVALID_JSON, "the frame is not valid "
+                                            f"JSON: {NESTED_TOO_DEEPLY}"))
+            return
         if isinstance(event, CreateRequest):
             try:
                 check_output_limit(event.max_output_tokens, "max_output_tokens",
@@ -165,12 +170,11 @@ class WsSession:
                 await self._steer_failed(steer, wire.STEER_RESPONSE_NOT_FOUND,
                                          f"no response {target} on this connection", None, target)
             return
-        generation, lane = entry
+        generation, lane, events = entry
         if not generation.request_steer(steer.input):
             await self._steer_failed(steer, wire.STEER_ALREADY_COMPLETED,
                                      f"response {target} already finished", lane.stream_id, target)
             return
-        events: ResponseEvents = generation.events  # type: ignore[assignment]
         await self._send_text(events.steer_accepted(self.state.new_id("steer"))[1])
 
     async def _steer_failed(
@@ -189,7 +193,7 @@ class WsSession:
 
     async def _cancel(self, cancel: CancelRequest) -> None:
         if cancel.response_id is None:
-            for generation, _ in list(self.live.values()):
+            for generation, _, _ in list(self.live.values()):
                 generation.request_cancel()
             return
         entry = self.live.get(cancel.response_id)
@@ -286,7 +290,7 @@ class WsSession:
             return None
         generation = Generation(self.state, brain, brain_request, events, self._send_event,
                                 max_output_tokens=request.max_output_tokens)
-        self.live[response_id] = (generation, lane)
+        self.live[response_id] = (generation, lane, events)
         try:
             return await generation.run()
         except WireError as exc:  # refused before it started (429)
@@ -311,7 +315,7 @@ def _stream_id_of(frame: str | bytes) -> str | None:
     """Best effort: echo the lane of a frame that failed validation."""
     try:
         obj = json.loads(frame)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):
         return None
     value = obj.get("stream_id") if isinstance(obj, dict) else None
     return value if isinstance(value, str) else None

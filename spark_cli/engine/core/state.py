@@ -16,11 +16,11 @@ from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
-from spark_cli.engine.brain_lookup import BrainFactory
 from spark_cli.engine.brains.base import BrainTurn
-from spark_cli.engine.capacity import TokenBucket, Wafer
-from spark_cli.engine.config import BRAIN_THREADS, EngineConfig
-from spark_cli.engine.faults import RejectCoin
+from spark_cli.engine.core.brain_lookup import BrainFactory
+from spark_cli.engine.core.capacity import TokenBucket, Wafer
+from spark_cli.engine.core.config import BRAIN_THREADS, EngineConfig
+from spark_cli.engine.core.faults import RejectCoin
 
 Conversation = tuple[BrainTurn, ...]
 STORE_LIMIT = 1024

@@ -18,11 +18,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from spark_cli.engine.brains.edit_text import FileChange, Splice
-from spark_cli.engine.brains.instructions import Instruction
-from spark_cli.engine.brains.results import CannotHelp, OpResult, pick_files, plural
-from spark_cli.engine.brains.signatures import parameters_node
-from spark_cli.engine.brains.trees import (
+from spark_cli.engine.brains.code.edit_text import FileChange, Splice
+from spark_cli.engine.brains.code.signatures import parameters_node
+from spark_cli.engine.brains.code.trees import (
     Parsed,
     find_definitions,
     is_identifier,
@@ -30,6 +28,8 @@ from spark_cli.engine.brains.trees import (
     outer,
     parse,
 )
+from spark_cli.engine.brains.rules.instruction_parser import Instruction
+from spark_cli.engine.brains.rules.results import CannotHelp, OpResult, pick_files, plural
 
 if TYPE_CHECKING:
     import tree_sitter

@@ -7,14 +7,14 @@ delta, then sleeps until the next token is due but at least ``frame_ms``:
 tokens per second stay exact (no drift from sleep overshoot), frames per second
 stay bounded. One asyncio task per response.
 
-Brain work runs off the event loop (:mod:`spark_cli.engine.pieces`), starting
+Brain work runs off the event loop (:mod:`spark_cli.engine.core.pieces`), starting
 when the slot is granted, so it overlaps the time to first token; input tokens
 are counted off the loop too when the input is large.
 
 A response ends ``completed``; ``incomplete`` with reason
 ``max_output_tokens`` (the request's limit, else the engine's maximum output,
 ``EngineConfig.max_output_tokens``), ``steered`` (at the next
-safe point, see :mod:`spark_cli.engine.safepoint`) or ``cancelled``
+safe point, see :mod:`spark_cli.engine.core.safepoint`) or ``cancelled``
 (extension); or ``failed`` when the brain raises -- or when anything else
 inside the generation raises: an engine bug still ends the response with a
 terminal event.
@@ -29,11 +29,11 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from spark_cli.engine.brains.base import Brain, BrainRequest
-from spark_cli.engine.faults import DROP, MALFORMED, MALFORMED_FRAME, STALL, FaultPlan
-from spark_cli.engine.faults import StreamDropped as StreamDropped
-from spark_cli.engine.pieces import BrainError, PieceSource, count_pieces
-from spark_cli.engine.safepoint import SafePoints
-from spark_cli.engine.state import EngineState
+from spark_cli.engine.core.faults import DROP, MALFORMED, MALFORMED_FRAME, STALL, FaultPlan
+from spark_cli.engine.core.faults import StreamDropped as StreamDropped
+from spark_cli.engine.core.pieces import BrainError, PieceSource, count_pieces
+from spark_cli.engine.core.safepoint import SafePoints
+from spark_cli.engine.core.state import EngineState
 from spark_cli.protocol import responses as wire
 from spark_cli.protocol.responses import InputMessage, WireError
 

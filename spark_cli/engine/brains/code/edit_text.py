@@ -102,7 +102,8 @@ class _Located:
 
     def segment(self, i1: int, i2: int, group: list[Splice]) -> bytes:
         """The new text of old lines ``i1:i2`` with ``group`` applied."""
-        parts, at = [], self.starts[i1]
+        parts: list[bytes] = []
+        at = self.starts[i1]
         for splice in group:
             parts += (self.data[at:splice.start], splice.text)
             at = splice.end

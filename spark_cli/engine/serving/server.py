@@ -11,15 +11,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import socket
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
-from spark_cli.engine.app import EXTENSIONS_HEADER as EXTENSIONS_HEADER
-from spark_cli.engine.app import WS_PATH, EngineApp
-from spark_cli.engine.brain_lookup import BrainFactory, registry_factory
-from spark_cli.engine.config import EngineConfig
-from spark_cli.engine.state import EngineState
+from spark_cli.engine.core.brain_lookup import BrainFactory, registry_factory
+from spark_cli.engine.core.config import EngineConfig
+from spark_cli.engine.core.state import EngineState
+from spark_cli.engine.serving.app import EXTENSIONS_HEADER as EXTENSIONS_HEADER
+from spark_cli.engine.serving.app import WS_PATH, EngineApp
 
 __all__ = ["EXTENSIONS_HEADER", "RunningEngine", "run_engine"]
 START_TIMEOUT_S = 10.0
@@ -47,6 +49,25 @@ def _brain_factory(config: EngineConfig) -> BrainFactory:
         script = default.removeprefix("script:")
         default = "script"
     return registry_factory(default, script)
+
+
+@functools.cache
+def _embedded_server_class() -> type[Any]:
+    """uvicorn's ``Server`` without its SIGINT/SIGTERM handlers.
+
+    ``Server.serve`` wraps itself in ``capture_signals()``, which (on the main thread)
+    replaces both handlers with its own ``handle_exit`` until it returns. The engine is
+    embedded: ``spark edit`` and the TUI own Ctrl-C, and ``spark engine serve`` stops
+    through ``asyncio.run``'s own SIGINT handling (the main task is cancelled, so
+    ``run_engine`` shuts the server down)."""
+    import uvicorn
+
+    class EmbeddedServer(uvicorn.Server):
+        @contextlib.contextmanager
+        def capture_signals(self) -> Iterator[None]:
+            yield
+
+    return EmbeddedServer
 
 
 def _url_host(host: str) -> str:
@@ -93,8 +114,7 @@ async def run_engine(
         lifespan="off", log_level="warning", ws_max_size=config.ws_max_size,
         ws_per_message_deflate=False, access_log=False, timeout_graceful_shutdown=1,
     )
-    server = uvicorn.Server(uv_config)
-    server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
+    server = _embedded_server_class()(uv_config)
     task = asyncio.create_task(server.serve(sockets=[sock]))
     try:
         async with asyncio.timeout(START_TIMEOUT_S):

@@ -13,11 +13,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from spark_cli.engine.brains.edit_text import FileChange, Splice
-from spark_cli.engine.brains.instructions import Instruction
-from spark_cli.engine.brains.rename_refs import FileRefs, Symbol
-from spark_cli.engine.brains.results import CannotHelp, OpResult, pick_files, plural
-from spark_cli.engine.brains.trees import Parsed, is_identifier, parse, walk
+from spark_cli.engine.brains.code.edit_text import FileChange, Splice
+from spark_cli.engine.brains.code.trees import Parsed, is_identifier, parse, walk
+from spark_cli.engine.brains.rules.instruction_parser import Instruction
+from spark_cli.engine.brains.rules.rename_refs import FileRefs, Symbol
+from spark_cli.engine.brains.rules.results import CannotHelp, OpResult, pick_files, plural
 
 if TYPE_CHECKING:
     import tree_sitter

@@ -7,9 +7,9 @@ that contains it.
 
 from __future__ import annotations
 
-from spark_cli.engine.brains.edit_text import FileChange, Splice
-from spark_cli.engine.brains.instructions import Instruction
-from spark_cli.engine.brains.results import CannotHelp, OpResult, pick_files, plural
+from spark_cli.engine.brains.code.edit_text import FileChange, Splice
+from spark_cli.engine.brains.rules.instruction_parser import Instruction
+from spark_cli.engine.brains.rules.results import CannotHelp, OpResult, pick_files, plural
 
 
 def _occurrences(text: str, old: str, new: str) -> list[Splice]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from spark_cli.engine.brains.edit_text import FileChange
+from spark_cli.engine.brains.code.edit_text import FileChange
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,11 +12,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from spark_cli.engine.brains.edit_text import FileChange
-from spark_cli.engine.brains.instructions import Instruction
-from spark_cli.engine.brains.results import CannotHelp, OpResult, pick_files
-from spark_cli.engine.brains.signatures import parameter_names, sentence, third_person, words
-from spark_cli.engine.brains.trees import (
+from spark_cli.engine.brains.code.edit_text import FileChange
+from spark_cli.engine.brains.code.signatures import parameter_names, sentence, third_person, words
+from spark_cli.engine.brains.code.trees import (
     Parsed,
     find_definitions,
     last_row,
@@ -24,6 +22,8 @@ from spark_cli.engine.brains.trees import (
     outer,
     parse,
 )
+from spark_cli.engine.brains.rules.instruction_parser import Instruction
+from spark_cli.engine.brains.rules.results import CannotHelp, OpResult, pick_files
 
 if TYPE_CHECKING:
     import tree_sitter

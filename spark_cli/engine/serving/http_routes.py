@@ -18,16 +18,22 @@ import json
 import time
 from typing import Any
 
-from spark_cli.engine import asgi_io
-from spark_cli.engine.brain_lookup import model_names
 from spark_cli.engine.brains.base import BrainRequest, BrainTurn, edit_format_from_instructions
-from spark_cli.engine.chat_events import COMMENT, ERROR, SKIP, ChatEvents
-from spark_cli.engine.events import ResponseEvents
-from spark_cli.engine.faults import MALFORMED
-from spark_cli.engine.generation import Event, Generation, Presenter, StreamDropped, count_input
-from spark_cli.engine.intake import check_chat_limits, check_output_limit
-from spark_cli.engine.lanes import turns
-from spark_cli.engine.state import EngineState
+from spark_cli.engine.core.brain_lookup import model_names
+from spark_cli.engine.core.faults import MALFORMED
+from spark_cli.engine.core.generation import (
+    Event,
+    Generation,
+    Presenter,
+    StreamDropped,
+    count_input,
+)
+from spark_cli.engine.core.state import EngineState
+from spark_cli.engine.serving import asgi_io
+from spark_cli.engine.serving.intake import check_chat_limits, check_output_limit
+from spark_cli.engine.serving.lanes import turns
+from spark_cli.engine.wire.chat_events import COMMENT, ERROR, SKIP, ChatEvents
+from spark_cli.engine.wire.response_events import ResponseEvents
 from spark_cli.protocol import chat
 from spark_cli.protocol import responses as wire
 from spark_cli.protocol.responses import WireError
@@ -45,6 +51,9 @@ async def handle(state: EngineState, scope: Scope, receive: Any, send: Any) -> N
     method = scope["method"]
     try:
         if path == "/healthz":
+            if method not in ("GET", "HEAD"):
+                raise WireError(405, "method_not_allowed", f"{method} is not allowed on {path}",
+                                headers={"allow": "GET, HEAD"})
             await asgi_io.send_json(send, 200, {"status": "ok"})
             return
         asgi_io.check_auth(scope, state.config.token)
@@ -54,9 +63,11 @@ async def handle(state: EngineState, scope: Scope, receive: Any, send: Any) -> N
                     for name in model_names()]
             await asgi_io.send_json(send, 200, {"object": "list", "data": data})
         elif path == "/v1/responses" and method == "POST":
-            await _responses(state, await asgi_io.read_json(receive, state.config), receive, send)
+            body = await asgi_io.read_json(scope, receive, state.config)
+            await _responses(state, body, receive, send)
         elif path == "/v1/chat/completions" and method == "POST":
-            await _chat(state, await asgi_io.read_json(receive, state.config), receive, send)
+            body = await asgi_io.read_json(scope, receive, state.config)
+            await _chat(state, body, receive, send)
         elif path in ("/v1/models", "/v1/responses", "/v1/chat/completions"):
             raise WireError(405, "method_not_allowed", f"{method} is not allowed on {path}")
         else:
@@ -69,15 +80,16 @@ async def _responses(state: EngineState, body: dict[str, Any], receive: Any, sen
     request = wire.parse_create(body)
     check_output_limit(request.max_output_tokens, "max_output_tokens",
                        state.config.max_output_tokens)
-    history: tuple[BrainTurn, ...] | None = ()
+    history: tuple[BrainTurn, ...] = ()
     if request.previous_response_id is not None:
-        history = state.stored.get(request.previous_response_id)
-        if history is None:
+        found = state.stored.get(request.previous_response_id)
+        if found is None:
             raise WireError(
                 400, wire.PREVIOUS_RESPONSE_NOT_FOUND,
                 f"Previous response with id '{request.previous_response_id}' not found.",
                 "previous_response_id",
             )
+        history = found
     conversation = history + turns(request.input)
     response_id = state.new_id()
     events = ResponseEvents(

@@ -9,10 +9,10 @@ gets its size and first lines only.
 from __future__ import annotations
 
 from spark_cli.edits.anchors import Definition, definitions
-from spark_cli.engine.brains.instructions import Instruction
-from spark_cli.engine.brains.op_imports import IMPORT_TYPES
-from spark_cli.engine.brains.results import OpResult, pick_files, plural
-from spark_cli.engine.brains.trees import parse
+from spark_cli.engine.brains.code.trees import parse
+from spark_cli.engine.brains.rules.instruction_parser import Instruction
+from spark_cli.engine.brains.rules.op_imports import IMPORT_TYPES
+from spark_cli.engine.brains.rules.results import OpResult, pick_files, plural
 
 MAX_ITEMS = 60
 _HEADER_WIDTH = 90

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from spark_cli.engine.brains.trees import Parsed, function_of, is_identifier, walk
+from spark_cli.engine.brains.code.trees import Parsed, function_of, is_identifier, walk
 
 if TYPE_CHECKING:
     import tree_sitter

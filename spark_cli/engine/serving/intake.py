@@ -3,7 +3,7 @@
 The protocol parsers accept any integer >= 1 for ``max_output_tokens``
 (Responses) and ``max_tokens`` / ``max_completion_tokens`` (Chat). The engine's
 models emit at most ``EngineConfig.max_output_tokens`` (default
-:data:`~spark_cli.engine.config.MAX_OUTPUT_TOKENS`, 128,000), so a larger
+:data:`~spark_cli.engine.core.config.MAX_OUTPUT_TOKENS`, 128,000), so a larger
 value (``10**400`` is a valid JSON integer) is refused at intake with 400
 ``invalid_value`` naming the parameter, as OpenAI does; nothing downstream ever
 sees a number too big for a float.

@@ -15,24 +15,24 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from spark_cli.engine.brains.base import BrainRequest
-from spark_cli.engine.brains.edit_text import render_changes
-from spark_cli.engine.brains.help_text import help_lines
-from spark_cli.engine.brains.instructions import (
+from spark_cli.engine.brains.base import BrainRequest, EditFormat
+from spark_cli.engine.brains.code.edit_text import render_changes
+from spark_cli.engine.brains.rules.help_text import help_lines
+from spark_cli.engine.brains.rules.instruction_parser import (
     Instruction,
     instruction_text,
     mentioned_paths,
     parse_instruction,
 )
-from spark_cli.engine.brains.op_definitions import add_parameter, delete_definition
-from spark_cli.engine.brains.op_docstring import add_docstring
-from spark_cli.engine.brains.op_explain import explain
-from spark_cli.engine.brains.op_imports import add_import
-from spark_cli.engine.brains.op_prints import remove_prints
-from spark_cli.engine.brains.op_rename import rename
-from spark_cli.engine.brains.op_replace import replace_text
-from spark_cli.engine.brains.results import CannotHelp, OpResult
-from spark_cli.engine.brains.workspace import current_files
+from spark_cli.engine.brains.rules.op_definitions import add_parameter, delete_definition
+from spark_cli.engine.brains.rules.op_docstring import add_docstring
+from spark_cli.engine.brains.rules.op_explain import explain
+from spark_cli.engine.brains.rules.op_imports import add_import
+from spark_cli.engine.brains.rules.op_prints import remove_prints
+from spark_cli.engine.brains.rules.op_rename import rename
+from spark_cli.engine.brains.rules.op_replace import replace_text
+from spark_cli.engine.brains.rules.results import CannotHelp, OpResult
+from spark_cli.engine.brains.rules.workspace import current_files
 
 Operation = Callable[[Instruction, dict[str, str], list[str]], OpResult]
 
@@ -48,13 +48,13 @@ OPERATIONS: dict[str, Operation] = {
 }
 
 
-def _answer(result: OpResult, fmt: str) -> Iterator[str]:
+def _answer(result: OpResult, fmt: EditFormat) -> Iterator[str]:
     yield result.lead + "\n"
     if result.prose:
         yield from result.prose
         return
     yield "\n"
-    yield from render_changes(result.changes, fmt)  # type: ignore[arg-type]
+    yield from render_changes(result.changes, fmt)
     yield "\n"
     yield result.summary + "\n"
 

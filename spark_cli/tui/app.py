@@ -19,30 +19,37 @@ import asyncio
 import contextlib
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from rich.console import RenderableType
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
+from textual.driver import Driver
+from textual.timer import Timer
 from textual.widgets import Static, TextArea
 
 from spark_cli.session.api import ChannelError, Connector, SessionApi
 from spark_cli.session.changes import latest_batch_id
 from spark_cli.session.events import TurnFailed
-from spark_cli.session.interaction import Interaction, QueueChanged, TurnEnded, TurnStarted
+from spark_cli.session.interaction import (
+    Interaction,
+    InteractionEvent,
+    QueueChanged,
+    TurnEnded,
+    TurnStarted,
+)
 from spark_cli.session.settings import Settings, load_settings
-from spark_cli.session.store import SavedState, SessionStore
+from spark_cli.session.store import SessionStore
 from spark_cli.tui.hud import Hud, HudState
+from spark_cli.tui.keeper import Keeper
 from spark_cli.tui.painter import Painter
 from spark_cli.tui.prompt import Prompt
 from spark_cli.tui.transcript import Transcript
 
 FRAME_S = 1 / 30
-DRAFT_SAVE_S = 0.2
-RESUME_SHOWN = 6
 HELP = ("Enter sends · while it streams Enter redirects, Tab queues, Esc stops · "
         "Ctrl+Z undoes the last edits · /help lists commands")
 
@@ -74,16 +81,16 @@ class SparkApp(App[int]):
         Binding("ctrl+q", "quit", "Quit", priority=True),
     ]
 
-    def __init__(self, setup: TuiSetup, **kwargs: object) -> None:
-        super().__init__(**kwargs)  # type: ignore[arg-type]  # App's keyword arguments
+    def __init__(self, setup: TuiSetup, *, driver_class: type[Driver] | None = None) -> None:
+        super().__init__(driver_class=driver_class)
         self.setup = setup
         self.session = setup.session
         settings = self.session.settings
         self.hud_state = HudState(provider=settings.provider.name, model=settings.provider.model,
                                   channel=settings.provider.kind,
                                   context_window=settings.context_window)
-        saved = setup.store.load() if setup.store is not None else SavedState()
-        self.saved = saved
+        self.keeper = Keeper(setup.store, self._note, self.set_timer)
+        saved = self.saved = self.keeper.load()
         self.interaction = Interaction(self.session, self._sink, queue=saved.queue,
                                        ready=self._ensure_connected, files=self._files)
         self.files: list[str] = []
@@ -91,7 +98,7 @@ class SparkApp(App[int]):
         self.painter: Painter | None = None
         self._connected: asyncio.Future[None] | None = None
         self._channels = contextlib.AsyncExitStack()
-        self._frames: object = None
+        self._frames: Timer | None = None
         self.background: set[asyncio.Task[None]] = set()
         self.sent_text = ""
         self.test_task: asyncio.Task[None] | None = None
@@ -100,7 +107,6 @@ class SparkApp(App[int]):
         """The last failing /test run, as /fix sends it."""
         self.undo_mark = latest_batch_id(self.session.root)
         """The newest undo batch before this session: /undo and /diff stop there."""
-        self._draft_timer: object = None
 
     # ---- layout ----
 
@@ -176,7 +182,7 @@ class SparkApp(App[int]):
         if text.strip():
             self.query_one(Prompt).remember(text)
             self.sent_text = text
-            self._keep(lambda store: store.add_prompt(text))
+            self.keeper.prompt_sent(text)
         self.interaction.submit(text)
 
     def on_prompt_queue_asked(self, message: Prompt.QueueAsked) -> None:
@@ -207,18 +213,19 @@ class SparkApp(App[int]):
 
     # ---- painting ----
 
-    def _sink(self, event: object) -> None:
+    def _sink(self, event: InteractionEvent) -> None:
         painter = self.painter
         if painter is None:
             return
-        painter.on_event(event)  # type: ignore[arg-type]  # the Interaction's events
+        painter.on_event(event)
         if type(event) is TurnFailed and self.session.marks.first_delta_at is None:
             self._restore_draft()
-        if type(event) is TurnStarted:
-            self._frames.resume()  # type: ignore[attr-defined]  # a textual Timer
-        elif type(event) is TurnEnded:
-            self._frames.pause()  # type: ignore[attr-defined]
-            self._save_conversation()
+        frames = self._frames
+        if type(event) is TurnStarted and frames is not None:
+            frames.resume()
+        elif type(event) is TurnEnded and frames is not None:
+            frames.pause()
+            self.keeper.turn_ended(self.session)
 
     def _restore_draft(self) -> None:
         """Nothing came back (provider down, key refused): the message returns to the prompt."""
@@ -241,7 +248,7 @@ class SparkApp(App[int]):
             self.painter.write(renderable)
 
     def _queue_changed(self, event: QueueChanged) -> None:
-        self._keep(lambda store: store.save_queue(event.items))
+        self.keeper.queue_changed(event.items)
         view = self.query_one("#queue", Static)
         if not event.items:
             view.display = False
@@ -254,47 +261,11 @@ class SparkApp(App[int]):
 
     # ---- what survives a restart ----
 
-    def _keep(self, save: Callable[[SessionStore], str | None]) -> None:
-        """Save through the store; a problem is shown once."""
-        store = self.setup.store
-        if store is None:
-            return
-        problem = save(store)
-        if problem:
-            self._note(problem, "yellow")
-
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
-        """The draft is saved ~0.2 s after the last change (every key costs nothing)."""
-        if self.setup.store is None:
-            return
-        if self._draft_timer is not None:
-            self._draft_timer.stop()  # type: ignore[attr-defined]  # a textual Timer
-        text = event.text_area.text
-        self._draft_timer = self.set_timer(
-            DRAFT_SAVE_S, lambda: self._keep(lambda store: store.save_draft(text)))
-
-    def _save_conversation(self) -> None:
-        settings = self.session.settings
-        history = tuple(self.session.history)
-        self._keep(lambda store: store.save_conversation(
-            history, provider=settings.provider.name, model=settings.provider.model))
+        self.keeper.draft_changed(event.text_area.text)
 
     def resume_conversation(self) -> None:
-        """Reopen this repo's last saved conversation (``/resume``, ``spark --resume``)."""
-        store = self.setup.store
-        saved = store.load_conversation() if store is not None else None
-        for problem in store.take_problems() if store is not None else ():
-            self._note(problem, "yellow")
-        if saved is None:
-            self._note("no saved conversation for this repo", "yellow")
-            return
-        self.session.history[:] = saved.history
-        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(saved.saved_at))
-        self._note(f"resumed the conversation of {when} ({len(saved.history)} messages, "
-                   f"{saved.provider} · {saved.model}); the model sees it all again", "bold")
-        for message in saved.history[-RESUME_SHOWN:]:
-            if message.role == "user":
-                self._note("› " + message.content.strip().splitlines()[-1][:200], "bold cyan")
+        self.keeper.resume(self.session)
 
     # ---- settings ----
 
@@ -329,9 +300,9 @@ class SparkApp(App[int]):
     def _files(self) -> list[str]:
         return list(self.files)
 
-    def spawn(self, coro: object) -> None:
+    def spawn(self, coro: Coroutine[Any, Any, None]) -> None:
         """Run ``coro`` in the background (its failure is shown, never lost)."""
-        task = asyncio.ensure_future(coro)  # type: ignore[call-overload]
+        task = asyncio.get_running_loop().create_task(coro)
         self.background.add(task)
         task.add_done_callback(self._background_done)
 

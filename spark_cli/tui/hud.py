@@ -73,8 +73,8 @@ class Hud(Static):
     Hud { height: 1; background: $panel; color: $text-muted; padding: 0 1; }
     """
 
-    def __init__(self, **kwargs: object) -> None:
-        super().__init__("", markup=False, **kwargs)  # type: ignore[arg-type]
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__("", markup=False, id=id)
         self._shown = ""
 
     def show(self, hud: HudState, now: float) -> None:

@@ -39,9 +39,8 @@ class Prompt(TextArea):
             super().__init__()
             self.text = text
 
-    def __init__(self, sent_prompts: Sequence[str] = (), **kwargs: object) -> None:
-        super().__init__(soft_wrap=True, show_line_numbers=False, tab_behavior="indent",
-                         **kwargs)  # type: ignore[arg-type]  # TextArea's keyword arguments
+    def __init__(self, sent_prompts: Sequence[str] = (), *, id: str | None = None) -> None:
+        super().__init__(soft_wrap=True, show_line_numbers=False, tab_behavior="indent", id=id)
         self.sent_prompts: list[str] = list(sent_prompts)
         self._walk: int | None = None  # index into history while walking it
         self._draft = ""  # what was typed before the walk started

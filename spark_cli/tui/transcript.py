@@ -29,8 +29,8 @@ class Transcript(ScrollView, can_focus=False):
     Transcript { height: 1fr; overflow-x: hidden; }
     """
 
-    def __init__(self, **kwargs: object) -> None:
-        super().__init__(**kwargs)  # type: ignore[arg-type]  # Widget's keyword arguments
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
         self._blocks: list[tuple[RenderableType, int]] = []  # (renderable, its strip count)
         self._lines: list[Strip] = []
         self._open_start: int | None = None  # first line of the streaming block's plain lines

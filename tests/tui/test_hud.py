@@ -1,0 +1,28 @@
+"""hud_text: the status line from plain state (pure)."""
+
+from __future__ import annotations
+
+from spark_cli.tui.hud import HudState, hud_text
+
+
+def test_streaming_line_shows_every_figure() -> None:
+    hud = HudState(provider="cerebras", model="gpt-oss", channel="chat_sse", state="streaming",
+                   ttft_s=0.042, tokens_per_s=1497.4, frame_ms=3.14, context_tokens=2100,
+                   context_window=128000, queue=2)
+    assert hud_text(hud, 0.0) == ("cerebras · gpt-oss │ HTTP SSE (chat) │ streaming │ TTFT 42 ms"
+                                  " │ 1,497 tok/s │ frame 3.1 ms │ ctx 2.1k/128.0k (2%) │ "
+                                  "2 queued")
+
+
+def test_a_retry_counts_down_then_the_state_returns() -> None:
+    hud = HudState(provider="p", model="m", channel="responses_ws", state="waiting",
+                   retry_at=10.0)
+    assert "retry in 2.5 s" in hud_text(hud, 7.5)
+    assert "retry in" not in hud_text(hud, 10.5) and "waiting" in hud_text(hud, 10.5)
+
+
+def test_capacity_queue_position_and_a_paused_queue() -> None:
+    hud = HudState(provider="p", model="m", channel="mock", state="waiting", queued_at=3,
+                   queue=1, paused=True)
+    text = hud_text(hud, 0.0)
+    assert "queued #3" in text and "1 queued (paused: Enter resumes)" in text

@@ -31,7 +31,8 @@ PLAIN_WORDS = frozenset({
     "all", "every", "each", "so", "then", "please", "can", "could", "should", "would", "will",
     "just", "also", "only", "now", "here", "there", "where", "what", "which", "when", "why",
     "how", "if", "else", "return", "import", "type", "value", "values", "list", "set", "get",
-    "run", "main", "self", "cls",
+    "run", "main", "self", "cls", "print", "log", "console", "debug", "docstring", "comment",
+    "docs",
 })
 """Instruction words that never count as symbols, even when a repo defines them."""
 
@@ -53,7 +54,7 @@ def named_files(text: str, repo_files: Sequence[str]) -> NamedFiles:
     found: list[str] = []
     ambiguous: list[tuple[str, tuple[str, ...]]] = []
     for run in _PATH_RUN.findall(text):
-        token = run.strip(_TRIM).removeprefix("./")
+        token = run.rstrip(_TRIM).lstrip(_TRIM.replace(".", "")).removeprefix("./")
         if "." not in token and "/" not in token:
             continue
         if token in exact:

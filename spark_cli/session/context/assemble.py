@@ -9,7 +9,7 @@ Which files, by priority:
 2. files the prompt names (:mod:`.mentions`) that exist in the repo;
 3. files that mention a symbol the prompt names (``rename total_price to
    cart_total`` brings every file that spells ``total_price``), definers
-   first, at most ``MAX_REFERENCING``;
+   first, at most ``extras.MAX_REFERENCING``;
 4. the repo map, ranked toward all of the above and the prompt's
    identifiers, in ``MAP_TOKENS`` (twice that when no file is sent).
 
@@ -30,25 +30,20 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from spark_cli.protocol.files import FileBlock, render_file_block, render_file_blocks
 from spark_cli.protocol.tokens import count_tokens
-from spark_cli.session.context.index import RepoIndex, index_for
-from spark_cli.session.context.mentions import identifiers, named_files, symbols
-from spark_cli.session.context.outline import Outline, fit
-from spark_cli.session.context.rank import rank_definitions
+from spark_cli.session.context.picks import MAP_HEADER, NAMED, Pick, compose, map_section, pick
 from spark_cli.session.context.report import ContextFile, ContextReport, MapSummary
 from spark_cli.session.context.scan import scan
-from spark_cli.session.context.sources import language_for_path
-from spark_cli.session.targets import AGENTS_FILE, RequestError, TargetFile, read_target
+from spark_cli.session.targets import AGENTS_FILE, RequestError, TargetFile
+
+if TYPE_CHECKING:
+    from spark_cli.session.context.index import RepoIndex
+
+__all__ = ["MAP_HEADER", "MAP_TOKENS", "Assembled", "Budget", "assemble"]
 
 MAP_TOKENS = 4_096
-MIN_MAP_TOKENS = 128
-"""Less room than this: no map at all (a dozen signatures help nobody)."""
-MAX_REFERENCING = 30
-MAP_HEADER = ("Repository map: signature lines of the most referenced definitions in files "
-              "not shown in full here (skipped lines marked ⋮). Ask for a file before "
-              "editing it.\n")
 _BLOCK_SLACK = 4  # tokens a block may add at its joins (separators, merged pieces)
 
 
@@ -74,47 +69,12 @@ class Assembled:
     report: ContextReport
 
 
-@dataclass(slots=True)
-class _Pick:
-    target: TargetFile
-    why: str
-    tokens: int
-    fresh: bool
-
-
-def _pick(target: TargetFile, why: str, known: Mapping[str, str]) -> _Pick:
-    fresh = known.get(target.path) != target.sha256
-    block = render_file_block(_block(target)) if fresh else ""
-    return _Pick(target, why, count_tokens(block) if fresh else 0, fresh)
-
-
-def _block(target: TargetFile) -> FileBlock:
-    return FileBlock(target.path, target.text, language_for_path(target.path) or "")
-
-
-def map_section(text: str) -> str:
-    """The map as it travels: the header line, then the outline in a ``~~~`` fence (a
-    fence that file-block parsers skip and that never looks like a file block)."""
-    fence = "~" * max(3, 1 + max((len(r) for r in text.split("\n") if set(r) == {"~"}),
-                                 default=0))
-    return f"{MAP_HEADER}{fence}\n{text}{fence}\n"
-
-
-def compose(picks: Sequence[_Pick], instruction: str, outline: str) -> tuple[str, str]:
-    """(the message as sent, the message as remembered)."""
-    blocks = [_block(p.target) for p in picks if p.fresh]
-    remembered = instruction.strip() + "\n"
-    if blocks:
-        remembered = render_file_blocks(blocks) + "\n" + remembered
-    return (map_section(outline) + "\n" + remembered if outline else remembered), remembered
-
-
 def assemble(root: Path, budget: Budget, explicit: Sequence[TargetFile], instruction: str, *,
              instructions: str, agents: str | None, history_tokens: int,
              known: Mapping[str, str], map_tokens: int | None = None,
              index: RepoIndex | None = None) -> Assembled:
     """The turn's context (see the module docstring); ``RequestError`` when it cannot fit."""
-    picks = [_pick(t, "added", known) for t in explicit]
+    picks = [pick(t, "added", known) for t in explicit]
     in_chat = {t.path for t in explicit}
     system_tokens = count_tokens(instructions)
     fixed = system_tokens + history_tokens
@@ -129,111 +89,54 @@ def assemble(root: Path, budget: Budget, explicit: Sequence[TargetFile], instruc
     trimmed: list[str] = []
     notes: list[str] = []
     room = budget.cap - base_total
-    outline = Outline("", 0, 0, 0, 0)
+    outline_text, shown = "", (0, 0, 0)
     repo = scan(root)
     if any(path not in in_chat for path in repo.paths()):
-        named = named_files(instruction, repo.paths())
-        for said, could in named.ambiguous:
-            notes.append(f"{said} could be {' or '.join(could)}: name the path to send it")
-        extra = _read_extra(root, [(p, "named in the prompt") for p in named.found
-                                   if p not in in_chat], known, notes)
+        from spark_cli.session.context import extras
+        from spark_cli.session.context.index import index_for
+
         index = index or index_for(root)
-        index.refresh(repo)
-        extra += _read_extra(root, _referencing(index, instruction, in_chat | set(named.found),
-                                                notes), known, notes)
-        for pick in sorted(extra, key=lambda p: p.why != "named in the prompt"):
-            cost = pick.tokens + _BLOCK_SLACK if pick.fresh else 0
+        found = extras.candidates(root, repo, index, instruction, in_chat, known, notes)
+        for extra in sorted(found, key=lambda p: p.why != NAMED):
+            cost = extra.tokens + _BLOCK_SLACK if extra.fresh else 0
             if cost <= room:
-                picks.append(pick)
+                picks.append(extra)
                 room -= cost
             else:
-                trimmed.append(f"{pick.target.path} ({pick.why}) left out: its {pick.tokens:,} "
-                               f"tokens do not fit in the {room:,} left of the window")
+                trimmed.append(f"{extra.target.path} ({extra.why}) left out: its "
+                               f"{extra.tokens:,} tokens do not fit in the {room:,} left of "
+                               "the window")
         wanted = map_tokens if map_tokens is not None else (
             MAP_TOKENS if any(p.fresh for p in picks) else 2 * MAP_TOKENS)
+        outline = extras.NO_MAP
         if wanted > 0:
-            outline = _map(index, picks, instruction, wanted, room, trimmed)
-    content, remembered = compose(picks, instruction, outline.text)
-    total = fixed + count_tokens(content)
-    while total > budget.cap and outline.text:  # joins counted differently: shrink, recount
-        outline = fit_smaller(index, picks, instruction, outline, total - budget.cap)
+            outline = extras.repo_map(index, picks, instruction, wanted, room, trimmed)
         content, remembered = compose(picks, instruction, outline.text)
         total = fixed + count_tokens(content)
-    parts["files"] = sum(p.tokens for p in picks if not p.why.startswith("mentions "))
-    parts["references"] = sum(p.tokens for p in picks if p.why.startswith("mentions "))
-    parts["map"] = count_tokens(map_section(outline.text)) if outline.text else 0
+        while total > budget.cap and outline.text:  # joins counted apart: shrink, recount
+            outline = extras.smaller_map(index, picks, instruction, outline,
+                                         total - budget.cap)
+            content, remembered = compose(picks, instruction, outline.text)
+            total = fixed + count_tokens(content)
+        outline_text = outline.text
+        shown = (outline.files, outline.definitions, outline.available)
+    else:
+        content, remembered = compose(picks, instruction, "")
+        total = fixed + count_tokens(content)
+    parts["files"] = sum(p.tokens for p in picks if not p.is_reference)
+    parts["references"] = sum(p.tokens for p in picks if p.is_reference)
+    parts["map"] = count_tokens(map_section(outline_text)) if outline_text else 0
     report = ContextReport(
         window=budget.window, reserved_for_answer=budget.reserved, budget=budget.cap,
         used=total, parts=parts,
         files=tuple(ContextFile(p.target.path, p.why, p.tokens, p.fresh) for p in picks),
-        map=MapSummary(parts["map"], outline.files, outline.definitions, outline.available),
-        trimmed=tuple(trimmed), notes=tuple(notes))
-    return Assembled(tuple(p.target for p in picks), tuple(p.target.path for p in picks
-                                                            if p.fresh),
+        map=MapSummary(parts["map"], *shown), trimmed=tuple(trimmed), notes=tuple(notes))
+    return Assembled(tuple(p.target for p in picks),
+                     tuple(p.target.path for p in picks if p.fresh),
                      content, remembered, total, report)
 
 
-def _referencing(index: RepoIndex, instruction: str, in_chat: set[str],
-                 notes: list[str]) -> list[tuple[str, str]]:
-    """(path, why) for files that mention a symbol the instruction names, definers first."""
-    definers = index.definers()
-    found: dict[str, str] = {}
-    for symbol in symbols(instruction, definers):
-        where = [*definers.get(symbol, ()),
-                 *(p for p in index.mentioning(symbol) if p not in definers.get(symbol, ()))]
-        fresh = [p for p in where if p not in in_chat and p not in found]
-        room = MAX_REFERENCING - len(found)
-        for path in fresh[:room]:
-            found[path] = f"mentions {symbol}"
-        if len(fresh) > room:
-            notes.append(f"{len(fresh) - room} more files mention {symbol} and were not sent "
-                         f"(at most {MAX_REFERENCING} such files per turn)")
-    return list(found.items())
-
-
-def _read_extra(root: Path, wanted: Sequence[tuple[str, str]], known: Mapping[str, str],
-                notes: list[str]) -> list[_Pick]:
-    picks: list[_Pick] = []
-    for path, why in wanted:
-        try:
-            picks.append(_pick(read_target(root, path), why, known))
-        except RequestError as exc:
-            why_not = exc.message.removesuffix("; nothing was sent")
-            notes.append(f"{path} ({why}) not sent: {why_not}")
-    return picks
-
-
-def _map(index: RepoIndex, picks: Sequence[_Pick], instruction: str, wanted: int, room: int,
-         trimmed: list[str]) -> Outline:
-    header = count_tokens(map_section("")) + 2
-    space = min(wanted, room - header)
-    chosen = {p.target.path for p in picks if not p.why.startswith("mentions ")}
-    ranked = rank_definitions(index.tags, chat={p.target.path for p in picks}, named=chosen,
-                              mentioned=identifiers(instruction))
-    if not ranked:
-        return Outline("", 0, 0, 0, 0)
-    if space < MIN_MAP_TOKENS:
-        trimmed.append(f"repo map left out: only {max(0, room):,} tokens of the window are "
-                       "left after the files")
-        return Outline("", 0, 0, 0, len(ranked))
-    outline = fit(ranked, space)
-    if space < wanted and outline.definitions < outline.available:
-        trimmed.append(f"repo map cut to {space:,} tokens (of {wanted:,}) to fit the window: "
-                       f"{outline.definitions:,} of {outline.available:,} definitions shown")
-    return outline
-
-
-def fit_smaller(index: RepoIndex | None, picks: Sequence[_Pick], instruction: str,
-                outline: Outline, excess: int) -> Outline:
-    """The map again, ``excess`` (+ a margin) tokens smaller; empty when nothing is left."""
-    if index is None or outline.tokens <= excess + 16:
-        return Outline("", 0, 0, 0, outline.available)
-    ranked = rank_definitions(index.tags, chat={p.target.path for p in picks},
-                              mentioned=identifiers(instruction))
-    return fit(ranked, outline.tokens - excess - 16)
-
-
-def _over_budget(parts: Mapping[str, int], picks: Sequence[_Pick], total: int,
+def _over_budget(parts: Mapping[str, int], picks: Sequence[Pick], total: int,
                  budget: Budget) -> RequestError:
     named = [("the system prompt", parts["instructions"]), (AGENTS_FILE, parts["AGENTS.md"]),
              *((p.target.path, p.tokens) for p in picks),

@@ -7,8 +7,8 @@ move of edits modules touches one file.
 from __future__ import annotations
 
 from spark_cli.edits.grammars import get_language, get_parser, language_for_path, tags_query_source
-from spark_cli.edits.paths import PROTECTED_DIRS, PathRefused, confine
+from spark_cli.edits.paths import PathRefused, confine
 from spark_cli.edits.textfile import TextFileError, read_text_file
 
-__all__ = ["PROTECTED_DIRS", "PathRefused", "TextFileError", "confine", "get_language",
+__all__ = ["PathRefused", "TextFileError", "confine", "get_language",
            "get_parser", "language_for_path", "read_text_file", "tags_query_source"]

@@ -70,7 +70,7 @@ def _read(root: Path, wanted: Sequence[tuple[str, str]], known: Mapping[str, str
 def repo_map(index: RepoIndex, picks: Sequence[Pick], instruction: str, wanted: int,
              room: int, trimmed: list[str]) -> Outline:
     """The map in ``min(wanted, room)`` tokens (header included), ranked toward ``picks``."""
-    space = min(wanted, room - count_tokens(map_section("")) - 2)
+    space = min(wanted, room) - count_tokens(map_section("")) - 2
     ranked = rank_definitions(index.tags, chat={p.target.path for p in picks},
                               named={p.target.path for p in picks if not p.is_reference},
                               mentioned=identifiers(instruction))
@@ -81,7 +81,7 @@ def repo_map(index: RepoIndex, picks: Sequence[Pick], instruction: str, wanted: 
                        "left after the files")
         return Outline("", 0, 0, 0, len(ranked))
     outline = fit(ranked, space)
-    if space < wanted and outline.definitions < outline.available:
+    if room < wanted and outline.definitions < outline.available:
         trimmed.append(f"repo map cut to {space:,} tokens (of {wanted:,}) to fit the window: "
                        f"{outline.definitions:,} of {outline.available:,} definitions shown")
     return outline

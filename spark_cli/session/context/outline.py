@@ -10,8 +10,8 @@ so nesting shows; ``⋮`` marks skipped lines between two of them::
     ⋮
     │def with_tax(price):
 
-The largest ``n`` whose text fits the budget is found by bisection (the text
-grows with ``n``). Counting uses ``protocol.tokens`` like the rest of the
+How many fit is found from per-line counts (see :func:`fit`) and checked
+on the final text. Counting uses ``protocol.tokens`` like the rest of the
 request, so the map never pushes a request past the window.
 """
 
@@ -24,7 +24,7 @@ from spark_cli.protocol.tokens import count_tokens
 from spark_cli.session.context.rank import Ranked
 
 MAX_CANDIDATES = 3_000
-"""More definitions than this never fit any sane budget; bisect over these only."""
+"""More definitions than this never fit any sane budget."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,18 +63,33 @@ def render(ranked: Sequence[Ranked]) -> str:
 
 def fit(ranked: Sequence[Ranked], budget: int,
         count: Callable[[str], int] = count_tokens) -> Outline:
-    """The most definitions (best first) whose outline stays within ``budget`` tokens."""
-    candidates = ranked[:MAX_CANDIDATES]
-    best_text, best_tokens, best_n = "", 0, 0
-    low, high = 1, len(candidates)
-    while low <= high and budget > 0:
-        mid = (low + high) // 2
-        text = render(candidates[:mid])
+    """The most definitions (best first) whose outline stays within ``budget`` tokens.
+
+    A line break always starts a new token piece, so the outline's count is the
+    sum of its lines' counts: each signature line and each new file's header
+    is counted once, plus one token per definition for a possible ``⋮`` line
+    (an upper bound). The outline of the ``n`` that bound allows is rendered
+    and counted exactly; while that is still over (it never should be), ``n``
+    shrinks.
+    """
+    if budget <= 0 or not ranked:
+        return Outline("", 0, 0, 0, len(ranked))
+    spent = 0
+    files: set[str] = set()
+    n = 0
+    for item in ranked[:MAX_CANDIDATES]:
+        cost = count("\n│" + item.definition.signature) + 1
+        if item.path not in files:
+            cost += count("\n" + item.path + ":")
+        if spent + cost + 1 > budget:
+            break
+        spent += cost
+        files.add(item.path)
+        n += 1
+    text = render(ranked[:n])
+    tokens = count(text)
+    while n > 0 and tokens > budget:
+        n -= 1
+        text = render(ranked[:n])
         tokens = count(text)
-        if tokens <= budget:
-            best_text, best_tokens, best_n = text, tokens, mid
-            low = mid + 1
-        else:
-            high = mid - 1
-    files = len({r.path for r in candidates[:best_n]})
-    return Outline(best_text, best_tokens, files, best_n, len(ranked))
+    return Outline(text, tokens, len({r.path for r in ranked[:n]}), n, len(ranked))

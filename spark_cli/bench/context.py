@@ -42,26 +42,31 @@ def generate_tree(root: Path, files: int, seed: int = 7) -> tuple[str, str]:
     packages = max(1, files // 50)
     names = [(f"pkg{p:02d}", f"mod{m:03d}") for p in range(packages)
              for m in range(files // packages + (1 if p < files % packages else 0))][:files]
+    imported: set[str] = set()
     for package, module in names:
         (root / "src" / package).mkdir(parents=True, exist_ok=True)
         others = rng.sample(names, k=min(3, len(names)))
+        imported.update(f"{p}_{m}_helper_{i}" for i, (p, m) in enumerate(others))
         lines = [f'"""{package}.{module}: generated for spark bench context."""', ""]
-        lines += [f"from {p}.{m} import {m}_helper_{i}" for i, (p, m) in enumerate(others)]
-        lines += ["", "", f"class {module.title()}Store:", '    """Keeps things."""', ""]
+        lines += [f"from {p}.{m} import {p}_{m}_helper_{i}"
+                  for i, (p, m) in enumerate(others)]
+        lines += ["", "", f"class {package.title()}{module.title()}Store:",
+                  '    """Keeps things."""', ""]
         for k in range(3):
+            p, m = others[k % len(others)]
             lines += [f"    def method_{k}(self, value):",
-                      f"        return {others[k % len(others)][1]}_helper_{k % len(others)}"
-                      f"(value) + {k}", ""]
+                      f"        return {p}_{m}_helper_{k % len(others)}(value) + {k}", ""]
         for k in range(5):
-            lines += ["", f"def {module}_helper_{k}(value):",
+            lines += ["", f"def {package}_{module}_helper_{k}(value):",
                       f'    """Helper {k}."""',
                       f"    total = value * {k + 1}",
                       "    for step in range(3):",
                       "        total += step",
                       "    return total", ""]
         (root / "src" / package / f"{module}.py").write_text("\n".join(lines) + "\n")
-    package, module = names[0]
-    return f"src/{package}/{module}.py", f"{module}_helper_1"
+    used = [(p, m) for p, m in names if f"{p}_{m}_helper_1" in imported]
+    package, module = used[0] if used else names[0]
+    return f"src/{package}/{module}.py", f"{package}_{module}_helper_1"
 
 
 def _copy(source: Path, target: Path) -> None:

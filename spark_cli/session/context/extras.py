@@ -24,6 +24,9 @@ MAX_REFERENCING = 30
 MIN_MAP_TOKENS = 128
 """Less room than this: no map at all (a dozen signatures help nobody)."""
 NO_MAP = Outline("", 0, 0, 0, 0)
+INDEX_SECONDS = 2.0
+"""Reading and parsing time one turn may spend on files new to the index (a first build
+in a huge repo); the rest waits for later turns."""
 
 
 def candidates(root: Path, repo: RepoFiles, index: RepoIndex, instruction: str,
@@ -33,7 +36,11 @@ def candidates(root: Path, repo: RepoFiles, index: RepoIndex, instruction: str,
     for said, could in named.ambiguous:
         notes.append(f"{said} could be {' or '.join(could)}: name the path to send it")
     found = _read(root, [(p, NAMED) for p in named.found if p not in in_chat], known, notes)
-    index.refresh(repo)
+    index.refresh(repo, seconds=INDEX_SECONDS, first=sorted(in_chat))
+    if index.pending:
+        notes.append(f"the repo map covers {len(index.tags):,} of "
+                     f"{len(index.tags) + len(index.pending):,} files so far; the rest are read "
+                     "over the next turns")
     taken = in_chat | set(named.found)
     return found + _read(root, _referencing(index, instruction, taken, notes), known, notes)
 

@@ -7,17 +7,22 @@ second turn in the same repo pays a directory walk and no parsing.
 
 Between processes (one ``spark edit`` after another) the tags live in
 ``<root>/.spark/cache/tags.json`` (``.spark`` carries a ``.gitignore`` of
-``*``). The file is plain JSON, written atomically and only when something
-changed; one that cannot be read or has another shape is ignored and
-rewritten. A file that cannot be read as text (binary, not UTF-8) is
-remembered as having no tags, so it is not re-read every turn either.
+``*``). A first build in a huge repo can be time-boxed (``refresh(seconds=)``):
+what it had no time to read is ``pending`` and read by later refreshes (the
+cache keeps what was read, so later ``spark edit`` runs continue). The file
+is plain JSON, written atomically and only when something changed; one that
+cannot be read or has another shape is ignored and rewritten. A file that
+cannot be read as text (binary, not UTF-8) is remembered as having no tags,
+so it is not re-read every turn either.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -53,9 +58,18 @@ class RepoIndex:
         self._stamps: dict[str, tuple[int, int]] = {}
         self._disk_tried = False
         self._definers: dict[str, list[str]] | None = None
+        self.pending: list[str] = []
+        """Files the last refresh had no time to read (see ``refresh``)."""
 
-    def refresh(self, files: RepoFiles | None = None) -> RefreshStats:
-        """Rescan (or take ``files``) and re-read the files that changed since the last look."""
+    def refresh(self, files: RepoFiles | None = None, *, seconds: float | None = None,
+                first: Sequence[str] = ()) -> RefreshStats:
+        """Rescan (or take ``files``) and re-read the files that changed since the last look.
+
+        With ``seconds``, reading stops at that deadline (a first build in a huge
+        repo must not hold a turn up): the files not read yet are ``pending``,
+        left out of ``tags`` and read by the next refresh. Files in the folders
+        of ``first`` (the files sent) are read before the rest.
+        """
         started = time.perf_counter()
         loaded = False
         if not self._disk_tried:
@@ -64,17 +78,28 @@ class RepoIndex:
         self.files = files if files is not None else scan(self.root)
         tags: dict[str, FileTags] = {}
         stamps: dict[str, tuple[int, int]] = {}
-        parsed = 0
+        stale = []
         for scanned in self.files.files:
             stamp = (scanned.mtime_ns, scanned.size)
             known = self.tags.get(scanned.rel)
             if known is None or self._stamps.get(scanned.rel) != stamp:
-                known = self._read(scanned.rel)
-                parsed += 1
-            tags[scanned.rel] = known
-            stamps[scanned.rel] = stamp
+                stale.append((scanned.rel, stamp))
+            else:
+                tags[scanned.rel] = known
+                stamps[scanned.rel] = stamp
+        homes = {rel.rpartition("/")[0] for rel in first}
+        stale.sort(key=lambda item: item[0].rpartition("/")[0] not in homes)
+        deadline = started + seconds if seconds is not None else None
+        pending: list[str] = []
+        for at, (rel, stamp) in enumerate(stale):
+            tags[rel] = self._read(rel)
+            stamps[rel] = stamp
+            if deadline is not None and time.perf_counter() > deadline:
+                pending = [r for r, _ in stale[at + 1:]]
+                break
+        parsed = len(stale) - len(pending)
         changed = parsed > 0 or tags.keys() != self.tags.keys()
-        self.tags, self._stamps = tags, stamps
+        self.tags, self._stamps, self.pending = tags, stamps, sorted(pending)
         if changed:
             self.version += 1
             self._definers = None
@@ -92,8 +117,19 @@ class RepoIndex:
         return self._definers
 
     def mentioning(self, name: str) -> list[str]:
-        """The files that spell ``name`` anywhere (definers included), sorted."""
-        return [rel for rel, t in self.tags.items() if t.mentions(name)]
+        """The files that spell ``name`` anywhere (definers included), sorted; files not
+        read yet (``pending``) are searched as raw bytes."""
+        found = [rel for rel, t in self.tags.items() if t.mentions(name)]
+        if self.pending:
+            word = re.compile(rb"(?<![\w$])" + re.escape(name.encode()) + rb"(?![\w$])")
+            for rel in self.pending:
+                try:
+                    if word.search((self.root / rel).read_bytes()):
+                        found.append(rel)
+                except OSError:
+                    continue
+            found.sort()
+        return found
 
     # ---- reading files ----
 

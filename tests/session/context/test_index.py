@@ -65,3 +65,21 @@ def test_a_corrupt_cache_is_ignored_and_rewritten(tmp_path: Path) -> None:
 def test_without_disk_cache_nothing_is_written(tmp_path: Path) -> None:
     RepoIndex(_repo(tmp_path), disk_cache=False).refresh()
     assert not (tmp_path / ".spark").exists()
+
+
+def test_a_time_boxed_refresh_leaves_the_rest_pending_and_still_finds_mentions(
+        tmp_path: Path) -> None:
+    (tmp_path / "far").mkdir()
+    (tmp_path / "near").mkdir()
+    for i in range(5):
+        (tmp_path / "far" / f"f{i}.py").write_text(f"def far_{i}():\n    return use_me()\n")
+    (tmp_path / "near" / "home.py").write_text("def use_me():\n    return 1\n")
+    (tmp_path / "near" / "peer.py").write_text("def peer():\n    return 2\n")
+    index = RepoIndex(tmp_path)
+    index.refresh(seconds=0.0, first=["near/home.py"])  # the deadline passes after one file
+    assert set(index.tags) == {"near/home.py"}  # the sent file's folder goes first
+    assert len(index.pending) == 6
+    assert index.mentioning("use_me") == [f"far/f{i}.py" for i in range(5)] + ["near/home.py"]
+    assert "peer" not in index.definers()
+    index.refresh()
+    assert index.pending == [] and len(index.tags) == 7 and "peer" in index.definers()

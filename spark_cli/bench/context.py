@@ -8,8 +8,10 @@ timed three ways:
   edit` in a repo (every file read and parsed with tree-sitter);
 - **next process**: the cache file exists, nothing in memory: a later `spark
   edit` (JSON load + a stat of every file);
-- **next turn**: same process, nothing changed: the TUI's next turn (a stat
-  of every file, the ranking and the outline).
+- **next turn**: same process, nothing changed, the same prompt: a stat of
+  every file and the outline (the ranking is remembered);
+- **new prompt**: the same, but a prompt naming another symbol: the TUI's
+  usual next turn (the ranking runs again).
 
 Trees: the current repo (``--repo``, default ``.``) and a generated tree of
 ``--files`` Python modules (default 2,000; each ~80 lines: a class, methods and
@@ -76,13 +78,14 @@ def _copy(source: Path, target: Path) -> None:
                     ignore=shutil.ignore_patterns(*VENDORED, "*.egg-info"))
 
 
-def _build(root: Path, file: str, symbol: str) -> tuple[float, Any]:
+def _build(root: Path, file: str, symbol: str, prompt: str = "rename {} to {}_renamed"
+           ) -> tuple[float, Any]:
     from spark_cli.session.request import build_request
     from spark_cli.session.settings import load_settings
 
     settings = load_settings(root, {}, {"SPARK_CONFIG_DIR": str(root / ".no-config")})
     started = time.perf_counter()
-    built = build_request(settings, root, [file], f"rename {symbol} to {symbol}_renamed")
+    built = build_request(settings, root, [file], prompt.format(symbol, symbol))
     return time.perf_counter() - started, built.context
 
 
@@ -90,7 +93,8 @@ def measure(root: Path, file: str, symbol: str, reps: int) -> dict[str, Any]:
     """Median seconds of the first build, the next process's and the next turn's."""
     from spark_cli.session.context import index
 
-    times: dict[str, list[float]] = {"first": [], "next_process": [], "next_turn": []}
+    times: dict[str, list[float]] = {"first": [], "next_process": [], "next_turn": [],
+                                     "new_prompt": []}
     report: Any = None
     files = 0
     for _ in range(reps):
@@ -101,6 +105,9 @@ def measure(root: Path, file: str, symbol: str, reps: int) -> dict[str, Any]:
         index._INDEXES.clear()
         times["next_process"].append(_build(root, file, symbol)[0])
         times["next_turn"].append(_build(root, file, symbol)[0])
+        other = next(n for n in sorted(index.index_for(root).definers())
+                     if n != symbol and len(n) >= 8)
+        times["new_prompt"].append(_build(root, file, other, "add a docstring to {}")[0])
         files = len(index.index_for(root).tags)
     return {"files": files, **{k: statistics.median(v) for k, v in times.items()},
             "map_tokens": report.map.tokens, "map_files": report.map.files,
@@ -146,15 +153,18 @@ def _sample(root: Path) -> tuple[str, str]:
 def _section(results: list[dict[str, Any]], command: str) -> str:
     rows = "\n".join(
         f"| {r['tree']} | {r['files']:,} | {r['first']:.2f} s | {r['next_process']:.3f} s | "
-        f"{r['next_turn']:.3f} s | {r['map_tokens']:,} ({r['map_files']} files) | "
-        f"{r['references']} |" for r in results)
+        f"{r['next_turn']:.3f} s | {r['new_prompt']:.3f} s | {r['map_tokens']:,} "
+        f"({r['map_files']} files) | {r['references']} |" for r in results)
     return (
         "`build_request` with one file and a rename prompt: scan (gitignore), tags (tree-sitter), "
         "ranking (PageRank), outline within the map budget, the files that mention the symbol.\n\n"
-        "| tree | files | first build | next process (disk cache) | next turn (in memory) | "
-        "map tokens | files mentioning the symbol |\n|---|---|---|---|---|---|---|\n"
-        f"{rows}\n\nMedians; the first build reads and parses every file, the next process "
-        "loads `.spark/cache/tags.json` and stats every file, the next turn only stats. "
+        "| tree | files | first build | next process (disk cache) | next turn, same prompt | "
+        "next turn, new prompt | map tokens | files mentioning the symbol |\n"
+        "|---|---|---|---|---|---|---|---|\n"
+        f"{rows}\n\nMedians. First build: every file read and parsed. Next process: "
+        "`.spark/cache/tags.json` loaded, every file stat'ed, ranked. Next turn (same "
+        "process): every file stat'ed; the ranking is remembered for the same files and "
+        "symbols, and runs again for a prompt naming another symbol. "
         f"Command: `{command}`\n")
 
 
@@ -174,7 +184,8 @@ def register(bench_app: typer.Typer) -> None:
         command = f"spark bench context --files {files} --reps {reps}"
         for r in results:
             typer.echo(f"{r['tree']}: {r['files']:,} files; first {r['first']:.2f} s, next "
-                       f"process {r['next_process']:.3f} s, next turn {r['next_turn']:.3f} s; "
+                       f"process {r['next_process']:.3f} s, next turn {r['next_turn']:.3f} s "
+                       f"(new prompt {r['new_prompt']:.3f} s); "
                        f"map {r['map_tokens']:,} tokens, {r['references']} mentioning files")
         typer.echo(f"  command: {command}")
         if not no_docs:

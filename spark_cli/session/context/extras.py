@@ -14,9 +14,9 @@ from pathlib import Path
 from spark_cli.protocol.tokens import count_tokens
 from spark_cli.session.context.index import RepoIndex
 from spark_cli.session.context.mentions import identifiers, named_files, symbols
-from spark_cli.session.context.outline import Outline, fit
+from spark_cli.session.context.outline import MAX_CANDIDATES, Outline, fit
 from spark_cli.session.context.picks import MENTIONS, NAMED, Pick, map_section, pick
-from spark_cli.session.context.rank import rank_definitions
+from spark_cli.session.context.rank import Ranked
 from spark_cli.session.context.scan import RepoFiles
 from spark_cli.session.targets import RequestError, read_target
 
@@ -78,9 +78,7 @@ def repo_map(index: RepoIndex, picks: Sequence[Pick], instruction: str, wanted: 
              room: int, trimmed: list[str]) -> Outline:
     """The map in ``min(wanted, room)`` tokens (header included), ranked toward ``picks``."""
     space = min(wanted, room) - count_tokens(map_section("")) - 2
-    ranked = rank_definitions(index.tags, chat={p.target.path for p in picks},
-                              named={p.target.path for p in picks if not p.is_reference},
-                              mentioned=identifiers(instruction))
+    ranked = _ranked(index, picks, instruction)
     if not ranked:
         return NO_MAP
     if space < MIN_MAP_TOKENS:
@@ -99,7 +97,10 @@ def smaller_map(index: RepoIndex, picks: Sequence[Pick], instruction: str, outli
     """The map again, ``excess`` (+ a margin) tokens smaller; empty when nothing is left."""
     if outline.tokens <= excess + 16:
         return Outline("", 0, 0, 0, outline.available)
-    ranked = rank_definitions(index.tags, chat={p.target.path for p in picks},
-                              named={p.target.path for p in picks if not p.is_reference},
-                              mentioned=identifiers(instruction))
-    return fit(ranked, outline.tokens - excess - 16)
+    return fit(_ranked(index, picks, instruction), outline.tokens - excess - 16)
+
+
+def _ranked(index: RepoIndex, picks: Sequence[Pick], instruction: str) -> list[Ranked]:
+    return index.ranked(chat={p.target.path for p in picks},
+                        named={p.target.path for p in picks if not p.is_reference},
+                        mentioned=identifiers(instruction), limit=MAX_CANDIDATES)

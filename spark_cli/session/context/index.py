@@ -22,10 +22,11 @@ import json
 import os
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from spark_cli.session.context.rank import Ranked, rank_definitions
 from spark_cli.session.context.scan import RepoFiles, scan
 from spark_cli.session.context.sources import TextFileError, language_for_path, read_text_file
 from spark_cli.session.context.tags import Definition, FileTags, extract
@@ -60,6 +61,7 @@ class RepoIndex:
         self._definers: dict[str, list[str]] | None = None
         self.pending: list[str] = []
         """Files the last refresh had no time to read (see ``refresh``)."""
+        self._ranked: tuple[object, list[Ranked]] | None = None
 
     def refresh(self, files: RepoFiles | None = None, *, seconds: float | None = None,
                 first: Sequence[str] = ()) -> RefreshStats:
@@ -115,6 +117,18 @@ class RepoIndex:
                     table.setdefault(name, []).append(rel)
             self._definers = table
         return self._definers
+
+    def ranked(self, *, chat: Collection[str], named: Collection[str],
+               mentioned: Collection[str], limit: int) -> list[Ranked]:
+        """``rank.rank_definitions`` over ``tags``, remembered for the last question asked
+        (the TUI's next turn with the same files costs no ranking)."""
+        definers = self.definers()
+        key = (self.version, frozenset(chat), frozenset(named),
+               frozenset(m for m in mentioned if m in definers), limit)
+        if self._ranked is None or self._ranked[0] != key:
+            self._ranked = (key, rank_definitions(self.tags, chat=chat, named=named,
+                                                  mentioned=key[3], limit=limit))
+        return self._ranked[1]
 
     def mentioning(self, name: str) -> list[str]:
         """The files that spell ``name`` anywhere (definers included), sorted; files not

@@ -7,15 +7,17 @@ to it, weighted ``sqrt(uses)`` times:
 - ``x10`` when the prompt mentions the name, ``x10`` for a long, specific name
   (snake_case, camelCase or 8+ characters), ``x0.1`` for a private ``_name``
   or one shorter than three characters, ``x0.1`` for a name defined in more
-  than five files (``get``, ``run``), and no edge at all for one defined in
-  more than ``TOO_COMMON`` files (``__init__``, ``x``);
-- ``x50`` when the using file is in the chat: what the user works on pulls
-  what it uses.
+  than two files, and no edge at all for one defined in more than
+  ``TOO_COMMON`` (five) files (``__init__``, ``get``): such a use says
+  nothing about where it points.
 
-The walk restarts (personalisation) at the files in the chat and the files
-the prompt names, or uniformly when there are none. Each file's rank then
-flows along its out-edges to the (file, name) definitions they point at; the
-definitions are returned best first, those of files already in the chat left
+A uniform factor on all of one file's edges would change nothing (each
+file's rank is shared out in proportion), so files in the chat get no extra
+edge weight: they pull through the restart instead. The walk restarts
+(personalisation) at the files in the chat and the files the prompt names,
+or uniformly when there are none. Each file's rank then flows along its
+out-edges to the (file, name) definitions they point at; the definitions
+are returned best first, those of files already in the chat left
 out (the model sees those whole). Definitions nobody references keep a tiny
 share of their file's rank, so a file's own top-level API still ranks above
 nothing.
@@ -26,12 +28,13 @@ from __future__ import annotations
 import math
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 
 from spark_cli.session.context.tags import Definition, FileTags
 
 DAMPING = 0.85
 MAX_ITERATIONS = 40
-TOLERANCE = 1e-6
+TOLERANCE = 1e-5
 _SHARED_BY = 2
 TOO_COMMON = 5
 """A name defined in more files than this says nothing about where a use points: no edges."""
@@ -91,9 +94,10 @@ def pagerank(edges: Mapping[str, Mapping[str, float]], nodes: Sequence[str],
 
 
 def rank_definitions(tags: Mapping[str, FileTags], *, chat: Collection[str] = (),
-                     named: Collection[str] = (), mentioned: Collection[str] = ()
-                     ) -> list[Ranked]:
-    """Every definition outside ``chat``, best first (see the module docstring)."""
+                     named: Collection[str] = (), mentioned: Collection[str] = (),
+                     limit: int | None = None) -> list[Ranked]:
+    """The definitions outside ``chat``, best first (see the module docstring); the best
+    ``limit`` of them when given."""
     definers: dict[str, list[str]] = {}
     for path, file_tags in tags.items():
         for name in {d.name for d in file_tags.definitions}:
@@ -103,12 +107,11 @@ def rank_definitions(tags: Mapping[str, FileTags], *, chat: Collection[str] = ()
     flows: dict[str, dict[tuple[str, str], float]] = {}
     edges: dict[str, dict[str, float]] = {}
     for src, file_tags in tags.items():
-        boost = 50.0 if src in chat_set else 1.0
         for name, uses in file_tags.references.items():
             where = definers.get(name)
             if where is None or len(where) > TOO_COMMON:
                 continue
-            weight = boost * name_weight(name, mentioned_set, len(where)) * math.sqrt(uses)
+            weight = name_weight(name, mentioned_set, len(where)) * math.sqrt(uses)
             for dst in where:
                 if dst == src:
                     continue
@@ -123,14 +126,13 @@ def rank_definitions(tags: Mapping[str, FileTags], *, chat: Collection[str] = ()
         total = sum(targets.values())
         for key, weight in targets.items():
             scores[key] = scores.get(key, 0.0) + rank[src] * weight / total
-    ranked: list[Ranked] = []
+    scored: list[tuple[float, str, Definition]] = []
     for path in nodes:
         if path in chat_set:
             continue
         definitions = tags[path].definitions
         floor = 1e-3 * rank[path] / max(1, len(definitions))
-        for definition in definitions:
-            score = scores.get((path, definition.name), 0.0) + floor
-            ranked.append(Ranked(path, definition, score))
-    ranked.sort(key=lambda r: (-r.score, r.path, r.definition.line))
-    return ranked
+        scored.extend((scores.get((path, d.name), 0.0) + floor, path, d) for d in definitions)
+    scored.sort(key=itemgetter(0), reverse=True)  # stable: ties stay in (path, line) order
+    best = scored[:limit] if limit is not None else scored
+    return [Ranked(path, definition, score) for score, path, definition in best]

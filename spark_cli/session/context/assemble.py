@@ -27,6 +27,7 @@ nothing is scanned or parsed: no map, no extra files.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,11 +36,11 @@ from typing import TYPE_CHECKING
 from spark_cli.protocol.tokens import count_tokens
 from spark_cli.session.context.picks import MAP_HEADER, NAMED, Pick, compose, map_section, pick
 from spark_cli.session.context.report import ContextFile, ContextReport, MapSummary
-from spark_cli.session.context.scan import scan
 from spark_cli.session.targets import AGENTS_FILE, RequestError, TargetFile
 
 if TYPE_CHECKING:
     from spark_cli.session.context.index import RepoIndex
+    from spark_cli.session.context.scan import RepoFiles
 
 __all__ = ["MAP_HEADER", "MAP_TOKENS", "Assembled", "Budget", "assemble"]
 
@@ -90,8 +91,8 @@ def assemble(root: Path, budget: Budget, explicit: Sequence[TargetFile], instruc
     notes: list[str] = []
     room = budget.cap - base_total
     outline_text, shown = "", (0, 0, 0)
-    repo = scan(root)
-    if any(path not in in_chat for path in repo.paths()):
+    repo = None if _only(root, in_chat) else scan_repo(root)
+    if repo is not None and any(path not in in_chat for path in repo.paths()):
         from spark_cli.session.context import extras
         from spark_cli.session.context.index import index_for
 
@@ -134,6 +135,22 @@ def assemble(root: Path, budget: Budget, explicit: Sequence[TargetFile], instruc
     return Assembled(tuple(p.target for p in picks),
                      tuple(p.target.path for p in picks if p.fresh),
                      content, remembered, total, report)
+
+
+def _only(root: Path, files: set[str]) -> bool:
+    """Whether ``root`` holds exactly ``files`` (top-level, nothing else): the pipe's temp
+    dir. One ``scandir``, so that case imports and walks nothing more."""
+    try:
+        with os.scandir(root) as entries:
+            return {e.name for e in entries} == files
+    except OSError:
+        return False
+
+
+def scan_repo(root: Path) -> RepoFiles:
+    from spark_cli.session.context.scan import scan
+
+    return scan(root)
 
 
 def _over_budget(parts: Mapping[str, int], picks: Sequence[Pick], total: int,

@@ -45,6 +45,7 @@ if TYPE_CHECKING:
 __all__ = ["MAP_HEADER", "MAP_TOKENS", "Assembled", "Budget", "assemble"]
 
 MAP_TOKENS = 4_096
+OUTSIDE_GIT_FILES = 2_000
 _BLOCK_SLACK = 4  # tokens a block may add at its joins (separators, merged pieces)
 
 
@@ -148,9 +149,12 @@ def _only(root: Path, files: set[str]) -> bool:
 
 
 def scan_repo(root: Path) -> RepoFiles:
-    from spark_cli.session.context.scan import scan
+    """The repo's files; outside a git checkout (``spark edit`` run in a home folder)
+    the walk stops at ``OUTSIDE_GIT_FILES``."""
+    from spark_cli.session.context.scan import MAX_FILES, scan
 
-    return scan(root)
+    inside_git = (Path(root) / ".git").exists()
+    return scan(root, max_files=MAX_FILES if inside_git else OUTSIDE_GIT_FILES)
 
 
 def _over_budget(parts: Mapping[str, int], picks: Sequence[Pick], total: int,

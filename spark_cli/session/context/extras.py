@@ -32,6 +32,9 @@ in a huge repo); the rest waits for later turns."""
 def candidates(root: Path, repo: RepoFiles, index: RepoIndex, instruction: str,
                in_chat: set[str], known: Mapping[str, str], notes: list[str]) -> list[Pick]:
     """Files the prompt names, then files that mention a symbol it names (definers first)."""
+    if repo.truncated:
+        notes.append(f"the walk stopped at {len(repo.files):,} files: the repo map and the "
+                     "search for files that mention a symbol cover those only")
     named = named_files(instruction, repo.paths())
     for said, could in named.ambiguous:
         notes.append(f"{said} could be {' or '.join(could)}: name the path to send it")

@@ -165,3 +165,15 @@ def test_a_repo_of_only_the_sent_file_gets_nothing_else(tmp_path: Path) -> None:
     assert _sent(built) == built.user_message.content == expected
     assert built.context.map.available == 0 and built.context.trimmed == ()
     assert not (tmp_path / ".spark").exists()
+
+
+def test_outside_git_the_walk_stops_early_and_says_so(repo: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    from spark_cli.session.context import assemble
+
+    monkeypatch.setattr(assemble, "OUTSIDE_GIT_FILES", 3)
+    built = build_request(_settings(repo), repo, ["src/shop/cart.py"], RENAME)
+    assert any(n.startswith("the walk stopped at 3 files") for n in built.context.notes)
+    (repo / ".git").mkdir()
+    built = build_request(_settings(repo), repo, ["src/shop/cart.py"], RENAME)
+    assert not any(n.startswith("the walk stopped") for n in built.context.notes)

@@ -120,6 +120,11 @@ def assemble(root: Path, budget: Budget, explicit: Sequence[TargetFile], instruc
                                          total - budget.cap)
             content, remembered = compose(picks, instruction, outline.text)
             total = fixed + count_tokens(content)
+        while total > budget.cap and len(picks) > len(explicit):  # never: the slack covers it
+            dropped = picks.pop()
+            trimmed.append(f"{dropped.target.path} ({dropped.why}) left out to fit the window")
+            content, remembered = compose(picks, instruction, outline.text)
+            total = fixed + count_tokens(content)
         outline_text = outline.text
         shown = (outline.files, outline.definitions, outline.available)
     else:

@@ -177,3 +177,35 @@ def test_outside_git_the_walk_stops_early_and_says_so(repo: Path,
     (repo / ".git").mkdir()
     built = build_request(_settings(repo), repo, ["src/shop/cart.py"], RENAME)
     assert not any(n.startswith("the walk stopped") for n in built.context.notes)
+
+
+def test_never_over_the_window_with_many_small_files(tmp_path: Path) -> None:
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    root = tmp_path / "many"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "core.py").write_text("def shared_name(x):\n    return x\n")
+    for i in range(40):
+        (root / "pkg" / f"user{i}.py").write_text(
+            f"from pkg.core import shared_name\n\n\ndef use_{i}():\n"
+            f"    return shared_name({i})  {'#' * (i % 7)}\n")
+    prompt = "rename shared_name to common_name"
+    instructions = build_request(_settings(root), root, [], "x").request.instructions
+    core = render_file_blocks([FileBlock("pkg/core.py", "def shared_name(x):\n    return x\n",
+                                         "python")])
+    base = count_tokens(instructions) + count_tokens(core + "\n" + prompt + "\n")
+
+    @settings(max_examples=40, deadline=None,
+              suppress_health_check=[HealthCheck.function_scoped_fixture])
+    @given(st.integers(min_value=0, max_value=2500))
+    def check(extra: int) -> None:
+        built = build_request(_settings(root, context_window=base + 8192 + extra), root,
+                              ["pkg/core.py"], prompt)
+        assert built.input_tokens == _exact(built) <= base + extra
+        sent = [f for f in built.context.files if f.why == "mentions shared_name"]
+        said = [t for t in built.context.trimmed if "(mentions shared_name) left out" in t]
+        assert len(sent) + len(said) == 30  # at most 30 per turn: each sent or said left out
+        assert "10 more files mention shared_name" in built.context.notes[0]
+
+    check()

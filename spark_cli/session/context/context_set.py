@@ -22,7 +22,10 @@ the files that mention a symbol it names and the repo map (see
 :mod:`.assemble`). ``preview`` builds that request without sending it and
 returns its :class:`~.report.ContextReport` (the HUD's "context used of the
 window" before the first turn); a request that cannot be built raises
-``RequestError``.
+``RequestError``. ``preview`` walks the repo and may rank it (tens of ms, up
+to ~2 s the first time in a big repo): call it from a worker, and never at the
+same time as a turn's request is built (the repo index and the tree-sitter
+parsers are not thread-safe).
 """
 
 from __future__ import annotations

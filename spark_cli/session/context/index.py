@@ -13,7 +13,7 @@ cache keeps what was read, so later ``spark edit`` runs continue). The file
 is plain JSON, written atomically and only when something changed; one that
 cannot be read or has another shape is ignored and rewritten. A file that
 cannot be read as text (binary, not UTF-8) is remembered as having no tags,
-so it is not re-read every turn either.
+so it is not re-read every turn either. Not thread-safe: one builder at a time.
 """
 
 from __future__ import annotations

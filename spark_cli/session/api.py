@@ -22,6 +22,7 @@ from spark_cli.protocol.channel import ChannelError
 
 if TYPE_CHECKING:
     from spark_cli.protocol.channel import Channel, Message
+    from spark_cli.session.context.report import ContextReport
     from spark_cli.session.events import SessionEvent, TurnFailed
     from spark_cli.session.marks import TurnMarks
     from spark_cli.session.settings import Settings
@@ -43,6 +44,8 @@ class SessionApi(Protocol):
     """The conversation so far."""
     context_tokens: int
     """Tokens the latest request sent (of ``settings.context_window``)."""
+    context: ContextReport | None
+    """The latest request's context, part by part, and what was trimmed to fit."""
 
     @property
     def streaming(self) -> bool:

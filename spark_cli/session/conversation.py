@@ -20,6 +20,7 @@ from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 
 from spark_cli.protocol.channel import Channel, Message
+from spark_cli.session.context.report import ContextReport
 from spark_cli.session.events import SessionEvent, TurnFailed
 from spark_cli.session.lazy_applier import LazyApplier
 from spark_cli.session.marks import TurnMarks
@@ -60,6 +61,9 @@ class Session:
         """The latest turn's latency marks (set as the turn runs)."""
         self.context_tokens = 0
         """Tokens the latest request sent (the HUD's window figure)."""
+        self.context: ContextReport | None = None
+        """What the latest request (built or prepared) holds, part by part, and what was
+        trimmed to fit the window."""
 
     @property
     def streaming(self) -> bool:
@@ -105,6 +109,7 @@ class Session:
             self._prepared = None
             return exc.failure()
         self._prepared = (instruction, tuple(files), len(self.history), built)
+        self.context = built.context
         return None
 
     def _build(self, instruction: str, files: Sequence[str]) -> BuiltRequest:
@@ -149,6 +154,7 @@ class Session:
 
     def _start(self, built: BuiltRequest, instruction: str) -> TurnRun:
         self.context_tokens = built.input_tokens
+        self.context = built.context
         self._feedback.clear()
         self._steers = SteerLog()
         for target in built.targets:

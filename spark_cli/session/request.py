@@ -1,158 +1,101 @@
-"""Building one turn's request: instructions, AGENTS.md, the target files, the ask, the budget.
+"""Building one turn's request: instructions, AGENTS.md, the context, the ask, the budget.
 
 The files travel as file blocks (``spark_cli.protocol.files``) in the user
-message, before the instruction. The session remembers what the model saw
-(``seen``: path -> text, and a sha256 per file) so the applier can tell the
-user's own changes from the model's, and a later turn re-sends only files
-that changed since.
+message, after the repo map and before the instruction; which files, and how
+the window is shared, is :mod:`spark_cli.session.context.assemble`'s job (see
+docs/context.md). The session remembers what the model saw (``seen``: path ->
+text, and a sha256 per file) so the applier can tell the user's own changes
+from the model's, and a later turn re-sends only files that changed since.
 
 Everything is checked before anything is sent: a path outside the root, a
 missing, binary or non-UTF-8 file, or a request that does not fit the window
 (``context_window - max_output_tokens``) raises :class:`RequestError` with a
-message naming the biggest contributors.
+message naming the biggest contributors. The map and the extra files are
+trimmed to fit instead (``BuiltRequest.context`` says what was left out).
+
+``user_message`` is what the conversation keeps: exactly the message sent, so
+each turn's messages extend the last one's and a persistent channel chains
+(``previous_response_id``, only the new message travels). The repo map
+therefore travels once per conversation, in its first turn; later turns rely
+on it (``/clear`` starts a new conversation and a new map).
 """
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from spark_cli.edits.grammars import language_for_path
-from spark_cli.edits.paths import PathRefused, confine
-from spark_cli.edits.textfile import TextFileError, read_text_file
 from spark_cli.protocol.channel import Message, TurnRequest
-from spark_cli.protocol.files import FileBlock, render_file_blocks
 from spark_cli.protocol.tokens import count_tokens
 from spark_cli.protocol.values import Value, value
-from spark_cli.session.events import FailureKind, TurnFailed
+from spark_cli.session.context.assemble import MAP_HEADER, Budget, assemble
+from spark_cli.session.context.report import ContextReport
 from spark_cli.session.instructions import system_instructions
 from spark_cli.session.settings import Settings
+from spark_cli.session.targets import (
+    AGENTS_FILE,
+    RequestError,
+    TargetFile,
+    read_agents_md,
+    read_target,
+    text_sha256,
+)
 
-AGENTS_FILE = "AGENTS.md"
-_FILE_FAILURES: dict[str, FailureKind] = {"binary": "binary", "encoding": "encoding",
-                                          "too_large": "too_large"}
-
-
-class RequestError(Exception):
-    """The request cannot be built; nothing was sent. ``kind`` is a ``TurnFailed`` kind."""
-
-    def __init__(self, kind: FailureKind, message: str) -> None:
-        super().__init__(message)
-        self.kind: FailureKind = kind
-        self.message = message
-
-    def failure(self) -> TurnFailed:
-        """The turn's failure event (nothing was sent)."""
-        return TurnFailed(self.kind, self.message)
-
-
-@value
-class TargetFile(Value):
-    path: str
-    """Root-relative, POSIX-style."""
-    text: str
-    sha256: str
+__all__ = ["AGENTS_FILE", "BuiltRequest", "RequestError", "TargetFile", "build_request",
+           "read_agents_md", "read_target", "text_sha256"]
 
 
 @value
 class BuiltRequest(Value):
     request: TurnRequest
     user_message: Message
-    """The new message this turn adds to the conversation."""
+    """The new message this turn adds to the conversation (exactly as sent)."""
     targets: tuple[TargetFile, ...]
     sent: tuple[str, ...]
     """The paths whose content went into this request (unchanged files are not re-sent)."""
     input_tokens: int
-
-
-def text_sha256(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-def read_target(root: Path, raw: str) -> TargetFile:
-    """One file to edit, confined to ``root`` and decoded; ``RequestError`` otherwise."""
-    try:
-        where = confine(root, raw)
-    except PathRefused as exc:
-        raise RequestError("path", exc.message) from None
-    if not where.path.exists():
-        raise RequestError("not_found_file", f"{raw}: no such file")
-    if where.path.is_dir():
-        raise RequestError("path", f"{raw} is a directory; name the files to edit")
-    try:
-        text = read_text_file(where.path, name=where.rel).text
-    except TextFileError as exc:
-        kind = _FILE_FAILURES.get(exc.reason, "path")
-        raise RequestError(kind, exc.message + "; nothing was sent") from None
-    except OSError as exc:
-        raise RequestError("path", f"{raw}: cannot read ({exc.strerror or exc})") from None
-    return TargetFile(where.rel, text, text_sha256(text))
-
-
-def read_agents_md(root: Path) -> str | None:
-    """The repo root's AGENTS.md, if there is one and it is text."""
-    path = Path(root) / AGENTS_FILE
-    if not path.is_file():
-        return None
-    try:
-        return read_text_file(path, name=AGENTS_FILE).text
-    except (OSError, TextFileError):
-        return None
-
-
-def _over_budget(parts: list[tuple[str, int]], total: int, settings: Settings) -> RequestError:
-    biggest = sorted(parts, key=lambda item: item[1], reverse=True)[:3]
-    named = "; ".join(f"{name} is {tokens:,} tokens" for name, tokens in biggest if tokens)
-    return RequestError(
-        "budget",
-        f"the request does not fit: {named}; the window is {settings.context_window:,} tokens "
-        f"with {settings.max_output_tokens:,} kept for the answer, so at most "
-        f"{settings.input_budget:,} may be sent and this request is {total:,}. "
-        "Nothing was sent: name fewer or smaller files, or raise context_window.",
-    )
+    context: ContextReport
+    """What the request holds, part by part, and what was trimmed (for a HUD)."""
 
 
 def build_request(settings: Settings, root: Path, files: Sequence[str], instruction: str, *,
                   history: Sequence[Message] = (),
-                  already_sent: Mapping[str, str] | None = None) -> BuiltRequest:
+                  already_sent: Mapping[str, str] | None = None,
+                  map_tokens: int | None = None) -> BuiltRequest:
     """The whole request for one turn, checked against the budget.
 
+    ``files`` are the files the user chose (``spark edit FILE...``, ``/add``);
     ``history`` is the conversation so far; ``already_sent`` maps paths to the
     sha256 of the content the model already has (those files are not re-sent
-    unless they changed).
+    unless they changed). ``map_tokens`` overrides the repo map's budget
+    (0: no map).
     """
     targets: list[TargetFile] = []
     for raw in files:
         target = read_target(root, raw)
         if all(t.path != target.path for t in targets):
             targets.append(target)
-    known = already_sent or {}
-    fresh = [t for t in targets if known.get(t.path) != t.sha256]
     agents = read_agents_md(root)
     instructions = system_instructions(settings.edit_format, agents)
-
-    blocks = [FileBlock(t.path, t.text, language_for_path(t.path) or "") for t in fresh]
-    content = instruction.strip() + "\n"
-    if blocks:
-        content = render_file_blocks(blocks) + "\n" + content
-    user = Message("user", content)
-
     history_tokens = sum(count_tokens(m.content) for m in history)
-    total = count_tokens(instructions) + count_tokens(content) + history_tokens
-    if total > settings.input_budget:
-        system = count_tokens(instructions) - count_tokens(agents or "")
-        parts = [("the system prompt", system),
-                 (AGENTS_FILE, count_tokens(agents or "")),
-                 *((t.path, count_tokens(t.text)) for t in fresh),
-                 ("the instruction", count_tokens(instruction)),
-                 ("the earlier conversation", history_tokens)]
-        raise _over_budget(parts, total, settings)
-
+    if map_tokens is None and _map_in(history):
+        map_tokens = 0  # the conversation has a map: keep its prefix (chaining) stable
+    built = assemble(Path(root), Budget(settings.context_window, settings.max_output_tokens),
+                     targets, instruction, instructions=instructions, agents=agents,
+                     history_tokens=history_tokens, known=already_sent or {},
+                     map_tokens=map_tokens)
     request = TurnRequest(
         model=settings.provider.model,
-        messages=(*history, user),
+        messages=(*history, Message("user", built.content)),
         instructions=instructions,
         max_output_tokens=settings.max_output_tokens,
     )
-    return BuiltRequest(request, user, tuple(targets), tuple(t.path for t in fresh), total)
+    # the conversation keeps what was sent, byte for byte, so the next turn's messages
+    # extend this one's and a persistent channel sends only what is new
+    return BuiltRequest(request, request.messages[-1], built.targets, built.sent,
+                        built.total, built.report)
+
+
+def _map_in(history: Sequence[Message]) -> bool:
+    """An earlier message of the conversation carries the repo map (sent once per talk)."""
+    return any(m.role == "user" and MAP_HEADER in m.content for m in history)

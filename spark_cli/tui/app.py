@@ -33,7 +33,8 @@ from textual.widgets import Static, TextArea
 
 from spark_cli.session.api import ChannelError, Connector, SessionApi
 from spark_cli.session.changes import latest_batch_id
-from spark_cli.session.events import TurnFailed
+from spark_cli.session.context.context_set import ContextSet
+from spark_cli.session.events import RequestSent, TurnFailed
 from spark_cli.session.interaction import (
     Interaction,
     InteractionEvent,
@@ -93,8 +94,8 @@ class SparkApp(App[int]):
         saved = self.saved = self.keeper.load()
         self.interaction = Interaction(self.session, self._sink, queue=saved.queue,
                                        ready=self._ensure_connected, files=self._files)
-        self.files: list[str] = []
-        """The context set (/add, /drop)."""
+        self.context_files = ContextSet(self.session.root)
+        """The files every turn sends in full (/add, /drop, /files)."""
         self.painter: Painter | None = None
         self._connected: asyncio.Future[None] | None = None
         self._channels = contextlib.AsyncExitStack()
@@ -220,12 +221,23 @@ class SparkApp(App[int]):
         painter.on_event(event)
         if type(event) is TurnFailed and self.session.marks.first_delta_at is None:
             self._restore_draft()
+        elif type(event) is RequestSent:
+            self._context_notes()
         frames = self._frames
         if type(event) is TurnStarted and frames is not None:
             frames.resume()
         elif type(event) is TurnEnded and frames is not None:
             frames.pause()
             self.keeper.turn_ended(self.session)
+
+    def _context_notes(self) -> None:
+        """What the request left out to fit the window (or could not send), said once."""
+        report = self.session.context
+        if report is None:
+            return
+        self.hud_state.context_tokens = report.used
+        for line in (*report.trimmed, *report.notes):
+            self._note(f"context: {line}", "yellow")
 
     def _restore_draft(self) -> None:
         """Nothing came back (provider down, key refused): the message returns to the prompt."""
@@ -297,8 +309,8 @@ class SparkApp(App[int]):
             self.spawn(self._ensure_connected())
         self._note(f"now {new.name} · {new.model}", "bold")
 
-    def _files(self) -> list[str]:
-        return list(self.files)
+    def _files(self) -> tuple[str, ...]:
+        return self.context_files.files()
 
     def spawn(self, coro: Coroutine[Any, Any, None]) -> None:
         """Run ``coro`` in the background (its failure is shown, never lost)."""

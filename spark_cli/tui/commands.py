@@ -173,7 +173,42 @@ async def _fix(app: SparkApp, args: list[str]) -> None:
     await fix(app, args)
 
 
+async def _add(app: SparkApp, args: list[str]) -> None:
+    if not args:
+        app._note("usage: /add PATH… (the files every turn sends in full)", "yellow")
+        return
+    for path in args:
+        problem = app.context_files.add(path)
+        if problem is None:
+            app._note(f"added {path} to the context", "green")
+        else:
+            app._note(f"✗ {problem}", "red")
+
+
+async def _drop(app: SparkApp, args: list[str]) -> None:
+    if not args:
+        app._note("usage: /drop PATH…", "yellow")
+        return
+    for path in args:
+        problem = app.context_files.drop(path)
+        app._note(f"dropped {path}" if problem is None else f"✗ {problem}",
+                  "dim" if problem is None else "red")
+
+
+async def _files(app: SparkApp, args: list[str]) -> None:
+    files = app.context_files.files()
+    app._note("files every turn sends: " + (", ".join(files) if files else
+              "none (/add PATH; files named in a message are sent too)"))
+    report = app.session.context
+    if report is not None:
+        parts = ", ".join(f"{name} {tokens:,}" for name, tokens in report.parts.items() if tokens)
+        app._note(f"last request: {report.used:,} of {report.budget:,} tokens ({parts})")
+
+
 COMMANDS: dict[str, Handler] = {
+    "add": _add,
+    "drop": _drop,
+    "files": _files,
     "help": _help,
     "clear": _clear,
     "queue": _queue,

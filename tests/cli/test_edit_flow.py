@@ -83,6 +83,7 @@ class StandInSession:
         self.seen: dict[str, str] = {}
         self.history: list[Message] = []
         self.context_tokens = 0
+        self.context = None
         self.streaming = False
 
     def prepare(self, instruction: str, files: Sequence[str]) -> TurnFailed | None:

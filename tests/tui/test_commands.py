@@ -42,7 +42,7 @@ async def test_undo_restores_the_files_of_the_last_turn(tui_app: MakeApp, repo: 
     before = (repo / "app.py").read_text()
     app = await tui_app(model="spark-rules", tps=5000)
     async with app.run_test(size=(100, 30)) as pilot:
-        app.files.append("app.py")
+        app.context_files.add("app.py")
         await _turn(app, pilot, "rename total_price to grand_total")
         assert "grand_total" in (repo / "app.py").read_text()
         await pilot.press("ctrl+z")
@@ -62,7 +62,7 @@ async def test_diff_shows_what_the_session_changed(tui_app: MakeApp) -> None:
         await pilot.press("enter")
         await pilot.pause()
         assert "changed nothing in this session" in _text(app)
-        app.files.append("app.py")
+        app.context_files.add("app.py")
         await _turn(app, pilot, "rename total_price to grand_total")
         app.query_one(Prompt).load_text("/diff")
         await pilot.press("enter")
@@ -154,3 +154,21 @@ async def test_model_and_provider_switch(tui_app: MakeApp) -> None:
         await _command(app, pilot, "/provider nosuch")
         assert "✗" in _text(app).splitlines()[-1]
         assert app.session.settings.provider.name == "mock"
+
+
+async def test_add_refuses_missing_binary_and_ignored_files(tui_app: MakeApp, repo: Path) -> None:
+    (repo / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00binary")
+    (repo / ".gitignore").write_text("secret.txt\n")
+    (repo / "secret.txt").write_text("s\n")
+    app = await tui_app()
+    async with app.run_test(size=(120, 30)) as pilot:
+        await _command(app, pilot, "/add nope.py logo.png secret.txt ../outside.py app.py")
+        await _command(app, pilot, "/files")
+        text = _text(app)
+        assert "nope.py: no such file" in text
+        assert text.count("✗") == 4
+        assert "added app.py to the context" in text
+        assert app.context_files.files() == ("app.py",)
+        assert "files every turn sends: app.py" in text
+        await _command(app, pilot, "/drop app.py")
+        assert app.context_files.files() == ()

@@ -148,7 +148,7 @@ async def test_no_test_command_runs_in_a_normal_turn(tui_app: MakeApp, repo: Pat
     app = await tui_app(tps=5000, model="spark-rules")
     async with app.run_test(size=(100, 30)) as pilot:
         events = _record(app)
-        app.files.append("app.py")
+        app.context_files.add("app.py")
         await pilot.press(*"rename total_price to grand_total", "enter")
         await _until(lambda: _count(events, TurnEnded) == 1)
         await asyncio.sleep(0.2)

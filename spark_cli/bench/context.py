@@ -1,0 +1,194 @@
+"""`spark bench context`: what building a turn's context costs, first and second time.
+
+For each tree, a copy in a temp dir (so no ``.spark/`` lands in the original)
+is given to the real ``build_request`` with one file and a rename prompt, and
+timed three ways:
+
+- **first** (cold): no ``.spark/cache``, nothing in memory: the first `spark
+  edit` in a repo (every file read and parsed with tree-sitter);
+- **next process**: the cache file exists, nothing in memory: a later `spark
+  edit` (JSON load + a stat of every file);
+- **next turn**: same process, nothing changed, the same prompt: a stat of
+  every file and the outline (the ranking is remembered);
+- **new prompt**: the same, but a prompt naming another symbol: the TUI's
+  usual next turn (the ranking runs again).
+
+Trees: the current repo (``--repo``, default ``.``) and a generated tree of
+``--files`` Python modules (default 2,000; each ~80 lines: a class, methods and
+functions that call into three other modules), deterministic, so anyone can
+re-run it. Grammar imports are paid by the first cold run of the process and
+are excluded by one untimed warm-up build. Medians over ``--reps``. The
+figures go into ``docs/benchmarks.md`` under ``## Context``.
+"""
+
+from __future__ import annotations
+
+import random
+import shutil
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from spark_cli.bench.docs_section import write_section as write_doc_section
+
+SECTION = "## Context"
+
+
+def generate_tree(root: Path, files: int, seed: int = 7) -> tuple[str, str]:
+    """``files`` Python modules under ``root``; (a file to send, a symbol to rename)."""
+    rng = random.Random(seed)
+    packages = max(1, files // 50)
+    names = [(f"pkg{p:02d}", f"mod{m:03d}") for p in range(packages)
+             for m in range(files // packages + (1 if p < files % packages else 0))][:files]
+    imported: set[str] = set()
+    for package, module in names:
+        (root / "src" / package).mkdir(parents=True, exist_ok=True)
+        others = rng.sample(names, k=min(3, len(names)))
+        imported.update(f"{p}_{m}_helper_{i}" for i, (p, m) in enumerate(others))
+        lines = [f'"""{package}.{module}: generated for spark bench context."""', ""]
+        lines += [f"from {p}.{m} import {p}_{m}_helper_{i}"
+                  for i, (p, m) in enumerate(others)]
+        lines += ["", "", f"class {package.title()}{module.title()}Store:",
+                  '    """Keeps things."""', ""]
+        for k in range(3):
+            p, m = others[k % len(others)]
+            lines += [f"    def method_{k}(self, value):",
+                      f"        return {p}_{m}_helper_{k % len(others)}(value) + {k}", ""]
+        for k in range(5):
+            lines += ["", f"def {package}_{module}_helper_{k}(value):",
+                      f'    """Helper {k}."""',
+                      f"    total = value * {k + 1}",
+                      "    for step in range(3):",
+                      "        total += step",
+                      "    return total", ""]
+        (root / "src" / package / f"{module}.py").write_text("\n".join(lines) + "\n")
+    used = [(p, m) for p, m in names if f"{p}_{m}_helper_1" in imported]
+    package, module = used[0] if used else names[0]
+    return f"src/{package}/{module}.py", f"{package}_{module}_helper_1"
+
+
+def _copy(source: Path, target: Path) -> None:
+    from spark_cli.session.context.scan import VENDORED
+
+    shutil.copytree(source, target, symlinks=True,
+                    ignore=shutil.ignore_patterns(*VENDORED, "*.egg-info"))
+
+
+def _build(root: Path, file: str, symbol: str, prompt: str = "rename {} to {}_renamed"
+           ) -> tuple[float, Any]:
+    from spark_cli.session.request import build_request
+    from spark_cli.session.settings import load_settings
+
+    settings = load_settings(root, {}, {"SPARK_CONFIG_DIR": str(root / ".no-config")})
+    started = time.perf_counter()
+    built = build_request(settings, root, [file], prompt.format(symbol, symbol))
+    return time.perf_counter() - started, built.context
+
+
+def measure(root: Path, file: str, symbol: str, reps: int) -> dict[str, Any]:
+    """Median seconds of the first build, the next process's and the next turn's."""
+    from spark_cli.session.context import index
+
+    times: dict[str, list[float]] = {"first": [], "next_process": [], "next_turn": [],
+                                     "new_prompt": []}
+    report: Any = None
+    files = 0
+    for _ in range(reps):
+        shutil.rmtree(root / ".spark", ignore_errors=True)
+        index._INDEXES.clear()
+        seconds, report = _build(root, file, symbol)
+        times["first"].append(seconds)
+        index._INDEXES.clear()
+        times["next_process"].append(_build(root, file, symbol)[0])
+        times["next_turn"].append(_build(root, file, symbol)[0])
+        other = next(n for n in sorted(index.index_for(root).definers())
+                     if n != symbol and len(n) >= 8)
+        times["new_prompt"].append(_build(root, file, other, "add a docstring to {}")[0])
+        files = len(index.index_for(root).tags)
+    return {"files": files, **{k: statistics.median(v) for k, v in times.items()},
+            "map_tokens": report.map.tokens, "map_files": report.map.files,
+            "definitions": report.map.available, "references": len(report.files) - 1}
+
+
+def run_benchmark(repo: Path, files: int, reps: int, workdir: Path) -> list[dict[str, Any]]:
+    results = []
+    own = workdir / "repo"
+    _copy(repo, own)
+    _warm_up(own)
+    sample = _sample(own)
+    results.append({"tree": f"this repo ({repo.resolve().name})",
+                    **measure(own, *sample, reps)})
+    generated = workdir / "generated"
+    generated.mkdir()
+    file, symbol = generate_tree(generated, files)
+    results.append({"tree": f"generated, {files:,} Python files",
+                    **measure(generated, file, symbol, reps)})
+    return results
+
+
+def _warm_up(root: Path) -> None:
+    """One untimed build so grammar and module imports are not in the first figure."""
+    from spark_cli.session.context.index import RepoIndex
+
+    (root.parent / "warm").mkdir()
+    generate_tree(root.parent / "warm", 3)
+    RepoIndex(root.parent / "warm", disk_cache=False).refresh()
+
+
+def _sample(root: Path) -> tuple[str, str]:
+    """A file of ``root`` and a symbol it defines (the bench's rename)."""
+    preferred = root / "spark_cli" / "session" / "request.py"
+    if preferred.is_file():
+        return "spark_cli/session/request.py", "build_request"
+    for path in sorted(root.rglob("*.py")):
+        if ".spark" not in path.parts:
+            return path.relative_to(root).as_posix(), "main"
+    raise typer.BadParameter(f"{root} has no Python file to send")
+
+
+def _section(results: list[dict[str, Any]], command: str) -> str:
+    rows = "\n".join(
+        f"| {r['tree']} | {r['files']:,} | {r['first']:.2f} s | {r['next_process']:.3f} s | "
+        f"{r['next_turn']:.3f} s | {r['new_prompt']:.3f} s | {r['map_tokens']:,} "
+        f"({r['map_files']} files) | {r['references']} |" for r in results)
+    return (
+        "`build_request` with one file and a rename prompt: scan (gitignore), tags (tree-sitter), "
+        "ranking (PageRank), outline within the map budget, the files that mention the symbol.\n\n"
+        "| tree | files | first build | next process (disk cache) | next turn, same prompt | "
+        "next turn, new prompt | map tokens | files mentioning the symbol |\n"
+        "|---|---|---|---|---|---|---|---|\n"
+        f"{rows}\n\nMedians. First build: every file read and parsed. Next process: "
+        "`.spark/cache/tags.json` loaded, every file stat'ed, ranked. Next turn (same "
+        "process): every file stat'ed; the ranking is remembered for the same files and "
+        "symbols, and runs again for a prompt naming another symbol. "
+        f"Command: `{command}`\n")
+
+
+def register(bench_app: typer.Typer) -> None:
+    @bench_app.command("context")
+    def bench_context(
+        repo: Path = typer.Option(Path("."), "--repo", help="The repo to measure (copied)."),
+        files: int = typer.Option(2000, "--files", min=1, help="Size of the generated tree."),
+        reps: int = typer.Option(3, "--reps", min=1, help="Repetitions (medians)."),
+        docs: Path | None = typer.Option(
+            None, "--docs", help="Markdown file to update (default: docs/benchmarks.md)."),
+        no_docs: bool = typer.Option(False, "--no-docs", help="Only print, write no file."),
+    ) -> None:
+        """Time the repo map and context building: first build, next process, next turn."""
+        with tempfile.TemporaryDirectory(prefix="spark-bench-context-") as tmp:
+            results = run_benchmark(repo, files, reps, Path(tmp))
+        command = f"spark bench context --files {files} --reps {reps}"
+        for r in results:
+            typer.echo(f"{r['tree']}: {r['files']:,} files; first {r['first']:.2f} s, next "
+                       f"process {r['next_process']:.3f} s, next turn {r['next_turn']:.3f} s "
+                       f"(new prompt {r['new_prompt']:.3f} s); "
+                       f"map {r['map_tokens']:,} tokens, {r['references']} mentioning files")
+        typer.echo(f"  command: {command}")
+        if not no_docs:
+            target = docs or Path("docs") / "benchmarks.md"
+            write_doc_section(target, SECTION, _section(results, command))
+            typer.echo(f"  wrote {target} ({SECTION})")

@@ -1,0 +1,26 @@
+"""What travels with a turn besides the ask: the files, the names in the prompt, the repo map.
+
+One concept per module:
+
+- :mod:`.sources` -- the one place this package reads ``spark_cli.edits``
+  (confinement, text decoding, grammars);
+- :mod:`.scan` -- the repo's files, honouring ``.gitignore`` (pathspec), without
+  vendored, binary or huge files;
+- :mod:`.tags` -- one file's definitions (tree-sitter tags queries) and the
+  identifiers it uses;
+- :mod:`.index` -- every file's tags, cached per file by (mtime, size) in
+  memory and in ``.spark/cache/``;
+- :mod:`.rank` -- a personalised PageRank over the file reference graph, and
+  the definitions it ranks (pure);
+- :mod:`.outline` -- the ranked definitions as a compact outline within a token
+  budget (pure);
+- :mod:`.mentions` -- the files and symbols a prompt names (pure);
+- :mod:`.report` -- the plain-data report the HUD shows;
+- :mod:`.picks` -- one chosen file and its cost; how files and the map travel;
+- :mod:`.extras` -- named files, files mentioning a symbol, the map (loaded
+  only when the repo has more than the files sent);
+- :mod:`.assemble` -- one turn's context within the window;
+- :mod:`.context_set` -- the files a user added (``/add``, ``/drop``, ``/files``).
+
+docs/context.md says what goes in, in which order, and how it is trimmed.
+"""

@@ -1,0 +1,178 @@
+"""One turn's context, within the window: what is sent, in which order, and what was left out.
+
+The user message is, in this order: the repo map (a ``~~~`` fenced outline
+under one header line), the files (each as a file block), the instruction.
+Which files, by priority:
+
+1. the files the caller gives (``spark edit FILE...``, the TUI's ``/add``):
+   a problem with one is a :class:`RequestError`, nothing is sent;
+2. files the prompt names (:mod:`.mentions`) that exist in the repo;
+3. files that mention a symbol the prompt names (``rename total_price to
+   cart_total`` brings every file that spells ``total_price``), definers
+   first, at most ``extras.MAX_REFERENCING``;
+4. the repo map, ranked toward all of the above and the prompt's
+   identifiers, in ``MAP_TOKENS`` (twice that when no file is sent).
+
+The cap is ``window - max_output_tokens``. Items 1 and the instructions,
+AGENTS.md, history and prompt must fit or the request is refused (as
+before). Then the map is cut first, then files of 3, then of 2 are left
+out, each with a sentence in the report's ``trimmed``; the final text is
+counted again, so the request never exceeds the cap.
+
+The map is not part of what the conversation keeps (``remembered``): every
+turn sends a fresh one, and the history does not grow by a map per turn.
+When the repo has no file besides those sent (a pipe's private temp dir),
+nothing is scanned or parsed: no map, no extra files.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from spark_cli.protocol.tokens import count_tokens
+from spark_cli.session.context.picks import MAP_HEADER, NAMED, Pick, compose, map_section, pick
+from spark_cli.session.context.report import ContextFile, ContextReport, MapSummary
+from spark_cli.session.targets import AGENTS_FILE, RequestError, TargetFile
+
+if TYPE_CHECKING:
+    from spark_cli.session.context.index import RepoIndex
+    from spark_cli.session.context.scan import RepoFiles
+
+__all__ = ["MAP_HEADER", "MAP_TOKENS", "Assembled", "Budget", "assemble"]
+
+MAP_TOKENS = 4_096
+OUTSIDE_GIT_FILES = 2_000
+_BLOCK_SLACK = 4  # tokens a block may add at its joins (separators, merged pieces)
+
+
+@dataclass(frozen=True, slots=True)
+class Budget:
+    window: int
+    reserved: int
+
+    @property
+    def cap(self) -> int:
+        return max(0, self.window - self.reserved)
+
+
+@dataclass(frozen=True, slots=True)
+class Assembled:
+    targets: tuple[TargetFile, ...]
+    sent: tuple[str, ...]
+    content: str
+    """The user message as sent (map, files, instruction)."""
+    remembered: str
+    """The same without the map: what the conversation keeps."""
+    total: int
+    report: ContextReport
+
+
+def assemble(root: Path, budget: Budget, explicit: Sequence[TargetFile], instruction: str, *,
+             instructions: str, agents: str | None, history_tokens: int,
+             known: Mapping[str, str], map_tokens: int | None = None,
+             index: RepoIndex | None = None) -> Assembled:
+    """The turn's context (see the module docstring); ``RequestError`` when it cannot fit."""
+    picks = [pick(t, "added", known) for t in explicit]
+    in_chat = {t.path for t in explicit}
+    system_tokens = count_tokens(instructions)
+    fixed = system_tokens + history_tokens
+    _, base = compose(picks, instruction, "")
+    base_total = fixed + count_tokens(base)
+    agents_tokens = count_tokens(agents or "")
+    parts = {"instructions": system_tokens - agents_tokens, "AGENTS.md": agents_tokens,
+             "history": history_tokens, "files": sum(p.tokens for p in picks),
+             "references": 0, "map": 0, "prompt": count_tokens(instruction)}
+    if base_total > budget.cap:
+        raise _over_budget(parts, picks, base_total, budget)
+    trimmed: list[str] = []
+    notes: list[str] = []
+    room = budget.cap - base_total
+    outline_text, shown = "", (0, 0, 0)
+    repo = None if _only(root, in_chat) else scan_repo(root)
+    if repo is not None and any(path not in in_chat for path in repo.paths()):
+        from spark_cli.session.context import extras
+        from spark_cli.session.context.index import index_for
+
+        index = index or index_for(root)
+        found = extras.candidates(root, repo, index, instruction, in_chat, known, notes)
+        for extra in sorted(found, key=lambda p: p.why != NAMED):
+            cost = extra.tokens + _BLOCK_SLACK if extra.fresh else 0
+            if cost <= room:
+                picks.append(extra)
+                room -= cost
+            else:
+                trimmed.append(f"{extra.target.path} ({extra.why}) left out: its "
+                               f"{extra.tokens:,} tokens do not fit in the {room:,} left of "
+                               "the window")
+        wanted = map_tokens if map_tokens is not None else (
+            MAP_TOKENS if any(p.fresh for p in picks) else 2 * MAP_TOKENS)
+        outline = extras.NO_MAP
+        if wanted > 0:
+            outline = extras.repo_map(index, picks, instruction, wanted, room, trimmed)
+        content, remembered = compose(picks, instruction, outline.text)
+        total = fixed + count_tokens(content)
+        while total > budget.cap and outline.text:  # joins counted apart: shrink, recount
+            outline = extras.smaller_map(index, picks, instruction, outline,
+                                         total - budget.cap)
+            content, remembered = compose(picks, instruction, outline.text)
+            total = fixed + count_tokens(content)
+        while total > budget.cap and len(picks) > len(explicit):  # never: the slack covers it
+            dropped = picks.pop()
+            trimmed.append(f"{dropped.target.path} ({dropped.why}) left out to fit the window")
+            content, remembered = compose(picks, instruction, outline.text)
+            total = fixed + count_tokens(content)
+        outline_text = outline.text
+        shown = (outline.files, outline.definitions, outline.available)
+    else:
+        content, remembered = compose(picks, instruction, "")
+        total = fixed + count_tokens(content)
+    parts["files"] = sum(p.tokens for p in picks if not p.is_reference)
+    parts["references"] = sum(p.tokens for p in picks if p.is_reference)
+    parts["map"] = count_tokens(map_section(outline_text)) if outline_text else 0
+    report = ContextReport(
+        window=budget.window, reserved_for_answer=budget.reserved, budget=budget.cap,
+        used=total, parts=parts,
+        files=tuple(ContextFile(p.target.path, p.why, p.tokens, p.fresh) for p in picks),
+        map=MapSummary(parts["map"], *shown), trimmed=tuple(trimmed), notes=tuple(notes))
+    return Assembled(tuple(p.target for p in picks),
+                     tuple(p.target.path for p in picks if p.fresh),
+                     content, remembered, total, report)
+
+
+def _only(root: Path, files: set[str]) -> bool:
+    """Whether ``root`` holds exactly ``files`` (top-level, nothing else): the pipe's temp
+    dir. One ``scandir``, so that case imports and walks nothing more."""
+    try:
+        with os.scandir(root) as entries:
+            return {e.name for e in entries} == files
+    except OSError:
+        return False
+
+
+def scan_repo(root: Path) -> RepoFiles:
+    """The repo's files; outside a git checkout (``spark edit`` run in a home folder)
+    the walk stops at ``OUTSIDE_GIT_FILES``."""
+    from spark_cli.session.context.scan import MAX_FILES, scan
+
+    inside_git = (Path(root) / ".git").exists()
+    return scan(root, max_files=MAX_FILES if inside_git else OUTSIDE_GIT_FILES)
+
+
+def _over_budget(parts: Mapping[str, int], picks: Sequence[Pick], total: int,
+                 budget: Budget) -> RequestError:
+    named = [("the system prompt", parts["instructions"]), (AGENTS_FILE, parts["AGENTS.md"]),
+             *((p.target.path, p.tokens) for p in picks),
+             ("the instruction", parts["prompt"]), ("the earlier conversation", parts["history"])]
+    biggest = sorted(named, key=lambda item: item[1], reverse=True)[:3]
+    said = "; ".join(f"{name} is {tokens:,} tokens" for name, tokens in biggest if tokens)
+    return RequestError(
+        "budget",
+        f"the request does not fit: {said}; the window is {budget.window:,} tokens "
+        f"with {budget.reserved:,} kept for the answer, so at most "
+        f"{budget.cap:,} may be sent and this request is {total:,}. "
+        "Nothing was sent: name fewer or smaller files, or raise context_window.",
+    )

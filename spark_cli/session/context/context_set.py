@@ -1,0 +1,106 @@
+"""The files a user put in the context (the TUI's ``/add``, ``/drop``, ``/files``).
+
+API (all paths root-relative, POSIX-style, as the user typed them or normalised)::
+
+    files = ContextSet(root)
+    problem = files.add("src/app.py")   # None, or one sentence saying why not
+    problem = files.drop("src/app.py")  # None, or "src/app.py is not in the context"
+    files.files()                       # ("src/app.py", ...) in the order added
+    files.clear()
+    report = files.preview(settings, "the draft prompt", history=..., already_sent=...)
+
+``add`` refuses, each with its own message: a path outside the repo (``..``,
+absolute, a symlink out) or inside ``.git``/``.spark``; a missing file; a
+directory; a file ``.gitignore`` ignores or one in a vendored folder; a
+binary, non-UTF-8 or too large file. Adding a file twice is fine (no
+message). The set does not watch the files: they are read when a turn is
+built, so the model always gets their content as it is then.
+
+A turn passes ``files()`` as the session's ``files`` (``Session.run_turn(
+instruction, files.files())``): the request adds the files the prompt names,
+the files that mention a symbol it names and the repo map (see
+:mod:`.assemble`). ``preview`` builds that request without sending it and
+returns its :class:`~.report.ContextReport` (the HUD's "context used of the
+window" before the first turn); a request that cannot be built raises
+``RequestError``. ``preview`` walks the repo and may rank it (tens of ms, up
+to ~2 s the first time in a big repo): call it from a worker, and never at the
+same time as a turn's request is built (the repo index and the tree-sitter
+parsers are not thread-safe).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from spark_cli.session.context.report import ContextReport
+from spark_cli.session.context.scan import ignore_rules
+from spark_cli.session.context.sources import (
+    PathRefused,
+    TextFileError,
+    confine,
+    read_text_file,
+)
+
+if TYPE_CHECKING:
+    from spark_cli.protocol.channel import Message
+    from spark_cli.session.settings import Settings
+
+
+class ContextSet:
+    """The user's chosen files for the turns of one session under ``root``."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root).resolve()
+        self._files: list[str] = []
+
+    def files(self) -> tuple[str, ...]:
+        return tuple(self._files)
+
+    def clear(self) -> None:
+        self._files.clear()
+
+    def add(self, path: str) -> str | None:
+        """Add ``path``; ``None`` when it is in, else why it was refused."""
+        try:
+            where = confine(self.root, path)
+        except PathRefused as exc:
+            return exc.message
+        if not where.path.exists():
+            return f"{path}: no such file"
+        if where.path.is_dir():
+            return f"{path} is a directory: add the files in it one by one"
+        why = ignore_rules(self.root).ignored(where.rel)
+        if why is not None:
+            return f"{where.rel} is left out of the context: {why}"
+        try:
+            read_text_file(where.path, name=where.rel)
+        except TextFileError as exc:
+            return exc.message
+        except OSError as exc:
+            return f"{where.rel}: cannot read ({exc.strerror or exc})"
+        if where.rel not in self._files:
+            self._files.append(where.rel)
+        return None
+
+    def drop(self, path: str) -> str | None:
+        """Remove ``path``; ``None`` when it was in, else a message saying it was not."""
+        try:
+            rel = confine(self.root, path).rel
+        except PathRefused:
+            rel = path
+        if rel not in self._files:
+            listed = ", ".join(self._files) or "nothing"
+            return f"{path} is not in the context (it holds {listed})"
+        self._files.remove(rel)
+        return None
+
+    def preview(self, settings: Settings, instruction: str = "", *,
+                history: Sequence[Message] = (),
+                already_sent: Mapping[str, str] | None = None) -> ContextReport:
+        """The report of the request a turn with ``instruction`` would send now."""
+        from spark_cli.session.request import build_request
+
+        return build_request(settings, self.root, self._files, instruction, history=history,
+                             already_sent=already_sent).context

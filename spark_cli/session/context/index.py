@@ -1,0 +1,225 @@
+"""Every file's tags, kept up to date cheaply: cached per file by (mtime, size).
+
+``index_for(root)`` is the process's one :class:`RepoIndex` for a repo (the
+TUI's turns and ``ContextSet`` share it). ``refresh()`` rescans the tree
+(:mod:`.scan`) and re-reads only files whose (mtime_ns, size) changed, so a
+second turn in the same repo pays a directory walk and no parsing.
+
+Between processes (one ``spark edit`` after another) the tags live in
+``<root>/.spark/cache/tags.json`` (``.spark`` carries a ``.gitignore`` of
+``*``). A first build in a huge repo can be time-boxed (``refresh(seconds=)``):
+what it had no time to read is ``pending`` and read by later refreshes (the
+cache keeps what was read, so later ``spark edit`` runs continue). The file
+is plain JSON, written atomically and only when something changed; one that
+cannot be read or has another shape is ignored and rewritten. A file that
+cannot be read as text (binary, not UTF-8) is remembered as having no tags,
+so it is not re-read every turn either. Not thread-safe: one builder at a time.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from spark_cli.session.context.rank import Ranked, rank_definitions
+from spark_cli.session.context.scan import RepoFiles, scan
+from spark_cli.session.context.sources import TextFileError, language_for_path, read_text_file
+from spark_cli.session.context.tags import Definition, FileTags, extract
+
+CACHE_DIR = (".spark", "cache")
+CACHE_FILE = "tags.json"
+CACHE_VERSION = 3
+_EMPTY = FileTags((), {}, " ")
+
+
+@dataclass(frozen=True, slots=True)
+class RefreshStats:
+    files: int
+    parsed: int
+    """Files read and parsed this refresh (the rest came from the cache)."""
+    seconds: float
+    loaded_from_disk: bool
+
+
+class RepoIndex:
+    """The tags of every file in the repo at ``root`` (see the module docstring)."""
+
+    def __init__(self, root: Path, *, disk_cache: bool = True) -> None:
+        self.root = Path(root).resolve()
+        self.disk_cache = disk_cache
+        self.files: RepoFiles | None = None
+        self.tags: dict[str, FileTags] = {}
+        self.version = 0
+        """Bumped whenever ``tags`` changes (derived tables are rebuilt then)."""
+        self._stamps: dict[str, tuple[int, int]] = {}
+        self._disk_tried = False
+        self._definers: dict[str, list[str]] | None = None
+        self.pending: list[str] = []
+        """Files the last refresh had no time to read (see ``refresh``)."""
+        self._ranked: tuple[object, list[Ranked]] | None = None
+
+    def refresh(self, files: RepoFiles | None = None, *, seconds: float | None = None,
+                first: Sequence[str] = ()) -> RefreshStats:
+        """Rescan (or take ``files``) and re-read the files that changed since the last look.
+
+        With ``seconds``, reading stops at that deadline (a first build in a huge
+        repo must not hold a turn up): the files not read yet are ``pending``,
+        left out of ``tags`` and read by the next refresh. Files in the folders
+        of ``first`` (the files sent) are read before the rest.
+        """
+        started = time.perf_counter()
+        loaded = False
+        if not self._disk_tried:
+            self._disk_tried = True
+            loaded = self._load_disk()
+        self.files = files if files is not None else scan(self.root)
+        tags: dict[str, FileTags] = {}
+        stamps: dict[str, tuple[int, int]] = {}
+        stale = []
+        for scanned in self.files.files:
+            stamp = (scanned.mtime_ns, scanned.size)
+            known = self.tags.get(scanned.rel)
+            if known is None or self._stamps.get(scanned.rel) != stamp:
+                stale.append((scanned.rel, stamp))
+            else:
+                tags[scanned.rel] = known
+                stamps[scanned.rel] = stamp
+        homes = {rel.rpartition("/")[0] for rel in first}
+        stale.sort(key=lambda item: item[0].rpartition("/")[0] not in homes)
+        deadline = started + seconds if seconds is not None else None
+        pending: list[str] = []
+        for at, (rel, stamp) in enumerate(stale):
+            tags[rel] = self._read(rel)
+            stamps[rel] = stamp
+            if deadline is not None and time.perf_counter() > deadline:
+                pending = [r for r, _ in stale[at + 1:]]
+                break
+        parsed = len(stale) - len(pending)
+        changed = parsed > 0 or tags.keys() != self.tags.keys()
+        self.tags, self._stamps, self.pending = tags, stamps, sorted(pending)
+        if changed:
+            self.version += 1
+            self._definers = None
+            self._save_disk()
+        return RefreshStats(len(tags), parsed, time.perf_counter() - started, loaded)
+
+    def definers(self) -> dict[str, list[str]]:
+        """name -> the files that define it (sorted)."""
+        if self._definers is None:
+            table: dict[str, list[str]] = {}
+            for rel, file_tags in self.tags.items():
+                for name in {d.name for d in file_tags.definitions}:
+                    table.setdefault(name, []).append(rel)
+            self._definers = table
+        return self._definers
+
+    def ranked(self, *, chat: Collection[str], named: Collection[str],
+               mentioned: Collection[str], limit: int) -> list[Ranked]:
+        """``rank.rank_definitions`` over ``tags``, remembered for the last question asked
+        (the TUI's next turn with the same files costs no ranking)."""
+        definers = self.definers()
+        key = (self.version, frozenset(chat), frozenset(named),
+               frozenset(m for m in mentioned if m in definers), limit)
+        if self._ranked is None or self._ranked[0] != key:
+            self._ranked = (key, rank_definitions(self.tags, chat=chat, named=named,
+                                                  mentioned=key[3], limit=limit))
+        return self._ranked[1]
+
+    def mentioning(self, name: str) -> list[str]:
+        """The files that spell ``name`` anywhere (definers included), sorted; files not
+        read yet (``pending``) are searched as raw bytes."""
+        found = [rel for rel, t in self.tags.items() if t.mentions(name)]
+        if self.pending:
+            word = re.compile(rb"(?<![\w$])" + re.escape(name.encode()) + rb"(?![\w$])")
+            for rel in self.pending:
+                try:
+                    if word.search((self.root / rel).read_bytes()):
+                        found.append(rel)
+                except OSError:
+                    continue
+            found.sort()
+        return found
+
+    # ---- reading files ----
+
+    def _read(self, rel: str) -> FileTags:
+        try:
+            text = read_text_file(self.root / rel, name=rel).text
+        except (OSError, TextFileError):
+            return _EMPTY
+        if text.count("\n") * 400 < len(text):  # minified or generated: lines of 400+ chars
+            return _EMPTY
+        try:
+            return extract(text, language_for_path(rel))
+        except (ImportError, ValueError):  # a grammar that will not load: references only
+            return extract(text, None)
+
+    # ---- the disk cache ----
+
+    def _cache_path(self) -> Path:
+        return self.root.joinpath(*CACHE_DIR, CACHE_FILE)
+
+    def _load_disk(self) -> bool:
+        if not self.disk_cache:
+            return False
+        try:
+            raw = json.loads(self._cache_path().read_text(encoding="utf-8"))
+            if raw.get("version") != CACHE_VERSION:
+                return False
+            tags: dict[str, FileTags] = {}
+            stamps: dict[str, tuple[int, int]] = {}
+            for rel, (mtime_ns, size, defs, refs, words) in raw["files"].items():
+                tags[rel] = FileTags(tuple(Definition(str(n), str(k), int(li), str(s))
+                                           for n, k, li, s in defs),
+                                     _decode_refs(refs), str(words))
+                stamps[rel] = (int(mtime_ns), int(size))
+        except (OSError, ValueError, TypeError, KeyError, AttributeError):
+            return False
+        self.tags, self._stamps = tags, stamps
+        return True
+
+    def _save_disk(self) -> None:
+        if not self.disk_cache:
+            return
+        files = {rel: [*self._stamps[rel],
+                       [[d.name, d.kind, d.line, d.signature] for d in t.definitions],
+                       " ".join(f"{w} {c}" for w, c in t.references.items()), t.words]
+                 for rel, t in self.tags.items()}
+        path = self._cache_path()
+        try:
+            spark = path.parent.parent
+            spark.mkdir(exist_ok=True)
+            if not (spark / ".gitignore").exists():
+                (spark / ".gitignore").write_text("*\n")
+            path.parent.mkdir(exist_ok=True)
+            temp = path.with_name(f".{CACHE_FILE}.{os.getpid()}.tmp")
+            temp.write_text(json.dumps({"version": CACHE_VERSION, "files": files},
+                                       separators=(",", ":")), encoding="utf-8")
+            os.replace(temp, path)
+        except OSError:
+            pass  # a read-only checkout: the in-memory cache still serves this process
+
+
+def _decode_refs(packed: str) -> dict[str, int]:
+    """``"word count word count"`` (one JSON string per file: 5x faster to load than a dict)."""
+    if not packed:
+        return {}
+    items = packed.split(" ")
+    return dict(zip(items[::2], map(int, items[1::2]), strict=True))
+
+
+_INDEXES: dict[Path, RepoIndex] = {}
+
+
+def index_for(root: Path) -> RepoIndex:
+    """This process's index of the repo at ``root`` (made on first use)."""
+    key = Path(root).resolve()
+    index = _INDEXES.get(key)
+    if index is None:
+        index = _INDEXES[key] = RepoIndex(key)
+    return index

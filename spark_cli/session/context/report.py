@@ -1,0 +1,71 @@
+"""The context report: what one turn's request holds, part by part, as plain data for a HUD.
+
+Built by :mod:`.assemble` with every request (``BuiltRequest.context``).
+``as_dict()`` is JSON-ready. Parts, in the order they travel:
+
+- ``instructions``: the system prompt (without AGENTS.md);
+- ``AGENTS.md``: the repo's AGENTS.md (0 when there is none);
+- ``history``: the earlier conversation;
+- ``files``: the files the user added and the ones the prompt names;
+- ``references``: files that mention a symbol the prompt names;
+- ``map``: the repo map;
+- ``prompt``: the instruction itself (with the previous turn's refusals).
+
+A file the model already has unchanged is listed with ``sent=False`` and
+costs 0 tokens. ``trimmed`` holds one sentence per thing left out to fit the
+window, ``notes`` one per thing left out for another reason (a named file
+that is binary, an ambiguous file name).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from spark_cli.protocol.values import Value, value
+
+PARTS = ("instructions", "AGENTS.md", "history", "files", "references", "map", "prompt")
+
+
+@value
+class ContextFile(Value):
+    path: str
+    why: str
+    """``added``, ``named in the prompt`` or ``mentions <symbol>``."""
+    tokens: int
+    sent: bool
+    """False: the model already has this exact content (not re-sent, 0 tokens)."""
+
+
+@value
+class MapSummary(Value):
+    tokens: int
+    files: int
+    definitions: int
+    available: int
+    """Definitions the repo has outside the files sent (what the map chose from)."""
+
+
+@value
+class ContextReport(Value):
+    window: int
+    reserved_for_answer: int
+    budget: int
+    """``window - reserved_for_answer``: the most a request may hold."""
+    used: int
+    parts: dict[str, int]
+    """Tokens per part (keys: ``PARTS``)."""
+    files: tuple[ContextFile, ...]
+    map: MapSummary
+    trimmed: tuple[str, ...]
+    notes: tuple[str, ...]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "window": self.window, "reserved_for_answer": self.reserved_for_answer,
+            "budget": self.budget, "used": self.used, "parts": dict(self.parts),
+            "files": [{"path": f.path, "why": f.why, "tokens": f.tokens, "sent": f.sent}
+                      for f in self.files],
+            "map": {"tokens": self.map.tokens, "files": self.map.files,
+                    "definitions": self.map.definitions, "available": self.map.available},
+            "trimmed": list(self.trimmed), "notes": list(self.notes),
+        }

@@ -1,0 +1,83 @@
+"""The files of a request: reading one (confined, decoded, checked) and what it costs.
+
+``read_target`` is the check every file passes before it is sent: inside the
+root, existing, a regular file, text (UTF-8 or UTF-16 with a BOM) and not too
+large; anything else is a :class:`RequestError` with a message naming the
+file. ``TargetFile`` is what the session remembers of it (text and sha256).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from spark_cli.protocol.values import Value, value
+from spark_cli.session.context.sources import (
+    PathRefused,
+    TextFileError,
+    confine,
+    read_text_file,
+)
+from spark_cli.session.events import FailureKind, TurnFailed
+
+AGENTS_FILE = "AGENTS.md"
+
+
+_FILE_FAILURES: dict[str, FailureKind] = {"binary": "binary", "encoding": "encoding",
+                                          "too_large": "too_large"}
+
+
+class RequestError(Exception):
+    """The request cannot be built; nothing was sent. ``kind`` is a ``TurnFailed`` kind."""
+
+    def __init__(self, kind: FailureKind, message: str) -> None:
+        super().__init__(message)
+        self.kind: FailureKind = kind
+        self.message = message
+
+    def failure(self) -> TurnFailed:
+        """The turn's failure event (nothing was sent)."""
+        return TurnFailed(self.kind, self.message)
+
+
+@value
+class TargetFile(Value):
+    path: str
+    """Root-relative, POSIX-style."""
+    text: str
+    sha256: str
+
+
+def text_sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def read_target(root: Path, raw: str) -> TargetFile:
+    """One file to edit, confined to ``root`` and decoded; ``RequestError`` otherwise."""
+    try:
+        where = confine(root, raw)
+    except PathRefused as exc:
+        raise RequestError("path", exc.message) from None
+    if not where.path.exists():
+        raise RequestError("not_found_file", f"{raw}: no such file")
+    if where.path.is_dir():
+        raise RequestError("path", f"{raw} is a directory; name the files to edit")
+    try:
+        text = read_text_file(where.path, name=where.rel).text
+    except TextFileError as exc:
+        kind = _FILE_FAILURES.get(exc.reason, "path")
+        raise RequestError(kind, exc.message + "; nothing was sent") from None
+    except OSError as exc:
+        raise RequestError("path", f"{raw}: cannot read ({exc.strerror or exc})") from None
+    return TargetFile(where.rel, text, text_sha256(text))
+
+
+def read_agents_md(root: Path) -> str | None:
+    """The repo root's AGENTS.md, if there is one and it is text."""
+    path = Path(root) / AGENTS_FILE
+    if not path.is_file():
+        return None
+    try:
+        return read_text_file(path, name=AGENTS_FILE).text
+    except (OSError, TextFileError):
+        return None

@@ -1,0 +1,58 @@
+"""One file's tags: tree-sitter definitions with signatures, references, words."""
+
+from __future__ import annotations
+
+from spark_cli.session.context.tags import extract, has_tags
+
+PY = '''\
+from shop.pricing import with_tax
+
+RATE = 2
+
+
+class Cart:
+    def add(self, item):
+        self.items.append(item)
+
+
+def total_price(cart):
+    return with_tax(sum(cart.items))
+'''
+
+
+def test_python_definitions_with_signature_lines() -> None:
+    tags = extract(PY, "python")
+    assert [(d.name, d.kind, d.line, d.signature) for d in tags.definitions] == [
+        ("RATE", "constant", 2, "RATE = 2"),
+        ("Cart", "class", 5, "class Cart:"),
+        ("add", "function", 6, "    def add(self, item):"),
+        ("total_price", "function", 10, "def total_price(cart):"),
+    ]
+    assert tags.references == {"append": 1, "with_tax": 1, "sum": 1}  # the query's calls
+    assert tags.mentions("with_tax") and tags.mentions("pricing") and not tags.mentions("tax")
+
+
+def test_typescript_runs_the_javascript_query_too() -> None:
+    tags = extract("export function price(): number { return 1 }\ninterface Shape {}\n",
+                   "typescript")
+    assert {(d.name, d.kind) for d in tags.definitions} == {("price", "function"),
+                                                            ("Shape", "interface")}
+
+
+def test_c_has_no_reference_captures_so_words_count() -> None:
+    tags = extract("int helper(void) { return 1; }\nint main(void) { return helper(); }\n", "c")
+    assert {d.name for d in tags.definitions} == {"helper", "main"}
+    assert tags.references["helper"] == 2
+
+
+def test_without_a_grammar_only_words() -> None:
+    assert not has_tags(None) and not has_tags("markdown")
+    tags = extract("call total_price here\n", None)
+    assert tags.definitions == () and tags.references == {"call": 1, "total_price": 1,
+                                                           "here": 1}
+
+
+def test_long_signature_lines_are_cut() -> None:
+    line = "def f(" + ", ".join(f"a{i}" for i in range(60)) + "):\n    pass\n"
+    signature = extract(line, "python").definitions[0].signature
+    assert len(signature) == 120 and signature.endswith("…")

@@ -1,0 +1,39 @@
+"""Each turn's messages extend the last one's byte for byte (what WebSocket chaining needs)."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from session_fakes import ScriptedChannel
+
+from spark_cli.session.context.picks import MAP_HEADER
+from spark_cli.session.conversation import Session
+from spark_cli.session.settings import load_settings
+
+
+def _repo(root: Path) -> Path:
+    (root / "pkg").mkdir(parents=True)
+    for n in range(6):
+        (root / "pkg" / f"mod{n}.py").write_text(
+            f"def helper_{n}(x):\n    return x + {n}\n\n\nclass Thing{n}:\n    pass\n")
+    (root / "app.py").write_text("from pkg.mod1 import helper_1\n\n\ndef run():\n"
+                                 "    return helper_1(2)\n")
+    return root
+
+
+async def test_the_second_request_extends_the_first_and_the_map_travels_once(
+        tmp_path: Path) -> None:
+    root = _repo(tmp_path / "repo")
+    settings = load_settings(root, {}, {"SPARK_CONFIG_DIR": str(tmp_path / "cfg")})
+    channel = ScriptedChannel(["Sure, ", "done.\n"])
+    session = Session(channel, root, settings)
+    async with asyncio.timeout(30):
+        for instruction in ("explain run", "now rename run to main"):
+            channel.stopped.clear()
+            [e async for e in session.run_turn(instruction, ["app.py"])]
+    first, second = channel.requests
+    assert second.messages[:len(first.messages)] == first.messages
+    assert MAP_HEADER in first.messages[-1].content
+    assert MAP_HEADER not in second.messages[-1].content
+    assert session.history[0] == first.messages[-1]  # kept exactly as sent

@@ -104,8 +104,8 @@ def _pytest_argv(root: Path) -> tuple[str, ...]:
             return (str(python), "-m", "pytest")
     script = shutil.which("pytest")
     if script:
-        python = _shebang_python(Path(script))
-        return (python, "-m", "pytest") if python else ("pytest",)
+        interpreter = _shebang_python(Path(script))
+        return (interpreter, "-m", "pytest") if interpreter else ("pytest",)
     return (sys.executable, "-m", "pytest")
 
 

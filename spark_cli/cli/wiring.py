@@ -18,6 +18,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from spark_cli.protocol.channel import Channel
+from spark_cli.session.settings import ProviderSettings
 
 
 class WiringError(Exception):
@@ -25,7 +26,7 @@ class WiringError(Exception):
 
 
 @contextlib.asynccontextmanager
-async def open_provider_channel(provider: Any, *, idle_timeout: float | None = None,
+async def open_provider_channel(provider: ProviderSettings, *, idle_timeout: float | None = None,
                                 one_shot: bool = True,
                                 **channel_options: Any) -> AsyncIterator[Channel]:
     """A channel for ``provider`` (``Settings.provider``), closed (and engine stopped) on exit.
@@ -36,6 +37,7 @@ async def open_provider_channel(provider: Any, *, idle_timeout: float | None = N
     """
     kind = provider.kind
     options: dict[str, Any] = dict(channel_options)
+    options.setdefault("secrets", provider.secrets)  # every key spark can see: masked in errors
     if idle_timeout is not None:
         options["idle_timeout"] = idle_timeout
     async with contextlib.AsyncExitStack() as stack:

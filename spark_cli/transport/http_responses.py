@@ -11,6 +11,7 @@ import json
 from typing import Any, ClassVar
 
 from spark_cli.protocol.channel import ChannelError, ChannelEvent, TurnFinished, TurnRequest
+from spark_cli.protocol.secrets import NO_SECRETS, Secrets
 from spark_cli.protocol.sse import SSEEvent
 from spark_cli.transport.http_stream import HttpStreamChannel
 from spark_cli.transport.responses_fold import ResponsesFold
@@ -21,8 +22,8 @@ class ResponsesSSEFold(ResponsesFold):
 
     __slots__ = ("held",)
 
-    def __init__(self, api_key: str | None) -> None:
-        super().__init__(api_key)
+    def __init__(self, secrets: Secrets = NO_SECRETS) -> None:
+        super().__init__(secrets)
         self.held = None
 
     def feed(self, event: SSEEvent) -> ChannelEvent | None:  # type: ignore[override]
@@ -61,4 +62,4 @@ class ResponsesSSEChannel(HttpStreamChannel):
         return body
 
     def _fold(self) -> ResponsesSSEFold:
-        return ResponsesSSEFold(self._api_key)
+        return ResponsesSSEFold(self._secrets)

@@ -24,7 +24,7 @@ import asyncio
 import contextlib
 import json
 import time
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Iterable, Mapping
 from dataclasses import dataclass, field
 from time import monotonic
 
@@ -42,7 +42,8 @@ from spark_cli.protocol.channel import (
     TurnFinished,
     TurnRequest,
 )
-from spark_cli.transport.errors import ProviderError, output_so_far, stall_error
+from spark_cli.protocol.secrets import Secrets
+from spark_cli.transport.errors import ProviderError, masked, output_so_far, stall_error
 from spark_cli.transport.idle import QUEUE_TIMEOUT, IdleWatch
 from spark_cli.transport.responses_fold import ResponsesFold
 from spark_cli.transport.retry import RetryPolicy, with_retries
@@ -88,8 +89,10 @@ class ResponsesWebSocketChannel:
         max_wait: float = 30.0,
         retry_policy: RetryPolicy | None = None,
         use_cancel_extension: bool = True,
+        secrets: Iterable[str] = (),
     ) -> None:
-        self._api_key = api_key
+        self._secrets = Secrets((api_key, *secrets))
+        """Every key spark can see: masked in any message this channel makes."""
         headers = dict(extra_headers or {})
         if api_key:
             headers["Authorization"] = f"Bearer {api_key}"
@@ -98,7 +101,7 @@ class ResponsesWebSocketChannel:
         self._use_cancel = use_cancel_extension
         self._policy = retry_policy or RetryPolicy(max_attempts=max_retries + 1, max_wait=max_wait)
         self._links = Links(
-            url, headers, api_key, connect_timeout=connect_timeout, warm_spare=warm_spare
+            url, headers, self._secrets, connect_timeout=connect_timeout, warm_spare=warm_spare
         )
         self._running: _Running | None = None
         self._stop = asyncio.Event()
@@ -121,13 +124,19 @@ class ResponsesWebSocketChannel:
         ``generate: false``: the next turn whose messages extend these sends only
         what is new. Raises :class:`ChannelError` when the server refuses.
         """
+        try:
+            await self._warm(request)
+        except ChannelError as error:
+            raise masked(error, self._secrets) from error.__cause__
+
+    async def _warm(self, request: TurnRequest | None) -> None:
         link = await self._links.get()
         self._links.replenish()
         if request is None:
             return
         self._links.lost = None  # nothing to replay: the warm-up sends the whole context
         await link.ws.send(self._payload(request, link, generate=False))
-        run = _Running(link, ResponsesFold(self._api_key), None)
+        run = _Running(link, ResponsesFold(self._secrets), None)
         async for _ in self._read(run, request):
             pass
         finished = run.fold.finished
@@ -139,7 +148,8 @@ class ResponsesWebSocketChannel:
         turn = object()
         try:
             async for event in with_retries(
-                lambda attempt: self._attempt(request, turn), self._policy, self._stop
+                lambda attempt: self._attempt(request, turn), self._policy, self._stop,
+                secrets=self._secrets,
             ):
                 yield event
         finally:
@@ -222,7 +232,7 @@ class ResponsesWebSocketChannel:
                     retryable=True,
                 ) from exc
             yield RequestSent(time.perf_counter())
-            run = _Running(link, ResponsesFold(self._api_key), turn)
+            run = _Running(link, ResponsesFold(self._secrets), turn)
             self._running = link.busy = run
             try:
                 async for event in self._read(run, request):

@@ -5,12 +5,12 @@ from __future__ import annotations
 import asyncio
 import socket
 from collections.abc import Iterator
-from types import SimpleNamespace
 
 import pytest
 
 from spark_cli.cli.wiring import WiringError, open_provider_channel
 from spark_cli.protocol.channel import ChannelError, Message, TextDelta, TurnFinished, TurnRequest
+from spark_cli.session.settings import ProviderSettings
 
 REQUEST = TurnRequest("spark-test", (Message("user", "hello"),), max_output_tokens=50)
 
@@ -22,10 +22,10 @@ class EchoBrain:
         yield "you said: " + request.prompt
 
 
-def provider(**fields):
+def provider(**fields) -> ProviderSettings:
     base = {"name": "mock", "kind": "mock", "base_url": None, "api_key": None, "model": "m"}
     base.update(fields)
-    return SimpleNamespace(**base)
+    return ProviderSettings(**base)
 
 
 async def _collect(channel) -> tuple[str, TurnFinished]:

@@ -24,30 +24,10 @@ from typing import Any
 
 import typer
 
+from spark_cli.cli.edit_settings import edit_flags, load
+
 FORMATS = ("search_replace", "apply_patch")
 INTERRUPTED = "spark edit: interrupted (edits that landed stay; spark undo)"
-
-
-def _flags(provider: str | None, model: str | None, base_url: str | None,
-           max_output_tokens: int | None, edit_format: str | None,
-           allow_syntax_errors: bool) -> dict[str, object]:
-    flags: dict[str, object] = {"provider": provider, "model": model, "base_url": base_url,
-                                "max_output_tokens": max_output_tokens,
-                                "edit_format": edit_format}
-    if allow_syntax_errors:
-        flags["allow_syntax_errors"] = True
-    return {k: v for k, v in flags.items() if v is not None}
-
-
-def load(root: Path, flags: dict[str, object]) -> Any:
-    """Resolved settings; any configuration problem is a usage error."""
-    from spark_cli.cli.edit_run import UsageError
-    from spark_cli.session.settings import load_settings
-
-    try:
-        return load_settings(root, flags, os.environ)
-    except (ValueError, KeyError, TypeError, OSError) as exc:
-        raise UsageError(str(exc)) from None
 
 
 def _target(raw: str, root: Path, cwd: Path) -> tuple[str, str]:
@@ -114,7 +94,7 @@ def edit_files(paths: list[str], instruction: str, root: Path, flags: dict[str, 
     renderer = _renderer(as_json, sys.stdout)
     result = run_sync(run_turn(settings, root, list(before), instruction, renderer,
                                dry_run=dry_run))
-    code = result.exit_code()
+    code: int = result.exit_code()
     for path, diff in end_diffs(result, root, before, dry_run=dry_run):
         renderer.diff(path, diff)
     if result.interrupted:
@@ -157,8 +137,8 @@ def register(app: typer.Typer) -> None:
 
         try:
             code = _dispatch(paths or [], message, dry_run, as_json, run_tests,
-                             _flags(provider, model, base_url, max_output_tokens, edit_format,
-                                    allow_syntax_errors), root, lang)
+                             edit_flags(provider, model, base_url, max_output_tokens,
+                                        edit_format, allow_syntax_errors), root, lang)
         except UsageError as exc:
             typer.echo(f"spark edit: {exc}", err=True)
             code = EXIT_USAGE

@@ -69,7 +69,6 @@ def _read_stdin() -> bytes:
 def edit_stdin(instruction: str, cwd_root: Path, flags: dict[str, object], *,
                lang: str | None, dry_run: bool, as_json: bool) -> int:
     """The pipe front end; returns the exit code (stdout gets the result or the original)."""
-    from spark_cli.cli.edit_cmd import load
     from spark_cli.cli.edit_run import (
         EXIT_OK,
         UsageError,
@@ -78,6 +77,7 @@ def edit_stdin(instruction: str, cwd_root: Path, flags: dict[str, object], *,
         run_turn,
         summary_data,
     )
+    from spark_cli.cli.edit_settings import load
     from spark_cli.edits.textfile import TextFileError, decode
 
     data = _read_stdin()
@@ -95,7 +95,7 @@ def edit_stdin(instruction: str, cwd_root: Path, flags: dict[str, object], *,
         target.write_bytes(data)
         result = run_sync(run_turn(settings, root, [name], instruction, renderer,
                                    dry_run=dry_run))
-        code = result.exit_code()
+        code: int = result.exit_code()
         for path, diff in end_diffs(result, root, {name: text}, dry_run=dry_run):
             renderer.diff(path, diff)
         others = sorted({o.path for o in result.outcomes if o.ok and o.path != name})

@@ -10,7 +10,13 @@ from __future__ import annotations
 import json
 from typing import Any, ClassVar
 
-from spark_cli.protocol.channel import ChannelError, ChannelEvent, TurnFinished, TurnRequest
+from spark_cli.protocol.channel import (
+    ChannelError,
+    ChannelEvent,
+    TextDelta,
+    TurnFinished,
+    TurnRequest,
+)
 from spark_cli.protocol.secrets import NO_SECRETS, Secrets
 from spark_cli.protocol.sse import SSEEvent
 from spark_cli.transport.http_stream import HttpStreamChannel
@@ -24,9 +30,9 @@ class ResponsesSSEFold(ResponsesFold):
 
     def __init__(self, secrets: Secrets = NO_SECRETS) -> None:
         super().__init__(secrets)
-        self.held = None
+        self.held: TextDelta | None = None
 
-    def feed(self, event: SSEEvent) -> ChannelEvent | None:  # type: ignore[override]
+    def feed(self, event: SSEEvent) -> ChannelEvent | None:
         try:
             data = json.loads(event.data)
         except ValueError:

@@ -88,7 +88,8 @@ class ResponsesFold:
             self.steers_pending += 1
             return SteerAccepted()
         if kind == "response.steer.failed":
-            error = event.get("error") if isinstance(event.get("error"), dict) else event
+            inner = event.get("error")
+            error: dict[str, Any] = inner if isinstance(inner, dict) else event
             return SteerRejected(str(error.get("code") or ""),
                                  self._secrets.mask(str(error.get("message") or "")))
         if kind == "error":
@@ -171,9 +172,8 @@ _TERMINAL = frozenset({"response.completed", "response.incomplete", "response.fa
 
 def _response_id(event: dict[str, Any]) -> str | None:
     response = event.get("response")
-    if isinstance(response, dict) and isinstance(response.get("id"), str):
-        return response["id"]
-    return None
+    rid = response.get("id") if isinstance(response, dict) else None
+    return rid if isinstance(rid, str) else None
 
 
 def _int(value: object) -> int:

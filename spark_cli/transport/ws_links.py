@@ -137,7 +137,7 @@ class Links:
             response = exc.response
             raise error_from_body(
                 response.status_code,
-                response.body or b"",
+                bytes(response.body or b""),
                 headers=dict(response.headers.raw_items()),
                 secrets=self._secrets,
             ) from None

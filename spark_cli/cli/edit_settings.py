@@ -1,4 +1,5 @@
-"""The settings of one `spark edit` run: its flags resolved, any problem a usage error.
+"""The settings of one `spark edit` run (its flags resolved, any problem a usage error)
+and its one-line messages on stderr.
 
 Shared by both front ends of the command (files: ``edit_cmd``, the pipe filter:
 ``pipe_mode``), so neither imports the other for it.
@@ -7,6 +8,7 @@ Shared by both front ends of the command (files: ``edit_cmd``, the pipe filter:
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +23,12 @@ def edit_flags(provider: str | None, model: str | None, base_url: str | None,
     if allow_syntax_errors:
         flags["allow_syntax_errors"] = True
     return {k: v for k, v in flags.items() if v is not None}
+
+
+def say(line: str) -> None:
+    """One line on stderr, flushed (what ``typer.echo(..., err=True)`` did, without typer)."""
+    sys.stderr.write(line + "\n")
+    sys.stderr.flush()
 
 
 def load(root: Path, flags: dict[str, object]) -> Any:

@@ -25,8 +25,6 @@ from time import monotonic
 from typing import Any, ClassVar, Protocol
 from urllib.parse import urlsplit
 
-import httpx
-
 from spark_cli.protocol.channel import (
     Capabilities,
     ChannelError,
@@ -51,6 +49,7 @@ from spark_cli.transport.errors import (
     unreachable_error,
 )
 from spark_cli.transport.http_send import Sending, first_of, is_loopback
+from spark_cli.transport.httpx_lean import httpx
 from spark_cli.transport.idle import QUEUE_TIMEOUT, IdleWatch
 from spark_cli.transport.retry import RetryPolicy, with_retries
 

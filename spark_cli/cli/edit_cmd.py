@@ -22,10 +22,13 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from spark_cli.cli.edit_args import EditArgs
 from spark_cli.cli.edit_settings import edit_flags, load, say
+
+if TYPE_CHECKING:
+    import typer
 
 FORMATS = ("search_replace", "apply_patch")
 INTERRUPTED = "spark edit: interrupted (edits that landed stay; spark undo)"
@@ -130,7 +133,7 @@ def run_edit(args: EditArgs) -> NoReturn:
     exit_now(code)
 
 
-def register(app: Any) -> None:
+def register(app: typer.Typer) -> None:
     """Add `edit` to the typer ``app`` (the fast path, ``edit_args``, skips typer for
     plain command lines; both end in :func:`run_edit`)."""
     import typer

@@ -67,6 +67,9 @@ async def open_provider_channel(provider: ProviderSettings, *, idle_timeout: flo
 async def _bundled_engine() -> AsyncIterator[Any]:
     import secrets  # ~2.5 ms (hmac, hashlib): only when an engine is started
 
+    from spark_cli.transport import websockets_lean
+
+    websockets_lean.prepare()  # the engine's server imports websockets first here
     from spark_cli.engine.config import EngineConfig
     from spark_cli.engine.server import run_engine
 

@@ -17,8 +17,10 @@ keeps its last value.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
+
+from spark_cli.protocol.values import Value, value
 
 _VALUES = {
     "-m": "message", "--message": "message", "--provider": "provider", "--model": "model",
@@ -29,8 +31,8 @@ _FLAGS = {"--dry-run": "dry_run", "--json": "as_json", "--test": "run_tests",
           "--allow-syntax-errors": "allow_syntax_errors"}
 
 
-@dataclass(slots=True)
-class EditArgs:
+@value
+class EditArgs(Value):
     """What `spark edit` was asked to do, as its command line said it."""
 
     message: str

@@ -35,8 +35,6 @@ reads and one comparison and returns the delta itself (no allocation).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from spark_cli.protocol.channel import (
     ChannelError,
     ChannelEvent,
@@ -44,14 +42,16 @@ from spark_cli.protocol.channel import (
     TextDelta,
     TurnFinished,
 )
+from spark_cli.protocol.values import Value, value
 from spark_cli.transport.errors import output_so_far, stall_error
 from spark_cli.transport.responses_fold import ResponsesFold
 
 
-@dataclass(slots=True, frozen=True)
-class Decision:
+@value
+class Decision(Value):
     """What the read loop does next, in this order: set the limit, drop, note the chain,
-    yield ``emit``, then raise ``error`` or return when ``done``."""
+    yield ``emit``, then raise ``error`` or return when ``done``. Treat it as immutable
+    (a ``Value``: only ``__init__`` is generated, cheap to create at import)."""
 
     emit: tuple[ChannelEvent, ...] = ()
     done: bool = False

@@ -27,8 +27,7 @@ def prepare() -> None:
     if version is None:
         return
     module = ModuleType("websockets.version")
-    module.tag = module.version = module.commit = version  # type: ignore[attr-defined]  # a plain module's attributes
-    module.released = True  # type: ignore[attr-defined]
+    module.__dict__.update(tag=version, version=version, commit=version, released=True)
     sys.modules["websockets.version"] = module
 
 

@@ -93,3 +93,13 @@ async def test_bad_settings_are_wiring_errors(fields, needle):
     with pytest.raises(WiringError, match=needle.replace("(", r"\(").replace(")", r"\)")):
         async with open_provider_channel(provider(**fields)):
             pass
+
+
+async def test_a_key_in_a_bad_base_url_is_masked_in_the_usage_error() -> None:
+    key = "sk-hidden-0123456789abcdef"
+    p = ProviderSettings("openai-compatible", "chat_sse", f"ftp://host/v1?key={key}", "m",
+                         None, None, secrets=(key,))
+    with pytest.raises(WiringError) as info:
+        async with open_provider_channel(p):
+            pass
+    assert key not in str(info.value) and "key=***" in str(info.value)

@@ -89,4 +89,8 @@ def register(app: typer.Typer) -> None:
             raise typer.Exit(2) from None
         user_path, project_path = user_config_path(os.environ), project_config_path(base)
         render = render_json if as_json else render_text
-        typer.echo(render(settings, user_path, project_path))
+        from spark_cli.protocol.secrets import Secrets
+
+        # a key may hide in any value (a base URL's query, a model name): mask them all
+        shown = Secrets(settings.provider.secrets).mask(render(settings, user_path, project_path))
+        typer.echo(shown)

@@ -9,10 +9,12 @@ Ctrl-C interrupts the turn: generation stops, an unfinished block is dropped,
 and the end diff and summary (``--json``: ``turn_completed`` with status
 ``cancelled``, ``diff``, ``summary``) are printed as usual before exit 130.
 
-Start-up matters (launch → request is benchmarked): this module imports only
-typer at import time; the session, edits, render and transports are imported
-inside the command, rich only when stdout is a TTY, textual never. The end
-matters too: see ``exit_now``.
+Start-up matters (launch → request is benchmarked): this module imports
+nothing heavy at import time, not even typer (a plain command line is read by
+``edit_args`` and run by :func:`run_edit` straight from the console script,
+``spark_cli.cli.entry``); the session, edits, render and transports are
+imported inside the command, rich only when stdout is a TTY, textual never.
+The end matters too: see ``exit_now``.
 """
 
 from __future__ import annotations
@@ -20,34 +22,16 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
-import typer
+from spark_cli.cli.edit_args import EditArgs
+from spark_cli.cli.edit_settings import edit_flags, load, say
+
+if TYPE_CHECKING:
+    import typer
 
 FORMATS = ("search_replace", "apply_patch")
 INTERRUPTED = "spark edit: interrupted (edits that landed stay; spark undo)"
-
-
-def _flags(provider: str | None, model: str | None, base_url: str | None,
-           max_output_tokens: int | None, edit_format: str | None,
-           allow_syntax_errors: bool) -> dict[str, object]:
-    flags: dict[str, object] = {"provider": provider, "model": model, "base_url": base_url,
-                                "max_output_tokens": max_output_tokens,
-                                "edit_format": edit_format}
-    if allow_syntax_errors:
-        flags["allow_syntax_errors"] = True
-    return {k: v for k, v in flags.items() if v is not None}
-
-
-def load(root: Path, flags: dict[str, object]) -> Any:
-    """Resolved settings; any configuration problem is a usage error."""
-    from spark_cli.cli.edit_run import UsageError
-    from spark_cli.session.settings import load_settings
-
-    try:
-        return load_settings(root, flags, os.environ)
-    except (ValueError, KeyError, TypeError, OSError) as exc:
-        raise UsageError(str(exc)) from None
 
 
 def _target(raw: str, root: Path, cwd: Path) -> tuple[str, str]:
@@ -114,13 +98,13 @@ def edit_files(paths: list[str], instruction: str, root: Path, flags: dict[str, 
     renderer = _renderer(as_json, sys.stdout)
     result = run_sync(run_turn(settings, root, list(before), instruction, renderer,
                                dry_run=dry_run))
-    code = result.exit_code()
+    code: int = result.exit_code()
     for path, diff in end_diffs(result, root, before, dry_run=dry_run):
         renderer.diff(path, diff)
     if result.interrupted:
-        typer.echo(INTERRUPTED, err=True)
+        say(INTERRUPTED)
     elif result.failure is not None:
-        typer.echo(f"spark edit: {result.failure.message}", err=True)
+        say(f"spark edit: {result.failure.message}")
     renderer.summary(summary_data(result, dry_run=dry_run, code=code))
     if run_tests and result.failure is None and not result.interrupted:
         tests_code = run_tests_after(root, settings, renderer)
@@ -129,7 +113,31 @@ def edit_files(paths: list[str], instruction: str, root: Path, flags: dict[str, 
     return code
 
 
+def run_edit(args: EditArgs) -> NoReturn:
+    """Run `spark edit` as ``args`` say and end the process with its exit code."""
+    from spark_cli.cli.edit_run import EXIT_USAGE, UsageError
+
+    try:
+        code = _dispatch(args, edit_flags(args.provider, args.model, args.base_url,
+                                          args.max_output_tokens, args.edit_format,
+                                          args.allow_syntax_errors))
+    except UsageError as exc:
+        say(f"spark edit: {exc}")
+        code = EXIT_USAGE
+    except KeyboardInterrupt:  # a second Ctrl-C, or one outside the turn
+        say("\n" + INTERRUPTED)
+        code = 130
+    except BrokenPipeError:  # stdout closed early (`spark edit ... | head`): stop quietly
+        _silence_stdout()
+        code = EXIT_BROKEN_PIPE
+    exit_now(code)
+
+
 def register(app: typer.Typer) -> None:
+    """Add `edit` to the typer ``app`` (the fast path, ``edit_args``, skips typer for
+    plain command lines; both end in :func:`run_edit`)."""
+    import typer
+
     @app.command("edit")
     def edit_command(
         paths: list[str] | None = typer.Argument(
@@ -153,22 +161,11 @@ def register(app: typer.Typer) -> None:
                                         help="Pipe mode: the language of stdin."),
     ) -> None:
         """Ask for an edit: stream the answer, apply edits as they land, show the diff."""
-        from spark_cli.cli.edit_run import EXIT_USAGE, UsageError
-
-        try:
-            code = _dispatch(paths or [], message, dry_run, as_json, run_tests,
-                             _flags(provider, model, base_url, max_output_tokens, edit_format,
-                                    allow_syntax_errors), root, lang)
-        except UsageError as exc:
-            typer.echo(f"spark edit: {exc}", err=True)
-            code = EXIT_USAGE
-        except KeyboardInterrupt:  # a second Ctrl-C, or one outside the turn
-            typer.echo("\n" + INTERRUPTED, err=True)
-            code = 130
-        except BrokenPipeError:  # stdout closed early (`spark edit ... | head`): stop quietly
-            _silence_stdout()
-            code = EXIT_BROKEN_PIPE
-        exit_now(code)
+        run_edit(EditArgs(
+            message=message, paths=list(paths or []), dry_run=dry_run, as_json=as_json,
+            run_tests=run_tests, provider=provider, model=model, base_url=base_url,
+            max_output_tokens=max_output_tokens, edit_format=edit_format,
+            allow_syntax_errors=allow_syntax_errors, root=root, lang=lang))
 
 
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, as a shell reports a process killed by it
@@ -183,7 +180,7 @@ def _silence_stdout() -> None:
         pass
 
 
-def exit_now(code: int) -> None:
+def exit_now(code: int) -> NoReturn:
     """End the process as soon as the work is done (stream end → exit is benchmarked).
 
     Everything is written, flushed and closed by now (files are renamed into
@@ -191,7 +188,7 @@ def exit_now(code: int) -> None:
     real process skips the interpreter's teardown of hundreds of modules
     (~30-50 ms) with ``os._exit``. Under a test runner (stdout replaced), a
     profiler, a tracer or coverage (which write their data at exit) it raises
-    ``typer.Exit`` as usual.
+    ``SystemExit`` as usual (typer's runner and click take it as the exit code).
     """
     real = sys.stdout is sys.__stdout__ and sys.stderr is sys.__stderr__
     if real and sys.getprofile() is None and sys.gettrace() is None:
@@ -201,13 +198,14 @@ def exit_now(code: int) -> None:
         except (OSError, ValueError):  # e.g. a closed pipe: the code still stands
             pass
         os._exit(code)
-    raise typer.Exit(code)
+    raise SystemExit(code)
 
 
-def _dispatch(paths: list[str], message: str, dry_run: bool, as_json: bool, run_tests: bool,
-              flags: dict[str, object], root: Path | None, lang: str | None) -> int:
+def _dispatch(args: EditArgs, flags: dict[str, object]) -> int:
     from spark_cli.cli.edit_run import UsageError
 
+    paths, message, dry_run, as_json = args.paths, args.message, args.dry_run, args.as_json
+    run_tests, root, lang = args.run_tests, args.root, args.lang
     if not message.strip():
         raise UsageError("the instruction (-m) is empty")
     fmt = flags.get("edit_format")

@@ -24,8 +24,6 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-import typer
-
 EXTENSIONS: dict[str, str] = {
     "python": ".py", "javascript": ".js", "typescript": ".ts", "tsx": ".tsx", "go": ".go",
     "rust": ".rs", "java": ".java", "c": ".c", "cpp": ".cpp", "ruby": ".rb", "bash": ".sh",
@@ -56,11 +54,10 @@ def stdin_file_name(lang: str | None, data_text: str) -> str:
 def _read_stdin() -> bytes:
     from spark_cli.cli.edit_run import UsageError
 
-    stream = typer.get_text_stream("stdin")
-    if stream.isatty():
+    if sys.stdin.isatty():
         raise UsageError("no PATH given and stdin is a terminal: name files to edit, or pipe "
                          "code in (cat f.py | spark edit -m '...' > g.py)")
-    data = typer.get_binary_stream("stdin").read()
+    data = sys.stdin.buffer.read()
     if not data:
         raise UsageError("stdin is empty: pipe the code to edit (cat f.py | spark edit -m ...)")
     return data
@@ -69,7 +66,6 @@ def _read_stdin() -> bytes:
 def edit_stdin(instruction: str, cwd_root: Path, flags: dict[str, object], *,
                lang: str | None, dry_run: bool, as_json: bool) -> int:
     """The pipe front end; returns the exit code (stdout gets the result or the original)."""
-    from spark_cli.cli.edit_cmd import load
     from spark_cli.cli.edit_run import (
         EXIT_OK,
         UsageError,
@@ -78,6 +74,7 @@ def edit_stdin(instruction: str, cwd_root: Path, flags: dict[str, object], *,
         run_turn,
         summary_data,
     )
+    from spark_cli.cli.edit_settings import load, say
     from spark_cli.edits.textfile import TextFileError, decode
 
     data = _read_stdin()
@@ -95,7 +92,7 @@ def edit_stdin(instruction: str, cwd_root: Path, flags: dict[str, object], *,
         target.write_bytes(data)
         result = run_sync(run_turn(settings, root, [name], instruction, renderer,
                                    dry_run=dry_run))
-        code = result.exit_code()
+        code: int = result.exit_code()
         for path, diff in end_diffs(result, root, {name: text}, dry_run=dry_run):
             renderer.diff(path, diff)
         others = sorted({o.path for o in result.outcomes if o.ok and o.path != name})
@@ -105,14 +102,13 @@ def edit_stdin(instruction: str, cwd_root: Path, flags: dict[str, object], *,
         if code == EXIT_OK and not dry_run:
             result_bytes = target.read_bytes() if target.exists() else b""
     if result.interrupted:
-        typer.echo("spark edit: interrupted: the original text was written to stdout unchanged",
-                   err=True)
+        say("spark edit: interrupted: the original text was written to stdout unchanged")
     elif result.failure is not None:
-        typer.echo(f"spark edit: {result.failure.message}", err=True)
+        say(f"spark edit: {result.failure.message}")
     elif code != EXIT_OK:
         renderer.note("edit refused: the original text was written to stdout unchanged")
     renderer.summary(summary_data(result, dry_run=dry_run, code=code))
-    out = typer.get_binary_stream("stdout")
+    out = sys.stdout.buffer
     out.write(result_bytes)
     out.flush()
     return code

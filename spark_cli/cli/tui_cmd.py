@@ -46,8 +46,8 @@ def run_tui(flags: Mapping[str, object], root: Path | None, *, resume: bool = Fa
     from spark_cli.tui.fast_esc import set_escape_delay
 
     set_escape_delay()  # before textual reads it
-    from spark_cli.cli.edit_cmd import load
     from spark_cli.cli.edit_run import UsageError
+    from spark_cli.cli.edit_settings import load
     from spark_cli.session.conversation import Session
     from spark_cli.session.store import SessionStore
     from spark_cli.tui.app import SparkApp, TuiSetup, project_root

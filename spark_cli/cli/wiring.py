@@ -18,6 +18,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from spark_cli.protocol.channel import Channel
+from spark_cli.session.settings import ProviderSettings
 
 
 class WiringError(Exception):
@@ -25,7 +26,7 @@ class WiringError(Exception):
 
 
 @contextlib.asynccontextmanager
-async def open_provider_channel(provider: Any, *, idle_timeout: float | None = None,
+async def open_provider_channel(provider: ProviderSettings, *, idle_timeout: float | None = None,
                                 one_shot: bool = True,
                                 **channel_options: Any) -> AsyncIterator[Channel]:
     """A channel for ``provider`` (``Settings.provider``), closed (and engine stopped) on exit.
@@ -36,6 +37,7 @@ async def open_provider_channel(provider: Any, *, idle_timeout: float | None = N
     """
     kind = provider.kind
     options: dict[str, Any] = dict(channel_options)
+    options.setdefault("secrets", provider.secrets)  # every key spark can see: masked in errors
     if idle_timeout is not None:
         options["idle_timeout"] = idle_timeout
     async with contextlib.AsyncExitStack() as stack:
@@ -55,8 +57,10 @@ async def open_provider_channel(provider: Any, *, idle_timeout: float | None = N
 
         try:
             channel = open_channel(kind, base_url=base_url, api_key=api_key, **options)
-        except ValueError as exc:
-            raise WiringError(str(exc)) from None  # the URL in it is masked
+        except ValueError as exc:  # the URL's userinfo is masked in it; a key elsewhere too
+            from spark_cli.protocol.secrets import Secrets
+
+            raise WiringError(Secrets(provider.secrets).mask(str(exc))) from None
         stack.push_async_callback(channel.aclose)
         yield channel
 
@@ -65,6 +69,9 @@ async def open_provider_channel(provider: Any, *, idle_timeout: float | None = N
 async def _bundled_engine() -> AsyncIterator[Any]:
     import secrets  # ~2.5 ms (hmac, hashlib): only when an engine is started
 
+    from spark_cli.transport import websockets_lean
+
+    websockets_lean.prepare()  # the engine's server imports websockets first here
     from spark_cli.engine.core.config import EngineConfig
     from spark_cli.engine.serving.server import run_engine
 

@@ -25,12 +25,14 @@ class Value:
     def __eq__(self, other: object) -> bool:
         if other.__class__ is not self.__class__:
             return NotImplemented
-        return all(getattr(self, name) == getattr(other, name) for name in self.__slots__)
+        names: tuple[str, ...] = self.__slots__
+        return all(getattr(self, name) == getattr(other, name) for name in names)
 
     __hash__ = None  # type: ignore[assignment]  # mutable, like a dataclass with eq
 
     def __repr__(self) -> str:
-        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
+        names: tuple[str, ...] = self.__slots__
+        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in names)
         return f"{self.__class__.__qualname__}({fields})"
 
 

@@ -30,7 +30,7 @@ import sys
 from collections.abc import Mapping
 from dataclasses import field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from spark_cli.protocol.urls import mask_url
 from spark_cli.protocol.values import Value
@@ -40,8 +40,10 @@ from spark_cli.session.presets import (
     EDIT_FORMATS,
     KINDS,
     OVERRIDE_KEY_ENV,
+    PRESETS,
     ChannelKind,
     EditFormat,
+    Preset,
     preset,
 )
 
@@ -72,6 +74,10 @@ _POSITIVE = ("context_window", "max_output_tokens", "idle_timeout")
 _ENV_KEYS = {"provider": "SPARK_PROVIDER", "model": "SPARK_MODEL", "base_url": "SPARK_BASE_URL"}
 
 
+_Choice = TypeVar("_Choice", bound=str)
+_Number = TypeVar("_Number", int, float)
+
+
 class SettingsError(ValueError):
     """A configuration problem: names the file (or flag/env), the key and what was expected."""
 
@@ -94,6 +100,8 @@ class ProviderSettings(Value):
     api_key: str | None = field(repr=False, default=None)
     key_env: str | None = None
     """The environment variable the key was (or would be) read from."""
+    secrets: tuple[str, ...] = field(repr=False, default=())
+    """Every key spark can see (the one in use included): masked in all it shows."""
 
     @property
     def masked_key(self) -> str:
@@ -176,7 +184,7 @@ def _check_value(where: str, key: str, value: object) -> object:
     if choices is not None and value not in choices:
         raise SettingsError(f"{where}: '{key}' must be one of {', '.join(choices)}, "
                             f"not {value!r}")
-    if key in _POSITIVE and value <= 0:  # type: ignore[operator]
+    if key in _POSITIVE and isinstance(value, int | float) and value <= 0:
         raise SettingsError(f"{where}: '{key}' must be greater than 0, not {value!r}")
     if key in ("model", "base_url", "provider", "api_key_env") and not str(value).strip():
         raise SettingsError(f"{where}: '{key}' is empty")
@@ -237,8 +245,6 @@ def _parse_file(path: Path, label: str) -> _Layer:
 
 
 def _known_providers() -> tuple[str, ...]:
-    from spark_cli.session.presets import PRESETS
-
     return tuple(PRESETS)
 
 
@@ -283,6 +289,38 @@ def load_settings(root: Path, flags: Mapping[str, object] | None = None,
     `spark config` passes ``check=False`` and shows ``Settings.problems``.
     """
     env = os.environ if env is None else env
+    layers, files = _file_layers(root, env)
+    layers += [_env_layer(env), _flag_layer(flags or {})]
+    name, sources = _chosen_provider(layers)
+    try:
+        chosen = preset(name)
+    except ValueError as exc:
+        raise SettingsError(f"{sources['provider']}: {exc}") from None
+    resolved = _resolve(chosen, layers, sources)
+    api_key, key_env = _api_key(env, resolved["api_key_env"])
+    sources["api_key"] = f"env {key_env}" if api_key else "not set"
+    model, base_url = resolved["model"], resolved["base_url"]
+    problems = _problems(chosen, model, base_url, api_key, key_env)
+    if check and problems:
+        raise SettingsError("; ".join(problems))
+    provider = ProviderSettings(
+        name, _choice(resolved["kind"], KINDS), base_url if isinstance(base_url, str) else None,
+        str(model or ""), api_key, key_env, secrets=_known_secrets(env, layers, api_key))
+    return Settings(
+        provider=provider,
+        edit_format=_choice(resolved["edit_format"], EDIT_FORMATS),
+        context_window=_number(resolved["context_window"], int),
+        max_output_tokens=_number(resolved["max_output_tokens"], int),
+        idle_timeout=_number(resolved["idle_timeout"], float),
+        test_command=_optional_str(resolved["test_command"]),
+        allow_syntax_errors=bool(resolved["allow_syntax_errors"]),
+        sources=sources,
+        files=tuple(files),
+        problems=tuple(problems),
+    )
+
+
+def _file_layers(root: Path, env: Mapping[str, str]) -> tuple[list[_Layer], list[str]]:
     layers: list[_Layer] = []
     files: list[str] = []
     for label, path in (("user file", user_config_path(env)),
@@ -290,18 +328,21 @@ def load_settings(root: Path, flags: Mapping[str, object] | None = None,
         if path.is_file():
             layers.append(_parse_file(path, label))
             files.append(str(path))
-    layers.append(_env_layer(env))
-    layers.append(_flag_layer(flags or {}))
+    return layers, files
 
+
+def _chosen_provider(layers: list[_Layer]) -> tuple[str, dict[str, str]]:
+    """The provider's name (the last layer that names one wins) and the sources so far."""
     name, sources = DEFAULT_PROVIDER, {"provider": "default"}
     for layer in layers:
         if "provider" in layer.values:
             name, sources["provider"] = str(layer.values["provider"]), _source(layer, "provider")
-    try:
-        chosen = preset(name)
-    except ValueError as exc:
-        raise SettingsError(f"{sources['provider']}: {exc}") from None
+    return name, sources
 
+
+def _resolve(chosen: Preset, layers: list[_Layer], sources: dict[str, str]) -> dict[str, object]:
+    """The preset's values overlaid by each layer in order; ``sources`` updated in place."""
+    name = chosen.name
     resolved: dict[str, object] = {
         "model": chosen.model, "base_url": chosen.base_url, "kind": chosen.kind,
         "api_key_env": chosen.key_env, "edit_format": chosen.edit_format,
@@ -319,41 +360,62 @@ def load_settings(root: Path, flags: Mapping[str, object] | None = None,
             resolved[key], sources[key] = value, _source(layer, key)
         for key, value in layer.providers.get(name, {}).items():
             resolved[key], sources[key] = value, f"{layer.label} [providers.{name}]"
-    key_env = resolved["api_key_env"]
-    api_key: str | None = None
-    if env.get(OVERRIDE_KEY_ENV):
-        api_key, key_env = env[OVERRIDE_KEY_ENV], OVERRIDE_KEY_ENV
-    elif isinstance(key_env, str) and env.get(key_env):
-        api_key = env[key_env]
-    sources["api_key"] = f"env {key_env}" if api_key else "not set"
+    return resolved
 
+
+def _api_key(env: Mapping[str, str], key_env: object) -> tuple[str | None, str | None]:
+    """The key and the variable it comes from (or would): SPARK_API_KEY overrides."""
+    if env.get(OVERRIDE_KEY_ENV):
+        return env[OVERRIDE_KEY_ENV], OVERRIDE_KEY_ENV
+    name = key_env if isinstance(key_env, str) else None
+    return ((env.get(name) or None) if name else None), name
+
+
+def _problems(chosen: Preset, model: object, base_url: object, api_key: str | None,
+              key_env: str | None) -> list[str]:
+    """What stops a turn: a missing model, base URL or key."""
+    name = chosen.name
     problems: list[str] = []
-    model = resolved["model"]
     if not model:
         problems.append(f"provider {name!r} needs a model: --model, SPARK_MODEL or "
                         f"'model' in .spark/config.toml")
-    base_url = resolved["base_url"]
     if chosen.needs_base_url and not base_url:
         problems.append(f"provider {name!r} needs a base_url (e.g. http://localhost:8000/v1 "
                         "for vLLM): --base-url, SPARK_BASE_URL or 'base_url' in a config file")
     if chosen.needs_key and not api_key:
         problems.append(f"provider {name!r} needs an API key: set {key_env} (or SPARK_API_KEY)")
-    if check and problems:
-        raise SettingsError("; ".join(problems))
+    return problems
 
-    provider = ProviderSettings(name, resolved["kind"],  # type: ignore[arg-type]
-                                base_url if isinstance(base_url, str) else None,
-                                str(model or ""), api_key,
-                                key_env if isinstance(key_env, str) else None)
-    return Settings(
-        provider=provider,
-        edit_format=resolved["edit_format"],  # type: ignore[arg-type]
-        context_window=int(resolved["context_window"]),  # type: ignore[call-overload]
-        max_output_tokens=int(resolved["max_output_tokens"]),  # type: ignore[call-overload]
-        idle_timeout=float(resolved["idle_timeout"]),  # type: ignore[arg-type]
-        test_command=resolved["test_command"],  # type: ignore[arg-type]
-        allow_syntax_errors=bool(resolved["allow_syntax_errors"]),
-        sources=sources,
-        files=tuple(files),
-        problems=tuple(problems),
-    )
+
+def _known_secrets(env: Mapping[str, str], layers: list[_Layer],
+                   api_key: str | None) -> tuple[str, ...]:
+    """Every key spark can see: each preset's variable, SPARK_API_KEY, each ``api_key_env``
+    any config layer names (for any provider), and the key in use."""
+    names = {OVERRIDE_KEY_ENV, *(p.key_env for p in PRESETS.values() if p.key_env)}
+    for layer in layers:
+        for table in (layer.values, *layer.providers.values()):
+            named = table.get("api_key_env")
+            if isinstance(named, str):
+                names.add(named)
+    found = {env[name] for name in names if env.get(name)}
+    if api_key:
+        found.add(api_key)
+    return tuple(sorted(found))
+
+
+def _choice(value: object, choices: tuple[_Choice, ...]) -> _Choice:
+    """``value`` as one of ``choices`` (already checked by ``_check_value``)."""
+    for choice in choices:
+        if value == choice:
+            return choice
+    raise SettingsError(f"{value!r} is not one of {', '.join(choices)}")
+
+
+def _number(value: object, kind: type[_Number]) -> _Number:
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return kind(value)
+    raise SettingsError(f"{value!r} is not a number")
+
+
+def _optional_str(value: object) -> str | None:
+    return value if isinstance(value, str) else None

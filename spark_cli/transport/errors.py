@@ -4,12 +4,20 @@ One mapping for every channel: 401/403 → auth, 429 → rate_limit (retryable,
 with the delay its headers or message ask for) unless the code is
 ``insufficient_quota`` (quota, never retried), ``context_length_exceeded`` →
 context_length (never retried), 404 → not_found, other 4xx → bad_request,
-5xx → server (retryable). Messages never contain the API key.
+5xx → server (retryable).
+
+Masking: any text that came from outside (a provider's message, a body, an
+exception's words, a close reason) may quote keys, not only the one spark
+sent. Every channel holds one :class:`~spark_cli.protocol.secrets.Secrets`
+(every key spark can see) and passes it here; :func:`masked` is applied to
+every ChannelError at the channel's boundary (the retry loop), so no message
+leaves a channel with a secret in it, whoever built it.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import socket
 import time
 from collections.abc import Mapping
@@ -18,9 +26,8 @@ from urllib.parse import urlsplit
 
 from spark_cli.protocol.channel import ChannelError, ErrorKind
 from spark_cli.protocol.ratelimits import RetryDelay, delay_from_headers, delay_from_message
+from spark_cli.protocol.secrets import NO_SECRETS, Secrets
 from spark_cli.protocol.urls import mask_url, mask_urls_in
-
-NOT_RETRYABLE_CODES = frozenset({"insufficient_quota", "context_length_exceeded"})
 
 
 class ProviderError(ChannelError):
@@ -40,15 +47,14 @@ class ProviderError(ChannelError):
         self.retry_after = retry_after
 
 
-def redact(text: str, secret: str | None) -> str:
-    """``text`` with every occurrence of ``secret`` (and its long tail) masked."""
-    if not secret or len(secret) < 4:
-        return text
-    text = text.replace(secret, "***")
-    tail = secret[-8:]
-    if len(secret) >= 16 and tail in text:
-        text = text.replace(tail, "***")
-    return text
+def masked(error: ChannelError, secrets: Secrets) -> ChannelError:
+    """``error`` with every secret masked in its message (in place; returned for ``raise``)."""
+    if secrets:
+        message = secrets.mask(error.message)
+        if message != error.message:
+            error.message = message
+            error.args = (message,)
+    return error
 
 
 def output_so_far(chars: int) -> str:
@@ -106,7 +112,7 @@ def stall_error(idle: float, queue_timeout: float, *, queued: bool, chars: int,
     )
 
 
-def unreachable_error(url: str, exc: BaseException, api_key: str | None) -> ChannelError:
+def unreachable_error(url: str, exc: BaseException, secrets: Secrets) -> ChannelError:
     """Connecting to ``url`` failed: retryable, unless the host name does not resolve.
 
     The URL is shown with its userinfo masked; the key never appears.
@@ -118,8 +124,51 @@ def unreachable_error(url: str, exc: BaseException, api_key: str | None) -> Chan
         return ChannelError(
             "connection", f"cannot resolve the host {host!r} of {shown} ({dns}); check the "
             "base URL")
-    detail = mask_urls_in(redact(str(exc) or type(exc).__name__, api_key), url)
+    detail = mask_urls_in(secrets.mask(str(exc) or type(exc).__name__), url)
     return ChannelError("connection", f"cannot connect to {shown}: {detail}", retryable=True)
+
+
+_H11_STATUS = re.compile(r"illegal status line: bytearray\((b'.*'|b\".*\")\)", re.S)
+_WS_STATUS = ("invalid HTTP status line: ", "unsupported protocol; expected HTTP/1.1: ")
+SHOWN_BYTES = 60
+"""How much of a non-HTTP answer is quoted (printable characters only)."""
+
+
+def non_http_answer(exc: BaseException) -> str | None:
+    """What a server that does not speak HTTP sent first, if that is what ``exc`` says.
+
+    httpx (h11) says ``illegal status line: bytearray(b'...')``; websockets says
+    ``invalid HTTP status line: ...`` (the cause of its ``InvalidMessage``).
+    """
+    for current in (exc, exc.__cause__):
+        if current is None:
+            continue
+        text = str(current)
+        match = _H11_STATUS.search(text)
+        if match:
+            import ast  # only on this rare path
+
+            try:
+                raw = ast.literal_eval(match.group(1))
+            except (ValueError, SyntaxError):
+                return text
+            return bytes(raw).decode("utf-8", "replace")
+        for prefix in _WS_STATUS:
+            if text.startswith(prefix):
+                return text[len(prefix):]
+    return None
+
+
+def not_http_error(url: str, sent: str, secrets: Secrets) -> ChannelError:
+    """The server at ``url`` answered, but not in HTTP (a wrong port, an SSH or database
+    server): never retried, and what it sent is quoted short and printable."""
+    shown = "".join(ch if ch.isprintable() else " " for ch in secrets.mask(sent)).strip()
+    if len(shown) > SHOWN_BYTES:
+        shown = shown[:SHOWN_BYTES] + "…"
+    what = f"it sent {shown!r}" if shown else "its answer was empty"
+    return ChannelError(
+        "protocol", f"the server at {mask_url(url)} did not speak HTTP ({what}); check the "
+        "base URL and its port")
 
 
 def kind_for(status: int | None, code: str | None) -> tuple[ErrorKind, bool]:
@@ -152,7 +201,7 @@ def provider_error(
     error: Mapping[str, Any] | None,
     *,
     headers: Mapping[str, str] | None = None,
-    api_key: str | None = None,
+    secrets: Secrets = NO_SECRETS,
     fallback: str = "",
 ) -> ProviderError:
     """A ProviderError from an HTTP status and an OpenAI-style ``error`` object."""
@@ -170,7 +219,7 @@ def provider_error(
                 delay = RetryDelay(seconds, "message")
     prefix = f"{status} " if status else ""
     suffix = f" ({code})" if code else ""
-    message = redact(f"{prefix}{_LABELS[kind]}{suffix}: {raw_message}", api_key)
+    message = secrets.mask(f"{prefix}{_LABELS[kind]}{suffix}: {raw_message}")
     return ProviderError(
         kind, message, status=status, code=code, retryable=retryable, retry_after=delay
     )
@@ -181,7 +230,7 @@ def error_from_body(
     body: bytes | str,
     *,
     headers: Mapping[str, str] | None = None,
-    api_key: str | None = None,
+    secrets: Secrets = NO_SECRETS,
 ) -> ProviderError:
     """A ProviderError from a non-2xx HTTP response body (JSON or not)."""
     text = body.decode("utf-8", "replace") if isinstance(body, bytes) else body
@@ -197,7 +246,7 @@ def error_from_body(
         elif isinstance(inner, str):
             error = {"message": inner}
     fallback = text.strip()[:200] if error is None else ""
-    return provider_error(status, error, headers=headers, api_key=api_key, fallback=fallback)
+    return provider_error(status, error, headers=headers, secrets=secrets, fallback=fallback)
 
 
 _LABELS: dict[ErrorKind, str] = {

@@ -39,6 +39,9 @@ def open_channel(
     Raises ``ValueError`` for an unknown kind or a base URL that is not http(s).
     """
     if kind == "responses_ws":
+        from spark_cli.transport import websockets_lean
+
+        websockets_lean.prepare()  # before websockets' first import: skips importlib.metadata
         from spark_cli.transport.websocket import ResponsesWebSocketChannel
 
         return ResponsesWebSocketChannel(websocket_url(base_url), api_key, **options)

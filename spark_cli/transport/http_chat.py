@@ -23,6 +23,7 @@ from spark_cli.protocol.channel import (
     TurnRequest,
     UsageReported,
 )
+from spark_cli.protocol.secrets import NO_SECRETS, Secrets
 from spark_cli.protocol.sse import SSEEvent
 from spark_cli.transport.errors import provider_error
 from spark_cli.transport.http_stream import HttpStreamChannel
@@ -35,7 +36,7 @@ class ChatFold:
     """One Chat Completions stream, chunk by chunk."""
 
     __slots__ = (
-        "_api_key",
+        "_secrets",
         "chars",
         "deltas",
         "finish_reason",
@@ -47,8 +48,8 @@ class ChatFold:
         "usage",
     )
 
-    def __init__(self, api_key: str | None) -> None:
-        self._api_key = api_key
+    def __init__(self, secrets: Secrets = NO_SECRETS) -> None:
+        self._secrets = secrets
         self.deltas = 0
         self.chars = 0
         """Characters of output so far."""
@@ -130,7 +131,8 @@ class ChatFold:
         if not isinstance(error, dict):
             error = {"message": str(error)}
         status = error.get("status") or error.get("code")
-        return provider_error(status if type(status) is int else None, error, api_key=self._api_key)
+        return provider_error(status if type(status) is int else None, error,
+                              secrets=self._secrets)
 
 
 class ChatCompletionsChannel(HttpStreamChannel):
@@ -154,7 +156,7 @@ class ChatCompletionsChannel(HttpStreamChannel):
         return body
 
     def _fold(self) -> ChatFold:
-        return ChatFold(self._api_key)
+        return ChatFold(self._secrets)
 
 
 def _int(value: object) -> int:

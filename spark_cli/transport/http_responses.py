@@ -10,7 +10,14 @@ from __future__ import annotations
 import json
 from typing import Any, ClassVar
 
-from spark_cli.protocol.channel import ChannelError, ChannelEvent, TurnFinished, TurnRequest
+from spark_cli.protocol.channel import (
+    ChannelError,
+    ChannelEvent,
+    TextDelta,
+    TurnFinished,
+    TurnRequest,
+)
+from spark_cli.protocol.secrets import NO_SECRETS, Secrets
 from spark_cli.protocol.sse import SSEEvent
 from spark_cli.transport.http_stream import HttpStreamChannel
 from spark_cli.transport.responses_fold import ResponsesFold
@@ -21,11 +28,11 @@ class ResponsesSSEFold(ResponsesFold):
 
     __slots__ = ("held",)
 
-    def __init__(self, api_key: str | None) -> None:
-        super().__init__(api_key)
-        self.held = None
+    def __init__(self, secrets: Secrets = NO_SECRETS) -> None:
+        super().__init__(secrets)
+        self.held: TextDelta | None = None
 
-    def feed(self, event: SSEEvent) -> ChannelEvent | None:  # type: ignore[override]
+    def feed(self, event: SSEEvent) -> ChannelEvent | None:
         try:
             data = json.loads(event.data)
         except ValueError:
@@ -61,4 +68,4 @@ class ResponsesSSEChannel(HttpStreamChannel):
         return body
 
     def _fold(self) -> ResponsesSSEFold:
-        return ResponsesSSEFold(self._api_key)
+        return ResponsesSSEFold(self._secrets)

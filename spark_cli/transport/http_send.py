@@ -16,7 +16,7 @@ from ipaddress import ip_address
 from typing import Any
 from urllib.parse import urlsplit
 
-import httpx
+from spark_cli.transport.httpx_lean import httpx
 
 
 class Sending:

@@ -20,12 +20,10 @@ connection per turn). ``stop()`` closes the response stream.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Mapping
 from time import monotonic
 from typing import Any, ClassVar, Protocol
 from urllib.parse import urlsplit
-
-import httpx
 
 from spark_cli.protocol.channel import (
     Capabilities,
@@ -39,16 +37,19 @@ from spark_cli.protocol.channel import (
     TurnRequest,
     UsageReported,
 )
+from spark_cli.protocol.secrets import Secrets
 from spark_cli.protocol.sse import COMMENT, SSEDecoder, SSEEvent
 from spark_cli.protocol.urls import mask_url, mask_urls_in
 from spark_cli.transport.errors import (
     error_from_body,
+    non_http_answer,
+    not_http_error,
     output_so_far,
-    redact,
     stall_error,
     unreachable_error,
 )
 from spark_cli.transport.http_send import Sending, first_of, is_loopback
+from spark_cli.transport.httpx_lean import httpx
 from spark_cli.transport.idle import QUEUE_TIMEOUT, IdleWatch
 from spark_cli.transport.retry import RetryPolicy, with_retries
 
@@ -105,11 +106,13 @@ class HttpStreamChannel:
         max_wait: float = 30.0,
         retry_policy: RetryPolicy | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
+        secrets: Iterable[str] = (),
     ) -> None:
         headers = {"Accept": "text/event-stream", **dict(extra_headers or {})}
         if api_key:
             headers["Authorization"] = f"Bearer {api_key}"
-        self._api_key = api_key
+        self._secrets = Secrets((api_key, *secrets))
+        """Every key spark can see: masked in any message this channel makes."""
         self._model = model
         self._base_url = base_url
         self._shown_url = mask_url(base_url)
@@ -160,12 +163,13 @@ class HttpStreamChannel:
     async def aclose(self) -> None:
         await self._client.aclose()
 
-    async def stream(self, request: TurnRequest) -> AsyncIterator[ChannelEvent]:
+    async def stream(self, request: TurnRequest) -> AsyncGenerator[ChannelEvent, None]:
         self._stop = asyncio.Event()
         self._stopping = False
         try:
             async for event in with_retries(
-                lambda attempt: self._attempt(request), self._policy, self._stop
+                lambda attempt: self._attempt(request), self._policy, self._stop,
+                secrets=self._secrets,
             ):
                 yield event
         finally:
@@ -197,7 +201,7 @@ class HttpStreamChannel:
             if response.status_code >= 400:
                 raw = await response.aread()
                 raise error_from_body(
-                    response.status_code, raw, headers=response.headers, api_key=self._api_key
+                    response.status_code, raw, headers=response.headers, secrets=self._secrets
                 )
             async for event in self._read(response, fold, watch):
                 yield event
@@ -285,9 +289,11 @@ class HttpStreamChannel:
 
     def _transport_error(self, exc: Exception, fold: StreamFold) -> ChannelError:
         if isinstance(exc, httpx.ConnectError):
-            return unreachable_error(self._base_url, exc, self._api_key)
-        detail = mask_urls_in(redact(str(exc) or type(exc).__name__, self._api_key),
-                              self._base_url)
+            return unreachable_error(self._base_url, exc, self._secrets)
+        sent = non_http_answer(exc) if isinstance(exc, httpx.RemoteProtocolError) else None
+        if sent is not None:
+            return not_http_error(self._base_url, sent, self._secrets)
+        detail = mask_urls_in(self._secrets.mask(str(exc) or type(exc).__name__), self._base_url)
         return ChannelError(
             "connection",
             f"connection closed {output_so_far(fold.chars)} before the response finished "

@@ -23,6 +23,7 @@ from spark_cli.protocol.channel import (
     TurnFinished,
     UsageReported,
 )
+from spark_cli.protocol.secrets import NO_SECRETS, Secrets
 from spark_cli.transport.errors import provider_error
 
 STEERED = "steered"
@@ -32,7 +33,7 @@ class ResponsesFold:
     """The state of one turn while its events arrive."""
 
     __slots__ = (
-        "_api_key",
+        "_secrets",
         "_successor_pending",
         "deltas",
         "earlier_texts",
@@ -44,8 +45,9 @@ class ResponsesFold:
         "usage",
     )
 
-    def __init__(self, api_key: str | None = None) -> None:
-        self._api_key = api_key
+    def __init__(self, secrets: Secrets = NO_SECRETS) -> None:
+        self._secrets = secrets
+        """Masked in any text the server sends that becomes a message."""
         self._successor_pending = False
         self.deltas = 0
         """Text deltas seen (all responses of the turn)."""
@@ -86,8 +88,10 @@ class ResponsesFold:
             self.steers_pending += 1
             return SteerAccepted()
         if kind == "response.steer.failed":
-            error = event.get("error") if isinstance(event.get("error"), dict) else event
-            return SteerRejected(str(error.get("code") or ""), str(error.get("message") or ""))
+            inner = event.get("error")
+            error: dict[str, Any] = inner if isinstance(inner, dict) else event
+            return SteerRejected(str(error.get("code") or ""),
+                                 self._secrets.mask(str(error.get("message") or "")))
         if kind == "error":
             raise self.error(event)
         return None
@@ -102,7 +106,7 @@ class ResponsesFold:
             status if type(status) is int else None,
             error,
             headers=headers if isinstance(headers, dict) else None,
-            api_key=self._api_key,
+            secrets=self._secrets,
         )
 
     @property
@@ -152,7 +156,7 @@ class ResponsesFold:
             error = response.get("error")
             message = error.get("message") if isinstance(error, dict) else None
             message = message if isinstance(message, str) else "the response failed"
-            self.finished = TurnFinished("failed", message, self.response_id)
+            self.finished = TurnFinished("failed", self._secrets.mask(message), self.response_id)
             return self.finished
         if self.steers_pending:
             # the response reached its end before the steer's cut: the successor follows
@@ -168,9 +172,8 @@ _TERMINAL = frozenset({"response.completed", "response.incomplete", "response.fa
 
 def _response_id(event: dict[str, Any]) -> str | None:
     response = event.get("response")
-    if isinstance(response, dict) and isinstance(response.get("id"), str):
-        return response["id"]
-    return None
+    rid = response.get("id") if isinstance(response, dict) else None
+    return rid if isinstance(rid, str) else None
 
 
 def _int(value: object) -> int:

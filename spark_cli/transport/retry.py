@@ -24,8 +24,9 @@ from spark_cli.protocol.channel import (
     WaitingToRetry,
 )
 from spark_cli.protocol.ratelimits import RetryDelay, retry_delay
+from spark_cli.protocol.secrets import NO_SECRETS, Secrets
 from spark_cli.protocol.values import Value, value
-from spark_cli.transport.errors import ProviderError
+from spark_cli.transport.errors import ProviderError, masked
 
 
 @value
@@ -59,8 +60,14 @@ async def with_retries(
     attempt: Callable[[int], AsyncIterator[ChannelEvent]],
     policy: RetryPolicy,
     stop: asyncio.Event,
+    *,
+    secrets: Secrets = NO_SECRETS,
 ) -> AsyncIterator[ChannelEvent]:
-    """Run ``attempt(n)`` (n = 1, 2, ...) until one finishes or a failure is final."""
+    """Run ``attempt(n)`` (n = 1, 2, ...) until one finishes or a failure is final.
+
+    The channel's boundary for errors: every ChannelError is masked with
+    ``secrets`` here before it is reported (``WaitingToRetry``) or raised.
+    """
     number = 1
     while True:
         output_started = False
@@ -71,6 +78,7 @@ async def with_retries(
                 yield event
             return
         except ChannelError as error:
+            masked(error, secrets)
             if output_started or not error.retryable or stop.is_set():
                 raise
             if number >= policy.max_attempts:

@@ -24,7 +24,7 @@ import asyncio
 import contextlib
 import json
 import time
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Mapping
 from dataclasses import dataclass, field
 from time import monotonic
 
@@ -35,19 +35,19 @@ from spark_cli.protocol.channel import (
     ChannelError,
     ChannelEvent,
     Message,
-    Queued,
     Reconnected,
     RequestSent,
-    TextDelta,
     TurnFinished,
     TurnRequest,
 )
-from spark_cli.transport.errors import ProviderError, output_so_far, stall_error
+from spark_cli.protocol.secrets import Secrets
+from spark_cli.transport.errors import ProviderError, masked
 from spark_cli.transport.idle import QUEUE_TIMEOUT, IdleWatch
 from spark_cli.transport.responses_fold import ResponsesFold
 from spark_cli.transport.retry import RetryPolicy, with_retries
 from spark_cli.transport.ws_chain import chain_after, create_payload, item
 from spark_cli.transport.ws_links import Chain, Link, Links
+from spark_cli.transport.ws_read import Decision, ReadMachine, Step
 
 CANCEL_EXTENSION = "response.cancel"
 REPLAY_CODES = frozenset({"previous_response_not_found", "websocket_connection_limit_reached"})
@@ -58,17 +58,17 @@ CANCEL_GRACE = 2.0
 @dataclass(slots=True)
 class _Running:
     link: Link
-    fold: ResponsesFold
+    machine: ReadMachine
+    """What the response's state is and what each frame means (sans-I/O)."""
     owner: object
     """The stream() call this attempt belongs to."""
     steers: list[str] = field(default_factory=list)
     grace: asyncio.Future[None] | None = None
     """Closes the socket if a cancelled response does not end in time."""
-    stopping: bool = False
-    ended: bool = False
-    """The server ended the request with an ``error`` event."""
-    queued: bool = False
-    """The server said the request waits for capacity (the queue timeout applies)."""
+
+    @property
+    def fold(self) -> ResponsesFold:
+        return self.machine.fold
 
 
 class ResponsesWebSocketChannel:
@@ -88,8 +88,10 @@ class ResponsesWebSocketChannel:
         max_wait: float = 30.0,
         retry_policy: RetryPolicy | None = None,
         use_cancel_extension: bool = True,
+        secrets: Iterable[str] = (),
     ) -> None:
-        self._api_key = api_key
+        self._secrets = Secrets((api_key, *secrets))
+        """Every key spark can see: masked in any message this channel makes."""
         headers = dict(extra_headers or {})
         if api_key:
             headers["Authorization"] = f"Bearer {api_key}"
@@ -98,7 +100,7 @@ class ResponsesWebSocketChannel:
         self._use_cancel = use_cancel_extension
         self._policy = retry_policy or RetryPolicy(max_attempts=max_retries + 1, max_wait=max_wait)
         self._links = Links(
-            url, headers, api_key, connect_timeout=connect_timeout, warm_spare=warm_spare
+            url, headers, self._secrets, connect_timeout=connect_timeout, warm_spare=warm_spare
         )
         self._running: _Running | None = None
         self._stop = asyncio.Event()
@@ -121,25 +123,32 @@ class ResponsesWebSocketChannel:
         ``generate: false``: the next turn whose messages extend these sends only
         what is new. Raises :class:`ChannelError` when the server refuses.
         """
+        try:
+            await self._warm(request)
+        except ChannelError as error:
+            raise masked(error, self._secrets) from error.__cause__
+
+    async def _warm(self, request: TurnRequest | None) -> None:
         link = await self._links.get()
         self._links.replenish()
         if request is None:
             return
         self._links.lost = None  # nothing to replay: the warm-up sends the whole context
         await link.ws.send(self._payload(request, link, generate=False))
-        run = _Running(link, ResponsesFold(self._api_key), None)
+        run = _Running(link, self._machine(), None)
         async for _ in self._read(run, request):
             pass
         finished = run.fold.finished
         if finished is not None and finished.status == "completed" and run.fold.response_id:
             link.chain = Chain(run.fold.response_id, request.messages)
 
-    async def stream(self, request: TurnRequest) -> AsyncIterator[ChannelEvent]:
+    async def stream(self, request: TurnRequest) -> AsyncGenerator[ChannelEvent, None]:
         self._stop = asyncio.Event()
         turn = object()
         try:
             async for event in with_retries(
-                lambda attempt: self._attempt(request, turn), self._policy, self._stop
+                lambda attempt: self._attempt(request, turn), self._policy, self._stop,
+                secrets=self._secrets,
             ):
                 yield event
         finally:
@@ -149,13 +158,14 @@ class ResponsesWebSocketChannel:
                 self._running = None
                 if run.grace is not None:
                     run.grace.cancel()
-                if not (run.fold.finished or run.stopping or run.ended):
+                if not run.machine.over:
                     self._drop(run.link, "the previous turn was abandoned")  # frames would leak
 
     async def steer(self, text: str) -> None:
         """Send ``response.steer`` for the running response (outcome arrives as events)."""
         run = self._running
-        if run is None or run.stopping or run.fold.response_id is None or run.fold.finished:
+        if (run is None or run.machine.stopping or run.fold.response_id is None
+                or run.fold.finished):
             raise ChannelError("bad_request", "no response is running to steer")
         payload = {
             "type": "response.steer",
@@ -174,9 +184,8 @@ class ResponsesWebSocketChannel:
         """End the running turn now: the cancel extension where advertised, else close."""
         self._stop.set()
         run = self._running
-        if run is None or run.stopping:
+        if run is None or not run.machine.stop():
             return
-        run.stopping = True
         link = run.link
         response_id = run.fold.response_id
         cancel = self._use_cancel and CANCEL_EXTENSION in link.extensions
@@ -199,7 +208,7 @@ class ResponsesWebSocketChannel:
     async def _attempt(self, request: TurnRequest, turn: object) -> AsyncIterator[ChannelEvent]:
         link = await self._links.get()
         busy = link.busy
-        if busy is not None and not (busy.fold.finished or busy.ended):
+        if busy is not None and not (busy.fold.finished or busy.machine.ended):
             # an earlier turn was walked away from mid-stream: its frames would leak into this one
             self._drop(link, "the previous turn was abandoned")
             link = await self._links.get()
@@ -222,7 +231,7 @@ class ResponsesWebSocketChannel:
                     retryable=True,
                 ) from exc
             yield RequestSent(time.perf_counter())
-            run = _Running(link, ResponsesFold(self._api_key), turn)
+            run = _Running(link, self._machine(), turn)
             self._running = link.busy = run
             try:
                 async for event in self._read(run, request):
@@ -239,83 +248,61 @@ class ResponsesWebSocketChannel:
             return
 
     async def _read(self, run: _Running, request: TurnRequest) -> AsyncIterator[ChannelEvent]:
-        """Frames of one response until its terminal event; the chain is noted before
-        the last events are yielded (a consumer may stop at TurnFinished)."""
-        ws = run.link.ws
-        fold = run.fold
-        feed = fold.feed
+        """Frames of one response until its terminal event. Only bytes move here: every
+        decision (stop, cancel, steer successor, queue, errors) is the ReadMachine's."""
+        link = run.link
+        ws = link.ws
+        machine = run.machine
+        on_event = machine.on_event
+        feed = machine.fold.feed
         loads = json.loads
         watch = IdleWatch(self._idle)
         try:
             while True:
                 watch.since = monotonic()
+                step: Step
                 try:
                     raw = await ws.recv()
                 except asyncio.CancelledError:
                     if not watch.claim():
                         raise
-                    if run.stopping:
-                        yield TurnFinished("cancelled", None, fold.response_id)
-                        return
-                    if fold.tentative is not None:  # a promised successor never started
-                        fold.finished, fold.tentative = fold.tentative, None
-                        self._drop(run.link, "steer successor missing")
-                        yield fold.finished
-                        return
-                    self._drop(run.link, "idle timeout")
-                    raise stall_error(
-                        self._idle, self._queue_timeout, queued=run.queued, chars=fold.chars,
-                        retryable=fold.deltas == 0 and fold.response_id is None) from None
+                    step = machine.on_silence()
                 except ConnectionClosed as exc:
-                    self._drop(run.link, "connection closed")
-                    if run.stopping:
-                        yield TurnFinished("cancelled", None, fold.response_id)
-                        return
-                    raise ChannelError(
-                        "connection",
-                        f"connection closed {output_so_far(fold.chars)} before the response "
-                        f"finished{_close_detail(exc)}",
-                        retryable=True,
-                    ) from exc
-                watch.since = None
-                try:
-                    out = feed(loads(raw))
-                except ProviderError:
-                    run.ended = True  # an error event ends the request; the socket is fine
-                    raise
-                except ValueError:
-                    self._drop(run.link, "malformed frame")
-                    raise ChannelError(
-                        "protocol", f"malformed frame from the server: {raw[:80]!r}"
-                    ) from None
-                except ChannelError:
-                    self._drop(run.link, "malformed event")  # what follows cannot be trusted
-                    raise
-                if run.queued and type(out) is not Queued:
-                    run.queued = False  # anything but a queue notice: the wait is over
-                    watch.set_limit(self._idle)
-                if out is None:
+                    step = machine.on_closed(_close_detail(exc))
+                else:
+                    watch.since = None
+                    try:
+                        step = on_event(feed(loads(raw)), link.open)
+                    except ProviderError as error:
+                        step = machine.on_provider_error(error)
+                    except ValueError:
+                        step = machine.on_malformed(raw)
+                    except ChannelError as error:
+                        step = machine.on_bad_event(error)
+                if step is None:
                     continue
-                if type(out) is Queued:
-                    run.queued = True
-                    watch.set_limit(self._queue_timeout)
-                if run.stopping:
-                    if fold.finished is not None or not run.link.open:
-                        yield TurnFinished("cancelled", None, fold.response_id)
-                        return
-                    if type(out) is TextDelta:
-                        continue
-                if fold.finished is not None:
+                if not isinstance(step, Decision):
+                    yield step  # a ChannelEvent as it is: the per-token path
+                    continue
+                if step.limit is not None:
+                    watch.set_limit(step.limit)
+                if step.drop is not None:
+                    self._drop(link, step.drop)
+                if step.error is not None:
+                    raise step.error from None
+                if step.remember:
                     self._remember(request, run)
-                    if fold.usage is not None:
-                        yield fold.usage
-                    yield out
+                for event in step.emit:
+                    yield event
+                if step.done:
                     return
-                yield out
         finally:
             watch.close()
 
     # ---- helpers ----
+
+    def _machine(self) -> ReadMachine:
+        return ReadMachine(ResponsesFold(self._secrets), self._idle, self._queue_timeout)
 
     def _drop(self, link: Link, reason: str) -> None:
         self._links.drop(link, reason)
@@ -331,7 +318,8 @@ class ResponsesWebSocketChannel:
         return create_payload(request, link.chain, generate=generate)
 
     def _remember(self, request: TurnRequest, run: _Running) -> None:
-        run.link.chain = None if run.stopping else chain_after(request, run.fold, run.steers)
+        run.link.chain = (None if run.machine.stopping
+                          else chain_after(request, run.fold, run.steers))
 
 
 def _close_detail(exc: ConnectionClosed) -> str:

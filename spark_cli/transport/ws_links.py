@@ -17,11 +17,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import InvalidHandshake, InvalidStatus, InvalidURI
+from websockets.exceptions import InvalidHandshake, InvalidMessage, InvalidStatus, InvalidURI
 from websockets.protocol import State
 
 from spark_cli.protocol.channel import ChannelError, Message
-from spark_cli.transport.errors import error_from_body, unreachable_error
+from spark_cli.protocol.secrets import Secrets
+from spark_cli.transport.errors import (
+    error_from_body,
+    non_http_answer,
+    not_http_error,
+    unreachable_error,
+)
 
 EXTENSIONS_HEADER = "x-spark-engine-extensions"
 MAX_FRAME = 64 * 2**20
@@ -61,14 +67,14 @@ class Links:
         self,
         url: str,
         headers: Mapping[str, str],
-        api_key: str | None,
+        secrets: Secrets,
         *,
         connect_timeout: float,
         warm_spare: bool,
     ) -> None:
         self._url = url
         self._headers = dict(headers)
-        self._api_key = api_key
+        self._secrets = secrets
         self._connect_timeout = connect_timeout
         self._warm_spare = warm_spare
         self.current: Link | None = None
@@ -131,12 +137,17 @@ class Links:
             response = exc.response
             raise error_from_body(
                 response.status_code,
-                response.body or b"",
+                bytes(response.body or b""),
                 headers=dict(response.headers.raw_items()),
-                api_key=self._api_key,
+                secrets=self._secrets,
             ) from None
+        except InvalidMessage as exc:
+            sent = non_http_answer(exc)
+            if sent is not None:
+                raise not_http_error(self._url, sent, self._secrets) from None
+            raise unreachable_error(self._url, exc, self._secrets) from None
         except (OSError, TimeoutError, InvalidHandshake, InvalidURI) as exc:
-            raise unreachable_error(self._url, exc, self._api_key) from None
+            raise unreachable_error(self._url, exc, self._secrets) from None
         self.handshakes += 1
         header = ws.response.headers.get(EXTENSIONS_HEADER, "") if ws.response else ""
         extensions = frozenset(part.strip() for part in header.split(",") if part.strip())

@@ -5,12 +5,12 @@ from __future__ import annotations
 import asyncio
 import socket
 from collections.abc import Iterator
-from types import SimpleNamespace
 
 import pytest
 
 from spark_cli.cli.wiring import WiringError, open_provider_channel
 from spark_cli.protocol.channel import ChannelError, Message, TextDelta, TurnFinished, TurnRequest
+from spark_cli.session.settings import ProviderSettings
 
 REQUEST = TurnRequest("spark-test", (Message("user", "hello"),), max_output_tokens=50)
 
@@ -22,10 +22,10 @@ class EchoBrain:
         yield "you said: " + request.prompt
 
 
-def provider(**fields):
+def provider(**fields) -> ProviderSettings:
     base = {"name": "mock", "kind": "mock", "base_url": None, "api_key": None, "model": "m"}
     base.update(fields)
-    return SimpleNamespace(**base)
+    return ProviderSettings(**base)
 
 
 async def _collect(channel) -> tuple[str, TurnFinished]:
@@ -93,3 +93,13 @@ async def test_bad_settings_are_wiring_errors(fields, needle):
     with pytest.raises(WiringError, match=needle.replace("(", r"\(").replace(")", r"\)")):
         async with open_provider_channel(provider(**fields)):
             pass
+
+
+async def test_a_key_in_a_bad_base_url_is_masked_in_the_usage_error() -> None:
+    key = "sk-hidden-0123456789abcdef"
+    p = ProviderSettings("openai-compatible", "chat_sse", f"ftp://host/v1?key={key}", "m",
+                         None, None, secrets=(key,))
+    with pytest.raises(WiringError) as info:
+        async with open_provider_channel(p):
+            pass
+    assert key not in str(info.value) and "key=***" in str(info.value)

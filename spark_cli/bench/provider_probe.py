@@ -1,0 +1,164 @@
+"""`spark bench oneshot --provider NAME`: what your provider and network give you.
+
+The provider is resolved like `spark edit` resolves it (presets, config files,
+environment, so its key and base URL are yours). Each repetition opens a fresh
+channel and streams one answer of up to ``tokens`` tokens, timing:
+
+- connect + send: from opening the channel to ``RequestSent`` (TCP, TLS and, on
+  the WebSocket, the handshake);
+- TTFT: ``RequestSent`` to the first text;
+- tokens/s: output tokens (the provider's usage, else ~4 characters a token)
+  over first to last text;
+- total: opening the channel to the end of the answer.
+
+Where a provider speaks the Responses API over WebSocket it speaks it over HTTP
+SSE too, so both are measured, interleaved, for a side-by-side. Chat
+Completions providers have one channel. Nothing is written to the docs: the
+figures are the user's own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import statistics
+import time
+from collections.abc import AsyncIterator
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from spark_cli.protocol.channel import (
+    Channel,
+    ChannelError,
+    Message,
+    RequestSent,
+    TextDelta,
+    TurnRequest,
+    UsageReported,
+)
+from spark_cli.session.settings import ProviderSettings, SettingsError, load_settings
+from spark_cli.transport.factory import ChannelKind
+
+PROMPT = ("Write a self-contained Python module with a small LRU cache class, its docstrings "
+          "and a few example calls. Code only.")
+LABELS = {"responses_ws": "Responses, WebSocket", "responses_sse": "Responses, SSE",
+          "chat_sse": "Chat Completions, SSE", "mock": "bundled engine, WebSocket"}
+
+
+def channels_for(provider: ProviderSettings) -> list[ChannelKind]:
+    """The channels to measure: the provider's own, plus HTTP SSE beside a WebSocket
+    (the bundled engine started in-process is measured on its WebSocket only)."""
+    kind = provider.kind
+    if kind == "mock":
+        return ["responses_ws", "responses_sse"] if provider.base_url else ["responses_ws"]
+    if kind == "responses_ws":
+        return ["responses_ws", "responses_sse"]
+    return [kind]
+
+
+def open_for(provider: ProviderSettings,
+             kind: ChannelKind) -> AbstractAsyncContextManager[Channel]:
+    """A fresh channel of ``kind`` to ``provider`` (the bundled engine when it has no URL)."""
+    if provider.kind == "mock" and not provider.base_url:
+        from spark_cli.cli.wiring import open_provider_channel
+
+        return open_provider_channel(provider, max_retries=0)
+    return _direct(provider, kind)
+
+
+@asynccontextmanager
+async def _direct(provider: ProviderSettings, kind: ChannelKind) -> AsyncIterator[Channel]:
+    from spark_cli.transport.factory import open_channel
+
+    options: dict[str, Any] = {"max_retries": 0, "secrets": provider.secrets}
+    if kind == "responses_ws":
+        options["warm_spare"] = False
+    channel = open_channel(kind, base_url=provider.base_url or "", api_key=provider.api_key,
+                           **options)
+    try:
+        yield channel
+    finally:
+        await channel.aclose()
+
+
+async def measure_once(provider: ProviderSettings, kind: ChannelKind,
+                       tokens: int) -> dict[str, float]:
+    """One answer on a fresh channel: connect+send, TTFT, tokens/s and total, seconds."""
+    request = TurnRequest(provider.model, (Message("user", PROMPT),), max_output_tokens=tokens)
+    opened = time.perf_counter()
+    sent = first = last = 0.0
+    chars = 0
+    usage: UsageReported | None = None
+    async with open_for(provider, kind) as channel:
+        async for event in channel.stream(request):
+            if isinstance(event, RequestSent):
+                sent = event.at
+            elif isinstance(event, TextDelta):
+                last = time.perf_counter()
+                first = first or last
+                chars += len(event.text)
+            elif isinstance(event, UsageReported):
+                usage = event
+    ended = time.perf_counter()
+    count = usage.output_tokens if usage and usage.output_tokens else round(chars / 4)
+    span = last - first
+    return {"connect_send_s": sent - opened, "ttft_s": first - sent if first else float("nan"),
+            "tokens": float(count), "tokens_per_s": count / span if span > 0 else float("nan"),
+            "total_s": ended - opened}
+
+
+Runs = dict[str, list[dict[str, float]]]
+"""channel kind -> one dict of figures per answer."""
+
+
+async def probe(provider: ProviderSettings, reps: int, tokens: int) -> Runs:
+    """``reps`` answers per channel, the channels interleaved."""
+    kinds = channels_for(provider)
+    for kind in kinds:  # import each channel's modules first: their cost is not the network's
+        async with open_for(provider, kind):
+            pass
+    runs: Runs = {kind: [] for kind in kinds}
+    for _ in range(reps):
+        for kind in kinds:
+            runs[kind].append(await measure_once(provider, kind, tokens))
+    return runs
+
+
+def probe_table(runs: Runs) -> str:
+    """Medians per channel, one column each."""
+    kinds = list(runs)
+
+    def row(name: str, key: str, unit: str, digits: int) -> str:
+        cells = [f"{statistics.median(r[key] for r in runs[k]):.{digits}f}{unit}" for k in kinds]
+        return f"| {name} | " + " | ".join(cells) + " |"
+
+    return "\n".join([
+        "| median | " + " | ".join(LABELS.get(k, k) for k in kinds) + " |",
+        "|---|" + "---|" * len(kinds),
+        row("connect + send", "connect_send_s", " s", 3),
+        row("TTFT", "ttft_s", " s", 3),
+        row("tokens/s", "tokens_per_s", "", 0),
+        row("answer tokens", "tokens", "", 0),
+        row("total", "total_s", " s", 3),
+    ])
+
+
+def probe_command(name: str, reps: int, tokens: int) -> int:
+    """Run the probe for provider ``name``, print the table; the exit code."""
+    try:
+        settings = load_settings(Path.cwd(), {"provider": name}, os.environ)
+    except SettingsError as exc:
+        print(f"spark bench oneshot: {exc}", flush=True)
+        return 2
+    provider = settings.provider
+    try:
+        runs = asyncio.run(probe(provider, reps, tokens))
+    except ChannelError as exc:
+        print(f"spark bench oneshot: {provider.name}: {exc.message}", flush=True)
+        return 3
+    where = provider.shown_base_url or "the bundled engine"
+    print(f"{provider.name} ({provider.model} at {where}): {reps} answers of up to {tokens} "
+          "tokens per channel, each on a fresh connection")
+    print(probe_table(runs))
+    return 0

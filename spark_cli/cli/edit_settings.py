@@ -1,0 +1,42 @@
+"""The settings of one `spark edit` run (its flags resolved, any problem a usage error)
+and its one-line messages on stderr.
+
+Shared by both front ends of the command (files: ``edit_cmd``, the pipe filter:
+``pipe_mode``), so neither imports the other for it.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+
+def edit_flags(provider: str | None, model: str | None, base_url: str | None,
+               max_output_tokens: int | None, edit_format: str | None,
+               allow_syntax_errors: bool) -> dict[str, object]:
+    """The flags given (None: not given) as the ``flags`` layer of ``load_settings``."""
+    flags: dict[str, object] = {"provider": provider, "model": model, "base_url": base_url,
+                                "max_output_tokens": max_output_tokens,
+                                "edit_format": edit_format}
+    if allow_syntax_errors:
+        flags["allow_syntax_errors"] = True
+    return {k: v for k, v in flags.items() if v is not None}
+
+
+def say(line: str) -> None:
+    """One line on stderr, flushed (what ``typer.echo(..., err=True)`` did, without typer)."""
+    sys.stderr.write(line + "\n")
+    sys.stderr.flush()
+
+
+def load(root: Path, flags: dict[str, object]) -> Any:
+    """Resolved settings; any configuration problem is a usage error."""
+    from spark_cli.cli.edit_run import UsageError
+    from spark_cli.session.settings import load_settings
+
+    try:
+        return load_settings(root, flags, os.environ)
+    except (ValueError, KeyError, TypeError, OSError) as exc:
+        raise UsageError(str(exc)) from None

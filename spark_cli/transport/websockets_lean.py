@@ -1,0 +1,49 @@
+"""websockets, imported without ``importlib.metadata``.
+
+``websockets/version.py`` starts with ``import importlib.metadata`` (which pulls
+in email, zipfile, csv, ...: ~30 M instructions, ~7 ms) and, in a released
+version, never uses it: ``tag = version = commit = "X.Y"``. Before websockets is
+first imported, :func:`prepare` registers a ready ``websockets.version`` module
+with the same three names, the version read from the installed distribution's
+``websockets-X.Y.dist-info`` folder name (what ``importlib.metadata.version``
+would answer). When that folder cannot be found, nothing is registered and
+websockets imports as usual.
+"""
+
+from __future__ import annotations
+
+import sys
+from types import ModuleType
+
+_PREFIX = "websockets-"
+_SUFFIX = ".dist-info"
+
+
+def prepare() -> None:
+    """Register ``websockets.version`` if websockets is not imported yet (idempotent)."""
+    if "websockets" in sys.modules or "websockets.version" in sys.modules:
+        return
+    version = installed_version()
+    if version is None:
+        return
+    module = ModuleType("websockets.version")
+    module.__dict__.update(tag=version, version=version, commit=version, released=True)
+    sys.modules["websockets.version"] = module
+
+
+def installed_version() -> str | None:
+    """``X.Y`` from the ``websockets-X.Y.dist-info`` beside the websockets package."""
+    import os
+    from importlib.util import find_spec
+
+    spec = find_spec("websockets")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    site = os.path.dirname(next(iter(spec.submodule_search_locations)))
+    try:
+        names = os.listdir(site)
+    except OSError:
+        return None
+    found = [n[len(_PREFIX):-len(_SUFFIX)] for n in names
+             if n.startswith(_PREFIX) and n.endswith(_SUFFIX)]
+    return found[0] if len(found) == 1 else None

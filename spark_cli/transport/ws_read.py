@@ -1,0 +1,167 @@
+"""What one WebSocket response's read loop decides, without a socket (sans-I/O).
+
+The channel's read loop only moves bytes: it waits for a frame, decodes it
+with :class:`ResponsesFold`, and hands whatever happened to a
+:class:`ReadMachine`: a fold output (:meth:`ReadMachine.on_event`), silence
+past the limit (:meth:`~ReadMachine.on_silence`), the socket closing
+(:meth:`~ReadMachine.on_closed`), a frame that is not JSON
+(:meth:`~ReadMachine.on_malformed`), an event that breaks the protocol
+(:meth:`~ReadMachine.on_bad_event`), or a provider ``error`` event
+(:meth:`~ReadMachine.on_provider_error`). The machine answers with what to do:
+an event to pass on, nothing, or a :class:`Decision` (events to yield, whether
+the response is over, a connection to drop and why, an error to raise, a new
+idle limit, whether to note the chain first). Stop, cancel, steer and queue
+semantics live here and are tested value in, value out (websockets keeps its
+connection state machine in a sans-I/O ``Protocol`` the same way).
+
+Rules:
+
+- ``stop()`` marks the machine stopping; from then on text is swallowed and
+  the first terminal event, a closed socket or silence ends the turn as
+  ``TurnFinished("cancelled")``.
+- Silence after an accepted steer whose successor never started ends the turn
+  with what the response would have ended with (``fold.tentative``); other
+  silence is a stall (queue timeout while queued, idle timeout otherwise),
+  retryable only before any output or response id.
+- While the server says the request is queued (``response.queued``) the
+  longer queue timeout applies; anything else switches back to the idle one.
+- A terminal event ends the response: the usage (if any) is yielded before
+  it, and the chain is noted before either, so a consumer may stop at
+  ``TurnFinished``.
+
+Hot path: a text delta while neither stopping nor queued costs two attribute
+reads and one comparison and returns the delta itself (no allocation).
+"""
+
+from __future__ import annotations
+
+from spark_cli.protocol.channel import (
+    ChannelError,
+    ChannelEvent,
+    Queued,
+    TextDelta,
+    TurnFinished,
+)
+from spark_cli.protocol.values import Value, value
+from spark_cli.transport.errors import output_so_far, stall_error
+from spark_cli.transport.responses_fold import ResponsesFold
+
+
+@value
+class Decision(Value):
+    """What the read loop does next, in this order: set the limit, drop, note the chain,
+    yield ``emit``, then raise ``error`` or return when ``done``. Treat it as immutable
+    (a ``Value``: only ``__init__`` is generated, cheap to create at import)."""
+
+    emit: tuple[ChannelEvent, ...] = ()
+    done: bool = False
+    """The response is over: return after ``emit``."""
+    drop: str | None = None
+    """Close the connection (its server state is lost), for this reason."""
+    error: ChannelError | None = None
+    """Raise this (after the drop)."""
+    limit: float | None = None
+    """The new allowed silence, seconds."""
+    remember: bool = False
+    """Note the chain (the response finished) before yielding."""
+
+
+Step = ChannelEvent | Decision | None
+"""An event to yield as it is, a Decision, or None (nothing to do)."""
+
+
+class ReadMachine:
+    """The state of one response being read: stopping, queued, ended."""
+
+    __slots__ = ("_idle", "_queue_timeout", "ended", "fold", "queued", "stopping")
+
+    def __init__(self, fold: ResponsesFold, idle: float, queue_timeout: float) -> None:
+        self.fold = fold
+        self._idle = idle
+        self._queue_timeout = max(queue_timeout, idle)
+        self.stopping = False
+        """``stop()`` was asked for: the turn ends as cancelled."""
+        self.ended = False
+        """The server ended the request with an ``error`` event (the socket is fine)."""
+        self.queued = False
+        """The server said the request waits for capacity (the queue timeout applies)."""
+
+    @property
+    def over(self) -> bool:
+        """Nothing more will arrive for this response that a later turn must not read."""
+        return self.fold.finished is not None or self.stopping or self.ended
+
+    def stop(self) -> bool:
+        """Mark the response stopping; False when it already was (nothing more to do)."""
+        if self.stopping:
+            return False
+        self.stopping = True
+        return True
+
+    # ---- inputs ----
+
+    def on_event(self, out: ChannelEvent | None, link_open: bool) -> Step:
+        """The fold's output for one frame (``None``: the frame made no event)."""
+        if not self.queued and not self.stopping and type(out) is TextDelta:
+            return out  # the hot path
+        limit: float | None = None
+        if self.queued and type(out) is not Queued:
+            self.queued = False  # anything but a queue notice: the wait is over
+            limit = self._idle
+        if out is None:
+            return Decision(limit=limit) if limit is not None else None
+        if type(out) is Queued and not self.queued:
+            self.queued = True
+            limit = self._queue_timeout
+        fold = self.fold
+        if self.stopping:
+            if fold.finished is not None or not link_open:
+                return Decision((self._cancelled(),), done=True, limit=limit)
+            if type(out) is TextDelta:
+                return Decision(limit=limit) if limit is not None else None
+        if fold.finished is not None:
+            emit = (fold.usage, out) if fold.usage is not None else (out,)
+            return Decision(emit, done=True, limit=limit, remember=True)
+        return Decision((out,), limit=limit) if limit is not None else out
+
+    def on_silence(self) -> Decision:
+        """No frame for the allowed time (idle or queue timeout)."""
+        fold = self.fold
+        if self.stopping:
+            return Decision((self._cancelled(),), done=True)
+        if fold.tentative is not None:  # a promised steer successor never started
+            fold.finished, fold.tentative = fold.tentative, None
+            return Decision((fold.finished,), done=True, drop="steer successor missing")
+        error = stall_error(self._idle, self._queue_timeout, queued=self.queued,
+                            chars=fold.chars,
+                            retryable=fold.deltas == 0 and fold.response_id is None)
+        return Decision(drop="idle timeout", error=error)
+
+    def on_closed(self, detail: str = "") -> Decision:
+        """The socket closed (``detail``: e.g. `` (close code 1011 overloaded)``)."""
+        if self.stopping:
+            return Decision((self._cancelled(),), done=True, drop="connection closed")
+        error = ChannelError(
+            "connection",
+            f"connection closed {output_so_far(self.fold.chars)} before the response "
+            f"finished{detail}",
+            retryable=True,
+        )
+        return Decision(drop="connection closed", error=error)
+
+    def on_malformed(self, raw: str | bytes) -> Decision:
+        """A frame that is not JSON: nothing after it can be trusted."""
+        error = ChannelError("protocol", f"malformed frame from the server: {raw[:80]!r}")
+        return Decision(drop="malformed frame", error=error)
+
+    def on_bad_event(self, error: ChannelError) -> Decision:
+        """An event the fold refused (no type, a delta without text, ...)."""
+        return Decision(drop="malformed event", error=error)
+
+    def on_provider_error(self, error: ChannelError) -> Decision:
+        """An ``error`` event: it ends the request; the socket is fine."""
+        self.ended = True
+        return Decision(error=error)
+
+    def _cancelled(self) -> TurnFinished:
+        return TurnFinished("cancelled", None, self.fold.response_id)

@@ -1,0 +1,156 @@
+"""The WebSocket read loop's decisions, value in, value out: no socket anywhere."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from spark_cli.protocol.channel import (
+    ChannelError,
+    Queued,
+    ResponseStarted,
+    SteerAccepted,
+    TextDelta,
+    TurnFinished,
+    UsageReported,
+)
+from spark_cli.transport.errors import provider_error
+from spark_cli.transport.responses_fold import ResponsesFold
+from spark_cli.transport.ws_read import Decision, ReadMachine
+
+IDLE, QUEUE = 2.0, 60.0
+
+
+def machine() -> ReadMachine:
+    return ReadMachine(ResponsesFold(), IDLE, QUEUE)
+
+
+def feed(m: ReadMachine, event: dict[str, Any], link_open: bool = True) -> Any:
+    return m.on_event(m.fold.feed(event), link_open)
+
+
+def created(m: ReadMachine, rid: str = "resp_1") -> Any:
+    return feed(m, {"type": "response.created", "response": {"id": rid}})
+
+
+def delta(text: str = "tok") -> dict[str, Any]:
+    return {"type": "response.output_text.delta", "delta": text}
+
+
+COMPLETED = {"type": "response.completed",
+             "response": {"id": "resp_1", "usage": {"input_tokens": 3, "output_tokens": 5}}}
+
+
+def test_a_text_delta_passes_through_as_itself() -> None:
+    m = machine()
+    created(m)
+    out = feed(m, delta("hi"))
+    assert out == TextDelta("hi") and type(out) is TextDelta
+
+
+def test_events_that_make_nothing_decide_nothing() -> None:
+    m = machine()
+    assert feed(m, {"type": "response.in_progress"}) is None
+
+
+def test_the_terminal_event_notes_the_chain_and_yields_usage_first() -> None:
+    m = machine()
+    created(m)
+    step = feed(m, COMPLETED)
+    assert step == Decision((UsageReported(3, 5), TurnFinished("completed", None, "resp_1")),
+                            done=True, remember=True)
+
+
+def test_stopping_swallows_text_then_cancels_at_the_terminal_event() -> None:
+    m = machine()
+    created(m)
+    assert m.stop() is True and m.stop() is False
+    assert feed(m, delta()) is None
+    assert feed(m, COMPLETED) == Decision((TurnFinished("cancelled", None, "resp_1"),),
+                                          done=True)
+    assert m.over
+
+
+def test_stopping_on_a_closed_link_cancels_at_the_next_event() -> None:
+    m = machine()
+    created(m)
+    m.stop()
+    assert feed(m, {"type": "response.output_item.added"}, link_open=False) is None
+    step = feed(m, {"type": "response.steer.accepted"}, link_open=False)
+    assert step == Decision((TurnFinished("cancelled", None, "resp_1"),), done=True)
+
+
+def test_a_non_text_event_while_stopping_still_passes() -> None:
+    m = machine()
+    created(m)
+    m.stop()
+    assert feed(m, {"type": "response.steer.accepted"}) == SteerAccepted()
+
+
+def test_silence_or_a_close_while_stopping_is_a_cancel_not_an_error() -> None:
+    for step in (lambda m: m.on_silence(), lambda m: m.on_closed(" (close code 1000)")):
+        m = machine()
+        created(m)
+        m.stop()
+        decision = step(m)
+        assert decision.error is None and decision.done
+        assert decision.emit == (TurnFinished("cancelled", None, "resp_1"),)
+
+
+def test_silence_before_output_is_a_retryable_stall_that_drops_the_link() -> None:
+    m = machine()
+    decision = m.on_silence()
+    assert decision.drop == "idle timeout" and decision.error is not None
+    assert decision.error.kind == "timeout" and decision.error.retryable
+    assert "2s before any output (idle timeout)" in decision.error.message
+
+
+def test_silence_after_output_is_final() -> None:
+    m = machine()
+    created(m)
+    feed(m, delta("x" * 40))
+    error = m.on_silence().error
+    assert error is not None and not error.retryable
+    assert "after 40 characters of output" in error.message
+
+
+def test_queue_notices_lengthen_the_allowed_silence_and_anything_else_restores_it() -> None:
+    m = machine()
+    step = feed(m, {"type": "response.queued", "position": 2})
+    assert step == Decision((Queued(2),), limit=QUEUE)
+    assert feed(m, {"type": "response.queued", "position": 1}) == Queued(1)
+    error = m.on_silence().error
+    assert error is not None and "queued for capacity" in error.message
+    step = created(m)
+    assert isinstance(step, Decision) and step.limit == IDLE
+    assert isinstance(step.emit[0], ResponseStarted)
+    assert not m.queued
+
+
+def test_a_steer_successor_that_never_starts_ends_the_turn_as_it_would_have() -> None:
+    m = machine()
+    created(m)
+    feed(m, {"type": "response.steer.accepted"})
+    assert feed(m, COMPLETED) is None  # the successor is promised: not the end yet
+    decision = m.on_silence()
+    assert decision.drop == "steer successor missing" and decision.done
+    assert decision.emit == (TurnFinished("completed", None, "resp_1"),)
+
+
+def test_a_close_before_the_end_is_a_retryable_connection_error_with_the_close_code() -> None:
+    m = machine()
+    decision = m.on_closed(" (close code 1011 overloaded)")
+    assert decision.drop == "connection closed" and decision.error is not None
+    assert decision.error.retryable and decision.error.kind == "connection"
+    assert decision.error.message.endswith("finished (close code 1011 overloaded)")
+
+
+def test_bad_frames_and_events_drop_the_link_but_a_provider_error_does_not() -> None:
+    m = machine()
+    bad = m.on_malformed("{not json")
+    assert bad.drop == "malformed frame" and bad.error is not None
+    assert "'{not json'" in bad.error.message
+    refused = ChannelError("protocol", "event without a type")
+    assert m.on_bad_event(refused) == Decision(drop="malformed event", error=refused)
+    error = provider_error(429, {"message": "slow down", "code": "rate_limit_exceeded"})
+    assert m.on_provider_error(error) == Decision(error=error)
+    assert m.ended and m.over

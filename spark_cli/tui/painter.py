@@ -170,20 +170,23 @@ class Painter:
         if not stream.pending:
             return
         transcript = self.transcript
-        for kind, text in stream.take():
-            if kind == "line":
-                transcript.write_open_line(text)
-            else:
-                transcript.replace_open(_markdown(text))
-        transcript.set_tail(stream.partial)
+        with transcript.batch():
+            for kind, text in stream.take():
+                if kind == "line":
+                    transcript.write_open_line(text)
+                else:
+                    transcript.replace_open(_markdown(text))
+            transcript.set_tail(stream.partial)
 
     def _end_answer(self) -> None:
-        for kind, text in self.stream.finish():
-            if kind == "line":
-                self.transcript.write_open_line(text)
-            else:
-                self.transcript.replace_open(_markdown(text))
-        self.transcript.set_tail("")
+        transcript = self.transcript
+        with transcript.batch():
+            for kind, text in self.stream.finish():
+                if kind == "line":
+                    transcript.write_open_line(text)
+                else:
+                    transcript.replace_open(_markdown(text))
+            transcript.set_tail("")
 
     def note(self, text: str, style: str = "dim") -> None:
         """A line of the app's own (commands, connection state)."""

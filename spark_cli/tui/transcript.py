@@ -11,7 +11,10 @@ are rendered again from the renderables kept beside their strips.
 
 from __future__ import annotations
 
-from rich.console import RenderableType
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from rich.console import ConsoleOptions, RenderableType
 from rich.segment import Segment
 from rich.text import Text
 from textual.geometry import Size
@@ -37,6 +40,21 @@ class Transcript(ScrollView, can_focus=False):
         self._open_blocks = 0
         self._tail: list[Strip] = []
         self._width = 0
+        self._options: ConsoleOptions | None = None  # the console's options at ``_width``
+        self._batching = 0
+        self._batch_changed = False
+
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """Writes inside are laid out and refreshed once, at the end (a frame's prose)."""
+        self._batching += 1
+        try:
+            yield
+        finally:
+            self._batching -= 1
+            if not self._batching and self._batch_changed:
+                self._batch_changed = False
+                self._changed()
 
     # ---- writing ----
 
@@ -55,7 +73,7 @@ class Transcript(ScrollView, can_focus=False):
             self._open_start = len(self._lines)
             self._open_blocks = len(self._blocks)
         text = Text(line)
-        strips = self._strips(text)
+        strips = self._plain_strips(line) or self._strips(text)
         self._blocks.append((text, len(strips)))
         self._lines.extend(strips)
         self._changed()
@@ -114,10 +132,19 @@ class Transcript(ScrollView, can_focus=False):
     def _content_width(self) -> int:
         return max(self.scrollable_content_region.width, 10)
 
+    def _plain_strips(self, line: str) -> list[Strip] | None:
+        """One strip for a short plain ASCII line without rendering it (None: render it)."""
+        if len(line) <= (self._width or self._content_width()) and line.isascii() \
+                and line.isprintable():
+            return [Strip([Segment(line)], len(line))] if line else [Strip.blank(0)]
+        return None
+
     def _strips(self, renderable: RenderableType) -> list[Strip]:
         width = self._width or self._content_width()
         console = self.app.console
-        options = console.options.update_width(width)
+        options = self._options
+        if options is None or options.max_width != width:
+            options = self._options = console.options.update_width(width)
         lines = Segment.split_and_crop_lines(console.render(renderable, options), width,
                                              pad=False, include_new_lines=False)
         return [Strip(line) for line in lines] or [Strip.blank(0)]
@@ -143,6 +170,9 @@ class Transcript(ScrollView, can_focus=False):
             self._open_blocks -= 1
 
     def _changed(self) -> None:
+        if self._batching:
+            self._batch_changed = True
+            return
         at_end = self.scroll_offset.y >= self.max_scroll_y - 1
         self.virtual_size = Size(self._width or self._content_width(), self.line_count)
         if at_end:

@@ -1,4 +1,4 @@
-"""MarkdownStream.taken: the characters handed to the screen so far (what `spark bench tui` reads)."""
+"""MarkdownStream.taken: the characters handed to the screen so far (read by the bench)."""
 
 from __future__ import annotations
 

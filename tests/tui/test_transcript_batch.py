@@ -39,3 +39,20 @@ async def test_plain_strips_only_for_short_printable_ascii():
         assert transcript._plain_strips("tab\there") is None
         assert transcript._plain_strips("café") is None
         assert transcript._plain_strips("y" * 200) is None
+
+
+async def test_follows_the_end_as_it_grows_past_the_view():
+    app = _One()
+    async with app.run_test(size=(40, 10)) as pilot:
+        transcript = app.query_one(Transcript)
+        for frame in range(30):
+            with transcript.batch():
+                for n in range(5):
+                    transcript.write_open_line(f"line {frame}.{n}")
+                transcript.set_tail(f"tail {frame}")
+            await pilot.pause()
+            assert transcript.virtual_size.height == transcript.line_count
+            assert transcript.scroll_offset.y == transcript.max_scroll_y
+        assert transcript.max_scroll_y > 0
+        last = transcript.render_line(transcript.size.height - 1).text.rstrip()
+        assert last == "tail 29"

@@ -181,7 +181,7 @@ class Painter:
         if not stream.pending:
             return
         transcript = self.transcript
-        with transcript.batch():
+        with transcript.batched():
             for kind, text in stream.take():
                 if kind == "line":
                     transcript.write_open_line(text)
@@ -191,7 +191,7 @@ class Painter:
 
     def _end_answer(self) -> None:
         transcript = self.transcript
-        with transcript.batch():
+        with transcript.batched():
             for kind, text in self.stream.finish():
                 if kind == "line":
                     transcript.write_open_line(text)

@@ -48,7 +48,7 @@ class Transcript(ScrollView, can_focus=False):
         self._batch_changed = False
 
     @contextmanager
-    def batch(self) -> Iterator[None]:
+    def batched(self) -> Iterator[None]:
         """Writes inside are laid out and refreshed once, at the end (a frame's prose)."""
         self._batching += 1
         try:

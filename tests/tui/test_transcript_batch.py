@@ -17,7 +17,7 @@ async def test_a_batch_shows_the_same_lines_as_single_writes():
     async with app.run_test(size=(40, 10)) as pilot:
         transcript = app.query_one(Transcript)
         lines = ["def f(x):", "    return x", "", "é wide: 世界", "x" * 60, "tab\there"]
-        with transcript.batch():
+        with transcript.batched():
             for line in lines:
                 transcript.write_open_line(line)
             transcript.set_tail("partial")
@@ -46,7 +46,7 @@ async def test_follows_the_end_as_it_grows_past_the_view():
     async with app.run_test(size=(40, 10)) as pilot:
         transcript = app.query_one(Transcript)
         for frame in range(30):
-            with transcript.batch():
+            with transcript.batched():
                 for n in range(5):
                     transcript.write_open_line(f"line {frame}.{n}")
                 transcript.set_tail(f"tail {frame}")

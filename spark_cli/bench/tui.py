@@ -140,9 +140,18 @@ def register(bench_app: typer.Typer) -> None:
         docs: Path | None = typer.Option(
             None, "--docs", help="Markdown file to update (default: docs/benchmarks.md)."),
         no_docs: bool = typer.Option(False, "--no-docs", help="Only print, write no file."),
+        fps: int | None = typer.Option(
+            None, "--fps", min=1, help="Set TEXTUAL_FPS (Textual's screen update cap, default "
+            "60) for the app and the spawned `spark`s, to compare; no docs are written."),
     ) -> None:
         """The TUI's speed targets: keep-up, keystroke and Esc latency, CPU, launch, memory."""
+        import os
+
         from spark_cli.bench.tui_report import SECTION, doc_body, table
+
+        if fps is not None:
+            os.environ["TEXTUAL_FPS"] = str(fps)  # before textual is imported (run_all does)
+            no_docs = True
 
         plan = Plan.quick() if quick else Plan(keep_tokens, keep_reps, cpu_tokens, samples, escs,
                                                turns, turn_tokens, launch_reps, pty_escs)

@@ -208,11 +208,14 @@ async def _esc_once(app: Any, log: FrameLog, stream_s: float) -> tuple[float, in
     await _finish(app, 10.0)
     ended = time.perf_counter()
     await asyncio.sleep(0.1)
+    before = [shown for stamp, shown in log.frames if stamp < pressed]
     after = [(stamp, shown) for stamp, shown in log.frames if stamp >= pressed]
-    settled = next((stamp for stamp, shown in after if shown >= final), None)
     extra = max((shown for _, shown in after), default=final) - final
-    if settled is None:  # nothing new to show: the screen was already final at the key
-        settled = pressed
+    if before and before[-1] >= final:  # the screen already showed all it ever will
+        return 0.0, extra, ended - pressed
+    settled = next((stamp for stamp, shown in after if shown >= final), None)
+    if settled is None:
+        raise RuntimeError("the text that arrived before Esc never reached the screen")
     return settled - pressed, extra, ended - pressed
 
 
@@ -228,10 +231,11 @@ async def typing_and_esc(url: str, token: str, workdir: Path, *, tps: float, str
         return result
 
     async def body(app: Any, log: FrameLog) -> Figures:
+        await _warm_up(app)
         fresh, fresh_lost = await typed_while_streaming(app, log)
         esc = [await _esc_once(app, log, 0.4) for _ in range(escs)]
         memory: dict[int, tuple[int, int]] = {}
-        done = 1 + escs
+        done = 2 + escs
         while done < turns:
             await _turn(app, turn_tokens)
             await _finish(app, 30 + 3 * turn_tokens / tps)

@@ -13,11 +13,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import ClassVar
+from functools import cache
 
-from markdown_it import MarkdownIt
 from rich.console import RenderableType
-from rich.markdown import Markdown
 from rich.text import Text
 
 from spark_cli.session.events import (
@@ -205,24 +203,30 @@ class Painter:
         self.transcript.write(Text(text, style=style))
 
 
-class _Markdown(Markdown):
-    """Rich's Markdown with one shared parser: ``Markdown()`` builds a new MarkdownIt
-    (linkify regexes compiled again) for every block, ~2.4 ms of each ~4 ms block."""
+@cache
+def _markdown_class() -> Callable[[str], RenderableType]:
+    """Rich's Markdown with one shared parser, imported at the first closed block
+    (rich.markdown + markdown_it are ~80 ms of launch otherwise). ``Markdown()``
+    builds a new MarkdownIt (linkify regexes compiled again) for every block:
+    ~2.4 ms of each ~4 ms block."""
+    from markdown_it import MarkdownIt
+    from rich.markdown import Markdown
 
-    parser: ClassVar[MarkdownIt | None] = None
+    parser = MarkdownIt().enable("strikethrough").enable("table")
 
-    def __init__(self, markup: str) -> None:  # what Markdown.__init__ sets, parser shared
-        if _Markdown.parser is None:
-            _Markdown.parser = MarkdownIt().enable("strikethrough").enable("table")
-        self.markup = markup
-        self.parsed = _Markdown.parser.parse(markup)
-        self.code_theme = "ansi_dark"
-        self.justify = None
-        self.style = "none"
-        self.hyperlinks = True
-        self.inline_code_lexer = None
-        self.inline_code_theme = "ansi_dark"
+    class SharedParserMarkdown(Markdown):
+        def __init__(self, markup: str) -> None:  # what Markdown.__init__ sets
+            self.markup = markup
+            self.parsed = parser.parse(markup)
+            self.code_theme = "ansi_dark"
+            self.justify = None
+            self.style = "none"
+            self.hyperlinks = True
+            self.inline_code_lexer = None
+            self.inline_code_theme = "ansi_dark"
+
+    return SharedParserMarkdown
 
 
 def _markdown(source: str) -> RenderableType:
-    return _Markdown(source)
+    return _markdown_class()(source)

@@ -35,4 +35,4 @@ def test_same_output_as_rich_markdown():
 def test_the_parser_is_built_once():
     first = _markdown("a")
     second = _markdown("b")
-    assert type(first).parser is not None and type(first).parser is type(second).parser
+    assert type(first) is type(second)  # one class, built once, holding the one parser

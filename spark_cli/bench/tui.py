@@ -31,7 +31,7 @@ class Plan:
     samples: int = 150
     escs: int = 10
     turns: int = 200
-    turn_tokens: int = 300
+    turn_tokens: int = 150
     launch_reps: int = 7
     pty_escs: int = 10
 
@@ -90,7 +90,7 @@ def run_all(plan: Plan) -> dict[str, Any]:
             figures["cpu"] = asyncio.run(headless.cpu(slow[1], token, work,
                                                       tokens=plan.cpu_tokens, tps=CPU_TPS))
             figures["typing"] = asyncio.run(headless.typing_and_esc(
-                key[1], token, work, tps=KEY_TPS, stream_s=plan.samples * 0.1 + 1,
+                key[1], token, work, tps=KEY_TPS, stream_s=plan.samples * 0.08 + 1,
                 samples=plan.samples, turns=plan.turns, turn_tokens=plan.turn_tokens,
                 escs=plan.escs))
             figures["pty_esc"] = {

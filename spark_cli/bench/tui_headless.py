@@ -102,8 +102,17 @@ async def _until(check: Callable[[], bool], timeout: float, what: str) -> None:
 async def _turn(app: Any, tokens: int) -> None:
     """Start a turn of ``tokens`` lorem tokens (returns once it runs)."""
     app.session.settings.max_output_tokens = tokens
+    before = app.session.marks
     app.interaction.submit("stream lorem")
     await _until(lambda: app.interaction.busy, 5.0, "the turn to start")
+    await _until(lambda: app.session.marks is not before or not app.interaction.busy, 10.0,
+                 "the request to go out")
+
+
+def _still_running(app: Any) -> None:
+    if not app.interaction.busy:
+        tail = app.query_one("#transcript").plain_text().splitlines()[-3:]
+        raise RuntimeError("the turn ended early: " + " / ".join(tail))
 
 
 async def _finish(app: Any, timeout: float) -> None:
@@ -117,7 +126,9 @@ async def _warm_up(app: Any) -> None:
 
 
 async def _streaming(app: Any) -> None:
-    await _until(lambda: app.session.marks.first_delta_at is not None, 10.0, "the first token")
+    await _until(lambda: app.session.marks.first_delta_at is not None or
+                 not app.interaction.busy, 10.0, "the first token")
+    _still_running(app)
 
 
 async def type_probe(app: Any, log: FrameLog, samples: int, gap_s: float,
@@ -198,9 +209,10 @@ async def cpu(url: str, token: str, workdir: Path, *, tokens: int, tps: float) -
 
 async def _esc_once(app: Any, log: FrameLog, stream_s: float) -> tuple[float, int, float]:
     """(Esc → last frame with new answer text, chars shown after it, Esc → turn ended)."""
-    await _turn(app, 100_000)
+    await _turn(app, 5_000)
     await _streaming(app)
     await asyncio.sleep(stream_s * random.uniform(0.8, 1.2))
+    _still_running(app)
     pressed = time.perf_counter()
     app.post_message(events.Key("escape", "\x1b"))
     await _until(lambda: app.painter.muted, 2.0, "Esc to reach the painter")

@@ -7,10 +7,18 @@ runs on the app's ~30 Hz clock while a turn streams: it takes the Markdown
 stream's operations for the frame, updates the transcript and the HUD, and
 times itself (the HUD's frame figure). ``mute()`` (Esc) paints what arrived
 before the key and then nothing more of that turn.
+
+When a turn ends, the young generations are collected and everything still
+alive (the transcript's strips, Textual's own objects) moves to the
+collector's permanent generation (``gc.freeze()``): a full collection would
+otherwise walk all of it again, 100-180 ms each, every few seconds while
+streaming (the keystroke and keep-up outliers in `spark bench tui`). Garbage
+is still freed by reference counting; only cycles among frozen objects wait.
 """
 
 from __future__ import annotations
 
+import gc
 import time
 from collections.abc import Callable
 from functools import cache
@@ -134,6 +142,8 @@ class Painter:
                 write(Text(f"✗ {message}", style="bold red"))
             case TurnEnded():
                 self.streaming = False
+                gc.collect(1)  # young cycles go now, not into the frozen set
+                gc.freeze()  # see the module doc
                 state.state, state.queued_at, state.retry_at = "ready", None, None
             case QueueChanged():
                 state.queue, state.paused = len(event.items), event.paused

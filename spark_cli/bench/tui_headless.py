@@ -252,7 +252,7 @@ async def typing_and_esc(url: str, token: str, workdir: Path, *, tps: float, str
             await _turn(app, turn_tokens)
             await _finish(app, 30 + 3 * turn_tokens / tps)
             done += 1
-            if done in (10, turns):
+            if (done >= 10 and 10 not in memory) or done == turns:
                 gc.collect()
                 memory[done] = (rss_bytes(), sys.getallocatedblocks())
         late, late_lost = await typed_while_streaming(app, log)
@@ -265,9 +265,11 @@ async def typing_and_esc(url: str, token: str, workdir: Path, *, tps: float, str
             "esc_chars_after": max(e[1] for e in esc) if esc else 0,
             "esc_to_turn_end_ms": [e[2] * 1000 for e in esc],
         }
-        if 10 in memory and turns in memory:
-            figures["rss_10"], figures["blocks_10"] = memory[10]
-            figures["rss_late"], figures["blocks_late"] = memory[turns]
+        if len(memory) == 2:  # after 10 turns (or the first turn past 10) and after all
+            (early, (figures["rss_10"], figures["blocks_10"])), (_, late_memory) = \
+                sorted(memory.items())
+            figures["rss_late"], figures["blocks_late"] = late_memory
+            figures["memory_early_turn"] = early
         return figures
 
     return await _run_app(url, token, workdir, body)

@@ -8,7 +8,9 @@ takes to get from the terminal into the app (the driver's escape timeout).
   bundled engine in-process, as a user starts it) on a 120×30 pty and type
   ahead at once; stamps: spawn → first frame (the prompt on screen, keys
   accepted), spawn → connected (HUD ``ready``); then checks that every
-  typed-ahead character is in the prompt.
+  typed-ahead character is in the prompt. The child's CPU seconds at the first
+  frame are read too (``/proc``): unlike wall time, they hardly depend on the
+  neighbours.
 - :func:`esc`: spark on a `spark engine serve` process (``spark-lorem`` at a
   watchable rate) via :mod:`spark_cli.bench.tui_child`, with the fast-Esc
   driver or Textual's stock ``LinuxDriver``; each sample starts a turn, lets
@@ -116,12 +118,13 @@ def launch(workdir: Path, reps: int) -> dict[str, object]:
     """Median spawn → first frame / → connected over ``reps`` launches; type-ahead check."""
     import statistics
 
-    first, ready, kept = [], [], 0
+    first, ready, cpu, kept = [], [], [], 0
     for _ in range(reps):
         pty = Pty(spark_command(), workdir, _env())
         try:
             pty.write(TYPE_AHEAD)  # at once: the interpreter has not even started
             shown = pty.wait_for(FIRST_FRAME, 20.0)
+            cpu.append(cpu_seconds(pty.proc.pid))
             connected = pty.wait_for(READY, 20.0)
             if shown is None or connected is None:
                 raise RuntimeError(f"spark never showed its prompt: {pty.text[-300:]!r}")
@@ -131,8 +134,16 @@ def launch(workdir: Path, reps: int) -> dict[str, object]:
         finally:
             pty.close()
     return {"reps": reps, "first_frame_s": statistics.median(first),
+            "first_frame_cpu_s": statistics.median(cpu),
             "connected_s": statistics.median(ready), "type_ahead_kept": kept,
             "first_frame_all_s": first}
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of a running process so far (``/proc/PID/stat``)."""
+    with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def esc(url: str, token: str, workdir: Path, driver: str, samples: int,

@@ -252,7 +252,7 @@ async def typing_and_esc(url: str, token: str, workdir: Path, *, tps: float, str
             await _turn(app, turn_tokens)
             await _finish(app, 30 + 3 * turn_tokens / tps)
             done += 1
-            if (done >= 10 and 10 not in memory) or done == turns:
+            if (done >= 10 and not memory) or done == turns:
                 gc.collect()
                 memory[done] = (rss_bytes(), sys.getallocatedblocks())
         late, late_lost = await typed_while_streaming(app, log)

@@ -128,7 +128,7 @@ class SparkApp(App[int]):
         self._frames = self.set_interval(FRAME_S, self._frame, pause=True)
         settings = self.session.settings
         self.painter.note(f"spark · {settings.provider.name} · {settings.provider.model} · "
-                          f"{self.session.root}", "bold")
+                          f"{self.session.root.name}", "bold")
         self.painter.note(HELP)
         for line in self.saved.problems:
             self.painter.note(line, "yellow")
@@ -139,7 +139,9 @@ class SparkApp(App[int]):
         if self.setup.resume:
             self.resume_conversation()
         self.query_one(Hud).show(self.hud_state, time.monotonic())
-        self.spawn(self._ensure_connected())
+        # connect after the first frame: starting the bundled engine (imports, a server)
+        # would otherwise delay the prompt by ~0.2 s; the first turn waits for it anyway
+        self.call_after_refresh(lambda: self.spawn(self._ensure_connected()))
 
     # ---- connection ----
 

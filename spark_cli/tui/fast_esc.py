@@ -31,8 +31,23 @@ _OPEN_TAIL = 8  # an ESC this close to the end of a read may start an unfinished
 
 
 def set_escape_delay() -> None:
-    """Before textual is imported: our default ``ESCDELAY`` unless the user chose one."""
+    """Our default ``ESCDELAY`` unless the user chose one, in force at once.
+
+    Textual reads ``ESCDELAY`` once, when ``textual.constants`` is imported,
+    and this module imports it: setting the variable alone came too late (the
+    parser and this driver kept Textual's 100 ms), so the constant is set too.
+    """
     os.environ.setdefault("ESCDELAY", SPARK_ESCDELAY_MS)
+    constants.ESCAPE_DELAY = escape_delay_s(os.environ["ESCDELAY"])  # type: ignore[misc]
+
+
+def escape_delay_s(value: str) -> float:
+    """``ESCDELAY`` (milliseconds) as Textual reads it: seconds, at least 1 ms, 100 ms if bad."""
+    try:
+        milliseconds = int(value)
+    except ValueError:
+        milliseconds = 100
+    return max(milliseconds, 1) / 1000.0
 
 
 class FastEscDriver(LinuxDriver):

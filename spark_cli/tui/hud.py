@@ -70,7 +70,7 @@ class Hud(Static):
     """One line of status; ``show`` repaints only on change."""
 
     DEFAULT_CSS = """
-    Hud { height: 1; background: $panel; color: $text-muted; padding: 0 1; }
+    Hud { height: 1; width: 1fr; background: $panel; color: $text-muted; padding: 0 1; }
     """
 
     def __init__(self, *, id: str | None = None) -> None:
@@ -81,7 +81,8 @@ class Hud(Static):
         text = hud_text(hud, now)
         if text != self._shown:
             self._shown = text
-            self.update(text)
+            self.update(text, layout=False)  # one line of fixed size: a layout per frame
+            # would lay out the whole screen while streaming
 
     @property
     def shown(self) -> str:

@@ -45,6 +45,8 @@ class MarkdownStream:
         self._reopened = False  # the open block starts with a fence line not on screen
         self.partial = ""
         """The unfinished last line."""
+        self.taken = 0
+        """Characters handed out so far (what is on screen: `spark bench tui` reads it)."""
 
     def feed(self, text: str) -> None:
         self._pending.append(text)
@@ -58,8 +60,10 @@ class MarkdownStream:
         """The operations for one frame (``partial`` is updated too)."""
         if not self._pending:
             return []
-        text = self.partial + "".join(self._pending)
+        arrived = "".join(self._pending)
         self._pending.clear()
+        self.taken += len(arrived)
+        text = self.partial + arrived
         *lines, self.partial = text.split("\n")
         ops: list[Op] = []
         for line in lines:

@@ -7,15 +7,23 @@ runs on the app's ~30 Hz clock while a turn streams: it takes the Markdown
 stream's operations for the frame, updates the transcript and the HUD, and
 times itself (the HUD's frame figure). ``mute()`` (Esc) paints what arrived
 before the key and then nothing more of that turn.
+
+When a turn ends, the young generations are collected and everything still
+alive (the transcript's strips, Textual's own objects) moves to the
+collector's permanent generation (``gc.freeze()``): a full collection would
+otherwise walk all of it again, 100-180 ms each, every few seconds while
+streaming (the keystroke and keep-up outliers in `spark bench tui`). Garbage
+is still freed by reference counting; only cycles among frozen objects wait.
 """
 
 from __future__ import annotations
 
+import gc
 import time
 from collections.abc import Callable
+from functools import cache
 
 from rich.console import RenderableType
-from rich.markdown import Markdown
 from rich.text import Text
 
 from spark_cli.session.events import (
@@ -46,6 +54,10 @@ from spark_cli.tui.hud import Hud, HudState
 from spark_cli.tui.markdown_stream import MarkdownStream
 from spark_cli.tui.transcript import Transcript
 
+HUD_PERIOD_S = 0.25
+"""Live figures (tok/s, frame time) repaint at most this often while streaming: a HUD
+repainted every frame also repaints the prompt between it and the transcript (Textual
+renders the box around all dirty regions), ~4 ms a frame."""
 CHARS_PER_TOKEN = 3.8
 """Live tok/s counts characters (exact usage arrives with the turn's end)."""
 
@@ -80,6 +92,7 @@ class Painter:
         self.stream = MarkdownStream()
         self.muted = False
         self.streaming = False
+        self._hud_due = 0.0  # time.monotonic() when the live figures may repaint again
 
     # ---- the sink ----
 
@@ -137,6 +150,8 @@ class Painter:
                 write(Text(f"✗ {message}", style="bold red"))
             case TurnEnded():
                 self.streaming = False
+                gc.collect(1)  # young cycles go now, not into the frozen set
+                gc.freeze()  # see the module doc
                 state.state, state.queued_at, state.retry_at = "ready", None, None
             case QueueChanged():
                 state.queue, state.paused = len(event.items), event.paused
@@ -158,6 +173,7 @@ class Painter:
         started = time.perf_counter()
         self._paint_prose()
         marks, state = self.marks(), self.state
+        was = state.state
         if marks.first_delta_at is not None:
             state.state = "streaming"
             if marks.request_sent_at is not None:
@@ -166,7 +182,10 @@ class Painter:
             if span > 0.05:
                 state.tokens_per_s = marks.chars / CHARS_PER_TOKEN / span
         state.frame_ms = (time.perf_counter() - started) * 1000
-        self.hud.show(state, time.monotonic())
+        now = time.monotonic()
+        if state.state != was or now >= self._hud_due:
+            self._hud_due = now + HUD_PERIOD_S
+            self.hud.show(state, now)
 
     def mute(self) -> None:
         """Esc: paint what arrived before the key, then nothing more of this answer."""
@@ -178,20 +197,23 @@ class Painter:
         if not stream.pending:
             return
         transcript = self.transcript
-        for kind, text in stream.take():
-            if kind == "line":
-                transcript.write_open_line(text)
-            else:
-                transcript.replace_open(_markdown(text))
-        transcript.set_tail(stream.partial)
+        with transcript.batched():
+            for kind, text in stream.take():
+                if kind == "line":
+                    transcript.write_open_line(text)
+                else:
+                    transcript.replace_open(_markdown(text))
+            transcript.set_tail(stream.partial)
 
     def _end_answer(self) -> None:
-        for kind, text in self.stream.finish():
-            if kind == "line":
-                self.transcript.write_open_line(text)
-            else:
-                self.transcript.replace_open(_markdown(text))
-        self.transcript.set_tail("")
+        transcript = self.transcript
+        with transcript.batched():
+            for kind, text in self.stream.finish():
+                if kind == "line":
+                    transcript.write_open_line(text)
+                else:
+                    transcript.replace_open(_markdown(text))
+            transcript.set_tail("")
 
     def note(self, text: str, style: str = "dim") -> None:
         """A line of the app's own (commands, connection state)."""
@@ -203,5 +225,30 @@ class Painter:
         self.transcript.write(renderable)
 
 
+@cache
+def _markdown_class() -> Callable[[str], RenderableType]:
+    """Rich's Markdown with one shared parser, imported at the first closed block
+    (rich.markdown + markdown_it are ~80 ms of launch otherwise). ``Markdown()``
+    builds a new MarkdownIt (linkify regexes compiled again) for every block:
+    ~2.4 ms of each ~4 ms block."""
+    from markdown_it import MarkdownIt
+    from rich.markdown import Markdown
+
+    parser = MarkdownIt().enable("strikethrough").enable("table")
+
+    class SharedParserMarkdown(Markdown):
+        def __init__(self, markup: str) -> None:  # what Markdown.__init__ sets
+            self.markup = markup
+            self.parsed = parser.parse(markup)
+            self.code_theme = "ansi_dark"
+            self.justify = None
+            self.style = "none"
+            self.hyperlinks = True
+            self.inline_code_lexer = None
+            self.inline_code_theme = "ansi_dark"
+
+    return SharedParserMarkdown
+
+
 def _markdown(source: str) -> RenderableType:
-    return Markdown(source, code_theme="ansi_dark", inline_code_theme="ansi_dark")
+    return _markdown_class()(source)

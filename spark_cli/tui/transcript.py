@@ -11,12 +11,17 @@ are rendered again from the renderables kept beside their strips.
 
 from __future__ import annotations
 
-from rich.console import RenderableType
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from rich.console import ConsoleOptions, RenderableType
 from rich.segment import Segment
+from rich.style import Style
 from rich.text import Text
 from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+from textual.widget import Widget
 
 _MAX_BLOCKS = 5000
 """Finished blocks kept (older ones leave the transcript; the conversation keeps them)."""
@@ -37,6 +42,22 @@ class Transcript(ScrollView, can_focus=False):
         self._open_blocks = 0
         self._tail: list[Strip] = []
         self._width = 0
+        self._options: ConsoleOptions | None = None  # the console's options at ``_width``
+        self._line_look: tuple[int, Style] | None = None
+        self._batching = 0
+        self._batch_changed = False
+
+    @contextmanager
+    def batched(self) -> Iterator[None]:
+        """Writes inside are laid out and refreshed once, at the end (a frame's prose)."""
+        self._batching += 1
+        try:
+            yield
+        finally:
+            self._batching -= 1
+            if not self._batching and self._batch_changed:
+                self._batch_changed = False
+                self._changed()
 
     # ---- writing ----
 
@@ -55,7 +76,7 @@ class Transcript(ScrollView, can_focus=False):
             self._open_start = len(self._lines)
             self._open_blocks = len(self._blocks)
         text = Text(line)
-        strips = self._strips(text)
+        strips = self._plain_strips(line) or self._strips(text)
         self._blocks.append((text, len(strips)))
         self._lines.extend(strips)
         self._changed()
@@ -93,17 +114,28 @@ class Transcript(ScrollView, can_focus=False):
     def render_line(self, y: int) -> Strip:
         scroll_x, scroll_y = self.scroll_offset
         index = scroll_y + y
-        width = self.scrollable_content_region.width
+        width, style = self._line_look or self._look()
         lines = self._lines
         if index < len(lines):
             strip = lines[index]
         elif index - len(lines) < len(self._tail):
             strip = self._tail[index - len(lines)]
         else:
-            return Strip.blank(width, self.rich_style)
-        return strip.crop_extend(scroll_x, scroll_x + width, self.rich_style)
+            return Strip.blank(width, style)
+        return strip.crop_extend(scroll_x, scroll_x + width, style)
+
+    def _look(self) -> tuple[int, Style]:
+        """Width and style of a line, kept until the size or styles change (reading them
+        per line was a fifth of a frame's render)."""
+        self._line_look = (self.scrollable_content_region.width, self.rich_style)
+        return self._line_look
+
+    def notify_style_update(self) -> None:
+        self._line_look = None
+        super().notify_style_update()
 
     def on_resize(self) -> None:
+        self._line_look = None
         width = self._content_width()
         if width != self._width:
             self._width = width
@@ -114,10 +146,19 @@ class Transcript(ScrollView, can_focus=False):
     def _content_width(self) -> int:
         return max(self.scrollable_content_region.width, 10)
 
+    def _plain_strips(self, line: str) -> list[Strip] | None:
+        """One strip for a short plain ASCII line without rendering it (None: render it)."""
+        if len(line) <= (self._width or self._content_width()) and line.isascii() \
+                and line.isprintable():
+            return [Strip([Segment(line)], len(line))] if line else [Strip.blank(0)]
+        return None
+
     def _strips(self, renderable: RenderableType) -> list[Strip]:
         width = self._width or self._content_width()
         console = self.app.console
-        options = console.options.update_width(width)
+        options = self._options
+        if options is None or options.max_width != width:
+            options = self._options = console.options.update_width(width)
         lines = Segment.split_and_crop_lines(console.render(renderable, options), width,
                                              pad=False, include_new_lines=False)
         return [Strip(line) for line in lines] or [Strip.blank(0)]
@@ -143,8 +184,26 @@ class Transcript(ScrollView, can_focus=False):
             self._open_blocks -= 1
 
     def _changed(self) -> None:
+        if self._batching:
+            self._batch_changed = True
+            return
         at_end = self.scroll_offset.y >= self.max_scroll_y - 1
-        self.virtual_size = Size(self._width or self._content_width(), self.line_count)
-        if at_end:
-            self.scroll_end(animate=False, immediate=False, x_axis=False)
+        laid_out = self._set_virtual_size(Size(self._width or self._content_width(),
+                                               self.line_count))
+        if at_end:  # at once, unless a layout must size the view first (one frame, not two)
+            self.scroll_end(animate=False, immediate=not laid_out, x_axis=False)
         self.refresh()
+
+    def _set_virtual_size(self, size: Size) -> bool:
+        """A longer transcript needs no screen layout once it overflows (scrollbar already
+        shown): setting ``virtual_size`` lays out the whole screen every frame, ~40% of
+        the CPU while streaming; updating the scroll state is all that changes. True
+        when it laid out."""
+        old, height = self.virtual_size, self.size.height
+        if size.width == old.width and old.height > height and size.height > height:
+            self.set_reactive(Widget.virtual_size, size)
+            self._scroll_update(size)
+            return False
+        self._line_look = None  # the scrollbar may come or go: the width changes
+        self.virtual_size = size
+        return True

@@ -1,0 +1,76 @@
+"""Frame stamps for `spark bench tui`: a driver that renders like a terminal and records each write.
+
+Textual's headless driver skips the last step of every frame (turning the
+compositor's update into terminal bytes), so it would time a cheaper app than
+a user runs. :class:`RecordingDriver` is headless in every other way (no
+terminal, a fixed size) but says it is not, so ``App._display`` renders each
+update to a string and hands it to ``write``: the moment those bytes would
+reach the terminal. ``write`` stamps the frame (``time.perf_counter()``), the
+characters of the answer on screen at that moment (``MarkdownStream.taken``)
+and resolves the waiters whose marker text the frame contains.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from textual.drivers.headless_driver import HeadlessDriver
+
+
+@dataclass(slots=True)
+class FrameLog:
+    """What the driver saw: one ``(perf_counter, answer chars on screen)`` per frame written."""
+
+    shown: Callable[[], int] = lambda: 0
+    """The answer's characters on screen now (set by the bench to read the app's painter)."""
+    frames: list[tuple[float, int]] = field(default_factory=list)
+    bytes_written: int = 0
+    _waiters: list[tuple[str, asyncio.Future[float]]] = field(default_factory=list)
+
+    def expect(self, marker: str) -> asyncio.Future[float]:
+        """A future for the stamp of the first frame from now whose text contains ``marker``."""
+        future: asyncio.Future[float] = asyncio.get_running_loop().create_future()
+        self._waiters.append((marker, future))
+        return future
+
+    def wrote(self, data: str) -> None:
+        now = time.perf_counter()
+        self.frames.append((now, self.shown()))
+        self.bytes_written += len(data)
+        if self._waiters:
+            keep = []
+            for marker, future in self._waiters:
+                if future.done():
+                    continue
+                if marker in data:
+                    future.set_result(now)
+                else:
+                    keep.append((marker, future))
+            self._waiters = keep
+
+    def first_showing(self, chars: int, after: float = 0.0) -> float | None:
+        """The stamp of the first frame after ``after`` that shows at least ``chars``."""
+        for stamp, shown in self.frames:
+            if stamp >= after and shown >= chars:
+                return stamp
+        return None
+
+
+class RecordingDriver(HeadlessDriver):
+    """Headless, except that frames are rendered to terminal bytes and stamped (module doc)."""
+
+    log = FrameLog()
+    """Replaced by the bench before each app starts (the driver is built by the app)."""
+
+    @property
+    def is_headless(self) -> bool:
+        return False
+
+    def write(self, data: str) -> None:
+        RecordingDriver.log.wrote(data)
+
+    def flush(self) -> None:
+        pass

@@ -1,0 +1,38 @@
+"""A turn's end moves what is alive to the collector's permanent generation (painter module doc)."""
+
+from __future__ import annotations
+
+import gc
+
+from textual.app import App, ComposeResult
+
+from spark_cli.session.interaction import TurnEnded
+from spark_cli.session.marks import TurnMarks
+from spark_cli.tui.hud import HudState
+from spark_cli.tui.painter import Painter
+from spark_cli.tui.transcript import Transcript
+
+
+class _Hud:
+    def show(self, state: HudState, now: float) -> None:
+        pass
+
+
+class _One(App[None]):
+    def compose(self) -> ComposeResult:
+        yield Transcript(id="t")
+
+
+async def test_turn_end_freezes_what_is_alive():
+    app = _One()
+    async with app.run_test(size=(40, 10)):
+        painter = Painter(app.query_one(Transcript), _Hud(), HudState(),  # type: ignore[arg-type]
+                          TurnMarks, lambda event: None)
+        gc.unfreeze()
+        kept = [object() for _ in range(10)]
+        assert gc.get_freeze_count() == 0
+        try:
+            painter.on_event(TurnEnded(False))
+            assert gc.get_freeze_count() > len(kept)
+        finally:
+            gc.unfreeze()

@@ -1,0 +1,58 @@
+"""Transcript: one batch per frame, plain lines without a Rich render, the same text either way."""
+
+from __future__ import annotations
+
+from textual.app import App, ComposeResult
+
+from spark_cli.tui.transcript import Transcript
+
+
+class _One(App[None]):
+    def compose(self) -> ComposeResult:
+        yield Transcript(id="t")
+
+
+async def test_a_batch_shows_the_same_lines_as_single_writes():
+    app = _One()
+    async with app.run_test(size=(40, 10)) as pilot:
+        transcript = app.query_one(Transcript)
+        lines = ["def f(x):", "    return x", "", "é wide: 世界", "x" * 60, "tab\there"]
+        with transcript.batched():
+            for line in lines:
+                transcript.write_open_line(line)
+            transcript.set_tail("partial")
+            assert transcript.virtual_size.height == 0  # laid out once, at the end
+        await pilot.pause()
+        shown = transcript.plain_text().splitlines()
+        assert shown[:3] == ["def f(x):", "    return x", ""]
+        assert shown[3] == "é wide: 世界"
+        assert "".join(shown[4:6]) == "x" * 60  # wider than the view: wrapped, not cut
+        assert shown[-1] == "partial"
+        assert transcript.virtual_size.height == transcript.line_count
+
+
+async def test_plain_strips_only_for_short_printable_ascii():
+    app = _One()
+    async with app.run_test(size=(40, 10)):
+        transcript = app.query_one(Transcript)
+        assert transcript._plain_strips("    x = 1") is not None
+        assert transcript._plain_strips("tab\there") is None
+        assert transcript._plain_strips("café") is None
+        assert transcript._plain_strips("y" * 200) is None
+
+
+async def test_follows_the_end_as_it_grows_past_the_view():
+    app = _One()
+    async with app.run_test(size=(40, 10)) as pilot:
+        transcript = app.query_one(Transcript)
+        for frame in range(30):
+            with transcript.batched():
+                for n in range(5):
+                    transcript.write_open_line(f"line {frame}.{n}")
+                transcript.set_tail(f"tail {frame}")
+            await pilot.pause()
+            assert transcript.virtual_size.height == transcript.line_count
+            assert transcript.scroll_offset.y == transcript.max_scroll_y
+        assert transcript.max_scroll_y > 0
+        last = transcript.render_line(transcript.size.height - 1).text.rstrip()
+        assert last == "tail 29"

@@ -8,7 +8,7 @@ a `BlockRejected` is a malformed block with a model-readable message, and a
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 EditFormat = Literal["search_replace", "apply_patch"]
@@ -23,6 +23,9 @@ class Hunk:
     `anchors` are apply_patch `@@ <context>` headers, outermost first.
     `at_eof` marks `*** End of File`: the search must match at the end.
     `line` is the 1-based line in the edit text where the hunk starts.
+    `literal` (apply_patch) is (search, replace) with every ' ' context line read
+    whole, its leading space kept: the reading for a model that dropped the prefix
+    space of context lines (None when it reads the same).
     """
 
     search: str
@@ -30,6 +33,7 @@ class Hunk:
     anchors: tuple[str, ...] = ()
     at_eof: bool = False
     line: int = 0
+    literal: tuple[str, str] | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True, slots=True)

@@ -69,6 +69,7 @@ from spark_cli.edits.elision import (
     split_elided,
     unbacked_placeholder,
 )
+from spark_cli.edits.elision_scope import crossed_definition
 from spark_cli.edits.hints import MatchHints
 from spark_cli.edits.matching import FINDERS, STEPS, LineIndex, Match, line_index
 from spark_cli.edits.misses import LocateFailed, missing
@@ -145,6 +146,13 @@ def locate(text: str, hunk: HunkLike, *, language: str | None = None,
     trimmed = _trim_blank_edges(search, replace)
     if trimmed[0] != search:
         variants.append(trimmed)
+    literal = getattr(hunk, "literal", None)
+    if literal is not None:  # context lines read whole: the model dropped their space
+        whole = (_lines(literal[0]), _lines(literal[1]))
+        variants.append(whole)
+        whole_trimmed = _trim_blank_edges(*whole)
+        if whole_trimmed[0] != whole[0]:
+            variants.append(whole_trimmed)
     fallback: tuple[list[Match], str, list[str], list[str]] | None = None
     for step in STEPS:
         for s_lines, r_lines in variants:
@@ -160,9 +168,16 @@ def locate(text: str, hunk: HunkLike, *, language: str | None = None,
     pieces = split_elided(*trimmed)
     if pieces is not None:
         try:
-            return _locate_elided(text, pieces, anchors, at_eof, language, search_from)
+            spot = _locate_elided(text, pieces, anchors, at_eof, language, search_from)
         except LocateFailed:
-            pass
+            spot = None
+        if spot is not None:
+            if len(pieces) > 1:  # its pieces must stay inside the head's definition
+                crossed = crossed_definition(text, language, spot.line - 1,
+                                             text.count("\n", 0, max(spot.end - 1, spot.start)))
+                if crossed is not None:
+                    raise crossed
+            return spot
     unfenced = _unfenced(*trimmed)
     if unfenced is not None:  # the model fenced both sides inside the block
         try:

@@ -7,8 +7,9 @@ on first use. Each finder in `FINDERS` returns every `Match` of its step in
 file order. Every step is one ``str.find`` scan (C speed) of the search's keys
 over a keyed copy of the file (rstripped, stripped, folded, its non-blank
 lines, or all of it without whitespace for ``reflow``), never a Python loop over
-candidates × search lines. After an exact match new lines indented with spaces
-where the file's are tabs get tabs (`reindent.fit_indent_char`); the
+candidates × search lines. An exact match writes the replacement as the model
+wrote it; the looser steps adapt it (`reindent.reconcile`) to the indentation
+unit of the lines around the match (`LineIndex.unit_near`); the
 ``blank_lines`` step writes the file's blank lines where the model only
 miscounted them (`_keep_blank_lines`).
 """
@@ -16,14 +17,13 @@ miscounted them (`_keep_blank_lines`).
 from __future__ import annotations
 
 import operator
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import accumulate
 
 from spark_cli.edits.normalize import dominant_unit, fold, indent_offset, split_indent
 from spark_cli.edits.reflow import find_reflowed, reflow_index
-from spark_cli.edits.reindent import fit_indent_char, paired_lines, reconcile
+from spark_cli.edits.reindent import paired_lines, reconcile
 
 STEPS = ("exact", "trailing_ws", "indent", "trimmed", "unicode", "blank_lines", "fragment",
          "reflow")
@@ -33,12 +33,11 @@ class LineIndex:
     """Per-text line tables, each built on first use (the exact step needs none)."""
 
     __slots__ = ("_keyed", "_lines", "_nonblank", "_real", "_reflowed", "_rstripped", "_starts",
-                 "_stripped", "_unit", "text")
+                 "_stripped", "text")
 
     def __init__(self, text: str) -> None:
         self.text = text
         self._real: int | None = None
-        self._unit: tuple[str | None] | None = None
         self._lines: list[str] | None = None
         self._starts: list[int] | None = None
         self._rstripped: str | None = None
@@ -69,12 +68,19 @@ class LineIndex:
                                     range(len(lines) + 1)))
         return self._starts
 
-    def unit(self) -> str | None:
-        """The file's indentation unit (`normalize.dominant_unit`), for loose steps."""
-        if self._unit is None:
-            indents = _INDENTS.findall(self.text, 0, _UNIT_SAMPLE)  # plenty to tell the unit
-            self._unit = (dominant_unit(indents),)
-        return self._unit[0]
+    def unit_near(self, first: int, last: int) -> str | None:
+        """The indentation unit (`normalize.dominant_unit`) around rows ``first``..``last``,
+        for loose steps: indentation follows the neighbourhood of the edit, not the
+        file's majority (shell scripts mix tabs and spaces). The matched lines decide
+        when they are indented; else the nearest lines that are, widening step by step."""
+        unit: str | None = ""
+        for radius in _NEAR:
+            lo, hi = max(first - radius, 0), min(last + 1 + radius, self.real)
+            unit = dominant_unit([split_indent(line)[0] for line in self.lines[lo:hi]
+                                  if line.strip()])
+            if unit or (lo == 0 and hi == self.real):
+                break
+        return unit
 
     def rstripped(self) -> str:
         if self._rstripped is None:
@@ -115,8 +121,7 @@ class LineIndex:
         return self.starts[first], self.starts[last] + len(self.lines[last])
 
 
-_INDENTS = re.compile(r"^[ \t]*(?=[^\s])", re.M)  # the indentation of each non-blank line
-_UNIT_SAMPLE = 40_000  # characters
+_NEAR = (0, 8, 40, 200)  # lines either side of a match that tell the indentation unit
 _last: LineIndex | None = None
 
 
@@ -164,7 +169,7 @@ def _reconciled(index: LineIndex, first: int, search: list[str],
 
     def make() -> str:
         return "\n".join(reconcile(search, index.lines[first:first + count], replace,
-                                     index.unit()))
+                                     index.unit_near(first, first + count - 1)))
 
     return Match(start, end, first, first + count - 1, make)
 
@@ -175,12 +180,11 @@ def _exact(index: LineIndex, search: list[str], replace: list[str]) -> list[Matc
     needle = "\n".join(search)
     phantom = not search[-1] and text.endswith("\n")  # may end on the "line" after the last
 
-    def body() -> str:
-        return "\n".join(fit_indent_char(search, replace, index.unit) or replace)
-
+    body = "\n".join(replace)  # matched byte for byte: written as the model wrote it
     for pos, first in _whole_line_hits(text, needle):
         if not (phantom and pos + len(needle) == len(text)):
-            out.append(Match(pos, pos + len(needle), first, first + len(search) - 1, body))
+            out.append(Match(pos, pos + len(needle), first, first + len(search) - 1,
+                             lambda: body))
     return out
 
 
@@ -247,7 +251,7 @@ def _blank_lines_maker(index: LineIndex, search: list[str], texts: list[str],
     def make() -> str:
         rows = iter(found)
         file_lines = [index.lines[next(rows)] if s.strip() else None for s in search]
-        new = reconcile(search, file_lines, replace, index.unit())
+        new = reconcile(search, file_lines, replace, index.unit_near(found[0], found[-1]))
         return "\n".join(_keep_blank_lines(index, search, texts, found, replace, new))
 
     return make

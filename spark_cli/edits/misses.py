@@ -24,10 +24,13 @@ _ALIGN_SPOTS = 50  # file places tried per probe line
 _ALIGN_BUDGET = 200_000  # line comparisons at most, whatever the sizes
 
 
+FailReason = Literal["missing", "ambiguous", "placeholder", "elision"]
+
+
 class LocateFailed(Exception):
     """The hunk could not be placed; ``message`` says why and what to send instead."""
 
-    def __init__(self, message: str, reason: Literal["missing", "ambiguous", "placeholder"],
+    def __init__(self, message: str, reason: FailReason,
                  candidates: tuple[int, ...] = (),
                  nearest: tuple[tuple[int, str], ...] = ()) -> None:
         super().__init__(message)

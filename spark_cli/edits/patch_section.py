@@ -42,7 +42,7 @@ class PatchSection:
     """One file section being read."""
 
     __slots__ = ("anchors", "blanks", "body", "eof_seen", "header", "hunk_line", "hunks",
-                 "kind", "line", "loose", "move_to", "path", "prefixes", "raw")
+                 "kind", "line", "loose", "lost", "move_to", "path", "prefixes", "raw")
 
     def __init__(self, kind: EditKind, path: str, line: int, raw: str) -> None:
         self.kind, self.path, self.line = kind, path, line
@@ -59,6 +59,7 @@ class PatchSection:
         # (text, raw, line): unprefixed lines (and blank lines after them) held back
         # until the next line shows whether they were context lines missing their space
         self.loose: list[tuple[str, str, int]] = []
+        self.lost: set[int] = set()  # body entries that were unprefixed context lines
 
     def end_hunk(self, at_eof: bool = False) -> str | None:
         """Close the open hunk; returns an error message if it has no lines."""
@@ -69,9 +70,21 @@ class PatchSection:
             return None
         search = "".join(t + "\n" for p, t in self.body if p != "+")
         replace = "".join(t + "\n" for p, t in self.body if p != "-")
-        self.hunks.append(Hunk(search, replace, tuple(self.anchors), at_eof, self.hunk_line))
-        self.anchors, self.body, self.hunk_line = [], [], 0
+        self.hunks.append(Hunk(search, replace, tuple(self.anchors), at_eof, self.hunk_line,
+                               self._literal()))
+        self.anchors, self.body, self.hunk_line, self.lost = [], [], 0, set()
         return None
+
+    def _literal(self) -> tuple[str, str] | None:
+        """The hunk with each ' ' context line read whole, its space kept: models drop
+        the prefix of context lines, and an indented line then reads one space too
+        shallow. None when that reading is the same as the usual one."""
+        literal = [(p, " " + t if p == " " and t and k not in self.lost else t)
+                   for k, (p, t) in enumerate(self.body)]
+        if all(t == u for (_p, t), (_q, u) in zip(self.body, literal, strict=True)):
+            return None
+        return ("".join(t + "\n" for p, t in literal if p != "+"),
+                "".join(t + "\n" for p, t in literal if p != "-"))
 
     def add_line(self, text: str, raw: str, lineno: int) -> str | None:
         """Add one body line; returns an error message for a bad line."""
@@ -141,7 +154,10 @@ class PatchSection:
         loose, self.loose = self.loose, []
         prefix = "+" if self.kind == "add" else " "  # an added file's lines lost their '+'
         for text, raw, lineno in loose:
+            before = len(self.body)
             error = self.add_line(text if not text.strip() else prefix + text, raw, lineno)
             if error:
                 return error
+            if len(self.body) > before and text.strip():
+                self.lost.add(len(self.body) - 1)
         return None

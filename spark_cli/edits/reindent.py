@@ -26,14 +26,14 @@ match skipped). The rules, so that only the hunk's real changes reach the file:
   model's indentation difference, converted to the file's unit), or by the
   frame when no line before them is a reliable reference.
 
-After an exact match only `fit_indent_char` applies: new lines the model indented
-with spaces get tabs when the matched lines are indented with tabs.
+After an exact match nothing is adapted: the replacement is written as the model
+wrote it (`matching`), only line endings follow the file.
 """
 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from spark_cli.edits.normalize import dominant_unit, remove_prefix
 
@@ -273,28 +273,3 @@ def _place(units: _Units, base: tuple[str, str] | None, frame: _Frame | None, r:
         if placed is not None:
             return placed
     return frame(r) if frame is not None else r
-
-
-def fit_indent_char(search: Sequence[str], replace: Sequence[str],
-                    file_unit: Callable[[], str | None] | None = None) -> list[str] | None:
-    """After an exact match: the replacement with the new lines the model indented with
-    spaces indented with tabs, when every indented search line starts with a tab (the
-    file's lines, as the match proves: a Go file, a Makefile recipe), or, when no search
-    line is indented, ``file_unit()`` is a tab. Only this way round: models default to
-    spaces, and a tab they do write may be meant (`<<-EOF`). None when nothing changes."""
-    indents = [_indent(line) for line in search if line[:1] in (" ", "\t") and line.strip()]
-    if any(i[0] != "\t" for i in indents):
-        return None
-    kept = set(search)
-    wrong = [j for j, line in enumerate(replace)
-             if line[:1] == " " and line.strip() and line not in kept]
-    unit = dominant_unit([_indent(replace[j]) for j in wrong]) if wrong else None
-    if not unit or unit == "\t" or (not indents and (file_unit is None or file_unit() != "\t")):
-        return None
-    out = list(replace)
-    for j in wrong:
-        indent = _indent(out[j])
-        if not indent.strip(" "):  # spaces only (a tab after them: leave it)
-            levels, rest = divmod(len(indent), len(unit))
-            out[j] = "\t" * levels + " " * rest + out[j][len(indent):]
-    return out

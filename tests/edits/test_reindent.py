@@ -155,14 +155,16 @@ def test_a_nested_continuation_line_keeps_its_alignment() -> None:
                    "                        second)\n    return total\n")
 
 
-def test_exact_match_new_lines_indented_with_spaces_get_the_files_tabs() -> None:
+def test_exact_match_writes_the_models_spaces_even_where_the_context_has_tabs() -> None:
+    # the context matched byte for byte: the added lines are the model's bytes
     text = "func area(w, h int) int {\n\treturn w * h\n}\n"
     hunk = Hunk("func area(w, h int) int {\n\treturn w * h\n",
                 "func area(w, h int) int {\n    if w < 0 {\n        return 0\n    }\n"
                 "\treturn w * h\n")
     new, step = _apply(text, hunk)
     assert step == "exact"
-    assert new == "func area(w, h int) int {\n\tif w < 0 {\n\t\treturn 0\n\t}\n\treturn w * h\n}\n"
+    assert new == ("func area(w, h int) int {\n    if w < 0 {\n        return 0\n    }\n"
+                   "\treturn w * h\n}\n")
 
 
 def test_exact_match_in_a_file_of_spaces_keeps_the_models_tabs() -> None:
@@ -192,8 +194,9 @@ def test_a_first_line_without_its_indentation_does_not_skew_the_models_unit() ->
                    "\tdef g(self):\n")
 
 
-def test_exact_match_of_unindented_lines_in_a_tab_file_gets_tabs() -> None:
+def test_exact_match_in_a_file_of_tabs_keeps_the_models_spaces() -> None:
+    # the file's majority (tabs) is not a reason to rewrite what the model wrote
     text = "package m\n\nfunc a() {\n\treturn\n}\n"
     new, step = _apply(text, Hunk("}\n", "}\n\nfunc b() int {\n    return 1\n}\n"))
     assert step == "exact"
-    assert new == "package m\n\nfunc a() {\n\treturn\n}\n\nfunc b() int {\n\treturn 1\n}\n"
+    assert new == "package m\n\nfunc a() {\n\treturn\n}\n\nfunc b() int {\n    return 1\n}\n"

@@ -92,7 +92,7 @@ def _parse_error(error: BlockRejected, as_json: bool, out: TextIO) -> None:
 
 def run_apply(text: str, root: Path, *, check: bool = False, as_json: bool = False,
               allow_syntax_errors: bool = False, out: TextIO | None = None,
-              color: bool = False) -> int:
+              color: bool = False, force_read_only: bool = False) -> int:
     """Parse and apply ``text`` under ``root``; returns the exit code.
 
     Blocks apply in order, each on its own, as in a session: a malformed block is
@@ -124,7 +124,8 @@ def run_apply(text: str, root: Path, *, check: bool = False, as_json: bool = Fal
         else:
             typer.echo("spark apply: nothing was applied", err=True)
         return EXIT_USAGE
-    applier = Applier(root, allow_syntax_errors=allow_syntax_errors, dry_run=check)
+    applier = Applier(root, allow_syntax_errors=allow_syntax_errors, dry_run=check,
+                      write_read_only=force_read_only)
     applier.begin_batch("spark apply")
     try:
         for event in events:
@@ -167,6 +168,9 @@ def register(app: typer.Typer) -> None:
         allow_syntax_errors: bool = typer.Option(
             False, "--allow-syntax-errors", help="Apply even if the result has syntax errors."),
         root: Path | None = typer.Option(None, "--root", help="Repo root (default: cwd)."),
+        force_read_only: bool = typer.Option(
+            False, "--force-read-only",
+            help="Also change files marked read-only (no write bit); refused by default."),
     ) -> None:
         """Apply SEARCH/REPLACE blocks or an apply_patch envelope to the working tree."""
         base = root or Path.cwd()
@@ -179,5 +183,6 @@ def register(app: typer.Typer) -> None:
             raise typer.Exit(EXIT_USAGE) from None
         color = not as_json and sys.stdout.isatty()
         code = run_apply(text, base, check=check, as_json=as_json,
-                         allow_syntax_errors=allow_syntax_errors, color=color)
+                         allow_syntax_errors=allow_syntax_errors, color=color,
+                         force_read_only=force_read_only)
         raise typer.Exit(code)

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from spark_cli.edits.conflicts import changed_regions
 from spark_cli.edits.diffs import unified_diff
 from spark_cli.edits.grammars import language_for_path
-from spark_cli.edits.journal import BatchInfo, Journal
+from spark_cli.edits.journal import BatchInfo, Journal, clean_stale_temps
 from spark_cli.edits.outcome import EditApplied, EditOutcome, EditRefused, HunkRefused
 from spark_cli.edits.paths import PathRefused, RepoPath, confine
 from spark_cli.edits.placement import Span, is_append, lf, locate_all
@@ -69,6 +69,7 @@ class _Context:
     seen: Mapping[str, str] | None
     allow_syntax_errors: bool
     size_limit: int
+    write_read_only: bool = False  # the user forces writes to files without write bits
     in_order: bool = False  # identical hunks, one per place: several matches are not ambiguous
 
 
@@ -87,6 +88,16 @@ def _read(ctx: _Context, target: RepoPath, name: str) -> tuple[bytes, TextFile]:
         return state.data, tf
     except TextFileError as exc:
         raise _Refusal(exc.reason, exc.message) from None
+
+
+def _writable(ctx: _Context, name: str, mode: int | None, verb: str) -> None:
+    """Refuse to change a file whose mode has no write bit (even as root, who could):
+    users mark files read-only to protect them."""
+    if mode is None or mode & 0o222 or ctx.write_read_only:
+        return
+    raise _Refusal("read_only", f"{name} is read-only (mode {mode:04o}), so spark did not "
+                   f"{verb} it: the user protects it. Leave this file alone (the user can "
+                   "make it writable, or run spark apply with --force-read-only)")
 
 
 def _hunk_at_line(work: str, spans: list[Span], line: int | None) -> Span | None:
@@ -156,6 +167,8 @@ def _plan_update(ctx: _Context, edit: FileEdit, target: RepoPath, seen: str | No
                           line=edit.line)
     writes = [] if result.text == text else [
         Write(target, before, tf.mode, result.encode(), tf.mode)]
+    if writes:
+        _writable(ctx, target.rel, tf.mode, "change")
     return _Plan(outcome, writes, result.text, conflicted=regions is not None)
 
 
@@ -165,6 +178,7 @@ def _plan_delete(ctx: _Context, edit: FileEdit, target: RepoPath) -> _Plan:
     if ctx.tree.is_dir(target.path):
         raise _Refusal("is_directory", f"{edit.path} is a directory; only files are deleted")
     state = ctx.tree.read(target.path)
+    _writable(ctx, target.rel, state.mode, "delete")
     try:
         old_text = decode(state.data, size_limit=max(ctx.size_limit, len(state.data))).text
         diff = unified_diff(target.rel, old_text, None)
@@ -183,6 +197,7 @@ def _plan_move(ctx: _Context, edit: FileEdit, source: RepoPath, plan: _Plan) -> 
         raise _Refusal("exists", f"cannot move {edit.path} to {edit.move_to}: the target "
                        "already exists")
     state = ctx.tree.read(source.path)
+    _writable(ctx, source.rel, state.mode, "move")
     after = plan.writes[0].after if plan.writes else state.data
     old, text = plan.outcome, plan.new_text or ""
     diff = unified_diff(dest.rel, decode(state.data).text, text, old_path=source.rel)
@@ -287,8 +302,12 @@ class Applier:
 
     def __init__(self, root: Path, *, seen: Mapping[str, str] | None = None,
                  allow_syntax_errors: bool = False, dry_run: bool = False,
-                 record_undo: bool = True, size_limit: int = DEFAULT_SIZE_LIMIT) -> None:
+                 record_undo: bool = True, size_limit: int = DEFAULT_SIZE_LIMIT,
+                 write_read_only: bool = False) -> None:
         self.root = Path(root)
+        self.write_read_only = write_read_only
+        # temp files of writes killed in an earlier run (the journal knows where)
+        self.cleaned: list[str] = [] if dry_run else clean_stale_temps(self.root)
         self.seen: dict[str, str] | None = dict(seen) if seen is not None else None
         self.allow_syntax_errors = allow_syntax_errors
         self.dry_run = dry_run
@@ -310,7 +329,7 @@ class Applier:
             self.outcomes.append(duplicate)
             return duplicate
         ctx = _Context(self.root, self._tree, self.seen, self.allow_syntax_errors,
-                       self.size_limit)
+                       self.size_limit, self.write_read_only)
         outcome, text, conflicted = _apply(ctx, edit, self.journal)
         if isinstance(outcome, EditRefused) and outcome.reason == "ambiguous":
             ctx.in_order = True

@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from spark_cli.edits.atomic import remove_file, write_atomic
+from spark_cli.edits.atomic import remove_file, remove_stale_temps, write_atomic
 
 SPARK_DIR = ".spark"
 UNDO_DIR = "undo"
@@ -194,6 +194,26 @@ def history(root: Path) -> list[BatchInfo]:
         return []
     batches = [b for b in (_load(p) for p in folder.iterdir() if p.is_dir()) if b and b.files]
     return sorted(batches, key=lambda b: (b.time, b.id), reverse=True)
+
+
+def clean_stale_temps(root: Path, batches: int = 3) -> list[str]:
+    """Delete the temp files that killed writes left (`atomic.remove_stale_temps`) in the
+    folders of the files the newest ``batches`` batches touched (a write is recorded
+    before it starts, so the journal knows them), in the repo root and in those
+    batches' own folders. Returns the removed paths relative to ``root``."""
+    root = Path(root)
+    undo_root = _undo_root(root)
+    try:
+        newest = sorted((p for p in undo_root.iterdir() if p.is_dir()), reverse=True)[:batches]
+    except OSError:
+        newest = []
+    folders = {root, *newest}
+    for folder in newest:
+        batch = _load(folder)
+        for record in batch.files if batch is not None else ():
+            folders.add((root / record.path).parent)
+    removed = [path for folder in sorted(folders) for path in remove_stale_temps(folder)]
+    return [os.path.relpath(path, root) for path in removed]
 
 
 def _prune(root: Path) -> None:

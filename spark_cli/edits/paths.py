@@ -3,8 +3,8 @@
 Refused before anything is written: empty paths, absolute paths outside the
 root (an absolute POSIX path inside the root is taken relative to it; Windows
 drive and UNC paths are always refused), ``..`` that climbs out of the root, any
-symlink on the way that leads outside the root, and anything inside ``.git/`` or
-``.spark/``.
+symlink on the way that leads outside the root, anything inside ``.git/`` or
+``.spark/``, and spark's own temp files (`atomic.is_temp_name`).
 Backslashes count as separators (models on Windows write ``src\\app.py``).
 """
 
@@ -15,6 +15,8 @@ import posixpath
 import re
 from dataclasses import dataclass
 from pathlib import Path
+
+from spark_cli.edits.atomic import is_temp_name
 
 PROTECTED_DIRS = frozenset({".git", ".spark"})
 _WINDOWS_ABSOLUTE = re.compile(r"^(?:[A-Za-z]:|\\\\|//)")
@@ -71,6 +73,9 @@ def confine(root: Path, raw: str) -> RepoPath:
     if rel == ".." or rel.startswith("../"):
         raise PathRefused(f"{name}: '..' leads outside the repo root; paths must stay inside it")
     parts = rel.split("/")
+    if is_temp_name(parts[-1]):
+        raise PathRefused(f"{name}: a temp file left by an interrupted spark write, not a "
+                          "source file; name the real file")
     protected = PROTECTED_DIRS.intersection(parts)
     if protected:
         raise PathRefused(f"{name}: files inside {sorted(protected)[0]}/ are never edited")

@@ -19,6 +19,8 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
+from spark_cli.edits.atomic import is_temp_name
+
 _SKIP_DIRS = frozenset({
     "node_modules", "__pycache__", "venv", "site-packages", "target", "dist", "build",
     "vendor",
@@ -40,6 +42,8 @@ def _walk(root: Path, short: str) -> list[str]:
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIP_DIRS)
         prefix = os.path.relpath(top, base).replace(os.sep, "/")
         for name in files:
+            if is_temp_name(name):  # a killed write's leftover, never a source file
+                continue
             rel = name if prefix == "." else f"{prefix}/{name}"
             if _matches(rel, short):
                 found.append(rel)
@@ -58,7 +62,8 @@ def expand_short_name(root: Path, short: str, shown: Iterable[str] = ()) -> list
     model was shown (``shown``) are searched first; only if none of them match is
     the tree walked. An empty list means nothing matches.
     """
-    from_shown = sorted({rel for rel in shown if _matches(rel, short)})
+    from_shown = sorted({rel for rel in shown
+                         if _matches(rel, short) and not is_temp_name(rel.rsplit("/", 1)[-1])})
     if from_shown:
         return from_shown
     return sorted(_walk(root, short))

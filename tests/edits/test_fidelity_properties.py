@@ -70,7 +70,10 @@ def test_byte_exact_context_writes_the_models_added_lines(case) -> None:
         assume(context[0][:1] not in (" ", "\t", "-", "+", "@", "*", "\\"))
         assume(all(c[:1] not in (" ", "-", "+", "@", "*", "\\") for c in after))
     search = [*context, *gone, *after]
-    assume(_runs(lines, search) == 1)  # found once: the context decides the place
+    trimmed = search[:max(k + 1 for k, line in enumerate(search) if line)]
+    # found once, even without its blank last lines (a patch drops them): the context
+    # decides the place
+    assume(_runs(lines, trimmed) == 1)
     expected = lines[:start] + context + added + after + lines[end:]
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)

@@ -1,6 +1,6 @@
 """Applying edits to the working tree: one FileEdit all-or-nothing, one answer per undo batch.
 
-`apply_edit` plans a whole file section in memory (confine the path, decode the
+`Applier.apply` plans a whole file section in memory (confine the path, decode the
 file, locate every hunk in order, splice, re-check the syntax) and only then
 writes, once, atomically. If anything fails nothing is written and the
 `EditRefused` says which hunk and why. The one exception is a conflict: when the
@@ -200,7 +200,11 @@ def _plan_move(ctx: _Context, edit: FileEdit, source: RepoPath, plan: _Plan) -> 
     _writable(ctx, source.rel, state.mode, "move")
     after = plan.writes[0].after if plan.writes else state.data
     old, text = plan.outcome, plan.new_text or ""
-    diff = unified_diff(dest.rel, decode(state.data).text, text, old_path=source.rel)
+    try:  # the limit the section was read with, not the default one
+        old_text = decode(state.data, size_limit=ctx.size_limit).text
+    except TextFileError as exc:
+        raise _Refusal(exc.reason, exc.message) from None
+    diff = unified_diff(dest.rel, old_text, text, old_path=source.rel)
     outcome = EditApplied(dest.rel, old.hunks, diff, old.step_per_hunk, old.syntax,
                           moved_from=source.rel, refused=old.refused, line=edit.line)
     writes = [Write(dest, None, None, after, state.mode),
@@ -282,15 +286,6 @@ def _apply(ctx: _Context, edit: FileEdit,
         return EditRefused(edit.path, "io", None,
                            f"{edit.path}: could not write ({exc.strerror or exc}); "
                            "nothing was changed", edit.line), None, False
-
-
-def apply_edit(edit: FileEdit, root: Path, *, seen: Mapping[str, str] | None = None,
-               allow_syntax_errors: bool = False, dry_run: bool = False,
-               journal: Journal | None = None,
-               size_limit: int = DEFAULT_SIZE_LIMIT) -> EditOutcome:
-    """Apply one file section whole (or, under a conflict, the hunks that are safe)."""
-    ctx = _Context(Path(root), WorkTree(dry_run=dry_run), seen, allow_syntax_errors, size_limit)
-    return _apply(ctx, edit, journal)[0]
 
 
 class Applier:

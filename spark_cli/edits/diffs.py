@@ -39,7 +39,7 @@ def unified_diff(path: str, old: str | None, new: str | None, *, context: int = 
         return header
     matcher = difflib.SequenceMatcher(None, a[pre : len(a) - post], b[pre : len(b) - post],
                                       autojunk=False)
-    codes = [(tag, i1 + pre, i2 + pre, j1 + pre, j2 + pre)
+    codes: list[Opcode] = [(tag, i1 + pre, i2 + pre, j1 + pre, j2 + pre)
              for tag, i1, i2, j1, j2 in matcher.get_opcodes()]
     if pre:
         codes.insert(0, ("equal", 0, pre, 0, pre))

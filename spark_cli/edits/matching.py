@@ -310,9 +310,13 @@ def _fragment(index: LineIndex, search: list[str], replace: list[str]) -> list[M
         starts_line = not text[line_start:pos].strip()
         if not _cuts_word(text, pos, end) and not (starts_line and rest.strip()):
             fragment = replace[0].strip() if replace else ""
-            out.append(Match(pos, end, first, first, lambda fragment=fragment: fragment))
+            out.append(Match(pos, end, first, first, _constant(fragment)))
         pos = text.find(needle, pos + 1)
     return out
+
+
+def _constant(text: str) -> Callable[[], str]:
+    return lambda: text
 
 
 def _cuts_word(text: str, start: int, end: int) -> bool:

@@ -71,7 +71,8 @@ def missing(lines: list[str], real: int, table: dict[str, list[int]], search: li
         row = first + differs
         have = lines[row].strip() if 0 <= row < real else "<end of file>"
         where = f"file line {row + 1} {have!r}" if 0 <= row < real else "the end of the file"
-        nearest = ((row + 1, lines[row]),) if 0 <= row < real else ()
+        nearest: tuple[tuple[int, str], ...] = ((row + 1, lines[row]),) if 0 <= row < real \
+            else ()
         total = sum(1 for s in search if s.strip())
         message = (f"the search text was not found: {agree} of its {total} non-blank lines "
                    f"match at line {max(first, 0) + 1}, but search line {differs + 1} "

@@ -25,7 +25,8 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from spark_cli.edits.conflicts import Region, line_span
-from spark_cli.edits.locate import LocateFailed, locate
+from spark_cli.edits.locate import locate
+from spark_cli.edits.misses import LocateFailed
 from spark_cli.edits.outcome import HunkRefused
 from spark_cli.edits.overlap import disjoint_cores
 

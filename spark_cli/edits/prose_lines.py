@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import ClassVar
 
 from spark_cli.edits.path_hints import info_path, looks_like_path
 
@@ -73,8 +74,37 @@ def likely_path(text: str) -> bool:
     return _LIKELY_PATH.match(text.strip()) is not None
 
 
-def classify(text: str, open_fence: Fence | None) -> tuple[str, object] | None:
-    """("fence", (char, length, info path)), ("heredoc", terminator), ("path", path) or None.
+@dataclass(frozen=True, slots=True)
+class FenceLine:
+    """An opening code fence: its character, its length, the path its info string names."""
+
+    char: str
+    length: int
+    info_path: str | None
+    kind: ClassVar[str] = "fence"
+
+
+@dataclass(frozen=True, slots=True)
+class HeredocLine:
+    """A heredoc opener around a patch (``apply_patch <<'EOF'``): its terminator."""
+
+    terminator: str
+    kind: ClassVar[str] = "heredoc"
+
+
+@dataclass(frozen=True, slots=True)
+class PathLine:
+    """A line that names a file (``src/app.py``, ``## src/app.py``, ``File: a.py``)."""
+
+    path: str
+    kind: ClassVar[str] = "path"
+
+
+Opener = FenceLine | HeredocLine | PathLine
+
+
+def classify(text: str, open_fence: Fence | None) -> Opener | None:
+    """The `FenceLine`, `HeredocLine` or `PathLine` that ``text`` is, or None.
 
     Inside an open prose fence a fence line is content; inside a fence a block opened,
     a fence line with an info string (```python) opens the next block's fence (the
@@ -86,16 +116,16 @@ def classify(text: str, open_fence: Fence | None) -> tuple[str, object] | None:
             return None
         if open_fence is not None and not (open_fence.consumed and info):
             return None
-        return "fence", (char, len(fence.group(1)), info_path(info))
+        return FenceLine(char, len(fence.group(1)), info_path(info))
     heredoc = _HEREDOC.match(text)
     if heredoc is not None and "patch" in text:
-        return "heredoc", heredoc.group(2)
+        return HeredocLine(heredoc.group(2))
     tag = _FILE_TAG.match(text)
     if tag is not None and looks_like_path(tag.group(2)):
-        return "path", tag.group(2)
+        return PathLine(tag.group(2))
     path = _PATH_LINE.match(text)
     if path is not None:
         value = _LINE_RANGE.sub("", path.group("path"))  # src/a.py:12-20 names src/a.py
         if value and (path.group("label") or looks_like_path(value)):
-            return "path", value
+            return PathLine(value)
     return None

@@ -19,10 +19,17 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-if TYPE_CHECKING:
-    from spark_cli.edits.matching import LineIndex
+
+class LineIndex(Protocol):
+    """What reflow needs of `matching.LineIndex` (so reflow does not import matching)."""
+
+    @property
+    def lines(self) -> list[str]: ...
+
+    def reflowed(self) -> tuple[str, list[int], list[int]]: ...
+
 
 Found = tuple[int, int, Callable[[], str]]  # first and last file row, the replacement maker
 

@@ -249,6 +249,7 @@ def reconcile(search: Sequence[str], found: Sequence[str | None], replace: Seque
                 out.append(indent + body)
                 continue
             kept = (found[i] or "")[:len(f_ind[i])] + body  # changed text, same place
+        assert i is not None  # kept is found[i], or the line i it changes in place
         s, f = s_ind[i], f_ind[i]
         if frame is None:
             indent = f

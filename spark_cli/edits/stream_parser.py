@@ -24,14 +24,37 @@ are read again. A byte-order mark at the very start is dropped.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from spark_cli.edits.apply_patch import BEGIN_PATCH, END_PATCH, FILE_HEADER, PatchEnvelope
 from spark_cli.edits.block_files import FileMemory
 from spark_cli.edits.blocks import BlockRejected, FileEdit, ParsedItem, ProseDelta
-from spark_cli.edits.prose_lines import HEAD, Fence, classify, likely_path, may_be_special
+from spark_cli.edits.prose_lines import (
+    HEAD,
+    Fence,
+    FenceLine,
+    HeredocLine,
+    Opener,
+    PathLine,
+    classify,
+    likely_path,
+    may_be_special,
+)
 from spark_cli.edits.search_replace import REPLACE_MARK, SearchReplaceBlock, search_marker
 
-# (kind, raw line, value): a held line that may introduce a block.
-_Pending = tuple[str, str, object]
+
+@dataclass(frozen=True, slots=True)
+class _Pending:
+    """A held line that may introduce a block: its raw text and what it opens (None: a
+    blank line after a path line)."""
+
+    raw: str
+    opener: Opener | None
+
+    @property
+    def kind(self) -> str:
+        return self.opener.kind if self.opener is not None else "blank"
+
 _FOLLOWS = {"path": ("fence",), "fence": ("path", "heredoc"), "heredoc": ()}
 
 
@@ -190,13 +213,13 @@ class EditStreamParser:
             candidate = None
             if may_be_special(text[:HEAD]):
                 candidate = classify(text, self._fence)
-            if candidate and candidate[0] == "path" and not likely_path(text):
+            if isinstance(candidate, PathLine) and not likely_path(text):
                 candidate = None
             if candidate is None or (self._pending
-                                     and candidate[0] not in _FOLLOWS[self._pending[-1][0]]):
+                                     and candidate.kind not in _FOLLOWS[self._pending[-1].kind]):
                 self._pending.clear()
             if candidate is not None:
-                self._pending.append((candidate[0], text + "\n", candidate[1]))
+                self._pending.append(_Pending(text + "\n", candidate))
 
     def _plain_started(self) -> None:
         """Book-keeping for a line that is plain prose (called as soon as that is known)."""
@@ -206,18 +229,18 @@ class EditStreamParser:
     def _release_pending(self, count: int | None = None) -> None:
         """Pass the first `count` (default: all) held lines through as prose."""
         if count is not None:  # a held blank line only counts after the line it follows
-            while count < len(self._pending) and self._pending[count][0] == "blank":
+            while count < len(self._pending) and self._pending[count].opener is None:
                 count += 1
         released = self._pending[:count]
         del self._pending[:count]
-        for kind, raw, value in released:
-            if kind == "fence" and self._fence is None:
-                char, length, _path = value  # type: ignore[misc]
-                self._fence = Fence(char, length, consumed=False)
-            self._prose.append(raw)
-            self._note(raw)
-            if kind == "path":  # a path line that introduced no block (prose followed)
-                self._files.path_line(value)  # type: ignore[arg-type]
+        for held in released:
+            opener = held.opener
+            if isinstance(opener, FenceLine) and self._fence is None:
+                self._fence = Fence(opener.char, opener.length, consumed=False)
+            self._prose.append(held.raw)
+            self._note(held.raw)
+            if isinstance(opener, PathLine):  # a path line that introduced no block
+                self._files.path_line(opener.path)
 
     def _note(self, text: str) -> None:
         """Remember a prose line: the last one may name the next block's file."""
@@ -252,17 +275,17 @@ class EditStreamParser:
             return
         candidate = classify(text, self._fence)
         if candidate is not None:
-            if candidate[0] == "fence" and self._closes_fenced_path(text, raw):
+            if isinstance(candidate, FenceLine) and self._closes_fenced_path(text, raw):
                 return
-            if not self._can_hold(candidate[0]):
+            if not self._can_hold(candidate.kind):
                 self._release_pending(1)  # the oldest held line was prose after all
                 self._prose_line(text, raw)
                 return
-            self._pending.append((candidate[0], raw, candidate[1]))
+            self._pending.append(_Pending(raw, candidate))
             return
         if not stripped:
             if self._can_hold("blank"):  # "path", blank line, then the fence or SEARCH
-                self._pending.append(("blank", raw, None))
+                self._pending.append(_Pending(raw, None))
                 return
             self._release_pending()
             self._prose.append(raw)
@@ -276,24 +299,26 @@ class EditStreamParser:
         """A fence holding nothing but a path line, closed: "```python", "src/a.py",
         "```" (then the block's own fence). The path stays the last prose line, so the
         next block takes it as the prose line naming its file."""
-        held = [(k, r, v) for k, r, v in self._pending if k != "blank"]
-        if [k for k, _r, _v in held] != ["fence", "path"]:
+        held = [h for h in self._pending if h.opener is not None]
+        if len(held) != 2:
             return False
-        char, length, _path = held[0][2]  # type: ignore[misc]
-        if not Fence(char, length, consumed=False).closed_by(text):
+        fence, path = held[0].opener, held[1].opener
+        if not isinstance(fence, FenceLine) or not isinstance(path, PathLine):
+            return False
+        if not Fence(fence.char, fence.length, consumed=False).closed_by(text):
             return False
         self._release_pending()
         self._fence = None
         self._prose.append(raw)
-        self._files.line([held[1][1].rstrip("\r\n")])
+        self._files.line([held[1].raw.rstrip("\r\n")])
         return True
 
     def _can_hold(self, kind: str) -> bool:
         """Whether a line of `kind` can join the held lines (at most a path and a fence,
         in either order, or a fence and a heredoc opener; one blank line after a path)."""
         if kind == "blank":
-            return bool(self._pending) and self._pending[-1][0] == "path"
-        held = [k for k, _r, _v in self._pending if k != "blank"]
+            return bool(self._pending) and self._pending[-1].kind == "path"
+        held = [h.kind for h in self._pending if h.opener is not None]
         return not held or (len(held) < 2 and kind in _FOLLOWS[held[-1]])
 
     def _marker_line(self, text: str, stripped: str, raw: str) -> bool:
@@ -315,14 +340,15 @@ class EditStreamParser:
             self._envelope_line(self._block, text, raw)
             return True
         if REPLACE_MARK.match(text):
-            path = next((v for k, _r, v in self._pending if k == "path"), None)
+            path = next((h.opener.path for h in self._pending
+                         if isinstance(h.opener, PathLine)), None)
             self._release_pending()
             self._files.last = None
             self._emit(BlockRejected(
                 f"line {self._lineno}: '>>>>>>> REPLACE' without an open '<<<<<<< SEARCH' "
                 "block: write the path line, '<<<<<<< SEARCH', the exact lines to find, "
                 "'=======', the new lines, then '>>>>>>> REPLACE'; nothing was applied",
-                self._lineno, path if isinstance(path, str) else None, raw))
+                self._lineno, path, raw))
             return True
         return False
 
@@ -331,30 +357,30 @@ class EditStreamParser:
         """Open a block. Its file: a path after SEARCH on the marker line, else the path
         line, else the fence's info string, else the file the prose line just before it
         names, else the previous block's file."""
-        if any(kind == "heredoc" for kind, _r, _v in self._pending):
+        if any(isinstance(h.opener, HeredocLine) for h in self._pending):
             self._release_pending()
         path: str | None = None
-        for kind, _raw, value in self._pending:
-            if kind == "path":
-                path = value  # type: ignore[assignment]
-            elif kind == "fence":
-                char, length, info_path = value  # type: ignore[misc]
-                self._fence = Fence(char, length, consumed=True)
-                path = path or info_path
+        for held in self._pending:
+            opener = held.opener
+            if isinstance(opener, PathLine):
+                path = opener.path
+            elif isinstance(opener, FenceLine):
+                self._fence = Fence(opener.char, opener.length, consumed=True)
+                path = path or opener.info_path
         self._pending.clear()
         path, weak = self._files.resolve(on_line or path)
         self._heredoc_end = None
         self._block = SearchReplaceBlock(path, self._lineno, raw, marker, indent, weak)
 
     def _start_envelope(self, indent: str) -> None:
-        for kind, raw, value in self._pending:
-            if kind == "fence":
-                char, length, _path = value  # type: ignore[misc]
-                self._fence = Fence(char, length, consumed=True)
-            elif kind == "heredoc":
-                self._heredoc_wait = value  # type: ignore[assignment]
+        for held in self._pending:
+            opener = held.opener
+            if isinstance(opener, FenceLine):
+                self._fence = Fence(opener.char, opener.length, consumed=True)
+            elif isinstance(opener, HeredocLine):
+                self._heredoc_wait = opener.terminator
             else:
-                self._prose.append(raw)
+                self._prose.append(held.raw)
         self._pending.clear()
         self._files.forget()
         self._heredoc_end = None

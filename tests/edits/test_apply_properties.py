@@ -12,10 +12,10 @@ import os
 import tempfile
 from pathlib import Path
 
+from apply_harness import apply_one
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from spark_cli.edits.apply import apply_edit
 from spark_cli.edits.blocks import FileEdit, Hunk
 from spark_cli.edits.textfile import decode
 
@@ -68,7 +68,7 @@ def test_splice_exact_or_nothing(case, break_one) -> None:
             victim = len(edit_hunks) // 2
             edit_hunks[victim] = Hunk("this line is not in the file\n", "x\n", line=victim + 1)
         edit = FileEdit("update", "f.txt", tuple(edit_hunks), "apply_patch")
-        outcome = apply_edit(edit, root)
+        outcome = apply_one(edit, root)
         after = path.read_bytes()
         if break_one:
             assert not outcome.ok
@@ -103,7 +103,7 @@ def test_no_path_escapes(parts, absolute) -> None:
         root = outer / "repo"
         root.mkdir()
         raw = ("/" if absolute else "") + "/".join(parts)
-        outcome = apply_edit(FileEdit("update", raw, (Hunk("", "x\n"),), "search_replace"), root)
+        outcome = apply_one(FileEdit("update", raw, (Hunk("", "x\n"),), "search_replace"), root)
         assert sorted(os.listdir(outer)) == ["repo"], "something was written outside the root"
         if outcome.ok:
             written = [p for p in root.rglob("*") if p.is_file()]
@@ -137,6 +137,6 @@ def test_apply_of_diff_gives_new_text(old_lines, new_lines, data) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         (root / "f.txt").write_text(old)
-        outcome = apply_edit(edits[0], root)
+        outcome = apply_one(edits[0], root)
         assert outcome.ok, (outcome.message, envelope)
         assert (root / "f.txt").read_text() == new

@@ -6,10 +6,10 @@ import difflib
 import tempfile
 from pathlib import Path
 
+from apply_harness import apply_one
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from spark_cli.edits.apply import apply_edit
 from spark_cli.edits.blocks import FileEdit, Hunk
 from spark_cli.edits.overlap import disjoint_cores, trim
 
@@ -86,6 +86,6 @@ def test_hunks_with_shared_context_rebuild_the_new_text(keep: list[bool], contex
         root = Path(tmp)
         (root / "f.py").write_text("\n".join(old) + "\n")
         edit = FileEdit("update", "f.py", tuple(Hunk(s, r) for s, r in hunks), "apply_patch")
-        out = apply_edit(edit, root)
+        out = apply_one(edit, root)
         assert out.ok, out.message
         assert (root / "f.py").read_text() == "\n".join(new) + "\n"

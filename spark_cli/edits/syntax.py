@@ -30,12 +30,16 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from spark_cli.edits.grammars import get_parser, language_for_path
+from spark_cli.edits.syntax_window import window_clean
+from spark_cli.edits.tree_edits import MAX_STEPS, Pending, edited
 
 if TYPE_CHECKING:
     import tree_sitter
 
 _CACHE_SIZE = 8
 _trees: OrderedDict[tuple[str, str], tree_sitter.Tree] = OrderedDict()
+# trees not built yet: (language, text) -> how to build it (an incremental re-parse)
+_deferred: OrderedDict[tuple[str, str], Pending] = OrderedDict()
 _CHUNK = 4096
 # ".h" is C or C++: a header is refused only when neither grammar accepts the new text
 _SECOND_OPINION = {"c": "cpp"}
@@ -63,9 +67,17 @@ def parse_text(language: str, text: str) -> tree_sitter.Tree:
     if tree is not None:
         _trees.move_to_end(key)
         return tree
-    tree = get_parser(language).parse(text.encode("utf-8"))
+    pending = _deferred.pop(key, None)
+    tree = pending.build() if pending is not None \
+        else get_parser(language).parse(text.encode("utf-8"))
     _remember(key, tree)
     return tree
+
+
+def _defer(key: tuple[str, str], pending: Pending) -> None:
+    _deferred[key] = pending
+    while len(_deferred) > _CACHE_SIZE:
+        _deferred.popitem(last=False)
 
 
 def _remember(key: tuple[str, str], tree: tree_sitter.Tree) -> None:
@@ -205,14 +217,24 @@ def check_edit(
         note = f"{path}: no syntax check was done (template markup: {{{{ }}}} or {{% %}})"
         return SyntaxVerdict(None, True, False, note, None), None
     try:
+        pending = _deferred.get((language, old)) if old_tree is None else None
+        if pending is not None and (language, new) not in _trees:  # old judged clean
+            quick = _quick_verdict(language, old, new, pending, edits)
+            if quick is not None:
+                return quick, None
         if old_tree is None:
             old_tree = parse_text(language, old)
+        before = first_error(old_tree, language)
+        if before is None and (language, new) not in _trees:
+            quick = _quick_verdict(language, old, new,
+                                   Pending(language, old_tree, old.encode("utf-8")), edits)
+            if quick is not None:
+                return quick, None
         new_tree = _reparse(language, old, new, old_tree, edits)
     except ImportError as exc:  # a grammar wheel is missing: say so, do not block the edit
         note = f"{path}: no syntax check was done ({exc})"
         return SyntaxVerdict(None, True, False, note, None), None
     _remember((language, new), new_tree)
-    before = first_error(old_tree, language)
     if before is not None:
         note = (f"{path}: the file already had a syntax error at line {before[0]} "
                 f"({before[1]}) before this edit; not judged")
@@ -230,6 +252,20 @@ def check_edit(
     if source:
         message += f": {source!r}"
     return SyntaxVerdict(language, False, True, message, line), new_tree
+
+
+def _quick_verdict(language: str, old: str, new: str, pending: Pending,
+                   edits: Sequence[tuple[int, int, int]] | None) -> SyntaxVerdict | None:
+    """Clean by `syntax_window` (the new tree is then built only when asked for), else
+    None: the whole file must be re-parsed. ``pending`` is how to get the old tree."""
+    if pending.depth >= MAX_STEPS:
+        return None
+    old_b, new_b = old.encode("utf-8"), new.encode("utf-8")
+    spans = list(edits) if edits is not None else [_changed_span(old_b, new_b)]
+    if not window_clean(language, pending.tree, old_b, new_b, spans):
+        return None
+    _defer((language, new), pending.then(new_b, spans))
+    return SyntaxVerdict(language, True, True, "", None)
 
 
 def _source_line(text: str, line: int, limit: int = 80) -> str:
@@ -251,32 +287,7 @@ def _reparse(language: str, old: str, new: str, old_tree: tree_sitter.Tree,
     old_b, new_b = old.encode("utf-8"), new.encode("utf-8")
     if edits is None:
         edits = [_changed_span(old_b, new_b)]
-    tree = old_tree.copy()
-    delta = 0  # byte shift of positions after earlier edits (edits are in old coordinates)
-    current = old_b
-    for start, old_end, new_end in edits:
-        s, oe, ne = start + delta, old_end + delta, new_end + delta
-        replacement = new_b[s:ne]
-        start_point = _point(current, s)  # one scan of the prefix; the ends from there
-        tree.edit(start_byte=s, old_end_byte=oe, new_end_byte=ne, start_point=start_point,
-                  old_end_point=_advance(start_point, current[s:oe]),
-                  new_end_point=_advance(start_point, replacement))
-        current = current[:s] + replacement + current[oe:]
-        delta += new_end - old_end
-    return get_parser(language).parse(new_b, tree)
-
-
-def _point(data: bytes, offset: int) -> tuple[int, int]:
-    row = data.count(b"\n", 0, offset)
-    return row, offset - (data.rfind(b"\n", 0, offset) + 1)
-
-
-def _advance(point: tuple[int, int], chunk: bytes) -> tuple[int, int]:
-    """The point after ``chunk`` when it starts at ``point``."""
-    rows = chunk.count(b"\n")
-    if not rows:
-        return point[0], point[1] + len(chunk)
-    return point[0] + rows, len(chunk) - chunk.rfind(b"\n") - 1
+    return get_parser(language).parse(new_b, edited(old_tree, old_b, new_b, edits))
 
 
 def _changed_span(old: bytes, new: bytes) -> tuple[int, int, int]:

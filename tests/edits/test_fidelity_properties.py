@@ -48,8 +48,9 @@ def _answer(context: list[str], removed: list[str], after: list[str], added: lis
         return ("notes.txt\n<<<<<<< SEARCH\n" + "".join(s + "\n" for s in search)
                 + "=======\n" + "".join(r + "\n" for r in replace) + ">>>>>>> REPLACE\n")
     keep = (lambda s: s) if fmt == "apply_patch_unprefixed" else (lambda s: " " + s)
+    # (unprefixed lines that end a hunk are dropped as prose: the lines after keep theirs)
     body = ([keep(c) if c else "" for c in context] + ["-" + r for r in removed]
-            + ["+" + a for a in added] + [keep(c) if c else "" for c in after])
+            + ["+" + a for a in added] + [" " + c if c else "" for c in after])
     return ("*** Begin Patch\n*** Update File: notes.txt\n@@\n"
             + "".join(b + "\n" for b in body) + "*** End Patch\n")
 
@@ -68,7 +69,6 @@ def test_byte_exact_context_writes_the_models_added_lines(case) -> None:
         # a context line without its space is only read that way when it cannot be
         # read as prefixed: the first one starts with neither space nor a prefix
         assume(context[0][:1] not in (" ", "\t", "-", "+", "@", "*", "\\"))
-        assume(all(c[:1] not in (" ", "-", "+", "@", "*", "\\") for c in after))
     search = [*context, *gone, *after]
     trimmed = search[:max(k + 1 for k, line in enumerate(search) if line)]
     # found once, even without its blank last lines (a patch drops them): the context

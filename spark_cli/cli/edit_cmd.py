@@ -53,7 +53,8 @@ def load(root: Path, flags: dict[str, object]) -> Any:
 def _target(raw: str, root: Path, cwd: Path) -> tuple[str, str]:
     """(root-relative path, text) of one PATH argument, or a UsageError."""
     from spark_cli.cli.edit_run import UsageError
-    from spark_cli.edits.textfile import TextFileError, read_text_file
+    from spark_cli.edits.outcome import FileRefused
+    from spark_cli.edits.textfile import read_text_file
 
     candidate = Path(raw)
     if not candidate.is_absolute():
@@ -69,7 +70,7 @@ def _target(raw: str, root: Path, cwd: Path) -> tuple[str, str]:
         raise UsageError(f"{raw} is outside the repo root {root} (use --root)") from None
     try:
         text = read_text_file(resolved, name=raw).text
-    except TextFileError as exc:
+    except FileRefused as exc:
         raise UsageError(exc.message) from None
     except OSError as exc:
         raise UsageError(f"{raw}: cannot read ({exc.strerror or exc})") from None

@@ -199,7 +199,8 @@ def end_diffs(result: TurnResult, root: Path, before: Mapping[str, str],
               *, dry_run: bool) -> list[tuple[str, str]]:
     """The minimal diff per touched file: before the turn → now (or the outcomes' own diffs)."""
     from spark_cli.edits.diffs import unified_diff
-    from spark_cli.edits.textfile import TextFileError, read_text_file
+    from spark_cli.edits.outcome import FileRefused
+    from spark_cli.edits.textfile import read_text_file
 
     by_path: dict[str, list[Any]] = {}
     for outcome in result.outcomes:
@@ -217,7 +218,7 @@ def end_diffs(result: TurnResult, root: Path, before: Mapping[str, str],
             else:
                 try:
                     now = read_text_file(root / path).text
-                except (OSError, TextFileError):
+                except (OSError, FileRefused):
                     now = None
         if now is not None:
             diffs.append((path, unified_diff(path, before[path], now)))

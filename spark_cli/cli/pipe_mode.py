@@ -78,12 +78,13 @@ def edit_stdin(instruction: str, cwd_root: Path, flags: dict[str, object], *,
         run_turn,
         summary_data,
     )
-    from spark_cli.edits.textfile import TextFileError, decode
+    from spark_cli.edits.outcome import FileRefused
+    from spark_cli.edits.textfile import decode
 
     data = _read_stdin()
     try:
         text = decode(data, name="stdin").text
-    except TextFileError as exc:
+    except FileRefused as exc:
         raise UsageError(exc.message) from None
     name = stdin_file_name(lang, text)
     settings = load(cwd_root, flags)  # the user's project config still applies

@@ -23,24 +23,24 @@ from spark_cli.edits.conflicts import changed_regions
 from spark_cli.edits.diffs import unified_diff
 from spark_cli.edits.grammars import language_for_path
 from spark_cli.edits.journal import BatchInfo, Journal, clean_stale_temps
-from spark_cli.edits.outcome import EditApplied, EditOutcome, EditRefused, HunkRefused
-from spark_cli.edits.paths import PathRefused, RepoPath, confine
+from spark_cli.edits.outcome import (
+    EditApplied,
+    EditOutcome,
+    EditRefused,
+    FileRefused,
+    HunkRefused,
+    SyntaxVerdict,
+)
+from spark_cli.edits.paths import RepoPath, confine
 from spark_cli.edits.placement import Span, is_append, lf, locate_all
 from spark_cli.edits.repeats import Repeats
 from spark_cli.edits.short_names import MAX_CANDIDATES, expand_short_name, repo_suffix
 from spark_cli.edits.syntax import check_edit
-from spark_cli.edits.textfile import (
-    DEFAULT_SIZE_LIMIT,
-    TextFile,
-    TextFileError,
-    decode,
-    new_text_file,
-)
+from spark_cli.edits.textfile import DEFAULT_SIZE_LIMIT, TextFile, decode, new_text_file
 from spark_cli.edits.worktree import WorkTree, Write
 
 if TYPE_CHECKING:
     from spark_cli.edits.blocks import FileEdit
-    from spark_cli.edits.syntax import SyntaxVerdict
 
 _NEWLINES = re.compile(r"\r\n|\r")
 
@@ -81,12 +81,12 @@ def _read(ctx: _Context, target: RepoPath, name: str) -> tuple[bytes, TextFile]:
     try:
         size = ctx.tree.size(target.path)
         if size > ctx.size_limit:
-            raise TextFileError(f"{name} is too large to edit ({size:,} bytes; the limit is "
+            raise FileRefused(f"{name} is too large to edit ({size:,} bytes; the limit is "
                                 f"{ctx.size_limit:,})", "too_large")
         state = ctx.tree.read(target.path)
         tf = decode(state.data, mode=state.mode, name=name, size_limit=ctx.size_limit)
         return state.data, tf
-    except TextFileError as exc:
+    except FileRefused as exc:
         raise _Refusal(exc.reason, exc.message) from None
 
 
@@ -182,7 +182,7 @@ def _plan_delete(ctx: _Context, edit: FileEdit, target: RepoPath) -> _Plan:
     try:
         old_text = decode(state.data, size_limit=max(ctx.size_limit, len(state.data))).text
         diff = unified_diff(target.rel, old_text, None)
-    except TextFileError:
+    except FileRefused:
         diff = f"--- a/{target.rel}\n+++ /dev/null\nBinary file deleted\n"
     outcome = EditApplied(target.rel, 0, diff, (), None, deleted=True, line=edit.line)
     return _Plan(outcome, [Write(target, state.data, state.mode, None, None)])
@@ -202,7 +202,7 @@ def _plan_move(ctx: _Context, edit: FileEdit, source: RepoPath, plan: _Plan) -> 
     old, text = plan.outcome, plan.new_text or ""
     try:  # the limit the section was read with, not the default one
         old_text = decode(state.data, size_limit=ctx.size_limit).text
-    except TextFileError as exc:
+    except FileRefused as exc:
         raise _Refusal(exc.reason, exc.message) from None
     diff = unified_diff(dest.rel, old_text, text, old_path=source.rel)
     outcome = EditApplied(dest.rel, old.hunks, diff, old.step_per_hunk, old.syntax,
@@ -215,7 +215,7 @@ def _plan_move(ctx: _Context, edit: FileEdit, source: RepoPath, plan: _Plan) -> 
 def _plan(ctx: _Context, edit: FileEdit) -> _Plan:
     try:
         target = confine(ctx.root, edit.path)
-    except PathRefused:
+    except FileRefused:
         inside = repo_suffix(ctx.root, edit.path) if edit.kind == "update" else None
         if inside is None:
             raise
@@ -277,7 +277,7 @@ def _apply(ctx: _Context, edit: FileEdit,
         ctx.tree.commit(plan.writes, journal)
         outcome = replace(plan.outcome, dry_run=True) if ctx.tree.dry_run else plan.outcome
         return outcome, plan.new_text, plan.conflicted
-    except PathRefused as exc:
+    except FileRefused as exc:
         return EditRefused(edit.path, exc.reason, None, exc.message, edit.line), None, False
     except _Refusal as exc:
         return EditRefused(edit.path, exc.reason, exc.hunk_index, exc.message,

@@ -9,10 +9,29 @@ lists the hunks that did not, and `message` says so.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from spark_cli.edits.syntax import SyntaxVerdict
+
+class FileRefused(Exception):
+    """A file spark will not touch (``reason`` "path": outside the repo, protected, a
+    temp file) or not read as text ("binary", "encoding", "too_large"); ``message``
+    says why in words a model can act on."""
+
+    def __init__(self, message: str, reason: str = "path") -> None:
+        super().__init__(message)
+        self.message = message
+        self.reason = reason
+
+
+@dataclass(frozen=True, slots=True)
+class SyntaxVerdict:
+    """What the syntax check found. ``language=None``: text mode, nothing was checked."""
+
+    language: str | None
+    ok: bool  # False only when the old text parsed cleanly and the new has ERROR/MISSING
+    checked: bool
+    message: str  # the problem when not ok; a note when not checked or old already broken
+    error_line: int | None  # 1-based line of the first ERROR/MISSING node in the new text
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,18 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from spark_cli.edits.atomic import is_temp_name
+from spark_cli.edits.outcome import FileRefused
 
 PROTECTED_DIRS = frozenset({".git", ".spark"})
 _WINDOWS_ABSOLUTE = re.compile(r"^(?:[A-Za-z]:|\\\\|//)")
-
-
-class PathRefused(Exception):
-    """A path spark will not touch; the message says why in words a model can act on."""
-
-    def __init__(self, message: str, reason: str = "path") -> None:
-        super().__init__(message)
-        self.message = message
-        self.reason = reason
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,14 +46,14 @@ def _under(root: Path, name: str) -> str:
 
 
 def confine(root: Path, raw: str) -> RepoPath:
-    """The file ``raw`` names inside ``root``; raises `PathRefused` if it may not be touched."""
+    """The file ``raw`` names inside ``root``; raises `FileRefused` if it may not be touched."""
     name = raw.strip()
     if not name:
-        raise PathRefused("empty path: name the file relative to the repo root")
+        raise FileRefused("empty path: name the file relative to the repo root")
     if "\x00" in name:
-        raise PathRefused(f"{name!r}: a path may not contain NUL characters")
+        raise FileRefused(f"{name!r}: a path may not contain NUL characters")
     if _WINDOWS_ABSOLUTE.match(name) or (name.startswith("/") and not _under(root, name)):
-        raise PathRefused(
+        raise FileRefused(
             f"{name}: absolute paths are refused; use a path relative to the repo root"
         )
     if name.startswith("/"):
@@ -69,16 +61,16 @@ def confine(root: Path, raw: str) -> RepoPath:
     # Models on Windows write src\\app.py; a backslash in a real file name is vanishingly rare.
     rel = posixpath.normpath(name.replace("\\", "/"))
     if rel == "." or rel.endswith("/"):
-        raise PathRefused(f"{name}: names a directory, not a file")
+        raise FileRefused(f"{name}: names a directory, not a file")
     if rel == ".." or rel.startswith("../"):
-        raise PathRefused(f"{name}: '..' leads outside the repo root; paths must stay inside it")
+        raise FileRefused(f"{name}: '..' leads outside the repo root; paths must stay inside it")
     parts = rel.split("/")
     if is_temp_name(parts[-1]):
-        raise PathRefused(f"{name}: a temp file left by an interrupted spark write, not a "
+        raise FileRefused(f"{name}: a temp file left by an interrupted spark write, not a "
                           "source file; name the real file")
     protected = PROTECTED_DIRS.intersection(parts)
     if protected:
-        raise PathRefused(f"{name}: files inside {sorted(protected)[0]}/ are never edited")
+        raise FileRefused(f"{name}: files inside {sorted(protected)[0]}/ are never edited")
     root_real = os.path.realpath(root)
     # Every existing component must stay inside the root once symlinks are followed.
     current = root_real
@@ -87,7 +79,7 @@ def confine(root: Path, raw: str) -> RepoPath:
         if os.path.islink(candidate):
             target = os.path.realpath(candidate)
             if not _is_within(target, root_real):
-                raise PathRefused(
+                raise FileRefused(
                     f"{name}: goes through a symlink ({part}) that leads outside the repo root"
                 )
             current = target

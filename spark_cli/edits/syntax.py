@@ -26,10 +26,10 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from spark_cli.edits.grammars import get_parser, language_for_path
+from spark_cli.edits.outcome import SyntaxVerdict
 from spark_cli.edits.syntax_window import window_clean
 from spark_cli.edits.tree_edits import MAX_STEPS, Pending, edited
 
@@ -47,17 +47,6 @@ _SECOND_OPINION = {"c": "cpp"}
 # they are text mode. Not a YAML/JSON/TOML parse, so no verdict either way.
 _TEMPLATED = frozenset({"yaml", "json", "toml"})
 
-
-
-@dataclass(frozen=True, slots=True)
-class SyntaxVerdict:
-    """What the syntax check found. ``language=None``: text mode, nothing was checked."""
-
-    language: str | None
-    ok: bool  # False only when the old text parsed cleanly and the new has ERROR/MISSING
-    checked: bool
-    message: str  # the problem when not ok; a note when not checked or old already broken
-    error_line: int | None  # 1-based line of the first ERROR/MISSING node in the new text
 
 
 def parse_text(language: str, text: str) -> tree_sitter.Tree:

@@ -5,7 +5,7 @@ to restore: each line's own ending (CRLF, LF or CR; mixed files keep them per li
 the encoding and BOM (UTF-8, UTF-8 with BOM, UTF-16 with BOM) and the file mode.
 Whether the file ends with a newline is part of the text itself. Re-encoding an
 untouched region gives the same bytes; new lines take the file's dominant ending.
-Binary, non-UTF-8 and oversized files are refused with `TextFileError`.
+Binary, non-UTF-8 and oversized files are refused with `FileRefused`.
 """
 
 from __future__ import annotations
@@ -18,6 +18,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from spark_cli.edits.outcome import FileRefused
+
 DEFAULT_SIZE_LIMIT = 2 * 1024 * 1024  # bytes
 
 _NEWLINE = re.compile(r"\r\n|\r|\n")
@@ -26,15 +28,6 @@ _BOMS: tuple[tuple[bytes, str], ...] = (
     (b"\xff\xfe", "utf-16-le"),
     (b"\xfe\xff", "utf-16-be"),
 )
-
-
-class TextFileError(Exception):
-    """A file spark will not edit as text; `reason` is binary, encoding or too_large."""
-
-    def __init__(self, message: str, reason: str) -> None:
-        super().__init__(message)
-        self.message = message
-        self.reason = reason
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,9 +139,9 @@ def _looks_utf16(sample: bytes) -> bool:
 
 def decode(data: bytes, *, mode: int | None = None, name: str = "file",
            size_limit: int = DEFAULT_SIZE_LIMIT) -> TextFile:
-    """Decode file bytes; raises `TextFileError` for binary, non-UTF-8 or oversized input."""
+    """Decode file bytes; raises `FileRefused` for binary, non-UTF-8 or oversized input."""
     if len(data) > size_limit:
-        raise TextFileError(
+        raise FileRefused(
             f"{name} is too large to edit ({len(data):,} bytes; the limit is {size_limit:,})",
             "too_large",
         )
@@ -158,24 +151,24 @@ def decode(data: bytes, *, mode: int | None = None, name: str = "file",
             encoding, bom = codec, marker
             break
     if data.startswith(b"\xff\xfe\x00\x00") or data.startswith(b"\x00\x00\xfe\xff"):
-        raise TextFileError(f"{name} is UTF-32 text; spark edits only UTF-8 and UTF-16", "encoding")
+        raise FileRefused(f"{name} is UTF-32 text; spark edits only UTF-8 and UTF-16", "encoding")
     body = data[len(bom):]
     if not encoding.startswith("utf-16") and b"\x00" in body:
         if _looks_utf16(body[:4096]):
-            raise TextFileError(f"{name} looks like UTF-16 text without a BOM; spark edits "
+            raise FileRefused(f"{name} looks like UTF-16 text without a BOM; spark edits "
                                 "UTF-16 only with a BOM (or UTF-8)", "encoding")
-        raise TextFileError(f"{name} is a binary file (it contains NUL bytes); not edited",
+        raise FileRefused(f"{name} is a binary file (it contains NUL bytes); not edited",
                             "binary")
     try:
         raw = body.decode(encoding)
     except UnicodeDecodeError as exc:
-        raise TextFileError(
+        raise FileRefused(
             f"{name} is not UTF-8 text (invalid byte 0x{body[exc.start]:02x} at offset "
             f"{exc.start + len(bom)}); spark edits only UTF-8 and UTF-16 files with a BOM",
             "encoding",
         ) from None
     if "\x00" in raw:
-        raise TextFileError(f"{name} is a binary file (it contains NUL characters); not edited",
+        raise FileRefused(f"{name} is a binary file (it contains NUL characters); not edited",
                             "binary")
     if "\r" not in raw:
         return TextFile(raw, ("\n",) * raw.count("\n"), encoding, bom, mode)
@@ -190,9 +183,9 @@ def read_text_file(path: Path, *, name: str | None = None,
     st = path.stat()
     label = name or str(path)
     if not stat.S_ISREG(st.st_mode):
-        raise TextFileError(f"{label} is not a regular file", "not_regular")
+        raise FileRefused(f"{label} is not a regular file", "not_regular")
     if st.st_size > size_limit:
-        raise TextFileError(
+        raise FileRefused(
             f"{label} is too large to edit ({st.st_size:,} bytes; the limit is {size_limit:,})",
             "too_large",
         )

@@ -19,8 +19,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from spark_cli.edits.grammars import language_for_path
-from spark_cli.edits.paths import PathRefused, confine
-from spark_cli.edits.textfile import TextFileError, read_text_file
+from spark_cli.edits.outcome import FileRefused
+from spark_cli.edits.paths import confine
+from spark_cli.edits.textfile import read_text_file
 from spark_cli.protocol.channel import Message, TurnRequest
 from spark_cli.protocol.files import FileBlock, render_file_blocks
 from spark_cli.protocol.tokens import count_tokens
@@ -67,7 +68,7 @@ def read_target(root: Path, raw: str) -> TargetFile:
     """One file to edit, confined to ``root`` and decoded; ``RequestError`` otherwise."""
     try:
         where = confine(root, raw)
-    except PathRefused as exc:
+    except FileRefused as exc:
         raise RequestError("path", exc.message) from None
     if not where.path.exists():
         raise RequestError("not_found_file", f"{raw}: no such file")
@@ -75,7 +76,7 @@ def read_target(root: Path, raw: str) -> TargetFile:
         raise RequestError("path", f"{raw} is a directory; name the files to edit")
     try:
         text = read_text_file(where.path, name=where.rel).text
-    except TextFileError as exc:
+    except FileRefused as exc:
         kind = exc.reason if exc.reason in ("binary", "encoding", "too_large") else "path"
         raise RequestError(kind, exc.message + "; nothing was sent") from None
     except OSError as exc:
@@ -90,7 +91,7 @@ def read_agents_md(root: Path) -> str | None:
         return None
     try:
         return read_text_file(path, name=AGENTS_FILE).text
-    except (OSError, TextFileError):
+    except (OSError, FileRefused):
         return None
 
 

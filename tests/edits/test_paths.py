@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from spark_cli.edits.paths import PathRefused, confine
+from spark_cli.edits.outcome import FileRefused
+from spark_cli.edits.paths import confine
 
 
 @pytest.mark.parametrize("raw", ["a.py", "src/a.py", "./src/../a.py", "new/dir/file.txt",
@@ -33,7 +34,7 @@ def test_ordinary_paths(tmp_path, raw) -> None:
     ("a\x00b", "NUL"),
 ])
 def test_refused(tmp_path, raw, needle) -> None:
-    with pytest.raises(PathRefused) as info:
+    with pytest.raises(FileRefused) as info:
         confine(tmp_path, raw)
     assert needle in info.value.message
 
@@ -46,7 +47,7 @@ def test_symlink_out_refused(tmp_path) -> None:
     (root / "link").symlink_to(outside)
     (root / "filelink").symlink_to(outside / "f.txt")
     for raw in ("link/x.py", "filelink"):
-        with pytest.raises(PathRefused, match="symlink"):
+        with pytest.raises(FileRefused, match="symlink"):
             confine(root, raw)
 
 
@@ -64,7 +65,7 @@ def test_never_escapes(tmp_path_factory, parts) -> None:
     raw = "/".join(parts)
     try:
         got = confine(root, raw)
-    except PathRefused:
+    except FileRefused:
         return
     real_root = os.path.realpath(root)
     assert os.path.realpath(got.path).startswith(real_root + os.sep)
@@ -73,7 +74,7 @@ def test_never_escapes(tmp_path_factory, parts) -> None:
 
 def test_backslashes_are_separators(tmp_path) -> None:
     assert confine(tmp_path, "src\\app.py").rel == "src/app.py"
-    with pytest.raises(PathRefused, match="leads outside"):
+    with pytest.raises(FileRefused, match="leads outside"):
         confine(tmp_path, "..\\..\\etc\\passwd")
 
 
@@ -84,5 +85,5 @@ def test_an_absolute_path_inside_the_root_is_made_relative(tmp_path) -> None:
     assert confine(tmp_path, os.path.realpath(tmp_path) + "/b.py").rel == "b.py"
     for raw in (f"{tmp_path}/../x.py", str(tmp_path), f"{tmp_path}x/a.py",
                 f"{tmp_path}/.git/config"):
-        with pytest.raises(PathRefused):
+        with pytest.raises(FileRefused):
             confine(tmp_path, raw)

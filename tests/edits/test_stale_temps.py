@@ -19,8 +19,8 @@ import pytest
 from spark_cli.edits.apply import Applier
 from spark_cli.edits.atomic import is_temp_name, remove_stale_temps
 from spark_cli.edits.blocks import FileEdit, Hunk
-from spark_cli.edits.outcome import EditApplied, EditRefused
-from spark_cli.edits.paths import PathRefused, confine
+from spark_cli.edits.outcome import EditApplied, EditRefused, FileRefused
+from spark_cli.edits.paths import confine
 from spark_cli.edits.short_names import expand_short_name
 
 CHILD = textwrap.dedent("""
@@ -101,7 +101,7 @@ def test_the_next_run_removes_a_killed_writes_temp_file(killed) -> None:
 def test_a_leftover_temp_file_is_never_taken_for_a_source_file(killed) -> None:
     root, left = killed
     name = left[0].name
-    with pytest.raises(PathRefused, match="temp file"):
+    with pytest.raises(FileRefused, match="temp file"):
         confine(root, f"src/{name}")
     assert expand_short_name(root, name) == []
     assert expand_short_name(root, "big.txt", shown=[f"src/{name}"]) == ["src/big.txt"]

@@ -6,7 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from spark_cli.edits.textfile import TextFileError, decode, new_text_file, read_text_file
+from spark_cli.edits.outcome import FileRefused
+from spark_cli.edits.textfile import decode, new_text_file, read_text_file
 
 SAMPLES = [
     b"",
@@ -48,28 +49,28 @@ def test_bom_and_utf16_detected() -> None:
 
 
 def test_binary_refused() -> None:
-    with pytest.raises(TextFileError) as info:
+    with pytest.raises(FileRefused) as info:
         decode(b"PK\x03\x04\x00\x00garbage")
     assert info.value.reason == "binary"
     assert "binary" in info.value.message
 
 
 def test_non_utf8_refused_with_offset() -> None:
-    with pytest.raises(TextFileError) as info:
+    with pytest.raises(FileRefused) as info:
         decode("caf\u00e9\n".encode("latin-1"), name="x.txt")
     assert info.value.reason == "encoding"
     assert "not UTF-8 text" in info.value.message and "x.txt" in info.value.message
 
 
 def test_utf32_refused() -> None:
-    with pytest.raises(TextFileError, match="UTF-32"):
+    with pytest.raises(FileRefused, match="UTF-32"):
         decode("\ufeffx".encode("utf-32-le"))
 
 
 def test_size_limit(tmp_path) -> None:
     path = tmp_path / "big.txt"
     path.write_bytes(b"x\n" * 100)
-    with pytest.raises(TextFileError) as info:
+    with pytest.raises(FileRefused) as info:
         read_text_file(path, size_limit=50)
     assert info.value.reason == "too_large"
     assert read_text_file(path, size_limit=1000).text == "x\n" * 100
@@ -139,6 +140,6 @@ def test_random_files_splice_only_changes_the_region(lines, tail, enc, data) -> 
 
 
 def test_utf16_without_bom_gets_its_own_message() -> None:
-    with pytest.raises(TextFileError) as info:
+    with pytest.raises(FileRefused) as info:
         decode("plain ascii text\n".encode("utf-16-le"))
     assert info.value.reason == "encoding" and "without a BOM" in info.value.message

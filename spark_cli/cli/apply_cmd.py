@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, TextIO
 import typer
 
 if TYPE_CHECKING:
-    from spark_cli.edits.blocks import BlockRejected, FileEdit
-    from spark_cli.edits.outcome import EditOutcome
+    from spark_cli.edits.model.blocks import BlockRejected, FileEdit
+    from spark_cli.edits.model.outcome import EditOutcome
 
 EXIT_OK, EXIT_REFUSED, EXIT_USAGE = 0, 1, 2
 
@@ -42,8 +42,8 @@ class _UsageError(Exception):
 def parse_edit_text(text: str) -> list[FileEdit | BlockRejected]:
     """The file edits and malformed blocks of a whole edit text, in order, via the
     streaming parser."""
-    from spark_cli.edits.blocks import BlockRejected, FileEdit
-    from spark_cli.edits.stream_parser import EditStreamParser
+    from spark_cli.edits.formats.stream_parser import EditStreamParser
+    from spark_cli.edits.model.blocks import BlockRejected, FileEdit
 
     parser = EditStreamParser()
     events = [*parser.feed(text), *parser.close()]
@@ -69,7 +69,7 @@ def _print_diff(diff: str, out: TextIO, color: bool) -> None:
 
 
 def _report(outcome: EditOutcome, out: TextIO, color: bool) -> None:
-    from spark_cli.edits.outcome import EditApplied
+    from spark_cli.edits.model.outcome import EditApplied
 
     if isinstance(outcome, EditApplied):
         steps = ", ".join(outcome.step_per_hunk)
@@ -100,9 +100,9 @@ def run_apply(text: str, root: Path, *, check: bool = False, as_json: bool = Fal
     well-formed block at all nothing is applied and the exit code is 2."""
     import json
 
-    from spark_cli.edits.apply import Applier
-    from spark_cli.edits.blocks import BlockRejected
-    from spark_cli.edits.outcome import EditApplied, outcome_to_json
+    from spark_cli.edits.apply.applier import Applier
+    from spark_cli.edits.model.blocks import BlockRejected
+    from spark_cli.edits.model.outcome import EditApplied, outcome_to_json
 
     out = out or sys.stdout
     events = parse_edit_text(text)

@@ -53,8 +53,8 @@ def load(root: Path, flags: dict[str, object]) -> Any:
 def _target(raw: str, root: Path, cwd: Path) -> tuple[str, str]:
     """(root-relative path, text) of one PATH argument, or a UsageError."""
     from spark_cli.cli.edit_run import UsageError
-    from spark_cli.edits.outcome import FileRefused
-    from spark_cli.edits.textfile import read_text_file
+    from spark_cli.edits.disk.textfile import read_text_file
+    from spark_cli.edits.model.outcome import FileRefused
 
     candidate = Path(raw)
     if not candidate.is_absolute():

@@ -198,9 +198,9 @@ async def _stream(session: Any, instruction: str, files: Sequence[str], renderer
 def end_diffs(result: TurnResult, root: Path, before: Mapping[str, str],
               *, dry_run: bool) -> list[tuple[str, str]]:
     """The minimal diff per touched file: before the turn → now (or the outcomes' own diffs)."""
-    from spark_cli.edits.diffs import unified_diff
-    from spark_cli.edits.outcome import FileRefused
-    from spark_cli.edits.textfile import read_text_file
+    from spark_cli.edits.apply.diffs import unified_diff
+    from spark_cli.edits.disk.textfile import read_text_file
+    from spark_cli.edits.model.outcome import FileRefused
 
     by_path: dict[str, list[Any]] = {}
     for outcome in result.outcomes:

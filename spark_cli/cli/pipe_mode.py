@@ -47,7 +47,7 @@ def stdin_file_name(lang: str | None, data_text: str) -> str:
             known = ", ".join(sorted(EXTENSIONS))
             raise UsageError(f"--lang {lang!r} is not a known language; use one of {known}")
     else:
-        from spark_cli.edits.grammars import language_from_content
+        from spark_cli.edits.lang.grammars import language_from_content
 
         name = language_from_content(data_text) or "text"
     return "stdin" + EXTENSIONS.get(name, ".txt")
@@ -78,8 +78,8 @@ def edit_stdin(instruction: str, cwd_root: Path, flags: dict[str, object], *,
         run_turn,
         summary_data,
     )
-    from spark_cli.edits.outcome import FileRefused
-    from spark_cli.edits.textfile import decode
+    from spark_cli.edits.disk.textfile import decode
+    from spark_cli.edits.model.outcome import FileRefused
 
     data = _read_stdin()
     try:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from spark_cli.edits.outcome import EditApplied, EditRefused
+from spark_cli.edits.model.outcome import EditApplied, EditRefused
 
 EditOutcome = EditApplied | EditRefused
 

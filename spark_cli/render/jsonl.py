@@ -3,7 +3,7 @@
 Every line is an object with a ``type`` in snake_case, named after the event
 (``ProseDelta`` → ``prose_delta``). Edit outcomes use the same shape as
 ``spark apply --json`` (``edit_applied`` / ``edit_refused``, see
-``spark_cli.edits.outcome.outcome_to_json``). Other events are their dataclass
+``spark_cli.edits.model.outcome.outcome_to_json``). Other events are their dataclass
 fields. The CLI adds ``request_sent`` (the moment the request left, as
 ``time.perf_counter()``), ``diff`` (the end diff per file), ``test_result``
 and a final ``summary``. docs/cli.md documents every type.
@@ -21,7 +21,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, TextIO
 
-from spark_cli.edits.outcome import EditApplied, EditRefused, outcome_to_json
+from spark_cli.edits.model.outcome import EditApplied, EditRefused, outcome_to_json
 from spark_cli.render.coalesce import CoalescingWriter
 from spark_cli.render.events import outcome_of
 

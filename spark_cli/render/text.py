@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, TextIO
 
-from spark_cli.edits.outcome import EditApplied, EditRefused
+from spark_cli.edits.model.outcome import EditApplied, EditRefused
 from spark_cli.render.coalesce import CoalescingWriter
 from spark_cli.render.events import outcome_of
 

@@ -18,10 +18,10 @@ import hashlib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from spark_cli.edits.grammars import language_for_path
-from spark_cli.edits.outcome import FileRefused
-from spark_cli.edits.paths import confine
-from spark_cli.edits.textfile import read_text_file
+from spark_cli.edits.disk.paths import confine
+from spark_cli.edits.disk.textfile import read_text_file
+from spark_cli.edits.lang.grammars import language_for_path
+from spark_cli.edits.model.outcome import FileRefused
 from spark_cli.protocol.channel import Message, TurnRequest
 from spark_cli.protocol.files import FileBlock, render_file_blocks
 from spark_cli.protocol.tokens import count_tokens

@@ -32,8 +32,8 @@ from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from spark_cli.edits.blocks import BlockRejected, FileEdit, ParsedItem, ProseDelta
-from spark_cli.edits.outcome import EditApplied
+from spark_cli.edits.model.blocks import BlockRejected, FileEdit, ParsedItem, ProseDelta
+from spark_cli.edits.model.outcome import EditApplied
 from spark_cli.protocol.channel import (
     Channel,
     ChannelError,
@@ -65,7 +65,7 @@ from spark_cli.session.settings import Settings
 from spark_cli.session.steers import SteerLog
 
 if TYPE_CHECKING:
-    from spark_cli.edits.stream_parser import EditStreamParser
+    from spark_cli.edits.formats.stream_parser import EditStreamParser
 
 _PASS_THROUGH = (Queued, WaitingToRetry, Reconnected, Steered, SteerAccepted, SteerRejected,
                  UsageReported)
@@ -315,6 +315,6 @@ def _why(status: str, failure: ChannelError | None) -> str:
 def _parser() -> EditStreamParser:
     """The turn's streaming edit parser; imported (~8 ms) once the request has left, so
     the import overlaps the model's TTFT instead of delaying launch -> request."""
-    from spark_cli.edits.stream_parser import EditStreamParser
+    from spark_cli.edits.formats.stream_parser import EditStreamParser
 
     return EditStreamParser()

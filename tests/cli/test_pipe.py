@@ -28,7 +28,7 @@ def _have(*modules: str) -> bool:
 
 needs_stack = pytest.mark.skipif(
     not _have("spark_cli.session.turn", "spark_cli.session.settings", "spark_cli.engine.server",
-              "spark_cli.edits.stream_parser"),
+              "spark_cli.edits.formats.stream_parser"),
     reason="session / engine not landed yet",
 )
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from spark_cli.edits.apply import Applier
-from spark_cli.edits.blocks import FileEdit
-from spark_cli.edits.outcome import EditOutcome
+from spark_cli.edits.apply.applier import Applier
+from spark_cli.edits.model.blocks import FileEdit
+from spark_cli.edits.model.outcome import EditOutcome
 
 
 def apply_one(edit: FileEdit, root: Path, *, seen: Mapping[str, str] | None = None,

@@ -15,10 +15,10 @@ from pathlib import Path
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from spark_cli.edits.apply import Applier
-from spark_cli.edits.blocks import FileEdit
-from spark_cli.edits.outcome import EditApplied
-from spark_cli.edits.stream_parser import EditStreamParser
+from spark_cli.edits.apply.applier import Applier
+from spark_cli.edits.formats.stream_parser import EditStreamParser
+from spark_cli.edits.model.blocks import FileEdit
+from spark_cli.edits.model.outcome import EditApplied
 
 _INDENTS = ["", "", " ", "  ", "    ", "        ", "\t", "\t\t", "  \t", "\t  "]
 _TEXT = st.text(alphabet="abcdefghxyz0123(){}:;,=+-_", min_size=1, max_size=14).filter(

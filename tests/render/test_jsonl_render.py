@@ -6,7 +6,7 @@ import io
 import json
 from dataclasses import dataclass
 
-from spark_cli.edits.outcome import EditApplied, EditRefused
+from spark_cli.edits.model.outcome import EditApplied, EditRefused
 from spark_cli.render.jsonl import JsonLinesRenderer, event_to_json, type_name
 
 

@@ -7,7 +7,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 
-from spark_cli.edits.outcome import EditApplied, EditRefused
+from spark_cli.edits.model.outcome import EditApplied, EditRefused
 from spark_cli.render.text import TextRenderer, summary_line
 
 

@@ -37,8 +37,8 @@ def run_benchmark(runs: int, lines: int, workdir: Path) -> dict[str, float | int
     """Median and p95 (ms) of a dry-run and a written apply; returns the figures."""
     import time
 
-    from spark_cli.edits.apply import Applier
-    from spark_cli.edits.blocks import FileEdit, Hunk
+    from spark_cli.edits.apply.applier import Applier
+    from spark_cli.edits.model.blocks import FileEdit, Hunk
 
     functions = max(1, lines // 5)
     path = workdir / "big_module.py"
@@ -79,6 +79,7 @@ def run_benchmark(runs: int, lines: int, workdir: Path) -> dict[str, float | int
 
 def _section(figures: dict[str, float | int], command: str) -> str:
     ok = "meets" if figures["check_median"] <= TARGET_MS else "misses"
+    ok95 = "meets" if figures["check_p95"] <= TARGET_MS else "misses"
     return (
         f"Locate + apply + re-validate one hunk in a {figures['lines']:,}-line Python file "
         f"(target ≤ {TARGET_MS:g} ms), {figures['runs']} runs, each on a different function.\n\n"
@@ -89,9 +90,11 @@ def _section(figures: dict[str, float | int], command: str) -> str:
         f"{figures['write_median']:.2f} ms | {figures['write_p95']:.2f} ms |\n"
         f"| written and recorded for undo (before bytes + batch record, both fsynced) | "
         f"{figures['journal_median']:.2f} ms | {figures['journal_p95']:.2f} ms |\n\n"
-        f"The in-memory median {ok} the target. Trees are cached per text, so each check is an "
-        "incremental re-parse, as in a session; the first edit of a file also pays one full "
-        f"parse. Command: `{command}`\n"
+        f"The in-memory median {ok} the target, its p95 {ok95} it. The syntax check parses "
+        "only the top-level items around the change (`edits/lang/syntax_window.py`); the whole "
+        "file's tree is built by one incremental re-parse when something needs it, or after "
+        "64 edits, as in a session (one run in 64 pays it). The first edit of a file also "
+        f"pays one full parse, outside the timing. Command: `{command}`\n"
     )
 
 

@@ -16,8 +16,8 @@ import tempfile
 from pathlib import Path
 
 from spark_cli.bench.edits import python_source
-from spark_cli.edits.apply import Applier
-from spark_cli.edits.blocks import FileEdit, Hunk
+from spark_cli.edits.apply.applier import Applier
+from spark_cli.edits.model.blocks import FileEdit, Hunk
 
 FUNCTIONS = 1000  # five lines each
 

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, TextIO
 import typer
 
 if TYPE_CHECKING:
-    from spark_cli.edits.blocks import BlockRejected, FileEdit
-    from spark_cli.edits.outcome import EditOutcome
+    from spark_cli.edits.model.blocks import BlockRejected, FileEdit
+    from spark_cli.edits.model.outcome import EditOutcome
 
 EXIT_OK, EXIT_REFUSED, EXIT_USAGE = 0, 1, 2
 
@@ -42,8 +42,8 @@ class _UsageError(Exception):
 def parse_edit_text(text: str) -> list[FileEdit | BlockRejected]:
     """The file edits and malformed blocks of a whole edit text, in order, via the
     streaming parser."""
-    from spark_cli.edits.blocks import BlockRejected, FileEdit
-    from spark_cli.edits.stream_parser import EditStreamParser
+    from spark_cli.edits.formats.stream_parser import EditStreamParser
+    from spark_cli.edits.model.blocks import BlockRejected, FileEdit
 
     parser = EditStreamParser()
     events = [*parser.feed(text), *parser.close()]
@@ -69,7 +69,7 @@ def _print_diff(diff: str, out: TextIO, color: bool) -> None:
 
 
 def _report(outcome: EditOutcome, out: TextIO, color: bool) -> None:
-    from spark_cli.edits.outcome import EditApplied
+    from spark_cli.edits.model.outcome import EditApplied
 
     if isinstance(outcome, EditApplied):
         steps = ", ".join(outcome.step_per_hunk)
@@ -92,7 +92,7 @@ def _parse_error(error: BlockRejected, as_json: bool, out: TextIO) -> None:
 
 def run_apply(text: str, root: Path, *, check: bool = False, as_json: bool = False,
               allow_syntax_errors: bool = False, out: TextIO | None = None,
-              color: bool = False) -> int:
+              color: bool = False, force_read_only: bool = False) -> int:
     """Parse and apply ``text`` under ``root``; returns the exit code.
 
     Blocks apply in order, each on its own, as in a session: a malformed block is
@@ -100,9 +100,9 @@ def run_apply(text: str, root: Path, *, check: bool = False, as_json: bool = Fal
     well-formed block at all nothing is applied and the exit code is 2."""
     import json
 
-    from spark_cli.edits.apply import Applier
-    from spark_cli.edits.blocks import BlockRejected
-    from spark_cli.edits.outcome import EditApplied, outcome_to_json
+    from spark_cli.edits.apply.applier import Applier
+    from spark_cli.edits.model.blocks import BlockRejected
+    from spark_cli.edits.model.outcome import EditApplied, outcome_to_json
 
     out = out or sys.stdout
     events = parse_edit_text(text)
@@ -124,7 +124,8 @@ def run_apply(text: str, root: Path, *, check: bool = False, as_json: bool = Fal
         else:
             typer.echo("spark apply: nothing was applied", err=True)
         return EXIT_USAGE
-    applier = Applier(root, allow_syntax_errors=allow_syntax_errors, dry_run=check)
+    applier = Applier(root, allow_syntax_errors=allow_syntax_errors, dry_run=check,
+                      write_read_only=force_read_only)
     applier.begin_batch("spark apply")
     try:
         for event in events:
@@ -167,6 +168,9 @@ def register(app: typer.Typer) -> None:
         allow_syntax_errors: bool = typer.Option(
             False, "--allow-syntax-errors", help="Apply even if the result has syntax errors."),
         root: Path | None = typer.Option(None, "--root", help="Repo root (default: cwd)."),
+        force_read_only: bool = typer.Option(
+            False, "--force-read-only",
+            help="Also change files marked read-only (no write bit); refused by default."),
     ) -> None:
         """Apply SEARCH/REPLACE blocks or an apply_patch envelope to the working tree."""
         base = root or Path.cwd()
@@ -179,5 +183,6 @@ def register(app: typer.Typer) -> None:
             raise typer.Exit(EXIT_USAGE) from None
         color = not as_json and sys.stdout.isatty()
         code = run_apply(text, base, check=check, as_json=as_json,
-                         allow_syntax_errors=allow_syntax_errors, color=color)
+                         allow_syntax_errors=allow_syntax_errors, color=color,
+                         force_read_only=force_read_only)
         raise typer.Exit(code)

@@ -37,7 +37,8 @@ INTERRUPTED = "spark edit: interrupted (edits that landed stay; spark undo)"
 def _target(raw: str, root: Path, cwd: Path) -> tuple[str, str]:
     """(root-relative path, text) of one PATH argument, or a UsageError."""
     from spark_cli.cli.edit_run import UsageError
-    from spark_cli.edits.textfile import TextFileError, read_text_file
+    from spark_cli.edits.disk.textfile import read_text_file
+    from spark_cli.edits.model.outcome import FileRefused
 
     candidate = Path(raw)
     if not candidate.is_absolute():
@@ -53,7 +54,7 @@ def _target(raw: str, root: Path, cwd: Path) -> tuple[str, str]:
         raise UsageError(f"{raw} is outside the repo root {root} (use --root)") from None
     try:
         text = read_text_file(resolved, name=raw).text
-    except TextFileError as exc:
+    except FileRefused as exc:
         raise UsageError(exc.message) from None
     except OSError as exc:
         raise UsageError(f"{raw}: cannot read ({exc.strerror or exc})") from None

@@ -202,8 +202,9 @@ async def _stream(session: SessionApi, instruction: str, files: Sequence[str],
 def end_diffs(result: TurnResult, root: Path, before: Mapping[str, str],
               *, dry_run: bool) -> list[tuple[str, str]]:
     """The minimal diff per touched file: before the turn → now (or the outcomes' own diffs)."""
-    from spark_cli.edits.diffs import unified_diff
-    from spark_cli.edits.textfile import TextFileError, read_text_file
+    from spark_cli.edits.apply.diffs import unified_diff
+    from spark_cli.edits.disk.textfile import read_text_file
+    from spark_cli.edits.model.outcome import FileRefused
 
     by_path: dict[str, list[EditApplied]] = {}
     for outcome in result.outcomes:
@@ -221,7 +222,7 @@ def end_diffs(result: TurnResult, root: Path, before: Mapping[str, str],
             else:
                 try:
                     now = read_text_file(root / path).text
-                except (OSError, TextFileError):
+                except (OSError, FileRefused):
                     now = None
         if now is not None:
             diffs.append((path, unified_diff(path, before[path], now)))

@@ -45,7 +45,7 @@ def stdin_file_name(lang: str | None, data_text: str) -> str:
             known = ", ".join(sorted(EXTENSIONS))
             raise UsageError(f"--lang {lang!r} is not a known language; use one of {known}")
     else:
-        from spark_cli.edits.grammars import language_from_content
+        from spark_cli.edits.lang.grammars import language_from_content
 
         name = language_from_content(data_text) or "text"
     return "stdin" + EXTENSIONS.get(name, ".txt")
@@ -75,12 +75,13 @@ def edit_stdin(instruction: str, cwd_root: Path, flags: dict[str, object], *,
         summary_data,
     )
     from spark_cli.cli.edit_settings import load, say
-    from spark_cli.edits.textfile import TextFileError, decode
+    from spark_cli.edits.disk.textfile import decode
+    from spark_cli.edits.model.outcome import FileRefused
 
     data = _read_stdin()
     try:
         text = decode(data, name="stdin").text
-    except TextFileError as exc:
+    except FileRefused as exc:
         raise UsageError(exc.message) from None
     name = stdin_file_name(lang, text)
     settings = load(cwd_root, flags)  # the user's project config still applies

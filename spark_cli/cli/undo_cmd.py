@@ -16,7 +16,7 @@ def register(app: typer.Typer) -> None:
         root: Path | None = typer.Option(None, "--root", help="Repo root (default: cwd)."),
     ) -> None:
         """Undo the last batch of edits spark applied (one answer or one `spark apply`)."""
-        from spark_cli.edits.journal import UndoRefused, history, undo
+        from spark_cli.edits.disk.journal import UndoRefused, history, undo
 
         base = root or Path.cwd()
         if list_:

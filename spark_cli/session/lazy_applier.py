@@ -1,6 +1,6 @@
 """The turn's Applier, made only once the request has left.
 
-Importing ``spark_cli.edits.apply`` (the locate ladder, the journal) costs
+Importing ``spark_cli.edits.apply.applier`` (the locate ladder, the journal) costs
 ~20 ms; a turn makes its Applier and undo batch when the channel says the
 request left (``RequestSent``) or at the first edit, so that work overlaps the
 model's TTFT instead of delaying launch -> request.
@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from spark_cli.edits.apply import Applier
+    from spark_cli.edits.apply.applier import Applier
 
 
 class LazyApplier:
@@ -28,7 +28,7 @@ class LazyApplier:
     def get(self) -> Applier:
         applier = self._applier
         if applier is None:
-            from spark_cli.edits.apply import Applier
+            from spark_cli.edits.apply.applier import Applier
 
             root, seen, allow_syntax_errors, dry_run = self._args
             applier = self._applier = Applier(

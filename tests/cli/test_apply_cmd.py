@@ -157,3 +157,16 @@ def test_identical_blocks_one_per_place_count_as_applied(tmp_path) -> None:
                block.replace("x = 1\n=", "x = 10\n=").replace("x = 10\n>", "x = 3\n>") * 2)
     assert text.exit_code == 0, text.output
     assert "refused" not in text.output.splitlines()[-1]
+
+
+def test_a_read_only_file_is_refused_unless_forced(repo) -> None:
+    (repo / "app.py").chmod(0o444)
+    result = run(["apply", "--root", str(repo)], GOOD)
+    assert result.exit_code == 1
+    assert "app.py is read-only (mode 0444)" in result.output
+    assert "--force-read-only" in result.output
+    assert (repo / "app.py").read_text() == PY
+    result = run(["apply", "--force-read-only", "--root", str(repo)], GOOD)
+    assert result.exit_code == 0, result.output
+    assert (repo / "app.py").read_text() == PY.replace('"hello "', '"hi "')
+    assert (repo / "app.py").stat().st_mode & 0o777 == 0o444  # its mode is kept

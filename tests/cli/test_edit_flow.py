@@ -22,10 +22,10 @@ from typer.testing import CliRunner
 
 from spark_cli.cli import edit_cmd, edit_run, wiring
 from spark_cli.cli.main import app
-from spark_cli.edits.apply import Applier
-from spark_cli.edits.blocks import BlockRejected, FileEdit, ProseDelta
-from spark_cli.edits.outcome import EditApplied
-from spark_cli.edits.stream_parser import EditStreamParser
+from spark_cli.edits.apply.applier import Applier
+from spark_cli.edits.formats.stream_parser import EditStreamParser
+from spark_cli.edits.model.blocks import BlockRejected, FileEdit, ProseDelta
+from spark_cli.edits.model.outcome import EditApplied
 from spark_cli.protocol.channel import (
     Capabilities,
     ChannelError,

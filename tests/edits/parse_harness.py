@@ -3,8 +3,8 @@ give the same blocks, and pick the items apart."""
 
 from __future__ import annotations
 
-from spark_cli.edits.blocks import BlockRejected, FileEdit, ParsedItem, ProseDelta
-from spark_cli.edits.stream_parser import EditStreamParser
+from spark_cli.edits.formats.stream_parser import EditStreamParser
+from spark_cli.edits.model.blocks import BlockRejected, FileEdit, ParsedItem, ProseDelta
 
 
 def parse(text: str) -> list[ParsedItem]:

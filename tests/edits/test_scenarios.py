@@ -19,10 +19,10 @@ from pathlib import Path
 
 import pytest
 
-from spark_cli.edits.apply import Applier
-from spark_cli.edits.blocks import BlockRejected, FileEdit
-from spark_cli.edits.journal import undo
-from spark_cli.edits.stream_parser import EditStreamParser
+from spark_cli.edits.apply.applier import Applier
+from spark_cli.edits.disk.journal import undo
+from spark_cli.edits.formats.stream_parser import EditStreamParser
+from spark_cli.edits.model.blocks import BlockRejected, FileEdit
 
 SCENARIOS = Path(__file__).parent / "scenarios"
 NAMES = sorted(p.name for p in SCENARIOS.iterdir() if (p / "edit.txt").is_file())

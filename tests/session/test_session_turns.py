@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from session_fakes import ScriptedChannel
 
-from spark_cli.edits.journal import history as undo_history
+from spark_cli.edits.disk.journal import history as undo_history
 from spark_cli.protocol.channel import ChannelError, RequestSent, TurnFinished, UsageReported
 from spark_cli.protocol.tokens import count_tokens
 from spark_cli.session.conversation import INTERRUPTED_NOTE, Session, TurnInProgress

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from spark_cli.edits.blocks import BlockRejected, ProseDelta
+from spark_cli.edits.model.blocks import BlockRejected, ProseDelta
 from spark_cli.protocol.channel import (
     Capabilities,
     ChannelError,

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from spark_cli.edits.apply import Applier
-from spark_cli.edits.blocks import BlockRejected, FileEdit
-from spark_cli.edits.outcome import EditApplied
-from spark_cli.edits.stream_parser import EditStreamParser
+from spark_cli.edits.apply.applier import Applier
+from spark_cli.edits.formats.stream_parser import EditStreamParser
+from spark_cli.edits.model.blocks import BlockRejected, FileEdit
+from spark_cli.edits.model.outcome import EditApplied
 from spark_cli.engine.brains.base import BrainRequest, BrainTurn, EditFormat
 from spark_cli.engine.brains.rules.brain import RulesBrain
 from spark_cli.protocol.files import FileBlock, render_file_blocks

@@ -5,7 +5,7 @@ change, widened by unchanged lines just until each search text occurs once in
 the file as it is when that hunk applies (hunks apply in order) and holds a
 non-blank line (a search of blank lines only is too weak an anchor); a pure
 insertion always carries at least one context line (an empty SEARCH would mean "create
-or append"). The text is rendered with :mod:`spark_cli.edits.formats`.
+or append"). The text is rendered with :mod:`spark_cli.edits.formats.rendering`.
 
 Nothing here diffs whole files: an operation knows what it changed, so a
 change made with :meth:`FileChange.spliced` carries its splices (byte ranges of
@@ -25,8 +25,8 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-from spark_cli.edits.blocks import FileEdit, Hunk
-from spark_cli.edits.formats import render_apply_patch, render_search_replace
+from spark_cli.edits.formats.rendering import render_apply_patch, render_search_replace
+from spark_cli.edits.model.blocks import FileEdit, Hunk
 from spark_cli.engine.brains.base import EditFormat
 
 Lines = list[bytes]

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from spark_cli.edits.grammars import language_for_path
-from spark_cli.edits.syntax import parse_text
+from spark_cli.edits.lang.grammars import language_for_path
+from spark_cli.edits.lang.syntax import parse_text
 
 if TYPE_CHECKING:
     import tree_sitter

@@ -12,8 +12,8 @@ sees its own earlier edits even when the client does not re-send the files.
 
 from __future__ import annotations
 
-from spark_cli.edits.blocks import FileEdit
-from spark_cli.edits.stream_parser import EditStreamParser
+from spark_cli.edits.formats.stream_parser import EditStreamParser
+from spark_cli.edits.model.blocks import FileEdit
 from spark_cli.engine.brains.base import BrainRequest
 from spark_cli.protocol.files import parse_file_blocks
 

@@ -1,0 +1,358 @@
+"""Applying edits to the working tree: one FileEdit all-or-nothing, one answer per undo batch.
+
+`Applier.apply` plans a whole file section in memory (confine the path, decode the
+file, locate every hunk in order, splice, re-check the syntax) and only then
+writes, once, atomically. If anything fails nothing is written and the
+`EditRefused` says which hunk and why. The one exception is a conflict: when the
+file on disk differs from what the model saw, hunks that still locate and do not
+touch the user's changed lines apply, the rest are refused (never overwriting the
+user). `Applier` wraps a whole answer: `begin_batch()`, `apply()` per block as it
+arrives, `end_batch()` closes one undo checkpoint; blocks the answer repeats (one
+copy per place, or a plain duplicate) are handled by `repeats.Repeats`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from spark_cli.edits.apply.diffs import unified_diff
+from spark_cli.edits.apply.repeats import Repeats
+from spark_cli.edits.disk.journal import BatchInfo, Journal, clean_stale_temps
+from spark_cli.edits.disk.paths import RepoPath, confine
+from spark_cli.edits.disk.short_names import MAX_CANDIDATES, expand_short_name, repo_suffix
+from spark_cli.edits.disk.textfile import DEFAULT_SIZE_LIMIT, TextFile, decode, new_text_file
+from spark_cli.edits.disk.worktree import WorkTree, Write
+from spark_cli.edits.lang.grammars import language_for_path
+from spark_cli.edits.lang.syntax import check_edit
+from spark_cli.edits.locate.conflicts import changed_regions
+from spark_cli.edits.locate.placement import Span, is_append, lf, locate_all
+from spark_cli.edits.model.outcome import (
+    EditApplied,
+    EditOutcome,
+    EditRefused,
+    FileRefused,
+    HunkRefused,
+    SyntaxVerdict,
+)
+
+if TYPE_CHECKING:
+    from spark_cli.edits.model.blocks import FileEdit
+
+_NEWLINES = re.compile(r"\r\n|\r")
+
+
+@dataclass(slots=True)
+class _Plan:
+    outcome: EditApplied
+    writes: list[Write] = field(default_factory=list)
+    new_text: str | None = None
+    conflicted: bool = False  # the file on disk differed from what the model saw
+
+
+class _Refusal(Exception):
+    def __init__(self, reason: str, message: str, hunk_index: int | None = None, line: int = 0,
+                 refused: tuple[HunkRefused, ...] = (),
+                 syntax: SyntaxVerdict | None = None) -> None:
+        super().__init__(message)
+        self.reason, self.message, self.hunk_index, self.line = reason, message, hunk_index, line
+        self.refused, self.syntax = refused, syntax
+
+
+@dataclass(slots=True)
+class _Context:
+    root: Path
+    tree: WorkTree
+    seen: Mapping[str, str] | None
+    allow_syntax_errors: bool
+    size_limit: int
+    write_read_only: bool = False  # the user forces writes to files without write bits
+    in_order: bool = False  # identical hunks, one per place: several matches are not ambiguous
+
+
+def _read(ctx: _Context, target: RepoPath, name: str) -> tuple[bytes, TextFile]:
+    if not ctx.tree.exists(target.path):
+        raise _Refusal("file_missing", f"{name}: file not found")
+    if ctx.tree.is_dir(target.path):
+        raise _Refusal("is_directory", f"{name} is a directory, not a file")
+    try:
+        size = ctx.tree.size(target.path)
+        if size > ctx.size_limit:
+            raise FileRefused(f"{name} is too large to edit ({size:,} bytes; the limit is "
+                                f"{ctx.size_limit:,})", "too_large")
+        state = ctx.tree.read(target.path)
+        tf = decode(state.data, mode=state.mode, name=name, size_limit=ctx.size_limit)
+        return state.data, tf
+    except FileRefused as exc:
+        raise _Refusal(exc.reason, exc.message) from None
+
+
+def _writable(ctx: _Context, name: str, mode: int | None, verb: str) -> None:
+    """Refuse to change a file whose mode has no write bit (even as root, who could):
+    users mark files read-only to protect them."""
+    if mode is None or mode & 0o222 or ctx.write_read_only:
+        return
+    raise _Refusal("read_only", f"{name} is read-only (mode {mode:04o}), so spark did not "
+                   f"{verb} it: the user protects it. Leave this file alone (the user can "
+                   "make it writable, or run spark apply with --force-read-only)")
+
+
+def _hunk_at_line(work: str, spans: list[Span], line: int | None) -> Span | None:
+    """The hunk whose replacement covers 1-based ``line`` of the new text, if any."""
+    if line is None:
+        return None
+    shift = 0
+    for span in sorted(spans, key=lambda s: s.start):
+        first = work.count("\n", 0, span.start) + shift
+        count = span.replacement.count("\n")
+        if first + 1 <= line <= first + max(count, 1) + 1:
+            return span
+        shift += count - work.count("\n", span.start, span.end)
+    return None
+
+
+def _check_syntax(ctx: _Context, name: str, old: str, new: str,
+                  blame: tuple[str, list[Span], FileEdit] | None = None) -> SyntaxVerdict:
+    verdict, _tree = check_edit(name, old, new)
+    if verdict.checked and not verdict.ok and not ctx.allow_syntax_errors:
+        culprit = _hunk_at_line(blame[0], blame[1], verdict.error_line) if blame else None
+        index = culprit.index if culprit else None
+        line = 0
+        prefix = ""
+        if culprit is not None and blame is not None:
+            line = blame[2].hunks[culprit.index - 1].line or blame[2].line
+            prefix = f"hunk {culprit.index} (edit line {line}): "
+        raise _Refusal("syntax", f"{prefix}{verdict.message}; the file was left untouched. "
+                       "Send a corrected block.", index, line, syntax=verdict)
+    return verdict
+
+
+def _plan_create(ctx: _Context, edit: FileEdit, target: RepoPath) -> _Plan:
+    text = lf("".join(h.replace for h in edit.hunks))
+    verdict = _check_syntax(ctx, edit.path, "", text)
+    after = new_text_file(text).encode()
+    outcome = EditApplied(target.rel, len(edit.hunks), unified_diff(target.rel, None, text),
+                          ("create",) * len(edit.hunks), verdict, created=True, line=edit.line)
+    return _Plan(outcome, [Write(target, None, None, after, None)], text)
+
+
+def _plan_update(ctx: _Context, edit: FileEdit, target: RepoPath, seen: str | None) -> _Plan:
+    before, tf = _read(ctx, target, edit.path)
+    text = tf.text
+    pad = bool(text) and not text.endswith("\n")  # locate in "\n"-terminated text
+    work = tf.replaced(text + "\n", (*tf.endings, tf.dominant)) if pad else tf
+    regions = changed_regions(seen, text) if seen is not None and seen != text else None
+    spans, refused = locate_all(work.text, edit, regions, language_for_path(edit.path),
+                                 seen, ctx.in_order)
+    if refused and (not regions or not spans):
+        first = refused[0]
+        head = "; ".join(h.message for h in refused)
+        message = (f"{target.rel}: {len(refused)} of {len(edit.hunks)} hunk(s) failed, so "
+                   f"nothing in this file was changed: {head}")
+        reason = first.reason
+        if regions and first.reason != "conflict":
+            reason = "conflict"
+            message += " (note: the file changed on disk since the model read it)"
+        raise _Refusal(reason, message, first.hunk_index, first.line, tuple(refused))
+    ordered = sorted(spans, key=lambda s: (s.start, s.end, s.index))
+    result = work.spliced([(s.start, s.end, s.replacement) for s in ordered])
+    if pad and result.text.endswith("\n"):
+        result = result.replaced(result.text[:-1], result.endings[:-1])
+    verdict = _check_syntax(ctx, edit.path, text, result.text, (work.text, spans, edit))
+    outcome = EditApplied(target.rel, len(spans), unified_diff(target.rel, text, result.text),
+                          tuple(s.step for s in spans), verdict, refused=tuple(refused),
+                          line=edit.line)
+    writes = [] if result.text == text else [
+        Write(target, before, tf.mode, result.encode(), tf.mode)]
+    if writes:
+        _writable(ctx, target.rel, tf.mode, "change")
+    return _Plan(outcome, writes, result.text, conflicted=regions is not None)
+
+
+def _plan_delete(ctx: _Context, edit: FileEdit, target: RepoPath) -> _Plan:
+    if not ctx.tree.exists(target.path):
+        raise _Refusal("file_missing", f"{edit.path}: cannot delete, the file does not exist")
+    if ctx.tree.is_dir(target.path):
+        raise _Refusal("is_directory", f"{edit.path} is a directory; only files are deleted")
+    state = ctx.tree.read(target.path)
+    _writable(ctx, target.rel, state.mode, "delete")
+    try:
+        old_text = decode(state.data, size_limit=max(ctx.size_limit, len(state.data))).text
+        diff = unified_diff(target.rel, old_text, None)
+    except FileRefused:
+        diff = f"--- a/{target.rel}\n+++ /dev/null\nBinary file deleted\n"
+    outcome = EditApplied(target.rel, 0, diff, (), None, deleted=True, line=edit.line)
+    return _Plan(outcome, [Write(target, state.data, state.mode, None, None)])
+
+
+def _plan_move(ctx: _Context, edit: FileEdit, source: RepoPath, plan: _Plan) -> _Plan:
+    assert edit.move_to is not None
+    dest = confine(ctx.root, edit.move_to)
+    if dest.rel == source.rel:
+        return plan
+    if ctx.tree.exists(dest.path):
+        raise _Refusal("exists", f"cannot move {edit.path} to {edit.move_to}: the target "
+                       "already exists")
+    state = ctx.tree.read(source.path)
+    _writable(ctx, source.rel, state.mode, "move")
+    after = plan.writes[0].after if plan.writes else state.data
+    old, text = plan.outcome, plan.new_text or ""
+    try:  # the limit the section was read with, not the default one
+        old_text = decode(state.data, size_limit=ctx.size_limit).text
+    except FileRefused as exc:
+        raise _Refusal(exc.reason, exc.message) from None
+    diff = unified_diff(dest.rel, old_text, text, old_path=source.rel)
+    outcome = EditApplied(dest.rel, old.hunks, diff, old.step_per_hunk, old.syntax,
+                          moved_from=source.rel, refused=old.refused, line=edit.line)
+    writes = [Write(dest, None, None, after, state.mode),
+              Write(source, state.data, state.mode, None, None)]
+    return _Plan(outcome, writes, text, plan.conflicted)
+
+
+def _plan(ctx: _Context, edit: FileEdit) -> _Plan:
+    try:
+        target = confine(ctx.root, edit.path)
+    except FileRefused:
+        inside = repo_suffix(ctx.root, edit.path) if edit.kind == "update" else None
+        if inside is None:
+            raise
+        plan = _plan(ctx, replace(edit, path=inside))
+        plan.outcome = replace(plan.outcome, note=f"{edit.path} taken as {inside}, the "
+                               "repo's file at the end of that absolute path")
+        return plan
+    seen_text = None
+    if ctx.seen is not None:
+        raw = ctx.seen.get(target.rel, ctx.seen.get(edit.path))
+        seen_text = None if raw is None else _NEWLINES.sub("\n", raw)
+    exists = ctx.tree.exists(target.path)
+    creating = edit.kind == "update" and not exists and bool(edit.hunks) and all(
+        is_append(h) for h in edit.hunks)
+    if edit.kind == "add" or creating:
+        if exists and ctx.tree.is_dir(target.path):
+            raise _Refusal("is_directory", f"{edit.path} is a directory; name the file to "
+                           "create inside it")
+        if exists and edit.fmt == "search_replace":
+            return _plan_update(ctx, edit, target, seen_text)  # empty SEARCH appends
+        if exists:
+            raise _Refusal("exists", f"{edit.path} already exists; to change it, use an update "
+                           "with the lines to replace instead of adding the file")
+        return _plan_create(ctx, edit, target)
+    if not exists:
+        return _plan_short_name(ctx, edit, target)
+    if edit.kind == "delete":
+        return _plan_delete(ctx, edit, target)
+    plan = _plan_update(ctx, edit, target, seen_text)
+    return _plan_move(ctx, edit, target, plan) if edit.move_to else plan
+
+
+def _plan_short_name(ctx: _Context, edit: FileEdit, target: RepoPath) -> _Plan:
+    """An update of a file that does not exist: the one file its path abbreviates, if any."""
+    shown = ctx.seen.keys() if ctx.seen is not None else ()
+    found = expand_short_name(ctx.root, target.rel, shown)
+    if len(found) == 1 and edit.kind == "update":
+        plan = _plan(ctx, replace(edit, path=found[0]))
+        note = f"{edit.path} taken as {found[0]}, the only file with that path"
+        plan.outcome = replace(plan.outcome, note=note)
+        return plan
+    if found:
+        listed = ", ".join(found[:MAX_CANDIDATES])
+        raise _Refusal("file_missing", f"{edit.path}: file not found; did you mean "
+                       f"{'one of ' if len(found) > 1 else ''}{listed}? Use the full path "
+                       "from the repo root")
+    if edit.kind == "delete":
+        raise _Refusal("file_missing", f"{edit.path}: cannot delete, the file does not exist")
+    hint = ("use an empty SEARCH section to create it" if edit.fmt == "search_replace"
+            else "use '*** Add File:' to create it")
+    raise _Refusal("file_missing", f"{edit.path}: file not found; {hint}")
+
+
+def _apply(ctx: _Context, edit: FileEdit,
+           journal: Journal | None) -> tuple[EditOutcome, str | None, bool]:
+    """(outcome, the file's new "\\n" text or None, whether the user had changed the file)."""
+    try:
+        plan = _plan(ctx, edit)
+        ctx.tree.commit(plan.writes, journal)
+        outcome = replace(plan.outcome, dry_run=True) if ctx.tree.dry_run else plan.outcome
+        return outcome, plan.new_text, plan.conflicted
+    except FileRefused as exc:
+        return EditRefused(edit.path, exc.reason, None, exc.message, edit.line), None, False
+    except _Refusal as exc:
+        return EditRefused(edit.path, exc.reason, exc.hunk_index, exc.message,
+                           exc.line or edit.line, exc.syntax, exc.refused), None, False
+    except OSError as exc:
+        return EditRefused(edit.path, "io", None,
+                           f"{edit.path}: could not write ({exc.strerror or exc}); "
+                           "nothing was changed", edit.line), None, False
+
+
+class Applier:
+    """Applies the blocks of one answer as they arrive, as one undo batch.
+
+    Under ``dry_run`` nothing touches the disk, but later blocks still see what the
+    earlier ones would have written.
+    """
+
+    def __init__(self, root: Path, *, seen: Mapping[str, str] | None = None,
+                 allow_syntax_errors: bool = False, dry_run: bool = False,
+                 record_undo: bool = True, size_limit: int = DEFAULT_SIZE_LIMIT,
+                 write_read_only: bool = False) -> None:
+        self.root = Path(root)
+        self.write_read_only = write_read_only
+        # temp files of writes killed in an earlier run (the journal knows where)
+        self.cleaned: list[str] = [] if dry_run else clean_stale_temps(self.root)
+        self.seen: dict[str, str] | None = dict(seen) if seen is not None else None
+        self.allow_syntax_errors = allow_syntax_errors
+        self.dry_run = dry_run
+        self.size_limit = size_limit
+        self.journal = Journal(self.root) if record_undo and not dry_run else None
+        self.outcomes: list[EditOutcome] = []
+        self._tree = WorkTree(dry_run=dry_run)
+        self._repeats = Repeats()
+
+    def begin_batch(self, label: str = "") -> None:
+        self.outcomes = []
+        self._repeats = Repeats()
+        if self.journal is not None:
+            self.journal.begin(label)
+
+    def apply(self, edit: FileEdit) -> EditOutcome:
+        duplicate = self._repeats.duplicate(edit)
+        if duplicate is not None:
+            self.outcomes.append(duplicate)
+            return duplicate
+        ctx = _Context(self.root, self._tree, self.seen, self.allow_syntax_errors,
+                       self.size_limit, self.write_read_only)
+        outcome, text, conflicted = _apply(ctx, edit, self.journal)
+        if isinstance(outcome, EditRefused) and outcome.reason == "ambiguous":
+            ctx.in_order = True
+            outcome, text, conflicted = self._repeats.identical_copies(
+                edit, outcome, len(self.outcomes), lambda e: _apply(ctx, e, self.journal),
+                (outcome, text, conflicted))
+        self._repeats.note(edit, outcome)
+        self.outcomes.append(outcome)
+        if isinstance(outcome, EditApplied) and self.seen is not None and not conflicted:
+            # our own write is not a user change: later blocks of this answer see it
+            if outcome.moved_from:
+                self.seen.pop(outcome.moved_from, None)
+            if outcome.deleted or text is None:
+                self.seen.pop(outcome.path, None)
+            else:
+                self.seen[outcome.path] = text
+        return outcome
+
+    def end_batch(self) -> BatchInfo | None:
+        return self.journal.end() if self.journal is not None else None
+
+    @property
+    def refused_count(self) -> int:
+        """Refused sections, not counting copies a later identical block superseded."""
+        return sum(1 for k, o in enumerate(self.outcomes)
+                   if isinstance(o, EditRefused) and k not in self._repeats.superseded)
+
+    @property
+    def all_applied(self) -> bool:
+        return all((isinstance(o, EditApplied) and not o.partial) or k in self._repeats.superseded
+                   for k, o in enumerate(self.outcomes))

@@ -1,0 +1,139 @@
+"""Minimal unified diffs of one file's text, as `spark apply` and `spark edit` show them.
+
+The common head and tail are skipped before difflib sees the text, so one small
+hunk in a 5,000-line file costs a few hundred microseconds, not a whole-file diff.
+"""
+
+from __future__ import annotations
+
+import difflib
+
+_NO_NEWLINE = "\\ No newline at end of file\n"
+
+
+def _lines(text: str) -> list[str]:
+    parts = text.split("\n")
+    lines = [p + "\n" for p in parts[:-1]]
+    if parts[-1]:
+        lines.append(parts[-1] + "\n" + _NO_NEWLINE)
+    return lines
+
+
+def _range(start: int, length: int) -> str:
+    if length == 1:
+        return str(start + 1)
+    return f"{start + (1 if length else 0)},{length}"
+
+
+def unified_diff(path: str, old: str | None, new: str | None, *, context: int = 3,
+                 old_path: str | None = None) -> str:
+    """The unified diff from ``old`` to ``new`` ("\\n" text; None = file absent), "" if equal."""
+    if old == new:
+        return ""
+    old_name = "/dev/null" if old is None else f"a/{old_path or path}"
+    new_name = "/dev/null" if new is None else f"b/{path}"
+    a_text, b_text = old or "", new or ""
+    header = f"--- {old_name}\n+++ {new_name}\n"
+    lo, a, b, pre, post = _window(a_text, b_text, context)
+    if a == b:  # e.g. a pure rename
+        return header
+    matcher = difflib.SequenceMatcher(None, a[pre : len(a) - post], b[pre : len(b) - post],
+                                      autojunk=False)
+    codes: list[Opcode] = [(tag, i1 + pre, i2 + pre, j1 + pre, j2 + pre)
+             for tag, i1, i2, j1, j2 in matcher.get_opcodes()]
+    if pre:
+        codes.insert(0, ("equal", 0, pre, 0, pre))
+    if post:
+        codes.append(("equal", len(a) - post, len(a), len(b) - post, len(b)))
+    out = [header]
+    for group in _groups(codes, context):
+        i1, i2 = group[0][1], group[-1][2]
+        j1, j2 = group[0][3], group[-1][4]
+        out.append(f"@@ -{_range(lo + i1, i2 - i1)} +{_range(lo + j1, j2 - j1)} @@\n")
+        for tag, x1, x2, y1, y2 in group:
+            if tag == "equal":
+                out.extend(" " + line for line in a[x1:x2])
+                continue
+            out.extend("-" + line for line in a[x1:x2])
+            out.extend("+" + line for line in b[y1:y2])
+    return "".join(out)
+
+
+def _common_prefix(a: str, b: str) -> int:
+    lo, hi = 0, min(len(a), len(b))
+    while lo < hi:  # binary search with C-speed slice compares
+        mid = (lo + hi + 1) // 2
+        if a[:mid] == b[:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _common_suffix(a: str, b: str, limit: int) -> int:
+    lo, hi = 0, limit
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[len(a) - mid :] == b[len(b) - mid :]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _window(a: str, b: str, context: int) -> tuple[int, list[str], list[str], int, int]:
+    """Only the changed lines plus ``context`` lines each side: (first line number, lines
+    of a, lines of b, equal lines before the change, equal lines after it)."""
+    start = a.rfind("\n", 0, _common_prefix(a, b)) + 1  # a line start in both texts
+    shift = len(b) - len(a)
+    tail = len(a) - _common_suffix(a, b, min(len(a), len(b)) - start)
+    aligned_a = tail == 0 or a[tail - 1] == "\n"
+    aligned_b = tail + shift == 0 or b[tail + shift - 1] == "\n"
+    if not (aligned_a and aligned_b):
+        newline = a.find("\n", tail)
+        tail = len(a) if newline == -1 else newline + 1
+    before = start
+    for _ in range(context):
+        if before == 0:
+            break
+        before = a.rfind("\n", 0, before - 1) + 1
+    after = tail
+    for _ in range(context):
+        if after >= len(a):
+            break
+        newline = a.find("\n", after)
+        after = len(a) if newline == -1 else newline + 1
+    pre = a.count("\n", before, start)
+    post = len(_lines(a[tail:after]))
+    lo = a.count("\n", 0, before)
+    return lo, _lines(a[before:after]), _lines(b[before : after + shift]), pre, post
+
+
+Opcode = tuple[str, int, int, int, int]
+
+
+def _groups(codes: list[Opcode], context: int) -> list[list[Opcode]]:
+    """Changed opcodes with up to ``context`` equal lines around them, merged when close."""
+    groups: list[list[Opcode]] = []
+    current: list[Opcode] = []
+    for tag, i1, i2, j1, j2 in codes:
+        if tag != "equal":
+            current.append((tag, i1, i2, j1, j2))
+            continue
+        if current:  # an equal run after a change: close the group or bridge to the next
+            if i2 - i1 > 2 * context:
+                current.append((tag, i1, i1 + context, j1, j1 + context))
+                groups.append(current)
+                current = []
+                i1, j1 = i2 - context, j2 - context
+            else:
+                current.append((tag, i1, i2, j1, j2))
+                continue
+        lead = min(context, i2 - i1)
+        current = [(tag, i2 - lead, i2, j2 - lead, j2)] if lead else []
+    if current and any(code[0] != "equal" for code in current):
+        while current and current[-1][0] == "equal" and current[-1][2] - current[-1][1] > context:
+            tag, i1, _i2, j1, _j2 = current.pop()
+            current.append((tag, i1, i1 + context, j1, j1 + context))
+        groups.append(current)
+    return groups

@@ -1,0 +1,3 @@
+"""The files on disk: confinement to the repo, text decoding, atomic writes, the undo
+journal, the dry-run overlay, shortened paths.
+"""

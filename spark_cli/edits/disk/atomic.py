@@ -1,0 +1,124 @@
+"""Crash-safe file writes: temp file in the same directory, fsync, keep the mode, rename.
+
+A reader (or a crash) sees either the whole old file or the whole new one, never a
+mix. Writing through a symlink replaces the link's target, not the link.
+
+A write killed before its rename leaves its temp file behind. Temp files have one
+recognisable name, ``.<name>.<pid>.<random>.spark-tmp`` (`is_temp_name`), so they
+are never taken for source files, and `remove_stale_temps` deletes the ones whose
+writer is gone (its pid no longer runs, or the file is an hour old).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import stat
+import tempfile
+import time
+from pathlib import Path
+
+TEMP_SUFFIX = ".spark-tmp"
+_TEMP_NAME = re.compile(r"^\..+\.spark-tmp$", re.S)
+_TEMP_PID = re.compile(r"\.(\d+)\.[^.]+\.spark-tmp$")
+_STALE_AFTER = 3600.0  # seconds: no write takes this long, whoever runs it
+
+
+def _umask() -> int:
+    current = os.umask(0)
+    os.umask(current)
+    return current
+
+
+_DEFAULT_MODE = 0o666 & ~_umask()
+
+
+def fsync_dir(directory: Path) -> None:
+    """Make a rename or unlink in ``directory`` durable (best effort where unsupported)."""
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def write_atomic(path: Path, data: bytes, mode: int | None = None) -> None:
+    """Replace ``path`` with ``data`` atomically; ``mode`` defaults to the existing file's."""
+    target = Path(os.path.realpath(path))
+    directory = target.parent
+    directory.mkdir(parents=True, exist_ok=True)
+    if mode is None:
+        try:
+            mode = stat.S_IMODE(target.stat().st_mode)
+        except FileNotFoundError:
+            mode = _DEFAULT_MODE
+    fd, temp = tempfile.mkstemp(dir=directory, prefix=f".{target.name}.{os.getpid()}.",
+                                suffix=TEMP_SUFFIX)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fchmod(handle.fileno(), mode)
+            os.fsync(handle.fileno())
+        os.replace(temp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
+    fsync_dir(directory)
+
+
+def remove_file(path: Path) -> None:
+    """Delete ``path`` (the link itself if it is a symlink) and make it durable."""
+    os.unlink(path)
+    fsync_dir(path.parent)
+
+
+def is_temp_name(name: str) -> bool:
+    """Is ``name`` (a file name, not a path) a spark temp file's?"""
+    return _TEMP_NAME.match(name) is not None
+
+
+def _writer_gone(name: str, age: float) -> bool:
+    if age > _STALE_AFTER:
+        return True
+    found = _TEMP_PID.search(name)
+    if found is None:  # an older spark's name, without the pid: stale once not fresh
+        return age > 60.0
+    pid = int(found.group(1))
+    if pid == os.getpid():
+        return False  # ours: a write of this process may be under way
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except OSError:  # it exists but is not ours to signal
+        return False
+    return False
+
+
+def remove_stale_temps(directory: Path) -> list[Path]:
+    """Delete the spark temp files in ``directory`` whose writer is gone; returns them."""
+    removed: list[Path] = []
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return removed
+    now = time.time()
+    for entry in entries:
+        if not is_temp_name(entry.name):
+            continue
+        try:
+            info = entry.stat(follow_symlinks=False)
+            if stat.S_ISREG(info.st_mode) and _writer_gone(entry.name, now - info.st_mtime):
+                os.unlink(entry.path)
+                removed.append(Path(entry.path))
+        except OSError:
+            continue
+    return removed

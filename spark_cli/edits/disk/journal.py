@@ -1,0 +1,295 @@
+"""The undo journal: every applied batch is recorded under ``<root>/.spark/undo/``.
+
+A batch (one answer, one turn) is a folder with ``batch.json`` (id, time, label,
+one entry per file: path, before/after SHA-256 and mode; None = absent) and the
+before bytes in ``blobs/``. The before bytes are stored *before* a file is first
+written, and ``batch.json`` is rewritten atomically after each file, so even a
+crash mid-batch can be undone. `undo` restores the newest batch, refusing if any
+of its files changed since (unless forced); `history` lists batches, newest first.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from spark_cli.edits.disk.atomic import remove_file, remove_stale_temps, write_atomic
+
+SPARK_DIR = ".spark"
+UNDO_DIR = "undo"
+MANIFEST = "batch.json"
+KEEP_BATCHES = 100
+
+
+def _digest(data: bytes | None) -> str | None:
+    return None if data is None else hashlib.sha256(data).hexdigest()
+
+
+class UndoRefused(Exception):
+    """Nothing to undo, or a file changed since the batch (the message lists which)."""
+
+    def __init__(self, message: str, changed: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.message = message
+        self.changed = changed
+
+
+@dataclass(slots=True)
+class FileRecord:
+    """One file in a batch: its state before the batch and after it (None = absent)."""
+
+    path: str
+    before_hash: str | None
+    before_mode: int | None
+    after_hash: str | None
+    after_mode: int | None
+
+    @property
+    def change(self) -> str:
+        if self.before_hash is None:
+            return "created"
+        if self.after_hash is None:
+            return "deleted"
+        return "modified"
+
+
+@dataclass(slots=True)
+class BatchInfo:
+    """A recorded batch as `history` lists it."""
+
+    id: str
+    time: float
+    label: str
+    files: list[FileRecord] = field(default_factory=list)
+
+    @property
+    def summary(self) -> str:
+        counts: dict[str, int] = {}
+        for record in self.files:
+            counts[record.change] = counts.get(record.change, 0) + 1
+        parts = [f"{n} {kind}" for kind, n in sorted(counts.items())]
+        return ", ".join(parts) or "no files"
+
+
+def ensure_spark_dir(root: Path) -> Path:
+    """``<root>/.spark`` with a ``.gitignore`` of ``*`` so git never sees it."""
+    spark = root / SPARK_DIR
+    spark.mkdir(exist_ok=True)
+    ignore = spark / ".gitignore"
+    if not ignore.exists():
+        ignore.write_text("*\n")
+    return spark
+
+
+def _undo_root(root: Path) -> Path:
+    return root / SPARK_DIR / UNDO_DIR
+
+
+def _load(folder: Path) -> BatchInfo | None:
+    try:
+        raw = json.loads((folder / MANIFEST).read_text())
+        files = [FileRecord(**entry) for entry in raw["files"]]
+        return BatchInfo(raw["id"], float(raw["time"]), raw.get("label", ""), files)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+class Journal:
+    """Records one batch at a time for ``root``; `begin` ... `record` ... `end`."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+        self._batch: BatchInfo | None = None
+        self._folder: Path | None = None
+
+    @property
+    def active(self) -> BatchInfo | None:
+        return self._batch
+
+    def begin(self, label: str = "") -> str:
+        if self._batch is not None:
+            self.end()
+        now = time.time()
+        batch_id = f"{time.strftime('%Y%m%dT%H%M%S', time.gmtime(now))}-{os.urandom(3).hex()}"
+        self._batch = BatchInfo(batch_id, now, label)
+        self._folder = None  # created lazily: an empty batch leaves nothing behind
+        return batch_id
+
+    def _ensure_folder(self) -> Path:
+        if self._folder is None:
+            assert self._batch is not None
+            ensure_spark_dir(self.root)
+            self._folder = _undo_root(self.root) / self._batch.id
+            (self._folder / "blobs").mkdir(parents=True, exist_ok=True)
+        return self._folder
+
+    def record(self, rel: str, before: bytes | None, before_mode: int | None,
+               after: bytes | None, after_mode: int | None) -> None:
+        """Note a change to ``rel``: call BEFORE writing it (the old bytes are saved first)."""
+        if self._batch is None:
+            self.begin()
+        assert self._batch is not None
+        folder = self._ensure_folder()
+        existing = next((r for r in self._batch.files if r.path == rel), None)
+        if existing is None:
+            digest = _digest(before)
+            if before is not None and digest is not None:
+                blob = folder / "blobs" / digest
+                if not blob.exists():
+                    write_atomic(blob, before, 0o600)
+            self._batch.files.append(
+                FileRecord(rel, digest, before_mode, _digest(after), after_mode))
+        else:  # touched again in the same batch: the first before-state stays
+            existing.after_hash, existing.after_mode = _digest(after), after_mode
+        self._save()
+
+    def forget(self, rel: str, before: bytes | None, before_mode: int | None) -> None:
+        """A write to ``rel`` failed: its state is still ``before``."""
+        if self._batch is None:
+            return
+        for record in list(self._batch.files):
+            if record.path == rel:
+                if record.before_hash == _digest(before):
+                    self._batch.files.remove(record)
+                else:
+                    record.after_hash, record.after_mode = _digest(before), before_mode
+        self._save()
+
+    def _save(self) -> None:
+        assert self._batch is not None
+        folder = self._ensure_folder()
+        payload = {
+            "id": self._batch.id, "time": self._batch.time, "label": self._batch.label,
+            "files": [
+                {"path": r.path, "before_hash": r.before_hash, "before_mode": r.before_mode,
+                 "after_hash": r.after_hash, "after_mode": r.after_mode}
+                for r in self._batch.files
+            ],
+        }
+        write_atomic(folder / MANIFEST, json.dumps(payload, indent=1).encode(), 0o600)
+
+    def end(self) -> BatchInfo | None:
+        """Close the batch; returns it, or None if it changed nothing."""
+        batch, folder = self._batch, self._folder
+        self._batch, self._folder = None, None
+        if batch is None:
+            return None
+        if not batch.files:
+            if folder is not None:
+                shutil.rmtree(folder, ignore_errors=True)
+            return None
+        _prune(self.root)
+        return batch
+
+
+def history(root: Path) -> list[BatchInfo]:
+    """Recorded batches, newest first."""
+    folder = _undo_root(Path(root))
+    if not folder.is_dir():
+        return []
+    batches = [b for b in (_load(p) for p in folder.iterdir() if p.is_dir()) if b and b.files]
+    return sorted(batches, key=lambda b: (b.time, b.id), reverse=True)
+
+
+def clean_stale_temps(root: Path, batches: int = 3) -> list[str]:
+    """Delete the temp files that killed writes left (`atomic.remove_stale_temps`) in the
+    folders of the files the newest ``batches`` batches touched (a write is recorded
+    before it starts, so the journal knows them), in the repo root and in those
+    batches' own folders. Returns the removed paths relative to ``root``."""
+    root = Path(root)
+    undo_root = _undo_root(root)
+    try:
+        newest = sorted((p for p in undo_root.iterdir() if p.is_dir()), reverse=True)[:batches]
+    except OSError:
+        newest = []
+    folders = {root, *newest}
+    for folder in newest:
+        batch = _load(folder)
+        for record in batch.files if batch is not None else ():
+            folders.add((root / record.path).parent)
+    removed = [path for folder in sorted(folders) for path in remove_stale_temps(folder)]
+    return [os.path.relpath(path, root) for path in removed]
+
+
+def _prune(root: Path) -> None:
+    for old in history(root)[KEEP_BATCHES:]:
+        shutil.rmtree(_undo_root(root) / old.id, ignore_errors=True)
+
+
+def _current(path: Path) -> str | None:
+    """The SHA-256 of the file now (None = absent; a directory never matches a file)."""
+    if not path.exists() and not path.is_symlink():
+        return None
+    if path.is_dir():
+        return "<directory>"
+    try:
+        return _digest(path.read_bytes())
+    except OSError:
+        return "<unreadable>"
+
+
+def _remove_empty_parents(directory: Path, root: Path) -> None:
+    """Remove folders a batch created and that are empty again (never ``root`` itself)."""
+    root_real = Path(os.path.realpath(root))
+    current = Path(os.path.realpath(directory))
+    while current != root_real and root_real in current.parents:
+        try:
+            current.rmdir()
+        except OSError:
+            return
+        current = current.parent
+
+
+@dataclass(frozen=True, slots=True)
+class UndoResult:
+    """What `undo` restored."""
+
+    batch: BatchInfo
+    restored: tuple[str, ...]
+
+
+def undo(root: Path, *, force: bool = False) -> UndoResult:
+    """Restore the newest batch; raises `UndoRefused` if there is none or files changed."""
+    root = Path(root)
+    batches = history(root)
+    if not batches:
+        raise UndoRefused("nothing to undo: no recorded batches in .spark/undo")
+    batch = batches[0]
+    folder = _undo_root(root) / batch.id
+    changed = []
+    pending = []  # files still in their after-state (or forced)
+    for record in batch.files:
+        digest = _current(root / record.path)
+        if digest == record.after_hash:
+            pending.append(record)
+        elif digest == record.before_hash:
+            continue  # never written (a crash mid-batch) or already back: nothing to do
+        else:
+            changed.append(record.path)
+            pending.append(record)
+    if changed and not force:
+        raise UndoRefused(
+            "refusing to undo: changed since the batch: " + ", ".join(changed)
+            + " (use --force to restore anyway)",
+            tuple(changed),
+        )
+    restored = []
+    for record in reversed(pending):
+        path = root / record.path
+        if path.is_dir() and not path.is_symlink():
+            continue  # forced, but a folder now stands where the file was: leave it
+        restored.append(record.path)
+        if record.before_hash is None:
+            if path.exists() or path.is_symlink():
+                remove_file(path)
+            _remove_empty_parents(path.parent, root)
+        else:
+            data = (folder / "blobs" / record.before_hash).read_bytes()
+            write_atomic(path, data, record.before_mode)
+    shutil.rmtree(folder, ignore_errors=True)
+    return UndoResult(batch, tuple(reversed(restored)))

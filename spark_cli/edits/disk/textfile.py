@@ -1,0 +1,198 @@
+"""Lossless text files: bytes -> "\\n" text plus everything needed to write the same bytes back.
+
+A `TextFile` holds the text with "\\n" newlines (what hunks are located in) and what
+to restore: each line's own ending (CRLF, LF or CR; mixed files keep them per line),
+the encoding and BOM (UTF-8, UTF-8 with BOM, UTF-16 with BOM) and the file mode.
+Whether the file ends with a newline is part of the text itself. Re-encoding an
+untouched region gives the same bytes; new lines take the file's dominant ending.
+Binary, non-UTF-8 and oversized files are refused with `FileRefused`.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import stat
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from spark_cli.edits.model.outcome import FileRefused
+
+DEFAULT_SIZE_LIMIT = 2 * 1024 * 1024  # bytes
+
+_NEWLINE = re.compile(r"\r\n|\r|\n")
+_BOMS: tuple[tuple[bytes, str], ...] = (
+    (b"\xef\xbb\xbf", "utf-8"),
+    (b"\xff\xfe", "utf-16-le"),
+    (b"\xfe\xff", "utf-16-be"),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class TextFile:
+    """Decoded text and what is needed to encode it back byte for byte."""
+
+    text: str
+    endings: tuple[str, ...]  # one per "\n" in text, in order: "\r\n", "\n" or "\r"
+    encoding: str = "utf-8"  # codec for the body: utf-8, utf-16-le or utf-16-be
+    bom: bytes = b""
+    mode: int | None = None  # permission bits of the file on disk, if it existed
+
+    @property
+    def dominant(self) -> str:
+        """The most common line ending (first seen wins a tie); LF for a file without any."""
+        if not self.endings:
+            return "\n"
+        kinds = set(self.endings)
+        if len(kinds) == 1:
+            return self.endings[0]
+        counts = Counter(self.endings)
+        best = max(counts.values())
+        return next(e for e in self.endings if counts[e] == best)
+
+    @property
+    def final_newline(self) -> bool:
+        return self.text.endswith("\n")
+
+    def encode(self) -> bytes:
+        """The file's bytes: each line with its own ending, in the original encoding."""
+        return encode_text(self.text, self.endings, self.encoding, self.bom)
+
+    def replaced(self, text: str, endings: Sequence[str]) -> TextFile:
+        """The same file (encoding, BOM, mode) with new text and endings."""
+        return TextFile(text, tuple(endings), self.encoding, self.bom, self.mode)
+
+    def spliced(self, splices: Sequence[tuple[int, int, str]]) -> TextFile:
+        """Replace ``text[start:end]`` by each replacement (sorted, non-overlapping).
+
+        Untouched lines keep their endings; inside a replaced region, lines that
+        stay equal keep theirs, changed lines reuse the region's endings in order,
+        and added lines take the file's dominant ending.
+        """
+        text, old_endings, dominant = self.text, self.endings, self.dominant
+        pieces: list[str] = []
+        endings: list[str] = []
+        pos = line = 0
+        for start, end, replacement in splices:
+            if start < pos or end < start:
+                raise ValueError("splices must be sorted and must not overlap")
+            before = text.count("\n", pos, start)
+            endings.extend(old_endings[line : line + before])
+            line += before
+            inside = text.count("\n", start, end)
+            region = old_endings[line : line + inside]
+            line += inside
+            endings.extend(_region_endings(text[start:end], replacement, region, dominant))
+            pieces.append(text[pos:start])
+            pieces.append(replacement)
+            pos = end
+        pieces.append(text[pos:])
+        endings.extend(old_endings[line:])
+        return self.replaced("".join(pieces), endings)
+
+
+def _region_endings(old: str, new: str, region: Sequence[str], dominant: str) -> list[str]:
+    """Endings for the newlines of ``new``, replacing ``old`` (whose endings are ``region``)."""
+    wanted = new.count("\n")
+    if not wanted:
+        return []
+    if len(set(region)) <= 1:  # the usual case: one style in the region
+        return [region[0] if region else dominant] * wanted
+    old_lines, new_lines = old.split("\n"), new.split("\n")
+    result: list[str | None] = [None] * wanted
+    matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag not in ("equal", "replace"):
+            continue
+        for offset in range(min(i2 - i1, j2 - j1)):
+            i, j = i1 + offset, j1 + offset
+            if i < len(region) and j < wanted:
+                result[j] = region[i]
+    return [e if e is not None else dominant for e in result]
+
+
+def encode_text(text: str, endings: Sequence[str], encoding: str, bom: bytes = b"") -> bytes:
+    """Join ``text``'s lines with ``endings`` (missing ones: "\\n") and encode."""
+    if not endings or (endings[0] == "\n" and len(set(endings)) == 1):
+        raw = text
+    else:
+        lines = text.split("\n")
+        out: list[str] = []
+        for index, piece in enumerate(lines[:-1]):
+            out.append(piece)
+            out.append(endings[index] if index < len(endings) else "\n")
+        out.append(lines[-1])
+        raw = "".join(out)
+    return bom + raw.encode(encoding)
+
+
+def _looks_utf16(sample: bytes) -> bool:
+    """NUL in (nearly) every other byte and nowhere else: ASCII-ish UTF-16 text."""
+    half = len(sample) // 2
+    if half < 2:
+        return False
+    odd, even = sample[1::2].count(0), sample[0::2].count(0)
+    return (odd >= 0.9 * half and even == 0) or (even >= 0.9 * half and odd == 0)
+
+
+def decode(data: bytes, *, mode: int | None = None, name: str = "file",
+           size_limit: int = DEFAULT_SIZE_LIMIT) -> TextFile:
+    """Decode file bytes; raises `FileRefused` for binary, non-UTF-8 or oversized input."""
+    if len(data) > size_limit:
+        raise FileRefused(
+            f"{name} is too large to edit ({len(data):,} bytes; the limit is {size_limit:,})",
+            "too_large",
+        )
+    encoding, bom = "utf-8", b""
+    for marker, codec in _BOMS:
+        if data.startswith(marker):
+            encoding, bom = codec, marker
+            break
+    if data.startswith(b"\xff\xfe\x00\x00") or data.startswith(b"\x00\x00\xfe\xff"):
+        raise FileRefused(f"{name} is UTF-32 text; spark edits only UTF-8 and UTF-16", "encoding")
+    body = data[len(bom):]
+    if not encoding.startswith("utf-16") and b"\x00" in body:
+        if _looks_utf16(body[:4096]):
+            raise FileRefused(f"{name} looks like UTF-16 text without a BOM; spark edits "
+                                "UTF-16 only with a BOM (or UTF-8)", "encoding")
+        raise FileRefused(f"{name} is a binary file (it contains NUL bytes); not edited",
+                            "binary")
+    try:
+        raw = body.decode(encoding)
+    except UnicodeDecodeError as exc:
+        raise FileRefused(
+            f"{name} is not UTF-8 text (invalid byte 0x{body[exc.start]:02x} at offset "
+            f"{exc.start + len(bom)}); spark edits only UTF-8 and UTF-16 files with a BOM",
+            "encoding",
+        ) from None
+    if "\x00" in raw:
+        raise FileRefused(f"{name} is a binary file (it contains NUL characters); not edited",
+                            "binary")
+    if "\r" not in raw:
+        return TextFile(raw, ("\n",) * raw.count("\n"), encoding, bom, mode)
+    endings = tuple(_NEWLINE.findall(raw))
+    text = _NEWLINE.sub("\n", raw)
+    return TextFile(text, endings, encoding, bom, mode)
+
+
+def read_text_file(path: Path, *, name: str | None = None,
+                   size_limit: int = DEFAULT_SIZE_LIMIT) -> TextFile:
+    """Read and decode ``path`` (which must be a regular file), keeping its mode."""
+    st = path.stat()
+    label = name or str(path)
+    if not stat.S_ISREG(st.st_mode):
+        raise FileRefused(f"{label} is not a regular file", "not_regular")
+    if st.st_size > size_limit:
+        raise FileRefused(
+            f"{label} is too large to edit ({st.st_size:,} bytes; the limit is {size_limit:,})",
+            "too_large",
+        )
+    return decode(path.read_bytes(), mode=stat.S_IMODE(st.st_mode), name=label,
+                  size_limit=size_limit)
+
+
+def new_text_file(text: str, *, mode: int | None = None) -> TextFile:
+    """A file that does not exist yet: UTF-8, LF endings."""
+    return TextFile(text, ("\n",) * text.count("\n"), "utf-8", b"", mode)

@@ -1,0 +1,133 @@
+"""SEARCH/REPLACE blocks: their marker lines and the state of one open block.
+
+A block is `<<<<<<< SEARCH`, the text to find, `=======`, the replacement and
+`>>>>>>> REPLACE` (5 to 9 marker characters; a path may follow SEARCH on its line,
+a closing fence may follow REPLACE). `SearchReplaceBlock` is fed the lines after
+the SEARCH marker, one at a time, and says when the block closed (a `FileEdit`),
+broke (a `BlockRejected`), or was cut short by a line that belongs to something
+else (which the caller then reads again as prose).
+
+The body is kept whole until `>>>>>>> REPLACE`: only then is the divider chosen
+(`divider.choose`), since a heading underline such as `=======` in the text
+looks just like it. An indented block (inside a list item) loses the SEARCH
+marker's indentation from every line, when every line has it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from spark_cli.edits.formats.divider import choose
+from spark_cli.edits.formats.path_hints import looks_like_path
+from spark_cli.edits.model.blocks import BlockRejected, FileEdit, Hunk, ParsedItem
+
+SEARCH_MARK = re.compile(r"([ \t]*)(<{5,9})[ \t]*SEARCH(?:(?:[ \t]+|[ \t]*:[ \t]*)`?"
+                         r"(?P<path>[^\s`]+?)`?)?[ \t]*$")
+DIVIDER = re.compile(r"[ \t]*={5,9}[ \t]*$")
+REPLACE_MARK = re.compile(r"[ \t]*>{5,9}[ \t]*REPLACE[ \t]*(?P<fence>`{3,}|~{3,})?[ \t]*$")
+# Envelope lines that cannot be block content: they end a broken block early.
+_ENVELOPE_EDGE = re.compile(r"\*\*\* (?:Begin|End) Patch[ \t]*$")
+# Cheap first test: only lines starting like a marker need the exact patterns.
+_MAYBE_MARK = re.compile(r"[ \t]*(?:[<=>]{5}|\*\*\* )")
+
+NO_PATH = ("the SEARCH/REPLACE block has no file path: put the path on its own line "
+           "just before '<<<<<<< SEARCH' (or before the opening ``` fence)")
+
+
+def search_marker(text: str) -> re.Match[str] | None:
+    """The `<<<<<<< SEARCH` line (group 1: indent, 2: marker, `path`: a path after it)."""
+    match = SEARCH_MARK.match(text)
+    if match is None or (match.group("path") and not looks_like_path(match.group("path"))):
+        return None
+    return match
+
+
+def _quote(text: str, limit: int = 60) -> str:
+    text = text.strip()
+    return repr(text if len(text) <= limit else text[: limit - 3] + "...")
+
+
+def _dedent(lines: list[str], indent: str) -> list[str]:
+    """`lines` without `indent`, if every non-blank line starts with it (else unchanged)."""
+    if not indent or any(line.strip() and not line.startswith(indent) for line in lines):
+        return lines
+    cut = len(indent)
+    return [line[cut:] if line.strip() else line.lstrip(" \t") for line in lines]
+
+
+class SearchReplaceBlock:
+    """One open SEARCH/REPLACE block for `path` (None: the model gave none)."""
+
+    __slots__ = ("_body", "_dividers", "_indent", "_marker", "_raw", "_weak", "line", "path")
+
+    def __init__(self, path: str | None, line: int, marker_raw: str, marker: int = 7,
+                 indent: str = "", weak_path: str | None = None) -> None:
+        self.path = path
+        self._weak = weak_path  # used only for a non-empty SEARCH when path is None
+        self.line = line
+        self._raw: list[str] = [marker_raw]
+        self._body: list[str] = []  # every line between the markers, dividers included
+        self._dividers: list[int] = []  # indexes of the lines that look like '======='
+        self._marker = marker  # how many '<' the SEARCH marker has
+        self._indent = indent
+
+    def _for(self) -> str:
+        return f"for {self.path} " if self.path else ""
+
+    def _reject(self, lineno: int, message: str) -> BlockRejected:
+        return BlockRejected(f"line {lineno}: {message}", lineno, self.path, "".join(self._raw))
+
+    def feed(self, text: str, raw: str, lineno: int) -> tuple[ParsedItem | None, bool]:
+        """Take one line (`text` without its newline). Returns (item, consumed):
+        (None, True) while open; (item, True) when the block closed or broke on this
+        line; (rejection, False) when this line belongs to what follows the block."""
+        if _MAYBE_MARK.match(text) is None:
+            self._body.append(text)
+            self._raw.append(raw)
+            return None, True
+        if search_marker(text) or _ENVELOPE_EDGE.match(text):
+            part = ("'>>>>>>> REPLACE' to close" if self._dividers
+                    else "'=======' to end the SEARCH part of")
+            return self._reject(lineno, f"expected {part} the block {self._for()}"
+                                f"(opened at line {self.line}), got {_quote(text)}; the block "
+                                "was not applied"), False
+        self._raw.append(raw)
+        if REPLACE_MARK.match(text):
+            return self._finish(lineno), True
+        if DIVIDER.match(text):
+            self._dividers.append(len(self._body))
+        self._body.append(text)
+        return None, True
+
+    def tail(self, count: int) -> list[str]:
+        """The last `count` lines of the body (a broken block may end with the next
+        block's path line, which the caller reads again)."""
+        return self._body[-count:]
+
+    def _finish(self, lineno: int) -> ParsedItem:
+        if not self._dividers:
+            return self._reject(lineno, "expected '=======' between the SEARCH and REPLACE "
+                                f"parts of the block {self._for()}(opened at line "
+                                f"{self.line}), got '>>>>>>> REPLACE'; the block was not "
+                                "applied")
+        at = choose(self._body, self._dividers, self._marker, self.line + 1)
+        if isinstance(at, str):
+            return self._reject(lineno, f"the block {self._for()}(opened at line {self.line}) "
+                                f"{at}; the block was not applied")
+        lines = _dedent(self._body[:at] + self._body[at + 1 :], self._indent)
+        search = "".join(line + "\n" for line in lines[:at])
+        replace = "".join(line + "\n" for line in lines[at:])
+        # the file a sentence before the block names, when nothing else names one: a
+        # SEARCH that is not in that file is refused there, but nothing is created
+        path = self.path or (self._weak if search.strip() else None)
+        if path is None:
+            return self._reject(self.line, NO_PATH)
+        hunk = Hunk(search, replace, line=self.line)
+        return FileEdit("update", path, (hunk,), "search_replace", line=self.line)
+
+    def close(self, lineno: int) -> BlockRejected:
+        """The stream ended with the block still open."""
+        wanted = "'>>>>>>> REPLACE'" if self._dividers else "'=======' and '>>>>>>> REPLACE'"
+        return self._reject(lineno, f"unfinished SEARCH/REPLACE block {self._for()}(opened at "
+                            f"line {self.line}): the answer ended before {wanted}; the block "
+                            "was not applied")

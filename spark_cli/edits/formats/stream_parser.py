@@ -1,0 +1,393 @@
+"""The incremental edit parser: a model's answer in, prose and edit blocks out.
+
+`EditStreamParser.feed` takes the answer in chunks of any size (down to one
+character) and returns what became known: `ProseDelta` for text outside blocks,
+a `FileEdit` the moment a block closes, a `BlockRejected` for a malformed one.
+Both formats (SEARCH/REPLACE blocks and the apply_patch envelope, see
+`search_replace.py` and `apply_patch.py`) can be mixed with prose in one answer.
+
+How it stays cheap on the hot path: it keeps the current partial line as a list
+of pieces and only looks at complete lines (each once). A partial prose line is
+released as soon as its first 256 characters prove it cannot become a marker, a
+fence, a heredoc opener or a path line (`prose_lines.may_be_special`); the
+full-line reading uses the same test (a partial line ending in a CR is judged
+both with and without it, as it may be the CR of a CRLF), so the result never
+depends on where the chunks split.
+Lines that may introduce a block (a path line, an opening fence, a heredoc
+opener) are held back until the line after them shows what they were. Prose
+lines go to `block_files.FileMemory` as their pieces, joined only when a block
+opens without a path, so a line such as ``In `src/app.py`:`` or a heading can
+name its file; so can a path line alone in a fence of its own just before the
+block's fence. Lines an envelope held back and gave up (`PatchEnvelope.take_returned`)
+are read again. A byte-order mark at the very start is dropped.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from spark_cli.edits.formats.block_files import FileMemory
+from spark_cli.edits.formats.patch_envelope import (
+    BEGIN_PATCH,
+    END_PATCH,
+    FILE_HEADER,
+    PatchEnvelope,
+)
+from spark_cli.edits.formats.prose_lines import (
+    HEAD,
+    Fence,
+    FenceLine,
+    HeredocLine,
+    Opener,
+    PathLine,
+    classify,
+    likely_path,
+    may_be_special,
+)
+from spark_cli.edits.formats.search_replace import REPLACE_MARK, SearchReplaceBlock, search_marker
+from spark_cli.edits.model.blocks import BlockRejected, FileEdit, ParsedItem, ProseDelta
+
+
+@dataclass(frozen=True, slots=True)
+class _Pending:
+    """A held line that may introduce a block: its raw text and what it opens (None: a
+    blank line after a path line)."""
+
+    raw: str
+    opener: Opener | None
+
+    @property
+    def kind(self) -> str:
+        return self.opener.kind if self.opener is not None else "blank"
+
+_FOLLOWS = {"path": ("fence",), "fence": ("path", "heredoc"), "heredoc": ()}
+
+
+class EditStreamParser:
+    """Incremental parser for SEARCH/REPLACE blocks and apply_patch envelopes in prose."""
+
+    def __init__(self) -> None:
+        self._parts: list[str] = []  # the partial line
+        self._rel: list[str] = []  # the partial line already released as prose
+        self._started = False  # a first character was seen (a BOM before it is dropped)
+        self._head = ""  # its first HEAD characters
+        self._released = False  # the partial line already went out as prose
+        self._lineno = 0  # complete lines seen
+        self._block: SearchReplaceBlock | PatchEnvelope | None = None
+        self._indent = ""  # the open envelope's indentation
+        self._indent_seen = False  # whether a line after its '*** Begin Patch' confirmed it
+        self._pending: list[_Pending] = []
+        self._fence: Fence | None = None
+        self._files = FileMemory()  # what the prose said about files
+        self._heredoc_wait: str | None = None  # terminator of the open envelope's heredoc
+        self._heredoc_end: str | None = None  # terminator expected on the next line
+        self._prose: list[str] = []
+        self._out: list[ParsedItem] = []
+
+    # -- public ---------------------------------------------------------------------
+    def feed(self, chunk: str) -> list[ParsedItem]:
+        """Take the next chunk; returns the items it completed."""
+        if not self._started and chunk:
+            self._started = True
+            if chunk[0] == "\ufeff":
+                chunk = chunk[1:]
+        start = 0
+        find = chunk.find
+        while (nl := find("\n", start)) >= 0:
+            piece = chunk[start:nl]
+            start = nl + 1
+            self._lineno += 1
+            if self._released:
+                self._prose.append(piece + "\n")
+                self._released = False
+                self._rel.append(piece)
+                self._files.line(self._rel)
+                self._rel = []
+                continue
+            if self._parts:
+                self._parts.append(piece)
+                piece = "".join(self._parts)
+                self._parts.clear()
+                self._head = ""
+            self._line(piece, piece + "\n")
+        if start < len(chunk):
+            rest = chunk[start:] if start else chunk
+            if self._released:
+                self._prose.append(rest)
+                self._rel.append(rest)
+            else:
+                self._parts.append(rest)
+                if len(self._head) < HEAD:  # once full, the verdict below cannot change
+                    head = self._head = (self._head + rest)[:HEAD]
+                    if self._block is None and not may_be_special(head) and not (
+                            head[-1] == "\r" and may_be_special(head[:-1])):  # CR of CRLF?
+                        self._plain_started()
+                        self._prose.extend(self._parts)
+                        self._rel, self._parts = self._parts, []
+                        self._head = ""
+                        self._released = True
+        return self._drain()
+
+    def close(self) -> list[ParsedItem]:
+        """End of stream: a last line without newline is read; open blocks are rejected."""
+        if self._parts:
+            line = "".join(self._parts)
+            self._parts.clear()
+            self._head = ""
+            self._lineno += 1
+            self._line(line, line)
+        self._released = False
+        self._rel = []
+        while self._block is not None:  # lines an envelope gives back may open another
+            block, self._block = self._block, None
+            if isinstance(block, SearchReplaceBlock):
+                self._emit(block.close(self._lineno))
+            else:
+                for item in block.close(self._lineno):
+                    self._emit(item)
+                self._read_again(block.take_returned())
+        self._release_pending()
+        return self._drain()
+
+    # -- output ---------------------------------------------------------------------
+    def _emit(self, item: ParsedItem) -> None:
+        if self._prose:
+            self._out.append(ProseDelta("".join(self._prose)))
+            self._prose.clear()
+        self._out.append(item)
+
+    def _drain(self) -> list[ParsedItem]:
+        if self._prose:
+            self._out.append(ProseDelta("".join(self._prose)))
+            self._prose.clear()
+        out, self._out = self._out, []
+        return out
+
+    # -- lines ----------------------------------------------------------------------
+    def _line(self, line: str, raw: str) -> None:
+        text = line[:-1] if line.endswith("\r") else line
+        block = self._block
+        if block is None:
+            self._prose_line(text, raw)
+        elif isinstance(block, SearchReplaceBlock):
+            item, consumed = block.feed(text, raw, self._lineno)
+            if item is not None:
+                self._block = None
+                self._emit(item)
+                if isinstance(item, FileEdit):
+                    self._files.block_done(item.path)
+                if not consumed:
+                    if search_marker(text):
+                        self._hold_tail(block.tail(2))
+                    self._prose_line(text, raw)
+                elif self._fence is not None:  # '>>>>>>> REPLACE```' closes the fence too
+                    end = REPLACE_MARK.match(text)
+                    if end and end.group("fence") and self._fence.closed_by(end.group("fence")):
+                        self._fence = None
+        else:
+            self._envelope_line(block, text, raw)
+
+    def _envelope_line(self, block: PatchEnvelope, text: str, raw: str) -> None:
+        if self._indent and text.strip() and not self._indent_seen:
+            self._indent_seen = True  # an indented envelope: its first line is indented too
+            if not text.startswith(self._indent):
+                self._indent = ""  # only '*** Begin Patch' was padded
+        inner = text[len(self._indent):] if self._indent and text.startswith(self._indent) \
+            else text
+        items, status = block.feed(inner, raw, self._lineno)
+        for item in items:
+            self._emit(item)
+        if status != "open":
+            self._block = None
+            self._heredoc_end, self._heredoc_wait = self._heredoc_wait, None
+            self._read_again(block.take_returned())
+            if status == "left":
+                self._line(text, raw)
+
+    def _read_again(self, lines: list[tuple[str, int]]) -> None:
+        """Read lines an envelope held back and gave up as if they came now."""
+        now = self._lineno
+        for raw, lineno in lines:
+            self._lineno = lineno
+            self._line(raw[:-1] if raw.endswith("\n") else raw, raw)
+        self._lineno = now
+
+    def _hold_tail(self, lines: list[str]) -> None:
+        """Hold the last lines of a broken block again if they may introduce the next one."""
+        for text in lines:
+            candidate = None
+            if may_be_special(text[:HEAD]):
+                candidate = classify(text, self._fence)
+            if isinstance(candidate, PathLine) and not likely_path(text):
+                candidate = None
+            if candidate is None or (self._pending
+                                     and candidate.kind not in _FOLLOWS[self._pending[-1].kind]):
+                self._pending.clear()
+            if candidate is not None:
+                self._pending.append(_Pending(text + "\n", candidate))
+
+    def _plain_started(self) -> None:
+        """Book-keeping for a line that is plain prose (called as soon as that is known)."""
+        self._release_pending()
+        self._heredoc_end = None
+
+    def _release_pending(self, count: int | None = None) -> None:
+        """Pass the first `count` (default: all) held lines through as prose."""
+        if count is not None:  # a held blank line only counts after the line it follows
+            while count < len(self._pending) and self._pending[count].opener is None:
+                count += 1
+        released = self._pending[:count]
+        del self._pending[:count]
+        for held in released:
+            opener = held.opener
+            if isinstance(opener, FenceLine) and self._fence is None:
+                self._fence = Fence(opener.char, opener.length, consumed=False)
+            self._prose.append(held.raw)
+            self._note(held.raw)
+            if isinstance(opener, PathLine):  # a path line that introduced no block
+                self._files.path_line(opener.path)
+
+    def _note(self, text: str) -> None:
+        """Remember a prose line: the last one may name the next block's file."""
+        if text.strip():
+            self._files.line([text])
+        else:
+            self._files.blank()
+
+    def _prose_line(self, text: str, raw: str) -> None:
+        if not may_be_special(text[:HEAD]):
+            self._plain_started()
+            self._prose.append(raw)
+            self._files.line([text])
+            return
+        stripped = text.strip()
+        if self._heredoc_end is not None:
+            if stripped.rstrip("'\"") == self._heredoc_end:  # EOF, or EOF' of bash -lc '...'
+                self._heredoc_end = None
+                self._files.last = None
+                return
+            if stripped:
+                self._heredoc_end = None
+        fence = self._fence
+        if fence is not None and fence.closed_by(text):
+            self._release_pending()
+            self._fence = None
+            self._files.last = None
+            if not fence.consumed:
+                self._prose.append(raw)
+            return
+        if stripped[:1] in ("<", ">", "*") and self._marker_line(text, stripped, raw):
+            return
+        candidate = classify(text, self._fence)
+        if candidate is not None:
+            if isinstance(candidate, FenceLine) and self._closes_fenced_path(text, raw):
+                return
+            if not self._can_hold(candidate.kind):
+                self._release_pending(1)  # the oldest held line was prose after all
+                self._prose_line(text, raw)
+                return
+            self._pending.append(_Pending(raw, candidate))
+            return
+        if not stripped:
+            if self._can_hold("blank"):  # "path", blank line, then the fence or SEARCH
+                self._pending.append(_Pending(raw, None))
+                return
+            self._release_pending()
+            self._prose.append(raw)
+            self._note(text)
+            return
+        self._plain_started()
+        self._prose.append(raw)
+        self._note(text)
+
+    def _closes_fenced_path(self, text: str, raw: str) -> bool:
+        """A fence holding nothing but a path line, closed: "```python", "src/a.py",
+        "```" (then the block's own fence). The path stays the last prose line, so the
+        next block takes it as the prose line naming its file."""
+        held = [h for h in self._pending if h.opener is not None]
+        if len(held) != 2:
+            return False
+        fence, path = held[0].opener, held[1].opener
+        if not isinstance(fence, FenceLine) or not isinstance(path, PathLine):
+            return False
+        if not Fence(fence.char, fence.length, consumed=False).closed_by(text):
+            return False
+        self._release_pending()
+        self._fence = None
+        self._prose.append(raw)
+        self._files.line([held[1].raw.rstrip("\r\n")])
+        return True
+
+    def _can_hold(self, kind: str) -> bool:
+        """Whether a line of `kind` can join the held lines (at most a path and a fence,
+        in either order, or a fence and a heredoc opener; one blank line after a path)."""
+        if kind == "blank":
+            return bool(self._pending) and self._pending[-1].kind == "path"
+        held = [h.kind for h in self._pending if h.opener is not None]
+        return not held or (len(held) < 2 and kind in _FOLLOWS[held[-1]])
+
+    def _marker_line(self, text: str, stripped: str, raw: str) -> bool:
+        search = search_marker(text)
+        if search is not None:
+            self._start_search(raw, search.group(1), len(search.group(2)), search.group("path"))
+            return True
+        begin = BEGIN_PATCH.match(text)
+        if begin:
+            self._start_envelope(begin.group(1))
+            return True
+        if END_PATCH.match(stripped):  # a stray end (e.g. of a broken envelope): swallow it
+            self._release_pending()
+            self._files.last = None
+            return True
+        if FILE_HEADER.match(stripped):  # a file section without '*** Begin Patch'
+            self._start_envelope(text[: len(text) - len(text.lstrip())])
+            assert isinstance(self._block, PatchEnvelope)
+            self._envelope_line(self._block, text, raw)
+            return True
+        if REPLACE_MARK.match(text):
+            path = next((h.opener.path for h in self._pending
+                         if isinstance(h.opener, PathLine)), None)
+            self._release_pending()
+            self._files.last = None
+            self._emit(BlockRejected(
+                f"line {self._lineno}: '>>>>>>> REPLACE' without an open '<<<<<<< SEARCH' "
+                "block: write the path line, '<<<<<<< SEARCH', the exact lines to find, "
+                "'=======', the new lines, then '>>>>>>> REPLACE'; nothing was applied",
+                self._lineno, path, raw))
+            return True
+        return False
+
+    # -- block starts ---------------------------------------------------------------
+    def _start_search(self, raw: str, indent: str, marker: int, on_line: str | None) -> None:
+        """Open a block. Its file: a path after SEARCH on the marker line, else the path
+        line, else the fence's info string, else the file the prose line just before it
+        names, else the previous block's file."""
+        if any(isinstance(h.opener, HeredocLine) for h in self._pending):
+            self._release_pending()
+        path: str | None = None
+        for held in self._pending:
+            opener = held.opener
+            if isinstance(opener, PathLine):
+                path = opener.path
+            elif isinstance(opener, FenceLine):
+                self._fence = Fence(opener.char, opener.length, consumed=True)
+                path = path or opener.info_path
+        self._pending.clear()
+        path, weak = self._files.resolve(on_line or path)
+        self._heredoc_end = None
+        self._block = SearchReplaceBlock(path, self._lineno, raw, marker, indent, weak)
+
+    def _start_envelope(self, indent: str) -> None:
+        for held in self._pending:
+            opener = held.opener
+            if isinstance(opener, FenceLine):
+                self._fence = Fence(opener.char, opener.length, consumed=True)
+            elif isinstance(opener, HeredocLine):
+                self._heredoc_wait = opener.terminator
+            else:
+                self._prose.append(held.raw)
+        self._pending.clear()
+        self._files.forget()
+        self._heredoc_end = None
+        self._indent, self._indent_seen = indent, False
+        self._block = PatchEnvelope(self._lineno)

@@ -1,0 +1,401 @@
+"""Structural anchors (`@@ def wrap`, `@@ class Foo`, `@@ fn main`) → line ranges via the tree.
+
+`find_anchor_ranges(text, language, anchors)` returns the 0-based, inclusive
+``(start_line, end_line)`` ranges of the definitions the anchors name. Anchors
+are outermost first; each later anchor is looked up only inside the ranges of
+the one before (``("class Foo", "def f(self):")`` → ``f`` inside ``Foo``).
+
+One anchor is resolved by the first rule that finds something:
+1. header: the anchor (whitespace collapsed, a trailing ``:``/``{`` dropped)
+   occurs, on word boundaries, in a definition's header (its text from the
+   start of the node to the end of the line holding its name), and contains
+   that definition's name: ``def wrap``, ``def wrap(text):``, ``fn main``
+   (for ``pub fn main() {``), ``func (s *Server) Start(``, ``impl Foo for Bar``;
+2. name: the anchor's main identifier (the one before the first ``(`` that is
+   not a keyword, else the last identifier; ``Foo.bar``/``Foo::bar``/``Foo#bar``
+   narrow like nested anchors) equals a definition's name; a kind keyword in
+   the anchor (``class``, ``def``, ``fn`` …) keeps definitions of that kind
+   when some exist;
+3. line: lines whose stripped text starts with the stripped anchor (the
+   text-mode rule, also used for plain context lines such as ``@@ if x:``);
+   the range is the outermost syntax node starting there, or without a tree
+   the line's indentation block (plus a closing ``}``/``end`` line).
+
+Definitions come from one small tree-sitter query per language (compiled once,
+cached); the wheels' TAGS_QUERY files are uneven (C captures declarators, Rust
+lists ``impl`` only as a reference, TypeScript ships none), so spark keeps its
+own list of definition node types.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import TYPE_CHECKING
+
+from spark_cli.edits.lang.grammars import get_language
+from spark_cli.edits.lang.syntax import parse_text
+
+if TYPE_CHECKING:
+    import tree_sitter
+
+Range = tuple[int, int]
+
+_JS = """
+(function_declaration name: (_) @name) @function
+(generator_function_declaration name: (_) @name) @function
+(function_expression name: (_) @name) @function
+(method_definition name: (_) @name) @function
+(class_declaration name: (_) @name) @type
+(variable_declarator name: (identifier) @name
+  value: [(arrow_function) (function_expression) (class)]) @function
+(pair key: (_) @name value: [(arrow_function) (function_expression)]) @function
+"""
+_TS = _JS + """
+(abstract_class_declaration name: (_) @name) @type
+(interface_declaration name: (_) @name) @type
+(type_alias_declaration name: (_) @name) @type
+(enum_declaration name: (_) @name) @type
+(internal_module name: (_) @name) @type
+(function_signature name: (_) @name) @function
+(method_signature name: (_) @name) @function
+(abstract_method_signature name: (_) @name) @function
+"""
+_C_FUNCTIONS = """
+(function_definition declarator: (function_declarator declarator: (_) @name)) @function
+(function_definition declarator: (pointer_declarator
+  declarator: (function_declarator declarator: (_) @name))) @function
+(declaration declarator: (function_declarator declarator: (_) @name)) @function
+(struct_specifier name: (_) @name body: (_)) @type
+(union_specifier name: (_) @name body: (_)) @type
+(enum_specifier name: (_) @name body: (_)) @type
+(type_definition declarator: (type_identifier) @name) @type
+"""
+_QUERIES: dict[str, str] = {
+    "python": """
+(function_definition name: (identifier) @name) @function
+(class_definition name: (identifier) @name) @type
+""",
+    "javascript": _JS,
+    "typescript": _TS,
+    "tsx": _TS,
+    "go": """
+(function_declaration name: (identifier) @name) @function
+(method_declaration name: (field_identifier) @name) @function
+(type_spec name: (type_identifier) @name) @type
+""",
+    "rust": """
+(function_item name: (identifier) @name) @function
+(function_signature_item name: (identifier) @name) @function
+(struct_item name: (type_identifier) @name) @type
+(enum_item name: (type_identifier) @name) @type
+(union_item name: (type_identifier) @name) @type
+(trait_item name: (type_identifier) @name) @type
+(type_item name: (type_identifier) @name) @type
+(mod_item name: (identifier) @name) @type
+(macro_definition name: (identifier) @name) @function
+(impl_item type: (_) @name) @type
+""",
+    "java": """
+(class_declaration name: (identifier) @name) @type
+(interface_declaration name: (identifier) @name) @type
+(enum_declaration name: (identifier) @name) @type
+(record_declaration name: (identifier) @name) @type
+(annotation_type_declaration name: (identifier) @name) @type
+(method_declaration name: (identifier) @name) @function
+(constructor_declaration name: (identifier) @name) @function
+""",
+    "c": _C_FUNCTIONS,
+    "cpp": _C_FUNCTIONS + """
+(function_definition declarator: (reference_declarator
+  (function_declarator declarator: (_) @name))) @function
+(field_declaration declarator: (function_declarator declarator: (_) @name)) @function
+(class_specifier name: (_) @name body: (_)) @type
+(namespace_definition name: (_) @name) @type
+""",
+    "ruby": """
+(method name: (_) @name) @function
+(singleton_method name: (_) @name) @function
+(class name: (_) @name) @type
+(module name: (_) @name) @type
+""",
+    "bash": "(function_definition name: (word) @name) @function\n",
+}
+
+
+
+def _words(text: str) -> list[str]:
+    return text.split()
+
+
+_TYPE_WORDS = frozenset(_words(
+    "class struct interface enum trait impl module mod type namespace union record object"))
+_FUNCTION_WORDS = frozenset(_words("def fn func function method sub proc macro_rules"))
+_KEYWORDS = _TYPE_WORDS | _FUNCTION_WORDS | frozenset(_words(
+    "pub public private protected internal static async export default abstract final const "
+    "let var unsafe extern inline virtual override self for where void int char bool "
+    "unsigned signed long short float double auto crate super in out fun"))
+_WS = re.compile(r"\s+")
+_IDENT = re.compile(r"[A-Za-z_$][\w$]*")
+_QUALIFIED = re.compile(r"^[A-Za-z_$][\w$]*(?:(?:\.|::|#)[A-Za-z_$][\w$]*)+$")
+_QUALIFIER_SPLIT = re.compile(r"\.|::|#")
+_GENERIC = re.compile(r"\s*<.*$", re.S)
+_CLOSERS = ("}", "end", ")", "]", "fi", "done", "esac")
+
+
+@dataclass(frozen=True, slots=True)
+class Definition:
+    """One definition node: its name, kind ("function"/"type"), lines and header."""
+
+    name: str
+    kind: str
+    start: int  # 0-based first line (decorators included)
+    end: int  # 0-based last line, inclusive
+    header: str  # whitespace-collapsed text from the node start to the end of the name's line
+
+
+@cache
+def _query(language: str) -> tree_sitter.Query | None:
+    source = _QUERIES.get(language)
+    if source is None:
+        return None
+    import tree_sitter
+
+    return tree_sitter.Query(get_language(language), source)
+
+
+def definitions(text: str, language: str) -> list[Definition]:
+    """All definitions in ``text`` (document order); [] for languages without a query."""
+    query = _query(language)
+    if query is None:
+        return []
+    return _definitions(text, language, query)
+
+
+_def_cache: dict[tuple[str, str], list[Definition]] = {}
+
+
+def _definitions(text: str, language: str, query: tree_sitter.Query) -> list[Definition]:
+    key = (language, text)
+    found = _def_cache.get(key)
+    if found is not None:
+        return found
+    import tree_sitter
+
+    tree = parse_text(language, text)
+    lines = text.split("\n")
+    out: dict[tuple[int, int], Definition] = {}
+    for _index, captures in tree_sitter.QueryCursor(query).matches(tree.root_node):
+        names = captures.get("name")
+        kind = "function" if "function" in captures else "type"
+        nodes = captures.get(kind)
+        if not names or not nodes:
+            continue
+        node, name = nodes[0], names[0]
+        top = node
+        while top.parent is not None and top.parent.type in (
+                "decorated_definition", "export_statement", "lexical_declaration",
+                "variable_declaration", "type_declaration", "template_declaration"):
+            top = top.parent
+        start, end = top.start_point.row, top.end_point.row
+        if top.end_point.column == 0 and end > start:
+            end -= 1
+        first, last = node.start_point.row, name.end_point.row
+        header = " ".join(lines[first:last + 1])
+        label = _GENERIC.sub("", (name.text or b"").decode("utf-8", "replace"))
+        out.setdefault((node.start_byte, name.start_byte),
+                       Definition(label, kind, start, end, _WS.sub(" ", header).strip()))
+    result = sorted(out.values(), key=lambda d: (d.start, -d.end))
+    if len(_def_cache) > 8:
+        _def_cache.clear()
+    _def_cache[key] = result
+    return result
+
+
+def find_anchor_ranges(text: str, language: str | None,
+                       anchors: Sequence[str]) -> list[Range]:
+    """Candidate 0-based inclusive line ranges for nested ``anchors`` (outermost first).
+
+    [] when the first anchor matches nothing; when a later anchor matches
+    nothing inside the earlier ranges, those earlier ranges are returned.
+    """
+    lines: list[str] = []  # split on first use by the line rule
+    defs = definitions(text, language) if language else []
+    scope: list[Range] | None = None
+    for raw in anchors:
+        anchor = raw.strip()
+        if not anchor:
+            continue
+        parts = _qualified_parts(anchor)
+        found = scope
+        for part in parts:
+            found = _resolve(part, text, lines, language, defs, found)
+            if not found:
+                break
+        if not found:
+            return scope or []
+        scope = found
+    return scope or []
+
+
+def resolves(text: str, language: str | None, anchor: str) -> bool:
+    """Does ``anchor`` name something anywhere in ``text`` (by the rules above)?"""
+    defs = definitions(text, language) if language else []
+    lines: list[str] = []
+    return all(_resolve(part, text, lines, language, defs, None)
+               for part in _qualified_parts(anchor.strip()))
+
+
+def _qualified_parts(anchor: str) -> list[str]:
+    bare = anchor.rstrip(":{( ").strip()
+    if _QUALIFIED.match(bare) and not anchor.startswith(("#", "//")):
+        return _QUALIFIER_SPLIT.split(bare)
+    return [anchor]
+
+
+def _inside(start: int, end: int, scope: list[Range] | None) -> bool:
+    if scope is None:
+        return True
+    return any(s <= start <= e and (start, end) != (s, e) for s, e in scope)
+
+
+def _resolve(anchor: str, text: str, lines: list[str], language: str | None,
+             defs: list[Definition], scope: list[Range] | None) -> list[Range]:
+    pool = [d for d in defs if _inside(d.start, d.end, scope)]
+    norm = _WS.sub(" ", anchor).strip().rstrip(":{").rstrip()
+    if pool and norm:
+        pattern = _boundary_pattern(norm)
+        words = set(_IDENT.findall(norm))
+        hits = [d for d in pool if _names_it(norm, words, d.name) and pattern.search(d.header)]
+        if hits:
+            return _ranges(hits)
+        name, kind = main_name(norm)
+        if name:
+            hits = [d for d in pool if d.name == name or d.name.rsplit("::", 1)[-1] == name]
+            typed = [d for d in hits if d.kind == kind]
+            if typed:
+                hits = typed
+            if len(hits) > 1:  # a partial signature: keep the headers that agree longest
+                squeezed = _WS.sub("", norm)
+                scores = [_shared(squeezed, _WS.sub("", d.header)) for d in hits]
+                best = max(scores)
+                hits = [d for d, score in zip(hits, scores, strict=True) if score == best]
+            if hits:
+                return _ranges(hits)
+    return _line_ranges(anchor.strip(), text, lines, language, scope)
+
+
+def _shared(a: str, b: str) -> int:
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+def _ranges(defs: list[Definition]) -> list[Range]:
+    seen: dict[Range, None] = {}
+    for d in defs:
+        seen.setdefault((d.start, d.end), None)
+    return list(seen)
+
+
+def _boundary_pattern(norm: str) -> re.Pattern[str]:
+    body = re.escape(norm).replace(r"\ ", r"\s*")
+    head = r"(?<![\w$])" if norm[0].isalnum() or norm[0] in "_$" else ""
+    tail = r"(?![\w$])" if norm[-1].isalnum() or norm[-1] in "_$" else ""
+    return re.compile(head + body + tail)
+
+
+def _names_it(norm: str, words: set[str], name: str) -> bool:
+    """Does the anchor contain the definition's name as a word (or a qualified name)?"""
+    return name in words or name.rsplit("::", 1)[-1] in words or ("::" in name and name in norm)
+
+
+def main_name(norm: str) -> tuple[str | None, str | None]:
+    """The identifier an anchor names, and the kind its keyword implies."""
+    words = _IDENT.findall(norm)
+    kind = None
+    for w in words:
+        if w in _TYPE_WORDS:
+            kind = "type"
+            break
+        if w in _FUNCTION_WORDS:
+            kind = "function"
+            break
+    for m in re.finditer(r"([A-Za-z_$][\w$]*)\s*\(", norm):
+        if m.group(1) not in _KEYWORDS:
+            return m.group(1), kind or "function"
+    names = [w for w in words if w not in _KEYWORDS]
+    if "(" in norm:
+        names = [w for w in _IDENT.findall(norm.split("(", 1)[0]) if w not in _KEYWORDS] or names
+    if not names:
+        return None, kind
+    return (names[0] if kind == "type" else names[-1]), kind
+
+
+def _line_ranges(anchor: str, text: str, lines: list[str], language: str | None,
+                 scope: list[Range] | None) -> list[Range]:
+    options = {anchor, anchor.rstrip(":{").rstrip()}
+    options.discard("")
+    if not options:
+        return []
+    tree = parse_text(language, text) if language else None
+    if not lines:
+        lines.extend(text.split("\n"))
+    found: list[Range] = []
+    for i, line in enumerate(lines):
+        stripped = line.strip()
+        if not stripped or not any(stripped.startswith(o) for o in options):
+            continue
+        end = _node_end(tree, i, line[:len(line) - len(line.lstrip())]) if tree else None
+        if end is None:
+            end = _block_end(lines, i)
+        if _inside(i, end, scope):
+            found.append((i, end))
+    return found
+
+
+def _node_end(tree: tree_sitter.Tree, row: int, indent: str) -> int | None:
+    """Last line of the node starting at the first token of ``row`` (through wrappers)."""
+    column = len(indent.encode("utf-8"))
+    node = tree.root_node.descendant_for_point_range((row, column), (row, column))
+    if node is None or node.start_point != (row, column):
+        return None
+    while (node.parent is not None and node.parent.parent is not None
+           and node.parent.start_point == node.start_point
+           and not _is_sequence(node.parent)):  # climb wrappers, stop below a statement list
+        node = node.parent
+    end = node.end_point.row
+    return end - 1 if node.end_point.column == 0 and end > row else end
+
+
+def _is_sequence(node: tree_sitter.Node) -> bool:
+    """A list of siblings (a block, a mapping): children stacked at one column."""
+    if node.named_child_count < 2:
+        return False
+    first, second = node.named_child(0), node.named_child(1)
+    if first is None or second is None or first.start_point != node.start_point:
+        return False
+    return (second.start_point.row > first.start_point.row
+            and second.start_point.column == first.start_point.column)
+
+
+def _block_end(lines: list[str], start: int) -> int:
+    indent = len(lines[start]) - len(lines[start].lstrip())
+    end = start
+    for j in range(start + 1, len(lines)):
+        line = lines[j]
+        if not line.strip():
+            continue
+        depth = len(line) - len(line.lstrip())
+        if depth > indent:
+            end = j
+            continue
+        if depth == indent and line.strip().startswith(_CLOSERS):
+            end = j
+        break
+    return end

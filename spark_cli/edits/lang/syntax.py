@@ -1,0 +1,323 @@
+"""Syntax validation of an edit with tree-sitter: would it break a file that parsed cleanly?
+
+`check_edit(path, old, new)` parses both versions (the new one incrementally
+when the old tree is known) and returns a `SyntaxVerdict`. The rule: an edit is
+refused (``ok=False``) only when the OLD text parsed without ERROR/MISSING nodes
+and the NEW text has some. A file that was already broken is not judged (you
+cannot tell whether the edit made it worse), and a file in no known language is
+"text mode": no syntax check at all (``checked=False``). So is a YAML, JSON or
+TOML file with template markup (``{{ }}``, ``{% %}``: Helm, Ansible, Jinja) in
+either version. In HTML, elements closed implicitly (``<p>a<p>b``, ``<li>``, a
+fragment that ends with open elements) are not errors: tree-sitter-html's
+MISSING ``_implicit_end_tag`` nodes, and ERROR nodes made only of well-formed
+tags and text, are forgiven; a broken tag (``<div`` unterminated, a stray
+``</div>``) is not.
+
+`parse_text(language, text)` is the shared, cached parse used by `anchors` and
+by `check_edit`: a small LRU of recent (language, text) → tree, so the tree
+built while locating a hunk, or the new tree of the previous edit, is reused
+and the next check is an incremental re-parse (a few ms on 5,000 lines instead
+of two full parses).
+
+Offsets given to tree-sitter are UTF-8 bytes and ``Point.column`` is bytes.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from spark_cli.edits.lang.grammars import get_parser, language_for_path
+from spark_cli.edits.lang.syntax_window import window_clean
+from spark_cli.edits.lang.tree_edits import MAX_STEPS, Pending, edited
+from spark_cli.edits.model.outcome import SyntaxVerdict
+
+if TYPE_CHECKING:
+    import tree_sitter
+
+_CACHE_SIZE = 8
+_trees: OrderedDict[tuple[str, str], tree_sitter.Tree] = OrderedDict()
+# trees not built yet: (language, text) -> how to build it (an incremental re-parse)
+_deferred: OrderedDict[tuple[str, str], Pending] = OrderedDict()
+_CHUNK = 4096
+# ".h" is C or C++: a header is refused only when neither grammar accepts the new text
+_SECOND_OPINION = {"c": "cpp"}
+# Data files that are often templates (Helm, Ansible, Jinja): with {{ }} or {% %} in them,
+# they are text mode. Not a YAML/JSON/TOML parse, so no verdict either way.
+_TEMPLATED = frozenset({"yaml", "json", "toml"})
+
+
+
+def parse_text(language: str, text: str) -> tree_sitter.Tree:
+    """Parse ``text`` as ``language``; recent results are cached (do not ``edit`` them)."""
+    key = (language, text)
+    tree = _trees.get(key)
+    if tree is not None:
+        _trees.move_to_end(key)
+        return tree
+    pending = _deferred.pop(key, None)
+    tree = pending.build() if pending is not None \
+        else get_parser(language).parse(text.encode("utf-8"))
+    _remember(key, tree)
+    return tree
+
+
+def _defer(key: tuple[str, str], pending: Pending) -> None:
+    _deferred[key] = pending
+    while len(_deferred) > _CACHE_SIZE:
+        _deferred.popitem(last=False)
+
+
+def _remember(key: tuple[str, str], tree: tree_sitter.Tree) -> None:
+    _trees[key] = tree
+    _trees.move_to_end(key)
+    while len(_trees) > _CACHE_SIZE:
+        _trees.popitem(last=False)
+
+
+def prime(path: str, text: str) -> None:
+    """Parse ``text`` now (e.g. when a file is read into the model's context) so the
+    first check of an edit to it is an incremental re-parse. Text mode: nothing."""
+    language = language_for_path(path)
+    if language is not None:
+        try:
+            parse_text(language, text)
+        except ImportError:
+            pass
+
+
+def first_error(tree: tree_sitter.Tree, language: str | None = None) -> tuple[int, str] | None:
+    """(1-based line, description) of the first ERROR or MISSING node, or None.
+
+    In HTML, implied end tags (MISSING ``_implicit_end_tag``) and ERROR nodes made
+    only of well-formed tags and text (elements left open) do not count."""
+    node = tree.root_node
+    if not node.has_error:
+        return None
+    if language == "html":
+        return _html_error(node)
+    while True:
+        if node.is_missing:
+            return node.start_point.row + 1, f"missing {_token(node.type)}"
+        if node.is_error:
+            return _describe_error(node)
+        for child in node.children:
+            if child.has_error or child.is_missing:
+                node = child
+                break
+        else:  # has_error but no child carries it: the node itself is the culprit
+            return node.start_point.row + 1, f"invalid {node.type.replace('_', ' ')}"
+
+
+_HTML_OPEN = frozenset({"start_tag", "end_tag", "element", "text", "self_closing_tag",
+                        "comment", "script_element", "style_element", "entity"})
+
+
+def _html_error(node: tree_sitter.Node) -> tuple[int, str] | None:
+    if node.is_missing:
+        if node.type == "_implicit_end_tag":
+            return None
+        return node.start_point.row + 1, f"missing {_token(node.type)}"
+    carriers = [c for c in node.children if c.has_error or c.is_missing]
+    if node.is_error:
+        sexp = str(node)
+        if ("UNEXPECTED" in sexp or sexp.count("(ERROR") > 1
+                or sexp.count("(MISSING") != sexp.count("(MISSING _implicit_end_tag)")
+                or any(c.type not in _HTML_OPEN for c in node.named_children)):
+            return _describe_error(node)
+        return None  # elements left open: the browser closes them
+    if not carriers:  # a hidden MISSING child: an implied end tag, or else the node
+        sexp = str(node)
+        if sexp.count("(MISSING") == sexp.count("(MISSING _implicit_end_tag)") and \
+                "(ERROR" not in sexp:
+            return None
+        return node.start_point.row + 1, f"invalid {node.type.replace('_', ' ')}"
+    for child in carriers:
+        found = _html_error(child)
+        if found is not None:
+            return found
+    return None
+
+
+def _token(kind: str) -> str:
+    return f"'{kind}'" if not kind.isidentifier() or len(kind) <= 3 else kind.replace("_", " ")
+
+
+_OPEN = {"(": ")", "[": "]", "{": "}"}
+_CLOSE = {v: k for k, v in _OPEN.items()}
+_LEAF_LIMIT = 2000
+
+
+def _describe_error(node: tree_sitter.Node) -> tuple[int, str]:
+    """(1-based line, hint) for an ERROR node: a missing token, an unbalanced
+    bracket among its tokens, else the text it starts with."""
+    stack: list[tuple[str, int]] = []
+    pending = [node]
+    seen = 0
+    while pending and seen < _LEAF_LIMIT:
+        current = pending.pop()
+        if current.child_count:
+            pending.extend(reversed(current.children))
+            continue
+        seen += 1
+        kind, line = current.type, current.start_point.row + 1
+        if current.is_missing:
+            return line, f"missing {_token(kind)}"
+        if kind in _OPEN:
+            stack.append((kind, line))
+        elif kind in _CLOSE:
+            if stack and stack[-1][0] == _CLOSE[kind]:
+                stack.pop()
+            else:
+                return line, f"unmatched '{kind}'"
+    if stack:
+        kind, line = stack[-1]
+        return line, f"'{kind}' opened here is never closed"
+    raw = (node.text or b"").decode("utf-8", "replace").strip()
+    first = raw.split("\n", 1)[0].strip()
+    if len(first) > 40:
+        first = first[:37] + "..."
+    hint = f"unexpected {first!r}" if first else "unexpected input"
+    return node.start_point.row + 1, hint
+
+
+def check_edit(
+    path: str,
+    old: str,
+    new: str,
+    *,
+    old_tree: tree_sitter.Tree | None = None,
+    edits: Sequence[tuple[int, int, int]] | None = None,
+) -> tuple[SyntaxVerdict, tree_sitter.Tree | None]:
+    """Judge ``old`` → ``new`` for the file at ``path``; returns the verdict and the new tree.
+
+    ``old_tree`` (the tree of ``old``; it is not modified) and ``edits`` (UTF-8
+    byte triples ``(start, old_end, new_end)``, ascending and non-overlapping, all
+    in OLD-text coordinates with ``new_end = start + len(replacement bytes)``)
+    make the new parse incremental. Without ``edits`` the
+    changed span is computed from the two texts (common prefix and suffix).
+    """
+    language = language_for_path(path)
+    if language is None:
+        note = f"{path}: no syntax check was done (not a language spark parses)"
+        return SyntaxVerdict(None, True, False, note, None), None
+    if language in _TEMPLATED and any(m in old or m in new for m in ("{{", "{%")):
+        note = f"{path}: no syntax check was done (template markup: {{{{ }}}} or {{% %}})"
+        return SyntaxVerdict(None, True, False, note, None), None
+    try:
+        pending = _deferred.get((language, old)) if old_tree is None else None
+        if pending is not None and (language, new) not in _trees:  # old judged clean
+            quick = _quick_verdict(language, old, new, pending, edits)
+            if quick is not None:
+                return quick, None
+        if old_tree is None:
+            old_tree = parse_text(language, old)
+        before = first_error(old_tree, language)
+        if before is None and (language, new) not in _trees:
+            quick = _quick_verdict(language, old, new,
+                                   Pending(language, old_tree, old.encode("utf-8")), edits)
+            if quick is not None:
+                return quick, None
+        new_tree = _reparse(language, old, new, old_tree, edits)
+    except ImportError as exc:  # a grammar wheel is missing: say so, do not block the edit
+        note = f"{path}: no syntax check was done ({exc})"
+        return SyntaxVerdict(None, True, False, note, None), None
+    _remember((language, new), new_tree)
+    if before is not None:
+        note = (f"{path}: the file already had a syntax error at line {before[0]} "
+                f"({before[1]}) before this edit; not judged")
+        return SyntaxVerdict(language, True, True, note, None), new_tree
+    after = first_error(new_tree, language)
+    if after is None:
+        return SyntaxVerdict(language, True, True, "", None), new_tree
+    second = _SECOND_OPINION.get(language) if path.lower().endswith(".h") else None
+    if second is not None and first_error(parse_text(second, new)) is None:
+        # a .h file that is C++ (or a C header that now uses C++): the C++ grammar accepts it
+        return SyntaxVerdict(second, True, True, "", None), new_tree
+    line, what = after
+    message = f"{path}: the edit would introduce a syntax error at line {line} ({what})"
+    source = _source_line(new, line)
+    if source:
+        message += f": {source!r}"
+    return SyntaxVerdict(language, False, True, message, line), new_tree
+
+
+def _quick_verdict(language: str, old: str, new: str, pending: Pending,
+                   edits: Sequence[tuple[int, int, int]] | None) -> SyntaxVerdict | None:
+    """Clean by `syntax_window` (the new tree is then built only when asked for), else
+    None: the whole file must be re-parsed. ``pending`` is how to get the old tree."""
+    if pending.depth >= MAX_STEPS:
+        return None
+    old_b, new_b = old.encode("utf-8"), new.encode("utf-8")
+    spans = list(edits) if edits is not None else [_changed_span(old_b, new_b)]
+    if not window_clean(language, pending.tree, old_b, new_b, spans):
+        return None
+    _defer((language, new), pending.then(new_b, spans))
+    return SyntaxVerdict(language, True, True, "", None)
+
+
+def _source_line(text: str, line: int, limit: int = 80) -> str:
+    start = 0
+    for _ in range(line - 1):
+        start = text.find("\n", start) + 1
+        if start == 0:
+            return ""
+    end = text.find("\n", start)
+    shown = text[start:end if end >= 0 else len(text)].strip()
+    return shown if len(shown) <= limit else shown[:limit - 3] + "..."
+
+
+def _reparse(language: str, old: str, new: str, old_tree: tree_sitter.Tree,
+             edits: Sequence[tuple[int, int, int]] | None) -> tree_sitter.Tree:
+    cached = _trees.get((language, new))
+    if cached is not None:
+        return cached
+    old_b, new_b = old.encode("utf-8"), new.encode("utf-8")
+    if edits is None:
+        edits = [_changed_span(old_b, new_b)]
+    return get_parser(language).parse(new_b, edited(old_tree, old_b, new_b, edits))
+
+
+def _changed_span(old: bytes, new: bytes) -> tuple[int, int, int]:
+    """(start, old_end, new_end): the single byte span where ``old`` and ``new`` differ."""
+    limit = min(len(old), len(new))
+    prefix = _common_prefix(old, new, limit)
+    suffix = _common_suffix(old, new, limit - prefix)
+    return prefix, len(old) - suffix, len(new) - suffix
+
+
+def _common_prefix(a: bytes, b: bytes, limit: int) -> int:
+    i = 0
+    while i < limit and a[i:i + _CHUNK] == b[i:i + _CHUNK]:
+        i += _CHUNK
+    if i >= limit:
+        return limit
+    lo, hi = i, min(i + _CHUNK, limit)  # the first difference is in [lo, hi)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if a[lo:mid + 1] == b[lo:mid + 1]:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+def _common_suffix(a: bytes, b: bytes, limit: int) -> int:
+    la, lb = len(a), len(b)
+    n = 0
+    while n < limit:
+        step = min(_CHUNK, limit - n)
+        if a[la - n - step:la - n] != b[lb - n - step:lb - n]:
+            break
+        n += step
+    else:
+        return limit
+    lo, hi = n, n + step - 1  # the chunk differs: the answer is in [lo, hi]
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[la - mid:la - n] == b[lb - mid:lb - n]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo

@@ -1,0 +1,3 @@
+"""Where a hunk goes: the locate ladder and its matchers, re-indentation, elision, anchors
+checks, conflicts with the user's changes, placement.
+"""

@@ -1,0 +1,343 @@
+"""Line tables and the per-step matchers of the locate ladder (see `locate`).
+
+`line_index(text)` is the one cached `LineIndex` of the last text seen (E3
+locates every hunk of a file in the same text): the exact step needs only
+``str.find``; the line list, offsets, stripped and folded line tables are built
+on first use. Each finder in `FINDERS` returns every `Match` of its step in
+file order. Every step is one ``str.find`` scan (C speed) of the search's keys
+over a keyed copy of the file (rstripped, stripped, folded, its non-blank
+lines, or all of it without whitespace for ``reflow``), never a Python loop over
+candidates × search lines. An exact match writes the replacement as the model
+wrote it; the looser steps adapt it (`reindent.reconcile`) to the indentation
+unit of the lines around the match (`LineIndex.unit_near`); the
+``blank_lines`` step writes the file's blank lines where the model only
+miscounted them (`_keep_blank_lines`).
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable
+from dataclasses import dataclass
+from itertools import accumulate
+
+from spark_cli.edits.locate.normalize import dominant_unit, fold, indent_offset, split_indent
+from spark_cli.edits.locate.reflow import find_reflowed, reflow_index
+from spark_cli.edits.locate.reindent import paired_lines, reconcile
+
+STEPS = ("exact", "trailing_ws", "indent", "trimmed", "unicode", "blank_lines", "fragment",
+         "reflow")
+
+
+class LineIndex:
+    """Per-text line tables, each built on first use (the exact step needs none)."""
+
+    __slots__ = ("_keyed", "_lines", "_nonblank", "_real", "_reflowed", "_rstripped", "_starts",
+                 "_stripped", "text")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._real: int | None = None
+        self._lines: list[str] | None = None
+        self._starts: list[int] | None = None
+        self._rstripped: str | None = None
+        self._stripped: dict[str, list[int]] | None = None
+        self._keyed: dict[str, str] = {}
+        self._nonblank: tuple[str, list[int]] | None = None
+        self._reflowed: tuple[str, list[int], list[int]] | None = None
+
+    @property
+    def real(self) -> int:
+        """The number of real lines (a final newline does not start one)."""
+        if self._real is None:
+            text = self.text
+            self._real = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
+        return self._real
+
+    @property
+    def lines(self) -> list[str]:
+        if self._lines is None:
+            self._lines = self.text.split("\n")
+        return self._lines
+
+    @property
+    def starts(self) -> list[int]:
+        if self._starts is None:
+            lines = self.lines
+            self._starts = list(map(operator.add, accumulate(map(len, lines), initial=0),
+                                    range(len(lines) + 1)))
+        return self._starts
+
+    def unit_near(self, first: int, last: int) -> str | None:
+        """The indentation unit (`normalize.dominant_unit`) around rows ``first``..``last``,
+        for loose steps: indentation follows the neighbourhood of the edit, not the
+        file's majority (shell scripts mix tabs and spaces). The matched lines decide
+        when they are indented; else the nearest lines that are, widening step by step."""
+        unit: str | None = ""
+        for radius in _NEAR:
+            lo, hi = max(first - radius, 0), min(last + 1 + radius, self.real)
+            unit = dominant_unit([split_indent(line)[0] for line in self.lines[lo:hi]
+                                  if line.strip()])
+            if unit or (lo == 0 and hi == self.real):
+                break
+        return unit
+
+    def rstripped(self) -> str:
+        if self._rstripped is None:
+            self._rstripped = "\n".join([line.rstrip() for line in self.lines])
+        return self._rstripped
+
+    def stripped(self) -> dict[str, list[int]]:
+        if self._stripped is None:
+            table: dict[str, list[int]] = {}
+            for i, line in enumerate(self.lines[:self.real]):
+                table.setdefault(line.strip(), []).append(i)
+            self._stripped = table
+        return self._stripped
+
+    def keyed(self, kind: str) -> str:
+        """The file's lines as keys ("strip": stripped, "fold": `fold`), one per line."""
+        found = self._keyed.get(kind)
+        if found is None:
+            key_of = str.strip if kind == "strip" else fold
+            found = self._keyed[kind] = "\n".join([key_of(x) for x in self.lines[:self.real]])
+        return found
+
+    def nonblank(self) -> tuple[str, list[int]]:
+        """The stripped non-blank lines joined, and the file line of each."""
+        if self._nonblank is None:
+            rows = [i for i, line in enumerate(self.lines[:self.real]) if line.strip()]
+            self._nonblank = ("\n".join([self.lines[i].strip() for i in rows]), rows)
+        return self._nonblank
+
+    def reflowed(self) -> tuple[str, list[int], list[int]]:
+        """`reflow.reflow_index` of the file's real lines."""
+        if self._reflowed is None:
+            self._reflowed = reflow_index(self.lines[:self.real])
+        return self._reflowed
+
+    def span(self, first: int, count: int) -> tuple[int, int]:
+        last = first + count - 1
+        return self.starts[first], self.starts[last] + len(self.lines[last])
+
+
+_NEAR = (0, 8, 40, 200)  # lines either side of a match that tell the indentation unit
+_last: LineIndex | None = None
+
+
+def line_index(text: str) -> LineIndex:
+    global _last
+    if _last is None or (_last.text is not text and _last.text != text):
+        _last = LineIndex(text)
+    return _last
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    """A place the search matches; ``make()`` builds its replacement text (only for
+    the match that is chosen: adapting a replacement is the costly part)."""
+
+    start: int  # character offsets
+    end: int
+    first: int  # 0-based first and last line
+    last: int
+    make: Callable[[], str]
+
+
+def _whole_line_hits(haystack: str, needle: str) -> list[tuple[int, int]]:
+    """(offset, 0-based line) of each place ``needle`` covers whole lines of ``haystack``."""
+    hits: list[tuple[int, int]] = []
+    size, total = len(needle), len(haystack)
+    line = last = 0
+    pos = haystack.find(needle)
+    while pos >= 0:
+        end = pos + size
+        if (pos == 0 or haystack[pos - 1] == "\n") and (end == total or haystack[end] == "\n"):
+            line += haystack.count("\n", last, pos)  # counted once over the text in total
+            last = pos
+            hits.append((pos, line))
+        pos = haystack.find(needle, pos + 1)
+    return hits
+
+
+def _reconciled(index: LineIndex, first: int, search: list[str],
+                replace: list[str]) -> Match:
+    """A match of ``search`` at file line ``first`` whose replacement keeps the file's
+    own text for the lines it does not change (see `reindent.reconcile`)."""
+    count = len(search)
+    start, end = index.span(first, count)
+
+    def make() -> str:
+        return "\n".join(reconcile(search, index.lines[first:first + count], replace,
+                                     index.unit_near(first, first + count - 1)))
+
+    return Match(start, end, first, first + count - 1, make)
+
+
+def _exact(index: LineIndex, search: list[str], replace: list[str]) -> list[Match]:
+    text = index.text
+    out = []
+    needle = "\n".join(search)
+    phantom = not search[-1] and text.endswith("\n")  # may end on the "line" after the last
+
+    body = "\n".join(replace)  # matched byte for byte: written as the model wrote it
+    for pos, first in _whole_line_hits(text, needle):
+        if not (phantom and pos + len(needle) == len(text)):
+            out.append(Match(pos, pos + len(needle), first, first + len(search) - 1,
+                             lambda: body))
+    return out
+
+
+def _trailing_ws(index: LineIndex, search: list[str], replace: list[str]) -> list[Match]:
+    haystack = index.rstripped()
+    needle = "\n".join([line.rstrip() for line in search])
+    out = []
+    for _pos, first in _whole_line_hits(haystack, needle):
+        if first + len(search) <= index.real:
+            out.append(_reconciled(index, first, search, replace))
+    return out
+
+
+def _keyed_hits(index: LineIndex, kind: str, search: list[str]) -> list[int]:
+    """First lines of the runs whose keys equal the search's keys (one C-level scan)."""
+    key_of = str.strip if kind == "strip" else fold
+    needle = "\n".join([key_of(line) for line in search])
+    limit = index.real - len(search)
+    return [first for _pos, first in _whole_line_hits(index.keyed(kind), needle)
+            if first <= limit]
+
+
+def _indent(index: LineIndex, search: list[str], replace: list[str]) -> list[Match]:
+    out = []
+    s_indents = [split_indent(line)[0] for line in search]
+    for first in _keyed_hits(index, "strip", search):
+        pairs = [(s_indents[k], split_indent(index.lines[first + k])[0])
+                 for k, line in enumerate(search) if line.strip()]
+        if indent_offset(pairs) is not None:
+            out.append(_reconciled(index, first, search, replace))
+    return out
+
+
+def _equal_runs(index: LineIndex, search: list[str], replace: list[str],
+                kind: str) -> list[Match]:
+    return [_reconciled(index, first, search, replace)
+            for first in _keyed_hits(index, kind, search)]
+
+
+def _trimmed(index: LineIndex, search: list[str], replace: list[str]) -> list[Match]:
+    return _equal_runs(index, search, replace, "strip")
+
+
+def _unicode(index: LineIndex, search: list[str], replace: list[str]) -> list[Match]:
+    return _equal_runs(index, search, replace, "fold")
+
+
+def _blank_lines(index: LineIndex, search: list[str], replace: list[str]) -> list[Match]:
+    if not search[0].strip() or not search[-1].strip():
+        return []  # its edge blank lines fall outside the region: the trimmed variant fits
+    texts = [line for line in search if line.strip()]
+    joined, rows = index.nonblank()
+    out = []
+    for _pos, k in _whole_line_hits(joined, "\n".join([t.strip() for t in texts])):
+        found = rows[k:k + len(texts)]
+        start, end = index.span(found[0], found[-1] - found[0] + 1)
+        out.append(Match(start, end, found[0], found[-1],
+                         _blank_lines_maker(index, search, texts, found, replace)))
+    return out
+
+
+def _blank_lines_maker(index: LineIndex, search: list[str], texts: list[str],
+                       found: list[int], replace: list[str]) -> Callable[[], str]:
+    def make() -> str:
+        rows = iter(found)
+        file_lines = [index.lines[next(rows)] if s.strip() else None for s in search]
+        new = reconcile(search, file_lines, replace, index.unit_near(found[0], found[-1]))
+        return "\n".join(_keep_blank_lines(index, search, texts, found, replace, new))
+
+    return make
+
+
+def _keep_blank_lines(index: LineIndex, search: list[str], texts: list[str], rows: list[int],
+                      replace: list[str], new: list[str]) -> list[str]:
+    """The file's blank lines between two search lines that the replacement keeps
+    adjacent (unchanged or changed in place) with as many blank lines between them as
+    the search had: the model's count of blank lines there is a miscopy, not a change
+    (had it meant to change it, its search would read like the file)."""
+    gaps = [0] * len(texts)  # blank lines after each non-blank search line, in the search
+    k = -1
+    for line in search:
+        if line.strip():
+            k += 1
+        elif k >= 0:
+            gaps[k] += 1
+    r_rows = [j for j, line in enumerate(replace) if line.strip()]
+    pairs = {r_rows[j]: i  # non-blank replacement line -> search line
+             for j, i in paired_lines(texts, [replace[j] for j in r_rows]).items()}
+    out: list[str] = []
+    j = 0
+    while j < len(new):
+        out.append(new[j])
+        i = pairs.get(j)
+        after = j + 1
+        while after < len(replace) and not replace[after].strip():
+            after += 1
+        if (i is not None and i + 1 < len(rows) and pairs.get(after) == i + 1
+                and after - j - 1 == gaps[i]):
+            out.extend(index.lines[rows[i] + 1:rows[i + 1]])
+            j = after
+            continue
+        j += 1
+    return out
+
+
+def _fragment(index: LineIndex, search: list[str], replace: list[str]) -> list[Match]:
+    """A one-line search inside a line. Not taken when it would cut a word, or when it
+    is the start of a longer line (more likely a line misremembered than a fragment)."""
+    if len(search) != 1 or len(replace) > 1:
+        return []
+    needle = search[0].strip()
+    text = index.text
+    out = []
+    first = last = 0
+    pos = text.find(needle)
+    while pos >= 0:
+        first += text.count("\n", last, pos)
+        last = pos
+        end = pos + len(needle)
+        line_start = text.rfind("\n", 0, pos) + 1
+        line_end = text.find("\n", end)
+        rest = text[end:line_end if line_end >= 0 else len(text)]
+        starts_line = not text[line_start:pos].strip()
+        if not _cuts_word(text, pos, end) and not (starts_line and rest.strip()):
+            fragment = replace[0].strip() if replace else ""
+            out.append(Match(pos, end, first, first, _constant(fragment)))
+        pos = text.find(needle, pos + 1)
+    return out
+
+
+def _constant(text: str) -> Callable[[], str]:
+    return lambda: text
+
+
+def _cuts_word(text: str, start: int, end: int) -> bool:
+    def word(ch: str) -> bool:
+        return ch.isalnum() or ch == "_"
+
+    before = start > 0 and word(text[start - 1]) and word(text[start])
+    after = end < len(text) and word(text[end]) and word(text[end - 1])
+    return before or after
+
+
+def _reflow(index: LineIndex, search: list[str], replace: list[str]) -> list[Match]:
+    out = []
+    for first, last, make in find_reflowed(index, search, replace):
+        start, end = index.span(first, last - first + 1)
+        out.append(Match(start, end, first, last, make))
+    return out
+
+
+FINDERS: dict[str, Callable[[LineIndex, list[str], list[str]], list[Match]]] = {
+    "exact": _exact, "trailing_ws": _trailing_ws, "indent": _indent,
+    "trimmed": _trimmed, "unicode": _unicode, "blank_lines": _blank_lines,
+    "fragment": _fragment, "reflow": _reflow,
+}

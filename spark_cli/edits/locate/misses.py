@@ -1,0 +1,167 @@
+"""Why a hunk could not be placed: `LocateFailed` and the messages a model can act on.
+
+"ambiguous": the lines of every candidate and how to make the search unique.
+"missing", most specific first:
+- the REPLACE text is already in the file (the edit was applied before);
+- most search lines agree with one place in the file: which search line
+  differs, and what the file has there;
+- else the file lines most similar to the search (difflib, for the suggestion
+  only: nothing is ever applied by similarity);
+plus notes for an elision (``...``, ``# ... existing code``) in the search and
+for an anchor that matched nothing.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Sequence
+from typing import Literal
+
+from spark_cli.edits.locate.elision import is_elision
+
+_ALIGN_PROBES = 20  # search lines used to find the best alignment
+_ALIGN_SPOTS = 50  # file places tried per probe line
+_ALIGN_BUDGET = 200_000  # line comparisons at most, whatever the sizes
+
+
+FailReason = Literal["missing", "ambiguous", "placeholder", "elision"]
+
+
+class LocateFailed(Exception):
+    """The hunk could not be placed; ``message`` says why and what to send instead."""
+
+    def __init__(self, message: str, reason: FailReason,
+                 candidates: tuple[int, ...] = (),
+                 nearest: tuple[tuple[int, str], ...] = ()) -> None:
+        super().__init__(message)
+        self.message = message
+        self.reason = reason
+        self.candidates = candidates  # 1-based lines of the ambiguous matches
+        self.nearest = nearest  # (1-based line, file line) suggestions for a missing match
+
+
+def ambiguous(lines: tuple[int, ...], anchors: Sequence[str], anchored: bool) -> LocateFailed:
+    """Refuse a search that matches ``lines`` (1-based)."""
+    shown = ", ".join(str(n) for n in lines[:10]) + (", …" if len(lines) > 10 else "")
+    hint = ("add more unchanged lines before or after the change so it is unique"
+            if anchors else
+            "add more unchanged lines before or after the change so it is unique (the "
+            "enclosing def/class/function line is a good one; in apply_patch, an "
+            "`@@ def name` header also works)")
+    where = f" inside {' / '.join(anchors)!r}" if anchored else ""
+    return LocateFailed(f"the search text matches {len(lines)} places{where} "
+                        f"(lines {shown}); {hint}", "ambiguous", lines)
+
+
+def missing(lines: list[str], real: int, table: dict[str, list[int]], search: list[str],
+            replace: list[str], anchors: Sequence[str], ranges: Sequence[tuple[int, int]],
+            ) -> LocateFailed:
+    """Refuse a search found nowhere; ``table`` maps stripped file lines to their indexes."""
+    note = _notes(search, replace, anchors, ranges)
+    done = _already_applied(lines, real, table, search, replace)
+    if done is not None:
+        return LocateFailed(
+            f"the search text was not found, but the replacement is already in the file at "
+            f"line {done + 1}: this edit looks applied already; re-read the file before "
+            f"sending more edits to it.{note}", "missing", (), ((done + 1, lines[done]),))
+    aligned = _best_alignment(lines, real, table, search)
+    if aligned is not None:
+        first, agree, differs = aligned
+        want = search[differs].strip()
+        row = first + differs
+        have = lines[row].strip() if 0 <= row < real else "<end of file>"
+        where = f"file line {row + 1} {have!r}" if 0 <= row < real else "the end of the file"
+        nearest: tuple[tuple[int, str], ...] = ((row + 1, lines[row]),) if 0 <= row < real \
+            else ()
+        total = sum(1 for s in search if s.strip())
+        message = (f"the search text was not found: {agree} of its {total} non-blank lines "
+                   f"match at line {max(first, 0) + 1}, but search line {differs + 1} "
+                   f"{want!r} differs from {where}. Copy the lines exactly as they are in "
+                   f"the file.{note}")
+        return LocateFailed(message, "missing", (), nearest)
+    nearest = _nearest(lines, table, search)
+    if nearest:
+        shown = "; ".join(f"line {n}: {t.strip()!r}" for n, t in nearest)
+        message = (f"the search text was not found (exact, whitespace-, indentation- and "
+                   f"Unicode-insensitive matching all failed). Did you mean {shown}? Re-read "
+                   f"the file and copy the lines exactly.{note}")
+    else:
+        message = ("the search text was not found and no line of the file resembles it; "
+                   f"re-read the file before editing it.{note}")
+    return LocateFailed(message, "missing", (), nearest)
+
+
+def _notes(search: list[str], replace: list[str], anchors: Sequence[str],
+           ranges: Sequence[tuple[int, int]]) -> str:
+    note = ""
+    elided = next((line.strip() for line in search if is_elision(line)), None)
+    if elided is not None and elided in {line.strip() for line in replace}:
+        note += (f" The search and the replacement both contain {elided!r}, which looks like "
+                 "an elision: the lines around each placeholder are located on their own, in "
+                 "order, and must be copied verbatim from the file; they were not all found.")
+    elif elided is not None:
+        note += (f" The search contains {elided!r}, which looks like an elision: SEARCH must "
+                 "repeat the file's lines verbatim (a placeholder is only accepted when "
+                 "REPLACE has the same placeholder lines).")
+    if anchors and not ranges:
+        note += f" The anchor {' / '.join(anchors)!r} matched no definition or line either."
+    return note
+
+
+def _already_applied(lines: list[str], real: int, table: dict[str, list[int]],
+                     search: list[str], replace: list[str]) -> int | None:
+    keys = [r.strip() for r in replace]
+    if not any(keys) or keys == [s.strip() for s in search]:
+        return None
+    if sum(1 for k in keys if k) < 2 and len(keys[0] if keys else "") < 20:
+        return None  # one short line proves nothing
+    offset = next(i for i, k in enumerate(keys) if k)
+    for spot in table.get(keys[offset], [])[:_ALIGN_SPOTS]:
+        first = spot - offset
+        if first < 0 or first + len(keys) > real:
+            continue
+        if all(lines[first + i].strip() == k for i, k in enumerate(keys)):
+            return first
+    return None
+
+
+def _best_alignment(lines: list[str], real: int, table: dict[str, list[int]],
+                    search: list[str]) -> tuple[int, int, int] | None:
+    """(first line, agreeing lines, first differing search line) of the best alignment,
+    when at least half of the search's non-blank lines agree there."""
+    keys = [s.strip() for s in search]
+    wanted = [i for i, k in enumerate(keys) if k]
+    if not wanted:
+        return None
+    probes = sorted(wanted, key=lambda i: len(table.get(keys[i], ())) or 10**9)[:_ALIGN_PROBES]
+    spots = max(1, min(_ALIGN_SPOTS, _ALIGN_BUDGET // (len(wanted) * len(probes))))
+    best: tuple[int, int, int] | None = None
+    tried: set[int] = set()
+    for k in probes:
+        for spot in table.get(keys[k], [])[:spots]:
+            first = spot - k
+            if first in tried:
+                continue
+            tried.add(first)
+            agree, differs = 0, -1
+            for i in wanted:
+                row = first + i
+                if 0 <= row < real and lines[row].strip() == keys[i]:
+                    agree += 1
+                elif differs < 0:
+                    differs = i
+            if differs >= 0 and (best is None or agree > best[1]):
+                best = (first, agree, differs)
+    if best is None or best[1] * 2 < len(wanted):
+        return None
+    return best
+
+
+def _nearest(lines: list[str], table: dict[str, list[int]], search: list[str],
+             limit: int = 3) -> tuple[tuple[int, str], ...]:
+    probe = max((line.strip() for line in search), key=len, default="")
+    if not probe:
+        return ()
+    close = difflib.get_close_matches(probe, [k for k in table if k], n=limit, cutoff=0.6)
+    found = sorted((table[k][0] + 1, lines[table[k][0]]) for k in close)
+    return tuple(found[:limit])

@@ -1,0 +1,164 @@
+"""Placing every hunk of one file section in the file's text, in order.
+
+`locate_all(work, edit, …)` locates each hunk after the previous one (a hunk
+given out of order is still found when it does not overlap) and returns the
+spans to splice and the hunks refused, each with a message a model can act on:
+
+- under a conflict (the user changed the file since the model read it), a hunk
+  that touches a line the user changed, or that no longer locates but does
+  locate in the text the model saw, is refused as ``conflict``;
+- hunks that overlap only in context lines neither of them changes are trimmed
+  to the lines they change (`overlap`); hunks that change shared lines are
+  refused as ``overlap``;
+- a run of identical hunks whose search matches exactly as many places takes
+  one place each, in order (``in_order`` does that for every hunk: the
+  `Applier` uses it for identical SEARCH/REPLACE blocks sent once per place);
+- an empty SEARCH appends its text, except the part that repeats the whole
+  file at its start (a model "creating" a file that exists, perhaps with more
+  at the end): only the rest is appended.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from spark_cli.edits.locate.conflicts import Region, line_span
+from spark_cli.edits.locate.ladder import locate
+from spark_cli.edits.locate.misses import LocateFailed
+from spark_cli.edits.locate.overlap import disjoint_cores
+from spark_cli.edits.model.outcome import HunkRefused
+
+if TYPE_CHECKING:
+    from spark_cli.edits.model.blocks import FileEdit, Hunk
+
+_NEWLINES = re.compile(r"\r\n|\r")
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    index: int  # 1-based hunk index
+    start: int
+    end: int
+    replacement: str
+    step: str
+
+
+def is_append(hunk: Hunk) -> bool:
+    """An empty SEARCH without anchors: create the file, or append to it."""
+    return not hunk.search and not hunk.anchors
+
+
+def lf(text: str) -> str:
+    """Edit text that came with CRLF: the file's own endings are restored on encode."""
+    return _NEWLINES.sub("\n", text) if "\r" in text else text
+
+
+def _find(work: str, hunk: Hunk, language: str | None, position: int,
+          in_order: bool = False) -> tuple[int, int, str, str]:
+    if is_append(hunk):
+        body = lf(hunk.replace)
+        if work.strip() and body.startswith(work):  # the model re-sent the whole file
+            return len(work), len(work), body[len(work):], "append"
+        return len(work), len(work), body, "append"
+    if "\r" in hunk.search or "\r" in hunk.replace:
+        hunk = replace(hunk, search=lf(hunk.search), replace=lf(hunk.replace))
+    try:
+        found = locate(work, hunk, language=language, search_from=position,
+                       first_of_many=in_order)
+    except LocateFailed:
+        if not position:
+            raise
+        found = locate(work, hunk, language=language, search_from=0)  # hunks out of order
+    return found.start, found.end, found.replacement, found.step
+
+
+def _same(a: Hunk, b: Hunk) -> bool:
+    return (a.search, a.replace, a.anchors, a.at_eof) == (b.search, b.replace, b.anchors, b.at_eof)
+
+
+def _seen_conflict(seen: str, hunk: Hunk, language: str | None, index: int) -> str | None:
+    """When a hunk no longer locates: does it locate in the text the model saw (so the
+    user changed lines it relies on)? The conflict message, or None."""
+    try:
+        start, end, _r, _s = _find(seen, hunk, language, 0)
+    except LocateFailed:
+        return None
+    first, last = line_span(seen, start, end)
+    where = f"line {first + 1}" if last - first <= 1 else f"lines {first + 1}-{last}"
+    return (f"the file changed on disk since the model read it; hunk {index} matches {where} "
+            "of the file as the model read it, which the user has since changed: re-read the "
+            "file and redo this hunk")
+
+
+def locate_all(work: str, edit: FileEdit, regions: list[Region] | None,
+                language: str | None, seen: str | None = None,
+                in_order: bool = False) -> tuple[list[Span], list[HunkRefused]]:
+    """Locate each hunk in order, each after the previous one; (spans, refused hunks).
+
+    Hunks that overlap only in context lines neither changes are trimmed to the lines
+    they change (`overlap`). A run of identical hunks whose search matches exactly as
+    many places takes one place each, in order.
+    """
+    spans: list[Span] = []
+    refused: list[HunkRefused] = []
+    position = 0
+    for index, hunk in enumerate(edit.hunks, 1):
+        line = hunk.line or edit.line
+        where = f"hunk {index} (edit line {line})"
+        try:
+            try:
+                start, end, replacement, step = _find(work, hunk, language, position, in_order)
+            except LocateFailed as exc:
+                group = sum(1 for h in edit.hunks if _same(h, hunk))
+                if exc.reason != "ambiguous" or group < 2 or group != len(exc.candidates):
+                    raise
+                start, end, replacement, step = _find(work, hunk, language, position, True)
+        except LocateFailed as exc:
+            conflict = _seen_conflict(seen, hunk, language, index) if regions and seen else None
+            if conflict is not None:
+                refused.append(HunkRefused(index, line, "conflict", conflict))
+            else:
+                refused.append(HunkRefused(index, line, exc.reason, f"{where}: {exc.message}",
+                                           exc.candidates))
+            continue
+        if regions:
+            first_line, last_line = line_span(work, start, end)
+            touched = next((r for r in regions if r.overlaps(first_line, last_line)), None)
+            if touched is not None:
+                refused.append(HunkRefused(
+                    index, line, "conflict",
+                    f"the file changed on disk since the model read it; hunk {index} touches "
+                    f"{touched.describe()}, which the user edited: re-read the file and redo "
+                    "this hunk"))
+                continue
+        placed = Span(index, start, end, replacement, step)
+        if not _fit(work, spans, placed):
+            refused.append(HunkRefused(index, line, "overlap", f"{where} overlaps an earlier "
+                                       "hunk of the same file and changes lines they share; "
+                                       "merge them into one hunk"))
+            continue
+        position = end
+    return spans, refused
+
+
+def _fit(work: str, spans: list[Span], new: Span) -> bool:
+    """Add ``new`` to ``spans``; overlapping spans that share only unchanged lines are
+    trimmed to their cores. False (nothing added) when they change shared lines."""
+    cores: dict[int, Span] = {}
+    mine = new
+    for k, other in enumerate(spans):
+        if not (mine.start < other.end and other.start < mine.end):
+            continue
+        pair = disjoint_cores(work, (other.start, other.end, other.replacement),
+                              (mine.start, mine.end, mine.replacement))
+        if pair is None:
+            return False
+        (s1, e1, r1), (s2, e2, r2) = pair
+        cores[k] = replace(other, start=s1, end=e1, replacement=r1)
+        mine = replace(mine, start=s2, end=e2, replacement=r2)
+    for k, core in cores.items():
+        spans[k] = core
+    spans.append(mine)
+    return True

@@ -1,0 +1,125 @@
+"""The last ladder step, ``reflow``: the search with its lines joined or split.
+
+Models re-wrap code they quote: a call or an annotation spread over several
+lines comes back on one (or the other way round), `f(\n    a,\n)` as `f(a)`.
+`reflow` compares the search with the file with all whitespace, line breaks
+included, left out (blank lines too); a match must start and end on whole file
+lines. This is a fixed normalisation, not a similarity: the search's non-space
+text must equal the file's, character for character, and be long enough
+(`MIN_TEXT` characters) to name a place.
+
+The replacement keeps the file's own lines for the lines the model repeats
+unchanged at its start and end, when the model's line breaks there fall on the
+file's (adding a property under a re-wrapped annotation keeps the annotation as
+the file has it); the changed lines in between are the model's, moved to the
+file's indentation when the search's first line gives it.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Callable
+from typing import Protocol
+
+
+class LineIndex(Protocol):
+    """What reflow needs of `matching.LineIndex` (so reflow does not import matching)."""
+
+    @property
+    def lines(self) -> list[str]: ...
+
+    def reflowed(self) -> tuple[str, list[int], list[int]]: ...
+
+
+Found = tuple[int, int, Callable[[], str]]  # first and last file row, the replacement maker
+
+MIN_TEXT = 16  # non-space characters a reflowed search needs
+
+
+def _key(line: str) -> str:
+    return "".join(line.split())
+
+
+def reflow_index(lines: list[str]) -> tuple[str, list[int], list[int]]:
+    """The file's non-blank lines without whitespace, joined; the file row and the
+    start offset of each."""
+    rows = [i for i, line in enumerate(lines) if line.strip()]
+    keys = [_key(lines[i]) for i in rows]
+    starts: list[int] = []
+    offset = 0
+    for key in keys:
+        starts.append(offset)
+        offset += len(key)
+    return "".join(keys), rows, starts
+
+
+def find_reflowed(index: LineIndex, search: list[str], replace: list[str]) -> list[Found]:
+    """Every place the reflowed search matches whole file lines, in file order."""
+    s_rows = [i for i, line in enumerate(search) if line.strip()]
+    keys = [_key(search[i]) for i in s_rows]
+    needle = "".join(keys)
+    if len(needle) < MIN_TEXT:
+        return []
+    stream, rows, starts = index.reflowed()
+    out = []
+    pos = stream.find(needle)
+    while pos >= 0:
+        k = bisect_left(starts, pos)
+        end = pos + len(needle)
+        after = bisect_left(starts, end)  # the first file key after the match, if it ends on one
+        if k < len(starts) and starts[k] == pos and (
+                end == len(stream) or (after < len(starts) and starts[after] == end)):
+            last = after - 1
+            out.append((rows[k], rows[last],
+                        _maker(index, search, replace, s_rows, keys, pos, (rows[k], rows[last]))))
+        pos = stream.find(needle, pos + 1)
+    return out
+
+
+def _maker(index: LineIndex, search: list[str], replace: list[str], s_rows: list[int],
+           keys: list[str], pos: int, span: tuple[int, int]) -> Callable[[], str]:
+    def make() -> str:
+        _stream, rows, starts = index.reflowed()
+        first, last = span
+        offsets = []  # where each non-blank search line starts in the stream
+        at = pos
+        for key in keys:
+            offsets.append(at)
+            at += len(key)
+
+        def file_row(line: int) -> int | None:
+            """The file row at which search line ``line`` starts, if a file line starts
+            there too (``last + 1`` past the end)."""
+            m = bisect_left(s_rows, line)
+            if m == len(s_rows):
+                return last + 1
+            k = bisect_left(starts, offsets[m])
+            return rows[k] if k < len(starts) and starts[k] == offsets[m] else None
+
+        same = [a.strip() == b.strip() for a, b in zip(search, replace, strict=False)]
+        head = same.index(False) if False in same else len(same)
+        tail = 0
+        while (tail < min(len(search), len(replace)) - head
+               and search[-1 - tail].strip() == replace[-1 - tail].strip()):
+            tail += 1
+        cut = file_row(head) if head else first
+        if cut is None:
+            cut, head = first, 0
+        resume = file_row(len(search) - tail) if tail else last + 1
+        if resume is None or resume < cut:
+            resume, tail = last + 1, 0
+        middle = _indented(index.lines[first], search[s_rows[0]],
+                           replace[head:len(replace) - tail])
+        return "\n".join(index.lines[first:cut] + middle + index.lines[resume:last + 1])
+
+    return make
+
+
+def _indented(file_line: str, search_line: str, lines: list[str]) -> list[str]:
+    """The model's lines moved from the search's first indentation to the file's."""
+    f = file_line[:len(file_line) - len(file_line.lstrip())]
+    s = search_line[:len(search_line) - len(search_line.lstrip())]
+    if f == s:
+        return list(lines)
+    return [f + line[len(s):] if line.startswith(s) and line.strip() else line
+            for line in lines]

@@ -1,0 +1,276 @@
+"""Adapting a replacement to the file after a loose match (every ladder step but exact).
+
+`reconcile(search, found, replace)` gives the lines to write when file line
+``found[i]`` stands for search line ``search[i]`` (None: a blank search line the
+match skipped). The rules, so that only the hunk's real changes reach the file:
+
+- SEARCH and REPLACE are aligned on their stripped lines (difflib's matching
+  blocks: alignment only, nothing is located by similarity). A replacement line
+  that repeats a search line is *kept*: its text is the file's own (a Unicode,
+  trailing-space or tab difference the match tolerated is never written back),
+  and when the model did not change its indentation it is the file's line, byte
+  for byte.
+- The model's indentation is translated to the file's by the change most search
+  lines agree on (`_frame`: add or remove a prefix, or switch unit, e.g. four
+  spaces to a tab, or two spaces to four; units come from `dominant_unit`). A
+  search line that disagrees is an *outlier*: the model mis-copied it. A kept
+  line keeps the file's indentation plus the model's own change to it, if any
+  (so a continuation line keeps its alignment); only an outlier the model left
+  unchanged inside a hunk that re-nests kept lines (wraps them in ``try``, moves
+  a YAML key under a new one) follows the replacement's nesting instead,
+  relative to the line before it. The first search line is never trusted as a
+  reference: models often drop its indentation. When no change fits half of the
+  search lines, kept lines are simply the file's.
+- Changed and new lines keep the model's text; their indentation is placed
+  relative to the replacement line before them (its place in the file plus the
+  model's indentation difference, converted to the file's unit), or by the
+  frame when no line before them is a reliable reference.
+
+After an exact match nothing is adapted: the replacement is written as the model
+wrote it (`matching`), only line endings follow the file.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Sequence
+
+from spark_cli.edits.locate.normalize import dominant_unit, remove_prefix
+
+
+def _indent(line: str) -> str:
+    return line[:len(line) - len(line.lstrip())]
+
+
+class _Units:
+    """Converts indentation the model wrote (in its unit) to the file's unit."""
+
+    __slots__ = ("file", "model")
+
+    def __init__(self, model: str | None, file: str | None) -> None:
+        self.model, self.file = model, file
+
+    def convert(self, extra: str) -> str:
+        m, f = self.model, self.file
+        if not m or not f or m == f or not extra or extra.strip(m[0]):
+            return extra
+        levels, rest = divmod(len(extra), len(m))
+        return f * levels + " " * rest
+
+    def relative(self, out: str, model_base: str, model: str) -> str | None:
+        """The file indentation for ``model`` when ``model_base`` became ``out``: the
+        model's added (removed) indentation added to (removed from) ``out``."""
+        if model.startswith(model_base):
+            extra = self.convert(model[len(model_base):])
+            tabs = len(out) - len(out.lstrip("\t"))
+            if extra and not extra.strip("\t") and 0 < tabs < len(out) and not out.strip(" \t"):
+                return out[:tabs] + extra + out[tabs:]  # tabs go before alignment spaces
+            return out + extra
+        if model.endswith(model_base):  # added in front (a tab before alignment spaces)
+            return self.convert(model[:len(model) - len(model_base)]) + out
+        if model_base.startswith(model) or model_base.endswith(model):
+            cut = self.convert(model_base[len(model):] if model_base.startswith(model)
+                               else model_base[:len(model_base) - len(model)])
+            if out.endswith(cut):
+                return out[:len(out) - len(cut)]
+            if out.startswith(cut):
+                return out[len(cut):]
+            return out[:max(len(out) - len(cut), 0)]
+        return None
+
+
+def _levels(indent: str, unit: str) -> tuple[int, str]:
+    n = 0
+    while unit and indent.startswith(unit, n * len(unit)):
+        n += 1
+    return n, indent[n * len(unit):]
+
+
+class _Frame:
+    """One indentation change: ``kind`` "add" (prefix), "cut" (prefix) or "unit"."""
+
+    __slots__ = ("kind", "shift", "text", "units")
+
+    def __init__(self, kind: str, text: str, shift: int, units: _Units) -> None:
+        self.kind, self.text, self.shift, self.units = kind, text, shift, units
+
+    def key(self) -> tuple[str, str, int, str]:
+        return self.kind, self.text, self.shift, self.units.model or ""
+
+    def __call__(self, indent: str) -> str:
+        if self.kind == "add":
+            return self.text + indent
+        if self.kind == "cut":
+            return remove_prefix(indent, self.text)
+        model, file = self.units.model or "", self.units.file or ""
+        levels, rest = _levels(indent, model)
+        return file * max(levels + self.shift, 0) + rest
+
+
+def _frame(pairs: Sequence[tuple[str, str]], swaps: Sequence[tuple[str, str]],
+           units: _Units) -> _Frame | None:
+    """The change most (search indent, file indent) ``pairs`` agree on, or None when
+    no change fits at least half of them. Ties go to the change that puts the most
+    changed lines (``swaps``: model indent, file indent of the line it replaces)
+    where the lines they replace are, then to the one the lines after the first
+    agree on (models often drop the first line's indentation), then to a change that
+    uses the model's unit as guessed from its lines (other units are tried too, but
+    must explain every line), then to a unit change (2 -> 4 spaces explains one level
+    as well as "add 2 spaces" does), then to no change."""
+    counts: dict[tuple[str, str], int] = {}
+    for pair in pairs:
+        counts[pair] = counts.get(pair, 0) + 1
+    candidates: dict[tuple[str, str, int, str], _Frame] = {}
+    f = units.file
+    # the model's unit is a guess from few lines: try the usual ones as well
+    conversions = [_Units(m, f) for m in dict.fromkeys((units.model, "  ", "    ", "\t"))
+                   if m and f and m != f]
+    for s, fi in counts:
+        found = []
+        if fi.endswith(s):
+            found.append(_Frame("add", fi[:len(fi) - len(s)], 0, units))
+        if s.endswith(fi) and len(s) > len(fi):
+            found.append(_Frame("cut", s[:len(s) - len(fi)], 0, units))
+        for conversion in conversions:
+            (sl, srest), (fl, frest) = _levels(s, conversion.model or ""), _levels(fi, f or "")
+            if srest == frest.replace("\t", " " * len(conversion.model or "")):
+                found.append(_Frame("unit", "", fl - sl, conversion))
+        for frame in found:
+            candidates.setdefault(frame.key(), frame)
+    first = pairs[0]
+    best: tuple[int, int, int, bool, bool, bool] | None = None
+    chosen = None
+    for frame in candidates.values():
+        total = sum(n for (s, fi), n in counts.items() if frame(s) == fi)
+        if total * 2 < len(pairs):
+            continue
+        moved = sum(1 for r, fi in swaps if frame(r) == fi)
+        rest = total - (1 if frame(first[0]) == first[1] else 0)
+        guessed = frame.kind != "unit" or frame.units.model == units.model
+        if not guessed and total < len(pairs):
+            continue  # another unit than the model's lines suggest: only if it fits all
+        score = (total, moved, rest, guessed, frame.kind == "unit",
+                 frame.key()[:3] == ("add", "", 0))
+        if best is None or score > best:
+            best, chosen = score, frame
+    return chosen
+
+
+def _alignment(search: Sequence[str],
+               replace: Sequence[str]) -> tuple[dict[int, int], dict[int, int]]:
+    """(replacement line -> the search line it repeats, stripped; replacement line ->
+    the search line it replaces, by position within a changed run). The common head
+    and tail pair up by position first, and lines changed in place pair by position,
+    so a repeated line is not paired with another copy of itself."""
+    a = [s.strip() for s in search]
+    b = [r.strip() for r in replace]
+    head = 0
+    while head < min(len(a), len(b)) and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(a), len(b)) - head and a[len(a) - 1 - tail] == b[len(b) - 1 - tail]:
+        tail += 1
+    same = {k: k for k in range(head)}
+    same.update({len(b) - 1 - k: len(a) - 1 - k for k in range(tail)})
+    swapped: dict[int, int] = {}
+    mid_a, mid_b = a[head:len(a) - tail], b[head:len(b) - tail]
+    matcher = difflib.SequenceMatcher(None, mid_a, mid_b, autojunk=False)
+    opcodes = matcher.get_opcodes()
+    if len(mid_a) == len(mid_b):  # lines changed in place: pair by position if that
+        by_place = sum(x == y for x, y in zip(mid_a, mid_b, strict=True))  # pairs as many
+        if by_place >= sum(i2 - i1 for tag, i1, i2, _j1, _j2 in opcodes if tag == "equal"):
+            for k, (x, y) in enumerate(zip(mid_a, mid_b, strict=True)):
+                (same if x == y else swapped)[head + k] = head + k
+            return same, swapped
+    for tag, i1, i2, j1, j2 in opcodes:
+        if tag == "equal":
+            for k in range(i2 - i1):
+                same[head + j1 + k] = head + i1 + k
+        elif tag == "replace":
+            for k in range(min(i2 - i1, j2 - j1)):
+                swapped[head + j1 + k] = head + i1 + k
+    return same, swapped
+
+
+def paired_lines(search: Sequence[str], replace: Sequence[str]) -> dict[int, int]:
+    """Replacement line -> the search line it repeats or changes in place."""
+    same, swapped = _alignment(search, replace)
+    return {**swapped, **same}
+
+
+def reconcile(search: Sequence[str], found: Sequence[str | None], replace: Sequence[str],
+              file_unit: str | None = None) -> list[str]:
+    """The replacement lines to write (see the module docstring); ``file_unit`` is the
+    file's indentation unit when known (else guessed from ``found``)."""
+    rows = [i for i, s in enumerate(search) if s.strip() and found[i] is not None]
+    if not rows:
+        return list(replace)
+    s_ind = {i: _indent(search[i]) for i in rows}
+    f_ind = {i: _indent(found[i] or "") for i in rows}
+    # the first search line (and its copy in the replacement) is left out of the guess:
+    # models often drop its indentation
+    r_lines = [r for r in replace if r.strip()]
+    if len(r_lines) > 1 and r_lines[0].strip() == search[rows[0]].strip():
+        r_lines = r_lines[1:]
+    model_unit = dominant_unit([s_ind[i] for i in rows[1:]] or [s_ind[rows[0]]],
+                               [_indent(r) for r in r_lines])
+    units = _Units(model_unit,
+                   file_unit if file_unit is not None else dominant_unit(f_ind.values()))
+    same, swapped = _alignment(search, replace)
+    swaps = [(_indent(replace[j]), f_ind[i]) for j, i in swapped.items()
+             if i in f_ind and replace[j].strip()]
+    frame = _frame([(s_ind[i], f_ind[i]) for i in rows], swaps, units)
+    # convert units only when the search lines say how, or when the file is indented with
+    # tabs and the model's nesting is in spaces (what it adds must become tabs)
+    if frame is not None and frame.kind == "unit":
+        units = frame.units
+    elif not (units.file == "\t" and units.model and not units.model.strip(" ")):
+        units = _Units(None, None)
+    restructured = any(replace[j].strip() and _indent(replace[j]) != _indent(search[i])
+                       for j, i in same.items())
+    first = rows[0]
+    out: list[str] = []
+    base: tuple[str, str] | None = None  # (file indentation, model indentation)
+    for j, line in enumerate(replace):
+        body = line.lstrip()
+        i = same.get(j)
+        kept = found[i] if i is not None else None
+        if not body:
+            out.append(kept if kept is not None and not kept.strip() else line)
+            continue
+        r = line[:len(line) - len(body)]
+        if kept is None:
+            i = swapped.get(j)
+            if i is None or i not in s_ind or s_ind[i] != r:
+                if base is None and frame is None:
+                    base = (f_ind[first], s_ind[first])
+                indent = _place(units, base, frame, r)
+                base = (indent, r)
+                out.append(indent + body)
+                continue
+            kept = (found[i] or "")[:len(f_ind[i])] + body  # changed text, same place
+        assert i is not None  # kept is found[i], or the line i it changes in place
+        s, f = s_ind[i], f_ind[i]
+        if frame is None:
+            indent = f
+            base = (f, r)
+        elif frame(s) == f or i == first or not restructured:
+            indent = f if r == s else (units.relative(f, s, r) or f)
+            if frame(s) == f or i != first:
+                base = (indent, r)
+        elif r != s:  # re-indented by the model: its own change, on the file's line
+            indent = units.relative(f, s, r) or _place(units, base, frame, r)
+            base = (indent, r)
+        else:  # mis-copied and left as it was, inside re-nested code: follow the nesting
+            indent = _place(units, base, frame, r)
+            base = (indent, r)
+        out.append(indent + kept[len(f):])
+    return out
+
+
+def _place(units: _Units, base: tuple[str, str] | None, frame: _Frame | None, r: str) -> str:
+    if base is not None:
+        placed = units.relative(base[0], base[1], r)
+        if placed is not None:
+            return placed
+    return frame(r) if frame is not None else r

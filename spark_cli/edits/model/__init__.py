@@ -1,0 +1,1 @@
+"""Plain values of the edit engine: parsed blocks, outcomes, refusals, verdicts."""

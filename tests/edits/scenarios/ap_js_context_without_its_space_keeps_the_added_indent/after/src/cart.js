@@ -1,0 +1,8 @@
+export function total(items) {
+  let sum = 0;
+  for (const item of items) {
+    sum += item.price;
+    sum += item.tax ?? 0;
+  }
+  return sum;
+}

@@ -1,0 +1,8 @@
+class Stack:
+    def __init__(self):
+        self.items = []
+
+    def push(self, item):
+        self.items.append(item)
+        self.size = len(self.items)
+        return self

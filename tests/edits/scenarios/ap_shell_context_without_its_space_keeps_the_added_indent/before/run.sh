@@ -1,0 +1,7 @@
+#!/bin/sh
+main() {
+  for f in "$@"; do
+    echo "$f"
+  done
+}
+main "$@"

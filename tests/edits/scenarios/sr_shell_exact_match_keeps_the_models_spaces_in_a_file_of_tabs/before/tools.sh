@@ -1,0 +1,15 @@
+#!/bin/bash
+build() {
+	make all
+	make test
+}
+
+clean() {
+	rm -rf out
+	rm -rf tmp
+}
+
+deploy() {
+    rsync -a out/ host:/srv
+    ssh host restart
+}

@@ -1,0 +1,17 @@
+#!/bin/bash
+build() {
+	make all
+	make test
+}
+
+clean() {
+	rm -rf out
+	rm -rf tmp
+}
+
+deploy() {
+    rsync -a out/ host:/srv
+    if [ -n "$RESTART" ]; then
+        ssh host restart
+    fi
+}

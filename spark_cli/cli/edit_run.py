@@ -23,7 +23,7 @@ from collections.abc import Coroutine, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from spark_cli.edits.outcome import EditApplied, EditOutcome
+from spark_cli.edits.model.outcome import EditApplied, EditOutcome
 from spark_cli.protocol.channel import RequestSent
 from spark_cli.session.events import (
     BlockRejected,

@@ -4,7 +4,7 @@ Every line is an object with a ``type``. :data:`EVENT_TYPES` names the type of
 every session event (the closed union ``SessionEvent``: a test checks it is
 complete and matches docs/cli.md); an event's other keys are its fields. Edit
 outcomes use the same shape as ``spark apply --json`` (``edit_applied`` /
-``edit_refused``, see ``spark_cli.edits.outcome.outcome_to_json``). The CLI's
+``edit_refused``, see ``spark_cli.edits.model.outcome.outcome_to_json``). The CLI's
 own lines are :data:`CLI_TYPES`: ``diff`` (the end diff per file), ``note``,
 ``test_result`` and a final ``summary``. docs/cli.md documents every type.
 
@@ -20,7 +20,7 @@ import json
 from collections.abc import Mapping
 from typing import Any, TextIO
 
-from spark_cli.edits.outcome import EditApplied, EditRefused, outcome_to_json
+from spark_cli.edits.model.outcome import EditApplied, EditRefused, outcome_to_json
 from spark_cli.render.coalesce import CoalescingWriter
 from spark_cli.session import events as ev
 

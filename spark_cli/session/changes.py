@@ -1,6 +1,6 @@
 """What spark changed in this repo, as plain data for a front end: `/undo` and `/diff`.
 
-Both read the undo journal (``<root>/.spark/undo/``, `spark_cli.edits.journal`): one batch per
+Both read the undo journal (``<root>/.spark/undo/``, `spark_cli.edits.disk.journal`): one batch per
 answer, with the bytes of every file as they were before spark first wrote it.
 
 - `undo_last_batch` is what ``spark undo`` does, as an `UndoReport` instead of an exception:
@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from spark_cli.edits.diffs import unified_diff
-from spark_cli.edits.journal import (
+from spark_cli.edits.apply.diffs import unified_diff
+from spark_cli.edits.disk.journal import (
     SPARK_DIR,
     UNDO_DIR,
     BatchInfo,
@@ -31,7 +31,8 @@ from spark_cli.edits.journal import (
     history,
     undo,
 )
-from spark_cli.edits.textfile import TextFileError, decode
+from spark_cli.edits.disk.textfile import decode
+from spark_cli.edits.model.outcome import FileRefused
 
 UndoStatus = Literal["undone", "refused", "nothing", "failed"]
 
@@ -192,7 +193,7 @@ def session_diff(root: Path, since_batch: str | None = None) -> list[tuple[str, 
             continue
         try:
             diff = unified_diff(rel, _text(old_bytes, rel), _text(now_bytes, rel))
-        except TextFileError:
+        except FileRefused:
             diff = f"Binary files a/{rel} and b/{rel} differ\n"
         if diff:
             out.append((rel, diff))

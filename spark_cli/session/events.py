@@ -10,7 +10,7 @@ channel's own types),
 interrupted answer), and exactly one final ``TurnCompleted`` or ``TurnFailed``.
 
 ``EditLanded`` and ``EditRefused`` wrap the edit engine's outcome
-(``spark_cli.edits.outcome``) in the field ``outcome``. ``SessionEvent`` is a
+(``spark_cli.edits.model.outcome``) in the field ``outcome``. ``SessionEvent`` is a
 closed union: front ends match on these types (``spark_cli.session.api``), and
 ``spark_cli.render.jsonl.EVENT_TYPES`` gives each its ``--json`` name.
 """
@@ -19,9 +19,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from spark_cli.edits.blocks import BlockRejected, ProseDelta
-from spark_cli.edits.outcome import EditApplied
-from spark_cli.edits.outcome import EditRefused as RefusedOutcome
+from spark_cli.edits.model.blocks import BlockRejected, ProseDelta
+from spark_cli.edits.model.outcome import EditApplied
+from spark_cli.edits.model.outcome import EditRefused as RefusedOutcome
 from spark_cli.protocol.channel import (
     Queued,
     Reconnected,

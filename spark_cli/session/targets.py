@@ -13,8 +13,7 @@ from pathlib import Path
 
 from spark_cli.protocol.values import Value, value
 from spark_cli.session.context.sources import (
-    PathRefused,
-    TextFileError,
+    FileRefused,
     confine,
     read_text_file,
 )
@@ -56,7 +55,7 @@ def read_target(root: Path, raw: str) -> TargetFile:
     """One file to edit, confined to ``root`` and decoded; ``RequestError`` otherwise."""
     try:
         where = confine(root, raw)
-    except PathRefused as exc:
+    except FileRefused as exc:
         raise RequestError("path", exc.message) from None
     if not where.path.exists():
         raise RequestError("not_found_file", f"{raw}: no such file")
@@ -64,7 +63,7 @@ def read_target(root: Path, raw: str) -> TargetFile:
         raise RequestError("path", f"{raw} is a directory; name the files to edit")
     try:
         text = read_text_file(where.path, name=where.rel).text
-    except TextFileError as exc:
+    except FileRefused as exc:
         kind = _FILE_FAILURES.get(exc.reason, "path")
         raise RequestError(kind, exc.message + "; nothing was sent") from None
     except OSError as exc:
@@ -79,5 +78,5 @@ def read_agents_md(root: Path) -> str | None:
         return None
     try:
         return read_text_file(path, name=AGENTS_FILE).text
-    except (OSError, TextFileError):
+    except (OSError, FileRefused):
         return None

@@ -25,8 +25,8 @@ import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import TYPE_CHECKING
 
-from spark_cli.edits.blocks import BlockRejected, FileEdit, ParsedItem
-from spark_cli.edits.outcome import EditApplied
+from spark_cli.edits.model.blocks import BlockRejected, FileEdit, ParsedItem
+from spark_cli.edits.model.outcome import EditApplied
 from spark_cli.protocol.channel import (
     Channel,
     ChannelError,
@@ -57,7 +57,7 @@ from spark_cli.session.marks import TurnMarks
 from spark_cli.session.steers import SteerLog
 
 if TYPE_CHECKING:
-    from spark_cli.edits.stream_parser import EditStreamParser
+    from spark_cli.edits.formats.stream_parser import EditStreamParser
     from spark_cli.protocol.channel import TurnRequest
     from spark_cli.session.settings import ProviderSettings
 
@@ -231,7 +231,7 @@ class TurnRun:
         """The streaming edit parser; imported (~8 ms) once the request has left, so the
         import overlaps the model's TTFT instead of delaying launch -> request."""
         if self.parser is None:
-            from spark_cli.edits.stream_parser import EditStreamParser
+            from spark_cli.edits.formats.stream_parser import EditStreamParser
 
             self.parser = EditStreamParser()
         return self.parser

@@ -8,8 +8,8 @@ import re
 import typing
 from pathlib import Path
 
-from spark_cli.edits.outcome import EditApplied
-from spark_cli.edits.outcome import EditRefused as Refused
+from spark_cli.edits.model.outcome import EditApplied
+from spark_cli.edits.model.outcome import EditRefused as Refused
 from spark_cli.render.jsonl import CLI_TYPES, EVENT_TYPES, JsonLinesRenderer, event_to_json
 from spark_cli.session.events import (
     BlockRejected,

@@ -6,8 +6,8 @@ import io
 import subprocess
 import sys
 
-from spark_cli.edits.outcome import EditApplied
-from spark_cli.edits.outcome import EditRefused as Refused
+from spark_cli.edits.model.outcome import EditApplied
+from spark_cli.edits.model.outcome import EditRefused as Refused
 from spark_cli.render.text import TextRenderer, summary_line
 from spark_cli.session.events import (
     BlockRejected,

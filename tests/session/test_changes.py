@@ -5,8 +5,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from spark_cli.edits.atomic import remove_file, write_atomic
-from spark_cli.edits.journal import Journal, history
+from spark_cli.edits.disk.atomic import remove_file, write_atomic
+from spark_cli.edits.disk.journal import Journal, history
 from spark_cli.session.changes import (
     RefusedFile,
     latest_batch_id,

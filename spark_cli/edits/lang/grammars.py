@@ -180,3 +180,11 @@ def get_parser(name: str) -> tree_sitter.Parser:
     import tree_sitter
 
     return tree_sitter.Parser(get_language(name))
+
+
+def tags_query_source(name: str) -> str:
+    """The grammar wheel's ``TAGS_QUERY`` text for ``name`` ("" when it ships none); the
+    repo map's definitions and references (``spark_cli.session.context.tags``)."""
+    module_name, _factory = _FACTORIES[name]
+    module = importlib.import_module(module_name)
+    return str(getattr(module, "TAGS_QUERY", "") or "")

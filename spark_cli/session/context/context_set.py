@@ -37,8 +37,7 @@ from typing import TYPE_CHECKING
 from spark_cli.session.context.report import ContextReport
 from spark_cli.session.context.scan import ignore_rules
 from spark_cli.session.context.sources import (
-    PathRefused,
-    TextFileError,
+    FileRefused,
     confine,
     read_text_file,
 )
@@ -65,7 +64,7 @@ class ContextSet:
         """Add ``path``; ``None`` when it is in, else why it was refused."""
         try:
             where = confine(self.root, path)
-        except PathRefused as exc:
+        except FileRefused as exc:
             return exc.message
         if not where.path.exists():
             return f"{path}: no such file"
@@ -76,7 +75,7 @@ class ContextSet:
             return f"{where.rel} is left out of the context: {why}"
         try:
             read_text_file(where.path, name=where.rel)
-        except TextFileError as exc:
+        except FileRefused as exc:
             return exc.message
         except OSError as exc:
             return f"{where.rel}: cannot read ({exc.strerror or exc})"
@@ -88,7 +87,7 @@ class ContextSet:
         """Remove ``path``; ``None`` when it was in, else a message saying it was not."""
         try:
             rel = confine(self.root, path).rel
-        except PathRefused:
+        except FileRefused:
             rel = path
         if rel not in self._files:
             listed = ", ".join(self._files) or "nothing"

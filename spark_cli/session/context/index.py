@@ -28,7 +28,7 @@ from pathlib import Path
 
 from spark_cli.session.context.rank import Ranked, rank_definitions
 from spark_cli.session.context.scan import RepoFiles, scan
-from spark_cli.session.context.sources import TextFileError, language_for_path, read_text_file
+from spark_cli.session.context.sources import FileRefused, language_for_path, read_text_file
 from spark_cli.session.context.tags import Definition, FileTags, extract
 
 CACHE_DIR = (".spark", "cache")
@@ -150,7 +150,7 @@ class RepoIndex:
     def _read(self, rel: str) -> FileTags:
         try:
             text = read_text_file(self.root / rel, name=rel).text
-        except (OSError, TextFileError):
+        except (OSError, FileRefused):
             return _EMPTY
         if text.count("\n") * 400 < len(text):  # minified or generated: lines of 400+ chars
             return _EMPTY

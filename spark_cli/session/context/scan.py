@@ -219,5 +219,6 @@ def _walk(root: Path, prefix: str, rules: _Rules, found: list[ScannedFile], limi
 
 
 def _binary_name(name: str) -> bool:
+    """Not source: a binary extension, or a spark temp file a killed write left behind."""
     dot = name.rfind(".")
-    return dot > 0 and name[dot:].lower() in BINARY_EXTENSIONS
+    return dot > 0 and (name[dot:].lower() in BINARY_EXTENSIONS or name.endswith(".spark-tmp"))

@@ -6,9 +6,15 @@ move of edits modules touches one file.
 
 from __future__ import annotations
 
-from spark_cli.edits.grammars import get_language, get_parser, language_for_path, tags_query_source
-from spark_cli.edits.paths import PathRefused, confine
-from spark_cli.edits.textfile import TextFileError, read_text_file
+from spark_cli.edits.disk.paths import confine
+from spark_cli.edits.disk.textfile import read_text_file
+from spark_cli.edits.lang.grammars import (
+           get_language,
+           get_parser,
+           language_for_path,
+           tags_query_source,
+)
+from spark_cli.edits.model.outcome import FileRefused
 
-__all__ = ["PathRefused", "TextFileError", "confine", "get_language",
+__all__ = ["FileRefused", "confine", "get_language",
            "get_parser", "language_for_path", "read_text_file", "tags_query_source"]

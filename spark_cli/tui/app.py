@@ -138,7 +138,7 @@ class SparkApp(App[int]):
             self._queue_changed(QueueChanged(tuple(self.saved.queue), True))
         if self.setup.resume:
             self.resume_conversation()
-        self.query_one(Hud).show(self.hud_state, time.monotonic())
+        self._show_hud()
         # connect after the first frame: starting the bundled engine (imports, a server)
         # would otherwise delay the prompt by ~0.2 s; the first turn waits for it anyway
         self.call_after_refresh(lambda: self.spawn(self._ensure_connected()))
@@ -163,7 +163,7 @@ class SparkApp(App[int]):
                 raise error from None
             connected.set_result(None)
             self.hud_state.state = "ready"
-            self.query_one(Hud).show(self.hud_state, time.monotonic())
+            self._show_hud()
             return
         await asyncio.shield(self._connected)
 
@@ -231,6 +231,10 @@ class SparkApp(App[int]):
         elif type(event) is TurnEnded and frames is not None:
             frames.pause()
             self.keeper.turn_ended(self.session)
+
+    def _show_hud(self) -> None:
+        clock = self.painter.clock if self.painter is not None else time.monotonic
+        self.query_one(Hud).show(self.hud_state, clock())
 
     def _context_notes(self) -> None:
         """What the request left out to fit the window (or could not send), said once."""

@@ -92,7 +92,9 @@ class Painter:
         self.stream = MarkdownStream()
         self.muted = False
         self.streaming = False
-        self._hud_due = 0.0  # time.monotonic() when the live figures may repaint again
+        self._hud_due = 0.0  # clock() when the live figures may repaint again
+        self.clock: Callable[[], float] = time.monotonic
+        """The HUD's clock (Retry-After countdowns, repaint pacing); tests fix it."""
 
     # ---- the sink ----
 
@@ -128,7 +130,7 @@ class Painter:
             case Queued(position=position):
                 state.state, state.queued_at = "waiting", position
             case WaitingToRetry(seconds=seconds, reason=reason, attempt=attempt):
-                state.state, state.retry_at = "waiting", time.monotonic() + seconds
+                state.state, state.retry_at = "waiting", self.clock() + seconds
                 write(Text(f"… {reason}: retry {attempt} in {seconds:.1f} s", style="yellow"))
             case Reconnected(reason=reason):
                 write(Text(f"… reconnected ({reason})", style="dim"))
@@ -156,7 +158,7 @@ class Painter:
             case QueueChanged():
                 state.queue, state.paused = len(event.items), event.paused
                 self.on_queue(event)
-        self.hud.show(state, time.monotonic())
+        self.hud.show(state, self.clock())
 
     def _start(self, text: str, why: str) -> None:
         self.stream = MarkdownStream()
@@ -182,7 +184,7 @@ class Painter:
             if span > 0.05:
                 state.tokens_per_s = marks.chars / CHARS_PER_TOKEN / span
         state.frame_ms = (time.perf_counter() - started) * 1000
-        now = time.monotonic()
+        now = self.clock()
         if state.state != was or now >= self._hud_due:
             self._hud_due = now + HUD_PERIOD_S
             self.hud.show(state, now)

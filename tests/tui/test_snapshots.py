@@ -1,0 +1,139 @@
+"""SVG snapshots of the main states: idle, streaming with the HUD, a refused edit, the queue,
+waiting on a 429. The states are made of real session events fed to the app's sink (a live
+stream's timing would make the pictures differ run to run); the channel does no I/O."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from spark_cli.edits.model.outcome import EditApplied
+from spark_cli.edits.model.outcome import EditRefused as Refused
+from spark_cli.protocol.channel import Capabilities, TurnRequest
+from spark_cli.session.conversation import Session
+from spark_cli.session.events import (
+    EditLanded,
+    EditRefused,
+    ProseDelta,
+    RequestSent,
+    WaitingToRetry,
+)
+from spark_cli.session.interaction import QueueChanged, TurnStarted
+from spark_cli.session.settings import load_settings
+from spark_cli.tui.app import SparkApp, TuiSetup
+
+SIZE = (100, 26)
+DIFF = ("--- a/src/shop/cart.py\n+++ b/src/shop/cart.py\n@@ -3,4 +3,4 @@\n"
+        "-def total_price(cart):\n+def cart_total(cart):\n     cents = 0\n")
+
+
+class NullChannel:
+    """A channel that is always ready and never streams (the states are fed by hand)."""
+
+    capabilities = Capabilities(steer=True, persistent=True)
+
+    async def stream(self, request: TurnRequest) -> AsyncIterator[Any]:
+        raise AssertionError("the snapshot tests feed events; nothing streams")
+        yield  # pragma: no cover
+
+    async def steer(self, text: str) -> None: ...
+    async def stop(self) -> None: ...
+    async def warm(self, request: TurnRequest | None = None) -> None: ...
+    async def aclose(self) -> None: ...
+
+
+@contextlib.asynccontextmanager
+async def null_connect(settings: Any) -> AsyncIterator[NullChannel]:
+    yield NullChannel()
+
+
+@pytest.fixture
+def make_app(tmp_path: Path) -> Callable[[], SparkApp]:
+    root = tmp_path / "shop"
+    root.mkdir()
+    settings = load_settings(root, {"provider": "mock", "model": "spark-rules"},
+                             {"SPARK_CONFIG_DIR": str(tmp_path / "cfg")})
+
+    def make() -> SparkApp:
+        return SparkApp(TuiSetup(session=Session(None, root, settings), connect=null_connect))
+
+    return make
+
+
+def _feed(app: SparkApp, *events: Any) -> None:
+    app.painter.clock = lambda: 1000.0  # type: ignore[union-attr]  # a fixed HUD clock
+    for event in events:
+        app._sink(event)
+
+
+def _figures(app: SparkApp) -> None:
+    """Fixed live figures (the real ones depend on the machine's clock)."""
+    hud = app.hud_state
+    hud.ttft_s, hud.tokens_per_s, hud.frame_ms = 0.042, 1497.0, 3.1
+    hud.context_tokens = 2100
+    app.query_one("#hud").show(hud, 1000.0)  # type: ignore[attr-defined]
+
+
+def _streaming(app: SparkApp) -> None:
+    _feed(app, TurnStarted("rename total_price to cart_total", "sent"), RequestSent(1.0),
+          ProseDelta("Renaming `total_price` to `cart_total` in the cart and its tests.\n\n"),
+          EditLanded(EditApplied("src/shop/cart.py", 1, DIFF)),
+          ProseDelta("Now the tests, which still import the old na"))
+    app.painter.frame()  # type: ignore[union-attr]
+    app.hud_state.state = "streaming"
+    _figures(app)
+
+
+def test_idle(snap_compare: Any, make_app: Callable[[], SparkApp]) -> None:
+    async def before(pilot: Any) -> None:
+        await pilot.pause()
+
+    assert snap_compare(make_app(), terminal_size=SIZE, run_before=before)
+
+
+def test_streaming_with_hud(snap_compare: Any, make_app: Callable[[], SparkApp]) -> None:
+    async def before(pilot: Any) -> None:
+        await pilot.pause()
+        _streaming(pilot.app)
+        await pilot.pause()
+
+    assert snap_compare(make_app(), terminal_size=SIZE, run_before=before)
+
+
+def test_refused_edit(snap_compare: Any, make_app: Callable[[], SparkApp]) -> None:
+    async def before(pilot: Any) -> None:
+        await pilot.pause()
+        _streaming(pilot.app)
+        _feed(pilot.app, EditRefused(Refused(
+            "tests/test_cart.py", "not_found", 1,
+            "tests/test_cart.py: hunk 1 not found: no line matches "
+            "'from shop.cart import total_price'; quote the file's lines exactly")))
+        await pilot.pause()
+
+    assert snap_compare(make_app(), terminal_size=SIZE, run_before=before)
+
+
+def test_queue(snap_compare: Any, make_app: Callable[[], SparkApp]) -> None:
+    async def before(pilot: Any) -> None:
+        await pilot.pause()
+        _streaming(pilot.app)
+        _feed(pilot.app, QueueChanged(("add a docstring to cart_total",
+                                       "then remove the print calls"), False))
+        await pilot.pause()
+
+    assert snap_compare(make_app(), terminal_size=SIZE, run_before=before)
+
+
+def test_waiting_on_a_429(snap_compare: Any, make_app: Callable[[], SparkApp]) -> None:
+    async def before(pilot: Any) -> None:
+        await pilot.pause()
+        _feed(pilot.app, TurnStarted("rename total_price to cart_total", "sent"),
+              RequestSent(1.0),
+              WaitingToRetry(seconds=4.0, reason="rate limited (429)", attempt=1))
+        await pilot.pause()
+
+    assert snap_compare(make_app(), terminal_size=SIZE, run_before=before)

@@ -111,6 +111,20 @@ def find_definitions(parsed: Parsed, name: str) -> list[tree_sitter.Node]:
             if node.type in types and _name_of(node, parsed) == name]
 
 
+def named_definitions(parsed: Parsed) -> list[tuple[tree_sitter.Node, str]]:
+    """Every definition node with its name (document order)."""
+    types = DEFINITION_TYPES.get(parsed.language)
+    if not types:
+        return []
+    found = []
+    for node in walk(parsed.tree.root_node):
+        if node.type in types:
+            name = _name_of(node, parsed)
+            if name is not None:
+                found.append((node, name))
+    return found
+
+
 def outer(node: tree_sitter.Node) -> tree_sitter.Node:
     """The definition with its wrappers (decorators, ``export``, ``const x =``)."""
     top = node

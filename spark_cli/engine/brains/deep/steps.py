@@ -19,7 +19,9 @@ from spark_cli.engine.brains.rules.instruction_parser import Instruction, parse_
 MAX_STEPS = 8
 """Steps one task may hold; more are reported, not done."""
 _BULLET = re.compile(r"^\s*(?:[-*•+]|\d{1,3}[.)])\s+")
-_SPLIT = re.compile(r";\s*|\.\s+(?=[A-Za-z`'\"])|,?\s+(?:and\s+)?then\s+", re.I)
+_SPLIT = re.compile(r";\s*|\.\s+(?=[A-Za-z`'\"])|,?(?<!\s)\s+(?:and\s+)?then\s+", re.I)
+"""Step separators. ``(?<!\\s)`` starts ``then`` only at the start of a run of spaces, so
+a long run is not re-scanned from each of its positions (that was quadratic)."""
 _KINDS = r"(functions?|methods?|classes|class|definitions|defs|everything)"
 _DOCS_ALL = re.compile(
     r"\b(?:add|write|generate)\s+(?:an?\s+|the\s+)?(?:missing\s+)?(?:docstrings?|doc\s*comments?|"

@@ -151,3 +151,36 @@ def test_a_step_it_cannot_do_says_why() -> None:
     assert ask("rename a to b", {}).startswith("There are no files in this request")
     answer = ask("rename nope to x; remove prints", {"m.py": "x = 1\n"})
     assert "I could not do any of it:\n- `rename nope to x`: I found no identifier" in answer
+
+
+def test_javascript_callers_through_a_module_and_missing_arguments(tmp_path) -> None:
+    files = {"util.js": "export function fmt(a, b = 2) {\n  return a + b;\n}\n",
+             "main.js": 'import * as u from "./util";\nimport { fmt } from "./util";\n'
+                        "u.fmt(1);\nfmt(1, 3);\nother.fmt(9);\n"}
+    answer = ask("add a parameter sep = ',' to fmt and update its callers", files)
+    out = apply_answer(answer, files, tmp_path)
+    assert "export function fmt(a, b = 2, sep = ',') {" in out["util.js"]
+    assert "u.fmt(1, undefined, ',');\nfmt(1, 3, ',');\nother.fmt(9);\n" in out["main.js"]
+
+
+def test_no_callers_is_said(tmp_path) -> None:
+    answer = ask("add a parameter n to save", {"pkg/util.py": UTIL})
+    assert "- Added `n` to `save` and updated 0 calls to pass `n` (it has no call sites in " \
+           "the request)." in answer
+    out = apply_answer(answer, {"pkg/util.py": UTIL}, tmp_path)["pkg/util.py"]
+    assert "def save(path, data, n):" in out
+
+
+def test_a_continued_conversation_sees_its_own_multi_step_edits() -> None:
+    from spark_cli.engine.brains.base import BrainRequest, BrainTurn
+    from spark_cli.protocol.files import FileBlock, render_file_blocks
+
+    first = "rename save to store. then rename load to fetch\n\n" + render_file_blocks(
+        [FileBlock(p, c) for p, c in REPO.items()])
+    answer = ask("rename save to store. then rename load to fetch", REPO, "apply_patch")
+    assert answer.count("*** Begin Patch") == 2  # one envelope per step
+    history = (BrainTurn("user", first), BrainTurn("assistant", answer))
+    again = "".join(DeepBrain().answer(BrainRequest(
+        "spark-deep", "", (*history, BrainTurn("user", "explain pkg/util.py")),
+        "search_replace")))
+    assert "`def fetch(path, strict=False)`" in again and "`def store(path, data)`" in again

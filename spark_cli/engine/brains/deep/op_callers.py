@@ -147,7 +147,7 @@ def add_parameter_and_callers(instruction: Instruction, files: dict[str, str],
         if splices:
             changes.append(FileChange.spliced(path, text, splices))
     where = ", ".join(c.path for c in changes)
-    note = ""
+    note = "" if calls else " (it has no call sites in the request)"
     if calls and not (value or instruction.new):
         note = f" (the callers pass `{param}`: it must be defined where they call)"
     return OpResult(lead=f"Add the parameter `{param}` to `{name}` in {defined_in} and update "

@@ -73,3 +73,17 @@ async def test_a_fast_model_name_never_gets_the_deep_pace(engine_factory: Any) -
         while json.loads(await ws.recv())["type"] != "response.completed":
             pass
         assert time.perf_counter() - started < 2.5
+
+
+async def test_a_deep_default_brain_paces_any_model_name_as_deep(engine_factory: Any) -> None:
+    engine = await engine_factory(brain="deep", tps=5000, ttft_ms=0, deep_tps=5000,
+                                  deep_ttft_ms=400)
+    async with ws_connect(engine) as ws:
+        started = time.perf_counter()
+        await send(ws, type="response.create", model="gpt-5.3-codex", input=TASK)
+        while True:
+            event = json.loads(await ws.recv())
+            if event["type"] == "response.output_text.delta":
+                assert time.perf_counter() - started >= 0.400
+                assert event["delta"].startswith("I read")
+                break

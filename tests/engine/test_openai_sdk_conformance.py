@@ -143,7 +143,7 @@ async def test_sdk_sees_and_streams_the_deep_model(engine_factory: Any) -> None:
         done = events[-1].response
         assert done.model == "spark-deep" and done.status == "completed"
         assert done.output_text.startswith("I read 1 file (5 lines)")
-        assert "Plan:\n1. Renaming `load` to `read` in app.py." in done.output_text
+        assert "Plan:\n1. Rename `load` to `read` in app.py." in done.output_text
         stream = await client.chat.completions.create(
             model="spark-deep", messages=[{"role": "user", "content": "explain\n\n" + files}],
             stream=True)

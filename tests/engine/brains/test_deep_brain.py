@@ -50,7 +50,7 @@ def test_rename_reaches_every_file_that_uses_the_symbol(tmp_path, fmt) -> None:
     assert files["pkg/cli.py"] == CLI.replace("util.load", "util.read_file")
     lines = answer.splitlines()
     assert lines[0] == "I read 4 files (20 lines) and worked out 1 step."
-    assert lines[2:4] == ["Plan:", "1. Renaming `load` to `read_file` in pkg/util.py, "
+    assert lines[2:4] == ["Plan:", "1. Rename `load` to `read_file` in pkg/util.py, "
                                    "pkg/app.py, pkg/cli.py."]
     assert lines[-2:] == ["Summary:", "- Renamed 5 occurrences of `load` to `read_file` in 3 "
                                       "files; left 1 use of other objects' `load` alone "
@@ -184,3 +184,12 @@ def test_a_continued_conversation_sees_its_own_multi_step_edits() -> None:
         "spark-deep", "", (*history, BrainTurn("user", "explain pkg/util.py")),
         "search_replace")))
     assert "`def fetch(path, strict=False)`" in again and "`def store(path, data)`" in again
+
+
+def test_plan_lines_are_imperative() -> None:
+    from spark_cli.engine.brains.deep.brain import plan_line
+
+    assert plan_line("Renaming `a` to `b` in x.py.") == "Rename `a` to `b` in x.py"
+    assert plan_line("Here is an outline of x.py:") == "Here is an outline of x.py"
+    assert plan_line("Add a docstring to every function in x.py") == \
+        "Add a docstring to every function in x.py"

@@ -69,18 +69,29 @@ def _lines(files: dict[str, str]) -> int:
     return sum(text.count("\n") for text in files.values())
 
 
+_IMPERATIVE = {"Renaming": "Rename", "Adding": "Add", "Deleting": "Delete",
+               "Removing": "Remove", "Replacing": "Replace"}
+
+
+def plan_line(lead: str) -> str:
+    """A rules operation's lead (``Renaming `a` to `b` in x.py.``) as a plan item
+    (``Rename `a` to `b` in x.py``)."""
+    first, _, rest = lead.rstrip(".:").partition(" ")
+    return f"{_IMPERATIVE.get(first, first)} {rest}".rstrip()
+
+
 def _plan(done: list[_Done]) -> Iterator[str]:
     yield "Plan:\n"
     for number, item in enumerate(done, 1):
         if item.result is not None:
-            yield f"{number}. {item.result.lead.rstrip('.')}.\n"
+            yield f"{number}. {plan_line(item.result.lead)}.\n"
         else:
             yield f"{number}. `{item.step.text}`: I will skip this ({item.reason}).\n"
 
 
 def _edits(number: int, total: int, result: OpResult, fmt: EditFormat) -> Iterator[str]:
     if total > 1:
-        yield f"\nStep {number}: {result.lead.rstrip('.')}.\n"
+        yield f"\nStep {number}: {plan_line(result.lead)}.\n"
     if result.prose:
         yield from result.prose
         return

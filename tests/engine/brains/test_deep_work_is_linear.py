@@ -59,3 +59,14 @@ def test_many_definitions_and_call_sites_are_quick() -> None:
     assert time.perf_counter() - started < 6.0
     assert documented.count('"""') == 2 * 1501
     assert called.count("foo(a, n=1)") == 1500 and called.count("n=1)") == 3000
+
+
+def test_skipped_steps_are_quoted_short_and_say_why() -> None:
+    long_step = "make `it` " + "faster " * 2000
+    answer = _ask("\n".join([long_step, "rename foo to bar",
+                             *(f"rename a{i} to b{i}" for i in range(MAX_STEPS))]),
+                  {"m.py": "def foo():\n    return 1\n"})
+    assert len(answer) < 4_000
+    assert "1. `make 'it' faster faster" in answer and "…`: I will skip this" in answer
+    assert f"`2 more steps`: I will skip this (one task holds at most {MAX_STEPS} steps)" \
+        in answer

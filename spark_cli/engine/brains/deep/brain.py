@@ -69,6 +69,7 @@ def _lines(files: dict[str, str]) -> int:
     return sum(text.count("\n") for text in files.values())
 
 
+QUOTE_CHARS = 80
 _IMPERATIVE = {"Renaming": "Rename", "Adding": "Add", "Deleting": "Delete",
                "Removing": "Remove", "Replacing": "Replace"}
 
@@ -80,13 +81,21 @@ def plan_line(lead: str) -> str:
     return f"{_IMPERATIVE.get(first, first)} {rest}".rstrip()
 
 
+def quoted(text: str) -> str:
+    """A step as the answer quotes it: in backticks, at most :data:`QUOTE_CHARS` long."""
+    text = text.replace("`", "'")
+    if len(text) > QUOTE_CHARS:
+        text = text[:QUOTE_CHARS - 1] + "…"
+    return f"`{text}`"
+
+
 def _plan(done: list[_Done]) -> Iterator[str]:
     yield "Plan:\n"
     for number, item in enumerate(done, 1):
         if item.result is not None:
             yield f"{number}. {plan_line(item.result.lead)}.\n"
         else:
-            yield f"{number}. `{item.step.text}`: I will skip this ({item.reason}).\n"
+            yield f"{number}. {quoted(item.step.text)}: I will skip this ({item.reason}).\n"
 
 
 def _edits(number: int, total: int, result: OpResult, fmt: EditFormat) -> Iterator[str]:
@@ -117,7 +126,7 @@ class DeepBrain:
         done: list[_Done] = []
         for step in steps:
             if step.instruction is None:
-                done.append(_Done(step, None, "not an instruction I know"))
+                done.append(_Done(step, None, step.skip or "not an instruction I know"))
                 continue
             try:
                 result = run_step(step, files)
@@ -137,7 +146,7 @@ class DeepBrain:
                 return
             yield f"{read}, but I could not do any of it:\n"
             for item in done:
-                yield f"- `{item.step.text}`: {item.reason}.\n"
+                yield f"- {quoted(item.step.text)}: {item.reason}.\n"
             return
         yield f"{read} and worked out {plural(len(done), 'step')}.\n\n"
         yield from _plan(done)
@@ -149,4 +158,4 @@ class DeepBrain:
             if item.result is not None:
                 yield f"- {item.result.summary}\n"
             else:
-                yield f"- Not done: `{item.step.text}` ({item.reason}).\n"
+                yield f"- Not done: {quoted(item.step.text)} ({item.reason}).\n"

@@ -48,6 +48,8 @@ class Step:
     """``add_parameter``: the user asked for the call sites too."""
     value: str = ""
     """``add_parameter``: what the call sites pass (``pass 0``); "" = not said."""
+    skip: str = ""
+    """Why an unrecognised step is skipped, when there is more to say."""
 
 
 def split_steps(text: str) -> list[str]:
@@ -103,5 +105,6 @@ def parse_steps(text: str) -> list[Step]:
     pieces = split_steps(text)
     steps = [parse_step(p) for p in pieces[:MAX_STEPS]]
     if len(pieces) > MAX_STEPS:
-        steps.append(Step(f"{len(pieces) - MAX_STEPS} more steps", None))
+        steps.append(Step(f"{len(pieces) - MAX_STEPS} more steps", None,
+                          skip=f"one task holds at most {MAX_STEPS} steps"))
     return steps

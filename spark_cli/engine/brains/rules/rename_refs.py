@@ -190,11 +190,11 @@ class FileRefs:
             names = [parsed.node_text(n.child_by_field_name("name") or n) for n in items]
             if old in names and not _python_module(module, paths):
                 self.foreign = module
-            for item, name in zip(items, names, strict=True):  # from pkg import module
-                if _python_module(f"{module.rstrip('.')}.{name}" if module.strip(".")
-                                  else module + name, paths):
+            for item, imported in zip(items, names, strict=True):  # from pkg import module
+                if _python_module(f"{module.rstrip('.')}.{imported}" if module.strip(".")
+                                  else module + imported, paths):
                     alias = item.child_by_field_name("alias")
-                    self.modules.add(parsed.node_text(alias) if alias is not None else name)
+                    self.modules.add(parsed.node_text(alias) if alias is not None else imported)
         elif node.type == "import_statement":  # js / ts
             source = _string(parsed, node.child_by_field_name("source"))
             local = _js_module(source, paths)

@@ -7,7 +7,7 @@ import importlib
 import typer
 
 # Benchmark modules under spark_cli.bench, each with ``register(bench_app: typer.Typer)``.
-BENCH_MODULES = ("engine", "edits", "transport", "oneshot", "abuse", "context", "tui")
+BENCH_MODULES = ("engine", "edits", "transport", "oneshot", "abuse", "context", "tui", "deep")
 
 
 def register(app: typer.Typer) -> None:

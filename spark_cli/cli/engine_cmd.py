@@ -36,12 +36,18 @@ def serve(
     port: int = typer.Option(8765, "--port", help="Port (0 = a free one; the URL is printed)."),
     tps: float = typer.Option(1500.0, "--tps", help="Tokens per second per stream."),
     ttft_ms: float = typer.Option(40.0, "--ttft-ms", help="Time to first token (ms)."),
+    deep_tps: float = typer.Option(
+        80.0, "--deep-tps", help="Tokens per second of the deep model (spark-deep)."
+    ),
+    deep_ttft_ms: float = typer.Option(
+        1500.0, "--deep-ttft-ms", help="Time to first token of the deep model (ms)."
+    ),
     max_streams: int = typer.Option(64, "--max-streams", help="Concurrent generations."),
     queue: int = typer.Option(256, "--queue", help="Waiting requests beyond --max-streams."),
     token: str | None = typer.Option(
         None, "--token", help="Required bearer token (mandatory off loopback)."
     ),
-    brain: str = typer.Option("rules", "--brain", help="rules, lorem or script:PATH."),
+    brain: str = typer.Option("rules", "--brain", help="rules, deep, lorem or script:PATH."),
     fault: list[str] = typer.Option(
         [], "--fault",
         help="drop:N | stall:N:MS | malformed:N | 429:P[:SEED] (repeatable).",
@@ -67,7 +73,8 @@ def serve(
         for spec in fault:
             faults = parse_fault(spec, faults)
         config = EngineConfig(
-            host=host, port=port, tps=tps, ttft_ms=ttft_ms, max_streams=max_streams,
+            host=host, port=port, tps=tps, ttft_ms=ttft_ms, deep_tps=deep_tps,
+            deep_ttft_ms=deep_ttft_ms, max_streams=max_streams,
             queue=queue, token=token, brain=brain, frame_ms=frame_ms,
             max_connection_age_s=max_age, tpm=tpm, faults=faults,
             max_output_tokens=max_output_tokens,

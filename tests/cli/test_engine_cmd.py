@@ -30,16 +30,18 @@ def test_bad_fault_is_a_usage_error(spec: str) -> None:
     assert "--fault" in result.output
 
 
-def test_bad_numbers_are_refused() -> None:
-    result = CliRunner().invoke(app, ["engine", "serve", "--tps", "0"])
+@pytest.mark.parametrize("flags", [["--tps", "0"], ["--deep-tps", "0"], ["--deep-tps", "-5"],
+                                   ["--deep-ttft-ms", "-1"]])
+def test_bad_numbers_are_refused(flags: list[str]) -> None:
+    result = CliRunner().invoke(app, ["engine", "serve", *flags])
     assert result.exit_code == 2
-    assert "tps" in result.output
+    assert flags[0].removeprefix("--").replace("-", "_") in result.output
 
 
 def test_serve_prints_the_url_serves_and_stops_on_ctrl_c() -> None:
     proc = subprocess.Popen(
         [sys.executable, "-m", "spark_cli", "engine", "serve", "--port", "0", "--token", "k",
-         "--fault", "stall:10:5", "--tps", "5000"],
+         "--fault", "stall:10:5", "--tps", "5000", "--deep-tps", "60", "--deep-ttft-ms", "900"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
     try:
@@ -53,6 +55,9 @@ def test_serve_prints_the_url_serves_and_stops_on_ctrl_c() -> None:
             assert client.get(http + "/v1/models").status_code == 401
             ok = client.get(http + "/v1/models", headers={"Authorization": "Bearer k"})
             assert ok.status_code == 200
+            pacing = {m["id"]: m["pacing"] for m in ok.json()["data"]}
+            assert pacing["spark-deep"] == {"tokens_per_second": 60, "ttft_ms": 900}
+            assert pacing["spark-rules"]["tokens_per_second"] == 5000
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=10)
         assert proc.returncode == 0, err

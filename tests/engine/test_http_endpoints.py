@@ -43,7 +43,17 @@ async def test_models_lists_brain_models(engine: Any) -> None:
         body = (await http.get("/v1/models")).json()
     assert body["object"] == "list"
     ids = [m["id"] for m in body["data"]]
-    assert "spark-rules" in ids and "spark-lorem" in ids
+    assert "spark-rules" in ids and "spark-lorem" in ids and "spark-deep" in ids
+
+
+async def test_models_list_each_models_pace(engine_factory: Any) -> None:
+    engine = await engine_factory(tps=900, ttft_ms=30, deep_tps=70, deep_ttft_ms=1200)
+    async with client(engine, headers=AUTH) as http:
+        body = (await http.get("/v1/models")).json()
+    pacing = {m["id"]: m["pacing"] for m in body["data"]}
+    assert pacing["spark-deep"] == {"tokens_per_second": 70, "ttft_ms": 1200}
+    assert pacing["spark-rules"] == pacing["spark-lorem"] == {"tokens_per_second": 900,
+                                                              "ttft_ms": 30}
 
 
 @pytest.mark.parametrize("headers", [{}, {"Authorization": "Bearer nope"},

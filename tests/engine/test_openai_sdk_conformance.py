@@ -127,3 +127,25 @@ async def test_sdk_sees_429_as_rate_limit_error(engine_factory: Any) -> None:
         with pytest.raises(RateLimitError):
             await client.chat.completions.create(
                 model="m", messages=[{"role": "user", "content": "x"}])
+
+
+async def test_sdk_sees_and_streams_the_deep_model(engine_factory: Any) -> None:
+    engine = await engine_factory(tps=50000, ttft_ms=0, deep_tps=5000, deep_ttft_ms=5)
+    files = "app.py\n```python\ndef load(p):\n    return p\n\n\nload(1)\n```\n"
+    async with sdk(engine) as client:
+        models = [m async for m in client.models.list()]
+        deep = next(m for m in models if m.id == "spark-deep")
+        assert deep.owned_by == "spark"
+        async with client.responses.connect() as conn:
+            await conn.response.create(model="spark-deep",
+                                       input="rename load to read\n\n" + files)
+            events = await _collect(conn, {"response.completed"})
+        done = events[-1].response
+        assert done.model == "spark-deep" and done.status == "completed"
+        assert done.output_text.startswith("I read 1 file (5 lines)")
+        assert "Plan:\n1. Rename `load` to `read` in app.py." in done.output_text
+        stream = await client.chat.completions.create(
+            model="spark-deep", messages=[{"role": "user", "content": "explain\n\n" + files}],
+            stream=True)
+        text = "".join([c.choices[0].delta.content or "" async for c in stream if c.choices])
+        assert "**app.py** — python, 5 lines." in text

@@ -48,7 +48,9 @@ class Brain(Protocol):
     class attribute ``inline = True``: the engine then pulls it on the event loop. A
     brain whose work grows with its input may set ``inline_below = N``: conversations
     of at most N characters are then answered on the loop too (a trip to the pool adds
-    ~0.25 ms to a turn; a small plan costs less)."""
+    ~0.25 ms to a turn; a small plan costs less). A brain that plays a slow, thorough
+    model sets ``pace = "deep"``: its answers are paced at the engine's ``deep_tps`` /
+    ``deep_ttft_ms`` instead of ``tps`` / ``ttft_ms``."""
 
     name: str
 

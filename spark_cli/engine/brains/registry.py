@@ -1,4 +1,4 @@
-"""Which brain answers: brain specs (``rules``, ``lorem``, ``script:PATH``), the model
+"""Which brain answers: brain specs (``rules``, ``deep``, ``lorem``, ``script:PATH``), the model
 names that select them, and a cache of brain instances.
 
 ``brain_for_model`` is what the engine's lookup (``engine/core/brain_lookup.py``)
@@ -16,21 +16,24 @@ from collections import OrderedDict
 from collections.abc import Iterator
 
 from spark_cli.engine.brains.base import Brain, BrainRequest
+from spark_cli.engine.brains.deep.brain import DeepBrain
 from spark_cli.engine.brains.lorem import LoremBrain
 from spark_cli.engine.brains.rules.brain import RulesBrain
 from spark_cli.engine.brains.script import ScriptBrain, ScriptError
 
-__all__ = ["BRAIN_MODELS", "BRAIN_SPECS", "ScriptError", "brain_for_model", "make_brain"]
+__all__ = ["BRAIN_MODELS", "BRAIN_SPECS", "ScriptError", "brain_for_model", "make_brain",
+           "pace_of_model"]
 
 BRAIN_MODELS: dict[str, str] = {
     "spark-rules": "rules",
+    "spark-deep": "deep",
     "spark-lorem": "lorem",
     "spark-script": "script",
 }
-BRAIN_SPECS = ("rules", "lorem", "script:PATH")
+BRAIN_SPECS = ("rules", "deep", "lorem", "script:PATH")
 
 CACHE_SIZE = 8
-"""Brains kept (rules, lorem and a few script versions); the least recently used go."""
+"""Brains kept (rules, deep, lorem and a few script versions); the least recently used go."""
 _cache: OrderedDict[tuple[str, ...], Brain] = OrderedDict()
 _lock = threading.Lock()
 
@@ -55,7 +58,7 @@ def _script_key(path: str) -> tuple[str, ...]:
 
 
 def make_brain(spec: str) -> Brain:
-    """The (cached) brain for ``spec``: ``rules``, ``lorem`` or ``script:PATH``.
+    """The (cached) brain for ``spec``: ``rules``, ``deep``, ``lorem`` or ``script:PATH``.
 
     Raises ``ValueError`` for an unknown spec (listing the known ones) and
     :class:`ScriptError` (a ``ValueError``) for a missing or malformed script.
@@ -67,7 +70,7 @@ def make_brain(spec: str) -> Brain:
         if not path:
             raise ValueError("script:PATH needs a path, e.g. --brain script:answers.toml")
         key = _script_key(path)
-    elif spec in ("rules", "lorem"):
+    elif spec in ("rules", "deep", "lorem"):
         key = (spec,)
     else:
         raise ValueError(f"unknown brain {spec!r}; known: {', '.join(BRAIN_SPECS)}")
@@ -78,6 +81,8 @@ def make_brain(spec: str) -> Brain:
                 brain = ScriptBrain(spec.removeprefix("script:"))
             elif key[0] == "lorem":
                 brain = LoremBrain()
+            elif key[0] == "deep":
+                brain = DeepBrain()
             else:
                 brain = RulesBrain()
             _cache[key] = brain
@@ -112,3 +117,8 @@ def brain_for_model(model: str, default: str, *, script_path: str | None = None)
     if spec == "script":
         return NoScriptBrain()
     return make_brain(spec)
+
+
+def pace_of_model(model: str) -> str:
+    """``"deep"`` for a model the deep brain answers (``spark-deep``), else ``"fast"``."""
+    return "deep" if BRAIN_MODELS.get(model) == "deep" else "fast"

@@ -37,3 +37,10 @@ def model_names() -> list[str]:
     from spark_cli.engine.brains.registry import BRAIN_MODELS
 
     return sorted(BRAIN_MODELS)
+
+
+def model_paces() -> dict[str, str]:
+    """Each brain model's pace (``"deep"`` or ``"fast"``), in :func:`model_names` order."""
+    from spark_cli.engine.brains.registry import pace_of_model
+
+    return {name: pace_of_model(name) for name in model_names()}

@@ -17,6 +17,10 @@ tests): a larger ``max_output_tokens`` / ``max_tokens`` is refused with 400, and
 request that names no limit stops there."""
 BRAIN_THREADS = 4
 """Worker threads for brain work (planning, parsing, token counts): off the event loop."""
+DEEP_TPS = 80.0
+"""The deep model's (``spark-deep``) rate: a slow, thorough model."""
+DEEP_TTFT_MS = 1500.0
+"""The deep model's time to first token (it "thinks" first)."""
 FAULT_FORMS = "drop:N, stall:N:MS, malformed:N, 429:P (N tokens, MS milliseconds, 0 <= P <= 1)"
 
 
@@ -45,12 +49,24 @@ class FaultConfig:
         )
 
 
+@dataclass(frozen=True, slots=True)
+class Pacing:
+    """One model's pace: tokens per second per stream and time to first token."""
+
+    tps: float
+    ttft_ms: float
+
+
 @dataclass(frozen=True)
 class EngineConfig:
     host: str = "127.0.0.1"
     port: int = 8765
     tps: float = 1500.0
     ttft_ms: float = 40.0
+    deep_tps: float = DEEP_TPS
+    """The pace of the deep brain's answers (``spark-deep``); every other brain keeps
+    ``tps`` / ``ttft_ms``."""
+    deep_ttft_ms: float = DEEP_TTFT_MS
     max_streams: int = 64
     queue: int = 256
     token: str | None = None
@@ -72,10 +88,10 @@ class EngineConfig:
     """Largest accepted HTTP request body in bytes; bigger ones get 413."""
 
     def __post_init__(self) -> None:
-        if self.tps <= 0:
-            raise ValueError("tps must be > 0")
-        if self.ttft_ms < 0 or self.frame_ms < 0:
-            raise ValueError("ttft_ms and frame_ms must be >= 0")
+        if self.tps <= 0 or self.deep_tps <= 0:
+            raise ValueError("tps and deep_tps must be > 0")
+        if self.ttft_ms < 0 or self.deep_ttft_ms < 0 or self.frame_ms < 0:
+            raise ValueError("ttft_ms, deep_ttft_ms and frame_ms must be >= 0")
         if self.max_streams < 1 or self.queue < 0:
             raise ValueError("max_streams must be >= 1 and queue >= 0")
         if self.tpm is not None and self.tpm < 1:
@@ -84,6 +100,13 @@ class EngineConfig:
             raise ValueError("max_connection_age_s must be > 0")
         if not 1 <= self.max_output_tokens <= 10**12:
             raise ValueError("max_output_tokens must be 1..10**12")
+
+    def pacing(self, pace: str) -> Pacing:
+        """The pace of a brain whose ``pace`` attribute is ``pace`` (``"deep"`` or the
+        default ``"fast"``)."""
+        if pace == "deep":
+            return Pacing(self.deep_tps, self.deep_ttft_ms)
+        return Pacing(self.tps, self.ttft_ms)
 
 
 def _count(text: str, spec: str) -> int:

@@ -5,7 +5,9 @@ moment the response got a slot on the wafer. The first token goes out exactly
 when it is due; after it, each wake-up sends every token already due as ONE
 delta, then sleeps until the next token is due but at least ``frame_ms``:
 tokens per second stay exact (no drift from sleep overshoot), frames per second
-stay bounded. One asyncio task per response.
+stay bounded. One asyncio task per response. TTFT and tps are the brain's pace
+(:meth:`EngineConfig.pacing`): the deep brain (``pace = "deep"``) runs at
+``deep_ttft_ms`` / ``deep_tps``, every other brain at ``ttft_ms`` / ``tps``.
 
 Brain work runs off the event loop (:mod:`spark_cli.engine.core.pieces`), starting
 when the slot is granted, so it overlaps the time to first token; input tokens
@@ -101,6 +103,8 @@ class Generation:
         self._sent = 0
         self._started = False
         self._task: asyncio.Task[Any] | None = None
+        self.pacing = state.config.pacing(getattr(brain, "pace", "fast"))
+        """This response's pace: the deep brain (``pace = "deep"``) has its own."""
 
     # --- control from the connection ------------------------------------------------
 
@@ -195,9 +199,8 @@ class Generation:
         yield from self.brain.answer(self.request)
 
     async def _generate(self) -> Outcome:
-        config = self.state.config
         loop = asyncio.get_running_loop()
-        start = loop.time() + config.ttft_ms / 1000.0
+        start = loop.time() + self.pacing.ttft_ms / 1000.0
         brain = self.brain
         if getattr(brain, "inline", False) or _small(self.request,
                                                      getattr(brain, "inline_below", 0)):
@@ -218,7 +221,7 @@ class Generation:
     async def _pace(self, source: PieceSource, start: float) -> Outcome:
         config = self.state.config
         loop = asyncio.get_running_loop()
-        tps = config.tps
+        tps = self.pacing.tps
         frame = config.frame_ms / 1000.0
         limit = self.limit
         faults = FaultPlan(config.faults)

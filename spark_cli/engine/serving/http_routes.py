@@ -19,7 +19,7 @@ import time
 from typing import Any
 
 from spark_cli.engine.brains.base import BrainRequest, BrainTurn, edit_format_from_instructions
-from spark_cli.engine.core.brain_lookup import model_names
+from spark_cli.engine.core.brain_lookup import model_paces
 from spark_cli.engine.core.faults import MALFORMED
 from spark_cli.engine.core.generation import (
     Event,
@@ -59,8 +59,13 @@ async def handle(state: EngineState, scope: Scope, receive: Any, send: Any) -> N
         asgi_io.check_auth(scope, state.config.token)
         if path == "/v1/models" and method == "GET":
             created = int(time.time())
-            data = [{"id": name, "object": "model", "created": created, "owned_by": "spark"}
-                    for name in model_names()]
+            config = state.config
+            data = []
+            for name, pace in model_paces().items():
+                pacing = config.pacing(pace)  # extension field: the model's pace
+                data.append({"id": name, "object": "model", "created": created,
+                             "owned_by": "spark", "pacing": {"tokens_per_second": pacing.tps,
+                                                             "ttft_ms": pacing.ttft_ms}})
             await asgi_io.send_json(send, 200, {"object": "list", "data": data})
         elif path == "/v1/responses" and method == "POST":
             body = await asgi_io.read_json(scope, receive, state.config)

@@ -7,8 +7,14 @@ import itertools
 import pytest
 
 from spark_cli.engine.brains.base import BrainRequest, BrainTurn
+from spark_cli.engine.brains.deep.brain import DeepBrain
 from spark_cli.engine.brains.lorem import LoremBrain
-from spark_cli.engine.brains.registry import BRAIN_MODELS, brain_for_model, make_brain
+from spark_cli.engine.brains.registry import (
+    BRAIN_MODELS,
+    brain_for_model,
+    make_brain,
+    pace_of_model,
+)
 from spark_cli.engine.brains.rules.brain import RulesBrain
 from spark_cli.engine.brains.script import ScriptBrain, ScriptError
 
@@ -17,19 +23,30 @@ def _request(prompt: str = "hello", model: str = "spark-rules") -> BrainRequest:
     return BrainRequest(model, "", (BrainTurn("user", prompt),), "search_replace")
 
 
-def test_models_name_the_three_brains() -> None:
-    assert BRAIN_MODELS == {"spark-rules": "rules", "spark-lorem": "lorem",
+def test_models_name_the_four_brains() -> None:
+    assert BRAIN_MODELS == {"spark-rules": "rules", "spark-deep": "deep", "spark-lorem": "lorem",
                             "spark-script": "script"}
+
+
+def test_only_the_deep_model_has_the_deep_pace() -> None:
+    assert pace_of_model("spark-deep") == "deep"
+    assert DeepBrain.pace == "deep"
+    for model in ("spark-rules", "spark-lorem", "spark-script", "gpt-5.3-codex"):
+        assert pace_of_model(model) == "fast"
+        assert getattr(brain_for_model(model, "rules"), "pace", "fast") == "fast"
+    assert isinstance(brain_for_model("spark-deep", "lorem"), DeepBrain)
+    assert isinstance(brain_for_model("gpt-5.3-codex", "deep"), DeepBrain)
 
 
 def test_make_brain_specs_and_cache() -> None:
     assert isinstance(make_brain("rules"), RulesBrain)
     assert isinstance(make_brain("lorem"), LoremBrain)
+    assert isinstance(make_brain("deep"), DeepBrain)
     assert make_brain("rules") is make_brain("rules")
 
 
 def test_unknown_spec_lists_the_known_ones() -> None:
-    with pytest.raises(ValueError, match=r"unknown brain 'poet'.*rules, lorem, script:PATH"):
+    with pytest.raises(ValueError, match=r"unknown brain 'poet'.*rules, deep, lorem, script:PATH"):
         make_brain("poet")
     with pytest.raises(ValueError, match="needs a path"):
         make_brain("script:")

@@ -186,3 +186,22 @@ def test_only_other_objects_uses_explains() -> None:
     answer = ask("rename load to fetch", {"a.py": "import json\n\nx = json.load(f)\n"})
     assert "no identifier `load`" in answer and "`json.load` belong to other objects" in answer
     assert "<<<<<<<" not in answer
+
+
+def test_code_inside_f_strings_and_templates_is_renamed(tmp_path) -> None:
+    py = 'def load(p):\n    return p\n\n\nmsg = f"{load(1)!r} load {{load}}"\n'
+    _answer, files = run("rename load to fetch", {"a.py": py}, tmp_path)
+    assert files["a.py"] == ('def fetch(p):\n    return p\n\n\n'
+                             'msg = f"{fetch(1)!r} load {{load}}"\n')
+    js = "function foo(a) { return a; }\nconst s = `foo ${foo(1)} ${'foo'}`;\n"
+    _answer, files = run("rename foo to bar", {"b.js": js}, tmp_path)
+    assert files["b.js"] == ("function bar(a) { return a; }\n"
+                             "const s = `foo ${bar(1)} ${'foo'}`;\n")
+
+
+def test_a_module_imported_from_its_package_is_followed(tmp_path) -> None:
+    files = {"shop/prices.py": "def total(x):\n    return x\n",
+             "shop/report.py": "from shop import prices as p\nfrom json import loads\n\n\n"
+                               "print(p.total(1), loads.total)\n"}
+    _answer, out = run("rename total to sum_of", files, tmp_path)
+    assert out["shop/report.py"].endswith("print(p.sum_of(1), loads.total)\n")

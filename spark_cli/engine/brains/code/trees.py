@@ -77,14 +77,21 @@ def parse(path: str, text: str) -> Parsed | None:
         return None
 
 
+_CODE_IN_STRINGS = frozenset({"interpolation", "template_substitution"})
+"""Code inside a string: python f-string ``{…}``, js/ts template ``${…}``."""
+
+
 def walk(node: tree_sitter.Node, skip: frozenset[str] = _SKIP) -> Iterator[tree_sitter.Node]:
-    """Every node under ``node`` (pre-order), not descending into ``skip`` types."""
+    """Every node under ``node`` (pre-order), not descending into ``skip`` types -- except
+    into the code inside a string (an f-string's ``{load(x)}``, a template's ``${x}``)."""
     stack = [node]
     while stack:
         current = stack.pop()
         yield current
         if current.type not in skip:
             stack.extend(reversed(current.children))
+        elif current.child_count:
+            stack.extend(c for c in reversed(current.children) if c.type in _CODE_IN_STRINGS)
 
 
 def is_identifier(node: tree_sitter.Node) -> bool:
@@ -109,6 +116,20 @@ def find_definitions(parsed: Parsed, name: str) -> list[tree_sitter.Node]:
         return []
     return [node for node in walk(parsed.tree.root_node)
             if node.type in types and _name_of(node, parsed) == name]
+
+
+def named_definitions(parsed: Parsed) -> list[tuple[tree_sitter.Node, str]]:
+    """Every definition node with its name (document order)."""
+    types = DEFINITION_TYPES.get(parsed.language)
+    if not types:
+        return []
+    found = []
+    for node in walk(parsed.tree.root_node):
+        if node.type in types:
+            name = _name_of(node, parsed)
+            if name is not None:
+                found.append((node, name))
+    return found
 
 
 def outer(node: tree_sitter.Node) -> tree_sitter.Node:

@@ -22,14 +22,17 @@ PROVIDERS = (
 )
 
 
-def help_lines(reason: str) -> list[str]:
-    """The explanation, one line per item, each ending with a newline."""
+def help_lines(reason: str, *, who: str = "rules brain",
+               extra: tuple[tuple[str, str], ...] = ()) -> list[str]:
+    """The explanation, one line per item, each ending with a newline (``extra``: a
+    brain's own instructions, listed first)."""
     lines = [reason.rstrip() + "\n", "\n",
-             "The bundled engine (rules brain) understands these instructions, over the "
+             f"The bundled engine ({who}) understands these instructions, over the "
              "files included in the request:\n"]
-    width = max(len(example) for example, _ in INSTRUCTIONS)
+    known = extra + INSTRUCTIONS
+    width = max(len(example) for example, _ in known)
     lines += [f"- `{example}`{' ' * (width - len(example))}  {what}\n"
-              for example, what in INSTRUCTIONS]
+              for example, what in known]
     lines += ["\n", "Name the file in the instruction (`in app.py`) when several files are "
               "included.\n", PROVIDERS + "\n"]
     return lines

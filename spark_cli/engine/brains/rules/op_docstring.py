@@ -94,6 +94,15 @@ def _above(parsed: Parsed, node: tree_sitter.Node, name: str) -> tuple[int, str]
     return parsed.line_start(start), text
 
 
+def docstring_at(parsed: Parsed, node: tree_sitter.Node, name: str) -> tuple[int, str]:
+    """Where the docstring of definition ``node`` goes (a byte offset) and its text.
+
+    Raises :class:`CannotHelp` when it has one already or cannot get one."""
+    if parsed.language == "python":
+        return _python(parsed, node, name)
+    return _above(parsed, node, name)
+
+
 def add_docstring_in(path: str, text: str, name: str) -> str | None:
     """The text with a docstring for ``name``; None when the file has no such definition."""
     parsed = parse(path, text)
@@ -102,9 +111,7 @@ def add_docstring_in(path: str, text: str, name: str) -> str | None:
     found = find_definitions(parsed, name)
     if not found:
         return None
-    node = found[0]
-    at, doc = _python(parsed, node, name) if parsed.language == "python" else \
-        _above(parsed, node, name)
+    at, doc = docstring_at(parsed, found[0], name)
     return (parsed.data[:at] + doc.encode() + parsed.data[at:]).decode()
 
 

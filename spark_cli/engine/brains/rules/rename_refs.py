@@ -10,8 +10,8 @@ Per identifier leaf spelled ``old``:
   class in the request's files has a member ``old`` (a method or field defined
   in a class body, or an attribute assigned through ``self``/``this``), or when
   the object is a module that is one of the request's files (python
-  ``import config`` then ``config.old``; js ``import * as u from "./util"`` or
-  ``const u = require("./util")``);
+  ``import config`` or ``from pkg import config`` then ``config.old``; js
+  ``import * as u from "./util"`` or ``const u = require("./util")``);
 - a python keyword argument ``f(old=…)`` only when ``f`` (or class ``f``'s
   ``__init__``) is defined in the request's files with a parameter ``old``; a go or
   rust struct literal key only when that struct is defined with a field ``old``;
@@ -186,10 +186,15 @@ class FileRefs:
                     self.modules.add(parsed.node_text(alias or name))
         elif node.type == "import_from_statement":
             module = parsed.node_text(node.child_by_field_name("module_name") or node)
-            names = [parsed.node_text(n.child_by_field_name("name") or n)
-                     for n in node.children_by_field_name("name")]
+            items = node.children_by_field_name("name")
+            names = [parsed.node_text(n.child_by_field_name("name") or n) for n in items]
             if old in names and not _python_module(module, paths):
                 self.foreign = module
+            for item, imported in zip(items, names, strict=True):  # from pkg import module
+                if _python_module(f"{module.rstrip('.')}.{imported}" if module.strip(".")
+                                  else module + imported, paths):
+                    alias = item.child_by_field_name("alias")
+                    self.modules.add(parsed.node_text(alias) if alias is not None else imported)
         elif node.type == "import_statement":  # js / ts
             source = _string(parsed, node.child_by_field_name("source"))
             local = _js_module(source, paths)

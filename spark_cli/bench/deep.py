@@ -1,0 +1,141 @@
+"""`spark bench deep`: the deep model's pace against a fast model's, in one run.
+
+A fresh engine process (``spark engine serve --port 0`` with its default pacing,
+or the ``--tps``/``--ttft-ms``/``--deep-tps``/``--deep-ttft-ms`` given) gets the
+same multi-file task from ``spark-deep`` and ``spark-rules`` at the same time on
+one connection (two lanes), ``--runs`` times. Per model: TTFT (send to the first
+delta), rate (tokens after the first over first-to-last delta), whole answer
+time; medians, and the ratios deep / fast. The deep answer's edits are counted
+with spark's edit parser (how many files it changes).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import secrets
+import statistics
+import time
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from spark_cli.bench.docs_section import write_section as write_doc_section
+from spark_cli.bench.engine_process import start_engine
+from spark_cli.edits.blocks import FileEdit
+from spark_cli.edits.stream_parser import EditStreamParser
+from spark_cli.protocol.files import FileBlock, render_file_blocks
+
+SECTION = "## Deep model pacing"
+MODELS = ("spark-deep", "spark-rules")
+
+
+def task() -> str:
+    """A rename of a function in the file that defines it, called from three others (the
+    deep brain changes all four; the rules brain the named one)."""
+    files = {"pkg/store.py": "".join(f"def load{i}(path):\n    return path\n\n\n"
+                                     for i in range(4)) + "def load(path):\n    return path\n"}
+    for name in ("app", "cli", "jobs"):
+        files[f"pkg/{name}.py"] = "from pkg.store import load\n\n\n" + "".join(
+            f"def {name}{i}(p):\n    return load(p)\n\n\n" for i in range(6))
+    return "rename load to read_path in pkg/store.py\n\n" + render_file_blocks(
+        [FileBlock(p, c) for p, c in files.items()])
+
+
+async def _one_run(ws_url: str, token: str, prompt: str) -> dict[str, dict[str, Any]]:
+    from websockets.asyncio.client import connect
+
+    stamps: dict[str, list[float]] = {m: [] for m in MODELS}
+    done: dict[str, dict[str, Any]] = {}
+    async with connect(ws_url, additional_headers={"Authorization": f"Bearer {token}"},
+                       compression=None, proxy=None, max_size=None) as ws:
+        sent = time.perf_counter()
+        for model in MODELS:
+            await ws.send(json.dumps({"type": "response.create", "model": model,
+                                      "input": prompt, "stream_id": model}))
+        while len(done) < len(MODELS):
+            event = json.loads(await ws.recv())
+            lane = event.get("stream_id")
+            if event["type"] == "response.output_text.delta":
+                stamps[lane].append(time.perf_counter() - sent)
+            elif event["type"] == "response.completed":
+                done[lane] = event["response"]
+            elif event["type"] in ("response.failed", "response.incomplete", "error"):
+                raise RuntimeError(f"{lane}: {event}")
+    out = {}
+    for model in MODELS:
+        times, response = stamps[model], done[model]
+        tokens = response["usage"]["output_tokens"]
+        text = "".join(part["text"] for item in response["output"]
+                       for part in item.get("content", ()))
+        out[model] = {"ttft": times[0], "total": times[-1], "tokens": tokens,
+                      "rate": (tokens - 1) / (times[-1] - times[0]) if len(times) > 1
+                      else float("nan"), "files": _files_changed(text)}
+    return out
+
+
+def _files_changed(answer: str) -> int:
+    parser = EditStreamParser()
+    items = parser.feed(answer) + parser.close()
+    return len({item.path for item in items if isinstance(item, FileEdit)})
+
+
+def measure(runs: int, flags: list[str]) -> dict[str, Any]:
+    token = secrets.token_urlsafe(12)
+    engine = start_engine(token, *flags)
+    try:
+        results = [asyncio.run(_one_run(engine.ws_url, token, task())) for _ in range(runs)]
+    finally:
+        engine.stop()
+    figures: dict[str, Any] = {"runs": runs}
+    for model in MODELS:
+        for key in ("ttft", "rate", "total", "tokens", "files"):
+            figures[f"{model}:{key}"] = statistics.median(r[model][key] for r in results)
+    figures["ttft_ratio"] = figures["spark-deep:ttft"] / figures["spark-rules:ttft"]
+    figures["rate_ratio"] = figures["spark-rules:rate"] / figures["spark-deep:rate"]
+    return figures
+
+
+def table(f: dict[str, Any]) -> str:
+    rows = ["| model | TTFT | rate | answer | output tokens | files changed |",
+            "|---|---|---|---|---|---|"]
+    for model in MODELS:
+        rows.append(f"| `{model}` | {f[f'{model}:ttft'] * 1000:,.0f} ms | "
+                    f"{f[f'{model}:rate']:,.1f} tok/s | {f[f'{model}:total']:.2f} s | "
+                    f"{f[f'{model}:tokens']:,.0f} | {f[f'{model}:files']:.0f} |")
+    runs = f"{f['runs']} run" + ("s" if f["runs"] > 1 else "")
+    return ("\n".join(rows) + f"\n\nMedians of {runs}. Deep / fast: TTFT × "
+            f"{f['ttft_ratio']:.1f}, rate ÷ {f['rate_ratio']:.1f}.")
+
+
+def section_body(f: dict[str, Any], command: str) -> str:
+    return ("A fresh engine process; `spark-deep` and `spark-rules` get the same task (a "
+            "rename in the file named, whose function three other files call) at the same "
+            "time on one WebSocket (two lanes). TTFT is send to first delta; rate is the "
+            "tokens after the first over first-to-last delta (the fast model's short answer "
+            "makes its rate a rough figure: a few frames); files changed are counted with "
+            "spark's edit parser.\n\n"
+            + table(f) + f"\n\nCommand: `{command}`\n")
+
+
+def register(bench_app: typer.Typer) -> None:
+    @bench_app.command("deep")
+    def bench_deep(
+        runs: int = typer.Option(3, "--runs", min=1, help="Repetitions (medians reported)."),
+        engine_flag: list[str] = typer.Option(
+            [], "--engine-flag", help="Extra `spark engine serve` flag (repeatable), e.g. "
+                                      "--engine-flag=--deep-tps=120."),
+        docs: Path | None = typer.Option(
+            None, "--docs", help="Markdown file to update (default: docs/benchmarks.md)."),
+        no_docs: bool = typer.Option(False, "--no-docs", help="Only print, write no file."),
+    ) -> None:
+        """The deep model's TTFT and rate against the fast model's, same task, one run."""
+        figures = measure(runs, engine_flag)
+        flags = "".join(f" --engine-flag={flag}" for flag in engine_flag)
+        command = f"spark bench deep --runs {runs}{flags}"
+        typer.echo(table(figures))
+        if not no_docs:
+            target = docs or Path("docs") / "benchmarks.md"
+            write_doc_section(target, SECTION, section_body(figures, command))
+            typer.echo(f"wrote {target} ({SECTION})")

@@ -23,8 +23,8 @@ import typer
 
 from spark_cli.bench.docs_section import write_section as write_doc_section
 from spark_cli.bench.engine_process import start_engine
-from spark_cli.edits.blocks import FileEdit
-from spark_cli.edits.stream_parser import EditStreamParser
+from spark_cli.edits.formats.stream_parser import EditStreamParser
+from spark_cli.edits.model.blocks import FileEdit
 from spark_cli.protocol.files import FileBlock, render_file_blocks
 
 SECTION = "## Deep model pacing"

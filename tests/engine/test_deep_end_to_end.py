@@ -8,11 +8,11 @@ from pathlib import Path
 from typing import Any
 
 from engine_client import send, text_of, until, ws_connect
-from spark_cli.edits.blocks import BlockRejected, FileEdit
-from spark_cli.edits.outcome import EditApplied
-from spark_cli.edits.stream_parser import EditStreamParser
 
-from spark_cli.edits.apply import Applier
+from spark_cli.edits.apply.applier import Applier
+from spark_cli.edits.formats.stream_parser import EditStreamParser
+from spark_cli.edits.model.blocks import BlockRejected, FileEdit
+from spark_cli.edits.model.outcome import EditApplied
 from spark_cli.protocol.files import FileBlock, render_file_blocks
 
 REPO = {

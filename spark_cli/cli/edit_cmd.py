@@ -40,11 +40,16 @@ def _flags(provider: str | None, model: str | None, base_url: str | None,
 
 
 def load(root: Path, flags: dict[str, object]) -> Any:
-    """Resolved settings; any configuration problem is a usage error."""
+    """Resolved settings; any configuration problem is a usage error. ``deep`` in the flags
+    (``--deep``): the deep track's settings (``[deep]``; --provider/--model pick the deep one)."""
     from spark_cli.cli.edit_run import UsageError
     from spark_cli.session.settings import load_settings
 
     try:
+        if flags.get("deep"):
+            from spark_cli.session.deep.settings import deep_flags, load_deep_settings
+
+            return load_deep_settings(root, deep_flags(flags), os.environ, check=True)
         return load_settings(root, flags, os.environ)
     except (ValueError, KeyError, TypeError, OSError) as exc:
         raise UsageError(str(exc)) from None
@@ -148,6 +153,8 @@ def register(app: typer.Typer) -> None:
             None, "--format", help="Edit format: search_replace or apply_patch."),
         allow_syntax_errors: bool = typer.Option(
             False, "--allow-syntax-errors", help="Apply even if a file would stop parsing."),
+        deep: bool = typer.Option(False, "--deep",
+                                  help="Run on the deep model ([deep] in the config)."),
         root: Path | None = typer.Option(None, "--root", help="Repo root (default: cwd)."),
         lang: str | None = typer.Option(None, "--lang",
                                         help="Pipe mode: the language of stdin."),
@@ -156,9 +163,12 @@ def register(app: typer.Typer) -> None:
         from spark_cli.cli.edit_run import EXIT_USAGE, UsageError
 
         try:
-            code = _dispatch(paths or [], message, dry_run, as_json, run_tests,
-                             _flags(provider, model, base_url, max_output_tokens, edit_format,
-                                    allow_syntax_errors), root, lang)
+            flags = _flags(provider, model, base_url, max_output_tokens, edit_format,
+                           allow_syntax_errors)
+            if deep:
+                flags["deep"] = True
+            code = _dispatch(paths or [], message, dry_run, as_json, run_tests, flags, root,
+                             lang)
         except UsageError as exc:
             typer.echo(f"spark edit: {exc}", err=True)
             code = EXIT_USAGE

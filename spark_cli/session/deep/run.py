@@ -127,7 +127,7 @@ async def run_deep(task: DeepTask, spec: RunSpec, given: Sequence[str] = ()) -> 
     snap: Snapshot | None = None
     end: tuple[DeepState, str | None] = ("failed", "deep track: stopped")
     try:
-        snap = await asyncio.to_thread(take_snapshot, spec.root, parent=spec.snapshot_dir)
+        snap = await _snapshot(spec)
         task.state = "running"
         changed(True)
         end = await _turn(task, spec, snap, given, changed)
@@ -181,6 +181,18 @@ async def _turn(task: DeepTask, spec: RunSpec, snap: Snapshot, given: Sequence[s
                     end = ("done", None)
             changed()
     return end
+
+
+async def _snapshot(spec: RunSpec) -> Snapshot:
+    """Take the snapshot in a thread; cancelled meanwhile, wait for it and remove it."""
+    making = asyncio.ensure_future(asyncio.to_thread(take_snapshot, spec.root,
+                                                     parent=spec.snapshot_dir))
+    try:
+        return await asyncio.shield(making)
+    except asyncio.CancelledError:
+        with contextlib.suppress(SnapshotError, OSError):
+            await _remove(await making)
+        raise
 
 
 async def _remove(snap: Snapshot) -> None:

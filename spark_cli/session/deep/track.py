@@ -85,9 +85,15 @@ class DeepTrack:
         running = asyncio.get_running_loop().create_task(
             run_deep(deep, self._spec, tuple(files)), name=f"spark-deep-{deep.number}")
         self._running[deep.number] = running
-        running.add_done_callback(lambda _: self._running.pop(deep.number, None))
+        running.add_done_callback(lambda _: self._ended(deep))
         self.on_change(deep)
         return deep
+
+    def _ended(self, deep: DeepTask) -> None:
+        self._running.pop(deep.number, None)
+        if deep.active:  # cancelled before its coroutine began: nothing to clean up
+            deep.finish("cancelled")
+            self.on_change(deep)
 
     async def cancel(self, number: int) -> bool:
         """Stop a running task (its snapshot is removed); False when none such runs."""

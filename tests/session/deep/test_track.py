@@ -202,3 +202,14 @@ async def test_a_missing_provider_key_fails_at_once_and_an_empty_task_too(
     empty = track.start("   ")
     assert (empty.number, empty.state) == (2, "failed") and "empty" in (empty.error or "")
     assert list(fx.snaps.iterdir()) == []
+
+
+async def test_cancel_while_snapshotting_leaves_no_snapshot(tmp_path: Path,
+                                                            engine_factory: Any) -> None:
+    engine = await engine_factory()
+    fx = Fixture(tmp_path, engine)
+    task = fx.track.start("rename load_config to read_config")
+    assert task.state == "snapshotting"
+    assert await fx.track.cancel(1)
+    assert task.state == "cancelled"
+    assert list(fx.snaps.iterdir()) == []

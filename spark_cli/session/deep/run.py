@@ -158,8 +158,8 @@ async def _turn(task: DeepTask, spec: RunSpec, snap: Snapshot, given: Sequence[s
     from spark_cli.session.conversation import Session
 
     settings = spec.settings
-    picked = list(spec.pick(task.task, snap.root)) if spec.pick is not None else []
-    files = choose_files(task.task, snap.root, given, picked, settings.input_budget // 2)
+    files = await asyncio.to_thread(_files, task.task, snap.root, given, spec.pick,
+                                    settings.input_budget // 2)  # walks the repo: off the loop
     task.files = tuple(files)
     session = Session(None, snap.root, settings)
     failed = session.prepare(task.task, files)
@@ -181,6 +181,12 @@ async def _turn(task: DeepTask, spec: RunSpec, snap: Snapshot, given: Sequence[s
                     end = ("done", None)
             changed()
     return end
+
+
+def _files(task: str, root: Path, given: Sequence[str], pick: Picker | None,
+           budget: int) -> list[str]:
+    picked = list(pick(task, root)) if pick is not None else []
+    return choose_files(task, root, given, picked, budget)
 
 
 async def _snapshot(spec: RunSpec) -> Snapshot:

@@ -104,6 +104,23 @@ class FileChange:
         out.extend(base[pos:])
         return out
 
+    def blocks_with(self, indexes: set[int] | frozenset[int]) -> list[tuple[int, int, int]]:
+        """difflib-style matching blocks of base -> ``with_hunks(indexes)``, from the edits
+        themselves (no diff needed): (base i, new j, length), ending with the sentinel."""
+        size = len(lines_of(self.base))
+        blocks: list[tuple[int, int, int]] = []
+        pos_a = pos_b = 0
+        for i1, i2, new in sorted(e for h in self.hunks if h.index in indexes for e in h.edits):
+            if i1 > pos_a:
+                blocks.append((pos_a, pos_b, i1 - pos_a))
+                pos_b += i1 - pos_a
+            pos_a, pos_b = i2, pos_b + len(new)
+        if size > pos_a:
+            blocks.append((pos_a, pos_b, size - pos_a))
+            pos_b += size - pos_a
+        blocks.append((size, pos_b, 0))
+        return blocks
+
 
 def _range(start: int, length: int) -> str:
     if length == 1:

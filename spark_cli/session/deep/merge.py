@@ -17,7 +17,7 @@ MB (spark refuses bigger ones), hunks few.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -64,10 +64,39 @@ def _span(start: int, end: int) -> str:
     return f"{start + 1}" if end - start <= 1 else f"{start + 1}-{end}"
 
 
-def _regions(base: list[str], ours: list[str], theirs: list[str]) -> list[tuple[object, ...]]:
-    matcher = _Matcher  # merge3 types its protocol narrower than difflib's own class
-    return list(merge3.Merge3(base, ours, theirs,
-                              sequence_matcher=matcher).merge_regions())  # type: ignore[arg-type]
+class _Known:
+    """Matching blocks for merge3: base -> theirs from the hunks' own edits, base -> ours
+    diffed once per file and reused for every hunk (merge3 asks for both on each merge)."""
+
+    def __init__(self, base: list[str], ours: list[str]) -> None:
+        self.base, self.ours = base, ours
+        self._ours_blocks: list[tuple[int, int, int]] | None = None
+
+    def ours_blocks(self) -> list[tuple[int, int, int]]:
+        if self._ours_blocks is None:
+            self._ours_blocks = [tuple(m) for m in  # type: ignore[misc]
+                                 _Matcher(None, self.base, self.ours).get_matching_blocks()]
+        return self._ours_blocks
+
+    def regions(self, theirs: list[str],
+                theirs_blocks: list[tuple[int, int, int]]) -> list[tuple[object, ...]]:
+        known = self
+
+        class Matcher:
+            def __init__(self, isjunk: object = None, a: Sequence[str] = (),
+                         b: Sequence[str] = (), autojunk: bool = False) -> None:
+                self.a, self.b = a, b
+
+            def get_matching_blocks(self) -> list[tuple[int, int, int]]:
+                if self.a is known.base and self.b is theirs:
+                    return theirs_blocks
+                if self.a is known.base and self.b is known.ours:
+                    return known.ours_blocks()
+                return [tuple(m) for m in  # type: ignore[misc]
+                        _Matcher(None, self.a, self.b).get_matching_blocks()]
+
+        merge = merge3.Merge3(self.base, self.ours, theirs, sequence_matcher=Matcher)
+        return list(merge.merge_regions())
 
 
 def _conflict_detail(region: tuple[object, ...], base: list[str], ours: list[str]) -> str:
@@ -115,9 +144,10 @@ def review_file(change: FileChange, ours: str | None) -> tuple[HunkStatus, ...]:
                                              "snapshot"
         return (HunkStatus(path, 1, state, detail),)
     base, mine = lines_of(change.base), lines_of(ours)
+    known = _Known(base, mine)
     out = []
     for hunk in change.hunks:
-        regions = _regions(base, mine, change.with_hunks({hunk.index}))
+        regions = known.regions(change.with_hunks({hunk.index}), change.blocks_with({hunk.index}))
         conflicts = [r for r in regions if r[0] == "conflict"]
         if conflicts:
             out.append(HunkStatus(path, hunk.index, "conflict",
@@ -144,7 +174,7 @@ def merge_file(change: FileChange, ours: str | None, chosen: Iterable[int]) -> F
     base, mine = lines_of(change.base), lines_of(ours)
     theirs = change.with_hunks(set(clean))
     merged: list[str] = []
-    for region in _regions(base, mine, theirs):
+    for region in _Known(base, mine).regions(theirs, change.blocks_with(set(clean))):
         tag, *at = region
         start, end = int(at[0]), int(at[1])  # type: ignore[call-overload]
         if tag == "unchanged":

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from spark_cli.session.deep.change import Selection, file_change, lines_of
 from spark_cli.session.deep.merge import merge_file, review_file
 
@@ -100,3 +103,24 @@ def test_selection() -> None:
     assert Selection.of_files("a").picks("a", 1) and not Selection.of_files("a").picks("b", 1)
     pick = Selection.of_hunks(("a", 2))
     assert pick.picks("a", 2) and not pick.picks("a", 1)
+
+
+_LINES = st.lists(st.sampled_from(["a\n", "b\n", "c\n", "d\n", "e"]), max_size=30)
+
+
+@settings(max_examples=150, deadline=None)
+@given(base=_LINES, theirs=_LINES, ours=_LINES)
+def test_merge_properties(base: list[str], theirs: list[str], ours: list[str]) -> None:
+    b, t, o = "".join(base), "".join(theirs), "".join(ours)
+    change = file_change("f", b, t)
+    if change is None:
+        return
+    every = [h.index for h in change.hunks]
+    assert "".join(change.with_hunks(set(every))) == t
+    assert merge_file(change, b, every).text == t  # nothing changed meanwhile: theirs
+    assert not merge_file(change, t, every).write  # already there: nothing to write
+    merged = merge_file(change, o, every)
+    assert set(merged.applied) | set(merged.present) | {s.index for s in merged.refused} == \
+        set(every)
+    if not merged.applied:
+        assert merged.text == o  # nothing applied: the working tree as it was

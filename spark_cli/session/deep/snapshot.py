@@ -17,7 +17,9 @@ user's tree, index, branches or stash list:
 
 ``Snapshot.changes()`` lists what changed (path, base bytes, result bytes; None =
 absent) plus what cannot be merged (symlinks, submodules). ``remove()`` deletes it
-all (and the worktree's registration). Blocking: call from a thread.
+all (and the worktree's registration). Each snapshot folder holds its spark's pid
+(``owner.pid``): a snapshot whose process died is swept by the next
+``take_snapshot``. Blocking: call from a thread.
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ _GIT = ("git", "-c", "core.hooksPath=/dev/null", "-c", "user.name=spark",
         "-c", "user.email=spark@localhost", "-c", "commit.gpgsign=false")
 _SKIP = frozenset({".git", ".spark"})
 _TIMEOUT = 120.0
+PREFIX = "spark-deep-"
+OWNER = "owner.pid"
 
 
 class SnapshotError(Exception):
@@ -198,6 +202,7 @@ def _git_snapshot(root: Path, folder: Path) -> GitSnapshot | None:
     prefix = os.path.relpath(os.path.realpath(root), os.path.realpath(top))
     prefix = "" if prefix == "." else prefix.replace(os.sep, "/") + "/"
     work = folder / "work"
+    _git(top, "worktree", "prune")  # registrations of snapshots swept after a crash
     _git(top, "worktree", "add", "--detach", "--quiet", str(work), commit)
     snap = GitSnapshot(folder, work / prefix if prefix else work, top, work, "", prefix)
     try:
@@ -215,11 +220,44 @@ def _git_snapshot(root: Path, folder: Path) -> GitSnapshot | None:
     return snap
 
 
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OSError):
+        return True  # someone else's process: leave its snapshot alone
+    return True
+
+
+def sweep_stale(parent: Path | None = None) -> list[Path]:
+    """Remove snapshots whose spark process is gone (it crashed or was killed); the git
+    worktree registrations they leave are pruned by the next git snapshot of that repo."""
+    base = Path(parent) if parent is not None else Path(tempfile.gettempdir())
+    removed = []
+    try:
+        folders = [p for p in base.iterdir() if p.name.startswith(PREFIX) and p.is_dir()]
+    except OSError:
+        return []
+    for folder in folders:
+        try:
+            pid = int((folder / OWNER).read_text().strip())
+        except (OSError, ValueError):
+            continue  # not ours, or being made right now
+        if not _alive(pid):
+            shutil.rmtree(folder, ignore_errors=True)
+            removed.append(folder)
+    return removed
+
+
 def take_snapshot(root: Path, *, parent: Path | None = None) -> Snapshot:
     """Freeze the working tree at ``root`` in a new temp dir (under ``parent``, default the
-    system's); ``SnapshotError`` if it cannot (nothing is left behind then)."""
+    system's); ``SnapshotError`` if it cannot (nothing is left behind then). Snapshots left
+    by a spark that died are swept first."""
     root = Path(os.path.realpath(root))
-    folder = Path(tempfile.mkdtemp(prefix="spark-deep-", dir=parent))
+    sweep_stale(parent)
+    folder = Path(tempfile.mkdtemp(prefix=PREFIX, dir=parent))
+    (folder / OWNER).write_text(str(os.getpid()))
     if folder == root or root in folder.parents:
         shutil.rmtree(folder, ignore_errors=True)
         raise SnapshotError(f"the snapshot folder {folder} would be inside the repo")

@@ -56,6 +56,11 @@ class DeepTrack:
         """Every task of this track, oldest first (a copy)."""
         return list(self._tasks)
 
+    @property
+    def active(self) -> list[DeepTask]:
+        """The tasks still working (what quitting should ask about)."""
+        return [t for t in self._tasks if t.active]
+
     def task(self, number: int) -> DeepTask | None:
         return next((t for t in self._tasks if t.number == number), None)
 

@@ -89,3 +89,18 @@ def test_a_snapshot_inside_the_repo_is_refused(tmp_path: Path) -> None:
     with pytest.raises(SnapshotError, match="inside the repo"):
         take_snapshot(repo, parent=repo)
     assert sorted(p.name for p in repo.iterdir()) == ["a.py"]
+
+
+def test_snapshots_of_a_dead_spark_are_swept(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo", {"a.py": "a\n"}, use_git=True)
+    snaps = tmp_path / "snaps"
+    snaps.mkdir()
+    dead = take_snapshot(repo, parent=snaps)
+    (dead.folder / "owner.pid").write_text("999999999")  # no such process
+    alive = take_snapshot(repo, parent=snaps)  # sweeps the dead one first
+    try:
+        assert not dead.folder.exists() and alive.folder.exists()
+        assert str(dead.folder) not in git(repo, "worktree", "list")
+    finally:
+        alive.remove()
+    assert list(snaps.iterdir()) == []

@@ -151,7 +151,9 @@ async def test_aclose_cancels_everything_running(tmp_path: Path, engine_factory:
     first, second = fx.track.start("one about app.py"), fx.track.start("two about app.py")
     assert (first.number, second.number) == (1, 2)
     await until(lambda: first.state == second.state == "running")
+    assert fx.track.active == [first, second]
     await fx.track.aclose()
+    assert fx.track.active == []
     assert {t.state for t in fx.track.tasks} == {"cancelled"}
     assert list(fx.snaps.iterdir()) == []
 

@@ -154,13 +154,9 @@ def load_deep_settings(root: Path, flags: Mapping[str, object], env: Mapping[str
     if "model" not in chosen and name in DEEP_MODELS:
         chosen["model"], sources["model"] = DEEP_MODELS[name], "default (deep)"
     passed = {key: flags[key] for key in _SHARED_FLAGS if flags.get(key) is not None}
-    try:
-        fast_only = ("SPARK_PROVIDER", "SPARK_MODEL", "SPARK_BASE_URL")  # the fast track's
-        settings = load_settings(root, {**passed, **chosen},
-                                 {k: v for k, v in env.items() if k not in fast_only},
-                                 check=False)
-    except SettingsError as exc:
-        raise SettingsError(f"[{TABLE}]: {exc}") from None
+    fast_only = ("SPARK_PROVIDER", "SPARK_MODEL", "SPARK_BASE_URL")  # the fast track's
+    settings = load_settings(root, {**passed, **chosen},
+                             {k: v for k, v in env.items() if k not in fast_only}, check=False)
     merged = dict(settings.sources)
     merged.update(sources)
     problems = tuple(f"deep {p}" for p in settings.problems)

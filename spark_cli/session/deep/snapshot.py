@@ -10,7 +10,8 @@ user's tree, index, branches or stash list:
   committed there (the *base*, a detached commit no branch points to), so the
   task's change is ``git diff`` against it. Hooks never run (``core.hooksPath``
   is /dev/null for every call).
-- no git (or a repo without commits): the files (minus ``.git``, ``.spark`` and
+- no git (or a repo without commits, or one git cannot snapshot, e.g. in the
+  middle of a merge with conflicts): the files (minus ``.git``, ``.spark`` and
   what the root ``.gitignore`` ignores, matched by ``pathspec``) are copied to
   ``base/`` and again to ``work/`` (two real copies: hard links would let an
   in-place write to ``work/`` change the start too).
@@ -262,7 +263,11 @@ def take_snapshot(root: Path, *, parent: Path | None = None) -> Snapshot:
         shutil.rmtree(folder, ignore_errors=True)
         raise SnapshotError(f"the snapshot folder {folder} would be inside the repo")
     try:
-        snap = _git_snapshot(root, folder) if shutil.which("git") else None
+        try:
+            snap = _git_snapshot(root, folder) if shutil.which("git") else None
+        except SnapshotError:  # e.g. a merge in progress: git cannot record the tree
+            shutil.rmtree(folder / "work", ignore_errors=True)
+            snap = None
         return snap if snap is not None else _copy_snapshot(root, folder)
     except SnapshotError:
         shutil.rmtree(folder, ignore_errors=True)

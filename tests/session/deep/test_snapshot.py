@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -104,3 +105,22 @@ def test_snapshots_of_a_dead_spark_are_swept(tmp_path: Path) -> None:
     finally:
         alive.remove()
     assert list(snaps.iterdir()) == []
+
+
+def test_a_repo_in_a_conflicted_merge_is_copied_instead(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo", {"a.py": "a = 0\n"}, use_git=True)
+    git(repo, "checkout", "-q", "-b", "other")
+    (repo / "a.py").write_text("a = 1\n")
+    git(repo, "commit", "-qam", "one")
+    git(repo, "checkout", "-q", "-")
+    (repo / "a.py").write_text("a = 2\n")
+    git(repo, "commit", "-qam", "two")
+    with pytest.raises(subprocess.CalledProcessError):
+        git(repo, "merge", "-q", "other")
+    before = tree(repo)
+    snap = take_snapshot(repo)
+    try:
+        assert snap.kind == "copy" and tree(snap.root) == before
+    finally:
+        snap.remove()
+    assert tree(repo) == before and "a.py" in git(repo, "diff", "--name-only")

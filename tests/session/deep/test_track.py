@@ -215,3 +215,21 @@ async def test_cancel_while_snapshotting_leaves_no_snapshot(tmp_path: Path,
     assert await fx.track.cancel(1)
     assert task.state == "cancelled"
     assert list(fx.snaps.iterdir()) == []
+
+
+async def test_context_building_picks_the_files(tmp_path: Path, engine_factory: Any) -> None:
+    engine = await engine_factory(tps=3000)
+    fx = Fixture(tmp_path, engine)
+    asked: list[tuple[str, Path]] = []
+
+    def pick(task: str, root: Path) -> list[str]:
+        asked.append((task, root))
+        return ["app.py"]
+
+    track = DeepTrack(fx.root, fx.settings, connect, lambda t: None, state_dir=fx.state,
+                      snapshot_dir=fx.snaps, pick=pick)
+    task = track.start("rename load_config to read_config")
+    await until(lambda: not task.active)
+    assert task.state == "done" and task.files == ("app.py",)
+    assert asked[0][0] == task.task and fx.snaps in asked[0][1].parents  # the snapshot's root
+    assert task.change is not None and [f.path for f in task.change.files] == ["app.py"]

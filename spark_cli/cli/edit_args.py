@@ -28,7 +28,7 @@ _VALUES = {
     "--format": "edit_format", "--root": "root", "--lang": "lang",
 }
 _FLAGS = {"--dry-run": "dry_run", "--json": "as_json", "--test": "run_tests",
-          "--allow-syntax-errors": "allow_syntax_errors"}
+          "--allow-syntax-errors": "allow_syntax_errors", "--deep": "deep"}
 
 
 @value
@@ -46,6 +46,8 @@ class EditArgs(Value):
     max_output_tokens: int | None = None
     edit_format: str | None = None
     allow_syntax_errors: bool = False
+    deep: bool = False
+    """``--deep``: the deep track's settings (``[deep]``)."""
     root: Path | None = None
     lang: str | None = None
 
@@ -97,6 +99,7 @@ def _build(values: dict[str, str], flags: set[str], paths: list[str]) -> EditArg
         max_output_tokens=int(tokens) if tokens is not None else None,
         edit_format=values.get("edit_format"),
         allow_syntax_errors="allow_syntax_errors" in flags,
+        deep="deep" in flags,
         root=Path(root) if root is not None else None,
         lang=values.get("lang"),
     )

@@ -121,7 +121,7 @@ def run_edit(args: EditArgs) -> NoReturn:
     try:
         code = _dispatch(args, edit_flags(args.provider, args.model, args.base_url,
                                           args.max_output_tokens, args.edit_format,
-                                          args.allow_syntax_errors))
+                                          args.allow_syntax_errors, deep=args.deep))
     except UsageError as exc:
         say(f"spark edit: {exc}")
         code = EXIT_USAGE
@@ -157,6 +157,8 @@ def register(app: typer.Typer) -> None:
             None, "--format", help="Edit format: search_replace or apply_patch."),
         allow_syntax_errors: bool = typer.Option(
             False, "--allow-syntax-errors", help="Apply even if a file would stop parsing."),
+        deep: bool = typer.Option(False, "--deep",
+                                  help="Run on the deep model ([deep] in the config)."),
         root: Path | None = typer.Option(None, "--root", help="Repo root (default: cwd)."),
         lang: str | None = typer.Option(None, "--lang",
                                         help="Pipe mode: the language of stdin."),
@@ -166,7 +168,7 @@ def register(app: typer.Typer) -> None:
             message=message, paths=list(paths or []), dry_run=dry_run, as_json=as_json,
             run_tests=run_tests, provider=provider, model=model, base_url=base_url,
             max_output_tokens=max_output_tokens, edit_format=edit_format,
-            allow_syntax_errors=allow_syntax_errors, root=root, lang=lang))
+            allow_syntax_errors=allow_syntax_errors, deep=deep, root=root, lang=lang))
 
 
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, as a shell reports a process killed by it

@@ -15,13 +15,15 @@ from typing import Any
 
 def edit_flags(provider: str | None, model: str | None, base_url: str | None,
                max_output_tokens: int | None, edit_format: str | None,
-               allow_syntax_errors: bool) -> dict[str, object]:
+               allow_syntax_errors: bool, *, deep: bool = False) -> dict[str, object]:
     """The flags given (None: not given) as the ``flags`` layer of ``load_settings``."""
     flags: dict[str, object] = {"provider": provider, "model": model, "base_url": base_url,
                                 "max_output_tokens": max_output_tokens,
                                 "edit_format": edit_format}
     if allow_syntax_errors:
         flags["allow_syntax_errors"] = True
+    if deep:
+        flags["deep"] = True
     return {k: v for k, v in flags.items() if v is not None}
 
 
@@ -32,11 +34,16 @@ def say(line: str) -> None:
 
 
 def load(root: Path, flags: dict[str, object]) -> Any:
-    """Resolved settings; any configuration problem is a usage error."""
+    """Resolved settings; any configuration problem is a usage error. ``deep`` in the flags
+    (``--deep``): the deep track's settings (``[deep]``; --provider/--model pick the deep one)."""
     from spark_cli.cli.edit_run import UsageError
     from spark_cli.session.settings import load_settings
 
     try:
+        if flags.get("deep"):
+            from spark_cli.session.deep.settings import deep_flags, load_deep_settings
+
+            return load_deep_settings(root, deep_flags(flags), os.environ, check=True)
         return load_settings(root, flags, os.environ)
     except (ValueError, KeyError, TypeError, OSError) as exc:
         raise UsageError(str(exc)) from None

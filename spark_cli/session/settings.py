@@ -237,6 +237,8 @@ def _parse_file(path: Path, label: str) -> _Layer:
             continue
         if key in ("api_key", "key"):
             raise _secret_error(str(path), key)
+        if key == "deep":
+            continue  # the deep track's table: read by spark_cli.session.deep.settings
         if key not in _TYPES:
             raise SettingsError(f"{path}: unknown key '{key}' (known: "
                                 f"{', '.join([*_TYPES, 'providers'])})")

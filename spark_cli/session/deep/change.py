@@ -1,0 +1,185 @@
+"""What a deep task changed, as plain data: files, hunks, a selection of them (pure).
+
+A :class:`FileChange` holds the file's text at the snapshot's start (``base``,
+None = absent) and after the deep task (``theirs``, None = deleted), both with
+"\\n" newlines, and its hunks: the unified-diff groups (3 lines of context, as
+``git diff`` shows them) of ``base -> theirs``. Each :class:`ChangeHunk` knows
+the base lines it replaces and with what, so any subset of a file's hunks can
+be laid onto the base (``with_hunks``): that is how per-hunk selection feeds
+the three-way merge (``spark_cli.session.deep.merge``). A created or deleted
+file is one hunk.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+ChangeKind = Literal["modify", "create", "delete"]
+CONTEXT = 3
+_NO_NEWLINE = "\\ No newline at end of file\n"
+
+
+class _Matcher(difflib.SequenceMatcher[str]):
+    """difflib without the "popular line" heuristic (it mis-aligns long files)."""
+
+    def __init__(self, isjunk: Callable[[str], bool] | None = None,
+                 a: Sequence[str] = "", b: Sequence[str] = "", autojunk: bool = False) -> None:
+        super().__init__(None, a, b, autojunk=False)
+
+
+def lines_of(text: str | None) -> list[str]:
+    """``text`` split after each "\\n" (the last line may lack one); [] for None."""
+    if not text:
+        return []
+    parts = text.split("\n")
+    lines = [part + "\n" for part in parts[:-1]]
+    if parts[-1]:
+        lines.append(parts[-1])
+    return lines
+
+
+@dataclass(frozen=True, slots=True)
+class ChangeHunk:
+    """One hunk of a file's change: base lines ``[base_start, base_end)`` (0-based) become
+    the lines of ``edits`` (one or more replacements inside that range)."""
+
+    index: int
+    """1-based within its file."""
+    diff: str
+    """The hunk as unified-diff text (its ``@@`` line, context, ``-`` and ``+`` lines)."""
+    base_start: int
+    base_end: int
+    edits: tuple[tuple[int, int, tuple[str, ...]], ...] = field(repr=False)
+    """(base i1, base i2, new lines): the replacements this hunk makes."""
+
+    @property
+    def base_lines(self) -> str:
+        """The base line range, 1-based and inclusive, for people: ``12-14`` or ``12``."""
+        first, last = self.base_start + 1, max(self.base_end, self.base_start + 1)
+        return str(first) if first == last else f"{first}-{last}"
+
+    @property
+    def added(self) -> int:
+        return sum(len(new) for _, _, new in self.edits)
+
+    @property
+    def removed(self) -> int:
+        return sum(i2 - i1 for i1, i2, _ in self.edits)
+
+
+@dataclass(frozen=True, slots=True)
+class FileChange:
+    """One file the deep task changed."""
+
+    path: str
+    kind: ChangeKind
+    base: str | None = field(repr=False)
+    theirs: str | None = field(repr=False)
+    hunks: tuple[ChangeHunk, ...] = ()
+
+    @property
+    def header(self) -> str:
+        old = "/dev/null" if self.base is None else f"a/{self.path}"
+        new = "/dev/null" if self.theirs is None else f"b/{self.path}"
+        return f"--- {old}\n+++ {new}\n"
+
+    @property
+    def diff(self) -> str:
+        """The whole file's unified diff."""
+        return self.header + "".join(h.diff for h in self.hunks)
+
+    def with_hunks(self, indexes: set[int] | frozenset[int]) -> list[str]:
+        """The base's lines with only the hunks numbered ``indexes`` laid on."""
+        base = lines_of(self.base)
+        edits = sorted(e for h in self.hunks if h.index in indexes for e in h.edits)
+        out: list[str] = []
+        pos = 0
+        for i1, i2, new in edits:
+            out.extend(base[pos:i1])
+            out.extend(new)
+            pos = i2
+        out.extend(base[pos:])
+        return out
+
+    def blocks_with(self, indexes: set[int] | frozenset[int]) -> list[tuple[int, int, int]]:
+        """difflib-style matching blocks of base -> ``with_hunks(indexes)``, from the edits
+        themselves (no diff needed): (base i, new j, length), ending with the sentinel."""
+        size = len(lines_of(self.base))
+        blocks: list[tuple[int, int, int]] = []
+        pos_a = pos_b = 0
+        for i1, i2, new in sorted(e for h in self.hunks if h.index in indexes for e in h.edits):
+            if i1 > pos_a:
+                blocks.append((pos_a, pos_b, i1 - pos_a))
+                pos_b += i1 - pos_a
+            pos_a, pos_b = i2, pos_b + len(new)
+        if size > pos_a:
+            blocks.append((pos_a, pos_b, size - pos_a))
+            pos_b += size - pos_a
+        blocks.append((size, pos_b, 0))
+        return blocks
+
+
+def _range(start: int, length: int) -> str:
+    if length == 1:
+        return str(start + 1)
+    return f"{start + (1 if length else 0)},{length}"
+
+
+def _shown(prefix: str, line: str) -> str:
+    return prefix + line if line.endswith("\n") else prefix + line + "\n" + _NO_NEWLINE
+
+
+def file_change(path: str, base: str | None, theirs: str | None) -> FileChange | None:
+    """The change ``base -> theirs`` of one file with its hunks; None when nothing changed."""
+    if base == theirs:
+        return None
+    kind: ChangeKind = "create" if base is None else "delete" if theirs is None else "modify"
+    a, b = lines_of(base), lines_of(theirs)
+    hunks: list[ChangeHunk] = []
+    groups = (list(_Matcher(None, a, b).get_grouped_opcodes(CONTEXT))
+              if kind == "modify" else [[("replace", 0, len(a), 0, len(b))]])
+    for number, group in enumerate(groups, 1):
+        i1, i2, j1, j2 = group[0][1], group[-1][2], group[0][3], group[-1][4]
+        text = [f"@@ -{_range(i1, i2 - i1)} +{_range(j1, j2 - j1)} @@\n"]
+        edits: list[tuple[int, int, tuple[str, ...]]] = []
+        for tag, x1, x2, y1, y2 in group:
+            if tag == "equal":
+                text.extend(_shown(" ", line) for line in a[x1:x2])
+                continue
+            text.extend(_shown("-", line) for line in a[x1:x2])
+            text.extend(_shown("+", line) for line in b[y1:y2])
+            edits.append((x1, x2, tuple(b[y1:y2])))
+        hunks.append(ChangeHunk(number, "".join(text), edits[0][0], edits[-1][1],
+                                tuple(edits)))
+    return FileChange(path, kind, base, theirs, tuple(hunks))
+
+
+@dataclass(frozen=True, slots=True)
+class Selection:
+    """Which hunks to apply: everything, some files, or some (file, hunk) pairs."""
+
+    files: frozenset[str] | None = None
+    hunks: frozenset[tuple[str, int]] | None = None
+
+    @classmethod
+    def everything(cls) -> Selection:
+        return cls()
+
+    @classmethod
+    def of_files(cls, *paths: str) -> Selection:
+        return cls(files=frozenset(paths))
+
+    @classmethod
+    def of_hunks(cls, *pairs: tuple[str, int]) -> Selection:
+        return cls(hunks=frozenset(pairs))
+
+    def picks(self, path: str, index: int) -> bool:
+        if self.hunks is not None:
+            return (path, index) in self.hunks
+        return self.files is None or path in self.files
+
+
+ALL = Selection()

@@ -1,0 +1,132 @@
+"""The deep track's only door to the edit engine: read, confine, and write as one undo batch.
+
+Everything the deep package needs of ``spark_cli.edits`` goes through here (so
+a move of the edits modules touches one import block): decoding file bytes as
+text (binary, non-UTF-8 and oversized files are refused), confining a path to
+the repo (no ``..``, absolute paths, symlink escapes, ``.git/`` or ``.spark/``),
+and writing merged files the way the applier does: each file recorded in the
+undo journal (``spark_cli.edits.journal``) before it is written atomically, all
+of one apply in ONE batch, so ``spark undo`` / the TUI's ``/undo`` reverts it.
+Line endings, encoding, BOM and mode of a file the user has are kept: only the
+lines the merge changed are re-encoded.
+"""
+
+from __future__ import annotations
+
+import stat
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from spark_cli.edits.atomic import remove_file, write_atomic
+from spark_cli.edits.journal import Journal
+from spark_cli.edits.paths import PathRefused, confine
+from spark_cli.edits.textfile import TextFile, TextFileError, decode, new_text_file
+from spark_cli.session.deep.change import _Matcher, lines_of
+
+__all__ = ["DiskText", "NotText", "Planned", "decode_text", "read_ours", "write_batch"]
+
+
+class NotText(Exception):
+    """A file the deep track will not merge (binary, not UTF-8, too large, outside the repo)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+def decode_text(data: bytes | None, name: str) -> str | None:
+    """File bytes as "\\n" text (None stays None); ``NotText`` for a binary file."""
+    if data is None:
+        return None
+    try:
+        return decode(data, name=name).text
+    except TextFileError as exc:
+        raise NotText(exc.message) from None
+
+
+@dataclass(frozen=True, slots=True)
+class DiskText:
+    """A working-tree file as the merge sees it: its text (None = absent) and its format."""
+
+    rel: str
+    path: Path
+    text: str | None
+    file: TextFile | None
+    raw: bytes | None
+    mode: int | None
+
+
+def read_ours(root: Path, rel: str) -> DiskText:
+    """The working tree's ``rel`` now; ``NotText`` when it may not or cannot be merged."""
+    try:
+        where = confine(root, rel)
+    except PathRefused as exc:
+        raise NotText(exc.message) from None
+    path = where.path
+    if not path.exists() and not path.is_symlink():
+        return DiskText(where.rel, path, None, None, None, None)
+    try:
+        st = path.stat()
+        if not stat.S_ISREG(st.st_mode):
+            raise NotText(f"{rel} is not a regular file in the working tree")
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise NotText(f"{rel}: cannot read ({exc.strerror or exc})") from None
+    mode = stat.S_IMODE(st.st_mode)
+    try:
+        file = decode(raw, mode=mode, name=rel)
+    except TextFileError as exc:
+        raise NotText(exc.message) from None
+    return DiskText(where.rel, path, file.text, file, raw, mode)
+
+
+def _encode(ours: DiskText, new: str) -> bytes:
+    """``new`` in ``ours``' format: unchanged lines keep their endings, encoding and BOM."""
+    if ours.file is None or ours.text is None:
+        return new_text_file(new).encode()
+    old_lines, new_lines = lines_of(ours.text), lines_of(new)
+    offsets = [0]
+    for line in old_lines:
+        offsets.append(offsets[-1] + len(line))
+    splices = [(offsets[i1], offsets[i2], "".join(new_lines[j1:j2]))
+               for tag, i1, i2, j1, j2 in _Matcher(None, old_lines, new_lines).get_opcodes()
+               if tag != "equal"]
+    return ours.file.spliced(splices).encode()
+
+
+@dataclass(frozen=True, slots=True)
+class Planned:
+    """One file to write: ``text`` None = delete it."""
+
+    ours: DiskText
+    text: str | None
+
+
+def write_batch(root: Path, planned: Sequence[Planned], label: str) -> str | None:
+    """Write every planned file as one undo batch; its id (None when nothing was written).
+
+    Each file is journalled before it is written; an ``OSError`` part-way stops there
+    (what was written is in the batch and can be undone) and propagates.
+    """
+    if not planned:
+        return None
+    journal = Journal(root)
+    batch_id = journal.begin(label)
+    try:
+        for plan in planned:
+            ours = plan.ours
+            after = None if plan.text is None else _encode(ours, plan.text)
+            after_mode = None if after is None else (ours.mode or 0o644)
+            journal.record(ours.rel, ours.raw, ours.mode, after, after_mode)
+            try:
+                if after is None:
+                    remove_file(ours.path)
+                else:
+                    write_atomic(ours.path, after, ours.mode)
+            except OSError:
+                journal.forget(ours.rel, ours.raw, ours.mode)
+                raise
+    finally:
+        done = journal.end()
+    return batch_id if done is not None else None

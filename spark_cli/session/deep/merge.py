@@ -1,0 +1,193 @@
+"""The three-way merge of a deep change into the working tree, per hunk (pure).
+
+base = the file at the snapshot's start, theirs = the deep task's result, ours
+= the working tree now. The merge is breezy's ``merge3`` (the library behind
+``bzr merge``): it aligns base with each side and reports every region as
+unchanged, changed on one side, changed the same on both, or a conflict (both
+sides changed the same or directly adjacent base lines, the rule git uses too).
+
+Per-hunk selection: a hunk is judged alone by merging ``base -> base with only
+that hunk`` against ours (``FileChange.with_hunks``); the chosen clean hunks are
+then laid onto the base together and merged once. A hunk that conflicts is
+refused and says which working-tree lines changed; it is never applied blindly.
+A hunk whose result the working tree already holds is ``present`` (nothing to
+write). Merging costs one line diff per hunk per side: files are at most a few
+MB (spark refuses bigger ones), hunks few.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import merge3
+
+from spark_cli.session.deep.change import FileChange, _Matcher, lines_of
+
+HunkState = Literal["clean", "conflict", "present", "refused"]
+
+
+@dataclass(frozen=True, slots=True)
+class HunkStatus:
+    """How one hunk stands against the working tree."""
+
+    path: str
+    index: int
+    state: HunkState
+    """``clean`` (applies), ``conflict`` (lines it touches changed since the snapshot),
+    ``present`` (the working tree already has it), ``refused`` (binary, outside the repo,
+    unreadable)."""
+    detail: str = ""
+    """Why, for a conflict or refusal: e.g. ``working-tree lines 12-13 changed since the
+    snapshot (base lines 12-14)``."""
+
+    @property
+    def applies(self) -> bool:
+        return self.state == "clean"
+
+
+@dataclass(frozen=True, slots=True)
+class FileMerge:
+    """What merging the chosen hunks of one file comes to."""
+
+    path: str
+    write: bool
+    """Something changes on disk: ``text`` (None = delete the file)."""
+    text: str | None
+    applied: tuple[int, ...]
+    present: tuple[int, ...]
+    refused: tuple[HunkStatus, ...]
+
+
+def _span(start: int, end: int) -> str:
+    return f"{start + 1}" if end - start <= 1 else f"{start + 1}-{end}"
+
+
+class _Known:
+    """Matching blocks for merge3: base -> theirs from the hunks' own edits, base -> ours
+    diffed once per file and reused for every hunk (merge3 asks for both on each merge)."""
+
+    def __init__(self, base: list[str], ours: list[str]) -> None:
+        self.base, self.ours = base, ours
+        self._ours_blocks: list[tuple[int, int, int]] | None = None
+
+    def ours_blocks(self) -> list[tuple[int, int, int]]:
+        if self._ours_blocks is None:
+            self._ours_blocks = [tuple(m) for m in  # type: ignore[misc]
+                                 _Matcher(None, self.base, self.ours).get_matching_blocks()]
+        return self._ours_blocks
+
+    def regions(self, theirs: list[str],
+                theirs_blocks: list[tuple[int, int, int]]) -> list[tuple[object, ...]]:
+        known = self
+
+        class Matcher:
+            def __init__(self, isjunk: object = None, a: Sequence[str] = (),
+                         b: Sequence[str] = (), autojunk: bool = False) -> None:
+                self.a, self.b = a, b
+
+            def get_matching_blocks(self) -> list[tuple[int, int, int]]:
+                if self.a is known.base and self.b is theirs:
+                    return theirs_blocks
+                if self.a is known.base and self.b is known.ours:
+                    return known.ours_blocks()
+                return [tuple(m) for m in  # type: ignore[misc]
+                        _Matcher(None, self.a, self.b).get_matching_blocks()]
+
+        merge = merge3.Merge3(self.base, self.ours, theirs, sequence_matcher=Matcher)
+        return list(merge.merge_regions())
+
+
+def _conflict_detail(region: tuple[object, ...], base: list[str], ours: list[str]) -> str:
+    """Which working-tree lines of a conflict region differ from the base."""
+    z1, z2, a1, a2 = (int(x) for x in region[1:5])  # type: ignore[call-overload]
+    changed, deleted = [], []
+    for tag, i1, i2, j1, j2 in _Matcher(None, base[z1:z2], ours[a1:a2]).get_opcodes():
+        if tag == "equal":
+            continue
+        if j2 > j1:
+            changed.append(_span(a1 + j1, a1 + j2))
+        else:
+            deleted.append(_span(z1 + i1, z1 + i2))
+    parts = []
+    if changed:
+        parts.append(f"working-tree lines {', '.join(changed)} changed since the snapshot")
+    if deleted:
+        parts.append(f"base lines {', '.join(deleted)} were deleted in the working tree since "
+                     "the snapshot")
+    return "; ".join(parts) + f" (the hunk touches base lines {_span(z1, z2)})"
+
+
+def refuse_all(change: FileChange, detail: str) -> tuple[HunkStatus, ...]:
+    """Every hunk of ``change`` refused for the same reason (e.g. a binary file now)."""
+    return tuple(HunkStatus(change.path, h.index, "refused", detail) for h in change.hunks)
+
+
+def review_file(change: FileChange, ours: str | None) -> tuple[HunkStatus, ...]:
+    """Each hunk's standing against ``ours`` (the working-tree text now, None = absent)."""
+    path = change.path
+    if change.kind == "create":
+        state: HunkState = ("clean" if ours is None else
+                            "present" if ours == change.theirs else "conflict")
+        detail = ("" if state != "conflict" else
+                  "the file was created in the working tree since the snapshot, differently")
+        return (HunkStatus(path, 1, state, detail),)
+    if ours is None:
+        why = "the file was deleted in the working tree since the snapshot"
+        state = "present" if change.kind == "delete" else "conflict"
+        return tuple(HunkStatus(path, h.index, state, "" if state == "present" else why)
+                     for h in change.hunks)
+    if change.kind == "delete":
+        state = "clean" if ours == change.base else "conflict"
+        detail = "" if state == "clean" else "the file changed in the working tree since the " \
+                                             "snapshot"
+        return (HunkStatus(path, 1, state, detail),)
+    base, mine = lines_of(change.base), lines_of(ours)
+    known = _Known(base, mine)
+    out = []
+    for hunk in change.hunks:
+        regions = known.regions(change.with_hunks({hunk.index}), change.blocks_with({hunk.index}))
+        conflicts = [r for r in regions if r[0] == "conflict"]
+        if conflicts:
+            out.append(HunkStatus(path, hunk.index, "conflict",
+                                  "; ".join(_conflict_detail(r, base, mine) for r in conflicts)))
+        elif any(r[0] == "b" for r in regions):
+            out.append(HunkStatus(path, hunk.index, "clean"))
+        else:
+            out.append(HunkStatus(path, hunk.index, "present"))
+    return tuple(out)
+
+
+def merge_file(change: FileChange, ours: str | None, chosen: Iterable[int]) -> FileMerge:
+    """Merge the ``chosen`` hunks of ``change`` into ``ours``: the clean ones apply, the
+    others are refused (listed), those already there are ``present``."""
+    wanted = set(chosen)
+    statuses = [s for s in review_file(change, ours) if s.index in wanted]
+    clean = tuple(s.index for s in statuses if s.state == "clean")
+    present = tuple(s.index for s in statuses if s.state == "present")
+    refused = tuple(s for s in statuses if s.state in ("conflict", "refused"))
+    if not clean:
+        return FileMerge(change.path, False, ours, (), present, refused)
+    if change.kind != "modify":
+        return FileMerge(change.path, True, change.theirs, clean, present, refused)
+    base, mine = lines_of(change.base), lines_of(ours)
+    theirs = change.with_hunks(set(clean))
+    merged: list[str] = []
+    for region in _Known(base, mine).regions(theirs, change.blocks_with(set(clean))):
+        tag, *at = region
+        start, end = int(at[0]), int(at[1])  # type: ignore[call-overload]
+        if tag == "unchanged":
+            merged.extend(base[start:end])
+        elif tag in ("a", "same"):
+            merged.extend(mine[start:end])
+        elif tag == "b":
+            merged.extend(theirs[start:end])
+        else:  # clean one by one, conflicting together: refuse them all
+            together = ", ".join(str(i) for i in clean)
+            refused += tuple(HunkStatus(change.path, i, "conflict",
+                                        f"hunks {together} conflict with the working tree when "
+                                        "applied together; apply them one at a time")
+                             for i in clean)
+            return FileMerge(change.path, False, ours, (), present, refused)
+    return FileMerge(change.path, True, "".join(merged), clean, present, refused)

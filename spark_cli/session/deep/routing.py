@@ -1,0 +1,58 @@
+"""Routing help: one line suggesting ``/deep`` when a prompt looks like deep work (pure).
+
+Deep work, by what the prompt shows: it names many files (4 or more paths),
+uses words of broad change (``refactor ... across``, ``migrate``, ``redesign``,
+``rewrite the``, ``throughout``, ``every file``, ``codebase``, ``architecture``),
+or the context it needs would fill more than 60% of the fast model's window.
+``suggest_deep`` only ever returns a line to show; it never routes by itself.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Protocol
+
+MANY_FILES = 4
+WINDOW_SHARE = 0.6
+_PATH = re.compile(r"(?<![\w/.-])[\w.-]*(?:/[\w.-]+)*\.[A-Za-z]\w{0,7}\b")
+_BROAD = re.compile(
+    r"\b(?:refactor\w*\b.{0,60}?\b(?:across|throughout|everywhere|all)|migrat\w+|redesign\w*"
+    r"|re-?architect\w*|architecture|rewrite the\b|throughout the\b|across the (?:code|repo|"
+    r"project|package|module)\w*|every file|all (?:the )?files|whole (?:code|repo|project)\w*"
+    r"|codebase|port (?:it|this|the \w+) to)\b",
+    re.IGNORECASE | re.DOTALL)
+
+
+class ContextReport(Protocol):
+    """What routing reads of the context a prompt would send (context building's report)."""
+
+    @property
+    def tokens(self) -> int:
+        """Tokens the prompt's context would take."""
+        ...
+
+
+def suggest_deep(instruction: str, context: ContextReport | None, window: int) -> str | None:
+    """One line suggesting ``/deep`` for ``instruction``, or None when it looks like fast work.
+
+    ``context``: what the prompt's context would cost (None: unknown); ``window``: the fast
+    model's context window in tokens."""
+    text = instruction.strip()
+    if not text or text.startswith("/"):
+        return None
+    paths = {m.group() for m in _PATH.finditer(text) if not m.group()[0].isdigit()}
+    if len(paths) >= MANY_FILES:
+        why = f"it names {len(paths)} files"
+    elif (found := _BROAD.search(text)) is not None:
+        why = f"“{' '.join(found.group().split())}” sounds like work across the code"
+    elif context is not None and window > 0 and context.tokens > WINDOW_SHARE * window:
+        why = (f"its context ({context.tokens:,} tokens) would fill "
+               f"{context.tokens / window:.0%} of the fast model's {window:,}-token window")
+    else:
+        return None
+    return f"tip: {why}; /deep {_short(text)} hands it to the deep model in the background"
+
+
+def _short(text: str) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= 40 else line[:39] + "…"

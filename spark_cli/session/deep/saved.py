@@ -1,0 +1,114 @@
+"""Finished deep tasks' changes on disk, so a restarted spark can offer them again.
+
+One JSON file per finished task in ``<SessionStore folder>/deep/`` (the repo's
+state folder, ``spark_cli.session.store``): ``{"version": 1, "kind": "deep_task",
+"task", "started_at", "ended_at", "output_tokens", "label", "files": [{"path",
+"base", "theirs"}], "skipped": [[path, why]]}``; the hunks are recomputed on load.
+Written atomically once the task is done (then its snapshot can go), deleted
+when the change is applied in full or dropped. A file that cannot be read or
+is not ours is skipped (never deleted).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from spark_cli.session.deep.change import FileChange, file_change
+from spark_cli.session.deep.result import DeepChange
+from spark_cli.session.deep.task import DeepTask
+
+FOLDER = "deep"
+VERSION = 1
+KIND = "deep_task"
+
+
+def deep_folder(root: Path, state_dir: Path | None = None) -> Path:
+    """``<the repo's state folder>/deep`` (``state_dir``: that repo folder, for tests)."""
+    from spark_cli.session.store import SessionStore
+
+    return SessionStore(root, state_dir).folder / FOLDER
+
+
+def save_finished(folder: Path, task: DeepTask) -> str:
+    """Save a done task's change; its id (the file's stem)."""
+    change = task.change
+    assert change is not None
+    body = {"version": VERSION, "kind": KIND, "task": task.task, "started_at": task.started_at,
+            "ended_at": task.ended_at, "output_tokens": task.output_tokens,
+            "label": change.label,
+            "files": [{"path": f.path, "base": f.base, "theirs": f.theirs} for f in change.files],
+            "skipped": [list(s) for s in change.skipped]}
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    name = task.saved_as or f"{time.strftime('%Y%m%dT%H%M%S', time.gmtime())}-" \
+                            f"{os.urandom(3).hex()}"
+    fd, temp = tempfile.mkstemp(dir=folder, prefix=f".{name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(body, handle)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temp, folder / f"{name}.json")
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
+    return name
+
+
+def forget(folder: Path, saved_as: str | None) -> None:
+    if saved_as:
+        with contextlib.suppress(OSError):
+            (folder / f"{saved_as}.json").unlink()
+
+
+def _parse(raw: Any) -> DeepTask:
+    if not isinstance(raw, dict) or raw.get("kind") != KIND or raw.get("version") != VERSION:
+        raise ValueError("not a saved deep task")
+    files: list[FileChange] = []
+    for entry in raw["files"]:
+        base, theirs = entry["base"], entry["theirs"]
+        if not (isinstance(entry["path"], str) and all(x is None or isinstance(x, str)
+                                                       for x in (base, theirs))):
+            raise ValueError("bad file entry")
+        change = file_change(entry["path"], base, theirs)
+        if change is not None:
+            files.append(change)
+    skipped = tuple((str(p), str(why)) for p, why in raw.get("skipped", []))
+    task = DeepTask(0, str(raw["task"]), "done", float(raw["started_at"]),
+                    float(raw["ended_at"]) if raw.get("ended_at") is not None else None,
+                    int(raw.get("output_tokens", 0)))
+    task.change = DeepChange(tuple(files), skipped, str(raw.get("label") or "deep task"))
+    return task
+
+
+def load_saved(folder: Path) -> tuple[list[DeepTask], list[str]]:
+    """The saved tasks (oldest first, numbered 1..n, state ``done``) and problem lines."""
+    tasks: list[DeepTask] = []
+    problems: list[str] = []
+    try:
+        names = sorted(p for p in folder.iterdir() if p.suffix == ".json")
+    except OSError:
+        return [], []
+    for path in names:
+        try:
+            task = _parse(json.loads(path.read_text(encoding="utf-8")))
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            problems.append(f"{path}: not a saved deep task ({exc}); ignored")
+            continue
+        task.saved_as = path.stem
+        tasks.append(task)
+    tasks.sort(key=lambda t: t.started_at)
+    for number, task in enumerate(tasks, 1):
+        task.number = number
+    return tasks, problems
+
+
+def load_finished(root: Path, *, state_dir: Path | None = None) -> list[DeepTask]:
+    """Finished deep tasks of the repo at ``root`` saved by earlier runs (state ``done``)."""
+    return load_saved(deep_folder(root, state_dir))[0]

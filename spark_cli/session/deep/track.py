@@ -1,0 +1,164 @@
+"""The deep track: deep tasks running in the background beside the fast session.
+
+A front end holds one :class:`DeepTrack` per repo. ``start(task)`` returns at
+once with a numbered :class:`DeepTask` and runs it as an asyncio task
+(``spark_cli.session.deep.run``); several may run at once, each on its own
+snapshot and channel, so the fast track never waits on them. ``on_change`` is
+called (a plain call, on the event loop) whenever a task's state changes, and
+at most every 0.1 s while its tokens stream: a HUD repaints from
+``tracks.tasks``.
+
+A done task's change is saved (``spark_cli.session.deep.saved``) and its
+snapshot removed; ``review`` / ``apply`` / ``drop`` act on it; ``resume()``
+brings back the done tasks an earlier run saved. ``aclose()`` cancels what
+runs and removes every snapshot: call it when the front end quits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from spark_cli.session.api import Connector
+from spark_cli.session.deep.change import ALL, Selection
+from spark_cli.session.deep.merge import HunkStatus
+from spark_cli.session.deep.result import ApplyReport
+from spark_cli.session.deep.run import Picker, RunSpec, run_deep
+from spark_cli.session.deep.saved import deep_folder, forget, load_saved, save_finished
+from spark_cli.session.deep.task import DeepTask
+from spark_cli.session.settings import Settings
+
+
+class DeepTrack:
+    """Deep tasks of one repo: start, watch, cancel, review, apply, drop."""
+
+    def __init__(self, root: Path, settings: Settings, connect: Connector,
+                 on_change: Callable[[DeepTask], None], *, state_dir: Path | None = None,
+                 snapshot_dir: Path | None = None, pick: Picker | None = None) -> None:
+        """``state_dir``: the repo's state folder (default ``SessionStore(root).folder``);
+        ``snapshot_dir``: where snapshots go (default the system temp dir); ``pick``:
+        context building's hook, (task, snapshot root) -> files for the request."""
+        self.root = Path(root).resolve()
+        self.settings = settings
+        self.on_change = on_change
+        self._spec = RunSpec(self.root, settings, connect, self._changed, snapshot_dir, pick)
+        self._folder = deep_folder(self.root, state_dir)
+        self._tasks: list[DeepTask] = []
+        self._running: dict[int, asyncio.Task[None]] = {}
+        self._resumed = False
+        self.problems: list[str] = []
+        """Lines about saved results that could not be read or written (shown, not fatal)."""
+
+    @property
+    def tasks(self) -> list[DeepTask]:
+        """Every task of this track, oldest first (a copy)."""
+        return list(self._tasks)
+
+    @property
+    def active(self) -> list[DeepTask]:
+        """The tasks still working (what quitting should ask about)."""
+        return [t for t in self._tasks if t.active]
+
+    def task(self, number: int) -> DeepTask | None:
+        return next((t for t in self._tasks if t.number == number), None)
+
+    def _next_number(self) -> int:
+        return max((t.number for t in self._tasks), default=0) + 1
+
+    def _changed(self, task: DeepTask) -> None:
+        if task.state == "done" and task.change is not None and task.saved_as is None \
+                and not task.change.empty:
+            try:
+                task.saved_as = save_finished(self._folder, task)
+            except OSError as exc:
+                self.problems.append(f"deep #{task.number}: its change lives only in memory "
+                                     f"(cannot save to {self._folder}: {exc.strerror or exc})")
+        self.on_change(task)
+
+    def start(self, task: str, files: Sequence[str] = ()) -> DeepTask:
+        """Hand ``task`` to the deep track (``files``: the front end's context set); returns
+        at once. An empty task is a ``failed`` DeepTask with a one-line ``error``."""
+        deep = DeepTask(self._next_number(), task.strip())
+        self._tasks.append(deep)
+        if not deep.task:
+            deep.finish("failed", "deep track: the task is empty: say what to do, "
+                                  "e.g. /deep rename load to read across the package")
+            self.on_change(deep)
+            return deep
+        running = asyncio.get_running_loop().create_task(
+            run_deep(deep, self._spec, tuple(files)), name=f"spark-deep-{deep.number}")
+        self._running[deep.number] = running
+        running.add_done_callback(lambda _: self._ended(deep))
+        self.on_change(deep)
+        return deep
+
+    def _ended(self, deep: DeepTask) -> None:
+        self._running.pop(deep.number, None)
+        if deep.active:  # cancelled before its coroutine began: nothing to clean up
+            deep.finish("cancelled")
+            self.on_change(deep)
+
+    async def cancel(self, number: int) -> bool:
+        """Stop a running task (its snapshot is removed); False when none such runs."""
+        running = self._running.get(number)
+        if running is None or running.done():
+            return False
+        running.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await running
+        return True
+
+    def review(self, number: int) -> tuple[HunkStatus, ...]:
+        """Per hunk of a done task's change against the working tree now (() otherwise)."""
+        task = self.task(number)
+        if task is None or task.change is None or task.state != "done":
+            return ()
+        return task.change.review(self.root)
+
+    def apply(self, number: int, select: Selection = ALL) -> ApplyReport | None:
+        """Merge the selected hunks of a done task (one undo batch); None when it has no
+        change to apply. The task becomes ``applied`` once every hunk is in the tree."""
+        task = self.task(number)
+        if task is None or task.change is None or task.state != "done":
+            return None
+        report = task.change.apply(self.root, select)
+        if all(s.state == "present" for s in task.change.review(self.root)):
+            task.finish("applied")
+            forget(self._folder, task.saved_as)
+        self.on_change(task)
+        return report
+
+    def drop(self, number: int) -> bool:
+        """Discard a done task's change (its saved copy too); False when there is none."""
+        task = self.task(number)
+        if task is None or task.state != "done":
+            return False
+        task.state = "dropped"
+        forget(self._folder, task.saved_as)
+        self.on_change(task)
+        return True
+
+    def resume(self) -> list[DeepTask]:
+        """The done tasks an earlier run saved, added to this track (once); renumbered after
+        the tasks already here."""
+        if self._resumed:
+            return []
+        self._resumed = True
+        loaded, problems = load_saved(self._folder)
+        self.problems.extend(problems)
+        for task in loaded:
+            task.number = self._next_number()
+            self._tasks.append(task)
+            self.on_change(task)
+        return loaded
+
+    async def aclose(self) -> None:
+        """Cancel every running task and wait until their snapshots are removed."""
+        running = [t for t in self._running.values() if not t.done()]
+        for task in running:
+            task.cancel()
+        for task in running:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task

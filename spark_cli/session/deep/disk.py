@@ -5,7 +5,7 @@ a move of the edits modules touches one import block): decoding file bytes as
 text (binary, non-UTF-8 and oversized files are refused), confining a path to
 the repo (no ``..``, absolute paths, symlink escapes, ``.git/`` or ``.spark/``),
 and writing merged files the way the applier does: each file recorded in the
-undo journal (``spark_cli.edits.journal``) before it is written atomically, all
+undo journal (``spark_cli.edits.disk.journal``) before it is written atomically, all
 of one apply in ONE batch, so ``spark undo`` / the TUI's ``/undo`` reverts it.
 Line endings, encoding, BOM and mode of a file the user has are kept: only the
 lines the merge changed are re-encoded.
@@ -18,10 +18,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from spark_cli.edits.atomic import remove_file, write_atomic
-from spark_cli.edits.journal import Journal
-from spark_cli.edits.paths import PathRefused, confine
-from spark_cli.edits.textfile import TextFile, TextFileError, decode, new_text_file
+from spark_cli.edits.disk.atomic import remove_file, write_atomic
+from spark_cli.edits.disk.journal import Journal
+from spark_cli.edits.disk.paths import confine
+from spark_cli.edits.disk.textfile import TextFile, decode, new_text_file
+from spark_cli.edits.model.outcome import FileRefused
 from spark_cli.session.deep.change import _Matcher, lines_of
 
 __all__ = ["DiskText", "NotText", "Planned", "decode_text", "read_ours", "write_batch"]
@@ -41,7 +42,7 @@ def decode_text(data: bytes | None, name: str) -> str | None:
         return None
     try:
         return decode(data, name=name).text
-    except TextFileError as exc:
+    except FileRefused as exc:
         raise NotText(exc.message) from None
 
 
@@ -61,7 +62,7 @@ def read_ours(root: Path, rel: str) -> DiskText:
     """The working tree's ``rel`` now; ``NotText`` when it may not or cannot be merged."""
     try:
         where = confine(root, rel)
-    except PathRefused as exc:
+    except FileRefused as exc:
         raise NotText(exc.message) from None
     path = where.path
     if not path.exists() and not path.is_symlink():
@@ -76,7 +77,7 @@ def read_ours(root: Path, rel: str) -> DiskText:
     mode = stat.S_IMODE(st.st_mode)
     try:
         file = decode(raw, mode=mode, name=rel)
-    except TextFileError as exc:
+    except FileRefused as exc:
         raise NotText(exc.message) from None
     return DiskText(where.rel, path, file.text, file, raw, mode)
 

@@ -8,6 +8,7 @@ flags, the session, and a ``Connector`` that opens the provider's channel
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
@@ -62,6 +63,12 @@ def run_tui(flags: Mapping[str, object], root: Path | None, *, resume: bool = Fa
     session = Session(None, base, settings)
     setup = TuiSetup(session=session, connect=connect, store=SessionStore(base),
                      flags=dict(flags), resume=resume)
+    try:
+        from spark_cli.session.deep import load_deep_settings
+
+        setup.deep_settings = load_deep_settings(base, {}, os.environ)
+    except (ValueError, KeyError, TypeError, OSError) as exc:  # a bad [deep] table: say so
+        setup.deep_problem = str(exc)
     app = SparkApp(setup, driver_class=FastEscDriver)
     code = app.run()
     return code if isinstance(code, int) else 0

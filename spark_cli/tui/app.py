@@ -16,8 +16,6 @@ prompt), Ctrl+Q quits.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import os
 import time
 from collections.abc import Coroutine
 from dataclasses import dataclass, field
@@ -34,6 +32,7 @@ from textual.widgets import Static, TextArea
 from spark_cli.session.api import ChannelError, Connector, SessionApi
 from spark_cli.session.changes import latest_batch_id
 from spark_cli.session.context.context_set import ContextSet
+from spark_cli.session.deep import DeepTask, DeepTrack, suggest_deep
 from spark_cli.session.events import RequestSent, TurnFailed
 from spark_cli.session.interaction import (
     Interaction,
@@ -42,15 +41,18 @@ from spark_cli.session.interaction import (
     TurnEnded,
     TurnStarted,
 )
-from spark_cli.session.settings import Settings, load_settings
+from spark_cli.session.settings import Settings
 from spark_cli.session.store import SessionStore
 from spark_cli.tui.hud import Hud, HudState
 from spark_cli.tui.keeper import Keeper
+from spark_cli.tui.link import Link
 from spark_cli.tui.painter import Painter
 from spark_cli.tui.prompt import Prompt
 from spark_cli.tui.transcript import Transcript
 
 FRAME_S = 1 / 30
+HINT_S = 0.3
+QUIT_CONFIRM_S = 3.0
 HELP = ("Enter sends · while it streams Enter redirects, Tab queues, Esc stops · "
         "Ctrl+Z undoes the last edits · /help lists commands")
 
@@ -67,6 +69,10 @@ class TuiSetup:
     """The command line's settings flags (``/model`` and ``/provider`` add to them)."""
     resume: bool = False
     """Reopen the repo's last conversation at start (``spark --resume``)."""
+    deep_settings: Settings | None = None
+    """The deep track's provider (``[deep]``); None: the deep track is off."""
+    deep_problem: str = "no deep provider is configured"
+    """Why it is off (a bad ``[deep]`` table, say)."""
 
 
 class SparkApp(App[int]):
@@ -79,6 +85,7 @@ class SparkApp(App[int]):
         Binding("escape", "interrupt", "Stop", priority=True),
         Binding("ctrl+z", "undo", "Undo edits", priority=True),
         Binding("ctrl+c", "ctrl_c", "Stop / quit", priority=True),
+        Binding("ctrl+g", "deep", "Deep task", priority=True),
         Binding("ctrl+q", "quit", "Quit", priority=True),
     ]
 
@@ -97,8 +104,7 @@ class SparkApp(App[int]):
         self.context_files = ContextSet(self.session.root)
         """The files every turn sends in full (/add, /drop, /files)."""
         self.painter: Painter | None = None
-        self._connected: asyncio.Future[None] | None = None
-        self._channels = contextlib.AsyncExitStack()
+        self.link = Link(self.session, setup.connect, setup.flags, self._note, self._link_state)
         self._frames: Timer | None = None
         self.background: set[asyncio.Task[None]] = set()
         self.sent_text = ""
@@ -106,6 +112,13 @@ class SparkApp(App[int]):
         """A running /test (Esc cancels it)."""
         self.last_failure: str | None = None
         """The last failing /test run, as /fix sends it."""
+        self.deep = (DeepTrack(self.session.root, setup.deep_settings, setup.connect,
+                               self._deep_changed) if setup.deep_settings is not None else None)
+        """The deep track (``/deep``, Ctrl+G); None when it is off."""
+        self.deep_problem = setup.deep_problem
+        self._deep_states: dict[int, str] = {}
+        self._quit_asked = 0.0
+        self._hint_timer: Timer | None = None
         self.undo_mark = latest_batch_id(self.session.root)
         """The newest undo batch before this session: /undo and /diff stop there."""
 
@@ -114,6 +127,7 @@ class SparkApp(App[int]):
     def compose(self) -> ComposeResult:
         yield Transcript(id="transcript")
         yield Static("", id="queue", markup=False)
+        yield Static("", id="hint", markup=False)
         yield Prompt(self.saved.prompts, id="prompt")
         yield Hud(id="hud")
 
@@ -138,6 +152,12 @@ class SparkApp(App[int]):
             self._queue_changed(QueueChanged(tuple(self.saved.queue), True))
         if self.setup.resume:
             self.resume_conversation()
+        if self.deep is not None:
+            for task in self.deep.resume():
+                self._note(f"deep #{task.number} from an earlier session is ready: /deep show "
+                           f"{task.number}", "magenta")
+            for problem in self.deep.problems:
+                self._note(problem, "yellow")
         self._show_hud()
         # connect after the first frame: starting the bundled engine (imports, a server)
         # would otherwise delay the prompt by ~0.2 s; the first turn waits for it anyway
@@ -146,32 +166,13 @@ class SparkApp(App[int]):
     # ---- connection ----
 
     async def _ensure_connected(self) -> None:
-        """Connect once (again after a failure); every turn awaits this first."""
-        if self._connected is None or (self._connected.done() and
-                                       self._connected.exception() is not None):
-            self._connected = asyncio.get_running_loop().create_future()
-            connected = self._connected
-            try:
-                await self._connect()
-            except (ChannelError, OSError) as exc:
-                error = exc if isinstance(exc, ChannelError) else ChannelError(
-                    "connection", f"could not start or reach the provider: {exc}")
-                connected.set_exception(error)
-                connected.exception()  # retrieved: a later turn asks again
-                self.hud_state.state = "offline"
-                self._note(f"✗ {error.message}", "bold red")
-                raise error from None
-            connected.set_result(None)
-            self.hud_state.state = "ready"
-            self._show_hud()
-            return
-        await asyncio.shield(self._connected)
+        """Every turn awaits this first (the channel opens once, again after a failure)."""
+        await self.link.ensure()
 
-    async def _connect(self) -> None:
-        settings: Settings = self.session.settings
-        channel = await self._channels.enter_async_context(self.setup.connect(settings))
-        self.session.channel = channel
-        await self.session.warm()
+    def _link_state(self, state: str) -> None:
+        self.hud_state.state = state
+        if self.painter is not None:
+            self._show_hud()
 
     # ---- keys ----
 
@@ -280,7 +281,57 @@ class SparkApp(App[int]):
     # ---- what survives a restart ----
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
-        self.keeper.draft_changed(event.text_area.text)
+        text = event.text_area.text
+        self.keeper.draft_changed(text)
+        if self.deep is not None:
+            if self._hint_timer is not None:
+                self._hint_timer.stop()
+            self._hint_timer = self.set_timer(HINT_S, lambda: self._route_hint(text))
+
+    def _route_hint(self, text: str) -> None:
+        """One line above the prompt when the draft looks like deep work (never routed)."""
+        hint = self.query_one("#hint", Static)
+        line = suggest_deep(text, None, self.session.settings.context_window) \
+            if text.strip() and not text.lstrip().startswith("/") else None
+        hint.update(f"{line} (Ctrl+G sends it to the deep track)" if line else "")
+        hint.display = bool(line)
+
+    # ---- the deep track ----
+
+    def action_deep(self) -> None:
+        from spark_cli.tui.deep_commands import start_deep
+
+        prompt = self.query_one(Prompt)
+        text = prompt.text
+        if not text.strip():
+            self._note("Ctrl+G sends the prompt to the deep track: type the task first", "yellow")
+            return
+        prompt.clear()
+        prompt.remember(text)
+        start_deep(self, text)
+
+    def _deep_changed(self, task: DeepTask) -> None:
+        from spark_cli.tui.deep_commands import announce, hud_text
+
+        before = self._deep_states.get(task.number)
+        self._deep_states[task.number] = task.state
+        announce(self, task, before)
+        if self.deep is not None:
+            self.hud_state.deep = hud_text(self.deep.tasks)
+        if self.painter is not None:
+            self._show_hud()
+
+    async def action_quit(self) -> None:
+        """Ctrl+Q; with deep tasks running it asks first (a second Ctrl+Q within 3 s)."""
+        active = self.deep.active if self.deep is not None else []
+        now = time.monotonic()
+        if active and now - self._quit_asked > QUIT_CONFIRM_S:
+            self._quit_asked = now
+            numbers = ", ".join(f"#{t.number}" for t in active)
+            self._note(f"deep tasks are running ({numbers}): Ctrl+Q again quits and stops them "
+                       "(their snapshots are removed; your repo is untouched)", "bold yellow")
+            return
+        self.exit(0)
 
     def resume_conversation(self) -> None:
         self.keeper.resume(self.session)
@@ -288,30 +339,19 @@ class SparkApp(App[int]):
     # ---- settings ----
 
     async def reconfigure(self, flags: dict[str, object]) -> None:
-        """``/model``, ``/provider``: new settings; a new provider reconnects before the
-        next turn (the conversation carries over)."""
+        """``/model``, ``/provider``: new settings; the conversation carries over."""
         if self.interaction.busy:
             self._note("a turn is running: Esc first", "yellow")
             return
-        merged = {**self.setup.flags, **flags}
-        if "provider" in flags:
-            merged.pop("model", None)  # a provider's own default model
-        try:
-            settings = load_settings(self.session.root, merged, os.environ)
-        except (ValueError, KeyError, TypeError, OSError) as exc:
-            self._note(f"✗ {exc}", "bold red")
+        settings = await self.link.reconfigure(flags)
+        if isinstance(settings, str):
+            self._note(f"✗ {settings}", "bold red")
             return
-        old = self.session.settings.provider
-        self.setup.flags = merged
-        self.session.settings = settings
         new = settings.provider
         hud = self.hud_state
         hud.provider, hud.model, hud.channel = new.name, new.model, new.kind
         hud.context_window = settings.context_window
-        if (new.name, new.kind, new.base_url) != (old.name, old.kind, old.base_url):
-            await self._channels.aclose()
-            self.session.channel = None
-            self._connected = None
+        if not self.link.connected:
             self.spawn(self._ensure_connected())
         self._note(f"now {new.name} · {new.model}", "bold")
 
@@ -333,9 +373,11 @@ class SparkApp(App[int]):
 
     async def on_unmount(self) -> None:
         await self.interaction.aclose()
+        if self.deep is not None:
+            await self.deep.aclose()
         for task in list(self.background):
             task.cancel()
-        await self._channels.aclose()
+        await self.link.aclose()
 
 
 def project_root(path: Path) -> Path:

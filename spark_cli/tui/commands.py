@@ -22,6 +22,8 @@ HELP_LINES = (
     "/test [ARGS]    run the tests (Esc stops them)   /fix         send the last failure",
     "/queue          list · /queue edit|drop|up|down N · /queue clear",
     "/model NAME     switch model                     /provider NAME  switch provider",
+    "/deep TASK      hand a task to the deep model (Ctrl+G); /deep lists, /deep show N",
+    "                reviews, /deep apply N [all|PATH|PATH:H], /deep drop|cancel N",
     "/clear          clear the transcript and start a new conversation",
     "/resume         reopen the last conversation of this repo",
     "/help           this list                        Ctrl+Q quits",
@@ -205,7 +207,14 @@ async def _files(app: SparkApp, args: list[str]) -> None:
         app._note(f"last request: {report.used:,} of {report.budget:,} tokens ({parts})")
 
 
+async def _deep(app: SparkApp, args: list[str]) -> None:
+    from spark_cli.tui.deep_commands import deep_command
+
+    await deep_command(app, args)
+
+
 COMMANDS: dict[str, Handler] = {
+    "deep": _deep,
     "add": _add,
     "drop": _drop,
     "files": _files,

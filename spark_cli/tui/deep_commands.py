@@ -1,0 +1,200 @@
+"""`/deep`: hand a task to the deep track, watch it, review its change, merge what you pick.
+
+- ``/deep TASK`` (or Ctrl+G on the prompt): the task runs in the background on a snapshot
+  of the repo, on the deep model; the fast track stays yours meanwhile.
+- ``/deep`` lists the tasks; ``/deep show N`` shows one's own transcript and, once done,
+  its change hunk by hunk with how each stands against the working tree now.
+- ``/deep apply N [all | PATH… | PATH:H…]`` merges three-way (hunks whose lines changed
+  since the snapshot are refused and listed); what lands is one undo batch (``/undo``).
+- ``/deep drop N``, ``/deep cancel N``.
+
+Review and apply read and write files: they run in a worker thread, never on the loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+from rich.syntax import Syntax
+from rich.text import Text
+
+from spark_cli.session.deep import DeepTask, HunkStatus, Selection
+from spark_cli.session.events import EditLanded, EditRefused, ProseDelta, TurnFailed
+
+if TYPE_CHECKING:
+    from spark_cli.tui.app import SparkApp
+
+USAGE = ("usage: /deep TASK · /deep · /deep show N · /deep apply N [all | PATH… | PATH:H…] · "
+         "/deep drop N · /deep cancel N")
+_STATUS_STYLE = {"clean": "green", "conflict": "bold red", "present": "dim", "refused": "red"}
+
+
+async def deep_command(app: SparkApp, args: list[str]) -> None:
+    track = app.deep
+    if track is None:
+        app._note(f"the deep track is off: {app.deep_problem}", "yellow")
+        return
+    if not args:
+        _list(app)
+        return
+    verb, rest = args[0], args[1:]
+    if verb in ("show", "apply", "drop", "cancel"):
+        task = _task(app, rest)
+        if task is None:
+            return
+        await _VERBS[verb](app, task, rest[1:])
+        return
+    start_deep(app, " ".join(args))
+
+
+def start_deep(app: SparkApp, text: str) -> None:
+    """Hand ``text`` to the deep track (``/deep TASK``, Ctrl+G)."""
+    track = app.deep
+    if track is None:
+        app._note(f"the deep track is off: {app.deep_problem}", "yellow")
+        return
+    task = track.start(text, files=app.context_files.files())
+    if task.state == "failed":
+        return  # on_change said why
+    model = track.settings.provider
+    app._note(f"deep #{task.number} started on {model.name} · {model.model}: it works on a "
+              "snapshot; keep going here (/deep lists, /deep show "
+              f"{task.number} reviews when it is done)", "bold magenta")
+
+
+def _task(app: SparkApp, rest: list[str]) -> DeepTask | None:
+    track = app.deep
+    if track is None or not rest or not rest[0].isdigit():
+        app._note(USAGE, "yellow")
+        return None
+    task = track.task(int(rest[0]))
+    if task is None:
+        numbers = ", ".join(f"#{t.number}" for t in track.tasks) or "none"
+        app._note(f"no deep task #{rest[0]} (there are: {numbers})", "yellow")
+    return task
+
+
+def _list(app: SparkApp) -> None:
+    tasks = app.deep.tasks if app.deep is not None else []
+    if not tasks:
+        app._note("no deep tasks: /deep TASK (or Ctrl+G on the prompt) starts one")
+    for task in tasks:
+        app._note(task.summary)
+
+
+async def _show(app: SparkApp, task: DeepTask, rest: list[str]) -> None:
+    app._note(f"deep #{task.number}: {task.task}", "bold magenta")
+    prose = "".join(e.text for e in task.events if isinstance(e, ProseDelta)).strip()
+    if prose:
+        app._note(prose[-4000:], "")
+    for event in task.events:
+        if isinstance(event, EditLanded):
+            app._note(f"  ✓ {event.outcome.message} (in its snapshot)", "green")
+        elif isinstance(event, EditRefused):
+            app._note(f"  ✗ {event.outcome.message}", "red")
+        elif isinstance(event, TurnFailed):
+            app._note(f"  ✗ {event.message}", "red")
+    app._note(task.summary, "bold")
+    if task.state != "done" or task.change is None or app.deep is None:
+        return
+    statuses = await asyncio.to_thread(app.deep.review, task.number)
+    _review(app, task, statuses)
+
+
+def _review(app: SparkApp, task: DeepTask, statuses: tuple[HunkStatus, ...]) -> None:
+    assert task.change is not None
+    by_hunk = {(s.path, s.index): s for s in statuses}
+    for change in task.change.files:
+        app._note(f"{change.path} ({change.kind})", "bold")
+        for hunk in change.hunks:
+            status = by_hunk.get((change.path, hunk.index))
+            state = status.state if status is not None else "?"
+            detail = f": {status.detail}" if status is not None and status.detail else ""
+            app.write(Text(f"  {change.path}:{hunk.index} {state}{detail}",
+                           style=_STATUS_STYLE.get(state, "")))
+            app.write(Syntax(hunk.diff.rstrip("\n"), "diff", theme="ansi_dark",
+                             background_color="default", word_wrap=True))
+    clean = sum(s.state == "clean" for s in statuses)
+    app._note(f"{clean} of {len(statuses)} hunk(s) apply cleanly: /deep apply {task.number} "
+              f"(all), /deep apply {task.number} PATH or PATH:H, /deep drop {task.number}")
+
+
+def selection(rest: list[str]) -> Selection | str:
+    """``all`` / nothing, paths, or ``PATH:H`` pairs; or what is wrong with them."""
+    if not rest or rest == ["all"]:
+        return Selection.everything()
+    files: list[str] = []
+    hunks: list[tuple[str, int]] = []
+    for item in rest:
+        path, colon, index = item.rpartition(":")
+        if colon and index.isdigit() and path:
+            hunks.append((path, int(index)))
+        else:
+            files.append(item)
+    if files and hunks:
+        return "give whole files or PATH:H hunks, not both"
+    return Selection.of_hunks(*hunks) if hunks else Selection.of_files(*files)
+
+
+async def _apply(app: SparkApp, task: DeepTask, rest: list[str]) -> None:
+    if app.deep is None or task.state != "done":
+        app._note(f"deep #{task.number} is {task.state}: nothing to apply", "yellow")
+        return
+    if app.interaction.busy:
+        app._note("a turn is running: Esc first (its edits and the merge would race)", "yellow")
+        return
+    select = selection(rest)
+    if isinstance(select, str):
+        app._note(select, "yellow")
+        return
+    report = await asyncio.to_thread(app.deep.apply, task.number, select)
+    if report is None:
+        app._note(f"deep #{task.number} has no change to apply", "yellow")
+        return
+    app._note(f"deep #{task.number}: {report.message}",
+              "bold green" if report.applied and not report.refused else "yellow")
+    for refused in report.refused:
+        app._note(f"  ✗ {refused.path}:{refused.index} {refused.state}: {refused.detail}",
+                  "red")
+    if report.applied:
+        app.session.seen.clear()  # the model's view of these files is stale: sent again
+
+
+async def _drop(app: SparkApp, task: DeepTask, rest: list[str]) -> None:
+    if app.deep is not None and app.deep.drop(task.number):
+        app._note(f"deep #{task.number} dropped (nothing was written)")
+    else:
+        app._note(f"deep #{task.number} is {task.state}: only a done task can be dropped",
+                  "yellow")
+
+
+async def _cancel(app: SparkApp, task: DeepTask, rest: list[str]) -> None:
+    if app.deep is not None and await app.deep.cancel(task.number):
+        app._note(f"deep #{task.number} cancelled (its snapshot is gone; the repo is as it was)")
+    else:
+        app._note(f"deep #{task.number} is {task.state}: nothing to cancel", "yellow")
+
+
+_VERBS = {"show": _show, "apply": _apply, "drop": _drop, "cancel": _cancel}
+
+
+def hud_text(tasks: list[DeepTask]) -> str:
+    """The HUD's deep part: each task still working or waiting for review."""
+    shown = [t for t in tasks if t.active or t.state == "done"]
+    return "deep " + " · ".join(f"#{t.number} {t.state} {t.elapsed:.0f}s {t.output_tokens:,} tok"
+                                for t in shown) if shown else ""
+
+
+def announce(app: SparkApp, task: DeepTask, before: str | None) -> None:
+    """A task changed state: say so in the transcript (once per state)."""
+    if task.state == before:
+        return
+    if task.state == "done" and task.change is not None:
+        files = len(task.change.files)
+        hunks = sum(len(f.hunks) for f in task.change.files)
+        app._note(f"deep #{task.number} done: {hunks} hunk(s) in {files} file(s) — /deep show "
+                  f"{task.number} to review, /deep apply {task.number} to merge",
+                  "bold magenta")
+    elif task.state == "failed":
+        app._note(f"✗ deep #{task.number} failed: {task.error}", "bold red")

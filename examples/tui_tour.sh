@@ -4,7 +4,7 @@
 # (an edit, an interrupt, a redirect, a queue) and reads the pane after each step.
 #
 #   examples/tui_tour.sh            # TPS=60: watch it with `tmux attach -t spark-tour`
-#   TPS=400 examples/tui_tour.sh    # faster (the test suite runs it this way)
+#   TPS=400 DEEP_TPS=800 examples/tui_tour.sh    # faster (the test suite runs it this way)
 #
 # Exits 0 when every step showed what it should; prints the pane of a step that did not.
 set -euo pipefail
@@ -12,6 +12,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 spark=${SPARK:-$here/../.venv/bin/spark}
 tps=${TPS:-60}
+deep_tps=${DEEP_TPS:-80}
 session=${SESSION:-spark-tour}
 work=$(mktemp -d)
 port=$((20000 + RANDOM % 20000))
@@ -26,6 +27,7 @@ trap cleanup EXIT
 
 cp -r "$here/repo" "$work/repo"
 "$spark" engine serve --port "$port" --token "$token" --tps "$tps" --ttft-ms 150 \
+    --deep-tps "$deep_tps" --deep-ttft-ms 1500 \
     >"$work/engine.log" 2>&1 &
 engine_pid=$!
 for _ in $(seq 100); do
@@ -35,6 +37,7 @@ done
 
 tmux new-session -d -s "$session" -x 110 -y 32 -c "$work/repo" \
     "env SPARK_API_KEY=$token SPARK_STATE_DIR=$work/state SPARK_CONFIG_DIR=$work/cfg \
+     SPARK_DEEP_BASE_URL=http://127.0.0.1:$port/v1 \
      $spark --provider mock --base-url http://127.0.0.1:$port/v1; sleep 2"
 
 pane() { tmux capture-pane -t "$session" -p; }
@@ -91,6 +94,19 @@ type_line "then this"; key Tab
 wait_for "1. then this"
 key Escape
 wait_for "queued (paused"
+wait_for "│ ready"
+
+step "a deep task works in the background; its change is merged when you say"
+type_line "/model spark-rules"; key Enter
+wait_for "now mock · spark-rules"
+type_line "/deep add docstrings to every function in src/shop/cart.py and src/shop/pricing.py"
+key Enter
+wait_for "deep #1 started"
+type_line "explain src/shop/cart.py"; key Enter     # the fast track answers meanwhile
+wait_for "applied, 0 refused" 30
+wait_for "deep #1 done" 90
+type_line "/deep apply 1"; key Enter
+wait_for "(one undo batch)" 30
 
 step "quit"
 key C-q

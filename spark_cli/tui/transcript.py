@@ -45,6 +45,8 @@ class Transcript(ScrollView, can_focus=False):
         self._options: ConsoleOptions | None = None  # the console's options at ``_width``
         self._line_look: tuple[int, Style] | None = None
         self._batching = 0
+        self.following = True
+        """Keep the end in view as lines arrive; off while the user has scrolled up."""
         self._batch_changed = False
 
     @contextmanager
@@ -140,6 +142,16 @@ class Transcript(ScrollView, can_focus=False):
         if width != self._width:
             self._width = width
             self._rerender()
+        elif self.following:  # shorter (the queue or a hint appeared): the end stays in view
+            self.scroll_end(animate=False, immediate=True, x_axis=False)
+
+    def watch_scroll_y(self, old: float, new: float) -> None:
+        """The user scrolled: follow again only once they are back at the end."""
+        super().watch_scroll_y(old, new)
+        if new < old:
+            self.following = new >= self.max_scroll_y - 1
+        elif new >= self.max_scroll_y - 1:
+            self.following = True
 
     # ---- internals ----
 
@@ -187,7 +199,7 @@ class Transcript(ScrollView, can_focus=False):
         if self._batching:
             self._batch_changed = True
             return
-        at_end = self.scroll_offset.y >= self.max_scroll_y - 1
+        at_end = self.following or self.scroll_offset.y >= self.max_scroll_y - 1
         laid_out = self._set_virtual_size(Size(self._width or self._content_width(),
                                                self.line_count))
         if at_end:  # at once, unless a layout must size the view first (one frame, not two)

@@ -15,7 +15,7 @@ TOUR = Path(__file__).resolve().parents[2] / "examples" / "tui_tour.sh"
 
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 def test_the_tour_shows_every_step(tmp_path: Path) -> None:
-    env = {**os.environ, "TPS": "400", "SESSION": f"spark-tour-{os.getpid()}",
+    env = {**os.environ, "TPS": "400", "DEEP_TPS": "1500", "SESSION": f"spark-tour-{os.getpid()}",
            "SPARK": str(Path(sys.executable).with_name("spark"))}
     done = subprocess.run(["bash", str(TOUR)], capture_output=True, text=True, timeout=240,
                           env=env, stdin=subprocess.DEVNULL)

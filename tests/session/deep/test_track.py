@@ -121,7 +121,7 @@ async def test_the_fast_track_streams_while_a_deep_task_runs(tmp_path: Path,
         session = Session(channel, fx.root, settings)
         events = [e async for e in session.run_turn("rename helper_5 to last_helper",
                                                      ["main.py"])]
-    assert isinstance(events[-1], TurnCompleted) and events[-1].applied == 1
+    assert isinstance(events[-1], TurnCompleted) and events[-1].applied >= 1  # + references
     assert task.active  # the deep task is still working
     await until(lambda: not task.active)
     assert task.state == "done" and "def last_helper():" in (fx.root / "main.py").read_text()
@@ -185,7 +185,7 @@ async def test_a_refused_key_is_one_line_and_the_fast_track_goes_on(
     async with connect(settings) as channel:
         events = [e async for e in Session(channel, fx.root, settings).run_turn(
             "rename load_config to read_config", ["app.py"])]
-    assert isinstance(events[-1], TurnCompleted) and events[-1].applied == 1
+    assert isinstance(events[-1], TurnCompleted) and events[-1].applied >= 1  # + references
 
 
 async def test_a_missing_provider_key_fails_at_once_and_an_empty_task_too(
@@ -232,4 +232,5 @@ async def test_context_building_picks_the_files(tmp_path: Path, engine_factory: 
     await until(lambda: not task.active)
     assert task.state == "done" and task.files == ("app.py",)
     assert asked[0][0] == task.task and fx.snaps in asked[0][1].parents  # the snapshot's root
-    assert task.change is not None and [f.path for f in task.change.files] == ["app.py"]
+    assert task.change is not None and "app.py" in [f.path for f in task.change.files]
+    # (context building adds the files that mention the symbol: main.py too)

@@ -18,15 +18,17 @@ venv: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/python examples/demo.py
 
-## Lint, check the import contracts, run the whole test suite.
+## Lint, check the import contracts and the types, run the whole test suite.
 test: $(STAMP)
 	$(BIN)/ruff check spark_cli tests examples
 	$(BIN)/lint-imports
+	$(BIN)/mypy
 	env -u TERM $(BIN)/python -m pytest </dev/null
 
 lint: $(STAMP)
 	$(BIN)/ruff check spark_cli tests examples
 	$(BIN)/lint-imports
+	$(BIN)/mypy
 
 clean:
 	rm -rf $(VENV)

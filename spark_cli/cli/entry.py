@@ -1,4 +1,5 @@
-"""The console script (`spark`): a plain `spark edit ...` runs without loading typer.
+"""The console script (`spark`): a bare `spark` (the TUI) and a plain `spark edit ...` run
+without loading typer.
 
 Everything else (and any `spark edit` line that is not plain, see
 ``spark_cli.cli.edit_args``) goes to the typer app in ``spark_cli.cli.main``.
@@ -14,6 +15,10 @@ import sys
 def run() -> None:
     """Console-script entry point."""
     argv = sys.argv[1:]
+    if not argv:  # `spark`: the interactive session, without building the whole CLI first
+        from spark_cli.cli.tui_cmd import run_tui
+
+        sys.exit(run_tui({}, None))
     if argv[:1] == ["edit"]:
         from spark_cli.cli.edit_args import parse_edit_args
 

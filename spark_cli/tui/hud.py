@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from textual.widgets import Static
 
-CHANNEL_LABELS = {"responses_ws": "WebSocket", "mock": "WebSocket (bundled engine)",
+CHANNEL_LABELS = {"responses_ws": "WebSocket", "mock": "WebSocket",
                   "chat_sse": "HTTP SSE (chat)", "responses_sse": "HTTP SSE (responses)"}
 
 

@@ -80,8 +80,8 @@ def _copy(source: Path, target: Path) -> None:
 
 def _build(root: Path, file: str, symbol: str, prompt: str = "rename {} to {}_renamed"
            ) -> tuple[float, Any]:
-    from spark_cli.session.request import build_request
-    from spark_cli.session.settings import load_settings
+    from spark_cli.session.building.request import build_request
+    from spark_cli.session.config.settings import load_settings
 
     settings = load_settings(root, {}, {"SPARK_CONFIG_DIR": str(root / ".no-config")})
     started = time.perf_counter()
@@ -143,7 +143,7 @@ def _sample(root: Path) -> tuple[str, str]:
     """A file of ``root`` and a symbol it defines (the bench's rename)."""
     preferred = root / "spark_cli" / "session" / "request.py"
     if preferred.is_file():
-        return "spark_cli/session/request.py", "build_request"
+        return "spark_cli/session/building/request.py", "build_request"
     for path in sorted(root.rglob("*.py")):
         if ".spark" not in path.parts:
             return path.relative_to(root).as_posix(), "main"

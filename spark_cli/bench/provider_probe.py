@@ -37,7 +37,7 @@ from spark_cli.protocol.channel import (
     TurnRequest,
     UsageReported,
 )
-from spark_cli.session.settings import ProviderSettings, SettingsError, load_settings
+from spark_cli.session.config.settings import ProviderSettings, SettingsError, load_settings
 from spark_cli.transport.factory import ChannelKind
 
 PROMPT = ("Write a self-contained Python module with a small LRU cache class, its docstrings "

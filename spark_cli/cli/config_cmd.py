@@ -72,7 +72,7 @@ def register(app: typer.Typer) -> None:
         """Show the resolved settings and where each came from (API keys masked)."""
         import os
 
-        from spark_cli.session.settings import (
+        from spark_cli.session.config.settings import (
             SettingsError,
             load_settings,
             project_config_path,

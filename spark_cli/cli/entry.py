@@ -2,7 +2,7 @@
 without loading typer.
 
 Everything else (and any `spark edit` line that is not plain, see
-``spark_cli.cli.edit_args``) goes to the typer app in ``spark_cli.cli.main``.
+``spark_cli.cli.edit.edit_args``) goes to the typer app in ``spark_cli.cli.main``.
 Skipping typer and click saves about half of the instructions a WebSocket
 `spark edit` spends before its request leaves.
 """
@@ -20,11 +20,11 @@ def run() -> None:
 
         sys.exit(run_tui({}, None))
     if argv[:1] == ["edit"]:
-        from spark_cli.cli.edit_args import parse_edit_args
+        from spark_cli.cli.edit.edit_args import parse_edit_args
 
         args = parse_edit_args(argv[1:])
         if args is not None:
-            from spark_cli.cli.edit_cmd import run_edit
+            from spark_cli.cli.edit.edit_cmd import run_edit
 
             run_edit(args)
     from spark_cli.cli.main import run as run_typer

@@ -19,7 +19,7 @@ from spark_cli import __version__
 COMMAND_MODULES = {
     "apply": "apply_cmd",
     "undo": "undo_cmd",
-    "edit": "edit_cmd",
+    "edit": "edit.edit_cmd",
     "config": "config_cmd",
     "engine": "engine_cmd",
     "bench": "bench_cmd",

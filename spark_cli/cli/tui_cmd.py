@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from spark_cli.protocol.channel import Channel
-    from spark_cli.session.settings import Settings
+    from spark_cli.session.config.settings import Settings
 
 EXIT_USAGE = 2
 NOT_A_TTY = ("spark: the interactive session needs a terminal; for pipes and scripts use "
@@ -47,10 +47,10 @@ def run_tui(flags: Mapping[str, object], root: Path | None, *, resume: bool = Fa
     from spark_cli.tui.fast_esc import set_escape_delay
 
     set_escape_delay()  # before textual reads it
-    from spark_cli.cli.edit_run import UsageError
-    from spark_cli.cli.edit_settings import load
+    from spark_cli.cli.edit.edit_run import UsageError
+    from spark_cli.cli.edit.edit_settings import load
     from spark_cli.session.conversation import Session
-    from spark_cli.session.store import SessionStore
+    from spark_cli.session.workspace.store import SessionStore
     from spark_cli.tui.app import SparkApp, TuiSetup, project_root
     from spark_cli.tui.fast_esc import FastEscDriver
 

@@ -18,7 +18,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from spark_cli.protocol.channel import Channel
-from spark_cli.session.settings import ProviderSettings
+from spark_cli.session.config.settings import ProviderSettings
 
 
 class WiringError(Exception):
@@ -69,7 +69,7 @@ async def open_provider_channel(provider: ProviderSettings, *, idle_timeout: flo
 async def _bundled_engine() -> AsyncIterator[Any]:
     import secrets  # ~2.5 ms (hmac, hashlib): only when an engine is started
 
-    from spark_cli.transport import websockets_lean
+    from spark_cli.transport.ws import websockets_lean
 
     websockets_lean.prepare()  # the engine's server imports websockets first here
     from spark_cli.engine.core.config import EngineConfig

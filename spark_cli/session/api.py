@@ -22,10 +22,10 @@ from spark_cli.protocol.channel import ChannelError
 
 if TYPE_CHECKING:
     from spark_cli.protocol.channel import Channel, Message
+    from spark_cli.session.config.settings import Settings
     from spark_cli.session.context.report import ContextReport
     from spark_cli.session.events import SessionEvent, TurnFailed
     from spark_cli.session.marks import TurnMarks
-    from spark_cli.session.settings import Settings
 
 
 class SessionApi(Protocol):

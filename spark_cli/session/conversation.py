@@ -2,7 +2,7 @@
 
 ``Session(channel, root, settings)`` is the session core every front end
 drives through ``spark_cli.session.api.SessionApi``. ``run_turn`` builds the
-request (``spark_cli.session.request``; a problem there is a ``TurnFailed``
+request (``spark_cli.session.building.request``; a problem there is a ``TurnFailed``
 and nothing is sent) and runs it as a :class:`spark_cli.session.turn.TurnRun`.
 
 ``prepare()`` builds the next turn's request ahead, before any channel exists
@@ -20,12 +20,12 @@ from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 
 from spark_cli.protocol.channel import Channel, Message
+from spark_cli.session.building.request import BuiltRequest, RequestError, build_request
+from spark_cli.session.config.settings import Settings
 from spark_cli.session.context.report import ContextReport
 from spark_cli.session.events import SessionEvent, TurnFailed
 from spark_cli.session.lazy_applier import LazyApplier
 from spark_cli.session.marks import TurnMarks
-from spark_cli.session.request import BuiltRequest, RequestError, build_request
-from spark_cli.session.settings import Settings
 from spark_cli.session.steers import SteerLog
 from spark_cli.session.turn import TurnRun
 

@@ -7,8 +7,8 @@ environment variable the key came from (or would have), so it names it:
 
 from __future__ import annotations
 
-from spark_cli.session.presets import OVERRIDE_KEY_ENV
-from spark_cli.session.settings import ProviderSettings
+from spark_cli.session.config.presets import OVERRIDE_KEY_ENV
+from spark_cli.session.config.settings import ProviderSettings
 
 
 def auth_hint(provider: ProviderSettings) -> str:

@@ -59,7 +59,7 @@ from spark_cli.session.steers import SteerLog
 if TYPE_CHECKING:
     from spark_cli.edits.formats.stream_parser import EditStreamParser
     from spark_cli.protocol.channel import TurnRequest
-    from spark_cli.session.settings import ProviderSettings
+    from spark_cli.session.config.settings import ProviderSettings
 
 
 class TurnRun:

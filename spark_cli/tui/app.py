@@ -30,7 +30,7 @@ from textual.timer import Timer
 from textual.widgets import Static, TextArea
 
 from spark_cli.session.api import ChannelError, Connector, SessionApi
-from spark_cli.session.changes import latest_batch_id
+from spark_cli.session.config.settings import Settings
 from spark_cli.session.context.context_set import ContextSet
 from spark_cli.session.deep import DeepTask, DeepTrack, suggest_deep
 from spark_cli.session.events import RequestSent, TurnFailed
@@ -41,8 +41,8 @@ from spark_cli.session.interaction import (
     TurnEnded,
     TurnStarted,
 )
-from spark_cli.session.settings import Settings
-from spark_cli.session.store import SessionStore
+from spark_cli.session.workspace.changes import latest_batch_id
+from spark_cli.session.workspace.store import SessionStore
 from spark_cli.tui.hud import Hud, HudState
 from spark_cli.tui.keeper import Keeper
 from spark_cli.tui.link import Link

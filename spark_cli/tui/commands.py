@@ -109,7 +109,7 @@ async def _queue(app: SparkApp, args: list[str]) -> None:
 
 
 async def _undo(app: SparkApp, args: list[str]) -> None:
-    from spark_cli.session.changes import undo_last_batch
+    from spark_cli.session.workspace.changes import undo_last_batch
 
     if app.interaction.busy:
         app._note("a turn is running: Esc first, then /undo", "yellow")
@@ -129,7 +129,7 @@ async def _undo(app: SparkApp, args: list[str]) -> None:
 async def _diff(app: SparkApp, args: list[str]) -> None:
     from rich.syntax import Syntax
 
-    from spark_cli.session.changes import session_diff
+    from spark_cli.session.workspace.changes import session_diff
 
     diffs = session_diff(app.session.root, app.undo_mark)
     if not diffs:

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Protocol
 
 from spark_cli.session.api import SessionApi
-from spark_cli.session.store import SavedState, SessionStore
+from spark_cli.session.workspace.store import SavedState, SessionStore
 
 DRAFT_SAVE_S = 0.2
 RESUME_SHOWN = 6

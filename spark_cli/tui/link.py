@@ -16,7 +16,7 @@ import os
 from collections.abc import Callable
 
 from spark_cli.session.api import ChannelError, Connector, SessionApi
-from spark_cli.session.settings import Settings, load_settings
+from spark_cli.session.config.settings import Settings, load_settings
 
 Note = Callable[[str, str], None]
 

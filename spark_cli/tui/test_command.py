@@ -1,7 +1,7 @@
 """`/test [ARGS]` and `/fix`: the only ways tests run, streamed into the transcript.
 
 ``/test`` resolves the configured or detected command
-(``spark_cli.session.test_runs``), runs it in the background and shows its
+(``spark_cli.session.workspace.test_runs``), runs it in the background and shows its
 output as it comes (buffered, painted on the app's frame clock, the last
 ``TAIL_LINES`` lines at most while it runs); Esc stops it (the whole process
 group). The verdict is one line; a failure's summary is kept for ``/fix``,
@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
-from spark_cli.session.test_runs import NoTestCommand, TestRunResult, run_requested_tests
+from spark_cli.session.workspace.test_runs import NoTestCommand, TestRunResult, run_requested_tests
 
 if TYPE_CHECKING:
     from spark_cli.tui.app import SparkApp

@@ -5,9 +5,9 @@ A bad frame that started a generation would fail the real run: its first reply w
 
 from __future__ import annotations
 
-from spark_cli.bench import abuse
-from spark_cli.bench.abuse_frames import http_cases, ws_reply_in_shape
-from spark_cli.bench.abuse_runs import Tally
+from spark_cli.bench.abuse import abuse_bench as abuse
+from spark_cli.bench.abuse.abuse_frames import http_cases, ws_reply_in_shape
+from spark_cli.bench.abuse.abuse_runs import Tally
 
 
 def test_reply_shape_accepts_errors_and_steer_failures_only() -> None:

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from spark_cli.bench.provider_probe import channels_for, probe, probe_command, probe_table
-from spark_cli.session.settings import load_settings
+from spark_cli.session.config.settings import load_settings
 
 
 def _provider(tmp_path: Path, name: str, env: dict[str, str]) -> Any:

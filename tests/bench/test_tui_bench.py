@@ -7,8 +7,8 @@ import sys
 
 import pytest
 
-from spark_cli.bench.tui import Plan, run_all
-from spark_cli.bench.tui_report import doc_body, rows, table
+from spark_cli.bench.tui.tui_bench import Plan, run_all
+from spark_cli.bench.tui.tui_report import doc_body, rows, table
 
 
 def _figures(key_p95: float = 12.0, launch_s: float = 0.4) -> dict:

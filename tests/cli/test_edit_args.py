@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from spark_cli.cli import edit_cmd
-from spark_cli.cli.edit_args import EditArgs, parse_edit_args
+from spark_cli.cli.edit import edit_cmd
+from spark_cli.cli.edit.edit_args import EditArgs, parse_edit_args
 from spark_cli.cli.main import app
 
 PLAIN = [

@@ -78,7 +78,8 @@ def test_edit_does_not_import_textual_or_rich_or_transports():
     code = (
         "import sys\n"
         "import spark_cli.cli.main\n"
-        "import spark_cli.cli.edit_cmd, spark_cli.cli.edit_run, spark_cli.cli.pipe_mode\n"
+        "import spark_cli.cli.edit.edit_cmd, spark_cli.cli.edit.edit_run\n"
+        "import spark_cli.cli.edit.pipe_mode\n"
         "bad = [m for m in ('textual', 'rich', 'httpx', 'websockets', 'uvicorn', 'tree_sitter')"
         " if m in sys.modules]\n"
         "print(','.join(bad))\n"

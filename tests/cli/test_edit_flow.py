@@ -20,7 +20,8 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from spark_cli.cli import edit_cmd, edit_run, wiring
+from spark_cli.cli import wiring
+from spark_cli.cli.edit import edit_cmd, edit_run
 from spark_cli.cli.main import app
 from spark_cli.edits.apply.applier import Applier
 from spark_cli.edits.formats.stream_parser import EditStreamParser

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from spark_cli.cli.edit_run import UsageError
+from spark_cli.cli.edit.edit_run import UsageError
+from spark_cli.cli.edit.pipe_mode import stdin_file_name
 from spark_cli.cli.main import app
-from spark_cli.cli.pipe_mode import stdin_file_name
 
 PY = 'def total_price(items):\n    return sum(items)\n\n\nprint(total_price([1, 2]))\n'
 JS = 'function hello(name) {\n  console.log("hi", name);\n  return name;\n}\n'

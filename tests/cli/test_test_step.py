@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from spark_cli.cli.test_step import EXIT_TESTS, run_project_tests
-from spark_cli.session.settings import load_settings
+from spark_cli.cli.edit.test_step import EXIT_TESTS, run_project_tests
+from spark_cli.session.config.settings import load_settings
 
 
 class _Recorder:

@@ -10,7 +10,7 @@ import pytest
 
 from spark_cli.cli.wiring import WiringError, open_provider_channel
 from spark_cli.protocol.channel import ChannelError, Message, TextDelta, TurnFinished, TurnRequest
-from spark_cli.session.settings import ProviderSettings
+from spark_cli.session.config.settings import ProviderSettings
 
 REQUEST = TurnRequest("spark-test", (Message("user", "hello"),), max_output_tokens=50)
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from spark_cli.edits.disk.atomic import remove_file, write_atomic
 from spark_cli.edits.disk.journal import Journal, history
-from spark_cli.session.changes import (
+from spark_cli.session.workspace.changes import (
     RefusedFile,
     latest_batch_id,
     session_diff,

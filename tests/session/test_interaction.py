@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from spark_cli.session.config.settings import load_settings
 from spark_cli.session.conversation import Session
 from spark_cli.session.events import (
     ProseDelta,
@@ -24,7 +25,6 @@ from spark_cli.session.interaction import (
     TurnEnded,
     TurnStarted,
 )
-from spark_cli.session.settings import load_settings
 
 PY = "def total_price(items):\n    return sum(items)\n"
 

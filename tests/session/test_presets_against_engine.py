@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from spark_cli.session.config.settings import load_settings
 from spark_cli.session.conversation import Session
 from spark_cli.session.events import TurnCompleted
-from spark_cli.session.settings import load_settings
 
 PY = "def total_price(items):\n    return sum(items)\n"
 

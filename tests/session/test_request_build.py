@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from spark_cli.protocol.files import FileBlock, render_file_blocks
-from spark_cli.session.instructions import system_instructions
-from spark_cli.session.request import RequestError, build_request, text_sha256
-from spark_cli.session.settings import Settings, load_settings
+from spark_cli.session.building.instructions import system_instructions
+from spark_cli.session.building.request import RequestError, build_request, text_sha256
+from spark_cli.session.config.settings import Settings, load_settings
 
 
 def _settings(root: Path, **flags: object) -> Settings:

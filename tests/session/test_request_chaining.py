@@ -7,9 +7,9 @@ from pathlib import Path
 
 from session_fakes import ScriptedChannel
 
+from spark_cli.session.config.settings import load_settings
 from spark_cli.session.context.picks import MAP_HEADER
 from spark_cli.session.conversation import Session
-from spark_cli.session.settings import load_settings
 
 
 def _repo(root: Path) -> Path:

@@ -15,9 +15,9 @@ from typing import Any
 
 from spark_cli.protocol.channel import Reconnected
 from spark_cli.protocol.tokens import count_tokens
+from spark_cli.session.config.settings import load_settings
 from spark_cli.session.conversation import Session
 from spark_cli.session.events import EditLanded, EditRefused, TurnCompleted, TurnFailed
-from spark_cli.session.settings import load_settings
 
 PY = "def total_price(items):\n    return sum(items)\n"
 FIRST = ("Renaming.\napp.py\n<<<<<<< SEARCH\ndef total_price(items):\n=======\n"

@@ -12,6 +12,7 @@ from session_fakes import ScriptedChannel
 from spark_cli.edits.disk.journal import history as undo_history
 from spark_cli.protocol.channel import ChannelError, RequestSent, TurnFinished, UsageReported
 from spark_cli.protocol.tokens import count_tokens
+from spark_cli.session.config.settings import load_settings
 from spark_cli.session.conversation import INTERRUPTED_NOTE, Session, TurnInProgress
 from spark_cli.session.events import (
     BlockRejected,
@@ -21,7 +22,6 @@ from spark_cli.session.events import (
     TurnCompleted,
     TurnFailed,
 )
-from spark_cli.session.settings import load_settings
 
 APP = "def total(items):\n    return sum(items)\n\n\ndef name():\n    return 'shop'\n"
 BLOCK_1 = ("app.py\n<<<<<<< SEARCH\n    return sum(items)\n=======\n"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from spark_cli.session.settings import load_settings
+from spark_cli.session.config.settings import load_settings
 
 
 def test_every_preset_variable_every_config_variable_and_the_key_in_use(tmp_path: Path) -> None:

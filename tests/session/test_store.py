@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from spark_cli.protocol.channel import Message
-from spark_cli.session.store import MAX_PROMPTS, SavedState, SessionStore, repo_slug
+from spark_cli.session.workspace.store import MAX_PROMPTS, SavedState, SessionStore, repo_slug
 
 
 def _store(tmp_path: Path, name: str = "repo") -> SessionStore:
@@ -223,7 +223,7 @@ def test_the_slug_follows_the_resolved_path(tmp_path: Path) -> None:
 _CRASH = """
 import os, sys
 from pathlib import Path
-from spark_cli.session.store import SessionStore
+from spark_cli.session.workspace.store import SessionStore
 store = SessionStore(Path(sys.argv[1]), Path(sys.argv[2]))
 def crash(src, dst):
     os._exit(9)  # killed between writing the temp file and the rename

@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 
 from spark_cli.checks.detect import TestCommand
-from spark_cli.session.settings import Settings, load_settings
-from spark_cli.session.test_runs import (
+from spark_cli.session.config.settings import Settings, load_settings
+from spark_cli.session.workspace.test_runs import (
     NOT_FOUND,
     NoTestCommand,
     TestRunResult,

@@ -26,9 +26,9 @@ from spark_cli.protocol.channel import (
     TurnRequest,
     UsageReported,
 )
+from spark_cli.session.config.settings import load_settings
 from spark_cli.session.conversation import INTERRUPTED_NOTE, Session
 from spark_cli.session.events import EditLanded, EditRefused, TurnCompleted, TurnFailed
-from spark_cli.session.settings import load_settings
 
 PY = "def total_price(items):\n    return sum(items)\n"
 BLOCK = ("app.py\n<<<<<<< SEARCH\ndef total_price(items):\n=======\n"
@@ -332,7 +332,7 @@ async def test_second_turn_chains_on_the_websocket(repo, settings, engine, monke
     import json
 
     from spark_cli.transport.factory import open_channel
-    from spark_cli.transport.websocket import ResponsesWebSocketChannel
+    from spark_cli.transport.ws.websocket import ResponsesWebSocketChannel
 
     bodies: list[dict] = []
     original = ResponsesWebSocketChannel._payload

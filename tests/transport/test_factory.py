@@ -1,9 +1,9 @@
 import pytest
 
 from spark_cli.transport.factory import open_channel, websocket_url
-from spark_cli.transport.http_chat import ChatCompletionsChannel
-from spark_cli.transport.http_responses import ResponsesSSEChannel
-from spark_cli.transport.websocket import ResponsesWebSocketChannel
+from spark_cli.transport.sse.http_chat import ChatCompletionsChannel
+from spark_cli.transport.sse.http_responses import ResponsesSSEChannel
+from spark_cli.transport.ws.websocket import ResponsesWebSocketChannel
 
 
 @pytest.mark.parametrize(

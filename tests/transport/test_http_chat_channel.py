@@ -22,8 +22,8 @@ from spark_cli.protocol.channel import (
     UsageReported,
     WaitingToRetry,
 )
-from spark_cli.transport.http_chat import ChatCompletionsChannel
 from spark_cli.transport.retry import RetryPolicy
+from spark_cli.transport.sse.http_chat import ChatCompletionsChannel
 
 KEY = "csk-secret-abcdef0123456789"
 BASE = "https://api.example.test/v1"

@@ -21,7 +21,7 @@ from spark_cli.protocol.channel import (
     UsageReported,
     WaitingToRetry,
 )
-from spark_cli.transport.http_responses import ResponsesSSEChannel
+from spark_cli.transport.sse.http_responses import ResponsesSSEChannel
 
 BASE = "https://api.example.test/v1"
 KEY = "sk-proj-abcdefghijklmnop"

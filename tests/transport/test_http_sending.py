@@ -22,7 +22,7 @@ from spark_cli.protocol.channel import (
     WaitingToRetry,
 )
 from spark_cli.transport.factory import open_channel
-from spark_cli.transport.http_chat import ChatCompletionsChannel
+from spark_cli.transport.sse.http_chat import ChatCompletionsChannel
 
 REQUEST = TurnRequest("m", (Message("user", "hi"),))
 SSE = (b'data: {"id":"c1","choices":[{"index":0,"delta":{"content":"ok"},"finish_reason":null}]}'

@@ -37,7 +37,7 @@ def test_nothing_is_registered_once_websockets_is_imported() -> None:
 
 def test_the_http_channels_never_load_httpx_cli() -> None:
     code = ("import sys\n"
-            "import spark_cli.transport.http_chat, spark_cli.transport.http_responses\n"
+            "import spark_cli.transport.sse.http_chat, spark_cli.transport.sse.http_responses\n"
             "import httpx\n"
             "assert httpx.AsyncClient and httpx.MockTransport\n"
             "print(','.join(m for m in sys.modules if m.split('.')[0] in"

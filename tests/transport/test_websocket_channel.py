@@ -26,7 +26,7 @@ from spark_cli.protocol.channel import (
     WaitingToRetry,
 )
 from spark_cli.transport.retry import RetryPolicy
-from spark_cli.transport.websocket import ResponsesWebSocketChannel
+from spark_cli.transport.ws.websocket import ResponsesWebSocketChannel
 
 WS = ServerConnection
 Frame = dict[str, Any]

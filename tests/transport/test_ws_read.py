@@ -15,7 +15,7 @@ from spark_cli.protocol.channel import (
 )
 from spark_cli.transport.errors import provider_error
 from spark_cli.transport.responses_fold import ResponsesFold
-from spark_cli.transport.ws_read import Decision, ReadMachine
+from spark_cli.transport.ws.ws_read import Decision, ReadMachine
 
 IDLE, QUEUE = 2.0, 60.0
 

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
+from spark_cli.session.config.settings import Settings, load_settings
 from spark_cli.session.conversation import Session
-from spark_cli.session.settings import Settings, load_settings
-from spark_cli.session.store import SessionStore
+from spark_cli.session.workspace.store import SessionStore
 from spark_cli.tui.app import SparkApp, TuiSetup
 
 PY = "def total_price(items):\n    return sum(items)\n"

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from spark_cli.session.interaction import TurnEnded
-from spark_cli.session.store import SessionStore
+from spark_cli.session.workspace.store import SessionStore
 from spark_cli.tui.app import SparkApp
 from spark_cli.tui.prompt import Prompt
 from spark_cli.tui.transcript import Transcript

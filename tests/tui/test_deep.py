@@ -8,9 +8,9 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+from spark_cli.session.config.settings import load_settings
 from spark_cli.session.deep import DeepTrack
 from spark_cli.session.interaction import TurnEnded
-from spark_cli.session.settings import load_settings
 from spark_cli.tui.app import SparkApp
 from spark_cli.tui.deep_commands import selection
 from spark_cli.tui.prompt import Prompt

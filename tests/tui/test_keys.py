@@ -194,8 +194,8 @@ async def test_a_40x10_terminal_still_shows_prompt_and_hud(tui_app: MakeApp) -> 
 
 async def test_a_provider_that_is_down_keeps_the_draft(repo: Path, tmp_path: Path,
                                                        tui_connect: Any) -> None:
+    from spark_cli.session.config.settings import load_settings
     from spark_cli.session.conversation import Session
-    from spark_cli.session.settings import load_settings
     from spark_cli.tui.app import TuiSetup
 
     settings = load_settings(repo, {"provider": "openai-compatible", "model": "m",

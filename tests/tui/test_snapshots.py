@@ -14,6 +14,7 @@ import pytest
 from spark_cli.edits.model.outcome import EditApplied
 from spark_cli.edits.model.outcome import EditRefused as Refused
 from spark_cli.protocol.channel import Capabilities, TurnRequest
+from spark_cli.session.config.settings import load_settings
 from spark_cli.session.conversation import Session
 from spark_cli.session.events import (
     EditLanded,
@@ -23,7 +24,6 @@ from spark_cli.session.events import (
     WaitingToRetry,
 )
 from spark_cli.session.interaction import QueueChanged, TurnStarted
-from spark_cli.session.settings import load_settings
 from spark_cli.tui.app import SparkApp, TuiSetup
 
 SIZE = (100, 26)

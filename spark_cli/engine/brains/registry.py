@@ -16,9 +16,9 @@ from collections import OrderedDict
 from collections.abc import Iterator
 
 from spark_cli.engine.brains.base import Brain, BrainRequest
-from spark_cli.engine.brains.deep.brain import DeepBrain
+from spark_cli.engine.brains.deep.deep_brain import DeepBrain
 from spark_cli.engine.brains.lorem import LoremBrain
-from spark_cli.engine.brains.rules.brain import RulesBrain
+from spark_cli.engine.brains.rules.rules_brain import RulesBrain
 from spark_cli.engine.brains.script import ScriptBrain, ScriptError
 
 __all__ = ["BRAIN_MODELS", "BRAIN_SPECS", "ScriptError", "brain_for_model", "make_brain",

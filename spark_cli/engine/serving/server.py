@@ -20,8 +20,8 @@ from typing import Any
 from spark_cli.engine.core.brain_lookup import BrainFactory, registry_factory
 from spark_cli.engine.core.config import EngineConfig
 from spark_cli.engine.core.state import EngineState
-from spark_cli.engine.serving.app import EXTENSIONS_HEADER as EXTENSIONS_HEADER
-from spark_cli.engine.serving.app import WS_PATH, EngineApp
+from spark_cli.engine.serving.asgi_app import EXTENSIONS_HEADER as EXTENSIONS_HEADER
+from spark_cli.engine.serving.asgi_app import WS_PATH, EngineApp
 
 __all__ = ["EXTENSIONS_HEADER", "RunningEngine", "run_engine"]
 START_TIMEOUT_S = 10.0

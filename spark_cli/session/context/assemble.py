@@ -34,9 +34,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from spark_cli.protocol.tokens import count_tokens
+from spark_cli.session.building.targets import AGENTS_FILE, RequestError, TargetFile
 from spark_cli.session.context.picks import MAP_HEADER, NAMED, Pick, compose, map_section, pick
 from spark_cli.session.context.report import ContextFile, ContextReport, MapSummary
-from spark_cli.session.targets import AGENTS_FILE, RequestError, TargetFile
 
 if TYPE_CHECKING:
     from spark_cli.session.context.index import RepoIndex

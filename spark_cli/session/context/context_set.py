@@ -44,7 +44,7 @@ from spark_cli.session.context.sources import (
 
 if TYPE_CHECKING:
     from spark_cli.protocol.channel import Message
-    from spark_cli.session.settings import Settings
+    from spark_cli.session.config.settings import Settings
 
 
 class ContextSet:
@@ -99,7 +99,7 @@ class ContextSet:
                 history: Sequence[Message] = (),
                 already_sent: Mapping[str, str] | None = None) -> ContextReport:
         """The report of the request a turn with ``instruction`` would send now."""
-        from spark_cli.session.request import build_request
+        from spark_cli.session.building.request import build_request
 
         return build_request(settings, self.root, self._files, instruction, history=history,
                              already_sent=already_sent).context

@@ -12,13 +12,13 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from spark_cli.protocol.tokens import count_tokens
+from spark_cli.session.building.targets import RequestError, read_target
 from spark_cli.session.context.index import RepoIndex
 from spark_cli.session.context.mentions import identifiers, named_files, symbols
 from spark_cli.session.context.outline import MAX_CANDIDATES, Outline, fit
 from spark_cli.session.context.picks import MENTIONS, NAMED, Pick, map_section, pick
 from spark_cli.session.context.rank import Ranked
 from spark_cli.session.context.scan import RepoFiles
-from spark_cli.session.targets import RequestError, read_target
 
 MAX_REFERENCING = 30
 MIN_MAP_TOKENS = 128

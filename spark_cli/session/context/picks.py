@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 from spark_cli.protocol.files import FileBlock, render_file_block, render_file_blocks
 from spark_cli.protocol.tokens import count_tokens
+from spark_cli.session.building.targets import TargetFile
 from spark_cli.session.context.sources import language_for_path
-from spark_cli.session.targets import TargetFile
 
 MAP_HEADER = ("Repository map: signature lines of the most referenced definitions in files "
               "not shown in full here (skipped lines marked ⋮). Ask for a file before "

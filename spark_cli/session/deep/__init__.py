@@ -16,11 +16,11 @@ See docs/providers.md ("Dual track").
 from __future__ import annotations
 
 from spark_cli.session.deep.change import ALL, ChangeHunk, FileChange, Selection
+from spark_cli.session.deep.deep_settings import load_deep_settings
 from spark_cli.session.deep.merge import HunkStatus
 from spark_cli.session.deep.result import ApplyReport, DeepChange
 from spark_cli.session.deep.routing import ContextReport, suggest_deep
 from spark_cli.session.deep.saved import load_finished
-from spark_cli.session.deep.settings import load_deep_settings
 from spark_cli.session.deep.task import DeepState, DeepTask
 from spark_cli.session.deep.track import DeepTrack
 

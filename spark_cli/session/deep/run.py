@@ -29,14 +29,14 @@ from spark_cli.protocol.channel import (
 )
 from spark_cli.protocol.tokens import count_tokens
 from spark_cli.session.api import Connector
+from spark_cli.session.config.settings import Settings
 from spark_cli.session.deep.change import FileChange, file_change
 from spark_cli.session.deep.disk import NotText, decode_text
-from spark_cli.session.deep.files import choose_files
 from spark_cli.session.deep.result import DeepChange
 from spark_cli.session.deep.snapshot import Snapshot, SnapshotError, take_snapshot
 from spark_cli.session.deep.task import DeepState, DeepTask
+from spark_cli.session.deep.task_files import choose_files
 from spark_cli.session.events import TurnCompleted, TurnFailed
-from spark_cli.session.settings import Settings
 
 Picker = Callable[[str, Path], Sequence[str]]
 """Context building's hook: (task, snapshot root) -> more files for the request."""

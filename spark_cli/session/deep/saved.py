@@ -1,7 +1,7 @@
 """Finished deep tasks' changes on disk, so a restarted spark can offer them again.
 
 One JSON file per finished task in ``<SessionStore folder>/deep/`` (the repo's
-state folder, ``spark_cli.session.store``): ``{"version": 1, "kind": "deep_task",
+state folder, ``spark_cli.session.workspace.store``): ``{"version": 1, "kind": "deep_task",
 "task", "started_at", "ended_at", "output_tokens", "label", "files": [{"path",
 "base", "theirs"}], "skipped": [[path, why]]}``; the hunks are recomputed on load.
 Written atomically once the task is done (then its snapshot can go), deleted
@@ -30,7 +30,7 @@ KIND = "deep_task"
 
 def deep_folder(root: Path, state_dir: Path | None = None) -> Path:
     """``<the repo's state folder>/deep`` (``state_dir``: that repo folder, for tests)."""
-    from spark_cli.session.store import SessionStore
+    from spark_cli.session.workspace.store import SessionStore
 
     return SessionStore(root, state_dir).folder / FOLDER
 

@@ -22,13 +22,13 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from spark_cli.session.api import Connector
+from spark_cli.session.config.settings import Settings
 from spark_cli.session.deep.change import ALL, Selection
 from spark_cli.session.deep.merge import HunkStatus
 from spark_cli.session.deep.result import ApplyReport
 from spark_cli.session.deep.run import Picker, RunSpec, run_deep
 from spark_cli.session.deep.saved import deep_folder, forget, load_saved, save_finished
 from spark_cli.session.deep.task import DeepTask
-from spark_cli.session.settings import Settings
 
 
 class DeepTrack:

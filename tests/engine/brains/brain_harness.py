@@ -10,7 +10,7 @@ from spark_cli.edits.formats.stream_parser import EditStreamParser
 from spark_cli.edits.model.blocks import BlockRejected, FileEdit
 from spark_cli.edits.model.outcome import EditApplied
 from spark_cli.engine.brains.base import BrainRequest, BrainTurn, EditFormat
-from spark_cli.engine.brains.rules.brain import RulesBrain
+from spark_cli.engine.brains.rules.rules_brain import RulesBrain
 from spark_cli.protocol.files import FileBlock, render_file_blocks
 
 FORMATS: tuple[EditFormat, ...] = ("search_replace", "apply_patch")

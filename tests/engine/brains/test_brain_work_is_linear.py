@@ -14,13 +14,13 @@ from hypothesis import strategies as st
 
 from spark_cli.engine.brains.base import BrainRequest, BrainTurn
 from spark_cli.engine.brains.code.edit_text import FileChange, Splice, hunks_for
-from spark_cli.engine.brains.rules.brain import RulesBrain
 from spark_cli.engine.brains.rules.instruction_parser import _replace as replace_parts
 from spark_cli.engine.brains.rules.instruction_parser import (
     instruction_text,
     mentioned_paths,
     parse_instruction,
 )
+from spark_cli.engine.brains.rules.rules_brain import RulesBrain
 from spark_cli.protocol.files import FileBlock, render_file_blocks
 
 # the patterns that were quadratic (each ~40 KB): "replace 'a " took 2 s, "x" 20 s

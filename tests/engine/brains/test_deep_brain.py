@@ -8,7 +8,7 @@ import pytest
 from brain_harness import FORMATS, apply_answer, edits_of, request
 
 from spark_cli.engine.brains.base import EditFormat
-from spark_cli.engine.brains.deep.brain import DeepBrain
+from spark_cli.engine.brains.deep.deep_brain import DeepBrain
 
 UTIL = '''def load(path, strict=False):
     return open(path).read()
@@ -187,7 +187,7 @@ def test_a_continued_conversation_sees_its_own_multi_step_edits() -> None:
 
 
 def test_plan_lines_are_imperative() -> None:
-    from spark_cli.engine.brains.deep.brain import plan_line
+    from spark_cli.engine.brains.deep.deep_brain import plan_line
 
     assert plan_line("Renaming `a` to `b` in x.py.") == "Rename `a` to `b` in x.py"
     assert plan_line("Here is an outline of x.py:") == "Here is an outline of x.py"

@@ -8,7 +8,7 @@ from __future__ import annotations
 import time
 
 from spark_cli.engine.brains.base import BrainRequest, BrainTurn
-from spark_cli.engine.brains.deep.brain import DeepBrain
+from spark_cli.engine.brains.deep.deep_brain import DeepBrain
 from spark_cli.engine.brains.deep.steps import MAX_STEPS, parse_steps, split_steps
 from spark_cli.protocol.files import FileBlock, render_file_blocks
 

@@ -7,7 +7,7 @@ import itertools
 import pytest
 
 from spark_cli.engine.brains.base import BrainRequest, BrainTurn
-from spark_cli.engine.brains.deep.brain import DeepBrain
+from spark_cli.engine.brains.deep.deep_brain import DeepBrain
 from spark_cli.engine.brains.lorem import LoremBrain
 from spark_cli.engine.brains.registry import (
     BRAIN_MODELS,
@@ -15,7 +15,7 @@ from spark_cli.engine.brains.registry import (
     make_brain,
     pace_of_model,
 )
-from spark_cli.engine.brains.rules.brain import RulesBrain
+from spark_cli.engine.brains.rules.rules_brain import RulesBrain
 from spark_cli.engine.brains.script import ScriptBrain, ScriptError
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from brain_harness import apply_answer, ask, edits_of, request
 
 from spark_cli.engine.brains.base import BrainRequest, BrainTurn
-from spark_cli.engine.brains.rules.brain import RulesBrain
+from spark_cli.engine.brains.rules.rules_brain import RulesBrain
 from spark_cli.protocol.files import FileBlock, render_file_blocks
 
 PY = '''import os

@@ -9,9 +9,9 @@ import pytest
 from spark_cli.protocol.channel import Message
 from spark_cli.protocol.files import FileBlock, parse_file_blocks, render_file_blocks
 from spark_cli.protocol.tokens import count_tokens
+from spark_cli.session.building.request import BuiltRequest, build_request
+from spark_cli.session.config.settings import Settings, load_settings
 from spark_cli.session.context.assemble import MAP_HEADER
-from spark_cli.session.request import BuiltRequest, build_request
-from spark_cli.session.settings import Settings, load_settings
 
 CART = '''\
 from shop.pricing import apply_discount, with_tax

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from spark_cli.session.config.settings import load_settings
 from spark_cli.session.context.context_set import ContextSet
-from spark_cli.session.settings import load_settings
 
 
 @pytest.fixture

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from spark_cli.session.deep.settings import deep_flags, load_deep_settings
-from spark_cli.session.settings import SettingsError, load_settings
+from spark_cli.session.config.settings import SettingsError, load_settings
+from spark_cli.session.deep.deep_settings import deep_flags, load_deep_settings
 
 
 @pytest.fixture

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from spark_cli.session.deep.files import choose_files, code_names, named_files
 from spark_cli.session.deep.routing import suggest_deep
+from spark_cli.session.deep.task_files import choose_files, code_names, named_files
 
 
 @dataclass

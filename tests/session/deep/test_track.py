@@ -12,12 +12,12 @@ import pytest
 
 from spark_cli.cli.tui_cmd import connect
 from spark_cli.engine.core.config import FaultConfig
-from spark_cli.session.changes import undo_last_batch
+from spark_cli.session.config.settings import load_settings
 from spark_cli.session.conversation import Session
 from spark_cli.session.deep import DeepTask, DeepTrack, Selection, load_finished
-from spark_cli.session.deep.settings import load_deep_settings
+from spark_cli.session.deep.deep_settings import load_deep_settings
 from spark_cli.session.events import TurnCompleted
-from spark_cli.session.settings import load_settings
+from spark_cli.session.workspace.changes import undo_last_batch
 from tests.session.deep.repos import make_repo, tree
 
 APP = "def load_config(path):\n    return open(path).read()\n"

@@ -1,0 +1,172 @@
+"""`spark bench tui`: the interactive session's speed targets, measured in one run.
+
+Engines run as separate `spark engine serve` processes (``spark-lorem``, one
+per rate), so their CPU is not the app's. Headless phases
+(:mod:`spark_cli.bench.tui.tui_headless`) run the real SparkApp with stamped
+frames; real-terminal phases (:mod:`spark_cli.bench.tui.tui_pty`) spawn `spark`
+on a pty. ``--quick`` shrinks every phase to a smoke test (all figures, no
+meaningful values). Figures go in a table against the targets and into
+``docs/benchmarks.md`` under ``## TUI`` (:mod:`spark_cli.bench.tui.tui_report`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import secrets
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import typer
+
+
+@dataclasses.dataclass(frozen=True)
+class Plan:
+    """Sizes of every phase (``full`` for the record, ``quick`` for the smoke test)."""
+
+    keep_tokens: int = 30_000
+    keep_reps: int = 3
+    cpu_tokens: int = 6_000
+    samples: int = 150
+    escs: int = 10
+    turns: int = 200
+    turn_tokens: int = 150
+    launch_reps: int = 7
+    pty_escs: int = 10
+
+    @staticmethod
+    def quick() -> Plan:
+        return Plan(keep_tokens=2_000, keep_reps=1, cpu_tokens=500, samples=6, escs=2, turns=11,
+                    turn_tokens=40, launch_reps=1, pty_escs=1)
+
+    def command(self) -> str:
+        if self == Plan.quick():
+            return "spark bench tui --quick"
+        defaults = Plan()
+        flags = [f"--{field.name.replace('_', '-')} {getattr(self, field.name)}"
+                 for field in dataclasses.fields(self)
+                 if getattr(self, field.name) != getattr(defaults, field.name)]
+        return " ".join(["spark bench tui", *flags])
+
+
+KEEP_TPS, KEY_TPS, CPU_TPS = 10_000.0, 2_000.0, 1_000.0
+
+
+def _workdir(tmp: Path) -> Path:
+    """A copy of the example repo (the demo's), else an empty folder with one file."""
+    example = Path(__file__).resolve().parents[2] / "examples" / "repo"
+    work = tmp / "repo"
+    if example.is_dir():
+        shutil.copytree(example, work, ignore=shutil.ignore_patterns(".spark", "__pycache__"))
+    else:
+        work.mkdir()
+        (work / "README.md").write_text("bench\n")
+    return work
+
+
+def run_all(plan: Plan) -> dict[str, Any]:
+    """Every phase, in one run; the figures (see ``tui_report.table``)."""
+    import asyncio
+    import statistics
+
+    from spark_cli.bench.engine_process import EngineProcess, start_engine
+    from spark_cli.bench.oneshot import child_env
+    from spark_cli.bench.tui import tui_headless as headless
+    from spark_cli.bench.tui import tui_pty as pty
+
+    token = secrets.token_urlsafe(12)
+    figures: dict[str, Any] = {"plan": plan}
+    engines: list[EngineProcess] = []
+    with tempfile.TemporaryDirectory(prefix="spark-bench-tui-") as tmp:
+        work = _workdir(Path(tmp))
+        try:
+            for tps in (KEEP_TPS, KEY_TPS, CPU_TPS):
+                engines.append(start_engine(token, "--brain", "lorem", "--tps", f"{tps:g}",
+                                            "--ttft-ms", "0", env=child_env()))
+            fast, key, slow = ((engine, engine.url) for engine in engines)
+            keeps = [asyncio.run(headless.keep_up(fast[1], token, work, tokens=plan.keep_tokens,
+                                                  tps=KEEP_TPS)) for _ in range(plan.keep_reps)]
+            figures["keep"] = {name: statistics.median(k[name] for k in keeps)
+                               for name in keeps[0]}
+            figures["cpu"] = asyncio.run(headless.cpu(slow[1], token, work,
+                                                      tokens=plan.cpu_tokens, tps=CPU_TPS))
+            figures["typing"] = asyncio.run(headless.typing_and_esc(
+                key[1], token, work, tps=KEY_TPS, stream_s=plan.samples * 0.08 + 1,
+                samples=plan.samples, turns=plan.turns, turn_tokens=plan.turn_tokens,
+                escs=plan.escs))
+            figures["pty_esc"] = {
+                name: pty.esc(slow[1], token, work, driver, plan.pty_escs, key=byte)
+                for name, driver, byte in (("fast", "fast", "\x1b"), ("stock", "stock", "\x1b"),
+                                           ("ctrl_c", "fast", "\x03"))}
+        finally:
+            for engine in engines:
+                engine.stop()
+        figures["launch"] = pty.launch(work, plan.launch_reps)
+        figures["imports"] = pty.import_profile(work)
+    return figures
+
+
+def _compile_bytecode() -> None:
+    """What an installed copy has: spark's modules compiled (these machines say don't)."""
+    import compileall
+    import os
+
+    flag = os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    try:
+        compileall.compile_dir(str(Path(__file__).resolve().parents[1]), quiet=1)
+    finally:
+        if flag is not None:
+            os.environ["PYTHONDONTWRITEBYTECODE"] = flag
+
+
+def register(bench_app: typer.Typer) -> None:
+    defaults = Plan()
+
+    @bench_app.command("tui")
+    def bench_tui(
+        quick: bool = typer.Option(False, "--quick", help="A smoke test: every figure, tiny."),
+        keep_tokens: int = typer.Option(defaults.keep_tokens, min=100,
+                                        help="Tokens of the 10,000 tok/s answer."),
+        keep_reps: int = typer.Option(defaults.keep_reps, min=1, help="Keep-up repetitions."),
+        cpu_tokens: int = typer.Option(defaults.cpu_tokens, min=100,
+                                       help="Tokens of the 1,000 tok/s answer."),
+        samples: int = typer.Option(defaults.samples, min=1,
+                                    help="Keystrokes timed per streaming phase."),
+        escs: int = typer.Option(defaults.escs, min=1, help="Headless Esc samples."),
+        turns: int = typer.Option(defaults.turns, min=11, help="Turns before the late phase."),
+        turn_tokens: int = typer.Option(defaults.turn_tokens, min=10, help="Tokens per turn."),
+        launch_reps: int = typer.Option(defaults.launch_reps, min=1, help="Launches timed."),
+        pty_escs: int = typer.Option(defaults.pty_escs, min=1,
+                                     help="Esc samples per driver in a pty."),
+        docs: Path | None = typer.Option(
+            None, "--docs", help="Markdown file to update (default: docs/benchmarks.md)."),
+        no_docs: bool = typer.Option(False, "--no-docs", help="Only print, write no file."),
+        fps: int | None = typer.Option(
+            None, "--fps", min=1, help="Set TEXTUAL_FPS (Textual's screen update cap, default "
+            "60) for the app and the spawned `spark`s, to compare; no docs are written."),
+    ) -> None:
+        """The TUI's speed targets: keep-up, keystroke and Esc latency, CPU, launch, memory."""
+        import os
+
+        from spark_cli.bench.tui.tui_report import SECTION, doc_body, table
+
+        if fps is not None:
+            os.environ["TEXTUAL_FPS"] = str(fps)  # before textual is imported (run_all does)
+            no_docs = True
+
+        plan = Plan.quick() if quick else Plan(keep_tokens, keep_reps, cpu_tokens, samples, escs,
+                                               turns, turn_tokens, launch_reps, pty_escs)
+        _compile_bytecode()
+        try:
+            figures = run_all(plan)
+        except RuntimeError as exc:
+            typer.echo(f"spark bench tui: {exc}", err=True)
+            raise typer.Exit(1) from None
+        typer.echo(table(figures))
+        if not no_docs and not quick:
+            from spark_cli.bench.docs_section import write_section
+
+            target = docs or Path("docs") / "benchmarks.md"
+            write_section(target, SECTION, doc_body(figures, plan.command()))
+            typer.echo(f"wrote {target} ({SECTION})")

@@ -1,0 +1,282 @@
+"""`spark bench tui`, headless half: the real SparkApp against an engine process, frames stamped.
+
+Each phase runs a fresh :class:`SparkApp` (the real one: session, Interaction,
+painter, transcript, prompt, HUD) whose channel is spark's own WebSocket
+channel (``spark_cli.cli.tui_cmd.connect``) to a `spark engine serve` process
+running the endless ``spark-lorem`` model at the phase's rate, so the engine
+costs this process nothing. Frames are rendered to terminal bytes and stamped
+by :class:`spark_cli.bench.tui.tui_frames.RecordingDriver`; keys are posted to the
+app as ``events.Key`` messages (what the terminal driver does), never through
+Pilot (which waits for idle).
+
+Phases (their figures are returned as plain dicts; ``tui_report`` renders them):
+
+- :func:`keep_up`: one long answer at a high rate; the last delta received and
+  the engine's scheduled end, each to the first frame showing the whole answer.
+- :func:`cpu`: process CPU over wall time while one answer streams.
+- :func:`typing_and_esc`: keystroke → frame showing it while an answer streams,
+  Esc → the last frame with answer text, then ``turns`` short turns (RSS and
+  Python heap after 10 and after all), then keystrokes while streaming again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import os
+import random
+import statistics
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from textual import events
+
+from spark_cli.bench.tui.tui_frames import FrameLog, RecordingDriver
+
+SIZE = (120, 30)
+PROMPT_MARKS = "αβγδεζηθικλμνξοπρστυφχψω"
+"""Typed in the keystroke probes: letters nothing else on screen contains."""
+Figures = dict[str, Any]
+
+
+def percentile(values: list[float], share: float) -> float:
+    """The ``share`` (0..1) percentile by the nearest-rank rule; NaN for no values."""
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    rank = max(1, -(-len(ordered) * share // 1))
+    return ordered[int(rank) - 1]
+
+
+def rss_bytes() -> int:
+    """This process's resident set size (Linux ``/proc/self/statm``)."""
+    with open("/proc/self/statm", encoding="ascii") as statm:
+        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+async def _run_app(url: str, token: str, workdir: Path,
+                   body: Callable[[Any, FrameLog], Awaitable[Figures]]) -> Figures:
+    """Run SparkApp on ``url`` (an engine's http root) and ``body(app, log)`` inside it."""
+    from spark_cli.cli.tui_cmd import connect
+    from spark_cli.session.config.settings import load_settings
+    from spark_cli.session.conversation import Session
+    from spark_cli.tui.app import SparkApp, TuiSetup
+
+    env = {"SPARK_API_KEY": token, "SPARK_CONFIG_DIR": str(workdir / ".no-user-config")}
+    flags = {"provider": "mock", "model": "spark-lorem", "base_url": url + "/v1"}
+    settings = load_settings(workdir, flags, env)
+    session = Session(None, workdir, settings)
+    log = FrameLog()
+    RecordingDriver.log = log
+    app = SparkApp(TuiSetup(session=session, connect=connect), driver_class=RecordingDriver)
+    log.shown = lambda: app.painter.stream.taken if app.painter is not None else 0
+    result: Figures = {}
+    failure: list[BaseException] = []
+
+    async def pilot(_pilot: object) -> None:
+        try:
+            await _until(lambda: app.hud_state.state == "ready", 20.0, "the app to connect")
+            result.update(await body(app, log))
+        except BaseException as exc:  # shown by the caller, after the app closed
+            failure.append(exc)
+        finally:
+            app.exit(0)
+
+    await app.run_async(headless=False, size=SIZE, auto_pilot=pilot)
+    if failure:
+        raise failure[0]
+    return result
+
+
+async def _until(check: Callable[[], bool], timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"timed out after {timeout:g} s waiting for {what}")
+        await asyncio.sleep(0.005)
+
+
+async def _turn(app: Any, tokens: int) -> None:
+    """Start a turn of ``tokens`` lorem tokens (returns once it runs)."""
+    app.session.settings.max_output_tokens = tokens
+    before = app.session.marks
+    app.interaction.submit("stream lorem")
+    await _until(lambda: app.interaction.busy, 5.0, "the turn to start")
+    await _until(lambda: app.session.marks is not before or not app.interaction.busy, 10.0,
+                 "the request to go out")
+
+
+def _still_running(app: Any) -> None:
+    if not app.interaction.busy:
+        tail = app.query_one("#transcript").plain_text().splitlines()[-3:]
+        raise RuntimeError("the turn ended early: " + " / ".join(tail))
+
+
+async def _finish(app: Any, timeout: float) -> None:
+    await asyncio.wait_for(app.interaction.wait(), timeout)
+
+
+async def _warm_up(app: Any) -> None:
+    """One short turn first: what the first answer imports and builds once is not measured."""
+    await _turn(app, 300)
+    await _finish(app, 30.0)
+
+
+async def _streaming(app: Any) -> None:
+    await _until(lambda: app.session.marks.first_delta_at is not None or
+                 not app.interaction.busy, 10.0, "the first token")
+    _still_running(app)
+
+
+async def type_probe(app: Any, log: FrameLog, samples: int, gap_s: float,
+                     still: Callable[[], bool] = lambda: True) -> tuple[list[float], int]:
+    """Keystroke → first frame showing it, ``samples`` times (while ``still()``); (latencies, lost).
+
+    Each sample types one letter into the empty prompt (a key message, as the
+    driver posts it) and erases it with Backspace once shown; the gaps are
+    jittered so the keys fall anywhere in the 30 Hz paint cycle.
+    """
+    rng = random.Random(7)
+    latencies: list[float] = []
+    lost = 0
+    for index in range(samples):
+        if not still():
+            break
+        await asyncio.sleep(gap_s * rng.uniform(0.5, 1.5))
+        letter = PROMPT_MARKS[index % len(PROMPT_MARKS)]
+        shown = log.expect(letter)
+        typed = time.perf_counter()
+        app.post_message(events.Key(letter, letter))
+        try:
+            latencies.append(await asyncio.wait_for(shown, 1.0) - typed)
+        except TimeoutError:
+            lost += 1
+        app.post_message(events.Key("backspace", None))
+    await asyncio.sleep(0.05)
+    return latencies, lost
+
+
+def _rate(marks: Any, tokens: int) -> float:
+    span = (marks.last_delta_at or 0) - (marks.first_delta_at or 0)
+    return tokens / span if span > 0 else float("nan")
+
+
+async def keep_up(url: str, token: str, workdir: Path, *, tokens: int, tps: float) -> Figures:
+    """Stream end → last token on screen for one ``tokens`` answer at ``tps``."""
+
+    async def body(app: Any, log: FrameLog) -> Figures:
+        await _warm_up(app)
+        await _turn(app, tokens)
+        await _finish(app, 30 + 3 * tokens / tps)
+        marks, total = app.session.marks, app.painter.stream.taken
+        await asyncio.sleep(0.1)
+        shown_at = log.first_showing(total)
+        if shown_at is None or marks.last_delta_at is None or marks.request_sent_at is None:
+            raise RuntimeError("the answer never reached the screen whole")
+        scheduled_end = marks.request_sent_at + (tokens - 1) / tps
+        return {"tokens": tokens, "tps": tps, "chars": total,
+                "received_tps": _rate(marks, tokens),
+                "last_delta_to_screen_s": shown_at - marks.last_delta_at,
+                "scheduled_end_to_screen_s": shown_at - scheduled_end,
+                "frames": len(log.frames)}
+
+    return await _run_app(url, token, workdir, body)
+
+
+async def cpu(url: str, token: str, workdir: Path, *, tokens: int, tps: float) -> Figures:
+    """Process CPU / wall while one ``tokens`` answer streams at ``tps`` (plus idle, for scale)."""
+
+    async def body(app: Any, log: FrameLog) -> Figures:
+        await _warm_up(app)
+        idle_cpu, idle_wall = time.process_time(), time.perf_counter()
+        await asyncio.sleep(1.0)
+        idle = (time.process_time() - idle_cpu) / (time.perf_counter() - idle_wall)
+        await _turn(app, tokens)
+        await _streaming(app)
+        start_cpu, start_wall, frames = time.process_time(), time.perf_counter(), len(log.frames)
+        await _finish(app, 30 + 3 * tokens / tps)
+        wall = time.perf_counter() - start_wall
+        share = (time.process_time() - start_cpu) / wall
+        return {"tokens": tokens, "tps": tps, "cpu_share": share, "idle_cpu_share": idle,
+                "received_tps": _rate(app.session.marks, tokens),
+                "frames_per_s": (len(log.frames) - frames) / wall}
+
+    return await _run_app(url, token, workdir, body)
+
+
+async def _esc_once(app: Any, log: FrameLog, stream_s: float) -> tuple[float, int, float]:
+    """(Esc → last frame with new answer text, chars shown after it, Esc → turn ended)."""
+    await _turn(app, 5_000)
+    await _streaming(app)
+    await asyncio.sleep(stream_s * random.uniform(0.8, 1.2))
+    _still_running(app)
+    pressed = time.perf_counter()
+    app.post_message(events.Key("escape", "\x1b"))
+    await _until(lambda: app.painter.muted, 2.0, "Esc to reach the painter")
+    final = app.painter.stream.taken
+    await _finish(app, 10.0)
+    ended = time.perf_counter()
+    await asyncio.sleep(0.1)
+    before = [shown for stamp, shown in log.frames if stamp < pressed]
+    after = [(stamp, shown) for stamp, shown in log.frames if stamp >= pressed]
+    extra = max((shown for _, shown in after), default=final) - final
+    if before and before[-1] >= final:  # the screen already showed all it ever will
+        return 0.0, extra, ended - pressed
+    settled = next((stamp for stamp, shown in after if shown >= final), None)
+    if settled is None:
+        raise RuntimeError("the text that arrived before Esc never reached the screen")
+    return settled - pressed, extra, ended - pressed
+
+
+async def typing_and_esc(url: str, token: str, workdir: Path, *, tps: float, stream_s: float,
+                         samples: int, turns: int, turn_tokens: int, escs: int) -> Figures:
+    """Keystrokes while streaming (fresh, then after ``turns`` turns), Esc, memory."""
+
+    async def typed_while_streaming(app: Any, log: FrameLog) -> tuple[list[float], int]:
+        await _turn(app, int(tps * stream_s) + 1)
+        await _streaming(app)
+        result = await type_probe(app, log, samples, 0.06, still=lambda: app.interaction.busy)
+        await _finish(app, 30 + 3 * stream_s)
+        return result
+
+    async def body(app: Any, log: FrameLog) -> Figures:
+        await _warm_up(app)
+        fresh, fresh_lost = await typed_while_streaming(app, log)
+        esc = [await _esc_once(app, log, 0.4) for _ in range(escs)]
+        memory: dict[int, tuple[int, int]] = {}
+        done = 2 + escs
+        while done < turns:
+            await _turn(app, turn_tokens)
+            await _finish(app, 30 + 3 * turn_tokens / tps)
+            done += 1
+            if (done >= 10 and not memory) or done == turns:
+                gc.collect()
+                memory[done] = (rss_bytes(), sys.getallocatedblocks())
+        late, late_lost = await typed_while_streaming(app, log)
+        figures: Figures = {
+            "tps": tps, "turns": done, "turn_tokens": turn_tokens,
+            "transcript_lines": app.query_one("#transcript").line_count,
+            "key_fresh_ms": [x * 1000 for x in fresh], "key_fresh_lost": fresh_lost,
+            "key_late_ms": [x * 1000 for x in late], "key_late_lost": late_lost,
+            "esc_to_final_frame_ms": [e[0] * 1000 for e in esc],
+            "esc_chars_after": max(e[1] for e in esc) if esc else 0,
+            "esc_to_turn_end_ms": [e[2] * 1000 for e in esc],
+        }
+        if len(memory) == 2:  # after 10 turns (or the first turn past 10) and after all
+            (early, (figures["rss_10"], figures["blocks_10"])), (_, late_memory) = \
+                sorted(memory.items())
+            figures["rss_late"], figures["blocks_late"] = late_memory
+            figures["memory_early_turn"] = early
+        return figures
+
+    return await _run_app(url, token, workdir, body)
+
+
+def summary_ms(values: list[float]) -> str:
+    """``median / p95 (n)`` of millisecond figures."""
+    if not values:
+        return "no samples"
+    return f"{statistics.median(values):.1f} / {percentile(values, 0.95):.1f} ms (n={len(values)})"

@@ -1,0 +1,103 @@
+"""`spark bench tui`'s figures as a table against the targets, and its docs section.
+
+Pure: figures in, Markdown out (tested value in, value out).
+"""
+
+from __future__ import annotations
+
+import statistics
+from typing import Any
+
+from spark_cli.bench.tui.tui_headless import percentile
+
+SECTION = "## TUI"
+TARGETS = {"keep_ms": 50.0, "key_p95_ms": 16.0, "cpu_share": 0.30, "esc_ms": 16.0,
+           "launch_s": 0.5, "memory_ratio": 1.5}
+
+
+def _ms(values: list[float]) -> tuple[float, float]:
+    """(median, p95) of milliseconds; NaN when there are none."""
+    if not values:
+        return float("nan"), float("nan")
+    return statistics.median(values), percentile(values, 0.95)
+
+
+def _verdict(value: float, target: float) -> str:
+    return "met" if value <= target else "missed"
+
+
+def rows(figures: dict[str, Any]) -> list[tuple[str, str, str, str]]:
+    """(what, measured, target, verdict) for every figure."""
+    keep, cpu, typing = figures["keep"], figures["cpu"], figures["typing"]
+    launch, esc_pty = figures["launch"], figures["pty_esc"]
+    keep_ms = keep["last_delta_to_screen_s"] * 1000
+    fresh, late = _ms(typing["key_fresh_ms"]), _ms(typing["key_late_ms"])
+    esc, esc_end = _ms(typing["esc_to_final_frame_ms"]), _ms(typing["esc_to_turn_end_ms"])
+    turns = typing["turns"]
+    out = [
+        ("10,000 tok/s: last token received → on screen (median)", f"{keep_ms:.1f} ms",
+         "≤ 50 ms", _verdict(keep_ms, TARGETS["keep_ms"])),
+        ("10,000 tok/s: engine's scheduled end → on screen (median)",
+         f"{keep['scheduled_end_to_screen_s'] * 1000:.1f} ms "
+         f"(received {keep['received_tps']:,.0f} tok/s)", "", ""),
+        ("keystroke → screen while streaming 2,000 tok/s (median / p95)",
+         f"{fresh[0]:.1f} / {fresh[1]:.1f} ms, {typing['key_fresh_lost']} lost", "p95 ≤ 16 ms",
+         _verdict(fresh[1], TARGETS["key_p95_ms"])),
+        (f"the same after {turns} turns ({typing['transcript_lines']:,} transcript lines)",
+         f"{late[0]:.1f} / {late[1]:.1f} ms, {typing['key_late_lost']} lost "
+         f"(p95 × {late[1] / fresh[1]:.2f} of fresh)", "p95 ≤ 16 ms, flat",
+         _verdict(late[1], TARGETS["key_p95_ms"])),
+        ("CPU while rendering 1,000 tok/s (process CPU / wall)",
+         f"{cpu['cpu_share']:.0%} of a core ({cpu['frames_per_s']:.0f} frames/s; "
+         f"idle {cpu['idle_cpu_share']:.1%})", "≤ 30%",
+         _verdict(cpu["cpu_share"], TARGETS["cpu_share"])),
+        ("Esc (in the app) → last frame with answer text (median / p95)",
+         f"{esc[0]:.1f} / {esc[1]:.1f} ms; text after the key shown: "
+         f"{typing['esc_chars_after']} chars", "≤ 16 ms", _verdict(esc[1], TARGETS["esc_ms"])),
+        ("Esc (in the app) → turn ended, engine stopped (median / p95)",
+         f"{esc_end[0]:.1f} / {esc_end[1]:.1f} ms", "", ""),
+        ("pty: Esc byte → turn stopped on screen, fast-Esc driver (median)",
+         f"{statistics.median(esc_pty['fast']) * 1000:.0f} ms", "", ""),
+        ("pty: the same with Textual's stock LinuxDriver (median)",
+         f"{statistics.median(esc_pty['stock']) * 1000:.0f} ms", "", ""),
+        ("pty: Ctrl+C (no escape wait) → turn stopped on screen (median)",
+         f"{statistics.median(esc_pty['ctrl_c']) * 1000:.0f} ms", "", ""),
+        ("pty: `spark` launch → first frame, prompt taking keys (median)",
+         f"{launch['first_frame_s']:.2f} s (of {launch['reps']}; "
+         f"{launch['first_frame_cpu_s']:.2f} s of CPU)", "≤ 0.5 s",
+         _verdict(launch["first_frame_s"], TARGETS["launch_s"])),
+        ("pty: `spark` launch → connected (HUD ready, median)",
+         f"{launch['connected_s']:.2f} s", "", ""),
+        ("pty: keys typed right after spawn that reached the prompt",
+         f"{launch['type_ahead_kept']} of {launch['reps']} launches", "all",
+         "met" if launch["type_ahead_kept"] == launch["reps"] else "missed"),
+    ]
+    if "rss_10" in typing:
+        rss = typing["rss_late"] / typing["rss_10"]
+        heap = typing["blocks_late"] / typing["blocks_10"]
+        out.append((f"memory after {turns} turns vs after 10: RSS (Python heap blocks)",
+                    f"× {rss:.2f} ({typing['rss_10'] / 2**20:.0f} → "
+                    f"{typing['rss_late'] / 2**20:.0f} MiB; blocks × {heap:.2f})", "≤ × 1.5",
+                    _verdict(max(rss, heap), TARGETS["memory_ratio"])))
+    return out
+
+
+def table(figures: dict[str, Any]) -> str:
+    lines = ["| figure | measured | target | |", "|---|---|---|---|"]
+    lines += [f"| {a} | {b} | {c} | {d} |" for a, b, c, d in rows(figures)]
+    imports = ", ".join(f"{name} {ms:.0f}" for name, ms in figures.get("imports", []))
+    if imports:
+        lines += ["", f"Import time before the first frame (ms, each module's own, `-X importtime`"
+                      f", so inflated): {imports}."]
+    return "\n".join(lines)
+
+
+def doc_body(figures: dict[str, Any], command: str) -> str:
+    import platform
+
+    return (f"Command: `{command}` (Python {platform.python_version()}, {platform.machine()}, "
+            "bytecode compiled). Engines: `spark engine serve --brain lorem --ttft-ms 0` in "
+            "their own processes (10,000, 2,000 and 1,000 tok/s). Headless phases run the real "
+            "SparkApp (session, channel, painter, transcript) with frames rendered to terminal "
+            "bytes and stamped as they are written; keys are posted as the driver posts them. "
+            "pty phases spawn `spark` on a 120×30 pseudo-terminal.\n\n" + table(figures) + "\n")

@@ -1,0 +1,253 @@
+"""One `spark edit` turn: wire the channel, run the session, render, end diff, exit code.
+
+Used by both front ends of `spark edit` (files in a repo, and the pipe filter,
+which runs this same code inside a private temp dir). The renderer is either
+``TextRenderer`` or ``JsonLinesRenderer``; both take the same calls.
+
+Exit codes (docs/cli.md): 0 applied or nothing to apply, 1 something refused,
+2 usage (incl. a request too big for the window), 3 provider/transport failure,
+4 the requested tests (``--test``) failed, 130 interrupted (Ctrl-C).
+
+The request is built and checked (window budget, binary files) before the
+channel is opened, so a request that cannot be sent never starts the bundled
+engine. Ctrl-C during the turn interrupts the session (generation stops, an
+unfinished block is dropped) and the run still ends with its diff and summary;
+a second Ctrl-C gives up at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from collections.abc import Coroutine, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from spark_cli.edits.model.outcome import EditApplied, EditOutcome
+from spark_cli.protocol.channel import RequestSent
+from spark_cli.session.events import (
+    BlockRejected,
+    EditLanded,
+    EditRefused,
+    ProseDelta,
+    TurnCompleted,
+    TurnFailed,
+)
+
+if TYPE_CHECKING:
+    from spark_cli.render.renderer import Renderer
+    from spark_cli.session.api import SessionApi, SessionFactory
+    from spark_cli.session.config.settings import Settings
+
+EXIT_OK, EXIT_REFUSED, EXIT_USAGE, EXIT_PROVIDER, EXIT_TESTS = 0, 1, 2, 3, 4
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports it
+USAGE_FAILURES = frozenset({"context_length", "usage", "request", "too_large", "binary",
+                            "encoding", "budget", "not_found_file", "path"})
+"""``TurnFailed.kind`` values that are the caller's to fix (exit 2), not the provider's."""
+
+_T = TypeVar("_T")
+
+
+class UsageError(Exception):
+    """Bad flags or inputs: one clear line on stderr, exit 2, nothing touched."""
+
+
+class TurnResult:
+    """What one turn came to, for the end diff, the summary and the exit code."""
+
+    __slots__ = ("completed", "failure", "interrupted", "marks", "outcomes", "rejected", "texts")
+
+    def __init__(self) -> None:
+        self.outcomes: list[EditOutcome] = []
+        self.rejected = 0
+        self.completed: TurnCompleted | None = None
+        self.failure: TurnFailed | None = None
+        self.marks: dict[str, float | None] = {}
+        self.interrupted = False
+        """Ctrl-C ended the turn early (exit 130)."""
+        self.texts: dict[str, str] = {}
+        """path -> the text after the turn as the session knows it (a dry run's result)."""
+
+    @property
+    def applied(self) -> int:
+        return sum(1 for o in self.outcomes if o.ok)
+
+    @property
+    def refused(self) -> int:
+        return sum(1 for o in self.outcomes
+                   if not isinstance(o, EditApplied) or o.partial) + self.rejected
+
+    def exit_code(self) -> int:
+        if self.interrupted:
+            return EXIT_INTERRUPTED
+        if self.failure is not None:
+            return EXIT_USAGE if self.failure.kind in USAGE_FAILURES else EXIT_PROVIDER
+        return EXIT_REFUSED if self.refused else EXIT_OK
+
+
+def session_class() -> SessionFactory:
+    """The session type (a seam for tests; imported lazily for start-up)."""
+    from spark_cli.session.conversation import Session
+
+    return Session
+
+
+class _CtrlC:
+    """SIGINT while a turn runs: the first interrupts the session (or, before it streams,
+    cancels the run), a second gives up at once with KeyboardInterrupt."""
+
+    def __init__(self, task: asyncio.Task[Any] | None) -> None:
+        self.task = task
+        self.session: SessionApi | None = None
+        self.count = 0
+        self._pending: set[asyncio.Future[None]] = set()
+
+    def __call__(self) -> None:
+        self.count += 1
+        if self.count > 1:
+            raise KeyboardInterrupt
+        session = self.session
+        if session is not None and session.streaming:
+            stopping = asyncio.ensure_future(session.interrupt())
+            self._pending.add(stopping)
+            stopping.add_done_callback(self._pending.discard)
+        elif self.task is not None:
+            self.task.cancel()
+
+    def install(self) -> bool:
+        try:
+            asyncio.get_running_loop().add_signal_handler(signal.SIGINT, self)
+        except (NotImplementedError, RuntimeError, ValueError):  # not the main thread / Windows
+            return False
+        return True
+
+    @staticmethod
+    def remove() -> None:
+        asyncio.get_running_loop().remove_signal_handler(signal.SIGINT)
+
+
+async def run_turn(settings: Settings, root: Path, files: Sequence[str], instruction: str,
+                   renderer: Renderer, *, dry_run: bool) -> TurnResult:
+    """Run one session turn against the channel the settings describe, rendering as it goes."""
+    ctrl_c = _CtrlC(asyncio.current_task())
+    installed = ctrl_c.install()
+    try:
+        return await _run_turn(settings, root, files, instruction, renderer, dry_run, ctrl_c)
+    finally:
+        if installed:
+            ctrl_c.remove()
+
+
+async def _run_turn(settings: Settings, root: Path, files: Sequence[str], instruction: str,
+                    renderer: Renderer, dry_run: bool, ctrl_c: _CtrlC) -> TurnResult:
+    from spark_cli.cli.wiring import WiringError, open_provider_channel
+    from spark_cli.protocol.channel import ChannelError
+
+    result = TurnResult()
+    session = ctrl_c.session = session_class()(None, root, settings, dry_run=dry_run)
+    failed = session.prepare(instruction, list(files))
+    if failed is not None:  # nothing was started, nothing was sent
+        result.failure = failed
+        renderer.event(failed)
+        return result
+    try:
+        async with open_provider_channel(
+            settings.provider, idle_timeout=settings.idle_timeout
+        ) as channel:
+            session.channel = channel
+            await _stream(session, instruction, files, renderer, result)
+    except WiringError as exc:
+        raise UsageError(str(exc)) from None
+    except ChannelError as exc:  # a channel that raised while opening or closing
+        result.failure = TurnFailed(exc.kind, exc.message)
+    except BrokenPipeError:  # our stdout went away: not the provider's fault
+        raise
+    except OSError as exc:  # e.g. the bundled engine could not bind
+        result.failure = TurnFailed("connection", f"could not start or reach the engine: {exc}")
+    except asyncio.CancelledError:
+        if not ctrl_c.count:
+            raise
+        task = asyncio.current_task()
+        if task is not None:
+            task.uncancel()  # our own Ctrl-C: the run ends normally, reporting it
+    if ctrl_c.count:
+        result.interrupted = True
+    result.marks = session.marks.as_dict()
+    result.texts = dict(session.seen)
+    return result
+
+
+async def _stream(session: SessionApi, instruction: str, files: Sequence[str],
+                  renderer: Renderer, result: TurnResult) -> None:
+    prose = renderer.prose
+    async for event in session.run_turn(instruction, list(files)):
+        if type(event) is ProseDelta:  # the hot path first: one identity check per delta
+            prose(event.text)
+            continue
+        match event:
+            case RequestSent(at=at):
+                renderer.request_sent(at)
+                continue
+            case EditLanded(outcome=outcome) | EditRefused(outcome=outcome):
+                result.outcomes.append(outcome)
+            case BlockRejected():
+                result.rejected += 1
+            case TurnCompleted():
+                result.completed = event
+            case TurnFailed():
+                result.failure = event
+        renderer.event(event)
+
+
+def end_diffs(result: TurnResult, root: Path, before: Mapping[str, str],
+              *, dry_run: bool) -> list[tuple[str, str]]:
+    """The minimal diff per touched file: before the turn → now (or the outcomes' own diffs)."""
+    from spark_cli.edits.apply.diffs import unified_diff
+    from spark_cli.edits.disk.textfile import read_text_file
+    from spark_cli.edits.model.outcome import FileRefused
+
+    by_path: dict[str, list[EditApplied]] = {}
+    for outcome in result.outcomes:
+        if isinstance(outcome, EditApplied):
+            by_path.setdefault(outcome.path, []).append(outcome)
+    diffs: list[tuple[str, str]] = []
+    for path, outcomes in by_path.items():
+        plain = all(not (o.created or o.deleted or o.moved_from) for o in outcomes)
+        now: str | None = None
+        if plain and path in before and len(outcomes) > 1:
+            if dry_run:  # the session's in-memory result: blocks applied one after another
+                now = result.texts.get(path)
+                if now == before[path]:  # not followed (the file changed meanwhile)
+                    now = None
+            else:
+                try:
+                    now = read_text_file(root / path).text
+                except (OSError, FileRefused):
+                    now = None
+        if now is not None:
+            diffs.append((path, unified_diff(path, before[path], now)))
+        else:
+            diffs.append((path, "".join(o.diff for o in outcomes)))
+    return diffs
+
+
+def summary_data(result: TurnResult, *, dry_run: bool, code: int) -> dict[str, Any]:
+    """The run summary (``TurnCompleted`` fields + counts, exit code, latency marks)."""
+    from spark_cli.render.jsonl import event_to_json
+
+    data: dict[str, Any] = {}
+    if result.completed is not None:
+        data.update(event_to_json(result.completed))
+        del data["type"]
+    if result.interrupted and result.completed is None:
+        data.update(status="cancelled", reason="interrupted")
+    data.update(applied=result.applied, refused=result.refused, dry_run=dry_run,
+                exit_code=code, marks=result.marks)
+    if result.failure is not None and not result.interrupted:
+        data.update(status="failed", reason=result.failure.message)
+    return data
+
+
+def run_sync(coro: Coroutine[Any, Any, _T]) -> _T:
+    """``asyncio.run`` for the CLI (one event loop per command)."""
+    return asyncio.run(coro)

@@ -1,0 +1,49 @@
+"""The settings of one `spark edit` run (its flags resolved, any problem a usage error)
+and its one-line messages on stderr.
+
+Shared by both front ends of the command (files: ``edit_cmd``, the pipe filter:
+``pipe_mode``), so neither imports the other for it.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+
+def edit_flags(provider: str | None, model: str | None, base_url: str | None,
+               max_output_tokens: int | None, edit_format: str | None,
+               allow_syntax_errors: bool, *, deep: bool = False) -> dict[str, object]:
+    """The flags given (None: not given) as the ``flags`` layer of ``load_settings``."""
+    flags: dict[str, object] = {"provider": provider, "model": model, "base_url": base_url,
+                                "max_output_tokens": max_output_tokens,
+                                "edit_format": edit_format}
+    if allow_syntax_errors:
+        flags["allow_syntax_errors"] = True
+    if deep:
+        flags["deep"] = True
+    return {k: v for k, v in flags.items() if v is not None}
+
+
+def say(line: str) -> None:
+    """One line on stderr, flushed (what ``typer.echo(..., err=True)`` did, without typer)."""
+    sys.stderr.write(line + "\n")
+    sys.stderr.flush()
+
+
+def load(root: Path, flags: dict[str, object]) -> Any:
+    """Resolved settings; any configuration problem is a usage error. ``deep`` in the flags
+    (``--deep``): the deep track's settings (``[deep]``; --provider/--model pick the deep one)."""
+    from spark_cli.cli.edit.edit_run import UsageError
+    from spark_cli.session.config.settings import load_settings
+
+    try:
+        if flags.get("deep"):
+            from spark_cli.session.deep.deep_settings import deep_flags, load_deep_settings
+
+            return load_deep_settings(root, deep_flags(flags), os.environ, check=True)
+        return load_settings(root, flags, os.environ)
+    except (ValueError, KeyError, TypeError, OSError) as exc:
+        raise UsageError(str(exc)) from None

@@ -1,0 +1,128 @@
+"""`cat f.py | spark edit -m "..." > g.py`: the pure filter.
+
+stdin is written, byte for byte, to ``stdin.<ext>`` inside a private temp
+directory, and the real session + applier (the same validated code path as
+`spark edit PATH`) edit it there; the result is printed to stdout and the temp
+dir removed. Nothing of the user's is touched on disk. stdout carries only the
+file; prose, status lines, diff and summary go to stderr (``--json``: the
+events go to stderr as JSON lines).
+
+On a refused edit (or a provider failure, or Ctrl-C) stdout gets the ORIGINAL
+text, unchanged, and the exit code says what happened (1 refused, 3 provider,
+130 interrupted): a pipeline keeps flowing with the unchanged file. Usage
+errors (exit 2) print nothing on stdout.
+
+Language: ``--lang``, else ``grammars.language_from_content``; it picks the
+temp file's extension so the syntax check uses the right grammar
+(``stdin.txt`` = text mode when nothing is recognised).
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+EXTENSIONS: dict[str, str] = {
+    "python": ".py", "javascript": ".js", "typescript": ".ts", "tsx": ".tsx", "go": ".go",
+    "rust": ".rs", "java": ".java", "c": ".c", "cpp": ".cpp", "ruby": ".rb", "bash": ".sh",
+    "json": ".json", "yaml": ".yaml", "toml": ".toml", "html": ".html", "css": ".css",
+    "markdown": ".md", "text": ".txt",
+}
+ALIASES: dict[str, str] = {"py": "python", "js": "javascript", "ts": "typescript",
+                           "sh": "bash", "shell": "bash", "rs": "rust", "md": "markdown",
+                           "c++": "cpp", "yml": "yaml", "txt": "text"}
+
+
+def stdin_file_name(lang: str | None, data_text: str) -> str:
+    """``stdin.<ext>`` for ``--lang`` (validated) or the detected language."""
+    from spark_cli.cli.edit.edit_run import UsageError
+
+    if lang is not None:
+        name = ALIASES.get(lang.lower(), lang.lower())
+        if name not in EXTENSIONS:
+            known = ", ".join(sorted(EXTENSIONS))
+            raise UsageError(f"--lang {lang!r} is not a known language; use one of {known}")
+    else:
+        from spark_cli.edits.lang.grammars import language_from_content
+
+        name = language_from_content(data_text) or "text"
+    return "stdin" + EXTENSIONS.get(name, ".txt")
+
+
+def _read_stdin() -> bytes:
+    from spark_cli.cli.edit.edit_run import UsageError
+
+    if sys.stdin.isatty():
+        raise UsageError("no PATH given and stdin is a terminal: name files to edit, or pipe "
+                         "code in (cat f.py | spark edit -m '...' > g.py)")
+    data = sys.stdin.buffer.read()
+    if not data:
+        raise UsageError("stdin is empty: pipe the code to edit (cat f.py | spark edit -m ...)")
+    return data
+
+
+def edit_stdin(instruction: str, cwd_root: Path, flags: dict[str, object], *,
+               lang: str | None, dry_run: bool, as_json: bool) -> int:
+    """The pipe front end; returns the exit code (stdout gets the result or the original)."""
+    from spark_cli.cli.edit.edit_run import (
+        EXIT_OK,
+        UsageError,
+        end_diffs,
+        run_sync,
+        run_turn,
+        summary_data,
+    )
+    from spark_cli.cli.edit.edit_settings import load, say
+    from spark_cli.edits.disk.textfile import decode
+    from spark_cli.edits.model.outcome import FileRefused
+
+    data = _read_stdin()
+    try:
+        text = decode(data, name="stdin").text
+    except FileRefused as exc:
+        raise UsageError(exc.message) from None
+    name = stdin_file_name(lang, text)
+    settings = load(cwd_root, flags)  # the user's project config still applies
+    renderer = _renderer(as_json)
+    result_bytes = data
+    with tempfile.TemporaryDirectory(prefix="spark-pipe-") as tmp:
+        root = Path(tmp).resolve()
+        target = root / name
+        target.write_bytes(data)
+        result = run_sync(run_turn(settings, root, [name], instruction, renderer,
+                                   dry_run=dry_run))
+        code: int = result.exit_code()
+        for path, diff in end_diffs(result, root, {name: text}, dry_run=dry_run):
+            renderer.diff(path, diff)
+        others = sorted({o.path for o in result.outcomes if o.ok and o.path != name})
+        if others:
+            renderer.note(f"ignored: edits to other files ({', '.join(others)}); a pipe "
+                          f"carries only {name}")
+        if code == EXIT_OK and not dry_run:
+            result_bytes = target.read_bytes() if target.exists() else b""
+    if result.interrupted:
+        say("spark edit: interrupted: the original text was written to stdout unchanged")
+    elif result.failure is not None:
+        say(f"spark edit: {result.failure.message}")
+    elif code != EXIT_OK:
+        renderer.note("edit refused: the original text was written to stdout unchanged")
+    renderer.summary(summary_data(result, dry_run=dry_run, code=code))
+    out = sys.stdout.buffer
+    out.write(result_bytes)
+    out.flush()
+    return code
+
+
+def _renderer(as_json: bool) -> Any:
+    err = sys.stderr
+    if as_json:
+        from spark_cli.render.jsonl import JsonLinesRenderer
+
+        return JsonLinesRenderer(err)
+    import os
+
+    from spark_cli.render.text import TextRenderer
+
+    return TextRenderer(err, err, color=err.isatty() and "NO_COLOR" not in os.environ)

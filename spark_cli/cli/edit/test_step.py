@@ -1,0 +1,43 @@
+"""`spark edit --test`: run the project's tests after the turn (the only way tests run).
+
+The command comes from the settings (``test_command``) or is detected, and the run
+is bounded: both through ``spark_cli.session.workspace.test_runs``, as the TUI's `/test`.
+The outcome is rendered as one line (plus a short failure summary and the
+output's tail when it failed) and becomes exit code 4 when the tests fail or no
+test command can be found.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+EXIT_TESTS = 4
+
+
+def run_project_tests(root: Path, settings: Any, renderer: Any) -> int:
+    """Detect, run and report the tests; 0 when they pass, ``EXIT_TESTS`` otherwise."""
+    import asyncio
+
+    from spark_cli.session.workspace.test_runs import NOT_FOUND, NoTestCommand, run_requested_tests
+
+    def started(command: Any) -> None:
+        renderer.note(f"running tests: {command.display} ({command.source})")
+
+    outcome = asyncio.run(run_requested_tests(root, settings, on_start=started))
+    if isinstance(outcome, NoTestCommand):
+        renderer.line(f"--test: {NOT_FOUND}", "red")
+        return EXIT_TESTS
+    result = outcome.result
+    if not result.passed:
+        renderer.note(result.summary)
+        if result.tail:
+            renderer.note(result.tail)
+    renderer.line(f"tests {outcome.verdict} in {result.duration_s:.1f} s: {result.command}",
+                  "green" if result.passed else "red")
+    emit = getattr(renderer, "emit", None)
+    if emit is not None:
+        emit({"type": "test_result", "command": result.command, "passed": result.passed,
+              "exit_code": result.exit_code, "timed_out": result.timed_out,
+              "duration_s": result.duration_s, "summary": result.summary})
+    return 0 if result.passed else EXIT_TESTS

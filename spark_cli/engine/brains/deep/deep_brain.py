@@ -1,0 +1,161 @@
+"""The ``deep`` brain (``spark-deep``): answers like a slower, more thorough model.
+
+It knows the rules brain's instructions (and reuses its parser and
+operations) but works across the whole request: a rename reaches every file
+that uses the symbol, a new parameter reaches every call site, docstrings go
+to every function of the named files, an explanation says how the files
+connect. A task may hold several steps (one per line or sentence, see
+:mod:`steps`); each works on the files as the steps before it left them.
+
+Answer shape: a lead line (what it read), a numbered plan, then each step's
+edits in the request's format (SEARCH/REPLACE blocks, or one apply_patch
+envelope per step), then a summary with one line per step. The engine paces it
+as the deep model (``pace = "deep"``: ``deep_ttft_ms`` / ``deep_tps``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from spark_cli.engine.brains.base import BrainRequest, EditFormat
+from spark_cli.engine.brains.code.edit_text import render_changes
+from spark_cli.engine.brains.deep.op_callers import add_parameter_and_callers
+from spark_cli.engine.brains.deep.op_connections import explain_all
+from spark_cli.engine.brains.deep.op_docstrings_all import document_all
+from spark_cli.engine.brains.deep.op_rename_all import rename_everywhere
+from spark_cli.engine.brains.deep.steps import Step, parse_steps
+from spark_cli.engine.brains.rules.help_text import help_lines
+from spark_cli.engine.brains.rules.instruction_parser import instruction_text, mentioned_paths
+from spark_cli.engine.brains.rules.results import CannotHelp, OpResult, plural
+from spark_cli.engine.brains.rules.rules_brain import OPERATIONS
+from spark_cli.engine.brains.rules.workspace import current_files
+
+DEEP_INSTRUCTIONS: tuple[tuple[str, str], ...] = (
+    ("add docstrings to every function in a.py and b.py",
+     "document every function (or class) of those files"),
+    ("add a parameter x to foo and update its callers[, passing 0]",
+     "change the definition and every call"),
+    ("several steps, one per line or sentence", "done in order, one plan"),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class _Done:
+    step: Step
+    result: OpResult | None
+    reason: str = ""
+    """Why the step was not done (``result`` is None)."""
+    show_help: bool = False
+
+
+def run_step(step: Step, files: dict[str, str]) -> OpResult:
+    """One recognised step over ``files`` (raises :class:`CannotHelp`)."""
+    instruction = step.instruction
+    assert instruction is not None
+    named = mentioned_paths(step.text, list(files))
+    if instruction.kind == "docstring" and instruction.name == "*":
+        return document_all(instruction, files, named, step.kinds)
+    if instruction.kind == "rename":
+        return rename_everywhere(instruction, files, named)
+    if instruction.kind == "explain":
+        return explain_all(instruction, files, named)
+    if instruction.kind == "add_parameter" and (step.callers or not instruction.new):
+        return add_parameter_and_callers(instruction, files, named, step.value)
+    return OPERATIONS[instruction.kind](instruction, files, named)
+
+
+def _lines(files: dict[str, str]) -> int:
+    return sum(text.count("\n") for text in files.values())
+
+
+QUOTE_CHARS = 80
+_IMPERATIVE = {"Renaming": "Rename", "Adding": "Add", "Deleting": "Delete",
+               "Removing": "Remove", "Replacing": "Replace"}
+
+
+def plan_line(lead: str) -> str:
+    """A rules operation's lead (``Renaming `a` to `b` in x.py.``) as a plan item
+    (``Rename `a` to `b` in x.py``)."""
+    first, _, rest = lead.rstrip(".:").partition(" ")
+    return f"{_IMPERATIVE.get(first, first)} {rest}".rstrip()
+
+
+def quoted(text: str) -> str:
+    """A step as the answer quotes it: in backticks, at most :data:`QUOTE_CHARS` long."""
+    text = text.replace("`", "'")
+    if len(text) > QUOTE_CHARS:
+        text = text[:QUOTE_CHARS - 1] + "…"
+    return f"`{text}`"
+
+
+def _plan(done: list[_Done]) -> Iterator[str]:
+    yield "Plan:\n"
+    for number, item in enumerate(done, 1):
+        if item.result is not None:
+            yield f"{number}. {plan_line(item.result.lead)}.\n"
+        else:
+            yield f"{number}. {quoted(item.step.text)}: I will skip this ({item.reason}).\n"
+
+
+def _edits(number: int, total: int, result: OpResult, fmt: EditFormat) -> Iterator[str]:
+    if total > 1:
+        yield f"\nStep {number}: {plan_line(result.lead)}.\n"
+    if result.prose:
+        yield from result.prose
+        return
+    yield "\n"
+    yield from render_changes(result.changes, fmt)
+
+
+class DeepBrain:
+    """Plans the task's steps over the request's files, answers plan, edits, summary."""
+
+    name = "deep"
+    pace = "deep"
+
+    def answer(self, request: BrainRequest) -> Iterator[str]:
+        steps = parse_steps(instruction_text(request.prompt))
+        if not any(step.instruction is not None for step in steps):
+            yield from help_lines("I am the bundled engine's deep brain and could not match "
+                                  "that to an instruction I know.", who="deep brain",
+                                  extra=DEEP_INSTRUCTIONS)
+            return
+        files = current_files(request)
+        read = f"I read {plural(len(files), 'file')} ({plural(_lines(files), 'line')})"
+        done: list[_Done] = []
+        for step in steps:
+            if step.instruction is None:
+                done.append(_Done(step, None, step.skip or "not an instruction I know"))
+                continue
+            try:
+                result = run_step(step, files)
+            except CannotHelp as exc:
+                done.append(_Done(step, None, exc.reason.rstrip("."), exc.show_help))
+                continue
+            for change in result.changes:
+                files[change.path] = change.new
+            done.append(_Done(step, result))
+        if all(d.result is None for d in done):
+            if len(done) == 1:  # as the rules brain says it
+                if done[0].show_help:
+                    yield from help_lines(done[0].reason + ".", who="deep brain",
+                                          extra=DEEP_INSTRUCTIONS)
+                else:
+                    yield done[0].reason + ".\n"
+                return
+            yield f"{read}, but I could not do any of it:\n"
+            for item in done:
+                yield f"- {quoted(item.step.text)}: {item.reason}.\n"
+            return
+        yield f"{read} and worked out {plural(len(done), 'step')}.\n\n"
+        yield from _plan(done)
+        for number, item in enumerate(done, 1):
+            if item.result is not None:
+                yield from _edits(number, len(done), item.result, request.edit_format)
+        yield "\nSummary:\n"
+        for item in done:
+            if item.result is not None:
+                yield f"- {item.result.summary}\n"
+            else:
+                yield f"- Not done: {quoted(item.step.text)} ({item.reason}).\n"

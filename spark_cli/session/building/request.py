@@ -1,0 +1,101 @@
+"""Building one turn's request: instructions, AGENTS.md, the context, the ask, the budget.
+
+The files travel as file blocks (``spark_cli.protocol.files``) in the user
+message, after the repo map and before the instruction; which files, and how
+the window is shared, is :mod:`spark_cli.session.context.assemble`'s job (see
+docs/context.md). The session remembers what the model saw (``seen``: path ->
+text, and a sha256 per file) so the applier can tell the user's own changes
+from the model's, and a later turn re-sends only files that changed since.
+
+Everything is checked before anything is sent: a path outside the root, a
+missing, binary or non-UTF-8 file, or a request that does not fit the window
+(``context_window - max_output_tokens``) raises :class:`RequestError` with a
+message naming the biggest contributors. The map and the extra files are
+trimmed to fit instead (``BuiltRequest.context`` says what was left out).
+
+``user_message`` is what the conversation keeps: exactly the message sent, so
+each turn's messages extend the last one's and a persistent channel chains
+(``previous_response_id``, only the new message travels). The repo map
+therefore travels once per conversation, in its first turn; later turns rely
+on it (``/clear`` starts a new conversation and a new map).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from spark_cli.protocol.channel import Message, TurnRequest
+from spark_cli.protocol.tokens import count_tokens
+from spark_cli.protocol.values import Value, value
+from spark_cli.session.building.instructions import system_instructions
+from spark_cli.session.building.targets import (
+    AGENTS_FILE,
+    RequestError,
+    TargetFile,
+    read_agents_md,
+    read_target,
+    text_sha256,
+)
+from spark_cli.session.config.settings import Settings
+from spark_cli.session.context.assemble import MAP_HEADER, Budget, assemble
+from spark_cli.session.context.report import ContextReport
+
+__all__ = ["AGENTS_FILE", "BuiltRequest", "RequestError", "TargetFile", "build_request",
+           "read_agents_md", "read_target", "text_sha256"]
+
+
+@value
+class BuiltRequest(Value):
+    request: TurnRequest
+    user_message: Message
+    """The new message this turn adds to the conversation (exactly as sent)."""
+    targets: tuple[TargetFile, ...]
+    sent: tuple[str, ...]
+    """The paths whose content went into this request (unchanged files are not re-sent)."""
+    input_tokens: int
+    context: ContextReport
+    """What the request holds, part by part, and what was trimmed (for a HUD)."""
+
+
+def build_request(settings: Settings, root: Path, files: Sequence[str], instruction: str, *,
+                  history: Sequence[Message] = (),
+                  already_sent: Mapping[str, str] | None = None,
+                  map_tokens: int | None = None) -> BuiltRequest:
+    """The whole request for one turn, checked against the budget.
+
+    ``files`` are the files the user chose (``spark edit FILE...``, ``/add``);
+    ``history`` is the conversation so far; ``already_sent`` maps paths to the
+    sha256 of the content the model already has (those files are not re-sent
+    unless they changed). ``map_tokens`` overrides the repo map's budget
+    (0: no map).
+    """
+    targets: list[TargetFile] = []
+    for raw in files:
+        target = read_target(root, raw)
+        if all(t.path != target.path for t in targets):
+            targets.append(target)
+    agents = read_agents_md(root)
+    instructions = system_instructions(settings.edit_format, agents)
+    history_tokens = sum(count_tokens(m.content) for m in history)
+    if map_tokens is None and _map_in(history):
+        map_tokens = 0  # the conversation has a map: keep its prefix (chaining) stable
+    built = assemble(Path(root), Budget(settings.context_window, settings.max_output_tokens),
+                     targets, instruction, instructions=instructions, agents=agents,
+                     history_tokens=history_tokens, known=already_sent or {},
+                     map_tokens=map_tokens)
+    request = TurnRequest(
+        model=settings.provider.model,
+        messages=(*history, Message("user", built.content)),
+        instructions=instructions,
+        max_output_tokens=settings.max_output_tokens,
+    )
+    # the conversation keeps what was sent, byte for byte, so the next turn's messages
+    # extend this one's and a persistent channel sends only what is new
+    return BuiltRequest(request, request.messages[-1], built.targets, built.sent,
+                        built.total, built.report)
+
+
+def _map_in(history: Sequence[Message]) -> bool:
+    """An earlier message of the conversation carries the repo map (sent once per talk)."""
+    return any(m.role == "user" and MAP_HEADER in m.content for m in history)

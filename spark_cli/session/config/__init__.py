@@ -1,0 +1,1 @@
+"""Settings: presets, config files, flags and environment, resolved."""

@@ -1,0 +1,423 @@
+"""Resolved settings: defaults < user config < project config < environment < flags.
+
+Files (TOML, read with ``tomllib``):
+
+- user: ``$SPARK_CONFIG_DIR/config.toml``, else platformdirs' user config dir
+  (``~/.config/spark/config.toml`` on Linux);
+- project: ``<root>/.spark/config.toml``.
+
+Top-level keys: ``provider``, ``model``, ``base_url``, ``kind``, ``api_key_env``,
+``edit_format``, ``context_window``, ``max_output_tokens``, ``idle_timeout``,
+``test_command``, ``allow_syntax_errors``; plus ``[providers.<name>]`` tables
+(``model``, ``base_url``, ``kind``, ``api_key_env``, ``edit_format``) that apply
+only when that provider is the one in use. A top-level ``model`` / ``base_url``
+/ ``kind`` / ``api_key_env`` in a file that also names a *different* provider
+than the one finally chosen is ignored (it was meant for that provider).
+
+Environment: ``SPARK_PROVIDER``, ``SPARK_MODEL``, ``SPARK_BASE_URL``; keys come
+only from the environment (the preset's variable, ``api_key_env``, or
+``SPARK_API_KEY``, which overrides them all). A key is never read from a file,
+and never printed: ``ProviderSettings`` shows it masked (``sk-…abcd``), and a
+base URL is shown with any userinfo masked (``http://***@host/v1``).
+
+Every resolved value remembers where it came from (``Settings.sources``).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping
+from dataclasses import field
+from pathlib import Path
+from typing import Any, TypeVar
+
+from spark_cli.protocol.urls import mask_url
+from spark_cli.protocol.values import Value
+from spark_cli.protocol.values import value as value_class
+from spark_cli.session.config.presets import (
+    DEFAULT_PROVIDER,
+    EDIT_FORMATS,
+    KINDS,
+    OVERRIDE_KEY_ENV,
+    PRESETS,
+    ChannelKind,
+    EditFormat,
+    Preset,
+    preset,
+)
+
+CONFIG_NAME = "config.toml"
+PROJECT_DIR = ".spark"
+DEFAULT_CONTEXT_WINDOW = 128_000
+DEFAULT_MAX_OUTPUT_TOKENS = 8_192
+DEFAULT_IDLE_TIMEOUT = 10.0
+
+# key -> (python types accepted, words for the error)
+_TYPES: dict[str, tuple[tuple[type, ...], str]] = {
+    "provider": ((str,), "a string"),
+    "model": ((str,), "a string"),
+    "base_url": ((str,), "a string (an http(s) URL)"),
+    "kind": ((str,), "a string"),
+    "api_key_env": ((str,), "a string (an environment variable name)"),
+    "edit_format": ((str,), "a string"),
+    "context_window": ((int,), "an integer"),
+    "max_output_tokens": ((int,), "an integer"),
+    "idle_timeout": ((int, float), "a number (seconds)"),
+    "test_command": ((str,), "a string"),
+    "allow_syntax_errors": ((bool,), "a boolean (true/false)"),
+}
+_PROVIDER_KEYS = ("model", "base_url", "kind", "api_key_env", "edit_format")
+_PROVIDER_SPECIFIC = ("model", "base_url", "kind", "api_key_env")
+_CHOICES: dict[str, tuple[str, ...]] = {"edit_format": EDIT_FORMATS, "kind": KINDS}
+_POSITIVE = ("context_window", "max_output_tokens", "idle_timeout")
+_ENV_KEYS = {"provider": "SPARK_PROVIDER", "model": "SPARK_MODEL", "base_url": "SPARK_BASE_URL"}
+
+
+_Choice = TypeVar("_Choice", bound=str)
+_Number = TypeVar("_Number", int, float)
+
+
+class SettingsError(ValueError):
+    """A configuration problem: names the file (or flag/env), the key and what was expected."""
+
+
+def mask_key(key: str | None) -> str:
+    """``sk-…abcd`` for a long key, ``…`` for a short one, ``(not set)`` for none."""
+    if not key:
+        return "(not set)"
+    if len(key) >= 16:
+        return f"{key[:3]}…{key[-4:]}"
+    return "…"
+
+
+@value_class
+class ProviderSettings(Value):
+    name: str
+    kind: ChannelKind
+    base_url: str | None
+    model: str
+    api_key: str | None = field(repr=False, default=None)
+    key_env: str | None = None
+    """The environment variable the key was (or would be) read from."""
+    secrets: tuple[str, ...] = field(repr=False, default=())
+    """Every key spark can see (the one in use included): masked in all it shows."""
+
+    @property
+    def masked_key(self) -> str:
+        return mask_key(self.api_key)
+
+    @property
+    def shown_base_url(self) -> str | None:
+        """The base URL safe to show: a password or token in its userinfo masked."""
+        return mask_url(self.base_url) if self.base_url else self.base_url
+
+    def __repr__(self) -> str:
+        return (f"ProviderSettings(name={self.name!r}, kind={self.kind!r}, "
+                f"base_url={self.shown_base_url!r}, model={self.model!r}, "
+                f"api_key={self.masked_key!r}, key_env={self.key_env!r})")
+
+
+@value_class
+class Settings(Value):
+    provider: ProviderSettings
+    edit_format: EditFormat
+    context_window: int
+    max_output_tokens: int
+    idle_timeout: float
+    test_command: str | None
+    allow_syntax_errors: bool
+    sources: dict[str, str]
+    """key -> ``default`` | ``user file PATH`` | ``project file PATH`` | ``env NAME`` | ``flag``."""
+    files: tuple[str, ...] = ()
+    """The config files that were read."""
+    problems: tuple[str, ...] = ()
+    """What stops a turn from running (a missing key or base URL); empty when ready."""
+
+    @property
+    def input_budget(self) -> int:
+        """Tokens the request may use: the window minus the room kept for the answer."""
+        return max(0, self.context_window - self.max_output_tokens)
+
+    def as_dict(self) -> dict[str, Any]:
+        """Every resolved value (the key and any URL userinfo masked), for `spark config`."""
+        p = self.provider
+        return {
+            "provider": p.name, "kind": p.kind, "base_url": p.shown_base_url, "model": p.model,
+            "api_key": p.masked_key, "key_env": p.key_env, "edit_format": self.edit_format,
+            "context_window": self.context_window, "max_output_tokens": self.max_output_tokens,
+            "idle_timeout": self.idle_timeout, "test_command": self.test_command,
+            "allow_syntax_errors": self.allow_syntax_errors,
+        }
+
+
+def user_config_path(env: Mapping[str, str]) -> Path:
+    """``$SPARK_CONFIG_DIR/config.toml`` or the platform's user config dir.
+
+    On Linux that is the XDG rule, done here (platformdirs costs ~5 ms to import
+    on every launch): ``$XDG_CONFIG_HOME/spark`` when it is an absolute path,
+    else ``~/.config/spark``. Other platforms ask platformdirs.
+    """
+    override = env.get("SPARK_CONFIG_DIR")
+    if override:
+        return Path(override) / CONFIG_NAME
+    if sys.platform.startswith("linux") and not hasattr(sys, "getandroidapilevel"):
+        xdg = env.get("XDG_CONFIG_HOME", "")
+        base = xdg if xdg.startswith("/") else os.path.expanduser("~/.config")
+        return Path(base) / "spark" / CONFIG_NAME
+    import platformdirs
+
+    return Path(platformdirs.user_config_dir("spark", appauthor=False)) / CONFIG_NAME
+
+
+def project_config_path(root: Path) -> Path:
+    return Path(root) / PROJECT_DIR / CONFIG_NAME
+
+
+def _check_value(where: str, key: str, value: object) -> object:
+    types, words = _TYPES[key]
+    ok = isinstance(value, types) and not (isinstance(value, bool) and bool not in types)
+    if not ok:
+        raise SettingsError(f"{where}: '{key}' must be {words}, not "
+                            f"{type(value).__name__} ({value!r})")
+    choices = _CHOICES.get(key)
+    if choices is not None and value not in choices:
+        raise SettingsError(f"{where}: '{key}' must be one of {', '.join(choices)}, "
+                            f"not {value!r}")
+    if key in _POSITIVE and isinstance(value, int | float) and value <= 0:
+        raise SettingsError(f"{where}: '{key}' must be greater than 0, not {value!r}")
+    if key in ("model", "base_url", "provider", "api_key_env") and not str(value).strip():
+        raise SettingsError(f"{where}: '{key}' is empty")
+    return value
+
+
+@value_class
+class _Layer(Value):
+    label: str
+    values: dict[str, object]
+    providers: dict[str, dict[str, object]] = field(default_factory=dict)
+
+
+def _secret_error(where: str, key: str) -> SettingsError:
+    return SettingsError(f"{where}: '{key}' is not read from config files: keep keys in the "
+                         "environment (OPENAI_API_KEY, CEREBRAS_API_KEY, SPARK_API_KEY) and "
+                         "name another variable with 'api_key_env' if needed")
+
+
+def _parse_file(path: Path, label: str) -> _Layer:
+    import tomllib  # only when a config file exists (start-up)
+
+    try:
+        with path.open("rb") as handle:
+            data = tomllib.load(handle)
+    except tomllib.TOMLDecodeError as exc:
+        raise SettingsError(f"{path}: not valid TOML ({exc})") from None
+    except OSError as exc:
+        raise SettingsError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    layer = _Layer(f"{label} {path}", {})
+    for key, value in data.items():
+        if key == "providers":
+            if not isinstance(value, dict):
+                raise SettingsError(f"{path}: 'providers' must be a table of [providers.NAME]")
+            for name, table in value.items():
+                if name not in _known_providers():
+                    _unknown_provider(path, name)
+                if not isinstance(table, dict):
+                    raise SettingsError(f"{path}: 'providers.{name}' must be a table")
+                checked: dict[str, object] = {}
+                for sub, sub_value in table.items():
+                    where = f"{path}: providers.{name}"
+                    if sub in ("api_key", "key"):
+                        raise _secret_error(str(path), f"providers.{name}.{sub}")
+                    if sub not in _PROVIDER_KEYS:
+                        raise SettingsError(f"{where}: unknown key '{sub}' (known: "
+                                            f"{', '.join(_PROVIDER_KEYS)})")
+                    checked[sub] = _check_value(f"{path}: [providers.{name}]", sub, sub_value)
+                layer.providers[name] = checked
+            continue
+        if key in ("api_key", "key"):
+            raise _secret_error(str(path), key)
+        if key == "deep":
+            continue  # the deep track's table: read by spark_cli.session.deep.deep_settings
+        if key not in _TYPES:
+            raise SettingsError(f"{path}: unknown key '{key}' (known: "
+                                f"{', '.join([*_TYPES, 'providers'])})")
+        layer.values[key] = _check_value(str(path), key, value)
+    return layer
+
+
+def _known_providers() -> tuple[str, ...]:
+    return tuple(PRESETS)
+
+
+def _unknown_provider(path: Path, name: str) -> None:
+    raise SettingsError(f"{path}: [providers.{name}]: unknown provider {name!r}; use one of "
+                        f"{', '.join(_known_providers())}")
+
+
+def _env_layer(env: Mapping[str, str]) -> _Layer:
+    values: dict[str, object] = {}
+    for key, name in _ENV_KEYS.items():
+        raw = env.get(name)
+        if raw:
+            values[key] = _check_value(f"environment variable {name}", key, raw)
+    return _Layer("env", values)
+
+
+def _flag_layer(flags: Mapping[str, object]) -> _Layer:
+    values: dict[str, object] = {}
+    for key, value in flags.items():
+        if value is None:
+            continue
+        if key not in _TYPES:
+            raise SettingsError(f"unknown setting '{key}' (known: {', '.join(_TYPES)})")
+        values[key] = _check_value(f"--{key.replace('_', '-')}", key, value)
+    return _Layer("flag", values)
+
+
+def _source(layer: _Layer, key: str) -> str:
+    if layer.label == "env":
+        return f"env {_ENV_KEYS[key]}"
+    if layer.label == "flag":
+        return f"flag --{key.replace('_', '-')}"
+    return layer.label
+
+
+def load_settings(root: Path, flags: Mapping[str, object] | None = None,
+                  env: Mapping[str, str] | None = None, *, check: bool = True) -> Settings:
+    """Resolve every setting and its source; ``SettingsError`` (a ValueError) on bad input.
+
+    With ``check`` (the default), a missing key or base URL is an error too;
+    `spark config` passes ``check=False`` and shows ``Settings.problems``.
+    """
+    env = os.environ if env is None else env
+    layers, files = _file_layers(root, env)
+    layers += [_env_layer(env), _flag_layer(flags or {})]
+    name, sources = _chosen_provider(layers)
+    try:
+        chosen = preset(name)
+    except ValueError as exc:
+        raise SettingsError(f"{sources['provider']}: {exc}") from None
+    resolved = _resolve(chosen, layers, sources)
+    api_key, key_env = _api_key(env, resolved["api_key_env"])
+    sources["api_key"] = f"env {key_env}" if api_key else "not set"
+    model, base_url = resolved["model"], resolved["base_url"]
+    problems = _problems(chosen, model, base_url, api_key, key_env)
+    if check and problems:
+        raise SettingsError("; ".join(problems))
+    provider = ProviderSettings(
+        name, _choice(resolved["kind"], KINDS), base_url if isinstance(base_url, str) else None,
+        str(model or ""), api_key, key_env, secrets=_known_secrets(env, layers, api_key))
+    return Settings(
+        provider=provider,
+        edit_format=_choice(resolved["edit_format"], EDIT_FORMATS),
+        context_window=_number(resolved["context_window"], int),
+        max_output_tokens=_number(resolved["max_output_tokens"], int),
+        idle_timeout=_number(resolved["idle_timeout"], float),
+        test_command=_optional_str(resolved["test_command"]),
+        allow_syntax_errors=bool(resolved["allow_syntax_errors"]),
+        sources=sources,
+        files=tuple(files),
+        problems=tuple(problems),
+    )
+
+
+def _file_layers(root: Path, env: Mapping[str, str]) -> tuple[list[_Layer], list[str]]:
+    layers: list[_Layer] = []
+    files: list[str] = []
+    for label, path in (("user file", user_config_path(env)),
+                        ("project file", project_config_path(root))):
+        if path.is_file():
+            layers.append(_parse_file(path, label))
+            files.append(str(path))
+    return layers, files
+
+
+def _chosen_provider(layers: list[_Layer]) -> tuple[str, dict[str, str]]:
+    """The provider's name (the last layer that names one wins) and the sources so far."""
+    name, sources = DEFAULT_PROVIDER, {"provider": "default"}
+    for layer in layers:
+        if "provider" in layer.values:
+            name, sources["provider"] = str(layer.values["provider"]), _source(layer, "provider")
+    return name, sources
+
+
+def _resolve(chosen: Preset, layers: list[_Layer], sources: dict[str, str]) -> dict[str, object]:
+    """The preset's values overlaid by each layer in order; ``sources`` updated in place."""
+    name = chosen.name
+    resolved: dict[str, object] = {
+        "model": chosen.model, "base_url": chosen.base_url, "kind": chosen.kind,
+        "api_key_env": chosen.key_env, "edit_format": chosen.edit_format,
+        "context_window": DEFAULT_CONTEXT_WINDOW, "max_output_tokens": DEFAULT_MAX_OUTPUT_TOKENS,
+        "idle_timeout": DEFAULT_IDLE_TIMEOUT, "test_command": None,
+        "allow_syntax_errors": False,
+    }
+    sources.update({key: f"preset {name}" if key in _PROVIDER_KEYS else "default"
+                    for key in resolved})
+    for layer in layers:
+        other = "provider" in layer.values and layer.values["provider"] != name
+        for key, value in layer.values.items():
+            if key == "provider" or (other and key in _PROVIDER_SPECIFIC):
+                continue
+            resolved[key], sources[key] = value, _source(layer, key)
+        for key, value in layer.providers.get(name, {}).items():
+            resolved[key], sources[key] = value, f"{layer.label} [providers.{name}]"
+    return resolved
+
+
+def _api_key(env: Mapping[str, str], key_env: object) -> tuple[str | None, str | None]:
+    """The key and the variable it comes from (or would): SPARK_API_KEY overrides."""
+    if env.get(OVERRIDE_KEY_ENV):
+        return env[OVERRIDE_KEY_ENV], OVERRIDE_KEY_ENV
+    name = key_env if isinstance(key_env, str) else None
+    return ((env.get(name) or None) if name else None), name
+
+
+def _problems(chosen: Preset, model: object, base_url: object, api_key: str | None,
+              key_env: str | None) -> list[str]:
+    """What stops a turn: a missing model, base URL or key."""
+    name = chosen.name
+    problems: list[str] = []
+    if not model:
+        problems.append(f"provider {name!r} needs a model: --model, SPARK_MODEL or "
+                        f"'model' in .spark/config.toml")
+    if chosen.needs_base_url and not base_url:
+        problems.append(f"provider {name!r} needs a base_url (e.g. http://localhost:8000/v1 "
+                        "for vLLM): --base-url, SPARK_BASE_URL or 'base_url' in a config file")
+    if chosen.needs_key and not api_key:
+        problems.append(f"provider {name!r} needs an API key: set {key_env} (or SPARK_API_KEY)")
+    return problems
+
+
+def _known_secrets(env: Mapping[str, str], layers: list[_Layer],
+                   api_key: str | None) -> tuple[str, ...]:
+    """Every key spark can see: each preset's variable, SPARK_API_KEY, each ``api_key_env``
+    any config layer names (for any provider), and the key in use."""
+    names = {OVERRIDE_KEY_ENV, *(p.key_env for p in PRESETS.values() if p.key_env)}
+    for layer in layers:
+        for table in (layer.values, *layer.providers.values()):
+            named = table.get("api_key_env")
+            if isinstance(named, str):
+                names.add(named)
+    found = {env[name] for name in names if env.get(name)}
+    if api_key:
+        found.add(api_key)
+    return tuple(sorted(found))
+
+
+def _choice(value: object, choices: tuple[_Choice, ...]) -> _Choice:
+    """``value`` as one of ``choices`` (already checked by ``_check_value``)."""
+    for choice in choices:
+        if value == choice:
+            return choice
+    raise SettingsError(f"{value!r} is not one of {', '.join(choices)}")
+
+
+def _number(value: object, kind: type[_Number]) -> _Number:
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return kind(value)
+    raise SettingsError(f"{value!r} is not a number")
+
+
+def _optional_str(value: object) -> str | None:
+    return value if isinstance(value, str) else None

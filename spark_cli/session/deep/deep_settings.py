@@ -1,0 +1,173 @@
+"""The deep track's settings: the ``[deep]`` table beside the fast provider.
+
+``[deep]`` lives in the same files as every other setting (the user's
+``config.toml``, then the project's ``.spark/config.toml``) and takes the keys
+of a provider: ``provider`` (or its alias ``preset``), ``model``, ``base_url``,
+``api_key_env``, ``kind``, ``edit_format``, plus ``context_window`` and
+``max_output_tokens`` (deep models often have other limits). Precedence, as for
+the fast settings: defaults < user file < project file < environment
+(``SPARK_DEEP_PROVIDER``, ``SPARK_DEEP_MODEL``, ``SPARK_DEEP_BASE_URL``) < flags
+(``deep_provider``, ``deep_model``, ``deep_base_url``, ``deep_edit_format``).
+A ``model`` / ``base_url`` / ``kind`` / ``api_key_env`` in a layer that names a
+different provider than the one finally chosen is not carried over.
+
+Default: the bundled engine with the model ``spark-deep`` (``openai``:
+``gpt-5.3-codex``; other presets: the preset's own model). Keys come from the
+environment only, by the same rules as the fast track (``api_key_env``, the
+preset's variable, ``SPARK_API_KEY``). The result is an ordinary ``Settings``
+made by ``load_settings`` (so every other setting, e.g. ``idle_timeout`` or
+``test_command``, is the fast track's), with ``sources`` naming the ``[deep]``
+table, variable or flag each provider value came from.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from pathlib import Path
+
+from spark_cli.session.config.presets import EDIT_FORMATS, KINDS, PRESETS
+from spark_cli.session.config.settings import (
+    Settings,
+    SettingsError,
+    load_settings,
+    project_config_path,
+    user_config_path,
+)
+
+TABLE = "deep"
+DEEP_MODELS = {"mock": "spark-deep", "openai": "gpt-5.3-codex"}
+"""The deep model a preset gets when ``[deep]`` names none."""
+_STRINGS = ("provider", "model", "base_url", "api_key_env", "kind", "edit_format")
+_INTEGERS = ("context_window", "max_output_tokens")
+_SPECIFIC = ("model", "base_url", "kind", "api_key_env")
+_ENV = {"provider": "SPARK_DEEP_PROVIDER", "model": "SPARK_DEEP_MODEL",
+        "base_url": "SPARK_DEEP_BASE_URL"}
+_FLAGS = {"deep_provider": "provider", "deep_model": "model", "deep_base_url": "base_url",
+          "deep_edit_format": "edit_format"}
+_SHARED_FLAGS = ("max_output_tokens", "allow_syntax_errors", "idle_timeout", "context_window",
+                 "test_command")
+"""Flags that are not the fast provider's and so apply to the deep track as well."""
+
+
+def _check(where: str, key: str, value: object) -> object:
+    if key in _INTEGERS:
+        if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+            raise SettingsError(f"{where}: '{key}' must be an integer greater than 0, "
+                                f"not {value!r}")
+        return value
+    if not isinstance(value, str):
+        raise SettingsError(f"{where}: '{key}' must be a string, not "
+                            f"{type(value).__name__} ({value!r})")
+    if not value.strip():
+        raise SettingsError(f"{where}: '{key}' is empty")
+    choices = {"provider": tuple(PRESETS), "kind": KINDS, "edit_format": EDIT_FORMATS}.get(key)
+    if choices is not None and value not in choices:
+        raise SettingsError(f"{where}: '{key}' must be one of {', '.join(choices)}, "
+                            f"not {value!r}")
+    return value
+
+
+def _read_table(path: Path) -> dict[str, object]:
+    """The checked ``[deep]`` table of one config file ({} when it has none)."""
+    import tomllib
+
+    try:
+        with path.open("rb") as handle:
+            data = tomllib.load(handle)
+    except tomllib.TOMLDecodeError as exc:
+        raise SettingsError(f"{path}: not valid TOML ({exc})") from None
+    except OSError as exc:
+        raise SettingsError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    table = data.get(TABLE)
+    if table is None:
+        return {}
+    where = f"{path}: [{TABLE}]"
+    if not isinstance(table, dict):
+        raise SettingsError(f"{path}: '{TABLE}' must be a table ([{TABLE}])")
+    checked: dict[str, object] = {}
+    for key, value in table.items():
+        if key in ("api_key", "key"):
+            raise SettingsError(f"{where}: '{key}' is not read from config files: keep keys in "
+                                "the environment and name the variable with 'api_key_env'")
+        name = "provider" if key == "preset" else key
+        if name not in _STRINGS and name not in _INTEGERS:
+            raise SettingsError(f"{where}: unknown key '{key}' (known: preset, "
+                                f"{', '.join((*_STRINGS, *_INTEGERS))})")
+        checked[name] = _check(where, key, value)
+    return checked
+
+
+def _layers(root: Path, flags: Mapping[str, object],
+            env: Mapping[str, str]) -> list[tuple[str, dict[str, object]]]:
+    layers: list[tuple[str, dict[str, object]]] = []
+    for label, path in (("user file", user_config_path(env)),
+                        ("project file", project_config_path(root))):
+        if path.is_file():
+            table = _read_table(path)
+            if table:
+                layers.append((f"{label} {path} [{TABLE}]", table))
+    from_env = {key: _check(f"environment variable {name}", key, env[name])
+                for key, name in _ENV.items() if env.get(name)}
+    if from_env:
+        layers.append(("env", from_env))
+    from_flags = {key: _check(f"--{flag.replace('_', '-')}", key, flags[flag])
+                  for flag, key in _FLAGS.items() if flags.get(flag) is not None}
+    if from_flags:
+        layers.append(("flag", from_flags))
+    return layers
+
+
+def _label(layer: str, key: str) -> str:
+    if layer == "env":
+        return f"env {_ENV[key]}"
+    if layer == "flag":
+        flag = next(f for f, k in _FLAGS.items() if k == key)
+        return f"flag --{flag.replace('_', '-')}"
+    return layer
+
+
+def load_deep_settings(root: Path, flags: Mapping[str, object], env: Mapping[str, str], *,
+                       check: bool = False) -> Settings:
+    """The deep track's resolved settings; ``SettingsError`` naming file and key on bad input.
+
+    ``flags`` may be the front end's whole flag set: the fast provider's
+    ``provider`` / ``model`` / ``base_url`` / ``edit_format`` are ignored, the
+    ``deep_*`` ones and the shared ones (``max_output_tokens``, ...) are used.
+    With ``check`` a missing key or base URL raises (``spark edit --deep``);
+    without it (the TUI) it is left in ``Settings.problems`` and a deep task
+    fails with that line while the fast track goes on.
+    """
+    layers = _layers(Path(root), flags, env)
+    name, provider_source = "mock", "default (deep)"
+    for label, values in layers:
+        if "provider" in values:
+            name, provider_source = str(values["provider"]), _label(label, "provider")
+    chosen: dict[str, object] = {"provider": name}
+    sources = {"provider": provider_source}
+    for label, values in layers:
+        other = "provider" in values and values["provider"] != name
+        for key, value in values.items():
+            if key == "provider" or (other and key in _SPECIFIC):
+                continue
+            chosen[key], sources[key] = value, _label(label, key)
+    if "model" not in chosen and name in DEEP_MODELS:
+        chosen["model"], sources["model"] = DEEP_MODELS[name], "default (deep)"
+    passed = {key: flags[key] for key in _SHARED_FLAGS if flags.get(key) is not None}
+    fast_only = ("SPARK_PROVIDER", "SPARK_MODEL", "SPARK_BASE_URL")  # the fast track's
+    settings = load_settings(root, {**passed, **chosen},
+                             {k: v for k, v in env.items() if k not in fast_only}, check=False)
+    merged = dict(settings.sources)
+    merged.update(sources)
+    problems = tuple(f"deep {p}" for p in settings.problems)
+    if check and problems:
+        raise SettingsError("; ".join(problems))
+    return dataclasses.replace(settings, sources=merged, problems=problems)
+
+
+def deep_flags(flags: Mapping[str, object]) -> dict[str, object]:
+    """A one-shot's flags (``--provider``, ``--model``, ``--base-url``, ``--format``) as the
+    deep track's (``spark edit --deep``): they pick the deep provider."""
+    renamed = {"provider": "deep_provider", "model": "deep_model", "base_url": "deep_base_url",
+               "edit_format": "deep_edit_format"}
+    return {renamed.get(key, key): value for key, value in flags.items() if key != "deep"}

@@ -1,0 +1,1 @@
+"""The HTTP SSE channels: Chat Completions and Responses over httpx."""

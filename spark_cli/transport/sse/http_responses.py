@@ -1,0 +1,71 @@
+"""OpenAI Responses over HTTP SSE: ``POST {base_url}/responses`` with ``stream: true``.
+
+Events arrive as SSE ``event:`` + ``data:`` pairs (no ``[DONE]``); the data is
+the same JSON as the WebSocket mode's frames, folded by :class:`ResponsesFold`.
+Every turn sends the whole conversation with ``store: false``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, ClassVar
+
+from spark_cli.protocol.channel import (
+    ChannelError,
+    ChannelEvent,
+    TextDelta,
+    TurnFinished,
+    TurnRequest,
+)
+from spark_cli.protocol.secrets import NO_SECRETS, Secrets
+from spark_cli.protocol.sse import SSEEvent
+from spark_cli.transport.responses_fold import ResponsesFold
+from spark_cli.transport.sse.http_stream import HttpStreamChannel
+
+
+class ResponsesSSEFold(ResponsesFold):
+    """A ResponsesFold fed with SSE events."""
+
+    __slots__ = ("held",)
+
+    def __init__(self, secrets: Secrets = NO_SECRETS) -> None:
+        super().__init__(secrets)
+        self.held: TextDelta | None = None
+
+    def feed(self, event: SSEEvent) -> ChannelEvent | None:
+        try:
+            data = json.loads(event.data)
+        except ValueError:
+            raise ChannelError(
+                "protocol", f"malformed event from the server: {event.data[:80]!r}"
+            ) from None
+        if type(data) is dict and "type" not in data and event.event != "message":
+            data["type"] = event.event
+        return super().feed(data)
+
+    def at_eof(self) -> TurnFinished | None:
+        return self.finished
+
+
+class ResponsesSSEChannel(HttpStreamChannel):
+    """A Channel over the Responses API's HTTP streaming mode."""
+
+    path: ClassVar[str] = "responses"
+
+    def _body(self, request: TurnRequest) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "model": request.model or self._model,
+            "input": [
+                {"type": "message", "role": m.role, "content": m.content} for m in request.messages
+            ],
+            "stream": True,
+            "store": False,
+        }
+        if request.instructions:
+            body["instructions"] = request.instructions
+        if request.max_output_tokens is not None:
+            body["max_output_tokens"] = request.max_output_tokens
+        return body
+
+    def _fold(self) -> ResponsesSSEFold:
+        return ResponsesSSEFold(self._secrets)

@@ -1,0 +1,302 @@
+"""What the HTTP SSE channels share: one httpx client, a streamed POST, errors, stop.
+
+A subclass names its ``path``, builds the request ``_body`` and supplies a
+fold (one per attempt) that turns :class:`SSEEvent` values into channel events.
+The body is always read to EOF, also after ``[DONE]`` or a terminal event, so
+the connection goes back to the pool (breaking out early forces a new
+connection per turn). ``stop()`` closes the response stream.
+
+- ``RequestSent`` is yielded once the request body has been written (httpcore's
+  ``trace`` extension says when), while the response headers are still on the
+  way, so whatever the consumer does on it overlaps the model's TTFT; a request
+  that never left (unreachable host) yields none.
+- Silence is timed by :class:`IdleWatch` (httpx's own read timeout is fixed per
+  response). SSE comments count as activity; ``: queued N`` comments (the
+  bundled engine's Chat Completions form) become :class:`Queued`, and while the
+  server says the request is queued the much longer ``queue_timeout`` applies.
+- A host name that does not resolve is not retried.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Mapping
+from time import monotonic
+from typing import Any, ClassVar, Protocol
+from urllib.parse import urlsplit
+
+from spark_cli.protocol.channel import (
+    Capabilities,
+    ChannelError,
+    ChannelEvent,
+    Queued,
+    RequestSent,
+    ResponseStarted,
+    TextDelta,
+    TurnFinished,
+    TurnRequest,
+    UsageReported,
+)
+from spark_cli.protocol.secrets import Secrets
+from spark_cli.protocol.sse import COMMENT, SSEDecoder, SSEEvent
+from spark_cli.protocol.urls import mask_url, mask_urls_in
+from spark_cli.transport.errors import (
+    error_from_body,
+    non_http_answer,
+    not_http_error,
+    output_so_far,
+    stall_error,
+    unreachable_error,
+)
+from spark_cli.transport.idle import QUEUE_TIMEOUT, IdleWatch
+from spark_cli.transport.retry import RetryPolicy, with_retries
+from spark_cli.transport.sse.http_send import Sending, first_of, is_loopback
+from spark_cli.transport.sse.httpx_lean import httpx
+
+
+class StreamFold(Protocol):
+    deltas: int
+    """Text deltas seen (0: nothing was output, a retry is safe)."""
+    finished: TurnFinished | None
+    usage: UsageReported | None
+    held: TextDelta | None
+    """Text that arrived with the first chunk, yielded right after ResponseStarted."""
+
+    @property
+    def chars(self) -> int:
+        """Characters of output so far (for honest error messages)."""
+        ...
+
+    def feed(self, event: SSEEvent) -> ChannelEvent | None: ...
+
+    def at_eof(self) -> TurnFinished | None:
+        """The turn's end when the body ended, or None if it ended too early."""
+        ...
+
+
+def queued_notice(comment: str) -> Queued | None:
+    """``queued 3`` (an SSE comment) → ``Queued(3)``; any other comment → None."""
+    word, _, rest = comment.partition(" ")
+    if word != "queued":
+        return None
+    try:
+        position = int(rest.strip())
+    except ValueError:
+        return None
+    return Queued(position) if position > 0 else None
+
+
+class HttpStreamChannel:
+    """Base of the Chat Completions and Responses SSE channels."""
+
+    path: ClassVar[str]
+    capabilities = Capabilities(steer=False, cancel=False, persistent=False)
+
+    def __init__(
+        self,
+        base_url: str,
+        api_key: str | None,
+        *,
+        model: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        idle_timeout: float = 10.0,
+        queue_timeout: float = QUEUE_TIMEOUT,
+        connect_timeout: float = 5.0,
+        max_retries: int = 3,
+        max_wait: float = 30.0,
+        retry_policy: RetryPolicy | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+        secrets: Iterable[str] = (),
+    ) -> None:
+        headers = {"Accept": "text/event-stream", **dict(extra_headers or {})}
+        if api_key:
+            headers["Authorization"] = f"Bearer {api_key}"
+        self._secrets = Secrets((api_key, *secrets))
+        """Every key spark can see: masked in any message this channel makes."""
+        self._model = model
+        self._base_url = base_url
+        self._shown_url = mask_url(base_url)
+        self._idle = idle_timeout
+        self._queue_timeout = max(queue_timeout, idle_timeout)
+        self._policy = retry_policy or RetryPolicy(max_attempts=max_retries + 1, max_wait=max_wait)
+        self._client = httpx.AsyncClient(
+            base_url=base_url,
+            headers=headers,
+            # no read timeout: IdleWatch times silence (and knows when the request is queued)
+            timeout=httpx.Timeout(
+                connect=connect_timeout, read=None, write=idle_timeout, pool=connect_timeout
+            ),
+            trust_env=not is_loopback(base_url),
+            # plain http never uses TLS: skip loading the CA bundle (~30 ms per client)
+            verify=urlsplit(base_url).scheme.lower() == "https",
+            transport=transport,
+        )
+        self._stop = asyncio.Event()
+        self._response: httpx.Response | None = None
+        self._stopping = False
+        self._queued = False
+
+    # ---- subclass hooks ----
+
+    def _body(self, request: TurnRequest) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def _fold(self) -> StreamFold:
+        raise NotImplementedError
+
+    # ---- Channel ----
+
+    async def warm(self, request: TurnRequest | None = None) -> None:
+        """Nothing persists between HTTP turns beyond the connection pool (the
+        context travels with every request, so ``request`` is not sent ahead)."""
+
+    async def steer(self, text: str) -> None:
+        raise ChannelError("bad_request", "this channel cannot steer a running response")
+
+    async def stop(self) -> None:
+        self._stop.set()
+        self._stopping = True
+        response = self._response
+        if response is not None:
+            await response.aclose()
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
+
+    async def stream(self, request: TurnRequest) -> AsyncGenerator[ChannelEvent, None]:
+        self._stop = asyncio.Event()
+        self._stopping = False
+        try:
+            async for event in with_retries(
+                lambda attempt: self._attempt(request), self._policy, self._stop,
+                secrets=self._secrets,
+            ):
+                yield event
+        finally:
+            self._response = None
+
+    async def _attempt(self, request: TurnRequest) -> AsyncIterator[ChannelEvent]:
+        outgoing = self._client.build_request("POST", self.path, json=self._body(request))
+        fold = self._fold()
+        self._queued = False
+        watch = IdleWatch(self._idle)
+        watch.since = monotonic()
+        sending = Sending(self._client, outgoing)
+        response: httpx.Response | None = None
+        try:
+            await first_of(self._stop, sending.task, sending.left.wait())
+            if self._stop.is_set():
+                yield TurnFinished("cancelled", "stopped before the response started")
+                return
+            at = sending.sent_at()
+            watch.since = None
+            yield RequestSent(at)  # the headers are still on the way: work here overlaps TTFT
+            watch.since = monotonic()
+            await first_of(self._stop, sending.task)
+            if self._stop.is_set():
+                yield TurnFinished("cancelled", "stopped before the response started")
+                return
+            response = self._response = sending.task.result()
+            watch.since = None
+            if response.status_code >= 400:
+                raw = await response.aread()
+                raise error_from_body(
+                    response.status_code, raw, headers=response.headers, secrets=self._secrets
+                )
+            async for event in self._read(response, fold, watch):
+                yield event
+        except asyncio.CancelledError:
+            if not watch.claim():
+                raise
+            if self._stopping:
+                yield TurnFinished("cancelled")
+                return
+            raise stall_error(self._idle, self._queue_timeout, queued=self._queued,
+                              chars=fold.chars, retryable=fold.deltas == 0) from None
+        except httpx.TimeoutException as exc:
+            if self._stopping:
+                yield TurnFinished("cancelled")
+                return
+            raise self._timeout(exc) from None
+        except (httpx.TransportError, httpx.StreamError) as exc:
+            if self._stopping:
+                yield TurnFinished("cancelled")
+                return
+            raise self._transport_error(exc, fold) from None
+        finally:
+            watch.close()
+            self._response = None
+            await sending.settle(response)
+
+    async def _read(
+        self, response: httpx.Response, fold: StreamFold, watch: IdleWatch
+    ) -> AsyncIterator[ChannelEvent]:
+        feed_line = SSEDecoder(comments=True).feed_line
+        feed = fold.feed
+        next_line = response.aiter_lines().__anext__
+        while True:
+            watch.since = monotonic()
+            try:
+                line = await next_line()
+            except StopAsyncIteration:
+                break
+            watch.since = None
+            sse = feed_line(line)
+            if sse is None or fold.finished is not None:
+                continue
+            if sse.event == COMMENT:  # keep-alive, or the engine's queue position
+                out: ChannelEvent | None = queued_notice(sse.data)
+            else:
+                out = feed(sse)
+                if self._queued and type(out) is not Queued:
+                    self._queued = False  # anything else: the wait is over
+                    watch.set_limit(self._idle)
+            if out is None or self._stopping or fold.finished is not None:
+                continue  # the terminal event is yielded at EOF, after the body was drained
+            if type(out) is Queued:
+                self._queued = True
+                watch.set_limit(self._queue_timeout)
+            yield out
+            if type(out) is ResponseStarted and fold.held is not None:
+                held, fold.held = fold.held, None
+                yield held
+        if self._stopping:
+            yield TurnFinished(
+                "cancelled", None, fold.finished.response_id if fold.finished else None
+            )
+            return
+        finished = fold.at_eof()
+        if finished is None:
+            raise ChannelError(
+                "connection",
+                f"connection closed {output_so_far(fold.chars)} before the response finished",
+                retryable=True,
+            )
+        if fold.usage is not None:
+            yield fold.usage
+        yield finished
+
+    # ---- errors ----
+
+    def _timeout(self, exc: httpx.TimeoutException) -> ChannelError:
+        if isinstance(exc, httpx.ConnectTimeout | httpx.PoolTimeout):
+            return ChannelError(
+                "connection", f"timed out connecting to {self._shown_url}", retryable=True
+            )
+        return ChannelError(
+            "timeout", f"timed out sending the request to {self._shown_url}", retryable=True
+        )
+
+    def _transport_error(self, exc: Exception, fold: StreamFold) -> ChannelError:
+        if isinstance(exc, httpx.ConnectError):
+            return unreachable_error(self._base_url, exc, self._secrets)
+        sent = non_http_answer(exc) if isinstance(exc, httpx.RemoteProtocolError) else None
+        if sent is not None:
+            return not_http_error(self._base_url, sent, self._secrets)
+        detail = mask_urls_in(self._secrets.mask(str(exc) or type(exc).__name__), self._base_url)
+        return ChannelError(
+            "connection",
+            f"connection closed {output_so_far(fold.chars)} before the response finished "
+            f"({detail})",
+            retryable=True,
+        )

@@ -1,0 +1,1 @@
+"""The Responses WebSocket channel: connections, chaining, the read machine."""

@@ -1,0 +1,330 @@
+"""The fast channel: OpenAI Responses over one persistent WebSocket.
+
+- One connection reused across turns; ``previous_response_id`` chaining so a
+  turn sends only the messages its predecessor did not cover (its own answer
+  included); ``store: false``.
+- Full-context replay on a new connection after a drop, a stop or
+  ``websocket_connection_limit_reached``, reported as :class:`Reconnected`
+  (a new connection). ``previous_response_not_found`` (the server forgot the
+  chain) replays the whole context on the same connection: nothing to report.
+- A warm spare connection, so the turn after ``stop()`` (which closes the
+  socket: real providers have no in-band cancel) pays no handshake. The bundled
+  engine's ``response.cancel`` extension is used only when its handshake
+  advertises it (``x-spark-engine-extensions``).
+- Steering with ``response.steer``; an idle timeout sized for a fast model,
+  and the much longer queue timeout while the server says the request waits
+  for capacity (``response.queued``).
+
+Hot path: one ``json.loads`` per frame, then :class:`ResponsesFold`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import time
+from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Mapping
+from dataclasses import dataclass, field
+from time import monotonic
+
+from websockets.exceptions import ConnectionClosed
+
+from spark_cli.protocol.channel import (
+    Capabilities,
+    ChannelError,
+    ChannelEvent,
+    Message,
+    Reconnected,
+    RequestSent,
+    TurnFinished,
+    TurnRequest,
+)
+from spark_cli.protocol.secrets import Secrets
+from spark_cli.transport.errors import ProviderError, masked
+from spark_cli.transport.idle import QUEUE_TIMEOUT, IdleWatch
+from spark_cli.transport.responses_fold import ResponsesFold
+from spark_cli.transport.retry import RetryPolicy, with_retries
+from spark_cli.transport.ws.ws_chain import chain_after, create_payload, item
+from spark_cli.transport.ws.ws_links import Chain, Link, Links
+from spark_cli.transport.ws.ws_read import Decision, ReadMachine, Step
+
+CANCEL_EXTENSION = "response.cancel"
+REPLAY_CODES = frozenset({"previous_response_not_found", "websocket_connection_limit_reached"})
+CANCEL_GRACE = 2.0
+"""Seconds to wait for the engine to end a cancelled response before closing the socket."""
+
+
+@dataclass(slots=True)
+class _Running:
+    link: Link
+    machine: ReadMachine
+    """What the response's state is and what each frame means (sans-I/O)."""
+    owner: object
+    """The stream() call this attempt belongs to."""
+    steers: list[str] = field(default_factory=list)
+    grace: asyncio.Future[None] | None = None
+    """Closes the socket if a cancelled response does not end in time."""
+
+    @property
+    def fold(self) -> ResponsesFold:
+        return self.machine.fold
+
+
+class ResponsesWebSocketChannel:
+    """A :class:`~spark_cli.protocol.channel.Channel` over the Responses WebSocket mode."""
+
+    def __init__(
+        self,
+        url: str,
+        api_key: str | None,
+        *,
+        extra_headers: Mapping[str, str] | None = None,
+        idle_timeout: float = 10.0,
+        queue_timeout: float = QUEUE_TIMEOUT,
+        connect_timeout: float = 5.0,
+        warm_spare: bool = True,
+        max_retries: int = 3,
+        max_wait: float = 30.0,
+        retry_policy: RetryPolicy | None = None,
+        use_cancel_extension: bool = True,
+        secrets: Iterable[str] = (),
+    ) -> None:
+        self._secrets = Secrets((api_key, *secrets))
+        """Every key spark can see: masked in any message this channel makes."""
+        headers = dict(extra_headers or {})
+        if api_key:
+            headers["Authorization"] = f"Bearer {api_key}"
+        self._idle = idle_timeout
+        self._queue_timeout = max(queue_timeout, idle_timeout)
+        self._use_cancel = use_cancel_extension
+        self._policy = retry_policy or RetryPolicy(max_attempts=max_retries + 1, max_wait=max_wait)
+        self._links = Links(
+            url, headers, self._secrets, connect_timeout=connect_timeout, warm_spare=warm_spare
+        )
+        self._running: _Running | None = None
+        self._stop = asyncio.Event()
+
+    @property
+    def handshakes(self) -> int:
+        """Connections opened so far (spares included)."""
+        return self._links.handshakes
+
+    @property
+    def capabilities(self) -> Capabilities:
+        link = self._links.current
+        cancel = self._use_cancel and link is not None and CANCEL_EXTENSION in link.extensions
+        return Capabilities(steer=True, cancel=cancel, persistent=True)
+
+    async def warm(self, request: TurnRequest | None = None) -> None:
+        """Open the connection (and the spare) ahead of the first turn.
+
+        With ``request``, also send its instructions and messages ahead with
+        ``generate: false``: the next turn whose messages extend these sends only
+        what is new. Raises :class:`ChannelError` when the server refuses.
+        """
+        try:
+            await self._warm(request)
+        except ChannelError as error:
+            raise masked(error, self._secrets) from error.__cause__
+
+    async def _warm(self, request: TurnRequest | None) -> None:
+        link = await self._links.get()
+        self._links.replenish()
+        if request is None:
+            return
+        self._links.lost = None  # nothing to replay: the warm-up sends the whole context
+        await link.ws.send(self._payload(request, link, generate=False))
+        run = _Running(link, self._machine(), None)
+        async for _ in self._read(run, request):
+            pass
+        finished = run.fold.finished
+        if finished is not None and finished.status == "completed" and run.fold.response_id:
+            link.chain = Chain(run.fold.response_id, request.messages)
+
+    async def stream(self, request: TurnRequest) -> AsyncGenerator[ChannelEvent, None]:
+        self._stop = asyncio.Event()
+        turn = object()
+        try:
+            async for event in with_retries(
+                lambda attempt: self._attempt(request, turn), self._policy, self._stop,
+                secrets=self._secrets,
+            ):
+                yield event
+        finally:
+            self._links.replenish()
+            run = self._running
+            if run is not None and run.owner is turn:
+                self._running = None
+                if run.grace is not None:
+                    run.grace.cancel()
+                if not run.machine.over:
+                    self._drop(run.link, "the previous turn was abandoned")  # frames would leak
+
+    async def steer(self, text: str) -> None:
+        """Send ``response.steer`` for the running response (outcome arrives as events)."""
+        run = self._running
+        if (run is None or run.machine.stopping or run.fold.response_id is None
+                or run.fold.finished):
+            raise ChannelError("bad_request", "no response is running to steer")
+        payload = {
+            "type": "response.steer",
+            "previous_response_id": run.fold.response_id,
+            "input": [item(Message("user", text))],
+        }
+        try:
+            await run.link.ws.send(json.dumps(payload))
+        except ConnectionClosed as exc:
+            raise ChannelError(
+                "connection", "the connection closed before the steer was sent"
+            ) from exc
+        run.steers.append(text)
+
+    async def stop(self) -> None:
+        """End the running turn now: the cancel extension where advertised, else close."""
+        self._stop.set()
+        run = self._running
+        if run is None or not run.machine.stop():
+            return
+        link = run.link
+        response_id = run.fold.response_id
+        cancel = self._use_cancel and CANCEL_EXTENSION in link.extensions
+        if cancel and response_id is not None and link.open:
+            payload = json.dumps({"type": CANCEL_EXTENSION, "response_id": response_id})
+            with contextlib.suppress(ConnectionClosed):
+                await link.ws.send(payload)
+                run.grace = self._links.spawn(self._close_if_still_running(run))
+                return
+        self._drop(link, "stopped")
+
+    async def aclose(self) -> None:
+        run = self._running
+        if run is not None and run.grace is not None:
+            run.grace.cancel()
+        await self._links.aclose()
+
+    # ---- one attempt ----
+
+    async def _attempt(self, request: TurnRequest, turn: object) -> AsyncIterator[ChannelEvent]:
+        link = await self._links.get()
+        busy = link.busy
+        if busy is not None and not (busy.fold.finished or busy.machine.ended):
+            # an earlier turn was walked away from mid-stream: its frames would leak into this one
+            self._drop(link, "the previous turn was abandoned")
+            link = await self._links.get()
+        replayed = False
+        while True:
+            if self._links.lost is not None:
+                yield Reconnected(self._links.lost)
+                self._links.lost = None
+            if self._stop.is_set():
+                yield TurnFinished("cancelled", "stopped before the request was sent")
+                return
+            payload = self._payload(request, link)
+            try:
+                await link.ws.send(payload)
+            except ConnectionClosed as exc:
+                self._drop(link, "connection closed")
+                raise ChannelError(
+                    "connection",
+                    "the connection closed before the request was sent",
+                    retryable=True,
+                ) from exc
+            yield RequestSent(time.perf_counter())
+            run = _Running(link, self._machine(), turn)
+            self._running = link.busy = run
+            try:
+                async for event in self._read(run, request):
+                    yield event
+            except ProviderError as error:
+                if replayed or error.code not in REPLAY_CODES or run.fold.deltas:
+                    raise
+                replayed = True
+                link.chain = None  # the next payload carries the whole context
+                if error.code == "websocket_connection_limit_reached":
+                    self._drop(link, error.code)  # reported as Reconnected(code)
+                    link = await self._links.get()
+                continue
+            return
+
+    async def _read(self, run: _Running, request: TurnRequest) -> AsyncIterator[ChannelEvent]:
+        """Frames of one response until its terminal event. Only bytes move here: every
+        decision (stop, cancel, steer successor, queue, errors) is the ReadMachine's."""
+        link = run.link
+        ws = link.ws
+        machine = run.machine
+        on_event = machine.on_event
+        feed = machine.fold.feed
+        loads = json.loads
+        watch = IdleWatch(self._idle)
+        try:
+            while True:
+                watch.since = monotonic()
+                step: Step
+                try:
+                    raw = await ws.recv()
+                except asyncio.CancelledError:
+                    if not watch.claim():
+                        raise
+                    step = machine.on_silence()
+                except ConnectionClosed as exc:
+                    step = machine.on_closed(_close_detail(exc))
+                else:
+                    watch.since = None
+                    try:
+                        step = on_event(feed(loads(raw)), link.open)
+                    except ProviderError as error:
+                        step = machine.on_provider_error(error)
+                    except ValueError:
+                        step = machine.on_malformed(raw)
+                    except ChannelError as error:
+                        step = machine.on_bad_event(error)
+                if step is None:
+                    continue
+                if not isinstance(step, Decision):
+                    yield step  # a ChannelEvent as it is: the per-token path
+                    continue
+                if step.limit is not None:
+                    watch.set_limit(step.limit)
+                if step.drop is not None:
+                    self._drop(link, step.drop)
+                if step.error is not None:
+                    raise step.error from None
+                if step.remember:
+                    self._remember(request, run)
+                for event in step.emit:
+                    yield event
+                if step.done:
+                    return
+        finally:
+            watch.close()
+
+    # ---- helpers ----
+
+    def _machine(self) -> ReadMachine:
+        return ReadMachine(ResponsesFold(self._secrets), self._idle, self._queue_timeout)
+
+    def _drop(self, link: Link, reason: str) -> None:
+        self._links.drop(link, reason)
+
+    async def _close_if_still_running(self, run: _Running) -> None:
+        await asyncio.sleep(CANCEL_GRACE)
+        if self._running is run and run.fold.finished is None:
+            self._drop(run.link, "cancel not acknowledged")
+
+    # ---- chaining (spark_cli.transport.ws.ws_chain) ----
+
+    def _payload(self, request: TurnRequest, link: Link, *, generate: bool = True) -> str:
+        return create_payload(request, link.chain, generate=generate)
+
+    def _remember(self, request: TurnRequest, run: _Running) -> None:
+        run.link.chain = (None if run.machine.stopping
+                          else chain_after(request, run.fold, run.steers))
+
+
+def _close_detail(exc: ConnectionClosed) -> str:
+    frame = exc.rcvd
+    if frame is None or not frame.code:
+        return ""
+    reason = f" {frame.reason}" if frame.reason else ""
+    return f" (close code {frame.code}{reason})"

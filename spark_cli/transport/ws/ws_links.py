@@ -1,0 +1,194 @@
+"""WebSocket connections for the Responses channel: the current one and a warm spare.
+
+A :class:`Link` is one open socket with what the server holds on it (the
+response chain it can continue). :class:`Links` hands out the current link,
+replaces a lost one with the already-open spare (so the turn after a stop or a
+drop pays no handshake) and remembers why the last one was lost, which the
+channel reports as ``Reconnected``. Closing happens in the background.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Coroutine, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import InvalidHandshake, InvalidMessage, InvalidStatus, InvalidURI
+from websockets.protocol import State
+
+from spark_cli.protocol.channel import ChannelError, Message
+from spark_cli.protocol.secrets import Secrets
+from spark_cli.transport.errors import (
+    error_from_body,
+    non_http_answer,
+    not_http_error,
+    unreachable_error,
+)
+
+EXTENSIONS_HEADER = "x-spark-engine-extensions"
+MAX_FRAME = 64 * 2**20
+CLOSE_TIMEOUT = 2.0
+_LOG = logging.getLogger("spark_cli.transport.ws.ws_links")
+_LOG.setLevel(logging.WARNING)
+"""websockets logs handshake headers (the Authorization one too) at DEBUG: never here."""
+
+
+@dataclass(slots=True)
+class Chain:
+    response_id: str
+    covered: tuple[Message, ...]
+    """The conversation the response saw, its own answer included."""
+
+
+@dataclass(slots=True)
+class Link:
+    ws: ClientConnection
+    number: int
+    """1-based count of the connections this channel opened."""
+    extensions: frozenset[str]
+    """Non-standard features the server advertised (the engine's ``response.cancel``)."""
+    chain: Chain | None = None
+    busy: Any = None
+    """The latest request sent on this connection (the channel's run state)."""
+
+    @property
+    def open(self) -> bool:
+        return self.ws.state is State.OPEN
+
+
+class Links:
+    """The current connection, a warm spare, and background closing."""
+
+    def __init__(
+        self,
+        url: str,
+        headers: Mapping[str, str],
+        secrets: Secrets,
+        *,
+        connect_timeout: float,
+        warm_spare: bool,
+    ) -> None:
+        self._url = url
+        self._headers = dict(headers)
+        self._secrets = secrets
+        self._connect_timeout = connect_timeout
+        self._warm_spare = warm_spare
+        self.current: Link | None = None
+        self._spare: asyncio.Task[Link] | None = None
+        self.lost: str | None = None
+        """Why the previous connection (and its server state) was lost, until reported."""
+        self.handshakes = 0
+        self._closers: set[asyncio.Future[Any]] = set()
+
+    async def get(self) -> Link:
+        """The open current link; else the spare (or a new connection) becomes current."""
+        link = self.current
+        if link is not None and link.open:
+            return link
+        if link is not None:
+            self.lost = self.lost or "connection closed"
+            self.current = None
+        link = await self._take_spare()
+        if link is None:
+            link = await self.connect()
+        self.current = link
+        return link
+
+    def replenish(self) -> None:
+        """Open a spare in the background if there is none (call it between turns, so
+        its handshake never competes with a turn on the loopback or the CPU)."""
+        if not self._warm_spare or self.current is None:
+            return
+        spare = self._spare
+        if spare is not None and not (spare.done() and _failed_or_closed(spare)):
+            return
+        self._spare = asyncio.ensure_future(self.connect())
+        self._spare.add_done_callback(_retrieve)
+
+    async def _take_spare(self) -> Link | None:
+        spare, self._spare = self._spare, None
+        if spare is None:
+            return None
+        try:
+            link = await spare
+        except ChannelError:
+            return None
+        return link if link.open else None
+
+    async def connect(self) -> Link:
+        """Open a new connection (not made current)."""
+        try:
+            ws = await connect(
+                self._url,
+                additional_headers=self._headers,
+                compression=None,
+                proxy=None,
+                max_size=MAX_FRAME,
+                open_timeout=self._connect_timeout,
+                close_timeout=CLOSE_TIMEOUT,
+                user_agent_header="spark",
+                logger=_LOG,
+            )
+        except InvalidStatus as exc:
+            response = exc.response
+            raise error_from_body(
+                response.status_code,
+                bytes(response.body or b""),
+                headers=dict(response.headers.raw_items()),
+                secrets=self._secrets,
+            ) from None
+        except InvalidMessage as exc:
+            sent = non_http_answer(exc)
+            if sent is not None:
+                raise not_http_error(self._url, sent, self._secrets) from None
+            raise unreachable_error(self._url, exc, self._secrets) from None
+        except (OSError, TimeoutError, InvalidHandshake, InvalidURI) as exc:
+            raise unreachable_error(self._url, exc, self._secrets) from None
+        self.handshakes += 1
+        header = ws.response.headers.get(EXTENSIONS_HEADER, "") if ws.response else ""
+        extensions = frozenset(part.strip() for part in header.split(",") if part.strip())
+        return Link(ws, self.handshakes, extensions)
+
+    def drop(self, link: Link, reason: str) -> None:
+        """Forget ``link`` (its server state is lost) and close it in the background."""
+        if self.current is link:
+            self.current = None
+            self.lost = reason
+        link.chain = None
+        if link.ws.state is not State.CLOSED:
+            self.spawn(link.ws.close())
+
+    def spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Future[Any]:
+        task = asyncio.ensure_future(coro)
+        self._closers.add(task)
+        task.add_done_callback(self._closers.discard)
+        return task
+
+    async def aclose(self) -> None:
+        spare, self._spare = self._spare, None
+        if spare is not None:
+            spare.cancel()
+            with contextlib.suppress(BaseException):
+                await (await spare).ws.close()
+        link, self.current = self.current, None
+        if link is not None:
+            await link.ws.close()
+        for task in list(self._closers):
+            with contextlib.suppress(BaseException):
+                await task
+
+
+def _failed_or_closed(task: asyncio.Future[Link]) -> bool:
+    if task.cancelled() or task.exception() is not None:
+        return True
+    return not task.result().open
+
+
+def _retrieve(task: asyncio.Future[Any]) -> None:
+    """Mark a spare's failure as seen; the turn that wants the spare connects anew."""
+    if not task.cancelled():
+        task.exception()

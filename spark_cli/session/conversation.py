@@ -20,7 +20,12 @@ from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 
 from spark_cli.protocol.channel import Channel, Message
-from spark_cli.session.building.request import BuiltRequest, RequestError, build_request
+from spark_cli.session.building.request import (
+    BuiltRequest,
+    RequestError,
+    build_request,
+    warm_request,
+)
 from spark_cli.session.config.settings import Settings
 from spark_cli.session.context.report import ContextReport
 from spark_cli.session.events import SessionEvent, TurnFailed
@@ -70,12 +75,18 @@ class Session:
         return self._streaming
 
     async def warm(self) -> None:
-        """Open the channel's connection now, so the first turn pays no handshake.
+        """Open the channel's connection now, so the first turn pays no handshake; a new
+        conversation also sends its instructions ahead (``generate: false`` where the
+        channel chains), so a refused key or a wrong model shows before the first turn.
 
         Raises ``ChannelError`` when the provider cannot be reached (a front end
         shows it; the first turn reports it again)."""
-        if self.channel is not None:
+        if self.channel is None:
+            return
+        if self.history:
             await self.channel.warm()
+            return
+        await self.channel.warm(warm_request(self.settings, self.root))
 
     async def interrupt(self) -> None:
         """Stop the running turn now (it ends with ``TurnCompleted(status="cancelled")``)."""

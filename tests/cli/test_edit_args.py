@@ -74,7 +74,8 @@ def test_values_are_typed_as_typer_types_them() -> None:
 
 def test_a_plain_spark_edit_never_imports_typer_or_click(tmp_path: Path) -> None:
     code = ("import sys\n"
-            "from spark_cli.cli import entry, edit_cmd\n"
+            "from spark_cli.cli import entry\n"
+            "from spark_cli.cli.edit import edit_cmd\n"
             "edit_cmd.run_edit = lambda args: print(','.join(m for m in sys.modules"
             " if m.split('.')[0] in ('typer', 'click', 'rich', 'pydantic'))) or sys.exit(0)\n"
             "sys.argv = ['spark', 'edit', 'app.py', '-m', 'x', '--json']\n"

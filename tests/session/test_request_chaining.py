@@ -37,3 +37,28 @@ async def test_the_second_request_extends_the_first_and_the_map_travels_once(
     assert MAP_HEADER in first.messages[-1].content
     assert MAP_HEADER not in second.messages[-1].content
     assert session.history[0] == first.messages[-1]  # kept exactly as sent
+
+
+class _WarmRecorder(ScriptedChannel):
+    def __init__(self) -> None:
+        super().__init__(["ok\n"])
+        self.warmed: list[object] = []
+
+    async def warm(self, request=None):  # type: ignore[no-untyped-def]
+        self.warmed.append(request)
+
+
+async def test_warm_sends_the_instructions_ahead_and_the_first_turn_extends_them(
+        tmp_path: Path) -> None:
+    root = _repo(tmp_path / "repo")
+    (root / "AGENTS.md").write_text("Use tabs.\n")
+    settings = load_settings(root, {}, {"SPARK_CONFIG_DIR": str(tmp_path / "cfg")})
+    channel = _WarmRecorder()
+    session = Session(channel, root, settings)
+    await session.warm()
+    warm = channel.warmed[0]
+    assert warm is not None and warm.messages == () and "Use tabs." in warm.instructions
+    [e async for e in session.run_turn("explain run", ["app.py"])]
+    assert channel.requests[0].instructions == warm.instructions
+    await session.warm()  # a conversation under way: only the connection is checked
+    assert channel.warmed[1] is None

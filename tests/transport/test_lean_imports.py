@@ -29,7 +29,7 @@ def test_the_websocket_channel_skips_importlib_metadata_and_keeps_the_version() 
 def test_nothing_is_registered_once_websockets_is_imported() -> None:
     out = _run("import sys, websockets\n"
                "module = sys.modules['websockets.version']\n"
-               "from spark_cli.transport import websockets_lean\n"
+               "from spark_cli.transport.ws import websockets_lean\n"
                "websockets_lean.prepare()\n"
                "print(sys.modules['websockets.version'] is module)\n")
     assert out == ["True"]

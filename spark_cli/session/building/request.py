@@ -96,6 +96,15 @@ def build_request(settings: Settings, root: Path, files: Sequence[str], instruct
                         built.total, built.report)
 
 
+def warm_request(settings: Settings, root: Path) -> TurnRequest:
+    """What a session sends ahead of its first turn (``generate: false`` on a channel that
+    chains): the instructions every turn carries and no message yet, so the first turn's
+    messages extend it and travel alone."""
+    instructions = system_instructions(settings.edit_format, read_agents_md(root))
+    return TurnRequest(model=settings.provider.model, messages=(), instructions=instructions,
+                       max_output_tokens=settings.max_output_tokens)
+
+
 def _map_in(history: Sequence[Message]) -> bool:
     """An earlier message of the conversation carries the repo map (sent once per talk)."""
     return any(m.role == "user" and MAP_HEADER in m.content for m in history)

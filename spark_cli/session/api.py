@@ -60,6 +60,9 @@ class SessionApi(Protocol):
         """Run one turn: session events, ending with ``TurnCompleted`` or ``TurnFailed``."""
         ...
 
+    def reset(self) -> None:
+        """Start a new conversation: no history; files are sent again."""
+
     async def warm(self) -> None:
         """Connect ahead of the first turn (raises ``ChannelError`` when it cannot)."""
 

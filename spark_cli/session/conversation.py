@@ -74,6 +74,16 @@ class Session:
     def streaming(self) -> bool:
         return self._streaming
 
+    def reset(self) -> None:
+        """Start a new conversation (``/clear``): no history, and every file is sent again
+        (the model forgot it). Files on disk and the undo journal are not touched."""
+        if self._streaming:
+            raise TurnInProgress("a turn is running: interrupt it first")
+        self.history.clear()
+        self._sent.clear()
+        self._feedback.clear()
+        self._prepared = None
+
     async def warm(self) -> None:
         """Open the channel's connection now, so the first turn pays no handshake; a new
         conversation also sends its instructions ahead (``generate: false`` where the

@@ -75,7 +75,7 @@ async def _clear(app: SparkApp, args: list[str]) -> None:
     from spark_cli.tui.transcript import Transcript
 
     app.query_one(Transcript).clear()
-    app.session.history.clear()
+    app.session.reset()
     app._note("new conversation (files on disk are unchanged; /undo still works)")
 
 

@@ -94,6 +94,9 @@ class StandInSession:
 
     async def warm(self) -> None: ...
 
+    def reset(self) -> None:
+        self.history.clear()
+
     async def steer(self, text: str) -> bool:
         return False
 

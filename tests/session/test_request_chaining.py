@@ -62,3 +62,18 @@ async def test_warm_sends_the_instructions_ahead_and_the_first_turn_extends_them
     assert channel.requests[0].instructions == warm.instructions
     await session.warm()  # a conversation under way: only the connection is checked
     assert channel.warmed[1] is None
+
+
+async def test_reset_starts_over_and_sends_the_files_again(tmp_path: Path) -> None:
+    root = _repo(tmp_path / "repo")
+    settings = load_settings(root, {}, {"SPARK_CONFIG_DIR": str(tmp_path / "cfg")})
+    channel = ScriptedChannel(["ok\n"])
+    session = Session(channel, root, settings)
+    [e async for e in session.run_turn("explain run", ["app.py"])]
+    channel.stopped.clear()
+    session.reset()
+    assert session.history == []
+    [e async for e in session.run_turn("explain run again", ["app.py"])]
+    again = channel.requests[1].messages
+    assert len(again) == 1 and "def run():" in again[0].content  # app.py travels again
+    assert MAP_HEADER in again[0].content  # and so does the map: a new conversation

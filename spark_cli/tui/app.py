@@ -99,12 +99,12 @@ class SparkApp(App[int]):
                                   context_window=settings.context_window)
         self.keeper = Keeper(setup.store, self._note, self.set_timer)
         saved = self.saved = self.keeper.load()
+        self.link = Link(self.session, setup.connect, setup.flags, self._note, self._link_state)
         self.interaction = Interaction(self.session, self._sink, queue=saved.queue,
-                                       ready=self._ensure_connected, files=self._files)
+                                       ready=self.link.ensure, files=self._files)
         self.context_files = ContextSet(self.session.root)
         """The files every turn sends in full (/add, /drop, /files)."""
         self.painter: Painter | None = None
-        self.link = Link(self.session, setup.connect, setup.flags, self._note, self._link_state)
         self._frames: Timer | None = None
         self.background: set[asyncio.Task[None]] = set()
         self.sent_text = ""
@@ -161,13 +161,9 @@ class SparkApp(App[int]):
         self._show_hud()
         # connect after the first frame: starting the bundled engine (imports, a server)
         # would otherwise delay the prompt by ~0.2 s; the first turn waits for it anyway
-        self.call_after_refresh(lambda: self.spawn(self._ensure_connected()))
+        self.call_after_refresh(lambda: self.spawn(self.link.ensure()))
 
     # ---- connection ----
-
-    async def _ensure_connected(self) -> None:
-        """Every turn awaits this first (the channel opens once, again after a failure)."""
-        await self.link.ensure()
 
     def _link_state(self, state: str) -> None:
         self.hud_state.state = state
@@ -352,7 +348,7 @@ class SparkApp(App[int]):
         hud.provider, hud.model, hud.channel = new.name, new.model, new.kind
         hud.context_window = settings.context_window
         if not self.link.connected:
-            self.spawn(self._ensure_connected())
+            self.spawn(self.link.ensure())
         self._note(f"now {new.name} · {new.model}", "bold")
 
     def _files(self) -> tuple[str, ...]:

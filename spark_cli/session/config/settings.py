@@ -26,7 +26,6 @@ Every resolved value remembers where it came from (``Settings.sources``).
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Mapping
 from dataclasses import field
 from pathlib import Path
@@ -35,6 +34,18 @@ from typing import Any, TypeVar
 from spark_cli.protocol.urls import mask_url
 from spark_cli.protocol.values import Value
 from spark_cli.protocol.values import value as value_class
+from spark_cli.session.config.layers import (
+    PROVIDER_KEYS,
+    PROVIDER_SPECIFIC,
+    Layer,
+    SettingsError,
+    env_layer,
+    file_layers,
+    flag_layer,
+    project_config_path,
+    source_of,
+    user_config_path,
+)
 from spark_cli.session.config.presets import (
     DEFAULT_PROVIDER,
     EDIT_FORMATS,
@@ -47,39 +58,19 @@ from spark_cli.session.config.presets import (
     preset,
 )
 
-CONFIG_NAME = "config.toml"
-PROJECT_DIR = ".spark"
+__all__ = ["DEFAULT_CONTEXT_WINDOW", "DEFAULT_IDLE_TIMEOUT", "DEFAULT_MAX_OUTPUT_TOKENS",
+           "ProviderSettings", "Settings", "SettingsError", "load_settings", "mask_key",
+           "project_config_path", "user_config_path"]
+
 DEFAULT_CONTEXT_WINDOW = 128_000
 DEFAULT_MAX_OUTPUT_TOKENS = 8_192
 DEFAULT_IDLE_TIMEOUT = 10.0
-
-# key -> (python types accepted, words for the error)
-_TYPES: dict[str, tuple[tuple[type, ...], str]] = {
-    "provider": ((str,), "a string"),
-    "model": ((str,), "a string"),
-    "base_url": ((str,), "a string (an http(s) URL)"),
-    "kind": ((str,), "a string"),
-    "api_key_env": ((str,), "a string (an environment variable name)"),
-    "edit_format": ((str,), "a string"),
-    "context_window": ((int,), "an integer"),
-    "max_output_tokens": ((int,), "an integer"),
-    "idle_timeout": ((int, float), "a number (seconds)"),
-    "test_command": ((str,), "a string"),
-    "allow_syntax_errors": ((bool,), "a boolean (true/false)"),
-}
-_PROVIDER_KEYS = ("model", "base_url", "kind", "api_key_env", "edit_format")
-_PROVIDER_SPECIFIC = ("model", "base_url", "kind", "api_key_env")
-_CHOICES: dict[str, tuple[str, ...]] = {"edit_format": EDIT_FORMATS, "kind": KINDS}
-_POSITIVE = ("context_window", "max_output_tokens", "idle_timeout")
-_ENV_KEYS = {"provider": "SPARK_PROVIDER", "model": "SPARK_MODEL", "base_url": "SPARK_BASE_URL"}
 
 
 _Choice = TypeVar("_Choice", bound=str)
 _Number = TypeVar("_Number", int, float)
 
 
-class SettingsError(ValueError):
-    """A configuration problem: names the file (or flag/env), the key and what was expected."""
 
 
 def mask_key(key: str | None) -> str:
@@ -151,138 +142,6 @@ class Settings(Value):
         }
 
 
-def user_config_path(env: Mapping[str, str]) -> Path:
-    """``$SPARK_CONFIG_DIR/config.toml`` or the platform's user config dir.
-
-    On Linux that is the XDG rule, done here (platformdirs costs ~5 ms to import
-    on every launch): ``$XDG_CONFIG_HOME/spark`` when it is an absolute path,
-    else ``~/.config/spark``. Other platforms ask platformdirs.
-    """
-    override = env.get("SPARK_CONFIG_DIR")
-    if override:
-        return Path(override) / CONFIG_NAME
-    if sys.platform.startswith("linux") and not hasattr(sys, "getandroidapilevel"):
-        xdg = env.get("XDG_CONFIG_HOME", "")
-        base = xdg if xdg.startswith("/") else os.path.expanduser("~/.config")
-        return Path(base) / "spark" / CONFIG_NAME
-    import platformdirs
-
-    return Path(platformdirs.user_config_dir("spark", appauthor=False)) / CONFIG_NAME
-
-
-def project_config_path(root: Path) -> Path:
-    return Path(root) / PROJECT_DIR / CONFIG_NAME
-
-
-def _check_value(where: str, key: str, value: object) -> object:
-    types, words = _TYPES[key]
-    ok = isinstance(value, types) and not (isinstance(value, bool) and bool not in types)
-    if not ok:
-        raise SettingsError(f"{where}: '{key}' must be {words}, not "
-                            f"{type(value).__name__} ({value!r})")
-    choices = _CHOICES.get(key)
-    if choices is not None and value not in choices:
-        raise SettingsError(f"{where}: '{key}' must be one of {', '.join(choices)}, "
-                            f"not {value!r}")
-    if key in _POSITIVE and isinstance(value, int | float) and value <= 0:
-        raise SettingsError(f"{where}: '{key}' must be greater than 0, not {value!r}")
-    if key in ("model", "base_url", "provider", "api_key_env") and not str(value).strip():
-        raise SettingsError(f"{where}: '{key}' is empty")
-    return value
-
-
-@value_class
-class _Layer(Value):
-    label: str
-    values: dict[str, object]
-    providers: dict[str, dict[str, object]] = field(default_factory=dict)
-
-
-def _secret_error(where: str, key: str) -> SettingsError:
-    return SettingsError(f"{where}: '{key}' is not read from config files: keep keys in the "
-                         "environment (OPENAI_API_KEY, CEREBRAS_API_KEY, SPARK_API_KEY) and "
-                         "name another variable with 'api_key_env' if needed")
-
-
-def _parse_file(path: Path, label: str) -> _Layer:
-    import tomllib  # only when a config file exists (start-up)
-
-    try:
-        with path.open("rb") as handle:
-            data = tomllib.load(handle)
-    except tomllib.TOMLDecodeError as exc:
-        raise SettingsError(f"{path}: not valid TOML ({exc})") from None
-    except OSError as exc:
-        raise SettingsError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    layer = _Layer(f"{label} {path}", {})
-    for key, value in data.items():
-        if key == "providers":
-            if not isinstance(value, dict):
-                raise SettingsError(f"{path}: 'providers' must be a table of [providers.NAME]")
-            for name, table in value.items():
-                if name not in _known_providers():
-                    _unknown_provider(path, name)
-                if not isinstance(table, dict):
-                    raise SettingsError(f"{path}: 'providers.{name}' must be a table")
-                checked: dict[str, object] = {}
-                for sub, sub_value in table.items():
-                    where = f"{path}: providers.{name}"
-                    if sub in ("api_key", "key"):
-                        raise _secret_error(str(path), f"providers.{name}.{sub}")
-                    if sub not in _PROVIDER_KEYS:
-                        raise SettingsError(f"{where}: unknown key '{sub}' (known: "
-                                            f"{', '.join(_PROVIDER_KEYS)})")
-                    checked[sub] = _check_value(f"{path}: [providers.{name}]", sub, sub_value)
-                layer.providers[name] = checked
-            continue
-        if key in ("api_key", "key"):
-            raise _secret_error(str(path), key)
-        if key == "deep":
-            continue  # the deep track's table: read by spark_cli.session.deep.deep_settings
-        if key not in _TYPES:
-            raise SettingsError(f"{path}: unknown key '{key}' (known: "
-                                f"{', '.join([*_TYPES, 'providers'])})")
-        layer.values[key] = _check_value(str(path), key, value)
-    return layer
-
-
-def _known_providers() -> tuple[str, ...]:
-    return tuple(PRESETS)
-
-
-def _unknown_provider(path: Path, name: str) -> None:
-    raise SettingsError(f"{path}: [providers.{name}]: unknown provider {name!r}; use one of "
-                        f"{', '.join(_known_providers())}")
-
-
-def _env_layer(env: Mapping[str, str]) -> _Layer:
-    values: dict[str, object] = {}
-    for key, name in _ENV_KEYS.items():
-        raw = env.get(name)
-        if raw:
-            values[key] = _check_value(f"environment variable {name}", key, raw)
-    return _Layer("env", values)
-
-
-def _flag_layer(flags: Mapping[str, object]) -> _Layer:
-    values: dict[str, object] = {}
-    for key, value in flags.items():
-        if value is None:
-            continue
-        if key not in _TYPES:
-            raise SettingsError(f"unknown setting '{key}' (known: {', '.join(_TYPES)})")
-        values[key] = _check_value(f"--{key.replace('_', '-')}", key, value)
-    return _Layer("flag", values)
-
-
-def _source(layer: _Layer, key: str) -> str:
-    if layer.label == "env":
-        return f"env {_ENV_KEYS[key]}"
-    if layer.label == "flag":
-        return f"flag --{key.replace('_', '-')}"
-    return layer.label
-
-
 def load_settings(root: Path, flags: Mapping[str, object] | None = None,
                   env: Mapping[str, str] | None = None, *, check: bool = True) -> Settings:
     """Resolve every setting and its source; ``SettingsError`` (a ValueError) on bad input.
@@ -291,8 +150,8 @@ def load_settings(root: Path, flags: Mapping[str, object] | None = None,
     `spark config` passes ``check=False`` and shows ``Settings.problems``.
     """
     env = os.environ if env is None else env
-    layers, files = _file_layers(root, env)
-    layers += [_env_layer(env), _flag_layer(flags or {})]
+    layers, files = file_layers(root, env)
+    layers += [env_layer(env), flag_layer(flags or {})]
     name, sources = _chosen_provider(layers)
     try:
         chosen = preset(name)
@@ -322,27 +181,16 @@ def load_settings(root: Path, flags: Mapping[str, object] | None = None,
     )
 
 
-def _file_layers(root: Path, env: Mapping[str, str]) -> tuple[list[_Layer], list[str]]:
-    layers: list[_Layer] = []
-    files: list[str] = []
-    for label, path in (("user file", user_config_path(env)),
-                        ("project file", project_config_path(root))):
-        if path.is_file():
-            layers.append(_parse_file(path, label))
-            files.append(str(path))
-    return layers, files
-
-
-def _chosen_provider(layers: list[_Layer]) -> tuple[str, dict[str, str]]:
+def _chosen_provider(layers: list[Layer]) -> tuple[str, dict[str, str]]:
     """The provider's name (the last layer that names one wins) and the sources so far."""
     name, sources = DEFAULT_PROVIDER, {"provider": "default"}
     for layer in layers:
         if "provider" in layer.values:
-            name, sources["provider"] = str(layer.values["provider"]), _source(layer, "provider")
+            name, sources["provider"] = str(layer.values["provider"]), source_of(layer, "provider")
     return name, sources
 
 
-def _resolve(chosen: Preset, layers: list[_Layer], sources: dict[str, str]) -> dict[str, object]:
+def _resolve(chosen: Preset, layers: list[Layer], sources: dict[str, str]) -> dict[str, object]:
     """The preset's values overlaid by each layer in order; ``sources`` updated in place."""
     name = chosen.name
     resolved: dict[str, object] = {
@@ -352,14 +200,14 @@ def _resolve(chosen: Preset, layers: list[_Layer], sources: dict[str, str]) -> d
         "idle_timeout": DEFAULT_IDLE_TIMEOUT, "test_command": None,
         "allow_syntax_errors": False,
     }
-    sources.update({key: f"preset {name}" if key in _PROVIDER_KEYS else "default"
+    sources.update({key: f"preset {name}" if key in PROVIDER_KEYS else "default"
                     for key in resolved})
     for layer in layers:
         other = "provider" in layer.values and layer.values["provider"] != name
         for key, value in layer.values.items():
-            if key == "provider" or (other and key in _PROVIDER_SPECIFIC):
+            if key == "provider" or (other and key in PROVIDER_SPECIFIC):
                 continue
-            resolved[key], sources[key] = value, _source(layer, key)
+            resolved[key], sources[key] = value, source_of(layer, key)
         for key, value in layer.providers.get(name, {}).items():
             resolved[key], sources[key] = value, f"{layer.label} [providers.{name}]"
     return resolved
@@ -389,7 +237,7 @@ def _problems(chosen: Preset, model: object, base_url: object, api_key: str | No
     return problems
 
 
-def _known_secrets(env: Mapping[str, str], layers: list[_Layer],
+def _known_secrets(env: Mapping[str, str], layers: list[Layer],
                    api_key: str | None) -> tuple[str, ...]:
     """Every key spark can see: each preset's variable, SPARK_API_KEY, each ``api_key_env``
     any config layer names (for any provider), and the key in use."""

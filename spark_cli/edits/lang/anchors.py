@@ -21,10 +21,9 @@ One anchor is resolved by the first rule that finds something:
    the range is the outermost syntax node starting there, or without a tree
    the line's indentation block (plus a closing ``}``/``end`` line).
 
-Definitions come from one small tree-sitter query per language (compiled once,
-cached); the wheels' TAGS_QUERY files are uneven (C captures declarators, Rust
-lists ``impl`` only as a reference, TypeScript ships none), so spark keeps its
-own list of definition node types.
+Definitions come from one small tree-sitter query per language (compiled once, cached):
+the wheels' TAGS_QUERY files are uneven (C captures declarators, Rust lists ``impl``
+only as a reference, TypeScript ships none), so spark keeps its own definition types.
 """
 
 from __future__ import annotations

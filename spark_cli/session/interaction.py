@@ -162,6 +162,8 @@ class Interaction:
         try:
             if self.ready is not None:
                 await self.ready()
+            if self._interrupted:  # Esc while it was still connecting: nothing is sent
+                return
             async for event in self.session.run_turn(text, list(self.files())):
                 sink(event)
                 if type(event) is SteerRejected and self._steered:

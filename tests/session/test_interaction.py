@@ -148,3 +148,27 @@ async def test_blank_input_never_starts_a_turn(tmp_path: Path, engine, text: str
         interaction.submit(text)
         interaction.enqueue(text)
         assert not interaction.busy and events == [QueueChanged((), False)][: len(events)]
+
+
+async def test_esc_while_connecting_sends_nothing(tmp_path: Path) -> None:
+    from session_fakes import ScriptedChannel
+
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "app.py").write_text(PY)
+    settings = load_settings(root, {}, {"SPARK_CONFIG_DIR": str(tmp_path / "cfg")})
+    channel = ScriptedChannel(["hello\n"])
+    gate = asyncio.Event()
+
+    async def ready() -> None:
+        await gate.wait()
+
+    events: list[InteractionEvent] = []
+    interaction = Interaction(Session(channel, root, settings), events.append,
+                              files=lambda: ["app.py"], ready=ready)
+    interaction.submit("do it")
+    assert await interaction.interrupt() is True
+    gate.set()
+    async with asyncio.timeout(10):
+        await interaction.wait()
+    assert channel.requests == [] and isinstance(events[-1], TurnEnded) and events[-1].interrupted

@@ -98,6 +98,8 @@ async def _show(app: SparkApp, task: DeepTask, rest: list[str]) -> None:
     app._note(task.summary, "bold")
     if task.state != "done" or task.change is None or app.deep is None:
         return
+    if not task.change.files:
+        return
     statuses = await asyncio.to_thread(app.deep.review, task.number)
     _review(app, task, statuses)
 
@@ -193,6 +195,10 @@ def announce(app: SparkApp, task: DeepTask, before: str | None) -> None:
     if task.state == "done" and task.change is not None:
         files = len(task.change.files)
         hunks = sum(len(f.hunks) for f in task.change.files)
+        if not hunks:
+            app._note(f"deep #{task.number} done: it changed nothing (/deep show {task.number} "
+                      "for its answer)", "magenta")
+            return
         app._note(f"deep #{task.number} done: {hunks} hunk(s) in {files} file(s) — /deep show "
                   f"{task.number} to review, /deep apply {task.number} to merge",
                   "bold magenta")

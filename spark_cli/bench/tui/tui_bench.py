@@ -20,6 +20,8 @@ from typing import Any
 
 import typer
 
+import spark_cli
+
 
 @dataclasses.dataclass(frozen=True)
 class Plan:
@@ -53,9 +55,12 @@ class Plan:
 KEEP_TPS, KEY_TPS, CPU_TPS = 10_000.0, 2_000.0, 1_000.0
 
 
+_PACKAGE = Path(spark_cli.__file__).resolve().parent
+"""spark_cli/ (what bytecode is compiled for); its parent holds examples/ in a checkout."""
+
 def _workdir(tmp: Path) -> Path:
     """A copy of the example repo (the demo's), else an empty folder with one file."""
-    example = Path(__file__).resolve().parents[2] / "examples" / "repo"
+    example = _PACKAGE.parent / "examples" / "repo"
     work = tmp / "repo"
     if example.is_dir():
         shutil.copytree(example, work, ignore=shutil.ignore_patterns(".spark", "__pycache__"))
@@ -114,7 +119,7 @@ def _compile_bytecode() -> None:
 
     flag = os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     try:
-        compileall.compile_dir(str(Path(__file__).resolve().parents[1]), quiet=1)
+        compileall.compile_dir(str(_PACKAGE), quiet=1)
     finally:
         if flag is not None:
             os.environ["PYTHONDONTWRITEBYTECODE"] = flag

@@ -18,6 +18,7 @@ def _figures(key_p95: float = 12.0, launch_s: float = 0.4) -> dict:
         "cpu": {"cpu_share": 0.25, "frames_per_s": 30.0, "idle_cpu_share": 0.01},
         "typing": {"turns": 200, "transcript_lines": 5000, "key_fresh_ms": [5.0, key_p95],
                    "key_fresh_lost": 0, "key_late_ms": [6.0, key_p95 * 2], "key_late_lost": 0,
+                   "key_deep_ms": [5.5, key_p95], "key_deep_lost": 0,
                    "esc_to_final_frame_ms": [3.0, 4.0], "esc_chars_after": 0,
                    "esc_to_turn_end_ms": [9.0], "rss_10": 100 * 2**20, "rss_late": 120 * 2**20,
                    "blocks_10": 1000, "blocks_late": 1600},

@@ -42,6 +42,10 @@ PROMPT_MARKS = "αβγδεζηθικλμνξοπρστυφχψω"
 Figures = dict[str, Any]
 
 
+DEEP_TASK = "add docstrings to every function in src/shop/cart.py and src/shop/pricing.py"
+"""What the deep model works on while keys are timed (the example repo's files)."""
+
+
 def percentile(values: list[float], share: float) -> float:
     """The ``share`` (0..1) percentile by the nearest-rank rule; NaN for no values."""
     if not values:
@@ -68,10 +72,12 @@ async def _run_app(url: str, token: str, workdir: Path,
     env = {"SPARK_API_KEY": token, "SPARK_CONFIG_DIR": str(workdir / ".no-user-config")}
     flags = {"provider": "mock", "model": "spark-lorem", "base_url": url + "/v1"}
     settings = load_settings(workdir, flags, env)
+    deep = load_settings(workdir, {**flags, "model": "spark-deep"}, env)  # the same engine
     session = Session(None, workdir, settings)
     log = FrameLog()
     RecordingDriver.log = log
-    app = SparkApp(TuiSetup(session=session, connect=connect), driver_class=RecordingDriver)
+    app = SparkApp(TuiSetup(session=session, connect=connect, deep_settings=deep),
+                   driver_class=RecordingDriver)
     log.shown = lambda: app.painter.stream.taken if app.painter is not None else 0
     result: Figures = {}
     failure: list[BaseException] = []
@@ -242,9 +248,24 @@ async def typing_and_esc(url: str, token: str, workdir: Path, *, tps: float, str
         await _finish(app, 30 + 3 * stream_s)
         return result
 
+    async def typed_beside_a_deep_task(app: Any, log: FrameLog) -> tuple[list[float], int]:
+        """The same while a deep task streams too (the dual track: the prompt must not
+        care); the deep task is cancelled after."""
+        task = app.deep.start(DEEP_TASK)
+        await _until(lambda: task.output_tokens > 0 or not task.active, 30.0,
+                     "the deep task's first tokens")
+        await _turn(app, int(tps * stream_s) + 1)
+        await _streaming(app)
+        result = await type_probe(app, log, samples, 0.06,
+                                  still=lambda: app.interaction.busy and task.active)
+        await app.deep.cancel(task.number)
+        await _finish(app, 30 + 3 * stream_s)
+        return result
+
     async def body(app: Any, log: FrameLog) -> Figures:
         await _warm_up(app)
         fresh, fresh_lost = await typed_while_streaming(app, log)
+        deep, deep_lost = await typed_beside_a_deep_task(app, log)
         esc = [await _esc_once(app, log, 0.4) for _ in range(escs)]
         memory: dict[int, tuple[int, int]] = {}
         done = 2 + escs
@@ -261,6 +282,7 @@ async def typing_and_esc(url: str, token: str, workdir: Path, *, tps: float, str
             "transcript_lines": app.query_one("#transcript").line_count,
             "key_fresh_ms": [x * 1000 for x in fresh], "key_fresh_lost": fresh_lost,
             "key_late_ms": [x * 1000 for x in late], "key_late_lost": late_lost,
+            "key_deep_ms": [x * 1000 for x in deep], "key_deep_lost": deep_lost,
             "esc_to_final_frame_ms": [e[0] * 1000 for e in esc],
             "esc_chars_after": max(e[1] for e in esc) if esc else 0,
             "esc_to_turn_end_ms": [e[2] * 1000 for e in esc],

@@ -57,6 +57,13 @@ HELP = ("Enter sends · while it streams Enter redirects, Tab queues, Esc stops 
         "Ctrl+Z undoes the last edits · /help lists commands")
 
 
+@dataclass(frozen=True, slots=True)
+class _Needs:
+    """What routing reads of a request's context: its tokens."""
+
+    tokens: int
+
+
 @dataclass
 class TuiSetup:
     """What the CLI hands the app: the session, how to connect, where state lives."""
@@ -287,7 +294,9 @@ class SparkApp(App[int]):
     def _route_hint(self, text: str) -> None:
         """One line above the prompt when the draft looks like deep work (never routed)."""
         hint = self.query_one("#hint", Static)
-        line = suggest_deep(text, None, self.session.settings.context_window) \
+        report = self.session.context  # the next request carries at least this much again
+        needs = _Needs(report.used) if report is not None else None
+        line = suggest_deep(text, needs, self.session.settings.context_window) \
             if text.strip() and not text.lstrip().startswith("/") else None
         hint.update(f"{line} (Ctrl+G sends it to the deep track)" if line else "")
         hint.display = bool(line)

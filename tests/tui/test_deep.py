@@ -114,3 +114,25 @@ def test_selection_reads_files_hunks_and_all() -> None:
     assert selection(["a.py", "b.py"]).files == frozenset({"a.py", "b.py"})  # type: ignore[union-attr]
     assert selection(["a.py:2"]).hunks == frozenset({("a.py", 2)})  # type: ignore[union-attr]
     assert isinstance(selection(["a.py", "b.py:1"]), str)
+
+
+async def test_the_hint_suggests_deep_and_never_routes(tui_app: MakeApp, repo: Path) -> None:
+    from types import SimpleNamespace
+
+    app = await _deep_app(tui_app, repo)
+    async with app.run_test(size=(110, 40)) as pilot:
+        hint = app.query_one("#hint")
+        await pilot.press(*"migrate util to pathlib")
+        await asyncio.sleep(0.5)
+        await pilot.pause()
+        assert hint.display and "/deep" in str(hint.render())
+        app.query_one(Prompt).load_text("fix the typo")
+        await asyncio.sleep(0.5)
+        await pilot.pause()
+        assert not hint.display
+        app.session.context = SimpleNamespace(used=100_000)  # type: ignore[assignment]
+        app.query_one(Prompt).load_text("fix the typo")
+        await asyncio.sleep(0.5)
+        await pilot.pause()
+        assert hint.display  # the conversation fills most of the fast window
+        assert app.deep is not None and app.deep.tasks == []  # nothing was routed

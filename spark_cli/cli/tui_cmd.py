@@ -39,6 +39,12 @@ async def connect(settings: Settings) -> AsyncIterator[Channel]:
         raise ChannelError("bad_request", str(exc)) from None
 
 
+def _deep_settings(root: Path) -> Settings:
+    from spark_cli.session.deep import load_deep_settings  # after the first frame
+
+    return load_deep_settings(root, {}, os.environ)
+
+
 def run_tui(flags: Mapping[str, object], root: Path | None, *, resume: bool = False) -> int:
     """Open the TUI; the exit code."""
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
@@ -63,12 +69,7 @@ def run_tui(flags: Mapping[str, object], root: Path | None, *, resume: bool = Fa
     session = Session(None, base, settings)
     setup = TuiSetup(session=session, connect=connect, store=SessionStore(base),
                      flags=dict(flags), resume=resume)
-    try:
-        from spark_cli.session.deep import load_deep_settings
-
-        setup.deep_settings = load_deep_settings(base, {}, os.environ)
-    except (ValueError, KeyError, TypeError, OSError) as exc:  # a bad [deep] table: say so
-        setup.deep_problem = str(exc)
+    setup.load_deep = lambda: _deep_settings(base)
     app = SparkApp(setup, driver_class=FastEscDriver)
     code = app.run()
     return code if isinstance(code, int) else 0

@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.console import RenderableType
 from textual.app import App, ComposeResult
@@ -31,8 +31,6 @@ from textual.widgets import Static, TextArea
 
 from spark_cli.session.api import ChannelError, Connector, SessionApi
 from spark_cli.session.config.settings import Settings
-from spark_cli.session.context.context_set import ContextSet
-from spark_cli.session.deep import DeepTask, DeepTrack, suggest_deep
 from spark_cli.session.events import RequestSent, TurnFailed
 from spark_cli.session.interaction import (
     Interaction,
@@ -41,7 +39,6 @@ from spark_cli.session.interaction import (
     TurnEnded,
     TurnStarted,
 )
-from spark_cli.session.workspace.changes import latest_batch_id
 from spark_cli.session.workspace.store import SessionStore
 from spark_cli.tui.hud import Hud, HudState
 from spark_cli.tui.keeper import Keeper
@@ -49,6 +46,10 @@ from spark_cli.tui.link import Link
 from spark_cli.tui.painter import Painter
 from spark_cli.tui.prompt import Prompt
 from spark_cli.tui.transcript import Transcript
+
+if TYPE_CHECKING:
+    from spark_cli.session.context.context_set import ContextSet
+    from spark_cli.session.deep import DeepTask, DeepTrack
 
 FRAME_S = 1 / 30
 HINT_S = 0.3
@@ -80,6 +81,9 @@ class TuiSetup:
     """The deep track's provider (``[deep]``); None: the deep track is off."""
     deep_problem: str = "no deep provider is configured"
     """Why it is off (a bad ``[deep]`` table, say)."""
+    load_deep: Callable[[], Settings] | None = None
+    """Reads the deep settings after the first frame (when ``deep_settings`` is None); a
+    problem (``SettingsError``) turns the deep track off and becomes ``deep_problem``."""
 
 
 class SparkApp(App[int]):
@@ -109,8 +113,7 @@ class SparkApp(App[int]):
         self.link = Link(self.session, setup.connect, setup.flags, self._note, self._link_state)
         self.interaction = Interaction(self.session, self._sink, queue=saved.queue,
                                        ready=self.link.ensure, files=self._files)
-        self.context_files = ContextSet(self.session.root)
-        """The files every turn sends in full (/add, /drop, /files)."""
+        self._context_files: ContextSet | None = None
         self.painter: Painter | None = None
         self._frames: Timer | None = None
         self.background: set[asyncio.Task[None]] = set()
@@ -119,15 +122,16 @@ class SparkApp(App[int]):
         """A running /test (Esc cancels it)."""
         self.last_failure: str | None = None
         """The last failing /test run, as /fix sends it."""
-        self.deep = (DeepTrack(self.session.root, setup.deep_settings, setup.connect,
-                               self._deep_changed) if setup.deep_settings is not None else None)
-        """The deep track (``/deep``, Ctrl+G); None when it is off."""
+        self.deep: DeepTrack | None = None
+        """The deep track (``/deep``, Ctrl+G); None when it is off (made after the first
+        frame: its imports would delay the prompt)."""
         self.deep_problem = setup.deep_problem
         self._deep_states: dict[int, str] = {}
         self._quit_asked = 0.0
         self._hint_timer: Timer | None = None
-        self.undo_mark = latest_batch_id(self.session.root)
-        """The newest undo batch before this session: /undo and /diff stop there."""
+        self.undo_mark: str | None = None
+        """The newest undo batch before this session: /undo and /diff stop there (read
+        after the first frame, before any turn can add one)."""
 
     # ---- layout ----
 
@@ -159,16 +163,34 @@ class SparkApp(App[int]):
             self._queue_changed(QueueChanged(tuple(self.saved.queue), True))
         if self.setup.resume:
             self.resume_conversation()
+        self._show_hud()
+        # what can wait, after the first frame: starting the bundled engine (imports, a
+        # server) would otherwise delay the prompt by ~0.2 s; the first turn waits for it
+        self.call_after_refresh(self._after_first_frame)
+
+    def _after_first_frame(self) -> None:
+        """What can wait until the prompt shows: the channel, the undo mark, the deep track."""
+        from spark_cli.session.workspace.changes import latest_batch_id
+
+        self.undo_mark = latest_batch_id(self.session.root)
+        self.spawn(self.link.ensure())
+        setup = self.setup
+        deep = setup.deep_settings
+        if deep is None and setup.load_deep is not None:
+            try:
+                deep = setup.load_deep()
+            except (ValueError, KeyError, TypeError, OSError) as exc:  # a bad [deep] table
+                self.deep_problem = str(exc)
+        if deep is not None:
+            from spark_cli.session.deep import DeepTrack
+
+            self.deep = DeepTrack(self.session.root, deep, setup.connect, self._deep_changed)
         if self.deep is not None:
             for task in self.deep.resume():
                 self._note(f"deep #{task.number} from an earlier session is ready: /deep show "
                            f"{task.number}", "magenta")
             for problem in self.deep.problems:
                 self._note(problem, "yellow")
-        self._show_hud()
-        # connect after the first frame: starting the bundled engine (imports, a server)
-        # would otherwise delay the prompt by ~0.2 s; the first turn waits for it anyway
-        self.call_after_refresh(lambda: self.spawn(self.link.ensure()))
 
     # ---- connection ----
 
@@ -296,6 +318,8 @@ class SparkApp(App[int]):
         hint = self.query_one("#hint", Static)
         report = self.session.context  # the next request carries at least this much again
         needs = _Needs(report.used) if report is not None else None
+        from spark_cli.session.deep import suggest_deep
+
         line = suggest_deep(text, needs, self.session.settings.context_window) \
             if text.strip() and not text.lstrip().startswith("/") else None
         hint.update(f"{line} (Ctrl+G sends it to the deep track)" if line else "")
@@ -359,6 +383,15 @@ class SparkApp(App[int]):
         if not self.link.connected:
             self.spawn(self.link.ensure())
         self._note(f"now {new.name} · {new.model}", "bold")
+
+    @property
+    def context_files(self) -> ContextSet:
+        """The files every turn sends in full (/add, /drop, /files); made on first use."""
+        if self._context_files is None:
+            from spark_cli.session.context.context_set import ContextSet
+
+            self._context_files = ContextSet(self.session.root)
+        return self._context_files
 
     def _files(self) -> tuple[str, ...]:
         return self.context_files.files()

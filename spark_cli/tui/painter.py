@@ -22,6 +22,7 @@ import gc
 import time
 from collections.abc import Callable
 from functools import cache
+from types import ModuleType
 
 from rich.console import RenderableType
 from rich.text import Text
@@ -49,7 +50,6 @@ from spark_cli.session.interaction import (
     TurnStarted,
 )
 from spark_cli.session.marks import TurnMarks
-from spark_cli.tui.edit_view import applied_view, refused_view, rejected_view
 from spark_cli.tui.hud import Hud, HudState
 from spark_cli.tui.markdown_stream import MarkdownStream
 from spark_cli.tui.transcript import Transcript
@@ -122,11 +122,11 @@ class Painter:
             case RequestSent():
                 state.state = "waiting"
             case EditLanded(outcome=outcome):
-                write(applied_view(outcome))
+                write(_views().applied_view(outcome))
             case EditRefused(outcome=refused):
-                write(refused_view(refused))
+                write(_views().refused_view(refused))
             case BlockRejected(message=message):
-                write(rejected_view(message))
+                write(_views().rejected_view(message))
             case Queued(position=position):
                 state.state, state.queued_at = "waiting", position
             case WaitingToRetry(seconds=seconds, reason=reason, attempt=attempt):
@@ -254,3 +254,11 @@ def _markdown_class() -> Callable[[str], RenderableType]:
 
 def _markdown(source: str) -> RenderableType:
     return _markdown_class()(source)
+
+
+def _views() -> ModuleType:
+    """The edit views (rich.syntax and pygments: ~13 ms), loaded at the first edit, not
+    before the first frame."""
+    from spark_cli.tui import edit_view
+
+    return edit_view

@@ -70,9 +70,9 @@ async def test_a_deep_task_runs_while_fast_turns_stream_and_merges(
         assert (repo / "util.py").read_text() == UTIL  # nothing lands before you apply
         await _command(app, pilot, "/deep show 1")
         assert "util.py:1 clean" in _text(app)
-        await _command(app, pilot, "/deep apply 1 util.py")
+        await _command(app, pilot, "/deep apply 1 util.py:1")  # one hunk
         await _until(lambda: "def fetch(path)" in (repo / "util.py").read_text())
-        assert "load" in (repo / "main.py").read_text()  # per file: main.py not yet
+        assert "load" in (repo / "main.py").read_text()  # only what was picked
         await _command(app, pilot, "/undo")
         await _until(lambda: (repo / "util.py").read_text() == UTIL)
 

@@ -49,20 +49,12 @@ from spark_cli.tui.transcript import Transcript
 
 if TYPE_CHECKING:
     from spark_cli.session.context.context_set import ContextSet
-    from spark_cli.session.deep import DeepTask, DeepTrack
+    from spark_cli.session.deep import DeepTrack
 
 FRAME_S = 1 / 30
 HINT_S = 0.3
-QUIT_CONFIRM_S = 3.0
 HELP = ("Enter sends · while it streams Enter redirects, Tab queues, Esc stops · "
         "Ctrl+Z undoes the last edits · /help lists commands")
-
-
-@dataclass(frozen=True, slots=True)
-class _Needs:
-    """What routing reads of a request's context: its tokens."""
-
-    tokens: int
 
 
 @dataclass
@@ -126,7 +118,8 @@ class SparkApp(App[int]):
         """The deep track (``/deep``, Ctrl+G); None when it is off (made after the first
         frame: its imports would delay the prompt)."""
         self.deep_problem = setup.deep_problem
-        self._deep_states: dict[int, str] = {}
+        self.deep_states: dict[int, str] = {}
+        """Each deep task's last announced state."""
         self._quit_asked = 0.0
         self._hint_timer: Timer | None = None
         self.undo_mark: str | None = None
@@ -174,23 +167,9 @@ class SparkApp(App[int]):
 
         self.undo_mark = latest_batch_id(self.session.root)
         self.spawn(self.link.ensure())
-        setup = self.setup
-        deep = setup.deep_settings
-        if deep is None and setup.load_deep is not None:
-            try:
-                deep = setup.load_deep()
-            except (ValueError, KeyError, TypeError, OSError) as exc:  # a bad [deep] table
-                self.deep_problem = str(exc)
-        if deep is not None:
-            from spark_cli.session.deep import DeepTrack
+        from spark_cli.tui.deep_track import open_track
 
-            self.deep = DeepTrack(self.session.root, deep, setup.connect, self._deep_changed)
-        if self.deep is not None:
-            for task in self.deep.resume():
-                self._note(f"deep #{task.number} from an earlier session is ready: /deep show "
-                           f"{task.number}", "magenta")
-            for problem in self.deep.problems:
-                self._note(problem, "yellow")
+        open_track(self)
 
     # ---- connection ----
 
@@ -314,16 +293,9 @@ class SparkApp(App[int]):
             self._hint_timer = self.set_timer(HINT_S, lambda: self._route_hint(text))
 
     def _route_hint(self, text: str) -> None:
-        """One line above the prompt when the draft looks like deep work (never routed)."""
-        hint = self.query_one("#hint", Static)
-        report = self.session.context  # the next request carries at least this much again
-        needs = _Needs(report.used) if report is not None else None
-        from spark_cli.session.deep import suggest_deep
+        from spark_cli.tui.deep_track import route_hint
 
-        line = suggest_deep(text, needs, self.session.settings.context_window) \
-            if text.strip() and not text.lstrip().startswith("/") else None
-        hint.update(f"{line} (Ctrl+G sends it to the deep track)" if line else "")
-        hint.display = bool(line)
+        route_hint(self, text)
 
     # ---- the deep track ----
 
@@ -339,28 +311,15 @@ class SparkApp(App[int]):
         prompt.remember(text)
         start_deep(self, text)
 
-    def _deep_changed(self, task: DeepTask) -> None:
-        from spark_cli.tui.deep_commands import announce, hud_text
-
-        before = self._deep_states.get(task.number)
-        self._deep_states[task.number] = task.state
-        announce(self, task, before)
-        if self.deep is not None:
-            self.hud_state.deep = hud_text(self.deep.tasks)
-        if self.painter is not None:
-            self._show_hud()
-
     async def action_quit(self) -> None:
         """Ctrl+Q; with deep tasks running it asks first (a second Ctrl+Q within 3 s)."""
-        active = self.deep.active if self.deep is not None else []
-        now = time.monotonic()
-        if active and now - self._quit_asked > QUIT_CONFIRM_S:
-            self._quit_asked = now
-            numbers = ", ".join(f"#{t.number}" for t in active)
-            self._note(f"deep tasks are running ({numbers}): Ctrl+Q again quits and stops them "
-                       "(their snapshots are removed; your repo is untouched)", "bold yellow")
-            return
-        self.exit(0)
+        from spark_cli.tui.deep_track import quit_asked
+
+        asked = quit_asked(self, self._quit_asked)
+        if asked is None:
+            self.exit(0)
+        else:
+            self._quit_asked = asked
 
     def resume_conversation(self) -> None:
         self.keeper.resume(self.session)

@@ -13,6 +13,7 @@ from spark_cli.session.deep import DeepTrack
 from spark_cli.session.interaction import TurnEnded
 from spark_cli.tui.app import SparkApp
 from spark_cli.tui.deep_commands import selection
+from spark_cli.tui.deep_track import changed
 from spark_cli.tui.prompt import Prompt
 from spark_cli.tui.transcript import Transcript
 
@@ -47,7 +48,7 @@ async def _deep_app(tui_app: MakeApp, repo: Path) -> SparkApp:
                                 "base_url": fast.base_url},
                          {"SPARK_CONFIG_DIR": str(repo.parent / "cfg"),
                           "SPARK_API_KEY": fast.api_key or ""})
-    app.deep = DeepTrack(repo, deep, app.setup.connect, app._deep_changed)
+    app.deep = DeepTrack(repo, deep, app.setup.connect, lambda task: changed(app, task))
     return app
 
 

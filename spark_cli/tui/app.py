@@ -100,9 +100,9 @@ class SparkApp(App[int]):
         self.hud_state = HudState(provider=settings.provider.name, model=settings.provider.model,
                                   channel=settings.provider.kind,
                                   context_window=settings.context_window)
-        self.keeper = Keeper(setup.store, self._note, self.set_timer)
+        self.keeper = Keeper(setup.store, self.note, self.set_timer)
         saved = self.saved = self.keeper.load()
-        self.link = Link(self.session, setup.connect, setup.flags, self._note, self._link_state)
+        self.link = Link(self.session, setup.connect, setup.flags, self.note, self._link_state)
         self.interaction = Interaction(self.session, self._sink, queue=saved.queue,
                                        ready=self.link.ensure, files=self._files)
         self._context_files: ContextSet | None = None
@@ -248,7 +248,7 @@ class SparkApp(App[int]):
             return
         self.hud_state.context_tokens = report.used
         for line in (*report.trimmed, *report.notes):
-            self._note(f"context: {line}", "yellow")
+            self.note(f"context: {line}", "yellow")
 
     def _restore_draft(self) -> None:
         """Nothing came back (provider down, key refused): the message returns to the prompt."""
@@ -261,7 +261,8 @@ class SparkApp(App[int]):
         if self.painter is not None:
             self.painter.frame()
 
-    def _note(self, text: str, style: str = "dim") -> None:
+    def note(self, text: str, style: str = "dim") -> None:
+        """A line of the app's own in the transcript (commands, connection, deep tasks)."""
         if self.painter is not None:
             self.painter.note(text, style)
 
@@ -305,7 +306,7 @@ class SparkApp(App[int]):
         prompt = self.query_one(Prompt)
         text = prompt.text
         if not text.strip():
-            self._note("Ctrl+G sends the prompt to the deep track: type the task first", "yellow")
+            self.note("Ctrl+G sends the prompt to the deep track: type the task first", "yellow")
             return
         prompt.clear()
         prompt.remember(text)
@@ -329,11 +330,11 @@ class SparkApp(App[int]):
     async def reconfigure(self, flags: dict[str, object]) -> None:
         """``/model``, ``/provider``: new settings; the conversation carries over."""
         if self.interaction.busy:
-            self._note("a turn is running: Esc first", "yellow")
+            self.note("a turn is running: Esc first", "yellow")
             return
         settings = await self.link.reconfigure(flags)
         if isinstance(settings, str):
-            self._note(f"✗ {settings}", "bold red")
+            self.note(f"✗ {settings}", "bold red")
             return
         new = settings.provider
         hud = self.hud_state
@@ -341,7 +342,7 @@ class SparkApp(App[int]):
         hud.context_window = settings.context_window
         if not self.link.connected:
             self.spawn(self.link.ensure())
-        self._note(f"now {new.name} · {new.model}", "bold")
+        self.note(f"now {new.name} · {new.model}", "bold")
 
     @property
     def context_files(self) -> ContextSet:
@@ -366,7 +367,7 @@ class SparkApp(App[int]):
         if not task.cancelled() and task.exception() is not None:
             error = task.exception()
             if not isinstance(error, ChannelError):
-                self._note(f"✗ {error!r}", "bold red")
+                self.note(f"✗ {error!r}", "bold red")
 
     async def on_unmount(self) -> None:
         await self.interaction.aclose()

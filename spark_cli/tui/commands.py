@@ -44,12 +44,12 @@ def parse(line: str) -> tuple[str, list[str]] | str:
 async def run_command(app: SparkApp, line: str) -> None:
     parsed = parse(line)
     if isinstance(parsed, str):
-        app._note(parsed, "yellow")
+        app.note(parsed, "yellow")
         return
     name, args = parsed
     handler = COMMANDS.get(name)
     if handler is None:
-        app._note(f"unknown command /{name}: /help lists them", "yellow")
+        app.note(f"unknown command /{name}: /help lists them", "yellow")
         return
     await handler(app, args)
 
@@ -65,38 +65,38 @@ def cancel_running(app: SparkApp) -> bool:
 
 async def _help(app: SparkApp, args: list[str]) -> None:
     for text in HELP_LINES:
-        app._note(text)
+        app.note(text)
 
 
 async def _clear(app: SparkApp, args: list[str]) -> None:
     if app.interaction.busy:
-        app._note("a turn is running: Esc first", "yellow")
+        app.note("a turn is running: Esc first", "yellow")
         return
     from spark_cli.tui.transcript import Transcript
 
     app.query_one(Transcript).clear()
     app.session.reset()
-    app._note("new conversation (files on disk are unchanged; /undo still works)")
+    app.note("new conversation (files on disk are unchanged; /undo still works)")
 
 
 async def _queue(app: SparkApp, args: list[str]) -> None:
     queue = list(app.interaction.queue)
     if not args:
         if not queue:
-            app._note("the queue is empty (Tab queues a message while a turn streams)")
+            app.note("the queue is empty (Tab queues a message while a turn streams)")
         for i, item in enumerate(queue, 1):
-            app._note(f"{i}. {item}")
+            app.note(f"{i}. {item}")
         return
     verb, rest = args[0], args[1:]
     if verb == "clear":
         app.interaction.edit_queue([])
         return
     if verb not in ("edit", "drop", "up", "down") or len(rest) != 1 or not rest[0].isdigit():
-        app._note("usage: /queue edit|drop|up|down N, /queue clear", "yellow")
+        app.note("usage: /queue edit|drop|up|down N, /queue clear", "yellow")
         return
     index = int(rest[0]) - 1
     if not 0 <= index < len(queue):
-        app._note(f"no queued message {index + 1} (the queue has {len(queue)})", "yellow")
+        app.note(f"no queued message {index + 1} (the queue has {len(queue)})", "yellow")
         return
     item = queue.pop(index)
     if verb == "edit":
@@ -112,16 +112,16 @@ async def _undo(app: SparkApp, args: list[str]) -> None:
     from spark_cli.session.workspace.changes import undo_last_batch
 
     if app.interaction.busy:
-        app._note("a turn is running: Esc first, then /undo", "yellow")
+        app.note("a turn is running: Esc first, then /undo", "yellow")
         return
     force = args == ["--force"]
     report = undo_last_batch(app.session.root, force=force, since_batch=app.undo_mark)
     style = {"undone": "bold green", "nothing": "dim"}.get(report.status, "bold red")
-    app._note(f"↶ {report.message}", style)
+    app.note(f"↶ {report.message}", style)
     for refused in report.refused:
-        app._note(f"  {refused.path}: {refused.reason}", "red")
+        app.note(f"  {refused.path}: {refused.reason}", "red")
     if report.status == "refused":
-        app._note("/undo --force restores them anyway (your later changes are lost)", "dim")
+        app.note("/undo --force restores them anyway (your later changes are lost)", "dim")
     if report.restored:
         app.session.seen.clear()  # the model's view is stale: files are sent again
 
@@ -133,24 +133,24 @@ async def _diff(app: SparkApp, args: list[str]) -> None:
 
     diffs = session_diff(app.session.root, app.undo_mark)
     if not diffs:
-        app._note("spark has changed nothing in this session (or it was all undone)")
+        app.note("spark has changed nothing in this session (or it was all undone)")
         return
     for path, diff in diffs:
-        app._note(path, "bold")
+        app.note(path, "bold")
         app.write(Syntax(diff.rstrip("\n"), "diff", theme="ansi_dark",
                          background_color="default", word_wrap=True))
 
 
 async def _model(app: SparkApp, args: list[str]) -> None:
     if len(args) != 1:
-        app._note(f"usage: /model NAME (now {app.session.settings.provider.model})", "yellow")
+        app.note(f"usage: /model NAME (now {app.session.settings.provider.model})", "yellow")
         return
     await app.reconfigure({"model": args[0]})
 
 
 async def _provider(app: SparkApp, args: list[str]) -> None:
     if len(args) != 1:
-        app._note(f"usage: /provider NAME (now {app.session.settings.provider.name}): "
+        app.note(f"usage: /provider NAME (now {app.session.settings.provider.name}): "
                   "mock, openai, cerebras, openai-compatible or one from your config", "yellow")
         return
     await app.reconfigure({"provider": args[0]})
@@ -158,7 +158,7 @@ async def _provider(app: SparkApp, args: list[str]) -> None:
 
 async def _resume(app: SparkApp, args: list[str]) -> None:
     if app.interaction.busy:
-        app._note("a turn is running: Esc first", "yellow")
+        app.note("a turn is running: Esc first", "yellow")
         return
     app.resume_conversation()
 
@@ -177,34 +177,34 @@ async def _fix(app: SparkApp, args: list[str]) -> None:
 
 async def _add(app: SparkApp, args: list[str]) -> None:
     if not args:
-        app._note("usage: /add PATH… (the files every turn sends in full)", "yellow")
+        app.note("usage: /add PATH… (the files every turn sends in full)", "yellow")
         return
     for path in args:
         problem = app.context_files.add(path)
         if problem is None:
-            app._note(f"added {path} to the context", "green")
+            app.note(f"added {path} to the context", "green")
         else:
-            app._note(f"✗ {problem}", "red")
+            app.note(f"✗ {problem}", "red")
 
 
 async def _drop(app: SparkApp, args: list[str]) -> None:
     if not args:
-        app._note("usage: /drop PATH…", "yellow")
+        app.note("usage: /drop PATH…", "yellow")
         return
     for path in args:
         problem = app.context_files.drop(path)
-        app._note(f"dropped {path}" if problem is None else f"✗ {problem}",
+        app.note(f"dropped {path}" if problem is None else f"✗ {problem}",
                   "dim" if problem is None else "red")
 
 
 async def _files(app: SparkApp, args: list[str]) -> None:
     files = app.context_files.files()
-    app._note("files every turn sends: " + (", ".join(files) if files else
+    app.note("files every turn sends: " + (", ".join(files) if files else
               "none (/add PATH; files named in a message are sent too)"))
     report = app.session.context
     if report is not None:
         parts = ", ".join(f"{name} {tokens:,}" for name, tokens in report.parts.items() if tokens)
-        app._note(f"last request: {report.used:,} of {report.budget:,} tokens ({parts})")
+        app.note(f"last request: {report.used:,} of {report.budget:,} tokens ({parts})")
 
 
 async def _deep(app: SparkApp, args: list[str]) -> None:

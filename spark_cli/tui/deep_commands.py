@@ -33,7 +33,7 @@ _STATUS_STYLE = {"clean": "green", "conflict": "bold red", "present": "dim", "re
 async def deep_command(app: SparkApp, args: list[str]) -> None:
     track = app.deep
     if track is None:
-        app._note(f"the deep track is off: {app.deep_problem}", "yellow")
+        app.note(f"the deep track is off: {app.deep_problem}", "yellow")
         return
     if not args:
         _list(app)
@@ -52,13 +52,13 @@ def start_deep(app: SparkApp, text: str) -> None:
     """Hand ``text`` to the deep track (``/deep TASK``, Ctrl+G)."""
     track = app.deep
     if track is None:
-        app._note(f"the deep track is off: {app.deep_problem}", "yellow")
+        app.note(f"the deep track is off: {app.deep_problem}", "yellow")
         return
     task = track.start(text, files=app.context_files.files())
     if task.state == "failed":
         return  # on_change said why
     model = track.settings.provider
-    app._note(f"deep #{task.number} started on {model.name} · {model.model}: it works on a "
+    app.note(f"deep #{task.number} started on {model.name} · {model.model}: it works on a "
               "snapshot; keep going here (/deep lists, /deep show "
               f"{task.number} reviews when it is done)", "bold magenta")
 
@@ -66,36 +66,36 @@ def start_deep(app: SparkApp, text: str) -> None:
 def _task(app: SparkApp, rest: list[str]) -> DeepTask | None:
     track = app.deep
     if track is None or not rest or not rest[0].isdigit():
-        app._note(USAGE, "yellow")
+        app.note(USAGE, "yellow")
         return None
     task = track.task(int(rest[0]))
     if task is None:
         numbers = ", ".join(f"#{t.number}" for t in track.tasks) or "none"
-        app._note(f"no deep task #{rest[0]} (there are: {numbers})", "yellow")
+        app.note(f"no deep task #{rest[0]} (there are: {numbers})", "yellow")
     return task
 
 
 def _list(app: SparkApp) -> None:
     tasks = app.deep.tasks if app.deep is not None else []
     if not tasks:
-        app._note("no deep tasks: /deep TASK (or Ctrl+G on the prompt) starts one")
+        app.note("no deep tasks: /deep TASK (or Ctrl+G on the prompt) starts one")
     for task in tasks:
-        app._note(task.summary)
+        app.note(task.summary)
 
 
 async def _show(app: SparkApp, task: DeepTask, rest: list[str]) -> None:
-    app._note(f"deep #{task.number}: {task.task}", "bold magenta")
+    app.note(f"deep #{task.number}: {task.task}", "bold magenta")
     prose = "".join(e.text for e in task.events if isinstance(e, ProseDelta)).strip()
     if prose:
-        app._note(prose[-4000:], "")
+        app.note(prose[-4000:], "")
     for event in task.events:
         if isinstance(event, EditLanded):
-            app._note(f"  ✓ {event.outcome.message} (in its snapshot)", "green")
+            app.note(f"  ✓ {event.outcome.message} (in its snapshot)", "green")
         elif isinstance(event, EditRefused):
-            app._note(f"  ✗ {event.outcome.message}", "red")
+            app.note(f"  ✗ {event.outcome.message}", "red")
         elif isinstance(event, TurnFailed):
-            app._note(f"  ✗ {event.message}", "red")
-    app._note(task.summary, "bold")
+            app.note(f"  ✗ {event.message}", "red")
+    app.note(task.summary, "bold")
     if task.state != "done" or task.change is None or app.deep is None:
         return
     if not task.change.files:
@@ -108,7 +108,7 @@ def _review(app: SparkApp, task: DeepTask, statuses: tuple[HunkStatus, ...]) -> 
     assert task.change is not None
     by_hunk = {(s.path, s.index): s for s in statuses}
     for change in task.change.files:
-        app._note(f"{change.path} ({change.kind})", "bold")
+        app.note(f"{change.path} ({change.kind})", "bold")
         for hunk in change.hunks:
             status = by_hunk.get((change.path, hunk.index))
             state = status.state if status is not None else "?"
@@ -118,7 +118,7 @@ def _review(app: SparkApp, task: DeepTask, statuses: tuple[HunkStatus, ...]) -> 
             app.write(Syntax(hunk.diff.rstrip("\n"), "diff", theme="ansi_dark",
                              background_color="default", word_wrap=True))
     clean = sum(s.state == "clean" for s in statuses)
-    app._note(f"{clean} of {len(statuses)} hunk(s) apply cleanly: /deep apply {task.number} "
+    app.note(f"{clean} of {len(statuses)} hunk(s) apply cleanly: /deep apply {task.number} "
               f"(all), /deep apply {task.number} PATH or PATH:H, /deep drop {task.number}")
 
 
@@ -141,23 +141,23 @@ def selection(rest: list[str]) -> Selection | str:
 
 async def _apply(app: SparkApp, task: DeepTask, rest: list[str]) -> None:
     if app.deep is None or task.state != "done":
-        app._note(f"deep #{task.number} is {task.state}: nothing to apply", "yellow")
+        app.note(f"deep #{task.number} is {task.state}: nothing to apply", "yellow")
         return
     if app.interaction.busy:
-        app._note("a turn is running: Esc first (its edits and the merge would race)", "yellow")
+        app.note("a turn is running: Esc first (its edits and the merge would race)", "yellow")
         return
     select = selection(rest)
     if isinstance(select, str):
-        app._note(select, "yellow")
+        app.note(select, "yellow")
         return
     report = await asyncio.to_thread(app.deep.apply, task.number, select)
     if report is None:
-        app._note(f"deep #{task.number} has no change to apply", "yellow")
+        app.note(f"deep #{task.number} has no change to apply", "yellow")
         return
-    app._note(f"deep #{task.number}: {report.message}",
+    app.note(f"deep #{task.number}: {report.message}",
               "bold green" if report.applied and not report.refused else "yellow")
     for refused in report.refused:
-        app._note(f"  ✗ {refused.path}:{refused.index} {refused.state}: {refused.detail}",
+        app.note(f"  ✗ {refused.path}:{refused.index} {refused.state}: {refused.detail}",
                   "red")
     if report.applied:
         app.session.seen.clear()  # the model's view of these files is stale: sent again
@@ -165,42 +165,17 @@ async def _apply(app: SparkApp, task: DeepTask, rest: list[str]) -> None:
 
 async def _drop(app: SparkApp, task: DeepTask, rest: list[str]) -> None:
     if app.deep is not None and app.deep.drop(task.number):
-        app._note(f"deep #{task.number} dropped (nothing was written)")
+        app.note(f"deep #{task.number} dropped (nothing was written)")
     else:
-        app._note(f"deep #{task.number} is {task.state}: only a done task can be dropped",
+        app.note(f"deep #{task.number} is {task.state}: only a done task can be dropped",
                   "yellow")
 
 
 async def _cancel(app: SparkApp, task: DeepTask, rest: list[str]) -> None:
     if app.deep is not None and await app.deep.cancel(task.number):
-        app._note(f"deep #{task.number} cancelled (its snapshot is gone; the repo is as it was)")
+        app.note(f"deep #{task.number} cancelled (its snapshot is gone; the repo is as it was)")
     else:
-        app._note(f"deep #{task.number} is {task.state}: nothing to cancel", "yellow")
+        app.note(f"deep #{task.number} is {task.state}: nothing to cancel", "yellow")
 
 
 _VERBS = {"show": _show, "apply": _apply, "drop": _drop, "cancel": _cancel}
-
-
-def hud_text(tasks: list[DeepTask]) -> str:
-    """The HUD's deep part: each task still working or waiting for review."""
-    shown = [t for t in tasks if t.active or t.state == "done"]
-    return "deep " + " · ".join(f"#{t.number} {t.state} {t.elapsed:.0f}s {t.output_tokens:,} tok"
-                                for t in shown) if shown else ""
-
-
-def announce(app: SparkApp, task: DeepTask, before: str | None) -> None:
-    """A task changed state: say so in the transcript (once per state)."""
-    if task.state == before:
-        return
-    if task.state == "done" and task.change is not None:
-        files = len(task.change.files)
-        hunks = sum(len(f.hunks) for f in task.change.files)
-        if not hunks:
-            app._note(f"deep #{task.number} done: it changed nothing (/deep show {task.number} "
-                      "for its answer)", "magenta")
-            return
-        app._note(f"deep #{task.number} done: {hunks} hunk(s) in {files} file(s) — /deep show "
-                  f"{task.number} to review, /deep apply {task.number} to merge",
-                  "bold magenta")
-    elif task.state == "failed":
-        app._note(f"✗ deep #{task.number} failed: {task.error}", "bold red")

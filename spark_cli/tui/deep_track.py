@@ -42,22 +42,20 @@ def open_track(app: SparkApp) -> None:
     if app.deep is None:
         return
     for task in app.deep.resume():
-        app._note(f"deep #{task.number} from an earlier session is ready: /deep show "
+        app.note(f"deep #{task.number} from an earlier session is ready: /deep show "
                   f"{task.number}", "magenta")
     for problem in app.deep.problems:
-        app._note(problem, "yellow")
+        app.note(problem, "yellow")
 
 
 def changed(app: SparkApp, task: DeepTask) -> None:
     """A task moved: the transcript says so once per state; the HUD shows every task."""
-    from spark_cli.tui.deep_commands import announce, hud_text
-
     states = app.deep_states
     before = states.get(task.number)
     states[task.number] = task.state
     announce(app, task, before)
     if app.deep is not None:
-        app.hud_state.deep = hud_text(app.deep.tasks)
+        app.hud_state.deep = deep_hud(app.deep.tasks)
     if app.painter is not None:
         app._show_hud()
 
@@ -83,6 +81,31 @@ def quit_asked(app: SparkApp, last: float) -> float | None:
     if not active or now - last <= QUIT_CONFIRM_S:
         return None
     numbers = ", ".join(f"#{t.number}" for t in active)
-    app._note(f"deep tasks are running ({numbers}): Ctrl+Q again quits and stops them "
+    app.note(f"deep tasks are running ({numbers}): Ctrl+Q again quits and stops them "
               "(their snapshots are removed; your repo is untouched)", "bold yellow")
     return now
+
+
+def deep_hud(tasks: list[DeepTask]) -> str:
+    """The HUD's deep part: each task still working or waiting for review."""
+    shown = [t for t in tasks if t.active or t.state == "done"]
+    return "deep " + " · ".join(f"#{t.number} {t.state} {t.elapsed:.0f}s {t.output_tokens:,} tok"
+                                for t in shown) if shown else ""
+
+
+def announce(app: SparkApp, task: DeepTask, before: str | None) -> None:
+    """A task changed state: say so in the transcript (once per state)."""
+    if task.state == before:
+        return
+    if task.state == "done" and task.change is not None:
+        files = len(task.change.files)
+        hunks = sum(len(f.hunks) for f in task.change.files)
+        if not hunks:
+            app.note(f"deep #{task.number} done: it changed nothing (/deep show {task.number} "
+                      "for its answer)", "magenta")
+            return
+        app.note(f"deep #{task.number} done: {hunks} hunk(s) in {files} file(s) — /deep show "
+                  f"{task.number} to review, /deep apply {task.number} to merge",
+                  "bold magenta")
+    elif task.state == "failed":
+        app.note(f"✗ deep #{task.number} failed: {task.error}", "bold red")

@@ -18,7 +18,7 @@ MAX_DIFF_LINES = 14
 
 def _diff(diff: str) -> RenderableType:
     lines = diff.rstrip("\n").split("\n")
-    body = "\n".join(line for line in lines[:MAX_DIFF_LINES])
+    body = "\n".join(lines[:MAX_DIFF_LINES])
     shown: list[RenderableType] = [Syntax(body, "diff", theme="ansi_dark", word_wrap=True,
                                           background_color="default")]
     if len(lines) > MAX_DIFF_LINES:

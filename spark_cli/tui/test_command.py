@@ -48,10 +48,10 @@ class TestOutput:
 
 async def run_test_command(app: SparkApp, args: list[str]) -> None:
     if app.test_task is not None and not app.test_task.done():
-        app._note("tests are already running (Esc stops them)", "yellow")
+        app.note("tests are already running (Esc stops them)", "yellow")
         return
     if app.interaction.busy:
-        app._note("a turn is running: the tests would race its edits; Esc first", "yellow")
+        app.note("a turn is running: the tests would race its edits; Esc first", "yellow")
         return
     app.test_task = asyncio.get_running_loop().create_task(_run(app, " ".join(args)))
 
@@ -62,16 +62,16 @@ async def _run(app: SparkApp, args: str) -> None:
     try:
         outcome = await run_requested_tests(
             app.session.root, app.session.settings, args, on_output=output.add,
-            on_start=lambda command: app._note(f"$ {command.display}", "bold"))
+            on_start=lambda command: app.note(f"$ {command.display}", "bold"))
     except asyncio.CancelledError:
         _paint(app, output, final=True)
-        app._note("tests stopped (Esc)", "yellow")
+        app.note("tests stopped (Esc)", "yellow")
         return
     finally:
         timer.stop()
     _paint(app, output, final=True)
     if isinstance(outcome, NoTestCommand):
-        app._note(outcome.details(), "yellow")
+        app.note(outcome.details(), "yellow")
         return
     _verdict(app, outcome)
 
@@ -82,26 +82,26 @@ def _paint(app: SparkApp, output: TestOutput, *, final: bool = False) -> None:
         return
     shown = lines[-TAIL_LINES:]
     if len(lines) > len(shown):
-        app._note(f"  … {len(lines) - len(shown)} lines", "dim")
+        app.note(f"  … {len(lines) - len(shown)} lines", "dim")
     for line in shown:
-        app._note("  " + line, "")
+        app.note("  " + line, "")
 
 
 def _verdict(app: SparkApp, run: TestRunResult) -> None:
     result = run.result
     style = "bold green" if run.passed else "bold red"
-    app._note(f"tests {run.verdict} in {result.duration_s:.1f} s: {run.command.display}", style)
+    app.note(f"tests {run.verdict} in {result.duration_s:.1f} s: {run.command.display}", style)
     if run.passed:
         app.last_failure = None
         return
     if run.summary:
-        app._note(run.summary, "red")
+        app.note(run.summary, "red")
     app.last_failure = run.fix_prompt()
-    app._note("/fix sends this failure to the model", "dim")
+    app.note("/fix sends this failure to the model", "dim")
 
 
 async def fix(app: SparkApp, args: list[str]) -> None:
     if app.last_failure is None:
-        app._note("no failing test run to send: /test first", "yellow")
+        app.note("no failing test run to send: /test first", "yellow")
         return
     app.interaction.submit(app.last_failure)

@@ -5,7 +5,8 @@ Build them with :func:`spark_cli.transport.factory.open_channel`:
 ``chat_sse`` (:mod:`.http_chat`) and ``responses_sse`` (:mod:`.http_responses`).
 Shared parts: :mod:`.retry` (waits and retries), :mod:`.errors` (provider errors,
 stalls, unreachable hosts), :mod:`.responses_fold` (Responses events),
-:mod:`.http_stream` and :mod:`.http_send` (one streamed POST and when it left),
+:mod:`.http_stream` (the SSE channels' base) over :mod:`.h11_client` (direct) or
+:mod:`.httpx_client` (proxies, test transports), chosen by :mod:`.http_route`,
 :mod:`.ws_links` (connections and the warm spare), :mod:`.ws_chain`
 (``previous_response_id`` chaining), :mod:`.idle` (idle and queue timeouts).
 Nothing here prints; keys never appear in messages or logs, and URLs are shown

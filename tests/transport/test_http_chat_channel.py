@@ -426,15 +426,19 @@ async def test_stop_before_the_response_headers_ends_at_once(http_server: Any) -
     assert events[-1] == TurnFinished("cancelled", "stopped before the response started")
 
 
-def test_tls_is_verified_for_https_and_not_loaded_for_plain_http() -> None:
+def test_tls_is_verified_for_https_and_not_loaded_for_plain_http(monkeypatch: Any) -> None:
     import ssl
 
+    from spark_cli.transport.sse.h11_client import H11Client
+
+    for name in ("HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy"):
+        monkeypatch.delenv(name, raising=False)
     secure = ChatCompletionsChannel("https://api.example.test/v1", KEY)
     plain = ChatCompletionsChannel("http://127.0.0.1:9/v1", KEY)
-    secure_ctx = secure._client._transport._pool._ssl_context  # type: ignore[attr-defined]
-    plain_ctx = plain._client._transport._pool._ssl_context  # type: ignore[attr-defined]
-    assert secure_ctx.verify_mode == ssl.CERT_REQUIRED
-    assert plain_ctx.verify_mode == ssl.CERT_NONE
+    assert isinstance(secure._net, H11Client) and isinstance(plain._net, H11Client)
+    assert secure._net.tls is not None
+    assert secure._net.tls.verify_mode == ssl.CERT_REQUIRED and secure._net.tls.check_hostname
+    assert plain._net.tls is None
 
 
 async def test_groq_usage_in_x_groq_is_read() -> None:

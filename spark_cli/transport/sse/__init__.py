@@ -1,1 +1,1 @@
-"""The HTTP SSE channels: Chat Completions and Responses over httpx."""
+"""The HTTP SSE channels: Chat Completions and Responses, over h11 (direct) or httpx."""

@@ -1,4 +1,4 @@
-"""What the HTTP SSE channels share: one httpx client, a streamed POST, errors, stop.
+"""What the HTTP SSE channels share: one HTTP client, a streamed POST, errors, stop.
 
 A subclass names its ``path``, builds the request ``_body`` and supplies a
 fold (one per attempt) that turns :class:`SSEEvent` values into channel events.
@@ -6,13 +6,17 @@ The body is always read to EOF, also after ``[DONE]`` or a terminal event, so
 the connection goes back to the pool (breaking out early forces a new
 connection per turn). ``stop()`` closes the response stream.
 
-- ``RequestSent`` is yielded once the request body has been written (httpcore's
-  ``trace`` extension says when), while the response headers are still on the
-  way, so whatever the consumer does on it overlaps the model's TTFT; a request
-  that never left (unreachable host) yields none.
-- Silence is timed by :class:`IdleWatch` (httpx's own read timeout is fixed per
-  response). SSE comments count as activity; ``: queued N`` comments (the
-  bundled engine's Chat Completions form) become :class:`Queued`, and while the
+The client is the lean h11 one for direct connections and httpx behind a
+proxy or with a test transport (:mod:`http_route` chooses; both report the
+same failures, :mod:`http_wire`).
+
+- ``RequestSent`` is yielded once the request body has been written (the
+  client says when), while the response headers are still on the way, so
+  whatever the consumer does on it overlaps the model's TTFT; a request that
+  never left (unreachable host) yields none.
+- Silence is timed by :class:`IdleWatch` (the clients have no read timeout).
+  SSE comments count as activity; ``: queued N`` comments (the bundled
+  engine's Chat Completions form) become :class:`Queued`, and while the
   server says the request is queued the much longer ``queue_timeout`` applies.
 - A host name that does not resolve is not retried.
 """
@@ -20,10 +24,10 @@ connection per turn). ``stop()`` closes the response stream.
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Mapping
 from time import monotonic
-from typing import Any, ClassVar, Protocol
-from urllib.parse import urlsplit
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from spark_cli.protocol.channel import (
     Capabilities,
@@ -50,8 +54,11 @@ from spark_cli.transport.errors import (
 )
 from spark_cli.transport.idle import QUEUE_TIMEOUT, IdleWatch
 from spark_cli.transport.retry import RetryPolicy, with_retries
-from spark_cli.transport.sse.http_send import Sending, first_of, is_loopback
-from spark_cli.transport.sse.httpx_lean import httpx
+from spark_cli.transport.sse import http_wire as wire
+from spark_cli.transport.sse.http_route import open_client
+
+if TYPE_CHECKING:
+    import httpx
 
 
 class StreamFold(Protocol):
@@ -72,6 +79,19 @@ class StreamFold(Protocol):
     def at_eof(self) -> TurnFinished | None:
         """The turn's end when the body ended, or None if it ended too early."""
         ...
+
+
+async def first_of(stop: asyncio.Event, *waits: Any) -> None:
+    """Return when any future in ``waits`` is done (coroutines are wrapped) or ``stop`` is set."""
+    stopped = asyncio.ensure_future(stop.wait())
+    futures = [asyncio.ensure_future(w) for w in waits]
+    try:
+        await asyncio.wait((stopped, *futures), return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        stopped.cancel()
+        for future, wait in zip(futures, waits, strict=True):
+            if future is not wait:
+                future.cancel()  # a wrapper made here, not the caller's future
 
 
 def queued_notice(comment: str) -> Queued | None:
@@ -108,7 +128,8 @@ class HttpStreamChannel:
         transport: httpx.AsyncBaseTransport | None = None,
         secrets: Iterable[str] = (),
     ) -> None:
-        headers = {"Accept": "text/event-stream", **dict(extra_headers or {})}
+        headers = {"Accept": "text/event-stream", "User-Agent": wire.USER_AGENT,
+                   **dict(extra_headers or {})}
         if api_key:
             headers["Authorization"] = f"Bearer {api_key}"
         self._secrets = Secrets((api_key, *secrets))
@@ -119,20 +140,10 @@ class HttpStreamChannel:
         self._idle = idle_timeout
         self._queue_timeout = max(queue_timeout, idle_timeout)
         self._policy = retry_policy or RetryPolicy(max_attempts=max_retries + 1, max_wait=max_wait)
-        self._client = httpx.AsyncClient(
-            base_url=base_url,
-            headers=headers,
-            # no read timeout: IdleWatch times silence (and knows when the request is queued)
-            timeout=httpx.Timeout(
-                connect=connect_timeout, read=None, write=idle_timeout, pool=connect_timeout
-            ),
-            trust_env=not is_loopback(base_url),
-            # plain http never uses TLS: skip loading the CA bundle (~30 ms per client)
-            verify=urlsplit(base_url).scheme.lower() == "https",
-            transport=transport,
-        )
+        self._net = open_client(base_url, headers, connect_timeout=connect_timeout,
+                                write_timeout=idle_timeout, transport=transport)
         self._stop = asyncio.Event()
-        self._response: httpx.Response | None = None
+        self._response: wire.Response | None = None
         self._stopping = False
         self._queued = False
 
@@ -161,7 +172,7 @@ class HttpStreamChannel:
             await response.aclose()
 
     async def aclose(self) -> None:
-        await self._client.aclose()
+        await self._net.aclose()
 
     async def stream(self, request: TurnRequest) -> AsyncGenerator[ChannelEvent, None]:
         self._stop = asyncio.Event()
@@ -176,13 +187,14 @@ class HttpStreamChannel:
             self._response = None
 
     async def _attempt(self, request: TurnRequest) -> AsyncIterator[ChannelEvent]:
-        outgoing = self._client.build_request("POST", self.path, json=self._body(request))
+        body = json.dumps(self._body(request), ensure_ascii=False, separators=(",", ":"),
+                          allow_nan=False).encode()  # as httpx's json=
         fold = self._fold()
         self._queued = False
         watch = IdleWatch(self._idle)
         watch.since = monotonic()
-        sending = Sending(self._client, outgoing)
-        response: httpx.Response | None = None
+        sending = self._net.post(self.path, body)
+        response: wire.Response | None = None
         try:
             await first_of(self._stop, sending.task, sending.left.wait())
             if self._stop.is_set():
@@ -213,12 +225,12 @@ class HttpStreamChannel:
                 return
             raise stall_error(self._idle, self._queue_timeout, queued=self._queued,
                               chars=fold.chars, retryable=fold.deltas == 0) from None
-        except httpx.TimeoutException as exc:
+        except wire.TimeoutException as exc:
             if self._stopping:
                 yield TurnFinished("cancelled")
                 return
             raise self._timeout(exc) from None
-        except (httpx.TransportError, httpx.StreamError) as exc:
+        except wire.TransportError as exc:
             if self._stopping:
                 yield TurnFinished("cancelled")
                 return
@@ -229,7 +241,7 @@ class HttpStreamChannel:
             await sending.settle(response)
 
     async def _read(
-        self, response: httpx.Response, fold: StreamFold, watch: IdleWatch
+        self, response: wire.Response, fold: StreamFold, watch: IdleWatch
     ) -> AsyncIterator[ChannelEvent]:
         feed_line = SSEDecoder(comments=True).feed_line
         feed = fold.feed
@@ -278,8 +290,8 @@ class HttpStreamChannel:
 
     # ---- errors ----
 
-    def _timeout(self, exc: httpx.TimeoutException) -> ChannelError:
-        if isinstance(exc, httpx.ConnectTimeout | httpx.PoolTimeout):
+    def _timeout(self, exc: wire.TimeoutException) -> ChannelError:
+        if isinstance(exc, wire.ConnectTimeout):
             return ChannelError(
                 "connection", f"timed out connecting to {self._shown_url}", retryable=True
             )
@@ -288,9 +300,9 @@ class HttpStreamChannel:
         )
 
     def _transport_error(self, exc: Exception, fold: StreamFold) -> ChannelError:
-        if isinstance(exc, httpx.ConnectError):
+        if isinstance(exc, wire.ConnectError):
             return unreachable_error(self._base_url, exc, self._secrets)
-        sent = non_http_answer(exc) if isinstance(exc, httpx.RemoteProtocolError) else None
+        sent = non_http_answer(exc) if isinstance(exc, wire.RemoteProtocolError) else None
         if sent is not None:
             return not_http_error(self._base_url, sent, self._secrets)
         detail = mask_urls_in(self._secrets.mask(str(exc) or type(exc).__name__), self._base_url)

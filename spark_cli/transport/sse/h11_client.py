@@ -1,0 +1,304 @@
+"""A lean streaming HTTP/1.1 client: h11 (httpcore's own parser) over asyncio streams.
+
+Why a second client beside httpx: importing httpx (with httpcore and anyio)
+and building its ``AsyncClient`` costs ~60-100 ms before the first request
+leaves, most of a one-shot ``spark edit``'s start-up. The SSE channels need one
+thing: open a connection, POST a JSON body, stream the response body, keep the
+connection for the next turn. This does that and nothing more; h11 parses
+HTTP (we never write a parser), ``ssl`` does TLS (only for https).
+
+httpx stays for what this client does not do (:mod:`http_route` decides):
+proxies from the environment, test transports (``httpx.MockTransport``),
+base URLs with userinfo or a query. Failures are raised as the
+:mod:`http_wire` exceptions with the words httpx would use for the same
+failure (``All connection attempts failed``, h11's ``illegal status line``,
+``Server disconnected without sending a response.``), so a channel's error
+messages do not depend on the path taken.
+
+Matching httpx: a 5 s keep-alive expiry for idle connections, HTTP/1.1 with
+ALPN ``http/1.1``, the CA bundle from ``SSL_CERT_FILE`` / ``SSL_CERT_DIR``
+(when the environment is trusted) else certifi's, else the system's; gzip and
+deflate bodies decoded; a write error while sending is ignored in favour of
+the answer the server may already have sent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import socket
+import ssl
+import time
+import zlib
+from collections.abc import AsyncIterator, Mapping
+from typing import Any
+from urllib.parse import urlsplit
+
+import h11
+
+from spark_cli.transport.sse.http_lines import LineSplitter, body_decoder, text_decoder
+from spark_cli.transport.sse.http_wire import (
+    USER_AGENT,
+    ConnectError,
+    ConnectTimeout,
+    DecodingError,
+    ReadError,
+    RemoteProtocolError,
+    Response,
+    StreamClosed,
+    WriteTimeout,
+)
+
+READ_BYTES = 64 * 1024
+MAX_HEAD = 100 * 1024
+"""Largest response head accepted (httpcore's limit; h11's default is 16 KiB)."""
+KEEPALIVE_EXPIRY = 5.0
+
+
+def tls_context(trust_env: bool) -> ssl.SSLContext:
+    """Verifying TLS as httpx sets it up, offering HTTP/1.1 only."""
+    if trust_env and os.environ.get("SSL_CERT_FILE"):
+        ctx = ssl.create_default_context(cafile=os.environ["SSL_CERT_FILE"])
+    elif trust_env and os.environ.get("SSL_CERT_DIR"):
+        ctx = ssl.create_default_context(capath=os.environ["SSL_CERT_DIR"])
+    else:
+        try:
+            import certifi
+        except ImportError:
+            ctx = ssl.create_default_context()
+        else:
+            ctx = ssl.create_default_context(cafile=certifi.where())
+    ctx.set_alpn_protocols(["http/1.1"])
+    return ctx
+
+
+class _Connection:
+    """One socket and its h11 state machine."""
+
+    __slots__ = ("expires", "h11", "reader", "writer")
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.reader = reader
+        self.writer = writer
+        self.h11 = h11.Connection(h11.CLIENT, max_incomplete_event_size=MAX_HEAD)
+        self.expires = 0.0
+
+    async def next_event(self) -> Any:
+        conn = self.h11
+        while True:
+            try:
+                event = conn.next_event()
+            except h11.RemoteProtocolError as exc:
+                raise RemoteProtocolError(str(exc)) from exc
+            if event is not h11.NEED_DATA:
+                return event
+            try:
+                data = await self.reader.read(READ_BYTES)
+            except OSError as exc:
+                raise ReadError("") from exc  # httpx says nothing more either (anyio's words)
+            if not data and conn.their_state is h11.SEND_RESPONSE:
+                raise RemoteProtocolError("Server disconnected without sending a response.")
+            conn.receive_data(data)
+
+    def usable(self) -> bool:
+        return (time.monotonic() < self.expires and not self.reader.at_eof()
+                and not self.writer.is_closing())
+
+    def close(self) -> None:
+        self.writer.close()
+
+
+class H11Response:
+    """A streamed response; the body is read once, by :meth:`aread` or :meth:`aiter_lines`."""
+
+    __slots__ = ("_client", "_conn", "_done", "headers", "status_code")
+
+    def __init__(self, client: H11Client, conn: _Connection, head: h11.Response) -> None:
+        self._client = client
+        self._conn: _Connection | None = conn
+        self._done = False
+        self.status_code = head.status_code
+        headers: dict[str, str] = {}
+        for name, value in head.headers:
+            key = name.decode("latin-1")
+            text = value.decode("latin-1")
+            headers[key] = f"{headers[key]}, {text}" if key in headers else text
+        self.headers: Mapping[str, str] = headers
+        """Lower-case names (h11 lowers them); repeated headers joined with ", "."""
+
+    async def _chunks(self) -> AsyncIterator[bytes]:
+        decode = body_decoder(self.headers.get("content-encoding", ""))
+        while True:
+            conn = self._conn
+            if conn is None:
+                raise StreamClosed()
+            event = await conn.next_event()
+            if type(event) is h11.Data:
+                data = bytes(event.data)
+                if decode is not None:
+                    try:
+                        data = decode(data)
+                    except zlib.error as exc:
+                        raise DecodingError(f"Error decoding content: {exc}") from exc
+                if data:
+                    yield data
+            elif type(event) is h11.EndOfMessage:
+                break
+        self._done = True
+        self._release()
+
+    async def aread(self) -> bytes:
+        return b"".join([chunk async for chunk in self._chunks()])
+
+    async def aiter_lines(self) -> AsyncIterator[str]:
+        decode = text_decoder(self.headers.get("content-type", "")).decode
+        lines = LineSplitter()
+        split = lines.split
+        async for chunk in self._chunks():
+            for line in split(decode(chunk)):
+                yield line
+        for line in lines.flush(decode(b"", True)):
+            yield line
+
+    def _release(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is None:
+            return
+        state = conn.h11
+        if self._done and state.our_state is h11.DONE and state.their_state is h11.DONE:
+            state.start_next_cycle()
+            conn.expires = time.monotonic() + KEEPALIVE_EXPIRY
+            self._client._idle.append(conn)
+        else:
+            conn.close()
+
+    async def aclose(self) -> None:
+        self._release()
+
+
+class H11Exchange:
+    __slots__ = ("at", "left", "task")
+
+    def __init__(self, client: H11Client, target: bytes, body: bytes) -> None:
+        self.at: float | None = None
+        self.left = asyncio.Event()
+        self.task: asyncio.Future[Response] = asyncio.ensure_future(
+            client._exchange(self, target, body))
+
+    def sent_at(self) -> float:
+        if self.at is None:
+            self.task.result()  # the send failed: raise why
+            self.at = time.perf_counter()
+        return self.at
+
+    async def settle(self, response: Any) -> None:
+        task = self.task
+        if not task.done():
+            task.cancel()
+            with contextlib.suppress(BaseException):
+                await task
+            return
+        if response is None and not task.cancelled() and task.exception() is None:
+            response = task.result()
+        if response is not None:
+            await response.aclose()
+
+
+class H11Client:
+    """POSTs to one origin (``base_url``), keeping idle connections for the next turn."""
+
+    def __init__(
+        self,
+        base_url: str,
+        headers: Mapping[str, str],
+        *,
+        connect_timeout: float,
+        write_timeout: float,
+        trust_env: bool,
+    ) -> None:
+        parts = urlsplit(base_url)
+        self._https = parts.scheme.lower() == "https"
+        self._host = parts.hostname or ""
+        default_port = 443 if self._https else 80
+        self._port = parts.port or default_port
+        self._prefix = parts.path.rstrip("/") + "/"
+        shown_host = f"[{self._host}]" if ":" in self._host else self._host
+        if parts.port and parts.port != default_port:
+            shown_host += f":{parts.port}"
+        merged: dict[str, tuple[str, str]] = {}  # lower-case name -> (name, value), in order
+        for name, value in (("Host", shown_host), ("Accept", "*/*"),
+                            ("Accept-Encoding", "gzip, deflate"), ("Connection", "keep-alive"),
+                            ("User-Agent", USER_AGENT), *headers.items()):
+            merged[name.lower()] = (name, value)
+        self._head = [(name.encode("ascii"), value.encode("ascii"))
+                      for name, value in merged.values()]
+        self._connect_timeout = connect_timeout
+        self._write_timeout = write_timeout
+        self.tls = tls_context(trust_env) if self._https else None
+        """Verifying TLS for https; None for plain http (no CA bundle loaded)."""
+        self._idle: list[_Connection] = []
+        self._closed = False
+
+    def post(self, path: str, body: bytes) -> H11Exchange:
+        if self._closed:
+            raise RuntimeError("Cannot send a request, as the client has been closed.")
+        return H11Exchange(self, (self._prefix + path.lstrip("/")).encode("ascii"), body)
+
+    async def aclose(self) -> None:
+        self._closed = True
+        idle, self._idle = self._idle, []
+        for conn in idle:
+            conn.close()
+
+    async def _exchange(self, exchange: H11Exchange, target: bytes, body: bytes) -> H11Response:
+        conn = self._reuse() or await self._connect()
+        try:
+            state = conn.h11
+            data = state.send(h11.Request(method=b"POST", target=target, headers=[
+                *self._head, (b"Content-Length", str(len(body)).encode()),
+                (b"Content-Type", b"application/json")]))
+            data = (data or b"") + (state.send(h11.Data(data=body)) or b"")
+            data += state.send(h11.EndOfMessage()) or b""
+            try:
+                async with asyncio.timeout(self._write_timeout):
+                    conn.writer.write(data)
+                    await conn.writer.drain()
+            except TimeoutError as exc:
+                raise WriteTimeout("") from exc
+            except OSError:
+                pass  # as httpcore: the server may have answered (a 413, a 401) and closed
+            else:
+                exchange.at = time.perf_counter()
+                exchange.left.set()
+            while True:
+                event = await conn.next_event()
+                if type(event) is h11.Response:
+                    return H11Response(self, conn, event)
+                # an InformationalResponse (100 Continue): read on
+        except BaseException:
+            conn.close()
+            raise
+
+    def _reuse(self) -> _Connection | None:
+        while self._idle:
+            conn = self._idle.pop()
+            if conn.usable():
+                return conn
+            conn.close()
+        return None
+
+    async def _connect(self) -> _Connection:
+        host = self._host
+        try:
+            async with asyncio.timeout(self._connect_timeout):
+                reader, writer = await asyncio.open_connection(
+                    host, self._port, ssl=self.tls, happy_eyeballs_delay=0.25,
+                    server_hostname=host if self.tls is not None else None)
+        except TimeoutError as exc:
+            raise ConnectTimeout("") from exc
+        except (socket.gaierror, ssl.SSLError, ssl.CertificateError) as exc:
+            raise ConnectError(str(exc)) from exc
+        except OSError as exc:
+            raise ConnectError("All connection attempts failed") from exc  # httpx's (anyio's)
+        return _Connection(reader, writer)

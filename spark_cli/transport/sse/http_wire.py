@@ -1,0 +1,91 @@
+"""What the SSE channels need from an HTTP client, and the failures it reports.
+
+Two clients implement it: :mod:`h11_client` (lean, the direct path) and
+:mod:`httpx_client` (httpx, for proxies and injected test transports); the
+channel (:mod:`http_stream`) sees only these names. Both raise the exceptions
+below, named after httpx's own (a message without words falls back to the
+class name, so the same failure reads the same on either path), with the
+library's exception as ``__cause__``.
+
+An exchange is one POST in flight: ``left`` is set (and ``at`` stamped,
+``time.perf_counter()``) once the request body was written, while the
+response headers are still on the way; ``task`` resolves to the response.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Mapping
+from typing import Protocol
+
+USER_AGENT = "spark"
+"""Sent by both HTTP clients (and the WebSocket channel) unless a header overrides it."""
+
+
+class TransportError(Exception):
+    """The connection failed or broke (httpx: ``TransportError`` / ``StreamError``)."""
+
+
+class TimeoutException(TransportError):
+    pass
+
+
+class ConnectTimeout(TimeoutException):
+    pass
+
+
+class WriteTimeout(TimeoutException):
+    pass
+
+
+class ConnectError(TransportError):
+    pass
+
+
+class ReadError(TransportError):
+    pass
+
+
+class RemoteProtocolError(TransportError):
+    """The server broke HTTP/1.1 (h11's words, e.g. ``illegal status line: ...``)."""
+
+
+class DecodingError(TransportError):
+    """A gzip or deflate body that does not decode (httpx raises its own, uncaught)."""
+
+
+class StreamClosed(TransportError):
+    def __init__(self) -> None:
+        super().__init__("Attempted to read or stream content, but the stream has been closed.")
+
+
+class Response(Protocol):
+    status_code: int
+    headers: Mapping[str, str]
+
+    async def aread(self) -> bytes: ...
+
+    def aiter_lines(self) -> AsyncIterator[str]: ...
+
+    async def aclose(self) -> None: ...
+
+
+class Exchange(Protocol):
+    left: asyncio.Event
+    task: asyncio.Future[Response]
+
+    def sent_at(self) -> float:
+        """When the request left; raises what stopped it if it never did."""
+        ...
+
+    async def settle(self, response: Response | None) -> None:
+        """Cancel the send if still in flight, else close the response it produced."""
+        ...
+
+
+class HttpClient(Protocol):
+    def post(self, path: str, body: bytes) -> Exchange:
+        """Start POSTing ``body`` (JSON) to ``path`` under the base URL."""
+        ...
+
+    async def aclose(self) -> None: ...

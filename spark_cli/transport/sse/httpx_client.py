@@ -1,0 +1,158 @@
+"""The httpx path of the SSE channels: proxies from the environment and test transports.
+
+:mod:`h11_client` serves direct connections; :mod:`http_route` sends here what
+it does not do: a proxy that applies from the environment (httpx's
+``trust_env``, with ``NO_PROXY``), an injected ``httpx`` transport
+(``MockTransport`` in tests), a base URL with userinfo or a query. httpx's
+exceptions are turned into :mod:`http_wire`'s at this boundary (same words,
+the httpx exception as ``__cause__``), so the channel handles one family.
+
+``RequestSent`` must mean the request left. httpcore reports the moment the
+request body was written through the ``trace`` request extension
+(``http11.send_request_body.complete``, ``http2.…``); :class:`Sending` records
+it while the response headers are still on the way. A transport that does not
+trace (``httpx.MockTransport``) counts as sent when it answers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import AsyncIterator, Mapping
+from typing import Any
+
+from spark_cli.transport.sse import http_wire as wire
+from spark_cli.transport.sse.httpx_lean import httpx
+
+
+def _mapped(exc: Exception) -> wire.TransportError:
+    """The http_wire exception for an httpx one (the caller raises it ``from exc``)."""
+    text = str(exc)
+    if isinstance(exc, httpx.ConnectTimeout | httpx.PoolTimeout):
+        return wire.ConnectTimeout(text)
+    if isinstance(exc, httpx.TimeoutException):
+        return wire.WriteTimeout(text)
+    if isinstance(exc, httpx.ConnectError):
+        return wire.ConnectError(text)
+    if isinstance(exc, httpx.RemoteProtocolError):
+        return wire.RemoteProtocolError(text)
+    if isinstance(exc, httpx.DecodingError):
+        return wire.DecodingError(text)
+    if isinstance(exc, httpx.ReadError):
+        return wire.ReadError(text)
+    return wire.TransportError(text or type(exc).__name__)  # WriteError, ProxyError...
+
+
+_FAILURES = (httpx.TransportError, httpx.StreamError, httpx.DecodingError)
+
+
+class HttpxResponse:
+    __slots__ = ("_inner", "headers", "status_code")
+
+    def __init__(self, inner: httpx.Response) -> None:
+        self._inner = inner
+        self.status_code = inner.status_code
+        self.headers: Mapping[str, str] = inner.headers
+
+    async def aread(self) -> bytes:
+        try:
+            return await self._inner.aread()
+        except _FAILURES as exc:
+            raise _mapped(exc) from exc
+
+    async def aiter_lines(self) -> AsyncIterator[str]:
+        lines = self._inner.aiter_lines()
+        while True:
+            try:
+                line = await lines.__anext__()
+            except StopAsyncIteration:
+                return
+            except _FAILURES as exc:
+                raise _mapped(exc) from exc
+            yield line
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+class Sending:
+    """One POST in flight: the send task and the moment its body left."""
+
+    __slots__ = ("at", "left", "task")
+
+    def __init__(self, client: httpx.AsyncClient, request: httpx.Request) -> None:
+        self.at: float | None = None
+        """``time.perf_counter()`` when the body was written; None until then."""
+        self.left = asyncio.Event()
+        request.extensions["trace"] = self._trace
+        self.task: asyncio.Future[wire.Response] = asyncio.ensure_future(
+            self._send(client, request))
+
+    @staticmethod
+    async def _send(client: httpx.AsyncClient, request: httpx.Request) -> HttpxResponse:
+        try:
+            return HttpxResponse(await client.send(request, stream=True))
+        except _FAILURES as exc:
+            raise _mapped(exc) from exc
+
+    async def _trace(self, name: str, info: dict[str, Any]) -> None:
+        if name.endswith("send_request_body.complete"):
+            self.at = time.perf_counter()
+            self.left.set()
+
+    def sent_at(self) -> float:
+        """When the request left; raises what stopped it if it never did."""
+        if self.at is None:
+            self.task.result()  # the send failed: raise why (or it answered untraced)
+            self.at = time.perf_counter()
+        return self.at
+
+    async def settle(self, response: Any) -> None:
+        """Cancel the send if still in flight, else close the response it produced."""
+        task = self.task
+        if not task.done():
+            task.cancel()
+            with contextlib.suppress(BaseException):
+                await task
+            return
+        if response is None and not task.cancelled() and task.exception() is None:
+            response = task.result()
+        if response is not None:
+            await response.aclose()
+
+
+class HttpxClient:
+    """httpx.AsyncClient behind :class:`http_wire.HttpClient`."""
+
+    def __init__(
+        self,
+        base_url: str,
+        headers: Mapping[str, str],
+        *,
+        connect_timeout: float,
+        write_timeout: float,
+        trust_env: bool,
+        https: bool,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        self.client = httpx.AsyncClient(
+            base_url=base_url,
+            headers=headers,
+            # no read timeout: IdleWatch times silence (and knows when the request is queued)
+            timeout=httpx.Timeout(
+                connect=connect_timeout, read=None, write=write_timeout, pool=connect_timeout
+            ),
+            trust_env=trust_env,
+            # plain http never uses TLS: skip loading the CA bundle (~30 ms per client)
+            verify=https,
+            transport=transport,
+        )
+
+    def post(self, path: str, body: bytes) -> Sending:
+        request = self.client.build_request(
+            "POST", path, content=body, headers={"Content-Type": "application/json"})
+        return Sending(self.client, request)
+
+    async def aclose(self) -> None:
+        await self.client.aclose()

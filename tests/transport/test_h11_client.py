@@ -32,6 +32,7 @@ from spark_cli.protocol.channel import (
 from spark_cli.transport.retry import RetryPolicy
 from spark_cli.transport.sse.h11_client import H11Client
 from spark_cli.transport.sse.http_chat import ChatCompletionsChannel
+from spark_cli.transport.sse.http_wire import RemoteProtocolError
 from spark_cli.transport.sse.httpx_client import HttpxClient
 
 REQUEST = TurnRequest("m", (Message("user", "hi"),))
@@ -329,3 +330,65 @@ async def test_connections_are_kept_for_the_next_turn_and_closed_after_a_stop() 
         await ch.aclose()
     assert text_of(events) == "Hello"
     assert len(peers) == 4 and len(set(peers[:3])) == 1 and peers[3] != peers[0]
+
+
+async def test_a_header_h11_refuses_to_send_is_the_same_error_on_both_paths() -> None:
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await read_request(reader)
+
+    results = await both(handler, max_retries=0, extra_headers={"X-Tag": "a\r\nInjected: 1"})
+    error = same_error(results)
+    assert error.kind == "connection" and "Illegal header value" in error.message
+    assert not [e for e in results[0][0] if isinstance(e, RequestSent)]
+
+
+async def test_an_idle_connection_past_its_keep_alive_is_not_reused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from spark_cli.transport.sse import h11_client
+
+    peers: list[int] = []
+
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        while True:
+            await read_request(reader)
+            peers.append(writer.get_extra_info("peername")[1])
+            writer.write(head("200 OK", f"content-length: {len(SSE)}") + SSE)
+            await writer.drain()
+
+    monkeypatch.setattr(h11_client, "KEEPALIVE_EXPIRY", 0.05)
+    async with raw_server(handler) as url:
+        ch = channel("lean", url)
+        net = ch._net
+        assert isinstance(net, H11Client)
+        for _ in range(2):
+            assert text_of([e async for e in ch.stream(REQUEST)]) == "Hello"
+            await asyncio.sleep(0.1)
+        assert len(net._open) == 1  # the expired one was closed, the last one kept
+        await ch.aclose()
+        assert not net._open and not net._idle
+        with pytest.raises(RuntimeError, match="client has been closed"):
+            net.post("chat/completions", b"{}")
+    assert len(peers) == 2 and peers[0] != peers[1]
+
+
+async def test_closing_the_client_mid_stream_closes_that_connection_too() -> None:
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await read_request(reader)
+        writer.write(head("200 OK", "transfer-encoding: chunked") + b"%x\r\n%s\r\n"
+                     % (len(chunk("a")), chunk("a")))
+        await writer.drain()
+        await reader.read()  # until the client hangs up
+
+    async with raw_server(handler) as url:
+        client = H11Client(url, {}, connect_timeout=5, write_timeout=5, trust_env=False)
+        exchange = client.post("chat/completions", b"{}")
+        response = await exchange.task
+        lines = response.aiter_lines()
+        assert await lines.__anext__() == chunk("a").decode().strip()
+        await client.aclose()
+        assert not client._open
+        with pytest.raises(RemoteProtocolError, match="incomplete chunked read"):
+            async with asyncio.timeout(5):
+                async for _ in lines:
+                    pass

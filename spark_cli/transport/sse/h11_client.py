@@ -47,6 +47,7 @@ from spark_cli.transport.sse.http_wire import (
     RemoteProtocolError,
     Response,
     StreamClosed,
+    TransportError,
     WriteTimeout,
 )
 
@@ -74,15 +75,18 @@ def tls_context(trust_env: bool) -> ssl.SSLContext:
 
 
 class _Connection:
-    """One socket and its h11 state machine."""
+    """One socket and its h11 state machine, listed in its client's ``open`` set until closed."""
 
-    __slots__ = ("expires", "h11", "reader", "writer")
+    __slots__ = ("expires", "h11", "open", "reader", "writer")
 
-    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
+                 open_set: set[_Connection]) -> None:
         self.reader = reader
         self.writer = writer
         self.h11 = h11.Connection(h11.CLIENT, max_incomplete_event_size=MAX_HEAD)
         self.expires = 0.0
+        self.open = open_set
+        open_set.add(self)
 
     async def next_event(self) -> Any:
         conn = self.h11
@@ -106,6 +110,7 @@ class _Connection:
                 and not self.writer.is_closing())
 
     def close(self) -> None:
+        self.open.discard(self)
         self.writer.close()
 
 
@@ -114,7 +119,8 @@ class H11Response:
 
     __slots__ = ("_client", "_conn", "_done", "headers", "status_code")
 
-    def __init__(self, client: H11Client, conn: _Connection, head: h11.Response) -> None:
+    def __init__(self, client: H11Client, conn: _Connection,
+                 head: h11.Response | h11.InformationalResponse) -> None:
         self._client = client
         self._conn: _Connection | None = conn
         self._done = False
@@ -143,8 +149,8 @@ class H11Response:
                         raise DecodingError(f"Error decoding content: {exc}") from exc
                 if data:
                     yield data
-            elif type(event) is h11.EndOfMessage:
-                break
+            elif type(event) is h11.EndOfMessage or event is h11.PAUSED:
+                break  # PAUSED: after a 101 (as httpcore: an empty body)
         self._done = True
         self._release()
 
@@ -166,7 +172,8 @@ class H11Response:
         if conn is None:
             return
         state = conn.h11
-        if self._done and state.our_state is h11.DONE and state.their_state is h11.DONE:
+        if (self._done and state.our_state is h11.DONE and state.their_state is h11.DONE
+                and not self._client._closed):
             state.start_next_cycle()
             conn.expires = time.monotonic() + KEEPALIVE_EXPIRY
             self._client._idle.append(conn)
@@ -238,6 +245,7 @@ class H11Client:
         self.tls = tls_context(trust_env) if self._https else None
         """Verifying TLS for https; None for plain http (no CA bundle loaded)."""
         self._idle: list[_Connection] = []
+        self._open: set[_Connection] = set()
         self._closed = False
 
     def post(self, path: str, body: bytes) -> H11Exchange:
@@ -247,17 +255,20 @@ class H11Client:
 
     async def aclose(self) -> None:
         self._closed = True
-        idle, self._idle = self._idle, []
-        for conn in idle:
+        self._idle = []
+        for conn in list(self._open):  # idle ones and any still streaming
             conn.close()
 
     async def _exchange(self, exchange: H11Exchange, target: bytes, body: bytes) -> H11Response:
         conn = self._reuse() or await self._connect()
         try:
             state = conn.h11
-            data = state.send(h11.Request(method=b"POST", target=target, headers=[
-                *self._head, (b"Content-Length", str(len(body)).encode()),
-                (b"Content-Type", b"application/json")]))
+            try:
+                data = state.send(h11.Request(method=b"POST", target=target, headers=[
+                    *self._head, (b"Content-Length", str(len(body)).encode()),
+                    (b"Content-Type", b"application/json")]))
+            except h11.LocalProtocolError as exc:  # e.g. a newline in a header value
+                raise TransportError(str(exc)) from exc
             data = (data or b"") + (state.send(h11.Data(data=body)) or b"")
             data += state.send(h11.EndOfMessage()) or b""
             try:
@@ -273,9 +284,10 @@ class H11Client:
                 exchange.left.set()
             while True:
                 event = await conn.next_event()
-                if type(event) is h11.Response:
+                if type(event) is h11.Response or (
+                        type(event) is h11.InformationalResponse and event.status_code == 101):
                     return H11Response(self, conn, event)
-                # an InformationalResponse (100 Continue): read on
+                # another InformationalResponse (100 Continue): read on
         except BaseException:
             conn.close()
             raise
@@ -301,4 +313,4 @@ class H11Client:
             raise ConnectError(str(exc)) from exc
         except OSError as exc:
             raise ConnectError("All connection attempts failed") from exc  # httpx's (anyio's)
-        return _Connection(reader, writer)
+        return _Connection(reader, writer, self._open)

@@ -2,7 +2,9 @@
 
 - ``mock`` without a ``base_url``: the bundled engine is started in-process on
   an ephemeral loopback port with a random token, and spoken to over the
-  Responses WebSocket exactly like a real provider (nothing to configure).
+  Responses WebSocket exactly like a real provider (nothing to configure). It
+  serves that WebSocket alone (websockets' server, no uvicorn: it starts and
+  stops in milliseconds).
 - ``mock`` with a ``base_url``: that running engine (e.g. `spark engine serve`),
   over the WebSocket.
 - any other kind: the transport factory with the provider's base URL and key.
@@ -76,5 +78,5 @@ async def _bundled_engine() -> AsyncIterator[Any]:
     from spark_cli.engine.serving.server import run_engine
 
     config = EngineConfig(host="127.0.0.1", port=0, token=secrets.token_urlsafe(16))
-    async with run_engine(config) as engine:
+    async with run_engine(config, http=False) as engine:
         yield engine

@@ -170,8 +170,7 @@ async def run_engine(
     Raises ``ValueError`` for a bad ``config.brain`` and ``OSError`` when the
     port cannot be bound."""
     if brains is None:
-        brains = _brain_factory(config)
-        brains("")  # a bad --brain spec fails here (ValueError), not on the first request
+        brains = _brain_factory(config)  # a bad --brain spec fails here (ValueError)
     sock = bind_socket(config.host, config.port)
     state = EngineState(config, brains)
     try:

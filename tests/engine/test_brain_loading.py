@@ -1,0 +1,111 @@
+"""Brains load when first asked for, off the event loop, within the time to first token;
+one that cannot be made is a 500 ``no brain`` and the connection goes on."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+import time
+from typing import Any
+
+from engine_client import BOTH_SERVERS, EchoBrain, send, text_of, until, ws_connect
+
+LOAD_S = 0.5
+TTFT_MS = 1000.0
+
+
+class SlowToLoad:
+    """A factory like the registry's: ``loaded`` says no until the brain is made, which
+    blocks for :data:`LOAD_S` (an import); records the threads it was made in."""
+
+    def __init__(self) -> None:
+        self.made_in: list[str] = []
+        self._brain: EchoBrain | None = None
+
+    def loaded(self, model: str) -> bool:
+        return self._brain is not None
+
+    def __call__(self, model: str) -> EchoBrain:
+        if self._brain is None:
+            self.made_in.append(threading.current_thread().name)
+            time.sleep(LOAD_S)
+            self._brain = EchoBrain()
+        return self._brain
+
+
+@BOTH_SERVERS
+async def test_a_brain_to_load_is_made_off_the_loop_within_the_ttft(engine_factory: Any) -> None:
+    brains = SlowToLoad()
+    engine = await engine_factory(brains=brains, tps=50000, ttft_ms=TTFT_MS)
+    async with ws_connect(engine) as ws:
+        sent = time.perf_counter()
+        await send(ws, type="response.create", model="m", input="hello")
+        events = await until(ws, "response.output_text.delta")
+        first = time.perf_counter() - sent
+        assert text_of(events + await until(ws)) == "hello"
+    assert [name.startswith("spark-brain") for name in brains.made_in] == [True]
+    assert first >= TTFT_MS / 1000
+    assert first < (TTFT_MS / 1000 + LOAD_S) - 0.1  # the load did not come on top of it
+
+
+@BOTH_SERVERS
+async def test_a_cancel_while_the_brain_loads_stops_the_response(engine_factory: Any) -> None:
+    engine = await engine_factory(brains=SlowToLoad(), tps=50000, ttft_ms=0)
+    async with ws_connect(engine) as ws:
+        await send(ws, type="response.create", model="m", input="forever")
+        created = await until(ws, "response.created")
+        await send(ws, type="response.cancel")
+        end = (await until(ws))[-1]
+    assert created[-1]["type"] == "response.created"
+    assert (end["type"], end["response"]["status"]) == ("response.incomplete",
+                                                        "incomplete")
+    assert end["response"]["incomplete_details"]["reason"] == "cancelled"
+
+
+@BOTH_SERVERS
+async def test_a_brain_that_cannot_be_made_is_a_500_and_the_connection_goes_on(
+    engine_factory: Any,
+) -> None:
+    def brains(model: str) -> EchoBrain:
+        if model == "gone":
+            raise ValueError("script file not found: gone.toml")
+        return EchoBrain()
+
+    engine = await engine_factory(brains=brains, tps=50000, ttft_ms=0)
+    async with ws_connect(engine) as ws:
+        await send(ws, type="response.create", model="gone", input="x", stream_id="a")
+        error = (await until(ws))[-1]
+        assert (error["type"], error["status"], error["stream_id"]) == ("error", 500, "a")
+        assert error["error"]["message"] == "no brain: script file not found: gone.toml"
+        await send(ws, type="response.create", model="m", input="still here")
+        assert text_of(await until(ws)) == "still here"
+
+
+def test_an_engine_imports_only_the_brains_it_uses() -> None:
+    code = """
+import asyncio, json, sys
+from websockets.asyncio.client import connect
+from spark_cli.engine.core.config import EngineConfig
+from spark_cli.engine.serving.server import run_engine
+
+def brains():
+    return sorted(m.rsplit(".", 1)[-1] for m in sys.modules
+                  if m.startswith("spark_cli.engine.brains.")
+                  and m.rsplit(".", 1)[-1] in ("rules_brain", "deep_brain", "script", "lorem"))
+
+async def main():
+    async with run_engine(EngineConfig(port=0, ttft_ms=0, brain="rules"), http=False) as e:
+        print(brains())
+        async with connect(e.ws_url, proxy=None) as ws:
+            await ws.send(json.dumps({"type": "response.create", "model": "gpt-x",
+                                      "input": "rename a to b"}))
+            while json.loads(await ws.recv())["type"] != "response.completed":
+                pass
+        print(brains())
+
+asyncio.run(main())
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60, check=True)
+    assert done.stdout.splitlines() == ["[]", "['rules_brain']"], done.stderr

@@ -4,7 +4,8 @@
   an ephemeral loopback port with a random token, and spoken to over the
   Responses WebSocket exactly like a real provider (nothing to configure). It
   serves that WebSocket alone (websockets' server, no uvicorn: it starts and
-  stops in milliseconds).
+  stops in milliseconds), on a thread with its own event loop, so the client's
+  work on its loop never delays the engine's reading and pacing.
 - ``mock`` with a ``base_url``: that running engine (e.g. `spark engine serve`),
   over the WebSocket.
 - any other kind: the transport factory with the provider's base URL and key.
@@ -75,8 +76,8 @@ async def _bundled_engine() -> AsyncIterator[Any]:
 
     websockets_lean.prepare()  # the engine's server imports websockets first here
     from spark_cli.engine.core.config import EngineConfig
-    from spark_cli.engine.serving.server import run_engine
+    from spark_cli.engine.serving.engine_thread import run_engine_in_thread
 
     config = EngineConfig(host="127.0.0.1", port=0, token=secrets.token_urlsafe(16))
-    async with run_engine(config, http=False) as engine:
+    async with run_engine_in_thread(config, http=False) as engine:
         yield engine

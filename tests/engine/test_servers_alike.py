@@ -94,3 +94,17 @@ async def test_the_websocket_only_server_answers_plain_http_with_healthz_and_404
     assert models.headers["content-type"] == "application/json"
     message = models.json()["error"]["message"]
     assert "/v1/models" in message and "`spark engine serve` serves HTTP too" in message
+
+
+def test_binding_an_ascii_host_needs_no_idna_codec() -> None:
+    import subprocess
+    import sys
+
+    code = ("import sys\n"
+            "from spark_cli.engine.serving.server import bind_socket\n"
+            "for host in ('127.0.0.1', 'localhost', '::1', ''):\n"
+            "    bind_socket(host, 0).close()\n"
+            "print('encodings.idna' in sys.modules)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60, check=True)
+    assert done.stdout.split() == ["False"]

@@ -108,8 +108,9 @@ def _url_host(host: str) -> str:
 
 def bind_socket(host: str, port: int) -> socket.socket:
     """A TCP socket bound to ``host:port`` (raises ``OSError``: address in use, …)."""
-    infos = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM,
-                               flags=socket.AI_PASSIVE)
+    # an ASCII host goes as bytes: a str is IDNA-encoded first (importing encodings.idna)
+    name: str | bytes | None = (host.encode() if host.isascii() else host) if host else None
+    infos = socket.getaddrinfo(name, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
     family, kind, proto, _, address = infos[0]
     sock = socket.socket(family, kind, proto)
     try:

@@ -78,3 +78,16 @@ async def test_a_port_in_use_is_an_oserror_in_the_caller() -> None:
             async with run_engine_in_thread(EngineConfig(port=taken.getsockname()[1])):
                 pass
     assert _engine_threads() == []
+
+
+async def test_an_error_while_stopping_reaches_the_caller(monkeypatch: pytest.MonkeyPatch) -> None:
+    from spark_cli.engine.core.state import EngineState
+
+    def broken_close(self: EngineState) -> None:
+        raise RuntimeError("the brain pool would not stop")
+
+    monkeypatch.setattr(EngineState, "close", broken_close)
+    with pytest.raises(RuntimeError, match="would not stop"):
+        async with run_engine_in_thread(EngineConfig(port=0)):
+            pass
+    assert _engine_threads() == []

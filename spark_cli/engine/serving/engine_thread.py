@@ -12,8 +12,8 @@ interval, 5 ms, at a time).
 :func:`run_engine_in_thread` keeps :func:`run_engine`'s contract (the same
 :class:`RunningEngine`, ``ValueError`` for a bad brain spec and ``OSError`` for a
 port that cannot be bound, raised in the caller) and stops the engine when the
-block exits. ``engine.state`` lives on the engine's thread: read its counters
-only.
+block exits (an error while stopping is raised there too). ``engine.state`` lives
+on the engine's thread: read its counters only.
 """
 
 from __future__ import annotations
@@ -67,10 +67,10 @@ async def run_engine_in_thread(config: EngineConfig, *, http: bool = False,
         error: BaseException | None = None
         try:
             asyncio.run(serve())
-        except BaseException as exc:  # a failed start goes to the caller
+        except BaseException as exc:  # a failed start or stop goes to the caller
             error = exc
         _settle(caller, started, error=error or RuntimeError("the engine thread ended"))
-        _settle(caller, finished)
+        _settle(caller, finished, error=error)
 
     thread = threading.Thread(target=main, name=THREAD_NAME, daemon=True)
     thread.start()
@@ -78,7 +78,8 @@ async def run_engine_in_thread(config: EngineConfig, *, http: bool = False,
         engine = await started
     except BaseException:
         stop.request()
-        await asyncio.shield(finished)
+        with contextlib.suppress(BaseException):  # the start's own error is the one to raise
+            await asyncio.shield(finished)
         thread.join()
         raise
     try:

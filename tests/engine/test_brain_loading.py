@@ -9,6 +9,8 @@ import threading
 import time
 from typing import Any
 
+import httpx
+import pytest
 from engine_client import BOTH_SERVERS, EchoBrain, send, text_of, until, ws_connect
 
 LOAD_S = 0.5
@@ -109,3 +111,19 @@ asyncio.run(main())
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=60, check=True)
     assert done.stdout.splitlines() == ["[]", "['rules_brain']"], done.stderr
+
+
+@pytest.mark.parametrize("path", ["/v1/responses", "/v1/chat/completions"])
+async def test_over_http_a_brain_that_cannot_be_made_is_a_500(engine_factory: Any,
+                                                               path: str) -> None:
+    def brains(model: str) -> EchoBrain:
+        raise ValueError("script file not found: gone.toml")
+
+    engine = await engine_factory(brains=brains, tps=50000, ttft_ms=0)
+    body: dict[str, Any] = {"model": "m", "input": "x"} if path == "/v1/responses" else {
+        "model": "m", "messages": [{"role": "user", "content": "x"}]}
+    async with httpx.AsyncClient(base_url=engine.url, trust_env=False, timeout=10,
+                                 headers={"Authorization": "Bearer test-token"}) as http:
+        response = await http.post(path, json=body)
+    assert response.status_code == 500
+    assert response.json()["error"]["message"] == "no brain: script file not found: gone.toml"

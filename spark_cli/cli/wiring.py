@@ -35,8 +35,10 @@ async def open_provider_channel(provider: ProviderSettings, *, idle_timeout: flo
     """A channel for ``provider`` (``Settings.provider``), closed (and engine stopped) on exit.
 
     ``one_shot`` skips the warm spare WebSocket connection a TUI keeps for
-    interrupts: a single turn never needs it. ``channel_options`` go to the
-    channel's constructor (e.g. ``max_retries``).
+    interrupts: a single turn never needs it. Otherwise a bundled engine also
+    loads its brain at once (a one-shot loads it within its first token's
+    time). ``channel_options`` go to the channel's constructor (e.g.
+    ``max_retries``).
     """
     kind = provider.kind
     options: dict[str, Any] = dict(channel_options)
@@ -48,6 +50,8 @@ async def open_provider_channel(provider: ProviderSettings, *, idle_timeout: flo
             base_url, api_key = provider.base_url, provider.api_key
             if not base_url:
                 engine = await stack.enter_async_context(_bundled_engine())
+                if not one_shot:  # a session (the TUI): its first turn finds the brain ready
+                    engine.state.warm()
                 base_url, api_key = engine.url + "/v1", engine.token
             kind = "responses_ws"
         else:

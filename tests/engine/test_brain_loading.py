@@ -127,3 +127,32 @@ async def test_over_http_a_brain_that_cannot_be_made_is_a_500(engine_factory: An
         response = await http.post(path, json=body)
     assert response.status_code == 500
     assert response.json()["error"]["message"] == "no brain: script file not found: gone.toml"
+
+
+async def test_warm_makes_the_default_brain_in_the_pool_before_any_request() -> None:
+    from spark_cli.engine.core.config import EngineConfig
+    from spark_cli.engine.core.state import EngineState
+
+    brains = SlowToLoad()
+    state = EngineState(EngineConfig(), brains)
+    try:
+        state.warm()
+        state.brain_pool.shutdown(wait=True)  # the pool has done what it was given
+    finally:
+        state.close()
+    assert [name.startswith("spark-brain") for name in brains.made_in] == [True]
+    assert brains.loaded("")
+
+    asked: list[str] = []
+
+    def plain(model: str) -> EchoBrain:  # cannot say what is loaded: nothing is made ahead
+        asked.append(model)
+        return EchoBrain()
+
+    state = EngineState(EngineConfig(), plain)
+    try:
+        state.warm()
+        state.brain_pool.shutdown(wait=True)
+    finally:
+        state.close()
+    assert asked == []

@@ -68,6 +68,14 @@ class EngineState:
             raise WireError(500, "server_error", f"no brain: {exc}",
                             kind="server_error") from None
 
+    def warm(self, model: str = "") -> None:
+        """Start making ``model``'s brain (by default the server's default brain) in the brain
+        pool now, for a client that will ask soon (the TUI, before its first turn). Returns at
+        once; a failure shows on the request that needs the brain. Safe from any thread."""
+        loaded = getattr(self.brains, "loaded", None)
+        if loaded is not None and not loaded(model):
+            self.brain_pool.submit(self.brains, model)
+
     async def offload(self, work: Callable[[], None]) -> None:
         """Run blocking brain work in the brain pool."""
         await asyncio.get_running_loop().run_in_executor(self.brain_pool, work)

@@ -3,6 +3,7 @@ one that cannot be made is a 500 ``no brain`` and the connection goes on."""
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 import sys
 import threading
@@ -53,16 +54,19 @@ async def test_a_brain_to_load_is_made_off_the_loop_within_the_ttft(engine_facto
 
 @BOTH_SERVERS
 async def test_a_cancel_while_the_brain_loads_stops_the_response(engine_factory: Any) -> None:
-    engine = await engine_factory(brains=SlowToLoad(), tps=50000, ttft_ms=0)
+    brains = SlowToLoad()
+    engine = await engine_factory(brains=brains, tps=50000, ttft_ms=0)
     async with ws_connect(engine) as ws:
         await send(ws, type="response.create", model="m", input="forever")
-        created = await until(ws, "response.created")
+        await asyncio.sleep(LOAD_S / 5)  # the brain is loading (nothing is sent meanwhile)
+        assert brains.made_in and not brains.loaded("m")
         await send(ws, type="response.cancel")
-        end = (await until(ws))[-1]
-    assert created[-1]["type"] == "response.created"
+        events = await until(ws)
+    end = events[-1]
     assert (end["type"], end["response"]["status"]) == ("response.incomplete",
                                                         "incomplete")
     assert end["response"]["incomplete_details"]["reason"] == "cancelled"
+    assert text_of(events) == ""
 
 
 @BOTH_SERVERS

@@ -80,14 +80,18 @@ async def run_engine_in_thread(config: EngineConfig, *, http: bool = False,
         stop.request()
         with contextlib.suppress(BaseException):  # the start's own error is the one to raise
             await asyncio.shield(finished)
-        thread.join()
+        if finished.done():
+            thread.join()
         raise
     try:
         yield engine
     finally:
         stop.request()
-        await asyncio.shield(finished)
-        thread.join()
+        try:
+            await asyncio.shield(finished)
+        finally:
+            if finished.done():  # (not when the caller was cancelled meanwhile)
+                thread.join()  # it has settled its last future: it is ending
 
 
 class _Stop:

@@ -1,4 +1,9 @@
-"""Shared fixtures: the bundled engine on 127.0.0.1:0 (``engine``, ``engine_factory``)."""
+"""Shared fixtures: the bundled engine on 127.0.0.1:0 (``engine``, ``engine_factory``).
+
+``engine_server`` picks the server ``run_engine`` uses: ``"uvicorn"`` (HTTP and the
+WebSocket, the default) or ``"websockets"`` (the WebSocket alone, as ``spark edit`` and
+the TUI start it). A test marked ``both_servers`` (``BOTH_SERVERS`` in
+``tests/engine/engine_client.py``) that uses the engine runs on both."""
 
 from __future__ import annotations
 
@@ -9,13 +14,34 @@ from typing import Any
 import pytest
 
 TEST_TOKEN = "test-token"
+ENGINE_SERVERS = ("uvicorn", "websockets")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "both_servers: run an engine test on both of "
+                            "run_engine's servers (uvicorn, websockets): they must behave alike")
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if (metafunc.definition.get_closest_marker("both_servers") is not None
+            and "engine_server" in metafunc.fixturenames):
+        metafunc.parametrize("engine_server", ENGINE_SERVERS, indirect=True)
 
 
 @pytest.fixture
-async def engine_factory() -> AsyncIterator[Callable[..., Awaitable[Any]]]:
+def engine_server(request: pytest.FixtureRequest) -> str:
+    """``"uvicorn"`` unless a test parametrizes it (indirectly) with ``"websockets"``."""
+    server = getattr(request, "param", "uvicorn")
+    assert server in ENGINE_SERVERS, server
+    return str(server)
+
+
+@pytest.fixture
+async def engine_factory(engine_server: str) -> AsyncIterator[Callable[..., Awaitable[Any]]]:
     """``await make(**overrides)`` -> a RunningEngine (EngineConfig fields as keywords;
     defaults: port 0, token "test-token", brain "rules"). All are stopped at teardown.
-    ``brains=`` (a model -> brain callable) replaces the brain lookup."""
+    ``brains=`` (a model -> brain callable) replaces the brain lookup. The server is
+    ``engine_server``'s."""
     from spark_cli.engine.core.config import EngineConfig
     from spark_cli.engine.serving.server import run_engine
 
@@ -27,7 +53,8 @@ async def engine_factory() -> AsyncIterator[Callable[..., Awaitable[Any]]]:
                                         "brain": "rules"}
             settings.update(overrides)
             return await stack.enter_async_context(
-                run_engine(EngineConfig(**settings), brains=brains)
+                run_engine(EngineConfig(**settings), brains=brains,
+                           http=engine_server == "uvicorn")
             )
 
         yield make

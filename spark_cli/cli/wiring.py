@@ -2,7 +2,10 @@
 
 - ``mock`` without a ``base_url``: the bundled engine is started in-process on
   an ephemeral loopback port with a random token, and spoken to over the
-  Responses WebSocket exactly like a real provider (nothing to configure).
+  Responses WebSocket exactly like a real provider (nothing to configure). It
+  serves that WebSocket alone (websockets' server, no uvicorn: it starts and
+  stops in milliseconds), on a thread with its own event loop, so the client's
+  work on its loop never delays the engine's reading and pacing.
 - ``mock`` with a ``base_url``: that running engine (e.g. `spark engine serve`),
   over the WebSocket.
 - any other kind: the transport factory with the provider's base URL and key.
@@ -32,8 +35,10 @@ async def open_provider_channel(provider: ProviderSettings, *, idle_timeout: flo
     """A channel for ``provider`` (``Settings.provider``), closed (and engine stopped) on exit.
 
     ``one_shot`` skips the warm spare WebSocket connection a TUI keeps for
-    interrupts: a single turn never needs it. ``channel_options`` go to the
-    channel's constructor (e.g. ``max_retries``).
+    interrupts: a single turn never needs it. Otherwise a bundled engine also
+    loads its brain at once (a one-shot loads it within its first token's
+    time). ``channel_options`` go to the channel's constructor (e.g.
+    ``max_retries``).
     """
     kind = provider.kind
     options: dict[str, Any] = dict(channel_options)
@@ -45,6 +50,8 @@ async def open_provider_channel(provider: ProviderSettings, *, idle_timeout: flo
             base_url, api_key = provider.base_url, provider.api_key
             if not base_url:
                 engine = await stack.enter_async_context(_bundled_engine())
+                if not one_shot:  # a session (the TUI): its first turn finds the brain ready
+                    engine.state.warm()
                 base_url, api_key = engine.url + "/v1", engine.token
             kind = "responses_ws"
         else:
@@ -73,8 +80,8 @@ async def _bundled_engine() -> AsyncIterator[Any]:
 
     websockets_lean.prepare()  # the engine's server imports websockets first here
     from spark_cli.engine.core.config import EngineConfig
-    from spark_cli.engine.serving.server import run_engine
+    from spark_cli.engine.serving.engine_thread import run_engine_in_thread
 
     config = EngineConfig(host="127.0.0.1", port=0, token=secrets.token_urlsafe(16))
-    async with run_engine(config) as engine:
+    async with run_engine_in_thread(config, http=False) as engine:
         yield engine

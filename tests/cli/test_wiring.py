@@ -56,6 +56,27 @@ async def test_mock_without_a_base_url_starts_the_bundled_engine():
     assert text  # whatever the default brain says, it streamed over the socket
 
 
+def test_the_bundled_engine_serves_its_websocket_without_uvicorn():
+    """spark edit and the TUI start the engine WebSocket-only: no HTTP stack imported."""
+    import subprocess
+    import sys
+
+    code = ("import asyncio, sys\n"
+            "from spark_cli.cli.wiring import open_provider_channel\n"
+            "from spark_cli.session.config.settings import ProviderSettings\n"
+            "async def main():\n"
+            "    p = ProviderSettings(name='mock', kind='mock', base_url=None, api_key=None,"
+            " model='m')\n"
+            "    async with open_provider_channel(p) as channel:\n"
+            "        print(type(channel).__name__)\n"
+            "asyncio.run(main())\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('uvicorn', 'h11', 'click')"
+            " or m.startswith('spark_cli.engine.serving.http')))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60, check=True)
+    assert done.stdout.splitlines()[-1] == "[]", done.stdout
+
+
 async def test_wrong_token_is_a_provider_failure(engine_factory):
     engine = await engine_factory(brains=lambda model: EchoBrain())
     p = provider(base_url=engine.url + "/v1", api_key="wrong")
@@ -103,3 +124,27 @@ async def test_a_key_in_a_bad_base_url_is_masked_in_the_usage_error() -> None:
         async with open_provider_channel(p):
             pass
     assert key not in str(info.value) and "key=***" in str(info.value)
+
+
+@pytest.mark.parametrize(("one_shot", "loaded"), [(False, "True"), (True, "False")])
+def test_a_session_warms_the_bundled_brain_a_one_shot_does_not(one_shot, loaded):
+    import subprocess
+    import sys
+
+    code = ("import asyncio, sys\n"
+            "from spark_cli.cli.wiring import open_provider_channel\n"
+            "from spark_cli.session.config.settings import ProviderSettings\n"
+            "RULES = 'spark_cli.engine.brains.rules.rules_brain'\n"
+            "async def main():\n"
+            "    p = ProviderSettings(name='mock', kind='mock', base_url=None, api_key=None,"
+            " model='m')\n"
+            f"    async with open_provider_channel(p, one_shot={one_shot}):\n"
+            "        for _ in range(100):\n"
+            "            if RULES in sys.modules:\n"
+            "                break\n"
+            "            await asyncio.sleep(0.05)\n"
+            "        print(RULES in sys.modules)\n"
+            "asyncio.run(main())\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60, check=True)
+    assert done.stdout.split() == [loaded], done.stderr

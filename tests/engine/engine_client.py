@@ -7,8 +7,12 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+import pytest
 from websockets.asyncio.client import ClientConnection, connect
 
+BOTH_SERVERS = pytest.mark.both_servers
+"""Runs a WebSocket test (one using the ``engine`` fixtures) on both of ``run_engine``'s
+servers, uvicorn and websockets: they must behave alike (``tests/conftest.py``)."""
 TERMINAL = {"response.completed", "response.incomplete", "response.failed"}
 TOKEN = "test-token"
 

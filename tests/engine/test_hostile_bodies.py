@@ -15,7 +15,7 @@ from typing import Any
 
 import httpx
 import pytest
-from engine_client import TOKEN, echo_brains, send, text_of, until, ws_connect
+from engine_client import BOTH_SERVERS, TOKEN, echo_brains, send, text_of, until, ws_connect
 
 FAST = {"brains": echo_brains, "tps": 50000, "ttft_ms": 0}
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
@@ -33,6 +33,7 @@ def client(engine: Any, **kwargs: Any) -> httpx.AsyncClient:
     return httpx.AsyncClient(base_url=engine.url, trust_env=False, timeout=10, **kwargs)
 
 
+@BOTH_SERVERS
 @pytest.mark.parametrize("frame", NESTED.values(), ids=NESTED.keys())
 async def test_ws_deeply_nested_json_is_invalid_json_and_the_socket_stays(
     engine_factory: Any, frame: str

@@ -10,7 +10,7 @@ from typing import Any
 
 import httpx
 import pytest
-from engine_client import echo_brains, recv, send, text_of, until, ws_connect
+from engine_client import BOTH_SERVERS, echo_brains, recv, send, text_of, until, ws_connect
 
 from spark_cli.engine.core import generation
 from spark_cli.engine.core.brain_lookup import registry_factory
@@ -26,6 +26,7 @@ def client(engine: Any) -> httpx.AsyncClient:
     return httpx.AsyncClient(base_url=engine.url, trust_env=False, timeout=10, headers=AUTH)
 
 
+@BOTH_SERVERS
 @pytest.mark.parametrize("limit", [HUGE, str(MAX_OUTPUT_TOKENS + 1)], ids=["1e400", "max+1"])
 async def test_ws_huge_max_output_tokens_is_a_400(engine_factory: Any, limit: str) -> None:
     engine = await engine_factory(**FAST)
@@ -70,6 +71,7 @@ def _explode(self: Any, sent: int) -> list[str]:
     raise RuntimeError("engine bug")
 
 
+@BOTH_SERVERS
 async def test_an_engine_failure_mid_stream_ends_with_response_failed(
     engine_factory: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -116,6 +118,7 @@ async def test_no_limit_stops_at_the_documented_maximum(engine_factory: Any) -> 
     assert body["usage"]["output_tokens"] == MAX_OUTPUT_TOKENS
 
 
+@BOTH_SERVERS
 async def test_a_lane_holds_a_bounded_number_of_waiting_requests(engine_factory: Any) -> None:
     engine = await engine_factory(brains=echo_brains, tps=200, ttft_ms=0)
     async with ws_connect(engine) as ws:
@@ -173,6 +176,7 @@ def test_distinct_model_names_do_not_grow_memory() -> None:
     assert grown < 1_000_000  # was 10 MB: one cache entry per name
 
 
+@BOTH_SERVERS
 async def test_the_maximum_is_configurable(engine_factory: Any) -> None:
     engine = await engine_factory(**FAST, max_output_tokens=500)
     async with ws_connect(engine) as ws:

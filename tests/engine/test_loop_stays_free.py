@@ -9,9 +9,11 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from engine_client import recv, send, until, ws_connect
+from engine_client import BOTH_SERVERS, recv, send, until, ws_connect
 
 from spark_cli.engine.brains.lorem import LoremBrain
+
+pytestmark = BOTH_SERVERS
 
 
 class BurnBrain:

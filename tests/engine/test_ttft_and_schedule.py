@@ -6,9 +6,11 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from engine_client import echo_brains, send, until, ws_connect
+from engine_client import BOTH_SERVERS, echo_brains, send, until, ws_connect
 
 from spark_cli.protocol.tokens import count_tokens
+
+pytestmark = BOTH_SERVERS
 
 
 async def _first_and_last(engine: Any, prompt: str) -> tuple[float, float, int]:

@@ -6,8 +6,10 @@ from typing import Any
 
 import httpx
 import pytest
-from engine_client import echo_brains, recv, send, text_of, until, ws_connect
+from engine_client import BOTH_SERVERS, echo_brains, recv, send, text_of, until, ws_connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
+
+pytestmark = BOTH_SERVERS
 
 FAST = {"brains": echo_brains, "tps": 50000, "ttft_ms": 0}
 

@@ -7,11 +7,13 @@ import json
 from typing import Any
 
 import pytest
-from engine_client import echo_brains, recv, send, text_of, until, ws_connect
+from engine_client import BOTH_SERVERS, echo_brains, recv, send, text_of, until, ws_connect
 from websockets.exceptions import ConnectionClosedError
 
 from spark_cli.engine.core.config import FaultConfig, parse_fault
 from spark_cli.protocol.tokens import split_pieces
+
+pytestmark = BOTH_SERVERS
 
 SLOW = {"brains": echo_brains, "tps": 500, "ttft_ms": 0}
 

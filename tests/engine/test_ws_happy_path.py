@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine_client import echo_brains, send, text_of, until, ws_connect
+from engine_client import BOTH_SERVERS, echo_brains, send, text_of, until, ws_connect
 
 from spark_cli.protocol.tokens import count_tokens
+
+pytestmark = BOTH_SERVERS
 
 SEQUENCE = [
     "response.created", "response.in_progress", "response.output_item.added",

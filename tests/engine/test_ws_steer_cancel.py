@@ -5,7 +5,9 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from engine_client import echo_brains, recv, send, text_of, until, ws_connect
+from engine_client import BOTH_SERVERS, echo_brains, recv, send, text_of, until, ws_connect
+
+pytestmark = BOTH_SERVERS
 
 SLOW = {"brains": echo_brains, "tps": 500, "ttft_ms": 0}
 

@@ -6,23 +6,27 @@ calls per request: a model naming a brain (``spark-rules`` …) selects it;
 any other model name gets the server's default, so clients with fixed model
 names (``gpt-4.1`` …) still work. Brains are cached per spec (a script per
 version of its file: path, mtime, size) in an LRU of :data:`CACHE_SIZE`.
+
+Each brain's module is imported when that brain is first made
+(:data:`BRAIN_CLASSES`): an engine answering with ``rules`` never imports the
+deep brain, and :func:`check_spec` validates a spec without importing any.
+:func:`is_loaded` tells whether a model's brain is ready (no import, no file to
+read), so the engine can make the others off its event loop.
 """
 
 from __future__ import annotations
 
+import importlib
 import os
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator
+from typing import Any
 
 from spark_cli.engine.brains.base import Brain, BrainRequest
-from spark_cli.engine.brains.deep.deep_brain import DeepBrain
-from spark_cli.engine.brains.lorem import LoremBrain
-from spark_cli.engine.brains.rules.rules_brain import RulesBrain
-from spark_cli.engine.brains.script import ScriptBrain, ScriptError
 
-__all__ = ["BRAIN_MODELS", "BRAIN_SPECS", "ScriptError", "brain_for_model", "make_brain",
-           "pace_of_model"]
+__all__ = ["BRAIN_CLASSES", "BRAIN_MODELS", "BRAIN_SPECS", "brain_for_model", "check_default",
+           "check_spec", "is_loaded", "make_brain", "pace_of_model"]
 
 BRAIN_MODELS: dict[str, str] = {
     "spark-rules": "rules",
@@ -31,6 +35,13 @@ BRAIN_MODELS: dict[str, str] = {
     "spark-script": "script",
 }
 BRAIN_SPECS = ("rules", "deep", "lorem", "script:PATH")
+BRAIN_CLASSES: dict[str, str] = {
+    "rules": "spark_cli.engine.brains.rules.rules_brain:RulesBrain",
+    "deep": "spark_cli.engine.brains.deep.deep_brain:DeepBrain",
+    "lorem": "spark_cli.engine.brains.lorem:LoremBrain",
+    "script": "spark_cli.engine.brains.script:ScriptBrain",
+}
+"""Where each brain's class lives (``module:Class``), imported when the brain is first made."""
 
 CACHE_SIZE = 8
 """Brains kept (rules, deep, lorem and a few script versions); the least recently used go."""
@@ -57,40 +68,66 @@ def _script_key(path: str) -> tuple[str, ...]:
     return ("script", os.path.realpath(path), str(stat.st_mtime_ns), str(stat.st_size))
 
 
-def make_brain(spec: str) -> Brain:
-    """The (cached) brain for ``spec``: ``rules``, ``deep``, ``lorem`` or ``script:PATH``.
-
-    Raises ``ValueError`` for an unknown spec (listing the known ones) and
-    :class:`ScriptError` (a ``ValueError``) for a missing or malformed script.
-    A script brain is cached per file version, so editing the file reloads it.
-    """
-    spec = spec.strip()
+def _key(spec: str) -> tuple[str, ...]:
+    """The cache key of a stripped ``spec``; ValueError for a spec no brain answers to."""
     if spec.startswith("script:"):
         path = spec.removeprefix("script:")
         if not path:
             raise ValueError("script:PATH needs a path, e.g. --brain script:answers.toml")
-        key = _script_key(path)
-    elif spec in ("rules", "deep", "lorem"):
-        key = (spec,)
-    else:
-        raise ValueError(f"unknown brain {spec!r}; known: {', '.join(BRAIN_SPECS)}")
+        return _script_key(path)
+    if spec in ("rules", "deep", "lorem"):
+        return (spec,)
+    raise ValueError(f"unknown brain {spec!r}; known: {', '.join(BRAIN_SPECS)}")
+
+
+def _brain_class(kind: str) -> Any:
+    module, _, name = BRAIN_CLASSES[kind].partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def make_brain(spec: str) -> Brain:
+    """The (cached) brain for ``spec``: ``rules``, ``deep``, ``lorem`` or ``script:PATH``.
+
+    Raises ``ValueError`` for an unknown spec (listing the known ones) and
+    :class:`~spark_cli.engine.brains.script.ScriptError` (a ``ValueError``) for a
+    missing or malformed script. A script brain is cached per file version, so
+    editing the file reloads it.
+    """
+    spec = spec.strip()
+    key = _key(spec)
     with _lock:
         brain = _cache.get(key)
-        if brain is None:
-            if key[0] == "script":
-                brain = ScriptBrain(spec.removeprefix("script:"))
-            elif key[0] == "lorem":
-                brain = LoremBrain()
-            elif key[0] == "deep":
-                brain = DeepBrain()
-            else:
-                brain = RulesBrain()
-            _cache[key] = brain
-            while len(_cache) > CACHE_SIZE:
-                _cache.popitem(last=False)
-        else:
+        if brain is not None:
             _cache.move_to_end(key)
+            return brain
+    # made outside the lock (an import may take a while: lookups of other brains go on)
+    kind = key[0]
+    args = (spec.removeprefix("script:"),) if kind == "script" else ()
+    made = _brain_class(kind)(*args)
+    with _lock:
+        brain = _cache.setdefault(key, made)  # a racing thread's brain wins if it was first
+        _cache.move_to_end(key)
+        while len(_cache) > CACHE_SIZE:
+            _cache.popitem(last=False)
         return brain
+
+
+def check_spec(spec: str) -> None:
+    """Raise ``ValueError`` unless ``spec`` names a brain; a script is read and checked (its
+    file must load), the named brains are not imported."""
+    spec = spec.strip()
+    if spec.startswith("script:"):
+        make_brain(spec)
+    else:
+        _key(spec)
+
+
+def check_default(default: str, script_path: str | None = None) -> None:
+    """Raise ``ValueError`` unless the server default (as :func:`brain_for_model` takes it)
+    names a brain: what a server checks at start, without loading that brain."""
+    spec = _spec_for_model("", default, script_path)
+    if spec is not None:
+        check_spec(spec)
 
 
 def _default_spec(default: str, script_path: str | None) -> str:
@@ -99,24 +136,39 @@ def _default_spec(default: str, script_path: str | None) -> str:
     return default
 
 
+def _spec_for_model(model: str, default: str, script_path: str | None) -> str | None:
+    """The spec that answers ``model`` (None: the no-script explanation)."""
+    named = BRAIN_MODELS.get(model)
+    if named == "script":
+        spec = f"script:{script_path}" if script_path else _default_spec(default, None)
+        return spec if spec.startswith("script:") else None
+    if named is not None:
+        return named
+    spec = _default_spec(default, script_path)
+    return None if spec == "script" else spec
+
+
 def brain_for_model(model: str, default: str, *, script_path: str | None = None) -> Brain:
     """The brain for a request's ``model``: the one it names, else ``default``.
 
     ``default`` is a spec (``rules``, ``lorem``, ``script``, ``script:PATH``);
     ``script`` takes its file from ``script_path``.
     """
-    named = BRAIN_MODELS.get(model)
-    if named == "script":
-        spec = f"script:{script_path}" if script_path else _default_spec(default, None)
-        if not spec.startswith("script:"):
-            return NoScriptBrain()
-        return make_brain(spec)
-    if named is not None:
-        return make_brain(named)
-    spec = _default_spec(default, script_path)
-    if spec == "script":
-        return NoScriptBrain()
-    return make_brain(spec)
+    spec = _spec_for_model(model, default, script_path)
+    return NoScriptBrain() if spec is None else make_brain(spec)
+
+
+def is_loaded(model: str, default: str, *, script_path: str | None = None) -> bool:
+    """Would :func:`brain_for_model` answer from the cache (nothing to import or read)?"""
+    spec = _spec_for_model(model, default, script_path)
+    if spec is None:
+        return True
+    try:
+        key = _key(spec.strip())
+    except ValueError:
+        return True  # it raises at once: nothing to wait for
+    with _lock:
+        return key in _cache
 
 
 def pace_of_model(model: str) -> str:

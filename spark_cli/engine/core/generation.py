@@ -1,7 +1,8 @@
 """One response being generated: queueing, absolute-schedule pacing, stop reasons.
 
 Token ``i`` (0-based) is due at ``t0 + TTFT + i / tps`` where ``t0`` is the
-moment the response got a slot on the wafer. The first token goes out exactly
+moment the engine took the request (its lane's turn came) or, when it had to
+queue for a slot on the wafer, the moment it got one. The first token goes out exactly
 when it is due; after it, each wake-up sends every token already due as ONE
 delta, then sleeps until the next token is due but at least ``frame_ms``:
 tokens per second stay exact (no drift from sleep overshoot), frames per second
@@ -9,6 +10,8 @@ stay bounded. One asyncio task per response. TTFT and tps are the brain's pace
 (:meth:`EngineConfig.pacing`): the deep brain (``pace = "deep"``) runs at
 ``deep_ttft_ms`` / ``deep_tps``, every other brain at ``ttft_ms`` / ``tps``.
 
+The brain is made first (:meth:`EngineState.brain`: a brain not loaded yet is
+imported in the brain pool, off the event loop, within the time to first token).
 Brain work runs off the event loop (:mod:`spark_cli.engine.core.pieces`), starting
 when the slot is granted, so it overlaps the time to first token; input tokens
 are counted off the loop too when the input is large.
@@ -79,7 +82,6 @@ class Generation:
     def __init__(
         self,
         state: EngineState,
-        brain: Brain,
         request: BrainRequest,
         events: Presenter,
         send: Send,
@@ -87,7 +89,8 @@ class Generation:
         max_output_tokens: int | None,
     ) -> None:
         self.state = state
-        self.brain = brain
+        self.brain: Brain | None = None
+        """Made by :meth:`run` (``state.brain``)."""
         self.request = request
         self.events = events
         self.send = send
@@ -103,8 +106,10 @@ class Generation:
         self._sent = 0
         self._started = False
         self._task: asyncio.Task[Any] | None = None
-        self.pacing = state.config.pacing(getattr(brain, "pace", "fast"))
-        """This response's pace: the deep brain (``pace = "deep"``) has its own."""
+        self.pacing = state.config.pacing("fast")
+        """This response's pace: the deep brain (``pace = "deep"``) has its own (set by
+        :meth:`run` once the brain is made)."""
+        self._t0: float | None = None
 
     # --- control from the connection ------------------------------------------------
 
@@ -130,7 +135,11 @@ class Generation:
         return wire.usage_object(self.input_tokens, output_tokens)
 
     async def run(self) -> Outcome:
-        """Count, admit (may raise :class:`WireError` before any event), queue, generate."""
+        """Make the brain, count, admit (each may raise :class:`WireError` before any event:
+        500 ``no brain``, 429), queue, generate."""
+        arrived = asyncio.get_running_loop().time()
+        brain = self.brain = await self.state.brain(self.request.model)
+        self.pacing = self.state.config.pacing(getattr(brain, "pace", "fast"))
         self.input_tokens = await count_input(self.state, self.request)
         estimate = self.input_tokens + (self.max_output_tokens or 0)
         self._reserved = self.state.admit(estimate)
@@ -140,6 +149,7 @@ class Generation:
         except WireError:
             self._settle(0)
             raise
+        self._t0 = None if must_wait else arrived
         self._task = asyncio.current_task()
         self.state.generating += 1
         try:
@@ -149,7 +159,7 @@ class Generation:
                 async with wafer.slot(self._queued):
                     self.phase = "running"
                     try:
-                        return await self._generate()
+                        return await self._generate(brain)
                     except (StreamDropped, OSError):
                         raise
                     except Exception as exc:  # an engine bug: still a terminal event
@@ -194,19 +204,19 @@ class Generation:
             handle.cancel()
             self._wake = None
 
-    def _answer(self) -> Iterator[str]:
+    def _answer(self, brain: Brain) -> Iterator[str]:
         """The brain's answer, asked on the first pull (so even ``answer()`` runs off-loop)."""
-        yield from self.brain.answer(self.request)
+        yield from brain.answer(self.request)
 
-    async def _generate(self) -> Outcome:
+    async def _generate(self, brain: Brain) -> Outcome:
         loop = asyncio.get_running_loop()
-        start = loop.time() + self.pacing.ttft_ms / 1000.0
-        brain = self.brain
+        t0 = self._t0 if self._t0 is not None else loop.time()  # queued: from the slot
+        start = t0 + self.pacing.ttft_ms / 1000.0
         if getattr(brain, "inline", False) or _small(self.request,
                                                      getattr(brain, "inline_below", 0)):
-            source = PieceSource(iter(self.brain.answer(self.request)))
+            source = PieceSource(iter(brain.answer(self.request)))
         else:
-            source = PieceSource(self._answer(), self.state.offload)
+            source = PieceSource(self._answer(brain), self.state.offload)
         source.prefetch()  # the brain plans while the time to first token runs
         self._started = True
         try:

@@ -1,8 +1,9 @@
 """What every connection and HTTP request of one running engine shares.
 
 The configuration, the wafer's slots and queue, the optional token bucket,
-the seeded 429 coin, the brain factory, the brain thread pool (brain work and
-large token counts run there, off the event loop), a bounded store of
+the seeded 429 coin, the brain factory, the brain thread pool (brain work,
+making a brain not loaded yet, and large token counts run there, off the event
+loop), a bounded store of
 ``store: true`` conversations (for HTTP chaining), and the ids of live
 generations.
 """
@@ -16,11 +17,12 @@ from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
-from spark_cli.engine.brains.base import BrainTurn
+from spark_cli.engine.brains.base import Brain, BrainTurn
 from spark_cli.engine.core.brain_lookup import BrainFactory
 from spark_cli.engine.core.capacity import TokenBucket, Wafer
 from spark_cli.engine.core.config import BRAIN_THREADS, EngineConfig
 from spark_cli.engine.core.faults import RejectCoin
+from spark_cli.protocol.responses import WireError
 
 Conversation = tuple[BrainTurn, ...]
 STORE_LIMIT = 1024
@@ -49,6 +51,30 @@ class EngineState:
         in the bucket for its ``estimate`` (0 without ``--tpm``)."""
         self.coin.toss()
         return self.bucket.reserve(estimate) if self.bucket is not None else 0
+
+    async def brain(self, model: str) -> Brain:
+        """The brain answering ``model``; 500 ``no brain`` when it cannot be made (e.g. a
+        script file that went missing). A factory that tells which brains are ``loaded``
+        (the registry's) has the others made in the brain pool: the event loop never
+        waits for a brain's import."""
+        brains = self.brains
+        loaded = getattr(brains, "loaded", None)
+        try:
+            if loaded is None or loaded(model):
+                return brains(model)
+            return await asyncio.get_running_loop().run_in_executor(self.brain_pool, brains,
+                                                                    model)
+        except Exception as exc:
+            raise WireError(500, "server_error", f"no brain: {exc}",
+                            kind="server_error") from None
+
+    def warm(self, model: str = "") -> None:
+        """Start making ``model``'s brain (by default the server's default brain) in the brain
+        pool now, for a client that will ask soon (the TUI, before its first turn). Returns at
+        once; a failure shows on the request that needs the brain. Safe from any thread."""
+        loaded = getattr(self.brains, "loaded", None)
+        if loaded is not None and not loaded(model):
+            self.brain_pool.submit(self.brains, model)
 
     async def offload(self, work: Callable[[], None]) -> None:
         """Run blocking brain work in the brain pool."""

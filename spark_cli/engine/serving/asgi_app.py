@@ -8,17 +8,18 @@ extensions in :data:`EXTENSIONS_HEADER`.
 from __future__ import annotations
 
 import contextlib
-import json
 from typing import Any
 
 from spark_cli.engine.core.state import EngineState
 from spark_cli.engine.serving import asgi_io, http_routes
+from spark_cli.engine.serving.handshake import (
+    EXTENSIONS_HEADER,
+    EXTENSIONS_VALUE,
+    error_body,
+    ws_refusal,
+)
 from spark_cli.engine.serving.ws_session import WsSession
 from spark_cli.protocol import responses as wire
-
-EXTENSIONS_HEADER = "x-spark-engine-extensions"
-EXTENSIONS_VALUE = ", ".join(wire.EXTENSIONS)
-WS_PATH = "/v1/responses"
 
 
 class EngineApp:
@@ -34,7 +35,7 @@ class EngineApp:
             await self._websocket(scope, receive, send)
 
     async def _deny(self, send: Any, status: int, error: wire.WireError) -> None:
-        body = json.dumps({"error": error.body()}).encode()
+        body = error_body(error)
         await send({"type": "websocket.http.response.start", "status": status,
                     "headers": [(b"content-type", b"application/json")]})
         await send({"type": "websocket.http.response.body", "body": body})
@@ -43,14 +44,10 @@ class EngineApp:
         message = await receive()
         if message["type"] != "websocket.connect":
             return
-        if scope["path"] != WS_PATH:
-            missing = wire.WireError(404, wire.NOT_FOUND,
-                                     f"no WebSocket at {scope['path'][:100]!r}")
-            await self._deny(send, 404, missing)
-            return
-        denied = asgi_io.auth_error(scope, self.state.config.token)
-        if denied is not None:
-            await self._deny(send, 401, denied)
+        refusal = ws_refusal(scope["path"], asgi_io.header(scope, b"authorization"),
+                             self.state.config.token)
+        if refusal is not None:
+            await self._deny(send, refusal.status, refusal)
             return
         await send({"type": "websocket.accept",
                     "headers": [(EXTENSIONS_HEADER.encode(), EXTENSIONS_VALUE.encode())]})

@@ -7,11 +7,11 @@ to drop a connection abruptly (the drop fault).
 
 from __future__ import annotations
 
-import hmac
 import json
 from typing import Any
 
 from spark_cli.engine.core.config import EngineConfig
+from spark_cli.engine.serving import handshake
 from spark_cli.protocol import responses as wire
 from spark_cli.protocol.responses import WireError
 
@@ -45,26 +45,9 @@ async def send_error(send: Any, error: WireError) -> None:
     await send_json(send, error.status, {"error": error.body()}, error.headers)
 
 
-def bearer(headers: list[tuple[bytes, bytes]]) -> str | None:
-    for name, value in headers:
-        if name == b"authorization":
-            text = value.decode("latin-1")
-            scheme, _, token = text.partition(" ")
-            return token.strip() if scheme.lower() == "bearer" else None
-    return None
-
-
 def auth_error(scope: dict[str, Any], token: str | None) -> WireError | None:
     """401 when a token is configured and the request does not carry it."""
-    if token is None:
-        return None
-    given = bearer(scope.get("headers", []))
-    if given is not None and hmac.compare_digest(given.encode(), token.encode()):
-        return None
-    what = "missing" if given is None else "incorrect"
-    return WireError(401, wire.INVALID_API_KEY,
-                     f"{what} API key: send 'Authorization: Bearer <token>' with the engine's "
-                     "--token", kind="invalid_request_error")
+    return handshake.auth_error(header(scope, b"authorization"), token)
 
 
 def check_auth(scope: dict[str, Any], token: str | None) -> None:

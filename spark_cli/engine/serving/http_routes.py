@@ -144,12 +144,7 @@ async def _run(
     limit: int | None, receive: Any,
 ) -> str | None:
     """Generate; stop when the client disconnects. The answer text (None if none)."""
-    try:
-        brain = state.brains(brain_request.model)
-    except Exception as exc:  # e.g. a script file that went missing
-        raise WireError(500, "server_error", f"no brain: {exc}", kind="server_error") from None
-    generation = Generation(state, brain, brain_request, events, sink.event,
-                            max_output_tokens=limit)
+    generation = Generation(state, brain_request, events, sink.event, max_output_tokens=limit)
     task = asyncio.create_task(generation.run())
     watch = asyncio.create_task(asgi_io.wait_disconnect(receive))
     try:

@@ -1,10 +1,15 @@
-"""Running the engine in-process: uvicorn serving :class:`EngineApp` on one port.
+"""Running the engine in-process, on one port: HTTP and WebSocket, or the WebSocket alone.
 
 ``run_engine(config)`` binds the port itself (so a port in use is a plain
 ``OSError`` with ``errno.EADDRINUSE``, not uvicorn's log line and exit),
 starts the server on that socket (``port=0`` picks a free port), yields a
 :class:`RunningEngine` with its URLs, and stops it on exit (connections are
 closed, their generations cancelled, the brain pool shut down).
+
+The server is uvicorn serving :class:`EngineApp` (plain HTTP and the WebSocket,
+as `spark engine serve` runs it), or with ``http=False`` websockets' own server
+(:mod:`ws_server`: the Responses WebSocket only, as ``spark edit`` and the TUI
+use their engine), which imports far less and starts and stops at once.
 """
 
 from __future__ import annotations
@@ -20,11 +25,13 @@ from typing import Any
 from spark_cli.engine.core.brain_lookup import BrainFactory, registry_factory
 from spark_cli.engine.core.config import EngineConfig
 from spark_cli.engine.core.state import EngineState
-from spark_cli.engine.serving.asgi_app import EXTENSIONS_HEADER as EXTENSIONS_HEADER
-from spark_cli.engine.serving.asgi_app import WS_PATH, EngineApp
+from spark_cli.engine.serving.handshake import EXTENSIONS_HEADER as EXTENSIONS_HEADER
+from spark_cli.engine.serving.handshake import WS_PATH
 
 __all__ = ["EXTENSIONS_HEADER", "RunningEngine", "run_engine"]
 START_TIMEOUT_S = 10.0
+TICK_S = 0.1
+"""uvicorn's main-loop tick (its once-a-second chores count ticks); a stop wakes it at once."""
 
 
 @dataclass
@@ -63,9 +70,30 @@ def _embedded_server_class() -> type[Any]:
     import uvicorn
 
     class EmbeddedServer(uvicorn.Server):
+        """Also wakes its main loop at once when told to stop (:meth:`stop`), rather than at
+        its next 100 ms tick."""
+
+        stopping: asyncio.Event | None = None
+
         @contextlib.contextmanager
         def capture_signals(self) -> Iterator[None]:
             yield
+
+        def stop(self) -> None:
+            self.should_exit = True
+            if self.stopping is not None:
+                self.stopping.set()
+
+        async def main_loop(self) -> None:
+            stopping = self.stopping = asyncio.Event()
+            if self.should_exit:
+                stopping.set()
+            counter = 0
+            while not await self.on_tick(counter):
+                counter = (counter + 1) % 864_000
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(TICK_S):
+                        await stopping.wait()
 
     return EmbeddedServer
 
@@ -80,8 +108,9 @@ def _url_host(host: str) -> str:
 
 def bind_socket(host: str, port: int) -> socket.socket:
     """A TCP socket bound to ``host:port`` (raises ``OSError``: address in use, …)."""
-    infos = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM,
-                               flags=socket.AI_PASSIVE)
+    # an ASCII host goes as bytes: a str is IDNA-encoded first (importing encodings.idna)
+    name: str | bytes | None = (host.encode() if host.isascii() else host) if host else None
+    infos = socket.getaddrinfo(name, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
     family, kind, proto, _, address = infos[0]
     sock = socket.socket(family, kind, proto)
     try:
@@ -94,20 +123,14 @@ def bind_socket(host: str, port: int) -> socket.socket:
 
 
 @contextlib.asynccontextmanager
-async def run_engine(
-    config: EngineConfig, *, brains: BrainFactory | None = None
-) -> AsyncIterator[RunningEngine]:
-    """Serve until the block exits. ``brains`` overrides the brain lookup (tests).
-
-    Raises ``ValueError`` for a bad ``config.brain`` and ``OSError`` when the
-    port cannot be bound."""
+async def _serve_uvicorn(state: EngineState, sock: socket.socket) -> AsyncIterator[None]:
+    """uvicorn serving :class:`EngineApp` (HTTP and WebSocket) on ``sock`` while the block
+    runs; then every WebSocket session is stopped and the server shut down."""
     import uvicorn
 
-    if brains is None:
-        brains = _brain_factory(config)
-        brains("")  # a bad --brain spec fails here (ValueError), not on the first request
-    sock = bind_socket(config.host, config.port)
-    state = EngineState(config, brains)
+    from spark_cli.engine.serving.asgi_app import EngineApp
+
+    config = state.config
     app = EngineApp(state)
     uv_config = uvicorn.Config(
         app, host=config.host, port=config.port, ws="websockets-sansio", http="h11",
@@ -124,25 +147,47 @@ async def run_engine(
                     raise OSError(f"the engine could not start on {config.host}:{config.port}")
                 await asyncio.sleep(0.005)
     except BaseException:
-        server.should_exit = True
+        server.stop()
         with contextlib.suppress(BaseException):
             await task
-        sock.close()
-        state.close()
         raise
-    port = sock.getsockname()[1]
-    host = _url_host(config.host)
-    engine = RunningEngine(
-        url=f"http://{host}:{port}", ws_url=f"ws://{host}:{port}{WS_PATH}",
-        token=config.token, config=config, state=state,
-    )
     try:
-        yield engine
+        yield
     finally:
-        server.should_exit = True
+        server.stop()
         for session in list(app.sessions):
             await session.stop()
         with contextlib.suppress(asyncio.CancelledError):
             await task
+
+
+@contextlib.asynccontextmanager
+async def run_engine(
+    config: EngineConfig, *, brains: BrainFactory | None = None, http: bool = True
+) -> AsyncIterator[RunningEngine]:
+    """Serve until the block exits. ``brains`` overrides the brain lookup (tests).
+    ``http=False`` serves the Responses WebSocket alone (see the module doc).
+
+    Raises ``ValueError`` for a bad ``config.brain`` and ``OSError`` when the
+    port cannot be bound."""
+    if brains is None:
+        brains = _brain_factory(config)  # a bad --brain spec fails here (ValueError)
+    sock = bind_socket(config.host, config.port)
+    state = EngineState(config, brains)
+    try:
+        if http:
+            serving: contextlib.AbstractAsyncContextManager[Any] = _serve_uvicorn(state, sock)
+        else:
+            from spark_cli.engine.serving.ws_server import serve_websocket_only
+
+            serving = serve_websocket_only(state, sock)
+        async with serving:
+            port = sock.getsockname()[1]
+            host = _url_host(config.host)
+            yield RunningEngine(
+                url=f"http://{host}:{port}", ws_url=f"ws://{host}:{port}{WS_PATH}",
+                token=config.token, config=config, state=state,
+            )
+    finally:
         sock.close()
         state.close()

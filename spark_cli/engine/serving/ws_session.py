@@ -282,18 +282,12 @@ class WsSession:
         conversation: Conversation,
     ) -> Outcome | None:
         brain_request = _brain_request(request, conversation)
-        try:
-            brain = self.state.brains(request.model)
-        except Exception as exc:  # e.g. a script file that went missing
-            await self.send_error(WireError(500, "server_error", f"no brain: {exc}",
-                                            kind="server_error"), lane.stream_id)
-            return None
-        generation = Generation(self.state, brain, brain_request, events, self._send_event,
+        generation = Generation(self.state, brain_request, events, self._send_event,
                                 max_output_tokens=request.max_output_tokens)
         self.live[response_id] = (generation, lane, events)
         try:
             return await generation.run()
-        except WireError as exc:  # refused before it started (429)
+        except WireError as exc:  # refused before it started (no brain, 429)
             await self.send_error(exc, lane.stream_id)
             return None
         finally:

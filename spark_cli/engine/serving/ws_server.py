@@ -1,0 +1,137 @@
+"""The embedded engine's WebSocket-only server: websockets' own asyncio server on one socket.
+
+``spark edit`` and the TUI talk to their in-process engine over the Responses
+WebSocket only, so ``run_engine(config, http=False)`` serves it with the
+websockets library (which the client has imported anyway) instead of uvicorn:
+no HTTP stack to import, and it starts and stops at once (uvicorn's main loop
+ticks every 100 ms and its shutdown waits 100 ms more).
+
+It speaks what uvicorn's ASGI app speaks on ``/v1/responses`` -- one
+:class:`WsSession` per connection, the same frames and close codes -- and
+refuses alike before the upgrade (:mod:`handshake`: 404 for another path, 401
+for a missing or wrong token, OpenAI error bodies). The drop fault aborts the
+TCP connection (the client sees 1006). A plain HTTP ``GET`` gets ``/healthz`` or a
+404 naming ``spark engine serve``, which serves HTTP too; a request with a body
+(websockets parses no bodies) is not answered: its connection closes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+from collections.abc import AsyncIterator
+from typing import Any
+from urllib.parse import unquote
+
+from websockets.asyncio.server import ServerConnection, serve
+from websockets.exceptions import ConnectionClosed
+from websockets.http11 import Request, Response
+
+from spark_cli.engine.core.state import EngineState
+from spark_cli.engine.serving.handshake import (
+    EXTENSIONS_HEADER,
+    EXTENSIONS_VALUE,
+    WS_PATH,
+    error_body,
+    ws_refusal,
+)
+from spark_cli.engine.serving.ws_session import WsSession
+from spark_cli.protocol import responses as wire
+from spark_cli.protocol.responses import WireError
+
+SHUTDOWN_CLOSE_CODE = 1012
+"""Connections still open when the engine stops are closed "service restart", as uvicorn
+closes them."""
+CLOSE_TIMEOUT_S = 10.0
+"""How long a close waits for the peer's close frame (uvicorn's value)."""
+
+
+def _first(request: Request, name: str) -> str | None:
+    values = request.headers.get_all(name)
+    return values[0] if values else None
+
+
+def _json(connection: ServerConnection, status: int, body: bytes) -> Response:
+    response = connection.respond(status, body.decode())
+    del response.headers["Content-Type"]  # respond() set text/plain
+    response.headers["Content-Type"] = "application/json"
+    return response
+
+
+def _http_route(connection: ServerConnection, path: str) -> Response:
+    """A plain HTTP request: ``/healthz``, else 404 saying where HTTP is served."""
+    if path == "/healthz":
+        return _json(connection, 200, b'{"status": "ok"}')
+    missing = WireError(404, wire.NOT_FOUND,
+                        f"no route {path[:100]!r} on this engine: started inside spark it serves "
+                        f"only the WebSocket {WS_PATH}; `spark engine serve` serves HTTP too")
+    return _json(connection, 404, error_body(missing))
+
+
+class WebSocketOnly:
+    """The handshake hooks and the per-connection handler over one :class:`EngineState`."""
+
+    def __init__(self, state: EngineState) -> None:
+        self.state = state
+        self.sessions: set[WsSession] = set()
+
+    def process_request(self, connection: ServerConnection, request: Request) -> Response | None:
+        path = unquote(request.path.partition("?")[0])
+        upgrade = _first(request, "Upgrade")
+        if upgrade is None or upgrade.lower() != "websocket":
+            return _http_route(connection, path)
+        refusal = ws_refusal(path, _first(request, "Authorization"), self.state.config.token)
+        if refusal is None:
+            return None  # websockets answers a malformed upgrade itself (400 / 426)
+        return _json(connection, refusal.status, error_body(refusal))
+
+    def process_response(self, connection: ServerConnection, request: Request,
+                         response: Response) -> None:
+        if response.status_code == 101:
+            response.headers[EXTENSIONS_HEADER] = EXTENSIONS_VALUE
+
+    async def handle(self, connection: ServerConnection) -> None:
+        async def send_text(text: str) -> None:
+            try:
+                await connection.send(text)
+            except ConnectionClosed as exc:  # the session treats a gone peer as OSError
+                raise ConnectionResetError(f"the client went away ({exc})") from None
+
+        async def close(code: int, reason: str) -> None:
+            await connection.close(code, reason)
+
+        def abort() -> bool:
+            connection.transport.abort()
+            return True
+
+        session = WsSession(self.state, send_text, close, abort)
+        self.sessions.add(session)
+        session.start()
+        try:
+            while not session.closed.is_set():
+                await session.handle(await connection.recv())
+        except (ConnectionClosed, OSError):
+            pass
+        finally:
+            self.sessions.discard(session)
+            with contextlib.suppress(Exception):
+                await session.stop()
+
+
+@contextlib.asynccontextmanager
+async def serve_websocket_only(state: EngineState, sock: socket.socket) -> AsyncIterator[Any]:
+    """Serve ``/v1/responses`` on the bound ``sock`` until the block exits; then stop every
+    session, close the connections still open (1012) and wait for their handlers."""
+    app = WebSocketOnly(state)
+    server = await serve(
+        app.handle, sock=sock, process_request=app.process_request,
+        process_response=app.process_response, compression=None,
+        max_size=state.config.ws_max_size, close_timeout=CLOSE_TIMEOUT_S,
+    )
+    try:
+        yield server
+    finally:
+        for session in list(app.sessions):
+            await session.stop()
+        server.close(code=SHUTDOWN_CLOSE_CODE)
+        await server.wait_closed()

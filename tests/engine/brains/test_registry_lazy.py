@@ -1,0 +1,70 @@
+"""The registry imports a brain when it is first made: specs are checked without loading,
+``is_loaded`` tells what is ready."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from spark_cli.engine.brains.registry import (
+    BRAIN_CLASSES,
+    brain_for_model,
+    check_default,
+    check_spec,
+    is_loaded,
+)
+from spark_cli.engine.brains.script import ScriptBrain, ScriptError
+
+
+def test_specs_are_checked_without_importing_a_brain() -> None:
+    code = ("import sys\n"
+            "from spark_cli.engine.brains.registry import check_default, check_spec, make_brain\n"
+            "for spec in ('rules', 'deep', 'lorem'):\n"
+            "    check_spec(spec)\n"
+            "check_default('rules'); check_default('script')\n"
+            "loaded = lambda: sorted(m.rsplit('.', 1)[-1] for m in sys.modules if m in ("
+            "'spark_cli.engine.brains.rules.rules_brain', 'spark_cli.engine.brains.lorem',"
+            " 'spark_cli.engine.brains.deep.deep_brain', 'spark_cli.engine.brains.script'))\n"
+            "print(loaded(), 'tomllib' in sys.modules)\n"
+            "make_brain('rules')\n"
+            "print(loaded())\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60, check=True)
+    assert done.stdout.splitlines() == ["[] False", "['rules_brain']"]
+
+
+def test_every_brain_class_is_where_the_table_says() -> None:
+    import importlib
+
+    for kind, where in BRAIN_CLASSES.items():
+        module, _, name = where.partition(":")
+        cls = getattr(importlib.import_module(module), name)
+        assert cls.name == kind
+
+
+def test_bad_specs_and_defaults_fail_at_the_check(tmp_path) -> None:
+    with pytest.raises(ValueError, match=r"unknown brain 'poet'.*rules, deep, lorem"):
+        check_spec("poet")
+    with pytest.raises(ValueError, match="unknown brain 'poet'"):
+        check_default("poet")
+    with pytest.raises(ValueError, match="needs a path"):
+        check_spec("script:")
+    with pytest.raises(ScriptError, match="not found"):
+        check_default("script", str(tmp_path / "missing.toml"))
+    with pytest.raises(ScriptError, match="not found"):
+        check_default(f"script:{tmp_path / 'missing.toml'}")
+    check_default("script")  # no script: spark-script explains itself, nothing to load
+
+
+def test_is_loaded_says_whether_making_the_brain_imports_or_reads_anything(tmp_path) -> None:
+    script = tmp_path / "fresh.toml"
+    script.write_text('[[entries]]\nanswer = "hi"\n')
+    assert not is_loaded("gpt-x", "script", script_path=str(script))
+    assert isinstance(brain_for_model("gpt-x", "script", script_path=str(script)), ScriptBrain)
+    assert is_loaded("gpt-x", "script", script_path=str(script))
+    assert is_loaded("spark-script", "rules")  # no script: the explanation, nothing to load
+    assert is_loaded("gpt-x", "poet")  # raises at once when asked: nothing to wait for
+    brain_for_model("spark-lorem", "rules")
+    assert is_loaded("spark-lorem", "rules")

@@ -13,6 +13,13 @@ are styled by Textual's own pipeline (the widget's ``render_lines``, one call
 per run of consecutive new rows), so what is drawn is exactly what Textual
 draws; the kept strips are the same objects frame after frame, so the
 compositor's per-strip caches (divide, render to terminal bytes) hold too.
+
+The scrolled view's scrollbar had the same cost, and more: each frame moves
+it, so Textual rendered the bar and styled each of its rows again, more than
+half of a streaming frame, while the thumb of a long transcript moves a
+cell in many frames. :class:`KeptScrollBar` compares the segments its
+renderer draws with the last ones and keeps its styled rows while they (and
+the look) are the same.
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Sequence
 
 from textual.geometry import Region
+from textual.scrollbar import ScrollBar
 from textual.strip import Strip
 
 StyleRows = Callable[[Region], list[Strip]]
@@ -70,3 +78,29 @@ class StyledRows:
             start = end
         self._rows = kept  # lines that left the screen are dropped
         return [strip for strip in out if strip is not None]
+
+
+class KeptScrollBar(ScrollBar):
+    """A scrollbar whose styled rows are kept while it draws the same (see the module doc)."""
+
+    def __init__(self, vertical: bool = True, name: str | None = None, *,
+                 thickness: int = 1) -> None:
+        super().__init__(vertical, name, thickness=thickness)
+        self._kept_state: Hashable = None
+        self._kept_key: Hashable = None
+        self._kept: list[Strip] = []
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        state = (crop, self.size, self.window_virtual_size, self.window_size, self.position,
+                 self.grabbed, self.mouse_over, self.rich_style, self.background_colors,
+                 tuple(self.get_line_filters()), self.app.ansi_theme)
+        if state == self._kept_state:
+            return self._kept  # nothing that draws it changed
+        self._kept_state = state
+        width, height = self.size
+        options = self.app.console.options.update_dimensions(width, height)
+        drawn = tuple(self.app.console.render(self.render(), options))
+        key = (state[:2], drawn, state[7:])
+        if key != self._kept_key:
+            self._kept_key, self._kept = key, super().render_lines(crop)
+        return self._kept

@@ -20,10 +20,11 @@ from rich.style import Style
 from rich.text import Text
 from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
+from textual.scrollbar import ScrollBar
 from textual.strip import Strip
 from textual.widget import Widget
 
-from spark_cli.tui.styled_rows import StyledRows
+from spark_cli.tui.styled_rows import KeptScrollBar, StyledRows
 
 _MAX_BLOCKS = 5000
 """Finished blocks kept (older ones leave the transcript; the conversation keeps them)."""
@@ -150,6 +151,18 @@ class Transcript(ScrollView, can_focus=False):
         look = (crop.x, crop.width, self.size, scroll_x, self.rich_style, self.background_colors,
                 tuple(self.get_line_filters()), self.hover_style, self.app.ansi_theme)
         return self._styled.render(crop, sources, look, super().render_lines)
+
+    @property
+    def vertical_scrollbar(self) -> ScrollBar:
+        """Textual's property (made on first use), with a ``KeptScrollBar``: the bar moves
+        on every streaming frame and was restyled whole each time."""
+        if self._vertical_scrollbar is None:
+            bar = KeptScrollBar(vertical=True, name="vertical",
+                                thickness=self.scrollbar_size_vertical)
+            bar.display = False
+            self._vertical_scrollbar = bar
+            self.app._start_widget(self, bar)
+        return self._vertical_scrollbar
 
     def _look(self) -> tuple[int, Style]:
         """Width and style of a line, kept until the size or styles change (reading them

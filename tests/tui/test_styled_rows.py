@@ -1,5 +1,5 @@
-"""StyledRows: a scrolled line's styled row is kept while it stays on screen; rows are exactly
-what Textual's own styling draws."""
+"""StyledRows: a scrolled line's styled row is kept while it stays on screen; KeptScrollBar keeps
+its rows while it draws the same; both draw exactly what Textual's own styling draws."""
 
 from __future__ import annotations
 
@@ -7,9 +7,11 @@ from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.geometry import Region
 from textual.scroll_view import ScrollView
+from textual.scrollbar import ScrollBar
 from textual.strip import Strip
+from textual.widget import Widget
 
-from spark_cli.tui.styled_rows import StyledRows
+from spark_cli.tui.styled_rows import KeptScrollBar, StyledRows
 from spark_cli.tui.transcript import Transcript
 
 
@@ -84,3 +86,31 @@ async def test_the_transcript_draws_what_textual_draws_while_it_scrolls():
         crop = Region(0, 0, *transcript.size)
         assert transcript.render_lines(crop) == _textual_rows(transcript, crop)
         assert transcript.render_lines(crop)[0].text.strip() == transcript._lines[4].text.strip()
+
+
+def _textual_bar(bar: ScrollBar, crop: Region) -> list[Strip]:
+    bar._styles_cache.clear()
+    bar._render_content()
+    return Widget.render_lines(bar, crop)
+
+
+async def test_the_scrollbar_keeps_its_rows_while_it_draws_the_same_and_draws_what_textual_draws():
+    app = _One()
+    async with app.run_test(size=(40, 10)) as pilot:
+        transcript = app.query_one(Transcript)
+        for n in range(400):
+            transcript.write_open_line(f"line {n}")
+        await pilot.pause()
+        bar = transcript.vertical_scrollbar
+        assert isinstance(bar, KeptScrollBar) and bar.display
+        crop = Region(0, 0, *bar.size)
+        first = bar.render_lines(crop)
+        assert first == _textual_bar(bar, crop)
+        transcript.write_open_line("one more")  # the thumb moves less than an eighth of a cell
+        await pilot.pause()
+        assert bar.render_lines(crop) is first  # kept: nothing it draws changed
+        transcript.scroll_to(y=0, animate=False)  # the thumb goes to the top
+        await pilot.pause()
+        moved = bar.render_lines(crop)
+        assert moved is not first and moved != first
+        assert moved == _textual_bar(bar, crop)

@@ -5,8 +5,9 @@ text to the Markdown stream (no widget work per token); every other event is
 rare and is painted at once, after the prose that came before it. ``frame()``
 runs on the app's ~30 Hz clock while a turn streams: it takes the Markdown
 stream's operations for the frame, updates the transcript and the HUD, and
-times itself (the HUD's frame figure). ``mute()`` (Esc) paints what arrived
-before the key and then nothing more of that turn.
+times itself (the HUD's frame figure). ``mute()`` (Esc) stops painting that
+turn at once: what no frame has shown yet is dropped, so the screen keeps what
+the user saw at the key.
 
 When a turn ends, and every second while it streams, the young generations
 are collected and everything still alive (the transcript's strips, each with

@@ -45,6 +45,7 @@ from spark_cli.tui.keeper import Keeper
 from spark_cli.tui.link import Link
 from spark_cli.tui.painter import Painter
 from spark_cli.tui.prompt import Prompt
+from spark_cli.tui.screen_rate import set_screen_rate
 from spark_cli.tui.transcript import Transcript
 
 if TYPE_CHECKING:
@@ -93,6 +94,7 @@ class SparkApp(App[int]):
     ]
 
     def __init__(self, setup: TuiSetup, *, driver_class: type[Driver] | None = None) -> None:
+        set_screen_rate()  # a key shows within a few ms, not 17-33 (screen_rate's doc)
         super().__init__(driver_class=driver_class)
         self.setup = setup
         self.session = setup.session

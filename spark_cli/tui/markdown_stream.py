@@ -51,6 +51,10 @@ class MarkdownStream:
     def feed(self, text: str) -> None:
         self._pending.append(text)
 
+    def drop(self) -> None:
+        """Forget the text fed since the last ``take`` (Esc: it never reaches the screen)."""
+        self._pending.clear()
+
     @property
     def pending(self) -> bool:
         """Text arrived since the last ``take``."""

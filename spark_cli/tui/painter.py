@@ -5,15 +5,17 @@ text to the Markdown stream (no widget work per token); every other event is
 rare and is painted at once, after the prose that came before it. ``frame()``
 runs on the app's ~30 Hz clock while a turn streams: it takes the Markdown
 stream's operations for the frame, updates the transcript and the HUD, and
-times itself (the HUD's frame figure). ``mute()`` (Esc) paints what arrived
-before the key and then nothing more of that turn.
+times itself (the HUD's frame figure). ``mute()`` (Esc) stops painting that
+turn at once: what no frame has shown yet is dropped, so the screen keeps what
+the user saw at the key.
 
-When a turn ends, the young generations are collected and everything still
-alive (the transcript's strips, Textual's own objects) moves to the
-collector's permanent generation (``gc.freeze()``): a full collection would
-otherwise walk all of it again, 100-180 ms each, every few seconds while
-streaming (the keystroke and keep-up outliers in `spark bench tui`). Garbage
-is still freed by reference counting; only cycles among frozen objects wait.
+When a turn ends, and every second while it streams, the young generations
+are collected and everything still alive (the transcript's strips, each with
+seven small caches, Textual's own objects) moves to the collector's permanent
+generation (``gc.freeze()``): a full collection would otherwise walk all of
+it again, 20-180 ms each, every second or two of a long answer (the
+keystroke and keep-up outliers in `spark bench tui`). Garbage is still freed
+by reference counting; only cycles among frozen objects wait.
 """
 
 from __future__ import annotations
@@ -58,6 +60,8 @@ HUD_PERIOD_S = 0.25
 """Live figures (tok/s, frame time) repaint at most this often while streaming: a HUD
 repainted every frame also repaints the prompt between it and the transcript (Textual
 renders the box around all dirty regions), ~4 ms a frame."""
+FREEZE_PERIOD_S = 1.0
+"""While streaming, what survived this long joins the permanent generation (module doc)."""
 CHARS_PER_TOKEN = 3.8
 """Live tok/s counts characters (exact usage arrives with the turn's end)."""
 
@@ -93,6 +97,7 @@ class Painter:
         self.muted = False
         self.streaming = False
         self._hud_due = 0.0  # clock() when the live figures may repaint again
+        self._freeze_due = 0.0  # clock() when the next freeze is due while streaming
         self.clock: Callable[[], float] = time.monotonic
         """The HUD's clock (Retry-After countdowns, repaint pacing); tests fix it."""
 
@@ -152,8 +157,7 @@ class Painter:
                 write(Text(f"✗ {message}", style="bold red"))
             case TurnEnded():
                 self.streaming = False
-                gc.collect(1)  # young cycles go now, not into the frozen set
-                gc.freeze()  # see the module doc
+                _freeze()
                 state.state, state.queued_at, state.retry_at = "ready", None, None
             case QueueChanged():
                 state.queue, state.paused = len(event.items), event.paused
@@ -164,6 +168,7 @@ class Painter:
         self.stream = MarkdownStream()
         self.muted = False
         self.streaming = True
+        self._freeze_due = self.clock() + FREEZE_PERIOD_S
         label = {"queued": "› (queued) ", "redirect": "› (redirect) "}.get(why, "› ")
         self.transcript.write(Text(label + text, style="bold cyan"))
         self.state.state, self.state.ttft_s, self.state.tokens_per_s = "waiting", None, None
@@ -188,11 +193,15 @@ class Painter:
         if state.state != was or now >= self._hud_due:
             self._hud_due = now + HUD_PERIOD_S
             self.hud.show(state, now)
+        if now >= self._freeze_due:
+            self._freeze_due = now + FREEZE_PERIOD_S
+            _freeze()
 
     def mute(self) -> None:
-        """Esc: paint what arrived before the key, then nothing more of this answer."""
-        self._paint_prose()
+        """Esc: nothing more of this answer reaches the screen, not even the text that
+        arrived since the last frame: the screen keeps what the user saw at the key."""
         self.muted = True
+        self.stream.drop()
 
     def _paint_prose(self) -> None:
         stream = self.stream
@@ -225,6 +234,12 @@ class Painter:
         """A block of the app's own, after everything on screen."""
         self._seal()
         self.transcript.write(renderable)
+
+
+def _freeze() -> None:
+    """Young cycles are collected, then what is alive is frozen (see the module doc)."""
+    gc.collect(1)
+    gc.freeze()
 
 
 @cache

@@ -18,10 +18,13 @@ from rich.console import ConsoleOptions, RenderableType
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
+from textual.scrollbar import ScrollBar
 from textual.strip import Strip
 from textual.widget import Widget
+
+from spark_cli.tui.styled_rows import KeptScrollBar, StyledRows
 
 _MAX_BLOCKS = 5000
 """Finished blocks kept (older ones leave the transcript; the conversation keeps them)."""
@@ -48,6 +51,7 @@ class Transcript(ScrollView, can_focus=False):
         self.following = True
         """Keep the end in view as lines arrive; off while the user has scrolled up."""
         self._batch_changed = False
+        self._styled = StyledRows()
 
     @contextmanager
     def batched(self) -> Iterator[None]:
@@ -126,6 +130,40 @@ class Transcript(ScrollView, can_focus=False):
             return Strip.blank(width, style)
         return strip.crop_extend(scroll_x, scroll_x + width, style)
 
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """Textual's styled rows, kept per line while it stays on screen (``StyledRows``):
+        a frame that scrolls styles only the lines new on screen."""
+        styles = self.styles
+        gutter = styles.gutter
+        if gutter.top or gutter.bottom or styles.outline_top[0] or styles.outline_bottom[0]:
+            return super().render_lines(crop)  # rows differ by position: style each
+        scroll_x, scroll_y = self.scroll_offset
+        lines, tail = self._lines, self._tail
+        count, tail_count = len(lines), len(tail)
+        sources: list[object] = []
+        for index in range(scroll_y + crop.y, scroll_y + crop.y + crop.height):
+            if index < count:
+                sources.append(lines[index])
+            elif index - count < tail_count:
+                sources.append(tail[index - count])
+            else:
+                sources.append(None)
+        look = (crop.x, crop.width, self.size, scroll_x, self.rich_style, self.background_colors,
+                tuple(self.get_line_filters()), self.hover_style, self.app.ansi_theme)
+        return self._styled.render(crop, sources, look, super().render_lines)
+
+    @property
+    def vertical_scrollbar(self) -> ScrollBar:
+        """Textual's property (made on first use), with a ``KeptScrollBar``: the bar moves
+        on every streaming frame and was restyled whole each time."""
+        if self._vertical_scrollbar is None:
+            bar = KeptScrollBar(vertical=True, name="vertical",
+                                thickness=self.scrollbar_size_vertical)
+            bar.display = False
+            self._vertical_scrollbar = bar
+            self.app._start_widget(self, bar)
+        return self._vertical_scrollbar
+
     def _look(self) -> tuple[int, Style]:
         """Width and style of a line, kept until the size or styles change (reading them
         per line was a fifth of a frame's render)."""
@@ -134,6 +172,7 @@ class Transcript(ScrollView, can_focus=False):
 
     def notify_style_update(self) -> None:
         self._line_look = None
+        self._styled.clear()
         super().notify_style_update()
 
     def on_resize(self) -> None:

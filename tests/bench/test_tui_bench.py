@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from spark_cli.bench.tui.tui_bench import Plan, run_all
+from spark_cli.bench.tui.tui_bench import PHASES, Plan, parse_phases, run_all
 from spark_cli.bench.tui.tui_report import doc_body, rows, table
 
 
@@ -64,3 +64,19 @@ def test_quick_run_reports_every_figure():
         assert measured and "nan" not in measured, what
     assert figures["typing"]["key_fresh_ms"] and figures["typing"]["esc_to_final_frame_ms"]
     assert all(not math.isnan(v) for v in figures["pty_esc"]["fast"])
+
+
+def test_rows_cover_only_the_phases_that_ran():
+    figures = {name: value for name, value in _figures().items() if name in ("keep", "cpu")}
+    whats = [what for what, _, _, _ in rows(figures)]
+    assert len(whats) == 3 and whats[-1].startswith("CPU while rendering")
+    assert "textual" not in table(figures)
+
+
+def test_only_picks_phases_in_order_and_refuses_unknown_ones():
+    assert parse_phases(None) == PHASES
+    assert parse_phases("typing, keep") == ("keep", "typing")
+    with pytest.raises(ValueError, match="--only takes some of keep"):
+        parse_phases("typing,fast")
+    with pytest.raises(ValueError):
+        parse_phases(" , ")

@@ -53,6 +53,9 @@ class Plan:
 
 
 KEEP_TPS, KEY_TPS, CPU_TPS = 10_000.0, 2_000.0, 1_000.0
+PHASES = ("keep", "cpu", "typing", "pty", "launch")
+"""What ``--only`` picks from: keep-up, CPU, keystrokes + Esc + memory (``typing``), Esc in
+a pty, launch (with the import profile)."""
 
 
 _PACKAGE = Path(spark_cli.__file__).resolve().parent
@@ -70,8 +73,19 @@ def _workdir(tmp: Path) -> Path:
     return work
 
 
-def run_all(plan: Plan) -> dict[str, Any]:
-    """Every phase, in one run; the figures (see ``tui_report.table``)."""
+def parse_phases(only: str | None) -> tuple[str, ...]:
+    """``--only keep,typing`` -> the phases to run, in PHASES order (None: all of them)."""
+    if only is None:
+        return PHASES
+    asked = {name.strip() for name in only.split(",") if name.strip()}
+    unknown = sorted(asked - set(PHASES))
+    if unknown or not asked:
+        raise ValueError(f"--only takes some of {', '.join(PHASES)} (got {only!r})")
+    return tuple(name for name in PHASES if name in asked)
+
+
+def run_all(plan: Plan, phases: tuple[str, ...] = PHASES) -> dict[str, Any]:
+    """The phases asked for (all by default), in one run; the figures (``tui_report.table``)."""
     import asyncio
     import statistics
 
@@ -90,25 +104,32 @@ def run_all(plan: Plan) -> dict[str, Any]:
                 engines.append(start_engine(token, "--brain", "lorem", "--tps", f"{tps:g}",
                                             "--ttft-ms", "0", env=child_env()))
             fast, key, slow = ((engine, engine.url) for engine in engines)
-            keeps = [asyncio.run(headless.keep_up(fast[1], token, work, tokens=plan.keep_tokens,
-                                                  tps=KEEP_TPS)) for _ in range(plan.keep_reps)]
-            figures["keep"] = {name: statistics.median(k[name] for k in keeps)
-                               for name in keeps[0]}
-            figures["cpu"] = asyncio.run(headless.cpu(slow[1], token, work,
-                                                      tokens=plan.cpu_tokens, tps=CPU_TPS))
-            figures["typing"] = asyncio.run(headless.typing_and_esc(
-                key[1], token, work, tps=KEY_TPS, stream_s=plan.samples * 0.08 + 1,
-                samples=plan.samples, turns=plan.turns, turn_tokens=plan.turn_tokens,
-                escs=plan.escs))
-            figures["pty_esc"] = {
-                name: pty.esc(slow[1], token, work, driver, plan.pty_escs, key=byte)
-                for name, driver, byte in (("fast", "fast", "\x1b"), ("stock", "stock", "\x1b"),
-                                           ("ctrl_c", "fast", "\x03"))}
+            if "keep" in phases:
+                keeps = [asyncio.run(headless.keep_up(fast[1], token, work,
+                                                      tokens=plan.keep_tokens, tps=KEEP_TPS))
+                         for _ in range(plan.keep_reps)]
+                figures["keep"] = {name: statistics.median(k[name] for k in keeps)
+                                   for name in keeps[0]}
+            if "cpu" in phases:
+                figures["cpu"] = asyncio.run(headless.cpu(slow[1], token, work,
+                                                          tokens=plan.cpu_tokens, tps=CPU_TPS))
+            if "typing" in phases:
+                figures["typing"] = asyncio.run(headless.typing_and_esc(
+                    key[1], token, work, tps=KEY_TPS, stream_s=plan.samples * 0.08 + 1,
+                    samples=plan.samples, turns=plan.turns, turn_tokens=plan.turn_tokens,
+                    escs=plan.escs))
+            if "pty" in phases:
+                figures["pty_esc"] = {
+                    name: pty.esc(slow[1], token, work, driver, plan.pty_escs, key=byte)
+                    for name, driver, byte in (("fast", "fast", "\x1b"),
+                                               ("stock", "stock", "\x1b"),
+                                               ("ctrl_c", "fast", "\x03"))}
         finally:
             for engine in engines:
                 engine.stop()
-        figures["launch"] = pty.launch(work, plan.launch_reps)
-        figures["imports"] = pty.import_profile(work)
+        if "launch" in phases:
+            figures["launch"] = pty.launch(work, plan.launch_reps)
+            figures["imports"] = pty.import_profile(work)
     return figures
 
 
@@ -148,8 +169,11 @@ def register(bench_app: typer.Typer) -> None:
             None, "--docs", help="Markdown file to update (default: docs/benchmarks.md)."),
         no_docs: bool = typer.Option(False, "--no-docs", help="Only print, write no file."),
         fps: int | None = typer.Option(
-            None, "--fps", min=1, help="Set TEXTUAL_FPS (Textual's screen update cap, default "
-            "60) for the app and the spawned `spark`s, to compare; no docs are written."),
+            None, "--fps", min=1, help="Set TEXTUAL_FPS (Textual's screen update cap; spark's "
+            "default 500) for the app and the spawned `spark`s, to compare; no docs are written."),
+        only: str | None = typer.Option(
+            None, "--only", help=f"Run only these phases (comma-separated: {','.join(PHASES)}); "
+            "no docs are written."),
     ) -> None:
         """The TUI's speed targets: keep-up, keystroke and Esc latency, CPU, launch, memory."""
         import os
@@ -159,12 +183,19 @@ def register(bench_app: typer.Typer) -> None:
         if fps is not None:
             os.environ["TEXTUAL_FPS"] = str(fps)  # before textual is imported (run_all does)
             no_docs = True
+        try:
+            phases = parse_phases(only)
+        except ValueError as exc:
+            typer.echo(f"spark bench tui: {exc}", err=True)
+            raise typer.Exit(2) from None
+        if only is not None:
+            no_docs = True
 
         plan = Plan.quick() if quick else Plan(keep_tokens, keep_reps, cpu_tokens, samples, escs,
                                                turns, turn_tokens, launch_reps, pty_escs)
         _compile_bytecode()
         try:
-            figures = run_all(plan)
+            figures = run_all(plan, phases)
         except RuntimeError as exc:
             typer.echo(f"spark bench tui: {exc}", err=True)
             raise typer.Exit(1) from None

@@ -27,45 +27,79 @@ def _verdict(value: float, target: float) -> str:
 
 
 def rows(figures: dict[str, Any]) -> list[tuple[str, str, str, str]]:
-    """(what, measured, target, verdict) for every figure."""
-    keep, cpu, typing = figures["keep"], figures["cpu"], figures["typing"]
-    launch, esc_pty = figures["launch"], figures["pty_esc"]
+    """(what, measured, target, verdict) for every figure of the phases that ran."""
+    out: list[tuple[str, str, str, str]] = []
+    if "keep" in figures:
+        out += _keep_rows(figures["keep"])
+    if "typing" in figures:
+        out += _key_rows(figures["typing"])
+    if "cpu" in figures:
+        cpu = figures["cpu"]
+        out.append(("CPU while rendering 1,000 tok/s (process CPU / wall)",
+                    f"{cpu['cpu_share']:.0%} of a core ({cpu['frames_per_s']:.0f} frames/s; "
+                    f"idle {cpu['idle_cpu_share']:.1%})", "≤ 30%",
+                    _verdict(cpu["cpu_share"], TARGETS["cpu_share"])))
+    if "typing" in figures:
+        out += _esc_rows(figures["typing"])
+    if "pty_esc" in figures:
+        esc_pty = figures["pty_esc"]
+        out += [
+            ("pty: Esc byte → turn stopped on screen, fast-Esc driver (median)",
+             f"{statistics.median(esc_pty['fast']) * 1000:.0f} ms", "", ""),
+            ("pty: the same with Textual's stock LinuxDriver (median)",
+             f"{statistics.median(esc_pty['stock']) * 1000:.0f} ms", "", ""),
+            ("pty: Ctrl+C (no escape wait) → turn stopped on screen (median)",
+             f"{statistics.median(esc_pty['ctrl_c']) * 1000:.0f} ms", "", ""),
+        ]
+    if "launch" in figures:
+        out += _launch_rows(figures["launch"])
+    if "typing" in figures and "rss_10" in figures["typing"]:
+        out.append(_memory_row(figures["typing"]))
+    return out
+
+
+def _keep_rows(keep: dict[str, Any]) -> list[tuple[str, str, str, str]]:
     keep_ms = keep["last_delta_to_screen_s"] * 1000
-    fresh, late = _ms(typing["key_fresh_ms"]), _ms(typing["key_late_ms"])
-    deep = _ms(typing["key_deep_ms"])
-    esc, esc_end = _ms(typing["esc_to_final_frame_ms"]), _ms(typing["esc_to_turn_end_ms"])
-    turns = typing["turns"]
-    out = [
+    return [
         ("10,000 tok/s: last token received → on screen (median)", f"{keep_ms:.1f} ms",
          "≤ 50 ms", _verdict(keep_ms, TARGETS["keep_ms"])),
         ("10,000 tok/s: engine's scheduled end → on screen (median)",
          f"{keep['scheduled_end_to_screen_s'] * 1000:.1f} ms "
          f"(received {keep['received_tps']:,.0f} tok/s)", "", ""),
+    ]
+
+
+def _key_rows(typing: dict[str, Any]) -> list[tuple[str, str, str, str]]:
+    fresh, late = _ms(typing["key_fresh_ms"]), _ms(typing["key_late_ms"])
+    deep = _ms(typing["key_deep_ms"])
+    return [
         ("keystroke → screen while streaming 2,000 tok/s (median / p95)",
          f"{fresh[0]:.1f} / {fresh[1]:.1f} ms, {typing['key_fresh_lost']} lost", "p95 ≤ 16 ms",
          _verdict(fresh[1], TARGETS["key_p95_ms"])),
-        (f"the same after {turns} turns ({typing['transcript_lines']:,} transcript lines)",
+        (f"the same after {typing['turns']} turns ({typing['transcript_lines']:,} transcript "
+         "lines)",
          f"{late[0]:.1f} / {late[1]:.1f} ms, {typing['key_late_lost']} lost "
          f"(p95 × {late[1] / fresh[1]:.2f} of fresh)", "p95 ≤ 16 ms, flat",
          _verdict(late[1], TARGETS["key_p95_ms"])),
         ("the same while a deep task streams too (the dual track)",
          f"{deep[0]:.1f} / {deep[1]:.1f} ms, {typing['key_deep_lost']} lost "
          f"(p95 × {deep[1] / fresh[1]:.2f} of without)", "unchanged within noise", ""),
-        ("CPU while rendering 1,000 tok/s (process CPU / wall)",
-         f"{cpu['cpu_share']:.0%} of a core ({cpu['frames_per_s']:.0f} frames/s; "
-         f"idle {cpu['idle_cpu_share']:.1%})", "≤ 30%",
-         _verdict(cpu["cpu_share"], TARGETS["cpu_share"])),
+    ]
+
+
+def _esc_rows(typing: dict[str, Any]) -> list[tuple[str, str, str, str]]:
+    esc, esc_end = _ms(typing["esc_to_final_frame_ms"]), _ms(typing["esc_to_turn_end_ms"])
+    return [
         ("Esc (in the app) → last frame with answer text (median / p95)",
          f"{esc[0]:.1f} / {esc[1]:.1f} ms; text after the key shown: "
          f"{typing['esc_chars_after']} chars", "≤ 16 ms", _verdict(esc[1], TARGETS["esc_ms"])),
         ("Esc (in the app) → turn ended, engine stopped (median / p95)",
          f"{esc_end[0]:.1f} / {esc_end[1]:.1f} ms", "", ""),
-        ("pty: Esc byte → turn stopped on screen, fast-Esc driver (median)",
-         f"{statistics.median(esc_pty['fast']) * 1000:.0f} ms", "", ""),
-        ("pty: the same with Textual's stock LinuxDriver (median)",
-         f"{statistics.median(esc_pty['stock']) * 1000:.0f} ms", "", ""),
-        ("pty: Ctrl+C (no escape wait) → turn stopped on screen (median)",
-         f"{statistics.median(esc_pty['ctrl_c']) * 1000:.0f} ms", "", ""),
+    ]
+
+
+def _launch_rows(launch: dict[str, Any]) -> list[tuple[str, str, str, str]]:
+    return [
         ("pty: `spark` launch → first frame, prompt taking keys (median)",
          f"{launch['first_frame_s']:.2f} s (of {launch['reps']}; "
          f"{launch['first_frame_cpu_s']:.2f} s of CPU)", "≤ 0.5 s",
@@ -76,14 +110,15 @@ def rows(figures: dict[str, Any]) -> list[tuple[str, str, str, str]]:
          f"{launch['type_ahead_kept']} of {launch['reps']} launches", "all",
          "met" if launch["type_ahead_kept"] == launch["reps"] else "missed"),
     ]
-    if "rss_10" in typing:
-        rss = typing["rss_late"] / typing["rss_10"]
-        heap = typing["blocks_late"] / typing["blocks_10"]
-        out.append((f"memory after {turns} turns vs after 10: RSS (Python heap blocks)",
-                    f"× {rss:.2f} ({typing['rss_10'] / 2**20:.0f} → "
-                    f"{typing['rss_late'] / 2**20:.0f} MiB; blocks × {heap:.2f})", "≤ × 1.5",
-                    _verdict(max(rss, heap), TARGETS["memory_ratio"])))
-    return out
+
+
+def _memory_row(typing: dict[str, Any]) -> tuple[str, str, str, str]:
+    rss = typing["rss_late"] / typing["rss_10"]
+    heap = typing["blocks_late"] / typing["blocks_10"]
+    return (f"memory after {typing['turns']} turns vs after 10: RSS (Python heap blocks)",
+            f"× {rss:.2f} ({typing['rss_10'] / 2**20:.0f} → "
+            f"{typing['rss_late'] / 2**20:.0f} MiB; blocks × {heap:.2f})", "≤ × 1.5",
+            _verdict(max(rss, heap), TARGETS["memory_ratio"]))
 
 
 def table(figures: dict[str, Any]) -> str:

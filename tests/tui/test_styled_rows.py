@@ -1,0 +1,116 @@
+"""StyledRows: a scrolled line's styled row is kept while it stays on screen; KeptScrollBar keeps
+its rows while it draws the same; both draw exactly what Textual's own styling draws."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import App, ComposeResult
+from textual.geometry import Region
+from textual.scroll_view import ScrollView
+from textual.scrollbar import ScrollBar
+from textual.strip import Strip
+from textual.widget import Widget
+
+from spark_cli.tui.styled_rows import KeptScrollBar, StyledRows
+from spark_cli.tui.transcript import Transcript
+
+
+def _styler(log: list[Region]):
+    def style_rows(crop: Region) -> list[Strip]:
+        log.append(crop)
+        return [Strip.blank(crop.width) for _ in range(crop.height)]
+    return style_rows
+
+
+def test_only_rows_new_on_screen_are_styled_in_runs():
+    rows, asked = StyledRows(), []
+    lines = [object() for _ in range(8)]
+    first = rows.render(Region(0, 0, 10, 4), lines[0:4], "look", _styler(asked))
+    assert asked == [Region(0, 0, 10, 4)]
+    asked.clear()
+    second = rows.render(Region(0, 0, 10, 4), lines[2:6], "look", _styler(asked))  # scrolled 2
+    assert asked == [Region(0, 2, 10, 2)]  # the two new lines, one call
+    assert second[:2] == first[2:] and second[0] is first[2]  # the same strips, not restyled
+    asked.clear()
+    rows.render(Region(0, 0, 10, 4), [lines[2], lines[7], lines[4], None], "look", _styler(asked))
+    assert asked == [Region(0, 1, 10, 1), Region(0, 3, 10, 1)]
+
+
+def test_a_new_look_or_clear_styles_everything_again():
+    rows, asked = StyledRows(), []
+    lines = [object() for _ in range(3)]
+    rows.render(Region(0, 0, 10, 3), lines, "dark", _styler(asked))
+    rows.render(Region(0, 0, 10, 3), lines, "light", _styler(asked))
+    rows.clear()
+    rows.render(Region(0, 0, 10, 3), lines, "light", _styler(asked))
+    assert asked == [Region(0, 0, 10, 3)] * 3
+
+
+def test_lines_that_left_the_screen_are_not_kept():
+    rows, asked = StyledRows(), []
+    lines = [object() for _ in range(6)]
+    rows.render(Region(0, 0, 10, 3), lines[:3], "look", _styler(asked))
+    rows.render(Region(0, 0, 10, 3), lines[3:], "look", _styler(asked))
+    asked.clear()
+    rows.render(Region(0, 0, 10, 3), lines[:3], "look", _styler(asked))
+    assert asked == [Region(0, 0, 10, 3)]
+
+
+class _One(App[None]):
+    CSS = "Transcript { padding: 0 1; background: $panel; }"
+
+    def compose(self) -> ComposeResult:
+        yield Transcript(id="t")
+
+
+def _textual_rows(transcript: Transcript, crop: Region) -> list[Strip]:
+    transcript._styles_cache.clear()  # Textual's own styling, nothing kept
+    return ScrollView.render_lines(transcript, crop)
+
+
+async def test_the_transcript_draws_what_textual_draws_while_it_scrolls():
+    app = _One()
+    async with app.run_test(size=(40, 10)) as pilot:
+        transcript = app.query_one(Transcript)
+        for frame in range(12):
+            with transcript.batched():
+                for n in range(3):
+                    transcript.write_open_line(f"line {frame}.{n} " + "é" * (n + frame % 3))
+                transcript.set_tail(f"tail {frame}")
+            transcript.write(Text(f"block {frame}", style="bold magenta"))
+            await pilot.pause()
+            crop = Region(0, 0, *transcript.size)
+            assert transcript.render_lines(crop) == _textual_rows(transcript, crop)
+        transcript.scroll_to(y=4, animate=False)
+        await pilot.pause()
+        crop = Region(0, 0, *transcript.size)
+        assert transcript.render_lines(crop) == _textual_rows(transcript, crop)
+        assert transcript.render_lines(crop)[0].text.strip() == transcript._lines[4].text.strip()
+
+
+def _textual_bar(bar: ScrollBar, crop: Region) -> list[Strip]:
+    bar._styles_cache.clear()
+    bar._render_content()
+    return Widget.render_lines(bar, crop)
+
+
+async def test_the_scrollbar_keeps_its_rows_while_it_draws_the_same_and_draws_what_textual_draws():
+    app = _One()
+    async with app.run_test(size=(40, 10)) as pilot:
+        transcript = app.query_one(Transcript)
+        for n in range(400):
+            transcript.write_open_line(f"line {n}")
+        await pilot.pause()
+        bar = transcript.vertical_scrollbar
+        assert isinstance(bar, KeptScrollBar) and bar.display
+        crop = Region(0, 0, *bar.size)
+        first = bar.render_lines(crop)
+        assert first == _textual_bar(bar, crop)
+        transcript.write_open_line("one more")  # the thumb moves less than an eighth of a cell
+        await pilot.pause()
+        assert bar.render_lines(crop) is first  # kept: nothing it draws changed
+        transcript.scroll_to(y=0, animate=False)  # the thumb goes to the top
+        await pilot.pause()
+        moved = bar.render_lines(crop)
+        assert moved is not first and moved != first
+        assert moved == _textual_bar(bar, crop)

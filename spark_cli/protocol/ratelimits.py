@@ -18,7 +18,8 @@ import math
 import random
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+
+from spark_cli.frozen import frozen
 
 _DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)(ms|h|m|s)")
 _DURATION = re.compile(r"(?:\d+(?:\.\d+)?(?:ms|h|m|s))+")
@@ -41,7 +42,7 @@ _RESET_PREFIX = "x-ratelimit-reset-"
 _REMAINING_PREFIX = "x-ratelimit-remaining-"
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class RetryDelay:
     seconds: float
     source: str

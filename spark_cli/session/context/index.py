@@ -23,9 +23,9 @@ import os
 import re
 import time
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
+from spark_cli.frozen import frozen
 from spark_cli.session.context.rank import Ranked, rank_definitions
 from spark_cli.session.context.scan import RepoFiles, scan
 from spark_cli.session.context.sources import FileRefused, language_for_path, read_text_file
@@ -37,7 +37,7 @@ CACHE_VERSION = 3
 _EMPTY = FileTags((), {}, " ")
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class RefreshStats:
     files: int
     parsed: int

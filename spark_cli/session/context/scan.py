@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from spark_cli.frozen import frozen
+
 if TYPE_CHECKING:
     import pathspec
 
@@ -50,7 +52,7 @@ BINARY_EXTENSIONS = frozenset({
 })
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ScannedFile:
     rel: str
     mtime_ns: int

@@ -5,9 +5,10 @@
 (~1 ms of import each, callgrind: ~3.3 M instructions; a docstring-less class
 also pays an ``inspect.signature`` for its ``__doc__``). About fifty such
 classes stood between ``spark edit`` and its request leaving. ``@frozen``
-compiles only ``__init__`` (``dataclass(init=False, eq=False, repr=False)``
-gives the fields, slots and ``__match_args__``); the other methods are shared,
-and give what the generated ones give:
+compiles nothing per class (``dataclass(init=False, eq=False, repr=False)``
+gives the fields, slots and ``__match_args__``; ``__init__`` comes from
+:mod:`spark_cli.fast_init`); the other methods are shared, and give what the
+generated ones give:
 
 - ``==`` compares the ``compare`` fields as a tuple, only with the same class
   (else ``NotImplemented``); ``hash`` is the hash of that tuple (``hash=``
@@ -31,9 +32,9 @@ from collections.abc import Callable
 from operator import attrgetter
 from typing import Any, TypeVar, dataclass_transform
 
+from spark_cli.fast_init import make_init, slotted_fields
+
 _T = TypeVar("_T")
-_MISSING = dataclasses.MISSING
-_INITVAR = getattr(dataclasses, "_FIELD_INITVAR", None)
 
 
 def _eq(self: Any, other: Any) -> Any:
@@ -79,51 +80,13 @@ def _key(names: tuple[str, ...]) -> Callable[[Any], tuple[object, ...]]:
     return attrgetter(*names)  # a tuple for 2+ names
 
 
-def _init(cls: type, fields: tuple[dataclasses.Field[Any], ...]) -> Any:
-    """The class's ``__init__``, compiled once: ``object.__setattr__`` per field, as a
-    frozen dataclass's does; defaults and default factories as dataclasses treat them."""
-    scope: dict[str, object] = {"__set": object.__setattr__, "__missing": _MISSING}
-    params, body = [], []
-    for f in fields:
-        if f.default is not _MISSING:
-            scope[f"__d_{f.name}"] = f.default
-            params.append(f"{f.name}=__d_{f.name}")
-            body.append(f"__set(self, {f.name!r}, {f.name})")
-        elif f.default_factory is not _MISSING:
-            scope[f"__f_{f.name}"] = f.default_factory
-            params.append(f"{f.name}=__missing")
-            body.append(f"__set(self, {f.name!r}, __f_{f.name}() if {f.name} is __missing "
-                        f"else {f.name})")
-        else:
-            params.append(f.name)
-            body.append(f"__set(self, {f.name!r}, {f.name})")
-    source = (f"def __init__(self, {', '.join(params)}):\n    "
-              + ("\n    ".join(body) if body else "pass") + "\n")
-    exec(source, scope)  # the same technique dataclasses uses
-    init: Any = scope["__init__"]
-    init.__qualname__ = f"{cls.__qualname__}.__init__"
-    return init
-
-
 @dataclass_transform(frozen_default=True, eq_default=True)
 def frozen(cls: type[_T]) -> type[_T]:
     """Make ``cls`` a frozen, slotted dataclass (see the module docstring)."""
-    if "__post_init__" in cls.__dict__:
-        raise TypeError(f"@frozen {cls.__qualname__}: __post_init__ is not supported")
-    if not cls.__dict__.get("__doc__"):
-        cls.__doc__ = cls.__name__  # what dataclasses would compute with inspect.signature
-    made: Any = dataclasses.dataclass(init=False, repr=False, eq=False, slots=True)(cls)
-    fields = dataclasses.fields(made)
-    for f in fields:
-        if not f.init or f.kw_only:
-            raise TypeError(f"@frozen {cls.__qualname__}.{f.name}: init=False and kw_only "
-                            "fields are not supported")
-    if any(getattr(f, "_field_type", None) is _INITVAR
-           for f in made.__dataclass_fields__.values()):
-        raise TypeError(f"@frozen {cls.__qualname__}: InitVar fields are not supported")
+    made, fields = slotted_fields(cls, "@frozen")
     compare = tuple(f.name for f in fields if f.compare)
     hashed = tuple(f.name for f in fields if (f.compare if f.hash is None else f.hash))
-    made.__init__ = _init(made, fields)
+    made.__init__ = make_init(made, fields, frozen=True)
     made.__frozen_compare__ = staticmethod(_key(compare))
     made.__frozen_hash__ = staticmethod(_key(hashed))
     made.__frozen_repr__ = tuple(f.name for f in fields if f.repr)

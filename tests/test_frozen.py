@@ -123,3 +123,28 @@ def test_what_it_does_not_support_is_refused_at_class_creation():
 
 def test_a_class_without_docstring_is_documented_by_its_name():
     assert New.__doc__ == "New" and One.__doc__ == "One field: its key is still a tuple."
+
+
+def test_init_templates_are_shared_but_each_class_names_its_own_fields():
+    @frozen
+    class Pair:
+        left: int
+        right: int = 2
+
+    @frozen
+    class Other:
+        top: str
+        bottom: str = "b"
+
+    assert Pair.__init__.__code__.co_code == Other.__init__.__code__.co_code
+    assert Pair.__init__.__code__.co_varnames == ("self", "left", "right")
+    assert Pair.__init__.__qualname__.endswith("Pair.__init__")
+    assert (Pair(1).right, Other("t").bottom) == (2, "b")
+    with pytest.raises(TypeError, match=r"Pair.__init__\(\) missing 1 required positional "
+                                        r"argument: 'left'"):
+        Pair()  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match="non-default argument 'late' follows default argument"):
+        @frozen
+        class Misordered:
+            early: int = 1
+            late: int  # type: ignore[misc]

@@ -22,10 +22,10 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass
 from pathlib import Path
 
 from spark_cli.frozen import frozen
+from spark_cli.protocol.values import Value, value
 from spark_cli.session.context.ignores import IgnoreCache, IgnoreFile
 
 MAX_FILES = 20_000
@@ -54,8 +54,8 @@ class ScannedFile:
     size: int
 
 
-@dataclass(slots=True)
-class _Rules:
+@value
+class _Rules(Value):
     """The ignore files in force, outermost first, each with its directory prefix."""
 
     specs: list[tuple[str, IgnoreFile]]
@@ -92,8 +92,8 @@ class _Rules:
         return found
 
 
-@dataclass(slots=True)
-class RepoFiles:
+@value
+class RepoFiles(Value):
     root: Path
     files: list[ScannedFile]
     truncated: bool

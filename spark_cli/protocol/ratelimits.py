@@ -18,16 +18,16 @@ import math
 import random
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 
-_DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)(ms|h|m|s)")
-_DURATION = re.compile(r"(?:\d+(?:\.\d+)?(?:ms|h|m|s))+")
-_PLAIN_SECONDS = re.compile(r"\d+(?:\.\d+)?")
-_TRY_AGAIN = re.compile(
-    r"try again in\s+((?:\d+(?:\.\d+)?\s*(?:ms|milliseconds?|h|m|s|seconds?|minutes?)\s*)+)",
-    re.IGNORECASE,
-)
-_AMOUNT = re.compile(r"(\d+(?:\.\d+)?)\s*([a-z]+)", re.IGNORECASE)
+from spark_cli.frozen import frozen
+
+# patterns, compiled on first use (re's own cache): most runs never see a rate limit
+_DURATION_PART = r"(\d+(?:\.\d+)?)(ms|h|m|s)"
+_DURATION = r"(?:\d+(?:\.\d+)?(?:ms|h|m|s))+"
+_PLAIN_SECONDS = r"\d+(?:\.\d+)?"
+_TRY_AGAIN = (r"(?i)try again in\s+"
+              r"((?:\d+(?:\.\d+)?\s*(?:ms|milliseconds?|h|m|s|seconds?|minutes?)\s*)+)")
+_AMOUNT = r"(?i)(\d+(?:\.\d+)?)\s*([a-z]+)"
 _WORD_UNITS = {
     "millisecond": "ms",
     "milliseconds": "ms",
@@ -41,7 +41,7 @@ _RESET_PREFIX = "x-ratelimit-reset-"
 _REMAINING_PREFIX = "x-ratelimit-remaining-"
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class RetryDelay:
     seconds: float
     source: str
@@ -52,18 +52,18 @@ def parse_duration(text: str) -> float | None:
     """Seconds in an OpenAI duration (``6m0s``, ``1.5s``, ``250ms``, ``1h2m``) or
     plain float seconds (``11.38``); ``None`` when it is neither."""
     text = text.strip()
-    if _PLAIN_SECONDS.fullmatch(text):
+    if re.fullmatch(_PLAIN_SECONDS, text):
         return _finite(float(text))
-    if not _DURATION.fullmatch(text):
+    if not re.fullmatch(_DURATION, text):
         return None
-    total = sum(float(n) * _UNIT_SECONDS[unit] for n, unit in _DURATION_PART.findall(text))
+    total = sum(float(n) * _UNIT_SECONDS[unit] for n, unit in re.findall(_DURATION_PART, text))
     return _finite(total)
 
 
 def parse_retry_after(value: str, *, now: float) -> float | None:
     """``retry-after``: delay seconds, or an HTTP date (``now`` is epoch seconds)."""
     value = value.strip()
-    if _PLAIN_SECONDS.fullmatch(value):
+    if re.fullmatch(_PLAIN_SECONDS, value):
         return _finite(float(value))
     from email.utils import parsedate_to_datetime  # rare (HTTP dates): kept off start-up
 
@@ -85,7 +85,7 @@ def delay_from_headers(headers: Mapping[str, str], *, now: float) -> RetryDelay 
     """
     lower = {k.lower(): v for k, v in headers.items()}
     raw = lower.get("retry-after-ms")
-    if raw is not None and _PLAIN_SECONDS.fullmatch(raw.strip()):
+    if raw is not None and re.fullmatch(_PLAIN_SECONDS, raw.strip()):
         millis = _finite(float(raw))
         if millis is not None:
             return RetryDelay(millis / 1000.0, "retry-after-ms")
@@ -119,12 +119,12 @@ def _delay_from_resets(lower: Mapping[str, str]) -> RetryDelay | None:
 
 def delay_from_message(message: str) -> float | None:
     """Seconds from "Please try again in 1.2s" / "in 20ms" / "in 6m0s" / "in 2 seconds"."""
-    match = _TRY_AGAIN.search(message)
+    match = re.search(_TRY_AGAIN, message)
     if match is None:
         return None
     text = match.group(1)
     total = 0.0
-    for number, unit in _AMOUNT.findall(text):
+    for number, unit in re.findall(_AMOUNT, text):
         unit = _WORD_UNITS.get(unit.lower(), unit.lower())
         if unit not in _UNIT_SECONDS:
             return None

@@ -11,8 +11,9 @@ hot path costs one ``json.dumps`` of the delta string.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Any
+
+from spark_cli.frozen import frozen
 
 # Client event types.
 CREATE = "response.create"
@@ -88,13 +89,13 @@ class WireError(Exception):
         return {"type": self.kind, "code": self.code, "message": self.message, "param": self.param}
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class InputMessage:
     role: str
     text: str
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class CreateRequest:
     model: str
     input: tuple[InputMessage, ...]
@@ -107,7 +108,7 @@ class CreateRequest:
     stream: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class SteerRequest:
     previous_response_id: str | None
     input: tuple[InputMessage, ...]
@@ -115,7 +116,7 @@ class SteerRequest:
     """The input as sent, echoed back in ``response.steer.failed``."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class CancelRequest:
     response_id: str | None
 

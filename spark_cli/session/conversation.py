@@ -184,7 +184,7 @@ class Session:
         label = instruction.strip().splitlines()[0][:80] if instruction.strip() else "spark turn"
         applier = LazyApplier(self.root, self.seen, label,
                               allow_syntax_errors=self.settings.allow_syntax_errors,
-                              dry_run=self.dry_run)
+                              dry_run=self.dry_run, sent=built.sent)
         self._stop = False
         self._streaming = True
         run = TurnRun(built.request, applier, self._steers, self._feedback,

@@ -3,12 +3,14 @@
 Importing ``spark_cli.edits.apply.applier`` (the locate ladder, the journal) costs
 ~20 ms; a turn makes its Applier and undo batch when the channel says the
 request left (``RequestSent``) or at the first edit, so that work overlaps the
-model's TTFT instead of delaying launch -> request.
+model's TTFT instead of delaying launch -> request. Then too, :meth:`prime`
+parses the files this request sent (tree-sitter and their grammars load), so
+the first edit's syntax check is an incremental re-parse.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -16,14 +18,19 @@ if TYPE_CHECKING:
     from spark_cli.edits.apply.applier import Applier
 
 
+PRIME_BYTES = 256 * 1024
+"""Text parsed ahead per turn: a few ms of the model's TTFT, never a long stall."""
+
+
 class LazyApplier:
     """One turn's undo batch and Applier, made on first use."""
 
     def __init__(self, root: Path, seen: Mapping[str, str], label: str, *,
-                 allow_syntax_errors: bool, dry_run: bool) -> None:
+                 allow_syntax_errors: bool, dry_run: bool, sent: Sequence[str] = ()) -> None:
         self._args = (root, seen, allow_syntax_errors, dry_run)
         self._label = label
         self._applier: Applier | None = None
+        self._sent = tuple(sent)
 
     def get(self) -> Applier:
         applier = self._applier
@@ -35,6 +42,21 @@ class LazyApplier:
                 root, seen=seen, allow_syntax_errors=allow_syntax_errors, dry_run=dry_run)
             applier.begin_batch(self._label)
         return applier
+
+    def prime(self) -> None:
+        """Parse the files this turn sent (at most ``PRIME_BYTES`` of them), once."""
+        sent, self._sent = self._sent, ()
+        if not sent:
+            return
+        from spark_cli.edits.lang.syntax import prime
+
+        seen, budget = self._args[1], PRIME_BYTES
+        for path in sent:
+            text = seen.get(path)
+            if text is None or len(text) > budget:
+                continue
+            budget -= len(text)
+            prime(path, text)
 
     def end(self) -> None:
         if self._applier is not None:

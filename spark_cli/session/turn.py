@@ -116,6 +116,7 @@ class TurnRun:
                             # the request has left: load these while the model thinks
                             self._parser()
                             self.applier.get()
+                            self.applier.prime()
             except ChannelError as exc:
                 self.failure = exc
         marks.stream_ended_at = clock()

@@ -15,7 +15,6 @@ import contextlib
 import os
 import re
 import stat
-import tempfile
 import time
 from pathlib import Path
 
@@ -58,6 +57,8 @@ def write_atomic(path: Path, data: bytes, mode: int | None = None) -> None:
             mode = stat.S_IMODE(target.stat().st_mode)
         except FileNotFoundError:
             mode = _DEFAULT_MODE
+    import tempfile  # when writing (~5 ms with shutil and random: not before a request)
+
     fd, temp = tempfile.mkstemp(dir=directory, prefix=f".{target.name}.{os.getpid()}.",
                                 suffix=TEMP_SUFFIX)
     try:

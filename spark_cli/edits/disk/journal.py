@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from spark_cli.edits.disk.atomic import remove_file, remove_stale_temps, write_atomic
+from spark_cli.frozen import frozen
 
 SPARK_DIR = ".spark"
 UNDO_DIR = "undo"
@@ -245,7 +246,7 @@ def _remove_empty_parents(directory: Path, root: Path) -> None:
         current = current.parent
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class UndoResult:
     """What `undo` restored."""
 

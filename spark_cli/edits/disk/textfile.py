@@ -10,15 +10,14 @@ Binary, non-UTF-8 and oversized files are refused with `FileRefused`.
 
 from __future__ import annotations
 
-import difflib
 import re
 import stat
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from spark_cli.edits.model.outcome import FileRefused
+from spark_cli.frozen import frozen
 
 DEFAULT_SIZE_LIMIT = 2 * 1024 * 1024  # bytes
 
@@ -30,7 +29,7 @@ _BOMS: tuple[tuple[bytes, str], ...] = (
 )
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class TextFile:
     """Decoded text and what is needed to encode it back byte for byte."""
 
@@ -102,6 +101,8 @@ def _region_endings(old: str, new: str, region: Sequence[str], dominant: str) ->
         return [region[0] if region else dominant] * wanted
     old_lines, new_lines = old.split("\n"), new.split("\n")
     result: list[str | None] = [None] * wanted
+    import difflib  # only for a region of mixed line endings (start-up: not before a request)
+
     matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag not in ("equal", "replace"):

@@ -17,6 +17,8 @@ import re
 from functools import cache
 from typing import TYPE_CHECKING
 
+from spark_cli.edits.lang import wheels
+
 if TYPE_CHECKING:  # tree_sitter is imported lazily (start-up cost)
     import tree_sitter
 
@@ -76,7 +78,7 @@ _FILENAMES: dict[str, str] = {
     "Pipfile": "toml", "Cargo.lock": "toml", "poetry.lock": "toml",
 }
 
-_SHEBANG = re.compile(r"^#!\s*(?:\S*/)?(?:env\s+(?:-\S+\s+)*)?([A-Za-z_][\w.+-]*)")
+_SHEBANG = r"^#!\s*(?:\S*/)?(?:env\s+(?:-\S+\s+)*)?([A-Za-z_][\w.+-]*)"
 _JSON_ARRAY_STARTS = frozenset('{["-0123456789tfn]')
 _SHEBANG_LANGS: dict[str, str] = {
     "python": "python", "python3": "python", "python2": "python", "pypy": "python",
@@ -84,23 +86,29 @@ _SHEBANG_LANGS: dict[str, str] = {
     "bun": "javascript", "ts-node": "typescript", "ruby": "ruby", "sh": "bash",
     "bash": "bash", "zsh": "bash", "ksh": "bash", "dash": "bash",
 }
-# content heuristics, tried in order; each is a line-start pattern (MULTILINE)
-_CONTENT_HINTS: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"^package\s+\w+\s*$|^func\s+(?:\([^)]*\)\s*)?\w+\s*\(", re.M), "go"),
-    (re.compile(r"^(?:pub(?:\([\w:]+\))?\s+)?(?:fn|impl|mod|use)\s+[\w:<{]", re.M), "rust"),
-    (re.compile(r"^(?:public\s+|final\s+|abstract\s+)*class\s+\w+[^\n]*\{|^package\s+[\w.]+;",
-                re.M), "java"),
-    (re.compile(r"^#include\s*[<\"]", re.M), "cpp"),
-    (re.compile(r"^(?:from\s+[\w.]+\s+import\s|import\s+[\w.]+\s*$|(?:async\s+)?def\s+\w+\s*\(|"
-                r"class\s+\w+[^\n{]*:\s*$)", re.M), "python"),
-    (re.compile(r"^(?:interface|type)\s+\w+[^\n]*[={]|^(?:export\s+)?(?:const|let)\s+\w+\s*:\s*\w",
-                re.M), "typescript"),
-    (re.compile(r"^(?:import\s[^\n]*\sfrom\s|export\s|(?:async\s+)?function\s*\w*\s*\(|"
-                r"(?:const|let|var)\s+\w+\s*=)", re.M), "javascript"),
-    (re.compile(r"^(?:def|module|class)\s+[\w:]+[^\n:]*$(?:[\s\S]*?)^end\b", re.M), "ruby"),
-    (re.compile(r"^<!doctype html|^<html[\s>]", re.M | re.I), "html"),
-    (re.compile(r"^\[[\w.\"-]+\]\s*$", re.M), "toml"),
-)
+# content heuristics, tried in order; each is a line-start pattern (MULTILINE). Compiled
+# on first use (pipe mode only): eleven regexes are ~8 M instructions of everyone's start-up
+
+
+@cache
+def _content_hints() -> tuple[re.Pattern[str], tuple[tuple[re.Pattern[str], str], ...]]:
+    """(the shebang pattern, the content hints), compiled once."""
+    return re.compile(_SHEBANG), (
+        (re.compile(r"^package\s+\w+\s*$|^func\s+(?:\([^)]*\)\s*)?\w+\s*\(", re.M), "go"),
+        (re.compile(r"^(?:pub(?:\([\w:]+\))?\s+)?(?:fn|impl|mod|use)\s+[\w:<{]", re.M), "rust"),
+        (re.compile(r"^(?:public\s+|final\s+|abstract\s+)*class\s+\w+[^\n]*\{|^package\s+[\w.]+;",
+                    re.M), "java"),
+        (re.compile(r"^#include\s*[<\"]", re.M), "cpp"),
+        (re.compile(r"^(?:from\s+[\w.]+\s+import\s|import\s+[\w.]+\s*$|(?:async\s+)?def\s+\w+\s*\(|"
+                    r"class\s+\w+[^\n{]*:\s*$)", re.M), "python"),
+        (re.compile(r"^(?:interface|type)\s+\w+[^\n]*[={]|^(?:export\s+)?(?:const|let)\s+\w+\s*:\s*\w",
+                    re.M), "typescript"),
+        (re.compile(r"^(?:import\s[^\n]*\sfrom\s|export\s|(?:async\s+)?function\s*\w*\s*\(|"
+                    r"(?:const|let|var)\s+\w+\s*=)", re.M), "javascript"),
+        (re.compile(r"^(?:def|module|class)\s+[\w:]+[^\n:]*$(?:[\s\S]*?)^end\b", re.M), "ruby"),
+        (re.compile(r"^<!doctype html|^<html[\s>]", re.M | re.I), "html"),
+        (re.compile(r"^\[[\w.\"-]+\]\s*$", re.M), "toml"),
+    )
 
 
 def language_for_path(path: str) -> str | None:
@@ -129,7 +137,8 @@ def language_from_content(text: str) -> str | None:
     """
     head = text[:4096]
     stripped = head.lstrip("\ufeff")
-    m = _SHEBANG.match(stripped)
+    shebang, hints = _content_hints()
+    m = shebang.match(stripped)
     if m:
         interpreter = m.group(1)
         return (_SHEBANG_LANGS.get(interpreter)
@@ -145,7 +154,7 @@ def language_from_content(text: str) -> str | None:
     low = body[:64].lower()
     if low.startswith(("<!doctype html", "<html")):
         return "html"
-    for pattern, name in _CONTENT_HINTS:
+    for pattern, name in hints:
         if pattern.search(head):
             return name
     return None
@@ -165,11 +174,14 @@ def get_language(name: str) -> tree_sitter.Language:
             from None
     import tree_sitter
 
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as exc:
-        wheel = module_name.replace("_", "-")
-        raise ImportError(f"the {name} grammar is not installed (pip install {wheel})") from exc
+    module = wheels.binding(module_name)  # without the wheel's __init__ (see .wheels)
+    if module is None or not hasattr(module, factory):
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError as exc:
+            wheel = module_name.replace("_", "-")
+            raise ImportError(f"the {name} grammar is not installed (pip install {wheel})")\
+                from exc
     return tree_sitter.Language(getattr(module, factory)())
 
 
@@ -186,5 +198,8 @@ def tags_query_source(name: str) -> str:
     """The grammar wheel's ``TAGS_QUERY`` text for ``name`` ("" when it ships none); the
     repo map's definitions and references (``spark_cli.session.context.tags``)."""
     module_name, _factory = _FACTORIES[name]
+    text = wheels.tags_query(module_name)
+    if text is not None:
+        return text
     module = importlib.import_module(module_name)
     return str(getattr(module, "TAGS_QUERY", "") or "")

@@ -101,15 +101,18 @@ def _secret_error(where: str, key: str) -> SettingsError:
 
 
 def _parse_file(path: Path, label: str) -> Layer:
-    import tomllib  # only when a config file exists (start-up)
-
     try:
-        with path.open("rb") as handle:
-            data = tomllib.load(handle)
-    except tomllib.TOMLDecodeError as exc:
-        raise SettingsError(f"{path}: not valid TOML ({exc})") from None
+        raw = path.read_bytes()
     except OSError as exc:
         raise SettingsError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    data: dict[str, object] = {}
+    if raw.strip(b" \t\r\n"):  # an empty file is an empty table: no parser needed
+        import tomllib  # only for a config file with something in it (start-up)
+
+        try:
+            data = tomllib.loads(raw.decode())
+        except tomllib.TOMLDecodeError as exc:
+            raise SettingsError(f"{path}: not valid TOML ({exc})") from None
     layer = Layer(f"{label} {path}", {})
     for key, value in data.items():
         if key == "providers":

@@ -5,7 +5,7 @@ file as ``(rel, mtime_ns, size)``, POSIX-style and sorted, leaving out:
 
 - whatever ``.gitignore`` files ignore (the root's, every nested one, and
   ``.git/info/exclude``; read with ``pathspec``'s git-exact rules, deeper files
-  winning, as git does);
+  winning, as git does; :mod:`.ignores` caches what the walk needs of them);
 - ``.git/``, ``.spark/`` and vendored or generated directories (``VENDORED``:
   ``node_modules``, ``vendor``, ``third_party``, virtualenvs, build output and
   tool caches);
@@ -21,14 +21,12 @@ out (the ``/add`` refusal message), or ``None``.
 from __future__ import annotations
 
 import os
-import re
 import stat
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    import pathspec
+from spark_cli.frozen import frozen
+from spark_cli.protocol.values import Value, value
+from spark_cli.session.context.ignores import IgnoreCache, IgnoreFile
 
 MAX_FILES = 20_000
 MAX_FILE_BYTES = 512 * 1024
@@ -38,7 +36,6 @@ VENDORED = frozenset({
     ".mypy_cache", ".pytest_cache", ".ruff_cache", ".hypothesis", ".cache", ".idea", ".vscode",
     "dist", "build", "target", ".next", ".nuxt", "coverage", ".gradle", "Pods",
 })
-_GROUP = re.compile(r"\(\?P<\w+>")
 _NEVER = frozenset({".git", ".spark"})  # a worktree's .git is a file
 BINARY_EXTENSIONS = frozenset({
     ".png", ".jpg", ".jpeg", ".gif", ".bmp", ".ico", ".webp", ".tif", ".tiff", ".psd",
@@ -50,34 +47,30 @@ BINARY_EXTENSIONS = frozenset({
 })
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ScannedFile:
     rel: str
     mtime_ns: int
     size: int
 
 
-@dataclass(slots=True)
-class _Rules:
-    """The .gitignore specs in force, outermost first, each with its directory prefix."""
+@value
+class _Rules(Value):
+    """The ignore files in force, outermost first, each with its directory prefix."""
 
-    specs: list[tuple[str, pathspec.GitIgnoreSpec]] = field(default_factory=list)
-    quick: dict[int, re.Pattern[str] | None] = field(default_factory=dict)
-    """id(spec) -> one regex of all its patterns, when none negates (None: it has negations)."""
+    specs: list[tuple[str, IgnoreFile]]
+    cache: IgnoreCache
 
     def hides(self, rel: str, is_dir: bool) -> bool:
         """Whether ``rel`` is ignored (the walk's fast path: one regex per .gitignore)."""
         hidden = False
-        for prefix, spec in self.specs:
+        for prefix, rules in self.specs:
             if prefix and not rel.startswith(prefix):
                 continue
             name = rel[len(prefix):] + ("/" if is_dir else "")
-            key = id(spec)
-            if key not in self.quick:
-                self.quick[key] = _combined(spec)
-            quick = self.quick[key]
+            quick = rules.quick
             if quick is None:
-                result = spec.check_file(name)
+                result = rules.spec.check_file(name)
                 if result.include is not None:
                     hidden = bool(result.include)
             elif quick.match(name):
@@ -87,9 +80,10 @@ class _Rules:
     def verdict(self, rel: str, is_dir: bool) -> str | None:
         """The pattern that ignores ``rel`` (a deeper file wins, as in git), else None."""
         found: str | None = None
-        for prefix, spec in self.specs:
+        for prefix, rules in self.specs:
             if prefix and not rel.startswith(prefix):
                 continue
+            spec = rules.spec
             name = rel[len(prefix):] + ("/" if is_dir else "")
             result = spec.check_file(name)
             if result.include is not None and result.index is not None:
@@ -98,8 +92,8 @@ class _Rules:
         return found
 
 
-@dataclass(slots=True)
-class RepoFiles:
+@value
+class RepoFiles(Value):
     root: Path
     files: list[ScannedFile]
     truncated: bool
@@ -114,7 +108,7 @@ class RepoFiles:
         for i, part in enumerate(parts[:-1]):
             if part in VENDORED:
                 return f"it is inside {'/'.join(parts[:i + 1])}/, a vendored or generated folder"
-        rules = _Rules(list(self._rules.specs))  # the root's rules; nested ones below
+        rules = _Rules(list(self._rules.specs), self._rules.cache)  # the root's; nested below
         for i in range(len(parts)):
             sub = "/".join(parts[:i + 1])
             pattern = rules.verdict(sub, is_dir=i < len(parts) - 1)
@@ -125,40 +119,22 @@ class RepoFiles:
         return None
 
 
-def _combined(spec: pathspec.GitIgnoreSpec) -> re.Pattern[str] | None:
-    """All of ``spec``'s patterns as one regex, or None when one negates (order matters)."""
-    sources = []
-    for pattern in spec.patterns:
-        include = getattr(pattern, "include", None)
-        if include is None:
-            continue
-        regex = getattr(pattern, "regex", None)
-        if include is False or regex is None:
-            return None
-        sources.append(_GROUP.sub("(?:", regex.pattern))
-    return re.compile("|".join(f"(?:{s})" for s in sources)) if sources else re.compile("(?!)")
-
-
 def _load_rules(root: Path, prefix: str, rules: _Rules) -> None:
     source = root / prefix / ".gitignore" if prefix else root / ".gitignore"
     try:
         text = source.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return
-    import pathspec
-
-    rules.specs.append((prefix, pathspec.GitIgnoreSpec.from_lines(text.splitlines())))
+    rules.specs.append((prefix, rules.cache.rules(text)))
 
 
 def _root_rules(root: Path) -> _Rules:
-    rules = _Rules()
+    rules = _Rules([], IgnoreCache(root))
     _load_rules(root, "", rules)
     exclude = root / ".git" / "info" / "exclude"
     if exclude.is_file():
-        import pathspec
-
-        lines = exclude.read_text(encoding="utf-8", errors="replace").splitlines()
-        rules.specs.insert(0, ("", pathspec.GitIgnoreSpec.from_lines(lines)))
+        text = exclude.read_text(encoding="utf-8", errors="replace")
+        rules.specs.insert(0, ("", rules.cache.rules(text)))
     return rules
 
 
@@ -174,6 +150,7 @@ def scan(root: Path, *, max_files: int = MAX_FILES) -> RepoFiles:
     rules = _root_rules(root)
     found: list[ScannedFile] = []
     truncated = _walk(root, "", rules, found, max_files)
+    rules.cache.save()
     found.sort(key=lambda f: f.rel)
     return RepoFiles(root, found, truncated, rules)
 

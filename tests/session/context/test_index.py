@@ -83,3 +83,31 @@ def test_a_time_boxed_refresh_leaves_the_rest_pending_and_still_finds_mentions(
     assert "peer" not in index.definers()
     index.refresh()
     assert index.pending == [] and len(index.tags) == 7 and "peer" in index.definers()
+
+
+def test_a_file_rewritten_unchanged_keeps_its_tags_unparsed_in_this_and_the_next_process(
+        tmp_path: Path) -> None:
+    index = RepoIndex(_repo(tmp_path))
+    index.refresh()
+    version = index.version
+    path = tmp_path / "a.py"
+    path.write_text(path.read_text())  # a tool rewrote it: new mtime, same content
+    stat = path.stat()
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000))
+    touched = index.refresh()
+    assert touched.parsed == 0 and index.version == version  # nothing to re-rank
+    assert [d.name for d in index.tags["a.py"].definitions] == ["alpha"]
+    again = RepoIndex(tmp_path).refresh()  # the new stamp was saved: not even re-read
+    assert again.loaded_from_disk and again.parsed == 0
+    path.write_text("def alpha():\n    return gamma()\n")  # same size, new content
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 2_000_000))
+    changed = index.refresh()
+    assert changed.parsed == 1 and index.tags["a.py"].references == {"gamma": 1}
+
+
+def test_a_cache_of_the_previous_shape_is_rebuilt(tmp_path: Path) -> None:
+    RepoIndex(_repo(tmp_path)).refresh()
+    cache = tmp_path / ".spark" / "cache" / "tags.json"
+    cache.write_text('{"version": 3, "files": {"a.py": [1, 2, [], "", " "]}}')
+    stats = RepoIndex(tmp_path).refresh()
+    assert not stats.loaded_from_disk and stats.parsed == 3

@@ -50,7 +50,7 @@ def run_tui(flags: Mapping[str, object], root: Path | None, *, resume: bool = Fa
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         print(NOT_A_TTY, file=sys.stderr)
         return EXIT_USAGE
-    from spark_cli.tui.fast_esc import set_escape_delay
+    from spark_cli.tui.tuning.fast_esc import set_escape_delay
 
     set_escape_delay()  # before textual reads it
     from spark_cli.cli.edit.edit_run import UsageError
@@ -58,7 +58,7 @@ def run_tui(flags: Mapping[str, object], root: Path | None, *, resume: bool = Fa
     from spark_cli.session.conversation import Session
     from spark_cli.session.workspace.store import SessionStore
     from spark_cli.tui.app import SparkApp, TuiSetup, project_root
-    from spark_cli.tui.fast_esc import FastEscDriver
+    from spark_cli.tui.tuning.fast_esc import FastEscDriver
 
     base = project_root(root or Path.cwd())
     try:

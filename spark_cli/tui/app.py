@@ -45,8 +45,8 @@ from spark_cli.tui.keeper import Keeper
 from spark_cli.tui.link import Link
 from spark_cli.tui.painter import Painter
 from spark_cli.tui.prompt import Prompt
-from spark_cli.tui.screen_rate import set_screen_rate
 from spark_cli.tui.transcript import Transcript
+from spark_cli.tui.tuning.screen_rate import set_screen_rate
 
 if TYPE_CHECKING:
     from spark_cli.session.context.context_set import ContextSet

@@ -24,7 +24,7 @@ from textual.scrollbar import ScrollBar
 from textual.strip import Strip
 from textual.widget import Widget
 
-from spark_cli.tui.styled_rows import KeptScrollBar, StyledRows
+from spark_cli.tui.tuning.styled_rows import KeptScrollBar, StyledRows
 
 _MAX_BLOCKS = 5000
 """Finished blocks kept (older ones leave the transcript; the conversation keeps them)."""

@@ -11,8 +11,8 @@ from textual.scrollbar import ScrollBar
 from textual.strip import Strip
 from textual.widget import Widget
 
-from spark_cli.tui.styled_rows import KeptScrollBar, StyledRows
 from spark_cli.tui.transcript import Transcript
+from spark_cli.tui.tuning.styled_rows import KeptScrollBar, StyledRows
 
 
 def _styler(log: list[Region]):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from textual import constants
 
-from spark_cli.tui.fast_esc import SPARK_ESCDELAY_MS, escape_delay_s, set_escape_delay
+from spark_cli.tui.tuning.fast_esc import SPARK_ESCDELAY_MS, escape_delay_s, set_escape_delay
 
 
 @pytest.fixture

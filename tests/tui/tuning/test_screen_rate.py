@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from textual import constants, screen
 
-from spark_cli.tui.screen_rate import SPARK_FPS, set_screen_rate
+from spark_cli.tui.tuning.screen_rate import SPARK_FPS, set_screen_rate
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ reads exactly those and returns the same :class:`EditArgs` typer would give
 the command; for anything else (``--help``, an unknown, misspelt or
 abbreviated option, a missing or odd value, ``-mTEXT``, a flag given a value)
 it returns ``None`` and typer parses the line, so every message and exit code
-stays typer's own. ``tests/cli/test_edit_args.py`` checks both agree.
+stays typer's own. ``tests/cli/edit/test_edit_args.py`` checks both agree.
 
 Click's rules kept here: options and PATHs may be interleaved, ``--`` ends the
 options, ``--opt=value`` is the same as ``--opt value``, and a repeated option

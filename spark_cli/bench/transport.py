@@ -5,8 +5,8 @@ Starts the bundled engine in a separate process (``spark engine serve --port 0
 overhead) and runs N one-token turns through the real channels:
 
 - ``responses_ws``: one persistent WebSocket (opened before the first timed turn),
-- ``chat_sse`` fresh: a new httpx client (new TCP connection) per turn,
-- ``chat_sse`` reused: one httpx client, kept-alive connection (for reference).
+- ``chat_sse`` fresh: a new HTTP client (new TCP connection) per turn,
+- ``chat_sse`` reused: one HTTP client, kept-alive connection (for reference).
 
 Reports median and p95 per turn and the overhead cut of the persistent socket
 against a fresh connection (the seeds claim −80%). Figures go into
@@ -164,7 +164,7 @@ def section(figures: dict[str, float], turns: int, command: str) -> str:
         "| path | median | p95 |\n|---|---|---|\n"
         f"| persistent WebSocket (`responses_ws`, one connection) | "
         f"{figures['ws_median']:.2f} ms | {figures['ws_p95']:.2f} ms |\n"
-        f"| fresh HTTP per turn (`chat_sse`, new httpx client + TCP connection) | "
+        f"| fresh HTTP per turn (`chat_sse`, new HTTP client + TCP connection) | "
         f"{figures['fresh_median']:.2f} ms | {figures['fresh_p95']:.2f} ms |\n"
         f"| kept-alive HTTP (`chat_sse`, one client; reference) | "
         f"{figures['reused_median']:.2f} ms | {figures['reused_p95']:.2f} ms |\n"
@@ -177,9 +177,8 @@ def section(figures: dict[str, float], turns: int, command: str) -> str:
         f"protocol, new connection) {figures['cut_fresh_ws_median']:.0%}. "
         "Loopback has no TLS and ~0 RTT, so a real network's handshake "
         "(TCP + TLS, several round trips) makes the fresh paths costlier still. "
-        "Client construction is outside the timing (an httpx client that loads "
-        "the CA bundle costs ~30 ms more; spark's HTTP channels skip it for "
-        "plain-http URLs)."
+        "Client construction is outside the timing (spark's HTTP client loads a "
+        "CA bundle only for https URLs)."
         f"\n\n{_after_stop(figures)}Command: `{command}`\n"
     )
 

@@ -234,7 +234,27 @@ def _problems(chosen: Preset, model: object, base_url: object, api_key: str | No
                         "for vLLM): --base-url, SPARK_BASE_URL or 'base_url' in a config file")
     if chosen.needs_key and not api_key:
         problems.append(f"provider {name!r} needs an API key: set {key_env} (or SPARK_API_KEY)")
+    if api_key:
+        bad = _header_unsafe(api_key)
+        if bad is not None:
+            hint = " (copied with a stray newline?)" if bad.startswith("a line break") else ""
+            problems.append(f"the API key in {key_env} has {bad}, which an HTTP header cannot "
+                            f"carry{hint}: set it again")
     return problems
+
+
+def _header_unsafe(key: str) -> str | None:
+    """What in ``key`` cannot go in an ``Authorization`` header (control characters,
+    non-ASCII), named without showing the key; None when it can."""
+    for index, char in enumerate(key):
+        code = ord(char)
+        if code < 0x20 or code == 0x7F or code > 0x7E:
+            what = "a line break" if char in "\r\n" else (
+                f"a control character (U+{code:04X})" if code < 0x20 or code == 0x7F
+                else f"a non-ASCII character (U+{code:04X})")
+            where = "at its end" if index == len(key) - 1 else f"at position {index + 1}"
+            return f"{what} {where}"
+    return None
 
 
 def _known_secrets(env: Mapping[str, str], layers: list[Layer],

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from spark_cli.session.config.settings import load_settings
+import pytest
+
+from spark_cli.session.config.settings import SettingsError, load_settings
 
 
 def test_every_preset_variable_every_config_variable_and_the_key_in_use(tmp_path: Path) -> None:
@@ -28,3 +30,27 @@ def test_spark_api_key_is_a_secret_and_the_key_in_use(tmp_path: Path) -> None:
     provider = load_settings(tmp_path, {"provider": "openai"}, env).provider
     assert provider.api_key == "sk-spark-6666"
     assert set(provider.secrets) == {"sk-spark-6666", "sk-openai-7777"}
+
+
+@pytest.mark.parametrize(("key", "said"), [
+    ("sk-abcd\nefgh", "a line break at position 8"),
+    ("sk-abcdefgh\r\n", "a line break at position 12"),
+    ("sk-abcdefgh\n", "a line break at its end"),
+    ("sk-ab\x00cd", "a control character (U+0000) at position 6"),
+    ("sk-abcéd", "a non-ASCII character (U+00E9) at position 7"),
+])
+def test_a_key_no_header_can_carry_is_refused_before_anything_is_sent(
+        tmp_path: Path, key: str, said: str) -> None:
+    env = {"SPARK_CONFIG_DIR": str(tmp_path), "OPENAI_API_KEY": key}
+    with pytest.raises(SettingsError) as caught:
+        load_settings(tmp_path, {"provider": "openai"}, env)
+    message = str(caught.value)
+    assert f"the API key in OPENAI_API_KEY has {said}" in message
+    assert "sk-ab" not in message  # the key itself is never shown
+    shown = load_settings(tmp_path, {"provider": "openai"}, env, check=False)
+    assert any(said in problem for problem in shown.problems)  # what `spark config` lists
+
+
+def test_a_plain_key_passes(tmp_path: Path) -> None:
+    env = {"SPARK_CONFIG_DIR": str(tmp_path), "OPENAI_API_KEY": "sk-proj_AZaz09-._~+/="}
+    assert load_settings(tmp_path, {"provider": "openai"}, env).problems == ()

@@ -25,7 +25,6 @@ the answer the server may already have sent.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import socket
 import ssl
@@ -43,9 +42,9 @@ from spark_cli.transport.sse.http_wire import (
     ConnectError,
     ConnectTimeout,
     DecodingError,
+    Exchange,
     ReadError,
     RemoteProtocolError,
-    Response,
     StreamClosed,
     TransportError,
     WriteTimeout,
@@ -184,32 +183,12 @@ class H11Response:
         self._release()
 
 
-class H11Exchange:
-    __slots__ = ("at", "left", "task")
+class H11Exchange(Exchange):
+    __slots__ = ()
 
     def __init__(self, client: H11Client, target: bytes, body: bytes) -> None:
-        self.at: float | None = None
-        self.left = asyncio.Event()
-        self.task: asyncio.Future[Response] = asyncio.ensure_future(
-            client._exchange(self, target, body))
-
-    def sent_at(self) -> float:
-        if self.at is None:
-            self.task.result()  # the send failed: raise why
-            self.at = time.perf_counter()
-        return self.at
-
-    async def settle(self, response: Any) -> None:
-        task = self.task
-        if not task.done():
-            task.cancel()
-            with contextlib.suppress(BaseException):
-                await task
-            return
-        if response is None and not task.cancelled() and task.exception() is None:
-            response = task.result()
-        if response is not None:
-            await response.aclose()
+        super().__init__()
+        self.task = asyncio.ensure_future(client._exchange(self, target, body))
 
 
 class H11Client:

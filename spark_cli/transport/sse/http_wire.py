@@ -15,6 +15,8 @@ response headers are still on the way; ``task`` resolves to the response.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import time
 from collections.abc import AsyncIterator, Mapping
 from typing import Protocol
 
@@ -70,17 +72,39 @@ class Response(Protocol):
     async def aclose(self) -> None: ...
 
 
-class Exchange(Protocol):
-    left: asyncio.Event
+class Exchange:
+    """One POST in flight: the send task (set by the client's subclass) and the moment
+    its body left."""
+
+    __slots__ = ("at", "left", "task")
+
     task: asyncio.Future[Response]
 
+    def __init__(self) -> None:
+        self.at: float | None = None
+        """``time.perf_counter()`` when the body was written; None until then."""
+        self.left = asyncio.Event()
+
     def sent_at(self) -> float:
-        """When the request left; raises what stopped it if it never did."""
-        ...
+        """When the request left; raises what stopped it if it never did (a transport
+        that does not report the moment counts as sent when it answers)."""
+        if self.at is None:
+            self.task.result()  # the send failed: raise why (or it answered untraced)
+            self.at = time.perf_counter()
+        return self.at
 
     async def settle(self, response: Response | None) -> None:
         """Cancel the send if still in flight, else close the response it produced."""
-        ...
+        task = self.task
+        if not task.done():
+            task.cancel()
+            with contextlib.suppress(BaseException):
+                await task
+            return
+        if response is None and not task.cancelled() and task.exception() is None:
+            response = task.result()
+        if response is not None:
+            await response.aclose()
 
 
 class HttpClient(Protocol):

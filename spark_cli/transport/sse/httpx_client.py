@@ -17,7 +17,6 @@ trace (``httpx.MockTransport``) counts as sent when it answers.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
@@ -76,18 +75,15 @@ class HttpxResponse:
         await self._inner.aclose()
 
 
-class Sending:
+class Sending(wire.Exchange):
     """One POST in flight: the send task and the moment its body left."""
 
-    __slots__ = ("at", "left", "task")
+    __slots__ = ()
 
     def __init__(self, client: httpx.AsyncClient, request: httpx.Request) -> None:
-        self.at: float | None = None
-        """``time.perf_counter()`` when the body was written; None until then."""
-        self.left = asyncio.Event()
+        super().__init__()
         request.extensions["trace"] = self._trace
-        self.task: asyncio.Future[wire.Response] = asyncio.ensure_future(
-            self._send(client, request))
+        self.task = asyncio.ensure_future(self._send(client, request))
 
     @staticmethod
     async def _send(client: httpx.AsyncClient, request: httpx.Request) -> HttpxResponse:
@@ -100,26 +96,6 @@ class Sending:
         if name.endswith("send_request_body.complete"):
             self.at = time.perf_counter()
             self.left.set()
-
-    def sent_at(self) -> float:
-        """When the request left; raises what stopped it if it never did."""
-        if self.at is None:
-            self.task.result()  # the send failed: raise why (or it answered untraced)
-            self.at = time.perf_counter()
-        return self.at
-
-    async def settle(self, response: Any) -> None:
-        """Cancel the send if still in flight, else close the response it produced."""
-        task = self.task
-        if not task.done():
-            task.cancel()
-            with contextlib.suppress(BaseException):
-                await task
-            return
-        if response is None and not task.cancelled() and task.exception() is None:
-            response = task.result()
-        if response is not None:
-            await response.aclose()
 
 
 class HttpxClient:

@@ -7,7 +7,10 @@ when no pattern of a file negates (``!keep.me``), a path is ignored exactly
 when one of its patterns matches, so all of them make one regex
 (:func:`combined`, built from pathspec's own regexes). That regex's source is
 kept in ``<root>/.spark/cache/ignores.json``, keyed by a digest of the file's
-text: a later run compiles that one regex and never imports pathspec. A file
+text and stamped with the installed pathspec (its file's path, size and
+mtime: an upgrade starts the cache afresh, so its regexes are always the
+running pathspec's): a later run compiles that one regex and never imports
+pathspec. A file
 with a negation (order matters there), a new or changed file, and the
 ``/add`` refusal message (which names the pattern) use pathspec as before.
 """
@@ -15,9 +18,11 @@ with a negation (order matters there), a new or changed file, and the
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import os
 import re
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -63,6 +68,21 @@ class IgnoreFile:
         return self._spec
 
 
+@cache
+def pathspec_stamp() -> str | None:
+    """The installed pathspec, found without importing it: its ``__init__``'s path, size
+    and mtime (None when it cannot be found: then nothing is cached)."""
+    try:
+        spec = importlib.util.find_spec("pathspec")
+        origin = spec.origin if spec is not None else None
+        if not origin:
+            return None
+        stat = os.stat(origin)
+    except (ImportError, ValueError, OSError):
+        return None
+    return f"{origin}:{stat.st_size}:{stat.st_mtime_ns}"
+
+
 class IgnoreCache:
     """The repo's ``ignores.json``: digest of an ignore file's text -> its one regex."""
 
@@ -90,7 +110,8 @@ class IgnoreCache:
     def save(self) -> None:
         """Write the cache if a new ignore file was read (atomically; a read-only
         checkout just keeps paying pathspec)."""
-        if not self._dirty or self._known is None:
+        stamp = pathspec_stamp()
+        if not self._dirty or self._known is None or stamp is None:
             return
         self._dirty = False
         spark = self.path.parent.parent
@@ -100,7 +121,8 @@ class IgnoreCache:
                 (spark / ".gitignore").write_text("*\n")
             self.path.parent.mkdir(exist_ok=True)
             temp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
-            temp.write_text(json.dumps({"version": CACHE_VERSION, "files": self._known},
+            temp.write_text(json.dumps({"version": CACHE_VERSION, "pathspec": stamp,
+                                        "files": self._known},
                                        separators=(",", ":")), encoding="utf-8")
             os.replace(temp, self.path)
         except OSError:
@@ -111,7 +133,9 @@ class IgnoreCache:
             self._known = {}
             try:
                 raw = json.loads(self.path.read_text(encoding="utf-8"))
-                if raw.get("version") == CACHE_VERSION:
+                stamp = pathspec_stamp()
+                if (raw.get("version") == CACHE_VERSION and stamp is not None
+                        and raw.get("pathspec") == stamp):
                     files = raw["files"]
                     if all(isinstance(v, str) or v is None for v in files.values()):
                         self._known = {str(k): v for k, v in files.items()}

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from spark_cli.session.context.ignores import IgnoreCache, combined
+from spark_cli.session.context.ignores import IgnoreCache, combined, pathspec_stamp
 from spark_cli.session.context.scan import scan
 
 TREE = {
@@ -84,3 +84,17 @@ def test_the_combined_regex_matches_what_pathspec_matches(tmp_path: Path) -> Non
     for name in ["x.log", "sub/x.log", "build/", "src/build/", "docs/a/b/draft2", "abc",
                  "ax", "cx", "deep/a/b", "deep/", "keep.py", "docs/final"]:
         assert bool(rules.quick.match(name)) == bool(spec.check_file(name).include), name
+
+
+def test_a_cache_written_by_another_pathspec_is_not_trusted(tmp_path: Path) -> None:
+    _write(tmp_path, {".gitignore": "*.log\n", "a.log": "", "b.py": ""})
+    assert scan(tmp_path).paths() == [".gitignore", "b.py"]
+    cache = tmp_path / ".spark" / "cache" / "ignores.json"
+    kept = json.loads(cache.read_text())
+    assert kept["pathspec"] == pathspec_stamp() and kept["pathspec"]
+    # another pathspec wrote it, with a regex that would ignore b.py too
+    kept["pathspec"] = "/elsewhere/pathspec/__init__.py:1:1"
+    kept["files"] = dict.fromkeys(kept["files"], r"^(?:.*\.log|b\.py)$")
+    cache.write_text(json.dumps(kept))
+    assert scan(tmp_path).paths() == [".gitignore", "b.py"]  # pathspec's answer, not the cache's
+    assert json.loads(cache.read_text())["pathspec"] == pathspec_stamp()  # rewritten

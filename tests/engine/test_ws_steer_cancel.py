@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
+import pytest
 from engine_client import BOTH_SERVERS, echo_brains, recv, send, text_of, until, ws_connect
 
 pytestmark = BOTH_SERVERS
@@ -163,3 +165,46 @@ async def test_steering_a_queued_response_hands_over_to_the_successor(
     assert successor["response"]["previous_response_id"] == queued
     assert text_of(lane_b) == "user:first | assistant: | user:history"
     assert running != queued
+
+
+@pytest.mark.parametrize("lanes", [1, 3])
+async def test_a_bare_cancel_right_after_create_cancels_what_waits(lanes: int) -> None:
+    """``response.create`` then at once a ``response.cancel`` without an id, before the
+    lane's worker took the request: nothing streams, each ends incomplete (cancelled);
+    a request sent after the cancel runs as usual."""
+    from spark_cli.engine.core.config import EngineConfig
+    from spark_cli.engine.core.state import EngineState
+    from spark_cli.engine.serving.ws_session import WsSession
+
+    state = EngineState(EngineConfig(tps=500, ttft_ms=0), echo_brains)
+    sent: list[dict[str, Any]] = []
+
+    async def send_text(text: str) -> None:
+        sent.append(json.loads(text))
+
+    async def close(code: int, reason: str) -> None:
+        pass
+
+    session = WsSession(state, send_text, close)
+    try:
+        for lane in range(lanes):  # handled without yielding: no worker has started yet
+            await session.handle(json.dumps({"type": "response.create", "model": "m",
+                                             "input": "forever", "stream_id": f"w{lane}"}))
+        await session.handle(json.dumps({"type": "response.cancel"}))
+        await session.handle(json.dumps({"type": "response.create", "model": "m",
+                                         "input": "after", "stream_id": "later"}))
+        async with asyncio.timeout(10):
+            while sum(e["type"] in ("response.incomplete", "response.completed")
+                      for e in sent) < lanes + 1:
+                await asyncio.sleep(0.01)
+    finally:
+        await session.stop()
+        state.close()
+    ends = [e for e in sent if e["type"] in ("response.incomplete", "response.completed")]
+    cancelled = [e for e in ends if str(e.get("stream_id")).startswith("w")]
+    assert len(cancelled) == lanes
+    assert all(e["type"] == "response.incomplete"
+               and e["response"]["incomplete_details"]["reason"] == "cancelled"
+               for e in cancelled)
+    streamed = {e.get("stream_id") for e in sent if e["type"] == "response.output_text.delta"}
+    assert streamed == {"later"}  # only the request sent after the cancel streamed

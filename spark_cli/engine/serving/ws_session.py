@@ -2,10 +2,12 @@
 
 ``response.create`` goes to its lane's worker (in order per lane);
 ``response.steer`` and the ``response.cancel`` extension act at once on a
-live response. Bad frames get an ``error`` event and the connection stays
-usable; ``max_output_tokens`` above the engine's maximum is refused at intake
-(:mod:`spark_cli.engine.serving.intake`), and a lane with too many requests waiting
-answers 429. The connection ends at its maximum age
+live response; a ``response.cancel`` without an id also cancels the requests
+already waiting in a lane (each starts, then ends cancelled at once), so a
+create followed at once by a bare cancel never streams. Bad frames get an
+``error`` event and the connection stays usable; ``max_output_tokens`` above
+the engine's maximum is refused at intake (:mod:`spark_cli.engine.serving.intake`),
+and a lane with too many requests waiting answers 429. The connection ends at its maximum age
 (``websocket_connection_limit_reached``, close 1000) or when the drop fault
 fires (the transport is aborted: no close frame, the client sees 1006);
 closing it cancels every task of the connection at once.
@@ -48,6 +50,10 @@ class WsSession:
         self.memory = Memory()
         self.live: dict[str, tuple[Generation, Lane, ResponseEvents]] = {}
         self.seq = 0
+        self.bare_cancels = 0
+        """How many ``response.cancel`` frames without an id arrived so far."""
+        self._queued_at: dict[int, int] = {}
+        """id() of a waiting ``CreateRequest`` -> ``bare_cancels`` when it was queued."""
         self.closed = asyncio.Event()
         self._age: asyncio.Task[None] | None = None
 
@@ -136,6 +142,8 @@ class WsSession:
                 lane.requests.put_nowait(event)
             except asyncio.QueueFull:
                 await self.send_error(lane_full_error(event.stream_id), event.stream_id)
+            else:
+                self._queued_at[id(event)] = self.bare_cancels
         elif isinstance(event, SteerRequest):
             await self._steer(event)
         elif isinstance(event, CancelRequest):
@@ -193,6 +201,7 @@ class WsSession:
 
     async def _cancel(self, cancel: CancelRequest) -> None:
         if cancel.response_id is None:
+            self.bare_cancels += 1  # what is still waiting is cancelled as it starts
             for generation, _, _ in list(self.live.values()):
                 generation.request_cancel()
             return
@@ -220,8 +229,9 @@ class WsSession:
         try:
             while not lane.requests.empty():
                 request = lane.requests.get_nowait()
+                queued_at = self._queued_at.pop(id(request), self.bare_cancels)
                 try:
-                    await self._respond(lane, request)
+                    await self._respond(lane, request, cancelled=queued_at < self.bare_cancels)
                 except (StreamDropped, OSError, asyncio.CancelledError):
                     raise
                 except Exception as exc:  # an engine bug must not kill the connection
@@ -234,7 +244,9 @@ class WsSession:
         except OSError:  # the client went away mid-send
             self.closed.set()
 
-    async def _respond(self, lane: Lane, request: CreateRequest) -> None:
+    async def _respond(self, lane: Lane, request: CreateRequest, *, cancelled: bool) -> None:
+        """Answer one request (and the successors its steers make); ``cancelled``: a bare
+        ``response.cancel`` came while it waited."""
         history = self.memory.resolve(request.previous_response_id)
         if history is None:
             await self.send_error(WireError(
@@ -255,7 +267,9 @@ class WsSession:
             if not request.generate:
                 await self._warm_up(lane, request, response_id, events, conversation)
                 return
-            outcome = await self._generate(lane, request, response_id, events, conversation)
+            outcome = await self._generate(lane, request, response_id, events, conversation,
+                                           cancelled=cancelled)
+            cancelled = False  # a steer's successor was asked for after any cancel
             if outcome is None or outcome.status == "failed":
                 return
             conversation = (*conversation, BrainTurn("assistant", outcome.text))
@@ -279,12 +293,14 @@ class WsSession:
 
     async def _generate(
         self, lane: Lane, request: CreateRequest, response_id: str, events: ResponseEvents,
-        conversation: Conversation,
+        conversation: Conversation, *, cancelled: bool = False,
     ) -> Outcome | None:
         brain_request = _brain_request(request, conversation)
         generation = Generation(self.state, brain_request, events, self._send_event,
                                 max_output_tokens=request.max_output_tokens)
         self.live[response_id] = (generation, lane, events)
+        if cancelled:
+            generation.request_cancel()
         try:
             return await generation.run()
         except WireError as exc:  # refused before it started (no brain, 429)

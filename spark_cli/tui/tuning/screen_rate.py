@@ -33,9 +33,9 @@ def set_screen_rate() -> int:
     """
     from textual import constants, screen
 
-    os.environ.setdefault("TEXTUAL_FPS", SPARK_FPS)
-    try:
-        fps = max(int(os.environ["TEXTUAL_FPS"]), 1)
+    chosen = os.environ.get("TEXTUAL_FPS", SPARK_FPS)  # not written back: a /test child
+    try:                                               # keeps the user's environment
+        fps = max(int(chosen), 1)
     except ValueError:
         fps = 60  # what Textual does with a bad value
     constants.MAX_FPS = fps  # type: ignore[misc]

@@ -3,6 +3,8 @@ first; a user's TEXTUAL_FPS wins; a bad value reads as Textual reads it."""
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from textual import constants, screen
 
@@ -21,6 +23,7 @@ def test_our_default_is_in_force(monkeypatch, restore_rate):
     fps = int(SPARK_FPS)
     assert set_screen_rate() == fps
     assert (fps, 1 / fps) == (constants.MAX_FPS, screen.UPDATE_PERIOD)
+    assert "TEXTUAL_FPS" not in os.environ  # children (a /test run) see the user's own
 
 
 def test_the_users_choice_wins(monkeypatch, restore_rate):

@@ -10,6 +10,11 @@
   over the WebSocket.
 - any other kind: the transport factory with the provider's base URL and key.
 
+A one-shot turn may send its request ahead (:func:`send_ahead`, before its
+event loop exists; see :mod:`spark_cli.transport.sse.http_ahead`) and pass
+what it sent to :func:`open_provider_channel` (``ahead=``), whose channel
+adopts it.
+
 Concrete parts (engine, transports) are imported only here and only for the
 kind asked for, inside the function, so `spark --help` never pays for them.
 """
@@ -20,8 +25,13 @@ import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
 
-from spark_cli.protocol.channel import Channel
+from spark_cli.protocol.channel import Channel, TurnRequest
 from spark_cli.session.config.settings import ProviderSettings
+
+CONNECT_TIMEOUT = 5.0
+"""The channels' own default (seconds to open a connection)."""
+IDLE_TIMEOUT = 10.0
+"""The channels' own default silence limit (also the time allowed to write a request)."""
 
 
 class WiringError(Exception):
@@ -30,7 +40,7 @@ class WiringError(Exception):
 
 @contextlib.asynccontextmanager
 async def open_provider_channel(provider: ProviderSettings, *, idle_timeout: float | None = None,
-                                one_shot: bool = True,
+                                one_shot: bool = True, ahead: Any = None,
                                 **channel_options: Any) -> AsyncIterator[Channel]:
     """A channel for ``provider`` (``Settings.provider``), closed (and engine stopped) on exit.
 
@@ -38,7 +48,7 @@ async def open_provider_channel(provider: ProviderSettings, *, idle_timeout: flo
     interrupts: a single turn never needs it. Otherwise a bundled engine also
     loads its brain at once (a one-shot loads it within its first token's
     time). ``channel_options`` go to the channel's constructor (e.g.
-    ``max_retries``).
+    ``max_retries``). ``ahead``: what :func:`send_ahead` sent for this provider.
     """
     kind = provider.kind
     options: dict[str, Any] = dict(channel_options)
@@ -60,6 +70,9 @@ async def open_provider_channel(provider: ProviderSettings, *, idle_timeout: flo
             raise WiringError(f"provider {provider.name!r} needs a base URL (--base-url)")
         if kind == "responses_ws" and one_shot:
             options["warm_spare"] = False
+        if ahead is not None:
+            options["ahead"] = ahead
+            stack.callback(ahead.close)  # unread if the channel never adopted it
         from spark_cli.transport.factory import open_channel
 
         try:
@@ -70,6 +83,24 @@ async def open_provider_channel(provider: ProviderSettings, *, idle_timeout: flo
             raise WiringError(Secrets(provider.secrets).mask(str(exc))) from None
         stack.push_async_callback(channel.aclose)
         yield channel
+
+
+def send_ahead(provider: ProviderSettings, request: TurnRequest, *,
+               idle_timeout: float | None = None) -> Any:
+    """Send a one-shot's ``request`` now, blocking, before asyncio is imported; what was
+    sent (for :func:`open_provider_channel`'s ``ahead``), or None where nothing was.
+
+    Only the HTTP SSE channels on a plain ``http://`` URL the lean client
+    carries are sent ahead; a failure to connect is kept and reported by the
+    channel's first attempt, as its own would be. Never raises for the network.
+    """
+    if provider.kind not in ("chat_sse", "responses_sse") or not provider.base_url:
+        return None
+    from spark_cli.transport.sse.http_ahead import send_ahead as send_http_ahead
+
+    return send_http_ahead(provider.kind, provider.base_url, provider.api_key, request,
+                           connect_timeout=CONNECT_TIMEOUT,
+                           write_timeout=IDLE_TIMEOUT if idle_timeout is None else idle_timeout)
 
 
 @contextlib.asynccontextmanager

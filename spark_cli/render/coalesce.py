@@ -14,9 +14,11 @@ write or flush, where the caller handles it (``spark edit ... | head``).
 
 from __future__ import annotations
 
-import asyncio
 from time import monotonic
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
+
+if TYPE_CHECKING:
+    import asyncio
 
 FLUSH_INTERVAL = 0.016
 """About one frame at 60 Hz: text shows within this of arriving."""
@@ -45,8 +47,11 @@ class CoalescingWriter:
             self._last = now
             self.out.flush()
             return
+        from asyncio import get_running_loop  # at most once a flush interval; not at import:
+        # a one-shot sends its request before asyncio loads (spark_cli.cli.wiring.send_ahead)
+
         try:
-            loop = asyncio.get_running_loop()
+            loop = get_running_loop()
         except RuntimeError:
             self.out.flush()
             return

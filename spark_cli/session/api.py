@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Protocol
 from spark_cli.protocol.channel import ChannelError
 
 if TYPE_CHECKING:
-    from spark_cli.protocol.channel import Channel, Message
+    from spark_cli.protocol.channel import Channel, Message, TurnRequest
     from spark_cli.session.config.settings import Settings
     from spark_cli.session.context.report import ContextReport
     from spark_cli.session.events import SessionEvent, TurnFailed
@@ -54,6 +54,12 @@ class SessionApi(Protocol):
 
     def prepare(self, instruction: str, files: Sequence[str]) -> TurnFailed | None:
         """Build the next turn's request ahead (no channel needed); its failure, if any."""
+        ...
+
+    @property
+    def prepared(self) -> TurnRequest | None:
+        """The request ``prepare`` built, until ``run_turn`` takes it (a one-shot may
+        send it ahead, before its event loop exists)."""
         ...
 
     def run_turn(self, instruction: str, files: Sequence[str]) -> AsyncIterator[SessionEvent]:

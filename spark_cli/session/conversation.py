@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 
-from spark_cli.protocol.channel import Channel, Message
+from spark_cli.protocol.channel import Channel, Message, TurnRequest
 from spark_cli.session.building.request import (
     BuiltRequest,
     RequestError,
@@ -132,6 +132,11 @@ class Session:
         self._prepared = (instruction, tuple(files), len(self.history), built)
         self.context = built.context
         return None
+
+    @property
+    def prepared(self) -> TurnRequest | None:
+        """The request ``prepare`` built, until ``run_turn`` takes it."""
+        return self._prepared[3].request if self._prepared is not None else None
 
     def _build(self, instruction: str, files: Sequence[str]) -> BuiltRequest:
         asked = instruction

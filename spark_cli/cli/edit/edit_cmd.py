@@ -85,7 +85,6 @@ def edit_files(paths: list[str], instruction: str, root: Path, flags: dict[str, 
     from spark_cli.cli.edit.edit_run import (
         EXIT_OK,
         end_diffs,
-        run_sync,
         run_turn,
         summary_data,
     )
@@ -97,8 +96,8 @@ def edit_files(paths: list[str], instruction: str, root: Path, flags: dict[str, 
         before[rel] = text
     settings = load(root, flags)
     renderer = _renderer(as_json, sys.stdout)
-    result = run_sync(run_turn(settings, root, list(before), instruction, renderer,
-                               dry_run=dry_run))
+    result = run_turn(settings, root, list(before), instruction, renderer,
+                      dry_run=dry_run)
     code: int = result.exit_code()
     for path, diff in end_diffs(result, root, before, dry_run=dry_run):
         renderer.diff(path, diff)

@@ -10,14 +10,19 @@ Exit codes (docs/cli.md): 0 applied or nothing to apply, 1 something refused,
 
 The request is built and checked (window budget, binary files) before the
 channel is opened, so a request that cannot be sent never starts the bundled
-engine. Ctrl-C during the turn interrupts the session (generation stops, an
+engine. Then, before asyncio is even imported, it is sent ahead where the
+channel allows (:func:`spark_cli.cli.wiring.send_ahead`): the model works on it
+while the event loop, the channel and the edit engine load, and the channel
+adopts the connection it was sent on. So this module imports asyncio only
+inside the turn, never at import.
+
+Ctrl-C during the turn interrupts the session (generation stops, an
 unfinished block is dropped) and the run still ends with its diff and summary;
 a second Ctrl-C gives up at once.
 """
 
 from __future__ import annotations
 
-import asyncio
 import signal
 from collections.abc import Coroutine, Mapping, Sequence
 from pathlib import Path
@@ -35,6 +40,8 @@ from spark_cli.session.events import (
 )
 
 if TYPE_CHECKING:
+    import asyncio
+
     from spark_cli.render.renderer import Renderer
     from spark_cli.session.api import SessionApi, SessionFactory
     from spark_cli.session.config.settings import Settings
@@ -106,6 +113,8 @@ class _CtrlC:
         self.count += 1
         if self.count > 1:
             raise KeyboardInterrupt
+        import asyncio
+
         session = self.session
         if session is not None and session.streaming:
             stopping = asyncio.ensure_future(session.interrupt())
@@ -115,6 +124,8 @@ class _CtrlC:
             self.task.cancel()
 
     def install(self) -> bool:
+        import asyncio
+
         try:
             asyncio.get_running_loop().add_signal_handler(signal.SIGINT, self)
         except (NotImplementedError, RuntimeError, ValueError):  # not the main thread / Windows
@@ -123,36 +134,62 @@ class _CtrlC:
 
     @staticmethod
     def remove() -> None:
+        import asyncio
+
         asyncio.get_running_loop().remove_signal_handler(signal.SIGINT)
 
 
-async def run_turn(settings: Settings, root: Path, files: Sequence[str], instruction: str,
-                   renderer: Renderer, *, dry_run: bool) -> TurnResult:
-    """Run one session turn against the channel the settings describe, rendering as it goes."""
-    ctrl_c = _CtrlC(asyncio.current_task())
-    installed = ctrl_c.install()
-    try:
-        return await _run_turn(settings, root, files, instruction, renderer, dry_run, ctrl_c)
-    finally:
-        if installed:
-            ctrl_c.remove()
+def run_turn(settings: Settings, root: Path, files: Sequence[str], instruction: str,
+             renderer: Renderer, *, dry_run: bool) -> TurnResult:
+    """Run one session turn against the channel the settings describe, rendering as it goes.
 
-
-async def _run_turn(settings: Settings, root: Path, files: Sequence[str], instruction: str,
-                    renderer: Renderer, dry_run: bool, ctrl_c: _CtrlC) -> TurnResult:
-    from spark_cli.cli.wiring import WiringError, open_provider_channel
-    from spark_cli.protocol.channel import ChannelError
-
+    Builds the request, sends it ahead where it can, then runs the event loop."""
     result = TurnResult()
-    session = ctrl_c.session = session_class()(None, root, settings, dry_run=dry_run)
+    session = session_class()(None, root, settings, dry_run=dry_run)
     failed = session.prepare(instruction, list(files))
     if failed is not None:  # nothing was started, nothing was sent
         result.failure = failed
         renderer.event(failed)
         return result
+    ahead = None
+    request = session.prepared
+    if request is not None:
+        from spark_cli.cli.wiring import send_ahead
+
+        ahead = send_ahead(settings.provider, request, idle_timeout=settings.idle_timeout)
+    try:
+        return run_sync(_turn(session, settings, files, instruction, renderer, result, ahead))
+    finally:
+        if ahead is not None:
+            ahead.close()  # no-op once adopted (the channel owns the socket then)
+
+
+async def _turn(session: SessionApi, settings: Settings, files: Sequence[str], instruction: str,
+                renderer: Renderer, result: TurnResult, ahead: Any) -> TurnResult:
+    import asyncio
+
+    ctrl_c = _CtrlC(asyncio.current_task())
+    ctrl_c.session = session
+    installed = ctrl_c.install()
+    try:
+        return await _run_turn(session, settings, files, instruction, renderer, result, ahead,
+                               ctrl_c)
+    finally:
+        if installed:
+            ctrl_c.remove()
+
+
+async def _run_turn(session: SessionApi, settings: Settings, files: Sequence[str],
+                    instruction: str, renderer: Renderer, result: TurnResult, ahead: Any,
+                    ctrl_c: _CtrlC) -> TurnResult:
+    import asyncio
+
+    from spark_cli.cli.wiring import WiringError, open_provider_channel
+    from spark_cli.protocol.channel import ChannelError
+
     try:
         async with open_provider_channel(
-            settings.provider, idle_timeout=settings.idle_timeout
+            settings.provider, idle_timeout=settings.idle_timeout, ahead=ahead
         ) as channel:
             session.channel = channel
             await _stream(session, instruction, files, renderer, result)
@@ -250,4 +287,6 @@ def summary_data(result: TurnResult, *, dry_run: bool, code: int) -> dict[str, A
 
 def run_sync(coro: Coroutine[Any, Any, _T]) -> _T:
     """``asyncio.run`` for the CLI (one event loop per command)."""
+    import asyncio
+
     return asyncio.run(coro)

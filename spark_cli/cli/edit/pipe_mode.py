@@ -70,7 +70,6 @@ def edit_stdin(instruction: str, cwd_root: Path, flags: dict[str, object], *,
         EXIT_OK,
         UsageError,
         end_diffs,
-        run_sync,
         run_turn,
         summary_data,
     )
@@ -91,8 +90,8 @@ def edit_stdin(instruction: str, cwd_root: Path, flags: dict[str, object], *,
         root = Path(tmp).resolve()
         target = root / name
         target.write_bytes(data)
-        result = run_sync(run_turn(settings, root, [name], instruction, renderer,
-                                   dry_run=dry_run))
+        result = run_turn(settings, root, [name], instruction, renderer,
+                           dry_run=dry_run)
         code: int = result.exit_code()
         for path, diff in end_diffs(result, root, {name: text}, dry_run=dry_run):
             renderer.diff(path, diff)

@@ -31,14 +31,13 @@ import ssl
 import time
 import zlib
 from collections.abc import AsyncIterator, Mapping
-from typing import Any
-from urllib.parse import urlsplit
+from typing import TYPE_CHECKING, Any
 
 import h11
 
 from spark_cli.transport.sse.http_lines import LineSplitter, body_decoder, text_decoder
+from spark_cli.transport.sse.http_origin import Origin, new_connection, request_bytes
 from spark_cli.transport.sse.http_wire import (
-    USER_AGENT,
     ConnectError,
     ConnectTimeout,
     DecodingError,
@@ -50,9 +49,10 @@ from spark_cli.transport.sse.http_wire import (
     WriteTimeout,
 )
 
+if TYPE_CHECKING:
+    from spark_cli.transport.sse.http_ahead import HttpAhead
+
 READ_BYTES = 64 * 1024
-MAX_HEAD = 100 * 1024
-"""Largest response head accepted (httpcore's limit; h11's default is 16 KiB)."""
 KEEPALIVE_EXPIRY = 5.0
 
 
@@ -82,7 +82,7 @@ class _Connection:
                  open_set: set[_Connection]) -> None:
         self.reader = reader
         self.writer = writer
-        self.h11 = h11.Connection(h11.CLIENT, max_incomplete_event_size=MAX_HEAD)
+        self.h11 = new_connection()
         self.expires = 0.0
         self.open = open_set
         open_set.add(self)
@@ -202,23 +202,10 @@ class H11Client:
         connect_timeout: float,
         write_timeout: float,
         trust_env: bool,
+        ahead: HttpAhead | None = None,
     ) -> None:
-        parts = urlsplit(base_url)
-        self._https = parts.scheme.lower() == "https"
-        self._host = parts.hostname or ""
-        default_port = 443 if self._https else 80
-        self._port = parts.port or default_port
-        self._prefix = parts.path.rstrip("/") + "/"
-        shown_host = f"[{self._host}]" if ":" in self._host else self._host
-        if parts.port and parts.port != default_port:
-            shown_host += f":{parts.port}"
-        merged: dict[str, tuple[str, str]] = {}  # lower-case name -> (name, value), in order
-        for name, value in (("Host", shown_host), ("Accept", "*/*"),
-                            ("Accept-Encoding", "gzip, deflate"), ("Connection", "keep-alive"),
-                            ("User-Agent", USER_AGENT), *headers.items()):
-            merged[name.lower()] = (name, value)
-        self._head = [(name.encode("ascii"), value.encode("ascii"))
-                      for name, value in merged.values()]
+        self._origin = Origin(base_url, headers)
+        self._https = self._origin.https
         self._connect_timeout = connect_timeout
         self._write_timeout = write_timeout
         self.tls = tls_context(trust_env) if self._https else None
@@ -226,40 +213,39 @@ class H11Client:
         self._idle: list[_Connection] = []
         self._open: set[_Connection] = set()
         self._closed = False
+        self._ahead = ahead
+        """A request sent ahead, adopted by the first POST of the same bytes."""
 
     def post(self, path: str, body: bytes) -> H11Exchange:
         if self._closed:
             raise RuntimeError("Cannot send a request, as the client has been closed.")
-        return H11Exchange(self, (self._prefix + path.lstrip("/")).encode("ascii"), body)
+        return H11Exchange(self, self._origin.target(path), body)
 
     async def aclose(self) -> None:
         self._closed = True
         self._idle = []
+        ahead, self._ahead = self._ahead, None
+        if ahead is not None:
+            ahead.close()
         for conn in list(self._open):  # idle ones and any still streaming
             conn.close()
 
     async def _exchange(self, exchange: H11Exchange, target: bytes, body: bytes) -> H11Response:
-        conn = self._reuse() or await self._connect()
+        ahead, self._ahead = self._ahead, None
+        if ahead is not None and not ahead.matches(target, body):
+            ahead.close()
+            ahead = None
+        if ahead is not None:
+            conn = await self._adopt(ahead)
+        else:
+            conn = self._reuse() or await self._connect()
         try:
-            state = conn.h11
-            try:
-                data = state.send(h11.Request(method=b"POST", target=target, headers=[
-                    *self._head, (b"Content-Length", str(len(body)).encode()),
-                    (b"Content-Type", b"application/json")]))
-            except h11.LocalProtocolError as exc:  # e.g. a newline in a header value
-                raise TransportError(str(exc)) from exc
-            data = (data or b"") + (state.send(h11.Data(data=body)) or b"")
-            data += state.send(h11.EndOfMessage()) or b""
-            try:
-                async with asyncio.timeout(self._write_timeout):
-                    conn.writer.write(data)
-                    await conn.writer.drain()
-            except TimeoutError as exc:
-                raise WriteTimeout("") from exc
-            except OSError:
-                pass  # as httpcore: the server may have answered (a 413, a 401) and closed
-            else:
-                exchange.at = time.perf_counter()
+            if ahead is None:
+                await self._send(conn, exchange, target, body)
+            elif ahead.write_timed_out:
+                raise WriteTimeout("")
+            elif ahead.at is not None:
+                exchange.at = ahead.at
                 exchange.left.set()
             while True:
                 event = await conn.next_event()
@@ -271,6 +257,40 @@ class H11Client:
             conn.close()
             raise
 
+    async def _send(self, conn: _Connection, exchange: H11Exchange, target: bytes,
+                    body: bytes) -> None:
+        try:
+            data = request_bytes(conn.h11, self._origin.post(target, body), body)
+        except h11.LocalProtocolError as exc:  # e.g. a newline in a header value
+            raise TransportError(str(exc)) from exc
+        try:
+            async with asyncio.timeout(self._write_timeout):
+                conn.writer.write(data)
+                await conn.writer.drain()
+        except TimeoutError as exc:
+            raise WriteTimeout("") from exc
+        except OSError:
+            pass  # as httpcore: the server may have answered (a 413, a 401) and closed
+        else:
+            exchange.at = time.perf_counter()
+            exchange.left.set()
+
+    async def _adopt(self, ahead: HttpAhead) -> _Connection:
+        """The connection a request was sent ahead on (its failure to open, raised as
+        :meth:`_connect` raises it)."""
+        if ahead.error is not None:
+            raise connect_failure(ahead.error) from ahead.error
+        sock, ahead.sock = ahead.sock, None  # the connection owns it from here
+        assert sock is not None and ahead.conn is not None
+        try:
+            reader, writer = await asyncio.open_connection(sock=sock)
+        except OSError as exc:
+            sock.close()
+            raise ConnectError("All connection attempts failed") from exc
+        conn = _Connection(reader, writer, self._open)
+        conn.h11 = ahead.conn
+        return conn
+
     def _reuse(self) -> _Connection | None:
         while self._idle:
             conn = self._idle.pop()
@@ -280,16 +300,21 @@ class H11Client:
         return None
 
     async def _connect(self) -> _Connection:
-        host = self._host
+        host, port = self._origin.host, self._origin.port
         try:
             async with asyncio.timeout(self._connect_timeout):
                 reader, writer = await asyncio.open_connection(
-                    host, self._port, ssl=self.tls, happy_eyeballs_delay=0.25,
+                    host, port, ssl=self.tls, happy_eyeballs_delay=0.25,
                     server_hostname=host if self.tls is not None else None)
-        except TimeoutError as exc:
-            raise ConnectTimeout("") from exc
-        except (socket.gaierror, ssl.SSLError, ssl.CertificateError) as exc:
-            raise ConnectError(str(exc)) from exc
         except OSError as exc:
-            raise ConnectError("All connection attempts failed") from exc  # httpx's (anyio's)
+            raise connect_failure(exc) from exc
         return _Connection(reader, writer, self._open)
+
+
+def connect_failure(exc: OSError) -> TransportError:
+    """A failed connect in httpx's words (anyio's for a refusal)."""
+    if isinstance(exc, TimeoutError):
+        return ConnectTimeout("")
+    if isinstance(exc, socket.gaierror | ssl.SSLError | ssl.CertificateError):
+        return ConnectError(str(exc))
+    return ConnectError("All connection attempts failed")

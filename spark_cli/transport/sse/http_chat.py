@@ -26,6 +26,7 @@ from spark_cli.protocol.channel import (
 from spark_cli.protocol.secrets import NO_SECRETS, Secrets
 from spark_cli.protocol.sse import SSEEvent
 from spark_cli.transport.errors import provider_error
+from spark_cli.transport.sse.http_bodies import CHAT_PATH, chat_body
 from spark_cli.transport.sse.http_stream import HttpStreamChannel
 
 DONE = "[DONE]"
@@ -138,22 +139,10 @@ class ChatFold:
 class ChatCompletionsChannel(HttpStreamChannel):
     """A Channel over ``POST {base_url}/chat/completions`` with ``stream: true``."""
 
-    path: ClassVar[str] = "chat/completions"
+    path: ClassVar[str] = CHAT_PATH
 
     def _body(self, request: TurnRequest) -> dict[str, Any]:
-        messages: list[dict[str, str]] = []
-        if request.instructions:
-            messages.append({"role": "system", "content": request.instructions})
-        messages.extend({"role": m.role, "content": m.content} for m in request.messages)
-        body: dict[str, Any] = {
-            "model": request.model or self._model,
-            "messages": messages,
-            "stream": True,
-            "stream_options": {"include_usage": True},
-        }
-        if request.max_output_tokens is not None:
-            body["max_tokens"] = request.max_output_tokens
-        return body
+        return chat_body(request, self._model)
 
     def _fold(self) -> ChatFold:
         return ChatFold(self._secrets)

@@ -20,6 +20,7 @@ from spark_cli.protocol.channel import (
 from spark_cli.protocol.secrets import NO_SECRETS, Secrets
 from spark_cli.protocol.sse import SSEEvent
 from spark_cli.transport.responses_fold import ResponsesFold
+from spark_cli.transport.sse.http_bodies import RESPONSES_PATH, responses_body
 from spark_cli.transport.sse.http_stream import HttpStreamChannel
 
 
@@ -50,22 +51,10 @@ class ResponsesSSEFold(ResponsesFold):
 class ResponsesSSEChannel(HttpStreamChannel):
     """A Channel over the Responses API's HTTP streaming mode."""
 
-    path: ClassVar[str] = "responses"
+    path: ClassVar[str] = RESPONSES_PATH
 
     def _body(self, request: TurnRequest) -> dict[str, Any]:
-        body: dict[str, Any] = {
-            "model": request.model or self._model,
-            "input": [
-                {"type": "message", "role": m.role, "content": m.content} for m in request.messages
-            ],
-            "stream": True,
-            "store": False,
-        }
-        if request.instructions:
-            body["instructions"] = request.instructions
-        if request.max_output_tokens is not None:
-            body["max_output_tokens"] = request.max_output_tokens
-        return body
+        return responses_body(request, self._model)
 
     def _fold(self) -> ResponsesSSEFold:
         return ResponsesSSEFold(self._secrets)

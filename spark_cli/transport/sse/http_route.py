@@ -21,10 +21,12 @@ import os
 import sys
 from collections.abc import Mapping
 from ipaddress import ip_address
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from spark_cli.transport.sse.http_wire import HttpClient
+if TYPE_CHECKING:
+    from spark_cli.transport.sse.http_ahead import HttpAhead
+    from spark_cli.transport.sse.http_wire import HttpClient
 
 _PLAIN_PATH = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~/")
 
@@ -104,6 +106,12 @@ def _system_proxies(platform: str) -> dict[str, str]:
     return {}
 
 
+def lean_route(base_url: str, transport: Any = None) -> bool:
+    """Whether :func:`open_client` gives ``base_url`` the lean client."""
+    return (transport is None and lean_fits(base_url)
+            and not (not is_loopback(base_url) and proxy_applies(base_url, os.environ)))
+
+
 def open_client(
     base_url: str,
     headers: Mapping[str, str],
@@ -111,16 +119,21 @@ def open_client(
     connect_timeout: float,
     write_timeout: float,
     transport: Any = None,
+    ahead: HttpAhead | None = None,
 ) -> HttpClient:
-    """The client for ``base_url``: :class:`H11Client` where it fits, else httpx."""
+    """The client for ``base_url``: :class:`H11Client` where it fits, else httpx.
+
+    ``ahead``: a request sent ahead (:mod:`http_ahead`) for the lean client to
+    adopt; closed unread if httpx is chosen after all."""
     trust_env = not is_loopback(base_url)
     https = urlsplit(base_url).scheme.lower() == "https"
-    if (transport is None and lean_fits(base_url)
-            and not (trust_env and proxy_applies(base_url, os.environ))):
+    if lean_route(base_url, transport):
         from spark_cli.transport.sse.h11_client import H11Client
 
         return H11Client(base_url, headers, connect_timeout=connect_timeout,
-                         write_timeout=write_timeout, trust_env=trust_env)
+                         write_timeout=write_timeout, trust_env=trust_env, ahead=ahead)
+    if ahead is not None:
+        ahead.close()
     from spark_cli.transport.sse.httpx_client import HttpxClient
 
     return HttpxClient(base_url, headers, connect_timeout=connect_timeout,

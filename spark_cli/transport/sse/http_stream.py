@@ -24,7 +24,6 @@ same failures, :mod:`http_wire`).
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Mapping
 from time import monotonic
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
@@ -55,10 +54,13 @@ from spark_cli.transport.errors import (
 from spark_cli.transport.idle import QUEUE_TIMEOUT, IdleWatch
 from spark_cli.transport.retry import RetryPolicy, with_retries
 from spark_cli.transport.sse import http_wire as wire
+from spark_cli.transport.sse.http_bodies import encode, stream_headers
 from spark_cli.transport.sse.http_route import open_client
 
 if TYPE_CHECKING:
     import httpx
+
+    from spark_cli.transport.sse.http_ahead import HttpAhead
 
 
 class StreamFold(Protocol):
@@ -127,11 +129,9 @@ class HttpStreamChannel:
         retry_policy: RetryPolicy | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
         secrets: Iterable[str] = (),
+        ahead: HttpAhead | None = None,
     ) -> None:
-        headers = {"Accept": "text/event-stream", "User-Agent": wire.USER_AGENT,
-                   **dict(extra_headers or {})}
-        if api_key:
-            headers["Authorization"] = f"Bearer {api_key}"
+        headers = stream_headers(api_key, extra_headers)
         self._secrets = Secrets((api_key, *secrets))
         """Every key spark can see: masked in any message this channel makes."""
         self._model = model
@@ -141,7 +141,9 @@ class HttpStreamChannel:
         self._queue_timeout = max(queue_timeout, idle_timeout)
         self._policy = retry_policy or RetryPolicy(max_attempts=max_retries + 1, max_wait=max_wait)
         self._net = open_client(base_url, headers, connect_timeout=connect_timeout,
-                                write_timeout=idle_timeout, transport=transport)
+                                write_timeout=idle_timeout, transport=transport, ahead=ahead)
+        """``ahead``: this turn's request, already sent (:mod:`http_ahead`): the first
+        attempt adopts it if it is the same request, byte for byte."""
         self._stop = asyncio.Event()
         self._response: wire.Response | None = None
         self._stopping = False
@@ -187,8 +189,7 @@ class HttpStreamChannel:
             self._response = None
 
     async def _attempt(self, request: TurnRequest) -> AsyncIterator[ChannelEvent]:
-        body = json.dumps(self._body(request), ensure_ascii=False, separators=(",", ":"),
-                          allow_nan=False).encode()  # as httpx's json=
+        body = encode(self._body(request))
         fold = self._fold()
         self._queued = False
         watch = IdleWatch(self._idle)

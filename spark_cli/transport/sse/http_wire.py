@@ -7,6 +7,9 @@ below, named after httpx's own (a message without words falls back to the
 class name, so the same failure reads the same on either path), with the
 library's exception as ``__cause__``.
 
+This module does not import asyncio (the head start, :mod:`http_ahead`, uses
+its names before the event loop exists).
+
 An exchange is one POST in flight: ``left`` is set (and ``at`` stamped,
 ``time.perf_counter()``) once the request body was written, while the
 response headers are still on the way; ``task`` resolves to the response.
@@ -14,11 +17,13 @@ response headers are still on the way; ``task`` resolves to the response.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import time
 from collections.abc import AsyncIterator, Mapping
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    import asyncio
 
 USER_AGENT = "spark"
 """Sent by both HTTP clients (and the WebSocket channel) unless a header overrides it."""
@@ -81,6 +86,8 @@ class Exchange:
     task: asyncio.Future[Response]
 
     def __init__(self) -> None:
+        import asyncio  # loaded by now (exchanges live on the event loop); not at import
+
         self.at: float | None = None
         """``time.perf_counter()`` when the body was written; None until then."""
         self.left = asyncio.Event()

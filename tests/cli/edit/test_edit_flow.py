@@ -86,6 +86,7 @@ class StandInSession:
         self.context_tokens = 0
         self.context = None
         self.streaming = False
+        self.prepared = None
 
     def prepare(self, instruction: str, files: Sequence[str]) -> TurnFailed | None:
         return None

@@ -1,0 +1,103 @@
+"""The head start: a one-shot turn's HTTP request, sent on a blocking socket before asyncio loads.
+
+Importing asyncio costs a one-shot `spark edit` about as much as everything
+else it does before its request leaves (~200 M instructions, 45-65 ms here).
+So, where the lean client would carry the request (plain ``http://``, no proxy:
+:func:`spark_cli.transport.sse.http_route.lean_route`), the request is written
+first on a blocking socket, with h11 (the same head, via :class:`Origin`, and
+the same body, via :mod:`http_bodies`), and the model starts on it while the
+rest of the client loads. The lean client then adopts the socket and its h11
+state for the channel's first POST if that POST's target and body are the
+same bytes (:meth:`H11Client` ``ahead=``); anything else closes it unread.
+
+Nothing here raises for the network: a failed connect is kept (``error``) and
+raised by the client's first attempt exactly as its own connect would have
+raised it, so messages, retries and backoff stay as they were and the failure
+is not paid twice. A write that failed is treated as the client treats one (the
+server may already have answered). ``https`` is not sent ahead: an ``ssl``
+socket cannot be handed to asyncio's transports.
+
+No asyncio here, nor in anything this imports.
+"""
+
+from __future__ import annotations
+
+import socket
+import time
+from collections.abc import Mapping
+
+import h11
+
+from spark_cli.protocol.channel import TurnRequest
+from spark_cli.transport.sse import http_bodies
+from spark_cli.transport.sse.http_origin import Origin, new_connection, request_bytes
+from spark_cli.transport.sse.http_route import lean_route
+
+KINDS = {"chat_sse": (http_bodies.CHAT_PATH, http_bodies.chat_body),
+         "responses_sse": (http_bodies.RESPONSES_PATH, http_bodies.responses_body)}
+
+
+class HttpAhead:
+    """One request written ahead (or the failure to connect for it), for the client to adopt."""
+
+    __slots__ = ("at", "body", "conn", "error", "sock", "target", "write_timed_out")
+
+    def __init__(self, target: bytes, body: bytes) -> None:
+        self.target = target
+        self.body = body
+        self.sock: socket.socket | None = None
+        self.conn: h11.Connection | None = None
+        """h11's state: the request sent, the response not read yet."""
+        self.error: OSError | None = None
+        """Why the connection could not be opened (raised by the client's first attempt)."""
+        self.at: float | None = None
+        """``time.perf_counter()`` when the last byte of the request was written."""
+        self.write_timed_out = False
+
+    def matches(self, target: bytes, body: bytes) -> bool:
+        return target == self.target and body == self.body
+
+    def close(self) -> None:
+        """Drop the connection unread (a request the channel did not make after all)."""
+        sock, self.sock = self.sock, None
+        if sock is not None:
+            sock.close()
+
+
+def send_ahead(kind: str, base_url: str, api_key: str | None, request: TurnRequest, *,
+               model: str | None = None, extra_headers: Mapping[str, str] | None = None,
+               connect_timeout: float, write_timeout: float) -> HttpAhead | None:
+    """Send ``request`` as channel ``kind`` would, now; None where the lean client would
+    not carry it (https, a proxy, an unusual URL) or the request cannot be made."""
+    if kind not in KINDS or not lean_route(base_url):
+        return None
+    path, make_body = KINDS[kind]
+    try:
+        origin = Origin(base_url, http_bodies.stream_headers(api_key, extra_headers))
+        if origin.https:
+            return None
+        body = http_bodies.encode(make_body(request, model))
+        head = origin.post(origin.target(path), body)
+        conn = new_connection()
+        data = request_bytes(conn, head, body)
+    except (ValueError, h11.LocalProtocolError):  # the client reports these itself
+        return None
+    ahead = HttpAhead(head.target, body)
+    try:
+        sock = socket.create_connection((origin.host, origin.port), timeout=connect_timeout)
+    except OSError as exc:  # refused, unresolvable, timed out: the first attempt says so
+        ahead.error = exc
+        return ahead
+    ahead.sock, ahead.conn = sock, conn
+    try:
+        sock.settimeout(write_timeout)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        sock.sendall(data)
+    except TimeoutError:
+        ahead.write_timed_out = True
+    except OSError:
+        pass  # as the client (and httpcore): the server may have answered and closed
+    else:
+        ahead.at = time.perf_counter()
+    sock.setblocking(False)
+    return ahead

@@ -71,3 +71,42 @@ async def test_the_consumer_side_loads_after_the_request_left(tmp_path: Path, en
     if not with_other_files:  # one file, nothing to map: no parser of any kind yet
         assert not loaded["AT-REQUEST"] & {"tree_sitter", "pathspec"}
     assert set(CONSUMER) <= loaded["AT-END"]  # the probe sees the real run
+
+
+AHEAD_PROBE = (
+    "import sys\n"
+    "from spark_cli.cli import wiring\n"
+    "real = wiring.send_ahead\n"
+    "def send_ahead(*args, **kwargs):\n"
+    "    ahead = real(*args, **kwargs)\n"
+    "    sent = ahead is not None and ahead.at is not None\n"
+    "    sys.stderr.write(f'AHEAD sent={sent} asyncio={\"asyncio\" in sys.modules}\\n')\n"
+    "    return ahead\n"
+    "wiring.send_ahead = send_ahead\n"
+    "sys.argv = ['spark', *sys.argv[1:]]\n"
+    "from spark_cli.cli.entry import run\n"
+    "run()\n"
+)
+
+
+@pytest.mark.parametrize("kind", ["chat_sse", "responses_sse"])
+async def test_an_http_request_leaves_before_asyncio_is_imported(tmp_path: Path, engine_factory,
+                                                                 kind: str):
+    """The head start (``wiring.send_ahead``) in a real process: sent, and no event loop yet;
+    the turn then runs on the socket it was sent on and the edit lands."""
+    engine = await engine_factory(brain="rules", ttft_ms=0)
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "app.py").write_text(PY)
+    cfg = tmp_path / "cfg"
+    cfg.mkdir()
+    (cfg / "config.toml").write_text(f'kind = "{kind}"\n')
+    env = {**os.environ, "SPARK_API_KEY": engine.token, "SPARK_CONFIG_DIR": str(cfg)}
+    argv = [sys.executable, "-c", AHEAD_PROBE, "edit", "app.py", "--json",
+            "--provider", "openai-compatible", "--model", "m", "--base-url", engine.url + "/v1",
+            "-m", "rename total_price to grand_total"]
+    done = await asyncio.to_thread(subprocess.run, argv, cwd=repo, env=env, capture_output=True,
+                                   text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "AHEAD sent=True asyncio=False" in done.stderr
+    assert "grand_total" in (repo / "app.py").read_text()

@@ -202,7 +202,7 @@ def _connect(host: str, port: int, deadline: float) -> socket.socket:
 
 
 def _wait(sock: socket.socket, deadline: float, *, write: bool) -> None:
-    """Until ``sock`` is ready, or ``TimeoutError()`` (what ``asyncio.timeout`` raises)."""
+    """Until ``sock`` is ready, or ``TimeoutError`` past ``deadline``."""
     remaining = deadline - time.monotonic()
     if remaining > 0:
         waits = ([], [sock]) if write else ([sock], [])
@@ -254,6 +254,10 @@ def _as_connect_error(exc: Exception) -> Exception | None:
         if response.status_code in REDIRECTS and "Location" in response.headers:
             return None
         return exc
-    if isinstance(exc, OSError | TimeoutError | InvalidHandshake | InvalidURI):
+    if isinstance(exc, TimeoutError):  # connect's words for its open_timeout
+        timeout = TimeoutError("timed out during opening handshake")
+        timeout.__cause__ = exc
+        return timeout
+    if isinstance(exc, OSError | InvalidHandshake | InvalidURI):
         return exc
     return None

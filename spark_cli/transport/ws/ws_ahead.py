@@ -115,7 +115,7 @@ def send_ahead(
     except BaseException:
         ahead.close()
         raise
-    _send(ahead, create_payload(request, None))
+    _send(ahead, create_payload(request, None), connect_timeout)
     return ahead
 
 
@@ -147,8 +147,9 @@ def _open(ahead: WsAhead, headers: dict[str, str], deadline: float) -> None:
     ahead.early = [event for event in early if isinstance(event, Frame)]  # all are, after the 101
 
 
-def _send(ahead: WsAhead, payload: str) -> None:
-    """Write the frame; a connection the server already closes is handed over unsent."""
+def _send(ahead: WsAhead, payload: str, timeout: float) -> None:
+    """Write the frame; a connection the server already closes is handed over unsent. A
+    server that takes none of it for ``timeout`` seconds: the channel starts afresh."""
     from websockets.protocol import State
 
     protocol, sock = ahead.protocol, ahead.sock
@@ -157,7 +158,7 @@ def _send(ahead: WsAhead, payload: str) -> None:
         return
     try:
         protocol.send_text(payload.encode())
-        sock.settimeout(None)
+        sock.settimeout(max(timeout, 1e-3))
         for data in protocol.data_to_send():
             sock.sendall(data)
     except Exception:  # part of a frame may be out: start afresh

@@ -4,10 +4,11 @@
 
 URL is the engine's WebSocket URL (``ws://127.0.0.1:PORT/v1/responses``). Modes:
 
-- ``ahead``: ``send_ahead`` first thing in a fresh interpreter; exits (``os._exit``)
-  once the frame is written: the instructions before the request leaves.
+- ``ahead``: ``send_ahead`` first thing in a fresh interpreter; prints when the frame
+  was written and exits (``os._exit``): the instructions before the request leaves.
 - ``today``: ``import asyncio``, the channel as ``open_channel`` builds it, one
-  ``stream()`` until its ``RequestSent``; exits there: today's path, to compare.
+  ``stream()`` until its ``RequestSent``; prints its time and exits there: today's
+  path, to compare.
 - ``adopted``: ``send_ahead``, then asyncio and the channel adopting the socket, the
   whole turn; prints the time the frame left after launch, whether asyncio was imported
   by then, and the answer's size (checks the head start end to end).
@@ -36,7 +37,7 @@ def main() -> None:
 
     ahead = send_ahead(url, token, request, connect_timeout=5.0)
     if mode == "ahead":
-        os._exit(0 if ahead is not None and ahead.at is not None else 1)
+        _stamp(ahead.at if ahead is not None else None)
     asyncio_then = "asyncio" in sys.modules
     import asyncio
 
@@ -69,9 +70,16 @@ def _today(url: str, token: str | None, request: object) -> None:
         channel = open_channel("responses_ws", base_url=url, api_key=token, warm_spare=False)
         async for event in channel.stream(request):  # type: ignore[arg-type]
             if type(event) is RequestSent:
-                os._exit(0)
+                _stamp(event.at)
 
     asyncio.run(first_send())
+
+
+def _stamp(at: float | None) -> None:
+    """Print when the frame left (``time.perf_counter()``: CLOCK_MONOTONIC, as the
+    parent's ``time.monotonic()``) and exit at once."""
+    os.write(1, f"{at}\n".encode())
+    os._exit(0 if at is not None else 1)
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
+import threading
 import time
 from typing import Any
 
@@ -227,6 +228,30 @@ async def test_a_handshake_timeout_is_paid_once(monkeypatch: pytest.MonkeyPatch)
     assert len(connects) == 1 and took < 0.25  # raised at once: no second 0.3 s wait
     assert (error.kind, error.message) == ("connection", today.message)
     assert "timed out during opening handshake" in today.message
+
+
+async def test_a_server_that_does_not_speak_http_fails_alike(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def ssh(listener: socket.socket) -> None:
+        for _ in range(2):
+            conn, _ = listener.accept()
+            with conn:
+                conn.sendall(b"SSH-2.0-OpenSSH_9.6\r\n")
+                conn.recv(65536)
+
+    connects = count_connects(monkeypatch)
+    with socket.create_server(("127.0.0.1", 0)) as listener:
+        server = threading.Thread(target=ssh, args=(listener,), daemon=True)
+        server.start()
+        url = f"ws://127.0.0.1:{listener.getsockname()[1]}/v1/responses"
+        today = await failure(channel(url, None), request())
+        ahead = await ahead_of(url, request())
+        error = await failure(channel(url, ahead), request())
+        server.join(5)
+    assert len(connects) == 1
+    assert (error.kind, error.message) == ("protocol", today.message)
+    assert "did not speak HTTP" in error.message and "SSH-2.0" in error.message
 
 
 async def test_a_close_right_after_the_101_is_retried_as_today() -> None:

@@ -15,6 +15,10 @@
   and the much longer queue timeout while the server says the request waits
   for capacity (``response.queued``).
 
+- A head start: the first connection may come from
+  :func:`~spark_cli.transport.ws.ws_ahead.send_ahead`, which sent the turn's
+  request before asyncio was imported (``ahead=``); the turn then only reads.
+
 Hot path: one ``json.loads`` per frame, then :class:`ResponsesFold`.
 """
 
@@ -45,7 +49,9 @@ from spark_cli.transport.errors import ProviderError, masked
 from spark_cli.transport.idle import QUEUE_TIMEOUT, IdleWatch
 from spark_cli.transport.responses_fold import ResponsesFold
 from spark_cli.transport.retry import RetryPolicy, with_retries
+from spark_cli.transport.ws.ws_ahead import WsAhead
 from spark_cli.transport.ws.ws_chain import chain_after, create_payload, item
+from spark_cli.transport.ws.ws_handshake import handshake_headers
 from spark_cli.transport.ws.ws_links import Chain, Link, Links
 from spark_cli.transport.ws.ws_read import Decision, ReadMachine, Step
 
@@ -89,12 +95,15 @@ class ResponsesWebSocketChannel:
         retry_policy: RetryPolicy | None = None,
         use_cancel_extension: bool = True,
         secrets: Iterable[str] = (),
+        ahead: WsAhead | None = None,
     ) -> None:
+        """``ahead``: what :func:`~spark_cli.transport.ws.ws_ahead.send_ahead` did for this
+        URL. Its connection is the first one, kept for a first ``stream()`` whose request
+        is the one it sent (that request is not sent again); any other use closes it. A
+        failure it recorded is raised by the first connect, as connecting would have."""
         self._secrets = Secrets((api_key, *secrets))
         """Every key spark can see: masked in any message this channel makes."""
-        headers = dict(extra_headers or {})
-        if api_key:
-            headers["Authorization"] = f"Bearer {api_key}"
+        headers = handshake_headers(api_key, extra_headers)
         self._idle = idle_timeout
         self._queue_timeout = max(queue_timeout, idle_timeout)
         self._use_cancel = use_cancel_extension
@@ -102,6 +111,10 @@ class ResponsesWebSocketChannel:
         self._links = Links(
             url, headers, self._secrets, connect_timeout=connect_timeout, warm_spare=warm_spare
         )
+        if ahead is not None and ahead.url != url:
+            ahead.close()  # opened for another URL: not this channel's
+            ahead = None
+        self._links.ahead = ahead
         self._running: _Running | None = None
         self._stop = asyncio.Event()
 
@@ -129,6 +142,7 @@ class ResponsesWebSocketChannel:
             raise masked(error, self._secrets) from error.__cause__
 
     async def _warm(self, request: TurnRequest | None) -> None:
+        self._links.forget_ahead(keep_error=True)  # a frame sent ahead is no warm-up's
         link = await self._links.get()
         self._links.replenish()
         if request is None:
@@ -144,6 +158,9 @@ class ResponsesWebSocketChannel:
 
     async def stream(self, request: TurnRequest) -> AsyncGenerator[ChannelEvent, None]:
         self._stop = asyncio.Event()
+        ahead = self._links.ahead
+        if ahead is not None and ahead.payload not in (None, create_payload(request, None)):
+            self._links.forget_ahead(keep_error=True)  # it sent another request
         turn = object()
         try:
             async for event in with_retries(
@@ -217,20 +234,26 @@ class ResponsesWebSocketChannel:
             if self._links.lost is not None:
                 yield Reconnected(self._links.lost)
                 self._links.lost = None
+            sent, link.sent = link.sent, None
             if self._stop.is_set():
+                if sent is not None:
+                    self._drop(link, "stopped")  # it answers a request sent ahead
                 yield TurnFinished("cancelled", "stopped before the request was sent")
                 return
             payload = self._payload(request, link)
-            try:
-                await link.ws.send(payload)
-            except ConnectionClosed as exc:
-                self._drop(link, "connection closed")
-                raise ChannelError(
-                    "connection",
-                    "the connection closed before the request was sent",
-                    retryable=True,
-                ) from exc
-            yield RequestSent(time.perf_counter())
+            if sent is not None and sent[0] == payload:
+                yield RequestSent(sent[1])  # sent ahead, before asyncio was imported
+            else:
+                try:
+                    await link.ws.send(payload)
+                except ConnectionClosed as exc:
+                    self._drop(link, "connection closed")
+                    raise ChannelError(
+                        "connection",
+                        "the connection closed before the request was sent",
+                        retryable=True,
+                    ) from exc
+                yield RequestSent(time.perf_counter())
             run = _Running(link, self._machine(), turn)
             self._running = link.busy = run
             try:

@@ -4,14 +4,15 @@ A :class:`Link` is one open socket with what the server holds on it (the
 response chain it can continue). :class:`Links` hands out the current link,
 replaces a lost one with the already-open spare (so the turn after a stop or a
 drop pays no handshake) and remembers why the last one was lost, which the
-channel reports as ``Reconnected``. Closing happens in the background.
+channel reports as ``Reconnected``. Closing happens in the background. The
+first connection may be one opened before asyncio was imported
+(:mod:`.ws_ahead`), adopted here (:mod:`.ws_adopt`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
 from collections.abc import Coroutine, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -20,7 +21,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import InvalidHandshake, InvalidMessage, InvalidStatus, InvalidURI
 from websockets.protocol import State
 
-from spark_cli.protocol.channel import ChannelError, Message
+from spark_cli.protocol.channel import ChannelError
 from spark_cli.protocol.secrets import Secrets
 from spark_cli.transport.errors import (
     error_from_body,
@@ -28,20 +29,19 @@ from spark_cli.transport.errors import (
     not_http_error,
     unreachable_error,
 )
+from spark_cli.transport.ws.ws_adopt import adopt
+from spark_cli.transport.ws.ws_ahead import WsAhead
+from spark_cli.transport.ws.ws_handshake import (
+    CLOSE_TIMEOUT,
+    EXTENSIONS_HEADER,
+    LOG,
+    MAX_FRAME,
+    USER_AGENT,
+    extensions_in,
+)
+from spark_cli.transport.ws.ws_payload import Chain
 
-EXTENSIONS_HEADER = "x-spark-engine-extensions"
-MAX_FRAME = 64 * 2**20
-CLOSE_TIMEOUT = 2.0
-_LOG = logging.getLogger("spark_cli.transport.ws.ws_links")
-_LOG.setLevel(logging.WARNING)
-"""websockets logs handshake headers (the Authorization one too) at DEBUG: never here."""
-
-
-@dataclass(slots=True)
-class Chain:
-    response_id: str
-    covered: tuple[Message, ...]
-    """The conversation the response saw, its own answer included."""
+__all__ = ["Chain", "Link", "Links"]
 
 
 @dataclass(slots=True)
@@ -54,6 +54,8 @@ class Link:
     chain: Chain | None = None
     busy: Any = None
     """The latest request sent on this connection (the channel's run state)."""
+    sent: tuple[str, float] | None = None
+    """A frame sent ahead on this connection that no turn claimed yet: (payload, when)."""
 
     @property
     def open(self) -> bool:
@@ -83,6 +85,17 @@ class Links:
         """Why the previous connection (and its server state) was lost, until reported."""
         self.handshakes = 0
         self._closers: set[asyncio.Future[Any]] = set()
+        self.ahead: WsAhead | None = None
+        """What :func:`~.ws_ahead.send_ahead` did, until the first connect uses it."""
+
+    def forget_ahead(self, *, keep_error: bool = False) -> None:
+        """Close a connection opened ahead; its error too unless ``keep_error``."""
+        ahead = self.ahead
+        if ahead is None:
+            return
+        ahead.close()
+        if not (keep_error and ahead.error is not None):
+            self.ahead = None
 
     async def get(self) -> Link:
         """The open current link; else the spare (or a new connection) becomes current."""
@@ -120,19 +133,30 @@ class Links:
         return link if link.open else None
 
     async def connect(self) -> Link:
-        """Open a new connection (not made current)."""
+        """Open a new connection (not made current). The first one is the connection
+        opened ahead, if any; a failure recorded ahead is raised here instead of connecting,
+        as ``connect`` would have raised it."""
+        ahead, self.ahead = self.ahead, None
+        ahead_sent: tuple[str, float] | None = None
         try:
-            ws = await connect(
-                self._url,
-                additional_headers=self._headers,
-                compression=None,
-                proxy=None,
-                max_size=MAX_FRAME,
-                open_timeout=self._connect_timeout,
-                close_timeout=CLOSE_TIMEOUT,
-                user_agent_header="spark",
-                logger=_LOG,
-            )
+            if ahead is not None and ahead.error is not None:
+                raise ahead.error
+            if ahead is not None and ahead.open:
+                ws = await adopt(ahead)
+                if ahead.payload is not None and ahead.at is not None:
+                    ahead_sent = (ahead.payload, ahead.at)
+            else:
+                ws = await connect(
+                    self._url,
+                    additional_headers=self._headers,
+                    compression=None,
+                    proxy=None,
+                    max_size=MAX_FRAME,
+                    open_timeout=self._connect_timeout,
+                    close_timeout=CLOSE_TIMEOUT,
+                    user_agent_header=USER_AGENT,
+                    logger=LOG,
+                )
         except InvalidStatus as exc:
             response = exc.response
             raise error_from_body(
@@ -150,8 +174,7 @@ class Links:
             raise unreachable_error(self._url, exc, self._secrets) from None
         self.handshakes += 1
         header = ws.response.headers.get(EXTENSIONS_HEADER, "") if ws.response else ""
-        extensions = frozenset(part.strip() for part in header.split(",") if part.strip())
-        return Link(ws, self.handshakes, extensions)
+        return Link(ws, self.handshakes, extensions_in(header), sent=ahead_sent)
 
     def drop(self, link: Link, reason: str) -> None:
         """Forget ``link`` (its server state is lost) and close it in the background."""
@@ -169,6 +192,7 @@ class Links:
         return task
 
     async def aclose(self) -> None:
+        self.forget_ahead()
         spare, self._spare = self._spare, None
         if spare is not None:
             spare.cancel()

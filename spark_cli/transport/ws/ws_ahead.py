@@ -1,0 +1,281 @@
+"""A turn's ``response.create`` sent before asyncio is imported (the head start).
+
+``import asyncio`` and websockets' asyncio client cost a one-shot ``spark edit``
+more than everything else before its request leaves. :func:`send_ahead` opens
+the channel's connection on a blocking socket, does the opening handshake with
+websockets' sans-I/O ``ClientProtocol`` (the same headers, limits and logger as
+the channel's own ``connect``: :mod:`.ws_handshake`) and writes the turn's
+frame (:func:`~.ws_payload.create_payload`, the bytes the channel would send on
+a new connection), so the model works while the rest of the client imports.
+The channel then adopts the socket (:mod:`.ws_adopt`) and reads the response.
+
+It never raises. What it returns, :class:`WsAhead`, is one of:
+
+- sent: an open connection with the frame written (``payload``, ``at``);
+- open but not sent: the server closed (a close frame came with the 101); the
+  channel adopts the connection anyway and meets the close as it would today;
+- failed with ``error``: what websockets' ``connect`` would have raised (the
+  TCP connect refused or timed out, the handshake refused: 401, 429, 5xx, not
+  HTTP). The channel's first connect raises it instead of connecting, so the
+  failure is paid once and reported, retried and masked as today;
+- failed without error (a redirect, a frame that could not be written,
+  anything unexpected): the channel connects as today.
+
+Only ``ws://`` URLs: for ``wss://`` it returns None (handing a TLS session to
+asyncio is out of scope). Importing this module and calling :func:`send_ahead`
+never imports asyncio (tested in a subprocess).
+"""
+
+from __future__ import annotations
+
+import select
+import socket
+import time
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from spark_cli.protocol.channel import TurnRequest
+from spark_cli.transport.ws import websockets_lean
+from spark_cli.transport.ws.ws_handshake import (
+    LOG,
+    MAX_FRAME,
+    REDIRECTS,
+    USER_AGENT,
+    handshake_headers,
+)
+from spark_cli.transport.ws.ws_payload import create_payload
+
+if TYPE_CHECKING:
+    from websockets.client import ClientProtocol
+    from websockets.frames import Frame
+    from websockets.http11 import Request, Response
+
+_READ = 65536
+_AddrInfo = tuple[socket.AddressFamily, socket.SocketKind, int, str,
+                  tuple[str, int] | tuple[str, int, int, int]]
+
+
+class WsAhead:
+    """What :func:`send_ahead` did: a connection to adopt, an error to raise, or neither."""
+
+    __slots__ = ("at", "early", "error", "payload", "protocol", "request", "response", "sock",
+                 "url")
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.sock: socket.socket | None = None
+        """The connected socket (None once failed, closed or adopted)."""
+        self.protocol: ClientProtocol | None = None
+        """websockets' sans-I/O state of the connection (OPEN, or CLOSING after a close)."""
+        self.request: Request | None = None
+        self.response: Response | None = None
+        """The handshake's request and 101 (its headers list the engine's extensions)."""
+        self.early: list[Frame] = []
+        """Frames that arrived with the 101 (parsed already): the connection gets them first."""
+        self.payload: str | None = None
+        """The ``response.create`` frame written, None when none was."""
+        self.at: float | None = None
+        """``time.perf_counter()`` once the frame's bytes were written."""
+        self.error: Exception | None = None
+        """What websockets' ``connect`` would have raised; the first connect raises it."""
+
+    @property
+    def open(self) -> bool:
+        """A connection is here to adopt."""
+        return self.sock is not None and self.protocol is not None
+
+    def close(self) -> None:
+        """Close the socket (idempotent); the server ends whatever it was answering."""
+        sock, self.sock = self.sock, None
+        if sock is not None:
+            sock.close()
+
+
+def send_ahead(
+    url: str,
+    api_key: str | None,
+    request: TurnRequest,
+    *,
+    extra_headers: Mapping[str, str] | None = None,
+    connect_timeout: float,
+) -> WsAhead | None:
+    """Connect to ``url``, handshake and send ``request``'s frame, blocking (see the module
+    doc). None for a URL that is not ``ws://``. ``connect_timeout`` bounds the TCP connect
+    and the handshake together, as ``open_timeout`` does for websockets' ``connect``."""
+    if url[:5].lower() != "ws://":
+        return None
+    websockets_lean.prepare()  # before websockets' first import
+    ahead = WsAhead(url)
+    try:
+        _open(ahead, handshake_headers(api_key, extra_headers), time.monotonic() + connect_timeout)
+    except Exception as exc:  # a failure is recorded or left to the channel
+        ahead.close()
+        ahead.error = _as_connect_error(exc)
+        return ahead
+    except BaseException:
+        ahead.close()
+        raise
+    _send(ahead, create_payload(request, None), connect_timeout)
+    return ahead
+
+
+def _open(ahead: WsAhead, headers: dict[str, str], deadline: float) -> None:
+    """The TCP connect and the opening handshake, as websockets' ``connect`` does them."""
+    from websockets.client import ClientProtocol
+    from websockets.frames import Frame
+    from websockets.http11 import Response
+    from websockets.uri import parse_uri
+
+    uri = parse_uri(ahead.url)
+    protocol = ClientProtocol(uri, max_size=MAX_FRAME, logger=LOG)
+    sock = ahead.sock = _connect(uri.host, uri.port, deadline)
+    request = protocol.connect()
+    request.headers.update(headers)
+    request.headers.setdefault("User-Agent", USER_AGENT)
+    protocol.send_request(request)
+    _flush(sock, protocol, deadline)
+    events = protocol.events_received()
+    while not events and protocol.handshake_exc is None:
+        _receive(sock, protocol, deadline)
+        events = protocol.events_received()
+    if protocol.handshake_exc is not None:
+        raise protocol.handshake_exc
+    response, *early = events
+    assert isinstance(response, Response)
+    _flush(sock, protocol, deadline)  # e.g. the answer to a close frame that came along
+    ahead.protocol, ahead.request, ahead.response = protocol, request, response
+    ahead.early = [event for event in early if isinstance(event, Frame)]  # all are, after the 101
+
+
+def _send(ahead: WsAhead, payload: str, timeout: float) -> None:
+    """Write the frame; a connection the server already closes is handed over unsent. A
+    server that takes none of it for ``timeout`` seconds: the channel starts afresh."""
+    from websockets.protocol import State
+
+    protocol, sock = ahead.protocol, ahead.sock
+    assert protocol is not None and sock is not None
+    if protocol.state is not State.OPEN:
+        return
+    try:
+        protocol.send_text(payload.encode())
+        sock.settimeout(max(timeout, 1e-3))
+        for data in protocol.data_to_send():
+            sock.sendall(data)
+    except Exception:  # part of a frame may be out: start afresh
+        ahead.close()
+        ahead.protocol = None
+        return
+    ahead.at = time.perf_counter()
+    ahead.payload = payload
+
+
+def _connect(host: str, port: int, deadline: float) -> socket.socket:
+    """A connected TCP socket, failing as asyncio's ``loop.create_connection`` does: the
+    same addresses in the same order, and the same exception and words on failure (a
+    non-blocking connect, ``Connect call failed (address)``, one error or all of them)."""
+    infos = _numeric(host, port) or socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    if not infos:
+        raise OSError("getaddrinfo() returned empty list")
+    errors: list[OSError] = []
+    for family, kind, proto, _, address in infos:
+        sock = socket.socket(family, kind, proto)
+        try:
+            sock.setblocking(False)
+            try:
+                sock.connect(address)
+            except (BlockingIOError, InterruptedError):
+                _wait(sock, deadline, write=True)
+                err = sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
+                if err != 0:
+                    raise OSError(err, f"Connect call failed {address}") from None
+        except OSError as exc:
+            sock.close()
+            if isinstance(exc, TimeoutError):
+                raise
+            errors.append(exc)
+            continue
+        except BaseException:
+            sock.close()
+            raise
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # as asyncio's transport
+        return sock
+    if len(errors) == 1 or all(str(exc) == str(errors[0]) for exc in errors):
+        raise errors[0]
+    raise OSError("Multiple exceptions: {}".format(", ".join(str(exc) for exc in errors)))
+
+
+def _numeric(host: str, port: int) -> list[_AddrInfo]:
+    """The address of a numeric ``host`` without ``getaddrinfo``, as asyncio does (which
+    also spares the idna codec and unicodedata a host name's encoding imports)."""
+    if "%" in host:
+        return []  # an IPv6 zone: getaddrinfo knows it
+    for family in (socket.AF_INET, socket.AF_INET6):
+        try:
+            socket.inet_pton(family, host)
+        except OSError:
+            continue
+        address = (host, port) if family == socket.AF_INET else (host, port, 0, 0)
+        return [(family, socket.SOCK_STREAM, socket.IPPROTO_TCP, "", address)]
+    return []
+
+
+def _wait(sock: socket.socket, deadline: float, *, write: bool) -> None:
+    """Until ``sock`` is ready, or ``TimeoutError`` past ``deadline``."""
+    remaining = deadline - time.monotonic()
+    if remaining > 0:
+        waits = ([], [sock]) if write else ([sock], [])
+        readable, writable, _ = select.select(*waits, [], remaining)
+        if readable or writable:
+            return
+    raise TimeoutError()
+
+
+def _flush(sock: socket.socket, protocol: ClientProtocol, deadline: float) -> None:
+    """Write what the protocol has to send; a lost connection is its end of stream."""
+    for data in protocol.data_to_send():
+        if not data:
+            return  # the protocol ends the stream: closing the socket does that
+        sock.settimeout(max(deadline - time.monotonic(), 1e-3))
+        try:
+            sock.sendall(data)
+        except TimeoutError:
+            raise TimeoutError() from None
+        except OSError:
+            protocol.receive_eof()
+            return
+
+
+def _receive(sock: socket.socket, protocol: ClientProtocol, deadline: float) -> None:
+    """Feed the next bytes to the protocol; a lost connection is its end of stream, which
+    the protocol turns into the same handshake error asyncio's connection reports."""
+    sock.setblocking(False)
+    _wait(sock, deadline, write=False)
+    try:
+        data = sock.recv(_READ)
+    except (BlockingIOError, InterruptedError):
+        return
+    except OSError:
+        data = b""
+    if data:
+        protocol.receive_data(data)
+    else:
+        protocol.receive_eof()
+
+
+def _as_connect_error(exc: Exception) -> Exception | None:
+    """``exc`` as websockets' ``connect`` raises it, or None when ``connect`` would have
+    gone on (a redirect it follows) or the failure is not one of its own."""
+    from websockets.exceptions import InvalidHandshake, InvalidStatus, InvalidURI
+
+    if isinstance(exc, InvalidStatus):
+        response = exc.response
+        if response.status_code in REDIRECTS and "Location" in response.headers:
+            return None
+        return exc
+    if isinstance(exc, TimeoutError):  # connect's words for its open_timeout
+        timeout = TimeoutError("timed out during opening handshake")
+        timeout.__cause__ = exc
+        return timeout
+    if isinstance(exc, OSError | InvalidHandshake | InvalidURI):
+        return exc
+    return None

@@ -90,17 +90,32 @@ def send_ahead(provider: ProviderSettings, request: TurnRequest, *,
     """Send a one-shot's ``request`` now, blocking, before asyncio is imported; what was
     sent (for :func:`open_provider_channel`'s ``ahead``), or None where nothing was.
 
-    Only the HTTP SSE channels on a plain ``http://`` URL the lean client
-    carries are sent ahead; a failure to connect is kept and reported by the
-    channel's first attempt, as its own would be. Never raises for the network.
+    Sent ahead: the HTTP SSE channels on a plain ``http://`` URL the lean client
+    carries (:mod:`spark_cli.transport.sse.http_ahead`) and the Responses
+    WebSocket on ``ws://`` (:mod:`spark_cli.transport.ws.ws_ahead`), a running
+    engine's too; not the bundled engine (it is not started yet), nor TLS. A
+    failure to connect is kept and reported by the channel's first attempt, as its
+    own would be. Never raises for the network.
     """
-    if provider.kind not in ("chat_sse", "responses_sse") or not provider.base_url:
+    kind, base_url = provider.kind, provider.base_url
+    if not base_url:
         return None
-    from spark_cli.transport.sse.http_ahead import send_ahead as send_http_ahead
+    if kind in ("chat_sse", "responses_sse"):
+        from spark_cli.transport.sse.http_ahead import send_ahead as send_http_ahead
 
-    return send_http_ahead(provider.kind, provider.base_url, provider.api_key, request,
-                           connect_timeout=CONNECT_TIMEOUT,
-                           write_timeout=IDLE_TIMEOUT if idle_timeout is None else idle_timeout)
+        return send_http_ahead(kind, base_url, provider.api_key, request,
+                               connect_timeout=CONNECT_TIMEOUT,
+                               write_timeout=IDLE_TIMEOUT if idle_timeout is None else idle_timeout)
+    if kind in ("mock", "responses_ws"):
+        from spark_cli.transport.factory import websocket_url
+        from spark_cli.transport.ws.ws_ahead import send_ahead as send_ws_ahead
+
+        try:
+            url = websocket_url(base_url)
+        except ValueError:  # the channel reports it
+            return None
+        return send_ws_ahead(url, provider.api_key, request, connect_timeout=CONNECT_TIMEOUT)
+    return None
 
 
 @contextlib.asynccontextmanager

@@ -89,22 +89,25 @@ AHEAD_PROBE = (
 )
 
 
-@pytest.mark.parametrize("kind", ["chat_sse", "responses_sse"])
-async def test_an_http_request_leaves_before_asyncio_is_imported(tmp_path: Path, engine_factory,
-                                                                 kind: str):
+@pytest.mark.parametrize("kind", ["chat_sse", "responses_sse", "responses_ws"])
+async def test_the_request_leaves_before_asyncio_is_imported(tmp_path: Path, engine_factory,
+                                                             kind: str):
     """The head start (``wiring.send_ahead``) in a real process: sent, and no event loop yet;
-    the turn then runs on the socket it was sent on and the edit lands."""
+    the turn then runs on the connection it was sent on and the edit lands."""
     engine = await engine_factory(brain="rules", ttft_ms=0)
     repo = tmp_path / "repo"
     repo.mkdir()
     (repo / "app.py").write_text(PY)
     cfg = tmp_path / "cfg"
     cfg.mkdir()
-    (cfg / "config.toml").write_text(f'kind = "{kind}"\n')
+    provider = ["--provider", "openai-compatible", "--model", "m"]
+    if kind == "responses_ws":
+        provider = ["--provider", "mock"]  # a running engine: its WebSocket
+    else:
+        (cfg / "config.toml").write_text(f'kind = "{kind}"\n')
     env = {**os.environ, "SPARK_API_KEY": engine.token, "SPARK_CONFIG_DIR": str(cfg)}
-    argv = [sys.executable, "-c", AHEAD_PROBE, "edit", "app.py", "--json",
-            "--provider", "openai-compatible", "--model", "m", "--base-url", engine.url + "/v1",
-            "-m", "rename total_price to grand_total"]
+    argv = [sys.executable, "-c", AHEAD_PROBE, "edit", "app.py", "--json", *provider,
+            "--base-url", engine.url + "/v1", "-m", "rename total_price to grand_total"]
     done = await asyncio.to_thread(subprocess.run, argv, cwd=repo, env=env, capture_output=True,
                                    text=True, timeout=60, stdin=subprocess.DEVNULL)
     assert done.returncode == 0, done.stderr[-2000:]

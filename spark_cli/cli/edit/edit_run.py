@@ -156,7 +156,11 @@ def run_turn(settings: Settings, root: Path, files: Sequence[str], instruction: 
     if request is not None:
         from spark_cli.cli.wiring import send_ahead
 
-        ahead = send_ahead(settings.provider, request, idle_timeout=settings.idle_timeout)
+        try:
+            ahead = send_ahead(settings.provider, request, idle_timeout=settings.idle_timeout)
+        except KeyboardInterrupt:  # Ctrl-C while connecting: the run ends as a turn's would
+            result.interrupted = True
+            return result
     try:
         return run_sync(_turn(session, settings, files, instruction, renderer, result, ahead))
     finally:

@@ -337,6 +337,34 @@ async def test_ctrl_c_in_text_mode_prints_the_end_diff_and_the_summary(repo: Pat
     assert err.strip().splitlines()[-1].startswith("spark edit: interrupted")
 
 
+def test_ctrl_c_while_the_request_is_sent_ahead_ends_with_the_summary(repo: Path):
+    """A server that takes the connection and never answers the WebSocket handshake: Ctrl-C
+    while the head start waits ends the run as an interrupted turn (exit 130, summary)."""
+    import os
+    import signal
+    import socket
+
+    with socket.create_server(("127.0.0.1", 0)) as listener:
+        listener.settimeout(60)
+        url = f"http://127.0.0.1:{listener.getsockname()[1]}/v1"
+        env = {**os.environ, "NO_COLOR": "1", "SPARK_API_KEY": "k"}
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "spark_cli", "edit", "app.py", "--json", "--provider", "mock",
+             "--base-url", url, "-m", "rename total_price to grand_total"],
+            cwd=repo, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, text=True)
+        conn, _ = listener.accept()  # the head start connected: it now waits for the 101
+        with conn:
+            proc.send_signal(signal.SIGINT)
+            out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    summary = json.loads(out.splitlines()[-1])
+    assert summary["type"] == "summary" and summary["exit_code"] == 130
+    assert (summary["status"], summary["reason"]) == ("cancelled", "interrupted")
+    assert "interrupted" in err and "Traceback" not in err
+    assert "total_price" in (repo / "app.py").read_text()
+
+
 def test_too_big_for_the_window_never_starts_the_engine(repo: Path, monkeypatch):
     from spark_cli.cli import wiring
 

@@ -30,7 +30,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Protocol
 
 from spark_cli.engine.brains.base import Brain, BrainRequest
@@ -41,6 +41,7 @@ from spark_cli.engine.core.safepoint import SafePoints
 from spark_cli.engine.core.state import EngineState
 from spark_cli.protocol import responses as wire
 from spark_cli.protocol.responses import InputMessage, WireError
+from spark_cli.protocol.values import Value, value
 
 Event = tuple[str, str]
 Send = Callable[[Event], Awaitable[None]]
@@ -64,8 +65,10 @@ class Presenter(Protocol):
     def failed(self, code: str, message: str, usage: dict[str, Any]) -> Event: ...
 
 
-@dataclass
-class Outcome:
+@value
+class Outcome(Value):
+    """How a generation ended: status, reason, its text and tokens, the steers it left."""
+
     status: str
     reason: str | None
     text: str

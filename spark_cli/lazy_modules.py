@@ -20,10 +20,14 @@ from __future__ import annotations
 
 import importlib
 import sys
+import threading
 from importlib.machinery import ModuleSpec
 from importlib.util import find_spec
 from types import ModuleType
 from typing import Any
+
+_swap = threading.RLock()
+"""Held while a stand-in gives way to its module, so two threads never both import it."""
 
 
 class _Deferred(ModuleType):
@@ -31,8 +35,10 @@ class _Deferred(ModuleType):
 
     def __getattr__(self, attr: str) -> Any:
         name = self.__name__
-        if sys.modules.get(name) is self:
-            del sys.modules[name]
+        with _swap:
+            if sys.modules.get(name) is self:
+                del sys.modules[name]
+                importlib.import_module(name)
         return getattr(importlib.import_module(name), attr)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 import subprocess
 import sys
+import threading
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -58,6 +59,24 @@ def test_from_import_of_a_deferred_module_imports_it(package: str):
     scope: dict[str, object] = {}
     exec(f"from {package}.heavy import VALUE", scope)
     assert scope["VALUE"] == 42 and _loads(package) == [1]
+
+
+def test_threads_reading_a_deferred_module_at_once_import_it_once(package: str):
+    defer(f"{package}.heavy")
+    stand_in = importlib.import_module(f"{package}.heavy")
+    start = threading.Barrier(8)
+    values: list[int] = []
+
+    def read() -> None:
+        start.wait()
+        values.append(stand_in.double(21))
+
+    threads = [threading.Thread(target=read) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert values == [42] * 8 and _loads(package) == [1]
 
 
 def test_a_missing_attribute_is_still_an_attribute_error(package: str):

@@ -12,7 +12,9 @@ defaults, factory calls and ``TypeError`` messages (``A.__init__() missing 1
 required positional argument: 'name'``).
 
 ``frozen=True`` stores with ``object.__setattr__`` (as a frozen dataclass's
-``__init__`` does), else with plain attribute assignment. Imports nothing of spark.
+``__init__`` does), else with plain attribute assignment. A class that defines
+``__post_init__`` has it called last, with no arguments, as dataclasses does
+(there are no ``InitVar`` fields). Imports nothing of spark.
 """
 
 from __future__ import annotations
@@ -29,10 +31,8 @@ _INITVAR = getattr(dataclasses, "_FIELD_INITVAR", None)
 def slotted_fields(cls: type, label: str) -> tuple[Any, tuple[dataclasses.Field[Any], ...]]:
     """``cls`` as a slotted dataclass with nothing generated (no ``__init__``, ``__eq__``,
     ``__repr__``) and its fields; a ``TypeError`` for what :func:`make_init` cannot do
-    (``__post_init__``, ``InitVar``, ``kw_only`` or ``init=False`` fields). A class without
-    a docstring gets its name as ``__doc__`` (dataclasses would compute its signature)."""
-    if "__post_init__" in cls.__dict__:
-        raise TypeError(f"{label} {cls.__qualname__}: __post_init__ is not supported")
+    (``InitVar``, ``kw_only`` or ``init=False`` fields). A class without a docstring gets
+    its name as ``__doc__`` (dataclasses would compute its signature)."""
     if not cls.__dict__.get("__doc__"):
         cls.__doc__ = cls.__name__
     made: Any = dataclasses.dataclass(init=False, repr=False, eq=False, slots=True)(cls)
@@ -48,13 +48,17 @@ def slotted_fields(cls: type, label: str) -> tuple[Any, tuple[dataclasses.Field[
 
 
 @cache
-def _template(count: int, factories: tuple[int, ...], frozen: bool) -> types.CodeType:
+def _template(count: int, factories: tuple[int, ...], frozen: bool,
+              post_init: bool = False) -> types.CodeType:
     """``__init__(self, _0, _1, ...)`` storing each ``_i`` (field ``i``), calling
-    ``__f_i()`` for the fields in ``factories`` when they were not given."""
+    ``__f_i()`` for the fields in ``factories`` when they were not given, then
+    ``self.__post_init__()`` when ``post_init``."""
     body = []
     for i in range(count):
         given = f"(__f_{i}() if _{i} is __missing else _{i})" if i in factories else f"_{i}"
         body.append(f"__set(self, '_{i}', {given})" if frozen else f"self._{i} = {given}")
+    if post_init:
+        body.append("self.__post_init__()")
     params = "".join(f", _{i}" for i in range(count))
     source = f"def __init__(self{params}):\n    " + ("\n    ".join(body) or "pass") + "\n"
     scope: dict[str, Any] = {}
@@ -76,7 +80,7 @@ def make_init(cls: type, fields: tuple[dataclasses.Field[Any], ...], *,
             defaults.append(_MISSING)
         elif defaults:
             raise TypeError(f"non-default argument {f.name!r} follows default argument")
-    template = _template(len(names), factories, frozen)
+    template = _template(len(names), factories, frozen, hasattr(cls, "__post_init__"))
     rename = {f"_{i}": name for i, name in enumerate(names)}
     code = template.replace(
         co_varnames=tuple(rename.get(v, v) for v in template.co_varnames),

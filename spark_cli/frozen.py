@@ -19,8 +19,9 @@ generated ones give:
   work as on any dataclass.
 
 A class without a docstring gets its name as ``__doc__`` (dataclasses would
-compute its signature for it). Not supported (a ``TypeError`` at class
-creation says so): ``__post_init__``, ``InitVar``, ``kw_only`` and
+compute its signature for it). A ``__post_init__`` runs last, as a dataclass's
+does (to validate: it cannot assign fields, being frozen). Not supported (a
+``TypeError`` at class creation says so): ``InitVar``, ``kw_only`` and
 ``init=False`` fields. Imports nothing of spark: every package may use it,
 the ``edits`` leaf included.
 """

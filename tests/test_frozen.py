@@ -101,15 +101,28 @@ def test_copy_pickle_replace_asdict():
     assert dataclasses.replace(new, size=7).size == 7
 
 
+def test_post_init_runs_last_as_a_dataclass_s_does():
+    @frozen
+    class Checked:
+        low: int
+        high: int = 10
+        tags: tuple[str, ...] = field(default_factory=tuple)
+
+        def __post_init__(self) -> None:
+            if self.low > self.high or self.tags != ():
+                raise ValueError(f"bad range {self.low}..{self.high}")
+
+    assert Checked(3).high == 10 and Checked(3) == Checked(3, 10)
+    with pytest.raises(ValueError, match=r"bad range 11\.\.10"):
+        Checked(11)
+    with pytest.raises(ValueError, match=r"bad range 1\.\.2"):
+        Checked(1, 2, ("x",))  # the factory's field is stored before the check runs
+    assert dataclasses.replace(Checked(1), high=5).high == 5
+    with pytest.raises(ValueError):
+        dataclasses.replace(Checked(1), low=50)
+
+
 def test_what_it_does_not_support_is_refused_at_class_creation():
-    with pytest.raises(TypeError, match="__post_init__"):
-        @frozen
-        class WithPost:
-            a: int
-
-            def __post_init__(self) -> None:
-                pass
-
     with pytest.raises(TypeError, match="kw_only"):
         @frozen
         class KwOnly:

@@ -63,6 +63,25 @@ async def test_take_stops_pulling_an_endless_brain() -> None:
     assert await source.has_more()
 
 
+async def test_what_is_left_is_known_once_the_answer_ends_within_reach() -> None:
+    def endless() -> Iterator[str]:
+        while True:
+            yield "word "
+
+    source = PieceSource(endless())
+    await source.take(3)
+    assert await source.left_within(50) is None  # it goes on
+    finished = PieceSource(iter(["one two ", "six ", "ten"]))
+    assert await finished.left_within(2) is None  # two or more left: not known to end
+    assert await finished.take(1) == ["one"]
+    assert await finished.left_within(4) == 3  # pulled ahead to the end
+    assert await finished.left_within(3) is None  # not fewer than 3
+    assert await finished.take(2) == [" two", " six"]
+    assert await finished.left_within(2) == 1
+    assert await finished.take(5) == [" ten"]
+    assert await finished.left_within(1) == 0
+
+
 async def test_offloaded_pulls_run_in_another_thread() -> None:
     seen: list[int] = []
 

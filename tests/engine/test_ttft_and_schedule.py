@@ -52,3 +52,14 @@ async def test_the_stream_keeps_its_schedule(engine_factory: Any) -> None:
     # token i is due at t0 + TTFT + i / tps: the last one no sooner than that
     assert last >= 0.020 + (tokens - 1) / tps
     assert first >= 0.020
+
+
+async def test_a_finished_answer_ends_on_schedule_not_a_frame_later(engine_factory: Any) -> None:
+    # frame 300 ms: the rest of a finished answer held for a frame arrived after >= 300 ms
+    tps = 1000
+    engine = await engine_factory(brains=echo_brains, tps=tps, ttft_ms=2, frame_ms=300)
+    prompt = "".join(f"line {i} of the answer\n" for i in range(5))
+    _, last, tokens = await _first_and_last(engine, prompt)
+    assert tokens == count_tokens(prompt) > 20
+    assert last >= 0.002 + (tokens - 1) / tps  # the schedule still holds
+    assert last < 0.150

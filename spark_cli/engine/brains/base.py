@@ -10,13 +10,14 @@ yield forever (``lorem``): the engine stops pulling at the limit.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Literal, Protocol
+
+from spark_cli.frozen import frozen
 
 EditFormat = Literal["search_replace", "apply_patch"]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class BrainTurn:
     """One message of the conversation as the lane knows it."""
 
@@ -24,8 +25,10 @@ class BrainTurn:
     text: str
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class BrainRequest:
+    """What a brain is asked: the model, the instructions and the lane's conversation."""
+
     model: str
     instructions: str
     conversation: tuple[BrainTurn, ...]

@@ -3,12 +3,19 @@
 ``parse_fault`` turns one ``--fault`` flag (``drop:200``, ``stall:100:3000``,
 ``malformed:50``, ``429:0.3``) into an updated :class:`FaultConfig`; a bad
 spec raises ``ValueError`` with a message naming the accepted forms.
+
+The three classes are :func:`~spark_cli.frozen.frozen` (frozen, slotted
+dataclasses with nothing compiled per class): the embedded engine imports this
+module before ``spark edit``'s request leaves, where three ``@dataclass(frozen=True)``
+cost ~3 ms of compiling.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass, field
+from dataclasses import field
+
+from spark_cli.frozen import frozen
 
 MAX_OUTPUT_TOKENS = 128_000
 """The default most output tokens one response may have (the engine's models' maximum
@@ -24,7 +31,7 @@ DEEP_TTFT_MS = 1500.0
 FAULT_FORMS = "drop:N, stall:N:MS, malformed:N, 429:P (N tokens, MS milliseconds, 0 <= P <= 1)"
 
 
-@dataclass(frozen=True)
+@frozen
 class FaultConfig:
     """Deliberate failures for client tests (all off by default)."""
 
@@ -49,7 +56,7 @@ class FaultConfig:
         )
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Pacing:
     """One model's pace: tokens per second per stream and time to first token."""
 
@@ -57,8 +64,11 @@ class Pacing:
     ttft_ms: float
 
 
-@dataclass(frozen=True)
+@frozen
 class EngineConfig:
+    """How one engine serves: address, pacing, capacity, limits, brain and faults (checked
+    when made: a bad value raises ``ValueError``)."""
+
     host: str = "127.0.0.1"
     port: int = 8765
     tps: float = 1500.0

@@ -6,7 +6,10 @@ queue for a slot on the wafer, the moment it got one. The first token goes out e
 when it is due; after it, each wake-up sends every token already due as ONE
 delta, then sleeps until the next token is due but at least ``frame_ms``:
 tokens per second stay exact (no drift from sleep overshoot), frames per second
-stay bounded. One asyncio task per response. TTFT and tps are the brain's pace
+stay bounded. The last frame is the exception: when the last token is known (the
+output limit, or an answer the brain has finished) and falls due within the frame,
+the stream sleeps only until then, so it ends on schedule rather than up to a frame
+late. One asyncio task per response. TTFT and tps are the brain's pace
 (:meth:`EngineConfig.pacing`): the deep brain (``pace = "deep"``) runs at
 ``deep_ttft_ms`` / ``deep_tps``, every other brain at ``ttft_ms`` / ``tps``.
 
@@ -30,7 +33,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Protocol
 
 from spark_cli.engine.brains.base import Brain, BrainRequest
@@ -41,6 +44,7 @@ from spark_cli.engine.core.safepoint import SafePoints
 from spark_cli.engine.core.state import EngineState
 from spark_cli.protocol import responses as wire
 from spark_cli.protocol.responses import InputMessage, WireError
+from spark_cli.protocol.values import Value, value
 
 Event = tuple[str, str]
 Send = Callable[[Event], Awaitable[None]]
@@ -64,8 +68,10 @@ class Presenter(Protocol):
     def failed(self, code: str, message: str, usage: dict[str, Any]) -> Event: ...
 
 
-@dataclass
-class Outcome:
+@value
+class Outcome(Value):
+    """How a generation ended: status, reason, its text and tokens, the steers it left."""
+
     status: str
     reason: str | None
     text: str
@@ -293,8 +299,11 @@ class Generation:
                 await self._sleep_until(start)
                 continue
             # next token's due time, but at least a frame away -- unless the last token
-            # (known from the limit) falls due sooner: the stream then ends on schedule
-            frame_end = min(loop.time() + frame, start + (limit - 1) / tps)
+            # (known from the limit, or from an answer the brain has finished) falls due
+            # sooner: the stream then ends on schedule, not up to a frame late
+            left = await source.left_within(int(frame * tps) + 1)  # the next frame's at most
+            last = limit if left is None else min(limit, sent + left)
+            frame_end = min(loop.time() + frame, start + (last - 1) / tps)
             await self._sleep_until(max(start + sent / tps, frame_end))
         return await self._finish("".join(parts), sent, status, reason)
 

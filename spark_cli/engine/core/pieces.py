@@ -129,6 +129,15 @@ class PieceSource:
         self._index = end
         return self._buffer[start:end]
 
+    async def left_within(self, want: int) -> int | None:
+        """How many pieces are left when fewer than ``want`` are (the answer has ended: the
+        next ``want`` are pulled ahead to know), else None (``want`` or more, or an answer
+        that goes on)."""
+        if len(self._buffer) - self._index < want or self._prefetch is not None:
+            await self._pull(want)
+        left = len(self._buffer) - self._index
+        return left if left < want and self.exhausted else None
+
     async def has_more(self) -> bool:
         if len(self._buffer) == self._index:
             await self._pull(1)

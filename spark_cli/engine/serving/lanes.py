@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import asyncio
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from spark_cli.engine.brains.base import BrainTurn
 from spark_cli.protocol import responses as wire
 from spark_cli.protocol.responses import CreateRequest, InputMessage, WireError
+from spark_cli.protocol.values import Value, value
 
 Conversation = tuple[BrainTurn, ...]
 FINISHED_LIMIT = 4096
@@ -37,8 +38,10 @@ def _queue() -> asyncio.Queue[CreateRequest]:
     return asyncio.Queue(maxsize=LANE_PENDING_LIMIT)
 
 
-@dataclass
-class Lane:
+@value
+class Lane(Value):
+    """One lane of a connection: its waiting requests and the task working through them."""
+
     stream_id: str | None
     requests: asyncio.Queue[CreateRequest] = field(default_factory=_queue)
     worker: asyncio.Task[None] | None = None

@@ -19,7 +19,7 @@ import contextlib
 import functools
 import socket
 from collections.abc import AsyncIterator, Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from spark_cli.engine.core.brain_lookup import BrainFactory, registry_factory
@@ -27,6 +27,7 @@ from spark_cli.engine.core.config import EngineConfig
 from spark_cli.engine.core.state import EngineState
 from spark_cli.engine.serving.handshake import EXTENSIONS_HEADER as EXTENSIONS_HEADER
 from spark_cli.engine.serving.handshake import WS_PATH
+from spark_cli.protocol.values import Value, value
 
 __all__ = ["EXTENSIONS_HEADER", "RunningEngine", "run_engine"]
 START_TIMEOUT_S = 10.0
@@ -34,8 +35,10 @@ TICK_S = 0.1
 """uvicorn's main-loop tick (its once-a-second chores count ticks); a stop wakes it at once."""
 
 
-@dataclass
-class RunningEngine:
+@value
+class RunningEngine(Value):
+    """A running engine's addresses and token (and, for tests, its configuration and state)."""
+
     url: str
     """``http://HOST:PORT`` (the OpenAI base URL is ``url + "/v1"``)."""
     ws_url: str
@@ -48,6 +51,9 @@ class RunningEngine:
     @property
     def port(self) -> int:
         return int(self.url.rsplit(":", 1)[1])
+
+    def __repr__(self) -> str:  # the addresses only, as ``field(repr=False)`` said
+        return f"RunningEngine(url={self.url!r}, ws_url={self.ws_url!r}, token={self.token!r})"
 
 
 def _brain_factory(config: EngineConfig) -> BrainFactory:

@@ -1,6 +1,6 @@
 """Recognising the rules brain's instructions: prompt text in, an :class:`Instruction` out.
 
-All patterns are compiled once, here. Matching is case-insensitive and looks
+Each pattern is compiled once, when first used. Matching is case-insensitive and looks
 anywhere in the instruction text (``Please rename foo to bar in app.py.``), in
 a fixed order so that ``remove print calls`` is never read as "delete the
 function ``print``". File blocks are cut out of the prompt first, so code in a
@@ -18,8 +18,10 @@ from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import dataclass
+from functools import cache
 from typing import Literal
+
+from spark_cli.frozen import frozen
 
 Kind = Literal["rename", "replace", "remove_prints", "add_import", "docstring",
                "add_parameter", "delete", "explain"]
@@ -33,44 +35,60 @@ _PATH_RUN = re.compile(r"[\w./-]+")
 """Candidate paths in running text: maximal runs, so nothing backtracks."""
 _FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
 
-_RENAME = re.compile(rf"\brename\s+{_KIND_WORD}{_ID}\s+(?:to|as|into|->|=>)\s+"
-                     rf"{_KIND_WORD}{_ID}", re.I)
-_REPLACE_HEAD = re.compile(r"\b(?:replace|change|substitute)\s+(?:all\s+)?"
-                           r"(?:occurrences\s+of\s+)?(['\"`])", re.I)
-_REPLACE_MID = re.compile(r"(?=(['\"`])\s+(?:with|by|to|for)\s+(['\"`]))", re.I)
+_SOURCES: dict[str, tuple[str, int]] = {
+    "rename": (rf"\brename\s+{_KIND_WORD}{_ID}\s+(?:to|as|into|->|=>)\s+"
+               rf"{_KIND_WORD}{_ID}", re.I),
+    "replace_head": (r"\b(?:replace|change|substitute)\s+(?:all\s+)?"
+                     r"(?:occurrences\s+of\s+)?(['\"`])", re.I),
+    "replace_mid": (r"(?=(['\"`])\s+(?:with|by|to|for)\s+(['\"`]))", re.I),
+    "prints": (r"\b(?:remove|delete|strip|drop|clean\s+up|get\s+rid\s+of)\s+"
+               r"(?:all\s+)?(?:the\s+)?(?:debug(?:ging)?\s+)?"
+               r"(console\.log|println!?|print(?:ln|f)?(?:\(\))?|prints?|"
+               r"debug\s+(?:output|statements|logs?)|logs?)\b", re.I),
+    "import": (r"\badd\s+(?:an?\s+|the\s+)?import(?:\s+(?:of|for))?\s+[`'\"]?"
+               r"((?:from\s+\S{1,200}\s+import\s+[\w., ]{1,200}?)|"
+               r"(?:import\s+)?[^`'\"\s]{1,200}?(?:\s+as\s+\w+)?)"
+               r"[`'\"]?(?=\s+(?:to|in|into|at)\s|[.!]?\s*$|\s*\n)", re.I),
+    "import_in": (r"^\s*(import\s+[\w.]+(?:\s+as\s+\w+)?|"
+                  r"from\s+[\w.]+\s+import\s+[\w., ]{1,200}?)"
+                  r"\s+(?:in|to|into)\s+\S+", re.I),
+    "import_quoted": (r"\badd\s+[`'\"]((?:import|from|use|const|#include)\s"
+                      r"[^`'\"]{1,300})[`'\"]",
+                      re.I),
+    "doc": (rf"\b(?:add|write|generate)\s+(?:an?\s+|the\s+)?(?:docstring|doc\s*comment|"
+            rf"documentation|docs?|jsdoc|javadoc|comment)\s+(?:to|for|on)\s+{_KIND_WORD}{_ID}",
+            re.I),
+    "param": (r"\badd\s+(?:an?\s+|the\s+)?(?:new\s+|optional\s+)?(?:parameter|param|"
+              r"argument|arg)\s+[`'\"]?([A-Za-z_$][\w$]*)"
+              r"(?:\s*:\s*([^=`'\"\n]{1,100}?)|\s+of\s+type\s+(\S{1,100}))?"
+              r"(?:\s*=\s*((?:\"[^\"\n]{0,100}\"|'[^'\n]{0,100}'|[^`'\"\s]){1,100}))?"
+              r"[`'\"]?"
+              rf"\s+(?:to|in|on)\s+{_KIND_WORD}{_ID}", re.I),
+    "delete": (rf"\b(?:delete|remove|drop)\s+{_KIND_WORD}{_ID}(?:\(\))?", re.I),
+    "explain": (r"\b(?:explain|describe|summari[sz]e|outline|give\s+an\s+overview\s+of|"
+                r"what\s+(?:is|does)\s+in)\b", re.I),
+}
+"""The instruction patterns, compiled when first used (:func:`_re`): a turn compiles
+those it tries (a rename, the first tried, compiles one), not all eleven (~4 ms, in the
+brain's first time to first token)."""
 _QUOTES = "'\"`"
-_PRINTS = re.compile(r"\b(?:remove|delete|strip|drop|clean\s+up|get\s+rid\s+of)\s+"
-                     r"(?:all\s+)?(?:the\s+)?(?:debug(?:ging)?\s+)?"
-                     r"(console\.log|println!?|print(?:ln|f)?(?:\(\))?|prints?|"
-                     r"debug\s+(?:output|statements|logs?)|logs?)\b", re.I)
-_IMPORT = re.compile(r"\badd\s+(?:an?\s+|the\s+)?import(?:\s+(?:of|for))?\s+[`'\"]?"
-                     r"((?:from\s+\S{1,200}\s+import\s+[\w., ]{1,200}?)|"
-                     r"(?:import\s+)?[^`'\"\s]{1,200}?(?:\s+as\s+\w+)?)"
-                     r"[`'\"]?(?=\s+(?:to|in|into|at)\s|[.!]?\s*$|\s*\n)", re.I)
-_IMPORT_IN = re.compile(r"^\s*(import\s+[\w.]+(?:\s+as\s+\w+)?|"
-                        r"from\s+[\w.]+\s+import\s+[\w., ]{1,200}?)"
-                        r"\s+(?:in|to|into)\s+\S+", re.I)
-_IMPORT_QUOTED = re.compile(r"\badd\s+[`'\"]((?:import|from|use|const|#include)\s"
-                            r"[^`'\"]{1,300})[`'\"]",
-                            re.I)
-_DOC = re.compile(rf"\b(?:add|write|generate)\s+(?:an?\s+|the\s+)?(?:docstring|doc\s*comment|"
-                  rf"documentation|docs?|jsdoc|javadoc|comment)\s+(?:to|for|on)\s+{_KIND_WORD}{_ID}",
-                  re.I)
-_PARAM = re.compile(r"\badd\s+(?:an?\s+|the\s+)?(?:new\s+|optional\s+)?(?:parameter|param|"
-                    r"argument|arg)\s+[`'\"]?([A-Za-z_$][\w$]*)"
-                    r"(?:\s*:\s*([^=`'\"\n]{1,100}?)|\s+of\s+type\s+(\S{1,100}))?"
-                    r"(?:\s*=\s*((?:\"[^\"\n]{0,100}\"|'[^'\n]{0,100}'|[^`'\"\s]){1,100}))?"
-                    r"[`'\"]?"
-                    rf"\s+(?:to|in|on)\s+{_KIND_WORD}{_ID}", re.I)
-_DELETE = re.compile(rf"\b(?:delete|remove|drop)\s+{_KIND_WORD}{_ID}(?:\(\))?", re.I)
-_EXPLAIN = re.compile(r"\b(?:explain|describe|summari[sz]e|outline|give\s+an\s+overview\s+of|"
-                      r"what\s+(?:is|does)\s+in)\b", re.I)
+
+
+@cache
+def _re(name: str) -> re.Pattern[str]:
+    """The compiled pattern ``name`` of :data:`_SOURCES`."""
+    source, flags = _SOURCES[name]
+    return re.compile(source, flags)
+
+
 _NOT_NAMES = frozenset({"the", "a", "an", "all", "this", "that", "it", "function", "method",
                         "class", "unused", "every"})
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Instruction:
+    """One recognised instruction: its kind and the names and texts it carries."""
+
     kind: Kind
     name: str = ""  # the symbol (rename: old name)
     new: str = ""  # rename: new name; replace: new text; add_parameter: default ("" = none)
@@ -118,12 +136,12 @@ def _replace(text: str) -> tuple[str, str] | None:
     """``replace 'OLD' with 'NEW'``: the first head that has a middle with the same quote
     after it and a closing quote after that -- what the lazy regex ``replace Q(.+?)Q with
     Q2(.*?)Q2`` finds, but in O(n log n)."""
-    heads = list(_REPLACE_HEAD.finditer(text))
+    heads = list(_re("replace_head").finditer(text))
     if not heads:
         return None
     last = {q: text.rfind(q) for q in _QUOTES}
     middles: dict[str, list[tuple[int, int, str]]] = {q: [] for q in _QUOTES}
-    for m in _REPLACE_MID.finditer(text):
+    for m in _re("replace_mid").finditer(text):
         close, new_start = m.group(2), m.end(2)
         if last[close] >= new_start:  # NEW has its closing quote somewhere after
             middles[m.group(1)].append((m.start(), new_start, close))
@@ -139,31 +157,32 @@ def _replace(text: str) -> tuple[str, str] | None:
 
 def parse_instruction(text: str) -> Instruction | None:
     """The first instruction recognised in ``text`` (see docs/brains.md), else None."""
-    m = _RENAME.search(text)
+    m = _re("rename").search(text)
     if m and m.group(1) != m.group(2):
         return Instruction("rename", name=m.group(1), new=m.group(2))
     found = _replace(text)
     if found is not None:
         return Instruction("replace", old=found[0], new=found[1])
-    m = _PRINTS.search(text)
+    m = _re("prints").search(text)
     if m:
         word = m.group(1).lower()
         what = "console.log" if word == "console.log" else "print" if "print" in word else "any"
         return Instruction("remove_prints", what=what)
-    m = _IMPORT.search(text) or _IMPORT_IN.search(text) or _IMPORT_QUOTED.search(text)
+    m = (_re("import").search(text) or _re("import_in").search(text)
+         or _re("import_quoted").search(text))
     if m:
         return Instruction("add_import", what=m.group(1).strip())
-    m = _DOC.search(text)
+    m = _re("doc").search(text)
     if m and _name(m.group(1)):
         return Instruction("docstring", name=m.group(1))
-    m = _PARAM.search(text)
+    m = _re("param").search(text)
     if m and _name(m.group(5)):
         kind_type = (m.group(2) or m.group(3) or "").strip()
         return Instruction("add_parameter", name=m.group(5), what=m.group(1),
                            type=kind_type, new=m.group(4) or "")
-    m = _DELETE.search(text)
+    m = _re("delete").search(text)
     if m and _name(m.group(1)):
         return Instruction("delete", name=m.group(1))
-    if _EXPLAIN.search(text):
+    if _re("explain").search(text):
         return Instruction("explain")
     return None

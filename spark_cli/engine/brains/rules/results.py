@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from spark_cli.engine.brains.code.edit_text import FileChange
+from spark_cli.frozen import frozen
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class OpResult:
+    """An operation's answer: the lead line, the changes, the summary line (or prose)."""
+
     lead: str  # the short line before the edits
     summary: str  # the one line after them
     changes: tuple[FileChange, ...] = ()

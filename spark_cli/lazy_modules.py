@@ -1,0 +1,63 @@
+"""A module registered now and imported when one of its attributes is first read.
+
+``websockets.asyncio.client`` imports ``websockets.proxy``, which imports
+``urllib.request`` (with ``http.client``, ``email``, ``tempfile``, ``shutil``,
+``bz2``, ``lzma``: ~13 M instructions, ~10 ms) and uses it only to read the
+proxy settings of the environment, which spark never asks for (it connects
+with ``proxy=None``). :func:`defer` registers a stand-in for such a module:
+``import urllib.request`` finds it and binds it as usual, and the first read
+of any of its attributes (``urllib.request.getproxies``, ``from urllib.request
+import Request``) imports the real module, which then replaces the stand-in in
+``sys.modules`` and on its parent package. So code that uses the module gets
+it, code that only imports it pays nothing.
+
+``importlib.util.LazyLoader`` does not do this on Python 3.11: the import
+system reads the module's ``__spec__`` when it is imported again, which loads
+it at once. Imports nothing of spark.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import threading
+from importlib.machinery import ModuleSpec
+from importlib.util import find_spec
+from types import ModuleType
+from typing import Any
+
+_swap = threading.RLock()
+"""Held while a stand-in gives way to its module, so two threads never both import it."""
+
+
+class _Deferred(ModuleType):
+    """Stands in for a module not imported yet; any attribute read imports it."""
+
+    def __getattr__(self, attr: str) -> Any:
+        name = self.__name__
+        with _swap:
+            if sys.modules.get(name) is self:
+                del sys.modules[name]
+                importlib.import_module(name)
+        return getattr(importlib.import_module(name), attr)
+
+
+def defer(name: str) -> bool:
+    """Register a stand-in for the module ``name`` (its parent package is imported now);
+    False, and nothing done, when it is imported already or cannot be found (an import of
+    it then fails as it would have)."""
+    if name in sys.modules:
+        return False
+    try:
+        spec = find_spec(name)  # imports the parent package
+    except (ImportError, ValueError):
+        return False
+    if spec is None:
+        return False
+    stand_in = _Deferred(name)
+    stand_in.__spec__ = ModuleSpec(name, None)  # not "initializing": imports bind it as is
+    sys.modules[name] = stand_in
+    parent, _, child = name.rpartition(".")
+    if parent:
+        setattr(sys.modules[parent], child, stand_in)
+    return True

@@ -122,11 +122,9 @@ def send_ahead(provider: ProviderSettings, request: TurnRequest, *,
 async def _bundled_engine() -> AsyncIterator[Any]:
     import secrets  # ~2.5 ms (hmac, hashlib): only when an engine is started
 
-    from spark_cli.lazy_modules import defer
     from spark_cli.transport.ws import websockets_lean
 
     websockets_lean.prepare()  # the engine's server imports websockets first here
-    defer("urllib.request")  # websockets' client imports it for proxies; ours has proxy=None
     from spark_cli.engine.core.config import EngineConfig
     from spark_cli.engine.serving.engine_thread import run_engine_in_thread
 

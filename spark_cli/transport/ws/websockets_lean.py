@@ -8,6 +8,11 @@ with the same three names, the version read from the installed distribution's
 ``websockets-X.Y.dist-info`` folder name (what ``importlib.metadata.version``
 would answer). When that folder cannot be found, nothing is registered and
 websockets imports as usual.
+
+``websockets.asyncio.client`` also imports ``websockets.proxy``, which imports
+``urllib.request`` (~13 M instructions) to read proxy settings spark never asks
+for (it connects with ``proxy=None``): :func:`prepare` defers that module
+(:mod:`spark_cli.lazy_modules`), so only code that uses it imports it.
 """
 
 from __future__ import annotations
@@ -15,12 +20,16 @@ from __future__ import annotations
 import sys
 from types import ModuleType
 
+from spark_cli.lazy_modules import defer
+
 _PREFIX = "websockets-"
 _SUFFIX = ".dist-info"
 
 
 def prepare() -> None:
-    """Register ``websockets.version`` if websockets is not imported yet (idempotent)."""
+    """Register ``websockets.version`` if websockets is not imported yet, and defer
+    ``urllib.request`` (idempotent)."""
+    defer("urllib.request")  # websockets' client imports it for proxies; ours has proxy=None
     if "websockets" in sys.modules or "websockets.version" in sys.modules:
         return
     version = installed_version()

@@ -20,6 +20,10 @@ def run() -> None:
 
         sys.exit(run_tui({}, None))
     if argv[:1] == ["edit"]:
+        import gc
+
+        gc.disable()  # no cycle collections while importing: the turn enables it once its
+        # request left (``edit_run.run_turn``); ~6-10 ms of the way to the request
         from spark_cli.cli.edit.edit_args import parse_edit_args
 
         args = parse_edit_args(argv[1:])

@@ -161,11 +161,22 @@ def run_turn(settings: Settings, root: Path, files: Sequence[str], instruction: 
         except KeyboardInterrupt:  # Ctrl-C while connecting: the run ends as a turn's would
             result.interrupted = True
             return result
+    _collect_from_now()
     try:
         return run_sync(_turn(session, settings, files, instruction, renderer, result, ahead))
     finally:
         if ahead is not None:
             ahead.close()  # no-op once adopted (the channel owns the socket then)
+
+
+def _collect_from_now() -> None:
+    """Turn the cycle collector back on (the console script turns it off for a `spark edit`
+    start-up), with everything loaded so far frozen: modules and classes, never garbage,
+    are not scanned again by the collections of a long answer."""
+    import gc
+
+    gc.freeze()
+    gc.enable()
 
 
 async def _turn(session: SessionApi, settings: Settings, files: Sequence[str], instruction: str,

@@ -35,6 +35,7 @@ from typing import Any
 
 import typer
 
+from spark_cli.bench.child_usage import wait_child
 from spark_cli.bench.docs_section import KEEP_MARK as KEEP_MARK
 from spark_cli.bench.docs_section import write_section as write_doc_section
 from spark_cli.bench.engine_process import start_engine
@@ -59,6 +60,8 @@ class Repetition:
     """The parent's ``time.monotonic()`` just before ``Popen``."""
     peak_rss_kb: int = 0
     """The child's ``ru_maxrss`` from ``os.wait4`` (KiB on Linux)."""
+    own_cpu_s: float = 0.0
+    """The child's CPU without the processes it started (``spark_cli.bench.child_usage``)."""
 
 
 def child_env(**extra: str) -> dict[str, str]:
@@ -93,17 +96,6 @@ def spark_command() -> list[str]:
     return [found] if found else [sys.executable, "-m", "spark_cli"]
 
 
-def wait_usage(proc: Any) -> tuple[int, float, float, int]:
-    """(exit code, user+system CPU seconds, monotonic time the exit was seen, peak RSS KiB)."""
-    import os
-    import time
-
-    _pid, status, usage = os.wait4(proc.pid, 0)
-    seen = time.monotonic()
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    return proc.returncode, usage.ru_utime + usage.ru_stime, seen, usage.ru_maxrss
-
-
 def channel_args(channel: str, url: str, config_dir: Path) -> list[str]:
     """The `spark edit` flags that pick ``channel`` at the engine ``url`` (and its config)."""
     config_dir.mkdir(parents=True, exist_ok=True)
@@ -134,7 +126,8 @@ def run_once(url: str, token: str, tokens: int, workdir: Path,
                             stderr=subprocess.PIPE, text=True)
     reader = threading.Thread(target=lambda: lines.extend(proc.stdout or ()), daemon=True)
     reader.start()
-    code, cpu, exited, rss = wait_usage(proc)
+    usage = wait_child(proc)
+    code, cpu, exited = usage.exit_code, usage.cpu_s, usage.exited_at
     reader.join(10)
     err = proc.stderr.read() if proc.stderr else ""
     for pipe in (proc.stdout, proc.stderr):
@@ -150,7 +143,7 @@ def run_once(url: str, token: str, tokens: int, workdir: Path,
     return Repetition(launch_to_request_s=sent - started, cpu_raw_s=cpu,
                       end_to_exit_s=exited - last,
                       output_tokens=int(summary.get("output_tokens") or 0), exit_code=code,
-                      started=started, peak_rss_kb=rss)
+                      started=started, peak_rss_kb=usage.peak_rss_kb, own_cpu_s=usage.own_cpu_s)
 
 
 def channel_figures(runs: list[Repetition], short: list[Repetition]) -> dict[str, Any]:

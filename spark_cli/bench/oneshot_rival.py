@@ -13,7 +13,9 @@ and are measured the same way:
   apart). For spark, its own ``request_sent`` stamp is kept beside it, so the
   two methods can be compared.
 - CPU and peak RSS: ``ru_utime + ru_stime`` and ``ru_maxrss`` from ``os.wait4``
-  (whole process, with any children it waited for).
+  (whole process, with the children it waited for: Codex runs a login shell for
+  its shell snapshot, ``git ls-remote`` for plugins, ``lsb_release``), and the
+  process alone (``spark_cli.bench.child_usage``).
 - the answer: the engine's own token count, read at the relay; a run whose
   answer is not ``tokens`` long is an error, not a figure.
 
@@ -27,7 +29,6 @@ spark: without a codex binary this part is skipped.
 
 from __future__ import annotations
 
-import os
 import shutil
 import statistics
 import subprocess
@@ -37,6 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from spark_cli.bench.child_usage import wait_child
 from spark_cli.bench.oneshot import child_env, run_once
 from spark_cli.bench.request_relay import Recording, RequestRelay
 
@@ -112,6 +114,9 @@ class SideRun:
     own_stamp_s: float | None
     """spark's own ``request_sent`` stamp; None for Codex."""
     cpu_s: float
+    """Whole process, with the descendants it waited for (Codex runs a login shell, git)."""
+    own_cpu_s: float
+    """The client process alone."""
     peak_rss_kb: int
     output_tokens: int
     answer_requests: int
@@ -146,13 +151,13 @@ def run_codex(codex: str, channel: str, relay: RequestRelay, token: str, tokens:
                                 stdin=subprocess.DEVNULL, stdout=out, stderr=err)
         timer = threading.Timer(RUN_TIMEOUT_S, proc.kill)
         timer.start()
-        _pid, status, usage = os.wait4(proc.pid, 0)
+        usage = wait_child(proc)
         timer.cancel()
-    code = proc.returncode = os.waitstatus_to_exitcode(status)
+    code = usage.exit_code
     recording = relay.take()
     detail = f"exit {code}: " + err_path.read_text(errors="replace").strip()[-400:]
     launch, first = _side_run(recording, started, tokens, f"codex exec on {channel}", detail)
-    return SideRun(launch, first, None, usage.ru_utime + usage.ru_stime, usage.ru_maxrss,
+    return SideRun(launch, first, None, usage.cpu_s, usage.own_cpu_s, usage.peak_rss_kb,
                    recording.output_tokens or 0, len(recording.answers), code)
 
 
@@ -164,8 +169,9 @@ def run_spark(relay: RequestRelay, token: str, tokens: int, workdir: Path,
     recording = relay.take()
     launch, first = _side_run(recording, rep.started, tokens, f"spark edit on {channel}",
                               f"exit {rep.exit_code}")
-    return SideRun(launch, first, rep.launch_to_request_s, rep.cpu_raw_s, rep.peak_rss_kb,
-                   recording.output_tokens or 0, len(recording.answers), rep.exit_code)
+    return SideRun(launch, first, rep.launch_to_request_s, rep.cpu_raw_s, rep.own_cpu_s,
+                   rep.peak_rss_kb, recording.output_tokens or 0, len(recording.answers),
+                   rep.exit_code)
 
 
 class SideBySide:
@@ -224,6 +230,7 @@ def side_figures(runs: list[SideRun]) -> dict[str, Any]:
         "first_request_s": pair([r.first_request_s for r in runs]),
         "own_stamp_s": pair(own) if own else None,
         "cpu_s": pair([r.cpu_s for r in runs]),
+        "own_cpu_s": pair([r.own_cpu_s for r in runs]),
         "peak_rss_mb": pair([r.peak_rss_kb / 1024 for r in runs]),
         "output_tokens": statistics.median(r.output_tokens for r in runs),
         "answer_requests": sorted({r.answer_requests for r in runs}),

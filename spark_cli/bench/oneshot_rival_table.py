@@ -33,19 +33,20 @@ def side_table(side: dict[str, Any], tokens: int) -> str:
         f"(median / min of {reps}):",
         "",
         "| client, channel | launch → request (at the relay) | spark's own stamp "
-        f"| CPU, whole process, {tokens:,}-token answer | peak RSS |",
-        "|---|---|---|---|---|",
+        f"| CPU, whole process, {tokens:,}-token answer | CPU, the client's process alone "
+        "| peak RSS |",
+        "|---|---|---|---|---|---|",
     ]
     for channel, label in LABELS.items():
         for client in ("spark", "codex"):
             row = rows.get(f"{client}/{channel}")
             if row is None:
                 if client == "codex":
-                    lines.append(f"| {name[client]}, {label} | {_NO_WIRE} | | | |")
+                    lines.append(f"| {name[client]}, {label} | {_NO_WIRE} | | | | |")
                 continue
             lines.append(f"| {name[client]}, {label} | {_seconds(row['launch_to_request_s'])} "
                          f"| {_seconds(row['own_stamp_s'])} | {_seconds(row['cpu_s'])} "
-                         f"| {_mb(row['peak_rss_mb'])} |")
+                         f"| {_seconds(row['own_cpu_s'])} | {_mb(row['peak_rss_mb'])} |")
     return "\n".join([*lines, "", *_notes(rows, name)])
 
 

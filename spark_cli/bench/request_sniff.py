@@ -44,7 +44,8 @@ class Arrival:
     target: str
     """``"POST /v1/responses"`` for HTTP; the message's JSON ``type`` for the WebSocket."""
     generate: bool
-    """False for a warm-up (``"generate": false``): it asks for no answer."""
+    """Whether it asks for an answer: False for a warm-up (``"generate": false``) and for
+    anything but a POST over HTTP."""
 
 
 def _generate(body: bytes) -> tuple[str, bool]:
@@ -82,7 +83,8 @@ class _Http:
                 self._body.append(bytes(event.data))
             elif isinstance(event, h11.EndOfMessage):
                 _kind, generate = _generate(b"".join(self._body))
-                found.append(Arrival(now, "http", self._target, generate))
+                post = self._target.startswith("POST ")  # a GET (e.g. /models) asks no answer
+                found.append(Arrival(now, "http", self._target, generate and post))
                 rest, closed = self._conn.trailing_data  # the next request: a fresh cycle
                 self._conn = h11.Connection(h11.SERVER)
                 if rest:

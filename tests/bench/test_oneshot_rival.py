@@ -175,20 +175,20 @@ def test_the_benchmark_runs_spark_and_codex_side_by_side(fake_codex, tmp_path):
 def test_side_figures_are_median_and_min_and_the_table_shows_them():
     from spark_cli.bench.oneshot_rival import SideRun
 
-    runs = [SideRun(0.2, 0.1, None, 0.6, 150 * 1024, 5000, 1, 1),
-            SideRun(0.4, 0.3, None, 0.8, 140 * 1024, 5000, 1, 1),
-            SideRun(0.3, 0.2, None, 0.7, 160 * 1024, 5000, 1, 1)]
+    runs = [SideRun(0.2, 0.1, None, 0.6, 0.5, 150 * 1024, 5000, 1, 1),
+            SideRun(0.4, 0.3, None, 0.8, 0.6, 140 * 1024, 5000, 1, 1),
+            SideRun(0.3, 0.2, None, 0.7, 0.4, 160 * 1024, 5000, 1, 1)]
     codex = side_figures(runs)
     assert codex["launch_to_request_s"] == (0.3, 0.2) and codex["cpu_s"] == (0.7, 0.6)
     assert codex["peak_rss_mb"] == (150, 140) and codex["own_stamp_s"] is None
-    spark = side_figures([SideRun(0.09, 0.09, 0.085, 0.3, 30 * 1024, 5000, 1, 0)])
+    spark = side_figures([SideRun(0.09, 0.09, 0.085, 0.3, 0.3, 30 * 1024, 5000, 1, 0)])
     rendered = side_table({"version": "codex-cli 0.171.0",
                            "rows": {"spark/responses_ws": spark, "codex/responses_ws": codex}},
                           5000)
     assert "| spark, Responses, WebSocket | 0.090 / 0.090 s | 0.085 / 0.085 s | " \
-        "0.300 / 0.300 s | 30 / 30 MB |" in rendered
+        "0.300 / 0.300 s | 0.300 / 0.300 s | 30 / 30 MB |" in rendered
     assert "| Codex CLI 0.171.0, Responses, WebSocket | 0.300 / 0.200 s | — | " \
-        "0.700 / 0.600 s | 150 / 140 MB |" in rendered
+        "0.700 / 0.600 s | 0.500 / 0.400 s | 150 / 140 MB |" in rendered
     assert "CPU, whole process, 5,000-token answer" in rendered
     assert "at 0.200 / 0.100 s" in rendered  # Codex's warm-up, before its answer request
     assert display_names("weird") == {"spark": "spark", "codex": "Codex CLI (weird)"}

@@ -25,13 +25,13 @@ def test_an_http_request_is_stamped_when_its_last_byte_arrives():
     assert sniffer.feed(raw[-5:], 3.0) == [Arrival(3.0, "http", "POST /v1/responses", True)]
 
 
-def test_keep_alive_requests_in_one_read_are_each_found_and_a_warm_up_is_told_apart():
+def test_keep_alive_requests_in_one_read_are_each_found_and_warm_ups_and_gets_told_apart():
     raw = (_post(b'{"generate": false}') + _post(b'{"stream": true}', "/v1/chat/completions")
            + b"GET /v1/models HTTP/1.1\r\nHost: x\r\n\r\n")
     found = RequestSniffer().feed(raw, 5.0)
     assert found == [Arrival(5.0, "http", "POST /v1/responses", False),
                      Arrival(5.0, "http", "POST /v1/chat/completions", True),
-                     Arrival(5.0, "http", "GET /v1/models", True)]
+                     Arrival(5.0, "http", "GET /v1/models", False)]
 
 
 def test_a_chunked_body_is_complete_at_its_last_chunk():

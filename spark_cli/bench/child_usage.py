@@ -4,8 +4,10 @@ it started), peak RSS, and when its exit was seen (Linux).
 ``os.wait4`` reports the child's user + system time together with that of every
 descendant it waited for (a shell it ran, a ``git`` it called). To tell the two
 apart, :func:`wait_child` first waits *without reaping* (``waitid`` with
-``WNOWAIT``), reads the zombie's own ``utime + stime`` from ``/proc/PID/stat``
-(clock ticks, 10 ms), then reaps it with ``os.wait4``.
+``WNOWAIT``), reads the zombie's ``cutime + cstime`` (its waited-for
+descendants, in clock ticks of 10 ms) from ``/proc/PID/stat``, then reaps it
+with ``os.wait4``; the child alone is the total less the descendants' part (so
+exact for a child that started nothing).
 """
 
 from __future__ import annotations
@@ -33,14 +35,15 @@ class ChildUsage:
     """``time.monotonic()`` when the exit was seen."""
 
 
-def own_cpu_of_zombie(pid: int) -> float | None:
-    """``utime + stime`` (seconds) of an exited, not yet reaped ``pid``; None if unreadable."""
+def children_cpu_of_zombie(pid: int) -> float | None:
+    """``cutime + cstime`` (seconds: the CPU of the descendants it waited for) of an exited,
+    not yet reaped ``pid``; None if unreadable."""
     try:
         stat = Path(f"/proc/{pid}/stat").read_bytes()
     except OSError:
         return None
     fields = stat.rsplit(b")", 1)[1].split()  # the name may hold spaces and ')'
-    return (int(fields[11]) + int(fields[12])) / _TICK
+    return (int(fields[13]) + int(fields[14])) / _TICK
 
 
 def wait_child(proc: Any) -> ChildUsage:
@@ -48,8 +51,9 @@ def wait_child(proc: Any) -> ChildUsage:
     ``proc`` its return code."""
     os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOWAIT)
     seen = time.monotonic()
-    own = own_cpu_of_zombie(proc.pid)
+    children = children_cpu_of_zombie(proc.pid)
     _pid, status, usage = os.wait4(proc.pid, 0)
     proc.returncode = os.waitstatus_to_exitcode(status)
     cpu = usage.ru_utime + usage.ru_stime
-    return ChildUsage(proc.returncode, cpu, cpu if own is None else own, usage.ru_maxrss, seen)
+    own = cpu if children is None else max(0.0, cpu - children)
+    return ChildUsage(proc.returncode, cpu, own, usage.ru_maxrss, seen)

@@ -4,8 +4,8 @@ In the same run and against the same engine process as spark's own channels,
 ``codex exec`` (a Rust client) and `spark edit --json` take turns on the
 Responses WebSocket and on Responses SSE; spark alone on Chat Completions SSE
 (Codex has no Chat Completions wire: its providers take ``wire_api =
-"responses"`` only). Both go through one :class:`~spark_cli.bench.request_relay.RequestRelay`
-and are measured the same way:
+"responses"`` only). Both go through one recording relay
+(:class:`~spark_cli.bench.request_relay.RequestRelay`) and are measured alike:
 
 - launch → request: the parent's ``time.monotonic()`` just before ``Popen``
   against the relay's stamp of the first request that asks for an answer
@@ -13,18 +13,18 @@ and are measured the same way:
   apart). For spark, its own ``request_sent`` stamp is kept beside it, so the
   two methods can be compared.
 - CPU and peak RSS: ``ru_utime + ru_stime`` and ``ru_maxrss`` from ``os.wait4``
-  (whole process, with the children it waited for: Codex runs a login shell for
-  its shell snapshot, ``git ls-remote`` for plugins, ``lsb_release``), and the
-  process alone (``spark_cli.bench.child_usage``).
+  (whole process, with the children it waited for: Codex runs ``git ls-remote``
+  for plugins and ``lsb_release``), and the process alone
+  (``spark_cli.bench.child_usage``).
 - the answer: the engine's own token count, read at the relay; a run whose
   answer is not ``tokens`` long is an error, not a figure.
 
-Codex gets a bench-owned ``CODEX_HOME`` per channel (config below; the key in
-``SPARK_KEY``), stdin from ``/dev/null`` and ``codex exec --skip-git-repo-check
--s read-only PROMPT``. The engine caps every answer (``--max-output-tokens``),
-as Codex asks for no limit; the capped answer ends ``incomplete``, which Codex
-reports as an error (exit 1) after consuming it. Nothing of Codex ships with
-spark: without a codex binary this part is skipped.
+Codex gets a bench-owned ``CODEX_HOME`` per channel (:func:`codex_config`,
+no shell snapshot; the key in ``SPARK_KEY``), stdin from ``/dev/null`` and
+``codex exec --skip-git-repo-check -s read-only PROMPT``. The engine caps every
+answer (``--max-output-tokens``), as Codex asks for no limit; the capped answer
+ends ``incomplete``, which Codex reports as an error (exit 1) after reading it.
+Nothing of Codex ships with spark: without a codex binary this part is skipped.
 """
 
 from __future__ import annotations
@@ -79,14 +79,18 @@ def codex_version(codex: str) -> str:
 
 def codex_config(base_url: str, channel: str) -> str:
     """``config.toml`` for a ``CODEX_HOME``: the engine at ``base_url`` (``…/v1``) as a
-    Responses provider, over the WebSocket (``responses_ws``) or SSE (``responses_sse``)."""
+    Responses provider, over the WebSocket (``responses_ws``) or SSE (``responses_sse``).
+
+    ``shell_snapshot = false``: by default Codex runs the user's login shell at start-up
+    to capture its environment, whose cost is the user's profile's, not Codex's (on the
+    bench machine, pyenv's init: ~0.3 s of CPU and ~45 ms later requests); off, Codex is
+    timed at its fastest."""
     if channel not in RIVAL_CHANNELS:
         raise ValueError(f"Codex has no {channel} channel (wire_api = \"responses\" only)")
     ws = channel == "responses_ws"
-    features = ("\n[features]\nresponses_websockets = true\nresponses_websockets_v2 = true\n"
-                if ws else "")
-    return ('model = "lorem"\nmodel_provider = "spark"\n' + features
-            + '\n[model_providers.spark]\nname = "spark engine"\n'
+    features = "responses_websockets = true\nresponses_websockets_v2 = true\n" if ws else ""
+    return ('model = "lorem"\nmodel_provider = "spark"\n\n[features]\nshell_snapshot = false\n'
+            + features + '\n[model_providers.spark]\nname = "spark engine"\n'
             f'base_url = "{base_url}"\nenv_key = "SPARK_KEY"\nwire_api = "responses"\n'
             + ("supports_websockets = true\n" if ws else ""))
 

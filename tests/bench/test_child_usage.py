@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from spark_cli.bench.child_usage import own_cpu_of_zombie, wait_child
+from spark_cli.bench.child_usage import children_cpu_of_zombie, wait_child
 
 _SPIN = "import time\nend = time.process_time() + {s}\nwhile time.process_time() < end: pass\n"
 
@@ -23,7 +23,13 @@ def test_own_cpu_leaves_out_a_grandchild_the_child_waited_for():
     assert usage.peak_rss_kb > 1000
 
 
-def test_a_pid_that_is_gone_has_no_own_cpu():
+def test_a_child_that_started_nothing_costs_the_same_alone_and_whole():
+    proc = subprocess.Popen([sys.executable, "-c", _SPIN.format(s=0.05)])
+    usage = wait_child(proc)
+    assert usage.own_cpu_s == usage.cpu_s >= 0.05
+
+
+def test_a_pid_that_is_gone_has_no_figure():
     proc = subprocess.Popen([sys.executable, "-c", "pass"])
     proc.wait()
-    assert own_cpu_of_zombie(proc.pid) is None
+    assert children_cpu_of_zombie(proc.pid) is None

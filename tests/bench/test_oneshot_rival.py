@@ -90,7 +90,8 @@ def engine() -> Iterator[EngineProcess]:
 def test_the_websocket_config_names_the_engine_as_a_responses_provider_over_websockets():
     config = tomllib.loads(codex_config("http://127.0.0.1:4321/v1", "responses_ws"))
     assert (config["model"], config["model_provider"]) == ("lorem", "spark")
-    assert config["features"] == {"responses_websockets": True, "responses_websockets_v2": True}
+    assert config["features"] == {"shell_snapshot": False, "responses_websockets": True,
+                                  "responses_websockets_v2": True}
     assert config["model_providers"]["spark"] == {
         "name": "spark engine", "base_url": "http://127.0.0.1:4321/v1", "env_key": "SPARK_KEY",
         "wire_api": "responses", "supports_websockets": True}
@@ -98,7 +99,7 @@ def test_the_websocket_config_names_the_engine_as_a_responses_provider_over_webs
 
 def test_the_sse_config_has_no_websocket_switch_and_chat_has_no_config():
     config = tomllib.loads(codex_config("http://h:1/v1", "responses_sse"))
-    assert "features" not in config
+    assert config["features"] == {"shell_snapshot": False}
     assert "supports_websockets" not in config["model_providers"]["spark"]
     with pytest.raises(ValueError, match="Codex has no chat_sse channel"):
         codex_config("http://h:1/v1", "chat_sse")

@@ -35,6 +35,7 @@ from typing import Any
 
 import typer
 
+from spark_cli.bench.child_usage import wait_child
 from spark_cli.bench.docs_section import KEEP_MARK as KEEP_MARK
 from spark_cli.bench.docs_section import write_section as write_doc_section
 from spark_cli.bench.engine_process import start_engine
@@ -55,6 +56,12 @@ class Repetition:
     end_to_exit_s: float
     output_tokens: int
     exit_code: int
+    started: float = 0.0
+    """The parent's ``time.monotonic()`` just before ``Popen``."""
+    peak_rss_kb: int = 0
+    """The child's ``ru_maxrss`` from ``os.wait4`` (KiB on Linux)."""
+    own_cpu_s: float = 0.0
+    """The child's CPU without the processes it started (``spark_cli.bench.child_usage``)."""
 
 
 def child_env(**extra: str) -> dict[str, str]:
@@ -89,17 +96,6 @@ def spark_command() -> list[str]:
     return [found] if found else [sys.executable, "-m", "spark_cli"]
 
 
-def _wait_cpu(proc: Any) -> tuple[int, float, float]:
-    """(exit code, user+system CPU seconds, monotonic time the exit was seen)."""
-    import os
-    import time
-
-    _pid, status, usage = os.wait4(proc.pid, 0)
-    seen = time.monotonic()
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    return proc.returncode, usage.ru_utime + usage.ru_stime, seen
-
-
 def channel_args(channel: str, url: str, config_dir: Path) -> list[str]:
     """The `spark edit` flags that pick ``channel`` at the engine ``url`` (and its config)."""
     config_dir.mkdir(parents=True, exist_ok=True)
@@ -130,7 +126,8 @@ def run_once(url: str, token: str, tokens: int, workdir: Path,
                             stderr=subprocess.PIPE, text=True)
     reader = threading.Thread(target=lambda: lines.extend(proc.stdout or ()), daemon=True)
     reader.start()
-    code, cpu, exited = _wait_cpu(proc)
+    usage = wait_child(proc)
+    code, cpu, exited = usage.exit_code, usage.cpu_s, usage.exited_at
     reader.join(10)
     err = proc.stderr.read() if proc.stderr else ""
     for pipe in (proc.stdout, proc.stderr):
@@ -145,7 +142,8 @@ def run_once(url: str, token: str, tokens: int, workdir: Path,
     last = (summary.get("marks") or {}).get("last_delta_at") or sent
     return Repetition(launch_to_request_s=sent - started, cpu_raw_s=cpu,
                       end_to_exit_s=exited - last,
-                      output_tokens=int(summary.get("output_tokens") or 0), exit_code=code)
+                      output_tokens=int(summary.get("output_tokens") or 0), exit_code=code,
+                      started=started, peak_rss_kb=usage.peak_rss_kb, own_cpu_s=usage.own_cpu_s)
 
 
 def channel_figures(runs: list[Repetition], short: list[Repetition]) -> dict[str, Any]:
@@ -169,31 +167,49 @@ def channel_figures(runs: list[Repetition], short: list[Repetition]) -> dict[str
 
 
 def run_benchmark(reps: int, tokens: int, tps: float, workdir: Path,
-                  channels: tuple[str, ...] = CHANNELS, bundled: bool = True) -> dict[str, Any]:
+                  channels: tuple[str, ...] = CHANNELS, bundled: bool = True,
+                  codex: str | None = None) -> dict[str, Any]:
     """Every channel against one engine process (runs interleaved, so the machine's
-    mood hits every channel alike), then the bundled tiny edit; medians and raw runs."""
+    mood hits every channel alike), then the bundled tiny edit; medians and raw runs.
+    With ``codex``, each repetition also runs spark and Codex CLI side by side through
+    a recording relay (``spark_cli.bench.oneshot_rival``)."""
     import secrets
+    from urllib.parse import urlsplit
 
     from spark_cli.bench.oneshot_bundled import run_bundled
 
     token = secrets.token_urlsafe(12)
     engine = start_engine(token, "--brain", "lorem", "--tps", f"{tps:g}", "--ttft-ms", "0",
-                          env=child_env())
+                          "--max-output-tokens", str(tokens), env=child_env())
     url = engine.url
     runs: dict[str, list[Repetition]] = {c: [] for c in channels}
     short: dict[str, list[Repetition]] = {c: [] for c in channels}
+    side = None
     try:
+        if codex is not None:
+            from spark_cli.bench.oneshot_rival import SideBySide
+
+            parts = urlsplit(url)
+            side = SideBySide(codex, parts.hostname or "127.0.0.1", parts.port or 80, token,
+                              tokens, workdir)
+            side.warm_up()
         for channel in channels:
             run_once(url, token, min(tokens, 50), workdir, channel)  # warm-up: bytecode, caches
-        for _ in range(reps):
+        for rep in range(reps):
             for channel in channels:
                 short[channel].append(run_once(url, token, 1, workdir, channel))
                 runs[channel].append(run_once(url, token, tokens, workdir, channel))
+            if side is not None:
+                side.rep(rep)
     finally:
+        if side is not None:
+            side.close()
         engine.stop()
     figures: dict[str, Any] = {"reps": reps, "tokens": tokens, "tps": tps,
                                "channels": {c: channel_figures(runs[c], short[c])
                                             for c in channels}}
+    if side is not None:
+        figures["side"] = side.figures()
     if bundled:
         figures["bundled"] = run_bundled(reps, workdir / "bundled", spark_command(), child_env)
     return figures
@@ -232,12 +248,33 @@ def table(figures: dict[str, Any]) -> str:
                   f"| wall | {bundled['wall_s']:.3f} s | {bundled['wall_min_s']:.3f} s | "
                   f"≤ {target:g} s | {verdict} |",
                   f"| CPU | {bundled['cpu_s']:.3f} s | {bundled['cpu_min_s']:.3f} s | | |"]
+    side = figures.get("side")
+    if side:
+        from spark_cli.bench.oneshot_rival_table import side_table
+
+        lines += ["", side_table(side, figures["tokens"])]
     return "\n".join(lines)
 
 
 def write_section(path: Path, body: str) -> None:
     """Replace only the ``## One-shot`` section (hand-written notes after the keep mark stay)."""
     write_doc_section(path, SECTION, body)
+
+
+def _rival(given: str | None, skip: bool) -> str | None:
+    """The codex to run side by side, or None (with a one-line note why)."""
+    from spark_cli.bench.oneshot_rival import find_codex
+
+    if skip:
+        return None
+    try:
+        found, note = find_codex(given)
+    except ValueError as exc:
+        typer.echo(f"spark bench oneshot: {exc}", err=True)
+        raise typer.Exit(2) from None
+    if note:
+        typer.echo(note)
+    return found
 
 
 def register(bench_app: typer.Typer) -> None:
@@ -252,6 +289,11 @@ def register(bench_app: typer.Typer) -> None:
         docs: Path | None = typer.Option(
             None, "--docs", help="Markdown file to update (default: docs/benchmarks.md)."),
         no_docs: bool = typer.Option(False, "--no-docs", help="Only print, write no file."),
+        codex: str | None = typer.Option(
+            None, "--codex", help="Codex CLI to run side by side (a path or a name on PATH; "
+            "default: `codex` on PATH, else skipped)."),
+        no_codex: bool = typer.Option(False, "--no-codex", help="Skip Codex CLI even if "
+                                      "`codex` is on PATH."),
     ) -> None:
         """Time `spark edit` end to end on every channel (engine in another process)."""
         import platform
@@ -261,13 +303,15 @@ def register(bench_app: typer.Typer) -> None:
             from spark_cli.bench.provider_probe import probe_command
 
             raise typer.Exit(probe_command(provider, reps, min(tokens, 1000)))
+        rival = _rival(codex, no_codex)
         with tempfile.TemporaryDirectory(prefix="spark-bench-oneshot-") as tmp:
             try:
-                figures = run_benchmark(reps, tokens, tps, Path(tmp))
+                figures = run_benchmark(reps, tokens, tps, Path(tmp), codex=rival)
             except RuntimeError as exc:
                 typer.echo(f"spark bench oneshot: {exc}", err=True)
                 raise typer.Exit(1) from None
-        command = f"spark bench oneshot --reps {reps} --tokens {tokens} --tps {tps:g}"
+        command = f"spark bench oneshot --reps {reps} --tokens {tokens} --tps {tps:g}" + (
+            " --codex PATH" if rival else "")
         result = table(figures)
         answers = {c: f["output_tokens"] for c, f in figures["channels"].items()}
         codes = sorted({code for f in figures["channels"].values() for code in f["exit_codes"]})

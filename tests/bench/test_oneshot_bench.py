@@ -62,6 +62,7 @@ def test_oneshot_runs_every_channel_and_the_bundled_edit_end_to_end(tmp_path: Pa
         assert channel["cpu_raw_s"] > 0
         assert channel["end_to_exit_s"] > 0
     assert figures["bundled"]["wall_s"] > 0
+    assert "side" not in figures  # no codex given: no side-by-side runs
 
 
 def test_write_section_keeps_notes_after_the_mark(tmp_path: Path):

@@ -55,9 +55,11 @@ def test_a_table_json_cannot_hold_is_parsed_every_time(tmp_path: Path,
         parse_toml(dated, tmp_path)
 
 
+FILES_NOT_A_TABLE = json.dumps({"version": 1, "python": toml_cache._PYTHON, "files": []})
+
+
 @pytest.mark.parametrize("content", ["not json", '{"version": 1, "python": "2.7", "files": {}}',
-                                     '{"version": 1, "python": "%s", "files": []}'
-                                     % toml_cache._PYTHON])
+                                     FILES_NOT_A_TABLE])
 def test_a_broken_or_foreign_cache_is_ignored_and_replaced(tmp_path: Path, content: str):
     cache = tmp_path / ".spark" / "cache"
     cache.mkdir(parents=True)

@@ -170,13 +170,15 @@ def run_turn(settings: Settings, root: Path, files: Sequence[str], instruction: 
 
 
 def _collect_from_now() -> None:
-    """Turn the cycle collector back on (the console script turns it off for a `spark edit`
-    start-up), with everything loaded so far frozen: modules and classes, never garbage,
-    are not scanned again by the collections of a long answer."""
+    """Turn the cycle collector back on where the console script turned it off for a
+    `spark edit` start-up, with everything loaded so far frozen: modules and classes, never
+    garbage, are not scanned again by the collections of a long answer. A process that kept
+    its collector on (a test runner, typer's path) is left as it is."""
     import gc
 
-    gc.freeze()
-    gc.enable()
+    if not gc.isenabled():
+        gc.freeze()
+        gc.enable()
 
 
 async def _turn(session: SessionApi, settings: Settings, files: Sequence[str], instruction: str,

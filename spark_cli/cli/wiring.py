@@ -29,9 +29,10 @@ from spark_cli.protocol.channel import Channel, TurnRequest
 from spark_cli.session.config.settings import ProviderSettings
 
 CONNECT_TIMEOUT = 5.0
-"""The channels' own default (seconds to open a connection)."""
+"""Seconds to open a connection, for a request sent ahead and the channel adopting it
+(the channels' own default too)."""
 IDLE_TIMEOUT = 10.0
-"""The channels' own default silence limit (also the time allowed to write a request)."""
+"""The silence limit (also the time allowed to write a request), likewise."""
 
 
 class WiringError(Exception):
@@ -72,6 +73,8 @@ async def open_provider_channel(provider: ProviderSettings, *, idle_timeout: flo
             options["warm_spare"] = False
         if ahead is not None:
             options["ahead"] = ahead
+            options.setdefault("connect_timeout", CONNECT_TIMEOUT)  # the ahead's own, so
+            options.setdefault("idle_timeout", IDLE_TIMEOUT)  # both sides agree by construction
             stack.callback(ahead.close)  # unread if the channel never adopted it
         from spark_cli.transport.factory import open_channel
 

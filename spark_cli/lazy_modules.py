@@ -11,22 +11,26 @@ import Request``) imports the real module, which then replaces the stand-in in
 ``sys.modules`` and on its parent package. So code that uses the module gets
 it, code that only imports it pays nothing.
 
+Once loaded, the stand-in takes a copy of the module's names, so code that
+bound the stand-in (``import inspect`` before anything read it) reads them as
+plainly as from the module itself, without a lookup per read.
+
 ``importlib.util.LazyLoader`` does not do this on Python 3.11: the import
 system reads the module's ``__spec__`` when it is imported again, which loads
-it at once. Imports nothing of spark.
+it at once. Imports nothing of spark, nor ``threading`` (~1.5 ms).
 """
 
 from __future__ import annotations
 
+import _thread
 import importlib
 import sys
-import threading
 from importlib.machinery import ModuleSpec
 from importlib.util import find_spec
 from types import ModuleType
 from typing import Any
 
-_swap = threading.RLock()
+_swap = _thread.RLock()
 """Held while a stand-in gives way to its module, so two threads never both import it."""
 
 
@@ -38,7 +42,9 @@ class _Deferred(ModuleType):
         with _swap:
             if sys.modules.get(name) is self:
                 del sys.modules[name]
-                importlib.import_module(name)
+                real = importlib.import_module(name)
+                own = self.__dict__
+                own.update({k: v for k, v in real.__dict__.items() if k not in own})
         return getattr(importlib.import_module(name), attr)
 
 

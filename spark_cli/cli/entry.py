@@ -11,6 +11,14 @@ from __future__ import annotations
 
 import sys
 
+_DEFERRED = ("inspect", "ipaddress")
+"""Imported by the libraries on the way to a one-shot's request and not used there:
+``inspect`` by dataclasses (only to write the docstring of a dataclass that has
+none; ~8 ms with ast, dis and tokenize), ``ipaddress`` by urllib.parse (only
+for a URL with a bracketed host; ~2 ms). Each is imported when first read
+(:func:`spark_cli.lazy_modules.defer`), by asyncio's loop after the request for
+one."""
+
 
 def run() -> None:
     """Console-script entry point."""
@@ -24,6 +32,10 @@ def run() -> None:
 
         gc.disable()  # no cycle collections while importing: the turn enables it once its
         # request left (``edit_run.run_turn``); ~6-10 ms of the way to the request
+        from spark_cli.lazy_modules import defer
+
+        for name in _DEFERRED:
+            defer(name)
         from spark_cli.cli.edit.edit_args import parse_edit_args
 
         args = parse_edit_args(argv[1:])

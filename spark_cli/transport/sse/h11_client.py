@@ -232,11 +232,12 @@ class H11Client:
 
     async def _exchange(self, exchange: H11Exchange, target: bytes, body: bytes) -> H11Response:
         ahead, self._ahead = self._ahead, None
-        if ahead is not None and not ahead.matches(target, body):
+        state = None if ahead is None else self._state_after(ahead, target, body)
+        if ahead is not None and state is None:
             ahead.close()
             ahead = None
-        if ahead is not None:
-            conn = await self._adopt(ahead)
+        if ahead is not None and state is not None:
+            conn = await self._adopt(ahead, state)
         else:
             conn = self._reuse() or await self._connect()
         try:
@@ -275,20 +276,30 @@ class H11Client:
             exchange.at = time.perf_counter()
             exchange.left.set()
 
-    async def _adopt(self, ahead: HttpAhead) -> _Connection:
-        """The connection a request was sent ahead on (its failure to open, raised as
-        :meth:`_connect` raises it)."""
+    def _state_after(self, ahead: HttpAhead, target: bytes, body: bytes) -> h11.Connection | None:
+        """h11's state after sending this POST, if h11 writes it as the very bytes sent
+        ahead (or would have been sent, for a connect that failed); None otherwise."""
+        state = new_connection()
+        try:
+            data = request_bytes(state, self._origin.post(target, body), body)
+        except h11.LocalProtocolError:
+            return None
+        return state if data == ahead.data else None
+
+    async def _adopt(self, ahead: HttpAhead, state: h11.Connection) -> _Connection:
+        """The connection a request was sent ahead on, in h11 ``state`` (its failure to
+        open, raised as :meth:`_connect` raises it)."""
         if ahead.error is not None:
             raise connect_failure(ahead.error) from ahead.error
         sock, ahead.sock = ahead.sock, None  # the connection owns it from here
-        assert sock is not None and ahead.conn is not None
+        assert sock is not None
         try:
             reader, writer = await asyncio.open_connection(sock=sock)
         except OSError as exc:
             sock.close()
             raise ConnectError("All connection attempts failed") from exc
         conn = _Connection(reader, writer, self._open)
-        conn.h11 = ahead.conn
+        conn.h11 = state
         return conn
 
     def _reuse(self) -> _Connection | None:

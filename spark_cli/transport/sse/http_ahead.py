@@ -4,11 +4,13 @@ Importing asyncio costs a one-shot `spark edit` about as much as everything
 else it does before its request leaves (~200 M instructions, 45-65 ms here).
 So, where the lean client would carry the request (plain ``http://``, no proxy:
 :func:`spark_cli.transport.sse.http_route.lean_route`), the request is written
-first on a blocking socket, with h11 (the same head, via :class:`Origin`, and
-the same body, via :mod:`http_bodies`), and the model starts on it while the
-rest of the client loads. The lean client then adopts the socket and its h11
-state for the channel's first POST if that POST's target and body are the
-same bytes (:meth:`H11Client` ``ahead=``); anything else closes it unread.
+first on a blocking socket (the same head, via :class:`Origin`, and the same
+body, via :mod:`http_bodies`), and the model starts on it while the rest of
+the client loads. The bytes are the ones h11 would write, made without it
+(:meth:`Origin.plain_post`: importing h11 and what it loads costs ~15 ms
+here). The lean client then adopts the socket for the channel's first POST if
+h11 writes that POST as the very bytes sent (:meth:`H11Client` ``ahead=``,
+which then has h11's state for it); anything else closes it unread.
 
 Nothing here raises for the network: a failed connect is kept (``error``) and
 raised by the client's first attempt exactly as its own connect would have
@@ -26,11 +28,9 @@ import socket
 import time
 from collections.abc import Mapping
 
-import h11
-
 from spark_cli.protocol.channel import TurnRequest
 from spark_cli.transport.sse import http_bodies
-from spark_cli.transport.sse.http_origin import Origin, new_connection, request_bytes
+from spark_cli.transport.sse.http_origin import Origin
 from spark_cli.transport.sse.http_route import lean_route
 
 KINDS = {"chat_sse": (http_bodies.CHAT_PATH, http_bodies.chat_body),
@@ -40,22 +40,17 @@ KINDS = {"chat_sse": (http_bodies.CHAT_PATH, http_bodies.chat_body),
 class HttpAhead:
     """One request written ahead (or the failure to connect for it), for the client to adopt."""
 
-    __slots__ = ("at", "body", "conn", "error", "sock", "target", "write_timed_out")
+    __slots__ = ("at", "data", "error", "sock", "write_timed_out")
 
-    def __init__(self, target: bytes, body: bytes) -> None:
-        self.target = target
-        self.body = body
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        """The request's bytes (head and body), as h11 writes them."""
         self.sock: socket.socket | None = None
-        self.conn: h11.Connection | None = None
-        """h11's state: the request sent, the response not read yet."""
         self.error: OSError | None = None
         """Why the connection could not be opened (raised by the client's first attempt)."""
         self.at: float | None = None
         """``time.perf_counter()`` when the last byte of the request was written."""
         self.write_timed_out = False
-
-    def matches(self, target: bytes, body: bytes) -> bool:
-        return target == self.target and body == self.body
 
     def close(self) -> None:
         """Drop the connection unread (a request the channel did not make after all)."""
@@ -68,7 +63,8 @@ def send_ahead(kind: str, base_url: str, api_key: str | None, request: TurnReque
                model: str | None = None, extra_headers: Mapping[str, str] | None = None,
                connect_timeout: float, write_timeout: float) -> HttpAhead | None:
     """Send ``request`` as channel ``kind`` would, now; None where the lean client would
-    not carry it (https, a proxy, an unusual URL) or the request cannot be made."""
+    not carry it (https, a proxy, an unusual URL) or the request cannot be made or is
+    left to h11 (:meth:`Origin.plain_post`)."""
     if kind not in KINDS or not lean_route(base_url):
         return None
     path, make_body = KINDS[kind]
@@ -77,18 +73,18 @@ def send_ahead(kind: str, base_url: str, api_key: str | None, request: TurnReque
         if origin.https:
             return None
         body = http_bodies.encode(make_body(request, model))
-        head = origin.post(origin.target(path), body)
-        conn = new_connection()
-        data = request_bytes(conn, head, body)
-    except (ValueError, h11.LocalProtocolError):  # the client reports these itself
+        data = origin.plain_post(origin.target(path), body)
+    except ValueError:  # the client reports it itself
         return None
-    ahead = HttpAhead(head.target, body)
+    if data is None:
+        return None
+    ahead = HttpAhead(data)
     try:
-        sock = socket.create_connection((origin.host, origin.port), timeout=connect_timeout)
+        sock = _connect(origin.host, origin.port, connect_timeout)
     except OSError as exc:  # refused, unresolvable, timed out: the first attempt says so
         ahead.error = exc
         return ahead
-    ahead.sock, ahead.conn = sock, conn
+    ahead.sock = sock
     try:
         sock.settimeout(write_timeout)
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
@@ -101,3 +97,23 @@ def send_ahead(kind: str, base_url: str, api_key: str | None, request: TurnReque
         ahead.at = time.perf_counter()
     sock.setblocking(False)
     return ahead
+
+
+def _connect(host: str, port: int, timeout: float) -> socket.socket:
+    """``socket.create_connection``, without ``getaddrinfo`` for a numeric host: that
+    encodes the host with the idna codec, which imports ``stringprep`` and
+    ``unicodedata`` (~2 ms here) for an address that needs no lookup."""
+    for family in (socket.AF_INET, socket.AF_INET6):
+        try:
+            socket.inet_pton(family, host)
+        except OSError:
+            continue
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        try:
+            sock.settimeout(timeout)
+            sock.connect((host, port))
+        except BaseException:
+            sock.close()
+            raise
+        return sock
+    return socket.create_connection((host, port), timeout=timeout)

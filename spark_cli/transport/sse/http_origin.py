@@ -2,21 +2,32 @@
 
 Shared by the lean client (:mod:`h11_client`) and the head start
 (:mod:`http_ahead`), so a request sent ahead on a blocking socket is, byte for
-byte, the one the client would have sent. No asyncio here: the head start
-imports this before the event loop exists.
+byte, the one the client would have sent. No asyncio here, and h11 only when
+asked: the head start imports this before the event loop exists, and writes
+its request with :meth:`Origin.plain_post` (h11 and the ``inspect`` its
+dataclasses load cost ~15 ms here, which now pass while the model starts).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
-
-import h11
 
 from spark_cli.transport.sse.http_wire import USER_AGENT
 
+if TYPE_CHECKING:
+    import h11
+
 MAX_HEAD = 100 * 1024
 """Largest response head accepted (httpcore's limit; h11's default is 16 KiB)."""
+
+_TOKEN = b"!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+"""A header name's characters (RFC 9110 tchar, h11's ``token``)."""
+_VCHAR = bytes(range(0x21, 0x7F))
+"""A request target's characters, and a header value's besides inner spaces and tabs."""
+_FRAMING = (b"content-length", b"transfer-encoding")
+"""Names h11 rewrites or checks against each other: left to h11."""
 
 
 class Origin:
@@ -54,18 +65,55 @@ class Origin:
     def post(self, target: bytes, body: bytes) -> h11.Request:
         """The head of a JSON POST of ``body`` to ``target`` (h11 raises
         ``LocalProtocolError`` for a header it cannot send, e.g. one with a newline)."""
-        return h11.Request(method=b"POST", target=target, headers=[
-            *self.head, (b"Content-Length", str(len(body)).encode()),
-            (b"Content-Type", b"application/json")])
+        import h11
+
+        return h11.Request(method=b"POST", target=target, headers=self._headers(body))
+
+    def plain_post(self, target: bytes, body: bytes) -> bytes | None:
+        """The bytes h11 writes for :meth:`post` and ``body`` (:func:`request_bytes`),
+        made without h11; None when the target or a header is anything but plainly
+        valid (an ASCII token name, visible ASCII with inner blanks, no framing header
+        of the caller's): h11 then decides, and reports what it refuses. What h11
+        writes: the request line, the Host header first and then the others in order,
+        each ``name: value``, a blank line, the body (its length is in the head)."""
+        headers = self._headers(body)
+        if not target or target.translate(None, _VCHAR) or not all(
+                _plain(name, value) for name, value in headers[:-2]):
+            return None
+        lines = [b"POST %s HTTP/1.1\r\n" % target]
+        lines += [b"%s: %s\r\n" % (name, value) for name, value in headers
+                  if name.lower() == b"host"]
+        lines += [b"%s: %s\r\n" % (name, value) for name, value in headers
+                  if name.lower() != b"host"]
+        lines += [b"\r\n", body]
+        return b"".join(lines)
+
+    def _headers(self, body: bytes) -> list[tuple[bytes, bytes]]:
+        return [*self.head, (b"Content-Length", str(len(body)).encode()),
+                (b"Content-Type", b"application/json")]
+
+
+def _plain(name: bytes, value: bytes) -> bool:
+    """A header h11 sends exactly as given."""
+    if not name or name.translate(None, _TOKEN) or name.lower() in _FRAMING:
+        return False
+    if not value:
+        return True
+    return (not value.translate(None, _VCHAR + b" \t")
+            and value[:1] not in b" \t" and value[-1:] not in b" \t")
 
 
 def new_connection() -> h11.Connection:
     """A client-side h11 state machine with the head size limit the clients use."""
+    import h11
+
     return h11.Connection(h11.CLIENT, max_incomplete_event_size=MAX_HEAD)
 
 
 def request_bytes(conn: h11.Connection, head: h11.Request, body: bytes) -> bytes:
     """Everything to write for one request (head, body, end) on ``conn``."""
+    import h11
+
     data = conn.send(head) or b""
     data += conn.send(h11.Data(data=body)) or b""
     return data + (conn.send(h11.EndOfMessage()) or b"")

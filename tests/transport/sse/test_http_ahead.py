@@ -32,8 +32,9 @@ from spark_cli.protocol.channel import (
 from spark_cli.transport.retry import RetryPolicy
 from spark_cli.transport.sse.h11_client import H11Client, connect_failure
 from spark_cli.transport.sse.http_ahead import HttpAhead, send_ahead
-from spark_cli.transport.sse.http_bodies import chat_body, encode
+from spark_cli.transport.sse.http_bodies import CHAT_PATH, chat_body, encode, stream_headers
 from spark_cli.transport.sse.http_chat import ChatCompletionsChannel
+from spark_cli.transport.sse.http_origin import Origin
 from spark_cli.transport.sse.http_responses import ResponsesSSEChannel
 from spark_cli.transport.sse.http_wire import ConnectError, ConnectTimeout
 
@@ -213,7 +214,10 @@ async def test_a_refused_connect_reads_as_without_ahead_and_is_not_tried_twice(
 
 async def test_a_refused_connect_ahead_is_retried_by_the_channel_as_usual() -> None:
     async with server(ok("chat_sse")) as (url, seen):
-        ahead = HttpAhead(b"/v1/chat/completions", encode(chat_body(REQUEST, None)))
+        origin = Origin(url, stream_headers("key", None))
+        data = origin.plain_post(origin.target(CHAT_PATH), encode(chat_body(REQUEST, None)))
+        assert data is not None
+        ahead = HttpAhead(data)
         ahead.error = ConnectionRefusedError(111, "Connection refused")  # e.g. still starting
         events, error = await turn("chat_sse", url, ahead=ahead,
                                    retry_policy=RetryPolicy(backoff_base=0.01, rand=lambda: 0))
@@ -328,7 +332,7 @@ async def test_a_key_h11_refuses_to_send_is_left_to_the_channel_to_report() -> N
     assert seen.requests == []
 
 
-def test_sending_ahead_never_imports_asyncio() -> None:
+def test_sending_ahead_imports_neither_asyncio_nor_h11_nor_the_idna_codec() -> None:
     with socket.create_server(("127.0.0.1", 0)) as listener:  # accepts into its backlog
         url = f"http://127.0.0.1:{listener.getsockname()[1]}/v1"
         code = (
@@ -337,12 +341,13 @@ def test_sending_ahead_never_imports_asyncio() -> None:
             "from spark_cli.transport.sse.http_ahead import send_ahead\n"
             f"a = send_ahead('chat_sse', {url!r}, 'k', TurnRequest('m', (Message('user', 'hi'),)),"
             " connect_timeout=5, write_timeout=5)\n"
-            "print(a.at is not None, a.error, 'asyncio' in sys.modules)\n"
+            "print(a.at is not None, a.error, 'asyncio' in sys.modules, 'h11' in sys.modules,\n"
+            "      'encodings.idna' in sys.modules)\n"
         )
         done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                               timeout=60, env={**os.environ, "NO_PROXY": "*"})
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["True", "None", "False"]
+    assert done.stdout.split() == ["True", "None", "False", "False", "False"]
 
 
 async def test_closing_the_client_closes_a_request_never_adopted() -> None:

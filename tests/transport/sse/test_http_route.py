@@ -9,7 +9,7 @@ import pytest
 
 from spark_cli.transport.sse.h11_client import H11Client
 from spark_cli.transport.sse.http_chat import ChatCompletionsChannel
-from spark_cli.transport.sse.http_route import lean_fits, proxy_applies
+from spark_cli.transport.sse.http_route import is_loopback, lean_fits, proxy_applies
 from spark_cli.transport.sse.httpx_client import HttpxClient
 
 PROXY_VARS = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY")
@@ -115,3 +115,18 @@ def test_the_httpx_path_verifies_tls_for_https_and_skips_it_for_http(clean_env: 
         net = ChatCompletionsChannel(url, "k")._net
         assert isinstance(net, HttpxClient)
         assert net.client._transport._pool._ssl_context.verify_mode == mode  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "127.3.2.1", "[::1]", "[::2]", "10.0.0.1",
+                                  "128.0.0.1", "localhost", "example.com", "127.0.0.01",
+                                  "[::ffff:127.0.0.1]", "[0:0:0:0:0:0:0:1]", "[fe80::1%25lo]",
+                                  "[::1%25lo]", "1.2.3", "0x7f.1"])
+def test_is_loopback_answers_as_ipaddress_does(host: str) -> None:
+    import ipaddress
+
+    name = host.strip("[]").replace("%25", "%")
+    try:
+        expected = name == "localhost" or ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        expected = False
+    assert is_loopback(f"http://{host}:8000/v1") is expected

@@ -35,11 +35,11 @@ from spark_cli.session.building.targets import (
     TargetFile,
     read_agents_md,
     read_target,
-    text_sha256,
 )
 from spark_cli.session.config.settings import Settings
 from spark_cli.session.context.assemble import MAP_HEADER, Budget, assemble
 from spark_cli.session.context.report import ContextReport
+from spark_cli.text_digest import text_sha256
 
 __all__ = ["AGENTS_FILE", "BuiltRequest", "RequestError", "TargetFile", "build_request",
            "read_agents_md", "read_target", "text_sha256"]

@@ -8,7 +8,6 @@ file. ``TargetFile`` is what the session remembers of it (text and sha256).
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 from spark_cli.protocol.values import Value, value
@@ -18,6 +17,7 @@ from spark_cli.session.context.sources import (
     read_text_file,
 )
 from spark_cli.session.events import FailureKind, TurnFailed
+from spark_cli.text_digest import text_sha256
 
 AGENTS_FILE = "AGENTS.md"
 
@@ -45,10 +45,6 @@ class TargetFile(Value):
     """Root-relative, POSIX-style."""
     text: str
     sha256: str
-
-
-def text_sha256(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def read_target(root: Path, raw: str) -> TargetFile:

@@ -13,12 +13,13 @@ file is parsed every time). A text that does not parse raises
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import sys
 from pathlib import Path
 from typing import Any
+
+from spark_cli.text_digest import text_key
 
 CACHE_FILE = ("cache", "config.json")  # under .spark/
 CACHE_VERSION = 1
@@ -30,7 +31,7 @@ _PYTHON = ".".join(map(str, sys.version_info[:3]))
 def parse_toml(text: str, root: Path | None) -> dict[str, Any]:
     """``tomllib.loads(text)``, from ``root``'s cache when this text was parsed before."""
     path = root.joinpath(".spark", *CACHE_FILE) if root is not None else None
-    digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+    digest = text_key(text)
     known = _load(path) if path is not None else {}
     table = known.get(digest)
     if isinstance(table, dict):

@@ -17,7 +17,6 @@ with a negation (order matters there), a new or changed file, and the
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import json
 import os
@@ -25,6 +24,8 @@ import re
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from spark_cli.text_digest import text_key
 
 if TYPE_CHECKING:
     import pathspec
@@ -94,8 +95,7 @@ class IgnoreCache:
     def rules(self, text: str) -> IgnoreFile:
         """The rules of an ignore file whose content is ``text``."""
         known = self._load()
-        digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"),
-                                 digest_size=16).hexdigest()
+        digest = text_key(text)
         source = known.get(digest)
         if source is not None:
             return IgnoreFile(text, re.compile(source))

@@ -22,7 +22,6 @@ so it is not re-read every turn either. Not thread-safe: one builder at a time.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -35,6 +34,7 @@ from spark_cli.session.context.rank import Ranked, rank_definitions
 from spark_cli.session.context.scan import RepoFiles, scan
 from spark_cli.session.context.sources import FileRefused, language_for_path, read_text_file
 from spark_cli.session.context.tags import Definition, FileTags, extract
+from spark_cli.text_digest import text_key
 
 CACHE_DIR = (".spark", "cache")
 CACHE_FILE = "tags.json"
@@ -167,7 +167,7 @@ class RepoIndex:
             text = read_text_file(self.root / rel, name=rel).text
         except (OSError, FileRefused):
             return _EMPTY, "", True
-        digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+        digest = text_key(text)
         known = self.tags.get(rel)
         if known is not None and self._digests.get(rel) == digest:
             return known, digest, False

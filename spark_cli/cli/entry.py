@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import sys
 
-_DEFERRED = ("inspect", "ipaddress")
+_DEFERRED = ("inspect", "ipaddress", "traceback")
 """Imported by the libraries on the way to a one-shot's request and not used there:
 ``inspect`` by dataclasses (only to write the docstring of a dataclass that has
 none; ~8 ms with ast, dis and tokenize), ``ipaddress`` by urllib.parse (only
-for a URL with a bracketed host; ~2 ms). Each is imported when first read
+for a URL with a bracketed host; ~2 ms), ``traceback`` by logging (only to
+format an exception or a stack; ~2.5 ms with linecache, tokenize and textwrap,
+on the WebSocket way). Each is imported when first read
 (:func:`spark_cli.lazy_modules.defer`), by asyncio's loop after the request for
 one."""
 

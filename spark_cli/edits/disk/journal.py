@@ -6,6 +6,8 @@ before bytes in ``blobs/``. The before bytes are stored *before* a file is first
 written, and ``batch.json`` is rewritten atomically after each file, so even a
 crash mid-batch can be undone. `undo` restores the newest batch, refusing if any
 of its files changed since (unless forced); `history` lists batches, newest first.
+`end` keeps the newest KEEP_BATCHES, choosing from the folder names alone
+(`batch_folders`), so a turn's cost does not grow with the batches kept.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from spark_cli.edits.disk.atomic import remove_file, remove_stale_temps, write_atomic
+from spark_cli.edits.disk.batch_folders import batch_names, to_prune
 from spark_cli.frozen import frozen
 
 SPARK_DIR = ".spark"
@@ -204,10 +207,7 @@ def clean_stale_temps(root: Path, batches: int = 3) -> list[str]:
     batches' own folders. Returns the removed paths relative to ``root``."""
     root = Path(root)
     undo_root = _undo_root(root)
-    try:
-        newest = sorted((p for p in undo_root.iterdir() if p.is_dir()), reverse=True)[:batches]
-    except OSError:
-        newest = []
+    newest = [undo_root / name for name in batch_names(undo_root)[:batches]]
     folders = {root, *newest}
     for folder in newest:
         batch = _load(folder)
@@ -218,8 +218,19 @@ def clean_stale_temps(root: Path, batches: int = 3) -> list[str]:
 
 
 def _prune(root: Path) -> None:
-    for old in history(root)[KEEP_BATCHES:]:
-        shutil.rmtree(_undo_root(root) / old.id, ignore_errors=True)
+    """Delete the batches older than the newest KEEP_BATCHES, by (time, id) as `history`
+    orders them, from the folder names (`batch_folders.to_prune`): a turn reads no manifest
+    unless batches begun in one second straddle the cut. A folder that is not a batch's is
+    never touched; a batch folder without a readable manifest (a crash before its first
+    record) counts as a batch, and goes once it is old enough."""
+    undo_root = _undo_root(root)
+
+    def time_of(name: str) -> float | None:
+        batch = _load(undo_root / name)
+        return None if batch is None else batch.time
+
+    for name in to_prune(batch_names(undo_root), KEEP_BATCHES, time_of):
+        shutil.rmtree(undo_root / name, ignore_errors=True)
 
 
 def _current(path: Path) -> str | None:

@@ -20,10 +20,11 @@ Responses WebSocket and on Responses SSE; spark alone on Chat Completions SSE
   answer is not ``tokens`` long is an error, not a figure.
 
 Codex gets a bench-owned ``CODEX_HOME`` per channel (:func:`codex_config`,
-no shell snapshot; the key in ``SPARK_KEY``), stdin from ``/dev/null`` and
-``codex exec --skip-git-repo-check -s read-only PROMPT``. The engine caps every
-answer (``--max-output-tokens``), as Codex asks for no limit; the capped answer
-ends ``incomplete``, which Codex reports as an error (exit 1) after reading it.
+its own default model, no shell snapshot; the key in ``SPARK_KEY``), stdin from
+``/dev/null`` and ``codex exec --skip-git-repo-check -s read-only PROMPT``. The
+engine caps every answer (``--max-output-tokens``), as Codex asks for no limit;
+the capped answer ends ``incomplete``, which Codex reports as an error (exit 1)
+after reading it.
 Nothing of Codex ships with spark: without a codex binary this part is skipped.
 """
 
@@ -81,6 +82,12 @@ def codex_config(base_url: str, channel: str) -> str:
     """``config.toml`` for a ``CODEX_HOME``: the engine at ``base_url`` (``…/v1``) as a
     Responses provider, over the WebSocket (``responses_ws``) or SSE (``responses_sse``).
 
+    No ``model``: Codex asks for its own default model (0.171.0: ``gpt-6.2-sol``) and
+    sends what it sends a user's provider for it (its tools as an ``additional_tools``
+    input item, its base instructions as developer messages); the engine answers any
+    model name with its ``--brain``. A name Codex does not know (the bench used
+    ``lorem``) gets its fallback metadata and a different request.
+
     ``shell_snapshot = false``: by default Codex runs the user's login shell at start-up
     to capture its environment, whose cost is the user's profile's, not Codex's (on the
     bench machine, pyenv's init: ~0.3 s of CPU and ~45 ms later requests); off, Codex is
@@ -89,7 +96,7 @@ def codex_config(base_url: str, channel: str) -> str:
         raise ValueError(f"Codex has no {channel} channel (wire_api = \"responses\" only)")
     ws = channel == "responses_ws"
     features = "responses_websockets = true\nresponses_websockets_v2 = true\n" if ws else ""
-    return ('model = "lorem"\nmodel_provider = "spark"\n\n[features]\nshell_snapshot = false\n'
+    return ('model_provider = "spark"\n\n[features]\nshell_snapshot = false\n'
             + features + '\n[model_providers.spark]\nname = "spark engine"\n'
             f'base_url = "{base_url}"\nenv_key = "SPARK_KEY"\nwire_api = "responses"\n'
             + ("supports_websockets = true\n" if ws else ""))

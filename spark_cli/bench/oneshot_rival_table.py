@@ -78,7 +78,8 @@ def _notes(rows: dict[str, Any], name: dict[str, str]) -> list[str]:
                      "error once it has read it)" if codes.get("codex", [0]) != [0] else ""))
     if any(key.startswith("codex/") for key in rows):
         notes.append(f"- {name['codex']} ran `codex exec --skip-git-repo-check -s read-only` "
-                     "with stdin from /dev/null and `shell_snapshot = false` (its start-up "
+                     "with its own default model, stdin from /dev/null and "
+                     "`shell_snapshot = false` (its start-up "
                      "snapshot of the user's login shell costs what that shell's profile "
                      "costs); CPU \"alone\" leaves out the processes it waited for "
                      "(`git ls-remote` for plugins, `lsb_release`).")

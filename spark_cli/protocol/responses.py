@@ -14,6 +14,12 @@ import json
 from typing import Any
 
 from spark_cli.frozen import frozen
+from spark_cli.protocol.tool_defs import ADDITIONAL_TOOLS, check_additional_tools, check_tools
+from spark_cli.protocol.wire_errors import INVALID_TYPE as INVALID_TYPE
+from spark_cli.protocol.wire_errors import INVALID_VALUE as INVALID_VALUE
+from spark_cli.protocol.wire_errors import MISSING_REQUIRED_PARAMETER as MISSING_REQUIRED_PARAMETER
+from spark_cli.protocol.wire_errors import WireError as WireError
+from spark_cli.protocol.wire_errors import bad_request as _bad
 
 # Client event types.
 CREATE = "response.create"
@@ -43,9 +49,6 @@ EXTENSIONS = (CANCEL, QUEUED)
 # Error codes.
 INVALID_JSON = "invalid_json"
 UNKNOWN_EVENT_TYPE = "unknown_event_type"
-MISSING_REQUIRED_PARAMETER = "missing_required_parameter"
-INVALID_TYPE = "invalid_type"
-INVALID_VALUE = "invalid_value"
 PREVIOUS_RESPONSE_NOT_FOUND = "previous_response_not_found"
 RESPONSE_NOT_FOUND = "response_not_found"
 RATE_LIMIT_EXCEEDED = "rate_limit_exceeded"
@@ -61,32 +64,6 @@ STEER_INVALID_INPUT = "invalid_input"
 REASON_MAX_OUTPUT_TOKENS = "max_output_tokens"
 REASON_STEERED = "steered"
 REASON_CANCELLED = "cancelled"  # extension: after response.cancel
-
-
-class WireError(Exception):
-    """A request the engine refuses: becomes an ``error`` event or an HTTP error body."""
-
-    def __init__(
-        self,
-        status: int,
-        code: str,
-        message: str,
-        param: str | None = None,
-        *,
-        kind: str = "invalid_request_error",
-        headers: dict[str, str] | None = None,
-    ) -> None:
-        super().__init__(message)
-        self.status = status
-        self.code = code
-        self.message = message
-        self.param = param
-        self.kind = kind
-        self.headers = headers or {}
-
-    def body(self) -> dict[str, Any]:
-        """The OpenAI error object ``{"type", "code", "message", "param"}``."""
-        return {"type": self.kind, "code": self.code, "message": self.message, "param": self.param}
 
 
 @frozen
@@ -127,10 +104,6 @@ _ROLES = frozenset({"user", "assistant", "system", "developer"})
 _TEXT_PARTS = frozenset({"input_text", "output_text", "text"})
 
 
-def _bad(param: str, message: str, code: str = INVALID_VALUE) -> WireError:
-    return WireError(400, code, message, param)
-
-
 def _optional(obj: dict[str, Any], key: str, kinds: type | tuple[type, ...], what: str) -> Any:
     value = obj.get(key)
     if value is None:
@@ -156,8 +129,11 @@ def _content_text(content: Any, param: str) -> str:
     return "".join(texts)
 
 
-def parse_input(value: Any, param: str = "input") -> tuple[InputMessage, ...]:
-    """A string, or message items (``{"type":"message",...}`` or ``{"role","content"}``)."""
+def parse_input(value: Any, param: str = "input", *,
+                tool_items: bool = False) -> tuple[InputMessage, ...]:
+    """A string, or message items (``{"type":"message",...}`` or ``{"role","content"}``).
+    With ``tool_items`` (a ``response.create``'s input), ``additional_tools`` items are
+    checked too, then set aside as ``tools`` are (:mod:`spark_cli.protocol.tool_defs`)."""
     if isinstance(value, str):
         return (InputMessage("user", value),)
     if not isinstance(value, list):
@@ -167,7 +143,11 @@ def parse_input(value: Any, param: str = "input") -> tuple[InputMessage, ...]:
         where = f"{param}[{i}]"
         if not isinstance(item, dict):
             raise _bad(where, f"'{where}' must be an object", INVALID_TYPE)
-        if item.get("type", "message") != "message":
+        kind = item.get("type", "message")
+        if kind == ADDITIONAL_TOOLS and tool_items:
+            check_additional_tools(item, where)
+            continue
+        if kind != "message":
             raise _bad(f"{where}.type", f"'{where}.type' {item.get('type')!r} is not supported")
         role = item.get("role")
         if role not in _ROLES:
@@ -192,7 +172,9 @@ def parse_create(obj: dict[str, Any]) -> CreateRequest:
     raw_input = obj.get("input")
     if raw_input is None and generate:
         raise _bad("input", "'input' is required", MISSING_REQUIRED_PARAMETER)
-    messages = parse_input(raw_input) if raw_input is not None else ()
+    messages = parse_input(raw_input, tool_items=True) if raw_input is not None else ()
+    if obj.get("tools") is not None:
+        check_tools(obj["tools"])
     limit = _optional(obj, "max_output_tokens", int, "an integer")
     if limit is not None and limit < 1:
         raise _bad("max_output_tokens", "'max_output_tokens' must be >= 1")

@@ -117,6 +117,10 @@ async def test_responses_json_and_stored_chaining(engine_factory: Any) -> None:
         ("/v1/responses", b'{"input": "x"}', 400, "missing_required_parameter"),
         ("/v1/chat/completions", b'{"model": "m"}', 400, "missing_required_parameter"),
         ("/v1/chat/completions", b'{"model": "m", "messages": []}', 400, "invalid_value"),
+        ("/v1/chat/completions", b'{"model": "m", "messages": [{"type": "additional_tools", '
+         b'"role": "developer", "tools": []}]}', 400, "invalid_value"),
+        ("/v1/responses", b'{"model": "m", "input": [{"type": "additional_tools", '
+         b'"role": "developer", "tools": "all"}]}', 400, "invalid_type"),
         ("/v1/nowhere", b"{}", 404, "not_found"),
     ],
 )

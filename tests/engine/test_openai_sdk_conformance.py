@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from engine_client import echo_brains
-from openai import AsyncOpenAI, RateLimitError
+from openai import AsyncOpenAI, BadRequestError, RateLimitError
 from openai.types.responses.responses_server_event import ResponsesServerEvent
 from pydantic import TypeAdapter
 
@@ -149,3 +149,55 @@ async def test_sdk_sees_and_streams_the_deep_model(engine_factory: Any) -> None:
             stream=True)
         text = "".join([c.choices[0].delta.content or "" async for c in stream if c.choices])
         assert "**app.py** — python, 5 lines." in text
+
+
+CODEX_TOOLS = {"type": "additional_tools", "id": "at_1", "role": "developer", "tools": [
+    {"type": "namespace", "name": "clock", "description": "Tools for time.", "tools": [
+        {"type": "function", "name": "sleep", "description": "Pause.", "strict": False,
+         "parameters": {"type": "object", "properties": {"duration_ms": {"type": "number"}}}},
+        {"type": "custom", "name": "exec", "format": {"type": "text"}}]}]}
+"""An ``additional_tools`` input item as Codex CLI sends it (its own model slugs), typed by
+the SDK's beta ``AdditionalTools`` input item."""
+
+
+def _beta_text(response: Any) -> str:
+    """A beta response's answer (``BetaResponse`` has no ``output_text``)."""
+    return "".join(part.text for item in response.output for part in item.content)
+
+
+def _codex_input(text: str) -> list[Any]:
+    return [CODEX_TOOLS, {"type": "message", "role": "developer", "content": "be brief"},
+            {"type": "message", "role": "user", "content": text}]
+
+
+async def test_sdk_beta_additional_tools_over_sse_and_websocket(engine_factory: Any) -> None:
+    """The tools are accepted and set aside: the brain sees the messages only."""
+    engine = await engine_factory(**FAST)
+    async with sdk(engine) as client:
+        stream = await client.beta.responses.create(
+            model="gpt-6.2-sol", input=_codex_input("history"), stream=True)
+        events = [event async for event in stream]
+        assert events[-1].type == "response.completed"
+        assert _beta_text(events[-1].response) == "developer:be brief | user:history"
+        async with client.beta.responses.connect() as conn:
+            await conn.response.create(model="gpt-6.2-sol", input=_codex_input("history"),
+                                       tools=[{"type": "web_search"}])
+            done = (await _collect(conn, {"response.completed"}))[-1].response
+            assert _beta_text(done) == "developer:be brief | user:history"
+
+
+async def test_sdk_beta_malformed_additional_tools_is_a_400(engine_factory: Any) -> None:
+    engine = await engine_factory(**FAST)
+    broken = {**CODEX_TOOLS, "tools": [{"type": "namespace", "name": "clock",
+                                        "description": "", "tools": [{"type": "function"}]}]}
+    async with sdk(engine) as client:
+        with pytest.raises(BadRequestError) as refused:
+            await client.beta.responses.create(model="gpt-6.2-sol", input=[broken])
+        assert refused.value.param == "input[0].tools[0].tools[0].name"
+        async with client.beta.responses.connect() as conn:
+            await conn.response.create(model="gpt-6.2-sol", input=[{**broken, "role": "user"}])
+            error = (await _collect(conn, {"error"}))[-1]
+            assert (error.code, error.param) == ("invalid_value", "input[0].role")
+            await conn.response.create(model="gpt-6.2-sol", input=_codex_input("still here"))
+            done = (await _collect(conn, {"response.completed"}))[-1].response
+            assert _beta_text(done) == "still here"

@@ -43,6 +43,16 @@ async def _still_answers(ws: Any) -> None:
         ('{"type": "response.create", "model": "m", "input": "x", "generate": "no"}',
          "invalid_type", "generate"),
         ('{"type": "response.steer"}', "missing_required_parameter", "input"),
+        ('{"type": "response.create", "model": "m", "input": [{"type": "additional_tools", '
+         '"role": "developer"}]}', "missing_required_parameter", "input[0].tools"),
+        ('{"type": "response.create", "model": "m", "input": [{"type": "additional_tools", '
+         '"role": "developer", "tools": [{"type": "toolbox"}]}]}', "invalid_value",
+         "input[0].tools[0].type"),
+        ('{"type": "response.create", "model": "m", "input": "x", "tools": [{"type": '
+         '"function", "function": {"name": "f"}}]}', "missing_required_parameter",
+         "tools[0].name"),
+        ('{"type": "response.steer", "input": [{"type": "additional_tools", "role": '
+         '"developer", "tools": []}]}', "invalid_value", "input[0].type"),
     ],
 )
 async def test_bad_frames_get_specific_errors(

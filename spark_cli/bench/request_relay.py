@@ -128,10 +128,10 @@ class RequestRelay:
         try:
             while data := client.recv(_CHUNK):
                 arrivals = sniffer.feed(data, time.monotonic())
-                upstream.sendall(data)
-                if arrivals:
+                if arrivals:  # logged before the engine can answer it
                     with self._lock:
                         self._log.arrivals.extend(arrivals)
+                upstream.sendall(data)
         except OSError:
             pass
         _half_close(upstream)
@@ -142,8 +142,8 @@ def _engine_to_client(upstream: socket.socket, client: socket.socket, usage: Usa
                       done: threading.Barrier) -> None:
     try:
         while data := upstream.recv(_CHUNK):
+            usage.feed(data)  # first: once the client has the bytes, they are counted
             client.sendall(data)
-            usage.feed(data)
     except OSError:
         pass
     _half_close(client)

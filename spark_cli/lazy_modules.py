@@ -11,6 +11,10 @@ import Request``) imports the real module, which then replaces the stand-in in
 ``sys.modules`` and on its parent package. So code that uses the module gets
 it, code that only imports it pays nothing.
 
+A stand-in may hold some names from the start (``preset``: values equal to the
+module's own, for code that reads only those before the module is needed), which
+are read without importing it, ``from module import name`` included.
+
 Once loaded, the stand-in takes a copy of the module's names, so code that
 bound the stand-in (``import inspect`` before anything read it) reads them as
 plainly as from the module itself, without a lookup per read.
@@ -25,6 +29,7 @@ from __future__ import annotations
 import _thread
 import importlib
 import sys
+from collections.abc import Mapping
 from importlib.machinery import ModuleSpec
 from importlib.util import find_spec
 from types import ModuleType
@@ -38,6 +43,10 @@ class _Deferred(ModuleType):
     """Stands in for a module not imported yet; any attribute read imports it."""
 
     def __getattr__(self, attr: str) -> Any:
+        spec = self.__spec__
+        if attr == "__path__" and spec is not None and spec.submodule_search_locations is None:
+            # what ``from module import name`` asks first: a plain module has none
+            raise AttributeError(attr)
         name = self.__name__
         with _swap:
             if sys.modules.get(name) is self:
@@ -48,10 +57,10 @@ class _Deferred(ModuleType):
         return getattr(importlib.import_module(name), attr)
 
 
-def defer(name: str) -> bool:
-    """Register a stand-in for the module ``name`` (its parent package is imported now);
-    False, and nothing done, when it is imported already or cannot be found (an import of
-    it then fails as it would have)."""
+def defer(name: str, preset: Mapping[str, object] | None = None) -> bool:
+    """Register a stand-in for the module ``name`` (its parent package is imported now),
+    holding the names in ``preset`` already; False, and nothing done, when it is imported
+    already or cannot be found (an import of it then fails as it would have)."""
     if name in sys.modules:
         return False
     try:
@@ -61,7 +70,10 @@ def defer(name: str) -> bool:
     if spec is None:
         return False
     stand_in = _Deferred(name)
-    stand_in.__spec__ = ModuleSpec(name, None)  # not "initializing": imports bind it as is
+    stand_in.__dict__.update(preset or {})
+    # not "initializing": imports bind it as is
+    stand_in.__spec__ = ModuleSpec(name, None,
+                                   is_package=spec.submodule_search_locations is not None)
     sys.modules[name] = stand_in
     parent, _, child = name.rpartition(".")
     if parent:

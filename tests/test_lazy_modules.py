@@ -113,3 +113,23 @@ def _imports_http_client(deferred: bool) -> bool:
 def test_websockets_client_no_longer_imports_urllib_request_until_a_proxy_is_read():
     assert _imports_http_client(deferred=False) is True
     assert _imports_http_client(deferred=True) is False
+
+
+def test_preset_names_are_read_without_importing_the_module(package: str):
+    assert defer(f"{package}.heavy", {"VALUE": 42}) is True
+    scope: dict[str, object] = {}
+    exec(f"from {package}.heavy import VALUE", scope)  # asks for __path__ first: not there
+    assert scope["VALUE"] == 42 and _loads(package) == []
+    exec(f"from {package}.heavy import double", scope)
+    assert _loads(package) == [1] and scope["double"](2) == 4  # type: ignore[operator]
+
+
+def test_a_deferred_package_still_has_a_path(tmp_path: Path, package: str):
+    sub = tmp_path / package / "sub"
+    sub.mkdir()
+    (sub / "__init__.py").write_text("NAME = 'sub'\n")
+    (sub / "leaf.py").write_text("LEAF = 1\n")
+    assert defer(f"{package}.sub") is True
+    scope: dict[str, object] = {}
+    exec(f"from {package}.sub import leaf", scope)
+    assert scope["leaf"].LEAF == 1  # type: ignore[attr-defined]

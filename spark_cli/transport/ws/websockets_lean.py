@@ -19,16 +19,24 @@ from __future__ import annotations
 
 import sys
 from types import ModuleType
+from typing import NewType
 
 from spark_cli.lazy_modules import defer
 
+TYPING_PRESET: dict[str, object] = {
+    "BytesLike": bytes | bytearray | memoryview,
+    "ExtensionName": NewType("ExtensionName", str),
+    "ExtensionParameter": tuple[str, str | None],
+}
+"""What ``websockets.frames``, ``.utils`` and ``.extensions.base`` import from
+``websockets.typing``, as it defines them."""
 _PREFIX = "websockets-"
 _SUFFIX = ".dist-info"
 
 
 def prepare() -> None:
     """Register ``websockets.version`` if websockets is not imported yet, and defer
-    ``urllib.request`` (idempotent)."""
+    ``urllib.request`` and ``websockets.typing`` (idempotent)."""
     defer("urllib.request")  # websockets' client imports it for proxies; ours has proxy=None
     if "websockets" in sys.modules or "websockets.version" in sys.modules:
         return
@@ -38,6 +46,7 @@ def prepare() -> None:
     module = ModuleType("websockets.version")
     module.__dict__.update(tag=version, version=version, commit=version, released=True)
     sys.modules["websockets.version"] = module
+    defer("websockets.typing", TYPING_PRESET)  # imports the websockets package (it is lazy)
 
 
 def installed_version() -> str | None:

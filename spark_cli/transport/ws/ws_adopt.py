@@ -1,13 +1,14 @@
 """A connection opened ahead (:mod:`.ws_ahead`) taken over by the event loop.
 
 :func:`adopt` wraps the socket and the sans-I/O protocol that did the handshake
-in websockets' asyncio ``ClientConnection``, left as websockets' ``connect``
-leaves one: the same options (``close_timeout``; the rest are
-``ClientConnection``'s defaults, which ``connect`` passes too), the handshake's
-``request`` and ``response`` set, keepalive started. Frames that came with the
-101 are handed to the connection before any byte the loop reads, so nothing the
-server sent is lost; later bytes wait in the kernel until the loop reads them.
-"""
+(for a plain 101, made here from the bytes the handshake received:
+:attr:`.WsAhead.protocol`) in websockets' asyncio ``ClientConnection``, left as
+websockets' ``connect`` leaves one: the same options (``close_timeout``; the
+rest are ``ClientConnection``'s defaults, which ``connect`` passes too), the
+handshake's ``request`` and ``response`` set, keepalive started. Frames that
+came with the 101 are handed to the connection before any byte the loop reads,
+so nothing the server sent is lost; later bytes wait in the kernel until the
+loop reads them."""
 
 from __future__ import annotations
 
@@ -43,11 +44,11 @@ class _Adopted(ClientConnection):
 async def adopt(ahead: WsAhead) -> ClientConnection:
     """The open connection in ``ahead`` as an asyncio ``ClientConnection`` (the loop owns
     the socket from here: ``ahead`` no longer holds it)."""
-    sock = ahead.sock
-    assert sock is not None and ahead.protocol is not None
-    ahead.sock = None
+    sock, ahead.sock = ahead.sock, None
+    assert sock is not None
     loop = asyncio.get_running_loop()
     try:
+        assert ahead.protocol is not None  # made now after a plain 101; raises if it fails
         _, connection = await loop.create_connection(lambda: _Adopted(ahead), sock=sock)
     except BaseException:
         sock.close()

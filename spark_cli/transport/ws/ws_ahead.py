@@ -9,6 +9,12 @@ frame (:func:`~.ws_payload.create_payload`, the bytes the channel would send on
 a new connection), so the model works while the rest of the client imports.
 The channel then adopts the socket (:mod:`.ws_adopt`) and reads the response.
 
+The usual handshake (a plain 101) is done without ``ClientProtocol`` (and so
+without ``websockets.client``, ``websockets.protocol``, ``uuid``...): see
+:mod:`.ws_opening`; the protocol is made from the bytes received when the
+connection is adopted (:attr:`WsAhead.protocol`). Any other answer is handed to
+``ClientProtocol`` at once, which ends it as it always did.
+
 It never raises. What it returns, :class:`WsAhead`, is one of:
 
 - sent: an open connection with the frame written (``payload``, ``at``);
@@ -36,19 +42,15 @@ from typing import TYPE_CHECKING
 
 from spark_cli.protocol.channel import TurnRequest
 from spark_cli.transport.ws import websockets_lean
-from spark_cli.transport.ws.ws_handshake import (
-    LOG,
-    MAX_FRAME,
-    REDIRECTS,
-    USER_AGENT,
-    handshake_headers,
-)
+from spark_cli.transport.ws.ws_handshake import REDIRECTS, handshake_headers
 from spark_cli.transport.ws.ws_payload import create_payload
 
 if TYPE_CHECKING:
     from websockets.client import ClientProtocol
     from websockets.frames import Frame
     from websockets.http11 import Request, Response
+
+    from spark_cli.transport.ws.ws_opening import Opening
 
 _READ = 65536
 _AddrInfo = tuple[socket.AddressFamily, socket.SocketKind, int, str,
@@ -58,15 +60,16 @@ _AddrInfo = tuple[socket.AddressFamily, socket.SocketKind, int, str,
 class WsAhead:
     """What :func:`send_ahead` did: a connection to adopt, an error to raise, or neither."""
 
-    __slots__ = ("at", "early", "error", "payload", "protocol", "request", "response", "sock",
-                 "url")
+    __slots__ = ("_opening", "_protocol", "at", "early", "error", "payload", "request",
+                 "response", "sock", "url")
 
     def __init__(self, url: str) -> None:
         self.url = url
         self.sock: socket.socket | None = None
         """The connected socket (None once failed, closed or adopted)."""
-        self.protocol: ClientProtocol | None = None
-        """websockets' sans-I/O state of the connection (OPEN, or CLOSING after a close)."""
+        self._protocol: ClientProtocol | None = None
+        self._opening: Opening | None = None
+        """The handshake done without ``ClientProtocol``, until :attr:`protocol` is read."""
         self.request: Request | None = None
         self.response: Response | None = None
         """The handshake's request and 101 (its headers list the engine's extensions)."""
@@ -82,7 +85,20 @@ class WsAhead:
     @property
     def open(self) -> bool:
         """A connection is here to adopt."""
-        return self.sock is not None and self.protocol is not None
+        return self.sock is not None and (self._protocol is not None or self._opening is not None)
+
+    @property
+    def protocol(self) -> ClientProtocol | None:
+        """websockets' sans-I/O state of the connection (OPEN, or CLOSING after a close).
+        After a plain 101 it is made on first read, from the bytes the handshake received
+        (which imports ``websockets.client``: the channel reads it once asyncio is up);
+        raises what ``ClientProtocol`` finds wrong with them, which a 101 taken never has."""
+        opening = self._opening
+        if self._protocol is None and opening is not None:
+            self._protocol, early = opening.adopted()
+            self._opening = None
+            self.early += early
+        return self._protocol
 
     def close(self) -> None:
         """Close the socket (idempotent); the server ends whatever it was answering."""
@@ -120,20 +136,28 @@ def send_ahead(
 
 
 def _open(ahead: WsAhead, headers: dict[str, str], deadline: float) -> None:
-    """The TCP connect and the opening handshake, as websockets' ``connect`` does them."""
-    from websockets.client import ClientProtocol
+    """The TCP connect and the opening handshake, as websockets' ``connect`` does them: a
+    plain 101 without ``ClientProtocol`` (:mod:`.ws_opening`), anything else with it."""
     from websockets.frames import Frame
     from websockets.http11 import Response
     from websockets.uri import parse_uri
 
+    from spark_cli.transport.ws.ws_opening import Opening
+
     uri = parse_uri(ahead.url)
-    protocol = ClientProtocol(uri, max_size=MAX_FRAME, logger=LOG)
+    opening = Opening(uri, headers)
     sock = ahead.sock = _connect(uri.host, uri.port, deadline)
-    request = protocol.connect()
-    request.headers.update(headers)
-    request.headers.setdefault("User-Agent", USER_AGENT)
-    protocol.send_request(request)
-    _flush(sock, protocol, deadline)
+    ahead.request = opening.request
+    if not _write(sock, opening.request.serialize(), deadline):
+        opening.feed(b"")
+    while not opening.done:
+        data = _read(sock, deadline)
+        if data is not None:
+            opening.feed(data)
+    if opening.accepted():
+        ahead._opening, ahead.response = opening, opening.response
+        return
+    protocol = opening.protocol()  # as if it had sent the request and read all that came
     events = protocol.events_received()
     while not events and protocol.handshake_exc is None:
         _receive(sock, protocol, deadline)
@@ -143,27 +167,33 @@ def _open(ahead: WsAhead, headers: dict[str, str], deadline: float) -> None:
     response, *early = events
     assert isinstance(response, Response)
     _flush(sock, protocol, deadline)  # e.g. the answer to a close frame that came along
-    ahead.protocol, ahead.request, ahead.response = protocol, request, response
+    ahead._protocol, ahead.response = protocol, response
     ahead.early = [event for event in early if isinstance(event, Frame)]  # all are, after the 101
 
 
 def _send(ahead: WsAhead, payload: str, timeout: float) -> None:
     """Write the frame; a connection the server already closes is handed over unsent. A
     server that takes none of it for ``timeout`` seconds: the channel starts afresh."""
-    from websockets.protocol import State
-
-    protocol, sock = ahead.protocol, ahead.sock
-    assert protocol is not None and sock is not None
-    if protocol.state is not State.OPEN:
-        return
+    protocol, sock = ahead._protocol, ahead.sock
+    assert sock is not None and (protocol is not None or ahead._opening is not None)
     try:
-        protocol.send_text(payload.encode())
+        if protocol is None:  # a plain 101: as ClientProtocol.send_text writes it
+            from spark_cli.transport.ws.ws_opening import text_frame
+
+            data = [text_frame(payload)]
+        else:
+            from websockets.protocol import State
+
+            if protocol.state is not State.OPEN:
+                return
+            protocol.send_text(payload.encode())
+            data = protocol.data_to_send()
         sock.settimeout(max(timeout, 1e-3))
-        for data in protocol.data_to_send():
-            sock.sendall(data)
+        for chunk in data:
+            sock.sendall(chunk)
     except Exception:  # part of a frame may be out: start afresh
         ahead.close()
-        ahead.protocol = None
+        ahead._protocol = ahead._opening = None
         return
     ahead.at = time.perf_counter()
     ahead.payload = payload
@@ -230,35 +260,49 @@ def _wait(sock: socket.socket, deadline: float, *, write: bool) -> None:
     raise TimeoutError()
 
 
+def _write(sock: socket.socket, data: bytes, deadline: float) -> bool:
+    """Write ``data``; False when the connection is lost (its end of stream for the
+    handshake), ``TimeoutError`` past ``deadline``."""
+    sock.settimeout(max(deadline - time.monotonic(), 1e-3))
+    try:
+        sock.sendall(data)
+    except TimeoutError:
+        raise TimeoutError() from None
+    except OSError:
+        return False
+    return True
+
+
 def _flush(sock: socket.socket, protocol: ClientProtocol, deadline: float) -> None:
     """Write what the protocol has to send; a lost connection is its end of stream."""
     for data in protocol.data_to_send():
         if not data:
             return  # the protocol ends the stream: closing the socket does that
-        sock.settimeout(max(deadline - time.monotonic(), 1e-3))
-        try:
-            sock.sendall(data)
-        except TimeoutError:
-            raise TimeoutError() from None
-        except OSError:
+        if not _write(sock, data, deadline):
             protocol.receive_eof()
             return
+
+
+def _read(sock: socket.socket, deadline: float) -> bytes | None:
+    """The next bytes read (``b""``: the end of stream, or a lost connection), None when
+    there were none after all; ``TimeoutError`` past ``deadline``."""
+    sock.setblocking(False)
+    _wait(sock, deadline, write=False)
+    try:
+        return sock.recv(_READ)
+    except (BlockingIOError, InterruptedError):
+        return None
+    except OSError:
+        return b""
 
 
 def _receive(sock: socket.socket, protocol: ClientProtocol, deadline: float) -> None:
     """Feed the next bytes to the protocol; a lost connection is its end of stream, which
     the protocol turns into the same handshake error asyncio's connection reports."""
-    sock.setblocking(False)
-    _wait(sock, deadline, write=False)
-    try:
-        data = sock.recv(_READ)
-    except (BlockingIOError, InterruptedError):
-        return
-    except OSError:
-        data = b""
+    data = _read(sock, deadline)
     if data:
         protocol.receive_data(data)
-    else:
+    elif data is not None:
         protocol.receive_eof()
 
 

@@ -7,13 +7,17 @@ their settings from here so they open the same connection: the same headers
 (the caller's, then the key as a Bearer token; ``User-Agent: spark``), no
 compression, the same frame limit and the same logger, which never logs at
 DEBUG (websockets logs the handshake's headers there, the key among them).
-asyncio-free, websockets-free.
+asyncio-free, websockets-free, and free of ``logging`` until :func:`handshake_logger`
+is first called (a connection opened ahead needs none before its frame leaves).
 """
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from logging import Logger
 
 EXTENSIONS_HEADER = "x-spark-engine-extensions"
 """Non-standard features the bundled engine advertises (its ``response.cancel``)."""
@@ -22,9 +26,17 @@ CLOSE_TIMEOUT = 2.0
 USER_AGENT = "spark"
 REDIRECTS = frozenset({300, 301, 302, 303, 307, 308})
 """Statuses websockets' ``connect`` follows (with a ``Location``)."""
-LOG = logging.getLogger("spark_cli.transport.ws.ws_links")
-LOG.setLevel(logging.WARNING)
-"""websockets logs handshake headers (the Authorization one too) at DEBUG: never here."""
+LOGGER_NAME = "spark_cli.transport.ws.ws_links"
+
+
+def handshake_logger() -> Logger:
+    """The logger websockets is given for this channel's connections, set to WARNING:
+    websockets logs handshake headers (the Authorization one too) at DEBUG, never here."""
+    import logging
+
+    log = logging.getLogger(LOGGER_NAME)
+    log.setLevel(logging.WARNING)
+    return log
 
 
 def handshake_headers(

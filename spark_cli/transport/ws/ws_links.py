@@ -34,10 +34,10 @@ from spark_cli.transport.ws.ws_ahead import WsAhead
 from spark_cli.transport.ws.ws_handshake import (
     CLOSE_TIMEOUT,
     EXTENSIONS_HEADER,
-    LOG,
     MAX_FRAME,
     USER_AGENT,
     extensions_in,
+    handshake_logger,
 )
 from spark_cli.transport.ws.ws_payload import Chain
 
@@ -155,7 +155,7 @@ class Links:
                     open_timeout=self._connect_timeout,
                     close_timeout=CLOSE_TIMEOUT,
                     user_agent_header=USER_AGENT,
-                    logger=LOG,
+                    logger=handshake_logger(),
                 )
         except InvalidStatus as exc:
             response = exc.response

@@ -5,9 +5,11 @@ the same segment, a close frame right after the 101) and sees every frame the cl
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from websockets.frames import Frame, Opcode
@@ -104,3 +106,58 @@ class RawServer:
                     conn.sendall(out)
             if not data:
                 return
+
+
+class Answering:
+    """Answers every connection's handshake request with ``answer(request)`` (raw bytes:
+    ``b""`` closes at once), then reads until the client closes; ``connections`` of them."""
+
+    def __init__(self, answer: Callable[[Request], bytes], connections: int = 2) -> None:
+        self._answer = answer
+        self._connections = connections
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self.url = f"ws://127.0.0.1:{self._listener.getsockname()[1]}/v1/responses"
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+
+    def __enter__(self) -> Answering:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._listener.close()
+        self._thread.join(10)
+
+    def _serve(self) -> None:
+        for _ in range(self._connections):
+            try:
+                conn, _ = self._listener.accept()
+            except OSError:
+                return
+            with conn:
+                conn.settimeout(10)
+                protocol = ServerProtocol()
+                events: list[Any] = []
+                while not events:
+                    protocol.receive_data(conn.recv(65536))
+                    events = protocol.events_received()
+                answer = self._answer(events[0])
+                if not answer:
+                    continue
+                conn.sendall(answer)
+                with contextlib.suppress(OSError):
+                    while conn.recv(65536):
+                        pass
+
+
+def accepting(**headers: str | None) -> Callable[[Request], bytes]:
+    """websockets' server's 101, headers changed (None: removed)."""
+    def answer(request: Request) -> bytes:
+        response = ServerProtocol().accept(request)
+        for name, value in headers.items():
+            if name in response.headers:
+                del response.headers[name]
+            if value is not None:
+                response.headers[name] = value
+        return response.serialize()
+
+    return answer

@@ -8,9 +8,12 @@ import json
 import socket
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 import pytest
+from websockets.protocol import State
+from websockets.server import ServerProtocol
 
 from spark_cli.protocol.channel import (
     ChannelError,
@@ -27,7 +30,7 @@ from spark_cli.transport.retry import RetryPolicy
 from spark_cli.transport.ws import ws_links
 from spark_cli.transport.ws.websocket import ResponsesWebSocketChannel
 from spark_cli.transport.ws.ws_ahead import WsAhead, send_ahead
-from tests.transport.ws.raw_ws_server import RawServer, Script, response
+from tests.transport.ws.raw_ws_server import Answering, RawServer, Script, accepting, response
 from tests.transport.ws.test_websocket_channel import (
     KEY,
     collect,
@@ -282,3 +285,38 @@ async def test_aclose_closes_an_unclaimed_ahead(ws_server: Any) -> None:
             while 1 not in srv.closed:
                 await asyncio.sleep(0.01)
     assert ahead.sock is None and srv.handshakes == 1
+
+
+@pytest.mark.parametrize("answer", [
+    accepting(**{"Sec-WebSocket-Extensions": "permessage-deflate"}),
+    accepting(**{"Sec-WebSocket-Accept": "AAAAAAAAAAAAAAAAAAAAAAAAAAA="}),
+    accepting(**{"Sec-WebSocket-Protocol": "chat"}),
+    lambda _: b"",  # the connection closed once the request is in
+], ids=["extension", "bad-accept", "subprotocol", "eof"])
+async def test_a_handshake_left_to_client_protocol_fails_alike(
+    answer: Callable[[Any], bytes], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    connects = count_connects(monkeypatch)
+    with Answering(answer) as srv:
+        today = await failure(channel(srv.url, None, retry_policy=ONCE), request())
+        ahead = await ahead_of(srv.url, request())
+        error = await failure(channel(srv.url, ahead, retry_policy=ONCE), request())
+    assert len(connects) == 1  # the failure recorded ahead was the first attempt
+    assert (error.kind, error.status, error.message) == (today.kind, today.status, today.message)
+
+
+async def test_a_101_client_protocol_accepts_otherwise_is_adopted() -> None:
+    def upgrade_and_answer(req: Any) -> bytes:  # valid, but not the lean way's plain 101
+        server = ServerProtocol(state=State.OPEN)
+        for event in response("r1", "Hel", "lo"):
+            server.send_text(json.dumps(event).encode())
+        frames = b"".join(server.data_to_send())
+        return accepting(Connection="keep-alive, Upgrade")(req) + frames
+
+    with Answering(upgrade_and_answer, connections=1) as srv:
+        ahead = await ahead_of(srv.url, request("hi"))
+        assert ahead.open and ahead.error is None and len(ahead.early) == 4
+        ch = channel(srv.url, ahead, retry_policy=ONCE)
+        events = await collect(ch, request("hi"))
+        await ch.aclose()
+    assert text_of(events) == "Hello" and events[-1] == TurnFinished("completed", None, "r1")

@@ -147,3 +147,40 @@ async def test_send_ahead_never_imports_asyncio(reachable: bool) -> None:
     assert metadata_loaded == "False"
     if reachable:
         assert [f["input"][0]["content"] for _, f in srv.creates()] == ["hi"]
+
+
+_LEAN_AHEAD = (
+    "import sys\n"
+    "from spark_cli.protocol.channel import Message, TurnRequest\n"
+    "from spark_cli.transport.ws.ws_ahead import send_ahead\n"
+    "ahead = send_ahead(sys.argv[1], sys.argv[2], TurnRequest('m', (Message('user', 'hi'),)),"
+    " connect_timeout=5)\n"
+    "print(ahead.payload is not None, ahead.error is None,"
+    " ','.join(m for m in ('asyncio', 'logging', 'uuid', 'platform', 'websockets.protocol',"
+    " 'websockets.client', 'websockets.headers') if m in sys.modules) or '-')\n"
+    "from websockets.protocol import State\n"
+    "print(ahead.protocol.state is State.OPEN, ahead.early == [])\n"  # what adoption reads
+    "ahead.close()\n"
+)
+
+
+async def _lean_ahead(url: str, key: str) -> list[str]:
+    done = await asyncio.to_thread(
+        subprocess.run, [sys.executable, "-c", _LEAN_AHEAD, url, key], capture_output=True,
+        text=True, timeout=60, check=True)
+    return done.stdout.split()
+
+
+async def test_a_plain_101_sends_the_frame_before_websockets_client_loads() -> None:
+    with RawServer(Script()) as srv:
+        out = await _lean_ahead(srv.url, KEY)
+    assert out == ["True", "True", "-", "True", "True"]
+    assert [f["input"][0]["content"] for _, f in srv.creates()] == ["hi"]
+
+
+@pytest.mark.both_servers
+async def test_the_engines_101_takes_the_lean_way(engine: Any) -> None:
+    from spark_cli.transport.factory import websocket_url
+
+    out = await _lean_ahead(websocket_url(engine.url + "/v1"), "test-token")
+    assert out == ["True", "True", "-", "True", "True"]

@@ -25,11 +25,12 @@ from typing import Any
 from spark_cli.engine.core.brain_lookup import BrainFactory, registry_factory
 from spark_cli.engine.core.config import EngineConfig
 from spark_cli.engine.core.state import EngineState
+from spark_cli.engine.serving.binding import bind_socket, url_host
 from spark_cli.engine.serving.handshake import EXTENSIONS_HEADER as EXTENSIONS_HEADER
 from spark_cli.engine.serving.handshake import WS_PATH
 from spark_cli.protocol.values import Value, value
 
-__all__ = ["EXTENSIONS_HEADER", "RunningEngine", "run_engine"]
+__all__ = ["EXTENSIONS_HEADER", "RunningEngine", "bind_socket", "run_engine"]
 START_TIMEOUT_S = 10.0
 TICK_S = 0.1
 """uvicorn's main-loop tick (its once-a-second chores count ticks); a stop wakes it at once."""
@@ -104,30 +105,6 @@ def _embedded_server_class() -> type[Any]:
     return EmbeddedServer
 
 
-def _url_host(host: str) -> str:
-    if host in ("0.0.0.0", ""):
-        return "127.0.0.1"
-    if host == "::":
-        return "[::1]"
-    return f"[{host}]" if ":" in host else host
-
-
-def bind_socket(host: str, port: int) -> socket.socket:
-    """A TCP socket bound to ``host:port`` (raises ``OSError``: address in use, …)."""
-    # an ASCII host goes as bytes: a str is IDNA-encoded first (importing encodings.idna)
-    name: str | bytes | None = (host.encode() if host.isascii() else host) if host else None
-    infos = socket.getaddrinfo(name, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
-    family, kind, proto, _, address = infos[0]
-    sock = socket.socket(family, kind, proto)
-    try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind(address)
-    except OSError:
-        sock.close()
-        raise
-    return sock
-
-
 @contextlib.asynccontextmanager
 async def _serve_uvicorn(state: EngineState, sock: socket.socket) -> AsyncIterator[None]:
     """uvicorn serving :class:`EngineApp` (HTTP and WebSocket) on ``sock`` while the block
@@ -169,16 +146,20 @@ async def _serve_uvicorn(state: EngineState, sock: socket.socket) -> AsyncIterat
 
 @contextlib.asynccontextmanager
 async def run_engine(
-    config: EngineConfig, *, brains: BrainFactory | None = None, http: bool = True
+    config: EngineConfig, *, brains: BrainFactory | None = None, http: bool = True,
+    sock: socket.socket | None = None,
 ) -> AsyncIterator[RunningEngine]:
     """Serve until the block exits. ``brains`` overrides the brain lookup (tests).
     ``http=False`` serves the Responses WebSocket alone (see the module doc).
+    ``sock``: a socket already bound (to ``config.host``), served instead of binding
+    ``config.port``; closed on exit like its own (:mod:`engine_fork` binds before forking).
 
     Raises ``ValueError`` for a bad ``config.brain`` and ``OSError`` when the
     port cannot be bound."""
     if brains is None:
         brains = _brain_factory(config)  # a bad --brain spec fails here (ValueError)
-    sock = bind_socket(config.host, config.port)
+    if sock is None:
+        sock = bind_socket(config.host, config.port)
     state = EngineState(config, brains)
     try:
         if http:
@@ -189,7 +170,7 @@ async def run_engine(
             serving = serve_websocket_only(state, sock)
         async with serving:
             port = sock.getsockname()[1]
-            host = _url_host(config.host)
+            host = url_host(config.host)
             yield RunningEngine(
                 url=f"http://{host}:{port}", ws_url=f"ws://{host}:{port}{WS_PATH}",
                 token=config.token, config=config, state=state,

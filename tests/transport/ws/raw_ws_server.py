@@ -10,7 +10,7 @@ import json
 import socket
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Self
 
 from websockets.frames import Frame, Opcode
 from websockets.http11 import Request
@@ -38,25 +38,34 @@ def response(rid: str, *pieces: str) -> list[dict[str, Any]]:
     return events
 
 
-class RawServer:
-    """Serves ``scripts`` on 127.0.0.1, one connection each, in order."""
+class _Listening:
+    """A listener on 127.0.0.1 served by ``_serve`` on a thread, as a context manager."""
 
-    def __init__(self, *scripts: Script) -> None:
-        self._scripts = list(scripts)
+    def __init__(self) -> None:
         self._listener = socket.create_server(("127.0.0.1", 0))
-        port = self._listener.getsockname()[1]
-        self.url = f"ws://127.0.0.1:{port}/v1/responses"
-        self.received: list[tuple[int, dict[str, Any]]] = []
-        """(connection number, client frame)."""
+        self.url = f"ws://127.0.0.1:{self._listener.getsockname()[1]}/v1/responses"
         self._thread = threading.Thread(target=self._serve, daemon=True)
 
-    def __enter__(self) -> RawServer:
+    def __enter__(self) -> Self:
         self._thread.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
         self._listener.close()
         self._thread.join(10)
+
+    def _serve(self) -> None:
+        raise NotImplementedError
+
+
+class RawServer(_Listening):
+    """Serves ``scripts`` on 127.0.0.1, one connection each, in order."""
+
+    def __init__(self, *scripts: Script) -> None:
+        self._scripts = list(scripts)
+        self.received: list[tuple[int, dict[str, Any]]] = []
+        """(connection number, client frame)."""
+        super().__init__()
 
     def creates(self) -> list[tuple[int, dict[str, Any]]]:
         return [(n, f) for n, f in self.received if f.get("type") == "response.create"]
@@ -108,24 +117,14 @@ class RawServer:
                 return
 
 
-class Answering:
+class Answering(_Listening):
     """Answers every connection's handshake request with ``answer(request)`` (raw bytes:
     ``b""`` closes at once), then reads until the client closes; ``connections`` of them."""
 
     def __init__(self, answer: Callable[[Request], bytes], connections: int = 2) -> None:
         self._answer = answer
         self._connections = connections
-        self._listener = socket.create_server(("127.0.0.1", 0))
-        self.url = f"ws://127.0.0.1:{self._listener.getsockname()[1]}/v1/responses"
-        self._thread = threading.Thread(target=self._serve, daemon=True)
-
-    def __enter__(self) -> Answering:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._listener.close()
-        self._thread.join(10)
+        super().__init__()
 
     def _serve(self) -> None:
         for _ in range(self._connections):

@@ -22,6 +22,7 @@ from websockets.uri import parse_uri
 
 from spark_cli.transport.ws import websockets_lean
 from spark_cli.transport.ws.ws_opening import Opening, host_header, opening_request, text_frame
+from tests.transport.ws.raw_ws_server import accepting
 
 HEADERS = {"X-Extra": "1", "Authorization": "Bearer sk-test"}
 
@@ -100,13 +101,7 @@ def server_answer(opening: Opening, **headers: str | None) -> bytes:
     server = ServerProtocol()
     server.receive_data(opening.request.serialize())
     (request,) = server.events_received()
-    response = server.accept(request)
-    for name, value in headers.items():
-        if name in response.headers:
-            del response.headers[name]
-        if value is not None:
-            response.headers[name] = value
-    return response.serialize()
+    return accepting(**headers)(request)
 
 
 def opened(*chunks: bytes) -> Opening:

@@ -9,7 +9,7 @@ import contextlib
 import json
 import socket
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, Self
 
 from websockets.frames import Frame, Opcode
@@ -57,6 +57,17 @@ class _Listening:
     def _serve(self) -> None:
         raise NotImplementedError
 
+    def _accepted(self, count: int) -> Iterator[socket.socket]:
+        """Up to ``count`` connections, one at a time (closed after each), until closed."""
+        for _ in range(count):
+            try:
+                conn, _ = self._listener.accept()
+            except OSError:
+                return
+            with conn:
+                conn.settimeout(10)
+                yield conn
+
 
 class RawServer(_Listening):
     """Serves ``scripts`` on 127.0.0.1, one connection each, in order."""
@@ -71,14 +82,9 @@ class RawServer(_Listening):
         return [(n, f) for n, f in self.received if f.get("type") == "response.create"]
 
     def _serve(self) -> None:
-        for number, script in enumerate(self._scripts, 1):
-            try:
-                conn, _ = self._listener.accept()
-            except OSError:
-                return
-            with conn:
-                conn.settimeout(10)
-                self._one(conn, number, script)
+        for number, (conn, script) in enumerate(
+                zip(self._accepted(len(self._scripts)), self._scripts, strict=False), 1):
+            self._one(conn, number, script)
 
     def _one(self, conn: socket.socket, number: int, script: Script) -> None:
         protocol = ServerProtocol()
@@ -127,25 +133,19 @@ class Answering(_Listening):
         super().__init__()
 
     def _serve(self) -> None:
-        for _ in range(self._connections):
-            try:
-                conn, _ = self._listener.accept()
-            except OSError:
-                return
-            with conn:
-                conn.settimeout(10)
-                protocol = ServerProtocol()
-                events: list[Any] = []
-                while not events:
-                    protocol.receive_data(conn.recv(65536))
-                    events = protocol.events_received()
-                answer = self._answer(events[0])
-                if not answer:
-                    continue
-                conn.sendall(answer)
-                with contextlib.suppress(OSError):
-                    while conn.recv(65536):
-                        pass
+        for conn in self._accepted(self._connections):
+            protocol = ServerProtocol()
+            events: list[Any] = []
+            while not events:
+                protocol.receive_data(conn.recv(65536))
+                events = protocol.events_received()
+            answer = self._answer(events[0])
+            if not answer:
+                continue
+            conn.sendall(answer)
+            with contextlib.suppress(OSError):
+                while conn.recv(65536):
+                    pass
 
 
 def accepting(**headers: str | None) -> Callable[[Request], bytes]:

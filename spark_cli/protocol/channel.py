@@ -2,12 +2,7 @@
 
 Transports (WebSocket Responses, HTTP SSE Chat Completions / Responses)
 implement :class:`Channel`; the session and front ends only ever see this
-module. Everything here is plain data: no I/O. This module is on the
-launch -> request path, and making a dataclass costs ~0.4 ms at import (each
-generated method is compiled), so the dataclasses are slotted, not ``frozen``
-(treat every value as immutable all the same), and generate only ``__init__``:
-``__eq__`` and ``__repr__`` (the same results as generated ones) come from
-:class:`spark_cli.protocol.values.Value`.
+module. Everything here is plain data (frozen slotted dataclasses): no I/O.
 
 Rules every channel follows:
 
@@ -23,34 +18,83 @@ Rules every channel follows:
   caller decides; nothing already applied is ever replayed twice).
 - ``stop()`` ends the running stream now: it finishes with
   ``TurnFinished(status="cancelled")``.
+
+Tools (the model's function calls). ``request.tools`` declares them (empty: the
+request carries no ``tools`` field at all). A response that calls tools yields
+``ToolCallStarted`` when a call's item opens (its name known) and
+``ToolCallCompleted`` with the whole :class:`ToolCall` once its arguments are
+complete, then finishes ``completed`` as any response does. The caller runs the
+calls and sends the next request with the conversation extended, in this order:
+the response's text as one ``Message("assistant", text)`` (only when it wrote
+any: a preamble), then every ``ToolCall`` in the order the response made them,
+then one ``ToolOutput`` per call in the same order. A channel that chains
+(``previous_response_id``) recognises that the response already holds the
+assistant message and the calls and sends only the outputs. On Chat
+Completions the assistant message and its calls travel as one assistant message
+with ``tool_calls``, each output as a ``role: "tool"`` message.
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator
-from typing import Literal, Protocol
-
-from spark_cli.protocol.values import Value, value
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol
 
 Role = Literal["system", "developer", "user", "assistant"]
 
 
-@value
-class Message(Value):
+@dataclass(frozen=True, slots=True)
+class Message:
     role: Role
     content: str
 
 
-@value
-class TurnRequest(Value):
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    """A function the model may call: its name, what it does, its JSON-schema parameters."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """A call the model made, as a conversation item of the assistant's."""
+
+    call_id: str
+    """The id the output must answer (Responses ``call_id``, Chat ``tool_calls[].id``)."""
+    name: str
+    arguments: str
+    """The JSON text the model wrote, as it wrote it: it may be invalid."""
+    item_id: str | None = None
+    """The Responses output item id (``fc_…``), where the wire has one."""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolOutput:
+    """The result of one call, sent back to the model under its call id."""
+
+    call_id: str
+    output: str
+
+
+ConversationItem = Message | ToolCall | ToolOutput
+"""What a conversation holds: messages, the model's calls and their outputs."""
+
+
+@dataclass(frozen=True, slots=True)
+class TurnRequest:
     model: str
-    messages: tuple[Message, ...]
+    messages: tuple[ConversationItem, ...]
     instructions: str = ""
     max_output_tokens: int | None = None
+    tools: tuple[ToolSpec, ...] = ()
+    """The tools the model may call in this turn (empty: no ``tools`` field is sent)."""
 
 
-@value
-class Capabilities(Value):
+@dataclass(frozen=True, slots=True)
+class Capabilities:
     steer: bool = False
     """``response.steer``: redirect the running response in-band."""
     cancel: bool = False
@@ -62,8 +106,8 @@ class Capabilities(Value):
 # ---- events a channel yields (past tense; streamed pieces end in Delta) ----
 
 
-@value
-class RequestSent(Value):
+@dataclass(frozen=True, slots=True)
+class RequestSent:
     """The request has left: its bytes were written to the connection.
 
     Yielded only once they were (never for a request that could not be sent,
@@ -75,57 +119,72 @@ class RequestSent(Value):
     """``time.perf_counter()`` when the request left (latency mark)."""
 
 
-@value
-class ResponseStarted(Value):
+@dataclass(frozen=True, slots=True)
+class ResponseStarted:
     response_id: str | None
     at: float
 
 
-@value
-class TextDelta(Value):
+@dataclass(frozen=True, slots=True)
+class TextDelta:
     text: str
 
 
-@value
-class Queued(Value):
+@dataclass(frozen=True, slots=True)
+class ToolCallStarted:
+    """The model began a call (its name is known; the arguments are still streaming)."""
+
+    call_id: str
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallCompleted:
+    """A call's arguments are complete: the whole call, ready to run."""
+
+    call: ToolCall
+
+
+@dataclass(frozen=True, slots=True)
+class Queued:
     position: int
     """1-based place in the provider's capacity queue."""
 
 
-@value
-class WaitingToRetry(Value):
+@dataclass(frozen=True, slots=True)
+class WaitingToRetry:
     seconds: float
     reason: str
     attempt: int
 
 
-@value
-class Reconnected(Value):
+@dataclass(frozen=True, slots=True)
+class Reconnected:
     reason: str
     """Why a new connection was opened (the context was replayed on it)."""
 
 
-@value
-class SteerAccepted(Value):
+@dataclass(frozen=True, slots=True)
+class SteerAccepted:
     pass
 
 
-@value
-class SteerRejected(Value):
+@dataclass(frozen=True, slots=True)
+class SteerRejected:
     code: str
     message: str
 
 
-@value
-class Steered(Value):
+@dataclass(frozen=True, slots=True)
+class Steered:
     """The running response ended for a steer; its successor starts streaming now."""
 
     previous_response_id: str | None
     response_id: str | None
 
 
-@value
-class UsageReported(Value):
+@dataclass(frozen=True, slots=True)
+class UsageReported:
     input_tokens: int
     output_tokens: int
     time_info: dict[str, float] | None = None
@@ -136,8 +195,8 @@ class UsageReported(Value):
 TurnStatus = Literal["completed", "incomplete", "failed", "cancelled"]
 
 
-@value
-class TurnFinished(Value):
+@dataclass(frozen=True, slots=True)
+class TurnFinished:
     status: TurnStatus
     reason: str | None = None
     """``incomplete_details.reason`` (e.g. ``max_output_tokens``) or the failure message."""
@@ -148,6 +207,8 @@ ChannelEvent = (
     RequestSent
     | ResponseStarted
     | TextDelta
+    | ToolCallStarted
+    | ToolCallCompleted
     | Queued
     | WaitingToRetry
     | Reconnected

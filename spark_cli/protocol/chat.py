@@ -9,9 +9,9 @@ The usage chunk may carry Cerebras-style ``time_info``.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any
 
-from spark_cli.frozen import frozen
 from spark_cli.protocol.responses import (
     INVALID_TYPE,
     MISSING_REQUIRED_PARAMETER,
@@ -25,7 +25,7 @@ FINISH_STOP = "stop"
 FINISH_LENGTH = "length"
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class ChatRequest:
     model: str
     messages: tuple[InputMessage, ...]

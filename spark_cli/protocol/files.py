@@ -19,15 +19,14 @@ with ``(no final newline)`` after the path so nothing is lost.
 from __future__ import annotations
 
 import re
-
-from spark_cli.frozen import frozen
+from dataclasses import dataclass
 
 _BACKTICK_RUN = re.compile(r"`{3,}")
 _FENCE_OPEN = re.compile(r"^(`{3,})([\w+#.-]*)[ \t]*$")
 _NO_FINAL_NEWLINE = " (no final newline)"
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class FileBlock:
     """One file as carried in a request."""
 

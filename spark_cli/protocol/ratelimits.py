@@ -18,8 +18,7 @@ import math
 import random
 import re
 from collections.abc import Callable, Iterable, Mapping
-
-from spark_cli.frozen import frozen
+from dataclasses import dataclass
 
 # patterns, compiled on first use (re's own cache): most runs never see a rate limit
 _DURATION_PART = r"(\d+(?:\.\d+)?)(ms|h|m|s)"
@@ -41,7 +40,7 @@ _RESET_PREFIX = "x-ratelimit-reset-"
 _REMAINING_PREFIX = "x-ratelimit-remaining-"
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class RetryDelay:
     seconds: float
     source: str

@@ -11,9 +11,9 @@ hot path costs one ``json.dumps`` of the delta string.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any
 
-from spark_cli.frozen import frozen
 from spark_cli.protocol.tool_defs import ADDITIONAL_TOOLS, check_additional_tools, check_tools
 from spark_cli.protocol.wire_errors import INVALID_TYPE as INVALID_TYPE
 from spark_cli.protocol.wire_errors import INVALID_VALUE as INVALID_VALUE
@@ -66,13 +66,13 @@ REASON_STEERED = "steered"
 REASON_CANCELLED = "cancelled"  # extension: after response.cancel
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class InputMessage:
     role: str
     text: str
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class CreateRequest:
     model: str
     input: tuple[InputMessage, ...]
@@ -85,7 +85,7 @@ class CreateRequest:
     stream: bool = False
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class SteerRequest:
     previous_response_id: str | None
     input: tuple[InputMessage, ...]
@@ -93,7 +93,7 @@ class SteerRequest:
     """The input as sent, echoed back in ``response.steer.failed``."""
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class CancelRequest:
     response_id: str | None
 

@@ -17,6 +17,7 @@ closed union: front ends match on these types (``spark_cli.session.api``), and
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Literal
 
 from spark_cli.edits.model.blocks import BlockRejected, ProseDelta
@@ -32,7 +33,6 @@ from spark_cli.protocol.channel import (
     UsageReported,
     WaitingToRetry,
 )
-from spark_cli.protocol.values import Value, value
 
 __all__ = [
     "BlockRejected",
@@ -56,15 +56,15 @@ __all__ = [
 ]
 
 
-@value
-class EditLanded(Value):
+@dataclass(frozen=True, slots=True)
+class EditLanded:
     """An edit block was applied (or, under a dry run, would have been)."""
 
     outcome: EditApplied
 
 
-@value
-class EditRefused(Value):
+@dataclass(frozen=True, slots=True)
+class EditRefused:
     """An edit block was refused; nothing of it was written."""
 
     outcome: RefusedOutcome
@@ -73,8 +73,8 @@ class EditRefused(Value):
 TurnOutcome = Literal["completed", "incomplete", "cancelled", "failed"]
 
 
-@value
-class TurnCompleted(Value):
+@dataclass(frozen=True, slots=True)
+class TurnCompleted:
     """The turn ended (the answer finished, was cut short, or was interrupted).
 
     ``status`` is the channel's final status; ``reason`` says why it was not
@@ -107,8 +107,8 @@ FailureKind = Literal[
 ]
 
 
-@value
-class TurnFailed(Value):
+@dataclass(frozen=True, slots=True)
+class TurnFailed:
     """The turn could not run or broke off; ``message`` is specific and safe to show.
 
     Edits that landed before a mid-stream failure stay (one undo checkpoint);

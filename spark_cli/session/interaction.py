@@ -21,39 +21,39 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from spark_cli.protocol.values import Value, value
 from spark_cli.session.api import ChannelError, SessionApi
 from spark_cli.session.events import SessionEvent, SteerRejected, TurnCompleted, TurnFailed
 
 
-@value
-class TurnStarted(Value):
+@dataclass(frozen=True, slots=True)
+class TurnStarted:
     """A turn began for ``text``; ``why``: typed and sent, queued, or a redirect resent."""
 
     text: str
     why: str  # "sent" | "queued" | "redirect"
 
 
-@value
-class Redirected(Value):
+@dataclass(frozen=True, slots=True)
+class Redirected:
     """A message typed while the turn streamed; ``how``: "steer" (in-band) or "resend"."""
 
     text: str
     how: str
 
 
-@value
-class QueueChanged(Value):
+@dataclass(frozen=True, slots=True)
+class QueueChanged:
     """The queue now holds ``items`` (in the order they will be sent); ``paused`` after Esc."""
 
     items: tuple[str, ...]
     paused: bool
 
 
-@value
-class TurnEnded(Value):
+@dataclass(frozen=True, slots=True)
+class TurnEnded:
     """The turn's task is over (after its final ``TurnCompleted`` / ``TurnFailed``)."""
 
     interrupted: bool

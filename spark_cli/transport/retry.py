@@ -15,6 +15,7 @@ import asyncio
 import random
 import time
 from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
 
 from spark_cli.protocol.channel import (
     ChannelError,
@@ -25,12 +26,11 @@ from spark_cli.protocol.channel import (
 )
 from spark_cli.protocol.ratelimits import RetryDelay, retry_delay
 from spark_cli.protocol.secrets import NO_SECRETS, Secrets
-from spark_cli.protocol.values import Value, value
 from spark_cli.transport.errors import ProviderError, masked
 
 
-@value
-class RetryPolicy(Value):
+@dataclass(frozen=True, slots=True)
+class RetryPolicy:
     max_attempts: int = 4
     """Attempts in all (the first try included)."""
     max_wait: float = 30.0

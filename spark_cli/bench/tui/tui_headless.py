@@ -22,6 +22,7 @@ Phases (their figures are returned as plain dicts; ``tui_report`` renders them):
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import gc
 import os
 import random
@@ -107,7 +108,7 @@ async def _until(check: Callable[[], bool], timeout: float, what: str) -> None:
 
 async def _turn(app: Any, tokens: int) -> None:
     """Start a turn of ``tokens`` lorem tokens (returns once it runs)."""
-    app.session.settings.max_output_tokens = tokens
+    app.session.settings = dataclasses.replace(app.session.settings, max_output_tokens=tokens)
     before = app.session.marks
     app.interaction.submit("stream lorem")
     await _until(lambda: app.interaction.busy, 5.0, "the turn to start")

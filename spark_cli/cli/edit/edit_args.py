@@ -17,10 +17,8 @@ keeps its last value.
 
 from __future__ import annotations
 
-from dataclasses import field
+from dataclasses import dataclass, field
 from pathlib import Path
-
-from spark_cli.protocol.values import Value, value
 
 _VALUES = {
     "-m": "message", "--message": "message", "--provider": "provider", "--model": "model",
@@ -31,8 +29,8 @@ _FLAGS = {"--dry-run": "dry_run", "--json": "as_json", "--test": "run_tests",
           "--allow-syntax-errors": "allow_syntax_errors", "--deep": "deep"}
 
 
-@value
-class EditArgs(Value):
+@dataclass(frozen=True, slots=True)
+class EditArgs:
     """What `spark edit` was asked to do, as its command line said it."""
 
     message: str

@@ -22,7 +22,6 @@ from pathlib import Path
 
 from spark_cli.edits.disk.atomic import remove_file, remove_stale_temps, write_atomic
 from spark_cli.edits.disk.batch_folders import batch_names, to_prune
-from spark_cli.frozen import frozen
 
 SPARK_DIR = ".spark"
 UNDO_DIR = "undo"
@@ -257,7 +256,7 @@ def _remove_empty_parents(directory: Path, root: Path) -> None:
         current = current.parent
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class UndoResult:
     """What `undo` restored."""
 

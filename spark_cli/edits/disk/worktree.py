@@ -17,10 +17,9 @@ from pathlib import Path
 from spark_cli.edits.disk.atomic import remove_file, write_atomic
 from spark_cli.edits.disk.journal import Journal
 from spark_cli.edits.disk.paths import RepoPath
-from spark_cli.frozen import frozen
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class FileState:
     """A regular file's bytes and permission bits."""
 

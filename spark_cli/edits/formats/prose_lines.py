@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from spark_cli.edits.formats.path_hints import info_path, looks_like_path
-from spark_cli.frozen import frozen
 
 HEAD = 256  # how much of a partial line the release test looks at
 
@@ -75,7 +74,7 @@ def likely_path(text: str) -> bool:
     return _LIKELY_PATH.match(text.strip()) is not None
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class FenceLine:
     """An opening code fence: its character, its length, the path its info string names."""
 
@@ -85,7 +84,7 @@ class FenceLine:
     kind: ClassVar[str] = "fence"
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class HeredocLine:
     """A heredoc opener around a patch (``apply_patch <<'EOF'``): its terminator."""
 
@@ -93,7 +92,7 @@ class HeredocLine:
     kind: ClassVar[str] = "heredoc"
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class PathLine:
     """A line that names a file (``src/app.py``, ``## src/app.py``, ``File: a.py``)."""
 

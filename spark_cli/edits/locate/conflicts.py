@@ -8,11 +8,10 @@ overlaps one of them must not apply (it would overwrite the user's change).
 from __future__ import annotations
 
 import difflib
+from dataclasses import dataclass
 
-from spark_cli.frozen import frozen
 
-
-@frozen
+@dataclass(frozen=True, slots=True)
 class Region:
     """Lines ``start`` .. ``end`` (0-based, end exclusive) of the current text; a pure
     deletion by the user is an empty region at the line where text vanished."""

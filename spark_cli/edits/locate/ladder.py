@@ -59,6 +59,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from spark_cli.edits.locate.anchor_checks import anchor_not_found, body_start, unresolved_anchor
@@ -72,7 +73,6 @@ from spark_cli.edits.locate.elision_scope import crossed_definition
 from spark_cli.edits.locate.hints import MatchHints
 from spark_cli.edits.locate.matching import FINDERS, STEPS, LineIndex, Match, line_index
 from spark_cli.edits.locate.misses import LocateFailed, missing
-from spark_cli.frozen import frozen
 
 if TYPE_CHECKING:
     from spark_cli.edits.lang.anchors import Range
@@ -87,7 +87,7 @@ class HunkLike(Protocol):
     def replace(self) -> str: ...
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Located:
     """Replace ``text[start:end]`` with ``replacement``; ``line`` is 1-based."""
 
@@ -231,7 +231,7 @@ def _check_placeholders(index: LineIndex, match: Match, search: list[str],
             "patch: as a context line), so the lines it stands for are kept", "placeholder")
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class _Piece:
     search: str
     replace: str

@@ -8,16 +8,14 @@ a `BlockRejected` is a malformed block with a model-readable message, and a
 
 from __future__ import annotations
 
-from dataclasses import field
+from dataclasses import dataclass, field
 from typing import Literal
-
-from spark_cli.frozen import frozen
 
 EditFormat = Literal["search_replace", "apply_patch"]
 EditKind = Literal["update", "add", "delete"]
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Hunk:
     """One located change: replace `search` with `replace`.
 
@@ -38,7 +36,7 @@ class Hunk:
     literal: tuple[str, str] | None = field(default=None, compare=False)
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class FileEdit:
     """One all-or-nothing edit of one file (path as written by the model)."""
 
@@ -50,7 +48,7 @@ class FileEdit:
     line: int = 0
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class BlockRejected:
     """A malformed block: never applied. `message` says what was expected and found."""
 
@@ -60,7 +58,7 @@ class BlockRejected:
     raw: str
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class ProseDelta:
     """Text outside blocks, passed through (adjacent pieces may be merged)."""
 

@@ -8,10 +8,8 @@ lists the hunks that did not, and `message` says so.
 
 from __future__ import annotations
 
-from dataclasses import field
+from dataclasses import dataclass, field
 from typing import Any
-
-from spark_cli.frozen import frozen
 
 
 class FileRefused(Exception):
@@ -25,7 +23,7 @@ class FileRefused(Exception):
         self.reason = reason
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class SyntaxVerdict:
     """What the syntax check found. ``language=None``: text mode, nothing was checked."""
 
@@ -36,7 +34,7 @@ class SyntaxVerdict:
     error_line: int | None  # 1-based line of the first ERROR/MISSING node in the new text
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class HunkRefused:
     """One hunk that did not apply: index (1-based), its edit-text line, why."""
 
@@ -47,7 +45,7 @@ class HunkRefused:
     candidates: tuple[int, ...] = ()  # 1-based lines of the places an ambiguous search matches
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class EditApplied:
     """A file section that was applied (whole, or in part under a conflict)."""
 
@@ -94,7 +92,7 @@ class EditApplied:
         return what
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class EditRefused:
     """A file section that was not applied; nothing was written."""
 

@@ -10,14 +10,13 @@ yield forever (``lorem``): the engine stops pulling at the limit.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Literal, Protocol
-
-from spark_cli.frozen import frozen
 
 EditFormat = Literal["search_replace", "apply_patch"]
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class BrainTurn:
     """One message of the conversation as the lane knows it."""
 
@@ -25,7 +24,7 @@ class BrainTurn:
     text: str
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class BrainRequest:
     """What a brain is asked: the model, the instructions and the lane's conversation."""
 

@@ -15,8 +15,6 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import field
 
-from spark_cli.frozen import frozen
-
 MAX_OUTPUT_TOKENS = 128_000
 """The default most output tokens one response may have (the engine's models' maximum
 output, the size of their context window; ``--max-output-tokens`` changes it for load
@@ -31,7 +29,7 @@ DEEP_TTFT_MS = 1500.0
 FAULT_FORMS = "drop:N, stall:N:MS, malformed:N, 429:P (N tokens, MS milliseconds, 0 <= P <= 1)"
 
 
-@frozen
+@dataclasses.dataclass(frozen=True, slots=True)
 class FaultConfig:
     """Deliberate failures for client tests (all off by default)."""
 
@@ -56,7 +54,7 @@ class FaultConfig:
         )
 
 
-@frozen
+@dataclasses.dataclass(frozen=True, slots=True)
 class Pacing:
     """One model's pace: tokens per second per stream and time to first token."""
 
@@ -64,7 +62,7 @@ class Pacing:
     ttft_ms: float
 
 
-@frozen
+@dataclasses.dataclass(frozen=True, slots=True)
 class EngineConfig:
     """How one engine serves: address, pacing, capacity, limits, brain and faults (checked
     when made: a bad value raises ``ValueError``)."""

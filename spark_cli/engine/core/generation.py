@@ -33,7 +33,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Iterator
-from dataclasses import field
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from spark_cli.engine.brains.base import Brain, BrainRequest
@@ -44,7 +44,6 @@ from spark_cli.engine.core.safepoint import SafePoints
 from spark_cli.engine.core.state import EngineState
 from spark_cli.protocol import responses as wire
 from spark_cli.protocol.responses import InputMessage, WireError
-from spark_cli.protocol.values import Value, value
 
 Event = tuple[str, str]
 Send = Callable[[Event], Awaitable[None]]
@@ -68,8 +67,8 @@ class Presenter(Protocol):
     def failed(self, code: str, message: str, usage: dict[str, Any]) -> Event: ...
 
 
-@value
-class Outcome(Value):
+@dataclass(frozen=True, slots=True)
+class Outcome:
     """How a generation ended: status, reason, its text and tokens, the steers it left."""
 
     status: str

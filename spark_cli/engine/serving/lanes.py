@@ -16,12 +16,11 @@ from __future__ import annotations
 
 import asyncio
 from collections import OrderedDict
-from dataclasses import field
+from dataclasses import dataclass, field
 
 from spark_cli.engine.brains.base import BrainTurn
 from spark_cli.protocol import responses as wire
 from spark_cli.protocol.responses import CreateRequest, InputMessage, WireError
-from spark_cli.protocol.values import Value, value
 
 Conversation = tuple[BrainTurn, ...]
 FINISHED_LIMIT = 4096
@@ -38,8 +37,8 @@ def _queue() -> asyncio.Queue[CreateRequest]:
     return asyncio.Queue(maxsize=LANE_PENDING_LIMIT)
 
 
-@value
-class Lane(Value):
+@dataclass(slots=True)
+class Lane:
     """One lane of a connection: its waiting requests and the task working through them."""
 
     stream_id: str | None

@@ -23,11 +23,11 @@ on it (``/clear`` starts a new conversation and a new map).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from spark_cli.protocol.channel import Message, TurnRequest
 from spark_cli.protocol.tokens import count_tokens
-from spark_cli.protocol.values import Value, value
 from spark_cli.session.building.instructions import system_instructions
 from spark_cli.session.building.targets import (
     AGENTS_FILE,
@@ -45,8 +45,8 @@ __all__ = ["AGENTS_FILE", "BuiltRequest", "RequestError", "TargetFile", "build_r
            "read_agents_md", "read_target", "text_sha256"]
 
 
-@value
-class BuiltRequest(Value):
+@dataclass(frozen=True, slots=True)
+class BuiltRequest:
     request: TurnRequest
     user_message: Message
     """The new message this turn adds to the conversation (exactly as sent)."""
@@ -84,15 +84,16 @@ def build_request(settings: Settings, root: Path, files: Sequence[str], instruct
                      targets, instruction, instructions=instructions, agents=agents,
                      history_tokens=history_tokens, known=already_sent or {},
                      map_tokens=map_tokens)
+    user_message = Message("user", built.content)
     request = TurnRequest(
         model=settings.provider.model,
-        messages=(*history, Message("user", built.content)),
+        messages=(*history, user_message),
         instructions=instructions,
         max_output_tokens=settings.max_output_tokens,
     )
     # the conversation keeps what was sent, byte for byte, so the next turn's messages
     # extend this one's and a persistent channel sends only what is new
-    return BuiltRequest(request, request.messages[-1], built.targets, built.sent,
+    return BuiltRequest(request, user_message, built.targets, built.sent,
                         built.total, built.report)
 
 

@@ -8,9 +8,9 @@ file. ``TargetFile`` is what the session remembers of it (text and sha256).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
-from spark_cli.protocol.values import Value, value
 from spark_cli.session.context.sources import (
     FileRefused,
     confine,
@@ -39,8 +39,8 @@ class RequestError(Exception):
         return TurnFailed(self.kind, self.message)
 
 
-@value
-class TargetFile(Value):
+@dataclass(frozen=True, slots=True)
+class TargetFile:
     path: str
     """Root-relative, POSIX-style."""
     text: str

@@ -12,11 +12,9 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Mapping
-from dataclasses import field
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from spark_cli.protocol.values import Value
-from spark_cli.protocol.values import value as value_class
 from spark_cli.session.config.presets import EDIT_FORMATS, KINDS, PRESETS
 
 CONFIG_NAME = "config.toml"
@@ -87,8 +85,8 @@ def _check_value(where: str, key: str, value: object) -> object:
     return value
 
 
-@value_class
-class Layer(Value):
+@dataclass(frozen=True, slots=True)
+class Layer:
     label: str
     values: dict[str, object]
     providers: dict[str, dict[str, object]] = field(default_factory=dict)

@@ -13,9 +13,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Literal
-
-from spark_cli.protocol.values import Value, value
 
 ChannelKind = Literal["mock", "responses_ws", "chat_sse", "responses_sse"]
 EditFormat = Literal["search_replace", "apply_patch"]
@@ -24,8 +23,8 @@ KINDS: tuple[ChannelKind, ...] = ("mock", "responses_ws", "chat_sse", "responses
 OVERRIDE_KEY_ENV = "SPARK_API_KEY"
 
 
-@value
-class Preset(Value):
+@dataclass(frozen=True, slots=True)
+class Preset:
     name: str
     kind: ChannelKind
     base_url: str | None

@@ -27,13 +27,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
 from spark_cli.protocol.urls import mask_url
-from spark_cli.protocol.values import Value
-from spark_cli.protocol.values import value as value_class
 from spark_cli.session.config.layers import (
     PROVIDER_KEYS,
     PROVIDER_SPECIFIC,
@@ -82,8 +80,8 @@ def mask_key(key: str | None) -> str:
     return "…"
 
 
-@value_class
-class ProviderSettings(Value):
+@dataclass(frozen=True, slots=True)
+class ProviderSettings:
     name: str
     kind: ChannelKind
     base_url: str | None
@@ -109,8 +107,8 @@ class ProviderSettings(Value):
                 f"api_key={self.masked_key!r}, key_env={self.key_env!r})")
 
 
-@value_class
-class Settings(Value):
+@dataclass(frozen=True, slots=True)
+class Settings:
     provider: ProviderSettings
     edit_format: EditFormat
     context_window: int

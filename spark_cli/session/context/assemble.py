@@ -29,10 +29,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from spark_cli.frozen import frozen
 from spark_cli.protocol.tokens import count_tokens
 from spark_cli.session.building.targets import AGENTS_FILE, RequestError, TargetFile
 from spark_cli.session.context.picks import MAP_HEADER, NAMED, Pick, compose, map_section, pick
@@ -49,7 +49,7 @@ OUTSIDE_GIT_FILES = 2_000
 _BLOCK_SLACK = 4  # tokens a block may add at its joins (separators, merged pieces)
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Budget:
     window: int
     reserved: int
@@ -59,7 +59,7 @@ class Budget:
         return max(0, self.window - self.reserved)
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Assembled:
     targets: tuple[TargetFile, ...]
     sent: tuple[str, ...]

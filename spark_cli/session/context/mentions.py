@@ -16,8 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Sequence
-
-from spark_cli.frozen import frozen
+from dataclasses import dataclass
 
 _PATH_RUN = re.compile(r"[\w./-]+")
 _IDENT = re.compile(r"[A-Za-z_$][\w$]*")
@@ -38,7 +37,7 @@ PLAIN_WORDS = frozenset({
 """Instruction words that never count as symbols, even when a repo defines them."""
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class NamedFiles:
     found: tuple[str, ...]
     """Repo paths the prompt names, in the order it names them."""

@@ -18,8 +18,8 @@ request, so the map never pushes a request past the window.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
-from spark_cli.frozen import frozen
 from spark_cli.protocol.tokens import count_tokens
 from spark_cli.session.context.rank import Ranked
 
@@ -27,7 +27,7 @@ MAX_CANDIDATES = 3_000
 """More definitions than this never fit any sane budget."""
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Outline:
     text: str
     """The map ("" when nothing fits)."""

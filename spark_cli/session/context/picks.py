@@ -8,10 +8,10 @@ holds its sha256) is not ``fresh``: it is not re-sent and costs 0 tokens.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 from spark_cli.protocol.files import FileBlock, render_file_block, render_file_blocks
 from spark_cli.protocol.tokens import count_tokens
-from spark_cli.protocol.values import Value, value
 from spark_cli.session.building.targets import TargetFile
 from spark_cli.session.context.sources import language_for_path
 
@@ -24,8 +24,8 @@ MENTIONS = "mentions "
 """The ``why`` of a file found through a symbol: ``mentions total_price``."""
 
 
-@value
-class Pick(Value):
+@dataclass(frozen=True, slots=True)
+class Pick:
     target: TargetFile
     why: str
     tokens: int

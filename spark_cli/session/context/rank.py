@@ -27,9 +27,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
 from operator import itemgetter
 
-from spark_cli.frozen import frozen
 from spark_cli.session.context.tags import Definition, FileTags
 
 DAMPING = 0.85
@@ -40,7 +40,7 @@ TOO_COMMON = 5
 """A name defined in more files than this says nothing about where a use points: no edges."""
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Ranked:
     path: str
     definition: Definition

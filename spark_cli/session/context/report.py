@@ -19,15 +19,14 @@ that is binary, an ambiguous file name).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
-
-from spark_cli.protocol.values import Value, value
 
 PARTS = ("instructions", "AGENTS.md", "history", "files", "references", "map", "prompt")
 
 
-@value
-class ContextFile(Value):
+@dataclass(frozen=True, slots=True)
+class ContextFile:
     path: str
     why: str
     """``added``, ``named in the prompt`` or ``mentions <symbol>``."""
@@ -36,8 +35,8 @@ class ContextFile(Value):
     """False: the model already has this exact content (not re-sent, 0 tokens)."""
 
 
-@value
-class MapSummary(Value):
+@dataclass(frozen=True, slots=True)
+class MapSummary:
     tokens: int
     files: int
     definitions: int
@@ -45,8 +44,8 @@ class MapSummary(Value):
     """Definitions the repo has outside the files sent (what the map chose from)."""
 
 
-@value
-class ContextReport(Value):
+@dataclass(frozen=True, slots=True)
+class ContextReport:
     window: int
     reserved_for_answer: int
     budget: int

@@ -22,10 +22,9 @@ from __future__ import annotations
 
 import os
 import stat
+from dataclasses import dataclass
 from pathlib import Path
 
-from spark_cli.frozen import frozen
-from spark_cli.protocol.values import Value, value
 from spark_cli.session.context.ignores import IgnoreCache, IgnoreFile
 
 MAX_FILES = 20_000
@@ -47,15 +46,15 @@ BINARY_EXTENSIONS = frozenset({
 })
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class ScannedFile:
     rel: str
     mtime_ns: int
     size: int
 
 
-@value
-class _Rules(Value):
+@dataclass(frozen=True, slots=True)
+class _Rules:
     """The ignore files in force, outermost first, each with its directory prefix."""
 
     specs: list[tuple[str, IgnoreFile]]
@@ -92,8 +91,8 @@ class _Rules(Value):
         return found
 
 
-@value
-class RepoFiles(Value):
+@dataclass(frozen=True, slots=True)
+class RepoFiles:
     root: Path
     files: list[ScannedFile]
     truncated: bool

@@ -21,10 +21,10 @@ and a rename must reach every file that imports the name.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING
 
-from spark_cli.frozen import frozen
 from spark_cli.session.context.sources import get_language, get_parser, tags_query_source
 
 if TYPE_CHECKING:
@@ -39,7 +39,7 @@ _QUERY_PARTS: dict[str, tuple[str, ...]] = {
 }
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Definition:
     name: str
     kind: str
@@ -50,7 +50,7 @@ class Definition:
     """That line, right-stripped (indentation kept, so nesting shows)."""
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class FileTags:
     definitions: tuple[Definition, ...]
     references: dict[str, int]

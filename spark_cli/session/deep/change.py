@@ -14,10 +14,8 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable, Sequence
-from dataclasses import field
+from dataclasses import dataclass, field
 from typing import Literal
-
-from spark_cli.frozen import frozen
 
 ChangeKind = Literal["modify", "create", "delete"]
 CONTEXT = 3
@@ -43,7 +41,7 @@ def lines_of(text: str | None) -> list[str]:
     return lines
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class ChangeHunk:
     """One hunk of a file's change: base lines ``[base_start, base_end)`` (0-based) become
     the lines of ``edits`` (one or more replacements inside that range)."""
@@ -72,7 +70,7 @@ class ChangeHunk:
         return sum(i2 - i1 for i1, i2, _ in self.edits)
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class FileChange:
     """One file the deep task changed."""
 
@@ -159,7 +157,7 @@ def file_change(path: str, base: str | None, theirs: str | None) -> FileChange |
     return FileChange(path, kind, base, theirs, tuple(hunks))
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Selection:
     """Which hunks to apply: everything, some files, or some (file, hunk) pairs."""
 

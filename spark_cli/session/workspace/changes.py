@@ -17,6 +17,7 @@ from __future__ import annotations
 import calendar
 import hashlib
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
@@ -32,12 +33,11 @@ from spark_cli.edits.disk.journal import (
 )
 from spark_cli.edits.disk.textfile import decode
 from spark_cli.edits.model.outcome import FileRefused
-from spark_cli.frozen import frozen
 
 UndoStatus = Literal["undone", "refused", "nothing", "failed"]
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class RefusedFile:
     """A file `/undo` would not restore: the user (or something else) changed it since."""
 
@@ -45,7 +45,7 @@ class RefusedFile:
     reason: str
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class UndoReport:
     """What `/undo` did, ready to show."""
 

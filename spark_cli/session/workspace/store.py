@@ -34,10 +34,10 @@ import re
 import tempfile
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar, cast, get_args
 
-from spark_cli.frozen import frozen
 from spark_cli.protocol.channel import Message, Role
 
 VERSION = 1
@@ -52,7 +52,7 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 _T = TypeVar("_T")
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class SavedState:
     """What the TUI restores on start."""
 
@@ -66,7 +66,7 @@ class SavedState:
     """One line per file that could not be read: shown, never fatal."""
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class SavedConversation:
     """The last conversation of this repo (for ``--resume`` / ``/resume``)."""
 

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from spark_cli.protocol.channel import TurnRequest
+from spark_cli.transport.items import chat_messages, chat_tools, responses_item, responses_tools
 from spark_cli.transport.sse.http_wire import USER_AGENT
 
 CHAT_PATH = "chat/completions"
@@ -29,16 +30,18 @@ def stream_headers(api_key: str | None, extra_headers: Mapping[str, str] | None)
 
 def chat_body(request: TurnRequest, model: str | None) -> dict[str, Any]:
     """A streamed Chat Completions request (usage included in the stream)."""
-    messages: list[dict[str, str]] = []
+    messages: list[dict[str, Any]] = []
     if request.instructions:
         messages.append({"role": "system", "content": request.instructions})
-    messages.extend({"role": m.role, "content": m.content} for m in request.messages)
+    messages.extend(chat_messages(request.messages))
     body: dict[str, Any] = {
         "model": request.model or model,
         "messages": messages,
         "stream": True,
         "stream_options": {"include_usage": True},
     }
+    if request.tools:
+        body["tools"] = chat_tools(request.tools)
     if request.max_output_tokens is not None:
         body["max_tokens"] = request.max_output_tokens
     return body
@@ -48,12 +51,12 @@ def responses_body(request: TurnRequest, model: str | None) -> dict[str, Any]:
     """A streamed Responses request; the whole conversation every turn (``store: false``)."""
     body: dict[str, Any] = {
         "model": request.model or model,
-        "input": [
-            {"type": "message", "role": m.role, "content": m.content} for m in request.messages
-        ],
+        "input": [responses_item(m) for m in request.messages],
         "stream": True,
         "store": False,
     }
+    if request.tools:
+        body["tools"] = responses_tools(request.tools)
     if request.instructions:
         body["instructions"] = request.instructions
     if request.max_output_tokens is not None:

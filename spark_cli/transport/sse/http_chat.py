@@ -10,6 +10,7 @@ per-provider special cases.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 from typing import Any, ClassVar
@@ -106,7 +107,7 @@ class ChatFold:
             self.time_info = {k: float(v) for k, v in time_info.items()
                               if type(v) in (int, float)}
         if self.usage is not None and self.time_info is not None:
-            self.usage.time_info = self.time_info
+            self.usage = dataclasses.replace(self.usage, time_info=self.time_info)
         if not self.started:
             self.started = True
             rid = chunk.get("id")

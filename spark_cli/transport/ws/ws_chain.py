@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from spark_cli.protocol.channel import Message, TurnRequest
+from spark_cli.protocol.channel import ConversationItem, Message, TurnRequest
 from spark_cli.transport.responses_fold import ResponsesFold
 from spark_cli.transport.ws.ws_payload import Chain, create_payload, item
 
@@ -32,7 +32,7 @@ def chain_after(request: TurnRequest, fold: ResponsesFold, steers: Sequence[str]
         or len(fold.earlier_texts) != len(steers)
     ):
         return None
-    covered = list(request.messages)
+    covered: list[ConversationItem] = list(request.messages)
     for earlier, steer in zip(fold.earlier_texts, steers, strict=True):
         covered.append(Message("assistant", earlier))
         covered.append(Message("user", steer))

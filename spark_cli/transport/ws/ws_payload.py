@@ -9,17 +9,18 @@ connection holds after a response (``chain_after``).
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 
-from spark_cli.protocol.channel import Message, TurnRequest
-from spark_cli.protocol.values import Value, value
+from spark_cli.protocol.channel import ConversationItem, TurnRequest
+from spark_cli.transport.items import responses_item, responses_tools
 
 
-@value
-class Chain(Value):
+@dataclass(frozen=True, slots=True)
+class Chain:
     """The response a connection holds (``store: false``: only its latest one)."""
 
     response_id: str
-    covered: tuple[Message, ...]
+    covered: tuple[ConversationItem, ...]
     """The conversation the response saw, its own answer included."""
 
 
@@ -32,7 +33,9 @@ def create_payload(request: TurnRequest, chain: Chain | None, *, generate: bool 
         if len(messages) > covered and messages[:covered] == chain.covered:
             body["previous_response_id"] = chain.response_id
             messages = messages[covered:]
-    body["input"] = [item(m) for m in messages]
+    body["input"] = [responses_item(m) for m in messages]
+    if request.tools:
+        body["tools"] = responses_tools(request.tools)
     if request.instructions:
         body["instructions"] = request.instructions
     if request.max_output_tokens is not None:
@@ -42,7 +45,4 @@ def create_payload(request: TurnRequest, chain: Chain | None, *, generate: bool 
         body["generate"] = False
     return json.dumps(body)
 
-
-def item(message: Message) -> dict[str, str]:
-    """One input message as the Responses API takes it."""
-    return {"type": "message", "role": message.role, "content": message.content}
+item = responses_item

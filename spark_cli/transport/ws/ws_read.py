@@ -35,6 +35,8 @@ reads and one comparison and returns the delta itself (no allocation).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from spark_cli.protocol.channel import (
     ChannelError,
     ChannelEvent,
@@ -42,13 +44,12 @@ from spark_cli.protocol.channel import (
     TextDelta,
     TurnFinished,
 )
-from spark_cli.protocol.values import Value, value
 from spark_cli.transport.errors import output_so_far, stall_error
 from spark_cli.transport.responses_fold import ResponsesFold
 
 
-@value
-class Decision(Value):
+@dataclass(frozen=True, slots=True)
+class Decision:
     """What the read loop does next, in this order: set the limit, drop, note the chain,
     yield ``emit``, then raise ``error`` or return when ``done``. Treat it as immutable
     (a ``Value``: only ``__init__`` is generated, cheap to create at import)."""

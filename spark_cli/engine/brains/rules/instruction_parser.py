@@ -18,10 +18,9 @@ from __future__ import annotations
 
 import bisect
 import re
+from dataclasses import dataclass
 from functools import cache
 from typing import Literal
-
-from spark_cli.frozen import frozen
 
 Kind = Literal["rename", "replace", "remove_prints", "add_import", "docstring",
                "add_parameter", "delete", "explain"]
@@ -85,7 +84,7 @@ _NOT_NAMES = frozenset({"the", "a", "an", "all", "this", "that", "it", "function
                         "class", "unused", "every"})
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Instruction:
     """One recognised instruction: its kind and the names and texts it carries."""
 

@@ -10,7 +10,7 @@ refused: without a tree an identifier cannot be told from a word in a string.
 
 from __future__ import annotations
 
-from dataclasses import field
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from spark_cli.engine.brains.code.edit_text import FileChange, Splice
@@ -18,7 +18,6 @@ from spark_cli.engine.brains.code.trees import Parsed, is_identifier, parse, wal
 from spark_cli.engine.brains.rules.instruction_parser import Instruction
 from spark_cli.engine.brains.rules.rename_refs import FileRefs, Symbol
 from spark_cli.engine.brains.rules.results import CannotHelp, OpResult, pick_files, plural
-from spark_cli.protocol.values import Value, value
 
 if TYPE_CHECKING:
     import tree_sitter
@@ -26,8 +25,8 @@ if TYPE_CHECKING:
 _EXAMPLES = 3
 
 
-@value
-class _Renamed(Value):
+@dataclass(slots=True)
+class _Renamed:
     """What a rename did, as it goes."""
 
     changes: list[FileChange] = field(default_factory=list)

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import field
+from dataclasses import dataclass, field
 
 from spark_cli.engine.brains.code.edit_text import FileChange
-from spark_cli.frozen import frozen
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class OpResult:
     """An operation's answer: the lead line, the changes, the summary line (or prose)."""
 

@@ -6,3 +6,8 @@ type. `run_tool` never raises; docs/tools.md describes the tools, their outputs 
 caps. The repo walk honouring ``.gitignore`` (:mod:`.repo_files`) lives here too:
 the session's repo map uses it.
 """
+
+from spark_cli.tools.model import ToolDef, ToolResult
+from spark_cli.tools.run import TOOL_DEFS, run_tool
+
+__all__ = ["TOOL_DEFS", "ToolDef", "ToolResult", "run_tool"]

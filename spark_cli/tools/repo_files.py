@@ -131,19 +131,20 @@ class RepoFiles:
         pattern = self._first(rel, lambda rules, sub, is_dir: rules.verdict(sub, is_dir))
         return f"it is ignored by .gitignore (pattern {pattern!r})" if pattern else None
 
-    def hidden(self, rel: str) -> bool:
+    def hidden(self, rel: str, *, is_dir: bool = False) -> bool:
         """Whether ``.gitignore`` rules hide ``rel`` or one of its folders (no pathspec import
         when the ignore cache knows the files)."""
-        return bool(self._first(rel, lambda rules, sub, is_dir: rules.hides(sub, is_dir) or None))
+        return bool(self._first(rel, lambda rules, sub, folder: rules.hides(sub, folder) or None,
+                                is_dir=is_dir))
 
-    def _first(self, rel: str,
-               check: Callable[[_Rules, str, bool], str | bool | None]) -> str | bool | None:
+    def _first(self, rel: str, check: Callable[[_Rules, str, bool], str | bool | None], *,
+               is_dir: bool = False) -> str | bool | None:
         """``check`` on ``rel``'s folders, outermost first, then on ``rel``: the first answer."""
         parts = rel.split("/")
         rules = self._rules.copy()  # the root's; nested ones are loaded on the way down
         for i in range(len(parts)):
             sub = "/".join(parts[:i + 1])
-            found = check(rules, sub, i < len(parts) - 1)
+            found = check(rules, sub, is_dir or i < len(parts) - 1)
             if found:
                 return found
             if i < len(parts) - 1:

@@ -10,8 +10,8 @@ searched as fixed text]``.
 
 Output: ``path:line:text`` per matching line (text cut to about ``LINE_CHARS``
 characters, around the match when it starts far in), at most ``MAX_HITS`` lines,
-then ``[N more matches not shown]``; ``no matches`` when there are none. Cancel is
-checked between files and every ``CANCEL_EVERY`` matching lines.
+then ``[N more matches not shown]``; ``no matches`` when there are none. Past the cap the
+rest are only counted. Cancel is checked between files (each at most 1 MB).
 
 Measured on a 20,000-file repo (80 MB of Python, warm page cache, 2 cores): the
 walk ~0.2 s, a rare identifier ~0.6 s, a pattern on half of all lines ~2 s.
@@ -34,7 +34,6 @@ MAX_HITS = 100
 MAX_FILE_BYTES = 1024 * 1024
 LINE_CHARS = 200
 SNIFF_BYTES = 8192
-CANCEL_EVERY = 2000
 FIXED_NOTE = "[pattern is not a valid regex; searched as fixed text]"
 
 DESCRIPTION = (
@@ -82,12 +81,15 @@ def search(access: Access, args: dict[str, Value],
             if not target.is_dir:
                 raise ToolFailure(f"{rel} is a binary file", "binary file")
             continue
+        if len(shown) >= MAX_HITS:
+            total += matcher.count(data)
+            continue
         for hit in matcher.hits(data):
             total += 1
-            if len(shown) < MAX_HITS:
-                shown.append(f"{rel}:{hit.line}:{_line_text(data, hit)}")
-            elif cancel is not None and total % CANCEL_EVERY == 0 and cancel.is_set():
-                raise Cancelled
+            shown.append(f"{rel}:{hit.line}:{_line_text(data, hit)}")
+            if len(shown) >= MAX_HITS:
+                total += matcher.count(data, hit.end + 1)
+                break
     return _result(matcher, shown, total)
 
 
@@ -103,12 +105,18 @@ def _result(matcher: Matcher, shown: list[str], total: int) -> ToolResult:
 
 
 def _read_text(path: str) -> bytes | None:
-    """The file's bytes, or None for a binary one (read no further than its first 8 KB)."""
-    with open(path, "rb") as handle:
-        head = handle.read(SNIFF_BYTES)
+    """The file's bytes, or None for a binary one (read no further than its first 8 KB).
+    ``os.read`` on a descriptor: half the time of a buffered ``open`` over 20,000 files."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        head = os.read(fd, SNIFF_BYTES)
         if b"\x00" in head:
             return None
-        return head + handle.read(MAX_FILE_BYTES)
+        if len(head) < SNIFF_BYTES:
+            return head
+        return head + os.read(fd, MAX_FILE_BYTES)
+    finally:
+        os.close(fd)
 
 
 def _line_text(data: bytes, hit: Hit) -> str:

@@ -12,8 +12,10 @@ than ``re`` here (a 1.2 MB file: a literal in 25 µs against 1.1 ms, ``\\w+_tota
 10 ms against 20 ms). It searches the file's bytes as UTF-8, so a file without a
 match is never decoded.
 
-Like ``rg``, a match never spans lines (RE2's ``never_nl``: ``\\s`` and ``[^x]`` do not
-cross a newline) and each matching line counts once. A pattern RE2 cannot compile
+Like ``rg``, ``^`` and ``$`` match at line ends (multi-line mode; a CR before
+the newline is part of the line, as in ``rg`` without ``--crlf``), a match never
+spans lines (RE2's ``never_nl``: ``\\s`` and ``[^x]`` do not cross a newline) and
+each matching line counts once. A pattern RE2 cannot compile
 (a syntax error, look-around, too large) is searched as fixed text and ``fixed``
 says so. Errors are never logged (``log_errors`` off: they would land on the TUI's
 terminal). ``re2`` is imported on the first search.
@@ -128,7 +130,7 @@ def compile_pattern(pattern: str) -> Matcher:
     import re2  # ~5 ms: only when a search runs, not when the repo map imports the walk
 
     try:
-        return Matcher(re2.compile(raw, _options(re2, literal=False)), False)
+        return Matcher(re2.compile(b"(?m)" + raw, _options(re2, literal=False)), False)
     except re2.error:
         pass
     try:

@@ -48,7 +48,7 @@ def glob_filter(glob: str | None, under: str) -> Callable[[str], bool] | None:
     except (ValueError, TypeError) as exc:
         raise ToolFailure(f"glob {glob!r} is not a valid glob ({exc}); write one such as *.py or "
                           "src/**/*.ts", "bad glob") from None
-    if not spec.patterns:
+    if not any(getattr(p, "include", None) is not None for p in spec.patterns):
         raise ToolFailure(f"glob {glob!r} matches nothing; write one such as *.py or src/**/*.ts",
                           "bad glob")
     prefix = under + "/" if under else ""

@@ -101,7 +101,8 @@ def test_ignored_files_are_unreadable(ignoring: Path, path: str) -> None:
 
 def test_ignored_files_are_neither_listed_nor_searched(ignoring: Path) -> None:
     assert _call(ignoring, "list_files").output == ".gitignore\napp.py\nsrc/.gitignore\nsrc/ok.py"
-    assert _call(ignoring, "search", pattern="KEY").output == "app.py:1:KEY = 1\nsrc/ok.py:1:KEY = 4"
+    assert _call(ignoring, "search", pattern="KEY").output == (
+        "app.py:1:KEY = 1\nsrc/ok.py:1:KEY = 4")
     assert not _call(ignoring, "list_files", path="build").ok
 
 

@@ -27,8 +27,6 @@ from spark_cli.edits.model.outcome import FileRefused
 from spark_cli.tools.model import ToolFailure
 from spark_cli.tools.repo_files import VENDORED, RepoFiles, ignore_rules
 
-_ROOT_NAMES = frozenset({"", ".", "./"})
-
 
 @dataclass(frozen=True, slots=True)
 class Target:
@@ -73,7 +71,7 @@ class Access:
     def locate(self, raw: str | None, *, want: Literal["file", "any"]) -> Target:
         """The file (or, for ``want="any"``, the folder) ``raw`` names; `ToolFailure` if not."""
         name = "" if raw is None else raw.strip()
-        if want == "any" and name in _ROOT_NAMES:
+        if want == "any" and self._is_root(name):
             return Target("", self.root, True, 0)
         try:
             confined = confine(self.root, name)
@@ -100,6 +98,13 @@ class Access:
         if real_rel:
             self._gate(rel, real_rel, is_dir)
         return Target(rel, confined.path, is_dir, 0 if is_dir else st.st_size)
+
+    def _is_root(self, name: str) -> bool:
+        """The root: an empty path, ".", "src/..", or the root's own absolute path."""
+        if posixpath.normpath(name.replace("\\", "/")) == "." or not name:
+            return True
+        return name.startswith("/") and "\x00" not in name and os.path.realpath(name) == str(
+            self.root)
 
     def named_files(self, under: str) -> list[Target]:
         """The files the user named or added below the folder ``under`` ("" = anywhere) that

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import threading
 
-from spark_cli.edits.disk.atomic import is_temp_name
 from spark_cli.tools.access import Access, Target
 from spark_cli.tools.arguments import Param, Value
 from spark_cli.tools.globs import glob_filter
@@ -37,14 +36,14 @@ PARAMS = (
 
 
 def folder_files(access: Access, target: Target, *, max_bytes: int | None,
-                 skip_binary_names: bool, cancel: threading.Event | None) -> list[str]:
+                 skip_extensions: frozenset[str], cancel: threading.Event | None) -> list[str]:
     """The repo-relative files below the folder ``target`` that a tool may look at."""
     if not target.is_dir:
         return [target.rel]
     only = WalkFilter(skip_dirs=frozenset() if target.vendored else WalkFilter().skip_dirs,
-                      skip_binary_names=skip_binary_names, max_bytes=max_bytes)
+                      skip_extensions=skip_extensions, max_bytes=max_bytes)
     found = walk(access.root, under=target.rel, only=only, limit=WALK_LIMIT, cancel=cancel)
-    rels = [rel for rel in found.paths() if not is_temp_name(rel.rpartition("/")[2])]
+    rels = found.paths()
     named = [t.rel for t in access.named_files(target.rel)
              if max_bytes is None or t.size <= max_bytes]
     if named:
@@ -57,7 +56,8 @@ def list_files(access: Access, args: dict[str, Value],
     """Run ``list_files``; raises `ToolFailure` for a call that cannot be answered."""
     target = access.locate(str(args["path"]) if "path" in args else None, want="any")
     keep = glob_filter(str(args["glob"]) if "glob" in args else None, target.rel)
-    rels = folder_files(access, target, max_bytes=None, skip_binary_names=False, cancel=cancel)
+    rels = folder_files(access, target, max_bytes=None, skip_extensions=frozenset(),
+                        cancel=cancel)
     if keep is not None:
         rels = [rel for rel in rels if keep(rel)]
     if not rels:

@@ -8,9 +8,10 @@ regular file as ``(rel, mtime_ns, size)``, POSIX-style and sorted, leaving out:
   winning, as git does; :mod:`.ignores` caches what the walk needs of them);
 - ``.git/`` and ``.spark/``, always (a worktree's ``.git`` is a file);
 - symlinks, files and folders alike (they may lead outside the repo, or loop);
+- spark's own temp files (``*.spark-tmp``, left by a killed write);
 - what a `WalkFilter` names: folders by name (by default ``VENDORED``:
-  ``node_modules``, virtualenvs, build output, tool caches), files with a
-  binary extension, files over a size.
+  ``node_modules``, virtualenvs, build output, tool caches), file extensions (by
+  default ``BINARY_EXTENSIONS``: images, archives, objects), files over a size.
 
 The repo map (``session.context.scan``) and the model's tools
 (``list_files``, ``search``) both walk through here. ``under`` walks one folder
@@ -67,7 +68,7 @@ class WalkFilter:
     """What a walk leaves out besides ``.git/``, ``.spark/``, symlinks and ignored files."""
 
     skip_dirs: frozenset[str] = VENDORED  # folder names never entered
-    skip_binary_names: bool = True  # binary extensions and spark temp files
+    skip_extensions: frozenset[str] = BINARY_EXTENSIONS  # lower case, with the dot
     max_bytes: int | None = None  # larger files are left out
 
 
@@ -228,8 +229,8 @@ class _Walker:
                         if self.walk(rel + "/"):
                             return True
                         continue
-                    if not entry.is_file(follow_symlinks=False) or (
-                            only.skip_binary_names and binary_name(entry.name)):
+                    if not entry.is_file(follow_symlinks=False) or _skipped_name(
+                            entry.name, only.skip_extensions):
                         continue
                     st = entry.stat(follow_symlinks=False)
                 except OSError:
@@ -247,7 +248,9 @@ class _Walker:
             del rules.specs[depth:]
 
 
-def binary_name(name: str) -> bool:
-    """Not source: a binary extension, or a spark temp file a killed write left behind."""
+def _skipped_name(name: str, extensions: frozenset[str]) -> bool:
+    """A spark temp file a killed write left behind, or an extension in ``extensions``."""
+    if name.endswith(".spark-tmp"):
+        return True
     dot = name.rfind(".")
-    return dot > 0 and (name[dot:].lower() in BINARY_EXTENSIONS or name.endswith(".spark-tmp"))
+    return dot > 0 and name[dot:].lower() in extensions

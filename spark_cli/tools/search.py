@@ -2,7 +2,8 @@
 
 The files are those ``list_files`` would list under ``path`` (a folder or one file;
 ``.gitignore`` honoured, files the user named or added included), less files with
-a binary extension and files over ``MAX_FILE_BYTES`` (skipped unread). Each file's
+a binary extension (images, archives, objects: not ``.lock`` files) and files over
+``MAX_FILE_BYTES`` (skipped unread). Each file's
 first 8 KB are read first: a NUL byte there marks it binary and the rest is never
 read. The pattern is RE2 (:mod:`.pattern` says why); one that does not compile is
 searched as fixed text behind a first line ``[pattern is not a valid regex;
@@ -28,12 +29,13 @@ from spark_cli.tools.globs import glob_filter
 from spark_cli.tools.list_files import GLOB_HELP, folder_files
 from spark_cli.tools.model import ToolFailure, ToolResult
 from spark_cli.tools.pattern import Hit, Matcher, compile_pattern
-from spark_cli.tools.repo_files import Cancelled
+from spark_cli.tools.repo_files import BINARY_EXTENSIONS, Cancelled
 
 MAX_HITS = 100
 MAX_FILE_BYTES = 1024 * 1024
 LINE_CHARS = 200
 SNIFF_BYTES = 8192
+SKIPPED_EXTENSIONS = BINARY_EXTENSIONS - {".lock"}  # lock files are text worth searching
 FIXED_NOTE = "[pattern is not a valid regex; searched as fixed text]"
 
 DESCRIPTION = (
@@ -61,8 +63,8 @@ def search(access: Access, args: dict[str, Value],
         raise ToolFailure(f"{target.rel} is too large to search ({target.size:,} bytes; the "
                           f"limit is {MAX_FILE_BYTES // (1024 * 1024)} MB); read_file reads it "
                           "in windows", "too large")
-    rels = folder_files(access, target, max_bytes=MAX_FILE_BYTES, skip_binary_names=True,
-                        cancel=cancel)
+    rels = folder_files(access, target, max_bytes=MAX_FILE_BYTES,
+                        skip_extensions=SKIPPED_EXTENSIONS, cancel=cancel)
     if keep is not None:
         rels = [rel for rel in rels if keep(rel)]
     shown: list[str] = []

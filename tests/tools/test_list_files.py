@@ -32,7 +32,8 @@ def test_a_folder_a_file_and_a_vendored_folder(make_repo) -> None:
     assert _list(root, path="./src/sub/").output == "src/sub/b.py"
     assert _list(root, path="top.py") == ToolResult(True, "top.py", "1 file")
     assert _list(root, path="node_modules").output == "node_modules/x/index.js"
-    assert _list(root, path=".").output == _list(root).output
+    for root_name in (".", "./", "src/..", str(root), str(root) + "/"):
+        assert _list(root, path=root_name).output == _list(root).output, root_name
 
 
 def test_glob(make_repo) -> None:

@@ -29,7 +29,7 @@ def test_filters(make_repo) -> None:
     default = walk(root).paths()
     assert default == [".gitignore", "a/.gitignore", "a/b/keep.py", "a/b/top_only.py",
                        "a/big.txt"]
-    everything = walk(root, only=WalkFilter(skip_dirs=frozenset(), skip_binary_names=False,
+    everything = walk(root, only=WalkFilter(skip_dirs=frozenset(), skip_extensions=frozenset(),
                                             max_bytes=50)).paths()
     assert everything == [".gitignore", "a/.gitignore", "a/b/keep.py", "a/b/top_only.py",
                           "a/build/out.py", "a/pic.png"]

@@ -98,6 +98,11 @@ def test_binary_and_huge_files_are_skipped(make_repo) -> None:
     assert not huge.ok and huge.output.startswith("huge.txt is too large to search")
 
 
+def test_lock_files_are_searched(make_repo) -> None:
+    root = make_repo({"poetry.lock": 'name = "httpx"\n', "img.png": b'name = "httpx"\n'})
+    assert _search(root, pattern="httpx").output == 'poetry.lock:1:name = "httpx"'
+
+
 def test_non_utf8_lines_are_shown_lossily(make_repo) -> None:
     root = make_repo({"latin.txt": b"caf\xe9 NEEDLE\n"})
     assert _search(root, pattern="NEEDLE").output == "latin.txt:1:caf\ufffd NEEDLE"

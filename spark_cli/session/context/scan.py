@@ -25,7 +25,8 @@ from spark_cli.tools.repo_files import (
 
 MAX_FILES = 20_000
 MAX_FILE_BYTES = 512 * 1024
-_MAP_FILTER = WalkFilter(skip_dirs=VENDORED, skip_binary_names=True, max_bytes=MAX_FILE_BYTES)
+_MAP_FILTER = WalkFilter(skip_dirs=VENDORED, skip_extensions=BINARY_EXTENSIONS,
+                         max_bytes=MAX_FILE_BYTES)
 
 ScannedFile = RepoFile
 

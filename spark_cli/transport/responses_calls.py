@@ -23,6 +23,7 @@ from __future__ import annotations
 from typing import Any
 
 from spark_cli.protocol.channel import ChannelEvent, ToolCall, ToolCallCompleted, ToolCallStarted
+from spark_cli.transport.arguments import join_arguments
 
 FUNCTION_CALL = "function_call"
 
@@ -154,7 +155,7 @@ class ResponsesCalls:
             return ()  # not enough to answer it yet: the item's end says the rest
         started = self._start(entry)
         entry.done = True
-        call = ToolCall(entry.call_id, entry.name, "".join(entry.pieces), entry.item_id)
+        call = ToolCall(entry.call_id, entry.name, join_arguments(entry.pieces), entry.item_id)
         self.completed.append(call)
         completed = ToolCallCompleted(call)
         return (started, completed) if started is not None else (completed,)

@@ -23,6 +23,7 @@ import itertools
 from typing import Any
 
 from spark_cli.protocol.channel import ChannelEvent, ToolCall, ToolCallCompleted, ToolCallStarted
+from spark_cli.transport.arguments import join_arguments
 
 _MADE_IDS = itertools.count(1)
 """Ids made for calls a server sent without one: unique in this process."""
@@ -89,9 +90,10 @@ class ChatCalls:
         made: list[ChannelEvent] = []
         for call in sorted(self._calls, key=lambda c: c.order):
             name = call.name or ""  # a call without a name: the session answers it as unknown
+            call_id = self._id(call)
             if not call.started:
-                made.append(ToolCallStarted(self._id(call), name))
-            made.append(ToolCallCompleted(ToolCall(self._id(call), name, "".join(call.pieces))))
+                made.append(ToolCallStarted(call_id, name))
+            made.append(ToolCallCompleted(ToolCall(call_id, name, join_arguments(call.pieces))))
         return made
 
     def _call_for(self, piece: dict[str, Any]) -> _Building:

@@ -204,8 +204,7 @@ class ResponsesFold:
         if not events:
             return None
         self.deltas += sum(type(e) is ToolCallStarted for e in events)
-        if len(events) > 1:
-            self.more = events[1:]
+        self.more = events[1:]
         return events[0]
 
 

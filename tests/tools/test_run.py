@@ -131,3 +131,18 @@ def test_no_input_raises_or_shows_what_is_outside(guarded: Path, name: str, argu
         assert secret not in got.output and secret not in got.summary
     if not got.ok:
         assert got.summary.startswith("error:") and "\n" not in got.output
+
+
+@pytest.mark.parametrize("name", ["read_file", "search", "list_files"])
+def test_naming_a_path_does_not_open_the_way_out(guarded: Path, name: str) -> None:
+    outside = guarded.parent / "outside"
+    readable = ("../outside/secret.txt", "out_file", "out_dir", "out_dir/secret.txt",
+                str(outside / "secret.txt"), str(outside), ".git/config", "in_git/config",
+                ".spark/undo", "..", "/")
+    for path in (*readable, ".", ""):
+        args = {"path": path}
+        if name == "search":
+            args["pattern"] = "SECRET"
+        got = run_tool(guarded, name, json.dumps(args), readable=readable)
+        for secret in ("OUTSIDE-SECRET", "GIT-SECRET", "SPARK-SECRET"):
+            assert secret not in got.output, (name, path)

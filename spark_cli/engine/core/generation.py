@@ -26,6 +26,14 @@ safe point, see :mod:`spark_cli.engine.core.safepoint`) or ``cancelled``
 (extension); or ``failed`` when the brain raises -- or when anything else
 inside the generation raises: an engine bug still ends the response with a
 terminal event.
+
+Function calls (a brain's :class:`~spark_cli.engine.brains.base.BrainCall`, when the
+request declares tools): the message item then opens with the first text piece
+(without tools it opens at the start, as always), closes when the first call
+opens, and each call streams its argument pieces on the same schedule as text
+tokens (one ``…arguments.delta`` per piece: a frame may carry several). A steer
+that arrives once a call has begun stops the response after the frame (a call
+boundary is a safe point).
 """
 
 from __future__ import annotations
@@ -36,14 +44,20 @@ from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from spark_cli.engine.brains.base import Brain, BrainRequest
+from spark_cli.engine.brains.base import Brain, BrainCall, BrainRequest
 from spark_cli.engine.core.faults import DROP, MALFORMED, MALFORMED_FRAME, STALL, FaultPlan
 from spark_cli.engine.core.faults import StreamDropped as StreamDropped
-from spark_cli.engine.core.pieces import BrainError, PieceSource, count_pieces
+from spark_cli.engine.core.pieces import (
+    BrainError,
+    CallStart,
+    Piece,
+    PieceSource,
+    count_pieces,
+)
 from spark_cli.engine.core.safepoint import SafePoints
 from spark_cli.engine.core.state import EngineState
 from spark_cli.protocol import responses as wire
-from spark_cli.protocol.responses import InputMessage, WireError
+from spark_cli.protocol.responses import InputCall, InputMessage, WireError
 
 Event = tuple[str, str]
 Send = Callable[[Event], Awaitable[None]]
@@ -60,7 +74,14 @@ class Presenter(Protocol):
     def created(self, status: str = ...) -> Event: ...
     def queued(self, position: int) -> Event: ...
     def started(self) -> list[Event]: ...
+    def text_opened(self) -> list[Event]: ...
     def delta(self, text: str) -> Event: ...
+    def text_closed(self, text: str, status: str = ...) -> list[Event]: ...
+    def call_opened(self, call: InputCall) -> list[Event]: ...
+    def call_delta(self, piece: str) -> Event: ...
+    def call_closed(self) -> list[Event]: ...
+    @property
+    def calls(self) -> tuple[InputCall, ...]: ...
     def finished(
         self, text: str, status: str, usage: dict[str, Any], reason: str | None = ...
     ) -> list[Event]: ...
@@ -76,6 +97,8 @@ class Outcome:
     text: str
     output_tokens: int
     steers: list[InputMessage] = field(default_factory=list)
+    calls: tuple[InputCall, ...] = ()
+    """The function calls the response made (with the arguments sent)."""
 
 
 def _resolve(future: asyncio.Future[None]) -> None:
@@ -115,6 +138,9 @@ class Generation:
         """This response's pace: the deep brain (``pace = "deep"``) has its own (set by
         :meth:`run` once the brain is made)."""
         self._t0: float | None = None
+        self._text_open = False
+        self._in_calls = False
+        """A call has begun: text is over, and a steer stops the response at the frame."""
 
     # --- control from the connection ------------------------------------------------
 
@@ -209,7 +235,7 @@ class Generation:
             handle.cancel()
             self._wake = None
 
-    def _answer(self, brain: Brain) -> Iterator[str]:
+    def _answer(self, brain: Brain) -> Iterator[str | BrainCall]:
         """The brain's answer, asked on the first pull (so even ``answer()`` runs off-loop)."""
         yield from brain.answer(self.request)
 
@@ -227,6 +253,8 @@ class Generation:
         try:
             for event in self.events.started():
                 await self.send(event)
+            if not self.request.tools:  # the message opens at once, as it always did
+                await self._open_text()
             return await self._pace(source, start)
         except BrainError as exc:  # a broken brain fails this response only
             return await self._fail(f"the brain failed: {exc}", self._sent)
@@ -249,37 +277,40 @@ class Generation:
             if self.cancel_requested:
                 status, reason = "incomplete", wire.REASON_CANCELLED
                 break
-            if self.steers and safe.at_line_start and safe.outside:
+            if self.steers and (self._in_calls or (safe.at_line_start and safe.outside)):
                 status, reason = "incomplete", wire.REASON_STEERED
                 break
             now = loop.time()
             due = int((now - start) * tps) + 1 if now >= start else 0
             n = min(due, limit, faults.next_at()) - sent
             if n > 0:
-                pieces = await source.take(n)
-                text = "".join(pieces)
-                if self.steers:
-                    steer_wait += len(pieces)
-                    cut = safe.feed(text, want_cut=True)
-                    if cut is None and steer_wait >= STEER_GRACE_TOKENS:
-                        cut = len(text)
-                    if cut is not None:
-                        text = text[:cut]
-                        sent += _pieces_within(pieces, cut)
-                        self._sent = sent
-                        if text:
-                            parts.append(text)
-                            await self.send(self.events.delta(text))
-                        status, reason = "incomplete", wire.REASON_STEERED
-                        break
+                taken = await source.take(n)
+                if source.marked and (self._in_calls or any(type(p) is not str for p in taken)):
+                    count = await self._emit(taken, parts, safe)
                 else:
-                    safe.feed(text)
-                if text:
-                    sent += len(pieces)
-                    self._sent = sent
-                    parts.append(text)
-                    await self.send(self.events.delta(text))
-                if len(pieces) < n or not await source.has_more():
+                    pieces: list[str] = taken  # type: ignore[assignment]  # text only here
+                    count = len(pieces)
+                    text = "".join(pieces)
+                    if self.steers:
+                        steer_wait += count
+                        cut = safe.feed(text, want_cut=True)
+                        if cut is None and steer_wait >= STEER_GRACE_TOKENS:
+                            cut = len(text)
+                        if cut is not None:
+                            text = text[:cut]
+                            sent += _pieces_within(pieces, cut)
+                            self._sent = sent
+                            if text:
+                                await self._text(text, parts)
+                            status, reason = "incomplete", wire.REASON_STEERED
+                            break
+                    else:
+                        safe.feed(text)
+                    if text:
+                        await self._text(text, parts)
+                sent += count
+                self._sent = sent
+                if count < n or not await source.has_more():
                     break
             if sent >= limit:
                 if await source.has_more():
@@ -306,11 +337,59 @@ class Generation:
             await self._sleep_until(max(start + sent / tps, frame_end))
         return await self._finish("".join(parts), sent, status, reason)
 
+    async def _open_text(self) -> None:
+        self._text_open = True
+        for event in self.events.text_opened():
+            await self.send(event)
+
+    async def _text(self, text: str, parts: list[str]) -> None:
+        """One text delta (opening the message first when it is not open yet)."""
+        if not self._text_open:
+            await self._open_text()
+        parts.append(text)
+        await self.send(self.events.delta(text))
+
+    async def _emit(self, taken: list[Piece], parts: list[str], safe: SafePoints) -> int:
+        """A frame holding calls: its text, then each call's events, one delta per argument
+        piece. Returns the token pieces it held."""
+        count = 0
+        run: list[str] = []
+        for piece in taken:
+            if type(piece) is str:
+                count += 1
+                if self._in_calls:
+                    await self.send(self.events.call_delta(piece))
+                else:
+                    run.append(piece)
+                continue
+            if run:
+                text = "".join(run)
+                safe.feed(text)
+                await self._text(text, parts)
+                run = []
+            if isinstance(piece, CallStart):
+                if not self._in_calls and self._text_open:
+                    for event in self.events.text_closed("".join(parts)):
+                        await self.send(event)
+                self._in_calls = True
+                call = InputCall(self.state.new_id("call"), piece.name, piece.arguments,
+                                 self.state.new_id("fc"))
+                for event in self.events.call_opened(call):
+                    await self.send(event)
+            else:
+                for event in self.events.call_closed():
+                    await self.send(event)
+        if run:
+            text = "".join(run)
+            safe.feed(text)
+            await self._text(text, parts)
+        return count
+
     async def _finish(self, text: str, sent: int, status: str, reason: str | None) -> Outcome:
         self.phase = "done"
         for event in self.events.finished(text, status, self.usage(sent), reason):
             await self.send(event)
-        return Outcome(status, reason, text, sent, self.steers)
+        return Outcome(status, reason, text, sent, self.steers, self.events.calls)
 
     async def _fail(self, message: str, sent: int) -> Outcome:
         self.phase = "done"

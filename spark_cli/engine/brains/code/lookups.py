@@ -27,7 +27,7 @@ from spark_cli.engine.brains.code.tool_results import (
 
 READ_FILE, SEARCH, LIST_FILES = "read_file", "search", "list_files"
 LOOK_TOOLS = frozenset({READ_FILE, SEARCH, LIST_FILES})
-MAX_ROUNDS = 4
+MAX_ROUNDS = 6
 """Tool rounds a brain makes in one turn at most; then it answers with what it has."""
 
 

@@ -97,10 +97,10 @@ def _for_names(names: list[str], seen: Lookups) -> tuple[list[BrainCall], str]:
 def _for_needle(found: tuple[str, str], files: dict[str, str],
                 seen: Lookups) -> tuple[list[BrainCall], str]:
     pattern, shown = found
-    compiled = re.compile(pattern)
-    if any(compiled.search(text) for text in files.values()):
-        return [], ""
     if not seen.searched(pattern):
+        compiled = re.compile(pattern)
+        if any(compiled.search(text) for text in files.values()):
+            return [], ""
         return [call(SEARCH, pattern=pattern)], f"I'll search the repo for {shown} first.\n"
     hits: list[str] = []
     for lookup, listing in seen.searches():

@@ -40,52 +40,27 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from spark_cli.engine.brains.base import Brain, BrainCall, BrainRequest
 from spark_cli.engine.core.faults import DROP, MALFORMED, MALFORMED_FRAME, STALL, FaultPlan
 from spark_cli.engine.core.faults import StreamDropped as StreamDropped
-from spark_cli.engine.core.pieces import (
-    BrainError,
-    CallStart,
-    Piece,
-    PieceSource,
-    count_pieces,
-)
+from spark_cli.engine.core.output_items import Event, OutputItems, Presenter, Send
+from spark_cli.engine.core.pieces import BrainError, PieceSource, count_pieces
 from spark_cli.engine.core.safepoint import SafePoints
 from spark_cli.engine.core.state import EngineState
 from spark_cli.protocol import responses as wire
 from spark_cli.protocol.responses import InputCall, InputMessage, WireError
 
-Event = tuple[str, str]
-Send = Callable[[Event], Awaitable[None]]
+__all__ = ["Event", "Generation", "Outcome", "Presenter", "Send", "StreamDropped",
+           "count_input"]
 STEER_GRACE_TOKENS = 256
 """A steer waits at most this many tokens for a safe point, then stops at the frame."""
 INLINE_COUNT_CHARS = 65_536
 """Inputs up to this size are counted on the event loop (well under a millisecond)."""
 log = logging.getLogger("spark.engine")
-
-
-class Presenter(Protocol):
-    """Builds the wire events (Responses or Chat Completions) of one response."""
-
-    def created(self, status: str = ...) -> Event: ...
-    def queued(self, position: int) -> Event: ...
-    def started(self) -> list[Event]: ...
-    def text_opened(self) -> list[Event]: ...
-    def delta(self, text: str) -> Event: ...
-    def text_closed(self, text: str, status: str = ...) -> list[Event]: ...
-    def call_opened(self, call: InputCall) -> list[Event]: ...
-    def call_delta(self, piece: str) -> Event: ...
-    def call_closed(self) -> list[Event]: ...
-    @property
-    def calls(self) -> tuple[InputCall, ...]: ...
-    def finished(
-        self, text: str, status: str, usage: dict[str, Any], reason: str | None = ...
-    ) -> list[Event]: ...
-    def failed(self, code: str, message: str, usage: dict[str, Any]) -> Event: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,9 +113,7 @@ class Generation:
         """This response's pace: the deep brain (``pace = "deep"``) has its own (set by
         :meth:`run` once the brain is made)."""
         self._t0: float | None = None
-        self._text_open = False
-        self._in_calls = False
-        """A call has begun: text is over, and a steer stops the response at the frame."""
+        self.items = OutputItems(events, send, state.new_id)
 
     # --- control from the connection ------------------------------------------------
 
@@ -254,7 +227,7 @@ class Generation:
             for event in self.events.started():
                 await self.send(event)
             if not self.request.tools:  # the message opens at once, as it always did
-                await self._open_text()
+                await self.items.open_text()
             return await self._pace(source, start)
         except BrainError as exc:  # a broken brain fails this response only
             return await self._fail(f"the brain failed: {exc}", self._sent)
@@ -269,7 +242,7 @@ class Generation:
         limit = self.limit
         faults = FaultPlan(config.faults)
         safe = SafePoints()
-        parts: list[str] = []
+        items = self.items
         sent = 0
         steer_wait = 0
         status, reason = "completed", None
@@ -277,7 +250,7 @@ class Generation:
             if self.cancel_requested:
                 status, reason = "incomplete", wire.REASON_CANCELLED
                 break
-            if self.steers and (self._in_calls or (safe.at_line_start and safe.outside)):
+            if self.steers and (items.in_calls or (safe.at_line_start and safe.outside)):
                 status, reason = "incomplete", wire.REASON_STEERED
                 break
             now = loop.time()
@@ -285,8 +258,8 @@ class Generation:
             n = min(due, limit, faults.next_at()) - sent
             if n > 0:
                 taken = await source.take(n)
-                if source.marked and (self._in_calls or any(type(p) is not str for p in taken)):
-                    count = await self._emit(taken, parts, safe)
+                if source.marked and (items.in_calls or any(type(p) is not str for p in taken)):
+                    count = await items.frame(taken, safe)
                 else:
                     pieces: list[str] = taken  # type: ignore[assignment]  # text only here
                     count = len(pieces)
@@ -301,13 +274,13 @@ class Generation:
                             sent += _pieces_within(pieces, cut)
                             self._sent = sent
                             if text:
-                                await self._text(text, parts)
+                                await items.text(text)
                             status, reason = "incomplete", wire.REASON_STEERED
                             break
                     else:
                         safe.feed(text)
                     if text:
-                        await self._text(text, parts)
+                        await items.text(text)
                 sent += count
                 self._sent = sent
                 if count < n or not await source.has_more():
@@ -335,55 +308,7 @@ class Generation:
             last = limit if left is None else min(limit, sent + left)
             frame_end = min(loop.time() + frame, start + (last - 1) / tps)
             await self._sleep_until(max(start + sent / tps, frame_end))
-        return await self._finish("".join(parts), sent, status, reason)
-
-    async def _open_text(self) -> None:
-        self._text_open = True
-        for event in self.events.text_opened():
-            await self.send(event)
-
-    async def _text(self, text: str, parts: list[str]) -> None:
-        """One text delta (opening the message first when it is not open yet)."""
-        if not self._text_open:
-            await self._open_text()
-        parts.append(text)
-        await self.send(self.events.delta(text))
-
-    async def _emit(self, taken: list[Piece], parts: list[str], safe: SafePoints) -> int:
-        """A frame holding calls: its text, then each call's events, one delta per argument
-        piece. Returns the token pieces it held."""
-        count = 0
-        run: list[str] = []
-        for piece in taken:
-            if type(piece) is str:
-                count += 1
-                if self._in_calls:
-                    await self.send(self.events.call_delta(piece))
-                else:
-                    run.append(piece)
-                continue
-            if run:
-                text = "".join(run)
-                safe.feed(text)
-                await self._text(text, parts)
-                run = []
-            if isinstance(piece, CallStart):
-                if not self._in_calls and self._text_open:
-                    for event in self.events.text_closed("".join(parts)):
-                        await self.send(event)
-                self._in_calls = True
-                call = InputCall(self.state.new_id("call"), piece.name, piece.arguments,
-                                 self.state.new_id("fc"))
-                for event in self.events.call_opened(call):
-                    await self.send(event)
-            else:
-                for event in self.events.call_closed():
-                    await self.send(event)
-        if run:
-            text = "".join(run)
-            safe.feed(text)
-            await self._text(text, parts)
-        return count
+        return await self._finish("".join(items.parts), sent, status, reason)
 
     async def _finish(self, text: str, sent: int, status: str, reason: str | None) -> Outcome:
         self.phase = "done"

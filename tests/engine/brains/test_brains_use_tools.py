@@ -55,6 +55,25 @@ def test_rules_rename_searches_reads_every_hit_then_edits_all(repo: Path) -> Non
         assert "cart_total" in text and "total_price" not in text
 
 
+def test_rules_rename_searches_even_with_the_definition_pushed(repo: Path) -> None:
+    cart = (repo / "src/shop/cart.py").read_text()
+    pushed = f"rename total_price to cart_total\n\nsrc/shop/cart.py\n```python\n{cart}```\n"
+    tools = RepoTools(repo)
+    rounds, _ = converse(RulesBrain(), pushed, tools)
+    assert [name for name, _ in tools.log] == ["search", "read_file", "read_file"]
+    assert apply(rounds[-1].text, repo) == {"src/shop/cart.py", "tests/test_cart.py"}
+
+
+def test_rules_named_file_is_not_searched_around(repo: Path) -> None:
+    cart = (repo / "src/shop/cart.py").read_text()
+    pushed = ("rename total_price to cart_total in cart.py\n\n"
+              f"src/shop/cart.py\n```python\n{cart}```\n")
+    tools = RepoTools(repo)
+    rounds, _ = converse(RulesBrain(), pushed, tools)
+    assert tools.log == [] and len(rounds) == 1
+    assert apply(rounds[-1].text, repo) == {"src/shop/cart.py"}
+
+
 def test_rules_one_call_a_response_when_parallel_calls_are_off(repo: Path) -> None:
     rounds, _ = converse(RulesBrain(), "rename total_price to cart_total", RepoTools(repo),
                          parallel=False)

@@ -11,8 +11,10 @@ given, one round at a time, at most
    name is a path, else ``list_files`` and then ``read_file`` of the paths that match;
 3. the symbol (``rename``, ``docstring``, ``delete``, ``add parameter``), the text
    (``replace``) or the debug calls (``remove prints``) when no file it has contains
-   it: ``search``, then ``read_file`` of every file with a hit (several calls in one
-   response, or one a response when ``parallel_tool_calls`` is false).
+   it -- and a rename's symbol always, unless the instruction names a file (every use
+   must be renamed, and what was pushed may not hold them all): ``search``, then
+   ``read_file`` of every file with a hit it lacks (several calls in one response, or
+   one a response when ``parallel_tool_calls`` is false).
 
 Then it answers as without tools, on the files it read; :func:`notes` says what it
 could not find or read.
@@ -35,7 +37,7 @@ from spark_cli.engine.brains.code.lookups import (
     lookups,
 )
 from spark_cli.engine.brains.code.tool_results import clean_path
-from spark_cli.engine.brains.rules.instruction_parser import Instruction
+from spark_cli.engine.brains.rules.instruction_parser import Instruction, mentioned_paths
 from spark_cli.engine.brains.rules.results import plural
 
 _SYMBOL_KINDS = frozenset({"rename", "docstring", "delete", "add_parameter"})
@@ -94,12 +96,12 @@ def _for_names(names: list[str], seen: Lookups) -> tuple[list[BrainCall], str]:
     return calls, "I'll read " + ", ".join(names) + " first.\n"
 
 
-def _for_needle(found: tuple[str, str], files: dict[str, str],
-                seen: Lookups) -> tuple[list[BrainCall], str]:
+def _for_needle(found: tuple[str, str], files: dict[str, str], seen: Lookups, *,
+                always: bool) -> tuple[list[BrainCall], str]:
     pattern, shown = found
     if not seen.searched(pattern):
         compiled = re.compile(pattern)
-        if any(compiled.search(text) for text in files.values()):
+        if not always and any(compiled.search(text) for text in files.values()):
             return [], ""
         return [call(SEARCH, pattern=pattern)], f"I'll search the repo for {shown} first.\n"
     hits: list[str] = []
@@ -128,7 +130,9 @@ def look_first(request: BrainRequest, instruction: Instruction, text: str,
     if not calls:
         calls, preamble = _for_names(named_files(text, files), seen)
     if not calls and (found := needle(instruction)) is not None:
-        calls, preamble = _for_needle(found, files, seen)
+        everywhere = (instruction.kind == "rename" and not named_files(text, files)
+                      and not mentioned_paths(text, list(files)))
+        calls, preamble = _for_needle(found, files, seen, always=everywhere)
     if not calls:
         return None
     if not request.parallel_tool_calls:

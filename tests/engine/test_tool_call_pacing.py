@@ -71,3 +71,20 @@ async def test_chat_sse_pieces_and_finish(engine_factory: Any) -> None:
     assert chunks[-1]["usage"]["completion_tokens"] == (
         count_tokens("Let me look first.\n") + len(rest))
     assert reply.text.endswith("data: [DONE]\n\n")
+
+
+@BOTH_SERVERS
+async def test_a_steer_never_cuts_a_call_in_half(engine_factory: Any) -> None:
+    engine = await engine_factory(brains=tool_brains, tps=60, ttft_ms=0)
+    async with ws_connect(engine) as ws:
+        await send(ws, type="response.create", model="m", input="go", tools=TOOLS)
+        events = await until(ws, ARG_DELTA)
+        await send(ws, type="response.steer", previous_response_id=events[0]["response"]["id"],
+                   input="stop looking")
+        events += await until(ws, "response.incomplete", "response.completed")
+    final = events[-1]["response"]
+    calls = [i for i in final["output"] if i["type"] == "function_call"]
+    assert calls and all(c["status"] == "completed" for c in calls)
+    assert [c["arguments"] for c in calls] == [SEARCH_ARGS, READ_ARGS][:len(calls)]
+    if events[-1]["type"] == "response.incomplete":  # the steer came before the end
+        assert final["incomplete_details"] == {"reason": "steered"}

@@ -32,8 +32,8 @@ request declares tools): the message item then opens with the first text piece
 (without tools it opens at the start, as always), closes when the first call
 opens, and each call streams its argument pieces on the same schedule as text
 tokens (one ``…arguments.delta`` per piece: a frame may carry several). A steer
-that arrives once a call has begun stops the response after the frame (a call
-boundary is a safe point).
+that arrives once a call has begun stops the response at the end of the call being
+sent (a call boundary is a safe point: no call is ever cut in half by a steer).
 """
 
 from __future__ import annotations
@@ -250,7 +250,8 @@ class Generation:
             if self.cancel_requested:
                 status, reason = "incomplete", wire.REASON_CANCELLED
                 break
-            if self.steers and (items.in_calls or (safe.at_line_start and safe.outside)):
+            if self.steers and (items.at_call_boundary or (
+                    not items.in_calls and safe.at_line_start and safe.outside)):
                 status, reason = "incomplete", wire.REASON_STEERED
                 break
             now = loop.time()

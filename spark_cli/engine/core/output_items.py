@@ -45,7 +45,7 @@ class Presenter(Protocol):
 class OutputItems:
     """The items of one response as its frames go out (text so far in :attr:`parts`)."""
 
-    __slots__ = ("_events", "_new_id", "_send", "in_calls", "parts", "text_open")
+    __slots__ = ("_events", "_new_id", "_send", "call_open", "in_calls", "parts", "text_open")
 
     def __init__(self, events: Presenter, send: Send, new_id: Callable[[str], str]) -> None:
         self._events = events
@@ -54,7 +54,14 @@ class OutputItems:
         self.parts: list[str] = []
         self.text_open = False
         self.in_calls = False
-        """A call has begun: the text is over (a steer then stops at the frame)."""
+        """A call has begun: the text is over."""
+        self.call_open = False
+        """A call's arguments are streaming (a steer waits for its end)."""
+
+    @property
+    def at_call_boundary(self) -> bool:
+        """Calls have begun and none is half sent: a safe point to stop at."""
+        return self.in_calls and not self.call_open
 
     async def _all(self, events: list[Event]) -> None:
         for event in events:
@@ -95,11 +102,12 @@ class OutputItems:
             if isinstance(piece, CallStart):
                 if not self.in_calls and self.text_open:
                     await self._all(self._events.text_closed("".join(self.parts)))
-                self.in_calls = True
+                self.in_calls = self.call_open = True
                 call = InputCall(self._new_id("call"), piece.name, piece.arguments,
                                  self._new_id("fc"))
                 await self._all(self._events.call_opened(call))
             else:
+                self.call_open = False
                 await self._all(self._events.call_closed())
         await self._text_run(run, safe)
         return count

@@ -8,9 +8,10 @@ import pytest
 
 from spark_cli.protocol import chat
 from spark_cli.protocol import responses as wire
-from spark_cli.protocol.channel import ToolSpec
+from spark_cli.protocol.channel import Message, ToolCall, ToolOutput, ToolSpec
 from spark_cli.protocol.responses import InputCall, InputMessage, InputOutput, WireError
 from spark_cli.protocol.tool_defs import ToolChoice, parse_tool_choice
+from spark_cli.transport.items import chat_messages, chat_tools, responses_item, responses_tools
 
 SEARCH = {"type": "function", "name": "search", "description": "Search the repo.",
           "parameters": {"type": "object", "properties": {"pattern": {"type": "string"}}}}
@@ -162,3 +163,23 @@ def test_chat_tool_message_before_its_call_has_openais_wording() -> None:
     error = _refused(lambda: chat.parse_chat(_chat(
         [USER, {"role": "tool", "tool_call_id": "call_1", "content": "y"}])))
     assert "must be a response to a preceeding message with 'tool_calls'" in error.message
+
+
+def test_what_spark_sends_is_what_the_engine_reads() -> None:
+    """The client's request encoding (``transport/items.py``) parses back to the same
+    conversation on both wires."""
+    spec = ToolSpec("search", "Search.", {"type": "object"})
+    conversation = (Message("user", "find x"), Message("assistant", "Looking."),
+                    ToolCall("call_1", "search", '{"pattern": "x"}'),
+                    ToolCall("call_2", "read_file", '{"path": "a.py"}'),
+                    ToolOutput("call_1", "a.py:1:x"), ToolOutput("call_2", "1\tx"))
+    expected = (InputMessage("user", "find x"), InputMessage("assistant", "Looking."),
+                InputCall("call_1", "search", '{"pattern": "x"}'),
+                InputCall("call_2", "read_file", '{"path": "a.py"}'),
+                InputOutput("call_1", "a.py:1:x"), InputOutput("call_2", "1\tx"))
+    request = wire.parse_create({"model": "m", "tools": responses_tools([spec]),
+                                 "input": [responses_item(e) for e in conversation]})
+    assert request.input == expected and request.tools == (spec,)
+    body = chat.parse_chat({"model": "m", "tools": chat_tools([spec]),
+                            "messages": chat_messages(conversation)})
+    assert body.conversation == expected and body.tools == (spec,)

@@ -174,3 +174,18 @@ def test_deep_rename_searches_the_whole_repo(repo: Path) -> None:
     rounds, _ = converse(DeepBrain(), "rename total_price to cart_total", tools)
     assert tools.log[0] == ("search", {"pattern": "\\btotal_price\\b"})
     assert apply(rounds[-1].text, repo) == {"src/shop/cart.py", "tests/test_cart.py"}
+
+
+MAP = ("Repository map: signature lines of the most referenced definitions in files not "
+       "shown in full here (skipped lines marked ⋮). Ask for a file before editing it.\n"
+       "~~~\nsrc/shop/cart.py:\n⋮\n  def total_price(cart):\n~~~\n\n")
+"""The first message of a turn as spark's client sends it: the map, then the prompt."""
+
+
+def test_the_repo_maps_caption_is_not_a_step(repo: Path) -> None:
+    rounds, _ = converse(DeepBrain(), MAP + "add a docstring to every function in src/shop\n",
+                         RepoTools(repo))
+    assert "worked out 1 step." in rounds[-1].text and "skip" not in rounds[-1].text
+    rounds, _ = converse(RulesBrain(), MAP + "rename total_price to cart_total\n",
+                         RepoTools(repo))
+    assert apply(rounds[-1].text, repo) == {"src/shop/cart.py", "tests/test_cart.py"}

@@ -177,3 +177,21 @@ async def test_tool_choice_none_and_no_tools_keep_todays_answer(engine_factory: 
         assert none.output_text == "no tools" and none.tool_choice == "none"
         plain = await client.responses.create(model="m", input="x")
         assert plain.output_text == "no tools" and plain.tools == []
+
+
+async def test_sdk_http_output_for_an_unknown_call_is_a_400(engine_factory: Any) -> None:
+    engine = await engine_factory(**FAST)
+    async with sdk(engine) as client:
+        with pytest.raises(BadRequestError) as refused:
+            await client.responses.create(model="m", tools=TOOLS, input=[
+                {"role": "user", "content": "x"},
+                {"type": "function_call_output", "call_id": "call_zz", "output": "y"}])
+        assert refused.value.param == "input"
+        assert "No tool call found for function call output with call_id call_zz" in str(
+            refused.value)
+        replay = await client.responses.create(model="m", tools=TOOLS, input=[
+            {"role": "user", "content": "x"},
+            {"type": "function_call", "call_id": "call_zz", "name": "search",
+             "arguments": "{}"},
+            {"type": "function_call_output", "call_id": "call_zz", "output": "y"}])
+        assert replay.output_text == "outputs: search=y"

@@ -40,17 +40,19 @@ from spark_cli.engine.brains.rules.looking import Look, named_files, needle
 
 MAX_READS = 24
 """Files the deep brain reads in one turn at most."""
-_FOLDER = re.compile(r"(?<![\w./-])((?:[\w-]+/)*[\w-]+/?)(?![\w./-])")
-"""A path without an extension in running text (``src/shop``, ``web/``)."""
+_PATH_RUN = re.compile(r"[\w./-]+")
+"""Candidate paths in running text: maximal runs, so nothing backtracks."""
 _WHOLE_REPO_KINDS = frozenset({"explain"})
 
 
 def folders_named(text: str) -> list[str]:
     """The folders a task names: slash-separated words without an extension."""
     out: list[str] = []
-    for found in _FOLDER.finditer(text):
-        token = found.group(1)
-        if "/" in token and token.strip("/") and clean_path(token) not in out:
+    for run in _PATH_RUN.findall(text):
+        token = run.rstrip(".")
+        if "/" not in token or "." in token or not token.strip("/"):
+            continue
+        if clean_path(token) not in out:
             out.append(clean_path(token))
     return out
 

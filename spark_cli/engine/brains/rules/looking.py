@@ -43,8 +43,10 @@ from spark_cli.engine.brains.rules.results import plural
 _SYMBOL_KINDS = frozenset({"rename", "docstring", "delete", "add_parameter"})
 _PRINTS = (r"\bprint\(|console\.(log|debug|info)\(|fmt\.Print|\bprintln!?\(|\beprintln!\(|"
            r"\bdbg!\(|System\.(out|err)\.print")
-_FILE_NAME = re.compile(r"[\w./-]*\w\.[A-Za-z]\w{0,9}")
-"""A file name in running text (``app.py``, ``src/shop/cart.py``): runs of path characters."""
+_PATH_RUN = re.compile(r"[\w./-]+")
+"""Candidate paths in running text: maximal runs, so nothing backtracks."""
+_EXTENSION = re.compile(r"\.[A-Za-z]\w{0,9}")
+"""A file name's extension (matched at the end of a run's last segment)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,8 +71,13 @@ def needle(instruction: Instruction) -> tuple[str, str] | None:
 def named_files(text: str, files: dict[str, str]) -> list[str]:
     """File names the instruction spells that match no file it has."""
     out: list[str] = []
-    for token in _FILE_NAME.findall(text):
-        name = clean_path(token.strip("./"))
+    for run in _PATH_RUN.findall(text):
+        token = run.rstrip(".")
+        last = token.rsplit("/", 1)[-1]
+        dot = last.rfind(".")
+        if dot <= 0 or not _EXTENSION.fullmatch(last[dot:]):
+            continue
+        name = clean_path(token.lstrip("./"))
         if name and name not in out and not any(p == name or p.endswith("/" + name)
                                                for p in files):
             out.append(name)

@@ -44,14 +44,17 @@ from spark_cli.session.interaction import (
 )
 from spark_cli.session.workspace.store import SessionStore
 from spark_cli.tui.commands import Commands
-from spark_cli.tui.context_files import ContextFiles
+from spark_cli.tui.completion import Completer, Sources, model_names
+from spark_cli.tui.context_files import ContextFiles, mentioned_paths
 from spark_cli.tui.deep_track import DeepController
 from spark_cli.tui.hud import Hud, HudState
 from spark_cli.tui.keeper import Keeper
 from spark_cli.tui.link import Link
 from spark_cli.tui.painter import Painter
+from spark_cli.tui.popup import Popup
 from spark_cli.tui.prompt import Prompt
 from spark_cli.tui.queue_panel import QueuePanel, queue_text
+from spark_cli.tui.repo_paths import RepoPaths
 from spark_cli.tui.test_command import TestRunner
 from spark_cli.tui.transcript import Transcript
 from spark_cli.tui.tuning.screen_rate import set_screen_rate
@@ -126,6 +129,12 @@ class SparkApp(App[int]):
         self.commands = Commands(session, self, self, files=self.context_files,
                                  busy=self._busy, tests=self.tests, deep=self.deep,
                                  queue=self.queue)
+        self.paths = RepoPaths(session, self.spawn, self._update_popup)
+        self.completer = Completer(Sources(
+            paths=self.paths.matcher, context=self.context_files.files,
+            models=lambda: model_names(self.session.settings.provider.name,
+                                       self.session.settings.provider.model),
+            providers=_providers))
         self._hint_timer: Timer | None = None
 
     # ---- layout ----
@@ -134,12 +143,15 @@ class SparkApp(App[int]):
         yield Transcript(id="transcript")
         yield Static("", id="queue", markup=False)
         yield Static("", id="hint", markup=False)
+        yield Popup(id="popup")
         yield Prompt(self.saved.prompts, id="prompt")
         yield Hud(id="hud")
 
     def on_mount(self) -> None:
         prompt = self.query_one(Prompt)
         prompt.focus()
+        prompt.completer = self.completer
+        prompt.popup_changed = self._show_popup
         if self.saved.draft:
             prompt.load_text(self.saved.draft)
             prompt.move_cursor(prompt.document.end)
@@ -149,7 +161,8 @@ class SparkApp(App[int]):
         settings = self.session.settings
         self.painter.note(f"spark · {settings.provider.name} · {settings.provider.model} · "
                           f"{self.session.root.name}", "bold")
-        self.painter.note(HELP)
+        if self.saved.first_run:
+            self.painter.note(HELP)
         for line in self.saved.problems:
             self.painter.note(line, "yellow")
         if self.saved.draft:
@@ -190,12 +203,27 @@ class SparkApp(App[int]):
             self.query_one(Prompt).remember(text)
             self.sent_text = text
             self.keeper.prompt_sent(text)
+            self._attach_mentions(text)
         self.interaction.submit(text)
+
+    def _attach_mentions(self, text: str) -> None:
+        """Each ``@path`` naming a repo file joins the files the turn sends (as ``/add``)."""
+        for path in mentioned_paths(text, self.session.root):
+            if path in self.context_files.files():
+                continue
+            problem = self.context_files.add(path)
+            self.note(f"✗ @{path}: {problem}" if problem else f"attached {path}",
+                      "red" if problem else "green")
 
     def on_prompt_queue_asked(self, message: Prompt.QueueAsked) -> None:
         self.interaction.enqueue(message.text)
 
     async def action_interrupt(self) -> None:
+        if self.completer.open:
+            self.completer.close()
+            self._show_popup()
+            if not self.interaction.busy:
+                return
         if self.interaction.busy and self.painter is not None:
             self.painter.mute()
             await self.interaction.interrupt()
@@ -247,6 +275,7 @@ class SparkApp(App[int]):
         elif type(event) is TurnEnded and frames is not None:
             frames.pause()
             self.keeper.turn_ended(self.session)
+            self.paths.stale()  # the turn may have made files
 
     def _show_hud(self) -> None:
         clock = self.painter.clock if self.painter is not None else time.monotonic
@@ -304,10 +333,25 @@ class SparkApp(App[int]):
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
         text = event.text_area.text
         self.keeper.draft_changed(text)
+        self._update_popup()
         if self.deep.track is not None:
             if self._hint_timer is not None:
                 self._hint_timer.stop()
             self._hint_timer = self.set_timer(HINT_S, lambda: self._show_hint(text))
+
+    def _update_popup(self) -> None:
+        """The completion for the prompt's text as it is now (a keystroke, files listed)."""
+        prompt = self.query_one(Prompt)
+        completer = self.completer
+        row, column = prompt.cursor_location
+        if not completer.open and "/" not in prompt.text[:1] and "@" not in prompt.text:
+            return  # the common keystroke: nothing to offer, nothing to do
+        completer.update(prompt.document.get_line(row), column, first_line=row == 0,
+                         text=prompt.text)
+        self._show_popup()
+
+    def _show_popup(self) -> None:
+        self.query_one(Popup).show(self.completer)
 
     def _show_hint(self, text: str) -> None:
         line = self.deep.hint(text)
@@ -336,6 +380,7 @@ class SparkApp(App[int]):
         hud = self.hud_state
         hud.provider, hud.model, hud.channel = new.name, new.model, new.kind
         hud.context_window = settings.context_window
+        self._show_hud()
         if not self.link.connected:
             self.spawn(self.link.ensure())
         self.note(f"now {new.name} · {new.model}", "bold")
@@ -361,6 +406,12 @@ class SparkApp(App[int]):
         for task in list(self.background):
             task.cancel()
         await self.link.aclose()
+
+
+def _providers() -> list[str]:
+    from spark_cli.session.config.presets import PRESETS
+
+    return list(PRESETS)
 
 
 def project_root(path: Path) -> Path:

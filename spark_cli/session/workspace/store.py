@@ -64,6 +64,8 @@ class SavedState:
     """Sent prompts, oldest first (Up/Down history), at most ``MAX_PROMPTS``."""
     problems: tuple[str, ...] = ()
     """One line per file that could not be read: shown, never fatal."""
+    first_run: bool = True
+    """Nothing was ever sent from this repo (no history, no conversation): the TUI's hint."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,7 +138,9 @@ class SessionStore:
         self._prompts = list(prompts or ())[-MAX_PROMPTS:]
         found = self.problems[start:]
         self._pending = [line for line in self._pending if line not in found]
-        return SavedState(draft or "", tuple(queue or ()), tuple(self._prompts), tuple(found))
+        first = not self._prompts and not (self._folder / CONVERSATION).exists()
+        return SavedState(draft or "", tuple(queue or ()), tuple(self._prompts), tuple(found),
+                          first_run=first)
 
     def load_conversation(self) -> SavedConversation | None:
         """The saved conversation; None when there is none or it is unusable (the latter also

@@ -42,19 +42,21 @@ from spark_cli.session.interaction import (
     TurnEnded,
     TurnStarted,
 )
-from spark_cli.session.workspace.store import SessionStore
+from spark_cli.session.workspace.store import SavedConversation, SessionStore
+from spark_cli.tui.answer_view import answer_view
 from spark_cli.tui.commands import Commands
 from spark_cli.tui.completion import Completer, Sources, model_names
 from spark_cli.tui.context_files import ContextFiles, mentioned_paths
 from spark_cli.tui.deep_track import DeepController
 from spark_cli.tui.hud import Hud, HudState
-from spark_cli.tui.keeper import Keeper
+from spark_cli.tui.keeper import Keeper, shown_from_history
 from spark_cli.tui.link import Link
 from spark_cli.tui.painter import Painter
 from spark_cli.tui.popup import Popup
 from spark_cli.tui.prompt import Prompt
 from spark_cli.tui.queue_panel import QueuePanel, queue_text
 from spark_cli.tui.repo_paths import RepoPaths
+from spark_cli.tui.shown import FIRST_TURNS, MORE_TURNS, Replay
 from spark_cli.tui.test_command import TestRunner
 from spark_cli.tui.transcript import Transcript
 from spark_cli.tui.tuning.screen_rate import set_screen_rate
@@ -169,15 +171,16 @@ class SparkApp(App[int]):
             self.painter.note("restored your unsent draft", "dim")
         if self.saved.queue:
             self._queue_changed(QueueChanged(tuple(self.saved.queue), True))
-        if self.setup.resume:
-            self.resume_conversation()
         self._show_hud()
         # what can wait, after the first frame: starting the bundled engine (imports, a
         # server) would otherwise delay the prompt by ~0.2 s; the first turn waits for it
         self.call_after_refresh(self._after_first_frame)
 
     def _after_first_frame(self) -> None:
-        """What can wait until the prompt shows: the channel, the undo mark, the deep track."""
+        """What can wait until the prompt shows: the channel, the undo mark, the deep track,
+        a resumed conversation."""
+        if self.setup.resume:
+            self.resume_conversation()
         self.commands.mark_start()
         self.spawn(self.link.ensure())
         self.deep.open(self.setup.deep_settings, self.setup.load_deep)
@@ -265,6 +268,7 @@ class SparkApp(App[int]):
         if painter is None:
             return
         painter.on_event(event)
+        self.keeper.on_event(event)
         if type(event) is TurnFailed and self.session.marks.first_delta_at is None:
             self._restore_draft()
         elif type(event) is RequestSent:
@@ -362,10 +366,23 @@ class SparkApp(App[int]):
     # ---- the command host ----
 
     def clear_transcript(self) -> None:
-        self.query_one(Transcript).clear()
+        transcript = self.query_one(Transcript)
+        transcript.clear()
+        transcript.more = None
+        self.keeper.shown.reset()
 
     def resume_conversation(self) -> None:
-        self.keeper.resume(self.session)
+        self.keeper.resume(self.session, self._replay)
+
+    def _replay(self, saved: SavedConversation) -> None:
+        """A resumed conversation as it was shown: its last turns now, earlier ones as the
+        user scrolls up."""
+        replay = Replay(saved.shown or shown_from_history(saved), answer_view)
+        transcript = self.query_one(Transcript)
+        with transcript.batched():
+            for block in replay.take(FIRST_TURNS):
+                self.write(block)
+        transcript.more = (lambda: replay.take(MORE_TURNS)) if replay.left else None
 
     async def reconfigure(self, flags: dict[str, object]) -> None:
         """``/model``, ``/provider``: new settings; the conversation carries over."""

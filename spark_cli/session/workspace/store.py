@@ -8,7 +8,8 @@ concern, each ``{"version": 1, "kind": ..., ...}``:
 
 - ``draft.json`` ``{"text"}``, ``queue.json`` ``{"items"}``, ``prompts.json`` ``{"items"}``
   (oldest first, the last ``MAX_PROMPTS``), ``conversation.json`` ``{"root", "provider",
-  "model", "saved_at", "messages": [{"role", "content"}]}``.
+  "model", "saved_at", "messages": [{"role", "content"}], "shown": [[kind, text, detail]]}``
+  (``shown``: what the TUI showed, for a resumed session to show it again).
 
 Writes are atomic (a temp file in the same folder, then ``os.replace``): a crash leaves the old
 file or the new one, plus at worst a stray temp file that loading ignores. Only
@@ -69,6 +70,17 @@ class SavedState:
 
 
 @dataclass(frozen=True, slots=True)
+class ShownItem:
+    """One thing a front end showed of a turn, kept so a resumed session shows it again:
+    ``kind`` ("prompt", "answer", "edit", "refused", "tool", "summary", …), its text and a
+    detail (an edit's diff, a prompt's "queued")."""
+
+    kind: str
+    text: str
+    detail: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class SavedConversation:
     """The last conversation of this repo (for ``--resume`` / ``/resume``)."""
 
@@ -77,6 +89,8 @@ class SavedConversation:
     model: str
     saved_at: float
     """Unix time of the save."""
+    shown: tuple[ShownItem, ...] = ()
+    """What the front end showed of it, in order (empty in files from before it was kept)."""
 
 
 class _Unusable(ValueError):
@@ -194,7 +208,13 @@ class SessionStore:
             if role not in _ROLES or not isinstance(content, str):
                 raise _Unusable(f"message {number} is not {{role, content}} with a known role")
             history.append(Message(cast(Role, role), content))
-        return SavedConversation(tuple(history), provider, model, float(saved_at))
+        shown = raw.get("shown", [])
+        if not isinstance(shown, list) or not all(
+                isinstance(i, list) and len(i) == 3 and all(isinstance(p, str) for p in i)
+                for i in shown):
+            raise _Unusable("shown must be a list of [kind, text, detail]")
+        return SavedConversation(tuple(history), provider, model, float(saved_at),
+                                 tuple(ShownItem(*item) for item in shown))
 
     def _sweep_temps(self) -> None:
         """Remove temp files a crash left behind (old ones only: another spark may be writing)."""
@@ -232,10 +252,11 @@ class SessionStore:
         return self._write(PROMPTS, {"items": self._prompts})
 
     def save_conversation(self, history: Sequence[Message], *, provider: str,
-                          model: str) -> str | None:
+                          model: str, shown: Sequence[ShownItem] = ()) -> str | None:
         payload = {"root": str(self.root), "provider": provider, "model": model,
                    "saved_at": time.time(),
-                   "messages": [{"role": m.role, "content": m.content} for m in history]}
+                   "messages": [{"role": m.role, "content": m.content} for m in history],
+                   "shown": [[i.kind, i.text, i.detail] for i in shown]}
         return self._write(CONVERSATION, payload, durable=True)
 
     def clear_conversation(self) -> str | None:

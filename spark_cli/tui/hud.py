@@ -2,7 +2,9 @@
 
 :class:`HudState` is plain data the app updates from session events and its
 own frame clock; :func:`hud_text` turns it into one line (pure: tested value
-in, value out). The widget repaints only when that line changes.
+in, value out) that fits the terminal's width: the deep tasks, then the
+provider and model, then the channel are shortened (``…``), the figures and
+the state never. The widget repaints only when that line changes.
 """
 
 from __future__ import annotations
@@ -41,8 +43,30 @@ def _k(tokens: int) -> str:
     return f"{tokens / 1000:.1f}k" if tokens >= 1000 else str(tokens)
 
 
-def hud_text(hud: HudState, now: float) -> str:
-    """The one status line for ``hud`` at ``now`` (``time.monotonic()``)."""
+SEPARATOR = " │ "
+_SHRINK_ORDER = (-1, 0, 1)
+"""Which parts give way when the line is too wide: the deep tasks (the last part, when
+there are any), the provider · model, the channel."""
+
+
+def hud_text(hud: HudState, now: float, width: int = 0) -> str:
+    """The one status line for ``hud`` at ``now`` (``time.monotonic()``), at most ``width``
+    columns when ``width`` is given (module doc)."""
+    parts = _parts(hud, now)
+    if width <= 0:
+        return SEPARATOR.join(parts)
+    order = _SHRINK_ORDER if hud.deep else _SHRINK_ORDER[1:]
+    for index in order:
+        over = len(SEPARATOR.join(parts)) - width
+        if over <= 0:
+            break
+        part = parts[index]
+        keep = max(1, len(part) - over - 1)
+        parts[index] = part[:keep] + "…" if keep < len(part) else part
+    return SEPARATOR.join(parts)[:width]
+
+
+def _parts(hud: HudState, now: float) -> list[str]:
     parts = [f"{hud.provider} · {hud.model}", CHANNEL_LABELS.get(hud.channel, hud.channel)]
     if hud.retry_at is not None and hud.retry_at > now:
         parts.append(f"retry in {hud.retry_at - now:.1f} s")
@@ -63,7 +87,7 @@ def hud_text(hud: HudState, now: float) -> str:
         parts.append(f"{hud.queue} queued" + (" (paused: Enter resumes)" if hud.paused else ""))
     if hud.deep:
         parts.append(hud.deep)
-    return " │ ".join(p for p in parts if p)
+    return [p for p in parts if p]
 
 
 class Hud(Static):
@@ -76,13 +100,19 @@ class Hud(Static):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__("", markup=False, id=id)
         self._shown = ""
+        self._last: tuple[HudState, float] | None = None
 
     def show(self, hud: HudState, now: float) -> None:
-        text = hud_text(hud, now)
+        self._last = (hud, now)
+        text = hud_text(hud, now, self.size.width - 2)  # its padding
         if text != self._shown:
             self._shown = text
             self.update(text, layout=False)  # one line of fixed size: a layout per frame
             # would lay out the whole screen while streaming
+
+    def on_resize(self) -> None:
+        if self._last is not None:
+            self.show(*self._last)
 
     @property
     def shown(self) -> str:

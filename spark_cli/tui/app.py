@@ -337,7 +337,8 @@ class SparkApp(App[int]):
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
         text = event.text_area.text
         self.keeper.draft_changed(text)
-        self._update_popup()
+        if self.completer.open or text[:1] == "/" or "@" in text:
+            self.call_after_refresh(self._update_popup)  # the key's own frame goes out first
         if self.deep.track is not None:
             if self._hint_timer is not None:
                 self._hint_timer.stop()
@@ -348,8 +349,6 @@ class SparkApp(App[int]):
         prompt = self.query_one(Prompt)
         completer = self.completer
         row, column = prompt.cursor_location
-        if not completer.open and "/" not in prompt.text[:1] and "@" not in prompt.text:
-            return  # the common keystroke: nothing to offer, nothing to do
         completer.update(prompt.document.get_line(row), column, first_line=row == 0,
                          text=prompt.text)
         self._show_popup()

@@ -29,6 +29,7 @@ from spark_cli.tui.fuzzy import LIMIT, PathMatcher
 
 _MENTION = re.compile(r"(?:^|\s)@(\S*)$")
 LISTING = "listing the repo's files…"
+NO_MATCH = "no file matches"
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +68,9 @@ class Completer:
         self.selected = 0
         self.waiting = False
         """The repo's files are being listed (the popup says so)."""
+        self.empty = False
+        """A file or argument is being typed and nothing matches: the popup stays open (it
+        says so), so each key repaints it rather than laying out the screen."""
         self._history: Sequence[str] | None = None  # Ctrl+R: the messages searched
 
     def search(self, history: Sequence[str], text: str) -> None:
@@ -87,14 +91,14 @@ class Completer:
 
     @property
     def open(self) -> bool:
-        return bool(self.choices) or self.waiting
+        return bool(self.choices) or self.waiting or self.empty
 
     @property
     def current(self) -> Choice | None:
         return self.choices[self.selected] if self.choices else None
 
     def close(self) -> None:
-        self.choices, self.selected, self.waiting = [], 0, False
+        self.choices, self.selected, self.waiting, self.empty = [], 0, False, False
         self._history = None
 
     def move(self, step: int) -> None:
@@ -108,7 +112,7 @@ class Completer:
             self._search(text)
             return
         before = line[:column]
-        self.waiting = False
+        self.waiting = self.empty = False
         choices = self._choices(before, first_line)
         if len(choices) == 1 and before.endswith(choices[0].insert.rstrip(" ")) \
                 and choices[0].insert == before[choices[0].start:]:
@@ -146,8 +150,10 @@ class Completer:
         if matcher is None:
             self.waiting = True
             return []
-        return [Choice(path, "", f"{sigil}{path} " if sigil else path, start)
-                for path in matcher.best(query)]
+        found = [Choice(path, "", f"{sigil}{path} " if sigil else path, start)
+                 for path in matcher.best(query)]
+        self.empty = not found
+        return found
 
 
 BUNDLED_MODELS = ("spark-rules", "spark-lorem", "spark-deep", "gpt-5.3-codex-spark")

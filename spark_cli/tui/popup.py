@@ -10,7 +10,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
-from spark_cli.tui.completion import LISTING, Completer
+from spark_cli.tui.completion import LISTING, NO_MATCH, Completer
 from spark_cli.tui.fuzzy import LIMIT
 
 ROWS = LIMIT
@@ -20,8 +20,8 @@ def popup_text(completer: Completer, width: int) -> Text:
     """The popup's lines for ``completer`` (``ROWS`` of them) at ``width`` columns."""
     text = Text(no_wrap=True, overflow="ellipsis")
     rows = 0
-    if completer.waiting:
-        text.append(LISTING, "dim")
+    if completer.waiting or completer.empty:
+        text.append(LISTING if completer.waiting else NO_MATCH, "dim")
         rows = 1
     label_width = max((len(c.label) for c in completer.choices), default=0)
     label_width = min(label_width, max(12, width // 2))

@@ -144,6 +144,8 @@ class Painter:
                 write(Text(f"↪ {text}  ({how_said})", style="bold magenta"))
             case SteerAccepted():
                 pass
+            # A tool call's compact line goes here (dim, one line; shown.item_view's "tool"
+            # kind shows it the same way on resume, ShownLog.tool keeps it).
             case Steered():
                 write(Text("↪ redirected: the answer continues from here", style="magenta"))
             case SteerRejected(message=message):

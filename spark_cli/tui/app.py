@@ -20,9 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Coroutine
-from dataclasses import dataclass, field
-from pathlib import Path
+from collections.abc import Coroutine
 from typing import Any, ClassVar
 
 from rich.console import RenderableType
@@ -32,8 +30,7 @@ from textual.driver import Driver
 from textual.timer import Timer
 from textual.widgets import Static, TextArea
 
-from spark_cli.session.api import ChannelError, Connector, SessionApi
-from spark_cli.session.config.settings import Settings
+from spark_cli.session.api import ChannelError
 from spark_cli.session.events import RequestSent, TurnFailed
 from spark_cli.session.interaction import (
     Interaction,
@@ -42,11 +39,10 @@ from spark_cli.session.interaction import (
     TurnEnded,
     TurnStarted,
 )
-from spark_cli.session.workspace.store import SavedConversation, SessionStore
+from spark_cli.session.workspace.store import SavedConversation
 from spark_cli.tui.answer_view import answer_view
 from spark_cli.tui.commands import Commands
-from spark_cli.tui.completion import Completer, Sources, model_names
-from spark_cli.tui.context_files import ContextFiles, mentioned_paths
+from spark_cli.tui.context_files import ContextFiles
 from spark_cli.tui.deep_track import DeepController
 from spark_cli.tui.hud import Hud, HudState
 from spark_cli.tui.keeper import Keeper, shown_from_history
@@ -54,8 +50,9 @@ from spark_cli.tui.link import Link
 from spark_cli.tui.painter import Painter
 from spark_cli.tui.popup import Popup
 from spark_cli.tui.prompt import Prompt
+from spark_cli.tui.prompt_assist import PromptAssist
 from spark_cli.tui.queue_panel import QueuePanel, queue_text
-from spark_cli.tui.repo_paths import RepoPaths
+from spark_cli.tui.setup import TuiSetup
 from spark_cli.tui.shown import FIRST_TURNS, MORE_TURNS, Replay
 from spark_cli.tui.test_command import TestRunner
 from spark_cli.tui.transcript import Transcript
@@ -65,27 +62,6 @@ FRAME_S = 1 / 30
 HINT_S = 0.3
 HELP = ("Enter sends · while it streams Enter redirects, Tab queues, Esc stops · "
         "Ctrl+Z undoes the last edits · /help lists commands")
-
-
-@dataclass
-class TuiSetup:
-    """What the CLI hands the app: the session, how to connect, where state lives."""
-
-    session: SessionApi
-    connect: Connector
-    store: SessionStore | None = None
-    """Draft, queue, prompt history and the conversation, kept per repo (None: nothing kept)."""
-    flags: dict[str, object] = field(default_factory=dict)
-    """The command line's settings flags (``/model`` and ``/provider`` add to them)."""
-    resume: bool = False
-    """Reopen the repo's last conversation at start (``spark --resume``)."""
-    deep_settings: Settings | None = None
-    """The deep track's provider (``[deep]``); None: the deep track is off."""
-    deep_problem: str = "no deep provider is configured"
-    """Why it is off (a bad ``[deep]`` table, say)."""
-    load_deep: Callable[[], Settings] | None = None
-    """Reads the deep settings after the first frame (when ``deep_settings`` is None); a
-    problem (``SettingsError``) turns the deep track off and becomes ``deep_problem``."""
 
 
 class SparkApp(App[int]):
@@ -131,12 +107,8 @@ class SparkApp(App[int]):
         self.commands = Commands(session, self, self, files=self.context_files,
                                  busy=self._busy, tests=self.tests, deep=self.deep,
                                  queue=self.queue)
-        self.paths = RepoPaths(session, self.spawn, self._update_popup)
-        self.completer = Completer(Sources(
-            paths=self.paths.matcher, context=self.context_files.files,
-            models=lambda: model_names(self.session.settings.provider.name,
-                                       self.session.settings.provider.model),
-            providers=_providers))
+        self.assist = PromptAssist(session, self.context_files, self, spawn=self.spawn,
+                                   later=self.call_after_refresh)
         self._hint_timer: Timer | None = None
 
     # ---- layout ----
@@ -152,8 +124,7 @@ class SparkApp(App[int]):
     def on_mount(self) -> None:
         prompt = self.query_one(Prompt)
         prompt.focus()
-        prompt.completer = self.completer
-        prompt.popup_changed = self._show_popup
+        self.assist.mount(prompt, self.query_one(Popup))
         if self.saved.draft:
             prompt.load_text(self.saved.draft)
             prompt.move_cursor(prompt.document.end)
@@ -206,27 +177,15 @@ class SparkApp(App[int]):
             self.query_one(Prompt).remember(text)
             self.sent_text = text
             self.keeper.prompt_sent(text)
-            self._attach_mentions(text)
+            self.assist.attach(text)
         self.interaction.submit(text)
-
-    def _attach_mentions(self, text: str) -> None:
-        """Each ``@path`` naming a repo file joins the files the turn sends (as ``/add``)."""
-        for path in mentioned_paths(text, self.session.root):
-            if path in self.context_files.files():
-                continue
-            problem = self.context_files.add(path)
-            self.note(f"✗ @{path}: {problem}" if problem else f"attached {path}",
-                      "red" if problem else "green")
 
     def on_prompt_queue_asked(self, message: Prompt.QueueAsked) -> None:
         self.interaction.enqueue(message.text)
 
     async def action_interrupt(self) -> None:
-        if self.completer.open:
-            self.completer.close()
-            self._show_popup()
-            if not self.interaction.busy:
-                return
+        if self.assist.close() and not self.interaction.busy:
+            return
         if self.interaction.busy and self.painter is not None:
             self.painter.mute()
             await self.interaction.interrupt()
@@ -279,7 +238,7 @@ class SparkApp(App[int]):
         elif type(event) is TurnEnded and frames is not None:
             frames.pause()
             self.keeper.turn_ended(self.session)
-            self.paths.stale()  # the turn may have made files
+            self.assist.paths.stale()  # the turn may have made files
 
     def _show_hud(self) -> None:
         clock = self.painter.clock if self.painter is not None else time.monotonic
@@ -337,24 +296,11 @@ class SparkApp(App[int]):
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
         text = event.text_area.text
         self.keeper.draft_changed(text)
-        if self.completer.open or text[:1] == "/" or "@" in text:
-            self.call_after_refresh(self._update_popup)  # the key's own frame goes out first
+        self.assist.changed(text)
         if self.deep.track is not None:
             if self._hint_timer is not None:
                 self._hint_timer.stop()
             self._hint_timer = self.set_timer(HINT_S, lambda: self._show_hint(text))
-
-    def _update_popup(self) -> None:
-        """The completion for the prompt's text as it is now (a keystroke, files listed)."""
-        prompt = self.query_one(Prompt)
-        completer = self.completer
-        row, column = prompt.cursor_location
-        completer.update(prompt.document.get_line(row), column, first_line=row == 0,
-                         text=prompt.text)
-        self._show_popup()
-
-    def _show_popup(self) -> None:
-        self.query_one(Popup).show(self.completer)
 
     def _show_hint(self, text: str) -> None:
         line = self.deep.hint(text)
@@ -422,18 +368,3 @@ class SparkApp(App[int]):
         for task in list(self.background):
             task.cancel()
         await self.link.aclose()
-
-
-def _providers() -> list[str]:
-    from spark_cli.session.config.presets import PRESETS
-
-    return list(PRESETS)
-
-
-def project_root(path: Path) -> Path:
-    """The repo root for ``path``: the nearest folder with .git, else ``path`` itself."""
-    path = path.resolve()
-    for folder in (path, *path.parents):
-        if (folder / ".git").exists():
-            return folder
-    return path

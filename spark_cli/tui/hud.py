@@ -44,25 +44,32 @@ def _k(tokens: int) -> str:
 
 
 SEPARATOR = " │ "
-_SHRINK_ORDER = (-1, 0, 1)
-"""Which parts give way when the line is too wide: the deep tasks (the last part, when
-there are any), the provider · model, the channel."""
+_SHRINK = ((-1, 16), (0, 12), (1, 4))
+"""The parts that give way when the line is too wide, in order, and the length each keeps
+in a first pass: the deep tasks (the last part, when there are any), the provider · model,
+the channel; a second pass shortens them to a letter, and the deep tasks go last."""
+PAUSED = " (paused: Enter resumes)"
 
 
 def hud_text(hud: HudState, now: float, width: int = 0) -> str:
     """The one status line for ``hud`` at ``now`` (``time.monotonic()``), at most ``width``
     columns when ``width`` is given (module doc)."""
     parts = _parts(hud, now)
-    if width <= 0:
+    if width <= 0 or len(SEPARATOR.join(parts)) <= width:
         return SEPARATOR.join(parts)
-    order = _SHRINK_ORDER if hud.deep else _SHRINK_ORDER[1:]
-    for index in order:
-        over = len(SEPARATOR.join(parts)) - width
-        if over <= 0:
-            break
-        part = parts[index]
-        keep = max(1, len(part) - over - 1)
-        parts[index] = part[:keep] + "…" if keep < len(part) else part
+    parts = [p.replace(PAUSED, " (paused)") for p in parts]
+    shrink = _SHRINK if hud.deep else _SHRINK[1:]
+    for floor in (True, False):
+        for index, keep_at_least in shrink:
+            over = len(SEPARATOR.join(parts)) - width
+            if over <= 0:
+                return SEPARATOR.join(parts)
+            part = parts[index]
+            keep = max(keep_at_least if floor else 1, len(part) - over - 1)
+            if keep < len(part):
+                parts[index] = part[:keep] + "…"
+    if hud.deep and len(SEPARATOR.join(parts)) > width:
+        parts.pop()
     return SEPARATOR.join(parts)[:width]
 
 
@@ -84,7 +91,7 @@ def _parts(hud: HudState, now: float) -> list[str]:
         share = 100 * hud.context_tokens / hud.context_window
         parts.append(f"ctx {_k(hud.context_tokens)}/{_k(hud.context_window)} ({share:.0f}%)")
     if hud.queue:
-        parts.append(f"{hud.queue} queued" + (" (paused: Enter resumes)" if hud.paused else ""))
+        parts.append(f"{hud.queue} queued" + (PAUSED if hud.paused else ""))
     if hud.deep:
         parts.append(hud.deep)
     return [p for p in parts if p]

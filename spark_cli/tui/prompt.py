@@ -52,10 +52,15 @@ class Prompt(TextArea):
         self.completer: Completer | None = None
         self.popup_changed: Callable[[], None] = lambda: None
         """Told when the popup's choice moved (the app repaints it)."""
+        self.complete_now: Callable[[], None] = lambda: None
+        """Brings the completer up to the text (it is updated after each key's frame, so a
+        fast Tab or Enter may come first)."""
 
     async def _on_key(self, event: events.Key) -> None:
         key = event.key
         completer = self.completer
+        if completer is not None and completer.open and key in ("tab", "enter"):
+            self.complete_now()
         if completer is not None and completer.open and key in ("up", "down", "tab", "enter"):
             if key in ("up", "down"):
                 completer.move(-1 if key == "up" else 1)
@@ -92,8 +97,9 @@ class Prompt(TextArea):
             return
         completer.close()
         self.popup_changed()
+        before = self.text
         self.insert_choice(choice)
-        if send and choice.runs:
+        if send and (choice.runs or self.text == before):  # nothing left to complete
             self._take(self.Sent)
 
     def insert_choice(self, choice: Choice) -> None:

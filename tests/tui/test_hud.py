@@ -34,7 +34,7 @@ def test_a_narrow_terminal_shortens_the_names_never_the_figures() -> None:
                    frame_ms=3.1, context_tokens=2100, context_window=128000,
                    deep="deep #1 running 12s 1,200 tok · #2 running 3s 80 tok")
     full = hud_text(hud, 0.0)
-    for width in (130, 100, 80):
+    for width in (130, 100, 90):
         text = hud_text(hud, 0.0, width)
         assert len(text) <= width
         for figure in ("streaming", "TTFT 42 ms", "1,497 tok/s", "frame 3.1 ms",

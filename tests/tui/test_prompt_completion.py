@@ -15,9 +15,10 @@ from spark_cli.protocol.channel import Message
 from spark_cli.session.config.settings import load_settings
 from spark_cli.session.conversation import Session
 from spark_cli.session.workspace.store import SessionStore, ShownItem
-from spark_cli.tui.app import SparkApp, TuiSetup
+from spark_cli.tui.app import SparkApp
 from spark_cli.tui.popup import Popup
 from spark_cli.tui.prompt import Prompt
+from spark_cli.tui.setup import TuiSetup
 from spark_cli.tui.transcript import Transcript
 
 DIFF = "--- a/src/shop/cart.py\n+++ b/src/shop/cart.py\n@@ -1 +1 @@\n-a\n+b\n"

@@ -25,7 +25,8 @@ from spark_cli.session.events import (
     WaitingToRetry,
 )
 from spark_cli.session.interaction import QueueChanged, TurnStarted
-from spark_cli.tui.app import SparkApp, TuiSetup
+from spark_cli.tui.app import SparkApp
+from spark_cli.tui.setup import TuiSetup
 
 SIZE = (100, 26)
 DIFF = ("--- a/src/shop/cart.py\n+++ b/src/shop/cart.py\n@@ -3,4 +3,4 @@\n"

@@ -77,7 +77,8 @@ async def _run_app(url: str, token: str, workdir: Path,
     from spark_cli.cli.tui_cmd import connect
     from spark_cli.session.config.settings import load_settings
     from spark_cli.session.conversation import Session
-    from spark_cli.tui.app import SparkApp, TuiSetup
+    from spark_cli.tui.app import SparkApp
+    from spark_cli.tui.setup import TuiSetup
 
     env = {"SPARK_API_KEY": token, "SPARK_CONFIG_DIR": str(workdir / ".no-user-config")}
     flags = {"provider": "mock", "model": "spark-lorem", "base_url": url + "/v1"}
@@ -282,10 +283,10 @@ async def typing_and_esc(url: str, token: str, workdir: Path, *, tps: float, str
         prompt = app.query_one("#prompt")
         prompt.load_text("@src/")
         prompt.move_cursor(prompt.document.end)
-        await _until(lambda: app.paths.matcher() is not None and
-                     len(app.paths.matcher()) >= picker_files, 60.0, "the repo's files")
-        app._update_popup()
-        await _until(lambda: bool(app.completer.choices), 5.0, "the picker to open")
+        await _until(lambda: app.assist.paths.matcher() is not None and
+                     len(app.assist.paths.matcher()) >= picker_files, 60.0, "the repo's files")
+        app.assist.update()
+        await _until(lambda: bool(app.assist.completer.choices), 5.0, "the picker to open")
         result = await typed_while_streaming(app, log)
         prompt.clear()
         await asyncio.to_thread(shutil.rmtree, workdir / "src" / "many")  # later phases' turns

@@ -52,7 +52,8 @@ async def resume(workdir: Path, turns: int) -> dict[str, Any]:
     from spark_cli.session.config.settings import load_settings
     from spark_cli.session.conversation import Session
     from spark_cli.session.workspace.store import STATE_ENV
-    from spark_cli.tui.app import SparkApp, TuiSetup
+    from spark_cli.tui.app import SparkApp
+    from spark_cli.tui.setup import TuiSetup
     from spark_cli.tui.transcript import Transcript
 
     before = os.environ.get(STATE_ENV)

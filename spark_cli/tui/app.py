@@ -60,8 +60,9 @@ from spark_cli.tui.tuning.screen_rate import set_screen_rate
 
 FRAME_S = 1 / 30
 HINT_S = 0.3
-HELP = ("Enter sends · while it streams Enter redirects, Tab queues, Esc stops · "
-        "Ctrl+Z undoes the last edits · /help lists commands")
+HELP = ("new here? Enter sends (while it streams: redirects), Tab queues, Esc stops · "
+        "/ commands · @ attaches a file · ? keys")
+"""The one-line hint of the first run in a repo."""
 
 
 class SparkApp(App[int]):

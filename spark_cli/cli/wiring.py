@@ -29,7 +29,7 @@ from spark_cli.protocol.channel import Channel, TurnRequest
 from spark_cli.session.config.settings import ProviderSettings
 
 if TYPE_CHECKING:
-    from spark_cli.transport.sse.http_ahead import HttpAhead
+    from spark_cli.transport.sse.http_wire import HttpAhead
     from spark_cli.transport.ws.ws_ahead import WsAhead
 
 SentAhead: TypeAlias = "HttpAhead | WsAhead"

@@ -50,7 +50,7 @@ from spark_cli.transport.sse.http_wire import (
 )
 
 if TYPE_CHECKING:
-    from spark_cli.transport.sse.http_ahead import HttpAhead
+    from spark_cli.transport.sse.http_wire import HttpAhead
 
 READ_BYTES = 64 * 1024
 KEEPALIVE_EXPIRY = 5.0

@@ -32,31 +32,10 @@ from spark_cli.protocol.channel import TurnRequest
 from spark_cli.transport.sse import http_bodies
 from spark_cli.transport.sse.http_origin import Origin
 from spark_cli.transport.sse.http_route import lean_route
+from spark_cli.transport.sse.http_wire import HttpAhead
 
 KINDS = {"chat_sse": (http_bodies.CHAT_PATH, http_bodies.chat_body),
          "responses_sse": (http_bodies.RESPONSES_PATH, http_bodies.responses_body)}
-
-
-class HttpAhead:
-    """One request written ahead (or the failure to connect for it), for the client to adopt."""
-
-    __slots__ = ("at", "data", "error", "sock", "write_timed_out")
-
-    def __init__(self, data: bytes) -> None:
-        self.data = data
-        """The request's bytes (head and body), as h11 writes them."""
-        self.sock: socket.socket | None = None
-        self.error: OSError | None = None
-        """Why the connection could not be opened (raised by the client's first attempt)."""
-        self.at: float | None = None
-        """``time.perf_counter()`` when the last byte of the request was written."""
-        self.write_timed_out = False
-
-    def close(self) -> None:
-        """Drop the connection unread (a request the channel did not make after all)."""
-        sock, self.sock = self.sock, None
-        if sock is not None:
-            sock.close()
 
 
 def send_ahead(kind: str, base_url: str, api_key: str | None, request: TurnRequest, *,

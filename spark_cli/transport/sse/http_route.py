@@ -25,8 +25,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 if TYPE_CHECKING:
-    from spark_cli.transport.sse.http_ahead import HttpAhead
-    from spark_cli.transport.sse.http_wire import HttpClient
+    from spark_cli.transport.sse.http_wire import HttpAhead, HttpClient
 
 _PLAIN_PATH = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~/")
 

@@ -31,12 +31,12 @@ from spark_cli.protocol.channel import (
 )
 from spark_cli.transport.retry import RetryPolicy
 from spark_cli.transport.sse.h11_client import H11Client, connect_failure
-from spark_cli.transport.sse.http_ahead import HttpAhead, send_ahead
+from spark_cli.transport.sse.http_ahead import send_ahead
 from spark_cli.transport.sse.http_bodies import CHAT_PATH, chat_body, encode, stream_headers
 from spark_cli.transport.sse.http_chat import ChatCompletionsChannel
 from spark_cli.transport.sse.http_origin import Origin
 from spark_cli.transport.sse.http_responses import ResponsesSSEChannel
-from spark_cli.transport.sse.http_wire import ConnectError, ConnectTimeout
+from spark_cli.transport.sse.http_wire import ConnectError, ConnectTimeout, HttpAhead
 
 REQUEST = TurnRequest("m", (Message("user", "hi"),), instructions="be brief")
 OTHER = TurnRequest("m", (Message("user", "something else"),))

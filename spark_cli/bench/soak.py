@@ -67,7 +67,8 @@ async def _soak(app: Any, log: Any, turns: int, every: int, samples: int) -> dic
             rows.append({"turn": done, "edits": edits, "rss_mb": headless.rss_bytes() / 2**20,
                          "key_p95_ms": headless.percentile(keys, 0.95) * 1000,
                          "keys": len(keys), "lost": lost})
-            typer.echo(f"turn {done} ({edits} turns changed the file): RSS {rows[-1]['rss_mb']:.1f} MB, keystroke p95 "
+            typer.echo(f"turn {done} ({edits} turns changed the file): RSS "
+                       f"{rows[-1]['rss_mb']:.1f} MB, keystroke p95 "
                        f"{rows[-1]['key_p95_ms']:.1f} ms ({len(keys)} keys, {lost} lost)")
     return {"rows": rows}
 

@@ -48,7 +48,8 @@ async def _soak(app: Any, log: Any, turns: int, every: int, samples: int) -> dic
             interaction.submit(_instruction(done))
             interaction.enqueue(_instruction(done + 1))
             done += 1
-        await interaction.wait()
+        await headless.until(lambda: not interaction.busy and not interaction.queue, 60.0,
+                             "the turn and its queued message to end")
         done += 1
         now = target.read_text()
         edits, text = edits + (now != text), now
@@ -57,8 +58,8 @@ async def _soak(app: Any, log: Any, turns: int, every: int, samples: int) -> dic
                 rules, provider=dataclasses.replace(rules.provider, model="spark-lorem"),
                 max_output_tokens=10_000)
             interaction.submit("stream lorem")
-            await headless.until(lambda: session.marks.first_delta_at is not None, 10.0,
-                                 "the first token")
+            await headless.until(lambda: session.marks.first_delta_at is not None
+                                 or not interaction.busy, 10.0, "the first token")
             keys, lost = await headless.type_probe(app, log, samples, 0.05,
                                                    still=lambda: interaction.busy)
             await interaction.interrupt()

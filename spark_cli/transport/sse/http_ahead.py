@@ -14,7 +14,7 @@ which then has h11's state for it); anything else closes it unread.
 
 Nothing here raises for the network: a failed connect is kept (``error``) and
 raised by the client's first attempt exactly as its own connect would have
-raised it, so messages, retries and backoff stay as they were and the failure
+raised it, so messages, retries and backoff are the client's own and the failure
 is not paid twice. A write that failed is treated as the client treats one (the
 server may already have answered). ``https`` is not sent ahead: an ``ssl``
 socket cannot be handed to asyncio's transports.

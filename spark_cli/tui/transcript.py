@@ -52,6 +52,7 @@ class Transcript(ScrollView, can_focus=False):
         """Keep the end in view as lines arrive; off while the user has scrolled up."""
         self._batch_changed = False
         self._styled = StyledRows()
+        self._drawn_from = 0  # no line before this was drawn since ``forget_drawn``
 
     @contextmanager
     def batched(self) -> Iterator[None]:
@@ -117,9 +118,26 @@ class Transcript(ScrollView, can_focus=False):
 
     # ---- painting ----
 
+    def forget_drawn(self) -> None:
+        """Fresh strips for the lines drawn since the last call and off screen now.
+
+        A drawn strip keeps its crops and styled copies in Textual's per-strip caches
+        for as long as it lives; the transcript keeps every line for the whole session,
+        so they would pile up (`spark bench soak`: RSS over 500 turns). Called at each
+        turn's end; costs one strip per line drawn since."""
+        lines = self._lines
+        top = self.scroll_offset.y
+        bottom = top + self.size.height
+        for index in range(self._drawn_from, len(lines)):
+            if not top <= index < bottom:
+                strip = lines[index]
+                lines[index] = Strip(list(strip), strip.cell_length)
+        self._drawn_from = min(top, len(lines))
+
     def render_line(self, y: int) -> Strip:
         scroll_x, scroll_y = self.scroll_offset
         index = scroll_y + y
+        self._drawn_from = min(self._drawn_from, index)
         width, style = self._line_look or self._look()
         lines = self._lines
         if index < len(lines):
@@ -138,6 +156,7 @@ class Transcript(ScrollView, can_focus=False):
         if gutter.top or gutter.bottom or styles.outline_top[0] or styles.outline_bottom[0]:
             return super().render_lines(crop)  # rows differ by position: style each
         scroll_x, scroll_y = self.scroll_offset
+        self._drawn_from = min(self._drawn_from, scroll_y + crop.y)
         lines, tail = self._lines, self._tail
         count, tail_count = len(lines), len(tail)
         sources: list[object] = []

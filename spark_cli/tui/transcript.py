@@ -24,6 +24,7 @@ from textual.scrollbar import ScrollBar
 from textual.strip import Strip
 from textual.widget import Widget
 
+from spark_cli.tui.tuning.lean_strip import LeanStrip
 from spark_cli.tui.tuning.styled_rows import KeptScrollBar, StyledRows
 
 _MAX_BLOCKS = 5000
@@ -119,7 +120,8 @@ class Transcript(ScrollView, can_focus=False):
     # ---- painting ----
 
     def forget_drawn(self) -> None:
-        """Fresh strips for the lines drawn since the last call and off screen now.
+        """Fresh strips (no caches made) for the lines drawn since the last call and off
+        screen now.
 
         A drawn strip keeps its crops and styled copies in Textual's per-strip caches
         for as long as it lives; the transcript keeps every line for the whole session,
@@ -131,7 +133,7 @@ class Transcript(ScrollView, can_focus=False):
         for index in range(self._drawn_from, len(lines)):
             if not top <= index < bottom:
                 strip = lines[index]
-                lines[index] = Strip(list(strip), strip.cell_length)
+                lines[index] = LeanStrip(list(strip), strip.cell_length)
         self._drawn_from = min(top, len(lines))
 
     def render_line(self, y: int) -> Strip:
@@ -220,7 +222,7 @@ class Transcript(ScrollView, can_focus=False):
         """One strip for a short plain ASCII line without rendering it (None: render it)."""
         if len(line) <= (self._width or self._content_width()) and line.isascii() \
                 and line.isprintable():
-            return [Strip([Segment(line)], len(line))] if line else [Strip.blank(0)]
+            return [LeanStrip([Segment(line)], len(line))] if line else [LeanStrip.blank(0)]
         return None
 
     def _strips(self, renderable: RenderableType) -> list[Strip]:
@@ -231,7 +233,7 @@ class Transcript(ScrollView, can_focus=False):
             options = self._options = console.options.update_width(width)
         lines = Segment.split_and_crop_lines(console.render(renderable, options), width,
                                              pad=False, include_new_lines=False)
-        return [Strip(line) for line in lines] or [Strip.blank(0)]
+        return [LeanStrip(line) for line in lines] or [LeanStrip.blank(0)]
 
     def _rerender(self) -> None:
         open_from = self._open_blocks if self._open_start is not None else None

@@ -43,7 +43,8 @@ def test_table_compares_every_channel_with_the_targets():
 
 
 def test_net_cpu_subtracts_the_same_channels_one_token_run():
-    from spark_cli.bench.oneshot import Repetition, channel_figures
+    from spark_cli.bench.oneshot import channel_figures
+    from spark_cli.bench.oneshot_child import Repetition
 
     runs = [Repetition(0.1, 0.5, 0.01, 5001, 0)]
     short = [Repetition(0.1, 0.3, 0.01, 1, 0), Repetition(0.1, 0.4, 0.01, 1, 0)]

@@ -8,16 +8,12 @@ Exit codes (docs/cli.md): 0 applied or nothing to apply, 1 something refused,
 2 usage (incl. a request too big for the window), 3 provider/transport failure,
 4 the requested tests (``--test``) failed, 130 interrupted (Ctrl-C).
 
-On the bundled engine, where the process may fork (one thread, POSIX, not
-macOS), the engine is forked first thing
-(:func:`spark_cli.cli.wiring.fork_bundled_engine`): it starts on the other core
-while this process builds the request. The request is built and checked
-(window budget, binary files) before the channel is opened, so a request that
-cannot be sent is never sent (a forked engine is let go unused; the thread
+The request is built and checked (window budget, binary files) before the
+channel is opened, so a request that cannot be sent is never sent (the bundled
 engine is never started). Then it is sent ahead where the channel allows
-(:func:`spark_cli.cli.wiring.send_ahead`; a forked engine's once it serves): the
-model works on it while the event loop, the channel and the edit engine load,
-and the channel adopts the connection it was sent on. So this module imports
+(:func:`spark_cli.cli.wiring.send_ahead`): the model works on it while the
+event loop, the channel and the edit engine load, and the channel adopts the
+connection it was sent on. So this module imports
 asyncio only inside the turn, never at import.
 
 Ctrl-C during the turn interrupts the session (generation stops, an
@@ -46,6 +42,7 @@ from spark_cli.session.events import (
 if TYPE_CHECKING:
     import asyncio
 
+    from spark_cli.cli.wiring import SentAhead
     from spark_cli.render.renderer import Renderer
     from spark_cli.session.api import SessionApi, SessionFactory
     from spark_cli.session.config.settings import Settings
@@ -149,34 +146,9 @@ def run_turn(settings: Settings, root: Path, files: Sequence[str], instruction: 
 
     Builds the request, sends it ahead where it can, then runs the event loop."""
     result = TurnResult()
-    try:
-        engine = _fork_engine(settings)
-    except OSError as exc:  # the port could not be bound, or no fork: as the thread's start
-        result.failure = TurnFailed("connection", f"could not start or reach the engine: {exc}")
-        renderer.event(result.failure)
-        return result
-    try:
-        return _prepared_turn(settings, root, files, instruction, renderer, result, engine,
-                              dry_run=dry_run)
-    finally:
-        if engine is not None:
-            engine.close()  # the child exits on its own; this never waits for it
-
-
-def _fork_engine(settings: Settings) -> Any:
-    """The bundled engine, forked now (its start-up overlaps the rest of ours), where the
-    settings use it and this process may fork; else None."""
-    from spark_cli.cli.wiring import fork_bundled_engine
-
-    return fork_bundled_engine(settings.provider)
-
-
-def _prepared_turn(settings: Settings, root: Path, files: Sequence[str], instruction: str,
-                   renderer: Renderer, result: TurnResult, engine: Any, *,
-                   dry_run: bool) -> TurnResult:
     session = session_class()(None, root, settings, dry_run=dry_run)
     failed = session.prepare(instruction, list(files))
-    if failed is not None:  # nothing was sent (a forked engine is let go unused)
+    if failed is not None:  # nothing was sent
         result.failure = failed
         renderer.event(failed)
         return result
@@ -186,15 +158,13 @@ def _prepared_turn(settings: Settings, root: Path, files: Sequence[str], instruc
         from spark_cli.cli.wiring import send_ahead
 
         try:
-            ahead = send_ahead(settings.provider, request, idle_timeout=settings.idle_timeout,
-                               engine=engine)
+            ahead = send_ahead(settings.provider, request, idle_timeout=settings.idle_timeout)
         except KeyboardInterrupt:  # Ctrl-C while connecting: the run ends as a turn's would
             result.interrupted = True
             return result
     _collect_from_now()
     try:
-        return run_sync(_turn(session, settings, files, instruction, renderer, result, ahead,
-                              engine))
+        return run_sync(_turn(session, settings, files, instruction, renderer, result, ahead))
     finally:
         if ahead is not None:
             ahead.close()  # no-op once adopted (the channel owns the socket then)
@@ -213,7 +183,7 @@ def _collect_from_now() -> None:
 
 
 async def _turn(session: SessionApi, settings: Settings, files: Sequence[str], instruction: str,
-                renderer: Renderer, result: TurnResult, ahead: Any, engine: Any) -> TurnResult:
+                renderer: Renderer, result: TurnResult, ahead: SentAhead | None) -> TurnResult:
     import asyncio
 
     ctrl_c = _CtrlC(asyncio.current_task())
@@ -221,15 +191,16 @@ async def _turn(session: SessionApi, settings: Settings, files: Sequence[str], i
     installed = ctrl_c.install()
     try:
         return await _run_turn(session, settings, files, instruction, renderer, result, ahead,
-                               engine, ctrl_c)
+                               ctrl_c)
     finally:
         if installed:
             ctrl_c.remove()
 
 
 async def _run_turn(session: SessionApi, settings: Settings, files: Sequence[str],
-                    instruction: str, renderer: Renderer, result: TurnResult, ahead: Any,
-                    engine: Any, ctrl_c: _CtrlC) -> TurnResult:
+                    instruction: str, renderer: Renderer, result: TurnResult,
+                    ahead: SentAhead | None,
+                    ctrl_c: _CtrlC) -> TurnResult:
     import asyncio
 
     from spark_cli.cli.wiring import WiringError, open_provider_channel
@@ -237,14 +208,14 @@ async def _run_turn(session: SessionApi, settings: Settings, files: Sequence[str
 
     try:
         async with open_provider_channel(
-            settings.provider, idle_timeout=settings.idle_timeout, ahead=ahead, engine=engine
+            settings.provider, idle_timeout=settings.idle_timeout, ahead=ahead
         ) as channel:
             session.attach(channel)
-            await _stream(session, instruction, files, renderer, result, engine)
+            await _stream(session, instruction, files, renderer, result)
     except WiringError as exc:
         raise UsageError(str(exc)) from None
     except ChannelError as exc:  # a channel that raised while opening or closing
-        result.failure = _explained(TurnFailed(exc.kind, exc.message), engine)
+        result.failure = TurnFailed(exc.kind, exc.message)
     except BrokenPipeError:  # our stdout went away: not the provider's fault
         raise
     except OSError as exc:  # e.g. the bundled engine could not bind
@@ -263,7 +234,7 @@ async def _run_turn(session: SessionApi, settings: Settings, files: Sequence[str
 
 
 async def _stream(session: SessionApi, instruction: str, files: Sequence[str],
-                  renderer: Renderer, result: TurnResult, engine: Any = None) -> None:
+                  renderer: Renderer, result: TurnResult) -> None:
     prose = renderer.prose
     async for event in session.run_turn(instruction, list(files)):
         if type(event) is ProseDelta:  # the hot path first: one identity check per delta
@@ -280,18 +251,8 @@ async def _stream(session: SessionApi, instruction: str, files: Sequence[str],
             case TurnCompleted():
                 result.completed = event
             case TurnFailed():
-                event = result.failure = _explained(event, engine)
+                result.failure = event
         renderer.event(event)
-
-
-def _explained(failure: TurnFailed, engine: Any) -> TurnFailed:
-    """``failure``, or why the forked engine is not serving where that is the cause (the
-    child's own report rather than the socket it closed)."""
-    why = engine.failure() if engine is not None else None
-    if why is None:
-        return failure
-    return TurnFailed("connection", f"could not start or reach the engine: {why}",
-                      failure.applied, failure.refused)
 
 
 def end_diffs(result: TurnResult, root: Path, before: Mapping[str, str],

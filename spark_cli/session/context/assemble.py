@@ -9,7 +9,7 @@ Which files, by priority:
 2. files the prompt names (:mod:`.mentions`) that exist in the repo;
 3. files that mention a symbol the prompt names (``rename total_price to
    cart_total`` brings every file that spells ``total_price``), definers
-   first, at most ``extras.MAX_REFERENCING``;
+   first, at most ``picks.MAX_REFERENCING``;
 4. the repo map, ranked toward all of the above and the prompt's
    identifiers, in ``MAP_TOKENS`` (twice that when no file is sent).
 
@@ -35,7 +35,18 @@ from typing import TYPE_CHECKING
 
 from spark_cli.protocol.tokens import count_tokens
 from spark_cli.session.building.targets import AGENTS_FILE, RequestError, TargetFile
-from spark_cli.session.context.picks import MAP_HEADER, NAMED, Pick, compose, map_section, pick
+from spark_cli.session.context.picks import (
+    MAP_HEADER,
+    NAMED,
+    NO_MAP,
+    Pick,
+    candidates,
+    compose,
+    map_section,
+    pick,
+    repo_map,
+    smaller_map,
+)
 from spark_cli.session.context.report import ContextFile, ContextReport, MapSummary
 
 if TYPE_CHECKING:
@@ -94,11 +105,10 @@ def assemble(root: Path, budget: Budget, explicit: Sequence[TargetFile], instruc
     outline_text, shown = "", (0, 0, 0)
     repo = None if _only(root, in_chat) else scan_repo(root)
     if repo is not None and any(path not in in_chat for path in repo.paths()):
-        from spark_cli.session.context import extras
         from spark_cli.session.context.index import index_for
 
         index = index or index_for(root)
-        found = extras.candidates(root, repo, index, instruction, in_chat, known, notes)
+        found = candidates(root, repo, index, instruction, in_chat, known, notes)
         for extra in sorted(found, key=lambda p: p.why != NAMED):
             cost = extra.tokens + _BLOCK_SLACK if extra.fresh else 0
             if cost <= room:
@@ -110,14 +120,13 @@ def assemble(root: Path, budget: Budget, explicit: Sequence[TargetFile], instruc
                                "the window")
         wanted = map_tokens if map_tokens is not None else (
             MAP_TOKENS if any(p.fresh for p in picks) else 2 * MAP_TOKENS)
-        outline = extras.NO_MAP
+        outline = NO_MAP
         if wanted > 0:
-            outline = extras.repo_map(index, picks, instruction, wanted, room, trimmed)
+            outline = repo_map(index, picks, instruction, wanted, room, trimmed)
         content, remembered = compose(picks, instruction, outline.text)
         total = fixed + count_tokens(content)
         while total > budget.cap and outline.text:  # joins counted apart: shrink, recount
-            outline = extras.smaller_map(index, picks, instruction, outline,
-                                         total - budget.cap)
+            outline = smaller_map(index, picks, instruction, outline, total - budget.cap)
             content, remembered = compose(picks, instruction, outline.text)
             total = fixed + count_tokens(content)
         while total > budget.cap and len(picks) > len(explicit):  # never: the slack covers it

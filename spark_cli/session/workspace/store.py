@@ -11,8 +11,9 @@ concern, each ``{"version": 1, "kind": ..., ...}``:
   "model", "saved_at", "messages": [{"role", "content"}], "shown": [[kind, text, detail]]}``
   (``shown``: what the TUI showed, for a resumed session to show it again).
 
-Writes are atomic (a temp file in the same folder, then ``os.replace``): a crash leaves the old
-file or the new one, plus at worst a stray temp file that loading ignores. Only
+Writes are atomic (:func:`spark_cli.edits.disk.atomic.write_atomic`: a temp file in the same
+folder, then ``os.replace``): a crash leaves the old file or the new one, plus at worst a stray
+temp file that loading ignores and removes once its writer is gone. Only
 ``conversation.json`` is fsynced (once per turn); the draft, queue and history are not (they
 change on every keystroke; a power cut may lose the last few hundred ms of them).
 
@@ -27,18 +28,17 @@ spark processes in one repo: the last write wins.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
 import re
-import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar, cast, get_args
 
+from spark_cli.edits.disk.atomic import remove_stale_temps, write_atomic
 from spark_cli.protocol.channel import Message, Role
 
 VERSION = 1
@@ -46,8 +46,6 @@ MAX_PROMPTS = 500
 STATE_ENV = "SPARK_STATE_DIR"
 DRAFT, QUEUE, PROMPTS, CONVERSATION = "draft.json", "queue.json", "prompts.json", \
     "conversation.json"
-_TEMP_SUFFIX = ".tmp"
-_STALE_TEMP_S = 3600.0
 _ROLES = frozenset(get_args(Role))
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 _T = TypeVar("_T")
@@ -217,17 +215,8 @@ class SessionStore:
                                  tuple(ShownItem(*item) for item in shown))
 
     def _sweep_temps(self) -> None:
-        """Remove temp files a crash left behind (old ones only: another spark may be writing)."""
-        try:
-            entries = list(os.scandir(self._folder))
-        except OSError:
-            return
-        cutoff = time.time() - _STALE_TEMP_S
-        for entry in entries:
-            if entry.name.startswith(".") and entry.name.endswith(_TEMP_SUFFIX):
-                with contextlib.suppress(OSError):
-                    if entry.stat().st_mtime < cutoff:
-                        os.unlink(entry.path)
+        """Remove temp files a crash left behind (whose writer is gone)."""
+        remove_stale_temps(self._folder)
 
     # ---- writing ----
 
@@ -279,19 +268,7 @@ class SessionStore:
         path = self._folder / name
         try:
             self._folder.mkdir(parents=True, exist_ok=True, mode=0o700)  # prompts may hold secrets
-            fd, temp = tempfile.mkstemp(dir=self._folder, prefix=f".{name}.",
-                                        suffix=_TEMP_SUFFIX)
-            try:
-                with os.fdopen(fd, "wb") as handle:
-                    handle.write(data)
-                    if durable:
-                        handle.flush()
-                        os.fsync(handle.fileno())
-                os.replace(temp, path)
-            except BaseException:
-                with contextlib.suppress(OSError):
-                    os.unlink(temp)
-                raise
+            write_atomic(path, data, 0o600, durable=durable)
         except OSError as exc:
             self._written.pop(name, None)
             return self._failed(name, f"{path}: cannot be saved ({exc.strerror or exc}); "

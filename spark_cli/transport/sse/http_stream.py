@@ -59,7 +59,7 @@ from spark_cli.transport.sse.http_route import open_client
 if TYPE_CHECKING:
     import httpx
 
-    from spark_cli.transport.sse.http_ahead import HttpAhead
+    from spark_cli.transport.sse.http_wire import HttpAhead
 
 
 class StreamFold(Protocol):

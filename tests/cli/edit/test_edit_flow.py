@@ -168,7 +168,6 @@ def script(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
         yield ScriptedChannel(state["answer"], state["fail"])
 
     monkeypatch.setattr(wiring, "open_provider_channel", fake_channel)
-    monkeypatch.setattr(wiring, "fork_bundled_engine", lambda provider: None)  # no engine
     monkeypatch.setattr(edit_run, "session_class", lambda: StandInSession)
     monkeypatch.setattr(edit_cmd, "load", lambda root, flags: SimpleNamespace(
         provider=SimpleNamespace(kind="mock", name="mock"), idle_timeout=None))

@@ -159,6 +159,15 @@ def non_http_answer(exc: BaseException) -> str | None:
     return None
 
 
+def http10_status(sent: str | None) -> int | None:
+    """The status of an ``HTTP/1.0 404 Not Found`` status line (a server websockets refuses
+    to read as HTTP, yet one that answered in HTTP); None for anything else."""
+    if sent is None or not sent.startswith("HTTP/1.0 "):
+        return None
+    word = sent[9:12]
+    return int(word) if word.isdigit() and len(word) == 3 else None
+
+
 def not_http_error(url: str, sent: str, secrets: Secrets) -> ChannelError:
     """The server at ``url`` answered, but not in HTTP (a wrong port, an SSH or database
     server): never retried, and what it sent is quoted short and printable."""
@@ -203,8 +212,14 @@ def provider_error(
     headers: Mapping[str, str] | None = None,
     secrets: Secrets = NO_SECRETS,
     fallback: str = "",
+    url: str | None = None,
 ) -> ProviderError:
-    """A ProviderError from an HTTP status and an OpenAI-style ``error`` object."""
+    """A ProviderError from an HTTP status and an OpenAI-style ``error`` object.
+
+    ``url``, when given, is the URL the request went to: it ends the message
+    (``(POST http://host/v1/chat/completions)``), userinfo masked, so every HTTP
+    error says where it was tried.
+    """
     error = error or {}
     code = _text(error.get("code")) or _text(error.get("type")) or None
     raw_message = _text(error.get("message")) or fallback or _default_message(status)
@@ -219,7 +234,8 @@ def provider_error(
                 delay = RetryDelay(seconds, "message")
     prefix = f"{status} " if status else ""
     suffix = f" ({code})" if code else ""
-    message = secrets.mask(f"{prefix}{_LABELS[kind]}{suffix}: {raw_message}")
+    where = f" ({tried(url)})" if url else ""
+    message = secrets.mask(f"{prefix}{_LABELS[kind]}{suffix}: {raw_message}{where}")
     return ProviderError(
         kind, message, status=status, code=code, retryable=retryable, retry_after=delay
     )
@@ -231,8 +247,9 @@ def error_from_body(
     *,
     headers: Mapping[str, str] | None = None,
     secrets: Secrets = NO_SECRETS,
+    url: str | None = None,
 ) -> ProviderError:
-    """A ProviderError from a non-2xx HTTP response body (JSON or not)."""
+    """A ProviderError from a non-2xx HTTP response body (JSON or not), naming ``url``."""
     text = body.decode("utf-8", "replace") if isinstance(body, bytes) else body
     error: Mapping[str, Any] | None = None
     try:
@@ -246,7 +263,22 @@ def error_from_body(
         elif isinstance(inner, str):
             error = {"message": inner}
     fallback = text.strip()[:200] if error is None else ""
-    return provider_error(status, error, headers=headers, secrets=secrets, fallback=fallback)
+    return provider_error(status, error, headers=headers, secrets=secrets, fallback=fallback,
+                          url=url)
+
+
+def endpoint(base_url: str, path: str) -> str:
+    """The URL a POST of ``path`` under ``base_url`` goes to (its query left out)."""
+    parts = urlsplit(base_url)
+    joined = parts.path.rstrip("/") + "/" + path.lstrip("/")
+    return f"{parts.scheme}://{parts.netloc}{joined}"
+
+
+def tried(url: str) -> str:
+    """``POST http://host/v1/chat/completions`` (``GET`` for a WebSocket), userinfo and
+    query masked: the URL an error names."""
+    method = "GET" if url.startswith(("ws://", "wss://")) else "POST"
+    return f"{method} {mask_url(url.split('?', 1)[0])}"
 
 
 _LABELS: dict[ErrorKind, str] = {

@@ -84,6 +84,7 @@ def edit_files(paths: list[str], instruction: str, root: Path, flags: dict[str, 
     """The files front end; returns the exit code."""
     from spark_cli.cli.edit.edit_run import (
         EXIT_OK,
+        closing_lines,
         end_diffs,
         run_turn,
         summary_data,
@@ -105,6 +106,8 @@ def edit_files(paths: list[str], instruction: str, root: Path, flags: dict[str, 
         say(INTERRUPTED)
     elif result.failure is not None:
         say(f"spark edit: {result.failure.message}")
+    for line in closing_lines(result, settings):
+        say(line)
     renderer.summary(summary_data(result, dry_run=dry_run, code=code))
     if run_tests and result.failure is None and not result.interrupted:
         tests_code = run_tests_after(root, settings, renderer)

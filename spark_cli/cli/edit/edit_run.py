@@ -4,9 +4,10 @@ Used by both front ends of `spark edit` (files in a repo, and the pipe filter,
 which runs this same code inside a private temp dir). The renderer is either
 ``TextRenderer`` or ``JsonLinesRenderer``; both take the same calls.
 
-Exit codes (docs/cli.md): 0 applied or nothing to apply, 1 something refused,
+Exit codes (docs/cli.md): 0 applied, 1 something refused,
 2 usage (incl. a request too big for the window), 3 provider/transport failure,
-4 the requested tests (``--test``) failed, 130 interrupted (Ctrl-C).
+4 the requested tests (``--test``) failed, 5 the answer held no edit (:mod:`no_edit`),
+130 interrupted (Ctrl-C).
 
 On the bundled engine, where the process may fork (one thread, POSIX, not
 macOS), the engine is forked first thing
@@ -46,11 +47,12 @@ from spark_cli.session.events import (
 if TYPE_CHECKING:
     import asyncio
 
+    from spark_cli.edits.formats.whole_file import NoEdit
     from spark_cli.render.renderer import Renderer
     from spark_cli.session.api import SessionApi, SessionFactory
     from spark_cli.session.config.settings import Settings
 
-EXIT_OK, EXIT_REFUSED, EXIT_USAGE, EXIT_PROVIDER, EXIT_TESTS = 0, 1, 2, 3, 4
+EXIT_OK, EXIT_REFUSED, EXIT_USAGE, EXIT_PROVIDER, EXIT_TESTS, EXIT_NO_EDIT = 0, 1, 2, 3, 4, 5
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports it
 USAGE_FAILURES = frozenset({"context_length", "usage", "request", "too_large", "binary",
                             "encoding", "budget", "not_found_file", "path"})
@@ -66,7 +68,8 @@ class UsageError(Exception):
 class TurnResult:
     """What one turn came to, for the end diff, the summary and the exit code."""
 
-    __slots__ = ("completed", "failure", "interrupted", "marks", "outcomes", "rejected", "texts")
+    __slots__ = ("answer", "completed", "failure", "interrupted", "marks", "no_edit", "outcomes",
+                 "rejected", "texts")
 
     def __init__(self) -> None:
         self.outcomes: list[EditOutcome] = []
@@ -78,6 +81,10 @@ class TurnResult:
         """Ctrl-C ended the turn early (exit 130)."""
         self.texts: dict[str, str] = {}
         """path -> the text after the turn as the session knows it (a dry run's result)."""
+        self.answer = ""
+        """The model's answer, whole (for :mod:`no_edit`)."""
+        self.no_edit: NoEdit | None = None
+        """Set when the answer held no edit block (exit 5): what it held instead."""
 
     @property
     def applied(self) -> int:
@@ -93,7 +100,9 @@ class TurnResult:
             return EXIT_INTERRUPTED
         if self.failure is not None:
             return EXIT_USAGE if self.failure.kind in USAGE_FAILURES else EXIT_PROVIDER
-        return EXIT_REFUSED if self.refused else EXIT_OK
+        if self.refused:
+            return EXIT_REFUSED
+        return EXIT_NO_EDIT if self.no_edit is not None else EXIT_OK
 
 
 def session_class() -> SessionFactory:
@@ -156,11 +165,16 @@ def run_turn(settings: Settings, root: Path, files: Sequence[str], instruction: 
         renderer.event(result.failure)
         return result
     try:
-        return _prepared_turn(settings, root, files, instruction, renderer, result, engine,
-                              dry_run=dry_run)
+        _prepared_turn(settings, root, files, instruction, renderer, result, engine,
+                       dry_run=dry_run)
     finally:
         if engine is not None:
             engine.close()  # the child exits on its own; this never waits for it
+    if not (result.outcomes or result.rejected or result.interrupted or result.failure):
+        from spark_cli.cli.edit.no_edit import settle  # only for an answer with no edit
+
+        settle(result, settings, root, files, renderer, dry_run=dry_run)
+    return result
 
 
 def _fork_engine(settings: Settings) -> Any:
@@ -235,6 +249,7 @@ async def _run_turn(session: SessionApi, settings: Settings, files: Sequence[str
     from spark_cli.cli.wiring import WiringError, open_provider_channel
     from spark_cli.protocol.channel import ChannelError
 
+    start = len(session.history)
     try:
         async with open_provider_channel(
             settings.provider, idle_timeout=settings.idle_timeout, ahead=ahead, engine=engine
@@ -259,6 +274,7 @@ async def _run_turn(session: SessionApi, settings: Settings, files: Sequence[str
         result.interrupted = True
     result.marks = session.marks.as_dict()
     result.texts = dict(session.seen)
+    result.answer = "".join(m.content for m in session.history[start:] if m.role == "assistant")
     return result
 
 
@@ -326,6 +342,17 @@ def end_diffs(result: TurnResult, root: Path, before: Mapping[str, str],
     return diffs
 
 
+def closing_lines(result: TurnResult, settings: Settings) -> list[str]:
+    """The run's last words on stderr: no edit, an answer cut at the output cap
+    (:func:`spark_cli.cli.edit.no_edit.closing_lines`); none for most runs."""
+    completed = result.completed
+    if result.no_edit is None and (completed is None or completed.reason != "max_output_tokens"):
+        return []
+    from spark_cli.cli.edit.no_edit import closing_lines as lines
+
+    return lines(result, settings)
+
+
 def summary_data(result: TurnResult, *, dry_run: bool, code: int) -> dict[str, Any]:
     """The run summary (``TurnCompleted`` fields + counts, exit code, latency marks)."""
     from spark_cli.render.jsonl import event_to_json
@@ -340,6 +367,8 @@ def summary_data(result: TurnResult, *, dry_run: bool, code: int) -> dict[str, A
                 exit_code=code, marks=result.marks)
     if result.failure is not None and not result.interrupted:
         data.update(status="failed", reason=result.failure.message)
+    if result.no_edit is not None:
+        data.update(no_edit={"kind": result.no_edit.kind, "message": result.no_edit.message})
     return data
 
 

@@ -7,10 +7,11 @@ dir removed. Nothing of the user's is touched on disk. stdout carries only the
 file; prose, status lines, diff and summary go to stderr (``--json``: the
 events go to stderr as JSON lines).
 
-On a refused edit (or a provider failure, or Ctrl-C) stdout gets the ORIGINAL
-text, unchanged, and the exit code says what happened (1 refused, 3 provider,
-130 interrupted): a pipeline keeps flowing with the unchanged file. Usage
-errors (exit 2) print nothing on stdout.
+On a refused edit (or an answer with no edit, a provider failure, Ctrl-C,
+SIGTERM or SIGHUP) stdout gets the ORIGINAL text, unchanged, and the exit code
+says what happened (1 refused, 3 provider, 5 no edit, 128+n a signal): a
+pipeline keeps flowing with the unchanged file. Usage errors (exit 2) print
+nothing on stdout.
 
 Language: ``--lang``, else ``grammars.language_from_content``; it picks the
 temp file's extension so the syntax check uses the right grammar
@@ -69,6 +70,7 @@ def edit_stdin(instruction: str, cwd_root: Path, flags: dict[str, object], *,
     from spark_cli.cli.edit.edit_run import (
         EXIT_OK,
         UsageError,
+        closing_lines,
         end_diffs,
         run_turn,
         summary_data,
@@ -105,7 +107,11 @@ def edit_stdin(instruction: str, cwd_root: Path, flags: dict[str, object], *,
         say("spark edit: interrupted: the original text was written to stdout unchanged")
     elif result.failure is not None:
         say(f"spark edit: {result.failure.message}")
-    elif code != EXIT_OK:
+    for line in closing_lines(result, settings):
+        say(line)
+    if result.no_edit is not None:
+        renderer.note("no edit: the original text was written to stdout unchanged")
+    elif code != EXIT_OK and not result.interrupted and result.failure is None:
         renderer.note("edit refused: the original text was written to stdout unchanged")
     renderer.summary(summary_data(result, dry_run=dry_run, code=code))
     out = sys.stdout.buffer

@@ -69,7 +69,7 @@ class TurnResult:
     """What one turn came to, for the end diff, the summary and the exit code."""
 
     __slots__ = ("answer", "completed", "failure", "interrupted", "marks", "no_edit", "outcomes",
-                 "rejected", "texts")
+                 "rejected", "signal", "texts")
 
     def __init__(self) -> None:
         self.outcomes: list[EditOutcome] = []
@@ -78,7 +78,9 @@ class TurnResult:
         self.failure: TurnFailed | None = None
         self.marks: dict[str, float | None] = {}
         self.interrupted = False
-        """Ctrl-C ended the turn early (exit 130)."""
+        """Ctrl-C (or SIGTERM, SIGHUP) ended the turn early (exit 128 + ``signal``)."""
+        self.signal: int = signal.SIGINT
+        """The signal that interrupted the turn."""
         self.texts: dict[str, str] = {}
         """path -> the text after the turn as the session knows it (a dry run's result)."""
         self.answer = ""
@@ -97,7 +99,7 @@ class TurnResult:
 
     def exit_code(self) -> int:
         if self.interrupted:
-            return EXIT_INTERRUPTED
+            return 128 + int(self.signal)
         if self.failure is not None:
             return EXIT_USAGE if self.failure.kind in USAGE_FAILURES else EXIT_PROVIDER
         if self.refused:
@@ -113,19 +115,22 @@ def session_class() -> SessionFactory:
 
 
 class _CtrlC:
-    """SIGINT while a turn runs: the first interrupts the session (or, before it streams,
-    cancels the run), a second gives up at once with KeyboardInterrupt."""
+    """SIGINT (or SIGTERM, SIGHUP) while a turn runs: the first interrupts the session (or,
+    before it streams, cancels the run), a second gives up at once with KeyboardInterrupt."""
 
     def __init__(self, task: asyncio.Task[Any] | None) -> None:
         self.task = task
         self.session: SessionApi | None = None
         self.count = 0
+        self.signum: int = signal.SIGINT
         self._pending: set[asyncio.Future[None]] = set()
+        self._previous: dict[int, Any] = {}
 
-    def __call__(self) -> None:
+    def __call__(self, signum: int = signal.SIGINT) -> None:
         self.count += 1
         if self.count > 1:
             raise KeyboardInterrupt
+        self.signum = signum
         import asyncio
 
         session = self.session
@@ -139,17 +144,28 @@ class _CtrlC:
     def install(self) -> bool:
         import asyncio
 
+        from spark_cli.cli.edit.signals import STOP_SIGNALS
+
+        loop = asyncio.get_running_loop()
         try:
-            asyncio.get_running_loop().add_signal_handler(signal.SIGINT, self)
+            for sig in (signal.SIGINT, *STOP_SIGNALS):
+                previous = signal.getsignal(sig)
+                loop.add_signal_handler(sig, self, sig)
+                self._previous[sig] = previous
         except (NotImplementedError, RuntimeError, ValueError):  # not the main thread / Windows
-            return False
+            return bool(self._previous)
         return True
 
-    @staticmethod
-    def remove() -> None:
+    def remove(self) -> None:
+        """Give the signals back as they were before the turn (asyncio would leave them at
+        their defaults)."""
         import asyncio
 
-        asyncio.get_running_loop().remove_signal_handler(signal.SIGINT)
+        loop = asyncio.get_running_loop()
+        for sig, previous in self._previous.items():
+            loop.remove_signal_handler(sig)
+            if sig != signal.SIGINT and previous is not None:
+                signal.signal(sig, previous)
 
 
 def run_turn(settings: Settings, root: Path, files: Sequence[str], instruction: str,
@@ -272,6 +288,7 @@ async def _run_turn(session: SessionApi, settings: Settings, files: Sequence[str
             task.uncancel()  # our own Ctrl-C: the run ends normally, reporting it
     if ctrl_c.count:
         result.interrupted = True
+        result.signal = ctrl_c.signum
     result.marks = session.marks.as_dict()
     result.texts = dict(session.seen)
     result.answer = "".join(m.content for m in session.history[start:] if m.role == "assistant")

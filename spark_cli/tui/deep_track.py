@@ -38,7 +38,8 @@ def open_track(app: SparkApp) -> None:
     if deep is not None:
         from spark_cli.session.deep import DeepTrack
 
-        app.deep = DeepTrack(app.session.root, deep, setup.connect, lambda t: changed(app, t))
+        app.deep = DeepTrack(app.session.root, deep, setup.connect, lambda t: changed(app, t),
+                             fast=app.session.settings)
     if app.deep is None:
         return
     for task in app.deep.resume():
@@ -97,6 +98,8 @@ def announce(app: SparkApp, task: DeepTask, before: str | None) -> None:
     """A task changed state: say so in the transcript (once per state)."""
     if task.state == before:
         return
+    if before is None and task.note:
+        app.note(task.note, "magenta")
     if task.state == "done" and task.change is not None:
         files = len(task.change.files)
         hunks = sum(len(f.hunks) for f in task.change.files)

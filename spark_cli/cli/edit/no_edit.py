@@ -76,7 +76,9 @@ def _apply_whole(result: TurnResult, settings: Settings, root: Path, texts: dict
     from spark_cli.session.events import EditLanded, EditRefused
 
     ((path, old),) = texts.items()
-    new = whole_file_text(result.answer, old, language_for_path(path))
+    language = language_for_path(path)
+    new = whole_file_text(result.answer, old,
+                          lambda text: language is None or parses(language, text))
     if new is None:
         return False
     applier = Applier(root, seen={path: old}, dry_run=dry_run,
@@ -95,6 +97,18 @@ def _apply_whole(result: TurnResult, settings: Settings, root: Path, texts: dict
     else:
         renderer.event(EditRefused(outcome))
     return True
+
+
+def parses(language: str, text: str) -> bool:
+    """tree-sitter parses ``text`` as ``language`` without an ERROR or MISSING node (a
+    language whose grammar is not installed counts as parsing: the text-mode rule)."""
+    from spark_cli.edits.lang.syntax import first_error, parse_text
+
+    try:
+        tree = parse_text(language, text)
+    except (LookupError, ImportError):
+        return True
+    return first_error(tree, language) is None
 
 
 def closing_lines(result: TurnResult, settings: Settings) -> list[str]:

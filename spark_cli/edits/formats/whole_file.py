@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -104,11 +105,13 @@ def no_edit(answer: str, fmt: str, old_texts: dict[str, str]) -> NoEdit:
     return NoEdit("snippet", f"the answer held code in a fence ({lines}) but no {block}")
 
 
-def whole_file_text(answer: str, old: str, language: str | None) -> str | None:
+def whole_file_text(answer: str, old: str,
+                    accepts: Callable[[str], bool] = lambda text: True) -> str | None:
     """The new text of the one file sent, when ``answer`` holds it whole in a fence and it
     may replace ``old``: both at most :data:`WHOLE_FILE_MAX_LINES` lines, it looks whole
-    (:func:`looks_whole`), it differs, and tree-sitter parses it without an error where
-    ``language`` has a grammar. None otherwise (the caller then reports no edit)."""
+    (:func:`looks_whole`), it differs, and ``accepts`` it (the caller's syntax check:
+    tree-sitter parses it without an error). None otherwise (the caller then reports no
+    edit)."""
     if old.count("\n") > WHOLE_FILE_MAX_LINES:
         return None
     candidates = [f for f in fences(answer)
@@ -120,18 +123,6 @@ def whole_file_text(answer: str, old: str, language: str | None) -> str | None:
         new = new[:-1]
     if new == old:
         return None
-    if language is not None and not parses(language, new):
+    if not accepts(new):
         return None
     return new
-
-
-def parses(language: str, text: str) -> bool:
-    """tree-sitter parses ``text`` as ``language`` without an ERROR or MISSING node (a
-    language without a grammar here counts as parsing)."""
-    try:
-        from spark_cli.edits.lang.syntax import first_error, parse_text
-
-        tree = parse_text(language, text)
-    except (LookupError, ValueError, ImportError):
-        return True
-    return first_error(tree, language) is None

@@ -33,12 +33,10 @@ def test_no_edit_kinds():
 
 
 def test_whole_file_text():
-    assert whole_file_text(f"Here:\n```python\n{NEW}```\n", OLD, "python") == NEW
-    assert whole_file_text(f"```python\n{OLD}```\n", OLD, "python") is None  # unchanged
-    broken = NEW.replace("def g():", "def g(:")
-    assert whole_file_text(f"```python\n{broken}```\n", OLD, "python") is None
-    assert whole_file_text(f"```python\n{broken}```\n", OLD, None) == broken  # text mode
+    assert whole_file_text(f"Here:\n```python\n{NEW}```\n", OLD) == NEW
+    assert whole_file_text(f"```python\n{OLD}```\n", OLD) is None  # unchanged
+    assert whole_file_text(f"```python\n{NEW}```\n", OLD, lambda text: False) is None
     two = f"```python\n{NEW}```\nor\n```python\n{NEW.replace('10', '11')}```\n"
-    assert whole_file_text(two, OLD, "python") is None  # which one is a guess
+    assert whole_file_text(two, OLD) is None  # which one is a guess
     no_newline = OLD.rstrip("\n")
-    assert whole_file_text(f"```\n{NEW}```", no_newline, "python") == NEW.rstrip("\n")
+    assert whole_file_text(f"```\n{NEW}```", no_newline) == NEW.rstrip("\n")

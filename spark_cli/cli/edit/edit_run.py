@@ -275,7 +275,10 @@ async def _run_turn(session: SessionApi, settings: Settings, files: Sequence[str
     except WiringError as exc:
         raise UsageError(str(exc)) from None
     except ChannelError as exc:  # a channel that raised while opening or closing
-        result.failure = _explained(TurnFailed(exc.kind, exc.message), engine)
+        from spark_cli.session.failures import explain
+
+        message = explain(exc.kind, exc.message, settings.provider)
+        result.failure = _explained(TurnFailed(exc.kind, message), engine)
     except BrokenPipeError:  # our stdout went away: not the provider's fault
         raise
     except OSError as exc:  # e.g. the bundled engine could not bind

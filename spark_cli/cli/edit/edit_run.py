@@ -45,8 +45,7 @@ from spark_cli.session.events import (
 )
 
 if TYPE_CHECKING:
-    import asyncio
-
+    from spark_cli.cli.edit.signals import TurnSignals
     from spark_cli.edits.formats.whole_file import NoEdit
     from spark_cli.render.renderer import Renderer
     from spark_cli.session.api import SessionApi, SessionFactory
@@ -112,60 +111,6 @@ def session_class() -> SessionFactory:
     from spark_cli.session.conversation import Session
 
     return Session
-
-
-class _CtrlC:
-    """SIGINT (or SIGTERM, SIGHUP) while a turn runs: the first interrupts the session (or,
-    before it streams, cancels the run), a second gives up at once with KeyboardInterrupt."""
-
-    def __init__(self, task: asyncio.Task[Any] | None) -> None:
-        self.task = task
-        self.session: SessionApi | None = None
-        self.count = 0
-        self.signum: int = signal.SIGINT
-        self._pending: set[asyncio.Future[None]] = set()
-        self._previous: dict[int, Any] = {}
-
-    def __call__(self, signum: int = signal.SIGINT) -> None:
-        self.count += 1
-        if self.count > 1:
-            raise KeyboardInterrupt
-        self.signum = signum
-        import asyncio
-
-        session = self.session
-        if session is not None and session.streaming:
-            stopping = asyncio.ensure_future(session.interrupt())
-            self._pending.add(stopping)
-            stopping.add_done_callback(self._pending.discard)
-        elif self.task is not None:
-            self.task.cancel()
-
-    def install(self) -> bool:
-        import asyncio
-
-        from spark_cli.cli.edit.signals import STOP_SIGNALS
-
-        loop = asyncio.get_running_loop()
-        try:
-            for sig in (signal.SIGINT, *STOP_SIGNALS):
-                previous = signal.getsignal(sig)
-                loop.add_signal_handler(sig, self, sig)
-                self._previous[sig] = previous
-        except (NotImplementedError, RuntimeError, ValueError):  # not the main thread / Windows
-            return bool(self._previous)
-        return True
-
-    def remove(self) -> None:
-        """Give the signals back as they were before the turn (asyncio would leave them at
-        their defaults)."""
-        import asyncio
-
-        loop = asyncio.get_running_loop()
-        for sig, previous in self._previous.items():
-            loop.remove_signal_handler(sig)
-            if sig != signal.SIGINT and previous is not None:
-                signal.signal(sig, previous)
 
 
 def run_turn(settings: Settings, root: Path, files: Sequence[str], instruction: str,
@@ -246,7 +191,9 @@ async def _turn(session: SessionApi, settings: Settings, files: Sequence[str], i
                 renderer: Renderer, result: TurnResult, ahead: Any, engine: Any) -> TurnResult:
     import asyncio
 
-    ctrl_c = _CtrlC(asyncio.current_task())
+    from spark_cli.cli.edit.signals import TurnSignals
+
+    ctrl_c = TurnSignals(asyncio.current_task())
     ctrl_c.session = session
     installed = ctrl_c.install()
     try:
@@ -259,7 +206,7 @@ async def _turn(session: SessionApi, settings: Settings, files: Sequence[str], i
 
 async def _run_turn(session: SessionApi, settings: Settings, files: Sequence[str],
                     instruction: str, renderer: Renderer, result: TurnResult, ahead: Any,
-                    engine: Any, ctrl_c: _CtrlC) -> TurnResult:
+                    engine: Any, ctrl_c: TurnSignals) -> TurnResult:
     import asyncio
 
     from spark_cli.cli.wiring import WiringError, open_provider_channel

@@ -8,7 +8,10 @@ WebSocket, Chat Completions SSE):
 
 - the floor: ``spark_cli.bench.stream_floor`` in a child process, the least a
   Python client does to read and decode the same stream;
-- `spark edit FILE -m ...` with its stdout a pipe (text), and with ``--json``.
+- `spark edit FILE -m ...` with its stdout a pipe (text), and with ``--json``;
+
+then the same with the engine's default batched shape (a delta per 10 ms
+frame), so both shapes are in one report (``--no-batched`` skips it).
 
 CPU per 5,000 tokens is each child's user+system CPU (``os.wait4``) net of a
 1-token answer's on the same wire and mode (start-up, imports, connect), scaled
@@ -87,14 +90,16 @@ Figures = dict[str, dict[str, dict[str, float]]]
 """wire -> mode -> figure -> value."""
 
 
-def measure(reps: int, tokens: int, tps: float, workdir: Path) -> Figures:
-    """Every wire and mode, interleaved, against one engine process; medians."""
+def measure(reps: int, tokens: int, tps: float, workdir: Path, *,
+            per_token: bool = True) -> Figures:
+    """Every wire and mode, interleaved, against one engine process; medians. Without
+    ``per_token`` the engine batches as it does by default (a delta per 10 ms frame)."""
     import secrets
 
     token = secrets.token_urlsafe(12)
+    shape = ["--per-token"] if per_token else ["--frame-ms", "10"]
     engine = start_engine(token, "--brain", "lorem", "--tps", f"{tps:g}", "--ttft-ms", "0",
-                          "--per-token", "--max-output-tokens", str(tokens),
-                          env=child_env())
+                          *shape, "--max-output-tokens", str(tokens), env=child_env())
     long: dict[tuple[str, str], list[Run]] = {}
     short: dict[tuple[str, str], list[Run]] = {}
     try:
@@ -123,19 +128,28 @@ def measure(reps: int, tokens: int, tps: float, workdir: Path) -> Figures:
     return figures
 
 
-def table(figures: Figures) -> str:
-    """One row per wire and mode: CPU per 5k net, the ratio to the floor, raw CPU."""
-    rows = ["| wire | client | CPU / 5k tokens (net) | × floor | CPU raw (1-token run) |",
-            "|---|---|---|---|---|"]
+def table(shapes: dict[str, Figures]) -> str:
+    """One row per stream shape, wire and mode: CPU per 5k net, the ratio to the floor (of
+    the same shape and wire), raw CPU."""
+    rows = ["| stream | wire | client | text messages | CPU / 5k tokens (net) | × floor | "
+            "CPU raw (1-token run) |", "|---|---|---|---|---|---|---|"]
+    for shape, figures in shapes.items():
+        rows += _rows(shape, figures)
+    return "\n".join(rows)
+
+
+def _rows(shape: str, figures: Figures) -> list[str]:
+    rows: list[str] = []
     for wire, modes in figures.items():
+        messages = f"{modes['floor']['messages']:,.0f}"
         floor = modes["floor"]["cpu_net_per_5k_s"]
         for mode in MODES:
             f = modes[mode]
             ratio = f["cpu_net_per_5k_s"] / floor if floor > 0 else float("nan")
-            rows.append(f"| {LABELS[wire]} | {MODE_LABELS[mode]} | "
+            rows.append(f"| {shape} | {LABELS[wire]} | {MODE_LABELS[mode]} | {messages} | "
                         f"{f['cpu_net_per_5k_s']:.3f} s | {ratio:.2f}× | "
                         f"{f['cpu_raw_s']:.3f} s ({f['cpu_short_s']:.3f} s) |")
-    return "\n".join(rows)
+    return rows
 
 
 def register(bench_app: typer.Typer) -> None:
@@ -144,6 +158,9 @@ def register(bench_app: typer.Typer) -> None:
         reps: int = typer.Option(3, "--reps", min=1, help="Repetitions (medians)."),
         tokens: int = typer.Option(5000, "--tokens", min=2, help="Tokens per answer."),
         tps: float = typer.Option(2000.0, "--tps", min=1.0, help="Engine tokens per second."),
+        batched: bool = typer.Option(
+            True, "--batched/--no-batched",
+            help="Also measure the engine's default batched shape (a delta per 10 ms)."),
         docs: Path | None = typer.Option(None, "--docs",
                                          help="Also write '## Stream' in this file."),
     ) -> None:
@@ -152,22 +169,26 @@ def register(bench_app: typer.Typer) -> None:
         import platform
         import tempfile
 
+        shapes: dict[str, Figures] = {}
         with tempfile.TemporaryDirectory(prefix="spark-bench-stream-") as tmp:
             try:
-                figures = measure(reps, tokens, tps, Path(tmp))
+                shapes["one token per message"] = measure(reps, tokens, tps, Path(tmp))
+                if batched:
+                    shapes["batched (10 ms frames)"] = measure(reps, tokens, tps, Path(tmp),
+                                                               per_token=False)
             except RuntimeError as exc:
                 typer.echo(f"spark bench stream: {exc}", err=True)
                 raise typer.Exit(1) from None
-        messages = {w: m["floor"]["messages"] for w, m in figures.items()}
-        head = (f"{reps} run(s) per wire and client of {tokens} tokens at {tps:g} tok/s, the "
-                f"engine in its own process with --per-token (text messages per answer the "
-                f"floor saw: {messages}); Python {platform.python_version()}")
-        body = table(figures)
+        head = (f"{reps} run(s) per shape, wire and client of {tokens} tokens at {tps:g} tok/s, "
+                f"the engine in its own process (--per-token, then its default 10 ms frames); "
+                f"Python {platform.python_version()}")
+        body = table(shapes)
         typer.echo(head)
         typer.echo(body)
         if docs is not None:
             from spark_cli.bench.docs_section import write_section
 
-            command = f"spark bench stream --reps {reps} --tokens {tokens} --tps {tps:g}"
+            command = (f"spark bench stream --reps {reps} --tokens {tokens} --tps {tps:g}"
+                       + ("" if batched else " --no-batched"))
             write_section(docs, SECTION, f"Command: `{command}`. {head}.\n\n{body}\n")
             typer.echo(f"wrote {docs} ({SECTION})")

@@ -31,6 +31,7 @@ def test_the_bench_runs_every_wire_and_client(tmp_path: Path):
         assert set(modes) == set(MODES)
         assert modes["floor"]["messages"] == 60
         assert all(f["cpu_raw_s"] > 0 for f in modes.values())
-    rendered = table(figures)
-    assert "| Responses, WebSocket | floor client (read + decode) |" in rendered
+    rendered = table({"one token per message": figures})
+    assert "| one token per message | Responses, WebSocket | floor client (read + decode) | 60 |" \
+        in rendered
     assert "| Chat Completions, SSE | `spark edit --json` |" in rendered and "×" in rendered

@@ -68,7 +68,7 @@ class TurnResult:
     """What one turn came to, for the end diff, the summary and the exit code."""
 
     __slots__ = ("answer", "completed", "failure", "interrupted", "marks", "no_edit", "outcomes",
-                 "rejected", "signal", "texts")
+                 "rejected", "signal", "texts", "tools")
 
     def __init__(self) -> None:
         self.outcomes: list[EditOutcome] = []
@@ -84,6 +84,8 @@ class TurnResult:
         """path -> the text after the turn as the session knows it (a dry run's result)."""
         self.answer = ""
         """The model's answer, whole (for :mod:`no_edit`)."""
+        self.tools: tuple[str, ...] = ()
+        """The tools the model called in the turn, by name, in order."""
         self.no_edit: NoEdit | None = None
         """Set when the answer held no edit block (exit 5): what it held instead."""
 
@@ -241,7 +243,9 @@ async def _run_turn(session: SessionApi, settings: Settings, files: Sequence[str
         result.signal = ctrl_c.signum
     result.marks = session.marks.as_dict()
     result.texts = dict(session.seen)
-    result.answer = "".join(m.content for m in session.history[start:] if m.role == "assistant")
+    from spark_cli.cli.edit.no_edit import answer_of
+
+    result.answer, result.tools = answer_of(session.history[start:])
     return result
 
 

@@ -19,9 +19,11 @@ there).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from spark_cli.protocol.channel import Message, ToolCall
 
 if TYPE_CHECKING:
     from spark_cli.cli.edit.edit_run import TurnResult
@@ -29,6 +31,19 @@ if TYPE_CHECKING:
     from spark_cli.session.config.settings import Settings
 
 CAP_REASON = "max_output_tokens"
+
+
+def answer_of(items: Iterable[object]) -> tuple[str, tuple[str, ...]]:
+    """The assistant's text and the tools it called, from the conversation items one turn
+    added (messages, tool calls and their outputs)."""
+    text: list[str] = []
+    tools: list[str] = []
+    for item in items:
+        if isinstance(item, Message) and item.role == "assistant":
+            text.append(item.content)
+        elif isinstance(item, ToolCall):
+            tools.append(item.name)
+    return "".join(text), tuple(tools)
 
 
 def _sent_texts(root: Path, files: Sequence[str]) -> dict[str, str]:
@@ -61,7 +76,7 @@ def settle(result: TurnResult, settings: Settings, root: Path, files: Sequence[s
         result.no_edit = NoEdit("cut", "the answer stopped at the output cap before any edit "
                                 "block")
         return
-    result.no_edit = no_edit(result.answer, settings.edit_format, texts)
+    result.no_edit = no_edit(result.answer, settings.edit_format, texts, tools=result.tools)
 
 
 def _apply_whole(result: TurnResult, settings: Settings, root: Path, texts: dict[str, str],

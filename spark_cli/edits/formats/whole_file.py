@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -23,7 +23,7 @@ WHOLE_FILE_MAX_LINES = 200
 
 _FENCE = re.compile(r"^(?P<indent> {0,3})(?P<mark>`{3,}|~{3,})(?P<info>[^`\n]*)$")
 
-NoEditKind = Literal["empty", "prose", "whole_file", "snippet", "cut"]
+NoEditKind = Literal["empty", "tools_only", "prose", "whole_file", "snippet", "cut"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,19 +84,33 @@ def _block_name(fmt: str) -> str:
     return "*** Begin Patch envelope" if fmt == "apply_patch" else "SEARCH/REPLACE block"
 
 
-def no_edit(answer: str, fmt: str, old_texts: dict[str, str]) -> NoEdit:
+def _calls(tools: Sequence[str]) -> str:
+    """``read_file ×2, search`` (in the order first called)."""
+    counts: dict[str, int] = {}
+    for name in tools:
+        counts[name] = counts.get(name, 0) + 1
+    return ", ".join(name if n == 1 else f"{name} ×{n}" for name, n in counts.items())
+
+
+def no_edit(answer: str, fmt: str, old_texts: dict[str, str],
+            tools: Sequence[str] = ()) -> NoEdit:
     """What ``answer`` (with no edit block in it) held instead, as one plain sentence.
 
     ``fmt`` is the edit format that was asked for; ``old_texts`` the files sent
-    (path -> text), to tell a whole file from a snippet."""
+    (path -> text), to tell a whole file from a snippet; ``tools`` the tools the
+    model called on the way (by name)."""
     block = _block_name(fmt)
     if not answer.strip():
+        if tools:
+            return NoEdit("tools_only", f"the answer only called tools ({_calls(tools)}) and "
+                          f"made no edit; no {block}")
         return NoEdit("empty", f"the answer was empty; no {block}")
     found = fences(answer)
     if not found:
         words = len(answer.split())
+        after = f", after calling {_calls(tools)}" if tools else ""
         return NoEdit("prose", f"the answer was prose only ({words:,} word"
-                      f"{'s' if words != 1 else ''}); no {block}")
+                      f"{'s' if words != 1 else ''}{after}); no {block}")
     biggest = max(found, key=lambda f: f.lines)
     lines = f"{biggest.lines:,} line{'s' if biggest.lines != 1 else ''}"
     if any(looks_whole(old, biggest.text) for old in old_texts.values()):

@@ -149,3 +149,12 @@ def test_pipe_whole_file_answer_gives_the_new_text(script, base_url, repo):
     done = _pipe(base_url, PY.encode(), repo)
     assert done.returncode == 0, done.stderr
     assert done.stdout.decode() == PY.replace("total_price", "grand_total")
+
+
+def test_answer_of_takes_the_assistant_text_and_the_tools_called():
+    from spark_cli.cli.edit.no_edit import answer_of
+    from spark_cli.protocol.channel import Message, ToolCall, ToolOutput
+
+    items = [Message("user", "x"), ToolCall("c1", "read_file", "{}"), ToolOutput("c1", "..."),
+             Message("assistant", "It is "), Message("assistant", "fine.")]
+    assert answer_of(items) == ("It is fine.", ("read_file",))

@@ -40,3 +40,13 @@ def test_whole_file_text():
     assert whole_file_text(two, OLD) is None  # which one is a guess
     no_newline = OLD.rstrip("\n")
     assert whole_file_text(f"```\n{NEW}```", no_newline) == NEW.rstrip("\n")
+
+
+def test_no_edit_after_tool_calls():
+    only = no_edit("", "search_replace", {}, tools=("read_file", "search", "read_file"))
+    assert only.kind == "tools_only"
+    assert only.message == ("the answer only called tools (read_file ×2, search) and made no "
+                            "edit; no SEARCH/REPLACE block")
+    prose = no_edit("Looks fine.", "search_replace", {}, tools=("read_file",))
+    assert prose.message == ("the answer was prose only (2 words, after calling read_file); "
+                             "no SEARCH/REPLACE block")

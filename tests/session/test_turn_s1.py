@@ -396,7 +396,7 @@ async def test_an_auth_failure_names_the_variable_to_set(repo, tmp_path):
                           {"SPARK_CONFIG_DIR": str(tmp_path / "cfg"),
                            "CEREBRAS_API_KEY": "csk-0123456789abcdef"})
     out = await collect(Session(Script([error]), repo, keyed), "hi", ["app.py"])
-    assert "the key from CEREBRAS_API_KEY was refused" in out[-1].message
+    assert "the key from CEREBRAS_API_KEY (csk…cdef) was refused" in out[-1].message
     assert "csk-0123456789abcdef" not in out[-1].message
 
 

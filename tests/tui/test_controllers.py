@@ -115,7 +115,7 @@ async def test_the_deep_controller_announces_each_state_once(tmp_path: Path,
     hud: list[str] = []
     deep = DeepController(_session(tmp_path), None, lines, hud=hud.append,  # type: ignore[arg-type]
                           files=lambda: (), busy=lambda: False)
-    task = SimpleNamespace(number=1, state="failed", error="boom", change=None)
+    task = SimpleNamespace(number=1, state="failed", error="boom", change=None, note=None)
     deep.changed(task)  # type: ignore[arg-type]
     deep.changed(task)  # type: ignore[arg-type]
     assert lines.text.count("deep #1 failed") == 1
@@ -130,12 +130,13 @@ def test_a_resumed_deep_task_is_named_once(tmp_path: Path, lines: Any,
 
     import spark_cli.session.deep as deep_package
 
-    task = SimpleNamespace(number=1, state="done", task="add docstrings", error=None,
+    task = SimpleNamespace(number=1, state="done", task="add docstrings", error=None, note=None,
                            change=SimpleNamespace(files=[SimpleNamespace(hunks=[1, 2])]),
                            active=False, elapsed=3.0, output_tokens=120)
 
     class SavedTrack:
-        def __init__(self, root: Path, settings: Any, connect: Any, on_change: Any) -> None:
+        def __init__(self, root: Path, settings: Any, connect: Any, on_change: Any,
+                     fast: Any = None) -> None:
             self.on_change, self.problems, self.tasks = on_change, [], [task]
 
         def resume(self) -> list[Any]:

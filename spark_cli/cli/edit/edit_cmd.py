@@ -83,11 +83,12 @@ def edit_files(paths: list[str], instruction: str, root: Path, flags: dict[str, 
                dry_run: bool, as_json: bool, run_tests: bool) -> int:
     """The files front end; returns the exit code."""
     from spark_cli.cli.edit.edit_run import (
-        EXIT_OK,
+        closing_lines,
         end_diffs,
         run_turn,
         summary_data,
     )
+    from spark_cli.cli.edit.turn_result import EXIT_OK
 
     cwd = Path.cwd()
     before: dict[str, str] = {}
@@ -105,6 +106,8 @@ def edit_files(paths: list[str], instruction: str, root: Path, flags: dict[str, 
         say(INTERRUPTED)
     elif result.failure is not None:
         say(f"spark edit: {result.failure.message}")
+    for line in closing_lines(result, settings):
+        say(line)
     renderer.summary(summary_data(result, dry_run=dry_run, code=code))
     if run_tests and result.failure is None and not result.interrupted:
         tests_code = run_tests_after(root, settings, renderer)
@@ -115,7 +118,8 @@ def edit_files(paths: list[str], instruction: str, root: Path, flags: dict[str, 
 
 def run_edit(args: EditArgs) -> NoReturn:
     """Run `spark edit` as ``args`` say and end the process with its exit code."""
-    from spark_cli.cli.edit.edit_run import EXIT_USAGE, UsageError
+    from spark_cli.cli.edit.edit_run import UsageError
+    from spark_cli.cli.edit.turn_result import EXIT_USAGE
 
     try:
         code = _dispatch(args, edit_flags(args.provider, args.model, args.base_url,

@@ -33,6 +33,23 @@ def say(line: str) -> None:
     sys.stderr.flush()
 
 
+def _say_if_bundled(root: Path, deep: Any) -> None:
+    """``--deep`` with no deep provider configured while the fast one is a real server: say
+    once that the bundled engine answers."""
+    from spark_cli.session.config.settings import load_settings
+    from spark_cli.session.deep.deep_settings import bundled_notice
+
+    if deep.provider.name != "mock":
+        return
+    try:
+        fast = load_settings(root, {}, os.environ, check=False)
+    except (ValueError, KeyError, TypeError, OSError):
+        return
+    notice = bundled_notice(deep, fast)
+    if notice is not None:
+        say(f"spark edit: {notice}")
+
+
 def load(root: Path, flags: dict[str, object]) -> Any:
     """Resolved settings; any configuration problem is a usage error. ``deep`` in the flags
     (``--deep``): the deep track's settings (``[deep]``; --provider/--model pick the deep one)."""
@@ -43,7 +60,9 @@ def load(root: Path, flags: dict[str, object]) -> Any:
         if flags.get("deep"):
             from spark_cli.session.deep.deep_settings import deep_flags, load_deep_settings
 
-            return load_deep_settings(root, deep_flags(flags), os.environ, check=True)
+            deep = load_deep_settings(root, deep_flags(flags), os.environ, check=True)
+            _say_if_bundled(root, deep)
+            return deep
         return load_settings(root, flags, os.environ)
     except (ValueError, KeyError, TypeError, OSError) as exc:
         raise UsageError(str(exc)) from None

@@ -165,6 +165,19 @@ def load_deep_settings(root: Path, flags: Mapping[str, object], env: Mapping[str
     return dataclasses.replace(settings, sources=merged, problems=problems)
 
 
+def bundled_notice(deep: Settings, fast: Settings) -> str | None:
+    """One line for when the deep track falls back on the bundled engine (no ``[deep]``
+    provider anywhere) while the fast track talks to a real server; None otherwise."""
+    if deep.provider.name != "mock" or not deep.sources.get("provider", "").startswith(
+            "default"):
+        return None
+    if fast.provider.name == "mock":
+        return None
+    return (f"deep track: no [deep] provider is configured, so deep tasks run on the bundled "
+            f"engine (model {deep.provider.model}), not on {fast.provider.name}; set [deep] "
+            "provider (and model) in .spark/config.toml to use a real model")
+
+
 def deep_flags(flags: Mapping[str, object]) -> dict[str, object]:
     """A one-shot's flags (``--provider``, ``--model``, ``--base-url``, ``--format``) as the
     deep track's (``spark edit --deep``): they pick the deep provider."""

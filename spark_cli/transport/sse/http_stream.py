@@ -43,6 +43,7 @@ from spark_cli.protocol.secrets import Secrets
 from spark_cli.protocol.sse import COMMENT, SSEDecoder, SSEEvent
 from spark_cli.protocol.urls import mask_url, mask_urls_in
 from spark_cli.transport.errors import (
+    endpoint,
     error_from_body,
     non_http_answer,
     not_http_error,
@@ -217,7 +218,8 @@ class HttpStreamChannel:
             if response.status_code >= 400:
                 raw = await response.aread()
                 raise error_from_body(response.status_code, raw, headers=response.headers,
-                                      secrets=self._secrets, tools=bool(request.tools))
+                                      secrets=self._secrets, tools=bool(request.tools),
+                                      url=endpoint(self._base_url, self.path))
             async for event in self._read(response, fold, watch):
                 yield event
         except asyncio.CancelledError:

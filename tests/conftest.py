@@ -64,3 +64,41 @@ async def engine_factory(engine_server: str) -> AsyncIterator[Callable[..., Awai
 async def engine(engine_factory: Callable[..., Awaitable[Any]]) -> Any:
     """A RunningEngine with default pacing, port 0, token "test-token", brain "rules"."""
     return await engine_factory()
+
+
+def _tools_stand_in() -> None:
+    """Until ``spark_cli.tools`` lands on main: a stand-in with its interface (TOOL_DEFS,
+    run_tool) so in-process sessions can declare tools. Removed once the real one is here."""
+    import importlib.util
+    import sys
+    import types
+    from dataclasses import dataclass
+
+    if importlib.util.find_spec("spark_cli.tools") is not None:
+        return
+
+    @dataclass(frozen=True, slots=True)
+    class ToolDef:
+        name: str
+        description: str
+        parameters: dict[str, Any]
+
+    @dataclass(frozen=True, slots=True)
+    class ToolResult:
+        ok: bool
+        output: str
+        summary: str
+
+    def run_tool(root: Any, name: str, arguments_json: str, *, readable: Any = (),
+                 cancel: Any = None) -> ToolResult:
+        return ToolResult(False, f"error: no tool {name!r} here", "unknown tool")
+
+    obj = {"type": "object", "properties": {"path": {"type": "string"}}}
+    module = types.ModuleType("spark_cli.tools")
+    module.TOOL_DEFS = tuple(ToolDef(n, n, obj) for n in ("read_file", "search", "list_files"))
+    module.run_tool = run_tool
+    module.ToolDef, module.ToolResult = ToolDef, ToolResult
+    sys.modules["spark_cli.tools"] = module
+
+
+_tools_stand_in()

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Protocol
 from spark_cli.protocol.channel import ChannelError
 
 if TYPE_CHECKING:
-    from spark_cli.protocol.channel import Channel, Message, TurnRequest
+    from spark_cli.protocol.channel import Channel, ConversationItem, TurnRequest
     from spark_cli.session.config.settings import Settings
     from spark_cli.session.context.report import ContextReport
     from spark_cli.session.events import SessionEvent, TurnFailed
@@ -40,8 +40,8 @@ class SessionApi(Protocol):
     """The latest turn's latency marks."""
     seen: dict[str, str]
     """path -> the text as the model last saw it (a dry run's result, the end diff)."""
-    history: list[Message]
-    """The conversation so far."""
+    history: list[ConversationItem]
+    """The conversation so far (messages, the model's tool calls and their outputs)."""
     context_tokens: int
     """Tokens the latest request sent (of ``settings.context_window``)."""
     context: ContextReport | None

@@ -39,6 +39,7 @@ from spark_cli.protocol.channel import (
     ChannelError,
     ChannelEvent,
     ConversationItem,
+    Message,
     Queued,
     Reconnected,
     RequestSent,
@@ -48,10 +49,10 @@ from spark_cli.protocol.channel import (
     TextDelta,
     ToolCallCompleted,
     TurnFinished,
+    TurnRequest,
     UsageReported,
     WaitingToRetry,
 )
-from spark_cli.protocol.channel import Message, TurnRequest
 from spark_cli.protocol.channel import ToolCallStarted as CallOpened
 from spark_cli.protocol.tokens import count_tokens
 from spark_cli.session.events import (

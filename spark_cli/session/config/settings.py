@@ -9,11 +9,12 @@ Files (TOML, read with ``tomllib``):
 Top-level keys: ``provider``, ``model``, ``base_url``, ``kind``, ``api_key_env``,
 ``edit_format``, ``context_window``, ``max_output_tokens``, ``idle_timeout``,
 ``test_command``, ``allow_syntax_errors``, ``tools`` (the model may read the repo with
-tools; ``false`` for models that cannot call them), ``max_tool_calls`` (per turn); plus ``[providers.<name>]`` tables
-(``model``, ``base_url``, ``kind``, ``api_key_env``, ``edit_format``) that apply
-only when that provider is the one in use. A top-level ``model`` / ``base_url``
-/ ``kind`` / ``api_key_env`` in a file that also names a *different* provider
-than the one finally chosen is ignored (it was meant for that provider).
+tools; ``false`` for models that cannot call them), ``max_tool_calls`` (per turn); plus
+``[providers.<name>]`` tables (``model``, ``base_url``, ``kind``, ``api_key_env``,
+``edit_format``) that apply only when that provider is the one in use. A
+top-level ``model`` / ``base_url`` / ``kind`` / ``api_key_env`` in a file that
+also names a *different* provider than the one finally chosen is ignored (it was
+meant for that provider).
 
 Environment: ``SPARK_PROVIDER``, ``SPARK_MODEL``, ``SPARK_BASE_URL``; keys come
 only from the environment (the preset's variable, ``api_key_env``, or

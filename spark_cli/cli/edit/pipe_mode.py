@@ -83,7 +83,8 @@ def edit_stdin(instruction: str, cwd_root: Path, flags: dict[str, object], *,
     except FileRefused as exc:
         raise UsageError(exc.message) from None
     name = stdin_file_name(lang, text)
-    settings = load(cwd_root, flags)  # the user's project config still applies
+    # the user's project config still applies; a filter declares no tools (stdin is all)
+    settings = load(cwd_root, {**flags, "tools": False})
     renderer = _renderer(as_json)
     result_bytes = data
     with tempfile.TemporaryDirectory(prefix="spark-pipe-") as tmp:

@@ -313,3 +313,56 @@ async def test_a_failed_follow_up_keeps_every_call_answered(repo: Path) -> None:
     await _collect(session)
     calls = [i.call_id for i in session.history if isinstance(i, ToolCall)]
     assert calls == [i.call_id for i in session.history if isinstance(i, ToolOutput)] == ["c"]
+
+
+async def test_an_output_that_would_overflow_the_window_is_cut_with_a_note(repo: Path) -> None:
+    huge = "".join(f"app.py:{i}: value_number = {i}\n" for i in range(3000))
+
+    class Flood(Tools):
+        def __call__(self, root: Path, name: str, arguments_json: str, *,
+                     readable: Any = (), cancel: threading.Event | None = None) -> Result:
+            super().__call__(root, name, arguments_json, readable=readable, cancel=cancel)
+            return Result(True, huge, "3000 hits")
+
+    channel = ResponsesChannel([[*call("a", "search", pattern="v")],
+                                [*call("b", "search", pattern="w")], ["ok\n"]])
+    session = _session(repo, channel, Flood(), context_window=12_000, max_output_tokens=2_000)
+    events = await _collect(session)
+    assert isinstance(events[-1], TurnCompleted)
+    budget = session.settings.input_budget
+    from spark_cli.session.context.tool_outputs import items_tokens
+
+    for request in channel.requests[1:]:
+        added = request.messages[len(channel.requests[0].messages):]
+        assert session.context_tokens + items_tokens(added) <= budget
+    last = [i for i in channel.requests[2].messages if isinstance(i, ToolOutput)]
+    assert last[0].output.startswith("[tool output dropped")  # the older one made room first
+    assert "lines shown" in last[1].output and last[1].output.startswith("app.py:0:")
+    finished = [e for e in events if isinstance(e, ToolCallFinished)]
+    assert finished[1].output == last[1].output  # the front end sees what the model saw
+
+
+async def test_enter_between_calls_resends_with_what_was_read(repo: Path) -> None:
+    from spark_cli.session.interaction import Interaction, Redirected, TurnEnded, TurnStarted
+
+    channel = ResponsesChannel([
+        ["Reading.\n", *call("r1", "search", pattern="x"), *call("r2", "list_files")],
+        ["Looking elsewhere.\n"],
+    ], steer=True)
+    tools = Tools(block="list_files")
+    session = _session(repo, channel, tools)
+    events: list[Any] = []
+    interaction = Interaction(session, events.append)
+    async with asyncio.timeout(10):
+        interaction.submit("find the rate")
+        await asyncio.to_thread(tools.running.wait, 5)
+        interaction.submit("no, look in src/")
+        while sum(isinstance(e, TurnEnded) for e in events) < 2:
+            await asyncio.sleep(0.005)
+    assert [e.how for e in events if isinstance(e, Redirected)] == ["resend"]
+    assert [e.why for e in events if isinstance(e, TurnStarted)] == ["sent", "redirect"]
+    assert channel.steered == []
+    resent = channel.requests[-1].messages
+    outputs = {i.call_id: i.output for i in resent if isinstance(i, ToolOutput)}
+    assert "return sum" in outputs["r1"] and outputs["r2"] == CANCELLED  # what was read stays
+    assert isinstance(resent[-1], Message) and "no, look in src/" in resent[-1].content

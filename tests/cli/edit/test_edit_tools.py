@@ -128,7 +128,7 @@ def test_no_path_on_a_terminal_works_on_the_whole_repo(repo: dict[str, Any]) -> 
                                               "read src/pricing.py → 5 lines"]
     assert "search TAX_RATE" not in result.stdout
     assert "2 tool calls" in result.stdout and "Raising it." in result.stdout
-    first, second, third = repo["channel"].requests
+    first, _, third = repo["channel"].requests
     assert [t.name for t in first.tools] == ["read_file", "search", "list_files"]
     outputs = [i for i in third.messages if isinstance(i, ToolOutput)]
     assert [o.call_id for o in outputs] == ["c1", "c2"] and "TAX_RATE = 0.2" in outputs[1].output

@@ -123,7 +123,7 @@ class TextRenderer:
             case Reconnected(reason=reason):
                 self.line(f"... reconnected ({reason})", "yellow")
             case ToolCallFinished():
-                self.call(event.line if event.ok else f"{event.line} (failed)")
+                self.call(event.line)
             case ToolLoopStopped(message=message):
                 self.call(message)
 

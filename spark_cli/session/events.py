@@ -108,11 +108,9 @@ class ToolCallFinished:
     """The text sent back to the model (cut to fit the window where it had to be)."""
     ms: float
     """Milliseconds spark spent running it."""
-
-    @property
-    def line(self) -> str:
-        """One line for a person: ``search TAX_RATE → 3 hits``."""
-        return f"{self.label} → {self.summary}"
+    line: str
+    """The call and its result in one line for a person: ``search TAX_RATE → 3 hits``,
+    ``read src/shop/pricing.py 1–40 of 120``."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,7 +2,7 @@
 
 ``spark_cli.tools`` is a leaf (pure functions over the repo, confined like
 edits): ``TOOL_DEFS`` names each tool with its description and JSON-schema
-parameters, and ``run_tool(root, name, arguments_json, *, readable, cancel)``
+parameters, and ``run_tool(root, name, arguments, *, readable, cancel)``
 runs one call, blocking, and never raises (a bad call is an error *result*).
 The session turns the definitions into the protocol's :class:`ToolSpec` for
 ``TurnRequest.tools`` and runs calls through a :class:`RunTool` (tests pass a
@@ -12,7 +12,7 @@ stand-in). Both are imported only when a turn first needs them.
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Collection
 from pathlib import Path
 from typing import Protocol
 
@@ -39,8 +39,8 @@ class ToolResultLike(Protocol):
 class RunTool(Protocol):
     """Runs one call, blocking; never raises; returns early once ``cancel`` is set."""
 
-    def __call__(self, root: Path, name: str, arguments_json: str, *,
-                 readable: Sequence[str] = (),
+    def __call__(self, root: Path, name: str, arguments: str, /, *,
+                 readable: Collection[str] = (),
                  cancel: threading.Event | None = None) -> ToolResultLike: ...
 
 

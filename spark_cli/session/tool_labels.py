@@ -1,9 +1,11 @@
 """A tool call in a few words, for a person: ``search TAX_RATE``, ``read src/shop/pricing.py 1–40``.
 
-Front ends show one line per call (``label → summary``); the label is made
-here once, from the arguments the model wrote, so the TUI and ``spark edit``
-agree. Arguments that are not a JSON object still get a label (the name and
-the start of the text): the call itself fails and says why.
+Front ends show one line per call (:func:`call_line`: ``label → summary``, or
+``read src/app.py 1–40 of 120`` where the tool's summary already names what the
+label does); both are made here once, from the arguments the model wrote, so
+the TUI and ``spark edit`` agree. Arguments that are not a JSON object still
+get a label (the name and the start of the text): the call itself fails and
+says why.
 """
 
 from __future__ import annotations
@@ -48,3 +50,13 @@ def call_label(name: str, arguments: str) -> str:
     else:
         words.extend(f"{k}={v}" for k, v in args.items())
     return _short(" ".join([verb, *(w for w in words if w)]), MAX_LABEL)
+
+
+def call_line(label: str, summary: str) -> str:
+    """The call and its result as one line: ``search TAX_RATE → 3 hits``; when the summary
+    starts with what the label names (``read`` and ``src/app.py 1–40 of 120``), the label's
+    verb and the summary: ``read src/app.py 1–40 of 120``."""
+    verb, _, rest = label.partition(" ")
+    if rest and summary.startswith(rest):
+        return f"{verb} {summary}"
+    return f"{label} → {summary}"

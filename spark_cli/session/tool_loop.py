@@ -56,7 +56,7 @@ from spark_cli.session.events import (
     ToolLoopStopped,
 )
 from spark_cli.session.tool_access import RunTool, ToolResultLike
-from spark_cli.session.tool_labels import call_label
+from spark_cli.session.tool_labels import call_label, call_line
 
 CANCELLED = "cancelled: the user interrupted the turn before this call finished"
 NOT_RUN = "not run: the turn ended before this call ran"
@@ -138,7 +138,7 @@ class ToolLoop:
                 ok, summary, text = result.ok, result.summary, result.output
             text = self._answer(call, text, first_output)
             yield ToolCallFinished(call.call_id, call.name, call.arguments, label, ok, summary,
-                                   text, ms)
+                                   text, ms, call_line(label, summary))
         if not_run:
             yield ToolLoopStopped(STOPPED.format(limit=self.limit), self.count, not_run)
 

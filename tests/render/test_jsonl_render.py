@@ -49,7 +49,7 @@ ONE_OF_EACH: list[SessionEvent] = [
     UsageReported(input_tokens=10, output_tokens=20),
     ToolCallStarted("call_1", "search", '{"pattern": "TAX"}', "search TAX"),
     ToolCallFinished("call_1", "search", '{"pattern": "TAX"}', "search TAX", True, "3 hits",
-                     "a.py:1:TAX = 1\n", 0.4),
+                     "a.py:1:TAX = 1\n", 0.4, "search TAX → 3 hits"),
     ToolLoopStopped("stopped: the model made 40 tool calls in this turn (max_tool_calls)", 40, 2),
     TurnCompleted("completed", None, 0.01, 20, 2000.0, 1, 1, 0.2),
     TurnFailed("auth", "the key was refused"),

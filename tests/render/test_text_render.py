@@ -112,13 +112,13 @@ def test_each_tool_call_is_one_line_on_the_calls_stream():
     r = TextRenderer(out, color=False, calls_out=err)
     r.prose("Looking.")
     r.event(ToolCallFinished("c1", "search", '{"pattern": "TAX_RATE"}', "search TAX_RATE", True,
-                             "3 hits", "...", 0.3))
-    r.event(ToolCallFinished("c2", "read_file", "{", "read_file {", False, "bad arguments",
-                             "error", 0.1))
+                             "3 hits", "...", 0.3, "search TAX_RATE → 3 hits"))
+    r.event(ToolCallFinished("c2", "read_file", "{", "read_file {", False, "error: bad arguments",
+                             "error", 0.1, "read_file { → error: bad arguments"))
     r.event(ToolLoopStopped("stopped: the model made 40 tool calls in this turn "
                             "(max_tool_calls)", 40, 1))
     assert err.getvalue().splitlines() == [
-        "search TAX_RATE → 3 hits", "read_file { → bad arguments (failed)",
+        "search TAX_RATE → 3 hits", "read_file { → error: bad arguments",
         "stopped: the model made 40 tool calls in this turn (max_tool_calls)"]
     assert out.getvalue() == "Looking.\n"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from spark_cli.session.tool_labels import call_label
+from spark_cli.session.tool_labels import call_label, call_line
 
 
 @pytest.mark.parametrize(("name", "arguments", "label"), [
@@ -26,3 +26,10 @@ def test_labels(name: str, arguments: str, label: str) -> None:
 def test_long_labels_are_cut() -> None:
     label = call_label("search", '{"pattern": "' + "x" * 300 + '"}')
     assert len(label) == 80 and label.endswith("…")
+
+
+def test_a_line_does_not_say_the_path_twice() -> None:
+    assert call_line("search TAX_RATE", "3 hits") == "search TAX_RATE → 3 hits"
+    assert call_line("read src/a.py 1–40", "src/a.py 1–40 of 120") == "read src/a.py 1–40 of 120"
+    assert call_line("read src/a.py", "src/a.py 1–9 of 9") == "read src/a.py 1–9 of 9"
+    assert call_line("read b.py", "error: no such file") == "read b.py → error: no such file"

@@ -122,6 +122,7 @@ async def test_several_calls_run_in_order_and_the_follow_up_carries_them_in_orde
                                             *kinds[kinds.index(CallRan) + 4:]]
     finished = [e for e in events if isinstance(e, ToolCallFinished)]
     assert [f.line for f in finished] == ["search sum → 1 hit", "read app.py → 2 lines"]
+    assert finished[0].label == "search sum"
     assert all(f.ok and f.ms >= 0 for f in finished)
     assert "or 0" in (repo / "app.py").read_text()
     final = events[-1]

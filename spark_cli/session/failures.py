@@ -21,19 +21,8 @@ def auth_hint(provider: ProviderSettings) -> str:
     return f"the key from {var} was refused: check it"
 
 
-NO_TOOLS_HINT = ("this provider or model may not take tools: try --no-tools (or tools = false "
-                 "in .spark/config.toml)")
-
-
-def explain(kind: str, message: str, provider: ProviderSettings, *,
-            tools: bool = False) -> str:
-    """``message`` with the hint its ``kind`` calls for (unchanged for other kinds).
-
-    ``tools``: the request declared tools. A refused request that speaks of them (Ollama's
-    "does not support tools", llama.cpp's "tools param requires --jinja", vLLM's tool
-    choice flags) is told to turn them off."""
+def explain(kind: str, message: str, provider: ProviderSettings) -> str:
+    """``message`` with the hint its ``kind`` calls for (unchanged for other kinds)."""
     if kind == "auth":
         return f"{message}; {auth_hint(provider)}"
-    if tools and kind in ("bad_request", "server", "not_found") and "tool" in message.lower():
-        return f"{message}; {NO_TOOLS_HINT}"
     return message

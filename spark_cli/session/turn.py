@@ -288,8 +288,7 @@ class TurnRun:
         finished = self.finished
         if self.failure is not None:
             kind, message = self.failure.kind, self.failure.message
-            return TurnFailed(kind, explain(kind, message, self.provider,
-                                            tools=bool(self.request.tools)), applied, refused)
+            return TurnFailed(kind, explain(kind, message, self.provider), applied, refused)
         if finished is None and not self.stopped():
             return TurnFailed("protocol", "the stream ended without a final status; edits that "
                               "landed stay, an open block was dropped", applied, refused)

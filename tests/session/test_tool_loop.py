@@ -367,20 +367,3 @@ async def test_enter_between_calls_resends_with_what_was_read(repo: Path) -> Non
     outputs = {i.call_id: i.output for i in resent if isinstance(i, ToolOutput)}
     assert "return sum" in outputs["r1"] and outputs["r2"] == CANCELLED  # what was read stays
     assert isinstance(resent[-1], Message) and "no, look in src/" in resent[-1].content
-
-
-async def test_a_provider_that_refuses_tools_is_told_to_turn_them_off(repo: Path) -> None:
-    from spark_cli.protocol.channel import ChannelError
-    from spark_cli.session.events import TurnFailed
-
-    class Refusing(ResponsesChannel):
-        async def stream(self, request: Any) -> Any:
-            self.requests.append(request)
-            raise ChannelError("bad_request", "registry.ollama.ai/library/gemma does not "
-                               "support tools", status=400)
-            yield  # pragma: no cover
-
-    events = await _collect(_session(repo, Refusing([[]]), Tools()))
-    final = events[-1]
-    assert isinstance(final, TurnFailed) and final.kind == "bad_request"
-    assert final.message.endswith("try --no-tools (or tools = false in .spark/config.toml)")

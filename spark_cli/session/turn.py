@@ -122,10 +122,12 @@ class TurnRun:
                 yield event
             if tools is None or not tools.pending:
                 return
-            finished = self.finished
-            if (self.failure is not None or self.stopped() or finished is None
-                    or finished.status != "completed"):
+            if self.stopped():
+                self.cut = "interrupted"
                 return  # the calls stay unanswered: ``conversation`` settles them
+            finished = self.finished
+            if self.failure is not None or finished is None or finished.status != "completed":
+                return  # as above: answered "not run"
             for event in self._close_response():
                 yield event
             said = self.steers.conversation(self.parts, "", self._start)

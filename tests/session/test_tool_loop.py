@@ -367,3 +367,23 @@ async def test_enter_between_calls_resends_with_what_was_read(repo: Path) -> Non
     outputs = {i.call_id: i.output for i in resent if isinstance(i, ToolOutput)}
     assert "return sum" in outputs["r1"] and outputs["r2"] == CANCELLED  # what was read stays
     assert isinstance(resent[-1], Message) and "no, look in src/" in resent[-1].content
+
+
+async def test_an_interrupt_as_the_response_ends_runs_no_call(repo: Path) -> None:
+    class SlowToStop(ResponsesChannel):
+        async def stop(self) -> None:  # the response still ends completed, its calls made
+            return None
+
+    channel = SlowToStop([["Hm.\n", *call("x1", "search", pattern="q")]])
+    tools = Tools()
+    session = _session(repo, channel, tools)
+    events: list[Any] = []
+    async for event in session.run_turn("x", []):
+        events.append(event)
+        if isinstance(event, ProseDelta):
+            await session.interrupt()
+    assert tools.calls == [] and len(channel.requests) == 1
+    final = events[-1]
+    assert isinstance(final, TurnCompleted) and final.status == "cancelled"
+    outputs = [i for i in session.history if isinstance(i, ToolOutput)]
+    assert [(o.call_id, o.output) for o in outputs] == [("x1", NOT_RUN)]

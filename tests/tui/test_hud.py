@@ -26,3 +26,11 @@ def test_capacity_queue_position_and_a_paused_queue() -> None:
                    queue=1, paused=True)
     text = hud_text(hud, 0.0)
     assert "queued #3" in text and "1 queued (paused: Enter resumes)" in text
+
+
+def test_tool_calls_and_sparks_time_are_counted() -> None:
+    hud = HudState(provider="p", model="m", channel="mock", state="⚙ search TAX_RATE",
+                   tool_calls=3, tool_ms=1.26)
+    text = hud_text(hud, 0.0)
+    assert "⚙ search TAX_RATE" in text and "3 tool calls 1.3 ms" in text
+    assert "tool call" not in hud_text(HudState(provider="p", model="m"), 0.0)

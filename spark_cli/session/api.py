@@ -9,6 +9,8 @@ an event's class name or probes a session with ``getattr``.
 
 :class:`spark_cli.session.conversation.Session` is the implementation; tests may pass
 any other object of this shape (e.g. a session over a scripted channel).
+The conversation's item types (``Message``, ``ToolCall``, ``ToolOutput``) are
+re-exported here for front ends that show a saved conversation.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from spark_cli.protocol.channel import ChannelError
+from spark_cli.protocol.channel import ChannelError, Message, ToolCall, ToolOutput
 
 if TYPE_CHECKING:
     from spark_cli.protocol.channel import Channel, ConversationItem, TurnRequest
@@ -94,4 +96,5 @@ class Connector(Protocol):
     def __call__(self, settings: Settings) -> AbstractAsyncContextManager[Channel]: ...
 
 
-__all__ = ["ChannelError", "Connector", "SessionApi", "SessionFactory"]
+__all__ = ["ChannelError", "Connector", "Message", "SessionApi", "SessionFactory", "ToolCall",
+           "ToolOutput"]

@@ -13,7 +13,8 @@ import time
 from collections.abc import Callable
 from typing import Protocol
 
-from spark_cli.session.api import SessionApi
+from spark_cli.session.api import Message, SessionApi, ToolCall
+from spark_cli.session.tool_labels import call_label
 from spark_cli.session.workspace.store import SavedState, SessionStore
 
 DRAFT_SAVE_S = 0.2
@@ -80,6 +81,9 @@ class Keeper:
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(saved.saved_at))
         self.note(f"resumed the conversation of {when} ({len(saved.history)} messages, "
                   f"{saved.provider} · {saved.model}); the model sees it all again", "bold")
-        for message in saved.history[-RESUME_SHOWN:]:
-            if message.role == "user":
-                self.note("› " + message.content.strip().splitlines()[-1][:200], "bold cyan")
+        for item in saved.history[-RESUME_SHOWN:]:
+            match item:
+                case Message(role="user", content=content):
+                    self.note("› " + content.strip().splitlines()[-1][:200], "bold cyan")
+                case ToolCall(name=name, arguments=arguments):
+                    self.note("⚙ " + call_label(name, arguments), "dim")

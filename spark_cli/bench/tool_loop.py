@@ -1,0 +1,173 @@
+"""`spark bench tools`: what a tool round trip costs on spark's side, and a whole looking turn.
+
+A fresh engine process (``spark engine serve``, the ``rules`` brain, ``--tps``
+tokens/s) and the real session over the real channels, in this process, on a
+copy of ``examples/repo`` per run:
+
+- **round trip**: one ``spark edit``-like turn whose model searches, reads,
+  then edits (``INSTRUCTION``: text the context does not push, so the rules
+  brain looks for it). Each tool round trip is timed from the response's last
+  ``ToolCallCompleted`` to the next request's bytes on the wire
+  (``TurnMarks.round_trips``), over the Responses WebSocket and over Chat
+  Completions SSE; of which the tools themselves ran ``ToolCallFinished.ms``
+  (the rest is the loop: the response's end, the items, the follow-up built
+  and sent). Median and p95 over every round trip of ``--runs`` turns.
+- **turn**: the same edit as a whole turn on the WebSocket: with tools and no
+  file named (search → read → edit) against tools off and the file named
+  (pushed up front, one response). Median of ``--runs`` turns each, wall time
+  from ``run_turn`` to ``TurnCompleted``.
+
+The target (issue 19): at most 2 ms of spark's side per round trip on the
+WebSocket. Results go to ``docs/benchmarks.md`` under ``## Tools``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import shutil
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from spark_cli.bench.docs_section import write_section as write_doc_section
+
+SECTION = "## Tools"
+INSTRUCTION = "replace 'TAX_RATE = 0.2' with 'TAX_RATE = 0.25'"
+FILE = "src/shop/pricing.py"
+KINDS = (("responses_ws", "mock"), ("chat_sse", "openai-compatible"))
+TARGET_MS = 2.0
+
+
+def _example_repo() -> Path:
+    return Path(__file__).resolve().parents[2] / "examples" / "repo"
+
+
+async def _turn(engine: Any, root: Path, provider: str, *, tools: bool,
+                files: list[str]) -> dict[str, Any]:
+    """One turn on a fresh session and channel: its figures."""
+    from spark_cli.cli.wiring import open_provider_channel
+    from spark_cli.session.config.settings import load_settings
+    from spark_cli.session.conversation import Session
+    from spark_cli.session.events import ToolCallFinished, TurnCompleted, TurnFailed
+
+    settings = load_settings(root, {"provider": provider, "base_url": engine.url + "/v1",
+                                    "model": "spark-rules", "tools": tools},
+                             {"SPARK_CONFIG_DIR": str(root / ".no-config"),
+                              "SPARK_API_KEY": engine.token})
+    calls: list[float] = []
+    done: TurnCompleted | None = None
+    async with open_provider_channel(settings.provider, idle_timeout=30) as channel:
+        session = Session(channel, root, settings)
+        await session.warm()
+        started = time.perf_counter()
+        async for event in session.run_turn(INSTRUCTION, files):
+            if isinstance(event, ToolCallFinished):
+                calls.append(event.ms)
+            elif isinstance(event, TurnCompleted):
+                done = event
+            elif isinstance(event, TurnFailed):
+                raise RuntimeError(f"the turn failed: {event.message}")
+        wall = time.perf_counter() - started
+    if done is None or done.applied != 1:
+        raise RuntimeError(f"the turn did not make the one edit: {done}")
+    return {"wall": wall, "round_trips": list(session.marks.round_trips), "calls": calls,
+            "tool_calls": done.tool_calls}
+
+
+def _run(engine: Any, provider: str, *, tools: bool, files: list[str]) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(prefix="spark-bench-tools-") as tmp:
+        root = Path(tmp) / "repo"
+        shutil.copytree(_example_repo(), root)
+        return asyncio.run(_turn(engine, root, provider, tools=tools, files=files))
+
+
+def _p95(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+
+
+def measure(runs: int, tps: int) -> dict[str, Any]:
+    from spark_cli.bench.engine_process import start_engine
+
+    token = secrets.token_urlsafe(12)
+    engine = start_engine(token, "--tps", str(tps))
+    figures: dict[str, Any] = {"runs": runs, "tps": tps}
+    try:
+        _run(engine, "mock", tools=True, files=[])  # uncounted: imports, the engine's brain
+        for kind, provider in KINDS:
+            trips: list[float] = []
+            tool_ms: list[float] = []
+            counts: list[int] = []
+            for _ in range(runs):
+                result = _run(engine, provider, tools=True, files=[])
+                trips.extend(result["round_trips"])
+                tool_ms.extend(result["calls"])
+                counts.append(result["tool_calls"])
+            if not trips:
+                raise RuntimeError(f"{kind}: the model made no tool calls")
+            ms = [t * 1000 for t in trips]
+            figures[kind] = {"median": statistics.median(ms), "p95": _p95(ms), "n": len(ms),
+                             "tool_median": statistics.median(tool_ms),
+                             "calls": statistics.median(counts)}
+        looking = [_run(engine, "mock", tools=True, files=[])["wall"] for _ in range(runs)]
+        pushed = [_run(engine, "mock", tools=False, files=[FILE])["wall"] for _ in range(runs)]
+        figures["looking_s"] = statistics.median(looking)
+        figures["pushed_s"] = statistics.median(pushed)
+    finally:
+        engine.stop()
+    return figures
+
+
+def table(f: dict[str, Any]) -> str:
+    rows = ["| channel | round trips | median | p95 | of which the tools ran (median) |",
+            "|---|---|---|---|---|"]
+    labels = {"responses_ws": "Responses WebSocket", "chat_sse": "Chat Completions SSE"}
+    for kind, _ in KINDS:
+        r = f[kind]
+        rows.append(f"| {labels[kind]} | {r['n']} | {r['median']:.2f} ms | {r['p95']:.2f} ms | "
+                    f"{r['tool_median']:.2f} ms |")
+    ws = f["responses_ws"]
+    verdict = "met" if ws["median"] <= TARGET_MS else "missed"
+    rows += ["", f"Target: ≤ {TARGET_MS:g} ms client side per round trip on the WebSocket "
+             f"(median): {verdict}.", "",
+             "| the whole turn (WebSocket) | median |", "|---|---|",
+             f"| search → read → edit, no file named ({ws['calls']:.0f} tool calls) | "
+             f"{f['looking_s'] * 1000:,.0f} ms |",
+             f"| the file pushed up front, tools off | {f['pushed_s'] * 1000:,.0f} ms |"]
+    return "\n".join(rows)
+
+
+def section_body(f: dict[str, Any], command: str) -> str:
+    return ("A fresh engine process (`rules` brain, " + f"{f['tps']:,} tok/s" + ") and the "
+            "real session and channels in this process, on a copy of `examples/repo` per "
+            f"turn; `{INSTRUCTION}` with no file named: the context does not push "
+            "`src/shop/pricing.py`, so the model searches, reads it, then edits. A round "
+            "trip is timed from the response's last `ToolCallCompleted` to the next "
+            "request's bytes on the wire (spark's side: the response's end, running the "
+            "calls, the follow-up built and sent); medians and p95 over every round trip "
+            f"of {f['runs']} turns per channel, after one uncounted turn.\n\n"
+            + table(f) + f"\n\nCommand: `{command}`\n")
+
+
+def register(bench_app: typer.Typer) -> None:
+    @bench_app.command("tools")
+    def bench_tools(
+        runs: int = typer.Option(10, "--runs", min=1, help="Turns per channel."),
+        tps: int = typer.Option(5000, "--tps", min=1, help="The engine's pace (tokens/s)."),
+        docs: Path | None = typer.Option(
+            None, "--docs", help="Markdown file to update (default: docs/benchmarks.md)."),
+        no_docs: bool = typer.Option(False, "--no-docs", help="Only print, write no file."),
+    ) -> None:
+        """A tool round trip's cost on spark's side (WS, Chat SSE) and a whole looking turn."""
+        figures = measure(runs, tps)
+        command = f"spark bench tools --runs {runs} --tps {tps}"
+        typer.echo(table(figures))
+        if not no_docs:
+            target = docs or Path("docs") / "benchmarks.md"
+            write_doc_section(target, SECTION, section_body(figures, command))
+            typer.echo(f"wrote {target} ({SECTION})")

@@ -37,7 +37,7 @@ import typer
 from spark_cli.bench.docs_section import write_section as write_doc_section
 
 SECTION = "## Tools"
-INSTRUCTION = "replace 'TAX_RATE = 0.2' with 'TAX_RATE = 0.25'"
+INSTRUCTION = "replace 'discount must be 0-100' with 'discount must be between 0 and 100'"
 FILE = "src/shop/pricing.py"
 KINDS = (("responses_ws", "mock"), ("chat_sse", "openai-compatible"))
 TARGET_MS = 2.0
@@ -47,43 +47,65 @@ def _example_repo() -> Path:
     return Path(__file__).resolve().parents[2] / "examples" / "repo"
 
 
-async def _turn(engine: Any, root: Path, provider: str, *, tools: bool,
-                files: list[str]) -> dict[str, Any]:
-    """One turn on a fresh session and channel: its figures."""
+async def _turns(engine: Any, root: Path, provider: str, *, tools: bool, files: list[str],
+                 runs: int) -> list[dict[str, Any]]:
+    """``runs`` + 1 turns on one channel, each a new conversation (the first uncounted: the
+    repo's walk, the imports), the file put back before each: their figures."""
     from spark_cli.cli.wiring import open_provider_channel
     from spark_cli.session.config.settings import load_settings
     from spark_cli.session.conversation import Session
-    from spark_cli.session.events import ToolCallFinished, TurnCompleted, TurnFailed
 
     settings = load_settings(root, {"provider": provider, "base_url": engine.url + "/v1",
                                     "model": "spark-rules", "tools": tools},
                              {"SPARK_CONFIG_DIR": str(root / ".no-config"),
                               "SPARK_API_KEY": engine.token})
-    calls: list[float] = []
-    done: TurnCompleted | None = None
+    original = (root / FILE).read_text()
+    out: list[dict[str, Any]] = []
     async with open_provider_channel(settings.provider, idle_timeout=30) as channel:
-        session = Session(channel, root, settings)
-        await session.warm()
-        started = time.perf_counter()
-        async for event in session.run_turn(INSTRUCTION, files):
-            if isinstance(event, ToolCallFinished):
-                calls.append(event.ms)
-            elif isinstance(event, TurnCompleted):
-                done = event
-            elif isinstance(event, TurnFailed):
-                raise RuntimeError(f"the turn failed: {event.message}")
-        wall = time.perf_counter() - started
+        for _ in range(runs + 1):
+            (root / FILE).write_text(original)
+            session = Session(channel, root, settings)  # a new conversation on the same socket
+            await session.warm()
+            out.append(await _turn(session, files))
+    return out[1:]
+
+
+async def _turn(session: Any, files: list[str]) -> dict[str, Any]:
+    """One turn: wall time, each round trip and what its tools ran."""
+    from spark_cli.session.events import (
+        RequestSent,
+        ToolCallFinished,
+        TurnCompleted,
+        TurnFailed,
+    )
+
+    tool_ms: list[float] = []  # per round trip: the tools' own time
+    batch = 0.0
+    done: TurnCompleted | None = None
+    started = time.perf_counter()
+    async for event in session.run_turn(INSTRUCTION, files):
+        if isinstance(event, ToolCallFinished):
+            batch += event.ms
+        elif isinstance(event, RequestSent) and batch:
+            tool_ms.append(batch)
+            batch = 0.0
+        elif isinstance(event, TurnCompleted):
+            done = event
+        elif isinstance(event, TurnFailed):
+            raise RuntimeError(f"the turn failed: {event.message}")
+    wall = time.perf_counter() - started
     if done is None or done.applied != 1:
         raise RuntimeError(f"the turn did not make the one edit: {done}")
-    return {"wall": wall, "round_trips": list(session.marks.round_trips), "calls": calls,
-            "tool_calls": done.tool_calls}
+    trips = [t * 1000 for t in session.marks.round_trips]
+    return {"wall": wall, "trips": trips, "tool_ms": tool_ms, "tool_calls": done.tool_calls}
 
 
-def _run(engine: Any, provider: str, *, tools: bool, files: list[str]) -> dict[str, Any]:
+def _run(engine: Any, provider: str, *, tools: bool, files: list[str],
+         runs: int) -> list[dict[str, Any]]:
     with tempfile.TemporaryDirectory(prefix="spark-bench-tools-") as tmp:
         root = Path(tmp) / "repo"
         shutil.copytree(_example_repo(), root)
-        return asyncio.run(_turn(engine, root, provider, tools=tools, files=files))
+        return asyncio.run(_turns(engine, root, provider, tools=tools, files=files, runs=runs))
 
 
 def _p95(values: list[float]) -> float:
@@ -98,39 +120,35 @@ def measure(runs: int, tps: int) -> dict[str, Any]:
     engine = start_engine(token, "--tps", str(tps))
     figures: dict[str, Any] = {"runs": runs, "tps": tps}
     try:
-        _run(engine, "mock", tools=True, files=[])  # uncounted: imports, the engine's brain
         for kind, provider in KINDS:
-            trips: list[float] = []
-            tool_ms: list[float] = []
-            counts: list[int] = []
-            for _ in range(runs):
-                result = _run(engine, provider, tools=True, files=[])
-                trips.extend(result["round_trips"])
-                tool_ms.extend(result["calls"])
-                counts.append(result["tool_calls"])
-            if not trips:
-                raise RuntimeError(f"{kind}: the model made no tool calls")
-            ms = [t * 1000 for t in trips]
-            figures[kind] = {"median": statistics.median(ms), "p95": _p95(ms), "n": len(ms),
-                             "tool_median": statistics.median(tool_ms),
-                             "calls": statistics.median(counts)}
-        looking = [_run(engine, "mock", tools=True, files=[])["wall"] for _ in range(runs)]
-        pushed = [_run(engine, "mock", tools=False, files=[FILE])["wall"] for _ in range(runs)]
-        figures["looking_s"] = statistics.median(looking)
-        figures["pushed_s"] = statistics.median(pushed)
+            turns = _run(engine, provider, tools=True, files=[], runs=runs)
+            trips = [t for turn in turns for t in turn["trips"]]
+            tools = [t for turn in turns for t in turn["tool_ms"]]
+            if not trips or len(trips) != len(tools):
+                raise RuntimeError(f"{kind}: {len(trips)} round trips, {len(tools)} tool runs")
+            loop = [trip - tool for trip, tool in zip(trips, tools, strict=True)]
+            figures[kind] = {"median": statistics.median(trips), "p95": _p95(trips),
+                             "n": len(trips), "tool_median": statistics.median(tools),
+                             "loop_median": statistics.median(loop), "loop_p95": _p95(loop),
+                             "calls": statistics.median(t["tool_calls"] for t in turns)}
+            if kind == "responses_ws":
+                figures["looking_s"] = statistics.median(t["wall"] for t in turns)
+        pushed = _run(engine, "mock", tools=False, files=[FILE], runs=runs)
+        figures["pushed_s"] = statistics.median(t["wall"] for t in pushed)
     finally:
         engine.stop()
     return figures
 
 
 def table(f: dict[str, Any]) -> str:
-    rows = ["| channel | round trips | median | p95 | of which the tools ran (median) |",
-            "|---|---|---|---|---|"]
+    rows = ["| channel | round trips | spark's side: median | p95 | the tools ran (median) | "
+            "the loop without them: median | p95 |", "|---|---|---|---|---|---|---|"]
     labels = {"responses_ws": "Responses WebSocket", "chat_sse": "Chat Completions SSE"}
     for kind, _ in KINDS:
         r = f[kind]
         rows.append(f"| {labels[kind]} | {r['n']} | {r['median']:.2f} ms | {r['p95']:.2f} ms | "
-                    f"{r['tool_median']:.2f} ms |")
+                    f"{r['tool_median']:.2f} ms | {r['loop_median']:.2f} ms | "
+                    f"{r['loop_p95']:.2f} ms |")
     ws = f["responses_ws"]
     verdict = "met" if ws["median"] <= TARGET_MS else "missed"
     rows += ["", f"Target: ≤ {TARGET_MS:g} ms client side per round trip on the WebSocket "

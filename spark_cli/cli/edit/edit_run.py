@@ -239,7 +239,7 @@ async def _run_turn(session: SessionApi, settings: Settings, files: Sequence[str
         async with open_provider_channel(
             settings.provider, idle_timeout=settings.idle_timeout, ahead=ahead, engine=engine
         ) as channel:
-            session.channel = channel
+            session.attach(channel)
             await _stream(session, instruction, files, renderer, result, engine)
     except WiringError as exc:
         raise UsageError(str(exc)) from None

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from spark_cli.protocol.channel import Channel, ConversationItem, TurnRequest
 from spark_cli.session.building.request import (
@@ -39,9 +40,10 @@ from spark_cli.session.events import SessionEvent, TurnFailed
 from spark_cli.session.lazy_applier import LazyApplier
 from spark_cli.session.marks import TurnMarks
 from spark_cli.session.steers import SteerLog
-from spark_cli.session.tool_access import RunTool
-from spark_cli.session.tool_loop import ToolLoop
 from spark_cli.session.turn import TurnRun
+
+if TYPE_CHECKING:
+    from spark_cli.session.tool_access import RunTool
 
 INTERRUPTED_NOTE = "\n\n[interrupted by the user]"
 FEEDBACK_HEAD = "These edits from your previous answer were NOT applied:\n"
@@ -245,6 +247,8 @@ class Session:
                 self.readable.append(target.path)
         tools = None
         if built.request.tools:
+            from spark_cli.session.tool_loop import ToolLoop  # asyncio: after the request left
+
             tools = ToolLoop(self.root, self._runner(), readable=self.readable,
                              limit=self.settings.max_tool_calls, used=built.input_tokens,
                              cap=self.settings.input_budget)

@@ -100,7 +100,8 @@ class Channel:
     async def aclose(self) -> None: ...
 
 
-def _app(repo: Path, tmp_path: Path, channel: Channel, tools: Tools) -> SparkApp:
+def _app(repo: Path, tmp_path: Path, channel: Channel, tools: Tools, *,
+         resume: bool = False) -> SparkApp:
     @contextlib.asynccontextmanager
     async def connect(settings: Any) -> AsyncIterator[Channel]:
         yield channel
@@ -108,7 +109,8 @@ def _app(repo: Path, tmp_path: Path, channel: Channel, tools: Tools) -> SparkApp
     settings = load_settings(repo, {"provider": "mock"},
                              {"SPARK_CONFIG_DIR": str(tmp_path / "cfg")})
     session = Session(None, repo, settings, run_tool=tools)
-    return SparkApp(TuiSetup(session=session, connect=connect, store=SessionStore(repo)))
+    return SparkApp(TuiSetup(session=session, connect=connect, store=SessionStore(repo),
+                             resume=resume))
 
 
 def _record(app: SparkApp) -> list[Any]:
@@ -212,3 +214,20 @@ async def test_enter_between_calls_resends_keeping_what_was_read(repo: Path, tmp
         outputs = {i.call_id: i.output for i in resent if isinstance(i, ToolOutput)}
         assert "TAX_RATE" in outputs["c1"]  # what was read travels with the redirect
         assert sum(isinstance(e, ToolCallFinished) for e in events) == 2
+
+
+async def test_resume_keeps_the_calls(repo: Path, tmp_path: Path, monkeypatch: Any) -> None:
+    monkeypatch.setenv("SPARK_STATE_DIR", str(tmp_path / "state"))
+    channel = Channel([[*_call("c1", "search", pattern="TAX_RATE")], ["Found it.\n"]])
+    app = _app(repo, tmp_path, channel, Tools())
+    async with app.run_test(size=(100, 30)):
+        events = _record(app)
+        _type(app, *"where is the rate", "enter")
+        await _until(lambda: _count(events, TurnEnded) == 1)
+    again = _app(repo, tmp_path, Channel([["ok\n"]]), Tools(), resume=True)
+    async with again.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        assert "⚙ search TAX_RATE" in again.query_one(Transcript).plain_text()
+        calls = [i for i in again.session.history if isinstance(i, ToolCall)]
+        outputs = [i for i in again.session.history if isinstance(i, ToolOutput)]
+        assert [c.call_id for c in calls] == [o.call_id for o in outputs] == ["c1"]

@@ -54,10 +54,7 @@ def stdin_file_name(lang: str | None, data_text: str) -> str:
 def _read_stdin() -> bytes:
     from spark_cli.cli.edit.edit_run import UsageError
 
-    if sys.stdin.isatty():
-        raise UsageError("no PATH given and stdin is a terminal: name files to edit, or pipe "
-                         "code in (cat f.py | spark edit -m '...' > g.py)")
-    data = sys.stdin.buffer.read()
+    data = sys.stdin.buffer.read()  # not a terminal: `spark edit` works on the repo then
     if not data:
         raise UsageError("stdin is empty: pipe the code to edit (cat f.py | spark edit -m ...)")
     return data

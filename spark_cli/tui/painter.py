@@ -116,6 +116,7 @@ class Painter:
         self._freeze_due = 0.0  # clock() when the next freeze is due while streaming
         self.clock: Callable[[], float] = time.monotonic
         """The HUD's clock (Retry-After countdowns, repaint pacing); tests fix it."""
+        self._calling = False  # a tool call runs: the HUD names it, frames leave it be
         self.calls: list[ToolCallFinished] = []
         """The tool calls of the session so far, in order (``/calls``, ``/call N``)."""
 
@@ -178,7 +179,7 @@ class Painter:
                 self._end_answer()
                 write(Text(f"✗ {message}", style="bold red"))
             case TurnEnded():
-                self.streaming = False
+                self.streaming = self._calling = False
                 _freeze()
                 state.state, state.queued_at, state.retry_at = "ready", None, None
             case QueueChanged():
@@ -191,8 +192,9 @@ class Painter:
         state = self.state
         match event:
             case ToolCallStarted(label=label):
-                state.state = f"{CALL_MARK}{label}"[:40]
+                state.state, self._calling = f"{CALL_MARK}{label}"[:40], True
             case ToolCallFinished():
+                self._calling = False
                 self.calls.append(event)
                 state.state, state.tool_calls = "waiting", state.tool_calls + 1
                 state.tool_ms += event.ms
@@ -218,7 +220,7 @@ class Painter:
         self._paint_prose()
         marks, state = self.marks(), self.state
         was = state.state
-        if marks.first_delta_at is not None:
+        if marks.first_delta_at is not None and not self._calling:
             state.state = "streaming"
             if marks.request_sent_at is not None:
                 state.ttft_s = marks.first_delta_at - marks.request_sent_at

@@ -16,7 +16,7 @@ class TurnMarks:
     """``perf_counter`` stamps of one turn (a plain class: a dataclass costs ~0.6 ms to import)."""
 
     __slots__ = ("chars", "first_delta_at", "first_output_at", "last_delta_at",
-                 "request_sent_at", "round_trips", "stream_ended_at")
+                 "request_sent_at", "round_trip_cpu", "round_trips", "stream_ended_at")
 
     def __init__(self) -> None:
         self.chars = 0
@@ -28,6 +28,8 @@ class TurnMarks:
         self.first_output_at: float | None = None
         self.round_trips: list[float] = []
         """Seconds of spark's side per tool round trip, in order."""
+        self.round_trip_cpu: list[float] = []
+        """The process's CPU seconds over each of them (what they cost, whatever the load)."""
 
     def as_dict(self) -> dict[str, float | None]:
         return {"request_sent_at": self.request_sent_at, "first_delta_at": self.first_delta_at,

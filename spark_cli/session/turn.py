@@ -107,6 +107,7 @@ class TurnRun:
         self._reported = 0  # output tokens the responses' usage reported
         self._with_usage = 0  # responses that reported usage
         self._calls_done_at: float | None = None  # the last call of a response completed
+        self._calls_done_cpu = 0.0  # the process's CPU time then
         self.round_trips = self.marks.round_trips
         """spark's side of each tool round trip: last call complete -> next request sent."""
 
@@ -192,6 +193,7 @@ class TurnRun:
                 if self.tools is not None:
                     self.tools.collect(call)
                     self._calls_done_at = time.perf_counter()
+                    self._calls_done_cpu = time.process_time()
             case CallOpened():
                 if self.marks.first_output_at is None:
                     self.marks.first_output_at = time.perf_counter()
@@ -200,6 +202,7 @@ class TurnRun:
                     self.marks.request_sent_at = at
                 elif self._calls_done_at is not None:  # a follow-up: one tool round trip
                     self.round_trips.append(at - self._calls_done_at)
+                    self.marks.round_trip_cpu.append(time.process_time() - self._calls_done_cpu)
                     self._calls_done_at = None
                 return event
             case UsageReported():

@@ -71,6 +71,12 @@ class Access:
     def locate(self, raw: str | None, *, want: Literal["file", "any"]) -> Target:
         """The file (or, for ``want="any"``, the folder) ``raw`` names; `ToolFailure` if not."""
         name = "" if raw is None else raw.strip()
+        if not name.isascii():
+            try:
+                name.encode("utf-8")
+            except UnicodeEncodeError:
+                raise ToolFailure("path is not valid Unicode text (a lone surrogate)",
+                                  "path refused") from None
         if want == "any" and self._is_root(name):
             return Target("", self.root, True, 0)
         try:

@@ -11,13 +11,16 @@ Paths are repo-relative with "/", sorted; at most ``MAX_SHOWN``, then
 
 from __future__ import annotations
 
-import threading
+from typing import TYPE_CHECKING
 
 from spark_cli.tools.access import Access, Target
 from spark_cli.tools.arguments import Param, Value
 from spark_cli.tools.globs import glob_filter
 from spark_cli.tools.model import ToolResult
 from spark_cli.tools.repo_files import WalkFilter, walk
+
+if TYPE_CHECKING:
+    import threading
 
 MAX_SHOWN = 300
 WALK_LIMIT = 200_000

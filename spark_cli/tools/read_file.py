@@ -13,7 +13,7 @@ one-line errors, and files over ``READ_LIMIT`` are refused before they are read.
 
 from __future__ import annotations
 
-import threading
+from typing import TYPE_CHECKING
 
 from spark_cli.edits.disk.textfile import decode
 from spark_cli.edits.model.outcome import FileRefused
@@ -21,6 +21,9 @@ from spark_cli.tools.access import Access
 from spark_cli.tools.arguments import Param, Value
 from spark_cli.tools.model import ToolFailure, ToolResult
 from spark_cli.tools.repo_files import Cancelled
+
+if TYPE_CHECKING:
+    import threading
 
 MAX_LINES = 400
 MAX_BYTES = 40 * 1024

@@ -28,12 +28,15 @@ from __future__ import annotations
 
 import os
 import stat
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from spark_cli.tools.ignores import IgnoreCache, IgnoreFile
+
+if TYPE_CHECKING:
+    import threading
 
 VENDORED = frozenset({
     ".git", ".spark", "node_modules", "vendor", "third_party", "third-party", "bower_components",

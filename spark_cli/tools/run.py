@@ -9,10 +9,10 @@ checked before the call, between files and every few thousand matching lines.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, TypeAlias
 
 from spark_cli.tools import list_files, read_file, search
 from spark_cli.tools.access import Access
@@ -20,8 +20,11 @@ from spark_cli.tools.arguments import Param, Value, parse_arguments, schema
 from spark_cli.tools.model import ToolDef, ToolFailure, ToolResult
 from spark_cli.tools.repo_files import Cancelled
 
+if TYPE_CHECKING:
+    import threading
+
 CANCELLED = ToolResult(False, "cancelled: the user interrupted this call", "cancelled")
-_Run = Callable[[Access, dict[str, Value], threading.Event | None], ToolResult]
+_Run: TypeAlias = "Callable[[Access, dict[str, Value], threading.Event | None], ToolResult]"
 
 
 @dataclass(frozen=True, slots=True)

@@ -128,6 +128,14 @@ def test_a_link_to_an_ignored_file_is_gated_too(ignoring: Path) -> None:
     assert _call(ignoring, "read_file", ("prod.env",), path="alias.txt").ok
 
 
+def test_a_path_that_is_not_unicode(make_repo) -> None:
+    root = make_repo({"a.py": ""})
+    for name in ("read_file", "list_files"):
+        got = run_tool(root, name, '{"path": "a\\ud800.py"}')
+        assert got == ToolResult(False, "path is not valid Unicode text (a lone surrogate)",
+                                 "error: path refused")
+
+
 def test_a_fifo_is_refused_not_opened(make_repo) -> None:
     root = make_repo({"a.py": ""})
     os.mkfifo(root / "pipe")

@@ -108,20 +108,46 @@ def _paths(draw: st.DrawFn) -> str:
     return draw(st.sampled_from(["", "/", "./"])) + path
 
 
-_VALUES = st.one_of(_paths(), st.text(max_size=12), st.integers(-3, 10**12), st.none(),
-                    st.booleans(), st.lists(st.integers(), max_size=2),
-                    st.sampled_from(["SECRET", ".", "S.*T", "(a+)+$", "[", "app", "*.env",
-                                     "**", "!*.py", "{a,b}"]))
-_KEYS = st.sampled_from(["path", "start_line", "end_line", "pattern", "glob", "other"])
-_ARGS = st.one_of(st.dictionaries(_KEYS, _VALUES, max_size=4).map(json.dumps),
-                  st.text(max_size=40))
-_NAMES = st.one_of(st.sampled_from(["read_file", "search", "list_files"]), st.text(max_size=10))
+_ODD = st.one_of(st.text(max_size=12), st.integers(-3, 10**12), st.none(), st.booleans(),
+                 st.lists(st.integers(), max_size=2))
+_FIELDS = {
+    "path": st.one_of(_paths(), _ODD, st.sampled_from([
+        "src/app.py", "notes.md", "src", ".", "keys.env", "in_env", "out_file", "out_dir",
+        "out_dir/secret.txt", "in_git/config", ".git/config", ".spark/undo", "../outside"])),
+    "start_line": st.one_of(st.integers(1, 5), st.integers(1, 5), _ODD),
+    "end_line": st.one_of(st.integers(1, 5), _ODD),
+    "pattern": st.one_of(st.sampled_from(["SECRET", ".", "S.*T", "(a+)+$", "[", "app", "^def",
+                                          "\\w+", "(?<=x)y", "\n"]), _ODD),
+    "glob": st.one_of(st.sampled_from(["*.env", "**", "!*.py", "*.{py,md}", "[", "in_*/**"]),
+                      _ODD),
+}
+_TAKES = {"read_file": ("path", "start_line", "end_line"), "search": ("pattern", "path", "glob"),
+          "list_files": ("path", "glob")}
+
+
+@st.composite
+def _calls(draw: st.DrawFn) -> tuple[str, str]:
+    """Mostly well-formed calls of the three tools with hostile paths; sometimes junk."""
+    if draw(st.integers(0, 9)) == 0:
+        return draw(st.text(max_size=10)), draw(st.text(max_size=40))
+    name = draw(st.sampled_from(sorted(_TAKES)))
+    required, *optional = _TAKES[name] if name != "list_files" else ("", *_TAKES[name])
+    keys = [required] if required and draw(st.integers(0, 9)) else []
+    keys += draw(st.lists(st.sampled_from(optional), unique=True))
+    args = {key: draw(_FIELDS[key]) for key in keys}
+    if draw(st.integers(0, 9)) == 0:
+        args[draw(st.sampled_from([*sorted(_FIELDS), "other"]))] = draw(_ODD)
+    text = json.dumps(args)
+    if draw(st.integers(0, 9)) == 0:
+        text = text[:draw(st.integers(0, len(text)))]
+    return name, text
 
 
 @settings(max_examples=300, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(_NAMES, _ARGS, st.booleans())
-def test_no_input_raises_or_shows_what_is_outside(guarded: Path, name: str, arguments: str,
+@given(_calls(), st.booleans())
+def test_no_input_raises_or_shows_what_is_outside(guarded: Path, call: tuple[str, str],
                                                   absolute: bool) -> None:
+    name, arguments = call
     if absolute:  # absolute spellings of the same paths, inside and outside the root
         arguments = arguments.replace('"/', f'"{guarded}/').replace('"~', f'"{guarded.parent}')
     got = run_tool(guarded, name, arguments)
@@ -131,3 +157,18 @@ def test_no_input_raises_or_shows_what_is_outside(guarded: Path, name: str, argu
         assert secret not in got.output and secret not in got.summary
     if not got.ok:
         assert got.summary.startswith("error:") and "\n" not in got.output
+
+
+@pytest.mark.parametrize("name", ["read_file", "search", "list_files"])
+def test_naming_a_path_does_not_open_the_way_out(guarded: Path, name: str) -> None:
+    outside = guarded.parent / "outside"
+    readable = ("../outside/secret.txt", "out_file", "out_dir", "out_dir/secret.txt",
+                str(outside / "secret.txt"), str(outside), ".git/config", "in_git/config",
+                ".spark/undo", "..", "/")
+    for path in (*readable, ".", ""):
+        args = {"path": path}
+        if name == "search":
+            args["pattern"] = "SECRET"
+        got = run_tool(guarded, name, json.dumps(args), readable=readable)
+        for secret in ("OUTSIDE-SECRET", "GIT-SECRET", "SPARK-SECRET"):
+            assert secret not in got.output, (name, path)

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from openai._models import construct_type_unchecked
+from openai._types import omit
+from openai.lib.streaming.responses._responses import ResponseStreamState
 from openai.types.chat import ChatCompletionChunk
 from openai.types.chat.chat_completion_chunk import (
     Choice,
@@ -21,6 +24,8 @@ from openai.types.completion_usage import CompletionUsage
 from openai.types.responses import (
     Response,
     ResponseCompletedEvent,
+    ResponseContentPartAddedEvent,
+    ResponseContentPartDoneEvent,
     ResponseCreatedEvent,
     ResponseFunctionCallArgumentsDeltaEvent,
     ResponseFunctionCallArgumentsDoneEvent,
@@ -29,7 +34,9 @@ from openai.types.responses import (
     ResponseOutputItemDoneEvent,
     ResponseOutputMessage,
     ResponseOutputText,
+    ResponseStreamEvent,
     ResponseTextDeltaEvent,
+    ResponseTextDoneEvent,
     ResponseUsage,
 )
 from openai.types.responses.response_usage import InputTokensDetails, OutputTokensDetails
@@ -76,14 +83,23 @@ class ResponseScript:
                                         status="in_progress", content=[])
         self._add(ResponseOutputItemAddedEvent(type="response.output_item.added", item=partial,
                                                output_index=index, sequence_number=self._seq))
+        self._add(ResponseContentPartAddedEvent(
+            type="response.content_part.added", item_id=item_id, output_index=index,
+            content_index=0, sequence_number=self._seq,
+            part=ResponseOutputText(type="output_text", text="", annotations=[])))
         for piece in pieces:
             self._add(ResponseTextDeltaEvent(
                 type="response.output_text.delta", item_id=item_id, output_index=index,
                 content_index=0, delta=piece, logprobs=[], sequence_number=self._seq))
-        whole = ResponseOutputMessage(
-            id=item_id, type="message", role="assistant", status="completed",
-            content=[ResponseOutputText(type="output_text", text="".join(pieces),
-                                        annotations=[])])
+        text = ResponseOutputText(type="output_text", text="".join(pieces), annotations=[])
+        self._add(ResponseTextDoneEvent(
+            type="response.output_text.done", item_id=item_id, output_index=index,
+            content_index=0, text=text.text, logprobs=[], sequence_number=self._seq))
+        self._add(ResponseContentPartDoneEvent(
+            type="response.content_part.done", item_id=item_id, output_index=index,
+            content_index=0, part=text, sequence_number=self._seq))
+        whole = ResponseOutputMessage(id=item_id, type="message", role="assistant",
+                                      status="completed", content=[text])
         self._add(ResponseOutputItemDoneEvent(type="response.output_item.done", item=whole,
                                               output_index=index, sequence_number=self._seq))
         self.output.append(whole)
@@ -116,6 +132,18 @@ class ResponseScript:
                                                   sequence_number=self._seq))
         self.output.append(whole)
         return self
+
+    def sdk_calls(self) -> list[tuple[str, str, str]]:
+        """The calls the official SDK's own stream accumulator finds in these events."""
+        state: ResponseStreamState[None] = ResponseStreamState(input_tools=omit,
+                                                               text_format=omit)
+        for event in self.events:
+            state.handle_event(construct_type_unchecked(type_=ResponseStreamEvent,  # type: ignore[arg-type]
+                                                        value=event))
+        response = state._completed_response
+        assert response is not None
+        return [(item.call_id, item.name, item.arguments) for item in response.output
+                if item.type == "function_call"]
 
     def completed(self, *, output: list[Any] | None = None) -> list[Event]:
         response = self._response("completed", self.output if output is None else output)

@@ -1,4 +1,8 @@
-"""Function calls folded from Responses events (OpenAI's shapes, from the SDK's types)."""
+"""Function calls folded from Responses events (OpenAI's shapes, from the SDK's types).
+
+Where a stream is OpenAI's own, the SDK's stream accumulator reads it too and must find
+the same calls.
+"""
 
 from __future__ import annotations
 
@@ -57,6 +61,7 @@ def test_a_preamble_then_two_calls_in_output_order() -> None:
     ]
     assert fold.text == "Let me look."
     assert fold.calls.completed == calls_of(events) and not fold.calls.unfinished
+    assert [(c.call_id, c.name, c.arguments) for c in calls_of(events)] == script.sdk_calls()
 
 
 def test_arguments_split_inside_escapes_are_joined_never_parsed() -> None:

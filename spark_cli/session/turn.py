@@ -105,7 +105,8 @@ class TurnRun:
         self._start = 0  # index into ``parts`` where the current response's text starts
         self._responses = 0
         self._reported = 0  # output tokens the responses' usage reported
-        self._with_usage = 0  # responses that reported usage
+        self._unreported = 0  # responses that reported no usage (then text is counted)
+        self._usage_seen = False  # the current response reported its usage
         self._calls_done_at: float | None = None  # the last call of a response completed
         self._calls_done_cpu = 0.0  # the process's CPU time then
         self.round_trips = self.marks.round_trips
@@ -152,6 +153,7 @@ class TurnRun:
         marks = self.marks
         self._responses += 1
         self.responding = True
+        self._usage_seen = False
         stream = channel.stream(request)
         async with contextlib.aclosing(stream):
             try:
@@ -182,6 +184,8 @@ class TurnRun:
             except ChannelError as exc:
                 self.failure = exc
         self.responding = False
+        if not self._usage_seen:
+            self._unreported += 1
         marks.stream_ended_at = clock()
 
     def _control(self, event: ChannelEvent) -> SessionEvent | None:
@@ -208,7 +212,7 @@ class TurnRun:
             case UsageReported():
                 self.usage = event
                 self._reported += event.output_tokens
-                self._with_usage += 1
+                self._usage_seen = True
                 return event
             case Steered():
                 self.steers.committed(len(self.parts))
@@ -304,7 +308,7 @@ class TurnRun:
 
     def _completed(self, applied: int, refused: int) -> TurnCompleted:
         marks, usage, finished = self.marks, self.usage, self.finished
-        output_tokens = (self._reported if self._with_usage == self._responses
+        output_tokens = (self._reported if not self._unreported
                          else count_tokens("".join(self.parts)))
         first, last, sent = marks.first_delta_at, marks.last_delta_at, marks.request_sent_at
         tool_time = sum(self.round_trips)

@@ -81,9 +81,14 @@ class Keeper:
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(saved.saved_at))
         self.note(f"resumed the conversation of {when} ({len(saved.history)} messages, "
                   f"{saved.provider} · {saved.model}); the model sees it all again", "bold")
-        for item in saved.history[-RESUME_SHOWN:]:
+        shown: list[tuple[str, str]] = []  # the last few prompts and calls, newest first
+        for item in reversed(saved.history):
             match item:
                 case Message(role="user", content=content):
-                    self.note("› " + content.strip().splitlines()[-1][:200], "bold cyan")
+                    shown.append(("› " + content.strip().splitlines()[-1][:200], "bold cyan"))
                 case ToolCall(name=name, arguments=arguments):
-                    self.note("⚙ " + call_label(name, arguments), "dim")
+                    shown.append(("⚙ " + call_label(name, arguments), "dim"))
+            if len(shown) == RESUME_SHOWN:
+                break
+        for text, style in reversed(shown):
+            self.note(text, style)

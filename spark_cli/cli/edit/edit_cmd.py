@@ -145,7 +145,8 @@ def register(app: typer.Typer) -> None:
     @app.command("edit")
     def edit_command(
         paths: list[str] | None = typer.Argument(
-            None, help="Files to edit. None + code on stdin = pipe filter (stdout = result)."),
+            None, help="Files to send. None: the whole repo (the model finds the files); "
+                       "none + code on stdin: the pipe filter (stdout = result)."),
         message: str = typer.Option(..., "-m", "--message", help="The instruction."),
         dry_run: bool = typer.Option(False, "--dry-run", help="Show the edits, write nothing."),
         as_json: bool = typer.Option(False, "--json", help="One JSON event per line."),

@@ -69,6 +69,7 @@ class Session:
         """Files the user named or added in this session: the tools may read them even where
         ``.gitignore`` hides them."""
         self._run_tool = run_tool  # None: ``spark_cli.tools.run_tool``, imported when needed
+        self._own_tools = run_tool is None  # the real tools: warmed during the first TTFT
         self._run: TurnRun | None = None
         self.seen: dict[str, str] = {}
         """path -> the text the model last saw (the conflict check's baseline)."""
@@ -251,7 +252,7 @@ class Session:
 
             tools = ToolLoop(self.root, self._runner(), readable=self.readable,
                              limit=self.settings.max_tool_calls, used=built.input_tokens,
-                             cap=self.settings.input_budget)
+                             cap=self.settings.input_budget, warm=self._own_tools)
         run = self._run = TurnRun(built.request, applier, self._steers, self._feedback,
                                   provider=self.settings.provider, stopped=self._stopped,
                                   tools=tools)

@@ -181,6 +181,8 @@ class TurnRun:
                             self._parser()
                             self.applier.get()
                             self.applier.prime()
+                            if self.tools is not None:
+                                self.tools.prime()
             except ChannelError as exc:
                 self.failure = exc
         self.responding = False

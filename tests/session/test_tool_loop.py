@@ -387,3 +387,20 @@ async def test_an_interrupt_as_the_response_ends_runs_no_call(repo: Path) -> Non
     assert isinstance(final, TurnCompleted) and final.status == "cancelled"
     outputs = [i for i in session.history if isinstance(i, ToolOutput)]
     assert [(o.call_id, o.output) for o in outputs] == [("x1", NOT_RUN)]
+
+
+async def test_prime_warms_the_tools_once_per_repo_and_counts_nothing(tmp_path: Path) -> None:
+    from spark_cli.session.tool_loop import PRIME_ARGUMENTS, ToolLoop
+
+    tools = Tools()
+    first = ToolLoop(tmp_path, tools, readable=(), limit=5, used=0, cap=10_000)
+    first.prime()
+    ToolLoop(tmp_path, tools, readable=(), limit=5, used=0, cap=10_000).prime()
+    ToolLoop(tmp_path / "x", tools, readable=(), limit=5, used=0, cap=10_000,
+             warm=False).prime()
+    async with asyncio.timeout(5):
+        while not tools.calls:
+            await asyncio.sleep(0.005)
+    await asyncio.sleep(0.05)
+    assert tools.calls == [("search", PRIME_ARGUMENTS, ())]
+    assert first.count == 0 and first.items == []

@@ -404,3 +404,19 @@ async def test_prime_warms_the_tools_once_per_repo_and_counts_nothing(tmp_path: 
     await asyncio.sleep(0.05)
     assert tools.calls == [("search", PRIME_ARGUMENTS, ())]
     assert first.count == 0 and first.items == []
+
+
+async def test_a_consumer_that_goes_away_mid_loop_leaves_every_call_answered(
+        repo: Path) -> None:
+    channel = ResponsesChannel([["Hm.\n", *call("a", "search", pattern="x"),
+                                 *call("b", "search", pattern="y")], ["ok\n"]])
+    session = _session(repo, channel, Tools())
+    turn = session.run_turn("x", [])
+    async for event in turn:
+        if isinstance(event, CallRan):
+            break  # the app closed while the first call was about to run
+    await turn.aclose()
+    calls = [i.call_id for i in session.history if isinstance(i, ToolCall)]
+    outputs = [(i.call_id, i.output) for i in session.history if isinstance(i, ToolOutput)]
+    assert calls == ["a", "b"] and outputs == [("a", CANCELLED), ("b", CANCELLED)]
+    assert not session.streaming

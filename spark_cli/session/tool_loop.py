@@ -131,35 +131,29 @@ class ToolLoop:
         self._extend([m for m in said if m.content])
         self._extend(calls)
         first_output = len(self.items)
-        not_run = answered = 0
-        try:
-            for call in calls:
-                if stopped():
-                    self._answer(call, CANCELLED, first_output)
-                elif self.count >= self.limit:
-                    self.budget_spent = True
-                    not_run += 1
-                    self._answer(call, OVER_BUDGET.format(limit=self.limit), first_output)
-                else:
-                    label = call_label(call.name, call.arguments)
-                    yield ToolCallStarted(call.call_id, call.name, call.arguments, label)
-                    began = time.perf_counter()
-                    result = await self._run(call)
-                    ms = (time.perf_counter() - began) * 1000
-                    self.count += 1
-                    if result is None or self.cancel.is_set():  # a cancelled tool's is partial
-                        ok, summary, text = False, "cancelled", CANCELLED
-                    else:
-                        ok, summary, text = result.ok, result.summary, result.output
-                    text = self._answer(call, text, first_output)
-                    answered += 1
-                    yield ToolCallFinished(call.call_id, call.name, call.arguments, label, ok,
-                                           summary, text, ms, call_line(label, summary))
-                    continue
-                answered += 1
-        finally:  # the consumer went away mid-loop (the app closed): still every call answered
-            for call in calls[answered:]:
-                self.items.append(ToolOutput(call.call_id, CANCELLED))
+        not_run = 0
+        for call in calls:
+            if stopped():
+                self._answer(call, CANCELLED, first_output)
+                continue
+            if self.count >= self.limit:
+                self.budget_spent = True
+                not_run += 1
+                self._answer(call, OVER_BUDGET.format(limit=self.limit), first_output)
+                continue
+            label = call_label(call.name, call.arguments)
+            yield ToolCallStarted(call.call_id, call.name, call.arguments, label)
+            began = time.perf_counter()
+            result = await self._run(call)
+            ms = (time.perf_counter() - began) * 1000
+            self.count += 1
+            if result is None or self.cancel.is_set():  # what a cancelled tool said is partial
+                ok, summary, text = False, "cancelled", CANCELLED
+            else:
+                ok, summary, text = result.ok, result.summary, result.output
+            text = self._answer(call, text, first_output)
+            yield ToolCallFinished(call.call_id, call.name, call.arguments, label, ok, summary,
+                                   text, ms, call_line(label, summary))
         if not_run:
             yield ToolLoopStopped(STOPPED.format(limit=self.limit), self.count, not_run)
 
@@ -171,6 +165,16 @@ class ToolLoop:
         self._extend(calls)
         for call in calls:
             self.items.append(ToolOutput(call.call_id, NOT_RUN))
+
+    def sealed(self) -> list[ConversationItem]:
+        """The items with every call answered: when the consumer went away mid-loop (the
+        app closing), the calls still waiting for their output get ``cancelled`` ones (the
+        outputs come in call order, so the missing ones are the last calls)."""
+        items = list(self.items)
+        calls = [i.call_id for i in items if type(i) is ToolCall]
+        answered = sum(1 for i in items if type(i) is ToolOutput)
+        items.extend(ToolOutput(call_id, CANCELLED) for call_id in calls[answered:])
+        return items
 
     def follow_up(self, first: TurnRequest) -> TurnRequest:
         """The next request: the turn's first request extended by what the turn added."""

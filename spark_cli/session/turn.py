@@ -278,9 +278,9 @@ class TurnRun:
             if note and said[-1].content:
                 said[-1] = Message("assistant", said[-1].content + note)
             tools.settle(said)
-            return list(tools.items)
+            return tools.sealed()
         if tools is not None:
-            items.extend(tools.items)
+            items.extend(tools.sealed())
         if said[-1].content or (len(said) > 1):
             said[-1] = Message("assistant", said[-1].content + note)
             items.extend(said)

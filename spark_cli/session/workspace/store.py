@@ -8,9 +8,10 @@ concern, each ``{"version": 1, "kind": ..., ...}``:
 
 - ``draft.json`` ``{"text"}``, ``queue.json`` ``{"items"}``, ``prompts.json`` ``{"items"}``
   (oldest first, the last ``MAX_PROMPTS``), ``conversation.json`` ``{"root", "provider",
-  "model", "saved_at", "messages": [...]}``, each entry a message ``{"role", "content"}``, a
-  tool call ``{"type": "tool_call", "call_id", "name", "arguments"}`` or its output
-  ``{"type": "tool_output", "call_id", "output"}``.
+  "model", "saved_at", "messages": [...], "shown": [[kind, text, detail]]}``, each message
+  entry a message ``{"role", "content"}``, a tool call ``{"type": "tool_call", "call_id",
+  "name", "arguments"}`` or its output ``{"type": "tool_output", "call_id", "output"}``
+  (``shown``: what the TUI showed, for a resumed session to show it again).
 
 Writes are atomic (a temp file in the same folder, then ``os.replace``): a crash leaves the old
 file or the new one, plus at worst a stray temp file that loading ignores. Only
@@ -66,6 +67,19 @@ class SavedState:
     """Sent prompts, oldest first (Up/Down history), at most ``MAX_PROMPTS``."""
     problems: tuple[str, ...] = ()
     """One line per file that could not be read: shown, never fatal."""
+    first_run: bool = True
+    """Nothing was ever sent from this repo (no history, no conversation): the TUI's hint."""
+
+
+@dataclass(frozen=True, slots=True)
+class ShownItem:
+    """One thing a front end showed of a turn, kept so a resumed session shows it again:
+    ``kind`` ("prompt", "answer", "edit", "refused", "tool", "summary", …), its text and a
+    detail (an edit's diff, a prompt's "queued")."""
+
+    kind: str
+    text: str
+    detail: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +91,8 @@ class SavedConversation:
     model: str
     saved_at: float
     """Unix time of the save."""
+    shown: tuple[ShownItem, ...] = ()
+    """What the front end showed of it, in order (empty in files from before it was kept)."""
 
 
 class _Unusable(ValueError):
@@ -138,7 +154,9 @@ class SessionStore:
         self._prompts = list(prompts or ())[-MAX_PROMPTS:]
         found = self.problems[start:]
         self._pending = [line for line in self._pending if line not in found]
-        return SavedState(draft or "", tuple(queue or ()), tuple(self._prompts), tuple(found))
+        first = not self._prompts and not (self._folder / CONVERSATION).exists()
+        return SavedState(draft or "", tuple(queue or ()), tuple(self._prompts), tuple(found),
+                          first_run=first)
 
     def load_conversation(self) -> SavedConversation | None:
         """The saved conversation; None when there is none or it is unusable (the latter also
@@ -186,7 +204,13 @@ class SessionStore:
         if not isinstance(messages, list):
             raise _Unusable("messages must be a list")
         history = [_item(number, entry) for number, entry in enumerate(messages, 1)]
-        return SavedConversation(tuple(history), provider, model, float(saved_at))
+        shown = raw.get("shown", [])
+        if not isinstance(shown, list) or not all(
+                isinstance(i, list) and len(i) == 3 and all(isinstance(p, str) for p in i)
+                for i in shown):
+            raise _Unusable("shown must be a list of [kind, text, detail]")
+        return SavedConversation(tuple(history), provider, model, float(saved_at),
+                                 tuple(ShownItem(*item) for item in shown))
 
     def _sweep_temps(self) -> None:
         """Remove temp files a crash left behind (old ones only: another spark may be writing)."""
@@ -224,9 +248,10 @@ class SessionStore:
         return self._write(PROMPTS, {"items": self._prompts})
 
     def save_conversation(self, history: Sequence[ConversationItem], *, provider: str,
-                          model: str) -> str | None:
+                          model: str, shown: Sequence[ShownItem] = ()) -> str | None:
         payload = {"root": str(self.root), "provider": provider, "model": model,
-                   "saved_at": time.time(), "messages": [_entry(item) for item in history]}
+                   "saved_at": time.time(), "messages": [_entry(item) for item in history],
+                   "shown": [[i.kind, i.text, i.detail] for i in shown]}
         return self._write(CONVERSATION, payload, durable=True)
 
     def clear_conversation(self) -> str | None:

@@ -16,7 +16,8 @@ from typing import Any
 import typer
 
 _ORDER = ("provider", "kind", "model", "base_url", "api_key", "edit_format", "context_window",
-          "max_output_tokens", "idle_timeout", "test_command", "allow_syntax_errors")
+          "max_output_tokens", "idle_timeout", "test_command", "allow_syntax_errors", "tools",
+          "max_tool_calls")
 
 
 def _rows(settings: Any) -> list[tuple[str, str, str]]:

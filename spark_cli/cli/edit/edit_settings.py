@@ -15,7 +15,8 @@ from typing import Any
 
 def edit_flags(provider: str | None, model: str | None, base_url: str | None,
                max_output_tokens: int | None, edit_format: str | None,
-               allow_syntax_errors: bool, *, deep: bool = False) -> dict[str, object]:
+               allow_syntax_errors: bool, *, deep: bool = False,
+               no_tools: bool = False) -> dict[str, object]:
     """The flags given (None: not given) as the ``flags`` layer of ``load_settings``."""
     flags: dict[str, object] = {"provider": provider, "model": model, "base_url": base_url,
                                 "max_output_tokens": max_output_tokens,
@@ -24,6 +25,8 @@ def edit_flags(provider: str | None, model: str | None, base_url: str | None,
         flags["allow_syntax_errors"] = True
     if deep:
         flags["deep"] = True
+    if no_tools:
+        flags["tools"] = False
     return {k: v for k, v in flags.items() if v is not None}
 
 

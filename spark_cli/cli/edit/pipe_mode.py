@@ -55,10 +55,7 @@ def stdin_file_name(lang: str | None, data_text: str) -> str:
 def _read_stdin() -> bytes:
     from spark_cli.cli.edit.edit_run import UsageError
 
-    if sys.stdin.isatty():
-        raise UsageError("no PATH given and stdin is a terminal: name files to edit, or pipe "
-                         "code in (cat f.py | spark edit -m '...' > g.py)")
-    data = sys.stdin.buffer.read()
+    data = sys.stdin.buffer.read()  # not a terminal: `spark edit` works on the repo then
     if not data:
         raise UsageError("stdin is empty: pipe the code to edit (cat f.py | spark edit -m ...)")
     return data
@@ -126,7 +123,8 @@ def _filter(data: bytes, instruction: str, cwd_root: Path, flags: dict[str, obje
     except FileRefused as exc:
         raise UsageError(exc.message) from None
     name = stdin_file_name(lang, text)
-    settings = load(cwd_root, flags)  # the user's project config still applies
+    # the user's project config still applies; a filter declares no tools (stdin is all)
+    settings = load(cwd_root, {**flags, "tools": False})
     renderer = _renderer(as_json)
     result_bytes = data
     with tempfile.TemporaryDirectory(prefix="spark-pipe-") as tmp:

@@ -33,11 +33,13 @@ _TYPES: dict[str, tuple[tuple[type, ...], str]] = {
     "idle_timeout": ((int, float), "a number (seconds)"),
     "test_command": ((str,), "a string"),
     "allow_syntax_errors": ((bool,), "a boolean (true/false)"),
+    "tools": ((bool,), "a boolean (true/false)"),
+    "max_tool_calls": ((int,), "an integer"),
 }
 PROVIDER_KEYS = ("model", "base_url", "kind", "api_key_env", "edit_format")
 PROVIDER_SPECIFIC = ("model", "base_url", "kind", "api_key_env")
 _CHOICES: dict[str, tuple[str, ...]] = {"edit_format": EDIT_FORMATS, "kind": KINDS}
-_POSITIVE = ("context_window", "max_output_tokens", "idle_timeout")
+_POSITIVE = ("context_window", "max_output_tokens", "idle_timeout", "max_tool_calls")
 _ENV_KEYS = {"provider": "SPARK_PROVIDER", "model": "SPARK_MODEL", "base_url": "SPARK_BASE_URL"}
 
 

@@ -8,11 +8,13 @@ Files (TOML, read with ``tomllib``):
 
 Top-level keys: ``provider``, ``model``, ``base_url``, ``kind``, ``api_key_env``,
 ``edit_format``, ``context_window``, ``max_output_tokens``, ``idle_timeout``,
-``test_command``, ``allow_syntax_errors``; plus ``[providers.<name>]`` tables
-(``model``, ``base_url``, ``kind``, ``api_key_env``, ``edit_format``) that apply
-only when that provider is the one in use. A top-level ``model`` / ``base_url``
-/ ``kind`` / ``api_key_env`` in a file that also names a *different* provider
-than the one finally chosen is ignored (it was meant for that provider).
+``test_command``, ``allow_syntax_errors``, ``tools`` (the model may read the repo with
+tools; ``false`` for models that cannot call them), ``max_tool_calls`` (per turn); plus
+``[providers.<name>]`` tables (``model``, ``base_url``, ``kind``, ``api_key_env``,
+``edit_format``) that apply only when that provider is the one in use. A
+top-level ``model`` / ``base_url`` / ``kind`` / ``api_key_env`` in a file that
+also names a *different* provider than the one finally chosen is ignored (it was
+meant for that provider).
 
 Environment: ``SPARK_PROVIDER``, ``SPARK_MODEL``, ``SPARK_BASE_URL``; keys come
 only from the environment (the preset's variable, ``api_key_env``, or
@@ -57,12 +59,14 @@ from spark_cli.session.config.presets import (
 )
 
 __all__ = ["DEFAULT_CONTEXT_WINDOW", "DEFAULT_IDLE_TIMEOUT", "DEFAULT_MAX_OUTPUT_TOKENS",
+           "DEFAULT_MAX_TOOL_CALLS",
            "ProviderSettings", "Settings", "SettingsError", "load_settings", "mask_key",
            "project_config_path", "user_config_path"]
 
 DEFAULT_CONTEXT_WINDOW = 128_000
 DEFAULT_MAX_OUTPUT_TOKENS = 8_192
 DEFAULT_IDLE_TIMEOUT = 10.0
+DEFAULT_MAX_TOOL_CALLS = 40
 
 
 _Choice = TypeVar("_Choice", bound=str)
@@ -122,6 +126,10 @@ class Settings:
     """The config files that were read."""
     problems: tuple[str, ...] = ()
     """What stops a turn from running (a missing key or base URL); empty when ready."""
+    tools: bool = True
+    """Requests declare the read-only tools (``read_file``, ``search``, ``list_files``)."""
+    max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS
+    """Tool calls spark runs for the model in one turn before it stops the loop."""
 
     @property
     def input_budget(self) -> int:
@@ -136,7 +144,8 @@ class Settings:
             "api_key": p.masked_key, "key_env": p.key_env, "edit_format": self.edit_format,
             "context_window": self.context_window, "max_output_tokens": self.max_output_tokens,
             "idle_timeout": self.idle_timeout, "test_command": self.test_command,
-            "allow_syntax_errors": self.allow_syntax_errors,
+            "allow_syntax_errors": self.allow_syntax_errors, "tools": self.tools,
+            "max_tool_calls": self.max_tool_calls,
         }
 
 
@@ -176,6 +185,8 @@ def load_settings(root: Path, flags: Mapping[str, object] | None = None,
         sources=sources,
         files=tuple(files),
         problems=tuple(problems),
+        tools=bool(resolved["tools"]),
+        max_tool_calls=_number(resolved["max_tool_calls"], int),
     )
 
 
@@ -196,7 +207,7 @@ def _resolve(chosen: Preset, layers: list[Layer], sources: dict[str, str]) -> di
         "api_key_env": chosen.key_env, "edit_format": chosen.edit_format,
         "context_window": DEFAULT_CONTEXT_WINDOW, "max_output_tokens": DEFAULT_MAX_OUTPUT_TOKENS,
         "idle_timeout": DEFAULT_IDLE_TIMEOUT, "test_command": None,
-        "allow_syntax_errors": False,
+        "allow_syntax_errors": False, "tools": True, "max_tool_calls": DEFAULT_MAX_TOOL_CALLS,
     }
     sources.update({key: f"preset {name}" if key in PROVIDER_KEYS else "default"
                     for key in resolved})

@@ -85,17 +85,19 @@ class Assembled:
 def assemble(root: Path, budget: Budget, explicit: Sequence[TargetFile], instruction: str, *,
              instructions: str, agents: str | None, history_tokens: int,
              known: Mapping[str, str], map_tokens: int | None = None,
-             index: RepoIndex | None = None) -> Assembled:
-    """The turn's context (see the module docstring); ``RequestError`` when it cannot fit."""
+             index: RepoIndex | None = None, tools_tokens: int = 0) -> Assembled:
+    """The turn's context (see the module docstring); ``RequestError`` when it cannot fit.
+    ``tools_tokens``: what the request's tool definitions cost."""
     picks = [pick(t, "added", known) for t in explicit]
     in_chat = {t.path for t in explicit}
     system_tokens = count_tokens(instructions)
-    fixed = system_tokens + history_tokens
+    fixed = system_tokens + history_tokens + tools_tokens
     _, base = compose(picks, instruction, "")
     base_total = fixed + count_tokens(base)
     agents_tokens = count_tokens(agents or "")
     parts = {"instructions": system_tokens - agents_tokens, "AGENTS.md": agents_tokens,
-             "history": history_tokens, "files": sum(p.tokens for p in picks),
+             "tools": tools_tokens, "history": history_tokens,
+             "files": sum(p.tokens for p in picks),
              "references": 0, "map": 0, "prompt": count_tokens(instruction)}
     if base_total > budget.cap:
         raise _over_budget(parts, picks, base_total, budget)
@@ -174,6 +176,7 @@ def scan_repo(root: Path) -> RepoFiles:
 def _over_budget(parts: Mapping[str, int], picks: Sequence[Pick], total: int,
                  budget: Budget) -> RequestError:
     named = [("the system prompt", parts["instructions"]), (AGENTS_FILE, parts["AGENTS.md"]),
+             ("the tool definitions", parts["tools"]),
              *((p.target.path, p.tokens) for p in picks),
              ("the instruction", parts["prompt"]), ("the earlier conversation", parts["history"])]
     biggest = sorted(named, key=lambda item: item[1], reverse=True)[:3]

@@ -46,7 +46,7 @@ _ENV = {"provider": "SPARK_DEEP_PROVIDER", "model": "SPARK_DEEP_MODEL",
 _FLAGS = {"deep_provider": "provider", "deep_model": "model", "deep_base_url": "base_url",
           "deep_edit_format": "edit_format"}
 _SHARED_FLAGS = ("max_output_tokens", "allow_syntax_errors", "idle_timeout", "context_window",
-                 "test_command")
+                 "test_command", "tools", "max_tool_calls")
 """Flags that are not the fast provider's and so apply to the deep track as well."""
 
 

@@ -20,6 +20,7 @@ from typer.testing import CliRunner
 
 from spark_cli.cli import wiring
 from spark_cli.cli.edit import edit_cmd, edit_run
+from spark_cli.cli.edit.turn_result import EXIT_NO_EDIT
 from spark_cli.cli.main import app
 from spark_cli.protocol.channel import (
     Capabilities,
@@ -102,7 +103,6 @@ def repo(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> dict[str, Any]:
         yield state["channel"]
 
     monkeypatch.setattr(wiring, "open_provider_channel", fake_channel)
-    monkeypatch.setattr(wiring, "fork_bundled_engine", lambda provider: None)
     monkeypatch.setattr(wiring, "send_ahead", lambda *a, **k: None)
     monkeypatch.setattr(edit_run, "session_class",
                         lambda: functools.partial(Session, run_tool=run_tool))
@@ -153,7 +153,7 @@ def test_json_has_a_started_and_a_finished_event_per_call(repo: dict[str, Any]) 
 def test_no_tools_declares_none(repo: dict[str, Any]) -> None:
     repo["scripts"] = [["Nothing to do.\n"]]
     result = _run(["src/pricing.py", "-m", "explain", "--no-tools"])
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == EXIT_NO_EDIT, result.output  # prose only: no edit is news
     assert repo["channel"].requests[0].tools == ()
 
 
@@ -162,6 +162,6 @@ def test_the_pipe_filter_declares_no_tools(repo: dict[str, Any],
     monkeypatch.setattr(edit_cmd, "stdin_is_terminal", lambda: False)
     repo["scripts"] = [["Nothing to do.\n"]]
     result = _run(["-m", "explain"], PY.encode())
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == EXIT_NO_EDIT, result.output
     assert result.stdout == PY
     assert repo["channel"].requests[0].tools == ()

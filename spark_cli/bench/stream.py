@@ -102,27 +102,28 @@ def measure(reps: int, tokens: int, rates: list[float], workdir: Path,
                     "messages": statistics.median(r.messages for r in long[(wire, mode)]),
                 }
             for mode in runs:
-                for ref in ("floor", "socket"):
-                    if ref in nets:
+                refs = {"x_floor": "floor", "x_socket": "socket", "x_base": mode + BASE}
+                for key, ref in refs.items():
+                    if ref in nets and ref != mode:
                         pairs = [a / b for a, b in zip(nets[mode], nets[ref], strict=True)
                                  if b > 0]
-                        row[mode][f"x_{ref}"] = (statistics.median(pairs) if pairs
-                                                 else float("nan"))
+                        row[mode][key] = statistics.median(pairs) if pairs else float("nan")
     return figures
 
 
 def table(figures: Figures) -> str:
     """One row per wire, rate and mode: CPU per 5k net, the paired ratios, raw CPU."""
     rows = ["| wire @ tok/s | client | CPU / 5k tokens (net) | × floor | × bare socket "
-            "| CPU raw (1-token run) |", "|---|---|---|---|---|---|"]
+            "| × baseline tree | CPU raw (1-token run) |", "|---|---|---|---|---|---|---|"]
     for key, modes in figures.items():
         wire, _, tps = key.partition(" @ ")
         for mode, f in modes.items():
             name, base = mode.removesuffix(BASE), mode.endswith(BASE)
             label = MODE_LABELS[name] + (" (baseline tree)" if base else "")
-            ratios = [f"{f[k]:.2f}×" if k in f else "—" for k in ("x_floor", "x_socket")]
+            ratios = [f"{f[k]:.2f}×" if k in f else "—"
+                      for k in ("x_floor", "x_socket", "x_base")]
             rows.append(f"| {LABELS[wire]} @ {tps} | {label} | {f['cpu_net_per_5k_s']:.3f} s | "
-                        f"{ratios[0]} | {ratios[1]} | "
+                        f"{' | '.join(ratios)} | "
                         f"{f['cpu_raw_s']:.3f} s ({f['cpu_short_s']:.3f} s) |")
     return "\n".join(rows)
 

@@ -248,35 +248,50 @@ class HttpStreamChannel:
     ) -> AsyncIterator[ChannelEvent]:
         feed_line = SSEDecoder(comments=True).feed_line
         feed = fold.feed
-        next_line = response.aiter_lines().__anext__
+        next_batch = response.aiter_line_batches().__anext__
         while True:
             watch.since = monotonic()
             try:
-                line = await next_line()
+                lines = await next_batch()
             except StopAsyncIteration:
                 break
             watch.since = None
-            sse = feed_line(line)
-            if sse is None or fold.finished is not None:
-                continue
-            if sse.event == COMMENT:  # keep-alive, or the engine's queue position
-                out: ChannelEvent | None = queued_notice(sse.data)
-            else:
-                out = feed(sse)
-                if self._queued and type(out) is not Queued:
-                    self._queued = False  # anything else: the wait is over
-                    watch.set_limit(self._idle)
-            if out is None or self._stopping or type(out) is TurnFinished:
-                continue  # the terminal event is yielded at EOF, after the body was drained
-            if type(out) is Queued:
-                self._queued = True
-                watch.set_limit(self._queue_timeout)
-            yield out
-            if type(out) is not TextDelta and fold.more:
-                more, fold.more = fold.more, ()
-                for extra in more:
-                    if type(extra) is not TurnFinished:
-                        yield extra
+            text: list[str] = []  # the chunk's deltas, merged: one hop up for all of them
+            for line in lines:
+                sse = feed_line(line)
+                if sse is None or fold.finished is not None:
+                    continue
+                if sse.event == COMMENT:  # keep-alive, or the engine's queue position
+                    out: ChannelEvent | None = queued_notice(sse.data)
+                else:
+                    out = feed(sse)
+                    if self._queued and type(out) is not Queued:
+                        self._queued = False  # anything else: the wait is over
+                        watch.set_limit(self._idle)
+                if out is None or self._stopping or type(out) is TurnFinished:
+                    continue  # the terminal event is yielded at EOF, after the body drained
+                if type(out) is TextDelta:
+                    text.append(out.text)
+                    if not fold.more:
+                        continue
+                else:
+                    if text:  # text first, then the event after it: the order kept exactly
+                        yield merged(text)
+                        text = []
+                    if type(out) is Queued:
+                        self._queued = True
+                        watch.set_limit(self._queue_timeout)
+                    yield out
+                if fold.more:  # a chunk that was several events (text and calls, ...)
+                    if text:
+                        yield merged(text)
+                        text = []
+                    more, fold.more = fold.more, ()
+                    for extra in more:
+                        if type(extra) is not TurnFinished:
+                            yield extra
+            if text and not self._stopping:
+                yield merged(text)
         if self._stopping:
             yield TurnFinished(
                 "cancelled", None, fold.finished.response_id if fold.finished else None
@@ -317,3 +332,8 @@ class HttpStreamChannel:
             f"({detail})",
             retryable=True,
         )
+
+
+def merged(parts: list[str]) -> TextDelta:
+    """One delta for the deltas that arrived together."""
+    return TextDelta(parts[0] if len(parts) == 1 else "".join(parts))

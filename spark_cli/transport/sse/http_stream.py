@@ -55,6 +55,7 @@ from spark_cli.transport.retry import RetryPolicy, with_retries
 from spark_cli.transport.sse import http_wire as wire
 from spark_cli.transport.sse.http_bodies import encode, stream_headers
 from spark_cli.transport.sse.http_route import open_client
+from spark_cli.transport.text_merge import merged
 
 if TYPE_CHECKING:
     import httpx
@@ -333,7 +334,3 @@ class HttpStreamChannel:
             retryable=True,
         )
 
-
-def merged(parts: list[str]) -> TextDelta:
-    """One delta for the deltas that arrived together."""
-    return TextDelta(parts[0] if len(parts) == 1 else "".join(parts))

@@ -11,8 +11,14 @@ WebSocket, Chat Completions SSE):
   (the ratios' reference), and ``spark_cli.bench.stream_floor``, the same with
   bare blocking sockets and no asyncio (a lower bound no event loop reaches);
 - `spark edit FILE -m ...` with its stdout a pipe (text), a pseudo-terminal (as
-  a user's terminal), and with ``--json``; with ``--baseline TREE`` each of
-  these also from another source tree, in the same repetitions (before/after).
+  a user's terminal), and with ``--json``;
+- the TUI (``spark_cli.bench.stream_tui``: the real app, headless, frames
+  stamped), whose CPU is the turn's own (measured inside it, after a warm-up
+  turn), with request sent → first text on screen and keystroke → frame p95
+  while such an answer streams;
+
+with ``--baseline TREE`` each spark client also from another source tree, in
+the same repetitions (before/after, paired).
 
 CPU per 5,000 tokens is each child's user+system CPU (``os.wait4``) net of a
 1-token answer's on the same wire and mode (start-up, imports, connect), scaled
@@ -35,12 +41,12 @@ from spark_cli.bench.stream_runs import Run, Target, run_one
 SECTION = "## Stream"
 WIRES = ("responses_ws", "chat_sse")
 LABELS = {"responses_ws": "Responses, WebSocket", "chat_sse": "Chat Completions, SSE"}
-MODES = ("socket", "floor", "pipe", "tty", "json")
-SPARK_MODES = ("pipe", "tty", "json")
+MODES = ("socket", "floor", "pipe", "tty", "json", "tui")
+SPARK_MODES = ("pipe", "tty", "json", "tui")
 MODE_LABELS = {"socket": "bare socket, no asyncio (read + decode)",
                "floor": "floor: asyncio + websockets / h11 (read + decode)",
                "pipe": "`spark edit` to a pipe", "tty": "`spark edit` to a terminal (pty)",
-               "json": "`spark edit --json`"}
+               "json": "`spark edit --json`", "tui": "TUI, headless (the turn's CPU)"}
 BASE = "@base"
 """Suffix of a mode run from the ``--baseline`` source tree."""
 
@@ -67,7 +73,7 @@ def measure(reps: int, tokens: int, rates: list[float], workdir: Path,
     for tps in rates:
         token = secrets.token_urlsafe(12)
         engine = start_engine(token, "--brain", "lorem", "--tps", f"{tps:g}", "--ttft-ms",
-                              "0", "--per-token", "--max-output-tokens", str(tokens),
+                              "0", "--per-token",
                               env=child_env())
         target = Target(engine.url, engine.ws_url, engine.token)
         long: dict[tuple[str, str], list[Run]] = {}
@@ -101,6 +107,10 @@ def measure(reps: int, tokens: int, rates: list[float], workdir: Path,
                     "cpu_short_s": base_cpu,
                     "messages": statistics.median(r.messages for r in long[(wire, mode)]),
                 }
+                if mode.removesuffix(BASE) == "tui":
+                    row[mode]["first_s"] = statistics.median(r.first_s for r in long[(wire, mode)])
+                    row[mode]["key_p95_s"] = statistics.median(
+                        r.key_p95_s for r in long[(wire, mode)])
             for mode in runs:
                 refs = {"x_floor": "floor", "x_socket": "socket", "x_base": mode + BASE}
                 for key, ref in refs.items():
@@ -125,6 +135,13 @@ def table(figures: Figures) -> str:
             rows.append(f"| {LABELS[wire]} @ {tps} | {label} | {f['cpu_net_per_5k_s']:.3f} s | "
                         f"{' | '.join(ratios)} | "
                         f"{f['cpu_raw_s']:.3f} s ({f['cpu_short_s']:.3f} s) |")
+    latency = [f"| {LABELS[key.partition(' @ ')[0]]} @ {key.partition(' @ ')[2]} | "
+               f"{MODE_LABELS['tui']}{' (baseline tree)' if mode.endswith(BASE) else ''} | "
+               f"{f['first_s'] * 1000:.1f} ms | {f['key_p95_s'] * 1000:.1f} ms |"
+               for key, modes in figures.items() for mode, f in modes.items() if "first_s" in f]
+    if latency:
+        rows += ["", "| wire @ tok/s | client | request sent → first text on screen "
+                 "| keystroke → frame p95 (streaming) |", "|---|---|---|---|", *latency]
     return "\n".join(rows)
 
 

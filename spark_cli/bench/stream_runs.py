@@ -24,6 +24,10 @@ class Run:
     tokens: int
     messages: int
     """Text messages the floor counted (0 for spark's runs)."""
+    first_s: float = 0.0
+    """The TUI's request sent -> first frame showing text (0 for the others)."""
+    key_p95_s: float = 0.0
+    """The TUI's keystroke -> frame p95 while such an answer streams (0 for the others)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +79,7 @@ def _on_pty(argv: list[str], workdir: Path, env: dict[str, str]) -> float:
 
 def run_one(mode: str, wire: str, target: Target, tokens: int, workdir: Path,
             baseline: Path | None = None) -> Run:
-    """One child of ``mode`` (a floor, or ``pipe``/``tty``/``json``) on ``wire`` asking for
+    """One child of ``mode`` (a floor, ``pipe``/``tty``/``json``, ``tui``) on ``wire`` asking for
     ``tokens`` tokens; spark from the source tree ``baseline`` when given."""
     if mode in FLOORS:
         url = target.ws_url if wire == "responses_ws" else target.url + "/v1"
@@ -84,6 +88,8 @@ def run_one(mode: str, wire: str, target: Target, tokens: int, workdir: Path,
         cpu, out = _piped(argv, workdir, child_env())
         words = out.split()
         return Run(cpu, tokens, int(words[0]) if words else 0)
+    if mode == "tui":
+        return _tui(wire, target, tokens, workdir, baseline)
     (workdir / "bench.py").write_text(_SAMPLE)
     config_dir = workdir / f"config-{wire}"
     flags = channel_args(wire, target.url, config_dir)
@@ -98,3 +104,20 @@ def run_one(mode: str, wire: str, target: Target, tokens: int, workdir: Path,
         return Run(_on_pty(argv, workdir, env), tokens, 0)
     cpu, _ = _piped(argv, workdir, env)
     return Run(cpu, tokens, 0)
+
+
+def _tui(wire: str, target: Target, tokens: int, workdir: Path, baseline: Path | None) -> Run:
+    """The headless TUI child (:mod:`spark_cli.bench.stream_tui`): its CPU is the turn's,
+    measured inside it (start-up and the warm-up turn left out)."""
+    argv = [sys.executable, "-m", "spark_cli.bench.stream_tui",
+            "ws" if wire == "responses_ws" else "chat", target.url, target.token, str(tokens)]
+    project = workdir / "tui"
+    project.mkdir(exist_ok=True)
+    env = child_env(**({"PYTHONPATH": str(baseline)} if baseline is not None else {}))
+    env.pop("TERM", None)
+    _, out = _piped(argv, project, env)
+    words = out.split()
+    if len(words) != 3:
+        raise RuntimeError(f"the TUI child printed {out[-200:]!r}")
+    cpu, first, p95 = (float(w) for w in words)
+    return Run(cpu, tokens, 0, first, p95)

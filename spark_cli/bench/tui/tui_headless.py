@@ -63,15 +63,18 @@ def rss_bytes() -> int:
 
 
 async def _run_app(url: str, token: str, workdir: Path,
-                   body: Callable[[Any, FrameLog], Awaitable[Figures]]) -> Figures:
-    """Run SparkApp on ``url`` (an engine's http root) and ``body(app, log)`` inside it."""
+                   body: Callable[[Any, FrameLog], Awaitable[Figures]],
+                   chat: bool = False) -> Figures:
+    """Run SparkApp on ``url`` (an engine's http root) and ``body(app, log)`` inside it
+    (over Chat Completions SSE when ``chat``, else Responses over WebSocket)."""
     from spark_cli.cli.tui_cmd import connect
     from spark_cli.session.config.settings import load_settings
     from spark_cli.session.conversation import Session
     from spark_cli.tui.app import SparkApp, TuiSetup
 
     env = {"SPARK_API_KEY": token, "SPARK_CONFIG_DIR": str(workdir / ".no-user-config")}
-    flags = {"provider": "mock", "model": "spark-lorem", "base_url": url + "/v1"}
+    flags = ({"provider": "openai-compatible", "model": "lorem", "base_url": url + "/v1"} if chat
+             else {"provider": "mock", "model": "spark-lorem", "base_url": url + "/v1"})
     settings = load_settings(workdir, flags, env)
     deep = load_settings(workdir, {**flags, "model": "spark-deep"}, env)  # the same engine
     session = Session(None, workdir, settings)

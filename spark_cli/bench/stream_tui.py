@@ -1,0 +1,58 @@
+"""The TUI child of `spark bench stream`: the real SparkApp (headless, frames rendered
+and stamped as in `spark bench tui`) on one answer of the per-token engine.
+
+``python -m spark_cli.bench.stream_tui ws|chat BASE_URL TOKEN N`` (key in the
+argument, as the engine was started with it) prints one line: the process CPU
+while the N-token turn streamed and painted (``time.process_time``, after a
+warm-up turn: start-up and first-answer imports are not in it), request sent →
+the first frame showing its text, and keystroke → frame p95 while a second
+turn of the same size streams (0 when N is too short to type into).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from spark_cli.bench.tui import tui_headless as headless
+
+
+async def measure(url: str, token: str, tokens: int, chat: bool, workdir: Path) -> list[float]:
+    async def body(app: Any, log: Any) -> dict[str, Any]:
+        await headless._warm_up(app)
+        before = app.painter.stream.taken
+        start = time.process_time()
+        await headless._turn(app, tokens)
+        await headless._finish(app, 30 + tokens / 100)
+        cpu = time.process_time() - start
+        await asyncio.sleep(0.05)
+        sent = app.session.marks.request_sent_at or 0.0
+        shown = log.first_showing(before + 1, after=sent)
+        first = (shown - sent) if shown is not None else float("nan")
+        p95 = 0.0
+        if tokens >= 2000:
+            await headless._turn(app, tokens)
+            await headless._streaming(app)
+            keys, _ = await headless.type_probe(app, log, 20, 0.03,
+                                                still=lambda: app.interaction.busy)
+            await headless._finish(app, 30 + tokens / 100)
+            p95 = headless.percentile(keys, 0.95) if keys else float("nan")
+        return {"out": [cpu, first, p95]}
+
+    figures = await headless._run_app(url, token, workdir, body, chat=chat)
+    out: list[float] = figures["out"]
+    return out
+
+
+def main(argv: list[str]) -> int:
+    wire, url, token, tokens = argv[0], argv[1], argv[2], int(argv[3])
+    figures = asyncio.run(measure(url, token, tokens, wire == "chat", Path.cwd()))
+    print(*(f"{value:.6f}" for value in figures), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

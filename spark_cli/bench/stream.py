@@ -39,6 +39,8 @@ from spark_cli.bench.oneshot import child_env
 from spark_cli.bench.stream_runs import Run, Target, run_one
 
 SECTION = "## Stream"
+BATCHED_SECTION = "## Stream, batched"
+"""Where ``--frame-ms`` runs go, so the per-token section stays."""
 WIRES = ("responses_ws", "chat_sse")
 LABELS = {"responses_ws": "Responses, WebSocket", "chat_sse": "Chat Completions, SSE"}
 MODES = ("socket", "floor", "pipe", "tty", "json", "tui")
@@ -62,10 +64,11 @@ def _modes(modes: tuple[str, ...], baseline: Path | None) -> list[str]:
 
 def measure(reps: int, tokens: int, rates: list[float], workdir: Path,
             modes: tuple[str, ...] = MODES, wires: tuple[str, ...] = WIRES,
-            baseline: Path | None = None) -> Figures:
+            baseline: Path | None = None, frame_ms: float | None = None) -> Figures:
     """Every rate, wire and mode (and each spark mode from ``baseline`` too), interleaved
     within a repetition against one engine process per rate; medians, and each spark
-    mode's ratio to the floor pair by pair (the same repetition)."""
+    mode's ratio to the floor pair by pair (the same repetition). ``frame_ms``: the
+    engine's batched shape instead (tokens due within a frame sent as one message)."""
     import secrets
 
     figures: Figures = {}
@@ -73,7 +76,8 @@ def measure(reps: int, tokens: int, rates: list[float], workdir: Path,
     for tps in rates:
         token = secrets.token_urlsafe(12)
         engine = start_engine(token, "--brain", "lorem", "--tps", f"{tps:g}", "--ttft-ms",
-                              "0", "--per-token",
+                              "0", *(("--per-token",) if frame_ms is None
+                                     else ("--frame-ms", f"{frame_ms:g}")),
                               env=child_env())
         target = Target(engine.url, engine.ws_url, engine.token)
         long: dict[tuple[str, str], list[Run]] = {}
@@ -166,6 +170,9 @@ def register(bench_app: typer.Typer) -> None:
         baseline: Path | None = typer.Option(
             None, "--baseline", help="Also run spark's modes from this source tree (a "
             "checkout of another commit, bytecode compiled): before/after, paired."),
+        frame_ms: float | None = typer.Option(
+            None, "--frame-ms", min=1.0, help="The batched shape instead: the engine sends "
+            "the tokens due within each frame of this many ms as one message."),
         docs: Path | None = typer.Option(None, "--docs",
                                          help="Also write '## Stream' in this file."),
     ) -> None:
@@ -178,13 +185,14 @@ def register(bench_app: typer.Typer) -> None:
         on = _names(wires, WIRES, "--wires")
         with tempfile.TemporaryDirectory(prefix="spark-bench-stream-") as tmp:
             try:
-                figures = measure(reps, tokens, tps, Path(tmp), chosen, on, baseline)
+                figures = measure(reps, tokens, tps, Path(tmp), chosen, on, baseline, frame_ms)
             except RuntimeError as exc:
                 typer.echo(f"spark bench stream: {exc}", err=True)
                 raise typer.Exit(1) from None
         messages = {k: m["floor"]["messages"] for k, m in figures.items() if "floor" in m}
+        shape = "--per-token" if frame_ms is None else f"--frame-ms {frame_ms:g}"
         head = (f"{reps} paired run(s) per wire, rate and client of {tokens} tokens, the "
-                f"engine in its own process with --per-token (text messages per answer the "
+                f"engine in its own process with {shape} (text messages per answer the "
                 f"floor saw: {messages}); Python {platform.python_version()}")
         body = table(figures)
         typer.echo(head)
@@ -193,6 +201,8 @@ def register(bench_app: typer.Typer) -> None:
             from spark_cli.bench.docs_section import write_section
 
             rates = " ".join(f"--tps {t:g}" for t in tps)
-            command = f"spark bench stream --reps {reps} --tokens {tokens} {rates}"
-            write_section(docs, SECTION, f"Command: `{command}`. {head}.\n\n{body}\n")
-            typer.echo(f"wrote {docs} ({SECTION})")
+            batched = f" --frame-ms {frame_ms:g}" if frame_ms is not None else ""
+            command = f"spark bench stream --reps {reps} --tokens {tokens} {rates}{batched}"
+            section = SECTION if frame_ms is None else BATCHED_SECTION
+            write_section(docs, section, f"Command: `{command}`. {head}.\n\n{body}\n")
+            typer.echo(f"wrote {docs} ({section})")

@@ -79,7 +79,7 @@ def measure(reps: int, tokens: int, rates: list[float], workdir: Path,
                               "0", *(("--per-token",) if frame_ms is None
                                      else ("--frame-ms", f"{frame_ms:g}")),
                               env=child_env())
-        target = Target(engine.url, engine.ws_url, engine.token)
+        target = Target(engine.url, engine.ws_url, engine.token, tps)
         long: dict[tuple[str, str], list[Run]] = {}
         short: dict[tuple[str, str], list[Run]] = {}
 

@@ -37,6 +37,7 @@ class Target:
     url: str
     ws_url: str
     token: str
+    tps: float
 
 
 def _piped(argv: list[str], workdir: Path, env: dict[str, str]) -> tuple[float, str]:
@@ -110,7 +111,8 @@ def _tui(wire: str, target: Target, tokens: int, workdir: Path, baseline: Path |
     """The headless TUI child (:mod:`spark_cli.bench.stream_tui`): its CPU is the turn's,
     measured inside it (start-up and the warm-up turn left out)."""
     argv = [sys.executable, "-m", "spark_cli.bench.stream_tui",
-            "ws" if wire == "responses_ws" else "chat", target.url, target.token, str(tokens)]
+            "ws" if wire == "responses_ws" else "chat", target.url, target.token, str(tokens),
+            f"{target.tps:g}"]
     project = workdir / "tui"
     project.mkdir(exist_ok=True)
     env = child_env(**({"PYTHONPATH": str(baseline)} if baseline is not None else {}))

@@ -25,14 +25,13 @@ async def measure(url: str, token: str, tokens: int, tps: float, chat: bool,
                   workdir: Path) -> list[float]:
     async def body(app: Any, log: Any) -> dict[str, Any]:
         await headless._warm_up(app)
-        before = app.painter.stream.taken
         start = time.process_time()
         await headless._turn(app, tokens)
         await headless._finish(app, 30 + tokens / 100)
         cpu = time.process_time() - start
         await asyncio.sleep(0.05)
         sent = app.session.marks.request_sent_at or 0.0
-        shown = log.first_showing(before + 1, after=sent)
+        shown = log.first_showing(1, after=sent)  # the painter counts each turn from 0
         first = (shown - sent) if shown is not None else float("nan")
         p95 = 0.0
         if tokens >= 2000:

@@ -15,7 +15,10 @@ Measured by ``spark bench stream`` (docs/benchmarks.md, ``## Stream``).
 
 from __future__ import annotations
 
-import asyncio
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import asyncio
 
 READ_BYTES = 64 * 1024
 

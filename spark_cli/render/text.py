@@ -176,7 +176,7 @@ class TextRenderer:
     def _end_prose(self) -> None:
         """Before a status line: prose is flushed (and ended with a newline if mid-line)."""
         if not self._at_line_start:
-            self.prose_out.write("\n")
+            self._prose.write("\n")  # after the prose still pending in the writer
             self._at_line_start = True
         self._prose.flush()
 

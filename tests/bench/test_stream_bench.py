@@ -7,7 +7,7 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from spark_cli.bench.stream import MODES, WIRES, measure, table
+from spark_cli.bench.stream import WIRES, measure, table
 from spark_cli.bench.stream_floor import read_chat, read_ws
 
 
@@ -25,13 +25,27 @@ async def test_frames_coalesce_without_it(engine_factory: Any):
 
 
 def test_the_bench_runs_every_wire_and_client(tmp_path: Path):
-    figures = measure(reps=1, tokens=60, tps=20000.0, workdir=tmp_path)
-    assert set(figures) == set(WIRES)
+    figures = measure(reps=1, tokens=60, rates=[20000.0], workdir=tmp_path,
+                      modes=("socket", "floor", "pipe", "tty", "json"))
+    assert set(figures) == {f"{wire} @ 20000" for wire in WIRES}
     for modes in figures.values():
-        assert set(modes) == set(MODES)
-        assert modes["floor"]["messages"] == 60
+        assert set(modes) == {"socket", "floor", "pipe", "tty", "json"}
+        assert modes["floor"]["messages"] == 60 and modes["socket"]["messages"] == 60
         assert all(f["cpu_raw_s"] > 0 for f in modes.values())
-    rendered = table({"one token per message": figures})
-    assert "| one token per message | Responses, WebSocket | floor client (read + decode) | 60 |" \
-        in rendered
-    assert "| Chat Completions, SSE | `spark edit --json` |" in rendered and "×" in rendered
+        assert "x_floor" in modes["pipe"] and "x_socket" in modes["pipe"]
+    rendered = table(figures)
+    assert "| Responses, WebSocket @ 20000 | floor: asyncio" in rendered
+    assert "| Chat Completions, SSE @ 20000 | `spark edit --json` |" in rendered
+    assert "×" in rendered
+
+
+def test_the_tui_and_a_baseline_tree_run_paired(tmp_path: Path):
+    import spark_cli
+
+    tree = Path(spark_cli.__file__).resolve().parent.parent
+    figures = measure(reps=1, tokens=40, rates=[20000.0], workdir=tmp_path,
+                      modes=("floor", "tui"), wires=("chat_sse",), baseline=tree)
+    row = figures["chat_sse @ 20000"]
+    assert set(row) == {"floor", "tui", "tui@base"}
+    assert row["tui"]["first_s"] > 0 and "x_base" in row["tui"]
+    assert "request sent → first text on screen" in table(figures)

@@ -85,3 +85,26 @@ async def test_json_prose_is_coalesced_but_other_events_are_not() -> None:
     renderer.note("now")
     assert out.flushes == 2  # the first delta, then the note (which carried the rest)
     assert out.flushed.count("prose_delta") == 100 and out.flushed.endswith('"now"}\n')
+
+
+class CountingWrites(CountingStream):
+    """An unbuffered stream (PYTHONUNBUFFERED, a TTY and a newline): a write(2) per write."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.writes = 0
+
+    def write(self, text: str) -> int:
+        self.writes += 1
+        return super().write(text)
+
+
+async def test_a_burst_reaches_an_unbuffered_stream_in_one_write_per_flush() -> None:
+    out = CountingWrites()
+    writer = CoalescingWriter(out, interval=0.02)
+    for n in range(500):
+        writer.write(f"t{n}\n")
+    assert out.writes == 1 and out.flushed == "t0\n"
+    writer.flush()
+    assert out.writes == 2 and out.flushes == 2
+    assert out.getvalue() == "".join(f"t{n}\n" for n in range(500))

@@ -73,9 +73,10 @@ def rss_bytes() -> int:
 
 async def run_app(url: str | None, token: str, workdir: Path,
                   body: Callable[[Any, FrameLog], Awaitable[Figures]],
-                  model: str = "spark-lorem") -> Figures:
+                  model: str = "spark-lorem", *, chat: bool = False) -> Figures:
     """Run SparkApp on ``url`` (an engine's http root; None: the bundled engine, started
-    in this process) and ``body(app, log)`` inside it."""
+    in this process) and ``body(app, log)`` inside it (over Chat Completions SSE when
+    ``chat``, else Responses over WebSocket)."""
     from spark_cli.cli.tui_cmd import connect
     from spark_cli.session.config.settings import load_settings
     from spark_cli.session.conversation import Session
@@ -84,6 +85,8 @@ async def run_app(url: str | None, token: str, workdir: Path,
 
     env = {"SPARK_API_KEY": token, "SPARK_CONFIG_DIR": str(workdir / ".no-user-config")}
     flags = {"provider": "mock", "model": model}
+    if chat:
+        flags = {"provider": "openai-compatible", "model": "lorem"}
     if url is not None:
         flags["base_url"] = url + "/v1"
     settings = load_settings(workdir, flags, env)

@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any
 
 import h11
 
+from spark_cli.transport.read_size import fit_reads
 from spark_cli.transport.sse.http_lines import LineSplitter, body_decoder, text_decoder
 from spark_cli.transport.sse.http_origin import Origin, new_connection, request_bytes
 from spark_cli.transport.sse.http_wire import (
@@ -86,6 +87,7 @@ class _Connection:
                  open_set: set[_Connection]) -> None:
         self.reader = reader
         self.writer = writer
+        fit_reads(writer.transport)
         self.h11 = new_connection()
         self.expires = 0.0
         self.open = open_set
@@ -118,7 +120,8 @@ class _Connection:
 
 
 class H11Response:
-    """A streamed response; the body is read once, by :meth:`aread` or :meth:`aiter_lines`."""
+    """A streamed response; the body is read once, by :meth:`aread`, :meth:`aiter_lines` or
+    :meth:`aiter_line_batches`."""
 
     __slots__ = ("_client", "_conn", "_done", "headers", "status_code")
 
@@ -161,14 +164,23 @@ class H11Response:
         return b"".join([chunk async for chunk in self._chunks()])
 
     async def aiter_lines(self) -> AsyncIterator[str]:
+        async for batch in self.aiter_line_batches():
+            for line in batch:
+                yield line
+
+    async def aiter_line_batches(self) -> AsyncIterator[list[str]]:
+        """The lines each chunk completes, in one list: one hop up per read, not per line
+        (SSE sends two lines per event)."""
         decode = text_decoder(self.headers.get("content-type", "")).decode
         lines = LineSplitter()
         split = lines.split
         async for chunk in self._chunks():
-            for line in split(decode(chunk)):
-                yield line
-        for line in lines.flush(decode(b"", True)):
-            yield line
+            batch = split(decode(chunk))
+            if batch:
+                yield batch
+        batch = lines.flush(decode(b"", True))
+        if batch:
+            yield batch
 
     def _release(self) -> None:
         conn, self._conn = self._conn, None

@@ -24,7 +24,7 @@ same failures, :mod:`http_wire`).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable, Iterator, Mapping
 from time import monotonic
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
@@ -56,6 +56,7 @@ from spark_cli.transport.retry import RetryPolicy, with_retries
 from spark_cli.transport.sse import http_wire as wire
 from spark_cli.transport.sse.http_bodies import encode, stream_headers
 from spark_cli.transport.sse.http_route import open_client
+from spark_cli.transport.text_merge import merged
 
 if TYPE_CHECKING:
     import httpx
@@ -249,36 +250,64 @@ class HttpStreamChannel:
         self, response: wire.Response, fold: StreamFold, watch: IdleWatch
     ) -> AsyncIterator[ChannelEvent]:
         feed_line = SSEDecoder(comments=True).feed_line
-        feed = fold.feed
-        next_line = response.aiter_lines().__anext__
+        next_batch = response.aiter_line_batches().__anext__
         while True:
             watch.since = monotonic()
             try:
-                line = await next_line()
+                lines = await next_batch()
             except StopAsyncIteration:
                 break
             watch.since = None
+            for out in self._batch(lines, feed_line, fold, watch):
+                yield out
+        for out in self._ending(fold):
+            yield out
+
+    def _batch(self, lines: list[str], feed_line: Callable[[str], SSEEvent | None],
+               fold: StreamFold, watch: IdleWatch) -> Iterator[ChannelEvent]:
+        """The events of one read's lines, their text deltas merged: one hop up for all."""
+        text: list[str] = []
+        for line in lines:
             sse = feed_line(line)
             if sse is None or fold.finished is not None:
                 continue
-            if sse.event == COMMENT:  # keep-alive, or the engine's queue position
-                out: ChannelEvent | None = queued_notice(sse.data)
-            else:
-                out = feed(sse)
-                if self._queued and type(out) is not Queued:
-                    self._queued = False  # anything else: the wait is over
-                    watch.set_limit(self._idle)
+            out = self._event(sse, fold, watch)
             if out is None or self._stopping or type(out) is TurnFinished:
-                continue  # the terminal event is yielded at EOF, after the body was drained
-            if type(out) is Queued:
-                self._queued = True
-                watch.set_limit(self._queue_timeout)
-            yield out
-            if type(out) is not TextDelta and fold.more:
+                continue  # the terminal event is yielded at EOF, after the body drained
+            if type(out) is TextDelta:
+                text.append(out.text)
+                if not fold.more:
+                    continue
+            else:
+                if text:  # text first, then the event after it: the order kept exactly
+                    yield merged(text)
+                    text = []
+                yield out
+            if fold.more:  # a chunk that was several events (text and calls, ...)
+                if text:
+                    yield merged(text)
+                    text = []
                 more, fold.more = fold.more, ()
-                for extra in more:
-                    if type(extra) is not TurnFinished:
-                        yield extra
+                yield from (extra for extra in more if type(extra) is not TurnFinished)
+        if text and not self._stopping:
+            yield merged(text)
+
+    def _event(self, sse: SSEEvent, fold: StreamFold, watch: IdleWatch) -> ChannelEvent | None:
+        """One SSE event folded; a capacity-queue notice moves the idle limit."""
+        if sse.event == COMMENT:  # keep-alive, or the engine's queue position
+            out: ChannelEvent | None = queued_notice(sse.data)
+        else:
+            out = fold.feed(sse)
+            if self._queued and type(out) is not Queued:
+                self._queued = False  # anything else: the wait is over
+                watch.set_limit(self._idle)
+        if type(out) is Queued:
+            self._queued = True
+            watch.set_limit(self._queue_timeout)
+        return out
+
+    def _ending(self, fold: StreamFold) -> Iterator[ChannelEvent]:
+        """What follows the body's end: a cancel, or the usage and the terminal event."""
         if self._stopping:
             yield TurnFinished(
                 "cancelled", None, fold.finished.response_id if fold.finished else None
@@ -319,3 +348,4 @@ class HttpStreamChannel:
             f"({detail})",
             retryable=True,
         )
+

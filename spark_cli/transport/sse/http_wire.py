@@ -97,6 +97,10 @@ class Response(Protocol):
 
     def aiter_lines(self) -> AsyncIterator[str]: ...
 
+    def aiter_line_batches(self) -> AsyncIterator[list[str]]:
+        """The lines of each chunk as it arrives, together (never an empty list)."""
+        ...
+
     async def aclose(self) -> None: ...
 
 

@@ -71,6 +71,10 @@ class HttpxResponse:
                 raise _mapped(exc) from exc
             yield line
 
+    async def aiter_line_batches(self) -> AsyncIterator[list[str]]:
+        async for line in self.aiter_lines():  # httpx hands out lines one by one
+            yield [line]
+
     async def aclose(self) -> None:
         await self._inner.aclose()
 

@@ -20,7 +20,8 @@
   :func:`~spark_cli.transport.ws.ws_ahead.send_ahead`, which sent the turn's
   request before asyncio was imported (``ahead=``); the turn then only reads.
 
-Hot path: one ``json.loads`` per frame, then :class:`ResponsesFold`.
+Hot path: one ``json.loads`` per frame, then :class:`ResponsesFold`; the text of
+frames already received goes up as one delta (:mod:`spark_cli.transport.text_merge`).
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ from spark_cli.protocol.channel import (
     Message,
     Reconnected,
     RequestSent,
+    TextDelta,
     TurnFinished,
     TurnRequest,
 )
@@ -50,10 +52,12 @@ from spark_cli.transport.errors import ProviderError, masked
 from spark_cli.transport.idle import QUEUE_TIMEOUT, IdleWatch
 from spark_cli.transport.responses_fold import ResponsesFold
 from spark_cli.transport.retry import RetryPolicy, with_retries
+from spark_cli.transport.text_merge import merged
 from spark_cli.transport.ws.ws_ahead import WsAhead
 from spark_cli.transport.ws.ws_chain import chain_after, create_payload, item
 from spark_cli.transport.ws.ws_handshake import handshake_headers
 from spark_cli.transport.ws.ws_links import Chain, Link, Links
+from spark_cli.transport.ws.ws_queued import queued_frames
 from spark_cli.transport.ws.ws_read import Decision, ReadMachine, Step
 
 CANCEL_EXTENSION = "response.cancel"
@@ -271,6 +275,19 @@ class ResponsesWebSocketChannel:
                 continue
             return
 
+    def _decided(self, step: Decision, run: _Running, request: TurnRequest,
+                 watch: IdleWatch) -> tuple[ChannelEvent, ...]:
+        """Carry out a ReadMachine decision; the events it emits (raises its error)."""
+        if step.limit is not None:
+            watch.set_limit(step.limit)
+        if step.drop is not None:
+            self._drop(run.link, step.drop)
+        if step.error is not None:
+            raise step.error from None
+        if step.remember:
+            self._remember(request, run)
+        return tuple(step.emit)
+
     async def _read(self, run: _Running, request: TurnRequest) -> AsyncIterator[ChannelEvent]:
         """Frames of one response until its terminal event. Only bytes move here: every
         decision (stop, cancel, steer successor, queue, errors) is the ReadMachine's."""
@@ -281,8 +298,13 @@ class ResponsesWebSocketChannel:
         feed = machine.fold.feed
         loads = json.loads
         watch = IdleWatch(self._idle)
+        queued = queued_frames(ws)
+        text: list[str] = []  # deltas already received, merged (spark_cli.transport.text_merge)
         try:
             while True:
+                if text and not queued():  # the next recv() would wait: hand the text up
+                    yield merged(text)
+                    text = []
                 watch.since = monotonic()
                 step: Step
                 try:
@@ -305,18 +327,16 @@ class ResponsesWebSocketChannel:
                         step = machine.on_bad_event(error)
                 if step is None:
                     continue
-                if not isinstance(step, Decision):
-                    yield step  # a ChannelEvent as it is: the per-token path
+                if type(step) is TextDelta:  # the per-token path
+                    text.append(step.text)
                     continue
-                if step.limit is not None:
-                    watch.set_limit(step.limit)
-                if step.drop is not None:
-                    self._drop(link, step.drop)
-                if step.error is not None:
-                    raise step.error from None
-                if step.remember:
-                    self._remember(request, run)
-                for event in step.emit:
+                if text:  # the text before this event goes first: the order kept exactly
+                    yield merged(text)
+                    text = []
+                if not isinstance(step, Decision):
+                    yield step  # a ChannelEvent as it is
+                    continue
+                for event in self._decided(step, run, request, watch):
                     yield event
                 if step.done:
                     return

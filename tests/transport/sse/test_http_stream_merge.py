@@ -1,0 +1,77 @@
+"""Deltas that arrive together travel up as one: every event a chunk holds, merged text
+and all, comes out in the order it was sent (the lean client reads a chunk at a time;
+httpx hands out lines one by one, so its deltas stay one per event)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import httpx
+
+from spark_cli.protocol.channel import (
+    ChannelEvent,
+    RequestSent,
+    ResponseStarted,
+    TextDelta,
+)
+from spark_cli.transport.sse.http_chat import ChatCompletionsChannel
+from tests.transport.sse.test_http_chat_channel import REQUEST, chunk, collect, sse
+
+
+def _call(content: str) -> str:
+    piece = {"index": 0, "id": "call_1", "type": "function",
+             "function": {"name": "read_file", "arguments": '{"path": "a.py"}'}}
+    return json.dumps({"id": "chatcmpl-1", "object": "chat.completion.chunk",
+                       "choices": [{"index": 0, "delta": {"content": content,
+                                                          "tool_calls": [piece]},
+                                    "finish_reason": None}]})
+
+
+BODY = sse(chunk("", role="assistant"), chunk("a"), chunk("b"), _call("c"), chunk("d"),
+           chunk("e"), chunk(None, "tool_calls"),
+           json.dumps({"id": "chatcmpl-1", "choices": [],
+                       "usage": {"prompt_tokens": 3, "completion_tokens": 5}}))
+
+
+def _joined(events: list[ChannelEvent]) -> list[object]:
+    """The events with consecutive text joined and timestamps dropped."""
+    out: list[object] = []
+    for event in events:
+        if type(event) is RequestSent:
+            continue
+        if type(event) is ResponseStarted:
+            out.append("started")
+        elif type(event) is TextDelta and out and type(out[-1]) is TextDelta:
+            out[-1] = TextDelta(out[-1].text + event.text)
+        else:
+            out.append(event)
+    return out
+
+
+def _one_chunk_app() -> Any:
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        while (await receive()).get("more_body"):
+            pass
+        await send({"type": "http.response.start", "status": 200,
+                    "headers": [(b"content-type", b"text/event-stream")]})
+        await send({"type": "http.response.body", "body": BODY, "more_body": False})
+
+    return app
+
+
+async def test_a_chunk_of_events_keeps_their_order_with_its_text_merged(
+        http_server: Any) -> None:
+    per_line = ChatCompletionsChannel(
+        "https://api.example.test/v1", "k", transport=httpx.MockTransport(
+            lambda request: httpx.Response(
+                200, headers={"content-type": "text/event-stream"}, content=BODY)))
+    one_by_one = await collect(per_line, REQUEST)
+    async with http_server(_one_chunk_app()) as base:
+        lean = ChatCompletionsChannel(base, None)
+        together = await collect(lean, REQUEST)
+        await lean.aclose()
+    assert _joined(together) == _joined(one_by_one)
+    texts = [e.text for e in together if type(e) is TextDelta]
+    assert texts == ["abc", "de"]  # "c" came with the call: the call follows it
+    assert [e.text for e in one_by_one if type(e) is TextDelta] == list("abcde")

@@ -52,6 +52,7 @@ class WiringError(Exception):
 @contextlib.asynccontextmanager
 async def open_provider_channel(provider: ProviderSettings, *, idle_timeout: float | None = None,
                                 one_shot: bool = True, ahead: Any = None, engine: Any = None,
+                                first_token_timeout: float | None = None,
                                 **channel_options: Any) -> AsyncIterator[Channel]:
     """A channel for ``provider`` (``Settings.provider``), closed (and engine stopped) on exit.
 
@@ -61,7 +62,8 @@ async def open_provider_channel(provider: ProviderSettings, *, idle_timeout: flo
     time). ``channel_options`` go to the channel's constructor (e.g.
     ``max_retries``). ``ahead``: what :func:`send_ahead` sent for this provider.
     ``engine``: the bundled engine started already (:func:`fork_bundled_engine`), used
-    instead of starting one; its owner stops it.
+    instead of starting one; its owner stops it. ``first_token_timeout``: the
+    configured prefill limit for the HTTP channels (None: derived from the prompt).
     """
     kind = provider.kind
     options: dict[str, Any] = dict(channel_options)
@@ -82,6 +84,8 @@ async def open_provider_channel(provider: ProviderSettings, *, idle_timeout: flo
             base_url, api_key = provider.base_url, provider.api_key
         if not base_url:
             raise WiringError(f"provider {provider.name!r} needs a base URL (--base-url)")
+        if first_token_timeout is not None and kind in ("chat_sse", "responses_sse"):
+            options["first_token_timeout"] = first_token_timeout
         if kind == "responses_ws" and one_shot:
             options["warm_spare"] = False
         if ahead is not None:

@@ -33,6 +33,7 @@ from spark_cli.session.lazy_applier import LazyApplier
 from spark_cli.session.marks import TurnMarks
 from spark_cli.session.steers import SteerLog
 from spark_cli.session.turn import TurnRun
+from spark_cli.session.window_learning import learn
 
 INTERRUPTED_NOTE = "\n\n[interrupted by the user]"
 FEEDBACK_HEAD = "These edits from your previous answer were NOT applied:\n"
@@ -176,6 +177,9 @@ class Session:
             self._streaming = False
             run.applier.end()
             self._remember(built, run.parts, run.applier.seen, cancelled=self._stop)
+        learned = learn(self.settings, run.failure, built.pieces)
+        if learned is not None:  # an overflow answer told the window: the next request fits
+            self.settings = learned
         yield run.result()
 
     def _start(self, built: BuiltRequest, instruction: str) -> TurnRun:

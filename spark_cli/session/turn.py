@@ -127,7 +127,8 @@ class TurnRun:
             case TurnFinished():
                 self.finished = event
             case RequestSent(at=at):
-                self.marks.request_sent_at = at
+                if self.marks.request_sent_at is None:  # TTFT counts from the first attempt
+                    self.marks.request_sent_at = at
                 return event
             case UsageReported():
                 self.usage = event

@@ -28,6 +28,8 @@ from spark_cli.protocol.channel import ChannelError, ErrorKind
 from spark_cli.protocol.ratelimits import RetryDelay, delay_from_headers, delay_from_message
 from spark_cli.protocol.secrets import NO_SECRETS, Secrets
 from spark_cli.protocol.urls import mask_url, mask_urls_in
+from spark_cli.transport.overflow import overflow_error
+from spark_cli.transport.overflow import recognise as recognise_overflow
 
 
 class ProviderError(ChannelError):
@@ -208,6 +210,9 @@ def provider_error(
     error = error or {}
     code = _text(error.get("code")) or _text(error.get("type")) or None
     raw_message = _text(error.get("message")) or fallback or _default_message(status)
+    overflow = recognise_overflow(status, code, raw_message, error)
+    if overflow is not None:  # each server's words for it: named with both sizes
+        return overflow_error(ProviderError, status, code, overflow, secrets.mask(raw_message))
     kind, retryable = kind_for(status, code)
     delay: RetryDelay | None = None
     if retryable:

@@ -46,6 +46,7 @@ from spark_cli.session.events import (
 if TYPE_CHECKING:
     import asyncio
 
+    from spark_cli.cli.edit.prefill_timer import PrefillTimer
     from spark_cli.render.renderer import Renderer
     from spark_cli.session.api import SessionApi, SessionFactory
     from spark_cli.session.config.settings import Settings
@@ -176,6 +177,10 @@ def _prepared_turn(settings: Settings, root: Path, files: Sequence[str], instruc
                    dry_run: bool) -> TurnResult:
     session = session_class()(None, root, settings, dry_run=dry_run)
     failed = session.prepare(instruction, list(files))
+    if failed is None and settings.provider.kind != "mock":  # the server's own count
+        from spark_cli.cli.window_setup import fit_exactly
+
+        failed = fit_exactly(session, instruction, list(files))
     if failed is not None:  # nothing was sent (a forked engine is let go unused)
         result.failure = failed
         renderer.event(failed)
@@ -237,10 +242,13 @@ async def _run_turn(session: SessionApi, settings: Settings, files: Sequence[str
 
     try:
         async with open_provider_channel(
-            settings.provider, idle_timeout=settings.idle_timeout, ahead=ahead, engine=engine
+            settings.provider, idle_timeout=settings.idle_timeout, ahead=ahead, engine=engine,
+            first_token_timeout=settings.first_token_timeout,
         ) as channel:
             session.channel = channel
             await _stream(session, instruction, files, renderer, result, engine)
+            if _overflow_retry(session, settings, instruction, files, renderer, result):
+                await _stream(session, instruction, files, renderer, result, engine)
     except WiringError as exc:
         raise UsageError(str(exc)) from None
     except ChannelError as exc:  # a channel that raised while opening or closing
@@ -264,24 +272,84 @@ async def _run_turn(session: SessionApi, settings: Settings, files: Sequence[str
 
 async def _stream(session: SessionApi, instruction: str, files: Sequence[str],
                   renderer: Renderer, result: TurnResult, engine: Any = None) -> None:
+    timer = _prefill_timer(renderer, session)
     prose = renderer.prose
-    async for event in session.run_turn(instruction, list(files)):
-        if type(event) is ProseDelta:  # the hot path first: one identity check per delta
-            prose(event.text)
-            continue
-        match event:
-            case RequestSent(at=at):
-                renderer.request_sent(at)
+
+    def first_prose(text: str) -> None:  # the first token: the timer stops, then plain prose
+        nonlocal prose
+        if timer is not None:
+            timer.stop()
+        prose = renderer.prose
+        prose(text)
+
+    if timer is not None:
+        prose = first_prose
+    try:
+        async for event in session.run_turn(instruction, list(files)):
+            if type(event) is ProseDelta:  # the hot path first: one identity check per delta
+                prose(event.text)
                 continue
-            case EditLanded(outcome=outcome) | EditRefused(outcome=outcome):
-                result.outcomes.append(outcome)
-            case BlockRejected():
-                result.rejected += 1
-            case TurnCompleted():
-                result.completed = event
-            case TurnFailed():
-                event = result.failure = _explained(event, engine)
-        renderer.event(event)
+            if type(event) is RequestSent and timer is not None:
+                timer.tokens = session.context_tokens
+                timer.start(event.at)
+            _event(event, renderer, result, engine)
+    finally:
+        if timer is not None:
+            timer.stop()
+
+
+def _prefill_timer(renderer: Renderer, session: SessionApi) -> PrefillTimer | None:
+    """The live prefill line on stderr, for the text renderer (not for ``--json``)."""
+    from spark_cli.render.jsonl import JsonLinesRenderer
+
+    if isinstance(renderer, JsonLinesRenderer):
+        return None
+    import sys
+
+    from spark_cli.cli.edit.prefill_timer import PrefillTimer
+
+    return PrefillTimer(sys.stderr, session.context_tokens, tty=sys.stderr.isatty())
+
+
+def _event(event: Any, renderer: Renderer, result: TurnResult, engine: Any) -> None:
+    """One session event but prose: noted in ``result`` and rendered."""
+    match event:
+        case RequestSent(at=at):
+            renderer.request_sent(at)
+            return
+        case EditLanded(outcome=outcome) | EditRefused(outcome=outcome):
+            result.outcomes.append(outcome)
+        case BlockRejected():
+            result.rejected += 1
+        case TurnCompleted():
+            result.completed = event
+        case TurnFailed():
+            event = result.failure = _explained(event, engine)
+    renderer.event(event)
+
+
+def _overflow_retry(session: SessionApi, settings: Settings, instruction: str,
+                    files: Sequence[str], renderer: Renderer, result: TurnResult) -> bool:
+    """After an overflow answer that taught the window (nothing was output): remember it,
+    and prepare the request once more within it (the map and extra files trimmed first,
+    never the files or the instruction given); True when it is ready to send."""
+    failure = result.failure
+    if failure is None or failure.kind != "context_length" or result.outcomes \
+            or result.rejected or session.settings == settings:
+        return False
+    from spark_cli.cli.window_setup import remember
+
+    learned = session.settings
+    remember(learned, learned.context_window, learned.token_scale)
+    again = session.prepare(instruction, list(files))
+    if again is not None:  # what was given does not fit: say so with the figures
+        result.failure = again
+        return False
+    renderer.note(f"... {failure.message.split(' (', 1)[0]}: sending once more within "
+                  f"{learned.context_window:,} tokens (the repo map and extra files trimmed "
+                  "first)")
+    result.failure = None
+    return True
 
 
 def _explained(failure: TurnFailed, engine: Any) -> TurnFailed:

@@ -54,8 +54,11 @@ class BuiltRequest:
     sent: tuple[str, ...]
     """The paths whose content went into this request (unchanged files are not re-sent)."""
     input_tokens: int
+    """The request's size in the server's tokens (spark's count x ``token_scale``)."""
     context: ContextReport
     """What the request holds, part by part, and what was trimmed (for a HUD)."""
+    pieces: int = 0
+    """The same in spark's own tokens (``protocol.tokens``), before scaling."""
 
 
 def build_request(settings: Settings, root: Path, files: Sequence[str], instruction: str, *,
@@ -80,7 +83,8 @@ def build_request(settings: Settings, root: Path, files: Sequence[str], instruct
     history_tokens = sum(count_tokens(m.content) for m in history)
     if map_tokens is None and _map_in(history):
         map_tokens = 0  # the conversation has a map: keep its prefix (chaining) stable
-    built = assemble(Path(root), Budget(settings.context_window, settings.max_output_tokens),
+    budget = Budget(settings.context_window, settings.max_output_tokens, settings.token_scale)
+    built = assemble(Path(root), budget,
                      targets, instruction, instructions=instructions, agents=agents,
                      history_tokens=history_tokens, known=already_sent or {},
                      map_tokens=map_tokens)
@@ -94,7 +98,7 @@ def build_request(settings: Settings, root: Path, files: Sequence[str], instruct
     # the conversation keeps what was sent, byte for byte, so the next turn's messages
     # extend this one's and a persistent channel sends only what is new
     return BuiltRequest(request, user_message, built.targets, built.sent,
-                        built.total, built.report)
+                        budget.tokens(built.total), built.report, built.total)
 
 
 def warm_request(settings: Settings, root: Path) -> TurnRequest:

@@ -11,7 +11,8 @@ Which files, by priority:
    cart_total`` brings every file that spells ``total_price``), definers
    first, at most ``extras.MAX_REFERENCING``;
 4. the repo map, ranked toward all of the above and the prompt's
-   identifiers, in ``MAP_TOKENS`` (twice that when no file is sent).
+   identifiers, in ``MAP_TOKENS`` (twice that when no file is sent), at most a
+   quarter of the window's room (:func:`map_budget`).
 
 The cap is ``window - max_output_tokens``. Items 1 and the instructions,
 AGENTS.md, history and prompt must fit or the request is refused (as
@@ -27,6 +28,7 @@ nothing is scanned or parsed: no map, no extra files.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -45,6 +47,10 @@ if TYPE_CHECKING:
 __all__ = ["MAP_HEADER", "MAP_TOKENS", "Assembled", "Budget", "assemble"]
 
 MAP_TOKENS = 4_096
+MAP_SHARE = 4
+"""The map takes at most 1/MAP_SHARE of what may be sent (2/MAP_SHARE with no file)."""
+MIN_MAP_TOKENS = 128
+"""A map smaller than this is not worth its header: none is sent."""
 OUTSIDE_GIT_FILES = 2_000
 _BLOCK_SLACK = 4  # tokens a block may add at its joins (separators, merged pieces)
 
@@ -53,10 +59,23 @@ _BLOCK_SLACK = 4  # tokens a block may add at its joins (separators, merged piec
 class Budget:
     window: int
     reserved: int
+    scale: float = 1.0
+    """The server's tokens per spark token (``Settings.token_scale``): the window is in the
+    server's tokens, the text is counted in spark's."""
+
+    @property
+    def limit(self) -> int:
+        """What may be sent, in the server's tokens."""
+        return max(0, self.window - self.reserved)
 
     @property
     def cap(self) -> int:
-        return max(0, self.window - self.reserved)
+        """What may be sent, in spark's tokens (``protocol.tokens``)."""
+        return int(self.limit / self.scale) if self.scale > 0 else self.limit
+
+    def tokens(self, pieces: int) -> int:
+        """``pieces`` spark tokens as the server's (rounded up)."""
+        return math.ceil(pieces * self.scale) if self.scale != 1.0 else pieces
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,8 +127,8 @@ def assemble(root: Path, budget: Budget, explicit: Sequence[TargetFile], instruc
                 trimmed.append(f"{extra.target.path} ({extra.why}) left out: its "
                                f"{extra.tokens:,} tokens do not fit in the {room:,} left of "
                                "the window")
-        wanted = map_tokens if map_tokens is not None else (
-            MAP_TOKENS if any(p.fresh for p in picks) else 2 * MAP_TOKENS)
+        wanted = map_tokens if map_tokens is not None else map_budget(
+            budget, files_sent=any(p.fresh for p in picks))
         outline = extras.NO_MAP
         if wanted > 0:
             outline = extras.repo_map(index, picks, instruction, wanted, room, trimmed)
@@ -133,14 +152,26 @@ def assemble(root: Path, budget: Budget, explicit: Sequence[TargetFile], instruc
     parts["files"] = sum(p.tokens for p in picks if not p.is_reference)
     parts["references"] = sum(p.tokens for p in picks if p.is_reference)
     parts["map"] = count_tokens(map_section(outline_text)) if outline_text else 0
+    if budget.scale != 1.0:
+        parts = {name: budget.tokens(n) for name, n in parts.items()}
     report = ContextReport(
-        window=budget.window, reserved_for_answer=budget.reserved, budget=budget.cap,
-        used=total, parts=parts,
-        files=tuple(ContextFile(p.target.path, p.why, p.tokens, p.fresh) for p in picks),
+        window=budget.window, reserved_for_answer=budget.reserved, budget=budget.limit,
+        used=budget.tokens(total), parts=parts,
+        files=tuple(ContextFile(p.target.path, p.why, budget.tokens(p.tokens), p.fresh)
+                    for p in picks),
         map=MapSummary(parts["map"], *shown), trimmed=tuple(trimmed), notes=tuple(notes))
     return Assembled(tuple(p.target for p in picks),
                      tuple(p.target.path for p in picks if p.fresh),
                      content, remembered, total, report)
+
+
+def map_budget(budget: Budget, *, files_sent: bool) -> int:
+    """The map's share: ``MAP_TOKENS`` (twice that with no file sent), at most a quarter
+    of what may be sent (half with no file), none below ``MIN_MAP_TOKENS``: a 2k window
+    gets a tiny map or none."""
+    wanted = min(MAP_TOKENS, budget.cap // MAP_SHARE) if files_sent else min(
+        2 * MAP_TOKENS, 2 * budget.cap // MAP_SHARE)
+    return wanted if wanted >= MIN_MAP_TOKENS else 0
 
 
 def _only(root: Path, files: set[str]) -> bool:
@@ -168,11 +199,12 @@ def _over_budget(parts: Mapping[str, int], picks: Sequence[Pick], total: int,
              *((p.target.path, p.tokens) for p in picks),
              ("the instruction", parts["prompt"]), ("the earlier conversation", parts["history"])]
     biggest = sorted(named, key=lambda item: item[1], reverse=True)[:3]
-    said = "; ".join(f"{name} is {tokens:,} tokens" for name, tokens in biggest if tokens)
+    said = "; ".join(f"{name} is {budget.tokens(tokens):,} tokens" for name, tokens in biggest
+                     if tokens)
     return RequestError(
         "budget",
         f"the request does not fit: {said}; the window is {budget.window:,} tokens "
         f"with {budget.reserved:,} kept for the answer, so at most "
-        f"{budget.cap:,} may be sent and this request is {total:,}. "
+        f"{budget.limit:,} may be sent and this request is {budget.tokens(total):,}. "
         "Nothing was sent: name fewer or smaller files, or raise context_window.",
     )

@@ -238,6 +238,7 @@ class SparkApp(App[int]):
         elif type(event) is TurnEnded and frames is not None:
             frames.pause()
             self.keeper.turn_ended(self.session)
+            self.hud_state.context_window = self.session.settings.context_window  # learned?
 
     def _show_hud(self) -> None:
         clock = self.painter.clock if self.painter is not None else time.monotonic

@@ -159,6 +159,7 @@ class Painter:
                 self.streaming = False
                 _freeze()
                 state.state, state.queued_at, state.retry_at = "ready", None, None
+                state.prefill_s = None
             case QueueChanged():
                 state.queue, state.paused = len(event.items), event.paused
                 self.on_queue(event)
@@ -181,8 +182,10 @@ class Painter:
         self._paint_prose()
         marks, state = self.marks(), self.state
         was = state.state
+        if marks.first_delta_at is None and marks.request_sent_at is not None:
+            state.prefill_s = time.perf_counter() - marks.request_sent_at  # the live timer
         if marks.first_delta_at is not None:
-            state.state = "streaming"
+            state.state, state.prefill_s = "streaming", None
             if marks.request_sent_at is not None:
                 state.ttft_s = marks.first_delta_at - marks.request_sent_at
             span = time.perf_counter() - marks.first_delta_at

@@ -156,7 +156,8 @@ def script(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
     monkeypatch.setattr(wiring, "fork_bundled_engine", lambda provider: None)  # no engine
     monkeypatch.setattr(edit_run, "session_class", lambda: StandInSession)
     monkeypatch.setattr(edit_cmd, "load", lambda root, flags: SimpleNamespace(
-        provider=SimpleNamespace(kind="mock", name="mock"), idle_timeout=None))
+        provider=SimpleNamespace(kind="mock", name="mock"), idle_timeout=None,
+        first_token_timeout=None))
     (tmp_path / "app.py").write_text(PY)
     monkeypatch.chdir(tmp_path)
     return state

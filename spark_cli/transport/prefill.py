@@ -55,10 +55,14 @@ def prefill_timeout(seconds: float, tokens: int, *, configured: bool) -> Channel
            "first_token_timeout, derived from the prompt's size")
     return ChannelError(
         "timeout",
-        f"no first token from the server {seconds:.0f} s after the request (about "
+        f"no first token from the server {_seconds(seconds)} s after the request (about "
         f"{kilo(tokens)} tokens) left ({how}); not sent again, the server may still be "
         "working on it: raise first_token_timeout in .spark/config.toml, or send less",
     )
+
+
+def _seconds(value: float) -> str:
+    return f"{value:.0f}" if value >= 10 else f"{value:g}"
 
 
 def resend_note(tokens: int) -> str:

@@ -49,8 +49,8 @@ __all__ = ["MAP_HEADER", "MAP_TOKENS", "Assembled", "Budget", "assemble"]
 MAP_TOKENS = 4_096
 MAP_SHARE = 4
 """The map takes at most 1/MAP_SHARE of what may be sent (2/MAP_SHARE with no file)."""
-MIN_MAP_TOKENS = 128
-"""A map smaller than this is not worth its header: none is sent."""
+MIN_MAP_TOKENS = 160
+"""A map budget smaller than this (a 2k window's) is not worth its header: none is sent."""
 OUTSIDE_GIT_FILES = 2_000
 _BLOCK_SLACK = 4  # tokens a block may add at its joins (separators, merged pieces)
 
@@ -130,7 +130,10 @@ def assemble(root: Path, budget: Budget, explicit: Sequence[TargetFile], instruc
         wanted = map_tokens if map_tokens is not None else map_budget(
             budget, files_sent=any(p.fresh for p in picks))
         outline = extras.NO_MAP
-        if wanted > 0:
+        if 0 < wanted < MIN_MAP_TOKENS:
+            trimmed.append(f"repo map left out: the window ({budget.window:,} tokens) is too "
+                           "small for one")
+        elif wanted > 0:
             outline = extras.repo_map(index, picks, instruction, wanted, room, trimmed)
         content, remembered = compose(picks, instruction, outline.text)
         total = fixed + count_tokens(content)
@@ -167,11 +170,11 @@ def assemble(root: Path, budget: Budget, explicit: Sequence[TargetFile], instruc
 
 def map_budget(budget: Budget, *, files_sent: bool) -> int:
     """The map's share: ``MAP_TOKENS`` (twice that with no file sent), at most a quarter
-    of what may be sent (half with no file), none below ``MIN_MAP_TOKENS``: a 2k window
-    gets a tiny map or none."""
-    wanted = min(MAP_TOKENS, budget.cap // MAP_SHARE) if files_sent else min(
-        2 * MAP_TOKENS, 2 * budget.cap // MAP_SHARE)
-    return wanted if wanted >= MIN_MAP_TOKENS else 0
+    of what may be sent (half with no file): a 2k window gets a tiny map or none
+    (below ``MIN_MAP_TOKENS``)."""
+    if files_sent:
+        return min(MAP_TOKENS, budget.cap // MAP_SHARE)
+    return min(2 * MAP_TOKENS, 2 * budget.cap // MAP_SHARE)
 
 
 def _only(root: Path, files: set[str]) -> bool:

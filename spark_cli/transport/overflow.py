@@ -91,6 +91,8 @@ def from_server_log(text: str) -> Overflow | None:
     return recognise(None, None, text) if _SAYS.search(text) else None
 
 
+SAID = "the server said"
+"""What comes between spark's sentence and the server's own words."""
 SAID_CHARS = 200
 """How much of the server's own words is quoted after spark's sentence."""
 
@@ -105,7 +107,7 @@ def overflow_error(kind: type[_Error], status: int | None, code: str | None,
     prefix = f"{status} " if status else ""
     message = overflow_message(overflow.requested, overflow.window)
     if quoted:
-        message += f" ({prefix}the server said: {quoted})"
+        message += f"; {SAID} ({prefix.strip() or 'its words'}): {quoted}"
     error = kind("context_length", message, status=status, code=code)
     error.overflow = overflow
     return error

@@ -227,6 +227,8 @@ class SparkApp(App[int]):
         painter = self.painter
         if painter is None:
             return
+        if type(event) is TurnFailed:  # an overflow answer may have told the server's window
+            self.hud_state.context_window = self.session.settings.context_window
         painter.on_event(event)
         if type(event) is TurnFailed and self.session.marks.first_delta_at is None:
             self._restore_draft()
@@ -238,7 +240,6 @@ class SparkApp(App[int]):
         elif type(event) is TurnEnded and frames is not None:
             frames.pause()
             self.keeper.turn_ended(self.session)
-            self.hud_state.context_window = self.session.settings.context_window  # learned?
 
     def _show_hud(self) -> None:
         clock = self.painter.clock if self.painter is not None else time.monotonic

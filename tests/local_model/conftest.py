@@ -8,8 +8,8 @@ skipped with the reason: ``SPARK_LOCAL_MODEL_SKIP`` when the install was tried a
 (``.ci/run`` sets it with pip's last words), else how to install them. With
 ``SPARK_LOCAL_MODEL=required`` (``make test-local-model``) a missing package fails instead.
 
-One server per window size (8192 and 2048) is started for the whole session, on a free
-port, and stopped at the end; readiness is polled (bounded) on ``/v1/models``.
+One server per window size (8192 and 2048) is started for the module, on a free port, and
+stopped after it; readiness is polled (bounded) on ``/v1/models``.
 """
 
 from __future__ import annotations
@@ -59,10 +59,11 @@ def _local_model_available() -> None:
     pytest.skip(f"local model suite skipped: {why} (`make test-local-model` installs them)")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[int],
                                                                                  LlamaServer]]:
-    """``llama_server(n_ctx)``: the running server with that window (started once)."""
+    """``llama_server(n_ctx)``: the running server with that window (started once per module,
+    stopped after it: the rest of `make test` does not share the cores with idle servers)."""
     servers: dict[int, LlamaServer] = {}
     logs = tmp_path_factory.mktemp("llama-logs")
 

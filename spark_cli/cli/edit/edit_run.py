@@ -341,13 +341,13 @@ def _overflow_retry(session: SessionApi, settings: Settings, instruction: str,
 
     learned = session.settings
     remember(learned, learned.context_window, learned.token_scale)
+    renderer.note(f"... {failure.message.split('; the server said', 1)[0]}")
     again = session.prepare(instruction, list(files))
     if again is not None:  # what was given does not fit: say so with the figures
         result.failure = again
         return False
-    renderer.note(f"... {failure.message.split(' (', 1)[0]}: sending once more within "
-                  f"{learned.context_window:,} tokens (the repo map and extra files trimmed "
-                  "first)")
+    renderer.note(f"... sending once more within {learned.context_window:,} tokens (the "
+                  "repo map and extra files trimmed first)")
     result.failure = None
     return True
 

@@ -109,7 +109,7 @@ def stall_error(idle: float, queue_timeout: float, *, queued: bool, chars: int,
         )
     return ChannelError(
         "timeout",
-        f"no data from the server for {idle:g}s {output_so_far(chars)} (idle timeout)",
+        f"no data from the server for {idle:g}s {output_so_far(chars)} (idle_timeout)",
         retryable=retryable,
     )
 

@@ -46,7 +46,6 @@ from spark_cli.session.events import (
 if TYPE_CHECKING:
     import asyncio
 
-    from spark_cli.cli.edit.prefill_timer import PrefillTimer
     from spark_cli.render.renderer import Renderer
     from spark_cli.session.api import SessionApi, SessionFactory
     from spark_cli.session.config.settings import Settings
@@ -237,6 +236,7 @@ async def _run_turn(session: SessionApi, settings: Settings, files: Sequence[str
                     engine: Any, ctrl_c: _CtrlC) -> TurnResult:
     import asyncio
 
+    from spark_cli.cli.edit.overflow_retry import overflow_retry
     from spark_cli.cli.wiring import WiringError, open_provider_channel
     from spark_cli.protocol.channel import ChannelError
 
@@ -247,7 +247,7 @@ async def _run_turn(session: SessionApi, settings: Settings, files: Sequence[str
         ) as channel:
             session.channel = channel
             await _stream(session, instruction, files, renderer, result, engine)
-            if _overflow_retry(session, settings, instruction, files, renderer, result):
+            if overflow_retry(session, settings, instruction, files, renderer, result):
                 await _stream(session, instruction, files, renderer, result, engine)
     except WiringError as exc:
         raise UsageError(str(exc)) from None
@@ -272,7 +272,9 @@ async def _run_turn(session: SessionApi, settings: Settings, files: Sequence[str
 
 async def _stream(session: SessionApi, instruction: str, files: Sequence[str],
                   renderer: Renderer, result: TurnResult, engine: Any = None) -> None:
-    timer = _prefill_timer(renderer, session)
+    from spark_cli.cli.edit.prefill_timer import timer_for
+
+    timer = timer_for(renderer, session)
     prose = renderer.prose
 
     def first_prose(text: str) -> None:  # the first token: the timer stops, then plain prose
@@ -298,19 +300,6 @@ async def _stream(session: SessionApi, instruction: str, files: Sequence[str],
             timer.stop()
 
 
-def _prefill_timer(renderer: Renderer, session: SessionApi) -> PrefillTimer | None:
-    """The live prefill line on stderr, for the text renderer (not for ``--json``)."""
-    from spark_cli.render.jsonl import JsonLinesRenderer
-
-    if isinstance(renderer, JsonLinesRenderer):
-        return None
-    import sys
-
-    from spark_cli.cli.edit.prefill_timer import PrefillTimer
-
-    return PrefillTimer(sys.stderr, session.context_tokens, tty=sys.stderr.isatty())
-
-
 def _event(event: Any, renderer: Renderer, result: TurnResult, engine: Any) -> None:
     """One session event but prose: noted in ``result`` and rendered."""
     match event:
@@ -326,30 +315,6 @@ def _event(event: Any, renderer: Renderer, result: TurnResult, engine: Any) -> N
         case TurnFailed():
             event = result.failure = _explained(event, engine)
     renderer.event(event)
-
-
-def _overflow_retry(session: SessionApi, settings: Settings, instruction: str,
-                    files: Sequence[str], renderer: Renderer, result: TurnResult) -> bool:
-    """After an overflow answer that taught the window (nothing was output): remember it,
-    and prepare the request once more within it (the map and extra files trimmed first,
-    never the files or the instruction given); True when it is ready to send."""
-    failure = result.failure
-    if failure is None or failure.kind != "context_length" or result.outcomes \
-            or result.rejected or session.settings == settings:
-        return False
-    from spark_cli.cli.window_setup import remember
-
-    learned = session.settings
-    remember(learned, learned.context_window, learned.token_scale)
-    renderer.note(f"... {failure.message.split('; the server said', 1)[0]}")
-    again = session.prepare(instruction, list(files))
-    if again is not None:  # what was given does not fit: say so with the figures
-        result.failure = again
-        return False
-    renderer.note(f"... sending once more within {learned.context_window:,} tokens (the "
-                  "repo map and extra files trimmed first)")
-    result.failure = None
-    return True
 
 
 def _explained(failure: TurnFailed, engine: Any) -> TurnFailed:

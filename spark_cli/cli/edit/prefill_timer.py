@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import TextIO
+from typing import Any, TextIO
 
 from spark_cli.protocol.window import kilo
 
@@ -76,3 +76,14 @@ class PrefillTimer:
                 self.out.flush()
             except (OSError, ValueError):
                 pass
+
+
+def timer_for(renderer: object, session: Any) -> PrefillTimer | None:
+    """The live prefill line on stderr, for the text renderer (not for ``--json``)."""
+    from spark_cli.render.jsonl import JsonLinesRenderer
+
+    if isinstance(renderer, JsonLinesRenderer):
+        return None
+    import sys
+
+    return PrefillTimer(sys.stderr, session.context_tokens, tty=sys.stderr.isatty())

@@ -233,5 +233,5 @@ def fit_exactly(session: Any, instruction: str, files: list[str]) -> Any:
     measured = exact_scale(settings, request, pieces)
     if measured is None or measured * MARGIN <= settings.token_scale:
         return None
-    session.settings = replace(settings, token_scale=round(measured * MARGIN, 3))
+    session.configure(replace(settings, token_scale=round(measured * MARGIN, 3)))
     return session.prepare(instruction, files)

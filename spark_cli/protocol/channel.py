@@ -13,8 +13,9 @@ Rules every channel follows:
   fresh connection.
 - Waits and retries (429, 5xx, capacity) happen inside the channel and are
   reported as :class:`WaitingToRetry` / :class:`Queued` so a UI can count down.
-  A channel retries on its own only before any :class:`TextDelta` of the turn
-  was yielded; a failure after output started raises ``ChannelError`` (the
+  A channel retries on its own only before any output of the turn was yielded
+  (a :class:`TextDelta` or a :class:`ToolCallStarted`); a failure after output
+  started raises ``ChannelError`` (the
   caller decides; nothing already applied is ever replayed twice).
 - ``stop()`` ends the running stream now: it finishes with
   ``TurnFinished(status="cancelled")``.

@@ -13,7 +13,7 @@ any other object of this shape (e.g. a session over a scripted channel).
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -29,23 +29,64 @@ if TYPE_CHECKING:
 
 
 class SessionApi(Protocol):
-    """What a front end may do with a session and read from it."""
+    """What a front end may do with a session and read from it.
 
-    root: Path
-    """The repo root; edits never leave it."""
-    settings: Settings
-    channel: Channel | None
-    """The model channel; may be set after ``prepare`` (a one-shot checks first)."""
-    marks: TurnMarks
-    """The latest turn's latency marks."""
-    seen: dict[str, str]
-    """path -> the text as the model last saw it (a dry run's result, the end diff)."""
-    history: list[Message]
-    """The conversation so far."""
-    context_tokens: int
-    """Tokens the latest request sent (of ``settings.context_window``)."""
-    context: ContextReport | None
-    """The latest request's context, part by part, and what was trimmed to fit."""
+    Everything here is behaviour or a read-only view: the session owns its
+    state, and a front end changes it only through a method (``attach``,
+    ``configure``, ``restore``, ``files_changed``, ``reset``)."""
+
+    @property
+    def root(self) -> Path:
+        """The repo root; edits never leave it."""
+        ...
+
+    @property
+    def settings(self) -> Settings:
+        """The provider, model and limits the next turn uses (``configure`` changes them)."""
+        ...
+
+    @property
+    def channel(self) -> Channel | None:
+        """The model channel (``attach`` sets it, possibly after ``prepare``)."""
+        ...
+
+    @property
+    def marks(self) -> TurnMarks:
+        """The latest turn's latency marks."""
+        ...
+
+    @property
+    def seen(self) -> Mapping[str, str]:
+        """path -> the text as the model last saw it (a dry run's result, the end diff)."""
+        ...
+
+    @property
+    def history(self) -> Sequence[Message]:
+        """The conversation so far."""
+        ...
+
+    @property
+    def context_tokens(self) -> int:
+        """Tokens the latest request sent (of ``settings.context_window``)."""
+        ...
+
+    @property
+    def context(self) -> ContextReport | None:
+        """The latest request's context, part by part, and what was trimmed to fit."""
+        ...
+
+    def attach(self, channel: Channel | None) -> None:
+        """Talk over ``channel`` from the next turn on (None: no channel until attached)."""
+
+    def configure(self, settings: Settings) -> None:
+        """Use ``settings`` from the next turn on; the conversation carries over."""
+
+    def restore(self, history: Sequence[Message]) -> None:
+        """Continue a saved conversation: ``history`` replaces the current one."""
+
+    def files_changed(self) -> None:
+        """Files changed outside a turn (an undo, a merge): the model's view of them is
+        stale, so the next turn sends them again."""
 
     @property
     def streaming(self) -> bool:

@@ -48,10 +48,9 @@ class Session:
 
     def __init__(self, channel: Channel | None, root: Path, settings: Settings, *,
                  dry_run: bool = False) -> None:
-        self.channel = channel
-        """May be set later (after ``prepare``); ``run_turn`` needs it."""
+        self._channel = channel
         self.root = Path(root).resolve()
-        self.settings = settings
+        self._settings = settings
         self.dry_run = dry_run
         self.history: list[Message] = []
         """The conversation so far (user messages with their file blocks, answers)."""
@@ -74,6 +73,31 @@ class Session:
     @property
     def streaming(self) -> bool:
         return self._streaming
+
+    @property
+    def channel(self) -> Channel | None:
+        """May be attached later (after ``prepare``); ``run_turn`` needs it."""
+        return self._channel
+
+    def attach(self, channel: Channel | None) -> None:
+        self._channel = channel
+
+    @property
+    def settings(self) -> Settings:
+        return self._settings
+
+    def configure(self, settings: Settings) -> None:
+        self._settings = settings
+        self._prepared = None  # built with the old settings
+
+    def restore(self, history: Sequence[Message]) -> None:
+        if self._streaming:
+            raise TurnInProgress("a turn is running: interrupt it first")
+        self.reset()
+        self.history.extend(history)
+
+    def files_changed(self) -> None:
+        self.seen.clear()
 
     def reset(self) -> None:
         """Start a new conversation (``/clear``): no history, and every file is sent again
@@ -161,7 +185,7 @@ class Session:
             raise TurnInProgress("a turn is already running: interrupt it or wait for it")
         channel = self.channel
         if channel is None:
-            raise RuntimeError("the session has no channel yet: set session.channel first")
+            raise RuntimeError("the session has no channel yet: attach one first")
         try:
             built = self._take_prepared(instruction, files)
         except RequestError as exc:
@@ -179,7 +203,7 @@ class Session:
             self._remember(built, run.parts, run.applier.seen, cancelled=self._stop)
         learned = learn(self.settings, run.failure, built.pieces)
         if learned is not None:  # an overflow answer told the window: the next request fits
-            self.settings = learned
+            self._settings = learned
         yield run.result()
 
     def _start(self, built: BuiltRequest, instruction: str) -> TurnRun:

@@ -6,6 +6,12 @@ with the delay its headers or message ask for) unless the code is
 context_length (never retried), 404 → not_found, other 4xx → bad_request,
 5xx → server (retryable).
 
+A request that declared tools and got a 400/404/422 whose words say the model or
+server cannot take them (Ollama's "does not support tools", vLLM's
+``--enable-auto-tool-choice``, llama.cpp's ``--jinja``, OpenRouter's "support tool
+use", any complaint naming ``tools`` or ``tool_choice``) becomes ``bad_request``
+with code ``tools_unsupported`` and a message that says to run with ``--no-tools``.
+
 Masking: any text that came from outside (a provider's message, a body, an
 exception's words, a close reason) may quote keys, not only the one spark
 sent. Every channel holds one :class:`~spark_cli.protocol.secrets.Secrets`
@@ -205,8 +211,13 @@ def provider_error(
     headers: Mapping[str, str] | None = None,
     secrets: Secrets = NO_SECRETS,
     fallback: str = "",
+    tools: bool = False,
+    body: str = "",
 ) -> ProviderError:
-    """A ProviderError from an HTTP status and an OpenAI-style ``error`` object."""
+    """A ProviderError from an HTTP status and an OpenAI-style ``error`` object.
+
+    ``tools``: the request declared tools, so a refusal of them is recognised
+    (``body``: the whole answer, where there was one, is read for that too)."""
     error = error or {}
     code = _text(error.get("code")) or _text(error.get("type")) or None
     raw_message = _text(error.get("message")) or fallback or _default_message(status)
@@ -214,6 +225,9 @@ def provider_error(
     if overflow is not None:  # each server's words for it: named with both sizes
         return overflow_error(ProviderError, status, code, overflow, secrets.mask(raw_message))
     kind, retryable = kind_for(status, code)
+    if tools and kind in ("bad_request", "not_found") and rejects_tools(
+            status, (raw_message, _text(error.get("param")), code or "", body)):
+        return tools_unsupported(status, raw_message, secrets)
     delay: RetryDelay | None = None
     if retryable:
         if headers:
@@ -236,8 +250,10 @@ def error_from_body(
     *,
     headers: Mapping[str, str] | None = None,
     secrets: Secrets = NO_SECRETS,
+    tools: bool = False,
 ) -> ProviderError:
-    """A ProviderError from a non-2xx HTTP response body (JSON or not)."""
+    """A ProviderError from a non-2xx HTTP response body (JSON or not); ``tools``: the
+    request declared tools (see :func:`provider_error`)."""
     text = body.decode("utf-8", "replace") if isinstance(body, bytes) else body
     error: Mapping[str, Any] | None = None
     try:
@@ -251,7 +267,37 @@ def error_from_body(
         elif isinstance(inner, str):
             error = {"message": inner}
     fallback = text.strip()[:200] if error is None else ""
-    return provider_error(status, error, headers=headers, secrets=secrets, fallback=fallback)
+    return provider_error(status, error, headers=headers, secrets=secrets, fallback=fallback,
+                          tools=tools, body=text if tools else "")
+
+
+TOOLS_UNSUPPORTED = "tools_unsupported"
+_TOOLS_REFUSED = re.compile(
+    r"\btools\b|tool[_ ]choice|support(s|ed)? tool|tool[- ]call[- ]parser|--jinja"
+    r"|function calling is not",
+    re.I,
+)
+"""Words of a refusal of the ``tools`` field (Ollama, vLLM, llama.cpp, OpenRouter, LM
+Studio, FastAPI validation errors). "tool" alone is not enough: "No tool output found
+for function call …" is a conversation's mistake, not a model that cannot call tools."""
+
+
+def rejects_tools(status: int | None, texts: tuple[str, ...]) -> bool:
+    """Whether an answer refuses the request's ``tools`` field (a 400, 404 or 422, or an
+    error event without a status, whose ``texts``, message, param, code or body, say so)."""
+    if status not in (None, 400, 404, 422):
+        return False
+    return any(text and _TOOLS_REFUSED.search(text) for text in texts)
+
+
+def tools_unsupported(status: int | None, raw_message: str, secrets: Secrets) -> ProviderError:
+    """The refusal of the ``tools`` field, as one clear error: what to do about it."""
+    prefix = f"{status} " if status else ""
+    message = secrets.mask(
+        f"{prefix}{_LABELS['bad_request']} ({TOOLS_UNSUPPORTED}): the model or server does not "
+        f"accept tools ({raw_message}); run with --no-tools (or set tools = false in the config)"
+    )
+    return ProviderError("bad_request", message, status=status, code=TOOLS_UNSUPPORTED)
 
 
 _LABELS: dict[ErrorKind, str] = {

@@ -4,6 +4,13 @@ Shared by the WebSocket and the HTTP SSE Responses channels. One call per
 server event; the text delta is the first branch (the hot path). Unknown event
 types and fields are ignored; unknown ``incomplete_details.reason`` values are
 passed through. ``error`` events raise :class:`ProviderError`.
+
+Function calls (:mod:`.responses_calls`) become ``ToolCallStarted`` and
+``ToolCallCompleted``. Rarely one server event makes several channel events (an
+item that completes without ever having opened; a final response holding calls
+never streamed, then its ``TurnFinished`` last): :meth:`ResponsesFold.feed`
+returns the first and leaves the rest in :attr:`ResponsesFold.more`, which the
+reader takes (and empties) before the next event; it is ``()`` otherwise.
 """
 
 from __future__ import annotations
@@ -20,11 +27,13 @@ from spark_cli.protocol.channel import (
     Steered,
     SteerRejected,
     TextDelta,
+    ToolCallStarted,
     TurnFinished,
     UsageReported,
 )
 from spark_cli.protocol.secrets import NO_SECRETS, Secrets
 from spark_cli.transport.errors import provider_error
+from spark_cli.transport.responses_calls import ResponsesCalls
 
 STEERED = "steered"
 
@@ -35,9 +44,12 @@ class ResponsesFold:
     __slots__ = (
         "_secrets",
         "_successor_pending",
+        "_tools",
+        "calls",
         "deltas",
         "earlier_texts",
         "finished",
+        "more",
         "parts",
         "response_id",
         "steers_pending",
@@ -45,12 +57,19 @@ class ResponsesFold:
         "usage",
     )
 
-    def __init__(self, secrets: Secrets = NO_SECRETS) -> None:
+    def __init__(self, secrets: Secrets = NO_SECRETS, *, tools: bool = False) -> None:
         self._secrets = secrets
         """Masked in any text the server sends that becomes a message."""
+        self._tools = tools
+        """The request declared tools (a 400 about them means the model cannot call any)."""
         self._successor_pending = False
         self.deltas = 0
-        """Text deltas seen (all responses of the turn)."""
+        """Output pieces seen, all responses of the turn: text deltas and calls started
+        (0: nothing was output, a retry is safe)."""
+        self.calls = ResponsesCalls()
+        """The turn's function calls."""
+        self.more: tuple[ChannelEvent, ...] = ()
+        """Events the last ``feed`` made after the one it returned (see the module doc)."""
         self.parts: list[str] = []
         """Output text of the current response."""
         self.earlier_texts: list[str] = []
@@ -77,6 +96,9 @@ class ResponsesFold:
             return TextDelta(delta)
         if type(kind) is not str:
             raise ChannelError("protocol", f"event without a type: {_short(event)}")
+        if kind == "response.function_call_arguments.delta":
+            self.calls.delta(event)
+            return None
         if kind == "response.created":
             return self._created(event)
         if kind in _TERMINAL:
@@ -92,6 +114,15 @@ class ResponsesFold:
             error: dict[str, Any] = inner if isinstance(inner, dict) else event
             return SteerRejected(str(error.get("code") or ""),
                                  self._secrets.mask(str(error.get("message") or "")))
+        if kind == "response.output_item.added":
+            started = self.calls.added(event)
+            if started is not None:
+                self.deltas += 1
+            return started
+        if kind == "response.function_call_arguments.done":
+            return self._several(self.calls.arguments_done(event))
+        if kind == "response.output_item.done":
+            return self._several(self.calls.item_done(event))
         if kind == "error":
             raise self.error(event)
         return None
@@ -107,6 +138,7 @@ class ResponsesFold:
             error,
             headers=headers if isinstance(headers, dict) else None,
             secrets=self._secrets,
+            tools=self._tools,
         )
 
     @property
@@ -127,6 +159,7 @@ class ResponsesFold:
             self.tentative = None
             self.earlier_texts.append("".join(self.parts))
             self.parts = []
+            self.calls.next_response()
             self.response_id = new_id
             return Steered(previous, new_id)
         self.response_id = new_id
@@ -164,7 +197,15 @@ class ResponsesFold:
             self.tentative = finished
             return None
         self.finished = finished
-        return finished
+        return self._several((*self.calls.final(response.get("output")), finished))
+
+    def _several(self, events: tuple[ChannelEvent, ...]) -> ChannelEvent | None:
+        """The first of ``events`` (None: there are none); the rest wait in :attr:`more`."""
+        if not events:
+            return None
+        self.deltas += sum(type(e) is ToolCallStarted for e in events)
+        self.more = events[1:]
+        return events[0]
 
 
 _TERMINAL = frozenset({"response.completed", "response.incomplete", "response.failed"})

@@ -1,7 +1,8 @@
 """The retry loop every channel shares: waits reported as events, then retried.
 
 A turn attempt is an async iterator of channel events. When it raises a
-retryable :class:`ChannelError` before any :class:`TextDelta` was yielded, the
+retryable :class:`ChannelError` before any output was yielded (a
+:class:`TextDelta` or a :class:`ToolCallStarted`: a retry would repeat it), the
 loop yields :class:`WaitingToRetry` (the delay from the provider's headers or
 message, else capped exponential backoff with jitter), waits, and tries again,
 up to ``max_attempts``. A wait longer than ``max_wait`` fails at once with a
@@ -21,6 +22,7 @@ from spark_cli.protocol.channel import (
     ChannelError,
     ChannelEvent,
     TextDelta,
+    ToolCallStarted,
     TurnFinished,
     WaitingToRetry,
 )
@@ -76,7 +78,7 @@ async def with_retries(
         output_started = False
         try:
             async for event in attempt(number):
-                if type(event) is TextDelta:
+                if type(event) is TextDelta or type(event) is ToolCallStarted:
                     output_started = True
                 yield event
             return

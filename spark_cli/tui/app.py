@@ -5,7 +5,10 @@ prompt, the HUD. The prompt has focus from the first frame and never loses
 it. The app talks to the session core only: an ``Interaction`` over a
 ``SessionApi``; the channel comes from the ``Connector`` the CLI hands in,
 opened in the background so the prompt is ready (and keeps every key typed)
-before the provider is; the first turn waits for it.
+before the provider is; the first turn waits for it. The app is the screen
+only: widgets, layout, keys; commands, tests, the deep track and the queue are
+controllers it makes and hands the session, itself as their ``Output`` (note,
+write) and ``CommandHost``, and callables; none of them imports the app.
 
 Keys: Enter sends (while streaming: redirects), Tab queues, Esc interrupts
 (a turn, or a running /test), Ctrl+Z undoes the last batch of edits, Up/Down
@@ -20,7 +23,7 @@ import time
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from rich.console import RenderableType
 from textual.app import App, ComposeResult
@@ -40,17 +43,18 @@ from spark_cli.session.interaction import (
     TurnStarted,
 )
 from spark_cli.session.workspace.store import SessionStore
+from spark_cli.tui.commands import Commands
+from spark_cli.tui.context_files import ContextFiles
+from spark_cli.tui.deep_track import DeepController
 from spark_cli.tui.hud import Hud, HudState
 from spark_cli.tui.keeper import Keeper
 from spark_cli.tui.link import Link
 from spark_cli.tui.painter import Painter
 from spark_cli.tui.prompt import Prompt
+from spark_cli.tui.queue_panel import QueuePanel, queue_text
+from spark_cli.tui.test_command import TestRunner
 from spark_cli.tui.transcript import Transcript
 from spark_cli.tui.tuning.screen_rate import set_screen_rate
-
-if TYPE_CHECKING:
-    from spark_cli.session.context.context_set import ContextSet
-    from spark_cli.session.deep import DeepTrack
 
 FRAME_S = 1 / 30
 HINT_S = 0.3
@@ -80,7 +84,7 @@ class TuiSetup:
 
 
 class SparkApp(App[int]):
-    """The interactive session (see the module doc)."""
+    """The screen: widgets, layout and keys; the controllers do the rest (module doc)."""
 
     CSS_PATH = "app.tcss"
     TITLE = "spark"
@@ -97,36 +101,32 @@ class SparkApp(App[int]):
         set_screen_rate()  # a key shows within a few ms, not 17-33 (screen_rate's doc)
         super().__init__(driver_class=driver_class)
         self.setup = setup
-        self.session = setup.session
-        settings = self.session.settings
+        self.session = session = setup.session
+        settings = session.settings
         self.hud_state = HudState(provider=settings.provider.name, model=settings.provider.model,
                                   channel=settings.provider.kind,
                                   context_window=settings.context_window)
         self.keeper = Keeper(setup.store, self.note, self.set_timer)
         saved = self.saved = self.keeper.load()
-        self.link = Link(self.session, setup.connect, setup.flags, self.note, self._link_state)
-        self.interaction = Interaction(self.session, self._sink, queue=saved.queue,
-                                       ready=self.link.ensure, files=self._files)
-        self._context_files: ContextSet | None = None
+        self.link = Link(session, setup.connect, setup.flags, self.note, self._link_state)
+        self.context_files = ContextFiles(session.root)
+        self.interaction = interaction = Interaction(
+            session, self._sink, queue=saved.queue, ready=self.link.ensure,
+            files=self.context_files.files)
         self.painter: Painter | None = None
         self._frames: Timer | None = None
         self.background: set[asyncio.Task[None]] = set()
         self.sent_text = ""
-        self.test_task: asyncio.Task[None] | None = None
-        """A running /test (Esc cancels it)."""
-        self.last_failure: str | None = None
-        """The last failing /test run, as /fix sends it."""
-        self.deep: DeepTrack | None = None
-        """The deep track (``/deep``, Ctrl+G); None when it is off (made after the first
-        frame: its imports would delay the prompt)."""
-        self.deep_problem = setup.deep_problem
-        self.deep_states: dict[int, str] = {}
-        """Each deep task's last announced state."""
-        self._quit_asked = 0.0
+        self.tests = TestRunner(session, self, every=self.set_interval, busy=self._busy,
+                                submit=interaction.submit)
+        self.deep = DeepController(session, setup.connect, self, hud=self._deep_hud,
+                                   files=self.context_files.files, busy=self._busy,
+                                   problem=setup.deep_problem)
+        self.queue = QueuePanel(interaction, self, self._to_prompt)
+        self.commands = Commands(session, self, self, files=self.context_files,
+                                 busy=self._busy, tests=self.tests, deep=self.deep,
+                                 queue=self.queue)
         self._hint_timer: Timer | None = None
-        self.undo_mark: str | None = None
-        """The newest undo batch before this session: /undo and /diff stop there (read
-        after the first frame, before any turn can add one)."""
 
     # ---- layout ----
 
@@ -165,13 +165,12 @@ class SparkApp(App[int]):
 
     def _after_first_frame(self) -> None:
         """What can wait until the prompt shows: the channel, the undo mark, the deep track."""
-        from spark_cli.session.workspace.changes import latest_batch_id
-
-        self.undo_mark = latest_batch_id(self.session.root)
+        self.commands.mark_start()
         self.spawn(self.link.ensure())
-        from spark_cli.tui.deep_track import open_track
+        self.deep.open(self.setup.deep_settings, self.setup.load_deep)
 
-        open_track(self)
+    def _busy(self) -> bool:
+        return self.interaction.busy
 
     # ---- connection ----
 
@@ -185,9 +184,7 @@ class SparkApp(App[int]):
     async def on_prompt_sent(self, message: Prompt.Sent) -> None:
         text = message.text
         if text.strip().startswith("/"):
-            from spark_cli.tui.commands import run_command
-
-            await run_command(self, text.strip())
+            await self.commands.run(text.strip())
             return
         if text.strip():
             self.query_one(Prompt).remember(text)
@@ -203,14 +200,10 @@ class SparkApp(App[int]):
             self.painter.mute()
             await self.interaction.interrupt()
             return
-        from spark_cli.tui.commands import cancel_running
-
-        cancel_running(self)
+        self.tests.cancel()
 
     async def action_undo(self) -> None:
-        from spark_cli.tui.commands import run_command
-
-        await run_command(self, "/undo")
+        await self.commands.run("/undo")
 
     async def action_ctrl_c(self) -> None:
         prompt = self.query_one(Prompt)
@@ -219,6 +212,22 @@ class SparkApp(App[int]):
         elif prompt.text:
             prompt.clear()
         else:
+            self.exit(0)
+
+    def action_deep(self) -> None:
+        """Ctrl+G: the prompt's text becomes a deep task."""
+        prompt = self.query_one(Prompt)
+        text = prompt.text
+        if not text.strip():
+            self.note("Ctrl+G sends the prompt to the deep track: type the task first", "yellow")
+            return
+        prompt.clear()
+        prompt.remember(text)
+        self.deep.start(text)
+
+    async def action_quit(self) -> None:
+        """Ctrl+Q; with deep tasks running it asks first (a second Ctrl+Q within 3 s)."""
+        if self.deep.may_quit():
             self.exit(0)
 
     # ---- painting ----
@@ -245,6 +254,11 @@ class SparkApp(App[int]):
         clock = self.painter.clock if self.painter is not None else time.monotonic
         self.query_one(Hud).show(self.hud_state, clock())
 
+    def _deep_hud(self, text: str) -> None:
+        self.hud_state.deep = text
+        if self.painter is not None:
+            self._show_hud()
+
     def _context_notes(self) -> None:
         """What the request left out to fit the window (or could not send), said once."""
         report = self.session.context
@@ -258,8 +272,12 @@ class SparkApp(App[int]):
         """Nothing came back (provider down, key refused): the message returns to the prompt."""
         prompt = self.query_one(Prompt)
         if self.sent_text and not prompt.text:
-            prompt.load_text(self.sent_text)
-            prompt.move_cursor(prompt.document.end)
+            self._to_prompt(self.sent_text)
+
+    def _to_prompt(self, text: str) -> None:
+        prompt = self.query_one(Prompt)
+        prompt.load_text(text)
+        prompt.move_cursor(prompt.document.end)
 
     def _frame(self) -> None:
         if self.painter is not None:
@@ -278,58 +296,34 @@ class SparkApp(App[int]):
     def _queue_changed(self, event: QueueChanged) -> None:
         self.keeper.queue_changed(event.items)
         view = self.query_one("#queue", Static)
-        if not event.items:
-            view.display = False
-            return
-        head = "queued (paused: Enter on an empty prompt resumes)" if event.paused else "queued"
-        lines = [f"{head} · /queue edit N · /queue drop N · /queue up N"]
-        lines += [f"  {i}. {item.splitlines()[0][:100]}" for i, item in enumerate(event.items, 1)]
-        view.update("\n".join(lines))
-        view.display = True
+        text = queue_text(event)
+        if text is not None:
+            view.update(text)
+        view.display = text is not None
 
-    # ---- what survives a restart ----
+    # ---- what survives a restart; the deep hint ----
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
         text = event.text_area.text
         self.keeper.draft_changed(text)
-        if self.deep is not None:
+        if self.deep.track is not None:
             if self._hint_timer is not None:
                 self._hint_timer.stop()
-            self._hint_timer = self.set_timer(HINT_S, lambda: self._route_hint(text))
+            self._hint_timer = self.set_timer(HINT_S, lambda: self._show_hint(text))
 
-    def _route_hint(self, text: str) -> None:
-        from spark_cli.tui.deep_track import route_hint
+    def _show_hint(self, text: str) -> None:
+        line = self.deep.hint(text)
+        hint = self.query_one("#hint", Static)
+        hint.update(line or "")
+        hint.display = bool(line)
 
-        route_hint(self, text)
+    # ---- the command host ----
 
-    # ---- the deep track ----
-
-    def action_deep(self) -> None:
-        from spark_cli.tui.deep_commands import start_deep
-
-        prompt = self.query_one(Prompt)
-        text = prompt.text
-        if not text.strip():
-            self.note("Ctrl+G sends the prompt to the deep track: type the task first", "yellow")
-            return
-        prompt.clear()
-        prompt.remember(text)
-        start_deep(self, text)
-
-    async def action_quit(self) -> None:
-        """Ctrl+Q; with deep tasks running it asks first (a second Ctrl+Q within 3 s)."""
-        from spark_cli.tui.deep_track import quit_asked
-
-        asked = quit_asked(self, self._quit_asked)
-        if asked is None:
-            self.exit(0)
-        else:
-            self._quit_asked = asked
+    def clear_transcript(self) -> None:
+        self.query_one(Transcript).clear()
 
     def resume_conversation(self) -> None:
         self.keeper.resume(self.session)
-
-    # ---- settings ----
 
     async def reconfigure(self, flags: dict[str, object]) -> None:
         """``/model``, ``/provider``: new settings; the conversation carries over."""
@@ -348,17 +342,7 @@ class SparkApp(App[int]):
             self.spawn(self.link.ensure())
         self.note(f"now {new.name} · {new.model}", "bold")
 
-    @property
-    def context_files(self) -> ContextSet:
-        """The files every turn sends in full (/add, /drop, /files); made on first use."""
-        if self._context_files is None:
-            from spark_cli.session.context.context_set import ContextSet
-
-            self._context_files = ContextSet(self.session.root)
-        return self._context_files
-
-    def _files(self) -> tuple[str, ...]:
-        return self.context_files.files()
+    # ---- background work ----
 
     def spawn(self, coro: Coroutine[Any, Any, None]) -> None:
         """Run ``coro`` in the background (its failure is shown, never lost)."""
@@ -375,8 +359,7 @@ class SparkApp(App[int]):
 
     async def on_unmount(self) -> None:
         await self.interaction.aclose()
-        if self.deep is not None:
-            await self.deep.aclose()
+        await self.deep.aclose()
         for task in list(self.background):
             task.cancel()
         await self.link.aclose()

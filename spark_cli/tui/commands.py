@@ -1,33 +1,73 @@
-"""Slash commands: parse a ``/name args`` line and run it against the app's session.
+"""Slash commands: :class:`Commands` parses a ``/name args`` line and runs it.
 
 Every command answers with a line in the transcript; an unknown command or a
 bad argument says so and changes nothing. No command runs tests but
 ``/test`` and ``/fix`` (which runs nothing: it sends the last failure).
+Commands reach the rest of the TUI only through what they are handed: the
+session, an :class:`~spark_cli.tui.output.Output`, the other controllers
+(tests, deep track, queue) and a :class:`CommandHost` for the three things
+only the screen can do. ``CATALOG`` names each command with a one-line
+description (``/help`` and the prompt's completion read it).
 """
 
 from __future__ import annotations
 
 import shlex
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
+
+from spark_cli.session.api import SessionApi
+from spark_cli.tui.output import Busy, Output
 
 if TYPE_CHECKING:
-    from spark_cli.tui.app import SparkApp
+    from spark_cli.tui.context_files import ContextFiles
+    from spark_cli.tui.deep_track import DeepController
+    from spark_cli.tui.queue_panel import QueuePanel
+    from spark_cli.tui.test_command import TestRunner
 
-Handler = Callable[["SparkApp", list[str]], Awaitable[None]]
-HELP_LINES = (
-    "/add PATH…      add files to the context        /drop PATH…  remove them",
-    "/files          list the context                 /diff        what spark changed",
-    "/undo           undo the last batch of edits (Ctrl+Z)",
-    "/test [ARGS]    run the tests (Esc stops them)   /fix         send the last failure",
-    "/queue          list · /queue edit|drop|up|down N · /queue clear",
-    "/model NAME     switch model                     /provider NAME  switch provider",
-    "/deep TASK      hand a task to the deep model (Ctrl+G); /deep lists, /deep show N",
-    "                reviews, /deep apply N [all|PATH|PATH:H], /deep drop|cancel N",
-    "/clear          clear the transcript and start a new conversation",
-    "/resume         reopen the last conversation of this repo",
-    "/help           this list                        Ctrl+Q quits",
+
+@dataclass(frozen=True, slots=True)
+class CommandInfo:
+    """One command as the user meets it: ``/name``, its arguments, what it does."""
+
+    name: str
+    args: str
+    summary: str
+    completes: str = ""
+    """What its argument completes to: "paths", "context" (added files), "models", ""."""
+
+
+CATALOG: tuple[CommandInfo, ...] = (
+    CommandInfo("add", "PATH…", "add files every turn sends in full", "paths"),
+    CommandInfo("drop", "PATH…", "remove files from the context", "context"),
+    CommandInfo("files", "", "list the files every turn sends"),
+    CommandInfo("diff", "", "what spark changed in this session"),
+    CommandInfo("undo", "[--force]", "undo the last batch of edits (Ctrl+Z)"),
+    CommandInfo("test", "[ARGS]", "run the tests (Esc stops them)"),
+    CommandInfo("fix", "", "send the last test failure to the model"),
+    CommandInfo("queue", "[edit|drop|up|down N | clear]", "list or edit the queued messages"),
+    CommandInfo("model", "NAME", "switch the model", "models"),
+    CommandInfo("provider", "NAME", "switch the provider", "providers"),
+    CommandInfo("deep", "[TASK | show|apply|drop|cancel N]",
+                "hand a task to the deep model (Ctrl+G), list, review, merge"),
+    CommandInfo("clear", "", "clear the transcript, start a new conversation"),
+    CommandInfo("resume", "", "reopen this repo's last conversation"),
+    CommandInfo("help", "", "keys and commands"),
 )
+KEYS = (
+    "Enter send · while it streams: Enter redirects, Tab queues, Esc interrupts",
+    "Ctrl+J / Alt+Enter new line · Up/Down prompt history · Ctrl+R search it",
+    "/ commands · @path attach a file · Ctrl+Z undo edits · Ctrl+G deep task · Ctrl+Q quit",
+)
+
+
+def help_lines() -> list[str]:
+    """``/help``: the keys, then one line per command."""
+    lines = list(KEYS)
+    for info in CATALOG:
+        lines.append(f"/{info.name} {info.args}".ljust(30) + info.summary)
+    return lines
 
 
 def parse(line: str) -> tuple[str, list[str]] | str:
@@ -41,191 +81,159 @@ def parse(line: str) -> tuple[str, list[str]] | str:
     return words[0].lower(), words[1:]
 
 
-async def run_command(app: SparkApp, line: str) -> None:
-    parsed = parse(line)
-    if isinstance(parsed, str):
-        app.note(parsed, "yellow")
-        return
-    name, args = parsed
-    handler = COMMANDS.get(name)
-    if handler is None:
-        app.note(f"unknown command /{name}: /help lists them", "yellow")
-        return
-    await handler(app, args)
+class CommandHost(Protocol):
+    """What only the screen can do for a command."""
+
+    def clear_transcript(self) -> None: ...
+
+    def resume_conversation(self) -> None: ...
+
+    async def reconfigure(self, flags: dict[str, object]) -> None:
+        """``/model``, ``/provider``: new settings; the conversation carries over."""
 
 
-def cancel_running(app: SparkApp) -> bool:
-    """Esc when no turn streams: stop a running /test. True when something stopped."""
-    task = app.test_task
-    if task is not None and not task.done():
-        task.cancel()
+Handler = Callable[[list[str]], Awaitable[None]]
+
+
+class Commands:
+    """Runs slash commands (see the module doc); owns this session's undo mark."""
+
+    def __init__(self, session: SessionApi, out: Output, host: CommandHost, *,
+                 files: ContextFiles, busy: Busy, tests: TestRunner,
+                 deep: DeepController, queue: QueuePanel) -> None:
+        self.session = session
+        self.out = out
+        self.host = host
+        self.files = files
+        self.busy = busy
+        self.undo_mark: str | None = None
+        """The newest undo batch before this session: /undo and /diff stop there."""
+        self._handlers: dict[str, Handler] = {
+            "add": self._add, "drop": self._drop, "files": self._files, "diff": self._diff,
+            "undo": self._undo, "test": tests.run, "fix": tests.fix, "queue": queue.command,
+            "model": self._model, "provider": self._provider, "deep": self._deep_for(deep),
+            "clear": self._clear, "resume": self._resume, "help": self._help,
+        }
+
+    def mark_start(self) -> None:
+        """Read the undo mark (after the first frame, before any turn can add a batch)."""
+        from spark_cli.session.workspace.changes import latest_batch_id
+
+        self.undo_mark = latest_batch_id(self.session.root)
+
+    async def run(self, line: str) -> None:
+        parsed = parse(line)
+        if isinstance(parsed, str):
+            self.out.note(parsed, "yellow")
+            return
+        name, args = parsed
+        handler = self._handlers.get(name)
+        if handler is None:
+            self.out.note(f"unknown command /{name}: /help lists them", "yellow")
+            return
+        await handler(args)
+
+    def _idle(self, what: str = "Esc first") -> bool:
+        if self.busy():
+            self.out.note(f"a turn is running: {what}", "yellow")
+            return False
         return True
-    return False
 
+    async def _help(self, args: list[str]) -> None:
+        for text in help_lines():
+            self.out.note(text)
 
-async def _help(app: SparkApp, args: list[str]) -> None:
-    for text in HELP_LINES:
-        app.note(text)
+    async def _clear(self, args: list[str]) -> None:
+        if not self._idle():
+            return
+        self.host.clear_transcript()
+        self.session.reset()
+        self.out.note("new conversation (files on disk are unchanged; /undo still works)")
 
+    async def _resume(self, args: list[str]) -> None:
+        if self._idle():
+            self.host.resume_conversation()
 
-async def _clear(app: SparkApp, args: list[str]) -> None:
-    if app.interaction.busy:
-        app.note("a turn is running: Esc first", "yellow")
-        return
-    from spark_cli.tui.transcript import Transcript
+    async def _undo(self, args: list[str]) -> None:
+        from spark_cli.session.workspace.changes import undo_last_batch
 
-    app.query_one(Transcript).clear()
-    app.session.reset()
-    app.note("new conversation (files on disk are unchanged; /undo still works)")
+        if not self._idle("Esc first, then /undo"):
+            return
+        report = undo_last_batch(self.session.root, force=args == ["--force"],
+                                 since_batch=self.undo_mark)
+        style = {"undone": "bold green", "nothing": "dim"}.get(report.status, "bold red")
+        self.out.note(f"↶ {report.message}", style)
+        for refused in report.refused:
+            self.out.note(f"  {refused.path}: {refused.reason}", "red")
+        if report.status == "refused":
+            self.out.note("/undo --force restores them anyway (your later changes are lost)")
+        if report.restored:
+            self.session.files_changed()  # the model's view is stale: files are sent again
 
+    async def _diff(self, args: list[str]) -> None:
+        from rich.syntax import Syntax
 
-async def _queue(app: SparkApp, args: list[str]) -> None:
-    queue = list(app.interaction.queue)
-    if not args:
-        if not queue:
-            app.note("the queue is empty (Tab queues a message while a turn streams)")
-        for i, item in enumerate(queue, 1):
-            app.note(f"{i}. {item}")
-        return
-    verb, rest = args[0], args[1:]
-    if verb == "clear":
-        app.interaction.edit_queue([])
-        return
-    if verb not in ("edit", "drop", "up", "down") or len(rest) != 1 or not rest[0].isdigit():
-        app.note("usage: /queue edit|drop|up|down N, /queue clear", "yellow")
-        return
-    index = int(rest[0]) - 1
-    if not 0 <= index < len(queue):
-        app.note(f"no queued message {index + 1} (the queue has {len(queue)})", "yellow")
-        return
-    item = queue.pop(index)
-    if verb == "edit":
-        from spark_cli.tui.prompt import Prompt
+        from spark_cli.session.workspace.changes import session_diff
 
-        app.query_one(Prompt).load_text(item)
-    elif verb in ("up", "down"):
-        queue.insert(max(0, index - 1) if verb == "up" else min(len(queue), index + 1), item)
-    app.interaction.edit_queue(queue)
+        diffs = session_diff(self.session.root, self.undo_mark)
+        if not diffs:
+            self.out.note("spark has changed nothing in this session (or it was all undone)")
+            return
+        for path, diff in diffs:
+            self.out.note(path, "bold")
+            self.out.write(Syntax(diff.rstrip("\n"), "diff", theme="ansi_dark",
+                                  background_color="default", word_wrap=True))
 
+    async def _model(self, args: list[str]) -> None:
+        if len(args) != 1:
+            self.out.note(f"usage: /model NAME (now {self.session.settings.provider.model})",
+                          "yellow")
+            return
+        await self.host.reconfigure({"model": args[0]})
 
-async def _undo(app: SparkApp, args: list[str]) -> None:
-    from spark_cli.session.workspace.changes import undo_last_batch
+    async def _provider(self, args: list[str]) -> None:
+        if len(args) != 1:
+            self.out.note(f"usage: /provider NAME (now {self.session.settings.provider.name}): "
+                          "mock, openai, cerebras, openai-compatible or one from your config",
+                          "yellow")
+            return
+        await self.host.reconfigure({"provider": args[0]})
 
-    if app.interaction.busy:
-        app.note("a turn is running: Esc first, then /undo", "yellow")
-        return
-    force = args == ["--force"]
-    report = undo_last_batch(app.session.root, force=force, since_batch=app.undo_mark)
-    style = {"undone": "bold green", "nothing": "dim"}.get(report.status, "bold red")
-    app.note(f"↶ {report.message}", style)
-    for refused in report.refused:
-        app.note(f"  {refused.path}: {refused.reason}", "red")
-    if report.status == "refused":
-        app.note("/undo --force restores them anyway (your later changes are lost)", "dim")
-    if report.restored:
-        app.session.seen.clear()  # the model's view is stale: files are sent again
+    async def _add(self, args: list[str]) -> None:
+        if not args:
+            self.out.note("usage: /add PATH… (the files every turn sends in full)", "yellow")
+            return
+        for path in args:
+            problem = self.files.add(path)
+            if problem is None:
+                self.out.note(f"added {path} to the context", "green")
+            else:
+                self.out.note(f"✗ {problem}", "red")
 
+    async def _drop(self, args: list[str]) -> None:
+        if not args:
+            self.out.note("usage: /drop PATH…", "yellow")
+            return
+        for path in args:
+            problem = self.files.drop(path)
+            self.out.note(f"dropped {path}" if problem is None else f"✗ {problem}",
+                          "dim" if problem is None else "red")
 
-async def _diff(app: SparkApp, args: list[str]) -> None:
-    from rich.syntax import Syntax
+    async def _files(self, args: list[str]) -> None:
+        files = self.files.files()
+        self.out.note("files every turn sends: " + (", ".join(files) if files else
+                      "none (/add PATH; files named in a message are sent too)"))
+        report = self.session.context
+        if report is not None:
+            parts = ", ".join(f"{name} {tokens:,}" for name, tokens in report.parts.items()
+                              if tokens)
+            self.out.note(f"last request: {report.used:,} of {report.budget:,} tokens ({parts})")
 
-    from spark_cli.session.workspace.changes import session_diff
+    @staticmethod
+    def _deep_for(deep: DeepController) -> Handler:
+        async def run(args: list[str]) -> None:
+            from spark_cli.tui.deep_commands import deep_command
 
-    diffs = session_diff(app.session.root, app.undo_mark)
-    if not diffs:
-        app.note("spark has changed nothing in this session (or it was all undone)")
-        return
-    for path, diff in diffs:
-        app.note(path, "bold")
-        app.write(Syntax(diff.rstrip("\n"), "diff", theme="ansi_dark",
-                         background_color="default", word_wrap=True))
+            await deep_command(deep, args)
 
-
-async def _model(app: SparkApp, args: list[str]) -> None:
-    if len(args) != 1:
-        app.note(f"usage: /model NAME (now {app.session.settings.provider.model})", "yellow")
-        return
-    await app.reconfigure({"model": args[0]})
-
-
-async def _provider(app: SparkApp, args: list[str]) -> None:
-    if len(args) != 1:
-        app.note(f"usage: /provider NAME (now {app.session.settings.provider.name}): "
-                  "mock, openai, cerebras, openai-compatible or one from your config", "yellow")
-        return
-    await app.reconfigure({"provider": args[0]})
-
-
-async def _resume(app: SparkApp, args: list[str]) -> None:
-    if app.interaction.busy:
-        app.note("a turn is running: Esc first", "yellow")
-        return
-    app.resume_conversation()
-
-
-async def _test(app: SparkApp, args: list[str]) -> None:
-    from spark_cli.tui.test_command import run_test_command
-
-    await run_test_command(app, args)
-
-
-async def _fix(app: SparkApp, args: list[str]) -> None:
-    from spark_cli.tui.test_command import fix
-
-    await fix(app, args)
-
-
-async def _add(app: SparkApp, args: list[str]) -> None:
-    if not args:
-        app.note("usage: /add PATH… (the files every turn sends in full)", "yellow")
-        return
-    for path in args:
-        problem = app.context_files.add(path)
-        if problem is None:
-            app.note(f"added {path} to the context", "green")
-        else:
-            app.note(f"✗ {problem}", "red")
-
-
-async def _drop(app: SparkApp, args: list[str]) -> None:
-    if not args:
-        app.note("usage: /drop PATH…", "yellow")
-        return
-    for path in args:
-        problem = app.context_files.drop(path)
-        app.note(f"dropped {path}" if problem is None else f"✗ {problem}",
-                  "dim" if problem is None else "red")
-
-
-async def _files(app: SparkApp, args: list[str]) -> None:
-    files = app.context_files.files()
-    app.note("files every turn sends: " + (", ".join(files) if files else
-              "none (/add PATH; files named in a message are sent too)"))
-    report = app.session.context
-    if report is not None:
-        parts = ", ".join(f"{name} {tokens:,}" for name, tokens in report.parts.items() if tokens)
-        app.note(f"last request: {report.used:,} of {report.budget:,} tokens ({parts})")
-
-
-async def _deep(app: SparkApp, args: list[str]) -> None:
-    from spark_cli.tui.deep_commands import deep_command
-
-    await deep_command(app, args)
-
-
-COMMANDS: dict[str, Handler] = {
-    "deep": _deep,
-    "add": _add,
-    "drop": _drop,
-    "files": _files,
-    "help": _help,
-    "clear": _clear,
-    "queue": _queue,
-    "undo": _undo,
-    "diff": _diff,
-    "model": _model,
-    "provider": _provider,
-    "resume": _resume,
-    "test": _test,
-    "fix": _fix,
-}
+        return run

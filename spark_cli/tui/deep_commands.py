@@ -23,102 +23,87 @@ from spark_cli.session.deep import DeepTask, HunkStatus, Selection
 from spark_cli.session.events import EditLanded, EditRefused, ProseDelta, TurnFailed
 
 if TYPE_CHECKING:
-    from spark_cli.tui.app import SparkApp
+    from spark_cli.tui.deep_track import DeepController
 
 USAGE = ("usage: /deep TASK · /deep · /deep show N · /deep apply N [all | PATH… | PATH:H…] · "
          "/deep drop N · /deep cancel N")
 _STATUS_STYLE = {"clean": "green", "conflict": "bold red", "present": "dim", "refused": "red"}
 
 
-async def deep_command(app: SparkApp, args: list[str]) -> None:
-    track = app.deep
-    if track is None:
-        app.note(f"the deep track is off: {app.deep_problem}", "yellow")
+async def deep_command(deep: DeepController, args: list[str]) -> None:
+    """``/deep [verb] …`` against ``deep``."""
+    if deep.track is None:
+        deep.out.note(f"the deep track is off: {deep.problem}", "yellow")
         return
     if not args:
-        _list(app)
+        _list(deep)
         return
     verb, rest = args[0], args[1:]
     if verb in ("show", "apply", "drop", "cancel"):
-        task = _task(app, rest)
+        task = _task(deep, rest)
         if task is None:
             return
-        await _VERBS[verb](app, task, rest[1:])
+        await _VERBS[verb](deep, task, rest[1:])
         return
-    start_deep(app, " ".join(args))
+    deep.start(" ".join(args))
 
 
-def start_deep(app: SparkApp, text: str) -> None:
-    """Hand ``text`` to the deep track (``/deep TASK``, Ctrl+G)."""
-    track = app.deep
-    if track is None:
-        app.note(f"the deep track is off: {app.deep_problem}", "yellow")
-        return
-    task = track.start(text, files=app.context_files.files())
-    if task.state == "failed":
-        return  # on_change said why
-    model = track.settings.provider
-    app.note(f"deep #{task.number} started on {model.name} · {model.model}: it works on a "
-              "snapshot; keep going here (/deep lists, /deep show "
-              f"{task.number} reviews when it is done)", "bold magenta")
-
-
-def _task(app: SparkApp, rest: list[str]) -> DeepTask | None:
-    track = app.deep
+def _task(deep: DeepController, rest: list[str]) -> DeepTask | None:
+    track = deep.track
     if track is None or not rest or not rest[0].isdigit():
-        app.note(USAGE, "yellow")
+        deep.out.note(USAGE, "yellow")
         return None
     task = track.task(int(rest[0]))
     if task is None:
         numbers = ", ".join(f"#{t.number}" for t in track.tasks) or "none"
-        app.note(f"no deep task #{rest[0]} (there are: {numbers})", "yellow")
+        deep.out.note(f"no deep task #{rest[0]} (there are: {numbers})", "yellow")
     return task
 
 
-def _list(app: SparkApp) -> None:
-    tasks = app.deep.tasks if app.deep is not None else []
+def _list(deep: DeepController) -> None:
+    tasks = deep.track.tasks if deep.track is not None else []
     if not tasks:
-        app.note("no deep tasks: /deep TASK (or Ctrl+G on the prompt) starts one")
+        deep.out.note("no deep tasks: /deep TASK (or Ctrl+G on the prompt) starts one")
     for task in tasks:
-        app.note(task.summary)
+        deep.out.note(task.summary)
 
 
-async def _show(app: SparkApp, task: DeepTask, rest: list[str]) -> None:
-    app.note(f"deep #{task.number}: {task.task}", "bold magenta")
+async def _show(deep: DeepController, task: DeepTask, rest: list[str]) -> None:
+    deep.out.note(f"deep #{task.number}: {task.task}", "bold magenta")
     prose = "".join(e.text for e in task.events if isinstance(e, ProseDelta)).strip()
     if prose:
-        app.note(prose[-4000:], "")
+        deep.out.note(prose[-4000:], "")
     for event in task.events:
         if isinstance(event, EditLanded):
-            app.note(f"  ✓ {event.outcome.message} (in its snapshot)", "green")
+            deep.out.note(f"  ✓ {event.outcome.message} (in its snapshot)", "green")
         elif isinstance(event, EditRefused):
-            app.note(f"  ✗ {event.outcome.message}", "red")
+            deep.out.note(f"  ✗ {event.outcome.message}", "red")
         elif isinstance(event, TurnFailed):
-            app.note(f"  ✗ {event.message}", "red")
-    app.note(task.summary, "bold")
-    if task.state != "done" or task.change is None or app.deep is None:
+            deep.out.note(f"  ✗ {event.message}", "red")
+    deep.out.note(task.summary, "bold")
+    if task.state != "done" or task.change is None or deep.track is None:
         return
     if not task.change.files:
         return
-    statuses = await asyncio.to_thread(app.deep.review, task.number)
-    _review(app, task, statuses)
+    statuses = await asyncio.to_thread(deep.track.review, task.number)
+    _review(deep, task, statuses)
 
 
-def _review(app: SparkApp, task: DeepTask, statuses: tuple[HunkStatus, ...]) -> None:
+def _review(deep: DeepController, task: DeepTask, statuses: tuple[HunkStatus, ...]) -> None:
     assert task.change is not None
     by_hunk = {(s.path, s.index): s for s in statuses}
     for change in task.change.files:
-        app.note(f"{change.path} ({change.kind})", "bold")
+        deep.out.note(f"{change.path} ({change.kind})", "bold")
         for hunk in change.hunks:
             status = by_hunk.get((change.path, hunk.index))
             state = status.state if status is not None else "?"
             detail = f": {status.detail}" if status is not None and status.detail else ""
-            app.write(Text(f"  {change.path}:{hunk.index} {state}{detail}",
+            deep.out.write(Text(f"  {change.path}:{hunk.index} {state}{detail}",
                            style=_STATUS_STYLE.get(state, "")))
-            app.write(Syntax(hunk.diff.rstrip("\n"), "diff", theme="ansi_dark",
+            deep.out.write(Syntax(hunk.diff.rstrip("\n"), "diff", theme="ansi_dark",
                              background_color="default", word_wrap=True))
     clean = sum(s.state == "clean" for s in statuses)
-    app.note(f"{clean} of {len(statuses)} hunk(s) apply cleanly: /deep apply {task.number} "
+    deep.out.note(f"{clean} of {len(statuses)} hunk(s) apply cleanly: /deep apply {task.number} "
               f"(all), /deep apply {task.number} PATH or PATH:H, /deep drop {task.number}")
 
 
@@ -139,43 +124,44 @@ def selection(rest: list[str]) -> Selection | str:
     return Selection.of_hunks(*hunks) if hunks else Selection.of_files(*files)
 
 
-async def _apply(app: SparkApp, task: DeepTask, rest: list[str]) -> None:
-    if app.deep is None or task.state != "done":
-        app.note(f"deep #{task.number} is {task.state}: nothing to apply", "yellow")
+async def _apply(deep: DeepController, task: DeepTask, rest: list[str]) -> None:
+    if deep.track is None or task.state != "done":
+        deep.out.note(f"deep #{task.number} is {task.state}: nothing to apply", "yellow")
         return
-    if app.interaction.busy:
-        app.note("a turn is running: Esc first (its edits and the merge would race)", "yellow")
+    if deep.busy():
+        deep.out.note("a turn is running: Esc first (its edits and the merge would race)", "yellow")
         return
     select = selection(rest)
     if isinstance(select, str):
-        app.note(select, "yellow")
+        deep.out.note(select, "yellow")
         return
-    report = await asyncio.to_thread(app.deep.apply, task.number, select)
+    report = await asyncio.to_thread(deep.track.apply, task.number, select)
     if report is None:
-        app.note(f"deep #{task.number} has no change to apply", "yellow")
+        deep.out.note(f"deep #{task.number} has no change to apply", "yellow")
         return
-    app.note(f"deep #{task.number}: {report.message}",
+    deep.out.note(f"deep #{task.number}: {report.message}",
               "bold green" if report.applied and not report.refused else "yellow")
     for refused in report.refused:
-        app.note(f"  ✗ {refused.path}:{refused.index} {refused.state}: {refused.detail}",
+        deep.out.note(f"  ✗ {refused.path}:{refused.index} {refused.state}: {refused.detail}",
                   "red")
     if report.applied:
-        app.session.seen.clear()  # the model's view of these files is stale: sent again
+        deep.session.files_changed()  # the model's view of these files is stale
 
 
-async def _drop(app: SparkApp, task: DeepTask, rest: list[str]) -> None:
-    if app.deep is not None and app.deep.drop(task.number):
-        app.note(f"deep #{task.number} dropped (nothing was written)")
+async def _drop(deep: DeepController, task: DeepTask, rest: list[str]) -> None:
+    if deep.track is not None and deep.track.drop(task.number):
+        deep.out.note(f"deep #{task.number} dropped (nothing was written)")
     else:
-        app.note(f"deep #{task.number} is {task.state}: only a done task can be dropped",
+        deep.out.note(f"deep #{task.number} is {task.state}: only a done task can be dropped",
                   "yellow")
 
 
-async def _cancel(app: SparkApp, task: DeepTask, rest: list[str]) -> None:
-    if app.deep is not None and await app.deep.cancel(task.number):
-        app.note(f"deep #{task.number} cancelled (its snapshot is gone; the repo is as it was)")
+async def _cancel(deep: DeepController, task: DeepTask, rest: list[str]) -> None:
+    if deep.track is not None and await deep.track.cancel(task.number):
+        deep.out.note(f"deep #{task.number} cancelled (its snapshot is gone; the repo is as "
+                      "it was)")
     else:
-        app.note(f"deep #{task.number} is {task.state}: nothing to cancel", "yellow")
+        deep.out.note(f"deep #{task.number} is {task.state}: nothing to cancel", "yellow")
 
 
 _VERBS = {"show": _show, "apply": _apply, "drop": _drop, "cancel": _cancel}

@@ -1,20 +1,26 @@
-"""The deep track inside the app: opened after the first frame, its tasks on the HUD and in
-the transcript, the routing hint above the prompt, and the quit guard while tasks run.
+"""The deep track inside the TUI: :class:`DeepController` owns it and what the screen
+shows of it.
 
-The commands themselves (``/deep …``) are ``spark_cli.tui.deep_commands``.
+It is opened after the first frame (its imports would delay the prompt), says
+each task's state once in the transcript, keeps the HUD's deep part, offers
+the routing hint for a draft that looks like deep work, and guards quitting
+while tasks run. The commands themselves (``/deep …``) are
+``spark_cli.tui.deep_commands``.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from textual.widgets import Static
+from spark_cli.session.api import Connector, SessionApi
+from spark_cli.session.config.settings import Settings
+from spark_cli.tui.output import Busy, Output
 
 if TYPE_CHECKING:
-    from spark_cli.session.deep import DeepTask
-    from spark_cli.tui.app import SparkApp
+    from spark_cli.session.deep import DeepTask, DeepTrack
 
 QUIT_CONFIRM_S = 3.0
 
@@ -26,64 +32,111 @@ class _Needs:
     tokens: int
 
 
-def open_track(app: SparkApp) -> None:
-    """Make the deep track from the setup (its settings read now); offer saved results."""
-    setup = app.setup
-    deep = setup.deep_settings
-    if deep is None and setup.load_deep is not None:
-        try:
-            deep = setup.load_deep()
-        except (ValueError, KeyError, TypeError, OSError) as exc:  # a bad [deep] table
-            app.deep_problem = str(exc)
-    if deep is not None:
+class DeepController:
+    """The deep track of one app (see the module doc); ``track`` is None while it is off."""
+
+    def __init__(self, session: SessionApi, connect: Connector, out: Output, *,
+                 hud: Callable[[str], None], files: Callable[[], tuple[str, ...]],
+                 busy: Busy, problem: str = "no deep provider is configured") -> None:
+        self.session = session
+        self.connect = connect
+        self.out = out
+        self.hud = hud
+        """Told the HUD's deep part whenever a task moves."""
+        self.files = files
+        """The files every turn sends (a deep task starts with them)."""
+        self.busy = busy
+        self.problem = problem
+        """Why the track is off."""
+        self.track: DeepTrack | None = None
+        self._states: dict[int, str] = {}  # each task's last announced state
+        self._quit_asked = 0.0
+
+    def open(self, settings: Settings | None,
+             load: Callable[[], Settings] | None = None) -> None:
+        """Make the track from ``settings`` (or what ``load`` reads; a bad ``[deep]`` table
+        turns it off and becomes ``problem``); offer results saved by earlier sessions."""
+        if settings is None and load is not None:
+            try:
+                settings = load()
+            except (ValueError, KeyError, TypeError, OSError) as exc:
+                self.problem = str(exc)
+        if settings is None:
+            return
         from spark_cli.session.deep import DeepTrack
 
-        app.deep = DeepTrack(app.session.root, deep, setup.connect, lambda t: changed(app, t))
-    if app.deep is None:
-        return
-    for task in app.deep.resume():
-        app.note(f"deep #{task.number} from an earlier session is ready: /deep show "
-                  f"{task.number}", "magenta")
-    for problem in app.deep.problems:
-        app.note(problem, "yellow")
+        self.track = track = DeepTrack(self.session.root, settings, self.connect, self.changed)
+        for task in track.resume():
+            self._states[task.number] = task.state  # announced here, not again
+            self.out.note(f"deep #{task.number} from an earlier session is ready: /deep show "
+                          f"{task.number}", "magenta")
+        for problem in track.problems:
+            self.out.note(problem, "yellow")
 
+    def start(self, text: str) -> None:
+        """Hand ``text`` to the deep track (``/deep TASK``, Ctrl+G)."""
+        track = self.track
+        if track is None:
+            self.out.note(f"the deep track is off: {self.problem}", "yellow")
+            return
+        task = track.start(text, files=self.files())
+        if task.state == "failed":
+            return  # changed() said why
+        model = track.settings.provider
+        self.out.note(f"deep #{task.number} started on {model.name} · {model.model}: it works "
+                      "on a snapshot; keep going here (/deep lists, /deep show "
+                      f"{task.number} reviews when it is done)", "bold magenta")
 
-def changed(app: SparkApp, task: DeepTask) -> None:
-    """A task moved: the transcript says so once per state; the HUD shows every task."""
-    states = app.deep_states
-    before = states.get(task.number)
-    states[task.number] = task.state
-    announce(app, task, before)
-    if app.deep is not None:
-        app.hud_state.deep = deep_hud(app.deep.tasks)
-    if app.painter is not None:
-        app._show_hud()
+    def changed(self, task: DeepTask) -> None:
+        """A task moved: the transcript says so once per state; the HUD shows every task."""
+        before = self._states.get(task.number)
+        self._states[task.number] = task.state
+        if task.state != before:
+            self._announce(task)
+        if self.track is not None:
+            self.hud(deep_hud(self.track.tasks))
 
+    def hint(self, text: str) -> str | None:
+        """The line above the prompt when the draft looks like deep work (never routed)."""
+        if self.track is None or not text.strip() or text.lstrip().startswith("/"):
+            return None
+        from spark_cli.session.deep import suggest_deep
 
-def route_hint(app: SparkApp, text: str) -> None:
-    """One line above the prompt when the draft looks like deep work (never routed)."""
-    from spark_cli.session.deep import suggest_deep
+        report = self.session.context  # the next request carries at least this much again
+        needs = _Needs(report.used) if report is not None else None
+        line = suggest_deep(text, needs, self.session.settings.context_window)
+        return f"{line} (Ctrl+G sends it to the deep track)" if line else None
 
-    hint = app.query_one("#hint", Static)
-    report = app.session.context  # the next request carries at least this much again
-    needs = _Needs(report.used) if report is not None else None
-    line = suggest_deep(text, needs, app.session.settings.context_window) \
-        if text.strip() and not text.lstrip().startswith("/") else None
-    hint.update(f"{line} (Ctrl+G sends it to the deep track)" if line else "")
-    hint.display = bool(line)
+    def may_quit(self) -> bool:
+        """Ctrl+Q: True to quit now; while tasks run, False the first time (a second
+        Ctrl+Q within ``QUIT_CONFIRM_S`` quits)."""
+        active = self.track.active if self.track is not None else []
+        now = time.monotonic()
+        if not active or now - self._quit_asked <= QUIT_CONFIRM_S:
+            return True
+        numbers = ", ".join(f"#{t.number}" for t in active)
+        self.out.note(f"deep tasks are running ({numbers}): Ctrl+Q again quits and stops them "
+                      "(their snapshots are removed; your repo is untouched)", "bold yellow")
+        self._quit_asked = now
+        return False
 
+    async def aclose(self) -> None:
+        if self.track is not None:
+            await self.track.aclose()
 
-def quit_asked(app: SparkApp, last: float) -> float | None:
-    """Ctrl+Q: None to quit now; while tasks run, the time it asked (a second Ctrl+Q within
-    ``QUIT_CONFIRM_S`` quits)."""
-    active = app.deep.active if app.deep is not None else []
-    now = time.monotonic()
-    if not active or now - last <= QUIT_CONFIRM_S:
-        return None
-    numbers = ", ".join(f"#{t.number}" for t in active)
-    app.note(f"deep tasks are running ({numbers}): Ctrl+Q again quits and stops them "
-              "(their snapshots are removed; your repo is untouched)", "bold yellow")
-    return now
+    def _announce(self, task: DeepTask) -> None:
+        if task.state == "done" and task.change is not None:
+            files = len(task.change.files)
+            hunks = sum(len(f.hunks) for f in task.change.files)
+            if not hunks:
+                self.out.note(f"deep #{task.number} done: it changed nothing (/deep show "
+                              f"{task.number} for its answer)", "magenta")
+                return
+            self.out.note(f"deep #{task.number} done: {hunks} hunk(s) in {files} file(s) — "
+                          f"/deep show {task.number} to review, /deep apply {task.number} to "
+                          "merge", "bold magenta")
+        elif task.state == "failed":
+            self.out.note(f"✗ deep #{task.number} failed: {task.error}", "bold red")
 
 
 def deep_hud(tasks: list[DeepTask]) -> str:
@@ -91,21 +144,3 @@ def deep_hud(tasks: list[DeepTask]) -> str:
     shown = [t for t in tasks if t.active or t.state == "done"]
     return "deep " + " · ".join(f"#{t.number} {t.state} {t.elapsed:.0f}s {t.output_tokens:,} tok"
                                 for t in shown) if shown else ""
-
-
-def announce(app: SparkApp, task: DeepTask, before: str | None) -> None:
-    """A task changed state: say so in the transcript (once per state)."""
-    if task.state == before:
-        return
-    if task.state == "done" and task.change is not None:
-        files = len(task.change.files)
-        hunks = sum(len(f.hunks) for f in task.change.files)
-        if not hunks:
-            app.note(f"deep #{task.number} done: it changed nothing (/deep show {task.number} "
-                      "for its answer)", "magenta")
-            return
-        app.note(f"deep #{task.number} done: {hunks} hunk(s) in {files} file(s) — /deep show "
-                  f"{task.number} to review, /deep apply {task.number} to merge",
-                  "bold magenta")
-    elif task.state == "failed":
-        app.note(f"✗ deep #{task.number} failed: {task.error}", "bold red")

@@ -76,7 +76,7 @@ class Keeper:
         if saved is None:
             self.note("no saved conversation for this repo", "yellow")
             return
-        session.history[:] = saved.history
+        session.restore(saved.history)
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(saved.saved_at))
         self.note(f"resumed the conversation of {when} ({len(saved.history)} messages, "
                   f"{saved.provider} · {saved.model}); the model sees it all again", "bold")

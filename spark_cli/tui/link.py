@@ -46,7 +46,7 @@ class Link:
         try:
             channel = await self._channels.enter_async_context(
                 self.connect(self.session.settings))
-            self.session.channel = channel
+            self.session.attach(channel)
             await self.session.warm()
         except (ChannelError, OSError) as exc:
             error = exc if isinstance(exc, ChannelError) else ChannelError(
@@ -70,11 +70,11 @@ class Link:
             return str(exc)
         old = self.session.settings.provider
         self.flags = merged
-        self.session.settings = settings
+        self.session.configure(settings)
         new = settings.provider
         if (new.name, new.kind, new.base_url) != (old.name, old.kind, old.base_url):
             await self.aclose()
-            self.session.channel = None
+            self.session.attach(None)
             self._connected = None
         return settings
 

@@ -1,8 +1,9 @@
 """`/test [ARGS]` and `/fix`: the only ways tests run, streamed into the transcript.
 
-``/test`` resolves the configured or detected command
-(``spark_cli.session.workspace.test_runs``), runs it in the background and shows its
-output as it comes (buffered, painted on the app's frame clock, the last
+:class:`TestRunner` owns the running test task and the last failure. ``/test``
+resolves the configured or detected command
+(``spark_cli.session.workspace.test_runs``), runs it in the background and
+shows its output as it comes (buffered, painted on a 15 Hz clock, the last
 ``TAIL_LINES`` lines at most while it runs); Esc stops it (the whole process
 group). The verdict is one line; a failure's summary is kept for ``/fix``,
 which sends it to the model as the next message (it runs nothing itself).
@@ -11,14 +12,14 @@ which sends it to the model as the next message (it runs nothing itself).
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
+from collections.abc import Callable
 
+from spark_cli.session.api import SessionApi
 from spark_cli.session.workspace.test_runs import NoTestCommand, TestRunResult, run_requested_tests
-
-if TYPE_CHECKING:
-    from spark_cli.tui.app import SparkApp
+from spark_cli.tui.output import Busy, Every, Output
 
 TAIL_LINES = 12
+PAINT_S = 1 / 15
 
 
 class TestOutput:
@@ -46,62 +47,90 @@ class TestOutput:
         return lines
 
 
-async def run_test_command(app: SparkApp, args: list[str]) -> None:
-    if app.test_task is not None and not app.test_task.done():
-        app.note("tests are already running (Esc stops them)", "yellow")
-        return
-    if app.interaction.busy:
-        app.note("a turn is running: the tests would race its edits; Esc first", "yellow")
-        return
-    app.test_task = asyncio.get_running_loop().create_task(_run(app, " ".join(args)))
+class TestRunner:
+    """``/test`` and ``/fix`` over ``session`` (see the module doc)."""
 
+    __test__ = False  # not a pytest class
 
-async def _run(app: SparkApp, args: str) -> None:
-    output = TestOutput()
-    timer = app.set_interval(1 / 15, lambda: _paint(app, output))
-    try:
-        outcome = await run_requested_tests(
-            app.session.root, app.session.settings, args, on_output=output.add,
-            on_start=lambda command: app.note(f"$ {command.display}", "bold"))
-    except asyncio.CancelledError:
-        _paint(app, output, final=True)
-        app.note("tests stopped (Esc)", "yellow")
-        return
-    finally:
-        timer.stop()
-    _paint(app, output, final=True)
-    if isinstance(outcome, NoTestCommand):
-        app.note(outcome.details(), "yellow")
-        return
-    _verdict(app, outcome)
+    def __init__(self, session: SessionApi, out: Output, *, every: Every, busy: Busy,
+                 submit: Callable[[str], None]) -> None:
+        self.session = session
+        self.out = out
+        self.every = every
+        self.busy = busy
+        self.submit = submit
+        self.task: asyncio.Task[None] | None = None
+        """The running /test (Esc cancels it)."""
+        self.last_failure: str | None = None
+        """The last failing /test run, as /fix sends it."""
 
+    @property
+    def running(self) -> bool:
+        return self.task is not None and not self.task.done()
 
-def _paint(app: SparkApp, output: TestOutput, *, final: bool = False) -> None:
-    lines = output.take(final=final)
-    if not lines:
-        return
-    shown = lines[-TAIL_LINES:]
-    if len(lines) > len(shown):
-        app.note(f"  … {len(lines) - len(shown)} lines", "dim")
-    for line in shown:
-        app.note("  " + line, "")
+    async def run(self, args: list[str]) -> None:
+        """``/test [ARGS]``: start the run in the background."""
+        if self.running:
+            self.out.note("tests are already running (Esc stops them)", "yellow")
+            return
+        if self.busy():
+            self.out.note("a turn is running: the tests would race its edits; Esc first",
+                          "yellow")
+            return
+        self.task = asyncio.get_running_loop().create_task(self._run(" ".join(args)))
 
+    def cancel(self) -> bool:
+        """Esc when no turn streams: stop a running /test. True when something stopped."""
+        if self.task is not None and not self.task.done():
+            self.task.cancel()
+            return True
+        return False
 
-def _verdict(app: SparkApp, run: TestRunResult) -> None:
-    result = run.result
-    style = "bold green" if run.passed else "bold red"
-    app.note(f"tests {run.verdict} in {result.duration_s:.1f} s: {run.command.display}", style)
-    if run.passed:
-        app.last_failure = None
-        return
-    if run.summary:
-        app.note(run.summary, "red")
-    app.last_failure = run.fix_prompt()
-    app.note("/fix sends this failure to the model", "dim")
+    async def fix(self, args: list[str]) -> None:
+        """``/fix``: send the last failure to the model."""
+        if self.last_failure is None:
+            self.out.note("no failing test run to send: /test first", "yellow")
+            return
+        self.submit(self.last_failure)
 
+    async def _run(self, args: str) -> None:
+        output = TestOutput()
+        timer = self.every(PAINT_S, lambda: self._paint(output))
+        try:
+            outcome = await run_requested_tests(
+                self.session.root, self.session.settings, args, on_output=output.add,
+                on_start=lambda command: self.out.note(f"$ {command.display}", "bold"))
+        except asyncio.CancelledError:
+            self._paint(output, final=True)
+            self.out.note("tests stopped (Esc)", "yellow")
+            return
+        finally:
+            timer.stop()
+        self._paint(output, final=True)
+        if isinstance(outcome, NoTestCommand):
+            self.out.note(outcome.details(), "yellow")
+            return
+        self._verdict(outcome)
 
-async def fix(app: SparkApp, args: list[str]) -> None:
-    if app.last_failure is None:
-        app.note("no failing test run to send: /test first", "yellow")
-        return
-    app.interaction.submit(app.last_failure)
+    def _paint(self, output: TestOutput, *, final: bool = False) -> None:
+        lines = output.take(final=final)
+        if not lines:
+            return
+        shown = lines[-TAIL_LINES:]
+        if len(lines) > len(shown):
+            self.out.note(f"  … {len(lines) - len(shown)} lines", "dim")
+        for line in shown:
+            self.out.note("  " + line, "")
+
+    def _verdict(self, run: TestRunResult) -> None:
+        result = run.result
+        style = "bold green" if run.passed else "bold red"
+        self.out.note(f"tests {run.verdict} in {result.duration_s:.1f} s: "
+                      f"{run.command.display}", style)
+        if run.passed:
+            self.last_failure = None
+            return
+        if run.summary:
+            self.out.note(run.summary, "red")
+        self.last_failure = run.fix_prompt()
+        self.out.note("/fix sends this failure to the model", "dim")

@@ -392,7 +392,7 @@ async def test_a_prepared_turn_is_sent_as_prepared(repo, settings):
     assert session.prepare("rename", ["app.py"]) is None
     (repo / "app.py").write_text("changed after prepare\n")
     channel = Script(["ok\n", TurnFinished("completed")])
-    session.channel = channel
+    session.attach(channel)
     out = await collect(session, "rename", ["app.py"])
     assert isinstance(out[-1], TurnCompleted)
     (request,) = channel.requests

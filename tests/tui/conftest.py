@@ -62,3 +62,27 @@ def tui_app(repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                  **(setup or {})))
 
     return make
+
+
+class Lines:
+    """An ``Output`` that keeps each note (and written block), for controllers without the
+    app."""
+
+    def __init__(self) -> None:
+        self.lines: list[tuple[str, str]] = []
+        self.blocks: list[Any] = []
+
+    def note(self, text: str, style: str = "dim") -> None:
+        self.lines.append((text, style))
+
+    def write(self, renderable: Any) -> None:
+        self.blocks.append(renderable)
+
+    @property
+    def text(self) -> str:
+        return "\n".join(text for text, _ in self.lines)
+
+
+@pytest.fixture
+def lines() -> Lines:
+    return Lines()

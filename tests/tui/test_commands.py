@@ -82,11 +82,11 @@ async def test_test_streams_output_and_fix_sends_the_failure(tui_app: MakeApp,
     async with app.run_test(size=(100, 30)) as pilot:
         app.query_one(Prompt).load_text("/test")
         await pilot.press("enter")
-        await _until(lambda: app.test_task is not None and app.test_task.done())
+        await _until(lambda: app.tests.task is not None and app.tests.task.done())
         await pilot.pause()
         text = _text(app)
         assert "collecting" in text and "FAILED (exit 1)" in text
-        assert app.last_failure is not None and "assert 1 == 2" in app.last_failure
+        assert app.tests.last_failure is not None and "assert 1 == 2" in app.tests.last_failure
         await _turn(app, pilot, "/fix")
         assert "assert 1 == 2" in app.session.history[0].content
 
@@ -102,7 +102,7 @@ async def test_esc_stops_a_running_test(tui_app: MakeApp, repo: Path) -> None:
         await pilot.press("enter")
         await _until(lambda: "1" in _text(app).splitlines()[-1])
         await pilot.press("escape")
-        await _until(lambda: app.test_task is not None and app.test_task.done())
+        await _until(lambda: app.tests.task is not None and app.tests.task.done())
         await pilot.pause()
         assert "tests stopped (Esc)" in _text(app)
 

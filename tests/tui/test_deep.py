@@ -9,11 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from spark_cli.session.config.settings import load_settings
-from spark_cli.session.deep import DeepTrack
 from spark_cli.session.interaction import TurnEnded
 from spark_cli.tui.app import SparkApp
 from spark_cli.tui.deep_commands import selection
-from spark_cli.tui.deep_track import changed
 from spark_cli.tui.prompt import Prompt
 from spark_cli.tui.transcript import Transcript
 
@@ -48,7 +46,7 @@ async def _deep_app(tui_app: MakeApp, repo: Path) -> SparkApp:
                                 "base_url": fast.base_url},
                          {"SPARK_CONFIG_DIR": str(repo.parent / "cfg"),
                           "SPARK_API_KEY": fast.api_key or ""})
-    app.deep = DeepTrack(repo, deep, app.setup.connect, lambda task: changed(app, task))
+    app.deep.open(deep)
     return app
 
 
@@ -57,7 +55,7 @@ async def test_a_deep_task_runs_while_fast_turns_stream_and_merges(
     app = await _deep_app(tui_app, repo)
     async with app.run_test(size=(110, 40)) as pilot:
         await _command(app, pilot, "/deep rename load to fetch everywhere")
-        assert app.deep is not None and app.deep.active
+        assert app.deep.track is not None and app.deep.track.active
         ended: list[Any] = []
         sink = app.interaction.sink
         app.interaction.sink = lambda e: (ended.append(e) if isinstance(e, TurnEnded)
@@ -66,7 +64,7 @@ async def test_a_deep_task_runs_while_fast_turns_stream_and_merges(
         await pilot.press("enter")  # a fast turn while the deep task works
         await _until(lambda: bool(ended))
         assert "deep #1" in app.query_one("#hud").shown  # type: ignore[attr-defined]
-        await _until(lambda: app.deep is not None and not app.deep.active, 60)
+        await _until(lambda: app.deep.track is not None and not app.deep.track.active, 60)
         assert "deep #1 done" in _text(app)
         assert (repo / "util.py").read_text() == UTIL  # nothing lands before you apply
         await _command(app, pilot, "/deep show 1")
@@ -82,7 +80,7 @@ async def test_a_conflicting_hunk_is_refused(tui_app: MakeApp, repo: Path) -> No
     app = await _deep_app(tui_app, repo)
     async with app.run_test(size=(110, 40)) as pilot:
         await _command(app, pilot, "/deep rename load to fetch everywhere")
-        await _until(lambda: app.deep is not None and not app.deep.active, 60)
+        await _until(lambda: app.deep.track is not None and not app.deep.track.active, 60)
         (repo / "main.py").write_text(MAIN.replace("load('x')", "load('y')"))  # the user
         await _command(app, pilot, "/deep apply 1")
         await _until(lambda: "✗ main.py" in _text(app))
@@ -96,7 +94,7 @@ async def test_cancel_leaves_the_tree_untouched(tui_app: MakeApp, repo: Path) ->
         await _command(app, pilot, "/deep rename load to fetch everywhere")
         await _command(app, pilot, "/deep cancel 1")
         await _until(lambda: "deep #1 cancelled" in _text(app))
-        assert app.deep is not None and app.deep.tasks[0].state == "cancelled"
+        assert app.deep.track is not None and app.deep.track.tasks[0].state == "cancelled"
     assert (repo / "util.py").read_text() == UTIL and (repo / "main.py").read_text() == MAIN
 
 
@@ -136,4 +134,4 @@ async def test_the_hint_suggests_deep_and_never_routes(tui_app: MakeApp, repo: P
         await asyncio.sleep(0.5)
         await pilot.pause()
         assert hint.display  # the conversation fills most of the fast window
-        assert app.deep is not None and app.deep.tasks == []  # nothing was routed
+        assert app.deep.track is not None and app.deep.track.tasks == []  # nothing was routed

@@ -108,7 +108,7 @@ async def _until(check: Callable[[], bool], timeout: float, what: str) -> None:
 
 async def _turn(app: Any, tokens: int) -> None:
     """Start a turn of ``tokens`` lorem tokens (returns once it runs)."""
-    app.session.settings = dataclasses.replace(app.session.settings, max_output_tokens=tokens)
+    app.session.configure(dataclasses.replace(app.session.settings, max_output_tokens=tokens))
     before = app.session.marks
     app.interaction.submit("stream lorem")
     await _until(lambda: app.interaction.busy, 5.0, "the turn to start")
@@ -252,14 +252,14 @@ async def typing_and_esc(url: str, token: str, workdir: Path, *, tps: float, str
     async def typed_beside_a_deep_task(app: Any, log: FrameLog) -> tuple[list[float], int]:
         """The same while a deep task streams too (the dual track: the prompt must not
         care); the deep task is cancelled after."""
-        task = app.deep.start(DEEP_TASK)
+        task = app.deep.track.start(DEEP_TASK)
         await _until(lambda: task.output_tokens > 0 or not task.active, 30.0,
                      "the deep task's first tokens")
         await _turn(app, int(tps * stream_s) + 1)
         await _streaming(app)
         result = await type_probe(app, log, samples, 0.06,
                                   still=lambda: app.interaction.busy and task.active)
-        await app.deep.cancel(task.number)
+        await app.deep.track.cancel(task.number)
         await _finish(app, 30 + 3 * stream_s)
         return result
 

@@ -245,7 +245,7 @@ async def _run_turn(session: SessionApi, settings: Settings, files: Sequence[str
             settings.provider, idle_timeout=settings.idle_timeout, ahead=ahead, engine=engine,
             first_token_timeout=settings.first_token_timeout,
         ) as channel:
-            session.channel = channel
+            session.attach(channel)
             await _stream(session, instruction, files, renderer, result, engine)
             if overflow_retry(session, settings, instruction, files, renderer, result):
                 await _stream(session, instruction, files, renderer, result, engine)

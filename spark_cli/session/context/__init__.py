@@ -4,7 +4,7 @@ One concept per module:
 
 - :mod:`.sources` -- the one place this package reads ``spark_cli.edits``
   (confinement, text decoding, grammars);
-- :mod:`.scan` -- the repo's files, honouring ``.gitignore`` (pathspec), without
+- :mod:`.scan` -- the repo's files (the walk of :mod:`spark_cli.tools.repo_files`), without
   vendored, binary or huge files;
 - :mod:`.tags` -- one file's definitions (tree-sitter tags queries) and the
   identifiers it uses;

@@ -168,7 +168,7 @@ async def _turn(task: DeepTask, spec: RunSpec, snap: Snapshot, given: Sequence[s
         return "failed", f"deep track: {failed.message}"
     end: tuple[DeepState, str | None] = ("failed", "deep track: the turn ended without a result")
     async with spec.connect(settings) as channel:
-        session.channel = _Counting(channel, task, changed)
+        session.attach(_Counting(channel, task, changed))
         async for event in session.run_turn(task.task, files):
             task.events.append(event)
             match event:

@@ -6,6 +6,11 @@ chunk (Cerebras adds ``time_info``, beside ``usage`` or inside it: it is carried
 in :class:`UsageReported`), error chunks (``{"error": {...}}`` in a data line)
 and ``data: [DONE]``. Optional fields are read when present; there are no
 per-provider special cases.
+
+Tool calls (``delta.tool_calls``, :mod:`.chat_calls`) complete when the choice
+finishes: ``finish_reason: "tool_calls"``, and also ``"stop"`` (llama.cpp, Ollama and
+some vLLM versions say so after calls), or ``[DONE]`` when no reason came at all;
+never at ``"length"`` (the arguments were cut short). The text branch stays first.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import time
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from spark_cli.protocol.channel import (
@@ -20,6 +26,7 @@ from spark_cli.protocol.channel import (
     ChannelEvent,
     ResponseStarted,
     TextDelta,
+    ToolCallStarted,
     TurnFinished,
     TurnRequest,
     UsageReported,
@@ -27,11 +34,14 @@ from spark_cli.protocol.channel import (
 from spark_cli.protocol.secrets import NO_SECRETS, Secrets
 from spark_cli.protocol.sse import SSEEvent
 from spark_cli.transport.errors import provider_error
+from spark_cli.transport.sse.chat_calls import ChatCalls
 from spark_cli.transport.sse.http_bodies import CHAT_PATH, chat_body
 from spark_cli.transport.sse.http_stream import HttpStreamChannel
 
 DONE = "[DONE]"
 _FINISH = {"stop": None, "length": "max_output_tokens"}
+_CUT = frozenset({"length", "content_filter"})
+"""Finish reasons after which a streamed call's arguments may be cut short: not run."""
 
 
 class ChatFold:
@@ -39,25 +49,32 @@ class ChatFold:
 
     __slots__ = (
         "_secrets",
+        "_tools",
+        "calls",
         "chars",
         "deltas",
         "finish_reason",
         "finished",
-        "held",
+        "more",
         "response_id",
         "started",
         "time_info",
         "usage",
     )
 
-    def __init__(self, secrets: Secrets = NO_SECRETS) -> None:
+    def __init__(self, secrets: Secrets = NO_SECRETS, *, tools: bool = False) -> None:
         self._secrets = secrets
+        self._tools = tools
+        """The request declared tools (a refusal of them gets its own message)."""
         self.deltas = 0
+        """Text deltas and calls started (0: nothing was output, a retry is safe)."""
         self.chars = 0
         """Characters of output so far."""
         self.finished: TurnFinished | None = None
         self.usage: UsageReported | None = None
-        self.held: TextDelta | None = None
+        self.calls = ChatCalls()
+        self.more: tuple[ChannelEvent, ...] = ()
+        """Events the last ``feed`` made after the one it returned (see ``StreamFold``)."""
         self.started = False
         self.response_id: str | None = None
         self.finish_reason: str | None = None
@@ -68,6 +85,8 @@ class ChatFold:
         data = event.data
         if data == DONE:
             self.finished = self._finish()
+            if self.calls and self.finish_reason is None:
+                return self._several(None, self.calls.finish())  # no reason came: done now
             return None
         try:
             chunk = json.loads(data)
@@ -78,6 +97,7 @@ class ChatFold:
         if type(chunk) is not dict:
             raise ChannelError("protocol", f"malformed chunk from the server: {data[:80]!r}")
         out: ChannelEvent | None = None
+        calls: list[ChannelEvent] | None = None
         choices = chunk.get("choices")
         if choices and type(choices) is list and type(choices[0]) is dict:
             choice = choices[0]
@@ -88,9 +108,14 @@ class ChatFold:
                     self.deltas += 1
                     self.chars += len(content)
                     out = TextDelta(content)
+                pieces = delta.get("tool_calls")
+                if pieces:
+                    calls = self.calls.feed(pieces)
             reason = choice.get("finish_reason")
             if type(reason) is str:
                 self.finish_reason = reason
+                if self.calls and reason not in _CUT:
+                    calls = [*(calls or ()), *self.calls.finish()]
         elif "error" in chunk:
             raise self._error(chunk["error"])
         usage = chunk.get("usage")
@@ -112,9 +137,20 @@ class ChatFold:
             self.started = True
             rid = chunk.get("id")
             self.response_id = rid if type(rid) is str else None
-            self.held = out if type(out) is TextDelta else None
-            return ResponseStarted(self.response_id, time.perf_counter())
+            started = ResponseStarted(self.response_id, time.perf_counter())
+            return self._several(started, [out, *calls] if calls else [out])
+        if calls:
+            return self._several(out, calls)
         return out
+
+    def _several(self, first: ChannelEvent | None,
+                 rest: Sequence[ChannelEvent | None]) -> ChannelEvent | None:
+        """``first`` then ``rest`` (Nones left out): the first returned, the others in
+        :attr:`more`; calls started are counted as output."""
+        events = tuple(e for e in (first, *rest) if e is not None)
+        self.deltas += sum(type(e) is ToolCallStarted for e in events)
+        self.more = events[1:]
+        return events[0] if events else None
 
     def at_eof(self) -> TurnFinished | None:
         if self.finished is not None:
@@ -134,7 +170,7 @@ class ChatFold:
             error = {"message": str(error)}
         status = error.get("status") or error.get("code")
         return provider_error(status if type(status) is int else None, error,
-                              secrets=self._secrets)
+                              secrets=self._secrets, tools=self._tools)
 
 
 class ChatCompletionsChannel(HttpStreamChannel):
@@ -145,8 +181,8 @@ class ChatCompletionsChannel(HttpStreamChannel):
     def _body(self, request: TurnRequest) -> dict[str, Any]:
         return chat_body(request, self._model)
 
-    def _fold(self) -> ChatFold:
-        return ChatFold(self._secrets)
+    def _fold(self, request: TurnRequest) -> ChatFold:
+        return ChatFold(self._secrets, tools=bool(request.tools))
 
 
 def _int(value: object) -> int:

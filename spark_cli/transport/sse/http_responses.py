@@ -13,11 +13,9 @@ from typing import Any, ClassVar
 from spark_cli.protocol.channel import (
     ChannelError,
     ChannelEvent,
-    TextDelta,
     TurnFinished,
     TurnRequest,
 )
-from spark_cli.protocol.secrets import NO_SECRETS, Secrets
 from spark_cli.protocol.sse import SSEEvent
 from spark_cli.transport.responses_fold import ResponsesFold
 from spark_cli.transport.sse.http_bodies import RESPONSES_PATH, responses_body
@@ -27,11 +25,7 @@ from spark_cli.transport.sse.http_stream import HttpStreamChannel
 class ResponsesSSEFold(ResponsesFold):
     """A ResponsesFold fed with SSE events."""
 
-    __slots__ = ("held",)
-
-    def __init__(self, secrets: Secrets = NO_SECRETS) -> None:
-        super().__init__(secrets)
-        self.held: TextDelta | None = None
+    __slots__ = ()
 
     def feed(self, event: SSEEvent) -> ChannelEvent | None:
         try:
@@ -56,5 +50,5 @@ class ResponsesSSEChannel(HttpStreamChannel):
     def _body(self, request: TurnRequest) -> dict[str, Any]:
         return responses_body(request, self._model)
 
-    def _fold(self) -> ResponsesSSEFold:
-        return ResponsesSSEFold(self._secrets)
+    def _fold(self, request: TurnRequest) -> ResponsesSSEFold:
+        return ResponsesSSEFold(self._secrets, tools=bool(request.tools))

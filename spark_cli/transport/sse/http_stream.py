@@ -38,7 +38,6 @@ from spark_cli.protocol.channel import (
     ChannelEvent,
     Queued,
     RequestSent,
-    ResponseStarted,
     TextDelta,
     TurnFinished,
     TurnRequest,
@@ -76,11 +75,15 @@ if TYPE_CHECKING:
 
 class StreamFold(Protocol):
     deltas: int
-    """Text deltas seen (0: nothing was output, a retry is safe)."""
+    """Output pieces seen: text deltas and calls started (0: nothing was output, a retry
+    is safe)."""
     finished: TurnFinished | None
     usage: UsageReported | None
-    held: TextDelta | None
-    """Text that arrived with the first chunk, yielded right after ResponseStarted."""
+    more: tuple[ChannelEvent, ...]
+    """Events the last ``feed`` made after the one it returned (text that came with the
+    first chunk, a call's start and end in one chunk, several calls completed at once),
+    in order; ``()`` otherwise. A ``TurnFinished`` among them is the turn's end: it is
+    yielded at EOF, as the one ``feed`` returns would be."""
 
     @property
     def chars(self) -> int:
@@ -172,7 +175,7 @@ class HttpStreamChannel:
     def _body(self, request: TurnRequest) -> dict[str, Any]:
         raise NotImplementedError
 
-    def _fold(self) -> StreamFold:
+    def _fold(self, request: TurnRequest) -> StreamFold:
         raise NotImplementedError
 
     # ---- Channel ----
@@ -210,7 +213,7 @@ class HttpStreamChannel:
     async def _attempt(self, request: TurnRequest) -> AsyncIterator[ChannelEvent]:
         self._sent_body = self._body(request)
         body = encode(self._sent_body)
-        fold = self._fold()
+        fold = self._fold(request)
         self._queued = False
         self._prefill_since = None
         watch = IdleWatch(self._idle)
@@ -236,9 +239,8 @@ class HttpStreamChannel:
             watch.since = None
             if response.status_code >= 400:
                 raw = await response.aread()
-                raise error_from_body(
-                    response.status_code, raw, headers=response.headers, secrets=self._secrets
-                )
+                raise error_from_body(response.status_code, raw, headers=response.headers,
+                                      secrets=self._secrets, tools=bool(request.tools))
             async for event in self._read(response, fold, watch):
                 yield event
         except asyncio.CancelledError:
@@ -298,19 +300,20 @@ class HttpStreamChannel:
                         self._prefill_since = monotonic()
                     watch.set_limit(self._idle if self._prefill_since is None
                                     else self._prefill_limit)
-                if self._prefill_since is not None and out is not None and type(out) is not \
-                        Queued and (type(out) is not ResponseStarted or fold.held is not None):
-                    self._prefill_since = None  # the first token: the idle timeout from now
+                if self._prefill_since is not None and fold.deltas:
+                    self._prefill_since = None  # the first output: the idle timeout from now
                     watch.set_limit(self._idle)
-            if out is None or self._stopping or fold.finished is not None:
+            if out is None or self._stopping or type(out) is TurnFinished:
                 continue  # the terminal event is yielded at EOF, after the body was drained
             if type(out) is Queued:
                 self._queued = True
                 watch.set_limit(self._queue_timeout)
             yield out
-            if type(out) is ResponseStarted and fold.held is not None:
-                held, fold.held = fold.held, None
-                yield held
+            if type(out) is not TextDelta and fold.more:
+                more, fold.more = fold.more, ()
+                for extra in more:
+                    if type(extra) is not TurnFinished:
+                        yield extra
         if self._stopping:
             yield TurnFinished(
                 "cancelled", None, fold.finished.response_id if fold.finished else None

@@ -2,7 +2,8 @@
 
 - One connection reused across turns; ``previous_response_id`` chaining so a
   turn sends only the messages its predecessor did not cover (its own answer
-  included); ``store: false``.
+  included: its text and its function calls, so a tool round's follow-up sends
+  only the ``function_call_output`` items); ``store: false``.
 - Full-context replay on a new connection after a drop, a stop or
   ``websocket_connection_limit_reached``, reported as :class:`Reconnected`
   (a new connection). ``previous_response_not_found`` (the server forgot the
@@ -149,7 +150,7 @@ class ResponsesWebSocketChannel:
             return
         self._links.lost = None  # nothing to replay: the warm-up sends the whole context
         await link.ws.send(self._payload(request, link, generate=False))
-        run = _Running(link, self._machine(), None)
+        run = _Running(link, self._machine(request), None)
         async for _ in self._read(run, request):
             pass
         finished = run.fold.finished
@@ -254,7 +255,7 @@ class ResponsesWebSocketChannel:
                         retryable=True,
                     ) from exc
                 yield RequestSent(time.perf_counter())
-            run = _Running(link, self._machine(), turn)
+            run = _Running(link, self._machine(request), turn)
             self._running = link.busy = run
             try:
                 async for event in self._read(run, request):
@@ -324,8 +325,9 @@ class ResponsesWebSocketChannel:
 
     # ---- helpers ----
 
-    def _machine(self) -> ReadMachine:
-        return ReadMachine(ResponsesFold(self._secrets), self._idle, self._queue_timeout)
+    def _machine(self, request: TurnRequest) -> ReadMachine:
+        fold = ResponsesFold(self._secrets, tools=bool(request.tools))
+        return ReadMachine(fold, self._idle, self._queue_timeout)
 
     def _drop(self, link: Link, reason: str) -> None:
         self._links.drop(link, reason)

@@ -28,6 +28,11 @@ Rules:
 - A terminal event ends the response: the usage (if any) is yielded before
   it, and the chain is noted before either, so a consumer may stop at
   ``TurnFinished``.
+- While stopping, tool calls are swallowed as text is: a stopped turn's calls
+  are never run.
+- A frame that made several events (the fold's ``more``: a call that completes
+  without having opened, a final response holding calls never streamed) is
+  decided event by event and the decisions joined into one.
 
 Hot path: a text delta while neither stopping nor queued costs two attribute
 reads and one comparison and returns the delta itself (no allocation).
@@ -42,10 +47,15 @@ from spark_cli.protocol.channel import (
     ChannelEvent,
     Queued,
     TextDelta,
+    ToolCallCompleted,
+    ToolCallStarted,
     TurnFinished,
 )
 from spark_cli.transport.errors import output_so_far, stall_error
 from spark_cli.transport.responses_fold import ResponsesFold
+
+_OUTPUT = frozenset({TextDelta, ToolCallStarted, ToolCallCompleted})
+"""What a stopping response swallows: its output."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +115,33 @@ class ReadMachine:
         """The fold's output for one frame (``None``: the frame made no event)."""
         if not self.queued and not self.stopping and type(out) is TextDelta:
             return out  # the hot path
+        fold = self.fold
+        if fold.more:
+            more, fold.more = fold.more, ()
+            return self._several((out, *more), link_open)
+        return self._one(out, link_open)
+
+    def _several(self, outs: tuple[ChannelEvent | None, ...], link_open: bool) -> Step:
+        """One frame's several events, decided one by one and joined (in order)."""
+        emit: list[ChannelEvent] = []
+        limit: float | None = None
+        remember = done = False
+        for out in outs:
+            step = self._one(out, link_open)
+            if step is None:
+                continue
+            if not isinstance(step, Decision):
+                emit.append(step)
+                continue
+            emit += step.emit
+            limit = step.limit if step.limit is not None else limit
+            remember = remember or step.remember
+            if step.done:
+                done = True
+                break
+        return Decision(tuple(emit), done=done, limit=limit, remember=remember)
+
+    def _one(self, out: ChannelEvent | None, link_open: bool) -> Step:
         limit: float | None = None
         if self.queued and type(out) is not Queued:
             self.queued = False  # anything but a queue notice: the wait is over
@@ -118,9 +155,9 @@ class ReadMachine:
         if self.stopping:
             if fold.finished is not None or not link_open:
                 return Decision((self._cancelled(),), done=True, limit=limit)
-            if type(out) is TextDelta:
+            if type(out) in _OUTPUT:
                 return Decision(limit=limit) if limit is not None else None
-        if fold.finished is not None:
+        if type(out) is TurnFinished:
             emit = (fold.usage, out) if fold.usage is not None else (out,)
             return Decision(emit, done=True, limit=limit, remember=True)
         return Decision((out,), limit=limit) if limit is not None else out

@@ -98,6 +98,18 @@ class StandInSession:
     def reset(self) -> None:
         self.history.clear()
 
+    def attach(self, channel: Any) -> None:
+        self.channel = channel
+
+    def configure(self, settings: Any) -> None:
+        self.settings = settings
+
+    def restore(self, history: Sequence[Message]) -> None:
+        self.history[:] = history
+
+    def files_changed(self) -> None:
+        self.seen.clear()
+
     async def steer(self, text: str) -> bool:
         return False
 

@@ -10,6 +10,9 @@ from spark_cli.protocol.channel import (
     ResponseStarted,
     SteerAccepted,
     TextDelta,
+    ToolCall,
+    ToolCallCompleted,
+    ToolCallStarted,
     TurnFinished,
     UsageReported,
 )
@@ -154,3 +157,53 @@ def test_bad_frames_and_events_drop_the_link_but_a_provider_error_does_not() -> 
     error = provider_error(429, {"message": "slow down", "code": "rate_limit_exceeded"})
     assert m.on_provider_error(error) == Decision(error=error)
     assert m.ended and m.over
+
+
+def call_events() -> list[dict[str, Any]]:
+    item = {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "search"}
+    return [
+        {"type": "response.output_item.added", "output_index": 0,
+         "item": {**item, "arguments": ""}},
+        {"type": "response.function_call_arguments.delta", "item_id": "fc_1", "output_index": 0,
+         "delta": '{"pattern": "x"}'},
+        {"type": "response.output_item.done", "output_index": 0,
+         "item": {**item, "arguments": '{"pattern": "x"}', "status": "completed"}},
+    ]
+
+
+def test_calls_pass_through_as_themselves() -> None:
+    m = machine()
+    created(m)
+    added, piece, done = call_events()
+    assert feed(m, added) == ToolCallStarted("call_1", "search")
+    assert feed(m, piece) is None
+    assert feed(m, done) == ToolCallCompleted(ToolCall("call_1", "search", '{"pattern": "x"}',
+                                                       "fc_1"))
+
+
+def test_stopping_swallows_calls_as_it_swallows_text() -> None:
+    m = machine()
+    created(m)
+    m.stop()
+    added, piece, done = call_events()
+    assert feed(m, added) is None and feed(m, piece) is None and feed(m, done) is None
+
+
+def test_a_frame_that_made_several_events_is_one_joined_decision() -> None:
+    m = machine()
+    created(m)
+    final = {"type": "response.completed", "response": {
+        "id": "resp_1", "usage": {"input_tokens": 3, "output_tokens": 5},
+        "output": [{"type": "function_call", "id": "fc_9", "call_id": "call_9", "name": "search",
+                    "arguments": "{}", "status": "completed"}]}}
+    step = feed(m, final)
+    assert step == Decision((ToolCallStarted("call_9", "search"),
+                             ToolCallCompleted(ToolCall("call_9", "search", "{}", "fc_9")),
+                             UsageReported(3, 5), TurnFinished("completed", None, "resp_1")),
+                            done=True, remember=True)
+    assert m.fold.more == ()
+    stopping = machine()
+    created(stopping)
+    stopping.stop()
+    assert feed(stopping, final) == Decision((TurnFinished("cancelled", None, "resp_1"),),
+                                             done=True)

@@ -1,4 +1,4 @@
-"""Ignore files read once with pathspec, then from the cache: the same files either way."""
+"""Ignore files read once with pathspec, then from the cache: the same walk either way."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from spark_cli.session.context.ignores import IgnoreCache, combined, pathspec_stamp
-from spark_cli.session.context.scan import scan
+from spark_cli.tools.ignores import IgnoreCache, combined, pathspec_stamp
+from spark_cli.tools.repo_files import walk as scan
 
 TREE = {
     ".gitignore": "*.log\n/out/\ndocs/**/draft*\n__generated__/\n*.tmp\n",
@@ -21,7 +21,7 @@ TREE = {
     ".git/info/exclude": "local_*.py\n", "local_notes.py": "n\n",
 }
 SCAN_AND_SAY = ("import sys\n"
-                "from spark_cli.session.context.scan import scan\n"
+                "from spark_cli.tools.repo_files import walk as scan\n"
                 "print(scan({root!r}).paths(), 'pathspec' in sys.modules)\n")
 
 

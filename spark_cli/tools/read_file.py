@@ -1,0 +1,129 @@
+"""``read_file {path, start_line?, end_line?}``: a text file with 1-based line numbers.
+
+Each line is ``f"{n:>6}\\t{text}"`` (like ``cat -n``). Without a window, a file of at
+most ``MAX_LINES`` lines and ``MAX_BYTES`` bytes comes whole; otherwise the window
+asked for (from ``start_line``, default 1, to ``end_line``) is capped at
+``MAX_LINES`` lines and ``MAX_BYTES`` of text and followed by one last line
+``[lines A–B of N; ask read_file with start_line/end_line for more]``. A line
+longer than the byte cap is cut with a note. Text is decoded exactly as edits
+decode it (``edits.disk.textfile``: UTF-8, or UTF-8/UTF-16 with a BOM; line endings
+shown as "\\n"); binary files (a NUL byte in the first 8 KB) and other encodings get
+one-line errors, and files over ``READ_LIMIT`` are refused before they are read.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from spark_cli.edits.disk.textfile import decode
+from spark_cli.edits.model.outcome import FileRefused
+from spark_cli.tools.access import Access
+from spark_cli.tools.arguments import Param, Value
+from spark_cli.tools.model import ToolFailure, ToolResult
+from spark_cli.tools.repo_files import Cancelled
+
+if TYPE_CHECKING:
+    import threading
+
+MAX_LINES = 400
+MAX_BYTES = 40 * 1024
+READ_LIMIT = 16 * 1024 * 1024
+SNIFF_BYTES = 8192
+_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+
+DESCRIPTION = (
+    "Read a text file of the repository with 1-based line numbers (like `cat -n`). A file of "
+    f"at most {MAX_LINES} lines and {MAX_BYTES // 1024} KB comes whole; for a larger one you get "
+    f"up to {MAX_LINES} lines from start_line and a last line saying how many lines there are. "
+    "Paths are relative to the repository root."
+)
+PARAMS = (
+    Param("path", "string", "the file's path relative to the repository root", required=True),
+    Param("start_line", "integer", "first line to show, 1-based (default 1)", minimum=1),
+    Param("end_line", "integer",
+          f"last line to show, inclusive (default: start_line + {MAX_LINES - 1})", minimum=1),
+)
+
+
+def read_file(access: Access, args: dict[str, Value],
+              cancel: threading.Event | None = None) -> ToolResult:
+    """Run ``read_file``; raises `ToolFailure` for a call that cannot be answered."""
+    target = access.locate(str(args["path"]), want="file")
+    rel = target.rel
+    if target.size > READ_LIMIT:
+        raise ToolFailure(f"{rel} is too large to read ({target.size:,} bytes; the limit is "
+                          f"{READ_LIMIT // (1024 * 1024)} MB); search it instead", "too large")
+    data = _read(target.path.as_posix(), rel)
+    if cancel is not None and cancel.is_set():
+        raise Cancelled
+    try:
+        text = decode(data, name=rel, size_limit=READ_LIMIT).text
+    except FileRefused as refused:
+        raise _refusal(rel, refused) from None
+    lines = text.split("\n")
+    if text.endswith("\n"):
+        lines.pop()
+    total = len(lines) if text else 0
+    start = int(args.get("start_line", 1))
+    if start > max(total, 1):
+        raise ToolFailure(f"read_file: start_line {start} is past the end of {rel} "
+                          f"({total} lines)", "start_line past the end")
+    end_arg = args.get("end_line")
+    if end_arg is not None and int(end_arg) < start:
+        raise ToolFailure(f"read_file: end_line {end_arg} is before start_line {start}",
+                          "bad end_line")
+    if total == 0:
+        return ToolResult(True, "[empty file]", f"{rel} (empty)")
+    windowed = "start_line" in args or end_arg is not None
+    if not windowed and total <= MAX_LINES and len(data) <= MAX_BYTES:
+        body = [f"{n:>6}\t{line}" for n, line in enumerate(lines, 1)]
+        return ToolResult(True, "\n".join(body), f"{rel} 1–{total} of {total}")
+    end = min(total, start + MAX_LINES - 1, int(end_arg) if end_arg is not None else total)
+    body, last = _window(lines, start, end)
+    if (start, last) != (1, total):
+        body.append(f"[lines {start}–{last} of {total}; ask read_file with start_line/end_line "
+                    "for more]")
+    return ToolResult(True, "\n".join(body), f"{rel} {start}–{last} of {total}")
+
+
+def _window(lines: list[str], start: int, end: int) -> tuple[list[str], int]:
+    """Lines ``start``..``end`` numbered, within ``MAX_BYTES`` of text; and the last one shown."""
+    body: list[str] = []
+    used = 0
+    for n in range(start, end + 1):
+        line = lines[n - 1]
+        size = len(line.encode("utf-8", "surrogatepass")) + 1
+        if body and used + size > MAX_BYTES:
+            return body, n - 1
+        if size > MAX_BYTES:
+            kept = line.encode("utf-8", "surrogatepass")[:MAX_BYTES].decode("utf-8", "ignore")
+            line = f"{kept} [… line cut: {len(line):,} characters in all]"
+        body.append(f"{n:>6}\t{line}")
+        used += size
+    return body, end
+
+
+def _read(path: str, rel: str) -> bytes:
+    """The file's bytes; a binary file is refused from its first 8 KB, unread past them."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(SNIFF_BYTES)
+            if b"\x00" in head and not head.startswith(_UTF16_BOMS):
+                raise ToolFailure(f"{rel} is a binary file", "binary file")
+            return head + handle.read()
+    except PermissionError:
+        raise ToolFailure(f"{rel}: permission denied", "permission denied") from None
+    except IsADirectoryError:
+        raise ToolFailure(f"{rel} is a folder, not a file", "is a folder") from None
+    except OSError as exc:
+        raise ToolFailure(f"{rel}: cannot be read ({exc.strerror})", "unreadable") from None
+
+
+def _refusal(rel: str, refused: FileRefused) -> ToolFailure:
+    if refused.reason == "binary":
+        return ToolFailure(f"{rel} is a binary file", "binary file")
+    if refused.reason == "encoding":
+        return ToolFailure(f"{rel} is not UTF-8 text", "not UTF-8")
+    if refused.reason == "too_large":
+        return ToolFailure(f"{rel} is too large to read; search it instead", "too large")
+    return ToolFailure(refused.message, "unreadable")

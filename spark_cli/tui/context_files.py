@@ -1,0 +1,39 @@
+"""The files every turn sends in full (``/add``, ``/drop``, ``/files``, ``@path``).
+
+:class:`ContextFiles` makes the session's ``ContextSet`` on first use: its
+imports (ignore rules, the repo walk) would otherwise delay the first frame.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from spark_cli.session.context.context_set import ContextSet
+
+
+class ContextFiles:
+    """The context set of ``root``, made when first needed."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._set: ContextSet | None = None
+
+    def get(self) -> ContextSet:
+        if self._set is None:
+            from spark_cli.session.context.context_set import ContextSet
+
+            self._set = ContextSet(self.root)
+        return self._set
+
+    def files(self) -> tuple[str, ...]:
+        """The added files, in order (none before the first ``add``)."""
+        return self._set.files() if self._set is not None else ()
+
+    def add(self, path: str) -> str | None:
+        """Add ``path``; the problem when it cannot be sent."""
+        return self.get().add(path)
+
+    def drop(self, path: str) -> str | None:
+        return self.get().drop(path)

@@ -1,0 +1,36 @@
+"""The narrow seams a TUI controller is handed instead of the app.
+
+A controller (commands, tests, the deep track, the queue) never reaches into
+the app: it gets the session, the :class:`Output` it writes lines and blocks
+to (the transcript, through the painter), and plain callables for the rest.
+Each is tested with a list-backed ``Output`` and no app.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Protocol
+
+from rich.console import RenderableType
+
+
+class Output(Protocol):
+    """Where a controller's lines and blocks go (after what is on screen)."""
+
+    def note(self, text: str, style: str = "dim") -> None:
+        """One line of the app's own (a command's answer, a deep task's state)."""
+
+    def write(self, renderable: RenderableType) -> None:
+        """A block (a diff, a table)."""
+
+
+class Ticker(Protocol):
+    """A repeating timer (Textual's ``Timer``): stopped when its job ends."""
+
+    def stop(self) -> None: ...
+
+
+Every = Callable[[float, Callable[[], None]], Ticker]
+"""Calls a function every ``s`` seconds on the UI's clock (``App.set_interval``)."""
+Busy = Callable[[], bool]
+"""True while a turn runs."""

@@ -1,0 +1,124 @@
+"""The TUI's controllers on their own: a session, a list of lines, plain callables; no app."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from spark_cli.session.config.settings import load_settings
+from spark_cli.session.conversation import Session
+from spark_cli.session.interaction import Interaction, QueueChanged
+from spark_cli.tui.commands import CATALOG, Commands, help_lines
+from spark_cli.tui.context_files import ContextFiles
+from spark_cli.tui.deep_track import DeepController
+from spark_cli.tui.queue_panel import QueuePanel, queue_text
+from spark_cli.tui.test_command import TestRunner
+
+
+class _Host:
+    def __init__(self) -> None:
+        self.did: list[object] = []
+
+    def clear_transcript(self) -> None:
+        self.did.append("clear")
+
+    def resume_conversation(self) -> None:
+        self.did.append("resume")
+
+    async def reconfigure(self, flags: dict[str, object]) -> None:
+        self.did.append(flags)
+
+
+class _Tick:
+    def stop(self) -> None:
+        pass
+
+
+def _session(tmp_path: Path) -> Session:
+    root = tmp_path / "repo"
+    root.mkdir(exist_ok=True)
+    (root / "app.py").write_text("x = 1\n")
+    settings = load_settings(root, {"provider": "mock", "model": "spark-rules"},
+                             {"SPARK_CONFIG_DIR": str(tmp_path / "cfg")})
+    return Session(None, root, settings)
+
+
+def _commands(tmp_path: Path, lines: Any, *,
+              busy: bool = False) -> tuple[Commands, _Host, list[str]]:
+    session = _session(tmp_path)
+    sent: list[str] = []
+    interaction = Interaction(session, lambda event: None)
+    host = _Host()
+    tests = TestRunner(session, lines, every=lambda s, f: _Tick(), busy=lambda: busy,
+                       submit=sent.append)
+    deep = DeepController(session, None, lines, hud=lambda text: None,  # type: ignore[arg-type]
+                          files=lambda: (), busy=lambda: busy)
+    queue = QueuePanel(interaction, lines, sent.append)
+    commands = Commands(session, lines, host, files=ContextFiles(session.root),
+                        busy=lambda: busy, tests=tests, deep=deep, queue=queue)
+    return commands, host, sent
+
+
+async def test_commands_answer_in_lines_and_ask_the_host(tmp_path: Path, lines: Any) -> None:
+    commands, host, _ = _commands(tmp_path, lines)
+    await commands.run("/add app.py")
+    await commands.run("/files")
+    await commands.run("/model spark-lorem")
+    await commands.run("/clear")
+    await commands.run("/nope")
+    await commands.run("/deep")
+    assert "added app.py to the context" in lines.text
+    assert "files every turn sends: app.py" in lines.text
+    assert host.did == [{"model": "spark-lorem"}, "clear"]
+    assert "unknown command /nope" in lines.text
+    assert "the deep track is off" in lines.text
+
+
+async def test_a_running_turn_blocks_what_would_race_it(tmp_path: Path, lines: Any) -> None:
+    commands, host, _ = _commands(tmp_path, lines, busy=True)
+    await commands.run("/clear")
+    await commands.run("/test")
+    assert host.did == []
+    assert lines.text.count("a turn is running") == 2
+
+
+async def test_fix_sends_the_last_failure(tmp_path: Path, lines: Any) -> None:
+    commands, _, sent = _commands(tmp_path, lines)
+    await commands.run("/fix")
+    assert "no failing test run" in lines.text
+    assert sent == []
+
+
+def test_help_lists_every_command_with_a_line() -> None:
+    text = "\n".join(help_lines())
+    assert all(f"/{info.name}" in text and info.summary in text for info in CATALOG)
+
+
+async def test_the_queue_panel_edits_the_queue(tmp_path: Path, lines: Any) -> None:
+    interaction = Interaction(_session(tmp_path), lambda event: None, queue=["a", "b", "c"])
+    back: list[str] = []
+    panel = QueuePanel(interaction, lines, back.append)
+    await panel.command(["up", "3"])
+    assert interaction.queue == ["a", "c", "b"]
+    await panel.command(["edit", "1"])
+    assert back == ["a"] and interaction.queue == ["c", "b"]
+    await panel.command(["drop", "9"])
+    assert "no queued message 9" in lines.text
+    assert queue_text(QueueChanged((), False)) is None
+    assert "1. c" in (queue_text(QueueChanged(("c",), True)) or "")
+
+
+async def test_the_deep_controller_announces_each_state_once(tmp_path: Path,
+                                                              lines: Any) -> None:
+    from types import SimpleNamespace
+
+    hud: list[str] = []
+    deep = DeepController(_session(tmp_path), None, lines, hud=hud.append,  # type: ignore[arg-type]
+                          files=lambda: (), busy=lambda: False)
+    task = SimpleNamespace(number=1, state="failed", error="boom", change=None)
+    deep.changed(task)  # type: ignore[arg-type]
+    deep.changed(task)  # type: ignore[arg-type]
+    assert lines.text.count("deep #1 failed") == 1
+    assert deep.may_quit()  # nothing runs
+    deep.start("anything")
+    assert "the deep track is off" in lines.text

@@ -2,8 +2,10 @@
 
 A one-shot asks before its request is built (the window sizes the repo map), before
 any event loop exists, so this is plain ``http.client`` with a short timeout per
-ask. Every ask is best effort: a refused connection ends the probing at once, a
-404 or an answer without a window moves on to the next endpoint, nothing raises.
+ask. Every ask is best effort: a refused connection or an ask that times out ends
+the probing at once (at most one ``ASK_TIMEOUT`` is lost to a server that does not
+answer), a 404 or an answer without a window moves on to the next endpoint, nothing
+raises.
 A remote host behind a proxy (``HTTP(S)_PROXY``/``ALL_PROXY``) is not asked.
 
 Order (the first that answers wins, :mod:`.answers` parses):
@@ -36,7 +38,7 @@ _LOOPBACK = ("localhost", "127.0.0.1", "::1")
 
 
 class _Refused(Exception):
-    """Nothing listens there: stop asking."""
+    """Nothing listens there, or it did not answer in time: stop asking."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,7 +95,7 @@ def ask(url: str, *, api_key: str | None, body: Any = None,
         if response.status != 200:
             return None
         return json.loads(raw)
-    except ConnectionRefusedError:
+    except (ConnectionRefusedError, TimeoutError):  # nothing there, or it does not answer
         raise _Refused from None
     except (OSError, ValueError, http.client.HTTPException):
         return None

@@ -109,3 +109,13 @@ def test_remote_hosts_behind_a_proxy_are_not_asked() -> None:
     assert may_ask("https://api.example.test/v1", {})
     assert not may_ask("ws://127.0.0.1/v1", {})
     assert server_root("http://h:8080/v1/") == "http://h:8080"
+
+
+def test_a_server_that_does_not_answer_ends_the_asking() -> None:
+    import socket
+
+    with socket.socket() as listener:  # listens, never accepts: connects, never answers
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(8)
+        port = listener.getsockname()[1]
+        assert discover(f"http://127.0.0.1:{port}/v1", "m", None, timeout=0.2) is None

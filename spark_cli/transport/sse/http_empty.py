@@ -14,6 +14,7 @@ was a passing fault), the turn is retried as any dropped connection is.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 from typing import Any
 
 from spark_cli.protocol.channel import ChannelError
@@ -39,20 +40,39 @@ def single_token(body: dict[str, Any]) -> dict[str, Any]:
 
 async def why_empty(net: wire.HttpClient, path: str, body: dict[str, Any], *,
                     timeout: float, secrets: Secrets) -> ChannelError:
-    """The error an empty 200 stream stands for (see the module doc)."""
-    sending = net.post(path, encode(single_token(body)))
+    """The error an empty 200 stream stands for (see the module doc). The connection the
+    stream came on may be pooled while the server closes it (uvicorn after the failed
+    stream): a reset on the first ask is met with one more, on a new connection."""
+    answer = None
+    for _ in range(2):
+        try:
+            answer = await _ask(net, path, encode(single_token(body)), timeout)
+        except TimeoutError:  # no answer in the prefill's time: asking again will not help
+            break
+        if answer is not None:
+            break
+    if answer is None:
+        return ChannelError("connection", f"{EMPTY}; asked again without streaming, it did "
+                            "not answer either")
+    status, raw, headers = answer
+    if status >= 400:
+        return error_from_body(status, raw, headers=headers, secrets=secrets)
+    return ChannelError("connection", f"{EMPTY}, though it answers the same request "
+                        "unstreamed", retryable=True)
+
+
+async def _ask(net: wire.HttpClient, path: str, payload: bytes,
+               timeout: float) -> tuple[int, bytes, Mapping[str, str]] | None:
+    """Status, body and headers of one unstreamed POST; None when the connection failed
+    (``TimeoutError`` when it took longer than ``timeout``)."""
+    sending = net.post(path, payload)
     response: wire.Response | None = None
     try:
         async with asyncio.timeout(timeout):
             response = await sending.task
             raw = await response.aread()
-    except (TimeoutError, wire.TransportError):
-        return ChannelError("connection", f"{EMPTY}; asked again without streaming, it did "
-                            "not answer either")
+    except wire.TransportError:
+        return None
     finally:
         await sending.settle(response)
-    if response.status_code >= 400:
-        return error_from_body(response.status_code, raw, headers=response.headers,
-                               secrets=secrets)
-    return ChannelError("connection", f"{EMPTY}, though it answers the same request "
-                        "unstreamed", retryable=True)
+    return response.status_code, raw, response.headers

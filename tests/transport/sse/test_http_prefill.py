@@ -147,3 +147,25 @@ async def test_an_empty_200_stream_of_a_server_that_then_answers_is_retried() ->
     await ch.aclose()
     assert "".join(e.text for e in events if isinstance(e, TextDelta)) == "hi"
     assert [e for e in events if isinstance(e, WaitingToRetry)]
+
+
+async def test_a_reset_on_the_unstreamed_ask_is_met_with_one_more() -> None:
+    """uvicorn closes the failed stream's connection while it sits in the pool: the first
+    ask meets a reset, the second (a new connection) gets the 400."""
+    answers: list[Any] = [httpx.Response(200, content=b""), httpx.ReadError("reset by peer"),
+                          httpx.Response(400, json=OVERFLOW_400)]
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        answer = answers.pop(0)
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+    ch = ChatCompletionsChannel("http://127.0.0.1:9/v1", None,
+                                transport=httpx.MockTransport(handler))
+    with pytest.raises(ChannelError) as info:
+        await collect(ch)
+    await ch.aclose()
+    assert info.value.kind == "context_length"
+    assert info.value.overflow == Overflow(18046, 8192)
+    assert answers == []

@@ -57,7 +57,8 @@ def run_tui(flags: Mapping[str, object], root: Path | None, *, resume: bool = Fa
     from spark_cli.cli.edit.edit_settings import load
     from spark_cli.session.conversation import Session
     from spark_cli.session.workspace.store import SessionStore
-    from spark_cli.tui.app import SparkApp, TuiSetup, project_root
+    from spark_cli.tui.app import SparkApp
+    from spark_cli.tui.setup import TuiSetup, project_root
     from spark_cli.tui.tuning.fast_esc import FastEscDriver
 
     base = project_root(root or Path.cwd())
@@ -68,8 +69,7 @@ def run_tui(flags: Mapping[str, object], root: Path | None, *, resume: bool = Fa
         return EXIT_USAGE
     session = Session(None, base, settings)
     setup = TuiSetup(session=session, connect=connect, store=SessionStore(base),
-                     flags=dict(flags), resume=resume)
-    setup.load_deep = lambda: _deep_settings(base)
+                     flags=dict(flags), resume=resume, load_deep=lambda: _deep_settings(base))
     app = SparkApp(setup, driver_class=FastEscDriver)
     code = app.run()
     return code if isinstance(code, int) else 0

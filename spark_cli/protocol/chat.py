@@ -1,9 +1,17 @@
 """The OpenAI Chat Completions wire as the bundled engine speaks it: pure data, no I/O.
 
 Request parsing (``messages``, ``model``, ``stream``,
-``stream_options.include_usage``, ``max_tokens`` / ``max_completion_tokens``)
-and the builders of ``chat.completion.chunk`` / ``chat.completion`` objects.
-The usage chunk may carry Cerebras-style ``time_info``.
+``stream_options.include_usage``, ``max_tokens`` / ``max_completion_tokens``,
+``tools``, ``tool_choice``, ``parallel_tool_calls``) and the builders of
+``chat.completion.chunk`` / ``chat.completion`` objects. The usage chunk may
+carry Cerebras-style ``time_info``.
+
+Tool calls: an assistant message may carry ``tool_calls`` (its ``content`` then
+may be ``null``); each becomes an :class:`InputCall` after the message's text,
+and a ``role: "tool"`` message (``tool_call_id``) an :class:`InputOutput`, which
+must answer a call made before it. A streamed call is a first delta
+``tool_calls: [{index, id, type, function: {name, arguments: ""}}]`` and then
+``{index, function: {arguments}}`` pieces; the choice ends ``tool_calls``.
 """
 
 from __future__ import annotations
@@ -12,39 +20,117 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from spark_cli.protocol.channel import ToolSpec
 from spark_cli.protocol.responses import (
     INVALID_TYPE,
     MISSING_REQUIRED_PARAMETER,
+    InputCall,
+    InputItem,
     InputMessage,
+    InputOutput,
     WireError,
     parse_input,
 )
+from spark_cli.protocol.tool_defs import AUTO, ToolChoice, chat_function_specs, parse_tool_choice
 
 DONE = "[DONE]"
 FINISH_STOP = "stop"
 FINISH_LENGTH = "length"
+FINISH_TOOL_CALLS = "tool_calls"
+_INSTRUCTION_ROLES = ("system", "developer")
 
 
 @dataclass(frozen=True, slots=True)
 class ChatRequest:
     model: str
-    messages: tuple[InputMessage, ...]
+    messages: tuple[InputItem, ...]
     stream: bool = False
     include_usage: bool = False
     max_tokens: int | None = None
+    tools: tuple[ToolSpec, ...] = ()
+    tool_choice: ToolChoice = AUTO
+    parallel_tool_calls: bool = True
 
     @property
     def instructions(self) -> str:
         """System/developer messages joined (how the brains read them)."""
-        return "\n\n".join(m.text for m in self.messages if m.role in ("system", "developer"))
+        return "\n\n".join(m.text for m in self.messages
+                            if isinstance(m, InputMessage) and m.role in _INSTRUCTION_ROLES)
 
     @property
-    def conversation(self) -> tuple[InputMessage, ...]:
-        return tuple(m for m in self.messages if m.role not in ("system", "developer"))
+    def conversation(self) -> tuple[InputItem, ...]:
+        return tuple(m for m in self.messages
+                     if not (isinstance(m, InputMessage) and m.role in _INSTRUCTION_ROLES))
 
 
 def _bad(param: str, message: str, code: str = INVALID_TYPE) -> WireError:
     return WireError(400, code, message, param)
+
+
+def _text_field(obj: dict[str, Any], key: str, where: str, *, empty: bool = False) -> str:
+    value = obj.get(key, "" if empty else None)
+    if value is None:
+        raise _bad(f"{where}.{key}", f"'{where}.{key}' is required", MISSING_REQUIRED_PARAMETER)
+    if not isinstance(value, str) or (not value and not empty):
+        raise _bad(f"{where}.{key}", f"'{where}.{key}' must be a non-empty string"
+                   if not empty else f"'{where}.{key}' must be a string")
+    return value
+
+
+def _tool_calls(value: Any, where: str) -> list[InputCall]:
+    """An assistant message's ``tool_calls`` (``{id, type, function: {name, arguments}}``)."""
+    if not isinstance(value, list):
+        raise _bad(where, f"'{where}' must be a list", INVALID_TYPE)
+    calls = []
+    for j, call in enumerate(value):
+        at = f"{where}[{j}]"
+        if not isinstance(call, dict):
+            raise _bad(at, f"'{at}' must be an object")
+        function = call.get("function")
+        if not isinstance(function, dict):
+            raise _bad(f"{at}.function", f"'{at}.function' is required",
+                       MISSING_REQUIRED_PARAMETER)
+        calls.append(InputCall(_text_field(call, "id", at),
+                               _text_field(function, "name", f"{at}.function"),
+                               _text_field(function, "arguments", f"{at}.function", empty=True)))
+    return calls
+
+
+def parse_messages(raw: list[Any]) -> tuple[InputItem, ...]:
+    """Chat ``messages``: text messages as :func:`parse_input` reads them, an assistant's
+    ``tool_calls``, ``role: "tool"`` results (each must answer an earlier call)."""
+    items: list[InputItem] = []
+    called: set[str] = set()
+    for i, message in enumerate(raw):
+        where = f"messages[{i}]"
+        if not isinstance(message, dict):
+            raise _bad(where, f"'{where}' must be an object")
+        role = message.get("role")
+        if role == "tool":
+            call_id = message.get("tool_call_id")
+            if not isinstance(call_id, str) or not call_id:
+                raise _bad(f"{where}.tool_call_id", f"'{where}.tool_call_id' is required",
+                           MISSING_REQUIRED_PARAMETER)
+            if call_id not in called:
+                raise _bad(f"{where}.role", "Invalid parameter: messages with role 'tool' must "
+                           "be a response to a preceeding message with 'tool_calls'.",
+                           "invalid_value")
+            if "content" not in message:
+                raise _bad(f"{where}.content", f"'{where}.content' is required",
+                           MISSING_REQUIRED_PARAMETER)
+            text = parse_input([{"role": "user", "content": message["content"]}], where)[0]
+            assert isinstance(text, InputMessage)
+            items.append(InputOutput(call_id, text.text))
+        elif role == "assistant" and message.get("tool_calls") is not None:
+            calls = _tool_calls(message["tool_calls"], f"{where}.tool_calls")
+            content = message.get("content")
+            if content is not None:
+                items += parse_input([{"role": "assistant", "content": content}], where)
+            items += calls
+            called.update(call.call_id for call in calls)
+        else:
+            items += parse_input([message], "messages")
+    return tuple(items)
 
 
 def parse_chat(obj: dict[str, Any]) -> ChatRequest:
@@ -59,7 +145,7 @@ def parse_chat(obj: dict[str, Any]) -> ChatRequest:
     raw = obj["messages"]
     if not isinstance(raw, list) or not raw:
         raise _bad("messages", "'messages' must be a non-empty list", "invalid_value")
-    messages = parse_input(raw, "messages")
+    messages = parse_messages(raw)
     stream = obj.get("stream", False)
     if not isinstance(stream, bool):
         raise _bad("stream", "'stream' must be a boolean")
@@ -69,9 +155,15 @@ def parse_chat(obj: dict[str, Any]) -> ChatRequest:
     limit = obj.get("max_completion_tokens", obj.get("max_tokens"))
     if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 1):
         raise _bad("max_tokens", "'max_tokens' must be an integer >= 1", "invalid_value")
+    tools = chat_function_specs(obj["tools"]) if obj.get("tools") is not None else ()
+    parallel = obj.get("parallel_tool_calls")
+    if parallel is not None and not isinstance(parallel, bool):
+        raise _bad("parallel_tool_calls", "'parallel_tool_calls' must be a boolean")
     return ChatRequest(
         model=model, messages=messages, stream=stream,
-        include_usage=bool(options.get("include_usage")), max_tokens=limit,
+        include_usage=bool(options.get("include_usage")), max_tokens=limit, tools=tools,
+        tool_choice=parse_tool_choice(obj.get("tool_choice"), chat=True),
+        parallel_tool_calls=parallel is not False,
     )
 
 
@@ -115,21 +207,46 @@ class ChunkBuilder:
     def delta(self, text: str) -> str:
         return self._head + json.dumps(text) + self._tail
 
+    def call_start(self, index: int, call_id: str, name: str) -> str:
+        """A call's first piece: its id, type and name, empty arguments."""
+        return self._chunk([{"index": 0, "delta": {"tool_calls": [{
+            "index": index, "id": call_id, "type": "function",
+            "function": {"name": name, "arguments": ""}}]},
+            "logprobs": None, "finish_reason": None}])
+
+    def call_delta(self, index: int, piece: str) -> str:
+        """A piece of a call's arguments."""
+        return self._chunk([{"index": 0, "delta": {"tool_calls": [{
+            "index": index, "function": {"arguments": piece}}]},
+            "logprobs": None, "finish_reason": None}])
+
     def finish(self, reason: str) -> str:
         return self._chunk([{"index": 0, "delta": {}, "logprobs": None, "finish_reason": reason}])
 
     def usage(self, usage: dict[str, Any]) -> str:
         return self._chunk([], usage=usage)
 
-    def completion(self, text: str, reason: str, usage: dict[str, Any]) -> dict[str, Any]:
-        """The non-streamed ``chat.completion`` object."""
+    def completion(self, text: str, reason: str, usage: dict[str, Any],
+                   calls: tuple[InputCall, ...] = ()) -> dict[str, Any]:
+        """The non-streamed ``chat.completion`` object (``tool_calls`` when it made any)."""
+        message: dict[str, Any] = {"role": "assistant", "content": text or None}
+        if calls:
+            message["tool_calls"] = [tool_call(call) for call in calls]
+        else:
+            message["content"] = text
         return {
             "id": self.id, "object": "chat.completion", "created": self.created,
             "model": self.model,
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
-                         "logprobs": None, "finish_reason": reason}],
+            "choices": [{"index": 0, "message": message, "logprobs": None,
+                         "finish_reason": reason}],
             "usage": usage,
         }
+
+
+def tool_call(call: InputCall) -> dict[str, Any]:
+    """A whole call as a message's ``tool_calls`` entry."""
+    return {"id": call.call_id, "type": "function",
+            "function": {"name": call.name, "arguments": call.arguments}}
 
 
 def error_chunk(error: WireError) -> str:

@@ -14,7 +14,16 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from spark_cli.protocol.tool_defs import ADDITIONAL_TOOLS, check_additional_tools, check_tools
+from spark_cli.protocol.channel import ToolSpec
+from spark_cli.protocol.tool_defs import (
+    ADDITIONAL_TOOLS,
+    AUTO,
+    ToolChoice,
+    check_additional_tools,
+    check_tools,
+    function_specs,
+    parse_tool_choice,
+)
 from spark_cli.protocol.wire_errors import INVALID_TYPE as INVALID_TYPE
 from spark_cli.protocol.wire_errors import INVALID_VALUE as INVALID_VALUE
 from spark_cli.protocol.wire_errors import MISSING_REQUIRED_PARAMETER as MISSING_REQUIRED_PARAMETER
@@ -35,6 +44,8 @@ TEXT_DELTA = "response.output_text.delta"
 TEXT_DONE = "response.output_text.done"
 PART_DONE = "response.content_part.done"
 ITEM_DONE = "response.output_item.done"
+ARGS_DELTA = "response.function_call_arguments.delta"
+ARGS_DONE = "response.function_call_arguments.done"
 COMPLETED = "response.completed"
 INCOMPLETE = "response.incomplete"
 FAILED = "response.failed"
@@ -73,9 +84,32 @@ class InputMessage:
 
 
 @dataclass(frozen=True, slots=True)
+class InputCall:
+    """A ``function_call`` item: a call the model made earlier in the conversation."""
+
+    call_id: str
+    name: str
+    arguments: str
+    item_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class InputOutput:
+    """A ``function_call_output`` item: the result of a call, under its ``call_id``."""
+
+    call_id: str
+    output: str
+
+
+InputItem = InputMessage | InputCall | InputOutput
+FUNCTION_CALL = "function_call"
+FUNCTION_CALL_OUTPUT = "function_call_output"
+
+
+@dataclass(frozen=True, slots=True)
 class CreateRequest:
     model: str
-    input: tuple[InputMessage, ...]
+    input: tuple[InputItem, ...]
     instructions: str = ""
     previous_response_id: str | None = None
     store: bool = False
@@ -83,6 +117,10 @@ class CreateRequest:
     stream_id: str | None = None
     generate: bool = True
     stream: bool = False
+    tools: tuple[ToolSpec, ...] = ()
+    """The request's ``function`` tools (top-level ``tools`` and ``additional_tools``)."""
+    tool_choice: ToolChoice = AUTO
+    parallel_tool_calls: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,24 +167,64 @@ def _content_text(content: Any, param: str) -> str:
     return "".join(texts)
 
 
+def _string_field(item: dict[str, Any], key: str, where: str, *, empty: bool = False) -> str:
+    value = item.get(key)
+    if value is None:
+        raise _bad(f"{where}.{key}", f"'{where}.{key}' is required", MISSING_REQUIRED_PARAMETER)
+    if not isinstance(value, str):
+        raise _bad(f"{where}.{key}", f"'{where}.{key}' must be a string", INVALID_TYPE)
+    if not value and not empty:
+        raise _bad(f"{where}.{key}", f"'{where}.{key}' must not be empty")
+    return value
+
+
+def _call_item(item: dict[str, Any], where: str) -> InputCall:
+    """``{"type":"function_call","call_id","name","arguments","id"?}``."""
+    call_id = _string_field(item, "call_id", where)
+    name = _string_field(item, "name", where)
+    arguments = _string_field(item, "arguments", where, empty=True)
+    item_id = item.get("id")
+    if item_id is not None and not isinstance(item_id, str):
+        raise _bad(f"{where}.id", f"'{where}.id' must be a string", INVALID_TYPE)
+    return InputCall(call_id, name, arguments, item_id)
+
+
+def _output_item(item: dict[str, Any], where: str) -> InputOutput:
+    """``{"type":"function_call_output","call_id","output"}`` (``output`` a string or
+    text parts)."""
+    call_id = _string_field(item, "call_id", where)
+    if "output" not in item or item["output"] is None:
+        raise _bad(f"{where}.output", f"'{where}.output' is required",
+                   MISSING_REQUIRED_PARAMETER)
+    return InputOutput(call_id, _content_text(item["output"], f"{where}.output"))
+
+
 def parse_input(value: Any, param: str = "input", *,
-                tool_items: bool = False) -> tuple[InputMessage, ...]:
+                tool_items: bool = False) -> tuple[InputItem, ...]:
     """A string, or message items (``{"type":"message",...}`` or ``{"role","content"}``).
-    With ``tool_items`` (a ``response.create``'s input), ``additional_tools`` items are
-    checked too, then set aside as ``tools`` are (:mod:`spark_cli.protocol.tool_defs`)."""
+    With ``tool_items`` (a ``response.create``'s input), ``function_call`` and
+    ``function_call_output`` items are read too, and ``additional_tools`` items checked,
+    then set aside as ``tools`` are (:mod:`spark_cli.protocol.tool_defs`)."""
     if isinstance(value, str):
         return (InputMessage("user", value),)
     if not isinstance(value, list):
         raise _bad(param, f"'{param}' must be a string or a list of message items", INVALID_TYPE)
-    messages: list[InputMessage] = []
+    items: list[InputItem] = []
     for i, item in enumerate(value):
         where = f"{param}[{i}]"
         if not isinstance(item, dict):
             raise _bad(where, f"'{where}' must be an object", INVALID_TYPE)
         kind = item.get("type", "message")
-        if kind == ADDITIONAL_TOOLS and tool_items:
-            check_additional_tools(item, where)
-            continue
+        if tool_items:
+            if kind == ADDITIONAL_TOOLS:
+                check_additional_tools(item, where)
+                continue
+            if kind == FUNCTION_CALL:
+                items.append(_call_item(item, where))
+                continue
+            if kind == FUNCTION_CALL_OUTPUT:
+                items.append(_output_item(item, where))
+                continue
         if kind != "message":
             raise _bad(f"{where}.type", f"'{where}.type' {item.get('type')!r} is not supported")
         role = item.get("role")
@@ -155,8 +233,18 @@ def parse_input(value: Any, param: str = "input", *,
         if "content" not in item:
             raise _bad(f"{where}.content", f"'{where}.content' is required",
                        MISSING_REQUIRED_PARAMETER)
-        messages.append(InputMessage(role, _content_text(item["content"], f"{where}.content")))
-    return tuple(messages)
+        items.append(InputMessage(role, _content_text(item["content"], f"{where}.content")))
+    return tuple(items)
+
+
+def _additional_specs(raw_input: Any) -> tuple[ToolSpec, ...]:
+    if not isinstance(raw_input, list):
+        return ()
+    specs: list[ToolSpec] = []
+    for item in raw_input:
+        if isinstance(item, dict) and item.get("type") == ADDITIONAL_TOOLS:
+            specs += function_specs(item.get("tools"))
+    return tuple(specs)
 
 
 def parse_create(obj: dict[str, Any]) -> CreateRequest:
@@ -173,8 +261,12 @@ def parse_create(obj: dict[str, Any]) -> CreateRequest:
     if raw_input is None and generate:
         raise _bad("input", "'input' is required", MISSING_REQUIRED_PARAMETER)
     messages = parse_input(raw_input, tool_items=True) if raw_input is not None else ()
+    tools: tuple[ToolSpec, ...] = ()
     if obj.get("tools") is not None:
         check_tools(obj["tools"])
+        tools = function_specs(obj["tools"])
+    tools += _additional_specs(raw_input)
+    parallel = _optional(obj, "parallel_tool_calls", bool, "a boolean")
     limit = _optional(obj, "max_output_tokens", int, "an integer")
     if limit is not None and limit < 1:
         raise _bad("max_output_tokens", "'max_output_tokens' must be >= 1")
@@ -188,6 +280,9 @@ def parse_create(obj: dict[str, Any]) -> CreateRequest:
         stream_id=_optional(obj, "stream_id", str, "a string"),
         generate=generate,
         stream=bool(_optional(obj, "stream", bool, "a boolean")),
+        tools=tools,
+        tool_choice=parse_tool_choice(obj.get("tool_choice")),
+        parallel_tool_calls=parallel is not False,
     )
 
 
@@ -195,8 +290,9 @@ def parse_steer(obj: dict[str, Any]) -> SteerRequest:
     previous = _optional(obj, "previous_response_id", str, "a string")
     if "input" not in obj:
         raise _bad("input", "'input' is required", MISSING_REQUIRED_PARAMETER)
-    messages = parse_input(obj["input"])
-    if not messages or any(m.role != "user" for m in messages):
+    items = parse_input(obj["input"])
+    messages = tuple(m for m in items if isinstance(m, InputMessage) and m.role == "user")
+    if not messages or len(messages) != len(items):
         raise _bad("input", "steering input must be non-empty user messages")
     return SteerRequest(previous, messages, obj["input"])
 
@@ -240,6 +336,13 @@ def message_item(item_id: str, text: str | None, status: str) -> dict[str, Any]:
     content = [] if text is None else [output_text_part(text)]
     return {"id": item_id, "type": "message", "role": "assistant", "status": status,
             "content": content}
+
+
+def function_call_item(item_id: str, call_id: str, name: str, arguments: str,
+                       status: str) -> dict[str, Any]:
+    """A ``function_call`` output item (the SDK's ``ResponseFunctionToolCall``)."""
+    return {"id": item_id, "type": FUNCTION_CALL, "status": status, "arguments": arguments,
+            "call_id": call_id, "name": name}
 
 
 def output_text_part(text: str) -> dict[str, Any]:

@@ -1,8 +1,12 @@
-"""Tool definitions in a Responses request: the ``tools`` field and ``additional_tools`` items.
+"""Tool definitions in a request: the ``tools`` field, ``additional_tools`` items, ``tool_choice``.
 
-The engine's brains call no tools, so a request's tools are checked for shape
-and then set aside: a malformed one is refused with a 400 naming the field, as
-OpenAI refuses it, and a well-formed one changes nothing in the answer.
+A request's tools are checked for shape (a malformed one is refused with a 400
+naming the field, as OpenAI refuses it); its ``function`` tools are kept as
+:class:`~spark_cli.protocol.channel.ToolSpec` values for the brains
+(:func:`function_specs`, :func:`chat_function_specs`), the other kinds are set
+aside (the engine runs none of them). ``tool_choice`` (``"auto"``, ``"none"``,
+``"required"`` or an object naming a function or the allowed tools) becomes a
+:class:`ToolChoice`: which of the declared functions the model may call.
 
 ``additional_tools`` is an *input item* that carries tools where they become
 available in the conversation, instead of the top-level ``tools`` list. Codex
@@ -26,8 +30,10 @@ the engine runs none of them.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
+from spark_cli.protocol.channel import ToolSpec
 from spark_cli.protocol.wire_errors import INVALID_TYPE, MISSING_REQUIRED_PARAMETER
 from spark_cli.protocol.wire_errors import bad_request as _bad
 
@@ -119,3 +125,104 @@ def check_additional_tools(item: dict[str, Any], where: str) -> None:
             raise _bad(f"{where}.agent", f"'{where}.agent' must be an object", INVALID_TYPE)
         _string(agent, "agent_name", f"{where}.agent", required=True)
     check_tools(item.get("tools"), f"{where}.tools")
+
+
+# --- what the brains get ---------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ToolChoice:
+    """``tool_choice`` as read: ``mode`` is ``auto``, ``none`` or ``required``; ``names``
+    the functions a forced or ``allowed_tools`` choice permits (``None``: every one)."""
+
+    mode: str = "auto"
+    names: tuple[str, ...] | None = None
+
+    def allows(self, name: str) -> bool:
+        return self.mode != "none" and (self.names is None or name in self.names)
+
+
+AUTO = ToolChoice()
+"""The default: the model may call any declared function, or none."""
+_MODES = frozenset({"auto", "none", "required"})
+
+
+def _spec(tool: dict[str, Any]) -> ToolSpec:
+    parameters = tool.get("parameters")
+    return ToolSpec(tool["name"], tool.get("description") or "",
+                    parameters if isinstance(parameters, dict) else {})
+
+
+def function_specs(value: Any) -> tuple[ToolSpec, ...]:
+    """The ``function`` tools of a checked Responses ``tools`` list."""
+    if not isinstance(value, list):
+        return ()
+    return tuple(_spec(t) for t in value if isinstance(t, dict) and t.get("type") == "function")
+
+
+def _choice_names(choice: dict[str, Any], param: str, *, chat: bool) -> tuple[str, ...] | None:
+    kind = choice.get("type")
+    if kind == "function":
+        holder = choice.get("function") if chat else choice
+        where = f"{param}.function" if chat else param
+        if not isinstance(holder, dict):
+            raise _bad(where, f"'{where}' is required", MISSING_REQUIRED_PARAMETER)
+        _string(holder, "name", where, required=True, empty=False)
+        return (holder["name"],)
+    if kind == "allowed_tools":
+        tools = _list(choice.get("tools"), f"{param}.tools")
+        names = []
+        for tool in tools:
+            inner = tool.get("function", tool) if chat and isinstance(tool, dict) else tool
+            if isinstance(inner, dict) and isinstance(inner.get("name"), str):
+                names.append(inner["name"])
+        return tuple(names)
+    return None  # a hosted tool or a custom one: none of the functions is forced
+
+
+def parse_tool_choice(value: Any, param: str = "tool_choice", *,
+                      chat: bool = False) -> ToolChoice:
+    """``"auto"`` / ``"none"`` / ``"required"`` or an object (``{"type": "function",
+    "name"}``; Chat: ``{"type": "function", "function": {"name"}}``; ``allowed_tools``
+    with its ``mode``). A bad one raises :class:`WireError` naming the field."""
+    if value is None:
+        return AUTO
+    if isinstance(value, str):
+        if value not in _MODES:
+            raise _bad(param, f"'{param}' must be one of {sorted(_MODES)} or an object")
+        return ToolChoice(value)
+    if not isinstance(value, dict):
+        raise _bad(param, f"'{param}' must be a string or an object", INVALID_TYPE)
+    _string(value, "type", param, required=True, empty=False)
+    names = _choice_names(value, param, chat=chat)
+    mode = value.get("mode", "auto") if value["type"] == "allowed_tools" else "required"
+    if mode not in ("auto", "required"):
+        raise _bad(f"{param}.mode", f"'{param}.mode' must be 'auto' or 'required'")
+    return ToolChoice(mode if names is not None else "auto", names)
+
+
+def chat_function_specs(value: Any, param: str = "tools") -> tuple[ToolSpec, ...]:
+    """Check a Chat Completions ``tools`` list (``{"type": "function", "function": {"name",
+    "description"?, "parameters"?}}``; ``custom`` tools are checked for a name and set
+    aside) and return its functions."""
+    specs: list[ToolSpec] = []
+    for i, tool in enumerate(_list(value, param)):
+        where = f"{param}[{i}]"
+        if not isinstance(tool, dict):
+            raise _bad(where, f"'{where}' must be an object", INVALID_TYPE)
+        kind = tool.get("type")
+        if kind is None:
+            raise _bad(f"{where}.type", f"'{where}.type' is required",
+                       MISSING_REQUIRED_PARAMETER)
+        if kind not in _NAMED:
+            raise _bad(f"{where}.type", f"'{where}.type' must be 'function' or 'custom'")
+        body = tool.get(kind)
+        if not isinstance(body, dict):
+            raise _bad(f"{where}.{kind}", f"'{where}.{kind}' is required",
+                       MISSING_REQUIRED_PARAMETER)
+        _string(body, "name", f"{where}.{kind}", required=True, empty=False)
+        _string(body, "description", f"{where}.{kind}", required=False)
+        if kind == "function":
+            _optional_kind(body, "parameters", f"{where}.function", dict, "a JSON schema object")
+            specs.append(_spec(body))
+    return tuple(specs)

@@ -88,6 +88,11 @@ class SessionApi(Protocol):
         """Files changed outside a turn (an undo, a merge): the model's view of them is
         stale, so the next turn sends them again."""
 
+    def repo_files(self) -> list[str]:
+        """The repo's files as the repo map sees them (``.gitignore`` honoured; POSIX,
+        sorted). It walks the tree: call it off the event loop."""
+        ...
+
     @property
     def streaming(self) -> bool:
         """A turn is running."""

@@ -99,6 +99,11 @@ class Session:
     def files_changed(self) -> None:
         self.seen.clear()
 
+    def repo_files(self) -> list[str]:
+        from spark_cli.session.context.scan import scan
+
+        return scan(self.root).paths()
+
     def reset(self) -> None:
         """Start a new conversation (``/clear``): no history, and every file is sent again
         (the model forgot it). Files on disk and the undo journal are not touched."""

@@ -6,7 +6,8 @@ and the keys); it holds a session (``spark_cli.session.api.SessionApi``) and an
 its state and gets only what it needs (the session, an ``output.Output`` for
 lines, plain callables): ``commands.Commands`` (slash commands),
 ``test_command.TestRunner`` (``/test``, ``/fix``), ``deep_track.DeepController``
-(the deep track), ``queue_panel.QueuePanel`` (the queue), ``link.Link`` (the
+(the deep track), ``queue_panel.QueuePanel`` (the queue),
+``prompt_assist.PromptAssist`` (the completion popup, ``@`` files), ``link.Link`` (the
 channel), ``keeper.Keeper`` (what survives a restart). ``painter.Painter``
 turns session events into frames. The TUI never imports transports: the CLI
 (``spark_cli.cli.tui_cmd``) wires them in.

@@ -20,9 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Coroutine
-from dataclasses import dataclass, field
-from pathlib import Path
+from collections.abc import Coroutine
 from typing import Any, ClassVar
 
 from rich.console import RenderableType
@@ -32,8 +30,7 @@ from textual.driver import Driver
 from textual.timer import Timer
 from textual.widgets import Static, TextArea
 
-from spark_cli.session.api import ChannelError, Connector, SessionApi
-from spark_cli.session.config.settings import Settings
+from spark_cli.session.api import ChannelError
 from spark_cli.session.events import RequestSent, TurnFailed
 from spark_cli.session.interaction import (
     Interaction,
@@ -42,45 +39,30 @@ from spark_cli.session.interaction import (
     TurnEnded,
     TurnStarted,
 )
-from spark_cli.session.workspace.store import SessionStore
+from spark_cli.session.workspace.store import SavedConversation
+from spark_cli.tui.answer_view import answer_view
 from spark_cli.tui.commands import Commands
 from spark_cli.tui.context_files import ContextFiles
 from spark_cli.tui.deep_track import DeepController
 from spark_cli.tui.hud import Hud, HudState
-from spark_cli.tui.keeper import Keeper
+from spark_cli.tui.keeper import Keeper, shown_from_history
 from spark_cli.tui.link import Link
 from spark_cli.tui.painter import Painter
+from spark_cli.tui.popup import Popup
 from spark_cli.tui.prompt import Prompt
+from spark_cli.tui.prompt_assist import PromptAssist
 from spark_cli.tui.queue_panel import QueuePanel, queue_text
+from spark_cli.tui.setup import TuiSetup
+from spark_cli.tui.shown import FIRST_TURNS, MORE_TURNS, Replay
 from spark_cli.tui.test_command import TestRunner
 from spark_cli.tui.transcript import Transcript
 from spark_cli.tui.tuning.screen_rate import set_screen_rate
 
 FRAME_S = 1 / 30
 HINT_S = 0.3
-HELP = ("Enter sends · while it streams Enter redirects, Tab queues, Esc stops · "
-        "Ctrl+Z undoes the last edits · /help lists commands")
-
-
-@dataclass
-class TuiSetup:
-    """What the CLI hands the app: the session, how to connect, where state lives."""
-
-    session: SessionApi
-    connect: Connector
-    store: SessionStore | None = None
-    """Draft, queue, prompt history and the conversation, kept per repo (None: nothing kept)."""
-    flags: dict[str, object] = field(default_factory=dict)
-    """The command line's settings flags (``/model`` and ``/provider`` add to them)."""
-    resume: bool = False
-    """Reopen the repo's last conversation at start (``spark --resume``)."""
-    deep_settings: Settings | None = None
-    """The deep track's provider (``[deep]``); None: the deep track is off."""
-    deep_problem: str = "no deep provider is configured"
-    """Why it is off (a bad ``[deep]`` table, say)."""
-    load_deep: Callable[[], Settings] | None = None
-    """Reads the deep settings after the first frame (when ``deep_settings`` is None); a
-    problem (``SettingsError``) turns the deep track off and becomes ``deep_problem``."""
+HELP = ("new here? Enter sends (while it streams: redirects), Tab queues, Esc stops · "
+        "/ commands · @ attaches a file · ? keys")
+"""The one-line hint of the first run in a repo."""
 
 
 class SparkApp(App[int]):
@@ -126,6 +108,8 @@ class SparkApp(App[int]):
         self.commands = Commands(session, self, self, files=self.context_files,
                                  busy=self._busy, tests=self.tests, deep=self.deep,
                                  queue=self.queue)
+        self.assist = PromptAssist(session, self.context_files, self, spawn=self.spawn,
+                                   later=self.call_after_refresh)
         self._hint_timer: Timer | None = None
 
     # ---- layout ----
@@ -134,12 +118,14 @@ class SparkApp(App[int]):
         yield Transcript(id="transcript")
         yield Static("", id="queue", markup=False)
         yield Static("", id="hint", markup=False)
+        yield Popup(id="popup")
         yield Prompt(self.saved.prompts, id="prompt")
         yield Hud(id="hud")
 
     def on_mount(self) -> None:
         prompt = self.query_one(Prompt)
         prompt.focus()
+        self.assist.mount(prompt, self.query_one(Popup))
         if self.saved.draft:
             prompt.load_text(self.saved.draft)
             prompt.move_cursor(prompt.document.end)
@@ -149,22 +135,24 @@ class SparkApp(App[int]):
         settings = self.session.settings
         self.painter.note(f"spark · {settings.provider.name} · {settings.provider.model} · "
                           f"{self.session.root.name}", "bold")
-        self.painter.note(HELP)
+        if self.saved.first_run:
+            self.painter.note(HELP)
         for line in self.saved.problems:
             self.painter.note(line, "yellow")
         if self.saved.draft:
             self.painter.note("restored your unsent draft", "dim")
         if self.saved.queue:
             self._queue_changed(QueueChanged(tuple(self.saved.queue), True))
-        if self.setup.resume:
-            self.resume_conversation()
         self._show_hud()
         # what can wait, after the first frame: starting the bundled engine (imports, a
         # server) would otherwise delay the prompt by ~0.2 s; the first turn waits for it
         self.call_after_refresh(self._after_first_frame)
 
     def _after_first_frame(self) -> None:
-        """What can wait until the prompt shows: the channel, the undo mark, the deep track."""
+        """What can wait until the prompt shows: the channel, the undo mark, the deep track,
+        a resumed conversation."""
+        if self.setup.resume:
+            self.resume_conversation()
         self.commands.mark_start()
         self.spawn(self.link.ensure())
         self.deep.open(self.setup.deep_settings, self.setup.load_deep)
@@ -190,12 +178,15 @@ class SparkApp(App[int]):
             self.query_one(Prompt).remember(text)
             self.sent_text = text
             self.keeper.prompt_sent(text)
+            self.assist.attach(text)
         self.interaction.submit(text)
 
     def on_prompt_queue_asked(self, message: Prompt.QueueAsked) -> None:
         self.interaction.enqueue(message.text)
 
     async def action_interrupt(self) -> None:
+        if self.assist.close() and not self.interaction.busy:
+            return
         if self.interaction.busy and self.painter is not None:
             self.painter.mute()
             await self.interaction.interrupt()
@@ -239,6 +230,7 @@ class SparkApp(App[int]):
         if type(event) is TurnFailed:  # an overflow answer may have told the server's window
             self.hud_state.context_window = self.session.settings.context_window
         painter.on_event(event)
+        self.keeper.on_event(event)
         if type(event) is TurnFailed and self.session.marks.first_delta_at is None:
             self._restore_draft()
         elif type(event) is RequestSent:
@@ -249,6 +241,7 @@ class SparkApp(App[int]):
         elif type(event) is TurnEnded and frames is not None:
             frames.pause()
             self.keeper.turn_ended(self.session)
+            self.assist.paths.stale()  # the turn may have made files
 
     def _show_hud(self) -> None:
         clock = self.painter.clock if self.painter is not None else time.monotonic
@@ -306,6 +299,7 @@ class SparkApp(App[int]):
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
         text = event.text_area.text
         self.keeper.draft_changed(text)
+        self.assist.changed(text)
         if self.deep.track is not None:
             if self._hint_timer is not None:
                 self._hint_timer.stop()
@@ -320,10 +314,23 @@ class SparkApp(App[int]):
     # ---- the command host ----
 
     def clear_transcript(self) -> None:
-        self.query_one(Transcript).clear()
+        transcript = self.query_one(Transcript)
+        transcript.clear()
+        transcript.more = None
+        self.keeper.shown.reset()
 
     def resume_conversation(self) -> None:
-        self.keeper.resume(self.session)
+        self.keeper.resume(self.session, self._replay)
+
+    def _replay(self, saved: SavedConversation) -> None:
+        """A resumed conversation as it was shown: its last turns now, earlier ones as the
+        user scrolls up."""
+        replay = Replay(saved.shown or shown_from_history(saved), answer_view)
+        transcript = self.query_one(Transcript)
+        with transcript.batched():
+            for block in replay.take(FIRST_TURNS):
+                self.write(block)
+        transcript.more = (lambda: replay.take(MORE_TURNS)) if replay.left else None
 
     async def reconfigure(self, flags: dict[str, object]) -> None:
         """``/model``, ``/provider``: new settings; the conversation carries over."""
@@ -338,6 +345,7 @@ class SparkApp(App[int]):
         hud = self.hud_state
         hud.provider, hud.model, hud.channel = new.name, new.model, new.kind
         hud.context_window = settings.context_window
+        self._show_hud()
         if not self.link.connected:
             self.spawn(self.link.ensure())
         self.note(f"now {new.name} · {new.model}", "bold")
@@ -363,12 +371,3 @@ class SparkApp(App[int]):
         for task in list(self.background):
             task.cancel()
         await self.link.aclose()
-
-
-def project_root(path: Path) -> Path:
-    """The repo root for ``path``: the nearest folder with .git, else ``path`` itself."""
-    path = path.resolve()
-    for folder in (path, *path.parents):
-        if (folder / ".git").exists():
-            return folder
-    return path

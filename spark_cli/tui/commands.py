@@ -66,7 +66,7 @@ def help_lines() -> list[str]:
     """``/help``: the keys, then one line per command."""
     lines = list(KEYS)
     for info in CATALOG:
-        lines.append(f"/{info.name} {info.args}".ljust(30) + info.summary)
+        lines.append(f"/{info.name} {info.args}".ljust(29) + " " + info.summary)
     return lines
 
 

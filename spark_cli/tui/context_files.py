@@ -6,11 +6,24 @@ imports (ignore rules, the repo walk) would otherwise delay the first frame.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from spark_cli.session.context.context_set import ContextSet
+
+_MENTION = re.compile(r"(?:^|\s)@([^\s@]+)")
+
+
+def mentioned_paths(text: str, root: Path) -> list[str]:
+    """The ``@path`` mentions in ``text`` that name a file under ``root``, in order."""
+    found: list[str] = []
+    for match in _MENTION.finditer(text):
+        path = match.group(1).rstrip(".,;:!?)")
+        if path not in found and (root / path).is_file():
+            found.append(path)
+    return found
 
 
 class ContextFiles:

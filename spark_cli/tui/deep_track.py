@@ -51,6 +51,7 @@ class DeepController:
         self.track: DeepTrack | None = None
         self._states: dict[int, str] = {}  # each task's last announced state
         self._quit_asked = 0.0
+        self._resuming = False
 
     def open(self, settings: Settings | None,
              load: Callable[[], Settings] | None = None) -> None:
@@ -66,10 +67,15 @@ class DeepController:
         from spark_cli.session.deep import DeepTrack
 
         self.track = track = DeepTrack(self.session.root, settings, self.connect, self.changed)
-        for task in track.resume():
-            self._states[task.number] = task.state  # announced here, not again
-            self.out.note(f"deep #{task.number} from an earlier session is ready: /deep show "
-                          f"{task.number}", "magenta")
+        self._resuming = True  # each resumed task is said once, below, not by changed()
+        try:
+            resumed = track.resume()
+        finally:
+            self._resuming = False
+        for task in resumed:
+            self._states[task.number] = task.state
+            self.out.note(f"deep #{task.number} from an earlier session ({task.state}): "
+                          f"{task.task[:80]} — /deep show {task.number} reviews it", "magenta")
         for problem in track.problems:
             self.out.note(problem, "yellow")
 
@@ -91,7 +97,7 @@ class DeepController:
         """A task moved: the transcript says so once per state; the HUD shows every task."""
         before = self._states.get(task.number)
         self._states[task.number] = task.state
-        if task.state != before:
+        if task.state != before and not self._resuming:
             self._announce(task)
         if self.track is not None:
             self.hud(deep_hud(self.track.tasks))

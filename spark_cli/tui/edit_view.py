@@ -28,15 +28,24 @@ def _diff(diff: str) -> RenderableType:
 
 
 def applied_view(outcome: EditApplied) -> RenderableType:
-    mark, style = ("~", "yellow") if outcome.partial else ("✓", "green")
-    head = Text(f"{mark} {outcome.message}", style=f"bold {style}")
-    if not outcome.diff:
+    return edit_view(outcome.message, outcome.diff, partial=outcome.partial)
+
+
+def edit_view(message: str, diff: str, *, partial: bool = False) -> RenderableType:
+    """An applied edit's status line and diff (also as a resumed session shows it)."""
+    mark, style = ("~", "yellow") if partial else ("✓", "green")
+    head = Text(f"{mark} {message}", style=f"bold {style}")
+    if not diff:
         return head
-    return Group(head, _diff(outcome.diff))
+    return Group(head, _diff(diff))
+
+
+def refused_line(message: str) -> RenderableType:
+    return Text(f"✗ refused: {message}", style="bold red")
 
 
 def refused_view(outcome: RefusedOutcome) -> RenderableType:
-    return Text(f"✗ refused: {outcome.message}", style="bold red")
+    return refused_line(outcome.message)
 
 
 def rejected_view(message: str) -> RenderableType:

@@ -3,7 +3,9 @@
 
 :class:`HudState` is plain data the app updates from session events and its
 own frame clock; :func:`hud_text` turns it into one line (pure: tested value
-in, value out). The widget repaints only when that line changes.
+in, value out) that fits the terminal's width: the deep tasks, then the
+provider and model, then the channel are shortened (``…``), the figures and
+the state never. The widget repaints only when that line changes.
 """
 
 from __future__ import annotations
@@ -45,8 +47,37 @@ def _k(tokens: int) -> str:
     return f"{tokens / 1000:.1f}k" if tokens >= 1000 else str(tokens)
 
 
-def hud_text(hud: HudState, now: float) -> str:
-    """The one status line for ``hud`` at ``now`` (``time.monotonic()``)."""
+SEPARATOR = " │ "
+_SHRINK = ((-1, 16), (0, 12), (1, 4))
+"""The parts that give way when the line is too wide, in order, and the length each keeps
+in a first pass: the deep tasks (the last part, when there are any), the provider · model,
+the channel; a second pass shortens them to a letter, and the deep tasks go last."""
+PAUSED = " (paused: Enter resumes)"
+
+
+def hud_text(hud: HudState, now: float, width: int = 0) -> str:
+    """The one status line for ``hud`` at ``now`` (``time.monotonic()``), at most ``width``
+    columns when ``width`` is given (module doc)."""
+    parts = _parts(hud, now)
+    if width <= 0 or len(SEPARATOR.join(parts)) <= width:
+        return SEPARATOR.join(parts)
+    parts = [p.replace(PAUSED, " (paused)") for p in parts]
+    shrink = _SHRINK if hud.deep else _SHRINK[1:]
+    for floor in (True, False):
+        for index, keep_at_least in shrink:
+            over = len(SEPARATOR.join(parts)) - width
+            if over <= 0:
+                return SEPARATOR.join(parts)
+            part = parts[index]
+            keep = max(keep_at_least if floor else 1, len(part) - over - 1)
+            if keep < len(part):
+                parts[index] = part[:keep] + "…"
+    if hud.deep and len(SEPARATOR.join(parts)) > width:
+        parts.pop()
+    return SEPARATOR.join(parts)[:width]
+
+
+def _parts(hud: HudState, now: float) -> list[str]:
     parts = [f"{hud.provider} · {hud.model}", CHANNEL_LABELS.get(hud.channel, hud.channel)]
     if hud.retry_at is not None and hud.retry_at > now:
         parts.append(f"retry in {hud.retry_at - now:.1f} s")
@@ -66,10 +97,10 @@ def hud_text(hud: HudState, now: float) -> str:
         share = 100 * hud.context_tokens / hud.context_window
         parts.append(f"ctx {_k(hud.context_tokens)}/{_k(hud.context_window)} ({share:.0f}%)")
     if hud.queue:
-        parts.append(f"{hud.queue} queued" + (" (paused: Enter resumes)" if hud.paused else ""))
+        parts.append(f"{hud.queue} queued" + (PAUSED if hud.paused else ""))
     if hud.deep:
         parts.append(hud.deep)
-    return " │ ".join(p for p in parts if p)
+    return [p for p in parts if p]
 
 
 class Hud(Static):
@@ -82,13 +113,19 @@ class Hud(Static):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__("", markup=False, id=id)
         self._shown = ""
+        self._last: tuple[HudState, float] | None = None
 
     def show(self, hud: HudState, now: float) -> None:
-        text = hud_text(hud, now)
+        self._last = (hud, now)
+        text = hud_text(hud, now, self.size.width - 2)  # its padding
         if text != self._shown:
             self._shown = text
             self.update(text, layout=False)  # one line of fixed size: a layout per frame
             # would lay out the whole screen while streaming
+
+    def on_resize(self) -> None:
+        if self._last is not None:
+            self.show(*self._last)
 
     @property
     def shown(self) -> str:

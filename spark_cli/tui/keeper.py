@@ -3,7 +3,9 @@
 The app reports changes here; the :class:`Keeper` writes them through the
 repo's ``SessionStore`` (small atomic files): the draft ~0.2 s after the last
 key (so typing costs nothing), the queue and each sent prompt at once, the
-conversation when a turn ends. A problem writing or reading state is shown
+conversation when a turn ends, with what the transcript showed of it
+(:class:`~spark_cli.tui.shown.ShownLog`, fed the painter's events) so that a
+resumed session shows it again. A problem writing or reading state is shown
 once, as a line, and never stops the session.
 """
 
@@ -14,10 +16,16 @@ from collections.abc import Callable
 from typing import Protocol
 
 from spark_cli.session.api import SessionApi
-from spark_cli.session.workspace.store import SavedState, SessionStore
+from spark_cli.session.interaction import InteractionEvent
+from spark_cli.session.workspace.store import (
+    SavedConversation,
+    SavedState,
+    SessionStore,
+    ShownItem,
+)
+from spark_cli.tui.shown import ShownLog
 
 DRAFT_SAVE_S = 0.2
-RESUME_SHOWN = 6
 
 
 class _Timer(Protocol):
@@ -36,6 +44,11 @@ class Keeper:
         self.note = note
         self.set_timer = set_timer
         self._draft_timer: _Timer | None = None
+        self.shown = ShownLog()
+        """What the transcript showed of this conversation (saved with it)."""
+
+    def on_event(self, event: InteractionEvent) -> None:
+        self.shown.on_event(event)
 
     def load(self) -> SavedState:
         return self.store.load() if self.store is not None else SavedState()
@@ -64,11 +77,14 @@ class Keeper:
     def turn_ended(self, session: SessionApi) -> None:
         provider = session.settings.provider
         history = tuple(session.history)
+        shown = tuple(self.shown.items)
         self._keep(lambda store: store.save_conversation(
-            history, provider=provider.name, model=provider.model))
+            history, provider=provider.name, model=provider.model, shown=shown))
 
-    def resume(self, session: SessionApi) -> None:
-        """Reopen this repo's last saved conversation into ``session``."""
+    def resume(self, session: SessionApi,
+               show: Callable[[SavedConversation], None] = lambda saved: None) -> None:
+        """Reopen this repo's last saved conversation into ``session``; ``show`` puts it on
+        screen (before the line saying it was resumed)."""
         store = self.store
         saved = store.load_conversation() if store is not None else None
         for problem in store.take_problems() if store is not None else ():
@@ -77,9 +93,21 @@ class Keeper:
             self.note("no saved conversation for this repo", "yellow")
             return
         session.restore(saved.history)
+        self.shown.reset(saved.shown or shown_from_history(saved))
+        show(saved)
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(saved.saved_at))
         self.note(f"resumed the conversation of {when} ({len(saved.history)} messages, "
                   f"{saved.provider} · {saved.model}); the model sees it all again", "bold")
-        for message in saved.history[-RESUME_SHOWN:]:
-            if message.role == "user":
-                self.note("› " + message.content.strip().splitlines()[-1][:200], "bold cyan")
+
+
+def shown_from_history(saved: SavedConversation) -> tuple[ShownItem, ...]:
+    """A conversation saved without what was shown: each message's text (a user message's
+    last line, without the files it carried)."""
+    items: list[ShownItem] = []
+    for message in saved.history:
+        text = message.content.strip()
+        if message.role == "user" and text:
+            items.append(ShownItem("prompt", text.splitlines()[-1][:200]))
+        elif message.role == "assistant" and text:
+            items.append(ShownItem("answer", text))
+    return tuple(items)

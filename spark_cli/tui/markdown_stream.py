@@ -23,7 +23,7 @@ from typing import Literal
 Op = tuple[Literal["line", "block"], str]
 
 
-def _fence(line: str) -> str | None:
+def fence_marker(line: str) -> str | None:
     """The fence marker a line opens or closes with (``` or ~~~, 3+), else None."""
     stripped = line.lstrip(" ")
     if len(line) - len(stripped) > 3:
@@ -101,13 +101,13 @@ class MarkdownStream:
         if self._fence is not None:
             self._block.append(line)
             ops.append(("line", line))
-            marker = _fence(line)
+            marker = fence_marker(line)
             if marker is not None and marker.startswith(self._fence) and \
                     not line.strip()[len(marker):].strip():
                 self._fence = None
                 ops.append(("block", self._close()))
             return
-        marker = _fence(line)
+        marker = fence_marker(line)
         if marker is not None:
             if self._block:  # a fence starts a block of its own
                 ops.append(("block", self._close()))

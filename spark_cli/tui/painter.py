@@ -23,7 +23,6 @@ from __future__ import annotations
 import gc
 import time
 from collections.abc import Callable
-from functools import cache
 from types import ModuleType
 
 from rich.console import RenderableType
@@ -52,6 +51,7 @@ from spark_cli.session.interaction import (
     TurnStarted,
 )
 from spark_cli.session.marks import TurnMarks
+from spark_cli.tui.answer_view import answer_view
 from spark_cli.tui.hud import Hud, HudState
 from spark_cli.tui.markdown_stream import MarkdownStream
 from spark_cli.tui.transcript import Transcript
@@ -117,7 +117,7 @@ class Painter:
         self._paint_prose()
         sealed = self.stream.seal()
         if sealed is not None:
-            self.transcript.replace_open(_markdown(sealed))
+            self.transcript.replace_open(answer_view(sealed))
 
     def _on_other(self, event: InteractionEvent) -> None:
         state, write = self.state, self.transcript.write
@@ -144,6 +144,8 @@ class Painter:
                 write(Text(f"↪ {text}  ({how_said})", style="bold magenta"))
             case SteerAccepted():
                 pass
+            # A tool call's compact line goes here (dim, one line; shown.item_view's "tool"
+            # kind shows it the same way on resume, ShownLog.tool keeps it).
             case Steered():
                 write(Text("↪ redirected: the answer continues from here", style="magenta"))
             case SteerRejected(message=message):
@@ -216,7 +218,7 @@ class Painter:
                 if kind == "line":
                     transcript.write_open_line(text)
                 else:
-                    transcript.replace_open(_markdown(text))
+                    transcript.replace_open(answer_view(text))
             transcript.set_tail(stream.partial)
 
     def _end_answer(self) -> None:
@@ -226,7 +228,7 @@ class Painter:
                 if kind == "line":
                     transcript.write_open_line(text)
                 else:
-                    transcript.replace_open(_markdown(text))
+                    transcript.replace_open(answer_view(text))
             transcript.set_tail("")
 
     def note(self, text: str, style: str = "dim") -> None:
@@ -243,35 +245,6 @@ def _freeze() -> None:
     """Young cycles are collected, then what is alive is frozen (see the module doc)."""
     gc.collect(1)
     gc.freeze()
-
-
-@cache
-def _markdown_class() -> Callable[[str], RenderableType]:
-    """Rich's Markdown with one shared parser, imported at the first closed block
-    (rich.markdown + markdown_it are ~80 ms of launch otherwise). ``Markdown()``
-    builds a new MarkdownIt (linkify regexes compiled again) for every block:
-    ~2.4 ms of each ~4 ms block."""
-    from markdown_it import MarkdownIt
-    from rich.markdown import Markdown
-
-    parser = MarkdownIt().enable("strikethrough").enable("table")
-
-    class SharedParserMarkdown(Markdown):
-        def __init__(self, markup: str) -> None:  # what Markdown.__init__ sets
-            self.markup = markup
-            self.parsed = parser.parse(markup)
-            self.code_theme = "ansi_dark"
-            self.justify = None
-            self.style = "none"
-            self.hyperlinks = True
-            self.inline_code_lexer = None
-            self.inline_code_theme = "ansi_dark"
-
-    return SharedParserMarkdown
-
-
-def _markdown(source: str) -> RenderableType:
-    return _markdown_class()(source)
 
 
 def _views() -> ModuleType:

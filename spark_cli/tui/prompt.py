@@ -4,16 +4,21 @@ Enter sends (the app decides: a new turn, or a redirect while one streams);
 Ctrl+J or Alt+Enter (and Shift+Enter where the terminal tells it apart) add a
 new line; Tab queues the text; Up on the first line and Down on the last walk
 the history of sent prompts (the draft being typed is kept and comes back).
-A paste (bracketed) is inserted whole, in one edit.
+A paste (bracketed) is inserted whole, in one edit. While the completion
+popup is open (``completer``: ``/`` commands, ``@`` files, Ctrl+R history),
+Up/Down choose, Tab inserts the choice and Enter inserts it (and sends a
+command that needs no argument). ``?`` on an empty prompt asks for ``/help``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from textual import events
 from textual.message import Message
 from textual.widgets import TextArea
+
+from spark_cli.tui.completion import Choice, Completer
 
 NEWLINE_KEYS = frozenset({"ctrl+j", "alt+enter", "shift+enter", "ctrl+enter"})
 
@@ -44,10 +49,30 @@ class Prompt(TextArea):
         self.sent_prompts: list[str] = list(sent_prompts)
         self._walk: int | None = None  # index into history while walking it
         self._draft = ""  # what was typed before the walk started
+        self.completer: Completer | None = None
+        self.popup_changed: Callable[[], None] = lambda: None
+        """Told when the popup's choice moved (the app repaints it)."""
+        self.complete_now: Callable[[], None] = lambda: None
+        """Brings the completer up to the text (it is updated after each key's frame, so a
+        fast Tab or Enter may come first)."""
 
     async def _on_key(self, event: events.Key) -> None:
         key = event.key
-        if key == "enter":
+        completer = self.completer
+        if completer is not None and completer.open and key in ("tab", "enter"):
+            self.complete_now()
+        if completer is not None and completer.open and key in ("up", "down", "tab", "enter"):
+            if key in ("up", "down"):
+                completer.move(-1 if key == "up" else 1)
+                self.popup_changed()
+            else:
+                self._choose(completer, send=key == "enter")
+        elif key == "ctrl+r" and completer is not None:
+            completer.search(self.sent_prompts, self.text)
+            self.popup_changed()
+        elif key == "question_mark" and not self.text:
+            self.post_message(self.Sent("/help"))
+        elif key == "enter":
             self._take(self.Sent)
         elif key == "tab":
             self._take(self.QueueAsked)
@@ -63,6 +88,28 @@ class Prompt(TextArea):
             return
         event.stop()
         event.prevent_default()
+
+    def _choose(self, completer: Completer, *, send: bool) -> None:
+        choice = completer.current
+        if choice is None:  # the files are still being listed: Enter sends, Tab waits
+            if send:
+                self._take(self.Sent)
+            return
+        completer.close()
+        self.popup_changed()
+        before = self.text
+        self.insert_choice(choice)
+        if send and (choice.runs or self.text == before):  # nothing left to complete
+            self._take(self.Sent)
+
+    def insert_choice(self, choice: Choice) -> None:
+        """Put ``choice`` in place of what it completes."""
+        if choice.whole:
+            self._set(choice.insert)
+            return
+        row, column = self.cursor_location
+        self.replace(choice.insert, (row, choice.start), (row, column),
+                     maintain_selection_offset=False)
 
     def _take(self, message: type[Sent] | type[QueueAsked]) -> None:
         text = self.text

@@ -13,10 +13,13 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from spark_cli.session.api import SessionApi
-from spark_cli.session.workspace.test_runs import NoTestCommand, TestRunResult, run_requested_tests
 from spark_cli.tui.output import Busy, Every, Output
+
+if TYPE_CHECKING:
+    from spark_cli.session.workspace.test_runs import TestRunResult
 
 TAIL_LINES = 12
 PAINT_S = 1 / 15
@@ -94,6 +97,8 @@ class TestRunner:
         self.submit(self.last_failure)
 
     async def _run(self, args: str) -> None:
+        from spark_cli.session.workspace.test_runs import NoTestCommand, run_requested_tests
+
         output = TestOutput()
         timer = self.every(PAINT_S, lambda: self._paint(output))
         try:

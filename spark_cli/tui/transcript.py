@@ -11,7 +11,7 @@ are rendered again from the renderables kept beside their strips.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from rich.console import ConsoleOptions, RenderableType
@@ -52,6 +52,9 @@ class Transcript(ScrollView, can_focus=False):
         """Keep the end in view as lines arrive; off while the user has scrolled up."""
         self._batch_changed = False
         self._styled = StyledRows()
+        self.more: Callable[[], list[RenderableType]] | None = None
+        """Earlier blocks, asked for when the user scrolls to the top (a resumed session's
+        older turns); None when there are none."""
 
     @contextmanager
     def batched(self) -> Iterator[None]:
@@ -94,6 +97,29 @@ class Transcript(ScrollView, can_focus=False):
             del self._blocks[self._open_blocks:]
             self._open_start = None
         self.write(renderable)
+
+    def prepend(self, renderables: list[RenderableType]) -> None:
+        """Put finished blocks before everything shown; the view stays where it was."""
+        rendered = [(r, self._strips(r)) for r in renderables]
+        added = sum(len(strips) for _, strips in rendered)
+        self._blocks[0:0] = [(r, len(strips)) for r, strips in rendered]
+        self._lines[0:0] = [strip for _, strips in rendered for strip in strips]
+        if self._open_start is not None:
+            self._open_start += added
+            self._open_blocks += len(rendered)
+        y = self.scroll_offset.y
+        self._changed()
+        self.scroll_to(y=y + added, animate=False, immediate=True)
+
+    def _load_more(self) -> None:
+        more = self.more
+        if more is None:
+            return
+        blocks = more()
+        if not blocks:
+            self.more = None
+            return
+        self.prepend(blocks)
 
     def set_tail(self, text: str, style: str = "") -> None:
         """The unfinished last line ("" for none)."""
@@ -187,6 +213,8 @@ class Transcript(ScrollView, can_focus=False):
     def watch_scroll_y(self, old: float, new: float) -> None:
         """The user scrolled: follow again only once they are back at the end."""
         super().watch_scroll_y(old, new)
+        if new <= 0 and new < old and self.more is not None:
+            self.call_after_refresh(self._load_more)
         if new < old:
             self.following = new >= self.max_scroll_y - 1
         elif new >= self.max_scroll_y - 1:

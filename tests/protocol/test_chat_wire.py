@@ -31,7 +31,10 @@ def test_parse_chat() -> None:
         ({"model": "m", "messages": [{"role": "user", "content": "x"}], "stream": 1}, "stream"),
         ({"model": "m", "messages": [{"role": "user", "content": "x"}], "max_tokens": 0},
          "max_tokens"),
-        ({"model": "m", "messages": [{"role": "tool", "content": "x"}]}, "messages[0].role"),
+        ({"model": "m", "messages": [{"role": "tool", "content": "x"}]},
+         "messages[0].tool_call_id"),
+        ({"model": "m", "messages": [{"role": "tool", "tool_call_id": "call_1", "content": "x"}]},
+         "messages[0].role"),
     ],
 )
 def test_parse_chat_errors(body: dict[str, object], param: str) -> None:

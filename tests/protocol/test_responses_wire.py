@@ -47,7 +47,8 @@ def test_warm_up_needs_no_input() -> None:
 @pytest.mark.parametrize(
     ("body", "param"),
     [
-        ({"model": "m", "input": [{"type": "function_call_output"}]}, "input[0].type"),
+        ({"model": "m", "input": [{"type": "function_call_output"}]}, "input[0].call_id"),
+        ({"model": "m", "input": [{"type": "reasoning"}]}, "input[0].type"),
         ({"model": "m", "input": ["x"]}, "input[0]"),
         ({"model": "m", "input": "x", "store": "yes"}, "store"),
         ({"model": "m", "input": "x", "max_output_tokens": True}, "max_output_tokens"),
@@ -86,7 +87,7 @@ def test_error_event_shape() -> None:
 def test_builders_validate_against_the_sdk() -> None:
     events = ResponseEvents("resp_abc", "m", stream_id="s", previous_response_id="resp_0")
     usage = wire.usage_object(3, 2)
-    built = [events.created("queued"), events.queued(2), *events.started(),
+    built = [events.created("queued"), events.queued(2), *events.started(), *events.text_opened(),
              events.delta('a "quoted"\n'), events.steer_accepted("steer_1"),
              *events.finished('a "quoted"\n', "incomplete", usage, "steered")]
     numbers = []

@@ -1,4 +1,4 @@
-"""Tool definitions and ``additional_tools`` items: checked for shape, then set aside."""
+"""Tool definitions and ``additional_tools`` items: checked for shape; functions kept."""
 
 from __future__ import annotations
 
@@ -62,6 +62,7 @@ def test_codex_request_is_accepted_and_its_tools_set_aside() -> None:
     assert request == wire.CreateRequest(
         model="gpt-6.2-sol", previous_response_id="resp_1", stream=True,
         input=(InputMessage("developer", "You are Codex."), InputMessage("user", "stream lorem")),
+        parallel_tool_calls=False,
     )
 
 
@@ -157,7 +158,7 @@ def test_the_item_is_refused_where_only_messages_belong() -> None:
 
 def test_unknown_items_are_still_refused() -> None:
     for item in ({"type": "additional_toolz", "role": "developer", "tools": []},
-                 {"type": "function_call_output", "call_id": "c", "output": "x"}):
+                 {"type": "reasoning", "summary": []}):
         error = _refused(lambda item=item: wire.parse_create({"model": "m", "input": [item]}))
         assert (error.code, error.param) == ("invalid_value", "input[0].type")
     error = _refused(lambda: check_tools("web_search"))

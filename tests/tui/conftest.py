@@ -12,7 +12,8 @@ import pytest
 from spark_cli.session.config.settings import Settings, load_settings
 from spark_cli.session.conversation import Session
 from spark_cli.session.workspace.store import SessionStore
-from spark_cli.tui.app import SparkApp, TuiSetup
+from spark_cli.tui.app import SparkApp
+from spark_cli.tui.setup import TuiSetup
 
 PY = "def total_price(items):\n    return sum(items)\n"
 

@@ -122,3 +122,31 @@ async def test_the_deep_controller_announces_each_state_once(tmp_path: Path,
     assert deep.may_quit()  # nothing runs
     deep.start("anything")
     assert "the deep track is off" in lines.text
+
+
+def test_a_resumed_deep_task_is_named_once(tmp_path: Path, lines: Any,
+                                           monkeypatch: Any) -> None:
+    from types import SimpleNamespace
+
+    import spark_cli.session.deep as deep_package
+
+    task = SimpleNamespace(number=1, state="done", task="add docstrings", error=None,
+                           change=SimpleNamespace(files=[SimpleNamespace(hunks=[1, 2])]),
+                           active=False, elapsed=3.0, output_tokens=120)
+
+    class SavedTrack:
+        def __init__(self, root: Path, settings: Any, connect: Any, on_change: Any) -> None:
+            self.on_change, self.problems, self.tasks = on_change, [], [task]
+
+        def resume(self) -> list[Any]:
+            self.on_change(task)  # as DeepTrack.resume does for each saved task
+            return [task]
+
+    monkeypatch.setattr(deep_package, "DeepTrack", SavedTrack)
+    hud: list[str] = []
+    deep = DeepController(_session(tmp_path), None, lines, hud=hud.append,  # type: ignore[arg-type]
+                          files=lambda: (), busy=lambda: False)
+    deep.open(object())  # type: ignore[arg-type]
+    assert lines.text.count("deep #1") == 1
+    assert "deep #1 from an earlier session (done): add docstrings" in lines.text
+    assert hud and "#1 done" in hud[-1]

@@ -36,3 +36,19 @@ def test_a_long_prefill_shows_a_live_timer_and_the_servers_window() -> None:
     assert "ctx 5.8k/8.2k (71%)" in text
     hud.state, hud.prefill_s = "streaming", None
     assert "prefill" not in hud_text(hud, 0.0)
+
+
+def test_a_narrow_terminal_shortens_the_names_never_the_figures() -> None:
+    hud = HudState(provider="openai-compatible", model="qwen2.5-coder-32b-instruct",
+                   channel="chat_sse", state="streaming", ttft_s=0.042, tokens_per_s=1497.4,
+                   frame_ms=3.1, context_tokens=2100, context_window=128000,
+                   deep="deep #1 running 12s 1,200 tok · #2 running 3s 80 tok")
+    full = hud_text(hud, 0.0)
+    for width in (130, 100, 90):
+        text = hud_text(hud, 0.0, width)
+        assert len(text) <= width
+        for figure in ("streaming", "TTFT 42 ms", "1,497 tok/s", "frame 3.1 ms",
+                       "ctx 2.1k/128.0k (2%)"):
+            assert figure in text, (width, text)
+    assert hud_text(hud, 0.0, len(full)) == full
+    assert "…" in hud_text(hud, 0.0, 100)

@@ -196,7 +196,7 @@ async def test_a_provider_that_is_down_keeps_the_draft(repo: Path, tmp_path: Pat
                                                        tui_connect: Any) -> None:
     from spark_cli.session.config.settings import load_settings
     from spark_cli.session.conversation import Session
-    from spark_cli.tui.app import TuiSetup
+    from spark_cli.tui.setup import TuiSetup
 
     settings = load_settings(repo, {"provider": "openai-compatible", "model": "m",
                                     "base_url": "http://127.0.0.1:9/v1"},

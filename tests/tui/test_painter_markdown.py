@@ -1,4 +1,5 @@
-"""The painter's Markdown (one shared parser) renders exactly as Rich's own Markdown."""
+"""The answer's Markdown (one shared parser) renders as Rich's own Markdown of the source with
+its line breaks kept."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import re
 from rich.console import Console
 from rich.markdown import Markdown
 
-from spark_cli.tui.painter import _markdown
+from spark_cli.tui.answer_view import answer_view, keep_breaks
 
 SOURCES = [
     "# Title",
@@ -27,12 +28,24 @@ def _render(renderable: object) -> str:
 
 def test_same_output_as_rich_markdown():
     for source in SOURCES:
-        ours = _render(_markdown(source))
-        theirs = _render(Markdown(source, code_theme="ansi_dark", inline_code_theme="ansi_dark"))
+        ours = _render(answer_view(source))
+        theirs = _render(Markdown(keep_breaks(source), code_theme="ansi_dark",
+                                  inline_code_theme="ansi_dark"))
         assert ours == theirs, source
 
 
 def test_the_parser_is_built_once():
-    first = _markdown("a")
-    second = _markdown("b")
+    first = answer_view("a")
+    second = answer_view("b")
     assert type(first) is type(second)  # one class, built once, holding the one parser
+
+
+def test_the_models_single_line_breaks_stay() -> None:
+    text = _render(answer_view("Imports (2):\n• from a import b\n• from c import d\nDone."))
+    assert [line.strip() for line in text.strip().splitlines()] == [
+        "Imports (2):", "• from a import b", "• from c import d", "Done."]
+
+
+def test_code_fences_are_left_alone() -> None:
+    source = "look:\n```python\nx = 1\ny = 2\n```\nend"
+    assert keep_breaks(source) == "look:\n```python\nx = 1\ny = 2\n```\nend"

@@ -5,6 +5,7 @@ stream's timing would make the pictures differ run to run); the channel does no 
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
@@ -24,7 +25,8 @@ from spark_cli.session.events import (
     WaitingToRetry,
 )
 from spark_cli.session.interaction import QueueChanged, TurnStarted
-from spark_cli.tui.app import SparkApp, TuiSetup
+from spark_cli.tui.app import SparkApp
+from spark_cli.tui.setup import TuiSetup
 
 SIZE = (100, 26)
 DIFF = ("--- a/src/shop/cart.py\n+++ b/src/shop/cart.py\n@@ -3,4 +3,4 @@\n"
@@ -137,3 +139,52 @@ def test_waiting_on_a_429(snap_compare: Any, make_app: Callable[[], SparkApp]) -
         await pilot.pause()
 
     assert snap_compare(make_app(), terminal_size=SIZE, run_before=before)
+
+
+def test_command_popup(snap_compare: Any, make_app: Callable[[], SparkApp]) -> None:
+    async def before(pilot: Any) -> None:
+        await pilot.press("slash", "d")
+        await pilot.pause()
+
+    assert snap_compare(make_app(), terminal_size=SIZE, run_before=before)
+
+
+def test_resumed_transcript(snap_compare: Any, tmp_path: Path,
+                            monkeypatch: pytest.MonkeyPatch) -> None:
+    from spark_cli.protocol.channel import Message
+    from spark_cli.session.workspace.store import SessionStore, ShownItem
+
+    monkeypatch.setenv("SPARK_STATE_DIR", str(tmp_path / "state"))
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    root = tmp_path / "shop"
+    root.mkdir()
+    store = SessionStore(root)
+    store.save_conversation(
+        [Message("user", "rename total_price to cart_total"), Message("assistant", "Renamed.")],
+        provider="mock", model="spark-rules", shown=[
+            ShownItem("prompt", "rename total_price to cart_total", "sent"),
+            ShownItem("answer", "Renaming `total_price` to `cart_total`:\nthe cart\nits tests"),
+            ShownItem("edit", "src/shop/cart.py: applied 1 hunk(s)", DIFF),
+            ShownItem("summary", "TTFT 42 ms · 1,497 tok/s · 181 tokens · 1 applied, "
+                                 "0 refused · 0.21 s"),
+            ShownItem("prompt", "now add a docstring", "queued"),
+            ShownItem("answer", "Added a docstring to `cart_total`."),
+            ShownItem("summary", "TTFT 40 ms · 1,502 tok/s · 90 tokens · 0 applied, "
+                                 "0 refused · 0.11 s")])
+    saved = store.folder / "conversation.json"
+    saved.write_text(saved.read_text().replace('"saved_at": ', '"saved_at": 1.8e9, "_": '))
+    settings = load_settings(root, {"provider": "mock", "model": "spark-rules"},
+                             {"SPARK_CONFIG_DIR": str(tmp_path / "cfg")})
+    app = SparkApp(TuiSetup(session=Session(None, root, settings), connect=null_connect,
+                            store=store, resume=True))
+
+    async def before(pilot: Any) -> None:
+        transcript = pilot.app.query_one("#transcript")
+        while "resumed the conversation" not in transcript.plain_text():
+            await pilot.pause()
+        pilot.app.painter.clock = lambda: 1000.0
+        _figures(pilot.app)
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=before)

@@ -36,11 +36,12 @@ class Plan:
     turn_tokens: int = 150
     launch_reps: int = 7
     pty_escs: int = 10
+    picker_files: int = 20_000
 
     @staticmethod
     def quick() -> Plan:
         return Plan(keep_tokens=2_000, keep_reps=1, cpu_tokens=500, samples=6, escs=2, turns=11,
-                    turn_tokens=40, launch_reps=1, pty_escs=1)
+                    turn_tokens=40, launch_reps=1, pty_escs=1, picker_files=200)
 
     def command(self) -> str:
         if self == Plan.quick():
@@ -53,9 +54,10 @@ class Plan:
 
 
 KEEP_TPS, KEY_TPS, CPU_TPS = 10_000.0, 2_000.0, 1_000.0
-PHASES = ("keep", "cpu", "typing", "pty", "launch")
+PHASES = ("keep", "cpu", "typing", "pty", "launch", "resume")
 """What ``--only`` picks from: keep-up, CPU, keystrokes + Esc + memory (``typing``), Esc in
-a pty, launch (with the import profile)."""
+a pty, launch (with the import profile), a resumed 500-turn conversation."""
+RESUME_TURNS = 500
 
 
 _PACKAGE = Path(spark_cli.__file__).resolve().parent
@@ -117,7 +119,7 @@ def run_all(plan: Plan, phases: tuple[str, ...] = PHASES) -> dict[str, Any]:
                 figures["typing"] = asyncio.run(headless.typing_and_esc(
                     key[1], token, work, tps=KEY_TPS, stream_s=plan.samples * 0.08 + 1,
                     samples=plan.samples, turns=plan.turns, turn_tokens=plan.turn_tokens,
-                    escs=plan.escs))
+                    escs=plan.escs, picker_files=plan.picker_files))
             if "pty" in phases:
                 figures["pty_esc"] = {
                     name: pty.esc(slow[1], token, work, driver, plan.pty_escs, key=byte)
@@ -130,6 +132,10 @@ def run_all(plan: Plan, phases: tuple[str, ...] = PHASES) -> dict[str, Any]:
         if "launch" in phases:
             figures["launch"] = pty.launch(work, plan.launch_reps)
             figures["imports"] = pty.import_profile(work)
+        if "resume" in phases:
+            from spark_cli.bench.tui.tui_resume import resume
+
+            figures["resume"] = asyncio.run(resume(work, RESUME_TURNS))
     return figures
 
 

@@ -26,7 +26,8 @@ def main(argv: list[str]) -> int:
     from spark_cli.cli.edit.edit_settings import load
     from spark_cli.cli.tui_cmd import connect
     from spark_cli.session.conversation import Session
-    from spark_cli.tui.app import SparkApp, TuiSetup, project_root
+    from spark_cli.tui.app import SparkApp
+    from spark_cli.tui.setup import TuiSetup, project_root
     from spark_cli.tui.tuning.fast_esc import FastEscDriver
 
     base = project_root(Path.cwd())

@@ -26,6 +26,7 @@ import dataclasses
 import gc
 import os
 import random
+import shutil
 import statistics
 import sys
 import time
@@ -45,6 +46,14 @@ Figures = dict[str, Any]
 
 DEEP_TASK = "add docstrings to every function in src/shop/cart.py and src/shop/pricing.py"
 """What the deep model works on while keys are timed (the example repo's files)."""
+
+
+def make_files(root: Path, count: int) -> None:
+    """``count`` small files under ``root/src/many/`` (100 folders), for the picker."""
+    for i in range(count):
+        folder = root / "src" / "many" / f"pkg{i % 100:02d}"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"module_{i:05d}.py").write_text("x = 1\n")
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -68,7 +77,8 @@ async def _run_app(url: str, token: str, workdir: Path,
     from spark_cli.cli.tui_cmd import connect
     from spark_cli.session.config.settings import load_settings
     from spark_cli.session.conversation import Session
-    from spark_cli.tui.app import SparkApp, TuiSetup
+    from spark_cli.tui.app import SparkApp
+    from spark_cli.tui.setup import TuiSetup
 
     env = {"SPARK_API_KEY": token, "SPARK_CONFIG_DIR": str(workdir / ".no-user-config")}
     flags = {"provider": "mock", "model": "spark-lorem", "base_url": url + "/v1"}
@@ -239,8 +249,10 @@ async def _esc_once(app: Any, log: FrameLog, stream_s: float) -> tuple[float, in
 
 
 async def typing_and_esc(url: str, token: str, workdir: Path, *, tps: float, stream_s: float,
-                         samples: int, turns: int, turn_tokens: int, escs: int) -> Figures:
-    """Keystrokes while streaming (fresh, then after ``turns`` turns), Esc, memory."""
+                         samples: int, turns: int, turn_tokens: int, escs: int,
+                         picker_files: int = 20_000) -> Figures:
+    """Keystrokes while streaming (fresh, then after ``turns`` turns, then with the ``@``
+    file picker open over ``picker_files`` files), Esc, memory."""
 
     async def typed_while_streaming(app: Any, log: FrameLog) -> tuple[list[float], int]:
         await _turn(app, int(tps * stream_s) + 1)
@@ -263,6 +275,23 @@ async def typing_and_esc(url: str, token: str, workdir: Path, *, tps: float, str
         await _finish(app, 30 + 3 * stream_s)
         return result
 
+    async def typed_with_the_picker_open(app: Any, log: FrameLog) -> tuple[list[float], int]:
+        """The same with the ``@`` file picker open over ``picker_files`` files: each key
+        re-ranks them (and closes the popup: no file has the key's letter; Backspace opens
+        it again)."""
+        await asyncio.to_thread(make_files, workdir, picker_files)
+        prompt = app.query_one("#prompt")
+        prompt.load_text("@src/")
+        prompt.move_cursor(prompt.document.end)
+        await _until(lambda: app.assist.paths.matcher() is not None and
+                     len(app.assist.paths.matcher()) >= picker_files, 60.0, "the repo's files")
+        app.assist.update()
+        await _until(lambda: bool(app.assist.completer.choices), 5.0, "the picker to open")
+        result = await typed_while_streaming(app, log)
+        prompt.clear()
+        await asyncio.to_thread(shutil.rmtree, workdir / "src" / "many")  # later phases' turns
+        return result
+
     async def body(app: Any, log: FrameLog) -> Figures:
         await _warm_up(app)
         fresh, fresh_lost = await typed_while_streaming(app, log)
@@ -278,12 +307,15 @@ async def typing_and_esc(url: str, token: str, workdir: Path, *, tps: float, str
                 gc.collect()
                 memory[done] = (rss_bytes(), sys.getallocatedblocks())
         late, late_lost = await typed_while_streaming(app, log)
+        picker, picker_lost = await typed_with_the_picker_open(app, log)
         figures: Figures = {
             "tps": tps, "turns": done, "turn_tokens": turn_tokens,
             "transcript_lines": app.query_one("#transcript").line_count,
             "key_fresh_ms": [x * 1000 for x in fresh], "key_fresh_lost": fresh_lost,
             "key_late_ms": [x * 1000 for x in late], "key_late_lost": late_lost,
             "key_deep_ms": [x * 1000 for x in deep], "key_deep_lost": deep_lost,
+            "key_picker_ms": [x * 1000 for x in picker], "key_picker_lost": picker_lost,
+            "picker_files": picker_files,
             "esc_to_final_frame_ms": [e[0] * 1000 for e in esc],
             "esc_chars_after": max(e[1] for e in esc) if esc else 0,
             "esc_to_turn_end_ms": [e[2] * 1000 for e in esc],

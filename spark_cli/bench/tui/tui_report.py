@@ -53,6 +53,13 @@ def rows(figures: dict[str, Any]) -> list[tuple[str, str, str, str]]:
         ]
     if "launch" in figures:
         out += _launch_rows(figures["launch"])
+    if "resume" in figures:
+        resume = figures["resume"]
+        out.append((f"`spark --resume` of a {resume['turns']}-turn conversation: app made → "
+                    "transcript shown (held)",
+                    f"{resume['shown_s']:.2f} s ({resume['held_s']:.2f} s; "
+                    f"{resume['lines']:,} lines, the last 30 turns)", "≤ 0.5 s",
+                    _verdict(resume["shown_s"], TARGETS["launch_s"])))
     if "typing" in figures and "rss_10" in figures["typing"]:
         out.append(_memory_row(figures["typing"]))
     return out
@@ -84,7 +91,17 @@ def _key_rows(typing: dict[str, Any]) -> list[tuple[str, str, str, str]]:
         ("the same while a deep task streams too (the dual track)",
          f"{deep[0]:.1f} / {deep[1]:.1f} ms, {typing['key_deep_lost']} lost "
          f"(p95 × {deep[1] / fresh[1]:.2f} of without)", "unchanged within noise", ""),
+        *_picker_rows(typing),
     ]
+
+
+def _picker_rows(typing: dict[str, Any]) -> list[tuple[str, str, str, str]]:
+    if "key_picker_ms" not in typing:
+        return []
+    picker = _ms(typing["key_picker_ms"])
+    return [(f"the same with the @ file picker open over {typing['picker_files']:,} files",
+             f"{picker[0]:.1f} / {picker[1]:.1f} ms, {typing['key_picker_lost']} lost",
+             "p95 ≤ 16 ms", _verdict(picker[1], TARGETS["key_p95_ms"]))]
 
 
 def _esc_rows(typing: dict[str, Any]) -> list[tuple[str, str, str, str]]:

@@ -5,6 +5,12 @@ text. It yields text in any chunking; the engine splits it into token pieces
 (:mod:`spark_cli.protocol.tokens`), paces them and stops at
 ``max_output_tokens``, so a brain never counts tokens or sleeps. A brain may
 yield forever (``lorem``): the engine stops pulling at the limit.
+
+Tools: when the request declares functions (``BrainRequest.tools``), a brain
+may yield :class:`BrainCall` values after its text (a preamble): each becomes a
+function call on the wire, its arguments paced like text. The calls and their
+outputs come back in a later request's conversation as turns with the roles
+:data:`CALL` and :data:`OUTPUT`.
 """
 
 from __future__ import annotations
@@ -14,14 +20,30 @@ from dataclasses import dataclass
 from typing import Literal, Protocol
 
 EditFormat = Literal["search_replace", "apply_patch"]
+CALL = "function_call"
+"""The role of a turn that is one of the model's calls (``text``: its arguments)."""
+OUTPUT = "function_call_output"
+"""The role of a turn that is a call's result (``text``: the output)."""
 
 
 @dataclass(frozen=True, slots=True)
 class BrainTurn:
-    """One message of the conversation as the lane knows it."""
+    """One item of the conversation as the lane knows it: a message (``user``,
+    ``assistant``, …), a call (:data:`CALL`: ``name``, ``call_id``, arguments in
+    ``text``) or a call's output (:data:`OUTPUT`: ``call_id``, the output in ``text``)."""
 
     role: str
     text: str
+    call_id: str = ""
+    name: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class BrainCall:
+    """A function call a brain makes: the tool's name and the JSON arguments it writes."""
+
+    name: str
+    arguments: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +56,10 @@ class BrainRequest:
     """Everything the lane has seen, oldest first; the last user turn is the ask."""
     edit_format: EditFormat
     """Read from the instructions (see :func:`edit_format_from_instructions`)."""
+    tools: frozenset[str] = frozenset()
+    """The functions the brain may call now (declared, and allowed by ``tool_choice``)."""
+    parallel_tool_calls: bool = True
+    """False: at most one call per response."""
 
     @property
     def prompt(self) -> str:
@@ -56,8 +82,9 @@ class Brain(Protocol):
 
     name: str
 
-    def answer(self, request: BrainRequest) -> Iterator[str]:
-        """Yield the answer text (prose and edit blocks), in any chunking."""
+    def answer(self, request: BrainRequest) -> Iterator[str | BrainCall]:
+        """Yield the answer text (prose and edit blocks), in any chunking; then, when
+        the request allows them, the function calls it makes."""
         ...
 
 

@@ -26,45 +26,41 @@ safe point, see :mod:`spark_cli.engine.core.safepoint`) or ``cancelled``
 (extension); or ``failed`` when the brain raises -- or when anything else
 inside the generation raises: an engine bug still ends the response with a
 terminal event.
+
+Function calls (a brain's :class:`~spark_cli.engine.brains.base.BrainCall`, when the
+request declares tools): the message item then opens with the first text piece
+(without tools it opens at the start, as always), closes when the first call
+opens, and each call streams its argument pieces on the same schedule as text
+tokens (one ``…arguments.delta`` per piece: a frame may carry several). A steer
+that arrives once a call has begun stops the response at the end of the call being
+sent (a call boundary is a safe point: no call is ever cut in half by a steer).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
-from spark_cli.engine.brains.base import Brain, BrainRequest
+from spark_cli.engine.brains.base import Brain, BrainCall, BrainRequest
 from spark_cli.engine.core.faults import DROP, MALFORMED, MALFORMED_FRAME, STALL, FaultPlan
 from spark_cli.engine.core.faults import StreamDropped as StreamDropped
+from spark_cli.engine.core.output_items import Event, OutputItems, Presenter, Send
 from spark_cli.engine.core.pieces import BrainError, PieceSource, count_pieces
 from spark_cli.engine.core.safepoint import SafePoints
 from spark_cli.engine.core.state import EngineState
 from spark_cli.protocol import responses as wire
-from spark_cli.protocol.responses import InputMessage, WireError
+from spark_cli.protocol.responses import InputCall, InputMessage, WireError
 
-Event = tuple[str, str]
-Send = Callable[[Event], Awaitable[None]]
+__all__ = ["Event", "Generation", "Outcome", "Presenter", "Send", "StreamDropped",
+           "count_input"]
 STEER_GRACE_TOKENS = 256
 """A steer waits at most this many tokens for a safe point, then stops at the frame."""
 INLINE_COUNT_CHARS = 65_536
 """Inputs up to this size are counted on the event loop (well under a millisecond)."""
 log = logging.getLogger("spark.engine")
-
-
-class Presenter(Protocol):
-    """Builds the wire events (Responses or Chat Completions) of one response."""
-
-    def created(self, status: str = ...) -> Event: ...
-    def queued(self, position: int) -> Event: ...
-    def started(self) -> list[Event]: ...
-    def delta(self, text: str) -> Event: ...
-    def finished(
-        self, text: str, status: str, usage: dict[str, Any], reason: str | None = ...
-    ) -> list[Event]: ...
-    def failed(self, code: str, message: str, usage: dict[str, Any]) -> Event: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +72,8 @@ class Outcome:
     text: str
     output_tokens: int
     steers: list[InputMessage] = field(default_factory=list)
+    calls: tuple[InputCall, ...] = ()
+    """The function calls the response made (with the arguments sent)."""
 
 
 def _resolve(future: asyncio.Future[None]) -> None:
@@ -115,6 +113,7 @@ class Generation:
         """This response's pace: the deep brain (``pace = "deep"``) has its own (set by
         :meth:`run` once the brain is made)."""
         self._t0: float | None = None
+        self.items = OutputItems(events, send, state.new_id)
 
     # --- control from the connection ------------------------------------------------
 
@@ -209,7 +208,7 @@ class Generation:
             handle.cancel()
             self._wake = None
 
-    def _answer(self, brain: Brain) -> Iterator[str]:
+    def _answer(self, brain: Brain) -> Iterator[str | BrainCall]:
         """The brain's answer, asked on the first pull (so even ``answer()`` runs off-loop)."""
         yield from brain.answer(self.request)
 
@@ -227,6 +226,8 @@ class Generation:
         try:
             for event in self.events.started():
                 await self.send(event)
+            if not self.request.tools:  # the message opens at once, as it always did
+                await self.items.open_text()
             return await self._pace(source, start)
         except BrainError as exc:  # a broken brain fails this response only
             return await self._fail(f"the brain failed: {exc}", self._sent)
@@ -241,7 +242,7 @@ class Generation:
         limit = self.limit
         faults = FaultPlan(config.faults)
         safe = SafePoints()
-        parts: list[str] = []
+        items = self.items
         sent = 0
         steer_wait = 0
         status, reason = "completed", None
@@ -249,37 +250,41 @@ class Generation:
             if self.cancel_requested:
                 status, reason = "incomplete", wire.REASON_CANCELLED
                 break
-            if self.steers and safe.at_line_start and safe.outside:
+            if self.steers and (items.at_call_boundary or (
+                    not items.in_calls and safe.at_line_start and safe.outside)):
                 status, reason = "incomplete", wire.REASON_STEERED
                 break
             now = loop.time()
             due = int((now - start) * tps) + 1 if now >= start else 0
             n = min(due, limit, faults.next_at()) - sent
             if n > 0:
-                pieces = await source.take(n)
-                text = "".join(pieces)
-                if self.steers:
-                    steer_wait += len(pieces)
-                    cut = safe.feed(text, want_cut=True)
-                    if cut is None and steer_wait >= STEER_GRACE_TOKENS:
-                        cut = len(text)
-                    if cut is not None:
-                        text = text[:cut]
-                        sent += _pieces_within(pieces, cut)
-                        self._sent = sent
-                        if text:
-                            parts.append(text)
-                            await self.send(self.events.delta(text))
-                        status, reason = "incomplete", wire.REASON_STEERED
-                        break
+                taken = await source.take(n)
+                if source.marked and (items.in_calls or any(type(p) is not str for p in taken)):
+                    count = await items.frame(taken, safe)
                 else:
-                    safe.feed(text)
-                if text:
-                    sent += len(pieces)
-                    self._sent = sent
-                    parts.append(text)
-                    await self.send(self.events.delta(text))
-                if len(pieces) < n or not await source.has_more():
+                    pieces: list[str] = taken  # type: ignore[assignment]  # text only here
+                    count = len(pieces)
+                    text = "".join(pieces)
+                    if self.steers:
+                        steer_wait += count
+                        cut = safe.feed(text, want_cut=True)
+                        if cut is None and steer_wait >= STEER_GRACE_TOKENS:
+                            cut = len(text)
+                        if cut is not None:
+                            text = text[:cut]
+                            sent += _pieces_within(pieces, cut)
+                            self._sent = sent
+                            if text:
+                                await items.text(text)
+                            status, reason = "incomplete", wire.REASON_STEERED
+                            break
+                    else:
+                        safe.feed(text)
+                    if text:
+                        await items.text(text)
+                sent += count
+                self._sent = sent
+                if count < n or not await source.has_more():
                     break
             if sent >= limit:
                 if await source.has_more():
@@ -304,13 +309,13 @@ class Generation:
             last = limit if left is None else min(limit, sent + left)
             frame_end = min(loop.time() + frame, start + (last - 1) / tps)
             await self._sleep_until(max(start + sent / tps, frame_end))
-        return await self._finish("".join(parts), sent, status, reason)
+        return await self._finish("".join(items.parts), sent, status, reason)
 
     async def _finish(self, text: str, sent: int, status: str, reason: str | None) -> Outcome:
         self.phase = "done"
         for event in self.events.finished(text, status, self.usage(sent), reason):
             await self.send(event)
-        return Outcome(status, reason, text, sent, self.steers)
+        return Outcome(status, reason, text, sent, self.steers, self.events.calls)
 
     async def _fail(self, message: str, sent: int) -> Outcome:
         self.phase = "done"

@@ -12,6 +12,12 @@ pool) unless the brain declares itself ``inline`` (its chunks are precomputed,
 as lorem's). Long chunks are cut in :data:`SLICE`-character slices so no single
 regex call holds the GIL for long. :meth:`PieceSource.prefetch` starts the
 first pull at once, so a brain plans while the time to first token runs.
+
+A brain's function call (:class:`~spark_cli.engine.brains.base.BrainCall`) becomes
+a :class:`CallStart` marker, its arguments' pieces (:func:`argument_pieces`: token
+pieces, a JSON escape sometimes cut in two as models do) and :data:`CALL_END`.
+Markers are not tokens: :meth:`PieceSource.take` counts only text pieces, and a
+call is buffered whole, so its end always travels with its last piece.
 """
 
 from __future__ import annotations
@@ -19,7 +25,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable, Iterable, Iterator
+from dataclasses import dataclass
 
+from spark_cli.engine.brains.base import BrainCall
 from spark_cli.protocol.tokens import split_pieces
 
 Offload = Callable[[Callable[[], None]], Awaitable[None]]
@@ -29,6 +37,36 @@ SLICE = 65_536
 BATCH = 512
 """Pieces an offloaded pull gathers at least: each trip to the pool costs ~0.1 ms of
 wake-ups, so a short answer is fetched in one trip, a long one in few."""
+
+
+@dataclass(frozen=True, slots=True)
+class CallStart:
+    """A function call begins: its name and whole arguments (its pieces follow)."""
+
+    name: str
+    arguments: str
+
+
+@dataclass(frozen=True, slots=True)
+class CallEnd:
+    """The call's arguments are complete."""
+
+
+CALL_END = CallEnd()
+Piece = str | CallStart | CallEnd
+
+
+def argument_pieces(arguments: str) -> list[str]:
+    """A call's arguments as token pieces; a piece holding a whole JSON escape
+    (``\\\\``, ``\\n``) is cut after its backslash, as a model's tokens cut them."""
+    out: list[str] = []
+    for piece in split_pieces(arguments):
+        at = piece.find("\\")
+        if 0 <= at < len(piece) - 1:
+            out += (piece[:at + 1], piece[at + 1:])
+        else:
+            out.append(piece)
+    return out
 
 
 class BrainError(Exception):
@@ -50,12 +88,15 @@ def count_pieces(texts: Iterable[str]) -> int:
 
 
 class PieceSource:
-    __slots__ = ("_buffer", "_carry", "_chunks", "_index", "_offload", "_prefetch", "exhausted")
+    __slots__ = ("_buffer", "_carry", "_chunks", "_index", "_marked", "_offload", "_prefetch",
+                 "exhausted")
 
-    def __init__(self, chunks: Iterator[str], offload: Offload | None = None) -> None:
+    def __init__(self, chunks: Iterator[str | BrainCall], offload: Offload | None = None) -> None:
         self._chunks = chunks
         self._offload = offload
-        self._buffer: list[str] = []
+        self._marked = False
+        """Has a call been buffered (then :meth:`take` skips markers when counting)?"""
+        self._buffer: list[Piece] = []
         self._index = 0
         self._carry = ""
         self._prefetch: asyncio.Future[None] | None = None
@@ -63,10 +104,18 @@ class PieceSource:
 
     # --- blocking part (a worker thread when offloaded) ----------------------------------
 
-    def _split(self, chunk: str) -> None:
+    def _split(self, chunk: str | BrainCall) -> None:
         if self._index:
             del self._buffer[: self._index]
             self._index = 0
+        if isinstance(chunk, BrainCall):  # the text before it ends here
+            if self._carry:
+                self._buffer.append(self._carry)
+                self._carry = ""
+            self._marked = True
+            self._buffer += [CallStart(chunk.name, chunk.arguments),
+                             *argument_pieces(chunk.arguments), CALL_END]
+            return
         if len(chunk) <= SLICE:  # the usual case (a line, a hunk)
             pieces = split_pieces(self._carry + chunk)
             self._carry = pieces.pop()
@@ -102,6 +151,11 @@ class PieceSource:
 
     # --- the event loop's side -----------------------------------------------------------
 
+    @property
+    def marked(self) -> bool:
+        """Has the brain made a call (pieces may then hold markers)?"""
+        return self._marked
+
     def prefetch(self) -> None:
         """Start pulling the first pieces now (offloaded brains only)."""
         if self._offload is not None and self._prefetch is None and not self.exhausted:
@@ -120,14 +174,32 @@ class PieceSource:
             batch = max(want, BATCH)
             await self._offload(lambda: self._fill_until(batch))
 
-    async def take(self, n: int) -> list[str]:
-        """Up to ``n`` next pieces (fewer only when the answer ends)."""
+    async def take(self, n: int) -> list[Piece]:
+        """Up to ``n`` next text pieces (fewer only when the answer ends), with the call
+        markers among and right after them."""
         if len(self._buffer) - self._index < n or self._prefetch is not None:
             await self._pull(n)
-        start = self._index
-        end = min(len(self._buffer), start + n)
-        self._index = end
-        return self._buffer[start:end]
+        if not self._marked:
+            start = self._index
+            end = min(len(self._buffer), start + n)
+            self._index = end
+            return self._buffer[start:end]
+        out: list[Piece] = []
+        got = 0
+        while True:
+            if self._index == len(self._buffer):
+                if got == n or self.exhausted:
+                    return out
+                await self._pull(n - got)
+                if self._index == len(self._buffer):
+                    return out
+            item = self._buffer[self._index]
+            if isinstance(item, str):
+                if got == n:
+                    return out
+                got += 1
+            out.append(item)
+            self._index += 1
 
     async def left_within(self, want: int) -> int | None:
         """How many pieces are left when fewer than ``want`` are (the answer has ended: the
@@ -136,7 +208,9 @@ class PieceSource:
         if len(self._buffer) - self._index < want or self._prefetch is not None:
             await self._pull(want)
         left = len(self._buffer) - self._index
-        return left if left < want and self.exhausted else None
+        if left < want and self.exhausted:
+            return sum(isinstance(p, str) for p in self._buffer[self._index:])
+        return None
 
     async def has_more(self) -> bool:
         if len(self._buffer) == self._index:

@@ -18,20 +18,21 @@ import json
 import time
 from typing import Any
 
-from spark_cli.engine.brains.base import BrainRequest, BrainTurn, edit_format_from_instructions
+from spark_cli.engine.brains.base import BrainRequest, BrainTurn
 from spark_cli.engine.core.brain_lookup import model_paces
 from spark_cli.engine.core.faults import MALFORMED
 from spark_cli.engine.core.generation import (
     Event,
     Generation,
+    Outcome,
     Presenter,
     StreamDropped,
     count_input,
 )
 from spark_cli.engine.core.state import EngineState
 from spark_cli.engine.serving import asgi_io
+from spark_cli.engine.serving.brain_requests import answered, brain_request, check_outputs, turns
 from spark_cli.engine.serving.intake import check_chat_limits, check_output_limit
-from spark_cli.engine.serving.lanes import turns
 from spark_cli.engine.wire.chat_events import COMMENT, ERROR, SKIP, ChatEvents
 from spark_cli.engine.wire.response_events import ResponseEvents
 from spark_cli.protocol import chat
@@ -96,25 +97,27 @@ async def _responses(state: EngineState, body: dict[str, Any], receive: Any, sen
             )
         history = found
     conversation = history + turns(request.input)
+    check_outputs(conversation)
     response_id = state.new_id()
     events = ResponseEvents(
         response_id, request.model, previous_response_id=request.previous_response_id,
         instructions=request.instructions, max_output_tokens=request.max_output_tokens,
+        tools=request.tools, tool_choice=request.tool_choice.mode,
+        parallel_tool_calls=request.parallel_tool_calls,
     )
-    brain_request = BrainRequest(
-        request.model, request.instructions, conversation,
-        edit_format_from_instructions(request.instructions),
-    )
+    asked = brain_request(request.model, request.instructions, conversation,
+                          tools=request.tools, tool_choice=request.tool_choice,
+                          parallel_tool_calls=request.parallel_tool_calls)
     sink = _Sink(send, stream=request.stream, named=True)
     stored: tuple[BrainTurn, ...] | None = conversation
     if not request.generate:  # warm-up: a chainable id, no output
         await sink.event(events.created())
-        usage = wire.usage_object(await count_input(state, brain_request), 0)
+        usage = wire.usage_object(await count_input(state, asked), 0)
         await sink.event(events.empty_completion(usage))
     else:
-        answer = await _run(state, brain_request, events, sink, request.max_output_tokens,
-                            receive)
-        stored = None if answer is None else (*conversation, BrainTurn("assistant", answer))
+        outcome = await _run(state, asked, events, sink, request.max_output_tokens, receive)
+        stored = None if outcome is None else answered(conversation, outcome.text,
+                                                       outcome.calls)
     if stored is not None and body.get("store", True):  # OpenAI stores by default
         state.store(response_id, stored)
     await sink.end()
@@ -125,12 +128,11 @@ async def _chat(state: EngineState, body: dict[str, Any], receive: Any, send: An
     request = chat.parse_chat(body)
     completion_id = state.new_id("chatcmpl")
     events = ChatEvents(completion_id, request.model, include_usage=request.include_usage)
-    brain_request = BrainRequest(
-        request.model, request.instructions, turns(request.conversation),
-        edit_format_from_instructions(request.instructions),
-    )
+    asked = brain_request(request.model, request.instructions, turns(request.conversation),
+                          tools=request.tools, tool_choice=request.tool_choice,
+                          parallel_tool_calls=request.parallel_tool_calls)
     sink = _Sink(send, stream=request.stream, named=False)
-    await _run(state, brain_request, events, sink, request.max_tokens, receive)
+    await _run(state, asked, events, sink, request.max_tokens, receive)
     if not request.stream and events.final is not None and not sink.started:
         await asgi_io.send_json(send, 200, events.final)
         return
@@ -140,11 +142,11 @@ async def _chat(state: EngineState, body: dict[str, Any], receive: Any, send: An
 
 
 async def _run(
-    state: EngineState, brain_request: BrainRequest, events: Presenter, sink: _Sink,
+    state: EngineState, asked: BrainRequest, events: Presenter, sink: _Sink,
     limit: int | None, receive: Any,
-) -> str | None:
-    """Generate; stop when the client disconnects. The answer text (None if none)."""
-    generation = Generation(state, brain_request, events, sink.event, max_output_tokens=limit)
+) -> Outcome | None:
+    """Generate; stop when the client disconnects. How it ended (None: no answer)."""
+    generation = Generation(state, asked, events, sink.event, max_output_tokens=limit)
     task = asyncio.create_task(generation.run())
     watch = asyncio.create_task(asgi_io.wait_disconnect(receive))
     try:
@@ -164,7 +166,7 @@ async def _run(
         except Exception as exc:  # an engine bug before the generation started
             raise WireError(500, "server_error", f"the engine failed: {exc!r}"[:300],
                             kind="server_error") from exc
-        return outcome.text if outcome.status != "failed" else None
+        return outcome if outcome.status != "failed" else None
     finally:
         watch.cancel()
         with contextlib.suppress(asyncio.CancelledError):

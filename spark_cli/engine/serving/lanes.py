@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from spark_cli.engine.brains.base import BrainTurn
 from spark_cli.protocol import responses as wire
-from spark_cli.protocol.responses import CreateRequest, InputMessage, WireError
+from spark_cli.protocol.responses import CreateRequest, WireError
 
 Conversation = tuple[BrainTurn, ...]
 FINISHED_LIMIT = 4096
@@ -89,10 +89,6 @@ class Memory:
         self.finished[response_id] = stream_id
         while len(self.finished) > FINISHED_LIMIT:
             self.finished.popitem(last=False)
-
-
-def turns(messages: tuple[InputMessage, ...]) -> Conversation:
-    return tuple(BrainTurn(m.role, m.text) for m in messages)
 
 
 def lane_full_error(stream_id: str | None) -> WireError:

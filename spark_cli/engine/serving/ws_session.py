@@ -21,12 +21,13 @@ import json
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from spark_cli.engine.brains.base import BrainRequest, BrainTurn, edit_format_from_instructions
+from spark_cli.engine.brains.base import BrainRequest
 from spark_cli.engine.core.generation import Event, Generation, Outcome, StreamDropped, count_input
 from spark_cli.engine.core.state import EngineState
 from spark_cli.engine.serving.asgi_io import NESTED_TOO_DEEPLY
+from spark_cli.engine.serving.brain_requests import answered, brain_request, check_outputs, turns
 from spark_cli.engine.serving.intake import check_output_limit
-from spark_cli.engine.serving.lanes import Conversation, Lane, Memory, lane_full_error, turns
+from spark_cli.engine.serving.lanes import Conversation, Lane, Memory, lane_full_error
 from spark_cli.engine.wire.response_events import ResponseEvents
 from spark_cli.protocol import responses as wire
 from spark_cli.protocol.responses import CancelRequest, CreateRequest, SteerRequest, WireError
@@ -256,13 +257,20 @@ class WsSession:
             ), lane.stream_id)
             return
         conversation = history + turns(request.input)
+        try:
+            check_outputs(conversation)
+        except WireError as exc:
+            await self.send_error(exc, lane.stream_id)
+            return
         previous = request.previous_response_id
         while True:
             response_id = self.state.new_id()
             events = ResponseEvents(
                 response_id, request.model, stream_id=request.stream_id,
                 previous_response_id=previous, instructions=request.instructions,
-                max_output_tokens=request.max_output_tokens,
+                max_output_tokens=request.max_output_tokens, tools=request.tools,
+                tool_choice=request.tool_choice.mode,
+                parallel_tool_calls=request.parallel_tool_calls,
             )
             if not request.generate:
                 await self._warm_up(lane, request, response_id, events, conversation)
@@ -272,7 +280,7 @@ class WsSession:
             cancelled = False  # a steer's successor was asked for after any cancel
             if outcome is None or outcome.status == "failed":
                 return
-            conversation = (*conversation, BrainTurn("assistant", outcome.text))
+            conversation = answered(conversation, outcome.text, outcome.calls)
             self.memory.remember(lane.stream_id, response_id, conversation,
                                  store=request.store)
             if not outcome.steers:
@@ -315,10 +323,9 @@ class WsSession:
 
 
 def _brain_request(request: CreateRequest, conversation: Conversation) -> BrainRequest:
-    return BrainRequest(
-        model=request.model, instructions=request.instructions, conversation=conversation,
-        edit_format=edit_format_from_instructions(request.instructions),
-    )
+    return brain_request(request.model, request.instructions, conversation,
+                         tools=request.tools, tool_choice=request.tool_choice,
+                         parallel_tool_calls=request.parallel_tool_calls)
 
 
 def _stream_id_of(frame: str | bytes) -> str | None:

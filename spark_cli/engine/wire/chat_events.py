@@ -4,7 +4,9 @@ Implements the :class:`spark_cli.engine.core.generation.Presenter` methods with
 ``chat.completion.chunk`` objects: a role chunk, one chunk per frame, a
 finish chunk, the usage chunk when ``stream_options.include_usage`` asked for
 it (with Cerebras-style ``time_info``), then ``[DONE]``. Queue positions become
-SSE comments (``: queued 3``), which clients ignore.
+SSE comments (``: queued 3``), which clients ignore. A function call is a chunk
+with ``delta.tool_calls`` (``index``, ``id``, ``type``, the name, empty arguments),
+then one chunk per piece of its arguments; the choice then ends ``tool_calls``.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from typing import Any
 
 from spark_cli.protocol import chat
 from spark_cli.protocol import responses as wire
+from spark_cli.protocol.responses import InputCall
 
 DATA = "data"
 COMMENT = "comment"
@@ -31,6 +34,9 @@ class ChatEvents:
         self._started = self._created
         self.final: dict[str, Any] | None = None
         """The non-streamed ``chat.completion`` object, once finished."""
+        self._calls: list[InputCall] = []
+        self._current: InputCall | None = None
+        self._args: list[str] = []
 
     def created(self, status: str = "in_progress") -> Event:
         return SKIP, ""
@@ -42,8 +48,32 @@ class ChatEvents:
         self._started = time.monotonic()
         return [(DATA, self.chunks.role())]
 
+    def text_opened(self) -> list[Event]:
+        return []
+
     def delta(self, text: str) -> Event:
         return DATA, self.chunks.delta(text)
+
+    def text_closed(self, text: str, status: str = "completed") -> list[Event]:
+        return []
+
+    def call_opened(self, call: InputCall) -> list[Event]:
+        self._current, self._args = call, []
+        return [(DATA, self.chunks.call_start(len(self._calls), call.call_id, call.name))]
+
+    def call_delta(self, piece: str) -> Event:
+        self._args.append(piece)
+        return DATA, self.chunks.call_delta(len(self._calls), piece)
+
+    def call_closed(self) -> list[Event]:
+        assert self._current is not None
+        self._calls.append(self._current)
+        self._current = None
+        return []
+
+    @property
+    def calls(self) -> tuple[InputCall, ...]:
+        return tuple(self._calls)
 
     def _usage(self, usage: dict[str, Any]) -> dict[str, Any]:
         now = time.monotonic()
@@ -59,9 +89,16 @@ class ChatEvents:
     def finished(
         self, text: str, status: str, usage: dict[str, Any], reason: str | None = None
     ) -> list[Event]:
-        finish = chat.FINISH_LENGTH if reason == wire.REASON_MAX_OUTPUT_TOKENS else chat.FINISH_STOP
+        if self._current is not None:  # cut short: the arguments it got
+            call = self._current
+            self._calls.append(InputCall(call.call_id, call.name, "".join(self._args)))
+            self._current = None
+        if reason == wire.REASON_MAX_OUTPUT_TOKENS:
+            finish = chat.FINISH_LENGTH
+        else:
+            finish = chat.FINISH_TOOL_CALLS if self._calls else chat.FINISH_STOP
         chat_usage = self._usage(usage)
-        self.final = self.chunks.completion(text, finish, chat_usage)
+        self.final = self.chunks.completion(text, finish, chat_usage, tuple(self._calls))
         events = [(DATA, self.chunks.finish(finish))]
         if self.include_usage:
             events.append((DATA, self.chunks.usage(chat_usage)))

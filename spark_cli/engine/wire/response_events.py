@@ -5,6 +5,11 @@ response), echoes ``stream_id``, and builds the response object the SDK parses.
 Each method returns ``(event type, json text)`` so a WebSocket sink sends the
 text and an SSE sink adds the ``event:`` line. The text delta is a
 preformatted template: one ``json.dumps`` of the delta per frame.
+
+Items: the assistant message (output index 0) when the answer has text, then one
+``function_call`` item per call (``fc_…`` id, ``call_…`` call id): ``output_item.added``
+with empty arguments, ``function_call_arguments.delta`` pieces, ``…arguments.done``,
+``output_item.done``. The terminal response carries every item in ``output``.
 """
 
 from __future__ import annotations
@@ -14,14 +19,17 @@ import time
 from typing import Any
 
 from spark_cli.protocol import responses as wire
+from spark_cli.protocol.channel import ToolSpec
+from spark_cli.protocol.responses import InputCall
 
 Event = tuple[str, str]
 
 
 class ResponseEvents:
-    __slots__ = ("_delta_head", "_delta_tail", "_echo", "created_at", "instructions",
-                 "item_id", "max_output_tokens", "model", "previous_response_id",
-                 "response_id", "seq", "stream_id")
+    __slots__ = ("_args", "_calls", "_current", "_delta_head", "_delta_tail", "_echo",
+                 "_text", "_text_open", "created_at", "instructions", "item_id",
+                 "max_output_tokens", "model", "parallel_tool_calls", "previous_response_id",
+                 "response_id", "seq", "stream_id", "tool_choice", "tools")
 
     def __init__(
         self,
@@ -32,8 +40,21 @@ class ResponseEvents:
         previous_response_id: str | None = None,
         instructions: str = "",
         max_output_tokens: int | None = None,
+        tools: tuple[ToolSpec, ...] = (),
+        tool_choice: str = "auto",
+        parallel_tool_calls: bool = True,
     ) -> None:
         self.response_id = response_id
+        self.tools = tools
+        self.tool_choice = tool_choice if tools else "none"
+        self.parallel_tool_calls = parallel_tool_calls and bool(tools)
+        self._text: str | None = None
+        """None: no message item yet; else its text (complete once closed)."""
+        self._text_open = False
+        self._calls: list[tuple[InputCall, str]] = []
+        """The calls made, each with its item's status."""
+        self._current: InputCall | None = None
+        self._args: list[str] = []
         self.item_id = "msg_" + response_id.removeprefix("resp_")
         self.model = model
         self.stream_id = stream_id
@@ -70,9 +91,11 @@ class ResponseEvents:
         reason: str | None = None,
         error: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
-        """The response object (``text=None``: no output item yet)."""
+        """The response object (``text=None``: no message item)."""
         item_status = "completed" if status == "completed" else "incomplete"
         output = [] if text is None else [wire.message_item(self.item_id, text, item_status)]
+        output += [wire.function_call_item(c.item_id or "", c.call_id, c.name, c.arguments,
+                                           s) for c, s in self._calls]
         body: dict[str, Any] = {
             "id": self.response_id, "object": "response", "created_at": self.created_at,
             "status": status, "model": self.model, "output": output,
@@ -80,8 +103,11 @@ class ResponseEvents:
             "previous_response_id": self.previous_response_id,
             "max_output_tokens": self.max_output_tokens,
             "incomplete_details": None if reason is None else {"reason": reason},
-            "error": error, "usage": usage, "parallel_tool_calls": False,
-            "tool_choice": "none", "tools": [], "metadata": {}, "temperature": None,
+            "error": error, "usage": usage, "parallel_tool_calls": self.parallel_tool_calls,
+            "tool_choice": self.tool_choice,
+            "tools": [{"type": "function", "name": t.name, "description": t.description,
+                       "parameters": t.parameters, "strict": False} for t in self.tools],
+            "metadata": {}, "temperature": None,
             "top_p": None, "text": {"format": {"type": "text"}}, "truncation": "disabled",
         }
         return body
@@ -96,9 +122,13 @@ class ResponseEvents:
         )
 
     def started(self) -> list[Event]:
-        """``in_progress``, ``output_item.added``, ``content_part.added``."""
+        """``response.in_progress`` (the message item opens with :meth:`text_opened`)."""
+        return [self._event(wire.IN_PROGRESS, {"response": self.response("in_progress")})]
+
+    def text_opened(self) -> list[Event]:
+        """``output_item.added`` (the message) and ``content_part.added``."""
+        self._text, self._text_open = "", True
         return [
-            self._event(wire.IN_PROGRESS, {"response": self.response("in_progress")}),
             self._event(wire.ITEM_ADDED, {
                 "output_index": 0,
                 "item": wire.message_item(self.item_id, None, "in_progress"),
@@ -117,22 +147,86 @@ class ResponseEvents:
             + self._delta_tail
         )
 
-    def finished(
-        self, text: str, status: str, usage: dict[str, Any], reason: str | None = None
-    ) -> list[Event]:
-        """Close the text, part and item, then the terminal event."""
+    def text_closed(self, text: str, status: str = "completed") -> list[Event]:
+        """``output_text.done``, ``content_part.done``, ``output_item.done`` (the message)."""
+        self._text, self._text_open = text, False
         item_status = "completed" if status == "completed" else "incomplete"
         part_fields = {"item_id": self.item_id, "output_index": 0, "content_index": 0}
-        kind = wire.COMPLETED if status == "completed" else wire.INCOMPLETE
         return [
             self._event(wire.TEXT_DONE, {**part_fields, "text": text, "logprobs": []}),
             self._event(wire.PART_DONE, {**part_fields, "part": wire.output_text_part(text)}),
             self._event(wire.ITEM_DONE, {
                 "output_index": 0, "item": wire.message_item(self.item_id, text, item_status),
             }),
-            self._event(kind, {"response": self.response(status, text, usage=usage,
-                                                         reason=reason)}),
         ]
+
+    def _index(self) -> int:
+        """The output index of the call being made."""
+        return len(self._calls) + (self._text is not None)
+
+    def call_opened(self, call: InputCall) -> list[Event]:
+        """``output_item.added`` with the ``function_call`` item, its arguments empty."""
+        self._current, self._args = call, []
+        item = wire.function_call_item(call.item_id or "", call.call_id, call.name, "",
+                                       "in_progress")
+        return [self._event(wire.ITEM_ADDED, {"output_index": self._index(), "item": item})]
+
+    def call_delta(self, piece: str) -> Event:
+        """``response.function_call_arguments.delta``: one piece of the arguments."""
+        assert self._current is not None
+        self._args.append(piece)
+        return self._event(wire.ARGS_DELTA, {"item_id": self._current.item_id,
+                                             "output_index": self._index(), "delta": piece})
+
+    def call_closed(self) -> list[Event]:
+        """``…arguments.done`` and ``output_item.done`` (status ``completed``)."""
+        call = self._current
+        assert call is not None
+        index = self._index()
+        item = wire.function_call_item(call.item_id or "", call.call_id, call.name,
+                                       call.arguments, "completed")
+        events = [
+            self._event(wire.ARGS_DONE, {"item_id": call.item_id, "output_index": index,
+                                         "name": call.name, "arguments": call.arguments}),
+            self._event(wire.ITEM_DONE, {"output_index": index, "item": item}),
+        ]
+        self._calls.append((call, "completed"))
+        self._current = None
+        return events
+
+    def _call_cut(self) -> list[Event]:
+        """A call the response stopped in: its item ends ``incomplete``, arguments as sent."""
+        call = self._current
+        assert call is not None
+        index = self._index()
+        cut = InputCall(call.call_id, call.name, "".join(self._args), call.item_id)
+        self._calls.append((cut, "incomplete"))
+        self._current = None
+        item = wire.function_call_item(cut.item_id or "", cut.call_id, cut.name, cut.arguments,
+                                       "incomplete")
+        return [self._event(wire.ITEM_DONE, {"output_index": index, "item": item})]
+
+    @property
+    def calls(self) -> tuple[InputCall, ...]:
+        """The calls made so far (a cut one with the arguments it got)."""
+        return tuple(call for call, _ in self._calls)
+
+    def finished(
+        self, text: str, status: str, usage: dict[str, Any], reason: str | None = None
+    ) -> list[Event]:
+        """Close what is open (the message, or a call cut short), then the terminal event.
+        An answer with no item at all gets an empty message, as a text answer would."""
+        events: list[Event] = []
+        if self._current is not None:
+            events += self._call_cut()
+        elif self._text_open or (self._text is None and not self._calls):
+            if self._text is None:
+                events += self.text_opened()
+            events += self.text_closed(text, status)
+        kind = wire.COMPLETED if status == "completed" else wire.INCOMPLETE
+        events.append(self._event(kind, {"response": self.response(
+            status, self._text, usage=usage, reason=reason)}))
+        return events
 
     def empty_completion(self, usage: dict[str, Any]) -> Event:
         """Terminal event of a warm-up (``generate: false``): no output at all."""

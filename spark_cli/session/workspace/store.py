@@ -8,7 +8,8 @@ concern, each ``{"version": 1, "kind": ..., ...}``:
 
 - ``draft.json`` ``{"text"}``, ``queue.json`` ``{"items"}``, ``prompts.json`` ``{"items"}``
   (oldest first, the last ``MAX_PROMPTS``), ``conversation.json`` ``{"root", "provider",
-  "model", "saved_at", "messages": [{"role", "content"}]}``.
+  "model", "saved_at", "messages": [{"role", "content"}], "shown": [[kind, text, detail]]}``
+  (``shown``: what the TUI showed, for a resumed session to show it again).
 
 Writes are atomic (a temp file in the same folder, then ``os.replace``): a crash leaves the old
 file or the new one, plus at worst a stray temp file that loading ignores. Only
@@ -64,6 +65,19 @@ class SavedState:
     """Sent prompts, oldest first (Up/Down history), at most ``MAX_PROMPTS``."""
     problems: tuple[str, ...] = ()
     """One line per file that could not be read: shown, never fatal."""
+    first_run: bool = True
+    """Nothing was ever sent from this repo (no history, no conversation): the TUI's hint."""
+
+
+@dataclass(frozen=True, slots=True)
+class ShownItem:
+    """One thing a front end showed of a turn, kept so a resumed session shows it again:
+    ``kind`` ("prompt", "answer", "edit", "refused", "tool", "summary", …), its text and a
+    detail (an edit's diff, a prompt's "queued")."""
+
+    kind: str
+    text: str
+    detail: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +89,8 @@ class SavedConversation:
     model: str
     saved_at: float
     """Unix time of the save."""
+    shown: tuple[ShownItem, ...] = ()
+    """What the front end showed of it, in order (empty in files from before it was kept)."""
 
 
 class _Unusable(ValueError):
@@ -136,7 +152,9 @@ class SessionStore:
         self._prompts = list(prompts or ())[-MAX_PROMPTS:]
         found = self.problems[start:]
         self._pending = [line for line in self._pending if line not in found]
-        return SavedState(draft or "", tuple(queue or ()), tuple(self._prompts), tuple(found))
+        first = not self._prompts and not (self._folder / CONVERSATION).exists()
+        return SavedState(draft or "", tuple(queue or ()), tuple(self._prompts), tuple(found),
+                          first_run=first)
 
     def load_conversation(self) -> SavedConversation | None:
         """The saved conversation; None when there is none or it is unusable (the latter also
@@ -190,7 +208,13 @@ class SessionStore:
             if role not in _ROLES or not isinstance(content, str):
                 raise _Unusable(f"message {number} is not {{role, content}} with a known role")
             history.append(Message(cast(Role, role), content))
-        return SavedConversation(tuple(history), provider, model, float(saved_at))
+        shown = raw.get("shown", [])
+        if not isinstance(shown, list) or not all(
+                isinstance(i, list) and len(i) == 3 and all(isinstance(p, str) for p in i)
+                for i in shown):
+            raise _Unusable("shown must be a list of [kind, text, detail]")
+        return SavedConversation(tuple(history), provider, model, float(saved_at),
+                                 tuple(ShownItem(*item) for item in shown))
 
     def _sweep_temps(self) -> None:
         """Remove temp files a crash left behind (old ones only: another spark may be writing)."""
@@ -228,10 +252,11 @@ class SessionStore:
         return self._write(PROMPTS, {"items": self._prompts})
 
     def save_conversation(self, history: Sequence[Message], *, provider: str,
-                          model: str) -> str | None:
+                          model: str, shown: Sequence[ShownItem] = ()) -> str | None:
         payload = {"root": str(self.root), "provider": provider, "model": model,
                    "saved_at": time.time(),
-                   "messages": [{"role": m.role, "content": m.content} for m in history]}
+                   "messages": [{"role": m.role, "content": m.content} for m in history],
+                   "shown": [[i.kind, i.text, i.detail] for i in shown]}
         return self._write(CONVERSATION, payload, durable=True)
 
     def clear_conversation(self) -> str | None:

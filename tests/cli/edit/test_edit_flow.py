@@ -110,6 +110,9 @@ class StandInSession:
     def files_changed(self) -> None:
         self.seen.clear()
 
+    def repo_files(self) -> list[str]:
+        return []
+
     async def steer(self, text: str) -> bool:
         return False
 

@@ -38,7 +38,7 @@ def test_draft_queue_and_prompts_round_trip(tmp_path: Path) -> None:
         store.add_prompt(prompt)
     again = SessionStore(store.root, store.folder).load()
     assert again == SavedState("half a thought\nsecond line", ("first", "second", "first"),
-                               ("a", "b", "c", "b"))
+                               ("a", "b", "c", "b"), first_run=False)
     files = {p.name: json.loads(p.read_text()) for p in store.folder.iterdir()}
     assert {f["version"] for f in files.values()} == {1}
     assert files["draft.json"]["kind"] == "draft"

@@ -11,6 +11,11 @@ Answer shape: a lead line (what it read), a numbered plan, then each step's
 edits in the request's format (SEARCH/REPLACE blocks, or one apply_patch
 envelope per step), then a summary with one line per step. The engine paces it
 as the deep model (``pace = "deep"``: ``deep_ttft_ms`` / ``deep_tps``).
+
+With the read-only tools declared it first finds the files the task reaches
+(:mod:`looking`: list the named folders, search the named symbols, read what
+they turn up), then plans over what it read. A step that names a folder
+(``in src/shop``) works on the files under it.
 """
 
 from __future__ import annotations
@@ -18,8 +23,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from spark_cli.engine.brains.base import BrainRequest, EditFormat
+from spark_cli.engine.brains.base import BrainCall, BrainRequest, EditFormat
 from spark_cli.engine.brains.code.edit_text import render_changes
+from spark_cli.engine.brains.deep.looking import in_folders, look_around
 from spark_cli.engine.brains.deep.op_callers import add_parameter_and_callers
 from spark_cli.engine.brains.deep.op_connections import explain_all
 from spark_cli.engine.brains.deep.op_docstrings_all import document_all
@@ -27,9 +33,10 @@ from spark_cli.engine.brains.deep.op_rename_all import rename_everywhere
 from spark_cli.engine.brains.deep.steps import Step, parse_steps
 from spark_cli.engine.brains.rules.help_text import help_lines
 from spark_cli.engine.brains.rules.instruction_parser import instruction_text, mentioned_paths
+from spark_cli.engine.brains.rules.looking import notes
 from spark_cli.engine.brains.rules.results import CannotHelp, OpResult, plural
 from spark_cli.engine.brains.rules.rules_brain import OPERATIONS
-from spark_cli.engine.brains.rules.workspace import current_files
+from spark_cli.engine.brains.rules.workspace import files_and_reads
 
 DEEP_INSTRUCTIONS: tuple[tuple[str, str], ...] = (
     ("add docstrings to every function in a.py and b.py",
@@ -53,7 +60,7 @@ def run_step(step: Step, files: dict[str, str]) -> OpResult:
     """One recognised step over ``files`` (raises :class:`CannotHelp`)."""
     instruction = step.instruction
     assert instruction is not None
-    named = mentioned_paths(step.text, list(files))
+    named = mentioned_paths(step.text, list(files)) or in_folders(step.text, files)
     if instruction.kind == "docstring" and instruction.name == "*":
         return document_all(instruction, files, named, step.kinds)
     if instruction.kind == "rename":
@@ -114,14 +121,21 @@ class DeepBrain:
     name = "deep"
     pace = "deep"
 
-    def answer(self, request: BrainRequest) -> Iterator[str]:
-        steps = parse_steps(instruction_text(request.prompt))
+    def answer(self, request: BrainRequest) -> Iterator[str | BrainCall]:
+        text = instruction_text(request.prompt)
+        steps = parse_steps(text)
         if not any(step.instruction is not None for step in steps):
             yield from help_lines("I am the bundled engine's deep brain and could not match "
                                   "that to an instruction I know.", who="deep brain",
                                   extra=DEEP_INSTRUCTIONS)
             return
-        files = current_files(request)
+        files, reads = files_and_reads(request)
+        look = look_around(request, steps, text, files, reads)
+        if look is not None:
+            yield look.preamble
+            yield from look.calls
+            return
+        yield from notes(request)
         read = f"I read {plural(len(files), 'file')} ({plural(_lines(files), 'line')})"
         done: list[_Done] = []
         for step in steps:

@@ -33,6 +33,8 @@ _FILE_TOKEN = re.compile(r"[\w./-]+\.\w+|[\w-]+/[\w./-]+")
 _PATH_RUN = re.compile(r"[\w./-]+")
 """Candidate paths in running text: maximal runs, so nothing backtracks."""
 _FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
+_CAPTION = re.compile(r"[A-Z][\w -]{0,40}: ")
+"""The caption of a context section before a ``~~~`` fence (``Repository map: …``)."""
 
 _SOURCES: dict[str, tuple[str, int]] = {
     "rename": (rf"\brename\s+{_KIND_WORD}{_ID}\s+(?:to|as|into|->|=>)\s+"
@@ -97,14 +99,16 @@ class Instruction:
 
 
 def instruction_text(prompt: str) -> str:
-    """The prompt without its fenced blocks (and the path line before each)."""
+    """The prompt without its fenced blocks (and the path line before each, or the caption
+    line before a ``~~~`` context section such as spark's repository map)."""
     out: list[str] = []
     fence: str | None = None
     for line in prompt.split("\n"):
         opened = _FENCE.match(line)
         if fence is None and opened:
             fence = opened.group(1)
-            if out and _FILE_TOKEN.fullmatch(out[-1].strip().strip("`")):
+            if out and (_FILE_TOKEN.fullmatch(out[-1].strip().strip("`")) or (
+                    fence[0] == "~" and _CAPTION.match(out[-1]))):
                 out.pop()
             continue
         if fence is not None:

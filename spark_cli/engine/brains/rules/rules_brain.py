@@ -6,6 +6,10 @@ one-line summary. ``explain`` streams a structural summary instead of edits.
 Anything it cannot do gets a streamed explanation: why, the instruction list
 and how to connect a real provider (:mod:`help_text`).
 
+With the read-only tools declared, it first looks for what the instruction names
+and it was not given (:mod:`looking`): a preamble line, then ``search`` /
+``list_files`` / ``read_file`` calls; the answer comes once the outputs are back.
+
 The files come from :func:`workspace.current_files` (file blocks, plus this
 brain's own earlier edits in a continued conversation); the instruction from
 :mod:`instructions`; each operation lives in its own ``op_*`` module.
@@ -15,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from spark_cli.engine.brains.base import BrainRequest, EditFormat
+from spark_cli.engine.brains.base import BrainCall, BrainRequest, EditFormat
 from spark_cli.engine.brains.code.edit_text import render_changes
 from spark_cli.engine.brains.rules.help_text import help_lines
 from spark_cli.engine.brains.rules.instruction_parser import (
@@ -24,6 +28,7 @@ from spark_cli.engine.brains.rules.instruction_parser import (
     mentioned_paths,
     parse_instruction,
 )
+from spark_cli.engine.brains.rules.looking import look_first, notes
 from spark_cli.engine.brains.rules.op_definitions import add_parameter, delete_definition
 from spark_cli.engine.brains.rules.op_docstring import add_docstring
 from spark_cli.engine.brains.rules.op_explain import explain
@@ -32,7 +37,7 @@ from spark_cli.engine.brains.rules.op_prints import remove_prints
 from spark_cli.engine.brains.rules.op_rename import rename
 from spark_cli.engine.brains.rules.op_replace import replace_text
 from spark_cli.engine.brains.rules.results import CannotHelp, OpResult
-from spark_cli.engine.brains.rules.workspace import current_files
+from spark_cli.engine.brains.rules.workspace import files_and_reads
 
 Operation = Callable[[Instruction, dict[str, str], list[str]], OpResult]
 
@@ -65,7 +70,7 @@ class RulesBrain:
     name = "rules"
     inline_below = 2_048  # planning that much takes ~4 ms at most (a 1.7 KB rename: 3.3 ms)
 
-    def answer(self, request: BrainRequest) -> Iterator[str]:
+    def answer(self, request: BrainRequest) -> Iterator[str | BrainCall]:
         text = instruction_text(request.prompt)
         instruction = parse_instruction(text)
         if instruction is None:
@@ -73,7 +78,13 @@ class RulesBrain:
                                   "that to an instruction I know.")
             return
         operation = OPERATIONS[instruction.kind]
-        files = current_files(request)
+        files, reads = files_and_reads(request)
+        look = look_first(request, instruction, text, files, reads)
+        if look is not None:
+            yield look.preamble
+            yield from look.calls
+            return
+        yield from notes(request)
         try:
             result = operation(instruction, files, mentioned_paths(text, list(files)))
         except CannotHelp as exc:

@@ -8,13 +8,17 @@ a path wins), and each of the brain's own earlier answers (assistant turns)
 is parsed for edits, which are applied to the view (exact match, each hunk
 in turn; a hunk that does not match is skipped). So a continued conversation
 sees its own earlier edits even when the client does not re-send the files.
+A file the brain read with the ``read_file`` tool joins the view when its output
+comes (the line numbers taken off; a file read in windows once every line has
+come), in its place in the conversation.
 """
 
 from __future__ import annotations
 
 from spark_cli.edits.formats.stream_parser import EditStreamParser
 from spark_cli.edits.model.blocks import FileEdit
-from spark_cli.engine.brains.base import BrainRequest
+from spark_cli.engine.brains.base import CALL, OUTPUT, BrainRequest
+from spark_cli.engine.brains.code.lookups import ReadWindows
 from spark_cli.protocol.files import parse_file_blocks
 
 
@@ -50,12 +54,25 @@ def _edits_in(answer: str) -> list[FileEdit]:
 
 def current_files(request: BrainRequest) -> dict[str, str]:
     """path -> content as of the latest turn (insertion order = first seen)."""
+    return files_and_reads(request)[0]
+
+
+def files_and_reads(request: BrainRequest) -> tuple[dict[str, str], ReadWindows]:
+    """:func:`current_files`, and the files read only in part so far."""
     files: dict[str, str] = {}
+    reads = ReadWindows()
     for block in parse_file_blocks(request.instructions):
         files[block.path] = block.content
     for turn in request.conversation:
-        _replay(files, turn.role, turn.text)
-    return files
+        if turn.role == CALL:
+            reads.called(turn)
+        elif turn.role == OUTPUT:
+            whole = reads.answered(turn)
+            if whole is not None:
+                files[whole[0]] = whole[1]
+        else:
+            _replay(files, turn.role, turn.text)
+    return files, reads
 
 
 def _replay(files: dict[str, str], role: str, text: str) -> None:

@@ -1,0 +1,170 @@
+"""What a brain has looked at with spark's read-only tools, read from the conversation.
+
+The client declares ``read_file``, ``search`` and ``list_files`` (:data:`LOOK_TOOLS`);
+a brain that may call all three (:func:`can_look`) asks with :func:`call` and
+finds the answers in later requests: each call turn (its name and JSON
+arguments) is matched with the output turn that answers its ``call_id``.
+:class:`Lookups` holds this turn's calls (those after the latest user message)
+and counts its rounds; :class:`ReadWindows` joins a file's ``read_file``
+windows into its text once every line has been seen.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from spark_cli.engine.brains.base import CALL, OUTPUT, BrainCall, BrainRequest, BrainTurn
+from spark_cli.engine.brains.code.tool_results import (
+    Listing,
+    ReadResult,
+    clean_path,
+    parse_list,
+    parse_read,
+    parse_search,
+)
+
+READ_FILE, SEARCH, LIST_FILES = "read_file", "search", "list_files"
+LOOK_TOOLS = frozenset({READ_FILE, SEARCH, LIST_FILES})
+MAX_ROUNDS = 6
+"""Tool rounds a brain makes in one turn at most; then it answers with what it has."""
+
+
+def can_look(request: BrainRequest) -> bool:
+    """Does the request let the brain call all three read-only tools?"""
+    return request.tools >= LOOK_TOOLS
+
+
+def call(name: str, **arguments: Any) -> BrainCall:
+    """A call with its arguments written as JSON (``None`` values left out)."""
+    return BrainCall(name, json.dumps({k: v for k, v in arguments.items() if v is not None}))
+
+
+def _arguments(text: str) -> dict[str, Any]:
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+@dataclass(frozen=True, slots=True)
+class Lookup:
+    """One call of this turn and its output (None: not answered)."""
+
+    name: str
+    arguments: dict[str, Any]
+    output: str | None
+
+    @property
+    def path(self) -> str:
+        value = self.arguments.get("path")
+        return clean_path(value) if isinstance(value, str) else ""
+
+
+@dataclass(frozen=True, slots=True)
+class Lookups:
+    calls: tuple[Lookup, ...] = ()
+    rounds: int = 0
+    """Responses of this turn that made calls."""
+
+    def searches(self) -> list[tuple[Lookup, Listing]]:
+        return [(c, parse_search(c.output)) for c in self.calls
+                if c.name == SEARCH and c.output is not None]
+
+    def listings(self) -> list[tuple[Lookup, Listing]]:
+        return [(c, parse_list(c.output)) for c in self.calls
+                if c.name == LIST_FILES and c.output is not None]
+
+    def searched(self, pattern: str) -> bool:
+        return any(c.name == SEARCH and c.arguments.get("pattern") == pattern
+                   for c in self.calls)
+
+    def listed(self, path: str) -> bool:
+        return any(c.name == LIST_FILES and c.path == clean_path(path) for c in self.calls)
+
+    def asked_to_read(self, path: str) -> bool:
+        return any(c.name == READ_FILE and c.path == path for c in self.calls)
+
+    def read_errors(self) -> list[tuple[str, str]]:
+        """``(path, error)`` of each read that failed."""
+        out = []
+        for c in self.calls:
+            if c.name == READ_FILE and c.output is not None:
+                error = parse_read(c.output).error
+                if error:
+                    out.append((c.path, error))
+        return out
+
+    @property
+    def exhausted(self) -> bool:
+        return self.rounds >= MAX_ROUNDS
+
+
+def lookups(request: BrainRequest) -> Lookups:
+    """This turn's calls (after the latest user message) with their outputs."""
+    conversation = request.conversation
+    start = 0
+    for at in range(len(conversation) - 1, -1, -1):
+        if conversation[at].role == "user":
+            start = at + 1
+            break
+    outputs = {t.call_id: t.text for t in conversation[start:] if t.role == OUTPUT}
+    found: list[Lookup] = []
+    rounds = 0
+    previous: BrainTurn | None = None
+    for turn in conversation[start:]:
+        if turn.role == CALL:
+            if previous is None or previous.role != CALL:
+                rounds += 1
+            found.append(Lookup(turn.name, _arguments(turn.text), outputs.get(turn.call_id)))
+        previous = turn
+    return Lookups(tuple(found), rounds)
+
+
+@dataclass(slots=True)
+class ReadWindows:
+    """Each path's lines seen so far in ``read_file`` results; a path's text once whole."""
+
+    lines: dict[str, dict[int, str]] = field(default_factory=dict)
+    pending: dict[str, str] = field(default_factory=dict)
+    """call_id -> path of the read calls seen (their outputs come later)."""
+
+    def called(self, turn: BrainTurn) -> None:
+        if turn.name == READ_FILE:
+            path = _arguments(turn.text).get("path")
+            if isinstance(path, str) and clean_path(path):
+                self.pending[turn.call_id] = clean_path(path)
+
+    def answered(self, turn: BrainTurn) -> tuple[str, str] | None:
+        """``(path, text)`` when this output completes a file, else None."""
+        path = self.pending.pop(turn.call_id, None)
+        if path is None:
+            return None
+        result: ReadResult = parse_read(turn.text)
+        if result.error:
+            return None
+        if result.window is None:
+            self.lines.pop(path, None)
+            return path, _text(dict(result.lines))
+        seen = self.lines.setdefault(path, {})
+        seen.update(result.lines)
+        total = result.window[2]
+        if all(n in seen for n in range(1, total + 1)):
+            return path, _text(self.lines.pop(path))
+        return None
+
+    def missing(self) -> dict[str, int]:
+        """path -> the first line not seen yet, for files read in part."""
+        out = {}
+        for path, seen in self.lines.items():
+            n = 1
+            while n in seen:
+                n += 1
+            out[path] = n
+        return out
+
+
+def _text(lines: dict[int, str]) -> str:
+    return "".join(lines[n] + "\n" for n in sorted(lines))

@@ -1,0 +1,127 @@
+"""How the deep brain finds the files a task reaches, with spark's read-only tools.
+
+Only when the request lets it call ``read_file``, ``search`` and ``list_files``.
+Unlike the rules brain it does not trust what was pushed: it looks for every
+file the task reaches, in rounds (at most
+:data:`~spark_cli.engine.brains.code.lookups.MAX_ROUNDS` a turn):
+
+1. **Survey**: ``list_files`` for each folder the task names (``in src/shop``), or
+   for the whole repo when a step needs every file (``document every function``,
+   ``explain``) and none was given; ``search`` for each symbol a step names (a
+   rename, a new parameter and its callers, a docstring or a deletion), within the
+   named folder when there is exactly one; ``read_file`` for a named path it lacks.
+2. **Read** every source file those listed or found (those with a grammar, at most
+   :data:`MAX_READS`) that it has not read, several calls in one response.
+3. The rest of any file it got in part.
+
+Then it plans and edits as without tools, on what it read;
+:func:`in_folders` scopes a step to the folders it names.
+"""
+
+from __future__ import annotations
+
+import re
+
+from spark_cli.edits.lang.grammars import language_for_path
+from spark_cli.engine.brains.base import BrainCall, BrainRequest
+from spark_cli.engine.brains.code.lookups import (
+    LIST_FILES,
+    READ_FILE,
+    SEARCH,
+    Lookups,
+    ReadWindows,
+    call,
+    can_look,
+    lookups,
+)
+from spark_cli.engine.brains.code.tool_results import clean_path
+from spark_cli.engine.brains.deep.steps import Step
+from spark_cli.engine.brains.rules.looking import Look, named_files, needle
+
+MAX_READS = 24
+"""Files the deep brain reads in one turn at most."""
+_PATH_RUN = re.compile(r"[\w./-]+")
+"""Candidate paths in running text: maximal runs, so nothing backtracks."""
+_WHOLE_REPO_KINDS = frozenset({"explain"})
+
+
+def folders_named(text: str) -> list[str]:
+    """The folders a task names: slash-separated words without an extension."""
+    out: list[str] = []
+    for run in _PATH_RUN.findall(text):
+        token = run.rstrip(".")
+        if "/" not in token or "." in token or not token.strip("/"):
+            continue
+        if clean_path(token) not in out:
+            out.append(clean_path(token))
+    return out
+
+
+def in_folders(text: str, files: dict[str, str]) -> list[str]:
+    """The files under the folders ``text`` names (a step's scope), in their order."""
+    folders = folders_named(text)
+    return [p for p in files if any(p.startswith(f + "/") for f in folders)]
+
+
+def _needs_every_file(steps: list[Step]) -> bool:
+    return any(s.instruction is not None and (
+        (s.instruction.kind == "docstring" and s.instruction.name == "*")
+        or s.instruction.kind in _WHOLE_REPO_KINDS) for s in steps)
+
+
+def _survey(steps: list[Step], text: str, files: dict[str, str],
+            seen: Lookups) -> list[BrainCall]:
+    folders = folders_named(text)
+    calls = [call(LIST_FILES, path=f) for f in folders if not seen.listed(f)]
+    if not folders and not files and _needs_every_file(steps) and not seen.listed(""):
+        calls.append(call(LIST_FILES))
+    scope = folders[0] if len(folders) == 1 else None
+    for step in steps:
+        if step.instruction is None or step.instruction.kind == "remove_prints":
+            continue
+        found = needle(step.instruction)
+        if found is not None and not seen.searched(found[0]):
+            calls.append(call(SEARCH, pattern=found[0], path=scope))
+    calls += [call(READ_FILE, path=name) for name in named_files(text, files)
+              if "/" in name and not seen.asked_to_read(name)]
+    return calls
+
+
+def _to_read(files: dict[str, str], seen: Lookups, names: list[str]) -> list[str]:
+    found: list[str] = []
+    for _, listing in [*seen.listings(), *seen.searches()]:
+        found += [p for p in listing.paths if p not in found]
+    wanted = [p for p in found if language_for_path(p) is not None
+              or any(p == n or p.endswith("/" + n) for n in names)]
+    return [p for p in wanted if p not in files and not seen.asked_to_read(p)][:MAX_READS]
+
+
+def look_around(request: BrainRequest, steps: list[Step], text: str, files: dict[str, str],
+                reads: ReadWindows) -> Look | None:
+    """The deep brain's next calls, or None: plan and answer now."""
+    if not can_look(request):
+        return None
+    seen = lookups(request)
+    if seen.exhausted:
+        return None
+    missing = reads.missing()
+    if missing:
+        calls = [call(READ_FILE, path=p, start_line=n) for p, n in missing.items()]
+        return _limit(request, Look("I'll read the rest of " + ", ".join(missing) + ".\n",
+                                    tuple(calls)))
+    calls = _survey(steps, text, files, seen)
+    if calls:
+        return _limit(request, Look("Before I plan, I'll look at what this task reaches "
+                                    "in the repo.\n", tuple(calls)))
+    paths = _to_read(files, seen, named_files(text, files))
+    if not paths:
+        return None
+    return _limit(request, Look(f"I'll read {len(paths)} file{'s' * (len(paths) != 1)}: "
+                                + ", ".join(paths) + ".\n",
+                                tuple(call(READ_FILE, path=p) for p in paths)))
+
+
+def _limit(request: BrainRequest, look: Look) -> Look:
+    if request.parallel_tool_calls:
+        return look
+    return Look(look.preamble, look.calls[:1])

@@ -1,0 +1,167 @@
+"""Looking before editing: the read-only tool calls the rules brain makes first.
+
+Only when the request lets it call ``read_file``, ``search`` and ``list_files``
+(:func:`~spark_cli.engine.brains.code.lookups.can_look`). The rules brain is the
+fast, narrow model: it looks only for what the instruction names and it was not
+given, one round at a time, at most
+:data:`~spark_cli.engine.brains.code.lookups.MAX_ROUNDS` rounds a turn:
+
+1. the rest of a file it read in part (``start_line`` where the window ended);
+2. a file the instruction names that is not in the request: ``read_file`` when the
+   name is a path, else ``list_files`` and then ``read_file`` of the paths that match;
+3. the symbol (``rename``, ``docstring``, ``delete``, ``add parameter``), the text
+   (``replace``) or the debug calls (``remove prints``) when no file it has contains
+   it -- and a rename's symbol always, unless the instruction names a file (every use
+   must be renamed, and what was pushed may not hold them all): ``search``, then
+   ``read_file`` of every file with a hit it lacks (several calls in one response, or
+   one a response when ``parallel_tool_calls`` is false).
+
+Then it answers as without tools, on the files it read; :func:`notes` says what it
+could not find or read.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from spark_cli.engine.brains.base import BrainCall, BrainRequest
+from spark_cli.engine.brains.code.lookups import (
+    LIST_FILES,
+    READ_FILE,
+    SEARCH,
+    Lookups,
+    ReadWindows,
+    call,
+    can_look,
+    lookups,
+)
+from spark_cli.engine.brains.code.tool_results import clean_path
+from spark_cli.engine.brains.rules.instruction_parser import Instruction, mentioned_paths
+from spark_cli.engine.brains.rules.results import plural
+
+_SYMBOL_KINDS = frozenset({"rename", "docstring", "delete", "add_parameter"})
+_PRINTS = (r"\bprint\(|console\.(log|debug|info)\(|fmt\.Print|\bprintln!?\(|\beprintln!\(|"
+           r"\bdbg!\(|System\.(out|err)\.print")
+_PATH_RUN = re.compile(r"[\w./-]+")
+"""Candidate paths in running text: maximal runs, so nothing backtracks."""
+_EXTENSION = re.compile(r"\.[A-Za-z]\w{0,9}")
+"""A file name's extension (matched at the end of a run's last segment)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Look:
+    """What to say, then the calls to make."""
+
+    preamble: str
+    calls: tuple[BrainCall, ...]
+
+
+def needle(instruction: Instruction) -> tuple[str, str] | None:
+    """``(regex, how to say it)`` for what the instruction is about, if anything."""
+    if instruction.kind in _SYMBOL_KINDS and instruction.name not in ("", "*"):
+        return rf"\b{re.escape(instruction.name)}\b", f"`{instruction.name}`"
+    if instruction.kind == "replace" and instruction.old:
+        return re.escape(instruction.old), repr(instruction.old)
+    if instruction.kind == "remove_prints":
+        return _PRINTS, "debug print calls"
+    return None
+
+
+def named_files(text: str, files: dict[str, str]) -> list[str]:
+    """File names the instruction spells that match no file it has."""
+    out: list[str] = []
+    for run in _PATH_RUN.findall(text):
+        token = run.rstrip(".")
+        last = token.rsplit("/", 1)[-1]
+        dot = last.rfind(".")
+        if dot <= 0 or not _EXTENSION.fullmatch(last[dot:]):
+            continue
+        name = clean_path(token.lstrip("./"))
+        if name and name not in out and not any(p == name or p.endswith("/" + name)
+                                               for p in files):
+            out.append(name)
+    return out
+
+
+def _matches(listed: tuple[str, ...], name: str) -> list[str]:
+    return [p for p in listed if p == name or p.endswith("/" + name)]
+
+
+def _for_names(names: list[str], seen: Lookups) -> tuple[list[BrainCall], str]:
+    calls: list[BrainCall] = []
+    for name in names:
+        if "/" in name and not seen.asked_to_read(name):
+            calls.append(call(READ_FILE, path=name))
+            continue
+        listings = [listing for lookup, listing in seen.listings() if not lookup.path]
+        if not seen.listed("") and not listings:
+            return [call(LIST_FILES)], f"I'll list the repo's files to find {name}.\n"
+        for listing in listings:
+            calls += [call(READ_FILE, path=p) for p in _matches(listing.paths, name)
+                      if not seen.asked_to_read(p)]
+    return calls, "I'll read " + ", ".join(names) + " first.\n"
+
+
+def _for_needle(found: tuple[str, str], files: dict[str, str], seen: Lookups, *,
+                always: bool) -> tuple[list[BrainCall], str]:
+    pattern, shown = found
+    if not seen.searched(pattern):
+        compiled = re.compile(pattern)
+        if not always and any(compiled.search(text) for text in files.values()):
+            return [], ""
+        return [call(SEARCH, pattern=pattern)], f"I'll search the repo for {shown} first.\n"
+    hits: list[str] = []
+    for lookup, listing in seen.searches():
+        if lookup.arguments.get("pattern") == pattern:
+            hits += [p for p in listing.paths if p not in hits]
+    unread = [p for p in hits if p not in files and not seen.asked_to_read(p)]
+    if len(unread) == 1:
+        preamble = f"I'll read {unread[0]}, which mentions {shown}.\n"
+    else:
+        preamble = f"I'll read the {len(unread)} files that mention {shown}.\n"
+    return [call(READ_FILE, path=p) for p in unread], preamble
+
+
+def look_first(request: BrainRequest, instruction: Instruction, text: str,
+               files: dict[str, str], reads: ReadWindows) -> Look | None:
+    """The calls to make before answering, or None: answer now."""
+    if not can_look(request):
+        return None
+    seen = lookups(request)
+    if seen.exhausted:
+        return None
+    calls = [call(READ_FILE, path=path, start_line=first)
+             for path, first in reads.missing().items()]
+    preamble = "I'll read the rest of " + ", ".join(reads.missing()) + ".\n"
+    if not calls:
+        calls, preamble = _for_names(named_files(text, files), seen)
+    if not calls and (found := needle(instruction)) is not None:
+        everywhere = (instruction.kind == "rename" and not named_files(text, files)
+                      and not mentioned_paths(text, list(files)))
+        calls, preamble = _for_needle(found, files, seen, always=everywhere)
+    if not calls:
+        return None
+    if not request.parallel_tool_calls:
+        calls = calls[:1]
+    return Look(preamble, tuple(calls))
+
+
+def notes(request: BrainRequest) -> list[str]:
+    """Lines on what this turn's lookups could not find or read."""
+    if not can_look(request):
+        return []
+    seen = lookups(request)
+    out = []
+    for lookup, listing in seen.searches():
+        if listing.error:
+            out.append(f"The search for `{lookup.arguments.get('pattern')}` failed: "
+                       f"{listing.error}\n")
+        elif not listing.paths:
+            out.append(f"I searched the repo for `{lookup.arguments.get('pattern')}`: "
+                       "no matches.\n")
+    for path, error in seen.read_errors():
+        out.append(f"I could not read {path}: {error}\n")
+    if seen.exhausted:
+        out.append(f"I stopped looking after {plural(seen.rounds, 'round')} of tool calls.\n")
+    return out

@@ -1,0 +1,68 @@
+"""How a block of the answer's Markdown shows: Rich's Markdown, the model's line breaks kept.
+
+Markdown joins consecutive lines into one paragraph; a model writing a list
+without markers, an outline, or code-like lines outside a fence means them as
+lines. :func:`keep_breaks` makes each single line break outside a code fence
+a hard break (two trailing spaces) before rendering. Code fences are
+highlighted (``ansi_dark``) once they close (``MarkdownStream``).
+
+One Markdown class with one shared parser, imported at the first closed
+block (rich.markdown + markdown_it are ~80 ms of launch otherwise).
+``Markdown()`` builds a new MarkdownIt (linkify regexes compiled again) for
+every block: ~2.4 ms of each ~4 ms block.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import cache
+
+from rich.console import RenderableType
+
+from spark_cli.tui.markdown_stream import fence_marker
+
+
+def keep_breaks(source: str) -> str:
+    """``source`` with every single line break outside code fences made a hard break."""
+    lines = source.split("\n")
+    fence: str | None = None
+    for i, line in enumerate(lines):
+        marker = fence_marker(line)
+        if fence is None and marker is not None:
+            fence = marker
+            continue
+        if fence is not None:
+            if marker is not None and marker.startswith(fence) and line.strip() == marker:
+                fence = None
+            continue
+        following = lines[i + 1] if i + 1 < len(lines) else ""
+        if line.strip() and following.strip() and not line.endswith("  ") \
+                and fence_marker(following) is None:
+            lines[i] = line + "  "
+    return "\n".join(lines)
+
+
+@cache
+def _markdown_class() -> Callable[[str], RenderableType]:
+    from markdown_it import MarkdownIt
+    from rich.markdown import Markdown
+
+    parser = MarkdownIt().enable("strikethrough").enable("table")
+
+    class SharedParserMarkdown(Markdown):
+        def __init__(self, markup: str) -> None:  # what Markdown.__init__ sets
+            self.markup = markup
+            self.parsed = parser.parse(markup)
+            self.code_theme = "ansi_dark"
+            self.justify = None
+            self.style = "none"
+            self.hyperlinks = True
+            self.inline_code_lexer = None
+            self.inline_code_theme = "ansi_dark"
+
+    return SharedParserMarkdown
+
+
+def answer_view(source: str) -> RenderableType:
+    """A closed block of the answer, rendered."""
+    return _markdown_class()(keep_breaks(source))

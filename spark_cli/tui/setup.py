@@ -1,0 +1,41 @@
+"""What the CLI hands the TUI (:class:`TuiSetup`) and where a repo's root is."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from spark_cli.session.api import Connector, SessionApi
+from spark_cli.session.config.settings import Settings
+from spark_cli.session.workspace.store import SessionStore
+
+
+@dataclass(frozen=True, slots=True)
+class TuiSetup:
+    """What the CLI hands the app: the session, how to connect, where state lives."""
+
+    session: SessionApi
+    connect: Connector
+    store: SessionStore | None = None
+    """Draft, queue, prompt history and the conversation, kept per repo (None: nothing kept)."""
+    flags: dict[str, object] = field(default_factory=dict)
+    """The command line's settings flags (``/model`` and ``/provider`` add to them)."""
+    resume: bool = False
+    """Reopen the repo's last conversation at start (``spark --resume``)."""
+    deep_settings: Settings | None = None
+    """The deep track's provider (``[deep]``); None: the deep track is off."""
+    deep_problem: str = "no deep provider is configured"
+    """Why it is off (a bad ``[deep]`` table, say)."""
+    load_deep: Callable[[], Settings] | None = None
+    """Reads the deep settings after the first frame (when ``deep_settings`` is None); a
+    problem (``SettingsError``) turns the deep track off and becomes ``deep_problem``."""
+
+
+def project_root(path: Path) -> Path:
+    """The repo root for ``path``: the nearest folder with .git, else ``path`` itself."""
+    path = path.resolve()
+    for folder in (path, *path.parents):
+        if (folder / ".git").exists():
+            return folder
+    return path

@@ -105,6 +105,7 @@ wait_for "deep #1 started"
 type_line "explain src/shop/cart.py"; key Enter     # the fast track answers meanwhile
 wait_for "applied, 0 refused" 30
 wait_for "deep #1 done" 90
+wait_for "│ ready" 30                                # the queued "then this" ran after the answer
 type_line "/deep apply 1"; key Enter
 wait_for "(one undo batch)" 30
 

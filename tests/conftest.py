@@ -64,3 +64,4 @@ async def engine_factory(engine_server: str) -> AsyncIterator[Callable[..., Awai
 async def engine(engine_factory: Callable[..., Awaitable[Any]]) -> Any:
     """A RunningEngine with default pacing, port 0, token "test-token", brain "rules"."""
     return await engine_factory()
+

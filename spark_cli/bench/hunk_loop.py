@@ -22,7 +22,9 @@ from spark_cli.edits.model.blocks import FileEdit, Hunk
 FUNCTIONS = 1000  # five lines each
 
 
-def run(hunks: int) -> None:
+def run(hunks: int) -> int:
+    """Apply ``hunks`` edits (after the warm-up); how many applied, warm-up included."""
+    applied = 0
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         (root / "big.py").write_text(python_source(FUNCTIONS))
@@ -36,6 +38,8 @@ def run(hunks: int) -> None:
             outcome = applier.apply(edit)
             if not outcome.ok:
                 raise SystemExit(f"hunk_loop: edit refused: {outcome.message}")
+            applied += 1
+    return applied
 
 
 if __name__ == "__main__":

@@ -29,16 +29,15 @@ written to the docs then.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import typer
 
-from spark_cli.bench.child_usage import wait_child
 from spark_cli.bench.docs_section import KEEP_MARK as KEEP_MARK
 from spark_cli.bench.docs_section import write_section as write_doc_section
 from spark_cli.bench.engine_process import start_engine
+from spark_cli.bench.oneshot_child import Repetition, child_env, run_once, spark_command
 
 SECTION = "## One-shot"
 TARGETS = {"launch_to_request_s": 0.10, "cpu_net_per_5k_s": 0.2, "end_to_exit_s": 0.02,
@@ -46,104 +45,7 @@ TARGETS = {"launch_to_request_s": 0.10, "cpu_net_per_5k_s": 0.2, "end_to_exit_s"
 CHANNELS = ("responses_ws", "chat_sse", "responses_sse")
 LABELS = {"responses_ws": "Responses, WebSocket", "chat_sse": "Chat Completions, SSE",
           "responses_sse": "Responses, SSE"}
-_SAMPLE = 'def greet(name):\n    return "hello " + name\n\n\nprint(greet("spark"))\n'
 
-
-@dataclass(frozen=True, slots=True)
-class Repetition:
-    launch_to_request_s: float
-    cpu_raw_s: float
-    end_to_exit_s: float
-    output_tokens: int
-    exit_code: int
-    started: float = 0.0
-    """The parent's ``time.monotonic()`` just before ``Popen``."""
-    peak_rss_kb: int = 0
-    """The child's ``ru_maxrss`` from ``os.wait4`` (KiB on Linux)."""
-    own_cpu_s: float = 0.0
-    """The child's CPU without the processes it started (``spark_cli.bench.child_usage``)."""
-
-
-def child_env(**extra: str) -> dict[str, str]:
-    """The children's environment: like a user's shell, so bytecode is cached.
-
-    ``PYTHONDONTWRITEBYTECODE`` would make every child compile spark from source
-    (~70 ms more per launch than an installed copy, whose bytecode pip compiles);
-    ``PYTHONUNBUFFERED`` is not what a user runs with either. The provider
-    variables are dropped (``extra`` sets what a run needs), so a user's keys
-    and settings never leak into the figures.
-    """
-    import os
-
-    env = dict(os.environ)
-    for name in ("PYTHONDONTWRITEBYTECODE", "PYTHONUNBUFFERED", "SPARK_CONFIG_DIR",
-                 "SPARK_API_KEY", "SPARK_PROVIDER", "SPARK_MODEL", "SPARK_BASE_URL",
-                 "OPENAI_API_KEY", "CEREBRAS_API_KEY"):
-        env.pop(name, None)
-    env.update(extra)
-    return env
-
-
-def spark_command() -> list[str]:
-    """How to launch spark as a user would: the console script beside this Python."""
-    import shutil
-    import sys
-
-    script = Path(sys.executable).with_name("spark")
-    if script.exists():
-        return [str(script)]
-    found = shutil.which("spark")
-    return [found] if found else [sys.executable, "-m", "spark_cli"]
-
-
-def channel_args(channel: str, url: str, config_dir: Path) -> list[str]:
-    """The `spark edit` flags that pick ``channel`` at the engine ``url`` (and its config)."""
-    config_dir.mkdir(parents=True, exist_ok=True)
-    kind = 'kind = "responses_sse"\n' if channel == "responses_sse" else ""
-    (config_dir / "config.toml").write_text(kind)
-    if channel == "responses_ws":
-        return ["--provider", "mock", "--base-url", url + "/v1"]
-    return ["--provider", "openai-compatible", "--model", "lorem", "--base-url", url + "/v1"]
-
-
-def run_once(url: str, token: str, tokens: int, workdir: Path,
-             channel: str = "responses_ws") -> Repetition:
-    """One `spark edit --json` child against the engine on ``channel``; its figures."""
-    import json
-    import subprocess
-    import threading
-    import time
-
-    (workdir / "bench.py").write_text(_SAMPLE)
-    config_dir = workdir / f"config-{channel}"
-    flags = channel_args(channel, url, config_dir)
-    env = child_env(SPARK_API_KEY=token, SPARK_CONFIG_DIR=str(config_dir))
-    argv = [*spark_command(), "edit", "bench.py", "-m", "stream lorem", *flags,
-            "--max-output-tokens", str(tokens), "--json"]
-    lines: list[str] = []
-    started = time.monotonic()
-    proc = subprocess.Popen(argv, cwd=workdir, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-    reader = threading.Thread(target=lambda: lines.extend(proc.stdout or ()), daemon=True)
-    reader.start()
-    usage = wait_child(proc)
-    code, cpu, exited = usage.exit_code, usage.cpu_s, usage.exited_at
-    reader.join(10)
-    err = proc.stderr.read() if proc.stderr else ""
-    for pipe in (proc.stdout, proc.stderr):
-        if pipe is not None:
-            pipe.close()
-    events = [json.loads(line) for line in lines if line.startswith("{")]
-    sent = next((e["at"] for e in events if e.get("type") == "request_sent"), None)
-    summary = next((e for e in events if e.get("type") == "summary"), None)
-    if sent is None or summary is None:
-        raise RuntimeError(f"spark edit on {channel} (exit {code}) gave no request_sent/"
-                           f"summary: {err.strip()[-500:]}")
-    last = (summary.get("marks") or {}).get("last_delta_at") or sent
-    return Repetition(launch_to_request_s=sent - started, cpu_raw_s=cpu,
-                      end_to_exit_s=exited - last,
-                      output_tokens=int(summary.get("output_tokens") or 0), exit_code=code,
-                      started=started, peak_rss_kb=usage.peak_rss_kb, own_cpu_s=usage.own_cpu_s)
 
 
 def channel_figures(runs: list[Repetition], short: list[Repetition]) -> dict[str, Any]:

@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from spark_cli.bench.child_usage import wait_child
-from spark_cli.bench.oneshot import child_env, run_once
+from spark_cli.bench.oneshot_child import child_env, run_once
 from spark_cli.bench.request_relay import Recording, RequestRelay
 
 RIVAL_CHANNELS = ("responses_ws", "responses_sse")

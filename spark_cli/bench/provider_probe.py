@@ -85,7 +85,10 @@ async def _direct(provider: ProviderSettings, kind: ChannelKind) -> AsyncIterato
 async def measure_once(provider: ProviderSettings, kind: ChannelKind,
                        tokens: int) -> dict[str, float]:
     """One answer on a fresh channel: connect+send, TTFT, tokens/s and total, seconds."""
-    request = TurnRequest(provider.model, (Message("user", PROMPT),), max_output_tokens=tokens)
+    import secrets
+
+    text = f"Request {secrets.token_hex(8)}. {PROMPT}"  # a new prompt each time: no cache hit
+    request = TurnRequest(provider.model, (Message("user", text),), max_output_tokens=tokens)
     opened = time.perf_counter()
     sent = first = last = 0.0
     chars = 0

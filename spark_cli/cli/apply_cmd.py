@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, TextIO
 import typer
 
 if TYPE_CHECKING:
+    from spark_cli.edits.apply.applier import Applier
+    from spark_cli.edits.disk.journal import BatchInfo
     from spark_cli.edits.model.blocks import BlockRejected, FileEdit
     from spark_cli.edits.model.outcome import EditOutcome
 
@@ -102,28 +104,13 @@ def run_apply(text: str, root: Path, *, check: bool = False, as_json: bool = Fal
 
     from spark_cli.edits.apply.applier import Applier
     from spark_cli.edits.model.blocks import BlockRejected
-    from spark_cli.edits.model.outcome import EditApplied, outcome_to_json
+    from spark_cli.edits.model.outcome import outcome_to_json
 
     out = out or sys.stdout
     events = parse_edit_text(text)
     errors = [e for e in events if isinstance(e, BlockRejected)]
     if len(errors) == len(events):
-        for error in errors:
-            _parse_error(error, as_json, out)
-        if not errors:
-            message = ("no edit blocks found (expected SEARCH/REPLACE blocks or a "
-                       "'*** Begin Patch' envelope)")
-            if as_json:
-                out.write(json.dumps({"type": "parse_error", "message": message, "line": None,
-                                      "path": None}) + "\n")
-            else:
-                typer.echo(f"spark apply: parse error: {message}", err=True)
-        if as_json:
-            out.write(json.dumps({"type": "summary", "applied": 0, "refused": 0,
-                                  "parse_errors": max(len(errors), 1), "dry_run": check}) + "\n")
-        else:
-            typer.echo("spark apply: nothing was applied", err=True)
-        return EXIT_USAGE
+        return _nothing_to_apply(errors, as_json, check, out)
     applier = Applier(root, allow_syntax_errors=allow_syntax_errors, dry_run=check,
                       write_read_only=force_read_only)
     applier.begin_batch("spark apply")
@@ -139,12 +126,46 @@ def run_apply(text: str, root: Path, *, check: bool = False, as_json: bool = Fal
                 _report(outcome, out, color)
     finally:
         batch = applier.end_batch()
+    _summary(applier, batch, len(errors), as_json, check, out)
+    return EXIT_OK if applier.all_applied and not errors else EXIT_REFUSED
+
+
+def _nothing_to_apply(errors: list[BlockRejected], as_json: bool, check: bool,
+                      out: TextIO) -> int:
+    """Report a text without one well-formed block; the exit code (usage)."""
+    import json
+
+    for error in errors:
+        _parse_error(error, as_json, out)
+    if not errors:
+        message = ("no edit blocks found (expected SEARCH/REPLACE blocks or a "
+                   "'*** Begin Patch' envelope)")
+        if as_json:
+            out.write(json.dumps({"type": "parse_error", "message": message, "line": None,
+                                  "path": None}) + "\n")
+        else:
+            typer.echo(f"spark apply: parse error: {message}", err=True)
+    if as_json:
+        out.write(json.dumps({"type": "summary", "applied": 0, "refused": 0,
+                              "parse_errors": max(len(errors), 1), "dry_run": check}) + "\n")
+    else:
+        typer.echo("spark apply: nothing was applied", err=True)
+    return EXIT_USAGE
+
+
+def _summary(applier: Applier, batch: BatchInfo | None, errors: int, as_json: bool, check: bool,
+             out: TextIO) -> None:
+    """The last line: how many sections applied, refused, in part; malformed blocks."""
+    import json
+
+    from spark_cli.edits.model.outcome import EditApplied
+
     applied = sum(isinstance(o, EditApplied) for o in applier.outcomes)
     refused = applier.refused_count
     partial = sum(isinstance(o, EditApplied) and o.partial for o in applier.outcomes)
     if as_json:
         out.write(json.dumps({"type": "summary", "applied": applied, "refused": refused,
-                              "partial": partial, "parse_errors": len(errors),
+                              "partial": partial, "parse_errors": errors,
                               "dry_run": check, "batch": batch.id if batch else None}) + "\n")
     else:
         verb = "would apply" if check else "applied"
@@ -152,11 +173,10 @@ def run_apply(text: str, root: Path, *, check: bool = False, as_json: bool = Fal
         if refused or partial:
             line += f"; {refused} refused" + (f", {partial} only in part" if partial else "")
         if errors:
-            line += f"; {len(errors)} malformed block(s) skipped"
+            line += f"; {errors} malformed block(s) skipped"
         if batch is not None:
             line += " (undo with: spark undo)"
         out.write(line + "\n")
-    return EXIT_OK if applier.all_applied and not errors else EXIT_REFUSED
 
 
 def register(app: typer.Typer) -> None:

@@ -7,7 +7,8 @@ import importlib
 import typer
 
 # Benchmark modules under spark_cli.bench, each with ``register(bench_app: typer.Typer)``.
-BENCH_MODULES = ("engine", "edits", "transport", "oneshot", "abuse", "context", "tui", "deep")
+BENCH_MODULES = ("engine", "edits", "transport", "oneshot", "abuse", "context", "tui", "deep",
+                 "soak", "provider_bench", "stream", "tool_loop")
 
 
 def register(app: typer.Typer) -> None:

@@ -17,7 +17,7 @@ import typer
 
 _ORDER = ("provider", "kind", "model", "base_url", "api_key", "edit_format", "context_window",
           "max_output_tokens", "idle_timeout", "first_token_timeout", "test_command",
-          "allow_syntax_errors")
+          "allow_syntax_errors", "tools", "max_tool_calls")
 
 
 def _rows(settings: Any) -> list[tuple[str, str, str]]:

@@ -55,6 +55,8 @@ def serve(
     max_age: float = typer.Option(3600.0, "--max-age", help="Max connection age (seconds)."),
     tpm: int | None = typer.Option(None, "--tpm", help="Token-bucket limit, tokens/minute."),
     frame_ms: float = typer.Option(10.0, "--frame-ms", help="Coalescing interval (ms)."),
+    per_token: bool = typer.Option(
+        False, "--per-token", help="One token per message, as real providers stream."),
     max_output_tokens: int = typer.Option(
         128_000, "--max-output-tokens", help="Most output tokens per response (load tests)."
     ),
@@ -75,7 +77,7 @@ def serve(
         config = EngineConfig(
             host=host, port=port, tps=tps, ttft_ms=ttft_ms, deep_tps=deep_tps,
             deep_ttft_ms=deep_ttft_ms, max_streams=max_streams,
-            queue=queue, token=token, brain=brain, frame_ms=frame_ms,
+            queue=queue, token=token, brain=brain, frame_ms=frame_ms, per_token=per_token,
             max_connection_age_s=max_age, tpm=tpm, faults=faults,
             max_output_tokens=max_output_tokens,
         )

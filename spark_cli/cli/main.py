@@ -56,18 +56,23 @@ def _root(
         None, "--format", help="Edit format: search_replace or apply_patch."),
     root: Path | None = typer.Option(None, "--root", help="Repo root (default: the repo of cwd)."),
     resume: bool = typer.Option(False, "--resume", help="Reopen this repo's last conversation."),
+    no_tools: bool = typer.Option(False, "--no-tools",
+                                  help="Give the model no tools (it cannot read the repo)."),
 ) -> None:
     """A terminal pair programmer for fast (1000+ tokens/s) coding models.
 
     With no command, `spark` opens the interactive session (docs/tui.md).
     """
-    flags = {k: v for k, v in {"provider": provider, "model": model, "base_url": base_url,
-                                "edit_format": edit_format}.items() if v is not None}
+    flags: dict[str, object] = {
+        k: v for k, v in {"provider": provider, "model": model, "base_url": base_url,
+                          "edit_format": edit_format}.items() if v is not None}
+    if no_tools:
+        flags["tools"] = False
     if ctx.invoked_subcommand is not None:
         if flags or root is not None or resume:
-            typer.echo(f"spark: --provider, --model, --base-url, --format, --root and --resume "
-                       f"are for the interactive session; put the first four after "
-                       f"`{ctx.invoked_subcommand}`", err=True)
+            typer.echo(f"spark: --provider, --model, --base-url, --format, --no-tools, --root "
+                       f"and --resume are for the interactive session; put the first five "
+                       f"after `{ctx.invoked_subcommand}`", err=True)
             raise typer.Exit(2)
         return
     from spark_cli.cli.tui_cmd import run_tui

@@ -31,7 +31,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from spark_cli.protocol.channel import Message, TurnRequest
+from spark_cli.protocol.channel import Message, ToolCall, ToolOutput, TurnRequest
 from spark_cli.session.config.settings import Settings, with_window
 
 CACHE_ENV = "SPARK_CACHE_DIR"
@@ -189,9 +189,19 @@ def remember(settings: Settings, window: int | None, scale: float | None,
 
 
 def request_text(request: TurnRequest) -> str:
-    """What a chat template renders, near enough: the instructions and every message."""
+    """What a chat template renders, near enough: the instructions, the tool definitions
+    and every item (messages, tool calls and their outputs), as spark counts them."""
     parts = [request.instructions]
-    parts.extend(item.content for item in request.messages if type(item) is Message)
+    if request.tools:
+        parts.extend(json.dumps({"name": s.name, "description": s.description,
+                                 "parameters": s.parameters}) for s in request.tools)
+    for item in request.messages:
+        if type(item) is Message:
+            parts.append(item.content)
+        elif type(item) is ToolCall:
+            parts.extend((item.name, item.arguments))
+        elif type(item) is ToolOutput:
+            parts.append(item.output)
     return "\n".join(parts)
 
 

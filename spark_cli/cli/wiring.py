@@ -5,9 +5,7 @@
   Responses WebSocket exactly like a real provider (nothing to configure). It
   serves that WebSocket alone (websockets' server, no uvicorn: it starts and
   stops in milliseconds), on a thread with its own event loop, so the client's
-  work on its loop never delays the engine's reading and pacing. A one-shot
-  forks it instead where it may (:func:`fork_bundled_engine`), so that its
-  start-up runs on another core, and passes it as ``engine=``.
+  work on its loop never delays the engine's reading and pacing.
 - ``mock`` with a ``base_url``: that running engine (e.g. `spark engine serve`),
   over the WebSocket.
 - any other kind: the transport factory with the provider's base URL and key.
@@ -24,13 +22,18 @@ kind asked for, inside the function, so `spark --help` never pays for them.
 from __future__ import annotations
 
 import contextlib
-import functools
-import importlib
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from spark_cli.protocol.channel import Channel, TurnRequest
 from spark_cli.session.config.settings import ProviderSettings
+
+if TYPE_CHECKING:
+    from spark_cli.transport.sse.http_wire import HttpAhead
+    from spark_cli.transport.ws.ws_ahead import WsAhead
+
+SentAhead: TypeAlias = "HttpAhead | WsAhead"
+"""A request sent ahead (:func:`send_ahead`), for the channel to adopt or to close."""
 
 CONNECT_TIMEOUT = 5.0
 """Seconds to open a connection, for a request sent ahead and the channel adopting it
@@ -39,10 +42,6 @@ IDLE_TIMEOUT = 10.0
 """The silence limit (also the time allowed to write a request), likewise."""
 BUNDLED_HOST = "127.0.0.1"
 """The bundled engine listens on loopback only."""
-SHARED_IMPORTS = ("asyncio", "json", "websockets.asyncio.connection")
-"""What both sides of a forked engine import on the way to the request, imported once
-before the fork rather than in each process (the same wall time when both have a core
-of their own, ~30 ms less CPU, and faster when they share one)."""
 
 
 class WiringError(Exception):
@@ -51,7 +50,7 @@ class WiringError(Exception):
 
 @contextlib.asynccontextmanager
 async def open_provider_channel(provider: ProviderSettings, *, idle_timeout: float | None = None,
-                                one_shot: bool = True, ahead: Any = None, engine: Any = None,
+                                one_shot: bool = True, ahead: SentAhead | None = None,
                                 first_token_timeout: float | None = None,
                                 **channel_options: Any) -> AsyncIterator[Channel]:
     """A channel for ``provider`` (``Settings.provider``), closed (and engine stopped) on exit.
@@ -61,9 +60,8 @@ async def open_provider_channel(provider: ProviderSettings, *, idle_timeout: flo
     loads its brain at once (a one-shot loads it within its first token's
     time). ``channel_options`` go to the channel's constructor (e.g.
     ``max_retries``). ``ahead``: what :func:`send_ahead` sent for this provider.
-    ``engine``: the bundled engine started already (:func:`fork_bundled_engine`), used
-    instead of starting one; its owner stops it. ``first_token_timeout``: the
-    configured prefill limit for the HTTP channels (None: derived from the prompt).
+    ``first_token_timeout``: the configured prefill limit for the HTTP channels (None:
+    derived from the prompt).
     """
     kind = provider.kind
     options: dict[str, Any] = dict(channel_options)
@@ -74,8 +72,7 @@ async def open_provider_channel(provider: ProviderSettings, *, idle_timeout: flo
         if kind == "mock":
             base_url, api_key = provider.base_url, provider.api_key
             if not base_url:
-                if engine is None:
-                    engine = await stack.enter_async_context(_bundled_engine())
+                engine = await stack.enter_async_context(_bundled_engine())
                 if not one_shot:  # a session (the TUI): its first turn finds the brain ready
                     engine.state.warm()
                 base_url, api_key = engine.url + "/v1", engine.token
@@ -106,22 +103,18 @@ async def open_provider_channel(provider: ProviderSettings, *, idle_timeout: flo
 
 
 def send_ahead(provider: ProviderSettings, request: TurnRequest, *,
-               idle_timeout: float | None = None, engine: Any = None) -> Any:
+               idle_timeout: float | None = None) -> SentAhead | None:
     """Send a one-shot's ``request`` now, blocking, before asyncio is imported; what was
     sent (for :func:`open_provider_channel`'s ``ahead``), or None where nothing was.
 
     Sent ahead: the HTTP SSE channels on a plain ``http://`` URL the lean client
     carries (:mod:`spark_cli.transport.sse.http_ahead`) and the Responses
     WebSocket on ``ws://`` (:mod:`spark_cli.transport.ws.ws_ahead`), a running
-    engine's too, and the bundled engine once forked (``engine``, from
-    :func:`fork_bundled_engine`: this waits until it serves); not a bundled engine
-    started on a thread (it is not started yet), nor TLS. A failure to connect is
-    kept and reported by the channel's first attempt, as its own would be. Never
-    raises for the network.
+    engine's too; not the bundled engine (it is not started yet), nor TLS. A failure
+    to connect is kept and reported by the channel's first attempt, as its own would
+    be. Never raises for the network.
     """
     kind, base_url, api_key = provider.kind, provider.base_url, provider.api_key
-    if engine is not None and kind == "mock" and not base_url:
-        base_url, api_key = engine.url + "/v1", engine.token
     if not base_url:
         return None
     if kind in ("chat_sse", "responses_sse"):
@@ -140,29 +133,6 @@ def send_ahead(provider: ProviderSettings, request: TurnRequest, *,
             return None
         return send_ws_ahead(url, api_key, request, connect_timeout=CONNECT_TIMEOUT)
     return None
-
-
-def fork_bundled_engine(provider: ProviderSettings) -> Any:
-    """A one-shot's bundled engine started now in a forked child
-    (:mod:`spark_cli.engine.serving.engine_fork`: its start-up runs on another core
-    while this process goes on), for :func:`open_provider_channel`'s ``engine``;
-    None where ``provider`` is not the bundled engine or this process may not fork
-    (the channel then starts the engine on a thread). The caller closes it.
-
-    Raises ``OSError`` if the engine's port cannot be bound, or the fork fails."""
-    if provider.kind != "mock" or provider.base_url:
-        return None
-    from spark_cli.engine.serving.engine_fork import can_fork, fork_engine
-
-    if not can_fork():
-        return None
-    from spark_cli.transport.ws import websockets_lean
-
-    websockets_lean.prepare()  # before either process imports websockets
-    for name in SHARED_IMPORTS:
-        importlib.import_module(name)
-    token = _bundled_token()
-    return fork_engine(functools.partial(_bundled_config, token), host=BUNDLED_HOST, token=token)
 
 
 def _bundled_token() -> str:

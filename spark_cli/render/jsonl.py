@@ -37,6 +37,9 @@ EVENT_TYPES: dict[type, str] = {
     ev.SteerRejected: "steer_rejected",
     ev.Steered: "steered",
     ev.UsageReported: "usage_reported",
+    ev.ToolCallStarted: "tool_call_started",
+    ev.ToolCallFinished: "tool_call_finished",
+    ev.ToolLoopStopped: "tool_loop_stopped",
     ev.TurnCompleted: "turn_completed",
     ev.TurnFailed: "turn_failed",
 }

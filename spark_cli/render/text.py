@@ -8,7 +8,9 @@ diff and the summary, each flushed at once.
 
 Two outputs: ``prose_out`` gets the model's prose, ``info_out`` the status
 lines, diff and summary. For `spark edit PATH` both are stdout; in pipe mode
-both are stderr (stdout carries only the edited file).
+both are stderr (stdout carries only the edited file). ``calls_out`` gets one
+line per tool call the model made (``search TAX_RATE → 3 hits``): stderr for
+`spark edit`, so stdout stays the answer and its edits.
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ from spark_cli.session.events import (
     Queued,
     Reconnected,
     SessionEvent,
+    ToolCallFinished,
+    ToolLoopStopped,
     WaitingToRetry,
 )
 
@@ -51,6 +55,10 @@ def summary_line(data: Mapping[str, Any]) -> str:
         f"{data.get('applied', 0)} applied, {data.get('refused', 0)} refused",
         f"{_fmt_seconds(data.get('duration_s'))} total",
     ]
+    calls = data.get("tool_calls")
+    if calls:
+        parts.insert(3, f"{calls} tool call{'s' if calls != 1 else ''} "
+                        f"({_fmt_seconds(data.get('tool_time_s'))} in spark)")
     if status != "completed":
         reason = data.get("reason")
         parts.append(f"{status}" + (f" ({reason})" if reason else ""))
@@ -79,9 +87,10 @@ class TextRenderer:
     """Renders one `spark edit` run as text (rich styling only when ``color``)."""
 
     def __init__(self, prose_out: TextIO, info_out: TextIO | None = None, *,
-                 color: bool = False) -> None:
+                 color: bool = False, calls_out: TextIO | None = None) -> None:
         self.prose_out = prose_out
         self.info_out = info_out or prose_out
+        self.calls_out = calls_out or self.info_out
         self.color = color
         self._prose = CoalescingWriter(prose_out)
         self._at_line_start = True
@@ -113,6 +122,19 @@ class TextRenderer:
                           "yellow")
             case Reconnected(reason=reason):
                 self.line(f"... reconnected ({reason})", "yellow")
+            case ToolCallFinished():
+                self.call(event.line)
+            case ToolLoopStopped(message=message):
+                self.call(message)
+
+    def call(self, text: str) -> None:
+        """One tool call's line (on ``calls_out``, plain: it is a log of what was looked at)."""
+        if self.calls_out is self.info_out:
+            self.line(text, "dim")
+            return
+        self._end_prose()
+        self.calls_out.write(text + "\n")
+        self.calls_out.flush()
 
     # ---- the end ----
 

@@ -9,6 +9,8 @@ an event's class name or probes a session with ``getattr``.
 
 :class:`spark_cli.session.conversation.Session` is the implementation; tests may pass
 any other object of this shape (e.g. a session over a scripted channel).
+The conversation's item types (``Message``, ``ToolCall``, ``ToolOutput``) are
+re-exported here for front ends that show a saved conversation.
 """
 
 from __future__ import annotations
@@ -18,10 +20,10 @@ from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from spark_cli.protocol.channel import ChannelError
+from spark_cli.protocol.channel import ChannelError, Message, ToolCall, ToolOutput
 
 if TYPE_CHECKING:
-    from spark_cli.protocol.channel import Channel, Message, TurnRequest
+    from spark_cli.protocol.channel import Channel, ConversationItem, TurnRequest
     from spark_cli.session.config.settings import Settings
     from spark_cli.session.context.report import ContextReport
     from spark_cli.session.events import SessionEvent, TurnFailed
@@ -61,8 +63,8 @@ class SessionApi(Protocol):
         ...
 
     @property
-    def history(self) -> Sequence[Message]:
-        """The conversation so far."""
+    def history(self) -> Sequence[ConversationItem]:
+        """The conversation so far (messages, the model's tool calls and their outputs)."""
         ...
 
     @property
@@ -81,7 +83,7 @@ class SessionApi(Protocol):
     def configure(self, settings: Settings) -> None:
         """Use ``settings`` from the next turn on; the conversation carries over."""
 
-    def restore(self, history: Sequence[Message]) -> None:
+    def restore(self, history: Sequence[ConversationItem]) -> None:
         """Continue a saved conversation: ``history`` replaces the current one."""
 
     def files_changed(self) -> None:
@@ -140,4 +142,5 @@ class Connector(Protocol):
     def __call__(self, settings: Settings) -> AbstractAsyncContextManager[Channel]: ...
 
 
-__all__ = ["ChannelError", "Connector", "SessionApi", "SessionFactory"]
+__all__ = ["ChannelError", "Connector", "Message", "SessionApi", "SessionFactory", "ToolCall",
+           "ToolOutput"]

@@ -12,14 +12,22 @@ window budget, binary files) before it starts an engine or connects.
 The assistant's text (partial too, after an interrupt) joins the conversation,
 so the next turn continues from it; refusals of the last turn are told to the
 model at the start of the next one.
+
+Tools: unless ``settings.tools`` is off, every request declares the model's
+read-only tools and a turn runs the calls the model makes
+(:mod:`spark_cli.session.tool_loop`); the calls and their outputs join the
+conversation (every call answered), so a later turn and ``--resume`` keep
+what was read. ``readable``: the files the user named or added in this
+session, which the tools may read even where ``.gitignore`` hides them.
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from spark_cli.protocol.channel import Channel, Message, TurnRequest
+from spark_cli.protocol.channel import Channel, ConversationItem, TurnRequest
 from spark_cli.session.building.request import (
     BuiltRequest,
     RequestError,
@@ -27,6 +35,7 @@ from spark_cli.session.building.request import (
     warm_request,
 )
 from spark_cli.session.config.settings import Settings
+from spark_cli.session.context.assemble import Budget
 from spark_cli.session.context.report import ContextReport
 from spark_cli.session.events import SessionEvent, TurnFailed
 from spark_cli.session.lazy_applier import LazyApplier
@@ -34,6 +43,9 @@ from spark_cli.session.marks import TurnMarks
 from spark_cli.session.steers import SteerLog
 from spark_cli.session.turn import TurnRun
 from spark_cli.session.window_learning import learn
+
+if TYPE_CHECKING:
+    from spark_cli.session.tool_access import RunTool
 
 INTERRUPTED_NOTE = "\n\n[interrupted by the user]"
 FEEDBACK_HEAD = "These edits from your previous answer were NOT applied:\n"
@@ -47,13 +59,20 @@ class Session:
     """One conversation with a model over ``channel``, editing files under ``root``."""
 
     def __init__(self, channel: Channel | None, root: Path, settings: Settings, *,
-                 dry_run: bool = False) -> None:
+                 dry_run: bool = False, run_tool: RunTool | None = None) -> None:
         self._channel = channel
         self.root = Path(root).resolve()
         self._settings = settings
         self.dry_run = dry_run
-        self.history: list[Message] = []
-        """The conversation so far (user messages with their file blocks, answers)."""
+        self.history: list[ConversationItem] = []
+        """The conversation so far (user messages with their file blocks, answers, the
+        model's tool calls and their outputs)."""
+        self.readable: list[str] = []
+        """Files the user named or added in this session: the tools may read them even where
+        ``.gitignore`` hides them."""
+        self._run_tool = run_tool  # None: ``spark_cli.tools.run_tool``, imported when needed
+        self._own_tools = run_tool is None  # the real tools: warmed during the first TTFT
+        self._run: TurnRun | None = None
         self.seen: dict[str, str] = {}
         """path -> the text the model last saw (the conflict check's baseline)."""
         self._sent: dict[str, str] = {}  # path -> sha256 of the content last sent
@@ -90,7 +109,7 @@ class Session:
         self._settings = settings
         self._prepared = None  # built with the old settings
 
-    def restore(self, history: Sequence[Message]) -> None:
+    def restore(self, history: Sequence[ConversationItem]) -> None:
         if self._streaming:
             raise TurnInProgress("a turn is running: interrupt it first")
         self.reset()
@@ -133,15 +152,23 @@ class Session:
         if not self._streaming or self.channel is None:
             return
         self._stop = True
-        await self.channel.stop()
+        run = self._run
+        if run is not None and run.tools is not None:
+            run.tools.interrupt()  # a running tool stops; the loop sends nothing more
+        if run is None or run.responding:
+            await self.channel.stop()
 
     async def steer(self, text: str) -> bool:
         """Redirect the running turn in-band when the channel can; False when it cannot.
 
         Without in-band steering a front end interrupts and starts a new turn: the
-        partial answer is already in ``history``.
+        partial answer is already in ``history``. Between two responses of a turn (the
+        model's tool calls running) there is nothing to steer: False, and the front end
+        stops the turn (what was read stays in the conversation) and sends anew.
         """
         if not self._streaming or self.channel is None or not self.channel.capabilities.steer:
+            return False
+        if self._run is not None and not self._run.responding:
             return False
         await self.channel.steer(text)
         self._steers.asked(text)
@@ -204,9 +231,12 @@ class Session:
                 yield event
         finally:
             self._streaming = False
+            self._run = None
             run.applier.end()
-            self._remember(built, run.parts, run.applier.seen, cancelled=self._stop)
-        learned = learn(self.settings, run.failure, built.pieces)
+            self._remember(built, run, cancelled=self._stop)
+        tools = run.tools  # a follow-up that overflowed held the tools' items too
+        pieces = tools.used if tools is not None and tools.items else built.pieces
+        learned = learn(self.settings, run.failure, pieces)
         if learned is not None:  # an overflow answer told the window: the next request fits
             self._settings = learned
         yield run.result()
@@ -225,23 +255,52 @@ class Session:
                               dry_run=self.dry_run, sent=built.sent)
         self._stop = False
         self._streaming = True
-        run = TurnRun(built.request, applier, self._steers, self._feedback,
-                      provider=self.settings.provider, stopped=self._stopped)
+        for target in built.targets:
+            if target.path not in self.readable:
+                self.readable.append(target.path)
+        tools = None
+        if built.request.tools:
+            from spark_cli.session.tool_loop import ToolLoop  # asyncio: after the request left
+
+            tools = ToolLoop(self.root, self._runner(), readable=self.readable,
+                             limit=self.settings.max_tool_calls, used=built.pieces,
+                             cap=self._pieces_cap(), warm=self._own_tools)
+        run = self._run = TurnRun(built.request, applier, self._steers, self._feedback,
+                                  provider=self.settings.provider, stopped=self._stopped,
+                                  tools=tools)
         self.marks = run.marks
         return run
+
+    def _pieces_cap(self) -> int:
+        """What a request may hold in spark's own tokens (the tool loop counts in them): the
+        window's room scaled to the server's tokenizer."""
+        settings = self.settings
+        return Budget(settings.context_window, settings.max_output_tokens,
+                      settings.token_scale).cap
+
+    def _runner(self) -> RunTool:
+        if self._run_tool is None:
+            from spark_cli.session.tool_access import default_runner
+
+            self._run_tool = default_runner()
+        return self._run_tool
 
     def _stopped(self) -> bool:
         return self._stop
 
-    def _remember(self, built: BuiltRequest, parts: list[str], seen: dict[str, str] | None, *,
-                  cancelled: bool) -> None:
-        """Keep the conversation (incl. a partial answer) and what the model now knows."""
+    def _remember(self, built: BuiltRequest, run: TurnRun, *, cancelled: bool) -> None:
+        """Keep the conversation (incl. a partial answer and the tool calls) and what the
+        model now knows."""
+        seen = run.applier.seen
         if seen is not None:
             self.seen = dict(seen)  # our own writes are not the user's changes
-        if not parts:
+        added = run.conversation(INTERRUPTED_NOTE if cancelled else "")
+        if built.history is not None:  # old tool outputs were shortened to fit the window
+            self.history[:] = built.history
+        if not added:
             return  # nothing came back: the next turn sends this request again
         self.history.append(built.user_message)
-        self.history.extend(self._steers.conversation(parts, INTERRUPTED_NOTE if cancelled else ""))
+        self.history.extend(added)
         for target in built.targets:
             if target.path in built.sent:
                 self._sent[target.path] = target.sha256

@@ -9,6 +9,12 @@ channel's own types),
 ``BlockRejected`` for a malformed block (or an unclosed one at the end of an
 interrupted answer), and exactly one final ``TurnCompleted`` or ``TurnFailed``.
 
+A turn whose model calls tools (``spark_cli.session.tool_loop``) also yields
+``ToolCallStarted`` / ``ToolCallFinished`` around each call spark runs (these
+are the session's own types, not the channel's ``ToolCallStarted``: they carry
+what a front end shows), and ``ToolLoopStopped`` when the per-turn budget
+(``max_tool_calls``) ended the loop.
+
 ``EditLanded`` and ``EditRefused`` wrap the edit engine's outcome
 (``spark_cli.edits.model.outcome``) in the field ``outcome``. ``SessionEvent`` is a
 closed union: front ends match on these types (``spark_cli.session.api``), and
@@ -49,6 +55,9 @@ __all__ = [
     "SteerAccepted",
     "SteerRejected",
     "Steered",
+    "ToolCallFinished",
+    "ToolCallStarted",
+    "ToolLoopStopped",
     "TurnCompleted",
     "TurnFailed",
     "UsageReported",
@@ -70,6 +79,50 @@ class EditRefused:
     outcome: RefusedOutcome
 
 
+@dataclass(frozen=True, slots=True)
+class ToolCallStarted:
+    """spark started running a call the model made (its arguments are complete)."""
+
+    call_id: str
+    name: str
+    arguments: str
+    """The JSON text the model wrote (it may be invalid: the call then fails)."""
+    label: str
+    """The call in a few words: ``search TAX_RATE``, ``read src/shop/pricing.py 1–40``."""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallFinished:
+    """A call ran (or was refused, or cancelled); ``output`` went back to the model."""
+
+    call_id: str
+    name: str
+    arguments: str
+    label: str
+    ok: bool
+    """False: the call failed (bad arguments, unknown tool, outside the repo, cancelled);
+    the model was told why under the call's own id."""
+    summary: str
+    """The result in a few words: ``3 hits``, ``40 lines``, ``no such file``."""
+    output: str
+    """The text sent back to the model (cut to fit the window where it had to be)."""
+    ms: float
+    """Milliseconds spark spent running it."""
+    line: str
+    """The call and its result in one line for a person: ``search TAX_RATE → 3 hits``,
+    ``read src/shop/pricing.py 1–40 of 120``."""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolLoopStopped:
+    """The model made ``max_tool_calls`` calls in this turn: spark ran no more and ended the
+    turn (the calls it did not run were answered "not run" so the conversation stays valid)."""
+
+    message: str
+    calls: int
+    not_run: int
+
+
 TurnOutcome = Literal["completed", "incomplete", "cancelled", "failed"]
 
 
@@ -78,10 +131,11 @@ class TurnCompleted:
     """The turn ended (the answer finished, was cut short, or was interrupted).
 
     ``status`` is the channel's final status; ``reason`` says why it was not
-    ``completed`` (e.g. ``max_output_tokens``, ``interrupted``). ``ttft_s`` is from
-    the request leaving to the first text delta; ``tokens_per_s`` is output
-    tokens (the provider's usage, else counted) over the streaming time (first to
-    last delta).
+    ``completed`` (e.g. ``max_output_tokens``, ``interrupted``, ``max_tool_calls``).
+    ``ttft_s`` is from the first request leaving to the first output of its response
+    (a text delta or a tool call); ``tokens_per_s`` is output tokens (the provider's
+    usage, else counted, summed over the turn's responses) over the streaming time
+    (first to last delta, less the tool round trips).
     """
 
     status: TurnOutcome
@@ -96,6 +150,11 @@ class TurnCompleted:
     """Blocks that never closed (interrupt, cut-off answer): dropped, never half-applied."""
     time_info: dict[str, float] | None = None
     """The provider's own timing breakdown when it sent one (Cerebras' ``time_info``)."""
+    tool_calls: int = 0
+    """Tool calls spark ran for the model in this turn."""
+    tool_time_s: float = 0.0
+    """spark's side of the turn's tool round trips: from the last call of a response
+    complete to the next request on the wire (running the calls included)."""
 
 
 FailureKind = Literal[
@@ -134,6 +193,9 @@ SessionEvent = (
     | SteerAccepted
     | SteerRejected
     | UsageReported
+    | ToolCallStarted
+    | ToolCallFinished
+    | ToolLoopStopped
     | TurnCompleted
     | TurnFailed
 )

@@ -3,8 +3,10 @@
 Stamped by the session with ``time.perf_counter()`` (CLOCK_MONOTONIC on Linux,
 the clock ``time.monotonic()`` uses too, so a parent process can compare):
 when the request left (the channel's ``RequestSent``), the first and the last
-text delta (each delta is stamped once, for TTFT and tok/s as well), and when
-the channel's stream ended.
+text delta (each delta is stamped once, for TTFT and tok/s as well), the
+first output of the first response (a text delta or a tool call: TTFT), and when
+the channel's stream ended. A turn that called tools also keeps spark's side
+of each tool round trip (last call complete -> next request on the wire).
 """
 
 from __future__ import annotations
@@ -13,8 +15,8 @@ from __future__ import annotations
 class TurnMarks:
     """``perf_counter`` stamps of one turn (a plain class: a dataclass costs ~0.6 ms to import)."""
 
-    __slots__ = ("chars", "first_delta_at", "last_delta_at", "request_sent_at",
-                 "stream_ended_at")
+    __slots__ = ("chars", "first_delta_at", "first_output_at", "last_delta_at",
+                 "request_sent_at", "round_trip_cpu", "round_trips", "stream_ended_at")
 
     def __init__(self) -> None:
         self.chars = 0
@@ -23,6 +25,11 @@ class TurnMarks:
         self.first_delta_at: float | None = None
         self.last_delta_at: float | None = None
         self.stream_ended_at: float | None = None
+        self.first_output_at: float | None = None
+        self.round_trips: list[float] = []
+        """Seconds of spark's side per tool round trip, in order."""
+        self.round_trip_cpu: list[float] = []
+        """The process's CPU seconds over each of them (what they cost, whatever the load)."""
 
     def as_dict(self) -> dict[str, float | None]:
         return {"request_sent_at": self.request_sent_at, "first_delta_at": self.first_delta_at,

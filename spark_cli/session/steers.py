@@ -33,10 +33,13 @@ class SteerLog:
         if queue:
             self.cuts.append((at, queue.pop(0)))
 
-    def conversation(self, parts: list[str], note: str) -> list[Message]:
+    def conversation(self, parts: list[str], note: str, start: int = 0) -> list[Message]:
+        """The answer from ``parts[start]`` on (one response of a turn that called tools
+        starts later), cut where steers landed; ``note`` ends the last message."""
         out: list[Message] = []
-        start = 0
         for at, text in self.cuts:
+            if at < start:
+                continue  # an earlier response's steer
             out.append(Message("assistant", "".join(parts[start:at])))
             out.append(Message("user", text))
             start = at

@@ -7,6 +7,13 @@ on disk while the model is still talking; it passes through the channel
 events a front end shows (waits, queueing, steering, usage) and ends with one
 ``TurnCompleted`` or ``TurnFailed``.
 
+A turn may be several responses: while a response ends with tool calls, its
+:class:`spark_cli.session.tool_loop.ToolLoop` runs them and the next request
+goes out on the same channel. Each response gets its own edit parser (what
+one left open is closed with it, so no half block leaks into the next); the
+undo batch is the turn's. Latency marks are the first response's (TTFT is to
+its first output, text or call); the tool round trips are summed apart.
+
 An interrupted, cut-off or failed answer never half-applies a block: whatever
 was still open when the stream ended is dropped and reported as a
 ``BlockRejected``. Once ``stopped`` is set no further text is parsed or
@@ -31,6 +38,8 @@ from spark_cli.protocol.channel import (
     Channel,
     ChannelError,
     ChannelEvent,
+    ConversationItem,
+    Message,
     Queued,
     Reconnected,
     RequestSent,
@@ -38,10 +47,13 @@ from spark_cli.protocol.channel import (
     Steered,
     SteerRejected,
     TextDelta,
+    ToolCallCompleted,
     TurnFinished,
+    TurnRequest,
     UsageReported,
     WaitingToRetry,
 )
+from spark_cli.protocol.channel import ToolCallStarted as CallOpened
 from spark_cli.protocol.tokens import count_tokens
 from spark_cli.session.events import (
     EditLanded,
@@ -58,8 +70,8 @@ from spark_cli.session.steers import SteerLog
 
 if TYPE_CHECKING:
     from spark_cli.edits.formats.stream_parser import EditStreamParser
-    from spark_cli.protocol.channel import TurnRequest
     from spark_cli.session.config.settings import ProviderSettings
+    from spark_cli.session.tool_loop import ToolLoop
 
 
 class TurnRun:
@@ -67,7 +79,7 @@ class TurnRun:
 
     def __init__(self, request: TurnRequest, applier: LazyApplier, steers: SteerLog,
                  feedback: list[str], *, provider: ProviderSettings,
-                 stopped: Callable[[], bool]) -> None:
+                 stopped: Callable[[], bool], tools: ToolLoop | None = None) -> None:
         self.started = time.perf_counter()
         self.request = request
         self.applier = applier
@@ -84,15 +96,65 @@ class TurnRun:
         self.finished: TurnFinished | None = None
         self.failure: ChannelError | None = None
         self.dropped = 0
+        self.tools = tools
+        """The turn's tool loop (None: the request declares no tools)."""
+        self.responding = False
+        """A response is streaming (not the tools running between two)."""
+        self.cut: str | None = None
+        """Why the tool loop ended the turn early: ``interrupted`` or ``max_tool_calls``."""
+        self._start = 0  # index into ``parts`` where the current response's text starts
+        self._responses = 0
+        self._reported = 0  # output tokens the responses' usage reported
+        self._unreported = 0  # responses that reported no usage (then text is counted)
+        self._usage_seen = False  # the current response reported its usage
+        self._calls_done_at: float | None = None  # the last call of a response completed
+        self._calls_done_cpu = 0.0  # the process's CPU time then
+        self.round_trips = self.marks.round_trips
+        """spark's side of each tool round trip: last call complete -> next request sent."""
 
     # ---- streaming ----
 
     async def stream(self, channel: Channel) -> AsyncIterator[SessionEvent]:
-        """The channel's stream turned into session events (edits applied as they close)."""
+        """The whole turn as session events: each response streamed (edits applied as they
+        close) and, while the model calls tools, the calls run and the next response."""
+        request = self.request
+        tools = self.tools
+        while True:
+            async for event in self._respond(channel, request):
+                yield event
+            if tools is None or not tools.pending:
+                return
+            if self.stopped():
+                self.cut = "interrupted"
+                return  # the calls stay unanswered: ``conversation`` settles them
+            finished = self.finished
+            if self.failure is not None or finished is None or finished.status != "completed":
+                return  # as above: answered "not run"
+            for event in self._close_response():
+                yield event
+            said = self.steers.conversation(self.parts, "", self._start)
+            self._start = len(self.parts)
+            async for event in tools.answer(said, self.stopped):
+                yield event
+            if self.stopped():
+                self.cut = "interrupted"
+                return
+            if tools.budget_spent:
+                self.cut = "max_tool_calls"
+                return
+            self.finished = None
+            request = tools.follow_up(self.request)
+
+    async def _respond(self, channel: Channel,
+                       request: TurnRequest) -> AsyncIterator[SessionEvent]:
+        """One response's stream turned into session events."""
         parts = self.parts
         clock = time.perf_counter
         marks = self.marks
-        stream = channel.stream(self.request)
+        self._responses += 1
+        self.responding = True
+        self._usage_seen = False
+        stream = channel.stream(request)
         async with contextlib.aclosing(stream):
             try:
                 async for event in stream:
@@ -102,6 +164,8 @@ class TurnRun:
                         marks.last_delta_at = clock()
                         if marks.first_delta_at is None:
                             marks.first_delta_at = marks.last_delta_at
+                            if marks.first_output_at is None:
+                                marks.first_output_at = marks.last_delta_at
                         text = event.text
                         parts.append(text)
                         marks.chars += len(text)
@@ -117,8 +181,13 @@ class TurnRun:
                             self._parser()
                             self.applier.get()
                             self.applier.prime()
+                            if self.tools is not None:
+                                self.tools.prime()
             except ChannelError as exc:
                 self.failure = exc
+        self.responding = False
+        if not self._usage_seen:
+            self._unreported += 1
         marks.stream_ended_at = clock()
 
     def _control(self, event: ChannelEvent) -> SessionEvent | None:
@@ -126,12 +195,27 @@ class TurnRun:
         match event:
             case TurnFinished():
                 self.finished = event
+            case ToolCallCompleted(call=call):
+                if self.tools is not None:
+                    self.tools.collect(call)
+                    self._calls_done_at = time.perf_counter()
+                    self._calls_done_cpu = time.process_time()
+            case CallOpened():
+                if self.marks.first_output_at is None:
+                    self.marks.first_output_at = time.perf_counter()
             case RequestSent(at=at):
-                if self.marks.request_sent_at is None:  # TTFT counts from the first attempt
-                    self.marks.request_sent_at = at
+                if self._responses == 1:
+                    if self.marks.request_sent_at is None:  # TTFT counts from the first attempt
+                        self.marks.request_sent_at = at
+                elif self._calls_done_at is not None:  # a follow-up: one tool round trip
+                    self.round_trips.append(at - self._calls_done_at)
+                    self.marks.round_trip_cpu.append(time.process_time() - self._calls_done_cpu)
+                    self._calls_done_at = None
                 return event
             case UsageReported():
                 self.usage = event
+                self._reported += event.output_tokens
+                self._usage_seen = True
                 return event
             case Steered():
                 self.steers.committed(len(self.parts))
@@ -161,11 +245,17 @@ class TurnRun:
         return item
 
     def close(self) -> Iterator[SessionEvent]:
-        """What the parser still held: applied after a clean end, else dropped."""
-        if self.parser is None:
+        """What the last response's parser still held: applied after a clean end, else
+        dropped."""
+        return self._close_response()
+
+    def _close_response(self) -> Iterator[SessionEvent]:
+        """Close the response's parser (the next response, if any, starts a fresh one)."""
+        parser, self.parser = self.parser, None
+        if parser is None:
             return
         clean = self.failure is None and self.status == "completed"
-        for item in self.parser.close():
+        for item in parser.close():
             if isinstance(item, FileEdit) and not clean:
                 self.dropped += 1
                 yield BlockRejected(
@@ -177,6 +267,25 @@ class TurnRun:
             yield self.handle(item)
 
     # ---- the end ----
+
+    def conversation(self, note: str) -> list[ConversationItem]:
+        """What the turn adds to the conversation after the user's message: the tool loop's
+        items, then the last response's text (``note`` appended) and, when the turn ended
+        before they ran, its calls answered "not run"."""
+        items: list[ConversationItem] = []
+        said = self.steers.conversation(self.parts, "", self._start)
+        tools = self.tools
+        if tools is not None and tools.pending:
+            if note and said[-1].content:
+                said[-1] = Message("assistant", said[-1].content + note)
+            tools.settle(said)
+            return tools.sealed()
+        if tools is not None:
+            items.extend(tools.sealed())
+        if said[-1].content or (len(said) > 1):
+            said[-1] = Message("assistant", said[-1].content + note)
+            items.extend(said)
+        return items
 
     @property
     def status(self) -> str:
@@ -202,18 +311,26 @@ class TurnRun:
 
     def _completed(self, applied: int, refused: int) -> TurnCompleted:
         marks, usage, finished = self.marks, self.usage, self.finished
-        output_tokens = (usage.output_tokens if usage is not None
+        output_tokens = (self._reported if not self._unreported
                          else count_tokens("".join(self.parts)))
         first, last, sent = marks.first_delta_at, marks.last_delta_at, marks.request_sent_at
+        tool_time = sum(self.round_trips)
         span = (last - first) if first is not None and last is not None else 0.0
+        if span > tool_time:
+            span -= tool_time
         status: TurnOutcome = finished.status if finished is not None else "cancelled"
         reason = finished.reason if finished is not None else None
+        if self.cut == "interrupted":
+            status, reason = "cancelled", None
+        elif self.cut == "max_tool_calls":
+            status, reason = "incomplete", "max_tool_calls"
         if status == "cancelled" and self.stopped():
             reason = reason or "interrupted"
+        output = marks.first_output_at
         return TurnCompleted(
             status=status,
             reason=reason,
-            ttft_s=(first - sent) if first is not None and sent is not None else None,
+            ttft_s=(output - sent) if output is not None and sent is not None else None,
             output_tokens=output_tokens,
             tokens_per_s=(output_tokens / span) if span > 0 else None,
             applied=applied,
@@ -221,6 +338,8 @@ class TurnRun:
             duration_s=time.perf_counter() - self.started,
             dropped_blocks=self.dropped,
             time_info=usage.time_info if usage is not None else None,
+            tool_calls=self.tools.count if self.tools is not None else 0,
+            tool_time_s=tool_time,
         )
 
     def _why(self) -> str:

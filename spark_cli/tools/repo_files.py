@@ -211,7 +211,7 @@ class _Walker:
         """Add the files under ``prefix`` to ``found``; True when ``limit`` was reached."""
         if self.cancel is not None and self.cancel.is_set():
             raise Cancelled
-        rules, only, found, limit = self.rules, self.only, self.found, self.limit
+        rules, found, limit = self.rules, self.found, self.limit
         depth = len(rules.specs)
         try:
             entries = sorted(os.scandir(os.path.join(self.root, prefix)), key=lambda e: e.name)
@@ -227,28 +227,39 @@ class _Walker:
                 rel = prefix + entry.name
                 try:
                     if entry.is_dir(follow_symlinks=False):
-                        if entry.name in only.skip_dirs or (check and check(rel, is_dir=True)):
-                            continue
-                        if self.walk(rel + "/"):
+                        if self._enters(entry.name, rel, check) and self.walk(rel + "/"):
                             return True
                         continue
-                    if not entry.is_file(follow_symlinks=False) or _skipped_name(
-                            entry.name, only.skip_extensions):
-                        continue
-                    st = entry.stat(follow_symlinks=False)
+                    kept = self._file(entry, rel, check)
                 except OSError:
                     continue
-                if stat.S_ISREG(st.st_mode):
-                    if only.max_bytes is not None and st.st_size > only.max_bytes:
-                        continue
-                    if check and check(rel, is_dir=False):
-                        continue
-                    found.append(RepoFile(rel, st.st_mtime_ns, st.st_size))
+                if kept is not None:
+                    found.append(kept)
                     if limit is not None and len(found) >= limit:
                         return True
             return False
         finally:
             del rules.specs[depth:]
+
+    def _enters(self, name: str, rel: str, check: Callable[..., bool] | None) -> bool:
+        """Whether the walk goes into the folder ``rel``."""
+        return name not in self.only.skip_dirs and not (check and check(rel, is_dir=True))
+
+    def _file(self, entry: os.DirEntry[str], rel: str,
+              check: Callable[..., bool] | None) -> RepoFile | None:
+        """The entry as a listed file, or None when the filter or the ignore rules drop it."""
+        only = self.only
+        if not entry.is_file(follow_symlinks=False) or _skipped_name(entry.name,
+                                                                     only.skip_extensions):
+            return None
+        st = entry.stat(follow_symlinks=False)
+        if not stat.S_ISREG(st.st_mode):
+            return None
+        if only.max_bytes is not None and st.st_size > only.max_bytes:
+            return None
+        if check and check(rel, is_dir=False):
+            return None
+        return RepoFile(rel, st.st_mtime_ns, st.st_size)
 
 
 def _skipped_name(name: str, extensions: frozenset[str]) -> bool:

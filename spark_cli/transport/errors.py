@@ -167,6 +167,15 @@ def non_http_answer(exc: BaseException) -> str | None:
     return None
 
 
+def http10_status(sent: str | None) -> int | None:
+    """The status of an ``HTTP/1.0 404 Not Found`` status line (a server websockets refuses
+    to read as HTTP, yet one that answered in HTTP); None for anything else."""
+    if sent is None or not sent.startswith("HTTP/1.0 "):
+        return None
+    word = sent[9:12]
+    return int(word) if word.isdigit() and len(word) == 3 else None
+
+
 def not_http_error(url: str, sent: str, secrets: Secrets) -> ChannelError:
     """The server at ``url`` answered, but not in HTTP (a wrong port, an SSH or database
     server): never retried, and what it sent is quoted short and printable."""
@@ -213,11 +222,16 @@ def provider_error(
     fallback: str = "",
     tools: bool = False,
     body: str = "",
+    url: str | None = None,
 ) -> ProviderError:
     """A ProviderError from an HTTP status and an OpenAI-style ``error`` object.
 
     ``tools``: the request declared tools, so a refusal of them is recognised
-    (``body``: the whole answer, where there was one, is read for that too)."""
+    (``body``: the whole answer, where there was one, is read for that too).
+    ``url``, when given, is the URL the request went to: it ends the message
+    (``(POST http://host/v1/chat/completions)``), userinfo masked, so every HTTP
+    error says where it was tried.
+    """
     error = error or {}
     code = _text(error.get("code")) or _text(error.get("type")) or None
     raw_message = _text(error.get("message")) or fallback or _default_message(status)
@@ -227,7 +241,7 @@ def provider_error(
     kind, retryable = kind_for(status, code)
     if tools and kind in ("bad_request", "not_found") and rejects_tools(
             status, (raw_message, _text(error.get("param")), code or "", body)):
-        return tools_unsupported(status, raw_message, secrets)
+        return tools_unsupported(status, raw_message, secrets, url)
     delay: RetryDelay | None = None
     if retryable:
         if headers:
@@ -238,7 +252,8 @@ def provider_error(
                 delay = RetryDelay(seconds, "message")
     prefix = f"{status} " if status else ""
     suffix = f" ({code})" if code else ""
-    message = secrets.mask(f"{prefix}{_LABELS[kind]}{suffix}: {raw_message}")
+    where = f" ({tried(url)})" if url else ""
+    message = secrets.mask(f"{prefix}{_LABELS[kind]}{suffix}: {raw_message}{where}")
     return ProviderError(
         kind, message, status=status, code=code, retryable=retryable, retry_after=delay
     )
@@ -251,9 +266,10 @@ def error_from_body(
     headers: Mapping[str, str] | None = None,
     secrets: Secrets = NO_SECRETS,
     tools: bool = False,
+    url: str | None = None,
 ) -> ProviderError:
-    """A ProviderError from a non-2xx HTTP response body (JSON or not); ``tools``: the
-    request declared tools (see :func:`provider_error`)."""
+    """A ProviderError from a non-2xx HTTP response body (JSON or not), naming ``url``;
+    ``tools``: the request declared tools (see :func:`provider_error`)."""
     text = body.decode("utf-8", "replace") if isinstance(body, bytes) else body
     error: Mapping[str, Any] | None = None
     try:
@@ -268,7 +284,7 @@ def error_from_body(
             error = {"message": inner}
     fallback = text.strip()[:200] if error is None else ""
     return provider_error(status, error, headers=headers, secrets=secrets, fallback=fallback,
-                          tools=tools, body=text if tools else "")
+                          tools=tools, body=text if tools else "", url=url)
 
 
 TOOLS_UNSUPPORTED = "tools_unsupported"
@@ -290,14 +306,31 @@ def rejects_tools(status: int | None, texts: tuple[str, ...]) -> bool:
     return any(text and _TOOLS_REFUSED.search(text) for text in texts)
 
 
-def tools_unsupported(status: int | None, raw_message: str, secrets: Secrets) -> ProviderError:
+def tools_unsupported(status: int | None, raw_message: str, secrets: Secrets,
+                      url: str | None = None) -> ProviderError:
     """The refusal of the ``tools`` field, as one clear error: what to do about it."""
     prefix = f"{status} " if status else ""
+    where = f" ({tried(url)})" if url else ""
     message = secrets.mask(
         f"{prefix}{_LABELS['bad_request']} ({TOOLS_UNSUPPORTED}): the model or server does not "
-        f"accept tools ({raw_message}); run with --no-tools (or set tools = false in the config)"
+        f"accept tools ({raw_message}){where}; run with --no-tools (or set tools = false in the "
+        "config)"
     )
     return ProviderError("bad_request", message, status=status, code=TOOLS_UNSUPPORTED)
+
+
+def endpoint(base_url: str, path: str) -> str:
+    """The URL a POST of ``path`` under ``base_url`` goes to (its query left out)."""
+    parts = urlsplit(base_url)
+    joined = parts.path.rstrip("/") + "/" + path.lstrip("/")
+    return f"{parts.scheme}://{parts.netloc}{joined}"
+
+
+def tried(url: str) -> str:
+    """``POST http://host/v1/chat/completions`` (``GET`` for a WebSocket), userinfo and
+    query masked: the URL an error names."""
+    method = "GET" if url.startswith(("ws://", "wss://")) else "POST"
+    return f"{method} {mask_url(url.split('?', 1)[0])}"
 
 
 _LABELS: dict[ErrorKind, str] = {

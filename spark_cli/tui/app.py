@@ -11,7 +11,8 @@ controllers it makes and hands the session, itself as their ``Output`` (note,
 write) and ``CommandHost``, and callables; none of them imports the app.
 
 Keys: Enter sends (while streaming: redirects), Tab queues, Esc interrupts
-(a turn, or a running /test), Ctrl+Z undoes the last batch of edits, Up/Down
+(a turn, or a running /test), Ctrl+Z undoes the last batch of edits, Ctrl+O
+shows the last tool call's result, Up/Down
 walk the prompt history, Ctrl+C interrupts (quits when idle with an empty
 prompt), Ctrl+Q quits.
 """
@@ -55,6 +56,7 @@ from spark_cli.tui.queue_panel import QueuePanel, queue_text
 from spark_cli.tui.setup import TuiSetup
 from spark_cli.tui.shown import FIRST_TURNS, MORE_TURNS, Replay
 from spark_cli.tui.test_command import TestRunner
+from spark_cli.tui.tool_calls import CallOutputs
 from spark_cli.tui.transcript import Transcript
 from spark_cli.tui.tuning.screen_rate import set_screen_rate
 
@@ -76,6 +78,7 @@ class SparkApp(App[int]):
         Binding("ctrl+z", "undo", "Undo edits", priority=True),
         Binding("ctrl+c", "ctrl_c", "Stop / quit", priority=True),
         Binding("ctrl+g", "deep", "Deep task", priority=True),
+        Binding("ctrl+o", "last_call", "Last tool call", priority=True),
         Binding("ctrl+q", "quit", "Quit", priority=True),
     ]
 
@@ -105,9 +108,10 @@ class SparkApp(App[int]):
                                    files=self.context_files.files, busy=self._busy,
                                    problem=setup.deep_problem)
         self.queue = QueuePanel(interaction, self, self._to_prompt)
+        calls = CallOutputs(self, lambda: self.painter.calls if self.painter is not None else ())
         self.commands = Commands(session, self, self, files=self.context_files,
                                  busy=self._busy, tests=self.tests, deep=self.deep,
-                                 queue=self.queue)
+                                 queue=self.queue, calls=calls)
         self.assist = PromptAssist(session, self.context_files, self, spawn=self.spawn,
                                    later=self.call_after_refresh)
         self._hint_timer: Timer | None = None
@@ -195,6 +199,10 @@ class SparkApp(App[int]):
 
     async def action_undo(self) -> None:
         await self.commands.run("/undo")
+
+    async def action_last_call(self) -> None:
+        """Ctrl+O: the last tool call's result under it."""
+        await self.commands.run("/call")
 
     async def action_ctrl_c(self) -> None:
         prompt = self.query_one(Prompt)

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from spark_cli.tui.deep_track import DeepController
     from spark_cli.tui.queue_panel import QueuePanel
     from spark_cli.tui.test_command import TestRunner
+    from spark_cli.tui.tool_calls import CallOutputs
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +44,7 @@ CATALOG: tuple[CommandInfo, ...] = (
     CommandInfo("drop", "PATH…", "remove files from the context", "context"),
     CommandInfo("files", "", "list the files every turn sends"),
     CommandInfo("diff", "", "what spark changed in this session"),
+    CommandInfo("call", "[N]", "what tool call N gave the model (Ctrl+O: the last)"),
     CommandInfo("undo", "[--force]", "undo the last batch of edits (Ctrl+Z)"),
     CommandInfo("test", "[ARGS]", "run the tests (Esc stops them)"),
     CommandInfo("fix", "", "send the last test failure to the model"),
@@ -59,6 +61,7 @@ KEYS = (
     "Enter send · while it streams: Enter redirects, Tab queues, Esc interrupts",
     "Ctrl+J / Alt+Enter new line · Up/Down prompt history · Ctrl+R search it",
     "/ commands · @path attach a file · Ctrl+Z undo edits · Ctrl+G deep task · Ctrl+Q quit",
+    "Ctrl+O the last tool call's result (/call N another)",
 )
 
 
@@ -100,7 +103,7 @@ class Commands:
 
     def __init__(self, session: SessionApi, out: Output, host: CommandHost, *,
                  files: ContextFiles, busy: Busy, tests: TestRunner,
-                 deep: DeepController, queue: QueuePanel) -> None:
+                 deep: DeepController, queue: QueuePanel, calls: CallOutputs) -> None:
         self.session = session
         self.out = out
         self.host = host
@@ -113,6 +116,7 @@ class Commands:
             "undo": self._undo, "test": tests.run, "fix": tests.fix, "queue": queue.command,
             "model": self._model, "provider": self._provider, "deep": self._deep_for(deep),
             "clear": self._clear, "resume": self._resume, "help": self._help,
+            "call": calls.command,
         }
 
     def mark_start(self) -> None:

@@ -66,7 +66,8 @@ class DeepController:
             return
         from spark_cli.session.deep import DeepTrack
 
-        self.track = track = DeepTrack(self.session.root, settings, self.connect, self.changed)
+        self.track = track = DeepTrack(self.session.root, settings, self.connect, self.changed,
+                                       fast=self.session.settings)
         self._resuming = True  # each resumed task is said once, below, not by changed()
         try:
             resumed = track.resume()
@@ -97,6 +98,8 @@ class DeepController:
         """A task moved: the transcript says so once per state; the HUD shows every task."""
         before = self._states.get(task.number)
         self._states[task.number] = task.state
+        if before is None and task.note:  # e.g. "runs on the bundled engine", once
+            self.out.note(task.note, "magenta")
         if task.state != before and not self._resuming:
             self._announce(task)
         if self.track is not None:

@@ -41,6 +41,10 @@ class HudState:
     prefill_s: float | None = None
     """Seconds since the request left, while no token came yet (the server reads the
     prompt): shown as a live timer with the request's size."""
+    tool_calls: int = 0
+    """Tool calls the model made this turn (spark ran them)."""
+    tool_ms: float = 0.0
+    """spark's side of this turn's tool calls, in ms."""
 
 
 def _k(tokens: int) -> str:
@@ -91,6 +95,9 @@ def _parts(hud: HudState, now: float) -> list[str]:
         parts.append(f"TTFT {hud.ttft_s * 1000:.0f} ms")
     if hud.tokens_per_s is not None:
         parts.append(f"{hud.tokens_per_s:,.0f} tok/s")
+    if hud.tool_calls:
+        parts.append(f"{hud.tool_calls} tool call{'s' if hud.tool_calls != 1 else ''} "
+                     f"{hud.tool_ms:.1f} ms")
     if hud.frame_ms is not None:
         parts.append(f"frame {hud.frame_ms:.1f} ms")
     if hud.context_window:

@@ -15,8 +15,9 @@ import time
 from collections.abc import Callable
 from typing import Protocol
 
-from spark_cli.session.api import SessionApi
+from spark_cli.session.api import Message, SessionApi, ToolCall
 from spark_cli.session.interaction import InteractionEvent
+from spark_cli.session.tool_labels import call_label
 from spark_cli.session.workspace.store import (
     SavedConversation,
     SavedState,
@@ -102,12 +103,14 @@ class Keeper:
 
 def shown_from_history(saved: SavedConversation) -> tuple[ShownItem, ...]:
     """A conversation saved without what was shown: each message's text (a user message's
-    last line, without the files it carried)."""
+    last line, without the files it carried) and each tool call's label."""
     items: list[ShownItem] = []
-    for message in saved.history:
-        text = message.content.strip()
-        if message.role == "user" and text:
-            items.append(ShownItem("prompt", text.splitlines()[-1][:200]))
-        elif message.role == "assistant" and text:
-            items.append(ShownItem("answer", text))
+    for item in saved.history:
+        match item:
+            case Message(role="user", content=content) if content.strip():
+                items.append(ShownItem("prompt", content.strip().splitlines()[-1][:200]))
+            case Message(role="assistant", content=content) if content.strip():
+                items.append(ShownItem("answer", content.strip()))
+            case ToolCall(name=name, arguments=arguments):
+                items.append(ShownItem("tool", "⚙ " + call_label(name, arguments)))
     return tuple(items)

@@ -17,6 +17,7 @@ from collections.abc import Callable
 
 from spark_cli.session.api import ChannelError, Connector, SessionApi
 from spark_cli.session.config.settings import Settings, load_settings
+from spark_cli.session.failures import explain
 
 Note = Callable[[str, str], None]
 
@@ -54,7 +55,8 @@ class Link:
             connected.set_exception(error)
             connected.exception()  # retrieved: a later turn asks again
             self.state("offline")
-            self.note(f"✗ {error.message}", "bold red")
+            hint = explain(error.kind, error.message, self.session.settings.provider)
+            self.note(f"✗ {hint}", "bold red")
             raise error from None
         connected.set_result(None)
         self.state("ready")

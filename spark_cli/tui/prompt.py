@@ -59,16 +59,27 @@ class Prompt(TextArea):
     async def _on_key(self, event: events.Key) -> None:
         key = event.key
         completer = self.completer
-        if completer is not None and completer.open and key in ("tab", "enter"):
-            self.complete_now()
         if completer is not None and completer.open and key in ("up", "down", "tab", "enter"):
-            if key in ("up", "down"):
-                completer.move(-1 if key == "up" else 1)
-                self.popup_changed()
-            else:
-                self._choose(completer, send=key == "enter")
-        elif key == "ctrl+r" and completer is not None:
-            completer.search(self.sent_prompts, self.text)
+            self._in_popup(completer, key)
+        elif not self._handled(key):
+            await super()._on_key(event)
+            return
+        event.stop()
+        event.prevent_default()
+
+    def _in_popup(self, completer: Completer, key: str) -> None:
+        """A key the open popup takes: move the choice, or take it."""
+        if key in ("up", "down"):
+            completer.move(-1 if key == "up" else 1)
+            self.popup_changed()
+            return
+        self.complete_now()
+        self._choose(completer, send=key == "enter")
+
+    def _handled(self, key: str) -> bool:
+        """Act on a key the prompt owns (send, queue, history, help); False for the rest."""
+        if key == "ctrl+r" and self.completer is not None:
+            self.completer.search(self.sent_prompts, self.text)
             self.popup_changed()
         elif key == "question_mark" and not self.text:
             self.post_message(self.Sent("/help"))
@@ -84,10 +95,8 @@ class Prompt(TextArea):
                 and self._walk is not None:
             self._history_step(1)
         else:
-            await super()._on_key(event)
-            return
-        event.stop()
-        event.prevent_default()
+            return False
+        return True
 
     def _choose(self, completer: Completer, *, send: bool) -> None:
         choice = completer.current

@@ -26,12 +26,14 @@ from spark_cli.session.events import (
     EditLanded,
     EditRefused,
     ProseDelta,
+    ToolCallFinished,
+    ToolLoopStopped,
     TurnCompleted,
     TurnFailed,
 )
 from spark_cli.session.interaction import InteractionEvent, Redirected, TurnStarted
 from spark_cli.session.workspace.store import ShownItem
-from spark_cli.tui.painter import turn_summary
+from spark_cli.tui.painter import CALL_MARK, turn_summary
 
 MAX_ITEMS = 20_000
 """Items kept (the oldest go first): about 2,000 turns."""
@@ -79,6 +81,10 @@ class ShownLog:
             case TurnFailed(message=message):
                 self._flush()
                 add(ShownItem("failed", message))
+            case ToolCallFinished(line=line):
+                self.tool(CALL_MARK + line)
+            case ToolLoopStopped(message=message):
+                self.tool(CALL_MARK + message)
 
     def tool(self, line: str) -> None:
         """A tool call's compact line (the tool loop's place in the saved transcript)."""

@@ -24,6 +24,7 @@ from textual.scrollbar import ScrollBar
 from textual.strip import Strip
 from textual.widget import Widget
 
+from spark_cli.tui.tuning.lean_strip import LeanStrip
 from spark_cli.tui.tuning.styled_rows import KeptScrollBar, StyledRows
 
 _MAX_BLOCKS = 5000
@@ -55,6 +56,7 @@ class Transcript(ScrollView, can_focus=False):
         self.more: Callable[[], list[RenderableType]] | None = None
         """Earlier blocks, asked for when the user scrolls to the top (a resumed session's
         older turns); None when there are none."""
+        self._drawn_from = 0  # no line before this was drawn since ``forget_drawn``
 
     @contextmanager
     def batched(self) -> Iterator[None]:
@@ -143,9 +145,27 @@ class Transcript(ScrollView, can_focus=False):
 
     # ---- painting ----
 
+    def forget_drawn(self) -> None:
+        """Fresh strips (no caches made) for the lines drawn since the last call and off
+        screen now.
+
+        A drawn strip keeps its crops and styled copies in Textual's per-strip caches
+        for as long as it lives; the transcript keeps every line for the whole session,
+        so they would pile up (`spark bench soak`: RSS over 500 turns). Called at each
+        turn's end; costs one strip per line drawn since."""
+        lines = self._lines
+        top = self.scroll_offset.y
+        bottom = top + self.size.height
+        for index in range(self._drawn_from, len(lines)):
+            if not top <= index < bottom:
+                strip = lines[index]
+                lines[index] = LeanStrip(list(strip), strip.cell_length)
+        self._drawn_from = min(top, len(lines))
+
     def render_line(self, y: int) -> Strip:
         scroll_x, scroll_y = self.scroll_offset
         index = scroll_y + y
+        self._drawn_from = min(self._drawn_from, index)
         width, style = self._line_look or self._look()
         lines = self._lines
         if index < len(lines):
@@ -164,6 +184,7 @@ class Transcript(ScrollView, can_focus=False):
         if gutter.top or gutter.bottom or styles.outline_top[0] or styles.outline_bottom[0]:
             return super().render_lines(crop)  # rows differ by position: style each
         scroll_x, scroll_y = self.scroll_offset
+        self._drawn_from = min(self._drawn_from, scroll_y + crop.y)
         lines, tail = self._lines, self._tail
         count, tail_count = len(lines), len(tail)
         sources: list[object] = []
@@ -229,7 +250,7 @@ class Transcript(ScrollView, can_focus=False):
         """One strip for a short plain ASCII line without rendering it (None: render it)."""
         if len(line) <= (self._width or self._content_width()) and line.isascii() \
                 and line.isprintable():
-            return [Strip([Segment(line)], len(line))] if line else [Strip.blank(0)]
+            return [LeanStrip([Segment(line)], len(line))] if line else [LeanStrip.blank(0)]
         return None
 
     def _strips(self, renderable: RenderableType) -> list[Strip]:
@@ -240,7 +261,7 @@ class Transcript(ScrollView, can_focus=False):
             options = self._options = console.options.update_width(width)
         lines = Segment.split_and_crop_lines(console.render(renderable, options), width,
                                              pad=False, include_new_lines=False)
-        return [Strip(line) for line in lines] or [Strip.blank(0)]
+        return [LeanStrip(line) for line in lines] or [LeanStrip.blank(0)]
 
     def _rerender(self) -> None:
         open_from = self._open_blocks if self._open_start is not None else None

@@ -178,7 +178,7 @@ def test_the_benchmark_runs_spark_and_codex_side_by_side(fake_codex, tmp_path):
     assert "| Codex CLI 9.9.9, Chat Completions, SSE | no such wire" in rendered
     assert "Codex CLI 9.9.9 on Responses, WebSocket sends a request asking for no answer" \
         in rendered
-    assert "exit codes: spark 0, Codex CLI 9.9.9 1 (Codex reports" in rendered
+    assert "exit codes: spark 5, Codex CLI 9.9.9 1 (Codex reports" in rendered  # 5: no edit
 
 
 def test_side_figures_are_median_and_min_and_the_table_shows_them():

@@ -77,3 +77,18 @@ def test_a_password_in_the_base_url_is_masked(repo: Path, as_json: bool):
     assert result.exit_code == 0, result.output
     assert "s3cr3tpass" not in result.output
     assert "http://***@host:8000/v1" in result.output
+
+
+def test_tools_and_their_budget_show_with_their_source(repo: Path):
+    result = run([])
+    lines = {line.split()[0]: line for line in result.stdout.splitlines() if line.strip()}
+    assert lines["tools"].split()[1] == "true" and "(default)" in lines["tools"]
+    assert lines["max_tool_calls"].split()[1] == "40"
+    (repo / ".spark" / "config.toml").write_text("tools = false\nmax_tool_calls = 12\n")
+    result = run([])
+    lines = {line.split()[0]: line for line in result.stdout.splitlines() if line.strip()}
+    assert lines["tools"].split()[1] == "false" and "project file" in lines["tools"]
+    assert lines["max_tool_calls"].split()[1] == "12" and "project file" in lines["max_tool_calls"]
+    (repo / ".spark" / "config.toml").write_text("max_tool_calls = 0\n")
+    bad = run([])
+    assert bad.exit_code == 2 and "'max_tool_calls' must be greater than 0" in bad.output

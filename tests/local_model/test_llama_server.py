@@ -5,7 +5,8 @@ server (llama-cpp-python's says it only in its overflow answer), a slow prefill 
 (no retry), an overflow is named with both sizes and trimmed once, a request that cannot fit
 exits 2 with the figures, and nothing is damaged: every Python file still compiles.
 SmolLM2-135M rarely writes a valid edit, so the tests assert what spark must guarantee
-(exit codes, files intact, messages), not what the model writes.
+(exit codes, files intact, messages), not what the model writes: 0 applied, 1 refused,
+5 no edit at all (its usual answer, often cut at the 96-token cap).
 """
 
 from __future__ import annotations
@@ -75,7 +76,7 @@ def test_a_slow_prefill_completes_without_a_retry(llama_server: Any, shop_repo: 
     before = target.read_text()
     done = spark(shop_repo, tmp_path, "edit", "src/shop/coupons.py", "--json", "-m",
                  "add a docstring to coupons_step_3")
-    assert done.returncode in (0, 1), done.stderr[-3000:]
+    assert done.returncode in (0, 1, 5), done.stderr[-3000:]
     assert "retry" not in done.stderr and "retry" not in done.stdout
     summary = _summary(done.stdout)
     assert summary["status"] in ("completed", "incomplete"), summary  # at most 96 tokens
@@ -96,7 +97,7 @@ def test_an_overflow_is_named_learned_and_trimmed_once(llama_server: Any, shop_r
     said = done.stdout + done.stderr
     assert "is larger than the model's window (2.0k)" in said, said[-3000:]
     assert "sending once more within 2,048 tokens" in said
-    assert done.returncode in (0, 1), said[-3000:]
+    assert done.returncode in (0, 1, 5), said[-3000:]
     _python_intact(shop_repo)
     shown = spark(shop_repo, tmp_path, "config")
     line = next(ln for ln in shown.stdout.splitlines() if ln.startswith("context_window"))
@@ -127,7 +128,7 @@ def test_the_pipe_filter_gives_valid_code_back(llama_server: Any, tmp_path: Path
     source = (Path(__file__).resolve().parents[2] / "examples" / "repo" / "src" / "shop" /
               "pricing.py").read_text()
     done = spark(work, tmp_path, "edit", "-m", "add a docstring to with_tax", stdin=source)
-    assert done.returncode in (0, 1), done.stderr[-3000:]
+    assert done.returncode in (0, 1, 5), done.stderr[-3000:]
     assert "retry" not in done.stderr
     assert done.stdout.strip()
     compile(done.stdout, "stdout.py", "exec")  # the original, or a valid edit of it

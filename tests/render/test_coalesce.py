@@ -4,11 +4,19 @@ from __future__ import annotations
 
 import asyncio
 import io
+from collections.abc import Callable
 
 import pytest
 
 from spark_cli.render.coalesce import CoalescingWriter
 from spark_cli.render.jsonl import JsonLinesRenderer
+
+
+async def _until(check: Callable[[], bool]) -> None:
+    """Until ``check()`` holds (the writer's timer fired), at most 5 s."""
+    async with asyncio.timeout(5):
+        while not check():
+            await asyncio.sleep(0.005)
 
 
 class CountingStream(io.StringIO):
@@ -29,7 +37,7 @@ async def test_a_burst_of_tokens_is_one_or_two_flushes_and_nothing_lingers() -> 
         writer.write(f"t{n} ")
     assert out.flushed == "t0 "  # the first token went out at once
     assert out.flushes == 1
-    await asyncio.sleep(0.08)
+    await _until(lambda: out.flushes > 1)
     assert out.flushes == 2  # the rest of the burst: one timed flush
     assert out.flushed == "".join(f"t{n} " for n in range(500))
 
@@ -56,13 +64,15 @@ def test_outside_an_event_loop_every_write_is_flushed() -> None:
 async def test_a_failed_timed_flush_is_raised_by_the_next_write() -> None:
     class Closed(CountingStream):
         def flush(self) -> None:
+            self.flushes += 1
             if self.getvalue() != "a":
                 raise BrokenPipeError(32, "Broken pipe")
 
-    writer = CoalescingWriter(Closed(), interval=0.01)
+    out = Closed()
+    writer = CoalescingWriter(out, interval=0.01)
     writer.write("a")
     writer.write("b")
-    await asyncio.sleep(0.05)
+    await _until(lambda: out.flushes > 1)  # the timed flush failed
     with pytest.raises(BrokenPipeError):
         writer.write("c")
 

@@ -23,6 +23,9 @@ from spark_cli.session.events import (
     SteerAccepted,
     Steered,
     SteerRejected,
+    ToolCallFinished,
+    ToolCallStarted,
+    ToolLoopStopped,
     TurnCompleted,
     TurnFailed,
     UsageReported,
@@ -44,6 +47,10 @@ ONE_OF_EACH: list[SessionEvent] = [
     SteerRejected(code="no_response", message="nothing to steer"),
     Steered(previous_response_id="r1", response_id="r2"),
     UsageReported(input_tokens=10, output_tokens=20),
+    ToolCallStarted("call_1", "search", '{"pattern": "TAX"}', "search TAX"),
+    ToolCallFinished("call_1", "search", '{"pattern": "TAX"}', "search TAX", True, "3 hits",
+                     "a.py:1:TAX = 1\n", 0.4, "search TAX → 3 hits"),
+    ToolLoopStopped("stopped: the model made 40 tool calls in this turn (max_tool_calls)", 40, 2),
     TurnCompleted("completed", None, 0.01, 20, 2000.0, 1, 1, 0.2),
     TurnFailed("auth", "the key was refused"),
 ]
@@ -93,4 +100,18 @@ def test_every_line_parses():
     assert objects[4] == {"type": "turn_completed", "status": "completed", "reason": None,
                           "ttft_s": 0.01, "output_tokens": 20, "tokens_per_s": 2000.0,
                           "applied": 1, "refused": 1, "duration_s": 0.2, "dropped_blocks": 0,
-                          "time_info": None}
+                          "time_info": None, "tool_calls": 0, "tool_time_s": 0.0}
+
+
+def test_tool_calls_are_lines_with_their_ids_and_times():
+    out = io.StringIO()
+    r = JsonLinesRenderer(out)
+    for event in ONE_OF_EACH:
+        if type(event).__name__.startswith("Tool"):
+            r.event(event)
+    started, finished, stopped = (json.loads(line) for line in out.getvalue().splitlines())
+    assert started == {"type": "tool_call_started", "call_id": "call_1", "name": "search",
+                       "arguments": '{"pattern": "TAX"}', "label": "search TAX"}
+    assert finished["type"] == "tool_call_finished" and finished["call_id"] == "call_1"
+    assert (finished["ok"], finished["summary"], finished["ms"]) == (True, "3 hits", 0.4)
+    assert stopped["type"] == "tool_loop_stopped" and stopped["not_run"] == 2

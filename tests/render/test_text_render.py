@@ -15,6 +15,8 @@ from spark_cli.session.events import (
     EditRefused,
     Queued,
     Reconnected,
+    ToolCallFinished,
+    ToolLoopStopped,
     WaitingToRetry,
 )
 
@@ -103,3 +105,26 @@ def test_summary_line_shows_the_providers_own_timing_when_sent():
                                        "completion_time": 0.15, "created": 1.7e9}})
     assert line.endswith("server: queue 1 ms, prompt 4 ms, completion 150 ms")
     assert "server:" not in summary_line({"status": "completed", "time_info": None})
+
+
+def test_each_tool_call_is_one_line_on_the_calls_stream():
+    out, err = io.StringIO(), io.StringIO()
+    r = TextRenderer(out, color=False, calls_out=err)
+    r.prose("Looking.")
+    r.event(ToolCallFinished("c1", "search", '{"pattern": "TAX_RATE"}', "search TAX_RATE", True,
+                             "3 hits", "...", 0.3, "search TAX_RATE → 3 hits"))
+    r.event(ToolCallFinished("c2", "read_file", "{", "read_file {", False, "error: bad arguments",
+                             "error", 0.1, "read_file { → error: bad arguments"))
+    r.event(ToolLoopStopped("stopped: the model made 40 tool calls in this turn "
+                            "(max_tool_calls)", 40, 1))
+    assert err.getvalue().splitlines() == [
+        "search TAX_RATE → 3 hits", "read_file { → error: bad arguments",
+        "stopped: the model made 40 tool calls in this turn (max_tool_calls)"]
+    assert out.getvalue() == "Looking.\n"
+
+
+def test_the_summary_counts_tool_calls():
+    line = summary_line({"ttft_s": 0.05, "tokens_per_s": 1500.0, "output_tokens": 300,
+                         "applied": 1, "refused": 0, "duration_s": 0.4, "tool_calls": 2,
+                         "tool_time_s": 0.0012})
+    assert "2 tool calls (1 ms in spark)" in line

@@ -77,3 +77,51 @@ class ScriptedChannel:
 
     async def aclose(self) -> None:
         return None
+
+
+class ResponsesChannel:
+    """One scripted response per request: ``responses[i]`` is the events of the i-th (text as
+    ``str``, anything else yielded as is), then ``TurnFinished("completed")`` unless the
+    script ends with its own. Every request is recorded; ``stop()`` cancels the running one.
+
+    A script may be a callable ``(request) -> list``: it sees what was sent (the tool outputs
+    too). Past the last script, the last one repeats (a model that loops)."""
+
+    def __init__(self, responses: Sequence[Any], *, steer: bool = False) -> None:
+        self.responses = list(responses)
+        self.requests: list[TurnRequest] = []
+        self.stopped = asyncio.Event()
+        self.steered: list[str] = []
+        self._caps = Capabilities(steer=steer)
+
+    @property
+    def capabilities(self) -> Capabilities:
+        return self._caps
+
+    async def stream(self, request: TurnRequest) -> AsyncIterator[Any]:
+        index = len(self.requests)
+        self.requests.append(request)
+        self.stopped.clear()
+        script = self.responses[min(index, len(self.responses) - 1)]
+        events = script(request) if callable(script) else script
+        yield RequestSent(time.perf_counter())
+        for event in events:
+            await asyncio.sleep(0)
+            if self.stopped.is_set():
+                yield TurnFinished("cancelled", None, f"resp_{index}")
+                return
+            yield TextDelta(event) if isinstance(event, str) else event
+        if not events or not isinstance(events[-1], TurnFinished):
+            yield TurnFinished("completed", None, f"resp_{index}")
+
+    async def steer(self, text: str) -> None:
+        self.steered.append(text)
+
+    async def stop(self) -> None:
+        self.stopped.set()
+
+    async def warm(self, request: TurnRequest | None = None) -> None:
+        return None
+
+    async def aclose(self) -> None:
+        return None

@@ -13,6 +13,7 @@ from spark_cli.tui.context_files import ContextFiles
 from spark_cli.tui.deep_track import DeepController
 from spark_cli.tui.queue_panel import QueuePanel, queue_text
 from spark_cli.tui.test_command import TestRunner
+from spark_cli.tui.tool_calls import CallOutputs
 
 
 class _Host:
@@ -43,8 +44,8 @@ def _session(tmp_path: Path) -> Session:
     return Session(None, root, settings)
 
 
-def _commands(tmp_path: Path, lines: Any, *,
-              busy: bool = False) -> tuple[Commands, _Host, list[str]]:
+def _commands(tmp_path: Path, lines: Any, *, busy: bool = False,
+              calls: Any = ()) -> tuple[Commands, _Host, list[str]]:
     session = _session(tmp_path)
     sent: list[str] = []
     interaction = Interaction(session, lambda event: None)
@@ -55,7 +56,8 @@ def _commands(tmp_path: Path, lines: Any, *,
                           files=lambda: (), busy=lambda: busy)
     queue = QueuePanel(interaction, lines, sent.append)
     commands = Commands(session, lines, host, files=ContextFiles(session.root),
-                        busy=lambda: busy, tests=tests, deep=deep, queue=queue)
+                        busy=lambda: busy, tests=tests, deep=deep, queue=queue,
+                        calls=CallOutputs(lines, lambda: calls))
     return commands, host, sent
 
 
@@ -115,7 +117,7 @@ async def test_the_deep_controller_announces_each_state_once(tmp_path: Path,
     hud: list[str] = []
     deep = DeepController(_session(tmp_path), None, lines, hud=hud.append,  # type: ignore[arg-type]
                           files=lambda: (), busy=lambda: False)
-    task = SimpleNamespace(number=1, state="failed", error="boom", change=None)
+    task = SimpleNamespace(number=1, state="failed", error="boom", change=None, note=None)
     deep.changed(task)  # type: ignore[arg-type]
     deep.changed(task)  # type: ignore[arg-type]
     assert lines.text.count("deep #1 failed") == 1
@@ -124,18 +126,43 @@ async def test_the_deep_controller_announces_each_state_once(tmp_path: Path,
     assert "the deep track is off" in lines.text
 
 
+async def test_call_shows_what_a_tool_call_gave_the_model(tmp_path: Path, lines: Any) -> None:
+    from spark_cli.session.events import ToolCallFinished
+
+    calls = [ToolCallFinished("c1", "search", "{}", "search TAX", True, "1 hit",
+                              "src/a.py:1:TAX = 1", 0.4, "search TAX → 1 hit"),
+             ToolCallFinished("c2", "read_file", "{}", "read src/a.py", True,
+                              "src/a.py 1–50 of 50",
+                              "".join(f"{i} line {i}\n" for i in range(1, 51)), 0.2,
+                              "read src/a.py 1–50 of 50")]
+    commands, _, _ = _commands(tmp_path, lines, calls=calls)
+    await commands.run("/call 1")
+    await commands.run("/call")
+    first, last = (str(block) for block in lines.blocks)
+    assert first.startswith("⚙ #1 search TAX") and "src/a.py:1:TAX = 1" in first
+    assert last.startswith("⚙ #2 read src/a.py") and "40 line 40" in last
+    assert "41 line 41" not in last and last.endswith("… 10 more lines")
+    await commands.run("/call 3")
+    assert "usage: /call [N] (1 to 2; none: the last)" in lines.text
+    (tmp_path / "other").mkdir()
+    empty, _, _ = _commands(tmp_path / "other", lines)
+    await empty.run("/call")
+    assert "no tool calls yet" in lines.text
+
+
 def test_a_resumed_deep_task_is_named_once(tmp_path: Path, lines: Any,
                                            monkeypatch: Any) -> None:
     from types import SimpleNamespace
 
     import spark_cli.session.deep as deep_package
 
-    task = SimpleNamespace(number=1, state="done", task="add docstrings", error=None,
+    task = SimpleNamespace(number=1, state="done", task="add docstrings", error=None, note=None,
                            change=SimpleNamespace(files=[SimpleNamespace(hunks=[1, 2])]),
                            active=False, elapsed=3.0, output_tokens=120)
 
     class SavedTrack:
-        def __init__(self, root: Path, settings: Any, connect: Any, on_change: Any) -> None:
+        def __init__(self, root: Path, settings: Any, connect: Any, on_change: Any,
+                     fast: Any = None) -> None:
             self.on_change, self.problems, self.tasks = on_change, [], [task]
 
         def resume(self) -> list[Any]:

@@ -38,6 +38,14 @@ def test_a_long_prefill_shows_a_live_timer_and_the_servers_window() -> None:
     assert "prefill" not in hud_text(hud, 0.0)
 
 
+def test_tool_calls_and_sparks_time_are_counted() -> None:
+    hud = HudState(provider="p", model="m", channel="mock", state="⚙ search TAX_RATE",
+                   tool_calls=3, tool_ms=1.26)
+    text = hud_text(hud, 0.0)
+    assert "⚙ search TAX_RATE" in text and "3 tool calls 1.3 ms" in text
+    assert "tool call" not in hud_text(HudState(provider="p", model="m"), 0.0)
+
+
 def test_a_narrow_terminal_shortens_the_names_never_the_figures() -> None:
     hud = HudState(provider="openai-compatible", model="qwen2.5-coder-32b-instruct",
                    channel="chat_sse", state="streaming", ttft_s=0.042, tokens_per_s=1497.4,

@@ -92,7 +92,7 @@ def run_all(plan: Plan, phases: tuple[str, ...] = PHASES) -> dict[str, Any]:
     import statistics
 
     from spark_cli.bench.engine_process import EngineProcess, start_engine
-    from spark_cli.bench.oneshot import child_env
+    from spark_cli.bench.oneshot_child import child_env
     from spark_cli.bench.tui import tui_headless as headless
     from spark_cli.bench.tui import tui_pty as pty
 

@@ -71,9 +71,11 @@ def rss_bytes() -> int:
         return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
 
 
-async def _run_app(url: str, token: str, workdir: Path,
-                   body: Callable[[Any, FrameLog], Awaitable[Figures]]) -> Figures:
-    """Run SparkApp on ``url`` (an engine's http root) and ``body(app, log)`` inside it."""
+async def run_app(url: str | None, token: str, workdir: Path,
+                  body: Callable[[Any, FrameLog], Awaitable[Figures]],
+                  model: str = "spark-lorem") -> Figures:
+    """Run SparkApp on ``url`` (an engine's http root; None: the bundled engine, started
+    in this process) and ``body(app, log)`` inside it."""
     from spark_cli.cli.tui_cmd import connect
     from spark_cli.session.config.settings import load_settings
     from spark_cli.session.conversation import Session
@@ -81,7 +83,9 @@ async def _run_app(url: str, token: str, workdir: Path,
     from spark_cli.tui.setup import TuiSetup
 
     env = {"SPARK_API_KEY": token, "SPARK_CONFIG_DIR": str(workdir / ".no-user-config")}
-    flags = {"provider": "mock", "model": "spark-lorem", "base_url": url + "/v1"}
+    flags = {"provider": "mock", "model": model}
+    if url is not None:
+        flags["base_url"] = url + "/v1"
     settings = load_settings(workdir, flags, env)
     deep = load_settings(workdir, {**flags, "model": "spark-deep"}, env)  # the same engine
     session = Session(None, workdir, settings)
@@ -95,7 +99,7 @@ async def _run_app(url: str, token: str, workdir: Path,
 
     async def pilot(_pilot: object) -> None:
         try:
-            await _until(lambda: app.hud_state.state == "ready", 20.0, "the app to connect")
+            await until(lambda: app.hud_state.state == "ready", 20.0, "the app to connect")
             result.update(await body(app, log))
         except BaseException as exc:  # shown by the caller, after the app closed
             failure.append(exc)
@@ -108,7 +112,7 @@ async def _run_app(url: str, token: str, workdir: Path,
     return result
 
 
-async def _until(check: Callable[[], bool], timeout: float, what: str) -> None:
+async def until(check: Callable[[], bool], timeout: float, what: str) -> None:
     deadline = time.monotonic() + timeout
     while not check():
         if time.monotonic() > deadline:
@@ -116,13 +120,13 @@ async def _until(check: Callable[[], bool], timeout: float, what: str) -> None:
         await asyncio.sleep(0.005)
 
 
-async def _turn(app: Any, tokens: int) -> None:
+async def start_turn(app: Any, tokens: int) -> None:
     """Start a turn of ``tokens`` lorem tokens (returns once it runs)."""
     app.session.configure(dataclasses.replace(app.session.settings, max_output_tokens=tokens))
     before = app.session.marks
     app.interaction.submit("stream lorem")
-    await _until(lambda: app.interaction.busy, 5.0, "the turn to start")
-    await _until(lambda: app.session.marks is not before or not app.interaction.busy, 10.0,
+    await until(lambda: app.interaction.busy, 5.0, "the turn to start")
+    await until(lambda: app.session.marks is not before or not app.interaction.busy, 10.0,
                  "the request to go out")
 
 
@@ -138,12 +142,12 @@ async def _finish(app: Any, timeout: float) -> None:
 
 async def _warm_up(app: Any) -> None:
     """One short turn first: what the first answer imports and builds once is not measured."""
-    await _turn(app, 300)
+    await start_turn(app, 300)
     await _finish(app, 30.0)
 
 
 async def _streaming(app: Any) -> None:
-    await _until(lambda: app.session.marks.first_delta_at is not None or
+    await until(lambda: app.session.marks.first_delta_at is not None or
                  not app.interaction.busy, 10.0, "the first token")
     _still_running(app)
 
@@ -186,7 +190,7 @@ async def keep_up(url: str, token: str, workdir: Path, *, tokens: int, tps: floa
 
     async def body(app: Any, log: FrameLog) -> Figures:
         await _warm_up(app)
-        await _turn(app, tokens)
+        await start_turn(app, tokens)
         await _finish(app, 30 + 3 * tokens / tps)
         marks, total = app.session.marks, app.painter.stream.taken
         await asyncio.sleep(0.1)
@@ -200,7 +204,7 @@ async def keep_up(url: str, token: str, workdir: Path, *, tokens: int, tps: floa
                 "scheduled_end_to_screen_s": shown_at - scheduled_end,
                 "frames": len(log.frames)}
 
-    return await _run_app(url, token, workdir, body)
+    return await run_app(url, token, workdir, body)
 
 
 async def cpu(url: str, token: str, workdir: Path, *, tokens: int, tps: float) -> Figures:
@@ -211,7 +215,7 @@ async def cpu(url: str, token: str, workdir: Path, *, tokens: int, tps: float) -
         idle_cpu, idle_wall = time.process_time(), time.perf_counter()
         await asyncio.sleep(1.0)
         idle = (time.process_time() - idle_cpu) / (time.perf_counter() - idle_wall)
-        await _turn(app, tokens)
+        await start_turn(app, tokens)
         await _streaming(app)
         start_cpu, start_wall, frames = time.process_time(), time.perf_counter(), len(log.frames)
         await _finish(app, 30 + 3 * tokens / tps)
@@ -221,18 +225,18 @@ async def cpu(url: str, token: str, workdir: Path, *, tokens: int, tps: float) -
                 "received_tps": _rate(app.session.marks, tokens),
                 "frames_per_s": (len(log.frames) - frames) / wall}
 
-    return await _run_app(url, token, workdir, body)
+    return await run_app(url, token, workdir, body)
 
 
 async def _esc_once(app: Any, log: FrameLog, stream_s: float) -> tuple[float, int, float]:
     """(Esc → last frame with new answer text, chars shown after it, Esc → turn ended)."""
-    await _turn(app, 5_000)
+    await start_turn(app, 5_000)
     await _streaming(app)
     await asyncio.sleep(stream_s * random.uniform(0.8, 1.2))
     _still_running(app)
     pressed = time.perf_counter()
     app.post_message(events.Key("escape", "\x1b"))
-    await _until(lambda: app.painter.muted, 2.0, "Esc to reach the painter")
+    await until(lambda: app.painter.muted, 2.0, "Esc to reach the painter")
     final = app.painter.stream.taken
     await _finish(app, 10.0)
     ended = time.perf_counter()
@@ -255,7 +259,7 @@ async def typing_and_esc(url: str, token: str, workdir: Path, *, tps: float, str
     file picker open over ``picker_files`` files), Esc, memory."""
 
     async def typed_while_streaming(app: Any, log: FrameLog) -> tuple[list[float], int]:
-        await _turn(app, int(tps * stream_s) + 1)
+        await start_turn(app, int(tps * stream_s) + 1)
         await _streaming(app)
         result = await type_probe(app, log, samples, 0.06, still=lambda: app.interaction.busy)
         await _finish(app, 30 + 3 * stream_s)
@@ -265,9 +269,9 @@ async def typing_and_esc(url: str, token: str, workdir: Path, *, tps: float, str
         """The same while a deep task streams too (the dual track: the prompt must not
         care); the deep task is cancelled after."""
         task = app.deep.track.start(DEEP_TASK)
-        await _until(lambda: task.output_tokens > 0 or not task.active, 30.0,
+        await until(lambda: task.output_tokens > 0 or not task.active, 30.0,
                      "the deep task's first tokens")
-        await _turn(app, int(tps * stream_s) + 1)
+        await start_turn(app, int(tps * stream_s) + 1)
         await _streaming(app)
         result = await type_probe(app, log, samples, 0.06,
                                   still=lambda: app.interaction.busy and task.active)
@@ -283,10 +287,10 @@ async def typing_and_esc(url: str, token: str, workdir: Path, *, tps: float, str
         prompt = app.query_one("#prompt")
         prompt.load_text("@src/")
         prompt.move_cursor(prompt.document.end)
-        await _until(lambda: app.assist.paths.matcher() is not None and
+        await until(lambda: app.assist.paths.matcher() is not None and
                      len(app.assist.paths.matcher()) >= picker_files, 60.0, "the repo's files")
         app.assist.update()
-        await _until(lambda: bool(app.assist.completer.choices), 5.0, "the picker to open")
+        await until(lambda: bool(app.assist.completer.choices), 5.0, "the picker to open")
         result = await typed_while_streaming(app, log)
         prompt.clear()
         await asyncio.to_thread(shutil.rmtree, workdir / "src" / "many")  # later phases' turns
@@ -300,7 +304,7 @@ async def typing_and_esc(url: str, token: str, workdir: Path, *, tps: float, str
         memory: dict[int, tuple[int, int]] = {}
         done = 2 + escs
         while done < turns:
-            await _turn(app, turn_tokens)
+            await start_turn(app, turn_tokens)
             await _finish(app, 30 + 3 * turn_tokens / tps)
             done += 1
             if (done >= 10 and not memory) or done == turns:
@@ -327,7 +331,7 @@ async def typing_and_esc(url: str, token: str, workdir: Path, *, tps: float, str
             figures["memory_early_turn"] = early
         return figures
 
-    return await _run_app(url, token, workdir, body)
+    return await run_app(url, token, workdir, body)
 
 
 def summary_ms(values: list[float]) -> str:

@@ -32,7 +32,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from spark_cli.bench.oneshot import child_env, spark_command
+from spark_cli.bench.oneshot_child import child_env, spark_command
 
 ROWS, COLS = 30, 120
 FIRST_FRAME = "Enter sends"

@@ -26,7 +26,8 @@ _VALUES = {
     "--format": "edit_format", "--root": "root", "--lang": "lang",
 }
 _FLAGS = {"--dry-run": "dry_run", "--json": "as_json", "--test": "run_tests",
-          "--allow-syntax-errors": "allow_syntax_errors", "--deep": "deep"}
+          "--allow-syntax-errors": "allow_syntax_errors", "--deep": "deep",
+          "--no-tools": "no_tools"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +49,8 @@ class EditArgs:
     """``--deep``: the deep track's settings (``[deep]``)."""
     root: Path | None = None
     lang: str | None = None
+    no_tools: bool = False
+    """``--no-tools``: the model gets no tools (for models that cannot call them)."""
 
 
 def parse_edit_args(argv: list[str]) -> EditArgs | None:
@@ -100,4 +103,5 @@ def _build(values: dict[str, str], flags: set[str], paths: list[str]) -> EditArg
         deep="deep" in flags,
         root=Path(root) if root is not None else None,
         lang=values.get("lang"),
+        no_tools="no_tools" in flags,
     )

@@ -1,8 +1,11 @@
 """`spark edit PATH... -m "..."`: one streamed turn that edits files in place (or a pipe filter).
 
 With PATHs: the answer streams (prose as it arrives, a line per edit as it
-lands on disk), then the minimal diff and a one-line latency summary. With no
-PATH and code on stdin it is a pure filter (see ``spark_cli.cli.edit.pipe_mode``).
+lands on disk, a line per tool call on stderr), then the minimal diff and a
+one-line latency summary. With no PATH and stdin a terminal, the same on the
+whole repo: the model finds the files itself (its tools, the context's picks).
+With no PATH and code on stdin it is a pure filter (see
+``spark_cli.cli.edit.pipe_mode``), which declares no tools.
 Exit codes and the ``--json`` schema: docs/cli.md.
 
 Ctrl-C interrupts the turn: generation stops, an unfinished block is dropped,
@@ -69,7 +72,7 @@ def _renderer(as_json: bool, out: Any, err: Any | None = None) -> Any:
     from spark_cli.render.text import TextRenderer
 
     color = out.isatty() and "NO_COLOR" not in os.environ
-    return TextRenderer(out, err or out, color=color)
+    return TextRenderer(out, err or out, color=color, calls_out=sys.stderr)
 
 
 def run_tests_after(root: Path, settings: Any, renderer: Any) -> int:
@@ -83,11 +86,12 @@ def edit_files(paths: list[str], instruction: str, root: Path, flags: dict[str, 
                dry_run: bool, as_json: bool, run_tests: bool) -> int:
     """The files front end; returns the exit code."""
     from spark_cli.cli.edit.edit_run import (
-        EXIT_OK,
+        closing_lines,
         end_diffs,
         run_turn,
         summary_data,
     )
+    from spark_cli.cli.edit.turn_result import EXIT_OK
 
     cwd = Path.cwd()
     before: dict[str, str] = {}
@@ -105,6 +109,8 @@ def edit_files(paths: list[str], instruction: str, root: Path, flags: dict[str, 
         say(INTERRUPTED)
     elif result.failure is not None:
         say(f"spark edit: {result.failure.message}")
+    for line in closing_lines(result, settings):
+        say(line)
     renderer.summary(summary_data(result, dry_run=dry_run, code=code))
     if run_tests and result.failure is None and not result.interrupted:
         tests_code = run_tests_after(root, settings, renderer)
@@ -115,12 +121,14 @@ def edit_files(paths: list[str], instruction: str, root: Path, flags: dict[str, 
 
 def run_edit(args: EditArgs) -> NoReturn:
     """Run `spark edit` as ``args`` say and end the process with its exit code."""
-    from spark_cli.cli.edit.edit_run import EXIT_USAGE, UsageError
+    from spark_cli.cli.edit.edit_run import UsageError
+    from spark_cli.cli.edit.turn_result import EXIT_USAGE
 
     try:
         code = _dispatch(args, edit_flags(args.provider, args.model, args.base_url,
                                           args.max_output_tokens, args.edit_format,
-                                          args.allow_syntax_errors, deep=args.deep))
+                                          args.allow_syntax_errors, deep=args.deep,
+                                          no_tools=args.no_tools))
     except UsageError as exc:
         say(f"spark edit: {exc}")
         code = EXIT_USAGE
@@ -141,7 +149,8 @@ def register(app: typer.Typer) -> None:
     @app.command("edit")
     def edit_command(
         paths: list[str] | None = typer.Argument(
-            None, help="Files to edit. None + code on stdin = pipe filter (stdout = result)."),
+            None, help="Files to send. None: the whole repo (the model finds the files); "
+                       "none + code on stdin: the pipe filter (stdout = result)."),
         message: str = typer.Option(..., "-m", "--message", help="The instruction."),
         dry_run: bool = typer.Option(False, "--dry-run", help="Show the edits, write nothing."),
         as_json: bool = typer.Option(False, "--json", help="One JSON event per line."),
@@ -161,13 +170,16 @@ def register(app: typer.Typer) -> None:
         root: Path | None = typer.Option(None, "--root", help="Repo root (default: cwd)."),
         lang: str | None = typer.Option(None, "--lang",
                                         help="Pipe mode: the language of stdin."),
+        no_tools: bool = typer.Option(False, "--no-tools",
+                                      help="Give the model no tools (it cannot read the repo)."),
     ) -> None:
         """Ask for an edit: stream the answer, apply edits as they land, show the diff."""
         run_edit(EditArgs(
             message=message, paths=list(paths or []), dry_run=dry_run, as_json=as_json,
             run_tests=run_tests, provider=provider, model=model, base_url=base_url,
             max_output_tokens=max_output_tokens, edit_format=edit_format,
-            allow_syntax_errors=allow_syntax_errors, deep=deep, root=root, lang=lang))
+            allow_syntax_errors=allow_syntax_errors, deep=deep, root=root, lang=lang,
+            no_tools=no_tools))
 
 
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, as a shell reports a process killed by it
@@ -203,6 +215,15 @@ def exit_now(code: int) -> NoReturn:
     raise SystemExit(code)
 
 
+def stdin_is_terminal() -> bool:
+    """No PATH and stdin a terminal: the whole repo (the model finds the files with its
+    tools and the context's picks); else no PATH means the pipe filter."""
+    try:
+        return sys.stdin is not None and sys.stdin.isatty()
+    except (ValueError, OSError):  # closed or detached stdin
+        return False
+
+
 def _dispatch(args: EditArgs, flags: dict[str, object]) -> int:
     from spark_cli.cli.edit.edit_run import UsageError
 
@@ -216,7 +237,7 @@ def _dispatch(args: EditArgs, flags: dict[str, object]) -> int:
     base = (root or Path.cwd()).resolve()
     if not base.is_dir():
         raise UsageError(f"--root {base} is not a directory")
-    if paths:
+    if paths or stdin_is_terminal():
         if lang is not None:
             raise UsageError("--lang is for pipe mode (no PATH); a file's name gives its language")
         return edit_files(paths, message, base, flags, dry_run=dry_run, as_json=as_json,

@@ -4,20 +4,17 @@ Used by both front ends of `spark edit` (files in a repo, and the pipe filter,
 which runs this same code inside a private temp dir). The renderer is either
 ``TextRenderer`` or ``JsonLinesRenderer``; both take the same calls.
 
-Exit codes (docs/cli.md): 0 applied or nothing to apply, 1 something refused,
+Exit codes (docs/cli.md): 0 applied, 1 something refused,
 2 usage (incl. a request too big for the window), 3 provider/transport failure,
-4 the requested tests (``--test``) failed, 130 interrupted (Ctrl-C).
+4 the requested tests (``--test``) failed, 5 the answer held no edit (:mod:`no_edit`),
+130 interrupted (Ctrl-C).
 
-On the bundled engine, where the process may fork (one thread, POSIX, not
-macOS), the engine is forked first thing
-(:func:`spark_cli.cli.wiring.fork_bundled_engine`): it starts on the other core
-while this process builds the request. The request is built and checked
-(window budget, binary files) before the channel is opened, so a request that
-cannot be sent is never sent (a forked engine is let go unused; the thread
+The request is built and checked (window budget, binary files) before the
+channel is opened, so a request that cannot be sent is never sent (the bundled
 engine is never started). Then it is sent ahead where the channel allows
-(:func:`spark_cli.cli.wiring.send_ahead`; a forked engine's once it serves): the
-model works on it while the event loop, the channel and the edit engine load,
-and the channel adopts the connection it was sent on. So this module imports
+(:func:`spark_cli.cli.wiring.send_ahead`): the model works on it while the
+event loop, the channel and the edit engine load, and the channel adopts the
+connection it was sent on. So this module imports
 asyncio only inside the turn, never at import.
 
 Ctrl-C during the turn interrupts the session (generation stops, an
@@ -27,12 +24,14 @@ a second Ctrl-C gives up at once.
 
 from __future__ import annotations
 
-import signal
 from collections.abc import Coroutine, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from spark_cli.edits.model.outcome import EditApplied, EditOutcome
+from spark_cli.cli.edit.turn_result import (
+    TurnResult,
+)
+from spark_cli.edits.model.outcome import EditApplied
 from spark_cli.protocol.channel import RequestSent
 from spark_cli.session.events import (
     BlockRejected,
@@ -44,56 +43,17 @@ from spark_cli.session.events import (
 )
 
 if TYPE_CHECKING:
-    import asyncio
-
+    from spark_cli.cli.edit.signals import TurnSignals
+    from spark_cli.cli.wiring import SentAhead
     from spark_cli.render.renderer import Renderer
     from spark_cli.session.api import SessionApi, SessionFactory
     from spark_cli.session.config.settings import Settings
-
-EXIT_OK, EXIT_REFUSED, EXIT_USAGE, EXIT_PROVIDER, EXIT_TESTS = 0, 1, 2, 3, 4
-EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports it
-USAGE_FAILURES = frozenset({"context_length", "usage", "request", "too_large", "binary",
-                            "encoding", "budget", "not_found_file", "path"})
-"""``TurnFailed.kind`` values that are the caller's to fix (exit 2), not the provider's."""
 
 _T = TypeVar("_T")
 
 
 class UsageError(Exception):
     """Bad flags or inputs: one clear line on stderr, exit 2, nothing touched."""
-
-
-class TurnResult:
-    """What one turn came to, for the end diff, the summary and the exit code."""
-
-    __slots__ = ("completed", "failure", "interrupted", "marks", "outcomes", "rejected", "texts")
-
-    def __init__(self) -> None:
-        self.outcomes: list[EditOutcome] = []
-        self.rejected = 0
-        self.completed: TurnCompleted | None = None
-        self.failure: TurnFailed | None = None
-        self.marks: dict[str, float | None] = {}
-        self.interrupted = False
-        """Ctrl-C ended the turn early (exit 130)."""
-        self.texts: dict[str, str] = {}
-        """path -> the text after the turn as the session knows it (a dry run's result)."""
-
-    @property
-    def applied(self) -> int:
-        return sum(1 for o in self.outcomes if o.ok)
-
-    @property
-    def refused(self) -> int:
-        return sum(1 for o in self.outcomes
-                   if not isinstance(o, EditApplied) or o.partial) + self.rejected
-
-    def exit_code(self) -> int:
-        if self.interrupted:
-            return EXIT_INTERRUPTED
-        if self.failure is not None:
-            return EXIT_USAGE if self.failure.kind in USAGE_FAILURES else EXIT_PROVIDER
-        return EXIT_REFUSED if self.refused else EXIT_OK
 
 
 def session_class() -> SessionFactory:
@@ -103,84 +63,29 @@ def session_class() -> SessionFactory:
     return Session
 
 
-class _CtrlC:
-    """SIGINT while a turn runs: the first interrupts the session (or, before it streams,
-    cancels the run), a second gives up at once with KeyboardInterrupt."""
-
-    def __init__(self, task: asyncio.Task[Any] | None) -> None:
-        self.task = task
-        self.session: SessionApi | None = None
-        self.count = 0
-        self._pending: set[asyncio.Future[None]] = set()
-
-    def __call__(self) -> None:
-        self.count += 1
-        if self.count > 1:
-            raise KeyboardInterrupt
-        import asyncio
-
-        session = self.session
-        if session is not None and session.streaming:
-            stopping = asyncio.ensure_future(session.interrupt())
-            self._pending.add(stopping)
-            stopping.add_done_callback(self._pending.discard)
-        elif self.task is not None:
-            self.task.cancel()
-
-    def install(self) -> bool:
-        import asyncio
-
-        try:
-            asyncio.get_running_loop().add_signal_handler(signal.SIGINT, self)
-        except (NotImplementedError, RuntimeError, ValueError):  # not the main thread / Windows
-            return False
-        return True
-
-    @staticmethod
-    def remove() -> None:
-        import asyncio
-
-        asyncio.get_running_loop().remove_signal_handler(signal.SIGINT)
-
-
 def run_turn(settings: Settings, root: Path, files: Sequence[str], instruction: str,
              renderer: Renderer, *, dry_run: bool) -> TurnResult:
     """Run one session turn against the channel the settings describe, rendering as it goes.
 
     Builds the request, sends it ahead where it can, then runs the event loop."""
     result = TurnResult()
-    try:
-        engine = _fork_engine(settings)
-    except OSError as exc:  # the port could not be bound, or no fork: as the thread's start
-        result.failure = TurnFailed("connection", f"could not start or reach the engine: {exc}")
-        renderer.event(result.failure)
-        return result
-    try:
-        return _prepared_turn(settings, root, files, instruction, renderer, result, engine,
-                              dry_run=dry_run)
-    finally:
-        if engine is not None:
-            engine.close()  # the child exits on its own; this never waits for it
+    _prepared_turn(settings, root, files, instruction, renderer, result, dry_run=dry_run)
+    if not (result.outcomes or result.rejected or result.interrupted or result.failure):
+        from spark_cli.cli.edit.no_edit import settle  # only for an answer with no edit
 
-
-def _fork_engine(settings: Settings) -> Any:
-    """The bundled engine, forked now (its start-up overlaps the rest of ours), where the
-    settings use it and this process may fork; else None."""
-    from spark_cli.cli.wiring import fork_bundled_engine
-
-    return fork_bundled_engine(settings.provider)
+        settle(result, settings, root, files, renderer, dry_run=dry_run)
+    return result
 
 
 def _prepared_turn(settings: Settings, root: Path, files: Sequence[str], instruction: str,
-                   renderer: Renderer, result: TurnResult, engine: Any, *,
-                   dry_run: bool) -> TurnResult:
+                   renderer: Renderer, result: TurnResult, *, dry_run: bool) -> TurnResult:
     session = session_class()(None, root, settings, dry_run=dry_run)
     failed = session.prepare(instruction, list(files))
     if failed is None and settings.provider.kind != "mock":  # the server's own count
         from spark_cli.cli.window_setup import fit_exactly
 
         failed = fit_exactly(session, instruction, list(files))
-    if failed is not None:  # nothing was sent (a forked engine is let go unused)
+    if failed is not None:  # nothing was sent
         result.failure = failed
         renderer.event(failed)
         return result
@@ -190,15 +95,13 @@ def _prepared_turn(settings: Settings, root: Path, files: Sequence[str], instruc
         from spark_cli.cli.wiring import send_ahead
 
         try:
-            ahead = send_ahead(settings.provider, request, idle_timeout=settings.idle_timeout,
-                               engine=engine)
+            ahead = send_ahead(settings.provider, request, idle_timeout=settings.idle_timeout)
         except KeyboardInterrupt:  # Ctrl-C while connecting: the run ends as a turn's would
             result.interrupted = True
             return result
     _collect_from_now()
     try:
-        return run_sync(_turn(session, settings, files, instruction, renderer, result, ahead,
-                              engine))
+        return run_sync(_turn(session, settings, files, instruction, renderer, result, ahead))
     finally:
         if ahead is not None:
             ahead.close()  # no-op once adopted (the channel owns the socket then)
@@ -217,42 +120,47 @@ def _collect_from_now() -> None:
 
 
 async def _turn(session: SessionApi, settings: Settings, files: Sequence[str], instruction: str,
-                renderer: Renderer, result: TurnResult, ahead: Any, engine: Any) -> TurnResult:
+                renderer: Renderer, result: TurnResult, ahead: SentAhead | None) -> TurnResult:
     import asyncio
 
-    ctrl_c = _CtrlC(asyncio.current_task())
+    from spark_cli.cli.edit.signals import TurnSignals
+
+    ctrl_c = TurnSignals(asyncio.current_task())
     ctrl_c.session = session
     installed = ctrl_c.install()
     try:
         return await _run_turn(session, settings, files, instruction, renderer, result, ahead,
-                               engine, ctrl_c)
+                               ctrl_c)
     finally:
         if installed:
             ctrl_c.remove()
 
 
 async def _run_turn(session: SessionApi, settings: Settings, files: Sequence[str],
-                    instruction: str, renderer: Renderer, result: TurnResult, ahead: Any,
-                    engine: Any, ctrl_c: _CtrlC) -> TurnResult:
+                    instruction: str, renderer: Renderer, result: TurnResult,
+                    ahead: SentAhead | None, ctrl_c: TurnSignals) -> TurnResult:
     import asyncio
 
     from spark_cli.cli.edit.overflow_retry import overflow_retry
     from spark_cli.cli.wiring import WiringError, open_provider_channel
     from spark_cli.protocol.channel import ChannelError
 
+    start = len(session.history)
     try:
         async with open_provider_channel(
-            settings.provider, idle_timeout=settings.idle_timeout, ahead=ahead, engine=engine,
+            settings.provider, idle_timeout=settings.idle_timeout, ahead=ahead,
             first_token_timeout=settings.first_token_timeout,
         ) as channel:
             session.attach(channel)
-            await _stream(session, instruction, files, renderer, result, engine)
+            await _stream(session, instruction, files, renderer, result)
             if overflow_retry(session, settings, instruction, files, renderer, result):
-                await _stream(session, instruction, files, renderer, result, engine)
+                await _stream(session, instruction, files, renderer, result)
     except WiringError as exc:
         raise UsageError(str(exc)) from None
     except ChannelError as exc:  # a channel that raised while opening or closing
-        result.failure = _explained(TurnFailed(exc.kind, exc.message), engine)
+        from spark_cli.session.failures import explain
+
+        result.failure = TurnFailed(exc.kind, explain(exc.kind, exc.message, settings.provider))
     except BrokenPipeError:  # our stdout went away: not the provider's fault
         raise
     except OSError as exc:  # e.g. the bundled engine could not bind
@@ -265,13 +173,17 @@ async def _run_turn(session: SessionApi, settings: Settings, files: Sequence[str
             task.uncancel()  # our own Ctrl-C: the run ends normally, reporting it
     if ctrl_c.count:
         result.interrupted = True
+        result.signal = ctrl_c.signum
     result.marks = session.marks.as_dict()
     result.texts = dict(session.seen)
+    from spark_cli.cli.edit.no_edit import answer_of
+
+    result.answer, result.tools = answer_of(session.history[start:])
     return result
 
 
 async def _stream(session: SessionApi, instruction: str, files: Sequence[str],
-                  renderer: Renderer, result: TurnResult, engine: Any = None) -> None:
+                  renderer: Renderer, result: TurnResult) -> None:
     from spark_cli.cli.edit.prefill_timer import timer_for
 
     timer = timer_for(renderer, session)
@@ -291,16 +203,17 @@ async def _stream(session: SessionApi, instruction: str, files: Sequence[str],
             if type(event) is ProseDelta:  # the hot path first: one identity check per delta
                 prose(event.text)
                 continue
-            if type(event) is RequestSent and timer is not None:
+            if type(event) is RequestSent and timer is not None \
+                    and session.marks.first_output_at is None:  # not a tool follow-up's
                 timer.tokens = session.context_tokens
                 timer.start(event.at)
-            _event(event, renderer, result, engine)
+            _event(event, renderer, result)
     finally:
         if timer is not None:
             timer.stop()
 
 
-def _event(event: Any, renderer: Renderer, result: TurnResult, engine: Any) -> None:
+def _event(event: Any, renderer: Renderer, result: TurnResult) -> None:
     """One session event but prose: noted in ``result`` and rendered."""
     match event:
         case RequestSent(at=at):
@@ -313,18 +226,8 @@ def _event(event: Any, renderer: Renderer, result: TurnResult, engine: Any) -> N
         case TurnCompleted():
             result.completed = event
         case TurnFailed():
-            event = result.failure = _explained(event, engine)
+            result.failure = event
     renderer.event(event)
-
-
-def _explained(failure: TurnFailed, engine: Any) -> TurnFailed:
-    """``failure``, or why the forked engine is not serving where that is the cause (the
-    child's own report rather than the socket it closed)."""
-    why = engine.failure() if engine is not None else None
-    if why is None:
-        return failure
-    return TurnFailed("connection", f"could not start or reach the engine: {why}",
-                      failure.applied, failure.refused)
 
 
 def end_diffs(result: TurnResult, root: Path, before: Mapping[str, str],
@@ -359,6 +262,17 @@ def end_diffs(result: TurnResult, root: Path, before: Mapping[str, str],
     return diffs
 
 
+def closing_lines(result: TurnResult, settings: Settings) -> list[str]:
+    """The run's last words on stderr: no edit, an answer cut at the output cap
+    (:func:`spark_cli.cli.edit.no_edit.closing_lines`); none for most runs."""
+    completed = result.completed
+    if result.no_edit is None and (completed is None or completed.reason != "max_output_tokens"):
+        return []
+    from spark_cli.cli.edit.no_edit import closing_lines as lines
+
+    return lines(result, settings)
+
+
 def summary_data(result: TurnResult, *, dry_run: bool, code: int) -> dict[str, Any]:
     """The run summary (``TurnCompleted`` fields + counts, exit code, latency marks)."""
     from spark_cli.render.jsonl import event_to_json
@@ -373,6 +287,8 @@ def summary_data(result: TurnResult, *, dry_run: bool, code: int) -> dict[str, A
                 exit_code=code, marks=result.marks)
     if result.failure is not None and not result.interrupted:
         data.update(status="failed", reason=result.failure.message)
+    if result.no_edit is not None:
+        data.update(no_edit={"kind": result.no_edit.kind, "message": result.no_edit.message})
     return data
 
 

@@ -15,7 +15,8 @@ from typing import Any
 
 def edit_flags(provider: str | None, model: str | None, base_url: str | None,
                max_output_tokens: int | None, edit_format: str | None,
-               allow_syntax_errors: bool, *, deep: bool = False) -> dict[str, object]:
+               allow_syntax_errors: bool, *, deep: bool = False,
+               no_tools: bool = False) -> dict[str, object]:
     """The flags given (None: not given) as the ``flags`` layer of ``load_settings``."""
     flags: dict[str, object] = {"provider": provider, "model": model, "base_url": base_url,
                                 "max_output_tokens": max_output_tokens,
@@ -24,6 +25,8 @@ def edit_flags(provider: str | None, model: str | None, base_url: str | None,
         flags["allow_syntax_errors"] = True
     if deep:
         flags["deep"] = True
+    if no_tools:
+        flags["tools"] = False
     return {k: v for k, v in flags.items() if v is not None}
 
 
@@ -31,6 +34,23 @@ def say(line: str) -> None:
     """One line on stderr, flushed (what ``typer.echo(..., err=True)`` did, without typer)."""
     sys.stderr.write(line + "\n")
     sys.stderr.flush()
+
+
+def _say_if_bundled(root: Path, deep: Any) -> None:
+    """``--deep`` with no deep provider configured while the fast one is a real server: say
+    once that the bundled engine answers."""
+    from spark_cli.session.config.settings import load_settings
+    from spark_cli.session.deep.deep_settings import bundled_notice
+
+    if deep.provider.name != "mock":
+        return
+    try:
+        fast = load_settings(root, {}, os.environ, check=False)
+    except (ValueError, KeyError, TypeError, OSError):
+        return
+    notice = bundled_notice(deep, fast)
+    if notice is not None:
+        say(f"spark edit: {notice}")
 
 
 def load(root: Path, flags: dict[str, object]) -> Any:
@@ -46,7 +66,9 @@ def load(root: Path, flags: dict[str, object]) -> Any:
         if flags.get("deep"):
             from spark_cli.session.deep.deep_settings import deep_flags, load_deep_settings
 
-            return resolve(load_deep_settings(root, deep_flags(flags), os.environ, check=True))
+            deep = load_deep_settings(root, deep_flags(flags), os.environ, check=True)
+            _say_if_bundled(root, deep)
+            return resolve(deep)
         return resolve(load_settings(root, flags, os.environ))
     except (ValueError, KeyError, TypeError, OSError) as exc:
         raise UsageError(str(exc)) from None

@@ -7,10 +7,11 @@ dir removed. Nothing of the user's is touched on disk. stdout carries only the
 file; prose, status lines, diff and summary go to stderr (``--json``: the
 events go to stderr as JSON lines).
 
-On a refused edit (or a provider failure, or Ctrl-C) stdout gets the ORIGINAL
-text, unchanged, and the exit code says what happened (1 refused, 3 provider,
-130 interrupted): a pipeline keeps flowing with the unchanged file. Usage
-errors (exit 2) print nothing on stdout.
+On a refused edit (or an answer with no edit, a provider failure, Ctrl-C,
+SIGTERM or SIGHUP) stdout gets the ORIGINAL text, unchanged, and the exit code
+says what happened (1 refused, 3 provider, 5 no edit, 128+n a signal): a
+pipeline keeps flowing with the unchanged file. Usage errors (exit 2) print
+nothing on stdout.
 
 Language: ``--lang``, else ``grammars.language_from_content``; it picks the
 temp file's extension so the syntax check uses the right grammar
@@ -54,10 +55,7 @@ def stdin_file_name(lang: str | None, data_text: str) -> str:
 def _read_stdin() -> bytes:
     from spark_cli.cli.edit.edit_run import UsageError
 
-    if sys.stdin.isatty():
-        raise UsageError("no PATH given and stdin is a terminal: name files to edit, or pipe "
-                         "code in (cat f.py | spark edit -m '...' > g.py)")
-    data = sys.stdin.buffer.read()
+    data = sys.stdin.buffer.read()  # not a terminal: `spark edit` works on the repo then
     if not data:
         raise UsageError("stdin is empty: pipe the code to edit (cat f.py | spark edit -m ...)")
     return data
@@ -65,25 +63,68 @@ def _read_stdin() -> bytes:
 
 def edit_stdin(instruction: str, cwd_root: Path, flags: dict[str, object], *,
                lang: str | None, dry_run: bool, as_json: bool) -> int:
-    """The pipe front end; returns the exit code (stdout gets the result or the original)."""
+    """The pipe front end; returns the exit code (stdout gets the result or the original).
+
+    Once stdin is read, a signal (Ctrl-C, SIGTERM, SIGHUP) anywhere before the
+    result is written still gives the original text back, with exit 128 + n."""
+    import signal
+
+    from spark_cli.cli.edit.edit_settings import say
+    from spark_cli.cli.edit.signals import Terminated, signal_name, terminations
+
+    data = _read_stdin()
+    out = _Output()
+    with terminations():
+        try:
+            return _filter(data, instruction, cwd_root, flags, out, lang=lang, dry_run=dry_run,
+                           as_json=as_json)
+        except (Terminated, KeyboardInterrupt) as exc:
+            signum = exc.signum if isinstance(exc, Terminated) else signal.SIGINT
+            if not out.started:
+                out.write(data)
+                say(f"spark edit: stopped by {signal_name(signum)}: the original text was "
+                    "written to stdout unchanged")
+            return 128 + int(signum)
+
+
+class _Output:
+    """stdout, written once: a signal that arrives after the writing began does not write
+    the original after the result."""
+
+    __slots__ = ("started",)
+
+    def __init__(self) -> None:
+        self.started = False
+
+    def write(self, data: bytes) -> None:
+        self.started = True
+        stream = sys.stdout.buffer
+        stream.write(data)
+        stream.flush()
+
+
+def _filter(data: bytes, instruction: str, cwd_root: Path, flags: dict[str, object],
+            out: _Output, *, lang: str | None, dry_run: bool, as_json: bool) -> int:
     from spark_cli.cli.edit.edit_run import (
-        EXIT_OK,
         UsageError,
+        closing_lines,
         end_diffs,
         run_turn,
         summary_data,
     )
     from spark_cli.cli.edit.edit_settings import load, say
+    from spark_cli.cli.edit.signals import signal_name
+    from spark_cli.cli.edit.turn_result import EXIT_OK
     from spark_cli.edits.disk.textfile import decode
     from spark_cli.edits.model.outcome import FileRefused
 
-    data = _read_stdin()
     try:
         text = decode(data, name="stdin").text
     except FileRefused as exc:
         raise UsageError(exc.message) from None
     name = stdin_file_name(lang, text)
-    settings = load(cwd_root, flags)  # the user's project config still applies
+    # the user's project config still applies; a filter declares no tools (stdin is all)
+    settings = load(cwd_root, {**flags, "tools": False})
     renderer = _renderer(as_json)
     result_bytes = data
     with tempfile.TemporaryDirectory(prefix="spark-pipe-") as tmp:
@@ -102,15 +143,18 @@ def edit_stdin(instruction: str, cwd_root: Path, flags: dict[str, object], *,
         if code == EXIT_OK and not dry_run:
             result_bytes = target.read_bytes() if target.exists() else b""
     if result.interrupted:
-        say("spark edit: interrupted: the original text was written to stdout unchanged")
+        how = "interrupted" if result.signal == 2 else f"stopped by {signal_name(result.signal)}"
+        say(f"spark edit: {how}: the original text was written to stdout unchanged")
     elif result.failure is not None:
         say(f"spark edit: {result.failure.message}")
-    elif code != EXIT_OK:
+    for line in closing_lines(result, settings):
+        say(line)
+    if result.no_edit is not None:
+        renderer.note("no edit: the original text was written to stdout unchanged")
+    elif code != EXIT_OK and not result.interrupted and result.failure is None:
         renderer.note("edit refused: the original text was written to stdout unchanged")
     renderer.summary(summary_data(result, dry_run=dry_run, code=code))
-    out = sys.stdout.buffer
     out.write(result_bytes)
-    out.flush()
     return code
 
 

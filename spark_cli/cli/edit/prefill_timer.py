@@ -5,7 +5,8 @@ normal), so the wait is shown as it runs rather than looking hung. On a terminal
 one line is rewritten each second and erased at the first token; otherwise
 (stderr piped to a file or a log) a line is written after ``FIRST_LINE_S`` and
 then every ``EVERY_S``, so a log shows the wait without a line a second. It counts
-from the first attempt's request, as TTFT does. The JSON renderer gets none (its
+from the first attempt's request, as TTFT does, and ends at the turn's first output,
+text or a tool call (a tool loop's follow-up requests get none). The JSON renderer gets none (its
 ``request_sent`` and summary carry the marks).
 """
 
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 from typing import Any, TextIO
 
 from spark_cli.protocol.window import kilo
@@ -30,8 +32,11 @@ def prefill_line(seconds: float, tokens: int) -> str:
 class PrefillTimer:
     """Started at the request, stopped at the first token (or the turn's end)."""
 
-    def __init__(self, out: TextIO, tokens: int, *, tty: bool) -> None:
+    def __init__(self, out: TextIO, tokens: int, *, tty: bool,
+                 output_seen: Callable[[], bool] | None = None) -> None:
         self.out = out
+        self.output_seen = output_seen
+        """True once the turn has output (a tool call shows no prose): the timer ends."""
         self.tokens = tokens
         self.tty = tty
         self.since: float | None = None
@@ -50,6 +55,9 @@ class PrefillTimer:
 
     def _tick(self) -> None:
         if self.since is None:
+            return
+        if self.output_seen is not None and self.output_seen():
+            self.stop()
             return
         line = prefill_line(time.perf_counter() - self.since, self.tokens)
         try:
@@ -86,4 +94,5 @@ def timer_for(renderer: object, session: Any) -> PrefillTimer | None:
         return None
     import sys
 
-    return PrefillTimer(sys.stderr, session.context_tokens, tty=sys.stderr.isatty())
+    return PrefillTimer(sys.stderr, session.context_tokens, tty=sys.stderr.isatty(),
+                        output_seen=lambda: session.marks.first_output_at is not None)

@@ -47,8 +47,11 @@ def fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
-def write_atomic(path: Path, data: bytes, mode: int | None = None) -> None:
-    """Replace ``path`` with ``data`` atomically; ``mode`` defaults to the existing file's."""
+def write_atomic(path: Path, data: bytes, mode: int | None = None, *,
+                 durable: bool = True) -> None:
+    """Replace ``path`` with ``data`` atomically; ``mode`` defaults to the existing file's.
+    ``durable``: fsync the data and the rename (off for files rewritten on every keystroke,
+    where a power cut may lose the last write but never leaves a mix)."""
     target = Path(os.path.realpath(path))
     directory = target.parent
     directory.mkdir(parents=True, exist_ok=True)
@@ -64,15 +67,17 @@ def write_atomic(path: Path, data: bytes, mode: int | None = None) -> None:
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
-            handle.flush()
             os.fchmod(handle.fileno(), mode)
-            os.fsync(handle.fileno())
+            if durable:
+                handle.flush()
+                os.fsync(handle.fileno())
         os.replace(temp, target)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(temp)
         raise
-    fsync_dir(directory)
+    if durable:
+        fsync_dir(directory)
 
 
 def remove_file(path: Path) -> None:

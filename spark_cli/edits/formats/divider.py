@@ -86,6 +86,11 @@ def choose(body: list[str], candidates: list[int], marker: int,
         left = [i for i in left if _echoes(body, i)] or left
     if len(left) == 1:
         return left[0]
+    return _unclear(body, candidates, left, first_line)
+
+
+def _unclear(body: list[str], candidates: list[int], left: list[int], first_line: int) -> str:
+    """Why no divider among ``left`` could be told apart, and how to write the block."""
     where = ", ".join(str(first_line + i) for i in left)
     used = {_width(body[i]) for i in candidates}
     free = next((n for n in (9, 8, 6, 5, 7) if n not in used), None)

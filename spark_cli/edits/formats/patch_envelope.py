@@ -101,56 +101,84 @@ class PatchEnvelope:
         items: list[ParsedItem] = []
         section = self._section
         if self._maybe_end is not None and section is not None:
-            if not self._continues(section, text):  # the indented End Patch was the end
-                return self._end_at(self._maybe_end[2], items), "left"
-            held, self._maybe_end = self._maybe_end, None  # it was a context line
-            error = section.settle_loose() or section.add_line(*held)
-            if error:
-                return self._broken(items, held[2], error), "open"
+            status = self._after_held_end(section, text, items)
+            if status is not None:
+                return items, status
         if section is None and not self._skipping and text[:1] in " \t":
             text = text.lstrip() if _MARKER.match(text.lstrip()) else text  # padded header
         if text.startswith("***") and _MARKER.match(text):
-            if section is not None and section.loose:
-                if text.startswith("*** Begin Patch"):  # prose, then the next envelope
-                    section.loose, loose = [], section.loose
-                    self._push(items, self._finish(lineno))
-                    self._returned = [(r, n) for _t, r, n in loose]
-                    return items, "left"
-                error = section.settle_loose(hunk_ends=True)
-                if error:
-                    return self._broken(items, lineno, error), "open"
-            status = self._marker_line(text, raw, lineno, items)
+            status = self._at_marker(section, text, raw, lineno, items)
             if status is not None:
                 return items, status
+        return items, self._body_line(section, text, raw, lineno, items)
+
+    def _after_held_end(self, section: PatchSection, text: str,
+                        items: list[ParsedItem]) -> Status | None:
+        """The line after an indented End Patch: it ended the envelope, or was a context
+        line (then held, added now). None: go on with ``text``."""
+        assert self._maybe_end is not None
+        if not self._continues(section, text):  # the indented End Patch was the end
+            self._end_at(self._maybe_end[2], items)
+            return "left"
+        held, self._maybe_end = self._maybe_end, None  # it was a context line
+        error = section.settle_loose() or section.add_line(*held)
+        if error:
+            self._broken(items, held[2], error)
+            return "open"
+        return None
+
+    def _at_marker(self, section: PatchSection | None, text: str, raw: str, lineno: int,
+                   items: list[ParsedItem]) -> Status | None:
+        """A '***' marker line (held loose lines settled first). None: go on with ``text``."""
+        if section is not None and section.loose:
+            if text.startswith("*** Begin Patch"):  # prose, then the next envelope
+                section.loose, loose = [], section.loose
+                self._push(items, self._finish(lineno))
+                self._returned = [(r, n) for _t, r, n in loose]
+                return "left"
+            error = section.settle_loose(hunk_ends=True)
+            if error:
+                self._broken(items, lineno, error)
+                return "open"
+        return self._marker_line(text, raw, lineno, items)
+
+    def _body_line(self, section: PatchSection | None, text: str, raw: str, lineno: int,
+                   items: list[ParsedItem]) -> Status:
+        """Any other line: a padded End Patch, a loose line, a hunk line or the end."""
         if section is not None and text[:1] in " \t" and "*** End Patch" in text \
                 and END_PATCH.match(text.lstrip()):
             self._maybe_end = (text, raw, lineno)  # padded, or a context line reading so
-            return items, "open"
+            return "open"
         if section is not None and section.kind != "delete" and (section.loose or (
                 text and text[0] not in section.prefixes
                 and not self._continues(section, text) and text.strip())):
             status = self._loose_line(section, text, raw, lineno, items)
             if status is not None:
-                return items, status
+                return status
+        return self._hunk_line(section, text, raw, lineno, items)
+
+    def _hunk_line(self, section: PatchSection | None, text: str, raw: str, lineno: int,
+                   items: list[ParsedItem]) -> Status:
+        """A line of the open section, or, with none open, a dropped line or the end."""
         if section is None and self._skipping:
             # The rejected section's own lines are dropped; anything else ends the envelope.
             keep = not text or text[0] in " -+@\\" or text.startswith("*** ")
-            return items, ("open" if keep else "left")
+            return "open" if keep else "left"
         if section is None:
             if text.strip():
                 items.append(self._reject(lineno, "expected a '*** Add File:', '*** Update "
                                           "File:' or '*** Delete File:' header, got "
                                           f"{quote(text)}"))
-                return items, "left"
-            return items, "open"
+                return "left"
+            return "open"
         error = section.add_line(text, raw, lineno)
         if error:
             items.append(self._reject(lineno, error))
             if text[0] in " -+":  # still a hunk line: skip the rest of this section
                 self._skipping = True
-                return items, "open"
-            return items, "left"  # maybe prose after a missing End Patch
-        return items, "open"
+                return "open"
+            return "left"  # maybe prose after a missing End Patch
+        return "open"
 
     @staticmethod
     def _continues(section: PatchSection, text: str) -> bool:

@@ -86,6 +86,17 @@ class PatchSection:
         return ("".join(t + "\n" for p, t in literal if p != "+"),
                 "".join(t + "\n" for p, t in literal if p != "-"))
 
+    def _added_line(self, text: str, raw: str) -> str | None:
+        """A line of an added file: '+' and its text."""
+        if text[0] != "+":
+            return (f"every line of {self.header} must start with '+', got "
+                    f"{quote(text)}; the section was not applied")
+        self.raw.append(raw)
+        self.body.extend([("+", "")] * self.blanks)
+        self.blanks = 0
+        self.body.append(("+", text[1:]))
+        return None
+
     def add_line(self, text: str, raw: str, lineno: int) -> str | None:
         """Add one body line; returns an error message for a bad line."""
         if not text or (self.kind != "update" and not text.strip()):
@@ -101,14 +112,7 @@ class PatchSection:
             return (f"{self.header} takes no lines, got {quote(text)}; "
                     "the section was not applied")
         if self.kind == "add":
-            if prefix != "+":
-                return (f"every line of {self.header} must start with '+', got "
-                        f"{quote(text)}; the section was not applied")
-            self.raw.append(raw)
-            self.body.extend([("+", "")] * self.blanks)
-            self.blanks = 0
-            self.body.append(("+", text[1:]))
-            return None
+            return self._added_line(text, raw)
         if prefix == "@" and text.startswith("@@"):
             self.raw.append(raw)
             if self.body:

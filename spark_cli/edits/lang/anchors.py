@@ -270,20 +270,28 @@ def _resolve(anchor: str, text: str, lines: list[str], language: str | None,
         hits = [d for d in pool if _names_it(norm, words, d.name) and pattern.search(d.header)]
         if hits:
             return _ranges(hits)
-        name, kind = main_name(norm)
-        if name:
-            hits = [d for d in pool if d.name == name or d.name.rsplit("::", 1)[-1] == name]
-            typed = [d for d in hits if d.kind == kind]
-            if typed:
-                hits = typed
-            if len(hits) > 1:  # a partial signature: keep the headers that agree longest
-                squeezed = _WS.sub("", norm)
-                scores = [_shared(squeezed, _WS.sub("", d.header)) for d in hits]
-                best = max(scores)
-                hits = [d for d, score in zip(hits, scores, strict=True) if score == best]
-            if hits:
-                return _ranges(hits)
+        hits = _by_name(norm, pool)
+        if hits:
+            return _ranges(hits)
     return _line_ranges(anchor.strip(), text, lines, language, scope)
+
+
+def _by_name(norm: str, pool: list[Definition]) -> list[Definition]:
+    """The definitions named as the anchor names one (of its kind where some are),
+    those whose headers agree longest with a partial signature."""
+    name, kind = main_name(norm)
+    if not name:
+        return []
+    hits = [d for d in pool if d.name == name or d.name.rsplit("::", 1)[-1] == name]
+    typed = [d for d in hits if d.kind == kind]
+    if typed:
+        hits = typed
+    if len(hits) > 1:  # a partial signature: keep the headers that agree longest
+        squeezed = _WS.sub("", norm)
+        scores = [_shared(squeezed, _WS.sub("", d.header)) for d in hits]
+        best = max(scores)
+        hits = [d for d, score in zip(hits, scores, strict=True) if score == best]
+    return hits
 
 
 def _shared(a: str, b: str) -> int:

@@ -228,19 +228,24 @@ def check_edit(
         note = (f"{path}: the file already had a syntax error at line {before[0]} "
                 f"({before[1]}) before this edit; not judged")
         return SyntaxVerdict(language, True, True, note, None), new_tree
+    return _judged(path, language, new, new_tree), new_tree
+
+
+def _judged(path: str, language: str, new: str, new_tree: tree_sitter.Tree) -> SyntaxVerdict:
+    """The verdict on ``new`` (parsed as ``new_tree``), whose old text was clean."""
     after = first_error(new_tree, language)
     if after is None:
-        return SyntaxVerdict(language, True, True, "", None), new_tree
+        return SyntaxVerdict(language, True, True, "", None)
     second = _SECOND_OPINION.get(language) if path.lower().endswith(".h") else None
     if second is not None and first_error(parse_text(second, new)) is None:
         # a .h file that is C++ (or a C header that now uses C++): the C++ grammar accepts it
-        return SyntaxVerdict(second, True, True, "", None), new_tree
+        return SyntaxVerdict(second, True, True, "", None)
     line, what = after
     message = f"{path}: the edit would introduce a syntax error at line {line} ({what})"
     source = _source_line(new, line)
     if source:
         message += f": {source!r}"
-    return SyntaxVerdict(language, False, True, message, line), new_tree
+    return SyntaxVerdict(language, False, True, message, line)
 
 
 def _quick_verdict(language: str, old: str, new: str, pending: Pending,

@@ -125,6 +125,22 @@ def _trim_blank_edges(search: list[str], replace: list[str]) -> tuple[list[str],
     return search[lead:len(search) - tail], replace[r_lead:len(replace) - r_tail]
 
 
+def _variants(search: list[str], replace: list[str], trimmed: tuple[list[str], list[str]],
+              literal: tuple[str, str] | None) -> list[tuple[list[str], list[str]]]:
+    """The readings of a hunk the ladder tries, in order: as written, without blank edge
+    lines, and (``literal``) with its context lines read whole, likewise."""
+    variants = [(search, replace)]
+    if trimmed[0] != search:
+        variants.append(trimmed)
+    if literal is not None:  # context lines read whole: the model dropped their space
+        whole = (_lines(literal[0]), _lines(literal[1]))
+        variants.append(whole)
+        whole_trimmed = _trim_blank_edges(*whole)
+        if whole_trimmed[0] != whole[0]:
+            variants.append(whole_trimmed)
+    return variants
+
+
 def locate(text: str, hunk: HunkLike, *, language: str | None = None,
            search_from: int = 0, first_of_many: bool = False) -> Located:
     """Find where ``hunk.search`` is in ``text`` (see the module docstring for the rules).
@@ -142,17 +158,8 @@ def locate(text: str, hunk: HunkLike, *, language: str | None = None,
     context = MatchHints(index, language, anchors, at_eof, search_from, first_of_many)
     if not any(line.strip() for line in search):
         return _insert(index, replace, context.ranges, anchors, language)
-    variants = [(search, replace)]
     trimmed = _trim_blank_edges(search, replace)
-    if trimmed[0] != search:
-        variants.append(trimmed)
-    literal = getattr(hunk, "literal", None)
-    if literal is not None:  # context lines read whole: the model dropped their space
-        whole = (_lines(literal[0]), _lines(literal[1]))
-        variants.append(whole)
-        whole_trimmed = _trim_blank_edges(*whole)
-        if whole_trimmed[0] != whole[0]:
-            variants.append(whole_trimmed)
+    variants = _variants(search, replace, trimmed, getattr(hunk, "literal", None))
     fallback: tuple[list[Match], str, list[str], list[str]] | None = None
     for step in STEPS:
         for s_lines, r_lines in variants:

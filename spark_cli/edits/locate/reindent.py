@@ -120,6 +120,27 @@ def _frame(pairs: Sequence[tuple[str, str]], swaps: Sequence[tuple[str, str]],
     counts: dict[tuple[str, str], int] = {}
     for pair in pairs:
         counts[pair] = counts.get(pair, 0) + 1
+    first = pairs[0]
+    best: tuple[int, int, int, bool, bool, bool] | None = None
+    chosen = None
+    for frame in _candidates(counts, units):
+        total = sum(n for (s, fi), n in counts.items() if frame(s) == fi)
+        if total * 2 < len(pairs):
+            continue
+        moved = sum(1 for r, fi in swaps if frame(r) == fi)
+        rest = total - (1 if frame(first[0]) == first[1] else 0)
+        guessed = frame.kind != "unit" or frame.units.model == units.model
+        if not guessed and total < len(pairs):
+            continue  # another unit than the model's lines suggest: only if it fits all
+        score = (total, moved, rest, guessed, frame.kind == "unit",
+                 frame.key()[:3] == ("add", "", 0))
+        if best is None or score > best:
+            best, chosen = score, frame
+    return chosen
+
+
+def _candidates(counts: dict[tuple[str, str], int], units: _Units) -> list[_Frame]:
+    """Every change that turns some search indent into its file indent (once each)."""
     candidates: dict[tuple[str, str, int, str], _Frame] = {}
     f = units.file
     # the model's unit is a guess from few lines: try the usual ones as well
@@ -137,23 +158,7 @@ def _frame(pairs: Sequence[tuple[str, str]], swaps: Sequence[tuple[str, str]],
                 found.append(_Frame("unit", "", fl - sl, conversion))
         for frame in found:
             candidates.setdefault(frame.key(), frame)
-    first = pairs[0]
-    best: tuple[int, int, int, bool, bool, bool] | None = None
-    chosen = None
-    for frame in candidates.values():
-        total = sum(n for (s, fi), n in counts.items() if frame(s) == fi)
-        if total * 2 < len(pairs):
-            continue
-        moved = sum(1 for r, fi in swaps if frame(r) == fi)
-        rest = total - (1 if frame(first[0]) == first[1] else 0)
-        guessed = frame.kind != "unit" or frame.units.model == units.model
-        if not guessed and total < len(pairs):
-            continue  # another unit than the model's lines suggest: only if it fits all
-        score = (total, moved, rest, guessed, frame.kind == "unit",
-                 frame.key()[:3] == ("add", "", 0))
-        if best is None or score > best:
-            best, chosen = score, frame
-    return chosen
+    return list(candidates.values())
 
 
 def _alignment(search: Sequence[str],
@@ -164,12 +169,7 @@ def _alignment(search: Sequence[str],
     so a repeated line is not paired with another copy of itself."""
     a = [s.strip() for s in search]
     b = [r.strip() for r in replace]
-    head = 0
-    while head < min(len(a), len(b)) and a[head] == b[head]:
-        head += 1
-    tail = 0
-    while tail < min(len(a), len(b)) - head and a[len(a) - 1 - tail] == b[len(b) - 1 - tail]:
-        tail += 1
+    head, tail = _common_ends(a, b)
     same = {k: k for k in range(head)}
     same.update({len(b) - 1 - k: len(a) - 1 - k for k in range(tail)})
     swapped: dict[int, int] = {}
@@ -192,6 +192,17 @@ def _alignment(search: Sequence[str],
     return same, swapped
 
 
+def _common_ends(a: Sequence[str], b: Sequence[str]) -> tuple[int, int]:
+    """How many lines ``a`` and ``b`` share at the head, then at the tail."""
+    head = 0
+    while head < min(len(a), len(b)) and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(a), len(b)) - head and a[len(a) - 1 - tail] == b[len(b) - 1 - tail]:
+        tail += 1
+    return head, tail
+
+
 def paired_lines(search: Sequence[str], replace: Sequence[str]) -> dict[int, int]:
     """Replacement line -> the search line it repeats or changes in place."""
     same, swapped = _alignment(search, replace)
@@ -205,67 +216,97 @@ def reconcile(search: Sequence[str], found: Sequence[str | None], replace: Seque
     rows = [i for i, s in enumerate(search) if s.strip() and found[i] is not None]
     if not rows:
         return list(replace)
-    s_ind = {i: _indent(search[i]) for i in rows}
-    f_ind = {i: _indent(found[i] or "") for i in rows}
-    # the first search line (and its copy in the replacement) is left out of the guess:
-    # models often drop its indentation
+    placing = _Placing(search, found, replace, rows, file_unit)
+    return [placing.line(j, line) for j, line in enumerate(replace)]
+
+
+def _guessed_units(search: Sequence[str], replace: Sequence[str], rows: list[int],
+                   s_ind: dict[int, str], f_ind: dict[int, str],
+                   file_unit: str | None) -> _Units:
+    """The model's unit guessed from its lines, the file's (``file_unit`` or guessed).
+    The first search line (and its copy in the replacement) is left out of the guess:
+    models often drop its indentation."""
     r_lines = [r for r in replace if r.strip()]
     if len(r_lines) > 1 and r_lines[0].strip() == search[rows[0]].strip():
         r_lines = r_lines[1:]
     model_unit = dominant_unit([s_ind[i] for i in rows[1:]] or [s_ind[rows[0]]],
                                [_indent(r) for r in r_lines])
-    units = _Units(model_unit,
-                   file_unit if file_unit is not None else dominant_unit(f_ind.values()))
-    same, swapped = _alignment(search, replace)
-    swaps = [(_indent(replace[j]), f_ind[i]) for j, i in swapped.items()
-             if i in f_ind and replace[j].strip()]
-    frame = _frame([(s_ind[i], f_ind[i]) for i in rows], swaps, units)
-    # convert units only when the search lines say how, or when the file is indented with
-    # tabs and the model's nesting is in spaces (what it adds must become tabs)
+    return _Units(model_unit,
+                  file_unit if file_unit is not None else dominant_unit(f_ind.values()))
+
+
+def _converting(units: _Units, frame: _Frame | None) -> _Units:
+    """The units to convert: only when the search lines say how, or when the file is
+    indented with tabs and the model's nesting is in spaces (what it adds must become
+    tabs); else none."""
     if frame is not None and frame.kind == "unit":
-        units = frame.units
-    elif not (units.file == "\t" and units.model and not units.model.strip(" ")):
-        units = _Units(None, None)
-    restructured = any(replace[j].strip() and _indent(replace[j]) != _indent(search[i])
-                       for j, i in same.items())
-    first = rows[0]
-    out: list[str] = []
-    base: tuple[str, str] | None = None  # (file indentation, model indentation)
-    for j, line in enumerate(replace):
+        return frame.units
+    if units.file == "\t" and units.model and not units.model.strip(" "):
+        return units
+    return _Units(None, None)
+
+
+class _Placing:
+    """One reconcile: the alignment, units and frame, then each replacement line placed
+    in order (``base``: the file and model indentation of the line placed last)."""
+
+    def __init__(self, search: Sequence[str], found: Sequence[str | None],
+                 replace: Sequence[str], rows: list[int], file_unit: str | None) -> None:
+        self.found = found
+        self.s_ind = s_ind = {i: _indent(search[i]) for i in rows}
+        self.f_ind = f_ind = {i: _indent(found[i] or "") for i in rows}
+        self.first = rows[0]
+        units = _guessed_units(search, replace, rows, s_ind, f_ind, file_unit)
+        self.same, self.swapped = same, swapped = _alignment(search, replace)
+        swaps = [(_indent(replace[j]), f_ind[i]) for j, i in swapped.items()
+                 if i in f_ind and replace[j].strip()]
+        self.frame = frame = _frame([(s_ind[i], f_ind[i]) for i in rows], swaps, units)
+        self.units = _converting(units, frame)
+        self.restructured = any(replace[j].strip() and _indent(replace[j]) != _indent(search[i])
+                                for j, i in same.items())
+        self.base: tuple[str, str] | None = None  # (file indentation, model indentation)
+
+    def line(self, j: int, line: str) -> str:
+        """Replacement line ``j`` as written to the file."""
         body = line.lstrip()
-        i = same.get(j)
-        kept = found[i] if i is not None else None
+        i = self.same.get(j)
+        kept = self.found[i] if i is not None else None
         if not body:
-            out.append(kept if kept is not None and not kept.strip() else line)
-            continue
+            return kept if kept is not None and not kept.strip() else line
         r = line[:len(line) - len(body)]
         if kept is None:
-            i = swapped.get(j)
-            if i is None or i not in s_ind or s_ind[i] != r:
-                if base is None and frame is None:
-                    base = (f_ind[first], s_ind[first])
-                indent = _place(units, base, frame, r)
-                base = (indent, r)
-                out.append(indent + body)
-                continue
-            kept = (found[i] or "")[:len(f_ind[i])] + body  # changed text, same place
+            i = self.swapped.get(j)
+            if i is None or i not in self.s_ind or self.s_ind[i] != r:
+                return self._new(r) + body
+            kept = (self.found[i] or "")[:len(self.f_ind[i])] + body  # changed text, same place
         assert i is not None  # kept is found[i], or the line i it changes in place
-        s, f = s_ind[i], f_ind[i]
+        return self._kept(i, r) + kept[len(self.f_ind[i]):]
+
+    def _new(self, r: str) -> str:
+        """The indentation of a new or changed line the model indented ``r``."""
+        if self.base is None and self.frame is None:
+            self.base = (self.f_ind[self.first], self.s_ind[self.first])
+        indent = _place(self.units, self.base, self.frame, r)
+        self.base = (indent, r)
+        return indent
+
+    def _kept(self, i: int, r: str) -> str:
+        """The indentation of a line that keeps file line ``i``, the model indenting it ``r``."""
+        s, f, frame, units = self.s_ind[i], self.f_ind[i], self.frame, self.units
         if frame is None:
             indent = f
-            base = (f, r)
-        elif frame(s) == f or i == first or not restructured:
+            self.base = (f, r)
+        elif frame(s) == f or i == self.first or not self.restructured:
             indent = f if r == s else (units.relative(f, s, r) or f)
-            if frame(s) == f or i != first:
-                base = (indent, r)
+            if frame(s) == f or i != self.first:
+                self.base = (indent, r)
         elif r != s:  # re-indented by the model: its own change, on the file's line
-            indent = units.relative(f, s, r) or _place(units, base, frame, r)
-            base = (indent, r)
+            indent = units.relative(f, s, r) or _place(units, self.base, frame, r)
+            self.base = (indent, r)
         else:  # mis-copied and left as it was, inside re-nested code: follow the nesting
-            indent = _place(units, base, frame, r)
-            base = (indent, r)
-        out.append(indent + kept[len(f):])
-    return out
+            indent = _place(units, self.base, frame, r)
+            self.base = (indent, r)
+        return indent
 
 
 def _place(units: _Units, base: tuple[str, str] | None, frame: _Frame | None, r: str) -> str:

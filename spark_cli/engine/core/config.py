@@ -81,6 +81,9 @@ class EngineConfig:
     brain: str = "rules"
     frame_ms: float = 10.0
     """Coalescing interval: tokens due in the same frame go in one delta."""
+    per_token: bool = False
+    """One token per delta, as real providers stream (no coalescing: ``frame_ms`` is not
+    used); a stream that falls behind catches up one message per token."""
     max_connection_age_s: float = 3600.0
     """Then ``websocket_connection_limit_reached`` and the socket closes."""
     tpm: int | None = None

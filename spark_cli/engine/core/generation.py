@@ -238,7 +238,8 @@ class Generation:
         config = self.state.config
         loop = asyncio.get_running_loop()
         tps = self.pacing.tps
-        frame = config.frame_ms / 1000.0
+        frame = 0.0 if config.per_token else config.frame_ms / 1000.0
+        most = 1 if config.per_token else None  # tokens per delta
         limit = self.limit
         faults = FaultPlan(config.faults)
         safe = SafePoints()
@@ -257,6 +258,8 @@ class Generation:
             now = loop.time()
             due = int((now - start) * tps) + 1 if now >= start else 0
             n = min(due, limit, faults.next_at()) - sent
+            if most is not None:
+                n = min(n, most)
             if n > 0:
                 taken = await source.take(n)
                 if source.marked and (items.in_calls or any(type(p) is not str for p in taken)):

@@ -1,9 +1,4 @@
-"""The engine's listening socket: bound before it serves, and the host its URLs name.
-
-Apart from :mod:`server` so that :mod:`engine_fork` can bind in the parent
-process without importing the server (asyncio, the engine's state): whatever the
-parent imports before it forks delays both processes.
-"""
+"""The engine's listening socket: bound before it serves, and the host its URLs name."""
 
 from __future__ import annotations
 

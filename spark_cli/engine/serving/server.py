@@ -146,19 +146,15 @@ async def _serve_uvicorn(state: EngineState, sock: socket.socket) -> AsyncIterat
 @contextlib.asynccontextmanager
 async def run_engine(
     config: EngineConfig, *, brains: BrainFactory | None = None, http: bool = True,
-    sock: socket.socket | None = None,
 ) -> AsyncIterator[RunningEngine]:
     """Serve until the block exits. ``brains`` overrides the brain lookup (tests).
     ``http=False`` serves the Responses WebSocket alone (see the module doc).
-    ``sock``: a socket already bound (to ``config.host``), served instead of binding
-    ``config.port``; closed on exit like its own (:mod:`engine_fork` binds before forking).
 
     Raises ``ValueError`` for a bad ``config.brain`` and ``OSError`` when the
     port cannot be bound."""
     if brains is None:
         brains = _brain_factory(config)  # a bad --brain spec fails here (ValueError)
-    if sock is None:
-        sock = bind_socket(config.host, config.port)
+    sock = bind_socket(config.host, config.port)
     state = EngineState(config, brains)
     try:
         if http:

@@ -4,6 +4,7 @@ One text per edit format, each describing its format precisely with a tiny
 example (as real agents do). The SEARCH/REPLACE text never mentions the patch
 envelope: the bundled engine reads the wanted format from the instructions.
 AGENTS.md from the repo root, when present, is appended under its own heading.
+With tools on, a short paragraph says how to look at the repo with them.
 """
 
 from __future__ import annotations
@@ -62,9 +63,23 @@ Rules:
 """
 
 
-def system_instructions(edit_format: EditFormat, agents_md: str | None = None) -> str:
-    """The instructions for ``edit_format``, with the repo's AGENTS.md appended if given."""
+_TOOLS = """\
+Tools: you can look at the repository yourself with read-only tools: list_files
+(the files under a folder), search (a regex over the files, like `rg -n`) and
+read_file (a file with line numbers, or a range of its lines). When a task reaches
+files you were not shown, find them with search or list_files and read them
+before you edit them; never edit lines you have not seen. Call several tools at
+once when you know what you need. Files shown in full here need no reading.
+"""
+
+
+def system_instructions(edit_format: EditFormat, agents_md: str | None = None, *,
+                        tools: bool = False) -> str:
+    """The instructions for ``edit_format`` (and how to use the tools, with ``tools``), with
+    the repo's AGENTS.md appended if given."""
     body = _COMMON + "\n" + (_APPLY_PATCH if edit_format == "apply_patch" else _SEARCH_REPLACE)
+    if tools:
+        body += "\n" + _TOOLS
     if agents_md and agents_md.strip():
         body += ("\n# Project instructions (AGENTS.md)\n\n" + agents_md.rstrip("\n") + "\n")
     return body

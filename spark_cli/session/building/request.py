@@ -18,6 +18,13 @@ each turn's messages extend the last one's and a persistent channel chains
 (``previous_response_id``, only the new message travels). The repo map
 therefore travels once per conversation, in its first turn; later turns rely
 on it (``/clear`` starts a new conversation and a new map).
+
+Tools: unless ``settings.tools`` is off, the request declares the model's
+tools (``spark_cli.session.tool_access.tool_specs``); their definitions count
+against the window. When the history (tool calls and outputs included) leaves
+too little room for the new turn, its oldest tool outputs are shortened
+first (``BuiltRequest.history``: the session keeps the shortened history);
+user messages never are.
 """
 
 from __future__ import annotations
@@ -26,7 +33,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from spark_cli.protocol.channel import Message, TurnRequest
+from spark_cli.protocol.channel import ConversationItem, Message, ToolOutput, ToolSpec, TurnRequest
 from spark_cli.protocol.tokens import count_tokens
 from spark_cli.session.building.instructions import system_instructions
 from spark_cli.session.building.targets import (
@@ -39,6 +46,7 @@ from spark_cli.session.building.targets import (
 from spark_cli.session.config.settings import Settings
 from spark_cli.session.context.assemble import MAP_HEADER, Budget, assemble
 from spark_cli.session.context.report import ContextReport
+from spark_cli.session.context.tool_outputs import items_tokens, shrink_outputs
 from spark_cli.text_digest import text_sha256
 
 __all__ = ["AGENTS_FILE", "BuiltRequest", "RequestError", "TargetFile", "build_request",
@@ -59,10 +67,17 @@ class BuiltRequest:
     """What the request holds, part by part, and what was trimmed (for a HUD)."""
     pieces: int = 0
     """The same in spark's own tokens (``protocol.tokens``), before scaling."""
+    history: tuple[ConversationItem, ...] | None = None
+    """The history as sent when old tool outputs were shortened to fit (None: as given)."""
+
+
+HISTORY_ROOM = 4_096
+"""Tokens kept free for a new turn's files when old tool outputs are shortened (at most a
+quarter of the window's room, so a small window keeps its recent outputs)."""
 
 
 def build_request(settings: Settings, root: Path, files: Sequence[str], instruction: str, *,
-                  history: Sequence[Message] = (),
+                  history: Sequence[ConversationItem] = (),
                   already_sent: Mapping[str, str] | None = None,
                   map_tokens: int | None = None) -> BuiltRequest:
     """The whole request for one turn, checked against the budget.
@@ -79,37 +94,73 @@ def build_request(settings: Settings, root: Path, files: Sequence[str], instruct
         if all(t.path != target.path for t in targets):
             targets.append(target)
     agents = read_agents_md(root)
-    instructions = system_instructions(settings.edit_format, agents)
-    history_tokens = sum(count_tokens(m.content) for m in history)
+    instructions = system_instructions(settings.edit_format, agents, tools=settings.tools)
+    tools = _tools(settings)
+    tools_tokens = _specs_tokens(tools)
+    history = tuple(history)
+    history_tokens = items_tokens(history)
+    budget = Budget(settings.context_window, settings.max_output_tokens, settings.token_scale)
+    shortened: tuple[ConversationItem, ...] | None = None
+    if any(type(item) is ToolOutput for item in history):
+        # in spark's tokens against the cap scaled to the server's tokenizer
+        essentials = (count_tokens(instructions) + tools_tokens + count_tokens(instruction)
+                      + sum(count_tokens(t.text) for t in targets)
+                      + min(HISTORY_ROOM, budget.cap // 4))
+        excess = history_tokens + essentials - budget.cap
+        if excess > 0:  # old tool outputs go first, never a user's message
+            items, freed = shrink_outputs(history, excess)
+            if freed:
+                history, shortened = tuple(items), tuple(items)
+                history_tokens -= freed
     if map_tokens is None and _map_in(history):
         map_tokens = 0  # the conversation has a map: keep its prefix (chaining) stable
-    budget = Budget(settings.context_window, settings.max_output_tokens, settings.token_scale)
     built = assemble(Path(root), budget,
                      targets, instruction, instructions=instructions, agents=agents,
                      history_tokens=history_tokens, known=already_sent or {},
-                     map_tokens=map_tokens)
+                     map_tokens=map_tokens, tools_tokens=tools_tokens)
     user_message = Message("user", built.content)
     request = TurnRequest(
         model=settings.provider.model,
         messages=(*history, user_message),
         instructions=instructions,
         max_output_tokens=settings.max_output_tokens,
+        tools=tools,
     )
     # the conversation keeps what was sent, byte for byte, so the next turn's messages
     # extend this one's and a persistent channel sends only what is new
     return BuiltRequest(request, user_message, built.targets, built.sent,
-                        budget.tokens(built.total), built.report, built.total)
+                        budget.tokens(built.total), built.report, built.total, shortened)
+
+
+def _tools(settings: Settings) -> tuple[ToolSpec, ...]:
+    if not settings.tools:
+        return ()
+    from spark_cli.session.tool_access import tool_specs
+
+    return tool_specs()
+
+
+def _specs_tokens(specs: Sequence[ToolSpec]) -> int:
+    """What the tool definitions cost in the window (their JSON, as the wire carries it)."""
+    if not specs:
+        return 0
+    import json
+
+    return sum(count_tokens(json.dumps({"name": s.name, "description": s.description,
+                                         "parameters": s.parameters})) for s in specs)
 
 
 def warm_request(settings: Settings, root: Path) -> TurnRequest:
     """What a session sends ahead of its first turn (``generate: false`` on a channel that
     chains): the instructions every turn carries and no message yet, so the first turn's
     messages extend it and travel alone."""
-    instructions = system_instructions(settings.edit_format, read_agents_md(root))
+    instructions = system_instructions(settings.edit_format, read_agents_md(root),
+                                       tools=settings.tools)
     return TurnRequest(model=settings.provider.model, messages=(), instructions=instructions,
-                       max_output_tokens=settings.max_output_tokens)
+                       max_output_tokens=settings.max_output_tokens, tools=_tools(settings))
 
 
-def _map_in(history: Sequence[Message]) -> bool:
+def _map_in(history: Sequence[ConversationItem]) -> bool:
     """An earlier message of the conversation carries the repo map (sent once per talk)."""
-    return any(m.role == "user" and MAP_HEADER in m.content for m in history)
+    return any(type(m) is Message and m.role == "user" and MAP_HEADER in m.content
+               for m in history)

@@ -34,11 +34,14 @@ _TYPES: dict[str, tuple[tuple[type, ...], str]] = {
     "first_token_timeout": ((int, float), "a number (seconds)"),
     "test_command": ((str,), "a string"),
     "allow_syntax_errors": ((bool,), "a boolean (true/false)"),
+    "tools": ((bool,), "a boolean (true/false)"),
+    "max_tool_calls": ((int,), "an integer"),
 }
 PROVIDER_KEYS = ("model", "base_url", "kind", "api_key_env", "edit_format")
 PROVIDER_SPECIFIC = ("model", "base_url", "kind", "api_key_env")
 _CHOICES: dict[str, tuple[str, ...]] = {"edit_format": EDIT_FORMATS, "kind": KINDS}
-_POSITIVE = ("context_window", "max_output_tokens", "idle_timeout", "first_token_timeout")
+_POSITIVE = ("context_window", "max_output_tokens", "idle_timeout", "first_token_timeout",
+             "max_tool_calls")
 _ENV_KEYS = {"provider": "SPARK_PROVIDER", "model": "SPARK_MODEL", "base_url": "SPARK_BASE_URL"}
 
 
@@ -99,21 +102,21 @@ def _secret_error(where: str, key: str) -> SettingsError:
                          "name another variable with 'api_key_env' if needed")
 
 
-def _parse_file(path: Path, label: str, root: Path | None = None) -> Layer:
-    """``path``'s layer; ``root``: the repo whose ``.spark/cache`` keeps parsed tables."""
+def _parse_file(path: Path, label: str) -> Layer:
+    """``path``'s layer."""
     try:
         raw = path.read_bytes()
     except OSError as exc:
         raise SettingsError(f"{path}: cannot read ({exc.strerror or exc})") from None
     data: dict[str, object] = {}
     if raw.strip(b" \t\r\n"):  # an empty file is an empty table: no parser needed
-        from spark_cli.session.config.toml_cache import parse_toml
+        import tomllib
 
         try:
-            data = parse_toml(raw.decode(), root)
+            data = tomllib.loads(raw.decode())
         except UnicodeDecodeError as exc:
             raise SettingsError(f"{path}: not valid TOML ({exc})") from None
-        except ValueError as exc:  # tomllib.TOMLDecodeError (tomllib is loaded only then)
+        except tomllib.TOMLDecodeError as exc:
             raise SettingsError(f"{path}: not valid TOML ({exc})") from None
     layer = Layer(f"{label} {path}", {})
     for key, value in data.items():
@@ -190,6 +193,6 @@ def file_layers(root: Path, env: Mapping[str, str]) -> tuple[list[Layer], list[s
     for label, path in (("user file", user_config_path(env)),
                         ("project file", project_config_path(root))):
         if path.is_file():
-            layers.append(_parse_file(path, label, root))
+            layers.append(_parse_file(path, label))
             files.append(str(path))
     return layers, files

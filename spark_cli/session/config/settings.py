@@ -8,12 +8,13 @@ Files (TOML, read with ``tomllib``):
 
 Top-level keys: ``provider``, ``model``, ``base_url``, ``kind``, ``api_key_env``,
 ``edit_format``, ``context_window``, ``max_output_tokens``, ``idle_timeout``,
-``first_token_timeout``,
-``test_command``, ``allow_syntax_errors``; plus ``[providers.<name>]`` tables
-(``model``, ``base_url``, ``kind``, ``api_key_env``, ``edit_format``) that apply
-only when that provider is the one in use. A top-level ``model`` / ``base_url``
-/ ``kind`` / ``api_key_env`` in a file that also names a *different* provider
-than the one finally chosen is ignored (it was meant for that provider).
+``first_token_timeout``, ``test_command``, ``allow_syntax_errors``, ``tools`` (the model
+may read the repo with tools; ``false`` for models that cannot call them),
+``max_tool_calls`` (per turn); plus ``[providers.<name>]`` tables (``model``,
+``base_url``, ``kind``, ``api_key_env``, ``edit_format``) that apply only when that
+provider is the one in use. A top-level ``model`` / ``base_url`` / ``kind`` /
+``api_key_env`` in a file that also names a *different* provider than the one finally
+chosen is ignored (it was meant for that provider).
 
 Environment: ``SPARK_PROVIDER``, ``SPARK_MODEL``, ``SPARK_BASE_URL``; keys come
 only from the environment (the preset's variable, ``api_key_env``, or
@@ -58,12 +59,14 @@ from spark_cli.session.config.presets import (
 )
 
 __all__ = ["DEFAULT_CONTEXT_WINDOW", "DEFAULT_IDLE_TIMEOUT", "DEFAULT_MAX_OUTPUT_TOKENS",
+           "DEFAULT_MAX_TOOL_CALLS",
            "ProviderSettings", "Settings", "SettingsError", "default_max_output", "load_settings",
            "mask_key", "project_config_path", "user_config_path", "with_window"]
 
 DEFAULT_CONTEXT_WINDOW = 128_000
 DEFAULT_MAX_OUTPUT_TOKENS = 8_192
 DEFAULT_IDLE_TIMEOUT = 10.0
+DEFAULT_MAX_TOOL_CALLS = 40
 MAX_OUTPUT_SHARE = 4
 """Without a configured ``max_output_tokens``, the answer keeps a quarter of the window
 (at most ``DEFAULT_MAX_OUTPUT_TOKENS``): an 8k window sends up to 6k and keeps 2k."""
@@ -76,8 +79,6 @@ def default_max_output(window: int) -> int:
 
 _Choice = TypeVar("_Choice", bound=str)
 _Number = TypeVar("_Number", int, float)
-
-
 
 
 def mask_key(key: str | None) -> str:
@@ -139,6 +140,10 @@ class Settings:
     server's (the bundled engine, hosted models), a measured ratio where the server has a
     tokenizer, a conservative ``ESTIMATE_SCALE`` otherwise (set by the CLI's window
     discovery, never by a config file)."""
+    tools: bool = True
+    """Requests declare the read-only tools (``read_file``, ``search``, ``list_files``)."""
+    max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS
+    """Tool calls spark runs for the model in one turn before it stops the loop."""
 
     @property
     def input_budget(self) -> int:
@@ -155,7 +160,8 @@ class Settings:
             "idle_timeout": self.idle_timeout,
             "first_token_timeout": self.first_token_timeout or "auto (from the prompt's size)",
             "test_command": self.test_command,
-            "allow_syntax_errors": self.allow_syntax_errors,
+            "allow_syntax_errors": self.allow_syntax_errors, "tools": self.tools,
+            "max_tool_calls": self.max_tool_calls,
         }
 
 
@@ -201,6 +207,8 @@ def load_settings(root: Path, flags: Mapping[str, object] | None = None,
         sources=sources,
         files=tuple(files),
         problems=tuple(problems),
+        tools=bool(resolved["tools"]),
+        max_tool_calls=_number(resolved["max_tool_calls"], int),
     )
 
 
@@ -235,7 +243,7 @@ def _resolve(chosen: Preset, layers: list[Layer], sources: dict[str, str]) -> di
         "api_key_env": chosen.key_env, "edit_format": chosen.edit_format,
         "context_window": DEFAULT_CONTEXT_WINDOW, "max_output_tokens": DEFAULT_MAX_OUTPUT_TOKENS,
         "idle_timeout": DEFAULT_IDLE_TIMEOUT, "first_token_timeout": None, "test_command": None,
-        "allow_syntax_errors": False,
+        "allow_syntax_errors": False, "tools": True, "max_tool_calls": DEFAULT_MAX_TOOL_CALLS,
     }
     sources.update({key: f"preset {name}" if key in PROVIDER_KEYS else "default"
                     for key in resolved})

@@ -16,9 +16,8 @@ One concept per module:
   budget (pure);
 - :mod:`.mentions` -- the files and symbols a prompt names (pure);
 - :mod:`.report` -- the plain-data report the HUD shows;
-- :mod:`.picks` -- one chosen file and its cost; how files and the map travel;
-- :mod:`.extras` -- named files, files mentioning a symbol, the map (loaded
-  only when the repo has more than the files sent);
+- :mod:`.picks` -- the files a turn sends (the caller's, those the prompt names,
+  those mentioning a symbol it names) and the map, in that order; how they travel;
 - :mod:`.assemble` -- one turn's context within the window;
 - :mod:`.context_set` -- the files a user added (``/add``, ``/drop``, ``/files``).
 

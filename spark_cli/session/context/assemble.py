@@ -9,7 +9,7 @@ Which files, by priority:
 2. files the prompt names (:mod:`.mentions`) that exist in the repo;
 3. files that mention a symbol the prompt names (``rename total_price to
    cart_total`` brings every file that spells ``total_price``), definers
-   first, at most ``extras.MAX_REFERENCING``;
+   first, at most ``picks.MAX_REFERENCING``;
 4. the repo map, ranked toward all of the above and the prompt's
    identifiers, in ``MAP_TOKENS`` (twice that when no file is sent), at most a
    quarter of the window's room (:func:`map_budget`).
@@ -37,7 +37,19 @@ from typing import TYPE_CHECKING
 
 from spark_cli.protocol.tokens import count_tokens
 from spark_cli.session.building.targets import AGENTS_FILE, RequestError, TargetFile
-from spark_cli.session.context.picks import MAP_HEADER, NAMED, Pick, compose, map_section, pick
+from spark_cli.session.context.outline import Outline
+from spark_cli.session.context.picks import (
+    MAP_HEADER,
+    NAMED,
+    NO_MAP,
+    Pick,
+    candidates,
+    compose,
+    map_section,
+    pick,
+    repo_map,
+    smaller_map,
+)
 from spark_cli.session.context.report import ContextFile, ContextReport, MapSummary
 
 if TYPE_CHECKING:
@@ -93,17 +105,19 @@ class Assembled:
 def assemble(root: Path, budget: Budget, explicit: Sequence[TargetFile], instruction: str, *,
              instructions: str, agents: str | None, history_tokens: int,
              known: Mapping[str, str], map_tokens: int | None = None,
-             index: RepoIndex | None = None) -> Assembled:
-    """The turn's context (see the module docstring); ``RequestError`` when it cannot fit."""
+             index: RepoIndex | None = None, tools_tokens: int = 0) -> Assembled:
+    """The turn's context (see the module docstring); ``RequestError`` when it cannot fit.
+    ``tools_tokens``: what the request's tool definitions cost."""
     picks = [pick(t, "added", known) for t in explicit]
     in_chat = {t.path for t in explicit}
     system_tokens = count_tokens(instructions)
-    fixed = system_tokens + history_tokens
+    fixed = system_tokens + history_tokens + tools_tokens
     _, base = compose(picks, instruction, "")
     base_total = fixed + count_tokens(base)
     agents_tokens = count_tokens(agents or "")
     parts = {"instructions": system_tokens - agents_tokens, "AGENTS.md": agents_tokens,
-             "history": history_tokens, "files": sum(p.tokens for p in picks),
+             "tools": tools_tokens, "history": history_tokens,
+             "files": sum(p.tokens for p in picks),
              "references": 0, "map": 0, "prompt": count_tokens(instruction)}
     if base_total > budget.cap:
         raise _over_budget(parts, picks, base_total, budget)
@@ -113,59 +127,88 @@ def assemble(root: Path, budget: Budget, explicit: Sequence[TargetFile], instruc
     outline_text, shown = "", (0, 0, 0)
     repo = None if _only(root, in_chat) else scan_repo(root)
     if repo is not None and any(path not in in_chat for path in repo.paths()):
-        from spark_cli.session.context import extras
         from spark_cli.session.context.index import index_for
 
         index = index or index_for(root)
-        found = extras.candidates(root, repo, index, instruction, in_chat, known, notes)
-        for extra in sorted(found, key=lambda p: p.why != NAMED):
-            cost = extra.tokens + _BLOCK_SLACK if extra.fresh else 0
-            if cost <= room:
-                picks.append(extra)
-                room -= cost
-            else:
-                trimmed.append(f"{extra.target.path} ({extra.why}) left out: its "
-                               f"{extra.tokens:,} tokens do not fit in the {room:,} left of "
-                               "the window")
-        wanted = map_tokens if map_tokens is not None else map_budget(
-            budget, files_sent=any(p.fresh for p in picks))
-        outline = extras.NO_MAP
-        if 0 < wanted < MIN_MAP_TOKENS:
-            trimmed.append(f"repo map left out: the window ({budget.window:,} tokens) is too "
-                           "small for one")
-        elif wanted > 0:
-            outline = extras.repo_map(index, picks, instruction, wanted, room, trimmed)
-        content, remembered = compose(picks, instruction, outline.text)
-        total = fixed + count_tokens(content)
-        while total > budget.cap and outline.text:  # joins counted apart: shrink, recount
-            outline = extras.smaller_map(index, picks, instruction, outline,
-                                         total - budget.cap)
-            content, remembered = compose(picks, instruction, outline.text)
-            total = fixed + count_tokens(content)
-        while total > budget.cap and len(picks) > len(explicit):  # never: the slack covers it
-            dropped = picks.pop()
-            trimmed.append(f"{dropped.target.path} ({dropped.why}) left out to fit the window")
-            content, remembered = compose(picks, instruction, outline.text)
-            total = fixed + count_tokens(content)
+        found = candidates(root, repo, index, instruction, in_chat, known, notes)
+        room = _take_extras(picks, found, room, trimmed)
+        outline = _outline(index, picks, instruction, budget, map_tokens, room, trimmed)
+        content, remembered, total, outline = _fit(index, picks, len(explicit), instruction,
+                                                   outline, fixed, budget.cap, trimmed)
         outline_text = outline.text
         shown = (outline.files, outline.definitions, outline.available)
     else:
         content, remembered = compose(picks, instruction, "")
         total = fixed + count_tokens(content)
+    report = _report(budget, parts, picks, total, outline_text, shown, trimmed, notes)
+    return Assembled(tuple(p.target for p in picks),
+                     tuple(p.target.path for p in picks if p.fresh),
+                     content, remembered, total, report)
+
+
+def _report(budget: Budget, parts: dict[str, int], picks: Sequence[Pick], total: int,
+            outline_text: str, shown: tuple[int, int, int], trimmed: Sequence[str],
+            notes: Sequence[str]) -> ContextReport:
+    """What the request holds, part by part, in the server's tokens."""
     parts["files"] = sum(p.tokens for p in picks if not p.is_reference)
     parts["references"] = sum(p.tokens for p in picks if p.is_reference)
     parts["map"] = count_tokens(map_section(outline_text)) if outline_text else 0
     if budget.scale != 1.0:
         parts = {name: budget.tokens(n) for name, n in parts.items()}
-    report = ContextReport(
+    return ContextReport(
         window=budget.window, reserved_for_answer=budget.reserved, budget=budget.limit,
         used=budget.tokens(total), parts=parts,
         files=tuple(ContextFile(p.target.path, p.why, budget.tokens(p.tokens), p.fresh)
                     for p in picks),
         map=MapSummary(parts["map"], *shown), trimmed=tuple(trimmed), notes=tuple(notes))
-    return Assembled(tuple(p.target for p in picks),
-                     tuple(p.target.path for p in picks if p.fresh),
-                     content, remembered, total, report)
+
+
+def _take_extras(picks: list[Pick], found: Sequence[Pick], room: int,
+                 trimmed: list[str]) -> int:
+    """The extra files that fit in ``room`` (named ones first) added to ``picks``; the room
+    left."""
+    for extra in sorted(found, key=lambda p: p.why != NAMED):
+        cost = extra.tokens + _BLOCK_SLACK if extra.fresh else 0
+        if cost <= room:
+            picks.append(extra)
+            room -= cost
+        else:
+            trimmed.append(f"{extra.target.path} ({extra.why}) left out: its "
+                           f"{extra.tokens:,} tokens do not fit in the {room:,} left of "
+                           "the window")
+    return room
+
+
+def _outline(index: RepoIndex, picks: Sequence[Pick], instruction: str, budget: Budget,
+             map_tokens: int | None, room: int, trimmed: list[str]) -> Outline:
+    """The repo map in its share of the window (``map_tokens`` if given), or none."""
+    wanted = map_tokens if map_tokens is not None else map_budget(
+        budget, files_sent=any(p.fresh for p in picks))
+    if 0 < wanted < MIN_MAP_TOKENS:
+        trimmed.append(f"repo map left out: the window ({budget.window:,} tokens) is too "
+                       "small for one")
+        return NO_MAP
+    if wanted > 0:
+        return repo_map(index, picks, instruction, wanted, room, trimmed)
+    return NO_MAP
+
+
+def _fit(index: RepoIndex, picks: list[Pick], named: int, instruction: str, outline: Outline,
+         fixed: int, cap: int, trimmed: list[str]) -> tuple[str, str, int, Outline]:
+    """The user message (as sent, as kept), its request's total and the map, within ``cap``:
+    the map shrunk first, then the extra files (after the ``named`` first picks) dropped."""
+    content, remembered = compose(picks, instruction, outline.text)
+    total = fixed + count_tokens(content)
+    while total > cap and outline.text:  # joins counted apart: shrink, recount
+        outline = smaller_map(index, picks, instruction, outline, total - cap)
+        content, remembered = compose(picks, instruction, outline.text)
+        total = fixed + count_tokens(content)
+    while total > cap and len(picks) > named:  # never: the slack covers it
+        dropped = picks.pop()
+        trimmed.append(f"{dropped.target.path} ({dropped.why}) left out to fit the window")
+        content, remembered = compose(picks, instruction, outline.text)
+        total = fixed + count_tokens(content)
+    return content, remembered, total, outline
 
 
 def map_budget(budget: Budget, *, files_sent: bool) -> int:
@@ -199,6 +242,7 @@ def scan_repo(root: Path) -> RepoFiles:
 def _over_budget(parts: Mapping[str, int], picks: Sequence[Pick], total: int,
                  budget: Budget) -> RequestError:
     named = [("the system prompt", parts["instructions"]), (AGENTS_FILE, parts["AGENTS.md"]),
+             ("the tool definitions", parts["tools"]),
              *((p.target.path, p.tokens) for p in picks),
              ("the instruction", parts["prompt"]), ("the earlier conversation", parts["history"])]
     biggest = sorted(named, key=lambda item: item[1], reverse=True)[:3]

@@ -5,7 +5,8 @@ Built by :mod:`.assemble` with every request (``BuiltRequest.context``).
 
 - ``instructions``: the system prompt (without AGENTS.md);
 - ``AGENTS.md``: the repo's AGENTS.md (0 when there is none);
-- ``history``: the earlier conversation;
+- ``tools``: the definitions of the model's tools (0 when tools are off);
+- ``history``: the earlier conversation (tool calls and outputs included);
 - ``files``: the files the user added and the ones the prompt names;
 - ``references``: files that mention a symbol the prompt names;
 - ``map``: the repo map;
@@ -22,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-PARTS = ("instructions", "AGENTS.md", "history", "files", "references", "map", "prompt")
+PARTS = ("instructions", "AGENTS.md", "tools", "history", "files", "references", "map", "prompt")
 
 
 @dataclass(frozen=True, slots=True)

@@ -46,7 +46,7 @@ _ENV = {"provider": "SPARK_DEEP_PROVIDER", "model": "SPARK_DEEP_MODEL",
 _FLAGS = {"deep_provider": "provider", "deep_model": "model", "deep_base_url": "base_url",
           "deep_edit_format": "edit_format"}
 _SHARED_FLAGS = ("max_output_tokens", "allow_syntax_errors", "idle_timeout", "context_window",
-                 "test_command")
+                 "test_command", "tools", "max_tool_calls")
 """Flags that are not the fast provider's and so apply to the deep track as well."""
 
 
@@ -163,6 +163,19 @@ def load_deep_settings(root: Path, flags: Mapping[str, object], env: Mapping[str
     if check and problems:
         raise SettingsError("; ".join(problems))
     return dataclasses.replace(settings, sources=merged, problems=problems)
+
+
+def bundled_notice(deep: Settings, fast: Settings) -> str | None:
+    """One line for when the deep track falls back on the bundled engine (no ``[deep]``
+    provider anywhere) while the fast track talks to a real server; None otherwise."""
+    if deep.provider.name != "mock" or not deep.sources.get("provider", "").startswith(
+            "default"):
+        return None
+    if fast.provider.name == "mock":
+        return None
+    return (f"deep track: no [deep] provider is configured, so deep tasks run on the bundled "
+            f"engine (model {deep.provider.model}), not on {fast.provider.name}; set [deep] "
+            "provider (and model) in .spark/config.toml to use a real model")
 
 
 def deep_flags(flags: Mapping[str, object]) -> dict[str, object]:

@@ -45,6 +45,9 @@ class DeepTask:
     """The files the deep model was given."""
     saved_as: str | None = None
     """The saved result's id (restored by ``load_finished`` after a restart)."""
+    note: str | None = None
+    """One line a front end shows once when the task starts (e.g. that it runs on the
+    bundled engine because no deep provider is configured)."""
 
     @property
     def active(self) -> bool:

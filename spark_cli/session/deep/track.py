@@ -24,6 +24,7 @@ from pathlib import Path
 from spark_cli.session.api import Connector
 from spark_cli.session.config.settings import Settings
 from spark_cli.session.deep.change import ALL, Selection
+from spark_cli.session.deep.deep_settings import bundled_notice
 from spark_cli.session.deep.merge import HunkStatus
 from spark_cli.session.deep.result import ApplyReport
 from spark_cli.session.deep.run import Picker, RunSpec, run_deep
@@ -36,10 +37,13 @@ class DeepTrack:
 
     def __init__(self, root: Path, settings: Settings, connect: Connector,
                  on_change: Callable[[DeepTask], None], *, state_dir: Path | None = None,
-                 snapshot_dir: Path | None = None, pick: Picker | None = None) -> None:
+                 snapshot_dir: Path | None = None, pick: Picker | None = None,
+                 fast: Settings | None = None) -> None:
         """``state_dir``: the repo's state folder (default ``SessionStore(root).folder``);
         ``snapshot_dir``: where snapshots go (default the system temp dir); ``pick``:
-        context building's hook, (task, snapshot root) -> files for the request."""
+        context building's hook, (task, snapshot root) -> files for the request; ``fast``:
+        the fast track's settings (to say, once, when the deep track falls back on the
+        bundled engine while the fast one talks to a real server)."""
         self.root = Path(root).resolve()
         self.settings = settings
         self.on_change = on_change
@@ -49,6 +53,8 @@ class DeepTrack:
         self._running: dict[int, asyncio.Task[None]] = {}
         self._resumed = False
         self.problems: list[str] = []
+        self.notice = bundled_notice(settings, fast) if fast is not None else None
+        """Said once, on the first task started (its ``note``)."""
         """Lines about saved results that could not be read or written (shown, not fatal)."""
 
     @property
@@ -81,6 +87,7 @@ class DeepTrack:
         """Hand ``task`` to the deep track (``files``: the front end's context set); returns
         at once. An empty task is a ``failed`` DeepTask with a one-line ``error``."""
         deep = DeepTask(self._next_number(), task.strip())
+        deep.note, self.notice = self.notice, None
         self._tasks.append(deep)
         if not deep.task:
             deep.finish("failed", "deep track: the task is empty: say what to do, "

@@ -8,11 +8,14 @@ concern, each ``{"version": 1, "kind": ..., ...}``:
 
 - ``draft.json`` ``{"text"}``, ``queue.json`` ``{"items"}``, ``prompts.json`` ``{"items"}``
   (oldest first, the last ``MAX_PROMPTS``), ``conversation.json`` ``{"root", "provider",
-  "model", "saved_at", "messages": [{"role", "content"}], "shown": [[kind, text, detail]]}``
+  "model", "saved_at", "messages": [...], "shown": [[kind, text, detail]]}``, each message
+  entry a message ``{"role", "content"}``, a tool call ``{"type": "tool_call", "call_id",
+  "name", "arguments"}`` or its output ``{"type": "tool_output", "call_id", "output"}``
   (``shown``: what the TUI showed, for a resumed session to show it again).
 
-Writes are atomic (a temp file in the same folder, then ``os.replace``): a crash leaves the old
-file or the new one, plus at worst a stray temp file that loading ignores. Only
+Writes are atomic (:func:`spark_cli.edits.disk.atomic.write_atomic`: a temp file in the same
+folder, then ``os.replace``): a crash leaves the old file or the new one, plus at worst a stray
+temp file that loading ignores and removes once its writer is gone. Only
 ``conversation.json`` is fsynced (once per turn); the draft, queue and history are not (they
 change on every keystroke; a power cut may lose the last few hundred ms of them).
 
@@ -27,27 +30,24 @@ spark processes in one repo: the last write wins.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
 import re
-import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar, cast, get_args
 
-from spark_cli.protocol.channel import Message, Role
+from spark_cli.edits.disk.atomic import remove_stale_temps, write_atomic
+from spark_cli.protocol.channel import ConversationItem, Message, Role, ToolCall, ToolOutput
 
 VERSION = 1
 MAX_PROMPTS = 500
 STATE_ENV = "SPARK_STATE_DIR"
 DRAFT, QUEUE, PROMPTS, CONVERSATION = "draft.json", "queue.json", "prompts.json", \
     "conversation.json"
-_TEMP_SUFFIX = ".tmp"
-_STALE_TEMP_S = 3600.0
 _ROLES = frozenset(get_args(Role))
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 _T = TypeVar("_T")
@@ -84,7 +84,7 @@ class ShownItem:
 class SavedConversation:
     """The last conversation of this repo (for ``--resume`` / ``/resume``)."""
 
-    history: tuple[Message, ...]
+    history: tuple[ConversationItem, ...]
     provider: str
     model: str
     saved_at: float
@@ -201,13 +201,7 @@ class SessionStore:
         messages = raw.get("messages")
         if not isinstance(messages, list):
             raise _Unusable("messages must be a list")
-        history = []
-        for number, entry in enumerate(messages, 1):
-            role = entry.get("role") if isinstance(entry, dict) else None
-            content = entry.get("content") if isinstance(entry, dict) else None
-            if role not in _ROLES or not isinstance(content, str):
-                raise _Unusable(f"message {number} is not {{role, content}} with a known role")
-            history.append(Message(cast(Role, role), content))
+        history = [_item(number, entry) for number, entry in enumerate(messages, 1)]
         shown = raw.get("shown", [])
         if not isinstance(shown, list) or not all(
                 isinstance(i, list) and len(i) == 3 and all(isinstance(p, str) for p in i)
@@ -217,17 +211,8 @@ class SessionStore:
                                  tuple(ShownItem(*item) for item in shown))
 
     def _sweep_temps(self) -> None:
-        """Remove temp files a crash left behind (old ones only: another spark may be writing)."""
-        try:
-            entries = list(os.scandir(self._folder))
-        except OSError:
-            return
-        cutoff = time.time() - _STALE_TEMP_S
-        for entry in entries:
-            if entry.name.startswith(".") and entry.name.endswith(_TEMP_SUFFIX):
-                with contextlib.suppress(OSError):
-                    if entry.stat().st_mtime < cutoff:
-                        os.unlink(entry.path)
+        """Remove temp files a crash left behind (whose writer is gone)."""
+        remove_stale_temps(self._folder)
 
     # ---- writing ----
 
@@ -251,11 +236,10 @@ class SessionStore:
         del self._prompts[:-MAX_PROMPTS]
         return self._write(PROMPTS, {"items": self._prompts})
 
-    def save_conversation(self, history: Sequence[Message], *, provider: str,
+    def save_conversation(self, history: Sequence[ConversationItem], *, provider: str,
                           model: str, shown: Sequence[ShownItem] = ()) -> str | None:
         payload = {"root": str(self.root), "provider": provider, "model": model,
-                   "saved_at": time.time(),
-                   "messages": [{"role": m.role, "content": m.content} for m in history],
+                   "saved_at": time.time(), "messages": [_entry(item) for item in history],
                    "shown": [[i.kind, i.text, i.detail] for i in shown]}
         return self._write(CONVERSATION, payload, durable=True)
 
@@ -279,19 +263,7 @@ class SessionStore:
         path = self._folder / name
         try:
             self._folder.mkdir(parents=True, exist_ok=True, mode=0o700)  # prompts may hold secrets
-            fd, temp = tempfile.mkstemp(dir=self._folder, prefix=f".{name}.",
-                                        suffix=_TEMP_SUFFIX)
-            try:
-                with os.fdopen(fd, "wb") as handle:
-                    handle.write(data)
-                    if durable:
-                        handle.flush()
-                        os.fsync(handle.fileno())
-                os.replace(temp, path)
-            except BaseException:
-                with contextlib.suppress(OSError):
-                    os.unlink(temp)
-                raise
+            write_atomic(path, data, 0o600, durable=durable)
         except OSError as exc:
             self._written.pop(name, None)
             return self._failed(name, f"{path}: cannot be saved ({exc.strerror or exc}); "
@@ -324,3 +296,32 @@ def _parse_items(raw: dict[str, Any]) -> list[str]:
     if not isinstance(items, list) or not all(isinstance(item, str) for item in items):
         raise _Unusable("items must be a list of strings")
     return items
+
+
+def _entry(item: ConversationItem) -> dict[str, str]:
+    if isinstance(item, ToolCall):
+        return {"type": "tool_call", "call_id": item.call_id, "name": item.name,
+                "arguments": item.arguments}
+    if isinstance(item, ToolOutput):
+        return {"type": "tool_output", "call_id": item.call_id, "output": item.output}
+    return {"role": item.role, "content": item.content}
+
+
+def _item(number: int, entry: object) -> ConversationItem:
+    """One saved conversation entry (a message, a tool call or its output)."""
+    if not isinstance(entry, dict):
+        raise _Unusable(f"message {number} is not an object")
+    kind = entry.get("type")
+    fields = {k: entry.get(k) for k in ("call_id", "name", "arguments", "output")}
+    if kind == "tool_call":
+        if not all(isinstance(fields[k], str) for k in ("call_id", "name", "arguments")):
+            raise _Unusable(f"message {number} is not a tool call {{call_id, name, arguments}}")
+        return ToolCall(str(fields["call_id"]), str(fields["name"]), str(fields["arguments"]))
+    if kind == "tool_output":
+        if not (isinstance(fields["call_id"], str) and isinstance(fields["output"], str)):
+            raise _Unusable(f"message {number} is not a tool output {{call_id, output}}")
+        return ToolOutput(fields["call_id"], fields["output"])
+    role, content = entry.get("role"), entry.get("content")
+    if role not in _ROLES or not isinstance(content, str):
+        raise _Unusable(f"message {number} is not {{role, content}} with a known role")
+    return Message(cast(Role, role), content)

@@ -6,7 +6,7 @@ httpx is chosen (imported only then) when:
   ``ALL_PROXY`` (any case) for the URL's scheme, unless ``NO_PROXY`` surely
   exempts the host (``*``, the host, or a domain it is in). httpx's
   ``trust_env`` reads the same variables (loopback URLs never trust the
-  environment, as before). On macOS the system proxies (``_scproxy``, as
+  environment). On macOS the system proxies (``_scproxy``, as
   urllib reads them) count too; on Windows urllib is asked (the registry);
 - the base URL has userinfo (httpx turns it into Basic auth), a query or a
   fragment, or a path that is not plain ASCII.
@@ -25,8 +25,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 if TYPE_CHECKING:
-    from spark_cli.transport.sse.http_ahead import HttpAhead
-    from spark_cli.transport.sse.http_wire import HttpClient
+    from spark_cli.transport.sse.http_wire import HttpAhead, HttpClient
 
 _PLAIN_PATH = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~/")
 

@@ -47,6 +47,7 @@ from spark_cli.protocol.secrets import Secrets
 from spark_cli.protocol.sse import COMMENT, SSEDecoder, SSEEvent
 from spark_cli.protocol.urls import mask_url, mask_urls_in
 from spark_cli.transport.errors import (
+    endpoint,
     error_from_body,
     non_http_answer,
     not_http_error,
@@ -70,7 +71,7 @@ from spark_cli.transport.sse.http_route import open_client
 if TYPE_CHECKING:
     import httpx
 
-    from spark_cli.transport.sse.http_ahead import HttpAhead
+    from spark_cli.transport.sse.http_wire import HttpAhead
 
 
 class StreamFold(Protocol):
@@ -240,7 +241,8 @@ class HttpStreamChannel:
             if response.status_code >= 400:
                 raw = await response.aread()
                 raise error_from_body(response.status_code, raw, headers=response.headers,
-                                      secrets=self._secrets, tools=bool(request.tools))
+                                      secrets=self._secrets, tools=bool(request.tools),
+                                      url=endpoint(self._base_url, self.path))
             async for event in self._read(response, fold, watch):
                 yield event
         except asyncio.CancelledError:
@@ -294,15 +296,7 @@ class HttpStreamChannel:
                 out: ChannelEvent | None = queued_notice(sse.data)
             else:
                 out = feed(sse)
-                if self._queued and type(out) is not Queued:
-                    self._queued = False  # anything else: the wait is over
-                    if self._prefill_since is not None:  # the prefill starts now
-                        self._prefill_since = monotonic()
-                    watch.set_limit(self._idle if self._prefill_since is None
-                                    else self._prefill_limit)
-                if self._prefill_since is not None and fold.deltas:
-                    self._prefill_since = None  # the first output: the idle timeout from now
-                    watch.set_limit(self._idle)
+                self._clocks(out, fold, watch)
             if out is None or self._stopping or type(out) is TurnFinished:
                 continue  # the terminal event is yielded at EOF, after the body was drained
             if type(out) is Queued:
@@ -314,6 +308,22 @@ class HttpStreamChannel:
                 for extra in more:
                     if type(extra) is not TurnFinished:
                         yield extra
+        async for event in self._ending(fold, lines):
+            yield event
+
+    def _clocks(self, out: ChannelEvent | None, fold: StreamFold, watch: IdleWatch) -> None:
+        """The queue and prefill clocks after one event of the stream (not a comment)."""
+        if self._queued and type(out) is not Queued:
+            self._queued = False  # anything else: the wait is over
+            if self._prefill_since is not None:  # the prefill starts now
+                self._prefill_since = monotonic()
+            watch.set_limit(self._idle if self._prefill_since is None else self._prefill_limit)
+        if self._prefill_since is not None and fold.deltas:
+            self._prefill_since = None  # the first output: the idle timeout from now
+            watch.set_limit(self._idle)
+
+    async def _ending(self, fold: StreamFold, lines: int) -> AsyncIterator[ChannelEvent]:
+        """The stream's end: its usage and final status, or why it has none."""
         if self._stopping:
             yield TurnFinished(
                 "cancelled", None, fold.finished.response_id if fold.finished else None

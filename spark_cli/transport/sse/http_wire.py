@@ -18,6 +18,7 @@ response headers are still on the way; ``task`` resolves to the response.
 from __future__ import annotations
 
 import contextlib
+import socket
 import time
 from collections.abc import AsyncIterator, Mapping
 from typing import TYPE_CHECKING, Protocol
@@ -27,6 +28,28 @@ if TYPE_CHECKING:
 
 USER_AGENT = "spark"
 """Sent by both HTTP clients (and the WebSocket channel) unless a header overrides it."""
+
+
+class HttpAhead:
+    """One request written ahead (or the failure to connect for it), for the client to adopt."""
+
+    __slots__ = ("at", "data", "error", "sock", "write_timed_out")
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        """The request's bytes (head and body), as h11 writes them."""
+        self.sock: socket.socket | None = None
+        self.error: OSError | None = None
+        """Why the connection could not be opened (raised by the client's first attempt)."""
+        self.at: float | None = None
+        """``time.perf_counter()`` when the last byte of the request was written."""
+        self.write_timed_out = False
+
+    def close(self) -> None:
+        """Drop the connection unread (a request the channel did not make after all)."""
+        sock, self.sock = self.sock, None
+        if sock is not None:
+            sock.close()
 
 
 class TransportError(Exception):

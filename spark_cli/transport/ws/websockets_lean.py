@@ -13,6 +13,9 @@ websockets imports as usual.
 ``urllib.request`` (~13 M instructions) to read proxy settings spark never asks
 for (it connects with ``proxy=None``): :func:`prepare` defers that module
 (:mod:`spark_cli.lazy_modules`), so only code that uses it imports it.
+
+Saves 38-50 ms of launch → request on the Responses WebSocket (paired runs,
+2026-12-04; docs/benchmarks.md, Ledger); `spark bench oneshot` shows the path.
 """
 
 from __future__ import annotations

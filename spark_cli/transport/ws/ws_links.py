@@ -25,6 +25,7 @@ from spark_cli.protocol.channel import ChannelError
 from spark_cli.protocol.secrets import Secrets
 from spark_cli.transport.errors import (
     error_from_body,
+    http10_status,
     non_http_answer,
     not_http_error,
     unreachable_error,
@@ -164,9 +165,14 @@ class Links:
                 bytes(response.body or b""),
                 headers=dict(response.headers.raw_items()),
                 secrets=self._secrets,
+                url=self._url,
             ) from None
         except InvalidMessage as exc:
             sent = non_http_answer(exc)
+            status = http10_status(sent)
+            if status is not None:  # an HTTP/1.0 answer (websockets wants 1.1): its status
+                raise error_from_body(status, b"", secrets=self._secrets,
+                                      url=self._url) from None
             if sent is not None:
                 raise not_http_error(self._url, sent, self._secrets) from None
             raise unreachable_error(self._url, exc, self._secrets) from None

@@ -11,6 +11,9 @@ cost unchanged). spark sets ``ESCDELAY`` to 25 ms unless the user set it.
 
 Terminals that speak the kitty keyboard protocol (which Textual enables) send
 Esc as an unambiguous sequence and need no wait at all.
+
+Esc → turn stopped on screen in a pty: see docs/benchmarks.md, Ledger; `spark bench tui
+--only pty` times this driver against Textual's stock one in one run.
 """
 
 from __future__ import annotations

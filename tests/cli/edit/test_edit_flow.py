@@ -122,6 +122,7 @@ class StandInSession:
         applier.begin_batch(instruction)
         parser = EditStreamParser()
         request = TurnRequest("m", (Message("user", instruction),))
+        answer: list[str] = []
         try:
             async for event in self.channel.stream(request):
                 if isinstance(event, RequestSent):
@@ -131,6 +132,7 @@ class StandInSession:
                     marks = self.marks
                     marks.last_delta_at = time.perf_counter()
                     marks.first_delta_at = marks.first_delta_at or marks.last_delta_at
+                    answer.append(event.text)
                     for item in parser.feed(event.text):
                         yield self._item(item, applier)
         except ChannelError as exc:
@@ -139,6 +141,7 @@ class StandInSession:
         finally:
             applier.end_batch()
             self.seen = dict(applier.seen or {})
+            self.history.append(Message("assistant", "".join(answer)))
         for item in parser.close():
             yield self._item(item, applier)
         ok = sum(o.ok for o in applier.outcomes)
@@ -168,11 +171,11 @@ def script(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
         yield ScriptedChannel(state["answer"], state["fail"])
 
     monkeypatch.setattr(wiring, "open_provider_channel", fake_channel)
-    monkeypatch.setattr(wiring, "fork_bundled_engine", lambda provider: None)  # no engine
     monkeypatch.setattr(edit_run, "session_class", lambda: StandInSession)
     monkeypatch.setattr(edit_cmd, "load", lambda root, flags: SimpleNamespace(
         provider=SimpleNamespace(kind="mock", name="mock"), idle_timeout=None,
-        first_token_timeout=None))
+        first_token_timeout=None, edit_format="search_replace", max_output_tokens=8192,
+        allow_syntax_errors=False))
     (tmp_path / "app.py").write_text(PY)
     monkeypatch.chdir(tmp_path)
     return state
@@ -207,10 +210,11 @@ def test_malformed_block_counts_as_refused(script):
     assert "malformed edit block" in result.stdout
 
 
-def test_nothing_to_apply_exits_0(script, tmp_path: Path):
+def test_nothing_to_apply_exits_5_no_edit(script, tmp_path: Path):
     script["answer"] = "I would not change anything.\n"
     result = run(["app.py", "-m", "explain"])
-    assert result.exit_code == 0
+    assert result.exit_code == 5
+    assert "no edit: the answer was prose only (5 words)" in result.stderr
     assert "0 applied, 0 refused" in result.stdout
 
 

@@ -53,8 +53,11 @@ async def _loaded(repo: Path, engine_factory, tmp_path: Path) -> dict[str, set[s
                                    text=True, timeout=60, stdin=subprocess.DEVNULL)
     assert done.returncode == 0, done.stderr[-2000:]
     assert "grand_total" in (repo / "app.py").read_text()  # the answer was consumed
-    marks = dict(line.partition(" ")[::2] for line in done.stderr.splitlines()
-                 if line.startswith(("AT-", "GC-ON")))
+    marks: dict[str, str] = {}
+    for line in done.stderr.splitlines():  # the first of each: a turn that called tools
+        if line.startswith(("AT-", "GC-ON")):  # sends a request per response
+            where, _, modules = line.partition(" ")
+            marks.setdefault(where, modules)
     return {where: set(filter(None, modules.split(","))) for where, modules in marks.items()}
 
 

@@ -73,7 +73,7 @@ def test_unchanged_files_are_not_resent(repo: Path) -> None:
 
 def test_budget_overflow_names_the_biggest_file(repo: Path) -> None:
     (repo / "big.py").write_text("value_number = 12345\n" * 2000)
-    settings = _settings(repo, context_window=4000, max_output_tokens=1000)
+    settings = _settings(repo, context_window=4000, max_output_tokens=1000, tools=False)
     with pytest.raises(RequestError) as info:
         build_request(settings, repo, ["src/app.py", "big.py"], "x")
     message = info.value.message

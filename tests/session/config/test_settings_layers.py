@@ -190,17 +190,6 @@ def test_the_user_config_dir_on_linux_is_the_one_platformdirs_gives(
     assert user_config_path(os.environ) == expected
 
 
-def test_files_read_again_give_the_same_settings_from_the_cache(
-        home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    _user(home, "model = 'from-user'\ncontext_window = 64000\n")
-    _project(home, "[providers.openai]\nmodel = 'p'\n")
-    first = load_settings(home / "repo", env=_env(home))
-    assert (home / "repo" / ".spark" / "cache" / "config.json").exists()
-    monkeypatch.setitem(sys.modules, "tomllib", None)  # the second read never parses TOML
-    again = load_settings(home / "repo", env=_env(home))
-    assert again.as_dict() == first.as_dict()
-
-
 def test_a_config_file_that_is_not_utf8_is_named(home: Path) -> None:
     path = home / "repo" / ".spark" / "config.toml"
     path.parent.mkdir()

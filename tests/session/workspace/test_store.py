@@ -13,7 +13,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from spark_cli.protocol.channel import Message
+from spark_cli.edits.disk.atomic import is_temp_name
+from spark_cli.protocol.channel import Message, ToolCall, ToolOutput
 from spark_cli.session.workspace.store import MAX_PROMPTS, SavedState, SessionStore, repo_slug
 
 
@@ -82,6 +83,31 @@ def test_add_prompt_after_restart_extends_the_saved_history(tmp_path: Path) -> N
     second.add_prompt("one")  # a repeat of the saved last one
     second.add_prompt("two")
     assert SessionStore(first.root, first.folder).load().prompts == ("one", "two")
+
+
+def test_tool_calls_and_outputs_round_trip(tmp_path: Path) -> None:
+    store = _store(tmp_path)
+    history = [Message("user", "where is TAX_RATE?"), Message("assistant", "Looking.\n"),
+               ToolCall("call_1", "search", '{"pattern": "TAX_RATE"'),
+               ToolOutput("call_1", "error: the arguments are not JSON"),
+               Message("assistant", "It is not here.")]
+    store.save_conversation(history, provider="engine", model="spark-fast")
+    saved = store.load_conversation()
+    assert saved is not None and saved.history == tuple(history)
+    raw = json.loads((store.folder / "conversation.json").read_text())
+    assert raw["messages"][2] == {"type": "tool_call", "call_id": "call_1", "name": "search",
+                                  "arguments": '{"pattern": "TAX_RATE"'}
+
+
+def test_a_broken_tool_entry_sets_the_file_aside(tmp_path: Path) -> None:
+    store = _store(tmp_path)
+    store.save_conversation([Message("user", "x")], provider="p", model="m")
+    path = store.folder / "conversation.json"
+    raw = json.loads(path.read_text())
+    raw["messages"].append({"type": "tool_output", "call_id": 3})
+    path.write_text(json.dumps(raw))
+    assert store.load_conversation() is None
+    assert any("tool output" in p for p in store.problems)
 
 
 def test_conversation_round_trip_and_clear(tmp_path: Path) -> None:
@@ -238,13 +264,11 @@ def test_a_crash_mid_write_never_breaks_load(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-c", _CRASH, str(store.root), str(store.folder)],
                           check=False, timeout=60)
     assert done.returncode == 9
-    temps = [p for p in store.folder.iterdir() if p.name.endswith(".tmp")]
+    temps = [p for p in store.folder.iterdir() if is_temp_name(p.name)]
     assert len(temps) == 1 and "never landed" in temps[0].read_text()
     again = SessionStore(store.root, store.folder)
     assert again.load() == SavedState(draft="the old draft")
-    os.utime(temps[0], (0, 0))  # an old leftover is swept on load
-    again.load()
-    assert not temps[0].exists()
+    assert not temps[0].exists()  # its writer is gone: swept on load
 
 
 _TEXT = st.text(st.characters(codec=None, exclude_categories=()), max_size=200)

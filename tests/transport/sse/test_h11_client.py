@@ -247,7 +247,7 @@ async def test_a_429_waits_what_retry_after_says_then_succeeds() -> None:
         assert error is None and text_of(events) == "Hello"
         (wait,) = [e for e in events if isinstance(e, WaitingToRetry)]
         assert wait.seconds == pytest.approx(0.05)
-        assert wait.reason == "429 rate limited (rate_lim): slow down"
+        assert wait.reason.startswith("429 rate limited (rate_lim): slow down (POST http://")
 
 
 async def test_a_401_is_auth_on_both_paths() -> None:
@@ -258,8 +258,9 @@ async def test_a_401_is_auth_on_both_paths() -> None:
                      % (len(body), body))
 
     error = same_error(await both(handler))
-    assert error.kind == "auth" and error.message == (
-        "401 authentication failed (invalid_api_key): bad key")
+    assert error.kind == "auth" and error.message.startswith(
+        "401 authentication failed (invalid_api_key): bad key (POST http://127.0.0.1:")
+    assert error.message.endswith("/v1/chat/completions)")
 
 
 async def test_a_server_that_never_answers_hits_the_first_token_timeout() -> None:

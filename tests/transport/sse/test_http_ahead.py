@@ -31,12 +31,12 @@ from spark_cli.protocol.channel import (
 )
 from spark_cli.transport.retry import RetryPolicy
 from spark_cli.transport.sse.h11_client import H11Client, connect_failure
-from spark_cli.transport.sse.http_ahead import HttpAhead, send_ahead
+from spark_cli.transport.sse.http_ahead import send_ahead
 from spark_cli.transport.sse.http_bodies import CHAT_PATH, chat_body, encode, stream_headers
 from spark_cli.transport.sse.http_chat import ChatCompletionsChannel
 from spark_cli.transport.sse.http_origin import Origin
 from spark_cli.transport.sse.http_responses import ResponsesSSEChannel
-from spark_cli.transport.sse.http_wire import ConnectError, ConnectTimeout
+from spark_cli.transport.sse.http_wire import ConnectError, ConnectTimeout, HttpAhead
 
 REQUEST = TurnRequest("m", (Message("user", "hi"),), instructions="be brief")
 OTHER = TurnRequest("m", (Message("user", "something else"),))
@@ -69,6 +69,10 @@ class Seen:
 
     def __init__(self) -> None:
         self.connections: list[list[bytes]] = []
+        self.answered = asyncio.Event()
+        """Set once an answer was written."""
+        self.closed = asyncio.Event()
+        """Set once a connection ended (the client closed it)."""
 
     @property
     def requests(self) -> list[bytes]:
@@ -110,9 +114,11 @@ async def server(answer: Answer) -> AsyncIterator[tuple[str, Seen]]:
                     break  # close without answering
                 writer.write(reply)
                 await writer.drain()
+                seen.answered.set()
         except (asyncio.IncompleteReadError, ConnectionError, asyncio.CancelledError):
             pass  # the client closed; or the test ended with a connection kept alive
         finally:
+            seen.closed.set()
             writer.close()
 
     srv = await asyncio.start_server(handle, "127.0.0.1", 0)
@@ -157,7 +163,7 @@ async def test_the_request_sent_ahead_is_adopted_and_sent_once(kind: str) -> Non
         seen.connections.clear()
         ahead = await ahead_of(kind, url)
         assert ahead is not None and ahead.at is not None and ahead.error is None
-        await asyncio.sleep(0.05)  # the server reads and answers before the loop adopts it
+        await asyncio.wait_for(seen.answered.wait(), 5)  # answered before the loop adopts it
         events, error = await turn(kind, url, ahead=ahead)
     assert error is None
     assert text(events) == "Hello" and isinstance(events[-1], TurnFinished)
@@ -182,7 +188,7 @@ async def test_another_request_drops_the_one_sent_ahead_and_sends_its_own() -> N
     async with server(ok("chat_sse")) as (url, seen):
         ahead = await ahead_of("chat_sse", url)
         events, error = await turn("chat_sse", url, OTHER, ahead=ahead)
-        await asyncio.sleep(0.05)
+        await asyncio.wait_for(seen.closed.wait(), 5)  # the ahead one, closed unread
     assert error is None and text(events) == "Hello"
     assert len(seen.connections) == 2  # the ahead one was closed unread
     assert b"something else" in seen.connections[1][0]
@@ -274,12 +280,14 @@ async def test_a_server_that_closes_after_the_request_is_retried_on_a_new_connec
 
 async def test_stop_during_an_adopted_turn_cancels_it() -> None:
     never: asyncio.Event = asyncio.Event()
+    answering = asyncio.Event()
 
     async def hold(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
             await read_request(reader)
             writer.write(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n"
                          b"transfer-encoding: chunked\r\n\r\n")
+            answering.set()
             await never.wait()
         finally:
             writer.close()
@@ -290,12 +298,16 @@ async def test_stop_during_an_adopted_turn_cancels_it() -> None:
         channel = ChatCompletionsChannel(url, "key", ahead=await ahead_of("chat_sse", url))
         events: list[ChannelEvent] = []
 
+        started = asyncio.Event()
+
         async def consume() -> None:
             async for event in channel.stream(REQUEST):
                 events.append(event)
+                started.set()
 
         task = asyncio.create_task(consume())
-        await asyncio.sleep(0.1)
+        await asyncio.wait_for(answering.wait(), 5)
+        await asyncio.wait_for(started.wait(), 5)  # the turn runs: RequestSent came out
         await channel.stop()
         await asyncio.wait_for(task, 5)
         await channel.aclose()
@@ -358,5 +370,5 @@ async def test_closing_the_client_closes_a_request_never_adopted() -> None:
                 await asyncio.sleep(0.01)
         channel = ChatCompletionsChannel(url, "key", ahead=ahead)
         await channel.aclose()
-        await asyncio.sleep(0.05)
+        await asyncio.wait_for(seen.closed.wait(), 5)  # the server saw the close
     assert ahead is not None and ahead.sock is None

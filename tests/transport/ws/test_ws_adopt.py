@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import select
 import socket
 import threading
 import time
@@ -86,7 +87,9 @@ async def test_an_adopted_turn_streams_what_a_normal_one_does(engine: Any) -> No
     expected = await collect(normal, req)
     await normal.aclose()
     ahead = await ahead_of(url, req, key="test-token")
-    await asyncio.sleep(0.05)  # the engine answers while the client "imports"
+    assert ahead is not None and ahead.sock is not None
+    readable, _, _ = await asyncio.to_thread(select.select, [ahead.sock], [], [], 5)
+    assert readable  # the engine answered while the client "imported"
     adopted = ResponsesWebSocketChannel(url, "test-token", warm_spare=False, ahead=ahead)
     events = await collect(adopted, req)
     assert adopted.handshakes == 1 and adopted.capabilities.cancel  # the 101's extensions

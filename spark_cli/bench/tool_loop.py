@@ -1,0 +1,204 @@
+"""`spark bench tools`: what a tool round trip costs on spark's side, and a whole looking turn.
+
+A fresh engine process (``spark engine serve``, the ``rules`` brain, ``--tps``
+tokens/s) and the real session over the real channels, in this process, on a
+copy of ``examples/repo`` per channel (the file put back before each turn; each
+turn a new conversation on the same connection, after one uncounted turn):
+
+- **round trip**: one ``spark edit``-like turn whose model searches, reads,
+  then edits (``INSTRUCTION``: text the context does not push, so the rules
+  brain looks for it). Each tool round trip is timed from the response's last
+  ``ToolCallCompleted`` to the next request's bytes on the wire
+  (``TurnMarks.round_trips``; ``round_trip_cpu``: the process's CPU time over
+  the same span), over the Responses WebSocket and over Chat
+  Completions SSE; of which the tools themselves ran ``ToolCallFinished.ms``
+  (the rest is the loop: the response's end, the items, the follow-up built
+  and sent). Median and p95 over every round trip of ``--runs`` turns.
+- **turn**: the same edit as a whole turn on the WebSocket: with tools and no
+  file named (search → read → edit) against tools off and the file named
+  (pushed up front, one response). Median of ``--runs`` turns each, wall time
+  from ``run_turn`` to ``TurnCompleted``.
+
+The target (issue 19): at most 2 ms of spark's side per round trip on the
+WebSocket. Results go to ``docs/benchmarks.md`` under ``## Tools``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import shutil
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from spark_cli.bench.docs_section import write_section as write_doc_section
+
+SECTION = "## Tools"
+INSTRUCTION = "replace 'discount must be 0-100' with 'discount must be between 0 and 100'"
+FILE = "src/shop/pricing.py"
+KINDS = (("responses_ws", "mock"), ("chat_sse", "openai-compatible"))
+TARGET_MS = 2.0
+
+
+def _example_repo() -> Path:
+    return Path(__file__).resolve().parents[2] / "examples" / "repo"
+
+
+async def _turns(engine: Any, root: Path, provider: str, *, tools: bool, files: list[str],
+                 runs: int) -> list[dict[str, Any]]:
+    """``runs`` + 1 turns on one channel, each a new conversation (the first uncounted: the
+    repo's walk, the imports), the file put back before each: their figures."""
+    from spark_cli.cli.wiring import open_provider_channel
+    from spark_cli.session.config.settings import load_settings
+    from spark_cli.session.conversation import Session
+
+    settings = load_settings(root, {"provider": provider, "base_url": engine.url + "/v1",
+                                    "model": "spark-rules", "tools": tools},
+                             {"SPARK_CONFIG_DIR": str(root / ".no-config"),
+                              "SPARK_API_KEY": engine.token})
+    original = (root / FILE).read_text()
+    out: list[dict[str, Any]] = []
+    async with open_provider_channel(settings.provider, idle_timeout=30) as channel:
+        for _ in range(runs + 1):
+            (root / FILE).write_text(original)
+            session = Session(channel, root, settings)  # a new conversation on the same socket
+            await session.warm()
+            out.append(await _turn(session, files))
+    return out[1:]
+
+
+async def _turn(session: Any, files: list[str]) -> dict[str, Any]:
+    """One turn: wall time, each round trip and what its tools ran."""
+    from spark_cli.session.events import (
+        RequestSent,
+        ToolCallFinished,
+        TurnCompleted,
+        TurnFailed,
+    )
+
+    tool_ms: list[float] = []  # per round trip: the tools' own time
+    batch = 0.0
+    done: TurnCompleted | None = None
+    started = time.perf_counter()
+    async for event in session.run_turn(INSTRUCTION, files):
+        if isinstance(event, ToolCallFinished):
+            batch += event.ms
+        elif isinstance(event, RequestSent) and batch:
+            tool_ms.append(batch)
+            batch = 0.0
+        elif isinstance(event, TurnCompleted):
+            done = event
+        elif isinstance(event, TurnFailed):
+            raise RuntimeError(f"the turn failed: {event.message}")
+    wall = time.perf_counter() - started
+    if done is None or done.applied != 1:
+        raise RuntimeError(f"the turn did not make the one edit: {done}")
+    trips = [t * 1000 for t in session.marks.round_trips]
+    cpu = [t * 1000 for t in session.marks.round_trip_cpu]
+    return {"wall": wall, "trips": trips, "cpu": cpu, "tool_ms": tool_ms,
+            "tool_calls": done.tool_calls}
+
+
+def _run(engine: Any, provider: str, *, tools: bool, files: list[str],
+         runs: int) -> list[dict[str, Any]]:
+    with tempfile.TemporaryDirectory(prefix="spark-bench-tools-") as tmp:
+        root = Path(tmp) / "repo"
+        shutil.copytree(_example_repo(), root)
+        return asyncio.run(_turns(engine, root, provider, tools=tools, files=files, runs=runs))
+
+
+def _p95(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+
+
+def measure(runs: int, tps: int) -> dict[str, Any]:
+    from spark_cli.bench.engine_process import start_engine
+
+    token = secrets.token_urlsafe(12)
+    engine = start_engine(token, "--tps", str(tps))
+    figures: dict[str, Any] = {"runs": runs, "tps": tps}
+    try:
+        for kind, provider in KINDS:
+            turns = _run(engine, provider, tools=True, files=[], runs=runs)
+            trips = [t for turn in turns for t in turn["trips"]]
+            cpu = [t for turn in turns for t in turn["cpu"]]
+            tools = [t for turn in turns for t in turn["tool_ms"]]
+            if not trips or len(trips) != len(tools):
+                raise RuntimeError(f"{kind}: {len(trips)} round trips, {len(tools)} tool runs")
+            loop = [trip - tool for trip, tool in zip(trips, tools, strict=True)]
+            figures[kind] = {"median": statistics.median(trips), "p95": _p95(trips),
+                             "n": len(trips), "tool_median": statistics.median(tools),
+                             "loop_median": statistics.median(loop), "loop_p95": _p95(loop),
+                             "cpu_median": statistics.median(cpu), "cpu_p95": _p95(cpu),
+                             "calls": statistics.median(t["tool_calls"] for t in turns)}
+            if kind == "responses_ws":
+                figures["looking_s"] = statistics.median(t["wall"] for t in turns)
+        pushed = _run(engine, "mock", tools=False, files=[FILE], runs=runs)
+        figures["pushed_s"] = statistics.median(t["wall"] for t in pushed)
+    finally:
+        engine.stop()
+    return figures
+
+
+def table(f: dict[str, Any]) -> str:
+    rows = ["| channel | round trips | spark's side: median | p95 | CPU: median | p95 | "
+            "the tools ran (median) | the loop without them: median | p95 |",
+            "|---|---|---|---|---|---|---|---|---|"]
+    labels = {"responses_ws": "Responses WebSocket", "chat_sse": "Chat Completions SSE"}
+    for kind, _ in KINDS:
+        r = f[kind]
+        rows.append(f"| {labels[kind]} | {r['n']} | {r['median']:.2f} ms | {r['p95']:.2f} ms | "
+                    f"{r['cpu_median']:.2f} ms | {r['cpu_p95']:.2f} ms | "
+                    f"{r['tool_median']:.2f} ms | {r['loop_median']:.2f} ms | "
+                    f"{r['loop_p95']:.2f} ms |")
+    ws = f["responses_ws"]
+    verdict = "met" if ws["median"] <= TARGET_MS else "missed"
+    cpu_verdict = "met" if ws["cpu_median"] <= TARGET_MS else "missed"
+    rows += ["", f"Target: ≤ {TARGET_MS:g} ms client side per round trip on the WebSocket "
+             f"(median): wall time {verdict}, CPU {cpu_verdict}.", "",
+             "| the whole turn (WebSocket) | median |", "|---|---|",
+             f"| search → read → edit, no file named ({ws['calls']:.0f} tool calls) | "
+             f"{f['looking_s'] * 1000:,.0f} ms |",
+             f"| the file pushed up front, tools off | {f['pushed_s'] * 1000:,.0f} ms |"]
+    return "\n".join(rows)
+
+
+def section_body(f: dict[str, Any], command: str) -> str:
+    return ("A fresh engine process (`rules` brain, " + f"{f['tps']:,} tok/s" + ") and the "
+            "real session and channels in this process, on a copy of `examples/repo` per "
+            "channel (the file put back before each turn, each turn a new conversation on "
+            f"the same connection); `{INSTRUCTION}` with no file named: the context does not "
+            "push "
+            "`src/shop/pricing.py`, so the model searches, reads it, then edits. A round "
+            "trip is timed from the response's last `ToolCallCompleted` to the next "
+            "request's bytes on the wire (spark's side: the response's end, running the "
+            "calls, the follow-up built and sent), in wall time and in this process's CPU "
+            "time (what it costs whatever else runs on the machine); medians and p95 over "
+            "every round trip "
+            f"of {f['runs']} turns per channel, after one uncounted turn.\n\n"
+            + table(f) + f"\n\nCommand: `{command}`\n")
+
+
+def register(bench_app: typer.Typer) -> None:
+    @bench_app.command("tools")
+    def bench_tools(
+        runs: int = typer.Option(10, "--runs", min=1, help="Turns per channel."),
+        tps: int = typer.Option(5000, "--tps", min=1, help="The engine's pace (tokens/s)."),
+        docs: Path | None = typer.Option(
+            None, "--docs", help="Markdown file to update (default: docs/benchmarks.md)."),
+        no_docs: bool = typer.Option(False, "--no-docs", help="Only print, write no file."),
+    ) -> None:
+        """A tool round trip's cost on spark's side (WS, Chat SSE) and a whole looking turn."""
+        figures = measure(runs, tps)
+        command = f"spark bench tools --runs {runs} --tps {tps}"
+        typer.echo(table(figures))
+        if not no_docs:
+            target = docs or Path("docs") / "benchmarks.md"
+            write_doc_section(target, SECTION, section_body(figures, command))
+            typer.echo(f"wrote {target} ({SECTION})")

@@ -1,0 +1,116 @@
+"""SIGTERM and SIGHUP for `spark edit`: end the run as Ctrl-C does, exit 128+n.
+
+During a turn the event loop takes them, with SIGINT (:class:`TurnSignals`):
+the first one stops the turn and the run ends as usual (the end diff, the summary; in pipe
+mode the ORIGINAL text on stdout), a second gives up at once. Outside the
+turn (reading stdin, connecting, printing) :func:`terminations` turns them into
+:class:`Terminated`, which the pipe front end catches to write the original
+text back before it exits. Either way the exit code is 128 + the signal's
+number (143 for SIGTERM, 129 for SIGHUP), as a shell reports it.
+"""
+
+from __future__ import annotations
+
+import signal
+from collections.abc import Iterator
+from contextlib import contextmanager
+from types import FrameType
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import asyncio
+
+    from spark_cli.session.api import SessionApi
+
+STOP_SIGNALS: tuple[signal.Signals, ...] = tuple(
+    getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
+"""The signals besides SIGINT that stop a run gracefully (where the platform has them)."""
+
+
+class Terminated(BaseException):  # a signal, like KeyboardInterrupt
+    """SIGTERM or SIGHUP arrived outside a turn."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _raise(signum: int, frame: FrameType | None) -> None:
+    raise Terminated(signum)
+
+
+@contextmanager
+def terminations() -> Iterator[None]:
+    """While inside, SIGTERM and SIGHUP raise :class:`Terminated` (the previous handlers
+    come back on the way out)."""
+    previous = {}
+    try:
+        for sig in STOP_SIGNALS:
+            previous[sig] = signal.signal(sig, _raise)
+    except ValueError:  # not the main thread: leave the signals as they are
+        pass
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def signal_name(signum: int) -> str:
+    """``SIGTERM`` for 15."""
+    try:
+        return signal.Signals(signum).name
+    except ValueError:
+        return f"signal {signum}"
+
+
+class TurnSignals:
+    """SIGINT (or SIGTERM, SIGHUP) while a turn runs: the first interrupts the session (or,
+    before it streams, cancels the run), a second gives up at once with KeyboardInterrupt."""
+
+    def __init__(self, task: asyncio.Task[Any] | None) -> None:
+        self.task = task
+        self.session: SessionApi | None = None
+        self.count = 0
+        self.signum: int = signal.SIGINT
+        self._pending: set[asyncio.Future[None]] = set()
+        self._previous: dict[int, Any] = {}
+
+    def __call__(self, signum: int = signal.SIGINT) -> None:
+        self.count += 1
+        if self.count > 1:
+            raise KeyboardInterrupt
+        self.signum = signum
+        import asyncio
+
+        session = self.session
+        if session is not None and session.streaming:
+            stopping = asyncio.ensure_future(session.interrupt())
+            self._pending.add(stopping)
+            stopping.add_done_callback(self._pending.discard)
+        elif self.task is not None:
+            self.task.cancel()
+
+    def install(self) -> bool:
+        import asyncio
+
+        loop = asyncio.get_running_loop()
+        try:
+            for sig in (signal.SIGINT, *STOP_SIGNALS):
+                previous = signal.getsignal(sig)
+                loop.add_signal_handler(sig, self, sig)
+                self._previous[sig] = previous
+        except (NotImplementedError, RuntimeError, ValueError):  # not the main thread / Windows
+            return bool(self._previous)
+        return True
+
+    def remove(self) -> None:
+        """Give the signals back as they were before the turn (asyncio would leave them at
+        their defaults)."""
+        import asyncio
+
+        loop = asyncio.get_running_loop()
+        for sig, previous in self._previous.items():
+            loop.remove_signal_handler(sig)
+            if sig != signal.SIGINT and previous is not None:
+                signal.signal(sig, previous)

@@ -1,0 +1,89 @@
+"""Tool calls and outputs in the window: what they cost, and how they make room.
+
+Every conversation item counts against the window with the same token rule
+as everything else (``protocol/tokens.py``): a message its text, a call its
+name and arguments, an output its text, each plus ``ITEM_OVERHEAD`` for what
+the wire adds around it (ids, roles, types).
+
+Room is made in this order: old tool outputs first (the oldest first; each
+is replaced by a one-line note the model can act on: call the tool again),
+never a user's message; an output that still does not fit is cut to what
+does, with a note saying how much was shown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from spark_cli.protocol.channel import ConversationItem, Message, ToolCall, ToolOutput
+from spark_cli.protocol.tokens import count_tokens
+
+ITEM_OVERHEAD = 8
+"""Tokens a call or an output costs on the wire beyond its text (ids, type, role)."""
+DROPPED = ("[tool output dropped to fit the context window ({tokens:,} tokens); call the "
+           "tool again if you still need it]")
+CUT = ("[output cut to fit the context window: {shown:,} of {total:,} lines shown; ask for "
+       "less (a narrower line range, a more specific pattern)]")
+
+
+def item_tokens(item: ConversationItem) -> int:
+    """What one item of the conversation costs in the window."""
+    if type(item) is Message:
+        return count_tokens(item.content)
+    if type(item) is ToolCall:
+        return count_tokens(item.name) + count_tokens(item.arguments) + ITEM_OVERHEAD
+    assert type(item) is ToolOutput
+    return count_tokens(item.output) + ITEM_OVERHEAD
+
+
+def items_tokens(items: Sequence[ConversationItem]) -> int:
+    return sum(item_tokens(item) for item in items)
+
+
+def is_dropped(output: ToolOutput) -> bool:
+    return output.output.startswith("[tool output dropped")
+
+
+def shrink_outputs(items: Sequence[ConversationItem], excess: int, *,
+                   keep_from: int | None = None) -> tuple[list[ConversationItem], int]:
+    """``items`` with the oldest tool outputs (before index ``keep_from``) replaced by a
+    short note until ``excess`` tokens are freed (or none is left to drop); the new list
+    and the tokens freed. User and assistant messages are never touched."""
+    out = list(items)
+    freed = 0
+    end = len(out) if keep_from is None else keep_from
+    for index in range(end):
+        if freed >= excess:
+            break
+        item = out[index]
+        if type(item) is not ToolOutput or is_dropped(item):
+            continue
+        tokens = count_tokens(item.output)
+        note = DROPPED.format(tokens=tokens)
+        saved = tokens - count_tokens(note)
+        if saved <= 0:
+            continue
+        out[index] = ToolOutput(item.call_id, note)
+        freed += saved
+    return out, freed
+
+
+def cut_output(text: str, room: int) -> str:
+    """``text`` cut (at a line) to at most ``room`` tokens, the note included; unchanged when
+    it fits."""
+    if count_tokens(text) <= room:
+        return text
+    lines = text.splitlines(keepends=True)
+    note = CUT.format(shown=len(lines), total=len(lines))
+    left = room - count_tokens(note) - 1
+    shown: list[str] = []
+    for line in lines:
+        cost = count_tokens(line)
+        if cost > left:
+            break
+        shown.append(line)
+        left -= cost
+    body = "".join(shown)
+    if body and not body.endswith("\n"):
+        body += "\n"
+    return body + CUT.format(shown=len(shown), total=len(lines))

@@ -1,0 +1,64 @@
+"""The session's one door to the model's tools (``spark_cli.tools``): their specs and a runner.
+
+``spark_cli.tools`` is a leaf (pure functions over the repo, confined like
+edits): ``TOOL_DEFS`` names each tool with its description and JSON-schema
+parameters, and ``run_tool(root, name, arguments, *, readable, cancel)``
+runs one call, blocking, and never raises (a bad call is an error *result*).
+The session turns the definitions into the protocol's :class:`ToolSpec` for
+``TurnRequest.tools`` and runs calls through a :class:`RunTool` (tests pass a
+stand-in). Both are imported only when a turn first needs them.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Collection
+from pathlib import Path
+from typing import Protocol
+
+from spark_cli.protocol.channel import ToolSpec
+
+
+class ToolResultLike(Protocol):
+    """What a tool call came to (``spark_cli.tools.ToolResult``)."""
+
+    @property
+    def ok(self) -> bool: ...
+
+    @property
+    def output(self) -> str:
+        """The text for the model."""
+        ...
+
+    @property
+    def summary(self) -> str:
+        """A few words for a person (``3 hits``)."""
+        ...
+
+
+class RunTool(Protocol):
+    """Runs one call, blocking; never raises; returns early once ``cancel`` is set."""
+
+    def __call__(self, root: Path, name: str, arguments: str, /, *,
+                 readable: Collection[str] = (),
+                 cancel: threading.Event | None = None) -> ToolResultLike: ...
+
+
+_specs: tuple[ToolSpec, ...] | None = None
+
+
+def tool_specs() -> tuple[ToolSpec, ...]:
+    """The tools every request declares (unless tools are off), as the protocol's specs."""
+    global _specs
+    if _specs is None:
+        from spark_cli.tools import TOOL_DEFS
+
+        _specs = tuple(ToolSpec(d.name, d.description, dict(d.parameters)) for d in TOOL_DEFS)
+    return _specs
+
+
+def default_runner() -> RunTool:
+    """``spark_cli.tools.run_tool``."""
+    from spark_cli.tools import run_tool
+
+    return run_tool

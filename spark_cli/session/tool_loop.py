@@ -1,0 +1,259 @@
+"""One turn's tool loop: the calls a response made, run in order, answered, and the next request.
+
+A response that calls tools yields ``ToolCallCompleted`` per call (collected
+here with :meth:`ToolLoop.collect`) and finishes ``completed``. Then
+:meth:`ToolLoop.answer` runs every call of that response in order, each in a
+worker thread (``spark_cli.tools.run_tool`` blocks; it stops early once the
+shared ``cancel`` event is set), yields ``ToolCallStarted`` /
+``ToolCallFinished`` for the front ends, and appends the conversation items
+in the order ``protocol/channel.py`` fixes: the response's text (when it wrote
+any), every call, then one output per call, in the same order.
+:meth:`ToolLoop.follow_up` is the next request: the turn's first request
+extended by those items, on the same channel (a chaining channel sends only
+the outputs).
+
+Rules:
+
+- Every call in the conversation has exactly one output under its own id: a
+  bad call is an error *result* from the tool; a call interrupted while it
+  runs, or never run because the turn ended first (Esc, a failure, a cut-off
+  response), is answered ``cancelled`` / ``not run``. The conversation stays
+  valid for the next turn on both wires, and keeps what was read.
+- Interrupt (:meth:`interrupt`, from ``Session.interrupt``) stops at once: the
+  running call's ``cancel`` is set and the loop does not wait for its thread
+  (the tools are read-only: an abandoned call changes nothing).
+- :meth:`ToolLoop.prime` warms the tools once per process and repo while the
+  first request waits for the model (their imports, RE2, the root's ignore
+  rules, the worker thread): a one-shot's first call would otherwise pay
+  20-60 ms of that.
+- ``read_file`` runs on the event loop itself (``INLINE``): it reads one file,
+  bounded by the tool's own size limit, in well under a millisecond, while
+  handing a call to a thread and back cost 2-10 ms on a loaded machine (two
+  wake-ups; `spark bench tools`). ``search`` and ``list_files`` walk the repo
+  and may take long: they run in a worker thread and can be cancelled.
+- The budget: after ``limit`` calls in the turn, calls are not run; they are
+  answered "not run" and the turn ends (``ToolLoopStopped``), rather than
+  asking the model to finish without tools: a model that loops rarely wraps
+  up well, and the user decides whether to go on.
+- The window: an output that would not fit the next request makes room first
+  by dropping older outputs of this turn, then is cut with a note
+  (``spark_cli.session.context.tool_outputs``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import functools
+import threading
+import time
+from collections.abc import AsyncIterator, Callable, Sequence
+from pathlib import Path
+
+from spark_cli.protocol.channel import (
+    ConversationItem,
+    Message,
+    ToolCall,
+    ToolOutput,
+    TurnRequest,
+)
+from spark_cli.session.context.tool_outputs import cut_output, item_tokens, shrink_outputs
+from spark_cli.session.events import (
+    SessionEvent,
+    ToolCallFinished,
+    ToolCallStarted,
+    ToolLoopStopped,
+)
+from spark_cli.session.tool_access import RunTool, ToolResultLike
+from spark_cli.session.tool_labels import call_label, call_line
+
+CANCELLED = "cancelled: the user interrupted the turn before this call finished"
+NOT_RUN = "not run: the turn ended before this call ran"
+OVER_BUDGET = ("not run: this turn reached its limit of {limit} tool calls (max_tool_calls); "
+               "the user decides whether to go on")
+STOPPED = "stopped: the model made {limit} tool calls in this turn (max_tool_calls)"
+INLINE = frozenset({"read_file"})
+"""Tools cheap and bounded enough to run on the event loop (see the module doc)."""
+PRIME_ARGUMENTS = '{"pattern": "spark", "path": ".spark/no-such-folder"}'
+"""A search that compiles its pattern and stops at the path: imports, no walk."""
+_primed: set[Path] = set()
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Broken:
+    """A runner that raised (it should not): its error as a result."""
+
+    output: str
+    ok: bool = False
+    summary: str = "error"
+
+
+class ToolLoop:
+    """The tool calls of one turn and the conversation items they added."""
+
+    def __init__(self, root: Path, runner: RunTool, *, readable: Sequence[str], limit: int,
+                 used: int, cap: int, warm: bool = True) -> None:
+        self.root = root
+        self.runner = runner
+        self.readable = tuple(readable)
+        self.limit = limit
+        self.items: list[ConversationItem] = []
+        """What this turn added to the conversation after the user's message, so far."""
+        self.count = 0
+        """Calls run (the budget's count)."""
+        self.budget_spent = False
+        self.cancel = threading.Event()
+        """Set on interrupt: the running tool returns early."""
+        self._calls: list[ToolCall] = []
+        self._used = used  # tokens of the next request so far (the first one's + items)
+        self._cap = cap
+        self._wake: asyncio.Future[None] | None = None
+        self._warm = warm  # prime() warms the runner (off for a stand-in that counts calls)
+
+    # ---- while a response streams ----
+
+    def collect(self, call: ToolCall) -> None:
+        """A call the running response completed (``ToolCallCompleted``)."""
+        self._calls.append(call)
+
+    @property
+    def used(self) -> int:
+        """The next request's size so far in spark's tokens (the first request's and what
+        the turn added): what a follow-up that overflowed held."""
+        return self._used
+
+    @property
+    def pending(self) -> bool:
+        """The latest response made calls that are not answered yet."""
+        return bool(self._calls)
+
+    # ---- between responses ----
+
+    async def answer(self, said: Sequence[Message],
+                     stopped: Callable[[], bool]) -> AsyncIterator[SessionEvent]:
+        """Run the response's calls in order (``said``: its text, as messages) and append
+        the items; ends early (every call still answered) on interrupt or the budget."""
+        calls, self._calls = self._calls, []
+        self._extend([m for m in said if m.content])
+        self._extend(calls)
+        first_output = len(self.items)
+        not_run = 0
+        for call in calls:
+            if stopped():
+                self._answer(call, CANCELLED, first_output)
+                continue
+            if self.count >= self.limit:
+                self.budget_spent = True
+                not_run += 1
+                self._answer(call, OVER_BUDGET.format(limit=self.limit), first_output)
+                continue
+            label = call_label(call.name, call.arguments)
+            yield ToolCallStarted(call.call_id, call.name, call.arguments, label)
+            began = time.perf_counter()
+            result = await self._run(call)
+            ms = (time.perf_counter() - began) * 1000
+            self.count += 1
+            if result is None or self.cancel.is_set():  # what a cancelled tool said is partial
+                ok, summary, text = False, "cancelled", CANCELLED
+            else:
+                ok, summary, text = result.ok, result.summary, result.output
+            text = self._answer(call, text, first_output)
+            yield ToolCallFinished(call.call_id, call.name, call.arguments, label, ok, summary,
+                                   text, ms, call_line(label, summary))
+        if not_run:
+            yield ToolLoopStopped(STOPPED.format(limit=self.limit), self.count, not_run)
+
+    def settle(self, said: Sequence[Message]) -> None:
+        """The turn ends with calls of its last response unanswered (interrupted, failed, cut
+        off): they join the conversation answered "not run", after the response's text."""
+        calls, self._calls = self._calls, []
+        self._extend([m for m in said if m.content])
+        self._extend(calls)
+        for call in calls:
+            self.items.append(ToolOutput(call.call_id, NOT_RUN))
+
+    def sealed(self) -> list[ConversationItem]:
+        """The items with every call answered: when the consumer went away mid-loop (the
+        app closing), the calls still waiting for their output get ``cancelled`` ones (the
+        outputs come in call order, so the missing ones are the last calls)."""
+        items = list(self.items)
+        calls = [i.call_id for i in items if type(i) is ToolCall]
+        answered = sum(1 for i in items if type(i) is ToolOutput)
+        items.extend(ToolOutput(call_id, CANCELLED) for call_id in calls[answered:])
+        return items
+
+    def follow_up(self, first: TurnRequest) -> TurnRequest:
+        """The next request: the turn's first request extended by what the turn added."""
+        return dataclasses.replace(first, messages=(*first.messages, *self.items))
+
+    def prime(self) -> None:
+        """Warm the tools in the worker thread (once per repo and process); the model is
+        working on the request meanwhile. Its result is not used."""
+        if not self._warm or self.root in _primed:
+            return
+        _primed.add(self.root)
+        work = asyncio.get_running_loop().run_in_executor(None, functools.partial(
+            self.runner, self.root, "search", PRIME_ARGUMENTS, readable=(), cancel=None))
+        work.add_done_callback(_forget)
+
+    def interrupt(self) -> None:
+        """Stop now: the running call is cancelled and not waited for."""
+        self.cancel.set()
+        wake = self._wake
+        if wake is not None and not wake.done():
+            wake.set_result(None)
+
+    # ---- internals ----
+
+    def _extend(self, items: Sequence[ConversationItem]) -> None:
+        for item in items:
+            self._used += item_tokens(item)
+        self.items.extend(items)
+
+    def _answer(self, call: ToolCall, text: str, first_output: int) -> str:
+        """Append the output of ``call`` (made to fit the window); the text as sent."""
+        need = item_tokens(ToolOutput(call.call_id, text))
+        over = self._used + need - self._cap
+        if over > 0:  # older outputs of this turn go first, then this one is cut
+            self.items, freed = shrink_outputs(self.items, over, keep_from=first_output)
+            self._used -= freed
+            over -= freed
+        if over > 0:
+            text = cut_output(text, max(0, need - over - item_tokens(ToolOutput("", ""))))
+        output = ToolOutput(call.call_id, text)
+        self._used += item_tokens(output)
+        self.items.append(output)
+        return text
+
+    async def _run(self, call: ToolCall) -> ToolResultLike | None:
+        """The call's result; None when interrupted (its thread is left to end by itself)."""
+        if call.name in INLINE:
+            try:
+                return self.runner(self.root, call.name, call.arguments,
+                                   readable=self.readable, cancel=self.cancel)
+            except Exception as exc:  # the runner promises never to raise; if it does, say so
+                return _Broken(f"error: the tool {call.name!r} broke: {exc!r}")
+        loop = asyncio.get_running_loop()
+        work = loop.run_in_executor(None, functools.partial(
+            self.runner, self.root, call.name, call.arguments, readable=self.readable,
+            cancel=self.cancel))
+        wake = self._wake = loop.create_future()
+        try:
+            await asyncio.wait((work, wake), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            self._wake = None
+            if not wake.done():
+                wake.cancel()
+        if not work.done():
+            work.add_done_callback(_forget)
+            return None
+        try:
+            return work.result()
+        except Exception as exc:  # the runner promises never to raise; if it does, say so
+            return _Broken(f"error: the tool {call.name!r} broke: {exc!r}")
+
+
+def _forget(work: asyncio.Future[ToolResultLike]) -> None:
+    """Collect an abandoned call's outcome so asyncio does not report it as never retrieved."""
+    if not work.cancelled():
+        work.exception()

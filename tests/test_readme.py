@@ -1,0 +1,87 @@
+"""README tells the truth: its layout block names every package (two levels deep) and the
+top-level modules, nothing that is not there; its command table names every command of
+`spark --help` and every benchmark of `spark bench --help`."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import spark_cli
+
+PACKAGE = Path(spark_cli.__file__).parent
+README = PACKAGE.parent / "README.md"
+
+
+def _section(title: str) -> str:
+    text = README.read_text()
+    start = text.index(f"## {title}\n")
+    end = text.find("\n## ", start + 1)
+    return text[start:end if end != -1 else len(text)]
+
+
+def _layout() -> tuple[set[str], set[str]]:
+    """(package paths such as ``session/context``, top-level module files) in the layout."""
+    block = _section("Layout").split("```")[1]
+    packages: set[str] = set()
+    modules: set[str] = set()
+    parent = ""
+    for line in block.splitlines():
+        found = re.match(r"^( +)([\w.]+)(/)?(\s|$)", line)
+        if found is None:
+            continue
+        indent, name, slash = len(found.group(1)), found.group(2), found.group(3)
+        if indent == 2 and slash:
+            parent = name
+            packages.add(name)
+        elif indent == 4 and slash:
+            packages.add(f"{parent}/{name}")
+        elif indent == 2 and name.endswith(".py"):
+            modules.add(name)
+    return packages, modules
+
+
+def _help_commands(*args: str) -> set[str]:
+    done = subprocess.run([sys.executable, "-m", "spark_cli", *args, "--help"],
+                          capture_output=True, text=True, check=True,
+                          env={"PATH": "/usr/bin:/bin", "COLUMNS": "200"})
+    commands = done.stdout.split("Commands:", 1)[1]
+    return {line.split()[0] for line in commands.splitlines() if line.strip()}
+
+
+def _table_commands() -> tuple[set[str], set[str]]:
+    """(commands in the table's first column, benchmarks in its `spark bench a|b` row)."""
+    commands: set[str] = set()
+    benches: set[str] = set()
+    for cell in re.findall(r"^\| `([^`]*)` \|", _section("What works today"), re.M):
+        words = cell.replace("\\|", "|").split("spark", 1)[1].split()
+        if not words:
+            continue  # `spark`: the interactive session
+        commands.add(words[0])
+        if words[0] == "bench":
+            benches.update(words[1].split("|"))
+    return commands, benches
+
+
+def test_the_layout_names_every_package_and_nothing_else() -> None:
+    packages = {p.parent.relative_to(PACKAGE).as_posix() for p in PACKAGE.rglob("__init__.py")
+                if len(p.parent.relative_to(PACKAGE).parts) in (1, 2)}
+    modules = {p.name for p in PACKAGE.glob("*.py")} - {"__init__.py", "__main__.py"}
+    assert _layout() == (packages, modules)
+
+
+def test_the_command_table_matches_spark_help() -> None:
+    commands, benches = _table_commands()
+    assert commands == _help_commands()
+    assert benches == _help_commands("bench")
+
+
+def test_readme_says_what_make_test_runs() -> None:
+    makefile = (PACKAGE.parent / "Makefile").read_text().split("\ntest:", 1)[1].split("\n\n")[0]
+    line = next(line for line in README.read_text().splitlines()
+                if line.startswith("make test"))
+    for tool, said in (("ruff", "ruff"), ("lint-imports", "import-linter"), ("mypy", "mypy"),
+                       ("pytest", "pytest")):
+        assert tool in makefile and said in line, tool

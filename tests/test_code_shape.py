@@ -26,7 +26,6 @@ KNOWN_COMPLEX: set[str] = {
     "spark_cli/engine/brains/rules/rename_refs.py:FileRefs.refers",
     "spark_cli/engine/brains/deep/op_callers.py:add_parameter_and_callers",
     "spark_cli/engine/core/generation.py:Generation._pace",
-    "spark_cli/session/context/assemble.py:assemble",
     "spark_cli/session/context/rank.py:pagerank",
     "spark_cli/session/context/scan.py:_walk",
     "spark_cli/transport/sse/http_chat.py:ChatFold.feed",

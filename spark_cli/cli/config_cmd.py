@@ -16,8 +16,8 @@ from typing import Any
 import typer
 
 _ORDER = ("provider", "kind", "model", "base_url", "api_key", "edit_format", "context_window",
-          "max_output_tokens", "idle_timeout", "test_command", "allow_syntax_errors", "tools",
-          "max_tool_calls")
+          "max_output_tokens", "idle_timeout", "first_token_timeout", "test_command",
+          "allow_syntax_errors", "tools", "max_tool_calls")
 
 
 def _rows(settings: Any) -> list[tuple[str, str, str]]:
@@ -83,8 +83,10 @@ def register(app: typer.Typer) -> None:
         base = root or Path.cwd()
         flags = {"provider": provider, "model": model, "base_url": base_url,
                  "edit_format": edit_format}
-        try:
-            settings = load_settings(base, flags, os.environ, check=False)
+        from spark_cli.cli.window_setup import resolve
+
+        try:  # the window as a turn would have it: configured, known, cached or asked
+            settings = resolve(load_settings(base, flags, os.environ, check=False))
         except SettingsError as exc:
             typer.echo(f"spark config: {exc}", err=True)
             raise typer.Exit(2) from None

@@ -41,6 +41,8 @@ from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
+from spark_cli.protocol.window import Overflow
+
 Role = Literal["system", "developer", "user", "assistant"]
 
 
@@ -245,6 +247,7 @@ class ChannelError(Exception):
         status: int | None = None,
         code: str | None = None,
         retryable: bool = False,
+        overflow: Overflow | None = None,
     ) -> None:
         super().__init__(message)
         self.kind: ErrorKind = kind
@@ -252,6 +255,8 @@ class ChannelError(Exception):
         self.status = status
         self.code = code
         self.retryable = retryable
+        self.overflow = overflow
+        """A ``context_length`` error's figures (what the server said of both sizes)."""
 
 
 class Channel(Protocol):

@@ -35,12 +35,14 @@ from spark_cli.session.building.request import (
     warm_request,
 )
 from spark_cli.session.config.settings import Settings
+from spark_cli.session.context.assemble import Budget
 from spark_cli.session.context.report import ContextReport
 from spark_cli.session.events import SessionEvent, TurnFailed
 from spark_cli.session.lazy_applier import LazyApplier
 from spark_cli.session.marks import TurnMarks
 from spark_cli.session.steers import SteerLog
 from spark_cli.session.turn import TurnRun
+from spark_cli.session.window_learning import learn
 
 if TYPE_CHECKING:
     from spark_cli.session.tool_access import RunTool
@@ -232,6 +234,11 @@ class Session:
             self._run = None
             run.applier.end()
             self._remember(built, run, cancelled=self._stop)
+        tools = run.tools  # a follow-up that overflowed held the tools' items too
+        pieces = tools.used if tools is not None and tools.items else built.pieces
+        learned = learn(self.settings, run.failure, pieces)
+        if learned is not None:  # an overflow answer told the window: the next request fits
+            self._settings = learned
         yield run.result()
 
     def _start(self, built: BuiltRequest, instruction: str) -> TurnRun:
@@ -256,13 +263,20 @@ class Session:
             from spark_cli.session.tool_loop import ToolLoop  # asyncio: after the request left
 
             tools = ToolLoop(self.root, self._runner(), readable=self.readable,
-                             limit=self.settings.max_tool_calls, used=built.input_tokens,
-                             cap=self.settings.input_budget, warm=self._own_tools)
+                             limit=self.settings.max_tool_calls, used=built.pieces,
+                             cap=self._pieces_cap(), warm=self._own_tools)
         run = self._run = TurnRun(built.request, applier, self._steers, self._feedback,
                                   provider=self.settings.provider, stopped=self._stopped,
                                   tools=tools)
         self.marks = run.marks
         return run
+
+    def _pieces_cap(self) -> int:
+        """What a request may hold in spark's own tokens (the tool loop counts in them): the
+        window's room scaled to the server's tokenizer."""
+        settings = self.settings
+        return Budget(settings.context_window, settings.max_output_tokens,
+                      settings.token_scale).cap
 
     def _runner(self) -> RunTool:
         if self._run_tool is None:

@@ -117,6 +117,12 @@ class ToolLoop:
         self._calls.append(call)
 
     @property
+    def used(self) -> int:
+        """The next request's size so far in spark's tokens (the first request's and what
+        the turn added): what a follow-up that overflowed held."""
+        return self._used
+
+    @property
     def pending(self) -> bool:
         """The latest response made calls that are not answered yet."""
         return bool(self._calls)

@@ -205,7 +205,8 @@ class TurnRun:
                     self.marks.first_output_at = time.perf_counter()
             case RequestSent(at=at):
                 if self._responses == 1:
-                    self.marks.request_sent_at = at
+                    if self.marks.request_sent_at is None:  # TTFT counts from the first attempt
+                        self.marks.request_sent_at = at
                 elif self._calls_done_at is not None:  # a follow-up: one tool round trip
                     self.round_trips.append(at - self._calls_done_at)
                     self.marks.round_trip_cpu.append(time.process_time() - self._calls_done_cpu)

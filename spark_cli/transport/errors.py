@@ -34,6 +34,8 @@ from spark_cli.protocol.channel import ChannelError, ErrorKind
 from spark_cli.protocol.ratelimits import RetryDelay, delay_from_headers, delay_from_message
 from spark_cli.protocol.secrets import NO_SECRETS, Secrets
 from spark_cli.protocol.urls import mask_url, mask_urls_in
+from spark_cli.transport.overflow import overflow_error
+from spark_cli.transport.overflow import recognise as recognise_overflow
 
 
 class ProviderError(ChannelError):
@@ -113,7 +115,7 @@ def stall_error(idle: float, queue_timeout: float, *, queued: bool, chars: int,
         )
     return ChannelError(
         "timeout",
-        f"no data from the server for {idle:g}s {output_so_far(chars)} (idle timeout)",
+        f"no data from the server for {idle:g}s {output_so_far(chars)} (idle_timeout)",
         retryable=retryable,
     )
 
@@ -233,6 +235,9 @@ def provider_error(
     error = error or {}
     code = _text(error.get("code")) or _text(error.get("type")) or None
     raw_message = _text(error.get("message")) or fallback or _default_message(status)
+    overflow = recognise_overflow(status, code, raw_message, error)
+    if overflow is not None:  # each server's words for it: named with both sizes
+        return overflow_error(ProviderError, status, code, overflow, secrets.mask(raw_message))
     kind, retryable = kind_for(status, code)
     if tools and kind in ("bad_request", "not_found") and rejects_tools(
             status, (raw_message, _text(error.get("param")), code or "", body)):

@@ -64,11 +64,14 @@ async def with_retries(
     stop: asyncio.Event,
     *,
     secrets: Secrets = NO_SECRETS,
+    resend: str = "",
 ) -> AsyncIterator[ChannelEvent]:
     """Run ``attempt(n)`` (n = 1, 2, ...) until one finishes or a failure is final.
 
     The channel's boundary for errors: every ChannelError is masked with
     ``secrets`` here before it is reported (``WaitingToRetry``) or raised.
+    ``resend``: what a retry costs, added to its reason (a long prompt is never
+    resent without saying so, :func:`spark_cli.transport.prefill.resend_note`).
     """
     number = 1
     while True:
@@ -88,7 +91,8 @@ async def with_retries(
             delay = delay_for(error, number, policy)
             if delay.seconds > policy.max_wait:
                 raise _too_long(error, delay, policy) from error
-            yield WaitingToRetry(delay.seconds, error.message, number)
+            reason = f"{error.message}; {resend}" if resend else error.message
+            yield WaitingToRetry(delay.seconds, reason, number)
         if await _wait_or_stop(stop, delay.seconds):
             yield TurnFinished("cancelled", "stopped while waiting to retry")
             return

@@ -235,6 +235,8 @@ class SparkApp(App[int]):
         painter = self.painter
         if painter is None:
             return
+        if type(event) is TurnFailed:  # an overflow answer may have told the server's window
+            self.hud_state.context_window = self.session.settings.context_window
         painter.on_event(event)
         self.keeper.on_event(event)
         if type(event) is TurnFailed and self.session.marks.first_delta_at is None:

@@ -1,4 +1,5 @@
-"""The status line (HUD): provider, model, channel, TTFT, live tok/s, frame time, window, waits.
+"""The status line (HUD): provider, model, channel, TTFT, live tok/s, frame time, window, waits
+(a Retry-After countdown, the queue, the live prefill timer).
 
 :class:`HudState` is plain data the app updates from session events and its
 own frame clock; :func:`hud_text` turns it into one line (pure: tested value
@@ -37,6 +38,9 @@ class HudState:
     """Messages waiting in our own queue."""
     paused: bool = False
     deep: str = ""
+    prefill_s: float | None = None
+    """Seconds since the request left, while no token came yet (the server reads the
+    prompt): shown as a live timer with the request's size."""
     tool_calls: int = 0
     """Tool calls the model made this turn (spark ran them)."""
     tool_ms: float = 0.0
@@ -83,6 +87,8 @@ def _parts(hud: HudState, now: float) -> list[str]:
         parts.append(f"retry in {hud.retry_at - now:.1f} s")
     elif hud.queued_at is not None and hud.state == "waiting":
         parts.append(f"queued #{hud.queued_at}")
+    elif hud.prefill_s is not None and hud.state == "waiting":
+        parts.append(f"prefill {hud.prefill_s:.0f} s, {_k(hud.context_tokens)} tokens")
     else:
         parts.append(hud.state)
     if hud.ttft_s is not None:

@@ -186,6 +186,7 @@ class Painter:
                 self.transcript.forget_drawn()
                 _freeze()
                 state.state, state.queued_at, state.retry_at = "ready", None, None
+                state.prefill_s = None
             case QueueChanged():
                 state.queue, state.paused = len(event.items), event.paused
                 self.on_queue(event)
@@ -224,6 +225,10 @@ class Painter:
         self._paint_prose()
         marks, state = self.marks(), self.state
         was = state.state
+        if marks.first_output_at is None and marks.request_sent_at is not None:
+            state.prefill_s = time.perf_counter() - marks.request_sent_at  # the live timer
+        else:  # the first output (text or a tool call) ends the prefill
+            state.prefill_s = None
         if marks.first_delta_at is not None and not self._calling:
             state.state = "streaming"
             if marks.request_sent_at is not None:

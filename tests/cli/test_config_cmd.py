@@ -41,7 +41,7 @@ def test_text_shows_values_and_sources_and_masks_the_key(repo: Path, monkeypatch
     lines = {line.split()[0]: line for line in result.stdout.splitlines() if line.strip()}
     assert "project file" in lines["provider"] and "openai" in lines["provider"]
     assert "(env OPENAI_API_KEY)" in lines["api_key"]
-    assert "(default)" in lines["context_window"]
+    assert "(known model gpt-5.3-codex-spark (openai))" in lines["context_window"]
 
 
 def test_json_masks_the_key_and_carries_sources(repo: Path, monkeypatch):

@@ -269,6 +269,28 @@ async def test_ttft_is_the_first_responses_first_output_even_a_call(repo: Path) 
     assert final.ttft_s < marks.first_delta_at - marks.request_sent_at
 
 
+async def test_ttft_counts_from_the_first_attempt_of_the_first_response(repo: Path) -> None:
+    """Retries of the first request and of the follow-up: TTFT still runs from the first
+    attempt of the first request, and the round trip from the follow-up's first attempt."""
+    import time
+
+    from spark_cli.protocol.channel import RequestSent, WaitingToRetry
+
+    def retried(*events: Any) -> Any:  # a retry whose request leaves "later" than any output
+        return lambda request: [WaitingToRetry(0.0, "dropped", 1),
+                                RequestSent(time.perf_counter() + 50), *events]
+
+    channel = ResponsesChannel([retried(*call("c", "search", pattern="x")), retried("ok\n")])
+    session = _session(repo, channel, Tools())
+    events = await _collect(session)
+    final = events[-1]
+    marks = session.marks
+    assert isinstance(final, TurnCompleted) and final.ttft_s is not None
+    assert marks.request_sent_at is not None and marks.first_output_at is not None
+    assert 0 < final.ttft_s == pytest.approx(marks.first_output_at - marks.request_sent_at)
+    assert len(marks.round_trips) == 1 and marks.round_trips[0] < 50
+
+
 async def test_tools_off_declares_none_and_ignores_calls(repo: Path) -> None:
     channel = ResponsesChannel([["hi\n", *call("c", "search", pattern="x")]])
     tools = Tools()

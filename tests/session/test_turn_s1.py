@@ -26,6 +26,7 @@ from spark_cli.protocol.channel import (
     TurnFinished,
     TurnRequest,
     UsageReported,
+    WaitingToRetry,
 )
 from spark_cli.session.config.settings import load_settings
 from spark_cli.session.conversation import INTERRUPTED_NOTE, Session
@@ -196,6 +197,20 @@ async def test_ttft_and_tokens_per_second(repo, settings, monkeypatch):
     assert any(isinstance(e, UsageReported) for e in out)
     assert session.marks.as_dict() == {"request_sent_at": 100.2, "first_delta_at": 100.5,
                                        "last_delta_at": 102.5, "stream_ended_at": 102.8}
+
+
+async def test_ttft_after_retries_counts_from_the_first_attempt(repo, settings, monkeypatch):
+    import spark_cli.session.turn as turn
+
+    ticks = iter([100.0, 130.0, 131.0, 132.0])
+    monkeypatch.setattr(turn.time, "perf_counter", lambda: next(ticks))
+    events = [RequestSent(100.2), WaitingToRetry(1.0, "dropped", 1), RequestSent(120.0), "a",
+              TurnFinished("completed")]
+    session = Session(Script(events), repo, settings)
+    final = (await collect(session, "hi", ["app.py"]))[-1]
+    assert isinstance(final, TurnCompleted)
+    assert final.ttft_s == pytest.approx(130.0 - 100.2)  # not 10 s from the last attempt
+    assert session.marks.request_sent_at == 100.2
 
 
 async def test_output_tokens_are_counted_without_usage(repo, settings):

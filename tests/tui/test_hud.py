@@ -28,6 +28,16 @@ def test_capacity_queue_position_and_a_paused_queue() -> None:
     assert "queued #3" in text and "1 queued (paused: Enter resumes)" in text
 
 
+def test_a_long_prefill_shows_a_live_timer_and_the_servers_window() -> None:
+    hud = HudState(provider="openai-compatible", model="smol", channel="chat_sse",
+                   state="waiting", prefill_s=12.3, context_tokens=5800, context_window=8192)
+    text = hud_text(hud, 0.0)
+    assert "prefill 12 s, 5.8k tokens" in text and "waiting" not in text
+    assert "ctx 5.8k/8.2k (71%)" in text
+    hud.state, hud.prefill_s = "streaming", None
+    assert "prefill" not in hud_text(hud, 0.0)
+
+
 def test_tool_calls_and_sparks_time_are_counted() -> None:
     hud = HudState(provider="p", model="m", channel="mock", state="⚙ search TAX_RATE",
                    tool_calls=3, tool_ms=1.26)

@@ -81,6 +81,10 @@ def _prepared_turn(settings: Settings, root: Path, files: Sequence[str], instruc
                    renderer: Renderer, result: TurnResult, *, dry_run: bool) -> TurnResult:
     session = session_class()(None, root, settings, dry_run=dry_run)
     failed = session.prepare(instruction, list(files))
+    if failed is None and settings.provider.kind != "mock":  # the server's own count
+        from spark_cli.cli.window_setup import fit_exactly
+
+        failed = fit_exactly(session, instruction, list(files))
     if failed is not None:  # nothing was sent
         result.failure = failed
         renderer.event(failed)
@@ -137,16 +141,20 @@ async def _run_turn(session: SessionApi, settings: Settings, files: Sequence[str
                     ahead: SentAhead | None, ctrl_c: TurnSignals) -> TurnResult:
     import asyncio
 
+    from spark_cli.cli.edit.overflow_retry import overflow_retry
     from spark_cli.cli.wiring import WiringError, open_provider_channel
     from spark_cli.protocol.channel import ChannelError
 
     start = len(session.history)
     try:
         async with open_provider_channel(
-            settings.provider, idle_timeout=settings.idle_timeout, ahead=ahead
+            settings.provider, idle_timeout=settings.idle_timeout, ahead=ahead,
+            first_token_timeout=settings.first_token_timeout,
         ) as channel:
             session.attach(channel)
             await _stream(session, instruction, files, renderer, result)
+            if overflow_retry(session, settings, instruction, files, renderer, result):
+                await _stream(session, instruction, files, renderer, result)
     except WiringError as exc:
         raise UsageError(str(exc)) from None
     except ChannelError as exc:  # a channel that raised while opening or closing
@@ -176,24 +184,50 @@ async def _run_turn(session: SessionApi, settings: Settings, files: Sequence[str
 
 async def _stream(session: SessionApi, instruction: str, files: Sequence[str],
                   renderer: Renderer, result: TurnResult) -> None:
+    from spark_cli.cli.edit.prefill_timer import timer_for
+
+    timer = timer_for(renderer, session)
     prose = renderer.prose
-    async for event in session.run_turn(instruction, list(files)):
-        if type(event) is ProseDelta:  # the hot path first: one identity check per delta
-            prose(event.text)
-            continue
-        match event:
-            case RequestSent(at=at):
-                renderer.request_sent(at)
+
+    def first_prose(text: str) -> None:  # the first token: the timer stops, then plain prose
+        nonlocal prose
+        if timer is not None:
+            timer.stop()
+        prose = renderer.prose
+        prose(text)
+
+    if timer is not None:
+        prose = first_prose
+    try:
+        async for event in session.run_turn(instruction, list(files)):
+            if type(event) is ProseDelta:  # the hot path first: one identity check per delta
+                prose(event.text)
                 continue
-            case EditLanded(outcome=outcome) | EditRefused(outcome=outcome):
-                result.outcomes.append(outcome)
-            case BlockRejected():
-                result.rejected += 1
-            case TurnCompleted():
-                result.completed = event
-            case TurnFailed():
-                result.failure = event
-        renderer.event(event)
+            if type(event) is RequestSent and timer is not None \
+                    and session.marks.first_output_at is None:  # not a tool follow-up's
+                timer.tokens = session.context_tokens
+                timer.start(event.at)
+            _event(event, renderer, result)
+    finally:
+        if timer is not None:
+            timer.stop()
+
+
+def _event(event: Any, renderer: Renderer, result: TurnResult) -> None:
+    """One session event but prose: noted in ``result`` and rendered."""
+    match event:
+        case RequestSent(at=at):
+            renderer.request_sent(at)
+            return
+        case EditLanded(outcome=outcome) | EditRefused(outcome=outcome):
+            result.outcomes.append(outcome)
+        case BlockRejected():
+            result.rejected += 1
+        case TurnCompleted():
+            result.completed = event
+        case TurnFailed():
+            result.failure = event
+    renderer.event(event)
 
 
 def end_diffs(result: TurnResult, root: Path, before: Mapping[str, str],

@@ -54,9 +54,12 @@ def _say_if_bundled(root: Path, deep: Any) -> None:
 
 
 def load(root: Path, flags: dict[str, object]) -> Any:
-    """Resolved settings; any configuration problem is a usage error. ``deep`` in the flags
-    (``--deep``): the deep track's settings (``[deep]``; --provider/--model pick the deep one)."""
+    """Resolved settings, with the model's window (``cli.window_setup``: configured, known,
+    cached or asked of the server); any configuration problem is a usage error. ``deep`` in
+    the flags (``--deep``): the deep track's settings (``[deep]``; --provider/--model pick
+    the deep one)."""
     from spark_cli.cli.edit.edit_run import UsageError
+    from spark_cli.cli.window_setup import resolve
     from spark_cli.session.config.settings import load_settings
 
     try:
@@ -65,7 +68,7 @@ def load(root: Path, flags: dict[str, object]) -> Any:
 
             deep = load_deep_settings(root, deep_flags(flags), os.environ, check=True)
             _say_if_bundled(root, deep)
-            return deep
-        return load_settings(root, flags, os.environ)
+            return resolve(deep)
+        return resolve(load_settings(root, flags, os.environ))
     except (ValueError, KeyError, TypeError, OSError) as exc:
         raise UsageError(str(exc)) from None

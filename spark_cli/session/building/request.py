@@ -62,14 +62,18 @@ class BuiltRequest:
     sent: tuple[str, ...]
     """The paths whose content went into this request (unchanged files are not re-sent)."""
     input_tokens: int
+    """The request's size in the server's tokens (spark's count x ``token_scale``)."""
     context: ContextReport
     """What the request holds, part by part, and what was trimmed (for a HUD)."""
+    pieces: int = 0
+    """The same in spark's own tokens (``protocol.tokens``), before scaling."""
     history: tuple[ConversationItem, ...] | None = None
     """The history as sent when old tool outputs were shortened to fit (None: as given)."""
 
 
 HISTORY_ROOM = 4_096
-"""Tokens kept free for a new turn's files when old tool outputs are shortened."""
+"""Tokens kept free for a new turn's files when old tool outputs are shortened (at most a
+quarter of the window's room, so a small window keeps its recent outputs)."""
 
 
 def build_request(settings: Settings, root: Path, files: Sequence[str], instruction: str, *,
@@ -95,11 +99,14 @@ def build_request(settings: Settings, root: Path, files: Sequence[str], instruct
     tools_tokens = _specs_tokens(tools)
     history = tuple(history)
     history_tokens = items_tokens(history)
+    budget = Budget(settings.context_window, settings.max_output_tokens, settings.token_scale)
     shortened: tuple[ConversationItem, ...] | None = None
     if any(type(item) is ToolOutput for item in history):
+        # in spark's tokens against the cap scaled to the server's tokenizer
         essentials = (count_tokens(instructions) + tools_tokens + count_tokens(instruction)
-                      + sum(count_tokens(t.text) for t in targets) + HISTORY_ROOM)
-        excess = history_tokens + essentials - settings.input_budget
+                      + sum(count_tokens(t.text) for t in targets)
+                      + min(HISTORY_ROOM, budget.cap // 4))
+        excess = history_tokens + essentials - budget.cap
         if excess > 0:  # old tool outputs go first, never a user's message
             items, freed = shrink_outputs(history, excess)
             if freed:
@@ -107,7 +114,7 @@ def build_request(settings: Settings, root: Path, files: Sequence[str], instruct
                 history_tokens -= freed
     if map_tokens is None and _map_in(history):
         map_tokens = 0  # the conversation has a map: keep its prefix (chaining) stable
-    built = assemble(Path(root), Budget(settings.context_window, settings.max_output_tokens),
+    built = assemble(Path(root), budget,
                      targets, instruction, instructions=instructions, agents=agents,
                      history_tokens=history_tokens, known=already_sent or {},
                      map_tokens=map_tokens, tools_tokens=tools_tokens)
@@ -122,7 +129,7 @@ def build_request(settings: Settings, root: Path, files: Sequence[str], instruct
     # the conversation keeps what was sent, byte for byte, so the next turn's messages
     # extend this one's and a persistent channel sends only what is new
     return BuiltRequest(request, user_message, built.targets, built.sent,
-                        built.total, built.report, shortened)
+                        budget.tokens(built.total), built.report, built.total, shortened)
 
 
 def _tools(settings: Settings) -> tuple[ToolSpec, ...]:

@@ -31,6 +31,7 @@ _TYPES: dict[str, tuple[tuple[type, ...], str]] = {
     "context_window": ((int,), "an integer"),
     "max_output_tokens": ((int,), "an integer"),
     "idle_timeout": ((int, float), "a number (seconds)"),
+    "first_token_timeout": ((int, float), "a number (seconds)"),
     "test_command": ((str,), "a string"),
     "allow_syntax_errors": ((bool,), "a boolean (true/false)"),
     "tools": ((bool,), "a boolean (true/false)"),
@@ -39,7 +40,8 @@ _TYPES: dict[str, tuple[tuple[type, ...], str]] = {
 PROVIDER_KEYS = ("model", "base_url", "kind", "api_key_env", "edit_format")
 PROVIDER_SPECIFIC = ("model", "base_url", "kind", "api_key_env")
 _CHOICES: dict[str, tuple[str, ...]] = {"edit_format": EDIT_FORMATS, "kind": KINDS}
-_POSITIVE = ("context_window", "max_output_tokens", "idle_timeout", "max_tool_calls")
+_POSITIVE = ("context_window", "max_output_tokens", "idle_timeout", "first_token_timeout",
+             "max_tool_calls")
 _ENV_KEYS = {"provider": "SPARK_PROVIDER", "model": "SPARK_MODEL", "base_url": "SPARK_BASE_URL"}
 
 

@@ -8,13 +8,13 @@ Files (TOML, read with ``tomllib``):
 
 Top-level keys: ``provider``, ``model``, ``base_url``, ``kind``, ``api_key_env``,
 ``edit_format``, ``context_window``, ``max_output_tokens``, ``idle_timeout``,
-``test_command``, ``allow_syntax_errors``, ``tools`` (the model may read the repo with
-tools; ``false`` for models that cannot call them), ``max_tool_calls`` (per turn); plus
-``[providers.<name>]`` tables (``model``, ``base_url``, ``kind``, ``api_key_env``,
-``edit_format``) that apply only when that provider is the one in use. A
-top-level ``model`` / ``base_url`` / ``kind`` / ``api_key_env`` in a file that
-also names a *different* provider than the one finally chosen is ignored (it was
-meant for that provider).
+``first_token_timeout``, ``test_command``, ``allow_syntax_errors``, ``tools`` (the model
+may read the repo with tools; ``false`` for models that cannot call them),
+``max_tool_calls`` (per turn); plus ``[providers.<name>]`` tables (``model``,
+``base_url``, ``kind``, ``api_key_env``, ``edit_format``) that apply only when that
+provider is the one in use. A top-level ``model`` / ``base_url`` / ``kind`` /
+``api_key_env`` in a file that also names a *different* provider than the one finally
+chosen is ignored (it was meant for that provider).
 
 Environment: ``SPARK_PROVIDER``, ``SPARK_MODEL``, ``SPARK_BASE_URL``; keys come
 only from the environment (the preset's variable, ``api_key_env``, or
@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -60,19 +60,25 @@ from spark_cli.session.config.presets import (
 
 __all__ = ["DEFAULT_CONTEXT_WINDOW", "DEFAULT_IDLE_TIMEOUT", "DEFAULT_MAX_OUTPUT_TOKENS",
            "DEFAULT_MAX_TOOL_CALLS",
-           "ProviderSettings", "Settings", "SettingsError", "load_settings", "mask_key",
-           "project_config_path", "user_config_path"]
+           "ProviderSettings", "Settings", "SettingsError", "default_max_output", "load_settings",
+           "mask_key", "project_config_path", "user_config_path", "with_window"]
 
 DEFAULT_CONTEXT_WINDOW = 128_000
 DEFAULT_MAX_OUTPUT_TOKENS = 8_192
 DEFAULT_IDLE_TIMEOUT = 10.0
 DEFAULT_MAX_TOOL_CALLS = 40
+MAX_OUTPUT_SHARE = 4
+"""Without a configured ``max_output_tokens``, the answer keeps a quarter of the window
+(at most ``DEFAULT_MAX_OUTPUT_TOKENS``): an 8k window sends up to 6k and keeps 2k."""
+
+
+def default_max_output(window: int) -> int:
+    """``min(8192, window / 4)``: room for the answer that never eats the whole window."""
+    return max(1, min(DEFAULT_MAX_OUTPUT_TOKENS, window // MAX_OUTPUT_SHARE))
 
 
 _Choice = TypeVar("_Choice", bound=str)
 _Number = TypeVar("_Number", int, float)
-
-
 
 
 def mask_key(key: str | None) -> str:
@@ -126,6 +132,14 @@ class Settings:
     """The config files that were read."""
     problems: tuple[str, ...] = ()
     """What stops a turn from running (a missing key or base URL); empty when ready."""
+    first_token_timeout: float | None = None
+    """Seconds allowed before the first token (prefill); None: derived from the prompt's
+    size by the channel (``transport.prefill``)."""
+    token_scale: float = 1.0
+    """Server tokens per spark token (``protocol.tokens``): 1.0 where spark's count is the
+    server's (the bundled engine, hosted models), a measured ratio where the server has a
+    tokenizer, a conservative ``ESTIMATE_SCALE`` otherwise (set by the CLI's window
+    discovery, never by a config file)."""
     tools: bool = True
     """Requests declare the read-only tools (``read_file``, ``search``, ``list_files``)."""
     max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS
@@ -143,7 +157,9 @@ class Settings:
             "provider": p.name, "kind": p.kind, "base_url": p.shown_base_url, "model": p.model,
             "api_key": p.masked_key, "key_env": p.key_env, "edit_format": self.edit_format,
             "context_window": self.context_window, "max_output_tokens": self.max_output_tokens,
-            "idle_timeout": self.idle_timeout, "test_command": self.test_command,
+            "idle_timeout": self.idle_timeout,
+            "first_token_timeout": self.first_token_timeout or "auto (from the prompt's size)",
+            "test_command": self.test_command,
             "allow_syntax_errors": self.allow_syntax_errors, "tools": self.tools,
             "max_tool_calls": self.max_tool_calls,
         }
@@ -174,12 +190,18 @@ def load_settings(root: Path, flags: Mapping[str, object] | None = None,
     provider = ProviderSettings(
         name, _choice(resolved["kind"], KINDS), base_url if isinstance(base_url, str) else None,
         str(model or ""), api_key, key_env, secrets=_known_secrets(env, layers, api_key))
+    window = _number(resolved["context_window"], int)
+    if sources["max_output_tokens"] == "default":
+        resolved["max_output_tokens"] = default_max_output(window)
+        sources["max_output_tokens"] = "default: min(8192, context_window / 4)"
     return Settings(
         provider=provider,
         edit_format=_choice(resolved["edit_format"], EDIT_FORMATS),
-        context_window=_number(resolved["context_window"], int),
+        context_window=window,
         max_output_tokens=_number(resolved["max_output_tokens"], int),
         idle_timeout=_number(resolved["idle_timeout"], float),
+        first_token_timeout=(None if resolved["first_token_timeout"] is None
+                             else _number(resolved["first_token_timeout"], float)),
         test_command=_optional_str(resolved["test_command"]),
         allow_syntax_errors=bool(resolved["allow_syntax_errors"]),
         sources=sources,
@@ -188,6 +210,20 @@ def load_settings(root: Path, flags: Mapping[str, object] | None = None,
         tools=bool(resolved["tools"]),
         max_tool_calls=_number(resolved["max_tool_calls"], int),
     )
+
+
+def with_window(settings: Settings, window: int, source: str, *,
+                token_scale: float | None = None) -> Settings:
+    """``settings`` with the model's ``window`` (from ``source``: the server, a known model,
+    an overflow answer); ``max_output_tokens`` follows it unless configured."""
+    sources = dict(settings.sources)
+    sources["context_window"] = source
+    max_output = settings.max_output_tokens
+    if sources.get("max_output_tokens", "default").startswith("default"):
+        max_output = default_max_output(window)
+    return replace(settings, context_window=window, max_output_tokens=max_output,
+                   sources=sources,
+                   token_scale=settings.token_scale if token_scale is None else token_scale)
 
 
 def _chosen_provider(layers: list[Layer]) -> tuple[str, dict[str, str]]:
@@ -206,7 +242,7 @@ def _resolve(chosen: Preset, layers: list[Layer], sources: dict[str, str]) -> di
         "model": chosen.model, "base_url": chosen.base_url, "kind": chosen.kind,
         "api_key_env": chosen.key_env, "edit_format": chosen.edit_format,
         "context_window": DEFAULT_CONTEXT_WINDOW, "max_output_tokens": DEFAULT_MAX_OUTPUT_TOKENS,
-        "idle_timeout": DEFAULT_IDLE_TIMEOUT, "test_command": None,
+        "idle_timeout": DEFAULT_IDLE_TIMEOUT, "first_token_timeout": None, "test_command": None,
         "allow_syntax_errors": False, "tools": True, "max_tool_calls": DEFAULT_MAX_TOOL_CALLS,
     }
     sources.update({key: f"preset {name}" if key in PROVIDER_KEYS else "default"

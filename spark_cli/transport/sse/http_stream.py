@@ -15,9 +15,13 @@ same failures, :mod:`http_wire`).
   whatever the consumer does on it overlaps the model's TTFT; a request that
   never left (unreachable host) yields none.
 - Silence is timed by :class:`IdleWatch` (the clients have no read timeout).
-  SSE comments count as activity; ``: queued N`` comments (the bundled
-  engine's Chat Completions form) become :class:`Queued`, and while the
-  server says the request is queued the much longer ``queue_timeout`` applies.
+  Until the first token the limit is the first-token timeout, counted from the
+  request leaving (:mod:`spark_cli.transport.prefill`: a slow prefill is not a
+  stall, and a request that timed out there is not sent again); the idle
+  timeout applies between tokens. SSE comments count as activity;
+  ``: queued N`` comments (the bundled engine's Chat Completions form) become
+  :class:`Queued`, and while the server says the request is queued the much
+  longer ``queue_timeout`` applies.
 - A host name that does not resolve is not retried.
 """
 
@@ -52,6 +56,13 @@ from spark_cli.transport.errors import (
     unreachable_error,
 )
 from spark_cli.transport.idle import QUEUE_TIMEOUT, IdleWatch
+from spark_cli.transport.prefill import (
+    RESEND_SAID,
+    first_token_limit,
+    prefill_timeout,
+    prompt_tokens,
+    resend_note,
+)
 from spark_cli.transport.retry import RetryPolicy, with_retries
 from spark_cli.transport.sse import http_wire as wire
 from spark_cli.transport.sse.http_bodies import encode, stream_headers
@@ -127,6 +138,7 @@ class HttpStreamChannel:
         model: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         idle_timeout: float = 10.0,
+        first_token_timeout: float | None = None,
         queue_timeout: float = QUEUE_TIMEOUT,
         connect_timeout: float = 5.0,
         max_retries: int = 3,
@@ -143,6 +155,12 @@ class HttpStreamChannel:
         self._base_url = base_url
         self._shown_url = mask_url(base_url)
         self._idle = idle_timeout
+        self._first_token = first_token_timeout
+        """Seconds allowed before the first token (None: from the prompt's size)."""
+        self._prefill_since: float | None = None
+        """When the current attempt's prefill began (None: output has started)."""
+        self._prefill_limit = idle_timeout
+        self._sent_body: dict[str, Any] = {}
         self._queue_timeout = max(queue_timeout, idle_timeout)
         self._policy = retry_policy or RetryPolicy(max_attempts=max_retries + 1, max_wait=max_wait)
         self._net = open_client(base_url, headers, connect_timeout=connect_timeout,
@@ -185,18 +203,21 @@ class HttpStreamChannel:
         self._stop = asyncio.Event()
         self._stopping = False
         try:
+            tokens = prompt_tokens(request)
             async for event in with_retries(
                 lambda attempt: self._attempt(request), self._policy, self._stop,
-                secrets=self._secrets,
+                secrets=self._secrets, resend=resend_note(tokens) if tokens > RESEND_SAID else "",
             ):
                 yield event
         finally:
             self._response = None
 
     async def _attempt(self, request: TurnRequest) -> AsyncIterator[ChannelEvent]:
-        body = encode(self._body(request))
+        self._sent_body = self._body(request)
+        body = encode(self._sent_body)
         fold = self._fold(request)
         self._queued = False
+        self._prefill_since = None
         watch = IdleWatch(self._idle)
         watch.since = monotonic()
         sending = self._net.post(self.path, body)
@@ -209,7 +230,9 @@ class HttpStreamChannel:
             at = sending.sent_at()
             watch.since = None
             yield RequestSent(at)  # the headers are still on the way: work here overlaps TTFT
-            watch.since = monotonic()
+            self._prefill_limit = first_token_limit(request, self._first_token, self._idle)
+            watch.since = self._prefill_since = monotonic()
+            watch.set_limit(self._prefill_limit)
             await first_of(self._stop, sending.task)
             if self._stop.is_set():
                 yield TurnFinished("cancelled", "stopped before the response started")
@@ -229,6 +252,9 @@ class HttpStreamChannel:
             if self._stopping:
                 yield TurnFinished("cancelled")
                 return
+            if self._prefill_since is not None and not self._queued:
+                raise prefill_timeout(self._prefill_limit, prompt_tokens(request),
+                                      configured=self._first_token is not None) from None
             raise stall_error(self._idle, self._queue_timeout, queued=self._queued,
                               chars=fold.chars, retryable=fold.deltas == 0) from None
         except wire.TimeoutException as exc:
@@ -251,17 +277,22 @@ class HttpStreamChannel:
     ) -> AsyncIterator[ChannelEvent]:
         feed_line = SSEDecoder(comments=True).feed_line
         next_batch = response.aiter_line_batches().__anext__
+        lines = 0
         while True:
-            watch.since = monotonic()
+            # in prefill the clock runs from the request leaving: comments do not restart it
+            watch.since = (self._prefill_since if self._prefill_since is not None
+                           and not self._queued else monotonic())
             try:
-                lines = await next_batch()
+                batch = await next_batch()
             except StopAsyncIteration:
+                watch.since = None
                 break
             watch.since = None
-            for out in self._batch(lines, feed_line, fold, watch):
+            lines += len(batch)
+            for out in self._batch(batch, feed_line, fold, watch):
                 yield out
-        for out in self._ending(fold):
-            yield out
+        async for event in self._ending(fold, lines):
+            yield event
 
     def _batch(self, lines: list[str], feed_line: Callable[[str], SSEEvent | None],
                fold: StreamFold, watch: IdleWatch) -> Iterator[ChannelEvent]:
@@ -293,27 +324,41 @@ class HttpStreamChannel:
             yield merged(text)
 
     def _event(self, sse: SSEEvent, fold: StreamFold, watch: IdleWatch) -> ChannelEvent | None:
-        """One SSE event folded; a capacity-queue notice moves the idle limit."""
+        """One SSE event folded, with the queue and prefill clocks moved after it."""
         if sse.event == COMMENT:  # keep-alive, or the engine's queue position
             out: ChannelEvent | None = queued_notice(sse.data)
         else:
             out = fold.feed(sse)
-            if self._queued and type(out) is not Queued:
-                self._queued = False  # anything else: the wait is over
-                watch.set_limit(self._idle)
-        if type(out) is Queued:
+            self._clocks(out, fold, watch)
+        if type(out) is Queued and not self._stopping:
             self._queued = True
             watch.set_limit(self._queue_timeout)
         return out
 
-    def _ending(self, fold: StreamFold) -> Iterator[ChannelEvent]:
-        """What follows the body's end: a cancel, or the usage and the terminal event."""
+    def _clocks(self, out: ChannelEvent | None, fold: StreamFold, watch: IdleWatch) -> None:
+        """The queue and prefill clocks after one event of the stream (not a comment)."""
+        if self._queued and type(out) is not Queued:
+            self._queued = False  # anything else: the wait is over
+            if self._prefill_since is not None:  # the prefill starts now
+                self._prefill_since = monotonic()
+            watch.set_limit(self._idle if self._prefill_since is None else self._prefill_limit)
+        if self._prefill_since is not None and fold.deltas:
+            self._prefill_since = None  # the first output: the idle timeout from now
+            watch.set_limit(self._idle)
+
+    async def _ending(self, fold: StreamFold, lines: int) -> AsyncIterator[ChannelEvent]:
+        """The stream's end: its usage and final status, or why it has none."""
         if self._stopping:
             yield TurnFinished(
                 "cancelled", None, fold.finished.response_id if fold.finished else None
             )
             return
         finished = fold.at_eof()
+        if finished is None and lines == 0:  # llama-cpp-python's overflow: ask why
+            from spark_cli.transport.sse.http_empty import why_empty
+
+            raise await why_empty(self._net, self.path, self._sent_body,
+                                  timeout=self._prefill_limit, secrets=self._secrets)
         if finished is None:
             raise ChannelError(
                 "connection",

@@ -174,7 +174,8 @@ def script(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
     monkeypatch.setattr(edit_run, "session_class", lambda: StandInSession)
     monkeypatch.setattr(edit_cmd, "load", lambda root, flags: SimpleNamespace(
         provider=SimpleNamespace(kind="mock", name="mock"), idle_timeout=None,
-        edit_format="search_replace", max_output_tokens=8192, allow_syntax_errors=False))
+        first_token_timeout=None, edit_format="search_replace", max_output_tokens=8192,
+        allow_syntax_errors=False))
     (tmp_path / "app.py").write_text(PY)
     monkeypatch.chdir(tmp_path)
     return state

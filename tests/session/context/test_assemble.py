@@ -40,6 +40,7 @@ RENAME = "rename total_price to cart_total"
 
 
 def _settings(root: Path, **flags: object) -> Settings:
+    flags.setdefault("max_output_tokens", 8192)  # the figures below keep 8,192 for the answer
     flags.setdefault("tools", False)  # windows here are sized to the prompt without tools
     return load_settings(root, flags, {"SPARK_CONFIG_DIR": str(root / ".no-user-config")})
 

@@ -67,3 +67,24 @@ def test_a_new_turn_shortens_old_outputs_to_fit_the_window(tmp_path: Path) -> No
     assert built.input_tokens <= settings.input_budget
     roomy = build_request(settings, tmp_path, ["app.py"], "next", history=history[:1])
     assert roomy.history is None
+
+
+def test_old_outputs_are_shortened_to_the_servers_count_of_the_window(tmp_path: Path) -> None:
+    """A server that counts 1.5 tokens per spark token (``token_scale``): the history fits
+    in spark's count of the window but not in the server's, so old outputs go first."""
+    from dataclasses import replace
+
+    (tmp_path / "app.py").write_text("x = 1\n")
+    settings = load_settings(tmp_path, {"context_window": 24_000, "max_output_tokens": 1_000,
+                                        "tools": False},
+                             {"SPARK_CONFIG_DIR": str(tmp_path / ".none")})
+    history = [Message("user", "first ask"), ToolCall("a", "read_file", "{}"),
+               ToolOutput("a", BIG * 2), Message("assistant", "done")]
+    unscaled = build_request(settings, tmp_path, ["app.py"], "next", history=history)
+    assert unscaled.history is None  # in spark's own count it fits
+    scaled = replace(settings, token_scale=3.0)
+    built = build_request(scaled, tmp_path, ["app.py"], "next", history=history)
+    assert built.history is not None
+    assert built.history[2].output.startswith("[tool output dropped")  # type: ignore[union-attr]
+    assert built.input_tokens <= scaled.input_budget
+    assert built.input_tokens == built.pieces * 3  # the server's count

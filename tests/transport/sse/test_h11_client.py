@@ -263,16 +263,16 @@ async def test_a_401_is_auth_on_both_paths() -> None:
     assert error.message.endswith("/v1/chat/completions)")
 
 
-async def test_a_server_that_never_answers_hits_the_idle_timeout() -> None:
+async def test_a_server_that_never_answers_hits_the_first_token_timeout() -> None:
     async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         await read_request(reader)
         await asyncio.sleep(5)
 
-    results = await both(handler, idle_timeout=0.2, max_retries=0)
+    results = await both(handler, idle_timeout=0.1, first_token_timeout=0.2, max_retries=3)
     error = same_error(results)
-    assert error.kind == "timeout"
-    assert error.message == ("no data from the server for 0.2s before any output "
-                             "(idle timeout) (gave up after 1 attempts)")
+    assert (error.kind, error.retryable) == ("timeout", False)  # not resent: one attempt
+    assert error.message.startswith("no first token from the server 0.2 s after the request")
+    assert "raise first_token_timeout" in error.message
     assert [type(e) for e in results[0][0]] == [RequestSent]
 
 

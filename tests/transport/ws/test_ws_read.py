@@ -104,7 +104,7 @@ def test_silence_before_output_is_a_retryable_stall_that_drops_the_link() -> Non
     decision = m.on_silence()
     assert decision.drop == "idle timeout" and decision.error is not None
     assert decision.error.kind == "timeout" and decision.error.retryable
-    assert "2s before any output (idle timeout)" in decision.error.message
+    assert "2s before any output (idle_timeout)" in decision.error.message
 
 
 def test_silence_after_output_is_final() -> None:

@@ -270,7 +270,8 @@ class Generation:
                 if await source.has_more():
                     status, reason = "incomplete", wire.REASON_MAX_OUTPUT_TOKENS
                 break
-            start = await self._inject_faults(faults, start)
+            if self._sent >= faults.next_at():
+                start = await self._inject_faults(faults, start)
             if not self._sent:  # the first token is due at t0 + TTFT exactly, not a frame later
                 await self._sleep_until(start)
                 continue

@@ -270,8 +270,7 @@ class Generation:
                 if await source.has_more():
                     status, reason = "incomplete", wire.REASON_MAX_OUTPUT_TOKENS
                 break
-            if self._sent >= faults.next_at():
-                start = await self._inject_faults(faults, start)
+            start = await self._inject_faults(faults, start)
             if not self._sent:  # the first token is due at t0 + TTFT exactly, not a frame later
                 await self._sleep_until(start)
                 continue

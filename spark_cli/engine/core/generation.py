@@ -270,7 +270,9 @@ class Generation:
                 if await source.has_more():
                     status, reason = "incomplete", wire.REASON_MAX_OUTPUT_TOKENS
                 break
-            start = await self._inject_faults(faults, start)
+            fired = faults.due(self._sent)
+            if fired:
+                start = await self._inject_faults(fired, start)
             if not self._sent:  # the first token is due at t0 + TTFT exactly, not a frame later
                 await self._sleep_until(start)
                 continue
@@ -323,10 +325,10 @@ class Generation:
             return len(text)
         return cut
 
-    async def _inject_faults(self, faults: FaultPlan, start: float) -> float:
-        """The configured faults due after the tokens sent; the schedule's start, moved on
+    async def _inject_faults(self, fired: list[str], start: float) -> float:
+        """The faults due after the tokens sent, injected; the schedule's start, moved on
         by a stall."""
-        for fault in faults.due(self._sent):
+        for fault in fired:
             if fault == DROP:
                 raise StreamDropped()
             if fault == MALFORMED:

@@ -8,7 +8,7 @@ from pathlib import Path
 from session_fakes import ScriptedChannel
 
 from spark_cli.session.config.settings import load_settings
-from spark_cli.session.context.picks import MAP_HEADER
+from spark_cli.session.context.repo_map import MAP_HEADER
 from spark_cli.session.conversation import Session
 
 

@@ -48,7 +48,7 @@ from spark_cli.engine.brains.base import Brain, BrainCall, BrainRequest
 from spark_cli.engine.core.faults import DROP, MALFORMED, MALFORMED_FRAME, STALL, FaultPlan
 from spark_cli.engine.core.faults import StreamDropped as StreamDropped
 from spark_cli.engine.core.output_items import Event, OutputItems, Presenter, Send
-from spark_cli.engine.core.pieces import BrainError, PieceSource, count_pieces
+from spark_cli.engine.core.pieces import BrainError, Piece, PieceSource, count_pieces
 from spark_cli.engine.core.safepoint import SafePoints
 from spark_cli.engine.core.state import EngineState
 from spark_cli.protocol import responses as wire
@@ -107,6 +107,9 @@ class Generation:
         self._reserved = 0
         self._wake: asyncio.Future[None] | None = None
         self._sent = 0
+        """Tokens sent so far."""
+        self._steer_wait = 0
+        """Tokens sent since a steer arrived (see ``STEER_GRACE_TOKENS``)."""
         self._started = False
         self._task: asyncio.Task[Any] | None = None
         self.pacing = state.config.pacing("fast")
@@ -235,84 +238,118 @@ class Generation:
             source.close()
 
     async def _pace(self, source: PieceSource, start: float) -> Outcome:
+        """Send every token as it falls due (see the module docstring) until the answer, the
+        limit, a cancel or a steer ends the response."""
         config = self.state.config
         loop = asyncio.get_running_loop()
         tps = self.pacing.tps
-        frame = 0.0 if config.per_token else config.frame_ms / 1000.0
         most = 1 if config.per_token else None  # tokens per delta
         limit = self.limit
         faults = FaultPlan(config.faults)
         safe = SafePoints()
-        items = self.items
-        sent = 0
-        steer_wait = 0
+        self._steer_wait = 0
         status, reason = "completed", None
         while True:
-            if self.cancel_requested:
-                status, reason = "incomplete", wire.REASON_CANCELLED
-                break
-            if self.steers and (items.at_call_boundary or (
-                    not items.in_calls and safe.at_line_start and safe.outside)):
-                status, reason = "incomplete", wire.REASON_STEERED
+            stop = self._stop_reason(safe)
+            if stop is not None:
+                status, reason = "incomplete", stop
                 break
             now = loop.time()
             due = int((now - start) * tps) + 1 if now >= start else 0
-            n = min(due, limit, faults.next_at()) - sent
+            n = min(due, limit, faults.next_at()) - self._sent
             if most is not None:
                 n = min(n, most)
             if n > 0:
-                taken = await source.take(n)
-                if source.marked and (items.in_calls or any(type(p) is not str for p in taken)):
-                    count = await items.frame(taken, safe)
-                else:
-                    pieces: list[str] = taken  # type: ignore[assignment]  # text only here
-                    count = len(pieces)
-                    text = "".join(pieces)
-                    if self.steers:
-                        steer_wait += count
-                        cut = safe.feed(text, want_cut=True)
-                        if cut is None and steer_wait >= STEER_GRACE_TOKENS:
-                            cut = len(text)
-                        if cut is not None:
-                            text = text[:cut]
-                            sent += _pieces_within(pieces, cut)
-                            self._sent = sent
-                            if text:
-                                await items.text(text)
-                            status, reason = "incomplete", wire.REASON_STEERED
-                            break
-                    else:
-                        safe.feed(text)
-                    if text:
-                        await items.text(text)
-                sent += count
-                self._sent = sent
+                count, steered = await self._send_pieces(await source.take(n), source, safe)
+                if steered:
+                    status, reason = "incomplete", wire.REASON_STEERED
+                    break
                 if count < n or not await source.has_more():
                     break
-            if sent >= limit:
+            if self._sent >= limit:
                 if await source.has_more():
                     status, reason = "incomplete", wire.REASON_MAX_OUTPUT_TOKENS
                 break
-            for fault in faults.due(sent):
-                if fault == DROP:
-                    raise StreamDropped()
-                if fault == MALFORMED:
-                    await self.send((MALFORMED, MALFORMED_FRAME))
-                elif fault == STALL:
-                    stall = config.faults.stall_ms / 1000.0
-                    await self._sleep_until(loop.time() + stall)
-                    start += stall
-            if not sent:  # the first token is due at t0 + TTFT exactly, not a frame later
+            fired = faults.due(self._sent)
+            if fired:
+                start = await self._inject_faults(fired, start)
+            if not self._sent:  # the first token is due at t0 + TTFT exactly, not a frame later
                 await self._sleep_until(start)
                 continue
-            # next token's due time, but at least a frame away -- unless the last token
-            # (known from the limit, or from an answer the brain has finished) falls due
-            # sooner: the stream then ends on schedule, not up to a frame late
-            left = await source.left_within(int(frame * tps) + 1)  # the next frame's at most
-            last = limit if left is None else min(limit, sent + left)
-            frame_end = min(loop.time() + frame, start + (last - 1) / tps)
-            await self._sleep_until(max(start + sent / tps, frame_end))
-        return await self._finish("".join(items.parts), sent, status, reason)
+            await self._sleep_until(await self._next_wake(source, start))
+        return await self._finish("".join(self.items.parts), self._sent, status, reason)
+
+    def _stop_reason(self, safe: SafePoints) -> str | None:
+        """``cancelled`` when asked; ``steered`` when a steer waits and the stream is at a
+        safe point (a call boundary, or the start of a line outside any construct)."""
+        if self.cancel_requested:
+            return wire.REASON_CANCELLED
+        items = self.items
+        if self.steers and (items.at_call_boundary or (
+                not items.in_calls and safe.at_line_start and safe.outside)):
+            return wire.REASON_STEERED
+        return None
+
+    async def _send_pieces(self, taken: list[Piece], source: PieceSource,
+                           safe: SafePoints) -> tuple[int, bool]:
+        """Send the pieces taken as one frame; (how many were sent, whether a steer cut the
+        frame short). Counted in ``_sent``."""
+        if source.marked and (self.items.in_calls or any(type(p) is not str for p in taken)):
+            count = await self.items.frame(taken, safe)
+            self._sent += count
+            return count, False
+        pieces: list[str] = taken  # type: ignore[assignment]  # text only here
+        text = "".join(pieces)
+        if self.steers:
+            cut = self._steer_cut(pieces, text, safe)
+            if cut is not None:
+                count = _pieces_within(pieces, cut)
+                self._sent += count
+                text = text[:cut]
+                if text:
+                    await self.items.text(text)
+                return count, True
+        else:
+            safe.feed(text)
+        if text:
+            await self.items.text(text)
+        self._sent += len(pieces)
+        return len(pieces), False
+
+    def _steer_cut(self, pieces: list[str], text: str, safe: SafePoints) -> int | None:
+        """Where a waiting steer cuts this text: its first safe point, or its end once the
+        steer has waited ``STEER_GRACE_TOKENS``; None to send it all."""
+        self._steer_wait += len(pieces)
+        cut = safe.feed(text, want_cut=True)
+        if cut is None and self._steer_wait >= STEER_GRACE_TOKENS:
+            return len(text)
+        return cut
+
+    async def _inject_faults(self, fired: list[str], start: float) -> float:
+        """The faults due after the tokens sent, injected; the schedule's start, moved on
+        by a stall."""
+        for fault in fired:
+            if fault == DROP:
+                raise StreamDropped()
+            if fault == MALFORMED:
+                await self.send((MALFORMED, MALFORMED_FRAME))
+            elif fault == STALL:
+                stall = self.state.config.faults.stall_ms / 1000.0
+                await self._sleep_until(asyncio.get_running_loop().time() + stall)
+                start += stall
+        return start
+
+    async def _next_wake(self, source: PieceSource, start: float) -> float:
+        """The next token's due time, but at least a frame away -- unless the last token
+        (known from the limit, or from an answer the brain has finished) falls due sooner:
+        the stream then ends on schedule, not up to a frame late."""
+        config = self.state.config
+        frame = 0.0 if config.per_token else config.frame_ms / 1000.0
+        tps, limit, sent = self.pacing.tps, self.limit, self._sent
+        left = await source.left_within(int(frame * tps) + 1)  # the next frame's at most
+        last = limit if left is None else min(limit, sent + left)
+        frame_end = min(asyncio.get_running_loop().time() + frame, start + (last - 1) / tps)
+        return max(start + sent / tps, frame_end)
 
     async def _finish(self, text: str, sent: int, status: str, reason: str | None) -> Outcome:
         self.phase = "done"

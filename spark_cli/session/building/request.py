@@ -36,16 +36,16 @@ from pathlib import Path
 from spark_cli.protocol.channel import ConversationItem, Message, ToolOutput, ToolSpec, TurnRequest
 from spark_cli.protocol.tokens import count_tokens
 from spark_cli.session.building.instructions import system_instructions
-from spark_cli.session.building.targets import (
+from spark_cli.session.config.settings import Settings
+from spark_cli.session.context.assemble import MAP_HEADER, Budget, assemble
+from spark_cli.session.context.report import ContextReport
+from spark_cli.session.context.targets import (
     AGENTS_FILE,
     RequestError,
     TargetFile,
     read_agents_md,
     read_target,
 )
-from spark_cli.session.config.settings import Settings
-from spark_cli.session.context.assemble import MAP_HEADER, Budget, assemble
-from spark_cli.session.context.report import ContextReport
 from spark_cli.session.context.tool_outputs import items_tokens, shrink_outputs
 from spark_cli.text_digest import text_sha256
 

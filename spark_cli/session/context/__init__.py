@@ -16,9 +16,13 @@ One concept per module:
   budget (pure);
 - :mod:`.mentions` -- the files and symbols a prompt names (pure);
 - :mod:`.report` -- the plain-data report the HUD shows;
+- :mod:`.targets` -- reading one file a request sends (confined, decoded, checked);
 - :mod:`.picks` -- the files a turn sends (the caller's, those the prompt names,
-  those mentioning a symbol it names) and the map, in that order; how they travel;
-- :mod:`.assemble` -- one turn's context within the window;
+  those mentioning a symbol it names), in that order, within the room left;
+- :mod:`.repo_map` -- the repo map: its share of the window, the outline that fits,
+  how it travels;
+- :mod:`.assemble` -- one turn's context within the window: picks, then the map,
+  then the whole message fitted and reported;
 - :mod:`.context_set` -- the files a user added (``/add``, ``/drop``, ``/files``).
 
 docs/context.md says what goes in, in which order, and how it is trimmed.

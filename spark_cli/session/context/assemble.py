@@ -12,13 +12,17 @@ Which files, by priority:
    first, at most ``picks.MAX_REFERENCING``;
 4. the repo map, ranked toward all of the above and the prompt's
    identifiers, in ``MAP_TOKENS`` (twice that when no file is sent), at most a
-   quarter of the window's room (:func:`map_budget`).
+   quarter of the window's room (:func:`.repo_map.map_budget`).
 
 The cap is ``window - max_output_tokens``. Items 1 and the instructions,
-AGENTS.md, history and prompt must fit or the request is refused (as
-before). Then the map is cut first, then files of 3, then of 2 are left
-out, each with a sentence in the report's ``trimmed``; the final text is
-counted again, so the request never exceeds the cap.
+AGENTS.md, history and prompt must fit or the request is refused. Then the
+map is cut first, then files of 3, then of 2 are left out, each with a
+sentence in the report's ``trimmed``; the final text is counted again, so
+the request never exceeds the cap.
+
+:func:`assemble` reads in that order: the caller's files (:mod:`.picks`), the files
+the prompt brings (:mod:`.picks`), the map (:mod:`.repo_map`), then the whole message
+fitted to the window and the report (here).
 
 The map is not part of what the conversation keeps (``remembered``): every
 turn sends a fresh one, and the history does not grow by a map per turn.
@@ -35,36 +39,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from spark_cli.protocol.files import render_file_blocks
 from spark_cli.protocol.tokens import count_tokens
-from spark_cli.session.building.targets import AGENTS_FILE, RequestError, TargetFile
 from spark_cli.session.context.outline import Outline
-from spark_cli.session.context.picks import (
-    MAP_HEADER,
-    NAMED,
-    NO_MAP,
-    Pick,
-    candidates,
-    compose,
-    map_section,
-    pick,
-    repo_map,
-    smaller_map,
-)
+from spark_cli.session.context.picks import Pick, block_of, candidates, pick, take_extras
+from spark_cli.session.context.repo_map import MAP_HEADER, map_section, repo_map, smaller_map
 from spark_cli.session.context.report import ContextFile, ContextReport, MapSummary
+from spark_cli.session.context.targets import AGENTS_FILE, RequestError, TargetFile
 
 if TYPE_CHECKING:
     from spark_cli.session.context.index import RepoIndex
     from spark_cli.session.context.scan import RepoFiles
 
-__all__ = ["MAP_HEADER", "MAP_TOKENS", "Assembled", "Budget", "assemble"]
+__all__ = ["MAP_HEADER", "Assembled", "Budget", "assemble"]
 
-MAP_TOKENS = 4_096
-MAP_SHARE = 4
-"""The map takes at most 1/MAP_SHARE of what may be sent (2/MAP_SHARE with no file)."""
-MIN_MAP_TOKENS = 160
-"""A map budget smaller than this (a 2k window's) is not worth its header: none is sent."""
 OUTSIDE_GIT_FILES = 2_000
-_BLOCK_SLACK = 4  # tokens a block may add at its joins (separators, merged pieces)
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,8 +120,9 @@ def assemble(root: Path, budget: Budget, explicit: Sequence[TargetFile], instruc
 
         index = index or index_for(root)
         found = candidates(root, repo, index, instruction, in_chat, known, notes)
-        room = _take_extras(picks, found, room, trimmed)
-        outline = _outline(index, picks, instruction, budget, map_tokens, room, trimmed)
+        room = take_extras(picks, found, room, trimmed)
+        outline = repo_map(index, picks, instruction, map_tokens=map_tokens,
+                           window=budget.window, cap=budget.cap, room=room, trimmed=trimmed)
         content, remembered, total, outline = _fit(index, picks, len(explicit), instruction,
                                                    outline, fixed, budget.cap, trimmed)
         outline_text = outline.text
@@ -146,78 +136,31 @@ def assemble(root: Path, budget: Budget, explicit: Sequence[TargetFile], instruc
                      content, remembered, total, report)
 
 
-def _report(budget: Budget, parts: dict[str, int], picks: Sequence[Pick], total: int,
-            outline_text: str, shown: tuple[int, int, int], trimmed: Sequence[str],
-            notes: Sequence[str]) -> ContextReport:
-    """What the request holds, part by part, in the server's tokens."""
-    parts["files"] = sum(p.tokens for p in picks if not p.is_reference)
-    parts["references"] = sum(p.tokens for p in picks if p.is_reference)
-    parts["map"] = count_tokens(map_section(outline_text)) if outline_text else 0
-    if budget.scale != 1.0:
-        parts = {name: budget.tokens(n) for name, n in parts.items()}
-    return ContextReport(
-        window=budget.window, reserved_for_answer=budget.reserved, budget=budget.limit,
-        used=budget.tokens(total), parts=parts,
-        files=tuple(ContextFile(p.target.path, p.why, budget.tokens(p.tokens), p.fresh)
-                    for p in picks),
-        map=MapSummary(parts["map"], *shown), trimmed=tuple(trimmed), notes=tuple(notes))
+def compose(picks: Sequence[Pick], instruction: str, outline: str) -> tuple[str, str]:
+    """(the user message as sent, the same as remembered: without the map)."""
+    blocks = [block_of(p.target) for p in picks if p.fresh]
+    remembered = instruction.strip() + "\n"
+    if blocks:
+        remembered = render_file_blocks(blocks) + "\n" + remembered
+    return (map_section(outline) + "\n" + remembered if outline else remembered), remembered
 
 
-def _take_extras(picks: list[Pick], found: Sequence[Pick], room: int,
-                 trimmed: list[str]) -> int:
-    """The extra files that fit in ``room`` (named ones first) added to ``picks``; the room
-    left."""
-    for extra in sorted(found, key=lambda p: p.why != NAMED):
-        cost = extra.tokens + _BLOCK_SLACK if extra.fresh else 0
-        if cost <= room:
-            picks.append(extra)
-            room -= cost
-        else:
-            trimmed.append(f"{extra.target.path} ({extra.why}) left out: its "
-                           f"{extra.tokens:,} tokens do not fit in the {room:,} left of "
-                           "the window")
-    return room
-
-
-def _outline(index: RepoIndex, picks: Sequence[Pick], instruction: str, budget: Budget,
-             map_tokens: int | None, room: int, trimmed: list[str]) -> Outline:
-    """The repo map in its share of the window (``map_tokens`` if given), or none."""
-    wanted = map_tokens if map_tokens is not None else map_budget(
-        budget, files_sent=any(p.fresh for p in picks))
-    if 0 < wanted < MIN_MAP_TOKENS:
-        trimmed.append(f"repo map left out: the window ({budget.window:,} tokens) is too "
-                       "small for one")
-        return NO_MAP
-    if wanted > 0:
-        return repo_map(index, picks, instruction, wanted, room, trimmed)
-    return NO_MAP
-
-
-def _fit(index: RepoIndex, picks: list[Pick], named: int, instruction: str, outline: Outline,
-         fixed: int, cap: int, trimmed: list[str]) -> tuple[str, str, int, Outline]:
-    """The user message (as sent, as kept), its request's total and the map, within ``cap``:
-    the map shrunk first, then the extra files (after the ``named`` first picks) dropped."""
-    content, remembered = compose(picks, instruction, outline.text)
-    total = fixed + count_tokens(content)
-    while total > cap and outline.text:  # joins counted apart: shrink, recount
-        outline = smaller_map(index, picks, instruction, outline, total - cap)
-        content, remembered = compose(picks, instruction, outline.text)
-        total = fixed + count_tokens(content)
-    while total > cap and len(picks) > named:  # never: the slack covers it
-        dropped = picks.pop()
-        trimmed.append(f"{dropped.target.path} ({dropped.why}) left out to fit the window")
-        content, remembered = compose(picks, instruction, outline.text)
-        total = fixed + count_tokens(content)
-    return content, remembered, total, outline
-
-
-def map_budget(budget: Budget, *, files_sent: bool) -> int:
-    """The map's share: ``MAP_TOKENS`` (twice that with no file sent), at most a quarter
-    of what may be sent (half with no file): a 2k window gets a tiny map or none
-    (below ``MIN_MAP_TOKENS``)."""
-    if files_sent:
-        return min(MAP_TOKENS, budget.cap // MAP_SHARE)
-    return min(2 * MAP_TOKENS, 2 * budget.cap // MAP_SHARE)
+def _over_budget(parts: Mapping[str, int], picks: Sequence[Pick], total: int,
+                 budget: Budget) -> RequestError:
+    named = [("the system prompt", parts["instructions"]), (AGENTS_FILE, parts["AGENTS.md"]),
+             ("the tool definitions", parts["tools"]),
+             *((p.target.path, p.tokens) for p in picks),
+             ("the instruction", parts["prompt"]), ("the earlier conversation", parts["history"])]
+    biggest = sorted(named, key=lambda item: item[1], reverse=True)[:3]
+    said = "; ".join(f"{name} is {budget.tokens(tokens):,} tokens" for name, tokens in biggest
+                     if tokens)
+    return RequestError(
+        "budget",
+        f"the request does not fit: {said}; the window is {budget.window:,} tokens "
+        f"with {budget.reserved:,} kept for the answer, so at most "
+        f"{budget.limit:,} may be sent and this request is {budget.tokens(total):,}. "
+        "Nothing was sent: name fewer or smaller files, or raise context_window.",
+    )
 
 
 def _only(root: Path, files: set[str]) -> bool:
@@ -239,19 +182,36 @@ def scan_repo(root: Path) -> RepoFiles:
     return scan(root, max_files=MAX_FILES if inside_git else OUTSIDE_GIT_FILES)
 
 
-def _over_budget(parts: Mapping[str, int], picks: Sequence[Pick], total: int,
-                 budget: Budget) -> RequestError:
-    named = [("the system prompt", parts["instructions"]), (AGENTS_FILE, parts["AGENTS.md"]),
-             ("the tool definitions", parts["tools"]),
-             *((p.target.path, p.tokens) for p in picks),
-             ("the instruction", parts["prompt"]), ("the earlier conversation", parts["history"])]
-    biggest = sorted(named, key=lambda item: item[1], reverse=True)[:3]
-    said = "; ".join(f"{name} is {budget.tokens(tokens):,} tokens" for name, tokens in biggest
-                     if tokens)
-    return RequestError(
-        "budget",
-        f"the request does not fit: {said}; the window is {budget.window:,} tokens "
-        f"with {budget.reserved:,} kept for the answer, so at most "
-        f"{budget.limit:,} may be sent and this request is {budget.tokens(total):,}. "
-        "Nothing was sent: name fewer or smaller files, or raise context_window.",
-    )
+def _fit(index: RepoIndex, picks: list[Pick], named: int, instruction: str, outline: Outline,
+         fixed: int, cap: int, trimmed: list[str]) -> tuple[str, str, int, Outline]:
+    """The user message (as sent, as kept), its request's total and the map, within ``cap``:
+    the map shrunk first, then the extra files (after the ``named`` first picks) dropped."""
+    content, remembered = compose(picks, instruction, outline.text)
+    total = fixed + count_tokens(content)
+    while total > cap and outline.text:  # joins counted apart: shrink, recount
+        outline = smaller_map(index, picks, instruction, outline, total - cap)
+        content, remembered = compose(picks, instruction, outline.text)
+        total = fixed + count_tokens(content)
+    while total > cap and len(picks) > named:  # never: the slack covers it
+        dropped = picks.pop()
+        trimmed.append(f"{dropped.target.path} ({dropped.why}) left out to fit the window")
+        content, remembered = compose(picks, instruction, outline.text)
+        total = fixed + count_tokens(content)
+    return content, remembered, total, outline
+
+
+def _report(budget: Budget, parts: dict[str, int], picks: Sequence[Pick], total: int,
+            outline_text: str, shown: tuple[int, int, int], trimmed: Sequence[str],
+            notes: Sequence[str]) -> ContextReport:
+    """What the request holds, part by part, in the server's tokens."""
+    parts["files"] = sum(p.tokens for p in picks if not p.is_reference)
+    parts["references"] = sum(p.tokens for p in picks if p.is_reference)
+    parts["map"] = count_tokens(map_section(outline_text)) if outline_text else 0
+    if budget.scale != 1.0:
+        parts = {name: budget.tokens(n) for name, n in parts.items()}
+    return ContextReport(
+        window=budget.window, reserved_for_answer=budget.reserved, budget=budget.limit,
+        used=budget.tokens(total), parts=parts,
+        files=tuple(ContextFile(p.target.path, p.why, budget.tokens(p.tokens), p.fresh)
+                    for p in picks),
+        map=MapSummary(parts["map"], *shown), trimmed=tuple(trimmed), notes=tuple(notes))

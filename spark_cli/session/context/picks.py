@@ -1,12 +1,11 @@
-"""The files a turn sends and the map, in the order a turn chooses them; how they travel.
+"""The files a turn sends, in the order a turn chooses them, and what each costs.
 
-:mod:`.assemble` decides what fits the window; this module, top to bottom:
-one chosen file and its cost (:func:`pick`: a file the model already has
-unchanged, ``known`` holding its sha256, is not ``fresh``: not re-sent, 0
-tokens); the files the prompt names and the files that mention a symbol it
-names (:func:`candidates`); the repo map in the room left (:func:`repo_map`,
-:func:`smaller_map`); the user message as sent and as remembered
-(:func:`compose`, :func:`map_section`).
+Top to bottom: one chosen file and its cost (:func:`pick`: a file the model
+already has unchanged, ``known`` holding its sha256, is not ``fresh``: not
+re-sent, 0 tokens); the files the prompt names and the files that mention a
+symbol it names (:func:`candidates`); those that fit the room the window leaves
+(:func:`take_extras`). The map comes next (:mod:`.repo_map`), then
+:mod:`.assemble` fits the whole message to the window.
 
 The index and the scan are handed in by the caller, who imports them only
 when the repo holds a file besides those sent: a pipe's private temp
@@ -20,21 +19,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from spark_cli.protocol.files import FileBlock, render_file_block, render_file_blocks
+from spark_cli.protocol.files import FileBlock, render_file_block
 from spark_cli.protocol.tokens import count_tokens
-from spark_cli.session.building.targets import RequestError, TargetFile, read_target
-from spark_cli.session.context.mentions import identifiers, named_files, symbols
-from spark_cli.session.context.outline import MAX_CANDIDATES, Outline, fit
+from spark_cli.session.context.mentions import named_files, symbols
 from spark_cli.session.context.sources import language_for_path
+from spark_cli.session.context.targets import RequestError, TargetFile, read_target
 
 if TYPE_CHECKING:
     from spark_cli.session.context.index import RepoIndex
-    from spark_cli.session.context.rank import Ranked
     from spark_cli.session.context.scan import RepoFiles
 
-MAP_HEADER = ("Repository map: signature lines of the most referenced definitions in files "
-              "not shown in full here (skipped lines marked ⋮). Ask for a file before "
-              "editing it.\n")
 ADDED = "added"
 NAMED = "named in the prompt"
 MENTIONS = "mentions "
@@ -42,9 +36,8 @@ MENTIONS = "mentions "
 
 
 MAX_REFERENCING = 30
-MIN_MAP_TOKENS = 128
-"""Less room than this: no map at all (a dozen signatures help nobody)."""
-NO_MAP = Outline("", 0, 0, 0, 0)
+BLOCK_SLACK = 4
+"""Tokens a file block may add at its joins (separators, merged pieces)."""
 INDEX_SECONDS = 2.0
 """Reading and parsing time one turn may spend on files new to the index (a first build
 in a huge repo); the rest waits for later turns."""
@@ -120,50 +113,17 @@ def _read(root: Path, wanted: Sequence[tuple[str, str]], known: Mapping[str, str
     return picks
 
 
-def repo_map(index: RepoIndex, picks: Sequence[Pick], instruction: str, wanted: int,
-             room: int, trimmed: list[str]) -> Outline:
-    """The map in ``min(wanted, room)`` tokens (header included), ranked toward ``picks``."""
-    space = min(wanted, room) - count_tokens(map_section("")) - 2
-    ranked = _ranked(index, picks, instruction)
-    if not ranked:
-        return NO_MAP
-    if space < MIN_MAP_TOKENS:
-        trimmed.append(f"repo map left out: only {max(0, room):,} tokens of the window are "
-                       "left after the files")
-        return Outline("", 0, 0, 0, len(ranked))
-    outline = fit(ranked, space)
-    if room < wanted and outline.definitions < outline.available:
-        trimmed.append(f"repo map cut to {space:,} tokens (of {wanted:,}) to fit the window: "
-                       f"{outline.definitions:,} of {outline.available:,} definitions shown")
-    return outline
-
-
-def smaller_map(index: RepoIndex, picks: Sequence[Pick], instruction: str, outline: Outline,
-                excess: int) -> Outline:
-    """The map again, ``excess`` (+ a margin) tokens smaller; empty when nothing is left."""
-    if outline.tokens <= excess + 16:
-        return Outline("", 0, 0, 0, outline.available)
-    return fit(_ranked(index, picks, instruction), outline.tokens - excess - 16)
-
-
-def _ranked(index: RepoIndex, picks: Sequence[Pick], instruction: str) -> list[Ranked]:
-    return index.ranked(chat={p.target.path for p in picks},
-                        named={p.target.path for p in picks if not p.is_reference},
-                        mentioned=identifiers(instruction), limit=MAX_CANDIDATES)
-
-
-def map_section(text: str) -> str:
-    """The map as it travels: the header line, then the outline in a ``~~~`` fence (a
-    fence that file-block parsers skip and that never looks like a file block)."""
-    fence = "~" * max(3, 1 + max((len(r) for r in text.split("\n") if set(r) == {"~"}),
-                                 default=0))
-    return f"{MAP_HEADER}{fence}\n{text}{fence}\n"
-
-
-def compose(picks: Sequence[Pick], instruction: str, outline: str) -> tuple[str, str]:
-    """(the user message as sent, the same as remembered: without the map)."""
-    blocks = [block_of(p.target) for p in picks if p.fresh]
-    remembered = instruction.strip() + "\n"
-    if blocks:
-        remembered = render_file_blocks(blocks) + "\n" + remembered
-    return (map_section(outline) + "\n" + remembered if outline else remembered), remembered
+def take_extras(picks: list[Pick], found: Sequence[Pick], room: int,
+                trimmed: list[str]) -> int:
+    """The extra files that fit in ``room`` (named ones first) added to ``picks``; the room
+    left."""
+    for extra in sorted(found, key=lambda p: p.why != NAMED):
+        cost = extra.tokens + BLOCK_SLACK if extra.fresh else 0
+        if cost <= room:
+            picks.append(extra)
+            room -= cost
+        else:
+            trimmed.append(f"{extra.target.path} ({extra.why}) left out: its "
+                           f"{extra.tokens:,} tokens do not fit in the {room:,} left of "
+                           "the window")
+    return room

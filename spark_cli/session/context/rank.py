@@ -62,30 +62,50 @@ def name_weight(name: str, mentioned: Collection[str], definers: int) -> float:
     return weight
 
 
-def pagerank(edges: Mapping[str, Mapping[str, float]], nodes: Sequence[str],
-             personal: Mapping[str, float]) -> dict[str, float]:
-    """Rank of every node; ``edges[src][dst]`` is a weight; the walk restarts at ``personal``."""
-    if not nodes:
-        return {}
-    at = {n: i for i, n in enumerate(nodes)}
+def _restart(nodes: Sequence[str], personal: Mapping[str, float]) -> list[float]:
+    """Where the walk restarts: ``personal`` normalised, else uniform."""
     total = sum(personal.get(n, 0.0) for n in nodes)
-    restart = ([personal.get(n, 0.0) / total for n in nodes] if total > 0
-               else [1.0 / len(nodes)] * len(nodes))
+    if total > 0:
+        return [personal.get(n, 0.0) / total for n in nodes]
+    return [1.0 / len(nodes)] * len(nodes)
+
+
+def _links(edges: Mapping[str, Mapping[str, float]],
+           at: Mapping[str, int]) -> list[tuple[int, list[tuple[int, float]]]]:
+    """Each node with out-edges: its index and (target index, share of its weight)."""
     links: list[tuple[int, list[tuple[int, float]]]] = []
     for name, dsts in edges.items():
         out = sum(dsts.values())
         if out > 0 and name in at:
             links.append((at[name], [(at[d], w / out) for d, w in dsts.items() if d in at]))
+    return links
+
+
+def _step(rank: list[float], restart: list[float], lonely: list[int],
+          links: list[tuple[int, list[tuple[int, float]]]]) -> list[float]:
+    """One iteration: the restart share (with the rank of nodes with no out-edges) plus
+    each node's damped rank along its out-edges."""
+    spread = 1 - DAMPING + DAMPING * sum(rank[i] for i in lonely)
+    nxt = [spread * r for r in restart]
+    for origin, outs in links:
+        share = DAMPING * rank[origin]
+        for dst, weight in outs:
+            nxt[dst] += share * weight
+    return nxt
+
+
+def pagerank(edges: Mapping[str, Mapping[str, float]], nodes: Sequence[str],
+             personal: Mapping[str, float]) -> dict[str, float]:
+    """Rank of every node; ``edges[src][dst]`` is a weight; the walk restarts at ``personal``."""
+    if not nodes:
+        return {}
+    restart = _restart(nodes, personal)
+    links = _links(edges, {n: i for i, n in enumerate(nodes)})
     linked = {i for i, _ in links}
     lonely = [i for i in range(len(nodes)) if i not in linked]
     rank = list(restart)
     for _ in range(MAX_ITERATIONS):
-        spread = 1 - DAMPING + DAMPING * sum(rank[i] for i in lonely)
-        nxt = [spread * r for r in restart]
-        for origin, outs in links:
-            share = DAMPING * rank[origin]
-            for dst, weight in outs:
-                nxt[dst] += share * weight
+        nxt = _step(rank, restart, lonely, links)
         delta = sum(abs(a - b) for a, b in zip(nxt, rank, strict=True))
         rank = nxt
         if delta < TOLERANCE:

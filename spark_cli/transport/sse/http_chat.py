@@ -82,12 +82,11 @@ class ChatFold:
         """Cerebras' timing breakdown, when sent."""
 
     def feed(self, event: SSEEvent) -> ChannelEvent | None:
+        # per token: the text delta is read inline; the rare parts (the end, errors,
+        # usage, the first chunk, a finish reason) are their own methods
         data = event.data
         if data == DONE:
-            self.finished = self._finish()
-            if self.calls and self.finish_reason is None:
-                return self._several(None, self.calls.finish())  # no reason came: done now
-            return None
+            return self._done()
         try:
             chunk = json.loads(data)
         except ValueError:
@@ -113,12 +112,35 @@ class ChatFold:
                     calls = self.calls.feed(pieces)
             reason = choice.get("finish_reason")
             if type(reason) is str:
-                self.finish_reason = reason
-                if self.calls and reason not in _CUT:
-                    calls = [*(calls or ()), *self.calls.finish()]
+                calls = self._reason(reason, calls)
         elif "error" in chunk:
             raise self._error(chunk["error"])
         usage = chunk.get("usage")
+        if usage is not None or "time_info" in chunk or "x_groq" in chunk:
+            self._usage(chunk, usage)
+        if not self.started:
+            return self._start(chunk, out, calls)
+        if calls:
+            return self._several(out, calls)
+        return out
+
+    def _done(self) -> ChannelEvent | None:
+        """``[DONE]``: the turn is finished; calls with no finish reason complete now."""
+        self.finished = self._finish()
+        if self.calls and self.finish_reason is None:
+            return self._several(None, self.calls.finish())  # no reason came: done now
+        return None
+
+    def _reason(self, reason: str, calls: list[ChannelEvent] | None) -> list[ChannelEvent] | None:
+        """A finish reason: the calls complete with it unless it says they were cut."""
+        self.finish_reason = reason
+        if self.calls and reason not in _CUT:
+            return [*(calls or ()), *self.calls.finish()]
+        return calls
+
+    def _usage(self, chunk: dict[str, Any], usage: object) -> None:
+        """The token counts (``usage``, or Groq's older ``x_groq.usage``) and Cerebras'
+        ``time_info`` (beside the usage or inside it)."""
         if usage is None and "x_groq" in chunk and type(chunk["x_groq"]) is dict:
             usage = chunk["x_groq"].get("usage")  # Groq's older place for it
         time_info = chunk.get("time_info")
@@ -133,15 +155,15 @@ class ChatFold:
                               if type(v) in (int, float)}
         if self.usage is not None and self.time_info is not None:
             self.usage = dataclasses.replace(self.usage, time_info=self.time_info)
-        if not self.started:
-            self.started = True
-            rid = chunk.get("id")
-            self.response_id = rid if type(rid) is str else None
-            started = ResponseStarted(self.response_id, time.perf_counter())
-            return self._several(started, [out, *calls] if calls else [out])
-        if calls:
-            return self._several(out, calls)
-        return out
+
+    def _start(self, chunk: dict[str, Any], out: ChannelEvent | None,
+               calls: list[ChannelEvent] | None) -> ChannelEvent | None:
+        """The first chunk: the response starts (with the server's id) before its events."""
+        self.started = True
+        rid = chunk.get("id")
+        self.response_id = rid if type(rid) is str else None
+        started = ResponseStarted(self.response_id, time.perf_counter())
+        return self._several(started, [out, *calls] if calls else [out])
 
     def _several(self, first: ChannelEvent | None,
                  rest: Sequence[ChannelEvent | None]) -> ChannelEvent | None:

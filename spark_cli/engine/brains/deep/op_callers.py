@@ -116,28 +116,28 @@ def _call_splices(parsed: Parsed, refs: FileRefs, name: str, param: str, value: 
     return out
 
 
-def add_parameter_and_callers(instruction: Instruction, files: dict[str, str],
-                              named: list[str], value: str) -> OpResult:
-    name, param = instruction.name, instruction.what
-    defined_in, new_def = "", ""
+def _define(instruction: Instruction, files: dict[str, str],
+            named: list[str]) -> tuple[str, str]:
+    """(the file that defines the function, its text with the parameter added)."""
+    name = instruction.name
     for path in pick_files(files, named, lambda _p, text: name in text):
         changed = add_parameter_in(path, files[path], instruction)
         if changed is not None:
-            defined_in, new_def = path, changed
-            break
-    if not defined_in:
-        raise CannotHelp(f"I found no function named `{name}` in "
-                         f"{', '.join(named or list(files)) or 'the request'}.")
-    passed = value or instruction.new or param
+            return path, changed
+    raise CannotHelp(f"I found no function named `{name}` in "
+                     f"{', '.join(named or list(files)) or 'the request'}.")
+
+
+def _caller_changes(files: dict[str, str], defined_in: str, new_def: str, name: str,
+                    param: str, passed: str) -> tuple[list[FileChange], int]:
+    """Every file's change (the definition's, the calls') and how many calls pass it."""
     index = _position(defined_in, new_def, name, param)
     parsed = {p: v for p, t in files.items() if (v := parse(p, t)) is not None}
     symbol = Symbol(name, parsed)
     changes: list[FileChange] = []
     calls = 0
     for path, text in files.items():
-        splices = []
-        if path == defined_in:
-            splices.append(_splice_between(text, new_def))
+        splices = [_splice_between(text, new_def)] if path == defined_in else []
         if path in parsed and name in text:
             refs = FileRefs(parsed[path], symbol)
             if refs.foreign is None:
@@ -146,6 +146,15 @@ def add_parameter_and_callers(instruction: Instruction, files: dict[str, str],
                 splices += found
         if splices:
             changes.append(FileChange.spliced(path, text, splices))
+    return changes, calls
+
+
+def add_parameter_and_callers(instruction: Instruction, files: dict[str, str],
+                              named: list[str], value: str) -> OpResult:
+    name, param = instruction.name, instruction.what
+    defined_in, new_def = _define(instruction, files, named)
+    passed = value or instruction.new or param
+    changes, calls = _caller_changes(files, defined_in, new_def, name, param, passed)
     where = ", ".join(c.path for c in changes)
     note = "" if calls else " (it has no call sites in the request)"
     if calls and not (value or instruction.new):

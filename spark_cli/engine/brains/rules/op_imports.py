@@ -93,44 +93,58 @@ def _top_insert(parsed: Parsed) -> int:
     return offset
 
 
+def _imports(parsed: Parsed) -> tuple[list[tree_sitter.Node], bool]:
+    """The file's top-level imports, and whether they are js ``require`` lines (a js file
+    with no ``import`` statement)."""
+    types = IMPORT_TYPES[parsed.language]
+    imports = [c for c in parsed.tree.root_node.children if c.type in types]
+    if imports or parsed.language not in ("javascript", "typescript", "tsx"):
+        return imports, False
+    requires = [c for c in parsed.tree.root_node.children
+                if c.type in ("lexical_declaration", "variable_declaration")
+                and _REQUIRE.match(parsed.node_text(c))]
+    return requires, bool(requires)
+
+
+def _has(parsed: Parsed, imports: list[tree_sitter.Node], line: str) -> bool:
+    """The file already has the import ``line`` (go: inside an import block too)."""
+    flat = _WS.sub(" ", line).strip()
+    existing = {_WS.sub(" ", parsed.node_text(n)).strip() for n in imports}
+    return flat in existing or any(flat in e for e in existing if parsed.language == "go")
+
+
+def _insert_top(parsed: Parsed, line: str) -> bytes:
+    """The file with ``line`` as its first import, set off by blank lines."""
+    data = parsed.data
+    at = _top_insert(parsed)
+    before, after = data[:at], data[at:]
+    lead = b"\n" if before.strip() and not before.endswith(b"\n\n") else b""
+    gap = b"\n" if after.strip() and not after.startswith(b"\n") else b""
+    return before + lead + (line + "\n").encode() + gap + after
+
+
 def add_import_in(path: str, text: str, spec: str) -> tuple[str, str]:
     """(new text, the import line); new text == text when it is already there."""
     parsed = parse(path, text)
     if parsed is None or parsed.language not in IMPORT_TYPES:
         raise CannotHelp(f"I can add imports to python, js/ts, go, rust and java files, "
                          f"not to {path}.", show_help=False)
-    types = IMPORT_TYPES[parsed.language]
-    imports = [c for c in parsed.tree.root_node.children if c.type in types]
-    requires = False
-    if not imports and parsed.language in ("javascript", "typescript", "tsx"):
-        imports = [c for c in parsed.tree.root_node.children
-                   if c.type in ("lexical_declaration", "variable_declaration")
-                   and _REQUIRE.match(parsed.node_text(c))]
-        requires = bool(imports)
+    imports, requires = _imports(parsed)
     last = parsed.node_text(imports[-1]) if imports else ""
     line = _statement(parsed, spec, last, requires)
-    flat = _WS.sub(" ", line).strip()
-    existing = {_WS.sub(" ", parsed.node_text(n)).strip() for n in imports}
-    if flat in existing or any(flat in e for e in existing if parsed.language == "go"):
+    if _has(parsed, imports, line):
         return text, line
     data = parsed.data
     if parsed.language == "go":
         block = next((n for n in imports if "(" in parsed.node_text(n)), None)
         if block is not None:
-            close = block.end_byte - 1  # the ")"
-            at = parsed.line_start(close)
-            insert = f"\t{line}\n".encode()
-            return (data[:at] + insert + data[at:]).decode(), line
+            at = parsed.line_start(block.end_byte - 1)  # the line of its ")"
+            return (data[:at] + f"\t{line}\n".encode() + data[at:]).decode(), line
         line = f"import {line}"
     if imports:
         at = parsed.line_end(imports[-1].end_byte - 1)
-        new = data[:at] + (line + "\n").encode() + data[at:]
-        return new.decode(), line
-    at = _top_insert(parsed)
-    before, after = data[:at], data[at:]
-    lead = b"\n" if before.strip() and not before.endswith(b"\n\n") else b""
-    gap = b"\n" if after.strip() and not after.startswith(b"\n") else b""
-    return (before + lead + (line + "\n").encode() + gap + after).decode(), line
+        return (data[:at] + (line + "\n").encode() + data[at:]).decode(), line
+    return _insert_top(parsed, line).decode(), line
 
 
 def add_import(instruction: Instruction, files: dict[str, str], named: list[str]) -> OpResult:

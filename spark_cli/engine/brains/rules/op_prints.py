@@ -75,31 +75,47 @@ def _alone(parsed: Parsed, node: tree_sitter.Node) -> bool:
 def _cuts(parsed: Parsed, callees: frozenset[str]) -> list[tuple[int, int, bytes]]:
     found = [n for n in walk(parsed.tree.root_node) if _is_debug(parsed, n, callees)]
     removed = {n.id for n in found}
-    cuts: list[tuple[int, int, bytes]] = []
     filled: set[int] = set()
-    for node in found:
-        parent = node.parent
-        alone = _alone(parsed, node)
-        start, end = ((parsed.line_start(node.start_byte), parsed.line_end(node.end_byte))
-                      if alone else (node.start_byte, node.end_byte))
-        filler = b""
-        if parent is not None and parent.type not in _BLOCKS and parsed.language != "python":
-            filler = b"{}"  # the body of a brace-less if/for/while
-            start, end = node.start_byte, node.end_byte
-        elif parsed.language == "python" and parent is not None and parent.id not in filled:
-            siblings = [c for c in parent.named_children if c.type != "comment"]
-            if parent.type == "block" and all(c.id in removed for c in siblings):
-                filled.add(parent.id)
-                filler = (parsed.indent_at(node.start_byte) + "pass\n").encode() if alone \
-                    else b"pass"
-        if not alone and not filler:
-            tail = parsed.data[end:parsed.line_end(end)]
-            if tail.lstrip(b" \t").startswith(b";"):
-                end += tail.index(b";") + 1
-            while end < len(parsed.data) and parsed.data[end:end + 1] in (b" ", b"\t"):
-                end += 1
-        cuts.append((start, end, filler))
-    return cuts
+    return [_cut(parsed, node, removed, filled) for node in found]
+
+
+def _cut(parsed: Parsed, node: tree_sitter.Node, removed: set[int],
+         filled: set[int]) -> tuple[int, int, bytes]:
+    """One statement's cut: its lines when it is alone on them, else its text (with a
+    ``;`` and the blanks after it); and the filler that keeps its block valid."""
+    parent = node.parent
+    if parent is not None and parent.type not in _BLOCKS and parsed.language != "python":
+        return node.start_byte, node.end_byte, b"{}"  # the body of a brace-less if/for/while
+    alone = _alone(parsed, node)
+    start, end = ((parsed.line_start(node.start_byte), parsed.line_end(node.end_byte))
+                  if alone else (node.start_byte, node.end_byte))
+    filler = _python_pass(parsed, node, alone, removed, filled)
+    if not alone and not filler:
+        end = _past_semicolon(parsed, end)
+    return start, end, filler
+
+
+def _python_pass(parsed: Parsed, node: tree_sitter.Node, alone: bool, removed: set[int],
+                 filled: set[int]) -> bytes:
+    """``pass`` for a python block all of whose statements go (once per block)."""
+    parent = node.parent
+    if parsed.language != "python" or parent is None or parent.id in filled:
+        return b""
+    siblings = [c for c in parent.named_children if c.type != "comment"]
+    if parent.type != "block" or not all(c.id in removed for c in siblings):
+        return b""
+    filled.add(parent.id)
+    return (parsed.indent_at(node.start_byte) + "pass\n").encode() if alone else b"pass"
+
+
+def _past_semicolon(parsed: Parsed, end: int) -> int:
+    """``end`` moved past a ``;`` that follows on its line, then past spaces and tabs."""
+    tail = parsed.data[end:parsed.line_end(end)]
+    if tail.lstrip(b" \t").startswith(b";"):
+        end += tail.index(b";") + 1
+    while end < len(parsed.data) and parsed.data[end:end + 1] in (b" ", b"\t"):
+        end += 1
+    return end
 
 
 def callees_for(language: str, what: str) -> frozenset[str]:

@@ -177,36 +177,52 @@ class FileRefs:
             self._imports(node)
 
     def _imports(self, node: tree_sitter.Node) -> None:
-        parsed, old, paths = self.parsed, self.symbol.old, self.symbol.paths
-        if node.type == "import_statement" and parsed.language == "python":
-            for item in node.children_by_field_name("name"):
-                name = item.child_by_field_name("name") or item
-                alias = item.child_by_field_name("alias")
-                if _python_module(parsed.node_text(name), paths):
-                    self.modules.add(parsed.node_text(alias or name))
+        if node.type == "import_statement" and self.parsed.language == "python":
+            self._python_import(node)
         elif node.type == "import_from_statement":
-            module = parsed.node_text(node.child_by_field_name("module_name") or node)
-            items = node.children_by_field_name("name")
-            names = [parsed.node_text(n.child_by_field_name("name") or n) for n in items]
-            if old in names and not _python_module(module, paths):
-                self.foreign = module
-            for item, imported in zip(items, names, strict=True):  # from pkg import module
-                if _python_module(f"{module.rstrip('.')}.{imported}" if module.strip(".")
-                                  else module + imported, paths):
-                    alias = item.child_by_field_name("alias")
-                    self.modules.add(parsed.node_text(alias) if alias is not None else imported)
+            self._python_from(node)
         elif node.type == "import_statement":  # js / ts
-            source = _string(parsed, node.child_by_field_name("source"))
-            local = _js_module(source, paths)
-            for inner in walk(node):
-                if inner.type == "namespace_import" and local:
-                    self.modules.update(parsed.node_text(c) for c in inner.children
-                                        if c.type == "identifier")
-                elif inner.type == "import_specifier" and not local and \
-                        parsed.node_text(inner.child_by_field_name("name") or inner) == old:
-                    self.foreign = source
+            self._js_import(node)
         elif node.type in ("lexical_declaration", "variable_declaration"):
             self._require(node)
+
+    def _python_import(self, node: tree_sitter.Node) -> None:
+        """``import pkg.config [as c]``: a module of the request's files, by its local name."""
+        parsed = self.parsed
+        for item in node.children_by_field_name("name"):
+            name = item.child_by_field_name("name") or item
+            alias = item.child_by_field_name("alias")
+            if _python_module(parsed.node_text(name), self.symbol.paths):
+                self.modules.add(parsed.node_text(alias or name))
+
+    def _python_from(self, node: tree_sitter.Node) -> None:
+        """``from pkg import old`` (foreign unless ``pkg`` is a request file) and ``from pkg
+        import config`` (a module of the request's files)."""
+        parsed, paths = self.parsed, self.symbol.paths
+        module = parsed.node_text(node.child_by_field_name("module_name") or node)
+        items = node.children_by_field_name("name")
+        names = [parsed.node_text(n.child_by_field_name("name") or n) for n in items]
+        if self.symbol.old in names and not _python_module(module, paths):
+            self.foreign = module
+        for item, imported in zip(items, names, strict=True):  # from pkg import module
+            if _python_module(f"{module.rstrip('.')}.{imported}" if module.strip(".")
+                              else module + imported, paths):
+                alias = item.child_by_field_name("alias")
+                self.modules.add(parsed.node_text(alias) if alias is not None else imported)
+
+    def _js_import(self, node: tree_sitter.Node) -> None:
+        """``import * as u from "./util"`` (a module alias) and ``import { old } from "fs"``
+        (foreign)."""
+        parsed = self.parsed
+        source = _string(parsed, node.child_by_field_name("source"))
+        local = _js_module(source, self.symbol.paths)
+        for inner in walk(node):
+            if inner.type == "namespace_import" and local:
+                self.modules.update(parsed.node_text(c) for c in inner.children
+                                    if c.type == "identifier")
+            elif inner.type == "import_specifier" and not local and \
+                    parsed.node_text(inner.child_by_field_name("name") or inner) == self.symbol.old:
+                self.foreign = source
 
     def _require(self, node: tree_sitter.Node) -> None:
         parsed = self.parsed
@@ -242,35 +258,50 @@ class FileRefs:
         parent = node.parent
         if parent is None:
             return True
-        parsed, symbol = self.parsed, self.symbol
         access = MEMBER_ACCESS.get(parent.type)
         if access is not None and _is_field(parent, access[1], node):
-            obj = parent.child_by_field_name(access[0]) or parent.child_by_field_name("argument")
-            if obj is None:
-                return True  # java `old()`, ruby `old` without a receiver
-            if parent.type == "scoped_identifier":
-                return parsed.node_text(obj).split("::", 1)[0] in ("Self", "self", "crate",
-                                                                    "super")
-            return (symbol.member and self._self_like(obj)) or parsed.node_text(obj) in \
-                self.modules
+            return self._member(parent, access[0])
         if parent.type == "keyword_argument" and _is_field(parent, "name", node):
-            call = parent.parent.parent if parent.parent is not None else None
-            function = call.child_by_field_name("function") if call is not None else None
-            if function is not None and function.type == "attribute":
-                function = function.child_by_field_name("attribute")
-            return function is not None and parsed.node_text(function) in symbol.param_owners
+            return self._keyword(parent)
         if parent.type == "pair" and _is_field(parent, "key", node):
             return False
         if parent.type in ("field_initializer", "literal_element"):
             return self._struct_key(parent, node)
         if parent.type == "dotted_name":
-            statement = parent.parent
-            if statement is not None and statement.type == "aliased_import":
-                statement = statement.parent
-            if statement is not None and statement.type == "import_statement":
-                return False
-            if statement is not None and statement.type == "import_from_statement":
-                return not _is_field(statement, "module_name", parent)
+            return self._dotted(parent)
+        return True
+
+    def _member(self, access: tree_sitter.Node, object_field: str) -> bool:
+        """``obj.old``: the symbol when ``obj`` is self-like (and ``old`` is a member) or a
+        module of the request's files; ``X::old`` when ``X`` is the crate's own path."""
+        parsed = self.parsed
+        obj = access.child_by_field_name(object_field) or access.child_by_field_name("argument")
+        if obj is None:
+            return True  # java `old()`, ruby `old` without a receiver
+        if access.type == "scoped_identifier":
+            return parsed.node_text(obj).split("::", 1)[0] in ("Self", "self", "crate", "super")
+        return (self.symbol.member and self._self_like(obj)) or parsed.node_text(obj) in \
+            self.modules
+
+    def _keyword(self, argument: tree_sitter.Node) -> bool:
+        """``f(old=…)``: the symbol when ``f`` has a parameter ``old`` in the request."""
+        call = argument.parent.parent if argument.parent is not None else None
+        function = call.child_by_field_name("function") if call is not None else None
+        if function is not None and function.type == "attribute":
+            function = function.child_by_field_name("attribute")
+        return function is not None and self.parsed.node_text(function) in \
+            self.symbol.param_owners
+
+    @staticmethod
+    def _dotted(dotted: tree_sitter.Node) -> bool:
+        """A python dotted name: not a module name in an import."""
+        statement = dotted.parent
+        if statement is not None and statement.type == "aliased_import":
+            statement = statement.parent
+        if statement is not None and statement.type == "import_statement":
+            return False
+        if statement is not None and statement.type == "import_from_statement":
+            return not _is_field(statement, "module_name", dotted)
         return True
 
     def _struct_key(self, parent: tree_sitter.Node, node: tree_sitter.Node) -> bool:

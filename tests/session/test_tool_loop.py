@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from session_fakes import ResponsesChannel
+from waiting import wait_until
 
 from spark_cli.edits.disk.journal import history as undo_history
 from spark_cli.protocol.channel import (
@@ -420,9 +421,7 @@ async def test_prime_warms_the_tools_once_per_repo_and_counts_nothing(tmp_path: 
     ToolLoop(tmp_path, tools, readable=(), limit=5, used=0, cap=10_000).prime()
     ToolLoop(tmp_path / "x", tools, readable=(), limit=5, used=0, cap=10_000,
              warm=False).prime()
-    async with asyncio.timeout(5):
-        while not tools.calls:
-            await asyncio.sleep(0.005)
+    await wait_until(lambda: tools.calls, 5)
     await asyncio.sleep(0.05)
     assert tools.calls == [("search", PRIME_ARGUMENTS, ())]
     assert first.count == 0 and first.items == []

@@ -8,6 +8,8 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+from waiting import wait_until
+
 from spark_cli.session.interaction import TurnEnded
 from spark_cli.session.workspace.store import SessionStore
 from spark_cli.tui.app import SparkApp
@@ -15,12 +17,6 @@ from spark_cli.tui.prompt import Prompt
 from spark_cli.tui.transcript import Transcript
 
 MakeApp = Callable[..., Awaitable[SparkApp]]
-
-
-async def _until(check: Callable[[], bool], timeout: float = 20.0) -> None:
-    async with asyncio.timeout(timeout):
-        while not check():
-            await asyncio.sleep(0.01)
 
 
 def _text(app: SparkApp) -> str:
@@ -34,7 +30,7 @@ async def _turn(app: SparkApp, pilot: Any, text: str) -> None:
                                       sink(e))[-1]
     app.query_one(Prompt).load_text(text)
     await pilot.press("enter")
-    await _until(lambda: bool(ended))
+    await wait_until(lambda: bool(ended))
     app.interaction.sink = sink
 
 
@@ -82,7 +78,7 @@ async def test_test_streams_output_and_fix_sends_the_failure(tui_app: MakeApp,
     async with app.run_test(size=(100, 30)) as pilot:
         app.query_one(Prompt).load_text("/test")
         await pilot.press("enter")
-        await _until(lambda: app.tests.task is not None and app.tests.task.done())
+        await wait_until(lambda: app.tests.task is not None and app.tests.task.done())
         await pilot.pause()
         text = _text(app)
         assert "collecting" in text and "FAILED (exit 1)" in text
@@ -100,9 +96,9 @@ async def test_esc_stops_a_running_test(tui_app: MakeApp, repo: Path) -> None:
     async with app.run_test(size=(100, 30)) as pilot:
         app.query_one(Prompt).load_text("/test")
         await pilot.press("enter")
-        await _until(lambda: "1" in _text(app).splitlines()[-1])
+        await wait_until(lambda: "1" in _text(app).splitlines()[-1])
         await pilot.press("escape")
-        await _until(lambda: app.tests.task is not None and app.tests.task.done())
+        await wait_until(lambda: app.tests.task is not None and app.tests.task.done())
         await pilot.pause()
         assert "tests stopped (Esc)" in _text(app)
 

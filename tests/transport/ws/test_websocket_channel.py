@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 import pytest
+from waiting import wait_until
 from websockets.asyncio.server import ServerConnection
 
 from spark_cli.protocol.channel import (
@@ -438,9 +439,7 @@ async def test_a_malformed_frame_is_a_protocol_error(ws_server: Any, frame: str)
         ch = channel(srv.url, warm_spare=False)
         with pytest.raises(ChannelError) as info:
             await collect(ch, request("hi"))
-        async with asyncio.timeout(5):  # the socket is not trusted after a bad frame
-            while 1 not in srv.closed:
-                await asyncio.sleep(0.01)
+        await wait_until(lambda: 1 in srv.closed, 5)  # the socket is not trusted after a bad frame
         await ch.aclose()
     assert info.value.kind == "protocol"
 
@@ -588,9 +587,7 @@ async def test_stop_closes_the_socket_and_the_next_turn_uses_the_warm_spare(
         ch = channel(srv.url)
         await ch.warm()
         assert not ch.capabilities.cancel
-        async with asyncio.timeout(5):  # the spare opens in the background
-            while ch.handshakes < 2:
-                await asyncio.sleep(0.01)
+        await wait_until(lambda: ch.handshakes >= 2, 5)  # the spare opens in the background
         events = await stop_after_first_delta(ch, request("hi"))
         handshakes_before = srv.handshakes
         after = await collect(ch, request("hi", "tok", "again"))

@@ -14,34 +14,40 @@ import asyncio
 import time
 from collections.abc import Callable
 
+What = str | Callable[[], str]
+
 POLL_S = 0.005
 
 
-async def wait_until(check: Callable[[], object], timeout: float = 20.0,
-                     what: str = "") -> None:
+async def wait_until(check: Callable[[], object], timeout: float = 20.0, what: What = "",
+                     *, poll: float = POLL_S) -> None:
     """Return once ``check()`` is truthy; ``TimeoutError`` naming ``what`` after ``timeout``."""
     deadline = time.monotonic() + timeout
     while not check():
         if time.monotonic() > deadline:
-            raise TimeoutError(f"not within {timeout} s: {what or check}")
-        await asyncio.sleep(POLL_S)
+            raise TimeoutError(f"not within {timeout} s: {_said(what, check)}")
+        await asyncio.sleep(poll)
 
 
-def wait_until_sync(check: Callable[[], object], timeout: float = 20.0,
-                    what: str = "") -> None:
+def wait_until_sync(check: Callable[[], object], timeout: float = 20.0, what: What = "",
+                    *, poll: float = POLL_S) -> None:
     """``wait_until`` for code outside an event loop (a subprocess, a thread's result)."""
     deadline = time.monotonic() + timeout
     while not check():
         if time.monotonic() > deadline:
-            raise TimeoutError(f"not within {timeout} s: {what or check}")
-        time.sleep(POLL_S)
+            raise TimeoutError(f"not within {timeout} s: {_said(what, check)}")
+        time.sleep(poll)
 
 
-async def holds(check: Callable[[], object], seconds: float, what: str = "") -> None:
+async def holds(check: Callable[[], object], seconds: float, what: What = "") -> None:
     """Assert ``check()`` stays truthy for ``seconds`` (a claim that nothing more happens):
     fails at the first poll where it does not."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
-        assert check(), f"stopped holding: {what or check}"
+        assert check(), f"stopped holding: {_said(what, check)}"
         await asyncio.sleep(POLL_S)
-    assert check(), f"stopped holding: {what or check}"
+    assert check(), f"stopped holding: {_said(what, check)}"
+
+
+def _said(what: What, check: Callable[[], object]) -> str:
+    return (what() if callable(what) else what) or repr(check)

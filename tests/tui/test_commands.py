@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -109,8 +108,8 @@ async def test_draft_and_queue_survive_a_crash(tui_app: MakeApp, repo: Path) -> 
     app = await tui_app()
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press(*"half a thought")
-        await asyncio.sleep(0.4)  # the draft is saved ~0.2 s after the last key
-        await pilot.pause()
+        # the draft is saved ~0.2 s after the last key
+        await wait_until(lambda: store.load().draft == "half a thought", 10)
     # a new app on the same repo (as after a crash: nothing was cleaned up)
     again = await tui_app()
     async with again.run_test(size=(100, 30)) as pilot:

@@ -3,7 +3,6 @@ change is reviewed and merged per hunk (conflicts refused), undone as one batch,
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -118,16 +117,11 @@ async def test_the_hint_suggests_deep_and_never_routes(tui_app: MakeApp, repo: P
     async with app.run_test(size=(110, 40)) as pilot:
         hint = app.query_one("#hint")
         await pilot.press(*"migrate util to pathlib")
-        await asyncio.sleep(0.5)
-        await pilot.pause()
-        assert hint.display and "/deep" in str(hint.render())
+        await wait_until(lambda: hint.display)
+        assert "/deep" in str(hint.render())
         app.query_one(Prompt).load_text("fix the typo")
-        await asyncio.sleep(0.5)
-        await pilot.pause()
-        assert not hint.display
+        await wait_until(lambda: not hint.display)
         app.session.context = SimpleNamespace(used=100_000)  # type: ignore[assignment]
         app.query_one(Prompt).load_text("fix the typo")
-        await asyncio.sleep(0.5)
-        await pilot.pause()
-        assert hint.display  # the conversation fills most of the fast window
+        await wait_until(lambda: hint.display)  # the conversation fills most of the window
         assert app.deep.track is not None and app.deep.track.tasks == []  # nothing was routed

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 from textual import events as tx
-from waiting import wait_until
+from waiting import holds, wait_until
 
 from spark_cli.session.events import ProseDelta, TurnCompleted
 from spark_cli.session.interaction import TurnEnded
@@ -76,9 +75,9 @@ async def test_esc_stops_rendering_and_generation(tui_app: MakeApp) -> None:
         await wait_until(lambda: _count(events, TurnEnded) == 1)
         transcript = app.query_one(Transcript)
         shown = transcript.plain_text()
-        await asyncio.sleep(0.3)
+        await holds(lambda: transcript.plain_text() == shown, 0.3, "nothing painted after Esc")
         await pilot.pause()
-        assert transcript.plain_text() == shown  # nothing painted after Esc
+        assert transcript.plain_text() == shown
         done = next(e for e in events if isinstance(e, TurnCompleted))
         assert (done.status, done.reason) == ("cancelled", "interrupted")
         assert done.output_tokens < 5000  # the engine stopped generating
@@ -146,7 +145,8 @@ async def test_no_test_command_runs_in_a_normal_turn(tui_app: MakeApp, repo: Pat
         app.context_files.add("app.py")
         await pilot.press(*"rename total_price to grand_total", "enter")
         await wait_until(lambda: _count(events, TurnEnded) == 1)
-        await asyncio.sleep(0.2)
+        await pilot.pause()  # what the end of the turn set off has started
+        assert app.tests.task is None  # the TUI runs tests through /test alone
     assert "grand_total" in (repo / "app.py").read_text()
     assert not marker.exists()
 

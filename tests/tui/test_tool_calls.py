@@ -85,7 +85,7 @@ class Channel:
         self.stopped.clear()
         yield RequestSent(time.perf_counter())
         for event in script:
-            await asyncio.sleep(0.001)
+            await asyncio.sleep(0.001)  # a stream paced like a model's
             if self.stopped.is_set():
                 yield TurnFinished("cancelled")
                 return

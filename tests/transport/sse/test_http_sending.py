@@ -104,7 +104,7 @@ async def test_request_sent_is_never_before_the_transport_got_the_request() -> N
     async for event in ch.stream(REQUEST):
         if isinstance(event, RequestSent):
             seen_at = time.perf_counter()
-            time.sleep(0.05)
+            time.sleep(0.05)  # slow work on RequestSent
     await ch.aclose()
     assert handled and handled[0] < seen_at
 

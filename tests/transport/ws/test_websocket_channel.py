@@ -638,7 +638,7 @@ async def test_a_slow_consumer_is_not_mistaken_for_a_silent_server(ws_server: An
             async for event in ch.stream(request("hi")):
                 events.append(event)
                 if isinstance(event, ResponseStarted):
-                    await asyncio.sleep(0.6)  # twice the idle timeout, mid-read
+                    await asyncio.sleep(0.6)  # a consumer busy twice the idle timeout
         await ch.aclose()
     assert text_of(events) == "Hello"
     assert events[-1].status == "completed"  # type: ignore[union-attr]
@@ -651,12 +651,15 @@ async def test_cancelling_the_consumer_still_cancels(ws_server: Any) -> None:
     async with ws_server(stall) as srv:
         ch = channel(srv.url, idle_timeout=5, warm_spare=False)
 
+        started = asyncio.Event()
+
         async def consume() -> None:
-            async for _ in ch.stream(request("hi")):
-                pass
+            async for event in ch.stream(request("hi")):
+                if isinstance(event, ResponseStarted):
+                    started.set()
 
         task = asyncio.create_task(consume())
-        await asyncio.sleep(0.2)
+        await asyncio.wait_for(started.wait(), 5)  # reading, and the server is silent
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
@@ -681,7 +684,7 @@ async def test_an_abandoned_turn_does_not_leak_frames_into_the_next(ws_server: A
         await send(ws, {"type": "response.created", "response": {"id": f"r{turn}"}})
         for piece in ("a", "b", "c"):
             await send(ws, {"type": "response.output_text.delta", "delta": f"{turn}{piece}"})
-            await asyncio.sleep(0.05)
+            await asyncio.sleep(0.05)  # a server pacing its frames
         await send(ws, {"type": "response.completed", "response": {"id": f"r{turn}"}})
 
     async with ws_server(slow) as srv:

@@ -44,12 +44,6 @@ PACING: dict[tuple[str, str], str] = {
         "idling past the keep-alive expiry",
     ("transport/sse/test_http_prefill.py", "slow_prefill_app.app"):
         "a server pinging through a prefill",
-    ("transport/sse/test_http_sending.py",
-     "test_request_sent_comes_after_the_request_reached_the_server"):
-        "slow work on RequestSent",
-    ("transport/sse/test_http_sending.py",
-     "test_request_sent_is_never_before_the_transport_got_the_request"):
-        "slow work on RequestSent",
     ("transport/test_idle.py", "_wait_until_fired"): "a quiet wait the watch must cancel",
     ("transport/test_idle.py", "test_a_longer_limit_keeps_a_quiet_wait_alive"):
         "a quiet wait longer than the first limit",

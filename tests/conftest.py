@@ -3,15 +3,22 @@
 ``engine_server`` picks the server ``run_engine`` uses: ``"uvicorn"`` (HTTP and the
 WebSocket, the default) or ``"websockets"`` (the WebSocket alone, as ``spark edit`` and
 the TUI start it). A test marked ``both_servers`` (``BOTH_SERVERS`` in
-``tests/engine/engine_client.py``) that uses the engine runs on both."""
+``tests/engine/engine_client.py``) that uses the engine runs on both. Tests import the
+waiting helpers as ``from waiting import wait_until`` (tests/waiting.py)."""
 
 from __future__ import annotations
 
 import contextlib
+import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
+
+_HERE = str(Path(__file__).parent)
+if _HERE not in sys.path:
+    sys.path.insert(0, _HERE)
 
 TEST_TOKEN = "test-token"
 ENGINE_SERVERS = ("uvicorn", "websockets")

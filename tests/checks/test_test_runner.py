@@ -5,6 +5,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from waiting import wait_until
+
 from spark_cli.checks.detect import TestCommand, detect_test_command
 from spark_cli.checks.runner import EXIT_NOT_FOUND, EXIT_TIMEOUT, run_tests
 
@@ -83,9 +85,7 @@ async def test_cancel_takes_the_child_down(tmp_path: Path) -> None:
     code = (f"import os, time; open({str(pid_file)!r}, 'w').write(str(os.getpid())); "
             "print('up', flush=True); time.sleep(60)")
     task = asyncio.ensure_future(run_tests(TestCommand((PY, "-c", code), "test"), tmp_path))
-    async with asyncio.timeout(20):
-        while not pid_file.exists() or not pid_file.read_text():
-            await asyncio.sleep(0.02)
+    await wait_until(lambda: pid_file.exists() and pid_file.read_text(), 20)
     task.cancel()
     async with asyncio.timeout(20):
         try:
@@ -187,9 +187,7 @@ async def test_cancel_while_streaming_kills_the_whole_group(tmp_path: Path) -> N
             pass
     assert task.cancelled() and seen[0].startswith("line 0")
     pid = int(grandchild.read_text())
-    async with asyncio.timeout(10):  # the grandchild got SIGTERM with its group
-        while _alive(pid):
-            await asyncio.sleep(0.02)
+    await wait_until(lambda: not _alive(pid), 10)  # the grandchild got SIGTERM with its group
 
 
 async def test_a_callback_that_raises_stops_the_run(tmp_path: Path) -> None:

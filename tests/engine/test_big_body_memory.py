@@ -4,24 +4,29 @@ The engine runs in its own process (so its resident memory is its own). Four
 50 MB bodies at once on both POST routes must not raise its peak RSS by more
 than a few MB (they are refused before a byte is read); the same as chunked
 uploads (read up to the limit, in pieces that are freed) must leave its RSS
-within a few MB of where it was. File descriptors end no higher than they were
-(counted once the warm-up connection is released).
+within a few MB of where it was, once the requests are done with (waited for, not
+timed). File descriptors end no higher than they were, each count taken once the
+engine holds no connection.
 """
 
 from __future__ import annotations
 
 import asyncio
-import time
+import contextlib
+import os
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import httpx
+from waiting import wait_until_sync
 
 from spark_cli.bench.engine_process import start_engine
 
 BODY = b" " * (50 * 1024 * 1024)
 SLACK = 6 * 1024 * 1024
 AT_ONCE = 4
+LISTEN = "0A"  # the state column of /proc/net/tcp
 
 
 async def _chunked() -> AsyncIterator[bytes]:
@@ -41,17 +46,27 @@ async def _send_all(url: str, token: str, *, chunked: bool) -> list[int]:
         return list(await asyncio.gather(*(one(path) for path in paths)))
 
 
-def _settled_fds(engine: Any) -> int:
-    """The engine's open descriptors once two reads 0.1 s apart agree (at most ~3 s): a
-    connection the client just closed is released by the server a moment later."""
-    last = engine.open_fds()
-    for _ in range(30):
-        time.sleep(0.1)
-        now = engine.open_fds()
-        if now == last:
-            return now
-        last = now
-    return last
+def _connections(pid: int) -> int:
+    """The process's open TCP connections (its TCP sockets that are not listening)."""
+    connected: set[str] = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with contextlib.suppress(OSError):
+            for row in Path(table).read_text().splitlines()[1:]:
+                fields = row.split()
+                if fields[3] != LISTEN:
+                    connected.add(f"socket:[{fields[9]}]")
+    count = 0
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        with contextlib.suppress(OSError):  # closed while we looked
+            count += os.readlink(fd) in connected
+    return count
+
+
+def _released(engine: Any) -> int:
+    """The engine's open descriptors once it has released every connection (a socket the
+    client just closed is released by the server a moment later)."""
+    wait_until_sync(lambda: _connections(engine.pid) == 0, 20, "the engine closed its sockets")
+    return int(engine.open_fds())
 
 
 def test_fifty_megabyte_bodies_leave_the_engine_memory_and_fds_as_they_were() -> None:
@@ -61,15 +76,15 @@ def test_fifty_megabyte_bodies_leave_the_engine_memory_and_fds_as_they_were() ->
             for _ in range(3):  # warm: imports, first request, buffers
                 http.post("/v1/responses", headers={"authorization": "Bearer t"},
                           json={"model": "m", "input": "x", "max_output_tokens": 5})
-        fds = _settled_fds(engine)  # the warm-up's socket may still be closing
+        fds = _released(engine)
         rss, peak = engine.rss_bytes(), engine.peak_rss_bytes()
         assert asyncio.run(_send_all(engine.url, "t", chunked=False)) == [413] * AT_ONCE
         peaked = engine.peak_rss_bytes() - peak
         assert peaked < SLACK, f"the engine's peak grew by {peaked / 2**20:.1f} MiB"
         assert asyncio.run(_send_all(engine.url, "t", chunked=True)) == [413] * AT_ONCE
-        time.sleep(0.2)
-        grown = engine.rss_bytes() - rss
-        assert grown < SLACK, f"the engine grew by {grown / 2**20:.1f} MiB"
-        assert _settled_fds(engine) <= fds
+        assert _released(engine) <= fds
+        # the pieces read are freed once the requests are done with
+        wait_until_sync(lambda: engine.rss_bytes() - rss < SLACK, 20,
+                        lambda: f"the engine grew by {(engine.rss_bytes() - rss) / 2**20:.1f} MiB")
     finally:
         engine.stop()

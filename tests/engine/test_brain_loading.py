@@ -3,7 +3,6 @@ one that cannot be made is a 500 ``no brain`` and the connection goes on."""
 
 from __future__ import annotations
 
-import asyncio
 import subprocess
 import sys
 import threading
@@ -13,6 +12,7 @@ from typing import Any
 import httpx
 import pytest
 from engine_client import BOTH_SERVERS, EchoBrain, send, text_of, until, ws_connect
+from waiting import wait_until
 
 LOAD_S = 0.5
 TTFT_MS = 1000.0
@@ -32,7 +32,7 @@ class SlowToLoad:
     def __call__(self, model: str) -> EchoBrain:
         if self._brain is None:
             self.made_in.append(threading.current_thread().name)
-            time.sleep(LOAD_S)
+            time.sleep(LOAD_S)  # a brain slow to load (an import)
             self._brain = EchoBrain()
         return self._brain
 
@@ -58,7 +58,7 @@ async def test_a_cancel_while_the_brain_loads_stops_the_response(engine_factory:
     engine = await engine_factory(brains=brains, tps=50000, ttft_ms=0)
     async with ws_connect(engine) as ws:
         await send(ws, type="response.create", model="m", input="forever")
-        await asyncio.sleep(LOAD_S / 5)  # the brain is loading (nothing is sent meanwhile)
+        await wait_until(lambda: brains.made_in, 5)  # the brain is loading
         assert brains.made_in and not brains.loaded("m")
         await send(ws, type="response.cancel")
         events = await until(ws)

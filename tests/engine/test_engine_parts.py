@@ -11,6 +11,7 @@ from unittest.mock import patch
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from waiting import wait_until
 
 from spark_cli.engine.core import pieces as pieces_module
 from spark_cli.engine.core.capacity import TokenBucket, Wafer
@@ -137,16 +138,18 @@ async def test_wafer_queue_positions_and_cancel() -> None:
         async with wafer.slot(report):
             await gate.wait()
 
-    async with wafer.slot(lambda p: asyncio.sleep(0)):
+    async def first(position: int) -> None:
+        raise AssertionError("the first stream never waits")
+
+    async with wafer.slot(first):
         b = asyncio.create_task(hold("b"))
         c = asyncio.create_task(hold("c"))
-        await asyncio.sleep(0.01)
-        assert wafer.waiting == 2
+        await wait_until(lambda: wafer.waiting == 2, 5)
         with pytest.raises(WireError) as full:
             wafer.admit()
         assert full.value.status == 429
         b.cancel()
-        await asyncio.sleep(0.01)
+        await wait_until(lambda: len(seen["c"]) == 2, 5)
         assert seen == {"b": [1], "c": [2, 1]}
     gate.set()
     await asyncio.wait_for(c, 5)

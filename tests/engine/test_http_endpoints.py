@@ -8,6 +8,7 @@ from typing import Any
 import httpx
 import pytest
 from engine_client import echo_brains
+from waiting import wait_until
 
 from spark_cli.engine.core.config import parse_fault
 from spark_cli.protocol.sse import SSEDecoder, SSEEvent
@@ -245,7 +246,6 @@ async def test_http_malformed_fault(engine_factory: Any) -> None:
 
 
 async def test_http_client_disconnect_stops_generation(engine_factory: Any) -> None:
-    import asyncio
 
     engine = await engine_factory(brains=echo_brains, tps=500, ttft_ms=0)
     body = {"model": "m", "input": "forever", "stream": True}
@@ -256,9 +256,7 @@ async def test_http_client_disconnect_stops_generation(engine_factory: Any) -> N
             if "output_text.delta" in line:
                 break
         assert engine.state.generating == 1
-    async with asyncio.timeout(5):
-        while engine.state.generating:
-            await asyncio.sleep(0.01)
+    await wait_until(lambda: not engine.state.generating, 5)
 
 
 async def test_http_warm_up_and_store_false(engine_factory: Any) -> None:

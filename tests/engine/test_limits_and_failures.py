@@ -3,7 +3,6 @@ with a terminal event; unbounded client input stays bounded."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import tracemalloc
 from typing import Any
@@ -11,6 +10,7 @@ from typing import Any
 import httpx
 import pytest
 from engine_client import BOTH_SERVERS, echo_brains, recv, send, text_of, until, ws_connect
+from waiting import wait_until
 
 from spark_cli.engine.core import generation
 from spark_cli.engine.core.brain_lookup import registry_factory
@@ -151,11 +151,8 @@ async def test_idle_lanes_are_forgotten(engine_factory: Any) -> None:
         for i in range(50):
             await session.handle(json.dumps({"type": "response.create", "model": "m",
                                              "input": "x", "stream_id": f"lane-{i}"}))
-        async with asyncio.timeout(10):
-            while sum('"response.completed"' in t for t in sent) < 50:
-                await asyncio.sleep(0.01)
-            while session.lanes:
-                await asyncio.sleep(0.01)
+        await wait_until(lambda: sum('"response.completed"' in t for t in sent) >= 50, 10)
+        await wait_until(lambda: not session.lanes, 10)
         assert len(session.memory.latest) == 50  # chaining still works per lane
     finally:
         await session.stop()

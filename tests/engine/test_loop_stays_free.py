@@ -14,6 +14,7 @@ from engine_client import BOTH_SERVERS, recv, send, until, ws_connect
 from spark_cli.engine.brains.lorem import LoremBrain
 
 pytestmark = BOTH_SERVERS
+UNDER_WAY = 20  # frames of the victim's stream before the heavy requests start
 
 
 class BurnBrain:
@@ -37,7 +38,8 @@ def brains(model: str) -> Any:
 
 
 async def _victim(engine: Any, started: asyncio.Event) -> list[float]:
-    """A lorem stream at 1,000 tok/s for ~2.5 s: the gaps between its frames."""
+    """A lorem stream at 1,000 tok/s for ~2.5 s: the gaps between its frames. ``started``
+    is set once :data:`UNDER_WAY` frames have arrived."""
     stamps: list[float] = []
     async with ws_connect(engine) as ws:
         await send(ws, type="response.create", model="spark-lorem", input="hi",
@@ -47,7 +49,8 @@ async def _victim(engine: Any, started: asyncio.Event) -> list[float]:
                 event = json.loads(await ws.recv())
                 if event["type"] == "response.output_text.delta":
                     stamps.append(time.perf_counter())
-                    started.set()
+                    if len(stamps) == UNDER_WAY:
+                        started.set()
                 elif event["type"] in ("response.completed", "response.incomplete"):
                     break
     return [b - a for a, b in itertools.pairwise(stamps)]
@@ -55,7 +58,6 @@ async def _victim(engine: Any, started: asyncio.Event) -> list[float]:
 
 async def _heavy(engine: Any, started: asyncio.Event) -> list[str]:
     await started.wait()
-    await asyncio.sleep(0.3)
     ends: list[str] = []
     async with ws_connect(engine, max_size=None) as ws:
         # a slow brain, then a 6 MB input to count

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from engine_client import BOTH_SERVERS, echo_brains, recv, send, text_of, until, ws_connect
+from waiting import wait_until
 from websockets.exceptions import ConnectionClosedError
 
 from spark_cli.engine.core.config import FaultConfig, parse_fault
@@ -122,9 +123,7 @@ async def test_drop_fault_aborts_the_socket_mid_stream(engine_factory: Any) -> N
     assert ws.close_code == 1006
     assert not any(e["type"] == "response.incomplete" for e in events)
     assert sum(e["delta"].count("word") for e in events if "delta" in e) == 12
-    async with asyncio.timeout(5):
-        while engine.state.generating:
-            await asyncio.sleep(0.01)
+    await wait_until(lambda: not engine.state.generating, 5)
 
 
 async def test_stall_fault_pauses_then_finishes(engine_factory: Any) -> None:

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from engine_client import BOTH_SERVERS, echo_brains, recv, send, text_of, until, ws_connect
+from waiting import wait_until
 
 pytestmark = BOTH_SERVERS
 
@@ -69,8 +70,12 @@ async def test_steer_never_cuts_inside_an_edit_block(engine_factory: Any) -> Non
 
     engine = await engine_factory(brains=lambda model: BlockBrain(), tps=400, ttft_ms=0)
     async with ws_connect(engine) as ws:
-        old = await _started(ws, "go")
-        await asyncio.sleep(0.05)
+        await send(ws, type="response.create", model="m", input="go")
+        seen = await until(ws, "response.output_text.delta")
+        while "SEARCH\n" not in text_of(seen):  # steer from inside the block
+            seen.append(await recv(ws))
+        assert ">>>>>>> REPLACE" not in text_of(seen)
+        old = seen[0]["response"]["id"]
         await send(ws, type="response.steer", previous_response_id=old, input="stop")
         events = await until(ws, "response.incomplete")
         await until(ws, "response.completed")
@@ -139,9 +144,7 @@ async def test_closing_the_socket_stops_generation(engine_factory: Any) -> None:
     async with ws_connect(engine) as ws:
         await _started(ws, "forever")
         assert engine.state.generating == 1
-    async with asyncio.timeout(5):
-        while engine.state.generating or engine.state.wafer.active:
-            await asyncio.sleep(0.01)
+    await wait_until(lambda: not (engine.state.generating or engine.state.wafer.active), 5)
 
 
 async def test_steering_a_queued_response_hands_over_to_the_successor(
@@ -193,10 +196,8 @@ async def test_a_bare_cancel_right_after_create_cancels_what_waits(lanes: int) -
         await session.handle(json.dumps({"type": "response.cancel"}))
         await session.handle(json.dumps({"type": "response.create", "model": "m",
                                          "input": "after", "stream_id": "later"}))
-        async with asyncio.timeout(10):
-            while sum(e["type"] in ("response.incomplete", "response.completed")
-                      for e in sent) < lanes + 1:
-                await asyncio.sleep(0.01)
+        await wait_until(lambda: sum(e["type"] in ("response.incomplete", "response.completed")
+                                     for e in sent) >= lanes + 1, 10)
     finally:
         await session.stop()
         state.close()

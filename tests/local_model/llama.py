@@ -10,9 +10,10 @@ import importlib.util
 import socket
 import subprocess
 import sys
-import time
 import urllib.request
 from pathlib import Path
+
+from waiting import wait_until_sync
 
 START_TIMEOUT_S = 120.0
 """Longest wait for a server to load the model and answer."""
@@ -61,19 +62,23 @@ class LlamaServer:
         self.process = subprocess.Popen(argv, stdout=self._out, stderr=subprocess.STDOUT,
                                         stdin=subprocess.DEVNULL)
 
+    def answers(self) -> bool:
+        """True once the server lists its models; raises if the process exited."""
+        if self.process.poll() is not None:
+            raise RuntimeError(f"llama_cpp.server exited ({self.process.returncode}): "
+                               f"{self.log.read_text(errors='replace')[-2000:]}")
+        try:
+            with urllib.request.urlopen(f"{self.base_url}/models", timeout=2) as answer:
+                return bool(answer.status == 200)
+        except OSError:
+            return False
+
     def wait_ready(self) -> None:
-        deadline = time.monotonic() + START_TIMEOUT_S
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"llama_cpp.server exited ({self.process.returncode}): "
-                                   f"{self.log.read_text(errors='replace')[-2000:]}")
-            try:
-                with urllib.request.urlopen(f"{self.base_url}/models", timeout=2) as answer:
-                    if answer.status == 200:
-                        return
-            except OSError:
-                time.sleep(0.2)  # polling a starting server: bounded by the deadline
-        raise RuntimeError(f"llama_cpp.server did not answer within {START_TIMEOUT_S:.0f} s")
+        try:
+            wait_until_sync(self.answers, START_TIMEOUT_S, poll=0.2)
+        except TimeoutError:
+            raise RuntimeError(f"llama_cpp.server did not answer within "
+                               f"{START_TIMEOUT_S:.0f} s") from None
 
     def stop(self) -> None:
         self.process.terminate()

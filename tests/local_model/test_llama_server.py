@@ -11,7 +11,6 @@ SmolLM2-135M rarely writes a valid edit, so the tests assert what spark must gua
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import subprocess
@@ -20,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from waiting import wait_until
 
 from tests.local_model.llama import MODEL, LlamaServer, big_module
 
@@ -174,9 +174,7 @@ async def test_a_tui_turn_learns_the_window_and_shows_it(llama_server: Any, shop
             if turn == 1:
                 await pilot.press(*"explain with_tax in pricing.py")
             await pilot.press("enter")  # the second time: the draft the failure gave back
-            async with asyncio.timeout(EDIT_TIMEOUT_S):
-                while len(ended) < turn:
-                    await asyncio.sleep(0.1)
+            await wait_until(lambda n=turn: len(ended) >= n, EDIT_TIMEOUT_S)
             if turn == 1:
                 text = app.query_one(Transcript).plain_text()
                 assert "is larger than the model's window (2.0k)" in text, text[-2000:]

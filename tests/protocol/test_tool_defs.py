@@ -74,9 +74,11 @@ def test_the_item_may_come_anywhere_and_more_than_once() -> None:
 
 def test_optional_fields_of_the_item() -> None:
     minimal = {"type": "additional_tools", "role": "developer", "tools": [WAIT]}
-    check_additional_tools(minimal, "input[0]")
-    check_additional_tools({**minimal, "id": None, "agent": {"agent_name": "worker"}},
-                           "input[0]")
+    full = {**minimal, "id": None, "agent": {"agent_name": "worker"}}
+    for item in (minimal, full):
+        assert check_additional_tools(item, "input[0]") is None  # accepted: nothing raised
+        assert wire.parse_input([item, {"role": "user", "content": "x"}], tool_items=True) == (
+            InputMessage("user", "x"),)  # and set aside
 
 
 def test_top_level_tools_are_checked_alike() -> None:

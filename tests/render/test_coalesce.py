@@ -4,19 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import io
-from collections.abc import Callable
+from typing import Any
 
 import pytest
+from waiting import wait_until
 
 from spark_cli.render.coalesce import CoalescingWriter
 from spark_cli.render.jsonl import JsonLinesRenderer
-
-
-async def _until(check: Callable[[], bool]) -> None:
-    """Until ``check()`` holds (the writer's timer fired), at most 5 s."""
-    async with asyncio.timeout(5):
-        while not check():
-            await asyncio.sleep(0.005)
 
 
 class CountingStream(io.StringIO):
@@ -37,20 +31,30 @@ async def test_a_burst_of_tokens_is_one_or_two_flushes_and_nothing_lingers() -> 
         writer.write(f"t{n} ")
     assert out.flushed == "t0 "  # the first token went out at once
     assert out.flushes == 1
-    await _until(lambda: out.flushes > 1)
+    await wait_until(lambda: out.flushes > 1)
     assert out.flushes == 2  # the rest of the burst: one timed flush
     assert out.flushed == "".join(f"t{n} " for n in range(500))
 
 
-async def test_an_event_boundary_flushes_at_once_and_cancels_the_timer() -> None:
+async def test_an_event_boundary_flushes_at_once_and_cancels_the_timer(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    loop = asyncio.get_running_loop()
+    timers: list[asyncio.TimerHandle] = []
+    call_later = loop.call_later
+
+    def recording(delay: float, callback: Any, *args: Any) -> asyncio.TimerHandle:
+        timers.append(call_later(delay, callback, *args))
+        return timers[-1]
+
+    monkeypatch.setattr(loop, "call_later", recording)
     out = CountingStream()
     writer = CoalescingWriter(out, interval=0.05)
     writer.write("a")
     writer.write("b")
+    assert out.flushed == "a" and len(timers) == 1 and not timers[0].cancelled()
     writer.flush()
-    assert out.flushed == "ab"
-    await asyncio.sleep(0.1)
-    assert out.flushes == 2
+    assert out.flushed == "ab" and out.flushes == 2
+    assert timers[0].cancelled()  # the timed flush will not come
 
 
 def test_outside_an_event_loop_every_write_is_flushed() -> None:
@@ -72,7 +76,7 @@ async def test_a_failed_timed_flush_is_raised_by_the_next_write() -> None:
     writer = CoalescingWriter(out, interval=0.01)
     writer.write("a")
     writer.write("b")
-    await _until(lambda: out.flushes > 1)  # the timed flush failed
+    await wait_until(lambda: out.flushes > 1)  # the timed flush failed
     with pytest.raises(BrokenPipeError):
         writer.write("c")
 

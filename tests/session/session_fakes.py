@@ -60,7 +60,7 @@ class ScriptedChannel:
             if self.stopped.is_set():
                 yield TurnFinished("cancelled", None, "resp_1")
                 return
-            await asyncio.sleep(0)
+            await asyncio.sleep(0)  # yields to the loop, as a socket read does
             yield TextDelta(chunk)
         if self.usage is not None:
             yield self.usage
@@ -106,7 +106,7 @@ class ResponsesChannel:
         events = script(request) if callable(script) else script
         yield RequestSent(time.perf_counter())
         for event in events:
-            await asyncio.sleep(0)
+            await asyncio.sleep(0)  # yields to the loop, as a socket read does
             if self.stopped.is_set():
                 yield TurnFinished("cancelled", None, f"resp_{index}")
                 return

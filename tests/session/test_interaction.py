@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from waiting import holds, wait_until
 
 from spark_cli.session.config.settings import load_settings
 from spark_cli.session.conversation import Session
@@ -53,8 +54,7 @@ async def _interaction(tmp_path: Path, engine: Any, *, provider: str = "mock",
 
 
 async def _until(events: list[Any], kind: type, count: int = 1) -> None:
-    while sum(isinstance(e, kind) for e in events) < count:
-        await asyncio.sleep(0.005)
+    await wait_until(lambda: sum(isinstance(e, kind) for e in events) >= count)
 
 
 def _texts(events: list[Any]) -> str:
@@ -97,8 +97,8 @@ async def test_esc_stops_the_stream_and_the_queue_survives_paused(tmp_path: Path
         assert await interaction.interrupt() is True
         await _until(events, TurnEnded)
         shown = len(_texts(events))
-        await asyncio.sleep(0.2)
-        assert len(_texts(events)) == shown  # nothing arrives after Esc
+        await wait_until(lambda: not engine.state.generating, 5)  # the engine stopped
+        await holds(lambda: len(_texts(events)) == shown, 0.2, "nothing arrives after Esc")
         done = [e for e in events if isinstance(e, TurnCompleted)][-1]
         assert (done.status, done.reason) == ("cancelled", "interrupted")
         assert interaction.queue == ["then this"] and interaction.paused

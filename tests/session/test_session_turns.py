@@ -158,7 +158,7 @@ async def test_unchanged_files_are_not_resent_but_changed_ones_are(repo: Path) -
 
 async def test_ttft_and_tokens_per_second_from_usage(repo: Path) -> None:
     async def slow(index: int) -> None:
-        await asyncio.sleep(0.01)
+        await asyncio.sleep(0.01)  # chunks that take time: the rate is finite
 
     channel = ScriptedChannel(["one ", "two ", "three\n"], usage=UsageReported(50, 120),
                               on_chunk=slow)
@@ -254,14 +254,11 @@ async def test_one_turn_at_a_time(repo: Path) -> None:
 
     session = _session(repo, ScriptedChannel(["a", "b"], on_chunk=wait))
     first = session.run_turn("one", [])
-    step = asyncio.ensure_future(first.__anext__())
-    await asyncio.sleep(0)
-    await asyncio.sleep(0)
+    await asyncio.wait_for(first.__anext__(), 5)  # the first turn is running
     with pytest.raises(TurnInProgress):
         await session.run_turn("two", []).__anext__()
     gate.set()
     async with asyncio.timeout(5):
-        await step
         rest = [e async for e in first]
     assert isinstance(rest[-1], TurnCompleted)
 
@@ -278,12 +275,10 @@ async def test_steer_only_where_the_channel_can(repo: Path) -> None:
         channel = ScriptedChannel(["a", "b"], on_chunk=wait, steer=can)
         session = _session(repo, channel)
         turn = session.run_turn("one", [])
-        step = asyncio.ensure_future(turn.__anext__())
-        await asyncio.sleep(0)
+        await asyncio.wait_for(turn.__anext__(), 5)  # the turn is running
         assert await session.steer("go left") is expected
         gate.set()
         async with asyncio.timeout(5):
-            await step
             _ = [e async for e in turn]
         gate.clear()
         assert channel.steered == (["go left"] if can else [])

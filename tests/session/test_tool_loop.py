@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from session_fakes import ResponsesChannel
+from waiting import wait_until
 
 from spark_cli.edits.disk.journal import history as undo_history
 from spark_cli.protocol.channel import (
@@ -380,8 +381,7 @@ async def test_enter_between_calls_resends_with_what_was_read(repo: Path) -> Non
         interaction.submit("find the rate")
         await asyncio.to_thread(tools.running.wait, 5)
         interaction.submit("no, look in src/")
-        while sum(isinstance(e, TurnEnded) for e in events) < 2:
-            await asyncio.sleep(0.005)
+        await wait_until(lambda: sum(isinstance(e, TurnEnded) for e in events) >= 2)
     assert [e.how for e in events if isinstance(e, Redirected)] == ["resend"]
     assert [e.why for e in events if isinstance(e, TurnStarted)] == ["sent", "redirect"]
     assert channel.steered == []
@@ -420,10 +420,7 @@ async def test_prime_warms_the_tools_once_per_repo_and_counts_nothing(tmp_path: 
     ToolLoop(tmp_path, tools, readable=(), limit=5, used=0, cap=10_000).prime()
     ToolLoop(tmp_path / "x", tools, readable=(), limit=5, used=0, cap=10_000,
              warm=False).prime()
-    async with asyncio.timeout(5):
-        while not tools.calls:
-            await asyncio.sleep(0.005)
-    await asyncio.sleep(0.05)
+    await asyncio.get_running_loop().shutdown_default_executor()  # every prime has run
     assert tools.calls == [("search", PRIME_ARGUMENTS, ())]
     assert first.count == 0 and first.items == []
 

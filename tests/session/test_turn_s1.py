@@ -66,7 +66,7 @@ class Script:
             if isinstance(event, BaseException):
                 raise event
             yield TextDelta(event) if isinstance(event, str) else event
-            await asyncio.sleep(0)
+            await asyncio.sleep(0)  # yields to the loop, as a socket read does
 
     async def steer(self, text: str) -> None: ...
     async def stop(self) -> None:

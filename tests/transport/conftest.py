@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
+from waiting import wait_until
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.http11 import Request, Response
 
@@ -110,9 +111,7 @@ def http_server() -> Callable[[ASGIApp], contextlib.AbstractAsyncContextManager[
         server = uvicorn.Server(config)
         task = asyncio.create_task(server.serve())
         try:
-            async with asyncio.timeout(10):
-                while not server.started:
-                    await asyncio.sleep(0.01)
+            await wait_until(lambda: server.started, 10)
             port = server.servers[0].sockets[0].getsockname()[1]
             async with asyncio.timeout(20):
                 yield f"http://127.0.0.1:{port}/v1"

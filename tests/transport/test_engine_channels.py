@@ -7,6 +7,7 @@ from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
 import pytest
+from waiting import wait_until
 
 from spark_cli.protocol.channel import (
     ChannelError,
@@ -414,9 +415,7 @@ async def test_ws_stop_by_closing_then_the_spare_carries_the_next_turn(
     ch = ws(engine, use_cancel_extension=False)
     await ch.warm()
     assert not ch.capabilities.cancel
-    async with asyncio.timeout(5):  # the spare opens in the background
-        while ch.handshakes < 2:
-            await asyncio.sleep(0.01)
+    await wait_until(lambda: ch.handshakes >= 2, 5)  # the spare opens in the background
     events: list[ChannelEvent] = []
     async with asyncio.timeout(15):
         async for event in ch.stream(user("talk")):

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
+
+from waiting import wait_until
 
 from spark_cli.session.interaction import TurnEnded
 from spark_cli.session.workspace.store import SessionStore
@@ -15,12 +16,6 @@ from spark_cli.tui.prompt import Prompt
 from spark_cli.tui.transcript import Transcript
 
 MakeApp = Callable[..., Awaitable[SparkApp]]
-
-
-async def _until(check: Callable[[], bool], timeout: float = 20.0) -> None:
-    async with asyncio.timeout(timeout):
-        while not check():
-            await asyncio.sleep(0.01)
 
 
 def _text(app: SparkApp) -> str:
@@ -34,7 +29,7 @@ async def _turn(app: SparkApp, pilot: Any, text: str) -> None:
                                       sink(e))[-1]
     app.query_one(Prompt).load_text(text)
     await pilot.press("enter")
-    await _until(lambda: bool(ended))
+    await wait_until(lambda: bool(ended))
     app.interaction.sink = sink
 
 
@@ -82,7 +77,7 @@ async def test_test_streams_output_and_fix_sends_the_failure(tui_app: MakeApp,
     async with app.run_test(size=(100, 30)) as pilot:
         app.query_one(Prompt).load_text("/test")
         await pilot.press("enter")
-        await _until(lambda: app.tests.task is not None and app.tests.task.done())
+        await wait_until(lambda: app.tests.task is not None and app.tests.task.done())
         await pilot.pause()
         text = _text(app)
         assert "collecting" in text and "FAILED (exit 1)" in text
@@ -100,9 +95,9 @@ async def test_esc_stops_a_running_test(tui_app: MakeApp, repo: Path) -> None:
     async with app.run_test(size=(100, 30)) as pilot:
         app.query_one(Prompt).load_text("/test")
         await pilot.press("enter")
-        await _until(lambda: "1" in _text(app).splitlines()[-1])
+        await wait_until(lambda: "1" in _text(app).splitlines()[-1])
         await pilot.press("escape")
-        await _until(lambda: app.tests.task is not None and app.tests.task.done())
+        await wait_until(lambda: app.tests.task is not None and app.tests.task.done())
         await pilot.pause()
         assert "tests stopped (Esc)" in _text(app)
 
@@ -113,8 +108,8 @@ async def test_draft_and_queue_survive_a_crash(tui_app: MakeApp, repo: Path) -> 
     app = await tui_app()
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press(*"half a thought")
-        await asyncio.sleep(0.4)  # the draft is saved ~0.2 s after the last key
-        await pilot.pause()
+        # the draft is saved ~0.2 s after the last key
+        await wait_until(lambda: store.load().draft == "half a thought", 10)
     # a new app on the same repo (as after a crash: nothing was cleaned up)
     again = await tui_app()
     async with again.run_test(size=(100, 30)) as pilot:

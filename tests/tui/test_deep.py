@@ -3,10 +3,11 @@ change is reviewed and merged per hunk (conflicts refused), undone as one batch,
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
+
+from waiting import wait_until
 
 from spark_cli.session.config.settings import load_settings
 from spark_cli.session.interaction import TurnEnded
@@ -22,12 +23,6 @@ MAIN = "from util import load\n\n\ndef main():\n    return load('x')\n"
 
 def _text(app: SparkApp) -> str:
     return app.query_one(Transcript).plain_text()
-
-
-async def _until(check: Callable[[], bool], timeout: float = 30.0) -> None:
-    async with asyncio.timeout(timeout):
-        while not check():
-            await asyncio.sleep(0.02)
 
 
 async def _command(app: SparkApp, pilot: Any, line: str) -> None:
@@ -62,28 +57,28 @@ async def test_a_deep_task_runs_while_fast_turns_stream_and_merges(
                                           else None, sink(e))[-1]
         app.query_one(Prompt).load_text("write a lot")
         await pilot.press("enter")  # a fast turn while the deep task works
-        await _until(lambda: bool(ended))
+        await wait_until(lambda: bool(ended))
         assert "deep #1" in app.query_one("#hud").shown  # type: ignore[attr-defined]
-        await _until(lambda: app.deep.track is not None and not app.deep.track.active, 60)
+        await wait_until(lambda: app.deep.track is not None and not app.deep.track.active, 60)
         assert "deep #1 done" in _text(app)
         assert (repo / "util.py").read_text() == UTIL  # nothing lands before you apply
         await _command(app, pilot, "/deep show 1")
         assert "util.py:1 clean" in _text(app)
         await _command(app, pilot, "/deep apply 1 util.py:1")  # one hunk
-        await _until(lambda: "def fetch(path)" in (repo / "util.py").read_text())
+        await wait_until(lambda: "def fetch(path)" in (repo / "util.py").read_text())
         assert "load" in (repo / "main.py").read_text()  # only what was picked
         await _command(app, pilot, "/undo")
-        await _until(lambda: (repo / "util.py").read_text() == UTIL)
+        await wait_until(lambda: (repo / "util.py").read_text() == UTIL)
 
 
 async def test_a_conflicting_hunk_is_refused(tui_app: MakeApp, repo: Path) -> None:
     app = await _deep_app(tui_app, repo)
     async with app.run_test(size=(110, 40)) as pilot:
         await _command(app, pilot, "/deep rename load to fetch everywhere")
-        await _until(lambda: app.deep.track is not None and not app.deep.track.active, 60)
+        await wait_until(lambda: app.deep.track is not None and not app.deep.track.active, 60)
         (repo / "main.py").write_text(MAIN.replace("load('x')", "load('y')"))  # the user
         await _command(app, pilot, "/deep apply 1")
-        await _until(lambda: "✗ main.py" in _text(app))
+        await wait_until(lambda: "✗ main.py" in _text(app))
         assert "conflict" in _text(app)
         assert (repo / "main.py").read_text() == MAIN.replace("load('x')", "load('y')")
 
@@ -93,7 +88,7 @@ async def test_cancel_leaves_the_tree_untouched(tui_app: MakeApp, repo: Path) ->
     async with app.run_test(size=(110, 40)) as pilot:
         await _command(app, pilot, "/deep rename load to fetch everywhere")
         await _command(app, pilot, "/deep cancel 1")
-        await _until(lambda: "deep #1 cancelled" in _text(app))
+        await wait_until(lambda: "deep #1 cancelled" in _text(app))
         assert app.deep.track is not None and app.deep.track.tasks[0].state == "cancelled"
     assert (repo / "util.py").read_text() == UTIL and (repo / "main.py").read_text() == MAIN
 
@@ -122,16 +117,11 @@ async def test_the_hint_suggests_deep_and_never_routes(tui_app: MakeApp, repo: P
     async with app.run_test(size=(110, 40)) as pilot:
         hint = app.query_one("#hint")
         await pilot.press(*"migrate util to pathlib")
-        await asyncio.sleep(0.5)
-        await pilot.pause()
-        assert hint.display and "/deep" in str(hint.render())
+        await wait_until(lambda: hint.display)
+        assert "/deep" in str(hint.render())
         app.query_one(Prompt).load_text("fix the typo")
-        await asyncio.sleep(0.5)
-        await pilot.pause()
-        assert not hint.display
+        await wait_until(lambda: not hint.display)
         app.session.context = SimpleNamespace(used=100_000)  # type: ignore[assignment]
         app.query_one(Prompt).load_text("fix the typo")
-        await asyncio.sleep(0.5)
-        await pilot.pause()
-        assert hint.display  # the conversation fills most of the fast window
+        await wait_until(lambda: hint.display)  # the conversation fills most of the window
         assert app.deep.track is not None and app.deep.track.tasks == []  # nothing was routed

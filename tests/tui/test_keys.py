@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 from textual import events as tx
+from waiting import holds, wait_until
 
 from spark_cli.session.events import ProseDelta, TurnCompleted
 from spark_cli.session.interaction import TurnEnded
@@ -29,12 +29,6 @@ def _record(app: SparkApp) -> list[Any]:
 
     app.interaction.sink = both
     return seen
-
-
-async def _until(check: Callable[[], bool], timeout: float = 20.0) -> None:
-    async with asyncio.timeout(timeout):
-        while not check():
-            await asyncio.sleep(0.01)
 
 
 def _key_name(char: str) -> str:
@@ -62,11 +56,11 @@ async def test_keys_typed_while_streaming_all_arrive(tui_app: MakeApp) -> None:
     async with app.run_test(size=(100, 30)):
         events = _record(app)
         type_now(app, *"go", "enter")
-        await _until(lambda: _count(events, ProseDelta) > 0)
+        await wait_until(lambda: _count(events, ProseDelta) > 0)
         typed = "the next thought, typed fast: every key! 0123456789"
         prompt = app.query_one(Prompt)
         type_now(app, *typed)
-        await _until(lambda: prompt.text == typed)
+        await wait_until(lambda: prompt.text == typed)
         assert app.interaction.busy  # still streaming while every key landed
         await app.action_interrupt()
 
@@ -76,14 +70,14 @@ async def test_esc_stops_rendering_and_generation(tui_app: MakeApp) -> None:
     async with app.run_test(size=(100, 30)) as pilot:
         events = _record(app)
         type_now(app, *"write", "enter")
-        await _until(lambda: _count(events, ProseDelta) > 2)
+        await wait_until(lambda: _count(events, ProseDelta) > 2)
         type_now(app, "escape")
-        await _until(lambda: _count(events, TurnEnded) == 1)
+        await wait_until(lambda: _count(events, TurnEnded) == 1)
         transcript = app.query_one(Transcript)
         shown = transcript.plain_text()
-        await asyncio.sleep(0.3)
+        await holds(lambda: transcript.plain_text() == shown, 0.3, "nothing painted after Esc")
         await pilot.pause()
-        assert transcript.plain_text() == shown  # nothing painted after Esc
+        assert transcript.plain_text() == shown
         done = next(e for e in events if isinstance(e, TurnCompleted))
         assert (done.status, done.reason) == ("cancelled", "interrupted")
         assert done.output_tokens < 5000  # the engine stopped generating
@@ -96,9 +90,9 @@ async def test_enter_while_streaming_steers_on_the_websocket(tui_app: MakeApp) -
     async with app.run_test(size=(100, 30)):
         events = _record(app)
         type_now(app, *"first", "enter")
-        await _until(lambda: _count(events, ProseDelta) > 0)
+        await wait_until(lambda: _count(events, ProseDelta) > 0)
         type_now(app, *"instead", "enter")
-        await _until(lambda: _count(events, TurnEnded) == 1)
+        await wait_until(lambda: _count(events, TurnEnded) == 1)
         text = app.query_one(Transcript).plain_text()
         assert "↪ instead  (steering in-band)" in text
         assert "↪ redirected: the answer continues from here" in text
@@ -110,9 +104,9 @@ async def test_enter_while_streaming_resends_without_steer(tui_app: MakeApp) -> 
     async with app.run_test(size=(100, 30)):
         events = _record(app)
         type_now(app, *"first", "enter")
-        await _until(lambda: _count(events, ProseDelta) > 0)
+        await wait_until(lambda: _count(events, ProseDelta) > 0)
         type_now(app, *"instead", "enter")
-        await _until(lambda: _count(events, TurnEnded) == 2)
+        await wait_until(lambda: _count(events, TurnEnded) == 2)
         text = app.query_one(Transcript).plain_text()
         assert "↪ instead  (stopping and resending)" in text
         assert "› (redirect) instead" in text
@@ -123,19 +117,19 @@ async def test_tab_queues_and_the_queue_survives_esc(tui_app: MakeApp) -> None:
     async with app.run_test(size=(100, 30)) as pilot:
         events = _record(app)
         type_now(app, *"first", "enter")
-        await _until(lambda: _count(events, ProseDelta) > 0)
+        await wait_until(lambda: _count(events, ProseDelta) > 0)
         type_now(app, *"second", "tab", *"third", "tab")
-        await _until(lambda: len(app.interaction.queue) == 2)
+        await wait_until(lambda: len(app.interaction.queue) == 2)
         assert app.interaction.queue == ["second", "third"]
         assert app.query_one(Prompt).text == ""
         type_now(app, "escape")
-        await _until(lambda: _count(events, TurnEnded) == 1)
+        await wait_until(lambda: _count(events, TurnEnded) == 1)
         await pilot.pause()
         queue_view = str(app.query_one("#queue").render())
         assert "paused" in queue_view and "1. second" in queue_view and "2. third" in queue_view
         assert app.interaction.queue == ["second", "third"]
         type_now(app, "enter")  # an empty prompt: resume the queue
-        await _until(lambda: _count(events, TurnEnded) >= 2)
+        await wait_until(lambda: _count(events, TurnEnded) >= 2)
         assert "› (queued) second" in app.query_one(Transcript).plain_text()
         await app.action_interrupt()
 
@@ -150,8 +144,9 @@ async def test_no_test_command_runs_in_a_normal_turn(tui_app: MakeApp, repo: Pat
         events = _record(app)
         app.context_files.add("app.py")
         await pilot.press(*"rename total_price to grand_total", "enter")
-        await _until(lambda: _count(events, TurnEnded) == 1)
-        await asyncio.sleep(0.2)
+        await wait_until(lambda: _count(events, TurnEnded) == 1)
+        await pilot.pause()  # what the end of the turn set off has started
+        assert app.tests.task is None  # the TUI runs tests through /test alone
     assert "grand_total" in (repo / "app.py").read_text()
     assert not marker.exists()
 
@@ -182,7 +177,7 @@ async def test_a_40x10_terminal_still_shows_prompt_and_hud(tui_app: MakeApp) -> 
     async with app.run_test(size=(40, 10)) as pilot:
         events = _record(app)
         type_now(app, *"hi", "enter")
-        await _until(lambda: _count(events, TurnEnded) == 1)
+        await wait_until(lambda: _count(events, TurnEnded) == 1)
         await pilot.pause()
         prompt = app.query_one(Prompt)
         hud = app.query_one("#hud")
@@ -205,7 +200,7 @@ async def test_a_provider_that_is_down_keeps_the_draft(repo: Path, tmp_path: Pat
     async with app.run_test(size=(100, 30)) as pilot:
         events = _record(app)
         await pilot.press(*"do the thing", "enter")
-        await _until(lambda: _count(events, TurnEnded) == 1)
+        await wait_until(lambda: _count(events, TurnEnded) == 1)
         await pilot.pause()
         assert app.query_one(Prompt).text == "do the thing"
         assert "✗" in app.query_one(Transcript).plain_text()

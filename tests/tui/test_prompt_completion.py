@@ -3,13 +3,13 @@ a resumed session shown whole. The channel does no I/O (nothing here streams).""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from waiting import wait_until
 
 from spark_cli.protocol.channel import Message
 from spark_cli.session.config.settings import load_settings
@@ -47,12 +47,6 @@ def _app(root: Path, tmp_path: Path, **setup: Any) -> SparkApp:
                              {"SPARK_CONFIG_DIR": str(tmp_path / "cfg")})
     return SparkApp(TuiSetup(session=Session(None, root, settings), connect=offline,
                              store=SessionStore(root), **setup))
-
-
-async def _until(check: Callable[[], bool], timeout: float = 10.0) -> None:
-    async with asyncio.timeout(timeout):
-        while not check():
-            await asyncio.sleep(0.02)
 
 
 def _popup(app: SparkApp) -> str:
@@ -96,19 +90,19 @@ async def test_at_offers_repo_files_and_attaches_the_chosen_one(shop: Path,
     app = _app(shop, tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press(*"explain @src/sh")
-        await _until(lambda: "src/shop/cart.py" in _popup(app))
+        await wait_until(lambda: "src/shop/cart.py" in _popup(app))
         await pilot.press(*"build")
         await pilot.pause()
         assert "build/junk.py" not in _popup(app)  # .gitignore is honoured
         for _ in "build":
             await pilot.press("backspace")
-        await _until(lambda: "src/shop/cart.py" in _popup(app))
+        await wait_until(lambda: "src/shop/cart.py" in _popup(app))
         await pilot.press("tab")
         await pilot.pause()
         assert app.query_one(Prompt).text == "explain @src/shop/cart.py "
         assert not app.query_one(Popup).display
         await pilot.press("enter")
-        await _until(lambda: "src/shop/cart.py" in app.context_files.files())
+        await wait_until(lambda: "src/shop/cart.py" in app.context_files.files())
         assert "attached src/shop/cart.py" in app.query_one(Transcript).plain_text()
 
 
@@ -116,7 +110,7 @@ async def test_add_completes_paths(shop: Path, tmp_path: Path) -> None:
     app = _app(shop, tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press(*"/add pric")
-        await _until(lambda: "src/shop/pricing.py" in _popup(app))
+        await wait_until(lambda: "src/shop/pricing.py" in _popup(app))
         await pilot.press("tab")
         await pilot.pause()
         assert app.query_one(Prompt).text == "/add src/shop/pricing.py"
@@ -169,7 +163,7 @@ async def test_a_resumed_session_is_shown_whole_and_scrolled_to_the_end(
     app = _app(shop, tmp_path, resume=True)
     async with app.run_test(size=(100, 40)) as pilot:
         transcript = app.query_one(Transcript)
-        await _until(lambda: "resumed the conversation" in transcript.plain_text())
+        await wait_until(lambda: "resumed the conversation" in transcript.plain_text())
         text = transcript.plain_text()
         for n in (1, 2, 3):
             assert f"› question {n}" in text and f"TTFT 20 ms · turn {n}" in text
@@ -186,10 +180,10 @@ async def test_a_long_history_shows_its_end_first_and_the_rest_on_scrolling_up(
     app = _app(shop, tmp_path, resume=True)
     async with app.run_test(size=(100, 40)) as pilot:
         transcript = app.query_one(Transcript)
-        await _until(lambda: "resumed the conversation" in transcript.plain_text())
+        await wait_until(lambda: "resumed the conversation" in transcript.plain_text())
         assert "› question 500" in transcript.plain_text()
         assert "› question 470\n" not in transcript.plain_text()
         transcript.scroll_to(y=0, animate=False)
-        await _until(lambda: "› question 470" in transcript.plain_text())
+        await wait_until(lambda: "› question 470" in transcript.plain_text())
         await pilot.pause()
         assert transcript.scroll_offset.y > 0  # the view stayed on what it showed

@@ -9,12 +9,13 @@ import contextlib
 import json
 import threading
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from textual import events as tx
+from waiting import wait_until
 
 from spark_cli.protocol.channel import (
     Capabilities,
@@ -84,7 +85,7 @@ class Channel:
         self.stopped.clear()
         yield RequestSent(time.perf_counter())
         for event in script:
-            await asyncio.sleep(0.001)
+            await asyncio.sleep(0.001)  # a stream paced like a model's
             if self.stopped.is_set():
                 yield TurnFinished("cancelled")
                 return
@@ -125,12 +126,6 @@ def _record(app: SparkApp) -> list[Any]:
     return seen
 
 
-async def _until(check: Callable[[], bool], timeout: float = 20.0) -> None:
-    async with asyncio.timeout(timeout):
-        while not check():
-            await asyncio.sleep(0.01)
-
-
 def _type(app: SparkApp, *keys: str) -> None:
     from textual.keys import _character_to_key
 
@@ -154,7 +149,7 @@ async def test_a_call_line_appears_and_ctrl_o_shows_its_result(repo: Path, tmp_p
     async with app.run_test(size=(100, 30)) as pilot:
         events = _record(app)
         _type(app, *"where is the rate", "enter")
-        await _until(lambda: _count(events, TurnEnded) == 1)
+        await wait_until(lambda: _count(events, TurnEnded) == 1)
         await pilot.pause()
         text = app.query_one(Transcript).plain_text()
         assert "⚙ search TAX_RATE → 2 hits  #1" in text
@@ -181,7 +176,7 @@ async def test_esc_mid_loop_stops_the_running_call_at_once(repo: Path, tmp_path:
         await asyncio.to_thread(tools.running.wait, 10)
         assert "⚙ list" in app.hud_state.state  # the HUD names the running call
         _type(app, "escape")
-        await _until(lambda: _count(events, TurnEnded) == 1)
+        await wait_until(lambda: _count(events, TurnEnded) == 1)
         await pilot.pause()
         assert tools.cancelled.wait(5)
         done = next(e for e in events if isinstance(e, TurnCompleted))
@@ -205,7 +200,7 @@ async def test_enter_between_calls_resends_keeping_what_was_read(repo: Path, tmp
         _type(app, *"look", "enter")
         await asyncio.to_thread(tools.running.wait, 10)
         _type(app, *"try web", "enter")
-        await _until(lambda: _count(events, TurnEnded) == 2)
+        await wait_until(lambda: _count(events, TurnEnded) == 2)
         await pilot.pause()
         assert [e.how for e in events if isinstance(e, Redirected)] == ["resend"]
         text = app.query_one(Transcript).plain_text()
@@ -223,7 +218,7 @@ async def test_resume_keeps_the_calls(repo: Path, tmp_path: Path, monkeypatch: A
     async with app.run_test(size=(100, 30)):
         events = _record(app)
         _type(app, *"where is the rate", "enter")
-        await _until(lambda: _count(events, TurnEnded) == 1)
+        await wait_until(lambda: _count(events, TurnEnded) == 1)
     again = _app(repo, tmp_path, Channel([["ok\n"]]), Tools(), resume=True)
     async with again.run_test(size=(100, 30)) as pilot:
         await pilot.pause()

@@ -73,7 +73,7 @@ def test_sigkill_never_leaves_a_half_written_file(tmp_path: Path) -> None:
         try:
             assert child.stdout is not None
             assert child.stdout.readline().strip() == "ready", child.stderr.read()
-            time.sleep(rng.uniform(0.0, 0.08))
+            time.sleep(rng.uniform(0.0, 0.08))  # the kill lands at a random moment
             child.send_signal(signal.SIGKILL)
             child.wait(timeout=10)
         finally:

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
 import shutil
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from waiting import wait_until
 
 from spark_cli.cli.tui_cmd import connect
 from spark_cli.engine.core.config import FaultConfig
@@ -47,12 +46,6 @@ class Fixture:
         self.seen.append((task.number, task.state))
 
 
-async def until(check: Callable[[], bool], timeout: float = 30.0) -> None:
-    async with asyncio.timeout(timeout):
-        while not check():
-            await asyncio.sleep(0.01)
-
-
 @pytest.mark.parametrize("use_git", [True, False])
 async def test_a_deep_task_runs_on_a_snapshot_and_its_change_merges(
         tmp_path: Path, engine_factory: Any, use_git: bool) -> None:
@@ -61,7 +54,7 @@ async def test_a_deep_task_runs_on_a_snapshot_and_its_change_merges(
     before = tree(fx.root)
     task = fx.track.start("rename load_config to read_config across the package")
     assert (task.number, task.state) == (1, "snapshotting")
-    await until(lambda: not task.active)
+    await wait_until(lambda: not task.active)
     assert task.state == "done", task.error
     assert tree(fx.root) == before  # the working tree was never written
     assert list(fx.snaps.iterdir()) == []  # the snapshot is gone
@@ -90,7 +83,7 @@ async def test_a_conflicting_hunk_is_refused_and_a_restart_offers_the_change_aga
     engine = await engine_factory(tps=3000)
     fx = Fixture(tmp_path, engine)
     task = fx.track.start("rename load_config to read_config")
-    await until(lambda: not task.active)
+    await wait_until(lambda: not task.active)
     (fx.root / "main.py").write_text(MAIN.replace("cfg = load_config('x')", "cfg = 1"))
     [restored] = load_finished(fx.root, state_dir=fx.state)
     assert restored.state == "done" and restored.task == task.task
@@ -114,7 +107,7 @@ async def test_the_fast_track_streams_while_a_deep_task_runs(tmp_path: Path,
     fast = await engine_factory(tps=5000)
     fx = Fixture(tmp_path, slow)
     task = fx.track.start("rename load_config to read_config")
-    await until(lambda: task.state == "running")
+    await wait_until(lambda: task.state == "running")
     settings = load_settings(fx.root, {"base_url": fast.url + "/v1", "model": "spark-rules"},
                              {**fx.env, "SPARK_API_KEY": fast.token})
     async with connect(settings) as channel:
@@ -123,7 +116,7 @@ async def test_the_fast_track_streams_while_a_deep_task_runs(tmp_path: Path,
                                                      ["main.py"])]
     assert isinstance(events[-1], TurnCompleted) and events[-1].applied >= 1  # + references
     assert task.active  # the deep task is still working
-    await until(lambda: not task.active)
+    await wait_until(lambda: not task.active)
     assert task.state == "done" and "def last_helper():" in (fx.root / "main.py").read_text()
     report = fx.track.apply(1)  # merges over the fast track's edit
     assert report is not None and report.refused == ()
@@ -137,7 +130,7 @@ async def test_cancel_stops_the_task_and_removes_its_snapshot(tmp_path: Path,
     fx = Fixture(tmp_path, engine, model="spark-lorem", max_output_tokens=5000)
     before = tree(fx.root)
     task = fx.track.start("write a lot about app.py")
-    await until(lambda: task.output_tokens > 0)
+    await wait_until(lambda: task.output_tokens > 0)
     assert list(fx.snaps.iterdir())
     assert await fx.track.cancel(1)
     assert task.state == "cancelled" and task.ended_at is not None
@@ -150,7 +143,7 @@ async def test_aclose_cancels_everything_running(tmp_path: Path, engine_factory:
     fx = Fixture(tmp_path, engine, model="spark-lorem", max_output_tokens=5000)
     first, second = fx.track.start("one about app.py"), fx.track.start("two about app.py")
     assert (first.number, second.number) == (1, 2)
-    await until(lambda: first.state == second.state == "running")
+    await wait_until(lambda: first.state == second.state == "running")
     assert fx.track.active == [first, second]
     await fx.track.aclose()
     assert fx.track.active == []
@@ -164,7 +157,7 @@ async def test_a_task_that_fails_mid_way_leaves_the_tree_untouched(tmp_path: Pat
     fx = Fixture(tmp_path, engine)
     before = tree(fx.root)
     task = fx.track.start("rename load_config to read_config")
-    await until(lambda: not task.active)
+    await wait_until(lambda: not task.active)
     assert task.state == "failed" and task.error is not None
     assert task.error.startswith("deep provider 'mock' (spark-rules): ")
     assert "\n" not in task.error
@@ -177,7 +170,7 @@ async def test_a_refused_key_is_one_line_and_the_fast_track_goes_on(
     engine = await engine_factory(tps=3000)
     fx = Fixture(tmp_path, engine, key="wrong-key")
     task = fx.track.start("rename load_config to read_config")
-    await until(lambda: not task.active)
+    await wait_until(lambda: not task.active)
     assert task.state == "failed" and task.error is not None and "\n" not in task.error
     assert "deep provider 'mock'" in task.error and "key" in task.error.lower()
     settings = load_settings(fx.root, {"base_url": engine.url + "/v1", "model": "spark-rules"},
@@ -197,7 +190,7 @@ async def test_a_missing_provider_key_fails_at_once_and_an_empty_task_too(
     track = DeepTrack(fx.root, settings, connect, lambda t: None, state_dir=fx.state,
                       snapshot_dir=fx.snaps)
     task = track.start("migrate the package")
-    await until(lambda: not task.active)
+    await wait_until(lambda: not task.active)
     assert task.state == "failed"
     assert task.error == ("deep provider 'openai' needs an API key: set OPENAI_API_KEY "
                           "(or SPARK_API_KEY)")
@@ -229,7 +222,7 @@ async def test_context_building_picks_the_files(tmp_path: Path, engine_factory: 
     track = DeepTrack(fx.root, fx.settings, connect, lambda t: None, state_dir=fx.state,
                       snapshot_dir=fx.snaps, pick=pick)
     task = track.start("rename load_config to read_config")
-    await until(lambda: not task.active)
+    await wait_until(lambda: not task.active)
     assert task.state == "done" and task.files == ("app.py",)
     assert asked[0][0] == task.task and fx.snaps in asked[0][1].parents  # the snapshot's root
     assert task.change is not None and "app.py" in [f.path for f in task.change.files]

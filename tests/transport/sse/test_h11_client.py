@@ -208,7 +208,7 @@ async def test_a_reset_connection_is_a_read_error() -> None:
         await read_request(reader)
         writer.write(head("200 OK", "transfer-encoding: chunked") + b"5\r\n")
         await writer.drain()
-        await asyncio.sleep(0.05)
+        await asyncio.sleep(0.05)  # a peer that resets a moment into the body
         sock = writer.get_extra_info("socket")
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
         writer.transport.abort()
@@ -266,7 +266,7 @@ async def test_a_401_is_auth_on_both_paths() -> None:
 async def test_a_server_that_never_answers_hits_the_first_token_timeout() -> None:
     async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         await read_request(reader)
-        await asyncio.sleep(5)
+        await asyncio.sleep(5)  # a server that never answers
 
     results = await both(handler, idle_timeout=0.1, first_token_timeout=0.2, max_retries=3)
     error = same_error(results)
@@ -364,7 +364,7 @@ async def test_an_idle_connection_past_its_keep_alive_is_not_reused(
         assert isinstance(net, H11Client)
         for _ in range(2):
             assert text_of([e async for e in ch.stream(REQUEST)]) == "Hello"
-            await asyncio.sleep(0.1)
+            await asyncio.sleep(0.1)  # idle past the keep-alive expiry
         assert len(net._open) == 1  # the expired one was closed, the last one kept
         await ch.aclose()
         assert not net._open and not net._idle

@@ -18,6 +18,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import pytest
+from waiting import wait_until
 
 from spark_cli.protocol.channel import (
     ChannelError,
@@ -365,9 +366,7 @@ def test_sending_ahead_imports_neither_asyncio_nor_h11_nor_the_idna_codec() -> N
 async def test_closing_the_client_closes_a_request_never_adopted() -> None:
     async with server(ok("chat_sse")) as (url, seen):
         ahead = await ahead_of("chat_sse", url)
-        async with asyncio.timeout(5):
-            while not seen.requests:  # the server took it (and will see the close)
-                await asyncio.sleep(0.01)
+        await wait_until(lambda: seen.requests, 5)  # the server took it (and will see the close)
         channel = ChatCompletionsChannel(url, "key", ahead=ahead)
         await channel.aclose()
         await asyncio.wait_for(seen.closed.wait(), 5)  # the server saw the close

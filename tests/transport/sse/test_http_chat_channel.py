@@ -345,7 +345,7 @@ def chat_app(script: dict[str, Any]) -> Any:
                 }
             )
         if script.get("stall"):
-            await asyncio.sleep(script["stall"])
+            await asyncio.sleep(script["stall"])  # a server that stalls mid-stream
         await send(
             {"type": "http.response.body", "body": sse(chunk(None, "stop")), "more_body": False}
         )
@@ -409,7 +409,7 @@ async def test_stop_before_the_response_headers_ends_at_once(http_server: Any) -
 
     async def slow_headers(scope: dict[str, Any], receive: Any, send: Any) -> None:
         started.set()
-        await asyncio.sleep(5)
+        await asyncio.sleep(5)  # a server slow to send its headers
 
     async with http_server(slow_headers) as base:
         ch = ChatCompletionsChannel(base, None)

@@ -55,7 +55,7 @@ def slow_prefill_app(script: dict[str, Any]) -> Any:
         until = loop.time() + script.get("prefill", 0.0)
         while script.get("stall") or loop.time() < until:
             await send({"type": "http.response.body", "body": b": ping\n\n", "more_body": True})
-            await asyncio.sleep(0.05)
+            await asyncio.sleep(0.05)  # a server pinging while it prefills
         for piece in (chunk("ok"), chunk(None, "stop"), b"data: [DONE]\n\n"):
             await send({"type": "http.response.body", "body": piece, "more_body": True})
         await send({"type": "http.response.body", "body": b"", "more_body": False})

@@ -32,10 +32,12 @@ SSE = (b'data: {"id":"c1","choices":[{"index":0,"delta":{"content":"ok"},"finish
 
 class ThreadServer:
     """A one-shot HTTP server on its own thread: it stamps (``perf_counter``) the
-    moment a whole request arrived, whatever the client's event loop is doing."""
+    moment a whole request arrived and sets ``whole``, whatever the client's event loop
+    is doing."""
 
     def __init__(self) -> None:
         self.arrived: list[float] = []
+        self.whole = threading.Event()
         self._sock = socket.socket()
         self._sock.bind(("127.0.0.1", 0))
         self._sock.listen()
@@ -55,6 +57,7 @@ class ThreadServer:
             while len(body) < length:
                 body += conn.recv(65536)
             self.arrived.append(time.perf_counter())
+            self.whole.set()
             conn.sendall(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n"
                          b"content-length: " + str(len(SSE)).encode() + b"\r\n\r\n" + SSE)
 
@@ -80,33 +83,32 @@ async def test_request_sent_comes_after_the_request_reached_the_server(
             events.append(event)
             if isinstance(event, RequestSent):
                 seen_at.append(time.perf_counter())
-                time.sleep(0.2)  # slow work on RequestSent (the applier import) must not delay it
+                # slow work on RequestSent (the applier import) blocks the loop: the server
+                # gets the whole request meanwhile, so none of it was left to send
+                assert thread_server.whole.wait(10), "the request was not all sent"
     await ch.aclose()
     (arrived,) = thread_server.arrived
     (sent,) = [e for e in events if isinstance(e, RequestSent)]
-    # the server had the whole request while we were still busy with RequestSent (the
-    # thread may stamp a little after the bytes arrived: it needs the GIL)
-    assert arrived < seen_at[0] + 0.1
+    # the thread may stamp a little after the bytes arrived: it needs the GIL
     assert abs(sent.at - arrived) < 0.05  # marked when the bytes left, not when we heard of it
     assert sent.at < seen_at[0]
     assert "".join(e.text for e in events if isinstance(e, TextDelta)) == "ok"
 
 
 async def test_request_sent_is_never_before_the_transport_got_the_request() -> None:
-    handled: list[float] = []
+    handled: list[httpx.Request] = []
 
     def handler(request: httpx.Request) -> httpx.Response:
-        handled.append(time.perf_counter())
+        handled.append(request)
         return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=SSE)
 
     ch = ChatCompletionsChannel("http://x.test/v1", None, transport=httpx.MockTransport(handler))
-    seen_at = 0.0
+    had: list[int] = []
     async for event in ch.stream(REQUEST):
         if isinstance(event, RequestSent):
-            seen_at = time.perf_counter()
-            time.sleep(0.05)
+            had.append(len(handled))  # requests the transport had when RequestSent came
     await ch.aclose()
-    assert handled and handled[0] < seen_at
+    assert had == [1]
 
 
 def _closed_port() -> int:

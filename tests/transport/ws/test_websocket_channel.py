@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 import pytest
+from waiting import wait_until
 from websockets.asyncio.server import ServerConnection
 
 from spark_cli.protocol.channel import (
@@ -438,9 +439,7 @@ async def test_a_malformed_frame_is_a_protocol_error(ws_server: Any, frame: str)
         ch = channel(srv.url, warm_spare=False)
         with pytest.raises(ChannelError) as info:
             await collect(ch, request("hi"))
-        async with asyncio.timeout(5):  # the socket is not trusted after a bad frame
-            while 1 not in srv.closed:
-                await asyncio.sleep(0.01)
+        await wait_until(lambda: 1 in srv.closed, 5)  # the socket is not trusted after a bad frame
         await ch.aclose()
     assert info.value.kind == "protocol"
 
@@ -588,9 +587,7 @@ async def test_stop_closes_the_socket_and_the_next_turn_uses_the_warm_spare(
         ch = channel(srv.url)
         await ch.warm()
         assert not ch.capabilities.cancel
-        async with asyncio.timeout(5):  # the spare opens in the background
-            while ch.handshakes < 2:
-                await asyncio.sleep(0.01)
+        await wait_until(lambda: ch.handshakes >= 2, 5)  # the spare opens in the background
         events = await stop_after_first_delta(ch, request("hi"))
         handshakes_before = srv.handshakes
         after = await collect(ch, request("hi", "tok", "again"))
@@ -641,7 +638,7 @@ async def test_a_slow_consumer_is_not_mistaken_for_a_silent_server(ws_server: An
             async for event in ch.stream(request("hi")):
                 events.append(event)
                 if isinstance(event, ResponseStarted):
-                    await asyncio.sleep(0.6)  # twice the idle timeout, mid-read
+                    await asyncio.sleep(0.6)  # a consumer busy twice the idle timeout
         await ch.aclose()
     assert text_of(events) == "Hello"
     assert events[-1].status == "completed"  # type: ignore[union-attr]
@@ -654,12 +651,15 @@ async def test_cancelling_the_consumer_still_cancels(ws_server: Any) -> None:
     async with ws_server(stall) as srv:
         ch = channel(srv.url, idle_timeout=5, warm_spare=False)
 
+        started = asyncio.Event()
+
         async def consume() -> None:
-            async for _ in ch.stream(request("hi")):
-                pass
+            async for event in ch.stream(request("hi")):
+                if isinstance(event, ResponseStarted):
+                    started.set()
 
         task = asyncio.create_task(consume())
-        await asyncio.sleep(0.2)
+        await asyncio.wait_for(started.wait(), 5)  # reading, and the server is silent
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
@@ -684,7 +684,7 @@ async def test_an_abandoned_turn_does_not_leak_frames_into_the_next(ws_server: A
         await send(ws, {"type": "response.created", "response": {"id": f"r{turn}"}})
         for piece in ("a", "b", "c"):
             await send(ws, {"type": "response.output_text.delta", "delta": f"{turn}{piece}"})
-            await asyncio.sleep(0.05)
+            await asyncio.sleep(0.05)  # a server pacing its frames
         await send(ws, {"type": "response.completed", "response": {"id": f"r{turn}"}})
 
     async with ws_server(slow) as srv:

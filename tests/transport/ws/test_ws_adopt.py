@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from waiting import wait_until
 from websockets.protocol import State
 from websockets.server import ServerProtocol
 
@@ -133,9 +134,7 @@ async def test_another_request_closes_the_ahead_and_is_sent_as_today(ws_server: 
         ahead = await ahead_of(srv.url, request("first"))
         ch = channel(srv.url, ahead)
         events = await collect(ch, request("second"))
-        async with asyncio.timeout(5):
-            while 1 not in srv.closed:
-                await asyncio.sleep(0.01)
+        await wait_until(lambda: 1 in srv.closed, 5)
         await ch.aclose()
     assert [(n, f["input"][0]["content"]) for n, f in srv.creates()] == [(1, "first"),
                                                                           (2, "second")]
@@ -284,9 +283,7 @@ async def test_aclose_closes_an_unclaimed_ahead(ws_server: Any) -> None:
         ahead = await ahead_of(srv.url, request("hi"))
         ch = channel(srv.url, ahead)
         await ch.aclose()
-        async with asyncio.timeout(5):
-            while 1 not in srv.closed:
-                await asyncio.sleep(0.01)
+        await wait_until(lambda: 1 in srv.closed, 5)
     assert ahead.sock is None and srv.handshakes == 1
 
 

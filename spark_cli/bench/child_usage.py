@@ -23,6 +23,8 @@ _TICK = os.sysconf("SC_CLK_TCK")
 
 @dataclass(frozen=True, slots=True)
 class ChildUsage:
+    """What one waited-for child process came to: exit code, CPU, peak memory."""
+
     exit_code: int
     cpu_s: float
     """User + system CPU, the child and the descendants it waited for (``os.wait4``)."""

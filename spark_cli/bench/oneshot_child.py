@@ -16,6 +16,8 @@ _SAMPLE = 'def greet(name):\n    return "hello " + name\n\n\nprint(greet("spark"
 
 @dataclass(frozen=True, slots=True)
 class Repetition:
+    """The figures of one `spark edit --json` child."""
+
     launch_to_request_s: float
     cpu_raw_s: float
     end_to_exit_s: float

@@ -118,6 +118,8 @@ def codex_env(home: Path, token: str) -> dict[str, str]:
 
 @dataclass(frozen=True, slots=True)
 class SideRun:
+    """One side-by-side run of a client (spark or Codex) through the relay."""
+
     launch_to_request_s: float
     """Launch → the first request asking for an answer, as the relay saw it."""
     first_request_s: float

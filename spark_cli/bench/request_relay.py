@@ -47,6 +47,8 @@ class Recording:
 
 @dataclass
 class _Log:
+    """What the relay saw: requests as they completed, usage sniffers, connections."""
+
     arrivals: list[Arrival] = field(default_factory=list)
     usages: list[UsageSniffer] = field(default_factory=list)
     connections: int = 0

@@ -37,6 +37,8 @@ _CARRY = 64
 
 @dataclass(frozen=True, slots=True)
 class Arrival:
+    """One complete request as the relay saw it arrive."""
+
     at: float
     """``time.monotonic()`` when the bytes that completed the request arrived."""
     kind: str

@@ -20,6 +20,8 @@ FLOORS = {"socket": "spark_cli.bench.stream_floor", "floor": "spark_cli.bench.st
 
 @dataclass(frozen=True, slots=True)
 class Run:
+    """One measured run of a client consuming a stream: its CPU and what it received."""
+
     cpu_s: float
     tokens: int
     messages: int

@@ -48,6 +48,8 @@ Role = Literal["system", "developer", "user", "assistant"]
 
 @dataclass(frozen=True, slots=True)
 class Message:
+    """One message of a conversation: who said it, and the text."""
+
     role: Role
     content: str
 
@@ -88,6 +90,8 @@ ConversationItem = Message | ToolCall | ToolOutput
 
 @dataclass(frozen=True, slots=True)
 class TurnRequest:
+    """What one turn asks of the model: the conversation, the instructions, the tools."""
+
     model: str
     messages: tuple[ConversationItem, ...]
     instructions: str = ""
@@ -98,6 +102,8 @@ class TurnRequest:
 
 @dataclass(frozen=True, slots=True)
 class Capabilities:
+    """What a channel can do beyond streaming an answer."""
+
     steer: bool = False
     """``response.steer``: redirect the running response in-band."""
     cancel: bool = False
@@ -124,12 +130,16 @@ class RequestSent:
 
 @dataclass(frozen=True, slots=True)
 class ResponseStarted:
+    """The provider began its response (its id, where it has one)."""
+
     response_id: str | None
     at: float
 
 
 @dataclass(frozen=True, slots=True)
 class TextDelta:
+    """The next piece of the answer's text."""
+
     text: str
 
 
@@ -150,12 +160,16 @@ class ToolCallCompleted:
 
 @dataclass(frozen=True, slots=True)
 class Queued:
+    """The request waits in the provider's capacity queue."""
+
     position: int
     """1-based place in the provider's capacity queue."""
 
 
 @dataclass(frozen=True, slots=True)
 class WaitingToRetry:
+    """The attempt failed; the channel waits ``seconds`` before the next one."""
+
     seconds: float
     reason: str
     attempt: int
@@ -163,17 +177,21 @@ class WaitingToRetry:
 
 @dataclass(frozen=True, slots=True)
 class Reconnected:
+    """The channel opened a new connection and replayed the context on it."""
+
     reason: str
     """Why a new connection was opened (the context was replayed on it)."""
 
 
 @dataclass(frozen=True, slots=True)
 class SteerAccepted:
-    pass
+    """The provider took a redirect of the running response."""
 
 
 @dataclass(frozen=True, slots=True)
 class SteerRejected:
+    """The provider refused a redirect of the running response."""
+
     code: str
     message: str
 
@@ -188,6 +206,8 @@ class Steered:
 
 @dataclass(frozen=True, slots=True)
 class UsageReported:
+    """The provider's token counts for the response."""
+
     input_tokens: int
     output_tokens: int
     time_info: dict[str, float] | None = None
@@ -200,6 +220,8 @@ TurnStatus = Literal["completed", "incomplete", "failed", "cancelled"]
 
 @dataclass(frozen=True, slots=True)
 class TurnFinished:
+    """The response ended (the last event of a turn)."""
+
     status: TurnStatus
     reason: str | None = None
     """``incomplete_details.reason`` (e.g. ``max_output_tokens``) or the failure message."""

@@ -42,6 +42,8 @@ _INSTRUCTION_ROLES = ("system", "developer")
 
 @dataclass(frozen=True, slots=True)
 class ChatRequest:
+    """A Chat Completions request, as spark sends it and the engine reads it."""
+
     model: str
     messages: tuple[InputItem, ...]
     stream: bool = False

@@ -42,6 +42,8 @@ _REMAINING_PREFIX = "x-ratelimit-remaining-"
 
 @dataclass(frozen=True, slots=True)
 class RetryDelay:
+    """How long to wait before retrying, and where that figure came from."""
+
     seconds: float
     source: str
     """Where the figure came from, e.g. ``retry-after-ms`` or ``backoff``."""

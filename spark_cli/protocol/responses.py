@@ -79,6 +79,8 @@ REASON_CANCELLED = "cancelled"  # extension: after response.cancel
 
 @dataclass(frozen=True, slots=True)
 class InputMessage:
+    """One message of a Responses ``input``."""
+
     role: str
     text: str
 
@@ -108,6 +110,8 @@ FUNCTION_CALL_OUTPUT = "function_call_output"
 
 @dataclass(frozen=True, slots=True)
 class CreateRequest:
+    """A ``response.create`` (WebSocket) or ``POST /responses`` body."""
+
     model: str
     input: tuple[InputItem, ...]
     instructions: str = ""
@@ -125,6 +129,8 @@ class CreateRequest:
 
 @dataclass(frozen=True, slots=True)
 class SteerRequest:
+    """A ``response.steer``: new input for the running response."""
+
     previous_response_id: str | None
     input: tuple[InputMessage, ...]
     raw_input: Any
@@ -133,6 +139,8 @@ class SteerRequest:
 
 @dataclass(frozen=True, slots=True)
 class CancelRequest:
+    """A ``response.cancel`` (the bundled engine's extension)."""
+
     response_id: str | None
 
 

@@ -61,6 +61,8 @@ class Cancelled(Exception):
 
 @dataclass(frozen=True, slots=True)
 class RepoFile:
+    """One file of the repo walk: its path, modification time and size."""
+
     rel: str
     mtime_ns: int
     size: int
@@ -118,6 +120,8 @@ class _Rules:
 
 @dataclass(frozen=True, slots=True)
 class RepoFiles:
+    """The repo's files as the walk found them (``truncated``: the walk stopped at its limit)."""
+
     root: Path
     files: list[RepoFile]
     truncated: bool
@@ -200,6 +204,8 @@ def walk(root: Path, *, under: str = "", only: WalkFilter = WalkFilter(),
 
 @dataclass(frozen=True, slots=True)
 class _Walker:
+    """One walk of the repo: where it starts, what it skips, what it found."""
+
     root: Path
     rules: _Rules
     only: WalkFilter

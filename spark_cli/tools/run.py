@@ -29,6 +29,8 @@ _Run: TypeAlias = "Callable[[Access, dict[str, Value], threading.Event | None], 
 
 @dataclass(frozen=True, slots=True)
 class _Tool:
+    """A tool as the runner holds it: its definition, its parameters, its function."""
+
     definition: ToolDef
     params: tuple[Param, ...]
     run: _Run

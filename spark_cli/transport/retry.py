@@ -33,6 +33,8 @@ from spark_cli.transport.errors import ProviderError, masked
 
 @dataclass(frozen=True, slots=True)
 class RetryPolicy:
+    """How many attempts a turn gets and how long to wait between them."""
+
     max_attempts: int = 4
     """Attempts in all (the first try included)."""
     max_wait: float = 30.0

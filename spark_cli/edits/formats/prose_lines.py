@@ -58,6 +58,8 @@ def may_be_special(head: str) -> bool:
 
 @dataclass(slots=True)
 class Fence:
+    """An open Markdown code fence: its character, its length, who opened it."""
+
     char: str
     length: int
     consumed: bool  # opened by a block (its closing line is swallowed), not by prose

@@ -240,6 +240,8 @@ def _check_placeholders(index: LineIndex, match: Match, search: list[str],
 
 @dataclass(frozen=True, slots=True)
 class _Piece:
+    """One search/replace pair of a hunk, with its anchors."""
+
     search: str
     replace: str
     anchors: tuple[str, ...] = ()

@@ -38,6 +38,8 @@ _NEWLINES = re.compile(r"\r\n|\r")
 
 @dataclass(frozen=True, slots=True)
 class Span:
+    """Where one hunk landed: its line range, its replacement, the step that found it."""
+
     index: int  # 1-based hunk index
     start: int
     end: int

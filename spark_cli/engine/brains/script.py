@@ -37,6 +37,8 @@ class ScriptError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class ScriptEntry:
+    """One scripted answer and the prompt it answers (a substring or a pattern)."""
+
     answer: str
     match: str | None = None
     pattern: re.Pattern[str] | None = None

@@ -55,6 +55,8 @@ __all__ = ["AGENTS_FILE", "BuiltRequest", "RequestError", "TargetFile", "build_r
 
 @dataclass(frozen=True, slots=True)
 class BuiltRequest:
+    """One turn's request, with what went into it and its size."""
+
     request: TurnRequest
     user_message: Message
     """The new message this turn adds to the conversation (exactly as sent)."""

@@ -41,6 +41,8 @@ class RequestError(Exception):
 
 @dataclass(frozen=True, slots=True)
 class TargetFile:
+    """A file sent to the model: its path, its text, the digest of that text."""
+
     path: str
     """Root-relative, POSIX-style."""
     text: str

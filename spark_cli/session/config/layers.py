@@ -91,6 +91,8 @@ def _check_value(where: str, key: str, value: object) -> object:
 
 @dataclass(frozen=True, slots=True)
 class Layer:
+    """One source of settings (defaults, a config file, the environment, flags)."""
+
     label: str
     values: dict[str, object]
     providers: dict[str, dict[str, object]] = field(default_factory=dict)

@@ -25,6 +25,8 @@ OVERRIDE_KEY_ENV = "SPARK_API_KEY"
 
 @dataclass(frozen=True, slots=True)
 class Preset:
+    """A known provider: its channel, endpoint, key variable, model and edit format."""
+
     name: str
     kind: ChannelKind
     base_url: str | None

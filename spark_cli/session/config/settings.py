@@ -92,6 +92,8 @@ def mask_key(key: str | None) -> str:
 
 @dataclass(frozen=True, slots=True)
 class ProviderSettings:
+    """The provider a session talks to, resolved from every layer."""
+
     name: str
     kind: ChannelKind
     base_url: str | None
@@ -119,6 +121,8 @@ class ProviderSettings:
 
 @dataclass(frozen=True, slots=True)
 class Settings:
+    """Everything a session runs with, resolved from every layer (``sources``: where from)."""
+
     provider: ProviderSettings
     edit_format: EditFormat
     context_window: int

@@ -69,6 +69,8 @@ _BLOCK_SLACK = 4  # tokens a block may add at its joins (separators, merged piec
 
 @dataclass(frozen=True, slots=True)
 class Budget:
+    """The window a request must fit, and what is kept back for the answer."""
+
     window: int
     reserved: int
     scale: float = 1.0
@@ -92,6 +94,8 @@ class Budget:
 
 @dataclass(frozen=True, slots=True)
 class Assembled:
+    """A turn's user message, fitted to the window, and what went into it."""
+
     targets: tuple[TargetFile, ...]
     sent: tuple[str, ...]
     content: str

@@ -44,6 +44,8 @@ _EMPTY = FileTags((), {}, " ")
 
 @dataclass(frozen=True, slots=True)
 class RefreshStats:
+    """What one refresh of the repo index did."""
+
     files: int
     parsed: int
     """Files read and parsed this refresh (the rest came from the cache)."""

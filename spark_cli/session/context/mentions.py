@@ -39,6 +39,8 @@ PLAIN_WORDS = frozenset({
 
 @dataclass(frozen=True, slots=True)
 class NamedFiles:
+    """The repo files a prompt names."""
+
     found: tuple[str, ...]
     """Repo paths the prompt names, in the order it names them."""
     ambiguous: tuple[tuple[str, tuple[str, ...]], ...]

@@ -29,6 +29,8 @@ MAX_CANDIDATES = 3_000
 
 @dataclass(frozen=True, slots=True)
 class Outline:
+    """The repo map as sent, and how much of the repo it shows."""
+
     text: str
     """The map ("" when nothing fits)."""
     tokens: int

@@ -52,6 +52,8 @@ in a huge repo); the rest waits for later turns."""
 
 @dataclass(frozen=True, slots=True)
 class Pick:
+    """A file chosen for the context, and why."""
+
     target: TargetFile
     why: str
     tokens: int

@@ -42,6 +42,8 @@ TOO_COMMON = 5
 
 @dataclass(frozen=True, slots=True)
 class Ranked:
+    """A definition of the repo map with its score."""
+
     path: str
     definition: Definition
     score: float

@@ -28,6 +28,8 @@ PARTS = ("instructions", "AGENTS.md", "tools", "history", "files", "references",
 
 @dataclass(frozen=True, slots=True)
 class ContextFile:
+    """One file of the context report: why it was picked, its tokens, whether it was sent."""
+
     path: str
     why: str
     """``added``, ``named in the prompt`` or ``mentions <symbol>``."""
@@ -38,6 +40,8 @@ class ContextFile:
 
 @dataclass(frozen=True, slots=True)
 class MapSummary:
+    """The repo map's part of the context report."""
+
     tokens: int
     files: int
     definitions: int
@@ -47,6 +51,8 @@ class MapSummary:
 
 @dataclass(frozen=True, slots=True)
 class ContextReport:
+    """What a request holds and why: the window, the budget, tokens per part, the files."""
+
     window: int
     reserved_for_answer: int
     budget: int

@@ -41,6 +41,8 @@ _QUERY_PARTS: dict[str, tuple[str, ...]] = {
 
 @dataclass(frozen=True, slots=True)
 class Definition:
+    """One definition in a file (a function, a class ...) and its line."""
+
     name: str
     kind: str
     """``function``, ``class``, ``method``, ``constant``, ``type``, ``module`` ..."""
@@ -52,6 +54,8 @@ class Definition:
 
 @dataclass(frozen=True, slots=True)
 class FileTags:
+    """A file's definitions and the identifiers it uses."""
+
     definitions: tuple[Definition, ...]
     references: dict[str, int]
     """identifier -> how many times the file uses it (see the module docstring)."""

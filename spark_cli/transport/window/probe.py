@@ -43,6 +43,8 @@ class _Refused(Exception):
 
 @dataclass(frozen=True, slots=True)
 class Found:
+    """What a server said of its context window, and which endpoint said it."""
+
     window: int | None
     """None: the server answered but says nothing of its window (llama-cpp-python's)."""
     where: str

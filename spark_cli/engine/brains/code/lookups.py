@@ -65,6 +65,8 @@ class Lookup:
 
 @dataclass(frozen=True, slots=True)
 class Lookups:
+    """The tool calls this turn made, with their outputs, and how many rounds made them."""
+
     calls: tuple[Lookup, ...] = ()
     rounds: int = 0
     """Responses of this turn that made calls."""

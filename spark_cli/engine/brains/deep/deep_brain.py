@@ -49,6 +49,8 @@ DEEP_INSTRUCTIONS: tuple[tuple[str, str], ...] = (
 
 @dataclass(frozen=True, slots=True)
 class _Done:
+    """One step of a deep task, done or not (and why not)."""
+
     step: Step
     result: OpResult | None
     reason: str = ""

@@ -38,6 +38,8 @@ _PASSING = re.compile(r"\b(?:pass(?:ing)?|passes|with\s+the\s+value)\s+[`'\"]?"
 
 @dataclass(frozen=True, slots=True)
 class Step:
+    """One step of a deep task, as written and as understood."""
+
     text: str
     """The step as the user wrote it."""
     instruction: Instruction | None

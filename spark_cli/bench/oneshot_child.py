@@ -6,15 +6,15 @@ runs with Codex CLI (:mod:`spark_cli.bench.oneshot_rival`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 from spark_cli.bench.child_usage import wait_child
+from spark_cli.record import record
 
 _SAMPLE = 'def greet(name):\n    return "hello " + name\n\n\nprint(greet("spark"))\n'
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Repetition:
     """The figures of one `spark edit --json` child."""
 

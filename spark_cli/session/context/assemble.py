@@ -31,11 +31,11 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from spark_cli.protocol.tokens import count_tokens
+from spark_cli.record import record
 from spark_cli.session.building.targets import AGENTS_FILE, RequestError, TargetFile
 from spark_cli.session.context.outline import Outline
 from spark_cli.session.context.picks import (
@@ -67,7 +67,7 @@ OUTSIDE_GIT_FILES = 2_000
 _BLOCK_SLACK = 4  # tokens a block may add at its joins (separators, merged pieces)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Budget:
     """The window a request must fit, and what is kept back for the answer."""
 
@@ -92,7 +92,7 @@ class Budget:
         return math.ceil(pieces * self.scale) if self.scale != 1.0 else pieces
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Assembled:
     """A turn's user message, fitted to the window, and what went into it."""
 

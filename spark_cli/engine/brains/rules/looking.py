@@ -25,7 +25,6 @@ could not find or read.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from spark_cli.engine.brains.base import BrainCall, BrainRequest
 from spark_cli.engine.brains.code.lookups import (
@@ -42,6 +41,7 @@ from spark_cli.engine.brains.code.tool_results import clean_path
 from spark_cli.engine.brains.code.trees import find_definitions, parse
 from spark_cli.engine.brains.rules.instruction_parser import Instruction, mentioned_paths
 from spark_cli.engine.brains.rules.results import plural
+from spark_cli.record import record
 
 _SYMBOL_KINDS = frozenset({"rename", "docstring", "delete", "add_parameter"})
 _PRINTS = (r"\bprint\(|console\.(log|debug|info)\(|fmt\.Print|\bprintln!?\(|\beprintln!\(|"
@@ -52,7 +52,7 @@ _EXTENSION = re.compile(r"\.[A-Za-z]\w{0,9}")
 """A file name's extension (matched at the end of a run's last segment)."""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Look:
     """What to say, then the calls to make."""
 

@@ -13,10 +13,10 @@ class as source text (``__init__``, ``__repr__``, ``__eq__``, ``__hash__``,
 ``__setattr__``, ``__delattr__``), then parses and compiles each: 47% of the
 instructions a `spark edit` spends before its request leaves (~70 classes, ~130 in
 the bundled edit). A record compiles its ``__init__`` only; the other five are shared
-by every record and read the fields from the class. Saves 31% of the instructions to
-the request on the WebSocket and Chat SSE and in the bundled tiny edit, ~20-30% of
-launch → request on the wall clock (docs/benchmarks.md, Ledger); `spark bench
-oneshot` shows the paths.
+by every record and read the fields from the class. Saves 41% of the instructions to
+the request on the WebSocket and Chat SSE (453 → 269 M) and a third in the bundled
+tiny edit; launch → request ×0.70 (WebSocket) and ×0.62 (Chat SSE) on the wall
+clock, paired (docs/benchmarks.md, Ledger); `spark bench oneshot` shows the paths.
 """
 
 from __future__ import annotations

@@ -98,7 +98,8 @@ def _docless_dataclasses() -> list[str]:
     for path in sorted(PACKAGE.rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.ClassDef) and ast.get_docstring(node) is None and any(
-                    "dataclass" in ast.unparse(d) for d in node.decorator_list):
+                    ast.unparse(d).split("(")[0].endswith(("dataclass", "record"))
+                    for d in node.decorator_list):
                 found.append(f"{path.relative_to(PACKAGE.parent).as_posix()}:{node.name}")
     return found
 

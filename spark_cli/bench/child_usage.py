@@ -14,15 +14,18 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from spark_cli.record import record
 
 _TICK = os.sysconf("SC_CLK_TCK")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ChildUsage:
+    """What one waited-for child process came to: exit code, CPU, peak memory."""
+
     exit_code: int
     cpu_s: float
     """User + system CPU, the child and the descendants it waited for (``os.wait4``)."""

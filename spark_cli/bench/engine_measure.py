@@ -28,6 +28,8 @@ def lorem_engine(token: str, tps: float, *, max_streams: int = 64,
 
 @dataclass
 class Stream:
+    """One measured stream: its tokens and the arrival of each text-delta frame."""
+
     tokens: int = 0
     stamps: list[float] = field(default_factory=list)
     """Arrival time of each text-delta frame."""

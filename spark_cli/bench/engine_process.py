@@ -22,6 +22,8 @@ _URLS = re.compile(r"(ws://\S+/v1/responses) \((http://\S+?)\)")
 
 @dataclass
 class EngineProcess:
+    """An engine running in its own process, and where to reach it."""
+
     proc: subprocess.Popen[str]
     ws_url: str
     """``ws://HOST:PORT/v1/responses``."""

@@ -6,16 +6,18 @@ runs with Codex CLI (:mod:`spark_cli.bench.oneshot_rival`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 from spark_cli.bench.child_usage import wait_child
+from spark_cli.record import record
 
 _SAMPLE = 'def greet(name):\n    return "hello " + name\n\n\nprint(greet("spark"))\n'
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Repetition:
+    """The figures of one `spark edit --json` child."""
+
     launch_to_request_s: float
     cpu_raw_s: float
     end_to_exit_s: float
@@ -35,15 +37,15 @@ def child_env(**extra: str) -> dict[str, str]:
     ``PYTHONDONTWRITEBYTECODE`` would make every child compile spark from source
     (~70 ms more per launch than an installed copy, whose bytecode pip compiles);
     ``PYTHONUNBUFFERED`` is not what a user runs with either. The provider
-    variables are dropped (``extra`` sets what a run needs), so a user's keys
-    and settings never leak into the figures.
+    variables and the cache directory are dropped (``extra`` sets what a run needs),
+    so a user's keys, settings and cached server facts never leak into the figures.
     """
     import os
 
     env = dict(os.environ)
     for name in ("PYTHONDONTWRITEBYTECODE", "PYTHONUNBUFFERED", "SPARK_CONFIG_DIR",
-                 "SPARK_API_KEY", "SPARK_PROVIDER", "SPARK_MODEL", "SPARK_BASE_URL",
-                 "OPENAI_API_KEY", "CEREBRAS_API_KEY"):
+                 "SPARK_CACHE_DIR", "SPARK_API_KEY", "SPARK_PROVIDER", "SPARK_MODEL",
+                 "SPARK_BASE_URL", "OPENAI_API_KEY", "CEREBRAS_API_KEY"):
         env.pop(name, None)
     env.update(extra)
     return env
@@ -82,7 +84,10 @@ def run_once(url: str, token: str, tokens: int, workdir: Path,
     (workdir / "bench.py").write_text(_SAMPLE)
     config_dir = workdir / f"config-{channel}"
     flags = channel_args(channel, url, config_dir)
-    env = child_env(SPARK_API_KEY=token, SPARK_CONFIG_DIR=str(config_dir))
+    # the bench's own cache of server facts (the window spark asked the engine for): the
+    # warm-up asks, the repetitions read it, whatever other processes write to the user's
+    env = child_env(SPARK_API_KEY=token, SPARK_CONFIG_DIR=str(config_dir),
+                    SPARK_CACHE_DIR=str(workdir / "cache"))
     argv = [*spark_command(), "edit", "bench.py", "-m", "stream lorem", *flags,
             "--max-output-tokens", str(tokens), "--json"]
     lines: list[str] = []

@@ -35,13 +35,13 @@ import statistics
 import subprocess
 import threading
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from spark_cli.bench.child_usage import wait_child
 from spark_cli.bench.oneshot_child import child_env, run_once
 from spark_cli.bench.request_relay import Recording, RequestRelay
+from spark_cli.record import record
 
 RIVAL_CHANNELS = ("responses_ws", "responses_sse")
 """The channels Codex has (``wire_api = "responses"``: WebSocket or SSE)."""
@@ -116,8 +116,10 @@ def codex_env(home: Path, token: str) -> dict[str, str]:
     return env
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class SideRun:
+    """One side-by-side run of a client (spark or Codex) through the relay."""
+
     launch_to_request_s: float
     """Launch → the first request asking for an answer, as the relay saw it."""
     first_request_s: float

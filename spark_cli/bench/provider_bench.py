@@ -26,7 +26,6 @@ import os
 import secrets
 import statistics
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +43,7 @@ from spark_cli.protocol.channel import (
     UsageReported,
 )
 from spark_cli.protocol.tokens import count_tokens
+from spark_cli.record import record
 from spark_cli.session.config.settings import ProviderSettings, SettingsError, load_settings
 from spark_cli.transport.factory import ChannelKind
 
@@ -51,7 +51,7 @@ DEFAULT_SIZES = "1k,4k,16k"
 SECTION = "## Provider"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Answer:
     """One measured answer (seconds; NaN where a mark never came)."""
 

@@ -20,11 +20,12 @@ import time
 from dataclasses import dataclass, field
 
 from spark_cli.bench.request_sniff import Arrival, RequestSniffer, UsageSniffer
+from spark_cli.record import record
 
 _CHUNK = 1 << 16
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Recording:
     """What the relay saw since the last :meth:`RequestRelay.take`."""
 
@@ -47,6 +48,8 @@ class Recording:
 
 @dataclass
 class _Log:
+    """What the relay saw: requests as they completed, usage sniffers, connections."""
+
     arrivals: list[Arrival] = field(default_factory=list)
     usages: list[UsageSniffer] = field(default_factory=list)
     connections: int = 0

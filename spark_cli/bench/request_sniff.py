@@ -21,12 +21,13 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 
 import h11
 from websockets.frames import Frame, Opcode
 from websockets.http11 import Request
 from websockets.server import ServerProtocol
+
+from spark_cli.record import record
 
 _HEAD_END = b"\r\n\r\n"
 _UPGRADE = re.compile(rb"^upgrade:[ \t]*websocket[ \t]*\r?$", re.IGNORECASE | re.MULTILINE)
@@ -35,8 +36,10 @@ _CARRY = 64
 """Bytes of one chunk kept for the next, so a figure split across chunks is still read."""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Arrival:
+    """One complete request as the relay saw it arrive."""
+
     at: float
     """``time.monotonic()`` when the bytes that completed the request arrived."""
     kind: str

@@ -7,19 +7,21 @@ import os
 import subprocess
 import sys
 import threading
-from dataclasses import dataclass
 from pathlib import Path
 
 from spark_cli.bench.child_usage import wait_child
 from spark_cli.bench.oneshot_child import channel_args, child_env, spark_command
+from spark_cli.record import record
 
 _SAMPLE = 'def greet(name):\n    return "hello " + name\n'
 FLOORS = {"socket": "spark_cli.bench.stream_floor", "floor": "spark_cli.bench.stream_floor_lib"}
 """Floor mode -> the module run as ``python -m``."""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Run:
+    """One measured run of a client consuming a stream: its CPU and what it received."""
+
     cpu_s: float
     tokens: int
     messages: int
@@ -30,7 +32,7 @@ class Run:
     """The TUI's keystroke -> frame p95 while such an answer streams (0 for the others)."""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Target:
     """The engine a run asks."""
 

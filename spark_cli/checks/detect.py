@@ -26,8 +26,9 @@ import re
 import shutil
 import sys
 import tomllib
-from dataclasses import dataclass
 from pathlib import Path
+
+from spark_cli.record import record
 
 # a rule line naming ``test`` among its targets (not a ``test := value`` assignment)
 _MAKE_TEST = re.compile(r"^(?:[^\s:#=][^:#=\n]*[ \t])?test(?:[ \t][^:#=\n]*)?:(?!=)", re.MULTILINE)
@@ -36,7 +37,7 @@ _NPM_PLACEHOLDER = "no test specified"
 _MAX_SCAN = 2000  # files looked at under tests/ before giving up
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class TestCommand:
     """A command to run from the repo root."""
 

@@ -28,10 +28,10 @@ import signal
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 from spark_cli.checks.detect import TestCommand
+from spark_cli.record import record
 
 DEFAULT_TIMEOUT = 600.0
 DEFAULT_KEEP_BYTES = 256 * 1024
@@ -53,7 +53,7 @@ _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 _ANSI_OPEN = re.compile(r"\x1b(\[[0-9;?]*)?$")  # an escape sequence cut off at the end
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class TestResult:
     """How one test run went."""
 

@@ -27,11 +27,12 @@ import math
 import os
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from spark_cli.protocol.channel import Message, ToolCall, ToolOutput, TurnRequest
+from spark_cli.record import record
 from spark_cli.session.config.settings import Settings, with_window
 
 CACHE_ENV = "SPARK_CACHE_DIR"
@@ -54,7 +55,7 @@ KEEP = 64
 HOSTED = {"openai": "https://api.openai.com/v1", "cerebras": "https://api.cerebras.ai/v1"}
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ServerFacts:
     """What spark knows of one server + model (a cache entry)."""
 

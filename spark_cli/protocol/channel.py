@@ -2,7 +2,7 @@
 
 Transports (WebSocket Responses, HTTP SSE Chat Completions / Responses)
 implement :class:`Channel`; the session and front ends only ever see this
-module. Everything here is plain data (frozen slotted dataclasses): no I/O.
+module. Everything here is plain data (records, :mod:`spark_cli.record`): no I/O.
 
 Rules every channel follows:
 
@@ -38,21 +38,23 @@ with ``tool_calls``, each output as a ``role: "tool"`` message.
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator
-from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 from spark_cli.protocol.window import Overflow
+from spark_cli.record import record
 
 Role = Literal["system", "developer", "user", "assistant"]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Message:
+    """One message of a conversation: who said it, and the text."""
+
     role: Role
     content: str
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ToolSpec:
     """A function the model may call: its name, what it does, its JSON-schema parameters."""
 
@@ -61,7 +63,7 @@ class ToolSpec:
     parameters: dict[str, Any]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ToolCall:
     """A call the model made, as a conversation item of the assistant's."""
 
@@ -74,7 +76,7 @@ class ToolCall:
     """The Responses output item id (``fc_…``), where the wire has one."""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ToolOutput:
     """The result of one call, sent back to the model under its call id."""
 
@@ -86,8 +88,10 @@ ConversationItem = Message | ToolCall | ToolOutput
 """What a conversation holds: messages, the model's calls and their outputs."""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class TurnRequest:
+    """What one turn asks of the model: the conversation, the instructions, the tools."""
+
     model: str
     messages: tuple[ConversationItem, ...]
     instructions: str = ""
@@ -96,8 +100,10 @@ class TurnRequest:
     """The tools the model may call in this turn (empty: no ``tools`` field is sent)."""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Capabilities:
+    """What a channel can do beyond streaming an answer."""
+
     steer: bool = False
     """``response.steer``: redirect the running response in-band."""
     cancel: bool = False
@@ -109,7 +115,7 @@ class Capabilities:
 # ---- events a channel yields (past tense; streamed pieces end in Delta) ----
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class RequestSent:
     """The request has left: its bytes were written to the connection.
 
@@ -122,18 +128,22 @@ class RequestSent:
     """``time.perf_counter()`` when the request left (latency mark)."""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ResponseStarted:
+    """The provider began its response (its id, where it has one)."""
+
     response_id: str | None
     at: float
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class TextDelta:
+    """The next piece of the answer's text."""
+
     text: str
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ToolCallStarted:
     """The model began a call (its name is known; the arguments are still streaming)."""
 
@@ -141,44 +151,52 @@ class ToolCallStarted:
     name: str
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ToolCallCompleted:
     """A call's arguments are complete: the whole call, ready to run."""
 
     call: ToolCall
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Queued:
+    """The request waits in the provider's capacity queue."""
+
     position: int
     """1-based place in the provider's capacity queue."""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class WaitingToRetry:
+    """The attempt failed; the channel waits ``seconds`` before the next one."""
+
     seconds: float
     reason: str
     attempt: int
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Reconnected:
+    """The channel opened a new connection and replayed the context on it."""
+
     reason: str
     """Why a new connection was opened (the context was replayed on it)."""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class SteerAccepted:
-    pass
+    """The provider took a redirect of the running response."""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class SteerRejected:
+    """The provider refused a redirect of the running response."""
+
     code: str
     message: str
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Steered:
     """The running response ended for a steer; its successor starts streaming now."""
 
@@ -186,8 +204,10 @@ class Steered:
     response_id: str | None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class UsageReported:
+    """The provider's token counts for the response."""
+
     input_tokens: int
     output_tokens: int
     time_info: dict[str, float] | None = None
@@ -198,8 +218,10 @@ class UsageReported:
 TurnStatus = Literal["completed", "incomplete", "failed", "cancelled"]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class TurnFinished:
+    """The response ended (the last event of a turn)."""
+
     status: TurnStatus
     reason: str | None = None
     """``incomplete_details.reason`` (e.g. ``max_output_tokens``) or the failure message."""

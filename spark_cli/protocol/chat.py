@@ -17,7 +17,6 @@ must answer a call made before it. A streamed call is a first delta
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Any
 
 from spark_cli.protocol.channel import ToolSpec
@@ -32,6 +31,7 @@ from spark_cli.protocol.responses import (
     parse_input,
 )
 from spark_cli.protocol.tool_defs import AUTO, ToolChoice, chat_function_specs, parse_tool_choice
+from spark_cli.record import record
 
 DONE = "[DONE]"
 FINISH_STOP = "stop"
@@ -40,8 +40,10 @@ FINISH_TOOL_CALLS = "tool_calls"
 _INSTRUCTION_ROLES = ("system", "developer")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ChatRequest:
+    """A Chat Completions request, as spark sends it and the engine reads it."""
+
     model: str
     messages: tuple[InputItem, ...]
     stream: bool = False

@@ -19,14 +19,15 @@ with ``(no final newline)`` after the path so nothing is lost.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+from spark_cli.record import record
 
 _BACKTICK_RUN = re.compile(r"`{3,}")
 _FENCE_OPEN = re.compile(r"^(`{3,})([\w+#.-]*)[ \t]*$")
 _NO_FINAL_NEWLINE = " (no final newline)"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class FileBlock:
     """One file as carried in a request."""
 

@@ -18,7 +18,8 @@ import math
 import random
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+
+from spark_cli.record import record
 
 # patterns, compiled on first use (re's own cache): most runs never see a rate limit
 _DURATION_PART = r"(\d+(?:\.\d+)?)(ms|h|m|s)"
@@ -40,8 +41,10 @@ _RESET_PREFIX = "x-ratelimit-reset-"
 _REMAINING_PREFIX = "x-ratelimit-remaining-"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class RetryDelay:
+    """How long to wait before retrying, and where that figure came from."""
+
     seconds: float
     source: str
     """Where the figure came from, e.g. ``retry-after-ms`` or ``backoff``."""

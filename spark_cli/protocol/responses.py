@@ -11,7 +11,6 @@ hot path costs one ``json.dumps`` of the delta string.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Any
 
 from spark_cli.protocol.channel import ToolSpec
@@ -29,6 +28,7 @@ from spark_cli.protocol.wire_errors import INVALID_VALUE as INVALID_VALUE
 from spark_cli.protocol.wire_errors import MISSING_REQUIRED_PARAMETER as MISSING_REQUIRED_PARAMETER
 from spark_cli.protocol.wire_errors import WireError as WireError
 from spark_cli.protocol.wire_errors import bad_request as _bad
+from spark_cli.record import record
 
 # Client event types.
 CREATE = "response.create"
@@ -77,13 +77,15 @@ REASON_STEERED = "steered"
 REASON_CANCELLED = "cancelled"  # extension: after response.cancel
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class InputMessage:
+    """One message of a Responses ``input``."""
+
     role: str
     text: str
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class InputCall:
     """A ``function_call`` item: a call the model made earlier in the conversation."""
 
@@ -93,7 +95,7 @@ class InputCall:
     item_id: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class InputOutput:
     """A ``function_call_output`` item: the result of a call, under its ``call_id``."""
 
@@ -106,8 +108,10 @@ FUNCTION_CALL = "function_call"
 FUNCTION_CALL_OUTPUT = "function_call_output"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class CreateRequest:
+    """A ``response.create`` (WebSocket) or ``POST /responses`` body."""
+
     model: str
     input: tuple[InputItem, ...]
     instructions: str = ""
@@ -123,16 +127,20 @@ class CreateRequest:
     parallel_tool_calls: bool = True
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class SteerRequest:
+    """A ``response.steer``: new input for the running response."""
+
     previous_response_id: str | None
     input: tuple[InputMessage, ...]
     raw_input: Any
     """The input as sent, echoed back in ``response.steer.failed``."""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class CancelRequest:
+    """A ``response.cancel`` (the bundled engine's extension)."""
+
     response_id: str | None
 
 

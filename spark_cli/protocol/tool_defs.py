@@ -30,12 +30,12 @@ the engine runs none of them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from spark_cli.protocol.channel import ToolSpec
 from spark_cli.protocol.wire_errors import INVALID_TYPE, MISSING_REQUIRED_PARAMETER
 from spark_cli.protocol.wire_errors import bad_request as _bad
+from spark_cli.record import record
 
 ADDITIONAL_TOOLS = "additional_tools"
 """The input item type that lists tools inside ``input``."""
@@ -130,7 +130,7 @@ def check_additional_tools(item: dict[str, Any], where: str) -> None:
 # --- what the brains get ---------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ToolChoice:
     """``tool_choice`` as read: ``mode`` is ``auto``, ``none`` or ``required``; ``names``
     the functions a forced or ``allowed_tools`` choice permits (``None``: every one)."""

@@ -8,10 +8,10 @@ the window and trim. :func:`overflow_message` is the one wording:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from spark_cli.record import record
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Overflow:
     """A request the server refused as longer than its window."""
 

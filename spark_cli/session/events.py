@@ -23,7 +23,6 @@ closed union: front ends match on these types (``spark_cli.session.api``), and
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal
 
 from spark_cli.edits.model.blocks import BlockRejected, ProseDelta
@@ -39,6 +38,7 @@ from spark_cli.protocol.channel import (
     UsageReported,
     WaitingToRetry,
 )
+from spark_cli.record import record
 
 __all__ = [
     "BlockRejected",
@@ -65,21 +65,21 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class EditLanded:
     """An edit block was applied (or, under a dry run, would have been)."""
 
     outcome: EditApplied
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class EditRefused:
     """An edit block was refused; nothing of it was written."""
 
     outcome: RefusedOutcome
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ToolCallStarted:
     """spark started running a call the model made (its arguments are complete)."""
 
@@ -91,7 +91,7 @@ class ToolCallStarted:
     """The call in a few words: ``search TAX_RATE``, ``read src/shop/pricing.py 1–40``."""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ToolCallFinished:
     """A call ran (or was refused, or cancelled); ``output`` went back to the model."""
 
@@ -113,7 +113,7 @@ class ToolCallFinished:
     ``read src/shop/pricing.py 1–40 of 120``."""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ToolLoopStopped:
     """The model made ``max_tool_calls`` calls in this turn: spark ran no more and ended the
     turn (the calls it did not run were answered "not run" so the conversation stays valid)."""
@@ -126,7 +126,7 @@ class ToolLoopStopped:
 TurnOutcome = Literal["completed", "incomplete", "cancelled", "failed"]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class TurnCompleted:
     """The turn ended (the answer finished, was cut short, or was interrupted).
 
@@ -166,7 +166,7 @@ FailureKind = Literal[
 ]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class TurnFailed:
     """The turn could not run or broke off; ``message`` is specific and safe to show.
 

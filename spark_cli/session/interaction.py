@@ -21,14 +21,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
-from dataclasses import dataclass
 from typing import Any
 
+from spark_cli.record import record
 from spark_cli.session.api import ChannelError, SessionApi
 from spark_cli.session.events import SessionEvent, SteerRejected, TurnCompleted, TurnFailed
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class TurnStarted:
     """A turn began for ``text``; ``why``: typed and sent, queued, or a redirect resent."""
 
@@ -36,7 +36,7 @@ class TurnStarted:
     why: str  # "sent" | "queued" | "redirect"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Redirected:
     """A message typed while the turn streamed; ``how``: "steer" (in-band) or "resend"."""
 
@@ -44,7 +44,7 @@ class Redirected:
     how: str
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class QueueChanged:
     """The queue now holds ``items`` (in the order they will be sent); ``paused`` after Esc."""
 
@@ -52,7 +52,7 @@ class QueueChanged:
     paused: bool
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class TurnEnded:
     """The turn's task is over (after its final ``TurnCompleted`` / ``TurnFailed``)."""
 

@@ -57,6 +57,7 @@ from spark_cli.protocol.channel import (
     ToolOutput,
     TurnRequest,
 )
+from spark_cli.record import record
 from spark_cli.session.context.tool_outputs import cut_output, item_tokens, shrink_outputs
 from spark_cli.session.events import (
     SessionEvent,
@@ -79,7 +80,7 @@ PRIME_ARGUMENTS = '{"pattern": "spark", "path": ".spark/no-such-folder"}'
 _primed: set[Path] = set()
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
+@record
 class _Broken:
     """A runner that raised (it should not): its error as a result."""
 

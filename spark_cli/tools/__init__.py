@@ -1,12 +1,13 @@
 """The model's read-only tools: read_file, search, list_files, as pure functions over the repo.
 
 A leaf like ``edits`` and ``checks``: of spark it imports only the edits package's
-confinement and text decoding (``spark_cli.edits.disk``), its refusal type, and
-``spark_cli.text_digest``. `run_tool` never raises; docs/tools.md describes the
-tools, their outputs and caps. The repo walk honouring ``.gitignore``
-(:mod:`.repo_files`) lives here too, and the session's repo map uses it: so
-``TOOL_DEFS`` and ``run_tool`` are imported on first use (:mod:`.run` pulls in
-the three tools), and importing the walk costs the map nothing more.
+confinement and text decoding (``spark_cli.edits.disk``), its refusal type,
+``spark_cli.text_digest`` and the record type (``spark_cli.record``). `run_tool` never
+raises; docs/tools.md describes the tools, their outputs and caps. The repo walk
+honouring ``.gitignore`` (:mod:`.repo_files`) lives here too, and the session's repo
+map uses it. A request declares the tools (``TOOL_DEFS``, :mod:`.defs`: plain data)
+before any runs, so ``run_tool`` (:mod:`.run`, which pulls in the three tools) is
+imported on first use.
 """
 
 from __future__ import annotations
@@ -16,14 +17,19 @@ from typing import TYPE_CHECKING, Any
 from spark_cli.tools.model import ToolDef, ToolResult
 
 if TYPE_CHECKING:
-    from spark_cli.tools.run import TOOL_DEFS, run_tool
+    from spark_cli.tools.defs import TOOL_DEFS
+    from spark_cli.tools.run import run_tool
 
 __all__ = ["TOOL_DEFS", "ToolDef", "ToolResult", "run_tool"]
 
 
 def __getattr__(name: str) -> Any:
-    if name in ("TOOL_DEFS", "run_tool"):
-        from spark_cli.tools import run
+    if name == "TOOL_DEFS":
+        from spark_cli.tools.defs import TOOL_DEFS
 
-        return getattr(run, name)
+        return TOOL_DEFS
+    if name == "run_tool":
+        from spark_cli.tools.run import run_tool
+
+        return run_tool
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -18,17 +18,17 @@ import os
 import posixpath
 import stat
 from collections.abc import Collection
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from spark_cli.edits.disk.paths import PROTECTED_DIRS, confine
 from spark_cli.edits.model.outcome import FileRefused
+from spark_cli.record import record
 from spark_cli.tools.model import ToolFailure
 from spark_cli.tools.repo_files import VENDORED, RepoFiles, ignore_rules
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Target:
     """A confined path: ``rel`` is repo-relative with "/" ("" is the root)."""
 

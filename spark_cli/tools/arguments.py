@@ -11,16 +11,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any, Literal
 
+from spark_cli.record import record
 from spark_cli.tools.model import ToolFailure
 
 Value = str | int
 _KIND_NAMES = {"string": "a string", "integer": "an integer"}
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Param:
     """One parameter of a tool."""
 

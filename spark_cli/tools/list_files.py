@@ -14,7 +14,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from spark_cli.tools.access import Access, Target
-from spark_cli.tools.arguments import Param, Value
+from spark_cli.tools.arguments import Value
+from spark_cli.tools.defs import LIST_MAX_SHOWN as MAX_SHOWN
 from spark_cli.tools.globs import glob_filter
 from spark_cli.tools.model import ToolResult
 from spark_cli.tools.repo_files import WalkFilter, walk
@@ -22,21 +23,7 @@ from spark_cli.tools.repo_files import WalkFilter, walk
 if TYPE_CHECKING:
     import threading
 
-MAX_SHOWN = 300
 WALK_LIMIT = 200_000
-GLOB_HELP = ("only files whose path matches this gitignore-style glob, e.g. *.py or "
-             "src/**/*.ts ({a,b} braces expand; a leading ! excludes)")
-
-DESCRIPTION = (
-    "List the repository's files under a folder (honouring .gitignore; vendored and build "
-    f"folders only when asked), one repo-relative path per line, sorted, at most {MAX_SHOWN}."
-)
-PARAMS = (
-    Param("path", "string", "folder to list, relative to the repository root (default: the "
-          "whole repository)"),
-    Param("glob", "string", GLOB_HELP),
-)
-
 
 def folder_files(access: Access, target: Target, *, max_bytes: int | None,
                  skip_extensions: frozenset[str], cancel: threading.Event | None) -> list[str]:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
+from spark_cli.record import record
 
-@dataclass(frozen=True, slots=True)
+
+@record
 class ToolDef:
     """A tool as a request declares it: ``parameters`` is its arguments' JSON schema."""
 
@@ -15,7 +16,7 @@ class ToolDef:
     parameters: dict[str, Any]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ToolResult:
     """What a call gave: ``output`` goes to the model (even when not ``ok``), ``summary``
     is one compact line for a UI ("3 hits", "src/app.py 1–40 of 120", "error: …")."""

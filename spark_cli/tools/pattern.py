@@ -24,15 +24,15 @@ terminal). ``re2`` is imported on the first search.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from typing import Any
 
+from spark_cli.record import record
 from spark_cli.tools.model import ToolFailure
 
 MAX_MEMORY = 64 * 1024 * 1024  # RE2's budget for one compiled pattern
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Hit:
     """One matching line: its number (1-based), its bytes' bounds, where the match starts."""
 
@@ -52,7 +52,7 @@ def _options(re2: Any, *, literal: bool) -> Any:
     return options
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Matcher:
     """A compiled pattern; ``fixed`` when it was searched as plain text."""
 

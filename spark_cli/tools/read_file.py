@@ -18,31 +18,18 @@ from typing import TYPE_CHECKING
 from spark_cli.edits.disk.textfile import decode
 from spark_cli.edits.model.outcome import FileRefused
 from spark_cli.tools.access import Access
-from spark_cli.tools.arguments import Param, Value
+from spark_cli.tools.arguments import Value
+from spark_cli.tools.defs import READ_MAX_BYTES as MAX_BYTES
+from spark_cli.tools.defs import READ_MAX_LINES as MAX_LINES
 from spark_cli.tools.model import ToolFailure, ToolResult
 from spark_cli.tools.repo_files import Cancelled
 
 if TYPE_CHECKING:
     import threading
 
-MAX_LINES = 400
-MAX_BYTES = 40 * 1024
 READ_LIMIT = 16 * 1024 * 1024
 SNIFF_BYTES = 8192
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
-
-DESCRIPTION = (
-    "Read a text file of the repository with 1-based line numbers (like `cat -n`). A file of "
-    f"at most {MAX_LINES} lines and {MAX_BYTES // 1024} KB comes whole; for a larger one you get "
-    f"up to {MAX_LINES} lines from start_line and a last line saying how many lines there are. "
-    "Paths are relative to the repository root."
-)
-PARAMS = (
-    Param("path", "string", "the file's path relative to the repository root", required=True),
-    Param("start_line", "integer", "first line to show, 1-based (default 1)", minimum=1),
-    Param("end_line", "integer",
-          f"last line to show, inclusive (default: start_line + {MAX_LINES - 1})", minimum=1),
-)
 
 
 def read_file(access: Access, args: dict[str, Value],

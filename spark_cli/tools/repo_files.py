@@ -29,10 +29,10 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from spark_cli.record import record
 from spark_cli.tools.ignores import IgnoreCache, IgnoreFile
 
 if TYPE_CHECKING:
@@ -59,14 +59,16 @@ class Cancelled(Exception):
     """The caller's cancel event was set while walking or reading."""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class RepoFile:
+    """One file of the repo walk: its path, modification time and size."""
+
     rel: str
     mtime_ns: int
     size: int
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class WalkFilter:
     """What a walk leaves out besides ``.git/``, ``.spark/``, symlinks and ignored files."""
 
@@ -75,7 +77,7 @@ class WalkFilter:
     max_bytes: int | None = None  # larger files are left out
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class _Rules:
     """The ignore files in force, outermost first, each with its directory prefix."""
 
@@ -116,8 +118,10 @@ class _Rules:
         return _Rules(list(self.specs), self.cache)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class RepoFiles:
+    """The repo's files as the walk found them (``truncated``: the walk stopped at its limit)."""
+
     root: Path
     files: list[RepoFile]
     truncated: bool
@@ -198,8 +202,10 @@ def walk(root: Path, *, under: str = "", only: WalkFilter = WalkFilter(),
     return RepoFiles(root, found, truncated, rules.copy())
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class _Walker:
+    """One walk of the repo: where it starts, what it skips, what it found."""
+
     root: Path
     rules: _Rules
     only: WalkFilter

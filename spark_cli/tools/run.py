@@ -1,4 +1,5 @@
-"""The three tools by name: their declarations (`TOOL_DEFS`) and `run_tool`, which never raises.
+"""`run_tool`, which runs one of the three tools by name (declared in :mod:`.defs`) and
+never raises.
 
 Every call is answered: an unknown tool, arguments that are not a JSON object or
 do not fit the schema, a path outside the repo, a missing or binary file, an
@@ -10,14 +11,14 @@ checked before the call, between files and every few thousand matching lines.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeAlias
 
 from spark_cli.tools import list_files, read_file, search
 from spark_cli.tools.access import Access
-from spark_cli.tools.arguments import Param, Value, parse_arguments, schema
-from spark_cli.tools.model import ToolDef, ToolFailure, ToolResult
+from spark_cli.tools.arguments import Value, parse_arguments
+from spark_cli.tools.defs import LIST_FILES, PARAMS, READ_FILE, SEARCH
+from spark_cli.tools.model import ToolFailure, ToolResult
 from spark_cli.tools.repo_files import Cancelled
 
 if TYPE_CHECKING:
@@ -26,24 +27,9 @@ if TYPE_CHECKING:
 CANCELLED = ToolResult(False, "cancelled: the user interrupted this call", "cancelled")
 _Run: TypeAlias = "Callable[[Access, dict[str, Value], threading.Event | None], ToolResult]"
 
-
-@dataclass(frozen=True, slots=True)
-class _Tool:
-    definition: ToolDef
-    params: tuple[Param, ...]
-    run: _Run
-
-
-def _tool(name: str, description: str, params: tuple[Param, ...], run: _Run) -> _Tool:
-    return _Tool(ToolDef(name, description, schema(params)), params, run)
-
-
-_TOOLS = {tool.definition.name: tool for tool in (
-    _tool("read_file", read_file.DESCRIPTION, read_file.PARAMS, read_file.read_file),
-    _tool("search", search.DESCRIPTION, search.PARAMS, search.search),
-    _tool("list_files", list_files.DESCRIPTION, list_files.PARAMS, list_files.list_files),
-)}
-TOOL_DEFS: tuple[ToolDef, ...] = tuple(tool.definition for tool in _TOOLS.values())
+_RUNS: dict[str, _Run] = {
+    READ_FILE: read_file.read_file, SEARCH: search.search, LIST_FILES: list_files.list_files,
+}
 
 
 def run_tool(root: Path, name: str, arguments: str, *, readable: Collection[str] = (),
@@ -52,13 +38,13 @@ def run_tool(root: Path, name: str, arguments: str, *, readable: Collection[str]
     try:
         if cancel is not None and cancel.is_set():
             return CANCELLED
-        tool = _TOOLS.get(name) if isinstance(name, str) else None
-        if tool is None:
+        run = _RUNS.get(name) if isinstance(name, str) else None
+        if run is None:
             shown = repr(name)[:80]
             return ToolResult(False, f"unknown tool {shown}; the tools are "
-                              f"{', '.join(_TOOLS)}", "error: unknown tool")
-        args = parse_arguments(name, arguments, tool.params)
-        return tool.run(Access(root, readable), args, cancel)
+                              f"{', '.join(_RUNS)}", "error: unknown tool")
+        args = parse_arguments(name, arguments, PARAMS[name])
+        return run(Access(root, readable), args, cancel)
     except ToolFailure as failure:
         return failure.result()
     except Cancelled:

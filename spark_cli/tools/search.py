@@ -25,9 +25,10 @@ import os
 from typing import TYPE_CHECKING
 
 from spark_cli.tools.access import Access
-from spark_cli.tools.arguments import Param, Value
+from spark_cli.tools.arguments import Value
+from spark_cli.tools.defs import SEARCH_MAX_HITS as MAX_HITS
 from spark_cli.tools.globs import glob_filter
-from spark_cli.tools.list_files import GLOB_HELP, folder_files
+from spark_cli.tools.list_files import folder_files
 from spark_cli.tools.model import ToolFailure, ToolResult
 from spark_cli.tools.pattern import Hit, Matcher, compile_pattern
 from spark_cli.tools.repo_files import BINARY_EXTENSIONS, Cancelled
@@ -35,26 +36,11 @@ from spark_cli.tools.repo_files import BINARY_EXTENSIONS, Cancelled
 if TYPE_CHECKING:
     import threading
 
-MAX_HITS = 100
 MAX_FILE_BYTES = 1024 * 1024
 LINE_CHARS = 200
 SNIFF_BYTES = 8192
 SKIPPED_EXTENSIONS = BINARY_EXTENSIONS - {".lock"}  # lock files are text worth searching
 FIXED_NOTE = "[pattern is not a valid regex; searched as fixed text]"
-
-DESCRIPTION = (
-    "Search the repository's text files for a regular expression (RE2 syntax, as in ripgrep: "
-    "no look-around or backreferences), honouring .gitignore. Prints `path:line:text` for each "
-    f"matching line, at most {MAX_HITS}. A pattern that is not a valid regex is searched as "
-    "fixed text."
-)
-PARAMS = (
-    Param("pattern", "string", "regular expression (RE2 / ripgrep syntax) or text to find",
-          required=True),
-    Param("path", "string", "folder or file to search, relative to the repository root "
-          "(default: the whole repository)"),
-    Param("glob", "string", GLOB_HELP),
-)
 
 
 def search(access: Access, args: dict[str, Value],

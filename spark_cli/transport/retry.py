@@ -16,7 +16,6 @@ import asyncio
 import random
 import time
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
 
 from spark_cli.protocol.channel import (
     ChannelError,
@@ -28,11 +27,14 @@ from spark_cli.protocol.channel import (
 )
 from spark_cli.protocol.ratelimits import RetryDelay, retry_delay
 from spark_cli.protocol.secrets import NO_SECRETS, Secrets
+from spark_cli.record import record
 from spark_cli.transport.errors import ProviderError, masked
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class RetryPolicy:
+    """How many attempts a turn gets and how long to wait between them."""
+
     max_attempts: int = 4
     """Attempts in all (the first try included)."""
     max_wait: float = 30.0

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
+from spark_cli.record import record
 from spark_cli.session.api import SessionApi
 from spark_cli.tui.output import Busy, Output
 
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from spark_cli.tui.tool_calls import CallOutputs
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class CommandInfo:
     """One command as the user meets it: ``/name``, its arguments, what it does."""
 

@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
+from spark_cli.record import record
 from spark_cli.tui.commands import CATALOG, CommandInfo
 from spark_cli.tui.fuzzy import LIMIT, PathMatcher
 
@@ -32,7 +32,7 @@ LISTING = "listing the repo's files…"
 NO_MATCH = "no file matches"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Choice:
     """One line of the popup: ``label`` and ``detail`` shown; ``insert`` replaces the
     typed part (columns ``start`` to the cursor of the cursor's line)."""
@@ -47,7 +47,7 @@ class Choice:
     """It replaces the whole prompt (a message from the history, Ctrl+R)."""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Sources:
     """Where the choices come from, asked at each keystroke that needs them."""
 

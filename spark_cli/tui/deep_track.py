@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from spark_cli.record import record
 from spark_cli.session.api import Connector, SessionApi
 from spark_cli.session.config.settings import Settings
 from spark_cli.tui.output import Busy, Output
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 QUIT_CONFIRM_S = 3.0
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class _Needs:
     """What routing reads of a request's context: its tokens."""
 

@@ -20,6 +20,8 @@ CHANNEL_LABELS = {"responses_ws": "WebSocket", "mock": "WebSocket",
 
 @dataclass(slots=True)
 class HudState:
+    """What the HUD shows: the provider, the connection's state, the latest figures."""
+
     provider: str = ""
     model: str = ""
     channel: str = ""

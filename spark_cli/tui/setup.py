@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
+from spark_cli.record import record
 from spark_cli.session.api import Connector, SessionApi
 from spark_cli.session.config.settings import Settings
 from spark_cli.session.workspace.store import SessionStore
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class TuiSetup:
     """What the CLI hands the app: the session, how to connect, where state lives."""
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from spark_cli.bench.oneshot import TARGETS, run_benchmark, table, write_section
+from spark_cli.bench.oneshot_child import child_env
 
 
 def test_write_section_replaces_only_its_own_section(tmp_path: Path):
@@ -64,6 +65,8 @@ def test_oneshot_runs_every_channel_and_the_bundled_edit_end_to_end(tmp_path: Pa
         assert channel["end_to_exit_s"] > 0
     assert figures["bundled"]["wall_s"] > 0
     assert "side" not in figures  # no codex given: no side-by-side runs
+    # the HTTP channels asked the engine for its window once, into the bench's own cache
+    assert "lorem" in (tmp_path / "cache" / "windows.json").read_text()
 
 
 def test_write_section_keeps_notes_after_the_mark(tmp_path: Path):
@@ -75,3 +78,11 @@ def test_write_section_keeps_notes_after_the_mark(tmp_path: Path):
     text = docs.read_text()
     assert "old table" not in text and "new table" in text
     assert f"{KEEP_MARK}\n\nnotes\n" in text and text.endswith("## Next\n\nx\n")
+
+
+def test_the_children_never_see_the_users_cache_or_keys(monkeypatch):
+    monkeypatch.setenv("SPARK_CACHE_DIR", "/home/user/.cache/spark")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-user")
+    env = child_env(SPARK_API_KEY="bench")
+    assert "SPARK_CACHE_DIR" not in env and "OPENAI_API_KEY" not in env
+    assert env["SPARK_API_KEY"] == "bench"

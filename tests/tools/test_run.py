@@ -72,8 +72,7 @@ def test_an_unforeseen_error_is_a_result(tmp_path: Path, monkeypatch) -> None:
     def broken(*_args: object) -> ToolResult:
         raise RuntimeError("boom\nsecond line")
 
-    tool = run._TOOLS["list_files"]
-    monkeypatch.setitem(run._TOOLS, "list_files", run._Tool(tool.definition, tool.params, broken))
+    monkeypatch.setitem(run._RUNS, "list_files", broken)
     assert run_tool(tmp_path, "list_files", "{}") == ToolResult(
         False, "list_files failed: RuntimeError: boom second line", "error: internal")
 

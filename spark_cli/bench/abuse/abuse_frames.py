@@ -11,8 +11,10 @@ encodings; bodies, content types, methods, paths, tokens, sizes.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
+
+from spark_cli.record import record
 
 DEEP = 5000
 """Nesting depth of the "deeply nested" frames and bodies (past the decoder's guard)."""
@@ -89,7 +91,7 @@ WS_FAMILIES: dict[str, list[str | bytes]] = {
 }
 
 
-@dataclass(frozen=True)
+@record
 class HttpCase:
     """One bad request and the status the engine must answer it with."""
 

@@ -30,6 +30,8 @@ REPLY_TIMEOUT_S = 10.0
 
 @dataclass
 class Tally:
+    """How many cases of one family were tried and answered as documented, and the misses."""
+
     tried: int = 0
     answered: int = 0
     misses: list[str] = field(default_factory=list)

@@ -21,9 +21,10 @@ from typing import Any
 import typer
 
 import spark_cli
+from spark_cli.record import record
 
 
-@dataclasses.dataclass(frozen=True)
+@record
 class Plan:
     """Sizes of every phase (``full`` for the record, ``quick`` for the smoke test)."""
 

@@ -17,8 +17,10 @@ keeps its last value.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
+
+from spark_cli.record import record
 
 _VALUES = {
     "-m": "message", "--message": "message", "--provider": "provider", "--model": "model",
@@ -30,7 +32,7 @@ _FLAGS = {"--dry-run": "dry_run", "--json": "as_json", "--test": "run_tests",
           "--no-tools": "no_tools"}
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class EditArgs:
     """What `spark edit` was asked to do, as its command line said it."""
 

@@ -47,6 +47,8 @@ _NEWLINES = re.compile(r"\r\n|\r")
 
 @dataclass(slots=True)
 class _Plan:
+    """What applying one block will do: its outcome and the writes it needs."""
+
     outcome: EditApplied
     writes: list[Write] = field(default_factory=list)
     new_text: str | None = None
@@ -64,6 +66,8 @@ class _Refusal(Exception):
 
 @dataclass(slots=True)
 class _Context:
+    """What every block of one apply call shares: the root, the tree, the rules."""
+
     root: Path
     tree: WorkTree
     seen: Mapping[str, str] | None

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from spark_cli.edits.disk.atomic import remove_file, remove_stale_temps, write_atomic
 from spark_cli.edits.disk.batch_folders import batch_names, to_prune
+from spark_cli.record import record
 
 SPARK_DIR = ".spark"
 UNDO_DIR = "undo"
@@ -73,8 +74,8 @@ class BatchInfo:
     @property
     def summary(self) -> str:
         counts: dict[str, int] = {}
-        for record in self.files:
-            counts[record.change] = counts.get(record.change, 0) + 1
+        for entry in self.files:
+            counts[entry.change] = counts.get(entry.change, 0) + 1
         parts = [f"{n} {kind}" for kind, n in sorted(counts.items())]
         return ", ".join(parts) or "no files"
 
@@ -155,12 +156,12 @@ class Journal:
         """A write to ``rel`` failed: its state is still ``before``."""
         if self._batch is None:
             return
-        for record in list(self._batch.files):
-            if record.path == rel:
-                if record.before_hash == _digest(before):
-                    self._batch.files.remove(record)
+        for entry in list(self._batch.files):
+            if entry.path == rel:
+                if entry.before_hash == _digest(before):
+                    self._batch.files.remove(entry)
                 else:
-                    record.after_hash, record.after_mode = _digest(before), before_mode
+                    entry.after_hash, entry.after_mode = _digest(before), before_mode
         self._save()
 
     def _save(self) -> None:
@@ -210,8 +211,8 @@ def clean_stale_temps(root: Path, batches: int = 3) -> list[str]:
     folders = {root, *newest}
     for folder in newest:
         batch = _load(folder)
-        for record in batch.files if batch is not None else ():
-            folders.add((root / record.path).parent)
+        for entry in batch.files if batch is not None else ():
+            folders.add((root / entry.path).parent)
     removed = [path for folder in sorted(folders) for path in remove_stale_temps(folder)]
     return [os.path.relpath(path, root) for path in removed]
 
@@ -256,7 +257,7 @@ def _remove_empty_parents(directory: Path, root: Path) -> None:
         current = current.parent
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class UndoResult:
     """What `undo` restored."""
 
@@ -274,15 +275,15 @@ def undo(root: Path, *, force: bool = False) -> UndoResult:
     folder = _undo_root(root) / batch.id
     changed = []
     pending = []  # files still in their after-state (or forced)
-    for record in batch.files:
-        digest = _current(root / record.path)
-        if digest == record.after_hash:
-            pending.append(record)
-        elif digest == record.before_hash:
+    for entry in batch.files:
+        digest = _current(root / entry.path)
+        if digest == entry.after_hash:
+            pending.append(entry)
+        elif digest == entry.before_hash:
             continue  # never written (a crash mid-batch) or already back: nothing to do
         else:
-            changed.append(record.path)
-            pending.append(record)
+            changed.append(entry.path)
+            pending.append(entry)
     if changed and not force:
         raise UndoRefused(
             "refusing to undo: changed since the batch: " + ", ".join(changed)
@@ -290,17 +291,17 @@ def undo(root: Path, *, force: bool = False) -> UndoResult:
             tuple(changed),
         )
     restored = []
-    for record in reversed(pending):
-        path = root / record.path
+    for entry in reversed(pending):
+        path = root / entry.path
         if path.is_dir() and not path.is_symlink():
             continue  # forced, but a folder now stands where the file was: leave it
-        restored.append(record.path)
-        if record.before_hash is None:
+        restored.append(entry.path)
+        if entry.before_hash is None:
             if path.exists() or path.is_symlink():
                 remove_file(path)
             _remove_empty_parents(path.parent, root)
         else:
-            data = (folder / "blobs" / record.before_hash).read_bytes()
-            write_atomic(path, data, record.before_mode)
+            data = (folder / "blobs" / entry.before_hash).read_bytes()
+            write_atomic(path, data, entry.before_mode)
     shutil.rmtree(folder, ignore_errors=True)
     return UndoResult(batch, tuple(reversed(restored)))

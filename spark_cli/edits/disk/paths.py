@@ -13,17 +13,17 @@ from __future__ import annotations
 import os
 import posixpath
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 from spark_cli.edits.disk.atomic import is_temp_name
 from spark_cli.edits.model.outcome import FileRefused
+from spark_cli.record import record
 
 PROTECTED_DIRS = frozenset({".git", ".spark"})
 _WINDOWS_ABSOLUTE = re.compile(r"^(?:[A-Za-z]:|\\\\|//)")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class RepoPath:
     """A confined path: ``rel`` is normalised and POSIX-style, ``path`` is absolute."""
 

@@ -14,10 +14,10 @@ import re
 import stat
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from spark_cli.edits.model.outcome import FileRefused
+from spark_cli.record import record
 
 DEFAULT_SIZE_LIMIT = 2 * 1024 * 1024  # bytes
 
@@ -29,7 +29,7 @@ _BOMS: tuple[tuple[bytes, str], ...] = (
 )
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class TextFile:
     """Decoded text and what is needed to encode it back byte for byte."""
 

@@ -17,9 +17,10 @@ from pathlib import Path
 from spark_cli.edits.disk.atomic import remove_file, write_atomic
 from spark_cli.edits.disk.journal import Journal
 from spark_cli.edits.disk.paths import RepoPath
+from spark_cli.record import record
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class FileState:
     """A regular file's bytes and permission bits."""
 

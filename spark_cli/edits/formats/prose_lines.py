@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from spark_cli.edits.formats.path_hints import info_path, looks_like_path
+from spark_cli.record import record
 
 HEAD = 256  # how much of a partial line the release test looks at
 
@@ -58,6 +59,8 @@ def may_be_special(head: str) -> bool:
 
 @dataclass(slots=True)
 class Fence:
+    """An open Markdown code fence: its character, its length, who opened it."""
+
     char: str
     length: int
     consumed: bool  # opened by a block (its closing line is swallowed), not by prose
@@ -74,7 +77,7 @@ def likely_path(text: str) -> bool:
     return _LIKELY_PATH.match(text.strip()) is not None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class FenceLine:
     """An opening code fence: its character, its length, the path its info string names."""
 
@@ -84,7 +87,7 @@ class FenceLine:
     kind: ClassVar[str] = "fence"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class HeredocLine:
     """A heredoc opener around a patch (``apply_patch <<'EOF'``): its terminator."""
 
@@ -92,7 +95,7 @@ class HeredocLine:
     kind: ClassVar[str] = "heredoc"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class PathLine:
     """A line that names a file (``src/app.py``, ``## src/app.py``, ``File: a.py``)."""
 

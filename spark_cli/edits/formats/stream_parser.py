@@ -24,8 +24,6 @@ are read again. A byte-order mark at the very start is dropped.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from spark_cli.edits.formats.block_files import FileMemory
 from spark_cli.edits.formats.patch_envelope import (
     BEGIN_PATCH,
@@ -46,9 +44,10 @@ from spark_cli.edits.formats.prose_lines import (
 )
 from spark_cli.edits.formats.search_replace import REPLACE_MARK, SearchReplaceBlock, search_marker
 from spark_cli.edits.model.blocks import BlockRejected, FileEdit, ParsedItem, ProseDelta
+from spark_cli.record import record
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class _Pending:
     """A held line that may introduce a block: its raw text and what it opens (None: a
     blank line after a path line)."""

@@ -15,8 +15,9 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Literal
+
+from spark_cli.record import record
 
 WHOLE_FILE_MAX_LINES = 200
 """A whole-file answer replaces a file of at most this many lines (old and new)."""
@@ -26,7 +27,7 @@ _FENCE = re.compile(r"^(?P<indent> {0,3})(?P<mark>`{3,}|~{3,})(?P<info>[^`\n]*)$
 NoEditKind = Literal["empty", "tools_only", "prose", "whole_file", "snippet", "cut"]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Fenced:
     """One closed code fence of an answer: its info string and its text (with a final
     newline)."""
@@ -39,7 +40,7 @@ class Fenced:
         return self.text.count("\n")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class NoEdit:
     """What an answer without an edit block held: ``kind`` and the sentence to show."""
 

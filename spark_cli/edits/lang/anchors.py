@@ -30,12 +30,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING
 
 from spark_cli.edits.lang.grammars import get_language
 from spark_cli.edits.lang.syntax import parse_text
+from spark_cli.record import record
 
 if TYPE_CHECKING:
     import tree_sitter
@@ -144,7 +144,7 @@ _GENERIC = re.compile(r"\s*<.*$", re.S)
 _CLOSERS = ("}", "end", ")", "]", "fi", "done", "esac")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Definition:
     """One definition node: its name, kind ("function"/"type"), lines and header."""
 

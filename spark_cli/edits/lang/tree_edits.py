@@ -15,10 +15,10 @@ only when something asks for it (`syntax.parse_text`), or after `MAX_STEPS`.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from spark_cli.edits.lang.grammars import get_parser
+from spark_cli.record import record
 
 if TYPE_CHECKING:
     import tree_sitter
@@ -57,7 +57,7 @@ def edited(tree: tree_sitter.Tree, old: bytes, new: bytes,
     return tree
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Pending:
     """The tree of ``text`` before its re-parse: a parsed tree told about the ``depth``
     edits made since (`edited`), so each later edit costs one more ``Tree.edit``."""

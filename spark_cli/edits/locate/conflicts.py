@@ -8,10 +8,11 @@ overlaps one of them must not apply (it would overwrite the user's change).
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass
+
+from spark_cli.record import record
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Region:
     """Lines ``start`` .. ``end`` (0-based, end exclusive) of the current text; a pure
     deletion by the user is an empty region at the line where text vanished."""

@@ -59,7 +59,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from spark_cli.edits.locate.anchor_checks import anchor_not_found, body_start, unresolved_anchor
@@ -73,6 +72,7 @@ from spark_cli.edits.locate.elision_scope import crossed_definition
 from spark_cli.edits.locate.hints import MatchHints
 from spark_cli.edits.locate.matching import FINDERS, STEPS, LineIndex, Match, line_index
 from spark_cli.edits.locate.misses import LocateFailed, missing
+from spark_cli.record import record
 
 if TYPE_CHECKING:
     from spark_cli.edits.lang.anchors import Range
@@ -87,7 +87,7 @@ class HunkLike(Protocol):
     def replace(self) -> str: ...
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Located:
     """Replace ``text[start:end]`` with ``replacement``; ``line`` is 1-based."""
 
@@ -238,8 +238,10 @@ def _check_placeholders(index: LineIndex, match: Match, search: list[str],
             "patch: as a context line), so the lines it stands for are kept", "placeholder")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class _Piece:
+    """One search/replace pair of a hunk, with its anchors."""
+
     search: str
     replace: str
     anchors: tuple[str, ...] = ()

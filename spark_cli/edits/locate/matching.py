@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable
-from dataclasses import dataclass
 from itertools import accumulate
 
 from spark_cli.edits.locate.normalize import dominant_unit, fold, indent_offset, split_indent
 from spark_cli.edits.locate.reflow import find_reflowed, reflow_index
 from spark_cli.edits.locate.reindent import paired_lines, reconcile
+from spark_cli.record import record
 
 STEPS = ("exact", "trailing_ws", "indent", "trimmed", "unicode", "blank_lines", "fragment",
          "reflow")
@@ -132,7 +132,7 @@ def line_index(text: str) -> LineIndex:
     return _last
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Match:
     """A place the search matches; ``make()`` builds its replacement text (only for
     the match that is chosen: adapting a replacement is the costly part)."""

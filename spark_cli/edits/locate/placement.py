@@ -21,7 +21,7 @@ spans to splice and the hunks refused, each with a message a model can act on:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from spark_cli.edits.locate.conflicts import Region, line_span
@@ -29,6 +29,7 @@ from spark_cli.edits.locate.ladder import locate
 from spark_cli.edits.locate.misses import LocateFailed
 from spark_cli.edits.locate.overlap import disjoint_cores
 from spark_cli.edits.model.outcome import HunkRefused
+from spark_cli.record import record
 
 if TYPE_CHECKING:
     from spark_cli.edits.model.blocks import FileEdit, Hunk
@@ -36,8 +37,10 @@ if TYPE_CHECKING:
 _NEWLINES = re.compile(r"\r\n|\r")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Span:
+    """Where one hunk landed: its line range, its replacement, the step that found it."""
+
     index: int  # 1-based hunk index
     start: int
     end: int

@@ -8,14 +8,16 @@ a `BlockRejected` is a malformed block with a model-readable message, and a
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Literal
+
+from spark_cli.record import record
 
 EditFormat = Literal["search_replace", "apply_patch"]
 EditKind = Literal["update", "add", "delete"]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Hunk:
     """One located change: replace `search` with `replace`.
 
@@ -36,7 +38,7 @@ class Hunk:
     literal: tuple[str, str] | None = field(default=None, compare=False)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class FileEdit:
     """One all-or-nothing edit of one file (path as written by the model)."""
 
@@ -48,7 +50,7 @@ class FileEdit:
     line: int = 0
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class BlockRejected:
     """A malformed block: never applied. `message` says what was expected and found."""
 
@@ -58,7 +60,7 @@ class BlockRejected:
     raw: str
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ProseDelta:
     """Text outside blocks, passed through (adjacent pieces may be merged)."""
 

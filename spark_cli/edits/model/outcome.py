@@ -8,8 +8,10 @@ lists the hunks that did not, and `message` says so.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
+
+from spark_cli.record import record
 
 
 class FileRefused(Exception):
@@ -23,7 +25,7 @@ class FileRefused(Exception):
         self.reason = reason
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class SyntaxVerdict:
     """What the syntax check found. ``language=None``: text mode, nothing was checked."""
 
@@ -34,7 +36,7 @@ class SyntaxVerdict:
     error_line: int | None  # 1-based line of the first ERROR/MISSING node in the new text
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class HunkRefused:
     """One hunk that did not apply: index (1-based), its edit-text line, why."""
 
@@ -45,7 +47,7 @@ class HunkRefused:
     candidates: tuple[int, ...] = ()  # 1-based lines of the places an ambiguous search matches
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class EditApplied:
     """A file section that was applied (whole, or in part under a conflict)."""
 
@@ -92,7 +94,7 @@ class EditApplied:
         return what
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class EditRefused:
     """A file section that was not applied; nothing was written."""
 

@@ -16,8 +16,9 @@ outputs come back in a later request's conversation as turns with the roles
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Literal, Protocol
+
+from spark_cli.record import record
 
 EditFormat = Literal["search_replace", "apply_patch"]
 CALL = "function_call"
@@ -26,7 +27,7 @@ OUTPUT = "function_call_output"
 """The role of a turn that is a call's result (``text``: the output)."""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class BrainTurn:
     """One item of the conversation as the lane knows it: a message (``user``,
     ``assistant``, …), a call (:data:`CALL`: ``name``, ``call_id``, arguments in
@@ -38,7 +39,7 @@ class BrainTurn:
     name: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class BrainCall:
     """A function call a brain makes: the tool's name and the JSON arguments it writes."""
 
@@ -46,7 +47,7 @@ class BrainCall:
     arguments: str
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class BrainRequest:
     """What a brain is asked: the model, the instructions and the lane's conversation."""
 

@@ -23,10 +23,10 @@ import re
 import threading
 import tomllib
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 from spark_cli.engine.brains.base import BrainRequest
+from spark_cli.record import record
 
 _KEYS = frozenset({"match", "answer"})
 
@@ -35,8 +35,10 @@ class ScriptError(ValueError):
     """The script file is missing or malformed (the message names the file and entry)."""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ScriptEntry:
+    """One scripted answer and the prompt it answers (a substring or a pattern)."""
+
     answer: str
     match: str | None = None
     pattern: re.Pattern[str] | None = None

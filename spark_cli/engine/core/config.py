@@ -4,16 +4,16 @@
 ``malformed:50``, ``429:0.3``) into an updated :class:`FaultConfig`; a bad
 spec raises ``ValueError`` with a message naming the accepted forms.
 
-The three classes are :func:`~spark_cli.frozen.frozen` (frozen, slotted
-dataclasses with nothing compiled per class): the embedded engine imports this
-module before ``spark edit``'s request leaves, where three ``@dataclass(frozen=True)``
-cost ~3 ms of compiling.
+The three classes are records (:mod:`spark_cli.record`): the embedded engine imports
+this module before ``spark edit``'s request leaves.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from dataclasses import field
+
+from spark_cli.record import record
 
 MAX_OUTPUT_TOKENS = 128_000
 """The default most output tokens one response may have (the engine's models' maximum
@@ -29,7 +29,7 @@ DEEP_TTFT_MS = 1500.0
 FAULT_FORMS = "drop:N, stall:N:MS, malformed:N, 429:P (N tokens, MS milliseconds, 0 <= P <= 1)"
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
+@record
 class FaultConfig:
     """Deliberate failures for client tests (all off by default)."""
 
@@ -54,7 +54,7 @@ class FaultConfig:
         )
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
+@record
 class Pacing:
     """One model's pace: tokens per second per stream and time to first token."""
 
@@ -62,7 +62,7 @@ class Pacing:
     ttft_ms: float
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
+@record
 class EngineConfig:
     """How one engine serves: address, pacing, capacity, limits, brain and faults (checked
     when made: a bad value raises ``ValueError``)."""

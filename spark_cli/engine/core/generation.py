@@ -41,7 +41,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from spark_cli.engine.brains.base import Brain, BrainCall, BrainRequest
@@ -53,6 +53,7 @@ from spark_cli.engine.core.safepoint import SafePoints
 from spark_cli.engine.core.state import EngineState
 from spark_cli.protocol import responses as wire
 from spark_cli.protocol.responses import InputCall, InputMessage, WireError
+from spark_cli.record import record
 
 __all__ = ["Event", "Generation", "Outcome", "Presenter", "Send", "StreamDropped",
            "count_input"]
@@ -63,7 +64,7 @@ INLINE_COUNT_CHARS = 65_536
 log = logging.getLogger("spark.engine")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Outcome:
     """How a generation ended: status, reason, its text and tokens, the steers it left."""
 

@@ -25,10 +25,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable, Iterable, Iterator
-from dataclasses import dataclass
 
 from spark_cli.engine.brains.base import BrainCall
 from spark_cli.protocol.tokens import split_pieces
+from spark_cli.record import record
 
 Offload = Callable[[Callable[[], None]], Awaitable[None]]
 """Runs a blocking function off the event loop (e.g. ``loop.run_in_executor``)."""
@@ -39,7 +39,7 @@ BATCH = 512
 wake-ups, so a short answer is fetched in one trip, a long one in few."""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class CallStart:
     """A function call begins: its name and whole arguments (its pieces follow)."""
 
@@ -47,7 +47,7 @@ class CallStart:
     arguments: str
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class CallEnd:
     """The call's arguments are complete."""
 

@@ -19,7 +19,7 @@ import contextlib
 import functools
 import socket
 from collections.abc import AsyncIterator, Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from spark_cli.engine.core.brain_lookup import BrainFactory, registry_factory
@@ -28,6 +28,7 @@ from spark_cli.engine.core.state import EngineState
 from spark_cli.engine.serving.binding import bind_socket, url_host
 from spark_cli.engine.serving.handshake import EXTENSIONS_HEADER as EXTENSIONS_HEADER
 from spark_cli.engine.serving.handshake import WS_PATH
+from spark_cli.record import record
 
 __all__ = ["EXTENSIONS_HEADER", "RunningEngine", "bind_socket", "run_engine"]
 START_TIMEOUT_S = 10.0
@@ -35,7 +36,7 @@ TICK_S = 0.1
 """uvicorn's main-loop tick (its once-a-second chores count ticks); a stop wakes it at once."""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class RunningEngine:
     """A running engine's addresses and token (and, for tests, its configuration and state)."""
 

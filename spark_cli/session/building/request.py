@@ -30,11 +30,11 @@ user messages never are.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from spark_cli.protocol.channel import ConversationItem, Message, ToolOutput, ToolSpec, TurnRequest
 from spark_cli.protocol.tokens import count_tokens
+from spark_cli.record import record
 from spark_cli.session.building.instructions import system_instructions
 from spark_cli.session.config.settings import Settings
 from spark_cli.session.context.assemble import MAP_HEADER, Budget, assemble
@@ -53,8 +53,10 @@ __all__ = ["AGENTS_FILE", "BuiltRequest", "RequestError", "TargetFile", "build_r
            "read_agents_md", "read_target", "text_sha256"]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class BuiltRequest:
+    """One turn's request, with what went into it and its size."""
+
     request: TurnRequest
     user_message: Message
     """The new message this turn adds to the conversation (exactly as sent)."""

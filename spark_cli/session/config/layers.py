@@ -12,9 +12,10 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
+from spark_cli.record import record
 from spark_cli.session.config.presets import EDIT_FORMATS, KINDS, PRESETS
 
 CONFIG_NAME = "config.toml"
@@ -89,8 +90,10 @@ def _check_value(where: str, key: str, value: object) -> object:
     return value
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Layer:
+    """One source of settings (defaults, a config file, the environment, flags)."""
+
     label: str
     values: dict[str, object]
     providers: dict[str, dict[str, object]] = field(default_factory=dict)

@@ -13,8 +13,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal
+
+from spark_cli.record import record
 
 ChannelKind = Literal["mock", "responses_ws", "chat_sse", "responses_sse"]
 EditFormat = Literal["search_replace", "apply_patch"]
@@ -23,8 +24,10 @@ KINDS: tuple[ChannelKind, ...] = ("mock", "responses_ws", "chat_sse", "responses
 OVERRIDE_KEY_ENV = "SPARK_API_KEY"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Preset:
+    """A known provider: its channel, endpoint, key variable, model and edit format."""
+
     name: str
     kind: ChannelKind
     base_url: str | None

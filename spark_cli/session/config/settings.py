@@ -29,11 +29,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
 from spark_cli.protocol.urls import mask_url
+from spark_cli.record import record
 from spark_cli.session.config.layers import (
     PROVIDER_KEYS,
     PROVIDER_SPECIFIC,
@@ -90,8 +91,10 @@ def mask_key(key: str | None) -> str:
     return "…"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ProviderSettings:
+    """The provider a session talks to, resolved from every layer."""
+
     name: str
     kind: ChannelKind
     base_url: str | None
@@ -117,8 +120,10 @@ class ProviderSettings:
                 f"api_key={self.masked_key!r}, key_env={self.key_env!r})")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Settings:
+    """Everything a session runs with, resolved from every layer (``sources``: where from)."""
+
     provider: ProviderSettings
     edit_format: EditFormat
     context_window: int

@@ -35,12 +35,12 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from spark_cli.protocol.files import render_file_blocks
 from spark_cli.protocol.tokens import count_tokens
+from spark_cli.record import record
 from spark_cli.session.context.outline import Outline
 from spark_cli.session.context.picks import Pick, block_of, candidates, pick, take_extras
 from spark_cli.session.context.repo_map import MAP_HEADER, map_section, repo_map, smaller_map
@@ -56,8 +56,10 @@ __all__ = ["MAP_HEADER", "Assembled", "Budget", "assemble"]
 OUTSIDE_GIT_FILES = 2_000
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Budget:
+    """The window a request must fit, and what is kept back for the answer."""
+
     window: int
     reserved: int
     scale: float = 1.0
@@ -79,8 +81,10 @@ class Budget:
         return math.ceil(pieces * self.scale) if self.scale != 1.0 else pieces
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Assembled:
+    """A turn's user message, fitted to the window, and what went into it."""
+
     targets: tuple[TargetFile, ...]
     sent: tuple[str, ...]
     content: str

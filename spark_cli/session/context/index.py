@@ -27,9 +27,9 @@ import os
 import re
 import time
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
+from spark_cli.record import record
 from spark_cli.session.context.rank import Ranked, rank_definitions
 from spark_cli.session.context.scan import RepoFiles, scan
 from spark_cli.session.context.sources import FileRefused, language_for_path, read_text_file
@@ -42,8 +42,10 @@ CACHE_VERSION = 4
 _EMPTY = FileTags((), {}, " ")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class RefreshStats:
+    """What one refresh of the repo index did."""
+
     files: int
     parsed: int
     """Files read and parsed this refresh (the rest came from the cache)."""

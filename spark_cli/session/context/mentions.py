@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+
+from spark_cli.record import record
 
 _PATH_RUN = re.compile(r"[\w./-]+")
 _IDENT = re.compile(r"[A-Za-z_$][\w$]*")
@@ -37,8 +38,10 @@ PLAIN_WORDS = frozenset({
 """Instruction words that never count as symbols, even when a repo defines them."""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class NamedFiles:
+    """The repo files a prompt names."""
+
     found: tuple[str, ...]
     """Repo paths the prompt names, in the order it names them."""
     ambiguous: tuple[tuple[str, tuple[str, ...]], ...]

@@ -18,17 +18,19 @@ request, so the map never pushes a request past the window.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 from spark_cli.protocol.tokens import count_tokens
+from spark_cli.record import record
 from spark_cli.session.context.rank import Ranked
 
 MAX_CANDIDATES = 3_000
 """More definitions than this never fit any sane budget."""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Outline:
+    """The repo map as sent, and how much of the repo it shows."""
+
     text: str
     """The map ("" when nothing fits)."""
     tokens: int

@@ -15,12 +15,12 @@ dir (or a one-file repo) never loads tree-sitter, the index or the ranking.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from spark_cli.protocol.files import FileBlock, render_file_block
 from spark_cli.protocol.tokens import count_tokens
+from spark_cli.record import record
 from spark_cli.session.context.mentions import named_files, symbols
 from spark_cli.session.context.sources import language_for_path
 from spark_cli.session.context.targets import RequestError, TargetFile, read_target
@@ -43,8 +43,10 @@ INDEX_SECONDS = 2.0
 in a huge repo); the rest waits for later turns."""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Pick:
+    """A file chosen for the context, and why."""
+
     target: TargetFile
     why: str
     tokens: int

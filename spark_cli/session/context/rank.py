@@ -27,9 +27,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass
 from operator import itemgetter
 
+from spark_cli.record import record
 from spark_cli.session.context.tags import Definition, FileTags
 
 DAMPING = 0.85
@@ -40,8 +40,10 @@ TOO_COMMON = 5
 """A name defined in more files than this says nothing about where a use points: no edges."""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Ranked:
+    """A definition of the repo map with its score."""
+
     path: str
     definition: Definition
     score: float

@@ -20,14 +20,17 @@ that is binary, an ambiguous file name).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
+
+from spark_cli.record import record
 
 PARTS = ("instructions", "AGENTS.md", "tools", "history", "files", "references", "map", "prompt")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ContextFile:
+    """One file of the context report: why it was picked, its tokens, whether it was sent."""
+
     path: str
     why: str
     """``added``, ``named in the prompt`` or ``mentions <symbol>``."""
@@ -36,8 +39,10 @@ class ContextFile:
     """False: the model already has this exact content (not re-sent, 0 tokens)."""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class MapSummary:
+    """The repo map's part of the context report."""
+
     tokens: int
     files: int
     definitions: int
@@ -45,8 +50,10 @@ class MapSummary:
     """Definitions the repo has outside the files sent (what the map chose from)."""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ContextReport:
+    """What a request holds and why: the window, the budget, tokens per part, the files."""
+
     window: int
     reserved_for_answer: int
     budget: int

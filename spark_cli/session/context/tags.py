@@ -21,10 +21,10 @@ and a rename must reach every file that imports the name.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING
 
+from spark_cli.record import record
 from spark_cli.session.context.sources import get_language, get_parser, tags_query_source
 
 if TYPE_CHECKING:
@@ -39,8 +39,10 @@ _QUERY_PARTS: dict[str, tuple[str, ...]] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Definition:
+    """One definition in a file (a function, a class ...) and its line."""
+
     name: str
     kind: str
     """``function``, ``class``, ``method``, ``constant``, ``type``, ``module`` ..."""
@@ -50,8 +52,10 @@ class Definition:
     """That line, right-stripped (indentation kept, so nesting shows)."""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class FileTags:
+    """A file's definitions and the identifiers it uses."""
+
     definitions: tuple[Definition, ...]
     references: dict[str, int]
     """identifier -> how many times the file uses it (see the module docstring)."""

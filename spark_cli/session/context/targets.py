@@ -8,9 +8,9 @@ file. ``TargetFile`` is what the session remembers of it (text and sha256).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
+from spark_cli.record import record
 from spark_cli.session.context.sources import (
     FileRefused,
     confine,
@@ -39,8 +39,10 @@ class RequestError(Exception):
         return TurnFailed(self.kind, self.message)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class TargetFile:
+    """A file sent to the model: its path, its text, the digest of that text."""
+
     path: str
     """Root-relative, POSIX-style."""
     text: str

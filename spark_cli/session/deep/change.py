@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Literal
+
+from spark_cli.record import record
 
 ChangeKind = Literal["modify", "create", "delete"]
 CONTEXT = 3
@@ -41,7 +43,7 @@ def lines_of(text: str | None) -> list[str]:
     return lines
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ChangeHunk:
     """One hunk of a file's change: base lines ``[base_start, base_end)`` (0-based) become
     the lines of ``edits`` (one or more replacements inside that range)."""
@@ -70,7 +72,7 @@ class ChangeHunk:
         return sum(i2 - i1 for i1, i2, _ in self.edits)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class FileChange:
     """One file the deep task changed."""
 
@@ -157,7 +159,7 @@ def file_change(path: str, base: str | None, theirs: str | None) -> FileChange |
     return FileChange(path, kind, base, theirs, tuple(hunks))
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Selection:
     """Which hunks to apply: everything, some files, or some (file, hunk) pairs."""
 

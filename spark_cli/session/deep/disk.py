@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import stat
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from spark_cli.edits.disk.atomic import remove_file, write_atomic
@@ -23,6 +22,7 @@ from spark_cli.edits.disk.journal import Journal
 from spark_cli.edits.disk.paths import confine
 from spark_cli.edits.disk.textfile import TextFile, decode, new_text_file
 from spark_cli.edits.model.outcome import FileRefused
+from spark_cli.record import record
 from spark_cli.session.deep.change import _Matcher, lines_of
 
 __all__ = ["DiskText", "NotText", "Planned", "decode_text", "read_ours", "write_batch"]
@@ -46,7 +46,7 @@ def decode_text(data: bytes | None, name: str) -> str | None:
         raise NotText(exc.message) from None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class DiskText:
     """A working-tree file as the merge sees it: its text (None = absent) and its format."""
 
@@ -96,7 +96,7 @@ def _encode(ours: DiskText, new: str) -> bytes:
     return ours.file.spliced(splices).encode()
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Planned:
     """One file to write: ``text`` None = delete it."""
 

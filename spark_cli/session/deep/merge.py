@@ -18,17 +18,17 @@ MB (spark refuses bigger ones), hunks few.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import Literal
 
 import merge3
 
+from spark_cli.record import record
 from spark_cli.session.deep.change import FileChange, _Matcher, lines_of
 
 HunkState = Literal["clean", "conflict", "present", "refused"]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class HunkStatus:
     """How one hunk stands against the working tree."""
 
@@ -47,7 +47,7 @@ class HunkStatus:
         return self.state == "clean"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class FileMerge:
     """What merging the chosen hunks of one file comes to."""
 

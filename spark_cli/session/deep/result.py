@@ -11,15 +11,15 @@ never applied blindly; binary files are never written.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
+from spark_cli.record import record
 from spark_cli.session.deep.change import ALL, FileChange, Selection
 from spark_cli.session.deep.disk import NotText, Planned, read_ours, write_batch
 from spark_cli.session.deep.merge import HunkStatus, merge_file, refuse_all, review_file
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ApplyReport:
     """What ``DeepChange.apply`` did, ready to show."""
 
@@ -56,7 +56,7 @@ class ApplyReport:
         return "; ".join(parts) or "nothing selected"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class DeepChange:
     """What a deep task changed in its snapshot, against the snapshot's start."""
 

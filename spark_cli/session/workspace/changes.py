@@ -17,7 +17,6 @@ from __future__ import annotations
 import calendar
 import hashlib
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
@@ -33,11 +32,12 @@ from spark_cli.edits.disk.journal import (
 )
 from spark_cli.edits.disk.textfile import decode
 from spark_cli.edits.model.outcome import FileRefused
+from spark_cli.record import record
 
 UndoStatus = Literal["undone", "refused", "nothing", "failed"]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class RefusedFile:
     """A file `/undo` would not restore: the user (or something else) changed it since."""
 
@@ -45,7 +45,7 @@ class RefusedFile:
     reason: str
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class UndoReport:
     """What `/undo` did, ready to show."""
 
@@ -172,14 +172,14 @@ def session_diff(root: Path, since_batch: str | None = None) -> list[tuple[str, 
     root = Path(root)
     before: dict[str, tuple[BatchInfo, FileRecord]] = {}
     for batch in _since(history(root), since_batch):
-        for record in batch.files:
-            before.setdefault(record.path, (batch, record))
+        for entry in batch.files:
+            before.setdefault(entry.path, (batch, entry))
     out = []
-    for rel, (batch, record) in before.items():
+    for rel, (batch, entry) in before.items():
         path = root / rel
         try:
-            old_bytes = None if record.before_hash is None else (
-                root / SPARK_DIR / UNDO_DIR / batch.id / "blobs" / record.before_hash).read_bytes()
+            old_bytes = None if entry.before_hash is None else (
+                root / SPARK_DIR / UNDO_DIR / batch.id / "blobs" / entry.before_hash).read_bytes()
         except OSError as exc:
             out.append((rel, f"{rel}: spark's copy from before its edit cannot be read "
                              f"({exc.strerror or exc})\n"))

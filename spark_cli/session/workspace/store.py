@@ -36,12 +36,12 @@ import os
 import re
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar, cast, get_args
 
 from spark_cli.edits.disk.atomic import remove_stale_temps, write_atomic
 from spark_cli.protocol.channel import ConversationItem, Message, Role, ToolCall, ToolOutput
+from spark_cli.record import record
 
 VERSION = 1
 MAX_PROMPTS = 500
@@ -53,7 +53,7 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 _T = TypeVar("_T")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class SavedState:
     """What the TUI restores on start."""
 
@@ -69,7 +69,7 @@ class SavedState:
     """Nothing was ever sent from this repo (no history, no conversation): the TUI's hint."""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ShownItem:
     """One thing a front end showed of a turn, kept so a resumed session shows it again:
     ``kind`` ("prompt", "answer", "edit", "refused", "tool", "summary", …), its text and a
@@ -80,7 +80,7 @@ class ShownItem:
     detail: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class SavedConversation:
     """The last conversation of this repo (for ``--resume`` / ``/resume``)."""
 

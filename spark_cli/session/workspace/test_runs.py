@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from spark_cli.checks.detect import TestCommand, detect_test_command
 from spark_cli.checks.runner import DEFAULT_TIMEOUT, TestResult, run_tests
+from spark_cli.record import record
 from spark_cli.session.config.settings import Settings
 
 TRIED = ("pytest (a [tool.pytest.ini_options] in pyproject.toml, pytest.ini, setup.cfg or "
@@ -30,7 +30,7 @@ NOT_FOUND = ("no test command found (pytest, npm test, cargo test, go test, make
 """The one-line message `spark edit --test` prints (after ``--test: ``)."""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class NoTestCommand:
     """Nothing ran: no command was configured or detected, or the arguments cannot be split."""
 
@@ -47,7 +47,7 @@ class NoTestCommand:
         return "\n".join([self.message, *(f"  - {item}" for item in self.tried)])
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class TestRunResult:
     """A finished (failed, passed, timed out, or not startable) run of the test command."""
 

@@ -23,10 +23,10 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+from spark_cli.record import record
 from spark_cli.transport.window import answers
 
 ASK_TIMEOUT = 2.0
@@ -41,8 +41,10 @@ class _Refused(Exception):
     """Nothing listens there, or it did not answer in time: stop asking."""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Found:
+    """What a server said of its context window, and which endpoint said it."""
+
     window: int | None
     """None: the server answered but says nothing of its window (llama-cpp-python's)."""
     where: str

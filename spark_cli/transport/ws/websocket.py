@@ -68,6 +68,8 @@ CANCEL_GRACE = 2.0
 
 @dataclass(slots=True)
 class _Running:
+    """One attempt of a response on a connection: its state and its owner."""
+
     link: Link
     machine: ReadMachine
     """What the response's state is and what each frame means (sans-I/O)."""

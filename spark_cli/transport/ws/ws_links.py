@@ -48,6 +48,8 @@ __all__ = ["Chain", "Link", "Links"]
 
 @dataclass(slots=True)
 class Link:
+    """One WebSocket connection of the channel and what it carries."""
+
     ws: ClientConnection
     number: int
     """1-based count of the connections this channel opened."""

@@ -9,13 +9,13 @@ connection holds after a response (``chain_after``).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 
 from spark_cli.protocol.channel import ConversationItem, TurnRequest
+from spark_cli.record import record
 from spark_cli.transport.items import responses_item, responses_tools
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Chain:
     """The response a connection holds (``store: false``: only its latest one)."""
 

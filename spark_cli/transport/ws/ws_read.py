@@ -40,8 +40,6 @@ reads and one comparison and returns the delta itself (no allocation).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from spark_cli.protocol.channel import (
     ChannelError,
     ChannelEvent,
@@ -51,6 +49,7 @@ from spark_cli.protocol.channel import (
     ToolCallStarted,
     TurnFinished,
 )
+from spark_cli.record import record
 from spark_cli.transport.errors import output_so_far, stall_error
 from spark_cli.transport.responses_fold import ResponsesFold
 
@@ -58,7 +57,7 @@ _OUTPUT = frozenset({TextDelta, ToolCallStarted, ToolCallCompleted})
 """What a stopping response swallows: its output."""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Decision:
     """What the read loop does next, in this order: set the limit, drop, note the chain,
     yield ``emit``, then raise ``error`` or return when ``done``. Treat it as immutable

@@ -55,9 +55,19 @@ def test_rules_rename_searches_reads_every_hit_then_edits_all(repo: Path) -> Non
         assert "cart_total" in text and "total_price" not in text
 
 
-def test_rules_rename_searches_even_with_the_definition_pushed(repo: Path) -> None:
+def test_rules_rename_with_the_definition_pushed_edits_at_once(repo: Path) -> None:
     cart = (repo / "src/shop/cart.py").read_text()
     pushed = f"rename total_price to cart_total\n\nsrc/shop/cart.py\n```python\n{cart}```\n"
+    tools = RepoTools(repo)
+    rounds, _ = converse(RulesBrain(), pushed, tools)
+    assert tools.log == [] and len(rounds) == 1
+    assert apply(rounds[-1].text, repo) == {"src/shop/cart.py"}
+
+
+def test_rules_rename_with_only_a_use_pushed_searches_for_the_rest(repo: Path) -> None:
+    uses = (repo / "tests/test_cart.py").read_text()
+    pushed = (f"rename total_price to cart_total\n\ntests/test_cart.py\n```python\n{uses}"
+              "```\n")
     tools = RepoTools(repo)
     rounds, _ = converse(RulesBrain(), pushed, tools)
     assert [name for name, _ in tools.log] == ["search", "read_file", "read_file"]

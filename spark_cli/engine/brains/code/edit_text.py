@@ -23,17 +23,17 @@ import bisect
 import itertools
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
 
 from spark_cli.edits.formats.rendering import render_apply_patch, render_search_replace
 from spark_cli.edits.model.blocks import FileEdit, Hunk
 from spark_cli.engine.brains.base import EditFormat
+from spark_cli.record import record
 
 Lines = list[bytes]
 Range = list[int]  # [i1, i2, j1, j2]: old lines i1:i2 become new lines j1:j2
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Splice:
     """Replace bytes ``start:end`` of the old text (UTF-8 offsets) with ``text``."""
 
@@ -42,7 +42,7 @@ class Splice:
     text: bytes = b""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class FileChange:
     """One file's text before and after an operation."""
 

@@ -24,6 +24,7 @@ from spark_cli.engine.brains.code.tool_results import (
     parse_read,
     parse_search,
 )
+from spark_cli.record import record
 
 READ_FILE, SEARCH, LIST_FILES = "read_file", "search", "list_files"
 LOOK_TOOLS = frozenset({READ_FILE, SEARCH, LIST_FILES})
@@ -49,7 +50,7 @@ def _arguments(text: str) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Lookup:
     """One call of this turn and its output (None: not answered)."""
 
@@ -63,8 +64,10 @@ class Lookup:
         return clean_path(value) if isinstance(value, str) else ""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Lookups:
+    """The tool calls this turn made, with their outputs, and how many rounds made them."""
+
     calls: tuple[Lookup, ...] = ()
     rounds: int = 0
     """Responses of this turn that made calls."""

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import posixpath
 import re
-from dataclasses import dataclass
+
+from spark_cli.record import record
 
 _NUMBERED = re.compile(r" *(\d+)\t(.*)")
 _WINDOW = re.compile(r"\[lines (\d+)[–-](\d+) of (\d+);")
@@ -25,7 +26,7 @@ _HIT = re.compile(r"(.+?):(\d+):")
 _MORE = re.compile(r"\[(\d+) more \w+ not shown\]")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ReadResult:
     """A ``read_file`` result: its numbered lines, the window it was (None: the whole
     file), or the error it reported."""
@@ -36,7 +37,7 @@ class ReadResult:
     error: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Listing:
     """A ``search`` or ``list_files`` result: the paths it names (first seen first), how
     many more it left out, or the error it reported."""

@@ -21,7 +21,6 @@ they turn up), then plans over what it read. A step that names a folder
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 from spark_cli.engine.brains.base import BrainCall, BrainRequest, EditFormat
 from spark_cli.engine.brains.code.edit_text import render_changes
@@ -37,6 +36,7 @@ from spark_cli.engine.brains.rules.looking import notes
 from spark_cli.engine.brains.rules.results import CannotHelp, OpResult, plural
 from spark_cli.engine.brains.rules.rules_brain import OPERATIONS
 from spark_cli.engine.brains.rules.workspace import files_and_reads
+from spark_cli.record import record
 
 DEEP_INSTRUCTIONS: tuple[tuple[str, str], ...] = (
     ("add docstrings to every function in a.py and b.py",
@@ -47,8 +47,10 @@ DEEP_INSTRUCTIONS: tuple[tuple[str, str], ...] = (
 )
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class _Done:
+    """One step of a deep task, done or not (and why not)."""
+
     step: Step
     result: OpResult | None
     reason: str = ""

@@ -12,9 +12,9 @@ bound every open-ended part.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from spark_cli.engine.brains.rules.instruction_parser import Instruction, parse_instruction
+from spark_cli.record import record
 
 MAX_STEPS = 8
 """Steps one task may hold; more are reported, not done."""
@@ -36,8 +36,10 @@ _PASSING = re.compile(r"\b(?:pass(?:ing)?|passes|with\s+the\s+value)\s+[`'\"]?"
                       r"([^\s`'\",;]{1,100})", re.I)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Step:
+    """One step of a deep task, as written and as understood."""
+
     text: str
     """The step as the user wrote it."""
     instruction: Instruction | None

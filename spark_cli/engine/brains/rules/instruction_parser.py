@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import dataclass
 from functools import cache
 from typing import Literal
+
+from spark_cli.record import record
 
 Kind = Literal["rename", "replace", "remove_prints", "add_import", "docstring",
                "add_parameter", "delete", "explain"]
@@ -86,7 +87,7 @@ _NOT_NAMES = frozenset({"the", "a", "an", "all", "this", "that", "it", "function
                         "class", "unused", "every"})
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Instruction:
     """One recognised instruction: its kind and the names and texts it carries."""
 

@@ -11,10 +11,12 @@ given, one round at a time, at most
    name is a path, else ``list_files`` and then ``read_file`` of the paths that match;
 3. the symbol (``rename``, ``docstring``, ``delete``, ``add parameter``), the text
    (``replace``) or the debug calls (``remove prints``) when no file it has contains
-   it -- and a rename's symbol always, unless the instruction names a file (every use
-   must be renamed, and what was pushed may not hold them all): ``search``, then
-   ``read_file`` of every file with a hit it lacks (several calls in one response, or
-   one a response when ``parallel_tool_calls`` is false).
+   it -- and a rename's symbol when no file it has defines it, unless the instruction
+   names a file (every use must be renamed: holding only uses, it looks for the
+   definition and the other uses; a file that defines it was shown on purpose, as
+   `spark edit FILE` shows its files, and a model does not search for what it was just
+   shown): ``search``, then ``read_file`` of every file with a hit it lacks (several
+   calls in one response, or one a response when ``parallel_tool_calls`` is false).
 
 Then it answers as without tools, on the files it read; :func:`notes` says what it
 could not find or read.
@@ -23,7 +25,6 @@ could not find or read.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from spark_cli.engine.brains.base import BrainCall, BrainRequest
 from spark_cli.engine.brains.code.lookups import (
@@ -37,8 +38,10 @@ from spark_cli.engine.brains.code.lookups import (
     lookups,
 )
 from spark_cli.engine.brains.code.tool_results import clean_path
+from spark_cli.engine.brains.code.trees import find_definitions, parse
 from spark_cli.engine.brains.rules.instruction_parser import Instruction, mentioned_paths
 from spark_cli.engine.brains.rules.results import plural
+from spark_cli.record import record
 
 _SYMBOL_KINDS = frozenset({"rename", "docstring", "delete", "add_parameter"})
 _PRINTS = (r"\bprint\(|console\.(log|debug|info)\(|fmt\.Print|\bprintln!?\(|\beprintln!\(|"
@@ -49,7 +52,7 @@ _EXTENSION = re.compile(r"\.[A-Za-z]\w{0,9}")
 """A file name's extension (matched at the end of a run's last segment)."""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Look:
     """What to say, then the calls to make."""
 
@@ -82,6 +85,18 @@ def named_files(text: str, files: dict[str, str]) -> list[str]:
                                                for p in files):
             out.append(name)
     return out
+
+
+def defined_in(files: dict[str, str], name: str) -> bool:
+    """Whether a file it has defines ``name`` (a function, class, method ...)."""
+    word = re.compile(rf"\b{re.escape(name)}\b")
+    for path, text in files.items():
+        if word.search(text) is None:
+            continue
+        parsed = parse(path, text)
+        if parsed is not None and find_definitions(parsed, name):
+            return True
+    return False
 
 
 def _matches(listed: tuple[str, ...], name: str) -> list[str]:
@@ -138,7 +153,8 @@ def look_first(request: BrainRequest, instruction: Instruction, text: str,
         calls, preamble = _for_names(named_files(text, files), seen)
     if not calls and (found := needle(instruction)) is not None:
         everywhere = (instruction.kind == "rename" and not named_files(text, files)
-                      and not mentioned_paths(text, list(files)))
+                      and not mentioned_paths(text, list(files))
+                      and not defined_in(files, instruction.name))
         calls, preamble = _for_needle(found, files, seen, always=everywhere)
     if not calls:
         return None

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from spark_cli.engine.brains.code.edit_text import FileChange
+from spark_cli.record import record
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class OpResult:
     """An operation's answer: the lead line, the changes, the summary line (or prose)."""
 

@@ -9,6 +9,7 @@ waiting helpers as ``from waiting import wait_until`` (tests/waiting.py)."""
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
@@ -21,6 +22,16 @@ if _HERE not in sys.path:
     sys.path.insert(0, _HERE)
 
 TEST_TOKEN = "test-token"
+USER_DIRS = ("SPARK_CONFIG_DIR", "SPARK_STATE_DIR", "SPARK_CACHE_DIR")
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _no_user_dirs(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The suite (and every process it starts) keeps spark's config, state and cache in a
+    temporary folder, never the user's: a test that needs its own sets the variable."""
+    for name in USER_DIRS:
+        if name not in os.environ:
+            os.environ[name] = str(tmp_path_factory.mktemp(name.lower()))
 ENGINE_SERVERS = ("uvicorn", "websockets")
 
 

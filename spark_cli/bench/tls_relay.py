@@ -14,7 +14,8 @@ The URL names this machine by its host name, not ``localhost`` or
 for a loopback URL, as httpx does with ``trust_env`` off. The host name must
 resolve to an address of this machine (it usually does: ``/etc/hosts``).
 
-Used for docs/benchmarks.md ``## Stream`` (TLS reads, ``transport/read_size.py``).
+``spark bench tls`` (:mod:`spark_cli.bench.tls_reads`) runs it in a thread; the
+figures are in docs/benchmarks.md ``## Stream`` (TLS reads, ``transport/read_size.py``).
 """
 
 from __future__ import annotations

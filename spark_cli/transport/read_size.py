@@ -18,7 +18,7 @@ allocator, ``MALLOC_MMAP_THRESHOLD_``) each is an ``mmap`` + ``munmap``.
 :func:`fit_reads` lowers the TLS protocol's ``max_size`` to 64 KiB too (a TLS
 record carries at most 16 KiB).
 
-Measured by ``spark bench stream`` and ``python -m spark_cli.bench.tls_relay``
+Measured by ``spark bench stream`` (plain TCP) and ``spark bench tls``
 (docs/benchmarks.md, ``## Stream``).
 """
 

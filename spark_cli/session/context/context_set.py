@@ -7,7 +7,6 @@ API (all paths root-relative, POSIX-style, as the user typed them or normalised)
     problem = files.drop("src/app.py")  # None, or "src/app.py is not in the context"
     files.files()                       # ("src/app.py", ...) in the order added
     files.clear()
-    report = files.preview(settings, "the draft prompt", history=..., already_sent=...)
 
 ``add`` refuses, each with its own message: a path outside the repo (``..``,
 absolute, a symlink out) or inside ``.git``/``.spark``; a missing file; a
@@ -19,32 +18,19 @@ built, so the model always gets their content as it is then.
 A turn passes ``files()`` as the session's ``files`` (``Session.run_turn(
 instruction, files.files())``): the request adds the files the prompt names,
 the files that mention a symbol it names and the repo map (see
-:mod:`.assemble`). ``preview`` builds that request without sending it and
-returns its :class:`~.report.ContextReport` (the HUD's "context used of the
-window" before the first turn); a request that cannot be built raises
-``RequestError``. ``preview`` walks the repo and may rank it (tens of ms, up
-to ~2 s the first time in a big repo): call it from a worker, and never at the
-same time as a turn's request is built (the repo index and the tree-sitter
-parsers are not thread-safe).
+:mod:`.assemble`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from spark_cli.session.context.report import ContextReport
 from spark_cli.session.context.scan import ignore_rules
 from spark_cli.session.context.sources import (
     FileRefused,
     confine,
     read_text_file,
 )
-
-if TYPE_CHECKING:
-    from spark_cli.protocol.channel import Message
-    from spark_cli.session.config.settings import Settings
 
 
 class ContextSet:
@@ -94,12 +80,3 @@ class ContextSet:
             return f"{path} is not in the context (it holds {listed})"
         self._files.remove(rel)
         return None
-
-    def preview(self, settings: Settings, instruction: str = "", *,
-                history: Sequence[Message] = (),
-                already_sent: Mapping[str, str] | None = None) -> ContextReport:
-        """The report of the request a turn with ``instruction`` would send now."""
-        from spark_cli.session.building.request import build_request
-
-        return build_request(settings, self.root, self._files, instruction, history=history,
-                             already_sent=already_sent).context

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from spark_cli.session.building.request import build_request
 from spark_cli.session.config.settings import load_settings
 from spark_cli.session.context.context_set import ContextSet
 
@@ -66,11 +67,11 @@ def test_a_symlink_out_of_the_repo_is_refused(repo: Path) -> None:
                                                "leads outside the repo root")
 
 
-def test_preview_reports_what_a_turn_would_send(repo: Path) -> None:
+def test_a_turn_sends_the_set_and_what_mentions_its_symbol(repo: Path) -> None:
     files = ContextSet(repo)
     files.add("src/app.py")
     settings = load_settings(repo, {}, {"SPARK_CONFIG_DIR": str(repo / ".none")})
-    report = files.preview(settings, "rename run_app to start_app")
+    report = build_request(settings, repo, files.files(), "rename run_app to start_app").context
     assert [(f.path, f.why) for f in report.files] == [("src/app.py", "added"),
                                                         ("src/use.py", "mentions run_app")]
     assert report.window == settings.context_window and 0 < report.used < report.budget

@@ -25,6 +25,7 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from spark_cli.edits.disk.atomic import write_atomic
 from spark_cli.text_digest import text_key
 
 if TYPE_CHECKING:
@@ -119,12 +120,9 @@ class IgnoreCache:
             spark.mkdir(exist_ok=True)
             if not (spark / ".gitignore").exists():
                 (spark / ".gitignore").write_text("*\n")
-            self.path.parent.mkdir(exist_ok=True)
-            temp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
-            temp.write_text(json.dumps({"version": CACHE_VERSION, "pathspec": stamp,
-                                        "files": self._known},
-                                       separators=(",", ":")), encoding="utf-8")
-            os.replace(temp, self.path)
+            write_atomic(self.path, json.dumps({"version": CACHE_VERSION, "pathspec": stamp,
+                                                "files": self._known},
+                                               separators=(",", ":")).encode(), durable=False)
         except OSError:
             pass
 

@@ -19,7 +19,7 @@ turn a new conversation on the same connection, after one uncounted turn):
   (pushed up front, one response). Median of ``--runs`` turns each, wall time
   from ``run_turn`` to ``TurnCompleted``.
 
-The target (issue 19): at most 2 ms of spark's side per round trip on the
+The target: at most 2 ms of spark's side per round trip on the
 WebSocket. Results go to ``docs/benchmarks.md`` under ``## Tools``.
 """
 

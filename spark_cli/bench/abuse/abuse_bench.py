@@ -2,7 +2,7 @@
 
 Starts ``spark engine serve --port 0`` (127.0.0.1, its log in a temporary
 file), warms it up, notes its resident memory and open file descriptors, then
-sends the families of issue 12: malformed WebSocket frames (cycled to
+sends the families of :mod:`.abuse_frames`: malformed WebSocket frames (cycled to
 ``--messages``), an oversized frame, ``--disconnects`` abrupt departures,
 ``--connections`` WebSockets at once (and a third as many HTTP streams), and
 bad HTTP requests including 50 MB bodies. It reports requests tried, answered

@@ -10,9 +10,8 @@ kept in ``<root>/.spark/cache/ignores.json``, keyed by a digest of the file's
 text and stamped with the installed pathspec (its file's path, size and
 mtime: an upgrade starts the cache afresh, so its regexes are always the
 running pathspec's): a later run compiles that one regex and never imports
-pathspec. A file
-with a negation (order matters there), a new or changed file, and the
-``/add`` refusal message (which names the pattern) use pathspec as before.
+pathspec. A file with a negation (order matters there), a new or changed file,
+and the ``/add`` refusal message (which names the pattern) use pathspec itself.
 """
 
 from __future__ import annotations

@@ -2,10 +2,12 @@
 top-level modules, nothing that is not there; its command table names every command of
 `spark --help` and every benchmark of `spark bench --help`, and each flag it names is in
 that command's `--help`; its docs list names every page in docs/. Every `spark bench NAME`
-that the package or the docs name is a benchmark that exists."""
+that the package or the docs name is a benchmark that exists, and every module the README
+and docs/ name is there (docs/benchmarks.md records measurements, removed pieces too)."""
 
 from __future__ import annotations
 
+import importlib
 import re
 import subprocess
 import sys
@@ -114,6 +116,42 @@ def test_every_benchmark_the_package_and_docs_name_exists() -> None:
     texts += [p.read_text() for p in (PACKAGE.parent / "docs").glob("*.md")]
     named = {name for text in texts for name in re.findall(r"spark bench ([a-z]+)", text)}
     assert named <= _help_commands("bench")
+
+
+_TOP = "|".join(p.name for p in PACKAGE.iterdir() if (p / "__init__.py").exists())
+
+
+def _exists(dotted: str) -> bool:
+    """``spark_cli.<dotted>`` is a module, or an attribute of one."""
+    parts = dotted.split(".")
+    for keep in range(len(parts), 0, -1):
+        try:
+            found: object = importlib.import_module(".".join(["spark_cli", *parts[:keep]]))
+        except ImportError:
+            continue
+        for name in parts[keep:]:
+            if not hasattr(found, name):
+                return False
+            found = getattr(found, name)
+        return True
+    return False
+
+
+def test_the_docs_name_only_modules_that_exist() -> None:
+    pages = [README, *(p for p in (PACKAGE.parent / "docs").glob("*.md")
+                       if p.name != "benchmarks.md")]
+    missing = []
+    for page in pages:
+        text = page.read_text()
+        dotted = re.findall(r"spark_cli((?:\.[a-z_]\w*)+)", text)
+        paths = re.findall(rf"`((?:{_TOP})(?:/\w+)*/\w+)\.py`", text)
+        for name in dotted:
+            if not _exists(name.strip(".")):
+                missing.append(f"{page.name}: spark_cli{name}")
+        for path in paths:
+            if not PACKAGE.joinpath(path + ".py").exists():
+                missing.append(f"{page.name}: {path}.py")
+    assert missing == []
 
 
 def test_readme_says_what_make_test_runs() -> None:

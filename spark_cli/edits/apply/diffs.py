@@ -9,6 +9,8 @@ from __future__ import annotations
 import difflib
 from typing import Literal
 
+from spark_cli.edits.lang.ends import common_prefix, common_suffix
+
 _NO_NEWLINE = "\\ No newline at end of file\n"
 
 
@@ -60,34 +62,12 @@ def unified_diff(path: str, old: str | None, new: str | None, *, context: int = 
     return "".join(out)
 
 
-def _common_prefix(a: str, b: str) -> int:
-    lo, hi = 0, min(len(a), len(b))
-    while lo < hi:  # binary search with C-speed slice compares
-        mid = (lo + hi + 1) // 2
-        if a[:mid] == b[:mid]:
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
-
-
-def _common_suffix(a: str, b: str, limit: int) -> int:
-    lo, hi = 0, limit
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if a[len(a) - mid :] == b[len(b) - mid :]:
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
-
-
 def _window(a: str, b: str, context: int) -> tuple[int, list[str], list[str], int, int]:
     """Only the changed lines plus ``context`` lines each side: (first line number, lines
     of a, lines of b, equal lines before the change, equal lines after it)."""
-    start = a.rfind("\n", 0, _common_prefix(a, b)) + 1  # a line start in both texts
+    start = a.rfind("\n", 0, common_prefix(a, b, min(len(a), len(b)))) + 1  # a line start
     shift = len(b) - len(a)
-    tail = len(a) - _common_suffix(a, b, min(len(a), len(b)) - start)
+    tail = len(a) - common_suffix(a, b, min(len(a), len(b)) - start)
     aligned_a = tail == 0 or a[tail - 1] == "\n"
     aligned_b = tail + shift == 0 or b[tail + shift - 1] == "\n"
     if not (aligned_a and aligned_b):

@@ -3,11 +3,6 @@
 ``parse_fault`` turns one ``--fault`` flag (``drop:200``, ``stall:100:3000``,
 ``malformed:50``, ``429:0.3``) into an updated :class:`FaultConfig`; a bad
 spec raises ``ValueError`` with a message naming the accepted forms.
-
-The three classes are :func:`~spark_cli.frozen.frozen` (frozen, slotted
-dataclasses with nothing compiled per class): the embedded engine imports this
-module before ``spark edit``'s request leaves, where three ``@dataclass(frozen=True)``
-cost ~3 ms of compiling.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """Docstrings name only what is there: every :mod:`x` and :func:`x` in spark_cli resolves
-(relative to the module that names it, or absolute), so a module or function that moves
-or goes cannot leave a docstring pointing at it."""
+(relative to the module that names it, or absolute), and so does every dotted
+``spark_cli.…`` name in its text, so a module or function that moves or goes cannot leave
+a docstring or comment pointing at it."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import spark_cli
 
 PACKAGE = Path(spark_cli.__file__).parent
 _ROLE = re.compile(r":(mod|func):`~?([\w.]+)`")
+_ABSOLUTE = re.compile(r"(?<![\w.])(spark_cli(?:\.\w+)+)")
 
 
 def _module_name(path: Path) -> str:
@@ -59,4 +61,15 @@ def test_every_module_and_function_a_docstring_names_exists() -> None:
             if not any(_resolves(name) for name in _candidates(path, found.group(2))):
                 line = text.count("\n", 0, found.start()) + 1
                 missing.append(f"{path.relative_to(PACKAGE)}:{line}: {found.group(0)}")
+    assert missing == []
+
+
+def test_every_dotted_spark_cli_name_in_the_package_exists() -> None:
+    missing = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        text = path.read_text()
+        for found in _ABSOLUTE.finditer(text):
+            if not _resolves(found.group(1)):
+                line = text.count("\n", 0, found.start()) + 1
+                missing.append(f"{path.relative_to(PACKAGE)}:{line}: {found.group(1)}")
     assert missing == []

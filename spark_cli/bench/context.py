@@ -33,7 +33,7 @@ from typing import Any
 
 import typer
 
-from spark_cli.bench.docs_section import write_section as write_doc_section
+from spark_cli.bench.docs_section import DOCS_OPTION, NO_DOCS_OPTION, publish
 
 SECTION = "## Context"
 
@@ -174,9 +174,8 @@ def register(bench_app: typer.Typer) -> None:
         repo: Path = typer.Option(Path("."), "--repo", help="The repo to measure (copied)."),
         files: int = typer.Option(2000, "--files", min=1, help="Size of the generated tree."),
         reps: int = typer.Option(3, "--reps", min=1, help="Repetitions (medians)."),
-        docs: Path | None = typer.Option(
-            None, "--docs", help="Markdown file to update (default: docs/benchmarks.md)."),
-        no_docs: bool = typer.Option(False, "--no-docs", help="Only print, write no file."),
+        docs: Path | None = DOCS_OPTION,
+        no_docs: bool = NO_DOCS_OPTION,
     ) -> None:
         """Time the repo map and context building: first build, next process, next turn."""
         with tempfile.TemporaryDirectory(prefix="spark-bench-context-") as tmp:
@@ -189,6 +188,4 @@ def register(bench_app: typer.Typer) -> None:
                        f"map {r['map_tokens']:,} tokens, {r['references']} mentioning files")
         typer.echo(f"  command: {command}")
         if not no_docs:
-            target = docs or Path("docs") / "benchmarks.md"
-            write_doc_section(target, SECTION, _section(results, command))
-            typer.echo(f"  wrote {target} ({SECTION})")
+            publish(docs, SECTION, _section(results, command))

@@ -21,7 +21,7 @@ from typing import Any
 
 import typer
 
-from spark_cli.bench.docs_section import write_section as write_doc_section
+from spark_cli.bench.docs_section import DOCS_OPTION, NO_DOCS_OPTION, publish
 from spark_cli.bench.engine_process import start_engine
 from spark_cli.edits.formats.stream_parser import EditStreamParser
 from spark_cli.edits.model.blocks import FileEdit
@@ -128,9 +128,8 @@ def register(bench_app: typer.Typer) -> None:
         engine_flag: list[str] = typer.Option(
             [], "--engine-flag", help="Extra `spark engine serve` flag (repeatable), e.g. "
                                       "--engine-flag=--deep-tps=120."),
-        docs: Path | None = typer.Option(
-            None, "--docs", help="Markdown file to update (default: docs/benchmarks.md)."),
-        no_docs: bool = typer.Option(False, "--no-docs", help="Only print, write no file."),
+        docs: Path | None = DOCS_OPTION,
+        no_docs: bool = NO_DOCS_OPTION,
     ) -> None:
         """The deep model's TTFT and rate against the fast model's, same task, one run."""
         figures = measure(runs, engine_flag)
@@ -138,6 +137,4 @@ def register(bench_app: typer.Typer) -> None:
         command = f"spark bench deep --runs {runs}{flags}"
         typer.echo(table(figures))
         if not no_docs:
-            target = docs or Path("docs") / "benchmarks.md"
-            write_doc_section(target, SECTION, section_body(figures, command))
-            typer.echo(f"wrote {target} ({SECTION})")
+            publish(docs, SECTION, section_body(figures, command))

@@ -9,8 +9,20 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import typer
+
 KEEP_PREFIX = "<!-- kept"
 KEEP_MARK = "<!-- kept: notes below survive a re-run of the bench -->"
+DOCS_OPTION = typer.Option(None, "--docs",
+                           help="Markdown file to update (default: docs/benchmarks.md).")
+NO_DOCS_OPTION = typer.Option(False, "--no-docs", help="Only print, write no file.")
+
+
+def publish(docs: Path | None, heading: str, body: str) -> None:
+    """Write ``body`` under ``heading`` in ``docs`` (default: docs/benchmarks.md) and say so."""
+    target = docs or Path("docs") / "benchmarks.md"
+    write_section(target, heading, body)
+    typer.echo(f"wrote {target} ({heading})")
 
 
 def write_section(path: Path, heading: str, body: str) -> None:

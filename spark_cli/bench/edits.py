@@ -13,7 +13,7 @@ from pathlib import Path
 
 import typer
 
-from spark_cli.bench.docs_section import write_section as write_doc_section
+from spark_cli.bench.docs_section import DOCS_OPTION, NO_DOCS_OPTION, publish
 
 TARGET_MS = 5.0
 SECTION = "## Edits"
@@ -98,19 +98,14 @@ def _section(figures: dict[str, float | int], command: str) -> str:
     )
 
 
-def write_section(docs: Path, body: str) -> None:
-    """Replace (or append) the ``## Edits`` section of ``docs``, leaving other sections alone."""
-    write_doc_section(docs, SECTION, body)
-
 
 def register(bench_app: typer.Typer) -> None:
     @bench_app.command("edits")
     def bench_edits(
         runs: int = typer.Option(200, "--runs", min=1, help="Timed runs per path."),
         lines: int = typer.Option(5000, "--lines", min=5, help="Size of the Python file."),
-        docs: Path | None = typer.Option(
-            None, "--docs", help="Markdown file to update (default: docs/benchmarks.md)."),
-        no_docs: bool = typer.Option(False, "--no-docs", help="Only print, write no file."),
+        docs: Path | None = DOCS_OPTION,
+        no_docs: bool = NO_DOCS_OPTION,
     ) -> None:
         """Time locate + apply + re-validate of one hunk in a 5,000-line file."""
         import tempfile
@@ -127,6 +122,4 @@ def register(bench_app: typer.Typer) -> None:
                    f"p95 {figures['journal_p95']:.2f} ms")
         typer.echo(f"  command: {command}")
         if not no_docs:
-            target = docs or Path("docs") / "benchmarks.md"
-            write_section(target, _section(figures, command))
-            typer.echo(f"  wrote {target} ({SECTION})")
+            publish(docs, SECTION, _section(figures, command))

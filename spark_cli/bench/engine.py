@@ -20,7 +20,7 @@ from typing import Any
 
 import typer
 
-from spark_cli.bench.docs_section import write_section as write_doc_section
+from spark_cli.bench.docs_section import DOCS_OPTION, NO_DOCS_OPTION, publish
 
 SECTION = "## Engine"
 RATE_TOLERANCE = 0.02
@@ -148,10 +148,6 @@ def section_body(f: dict[str, Any], command: str) -> str:
     )
 
 
-def write_section(path: Path, body: str) -> None:
-    """Replace the body of ``## Engine`` (or append the section); other sections stay."""
-    write_doc_section(path, SECTION, body)
-
 
 def register(bench_app: typer.Typer) -> None:
     @bench_app.command("engine")
@@ -163,10 +159,8 @@ def register(bench_app: typer.Typer) -> None:
         max_rate: float = typer.Option(
             2_560_000.0, "--max-rate", help="Top of the single-stream ladder (tok/s)."
         ),
-        docs: Path | None = typer.Option(
-            None, "--docs", help="Markdown file to update (default: docs/benchmarks.md)."
-        ),
-        no_docs: bool = typer.Option(False, "--no-docs", help="Only print, write no file."),
+        docs: Path | None = DOCS_OPTION,
+        no_docs: bool = NO_DOCS_OPTION,
     ) -> None:
         """Pacing accuracy, highest single-stream rate, N concurrent streams' frame gaps."""
         figures = measure(tps, seconds, streams, stream_tps, max_rate)
@@ -174,6 +168,4 @@ def register(bench_app: typer.Typer) -> None:
                    f"--streams {streams} --stream-tps {stream_tps:g}")
         typer.echo(table(figures))
         if not no_docs:
-            target = docs or Path("docs") / "benchmarks.md"
-            write_section(target, section_body(figures, command))
-            typer.echo(f"wrote {target} ({SECTION})")
+            publish(docs, SECTION, section_body(figures, command))

@@ -22,13 +22,13 @@ import statistics
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
 
 from spark_cli.bench.oneshot_child import channel_args, child_env, spark_command
+from spark_cli.record import record
 
 if TYPE_CHECKING:
     from spark_cli.bench.tls_relay import Relay
@@ -40,8 +40,10 @@ _CAPPED = "output cap"
 """What `spark edit` says when the answer ran to ``--max-output-tokens`` (every token read)."""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Figures:
+    """One client's runs: CPU, minor page faults and syscall counts."""
+
     cpu_s: tuple[float, ...]
     minor_faults: tuple[int, ...]
     syscalls: dict[str, int]

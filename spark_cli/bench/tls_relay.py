@@ -26,14 +26,17 @@ import socket
 import ssl
 import sys
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from pathlib import Path
+
+from spark_cli.record import record
 
 CHUNK = 64 * 1024
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Relay:
+    """A running TLS relay: its address and the certificate authority a client trusts."""
+
     url: str
     """``https://HOST:PORT``, the relay's address."""
     ca_pem: bytes

@@ -19,7 +19,7 @@ turn a new conversation on the same connection, after one uncounted turn):
   (pushed up front, one response). Median of ``--runs`` turns each, wall time
   from ``run_turn`` to ``TurnCompleted``.
 
-The target (issue 19): at most 2 ms of spark's side per round trip on the
+The target: at most 2 ms of spark's side per round trip on the
 WebSocket. Results go to ``docs/benchmarks.md`` under ``## Tools``.
 """
 
@@ -36,7 +36,7 @@ from typing import Any
 
 import typer
 
-from spark_cli.bench.docs_section import write_section as write_doc_section
+from spark_cli.bench.docs_section import DOCS_OPTION, NO_DOCS_OPTION, publish
 
 SECTION = "## Tools"
 INSTRUCTION = "replace 'discount must be 0-100' with 'discount must be between 0 and 100'"
@@ -190,15 +190,12 @@ def register(bench_app: typer.Typer) -> None:
     def bench_tools(
         runs: int = typer.Option(10, "--runs", min=1, help="Turns per channel."),
         tps: int = typer.Option(5000, "--tps", min=1, help="The engine's pace (tokens/s)."),
-        docs: Path | None = typer.Option(
-            None, "--docs", help="Markdown file to update (default: docs/benchmarks.md)."),
-        no_docs: bool = typer.Option(False, "--no-docs", help="Only print, write no file."),
+        docs: Path | None = DOCS_OPTION,
+        no_docs: bool = NO_DOCS_OPTION,
     ) -> None:
         """A tool round trip's cost on spark's side (WS, Chat SSE) and a whole looking turn."""
         figures = measure(runs, tps)
         command = f"spark bench tools --runs {runs} --tps {tps}"
         typer.echo(table(figures))
         if not no_docs:
-            target = docs or Path("docs") / "benchmarks.md"
-            write_doc_section(target, SECTION, section_body(figures, command))
-            typer.echo(f"wrote {target} ({SECTION})")
+            publish(docs, SECTION, section_body(figures, command))

@@ -20,7 +20,7 @@ from typing import Any
 
 import typer
 
-from spark_cli.bench.docs_section import write_section as write_doc_section
+from spark_cli.bench.docs_section import DOCS_OPTION, NO_DOCS_OPTION, publish
 from spark_cli.bench.engine_process import start_engine
 
 SECTION = "## Transport"
@@ -201,10 +201,6 @@ def _after_stop(figures: dict[str, float]) -> str:
     )
 
 
-def write_section(docs: Path, body: str) -> None:
-    """Replace (or append) the ``## Transport`` section, leaving the others alone."""
-    write_doc_section(docs, SECTION, body)
-
 
 def register(bench_app: typer.Typer) -> None:
     @bench_app.command("transport")
@@ -216,10 +212,8 @@ def register(bench_app: typer.Typer) -> None:
             None, "--url", help="Use a running engine at this base URL (…/v1) instead."
         ),
         token: str | None = typer.Option(None, "--token", help="Its bearer token (with --url)."),
-        docs: Path | None = typer.Option(
-            None, "--docs", help="Markdown file to update (default: docs/benchmarks.md)."
-        ),
-        no_docs: bool = typer.Option(False, "--no-docs", help="Only print, write no file."),
+        docs: Path | None = DOCS_OPTION,
+        no_docs: bool = NO_DOCS_OPTION,
     ) -> None:
         """Per-turn overhead: persistent WebSocket vs a fresh HTTP connection per turn."""
         import asyncio
@@ -259,6 +253,4 @@ def register(bench_app: typer.Typer) -> None:
             f"{figures['cut_p95']:.0%} p95 (seeds claim {CLAIM:.0%})"
         )
         if not no_docs:
-            target = docs or Path("docs") / "benchmarks.md"
-            write_section(target, section(figures, turns, command))
-            typer.echo(f"  wrote {target} ({SECTION})")
+            publish(docs, SECTION, section(figures, turns, command))

@@ -31,6 +31,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from spark_cli.edits.disk.atomic import write_atomic
 from spark_cli.protocol.channel import Message, ToolCall, ToolOutput, TurnRequest
 from spark_cli.record import record
 from spark_cli.session.config.settings import Settings, with_window
@@ -114,11 +115,8 @@ def store(base_url: str, model: str, facts: ServerFacts,
                                     "tokenizer": facts.tokenizer, "scale": facts.scale,
                                     "at": facts.at}
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        temp.write_text(json.dumps(dict(list(known.items())[-KEEP:]), indent=1),
-                        encoding="utf-8")
-        os.replace(temp, path)
+        write_atomic(path, json.dumps(dict(list(known.items())[-KEEP:]), indent=1).encode(),
+                     durable=False)
     except OSError:
         pass
 

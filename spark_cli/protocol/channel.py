@@ -108,8 +108,6 @@ class Capabilities:
     """``response.steer``: redirect the running response in-band."""
     cancel: bool = False
     """An in-band cancel (the bundled engine's advertised extension)."""
-    persistent: bool = False
-    """One connection reused across turns."""
 
 
 # ---- events a channel yields (past tense; streamed pieces end in Delta) ----

@@ -13,7 +13,6 @@ about 3.5-4 characters per piece, close to what BPE tokenizers give for code.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 
 PIECE = re.compile(r"\s*(?:\w{1,4}|[^\w\s]{1,3})|\s+")
 """One token. Compiled once: the pacing path calls it per answer, not per token."""
@@ -22,12 +21,6 @@ PIECE = re.compile(r"\s*(?:\w{1,4}|[^\w\s]{1,3})|\s+")
 def split_pieces(text: str) -> list[str]:
     """The text as a list of pieces; ``"".join(split_pieces(t)) == t`` always."""
     return PIECE.findall(text)
-
-
-def iter_pieces(text: str) -> Iterator[str]:
-    """Lazily yield pieces (for long or unbounded answers)."""
-    for match in PIECE.finditer(text):
-        yield match.group()
 
 
 def count_tokens(text: str) -> int:

@@ -25,7 +25,7 @@ from typing import Any
 
 from spark_cli.record import record
 from spark_cli.session.api import ChannelError, SessionApi
-from spark_cli.session.events import SessionEvent, SteerRejected, TurnCompleted, TurnFailed
+from spark_cli.session.events import SessionEvent, SteerRejected, TurnFailed
 
 
 @record
@@ -217,11 +217,3 @@ class Interaction:
 
     def _queue_changed(self) -> None:
         self.sink(QueueChanged(tuple(self.queue), self.paused))
-
-
-def final_event(events: Sequence[InteractionEvent]) -> TurnCompleted | TurnFailed | None:
-    """The last turn's final event among ``events`` (tests and the HUD)."""
-    for event in reversed(events):
-        if isinstance(event, TurnCompleted | TurnFailed):
-            return event
-    return None

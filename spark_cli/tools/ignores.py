@@ -10,9 +10,8 @@ kept in ``<root>/.spark/cache/ignores.json``, keyed by a digest of the file's
 text and stamped with the installed pathspec (its file's path, size and
 mtime: an upgrade starts the cache afresh, so its regexes are always the
 running pathspec's): a later run compiles that one regex and never imports
-pathspec. A file
-with a negation (order matters there), a new or changed file, and the
-``/add`` refusal message (which names the pattern) use pathspec as before.
+pathspec. A file with a negation (order matters there), a new or changed file,
+and the ``/add`` refusal message (which names the pattern) use pathspec itself.
 """
 
 from __future__ import annotations
@@ -25,6 +24,7 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from spark_cli.edits.disk.atomic import write_atomic
 from spark_cli.text_digest import text_key
 
 if TYPE_CHECKING:
@@ -119,12 +119,9 @@ class IgnoreCache:
             spark.mkdir(exist_ok=True)
             if not (spark / ".gitignore").exists():
                 (spark / ".gitignore").write_text("*\n")
-            self.path.parent.mkdir(exist_ok=True)
-            temp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
-            temp.write_text(json.dumps({"version": CACHE_VERSION, "pathspec": stamp,
-                                        "files": self._known},
-                                       separators=(",", ":")), encoding="utf-8")
-            os.replace(temp, self.path)
+            write_atomic(self.path, json.dumps({"version": CACHE_VERSION, "pathspec": stamp,
+                                                "files": self._known},
+                                               separators=(",", ":")).encode(), durable=False)
         except OSError:
             pass
 

@@ -84,13 +84,6 @@ def recognise(status: int | None, code: str | None, message: str,
     return Overflow(requested, window)
 
 
-def from_server_log(text: str) -> Overflow | None:
-    """The figures of a server's own overflow words anywhere in ``text`` (a log line or a
-    plain-text body): llama-cpp-python's "Requested tokens (9510) exceed context window of
-    8192"."""
-    return recognise(None, None, text) if _SAYS.search(text) else None
-
-
 SAID = "the server said"
 """What comes between spark's sentence and the server's own words."""
 SAID_CHARS = 200

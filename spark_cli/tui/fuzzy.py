@@ -10,7 +10,7 @@ needs a whole pass is a cheap ``str`` test per path, and scattered matching
 runs its regular expression only on paths holding every character of the
 query. A query that extends one with fewer than ``limit`` matches searches
 only those. On 20,000 paths a keystroke costs a few milliseconds at worst
-(`spark bench picker`; docs/benchmarks.md).
+(`spark bench tui --only typing`, its picker phase; docs/benchmarks.md).
 """
 
 from __future__ import annotations

@@ -4,10 +4,10 @@
 as :class:`~spark_cli.session.workspace.store.ShownItem` values (the prompt,
 the answer's prose, each edit with its diff, refusals, redirects, the
 turn's summary line); the keeper saves them with the conversation.
-:func:`turn_views` turns a saved turn back into the blocks the painter
-would have written. Tool calls have their own kind, ``"tool"`` (one line
-each): the session's tool loop records them here and they show as a
-dim line.
+:func:`turns` cuts saved items into turns and :func:`item_view` turns one
+back into the block the painter would have written. Tool calls have their
+own kind, ``"tool"`` (one line each): the session's tool loop records them
+here and they show as a dim line.
 
 :class:`Replay` shows a long history lazily: the last ``FIRST_TURNS`` turns
 at once, and earlier ones ``MORE_TURNS`` at a time when the user scrolls to

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from spark_cli.bench.edits import _section, run_benchmark, write_section
+from spark_cli.bench.docs_section import write_section
+from spark_cli.bench.edits import SECTION, _section, run_benchmark
 
 
 def test_run_benchmark_small(tmp_path) -> None:
@@ -17,10 +18,10 @@ def test_run_benchmark_small(tmp_path) -> None:
 def test_write_section_replaces_only_its_own(tmp_path) -> None:
     docs = tmp_path / "benchmarks.md"
     docs.write_text("# Benchmarks\n\n## Engine\n\nE\n\n## Edits\n\nold\n\n## Transport\n\nT\n")
-    write_section(docs, "new\n")
-    write_section(docs, "newer\n")
+    write_section(docs, SECTION, "new\n")
+    write_section(docs, SECTION, "newer\n")
     assert docs.read_text() == (
         "# Benchmarks\n\n## Engine\n\nE\n\n## Edits\n\nnewer\n\n## Transport\n\nT\n")
     missing = tmp_path / "other.md"
-    write_section(missing, "x\n")
+    write_section(missing, SECTION, "x\n")
     assert missing.read_text() == "# Benchmarks\n\n## Edits\n\nx\n"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from spark_cli.bench import engine as bench
+from spark_cli.bench.docs_section import write_section
 
 FIGURES = {
     "tps": 1500.0, "seconds": 2.0, "streams": 64, "stream_tps": 1000.0, "rate": 1490.0,
@@ -28,11 +29,11 @@ def test_table_marks_each_target() -> None:
 def test_write_section_replaces_only_its_own(tmp_path: Path) -> None:
     docs = tmp_path / "benchmarks.md"
     docs.write_text("# Benchmarks\n\n## Engine\n\nold\n\n## Edits\n\nkeep me\n")
-    bench.write_section(docs, "new body")
+    write_section(docs, bench.SECTION, "new body")
     assert docs.read_text() == "# Benchmarks\n\n## Engine\n\nnew body\n\n## Edits\n\nkeep me\n"
     missing = tmp_path / "other.md"
     missing.write_text("# Benchmarks\n\n## Edits\n\nx\n")
-    bench.write_section(missing, "body")
+    write_section(missing, bench.SECTION, "body")
     assert missing.read_text().endswith("## Edits\n\nx\n\n## Engine\n\nbody\n")
 
 

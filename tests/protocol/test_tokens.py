@@ -1,7 +1,7 @@
 from hypothesis import given
 from hypothesis import strategies as st
 
-from spark_cli.protocol.tokens import count_tokens, iter_pieces, split_pieces
+from spark_cli.protocol.tokens import count_tokens, split_pieces
 
 
 def test_pieces_of_code() -> None:
@@ -22,6 +22,5 @@ def test_empty() -> None:
 def test_pieces_rejoin_to_the_text(text: str) -> None:
     pieces = split_pieces(text)
     assert "".join(pieces) == text
-    assert list(iter_pieces(text)) == pieces
     assert count_tokens(text) == len(pieces)
     assert all(pieces)

@@ -26,7 +26,7 @@ async def test_each_kind_builds_its_channel() -> None:
     assert isinstance(ws, ResponsesWebSocketChannel)
     assert isinstance(chat, ChatCompletionsChannel)
     assert isinstance(sse, ResponsesSSEChannel)
-    assert ws.capabilities.steer and ws.capabilities.persistent
+    assert ws.capabilities.steer
     assert not chat.capabilities.steer
     for channel in (ws, chat, sse):
         await channel.aclose()

@@ -36,7 +36,7 @@ DIFF = ("--- a/src/shop/cart.py\n+++ b/src/shop/cart.py\n@@ -3,4 +3,4 @@\n"
 class NullChannel:
     """A channel that is always ready and never streams (the states are fed by hand)."""
 
-    capabilities = Capabilities(steer=True, persistent=True)
+    capabilities = Capabilities(steer=True)
 
     async def stream(self, request: TurnRequest) -> AsyncIterator[Any]:
         raise AssertionError("the snapshot tests feed events; nothing streams")

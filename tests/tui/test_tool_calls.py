@@ -73,7 +73,7 @@ class Channel:
         self.scripts = scripts
         self.requests: list[TurnRequest] = []
         self.stopped = asyncio.Event()
-        self._caps = Capabilities(steer=steer, persistent=True)
+        self._caps = Capabilities(steer=steer)
 
     @property
     def capabilities(self) -> Capabilities:

@@ -2,7 +2,7 @@
 
 Starts ``spark engine serve --port 0`` (127.0.0.1, its log in a temporary
 file), warms it up, notes its resident memory and open file descriptors, then
-sends the families of issue 12: malformed WebSocket frames (cycled to
+sends the families of :mod:`.abuse_frames`: malformed WebSocket frames (cycled to
 ``--messages``), an oversized frame, ``--disconnects`` abrupt departures,
 ``--connections`` WebSockets at once (and a third as many HTTP streams), and
 bad HTTP requests including 50 MB bodies. It reports requests tried, answered
@@ -23,7 +23,7 @@ from typing import Any
 
 import typer
 
-from spark_cli.bench.docs_section import write_section as write_doc_section
+from spark_cli.bench.docs_section import DOCS_OPTION, NO_DOCS_OPTION, publish
 
 SECTION = "## Abuse"
 RSS_TOLERANCE = 0.10
@@ -163,10 +163,8 @@ def register(bench_app: typer.Typer) -> None:
         body_rounds: int = typer.Option(2, "--body-rounds", min=1,
                                         help="Rounds of the bad HTTP requests."),
         timeout_s: float = typer.Option(300.0, "--timeout", help="Stop the run after (s)."),
-        docs: Path | None = typer.Option(
-            None, "--docs", help="Markdown file to update (default: docs/benchmarks.md)."
-        ),
-        no_docs: bool = typer.Option(False, "--no-docs", help="Only print, write no file."),
+        docs: Path | None = DOCS_OPTION,
+        no_docs: bool = NO_DOCS_OPTION,
     ) -> None:
         """Hostile clients against a fresh engine: answered as documented, no leaks."""
         figures = measure(messages, disconnects, connections, body_rounds, timeout_s)
@@ -179,6 +177,4 @@ def register(bench_app: typer.Typer) -> None:
         if figures["tracebacks"]:
             typer.echo("  engine log: " + " | ".join(figures["log_tail"]))
         if not no_docs:
-            target = docs or Path("docs") / "benchmarks.md"
-            write_doc_section(target, SECTION, section_body(figures, command))
-            typer.echo(f"wrote {target} ({SECTION})")
+            publish(docs, SECTION, section_body(figures, command))

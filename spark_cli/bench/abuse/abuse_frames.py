@@ -3,7 +3,7 @@
 Each WebSocket frame is one the engine must answer with an ``error`` event (or
 ``response.steer.failed``) on a connection that stays usable; each HTTP case is
 a request it must answer with OpenAI's JSON error body and the status given.
-The families follow the reliability round of issue 12: not JSON, nesting,
+The families: not JSON, nesting,
 event types, every ``response.create`` field, steering and cancelling,
 encodings; bodies, content types, methods, paths, tokens, sizes.
 """

@@ -27,7 +27,6 @@ class FrameLog:
     shown: Callable[[], int] = lambda: 0
     """The answer's characters on screen now (set by the bench to read the app's painter)."""
     frames: list[tuple[float, int]] = field(default_factory=list)
-    bytes_written: int = 0
     _waiters: list[tuple[str, asyncio.Future[float]]] = field(default_factory=list)
 
     def expect(self, marker: str) -> asyncio.Future[float]:
@@ -39,7 +38,6 @@ class FrameLog:
     def wrote(self, data: str) -> None:
         now = time.perf_counter()
         self.frames.append((now, self.shown()))
-        self.bytes_written += len(data)
         if self._waiters:
             keep = []
             for marker, future in self._waiters:

@@ -27,7 +27,6 @@ import gc
 import os
 import random
 import shutil
-import statistics
 import sys
 import time
 from collections.abc import Awaitable, Callable
@@ -335,10 +334,3 @@ async def typing_and_esc(url: str, token: str, workdir: Path, *, tps: float, str
         return figures
 
     return await run_app(url, token, workdir, body)
-
-
-def summary_ms(values: list[float]) -> str:
-    """``median / p95 (n)`` of millisecond figures."""
-    if not values:
-        return "no samples"
-    return f"{statistics.median(values):.1f} / {percentile(values, 0.95):.1f} ms (n={len(values)})"

@@ -17,7 +17,6 @@ if TYPE_CHECKING:
     from spark_cli.session.events import TurnCompleted, TurnFailed
 
 EXIT_OK, EXIT_REFUSED, EXIT_USAGE, EXIT_PROVIDER, EXIT_TESTS, EXIT_NO_EDIT = 0, 1, 2, 3, 4, 5
-EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports it
 USAGE_FAILURES = frozenset({"context_length", "usage", "request", "too_large", "binary",
                             "encoding", "budget", "not_found_file", "path"})
 """``TurnFailed.kind`` values that are the caller's to fix (exit 2), not the provider's."""

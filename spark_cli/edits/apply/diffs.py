@@ -7,6 +7,9 @@ hunk in a 5,000-line file costs a few hundred microseconds, not a whole-file dif
 from __future__ import annotations
 
 import difflib
+from typing import Literal
+
+from spark_cli.edits.lang.ends import common_prefix, common_suffix
 
 _NO_NEWLINE = "\\ No newline at end of file\n"
 
@@ -46,7 +49,7 @@ def unified_diff(path: str, old: str | None, new: str | None, *, context: int = 
     if post:
         codes.append(("equal", len(a) - post, len(a), len(b) - post, len(b)))
     out = [header]
-    for group in _groups(codes, context):
+    for group in _Grouped(codes).get_grouped_opcodes(context):
         i1, i2 = group[0][1], group[-1][2]
         j1, j2 = group[0][3], group[-1][4]
         out.append(f"@@ -{_range(lo + i1, i2 - i1)} +{_range(lo + j1, j2 - j1)} @@\n")
@@ -59,34 +62,12 @@ def unified_diff(path: str, old: str | None, new: str | None, *, context: int = 
     return "".join(out)
 
 
-def _common_prefix(a: str, b: str) -> int:
-    lo, hi = 0, min(len(a), len(b))
-    while lo < hi:  # binary search with C-speed slice compares
-        mid = (lo + hi + 1) // 2
-        if a[:mid] == b[:mid]:
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
-
-
-def _common_suffix(a: str, b: str, limit: int) -> int:
-    lo, hi = 0, limit
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if a[len(a) - mid :] == b[len(b) - mid :]:
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
-
-
 def _window(a: str, b: str, context: int) -> tuple[int, list[str], list[str], int, int]:
     """Only the changed lines plus ``context`` lines each side: (first line number, lines
     of a, lines of b, equal lines before the change, equal lines after it)."""
-    start = a.rfind("\n", 0, _common_prefix(a, b)) + 1  # a line start in both texts
+    start = a.rfind("\n", 0, common_prefix(a, b, min(len(a), len(b)))) + 1  # a line start
     shift = len(b) - len(a)
-    tail = len(a) - _common_suffix(a, b, min(len(a), len(b)) - start)
+    tail = len(a) - common_suffix(a, b, min(len(a), len(b)) - start)
     aligned_a = tail == 0 or a[tail - 1] == "\n"
     aligned_b = tail + shift == 0 or b[tail + shift - 1] == "\n"
     if not (aligned_a and aligned_b):
@@ -109,31 +90,16 @@ def _window(a: str, b: str, context: int) -> tuple[int, list[str], list[str], in
     return lo, _lines(a[before:after]), _lines(b[before : after + shift]), pre, post
 
 
-Opcode = tuple[str, int, int, int, int]
+Opcode = tuple[Literal["replace", "delete", "insert", "equal"], int, int, int, int]
 
 
-def _groups(codes: list[Opcode], context: int) -> list[list[Opcode]]:
-    """Changed opcodes with up to ``context`` equal lines around them, merged when close."""
-    groups: list[list[Opcode]] = []
-    current: list[Opcode] = []
-    for tag, i1, i2, j1, j2 in codes:
-        if tag != "equal":
-            current.append((tag, i1, i2, j1, j2))
-            continue
-        if current:  # an equal run after a change: close the group or bridge to the next
-            if i2 - i1 > 2 * context:
-                current.append((tag, i1, i1 + context, j1, j1 + context))
-                groups.append(current)
-                current = []
-                i1, j1 = i2 - context, j2 - context
-            else:
-                current.append((tag, i1, i2, j1, j2))
-                continue
-        lead = min(context, i2 - i1)
-        current = [(tag, i2 - lead, i2, j2 - lead, j2)] if lead else []
-    if current and any(code[0] != "equal" for code in current):
-        while current and current[-1][0] == "equal" and current[-1][2] - current[-1][1] > context:
-            tag, i1, _i2, j1, _j2 = current.pop()
-            current.append((tag, i1, i1 + context, j1, j1 + context))
-        groups.append(current)
-    return groups
+class _Grouped(difflib.SequenceMatcher[str]):
+    """difflib's ``get_grouped_opcodes`` (changes with ``context`` equal lines around them,
+    merged when close) over opcodes computed on the changed window only."""
+
+    def __init__(self, codes: list[Opcode]) -> None:
+        super().__init__(None, "", "", autojunk=False)
+        self._codes = codes
+
+    def get_opcodes(self) -> list[Opcode]:
+        return self._codes

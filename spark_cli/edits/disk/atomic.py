@@ -60,10 +60,8 @@ def write_atomic(path: Path, data: bytes, mode: int | None = None, *,
             mode = stat.S_IMODE(target.stat().st_mode)
         except FileNotFoundError:
             mode = _DEFAULT_MODE
-    import tempfile  # when writing (~5 ms with shutil and random: not before a request)
-
-    fd, temp = tempfile.mkstemp(dir=directory, prefix=f".{target.name}.{os.getpid()}.",
-                                suffix=TEMP_SUFFIX)
+    temp = directory / f".{target.name}.{os.getpid()}.{os.urandom(4).hex()}{TEMP_SUFFIX}"
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)

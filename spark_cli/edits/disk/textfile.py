@@ -51,10 +51,6 @@ class TextFile:
         best = max(counts.values())
         return next(e for e in self.endings if counts[e] == best)
 
-    @property
-    def final_newline(self) -> bool:
-        return self.text.endswith("\n")
-
     def encode(self) -> bytes:
         """The file's bytes: each line with its own ending, in the original encoding."""
         return encode_text(self.text, self.endings, self.encoding, self.bom)

@@ -28,6 +28,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from spark_cli.edits.lang.ends import common_prefix, common_suffix
 from spark_cli.edits.lang.grammars import get_parser, language_for_path
 from spark_cli.edits.lang.syntax_window import window_clean
 from spark_cli.edits.lang.tree_edits import MAX_STEPS, Pending, edited
@@ -40,7 +41,6 @@ _CACHE_SIZE = 8
 _trees: OrderedDict[tuple[str, str], tree_sitter.Tree] = OrderedDict()
 # trees not built yet: (language, text) -> how to build it (an incremental re-parse)
 _deferred: OrderedDict[tuple[str, str], Pending] = OrderedDict()
-_CHUNK = 4096
 # ".h" is C or C++: a header is refused only when neither grammar accepts the new text
 _SECOND_OPINION = {"c": "cpp"}
 # Data files that are often templates (Helm, Ansible, Jinja): with {{ }} or {% %} in them,
@@ -287,42 +287,6 @@ def _reparse(language: str, old: str, new: str, old_tree: tree_sitter.Tree,
 def _changed_span(old: bytes, new: bytes) -> tuple[int, int, int]:
     """(start, old_end, new_end): the single byte span where ``old`` and ``new`` differ."""
     limit = min(len(old), len(new))
-    prefix = _common_prefix(old, new, limit)
-    suffix = _common_suffix(old, new, limit - prefix)
+    prefix = common_prefix(old, new, limit)
+    suffix = common_suffix(old, new, limit - prefix)
     return prefix, len(old) - suffix, len(new) - suffix
-
-
-def _common_prefix(a: bytes, b: bytes, limit: int) -> int:
-    i = 0
-    while i < limit and a[i:i + _CHUNK] == b[i:i + _CHUNK]:
-        i += _CHUNK
-    if i >= limit:
-        return limit
-    lo, hi = i, min(i + _CHUNK, limit)  # the first difference is in [lo, hi)
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if a[lo:mid + 1] == b[lo:mid + 1]:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
-
-
-def _common_suffix(a: bytes, b: bytes, limit: int) -> int:
-    la, lb = len(a), len(b)
-    n = 0
-    while n < limit:
-        step = min(_CHUNK, limit - n)
-        if a[la - n - step:la - n] != b[lb - n - step:lb - n]:
-            break
-        n += step
-    else:
-        return limit
-    lo, hi = n, n + step - 1  # the chunk differs: the answer is in [lo, hi]
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if a[la - mid:la - n] == b[lb - mid:lb - n]:
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo

@@ -45,14 +45,6 @@ class FaultConfig:
     seed: int = 0
     """Seed of the 429 coin, so a run is reproducible."""
 
-    @property
-    def any_token_fault(self) -> bool:
-        return (
-            self.drop_after_tokens is not None
-            or self.stall_after_tokens is not None
-            or self.malformed_after_tokens is not None
-        )
-
 
 @record
 class Pacing:

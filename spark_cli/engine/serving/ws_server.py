@@ -14,7 +14,7 @@ TCP connection (the client sees 1006). A plain HTTP ``GET`` gets ``/healthz`` or
 404 naming ``spark engine serve``, which serves HTTP too; a request with a body
 (websockets parses no bodies) is not answered: its connection closes.
 
-Saves 156 ms of the bundled tiny edit against uvicorn (paired runs, 2026-12-04;
+Saves 156 ms of the bundled tiny edit against uvicorn (paired runs;
 docs/benchmarks.md, Ledger); `spark bench oneshot` shows the path.
 """
 

@@ -23,7 +23,6 @@ so it is not re-read every turn either. Not thread-safe: one builder at a time.
 from __future__ import annotations
 
 import json
-import os
 import re
 import time
 from collections.abc import Collection, Sequence
@@ -32,7 +31,12 @@ from pathlib import Path
 from spark_cli.record import record
 from spark_cli.session.context.rank import Ranked, rank_definitions
 from spark_cli.session.context.scan import RepoFiles, scan
-from spark_cli.session.context.sources import FileRefused, language_for_path, read_text_file
+from spark_cli.session.context.sources import (
+    FileRefused,
+    language_for_path,
+    read_text_file,
+    write_atomic,
+)
 from spark_cli.session.context.tags import Definition, FileTags, extract
 from spark_cli.text_digest import text_key
 
@@ -220,11 +224,8 @@ class RepoIndex:
             spark.mkdir(exist_ok=True)
             if not (spark / ".gitignore").exists():
                 (spark / ".gitignore").write_text("*\n")
-            path.parent.mkdir(exist_ok=True)
-            temp = path.with_name(f".{CACHE_FILE}.{os.getpid()}.tmp")
-            temp.write_text(json.dumps({"version": CACHE_VERSION, "files": files},
-                                       separators=(",", ":")), encoding="utf-8")
-            os.replace(temp, path)
+            write_atomic(path, json.dumps({"version": CACHE_VERSION, "files": files},
+                                          separators=(",", ":")).encode(), durable=False)
         except OSError:
             pass  # a read-only checkout: the in-memory cache still serves this process
 

@@ -1,4 +1,5 @@
-"""The one place the context package imports ``spark_cli.edits``: paths, text files, grammars.
+"""The one place the context package imports ``spark_cli.edits``: paths, text files, grammars,
+writes.
 
 Everything the context code needs from the edits leaf goes through here, so a
 move of edits modules touches one file.
@@ -6,6 +7,7 @@ move of edits modules touches one file.
 
 from __future__ import annotations
 
+from spark_cli.edits.disk.atomic import write_atomic
 from spark_cli.edits.disk.paths import confine
 from spark_cli.edits.disk.textfile import read_text_file
 from spark_cli.edits.lang.grammars import (
@@ -16,5 +18,5 @@ from spark_cli.edits.lang.grammars import (
 )
 from spark_cli.edits.model.outcome import FileRefused
 
-__all__ = ["FileRefused", "confine", "get_language",
-           "get_parser", "language_for_path", "read_text_file", "tags_query_source"]
+__all__ = ["FileRefused", "confine", "get_language", "get_parser", "language_for_path",
+           "read_text_file", "tags_query_source", "write_atomic"]

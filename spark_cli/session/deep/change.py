@@ -58,12 +58,6 @@ class ChangeHunk:
     """(base i1, base i2, new lines): the replacements this hunk makes."""
 
     @property
-    def base_lines(self) -> str:
-        """The base line range, 1-based and inclusive, for people: ``12-14`` or ``12``."""
-        first, last = self.base_start + 1, max(self.base_end, self.base_start + 1)
-        return str(first) if first == last else f"{first}-{last}"
-
-    @property
     def added(self) -> int:
         return sum(len(new) for _, _, new in self.edits)
 

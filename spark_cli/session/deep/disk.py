@@ -4,6 +4,7 @@ Everything the deep package needs of ``spark_cli.edits`` goes through here (so
 a move of the edits modules touches one import block): decoding file bytes as
 text (binary, non-UTF-8 and oversized files are refused), confining a path to
 the repo (no ``..``, absolute paths, symlink escapes, ``.git/`` or ``.spark/``),
+crash-safe writes (:func:`write_atomic`, also for saved tasks),
 and writing merged files the way the applier does: each file recorded in the
 undo journal (``spark_cli.edits.disk.journal``) before it is written atomically, all
 of one apply in ONE batch, so ``spark undo`` / the TUI's ``/undo`` reverts it.
@@ -25,7 +26,8 @@ from spark_cli.edits.model.outcome import FileRefused
 from spark_cli.record import record
 from spark_cli.session.deep.change import _Matcher, lines_of
 
-__all__ = ["DiskText", "NotText", "Planned", "decode_text", "read_ours", "write_batch"]
+__all__ = ["DiskText", "NotText", "Planned", "decode_text", "read_ours", "write_atomic",
+           "write_batch"]
 
 
 class NotText(Exception):

@@ -14,12 +14,12 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 from spark_cli.session.deep.change import FileChange, file_change
+from spark_cli.session.deep.disk import write_atomic
 from spark_cli.session.deep.result import DeepChange
 from spark_cli.session.deep.task import DeepTask
 
@@ -47,17 +47,7 @@ def save_finished(folder: Path, task: DeepTask) -> str:
     folder.mkdir(parents=True, exist_ok=True, mode=0o700)
     name = task.saved_as or f"{time.strftime('%Y%m%dT%H%M%S', time.gmtime())}-" \
                             f"{os.urandom(3).hex()}"
-    fd, temp = tempfile.mkstemp(dir=folder, prefix=f".{name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(body, handle)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temp, folder / f"{name}.json")
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
+    write_atomic(folder / f"{name}.json", json.dumps(body).encode())
     return name
 
 

@@ -243,17 +243,6 @@ class SessionStore:
                    "shown": [[i.kind, i.text, i.detail] for i in shown]}
         return self._write(CONVERSATION, payload, durable=True)
 
-    def clear_conversation(self) -> str | None:
-        path = self._folder / CONVERSATION
-        try:
-            path.unlink(missing_ok=True)
-            self._written.pop(CONVERSATION, None)
-        except OSError as exc:
-            return self._failed(CONVERSATION, f"{path}: cannot be removed "
-                                              f"({exc.strerror or exc})")
-        self._failing.discard(CONVERSATION)
-        return None
-
     def _write(self, name: str, body: dict[str, Any], *, durable: bool = False) -> str | None:
         kind = name.removesuffix(".json")
         # ensure_ascii: lone surrogates (possible in pasted text) survive as \\udxxx escapes

@@ -128,7 +128,7 @@ class HttpStreamChannel:
     """Base of the Chat Completions and Responses SSE channels."""
 
     path: ClassVar[str]
-    capabilities = Capabilities(steer=False, cancel=False, persistent=False)
+    capabilities = Capabilities(steer=False, cancel=False)
 
     def __init__(
         self,

@@ -134,7 +134,7 @@ class ResponsesWebSocketChannel:
     def capabilities(self) -> Capabilities:
         link = self._links.current
         cancel = self._use_cancel and link is not None and CANCEL_EXTENSION in link.extensions
-        return Capabilities(steer=True, cancel=cancel, persistent=True)
+        return Capabilities(steer=True, cancel=cancel)
 
     async def warm(self, request: TurnRequest | None = None) -> None:
         """Open the connection (and the spare) ahead of the first turn.

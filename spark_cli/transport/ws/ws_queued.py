@@ -5,7 +5,7 @@ assembler (``recv_messages.frames``, websockets 13-17); while that queue is not
 empty, ``recv()`` returns without waiting. The read loop merges the text of
 those frames (:mod:`spark_cli.transport.text_merge`) and yields it before a
 ``recv()`` that would wait. Not part of websockets' documented API: where the
-attribute is missing this answers 0 and every delta travels alone, as before.
+attribute is missing this answers 0 and every delta travels alone.
 """
 
 from __future__ import annotations

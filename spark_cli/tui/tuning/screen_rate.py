@@ -16,7 +16,7 @@ the keys (what streaming costs is set by the painter's own ~30 Hz clock).
 A user's ``TEXTUAL_FPS`` wins.
 
 Keystroke → screen p95 while 2,000 tok/s stream: 18 ms at 500 fps against 55 ms at
-Textual's 60 (2026-12-04; docs/benchmarks.md, Ledger): `spark bench tui --only typing`
+Textual's 60 (docs/benchmarks.md, Ledger): `spark bench tui --only typing`
 against the same with `--fps 60`.
 """
 

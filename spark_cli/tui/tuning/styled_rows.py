@@ -22,7 +22,7 @@ renderer draws with the last ones and keeps its styled rows while they (and
 the look) are the same.
 
 Keystroke → screen p95 while 2,000 tok/s stream: 18 ms with the kept rows against 32 ms
-without (2026-12-04; docs/benchmarks.md, Ledger); `spark bench tui --only typing`.
+without (docs/benchmarks.md, Ledger); `spark bench tui --only typing`.
 """
 
 from __future__ import annotations

@@ -120,7 +120,8 @@ _text_line = st.text(alphabet="abc xyz()=:", max_size=10)
        st.data())
 def test_apply_of_diff_gives_new_text(old_lines, new_lines, data) -> None:
     """apply(diff(a, b), a) == b, through the real parser and applier."""
-    from spark_cli.edits.formats.rendering import diff_to_apply_patch
+    from diff_envelope import diff_to_apply_patch
+
     from spark_cli.edits.formats.stream_parser import EditStreamParser
 
     mixed = data.draw(st.lists(st.sampled_from(new_lines + old_lines), max_size=20)) \

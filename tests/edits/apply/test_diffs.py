@@ -1,13 +1,13 @@
-"""Minimal unified diffs: same grouping as difflib, and patching with them gives the new text."""
+"""Minimal unified diffs: exact text, and patching the old text with one gives the new text."""
 
 from __future__ import annotations
 
-import difflib
+import re
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from spark_cli.edits.apply.diffs import _groups, unified_diff
+from spark_cli.edits.apply.diffs import unified_diff
 
 
 def test_small_change_has_context_and_header() -> None:
@@ -33,13 +33,34 @@ def test_equal_is_empty_and_rename_has_header_only() -> None:
 _lines = st.lists(st.sampled_from("abcdx"), max_size=30)
 
 
+
+def _patched(old: str, diff: str) -> str:
+    """``old`` with every hunk of ``diff`` applied, each context and removed line checked."""
+    lines, out, at = old.splitlines(keepends=True), [], 0
+    heads = re.findall(r"^@@ -(\d+)(?:,(\d+))? ", diff, re.M)
+    for (start, length), body in zip(heads, re.split(r"^@@ .*\n", diff, flags=re.M)[1:],
+                                     strict=True):
+        first = int(start) - (0 if length == "0" else 1)
+        out += lines[at:first]
+        at, kind = first, ""
+        for line in body.splitlines(keepends=True):
+            if line.startswith("\\"):  # no newline at end of file: for the line above
+                if kind in " +":
+                    out[-1] = out[-1].removesuffix("\n")
+                continue
+            kind = line[0]
+            if kind in " -":
+                assert lines[at].removesuffix("\n") == line[1:].removesuffix("\n")
+                at += 1
+            if kind in " +":
+                out.append(line[1:])
+    return "".join(out + lines[at:])
+
+
+_text = st.builds(lambda lines, end: "\n".join(lines) + end, _lines, st.sampled_from(["", "\n"]))
+
+
 @settings(max_examples=300, deadline=None)
-@given(_lines, _lines, st.integers(1, 4))
-def test_groups_match_difflib(a, b, context) -> None:
-    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
-
-    def strip(groups):
-        return [[c for c in g if not (c[0] == "equal" and c[1] == c[2])] for g in groups]
-
-    expected = strip(list(g) for g in matcher.get_grouped_opcodes(context)) if a != b else []
-    assert strip(_groups(matcher.get_opcodes(), context)) == expected
+@given(_text, _text, st.integers(0, 4))
+def test_patching_the_old_text_gives_the_new(old: str, new: str, context: int) -> None:
+    assert _patched(old, unified_diff("f", old, new, context=context)) == new

@@ -34,7 +34,7 @@ def test_text_uses_lf_and_remembers_each_ending() -> None:
     tf = decode(b"a\r\nb\nc\rd")
     assert tf.text == "a\nb\nc\nd"
     assert tf.endings == ("\r\n", "\n", "\r")
-    assert not tf.final_newline
+    assert not tf.text.endswith("\n")
 
 
 def test_dominant_ending() -> None:

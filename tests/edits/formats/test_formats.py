@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
+from diff_envelope import diff_to_apply_patch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from spark_cli.edits.formats.rendering import (
-    diff_to_apply_patch,
-    render_apply_patch,
-    render_search_replace,
-)
+from spark_cli.edits.formats.rendering import render_apply_patch, render_search_replace
 from spark_cli.edits.formats.stream_parser import EditStreamParser
 from spark_cli.edits.model.blocks import FileEdit, Hunk
 

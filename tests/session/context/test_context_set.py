@@ -67,7 +67,7 @@ def test_a_symlink_out_of_the_repo_is_refused(repo: Path) -> None:
                                                "leads outside the repo root")
 
 
-def test_the_files_travel_with_a_turn(repo: Path) -> None:
+def test_a_turn_sends_the_set_and_what_mentions_its_symbol(repo: Path) -> None:
     files = ContextSet(repo)
     files.add("src/app.py")
     settings = load_settings(repo, {}, {"SPARK_CONFIG_DIR": str(repo / ".none")})

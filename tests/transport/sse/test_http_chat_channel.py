@@ -130,7 +130,7 @@ async def test_a_normal_turn_sends_the_standard_body_and_yields_events() -> None
         "stream_options": {"include_usage": True},
         "max_tokens": 64,
     }
-    assert ch.capabilities.steer is False and ch.capabilities.persistent is False
+    assert ch.capabilities.steer is False
 
 
 async def test_text_in_the_first_chunk_is_not_lost() -> None:

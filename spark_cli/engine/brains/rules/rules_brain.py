@@ -10,9 +10,9 @@ With the read-only tools declared, it first looks for what the instruction names
 and it was not given (:mod:`looking`): a preamble line, then ``search`` /
 ``list_files`` / ``read_file`` calls; the answer comes once the outputs are back.
 
-The files come from :func:`workspace.current_files` (file blocks, plus this
+The files come from :func:`workspace.files_and_reads` (file blocks, plus this
 brain's own earlier edits in a continued conversation); the instruction from
-:mod:`instructions`; each operation lives in its own ``op_*`` module.
+:mod:`instruction_parser`; each operation lives in its own ``op_*`` module.
 """
 
 from __future__ import annotations

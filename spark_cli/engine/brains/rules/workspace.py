@@ -52,13 +52,9 @@ def _edits_in(answer: str) -> list[FileEdit]:
     return [item for item in items if isinstance(item, FileEdit)]
 
 
-def current_files(request: BrainRequest) -> dict[str, str]:
-    """path -> content as of the latest turn (insertion order = first seen)."""
-    return files_and_reads(request)[0]
-
-
 def files_and_reads(request: BrainRequest) -> tuple[dict[str, str], ReadWindows]:
-    """:func:`current_files`, and the files read only in part so far."""
+    """path -> content as of the latest turn (insertion order = first seen), and the files
+    read only in part so far."""
     files: dict[str, str] = {}
     reads = ReadWindows()
     for block in parse_file_blocks(request.instructions):

@@ -1,0 +1,50 @@
+"""The common start and end of two texts (``str`` or ``bytes``): a chunk compared at a time,
+then a binary search inside the chunk that differs, all with C-speed slice compares.
+
+One small edit in a 5,000-line file costs microseconds, not a Python loop per character.
+"""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+T = TypeVar("T", str, bytes)
+_CHUNK = 4096
+
+
+def common_prefix(a: T, b: T, limit: int) -> int:
+    """How many leading items ``a`` and ``b`` share, at most ``limit``."""
+    i = 0
+    while i < limit and a[i:i + _CHUNK] == b[i:i + _CHUNK]:
+        i += _CHUNK
+    if i >= limit:
+        return limit
+    lo, hi = i, min(i + _CHUNK, limit)  # the first difference is in [lo, hi)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if a[lo:mid + 1] == b[lo:mid + 1]:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+def common_suffix(a: T, b: T, limit: int) -> int:
+    """How many trailing items ``a`` and ``b`` share, at most ``limit``."""
+    la, lb = len(a), len(b)
+    n = 0
+    while n < limit:
+        step = min(_CHUNK, limit - n)
+        if a[la - n - step:la - n] != b[lb - n - step:lb - n]:
+            break
+        n += step
+    else:
+        return limit
+    lo, hi = n, n + step - 1  # the chunk differs: the answer is in [lo, hi]
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[la - mid:la - n] == b[lb - mid:lb - n]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo

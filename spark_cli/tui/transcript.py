@@ -124,8 +124,13 @@ class Transcript(ScrollView, can_focus=False):
         self.prepend(blocks)
 
     def set_tail(self, text: str, style: str = "") -> None:
-        """The unfinished last line ("" for none)."""
-        self._tail = self._strips(Text(text, style=style)) if text else []
+        """The unfinished last line ("" for none); a short plain one is not rendered (it
+        changes every frame while an answer streams)."""
+        if not text:
+            self._tail = []
+        else:
+            plain = None if style else self._plain_strips(text)
+            self._tail = plain or self._strips(Text(text, style=style))
         self._changed()
 
     def clear(self) -> None:

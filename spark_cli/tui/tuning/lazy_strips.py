@@ -11,8 +11,9 @@ What a strip draws and every method are Textual's own;
 ``tests/tui/tuning/test_lean_strip`` fails when a Textual upgrade changes how
 ``Strip`` makes its caches.
 
-The TUI's CPU per 5,000 tokens streamed at 2,000 tok/s, in-process, paired
-(2026-12-04): 0.596 s → 0.556 s (means of eight turns each).
+The TUI's CPU per 5,000 tokens streamed at 2,000 tok/s, paired (2026-12-04;
+docs/benchmarks.md, ``## Stream``): 0.596 s → 0.556 s (means of eight turns each);
+`spark bench stream --modes floor,tui --baseline TREE`.
 """
 
 from __future__ import annotations
@@ -26,5 +27,5 @@ def lazy_strips() -> None:
     """Strips made from now on make their caches when first used (idempotent)."""
     if Strip.__init__ is LeanStrip.__init__:
         return
-    Strip.__init__ = LeanStrip.__init__  # type: ignore[method-assign]
+    Strip.__init__ = LeanStrip.__init__  # type: ignore[method-assign, assignment]
     Strip.__getattr__ = LeanStrip.__getattr__  # type: ignore[attr-defined]

@@ -26,6 +26,9 @@ with each distinct row as the source of every row that draws it.
 
 Keystroke → screen p95 while 2,000 tok/s stream: 18 ms with the kept rows against 32 ms
 without (2026-12-04; docs/benchmarks.md, Ledger); `spark bench tui --only typing`.
+Styling only the bar's new rows: the TUI's CPU per 5,000 tokens at 2,000 tok/s
+0.650 → 0.603 s (paired, 2026-12-04; docs/benchmarks.md, ``## Stream``);
+`spark bench stream --modes floor,tui --baseline TREE`.
 """
 
 from __future__ import annotations

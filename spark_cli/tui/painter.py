@@ -1,13 +1,14 @@
 """Session events to screen: buffer per token, paint per frame, never the other way round.
 
 ``Painter.on_event`` is the Interaction's sink: for prose it only appends the
-text to the Markdown stream (no widget work per token); every other event is
-rare and is painted at once, after the prose that came before it. ``frame()``
-runs on the app's ~30 Hz clock while a turn streams: it takes the Markdown
-stream's operations for the frame, updates the transcript and the HUD, and
-times itself (the HUD's frame figure). ``mute()`` (Esc) stops painting that
-turn at once: what no frame has shown yet is dropped, so the screen keeps what
-the user saw at the key.
+text to the Markdown stream (no widget work per token; the answer's first
+text is painted at once, so it shows without waiting for a frame); every
+other event is rare and is painted at once, after the prose that came before
+it. ``frame()`` runs on the app's ~30 Hz clock while a turn streams: it takes
+the Markdown stream's operations for the frame, updates the transcript and the
+HUD, and times itself (the HUD's frame figure). ``mute()`` (Esc) stops
+painting that turn at once: what no frame has shown yet is dropped, so the
+screen keeps what the user saw at the key.
 
 When a turn ends, and every second while it streams, the collector runs over
 what is not frozen yet (what was made since the last time: so no garbage cycle
@@ -128,7 +129,10 @@ class Painter:
     def on_event(self, event: InteractionEvent) -> None:
         if type(event) is ProseDelta:
             if not self.muted:
-                self.stream.feed(event.text)
+                stream = self.stream
+                stream.feed(event.text)
+                if not stream.taken:  # the answer's first text: shown now, not next frame
+                    self._paint_prose()
             return
         self._seal()
         self._on_other(event)

@@ -11,6 +11,7 @@ are rendered again from the renderables kept beside their strips.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
@@ -124,8 +125,13 @@ class Transcript(ScrollView, can_focus=False):
         self.prepend(blocks)
 
     def set_tail(self, text: str, style: str = "") -> None:
-        """The unfinished last line ("" for none)."""
-        self._tail = self._strips(Text(text, style=style)) if text else []
+        """The unfinished last line ("" for none); a short plain one is not rendered (it
+        changes every frame while an answer streams)."""
+        if not text:
+            self._tail = []
+        else:
+            plain = None if style else self._plain_strips(text)
+            self._tail = plain or self._strips(Text(text, style=style))
         self._changed()
 
     def clear(self) -> None:
@@ -290,9 +296,19 @@ class Transcript(ScrollView, can_focus=False):
         at_end = self.following or self.scroll_offset.y >= self.max_scroll_y - 1
         laid_out = self._set_virtual_size(Size(self._width or self._content_width(),
                                                self.line_count))
-        if at_end:  # at once, unless a layout must size the view first (one frame, not two)
-            self.scroll_end(animate=False, immediate=not laid_out, x_axis=False)
+        if at_end and laid_out:  # a layout must size the view first (one frame, not two)
+            self.scroll_end(animate=False, x_axis=False)
+        elif at_end:
+            self._to_end()
         self.refresh()
+
+    def _to_end(self) -> None:
+        """The end in view at once: what ``scroll_end(animate=False, immediate=True)`` does,
+        without the callback it queues for after the next refresh (one message a frame)."""
+        self.app.animator.force_stop_animation(self, "scroll_y")
+        end = self.max_scroll_y
+        self.scroll_target_y = self.scroll_y = end
+        self._last_scroll_time = time.monotonic()
 
     def _set_virtual_size(self, size: Size) -> bool:
         """A longer transcript needs no screen layout once it overflows (scrollbar already

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual.app import App, ComposeResult
 
 from spark_cli.tui.transcript import Transcript
@@ -56,3 +57,22 @@ async def test_follows_the_end_as_it_grows_past_the_view():
         assert transcript.max_scroll_y > 0
         last = transcript.render_line(transcript.size.height - 1).text.rstrip()
         assert last == "tail 29"
+
+
+async def test_a_plain_tail_draws_as_its_rendered_text_draws():
+    app = _One()
+    async with app.run_test(size=(40, 10)):
+        transcript = app.query_one(Transcript)
+        console = app.console
+        for text, style in (("    x = f(1)", ""), ("plain tail", ""), ("styled", "bold")):
+            transcript.set_tail(text, style)
+            rendered = transcript._strips(Text(text, style=style))
+            assert [s.render(console) for s in transcript._tail] == \
+                [s.render(console) for s in rendered]
+        rendering = transcript._strips
+        renders: list[object] = []
+        transcript._strips = lambda r: renders.append(r) or rendering(r)  # type: ignore[method-assign]
+        transcript.set_tail("plain")
+        assert transcript._tail[0].text == "plain" and renders == []  # not rendered by Rich
+        transcript.set_tail("")
+        assert transcript._tail == []

@@ -19,19 +19,29 @@ it, so Textual rendered the bar and styled each of its rows again, more than
 half of a streaming frame, while the thumb of a long transcript moves a
 cell in many frames. :class:`KeptScrollBar` compares the segments its
 renderer draws with the last ones and keeps its styled rows while they (and
-the look) are the same.
+the look) are the same; when the thumb moves, only rows drawn unlike any row
+of the last frame are styled (a bar draws a handful of distinct rows: track
+above, thumb, track below and the thumb's two ends), through ``StyledRows``
+with each distinct row as the source of every row that draws it.
 
 Keystroke → screen p95 while 2,000 tok/s stream: 18 ms with the kept rows against 32 ms
 without (docs/benchmarks.md, Ledger); `spark bench tui --only typing`.
+Styling only the bar's new rows: the TUI's CPU per 5,000 tokens at 2,000 tok/s
+0.650 → 0.603 s (paired; docs/benchmarks.md, ``## Stream``);
+`spark bench stream --modes floor,tui --baseline TREE`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
 
+from rich.segment import Segment
 from textual.geometry import Region
 from textual.scrollbar import ScrollBar
 from textual.strip import Strip
+
+_DRAWN_ROWS = 64
+"""Distinct scrollbar rows remembered (a bar draws a handful; a resize draws new ones)."""
 
 StyleRows = Callable[[Region], list[Strip]]
 """Textual's styling of the rows of a crop (the widget's own ``render_lines``)."""
@@ -92,6 +102,10 @@ class KeptScrollBar(ScrollBar):
         self._kept_state: Hashable = None
         self._kept_key: Hashable = None
         self._kept: list[Strip] = []
+        self._rows = StyledRows()
+        self._drawn_rows: dict[tuple[Segment, ...], tuple[Segment, ...]] = {}
+        """Each distinct row drawn -> the one object that stands for it (``StyledRows`` keys
+        rows by identity)."""
 
     def render_lines(self, crop: Region) -> list[Strip]:
         state = (crop, self.size, self.window_virtual_size, self.window_size, self.position,
@@ -104,6 +118,17 @@ class KeptScrollBar(ScrollBar):
         options = self.app.console.options.update_dimensions(width, height)
         drawn = tuple(self.app.console.render(self.render(), options))
         key = (state[:2], drawn, state[7:])
-        if key != self._kept_key:
-            self._kept_key, self._kept = key, super().render_lines(crop)
+        if key == self._kept_key:
+            return self._kept
+        self._kept_key = key
+        look = (crop.x, crop.width, state[1], *state[7:])
+        known = self._drawn_rows
+        if len(known) > _DRAWN_ROWS:
+            known.clear()
+        rows = list(Segment.split_lines(drawn))[crop.y:crop.y + crop.height]
+        sources = [known.setdefault(row, row) for row in map(tuple, rows)]
+        if len(sources) != crop.height:  # not one drawn row per row: style them all
+            self._kept = super().render_lines(crop)
+            return self._kept
+        self._kept = self._rows.render(crop, sources, look, super().render_lines)
         return self._kept

@@ -114,3 +114,35 @@ async def test_the_scrollbar_keeps_its_rows_while_it_draws_the_same_and_draws_wh
         moved = bar.render_lines(crop)
         assert moved is not first and moved != first
         assert moved == _textual_bar(bar, crop)
+
+
+async def test_a_moving_thumb_styles_only_rows_unlike_the_last_frames_and_draws_as_textual():
+    app = _One()
+    async with app.run_test(size=(40, 10)) as pilot:
+        transcript = app.query_one(Transcript)
+        for n in range(60):
+            transcript.write_open_line(f"line {n}")
+        await pilot.pause()
+        bar = transcript.vertical_scrollbar
+        crop = Region(0, 0, *bar.size)
+        bar.render_lines(crop)
+        styled: list[Region] = []
+        textual = ScrollBar.render_lines
+
+        def counted(self: ScrollBar, region: Region) -> list[Strip]:
+            styled.append(region)
+            return textual(self, region)
+
+        ScrollBar.render_lines = counted  # type: ignore[method-assign]
+        try:
+            drawn = [bar.render_lines(crop)]
+            for y in (44, 37, 30, 21, 9, 0):
+                styled.clear()
+                transcript.scroll_to(y=y, animate=False)
+                await pilot.pause()  # the screen draws the bar
+                rows = bar.render_lines(crop)
+                assert sum(r.height for r in styled) < crop.height  # not the whole bar again
+                assert rows == _textual_bar(bar, crop) and rows != drawn[-1]
+                drawn.append(rows)
+        finally:
+            ScrollBar.render_lines = textual  # type: ignore[method-assign]

@@ -10,14 +10,19 @@ One Markdown class with one shared parser, imported at the first closed
 block (rich.markdown + markdown_it are ~80 ms of launch otherwise).
 ``Markdown()`` builds a new MarkdownIt (linkify regexes compiled again) for
 every block: ~2.4 ms of each ~4 ms block.
+
+A block is kept as :class:`AnswerView`, its markup only: it is parsed each time
+it is rendered (once when it closes, again on a resize or when it scrolls back
+into view), so the transcript holds no parse tree (~1 KB per short block).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from functools import cache
 
-from rich.console import RenderableType
+from rich.console import Console, ConsoleOptions, RenderableType
 
 from spark_cli.tui.markdown_stream import fence_marker
 
@@ -63,6 +68,17 @@ def _markdown_class() -> Callable[[str], RenderableType]:
     return SharedParserMarkdown
 
 
+@dataclass(frozen=True, slots=True)
+class AnswerView:
+    """A closed block of the answer: its markup, parsed when rendered."""
+
+    markup: str
+
+    def __rich_console__(self, console: Console,
+                         options: ConsoleOptions) -> Iterator[RenderableType]:
+        yield _markdown_class()(self.markup)
+
+
 def answer_view(source: str) -> RenderableType:
-    """A closed block of the answer, rendered."""
-    return _markdown_class()(keep_breaks(source))
+    """A closed block of the answer, as the transcript keeps it."""
+    return AnswerView(keep_breaks(source))

@@ -28,7 +28,6 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from spark_cli.tui.transcript_blocks import Blocks
-from spark_cli.tui.tuning.lean_strip import LeanStrip
 from spark_cli.tui.tuning.styled_rows import KeptScrollBar, StyledRows
 
 _MAX_BLOCKS = 5000
@@ -224,7 +223,7 @@ class Transcript(ScrollView, can_focus=False):
         """One strip for a short plain ASCII line without rendering it (None: render it)."""
         if len(line) <= (self._width or self._content_width()) and line.isascii() \
                 and line.isprintable():
-            return [LeanStrip([Segment(line)], len(line))] if line else [LeanStrip.blank(0)]
+            return [Strip([Segment(line)], len(line))] if line else [Strip.blank(0)]
         return None
 
     def _strips(self, renderable: RenderableType) -> list[Strip]:
@@ -235,7 +234,7 @@ class Transcript(ScrollView, can_focus=False):
             options = self._options = console.options.update_width(width)
         lines = Segment.split_and_crop_lines(console.render(renderable, options), width,
                                              pad=False, include_new_lines=False)
-        return [LeanStrip(line) for line in lines] or [LeanStrip.blank(0)]
+        return [Strip(line) for line in lines] or [Strip.blank(0)]
 
     def _rerender(self) -> None:
         self._blocks.rerender()

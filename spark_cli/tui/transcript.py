@@ -8,8 +8,9 @@ only thing repainted every frame. A frame's cost depends on what changed,
 never on how long the transcript is. The finished blocks are kept as
 :class:`~spark_cli.tui.transcript_blocks.Blocks`: each block's renderable and
 line count, with the strips of the blocks used last; a line that was let go is
-rendered again when it comes back on screen, and on a width change every
-block is rendered again from its renderable.
+rendered again when it comes back on screen. On a width change the end is
+rendered again at once and the blocks before it are counted again a few at a
+time between frames (``Blocks.recount``).
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ class Transcript(ScrollView, can_focus=False):
         super().__init__(id=id)
         self._blocks = Blocks(self._strips)
         self._open_blocks: int | None = None  # first block of the streaming block's plain lines
+        self._recounting = False  # a width change's recount runs between frames
         self._tail: list[Strip] = []
         self._width = 0
         self._options: ConsoleOptions | None = None  # the console's options at ``_width``
@@ -239,6 +241,22 @@ class Transcript(ScrollView, can_focus=False):
     def _rerender(self) -> None:
         self._blocks.rerender()
         self._changed()
+        if self._blocks.stale and not self._recounting:
+            self._recounting = True
+            self.call_after_refresh(self._recount)
+
+    def _recount(self) -> None:
+        """The blocks before the ones on screen counted again at the new width, a few
+        between frames; a view scrolled up stays on the same lines."""
+        y = self.scroll_offset.y
+        moved = self._blocks.recount()
+        self._changed()
+        if moved and not self.following:
+            self.scroll_to(y=y + moved, animate=False, immediate=True)
+        if self._blocks.stale:
+            self.call_after_refresh(self._recount)
+        else:
+            self._recounting = False
 
     def _drop_oldest(self) -> None:
         self._blocks.drop_first()

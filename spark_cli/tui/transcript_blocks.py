@@ -8,6 +8,12 @@ lines. A line of a block that was let go is rendered again when it is read (the
 user scrolls back to it), so the screen shows the same lines, and a long
 session keeps ~40 bytes per line instead of every strip.
 
+A width change (``rerender``) renders the last blocks again at once, up to
+:data:`RESIZE_LINES` lines (what is on screen); the blocks before them keep their
+old line counts until ``recount`` reaches them, a few at a time between frames,
+so a long session's resize does not hold the screen (a line read before its
+block is counted again shows the block cut or padded to its old count).
+
 Lines are addressed from the top (``line(index)``); blocks come at the end
 (``append``), at the front (``prepend``, a resumed session's older turns), and
 go at the end (``truncate``: the streaming block's plain lines give way to its
@@ -29,6 +35,10 @@ from textual.strip import Strip
 
 KEEP_LINES = 1000
 """Lines kept rendered (the blocks read last); older ones are rendered again when read."""
+RESIZE_LINES = 200
+"""Lines rendered at once on a width change (the end of the transcript: a tall screen)."""
+RECOUNT_BLOCKS = 15
+"""Blocks counted again at a new width per ``recount`` step (~5-10 ms of rendering)."""
 
 Render = Callable[[RenderableType], list[Strip]]
 
@@ -45,6 +55,7 @@ class Blocks:
         self._kept: OrderedDict[int, list[Strip]] = OrderedDict()  # block's end -> its lines
         self._kept_lines = 0
         self._last = -1  # the block ``line`` found last (most reads hit it again)
+        self._stale = 0  # blocks before this keep their line counts from the last width
 
     def __len__(self) -> int:
         """Lines in all blocks."""
@@ -54,6 +65,11 @@ class Blocks:
     def count(self) -> int:
         """Blocks."""
         return len(self._renderables)
+
+    @property
+    def stale(self) -> int:
+        """Blocks not counted again since the width changed (the first ones)."""
+        return self._stale
 
     def start(self, block: int) -> int:
         """The first line of ``block`` (``len(self)`` for ``block == count``)."""
@@ -80,6 +96,8 @@ class Blocks:
         self._renderables[0:0] = [renderable for renderable, _ in blocks]
         self._ends[0:0] = ends
         self._last = -1
+        if self._stale:
+            self._stale += len(blocks)
         for (_, strips), end in zip(blocks, ends, strict=True):
             self._keep_lines(end, strips)
 
@@ -90,6 +108,7 @@ class Blocks:
         del self._renderables[count:]
         del self._ends[count:]
         self._last = -1
+        self._stale = min(self._stale, count)
 
     def drop_first(self) -> int:
         """The first block leaves; the lines it had."""
@@ -99,21 +118,63 @@ class Blocks:
         lines = end - self._base
         self._base = end
         self._last = -1
+        self._stale = max(0, self._stale - 1)
         return lines
 
     def clear(self) -> None:
         self._renderables = []
         self._ends = []
         self._kept = OrderedDict()
-        self._kept_lines = self._base = 0
+        self._kept_lines = self._base = self._stale = 0
         self._last = -1
 
-    def rerender(self) -> None:
-        """Every block rendered again (a new width): new line counts; the last ones kept."""
-        renderables = self._renderables
-        self.clear()
-        for renderable in renderables:
-            self.append(renderable, self._render(renderable))
+    def rerender(self, now: int = RESIZE_LINES) -> None:
+        """A new width: the last blocks rendered again at once, up to ``now`` lines, and
+        kept; the ones before stay stale until ``recount`` reaches them."""
+        self._kept, self._kept_lines = OrderedDict(), 0
+        block, done = len(self._renderables), 0
+        rendered: list[list[Strip]] = []
+        while block > 0 and done < now:
+            block -= 1
+            rendered.append(self._render(self._renderables[block]))
+            done += len(rendered[-1])
+        self._stale = len(self._renderables)
+        self._recount(block, rendered[::-1], keep=True)
+
+    def recount(self, count: int = RECOUNT_BLOCKS) -> int:
+        """The last ``count`` stale blocks rendered again at the new width; how far the
+        lines after them moved (they keep their place at the end)."""
+        hi = self._stale
+        lo = max(0, hi - count)
+        base = self._base
+        self._recount(lo, [self._render(self._renderables[b]) for b in range(lo, hi)],
+                      keep=False)
+        return base - self._base
+
+    def _recount(self, lo: int, rendered: list[list[Strip]], *, keep: bool) -> None:
+        """Blocks ``lo`` .. ``lo + len(rendered)`` now have these lines; the blocks after them
+        keep their positions, the ones before move with the difference."""
+        hi = lo + len(rendered)
+        ends = self._ends
+        if not hi:
+            self._stale = 0
+            return
+        counts = [end - start for start, end in zip([self._base, *ends[:hi - 1]], ends[:hi],
+                                                    strict=True)]
+        for end in ends[:hi]:
+            self._let_go(end)  # they move
+        for block, strips in enumerate(rendered, lo):
+            counts[block] = len(strips)
+        end = ends[hi - 1]
+        for block in range(hi - 1, -1, -1):
+            ends[block] = end
+            end -= counts[block]
+        self._base = end
+        self._stale = lo
+        self._last = -1
+        if keep:
+            for block, strips in enumerate(rendered, lo):
+                self._keep_lines(ends[block], strips)
 
     # ---- reading ----
 

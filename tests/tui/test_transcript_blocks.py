@@ -76,7 +76,8 @@ def test_rerender_takes_the_new_line_counts() -> None:
     for name in "ab":
         blocks.append(name, [Strip([Segment(name)])])
     counts["a"] = 3  # narrower: a wraps to three lines
-    blocks.rerender()
+    blocks.rerender()  # all at once: a few lines
+    assert blocks.stale == 0
     assert [blocks.line(i).text for i in range(len(blocks))] == ["a", "a", "a", "b"]
 
 
@@ -100,3 +101,47 @@ async def test_a_long_transcript_shows_its_first_lines_again_when_scrolled_back(
         assert [transcript.render_line(y).text.strip() for y in range(3)] == [
             "line 0", "line 1", "line 2"]
         assert transcript.plain_text().splitlines()[count - 1] == f"line {count - 1}"
+
+
+def test_a_width_change_renders_the_last_blocks_now_and_counts_the_rest_step_by_step() -> None:
+    width = {"now": 1}
+    render = lambda r: [Strip([Segment(f"{r}")])] * width["now"]  # noqa: E731
+    blocks = Blocks(render, 4)
+    for name in "abcdef":
+        blocks.append(name, render(name))
+    width["now"] = 2  # narrower: every block wraps to two lines
+    blocks.rerender(4)
+    assert blocks.stale == 4  # e and f (four lines) are done
+    assert [blocks.line(i).text for i in range(len(blocks))][-4:] == ["e", "e", "f", "f"]
+    assert blocks.recount(3) == 3  # b, c and d: three lines more before e
+    assert blocks.stale == 1
+    assert blocks.recount(3) == 1
+    assert blocks.stale == 0
+    assert [blocks.line(i).text for i in range(len(blocks))] == [n for n in "abcdef" for _ in "xx"]
+
+
+async def test_a_resized_long_transcript_shows_the_end_at_once_and_all_lines_once_counted() -> None:
+    from rich.text import Text
+
+    app = _One()
+    async with app.run_test(size=(60, 10)) as pilot:
+        transcript = app.query_one(Transcript)
+        count = KEEP_LINES + 300
+        for n in range(count):
+            transcript.write(Text(f"line {n} " + "word " * 8))  # 47 cells: wraps below 47
+        await pilot.pause()
+        assert transcript.line_count == count
+        await pilot.resize_terminal(30, 10)
+        await pilot.pause()
+        at_once = [transcript.render_line(y).text.strip() for y in range(10)]
+        while transcript._blocks.stale:
+            await pilot.pause()
+        text = transcript.plain_text().splitlines()
+        assert len(text) == transcript.line_count > count  # wrapped
+        assert at_once == [line.strip() for line in text[-10:]]  # the end was right at once
+        heads = [line.split()[1] for line in text if line.startswith("line ")]
+        assert heads == [str(n) for n in range(count)]
+        transcript.scroll_to(y=0, animate=False, immediate=True)
+        await pilot.pause()
+        assert [transcript.render_line(y).text.strip() for y in range(3)] == [
+            line.strip() for line in text[:3]]

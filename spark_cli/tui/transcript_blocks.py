@@ -3,10 +3,11 @@
 :class:`Blocks` holds every finished block of the transcript as the renderable it
 was written as (an answer block is its markup: ``AnswerView``) and its line
 count; the lines themselves (``Strip`` objects, ~450 bytes each with their
-segments) are kept only for the blocks used last, up to :data:`KEEP_LINES`
-lines. A line of a block that was let go is rendered again when it is read (the
-user scrolls back to it), so the screen shows the same lines, and a long
-session keeps ~40 bytes per line instead of every strip.
+segments, a few KB once drawn: Textual's per-strip caches) are kept only for
+the blocks used last, up to :data:`KEEP_LINES` lines. A line of a block that
+was let go is rendered again when it is read (the user scrolls back to it), so
+the screen shows the same lines, and a long session keeps a few hundred bytes
+per block (its renderable and its end) instead of every strip.
 
 A width change (``rerender``) renders the last blocks again at once, up to
 :data:`RESIZE_LINES` lines (what is on screen); the blocks before them keep their
@@ -78,7 +79,7 @@ class Blocks:
     # ---- changes ----
 
     def append(self, renderable: RenderableType, strips: list[Strip]) -> None:
-        """A block at the end, with its lines as rendered now."""
+        """A block at the end, with its lines as rendered now (at least one)."""
         end = (self._ends[-1] if self._ends else self._base) + len(strips)
         self._renderables.append(renderable)
         self._ends.append(end)

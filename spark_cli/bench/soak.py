@@ -65,6 +65,7 @@ async def _soak(app: Any, log: Any, turns: int, every: int, samples: int) -> dic
             await interaction.interrupt()
             await interaction.wait()
             session.configure(rules)
+            log.frames.clear()  # the bench's own record of frames: not the app's memory
             rows.append({"turn": done, "edits": edits, "rss_mb": headless.rss_bytes() / 2**20,
                          "key_p95_ms": headless.percentile(keys, 0.95) * 1000,
                          "keys": len(keys), "lost": lost})

@@ -12,17 +12,22 @@ block (rich.markdown + markdown_it are ~80 ms of launch otherwise).
 every block: ~2.4 ms of each ~4 ms block. Code blocks get their Pygments
 lexer made once per language, not looked up again for every block: 0.29 →
 0.25 ms a block of `spark-lorem`'s answer (medians of four paired runs of
-rendering 210 blocks ten times, 2026-12-04).
+rendering 210 blocks ten times).
+
+A block is kept as :class:`AnswerView`, its markup only: it is parsed each time
+it is rendered (once when it closes, again on a resize or when it scrolls back
+into view), so the transcript holds no parse tree (~1 KB per short block).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from functools import cache
 from typing import TYPE_CHECKING, ClassVar
 
-from rich.console import RenderableType
+from rich.console import Console, ConsoleOptions, RenderableType
 
+from spark_cli.record import record
 from spark_cli.tui.markdown_stream import fence_marker
 
 if TYPE_CHECKING:
@@ -96,6 +101,17 @@ def _markdown_class() -> Callable[[str], RenderableType]:
     return SharedParserMarkdown
 
 
+@record
+class AnswerView:
+    """A closed block of the answer: its markup, parsed when rendered."""
+
+    markup: str
+
+    def __rich_console__(self, console: Console,
+                         options: ConsoleOptions) -> Iterator[RenderableType]:
+        yield _markdown_class()(self.markup)
+
+
 def answer_view(source: str) -> RenderableType:
-    """A closed block of the answer, rendered."""
-    return _markdown_class()(keep_breaks(source))
+    """A closed block of the answer, as the transcript keeps it."""
+    return AnswerView(keep_breaks(source))

@@ -10,21 +10,14 @@ HUD, and times itself (the HUD's frame figure). ``mute()`` (Esc) stops
 painting that turn at once: what no frame has shown yet is dropped, so the
 screen keeps what the user saw at the key.
 
-When a turn ends, and every second while it streams, the collector runs over
-what is not frozen yet (what was made since the last time: so no garbage cycle
-is frozen), then everything still alive (the transcript's strips, each with
-seven small caches, Textual's own objects) moves to the collector's permanent
-generation (``gc.freeze()``): a full collection would otherwise walk all of it
-again, 20-180 ms each, every second or two of a long answer. `spark bench soak`
-(500 turns, 2026-12-04): keystroke p95 over the session 15 ms with the freeze
-against 43 ms without (medians of ten samples), RSS growth the same with it and
-without. At a turn's end the transcript also drops the cached copies of the
-lines drawn during it (``Transcript.forget_drawn``).
+The collector is left alone: a turn leaves little alive (the transcript keeps
+each finished block compact: :mod:`spark_cli.tui.transcript_blocks`), so its
+full collections stay short. `spark bench soak` measured a ``gc.freeze()``
+every second while streaming against none (docs/benchmarks.md, ``## Soak``).
 """
 
 from __future__ import annotations
 
-import gc
 import time
 from collections.abc import Callable
 from types import ModuleType
@@ -67,8 +60,6 @@ HUD_PERIOD_S = 0.25
 """Live figures (tok/s, frame time) repaint at most this often while streaming: a HUD
 repainted every frame also repaints the prompt between it and the transcript (Textual
 renders the box around all dirty regions), ~4 ms a frame."""
-FREEZE_PERIOD_S = 1.0
-"""While streaming, what survived this long joins the permanent generation (module doc)."""
 CHARS_PER_TOKEN = 3.8
 """Live tok/s counts characters (exact usage arrives with the turn's end)."""
 CALL_MARK = "⚙ "
@@ -117,7 +108,6 @@ class Painter:
         self.muted = False
         self.streaming = False
         self._hud_due = 0.0  # clock() when the live figures may repaint again
-        self._freeze_due = 0.0  # clock() when the next freeze is due while streaming
         self.clock: Callable[[], float] = time.monotonic
         """The HUD's clock (Retry-After countdowns, repaint pacing); tests fix it."""
         self._calling = False  # a tool call runs: the HUD names it, frames leave it be
@@ -187,8 +177,6 @@ class Painter:
                 write(Text(f"✗ {message}", style="bold red"))
             case TurnEnded():
                 self.streaming = self._calling = False
-                self.transcript.forget_drawn()
-                _freeze()
                 state.state, state.queued_at, state.retry_at = "ready", None, None
                 state.prefill_s = None
             case QueueChanged():
@@ -215,7 +203,6 @@ class Painter:
         self.stream = MarkdownStream()
         self.muted = False
         self.streaming = True
-        self._freeze_due = self.clock() + FREEZE_PERIOD_S
         label = {"queued": "› (queued) ", "redirect": "› (redirect) "}.get(why, "› ")
         self.transcript.write(Text(label + text, style="bold cyan"))
         self.state.state, self.state.ttft_s, self.state.tokens_per_s = "waiting", None, None
@@ -245,9 +232,6 @@ class Painter:
         if state.state != was or now >= self._hud_due:
             self._hud_due = now + HUD_PERIOD_S
             self.hud.show(state, now)
-        if now >= self._freeze_due:
-            self._freeze_due = now + FREEZE_PERIOD_S
-            _freeze()
 
     def mute(self) -> None:
         """Esc: nothing more of this answer reaches the screen, not even the text that
@@ -286,12 +270,6 @@ class Painter:
         """A block of the app's own, after everything on screen."""
         self._seal()
         self.transcript.write(renderable)
-
-
-def _freeze() -> None:
-    """What is not frozen yet is collected, then what is alive is frozen (module doc)."""
-    gc.collect()
-    gc.freeze()
 
 
 def _views() -> ModuleType:

@@ -5,8 +5,12 @@ strips (``write``); the open Markdown block of a streaming answer is shown as
 plain lines and replaced by its rendered form when it closes
 (``replace_open``); the unfinished last line is the tail (``set_tail``), the
 only thing repainted every frame. A frame's cost depends on what changed,
-never on how long the transcript is. On a width change the finished blocks
-are rendered again from the renderables kept beside their strips.
+never on how long the transcript is. The finished blocks are kept as
+:class:`~spark_cli.tui.transcript_blocks.Blocks`: each block's renderable and
+line count, with the strips of the blocks used last; a line that was let go is
+rendered again when it comes back on screen. On a width change the end is
+rendered again at once and the blocks before it are counted again a few at a
+time between frames (``Blocks.recount``).
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from textual.scrollbar import ScrollBar
 from textual.strip import Strip
 from textual.widget import Widget
 
-from spark_cli.tui.tuning.lean_strip import LeanStrip
+from spark_cli.tui.transcript_blocks import Blocks
 from spark_cli.tui.tuning.styled_rows import KeptScrollBar, StyledRows
 
 _MAX_BLOCKS = 5000
@@ -41,10 +45,9 @@ class Transcript(ScrollView, can_focus=False):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self._blocks: list[tuple[RenderableType, int]] = []  # (renderable, its strip count)
-        self._lines: list[Strip] = []
-        self._open_start: int | None = None  # first line of the streaming block's plain lines
-        self._open_blocks = 0
+        self._blocks = Blocks(self._strips)
+        self._open_blocks: int | None = None  # first block of the streaming block's plain lines
+        self._recounting = False  # a width change's recount runs between frames
         self._tail: list[Strip] = []
         self._width = 0
         self._options: ConsoleOptions | None = None  # the console's options at ``_width``
@@ -57,7 +60,6 @@ class Transcript(ScrollView, can_focus=False):
         self.more: Callable[[], list[RenderableType]] | None = None
         """Earlier blocks, asked for when the user scrolls to the top (a resumed session's
         older turns); None when there are none."""
-        self._drawn_from = 0  # no line before this was drawn since ``forget_drawn``
 
     @contextmanager
     def batched(self) -> Iterator[None]:
@@ -75,40 +77,32 @@ class Transcript(ScrollView, can_focus=False):
 
     def write(self, renderable: RenderableType) -> None:
         """Append a finished block."""
-        strips = self._strips(renderable)
-        self._blocks.append((renderable, len(strips)))
-        self._lines.extend(strips)
-        if len(self._blocks) > _MAX_BLOCKS:
+        self._blocks.append(renderable, self._strips(renderable))
+        if self._blocks.count > _MAX_BLOCKS:
             self._drop_oldest()
         self._changed()
 
     def write_open_line(self, line: str) -> None:
         """A complete line of the streaming block, shown plain until the block closes."""
-        if self._open_start is None:
-            self._open_start = len(self._lines)
-            self._open_blocks = len(self._blocks)
+        if self._open_blocks is None:
+            self._open_blocks = self._blocks.count
         text = Text(line)
-        strips = self._plain_strips(line) or self._strips(text)
-        self._blocks.append((text, len(strips)))
-        self._lines.extend(strips)
+        self._blocks.append(text, self._plain_strips(line) or self._strips(text))
         self._changed()
 
     def replace_open(self, renderable: RenderableType) -> None:
         """The streaming block closed: its plain lines become ``renderable``."""
-        if self._open_start is not None:
-            del self._lines[self._open_start:]
-            del self._blocks[self._open_blocks:]
-            self._open_start = None
+        if self._open_blocks is not None:
+            self._blocks.truncate(self._open_blocks)
+            self._open_blocks = None
         self.write(renderable)
 
     def prepend(self, renderables: list[RenderableType]) -> None:
         """Put finished blocks before everything shown; the view stays where it was."""
         rendered = [(r, self._strips(r)) for r in renderables]
         added = sum(len(strips) for _, strips in rendered)
-        self._blocks[0:0] = [(r, len(strips)) for r, strips in rendered]
-        self._lines[0:0] = [strip for _, strips in rendered for strip in strips]
-        if self._open_start is not None:
-            self._open_start += added
+        self._blocks.prepend(rendered)
+        if self._open_blocks is not None:
             self._open_blocks += len(rendered)
         y = self.scroll_offset.y
         self._changed()
@@ -136,48 +130,30 @@ class Transcript(ScrollView, can_focus=False):
 
     def clear(self) -> None:
         self._blocks.clear()
-        self._lines.clear()
         self._tail = []
-        self._open_start = None
+        self._open_blocks = None
         self._changed()
 
     @property
     def line_count(self) -> int:
-        return len(self._lines) + len(self._tail)
+        return len(self._blocks) + len(self._tail)
 
     def plain_text(self) -> str:
         """Everything shown, as text (tests and copy)."""
-        return "\n".join(strip.text.rstrip() for strip in [*self._lines, *self._tail])
+        return "\n".join(strip.text.rstrip() for strip in [*self._blocks.all_lines(),
+                                                            *self._tail])
 
     # ---- painting ----
-
-    def forget_drawn(self) -> None:
-        """Fresh strips (no caches made) for the lines drawn since the last call and off
-        screen now.
-
-        A drawn strip keeps its crops and styled copies in Textual's per-strip caches
-        for as long as it lives; the transcript keeps every line for the whole session,
-        so they would pile up (`spark bench soak`: RSS over 500 turns). Called at each
-        turn's end; costs one strip per line drawn since."""
-        lines = self._lines
-        top = self.scroll_offset.y
-        bottom = top + self.size.height
-        for index in range(self._drawn_from, len(lines)):
-            if not top <= index < bottom:
-                strip = lines[index]
-                lines[index] = LeanStrip(list(strip), strip.cell_length)
-        self._drawn_from = min(top, len(lines))
 
     def render_line(self, y: int) -> Strip:
         scroll_x, scroll_y = self.scroll_offset
         index = scroll_y + y
-        self._drawn_from = min(self._drawn_from, index)
         width, style = self._line_look or self._look()
-        lines = self._lines
-        if index < len(lines):
-            strip = lines[index]
-        elif index - len(lines) < len(self._tail):
-            strip = self._tail[index - len(lines)]
+        blocks = self._blocks
+        if index < len(blocks):
+            strip = blocks.line(index)
+        elif index - len(blocks) < len(self._tail):
+            strip = self._tail[index - len(blocks)]
         else:
             return Strip.blank(width, style)
         return strip.crop_extend(scroll_x, scroll_x + width, style)
@@ -190,13 +166,12 @@ class Transcript(ScrollView, can_focus=False):
         if gutter.top or gutter.bottom or styles.outline_top[0] or styles.outline_bottom[0]:
             return super().render_lines(crop)  # rows differ by position: style each
         scroll_x, scroll_y = self.scroll_offset
-        self._drawn_from = min(self._drawn_from, scroll_y + crop.y)
-        lines, tail = self._lines, self._tail
-        count, tail_count = len(lines), len(tail)
+        blocks, tail = self._blocks, self._tail
+        count, tail_count = len(blocks), len(tail)
         sources: list[object] = []
         for index in range(scroll_y + crop.y, scroll_y + crop.y + crop.height):
             if index < count:
-                sources.append(lines[index])
+                sources.append(blocks.line(index))
             elif index - count < tail_count:
                 sources.append(tail[index - count])
             else:
@@ -256,7 +231,7 @@ class Transcript(ScrollView, can_focus=False):
         """One strip for a short plain ASCII line without rendering it (None: render it)."""
         if len(line) <= (self._width or self._content_width()) and line.isascii() \
                 and line.isprintable():
-            return [LeanStrip([Segment(line)], len(line))] if line else [LeanStrip.blank(0)]
+            return [Strip([Segment(line)], len(line))] if line else [Strip.blank(0)]
         return None
 
     def _strips(self, renderable: RenderableType) -> list[Strip]:
@@ -267,26 +242,31 @@ class Transcript(ScrollView, can_focus=False):
             options = self._options = console.options.update_width(width)
         lines = Segment.split_and_crop_lines(console.render(renderable, options), width,
                                              pad=False, include_new_lines=False)
-        return [LeanStrip(line) for line in lines] or [LeanStrip.blank(0)]
+        return [Strip(line) for line in lines] or [Strip.blank(0)]
 
     def _rerender(self) -> None:
-        open_from = self._open_blocks if self._open_start is not None else None
-        lines: list[Strip] = []
-        blocks: list[tuple[RenderableType, int]] = []
-        for i, (renderable, _) in enumerate(self._blocks):
-            if i == open_from:
-                self._open_start = len(lines)
-            strips = self._strips(renderable)
-            blocks.append((renderable, len(strips)))
-            lines.extend(strips)
-        self._blocks, self._lines = blocks, lines
+        self._blocks.rerender()
         self._changed()
+        if self._blocks.stale and not self._recounting:
+            self._recounting = True
+            self.call_after_refresh(self._recount)
+
+    def _recount(self) -> None:
+        """The blocks before the ones on screen counted again at the new width, a few
+        between frames; a view scrolled up stays on the same lines."""
+        y = self.scroll_offset.y
+        moved = self._blocks.recount()
+        self._changed()
+        if moved and not self.following:
+            self.scroll_to(y=y + moved, animate=False, immediate=True)
+        if self._blocks.stale:
+            self.call_after_refresh(self._recount)
+        else:
+            self._recounting = False
 
     def _drop_oldest(self) -> None:
-        _, count = self._blocks.pop(0)
-        del self._lines[:count]
-        if self._open_start is not None:
-            self._open_start -= count
+        self._blocks.drop_first()
+        if self._open_blocks is not None:
             self._open_blocks -= 1
 
     def _changed(self) -> None:

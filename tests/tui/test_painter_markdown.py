@@ -3,12 +3,13 @@ its line breaks kept."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 from rich.console import Console
 from rich.markdown import Markdown
 
-from spark_cli.tui.answer_view import answer_view, keep_breaks
+from spark_cli.tui.answer_view import _markdown_class, answer_view, keep_breaks
 
 SOURCES = [
     "# Title",
@@ -35,9 +36,13 @@ def test_same_output_as_rich_markdown():
 
 
 def test_the_parser_is_built_once():
-    first = answer_view("a")
-    second = answer_view("b")
-    assert type(first) is type(second)  # one class, built once, holding the one parser
+    assert _markdown_class() is _markdown_class()  # one class, holding the one parser
+
+
+def test_a_kept_block_is_its_markup_and_renders_the_same_each_time():
+    view = answer_view("# Title\n\n- a\n- b\n\n```python\nx = 1\n```")
+    assert [field.name for field in dataclasses.fields(view)] == ["markup"]  # no parse tree
+    assert _render(view) == _render(view)
 
 
 def test_the_models_single_line_breaks_stay() -> None:

@@ -1,0 +1,227 @@
+"""The transcript's finished blocks: compact renderables kept, their lines made again on demand.
+
+:class:`Blocks` holds every finished block of the transcript as the renderable it
+was written as (an answer block is its markup: ``AnswerView``) and its line
+count; the lines themselves (``Strip`` objects, ~450 bytes each with their
+segments, a few KB once drawn: Textual's per-strip caches) are kept only for
+the blocks used last, up to :data:`KEEP_LINES` lines. A line of a block that
+was let go is rendered again when it is read (the user scrolls back to it), so
+the screen shows the same lines, and a long session keeps a few hundred bytes
+per block (its renderable and its end) instead of every strip.
+
+A width change (``rerender``) renders the last blocks again at once, up to
+:data:`RESIZE_LINES` lines (what is on screen); the blocks before them keep their
+old line counts until ``recount`` reaches them, a few at a time between frames,
+so a long session's resize does not hold the screen (a line read before its
+block is counted again shows the block cut or padded to its old count).
+
+Lines are addressed from the top (``line(index)``); blocks come at the end
+(``append``), at the front (``prepend``, a resumed session's older turns), and
+go at the end (``truncate``: the streaming block's plain lines give way to its
+rendered form) or at the front (``drop_first``). Positions are kept as absolute
+line numbers that a change at the front does not move, so the kept lines stay
+valid.
+
+`spark bench soak` (500 turns, 2026-12-04): see docs/benchmarks.md ``## Soak``.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
+
+from rich.console import RenderableType
+from textual.strip import Strip
+
+KEEP_LINES = 1000
+"""Lines kept rendered (the blocks read last); older ones are rendered again when read."""
+RESIZE_LINES = 200
+"""Lines rendered at once on a width change (the end of the transcript: a tall screen)."""
+RECOUNT_BLOCKS = 15
+"""Blocks counted again at a new width per ``recount`` step (~5-10 ms of rendering)."""
+
+Render = Callable[[RenderableType], list[Strip]]
+
+
+class Blocks:
+    """Finished blocks, addressed by line (see the module doc)."""
+
+    def __init__(self, render: Render, keep_lines: int = KEEP_LINES) -> None:
+        self._render = render
+        self._keep = keep_lines
+        self._renderables: list[RenderableType] = []
+        self._ends: list[int] = []  # absolute line number after each block
+        self._base = 0  # the absolute line number of line 0
+        self._kept: OrderedDict[int, list[Strip]] = OrderedDict()  # block's end -> its lines
+        self._kept_lines = 0
+        self._last = -1  # the block ``line`` found last (most reads hit it again)
+        self._stale = 0  # blocks before this keep their line counts from the last width
+
+    def __len__(self) -> int:
+        """Lines in all blocks."""
+        return (self._ends[-1] - self._base) if self._ends else 0
+
+    @property
+    def count(self) -> int:
+        """Blocks."""
+        return len(self._renderables)
+
+    @property
+    def stale(self) -> int:
+        """Blocks not counted again since the width changed (the first ones)."""
+        return self._stale
+
+    def start(self, block: int) -> int:
+        """The first line of ``block`` (``len(self)`` for ``block == count``)."""
+        return (self._ends[block - 1] if block else self._base) - self._base
+
+    # ---- changes ----
+
+    def append(self, renderable: RenderableType, strips: list[Strip]) -> None:
+        """A block at the end, with its lines as rendered now (at least one)."""
+        end = (self._ends[-1] if self._ends else self._base) + len(strips)
+        self._renderables.append(renderable)
+        self._ends.append(end)
+        self._keep_lines(end, strips)
+
+    def prepend(self, blocks: list[tuple[RenderableType, list[Strip]]]) -> None:
+        """Blocks before all others (oldest first), with their lines."""
+        added = sum(len(strips) for _, strips in blocks)
+        self._base -= added
+        end = self._base
+        ends = []
+        for _, strips in blocks:
+            end += len(strips)
+            ends.append(end)
+        self._renderables[0:0] = [renderable for renderable, _ in blocks]
+        self._ends[0:0] = ends
+        self._last = -1
+        if self._stale:
+            self._stale += len(blocks)
+        for (_, strips), end in zip(blocks, ends, strict=True):
+            self._keep_lines(end, strips)
+
+    def truncate(self, count: int) -> None:
+        """Only the first ``count`` blocks stay."""
+        for end in self._ends[count:]:
+            self._let_go(end)
+        del self._renderables[count:]
+        del self._ends[count:]
+        self._last = -1
+        self._stale = min(self._stale, count)
+
+    def drop_first(self) -> int:
+        """The first block leaves; the lines it had."""
+        end = self._ends.pop(0)
+        self._renderables.pop(0)
+        self._let_go(end)
+        lines = end - self._base
+        self._base = end
+        self._last = -1
+        self._stale = max(0, self._stale - 1)
+        return lines
+
+    def clear(self) -> None:
+        self._renderables = []
+        self._ends = []
+        self._kept = OrderedDict()
+        self._kept_lines = self._base = self._stale = 0
+        self._last = -1
+
+    def rerender(self, now: int = RESIZE_LINES) -> None:
+        """A new width: the last blocks rendered again at once, up to ``now`` lines, and
+        kept; the ones before stay stale until ``recount`` reaches them."""
+        self._kept, self._kept_lines = OrderedDict(), 0
+        block, done = len(self._renderables), 0
+        rendered: list[list[Strip]] = []
+        while block > 0 and done < now:
+            block -= 1
+            rendered.append(self._render(self._renderables[block]))
+            done += len(rendered[-1])
+        self._stale = len(self._renderables)
+        self._recount(block, rendered[::-1], keep=True)
+
+    def recount(self, count: int = RECOUNT_BLOCKS) -> int:
+        """The last ``count`` stale blocks rendered again at the new width; how far the
+        lines after them moved (they keep their place at the end)."""
+        hi = self._stale
+        lo = max(0, hi - count)
+        base = self._base
+        self._recount(lo, [self._render(self._renderables[b]) for b in range(lo, hi)],
+                      keep=False)
+        return base - self._base
+
+    def _recount(self, lo: int, rendered: list[list[Strip]], *, keep: bool) -> None:
+        """Blocks ``lo`` .. ``lo + len(rendered)`` now have these lines; the blocks after them
+        keep their positions, the ones before move with the difference."""
+        hi = lo + len(rendered)
+        ends = self._ends
+        if not hi:
+            self._stale = 0
+            return
+        counts = [end - start for start, end in zip([self._base, *ends[:hi - 1]], ends[:hi],
+                                                    strict=True)]
+        for end in ends[:hi]:
+            self._let_go(end)  # they move
+        for block, strips in enumerate(rendered, lo):
+            counts[block] = len(strips)
+        end = ends[hi - 1]
+        for block in range(hi - 1, -1, -1):
+            ends[block] = end
+            end -= counts[block]
+        self._base = end
+        self._stale = lo
+        self._last = -1
+        if keep:
+            for block, strips in enumerate(rendered, lo):
+                self._keep_lines(ends[block], strips)
+
+    # ---- reading ----
+
+    def line(self, index: int) -> Strip:
+        """Line ``index`` (0 <= index < len(self)), rendered again if it was let go."""
+        at = index + self._base
+        ends, block = self._ends, self._last
+        if not (0 <= block < len(ends) and at < ends[block]
+                and (block == 0 or ends[block - 1] <= at)):
+            block = self._last = bisect_right(ends, at)
+        end = ends[block]
+        strips = self._kept.get(end)
+        if strips is None:
+            strips = self._lines_of(block)
+            self._keep_lines(end, strips)
+        else:
+            self._kept.move_to_end(end)
+        return strips[at - (ends[block - 1] if block else self._base)]
+
+    def all_lines(self) -> Iterator[Strip]:
+        """Every line, top to bottom (what was let go is rendered, and not kept)."""
+        for block, end in enumerate(self._ends):
+            kept = self._kept.get(end)
+            yield from kept if kept is not None else self._lines_of(block)
+
+    def _lines_of(self, block: int) -> list[Strip]:
+        """The block rendered again, as many lines as it had when written."""
+        start = self._ends[block - 1] if block else self._base
+        count = self._ends[block] - start
+        strips = self._render(self._renderables[block])[:count]
+        if len(strips) < count:
+            strips += [Strip.blank(0)] * (count - len(strips))
+        return strips
+
+    # ---- the kept lines ----
+
+    def _keep_lines(self, end: int, strips: list[Strip]) -> None:
+        self._let_go(end)
+        self._kept[end] = strips
+        self._kept_lines += len(strips)
+        kept = self._kept
+        while self._kept_lines > self._keep and len(kept) > 1:
+            _, oldest = kept.popitem(last=False)
+            self._kept_lines -= len(oldest)
+
+    def _let_go(self, end: int) -> None:
+        strips = self._kept.pop(end, None)
+        if strips is not None:
+            self._kept_lines -= len(strips)

@@ -23,16 +23,18 @@ Tools: unless ``settings.tools`` is off, the request declares the model's
 tools (``spark_cli.session.tool_access.tool_specs``); their definitions count
 against the window. When the history (tool calls and outputs included) leaves
 too little room for the new turn, its oldest tool outputs are shortened
-first (``BuiltRequest.history``: the session keeps the shortened history);
-user messages never are.
+first, then its oldest whole turns are left out (``BuiltRequest.history``: the
+session keeps the shortened history; the report's ``trimmed`` says how many
+turns went), so a long session keeps going instead of refusing every turn.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 
-from spark_cli.protocol.channel import ConversationItem, Message, ToolOutput, ToolSpec, TurnRequest
+from spark_cli.protocol.channel import ConversationItem, Message, ToolSpec, TurnRequest
 from spark_cli.protocol.tokens import count_tokens
 from spark_cli.record import record
 from spark_cli.session.building.instructions import system_instructions
@@ -46,7 +48,7 @@ from spark_cli.session.context.targets import (
     read_agents_md,
     read_target,
 )
-from spark_cli.session.context.tool_outputs import items_tokens, shrink_outputs
+from spark_cli.session.context.tool_outputs import drop_turns, items_tokens, shrink_outputs
 from spark_cli.text_digest import text_sha256
 
 __all__ = ["AGENTS_FILE", "BuiltRequest", "RequestError", "TargetFile", "build_request",
@@ -103,14 +105,18 @@ def build_request(settings: Settings, root: Path, files: Sequence[str], instruct
     history_tokens = items_tokens(history)
     budget = Budget(settings.context_window, settings.max_output_tokens, settings.token_scale)
     shortened: tuple[ConversationItem, ...] | None = None
-    if any(type(item) is ToolOutput for item in history):
+    dropped_turns = 0
+    if history:
         # in spark's tokens against the cap scaled to the server's tokenizer
         essentials = (count_tokens(instructions) + tools_tokens + count_tokens(instruction)
                       + sum(count_tokens(t.text) for t in targets)
                       + min(HISTORY_ROOM, budget.cap // 4))
         excess = history_tokens + essentials - budget.cap
-        if excess > 0:  # old tool outputs go first, never a user's message
+        if excess > 0:  # old tool outputs go first, then the oldest whole turns
             items, freed = shrink_outputs(history, excess)
+            if freed < excess:
+                items, more, dropped_turns = drop_turns(items, excess - freed)
+                freed += more
             if freed:
                 history, shortened = tuple(items), tuple(items)
                 history_tokens -= freed
@@ -130,8 +136,13 @@ def build_request(settings: Settings, root: Path, files: Sequence[str], instruct
     )
     # the conversation keeps what was sent, byte for byte, so the next turn's messages
     # extend this one's and a persistent channel sends only what is new
+    report = built.report
+    if dropped_turns:
+        said = f"the {dropped_turns:,} oldest turn{'s' if dropped_turns > 1 else ''}"
+        report = replace(report, trimmed=(f"{said} of the conversation left out to fit "
+                                          "the window", *report.trimmed))
     return BuiltRequest(request, user_message, built.targets, built.sent,
-                        budget.tokens(built.total), built.report, built.total, shortened)
+                        budget.tokens(built.total), report, built.total, shortened)
 
 
 def _tools(settings: Settings) -> tuple[ToolSpec, ...]:

@@ -6,9 +6,11 @@ name and arguments, an output its text, each plus ``ITEM_OVERHEAD`` for what
 the wire adds around it (ids, roles, types).
 
 Room is made in this order: old tool outputs first (the oldest first; each
-is replaced by a one-line note the model can act on: call the tool again),
-never a user's message; an output that still does not fit is cut to what
-does, with a note saying how much was shown.
+is replaced by a one-line note the model can act on: call the tool again);
+then, when a long session's history still leaves too little room, its oldest
+whole turns (a user's message and everything that answered it), so what is
+kept stays a valid conversation. An output that still does not fit is cut to
+what does, with a note saying how much was shown.
 """
 
 from __future__ import annotations
@@ -66,6 +68,22 @@ def shrink_outputs(items: Sequence[ConversationItem], excess: int, *,
         out[index] = ToolOutput(item.call_id, note)
         freed += saved
     return out, freed
+
+
+def drop_turns(items: Sequence[ConversationItem],
+               excess: int) -> tuple[list[ConversationItem], int, int]:
+    """``items`` without their oldest whole turns (each from a user's message up to the
+    next one) until ``excess`` tokens are freed or no turn is left; the kept items, the
+    tokens freed and the number of turns dropped."""
+    starts = [i for i, item in enumerate(items)
+              if type(item) is Message and item.role == "user"]
+    freed = dropped = cut = 0
+    for end in (*starts[1:], len(items)):
+        if freed >= excess:
+            break
+        freed += items_tokens(items[cut:end])
+        cut, dropped = end, dropped + 1
+    return list(items[cut:]), freed, dropped
 
 
 def cut_output(text: str, room: int) -> str:

@@ -87,9 +87,13 @@ def test_history_counts_against_the_budget(repo: Path) -> None:
     from spark_cli.protocol.channel import Message
 
     settings = _settings(repo, context_window=3000, max_output_tokens=1000)
-    history = (Message("user", "word " * 3000),)
-    with pytest.raises(RequestError, match="the earlier conversation is"):
-        build_request(settings, repo, [], "x", history=history)
+    history = (Message("user", "word " * 3000), Message("assistant", "done"))
+    built = build_request(settings, repo, [], "x", history=history)
+    # the one earlier turn does not fit with the new one: it is left out, and said so
+    assert built.history == () and built.request.messages == (built.user_message,)
+    assert built.context.trimmed[0] == ("the 1 oldest turn of the conversation left out "
+                                        "to fit the window")
+    assert build_request(settings, repo, [], "x", history=history[-1:]).history is None
 
 
 @pytest.mark.parametrize(("name", "data", "kind", "words"), [

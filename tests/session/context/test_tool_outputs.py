@@ -1,4 +1,5 @@
-"""Tool outputs in the window: counted, old ones dropped first, an overflowing one cut."""
+"""The history in the window: counted, old tool outputs dropped first, then the oldest whole
+turns; an overflowing output cut."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from spark_cli.session.config.settings import load_settings
 from spark_cli.session.context.tool_outputs import (
     ITEM_OVERHEAD,
     cut_output,
+    drop_turns,
     item_tokens,
     items_tokens,
     shrink_outputs,
@@ -88,3 +90,37 @@ def test_old_outputs_are_shortened_to_the_servers_count_of_the_window(tmp_path: 
     assert built.history[2].output.startswith("[tool output dropped")  # type: ignore[union-attr]
     assert built.input_tokens <= scaled.input_budget
     assert built.input_tokens == built.pieces * 3  # the server's count
+
+
+def _turn(n: int, answer: str) -> list[Message | ToolCall | ToolOutput]:
+    return [Message("user", f"ask {n}"), ToolCall(f"c{n}", "read_file", "{}"),
+            ToolOutput(f"c{n}", "[tool output dropped]"), Message("assistant", answer)]
+
+
+def test_the_oldest_whole_turns_go_until_enough_is_freed() -> None:
+    items = [*_turn(1, BIG), *_turn(2, BIG), *_turn(3, "short")]
+    kept, freed, dropped = drop_turns(items, 10)
+    assert (kept, dropped) == (items[4:], 1)  # a turn is its message and all that answered
+    assert freed == items_tokens(items[:4])
+    kept, freed, dropped = drop_turns(items, items_tokens(items[:4]) + 1)
+    assert (kept, dropped) == (items[8:], 2)
+    assert drop_turns(items, 10**9) == ([], items_tokens(items), 3)
+    assert drop_turns(items, 0) == (items, 0, 0)
+
+
+def test_a_long_session_leaves_its_oldest_turns_out_instead_of_refusing(
+        tmp_path: Path) -> None:
+    (tmp_path / "app.py").write_text("x = 1\n")
+    settings = load_settings(tmp_path, {"context_window": 14_000, "max_output_tokens": 1_000},
+                             {"SPARK_CONFIG_DIR": str(tmp_path / ".none")})
+    history = [item for n in range(1, 6) for item in _turn(n, BIG)]  # answers, no outputs
+    assert items_tokens(history) > settings.input_budget
+    built = build_request(settings, tmp_path, ["app.py"], "next", history=history)
+    assert built.history is not None and built.history
+    assert built.history == tuple(history[-len(built.history):])  # the newest turns, whole
+    assert built.history[0] == Message("user", f"ask {6 - len(built.history) // 4}")
+    gone = (len(history) - len(built.history)) // 4
+    assert built.context.trimmed[0] == (f"the {gone:,} oldest turn{'s' if gone > 1 else ''} "
+                                        "of the conversation left out to fit the window")
+    assert built.input_tokens <= settings.input_budget
+    assert built.request.messages[:-1] == built.history

@@ -81,6 +81,8 @@ class SparkApp(App[int]):
         Binding("ctrl+g", "deep", "Deep task", priority=True),
         Binding("ctrl+o", "last_call", "Last tool call", priority=True),
         Binding("ctrl+q", "quit", "Quit", priority=True),
+        Binding("pageup", "page(-1)", "Scroll up", priority=True),
+        Binding("pagedown", "page(1)", "Scroll down", priority=True),
     ]
 
     def __init__(self, setup: TuiSetup, *, driver_class: type[Driver] | None = None) -> None:
@@ -177,6 +179,7 @@ class SparkApp(App[int]):
 
     async def on_prompt_sent(self, message: Prompt.Sent) -> None:
         text = message.text
+        self.query_one(Transcript).follow()  # what is sent shows, wherever the user had scrolled
         if text.strip().startswith("/"):
             await self.commands.run(text.strip())
             return
@@ -198,6 +201,15 @@ class SparkApp(App[int]):
             await self.interaction.interrupt()
             return
         self.tests.cancel()
+
+    def action_page(self, direction: int) -> None:
+        """PageUp / PageDown scroll the transcript; the prompt keeps the focus (and its text).
+        Back at the end, the transcript follows the answer again (``Transcript.watch_scroll_y``)."""
+        transcript = self.query_one(Transcript)
+        if direction < 0:
+            transcript.scroll_page_up(animate=False)
+        else:
+            transcript.scroll_page_down(animate=False)
 
     async def action_undo(self) -> None:
         await self.commands.run("/undo")

@@ -40,7 +40,7 @@ class Transcript(ScrollView, can_focus=False):
     """The conversation as it streams (see the module doc)."""
 
     DEFAULT_CSS = """
-    Transcript { height: 1fr; overflow-x: hidden; }
+    Transcript { height: 1fr; overflow-x: hidden; scrollbar-gutter: stable; }
     """
 
     def __init__(self, *, id: str | None = None) -> None:
@@ -221,6 +221,11 @@ class Transcript(ScrollView, can_focus=False):
             self.following = new >= self.max_scroll_y - 1
         elif new >= self.max_scroll_y - 1:
             self.following = True
+
+    def follow(self) -> None:
+        """Back to the end and following it (the user sent something while scrolled up)."""
+        self.following = True
+        self.scroll_end(animate=False, immediate=True, x_axis=False)
 
     # ---- internals ----
 

@@ -162,6 +162,34 @@ async def test_unknown_command_and_bad_arguments_say_so(tui_app: MakeApp) -> Non
         assert not app.interaction.busy
 
 
+async def test_page_keys_scroll_the_transcript_and_the_prompt_keeps_its_text(
+        tui_app: MakeApp) -> None:
+    app = await tui_app()
+    async with app.run_test(size=(100, 20)) as pilot:
+        for _ in range(4):
+            await pilot.press(*"/help", "enter")
+        await pilot.press(*"draft")
+        await pilot.pause()
+        transcript = app.query_one(Transcript)
+        assert transcript.following and transcript.max_scroll_y > 20
+        end = transcript.scroll_offset.y
+        await pilot.press("pageup")
+        await pilot.pause()
+        assert transcript.scroll_offset.y < end and not transcript.following
+        await pilot.press("pagedown", "pagedown", "pagedown")
+        await pilot.pause()
+        assert transcript.scroll_offset.y == end and transcript.following
+        prompt = app.query_one(Prompt)
+        assert prompt.text == "draft" and prompt.has_focus
+        await pilot.press("pageup", "pageup")
+        await pilot.pause()
+        assert not transcript.following
+        await pilot.press("ctrl+u", *"/help", "enter")  # sending brings the end back
+        await pilot.pause()
+        assert transcript.following
+        assert transcript.scroll_offset.y >= transcript.max_scroll_y - 1
+
+
 async def test_a_10000_line_paste_lands_whole(tui_app: MakeApp) -> None:
     app = await tui_app()
     async with app.run_test(size=(100, 30)) as pilot:

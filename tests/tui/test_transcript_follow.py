@@ -53,3 +53,18 @@ async def test_scrolling_up_stops_following_and_the_end_resumes_it() -> None:
         t.scroll_end(animate=False)
         await pilot.pause()
         assert t.following
+
+
+async def test_lines_wrap_beside_the_scrollbar_not_under_it() -> None:
+    app = _Shell()
+    async with app.run_test(size=(60, 20)) as pilot:
+        t = app.query_one(Transcript)
+        t.write(Text("before the scrollbar " * 6))
+        for n in range(40):  # now it overflows: the scrollbar shows
+            t.write(Text(f"line {n}"))
+        t.write(Text("after the scrollbar " * 6))
+        await pilot.pause()
+        width = t.scrollable_content_region.width
+        lines = t.plain_text().splitlines()
+        assert max(len(line) for line in lines) <= width
+        assert " ".join(lines).count("scrollbar") == 12  # nothing cut off

@@ -3,9 +3,10 @@
 
 :class:`HudState` is plain data the app updates from session events and its
 own frame clock; :func:`hud_text` turns it into one line (pure: tested value
-in, value out) that fits the terminal's width: the deep tasks, then the
-provider and model, then the channel are shortened (``…``), the figures and
-the state never. The widget repaints only when that line changes.
+in, value out) that fits the terminal's width: the frame time (spark's own
+diagnostic) goes first, then the deep tasks, the provider and model and the
+channel are shortened (``…``); the other figures and the state never. The
+widget repaints only when that line changes.
 """
 
 from __future__ import annotations
@@ -59,6 +60,7 @@ _SHRINK = ((-1, 16), (0, 12), (1, 4))
 in a first pass: the deep tasks (the last part, when there are any), the provider · model,
 the channel; a second pass shortens them to a letter, and the deep tasks go last."""
 PAUSED = " (paused: Enter resumes)"
+FRAME = "frame "
 
 
 def hud_text(hud: HudState, now: float, width: int = 0) -> str:
@@ -67,7 +69,7 @@ def hud_text(hud: HudState, now: float, width: int = 0) -> str:
     parts = _parts(hud, now)
     if width <= 0 or len(SEPARATOR.join(parts)) <= width:
         return SEPARATOR.join(parts)
-    parts = [p.replace(PAUSED, " (paused)") for p in parts]
+    parts = [p.replace(PAUSED, " (paused)") for p in parts if not p.startswith(FRAME)]
     shrink = _SHRINK if hud.deep else _SHRINK[1:]
     for floor in (True, False):
         for index, keep_at_least in shrink:
@@ -101,7 +103,7 @@ def _parts(hud: HudState, now: float) -> list[str]:
         parts.append(f"{hud.tool_calls} tool call{'s' if hud.tool_calls != 1 else ''} "
                      f"{hud.tool_ms:.1f} ms")
     if hud.frame_ms is not None:
-        parts.append(f"frame {hud.frame_ms:.1f} ms")
+        parts.append(f"{FRAME}{hud.frame_ms:.1f} ms")
     if hud.context_window:
         share = 100 * hud.context_tokens / hud.context_window
         parts.append(f"ctx {_k(hud.context_tokens)}/{_k(hud.context_window)} ({share:.0f}%)")

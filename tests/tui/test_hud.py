@@ -46,7 +46,7 @@ def test_tool_calls_and_sparks_time_are_counted() -> None:
     assert "tool call" not in hud_text(HudState(provider="p", model="m"), 0.0)
 
 
-def test_a_narrow_terminal_shortens_the_names_never_the_figures() -> None:
+def test_a_narrow_terminal_drops_the_frame_time_then_shortens_the_names() -> None:
     hud = HudState(provider="openai-compatible", model="qwen2.5-coder-32b-instruct",
                    channel="chat_sse", state="streaming", ttft_s=0.042, tokens_per_s=1497.4,
                    frame_ms=3.1, context_tokens=2100, context_window=128000,
@@ -55,8 +55,14 @@ def test_a_narrow_terminal_shortens_the_names_never_the_figures() -> None:
     for width in (130, 100, 90):
         text = hud_text(hud, 0.0, width)
         assert len(text) <= width
-        for figure in ("streaming", "TTFT 42 ms", "1,497 tok/s", "frame 3.1 ms",
-                       "ctx 2.1k/128.0k (2%)"):
+        for figure in ("streaming", "TTFT 42 ms", "1,497 tok/s", "ctx 2.1k/128.0k (2%)"):
             assert figure in text, (width, text)
+        assert "frame" not in text
     assert hud_text(hud, 0.0, len(full)) == full
     assert "…" in hud_text(hud, 0.0, 100)
+    without_deep = HudState(provider="mock", model="gpt-5.3-codex-spark", channel="mock",
+                            state="ready", ttft_s=0.04, tokens_per_s=1231, frame_ms=0.1,
+                            tool_calls=1, tool_ms=3.9, context_tokens=2100,
+                            context_window=128000)
+    text = hud_text(without_deep, 0.0, 120)  # 132 with the frame time
+    assert text.startswith("mock · gpt-5.3-codex-spark │ WebSocket │ ready"), text

@@ -117,6 +117,7 @@ class Session:
 
     def files_changed(self) -> None:
         self.seen.clear()
+        self._sent.clear()  # an undo can bring back text already sent: the model saw its edit
 
     def repo_files(self) -> list[str]:
         from spark_cli.session.context.scan import scan

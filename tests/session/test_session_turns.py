@@ -156,6 +156,23 @@ async def test_unchanged_files_are_not_resent_but_changed_ones_are(repo: Path) -
     assert "# user note" in channel.requests[2].messages[-1].content
 
 
+async def test_files_changed_after_an_undo_are_sent_again(repo: Path) -> None:
+    from spark_cli.session.workspace.changes import undo_last_batch
+
+    channel = ScriptedChannel(["reading\n"])
+    session = _session(repo, channel)
+    await _collect(session)  # app.py sent as it is
+    channel.chunks = _split(BLOCK_1)
+    await _collect(session)  # the model edits it (its own edit: it knows the new text)
+    assert "or 0" in (repo / "app.py").read_text()
+    assert undo_last_batch(repo).status == "undone"  # back to what the first turn sent
+    session.files_changed()
+    channel.chunks = ["ok\n"]
+    await _collect(session)
+    # the model's last view has its edit: without the file again it would go on from that
+    assert "def total" in channel.requests[2].messages[-1].content
+
+
 async def test_ttft_and_tokens_per_second_from_usage(repo: Path) -> None:
     async def slow(index: int) -> None:
         await asyncio.sleep(0.01)  # chunks that take time: the rate is finite

@@ -344,6 +344,9 @@ class SparkApp(App[int]):
     def resume_conversation(self) -> None:
         self.keeper.resume(self.session, self._replay)
 
+    def copy(self, text: str) -> None:
+        self.copy_to_clipboard(text)
+
     def _replay(self, saved: SavedConversation) -> None:
         """A resumed conversation as it was shown: its last turns now, earlier ones as the
         user scrolls up."""

@@ -53,6 +53,7 @@ CATALOG: tuple[CommandInfo, ...] = (
     CommandInfo("provider", "NAME", "switch the provider", "providers"),
     CommandInfo("deep", "[TASK | show|apply|drop|cancel N]",
                 "hand a task to the deep model (Ctrl+G), list, review, merge"),
+    CommandInfo("copy", "[code]", "copy the last answer (or its last code block) to the clipboard"),
     CommandInfo("clear", "", "clear the transcript, start a new conversation"),
     CommandInfo("resume", "", "reopen this repo's last conversation"),
     CommandInfo("help", "", "keys and commands"),
@@ -91,6 +92,9 @@ class CommandHost(Protocol):
 
     def resume_conversation(self) -> None: ...
 
+    def copy(self, text: str) -> None:
+        """Put ``text`` on the terminal's clipboard."""
+
     async def reconfigure(self, flags: dict[str, object]) -> None:
         """``/model``, ``/provider``: new settings; the conversation carries over."""
 
@@ -116,7 +120,7 @@ class Commands:
             "undo": self._undo, "test": tests.run, "fix": tests.fix, "queue": queue.command,
             "model": self._model, "provider": self._provider, "deep": self._deep_for(deep),
             "clear": self._clear, "resume": self._resume, "help": self._help,
-            "call": calls.command,
+            "call": calls.command, "copy": self._copy,
         }
 
     def mark_start(self) -> None:
@@ -153,6 +157,26 @@ class Commands:
         self.host.clear_transcript()
         self.session.reset()
         self.out.note("new conversation (files on disk are unchanged; /undo still works)")
+
+    async def _copy(self, args: list[str]) -> None:
+        from spark_cli.tui.copying import last_answer, last_code
+
+        if args not in ([], ["code"]):
+            self.out.note("usage: /copy (the last answer) or /copy code (its last code block)",
+                          "yellow")
+            return
+        answer = last_answer(self.session.history)
+        text = answer if answer is None or not args else last_code(answer)
+        if text is None:
+            self.out.note("nothing to copy: " + ("no answer yet" if answer is None
+                                                 else "the last answer has no code block"),
+                          "yellow")
+            return
+        self.host.copy(text)
+        lines = text.count("\n") + (not text.endswith("\n"))
+        self.out.note(f"copied {'its last code block' if args else 'the last answer'} "
+                      f"({lines} line{'s' if lines != 1 else ''}) to the clipboard (OSC 52: "
+                      "the terminal must allow it)")
 
     async def _resume(self, args: list[str]) -> None:
         if self._idle():

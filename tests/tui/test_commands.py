@@ -140,6 +140,17 @@ async def _command(app: SparkApp, pilot: Any, line: str) -> None:
     await pilot.pause()
 
 
+async def test_copy_after_a_turn_fills_the_clipboard(tui_app: MakeApp) -> None:
+    app = await tui_app(tps=5000)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await _turn(app, pilot, "explain app.py")
+        await _command(app, pilot, "/copy")
+        from spark_cli.tui.copying import last_answer
+
+        assert app.clipboard and app.clipboard == last_answer(app.session.history)
+        assert "copied the last answer" in _text(app)
+
+
 async def test_model_and_provider_switch(tui_app: MakeApp) -> None:
     app = await tui_app(tps=5000, max_output_tokens=40)
     async with app.run_test(size=(100, 30)) as pilot:

@@ -29,6 +29,9 @@ class _Host:
     async def reconfigure(self, flags: dict[str, object]) -> None:
         self.did.append(flags)
 
+    def copy(self, text: str) -> None:
+        self.did.append(("copy", text))
+
 
 class _Tick:
     def stop(self) -> None:
@@ -82,6 +85,28 @@ async def test_a_running_turn_blocks_what_would_race_it(tmp_path: Path, lines: A
     await commands.run("/test")
     assert host.did == []
     assert lines.text.count("a turn is running") == 2
+
+
+async def test_copy_puts_the_last_answer_or_its_code_on_the_clipboard(tmp_path: Path,
+                                                                      lines: Any) -> None:
+    from spark_cli.protocol.channel import Message
+
+    commands, host, _ = _commands(tmp_path, lines)
+    await commands.run("/copy")
+    assert "nothing to copy: no answer yet" in lines.text
+    answer = "Run this:\n\n```sh\nmake test\n```\n\nThen:\n```python\nprint(1)\n```\n"
+    commands.session.restore([Message("user", "how?"), Message("assistant", answer),
+                              Message("user", "thanks")])
+    await commands.run("/copy")
+    await commands.run("/copy code")
+    await commands.run("/copy everything")
+    assert host.did == [("copy", answer), ("copy", "print(1)\n")]
+    assert "copied the last answer (10 lines)" in lines.text
+    assert "copied its last code block (1 line)" in lines.text
+    assert "usage: /copy" in lines.text
+    commands.session.restore([Message("assistant", "no code here\n")])
+    await commands.run("/copy code")
+    assert "the last answer has no code block" in lines.text and len(host.did) == 2
 
 
 async def test_fix_sends_the_last_failure(tmp_path: Path, lines: Any) -> None:

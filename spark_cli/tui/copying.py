@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from spark_cli.protocol.channel import ConversationItem, Message
+from spark_cli.session.api import Message
 from spark_cli.tui.markdown_stream import fence_marker
 
 EDIT_MARKERS = ("<<<<<<< SEARCH", "*** Begin Patch")
 """A fenced block holding one of these is an edit (it landed as a diff), not code to copy."""
 
 
-def last_answer(history: Sequence[ConversationItem]) -> str | None:
+def last_answer(history: Sequence[object]) -> str | None:
     """The model's latest message with text, else None."""
     for item in reversed(history):
         if isinstance(item, Message) and item.role == "assistant" and item.content.strip():

@@ -212,10 +212,12 @@ class SparkApp(App[int]):
             transcript.scroll_page_down(animate=False)
 
     async def action_undo(self) -> None:
+        self.query_one(Transcript).follow()  # what the key answers shows, as for a command
         await self.commands.run("/undo")
 
     async def action_last_call(self) -> None:
         """Ctrl+O: the last tool call's result under it."""
+        self.query_one(Transcript).follow()
         await self.commands.run("/call")
 
     async def action_ctrl_c(self) -> None:
@@ -236,6 +238,7 @@ class SparkApp(App[int]):
             return
         prompt.clear()
         prompt.remember(text)
+        self.query_one(Transcript).follow()
         self.deep.start(text)
 
     async def action_quit(self) -> None:

@@ -188,6 +188,9 @@ async def test_page_keys_scroll_the_transcript_and_the_prompt_keeps_its_text(
         await pilot.pause()
         assert transcript.following
         assert transcript.scroll_offset.y >= transcript.max_scroll_y - 1
+        await pilot.press("pageup", "pageup", "ctrl+o")  # so does a key that answers
+        await pilot.pause()
+        assert transcript.following and "no tool call" in transcript.plain_text()[-200:]
 
 
 async def test_a_10000_line_paste_lands_whole(tui_app: MakeApp) -> None:

@@ -221,6 +221,15 @@ class SparkApp(App[int]):
         await self.commands.run("/call")
 
     async def action_ctrl_c(self) -> None:
+        """Copies a mouse selection if there is one; else stops a turn, clears the prompt or,
+        on an empty prompt, quits."""
+        selected = self.screen.get_selected_text()
+        if selected:
+            self.copy_to_clipboard(selected)
+            self.screen.clear_selection()
+            lines = selected.count("\n") + 1
+            self.note(f"copied {lines} line{'s' if lines != 1 else ''} to the clipboard")
+            return
         prompt = self.query_one(Prompt)
         if self.interaction.busy:
             await self.action_interrupt()

@@ -62,7 +62,7 @@ KEYS = (
     "Enter send · while it streams: Enter redirects, Tab queues, Esc interrupts",
     "Ctrl+J / Alt+Enter new line · Up/Down prompt history · Ctrl+R search it · PgUp/PgDn scroll",
     "/ commands · @path attach a file · Ctrl+Z undo edits · Ctrl+G deep task · Ctrl+Q quit",
-    "Ctrl+O the last tool call's result (/call N another)",
+    "Ctrl+O the last tool call's result (/call N another) · drag with the mouse, Ctrl+C copies",
 )
 
 

@@ -26,6 +26,7 @@ from rich.text import Text
 from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
 from textual.scrollbar import ScrollBar
+from textual.selection import Selection
 from textual.strip import Strip
 from textual.widget import Widget
 
@@ -156,6 +157,10 @@ class Transcript(ScrollView, can_focus=False):
             strip = self._tail[index - len(blocks)]
         else:
             return Strip.blank(width, style)
+        strip = strip.apply_offsets(0, index)  # where a mouse press lands: text selection
+        selection = self.text_selection
+        if selection is not None and (span := selection.get_span(index)) is not None:
+            strip = _selected(strip, span, self._selection_style())
         return strip.crop_extend(scroll_x, scroll_x + width, style)
 
     def render_lines(self, crop: Region) -> list[Strip]:
@@ -163,7 +168,8 @@ class Transcript(ScrollView, can_focus=False):
         a frame that scrolls styles only the lines new on screen."""
         styles = self.styles
         gutter = styles.gutter
-        if gutter.top or gutter.bottom or styles.outline_top[0] or styles.outline_bottom[0]:
+        if gutter.top or gutter.bottom or styles.outline_top[0] or styles.outline_bottom[0] \
+                or self.text_selection is not None:
             return super().render_lines(crop)  # rows differ by position: style each
         scroll_x, scroll_y = self.scroll_offset
         blocks, tail = self._blocks, self._tail
@@ -179,6 +185,16 @@ class Transcript(ScrollView, can_focus=False):
         look = (crop.x, crop.width, self.size, scroll_x, self.rich_style, self.background_colors,
                 tuple(self.get_line_filters()), self.hover_style, self.app.ansi_theme)
         return self._styled.render(crop, sources, look, super().render_lines)
+
+    def _selection_style(self) -> Style:
+        """The screen's selection colours; its text colour when it has one (Textual's default
+        is transparent, which Rich would draw as the background: text unseen)."""
+        style = self.screen.get_component_rich_style("screen--selection")
+        return Style(bgcolor=style.bgcolor) if style.color == style.bgcolor else style
+
+    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
+        """The text under a mouse selection (Ctrl+C copies it: ``SparkApp.action_ctrl_c``)."""
+        return selection.extract(self.plain_text()), "\n"
 
     @property
     def vertical_scrollbar(self) -> ScrollBar:
@@ -308,3 +324,14 @@ class Transcript(ScrollView, can_focus=False):
         self._line_look = None  # the scrollbar may come or go: the width changes
         self.virtual_size = size
         return True
+
+
+def _selected(strip: Strip, span: tuple[int, int], style: Style) -> Strip:
+    """``strip`` with the cells from ``span[0]`` to ``span[1]`` (-1: the end) in ``style``."""
+    start, end = span
+    length = strip.cell_length
+    end = length if end == -1 else min(end, length)
+    if start >= end:
+        return strip
+    middle = Segment.apply_style(list(strip.crop(start, end)), post_style=style)
+    return Strip.join([strip.crop(0, start), Strip(middle), strip.crop(end, length)])

@@ -193,6 +193,27 @@ async def test_page_keys_scroll_the_transcript_and_the_prompt_keeps_its_text(
         assert transcript.following and "no tool call" in transcript.plain_text()[-200:]
 
 
+async def test_ctrl_c_copies_a_mouse_selection_and_keeps_the_prompt(tui_app: MakeApp) -> None:
+    app = await tui_app()
+    async with app.run_test(size=(100, 20)) as pilot:
+        await pilot.press(*"/help", "enter", *"draft")
+        await pilot.pause()
+        transcript = app.query_one(Transcript)
+        await pilot.mouse_down(transcript, offset=(1, 2))  # the transcript's padding is 1
+        await pilot.hover(transcript, offset=(30, 4))
+        await pilot.mouse_up(transcript, offset=(30, 4))
+        await pilot.pause()
+        selected = app.screen.get_selected_text()
+        assert selected and selected.count("\n") == 2
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        assert app.clipboard == selected
+        assert "copied 3 lines to the clipboard" in transcript.plain_text()
+        assert app.query_one(Prompt).text == "draft" and not app.screen.selections
+        await pilot.press("ctrl+c")  # no selection: Ctrl+C clears the prompt as before
+        assert app.query_one(Prompt).text == ""
+
+
 async def test_a_10000_line_paste_lands_whole(tui_app: MakeApp) -> None:
     app = await tui_app()
     async with app.run_test(size=(100, 30)) as pilot:

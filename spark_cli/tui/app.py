@@ -359,6 +359,9 @@ class SparkApp(App[int]):
     def copy(self, text: str) -> None:
         self.copy_to_clipboard(text)
 
+    async def request_quit(self) -> None:
+        await self.action_quit()
+
     def _replay(self, saved: SavedConversation) -> None:
         """A resumed conversation as it was shown: its last turns now, earlier ones as the
         user scrolls up."""

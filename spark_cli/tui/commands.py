@@ -57,6 +57,7 @@ CATALOG: tuple[CommandInfo, ...] = (
     CommandInfo("clear", "", "clear the transcript, start a new conversation"),
     CommandInfo("resume", "", "reopen this repo's last conversation"),
     CommandInfo("help", "", "keys and commands"),
+    CommandInfo("quit", "", "quit, as Ctrl+Q (/exit too)"),
 )
 KEYS = (
     "Enter send · while it streams: Enter redirects, Tab queues, Esc interrupts",
@@ -95,6 +96,9 @@ class CommandHost(Protocol):
     def copy(self, text: str) -> None:
         """Put ``text`` on the terminal's clipboard."""
 
+    async def request_quit(self) -> None:
+        """Quit as Ctrl+Q does (asking first while deep tasks run)."""
+
     async def reconfigure(self, flags: dict[str, object]) -> None:
         """``/model``, ``/provider``: new settings; the conversation carries over."""
 
@@ -120,7 +124,7 @@ class Commands:
             "undo": self._undo, "test": tests.run, "fix": tests.fix, "queue": queue.command,
             "model": self._model, "provider": self._provider, "deep": self._deep_for(deep),
             "clear": self._clear, "resume": self._resume, "help": self._help,
-            "call": calls.command, "copy": self._copy,
+            "call": calls.command, "copy": self._copy, "quit": self._quit, "exit": self._quit,
         }
 
     def mark_start(self) -> None:
@@ -177,6 +181,9 @@ class Commands:
         self.out.note(f"copied {'its last code block' if args else 'the last answer'} "
                       f"({lines} line{'s' if lines != 1 else ''}) to the clipboard (OSC 52: "
                       "the terminal must allow it)")
+
+    async def _quit(self, args: list[str]) -> None:
+        await self.host.request_quit()
 
     async def _resume(self, args: list[str]) -> None:
         if self._idle():

@@ -32,6 +32,9 @@ class _Host:
     def copy(self, text: str) -> None:
         self.did.append(("copy", text))
 
+    async def request_quit(self) -> None:
+        self.did.append("quit")
+
 
 class _Tick:
     def stop(self) -> None:
@@ -72,9 +75,11 @@ async def test_commands_answer_in_lines_and_ask_the_host(tmp_path: Path, lines: 
     await commands.run("/clear")
     await commands.run("/nope")
     await commands.run("/deep")
+    await commands.run("/quit")
+    await commands.run("/exit")
     assert "added app.py to the context" in lines.text
     assert "files every turn sends: app.py" in lines.text
-    assert host.did == [{"model": "spark-lorem"}, "clear"]
+    assert host.did == [{"model": "spark-lorem"}, "clear", "quit", "quit"]
     assert "unknown command /nope" in lines.text
     assert "the deep track is off" in lines.text
 

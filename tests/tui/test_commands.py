@@ -147,7 +147,7 @@ async def test_model_and_provider_switch(tui_app: MakeApp) -> None:
         assert app.session.settings.provider.model == "spark-rules"
         assert "now mock · spark-rules" in _text(app)
         await _command(app, pilot, "/provider nosuch")
-        assert "✗" in _text(app).splitlines()[-1]
+        assert "✗" in _text(app).split("now mock · spark-rules")[-1]  # the refusal may wrap
         assert app.session.settings.provider.name == "mock"
 
 

@@ -7,9 +7,9 @@ other event is rare and is painted at once, after the prose that came before
 it. ``frame()`` runs on the app's ~30 Hz clock while a turn streams: it takes
 the Markdown stream's operations for the frame, updates the transcript and the
 HUD, and times itself (the HUD's frame figure); while the text scrolls faster
-than anyone reads, every other tick does nothing (:mod:`spark_cli.tui.frame_pace`). ``mute()`` (Esc) stops
-painting that turn at once: what no frame has shown yet is dropped, so the
-screen keeps what the user saw at the key.
+than anyone reads, every other tick does nothing (:mod:`spark_cli.tui.frame_pace`).
+``mute()`` (Esc) stops painting that turn at once: what no frame has shown yet
+is dropped, so the screen keeps what the user saw at the key.
 
 The collector is left alone: a turn leaves little alive (the transcript keeps
 each finished block compact: :mod:`spark_cli.tui.transcript_blocks`), so its

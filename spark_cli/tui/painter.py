@@ -6,9 +6,10 @@ text is painted at once, so it shows without waiting for a frame); every
 other event is rare and is painted at once, after the prose that came before
 it. ``frame()`` runs on the app's ~30 Hz clock while a turn streams: it takes
 the Markdown stream's operations for the frame, updates the transcript and the
-HUD, and times itself (the HUD's frame figure). ``mute()`` (Esc) stops
-painting that turn at once: what no frame has shown yet is dropped, so the
-screen keeps what the user saw at the key.
+HUD, and times itself (the HUD's frame figure); while the text scrolls faster
+than anyone reads, every other tick does nothing (:mod:`spark_cli.tui.frame_pace`).
+``mute()`` (Esc) stops painting that turn at once: what no frame has shown yet
+is dropped, so the screen keeps what the user saw at the key.
 
 The collector is left alone: a turn leaves little alive (the transcript keeps
 each finished block compact: :mod:`spark_cli.tui.transcript_blocks`), so its
@@ -52,6 +53,7 @@ from spark_cli.session.interaction import (
 )
 from spark_cli.session.marks import TurnMarks
 from spark_cli.tui.answer_view import answer_view
+from spark_cli.tui.frame_pace import FramePace
 from spark_cli.tui.hud import Hud, HudState
 from spark_cli.tui.markdown_stream import MarkdownStream
 from spark_cli.tui.transcript import Transcript
@@ -111,6 +113,8 @@ class Painter:
         self.clock: Callable[[], float] = time.monotonic
         """The HUD's clock (Retry-After countdowns, repaint pacing); tests fix it."""
         self._calling = False  # a tool call runs: the HUD names it, frames leave it be
+        self.pace = FramePace()
+        """Which frame ticks paint (every other one while text scrolls past reading)."""
         self.calls: list[ToolCallFinished] = []
         """The tool calls of the session so far, in order (``/calls``, ``/call N``)."""
 
@@ -203,6 +207,7 @@ class Painter:
         self.stream = MarkdownStream()
         self.muted = False
         self.streaming = True
+        self.pace.reset()
         label = {"queued": "› (queued) ", "redirect": "› (redirect) "}.get(why, "› ")
         self.transcript.write(Text(label + text, style="bold cyan"))
         self.state.state, self.state.ttft_s, self.state.tokens_per_s = "waiting", None, None
@@ -211,7 +216,10 @@ class Painter:
     # ---- the frame clock ----
 
     def frame(self) -> None:
-        """One frame while streaming: new prose, the tail, live figures."""
+        """One frame while streaming: new prose, the tail, live figures (a tick the pace
+        lets go does nothing)."""
+        if not self.pace.due():
+            return
         started = time.perf_counter()
         self._paint_prose()
         marks, state = self.marks(), self.state
@@ -229,6 +237,7 @@ class Painter:
                 state.tokens_per_s = marks.chars / CHARS_PER_TOKEN / span
         state.frame_ms = (time.perf_counter() - started) * 1000
         now = self.clock()
+        self.pace.painted(self.transcript.line_count, now)
         if state.state != was or now >= self._hud_due:
             self._hud_due = now + HUD_PERIOD_S
             self.hud.show(state, now)

@@ -194,6 +194,8 @@ class SparkApp(App[int]):
         self.interaction.enqueue(message.text)
 
     async def action_interrupt(self) -> None:
+        if self.screen.selections:
+            self.screen.clear_selection()  # as Esc does in any Textual app; it interrupts too
         if self.assist.close() and not self.interaction.busy:
             return
         if self.interaction.busy and self.painter is not None:

@@ -212,6 +212,13 @@ async def test_ctrl_c_copies_a_mouse_selection_and_keeps_the_prompt(tui_app: Mak
         assert app.query_one(Prompt).text == "draft" and not app.screen.selections
         await pilot.press("ctrl+c")  # no selection: Ctrl+C clears the prompt as before
         assert app.query_one(Prompt).text == ""
+        await pilot.mouse_down(transcript, offset=(1, 2))
+        await pilot.hover(transcript, offset=(30, 4))
+        await pilot.mouse_up(transcript, offset=(30, 4))
+        await pilot.pause()
+        assert app.screen.selections
+        await pilot.press("escape")  # Esc lets go of a selection
+        assert not app.screen.selections
 
 
 async def test_a_10000_line_paste_lands_whole(tui_app: MakeApp) -> None:

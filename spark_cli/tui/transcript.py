@@ -157,7 +157,7 @@ class Transcript(ScrollView, can_focus=False):
             strip = self._tail[index - len(blocks)]
         else:
             return Strip.blank(width, style)
-        strip = strip.apply_offsets(0, index)  # where a mouse press lands: text selection
+        strip = _with_offsets(strip, index)  # where a mouse press lands: text selection
         selection = self.text_selection
         if selection is not None and (span := selection.get_span(index)) is not None:
             strip = _selected(strip, span, self._selection_style())
@@ -335,3 +335,15 @@ def _selected(strip: Strip, span: tuple[int, int], style: Style) -> Strip:
         return strip
     middle = Segment.apply_style(list(strip.crop(start, end)), post_style=style)
     return Strip.join([strip.crop(0, start), Strip(middle), strip.crop(end, length)])
+
+
+def _with_offsets(strip: Strip, y: int) -> Strip:
+    """``Strip.apply_offsets(0, y)`` without its cache: a cached copy per drawn line kept
+    as long as the line (``spark bench soak``: +19.9 MB over 500 turns against +8.7)."""
+    segments: list[Segment] = []
+    x = 0
+    for text, style, _ in strip:
+        offset = Style.from_meta({"offset": (x, y)})
+        segments.append(Segment(text, style + offset if style else offset))
+        x += len(text)
+    return Strip(segments, strip.cell_length)

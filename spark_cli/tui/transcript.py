@@ -49,6 +49,7 @@ class Transcript(ScrollView, can_focus=False):
         self._blocks = Blocks(self._strips)
         self._open_blocks: int | None = None  # first block of the streaming block's plain lines
         self._recounting = False  # a width change's recount runs between frames
+        self._painting = False  # render_lines runs: rows without selection offsets
         self._tail: list[Strip] = []
         self._width = 0
         self._options: ConsoleOptions | None = None  # the console's options at ``_width``
@@ -157,7 +158,8 @@ class Transcript(ScrollView, can_focus=False):
             strip = self._tail[index - len(blocks)]
         else:
             return Strip.blank(width, style)
-        strip = _with_offsets(strip, index)  # where a mouse press lands: text selection
+        if not self._painting:  # the compositor's hit test: where a mouse press lands
+            strip = _with_offsets(strip, index)
         selection = self.text_selection
         if selection is not None and (span := selection.get_span(index)) is not None:
             strip = _selected(strip, span, self._selection_style())
@@ -165,7 +167,16 @@ class Transcript(ScrollView, can_focus=False):
 
     def render_lines(self, crop: Region) -> list[Strip]:
         """Textual's styled rows, kept per line while it stays on screen (``StyledRows``):
-        a frame that scrolls styles only the lines new on screen."""
+        a frame that scrolls styles only the lines new on screen. Painted rows carry no
+        selection offsets (only the hit test's ``render_line`` calls do): styles made per
+        line for every drawn row grew a 500-turn session by ~8 MB (``spark bench soak``)."""
+        self._painting = True
+        try:
+            return self._render_rows(crop)
+        finally:
+            self._painting = False
+
+    def _render_rows(self, crop: Region) -> list[Strip]:
         styles = self.styles
         gutter = styles.gutter
         if gutter.top or gutter.bottom or styles.outline_top[0] or styles.outline_bottom[0] \
@@ -338,8 +349,7 @@ def _selected(strip: Strip, span: tuple[int, int], style: Style) -> Strip:
 
 
 def _with_offsets(strip: Strip, y: int) -> Strip:
-    """``Strip.apply_offsets(0, y)`` without its cache: a cached copy per drawn line kept
-    as long as the line (``spark bench soak``: +19.9 MB over 500 turns against +8.7)."""
+    """``Strip.apply_offsets(0, y)`` without its cache (a copy kept per drawn line)."""
     segments: list[Segment] = []
     x = 0
     for text, style, _ in strip:

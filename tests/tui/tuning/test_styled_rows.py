@@ -64,8 +64,14 @@ class _One(App[None]):
 
 
 def _textual_rows(transcript: Transcript, crop: Region) -> list[Strip]:
-    transcript._styles_cache.clear()  # Textual's own styling, nothing kept
-    return ScrollView.render_lines(transcript, crop)
+    """Textual's own styling of painted rows, nothing kept (painted rows carry no selection
+    offsets: only the compositor's hit test asks for those)."""
+    transcript._styles_cache.clear()
+    transcript._painting = True
+    try:
+        return ScrollView.render_lines(transcript, crop)
+    finally:
+        transcript._painting = False
 
 
 async def test_the_transcript_draws_what_textual_draws_while_it_scrolls():

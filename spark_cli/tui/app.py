@@ -11,9 +11,10 @@ controllers it makes and hands the session, itself as their ``Output`` (note,
 write) and ``CommandHost``, and callables; none of them imports the app.
 
 Keys: Enter sends (while streaming: redirects), Tab queues, Esc interrupts
-(a turn, or a running /test), Ctrl+Z undoes the last batch of edits, Ctrl+O
-shows the last tool call's result, Up/Down
-walk the prompt history, Ctrl+C interrupts (quits when idle with an empty
+(a turn, or a running /test; it also lets go of a mouse selection), Ctrl+Z
+undoes the last batch of edits, Ctrl+O shows the last tool call's result,
+Up/Down walk the prompt history, PgUp/PgDn scroll the transcript, Ctrl+C
+copies a mouse selection or else interrupts (quits when idle with an empty
 prompt), Ctrl+Q quits.
 """
 
@@ -44,6 +45,7 @@ from spark_cli.session.workspace.store import SavedConversation
 from spark_cli.tui.answer_view import answer_view
 from spark_cli.tui.commands import Commands
 from spark_cli.tui.context_files import ContextFiles
+from spark_cli.tui.copying import line_count
 from spark_cli.tui.deep_track import DeepController
 from spark_cli.tui.hud import Hud, HudState
 from spark_cli.tui.keeper import Keeper, shown_from_history
@@ -229,8 +231,7 @@ class SparkApp(App[int]):
         if selected:
             self.copy_to_clipboard(selected)
             self.screen.clear_selection()
-            lines = selected.count("\n") + 1
-            self.note(f"copied {lines} line{'s' if lines != 1 else ''} to the clipboard")
+            self.note(f"copied {line_count(selected)} to the clipboard")
             return
         prompt = self.query_one(Prompt)
         if self.interaction.busy:
@@ -357,9 +358,6 @@ class SparkApp(App[int]):
 
     def resume_conversation(self) -> None:
         self.keeper.resume(self.session, self._replay)
-
-    def copy(self, text: str) -> None:
-        self.copy_to_clipboard(text)
 
     async def request_quit(self) -> None:
         await self.action_quit()

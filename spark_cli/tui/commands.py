@@ -93,8 +93,8 @@ class CommandHost(Protocol):
 
     def resume_conversation(self) -> None: ...
 
-    def copy(self, text: str) -> None:
-        """Put ``text`` on the terminal's clipboard."""
+    def copy_to_clipboard(self, text: str) -> None:
+        """Put ``text`` on the terminal's clipboard (Textual's ``App`` method)."""
 
     async def request_quit(self) -> None:
         """Quit as Ctrl+Q does (asking first while deep tasks run)."""
@@ -163,7 +163,7 @@ class Commands:
         self.out.note("new conversation (files on disk are unchanged; /undo still works)")
 
     async def _copy(self, args: list[str]) -> None:
-        from spark_cli.tui.copying import last_answer, last_code
+        from spark_cli.tui.copying import last_answer, last_code, line_count
 
         if args not in ([], ["code"]):
             self.out.note("usage: /copy (the last answer) or /copy code (its last code block)",
@@ -176,11 +176,9 @@ class Commands:
                                                  else "the last answer has no code block"),
                           "yellow")
             return
-        self.host.copy(text)
-        lines = text.count("\n") + (not text.endswith("\n"))
+        self.host.copy_to_clipboard(text)
         self.out.note(f"copied {'its last code block' if args else 'the last answer'} "
-                      f"({lines} line{'s' if lines != 1 else ''}) to the clipboard (OSC 52: "
-                      "the terminal must allow it)")
+                      f"({line_count(text)}) to the clipboard (OSC 52: the terminal must allow it)")
 
     async def _quit(self, args: list[str]) -> None:
         await self.host.request_quit()

@@ -46,6 +46,13 @@ def code_blocks(text: str) -> list[str]:
     return blocks
 
 
+def line_count(text: str) -> str:
+    """``text``'s size as the notes say it: "1 line", "3 lines" (a last line counts without
+    its newline)."""
+    lines = text.count("\n") + (not text.endswith("\n"))
+    return f"{lines} line{'s' if lines != 1 else ''}"
+
+
 def last_code(text: str) -> str | None:
     """The last fenced block of ``text`` that is not an edit, else None."""
     for block in reversed(code_blocks(text)):

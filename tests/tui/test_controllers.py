@@ -29,7 +29,7 @@ class _Host:
     async def reconfigure(self, flags: dict[str, object]) -> None:
         self.did.append(flags)
 
-    def copy(self, text: str) -> None:
+    def copy_to_clipboard(self, text: str) -> None:
         self.did.append(("copy", text))
 
     async def request_quit(self) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from spark_cli.protocol.channel import Message, ToolCall
-from spark_cli.tui.copying import code_blocks, last_answer, last_code
+from spark_cli.tui.copying import code_blocks, last_answer, last_code, line_count
 
 
 def test_the_last_answer_skips_tool_calls_and_empty_messages() -> None:
@@ -25,3 +25,10 @@ def test_edit_blocks_are_not_the_code_to_copy() -> None:
     patch = "```\n*** Begin Patch\n*** Update File: a.py\n*** End Patch\n```\n"
     assert last_code("```sh\nmake\n```\n" + edit + patch) == "make\n"
     assert last_code(edit) is None
+
+
+def test_a_copied_text_is_counted_in_lines() -> None:
+    assert line_count("one") == "1 line"
+    assert line_count("one\n") == "1 line"
+    assert line_count("a\nb\nc") == "3 lines"
+    assert line_count("a\nb\n") == "2 lines"

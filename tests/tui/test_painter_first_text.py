@@ -5,32 +5,17 @@ from __future__ import annotations
 
 from itertools import pairwise
 
-from textual.app import App, ComposeResult
-
 from spark_cli.session.events import ProseDelta
 from spark_cli.session.interaction import TurnStarted
-from spark_cli.session.marks import TurnMarks
-from spark_cli.tui.hud import HudState
-from spark_cli.tui.painter import Painter
 from spark_cli.tui.transcript import Transcript
-
-
-class _Hud:
-    def show(self, state: HudState, now: float) -> None:
-        pass
-
-
-class _One(App[None]):
-    def compose(self) -> ComposeResult:
-        yield Transcript(id="t")
+from tests.tui.transcript_app import TranscriptApp, painter_on
 
 
 async def test_the_first_text_is_painted_at_once_and_the_rest_per_frame():
-    app = _One()
+    app = TranscriptApp()
     async with app.run_test(size=(60, 10)):
         transcript = app.query_one(Transcript)
-        painter = Painter(transcript, _Hud(), HudState(),  # type: ignore[arg-type]
-                          TurnMarks, lambda event: None)
+        painter = painter_on(transcript)
         for turn in ("one", "two"):
             painter.on_event(TurnStarted(turn, "sent"))
             painter.on_event(ProseDelta(f"first of {turn}"))
@@ -42,11 +27,10 @@ async def test_the_first_text_is_painted_at_once_and_the_rest_per_frame():
 
 
 async def test_text_past_reading_speed_is_painted_every_other_frame():
-    app = _One()
+    app = TranscriptApp()
     async with app.run_test(size=(60, 10)):
         transcript = app.query_one(Transcript)
-        painter = Painter(transcript, _Hud(), HudState(),  # type: ignore[arg-type]
-                          TurnMarks, lambda event: None)
+        painter = painter_on(transcript)
         clock = [0.0]
         painter.clock = lambda: clock[0]
         painter.on_event(TurnStarted("fast", "sent"))

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from textual.app import App, ComposeResult
-
 from spark_cli.session.marks import TurnMarks
 from spark_cli.tui import painter as painter_module
 from spark_cli.tui.hud import HudState
-from spark_cli.tui.painter import Painter
 from spark_cli.tui.transcript import Transcript
+from tests.tui.transcript_app import TranscriptApp, painter_on
 
 
 class _Hud:
@@ -19,20 +17,14 @@ class _Hud:
         self.shown.append(state.state)
 
 
-class _One(App[None]):
-    def compose(self) -> ComposeResult:
-        yield Transcript(id="t")
-
-
 async def test_live_figures_are_throttled_state_changes_are_not(monkeypatch):
     clock = [100.0]
     monkeypatch.setattr(painter_module.time, "monotonic", lambda: clock[0])
-    app = _One()
+    app = TranscriptApp()
     async with app.run_test(size=(40, 10)):
         marks, hud = TurnMarks(), _Hud()
         state = HudState(state="waiting")
-        painter = Painter(app.query_one(Transcript), hud, state, lambda: marks,  # type: ignore[arg-type]
-                          lambda event: None)
+        painter = painter_on(app.query_one(Transcript), hud, state, lambda: marks)
         painter.frame()
         assert hud.shown == ["waiting"]
         marks.first_delta_at = marks.request_sent_at = 1.0

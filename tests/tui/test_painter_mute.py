@@ -3,32 +3,17 @@ the key reaches the transcript, and the answer's end paints no more of it."""
 
 from __future__ import annotations
 
-from textual.app import App, ComposeResult
-
 from spark_cli.session.events import ProseDelta, TurnCompleted
 from spark_cli.session.interaction import TurnStarted
-from spark_cli.session.marks import TurnMarks
-from spark_cli.tui.hud import HudState
-from spark_cli.tui.painter import Painter
 from spark_cli.tui.transcript import Transcript
-
-
-class _Hud:
-    def show(self, state: HudState, now: float) -> None:
-        pass
-
-
-class _One(App[None]):
-    def compose(self) -> ComposeResult:
-        yield Transcript(id="t")
+from tests.tui.transcript_app import TranscriptApp, painter_on
 
 
 async def test_mute_drops_what_the_screen_has_not_shown():
-    app = _One()
+    app = TranscriptApp()
     async with app.run_test(size=(60, 10)):
         transcript = app.query_one(Transcript)
-        painter = Painter(transcript, _Hud(), HudState(),  # type: ignore[arg-type]
-                          TurnMarks, lambda event: None)
+        painter = painter_on(transcript)
         painter.on_event(TurnStarted("go", "sent"))
         painter.on_event(ProseDelta("shown line\nshown tail"))
         painter.frame()

@@ -3,18 +3,13 @@
 from __future__ import annotations
 
 from rich.text import Text
-from textual.app import App, ComposeResult
 
 from spark_cli.tui.transcript import Transcript
-
-
-class _One(App[None]):
-    def compose(self) -> ComposeResult:
-        yield Transcript(id="t")
+from tests.tui.transcript_app import TranscriptApp
 
 
 async def test_a_batch_shows_the_same_lines_as_single_writes():
-    app = _One()
+    app = TranscriptApp()
     async with app.run_test(size=(40, 10)) as pilot:
         transcript = app.query_one(Transcript)
         lines = ["def f(x):", "    return x", "", "é wide: 世界", "x" * 60, "tab\there"]
@@ -33,7 +28,7 @@ async def test_a_batch_shows_the_same_lines_as_single_writes():
 
 
 async def test_plain_strips_only_for_short_printable_ascii():
-    app = _One()
+    app = TranscriptApp()
     async with app.run_test(size=(40, 10)):
         transcript = app.query_one(Transcript)
         assert transcript._plain_strips("    x = 1") is not None
@@ -43,7 +38,7 @@ async def test_plain_strips_only_for_short_printable_ascii():
 
 
 async def test_follows_the_end_as_it_grows_past_the_view():
-    app = _One()
+    app = TranscriptApp()
     async with app.run_test(size=(40, 10)) as pilot:
         transcript = app.query_one(Transcript)
         for frame in range(30):
@@ -60,7 +55,7 @@ async def test_follows_the_end_as_it_grows_past_the_view():
 
 
 async def test_a_plain_tail_draws_as_its_rendered_text_draws():
-    app = _One()
+    app = TranscriptApp()
     async with app.run_test(size=(40, 10)):
         transcript = app.query_one(Transcript)
         console = app.console

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from rich.console import RenderableType
 from rich.segment import Segment
-from textual.app import App, ComposeResult
 from textual.strip import Strip
 
 from spark_cli.tui.transcript import Transcript
 from spark_cli.tui.transcript_blocks import KEEP_LINES, Blocks
+from tests.tui.transcript_app import TranscriptApp
 
 
 class _Render:
@@ -81,15 +81,10 @@ def test_rerender_takes_the_new_line_counts() -> None:
     assert [blocks.line(i).text for i in range(len(blocks))] == ["a", "a", "a", "b"]
 
 
-class _One(App[None]):
-    def compose(self) -> ComposeResult:
-        yield Transcript(id="t")
-
-
 async def test_a_long_transcript_shows_its_first_lines_again_when_scrolled_back() -> None:
     from rich.text import Text
 
-    app = _One()
+    app = TranscriptApp()
     async with app.run_test(size=(40, 10)) as pilot:
         transcript = app.query_one(Transcript)
         count = KEEP_LINES + 200
@@ -123,7 +118,7 @@ def test_a_width_change_renders_the_last_blocks_now_and_counts_the_rest_step_by_
 async def test_a_resized_long_transcript_shows_the_end_at_once_and_all_lines_once_counted() -> None:
     from rich.text import Text
 
-    app = _One()
+    app = TranscriptApp()
     async with app.run_test(size=(60, 10)) as pilot:
         transcript = app.query_one(Transcript)
         count = KEEP_LINES + 300

@@ -4,18 +4,13 @@ selection's style); the text is what the lines say, however far the view has scr
 from __future__ import annotations
 
 from rich.text import Text
-from textual.app import App, ComposeResult
 
 from spark_cli.tui.transcript import Transcript
-
-
-class _Shell(App[None]):
-    def compose(self) -> ComposeResult:
-        yield Transcript(id="t")
+from tests.tui.transcript_app import TranscriptApp
 
 
 async def test_a_drag_selects_the_lines_under_it() -> None:
-    app = _Shell()
+    app = TranscriptApp()
     async with app.run_test(size=(60, 12)) as pilot:
         t = app.query_one(Transcript)
         for n in range(40):

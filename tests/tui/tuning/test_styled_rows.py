@@ -4,7 +4,6 @@ its rows while it draws the same; both draw exactly what Textual's own styling d
 from __future__ import annotations
 
 from rich.text import Text
-from textual.app import App, ComposeResult
 from textual.geometry import Region
 from textual.scroll_view import ScrollView
 from textual.scrollbar import ScrollBar
@@ -13,6 +12,7 @@ from textual.widget import Widget
 
 from spark_cli.tui.transcript import Transcript
 from spark_cli.tui.tuning.styled_rows import KeptScrollBar, StyledRows
+from tests.tui.transcript_app import TranscriptApp
 
 
 def _styler(log: list[Region]):
@@ -56,11 +56,8 @@ def test_lines_that_left_the_screen_are_not_kept():
     assert asked == [Region(0, 0, 10, 3)]
 
 
-class _One(App[None]):
+class _One(TranscriptApp):
     CSS = "Transcript { padding: 0 1; background: $panel; }"
-
-    def compose(self) -> ComposeResult:
-        yield Transcript(id="t")
 
 
 def _textual_rows(transcript: Transcript, crop: Region) -> list[Strip]:

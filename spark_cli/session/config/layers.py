@@ -16,7 +16,7 @@ from dataclasses import field
 from pathlib import Path
 
 from spark_cli.record import record
-from spark_cli.session.config.presets import EDIT_FORMATS, KINDS, PRESETS
+from spark_cli.session.config.presets import COMMAND_POLICIES, EDIT_FORMATS, KINDS, PRESETS
 
 CONFIG_NAME = "config.toml"
 PROJECT_DIR = ".spark"
@@ -37,10 +37,13 @@ _TYPES: dict[str, tuple[tuple[type, ...], str]] = {
     "allow_syntax_errors": ((bool,), "a boolean (true/false)"),
     "tools": ((bool,), "a boolean (true/false)"),
     "max_tool_calls": ((int,), "an integer"),
+    "commands": ((str,), "a string"),
+    "allowed_commands": ((list,), "a list of strings (leading words, e.g. \"make test\")"),
 }
 PROVIDER_KEYS = ("model", "base_url", "kind", "api_key_env", "edit_format")
 PROVIDER_SPECIFIC = ("model", "base_url", "kind", "api_key_env")
-_CHOICES: dict[str, tuple[str, ...]] = {"edit_format": EDIT_FORMATS, "kind": KINDS}
+_CHOICES: dict[str, tuple[str, ...]] = {"edit_format": EDIT_FORMATS, "kind": KINDS,
+                                        "commands": COMMAND_POLICIES}
 _POSITIVE = ("context_window", "max_output_tokens", "idle_timeout", "first_token_timeout",
              "max_tool_calls")
 _ENV_KEYS = {"provider": "SPARK_PROVIDER", "model": "SPARK_MODEL", "base_url": "SPARK_BASE_URL"}
@@ -85,6 +88,8 @@ def _check_value(where: str, key: str, value: object) -> object:
                             f"not {value!r}")
     if key in _POSITIVE and isinstance(value, int | float) and value <= 0:
         raise SettingsError(f"{where}: '{key}' must be greater than 0, not {value!r}")
+    if isinstance(value, list) and not all(isinstance(v, str) and v.strip() for v in value):
+        raise SettingsError(f"{where}: '{key}' must be {words}, not {value!r}")
     if key in ("model", "base_url", "provider", "api_key_env") and not str(value).strip():
         raise SettingsError(f"{where}: '{key}' is empty")
     return value
@@ -144,8 +149,8 @@ def _parse_file(path: Path, label: str) -> Layer:
             continue
         if key in ("api_key", "key"):
             raise _secret_error(str(path), key)
-        if key == "deep":
-            continue  # the deep track's table: read by spark_cli.session.deep.deep_settings
+        if key in ("deep", "mcp_servers"):
+            continue  # tables read by their own owners (session.deep, the MCP servers)
         if key not in _TYPES:
             raise SettingsError(f"{path}: unknown key '{key}' (known: "
                                 f"{', '.join([*_TYPES, 'providers'])})")

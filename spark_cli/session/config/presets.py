@@ -20,6 +20,9 @@ from spark_cli.record import record
 ChannelKind = Literal["mock", "responses_ws", "chat_sse", "responses_sse"]
 EditFormat = Literal["search_replace", "apply_patch"]
 EDIT_FORMATS: tuple[EditFormat, ...] = ("search_replace", "apply_patch")
+CommandPolicy = Literal["ask", "sandbox", "off"]
+COMMAND_POLICIES: tuple[CommandPolicy, ...] = ("ask", "sandbox", "off")
+"""May the model run commands: ask each time, in the sandbox without asking, or never."""
 KINDS: tuple[ChannelKind, ...] = ("mock", "responses_ws", "chat_sse", "responses_sse")
 OVERRIDE_KEY_ENV = "SPARK_API_KEY"
 

@@ -10,11 +10,12 @@ Top-level keys: ``provider``, ``model``, ``base_url``, ``kind``, ``api_key_env``
 ``edit_format``, ``context_window``, ``max_output_tokens``, ``idle_timeout``,
 ``first_token_timeout``, ``test_command``, ``allow_syntax_errors``, ``tools`` (the model
 may read the repo with tools; ``false`` for models that cannot call them),
-``max_tool_calls`` (per turn); plus ``[providers.<name>]`` tables (``model``,
-``base_url``, ``kind``, ``api_key_env``, ``edit_format``) that apply only when that
-provider is the one in use. A top-level ``model`` / ``base_url`` / ``kind`` /
-``api_key_env`` in a file that also names a *different* provider than the one finally
-chosen is ignored (it was meant for that provider).
+``max_tool_calls`` (per turn), ``commands`` (``ask`` / ``sandbox`` / ``off``: may the
+model run commands, and how), ``allowed_commands`` (leading words that run without asking);
+plus ``[providers.<name>]`` tables (``model``, ``base_url``, ``kind``, ``api_key_env``,
+``edit_format``) that apply only when that provider is the one in use. A top-level
+``model`` / ``base_url`` / ``kind`` / ``api_key_env`` in a file that also names a
+*different* provider than the one finally chosen is ignored (it was meant for it).
 
 Environment: ``SPARK_PROVIDER``, ``SPARK_MODEL``, ``SPARK_BASE_URL``; keys come
 only from the environment (the preset's variable, ``api_key_env``, or
@@ -48,12 +49,14 @@ from spark_cli.session.config.layers import (
     user_config_path,
 )
 from spark_cli.session.config.presets import (
+    COMMAND_POLICIES,
     DEFAULT_PROVIDER,
     EDIT_FORMATS,
     KINDS,
     OVERRIDE_KEY_ENV,
     PRESETS,
     ChannelKind,
+    CommandPolicy,
     EditFormat,
     Preset,
     preset,
@@ -149,6 +152,11 @@ class Settings:
     """Requests declare the read-only tools (``read_file``, ``search``, ``list_files``)."""
     max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS
     """Tool calls spark runs for the model in one turn before it stops the loop."""
+    commands: CommandPolicy = "ask"
+    """May the model run commands (``run_command``): ``ask`` the user each time, run them
+    in the ``sandbox`` without asking, or ``off`` (the tool is not declared)."""
+    allowed_commands: tuple[str, ...] = ()
+    """Leading words of commands that run without asking (a compound line still asks)."""
 
     @property
     def input_budget(self) -> int:
@@ -166,7 +174,8 @@ class Settings:
             "first_token_timeout": self.first_token_timeout or "auto (from the prompt's size)",
             "test_command": self.test_command,
             "allow_syntax_errors": self.allow_syntax_errors, "tools": self.tools,
-            "max_tool_calls": self.max_tool_calls,
+            "max_tool_calls": self.max_tool_calls, "commands": self.commands,
+            "allowed_commands": list(self.allowed_commands),
         }
 
 
@@ -214,6 +223,8 @@ def load_settings(root: Path, flags: Mapping[str, object] | None = None,
         problems=tuple(problems),
         tools=bool(resolved["tools"]),
         max_tool_calls=_number(resolved["max_tool_calls"], int),
+        commands=_choice(resolved["commands"], COMMAND_POLICIES),
+        allowed_commands=_strings(resolved["allowed_commands"]),
     )
 
 
@@ -249,6 +260,7 @@ def _resolve(chosen: Preset, layers: list[Layer], sources: dict[str, str]) -> di
         "context_window": DEFAULT_CONTEXT_WINDOW, "max_output_tokens": DEFAULT_MAX_OUTPUT_TOKENS,
         "idle_timeout": DEFAULT_IDLE_TIMEOUT, "first_token_timeout": None, "test_command": None,
         "allow_syntax_errors": False, "tools": True, "max_tool_calls": DEFAULT_MAX_TOOL_CALLS,
+        "commands": "ask", "allowed_commands": (),
     }
     sources.update({key: f"preset {name}" if key in PROVIDER_KEYS else "default"
                     for key in resolved})
@@ -335,6 +347,10 @@ def _number(value: object, kind: type[_Number]) -> _Number:
     if isinstance(value, int | float) and not isinstance(value, bool):
         return kind(value)
     raise SettingsError(f"{value!r} is not a number")
+
+
+def _strings(value: object) -> tuple[str, ...]:
+    return tuple(str(v) for v in value) if isinstance(value, list | tuple) else ()
 
 
 def _optional_str(value: object) -> str | None:

@@ -1,0 +1,83 @@
+"""Asking the user before the model acts: the request, the answers, and what "always" saved.
+
+A ``run_command`` call (or an MCP tool call) that the policy does not let run by
+itself becomes an :class:`ApprovalRequest`. The front end that drives the
+session answers it through its :class:`Approver`: the TUI with the keys y / a /
+n / Esc, ``spark edit --commands ask`` on the terminal, an editor over ACP with
+``session/request_permission``. A front end that cannot ask uses
+:func:`refuse_all`. The answers:
+
+- ``once``: run it this time;
+- ``always``: run it, and this exact action again in this repo without asking
+  (kept in ``.spark/approved.json``, :func:`remember` / :func:`remembered`);
+- ``refuse``: do not run it; the model is told that the user declined;
+- ``stop``: do not run it and stop the turn (Esc).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Literal, Protocol
+
+from spark_cli.record import record
+
+Decision = Literal["once", "always", "refuse", "stop"]
+ActionKind = Literal["command", "mcp"]
+APPROVED_FILE = Path(".spark") / "approved.json"
+
+
+@record
+class ApprovalRequest:
+    """One action waiting for the user's yes: a command line, or an MCP tool and its
+    arguments (``action``), run in ``cwd``, inside the sandbox or not (``note`` says why
+    not, e.g. "not sandboxed: install bubblewrap")."""
+
+    call_id: str
+    kind: ActionKind
+    action: str
+    cwd: str
+    sandboxed: bool
+    note: str = ""
+
+
+class Approver(Protocol):
+    """A front end's answer to one request (it may wait for the user as long as needed)."""
+
+    async def __call__(self, request: ApprovalRequest, /) -> Decision: ...
+
+
+async def refuse_all(request: ApprovalRequest, /) -> Decision:
+    """The approver of a front end that cannot ask: every action is refused."""
+    return "refuse"
+
+
+def remembered(root: Path, kind: ActionKind) -> frozenset[str]:
+    """The actions of ``kind`` the user always allows in the repo at ``root``."""
+    try:
+        data = json.loads((root / APPROVED_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return frozenset()
+    entries = data.get(kind) if isinstance(data, dict) else None
+    return frozenset(e for e in entries if isinstance(e, str)) if isinstance(entries, list) \
+        else frozenset()
+
+
+def remember(root: Path, kind: ActionKind, action: str) -> None:
+    """Always allow ``action`` in the repo at ``root`` from now on (written atomically)."""
+    path = root / APPROVED_FILE
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        data = {}
+    if not isinstance(data, dict):
+        data = {}
+    entries = [e for e in data.get(kind, []) if isinstance(e, str)]
+    if action not in entries:
+        entries.append(action)
+    data[kind] = entries
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temp = path.with_suffix(".tmp")
+    temp.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    os.replace(temp, path)

@@ -40,6 +40,9 @@ EVENT_TYPES: dict[type, str] = {
     ev.ToolCallStarted: "tool_call_started",
     ev.ToolCallFinished: "tool_call_finished",
     ev.ToolLoopStopped: "tool_loop_stopped",
+    ev.CommandStarted: "command_started",
+    ev.CommandOutput: "command_output",
+    ev.CommandFinished: "command_finished",
     ev.TurnCompleted: "turn_completed",
     ev.TurnFailed: "turn_failed",
 }

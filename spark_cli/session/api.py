@@ -24,6 +24,7 @@ from spark_cli.protocol.channel import ChannelError, Message, ToolCall, ToolOutp
 
 if TYPE_CHECKING:
     from spark_cli.protocol.channel import Channel, ConversationItem, TurnRequest
+    from spark_cli.session.approval import Approver
     from spark_cli.session.config.settings import Settings
     from spark_cli.session.context.report import ContextReport
     from spark_cli.session.events import SessionEvent, TurnFailed
@@ -82,6 +83,10 @@ class SessionApi(Protocol):
 
     def configure(self, settings: Settings) -> None:
         """Use ``settings`` from the next turn on; the conversation carries over."""
+
+    def set_approver(self, approver: Approver) -> None:
+        """Ask ``approver`` before a command or an MCP tool runs that the policy does not
+        let run by itself (the default refuses them all: a front end that cannot ask)."""
 
     def restore(self, history: Sequence[ConversationItem]) -> None:
         """Continue a saved conversation: ``history`` replaces the current one."""

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from spark_cli.protocol.channel import Channel, ConversationItem, TurnRequest
+from spark_cli.session.approval import Approver, refuse_all
 from spark_cli.session.building.request import (
     BuiltRequest,
     RequestError,
@@ -70,6 +71,8 @@ class Session:
         self.readable: list[str] = []
         """Files the user named or added in this session: the tools may read them even where
         ``.gitignore`` hides them."""
+        self.approver: Approver = refuse_all
+        """Asked before an action the policy does not let run by itself (``set_approver``)."""
         self._run_tool = run_tool  # None: ``spark_cli.tools.run_tool``, imported when needed
         self._own_tools = run_tool is None  # the real tools: warmed during the first TTFT
         self._run: TurnRun | None = None
@@ -108,6 +111,9 @@ class Session:
     def configure(self, settings: Settings) -> None:
         self._settings = settings
         self._prepared = None  # built with the old settings
+
+    def set_approver(self, approver: Approver) -> None:
+        self.approver = approver
 
     def restore(self, history: Sequence[ConversationItem]) -> None:
         if self._streaming:

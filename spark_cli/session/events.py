@@ -42,6 +42,9 @@ from spark_cli.record import record
 
 __all__ = [
     "BlockRejected",
+    "CommandFinished",
+    "CommandOutput",
+    "CommandStarted",
     "EditApplied",
     "EditLanded",
     "EditRefused",
@@ -111,6 +114,48 @@ class ToolCallFinished:
     line: str
     """The call and its result in one line for a person: ``search TAX_RATE → 3 hits``,
     ``read src/shop/pricing.py 1–40 of 120``."""
+
+
+CommandEnd = Literal["exit", "timeout", "stopped", "declined", "refused"]
+"""How a ``run_command`` call ended: the command exited, was killed at its timeout or
+stopped by the user; or it never ran: the user ``declined``, or the policy ``refused`` it
+(commands off, no sandbox, a front end that cannot ask)."""
+
+
+@record
+class CommandStarted:
+    """A ``run_command`` call is running (the user allowed it, or the policy did)."""
+
+    call_id: str
+    command: str
+    cwd: str
+    sandboxed: bool
+
+
+@record
+class CommandOutput:
+    """Output of a running command, as it came (stdout and stderr interleaved, secrets
+    masked); a chunk per read, never per byte."""
+
+    call_id: str
+    text: str
+
+
+@record
+class CommandFinished:
+    """A ``run_command`` call ended (or never ran: ``ended`` says which); ``output`` went
+    back to the model under the call's id."""
+
+    call_id: str
+    command: str
+    ended: CommandEnd
+    exit_code: int | None
+    duration_s: float
+    output: str
+    line: str
+    """One line for a person: ``pytest -q → exit 1 · 2.3 s``, ``make → declined``."""
+    changed: tuple[str, ...] = ()
+    """Repo files the command changed (not in spark's undo journal)."""
 
 
 @record
@@ -196,6 +241,9 @@ SessionEvent = (
     | ToolCallStarted
     | ToolCallFinished
     | ToolLoopStopped
+    | CommandStarted
+    | CommandOutput
+    | CommandFinished
     | TurnCompleted
     | TurnFailed
 )

@@ -11,6 +11,7 @@ from pathlib import Path
 from spark_cli.edits.model.outcome import EditApplied
 from spark_cli.edits.model.outcome import EditRefused as Refused
 from spark_cli.render.jsonl import CLI_TYPES, EVENT_TYPES, JsonLinesRenderer, event_to_json
+from spark_cli.session import events as ev
 from spark_cli.session.events import (
     BlockRejected,
     EditLanded,
@@ -51,6 +52,10 @@ ONE_OF_EACH: list[SessionEvent] = [
     ToolCallFinished("call_1", "search", '{"pattern": "TAX"}', "search TAX", True, "3 hits",
                      "a.py:1:TAX = 1\n", 0.4, "search TAX → 3 hits"),
     ToolLoopStopped("stopped: the model made 40 tool calls in this turn (max_tool_calls)", 40, 2),
+    ev.CommandStarted("call_9", "pytest -q", "/repo", True),
+    ev.CommandOutput("call_9", "1 passed in 0.01s\n"),
+    ev.CommandFinished("call_9", "pytest -q", "exit", 0, 0.5, "exit 0 · 0.5 s\n1 passed",
+                       "pytest -q → exit 0 · 0.5 s"),
     TurnCompleted("completed", None, 0.01, 20, 2000.0, 1, 1, 0.2),
     TurnFailed("auth", "the key was refused"),
 ]

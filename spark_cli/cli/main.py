@@ -58,6 +58,9 @@ def _root(
     resume: bool = typer.Option(False, "--resume", help="Reopen this repo's last conversation."),
     no_tools: bool = typer.Option(False, "--no-tools",
                                   help="Give the model no tools (it cannot read the repo)."),
+    commands: str | None = typer.Option(
+        None, "--commands", help="May the model run commands: ask (the default: you say yes "
+                                 "each time), sandbox (no asking, sandboxed) or off."),
 ) -> None:
     """A terminal pair programmer for fast (1000+ tokens/s) coding models.
 
@@ -65,14 +68,15 @@ def _root(
     """
     flags: dict[str, object] = {
         k: v for k, v in {"provider": provider, "model": model, "base_url": base_url,
-                          "edit_format": edit_format}.items() if v is not None}
+                          "edit_format": edit_format, "commands": commands}.items()
+        if v is not None}
     if no_tools:
         flags["tools"] = False
     if ctx.invoked_subcommand is not None:
         if flags or root is not None or resume:
-            typer.echo(f"spark: --provider, --model, --base-url, --format, --no-tools, --root "
-                       f"and --resume are for the interactive session; put the first five "
-                       f"after `{ctx.invoked_subcommand}`", err=True)
+            typer.echo(f"spark: --provider, --model, --base-url, --format, --no-tools, "
+                       f"--commands, --root and --resume are for the interactive session; put "
+                       f"the first six after `{ctx.invoked_subcommand}`", err=True)
             raise typer.Exit(2)
         return
     from spark_cli.cli.tui_cmd import run_tui

@@ -9,8 +9,8 @@ diff and the summary, each flushed at once.
 Two outputs: ``prose_out`` gets the model's prose, ``info_out`` the status
 lines, diff and summary. For `spark edit PATH` both are stdout; in pipe mode
 both are stderr (stdout carries only the edited file). ``calls_out`` gets one
-line per tool call the model made (``search TAX_RATE → 3 hits``): stderr for
-`spark edit`, so stdout stays the answer and its edits.
+line per tool call the model made (``search TAX_RATE → 3 hits``), and a command's
+output as it runs: stderr for `spark edit`, so stdout stays the answer and its edits.
 """
 
 from __future__ import annotations
@@ -21,6 +21,9 @@ from typing import Any, TextIO
 from spark_cli.render.coalesce import CoalescingWriter
 from spark_cli.session.events import (
     BlockRejected,
+    CommandFinished,
+    CommandOutput,
+    CommandStarted,
     EditLanded,
     EditRefused,
     Queued,
@@ -91,6 +94,7 @@ class TextRenderer:
         self.prose_out = prose_out
         self.info_out = info_out or prose_out
         self.calls_out = calls_out or self.info_out
+        self._output_open = False  # a command's output so far ends mid-line
         self.color = color
         self._prose = CoalescingWriter(prose_out)
         self._at_line_start = True
@@ -126,6 +130,18 @@ class TextRenderer:
                 self.call(event.line)
             case ToolLoopStopped(message=message):
                 self.call(message)
+            case CommandStarted(command=command, sandboxed=sandboxed):
+                self.call(f"$ {command}{'' if sandboxed else '   (not sandboxed)'}")
+            case CommandOutput(text=text):
+                self._end_prose()
+                self.calls_out.write(text)
+                self.calls_out.flush()
+                self._output_open = not text.endswith("\n")
+            case CommandFinished(line=line):
+                if self._output_open:
+                    self.calls_out.write("\n")
+                    self._output_open = False
+                self.call(line)
 
     def call(self, text: str) -> None:
         """One tool call's line (on ``calls_out``, plain: it is a log of what was looked at)."""

@@ -40,6 +40,8 @@ class ApprovalRequest:
     cwd: str
     sandboxed: bool
     note: str = ""
+    can_always: bool = True
+    """False for a compound command line (``;``, ``&&``, ``|``...): it always asks."""
 
 
 class Approver(Protocol):

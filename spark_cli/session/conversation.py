@@ -267,11 +267,13 @@ class Session:
                 self.readable.append(target.path)
         tools = None
         if built.request.tools:
-            from spark_cli.session.tool_loop import ToolLoop  # asyncio: after the request left
+            from spark_cli.session.commands import CommandCalls  # asyncio: after the request left
+            from spark_cli.session.tool_loop import ToolLoop
 
+            commands = CommandCalls(self.root, self.settings, self.approver, self.interrupt)
             tools = ToolLoop(self.root, self._runner(), readable=self.readable,
                              limit=self.settings.max_tool_calls, used=built.pieces,
-                             cap=self._pieces_cap(), warm=self._own_tools)
+                             cap=self._pieces_cap(), warm=self._own_tools, commands=commands)
         run = self._run = TurnRun(built.request, applier, self._steers, self._feedback,
                                   provider=self.settings.provider, stopped=self._stopped,
                                   tools=tools)

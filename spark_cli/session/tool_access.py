@@ -47,14 +47,16 @@ class RunTool(Protocol):
 _specs: tuple[ToolSpec, ...] | None = None
 
 
-def tool_specs() -> tuple[ToolSpec, ...]:
-    """The tools every request declares (unless tools are off), as the protocol's specs."""
+def tool_specs(*, commands: bool = False) -> tuple[ToolSpec, ...]:
+    """The tools every request declares (unless tools are off), as the protocol's specs;
+    with ``commands``, ``run_command`` last."""
     global _specs
     if _specs is None:
-        from spark_cli.tools import TOOL_DEFS
+        from spark_cli.tools.defs import RUN_COMMAND_DEF, TOOL_DEFS
 
-        _specs = tuple(ToolSpec(d.name, d.description, dict(d.parameters)) for d in TOOL_DEFS)
-    return _specs
+        _specs = tuple(ToolSpec(d.name, d.description, dict(d.parameters))
+                       for d in (*TOOL_DEFS, RUN_COMMAND_DEF))
+    return _specs if commands else _specs[:-1]
 
 
 def default_runner() -> RunTool:

@@ -58,8 +58,10 @@ from spark_cli.protocol.channel import (
     TurnRequest,
 )
 from spark_cli.record import record
+from spark_cli.session.commands import CommandCalls
 from spark_cli.session.context.tool_outputs import cut_output, item_tokens, shrink_outputs
 from spark_cli.session.events import (
+    CommandFinished,
     SessionEvent,
     ToolCallFinished,
     ToolCallStarted,
@@ -67,6 +69,7 @@ from spark_cli.session.events import (
 )
 from spark_cli.session.tool_access import RunTool, ToolResultLike
 from spark_cli.session.tool_labels import call_label, call_line
+from spark_cli.tools.defs import RUN_COMMAND
 
 CANCELLED = "cancelled: the user interrupted the turn before this call finished"
 NOT_RUN = "not run: the turn ended before this call ran"
@@ -93,9 +96,12 @@ class ToolLoop:
     """The tool calls of one turn and the conversation items they added."""
 
     def __init__(self, root: Path, runner: RunTool, *, readable: Sequence[str], limit: int,
-                 used: int, cap: int, warm: bool = True) -> None:
+                 used: int, cap: int, warm: bool = True,
+                 commands: CommandCalls | None = None) -> None:
         self.root = root
         self.runner = runner
+        self.commands = commands
+        """Runs ``run_command`` calls (None: a stray one is an unknown tool)."""
         self.readable = tuple(readable)
         self.limit = limit
         self.items: list[ConversationItem] = []
@@ -147,6 +153,18 @@ class ToolLoop:
                 self.budget_spent = True
                 not_run += 1
                 self._answer(call, OVER_BUDGET.format(limit=self.limit), first_output)
+                continue
+            if call.name == RUN_COMMAND and self.commands is not None:
+                finished: CommandFinished | None = None
+                async for event in self.commands.run(call):
+                    if type(event) is CommandFinished:
+                        finished = event
+                    else:
+                        yield event
+                assert finished is not None
+                self.count += 1
+                text = self._answer(call, finished.output, first_output)
+                yield dataclasses.replace(finished, output=text)
                 continue
             label = call_label(call.name, call.arguments)
             yield ToolCallStarted(call.call_id, call.name, call.arguments, label)
@@ -200,6 +218,8 @@ class ToolLoop:
     def interrupt(self) -> None:
         """Stop now: the running call is cancelled and not waited for."""
         self.cancel.set()
+        if self.commands is not None:
+            self.commands.stop.set()
         wake = self._wake
         if wake is not None and not wake.done():
             wake.set_result(None)

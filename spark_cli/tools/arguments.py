@@ -16,8 +16,8 @@ from typing import Any, Literal
 from spark_cli.record import record
 from spark_cli.tools.model import ToolFailure
 
-Value = str | int
-_KIND_NAMES = {"string": "a string", "integer": "an integer"}
+Value = str | int | float
+_KIND_NAMES = {"string": "a string", "integer": "an integer", "number": "a number"}
 
 
 @record
@@ -25,7 +25,7 @@ class Param:
     """One parameter of a tool."""
 
     name: str
-    kind: Literal["string", "integer"]
+    kind: Literal["string", "integer", "number"]
     description: str
     required: bool = False
     minimum: int | None = None
@@ -69,6 +69,12 @@ def _checked(tool: str, param: Param, value: object) -> Value:
     if param.kind == "string":
         if isinstance(value, str):
             return value
+    elif param.kind == "number" and isinstance(value, int | float) \
+            and not isinstance(value, bool):
+        if param.minimum is not None and value < param.minimum:
+            raise ToolFailure(f"{tool}: {param.name} must be at least {param.minimum}, "
+                              f"not {value}", f"bad {param.name}")
+        return value
     elif isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
         value = int(value)
     if param.kind == "integer" and isinstance(value, int) and not isinstance(value, bool):

@@ -1,5 +1,5 @@
-"""The three tools as a request declares them: names, descriptions, parameters, and the caps
-the descriptions quote.
+"""The tools as a request declares them: names, descriptions, parameters, and the caps the
+descriptions quote (the three read-only tools, and ``run_command``, which the session runs).
 
 Plain data over :mod:`.arguments` and :mod:`.model` only: a request declares the tools
 (``TOOL_DEFS``) before any tool runs, so the implementations (:mod:`.read_file`,
@@ -15,6 +15,7 @@ from spark_cli.tools.model import ToolDef
 READ_FILE = "read_file"
 SEARCH = "search"
 LIST_FILES = "list_files"
+RUN_COMMAND = "run_command"
 
 READ_MAX_LINES = 400
 """Most lines ``read_file`` shows at once."""
@@ -78,3 +79,19 @@ TOOL_DEFS: tuple[ToolDef, ...] = (
     ToolDef(LIST_FILES, LIST_FILES_DESCRIPTION, schema(LIST_FILES_PARAMS)),
 )
 """What every request declares (unless tools are off), in this order."""
+
+COMMAND_DEFAULT_TIMEOUT_S = 120
+COMMAND_MAX_TIMEOUT_S = 1800
+RUN_COMMAND_PARAMS = (
+    Param("command", "string", "one shell command line, run in the repository root",
+          required=True),
+    Param("timeout_s", "number", f"seconds before it is killed (default "
+          f"{COMMAND_DEFAULT_TIMEOUT_S}, at most {COMMAND_MAX_TIMEOUT_S})", minimum=1),
+)
+RUN_COMMAND_DEF = ToolDef(RUN_COMMAND, (
+    "Run one shell command line in the repository root (as `sh -c`), only when the user "
+    "asked for it: the tests, a build, a script. You get the exit status and the output "
+    "(stdout and stderr interleaved). The user may be asked first and may decline; it may "
+    "run in a sandbox (no network, writes only inside the repository)."),
+    schema(RUN_COMMAND_PARAMS))
+"""Declared when the user lets the model run commands (``--commands``)."""

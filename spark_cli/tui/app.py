@@ -2,7 +2,9 @@
 
 Layout (app.tcss): the transcript, the queue (when it holds anything), the
 prompt, the HUD. The prompt has focus from the first frame and never loses
-it. The app talks to the session core only: an ``Interaction`` over a
+it, but for a question the model's action waits on (a command to run: the
+approval bar takes y/a/n, :mod:`spark_cli.tui.approval`). The app talks to the session
+core only: an ``Interaction`` over a
 ``SessionApi``; the channel comes from the ``Connector`` the CLI hands in,
 opened in the background so the prompt is ready (and keeps every key typed)
 before the provider is; the first turn waits for it. The app is the screen
@@ -43,6 +45,7 @@ from spark_cli.session.interaction import (
 )
 from spark_cli.session.workspace.store import SavedConversation
 from spark_cli.tui.answer_view import answer_view
+from spark_cli.tui.approval import ApprovalBar, TuiApprover
 from spark_cli.tui.commands import Commands
 from spark_cli.tui.context_files import ContextFiles
 from spark_cli.tui.copying import line_count
@@ -129,6 +132,7 @@ class SparkApp(App[int]):
         yield Static("", id="queue", markup=False)
         yield Static("", id="hint", markup=False)
         yield Popup(id="popup")
+        yield ApprovalBar(id="approval")
         yield Prompt(self.saved.prompts, id="prompt")
         yield Hud(id="hud")
 
@@ -142,6 +146,8 @@ class SparkApp(App[int]):
         self.painter = Painter(self.query_one(Transcript), self.query_one(Hud), self.hud_state,
                                lambda: self.session.marks, self._queue_changed)
         self._frames = self.set_interval(FRAME_S, self._frame, pause=True)
+        self.session.set_approver(TuiApprover(self.query_one(ApprovalBar), self, prompt.focus,
+                                              self._approval_waiting))
         settings = self.session.settings
         self.painter.note(f"spark · {settings.provider.name} · {settings.provider.model} · "
                           f"{self.session.root.name}", "bold")
@@ -169,6 +175,10 @@ class SparkApp(App[int]):
 
     def _busy(self) -> bool:
         return self.interaction.busy
+
+    def _approval_waiting(self, waiting: bool) -> None:
+        self.hud_state.state = "waiting for your yes (y/a/n)" if waiting else "waiting"
+        self._show_hud()
 
     # ---- connection ----
 

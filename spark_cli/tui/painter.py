@@ -28,6 +28,9 @@ from rich.text import Text
 
 from spark_cli.session.events import (
     BlockRejected,
+    CommandFinished,
+    CommandOutput,
+    CommandStarted,
     EditLanded,
     EditRefused,
     ProseDelta,
@@ -96,6 +99,20 @@ def call_line(call: ToolCallFinished, number: int) -> Text:
     return text
 
 
+FOLDED_LINES = 4
+"""A command's output shows its last few lines, live and once it ended (``/call N``: all)."""
+
+
+def command_block(done: CommandFinished, number: int, last: list[str]) -> Text:
+    """A command that ended, folded: its line and the last lines of its output."""
+    ok = done.ended == "exit" and done.exit_code == 0
+    text = Text("$ " + done.line, style="dim" if ok else "yellow")
+    text.append(f"  #{number}", style="dim italic")
+    for line in last:
+        text.append("\n  │ " + line, style="dim")
+    return text
+
+
 class Painter:
     """Owns the transcript's streaming state and the HUD figures (see the module doc)."""
 
@@ -115,8 +132,9 @@ class Painter:
         self._calling = False  # a tool call runs: the HUD names it, frames leave it be
         self.pace = FramePace()
         """Which frame ticks paint (every other one while text scrolls past reading)."""
-        self.calls: list[ToolCallFinished] = []
+        self.calls: list[ToolCallFinished | CommandFinished] = []
         """The tool calls of the session so far, in order (``/calls``, ``/call N``)."""
+        self._output: list[str] = []  # a running command's last lines (the live fold)
 
     # ---- the sink ----
 
@@ -161,6 +179,8 @@ class Painter:
                 write(Text(f"… reconnected ({reason})", style="dim"))
             case ToolCallStarted() | ToolCallFinished() | ToolLoopStopped():
                 self._on_tool(event)
+            case CommandStarted() | CommandOutput() | CommandFinished():
+                self._on_command(event)
             case Redirected(text=text, how=how):
                 how_said = "steering in-band" if how == "steer" else "stopping and resending"
                 write(Text(f"↪ {text}  ({how_said})", style="bold magenta"))
@@ -202,6 +222,33 @@ class Painter:
                 self.transcript.write(call_line(event, len(self.calls)))
             case ToolLoopStopped(message=message):
                 self.transcript.write(Text(f"{CALL_MARK}{message}", style="yellow"))
+
+    def _on_command(self, event: CommandStarted | CommandOutput | CommandFinished) -> None:
+        """A command: its line, its output's last lines live in the tail, then folded."""
+        state, transcript = self.state, self.transcript
+        match event:
+            case CommandStarted(command=command, sandboxed=sandboxed):
+                self._calling, self._output = True, []
+                state.state = f"$ {command}"[:40]
+                transcript.write(Text(f"$ {command}" + ("" if sandboxed else
+                                                        "   (not sandboxed)"), style="bold"))
+            case CommandOutput(text=text):
+                lines = self._output
+                pieces = text.split("\n")
+                if lines:
+                    lines[-1] += pieces.pop(0)
+                lines.extend(pieces)
+                del lines[:-FOLDED_LINES - 1]
+                shown = [line for line in lines if line.strip()][-FOLDED_LINES:]
+                transcript.set_tail("\n".join("  │ " + line for line in shown), "dim")
+            case CommandFinished():
+                self._calling = False
+                self.calls.append(event)
+                state.state, state.tool_calls = "waiting", state.tool_calls + 1
+                transcript.set_tail("")
+                last = [line for line in self._output if line.strip()][-FOLDED_LINES:]
+                transcript.write(command_block(event, len(self.calls), last))
+                self._output = []
 
     def _start(self, text: str, why: str) -> None:
         self.stream = MarkdownStream()

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 
 from rich.text import Text
 
-from spark_cli.session.events import ToolCallFinished
+from spark_cli.session.events import CommandFinished, ToolCallFinished
 from spark_cli.tui.output import Output
 
 SHOWN_LINES = 40
@@ -21,7 +21,8 @@ SHOWN_LINES = 40
 class CallOutputs:
     """Shows a tool call's output in the transcript."""
 
-    def __init__(self, out: Output, calls: Callable[[], Sequence[ToolCallFinished]]) -> None:
+    def __init__(self, out: Output,
+                 calls: Callable[[], Sequence[ToolCallFinished | CommandFinished]]) -> None:
         self.out = out
         self.calls = calls
 
@@ -38,12 +39,16 @@ class CallOutputs:
         self.out.write(output_view(calls[number - 1], number))
 
 
-def output_view(call: ToolCallFinished, number: int) -> Text:
+def output_view(call: ToolCallFinished | CommandFinished, number: int) -> Text:
     """The call's header and what it gave the model (``SHOWN_LINES`` at most)."""
     lines = call.output.splitlines()
-    text = Text(f"⚙ #{number} {call.label}  ({call.ms:.1f} ms)\n", style="bold")
+    if isinstance(call, CommandFinished):
+        head, ok = f"$ #{number} {call.command}", call.ended == "exit" and call.exit_code == 0
+    else:
+        head, ok = f"⚙ #{number} {call.label}  ({call.ms:.1f} ms)", call.ok
+    text = Text(head + "\n", style="bold")
     body = "\n".join(lines[:SHOWN_LINES])
-    text.append(body or "(no output)", style="" if call.ok else "yellow")
+    text.append(body or "(no output)", style="" if ok else "yellow")
     if len(lines) > SHOWN_LINES:
         text.append(f"\n… {len(lines) - SHOWN_LINES} more lines", style="dim")
     return text

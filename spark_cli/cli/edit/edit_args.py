@@ -25,7 +25,7 @@ from spark_cli.record import record
 _VALUES = {
     "-m": "message", "--message": "message", "--provider": "provider", "--model": "model",
     "--base-url": "base_url", "--max-output-tokens": "max_output_tokens",
-    "--format": "edit_format", "--root": "root", "--lang": "lang",
+    "--format": "edit_format", "--root": "root", "--lang": "lang", "--commands": "commands",
 }
 _FLAGS = {"--dry-run": "dry_run", "--json": "as_json", "--test": "run_tests",
           "--allow-syntax-errors": "allow_syntax_errors", "--deep": "deep",
@@ -53,6 +53,8 @@ class EditArgs:
     lang: str | None = None
     no_tools: bool = False
     """``--no-tools``: the model gets no tools (for models that cannot call them)."""
+    commands: str | None = None
+    """``--commands ask|sandbox|off``: may the model run commands (default: off)."""
 
 
 def parse_edit_args(argv: list[str]) -> EditArgs | None:
@@ -106,4 +108,5 @@ def _build(values: dict[str, str], flags: set[str], paths: list[str]) -> EditArg
         root=Path(root) if root is not None else None,
         lang=values.get("lang"),
         no_tools="no_tools" in flags,
+        commands=values.get("commands"),
     )

@@ -128,7 +128,7 @@ def run_edit(args: EditArgs) -> NoReturn:
         code = _dispatch(args, edit_flags(args.provider, args.model, args.base_url,
                                           args.max_output_tokens, args.edit_format,
                                           args.allow_syntax_errors, deep=args.deep,
-                                          no_tools=args.no_tools))
+                                          no_tools=args.no_tools, commands=args.commands))
     except UsageError as exc:
         say(f"spark edit: {exc}")
         code = EXIT_USAGE
@@ -172,6 +172,9 @@ def register(app: typer.Typer) -> None:
                                         help="Pipe mode: the language of stdin."),
         no_tools: bool = typer.Option(False, "--no-tools",
                                       help="Give the model no tools (it cannot read the repo)."),
+        commands: str | None = typer.Option(
+            None, "--commands", help="May the model run commands: ask (on the terminal), "
+                                     "sandbox (no asking, sandboxed) or off (the default)."),
     ) -> None:
         """Ask for an edit: stream the answer, apply edits as they land, show the diff."""
         run_edit(EditArgs(
@@ -179,7 +182,7 @@ def register(app: typer.Typer) -> None:
             run_tests=run_tests, provider=provider, model=model, base_url=base_url,
             max_output_tokens=max_output_tokens, edit_format=edit_format,
             allow_syntax_errors=allow_syntax_errors, deep=deep, root=root, lang=lang,
-            no_tools=no_tools))
+            no_tools=no_tools, commands=commands))
 
 
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, as a shell reports a process killed by it

@@ -80,6 +80,10 @@ def run_turn(settings: Settings, root: Path, files: Sequence[str], instruction: 
 def _prepared_turn(settings: Settings, root: Path, files: Sequence[str], instruction: str,
                    renderer: Renderer, result: TurnResult, *, dry_run: bool) -> TurnResult:
     session = session_class()(None, root, settings, dry_run=dry_run)
+    if settings.commands == "ask" and settings.tools:
+        from spark_cli.cli.edit.asking import terminal_approver
+
+        session.set_approver(terminal_approver())
     failed = session.prepare(instruction, list(files))
     if failed is None and settings.provider.kind != "mock":  # the server's own count
         from spark_cli.cli.window_setup import fit_exactly

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -16,11 +17,11 @@ from typing import Any
 def edit_flags(provider: str | None, model: str | None, base_url: str | None,
                max_output_tokens: int | None, edit_format: str | None,
                allow_syntax_errors: bool, *, deep: bool = False,
-               no_tools: bool = False) -> dict[str, object]:
+               no_tools: bool = False, commands: str | None = None) -> dict[str, object]:
     """The flags given (None: not given) as the ``flags`` layer of ``load_settings``."""
     flags: dict[str, object] = {"provider": provider, "model": model, "base_url": base_url,
                                 "max_output_tokens": max_output_tokens,
-                                "edit_format": edit_format}
+                                "edit_format": edit_format, "commands": commands}
     if allow_syntax_errors:
         flags["allow_syntax_errors"] = True
     if deep:
@@ -69,6 +70,9 @@ def load(root: Path, flags: dict[str, object]) -> Any:
             deep = load_deep_settings(root, deep_flags(flags), os.environ, check=True)
             _say_if_bundled(root, deep)
             return resolve(deep)
-        return resolve(load_settings(root, flags, os.environ))
+        settings = load_settings(root, flags, os.environ)
+        if settings.sources.get("commands") == "default":  # a one-shot runs none unless told
+            settings = replace(settings, commands="off")
+        return resolve(settings)
     except (ValueError, KeyError, TypeError, OSError) as exc:
         raise UsageError(str(exc)) from None

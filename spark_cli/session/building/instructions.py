@@ -4,7 +4,8 @@ One text per edit format, each describing its format precisely with a tiny
 example (as real agents do). The SEARCH/REPLACE text never mentions the patch
 envelope: the bundled engine reads the wanted format from the instructions.
 AGENTS.md from the repo root, when present, is appended under its own heading.
-With tools on, a short paragraph says how to look at the repo with them.
+With tools on, a short paragraph says how to look at the repo with them; with commands
+on, one says when to run a command, and names the project's test command.
 """
 
 from __future__ import annotations
@@ -72,14 +73,25 @@ before you edit them; never edit lines you have not seen. Call several tools at
 once when you know what you need. Files shown in full here need no reading.
 """
 
+_COMMANDS = """\
+Commands: run_command runs one shell command line in the repository. Use it only when
+the user's message asks for it (run the tests, a build, a script); never on your own.
+The user may decline: then say what you would have run and go on without it.
+"""
+
 
 def system_instructions(edit_format: EditFormat, agents_md: str | None = None, *,
-                        tools: bool = False) -> str:
-    """The instructions for ``edit_format`` (and how to use the tools, with ``tools``), with
-    the repo's AGENTS.md appended if given."""
+                        tools: bool = False, commands: bool = False,
+                        test_command: str | None = None) -> str:
+    """The instructions for ``edit_format`` (and how to use the tools, with ``tools``; when
+    and how to run commands, with ``commands``), with the repo's AGENTS.md appended."""
     body = _COMMON + "\n" + (_APPLY_PATCH if edit_format == "apply_patch" else _SEARCH_REPLACE)
     if tools:
         body += "\n" + _TOOLS
+    if tools and commands:
+        body += "\n" + _COMMANDS
+        if test_command:
+            body += f"The project's test command: `{test_command}`.\n"
     if agents_md and agents_md.strip():
         body += ("\n# Project instructions (AGENTS.md)\n\n" + agents_md.rstrip("\n") + "\n")
     return body

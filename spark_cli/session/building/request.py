@@ -98,7 +98,7 @@ def build_request(settings: Settings, root: Path, files: Sequence[str], instruct
         if all(t.path != target.path for t in targets):
             targets.append(target)
     agents = read_agents_md(root)
-    instructions = system_instructions(settings.edit_format, agents, tools=settings.tools)
+    instructions = _instructions(settings, agents, Path(root))
     tools = _tools(settings)
     tools_tokens = _specs_tokens(tools)
     history = tuple(history)
@@ -145,12 +145,25 @@ def build_request(settings: Settings, root: Path, files: Sequence[str], instruct
                         budget.tokens(built.total), report, built.total, shortened)
 
 
+def _instructions(settings: Settings, agents: str | None, root: Path) -> str:
+    """The system instructions every turn of this session carries (the same each turn)."""
+    commands = settings.tools and settings.commands != "off"
+    test = None
+    if commands:
+        from spark_cli.checks.detect import detect_test_command  # deferred: launch -> request
+
+        found = detect_test_command(root, settings.test_command)
+        test = found.display if found is not None else None
+    return system_instructions(settings.edit_format, agents, tools=settings.tools,
+                               commands=commands, test_command=test)
+
+
 def _tools(settings: Settings) -> tuple[ToolSpec, ...]:
     if not settings.tools:
         return ()
     from spark_cli.session.tool_access import tool_specs
 
-    return tool_specs()
+    return tool_specs(commands=settings.commands != "off")
 
 
 def _specs_tokens(specs: Sequence[ToolSpec]) -> int:
@@ -167,8 +180,7 @@ def warm_request(settings: Settings, root: Path) -> TurnRequest:
     """What a session sends ahead of its first turn (``generate: false`` on a channel that
     chains): the instructions every turn carries and no message yet, so the first turn's
     messages extend it and travel alone."""
-    instructions = system_instructions(settings.edit_format, read_agents_md(root),
-                                       tools=settings.tools)
+    instructions = _instructions(settings, read_agents_md(root), root)
     return TurnRequest(model=settings.provider.model, messages=(), instructions=instructions,
                        max_output_tokens=settings.max_output_tokens, tools=_tools(settings))
 

@@ -1,0 +1,166 @@
+"""The model's ``run_command`` as a turn runs it: the policy, the user's yes, the run, its events.
+
+The policy (``settings.commands``): ``off`` declares no tool and answers a stray call
+``OFF``; ``sandbox`` runs every command in the sandbox without asking, and refuses
+when there is none; ``ask`` asks the front end's approver unless the command's leading
+words are in ``allowed_commands`` or the user always allows this exact line in this repo
+(a compound line always asks). Under ``ask`` a command runs in the sandbox when there is
+one; the prompt says so, or says "not sandboxed". The run itself (process group, kill,
+secrets, the repo compared before and after) is ``spark_cli.checks``'s; this module turns
+it into ``CommandStarted`` / ``CommandOutput`` / ``CommandFinished`` and the model's text.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+
+from spark_cli.checks.changes import changed, snapshot
+from spark_cli.checks.policy import allowed_by, is_compound
+from spark_cli.checks.runner import DECLINED, OFF, CommandRun, format_run, run_command
+from spark_cli.checks.sandbox import Sandbox, find_sandbox
+from spark_cli.checks.secrets import Masker, scrubbed_env
+from spark_cli.protocol.channel import ToolCall
+from spark_cli.session.approval import ApprovalRequest, Approver, remember, remembered
+from spark_cli.session.config.settings import Settings
+from spark_cli.session.events import CommandEnd, CommandFinished, CommandOutput, CommandStarted
+from spark_cli.tools.arguments import parse_arguments
+from spark_cli.tools.defs import (
+    COMMAND_DEFAULT_TIMEOUT_S,
+    COMMAND_MAX_TIMEOUT_S,
+    RUN_COMMAND,
+    RUN_COMMAND_PARAMS,
+)
+from spark_cli.tools.model import ToolFailure
+
+OUTPUT_BUDGET = 30_000
+"""Characters of output the model gets at most (head and tail kept)."""
+
+
+class CommandCalls:
+    """Runs one turn's ``run_command`` calls for the session (one per turn)."""
+
+    def __init__(self, root: Path, settings: Settings, approver: Approver,
+                 stop_turn: Callable[[], Awaitable[None]]) -> None:
+        self.root = root
+        self.settings = settings
+        self.approver = approver
+        self.stop_turn = stop_turn
+        self.stop = asyncio.Event()
+        """Set on interrupt: a waiting approval is withdrawn, a running command killed."""
+
+    async def run(self, call: ToolCall) -> AsyncIterator[CommandStarted | CommandOutput |
+                                                         CommandFinished]:
+        """The call's events; the last one is always its ``CommandFinished``."""
+        try:
+            args = parse_arguments(RUN_COMMAND, call.arguments, RUN_COMMAND_PARAMS)
+        except ToolFailure as failure:
+            yield self._refused(call, "", failure.message, "refused")
+            return
+        command = str(args["command"]).strip()
+        timeout = min(float(args.get("timeout_s", COMMAND_DEFAULT_TIMEOUT_S)),
+                      COMMAND_MAX_TIMEOUT_S)
+        policy = self.settings.commands
+        if policy == "off" or not command:
+            text = OFF if policy == "off" else f"{RUN_COMMAND}: the command is empty"
+            yield self._refused(call, command, text, "refused")
+            return
+        found = find_sandbox()
+        sandbox = found if isinstance(found, Sandbox) else None
+        if policy == "sandbox" and sandbox is None:
+            yield self._refused(call, command, f"not run: no sandbox ({found.fix})", "refused")
+            return
+        if policy == "ask" and not self._allowed(command):
+            note = "" if sandbox is not None else f"not sandboxed: {found.fix}"
+            request = ApprovalRequest(call.call_id, "command", command, str(self.root),
+                                      sandbox is not None, note, not is_compound(command))
+            decision = await self._ask(request)
+            if decision in ("refuse", "stop", None):
+                if decision == "stop":
+                    await self.stop_turn()
+                yield self._refused(call, command, DECLINED, "declined")
+                return
+            if decision == "always":
+                remember(self.root, "command", command)
+        async for event in self._execute(call, command, timeout, sandbox):
+            yield event
+
+    def _allowed(self, command: str) -> bool:
+        if is_compound(command):
+            return False
+        return (allowed_by(command, self.settings.allowed_commands)
+                or command in remembered(self.root, "command"))
+
+    async def _ask(self, request: ApprovalRequest) -> str | None:
+        """The user's answer; None when the turn was interrupted while it waited."""
+        asking = asyncio.ensure_future(self.approver(request))
+        stopping = asyncio.ensure_future(self.stop.wait())
+        try:
+            await asyncio.wait((asking, stopping), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            stopping.cancel()
+            if not asking.done():
+                asking.cancel()
+        if asking.cancelled() or not asking.done() or asking.exception() is not None:
+            return None
+        return asking.result()
+
+    async def _execute(self, call: ToolCall, command: str, timeout: float,
+                       sandbox: Sandbox | None) -> AsyncIterator[CommandStarted | CommandOutput |
+                                                                 CommandFinished]:
+        secrets = self.settings.provider.secrets
+        env = scrubbed_env(os.environ, secrets)
+        masker = Masker([*secrets, *(v for k, v in os.environ.items() if k not in env)])
+        loop = asyncio.get_running_loop()
+        before = await loop.run_in_executor(None, snapshot, self.root)
+        pending: list[str] = []
+        arrived = asyncio.Event()
+
+        def on_output(text: str) -> None:
+            pending.append(text)
+            arrived.set()
+
+        yield CommandStarted(call.call_id, command, str(self.root), sandbox is not None)
+        running = asyncio.ensure_future(run_command(
+            command, self.root, timeout=timeout, env=env, sandbox=sandbox,
+            on_output=on_output, stop=self.stop, masker=masker))
+        while not running.done():
+            waiting = asyncio.ensure_future(arrived.wait())
+            await asyncio.wait((running, waiting), return_when=asyncio.FIRST_COMPLETED)
+            waiting.cancel()
+            arrived.clear()
+            if pending:
+                text, pending[:] = "".join(pending), []
+                yield CommandOutput(call.call_id, text)
+        result: CommandRun = running.result()
+        if pending:
+            yield CommandOutput(call.call_id, "".join(pending))
+        after = await loop.run_in_executor(None, snapshot, self.root)
+        touched = changed(before, after)
+        text = format_run(result, OUTPUT_BUDGET)
+        if touched:
+            text += (f"\n[the command changed {_files(len(touched))}: "
+                     f"{', '.join(touched[:10])}{' …' if len(touched) > 10 else ''}]")
+        status = (f"exit {result.exit_code}" if result.ended == "exit"
+                  else "killed: timeout" if result.ended == "timeout" else "stopped")
+        line = f"{_short(command)} → {status} · {result.duration_s:.1f} s"
+        if touched:
+            line += f" · changed {_files(len(touched))}; /undo does not restore them"
+        yield CommandFinished(call.call_id, command, result.ended, result.exit_code,
+                              result.duration_s, text, line, touched)
+
+    def _refused(self, call: ToolCall, command: str, text: str,
+                 ended: CommandEnd) -> CommandFinished:
+        line = f"{_short(command or RUN_COMMAND)} → {text.split(':')[0]}"
+        return CommandFinished(call.call_id, command, ended, None, 0.0, text, line)
+
+
+def _files(count: int) -> str:
+    return f"{count} file{'s' if count != 1 else ''}"
+
+
+def _short(command: str, room: int = 60) -> str:
+    line = " ".join(command.split())
+    return line if len(line) <= room else line[:room - 1] + "…"

@@ -104,6 +104,8 @@ def format_run(run: CommandRun, budget_chars: int) -> str:
     head, tail, lines, size = run.head, run.tail, run.cut_lines, run.cut_bytes
     room = max(budget_chars - len(run.status) - 60, 0)  # 60: the status's newline, the note
     if len(head) + len(tail) > room:
+        if not size:  # one stream: its start and its end
+            head, tail = head + tail, head + tail
         keep_tail = min(len(tail), room - min(len(head), room // 2))
         head, tail = head[:room - keep_tail], tail[len(tail) - keep_tail:]
         if (end := head.rfind("\n") + 1) > len(head) // 2:

@@ -205,8 +205,9 @@ async def _run(argv: list[str], root: Path, env: Mapping[str, str], timeout: flo
             stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.STDOUT, start_new_session=True)
     except OSError as exc:
-        relay.feed((f"{argv[0]}: not found" if isinstance(exc, FileNotFoundError)
-                    else f"{argv[0]}: cannot start ({exc.strerror or exc})").encode() + b"\n",
+        why = (f"{argv[0]}: not found" if isinstance(exc, FileNotFoundError)
+               else f"{argv[0]}: cannot start ({exc.strerror or exc})")
+        relay.feed((why if Path(root).is_dir() else f"{root}: no such folder").encode() + b"\n",
                    final=True)
         return "exit", EXIT_NOT_FOUND, time.perf_counter() - started
     assert protocol.stdout is not None

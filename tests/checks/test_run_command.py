@@ -37,6 +37,8 @@ async def test_invalid_utf8_is_replaced_and_colours_removed(tmp_path: Path) -> N
 async def test_a_missing_program_is_exit_127(tmp_path: Path) -> None:
     run = await run_command("spark-no-such-program-xyz", tmp_path, timeout=30, env=ENV)
     assert run.exit_code == 127 and "not found" in run.output
+    gone = await run_command("true", tmp_path / "gone", timeout=30, env=ENV)
+    assert gone.exit_code == 127 and gone.output == f"{tmp_path / 'gone'}: no such folder\n"
 
 
 async def test_long_output_keeps_head_and_tail(tmp_path: Path) -> None:

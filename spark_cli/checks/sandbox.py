@@ -30,7 +30,6 @@ _PROBE_TIMEOUT = 10.0
 _MACOS_PROFILE = """(version 1)
 (allow default)
 (deny network*)
-(allow network* (remote unix-socket))
 (deny file-write*)
 (allow file-write* (subpath (param "REPO")) (subpath (param "TMP")) (subpath "/private/tmp")
   (subpath "/private/var/folders") (literal "/dev/null") (literal "/dev/tty"))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -20,9 +21,14 @@ PY = sys.executable
 ENV = {"PATH": os.environ["PATH"]}
 
 
-async def test_the_repo_is_writable_and_the_rest_is_not(tmp_path: Path) -> None:
+async def test_the_repo_is_writable_and_the_rest_is_not() -> None:
     box = bubblewrap()
-    repo = tmp_path / "repo"  # under /tmp: the private /tmp must not hide it
+    with tempfile.TemporaryDirectory(dir="/tmp") as tmp:  # the private /tmp must not hide it
+        await _writes(box, Path(tmp))
+
+
+async def _writes(box: Sandbox, tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
     repo.mkdir()
     (repo / "kept.txt").write_text("in the repo\n")
     outside = Path("/var/tmp") / f"spark-sandbox-{os.getpid()}"

@@ -17,9 +17,10 @@ import os
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
-from spark_cli.checks.changes import changed, snapshot
+from spark_cli.checks.changes import changed, stamp
+from spark_cli.checks.command_run import DECLINED, OFF, CommandRun, format_run
 from spark_cli.checks.policy import allowed_by, is_compound
-from spark_cli.checks.runner import DECLINED, OFF, CommandRun, format_run, run_command
+from spark_cli.checks.runner import run_command
 from spark_cli.checks.sandbox import Sandbox, find_sandbox
 from spark_cli.checks.secrets import Masker, scrubbed_env
 from spark_cli.protocol.channel import ToolCall
@@ -67,13 +68,14 @@ class CommandCalls:
             text = OFF if policy == "off" else f"{RUN_COMMAND}: the command is empty"
             yield self._refused(call, command, text, "refused")
             return
-        found = find_sandbox()
+        found = await asyncio.get_running_loop().run_in_executor(None, find_sandbox)
         sandbox = found if isinstance(found, Sandbox) else None
+        fix = "" if isinstance(found, Sandbox) else found.fix
         if policy == "sandbox" and sandbox is None:
-            yield self._refused(call, command, f"not run: no sandbox ({found.fix})", "refused")
+            yield self._refused(call, command, f"not run: no sandbox ({fix})", "refused")
             return
         if policy == "ask" and not self._allowed(command):
-            note = "" if sandbox is not None else f"not sandboxed: {found.fix}"
+            note = "" if sandbox is not None else f"not sandboxed: {fix}"
             request = ApprovalRequest(call.call_id, "command", command, str(self.root),
                                       sandbox is not None, note, not is_compound(command))
             decision = await self._ask(request)
@@ -114,7 +116,7 @@ class CommandCalls:
         env = scrubbed_env(os.environ, secrets)
         masker = Masker([*secrets, *(v for k, v in os.environ.items() if k not in env)])
         loop = asyncio.get_running_loop()
-        before = await loop.run_in_executor(None, snapshot, self.root)
+        before = await loop.run_in_executor(None, stamp, self.root)
         pending: list[str] = []
         arrived = asyncio.Event()
 
@@ -137,8 +139,8 @@ class CommandCalls:
         result: CommandRun = running.result()
         if pending:
             yield CommandOutput(call.call_id, "".join(pending))
-        after = await loop.run_in_executor(None, snapshot, self.root)
-        touched = changed(before, after)
+        after = await loop.run_in_executor(None, stamp, self.root)
+        touched = changed(before, after) or ()
         text = format_run(result, OUTPUT_BUDGET)
         if touched:
             text += (f"\n[the command changed {_files(len(touched))}: "

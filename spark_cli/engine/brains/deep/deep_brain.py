@@ -15,11 +15,15 @@ as the deep model (``pace = "deep"``: ``deep_ttft_ms`` / ``deep_tps``).
 With the read-only tools declared it first finds the files the task reaches
 (:mod:`looking`: list the named folders, search the named symbols, read what
 they turn up), then plans over what it read. A step that names a folder
-(``in src/shop``) works on the files under it.
+(``in src/shop``) works on the files under it. A task that asks to run the tests
+(``… and run the tests``) ends its answer with a ``run_command`` call (the rules
+brain's :mod:`running`); the follow-up reports how they went, the edits already made.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import re
 from collections.abc import Iterator
 
 from spark_cli.engine.brains.base import BrainCall, BrainRequest, EditFormat
@@ -31,10 +35,16 @@ from spark_cli.engine.brains.deep.op_docstrings_all import document_all
 from spark_cli.engine.brains.deep.op_rename_all import rename_everywhere
 from spark_cli.engine.brains.deep.steps import Step, parse_steps
 from spark_cli.engine.brains.rules.help_text import help_lines
-from spark_cli.engine.brains.rules.instruction_parser import instruction_text, mentioned_paths
+from spark_cli.engine.brains.rules.instruction_parser import (
+    RUN_KINDS,
+    Instruction,
+    instruction_text,
+    mentioned_paths,
+)
 from spark_cli.engine.brains.rules.looking import notes
 from spark_cli.engine.brains.rules.results import CannotHelp, OpResult, plural
 from spark_cli.engine.brains.rules.rules_brain import OPERATIONS
+from spark_cli.engine.brains.rules.running import run_turn, runs_of
 from spark_cli.engine.brains.rules.workspace import files_and_reads
 from spark_cli.record import record
 
@@ -44,7 +54,10 @@ DEEP_INSTRUCTIONS: tuple[tuple[str, str], ...] = (
     ("add a parameter x to foo and update its callers[, passing 0]",
      "change the definition and every call"),
     ("several steps, one per line or sentence", "done in order, one plan"),
+    ("… and run the tests", "run the tests after the change and say how they went"),
 )
+_TESTS = re.compile(r"(?<!not )(?<!n't )\brun\s+(?:all\s+)?(?:the\s+)?(?:tests?|test\s+suite)\b",
+                    re.I)
 
 
 @record
@@ -126,6 +139,13 @@ class DeepBrain:
     def answer(self, request: BrainRequest) -> Iterator[str | BrainCall]:
         text = instruction_text(request.prompt)
         steps = parse_steps(text)
+        runs = [s.instruction for s in steps if s.instruction and s.instruction.kind in RUN_KINDS]
+        steps = [s for s in steps if not (s.instruction and s.instruction.kind in RUN_KINDS)]
+        after = runs[0] if runs else Instruction("run_tests") if _TESTS.search(text) else None
+        if after is not None and (runs_of(request) or not any(s.instruction for s in steps)):
+            lead = "After the change, " if any(s.instruction for s in steps) else ""
+            yield from run_turn(request, after, lead)  # only running, or the run came back
+            return
         if not any(step.instruction is not None for step in steps):
             yield from help_lines("I am the bundled engine's deep brain and could not match "
                                   "that to an instruction I know.", who="deep brain",
@@ -175,3 +195,7 @@ class DeepBrain:
                 yield f"- {item.result.summary}\n"
             else:
                 yield f"- Not done: {quoted(item.step.text)} ({item.reason}).\n"
+        if after is not None:
+            yield "\n"
+            yield from run_turn(request, dataclasses.replace(after, kind="run_tests")
+                                if after.kind == "fix_tests" else after)

@@ -24,7 +24,9 @@ from typing import Literal
 from spark_cli.record import record
 
 Kind = Literal["rename", "replace", "remove_prints", "add_import", "docstring",
-               "add_parameter", "delete", "explain"]
+               "add_parameter", "delete", "explain", "run", "run_tests", "fix_tests"]
+RUN_KINDS = frozenset({"run", "run_tests", "fix_tests"})
+"""Instructions that run a command (:mod:`running`); the others edit."""
 
 _ID = r"[`'\"]?([A-Za-z_$][\w$]*)[`'\"]?"
 _KIND_WORD = r"(?:(?:the|a|an)\s+)?(?:(?:function|method|class|def|fn|func|symbol|variable|" \
@@ -37,7 +39,13 @@ _FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
 _CAPTION = re.compile(r"[A-Z][\w -]{0,40}: ")
 """The caption of a context section before a ``~~~`` fence (``Repository map: …``)."""
 
+_TESTS = r"(?:all\s+)?(?:the\s+|my\s+)?(?:unit\s+)?(?:tests?(?:\s+suite)?|test\s+suite)"
 _SOURCES: dict[str, tuple[str, int]] = {
+    "fix_tests": (rf"\brun\s+{_TESTS}(?:\s*,)?\s+(?:and\s+|then\s+)+fix\b|\bfix\s+(?:the\s+|all\s+"
+                  r"(?:the\s+)?)?(?:failing|broken)\s+tests?\b|\bfix\s+(?:what|anything|"
+                  r"everything|whatever)(?:\s+that)?\s+fails\b", re.I),
+    "run_tests": (rf"(?:please\s+|now\s+)?run\s+{_TESTS}(?:\s+(?:again|now|please))?[.!]?", re.I),
+    "run": (r"(?:please\s+)?run\s+(?:the\s+command\s+)?(`[^`\n]+`|[^`\s][^\n]*?)[.!]?", re.I),
     "rename": (rf"\brename\s+{_KIND_WORD}{_ID}\s+(?:to|as|into|->|=>)\s+"
                rf"{_KIND_WORD}{_ID}", re.I),
     "replace_head": (r"\b(?:replace|change|substitute)\s+(?:all\s+)?"
@@ -95,7 +103,8 @@ class Instruction:
     name: str = ""  # the symbol (rename: old name)
     new: str = ""  # rename: new name; replace: new text; add_parameter: default ("" = none)
     old: str = ""  # replace: the text to find
-    what: str = ""  # remove_prints: console.log / print / any; add_import: the import
+    what: str = ""  # remove_prints: console.log / print / any; add_import: the import;
+    # run: the command line
     type: str = ""  # add_parameter: the type ("" = none)
 
 
@@ -161,6 +170,14 @@ def _replace(text: str) -> tuple[str, str] | None:
 
 def parse_instruction(text: str) -> Instruction | None:
     """The first instruction recognised in ``text`` (see docs/brains.md), else None."""
+    line = text.strip().split("\n", 1)[0].strip()
+    if _re("fix_tests").search(text):
+        return Instruction("fix_tests")
+    if _re("run_tests").fullmatch(line):
+        return Instruction("run_tests")
+    m = _re("run").fullmatch(line)
+    if m and (m.group(1)[0] == "`" or not m.group(1).lower().startswith(("the ", "a "))):
+        return Instruction("run", what=m.group(1).strip("`").strip())
     m = _re("rename").search(text)
     if m and m.group(1) != m.group(2):
         return Instruction("rename", name=m.group(1), new=m.group(2))

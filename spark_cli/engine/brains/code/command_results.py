@@ -1,0 +1,109 @@
+"""Reading a ``run_command`` result, as the client writes it, and pytest's text inside it.
+
+The first line is fixed: ``exit N · 1.2 s``, ``killed: timeout after 30 s · 30.0 s``,
+``stopped by the user · 0.4 s``, ``declined: the user did not allow this command`` or
+``running commands is off (--commands)``; then the output (stdout and stderr
+interleaved, maybe cut with a line ``[… N lines (M bytes) cut …]``).
+
+From pytest's output: its summary line (``2 failed, 10 passed in 0.31s``), the
+``FAILED`` / ``ERROR`` lines, the ``E   …Error: …`` lines, and the names left stale
+by a rename (a ``NameError`` or an ``ImportError: cannot import name``). Pure
+functions of the text, one pass over its lines.
+"""
+
+from __future__ import annotations
+
+import re
+
+from spark_cli.record import record
+
+_EXIT = re.compile(r"exit (-?\d+) · ")
+_SUMMARY = re.compile(r"=* ?((?:\d+ [a-z]+(?:, )?)+|no tests ran) in \d+(?:\.\d+)?s\b[^=]*=*")
+_COUNT = re.compile(r"(\d+) (failed|passed|errors?)")
+_NAME_ERROR = re.compile(r"NameError: name '(\w+)' is not defined(?:\. Did you mean: '(\w+)'\?)?")
+_IMPORT_ERROR = re.compile(r"ImportError: cannot import name '(\w+)' from '([\w.]+)'"
+                           r"(?: \([^)\n]*\))?(?:\. Did you mean: '(\w+)'\?)?")
+_WHERE = re.compile(r"(\S+\.py):\d+: (?:in \S+|\w*Error)$")
+
+
+@record
+class StaleName:
+    """A name the code uses that is gone: ``old``, imported from ``module`` (ImportError) or
+    used in the file ``where`` (NameError), and Python's guess at the new name."""
+
+    old: str
+    module: str = ""
+    where: str = ""
+    hint: str = ""
+
+
+@record
+class CommandResult:
+    """A ``run_command`` result: how it ended (``exit``, ``killed``, ``stopped``,
+    ``declined``, ``off``, or ``error`` for anything else) and what it printed."""
+
+    status: str
+    head: str
+    """The first line as written."""
+    output: str
+    code: int | None = None
+
+    def last_lines(self, count: int = 10) -> list[str]:
+        return [line for line in self.output.split("\n") if line.strip()][-count:]
+
+
+@record
+class PytestRun:
+    """What pytest's output says (``summary`` empty: not pytest's output)."""
+
+    summary: str = ""
+    failed: int = 0
+    passed: int = 0
+    errors: int = 0
+    failures: tuple[str, ...] = ()
+    """Its ``FAILED …`` and ``ERROR …`` lines."""
+    raised: tuple[str, ...] = ()
+    """Its distinct ``E   …Error: …`` lines (without the ``E``)."""
+    stale: tuple[StaleName, ...] = ()
+
+
+def parse_command(text: str) -> CommandResult:
+    head, _, output = text.partition("\n")
+    found = _EXIT.match(head)
+    if found:
+        return CommandResult("exit", head, output, int(found.group(1)))
+    for prefix, status in (("killed", "killed"), ("stopped", "stopped"),
+                           ("declined", "declined"), ("running commands is off", "off")):
+        if head.startswith(prefix):
+            return CommandResult(status, head, output)
+    return CommandResult("error", head, output)
+
+
+def parse_pytest(output: str) -> PytestRun:
+    summary, failures, raised = "", [], []
+    stale: dict[str, StaleName] = {}
+    last_where = ""
+    pending: list[StaleName] = []
+    for row in output.split("\n"):
+        line = row.strip()
+        if (where := _WHERE.match(line)) is not None:
+            for name in pending:  # the location line after the E lines names the file
+                stale.setdefault(name.old, StaleName(name.old, where=where.group(1),
+                                                     hint=name.hint))
+            pending, last_where = [], where.group(1)
+        elif line.startswith(("FAILED ", "ERROR ")):
+            failures.append(line)
+        elif row.startswith("E ") and "Error" in line and line[1:].strip() not in raised:
+            raised.append(line[1:].strip())
+            if (m := _NAME_ERROR.search(line)) is not None:
+                pending.append(StaleName(m.group(1), where=last_where, hint=m.group(2) or ""))
+            elif (m := _IMPORT_ERROR.search(line)) is not None:
+                stale.setdefault(m.group(1), StaleName(m.group(1), m.group(2),
+                                                       hint=m.group(3) or ""))
+        elif (found := _SUMMARY.fullmatch(line)) is not None:
+            summary = found.group(0).strip("= ")
+    for name in pending:  # no location line came: the one before the E line
+        stale.setdefault(name.old, name)
+    counts = {word.rstrip("s"): int(n) for n, word in _COUNT.findall(summary)}
+    return PytestRun(summary, counts.get("failed", 0), counts.get("passed", 0),
+                     counts.get("error", 0), tuple(failures), tuple(raised), tuple(stale.values()))

@@ -13,6 +13,7 @@ functions of the text, one pass over its lines.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 from spark_cli.record import record
@@ -79,6 +80,13 @@ def parse_command(text: str) -> CommandResult:
     return CommandResult("error", head, output)
 
 
+def _keep(stale: dict[str, StaleName], name: StaleName) -> None:
+    """The first sighting of a name, with the first hint Python gave for it."""
+    known = stale.setdefault(name.old, name)
+    if name.hint and not known.hint:
+        stale[name.old] = dataclasses.replace(known, hint=name.hint)
+
+
 def parse_pytest(output: str) -> PytestRun:
     summary, failures, raised = "", [], []
     stale: dict[str, StaleName] = {}
@@ -88,8 +96,7 @@ def parse_pytest(output: str) -> PytestRun:
         line = row.strip()
         if (where := _WHERE.match(line)) is not None:
             for name in pending:  # the location line after the E lines names the file
-                stale.setdefault(name.old, StaleName(name.old, where=where.group(1),
-                                                     hint=name.hint))
+                _keep(stale, dataclasses.replace(name, where=where.group(1)))
             pending, last_where = [], where.group(1)
         elif line.startswith(("FAILED ", "ERROR ")):
             failures.append(line)
@@ -98,12 +105,11 @@ def parse_pytest(output: str) -> PytestRun:
             if (m := _NAME_ERROR.search(line)) is not None:
                 pending.append(StaleName(m.group(1), where=last_where, hint=m.group(2) or ""))
             elif (m := _IMPORT_ERROR.search(line)) is not None:
-                stale.setdefault(m.group(1), StaleName(m.group(1), m.group(2),
-                                                       hint=m.group(3) or ""))
+                _keep(stale, StaleName(m.group(1), m.group(2), hint=m.group(3) or ""))
         elif (found := _SUMMARY.fullmatch(line)) is not None:
             summary = found.group(0).strip("= ")
     for name in pending:  # no location line came: the one before the E line
-        stale.setdefault(name.old, name)
+        _keep(stale, name)
     counts = {word.rstrip("s"): int(n) for n, word in _COUNT.findall(summary)}
     return PytestRun(summary, counts.get("failed", 0), counts.get("passed", 0),
                      counts.get("error", 0), tuple(failures), tuple(raised), tuple(stale.values()))

@@ -168,8 +168,8 @@ def _replace(text: str) -> tuple[str, str] | None:
     return None
 
 
-def parse_instruction(text: str) -> Instruction | None:
-    """The first instruction recognised in ``text`` (see docs/brains.md), else None."""
+def _run(text: str) -> Instruction | None:
+    """``… fix what fails`` anywhere; ``run the tests`` / ``run X``: the whole first line."""
     line = text.strip().split("\n", 1)[0].strip()
     if _re("fix_tests").search(text):
         return Instruction("fix_tests")
@@ -178,6 +178,15 @@ def parse_instruction(text: str) -> Instruction | None:
     m = _re("run").fullmatch(line)
     if m and (m.group(1)[0] == "`" or not m.group(1).lower().startswith(("the ", "a "))):
         return Instruction("run", what=m.group(1).strip("`").strip())
+    return None
+
+
+def parse_instruction(text: str) -> Instruction | None:
+    """The first instruction recognised in ``text`` (see docs/brains.md), else None."""
+    return _run(text) or _edit(text)
+
+
+def _edit(text: str) -> Instruction | None:
     m = _re("rename").search(text)
     if m and m.group(1) != m.group(2):
         return Instruction("rename", name=m.group(1), new=m.group(2))

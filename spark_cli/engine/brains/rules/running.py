@@ -22,7 +22,7 @@ from spark_cli.engine.brains.code.command_results import (
     parse_command,
     parse_pytest,
 )
-from spark_cli.engine.brains.code.lookups import call, lookups
+from spark_cli.engine.brains.code.lookups import Lookup, call, lookups
 from spark_cli.engine.brains.rules.instruction_parser import Instruction
 from spark_cli.engine.brains.rules.looking import Look
 from spark_cli.engine.brains.rules.op_stale_names import fix_stale
@@ -56,10 +56,9 @@ def run_call(command: str, what: str) -> Iterator[str | BrainCall]:
     yield call(RUN_COMMAND, command=command)
 
 
-def runs_of(request: BrainRequest) -> list[str]:
-    """This turn's ``run_command`` outputs, oldest first."""
-    return [c.output for c in lookups(request).calls
-            if c.name == RUN_COMMAND and c.output is not None]
+def runs_of(request: BrainRequest) -> list[Lookup]:
+    """This turn's answered ``run_command`` calls, oldest first."""
+    return [c for c in lookups(request).calls if c.name == RUN_COMMAND and c.output is not None]
 
 
 def _quoted(lines: list[str]) -> list[str]:
@@ -108,7 +107,10 @@ def run_turn(request: BrainRequest, instruction: Instruction,
     starts the report: the deep brain's ``After the change, ``)."""
     files, reads = files_and_reads(request)
     tests = instruction.kind != "run"
-    command = instruction.what or test_command(request, files)
+    answered = runs_of(request)
+    runs = [str(c.output) for c in answered]
+    ran = answered[-1].arguments.get("command") if answered else None
+    command = ran if isinstance(ran, str) else instruction.what or test_command(request, files)
     if RUN_COMMAND not in request.tools:
         yield off_line(f"`{command}`" if command else "the tests")
         return
@@ -116,7 +118,6 @@ def run_turn(request: BrainRequest, instruction: Instruction,
         yield ("I do not know this project's test command: say which to run "
                "(`run pytest -q`, `run make test`).\n")
         return
-    runs = runs_of(request)
     if not runs:
         yield from run_call(command, "the tests" if tests else "it")
         return

@@ -142,8 +142,10 @@ def test_a_stale_import_is_fixed_everywhere_then_the_tests_run_again(tmp_path: P
     assert [[c.name for c in r.calls] for r in rounds] == [
         ["run_command"], ["search", "list_files"], ["read_file"] * 2, ["run_command"], []]
     fix = rounds[3].text
-    assert fix.startswith("The tests fail on a name left stale by a rename: `total` is now "
-                          "`cart_total` (src/shop/cart.py). I'll fix its uses.\n")
+    assert rounds[1].text == ("The tests fail on `total`, gone from the code; I'll look for "
+                              "where it went.\n")
+    assert fix.startswith("`total` was renamed `cart_total` (src/shop/cart.py): I'll fix the "
+                          "stale uses.\n")
     assert fix.endswith(f"I'll run the tests again: `{PYTEST}`.\n")
     assert (root / "tests/test_cart.py").read_text() == RENAMED["tests/test_cart.py"].replace(
         " total", " cart_total")

@@ -28,6 +28,13 @@ WITH_COMMANDS = TOOL_NAMES | {"run_command"}
 WINDOW = 200
 
 
+def glob_regex(glob: str) -> str:
+    """A gitignore-style glob as a regex (``**/``, ``*``, ``{a,b}``: what the brains send)."""
+    out = re.escape(glob).replace(r"\*\*/", "(?:.*/)?").replace(r"\*\*", ".*")
+    out = out.replace(r"\*", "[^/]*").replace(r"\{", "(?:").replace(r"\}", ")")
+    return out.replace(",", "|")
+
+
 @dataclass
 class RepoTools:
     root: Path
@@ -52,7 +59,8 @@ class RepoTools:
         if name == "search":
             return self.search(args["pattern"], args.get("path", ""))
         if name == "list_files":
-            listed = self.files(args.get("path", ""))
+            listed = [p for p in self.files(args.get("path", ""))
+                      if re.fullmatch(glob_regex(args.get("glob", "**")), p)]
             return "\n".join(listed) if listed else "no files"
         if name == "run_command":
             return self.outputs.pop(0) if self.outputs is not None else self.command(

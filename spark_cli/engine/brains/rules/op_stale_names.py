@@ -7,7 +7,8 @@ raised in) closest to ``old`` (those containing it first). The stale uses are re
 with the rules brain's rename (:func:`op_rename.rename`: identifiers only) in the home
 module and in the files that import ``old`` or that the output names. With the
 read-only tools it looks first: as for ``rename old to new`` (:func:`look_first`:
-search, read the hits), and it lists the repo to find the home module.
+search, read the hits), and lists the repo's files named like the home module
+(``list_files`` with the glob ``**/pkg/mod{.py,/__init__.py}``).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from spark_cli.engine.brains.code.command_results import StaleName
 from spark_cli.engine.brains.code.edit_text import FileChange
 from spark_cli.engine.brains.code.lookups import (
     LIST_FILES,
+    LOOK_TOOLS,
     READ_FILE,
     Lookups,
     ReadWindows,
@@ -56,8 +58,9 @@ def _home_calls(stale: StaleName, files: dict[str, str], seen: Lookups) -> list[
     if not stale.module:
         path = _module_paths(stale)[0]
         return [] if seen.asked_to_read(path) else [call(READ_FILE, path=path)]
-    if not seen.listed(""):
-        return [call(LIST_FILES)]
+    glob = f"**/{stale.module.replace('.', '/')}{{.py,/__init__.py}}"
+    if not any(c.name == LIST_FILES and c.arguments.get("glob") == glob for c in seen.calls):
+        return [call(LIST_FILES, glob=glob)]
     found = [_home(stale, listing.paths) for _, listing in seen.listings()]
     return [call(READ_FILE, path=p) for p in dict.fromkeys(found)
             if p is not None and not seen.asked_to_read(p)]
@@ -69,12 +72,14 @@ def _look(request: BrainRequest, stale: tuple[StaleName, ...], files: dict[str, 
     if not can_look(request) or seen.exhausted:
         return None
     calls: dict[tuple[str, str], BrainCall] = {}
-    preamble = ""
+    names = ", ".join(f"`{name.old}`" for name in stale)
+    preamble = (f"The tests fail on {names}, gone from the code; I'll look for where "
+                f"{'it' if len(stale) == 1 else 'they'} went.\n")
+    if any(c.name in LOOK_TOOLS for c in seen.calls):
+        preamble = "I'll read what I found.\n"
     for name in stale:
         look = look_first(request, Instruction("rename", name=name.old), "", files, reads)
         home = _home_calls(name, files, seen)
-        preamble = preamble or (look.preamble if look is not None else
-                                f"I'll look for the module that defined `{name.old}`.\n")
         for one in [*(look.calls if look is not None else ()), *home]:
             calls.setdefault((one.name, one.arguments), one)
     if not calls:
@@ -141,9 +146,9 @@ def fix_stale(request: BrainRequest, stale: tuple[StaleName, ...], files: dict[s
         for change in result.changes:
             now[change.path] = change.new
             changed.setdefault(change.path, []).append(change)
-        said.append(f"`{name.old}` is now `{new}`" + (f" ({home})" if home else ""))
+        said.append(f"`{name.old}` was renamed `{new}`" + (f" ({home})" if home else ""))
         summaries.append(result.summary)
     changes = tuple(c[0] if len(c) == 1 else FileChange(p, before[p], now[p])
                     for p, c in changed.items())
-    return OpResult(lead="The tests fail on a name left stale by a rename: " + ", ".join(said)
-                    + ". I'll fix its uses.", summary=" ".join(summaries), changes=changes)
+    return OpResult(lead="; ".join(said) + ": I'll fix the stale uses.",
+                    summary=" ".join(summaries), changes=changes)

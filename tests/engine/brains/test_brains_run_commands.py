@@ -12,10 +12,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from brain_harness import FORMATS
 from test_command_results import COLLECTION_ERROR
 from tool_harness import TOOL_NAMES, WITH_COMMANDS, RepoTools, Round, converse
 
-from spark_cli.engine.brains.base import Brain
+from spark_cli.engine.brains.base import Brain, EditFormat
 from spark_cli.engine.brains.deep.deep_brain import DeepBrain
 from spark_cli.engine.brains.rules.rules_brain import RulesBrain
 
@@ -44,10 +45,11 @@ def write(root: Path, files: dict[str, str]) -> Path:
 
 def run(prompt: str, outputs: list[str] | None, root: Path, *, brain: Brain | None = None,
         instructions: str = SAYS_PYTEST, names: frozenset[str] = WITH_COMMANDS,
-        parallel: bool = True) -> tuple[list[Round], RepoTools]:
+        parallel: bool = True, fmt: EditFormat = "search_replace",
+        ) -> tuple[list[Round], RepoTools]:
     tools = RepoTools(root, outputs=outputs)
     rounds, _ = converse(brain or RulesBrain(), prompt, tools, names=names,
-                         instructions=instructions, parallel=parallel)
+                         instructions=instructions, parallel=parallel, fmt=fmt)
     return rounds, tools
 
 
@@ -135,13 +137,16 @@ def test_nothing_runs_unless_the_message_asks(brain: Brain, tmp_path: Path) -> N
     assert commands(tools) == [] and tools.log
 
 
-def test_a_stale_import_is_fixed_everywhere_then_the_tests_run_again(tmp_path: Path) -> None:
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_a_stale_import_is_fixed_everywhere_then_the_tests_run_again(fmt: EditFormat,
+                                                                     tmp_path: Path) -> None:
     root = write(tmp_path, RENAMED)
     rounds, _ = run("run the tests and fix anything that fails",
-                        ["exit 2 · 0.4 s\n" + COLLECTION_ERROR, PASSED], root)
+                    ["exit 2 · 0.4 s\n" + COLLECTION_ERROR, PASSED], root, fmt=fmt)
     assert [[c.name for c in r.calls] for r in rounds] == [
         ["run_command"], ["search", "list_files"], ["read_file"] * 2, ["run_command"], []]
     fix = rounds[3].text
+    assert ("*** Begin Patch" in fix) == (fmt == "apply_patch")
     assert rounds[1].text == ("The tests fail on `total`, gone from the code; I'll look for "
                               "where it went.\n")
     assert fix.startswith("`total` was renamed `cart_total` (src/shop/cart.py): I'll fix the "

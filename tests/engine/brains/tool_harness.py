@@ -21,7 +21,15 @@ from pathlib import Path
 from brain_harness import edits_of
 
 from spark_cli.edits.apply.applier import Applier
-from spark_cli.engine.brains.base import CALL, OUTPUT, Brain, BrainCall, BrainRequest, BrainTurn
+from spark_cli.engine.brains.base import (
+    CALL,
+    OUTPUT,
+    Brain,
+    BrainCall,
+    BrainRequest,
+    BrainTurn,
+    EditFormat,
+)
 
 TOOL_NAMES = frozenset({"read_file", "search", "list_files"})
 WITH_COMMANDS = TOOL_NAMES | {"run_command"}
@@ -115,21 +123,19 @@ def answer(brain: Brain, request: BrainRequest) -> Round:
 
 def converse(brain: Brain, prompt: str, tools: RepoTools, *, model: str = "spark-rules",
              parallel: bool = True, max_rounds: int = 10, names: frozenset[str] = TOOL_NAMES,
-             instructions: str = "") -> tuple[list[Round], BrainRequest]:
+             instructions: str = "", fmt: EditFormat = "search_replace",
+             ) -> tuple[list[Round], BrainRequest]:
     """The rounds of one turn (the last has no calls) and the last request."""
     conversation: tuple[BrainTurn, ...] = (BrainTurn("user", prompt),)
     rounds: list[Round] = []
     for number in range(max_rounds):
-        request = BrainRequest(model, instructions, conversation, "search_replace", names,
-                               parallel)
+        request = BrainRequest(model, instructions, conversation, fmt, names, parallel)
         got = answer(brain, request)
         rounds.append(got)
         if not got.calls:
             return rounds, request
-        if "<<<<<<< SEARCH" in got.text:
-            applier = Applier(tools.root, record_undo=False)
-            for edit in edits_of(got.text):
-                applier.apply(edit)
+        for edit in edits_of(got.text):
+            Applier(tools.root, record_undo=False).apply(edit)
         if got.text:
             conversation += (BrainTurn("assistant", got.text),)
         ids = [f"call_{number}_{i}" for i in range(len(got.calls))]

@@ -33,7 +33,7 @@ _KIND_WORD = r"(?:(?:the|a|an)\s+)?(?:(?:function|method|class|def|fn|func|symbo
              r"identifier|constant|const|type|struct|field)\s+)?"
 _FILE_TOKEN = re.compile(r"[\w./-]+\.\w+|[\w-]+/[\w./-]+")
 """A path line (used with ``fullmatch`` on one line: linear)."""
-_PATH_RUN = re.compile(r"[\w./-]+")
+PATH_RUN = re.compile(r"[\w./-]+")
 """Candidate paths in running text: maximal runs, so nothing backtracks."""
 _FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
 _CAPTION = re.compile(r"[A-Z][\w -]{0,40}: ")
@@ -131,7 +131,7 @@ def instruction_text(prompt: str) -> str:
 
 def mentioned_paths(text: str, paths: list[str]) -> list[str]:
     """The known ``paths`` the instruction names (by full path or by file name)."""
-    tokens = {t.strip(".,;:!?`'\"()") for t in _PATH_RUN.findall(text)}
+    tokens = {t.strip(".,;:!?`'\"()") for t in PATH_RUN.findall(text)}
     named = []
     for path in paths:
         base = path.rsplit("/", 1)[-1]

@@ -82,10 +82,7 @@ def _look(request: BrainRequest, stale: tuple[StaleName, ...], files: dict[str, 
         home = _home_calls(name, files, seen)
         for one in [*(look.calls if look is not None else ()), *home]:
             calls.setdefault((one.name, one.arguments), one)
-    if not calls:
-        return None
-    found = tuple(calls.values())
-    return Look(preamble, found if request.parallel_tool_calls else found[:1])
+    return Look(preamble, tuple(calls.values())).for_request(request) if calls else None
 
 
 def top_names(path: str, text: str) -> list[str]:

@@ -22,7 +22,7 @@ from spark_cli.engine.brains.code.command_results import (
     parse_command,
     parse_pytest,
 )
-from spark_cli.engine.brains.code.lookups import Lookup, call, lookups
+from spark_cli.engine.brains.code.lookups import Lookup, ReadWindows, call, lookups
 from spark_cli.engine.brains.rules.instruction_parser import Instruction
 from spark_cli.engine.brains.rules.looking import Look
 from spark_cli.engine.brains.rules.op_stale_names import fix_stale
@@ -121,29 +121,36 @@ def run_turn(request: BrainRequest, instruction: Instruction,
     if not runs:
         yield from run_call(command, "the tests" if tests else "it")
         return
-    first = parse_command(runs[0])
-    stale = parse_pytest(first.output).stale if first.status == "exit" else ()
     if instruction.kind != "fix_tests":
         yield from report(command, runs[-1], tests=tests, lead=lead)
     elif len(runs) > 1:
         yield from report(command, runs[-1], tests=True, lead="After the fix, ")
-    elif first.status != "exit" or first.code == 0 or not stale:
-        yield from report(command, runs[0], tests=True)
+    else:
+        yield from _fix(request, command, runs[0], files, reads)
+
+
+def _fix(request: BrainRequest, command: str, output: str, files: dict[str, str],
+         reads: ReadWindows) -> Iterator[str | BrainCall]:
+    """After the first run of ``fix_tests``: look, or fix and run again, or say why not."""
+    first = parse_command(output)
+    stale = parse_pytest(first.output).stale if first.status == "exit" else ()
+    if first.status != "exit" or first.code == 0 or not stale:
+        yield from report(command, output, tests=True)
         if first.status == "exit" and first.code:
             yield ("I can fix only a name left stale by a rename (a NameError or an "
                    "ImportError in the output); this is something else, so I leave it to you.\n")
         elif first.status == "exit":
             yield "Nothing to fix.\n"
-    else:
-        try:
-            fixed = fix_stale(request, stale, files, reads, runs[0])
-        except CannotHelp as exc:
-            yield from report(command, runs[0], tests=True)
-            yield exc.reason + "\n"
-            return
-        if isinstance(fixed, Look):
-            yield fixed.preamble
-            yield from fixed.calls
-            return
-        yield from render_result(fixed, request.edit_format)
-        yield from run_call(command, "the tests again")
+        return
+    try:
+        fixed = fix_stale(request, stale, files, reads, output)
+    except CannotHelp as exc:
+        yield from report(command, output, tests=True)
+        yield exc.reason + "\n"
+        return
+    if isinstance(fixed, Look):
+        yield fixed.preamble
+        yield from fixed.calls
+        return
+    yield from render_result(fixed, request.edit_format)
+    yield from run_call(command, "the tests again")

@@ -207,3 +207,12 @@ def test_deep_runs_the_tests_after_its_change_when_asked(tmp_path: Path) -> None
     assert rounds[-1].text.startswith("After the change, the tests pass: 2 passed in ")
     assert "cart_total" in (tmp_path / "repo/tests/test_cart.py").read_text()
     assert commands(tools) == [PYTEST]
+
+
+def test_deep_asked_only_to_run_and_fix_does_what_the_rules_brain_does(tmp_path: Path) -> None:
+    root = write(tmp_path, RENAMED)
+    rounds, tools = run("run the tests and fix what fails",
+                        ["exit 2 · 0.4 s\n" + COLLECTION_ERROR, PASSED], root, brain=DeepBrain())
+    assert len(commands(tools)) == 2
+    assert "import describe, cart_total" in (root / "tests/test_cart.py").read_text()
+    assert rounds[-1].text == "After the fix, the tests pass: 2 passed in 0.05s.\n"

@@ -33,6 +33,11 @@ RENAMED = {  # `total` became `cart_total` in cart.py; the tests still import an
                            "    assert total([1, 2]) == 3\n\n\ndef test_describe():\n"
                            '    assert describe([1]) == "1 items"\n'),
 }
+INTERNAL = {**RENAMED,  # cart.py itself still calls `total`; the tests are up to date
+            "src/shop/cart.py": RENAMED["src/shop/cart.py"].replace("{len(prices)} items",
+                                                                    "{total(prices)} cents"),
+            "tests/test_cart.py": ("from shop.cart import describe\n\n\ndef test_describe():\n"
+                                   '    assert describe([1]) == "1 cents"\n')}
 PASSED = "exit 0 · 0.4 s\n..                                    [100%]\n2 passed in 0.05s\n"
 
 
@@ -185,11 +190,16 @@ def test_it_runs_the_tests_twice_at_most(tmp_path: Path) -> None:
     assert rounds[-1].text.startswith("After the fix, 1 test fails: 1 failed, 1 passed")
 
 
-def test_the_fix_over_real_pytest_output(tmp_path: Path) -> None:
-    root = write(tmp_path, RENAMED)
-    rounds, tools = run("run the tests and fix what fails", None, root)
+@pytest.mark.parametrize(("repo", "tb"), [(RENAMED, "auto"), (INTERNAL, "auto"),
+                                        (INTERNAL, "short"), (INTERNAL, "line"),
+                                        (INTERNAL, "native")])
+def test_the_fix_over_real_pytest_output(repo: dict[str, str], tb: str, tmp_path: Path) -> None:
+    root = write(tmp_path, repo)
+    rounds, tools = run("run the tests and fix what fails", None, root,
+                        instructions=f"The project's test command: `{PYTEST} --tb={tb}`")
     assert len(commands(tools)) == 2
-    assert rounds[-1].text.startswith("After the fix, the tests pass: 2 passed in ")
+    assert rounds[-1].text.startswith("After the fix, the tests pass: ")
+    assert "total(" not in (root / "src/shop/cart.py").read_text().replace("cart_total(", "")
 
 
 def test_run_the_tests_in_the_example_repo(tmp_path: Path) -> None:

@@ -82,3 +82,13 @@ def test_an_assertion_is_no_stale_name_and_other_output_is_not_pytest() -> None:
     run = parse_pytest("E       assert 3 == 4\nE        +  where 3 = f()\n1 failed in 0.01s\n")
     assert run.failed == 1 and run.stale == ()
     assert parse_pytest("make: *** [lint] Error 1\n").summary == ""
+
+
+@pytest.mark.parametrize(("text", "where"), [
+    ("/r/src/shop/cart.py:6: NameError: name 'total' is not defined\n", "/r/src/shop/cart.py"),
+    ('  File "/r/src/shop/cart.py", line 6, in describe\n    return total(p)\n'
+     "NameError: name 'total' is not defined\n", "/r/src/shop/cart.py"),
+    ("FAILED tests/test_cart.py::test_d - NameError: name 'total' is not defined\n", ""),
+])
+def test_other_traceback_styles_show_the_stale_name_too(text: str, where: str) -> None:
+    assert parse_pytest(text + "1 failed in 0.5s\n").stale == (StaleName("total", where=where),)

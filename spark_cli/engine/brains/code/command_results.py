@@ -25,6 +25,10 @@ _NAME_ERROR = re.compile(r"NameError: name '(\w+)' is not defined(?:\. Did you m
 _IMPORT_ERROR = re.compile(r"ImportError: cannot import name '(\w+)' from '([\w.]+)'"
                            r"(?: \([^)\n]*\))?(?:\. Did you mean: '(\w+)'\?)?")
 _WHERE = re.compile(r"(\S+\.py):\d+: (?:in \S+|\w*Error)$")
+"""pytest's location line (before the error with ``--tb=short``, after it by default)."""
+_FRAME = re.compile(r'File "([^"\n]+\.py)", line \d+')
+"""A frame of a plain Python traceback (``--tb=native``)."""
+_AT = re.compile(r"(\S+\.py):\d+: ")
 
 
 @record
@@ -81,10 +85,22 @@ def parse_command(text: str) -> CommandResult:
 
 
 def _keep(stale: dict[str, StaleName], name: StaleName) -> None:
-    """The first sighting of a name, with the first hint Python gave for it."""
+    """A name as first seen, with the first file and hint any sighting gave."""
     known = stale.setdefault(name.old, name)
-    if name.hint and not known.hint:
-        stale[name.old] = dataclasses.replace(known, hint=name.hint)
+    stale[name.old] = dataclasses.replace(known, module=known.module or name.module,
+                                          where=known.where or name.where,
+                                          hint=known.hint or name.hint)
+
+
+def _stale_in(line: str, last_where: str) -> StaleName | None:
+    """The stale name a line reports (``where``: the file it names, else ``last_where``)."""
+    if (m := _NAME_ERROR.search(line)) is not None:
+        at = _AT.match(line)  # --tb=line: "path.py:6: NameError: …"
+        return StaleName(m.group(1), where=at.group(1) if at else last_where,
+                         hint=m.group(2) or "")
+    if (m := _IMPORT_ERROR.search(line)) is not None:
+        return StaleName(m.group(1), m.group(2), hint=m.group(3) or "")
+    return None
 
 
 def parse_pytest(output: str) -> PytestRun:
@@ -94,20 +110,22 @@ def parse_pytest(output: str) -> PytestRun:
     pending: list[StaleName] = []
     for row in output.split("\n"):
         line = row.strip()
-        if (where := _WHERE.match(line)) is not None:
+        if (place := _WHERE.match(line) or _FRAME.match(line)) is not None:
             for name in pending:  # the location line after the E lines names the file
-                _keep(stale, dataclasses.replace(name, where=where.group(1)))
-            pending, last_where = [], where.group(1)
-        elif line.startswith(("FAILED ", "ERROR ")):
+                _keep(stale, dataclasses.replace(name, where=place.group(1)))
+            pending, last_where = [], place.group(1)
+            continue
+        if line.startswith(("FAILED ", "ERROR ")):
             failures.append(line)
-        elif row.startswith("E ") and "Error" in line and line[1:].strip() not in raised:
-            raised.append(line[1:].strip())
-            if (m := _NAME_ERROR.search(line)) is not None:
-                pending.append(StaleName(m.group(1), where=last_where, hint=m.group(2) or ""))
-            elif (m := _IMPORT_ERROR.search(line)) is not None:
-                _keep(stale, StaleName(m.group(1), m.group(2), hint=m.group(3) or ""))
         elif (found := _SUMMARY.fullmatch(line)) is not None:
             summary = found.group(0).strip("= ")
+        elif row.startswith("E ") and "Error" in line and line[1:].strip() not in raised:
+            raised.append(line[1:].strip())
+        gone = _stale_in(line, "" if line.startswith(("FAILED ", "ERROR ")) else last_where)
+        if gone is not None and row.startswith("E ") and not gone.module:
+            pending.append(gone)
+        elif gone is not None:
+            _keep(stale, gone)
     for name in pending:  # no location line came: the one before the E line
         _keep(stale, name)
     counts = {word.rstrip("s"): int(n) for n, word in _COUNT.findall(summary)}

@@ -3,9 +3,10 @@
 ``NameError: name 'old' is not defined`` or ``ImportError: cannot import name 'old'
 from 'pkg.mod'``. The new name is Python's hint (``Did you mean: 'new'?``), else the
 top-level name of the *home* module (``pkg/mod.py``; for a NameError, the file it was
-raised in) closest to ``old`` (those containing it first). The stale uses are renamed
-with the rules brain's rename (:func:`op_rename.rename`: identifiers only) in the home
-module and in the files that import ``old`` or that the output names. With the
+raised in, found by its name when pytest gave an absolute path) closest to ``old``
+(those containing it first). The stale uses are renamed with the rules brain's rename
+(:func:`op_rename.rename`: identifiers only) in the home module and in the files that
+import ``old`` or that the output names. With the
 read-only tools it looks first: as for ``rename old to new`` (:func:`look_first`:
 search, read the hits), and lists the repo's files named like the home module
 (``list_files`` with the glob ``**/pkg/mod{.py,/__init__.py}``).
@@ -37,28 +38,27 @@ from spark_cli.engine.brains.rules.op_rename import rename
 from spark_cli.engine.brains.rules.results import CannotHelp, OpResult
 
 
-def _module_paths(stale: StaleName) -> tuple[str, ...]:
+def _home(stale: StaleName, paths: list[str] | tuple[str, ...]) -> str | None:
+    """Which of ``paths`` is the home module (the longest match of an absolute path)."""
     if stale.module:
         stem = stale.module.replace(".", "/")
-        return f"{stem}.py", f"{stem}/__init__.py"
-    return (clean_path(stale.where),) if stale.where else ()
-
-
-def _home(stale: StaleName, paths: list[str] | tuple[str, ...]) -> str | None:
-    for wanted in _module_paths(stale):
-        for path in paths:
-            if path == wanted or (stale.module and path.endswith("/" + wanted)):
-                return path
-    return None
+        wanted = (f"{stem}.py", f"{stem}/__init__.py")
+        return next((p for w in wanted for p in paths if p == w or p.endswith("/" + w)), None)
+    where = stale.where
+    found = [p for p in paths if p == where or (where.startswith("/") and where.endswith("/" + p))]
+    return max(found, key=len) if where and found else None
 
 
 def _home_calls(stale: StaleName, files: dict[str, str], seen: Lookups) -> list[BrainCall]:
-    if _home(stale, list(files)) is not None or not _module_paths(stale):
+    """Read a relative ``where``; else list the files named like the home module, then read
+    the one that is."""
+    if _home(stale, list(files)) is not None or not (stale.module or stale.where):
         return []
-    if not stale.module:
-        path = _module_paths(stale)[0]
+    if not stale.module and not stale.where.startswith("/"):
+        path = clean_path(stale.where)
         return [] if seen.asked_to_read(path) else [call(READ_FILE, path=path)]
-    glob = f"**/{stale.module.replace('.', '/')}{{.py,/__init__.py}}"
+    glob = (f"**/{stale.module.replace('.', '/')}{{.py,/__init__.py}}" if stale.module
+            else f"**/{stale.where.rsplit('/', 1)[-1]}")
     if not any(c.name == LIST_FILES and c.arguments.get("glob") == glob for c in seen.calls):
         return [call(LIST_FILES, glob=glob)]
     found = [_home(stale, listing.paths) for _, listing in seen.listings()]

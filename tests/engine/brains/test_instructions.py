@@ -47,6 +47,7 @@ from spark_cli.engine.brains.rules.instruction_parser import (
     ("run pytest -q tests/test_cart.py.", Instruction("run", what="pytest -q tests/test_cart.py")),
     ("Run the tests, then fix anything that fails.", Instruction("fix_tests")),
     ("fix the failing tests", Instruction("fix_tests")),
+    ("run through cart.py and explain it", Instruction("explain")),
 ])
 def test_recognised(text: str, expected: Instruction) -> None:
     assert parse_instruction(text) == expected

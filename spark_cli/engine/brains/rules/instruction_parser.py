@@ -91,6 +91,9 @@ def _re(name: str) -> re.Pattern[str]:
     return re.compile(source, flags)
 
 
+_NOT_COMMANDS = frozenset({"the", "a", "an", "it", "this", "that", "these", "all", "my", "through",
+                           "over", "across", "into", "on", "in", "to", "each", "every", "again"})
+"""Words that start English after ``run``, not a command (``run through the code``)."""
 _NOT_NAMES = frozenset({"the", "a", "an", "all", "this", "that", "it", "function", "method",
                         "class", "unused", "every"})
 
@@ -176,7 +179,7 @@ def _run(text: str) -> Instruction | None:
     if _re("run_tests").fullmatch(line):
         return Instruction("run_tests")
     m = _re("run").fullmatch(line)
-    if m and (m.group(1)[0] == "`" or not m.group(1).lower().startswith(("the ", "a "))):
+    if m and (m.group(1)[0] == "`" or m.group(1).split()[0].lower() not in _NOT_COMMANDS):
         return Instruction("run", what=m.group(1).strip("`").strip())
     return None
 

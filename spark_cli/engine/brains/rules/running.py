@@ -61,9 +61,10 @@ def runs_of(request: BrainRequest) -> list[Lookup]:
     return [c for c in lookups(request).calls if c.name == RUN_COMMAND and c.output is not None]
 
 
-def _quoted(lines: list[str]) -> list[str]:
-    fence = "````" if any("```" in line for line in lines) else "```"
-    return [fence + "\n", *(line + "\n" for line in lines), fence + "\n"]
+def _quoted(lines: list[str] | tuple[str, ...]) -> list[str]:
+    """Output lines behind a gutter: an edit marker or a fence in them is never read as the
+    brain's own (the client applies the edits an answer holds)."""
+    return ["```\n", *(f"│ {line}\n" for line in lines), "```\n"]
 
 
 def report(command: str, output: str, *, tests: bool, lead: str = "") -> list[str]:
@@ -90,7 +91,7 @@ def _report(command: str, result: CommandResult, *, tests: bool) -> list[str]:
             else plural(count, "error") + " stopped the tests"
         lines = [f"{what}: {run.summary}.\n"]
         lines += [f"- {line}\n" for line in run.failures[:_SHOWN]]
-        lines += [f"  {line}\n" for line in run.raised[:3]]
+        lines += _quoted(run.raised[:3]) if run.raised else []
         return lines
     if run.summary:
         return [f"The tests pass: {run.summary}.\n"]

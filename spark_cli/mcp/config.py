@@ -105,7 +105,8 @@ def _server(name: str, table: object, where: str) -> McpServerConfig:
     if wrong:
         raise McpConfigError(f"{where}: [mcp_servers.{name}]: '{wrong[0]}' does not go with "
                              f"'{'command' if 'command' in table else 'url'}'")
-    values = {k: tuple(v) if isinstance(v, list) else v for k, v in table.items()}
+    values: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v
+                              for k, v in table.items()}
     return McpServerConfig(name, where, **values)
 
 

@@ -150,11 +150,14 @@ class McpHub:
     async def call(self, name: str, arguments: str) -> ToolResult:
         """Call the tool declared as ``name`` with the model's JSON ``arguments``."""
         found = self._lookup(name)
-        starting = [link for link in self._links.values() if link.state == "starting"
-                    and name.startswith(wire_name(link.config.name, ""))]
-        if found is None and starting:  # named before its server listed it: wait for it
-            await starting[0].wait_ready()
+        owners = sorted((link for link in self._links.values()
+                         if name.startswith(wire_name(link.config.name, ""))),
+                        key=lambda link: -len(link.config.name))
+        if found is None and owners and owners[0].state == "starting":
+            await owners[0].wait_ready()  # named before its server listed it: wait for it
             found = self._lookup(name)
+        if found is None and owners and owners[0].state != "ready":
+            return await owners[0].call(name, {})  # the server's state, as an error result
         if found is None:
             return failure(f"no MCP tool {name} (see /mcp)")
         link, tool = found

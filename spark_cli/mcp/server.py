@@ -57,12 +57,14 @@ class ServerLink:
         self.note = "" if config.enabled else "disabled (enabled = false)"
         self.live: list[dict[str, Any]] | None = None
         self.restarts = 0
+        self.closed = False
         self._cached: list[dict[str, Any]] | None = None
         self._key: str | None = None
         self._task: asyncio.Task[None] | None = None
         self._ready = asyncio.Event()
         self._stop = asyncio.Event()
         self._client: Any = None
+        self._scope: Any = None
 
     def __repr__(self) -> str:
         return f"ServerLink({self.config.name!r}, {self.state})"
@@ -83,8 +85,8 @@ class ServerLink:
         """Start the server in the background (nothing to wait for here); a crashed one
         starts anew once its old connection is closed."""
         previous = self._task
-        if not self.config.enabled or (previous is not None and not previous.done()
-                                       and self.state != "crashed"):
+        busy = previous is not None and not previous.done() and self.state != "crashed"
+        if not self.config.enabled or self.closed or busy:
             return
         self.state, self.note, self.live, self._client = "starting", "", None, None
         self._ready, self._stop = asyncio.Event(), asyncio.Event()
@@ -105,7 +107,7 @@ class ServerLink:
             stack.push_async_callback(client.aclose)  # closed with the connection
             return sdk["http_client"](c.url, http_client=client)
         self.cache.mkdir(parents=True, exist_ok=True)
-        log = stack.enter_context(open(self.cache / f"{c.name}.log", "w", encoding="utf-8"))
+        log = stack.enter_context((self.cache / f"{c.name}.log").open("w", encoding="utf-8"))
         cwd = self.root / c.cwd if c.cwd else self.root
         params = sdk["Params"](command=c.command, args=list(c.args), env=dict(c.env), cwd=cwd)
         return sdk["stdio_client"](params, errlog=log)
@@ -118,6 +120,7 @@ class ServerLink:
                 await asyncio.wait([previous])
             sdk = await asyncio.to_thread(_import_sdk)
             with sdk["anyio"].CancelScope() as scope:
+                self._scope = scope
                 timer = asyncio.get_running_loop().call_later(c.startup_timeout_s, scope.cancel)
                 async with contextlib.AsyncExitStack() as stack:
                     client = await stack.enter_async_context(
@@ -128,7 +131,7 @@ class ServerLink:
                     ready.set()
                     await asyncio.to_thread(save_tools, self.cache, c, self.key, self.live)
                     await stop.wait()
-            if scope.cancelled_caught and not started:
+            if scope.cancelled_caught and not started and not stop.is_set():
                 self._fail(f"did not start within {c.startup_timeout_s:g} s (startup_timeout_s)")
         except Exception as exc:  # any failure of a server is a note, never the session's
             if not started:
@@ -166,7 +169,7 @@ class ServerLink:
         """Until a starting server is ready or has failed (``startup_timeout_s`` at most)."""
         if self._task is None:
             self.start()
-        if self.state == "starting":
+        if self.state == "starting" and not self.closed:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._ready.wait(), self.config.startup_timeout_s + 1)
 
@@ -190,6 +193,8 @@ class ServerLink:
             if code == REQUEST_TIMEOUT:
                 return failure(f"{tool} gave no answer within {c.tool_timeout_s:g} s "
                                "(tool_timeout_s)")
+            if self._stop.is_set():
+                return failure(f"MCP server {c.name} was stopped during the call")
             if code == CONNECTION_CLOSED or self._task is None or self._task.done():
                 self.state, self.note, self._client = "crashed", "the server exited", None
                 self._stop.set()
@@ -200,16 +205,13 @@ class ServerLink:
 
     async def stop(self) -> None:
         """Stop the server and wait until its process is gone."""
-        task, self._task = self._task, None
+        task, self.closed = self._task, True
         self._stop.set()
-        if task is None:
-            return
-        try:
-            await asyncio.wait_for(asyncio.shield(task), STOP_WAIT_S)
-        except TimeoutError:
+        if self.state == "starting" and self._scope is not None:
+            self._scope.cancel()  # a handshake in progress: the SDK still stops the process
+        if task is not None and not (await asyncio.wait([task], timeout=STOP_WAIT_S))[0]:
             task.cancel()
-            with contextlib.suppress(BaseException):
-                await task
+            await asyncio.wait([task])
         if self.state != "failed":
             self.state = "stopped" if self.config.enabled else "off"
 

@@ -83,7 +83,7 @@ class McpServerConfig:
         return f"{self.name}: {what}" + "".join(f"; {e}" for e in extra if e)
 
 
-def _server(name: str, table: object, where: str) -> McpServerConfig:
+def _server(name: str, table: object, where: str, source: str) -> McpServerConfig:
     if not _NAME.fullmatch(name):
         raise McpConfigError(f"{where}: [mcp_servers.{name}]: a server name is 1-32 letters, "
                              "digits, '_' or '-'")
@@ -107,7 +107,7 @@ def _server(name: str, table: object, where: str) -> McpServerConfig:
                              f"'{'command' if 'command' in table else 'url'}'")
     values: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v
                               for k, v in table.items()}
-    return McpServerConfig(name, where, **values)
+    return McpServerConfig(name, source, **values)
 
 
 def read_servers(files: Sequence[tuple[str, Path]]) -> tuple[McpServerConfig, ...]:
@@ -130,7 +130,7 @@ def read_servers(files: Sequence[tuple[str, Path]]) -> tuple[McpServerConfig, ..
         if not isinstance(tables, dict):
             raise McpConfigError(f"{path}: 'mcp_servers' must be a table of [mcp_servers.NAME]")
         for name, table in tables.items():
-            found[name] = _server(name, table, f"{label} {path}")
+            found[name] = _server(name, table, str(path), f"{label} {path}")
     return tuple(found.values())
 
 

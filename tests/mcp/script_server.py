@@ -1,8 +1,9 @@
 """A tiny MCP server for the hub's failure tests, on the SDK's MCPServer (stdio).
 
-``--slow S`` sleeps before serving (a server slow to start). Its tools: ``echo``,
-``env_value`` (a variable of its environment), ``exit_now`` (the process exits
-mid-call), ``hang`` (never answers).
+``--slow S`` sleeps before serving (a server slow to start); ``--http PORT`` serves
+streamable HTTP on 127.0.0.1 instead of stdio. Its tools: ``echo``, ``env_value`` (a
+variable of its environment), ``header`` (a header of the HTTP request), ``exit_now``
+(the process exits mid-call), ``hang`` (never answers).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import os
 import sys
 import time
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 
 if "--slow" in sys.argv:
     time.sleep(float(sys.argv[sys.argv.index("--slow") + 1]))
@@ -32,6 +33,12 @@ def env_value(name: str) -> str:
 
 
 @app.tool()
+def header(name: str, ctx: Context) -> str:
+    """A header of the HTTP request that made this call."""
+    return (ctx.headers or {}).get(name.lower(), "(none)")
+
+
+@app.tool()
 def exit_now() -> str:
     """Exit the server process at once."""
     os._exit(3)
@@ -45,4 +52,8 @@ def hang() -> str:
 
 
 if __name__ == "__main__":
-    app.run()
+    if "--http" in sys.argv:
+        port = int(sys.argv[sys.argv.index("--http") + 1])
+        app.run("streamable-http", host="127.0.0.1", port=port)
+    else:
+        app.run()

@@ -80,3 +80,19 @@ async def test_env_values_never_reach_results_status_or_repr(
     shown = "\n".join([*hub.status_lines(), repr(hub), repr(hub.status()),
                        repr(hub.specs()), result.summary])
     assert secret not in shown and "SERVER_TOKEN" in shown
+
+
+async def test_status_lists_servers_states_tools_and_notes(
+        make_hub: Callable[..., McpHub]) -> None:
+    hub = make_hub(time_server(), McpServerConfig("off", "user file x", command="never-run",
+                                                  enabled=False))
+    hub.start()
+    assert (await hub.call(TIME, '{"timezone": "UTC"}')).ok
+    lines = hub.status_lines()
+    assert lines[0].startswith("time: ready (stdio ") and lines[0].endswith("; test)")
+    assert lines[1] == "  tools: get_current_time, convert_time"
+    assert lines[2:] == ["off: off (stdio never-run; disabled; user file x)", "  tools: (none yet)",
+                         "  note: disabled (enabled = false)"]
+    assert hub.specs().notes == (), "a disabled server is no note in requests"
+    assert "mcp__off__" not in " ".join(t.name for t in hub.specs().tools)
+    assert McpHub([], Path(".")).status_lines() == ["no MCP servers configured (docs/mcp.md)"]

@@ -185,12 +185,9 @@ class ServerLink:
             answer = await asyncio.wait_for(
                 client.call_tool(tool, arguments, read_timeout_seconds=c.tool_timeout_s),
                 c.tool_timeout_s + 2)
-        except TimeoutError:
-            return failure(f"{tool} gave no answer within {c.tool_timeout_s:g} s "
-                           "(tool_timeout_s)")
         except Exception as exc:  # the SDK's MCPError, a broken pipe, a bad answer
             code = getattr(exc, "code", None)
-            if code == REQUEST_TIMEOUT:
+            if isinstance(exc, TimeoutError) or code == REQUEST_TIMEOUT:
                 return failure(f"{tool} gave no answer within {c.tool_timeout_s:g} s "
                                "(tool_timeout_s)")
             if self._stop.is_set():

@@ -1,4 +1,4 @@
-"""A tiny MCP server for the hub's failure tests, on the SDK's MCPServer (stdio).
+"""A tiny MCP server for the hub's tests, on the SDK's MCPServer (FastMCP, renamed in mcp 2).
 
 ``--slow S`` sleeps before serving (a server slow to start); ``--http PORT`` serves
 streamable HTTP on 127.0.0.1 instead of stdio. Its tools: ``echo``, ``env_value`` (a

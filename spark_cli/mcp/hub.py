@@ -140,22 +140,33 @@ class McpHub:
     def server_of(self, name: str) -> str | None:
         """The server a declared tool name belongs to (for events and labels)."""
         found = self._lookup(name)
-        return found[0].config.name if found else None
+        owners = self._owners(name)
+        return found[0].config.name if found else owners[0].config.name if owners else None
 
     def allowed(self, name: str) -> bool:
         """Whether the call runs without asking: the tool is in its ``allowed_tools``."""
         found = self._lookup(name)
         return found is not None and found[1] in found[0].config.allowed_tools
 
+    def _owners(self, name: str) -> list[ServerLink]:
+        return sorted((link for link in self._links.values()
+                       if name.startswith(wire_name(link.config.name, ""))),
+                      key=lambda link: -len(link.config.name))
+
+    async def wait_for(self, name: str) -> tuple[ServerLink, str] | None:
+        """The server and tool behind ``name``; a name called before its server listed its
+        tools waits for that server (up to its ``startup_timeout_s``)."""
+        found = self._lookup(name)
+        owners = self._owners(name)
+        if found is None and owners and owners[0].state == "starting":
+            await owners[0].wait_ready()
+            found = self._lookup(name)
+        return found
+
     async def call(self, name: str, arguments: str) -> ToolResult:
         """Call the tool declared as ``name`` with the model's JSON ``arguments``."""
-        found = self._lookup(name)
-        owners = sorted((link for link in self._links.values()
-                         if name.startswith(wire_name(link.config.name, ""))),
-                        key=lambda link: -len(link.config.name))
-        if found is None and owners and owners[0].state == "starting":
-            await owners[0].wait_ready()  # named before its server listed it: wait for it
-            found = self._lookup(name)
+        found = await self.wait_for(name)
+        owners = self._owners(name)
         if found is None and owners and owners[0].state != "ready":
             return await owners[0].call(name, {})  # the server's state, as an error result
         if found is None:

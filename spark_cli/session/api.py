@@ -84,6 +84,17 @@ class SessionApi(Protocol):
     def configure(self, settings: Settings) -> None:
         """Use ``settings`` from the next turn on; the conversation carries over."""
 
+    def start_servers(self) -> None:
+        """Start the configured MCP servers in the background (call once the first request
+        left, or the prompt showed: never on the way there)."""
+
+    async def close_servers(self) -> None:
+        """Stop the MCP servers: no process is left behind."""
+
+    def servers_status(self) -> list[str]:
+        """``/mcp``: each MCP server, its state, its tools and notes."""
+        ...
+
     def set_approver(self, approver: Approver) -> None:
         """Ask ``approver`` before a command or an MCP tool runs that the policy does not
         let run by itself (the default refuses them all: a front end that cannot ask)."""

@@ -16,6 +16,7 @@ import asyncio
 import os
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
+from typing import TypeVar
 
 from spark_cli.checks.changes import changed, stamp
 from spark_cli.checks.command_run import DECLINED, OFF, CommandRun, format_run
@@ -37,8 +38,25 @@ from spark_cli.tools.defs import (
 )
 from spark_cli.tools.model import ToolFailure
 
+T = TypeVar("T")
 OUTPUT_BUDGET = 30_000
 """Characters of output the model gets at most (head and tail kept)."""
+
+
+async def until_stopped(work: Awaitable[T], stop: asyncio.Event) -> T | None:
+    """``work``'s result; None when ``stop`` was set first (Esc: the work is cancelled) or
+    the work failed."""
+    doing = asyncio.ensure_future(work)
+    stopping = asyncio.ensure_future(stop.wait())
+    try:
+        await asyncio.wait((doing, stopping), return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        stopping.cancel()
+        if not doing.done():
+            doing.cancel()
+    if doing.cancelled() or not doing.done() or doing.exception() is not None:
+        return None
+    return doing.result()
 
 
 class CommandCalls:
@@ -81,7 +99,7 @@ class CommandCalls:
             note = "" if sandbox is not None else f"not sandboxed: {fix}"
             request = ApprovalRequest(call.call_id, "command", shown, str(self.root),
                                       sandbox is not None, note, not is_compound(command))
-            decision = await self._ask(request)
+            decision = await until_stopped(self.approver(request), self.stop)
             if decision in ("refuse", "stop", None):
                 if decision == "stop":
                     await self.stop_turn()
@@ -97,20 +115,6 @@ class CommandCalls:
             return False
         return (allowed_by(command, self.settings.allowed_commands)
                 or command in remembered(self.root, "command"))
-
-    async def _ask(self, request: ApprovalRequest) -> str | None:
-        """The user's answer; None when the turn was interrupted while it waited."""
-        asking = asyncio.ensure_future(self.approver(request))
-        stopping = asyncio.ensure_future(self.stop.wait())
-        try:
-            await asyncio.wait((asking, stopping), return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            stopping.cancel()
-            if not asking.done():
-                asking.cancel()
-        if asking.cancelled() or not asking.done() or asking.exception() is not None:
-            return None
-        return asking.result()
 
     async def _execute(self, call: ToolCall, command: str, shown: str, timeout: float,
                        sandbox: Sandbox | None) -> AsyncIterator[CommandStarted | CommandOutput |

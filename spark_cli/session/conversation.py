@@ -24,6 +24,7 @@ session, which the tools may read even where ``.gitignore`` hides them.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -41,6 +42,7 @@ from spark_cli.session.context.report import ContextReport
 from spark_cli.session.events import SessionEvent, TurnFailed
 from spark_cli.session.lazy_applier import LazyApplier
 from spark_cli.session.marks import TurnMarks
+from spark_cli.session.servers import McpServers
 from spark_cli.session.steers import SteerLog
 from spark_cli.session.turn import TurnRun
 from spark_cli.session.window_learning import learn
@@ -71,6 +73,8 @@ class Session:
         self.readable: list[str] = []
         """Files the user named or added in this session: the tools may read them even where
         ``.gitignore`` hides them."""
+        self.servers = McpServers(self.root, lambda: self.settings)
+        """The MCP servers the config names; their tools join the requests."""
         self.approver: Approver = refuse_all
         """Asked before an action the policy does not let run by itself (``set_approver``)."""
         self._run_tool = run_tool  # None: ``spark_cli.tools.run_tool``, imported when needed
@@ -207,8 +211,13 @@ class Session:
         if self._feedback:
             notes = "".join(f"- {note}\n" for note in self._feedback)
             asked = f"{FEEDBACK_HEAD}{notes}\n{instruction}"
-        return build_request(self.settings, self.root, files, asked,
-                             history=tuple(self.history), already_sent=self._sent)
+        built = build_request(self.settings, self.root, files, asked,
+                              history=tuple(self.history), already_sent=self._sent,
+                              extra_tools=self.servers.specs())
+        if self.servers.notes:  # an MCP server not ready (and not cached) is left out
+            built = replace(built, context=replace(
+                built.context, notes=(*built.context.notes, *self.servers.notes)))
+        return built
 
     def _take_prepared(self, instruction: str, files: Sequence[str]) -> BuiltRequest:
         prepared, self._prepared = self._prepared, None
@@ -271,14 +280,26 @@ class Session:
             from spark_cli.session.tool_loop import ToolLoop
 
             commands = CommandCalls(self.root, self.settings, self.approver, self.interrupt)
+            mcp = self.servers.calls(self.approver, commands.stop, self.interrupt)
             tools = ToolLoop(self.root, self._runner(), readable=self.readable,
                              limit=self.settings.max_tool_calls, used=built.pieces,
-                             cap=self._pieces_cap(), warm=self._own_tools, commands=commands)
+                             cap=self._pieces_cap(), warm=self._own_tools, commands=commands,
+                             mcp=mcp,
+                             specs=self.servers.follow_up(built.request) if mcp else None)
         run = self._run = TurnRun(built.request, applier, self._steers, self._feedback,
                                   provider=self.settings.provider, stopped=self._stopped,
                                   tools=tools)
         self.marks = run.marks
         return run
+
+    def start_servers(self) -> None:
+        self.servers.start()
+
+    async def close_servers(self) -> None:
+        await self.servers.aclose()
+
+    def servers_status(self) -> list[str]:
+        return self.servers.status_lines()
 
     def _pieces_cap(self) -> int:
         """What a request may hold in spark's own tokens (the tool loop counts in them): the

@@ -92,6 +92,8 @@ class ToolCallStarted:
     """The JSON text the model wrote (it may be invalid: the call then fails)."""
     label: str
     """The call in a few words: ``search TAX_RATE``, ``read src/shop/pricing.py 1–40``."""
+    server: str | None = None
+    """The MCP server whose tool this is (``mcp__SERVER__TOOL``); None for spark's own."""
 
 
 @record
@@ -114,6 +116,8 @@ class ToolCallFinished:
     line: str
     """The call and its result in one line for a person: ``search TAX_RATE → 3 hits``,
     ``read src/shop/pricing.py 1–40 of 120``."""
+    server: str | None = None
+    """The MCP server whose tool this is; None for spark's own tools."""
 
 
 CommandEnd = Literal["exit", "timeout", "stopped", "declined", "refused"]

@@ -30,7 +30,7 @@ def call_label(name: str, arguments: str) -> str:
         args = None
     if not isinstance(args, dict):
         return _short(f"{name} {arguments}", MAX_LABEL)
-    verb = _VERBS.get(name, name)
+    verb = name[5:].replace("__", " ", 1) if name.startswith("mcp__") else _VERBS.get(name, name)
     words: list[str] = []
     if name == "search":
         words.append(str(args.get("pattern", "")))

@@ -50,11 +50,13 @@ import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 
+from spark_cli.mcp.schema import PREFIX
 from spark_cli.protocol.channel import (
     ConversationItem,
     Message,
     ToolCall,
     ToolOutput,
+    ToolSpec,
     TurnRequest,
 )
 from spark_cli.record import record
@@ -67,6 +69,7 @@ from spark_cli.session.events import (
     ToolCallStarted,
     ToolLoopStopped,
 )
+from spark_cli.session.mcp_calls import McpCalls
 from spark_cli.session.tool_access import RunTool, ToolResultLike
 from spark_cli.session.tool_labels import call_label, call_line
 from spark_cli.tools.defs import RUN_COMMAND
@@ -97,11 +100,16 @@ class ToolLoop:
 
     def __init__(self, root: Path, runner: RunTool, *, readable: Sequence[str], limit: int,
                  used: int, cap: int, warm: bool = True,
-                 commands: CommandCalls | None = None) -> None:
+                 commands: CommandCalls | None = None, mcp: McpCalls | None = None,
+                 specs: Callable[[], tuple[ToolSpec, ...]] | None = None) -> None:
         self.root = root
         self.runner = runner
         self.commands = commands
         """Runs ``run_command`` calls (None: a stray one is an unknown tool)."""
+        self.mcp = mcp
+        """Runs ``mcp__SERVER__TOOL`` calls (None: no MCP server is configured)."""
+        self.specs = specs
+        """The tools to declare now (an MCP server that came up joins the next request)."""
         self.readable = tuple(readable)
         self.limit = limit
         self.items: list[ConversationItem] = []
@@ -167,9 +175,11 @@ class ToolLoop:
                 yield dataclasses.replace(finished, output=text)
                 continue
             label = call_label(call.name, call.arguments)
-            yield ToolCallStarted(call.call_id, call.name, call.arguments, label)
+            mcp = self.mcp if call.name.startswith(PREFIX) else None
+            server = mcp.hub.server_of(call.name) if mcp is not None else None
+            yield ToolCallStarted(call.call_id, call.name, call.arguments, label, server)
             began = time.perf_counter()
-            result = await self._run(call)
+            result = await (mcp.run(call) if mcp is not None else self._run(call))
             ms = (time.perf_counter() - began) * 1000
             self.count += 1
             if result is None or self.cancel.is_set():  # what a cancelled tool said is partial
@@ -178,7 +188,7 @@ class ToolLoop:
                 ok, summary, text = result.ok, result.summary, result.output
             text = self._answer(call, text, first_output)
             yield ToolCallFinished(call.call_id, call.name, call.arguments, label, ok, summary,
-                                   text, ms, call_line(label, summary))
+                                   text, ms, call_line(label, summary), server)
         if not_run:
             yield ToolLoopStopped(STOPPED.format(limit=self.limit), self.count, not_run)
 
@@ -203,7 +213,8 @@ class ToolLoop:
 
     def follow_up(self, first: TurnRequest) -> TurnRequest:
         """The next request: the turn's first request extended by what the turn added."""
-        return dataclasses.replace(first, messages=(*first.messages, *self.items))
+        tools = self.specs() if self.specs is not None else first.tools
+        return dataclasses.replace(first, messages=(*first.messages, *self.items), tools=tools)
 
     def prime(self) -> None:
         """Warm the tools in the worker thread (once per repo and process); the model is

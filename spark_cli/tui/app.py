@@ -171,6 +171,7 @@ class SparkApp(App[int]):
             self.resume_conversation()
         self.commands.mark_start()
         self.spawn(self.link.ensure())
+        self.session.start_servers()  # MCP servers, after the prompt showed
         self.deep.open(self.setup.deep_settings, self.setup.load_deep)
 
     def _busy(self) -> bool:
@@ -417,6 +418,7 @@ class SparkApp(App[int]):
 
     async def on_unmount(self) -> None:
         await self.interaction.aclose()
+        await self.session.close_servers()
         await self.deep.aclose()
         for task in list(self.background):
             task.cancel()

@@ -45,6 +45,7 @@ CATALOG: tuple[CommandInfo, ...] = (
     CommandInfo("files", "", "list the files every turn sends"),
     CommandInfo("diff", "", "what spark changed in this session"),
     CommandInfo("call", "[N]", "what tool call N gave the model (Ctrl+O: the last)"),
+    CommandInfo("mcp", "", "the MCP servers: state, tools, notes"),
     CommandInfo("undo", "[--force]", "undo the last batch of edits (Ctrl+Z)"),
     CommandInfo("test", "[ARGS]", "run the tests (Esc stops them)"),
     CommandInfo("fix", "", "send the last test failure to the model"),
@@ -125,6 +126,7 @@ class Commands:
             "model": self._model, "provider": self._provider, "deep": self._deep_for(deep),
             "clear": self._clear, "resume": self._resume, "help": self._help,
             "call": calls.command, "copy": self._copy, "quit": self._quit, "exit": self._quit,
+            "mcp": self._mcp,
         }
 
     def mark_start(self) -> None:
@@ -261,6 +263,10 @@ class Commands:
             parts = ", ".join(f"{name} {tokens:,}" for name, tokens in report.parts.items()
                               if tokens)
             self.out.note(f"last request: {report.used:,} of {report.budget:,} tokens ({parts})")
+
+    async def _mcp(self, args: list[str]) -> None:
+        for line in self.session.servers_status():
+            self.out.note(line, "dim" if line.startswith("  ") else "")
 
     @staticmethod
     def _deep_for(deep: DeepController) -> Handler:

@@ -116,7 +116,7 @@ def test_tool_calls_are_lines_with_their_ids_and_times():
             r.event(event)
     started, finished, stopped = (json.loads(line) for line in out.getvalue().splitlines())
     assert started == {"type": "tool_call_started", "call_id": "call_1", "name": "search",
-                       "arguments": '{"pattern": "TAX"}', "label": "search TAX"}
+                       "arguments": '{"pattern": "TAX"}', "label": "search TAX", "server": None}
     assert finished["type"] == "tool_call_finished" and finished["call_id"] == "call_1"
     assert (finished["ok"], finished["summary"], finished["ms"]) == (True, "3 hits", 0.4)
     assert stopped["type"] == "tool_loop_stopped" and stopped["not_run"] == 2

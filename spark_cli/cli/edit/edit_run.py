@@ -136,6 +136,7 @@ async def _turn(session: SessionApi, settings: Settings, files: Sequence[str], i
         return await _run_turn(session, settings, files, instruction, renderer, result, ahead,
                                ctrl_c)
     finally:
+        await session.close_servers()  # no MCP server outlives the run (Ctrl-C, SIGTERM too)
         if installed:
             ctrl_c.remove()
 
@@ -207,10 +208,11 @@ async def _stream(session: SessionApi, instruction: str, files: Sequence[str],
             if type(event) is ProseDelta:  # the hot path first: one identity check per delta
                 prose(event.text)
                 continue
-            if type(event) is RequestSent and timer is not None \
-                    and session.marks.first_output_at is None:  # not a tool follow-up's
-                timer.tokens = session.context_tokens
-                timer.start(event.at)
+            if type(event) is RequestSent:
+                session.start_servers()  # MCP servers start once the request has left
+                if timer is not None and session.marks.first_output_at is None:
+                    timer.tokens = session.context_tokens  # not a tool follow-up's
+                    timer.start(event.at)
             _event(event, renderer, result)
     finally:
         if timer is not None:

@@ -83,14 +83,15 @@ quarter of the window's room, so a small window keeps its recent outputs)."""
 def build_request(settings: Settings, root: Path, files: Sequence[str], instruction: str, *,
                   history: Sequence[ConversationItem] = (),
                   already_sent: Mapping[str, str] | None = None,
-                  map_tokens: int | None = None) -> BuiltRequest:
+                  map_tokens: int | None = None,
+                  extra_tools: tuple[ToolSpec, ...] = ()) -> BuiltRequest:
     """The whole request for one turn, checked against the budget.
 
     ``files`` are the files the user chose (``spark edit FILE...``, ``/add``);
     ``history`` is the conversation so far; ``already_sent`` maps paths to the
     sha256 of the content the model already has (those files are not re-sent
     unless they changed). ``map_tokens`` overrides the repo map's budget
-    (0: no map).
+    (0: no map). ``extra_tools``: declared after spark's own (an MCP server's).
     """
     targets: list[TargetFile] = []
     for raw in files:
@@ -99,7 +100,7 @@ def build_request(settings: Settings, root: Path, files: Sequence[str], instruct
             targets.append(target)
     agents = read_agents_md(root)
     instructions = _instructions(settings, agents, Path(root))
-    tools = _tools(settings)
+    tools = (*_tools(settings), *extra_tools) if settings.tools else ()
     tools_tokens = _specs_tokens(tools)
     history = tuple(history)
     history_tokens = items_tokens(history)

@@ -9,17 +9,12 @@ import os
 import socket
 import subprocess
 import sys
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
 
 import pytest
-from websockets.sync.server import serve
 
 from spark_cli.checks.sandbox import Sandbox, find_sandbox
+from tests.cli.edit.openai_script import Model, chat_model, responses_model
 
 KEY = "sk-spark-test-0123456789abcdef"
 TESTS = "def test_one():\n    assert 1 + 1 == 2\n"
@@ -30,118 +25,6 @@ def _needs_sandbox() -> None:
         if os.environ.get("CI"):
             pytest.fail("no working bubblewrap in CI: .ci/run installs it")
         pytest.skip(f"no sandbox here: {find_sandbox()}")
-
-
-class Model:
-    """The scripted model: the first request of a turn calls run_command with each of
-    ``commands``; once the outputs are back it answers with them (``outputs``)."""
-
-    def __init__(self, *commands: dict[str, Any]) -> None:
-        self.commands = commands
-        self.requests: list[dict[str, Any]] = []
-        self.outputs: list[str] = []
-
-
-def _chat_chunks(model: Model, body: dict[str, Any]) -> list[dict[str, Any]]:
-    outputs = [m["content"] for m in body["messages"] if m.get("role") == "tool"]
-    if outputs:
-        model.outputs = outputs
-        return [{"delta": {"content": "Ran it."}, "finish_reason": None},
-                {"delta": {}, "finish_reason": "stop"}]
-    chunks: list[dict[str, Any]] = []
-    for index, arguments in enumerate(model.commands):
-        text = json.dumps(arguments)
-        chunks.append({"delta": {"tool_calls": [{"index": index, "id": f"call_{index}",
-                                                 "type": "function", "function": {
-                                                     "name": "run_command",
-                                                     "arguments": text[:7]}}]},
-                       "finish_reason": None})
-        chunks.append({"delta": {"tool_calls": [{"index": index, "function": {
-            "arguments": text[7:]}}]}, "finish_reason": None})
-    chunks.append({"delta": {}, "finish_reason": "tool_calls"})
-    return chunks
-
-
-@contextmanager
-def chat_model(model: Model) -> Iterator[str]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def do_GET(self) -> None:
-            self.send_error(404)
-
-        def do_POST(self) -> None:
-            body = json.loads(self.rfile.read(int(self.headers.get("content-length") or 0)))
-            if not self.path.endswith("/chat/completions"):
-                self.send_error(404)
-                return
-            model.requests.append(body)
-            self.send_response(200)
-            self.send_header("content-type", "text/event-stream")
-            self.send_header("connection", "close")
-            self.end_headers()
-            for chunk in _chat_chunks(model, body):
-                data = {"id": "c1", "object": "chat.completion.chunk", "model": "m",
-                        "choices": [{"index": 0, **chunk}]}
-                self.wfile.write(b"data: " + json.dumps(data).encode() + b"\n\n")
-            self.wfile.write(b"data: [DONE]\n\n")
-            self.close_connection = True
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    httpd.daemon_threads = True
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}/v1"
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-
-
-def _responses_events(model: Model, create: dict[str, Any], n: int) -> Iterator[dict[str, Any]]:
-    rid = f"resp_{n}"
-    yield {"type": "response.created", "response": {"id": rid, "status": "in_progress"}}
-    outputs = [i["output"] for i in create.get("input", [])
-               if isinstance(i, dict) and i.get("type") == "function_call_output"]
-    if outputs:
-        model.outputs = outputs
-        item = {"type": "message", "id": "msg_1", "role": "assistant", "content": []}
-        yield {"type": "response.output_item.added", "output_index": 0, "item": item}
-        yield {"type": "response.output_text.delta", "item_id": "msg_1", "output_index": 0,
-               "content_index": 0, "delta": "Ran it."}
-        yield {"type": "response.output_item.done", "output_index": 0, "item": item}
-    else:
-        for index, arguments in enumerate(model.commands):
-            item = {"type": "function_call", "id": f"fc_{index}", "call_id": f"call_{index}",
-                    "name": "run_command", "arguments": ""}
-            yield {"type": "response.output_item.added", "output_index": index, "item": item}
-            yield {"type": "response.function_call_arguments.delta", "item_id": f"fc_{index}",
-                   "output_index": index, "delta": json.dumps(arguments)}
-            yield {"type": "response.function_call_arguments.done", "item_id": f"fc_{index}",
-                   "output_index": index, "arguments": json.dumps(arguments)}
-            yield {"type": "response.output_item.done", "output_index": index,
-                   "item": {**item, "arguments": json.dumps(arguments)}}
-    yield {"type": "response.completed", "response": {"id": rid, "status": "completed",
-                                                      "usage": {"output_tokens": 5}}}
-
-
-@contextmanager
-def responses_model(model: Model) -> Iterator[str]:
-    def handler(ws: Any) -> None:
-        for raw in ws:
-            create = json.loads(raw)
-            if create.get("type") != "response.create":
-                continue
-            model.requests.append(create)
-            for number, event in enumerate(_responses_events(model, create,
-                                                             len(model.requests))):
-                ws.send(json.dumps({**event, "sequence_number": number}))
-
-    with serve(handler, "127.0.0.1", 0, compression=None) as server:
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        yield f"ws://127.0.0.1:{server.socket.getsockname()[1]}/v1"
 
 
 @pytest.fixture

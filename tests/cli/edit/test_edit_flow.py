@@ -116,6 +116,15 @@ class StandInSession:
     async def steer(self, text: str) -> bool:
         return False
 
+    def start_servers(self) -> None: ...
+
+    async def close_servers(self) -> None: ...
+
+    def servers_status(self) -> list[str]:
+        return []
+
+    def set_approver(self, approver: Any) -> None: ...
+
     async def run_turn(self, instruction: str,
                        files: Sequence[str]) -> AsyncIterator[SessionEvent]:
         applier = Applier(self.root, dry_run=self.dry_run, seen={})

@@ -1,0 +1,102 @@
+"""The session's MCP servers: read from the config when a request first needs them, their
+tools declared in every request (live, else from the last run's cache), started and
+stopped by the front end, listed by ``/mcp``.
+
+Reading the config costs a look for ``mcp_servers`` in the config files; only a repo that
+configures servers imports :mod:`spark_cli.mcp.hub`. The servers start when the front end
+says (after the first request left, or after the prompt showed), never on the way there.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from spark_cli.mcp.schema import PREFIX
+from spark_cli.protocol.channel import ToolSpec, TurnRequest
+from spark_cli.session.approval import Approver
+from spark_cli.session.config.settings import Settings, project_config_path, user_config_path
+
+if TYPE_CHECKING:
+    import asyncio
+
+    from spark_cli.mcp.hub import McpHub
+    from spark_cli.session.mcp_calls import McpCalls
+
+
+
+class McpServers:
+    """The MCP side of one session (see the module doc)."""
+
+    def __init__(self, root: Path, settings: Callable[[], Settings]) -> None:
+        self.root = root
+        self.settings = settings
+        self.notes: tuple[str, ...] = ()
+        """Servers the latest request left out, one line each."""
+        self._hub: McpHub | Literal[False] | None = False  # False: not read yet
+
+    def hub(self) -> McpHub | None:
+        """The configured servers (read once; None when there are none)."""
+        if self._hub is False:
+            self._hub = None
+            settings = self.settings()
+            if settings.tools and any(_names_mcp(path) for path in settings.files):
+                from spark_cli.mcp.hub import McpHub  # deferred: launch -> request without MCP
+
+                files = [("user file", user_config_path(os.environ)),
+                         ("project file", project_config_path(self.root))]
+                self._hub = McpHub.from_files(files, self.root) or None
+        return self._hub
+
+    def specs(self) -> tuple[ToolSpec, ...]:
+        """The MCP tools to declare now (and ``notes`` for the servers left out)."""
+        hub = self.hub()
+        if hub is None:
+            self.notes = ()
+            return ()
+        specs = hub.specs()
+        self.notes = specs.notes
+        return tuple(ToolSpec(d.name, d.description, dict(d.parameters)) for d in specs.tools)
+
+    def follow_up(self, first: TurnRequest) -> Callable[[], tuple[ToolSpec, ...]]:
+        """A follow-up's tools: spark's own as the first request had them, the MCP tools of
+        now (a server that came up meanwhile joins)."""
+        own = tuple(t for t in first.tools if not t.name.startswith(PREFIX))
+        return lambda: (*own, *self.specs())
+
+    def calls(self, approver: Approver, stop: asyncio.Event,
+              stop_turn: Callable[[], Awaitable[None]]) -> McpCalls | None:
+        """This turn's MCP calls (a crashed server is restarted once); None without servers."""
+        hub = self.hub()
+        if hub is None:
+            return None
+        from spark_cli.session.mcp_calls import McpCalls
+
+        hub.new_turn()
+        return McpCalls(hub, self.root, approver, stop, stop_turn)
+
+    def start(self) -> None:
+        hub = self.hub()
+        if hub is not None:
+            hub.start()
+
+    async def aclose(self) -> None:
+        if self._hub:
+            await self._hub.aclose()
+
+    def status_lines(self) -> list[str]:
+        hub = self.hub()
+        if hub is None:
+            return ["no MCP servers configured: [mcp_servers.NAME] in a config file "
+                    "(docs/mcp.md)"]
+        return hub.status_lines()
+
+
+def _names_mcp(path: str) -> bool:
+    """A config file that configures MCP servers (a cheap look before any TOML)."""
+    try:
+        return b"mcp_servers" in Path(path).read_bytes()
+    except OSError:
+        return False

@@ -1,0 +1,42 @@
+"""The user's yes through the editor: an ``Approver`` that asks ``session/request_permission``.
+
+Allow once, allow always (this exact action in this repo: ``.spark/approved.json``, saved by
+the session) and reject; a compound command line offers no "always". The editor's answer is
+the user's; a cancelled question (the editor stopping the turn) is Esc: the turn stops.
+"""
+
+from __future__ import annotations
+
+from acp import helpers
+from acp.interfaces import Client
+from acp.schema import PermissionOption, ToolCallUpdate
+
+from spark_cli.session.approval import ApprovalRequest, Approver, Decision
+
+_CHOSEN: dict[str, Decision] = {"once": "once", "always": "always"}
+
+
+def editor_approver(client: Client, session_id: str) -> Approver:
+    """Asks the editor behind ``client`` about each action of the session ``session_id``."""
+
+    async def ask(request: ApprovalRequest, /) -> Decision:
+        where = "sandboxed" if request.sandboxed else (request.note or "not sandboxed")
+        title = f"$ {request.action}" if request.kind == "command" else request.action
+        options = [PermissionOption(option_id="once", name="Allow once", kind="allow_once")]
+        if request.can_always:
+            options.append(PermissionOption(option_id="always", name="Always allow in this repo",
+                                            kind="allow_always"))
+        options.append(PermissionOption(option_id="reject", name="Reject", kind="reject_once"))
+        call = ToolCallUpdate(
+            tool_call_id=request.call_id, title=title, status="pending",
+            kind="execute" if request.kind == "command" else "other",
+            raw_input={"command": request.action, "cwd": request.cwd},
+            content=[helpers.tool_content(helpers.text_block(f"in {request.cwd} ({where})"))])
+        answer = await client.request_permission(session_id=session_id, tool_call=call,
+                                                 options=options)
+        outcome = answer.outcome
+        if outcome.outcome == "cancelled":
+            return "stop"
+        return _CHOSEN.get(getattr(outcome, "option_id", ""), "refuse")
+
+    return ask

@@ -17,10 +17,10 @@ import uuid
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from acp import PROTOCOL_VERSION, RequestError, helpers, run_agent
-from acp.interfaces import Client
+from acp.interfaces import Agent, Client
 from acp.schema import (
     AgentCapabilities,
     Implementation,
@@ -34,6 +34,7 @@ from acp.schema import (
     SessionMode,
     SessionModeState,
     SetSessionConfigOptionResponse,
+    StopReason,
 )
 
 from spark_cli import __version__
@@ -42,6 +43,7 @@ from spark_cli.acp.replay import prompt_text, replay
 from spark_cli.acp.updates import TurnUpdates, stop_reason
 from spark_cli.record import record
 from spark_cli.session.api import Connector, SessionApi
+from spark_cli.session.config.presets import CommandPolicy
 from spark_cli.session.config.settings import Settings
 from spark_cli.session.conversation import Session
 from spark_cli.session.events import TurnCompleted, TurnFailed
@@ -147,7 +149,7 @@ class SparkAgent:
             raise RequestError.internal_error({"details": str(exc)}) from None
         updates = TurnUpdates(live.session.root)
         live.shown.append(ShownItem("prompt", instruction))
-        reason = "end_turn"
+        reason: StopReason = "end_turn"
         async for event in live.session.run_turn(instruction, files):
             update = updates.of(event)
             if update is not None:
@@ -178,7 +180,7 @@ class SparkAgent:
         if mode_id not in {m[0] for m in MODES}:
             raise RequestError.invalid_params({"modeId": f"unknown mode {mode_id!r}"})
         session = self._live(session_id).session
-        session.configure(replace(session.settings, commands=mode_id))
+        session.configure(replace(session.settings, commands=cast(CommandPolicy, mode_id)))
 
     async def set_config_option(self, config_id: str, session_id: str, value: str | bool,
                                 **kwargs: Any) -> SetSessionConfigOptionResponse:
@@ -231,6 +233,6 @@ async def serve(setup: AcpSetup) -> None:
     """Speak ACP on stdin/stdout until the editor closes them."""
     agent = SparkAgent(setup)
     try:
-        await run_agent(agent)
+        await run_agent(cast(Agent, agent))
     finally:
         await agent.close()

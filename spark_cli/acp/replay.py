@@ -15,11 +15,13 @@ from typing import Any
 from urllib.parse import unquote, urlparse
 
 from acp import helpers
+from acp.schema import ToolCallStatus
 
 from spark_cli.session.api import Message, ToolCall
 from spark_cli.session.workspace.store import SavedConversation, ShownItem
 
-_EDITS = {"edit": "completed", "partial": "completed", "refused": "failed", "rejected": "failed"}
+_EDITS: dict[str, ToolCallStatus] = {"edit": "completed", "partial": "completed",
+                                     "refused": "failed", "rejected": "failed"}
 
 
 def prompt_text(blocks: list[Any], root: Path) -> tuple[str, list[str]]:

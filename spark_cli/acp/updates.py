@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from acp import helpers
-from acp.schema import ToolCallLocation, ToolKind
+from acp.schema import StopReason, ToolCallLocation, ToolCallStatus, ToolKind
 
 from spark_cli.session import events as ev
 
@@ -24,7 +24,7 @@ KINDS: dict[str, ToolKind] = {"read_file": "read", "search": "search", "list_fil
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
 
 
-def stop_reason(done: ev.TurnCompleted, cancelled: bool) -> str:
+def stop_reason(done: ev.TurnCompleted, cancelled: bool) -> StopReason:
     """ACP's stop reason for a turn that ended (``cancelled``: the editor asked to stop)."""
     if cancelled or done.status == "cancelled":
         return "cancelled"
@@ -115,7 +115,8 @@ class TurnUpdates:
                                  line=start if isinstance(start, int) else None)]
 
     def _finished(self, done: ev.CommandFinished) -> Any:
-        status = "completed" if done.ended == "exit" and done.exit_code == 0 else "failed"
+        status: ToolCallStatus = "completed" if done.ended == "exit" and done.exit_code == 0 \
+            else "failed"
         content = [_text(self._output.pop(done.call_id, "") or done.output), _text(done.line)]
         self.shown.append(("tool", done.line, ""))
         if done.call_id in self._started:

@@ -41,6 +41,6 @@ def register(app: typer.Typer) -> None:
         from spark_cli.acp.agent import AcpSetup, serve  # the ACP SDK: `spark acp` only
         from spark_cli.cli.tui_cmd import connect
 
-        flags = {k: v for k, v in {"provider": provider, "model": model, "base_url": base_url,
-                                   "commands": commands}.items() if v is not None}
+        given = {"provider": provider, "model": model, "base_url": base_url, "commands": commands}
+        flags: dict[str, object] = {k: v for k, v in given.items() if v is not None}
         asyncio.run(serve(AcpSetup(settings=_settings(flags), connect=connect)))

@@ -1,0 +1,115 @@
+"""Commands under ``ask`` reach the editor as ``session/request_permission``; its answer is the
+user's. The SDK's client drives the agent over a socket pair; the model is a scripted channel
+calling ``run_command`` (the bundled engine does not call it yet)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from acp import text_block
+from acp.agent.connection import AgentSideConnection
+from acp.client.connection import ClientSideConnection
+from acp_client import Editor
+from session_fakes import ResponsesChannel
+
+from spark_cli.acp.agent import AcpSetup, SparkAgent
+from spark_cli.protocol.channel import ToolCall, ToolCallCompleted, ToolCallStarted
+from spark_cli.session.config.settings import Settings, load_settings
+
+
+def _run(command: str) -> list[Any]:
+    arguments = json.dumps({"command": command})
+    return [ToolCallStarted("c1", "run_command"),
+            ToolCallCompleted(ToolCall("c1", "run_command", arguments))]
+
+
+@asynccontextmanager
+async def _agent(repo: Path, editor: Editor, channel: ResponsesChannel,
+                 **flags: Any) -> AsyncIterator[ClientSideConnection]:
+    def settings(root: Path) -> Settings:
+        return load_settings(root, flags, {"SPARK_CONFIG_DIR": str(repo / ".none")})
+
+    @asynccontextmanager
+    async def connect(settings: Settings) -> AsyncIterator[ResponsesChannel]:
+        yield channel
+
+    agent = SparkAgent(AcpSetup(settings=settings, connect=connect))
+    ends = socket.socketpair()
+    agent_side = await asyncio.open_connection(sock=ends[0])
+    client_side = await asyncio.open_connection(sock=ends[1])
+    served = AgentSideConnection(agent, agent_side[1], agent_side[0])
+    conn = ClientSideConnection(editor, client_side[1], client_side[0])
+    try:
+        yield conn
+    finally:
+        await conn.close()
+        await served.close()
+        await agent.close()
+        for _, writer in (agent_side, client_side):
+            writer.close()
+            await writer.wait_closed()
+
+
+async def _prompt(conn: ClientSideConnection, repo: Path, mode: str | None = None) -> str:
+    session = await conn.new_session(cwd=str(repo), mcp_servers=[])
+    if mode is not None:
+        await conn.set_session_mode(session_id=session.session_id, mode_id=mode)
+    done = await conn.prompt(session_id=session.session_id, prompt=[text_block("run it")])
+    return done.stop_reason
+
+
+async def test_reject_asks_the_editor_and_runs_nothing(tmp_path: Path):
+    editor = Editor(answer="reject")
+    channel = ResponsesChannel([_run("touch made"), ["Done.\n"]])
+    async with _agent(tmp_path, editor, channel) as conn:
+        assert await _prompt(conn, tmp_path) == "end_turn"
+    (call, options), = editor.asked
+    assert call.title == "$ touch made" and call.kind == "execute"
+    assert [o.kind for o in options] == ["allow_once", "allow_always", "reject_once"]
+    assert not (tmp_path / "made").exists()
+    failed = [u for u in editor.of("tool_call") if u.kind == "execute"]
+    assert failed[0].status == "failed"
+    assert "declined" in channel.requests[1].messages[-1].output
+
+
+async def test_allow_once_runs_it_and_streams_its_output_as_an_execute_call(tmp_path: Path):
+    editor = Editor(answer="once")
+    channel = ResponsesChannel([_run("echo hello-acp"), ["Done.\n"]])
+    async with _agent(tmp_path, editor, channel) as conn:
+        assert await _prompt(conn, tmp_path) == "end_turn"
+    started = [u for u in editor.of("tool_call") if u.kind == "execute"]
+    assert started and started[0].status == "in_progress"
+    finished = [u for u in editor.of("tool_call_update") if u.status == "completed"]
+    assert "hello-acp" in finished[-1].content[0].content.text
+
+
+async def test_mode_off_runs_nothing_and_asks_nobody(tmp_path: Path):
+    editor = Editor(answer="once")
+    channel = ResponsesChannel([_run("touch made"), ["Done.\n"]])
+    async with _agent(tmp_path, editor, channel) as conn:
+        assert await _prompt(conn, tmp_path, mode="off") == "end_turn"
+    assert not editor.asked and not (tmp_path / "made").exists()
+
+
+async def test_a_compound_command_offers_no_always_and_a_cancelled_question_stops(
+        tmp_path: Path):
+    class Cancelling(Editor):
+        async def request_permission(self, session_id: str, tool_call: Any,
+                                     options: list[Any], **kwargs: Any) -> Any:
+            self.asked.append((tool_call, options))
+            from acp.schema import DeniedOutcome, RequestPermissionResponse
+
+            return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
+
+    editor = Cancelling()
+    channel = ResponsesChannel([_run("touch a && touch b"), ["Done.\n"]])
+    async with _agent(tmp_path, editor, channel) as conn:
+        assert await _prompt(conn, tmp_path) == "cancelled"
+    assert [o.kind for o in editor.asked[0][1]] == ["allow_once", "reject_once"]
+    assert not (tmp_path / "a").exists()

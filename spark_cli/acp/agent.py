@@ -5,8 +5,10 @@ The SDK speaks JSON-RPC on stdio and calls this :class:`SparkAgent`; each ACP se
 in the background from ``session/new`` on (``AcpSetup.connect``). ``session/prompt`` runs a
 turn and streams its events (``spark_cli.acp.updates``); ``session/cancel`` is Esc
 (``interrupt``); commands under ``ask`` go to ``session/request_permission``; the modes are
-``settings.commands`` and the model is a config option. ``mcpServers`` are accepted and
-not used yet. ``session/load`` reopens the repo's saved conversation (``spark --resume``'s).
+``settings.commands`` and the model is a config option; the model's ``read_file`` reads
+through ``fs/read_text_file`` when the editor offers it (edits are written to disk, undo
+journal and all: docs/acp.md says why). ``mcpServers`` are accepted and not used yet.
+``session/load`` reopens the repo's saved conversation (``spark --resume``'s).
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ from acp.schema import (
 )
 
 from spark_cli import __version__
-from spark_cli.acp.asking import editor_approver
+from spark_cli.acp.editor import editor_approver, editor_buffers
 from spark_cli.acp.replay import prompt_text, replay
 from spark_cli.acp.updates import TurnUpdates, stop_reason
 from spark_cli.record import record
@@ -47,6 +49,7 @@ from spark_cli.session.config.presets import CommandPolicy
 from spark_cli.session.config.settings import Settings
 from spark_cli.session.conversation import Session
 from spark_cli.session.events import TurnCompleted, TurnFailed
+from spark_cli.session.tool_access import default_runner
 from spark_cli.session.workspace.store import SessionStore, ShownItem
 
 MODES = (("ask", "Ask", "Every command waits for your yes"),
@@ -84,7 +87,7 @@ class SparkAgent:
     def __init__(self, setup: AcpSetup) -> None:
         self.setup = setup
         self.client: Client | None = None
-        self.fs_read = self.fs_write = False
+        self.fs_read = False
         self.live: dict[str, _Live] = {}
 
     def on_connect(self, conn: Client) -> None:
@@ -92,9 +95,8 @@ class SparkAgent:
 
     async def initialize(self, protocol_version: int, client_capabilities: Any = None,
                          client_info: Any = None, **kwargs: Any) -> InitializeResponse:
-        fs = getattr(client_capabilities, "fs", None)
-        self.fs_read = bool(getattr(fs, "read_text_file", False))
-        self.fs_write = bool(getattr(fs, "write_text_file", False))
+        self.fs_read = bool(getattr(getattr(client_capabilities, "fs", None), "read_text_file",
+                                    False))
         return InitializeResponse(
             protocol_version=min(protocol_version, PROTOCOL_VERSION),
             agent_capabilities=AgentCapabilities(
@@ -132,9 +134,13 @@ class SparkAgent:
             settings = await asyncio.to_thread(self.setup.settings, root)
         except (ValueError, OSError) as exc:
             raise RequestError.invalid_params({"config": str(exc)}) from None
-        session = Session(None, root, settings)
-        if self.client is not None:
-            session.set_approver(editor_approver(self.client, sid))
+        client = self.client
+        buffers = editor_buffers(client, sid, asyncio.get_running_loop()) \
+            if client is not None and self.fs_read else None
+        session = Session(None, root, settings,
+                          run_tool=default_runner(buffers) if buffers is not None else None)
+        if client is not None:
+            session.set_approver(editor_approver(client, sid))
         live = self.live[sid] = _Live(session, self.setup.connect)
         return live
 

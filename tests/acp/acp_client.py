@@ -17,9 +17,14 @@ from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
 
-from acp import PROTOCOL_VERSION, spawn_agent_process
+from acp import PROTOCOL_VERSION, RequestError, spawn_agent_process
 from acp.client.connection import ClientSideConnection
-from acp.schema import AllowedOutcome, ClientCapabilities, RequestPermissionResponse
+from acp.schema import (
+    AllowedOutcome,
+    ClientCapabilities,
+    ReadTextFileResponse,
+    RequestPermissionResponse,
+)
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "repo"
 _URL = re.compile(r"listening on ws://(127\.0\.0\.1:\d+)/")
@@ -28,7 +33,9 @@ _URL = re.compile(r"listening on ws://(127\.0\.0\.1:\d+)/")
 class Editor:
     """The client side: records updates, answers permission questions with ``answer``."""
 
-    def __init__(self, answer: str = "reject") -> None:
+    def __init__(self, answer: str = "reject", buffers: dict[str, str] | None = None) -> None:
+        self.buffers = buffers or {}
+        """Absolute path -> the text of its open buffer (fs/read_text_file)."""
         self.updates: list[Any] = []
         self.asked: list[tuple[Any, list[Any]]] = []
         self.answer = answer
@@ -44,6 +51,11 @@ class Editor:
         self.asked.append((tool_call, options))
         return RequestPermissionResponse(
             outcome=AllowedOutcome(outcome="selected", option_id=self.answer))
+
+    async def read_text_file(self, session_id: str, path: str, **kwargs: Any) -> Any:
+        if path not in self.buffers:
+            raise RequestError.resource_not_found(path)
+        return ReadTextFileResponse(content=self.buffers[path])
 
     def of(self, kind: str) -> list[Any]:
         return [u for u in self.updates if u.session_update == kind]

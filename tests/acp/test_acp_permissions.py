@@ -1,6 +1,7 @@
 """Commands under ``ask`` reach the editor as ``session/request_permission``; its answer is the
-user's. The SDK's client drives the agent over a socket pair; the model is a scripted channel
-calling ``run_command`` (the bundled engine does not call it yet)."""
+user's. The model's ``read_file`` reads the editor's open buffers. The SDK's client drives the
+agent over a socket pair; the model is a scripted channel calling the tools (the bundled
+engine does not call ``run_command`` yet)."""
 
 from __future__ import annotations
 
@@ -12,9 +13,10 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from acp import text_block
+from acp import PROTOCOL_VERSION, text_block
 from acp.agent.connection import AgentSideConnection
 from acp.client.connection import ClientSideConnection
+from acp.schema import ClientCapabilities, FileSystemCapabilities
 from acp_client import Editor
 from session_fakes import ResponsesChannel
 
@@ -23,10 +25,9 @@ from spark_cli.protocol.channel import ToolCall, ToolCallCompleted, ToolCallStar
 from spark_cli.session.config.settings import Settings, load_settings
 
 
-def _run(command: str) -> list[Any]:
-    arguments = json.dumps({"command": command})
-    return [ToolCallStarted("c1", "run_command"),
-            ToolCallCompleted(ToolCall("c1", "run_command", arguments))]
+def _run(command: str, tool: str = "run_command") -> list[Any]:
+    arguments = json.dumps({"command": command} if tool == "run_command" else {"path": command})
+    return [ToolCallStarted("c1", tool), ToolCallCompleted(ToolCall("c1", tool, arguments))]
 
 
 @asynccontextmanager
@@ -46,6 +47,8 @@ async def _agent(repo: Path, editor: Editor, channel: ResponsesChannel,
     served = AgentSideConnection(agent, agent_side[1], agent_side[0])
     conn = ClientSideConnection(editor, client_side[1], client_side[0])
     try:
+        await conn.initialize(protocol_version=PROTOCOL_VERSION, client_capabilities=(
+            ClientCapabilities(fs=FileSystemCapabilities(read_text_file=True))))
         yield conn
     finally:
         await conn.close()
@@ -113,3 +116,19 @@ async def test_a_compound_command_offers_no_always_and_a_cancelled_question_stop
         assert await _prompt(conn, tmp_path) == "cancelled"
     assert [o.kind for o in editor.asked[0][1]] == ["allow_once", "reject_once"]
     assert not (tmp_path / "a").exists()
+
+
+async def test_read_file_reads_the_editors_unsaved_buffer_and_the_disk_otherwise(
+        tmp_path: Path):
+    (tmp_path / "a.py").write_text("on_disk = 1\n")
+    (tmp_path / "b.py").write_text("closed = 1\n")
+    editor = Editor(buffers={str(tmp_path / "a.py"): "unsaved = 2\n"})
+    channel = ResponsesChannel([_run("a.py", "read_file"), _run("b.py", "read_file"),
+                                ["Done.\n"]])
+    async with _agent(tmp_path, editor, channel) as conn:
+        assert await _prompt(conn, tmp_path) == "end_turn"
+    outputs = [m.output for r in channel.requests for m in r.messages if hasattr(m, "output")]
+    assert "unsaved = 2" in outputs[0] and "on_disk" not in outputs[0]
+    assert "closed = 1" in outputs[-1]
+    reads = [u for u in editor.of("tool_call") if u.kind == "read"]
+    assert reads[0].locations[0].path == str(tmp_path / "a.py")

@@ -1,11 +1,18 @@
-"""The user's yes through the editor: an ``Approver`` that asks ``session/request_permission``.
+"""What spark asks of the editor: the user's yes, and the text of open files.
 
-Allow once, allow always (this exact action in this repo: ``.spark/approved.json``, saved by
-the session) and reject; a compound command line offers no "always". The editor's answer is
-the user's; a cancelled question (the editor stopping the turn) is Esc: the turn stops.
+:func:`editor_approver` asks ``session/request_permission``: allow once, allow always (this
+exact action in this repo: ``.spark/approved.json``, saved by the session) and reject; a
+compound command line offers no "always". The editor's answer is the user's; a cancelled
+question (the editor stopping the turn) is Esc: the turn stops.
+
+:func:`editor_buffers` reads a file through ``fs/read_text_file`` (an open buffer, unsaved
+text included) for the model's ``read_file``, which runs on a worker thread.
 """
 
 from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
 
 from acp import helpers
 from acp.interfaces import Client
@@ -40,3 +47,26 @@ def editor_approver(client: Client, session_id: str) -> Approver:
         return _CHOSEN.get(getattr(outcome, "option_id", ""), "refuse")
 
     return ask
+
+
+READ_TIMEOUT_S = 10.0
+
+
+def editor_buffers(client: Client, session_id: str,
+                   loop: asyncio.AbstractEventLoop) -> Callable[[str], str | None]:
+    """A reader of the editor's text of a file (None: the editor could not; read the disk).
+    Called from a worker thread: it waits for the editor's answer on ``loop``."""
+
+    def read(path: str) -> str | None:
+        try:
+            asyncio.get_running_loop()
+            return None  # never wait for the loop on the loop's own thread
+        except RuntimeError:
+            pass
+        asked = client.read_text_file(session_id=session_id, path=path)
+        try:
+            return asyncio.run_coroutine_threadsafe(asked, loop).result(READ_TIMEOUT_S).content
+        except Exception:  # an error answer, a closed connection, no answer in time
+            return None
+
+    return read

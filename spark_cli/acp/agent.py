@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import uuid
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, cast
 
-from acp import PROTOCOL_VERSION, RequestError, helpers, run_agent
+from acp import PROTOCOL_VERSION, RequestError, run_agent
 from acp.interfaces import Agent, Client
 from acp.schema import (
     AgentCapabilities,
@@ -41,6 +42,7 @@ from acp.schema import (
 
 from spark_cli import __version__
 from spark_cli.acp.editor import editor_approver, editor_buffers
+from spark_cli.acp.outbox import Outbox
 from spark_cli.acp.replay import prompt_text, replay
 from spark_cli.acp.updates import TurnUpdates, stop_reason
 from spark_cli.record import record
@@ -48,7 +50,7 @@ from spark_cli.session.api import Connector, SessionApi
 from spark_cli.session.config.presets import CommandPolicy
 from spark_cli.session.config.settings import Settings
 from spark_cli.session.conversation import Session
-from spark_cli.session.events import TurnCompleted, TurnFailed
+from spark_cli.session.events import ProseDelta, TurnCompleted, TurnFailed
 from spark_cli.session.tool_access import default_runner
 from spark_cli.session.workspace.store import SessionStore, ShownItem
 
@@ -156,17 +158,23 @@ class SparkAgent:
         updates = TurnUpdates(live.session.root)
         live.shown.append(ShownItem("prompt", instruction))
         reason: StopReason = "end_turn"
-        async for event in live.session.run_turn(instruction, files):
-            update = updates.of(event)
-            if update is not None:
-                await self._send(session_id, update)
-            elif isinstance(event, TurnCompleted):
-                reason = stop_reason(event, live.cancelled)
-            elif isinstance(event, TurnFailed) and not live.cancelled:
-                await self._send(session_id, helpers.update_agent_message_text(
-                    f"\n\nspark: {event.message}\n"))
+        outbox = Outbox(lambda update: self._send(session_id, update))
+        try:
+            async for event in live.session.run_turn(instruction, files):
+                if type(event) is ProseDelta:  # the hot path: one check per delta
+                    updates.answer.append(event.text)
+                    outbox.prose(event.text)
+                elif (update := updates.of(event)) is not None:
+                    outbox.update(update)
+                elif isinstance(event, TurnCompleted):
+                    reason = stop_reason(event, live.cancelled)
+                elif isinstance(event, TurnFailed) and not live.cancelled:
+                    outbox.prose(f"\n\nspark: {event.message}\n")
+        finally:
+            await outbox.close()
         self._keep(live, updates)
-        return PromptResponse(stop_reason="cancelled" if live.cancelled else reason)
+        return PromptResponse(stop_reason="cancelled" if live.cancelled else reason,
+                              field_meta={"spark_marks": live.session.marks.as_dict()})
 
     def _keep(self, live: _Live, updates: TurnUpdates) -> None:
         if updates.answer:
@@ -236,7 +244,10 @@ def _options(settings: Settings) -> list[Any]:
 
 
 async def serve(setup: AcpSetup) -> None:
-    """Speak ACP on stdin/stdout until the editor closes them."""
+    """Speak ACP on stdin/stdout until the editor closes them. Everything loaded so far (the
+    SDK's schema, spark's modules) is frozen out of the cycle collector's scans, as `spark
+    edit` does: a long answer's collections do not walk it again."""
+    gc.freeze()
     agent = SparkAgent(setup)
     try:
         await run_agent(cast(Agent, agent))

@@ -11,6 +11,8 @@ config naming it, the lorem model). For each front end and each run:
   editor has one), `spark edit --json` from the process's launch.
 - CPU per 5,000 tokens: the front end process's CPU (all its threads, ``schedstat``) from the
   reader's first text to the turn's end (the summary line; the prompt's response).
+- `spark acp` only: ``session/cancel`` sent at the first chunk of another prompt, to that
+  prompt's response (stop reason ``cancelled``).
 """
 
 from __future__ import annotations
@@ -75,8 +77,8 @@ def _edit_run(repo: Path, env: dict[str, str]) -> tuple[float, ...]:
 
 
 async def _acp_runs(repo: Path, env: dict[str, str], runs: int) -> list[tuple[float, ...]]:
-    """(relay s, prompt -> first chunk s, CPU s from the first chunk to the prompt's response)
-    per prompt of one `spark acp`."""
+    """(relay s, prompt -> first chunk s, CPU s from the first chunk to the prompt's response,
+    cancel -> cancelled s) per prompt of one `spark acp`."""
     from acp import PROTOCOL_VERSION, Client, spawn_agent_process, text_block  # this bench only
 
     class Reader:
@@ -84,9 +86,12 @@ async def _acp_runs(repo: Path, env: dict[str, str], runs: int) -> list[tuple[fl
         cpu = 0.0
         pid = 0
 
+        chunk = asyncio.Event()
+
         async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
             if self.first is None and update.session_update == "agent_message_chunk":
                 self.first, self.cpu = time.monotonic(), _cpu(self.pid)
+                self.chunk.set()
 
     reader = Reader()
     found: list[tuple[float, ...]] = []
@@ -101,12 +106,22 @@ async def _acp_runs(repo: Path, env: dict[str, str], runs: int) -> list[tuple[fl
             spent = _cpu(process.pid) - reader.cpu
             assert reader.first is not None and done.field_meta, "spark acp streamed no text"
             marks = done.field_meta["spark_marks"]
-            found.append((reader.first - marks["first_delta_at"], reader.first - start, spent))
+            row = (reader.first - marks["first_delta_at"], reader.first - start, spent)
+            reader.first = None
+            reader.chunk.clear()
+            asked = asyncio.ensure_future(conn.prompt(session_id=session.session_id,
+                                                      prompt=[text_block(PROMPT)]))
+            await reader.chunk.wait()
+            cancel = time.monotonic()
+            await conn.cancel(session_id=session.session_id)
+            assert (await asked).stop_reason == "cancelled", "the cancel did not end the turn"
+            found.append((*row, time.monotonic() - cancel))
     return found
 
 
 def measure(runs: int, tps: int) -> dict[str, dict[str, float]]:
-    """Medians per front end: relay_ms, first_text_ms, cpu_ms per 5,000 tokens."""
+    """Medians per front end: relay_ms, first_text_ms, cpu_ms per 5,000 tokens (and
+    cancel_ms for `spark acp`)."""
     with tempfile.TemporaryDirectory(prefix="spark-bench-acp-") as tmp:
         work = Path(tmp)
         repo = work / "repo"
@@ -133,15 +148,17 @@ def measure(runs: int, tps: int) -> dict[str, dict[str, float]]:
 
     def medians(rows: list[tuple[float, ...]]) -> dict[str, float]:
         return {key: 1000 * statistics.median(r[i] for r in rows)
-                for i, key in enumerate(("relay_ms", "first_text_ms", "cpu_ms"))}
+                for i, key in enumerate(("relay_ms", "first_text_ms", "cpu_ms", "cancel_ms"))
+                if i < len(rows[0])}
 
     return {"spark edit --json": medians(edit), "spark acp": medians(acp)}
 
 
 def table(figures: dict[str, dict[str, float]]) -> str:
     rows = ["| front end | first delta -> reader (ms) | first text (ms) | CPU per 5,000 tokens "
-            "(ms) |", "|---|---|---|---|"]
-    rows += [f"| {name} | {f['relay_ms']:.2f} | {f['first_text_ms']:.0f} | {f['cpu_ms']:.1f} |"
+            "(ms) | cancel -> cancelled (ms) |", "|---|---|---|---|---|"]
+    rows += [f"| {name} | {f['relay_ms']:.2f} | {f['first_text_ms']:.0f} | {f['cpu_ms']:.1f} | "
+             + (f"{f['cancel_ms']:.1f} |" if "cancel_ms" in f else "– |")
              for name, f in figures.items()]
     return "\n".join(rows)
 

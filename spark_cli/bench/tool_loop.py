@@ -18,6 +18,8 @@ turn a new conversation on the same connection, after one uncounted turn):
   file named (search → read → edit) against tools off and the file named
   (pushed up front, one response). Median of ``--runs`` turns each, wall time
   from ``run_turn`` to ``TurnCompleted``.
+- **sandbox**: ``true`` through `run_command` in the sandbox and outside it, in turn
+  (5 × ``--runs`` pairs): what the sandbox adds to every command it runs.
 
 The target: at most 2 ms of spark's side per round trip on the
 WebSocket. Results go to ``docs/benchmarks.md`` under ``## Tools``.
@@ -26,6 +28,7 @@ WebSocket. Results go to ``docs/benchmarks.md`` under ``## Tools``.
 from __future__ import annotations
 
 import asyncio
+import os
 import secrets
 import shutil
 import statistics
@@ -117,6 +120,25 @@ def _p95(values: list[float]) -> float:
     return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
 
 
+async def _sandbox_start(runs: int) -> dict[str, float] | None:
+    """``true`` through `run_command` in the sandbox and outside it, in turn: the sandbox's
+    own start-up is the median of the pairs' differences (None: no sandbox here)."""
+    from spark_cli.checks.runner import run_command
+    from spark_cli.checks.sandbox import Sandbox, find_sandbox
+
+    sandbox = find_sandbox()
+    if not isinstance(sandbox, Sandbox):
+        return None
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
+    with tempfile.TemporaryDirectory(prefix="spark-bench-sandbox-") as tmp:
+        pairs = [[(await run_command("true", Path(tmp), timeout=30, env=env,
+                                     sandbox=box)).duration_s * 1000 for box in (sandbox, None)]
+                 for _ in range(runs * 5)]
+    return {"in": statistics.median(p[0] for p in pairs),
+            "out": statistics.median(p[1] for p in pairs),
+            "extra": statistics.median(p[0] - p[1] for p in pairs), "n": len(pairs)}
+
+
 def measure(runs: int, tps: int) -> dict[str, Any]:
     from spark_cli.bench.engine_process import start_engine
 
@@ -143,6 +165,7 @@ def measure(runs: int, tps: int) -> dict[str, Any]:
         figures["pushed_s"] = statistics.median(t["wall"] for t in pushed)
     finally:
         engine.stop()
+    figures["sandbox"] = asyncio.run(_sandbox_start(runs))
     return figures
 
 
@@ -166,6 +189,11 @@ def table(f: dict[str, Any]) -> str:
              f"| search → read → edit, no file named ({ws['calls']:.0f} tool calls) | "
              f"{f['looking_s'] * 1000:,.0f} ms |",
              f"| the file pushed up front, tools off | {f['pushed_s'] * 1000:,.0f} ms |"]
+    if (box := f.get("sandbox")) is not None:
+        rows += ["", "| `run_command(\"true\")` ({n} pairs, in turn) | in the sandbox | "
+                 "outside | the sandbox's own start-up (median of the differences) |"
+                 .format(n=box["n"]), "|---|---|---|---|",
+                 f"| median | {box['in']:.1f} ms | {box['out']:.1f} ms | {box['extra']:.1f} ms |"]
     return "\n".join(rows)
 
 

@@ -1,1 +1,1 @@
-"""Test-command detection and the on-request test runner."""
+"""Running commands on request: the test command, the model's run_command, sandbox, policy."""

@@ -1,36 +1,39 @@
-"""Running the tests, on request only: a bounded, time-limited subprocess and its verdict.
+"""Running commands, on request only: the model's `run_command` and the test command (`/test`).
 
-``await run_tests(command, root)`` starts the command in ``root`` (its own
-process group, stdin closed, ``CI=1`` so watchers such as jest run once),
-keeps only the last ``keep_bytes`` of the combined stdout/stderr, and kills the
-whole group when ``timeout`` passes or the caller is cancelled. The result
-carries the exit code, the duration, the tail of the output and a short
-failure summary (pytest's ``FAILED``/``ERROR`` lines and its final count line,
-cargo/go/jest failure lines, else the last lines) that `/fix` can hand to the
-model.
+One process runner under both: the argv starts in ``root`` in a new session and process
+group (stdin closed, no controlling terminal, ``CI=1`` so watchers such as jest run once),
+stdout and stderr share one pipe (interleaved as they came), read in chunks of at most
+``_READ_SIZE`` bytes, decoded incrementally (UTF-8, ``errors="replace"``; a character, an
+ANSI colour sequence or a secret split across reads arrives whole), colours removed,
+secrets masked (`Masker`). When the command exits, ``stop`` is set, the time is up or the
+caller is cancelled, the whole group gets SIGTERM and, ``_KILL_GRACE`` later, SIGKILL:
+nothing started in the group outlives the call (under bubblewrap nothing in its pid
+namespace either; outside, a process that starts its own session can escape).
 
-``on_output`` (optional) receives the output as it arrives, for a front end to
-stream: decoded incrementally (UTF-8, ``errors="replace"``, a character split
-across reads arrives whole), ANSI colour sequences removed (one split across
-reads is held back until it completes), in chunks of at most ``_READ_SIZE``
-bytes. The callback runs on the event loop between reads, so it must be quick;
-if it raises, the run is stopped like a cancellation and the error propagates.
+`run_command` runs a shell line (in the sandbox when given, API keys removed from its
+environment) and keeps the head and tail of its output (`CommandRun`). `run_tests` keeps
+the last ``keep_bytes`` and adds a failure summary (pytest's ``FAILED``/``ERROR`` lines and
+count line, cargo/go/jest failure lines, else the last lines) for `/fix`. ``on_output``
+gets each chunk as it is read; it runs on the event loop, so it must be quick; if it
+raises, the run is stopped like a cancellation and the error propagates.
 """
 
 from __future__ import annotations
 
 import asyncio
 import codecs
-import contextlib
 import os
 import re
 import signal
 import time
-from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
+from spark_cli.checks.command_run import CommandRun, Ended, Kept
 from spark_cli.checks.detect import TestCommand
+from spark_cli.checks.sandbox import Sandbox, sandboxed_argv
+from spark_cli.checks.secrets import Masker, scrubbed_env
 from spark_cli.record import record
 
 DEFAULT_TIMEOUT = 600.0
@@ -38,7 +41,8 @@ DEFAULT_KEEP_BYTES = 256 * 1024
 TAIL_LINES = 40
 SUMMARY_LINES = 20
 _READ_SIZE = 64 * 1024
-_KILL_GRACE = 2.0
+_KILL_GRACE = 1.0
+COMMAND_HEAD_BYTES = COMMAND_TAIL_BYTES = 64 * 1024
 EXIT_TIMEOUT = 124  # what coreutils' timeout(1) reports
 EXIT_NOT_FOUND = 127
 
@@ -103,53 +107,13 @@ class TestResult:
                 f"{self.summary}\n\nLast lines of the output:\n{self.tail}\n")
 
 
-class _Tail:
-    """The last ``limit`` bytes written, in chunks (never re-joined until the end)."""
-
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self.chunks: deque[bytes] = deque()
-        self.size = 0
-        self.dropped = False
-
-    def add(self, data: bytes) -> None:
-        self.chunks.append(data)
-        self.size += len(data)
-        while self.size > self.limit and self.chunks:
-            extra = self.size - self.limit
-            first = self.chunks[0]
-            self.dropped = True
-            if len(first) <= extra:
-                self.chunks.popleft()
-                self.size -= len(first)
-            else:
-                self.chunks[0] = first[extra:]
-                self.size -= extra
-
-    def text(self) -> str:
-        return _ANSI.sub("", b"".join(self.chunks).decode("utf-8", errors="replace"))
-
-
-def _kill_group(process: asyncio.subprocess.Process, sig: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(process.pid, sig)
-
-
-async def _stop(process: asyncio.subprocess.Process) -> None:
-    _kill_group(process, signal.SIGTERM)
-    try:
-        await asyncio.wait_for(process.wait(), _KILL_GRACE)
-    except TimeoutError:
-        _kill_group(process, signal.SIGKILL)
-        await process.wait()
-
-
 class _Relay:
-    """Bytes in, decoded colourless text out to ``on_output``, never splitting a character
-    or a colour sequence."""
+    """Bytes in; decoded, colourless, masked text out to ``kept`` and ``on_output``, never
+    splitting a character, a colour sequence or a secret."""
 
-    def __init__(self, on_output: Callable[[str], None]) -> None:
-        self.on_output = on_output
+    def __init__(self, kept: Kept, on_output: Callable[[str], None] | None,
+                 masker: Masker | None) -> None:
+        self.kept, self.on_output, self.masker = kept, on_output, masker
         self.decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self.held = ""
 
@@ -159,17 +123,135 @@ class _Relay:
         if not final and (cut := _ANSI_OPEN.search(text)) is not None:
             self.held, text = text[cut.start():], text[:cut.start()]
         text = _ANSI.sub("", text)
+        if self.masker is not None:
+            text = self.masker.feed(text) + (self.masker.flush() if final else "")
         if text:
-            self.on_output(text)
+            self.kept.add(text)
+            if self.on_output is not None:
+                self.on_output(text)
 
 
-async def _pump(stream: asyncio.StreamReader, tail: _Tail, relay: _Relay | None) -> None:
+class _Protocol(asyncio.subprocess.SubprocessStreamProtocol):
+    """asyncio's own protocol, plus ``exited``: set when the process exits, even while a
+    process it left behind still holds the pipe (``Process.wait`` waits for the pipe too)."""
+
+    def __init__(self, limit: int, loop: asyncio.AbstractEventLoop) -> None:
+        super().__init__(limit=limit, loop=loop)
+        self.exited: asyncio.Future[None] = loop.create_future()
+
+    def process_exited(self) -> None:
+        super().process_exited()
+        if not self.exited.done():
+            self.exited.set_result(None)
+
+
+def _signal_group(pid: int, sig: int) -> bool:
+    """Send ``sig`` to the process group ``pid``; False when nobody is left in it."""
+    try:
+        os.killpg(pid, sig)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+async def _end_group(pid: int, exited: asyncio.Future[None], pump: asyncio.Future[None]) -> None:
+    """SIGTERM to the whole group; SIGKILL to whatever is left once the command has exited and
+    its pipe has closed (every writer gone), or ``_KILL_GRACE`` later. (Not a poll of the
+    group: an orphan nobody reaps stays in it as a zombie.)"""
+    if _signal_group(pid, signal.SIGTERM):
+        await asyncio.wait({exited, pump}, timeout=_KILL_GRACE)
+        _signal_group(pid, signal.SIGKILL)
+    await exited
+
+
+async def _pump(stream: asyncio.StreamReader, relay: _Relay) -> None:
     while chunk := await stream.read(_READ_SIZE):
-        tail.add(chunk)
-        if relay is not None:
-            relay.feed(chunk)
-    if relay is not None:
-        relay.feed(b"", final=True)
+        relay.feed(chunk)
+    relay.feed(b"", final=True)
+
+
+async def _watch(exited: asyncio.Future[None], pump: asyncio.Future[None],
+                 stopping: asyncio.Future[Any] | None, timeout: float) -> Ended:
+    """How the run ends: the command exits, ``stop`` is set, or the time is up."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    waits: set[asyncio.Future[Any]] = {exited, pump, *([stopping] if stopping else [])}
+    while True:
+        done, _ = await asyncio.wait(waits, timeout=max(deadline - loop.time(), 0),
+                                     return_when=asyncio.FIRST_COMPLETED)
+        if pump in done:
+            pump.result()  # on_output's error, if it raised
+            waits.discard(pump)
+        if exited in done:
+            return "exit"
+        if stopping is not None and stopping in done:
+            return "stopped"
+        if not done:
+            return "timeout"
+
+
+async def _run(argv: list[str], root: Path, env: Mapping[str, str], timeout: float,
+               stop: asyncio.Event | None, relay: _Relay) -> tuple[Ended, int | None, float]:
+    """Run ``argv`` in its own session and process group; when it exits, is stopped or runs
+    out of time, end whatever is left of its group. Returns how it ended, the exit status
+    (None when killed) and the duration. Cancelling the caller ends the group too."""
+    started = time.perf_counter()
+    loop = asyncio.get_running_loop()
+    try:
+        transport, protocol = await loop.subprocess_exec(
+            lambda: _Protocol(limit=_READ_SIZE, loop=loop), *argv, cwd=root, env=dict(env),
+            stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT, start_new_session=True)
+    except OSError as exc:
+        why = (f"{argv[0]}: not found" if isinstance(exc, FileNotFoundError)
+               else f"{argv[0]}: cannot start ({exc.strerror or exc})")
+        relay.feed((why if Path(root).is_dir() else f"{root}: no such folder").encode() + b"\n",
+                   final=True)
+        return "exit", EXIT_NOT_FOUND, time.perf_counter() - started
+    assert protocol.stdout is not None
+    pid, exited = transport.get_pid(), protocol.exited
+    pump = asyncio.ensure_future(_pump(protocol.stdout, relay))
+    stopping = asyncio.ensure_future(stop.wait()) if stop is not None else None
+    try:
+        ended = await _watch(exited, pump, stopping, timeout)
+        await _end_group(pid, exited, pump)
+        await asyncio.wait({pump}, timeout=_KILL_GRACE)  # a process that left the group
+        if pump.done():                                  # may hold the pipe open
+            pump.result()
+    except BaseException:  # cancelled (Esc, Ctrl-C) or on_output raised: take the group down
+        await asyncio.shield(_end_group(pid, exited, pump))
+        raise
+    finally:
+        pump.cancel()
+        transport.close()
+        if stopping is not None:
+            stopping.cancel()
+    code = transport.get_returncode() if ended == "exit" else None
+    return ended, code, time.perf_counter() - started
+
+
+async def run_command(command: str, root: Path, *, timeout: float, env: Mapping[str, str],
+                      sandbox: Sandbox | None = None,
+                      on_output: Callable[[str], None] | None = None,
+                      stop: asyncio.Event | None = None, masker: Masker | None = None,
+                      head_bytes: int = COMMAND_HEAD_BYTES,
+                      tail_bytes: int = COMMAND_TAIL_BYTES) -> CommandRun:
+    """Run the shell line ``command`` in ``root`` (in ``sandbox`` when given) with ``env``
+    scrubbed of API keys; never raises for a failing command (see the module doc)."""
+    environ = scrubbed_env(env, masker.secrets if masker is not None else ())
+    environ.setdefault("CI", "1")
+    argv = ["/bin/sh", "-c", command]
+    if sandbox is not None:
+        argv = sandboxed_argv(sandbox, root, argv)
+        if sandbox.name == "bubblewrap":
+            environ["TMPDIR"] = "/tmp"  # the sandbox's own /tmp; the host's is out of reach
+    kept = Kept(head_bytes, tail_bytes)
+    ended, code, duration = await _run(argv, root, environ, timeout, stop,
+                                       _Relay(kept, on_output, masker))
+    return CommandRun(command, ended, code, duration, "".join(kept.head), "".join(kept.tail),
+                      kept.cut_bytes, kept.cut_lines, timeout, sandbox is not None)
 
 
 async def run_tests(command: TestCommand | str, root: Path, *,
@@ -183,49 +265,17 @@ async def run_tests(command: TestCommand | str, root: Path, *,
     """
     if isinstance(command, str):
         command = TestCommand((command,), "configured", shell=True)
+    argv = ["/bin/sh", "-c", command.argv[0]] if command.shell else list(command.argv)
     env = dict(os.environ)
     env.setdefault("CI", "1")
-    tail = _Tail(keep_bytes)
-    started = time.perf_counter()
-    try:
-        if command.shell:
-            process = await asyncio.create_subprocess_shell(
-                command.argv[0], cwd=root, env=env, stdin=asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
-                start_new_session=True)
-        else:
-            process = await asyncio.create_subprocess_exec(
-                *command.argv, cwd=root, env=env, stdin=asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
-                start_new_session=True)
-    except OSError as exc:
-        message = f"{command.argv[0]}: not found" if isinstance(exc, FileNotFoundError) \
-            else f"{command.argv[0]}: cannot start ({exc.strerror or exc})"
-        if on_output is not None:
-            on_output(message + "\n")
-        return TestResult(command.display, EXIT_NOT_FOUND, time.perf_counter() - started,
-                          message, False)
-    assert process.stdout is not None
-    timed_out = False
-    try:
-        try:
-            async with asyncio.timeout(timeout):
-                await _pump(process.stdout, tail,
-                            _Relay(on_output) if on_output is not None else None)
-                await process.wait()
-        except TimeoutError:
-            timed_out = True
-            await _stop(process)
-    except BaseException:  # cancelled (Esc, Ctrl-C): take the whole group down with us
-        await asyncio.shield(_stop(process))
-        raise
-    code = process.returncode if process.returncode is not None else -1
-    output = tail.text()
-    if timed_out:
+    kept = Kept(0, keep_bytes)
+    ended, code, duration = await _run(argv, root, env, timeout, None,
+                                       _Relay(kept, on_output, None))
+    output = "".join(kept.tail)
+    if ended == "timeout":
         note = f"\n[spark: stopped after {timeout:g} s]\n"
         output += note
-        code = EXIT_TIMEOUT
         if on_output is not None:
             on_output(note)
-    return TestResult(command.display, code, time.perf_counter() - started, output,
-                      tail.dropped, timed_out)
+    return TestResult(command.display, EXIT_TIMEOUT if code is None else code, duration,
+                      output, kept.cut_bytes > 0, ended == "timeout")

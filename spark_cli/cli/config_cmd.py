@@ -17,7 +17,17 @@ import typer
 
 _ORDER = ("provider", "kind", "model", "base_url", "api_key", "edit_format", "context_window",
           "max_output_tokens", "idle_timeout", "first_token_timeout", "test_command",
-          "allow_syntax_errors", "tools", "max_tool_calls")
+          "allow_syntax_errors", "tools", "max_tool_calls", "commands", "allowed_commands")
+
+
+def sandbox_line() -> str:
+    """The sandbox commands run in (``commands = "sandbox"``, and under ``ask``), or why none."""
+    from spark_cli.checks.sandbox import Sandbox, find_sandbox
+
+    found = find_sandbox()
+    if isinstance(found, Sandbox):
+        return f"{found.name} ({found.path})"
+    return f"none: {found.reason}; {found.fix}"
 
 
 def _rows(settings: Any) -> list[tuple[str, str, str]]:
@@ -43,6 +53,7 @@ def render_text(settings: Any, user_path: Path, project_path: Path) -> str:
     for label, path in (("user config", user_path), ("project config", project_path)):
         state = "read" if str(path) in settings.files else "not found"
         lines.append(f"{label:<20} {path} ({state})")
+    lines.append(f"{'sandbox':<20} {sandbox_line()}")
     for problem in settings.problems:
         lines.append(f"problem: {problem}")
     return "\n".join(lines)
@@ -55,6 +66,7 @@ def render_json(settings: Any, user_path: Path, project_path: Path) -> str:
         "files": {"user": str(user_path), "project": str(project_path),
                   "read": list(settings.files)},
         "problems": list(settings.problems),
+        "sandbox": sandbox_line(),
     }
     return json.dumps(payload, indent=2)
 

@@ -17,12 +17,14 @@ import os
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
-from spark_cli.checks.changes import changed, snapshot
+from spark_cli.checks.changes import changed, stamp
+from spark_cli.checks.command_run import DECLINED, OFF, CommandRun, format_run
 from spark_cli.checks.policy import allowed_by, is_compound
-from spark_cli.checks.runner import DECLINED, OFF, CommandRun, format_run, run_command
+from spark_cli.checks.runner import run_command
 from spark_cli.checks.sandbox import Sandbox, find_sandbox
 from spark_cli.checks.secrets import Masker, scrubbed_env
 from spark_cli.protocol.channel import ToolCall
+from spark_cli.protocol.secrets import Secrets
 from spark_cli.session.approval import ApprovalRequest, Approver, remember, remembered
 from spark_cli.session.config.settings import Settings
 from spark_cli.session.events import CommandEnd, CommandFinished, CommandOutput, CommandStarted
@@ -48,6 +50,7 @@ class CommandCalls:
         self.settings = settings
         self.approver = approver
         self.stop_turn = stop_turn
+        self.secrets = Secrets(settings.provider.secrets)
         self.stop = asyncio.Event()
         """Set on interrupt: a waiting approval is withdrawn, a running command killed."""
 
@@ -60,31 +63,33 @@ class CommandCalls:
             yield self._refused(call, "", failure.message, "refused")
             return
         command = str(args["command"]).strip()
+        shown = self.secrets.mask(command)  # a key the model wrote never reaches a screen
         timeout = min(float(args.get("timeout_s", COMMAND_DEFAULT_TIMEOUT_S)),
                       COMMAND_MAX_TIMEOUT_S)
         policy = self.settings.commands
         if policy == "off" or not command:
             text = OFF if policy == "off" else f"{RUN_COMMAND}: the command is empty"
-            yield self._refused(call, command, text, "refused")
+            yield self._refused(call, shown, text, "refused")
             return
-        found = find_sandbox()
+        found = await asyncio.get_running_loop().run_in_executor(None, find_sandbox)
         sandbox = found if isinstance(found, Sandbox) else None
+        fix = "" if isinstance(found, Sandbox) else found.fix
         if policy == "sandbox" and sandbox is None:
-            yield self._refused(call, command, f"not run: no sandbox ({found.fix})", "refused")
+            yield self._refused(call, shown, f"not run: no sandbox ({fix})", "refused")
             return
         if policy == "ask" and not self._allowed(command):
-            note = "" if sandbox is not None else f"not sandboxed: {found.fix}"
-            request = ApprovalRequest(call.call_id, "command", command, str(self.root),
+            note = "" if sandbox is not None else f"not sandboxed: {fix}"
+            request = ApprovalRequest(call.call_id, "command", shown, str(self.root),
                                       sandbox is not None, note, not is_compound(command))
             decision = await self._ask(request)
             if decision in ("refuse", "stop", None):
                 if decision == "stop":
                     await self.stop_turn()
-                yield self._refused(call, command, DECLINED, "declined")
+                yield self._refused(call, shown, DECLINED, "declined")
                 return
             if decision == "always":
                 remember(self.root, "command", command)
-        async for event in self._execute(call, command, timeout, sandbox):
+        async for event in self._execute(call, command, shown, timeout, sandbox):
             yield event
 
     def _allowed(self, command: str) -> bool:
@@ -107,14 +112,14 @@ class CommandCalls:
             return None
         return asking.result()
 
-    async def _execute(self, call: ToolCall, command: str, timeout: float,
+    async def _execute(self, call: ToolCall, command: str, shown: str, timeout: float,
                        sandbox: Sandbox | None) -> AsyncIterator[CommandStarted | CommandOutput |
                                                                  CommandFinished]:
         secrets = self.settings.provider.secrets
         env = scrubbed_env(os.environ, secrets)
         masker = Masker([*secrets, *(v for k, v in os.environ.items() if k not in env)])
         loop = asyncio.get_running_loop()
-        before = await loop.run_in_executor(None, snapshot, self.root)
+        before = await loop.run_in_executor(None, stamp, self.root)
         pending: list[str] = []
         arrived = asyncio.Event()
 
@@ -122,7 +127,7 @@ class CommandCalls:
             pending.append(text)
             arrived.set()
 
-        yield CommandStarted(call.call_id, command, str(self.root), sandbox is not None)
+        yield CommandStarted(call.call_id, shown, str(self.root), sandbox is not None)
         running = asyncio.ensure_future(run_command(
             command, self.root, timeout=timeout, env=env, sandbox=sandbox,
             on_output=on_output, stop=self.stop, masker=masker))
@@ -137,18 +142,18 @@ class CommandCalls:
         result: CommandRun = running.result()
         if pending:
             yield CommandOutput(call.call_id, "".join(pending))
-        after = await loop.run_in_executor(None, snapshot, self.root)
-        touched = changed(before, after)
+        after = await loop.run_in_executor(None, stamp, self.root)
+        touched = changed(before, after) or ()
         text = format_run(result, OUTPUT_BUDGET)
         if touched:
             text += (f"\n[the command changed {_files(len(touched))}: "
                      f"{', '.join(touched[:10])}{' …' if len(touched) > 10 else ''}]")
         status = (f"exit {result.exit_code}" if result.ended == "exit"
                   else "killed: timeout" if result.ended == "timeout" else "stopped")
-        line = f"{_short(command)} → {status} · {result.duration_s:.1f} s"
+        line = f"{_short(shown)} → {status} · {result.duration_s:.1f} s"
         if touched:
             line += f" · changed {_files(len(touched))}; /undo does not restore them"
-        yield CommandFinished(call.call_id, command, result.ended, result.exit_code,
+        yield CommandFinished(call.call_id, shown, result.ended, result.exit_code,
                               result.duration_s, text, line, touched)
 
     def _refused(self, call: ToolCall, command: str, text: str,

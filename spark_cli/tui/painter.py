@@ -177,10 +177,9 @@ class Painter:
                 write(Text(f"… {reason}: retry {attempt} in {seconds:.1f} s", style="yellow"))
             case Reconnected(reason=reason):
                 write(Text(f"… reconnected ({reason})", style="dim"))
-            case ToolCallStarted() | ToolCallFinished() | ToolLoopStopped():
+            case (ToolCallStarted() | ToolCallFinished() | ToolLoopStopped() | CommandStarted()
+                  | CommandOutput() | CommandFinished()):
                 self._on_tool(event)
-            case CommandStarted() | CommandOutput() | CommandFinished():
-                self._on_command(event)
             case Redirected(text=text, how=how):
                 how_said = "steering in-band" if how == "steer" else "stopping and resending"
                 write(Text(f"↪ {text}  ({how_said})", style="bold magenta"))
@@ -208,10 +207,13 @@ class Painter:
                 self.on_queue(event)
         self.hud.show(state, self.clock())
 
-    def _on_tool(self, event: ToolCallStarted | ToolCallFinished | ToolLoopStopped) -> None:
+    def _on_tool(self, event: ToolCallStarted | ToolCallFinished | ToolLoopStopped |
+                 CommandStarted | CommandOutput | CommandFinished) -> None:
         """A tool call: the HUD says which runs; each finished one is a transcript line."""
         state = self.state
         match event:
+            case CommandStarted() | CommandOutput() | CommandFinished():
+                self._on_command(event)
             case ToolCallStarted(label=label):
                 state.state, self._calling = f"{CALL_MARK}{label}"[:40], True
             case ToolCallFinished():

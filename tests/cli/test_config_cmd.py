@@ -92,3 +92,30 @@ def test_tools_and_their_budget_show_with_their_source(repo: Path):
     (repo / ".spark" / "config.toml").write_text("max_tool_calls = 0\n")
     bad = run([])
     assert bad.exit_code == 2 and "'max_tool_calls' must be greater than 0" in bad.output
+
+
+def test_it_names_the_sandbox_or_how_to_get_one(repo: Path, monkeypatch):
+    from spark_cli.checks import sandbox
+
+    (repo / ".spark" / "config.toml").write_text(
+        'commands = "sandbox"\nallowed_commands = ["pytest", "make test"]\n')
+    result = run([])
+    assert result.exit_code == 0, result.output
+    assert "commands             sandbox" in result.output
+    assert "['pytest', 'make test']" in result.output
+    found = sandbox.find_sandbox()
+    expected = found.name if isinstance(found, sandbox.Sandbox) else found.fix
+    assert any(line.startswith("sandbox ") and expected in line
+               for line in result.output.splitlines())
+    monkeypatch.setattr(sandbox, "find_sandbox",
+                        lambda: sandbox.NoSandbox("bwrap is not installed", "install bubblewrap"))
+    data = json.loads(run(["--json"]).output)
+    assert data["sandbox"] == "none: bwrap is not installed; install bubblewrap"
+    assert data["settings"]["commands"] == "sandbox"
+
+
+def test_a_bad_commands_policy_is_named(repo: Path):
+    (repo / ".spark" / "config.toml").write_text('commands = "yes"\n')
+    result = run([])
+    assert result.exit_code == 2
+    assert "'commands' must be one of ask, sandbox, off, not 'yes'" in result.output

@@ -121,7 +121,7 @@ async def test_always_is_remembered_for_this_exact_command(tmp_path: Path) -> No
 async def test_allowed_commands_skip_asking_but_a_compound_line_still_asks(
         tmp_path: Path) -> None:
     approver = Approver("refuse")
-    session, channel = _session(tmp_path, [*run("c1", "touch one"),
+    session, _ = _session(tmp_path, [*run("c1", "touch one"),
                                            *run("c2", "touch two && touch three")],
                                 approver, allowed_commands=["touch"])
     await _turn(session)
@@ -187,7 +187,7 @@ async def test_esc_while_the_question_waits_withdraws_it_and_stops_the_turn(
 
 
 async def test_esc_while_it_runs_kills_the_command(tmp_path: Path) -> None:
-    session, channel = _session(tmp_path, run("c1", "echo started; sleep 30"),
+    session, _ = _session(tmp_path, run("c1", "echo started; sleep 30"),
                                 Approver("once"))
     events: list[Any] = []
 

@@ -111,7 +111,8 @@ async def test_several_calls_run_in_order_and_the_follow_up_carries_them_in_orde
     events = await _collect(session)
     assert [name for name, _, _ in tools.calls] == ["search", "read_file"]
     first, follow = channel.requests
-    assert first.tools and [t.name for t in first.tools] == ["read_file", "search", "list_files"]
+    assert first.tools and [t.name for t in first.tools] == ["read_file", "search", "list_files",
+                                                             "run_command"]
     assert follow.tools == first.tools
     added = follow.messages[len(first.messages):]
     assert added[0] == Message("assistant", "Let me look.\n")

@@ -9,8 +9,8 @@ and stderr says why once.
 from __future__ import annotations
 
 import asyncio
+import sys
 
-from spark_cli.cli.edit.edit_settings import say
 from spark_cli.session.approval import ApprovalRequest, Approver, Decision
 
 TTY = "/dev/tty"
@@ -28,9 +28,9 @@ def terminal_approver() -> Approver:
         async def cannot_ask(request: ApprovalRequest, /) -> Decision:
             if not told:
                 told.append(True)
-                say(f"spark edit: the model asked to run `{request.action}`; --commands ask "
-                    "needs a terminal to ask on, so it was declined (use --commands sandbox "
-                    "or allowed_commands)")
+                sys.stderr.write(f"spark edit: the model asked to run `{request.action}`; "
+                                 "--commands ask needs a terminal to ask on, so it was "
+                                 "declined (use --commands sandbox or allowed_commands)\n")
             return "refuse"
 
         return cannot_ask

@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from spark_cli.engine.brains.base import BrainRequest, BrainTurn
+from spark_cli.engine.brains.code.command_results import parse_command, parse_pytest
 from spark_cli.engine.brains.code.edit_text import FileChange, Splice, hunks_for
 from spark_cli.engine.brains.rules.instruction_parser import _replace as replace_parts
 from spark_cli.engine.brains.rules.instruction_parser import (
@@ -25,18 +26,23 @@ from spark_cli.protocol.files import FileBlock, render_file_blocks
 
 # the patterns that were quadratic (each ~40 KB): "replace 'a " took 2 s, "x" 20 s
 ADVERSARIAL = ["replace 'a ", "x", "add parameter x: ", "replace `a` with ", "a/",
-               "add import from a import ", "add parameter x=\"", "add 'import "]
+               "add import from a import ", "add parameter x=\"", "add 'import ", "run ",
+               "run the tests ", "fix what ", "run the tests , and "]
 SIZE = 40_000
 OLD_REPLACE = re.compile(r"\b(?:replace|change|substitute)\s+(?:all\s+)?(?:occurrences\s+of\s+)?"
                          r"(['\"`])(.+?)\1\s+(?:with|by|to|for)\s+(['\"`])(.*?)\3", re.I | re.S)
 
 
-def test_instruction_parsing_is_linear() -> None:
+def test_instruction_parsing_and_reading_command_output_are_linear() -> None:
     started = time.perf_counter()
     for unit in ADVERSARIAL:
         text = unit * (SIZE // len(unit))
         parse_instruction(instruction_text(text))
         mentioned_paths(text, ["a.py", "src/b.py"])
+    for unit in ["a", "x.py", "E   NameError: ", "1 passed, ", "= ", "src/a.py:1: in "]:
+        for text in (unit * (SIZE // len(unit)), (unit + "\n") * (SIZE // len(unit))):
+            parse_pytest(text)
+            parse_command("exit 1 · 0.1 s\n" + text)
     assert time.perf_counter() - started < 1.5
 
 

@@ -40,13 +40,21 @@ from spark_cli.engine.brains.rules.instruction_parser import (
     ("delete class Old", Instruction("delete", name="Old")),
     ("describe util.go", Instruction("explain")),
     ("summarize the code", Instruction("explain")),
+    # running (docs/brains.md, "Running commands")
+    ("run the tests", Instruction("run_tests")),
+    ("Please run the test suite.", Instruction("run_tests")),
+    ("run `make lint`", Instruction("run", what="make lint")),
+    ("run pytest -q tests/test_cart.py.", Instruction("run", what="pytest -q tests/test_cart.py")),
+    ("Run the tests, then fix anything that fails.", Instruction("fix_tests")),
+    ("fix the failing tests", Instruction("fix_tests")),
+    ("run through cart.py and explain it", Instruction("explain")),
 ])
 def test_recognised(text: str, expected: Instruction) -> None:
     assert parse_instruction(text) == expected
 
 
 @pytest.mark.parametrize("text", ["write a poem", "remove unused imports", "rename foo to foo",
-                                  "delete the", ""])
+                                  "delete the", "", "run the linter", "please run"])
 def test_not_recognised(text: str) -> None:
     assert parse_instruction(text) is None
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -87,3 +88,27 @@ async def test_deep_docstrings_over_chat(engine_factory: Any, repo: Path) -> Non
     assert [name for name, _ in tools.log] == ["list_files"] + ["read_file"] * 3
     assert json.dumps(tools.log[0][1]) == '{"path": "src/shop"}'
     assert _apply(messages[-1]["content"], repo) == {"src/shop/cart.py", "src/shop/pricing.py"}
+
+
+async def test_rules_runs_the_tests_over_the_websocket(engine_factory: Any, repo: Path) -> None:
+    engine = await engine_factory(**FAST)
+    tools = RepoTools(repo)
+    run_command = {"type": "function", "name": "run_command", "description": "run",
+                   "parameters": {"type": "object", "properties": {}}}
+    command = f"{sys.executable} -m pytest -q -p no:cacheprovider"
+    request: dict[str, Any] = {"input": "run the tests", "instructions":
+                               f"The project's test command: `{command}`"}
+    async with ws_connect(engine) as ws:
+        for _ in range(3):
+            await send(ws, type="response.create", model="spark-rules",
+                       tools=[*TOOLS, run_command], **request)
+            final = (await until(ws))[-1]
+            calls = [i for i in final["response"]["output"] if i["type"] == "function_call"]
+            if not calls:
+                break
+            outputs = [{"type": "function_call_output", "call_id": c["call_id"],
+                        "output": tools.run(c["name"], c["arguments"])} for c in calls]
+            request = {"previous_response_id": final["response"]["id"], "input": outputs}
+    assert tools.log == [("run_command", {"command": command})]
+    assert final["response"]["output"][0]["content"][0]["text"].startswith(
+        "The tests pass: 2 passed in ")

@@ -2,21 +2,45 @@
 
 :class:`RepoTools` answers ``read_file``, ``search`` and ``list_files`` in the
 client's fixed formats (a stand-in for the tools package, just enough for these
-tests); :func:`converse` asks the brain, runs its calls, sends the outputs back
-under their call ids, and repeats until an answer without calls.
+tests), and ``run_command`` with the outputs a test gives it (or for real, in the
+tree, with the client's first line ``exit N · 1.2 s``); :func:`converse` asks the
+brain, runs its calls (applying the edits of an answer that also calls, as the
+client applies them while it streams), sends the outputs back under their call ids,
+and repeats until an answer without calls.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import subprocess
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from spark_cli.engine.brains.base import CALL, OUTPUT, Brain, BrainCall, BrainRequest, BrainTurn
+from brain_harness import edits_of
+
+from spark_cli.edits.apply.applier import Applier
+from spark_cli.engine.brains.base import (
+    CALL,
+    OUTPUT,
+    Brain,
+    BrainCall,
+    BrainRequest,
+    BrainTurn,
+    EditFormat,
+)
 
 TOOL_NAMES = frozenset({"read_file", "search", "list_files"})
+WITH_COMMANDS = TOOL_NAMES | {"run_command"}
 WINDOW = 200
+
+
+def glob_regex(glob: str) -> str:
+    """A gitignore-style glob as a regex (``**/``, ``*``, ``{a,b}``: what the brains send)."""
+    out = re.escape(glob).replace(r"\*\*/", "(?:.*/)?").replace(r"\*\*", ".*")
+    out = out.replace(r"\*", "[^/]*").replace(r"\{", "(?:").replace(r"\}", ")")
+    return out.replace(",", "|")
 
 
 @dataclass
@@ -24,6 +48,8 @@ class RepoTools:
     root: Path
     window: int = WINDOW
     log: list[tuple[str, dict[str, object]]] = field(default_factory=list)
+    outputs: list[str] | None = None
+    """What ``run_command`` answers, in turn (None: run the command in ``root``)."""
 
     def files(self, under: str = "") -> list[str]:
         base = self.root / under if under else self.root
@@ -41,9 +67,20 @@ class RepoTools:
         if name == "search":
             return self.search(args["pattern"], args.get("path", ""))
         if name == "list_files":
-            listed = self.files(args.get("path", ""))
+            listed = [p for p in self.files(args.get("path", ""))
+                      if re.fullmatch(glob_regex(args.get("glob", "**")), p)]
             return "\n".join(listed) if listed else "no files"
+        if name == "run_command":
+            return self.outputs.pop(0) if self.outputs is not None else self.command(
+                str(args["command"]))
         return f"error: unknown tool {name}"
+
+    def command(self, line: str) -> str:
+        start = time.monotonic()
+        done = subprocess.run(line, shell=True, cwd=self.root, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True, errors="replace", timeout=120,
+                              check=False)
+        return f"exit {done.returncode} · {time.monotonic() - start:.1f} s\n{done.stdout}"
 
     def read(self, path: str, start: int, end: int | None) -> str:
         target = self.root / path
@@ -85,16 +122,20 @@ def answer(brain: Brain, request: BrainRequest) -> Round:
 
 
 def converse(brain: Brain, prompt: str, tools: RepoTools, *, model: str = "spark-rules",
-             parallel: bool = True, max_rounds: int = 10) -> tuple[list[Round], BrainRequest]:
+             parallel: bool = True, max_rounds: int = 10, names: frozenset[str] = TOOL_NAMES,
+             instructions: str = "", fmt: EditFormat = "search_replace",
+             ) -> tuple[list[Round], BrainRequest]:
     """The rounds of one turn (the last has no calls) and the last request."""
     conversation: tuple[BrainTurn, ...] = (BrainTurn("user", prompt),)
     rounds: list[Round] = []
     for number in range(max_rounds):
-        request = BrainRequest(model, "", conversation, "search_replace", TOOL_NAMES, parallel)
+        request = BrainRequest(model, instructions, conversation, fmt, names, parallel)
         got = answer(brain, request)
         rounds.append(got)
         if not got.calls:
             return rounds, request
+        for edit in edits_of(got.text):
+            Applier(tools.root, record_undo=False).apply(edit)
         if got.text:
             conversation += (BrainTurn("assistant", got.text),)
         ids = [f"call_{number}_{i}" for i in range(len(got.calls))]

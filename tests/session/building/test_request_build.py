@@ -86,7 +86,7 @@ def test_budget_overflow_names_the_biggest_file(repo: Path) -> None:
 def test_history_counts_against_the_budget(repo: Path) -> None:
     from spark_cli.protocol.channel import Message
 
-    settings = _settings(repo, context_window=3000, max_output_tokens=1000)
+    settings = _settings(repo, context_window=3000, max_output_tokens=1000, commands="off")
     history = (Message("user", "word " * 3000), Message("assistant", "done"))
     built = build_request(settings, repo, [], "x", history=history)
     # the one earlier turn does not fit with the new one: it is left out, and said so

@@ -15,11 +15,15 @@ as the deep model (``pace = "deep"``: ``deep_ttft_ms`` / ``deep_tps``).
 With the read-only tools declared it first finds the files the task reaches
 (:mod:`looking`: list the named folders, search the named symbols, read what
 they turn up), then plans over what it read. A step that names a folder
-(``in src/shop``) works on the files under it.
+(``in src/shop``) works on the files under it. A task that asks to run the tests
+(``… and run the tests``) ends its answer with a ``run_command`` call
+(:mod:`~spark_cli.engine.brains.rules.running`); the follow-up, its edits made, says
+how they went.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from spark_cli.engine.brains.base import BrainCall, BrainRequest, EditFormat
@@ -31,10 +35,16 @@ from spark_cli.engine.brains.deep.op_docstrings_all import document_all
 from spark_cli.engine.brains.deep.op_rename_all import rename_everywhere
 from spark_cli.engine.brains.deep.steps import Step, parse_steps
 from spark_cli.engine.brains.rules.help_text import help_lines
-from spark_cli.engine.brains.rules.instruction_parser import instruction_text, mentioned_paths
+from spark_cli.engine.brains.rules.instruction_parser import (
+    RUN_KINDS,
+    Instruction,
+    instruction_text,
+    mentioned_paths,
+)
 from spark_cli.engine.brains.rules.looking import notes
 from spark_cli.engine.brains.rules.results import CannotHelp, OpResult, plural
 from spark_cli.engine.brains.rules.rules_brain import OPERATIONS
+from spark_cli.engine.brains.rules.running import run_turn, runs_of
 from spark_cli.engine.brains.rules.workspace import files_and_reads
 from spark_cli.record import record
 
@@ -44,7 +54,10 @@ DEEP_INSTRUCTIONS: tuple[tuple[str, str], ...] = (
     ("add a parameter x to foo and update its callers[, passing 0]",
      "change the definition and every call"),
     ("several steps, one per line or sentence", "done in order, one plan"),
+    ("… and run the tests", "run the tests after the change and say how they went"),
 )
+_TESTS = re.compile(r"(?<!not )(?<!n't )\brun\s+(?:all\s+)?(?:the\s+)?(?:tests?|test\s+suite)\b",
+                    re.I)
 
 
 @record
@@ -125,8 +138,12 @@ class DeepBrain:
 
     def answer(self, request: BrainRequest) -> Iterator[str | BrainCall]:
         text = instruction_text(request.prompt)
-        steps = parse_steps(text)
-        if not any(step.instruction is not None for step in steps):
+        steps, after = _split_runs(parse_steps(text), text)
+        edits = any(step.instruction is not None for step in steps)
+        if after is not None and (runs_of(request) or not edits):
+            yield from run_turn(request, after, "After the change, " if edits else "")
+            return  # only running, or the run after the change came back
+        if not edits:
             yield from help_lines("I am the bundled engine's deep brain and could not match "
                                   "that to an instruction I know.", who="deep brain",
                                   extra=DEEP_INSTRUCTIONS)
@@ -139,30 +156,9 @@ class DeepBrain:
             return
         yield from notes(request)
         read = f"I read {plural(len(files), 'file')} ({plural(_lines(files), 'line')})"
-        done: list[_Done] = []
-        for step in steps:
-            if step.instruction is None:
-                done.append(_Done(step, None, step.skip or "not an instruction I know"))
-                continue
-            try:
-                result = run_step(step, files)
-            except CannotHelp as exc:
-                done.append(_Done(step, None, exc.reason.rstrip("."), exc.show_help))
-                continue
-            for change in result.changes:
-                files[change.path] = change.new
-            done.append(_Done(step, result))
+        done = _do(steps, files)
         if all(d.result is None for d in done):
-            if len(done) == 1:  # as the rules brain says it
-                if done[0].show_help:
-                    yield from help_lines(done[0].reason + ".", who="deep brain",
-                                          extra=DEEP_INSTRUCTIONS)
-                else:
-                    yield done[0].reason + ".\n"
-                return
-            yield f"{read}, but I could not do any of it:\n"
-            for item in done:
-                yield f"- {quoted(item.step.text)}: {item.reason}.\n"
+            yield from _none_done(done, read)
             return
         yield f"{read} and worked out {plural(len(done), 'step')}.\n\n"
         yield from _plan(done)
@@ -175,3 +171,48 @@ class DeepBrain:
                 yield f"- {item.result.summary}\n"
             else:
                 yield f"- Not done: {quoted(item.step.text)} ({item.reason}).\n"
+        if after is not None:
+            yield "\n"
+            yield from run_turn(request, after)
+
+
+def _split_runs(steps: list[Step], text: str) -> tuple[list[Step], Instruction | None]:
+    """The steps that edit, and what to run after them (a run step, or the tests when the
+    task says ``… and run the tests``; ``fix what fails`` is a plain test run here)."""
+    runs = [s.instruction for s in steps if s.instruction and s.instruction.kind in RUN_KINDS]
+    edits = [s for s in steps if not (s.instruction and s.instruction.kind in RUN_KINDS)]
+    after = runs[0] if runs else Instruction("run_tests") if _TESTS.search(text) else None
+    if after is not None and after.kind == "fix_tests" and any(s.instruction for s in edits):
+        after = Instruction("run_tests")
+    return edits, after
+
+
+def _do(steps: list[Step], files: dict[str, str]) -> list[_Done]:
+    """Each step done in turn, on the files as the steps before left them."""
+    done: list[_Done] = []
+    for step in steps:
+        if step.instruction is None:
+            done.append(_Done(step, None, step.skip or "not an instruction I know"))
+            continue
+        try:
+            result = run_step(step, files)
+        except CannotHelp as exc:
+            done.append(_Done(step, None, exc.reason.rstrip("."), exc.show_help))
+            continue
+        for change in result.changes:
+            files[change.path] = change.new
+        done.append(_Done(step, result))
+    return done
+
+
+def _none_done(done: list[_Done], read: str) -> Iterator[str]:
+    if len(done) == 1:  # as the rules brain says it
+        if done[0].show_help:
+            yield from help_lines(done[0].reason + ".", who="deep brain",
+                                  extra=DEEP_INSTRUCTIONS)
+        else:
+            yield done[0].reason + ".\n"
+        return
+    yield f"{read}, but I could not do any of it:\n"
+    for item in done:
+        yield f"- {quoted(item.step.text)}: {item.reason}.\n"

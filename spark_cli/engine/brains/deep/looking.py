@@ -20,8 +20,6 @@ Then it plans and edits as without tools, on what it read;
 
 from __future__ import annotations
 
-import re
-
 from spark_cli.edits.lang.grammars import language_for_path
 from spark_cli.engine.brains.base import BrainCall, BrainRequest
 from spark_cli.engine.brains.code.lookups import (
@@ -36,19 +34,18 @@ from spark_cli.engine.brains.code.lookups import (
 )
 from spark_cli.engine.brains.code.tool_results import clean_path
 from spark_cli.engine.brains.deep.steps import Step
+from spark_cli.engine.brains.rules.instruction_parser import PATH_RUN
 from spark_cli.engine.brains.rules.looking import Look, named_files, needle
 
 MAX_READS = 24
 """Files the deep brain reads in one turn at most."""
-_PATH_RUN = re.compile(r"[\w./-]+")
-"""Candidate paths in running text: maximal runs, so nothing backtracks."""
 _WHOLE_REPO_KINDS = frozenset({"explain"})
 
 
 def folders_named(text: str) -> list[str]:
     """The folders a task names: slash-separated words without an extension."""
     out: list[str] = []
-    for run in _PATH_RUN.findall(text):
+    for run in PATH_RUN.findall(text):
         token = run.rstrip(".")
         if "/" not in token or "." in token or not token.strip("/"):
             continue
@@ -107,21 +104,14 @@ def look_around(request: BrainRequest, steps: list[Step], text: str, files: dict
     missing = reads.missing()
     if missing:
         calls = [call(READ_FILE, path=p, start_line=n) for p, n in missing.items()]
-        return _limit(request, Look("I'll read the rest of " + ", ".join(missing) + ".\n",
-                                    tuple(calls)))
+        return Look("I'll read the rest of " + ", ".join(missing) + ".\n",
+                    tuple(calls)).for_request(request)
     calls = _survey(steps, text, files, seen)
     if calls:
-        return _limit(request, Look("Before I plan, I'll look at what this task reaches "
-                                    "in the repo.\n", tuple(calls)))
+        return Look("Before I plan, I'll look at what this task reaches in the repo.\n",
+                    tuple(calls)).for_request(request)
     paths = _to_read(files, seen, named_files(text, files))
     if not paths:
         return None
-    return _limit(request, Look(f"I'll read {len(paths)} file{'s' * (len(paths) != 1)}: "
-                                + ", ".join(paths) + ".\n",
-                                tuple(call(READ_FILE, path=p) for p in paths)))
-
-
-def _limit(request: BrainRequest, look: Look) -> Look:
-    if request.parallel_tool_calls:
-        return look
-    return Look(look.preamble, look.calls[:1])
+    return Look(f"I'll read {len(paths)} file{'s' * (len(paths) != 1)}: " + ", ".join(paths)
+                + ".\n", tuple(call(READ_FILE, path=p) for p in paths)).for_request(request)

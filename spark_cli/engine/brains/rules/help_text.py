@@ -12,6 +12,8 @@ INSTRUCTIONS: tuple[tuple[str, str], ...] = (
     ("delete the function foo / remove foo", "delete a function or class"),
     ("add a parameter x[=1] to foo", "add a parameter (python, js/ts, go, rust)"),
     ("explain foo.py", "a structural summary: imports, definitions and their lines"),
+    ("run the tests / run `make lint`", "run it (spark --commands ask|sandbox), say how it went"),
+    ("run the tests and fix what fails", "fix names a rename left stale, run them again"),
 )
 
 PROVIDERS = (

@@ -24,20 +24,28 @@ from typing import Literal
 from spark_cli.record import record
 
 Kind = Literal["rename", "replace", "remove_prints", "add_import", "docstring",
-               "add_parameter", "delete", "explain"]
+               "add_parameter", "delete", "explain", "run", "run_tests", "fix_tests"]
+RUN_KINDS = frozenset({"run", "run_tests", "fix_tests"})
+"""Instructions that run a command (:mod:`running`); the others edit."""
 
 _ID = r"[`'\"]?([A-Za-z_$][\w$]*)[`'\"]?"
 _KIND_WORD = r"(?:(?:the|a|an)\s+)?(?:(?:function|method|class|def|fn|func|symbol|variable|" \
              r"identifier|constant|const|type|struct|field)\s+)?"
 _FILE_TOKEN = re.compile(r"[\w./-]+\.\w+|[\w-]+/[\w./-]+")
 """A path line (used with ``fullmatch`` on one line: linear)."""
-_PATH_RUN = re.compile(r"[\w./-]+")
+PATH_RUN = re.compile(r"[\w./-]+")
 """Candidate paths in running text: maximal runs, so nothing backtracks."""
 _FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
 _CAPTION = re.compile(r"[A-Z][\w -]{0,40}: ")
 """The caption of a context section before a ``~~~`` fence (``Repository map: …``)."""
 
+_TESTS = r"(?:all\s+)?(?:the\s+|my\s+)?(?:unit\s+)?(?:tests?(?:\s+suite)?|test\s+suite)"
 _SOURCES: dict[str, tuple[str, int]] = {
+    "fix_tests": (rf"\brun\s+{_TESTS}(?:\s*,)?\s+(?:and\s+|then\s+)+fix\b|\bfix\s+(?:the\s+|all\s+"
+                  r"(?:the\s+)?)?(?:failing|broken)\s+tests?\b|\bfix\s+(?:what|anything|"
+                  r"everything|whatever)(?:\s+that)?\s+fails\b", re.I),
+    "run_tests": (rf"(?:please\s+|now\s+)?run\s+{_TESTS}(?:\s+(?:again|now|please))?[.!]?", re.I),
+    "run": (r"(?:please\s+)?run\s+(?:the\s+command\s+)?(`[^`\n]+`|[^`\s][^\n]*?)[.!]?", re.I),
     "rename": (rf"\brename\s+{_KIND_WORD}{_ID}\s+(?:to|as|into|->|=>)\s+"
                rf"{_KIND_WORD}{_ID}", re.I),
     "replace_head": (r"\b(?:replace|change|substitute)\s+(?:all\s+)?"
@@ -83,6 +91,9 @@ def _re(name: str) -> re.Pattern[str]:
     return re.compile(source, flags)
 
 
+_NOT_COMMANDS = frozenset({"the", "a", "an", "it", "this", "that", "these", "all", "my", "through",
+                           "over", "across", "into", "on", "in", "to", "each", "every", "again"})
+"""Words that start English after ``run``, not a command (``run through the code``)."""
 _NOT_NAMES = frozenset({"the", "a", "an", "all", "this", "that", "it", "function", "method",
                         "class", "unused", "every"})
 
@@ -95,7 +106,8 @@ class Instruction:
     name: str = ""  # the symbol (rename: old name)
     new: str = ""  # rename: new name; replace: new text; add_parameter: default ("" = none)
     old: str = ""  # replace: the text to find
-    what: str = ""  # remove_prints: console.log / print / any; add_import: the import
+    what: str = ""  # remove_prints: console.log / print / any; add_import: the import;
+    # run: the command line
     type: str = ""  # add_parameter: the type ("" = none)
 
 
@@ -122,7 +134,7 @@ def instruction_text(prompt: str) -> str:
 
 def mentioned_paths(text: str, paths: list[str]) -> list[str]:
     """The known ``paths`` the instruction names (by full path or by file name)."""
-    tokens = {t.strip(".,;:!?`'\"()") for t in _PATH_RUN.findall(text)}
+    tokens = {t.strip(".,;:!?`'\"()") for t in PATH_RUN.findall(text)}
     named = []
     for path in paths:
         base = path.rsplit("/", 1)[-1]
@@ -159,8 +171,25 @@ def _replace(text: str) -> tuple[str, str] | None:
     return None
 
 
+def _run(text: str) -> Instruction | None:
+    """``… fix what fails`` anywhere; ``run the tests`` / ``run X``: the whole first line."""
+    line = text.strip().split("\n", 1)[0].strip()
+    if _re("fix_tests").search(text):
+        return Instruction("fix_tests")
+    if _re("run_tests").fullmatch(line):
+        return Instruction("run_tests")
+    m = _re("run").fullmatch(line)
+    if m and (m.group(1)[0] == "`" or m.group(1).split()[0].lower() not in _NOT_COMMANDS):
+        return Instruction("run", what=m.group(1).strip("`").strip())
+    return None
+
+
 def parse_instruction(text: str) -> Instruction | None:
     """The first instruction recognised in ``text`` (see docs/brains.md), else None."""
+    return _run(text) or _edit(text)
+
+
+def _edit(text: str) -> Instruction | None:
     m = _re("rename").search(text)
     if m and m.group(1) != m.group(2):
         return Instruction("rename", name=m.group(1), new=m.group(2))

@@ -39,15 +39,17 @@ from spark_cli.engine.brains.code.lookups import (
 )
 from spark_cli.engine.brains.code.tool_results import clean_path
 from spark_cli.engine.brains.code.trees import find_definitions, parse
-from spark_cli.engine.brains.rules.instruction_parser import Instruction, mentioned_paths
+from spark_cli.engine.brains.rules.instruction_parser import (
+    PATH_RUN,
+    Instruction,
+    mentioned_paths,
+)
 from spark_cli.engine.brains.rules.results import plural
 from spark_cli.record import record
 
 _SYMBOL_KINDS = frozenset({"rename", "docstring", "delete", "add_parameter"})
 _PRINTS = (r"\bprint\(|console\.(log|debug|info)\(|fmt\.Print|\bprintln!?\(|\beprintln!\(|"
            r"\bdbg!\(|System\.(out|err)\.print")
-_PATH_RUN = re.compile(r"[\w./-]+")
-"""Candidate paths in running text: maximal runs, so nothing backtracks."""
 _EXTENSION = re.compile(r"\.[A-Za-z]\w{0,9}")
 """A file name's extension (matched at the end of a run's last segment)."""
 
@@ -58,6 +60,10 @@ class Look:
 
     preamble: str
     calls: tuple[BrainCall, ...]
+
+    def for_request(self, request: BrainRequest) -> Look:
+        """One call a response when the request says ``parallel_tool_calls: false``."""
+        return self if request.parallel_tool_calls else Look(self.preamble, self.calls[:1])
 
 
 def needle(instruction: Instruction) -> tuple[str, str] | None:
@@ -74,7 +80,7 @@ def needle(instruction: Instruction) -> tuple[str, str] | None:
 def named_files(text: str, files: dict[str, str]) -> list[str]:
     """File names the instruction spells that match no file it has."""
     out: list[str] = []
-    for run in _PATH_RUN.findall(text):
+    for run in PATH_RUN.findall(text):
         token = run.rstrip(".")
         last = token.rsplit("/", 1)[-1]
         dot = last.rfind(".")
@@ -156,11 +162,7 @@ def look_first(request: BrainRequest, instruction: Instruction, text: str,
                       and not mentioned_paths(text, list(files))
                       and not defined_in(files, instruction.name))
         calls, preamble = _for_needle(found, files, seen, always=everywhere)
-    if not calls:
-        return None
-    if not request.parallel_tool_calls:
-        calls = calls[:1]
-    return Look(preamble, tuple(calls))
+    return Look(preamble, tuple(calls)).for_request(request) if calls else None
 
 
 def notes(request: BrainRequest) -> list[str]:

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import field
 
-from spark_cli.engine.brains.code.edit_text import FileChange
+from spark_cli.engine.brains.base import EditFormat
+from spark_cli.engine.brains.code.edit_text import FileChange, render_changes
 from spark_cli.record import record
 
 
@@ -45,3 +46,15 @@ def pick_files(files: dict[str, str], named: list[str],
 
 def plural(count: int, word: str) -> str:
     return f"{count} {word}" + ("" if count == 1 else "s")
+
+
+def render_result(result: OpResult, fmt: EditFormat) -> Iterator[str]:
+    """The answer: the lead line, then the prose, or the edits and the summary line."""
+    yield result.lead + "\n"
+    if result.prose:
+        yield from result.prose
+        return
+    yield "\n"
+    yield from render_changes(result.changes, fmt)
+    yield "\n"
+    yield result.summary + "\n"

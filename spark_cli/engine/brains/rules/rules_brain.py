@@ -13,16 +13,17 @@ and it was not given (:mod:`looking`): a preamble line, then ``search`` /
 The files come from :func:`workspace.files_and_reads` (file blocks, plus this
 brain's own earlier edits in a continued conversation); the instruction from
 :mod:`instruction_parser`; each operation lives in its own ``op_*`` module.
+``run the tests`` / ``run X`` / ``… and fix what fails`` are :mod:`running`'s.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from spark_cli.engine.brains.base import BrainCall, BrainRequest, EditFormat
-from spark_cli.engine.brains.code.edit_text import render_changes
+from spark_cli.engine.brains.base import BrainCall, BrainRequest
 from spark_cli.engine.brains.rules.help_text import help_lines
 from spark_cli.engine.brains.rules.instruction_parser import (
+    RUN_KINDS,
     Instruction,
     instruction_text,
     mentioned_paths,
@@ -36,7 +37,8 @@ from spark_cli.engine.brains.rules.op_imports import add_import
 from spark_cli.engine.brains.rules.op_prints import remove_prints
 from spark_cli.engine.brains.rules.op_rename import rename
 from spark_cli.engine.brains.rules.op_replace import replace_text
-from spark_cli.engine.brains.rules.results import CannotHelp, OpResult
+from spark_cli.engine.brains.rules.results import CannotHelp, OpResult, render_result
+from spark_cli.engine.brains.rules.running import run_turn
 from spark_cli.engine.brains.rules.workspace import files_and_reads
 
 Operation = Callable[[Instruction, dict[str, str], list[str]], OpResult]
@@ -53,17 +55,6 @@ OPERATIONS: dict[str, Operation] = {
 }
 
 
-def _answer(result: OpResult, fmt: EditFormat) -> Iterator[str]:
-    yield result.lead + "\n"
-    if result.prose:
-        yield from result.prose
-        return
-    yield "\n"
-    yield from render_changes(result.changes, fmt)
-    yield "\n"
-    yield result.summary + "\n"
-
-
 class RulesBrain:
     """Recognises an instruction, runs its operation over the request's files, answers."""
 
@@ -76,6 +67,9 @@ class RulesBrain:
         if instruction is None:
             yield from help_lines("I am the bundled engine's rules brain and could not match "
                                   "that to an instruction I know.")
+            return
+        if instruction.kind in RUN_KINDS:
+            yield from run_turn(request, instruction)
             return
         operation = OPERATIONS[instruction.kind]
         files, reads = files_and_reads(request)
@@ -93,4 +87,4 @@ class RulesBrain:
             else:
                 yield exc.reason + "\n"
             return
-        yield from _answer(result, request.edit_format)
+        yield from render_result(result, request.edit_format)

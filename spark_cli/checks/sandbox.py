@@ -1,0 +1,94 @@
+"""The sandbox a command runs in: bubblewrap on Linux, sandbox-exec on macOS.
+
+`find_sandbox()` answers once per process (cached): a `Sandbox`, or a `NoSandbox` with a
+one-line reason and its fix. On Linux it runs bubblewrap once with the real flags
+(``true`` inside), since unprivileged user namespaces can be switched off and then
+bwrap is installed but cannot work. `sandboxed_argv` wraps a command's argv:
+
+- bubblewrap: ``--ro-bind / /`` (everything read-only), ``--tmpfs /tmp`` *before*
+  ``--bind REPO REPO`` (a repo under /tmp would be hidden otherwise), ``--dev /dev
+  --proc /proc --unshare-net --unshare-pid --die-with-parent --chdir REPO``. No
+  ``--new-session``: the runner already starts the command in a new session with no
+  controlling terminal (so no terminal input can be injected), and the process group
+  stays one the runner can signal as a whole; killing bwrap ends its pid namespace.
+- sandbox-exec: a profile of the same meaning (no network, writes only under the repo
+  and the temp folders). Untested here (no macOS machine); docs/tools.md says so.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from functools import cache
+from pathlib import Path
+
+from spark_cli.record import record
+
+_PROBE_TIMEOUT = 10.0
+_MACOS_PROFILE = """(version 1)
+(allow default)
+(deny network*)
+(deny file-write*)
+(allow file-write* (subpath (param "REPO")) (subpath (param "TMP")) (subpath "/private/tmp")
+  (subpath "/private/var/folders") (literal "/dev/null") (literal "/dev/tty"))
+"""
+
+
+@record
+class Sandbox:
+    """A sandbox that works here: ``bubblewrap`` or ``sandbox-exec`` and its executable."""
+
+    name: str
+    path: str
+
+
+@record
+class NoSandbox:
+    """No sandbox here: why (one line) and what fixes it."""
+
+    reason: str
+    fix: str
+
+    def __str__(self) -> str:
+        return f"{self.reason}; {self.fix}"
+
+
+def sandboxed_argv(sandbox: Sandbox, root: Path, argv: list[str]) -> list[str]:
+    """``argv`` run inside ``sandbox`` with ``root`` (resolved) writable and its folder."""
+    repo = str(Path(root).resolve())
+    if sandbox.name == "sandbox-exec":
+        tmp = str(Path(os.environ.get("TMPDIR", "/tmp")).resolve())
+        return [sandbox.path, "-D", f"REPO={repo}", "-D", f"TMP={tmp}", "-p", _MACOS_PROFILE,
+                *argv]
+    return [sandbox.path, "--ro-bind", "/", "/", "--tmpfs", "/tmp", "--bind", repo, repo,
+            "--dev", "/dev", "--proc", "/proc", "--unshare-net", "--unshare-pid",
+            "--die-with-parent", "--chdir", repo, *argv]
+
+
+@cache
+def find_sandbox() -> Sandbox | NoSandbox:
+    """The sandbox commands can run in here (probed once per process)."""
+    if sys.platform == "darwin":
+        path = shutil.which("sandbox-exec")
+        return Sandbox("sandbox-exec", path) if path else NoSandbox(
+            "sandbox-exec is not on PATH", "it ships with macOS: check /usr/bin/sandbox-exec")
+    if not sys.platform.startswith("linux"):
+        return NoSandbox(f"no sandbox on {sys.platform}", "run spark on Linux or macOS")
+    path = shutil.which("bwrap")
+    if path is None:
+        return NoSandbox("bubblewrap (bwrap) is not installed",
+                         "install bubblewrap: apt-get install bubblewrap")
+    found = Sandbox("bubblewrap", path)
+    try:
+        probe = subprocess.run(sandboxed_argv(found, Path("/tmp"), ["true"]), capture_output=True,
+                               stdin=subprocess.DEVNULL, timeout=_PROBE_TIMEOUT, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return NoSandbox(f"bubblewrap does not start ({exc})", "reinstall bubblewrap")
+    if probe.returncode != 0:
+        said = probe.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or ["no output"]
+        return NoSandbox(f"bubblewrap cannot run here ({said[0]})",
+                         "enable unprivileged user namespaces "
+                         "(sysctl kernel.unprivileged_userns_clone=1) or make bwrap setuid")
+    return found

@@ -155,6 +155,8 @@ class SparkAgent:
         except Exception as exc:  # no channel (no engine, a refused key): try again next prompt
             live.ready = asyncio.ensure_future(live.open(self.setup.connect))
             raise RequestError.internal_error({"details": str(exc)}) from None
+        if live.cancelled:  # the editor stopped it while the channel was opening
+            return PromptResponse(stop_reason="cancelled")
         updates = TurnUpdates(live.session.root)
         live.shown.append(ShownItem("prompt", instruction))
         reason: StopReason = "end_turn"
@@ -186,9 +188,9 @@ class SparkAgent:
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         live = self.live.get(session_id)
-        if live is not None and live.session.streaming:
+        if live is not None:
             live.cancelled = True
-            await live.session.interrupt()
+            await live.session.interrupt()  # nothing to stop when no turn runs
 
     async def set_session_mode(self, session_id: str, mode_id: str, **kwargs: Any) -> None:
         if mode_id not in {m[0] for m in MODES}:

@@ -1,7 +1,7 @@
-"""Commands under ``ask`` reach the editor as ``session/request_permission``; its answer is the
-user's. The model's ``read_file`` reads the editor's open buffers. The SDK's client drives the
-agent over a socket pair; the model is a scripted channel calling the tools (the bundled
-engine does not call ``run_command`` yet)."""
+"""The editor's answers to ``session/request_permission`` (once, reject, a cancelled question),
+the modes, and ``read_file`` through the editor's open buffers. The SDK's client drives the
+agent over a socket pair; the model is a scripted channel, so a call the bundled engine never
+makes (a compound line, a read of a given path) is exact."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import pytest
 from acp import PROTOCOL_VERSION, text_block
 from acp.agent.connection import AgentSideConnection
 from acp.client.connection import ClientSideConnection
@@ -20,7 +21,9 @@ from acp.schema import ClientCapabilities, FileSystemCapabilities
 from acp_client import Editor
 from session_fakes import ResponsesChannel
 
+from spark_cli.acp import agent as agent_module
 from spark_cli.acp.agent import AcpSetup, SparkAgent
+from spark_cli.acp.replay import prompt_text
 from spark_cli.protocol.channel import ToolCall, ToolCallCompleted, ToolCallStarted
 from spark_cli.session.config.settings import Settings, load_settings
 
@@ -32,12 +35,15 @@ def _run(command: str, tool: str = "run_command") -> list[Any]:
 
 @asynccontextmanager
 async def _agent(repo: Path, editor: Editor, channel: ResponsesChannel,
+                 opened: asyncio.Event | None = None,
                  **flags: Any) -> AsyncIterator[ClientSideConnection]:
     def settings(root: Path) -> Settings:
         return load_settings(root, flags, {"SPARK_CONFIG_DIR": str(repo / ".none")})
 
     @asynccontextmanager
     async def connect(settings: Settings) -> AsyncIterator[ResponsesChannel]:
+        if opened is not None:
+            await opened.wait()
         yield channel
 
     agent = SparkAgent(AcpSetup(settings=settings, connect=connect))
@@ -132,3 +138,35 @@ async def test_read_file_reads_the_editors_unsaved_buffer_and_the_disk_otherwise
     assert "closed = 1" in outputs[-1]
     reads = [u for u in editor.of("tool_call") if u.kind == "read"]
     assert reads[0].locations[0].path == str(tmp_path / "a.py")
+
+
+async def test_a_cancel_while_the_channel_opens_ends_the_prompt_cancelled(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    prompted = asyncio.Event()
+
+    def noting(blocks: list[Any], root: Path) -> tuple[str, list[str]]:
+        prompted.set()
+        return prompt_text(blocks, root)
+
+    heard = asyncio.Event()
+    cancel = SparkAgent.cancel
+
+    async def hearing(self: SparkAgent, session_id: str, **kwargs: Any) -> None:
+        await cancel(self, session_id, **kwargs)
+        heard.set()
+
+    monkeypatch.setattr(agent_module, "prompt_text", noting)
+    monkeypatch.setattr(SparkAgent, "cancel", hearing)
+    editor = Editor()
+    channel = ResponsesChannel([["never sent\n"]])
+    opened = asyncio.Event()
+    async with _agent(tmp_path, editor, channel, opened) as conn:
+        session = await conn.new_session(cwd=str(tmp_path), mcp_servers=[])
+        prompt = asyncio.ensure_future(conn.prompt(session_id=session.session_id,
+                                                   prompt=[text_block("hello")]))
+        await prompted.wait()
+        await conn.cancel(session_id=session.session_id)
+        await heard.wait()
+        opened.set()
+        assert (await prompt).stop_reason == "cancelled"
+    assert channel.requests == [] and editor.updates == []

@@ -1,6 +1,7 @@
 """`spark acp` driven over stdio by a client built on the official ACP SDK, in a copy of
 examples/repo on the bundled engine: a rename's edits as edit tool calls with their diffs,
-session/cancel mid-answer, session/load, and bad requests."""
+session/cancel mid-answer, a command under ask through session/request_permission,
+session/load, and bad requests."""
 
 from __future__ import annotations
 
@@ -66,6 +67,34 @@ async def test_cancel_mid_answer_ends_cancelled_and_applies_no_half_block(repo: 
     assert done.stop_reason == "cancelled"
     assert not [u for u in editor.of("tool_call") if u.kind == "edit"]
     assert _texts(repo) == before
+
+
+async def test_a_command_under_ask_asks_the_editor_and_a_reject_runs_nothing(repo: Path):
+    editor = Editor(answer="reject")
+    async with spark_acp(repo, editor) as conn:
+        session = await conn.new_session(cwd=str(repo), mcp_servers=[])
+        done = await conn.prompt(session_id=session.session_id,
+                                 prompt=[text_block("run touch made")])
+    assert done.stop_reason == "end_turn"
+    (call, options), = editor.asked
+    assert call.title == "$ touch made" and call.kind == "execute"
+    assert {o.kind for o in options} == {"allow_once", "allow_always", "reject_once"}
+    assert not (repo / "made").exists()
+    assert [u.status for u in editor.of("tool_call") if u.kind == "execute"] == ["failed"]
+
+
+async def test_the_tests_run_when_the_editor_allows_them_and_their_output_streams(repo: Path):
+    editor = Editor(answer="once")
+    async with spark_acp(repo, editor) as conn:
+        session = await conn.new_session(cwd=str(repo), mcp_servers=[])
+        done = await conn.prompt(session_id=session.session_id,
+                                 prompt=[text_block("run the tests")])
+    assert done.stop_reason == "end_turn"
+    assert editor.asked[0][0].title.startswith("$ ")
+    finished = [u for u in editor.of("tool_call_update") if u.status == "completed"]
+    assert "passed" in finished[-1].content[0].content.text
+    answer = "".join(u.content.text for u in editor.of("agent_message_chunk"))
+    assert "The tests pass" in answer
 
 
 async def test_load_replays_the_saved_conversation_and_continues_it(repo: Path):

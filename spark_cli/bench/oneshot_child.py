@@ -63,18 +63,19 @@ def spark_command() -> list[str]:
     return [found] if found else [sys.executable, "-m", "spark_cli"]
 
 
-def channel_args(channel: str, url: str, config_dir: Path) -> list[str]:
-    """The `spark edit` flags that pick ``channel`` at the engine ``url`` (and its config)."""
+def channel_args(channel: str, url: str, config_dir: Path, extra: str = "") -> list[str]:
+    """The `spark edit` flags that pick ``channel`` at the engine ``url`` (and its config,
+    plus ``extra`` TOML: `spark bench mcp`'s servers)."""
     config_dir.mkdir(parents=True, exist_ok=True)
     kind = 'kind = "responses_sse"\n' if channel == "responses_sse" else ""
-    (config_dir / "config.toml").write_text(kind)
+    (config_dir / "config.toml").write_text(kind + extra)
     if channel == "responses_ws":
         return ["--provider", "mock", "--base-url", url + "/v1"]
     return ["--provider", "openai-compatible", "--model", "lorem", "--base-url", url + "/v1"]
 
 
 def run_once(url: str, token: str, tokens: int, workdir: Path,
-             channel: str = "responses_ws") -> Repetition:
+             channel: str = "responses_ws", config_extra: str = "") -> Repetition:
     """One `spark edit --json` child against the engine on ``channel``; its figures."""
     import json
     import subprocess
@@ -83,7 +84,7 @@ def run_once(url: str, token: str, tokens: int, workdir: Path,
 
     (workdir / "bench.py").write_text(_SAMPLE)
     config_dir = workdir / f"config-{channel}"
-    flags = channel_args(channel, url, config_dir)
+    flags = channel_args(channel, url, config_dir, config_extra)
     # the bench's own cache of server facts (the window spark asked the engine for): the
     # warm-up asks, the repetitions read it, whatever other processes write to the user's
     env = child_env(SPARK_API_KEY=token, SPARK_CONFIG_DIR=str(config_dir),

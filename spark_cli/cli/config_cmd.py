@@ -10,10 +10,13 @@ exit code 0: showing what is missing is the point of the command.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import typer
+
+from spark_cli.mcp.config import McpConfigError, McpServerConfig, config_lines, read_servers
 
 _ORDER = ("provider", "kind", "model", "base_url", "api_key", "edit_format", "context_window",
           "max_output_tokens", "idle_timeout", "first_token_timeout", "test_command",
@@ -44,12 +47,13 @@ def _rows(settings: Any) -> list[tuple[str, str, str]]:
     return rows
 
 
-def render_text(settings: Any, user_path: Path, project_path: Path) -> str:
-    """The human form: one aligned line per setting, then the files and any problems."""
+def render_text(settings: Any, user_path: Path, project_path: Path,
+                servers: Sequence[McpServerConfig] = ()) -> str:
+    """The human form: one aligned line per setting, the MCP servers, the files, problems."""
     rows = _rows(settings)
     width = max(len(value) for _, value, _ in rows)
     lines = [f"{key:<20} {value:<{width}}  ({source})" for key, value, source in rows]
-    lines.append("")
+    lines += ["", *config_lines(servers), ""]
     for label, path in (("user config", user_path), ("project config", project_path)):
         state = "read" if str(path) in settings.files else "not found"
         lines.append(f"{label:<20} {path} ({state})")
@@ -59,8 +63,11 @@ def render_text(settings: Any, user_path: Path, project_path: Path) -> str:
     return "\n".join(lines)
 
 
-def render_json(settings: Any, user_path: Path, project_path: Path) -> str:
+def render_json(settings: Any, user_path: Path, project_path: Path,
+                servers: Sequence[McpServerConfig] = ()) -> str:
     payload = {
+        "mcp_servers": [{"name": s.name, "server": s.describe(), "source": s.source}
+                        for s in servers],
         "settings": settings.as_dict(),
         "sources": dict(settings.sources),
         "files": {"user": str(user_path), "project": str(project_path),
@@ -97,15 +104,17 @@ def register(app: typer.Typer) -> None:
                  "edit_format": edit_format}
         from spark_cli.cli.window_setup import resolve
 
+        user_path, project_path = user_config_path(os.environ), project_config_path(base)
         try:  # the window as a turn would have it: configured, known, cached or asked
             settings = resolve(load_settings(base, flags, os.environ, check=False))
-        except SettingsError as exc:
+            servers = read_servers([("user file", user_path), ("project file", project_path)])
+        except (SettingsError, McpConfigError) as exc:
             typer.echo(f"spark config: {exc}", err=True)
             raise typer.Exit(2) from None
-        user_path, project_path = user_config_path(os.environ), project_config_path(base)
         render = render_json if as_json else render_text
         from spark_cli.protocol.secrets import Secrets
 
         # a key may hide in any value (a base URL's query, a model name): mask them all
-        shown = Secrets(settings.provider.secrets).mask(render(settings, user_path, project_path))
+        shown = Secrets(settings.provider.secrets).mask(render(settings, user_path, project_path,
+                                                               servers))
         typer.echo(shown)

@@ -119,3 +119,31 @@ def test_a_bad_commands_policy_is_named(repo: Path):
     result = run([])
     assert result.exit_code == 2
     assert "'commands' must be one of ask, sandbox, off, not 'yes'" in result.output
+
+
+def test_mcp_servers_are_listed_with_where_each_came_from(repo: Path, tmp_path: Path):
+    (tmp_path / "user" / "config.toml").write_text(
+        '[mcp_servers.time]\ncommand = "mcp-server-time"\n'
+        '[mcp_servers.docs]\nurl = "https://docs.example/mcp"\n')
+    (repo / ".spark" / "config.toml").write_text(
+        '[mcp_servers.time]\ncommand = "uvx"\nargs = ["mcp-server-time"]\n'
+        'env = { TZ_TOKEN = "tok-very-secret-1" }\nallowed_tools = ["get_current_time"]\n')
+    result = run([])
+    assert result.exit_code == 0, result.output
+    lines = sorted(line for line in result.stdout.splitlines() if line.startswith("mcp server"))
+    assert len(lines) == 2
+    assert "time: stdio uvx mcp-server-time; env TZ_TOKEN; allowed get_current_time" in lines[1]
+    assert f"(project file {repo / '.spark' / 'config.toml'})" in lines[1]
+    assert "docs: http https://docs.example/mcp" in lines[0] and "(user file " in lines[0]
+    assert "tok-very-secret-1" not in result.output
+    data = json.loads(run(["--json"]).stdout)
+    assert sorted(s["name"] for s in data["mcp_servers"]) == ["docs", "time"]
+
+
+def test_a_bad_mcp_table_exits_2_naming_file_and_key(repo: Path):
+    path = repo / ".spark" / "config.toml"
+    path.write_text('[mcp_servers.time]\ncommand = "x"\ntool_timeout_s = "slow"\n')
+    result = run([])
+    assert result.exit_code == 2
+    assert str(path) in result.stderr
+    assert "[mcp_servers.time]: 'tool_timeout_s' must be a number of seconds" in result.stderr

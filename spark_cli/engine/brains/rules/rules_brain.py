@@ -34,6 +34,7 @@ from spark_cli.engine.brains.rules.op_definitions import add_parameter, delete_d
 from spark_cli.engine.brains.rules.op_docstring import add_docstring
 from spark_cli.engine.brains.rules.op_explain import explain
 from spark_cli.engine.brains.rules.op_imports import add_import
+from spark_cli.engine.brains.rules.op_mcp import mcp_call
 from spark_cli.engine.brains.rules.op_prints import remove_prints
 from spark_cli.engine.brains.rules.op_rename import rename
 from spark_cli.engine.brains.rules.op_replace import replace_text
@@ -63,6 +64,9 @@ class RulesBrain:
 
     def answer(self, request: BrainRequest) -> Iterator[str | BrainCall]:
         text = instruction_text(request.prompt)
+        if (use := mcp_call(request, text)) is not None:
+            yield from use
+            return
         instruction = parse_instruction(text)
         if instruction is None:
             yield from help_lines("I am the bundled engine's rules brain and could not match "

@@ -1,0 +1,141 @@
+"""``[mcp_servers.NAME]`` tables: the MCP servers a user or a project configures.
+
+Read from the same files as the settings (user, then project: a project's server
+replaces the user's of the same name), every value checked: a bad one is an
+:class:`McpConfigError` naming the file and the key. A server is stdio (``command``,
+``args``, ``env``, ``cwd``) or streamable HTTP (``url``, ``headers``,
+``bearer_token_env_var``); both take ``enabled``, ``startup_timeout_s``,
+``tool_timeout_s`` and ``allowed_tools``. Each remembers where it was defined.
+``env`` and ``headers`` values are never shown (:meth:`McpServerConfig.secrets`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import field
+from pathlib import Path
+from typing import Any
+
+from spark_cli.protocol.secrets import Secrets
+from spark_cli.record import record
+
+_NAME = re.compile(r"[A-Za-z0-9_-]{1,32}")
+_STDIO = ("command", "args", "env", "cwd")
+_HTTP = ("url", "headers", "bearer_token_env_var")
+_COMMON = ("enabled", "startup_timeout_s", "tool_timeout_s", "allowed_tools")
+# key -> (check, words for the error)
+_CHECKS: dict[str, tuple[Any, str]] = {
+    "command": (lambda v: isinstance(v, str) and v.strip(), "a non-empty string"),
+    "args": (lambda v: isinstance(v, list) and all(isinstance(a, str) for a in v),
+             "a list of strings"),
+    "env": (lambda v: isinstance(v, dict) and all(isinstance(a, str) for a in v.values()),
+            "a table of strings"),
+    "cwd": (lambda v: isinstance(v, str), "a string (a directory)"),
+    "url": (lambda v: isinstance(v, str) and v.startswith(("http://", "https://")),
+            "an http(s) URL"),
+    "headers": (lambda v: isinstance(v, dict) and all(isinstance(a, str) for a in v.values()),
+                "a table of strings"),
+    "bearer_token_env_var": (lambda v: isinstance(v, str) and v.strip(),
+                             "a string (an environment variable name)"),
+    "enabled": (lambda v: isinstance(v, bool), "a boolean (true/false)"),
+    "startup_timeout_s": (lambda v: isinstance(v, int | float) and not isinstance(v, bool)
+                          and v > 0, "a number of seconds greater than 0"),
+    "allowed_tools": (lambda v: isinstance(v, list) and all(isinstance(a, str) for a in v),
+                      "a list of tool names"),
+}
+_CHECKS["tool_timeout_s"] = _CHECKS["startup_timeout_s"]
+
+
+class McpConfigError(ValueError):
+    """A bad ``[mcp_servers]`` table: names the file, the key and what was expected."""
+
+
+@record
+class McpServerConfig:
+    """One configured server and where it was defined (``source``: ``project file PATH``)."""
+
+    name: str
+    source: str
+    command: str = ""
+    args: tuple[str, ...] = ()
+    env: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
+    cwd: str = ""
+    url: str = ""
+    headers: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
+    bearer_token_env_var: str = ""
+    enabled: bool = True
+    startup_timeout_s: float = 10.0
+    tool_timeout_s: float = 60.0
+    allowed_tools: tuple[str, ...] = ()
+
+    def secrets(self, environ: dict[str, str]) -> Secrets:
+        """The values never to show: ``env`` and header values, and the bearer token."""
+        token = environ.get(self.bearer_token_env_var) if self.bearer_token_env_var else None
+        return Secrets([*self.env.values(), *self.headers.values(), token])
+
+    def describe(self) -> str:
+        """One line for ``spark config`` and ``/mcp`` (secret values left out)."""
+        what = f"http {self.url}" if self.url else " ".join(["stdio", self.command, *self.args])
+        extra = [f"env {', '.join(sorted(self.env))}" if self.env else "",
+                 f"allowed {', '.join(self.allowed_tools)}" if self.allowed_tools else "",
+                 "" if self.enabled else "disabled"]
+        return f"{self.name}: {what}" + "".join(f"; {e}" for e in extra if e)
+
+
+def _server(name: str, table: object, where: str, source: str) -> McpServerConfig:
+    if not _NAME.fullmatch(name):
+        raise McpConfigError(f"{where}: [mcp_servers.{name}]: a server name is 1-32 letters, "
+                             "digits, '_' or '-'")
+    if not isinstance(table, dict):
+        raise McpConfigError(f"{where}: 'mcp_servers.{name}' must be a table")
+    known = (*_STDIO, *_HTTP, *_COMMON)
+    for key, value in table.items():
+        if key not in known:
+            raise McpConfigError(f"{where}: [mcp_servers.{name}]: unknown key '{key}' "
+                                 f"(known: {', '.join(known)})")
+        check, words = _CHECKS[key]
+        if not check(value):
+            raise McpConfigError(f"{where}: [mcp_servers.{name}]: '{key}' must be {words}, "
+                                 f"not {type(value).__name__}")
+    if ("command" in table) == ("url" in table):
+        raise McpConfigError(f"{where}: [mcp_servers.{name}]: give 'command' (stdio) or "
+                             "'url' (streamable HTTP), not both or neither")
+    wrong = [k for k in (_HTTP if "command" in table else _STDIO) if k in table]
+    if wrong:
+        raise McpConfigError(f"{where}: [mcp_servers.{name}]: '{wrong[0]}' does not go with "
+                             f"'{'command' if 'command' in table else 'url'}'")
+    values: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v
+                              for k, v in table.items()}
+    return McpServerConfig(name, source, **values)
+
+
+def read_servers(files: Sequence[tuple[str, Path]]) -> tuple[McpServerConfig, ...]:
+    """The servers the files configure: ``(label, path)`` pairs, later files winning."""
+    found: dict[str, McpServerConfig] = {}
+    for label, path in files:
+        try:
+            raw = path.read_bytes()
+        except OSError:
+            continue
+        if b"mcp_servers" not in raw:
+            continue  # no table of ours: no parser needed
+        import tomllib
+
+        try:
+            data = tomllib.loads(raw.decode())
+        except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+            raise McpConfigError(f"{path}: not valid TOML ({exc})") from None
+        tables = data.get("mcp_servers", {})
+        if not isinstance(tables, dict):
+            raise McpConfigError(f"{path}: 'mcp_servers' must be a table of [mcp_servers.NAME]")
+        for name, table in tables.items():
+            found[name] = _server(name, table, str(path), f"{label} {path}")
+    return tuple(found.values())
+
+
+def config_lines(servers: Sequence[McpServerConfig]) -> list[str]:
+    """``spark config``'s lines: each server, what it runs and where it was defined."""
+    if not servers:
+        return ["mcp servers          (none: add [mcp_servers.NAME] to a config file)"]
+    return [f"mcp server           {s.describe()}  ({s.source})" for s in servers]

@@ -1,0 +1,221 @@
+"""One MCP server: its connection, held open by a background task, and its calls.
+
+:meth:`ServerLink.start` only creates a task; that task imports the SDK in a
+worker thread (the deferred import below), starts the server (stdio: a process
+in its own session with a minimal environment plus the server's ``env``; its
+stderr goes to ``NAME.log`` beside the cache; HTTP: ``headers`` and the bearer
+token), lists its tools, saves them to the cache and keeps the connection until
+:meth:`stop`. Startup past ``startup_timeout_s`` fails the server with a note.
+A call waits for a server still starting; every failure (a dead server, a call
+past ``tool_timeout_s``) is an error result. A call that finds the server gone
+marks it ``crashed``: the hub restarts it once, on the next turn. The SDK's own
+shutdown closes stdin, then kills the server's process group.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from pathlib import Path
+from typing import Any, Literal
+
+from spark_cli.mcp.answers import failure, to_result
+from spark_cli.mcp.cache import cache_key, load_tools, save_tools
+from spark_cli.mcp.config import McpServerConfig
+from spark_cli.tools.model import ToolResult
+
+State = Literal["off", "starting", "ready", "failed", "crashed", "stopped"]
+CONNECTION_CLOSED, REQUEST_TIMEOUT = -32000, -32001  # JSON-RPC codes the SDK raises with
+STOP_WAIT_S = 8.0
+"""How long :meth:`ServerLink.stop` waits for the SDK's shutdown (it escalates to SIGKILL
+well within this) before it cancels the task."""
+
+
+def _import_sdk() -> dict[str, Any]:
+    # deferred for start-up: the SDK is imported here, in a worker thread, never on
+    # launch -> prompt or launch -> request
+    import anyio
+    import httpx2
+    from mcp import Client, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+    from mcp.client.streamable_http import streamable_http_client
+
+    logging.getLogger("mcp").addHandler(logging.NullHandler())
+    logging.getLogger("mcp").propagate = False  # never on the TUI's screen
+    return {"anyio": anyio, "httpx2": httpx2, "Client": Client, "stdio_client": stdio_client,
+            "Params": StdioServerParameters, "http_client": streamable_http_client}
+
+
+class ServerLink:
+    """One configured server: its state, its tools (live or cached) and its connection."""
+
+    def __init__(self, config: McpServerConfig, root: Path, cache: Path,
+                 environ: dict[str, str]) -> None:
+        self.config, self.root, self.cache, self.environ = config, root, cache, environ
+        self.state: State = "starting" if config.enabled else "off"
+        self.note = "" if config.enabled else "disabled (enabled = false)"
+        self.live: list[dict[str, Any]] | None = None
+        self.restarts = 0
+        self.closed = False
+        self._cached: list[dict[str, Any]] | None = None
+        self._key: str | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._ready = asyncio.Event()
+        self._stop = asyncio.Event()
+        self._client: Any = None
+        self._scope: Any = None
+
+    def __repr__(self) -> str:
+        return f"ServerLink({self.config.name!r}, {self.state})"
+
+    @property
+    def key(self) -> str:
+        if self._key is None:
+            self._key = cache_key(self.config, self.root)
+        return self._key
+
+    def cached(self) -> list[dict[str, Any]] | None:
+        """The tools of the last run (read once, on first use)."""
+        if self._cached is None:
+            self._cached = load_tools(self.cache, self.config, self.key) or []
+        return self._cached or None
+
+    def start(self) -> None:
+        """Start the server in the background (nothing to wait for here); a crashed one
+        starts anew once its old connection is closed."""
+        previous = self._task
+        busy = previous is not None and not previous.done() and self.state != "crashed"
+        if not self.config.enabled or self.closed or busy:
+            return
+        self.state, self.note, self.live, self._client = "starting", "", None, None
+        self._ready, self._stop = asyncio.Event(), asyncio.Event()
+        self._task = asyncio.get_running_loop().create_task(self._run(previous),
+                                                            name=f"mcp {self.config.name}")
+
+    def _transport(self, sdk: dict[str, Any], stack: contextlib.AsyncExitStack) -> Any:
+        c = self.config
+        if c.url:
+            headers = dict(c.headers)
+            if c.bearer_token_env_var:
+                token = self.environ.get(c.bearer_token_env_var)
+                if not token:
+                    raise RuntimeError(f"{c.bearer_token_env_var} (bearer_token_env_var) is "
+                                       "not set")
+                headers["Authorization"] = f"Bearer {token}"
+            client = sdk["httpx2"].AsyncClient(headers=headers, timeout=30.0)
+            stack.push_async_callback(client.aclose)  # closed with the connection
+            return sdk["http_client"](c.url, http_client=client)
+        self.cache.mkdir(parents=True, exist_ok=True)
+        log = stack.enter_context((self.cache / f"{c.name}.log").open("w", encoding="utf-8"))
+        cwd = self.root / c.cwd if c.cwd else self.root
+        params = sdk["Params"](command=c.command, args=list(c.args), env=dict(c.env), cwd=cwd)
+        return sdk["stdio_client"](params, errlog=log)
+
+    async def _run(self, previous: asyncio.Task[None] | None) -> None:
+        c, stop, ready = self.config, self._stop, self._ready
+        started = False
+        try:
+            if previous is not None:
+                await asyncio.wait([previous])
+            sdk = await asyncio.to_thread(_import_sdk)
+            with sdk["anyio"].CancelScope() as scope:
+                self._scope = scope
+                timer = asyncio.get_running_loop().call_later(c.startup_timeout_s, scope.cancel)
+                async with contextlib.AsyncExitStack() as stack:
+                    client = await stack.enter_async_context(
+                        sdk["Client"](self._transport(sdk, stack)))
+                    self.live = await self._list(client)
+                    timer.cancel()
+                    self._client, self.state, started = client, "ready", True
+                    ready.set()
+                    await asyncio.to_thread(save_tools, self.cache, c, self.key, self.live)
+                    await stop.wait()
+            if scope.cancelled_caught and not started and not stop.is_set():
+                self._fail(f"did not start within {c.startup_timeout_s:g} s (startup_timeout_s)")
+        except Exception as exc:  # any failure of a server is a note, never the session's
+            if not started:
+                self._fail(f"did not start: {type(exc).__name__}: {_reason(exc)}")
+        finally:
+            if self._stop is stop:  # not a crashed run ending after its restart began
+                self._client = None
+                if self.state in ("starting", "ready"):
+                    self.state = "stopped"
+            ready.set()
+
+    def _fail(self, why: str) -> None:
+        self.state, self.note = "failed", why + self._last_log_line()
+
+    def _last_log_line(self) -> str:
+        try:
+            lines = (self.cache / f"{self.config.name}.log").read_text("utf-8", "replace")
+        except OSError:
+            return ""
+        last = [line for line in lines.splitlines() if line.strip()][-1:]
+        return f"; its stderr: {last[0].strip()[:200]}" if last else ""
+
+    async def _list(self, client: Any) -> list[dict[str, Any]]:
+        tools: list[dict[str, Any]] = []
+        cursor = None
+        while True:
+            page = await client.list_tools(cursor=cursor)
+            tools += [{"name": t.name, "description": t.description or "",
+                       "schema": t.input_schema} for t in page.tools]
+            cursor = page.next_cursor
+            if not cursor:
+                return tools
+
+    async def wait_ready(self) -> None:
+        """Until a starting server is ready or has failed (``startup_timeout_s`` at most)."""
+        if self._task is None:
+            self.start()
+        if self.state == "starting" and not self.closed:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._ready.wait(), self.config.startup_timeout_s + 1)
+
+    async def call(self, tool: str, arguments: dict[str, Any]) -> ToolResult:
+        """Call ``tool``; every failure is an error result."""
+        c = self.config
+        await self.wait_ready()
+        client = self._client
+        if client is None:
+            return failure(f"MCP server {c.name} is {self.state}"
+                           + (f": {self.note}" if self.note else ""))
+        try:
+            answer = await asyncio.wait_for(
+                client.call_tool(tool, arguments, read_timeout_seconds=c.tool_timeout_s),
+                c.tool_timeout_s + 2)
+        except Exception as exc:  # the SDK's MCPError, a broken pipe, a bad answer
+            code = getattr(exc, "code", None)
+            if isinstance(exc, TimeoutError) or code == REQUEST_TIMEOUT:
+                return failure(f"{tool} gave no answer within {c.tool_timeout_s:g} s "
+                               "(tool_timeout_s)")
+            if self._stop.is_set():
+                return failure(f"MCP server {c.name} was stopped during the call")
+            if code == CONNECTION_CLOSED or self._task is None or self._task.done():
+                self.state, self.note, self._client = "crashed", "the server exited", None
+                self._stop.set()
+                return failure(f"MCP server {c.name} exited during the call; it is restarted "
+                               "once on the next turn")
+            return failure(f"{tool} failed: {_reason(exc)}")
+        return to_result(answer, tool)
+
+    async def stop(self) -> None:
+        """Stop the server and wait until its process is gone."""
+        task, self.closed = self._task, True
+        self._stop.set()
+        if self.state == "starting" and self._scope is not None:
+            self._scope.cancel()  # a handshake in progress: the SDK still stops the process
+        if task is not None and not (await asyncio.wait([task], timeout=STOP_WAIT_S))[0]:
+            task.cancel()
+            await asyncio.wait([task])
+        if self.state != "failed":
+            self.state = "stopped" if self.config.enabled else "off"
+
+
+def _reason(exc: BaseException) -> str:
+    """An exception (or a group's first) as one line."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return (str(exc) or type(exc).__name__).splitlines()[0][:300]
+

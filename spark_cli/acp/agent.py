@@ -103,7 +103,7 @@ class SparkAgent:
             protocol_version=min(protocol_version, PROTOCOL_VERSION),
             agent_capabilities=AgentCapabilities(
                 load_session=True, prompt_capabilities=PromptCapabilities(
-                    image=False, audio=False, embedded_context=True)),
+                    image=False, audio=False, embedded_context=False)),
             agent_info=Implementation(name="spark", title="spark", version=__version__))
 
     async def new_session(self, cwd: str, mcp_servers: Any = None,

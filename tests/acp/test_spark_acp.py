@@ -129,4 +129,9 @@ async def test_bad_requests_get_specific_errors_and_touch_nothing(repo: Path, tm
         empty.mkdir()
         with pytest.raises(RequestError, match="Resource not found"):
             await conn.load_session(cwd=str(empty), session_id="x", mcp_servers=[])
+        (empty / ".spark").mkdir()
+        (empty / ".spark" / "config.toml").write_text("tools = 'maybe'\n")
+        with pytest.raises(RequestError, match="Invalid params") as bad_config:
+            await conn.new_session(cwd=str(empty), mcp_servers=[])
+        assert "config.toml" in str(bad_config.value.data)
     assert _texts(repo) == before

@@ -6,8 +6,9 @@ in the background from ``session/new`` on (``AcpSetup.connect``). ``session/prom
 turn and streams its events (``spark_cli.acp.updates``); ``session/cancel`` is Esc
 (``interrupt``); commands under ``ask`` go to ``session/request_permission``; the modes are
 ``settings.commands`` and the model is a config option; the model's ``read_file`` reads
-through ``fs/read_text_file`` when the editor offers it (edits are written to disk, undo
-journal and all: docs/acp.md says why). ``mcpServers`` are accepted and not used yet.
+through ``fs/read_text_file`` when the editor offers it; edits land on disk (undo journal
+and all), then in the editor's buffers that held the old text (``follow_edits``).
+``mcpServers`` are accepted and not used yet.
 ``session/load`` reopens the repo's saved conversation (``spark --resume``'s).
 """
 
@@ -41,7 +42,7 @@ from acp.schema import (
 )
 
 from spark_cli import __version__
-from spark_cli.acp.editor import editor_approver, editor_buffers
+from spark_cli.acp.editor import editor_approver, editor_buffers, follow_edits
 from spark_cli.acp.outbox import Outbox
 from spark_cli.acp.replay import prompt_text, replay
 from spark_cli.acp.updates import TurnUpdates, stop_reason
@@ -89,7 +90,7 @@ class SparkAgent:
     def __init__(self, setup: AcpSetup) -> None:
         self.setup = setup
         self.client: Client | None = None
-        self.fs_read = False
+        self.fs_read = self.fs_write = False
         self.live: dict[str, _Live] = {}
 
     def on_connect(self, conn: Client) -> None:
@@ -97,8 +98,9 @@ class SparkAgent:
 
     async def initialize(self, protocol_version: int, client_capabilities: Any = None,
                          client_info: Any = None, **kwargs: Any) -> InitializeResponse:
-        self.fs_read = bool(getattr(getattr(client_capabilities, "fs", None), "read_text_file",
-                                    False))
+        fs = getattr(client_capabilities, "fs", None)
+        self.fs_read = bool(getattr(fs, "read_text_file", False))
+        self.fs_write = self.fs_read and bool(getattr(fs, "write_text_file", False))
         return InitializeResponse(
             protocol_version=min(protocol_version, PROTOCOL_VERSION),
             agent_capabilities=AgentCapabilities(
@@ -174,6 +176,8 @@ class SparkAgent:
                     outbox.prose(f"\n\nspark: {event.message}\n")
         finally:
             await outbox.close()
+        if self.fs_write and self.client is not None and updates.landed:
+            await follow_edits(self.client, session_id, live.session.root, updates.landed)
         self._keep(live, updates)
         return PromptResponse(stop_reason="cancelled" if live.cancelled else reason,
                               field_meta={"spark_marks": live.session.marks.as_dict()})

@@ -7,18 +7,26 @@ question (the editor stopping the turn) is Esc: the turn stops.
 
 :func:`editor_buffers` reads a file through ``fs/read_text_file`` (an open buffer, unsaved
 text included) for the model's ``read_file``, which runs on a worker thread.
+
+:func:`follow_edits` brings the editor's buffers along after a turn: edits land on disk (the
+engine writes and journals them); a buffer that still holds exactly the text from before
+the turn gets the new text through ``fs/write_text_file`` (into the editor's undo); a buffer
+with other text (the user's unsaved change) is never written.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from acp import helpers
 from acp.interfaces import Client
 from acp.schema import PermissionOption, ToolCallUpdate
 
+from spark_cli.acp.updates import before
 from spark_cli.session.approval import ApprovalRequest, Approver, Decision
+from spark_cli.session.events import EditApplied
 
 _CHOSEN: dict[str, Decision] = {"once": "once", "always": "always"}
 
@@ -70,3 +78,32 @@ def editor_buffers(client: Client, session_id: str,
             return None
 
     return read
+
+
+async def follow_edits(client: Client, session_id: str, root: Path,
+                       landed: Sequence[EditApplied]) -> list[str]:
+    """Write each edited file through the editor where its buffer held the text from before
+    the turn; the paths written."""
+    written: list[str] = []
+    for path in dict.fromkeys(o.path for o in landed):
+        mine = [o for o in landed if o.path == path]
+        if any(o.created or o.deleted or o.moved_from for o in mine):
+            continue
+        try:
+            now = (root / path).read_text(encoding="utf-8")
+        except (OSError, ValueError):
+            continue
+        was: str | None = now
+        for outcome in reversed(mine):
+            was = before(was, outcome.diff) if was is not None else None
+        if was is None or was == now:
+            continue
+        try:
+            held = await client.read_text_file(session_id=session_id, path=str(root / path))
+            if held.content == was:
+                await client.write_text_file(session_id=session_id, path=str(root / path),
+                                             content=now)
+                written.append(path)
+        except Exception:  # the editor could not: the file on disk is right either way
+            continue
+    return written

@@ -53,6 +53,19 @@ def hunks(diff: str) -> list[tuple[int, str, str]]:
     return [(start, "".join(old), "".join(new)) for start, old, new in found]
 
 
+def before(text: str, diff: str) -> str | None:
+    """``text`` as it was before ``diff`` (a unified diff that led to it); None when the diff
+    does not fit it (the file changed since, a last line without a newline)."""
+    lines = text.splitlines(keepends=True)
+    for start, old, new in reversed(hunks(diff)):
+        new_lines = new.splitlines(keepends=True)
+        at = start - 1 if new_lines else start
+        if lines[at:at + len(new_lines)] != new_lines:
+            return None
+        lines[at:at + len(new_lines)] = old.splitlines(keepends=True)
+    return "".join(lines)
+
+
 def _text(text: str) -> Any:
     return helpers.tool_content(helpers.text_block(text))
 
@@ -63,6 +76,8 @@ class TurnUpdates:
     def __init__(self, root: Path) -> None:
         self.root = root
         self.edits = 0
+        self.landed: list[ev.EditApplied] = []
+        """The edits that landed, in order (the editor's buffers follow them at the end)."""
         self.answer: list[str] = []
         self.shown: list[tuple[str, str, str]] = []
         """What the editor was shown (kind, text, detail), kept with the conversation."""
@@ -127,6 +142,7 @@ class TurnUpdates:
 
     def _edit(self, outcome: ev.EditApplied) -> Any:
         self.edits += 1
+        self.landed.append(outcome)
         path = str(self.root / outcome.path)
         found = hunks(outcome.diff)
         content = [helpers.tool_diff_content(path, new, None if outcome.created else old)

@@ -24,6 +24,7 @@ from acp.schema import (
     ClientCapabilities,
     ReadTextFileResponse,
     RequestPermissionResponse,
+    WriteTextFileResponse,
 )
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "repo"
@@ -36,6 +37,8 @@ class Editor:
     def __init__(self, answer: str = "reject", buffers: dict[str, str] | None = None) -> None:
         self.buffers = buffers or {}
         """Absolute path -> the text of its open buffer (fs/read_text_file)."""
+        self.written: dict[str, str] = {}
+        """What spark wrote through fs/write_text_file (path -> text)."""
         self.updates: list[Any] = []
         self.asked: list[tuple[Any, list[Any]]] = []
         self.answer = answer
@@ -56,6 +59,11 @@ class Editor:
         if path not in self.buffers:
             raise RequestError.resource_not_found(path)
         return ReadTextFileResponse(content=self.buffers[path])
+
+    async def write_text_file(self, session_id: str, path: str, content: str,
+                              **kwargs: Any) -> WriteTextFileResponse:
+        self.written[path] = self.buffers[path] = content
+        return WriteTextFileResponse()
 
     def of(self, kind: str) -> list[Any]:
         return [u for u in self.updates if u.session_update == kind]

@@ -1,7 +1,7 @@
 """The editor's answers to ``session/request_permission`` (once, reject, a cancelled question),
-the modes, and ``read_file`` through the editor's open buffers. The SDK's client drives the
-agent over a socket pair; the model is a scripted channel, so a call the bundled engine never
-makes (a compound line, a read of a given path) is exact."""
+the modes, ``read_file`` through the editor's open buffers, and the buffers following edits.
+The SDK's client drives the agent over a socket pair; the model is a scripted channel, so a
+call the bundled engine never makes (a compound line, a read of a given path) is exact."""
 
 from __future__ import annotations
 
@@ -54,7 +54,8 @@ async def _agent(repo: Path, editor: Editor, channel: ResponsesChannel,
     conn = ClientSideConnection(editor, client_side[1], client_side[0])
     try:
         await conn.initialize(protocol_version=PROTOCOL_VERSION, client_capabilities=(
-            ClientCapabilities(fs=FileSystemCapabilities(read_text_file=True))))
+            ClientCapabilities(fs=FileSystemCapabilities(read_text_file=True,
+                                                         write_text_file=True))))
         yield conn
     finally:
         await conn.close()
@@ -170,3 +171,21 @@ async def test_a_cancel_while_the_channel_opens_ends_the_prompt_cancelled(
         opened.set()
         assert (await prompt).stop_reason == "cancelled"
     assert channel.requests == [] and editor.updates == []
+
+
+BLOCK = "a.py\n<<<<<<< SEARCH\nx = 1\n=======\nx = 2\n>>>>>>> REPLACE\n"
+
+
+@pytest.mark.parametrize(("buffer", "followed"), [("x = 1\ny = 1\n", True),
+                                                  ("x = 1\ny = 1\n# unsaved\n", False)])
+async def test_a_buffer_holding_the_old_text_follows_the_edit_and_an_unsaved_one_is_kept(
+        tmp_path: Path, buffer: str, followed: bool):
+    (tmp_path / "a.py").write_text("x = 1\ny = 1\n")
+    path = str(tmp_path / "a.py")
+    editor = Editor(buffers={path: buffer})
+    channel = ResponsesChannel([["Changing x.\n", BLOCK, "Done.\n"]])
+    async with _agent(tmp_path, editor, channel) as conn:
+        assert await _prompt(conn, tmp_path) == "end_turn"
+    assert (tmp_path / "a.py").read_text() == "x = 2\ny = 1\n"
+    assert editor.written == ({path: "x = 2\ny = 1\n"} if followed else {})
+    assert editor.buffers[path] == ("x = 2\ny = 1\n" if followed else buffer)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from spark_cli.acp.updates import TurnUpdates, hunks, stop_reason
+from spark_cli.acp.updates import TurnUpdates, before, hunks, stop_reason
+from spark_cli.edits.apply.diffs import unified_diff
 from spark_cli.session import events as ev
 
 DIFF = """--- a/a.py
@@ -58,3 +59,13 @@ def test_a_refused_edit_and_a_bad_read_call_fail_visibly(tmp_path: Path):
     started = updates.of(ev.ToolCallStarted("c1", "read_file", "{not json", "read ?"))
     assert started.kind == "read" and started.locations is None
     assert updates.of(ev.UsageReported(1, 2, None)) is None
+
+
+def test_before_undoes_a_diff_and_refuses_one_that_does_not_fit():
+    old = "".join(f"line {n}\n" for n in range(1, 30))
+    new = old.replace("line 2\n", "").replace("line 15\n", "line 15\nadded\n") \
+        .replace("line 28", "changed")
+    diff = unified_diff("a.py", old, new)
+    assert before(new, diff) == old
+    assert before(new.replace("added", "typed"), diff) is None
+    assert before("", unified_diff("a.py", "x\n", "")) == "x\n"

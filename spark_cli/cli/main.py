@@ -23,6 +23,7 @@ COMMAND_MODULES = {
     "config": "config_cmd",
     "engine": "engine_cmd",
     "bench": "bench_cmd",
+    "acp": "acp_cmd",
 }
 
 _app = typer.Typer(

@@ -12,7 +12,8 @@ stand-in). Both are imported only when a turn first needs them.
 from __future__ import annotations
 
 import threading
-from collections.abc import Collection
+from collections.abc import Callable, Collection
+from functools import partial
 from pathlib import Path
 from typing import Protocol
 
@@ -59,8 +60,8 @@ def tool_specs(*, commands: bool = False) -> tuple[ToolSpec, ...]:
     return _specs if commands else _specs[:-1]
 
 
-def default_runner() -> RunTool:
-    """``spark_cli.tools.run_tool``."""
+def default_runner(buffers: Callable[[str], str | None] | None = None) -> RunTool:
+    """``spark_cli.tools.run_tool`` (reading open files from ``buffers`` first: an editor's)."""
     from spark_cli.tools import run_tool
 
-    return run_tool
+    return run_tool if buffers is None else partial(run_tool, buffers=buffers)

@@ -123,7 +123,7 @@ class ToolLoop:
         self._used = used  # tokens of the next request so far (the first one's + items)
         self._cap = cap
         self._wake: asyncio.Future[None] | None = None
-        self._warm = warm  # prime() warms the runner (off for a stand-in that counts calls)
+        self._warm = warm  # spark's own runner: prime() warms it; read_file runs inline
 
     # ---- while a response streams ----
 
@@ -259,7 +259,7 @@ class ToolLoop:
 
     async def _run(self, call: ToolCall) -> ToolResultLike | None:
         """The call's result; None when interrupted (its thread is left to end by itself)."""
-        if call.name in INLINE:
+        if call.name in INLINE and self._warm:  # a stand-in may wait (an editor's read)
             try:
                 return self.runner(self.root, call.name, call.arguments,
                                    readable=self.readable, cancel=self.cancel)

@@ -10,6 +10,9 @@ nothing in ``.git/`` or ``.spark/``), then through three checks of the tools' ow
 - ``.gitignore`` does not hide it (nor the file a link inside the repo points to),
   unless the user named or added it: ``readable`` holds those repo-relative paths
   (a folder in it makes everything below it readable).
+
+``buffers`` (absolute path -> text, or None) is where a front end's editor holds files:
+``read_file`` reads a file's open (maybe unsaved) buffer there first (``spark acp``).
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from __future__ import annotations
 import os
 import posixpath
 import stat
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Literal
 
@@ -51,7 +54,9 @@ def _normal(rel: str) -> str:
 class Access:
     """The repo root, its ignore rules, and the paths the user made readable."""
 
-    def __init__(self, root: Path, readable: Collection[str] = ()) -> None:
+    def __init__(self, root: Path, readable: Collection[str] = (),
+                 buffers: Callable[[str], str | None] | None = None) -> None:
+        self.buffers = buffers
         self.root = Path(os.path.realpath(root))
         self.readable = frozenset(
             r for r in (_normal(str(name)) for name in readable)

@@ -8,7 +8,8 @@ asked for (from ``start_line``, default 1, to ``end_line``) is capped at
 longer than the byte cap is cut with a note. Text is decoded exactly as edits
 decode it (``edits.disk.textfile``: UTF-8, or UTF-8/UTF-16 with a BOM; line endings
 shown as "\\n"); binary files (a NUL byte in the first 8 KB) and other encodings get
-one-line errors, and files over ``READ_LIMIT`` are refused before they are read.
+one-line errors, and files over ``READ_LIMIT`` are refused before they are read. A file
+open in the front end's editor (``Access.buffers``) is read from its buffer instead.
 """
 
 from __future__ import annotations
@@ -40,7 +41,8 @@ def read_file(access: Access, args: dict[str, Value],
     if target.size > READ_LIMIT:
         raise ToolFailure(f"{rel} is too large to read ({target.size:,} bytes; the limit is "
                           f"{READ_LIMIT // (1024 * 1024)} MB); search it instead", "too large")
-    data = _read(target.path.as_posix(), rel)
+    buffer = access.buffers(str(target.path)) if access.buffers is not None else None
+    data = _read(target.path.as_posix(), rel) if buffer is None else buffer.encode("utf-8")
     if cancel is not None and cancel.is_set():
         raise Cancelled
     try:

@@ -33,8 +33,10 @@ _RUNS: dict[str, _Run] = {
 
 
 def run_tool(root: Path, name: str, arguments: str, *, readable: Collection[str] = (),
-             cancel: threading.Event | None = None) -> ToolResult:
-    """Run the tool ``name`` with the JSON ``arguments`` a model wrote, inside ``root``."""
+             cancel: threading.Event | None = None,
+             buffers: Callable[[str], str | None] | None = None) -> ToolResult:
+    """Run the tool ``name`` with the JSON ``arguments`` a model wrote, inside ``root``
+    (``buffers``: an editor's open files, ``Access.buffers``)."""
     try:
         if cancel is not None and cancel.is_set():
             return CANCELLED
@@ -44,7 +46,7 @@ def run_tool(root: Path, name: str, arguments: str, *, readable: Collection[str]
             return ToolResult(False, f"unknown tool {shown}; the tools are "
                               f"{', '.join(_RUNS)}", "error: unknown tool")
         args = parse_arguments(name, arguments, PARAMS[name])
-        return run(Access(root, readable), args, cancel)
+        return run(Access(root, readable, buffers), args, cancel)
     except ToolFailure as failure:
         return failure.result()
     except Cancelled:

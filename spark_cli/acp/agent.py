@@ -1,0 +1,261 @@
+"""`spark acp`: spark as an editor's agent, over the Agent Client Protocol (the official SDK).
+
+The SDK speaks JSON-RPC on stdio and calls this :class:`SparkAgent`; each ACP session is a
+``Session`` in its ``cwd`` with the user's config (``AcpSetup.settings``), its channel opened
+in the background from ``session/new`` on (``AcpSetup.connect``). ``session/prompt`` runs a
+turn and streams its events (``spark_cli.acp.updates``); ``session/cancel`` is Esc
+(``interrupt``); commands under ``ask`` go to ``session/request_permission``; the modes are
+``settings.commands`` and the model is a config option; the model's ``read_file`` reads
+through ``fs/read_text_file`` when the editor offers it; edits land on disk (undo journal
+and all), then in the editor's buffers that held the old text (``follow_edits``).
+``mcpServers`` are accepted and not used yet.
+``session/load`` reopens the repo's saved conversation (``spark --resume``'s).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import gc
+import uuid
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, cast
+
+from acp import PROTOCOL_VERSION, RequestError, run_agent
+from acp.interfaces import Agent, Client
+from acp.schema import (
+    AgentCapabilities,
+    Implementation,
+    InitializeResponse,
+    LoadSessionResponse,
+    NewSessionResponse,
+    PromptCapabilities,
+    PromptResponse,
+    SessionConfigOptionSelect,
+    SessionConfigSelectOption,
+    SessionMode,
+    SessionModeState,
+    SetSessionConfigOptionResponse,
+    StopReason,
+)
+
+from spark_cli import __version__
+from spark_cli.acp.editor import editor_approver, editor_buffers, follow_edits
+from spark_cli.acp.outbox import Outbox
+from spark_cli.acp.replay import prompt_text, replay
+from spark_cli.acp.updates import TurnUpdates, stop_reason
+from spark_cli.record import record
+from spark_cli.session.api import Connector, SessionApi
+from spark_cli.session.config.presets import CommandPolicy
+from spark_cli.session.config.settings import Settings
+from spark_cli.session.conversation import Session
+from spark_cli.session.events import ProseDelta, TurnCompleted, TurnFailed
+from spark_cli.session.tool_access import default_runner
+from spark_cli.session.workspace.store import SessionStore, ShownItem
+
+MODES = (("ask", "Ask", "Every command waits for your yes"),
+         ("sandbox", "Sandbox", "Commands run without asking, only inside the sandbox"),
+         ("off", "Off", "The model runs no commands"))
+
+
+@record
+class AcpSetup:
+    """What the CLI hands the agent: the user's settings for a folder, and how to connect."""
+
+    settings: Callable[[Path], Settings]
+    """The resolved settings for the repo at a path (raises ValueError for a bad config)."""
+    connect: Connector
+
+
+class _Live:
+    """One ACP session: its spark session, its channel (opened in the background), its store."""
+
+    def __init__(self, session: SessionApi, connect: Connector) -> None:
+        self.session = session
+        self.store = SessionStore(session.root)
+        self.stack = contextlib.AsyncExitStack()
+        self.ready = asyncio.ensure_future(self.open(connect))
+        self.cancelled = False
+        self.shown: list[ShownItem] = []
+
+    async def open(self, connect: Connector) -> None:
+        self.session.attach(await self.stack.enter_async_context(connect(self.session.settings)))
+
+
+class SparkAgent:
+    """The ACP agent: every method the SDK routes (``acp.interfaces.Agent``)."""
+
+    def __init__(self, setup: AcpSetup) -> None:
+        self.setup = setup
+        self.client: Client | None = None
+        self.fs_read = self.fs_write = False
+        self.live: dict[str, _Live] = {}
+
+    def on_connect(self, conn: Client) -> None:
+        self.client = conn
+
+    async def initialize(self, protocol_version: int, client_capabilities: Any = None,
+                         client_info: Any = None, **kwargs: Any) -> InitializeResponse:
+        fs = getattr(client_capabilities, "fs", None)
+        self.fs_read = bool(getattr(fs, "read_text_file", False))
+        self.fs_write = self.fs_read and bool(getattr(fs, "write_text_file", False))
+        return InitializeResponse(
+            protocol_version=min(protocol_version, PROTOCOL_VERSION),
+            agent_capabilities=AgentCapabilities(
+                load_session=True, prompt_capabilities=PromptCapabilities(
+                    image=False, audio=False, embedded_context=False)),
+            agent_info=Implementation(name="spark", title="spark", version=__version__))
+
+    async def new_session(self, cwd: str, mcp_servers: Any = None,
+                          **kwargs: Any) -> NewSessionResponse:
+        sid = uuid.uuid4().hex
+        live = await self._start(sid, cwd)
+        return NewSessionResponse(session_id=sid, modes=_modes(live.session.settings),
+                                  config_options=_options(live.session.settings))
+
+    async def load_session(self, cwd: str, session_id: str, mcp_servers: Any = None,
+                           **kwargs: Any) -> LoadSessionResponse:
+        live = await self._start(session_id, cwd)
+        saved = live.store.load_conversation()
+        if saved is None:
+            del self.live[session_id]
+            await live.stack.aclose()
+            raise RequestError.resource_not_found(f"no saved spark conversation in {cwd}")
+        live.session.restore(saved.history)
+        live.shown = list(saved.shown)
+        for update in replay(saved, live.session.root):
+            await self._send(session_id, update)
+        return LoadSessionResponse(modes=_modes(live.session.settings),
+                                   config_options=_options(live.session.settings))
+
+    async def _start(self, sid: str, cwd: str) -> _Live:
+        root = Path(cwd)
+        if not root.is_absolute() or not root.is_dir():
+            raise RequestError.invalid_params({"cwd": f"{cwd}: not an absolute path to a folder"})
+        try:
+            settings = await asyncio.to_thread(self.setup.settings, root)
+        except (ValueError, OSError) as exc:
+            raise RequestError.invalid_params({"config": str(exc)}) from None
+        client = self.client
+        buffers = editor_buffers(client, sid, asyncio.get_running_loop()) \
+            if client is not None and self.fs_read else None
+        session = Session(None, root, settings,
+                          run_tool=default_runner(buffers) if buffers is not None else None)
+        if client is not None:
+            session.set_approver(editor_approver(client, sid))
+        live = self.live[sid] = _Live(session, self.setup.connect)
+        return live
+
+    async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> PromptResponse:
+        live = self._live(session_id)
+        instruction, files = prompt_text(prompt, live.session.root)
+        live.cancelled = False
+        try:
+            await live.ready
+        except Exception as exc:  # no channel (no engine, a refused key): try again next prompt
+            live.ready = asyncio.ensure_future(live.open(self.setup.connect))
+            raise RequestError.internal_error({"details": str(exc)}) from None
+        if live.cancelled:  # the editor stopped it while the channel was opening
+            return PromptResponse(stop_reason="cancelled")
+        updates = TurnUpdates(live.session.root)
+        live.shown.append(ShownItem("prompt", instruction))
+        reason: StopReason = "end_turn"
+        outbox = Outbox(lambda update: self._send(session_id, update))
+        try:
+            async for event in live.session.run_turn(instruction, files):
+                if type(event) is ProseDelta:  # the hot path: one check per delta
+                    updates.answer.append(event.text)
+                    outbox.prose(event.text)
+                elif (update := updates.of(event)) is not None:
+                    outbox.update(update)
+                elif isinstance(event, TurnCompleted):
+                    reason = stop_reason(event, live.cancelled)
+                elif isinstance(event, TurnFailed) and not live.cancelled:
+                    outbox.prose(f"\n\nspark: {event.message}\n")
+        finally:
+            await outbox.close()
+        if self.fs_write and self.client is not None and updates.landed:
+            await follow_edits(self.client, session_id, live.session.root, updates.landed)
+        self._keep(live, updates)
+        return PromptResponse(stop_reason="cancelled" if live.cancelled else reason,
+                              field_meta={"spark_marks": live.session.marks.as_dict()})
+
+    def _keep(self, live: _Live, updates: TurnUpdates) -> None:
+        if updates.answer:
+            live.shown.append(ShownItem("answer", "".join(updates.answer)))
+        live.shown.extend(ShownItem(*item) for item in updates.shown)
+        settings = live.session.settings
+        live.store.save_conversation(live.session.history, provider=settings.provider.name,
+                                     model=settings.provider.model, shown=live.shown)
+
+    async def cancel(self, session_id: str, **kwargs: Any) -> None:
+        live = self.live.get(session_id)
+        if live is not None:
+            live.cancelled = True
+            await live.session.interrupt()  # nothing to stop when no turn runs
+
+    async def set_session_mode(self, session_id: str, mode_id: str, **kwargs: Any) -> None:
+        if mode_id not in {m[0] for m in MODES}:
+            raise RequestError.invalid_params({"modeId": f"unknown mode {mode_id!r}"})
+        session = self._live(session_id).session
+        session.configure(replace(session.settings, commands=cast(CommandPolicy, mode_id)))
+
+    async def set_config_option(self, config_id: str, session_id: str, value: str | bool,
+                                **kwargs: Any) -> SetSessionConfigOptionResponse:
+        session = self._live(session_id).session
+        if config_id == "mode" and isinstance(value, str):
+            await self.set_session_mode(session_id, value)
+        elif config_id != "model" or value != session.settings.provider.model:
+            raise RequestError.invalid_params({config_id: f"cannot be set to {value!r}"})
+        return SetSessionConfigOptionResponse(config_options=_options(session.settings))
+
+    async def authenticate(self, method_id: str, **kwargs: Any) -> None:
+        return None
+
+    def _live(self, sid: str) -> _Live:
+        live = self.live.get(sid)
+        if live is None:
+            raise RequestError.invalid_params({"sessionId": f"unknown session {sid!r}"})
+        return live
+
+    async def _send(self, sid: str, update: Any) -> None:
+        if self.client is not None:
+            await self.client.session_update(session_id=sid, update=update)
+
+    async def close(self) -> None:
+        """Close every session's channel (and the bundled engine with it)."""
+        for live in self.live.values():
+            live.ready.cancel()
+            with contextlib.suppress(Exception, asyncio.CancelledError):
+                await live.stack.aclose()
+
+
+def _modes(settings: Settings) -> SessionModeState:
+    return SessionModeState(current_mode_id=settings.commands, available_modes=[
+        SessionMode(id=i, name=n, description=d) for i, n, d in MODES])
+
+
+def _options(settings: Settings) -> list[Any]:
+    model = settings.provider.model
+    return [
+        SessionConfigOptionSelect(type="select", id="mode", name="Commands", category="mode",
+                                  current_value=settings.commands, options=[
+                                      SessionConfigSelectOption(value=i, name=n, description=d)
+                                      for i, n, d in MODES]),
+        SessionConfigOptionSelect(type="select", id="model", name="Model", category="model",
+                                  current_value=model, options=[
+                                      SessionConfigSelectOption(value=model, name=model)])]
+
+
+async def serve(setup: AcpSetup) -> None:
+    """Speak ACP on stdin/stdout until the editor closes them. Everything loaded so far (the
+    SDK's schema, spark's modules) is frozen out of the cycle collector's scans, as `spark
+    edit` does: a long answer's collections do not walk it again."""
+    gc.freeze()
+    agent = SparkAgent(setup)
+    try:
+        await run_agent(cast(Agent, agent))
+    finally:
+        await agent.close()

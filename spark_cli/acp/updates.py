@@ -1,0 +1,163 @@
+"""A turn's session events as ACP ``session/update`` payloads (and its end as a stop reason).
+
+One :class:`TurnUpdates` per prompt: prose is an ``agent_message_chunk``; a read, search or
+listing is a ``tool_call`` (kind read / search) then its ``tool_call_update``; a command is a
+``tool_call`` of kind execute whose updates carry its output so far; each edit that landed is a
+completed ``tool_call`` of kind edit with one diff per hunk (``oldText`` / ``newText`` of the
+hunk, the absolute path, and the hunk's first line as its location). The editor's own reader
+of the stream, modelled on ``spark_cli.render.jsonl`` and ``spark_cli.tui.painter``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from acp import helpers
+from acp.schema import StopReason, ToolCallLocation, ToolCallStatus, ToolKind
+
+from spark_cli.session import events as ev
+
+KINDS: dict[str, ToolKind] = {"read_file": "read", "search": "search", "list_files": "search"}
+_HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
+
+
+def stop_reason(done: ev.TurnCompleted, cancelled: bool) -> StopReason:
+    """ACP's stop reason for a turn that ended (``cancelled``: the editor asked to stop)."""
+    if cancelled or done.status == "cancelled":
+        return "cancelled"
+    if done.reason == "max_tool_calls":
+        return "max_turn_requests"
+    if done.reason in ("max_output_tokens", "length"):
+        return "max_tokens"
+    if done.reason in ("content_filter", "refusal"):
+        return "refusal"
+    return "end_turn"
+
+
+def hunks(diff: str) -> list[tuple[int, str, str]]:
+    """Each hunk of a unified diff as (first new line, old text, new text)."""
+    found: list[tuple[int, list[str], list[str]]] = []
+    for line in diff.splitlines(keepends=True):
+        head = _HUNK.match(line)
+        if head:
+            found.append((int(head.group(1)), [], []))
+        elif found and line[:1] in (" ", "-", "+"):
+            _, old, new = found[-1]
+            if line[0] != "+":
+                old.append(line[1:])
+            if line[0] != "-":
+                new.append(line[1:])
+    return [(start, "".join(old), "".join(new)) for start, old, new in found]
+
+
+def before(text: str, diff: str) -> str | None:
+    """``text`` as it was before ``diff`` (a unified diff that led to it); None when the diff
+    does not fit it (the file changed since, a last line without a newline)."""
+    lines = text.splitlines(keepends=True)
+    for start, old, new in reversed(hunks(diff)):
+        new_lines = new.splitlines(keepends=True)
+        at = start - 1 if new_lines else start
+        if lines[at:at + len(new_lines)] != new_lines:
+            return None
+        lines[at:at + len(new_lines)] = old.splitlines(keepends=True)
+    return "".join(lines)
+
+
+def _text(text: str) -> Any:
+    return helpers.tool_content(helpers.text_block(text))
+
+
+class TurnUpdates:
+    """Turns one prompt's events into updates; keeps a command's output so far."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.edits = 0
+        self.landed: list[ev.EditApplied] = []
+        """The edits that landed, in order (the editor's buffers follow them at the end)."""
+        self.answer: list[str] = []
+        self.shown: list[tuple[str, str, str]] = []
+        """What the editor was shown (kind, text, detail), kept with the conversation."""
+        self._output: dict[str, str] = {}
+        self._started: set[str] = set()
+
+    def of(self, event: ev.SessionEvent) -> Any | None:
+        """The update for ``event``; None for events an editor does not show."""
+        match event:
+            case ev.ProseDelta(text=text):
+                self.answer.append(text)
+                return helpers.update_agent_message_text(text)
+            case ev.ToolCallStarted(call_id=call_id, name=name, arguments=args, label=label):
+                return helpers.start_tool_call(
+                    call_id, label, kind=KINDS.get(name, "other"), status="in_progress",
+                    locations=self._read_at(name, args), raw_input=_json(args))
+            case ev.ToolCallFinished(call_id=call_id, ok=ok, line=line):
+                self.shown.append(("tool", line, ""))
+                return helpers.update_tool_call(call_id, status="completed" if ok else "failed",
+                                                content=[_text(line)])
+            case ev.CommandStarted(call_id=call_id, command=command, cwd=cwd):
+                self._started.add(call_id)
+                return helpers.start_tool_call(call_id, f"$ {command}", kind="execute",
+                                               status="in_progress",
+                                               raw_input={"command": command, "cwd": cwd})
+            case ev.CommandOutput(call_id=call_id, text=text):
+                self._output[call_id] = output = self._output.get(call_id, "") + text
+                return helpers.update_tool_call(call_id, content=[_text(output)])
+            case ev.CommandFinished():
+                return self._finished(event)
+            case ev.EditLanded(outcome=outcome):
+                return self._edit(outcome)
+            case ev.EditRefused(outcome=ev.RefusedOutcome(message=message)) | \
+                    ev.BlockRejected(message=message):
+                self.edits += 1
+                self.shown.append(("refused", message, ""))
+                return helpers.start_tool_call(
+                    f"edit-{self.edits}", f"Refused: {message.splitlines()[0][:120]}",
+                    kind="edit", status="failed", content=[_text(message)])
+            case ev.ToolLoopStopped(message=message):
+                return helpers.update_agent_message_text(f"\n\n{message}\n")
+        return None
+
+    def _read_at(self, name: str, arguments: str) -> list[ToolCallLocation] | None:
+        path = _json(arguments).get("path") if name == "read_file" else None
+        if not isinstance(path, str):
+            return None
+        start = _json(arguments).get("start_line")
+        return [ToolCallLocation(path=str(self.root / path),
+                                 line=start if isinstance(start, int) else None)]
+
+    def _finished(self, done: ev.CommandFinished) -> Any:
+        status: ToolCallStatus = "completed" if done.ended == "exit" and done.exit_code == 0 \
+            else "failed"
+        content = [_text(self._output.pop(done.call_id, "") or done.output), _text(done.line)]
+        self.shown.append(("tool", done.line, ""))
+        if done.call_id in self._started:
+            return helpers.update_tool_call(done.call_id, status=status, content=content)
+        return helpers.start_tool_call(done.call_id, f"$ {done.command}", kind="execute",
+                                       status="failed", content=content,
+                                       raw_input={"command": done.command})
+
+    def _edit(self, outcome: ev.EditApplied) -> Any:
+        self.edits += 1
+        self.landed.append(outcome)
+        path = str(self.root / outcome.path)
+        found = hunks(outcome.diff)
+        content = [helpers.tool_diff_content(path, new, None if outcome.created else old)
+                   for _, old, new in found]
+        self.shown.append(("edit", outcome.message, outcome.diff))
+        return helpers.start_tool_call(
+            f"edit-{self.edits}", outcome.message, kind="delete" if outcome.deleted else "edit",
+            status="completed", content=content or [_text(outcome.message)],
+            locations=[ToolCallLocation(path=path, line=found[0][0] if found else None)],
+            raw_input={"path": outcome.path})
+
+
+def _json(text: str) -> dict[str, Any]:
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}

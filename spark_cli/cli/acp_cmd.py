@@ -1,0 +1,46 @@
+"""`spark acp`: spark as an editor's agent over the Agent Client Protocol on stdio (docs/acp.md).
+
+Wires what the front end must not import itself: each session's settings (the user's and the
+repo's config, the flags, the model's window) and the channel (``tui_cmd.connect``: the
+bundled engine in-process for ``mock``). The ACP SDK is imported here only, inside the
+command, so `spark edit` and the TUI never load it.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import typer
+
+
+def _settings(flags: dict[str, object]) -> Any:
+    def settings(root: Path) -> Any:
+        from spark_cli.cli.window_setup import resolve
+        from spark_cli.session.config.settings import load_settings
+
+        return resolve(load_settings(root, flags, os.environ))
+
+    return settings
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("acp")
+    def acp_command(
+        provider: str | None = typer.Option(None, "--provider", help="mock, openai, cerebras, "
+                                                                     "openai-compatible."),
+        model: str | None = typer.Option(None, "--model", help="Model name."),
+        base_url: str | None = typer.Option(None, "--base-url", help="Provider API root."),
+        commands: str | None = typer.Option(None, "--commands",
+                                            help="ask (the default), sandbox or off."),
+    ) -> None:
+        """Serve an editor (Zed, JetBrains, Neovim) over the Agent Client Protocol on stdio."""
+        import asyncio
+
+        from spark_cli.acp.agent import AcpSetup, serve  # the ACP SDK: `spark acp` only
+        from spark_cli.cli.tui_cmd import connect
+
+        given = {"provider": provider, "model": model, "base_url": base_url, "commands": commands}
+        flags: dict[str, object] = {k: v for k, v in given.items() if v is not None}
+        asyncio.run(serve(AcpSetup(settings=_settings(flags), connect=connect)))

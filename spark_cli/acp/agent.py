@@ -8,7 +8,8 @@ turn and streams its events (``spark_cli.acp.updates``); ``session/cancel`` is E
 ``settings.commands`` and the model is a config option; the model's ``read_file`` reads
 through ``fs/read_text_file`` when the editor offers it; edits land on disk (undo journal
 and all), then in the editor's buffers that held the old text (``follow_edits``).
-``mcpServers`` are accepted and not used yet.
+The MCP servers of the user's config start with the session (the editor's own
+``mcpServers`` are not used yet) and stop when the agent closes.
 ``session/load`` reopens the repo's saved conversation (``spark --resume``'s).
 """
 
@@ -145,6 +146,7 @@ class SparkAgent:
                           run_tool=default_runner(buffers) if buffers is not None else None)
         if client is not None:
             session.set_approver(editor_approver(client, sid))
+        session.start_servers()
         live = self.live[sid] = _Live(session, self.setup.connect)
         return live
 
@@ -229,6 +231,7 @@ class SparkAgent:
         for live in self.live.values():
             live.ready.cancel()
             with contextlib.suppress(Exception, asyncio.CancelledError):
+                await live.session.close_servers()
                 await live.stack.aclose()
 
 

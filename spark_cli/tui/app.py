@@ -178,8 +178,8 @@ class SparkApp(App[int]):
         return self.interaction.busy
 
     def _approval_waiting(self, waiting: bool) -> None:
-        self.hud_state.state = "waiting for your yes (y/a/n)" if waiting else "waiting"
-        self._show_hud()
+        if self.painter is not None:
+            self.painter.asking(waiting)
 
     # ---- connection ----
 

@@ -2,14 +2,17 @@
 
 While the model's action waits, the bar holds the focus and takes y (once), a (always
 this exact action in this repo; not offered for a compound command line) and n (refuse);
-Esc is the app's: it stops the turn, which withdraws the question. The prompt keeps its
-draft untouched and gets the focus back when the question is answered or withdrawn. The
-transcript keeps what was asked and what the user said.
+Esc is the app's: it stops the turn, which withdraws the question. Keys that arrive in the
+first ``GRACE_S`` after the question shows are not answers (someone typing a word with an
+"a" in it must not allow anything), nor are other letters: both only repeat the keys. The
+prompt keeps its draft untouched and gets the focus back once the question is answered or
+withdrawn. The transcript keeps what was asked and what the user said.
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable
 
 from rich.text import Text
@@ -20,6 +23,8 @@ from spark_cli.session.approval import ApprovalRequest, Decision
 from spark_cli.tui.output import Output
 
 _KEYS: dict[str, Decision] = {"y": "once", "a": "always", "n": "refuse"}
+GRACE_S = 0.5
+"""Keys this soon after the question shows were meant for the prompt: they answer nothing."""
 _SAID = {"once": "allowed once", "always": "always allowed in this repo",
          "refuse": "declined: nothing ran", "stop": "stopped"}
 
@@ -35,13 +40,28 @@ class ApprovalBar(Static, can_focus=True):
         super().__init__("", id=id, markup=False)
         self.answer: asyncio.Future[Decision] | None = None
         self.always = True
+        self.keys = Text()
+        self.shown_at = 0.0
+        self.grace_s = GRACE_S
+
+    def ask(self, question: Text, keys: Text, answer: asyncio.Future[Decision],
+            always: bool) -> None:
+        self.answer, self.always, self.keys = answer, always, keys
+        self.update(question + keys)
+        self.display = True
+        self.shown_at = time.monotonic()
+        self.focus()
 
     def on_key(self, event: events.Key) -> None:
-        decision = _KEYS.get(event.key)
         answer = self.answer
-        if answer is None or decision is None or (decision == "always" and not self.always):
+        if answer is None or not event.is_printable:
             return  # Esc and the app's keys go on to the bindings
         event.stop()
+        decision = _KEYS.get(event.key)
+        early = time.monotonic() - self.shown_at < self.grace_s
+        if early or decision is None or (decision == "always" and not self.always):
+            self.update(Text("answer first: ", style="bold yellow") + self.keys)
+            return
         if not answer.done():
             answer.set_result(decision)
 
@@ -63,10 +83,9 @@ class TuiApprover:
         self.out.write(question(request))
         keys = "y once · a always in this repo · n no · Esc stop" if request.can_always \
             else "y once · n no · Esc stop (a compound line always asks)"
-        bar.always, bar.answer = request.can_always, answer
-        bar.update(Text(f"run `{_one_line(request.action)}`?  {keys}", style="bold"))
-        bar.display = True
-        bar.focus()
+        verb = "run" if request.kind == "command" else "call"
+        bar.ask(Text(f"{verb} `{_one_line(request.action)}`?  ", style="bold"),
+                Text(keys, style="bold"), answer, request.can_always)
         self.waiting(True)
         try:
             decision = await answer

@@ -226,31 +226,40 @@ class Painter:
                 self.transcript.write(Text(f"{CALL_MARK}{message}", style="yellow"))
 
     def _on_command(self, event: CommandStarted | CommandOutput | CommandFinished) -> None:
-        """A command: its line, its output's last lines live in the tail, then folded."""
+        """A command: its line and its output's last lines live in the tail, then the folded
+        block in the transcript."""
         state, transcript = self.state, self.transcript
         match event:
             case CommandStarted(command=command, sandboxed=sandboxed):
-                self._calling, self._output = True, []
+                self._calling = True
+                self._output = [f"$ {command}" + ("" if sandboxed else "   (not sandboxed)")]
                 state.state = f"$ {command}"[:40]
-                transcript.write(Text(f"$ {command}" + ("" if sandboxed else
-                                                        "   (not sandboxed)"), style="bold"))
+                transcript.set_tail(self._output[0], "bold")
             case CommandOutput(text=text):
                 lines = self._output
                 pieces = text.split("\n")
-                if lines:
+                if len(lines) > 1:
                     lines[-1] += pieces.pop(0)
                 lines.extend(pieces)
-                del lines[:-FOLDED_LINES - 1]
-                shown = [line for line in lines if line.strip()][-FOLDED_LINES:]
-                transcript.set_tail("\n".join("  │ " + line for line in shown), "dim")
+                del lines[1:-FOLDED_LINES - 1]
+                shown = [line for line in lines[1:] if line.strip()][-FOLDED_LINES:]
+                transcript.set_tail("\n".join([lines[0], *("  │ " + line for line in shown)]),
+                                    "dim")
             case CommandFinished():
                 self._calling = False
                 self.calls.append(event)
                 state.state, state.tool_calls = "waiting", state.tool_calls + 1
                 transcript.set_tail("")
-                last = [line for line in self._output if line.strip()][-FOLDED_LINES:]
+                last = [line for line in self._output[1:] if line.strip()][-FOLDED_LINES:]
                 transcript.write(command_block(event, len(self.calls), last))
                 self._output = []
+
+    def asking(self, waiting: bool) -> None:
+        """A question waits for the user (the approval bar): the HUD says so, frames leave
+        it be."""
+        self._calling = waiting
+        self.state.state = "waiting for your yes (y/a/n)" if waiting else "waiting"
+        self.hud.show(self.state, self.clock())
 
     def _start(self, text: str, why: str) -> None:
         self.stream = MarkdownStream()

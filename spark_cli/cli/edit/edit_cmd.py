@@ -98,7 +98,7 @@ def edit_files(paths: list[str], instruction: str, root: Path, flags: dict[str, 
     for raw in paths:
         rel, text = _target(raw, root, cwd)
         before[rel] = text
-    settings = load(root, flags)
+    settings = load(root, flags, one_shot=True)
     renderer = _renderer(as_json, sys.stdout)
     result = run_turn(settings, root, list(before), instruction, renderer,
                       dry_run=dry_run)

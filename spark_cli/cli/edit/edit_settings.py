@@ -54,11 +54,12 @@ def _say_if_bundled(root: Path, deep: Any) -> None:
         say(f"spark edit: {notice}")
 
 
-def load(root: Path, flags: dict[str, object]) -> Any:
+def load(root: Path, flags: dict[str, object], *, one_shot: bool = False) -> Any:
     """Resolved settings, with the model's window (``cli.window_setup``: configured, known,
     cached or asked of the server); any configuration problem is a usage error. ``deep`` in
     the flags (``--deep``): the deep track's settings (``[deep]``; --provider/--model pick
-    the deep one)."""
+    the deep one). ``one_shot`` (`spark edit`): commands are off unless a flag or a config
+    file says otherwise (the TUI's default is ``ask``)."""
     from spark_cli.cli.edit.edit_run import UsageError
     from spark_cli.cli.window_setup import resolve
     from spark_cli.session.config.settings import load_settings
@@ -71,7 +72,7 @@ def load(root: Path, flags: dict[str, object]) -> Any:
             _say_if_bundled(root, deep)
             return resolve(deep)
         settings = load_settings(root, flags, os.environ)
-        if settings.sources.get("commands") == "default":  # a one-shot runs none unless told
+        if one_shot and settings.sources.get("commands") == "default":  # none unless told
             settings = replace(settings, commands="off")
         return resolve(settings)
     except (ValueError, KeyError, TypeError, OSError) as exc:

@@ -20,6 +20,10 @@ turn a new conversation on the same connection, after one uncounted turn):
   from ``run_turn`` to ``TurnCompleted``.
 - **sandbox**: ``true`` through `run_command` in the sandbox and outside it, in turn
   (5 × ``--runs`` pairs): what the sandbox adds to every command it runs.
+- **command → request**: "run `date +%s.%N`" (the rules brain calls `run_command`, the
+  user allows it, in the sandbox where there is one): from the wall time the command
+  printed as it exited to the follow-up request's ``RequestSent`` (the outputs went back),
+  on both channels. The target: at most 5 ms.
 
 The target: at most 2 ms of spark's side per round trip on the
 WebSocket. Results go to ``docs/benchmarks.md`` under ``## Tools``.
@@ -107,6 +111,35 @@ async def _turn(session: Any, files: list[str]) -> dict[str, Any]:
             "tool_calls": done.tool_calls}
 
 
+async def _exit_to_request(engine: Any, root: Path, provider: str, runs: int) -> list[float]:
+    """Milliseconds from a command's exit to the next request leaving, ``runs`` turns."""
+    from spark_cli.cli.wiring import open_provider_channel
+    from spark_cli.session.approval import ApprovalRequest, Decision
+    from spark_cli.session.config.settings import load_settings
+    from spark_cli.session.conversation import Session
+    from spark_cli.session.events import CommandOutput, RequestSent
+
+    async def allow(request: ApprovalRequest, /) -> Decision:
+        return "once"
+
+    settings = load_settings(root, {"provider": provider, "base_url": engine.url + "/v1",
+                                    "model": "spark-rules", "commands": "ask"},
+                             {"SPARK_CONFIG_DIR": str(root / ".no-config"),
+                              "SPARK_API_KEY": engine.token})
+    gaps: list[float] = []
+    async with open_provider_channel(settings.provider, idle_timeout=30) as channel:
+        for turn in range(runs + 1):
+            session = Session(channel, root, settings)
+            session.set_approver(allow)
+            printed = None
+            async for event in session.run_turn("run `date +%s.%N`", []):
+                if isinstance(event, CommandOutput):
+                    printed = float(event.text.split()[0])
+                elif isinstance(event, RequestSent) and printed is not None and turn:
+                    gaps.append((time.time() - printed) * 1000)
+    return gaps
+
+
 def _run(engine: Any, provider: str, *, tools: bool, files: list[str],
          runs: int) -> list[dict[str, Any]]:
     with tempfile.TemporaryDirectory(prefix="spark-bench-tools-") as tmp:
@@ -163,6 +196,11 @@ def measure(runs: int, tps: int) -> dict[str, Any]:
                 figures["looking_s"] = statistics.median(t["wall"] for t in turns)
         pushed = _run(engine, "mock", tools=False, files=[FILE], runs=runs)
         figures["pushed_s"] = statistics.median(t["wall"] for t in pushed)
+        with tempfile.TemporaryDirectory(prefix="spark-bench-command-") as tmp:
+            for kind, provider in KINDS:
+                gaps = asyncio.run(_exit_to_request(engine, Path(tmp), provider, runs * 2))
+                figures[f"command_{kind}"] = {"median": statistics.median(gaps),
+                                              "p95": _p95(gaps), "n": len(gaps)}
     finally:
         engine.stop()
     figures["sandbox"] = asyncio.run(_sandbox_start(runs))
@@ -189,6 +227,11 @@ def table(f: dict[str, Any]) -> str:
              f"| search → read → edit, no file named ({ws['calls']:.0f} tool calls) | "
              f"{f['looking_s'] * 1000:,.0f} ms |",
              f"| the file pushed up front, tools off | {f['pushed_s'] * 1000:,.0f} ms |"]
+    rows += ["", "| a command's exit → the next request on the wire | median | p95 |",
+             "|---|---|---|"]
+    rows += [f"| {kind} ({f[f'command_{kind}']['n']} turns) | "
+             f"{f[f'command_{kind}']['median']:.1f} ms | {f[f'command_{kind}']['p95']:.1f} ms |"
+             for kind, _ in KINDS if f"command_{kind}" in f]
     if (box := f.get("sandbox")) is not None:
         rows += ["", "| `run_command(\"true\")` ({n} pairs, in turn) | in the sandbox | "
                  "outside | the sandbox's own start-up (median of the differences) |"

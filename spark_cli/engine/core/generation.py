@@ -8,8 +8,9 @@ delta, then sleeps until the next token is due but at least ``frame_ms``:
 tokens per second stay exact (no drift from sleep overshoot), frames per second
 stay bounded. A stream more than ``CATCH_UP_S`` behind (a brain's thread starving the
 loop, a slow socket) moves its schedule on instead of sending a burst: the rate a client
-measures from the first delta is ``tps``. The last frame is the exception: when the last token is known (the
-output limit, or an answer the brain has finished) and falls due within the frame,
+measures from the first delta is ``tps``. The last frame is the exception: when the
+last token is known (the output limit, or an answer the brain has finished) and falls
+due within the frame,
 the stream sleeps only until then, so it ends on schedule rather than up to a frame
 late. One asyncio task per response. TTFT and tps are the brain's pace
 (:meth:`EngineConfig.pacing`): the deep brain (``pace = "deep"``) runs at

@@ -82,6 +82,12 @@ async def open_provider_channel(provider: ProviderSettings, *, idle_timeout: flo
             raise WiringError(f"provider {provider.name!r} needs a base URL (--base-url)")
         if first_token_timeout is not None:
             options["first_token_timeout"] = first_token_timeout
+        if kind == "ollama":  # what the model runs with: its channel goes native beyond it
+            from spark_cli.session.window.facts import cached
+
+            facts = cached(provider)
+            if facts is not None:
+                options.update(loaded=facts.loaded, window=facts.window)
         if kind == "responses_ws" and one_shot:
             options["warm_spare"] = False
         if ahead is not None:

@@ -28,7 +28,12 @@ from urllib.parse import urlsplit
 
 from spark_cli.edits.disk.atomic import write_atomic
 from spark_cli.record import record
-from spark_cli.session.config.settings import DEFAULT_CONTEXT_WINDOW, Settings, with_window
+from spark_cli.session.config.settings import (
+    DEFAULT_CONTEXT_WINDOW,
+    ProviderSettings,
+    Settings,
+    with_window,
+)
 
 CACHE_ENV, CACHE_NAME = "SPARK_CACHE_DIR", "windows.json"
 TTL_S = 24 * 3600.0
@@ -66,6 +71,8 @@ class Answer(Protocol):
     def tokenizer(self) -> str | None: ...
     @property
     def served(self) -> str: ...
+    @property
+    def loaded(self) -> int | None: ...
 
 
 Ask = Callable[..., Answer | None]
@@ -86,6 +93,8 @@ class ServerFacts:
     learned: bool = False
     """The window came from an overflow answer (a hint), not from the server's word."""
     served: str = ""
+    loaded: int | None = None
+    """Ollama: the context the model runs with (its channel goes native beyond it)."""
 
 
 def known_window(provider: str, model: str) -> int | None:
@@ -111,11 +120,13 @@ def _read(path: Path) -> dict[str, Any]:
     return raw if isinstance(raw, dict) else {}
 
 
-def _key(settings: Settings) -> str:
-    return f"{(settings.provider.base_url or '').rstrip('/')} {settings.provider.model}"
+def _key(settings: Settings | ProviderSettings) -> str:
+    provider = settings.provider if isinstance(settings, Settings) else settings
+    return f"{(provider.base_url or '').rstrip('/')} {provider.model}"
 
 
-def cached(settings: Settings, env: Mapping[str, str] | None = None) -> ServerFacts | None:
+def cached(settings: Settings | ProviderSettings,
+           env: Mapping[str, str] | None = None) -> ServerFacts | None:
     """The cached facts for the settings' server + model (stale or not), or None."""
     entry = _read(cache_path(env)).get(_key(settings))
     if not isinstance(entry, dict):
@@ -192,7 +203,7 @@ def _facts(settings: Settings, ask: Ask | None, env: Mapping[str, str] | None, *
     if found is None:  # nothing listens: keep what was known
         return old
     facts = ServerFacts(found.window, found.where, found.tokenizer, None, time.time(),
-                        served=found.served)
+                        served=found.served, loaded=found.loaded)
     if old is not None and old.served == found.served:  # the same model: keep what was learned
         facts = replace(facts, tokenizer=found.tokenizer or old.tokenizer, scale=old.scale)
         if found.window is None and old.learned:

@@ -3,12 +3,13 @@
 In order: ``context_window`` configured (a file or a flag) is used as it is, nothing is
 asked (the probe imports httpx: a configured run's start-up stays lean); the bundled
 engine needs nothing; ``openai`` / ``cerebras`` on their own URL use :data:`KNOWN`;
-any other server is asked (``ask``: the transport's probe, handed in by the CLI) on
-every run when it is on this machine, else once per :data:`TTL_S`, and the answer is
-cached per base URL + model (``windows.json`` in ``$SPARK_CACHE_DIR`` or the user cache
-dir). A window the server states is a limit. One learned from an overflow answer is a
-hint: requests are trimmed to it, never refused by it; it is dropped when the server
-states a window, serves another model, or takes a request beyond it.
+any other server is asked (``ask``: the transport's probe, handed in by the CLI) once
+per :data:`TTL_S` (`spark config` every time), and the answer is cached per base URL +
+model (``windows.json`` in ``$SPARK_CACHE_DIR`` or the user cache dir). A window the
+server states in this run is a limit. One from the cache (it may have restarted), one
+learned from an overflow answer, or none at all is a hint: requests are trimmed to it,
+never refused by it. A learned one is dropped when the server states a window, serves
+another model, or takes a request beyond it.
 
 Counting: a measured ratio of the server's tokens to spark's is kept and used (with
 :data:`MARGIN`); before any measurement spark's count is scaled by :data:`ESTIMATE_SCALE`.
@@ -24,7 +25,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Protocol
-from urllib.parse import urlsplit
 
 from spark_cli.edits.disk.atomic import write_atomic
 from spark_cli.record import record
@@ -37,7 +37,7 @@ from spark_cli.session.config.settings import (
 
 CACHE_ENV, CACHE_NAME = "SPARK_CACHE_DIR", "windows.json"
 TTL_S = 24 * 3600.0
-"""A remote server's answer is asked again after a day (one on this machine every run)."""
+"""A server's answer is asked again after a day (a hint meanwhile)."""
 ESTIMATE_SCALE = 1.4
 """Server tokens per spark token assumed where nothing was measured: small-vocabulary
 models count code well above 4 characters a token (SmolLM2 on a repo map: 1.37)."""
@@ -47,6 +47,7 @@ KEEP = 64
 """Entries kept in the cache (the newest)."""
 UNKNOWN = "unknown: the server does not say (learned at the first overflow)"
 SILENT = "unknown: the server did not answer (learned at the first overflow)"
+CACHED = "cached from the server: "
 LEARNED_NOW = "the server's overflow answer"
 """``sources["context_window"]`` once this session learned the window from an overflow."""
 HOSTED = {"openai": "https://api.openai.com/v1", "cerebras": "https://api.cerebras.ai/v1"}
@@ -154,10 +155,10 @@ def store(settings: Settings, facts: ServerFacts | None,
 
 
 def is_hint(settings: Settings) -> bool:
-    """The window is only spark's guess or was learned from an overflow: trim to it, never
-    refuse by it."""
+    """The window is only spark's guess, was learned from an overflow, or was asked in an
+    earlier run (the server may have restarted): trim to it, never refuse by it."""
     source = settings.sources.get("context_window", "")
-    return source.startswith(("unknown: ", "learned "))
+    return source.startswith(("unknown: ", "learned ", CACHED))
 
 
 def learned_source(window: int, at: float) -> str:
@@ -178,7 +179,8 @@ def resolve(settings: Settings, ask: Ask | None, env: Mapping[str, str] | None =
         if known is None or configured:
             return settings
         return with_window(settings, known, f"known model {provider.model} ({provider.name})")
-    facts = cached(settings, env) if configured else _facts(settings, ask, env, fresh=fresh)
+    facts, asked = (cached(settings, env), False) if configured else _facts(settings, ask, env,
+                                                                            fresh=fresh)
     scale = facts.scale * MARGIN if facts is not None and facts.scale else ESTIMATE_SCALE
     if configured:  # nothing to ask (the scale measured before, if any)
         return replace(settings, token_scale=scale)
@@ -186,22 +188,22 @@ def resolve(settings: Settings, ask: Ask | None, env: Mapping[str, str] | None =
         return replace(settings, token_scale=scale, sources={
             **settings.sources, "context_window": SILENT if facts is None else UNKNOWN})
     source = (learned_source(facts.window, facts.at) if facts.learned
-              else f"server: {facts.where}")
+              else f"server: {facts.where}" if asked  # its word now: a limit
+              else f"{CACHED}{facts.where} (asked {(time.time() - facts.at) / 60:.0f} min ago)")
     return with_window(settings, facts.window, source, token_scale=scale)
 
 
 def _facts(settings: Settings, ask: Ask | None, env: Mapping[str, str] | None, *,
-           fresh: bool) -> ServerFacts | None:
+           fresh: bool) -> tuple[ServerFacts | None, bool]:
+    """The facts, and whether the server was asked now."""
     old = cached(settings, env)
     base_url = settings.provider.base_url or ""
-    local = (urlsplit(base_url).hostname or "") in ("localhost", "127.0.0.1", "::1")
-    if ask is None or (old is not None and not (fresh or local)
-                       and time.time() - old.at < TTL_S):
-        return old
+    if ask is None or (old is not None and not fresh and time.time() - old.at < TTL_S):
+        return old, False
     found = ask(base_url, settings.provider.model, settings.provider.api_key,
                 tokenizer=old is None or old.tokenizer is None)
     if found is None:  # nothing listens: keep what was known
-        return old
+        return old, False
     facts = ServerFacts(found.window, found.where, found.tokenizer, None, time.time(),
                         served=found.served, loaded=found.loaded)
     if old is not None and old.served == found.served:  # the same model: keep what was learned
@@ -209,7 +211,7 @@ def _facts(settings: Settings, ask: Ask | None, env: Mapping[str, str] | None, *
         if found.window is None and old.learned:
             facts = replace(facts, window=old.window, where=old.where, at=old.at, learned=True)
     store(settings, facts, env)
-    return facts
+    return facts, True
 
 
 def remember(settings: Settings, env: Mapping[str, str] | None = None) -> None:

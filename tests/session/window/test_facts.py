@@ -27,7 +27,6 @@ from spark_cli.session.window.learning import LEARNED_NOW, beyond_hint
 from spark_cli.transport.window.probe import Found
 
 LOCAL = "http://127.0.0.1:9/v1"
-REMOTE = "http://gpu-box.lan:8000/v1"
 
 
 def _settings(tmp_path: Path, base: str = LOCAL, **flags: object) -> Any:
@@ -49,31 +48,24 @@ class Server:
         return self.answers.pop(0) if len(self.answers) > 1 else self.answers[0]
 
 
-def test_a_local_server_is_asked_every_run_and_its_window_is_a_limit(tmp_path: Path) -> None:
+def test_a_server_is_asked_once_a_day_its_cached_answer_a_hint(tmp_path: Path) -> None:
     server = Server(Found(8192, "llama.cpp /props n_ctx", "llama.cpp", "a.gguf"),
                     Found(2048, "llama.cpp /props n_ctx", None, "a.gguf"))
     settings, env = _settings(tmp_path)
     first = resolve(settings, server, env)
     assert (first.context_window, first.max_output_tokens) == (8192, 2048)
     assert first.sources["context_window"] == "server: llama.cpp /props n_ctx"
-    assert first.token_scale == facts.ESTIMATE_SCALE and not is_hint(first)
-    again = resolve(settings, server, env)  # restarted with another n_ctx
-    assert again.context_window == 2048
+    assert first.token_scale == facts.ESTIMATE_SCALE and not is_hint(first)  # its word
+    again = resolve(settings, server, env)
+    assert again.context_window == 8192 and len(server.asked) == 1
+    assert again.sources["context_window"].startswith(facts.CACHED) and is_hint(again)
+    fresh = resolve(settings, server, env, fresh=True)  # `spark config`: restarted at 2k
+    assert fresh.context_window == 2048 and not is_hint(fresh)
     assert server.asked == [True, False]  # its tokenizer was known already
     stored = cached(settings, env)
     assert stored is not None and stored.tokenizer == "llama.cpp"
-
-
-def test_a_remote_server_is_asked_once_a_day_unless_fresh(tmp_path: Path) -> None:
-    server = Server(Found(32768, "v1/models of the server"))
-    settings, env = _settings(tmp_path, REMOTE)
-    assert resolve(settings, server, env).context_window == 32768
-    assert resolve(settings, server, env).context_window == 32768
-    assert len(server.asked) == 1
-    resolve(settings, server, env, fresh=True)  # `spark config` asks the live server
-    assert len(server.asked) == 2
     store(settings, ServerFacts(4096, "old", at=time.time() - 2 * facts.TTL_S), env)
-    assert resolve(settings, server, env).context_window == 32768
+    assert resolve(settings, server, env).context_window == 2048  # stale: asked again
 
 
 def test_a_configured_window_wins_and_max_output_follows_it(tmp_path: Path) -> None:
@@ -124,11 +116,11 @@ def test_a_learned_window_is_a_hint_kept_until_the_server_shows_a_change(
     assert (later.context_window, later.max_output_tokens) == (2048, 512)
     assert later.sources["context_window"].startswith("learned 2048 at the overflow of ")
     assert is_hint(later) and later.token_scale == pytest.approx(1.35, abs=0.01)
-    other_model = resolve(settings, Server(Found(None, "", None, "b.gguf")), env)
+    other_model = resolve(settings, Server(Found(None, "", None, "b.gguf")), env, fresh=True)
     assert other_model.sources["context_window"] == UNKNOWN  # another model file: dropped
     remember(learned_now, env)
     stated = resolve(settings, Server(Found(8192, "llama.cpp /props n_ctx", None, "a.gguf")),
-                     env)
+                     env, fresh=True)
     assert stated.context_window == 8192 and not is_hint(stated)  # the server's word wins
 
 
@@ -140,7 +132,7 @@ def test_forgetting_a_learned_window(tmp_path: Path) -> None:
     assert learned.context_window == 2048
     assert forget(learned, env).sources["context_window"] == UNKNOWN
     assert resolve(settings, server, env).sources["context_window"] == UNKNOWN
-    stated = resolve(settings, Server(Found(8192, "x")), env)
+    stated = resolve(settings, Server(Found(8192, "x")), env, fresh=True)
     assert forget(stated, env) == stated  # a stated window is not forgotten
 
 

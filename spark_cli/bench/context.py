@@ -168,6 +168,31 @@ def _section(results: list[dict[str, Any]], command: str) -> str:
         f"Command: `{command}`\n")
 
 
+WINDOWS = (2_048, 4_096, 8_192, 32_768, 128_000)
+
+
+def window_table(repo: Path, file: str = "src/shop/cart.py",
+                 prompt: str = "add a docstring to every function") -> str:
+    """A markdown table: per window size, what a one-file edit's request carries in spark's
+    tokens (the fixed part: system prompt and tool specs; then the map and the file)."""
+    from spark_cli.session.building.request import build_request
+    from spark_cli.session.config.settings import load_settings, with_window
+
+    base = load_settings(repo, {"tools": True}, {})
+    rows = ["| window | reserve | system prompt | tool specs | fixed | map | file + prompt "
+            "| request | may send |", "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for window in WINDOWS:
+        settings = with_window(base, window, "flag")
+        built = build_request(settings, repo, [file], prompt)
+        parts = built.context.parts
+        fixed = parts["instructions"] + parts["AGENTS.md"] + parts["tools"]
+        rows.append(f"| {window:,} | {settings.max_output_tokens:,} | "
+                    f"{parts['instructions'] + parts['AGENTS.md']:,} | {parts['tools']:,} | "
+                    f"{fixed:,} | {parts['map']:,} | {parts['files'] + parts['prompt']:,} | "
+                    f"{built.input_tokens:,} | {settings.input_budget:,} |")
+    return "\n".join(rows)
+
+
 def register(bench_app: typer.Typer) -> None:
     @bench_app.command("context")
     def bench_context(
@@ -176,8 +201,13 @@ def register(bench_app: typer.Typer) -> None:
         reps: int = typer.Option(3, "--reps", min=1, help="Repetitions (medians)."),
         docs: Path | None = DOCS_OPTION,
         no_docs: bool = NO_DOCS_OPTION,
+        windows: bool = typer.Option(False, "--windows", help="Instead: a request's fixed "
+                                     "overhead per window size (docs/providers.md)."),
     ) -> None:
         """Time the repo map and context building: first build, next process, next turn."""
+        if windows:
+            typer.echo(window_table(repo))
+            return
         with tempfile.TemporaryDirectory(prefix="spark-bench-context-") as tmp:
             results = run_benchmark(repo, files, reps, Path(tmp))
         command = f"spark bench context --files {files} --reps {reps}"

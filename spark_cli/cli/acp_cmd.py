@@ -14,13 +14,15 @@ from typing import Any
 
 import typer
 
+from spark_cli.cli.edit.edit_settings import ask_server
+
 
 def _settings(flags: dict[str, object]) -> Any:
     def settings(root: Path) -> Any:
-        from spark_cli.cli.window_setup import resolve
         from spark_cli.session.config.settings import load_settings
+        from spark_cli.session.window.facts import resolve
 
-        return resolve(load_settings(root, flags, os.environ))
+        return resolve(load_settings(root, flags, os.environ), ask_server)
 
     return settings
 

@@ -4,7 +4,9 @@ Precedence: defaults < user file < project file < environment < flags
 (docs/providers.md). A bad config file (unknown key, wrong type, broken TOML)
 is reported with its path, the key and the expected type, exit code 2.
 Settings that stop a turn (a missing key or base URL) are listed as problems,
-exit code 0: showing what is missing is the point of the command.
+exit code 0: showing what is missing is the point of the command. The window is asked
+of the live server: its figure and where it came from, "unknown: ..." when the server
+does not say, or when it was learned at an overflow (``--forget-window`` drops that).
 """
 
 from __future__ import annotations
@@ -43,6 +45,9 @@ def _rows(settings: Any) -> list[tuple[str, str, str]]:
         source = settings.sources.get(key, "default")
         if key == "api_key" and data.get("key_env") and source == "not set":
             source = f"not set: export {data['key_env']}"
+        if key == "context_window" and source.startswith(("unknown: ", "learned ")):
+            shown, source = source, ("forget it: spark config --forget-window"
+                                     if source.startswith("learned ") else "")
         rows.append((key, shown, source))
     return rows
 
@@ -51,8 +56,9 @@ def render_text(settings: Any, user_path: Path, project_path: Path,
                 servers: Sequence[McpServerConfig] = ()) -> str:
     """The human form: one aligned line per setting, the MCP servers, the files, problems."""
     rows = _rows(settings)
-    width = max(len(value) for _, value, _ in rows)
-    lines = [f"{key:<20} {value:<{width}}  ({source})" for key, value, source in rows]
+    width = max(len(value) for _, value, source in rows if source)
+    lines = [f"{key:<20} {value:<{width}}  ({source})" if source else f"{key:<20} {value}"
+             for key, value, source in rows]
     lines += ["", *config_lines(servers), ""]
     for label, path in (("user config", user_path), ("project config", project_path)):
         state = "read" if str(path) in settings.files else "not found"
@@ -88,6 +94,8 @@ def register(app: typer.Typer) -> None:
         base_url: str | None = typer.Option(None, "--base-url", help="Endpoint base URL."),
         edit_format: str | None = typer.Option(None, "--format", "--edit-format",
                                                help="search_replace or apply_patch."),
+        forget_window: bool = typer.Option(False, "--forget-window",
+                                           help="Forget a window learned at an overflow."),
     ) -> None:
         """Show the resolved settings and where each came from (API keys masked)."""
         import os
@@ -102,11 +110,15 @@ def register(app: typer.Typer) -> None:
         base = root or Path.cwd()
         flags = {"provider": provider, "model": model, "base_url": base_url,
                  "edit_format": edit_format}
-        from spark_cli.cli.window_setup import resolve
+        from spark_cli.session.window.facts import forget, resolve
+        from spark_cli.transport.window.probe import discover
 
         user_path, project_path = user_config_path(os.environ), project_config_path(base)
-        try:  # the window as a turn would have it: configured, known, cached or asked
-            settings = resolve(load_settings(base, flags, os.environ, check=False))
+        try:  # the window as a turn would have it: configured, known, or asked now
+            settings = resolve(load_settings(base, flags, os.environ, check=False), discover,
+                               fresh=True)
+            if forget_window:
+                settings = forget(settings)
             servers = read_servers([("user file", user_path), ("project file", project_path)])
         except (SettingsError, McpConfigError) as exc:
             typer.echo(f"spark config: {exc}", err=True)

@@ -33,6 +33,7 @@ async def connect(settings: Settings) -> AsyncIterator[Channel]:
 
     try:
         async with open_provider_channel(settings.provider, idle_timeout=settings.idle_timeout,
+                                         first_token_timeout=settings.first_token_timeout,
                                          one_shot=False) as channel:
             yield channel
     except WiringError as exc:

@@ -60,8 +60,7 @@ async def open_provider_channel(provider: ProviderSettings, *, idle_timeout: flo
     loads its brain at once (a one-shot loads it within its first token's
     time). ``channel_options`` go to the channel's constructor (e.g.
     ``max_retries``). ``ahead``: what :func:`send_ahead` sent for this provider.
-    ``first_token_timeout``: the configured prefill limit for the HTTP channels (None:
-    derived from the prompt).
+    ``first_token_timeout``: the configured prefill limit (None: derived from the prompt).
     """
     kind = provider.kind
     options: dict[str, Any] = dict(channel_options)
@@ -81,8 +80,14 @@ async def open_provider_channel(provider: ProviderSettings, *, idle_timeout: flo
             base_url, api_key = provider.base_url, provider.api_key
         if not base_url:
             raise WiringError(f"provider {provider.name!r} needs a base URL (--base-url)")
-        if first_token_timeout is not None and kind in ("chat_sse", "responses_sse"):
+        if first_token_timeout is not None:
             options["first_token_timeout"] = first_token_timeout
+        if kind == "ollama":  # what the model runs with: its channel goes native beyond it
+            from spark_cli.session.window.facts import cached
+
+            facts = cached(provider)
+            if facts is not None:
+                options.update(loaded=facts.loaded, window=facts.window)
         if kind == "responses_ws" and one_shot:
             options["warm_spare"] = False
         if ahead is not None:

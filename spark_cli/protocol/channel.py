@@ -40,7 +40,6 @@ from __future__ import annotations
 from collections.abc import AsyncGenerator
 from typing import Any, Literal, Protocol
 
-from spark_cli.protocol.window import Overflow
 from spark_cli.record import record
 
 Role = Literal["system", "developer", "user", "assistant"]
@@ -254,6 +253,15 @@ ErrorKind = Literal[
     "timeout",
     "protocol",
 ]
+
+
+@record
+class Overflow:
+    """A request the server refused as longer than its window (either figure may be None:
+    the server did not say it); rides on a ``context_length`` :class:`ChannelError`."""
+
+    requested: int | None
+    window: int | None
 
 
 class ChannelError(Exception):

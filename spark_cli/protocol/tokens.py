@@ -26,3 +26,8 @@ def split_pieces(text: str) -> list[str]:
 def count_tokens(text: str) -> int:
     """Number of pieces in ``text`` (the unit of ``max_output_tokens`` and usage)."""
     return sum(1 for _ in PIECE.finditer(text))
+
+
+def kilo(tokens: int) -> str:
+    """``9510`` -> ``9.5k``; below 1,000 as is."""
+    return f"{tokens / 1000:.1f}k" if tokens >= 1000 else str(tokens)

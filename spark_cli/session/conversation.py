@@ -37,7 +37,6 @@ from spark_cli.session.building.request import (
     warm_request,
 )
 from spark_cli.session.config.settings import Settings
-from spark_cli.session.context.assemble import Budget
 from spark_cli.session.context.report import ContextReport
 from spark_cli.session.events import SessionEvent, TurnFailed
 from spark_cli.session.lazy_applier import LazyApplier
@@ -45,7 +44,9 @@ from spark_cli.session.marks import TurnMarks
 from spark_cli.session.servers import McpServers
 from spark_cli.session.steers import SteerLog
 from spark_cli.session.turn import TurnRun
-from spark_cli.session.window_learning import learn
+from spark_cli.session.window.facts import remember
+from spark_cli.session.window.learning import beyond_hint, learn
+from spark_cli.session.window.plan import budget_of
 
 if TYPE_CHECKING:
     from spark_cli.session.tool_access import RunTool
@@ -255,6 +256,12 @@ class Session:
         learned = learn(self.settings, run.failure, pieces)
         if learned is not None:  # an overflow answer told the window: the next request fits
             self._settings = learned
+            remember(learned)  # and the next run
+        elif run.failure is None:
+            usage = run.usage
+            sent = usage.input_tokens if usage is not None and usage.input_tokens \
+                else built.input_tokens
+            self._settings = beyond_hint(self.settings, sent) or self.settings
         yield run.result()
 
     def _start(self, built: BuiltRequest, instruction: str) -> TurnRun:
@@ -304,9 +311,7 @@ class Session:
     def _pieces_cap(self) -> int:
         """What a request may hold in spark's own tokens (the tool loop counts in them): the
         window's room scaled to the server's tokenizer."""
-        settings = self.settings
-        return Budget(settings.context_window, settings.max_output_tokens,
-                      settings.token_scale).cap
+        return budget_of(self.settings).cap
 
     def _runner(self) -> RunTool:
         if self._run_tool is None:

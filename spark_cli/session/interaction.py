@@ -14,6 +14,8 @@ end buffers and paints on its own clock, never per token).
   turns end. ``interrupt()`` (Esc) stops the turn and *pauses* the queue
   (it survives; the next ``submit`` or ``resume_queue`` drains it again).
 - Edits that landed stay when a turn is interrupted (undo is the user's).
+- An overflow that taught the window, with nothing back yet, is sent once more within
+  it, as `spark edit` does (:func:`spark_cli.session.window.learning.resend_note`).
 """
 
 from __future__ import annotations
@@ -25,7 +27,16 @@ from typing import Any
 
 from spark_cli.record import record
 from spark_cli.session.api import ChannelError, SessionApi
-from spark_cli.session.events import SessionEvent, SteerRejected, TurnFailed
+from spark_cli.session.events import (
+    BlockRejected,
+    EditLanded,
+    EditRefused,
+    SessionEvent,
+    SteerRejected,
+    TurnFailed,
+    WaitingToRetry,
+)
+from spark_cli.session.window.learning import RESEND, resend_note
 
 
 @record
@@ -164,10 +175,11 @@ class Interaction:
                 await self.ready()
             if self._interrupted:  # Esc while it was still connecting: nothing is sent
                 return
-            async for event in self.session.run_turn(text, list(self.files())):
-                sink(event)
-                if type(event) is SteerRejected and self._steered:
-                    await self._fall_back(self._steered.pop(0))
+            for attempt in (1, 2):
+                failed = await self._turn(text, last=attempt == 2)
+                if failed is None:
+                    break
+                sink(WaitingToRetry(0.0, failed, 1))
         except ChannelError as exc:  # could not connect: nothing was sent
             sink(TurnFailed(exc.kind, exc.message))
         except Exception as exc:  # a bug below us: say so in the transcript, keep the app
@@ -177,6 +189,22 @@ class Interaction:
             sink(TurnEnded(interrupted))
             loop = asyncio.get_running_loop()
             loop.call_soon(self._after_turn)
+
+    async def _turn(self, text: str, *, last: bool) -> str | None:
+        """One turn's events to the sink; an overflow that taught the window and got nothing
+        back is not sunk but named (the caller sends the turn once more, within it)."""
+        session, sink, wrote = self.session, self.sink, False
+        sent_with = session.settings
+        async for event in session.run_turn(text, list(self.files())):
+            said = None if last or type(event) is not TurnFailed else resend_note(
+                session, sent_with, event, wrote=wrote)
+            if said is not None:
+                return f"{said}; {RESEND.format(window=session.settings.context_window)}"
+            wrote = wrote or type(event) in (EditLanded, EditRefused, BlockRejected)
+            sink(event)
+            if type(event) is SteerRejected and self._steered:
+                await self._fall_back(self._steered.pop(0))
+        return None
 
     def _after_turn(self) -> None:
         if self.busy:

@@ -34,8 +34,8 @@ from spark_cli.protocol.channel import ChannelError, ErrorKind
 from spark_cli.protocol.ratelimits import RetryDelay, delay_from_headers, delay_from_message
 from spark_cli.protocol.secrets import NO_SECRETS, Secrets
 from spark_cli.protocol.urls import mask_url, mask_urls_in
-from spark_cli.transport.overflow import overflow_error
-from spark_cli.transport.overflow import recognise as recognise_overflow
+from spark_cli.transport.window.overflow import overflow_error
+from spark_cli.transport.window.overflow import recognise as recognise_overflow
 
 
 class ProviderError(ChannelError):

@@ -14,8 +14,8 @@ from urllib.parse import urlsplit, urlunsplit
 from spark_cli.protocol.channel import Channel
 from spark_cli.protocol.urls import mask_url
 
-ChannelKind = Literal["responses_ws", "chat_sse", "responses_sse"]
-KINDS: tuple[ChannelKind, ...] = ("responses_ws", "chat_sse", "responses_sse")
+ChannelKind = Literal["responses_ws", "chat_sse", "responses_sse", "ollama"]
+KINDS: tuple[ChannelKind, ...] = ("responses_ws", "chat_sse", "responses_sse", "ollama")
 _WS_SCHEMES = {"http": "ws", "https": "wss", "ws": "ws", "wss": "wss"}
 
 
@@ -54,6 +54,10 @@ def open_channel(
         from spark_cli.transport.sse.http_responses import ResponsesSSEChannel
 
         return ResponsesSSEChannel(base_url, api_key, **options)
+    if kind == "ollama":
+        from spark_cli.transport.sse.ollama_chat import OllamaChannel
+
+        return OllamaChannel(base_url, api_key, **options)
     raise ValueError(f"unknown channel kind {kind!r}; expected one of {', '.join(KINDS)}")
 
 

@@ -15,7 +15,7 @@ The error names the setting to raise.
 from __future__ import annotations
 
 from spark_cli.protocol.channel import ChannelError, Message, TurnRequest
-from spark_cli.protocol.window import kilo
+from spark_cli.protocol.tokens import kilo
 
 BASE_S = 60.0
 """Seconds any first token may take (a cold model loading, a busy server)."""

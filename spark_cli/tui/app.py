@@ -306,6 +306,7 @@ class SparkApp(App[int]):
         if report is None:
             return
         self.hud_state.context_tokens = report.used
+        self.hud_state.context_window = self.session.settings.context_window
         for line in (*report.trimmed, *report.notes):
             self.note(f"context: {line}", "yellow")
 

@@ -147,3 +147,32 @@ def test_a_bad_mcp_table_exits_2_naming_file_and_key(repo: Path):
     assert result.exit_code == 2
     assert str(path) in result.stderr
     assert "[mcp_servers.time]: 'tool_timeout_s' must be a number of seconds" in result.stderr
+
+
+def test_the_window_of_a_server_spark_does_not_know_is_never_a_default(
+        repo: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+        unused_tcp_port: int) -> None:
+    """Nothing answers: unknown; learned at an overflow: said with its time and how to
+    forget it; --forget-window: unknown again."""
+    from spark_cli.session.config.settings import load_settings, with_window
+    from spark_cli.session.window.facts import LEARNED_NOW, remember
+
+    monkeypatch.setenv("SPARK_CACHE_DIR", str(tmp_path / "cache"))
+    flags = {"provider": "openai-compatible", "model": "smol",
+             "base_url": f"http://127.0.0.1:{unused_tcp_port}/v1"}
+    args = [f"--{key.replace('_', '-')}={value}" for key, value in flags.items()]
+
+    def window_line() -> str:
+        result = run(args)
+        assert result.exit_code == 0, result.output
+        return next(ln for ln in result.stdout.splitlines() if ln.startswith("context_window"))
+
+    assert "unknown: the server did not answer" in window_line()
+    assert "128000" not in window_line()
+    remember(with_window(load_settings(repo, flags), 2048, LEARNED_NOW))
+    learned = window_line()
+    assert "learned 2048 at the overflow of " in learned
+    assert "spark config --forget-window" in learned
+    assert "unknown" in next(ln for ln in run([*args, "--forget-window"]).stdout.splitlines()
+                             if ln.startswith("context_window"))
+    assert "unknown" in window_line()

@@ -9,14 +9,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from session_fakes import ScriptedChannel
 from waiting import holds, wait_until
 
+from spark_cli.protocol.channel import ChannelError, Overflow, TurnRequest
 from spark_cli.session.config.settings import load_settings
 from spark_cli.session.conversation import Session
 from spark_cli.session.events import (
     ProseDelta,
     Steered,
     TurnCompleted,
+    TurnFailed,
+    WaitingToRetry,
 )
 from spark_cli.session.interaction import (
     Interaction,
@@ -172,3 +176,53 @@ async def test_esc_while_connecting_sends_nothing(tmp_path: Path) -> None:
     async with asyncio.timeout(10):
         await interaction.wait()
     assert channel.requests == [] and isinstance(events[-1], TurnEnded) and events[-1].interrupted
+
+
+class _OverflowOnce(ScriptedChannel):
+    """The first request overflows a 2,048 window (the server says both sizes); later ones
+    are answered."""
+
+    async def stream(self, request: TurnRequest) -> AsyncIterator[Any]:
+        if not self.requests:
+            self.requests.append(request)
+            raise ChannelError("context_length", "the request (3.0k tokens) is larger than "
+                               "the model's window (2.0k); the server said (400): too long",
+                               overflow=Overflow(3000, 2048))
+        async for event in super().stream(request):
+            yield event
+
+
+async def test_an_overflow_is_sent_once_more_within_the_window_it_taught(
+        tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "app.py").write_text(PY)
+    settings = load_settings(root, {"provider": "openai-compatible", "model": "m",
+                                    "base_url": "http://127.0.0.1:9/v1"}, {})
+    channel = _OverflowOnce(["fine"])
+    events: list[InteractionEvent] = []
+    interaction = Interaction(Session(channel, root, settings), events.append,
+                              files=lambda: ["app.py"])
+    interaction.submit("explain app.py")
+    await _until(events, TurnEnded)
+    retried = [e for e in events if isinstance(e, WaitingToRetry)]
+    assert len(retried) == 1 and "larger than the model's window (2.0k)" in retried[0].reason
+    assert "sending once more within 2,048 tokens" in retried[0].reason
+    assert not [e for e in events if isinstance(e, TurnFailed)]
+    assert len(channel.requests) == 2 and not channel.requests[1].tools  # sized to 2k
+    assert interaction.session.settings.context_window == 2048
+
+
+async def test_an_overflow_that_teaches_nothing_new_is_not_sent_again(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    root.mkdir()
+    settings = load_settings(root, {"provider": "openai-compatible", "model": "m",
+                                    "base_url": "http://127.0.0.1:9/v1"}, {})
+    channel = ScriptedChannel(["x"], fail_after=0, fail=ChannelError(
+        "context_length", "too long", overflow=Overflow(None, None)))
+    events: list[InteractionEvent] = []
+    interaction = Interaction(Session(channel, root, settings), events.append)
+    interaction.submit("hello")
+    await _until(events, TurnEnded)
+    assert [e.kind for e in events if isinstance(e, TurnFailed)] == ["context_length"]
+    assert len(channel.requests) == 1

@@ -54,10 +54,12 @@ def test_the_http_channels_never_load_httpx_cli() -> None:
 
 
 async def test_a_chat_sse_spark_edit_never_imports_httpx(engine: Any, tmp_path: Path) -> None:
-    """A whole `spark edit` on Chat Completions against the served engine: the lean client
-    carried the turn (the rename landed) and httpx, httpcore and anyio never loaded."""
+    """A whole `spark edit` on Chat Completions against the served engine, its window
+    configured (nothing to ask: the window probe is httpx's): the lean client carried the
+    turn (the rename landed) and httpx, httpcore and anyio never loaded."""
     (tmp_path / "hello.py").write_text("def greet():\n    return 'hi'\n")
     (tmp_path / "config").mkdir()
+    (tmp_path / "config" / "config.toml").write_text("context_window = 32768\n")
     code = ("import atexit, os, sys\n"
             "def report():\n"
             "    names = {m.split('.')[0] for m in sys.modules}\n"

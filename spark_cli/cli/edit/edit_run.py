@@ -84,11 +84,13 @@ def _prepared_turn(settings: Settings, root: Path, files: Sequence[str], instruc
         from spark_cli.cli.edit.asking import terminal_approver
 
         session.set_approver(terminal_approver())
-    failed = session.prepare(instruction, list(files))
-    if failed is None and settings.provider.kind != "mock":  # the server's own count
-        from spark_cli.cli.window_setup import fit_exactly
+    if settings.provider.kind == "mock":
+        failed = session.prepare(instruction, list(files))
+    else:  # counted by the server's tokenizer where it has one
+        from spark_cli.cli.edit.edit_settings import count_server
+        from spark_cli.session.window.learning import prepare_counted
 
-        failed = fit_exactly(session, instruction, list(files))
+        failed = prepare_counted(session, instruction, files, count_server)
     if failed is not None:  # nothing was sent
         result.failure = failed
         renderer.event(failed)
@@ -146,9 +148,9 @@ async def _run_turn(session: SessionApi, settings: Settings, files: Sequence[str
                     ahead: SentAhead | None, ctrl_c: TurnSignals) -> TurnResult:
     import asyncio
 
-    from spark_cli.cli.edit.overflow_retry import overflow_retry
     from spark_cli.cli.wiring import WiringError, open_provider_channel
     from spark_cli.protocol.channel import ChannelError
+    from spark_cli.session.window.learning import RESEND, resend_note
 
     start = len(session.history)
     try:
@@ -158,8 +160,14 @@ async def _run_turn(session: SessionApi, settings: Settings, files: Sequence[str
         ) as channel:
             session.attach(channel)
             await _stream(session, instruction, files, renderer, result)
-            if overflow_retry(session, settings, instruction, files, renderer, result):
-                await _stream(session, instruction, files, renderer, result)
+            said = resend_note(session, settings, result.failure,
+                               wrote=bool(result.outcomes or result.rejected))
+            if said is not None:  # an overflow taught the window: once more within it
+                renderer.note(f"... {said}")
+                result.failure = session.prepare(instruction, list(files))
+                if result.failure is None:
+                    renderer.note("... " + RESEND.format(window=session.settings.context_window))
+                    await _stream(session, instruction, files, renderer, result)
     except WiringError as exc:
         raise UsageError(str(exc)) from None
     except ChannelError as exc:  # a channel that raised while opening or closing

@@ -54,15 +54,30 @@ def _say_if_bundled(root: Path, deep: Any) -> None:
         say(f"spark edit: {notice}")
 
 
+def ask_server(base_url: str, model: str, api_key: str | None, *, tokenizer: bool) -> Any:
+    """The transport's probe (``session.window.facts.Ask``)."""
+    from spark_cli.transport.window.probe import discover  # httpx: only when a server is asked
+
+    return discover(base_url, model, api_key, tokenizer=tokenizer)
+
+
+def count_server(base_url: str, tokenizer: str, model: str, api_key: str | None,
+                 text: str) -> int | None:
+    """The server's own count (``session.window.learning.Count``)."""
+    from spark_cli.transport.window.probe import count  # httpx: only for a server's tokenizer
+
+    return count(base_url, tokenizer, model, api_key, text)
+
+
 def load(root: Path, flags: dict[str, object], *, one_shot: bool = False) -> Any:
-    """Resolved settings, with the model's window (``cli.window_setup``: configured, known,
-    cached or asked of the server); any configuration problem is a usage error. ``deep`` in
+    """Resolved settings, with the model's window (``session.window.facts``: configured,
+    known, cached or asked of the server); any configuration problem is a usage error. ``deep`` in
     the flags (``--deep``): the deep track's settings (``[deep]``; --provider/--model pick
     the deep one). ``one_shot`` (`spark edit`): commands are off unless a flag or a config
     file says otherwise (the TUI's default is ``ask``)."""
     from spark_cli.cli.edit.edit_run import UsageError
-    from spark_cli.cli.window_setup import resolve
     from spark_cli.session.config.settings import load_settings
+    from spark_cli.session.window.facts import resolve
 
     try:
         if flags.get("deep"):
@@ -70,10 +85,10 @@ def load(root: Path, flags: dict[str, object], *, one_shot: bool = False) -> Any
 
             deep = load_deep_settings(root, deep_flags(flags), os.environ, check=True)
             _say_if_bundled(root, deep)
-            return resolve(deep)
+            return resolve(deep, ask_server)
         settings = load_settings(root, flags, os.environ)
         if one_shot and settings.sources.get("commands") == "default":  # none unless told
             settings = replace(settings, commands="off")
-        return resolve(settings)
+        return resolve(settings, ask_server)
     except (ValueError, KeyError, TypeError, OSError) as exc:
         raise UsageError(str(exc)) from None

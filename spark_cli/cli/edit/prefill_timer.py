@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable
 from typing import Any, TextIO
 
-from spark_cli.protocol.window import kilo
+from spark_cli.protocol.tokens import kilo
 
 FIRST_LINE_S = 5.0
 """Seconds before a non-terminal stderr gets its first line (a fast server shows none)."""

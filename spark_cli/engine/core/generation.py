@@ -2,12 +2,15 @@
 
 Token ``i`` (0-based) is due at ``t0 + TTFT + i / tps`` where ``t0`` is the
 moment the engine took the request (its lane's turn came) or, when it had to
-queue for a slot on the wafer, the moment it got one. The first token goes out exactly
+queue for a slot on the wafer, the moment it got one. The first token goes out alone
 when it is due; after it, each wake-up sends every token already due as ONE
 delta, then sleeps until the next token is due but at least ``frame_ms``:
 tokens per second stay exact (no drift from sleep overshoot), frames per second
-stay bounded. The last frame is the exception: when the last token is known (the
-output limit, or an answer the brain has finished) and falls due within the frame,
+stay bounded. A stream more than ``CATCH_UP_S`` behind (a brain's thread starving the
+loop, a slow socket) moves its schedule on instead of sending a burst: the rate a client
+measures from the first delta is ``tps``. The last frame is the exception: when the
+last token is known (the output limit, or an answer the brain has finished) and falls
+due within the frame,
 the stream sleeps only until then, so it ends on schedule rather than up to a frame
 late. One asyncio task per response. TTFT and tps are the brain's pace
 (:meth:`EngineConfig.pacing`): the deep brain (``pace = "deep"``) runs at
@@ -59,6 +62,9 @@ __all__ = ["Event", "Generation", "Outcome", "Presenter", "Send", "StreamDropped
            "count_input"]
 STEER_GRACE_TOKENS = 256
 """A steer waits at most this many tokens for a safe point, then stops at the frame."""
+CATCH_UP_S = 0.05
+"""A stream further behind its schedule (the loop starved by a brain's thread, a slow
+socket) is not caught up in a burst: its schedule moves on."""
 INLINE_COUNT_CHARS = 65_536
 """Inputs up to this size are counted on the event loop (well under a millisecond)."""
 log = logging.getLogger("spark.engine")
@@ -245,6 +251,7 @@ class Generation:
         loop = asyncio.get_running_loop()
         tps = self.pacing.tps
         most = 1 if config.per_token else None  # tokens per delta
+        slack = max(CATCH_UP_S, config.frame_ms / 1000.0)
         limit = self.limit
         faults = FaultPlan(config.faults)
         safe = SafePoints()
@@ -256,10 +263,12 @@ class Generation:
                 status, reason = "incomplete", stop
                 break
             now = loop.time()
+            if self._sent:  # the next token at most ``CATCH_UP_S`` overdue: never a burst
+                start = max(start, now - self._sent / tps - slack)
             due = int((now - start) * tps) + 1 if now >= start else 0
             n = min(due, limit, faults.next_at()) - self._sent
-            if most is not None:
-                n = min(n, most)
+            if most is not None or not self._sent:  # the first delta carries one token
+                n = min(n, 1)
             if n > 0:
                 count, steered = await self._send_pieces(await source.take(n), source, safe)
                 if steered:

@@ -6,6 +6,9 @@ envelope: the bundled engine reads the wanted format from the instructions.
 AGENTS.md from the repo root, when present, is appended under its own heading.
 With tools on, a short paragraph says how to look at the repo with them; with commands
 on, one says when to run a command, and names the project's test command.
+
+Each paragraph has a full and a short form (``(full, short)``); a small window takes
+the short ones (:mod:`spark_cli.session.window.plan`), so a new paragraph adds both.
 """
 
 from __future__ import annotations
@@ -20,6 +23,12 @@ Do not rewrite whole files. Do not run tests or commands unless the user asks.
 Keep prose short: one or two sentences on what you change, then the edits.
 The files you may edit are shown as a path line followed by a fenced block with
 their current content. Paths are relative to the repository root.
+"""
+
+_COMMON_SHORT = """\
+You are spark, a pair programmer in the user's repository. Make minimal, targeted
+edits that do exactly what was asked; leave everything else as it is. Files are shown
+as a path line and a fenced block; paths are relative to the repository root.
 """
 
 _SEARCH_REPLACE = """\
@@ -44,6 +53,16 @@ Rules:
 - Do not put anything else between the markers.
 """
 
+_SEARCH_REPLACE_SHORT = """\
+Edit format: for each change, the file's path on its own line, then:
+<<<<<<< SEARCH
+existing lines, copied exactly
+=======
+new lines
+>>>>>>> REPLACE
+An empty SEARCH creates a file.
+"""
+
 _APPLY_PATCH = """\
 Edit format: the apply_patch envelope. Put all edits in one envelope:
 
@@ -63,6 +82,16 @@ Rules:
 - Each file section is applied as soon as the next one starts, in order.
 """
 
+_APPLY_PATCH_SHORT = """\
+Edit format: one apply_patch envelope:
+*** Begin Patch
+*** Update File: PATH
+@@ def enclosing():
+ context line
+-removed line
++added line
+*** End Patch
+"""
 
 _TOOLS = """\
 Tools: you can look at the repository yourself with read-only tools: list_files
@@ -79,19 +108,38 @@ the user's message asks for it (run the tests, a build, a script); never on your
 The user may decline: then say what you would have run and go on without it.
 """
 
+_COMMANDS_SHORT = """\
+Commands: run_command runs one shell line, only when the user asks for it.
+"""
+
+_TOOLS_SHORT = """\
+Tools: list_files, search (a regex) and read_file show the repository; read lines
+before you edit lines you were not shown.
+"""
+PARAGRAPHS = {"common": (_COMMON, _COMMON_SHORT),
+              "search_replace": (_SEARCH_REPLACE, _SEARCH_REPLACE_SHORT),
+              "apply_patch": (_APPLY_PATCH, _APPLY_PATCH_SHORT), "tools": (_TOOLS, _TOOLS_SHORT),
+              "commands": (_COMMANDS, _COMMANDS_SHORT)}
+"""Each paragraph as (full, short)."""
+
 
 def system_instructions(edit_format: EditFormat, agents_md: str | None = None, *,
                         tools: bool = False, commands: bool = False,
-                        test_command: str | None = None) -> str:
+                        test_command: str | None = None, short: bool = False,
+                        note: str = "") -> str:
     """The instructions for ``edit_format`` (and how to use the tools, with ``tools``; when
-    and how to run commands, with ``commands``), with the repo's AGENTS.md appended."""
-    body = _COMMON + "\n" + (_APPLY_PATCH if edit_format == "apply_patch" else _SEARCH_REPLACE)
+    and how to run commands, with ``commands``; the short forms with ``short``; ``note``
+    last), with the repo's AGENTS.md appended if given."""
+    names = ["common", edit_format if edit_format == "apply_patch" else "search_replace"]
     if tools:
-        body += "\n" + _TOOLS
+        names.append("tools")
     if tools and commands:
-        body += "\n" + _COMMANDS
-        if test_command:
-            body += f"The project's test command: `{test_command}`.\n"
+        names.append("commands")
+    body = "\n".join(PARAGRAPHS[name][short] for name in names)
+    if tools and commands and test_command:
+        body += f"The project's test command: `{test_command}`.\n"
+    if note:
+        body += "\n" + note + "\n"
     if agents_md and agents_md.strip():
         body += ("\n# Project instructions (AGENTS.md)\n\n" + agents_md.rstrip("\n") + "\n")
     return body

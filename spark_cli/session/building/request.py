@@ -19,8 +19,9 @@ each turn's messages extend the last one's and a persistent channel chains
 therefore travels once per conversation, in its first turn; later turns rely
 on it (``/clear`` starts a new conversation and a new map).
 
-Tools: unless ``settings.tools`` is off, the request declares the model's
-tools (``spark_cli.session.tool_access.tool_specs``); their definitions count
+Tools: unless ``settings.tools`` is off or the window is small (what a request carries
+at each window size: :mod:`spark_cli.session.window.plan`), the request declares the
+model's tools (``spark_cli.session.tool_access.tool_specs``); their definitions count
 against the window. When the history (tool calls and outputs included) leaves
 too little room for the new turn, its oldest tool outputs are shortened
 first, then its oldest whole turns are left out (``BuiltRequest.history``: the
@@ -39,7 +40,7 @@ from spark_cli.protocol.tokens import count_tokens
 from spark_cli.record import record
 from spark_cli.session.building.instructions import system_instructions
 from spark_cli.session.config.settings import Settings
-from spark_cli.session.context.assemble import MAP_HEADER, Budget, assemble
+from spark_cli.session.context.assemble import MAP_HEADER, assemble
 from spark_cli.session.context.report import ContextReport
 from spark_cli.session.context.targets import (
     AGENTS_FILE,
@@ -49,6 +50,7 @@ from spark_cli.session.context.targets import (
     read_target,
 )
 from spark_cli.session.context.tool_outputs import drop_turns, items_tokens, shrink_outputs
+from spark_cli.session.window.plan import Plan, budget_of, plan_for, short_spec
 from spark_cli.text_digest import text_sha256
 
 __all__ = ["AGENTS_FILE", "BuiltRequest", "RequestError", "TargetFile", "build_request",
@@ -99,12 +101,13 @@ def build_request(settings: Settings, root: Path, files: Sequence[str], instruct
         if all(t.path != target.path for t in targets):
             targets.append(target)
     agents = read_agents_md(root)
-    instructions = _instructions(settings, agents, Path(root))
-    tools = (*_tools(settings), *extra_tools) if settings.tools else ()
+    plan = plan_for(settings)
+    instructions = _instructions(settings, plan, agents, Path(root))
+    tools = (*_tools(settings), *extra_tools) if plan.tools else ()
     tools_tokens = _specs_tokens(tools)
     history = tuple(history)
     history_tokens = items_tokens(history)
-    budget = Budget(settings.context_window, settings.max_output_tokens, settings.token_scale)
+    budget = budget_of(settings)
     shortened: tuple[ConversationItem, ...] | None = None
     dropped_turns = 0
     if history:
@@ -121,7 +124,7 @@ def build_request(settings: Settings, root: Path, files: Sequence[str], instruct
             if freed:
                 history, shortened = tuple(items), tuple(items)
                 history_tokens -= freed
-    if map_tokens is None and _map_in(history):
+    if map_tokens is None and (_map_in(history) or not plan.repo_map):
         map_tokens = 0  # the conversation has a map: keep its prefix (chaining) stable
     built = assemble(Path(root), budget,
                      targets, instruction, instructions=instructions, agents=agents,
@@ -146,25 +149,28 @@ def build_request(settings: Settings, root: Path, files: Sequence[str], instruct
                         budget.tokens(built.total), report, built.total, shortened)
 
 
-def _instructions(settings: Settings, agents: str | None, root: Path) -> str:
+def _instructions(settings: Settings, plan: Plan, agents: str | None, root: Path) -> str:
     """The system instructions every turn of this session carries (the same each turn)."""
-    commands = settings.tools and settings.commands != "off"
+    commands = plan.tools and settings.commands != "off"
     test = None
     if commands:
         from spark_cli.checks.detect import detect_test_command  # deferred: launch -> request
 
         found = detect_test_command(root, settings.test_command)
         test = found.display if found is not None else None
-    return system_instructions(settings.edit_format, agents, tools=settings.tools,
-                               commands=commands, test_command=test)
+    return system_instructions(settings.edit_format, agents, tools=plan.tools,
+                               commands=commands, test_command=test, short=plan.short,
+                               note=plan.note)
 
 
 def _tools(settings: Settings) -> tuple[ToolSpec, ...]:
-    if not settings.tools:
+    plan = plan_for(settings)
+    if not plan.tools:
         return ()
     from spark_cli.session.tool_access import tool_specs
 
-    return tool_specs(commands=settings.commands != "off")
+    specs = tool_specs(commands=settings.commands != "off")
+    return tuple(map(short_spec, specs)) if plan.short else specs
 
 
 def _specs_tokens(specs: Sequence[ToolSpec]) -> int:
@@ -181,7 +187,7 @@ def warm_request(settings: Settings, root: Path) -> TurnRequest:
     """What a session sends ahead of its first turn (``generate: false`` on a channel that
     chains): the instructions every turn carries and no message yet, so the first turn's
     messages extend it and travel alone."""
-    instructions = _instructions(settings, read_agents_md(root), root)
+    instructions = _instructions(settings, plan_for(settings), read_agents_md(root), root)
     return TurnRequest(model=settings.provider.model, messages=(), instructions=instructions,
                        max_output_tokens=settings.max_output_tokens, tools=_tools(settings))
 

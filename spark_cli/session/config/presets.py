@@ -7,6 +7,8 @@
 - ``cerebras``: Chat Completions over SSE.
 - ``openai-compatible``: Chat Completions at a ``base_url`` you give (vLLM,
   Ollama, llama.cpp, OpenRouter, Groq); the key is optional for local servers.
+- ``ollama``: a local Ollama (``/v1``, and its native ``/api/chat`` when a request needs
+  more context than the model was loaded with).
 
 ``SPARK_API_KEY`` overrides every preset's own key variable. See docs/providers.md.
 """
@@ -17,13 +19,14 @@ from typing import Literal
 
 from spark_cli.record import record
 
-ChannelKind = Literal["mock", "responses_ws", "chat_sse", "responses_sse"]
+ChannelKind = Literal["mock", "responses_ws", "chat_sse", "responses_sse", "ollama"]
 EditFormat = Literal["search_replace", "apply_patch"]
 EDIT_FORMATS: tuple[EditFormat, ...] = ("search_replace", "apply_patch")
 CommandPolicy = Literal["ask", "sandbox", "off"]
 COMMAND_POLICIES: tuple[CommandPolicy, ...] = ("ask", "sandbox", "off")
 """May the model run commands: ask each time, in the sandbox without asking, or never."""
-KINDS: tuple[ChannelKind, ...] = ("mock", "responses_ws", "chat_sse", "responses_sse")
+KINDS: tuple[ChannelKind, ...] = ("mock", "responses_ws", "chat_sse", "responses_sse",
+                                  "ollama")
 OVERRIDE_KEY_ENV = "SPARK_API_KEY"
 
 
@@ -50,6 +53,8 @@ PRESETS: dict[str, Preset] = {
                        "gpt-oss-120b", "search_replace", needs_key=True),
     "openai-compatible": Preset("openai-compatible", "chat_sse", None, OVERRIDE_KEY_ENV, None,
                                 "search_replace", needs_base_url=True),
+    "ollama": Preset("ollama", "ollama", "http://127.0.0.1:11434/v1", OVERRIDE_KEY_ENV, None,
+                     "search_replace"),
 }
 DEFAULT_PROVIDER = "mock"
 

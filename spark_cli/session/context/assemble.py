@@ -65,6 +65,9 @@ class Budget:
     scale: float = 1.0
     """The server's tokens per spark token (``Settings.token_scale``): the window is in the
     server's tokens, the text is counted in spark's."""
+    firm: bool = True
+    """False: the window is a hint (learned or unknown): trimmed to, a request over it is
+    sent anyway (the server's answer says if it is too long)."""
 
     @property
     def limit(self) -> int:
@@ -112,10 +115,18 @@ def assemble(root: Path, budget: Budget, explicit: Sequence[TargetFile], instruc
              "tools": tools_tokens, "history": history_tokens,
              "files": sum(p.tokens for p in picks),
              "references": 0, "map": 0, "prompt": count_tokens(instruction)}
-    if base_total > budget.cap:
-        raise _over_budget(parts, picks, base_total, budget)
     trimmed: list[str] = []
     notes: list[str] = []
+    if base_total > budget.cap:
+        if budget.firm:
+            raise _over_budget(parts, picks, base_total, budget)
+        content, remembered = compose(picks, instruction, "")
+        notes.append(f"sent beyond the {budget.window:,}-token window spark assumed (it is "
+                     "not the server's word): the server's answer will tell")
+        report = _report(budget, parts, picks, base_total, "", (0, 0, 0), trimmed, notes)
+        return Assembled(tuple(p.target for p in picks),
+                         tuple(p.target.path for p in picks if p.fresh),
+                         content, remembered, base_total, report)
     room = budget.cap - base_total
     outline_text, shown = "", (0, 0, 0)
     repo = None if _only(root, in_chat) else scan_repo(root)

@@ -6,7 +6,7 @@ its log says "Requested tokens (18030) exceed context window of 8192"). Resendin
 it as it is would fail the same way, after a blind retry of the whole prompt. So
 the same request is asked once without streaming and for a single token: an
 overflow then comes back at once as the server's 400 with both sizes
-(``context_length_exceeded``, :mod:`spark_cli.transport.overflow`), and any other
+(``context_length_exceeded``, :mod:`spark_cli.transport.window.overflow`), and any other
 error body is reported as the server wrote it. Should it answer (the empty stream
 was a passing fault), the turn is retried as any dropped connection is.
 """

@@ -180,6 +180,10 @@ class HttpStreamChannel:
     def _fold(self, request: TurnRequest) -> StreamFold:
         raise NotImplementedError
 
+    def _decoder(self) -> Callable[[str], SSEEvent | None]:
+        """What makes an event of each line of the body (SSE; a subclass may differ)."""
+        return SSEDecoder(comments=True).feed_line
+
     # ---- Channel ----
 
     async def warm(self, request: TurnRequest | None = None) -> None:
@@ -275,7 +279,7 @@ class HttpStreamChannel:
     async def _read(
         self, response: wire.Response, fold: StreamFold, watch: IdleWatch
     ) -> AsyncIterator[ChannelEvent]:
-        feed_line = SSEDecoder(comments=True).feed_line
+        feed_line = self._decoder()
         next_batch = response.aiter_line_batches().__anext__
         lines = 0
         while True:

@@ -10,14 +10,14 @@ here, else from their documentation):
   at the top level); ``GET /slots``: ``[{"id": 0, "n_ctx": 8192, ...}]``.
 - llama-cpp-python's server ``GET /v1/models``: ``{"data": [{"id": ..., "object": "model",
   "owned_by": "me", "permissions": []}]}``: no window at all (it is learned from the first
-  overflow answer instead, :mod:`spark_cli.transport.overflow`).
+  overflow answer instead, :mod:`spark_cli.transport.window.overflow`).
 - vLLM ``GET /v1/models``: ``{"data": [{"id": "m", "max_model_len": 32768, ...}]}``.
 - LM Studio ``GET /api/v0/models``: ``{"data": [{"id": "m", "state": "loaded",
   "max_context_length": 32768, "loaded_context_length": 4096}]}`` (the loaded one wins).
-- Ollama ``GET /api/ps`` (loaded models): ``{"models": [{"name": "m", "context_length":
-  8192}]}``; ``POST /api/show``: ``{"parameters": "num_ctx 8192\\n...", "model_info":
-  {"llama.context_length": 131072}}``: ``num_ctx`` when the model sets one, else Ollama's
-  default (``OLLAMA_DEFAULT_CTX``), never more than the trained length.
+- Ollama ``POST /api/show``: ``{"parameters": "num_ctx 8192\\n...", "model_info":
+  {"llama.context_length": 131072}}``: the window is the trained length; what is loaded
+  is ``GET /api/ps``'s ``{"models": [{"name": "m", "context_length": 8192}]}``, else
+  (not loaded yet) ``num_ctx`` when the model sets one, else Ollama's default.
 - OpenRouter and Groq model lists: ``context_length`` / ``context_window`` per entry.
 """
 
@@ -86,19 +86,28 @@ def ollama_ps(answer: Any, model: str) -> int | None:
     return None
 
 
-def ollama_show(answer: Any) -> int | None:
-    """Ollama ``/api/show``: ``num_ctx`` from the model's parameters, else Ollama's default,
-    capped by the trained ``*.context_length``."""
+def served(answer: Any) -> str:
+    """What a model list says is served (its ids, sorted): a new model file shows here."""
+    entries = answer.get("data") if isinstance(answer, dict) else None
+    ids = sorted(str(e.get("id")) for e in entries or () if isinstance(e, dict))
+    return " ".join(ids)
+
+
+def ollama_length(answer: Any) -> int | None:
+    """Ollama ``/api/show``: the model's trained ``*.context_length`` (what it can take)."""
     if not isinstance(answer, dict) or not isinstance(answer.get("model_info"), dict):
         return None
-    trained = next((n for key, value in answer["model_info"].items()
-                    if key.endswith(".context_length") for n in [_positive(value)] if n), None)
+    return next((n for key, value in answer["model_info"].items()
+                 if key.endswith(".context_length") for n in [_positive(value)] if n), None)
+
+
+def ollama_num_ctx(answer: Any, length: int) -> int:
+    """The context Ollama loads the model with: the model's ``num_ctx`` parameter, else
+    Ollama's default, never more than ``length``."""
     num_ctx = None
-    parameters = answer.get("parameters")
-    if isinstance(parameters, str):
-        for line in parameters.splitlines():
-            name, _, value = line.strip().partition(" ")
-            if name == "num_ctx" and value.strip().isdigit():
-                num_ctx = int(value.strip())
-    window = num_ctx or OLLAMA_DEFAULT_CTX
-    return min(window, trained) if trained else window
+    parameters = answer.get("parameters") if isinstance(answer, dict) else None
+    for line in parameters.splitlines() if isinstance(parameters, str) else ():
+        name, _, value = line.strip().partition(" ")
+        if name == "num_ctx" and value.strip().isdigit():
+            num_ctx = int(value.strip())
+    return min(num_ctx or OLLAMA_DEFAULT_CTX, length)

@@ -1,17 +1,15 @@
 """Asking a server about its window and counting with its tokenizer: blocking, bounded, quiet.
 
-A one-shot asks before its request is built (the window sizes the repo map), before
-any event loop exists, so this is plain ``http.client`` with a short timeout per
-ask. Every ask is best effort: a refused connection or an ask that times out ends
-the probing at once (at most one ``ASK_TIMEOUT`` is lost to a server that does not
-answer), a 404 or an answer without a window moves on to the next endpoint, nothing
-raises.
+A one-shot asks before its request is built (the window sizes the repo map), before any
+event loop exists, so this is httpx's blocking client with a short timeout per ask. Every
+ask is best effort: a refused connection or an ask that times out ends the probing at
+once, a 404 or an answer without a window moves on to the next endpoint, nothing raises.
 A remote host behind a proxy (``HTTP(S)_PROXY``/``ALL_PROXY``) is not asked.
 
-Order (the first that answers wins, :mod:`.answers` parses):
-llama.cpp ``/props`` → the model list (``/v1/models``: vLLM's ``max_model_len``,
-OpenRouter's ``context_length``, Groq's ``context_window``) → LM Studio
-``/api/v0/models`` → Ollama ``/api/ps`` then ``/api/show`` → llama.cpp ``/slots``.
+Order (the first that answers wins, :mod:`.answers` parses): llama.cpp ``/props`` → the
+model list (``/v1/models``: vLLM's ``max_model_len``, OpenRouter's ``context_length``,
+Groq's ``context_window``) → LM Studio ``/api/v0/models`` → Ollama ``/api/show`` (the
+model's length) with ``/api/ps`` (what is loaded) → llama.cpp ``/slots``.
 
 Tokenizers: llama.cpp ``POST /tokenize {"content"}`` → ``{"tokens": [...]}``;
 llama-cpp-python ``POST /extras/tokenize/count {"input"}`` → ``{"count": n}``; vLLM
@@ -20,19 +18,18 @@ llama-cpp-python ``POST /extras/tokenize/count {"input"}`` → ``{"count": n}``;
 
 from __future__ import annotations
 
-import json
 import os
-from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 from urllib.parse import urlsplit
+
+import httpx
 
 from spark_cli.record import record
 from spark_cli.transport.window import answers
 
 ASK_TIMEOUT = 2.0
 """Seconds for one ask (connect and answer): a local server answers in milliseconds."""
-MAX_BODY = 4 << 20
-"""Bytes of an answer read at most (a model list is small; /props holds a chat template)."""
 TOKENIZERS = ("llama.cpp", "llama-cpp-python", "vllm")
 _LOOPBACK = ("localhost", "127.0.0.1", "::1")
 
@@ -51,6 +48,11 @@ class Found:
     """What answered, for `spark config` (e.g. ``llama.cpp /props n_ctx``)."""
     tokenizer: str | None = None
     """Which tokenizer endpoint the server has (one of ``TOKENIZERS``), if any."""
+    served: str = ""
+    """What the server serves (its model file or model ids): another one drops what was
+    learned of the old one."""
+    loaded: int | None = None
+    """Ollama: the context the model runs with now (or will load with), below ``window``."""
 
 
 def server_root(base_url: str) -> str:
@@ -59,113 +61,97 @@ def server_root(base_url: str) -> str:
     return trimmed[:-3] if trimmed.endswith("/v1") else trimmed
 
 
+def is_loopback(base_url: str) -> bool:
+    host = urlsplit(base_url).hostname or ""
+    return host in _LOOPBACK or host.startswith("127.")
+
+
 def may_ask(base_url: str, env: Any = None) -> bool:
     """An http(s) URL, and not a remote host that a proxy would have to carry."""
     env = os.environ if env is None else env
     parts = urlsplit(base_url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         return False
-    if parts.hostname in _LOOPBACK or parts.hostname.startswith("127."):
-        return True
-    return not any(env.get(name) or env.get(name.lower())
-                   for name in ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY"))
+    return is_loopback(base_url) or not any(
+        env.get(name) or env.get(name.lower()) for name in ("HTTPS_PROXY", "HTTP_PROXY",
+                                                             "ALL_PROXY"))
 
 
-def ask(url: str, *, api_key: str | None, body: Any = None,
-        timeout: float = ASK_TIMEOUT) -> Any:
+def ask(client: httpx.Client, url: str, body: Any = None) -> Any:
     """The JSON answer of ``GET url`` (``POST`` with ``body``), or None for any failure but
-    a refused connection (:class:`_Refused`)."""
-    import http.client  # only on a cache miss
+    a refused connection or a timeout (:class:`_Refused`)."""
+    try:
+        answer = (client.get(url) if body is None else client.post(url, json=body))
+        return answer.json() if answer.status_code == 200 else None
+    except (httpx.ConnectError, httpx.TimeoutException):  # nothing there, or it does not answer
+        raise _Refused from None
+    except (httpx.HTTPError, ValueError):
+        return None
 
-    parts = urlsplit(url)
-    factory: Callable[..., http.client.HTTPConnection] = (
-        http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection)
-    connection = factory(parts.hostname or "", parts.port, timeout=timeout)
+
+def _client(api_key: str | None, timeout: float) -> httpx.Client:
     headers = {"Accept": "application/json"}
     if api_key:
         headers["Authorization"] = f"Bearer {api_key}"
-    payload = None
-    if body is not None:
-        payload = json.dumps(body).encode()
-        headers["Content-Type"] = "application/json"
-    path = parts.path + (f"?{parts.query}" if parts.query else "")
-    try:
-        connection.request("POST" if body is not None else "GET", path or "/", payload,
-                           headers)
-        response = connection.getresponse()
-        raw = response.read(MAX_BODY)
-        if response.status != 200:
-            return None
-        return json.loads(raw)
-    except (ConnectionRefusedError, TimeoutError):  # nothing there, or it does not answer
-        raise _Refused from None
-    except (OSError, ValueError, http.client.HTTPException):
-        return None
-    finally:
-        connection.close()
+    return httpx.Client(timeout=timeout, headers=headers, trust_env=False)
 
 
-def discover(base_url: str, model: str, api_key: str | None, *,
+def discover(base_url: str, model: str, api_key: str | None, *, tokenizer: bool = True,
              timeout: float = ASK_TIMEOUT) -> Found | None:
-    """The server's window (and its tokenizer) by asking it; None when nothing listens."""
-    root = server_root(base_url)
-    base = base_url.rstrip("/")
-    try:
-        window, where = _window(root, base, model, api_key, timeout)
-        return Found(window, where, _tokenizer(root, model, api_key, timeout))
-    except _Refused:
+    """The server's window (and its tokenizer, unless ``tokenizer`` is False: known already)
+    by asking it; None when nothing listens."""
+    if not may_ask(base_url):
         return None
+    root = server_root(base_url)
+    with _client(api_key, timeout) as client:
+        try:
+            found = _window(client, root, base_url.rstrip("/"), model)
+            if tokenizer:
+                found = replace(found, tokenizer=_tokenizer(client, root, model))
+            return found
+        except _Refused:
+            return None
 
 
-def _window(root: str, base: str, model: str, api_key: str | None,
-            timeout: float) -> tuple[int | None, str]:
-    def get(url: str, body: Any = None) -> Any:
-        return ask(url, api_key=api_key, body=body, timeout=timeout)
-
-    found = answers.llama_props(get(f"{root}/props"))
+def _window(client: httpx.Client, root: str, base: str, model: str) -> Found:
+    props = ask(client, f"{root}/props")
+    found = answers.llama_props(props)
+    served = str(props.get("model_path", "")) if isinstance(props, dict) else ""
     if found:
-        return found, "llama.cpp /props n_ctx"
-    found = answers.model_list(get(f"{base}/models"), model)
+        return Found(found, "llama.cpp /props n_ctx", served=served)
+    listed = ask(client, f"{base}/models")
+    served = served or answers.served(listed)
+    found = answers.model_list(listed, model)
     if found:
-        return found, f"{base.rsplit('/', 1)[-1]}/models of the server"
-    found = answers.model_list(get(f"{root}/api/v0/models"), model)
+        return Found(found, f"{base.rsplit('/', 1)[-1]}/models of the server", served=served)
+    found = answers.model_list(ask(client, f"{root}/api/v0/models"), model)
     if found:
-        return found, "LM Studio /api/v0/models"
-    found = answers.ollama_ps(get(f"{root}/api/ps"), model)
+        return Found(found, "LM Studio /api/v0/models", served=served)
+    shown = ask(client, f"{root}/api/show", {"model": model})
+    found = answers.ollama_length(shown)
     if found:
-        return found, "Ollama /api/ps context_length"
-    found = answers.ollama_show(get(f"{root}/api/show", {"model": model}))
-    if found:
-        return found, "Ollama /api/show num_ctx"
-    found = answers.llama_slots(get(f"{root}/slots"))
-    if found:
-        return found, "llama.cpp /slots n_ctx"
-    return None, ""
+        loaded = answers.ollama_ps(ask(client, f"{root}/api/ps"), model)
+        return Found(found, "Ollama /api/show context_length", served=served,
+                     loaded=loaded or answers.ollama_num_ctx(shown, found))
+    found = answers.llama_slots(ask(client, f"{root}/slots"))
+    return Found(found, "llama.cpp /slots n_ctx" if found else "", served=served)
 
 
-def _tokenizer(root: str, model: str, api_key: str | None, timeout: float) -> str | None:
+def _tokenizer(client: httpx.Client, root: str, model: str) -> str | None:
     """Which of ``TOKENIZERS`` the server has (it counted a word)."""
     for name in TOKENIZERS:
-        if count(root, name, model, api_key, "hello", timeout=timeout) is not None:
+        if _count(client, root, name, model, "hello") is not None:
             return name
     return None
 
 
-def count(root: str, tokenizer: str, model: str, api_key: str | None, text: str, *,
-          timeout: float = ASK_TIMEOUT) -> int | None:
-    """``text``'s tokens by the server's own tokenizer; None when it did not answer."""
-    try:
-        if tokenizer == "llama.cpp":
-            answer = ask(f"{root}/tokenize", api_key=api_key, body={"content": text},
-                         timeout=timeout)
-        elif tokenizer == "llama-cpp-python":
-            answer = ask(f"{root}/extras/tokenize/count", api_key=api_key,
-                         body={"input": text, "model": model}, timeout=timeout)
-        else:
-            answer = ask(f"{root}/tokenize", api_key=api_key,
-                         body={"model": model, "prompt": text}, timeout=timeout)
-    except _Refused:
-        return None
+def _count(client: httpx.Client, root: str, tokenizer: str, model: str, text: str) -> int | None:
+    if tokenizer == "llama.cpp":
+        answer = ask(client, f"{root}/tokenize", {"content": text})
+    elif tokenizer == "llama-cpp-python":
+        answer = ask(client, f"{root}/extras/tokenize/count", {"input": text, "model": model})
+    else:
+        answer = ask(client, f"{root}/tokenize", {"model": model, "prompt": text})
     if not isinstance(answer, dict):
         return None
     counted = answer.get("count")
@@ -173,3 +159,13 @@ def count(root: str, tokenizer: str, model: str, api_key: str | None, text: str,
         return counted
     tokens = answer.get("tokens")
     return len(tokens) if isinstance(tokens, list) else None
+
+
+def count(base_url: str, tokenizer: str, model: str, api_key: str | None, text: str, *,
+          timeout: float = ASK_TIMEOUT) -> int | None:
+    """``text``'s tokens by the server's own tokenizer; None when it did not answer."""
+    with _client(api_key, timeout) as client:
+        try:
+            return _count(client, server_root(base_url), tokenizer, model, text)
+        except _Refused:
+            return None

@@ -50,6 +50,7 @@ from spark_cli.protocol.channel import (
 from spark_cli.protocol.secrets import Secrets
 from spark_cli.transport.errors import ProviderError, masked
 from spark_cli.transport.idle import QUEUE_TIMEOUT, IdleWatch
+from spark_cli.transport.prefill import first_token_limit, prefill_timeout, prompt_tokens
 from spark_cli.transport.responses_fold import ResponsesFold
 from spark_cli.transport.retry import RetryPolicy, with_retries
 from spark_cli.transport.text_merge import merged
@@ -103,6 +104,7 @@ class ResponsesWebSocketChannel:
         use_cancel_extension: bool = True,
         secrets: Iterable[str] = (),
         ahead: WsAhead | None = None,
+        first_token_timeout: float | None = None,
     ) -> None:
         """``ahead``: what :func:`~spark_cli.transport.ws.ws_ahead.send_ahead` did for this
         URL. Its connection is the first one, kept for a first ``stream()`` whose request
@@ -112,6 +114,7 @@ class ResponsesWebSocketChannel:
         """Every key spark can see: masked in any message this channel makes."""
         headers = handshake_headers(api_key, extra_headers)
         self._idle = idle_timeout
+        self._first_token = first_token_timeout
         self._queue_timeout = max(queue_timeout, idle_timeout)
         self._use_cancel = use_cancel_extension
         self._policy = retry_policy or RetryPolicy(max_attempts=max_retries + 1, max_wait=max_wait)
@@ -299,7 +302,7 @@ class ResponsesWebSocketChannel:
         on_event = machine.on_event
         feed = machine.fold.feed
         loads = json.loads
-        watch = IdleWatch(self._idle)
+        watch = IdleWatch(machine.first_token)
         queued = queued_frames(ws)
         text: list[str] = []  # deltas already received, merged (spark_cli.transport.text_merge)
         try:
@@ -349,7 +352,10 @@ class ResponsesWebSocketChannel:
 
     def _machine(self, request: TurnRequest) -> ReadMachine:
         fold = ResponsesFold(self._secrets, tools=bool(request.tools))
-        return ReadMachine(fold, self._idle, self._queue_timeout)
+        limit = first_token_limit(request, self._first_token, self._idle)
+        return ReadMachine(fold, self._idle, self._queue_timeout, first_token=limit,
+                           prefill=prefill_timeout(limit, prompt_tokens(request),
+                                                   configured=self._first_token is not None))
 
     def _drop(self, link: Link, reason: str) -> None:
         self._links.drop(link, reason)

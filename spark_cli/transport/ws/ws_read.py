@@ -25,6 +25,9 @@ Rules:
   retryable only before any output or response id.
 - While the server says the request is queued (``response.queued``) the
   longer queue timeout applies; anything else switches back to the idle one.
+- Until the first output (text or a tool call) the first-token limit applies
+  (:mod:`spark_cli.transport.prefill`: a slow prefill is not a stall); silence
+  past it is never retried (the server may still be working on the prompt).
 - A terminal event ends the response: the usage (if any) is yielded before
   it, and the chain is noted before either, so a consumer may stop at
   ``TurnFinished``.
@@ -83,12 +86,20 @@ Step = ChannelEvent | Decision | None
 class ReadMachine:
     """The state of one response being read: stopping, queued, ended."""
 
-    __slots__ = ("_idle", "_queue_timeout", "ended", "fold", "queued", "stopping")
+    __slots__ = ("_idle", "_queue_timeout", "ended", "first_token", "fold", "prefill", "queued",
+                 "stopping")
 
-    def __init__(self, fold: ResponsesFold, idle: float, queue_timeout: float) -> None:
+    def __init__(self, fold: ResponsesFold, idle: float, queue_timeout: float, *,
+                 first_token: float | None = None,
+                 prefill: ChannelError | None = None) -> None:
         self.fold = fold
         self._idle = idle
         self._queue_timeout = max(queue_timeout, idle)
+        self.first_token = max(first_token or idle, idle)
+        """The allowed silence until the first output."""
+        self.prefill = prefill
+        """The error of a silence before the first output (None: output has started, or no
+        first-token limit was given)."""
         self.stopping = False
         """``stop()`` was asked for: the turn ends as cancelled."""
         self.ended = False
@@ -112,7 +123,8 @@ class ReadMachine:
 
     def on_event(self, out: ChannelEvent | None, link_open: bool) -> Step:
         """The fold's output for one frame (``None``: the frame made no event)."""
-        if not self.queued and not self.stopping and type(out) is TextDelta:
+        if not self.queued and not self.stopping and type(out) is TextDelta \
+                and self.prefill is None:
             return out  # the hot path
         fold = self.fold
         if fold.more:
@@ -142,9 +154,11 @@ class ReadMachine:
 
     def _one(self, out: ChannelEvent | None, link_open: bool) -> Step:
         limit: float | None = None
+        if self.prefill is not None and type(out) in _OUTPUT:
+            self.prefill, limit = None, self._idle  # the first output: the idle limit from now
         if self.queued and type(out) is not Queued:
             self.queued = False  # anything but a queue notice: the wait is over
-            limit = self._idle
+            limit = self._idle if self.prefill is None else self.first_token
         if out is None:
             return Decision(limit=limit) if limit is not None else None
         if type(out) is Queued and not self.queued:
@@ -169,6 +183,8 @@ class ReadMachine:
         if fold.tentative is not None:  # a promised steer successor never started
             fold.finished, fold.tentative = fold.tentative, None
             return Decision((fold.finished,), done=True, drop="steer successor missing")
+        if self.prefill is not None and not self.queued:
+            return Decision(drop="no first token", error=self.prefill)
         error = stall_error(self._idle, self._queue_timeout, queued=self.queued,
                             chars=fold.chars,
                             retryable=fold.deltas == 0 and fold.response_id is None)

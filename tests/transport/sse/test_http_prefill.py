@@ -14,12 +14,12 @@ from spark_cli.protocol.channel import (
     ChannelError,
     ChannelEvent,
     Message,
+    Overflow,
     TextDelta,
     TurnFinished,
     TurnRequest,
     WaitingToRetry,
 )
-from spark_cli.protocol.window import Overflow
 from spark_cli.transport.prefill import first_token_limit, prompt_tokens, resend_note
 from spark_cli.transport.retry import RetryPolicy
 from spark_cli.transport.sse.http_chat import ChatCompletionsChannel

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from spark_cli.transport.window import answers
-from spark_cli.transport.window.known import known_window
 
 # recorded from llama-cpp-python 0.3.36's server here: no window in its model list
 LLAMA_CPP_PYTHON_MODELS = {"object": "list", "data": [{
@@ -35,22 +34,23 @@ def test_model_lists_vllm_lm_studio_openrouter_groq() -> None:
 
 
 def test_ollama_ps_and_show() -> None:
+    """Ollama's documented answers: the model's length from /api/show, what is loaded from
+    /api/ps, else the model's num_ctx, else Ollama's default."""
     ps = {"models": [{"name": "qwen2.5-coder:7b", "model": "qwen2.5-coder:7b",
                       "context_length": 8192}]}
     assert answers.ollama_ps(ps, "qwen2.5-coder:7b") == 8192
     assert answers.ollama_ps({"models": []}, "qwen2.5-coder:7b") is None
     show = {"parameters": "stop \"<|im_end|>\"\nnum_ctx 16384",
             "model_info": {"general.architecture": "qwen2", "qwen2.context_length": 32768}}
-    assert answers.ollama_show(show) == 16384
+    assert answers.ollama_length(show) == 32768
+    assert answers.ollama_num_ctx(show, 32768) == 16384
     default = {"parameters": "stop \"<|im_end|>\"", "model_info": {"llama.context_length": 131072}}
-    assert answers.ollama_show(default) == answers.OLLAMA_DEFAULT_CTX
-    small = {"model_info": {"llama.context_length": 2048}}
-    assert answers.ollama_show(small) == 2048  # never past what the model was trained for
+    assert answers.ollama_num_ctx(default, 131072) == answers.OLLAMA_DEFAULT_CTX
+    assert answers.ollama_num_ctx({}, 2048) == 2048  # never past what the model was trained for
+    assert answers.ollama_length({"error": "model not found"}) is None
 
 
-def test_known_hosted_models() -> None:
-    assert known_window("openai", "gpt-5.3-codex-spark") == 128_000
-    assert known_window("openai", "gpt-5.3-codex") == 400_000
-    assert known_window("cerebras", "gpt-oss-120b") == 131_072
-    assert known_window("cerebras", "some-new-model") is None
-    assert known_window("openai-compatible", "gpt-5") is None
+def test_what_a_server_serves_is_its_model_ids() -> None:
+    assert answers.served(LLAMA_CPP_PYTHON_MODELS).endswith("Q4_1.gguf")
+    assert answers.served({"data": [{"id": "b"}, {"id": "a"}]}) == "a b"
+    assert answers.served(None) == ""

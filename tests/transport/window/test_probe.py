@@ -68,7 +68,7 @@ def test_llama_server_props_and_tokenize(serve: Any) -> None:
     assert (found.window, found.where, found.tokenizer) == (8192, "llama.cpp /props n_ctx",
                                                             "llama.cpp")
     assert asked[0] == "GET /props"
-    assert count(server_root(base), "llama.cpp", "m", None, "abc") == 3
+    assert count(base, "llama.cpp", "m", None, "abc") == 3
 
 
 def test_llama_cpp_python_says_no_window_but_counts(serve: Any) -> None:
@@ -76,7 +76,7 @@ def test_llama_cpp_python_says_no_window_but_counts(serve: Any) -> None:
                      "/extras/tokenize/count": lambda body: {"count": 2}})
     found = discover(base, "smol", None)
     assert found is not None
-    assert (found.window, found.tokenizer) == (None, "llama-cpp-python")
+    assert (found.window, found.tokenizer, found.served) == (None, "llama-cpp-python", "a.gguf")
 
 
 def test_vllm_model_list(serve: Any) -> None:
@@ -89,14 +89,19 @@ def test_vllm_model_list(serve: Any) -> None:
     assert (found.window, found.tokenizer) == (32768, "vllm")
 
 
-def test_ollama_show(serve: Any) -> None:
-    base, asked = serve({"/api/show": lambda body: {
-        "parameters": "num_ctx 8192", "model_info": {"llama.context_length": 131072}}
-        if body == {"model": "qwen2.5-coder:7b"} else None})
+def test_ollama_show_and_ps(serve: Any) -> None:
+    show = {"parameters": "num_ctx 8192", "model_info": {"llama.context_length": 131072}}
+    base, asked = serve({"/api/show": lambda body: show
+                         if body == {"model": "qwen2.5-coder:7b"} else None})
     found = discover(base, "qwen2.5-coder:7b", None)
     assert found is not None
-    assert (found.window, found.where) == (8192, "Ollama /api/show num_ctx")
-    assert "POST /api/show" in asked
+    assert (found.window, found.loaded, found.where) == (131072, 8192,
+                                                         "Ollama /api/show context_length")
+    assert "POST /api/show" in asked and "GET /api/ps" in asked
+    base, _ = serve({"/api/show": show, "/api/ps": {"models": [
+        {"name": "qwen2.5-coder:7b", "model": "qwen2.5-coder:7b", "context_length": 4096}]}})
+    found = discover(base, "qwen2.5-coder:7b", None)
+    assert found is not None and found.loaded == 4096  # what runs now
 
 
 def test_nothing_listening_is_none_at_once(unused_tcp_port: int) -> None:

@@ -17,6 +17,7 @@ from spark_cli.protocol.channel import (
     UsageReported,
 )
 from spark_cli.transport.errors import provider_error
+from spark_cli.transport.prefill import prefill_timeout
 from spark_cli.transport.responses_fold import ResponsesFold
 from spark_cli.transport.ws.ws_read import Decision, ReadMachine
 
@@ -207,3 +208,35 @@ def test_a_frame_that_made_several_events_is_one_joined_decision() -> None:
     stopping.stop()
     assert feed(stopping, final) == Decision((TurnFinished("cancelled", None, "resp_1"),),
                                              done=True)
+
+
+def _prefilling() -> ReadMachine:
+    said = prefill_timeout(90.0, 5000, configured=False)
+    return ReadMachine(ResponsesFold(), IDLE, QUEUE, first_token=90.0, prefill=said)
+
+
+def test_until_the_first_token_the_prefill_limit_applies_and_is_never_retried() -> None:
+    m = _prefilling()
+    assert m.first_token == 90.0
+    created(m)  # a CPU server: created at once, then nothing while it reads the prompt
+    silence = m.on_silence()
+    assert silence.error is not None and not silence.error.retryable
+    assert "no first token" in silence.error.message
+    assert "first_token_timeout" in silence.error.message
+
+
+def test_the_first_output_switches_to_the_idle_limit() -> None:
+    m = _prefilling()
+    created(m)
+    step = feed(m, delta("hi"))
+    assert isinstance(step, Decision) and step.limit == IDLE and step.emit == (TextDelta("hi"),)
+    assert feed(m, delta("more")) == TextDelta("more")  # the hot path again
+    silence = m.on_silence()
+    assert silence.error is not None and "idle_timeout" in silence.error.message
+
+
+def test_a_queue_notice_then_more_prefill_keeps_the_first_token_limit() -> None:
+    m = _prefilling()
+    assert feed(m, {"type": "response.queued", "position": 2}) is not None
+    step = created(m)
+    assert isinstance(step, Decision) and step.limit == 90.0

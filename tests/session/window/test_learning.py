@@ -6,10 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from spark_cli.protocol.channel import ChannelError
-from spark_cli.protocol.window import Overflow
+from spark_cli.protocol.channel import ChannelError, Overflow
 from spark_cli.session.config.settings import load_settings
-from spark_cli.session.window_learning import LEARNED, MARGIN, learn
+from spark_cli.session.window.learning import LEARNED_NOW, MARGIN, learn
 
 
 def _settings(tmp_path: Path):
@@ -24,7 +23,7 @@ def test_the_window_and_the_ratio_are_learned(tmp_path: Path) -> None:
     learned = learn(settings, error, 7000)
     assert learned is not None
     assert (learned.context_window, learned.max_output_tokens) == (8192, 2048)
-    assert learned.sources["context_window"] == LEARNED
+    assert learned.sources["context_window"] == LEARNED_NOW
     assert learned.token_scale == pytest.approx(9510 / 7000 * MARGIN, abs=1e-3)
 
 

@@ -3,8 +3,8 @@
 Servers say "too long for my window" in their own words; spark says one thing:
 "the request (9.5k tokens) is larger than the model's window (8.2k)", never
 retries it as it is (the same request overflows again), and hands the figures on
-(:class:`~spark_cli.protocol.window.Overflow`) so the session can trim and the wiring
-can remember the window. Shapes (status, then the error object or text):
+(:class:`~spark_cli.protocol.channel.Overflow`) so the session can trim and learn the
+window. Shapes (status, then the error object or text):
 
 - OpenAI (Chat and Responses), Cerebras: code ``context_length_exceeded``, "This model's
   maximum context length is 128000 tokens. However, your messages resulted in 130000
@@ -28,8 +28,8 @@ import re
 from collections.abc import Mapping
 from typing import Any, TypeVar
 
-from spark_cli.protocol.channel import ChannelError
-from spark_cli.protocol.window import Overflow, overflow_message
+from spark_cli.protocol.channel import ChannelError, Overflow
+from spark_cli.protocol.tokens import kilo
 
 _Error = TypeVar("_Error", bound=ChannelError)
 CODES = frozenset({"context_length_exceeded", "exceed_context_size_error",
@@ -82,6 +82,16 @@ def recognise(status: int | None, code: str | None, message: str,
     requested = _field(error, "n_prompt_tokens", "prompt_tokens") or _number(_REQUESTED,
                                                                              message)
     return Overflow(requested, window)
+
+
+def overflow_message(requested: int | None, window: int | None, *,
+                     estimated: int | None = None) -> str:
+    """The request (N tokens) is larger than the model's window (M): both sizes where known;
+    ``estimated`` (spark's own count) stands in for a request size the server did not say."""
+    size = (f" ({kilo(requested)} tokens)" if requested is not None else
+            f" (about {kilo(estimated)} tokens)" if estimated is not None else "")
+    limit = f" ({kilo(window)})" if window is not None else ""
+    return f"the request{size} is larger than the model's window{limit}"
 
 
 SAID = "the server said"

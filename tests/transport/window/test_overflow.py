@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from spark_cli.protocol.window import Overflow, overflow_message
+from spark_cli.protocol.channel import Overflow
 from spark_cli.transport.errors import error_from_body
-from spark_cli.transport.overflow import recognise
+from spark_cli.transport.window.overflow import overflow_message, recognise
 
 # recorded from llama-cpp-python 0.3.36's server here (SmolLM2-135M, --n_ctx 8192), unstreamed
 LLAMA_CPP_PYTHON = {"error": {

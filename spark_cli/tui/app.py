@@ -60,7 +60,6 @@ from spark_cli.tui.shown import FIRST_TURNS, MORE_TURNS, Replay
 from spark_cli.tui.test_command import TestRunner
 from spark_cli.tui.tool_calls import CallOutputs
 from spark_cli.tui.transcript import Transcript
-from spark_cli.tui.tuning.lazy_strips import lazy_strips
 from spark_cli.tui.tuning.screen_rate import set_screen_rate
 
 FRAME_S = 1 / 30
@@ -89,7 +88,6 @@ class SparkApp(App[int]):
 
     def __init__(self, setup: TuiSetup, *, driver_class: type[Driver] | None = None) -> None:
         set_screen_rate()  # a key shows within a few ms, not 17-33 (screen_rate's doc)
-        lazy_strips()  # the strips a frame makes, ~110, make no caches they never use
         super().__init__(driver_class=driver_class)
         self.setup = setup
         self.session = session = setup.session

@@ -8,7 +8,7 @@ import typer
 
 # Benchmark modules under spark_cli.bench, each with ``register(bench_app: typer.Typer)``.
 BENCH_MODULES = ("engine", "edits", "transport", "oneshot", "abuse", "context", "tui", "deep",
-                 "soak", "provider_bench", "stream", "tool_loop", "tls_reads")
+                 "soak", "provider_bench", "stream", "tool_loop")
 
 
 def register(app: typer.Typer) -> None:

@@ -39,7 +39,6 @@ from typing import TYPE_CHECKING, Any
 
 import h11
 
-from spark_cli.transport.read_size import fit_reads
 from spark_cli.transport.sse.http_lines import LineSplitter, body_decoder, text_decoder
 from spark_cli.transport.sse.http_origin import Origin, new_connection, request_bytes
 from spark_cli.transport.sse.http_wire import (
@@ -87,7 +86,6 @@ class _Connection:
                  open_set: set[_Connection]) -> None:
         self.reader = reader
         self.writer = writer
-        fit_reads(writer.transport)
         self.h11 = new_connection()
         self.expires = 0.0
         self.open = open_set

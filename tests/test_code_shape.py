@@ -1,7 +1,7 @@
 """The package's shape: no import circles (type-only imports count), between modules or
 between the sub-packages of a package; no function above cyclomatic complexity 20 as
 radon counts it (boolean operators and comprehensions included, unlike ruff's C901); a
-docstring on every dataclass; and one record type."""
+docstring on every dataclass; one record type; and no two classes of one name."""
 
 from __future__ import annotations
 
@@ -146,3 +146,28 @@ def test_every_frozen_value_class_is_a_record() -> None:
                     for d in node.decorator_list):
                 found.append(f"{path.relative_to(PACKAGE.parent).as_posix()}:{node.name}")
     assert found == []
+
+
+def _shared_class_names(root: Path) -> dict[str, list[str]]:
+    """Class name -> ``path:line`` of each class so named under ``root``, for names used more
+    than once."""
+    where: dict[str, list[str]] = {}
+    for path in sorted(root.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ClassDef):
+                rel = path.relative_to(root).as_posix()
+                where.setdefault(node.name, []).append(f"{rel}:{node.lineno}")
+    return {name: found for name, found in where.items() if len(found) > 1}
+
+
+def test_no_two_classes_share_a_name() -> None:
+    # a class name says which class it is wherever it is read (no `import X as Y` to tell
+    # two apart), nested classes included
+    assert _shared_class_names(PACKAGE) == {}
+
+
+def test_the_shared_name_finder_finds_nested_classes(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("class Link:\n    pass\n")
+    (tmp_path / "b.py").write_text("def f():\n    class Link:\n        pass\n")
+    (tmp_path / "c.py").write_text("class Links:\n    pass\n")
+    assert _shared_class_names(tmp_path) == {"Link": ["a.py:1", "b.py:2"]}

@@ -36,7 +36,7 @@ import typer
 
 from spark_cli.bench.engine_process import start_engine
 from spark_cli.bench.oneshot_child import child_env
-from spark_cli.bench.stream_runs import Run, Target, run_one
+from spark_cli.bench.stream_runs import EngineAddress, Run, run_one
 
 SECTION = "## Stream"
 BATCHED_SECTION = "## Stream, batched"
@@ -79,11 +79,11 @@ def measure(reps: int, tokens: int, rates: list[float], workdir: Path,
                               "0", *(("--per-token",) if frame_ms is None
                                      else ("--frame-ms", f"{frame_ms:g}")),
                               env=child_env())
-        target = Target(engine.url, engine.ws_url, engine.token, tps)
+        target = EngineAddress(engine.url, engine.ws_url, engine.token, tps)
         long: dict[tuple[str, str], list[Run]] = {}
         short: dict[tuple[str, str], list[Run]] = {}
 
-        def one(mode: str, wire: str, n: int, target: Target = target) -> Run:
+        def one(mode: str, wire: str, n: int, target: EngineAddress = target) -> Run:
             base = baseline if mode.endswith(BASE) else None
             return run_one(mode.removesuffix(BASE), wire, target, n, workdir, base)
 

@@ -14,7 +14,7 @@ Rules every channel follows:
 - Waits and retries (429, 5xx, capacity) happen inside the channel and are
   reported as :class:`WaitingToRetry` / :class:`Queued` so a UI can count down.
   A channel retries on its own only before any output of the turn was yielded
-  (a :class:`TextDelta` or a :class:`ToolCallStarted`); a failure after output
+  (a :class:`TextDelta` or a :class:`ToolCallOpened`); a failure after output
   started raises ``ChannelError`` (the
   caller decides; nothing already applied is ever replayed twice).
 - ``stop()`` ends the running stream now: it finishes with
@@ -22,7 +22,7 @@ Rules every channel follows:
 
 Tools (the model's function calls). ``request.tools`` declares them (empty: the
 request carries no ``tools`` field at all). A response that calls tools yields
-``ToolCallStarted`` when a call's item opens (its name known) and
+``ToolCallOpened`` when a call's item opens (its name known) and
 ``ToolCallCompleted`` with the whole :class:`ToolCall` once its arguments are
 complete, then finishes ``completed`` as any response does. The caller runs the
 calls and sends the next request with the conversation extended, in this order:
@@ -142,7 +142,7 @@ class TextDelta:
 
 
 @record
-class ToolCallStarted:
+class ToolCallOpened:
     """The model began a call (its name is known; the arguments are still streaming)."""
 
     call_id: str
@@ -230,7 +230,7 @@ ChannelEvent = (
     RequestSent
     | ResponseStarted
     | TextDelta
-    | ToolCallStarted
+    | ToolCallOpened
     | ToolCallCompleted
     | Queued
     | WaitingToRetry

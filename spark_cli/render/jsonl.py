@@ -20,7 +20,7 @@ import json
 from collections.abc import Mapping
 from typing import Any, TextIO
 
-from spark_cli.edits.model.outcome import EditApplied, EditRefused, outcome_to_json
+from spark_cli.edits.model.outcome import EditApplied, RefusedEdit, outcome_to_json
 from spark_cli.render.coalesce import CoalescingWriter
 from spark_cli.session import events as ev
 
@@ -53,7 +53,7 @@ CLI_TYPES = ("diff", "note", "test_result", "summary")
 
 
 def _plain(value: Any) -> Any:
-    if isinstance(value, EditApplied | EditRefused):
+    if isinstance(value, EditApplied | RefusedEdit):
         return outcome_to_json(value)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}

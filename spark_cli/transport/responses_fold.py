@@ -5,7 +5,7 @@ server event; the text delta is the first branch (the hot path). Unknown event
 types and fields are ignored; unknown ``incomplete_details.reason`` values are
 passed through. ``error`` events raise :class:`ProviderError`.
 
-Function calls (:mod:`.responses_calls`) become ``ToolCallStarted`` and
+Function calls (:mod:`.responses_calls`) become ``ToolCallOpened`` and
 ``ToolCallCompleted``. Rarely one server event makes several channel events (an
 item that completes without ever having opened; a final response holding calls
 never streamed, then its ``TurnFinished`` last): :meth:`ResponsesFold.feed`
@@ -27,7 +27,7 @@ from spark_cli.protocol.channel import (
     Steered,
     SteerRejected,
     TextDelta,
-    ToolCallStarted,
+    ToolCallOpened,
     TurnFinished,
     UsageReported,
 )
@@ -203,7 +203,7 @@ class ResponsesFold:
         """The first of ``events`` (None: there are none); the rest wait in :attr:`more`."""
         if not events:
             return None
-        self.deltas += sum(type(e) is ToolCallStarted for e in events)
+        self.deltas += sum(type(e) is ToolCallOpened for e in events)
         self.more = events[1:]
         return events[0]
 

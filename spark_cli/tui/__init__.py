@@ -7,7 +7,7 @@ its state and gets only what it needs (the session, an ``output.Output`` for
 lines, plain callables): ``commands.Commands`` (slash commands),
 ``test_command.TestRunner`` (``/test``, ``/fix``), ``deep_track.DeepController``
 (the deep track), ``queue_panel.QueuePanel`` (the queue),
-``prompt_assist.PromptAssist`` (the completion popup, ``@`` files), ``link.Link`` (the
+``prompt_assist.PromptAssist`` (the completion popup, ``@`` files), ``link.ProviderLink`` (the
 channel), ``keeper.Keeper`` (what survives a restart). ``painter.Painter``
 turns session events into frames. The TUI never imports transports: the CLI
 (``spark_cli.cli.tui_cmd``) wires them in.

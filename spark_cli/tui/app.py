@@ -49,7 +49,7 @@ from spark_cli.tui.copying import line_count
 from spark_cli.tui.deep_track import DeepController
 from spark_cli.tui.hud import Hud, HudState
 from spark_cli.tui.keeper import Keeper, shown_from_history
-from spark_cli.tui.link import Link
+from spark_cli.tui.link import ProviderLink
 from spark_cli.tui.painter import Painter
 from spark_cli.tui.popup import Popup
 from spark_cli.tui.prompt import Prompt
@@ -97,7 +97,7 @@ class SparkApp(App[int]):
                                   context_window=settings.context_window)
         self.keeper = Keeper(setup.store, self.note, self.set_timer)
         saved = self.saved = self.keeper.load()
-        self.link = Link(session, setup.connect, setup.flags, self.note, self._link_state)
+        self.link = ProviderLink(session, setup.connect, setup.flags, self.note, self._link_state)
         self.context_files = ContextFiles(session.root)
         self.interaction = interaction = Interaction(
             session, self._sink, queue=saved.queue, ready=self.link.ensure,

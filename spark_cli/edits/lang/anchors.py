@@ -145,7 +145,7 @@ _CLOSERS = ("}", "end", ")", "]", "fi", "done", "esac")
 
 
 @record
-class Definition:
+class DefinitionSpan:
     """One definition node: its name, kind ("function"/"type"), lines and header."""
 
     name: str
@@ -165,7 +165,7 @@ def _query(language: str) -> tree_sitter.Query | None:
     return tree_sitter.Query(get_language(language), source)
 
 
-def definitions(text: str, language: str) -> list[Definition]:
+def definitions(text: str, language: str) -> list[DefinitionSpan]:
     """All definitions in ``text`` (document order); [] for languages without a query."""
     query = _query(language)
     if query is None:
@@ -173,10 +173,10 @@ def definitions(text: str, language: str) -> list[Definition]:
     return _definitions(text, language, query)
 
 
-_def_cache: dict[tuple[str, str], list[Definition]] = {}
+_def_cache: dict[tuple[str, str], list[DefinitionSpan]] = {}
 
 
-def _definitions(text: str, language: str, query: tree_sitter.Query) -> list[Definition]:
+def _definitions(text: str, language: str, query: tree_sitter.Query) -> list[DefinitionSpan]:
     key = (language, text)
     found = _def_cache.get(key)
     if found is not None:
@@ -185,7 +185,7 @@ def _definitions(text: str, language: str, query: tree_sitter.Query) -> list[Def
 
     tree = parse_text(language, text)
     lines = text.split("\n")
-    out: dict[tuple[int, int], Definition] = {}
+    out: dict[tuple[int, int], DefinitionSpan] = {}
     for _index, captures in tree_sitter.QueryCursor(query).matches(tree.root_node):
         names = captures.get("name")
         kind = "function" if "function" in captures else "type"
@@ -205,7 +205,7 @@ def _definitions(text: str, language: str, query: tree_sitter.Query) -> list[Def
         header = " ".join(lines[first:last + 1])
         label = _GENERIC.sub("", (name.text or b"").decode("utf-8", "replace"))
         out.setdefault((node.start_byte, name.start_byte),
-                       Definition(label, kind, start, end, _WS.sub(" ", header).strip()))
+                       DefinitionSpan(label, kind, start, end, _WS.sub(" ", header).strip()))
     result = sorted(out.values(), key=lambda d: (d.start, -d.end))
     if len(_def_cache) > 8:
         _def_cache.clear()
@@ -261,7 +261,7 @@ def _inside(start: int, end: int, scope: list[Range] | None) -> bool:
 
 
 def _resolve(anchor: str, text: str, lines: list[str], language: str | None,
-             defs: list[Definition], scope: list[Range] | None) -> list[Range]:
+             defs: list[DefinitionSpan], scope: list[Range] | None) -> list[Range]:
     pool = [d for d in defs if _inside(d.start, d.end, scope)]
     norm = _WS.sub(" ", anchor).strip().rstrip(":{").rstrip()
     if pool and norm:
@@ -276,7 +276,7 @@ def _resolve(anchor: str, text: str, lines: list[str], language: str | None,
     return _line_ranges(anchor.strip(), text, lines, language, scope)
 
 
-def _by_name(norm: str, pool: list[Definition]) -> list[Definition]:
+def _by_name(norm: str, pool: list[DefinitionSpan]) -> list[DefinitionSpan]:
     """The definitions named as the anchor names one (of its kind where some are),
     those whose headers agree longest with a partial signature."""
     name, kind = main_name(norm)
@@ -303,7 +303,7 @@ def _shared(a: str, b: str) -> int:
     return n
 
 
-def _ranges(defs: list[Definition]) -> list[Range]:
+def _ranges(defs: list[DefinitionSpan]) -> list[Range]:
     seen: dict[Range, None] = {}
     for d in defs:
         seen.setdefault((d.start, d.end), None)

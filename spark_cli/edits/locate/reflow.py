@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import Protocol
 
 
-class LineIndex(Protocol):
+class ReflowIndex(Protocol):
     """What reflow needs of `matching.LineIndex` (so reflow does not import matching)."""
 
     @property
@@ -53,7 +53,7 @@ def reflow_index(lines: list[str]) -> tuple[str, list[int], list[int]]:
     return "".join(keys), rows, starts
 
 
-def find_reflowed(index: LineIndex, search: list[str], replace: list[str]) -> list[Found]:
+def find_reflowed(index: ReflowIndex, search: list[str], replace: list[str]) -> list[Found]:
     """Every place the reflowed search matches whole file lines, in file order."""
     s_rows = [i for i, line in enumerate(search) if line.strip()]
     keys = [_key(search[i]) for i in s_rows]
@@ -76,7 +76,7 @@ def find_reflowed(index: LineIndex, search: list[str], replace: list[str]) -> li
     return out
 
 
-def _maker(index: LineIndex, search: list[str], replace: list[str], s_rows: list[int],
+def _maker(index: ReflowIndex, search: list[str], replace: list[str], s_rows: list[int],
            keys: list[str], pos: int, span: tuple[int, int]) -> Callable[[], str]:
     def make() -> str:
         _stream, rows, starts = index.reflowed()

@@ -23,7 +23,7 @@ _BROAD = re.compile(
     re.IGNORECASE | re.DOTALL)
 
 
-class ContextReport(Protocol):
+class ContextCost(Protocol):
     """What routing reads of the context a prompt would send (context building's report)."""
 
     @property
@@ -32,7 +32,7 @@ class ContextReport(Protocol):
         ...
 
 
-def suggest_deep(instruction: str, context: ContextReport | None, window: int) -> str | None:
+def suggest_deep(instruction: str, context: ContextCost | None, window: int) -> str | None:
     """One line suggesting ``/deep`` for ``instruction``, or None when it looks like fast work.
 
     ``context``: what the prompt's context would cost (None: unknown); ``window``: the fast

@@ -2,7 +2,7 @@
 
 Each piece is ``{"index", "id"?, "type"?, "function": {"name"?, "arguments"?}}``: the id
 and the name come in a call's first piece only, the arguments are pieces of a JSON
-*string* split anywhere (joined, never parsed). A call is :class:`ToolCallStarted` once
+*string* split anywhere (joined, never parsed). A call is :class:`ToolCallOpened` once
 its name is known and :class:`ToolCallCompleted` when the choice finishes
 (:meth:`ChatCalls.finish`), every call in index order.
 
@@ -22,7 +22,7 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-from spark_cli.protocol.channel import ChannelEvent, ToolCall, ToolCallCompleted, ToolCallStarted
+from spark_cli.protocol.channel import ChannelEvent, ToolCall, ToolCallCompleted, ToolCallOpened
 from spark_cli.transport.arguments import join_arguments
 
 _MADE_IDS = itertools.count(1)
@@ -79,7 +79,7 @@ class ChatCalls:
                     call.pieces.append(arguments)
             if not call.started and call.name is not None:
                 call.started = True
-                started.append(ToolCallStarted(self._id(call), call.name))
+                started.append(ToolCallOpened(self._id(call), call.name))
         return started
 
     def finish(self) -> list[ChannelEvent]:
@@ -92,7 +92,7 @@ class ChatCalls:
             name = call.name or ""  # a call without a name: the session answers it as unknown
             call_id = self._id(call)
             if not call.started:
-                made.append(ToolCallStarted(call_id, name))
+                made.append(ToolCallOpened(call_id, name))
             made.append(ToolCallCompleted(ToolCall(call_id, name, join_arguments(call.pieces))))
         return made
 

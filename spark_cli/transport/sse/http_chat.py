@@ -26,7 +26,7 @@ from spark_cli.protocol.channel import (
     ChannelEvent,
     ResponseStarted,
     TextDelta,
-    ToolCallStarted,
+    ToolCallOpened,
     TurnFinished,
     TurnRequest,
     UsageReported,
@@ -170,7 +170,7 @@ class ChatFold:
         """``first`` then ``rest`` (Nones left out): the first returned, the others in
         :attr:`more`; calls started are counted as output."""
         events = tuple(e for e in (first, *rest) if e is not None)
-        self.deltas += sum(type(e) is ToolCallStarted for e in events)
+        self.deltas += sum(type(e) is ToolCallOpened for e in events)
         self.more = events[1:]
         return events[0] if events else None
 

@@ -46,14 +46,14 @@ from spark_cli.protocol.channel import (
     Queued,
     TextDelta,
     ToolCallCompleted,
-    ToolCallStarted,
+    ToolCallOpened,
     TurnFinished,
 )
 from spark_cli.record import record
 from spark_cli.transport.errors import output_so_far, stall_error
 from spark_cli.transport.responses_fold import ResponsesFold
 
-_OUTPUT = frozenset({TextDelta, ToolCallStarted, ToolCallCompleted})
+_OUTPUT = frozenset({TextDelta, ToolCallOpened, ToolCallCompleted})
 """What a stopping response swallows: its output."""
 
 

@@ -12,10 +12,15 @@ from __future__ import annotations
 
 import sys
 
+from spark_cli import __version__
+
 
 def run() -> None:
     """Console-script entry point."""
     argv = sys.argv[1:]
+    if argv == ["--version"]:  # without typer: scripts ask this often
+        print(f"spark {__version__}")
+        return
     if not argv:  # `spark`: the interactive session, without building the whole CLI first
         from spark_cli.cli.tui_cmd import run_tui
 

@@ -136,7 +136,7 @@ def send_ahead(provider: ProviderSettings, request: TurnRequest, *,
 
 
 def _bundled_token() -> str:
-    import secrets  # ~2.5 ms (hmac, hashlib): only when an engine is started
+    import secrets  # deferred: launch (hmac, hashlib; only for a bundled engine)
 
     return secrets.token_urlsafe(16)
 

@@ -141,7 +141,7 @@ def backoff_delay(
     cap: float = 8.0,
     rand: Callable[[], float] = random.random,
 ) -> float:
-    """Exponential backoff for ``attempt`` (1-based), capped, with up to 25% jitter down."""
+    """Exponential backoff for ``attempt`` (1-based), capped, with up to a quarter jitter down."""
     ceiling = min(cap, base * (2.0 ** max(0, attempt - 1)))
     return ceiling * (1.0 - 0.25 * rand())
 

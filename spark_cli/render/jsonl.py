@@ -9,8 +9,8 @@ own lines are :data:`CLI_TYPES`: ``diff`` (the end diff per file), ``note``,
 ``test_result`` and a final ``summary``. docs/cli.md documents every type.
 
 Hot path: a ``prose_delta`` line is one ``json.dumps`` of the text and one
-buffered write; flushes are coalesced (``spark_cli.render.coalesce``: at most
-every ~16 ms while prose streams, at once for every other event).
+buffered write; flushes are coalesced (``spark_cli.render.coalesce``: about once a
+frame while prose streams, at once for every other event).
 """
 
 from __future__ import annotations
@@ -78,7 +78,7 @@ def event_to_json(event: ev.SessionEvent) -> dict[str, Any]:
 
 class JsonLinesRenderer:
     """Writes each event as one JSON line to ``out``; consumers read live (prose within
-    ~16 ms, every other event at once)."""
+    a frame, every other event at once)."""
 
     def __init__(self, out: TextIO) -> None:
         self.out = out

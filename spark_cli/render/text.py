@@ -2,7 +2,7 @@
 
 Plain text unless ``color`` is set (the CLI sets it only when the stream is a
 TTY); only then is rich imported, lazily, so a piped run never pays for it.
-Prose is written raw as it arrives, its flushes coalesced (at most every ~16 ms,
+Prose is written raw as it arrives, its flushes coalesced (about once a frame,
 ``spark_cli.render.coalesce``); rich is used only for the few status lines, the
 diff and the summary, each flushed at once.
 

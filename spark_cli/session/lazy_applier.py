@@ -1,7 +1,7 @@
 """The turn's Applier, made only once the request has left.
 
-Importing ``spark_cli.edits.apply.applier`` (the locate ladder, the journal) costs
-~20 ms; a turn makes its Applier and undo batch when the channel says the
+Importing ``spark_cli.edits.apply.applier`` (the locate ladder, the journal) is not
+free; a turn makes its Applier and undo batch when the channel says the
 request left (``RequestSent``) or at the first edit, so that work overlaps the
 model's TTFT instead of delaying launch -> request. Then too, :meth:`prime`
 parses the files this request sent (tree-sitter and their grammars load), so

@@ -61,7 +61,7 @@ from spark_cli.tui.transcript import Transcript
 HUD_PERIOD_S = 0.25
 """Live figures (tok/s, frame time) repaint at most this often while streaming: a HUD
 repainted every frame also repaints the prompt between it and the transcript (Textual
-renders the box around all dirty regions), ~4 ms a frame."""
+renders the box around all dirty regions)."""
 CHARS_PER_TOKEN = 3.8
 """Live tok/s counts characters (exact usage arrives with the turn's end)."""
 CALL_MARK = "⚙ "
@@ -282,7 +282,7 @@ class Painter:
 
 
 def _views() -> ModuleType:
-    """The edit views (rich.syntax and pygments: ~13 ms), loaded at the first edit, not
+    """The edit views (rich.syntax and pygments), loaded at the first edit, not
     before the first frame."""
     from spark_cli.tui import edit_view
 

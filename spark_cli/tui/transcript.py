@@ -324,7 +324,7 @@ class Transcript(ScrollView, can_focus=False):
 
     def _set_virtual_size(self, size: Size) -> bool:
         """A longer transcript needs no screen layout once it overflows (scrollbar already
-        shown): setting ``virtual_size`` lays out the whole screen every frame, ~40% of
+        shown): setting ``virtual_size`` lays out the whole screen every frame, much of
         the CPU while streaming; updating the scroll state is all that changes. True
         when it laid out."""
         old, height = self.virtual_size, self.size.height

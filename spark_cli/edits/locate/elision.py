@@ -40,7 +40,7 @@ _PLACEHOLDER = (
     rf"^[ \t]*{_MARK}[ \t]*[(\[][ \t]*(?:unchanged|omitted|existing)[ \t]*[)\]]{_CLOSE}$|"
     rf"^[ \t]*{_DOTS}[ \t]*[^\n]*?\b{_WORDS}[^\n]*$"  # "... existing code ..."
 )
-# One compiled pattern serves both uses (compiling it costs ~3 ms at start-up): with
+# One compiled pattern serves both uses (compiling is a start-up cost): with
 # re.M, ``^``/``$`` still anchor a single line at its start and end.
 _PLACEHOLDER_ANY = re.compile(_PLACEHOLDER, re.I | re.M)
 

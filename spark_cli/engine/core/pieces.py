@@ -33,9 +33,9 @@ from spark_cli.record import record
 Offload = Callable[[Callable[[], None]], Awaitable[None]]
 """Runs a blocking function off the event loop (e.g. ``loop.run_in_executor``)."""
 SLICE = 65_536
-"""Characters split at once: one ``findall`` then holds the GIL for ~10 ms at most."""
+"""Characters split at once, so one ``findall`` holds the GIL only briefly."""
 BATCH = 512
-"""Pieces an offloaded pull gathers at least: each trip to the pool costs ~0.1 ms of
+"""Pieces an offloaded pull gathers at least: each trip to the pool costs thread
 wake-ups, so a short answer is fetched in one trip, a long one in few."""
 
 

@@ -7,7 +7,7 @@ pacing back: the request would wait there before its time to first token even
 starts. On its own thread the engine behaves like the separate server it plays:
 it reads a request as soon as it arrives and paces on schedule (threads share
 the GIL, so the caller's pure-Python work still slows it by at most a switch
-interval, 5 ms, at a time).
+interval at a time).
 
 :func:`run_engine_in_thread` keeps :func:`run_engine`'s contract (the same
 :class:`RunningEngine`, ``ValueError`` for a bad brain spec and ``OSError`` for a

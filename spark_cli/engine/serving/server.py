@@ -78,7 +78,7 @@ def _embedded_server_class() -> type[Any]:
 
     class EmbeddedServer(uvicorn.Server):
         """Also wakes its main loop at once when told to stop (:meth:`stop`), rather than at
-        its next 100 ms tick."""
+        its next tick."""
 
         stopping: asyncio.Event | None = None
 

@@ -56,7 +56,7 @@ class SettingsError(ValueError):
 def user_config_path(env: Mapping[str, str]) -> Path:
     """``$SPARK_CONFIG_DIR/config.toml`` or the platform's user config dir.
 
-    On Linux that is the XDG rule, done here (platformdirs costs ~5 ms to import
+    On Linux that is the XDG rule, done here (platformdirs would be imported
     on every launch): ``$XDG_CONFIG_HOME/spark`` when it is an absolute path,
     else ``~/.config/spark``. Other platforms ask platformdirs.
     """

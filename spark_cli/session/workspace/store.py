@@ -102,7 +102,7 @@ def state_base(env: dict[str, str] | None = None) -> Path:
     override = (os.environ if env is None else env).get(STATE_ENV)
     if override:
         return Path(override)
-    import platformdirs  # ~5 ms: only when no override
+    import platformdirs  # deferred: launch (only without an override)
 
     return Path(platformdirs.user_state_path("spark", appauthor=False))
 

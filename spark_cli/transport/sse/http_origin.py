@@ -5,7 +5,7 @@ Shared by the lean client (:mod:`h11_client`) and the head start
 byte, the one the client would have sent. No asyncio here, and h11 only when
 asked: the head start imports this before the event loop exists, and writes
 its request with :meth:`Origin.plain_post` (h11 and the ``inspect`` its
-dataclasses load cost ~15 ms here, which pass while the model starts).
+dataclasses load wait until the model has started).
 """
 
 from __future__ import annotations

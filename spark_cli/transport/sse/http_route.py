@@ -32,7 +32,7 @@ _PLAIN_PATH = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ012
 
 def is_loopback(base_url: str) -> bool:
     """``localhost`` or a loopback address, as ``ipaddress`` tells (imported only for an
-    IPv6 address with a zone: a one-shot's way to its request skips it, ~2 ms)."""
+    IPv6 address with a zone: a one-shot's way to its request skips it)."""
     host = urlsplit(base_url).hostname or ""
     if host == "localhost":
         return True

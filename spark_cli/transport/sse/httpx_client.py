@@ -124,7 +124,7 @@ class HttpxClient:
                 connect=connect_timeout, read=None, write=write_timeout, pool=connect_timeout
             ),
             trust_env=trust_env,
-            # plain http never uses TLS: skip loading the CA bundle (~30 ms per client)
+            # plain http never uses TLS: skip loading the CA bundle
             verify=https,
             transport=transport,
         )

@@ -1,25 +1,13 @@
 """The opening handshake of a connection opened ahead, without websockets' ``ClientProtocol``.
 
-``websockets.client`` and ``websockets.protocol`` (with ``logging``, ``uuid``,
-``platform``, the header regexes of ``websockets.headers`` and ``ipaddress``)
-cost a one-shot ~10-15 ms before its frame could leave. :class:`Opening` does
-the handshake with websockets' own lower pieces instead: the request is
-``websockets.http11.Request`` with exactly the headers ``ClientProtocol.connect``
-writes (then the channel's, then ``User-Agent``, as :mod:`.ws_ahead` always
-added them), the response is parsed by ``websockets.http11.Response.parse``
-driven by a ``websockets.streams.StreamReader`` (the parser ``ClientProtocol``
-runs), and :meth:`Opening.accepted` says whether the response is a 101 that
-``ClientProtocol.process_response`` surely accepts with nothing after it.
-
-Every other outcome (another status, a redirect, a bad accept key, extension or
-subprotocol headers, an end of stream, bytes that are not HTTP, frames that
-came with the 101) is left to ``ClientProtocol``: :meth:`Opening.protocol`
-builds it with the key that was sent and feeds it every byte received, so it
-ends where the protocol that sent the request itself would have, with the same
-events and errors. A connection the fast path opened gets its protocol the same
-way once it is adopted (after asyncio is up); the text frame written before
-then leaves no state in the protocol (``send_text`` on a complete frame only
-checks the state).
+``websockets.client`` and ``websockets.protocol`` (with logging, uuid, platform) would load
+before a one-shot's frame could leave. :class:`Opening` does the handshake with websockets'
+lower pieces: ``http11.Request`` with exactly the headers ``ClientProtocol.connect`` writes,
+the answer parsed by ``http11.Response.parse``, and :meth:`Opening.accepted` says whether it
+is a 101 that ``ClientProtocol`` surely accepts with nothing after it. Every other outcome
+is left to ``ClientProtocol``: :meth:`Opening.protocol` builds it with the key sent and
+feeds it every byte received, so it ends as the protocol that sent the request would have.
+A connection adopted later gets its protocol the same way.
 """
 
 from __future__ import annotations

@@ -5,22 +5,6 @@
 are outermost first; each later anchor is looked up only inside the ranges of
 the one before (``("class Foo", "def f(self):")`` → ``f`` inside ``Foo``).
 
-One anchor is resolved by the first rule that finds something:
-1. header: the anchor (whitespace collapsed, a trailing ``:``/``{`` dropped)
-   occurs, on word boundaries, in a definition's header (its text from the
-   start of the node to the end of the line holding its name), and contains
-   that definition's name: ``def wrap``, ``def wrap(text):``, ``fn main``
-   (for ``pub fn main() {``), ``func (s *Server) Start(``, ``impl Foo for Bar``;
-2. name: the anchor's main identifier (the one before the first ``(`` that is
-   not a keyword, else the last identifier; ``Foo.bar``/``Foo::bar``/``Foo#bar``
-   narrow like nested anchors) equals a definition's name; a kind keyword in
-   the anchor (``class``, ``def``, ``fn`` …) keeps definitions of that kind
-   when some exist;
-3. line: lines whose stripped text starts with the stripped anchor (the
-   text-mode rule, also used for plain context lines such as ``@@ if x:``);
-   the range is the outermost syntax node starting there, or without a tree
-   the line's indentation block (plus a closing ``}``/``end`` line).
-
 Definitions come from one small tree-sitter query per language (compiled once, cached):
 the wheels' TAGS_QUERY files are uneven (C captures declarators, Rust lists ``impl``
 only as a reference, TypeScript ships none), so spark keeps its own definition types.
@@ -219,6 +203,22 @@ def find_anchor_ranges(text: str, language: str | None,
 
     [] when the first anchor matches nothing; when a later anchor matches
     nothing inside the earlier ranges, those earlier ranges are returned.
+
+    One anchor is resolved by the first rule that finds something:
+    1. header: the anchor (whitespace collapsed, a trailing ``:``/``{`` dropped)
+       occurs, on word boundaries, in a definition's header (its text from the
+       start of the node to the end of the line holding its name), and contains
+       that definition's name: ``def wrap``, ``def wrap(text):``, ``fn main``
+       (for ``pub fn main() {``), ``func (s *Server) Start(``, ``impl Foo for Bar``;
+    2. name: the anchor's main identifier (the one before the first ``(`` that is
+       not a keyword, else the last identifier; ``Foo.bar``/``Foo::bar``/``Foo#bar``
+       narrow like nested anchors) equals a definition's name; a kind keyword in
+       the anchor (``class``, ``def``, ``fn`` …) keeps definitions of that kind
+       when some exist;
+    3. line: lines whose stripped text starts with the stripped anchor (the
+       text-mode rule, also used for plain context lines such as ``@@ if x:``);
+       the range is the outermost syntax node starting there, or without a tree
+       the line's indentation block (plus a closing ``}``/``end`` line).
     """
     lines: list[str] = []  # split on first use by the line rule
     defs = definitions(text, language) if language else []

@@ -1,7 +1,6 @@
 """The deep track: a slow, long-horizon model working in the background on a snapshot.
 
-The public API (UI-free; the TUI and ``spark edit --deep`` use it):
-
+The public API (UI-free; the TUI and ``spark edit --deep`` use it; docs/providers.md):
 - ``load_deep_settings(root, flags, env)`` -> ``Settings`` of the ``[deep]`` table;
 - ``DeepTrack(root, settings, connect, on_change)``: ``start`` / ``tasks`` / ``cancel`` /
   ``review`` / ``apply`` / ``drop`` / ``resume`` / ``aclose``;
@@ -9,8 +8,6 @@ The public API (UI-free; the TUI and ``spark edit --deep`` use it):
   ``ChangeHunk``, ``HunkStatus``, ``Selection``, ``ApplyReport``;
 - ``load_finished(root)``: done tasks saved by an earlier run;
 - ``suggest_deep(instruction, context, window)``: the one-line routing tip.
-
-See docs/providers.md ("Dual track").
 """
 
 from __future__ import annotations

@@ -5,14 +5,6 @@ base = the file at the snapshot's start, theirs = the deep task's result, ours
 ``bzr merge``): it aligns base with each side and reports every region as
 unchanged, changed on one side, changed the same on both, or a conflict (both
 sides changed the same or directly adjacent base lines, the rule git uses too).
-
-Per-hunk selection: a hunk is judged alone by merging ``base -> base with only
-that hunk`` against ours (``ChangedFile.with_hunks``); the chosen clean hunks are
-then laid onto the base together and merged once. A hunk that conflicts is
-refused and says which working-tree lines changed; it is never applied blindly.
-A hunk whose result the working tree already holds is ``present`` (nothing to
-write). Merging costs one line diff per hunk per side: files are at most a few
-MB (spark refuses bigger ones), hunks few.
 """
 
 from __future__ import annotations
@@ -161,7 +153,16 @@ def review_file(change: ChangedFile, ours: str | None) -> tuple[HunkStatus, ...]
 
 def merge_file(change: ChangedFile, ours: str | None, chosen: Iterable[int]) -> FileMerge:
     """Merge the ``chosen`` hunks of ``change`` into ``ours``: the clean ones apply, the
-    others are refused (listed), those already there are ``present``."""
+    others are refused (listed), those already there are ``present``.
+
+    Per-hunk selection: a hunk is judged alone by merging ``base -> base with only
+    that hunk`` against ours (``ChangedFile.with_hunks``); the chosen clean hunks are
+    then laid onto the base together and merged once. A hunk that conflicts is
+    refused and says which working-tree lines changed; it is never applied blindly.
+    A hunk whose result the working tree already holds is ``present`` (nothing to
+    write). Merging costs one line diff per hunk per side: files are at most a few
+    MB (spark refuses bigger ones), hunks few.
+    """
     wanted = set(chosen)
     statuses = [s for s in review_file(change, ours) if s.index in wanted]
     clean = tuple(s.index for s in statuses if s.state == "clean")

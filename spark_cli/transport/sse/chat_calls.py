@@ -5,16 +5,6 @@ and the name come in a call's first piece only, the arguments are pieces of a JS
 *string* split anywhere (joined, never parsed). A call is :class:`ToolCallOpened` once
 its name is known and :class:`ToolCallCompleted` when the choice finishes
 (:meth:`ChatCalls.finish`), every call in index order.
-
-Servers differ, and these are taken as they come:
-
-- a whole call in one piece, or several pieces for the same index in one chunk;
-- no ``index``: a piece continues the last call, unless it carries an id other than that
-  call's, or a name when that call has one already (then it is a new call);
-- an ``index`` already used by a call with another id (a server numbering every call 0):
-  a new call after the others;
-- no id at all: one is made (``call_<n>``) and used for that call from then on;
-- the name sent again in a later piece of the same index: kept once.
 """
 
 from __future__ import annotations
@@ -46,7 +36,18 @@ class _Building:
 
 
 class ChatCalls:
-    """The tool calls of one Chat Completions response."""
+    """The tool calls of one Chat Completions response.
+
+    Servers differ, and these are taken as they come:
+
+    - a whole call in one piece, or several pieces for the same index in one chunk;
+    - no ``index``: a piece continues the last call, unless it carries an id other than that
+      call's, or a name when that call has one already (then it is a new call);
+    - an ``index`` already used by a call with another id (a server numbering every call 0):
+      a new call after the others;
+    - no id at all: one is made (``call_<n>``) and used for that call from then on;
+    - the name sent again in a later piece of the same index: kept once.
+    """
 
     __slots__ = ("_by_index", "_calls", "_finished", "_last")
 

@@ -1,16 +1,5 @@
 """Which HTTP client a channel uses: the lean h11 one, unless httpx would do more.
 
-httpx is chosen (imported only then) when:
-- a test injects an httpx transport (``transport=``, e.g. ``httpx.MockTransport``);
-- a proxy applies from the environment: ``HTTP_PROXY`` / ``HTTPS_PROXY`` /
-  ``ALL_PROXY`` (any case) for the URL's scheme, unless ``NO_PROXY`` surely
-  exempts the host (``*``, the host, or a domain it is in). httpx's
-  ``trust_env`` reads the same variables (loopback URLs never trust the
-  environment). On macOS the system proxies (``_scproxy``, as
-  urllib reads them) count too; on Windows urllib is asked (the registry);
-- the base URL has userinfo (httpx turns it into Basic auth), a query or a
-  fragment, or a path that is not plain ASCII.
-
 Anything unsure goes to httpx: it loses nothing, only start-up time. The
 decision reads ``os.environ`` only; it never imports urllib.request on Linux.
 """
@@ -123,7 +112,19 @@ def _system_proxies(platform: str) -> dict[str, str]:
 
 
 def lean_route(base_url: str, transport: Any = None) -> bool:
-    """Whether :func:`open_client` gives ``base_url`` the lean client."""
+    """Whether :func:`open_client` gives ``base_url`` the lean client.
+
+    httpx is chosen (imported only then) when:
+    - a test injects an httpx transport (``transport=``, e.g. ``httpx.MockTransport``);
+    - a proxy applies from the environment: ``HTTP_PROXY`` / ``HTTPS_PROXY`` /
+      ``ALL_PROXY`` (any case) for the URL's scheme, unless ``NO_PROXY`` surely
+      exempts the host (``*``, the host, or a domain it is in). httpx's
+      ``trust_env`` reads the same variables (loopback URLs never trust the
+      environment). On macOS the system proxies (``_scproxy``, as
+      urllib reads them) count too; on Windows urllib is asked (the registry);
+    - the base URL has userinfo (httpx turns it into Basic auth), a query or a
+      fragment, or a path that is not plain ASCII.
+    """
     return (transport is None and lean_fits(base_url)
             and not (not is_loopback(base_url) and proxy_applies(base_url, os.environ)))
 

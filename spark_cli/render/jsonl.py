@@ -7,10 +7,6 @@ outcomes use the same shape as ``spark apply --json`` (``edit_applied`` /
 ``edit_refused``, see ``spark_cli.edits.model.outcome.outcome_to_json``). The CLI's
 own lines are :data:`CLI_TYPES`: ``diff`` (the end diff per file), ``note``,
 ``test_result`` and a final ``summary``. docs/cli.md documents every type.
-
-Hot path: a ``prose_delta`` line is one ``json.dumps`` of the text and one
-buffered write; flushes are coalesced (``spark_cli.render.coalesce``: about once a
-frame while prose streams, at once for every other event).
 """
 
 from __future__ import annotations
@@ -78,7 +74,12 @@ def event_to_json(event: ev.SessionEvent) -> dict[str, Any]:
 
 class JsonLinesRenderer:
     """Writes each event as one JSON line to ``out``; consumers read live (prose within
-    a frame, every other event at once)."""
+    a frame, every other event at once).
+
+    Hot path: a ``prose_delta`` line is one ``json.dumps`` of the text and one
+    buffered write; flushes are coalesced (``spark_cli.render.coalesce``: about once a
+    frame while prose streams, at once for every other event).
+    """
 
     def __init__(self, out: TextIO) -> None:
         self.out = out

@@ -5,12 +5,6 @@ TTY); only then is rich imported, lazily, so a piped run never pays for it.
 Prose is written raw as it arrives, its flushes coalesced (about once a frame,
 ``spark_cli.render.coalesce``); rich is used only for the few status lines, the
 diff and the summary, each flushed at once.
-
-Two outputs: ``prose_out`` gets the model's prose, ``info_out`` the status
-lines, diff and summary. For `spark edit PATH` both are stdout; in pipe mode
-both are stderr (stdout carries only the edited file). ``calls_out`` gets one
-line per tool call the model made (``search TAX_RATE → 3 hits``): stderr for
-`spark edit`, so stdout stays the answer and its edits.
 """
 
 from __future__ import annotations
@@ -84,7 +78,14 @@ def _server_times(info: Any) -> str:
 
 
 class TextRenderer:
-    """Renders one `spark edit` run as text (rich styling only when ``color``)."""
+    """Renders one `spark edit` run as text (rich styling only when ``color``).
+
+    Two outputs: ``prose_out`` gets the model's prose, ``info_out`` the status
+    lines, diff and summary. For `spark edit PATH` both are stdout; in pipe mode
+    both are stderr (stdout carries only the edited file). ``calls_out`` gets one
+    line per tool call the model made (``search TAX_RATE → 3 hits``): stderr for
+    `spark edit`, so stdout stays the answer and its edits.
+    """
 
     def __init__(self, prose_out: TextIO, info_out: TextIO | None = None, *,
                  color: bool = False, calls_out: TextIO | None = None) -> None:

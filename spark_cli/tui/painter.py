@@ -10,11 +10,6 @@ HUD, and times itself (the HUD's frame figure); while the text scrolls faster
 than anyone reads, every other tick does nothing (:mod:`spark_cli.tui.frame_pace`).
 ``mute()`` (Esc) stops painting that turn at once: what no frame has shown yet
 is dropped, so the screen keeps what the user saw at the key.
-
-The collector is left alone: a turn leaves little alive (the transcript keeps
-each finished block compact: :mod:`spark_cli.tui.transcript_blocks`), so its
-full collections stay short. `spark bench soak` measured a ``gc.freeze()``
-every second while streaming against none (docs/benchmarks.md, ``## Soak``).
 """
 
 from __future__ import annotations
@@ -97,7 +92,13 @@ def call_line(call: ToolCallFinished, number: int) -> Text:
 
 
 class Painter:
-    """Owns the transcript's streaming state and the HUD figures (see the module doc)."""
+    """Owns the transcript's streaming state and the HUD figures (see the module doc).
+
+    The collector is left alone: a turn leaves little alive (the transcript keeps
+    each finished block compact: :mod:`spark_cli.tui.transcript_blocks`), so its
+    full collections stay short. `spark bench soak` measured a ``gc.freeze()``
+    every second while streaming against none (docs/benchmarks.md, ``## Soak``).
+    """
 
     def __init__(self, transcript: Transcript, hud: Hud, state: HudState,
                  marks: Callable[[], TurnMarks], on_queue: Callable[[QueueChanged], None]) -> None:

@@ -31,6 +31,8 @@ from typing import Any
 
 import typer
 
+from spark_cli.bench.docs_section import write_section
+from spark_cli.bench.engine_process import start_engine
 from spark_cli.bench.provider_probe import LABELS, channels_for, open_for
 from spark_cli.bench.provider_prompts import parse_size, prompt, size_label
 from spark_cli.protocol.channel import (
@@ -163,8 +165,6 @@ def table(results: Results) -> str:
 
 
 def _bundled(ttft_ms: float, tps: float) -> tuple[Any, ProviderSettings]:
-    from spark_cli.bench.engine_process import start_engine
-
     token = secrets.token_hex(8)
     engine = start_engine(token, "--brain", "lorem", "--ttft-ms", f"{ttft_ms:g}",
                           "--tps", f"{tps:g}")
@@ -212,8 +212,6 @@ def bench_provider(name: str | None, *, base_url: str | None, model: str | None,
     print()
     print(body)
     if docs is not None:
-        from spark_cli.bench.docs_section import write_section
-
         command = (f"spark bench provider{' --provider ' + name if name else ''} --sizes "
                    f"{sizes} --reps {reps} --tokens {tokens}"
                    + (f" --ttft-ms {ttft_ms:g}" if engine is not None else ""))

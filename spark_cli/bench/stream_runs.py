@@ -4,6 +4,7 @@ or a pseudo-terminal (as a user's terminal), its CPU read when it exits."""
 from __future__ import annotations
 
 import os
+import pty
 import subprocess
 import sys
 import threading
@@ -58,8 +59,6 @@ def _piped(argv: list[str], workdir: Path, env: dict[str, str]) -> tuple[float, 
 
 def _on_pty(argv: list[str], workdir: Path, env: dict[str, str]) -> float:
     """Run ``argv`` with stdout and stderr on a pseudo-terminal (read and dropped); its CPU."""
-    import pty
-
     master, slave = pty.openpty()
     proc = subprocess.Popen(argv, cwd=workdir, env=env, stdout=slave, stderr=slave,
                             stdin=subprocess.DEVNULL)

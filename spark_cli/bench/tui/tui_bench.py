@@ -11,9 +11,13 @@ meaningful values). Figures go in a table against the targets and into
 
 from __future__ import annotations
 
+import asyncio
+import compileall
 import dataclasses
+import os
 import secrets
 import shutil
+import statistics
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -21,6 +25,13 @@ from typing import Any
 import typer
 
 import spark_cli
+from spark_cli.bench.docs_section import write_section
+from spark_cli.bench.engine_process import EngineProcess, start_engine
+from spark_cli.bench.oneshot_child import child_env
+from spark_cli.bench.tui import tui_headless as headless
+from spark_cli.bench.tui import tui_pty as pty
+from spark_cli.bench.tui.tui_report import SECTION, doc_body, table
+from spark_cli.bench.tui.tui_resume import resume
 from spark_cli.record import record
 
 
@@ -89,14 +100,6 @@ def parse_phases(only: str | None) -> tuple[str, ...]:
 
 def run_all(plan: Plan, phases: tuple[str, ...] = PHASES) -> dict[str, Any]:
     """The phases asked for (all by default), in one run; the figures (``tui_report.table``)."""
-    import asyncio
-    import statistics
-
-    from spark_cli.bench.engine_process import EngineProcess, start_engine
-    from spark_cli.bench.oneshot_child import child_env
-    from spark_cli.bench.tui import tui_headless as headless
-    from spark_cli.bench.tui import tui_pty as pty
-
     token = secrets.token_urlsafe(12)
     figures: dict[str, Any] = {"plan": plan}
     engines: list[EngineProcess] = []
@@ -134,17 +137,12 @@ def run_all(plan: Plan, phases: tuple[str, ...] = PHASES) -> dict[str, Any]:
             figures["launch"] = pty.launch(work, plan.launch_reps)
             figures["imports"] = pty.import_profile(work)
         if "resume" in phases:
-            from spark_cli.bench.tui.tui_resume import resume
-
             figures["resume"] = asyncio.run(resume(work, RESUME_TURNS))
     return figures
 
 
 def _compile_bytecode() -> None:
     """What an installed copy has: spark's modules compiled (these machines say don't)."""
-    import compileall
-    import os
-
     flag = os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     try:
         compileall.compile_dir(str(_PACKAGE), quiet=1)
@@ -183,10 +181,6 @@ def register(bench_app: typer.Typer) -> None:
             "no docs are written."),
     ) -> None:
         """The TUI's speed targets: keep-up, keystroke and Esc latency, CPU, launch, memory."""
-        import os
-
-        from spark_cli.bench.tui.tui_report import SECTION, doc_body, table
-
         if fps is not None:
             os.environ["TEXTUAL_FPS"] = str(fps)  # before textual is imported (run_all does)
             no_docs = True
@@ -208,8 +202,6 @@ def register(bench_app: typer.Typer) -> None:
             raise typer.Exit(1) from None
         typer.echo(table(figures))
         if not no_docs and not quick:
-            from spark_cli.bench.docs_section import write_section
-
             target = docs or Path("docs") / "benchmarks.md"
             write_section(target, SECTION, doc_body(figures, plan.command()))
             typer.echo(f"wrote {target} ({SECTION})")

@@ -71,9 +71,9 @@ def register(app: typer.Typer) -> None:
                                                help="search_replace or apply_patch."),
     ) -> None:
         """Show the resolved settings and where each came from (API keys masked)."""
-        import os
+        import os  # deferred: spark --help
 
-        from spark_cli.session.config.settings import (
+        from spark_cli.session.config.settings import (  # deferred: spark --help
             SettingsError,
             load_settings,
             project_config_path,
@@ -83,7 +83,7 @@ def register(app: typer.Typer) -> None:
         base = root or Path.cwd()
         flags = {"provider": provider, "model": model, "base_url": base_url,
                  "edit_format": edit_format}
-        from spark_cli.cli.window_setup import resolve
+        from spark_cli.cli.window_setup import resolve  # deferred: spark --help
 
         try:  # the window as a turn would have it: configured, known, cached or asked
             settings = resolve(load_settings(base, flags, os.environ, check=False))
@@ -92,7 +92,7 @@ def register(app: typer.Typer) -> None:
             raise typer.Exit(2) from None
         user_path, project_path = user_config_path(os.environ), project_config_path(base)
         render = render_json if as_json else render_text
-        from spark_cli.protocol.secrets import Secrets
+        from spark_cli.protocol.secrets import Secrets  # deferred: spark --help
 
         # a key may hide in any value (a base URL's query, a model name): mask them all
         shown = Secrets(settings.provider.secrets).mask(render(settings, user_path, project_path))

@@ -22,24 +22,24 @@ def run() -> None:
         print(f"spark {__version__}")
         return
     if not argv:  # `spark`: the interactive session, without building the whole CLI first
-        from spark_cli.cli.tui_cmd import run_tui
+        from spark_cli.cli.tui_cmd import run_tui  # deferred: spark --version
 
         sys.exit(run_tui({}, None))
     if argv[:1] == ["edit"]:
-        import gc
+        import gc  # deferred: spark --version
 
         gc.disable()  # no cycle collections while importing: the turn enables it once its
         # request left (``edit_run.run_turn``)
-        from spark_cli.lazy_modules import defer_stdlib
+        from spark_cli.lazy_modules import defer_stdlib  # deferred: spark --version
 
         defer_stdlib()
-        from spark_cli.cli.edit.edit_args import parse_edit_args
+        from spark_cli.cli.edit.edit_args import parse_edit_args  # deferred: spark --version
 
         args = parse_edit_args(argv[1:])
         if args is not None:
-            from spark_cli.cli.edit.edit_cmd import run_edit
+            from spark_cli.cli.edit.edit_cmd import run_edit  # deferred: spark --version
 
             run_edit(args)
-    from spark_cli.cli.main import run as run_typer
+    from spark_cli.cli.main import run as run_typer  # deferred: spark --version
 
     run_typer()

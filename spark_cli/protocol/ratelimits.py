@@ -67,7 +67,7 @@ def parse_retry_after(value: str, *, now: float) -> float | None:
     value = value.strip()
     if re.fullmatch(_PLAIN_SECONDS, value):
         return _finite(float(value))
-    from email.utils import parsedate_to_datetime  # rare (HTTP dates): kept off start-up
+    from email.utils import parsedate_to_datetime  # deferred: launch -> request
 
     try:
         when = parsedate_to_datetime(value)

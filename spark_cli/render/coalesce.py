@@ -56,7 +56,7 @@ class CoalescingWriter:
             self._pending.append(text)
             self._emit()
             return
-        from asyncio import get_running_loop  # at most once a flush interval; not at import:
+        from asyncio import get_running_loop  # deferred: launch -> request
         # a one-shot sends its request before asyncio loads (spark_cli.cli.wiring.send_ahead)
 
         try:

@@ -147,7 +147,7 @@ class TextRenderer:
             self.info_out.write(diff if diff.endswith("\n") else diff + "\n")
             self.info_out.flush()
             return
-        from rich.text import Text
+        from rich.text import Text  # deferred: launch -> request
 
         console = self._rich()
         for raw in diff.rstrip("\n").split("\n"):
@@ -167,7 +167,7 @@ class TextRenderer:
         """One status line, on its own line even if prose stopped mid-line."""
         self._end_prose()
         if self.color:
-            from rich.text import Text
+            from rich.text import Text  # deferred: launch -> request
 
             self._rich().print(Text(text, style=style))
         else:
@@ -183,7 +183,7 @@ class TextRenderer:
 
     def _rich(self) -> Any:
         if self._console is None:
-            from rich.console import Console
+            from rich.console import Console  # deferred: launch -> request
 
             self._console = Console(file=self.info_out, highlight=False, soft_wrap=True)
         return self._console

@@ -35,7 +35,7 @@ class LazyApplier:
     def get(self) -> Applier:
         applier = self._applier
         if applier is None:
-            from spark_cli.edits.apply.applier import Applier
+            from spark_cli.edits.apply.applier import Applier  # deferred: launch -> request
 
             root, seen, allow_syntax_errors, dry_run = self._args
             applier = self._applier = Applier(
@@ -48,7 +48,7 @@ class LazyApplier:
         sent, self._sent = self._sent, ()
         if not sent:
             return
-        from spark_cli.edits.lang.syntax import prime
+        from spark_cli.edits.lang.syntax import prime  # deferred: launch -> request
 
         seen, budget = self._args[1], PRIME_BYTES
         for path in sent:

@@ -149,7 +149,7 @@ def non_http_answer(exc: BaseException) -> str | None:
         text = str(current)
         match = _H11_STATUS.search(text)
         if match:
-            import ast  # only on this rare path
+            import ast  # deferred: launch -> request
 
             try:
                 raw = ast.literal_eval(match.group(1))

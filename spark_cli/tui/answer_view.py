@@ -49,7 +49,7 @@ def keep_breaks(source: str) -> str:
 def _lexer(name: str) -> Lexer | None:
     """Pygments' lexer for ``name`` as Rich's ``Syntax`` makes it (None: unknown, plain
     text), made once: Rich looks it up again for every code block."""
-    from pygments.lexers import get_lexer_by_name
+    from pygments.lexers import get_lexer_by_name  # deferred: TUI launch
     from pygments.util import ClassNotFound
 
     try:
@@ -60,9 +60,9 @@ def _lexer(name: str) -> Lexer | None:
 
 @cache
 def _markdown_class() -> Callable[[str], RenderableType]:
-    from markdown_it import MarkdownIt
+    from markdown_it import MarkdownIt  # deferred: TUI launch
     from rich.markdown import CodeBlock, Markdown, MarkdownElement
-    from rich.syntax import Syntax
+    from rich.syntax import Syntax  # deferred: TUI launch
 
     parser = MarkdownIt().enable("strikethrough").enable("table")
 

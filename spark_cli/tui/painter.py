@@ -285,6 +285,6 @@ class Painter:
 def _views() -> ModuleType:
     """The edit views (rich.syntax and pygments), loaded at the first edit, not
     before the first frame."""
-    from spark_cli.tui import edit_view
+    from spark_cli.tui import edit_view  # deferred: TUI launch
 
     return edit_view

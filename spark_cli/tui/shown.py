@@ -112,6 +112,7 @@ def turns(items: Sequence[ShownItem]) -> list[list[ShownItem]]:
 
 def item_view(item: ShownItem, markdown: Callable[[str], RenderableType]) -> RenderableType:
     """One saved item as the painter showed it."""
+    # deferred: TUI launch
     from spark_cli.tui.edit_view import edit_view, refused_line, rejected_view
 
     match item.kind:

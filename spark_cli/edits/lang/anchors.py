@@ -144,7 +144,7 @@ def _query(language: str) -> tree_sitter.Query | None:
     source = _QUERIES.get(language)
     if source is None:
         return None
-    import tree_sitter
+    import tree_sitter  # deferred: launch -> request
 
     return tree_sitter.Query(get_language(language), source)
 
@@ -165,7 +165,7 @@ def _definitions(text: str, language: str, query: tree_sitter.Query) -> list[Def
     found = _def_cache.get(key)
     if found is not None:
         return found
-    import tree_sitter
+    import tree_sitter  # deferred: launch -> request
 
     tree = parse_text(language, text)
     lines = text.split("\n")

@@ -29,6 +29,7 @@ class RegistryBrains:
     """
 
     def __init__(self, default: str, script_path: str | None = None) -> None:
+        # deferred: bundled tiny edit
         from spark_cli.engine.brains.registry import brain_for_model, check_default, is_loaded
 
         check_default(default, script_path)  # ValueError: a bad --brain
@@ -53,13 +54,13 @@ def registry_factory(default: str, script_path: str | None = None) -> BrainFacto
 
 def model_names() -> list[str]:
     """The brain models ``/v1/models`` lists."""
-    from spark_cli.engine.brains.registry import BRAIN_MODELS
+    from spark_cli.engine.brains.registry import BRAIN_MODELS  # deferred: bundled tiny edit
 
     return sorted(BRAIN_MODELS)
 
 
 def model_paces() -> dict[str, str]:
     """Each brain model's pace (``"deep"`` or ``"fast"``), in :func:`model_names` order."""
-    from spark_cli.engine.brains.registry import pace_of_model
+    from spark_cli.engine.brains.registry import pace_of_model  # deferred: bundled tiny edit
 
     return {name: pace_of_model(name) for name in model_names()}

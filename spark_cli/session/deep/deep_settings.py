@@ -62,7 +62,7 @@ def _check(where: str, key: str, value: object) -> object:
 
 def _read_table(path: Path) -> dict[str, object]:
     """The checked ``[deep]`` table of one config file ({} when it has none)."""
-    import tomllib
+    import tomllib  # deferred: TUI launch
 
     try:
         with path.open("rb") as handle:

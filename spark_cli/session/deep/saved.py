@@ -30,7 +30,7 @@ KIND = "deep_task"
 
 def deep_folder(root: Path, state_dir: Path | None = None) -> Path:
     """``<the repo's state folder>/deep`` (``state_dir``: that repo folder, for tests)."""
-    from spark_cli.session.workspace.store import SessionStore
+    from spark_cli.session.workspace.store import SessionStore  # deferred: TUI launch
 
     return SessionStore(root, state_dir).folder / FOLDER
 

@@ -142,7 +142,7 @@ def _ignored(root: Path) -> object:
     path = root / ".gitignore"
     if not path.is_file():
         return None
-    import pathspec
+    import pathspec  # deferred: TUI launch
 
     try:
         return pathspec.GitIgnoreSpec.from_lines(path.read_text(errors="replace").splitlines())

@@ -51,7 +51,7 @@ def tls_context(trust_env: bool) -> ssl.SSLContext:
         ctx = ssl.create_default_context(capath=os.environ["SSL_CERT_DIR"])
     else:
         try:
-            import certifi
+            import certifi  # deferred: launch -> request
         except ImportError:
             ctx = ssl.create_default_context()
         else:

@@ -65,7 +65,7 @@ class Origin:
     def post(self, target: bytes, body: bytes) -> h11.Request:
         """The head of a JSON POST of ``body`` to ``target`` (h11 raises
         ``LocalProtocolError`` for a header it cannot send, e.g. one with a newline)."""
-        import h11
+        import h11  # deferred: launch -> request
 
         return h11.Request(method=b"POST", target=target, headers=self._headers(body))
 
@@ -105,14 +105,14 @@ def _plain(name: bytes, value: bytes) -> bool:
 
 def new_connection() -> h11.Connection:
     """A client-side h11 state machine with the head size limit the clients use."""
-    import h11
+    import h11  # deferred: launch -> request
 
     return h11.Connection(h11.CLIENT, max_incomplete_event_size=MAX_HEAD)
 
 
 def request_bytes(conn: h11.Connection, head: h11.Request, body: bytes) -> bytes:
     """Everything to write for one request (head, body, end) on ``conn``."""
-    import h11
+    import h11  # deferred: launch -> request
 
     data = conn.send(head) or b""
     data += conn.send(h11.Data(data=body)) or b""

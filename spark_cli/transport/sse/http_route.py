@@ -26,7 +26,7 @@ def is_loopback(base_url: str) -> bool:
     if host == "localhost":
         return True
     if "%" in host:
-        from ipaddress import ip_address
+        from ipaddress import ip_address  # deferred: launch -> request
 
         try:
             return ip_address(host).is_loopback
@@ -88,7 +88,7 @@ def _exempt(host: str, no_proxy: str) -> bool:
 
 
 def _is_ip(text: str) -> bool:
-    from ipaddress import ip_address  # only with a NO_PROXY entry to match
+    from ipaddress import ip_address  # deferred: launch -> request
 
     try:
         ip_address(text)
@@ -100,12 +100,13 @@ def _is_ip(text: str) -> bool:
 def _system_proxies(platform: str) -> dict[str, str]:
     if platform == "darwin":
         try:
+            # deferred: launch -> request
             from _scproxy import _get_proxies  # type: ignore[import-not-found]
         except ImportError:
             return {}
         return dict(_get_proxies())
     if platform == "win32":
-        import urllib.request
+        import urllib.request  # deferred: launch -> request
 
         return dict(urllib.request.getproxies())
     return {}
@@ -145,13 +146,13 @@ def open_client(
     trust_env = not is_loopback(base_url)
     https = urlsplit(base_url).scheme.lower() == "https"
     if lean_route(base_url, transport):
-        from spark_cli.transport.sse.h11_client import H11Client
+        from spark_cli.transport.sse.h11_client import H11Client  # deferred: launch -> request
 
         return H11Client(base_url, headers, connect_timeout=connect_timeout,
                          write_timeout=write_timeout, trust_env=trust_env, ahead=ahead)
     if ahead is not None:
         ahead.close()
-    from spark_cli.transport.sse.httpx_client import HttpxClient
+    from spark_cli.transport.sse.httpx_client import HttpxClient  # deferred: launch -> request
 
     return HttpxClient(base_url, headers, connect_timeout=connect_timeout,
                        write_timeout=write_timeout, trust_env=trust_env, https=https,

@@ -356,7 +356,7 @@ class HttpStreamChannel:
             return
         finished = fold.at_eof()
         if finished is None and lines == 0:  # llama-cpp-python's overflow: ask why
-            from spark_cli.transport.sse.http_empty import why_empty
+            from spark_cli.transport.sse.http_empty import why_empty  # deferred: launch -> request
 
             raise await why_empty(self._net, self.path, self._sent_body,
                                   timeout=self._prefill_limit, secrets=self._secrets)

@@ -114,7 +114,7 @@ class Exchange:
     task: asyncio.Future[Response]
 
     def __init__(self) -> None:
-        import asyncio  # loaded by now (exchanges live on the event loop); not at import
+        import asyncio  # deferred: launch -> request
 
         self.at: float | None = None
         """``time.perf_counter()`` when the body was written; None until then."""

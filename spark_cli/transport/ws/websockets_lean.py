@@ -45,7 +45,7 @@ def prepare() -> None:
 
 def installed_version() -> str | None:
     """``X.Y`` from the ``websockets-X.Y.dist-info`` beside the websockets package."""
-    import os
+    import os  # deferred: launch -> request
     from importlib.util import find_spec
 
     spec = find_spec("websockets")

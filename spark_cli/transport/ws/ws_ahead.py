@@ -129,11 +129,11 @@ def send_ahead(
 def _open(ahead: WsAhead, headers: dict[str, str], deadline: float) -> None:
     """The TCP connect and the opening handshake, as websockets' ``connect`` does them: a
     plain 101 without ``ClientProtocol`` (:mod:`.ws_opening`), anything else with it."""
-    from websockets.frames import Frame
+    from websockets.frames import Frame  # deferred: launch -> request
     from websockets.http11 import Response
-    from websockets.uri import parse_uri
+    from websockets.uri import parse_uri  # deferred: launch -> request
 
-    from spark_cli.transport.ws.ws_opening import Opening
+    from spark_cli.transport.ws.ws_opening import Opening  # deferred: launch -> request
 
     uri = parse_uri(ahead.url)
     opening = Opening(uri, headers)
@@ -169,11 +169,11 @@ def _send(ahead: WsAhead, payload: str, timeout: float) -> None:
     assert sock is not None and (protocol is not None or ahead._opening is not None)
     try:
         if protocol is None:  # a plain 101: as ClientProtocol.send_text writes it
-            from spark_cli.transport.ws.ws_opening import text_frame
+            from spark_cli.transport.ws.ws_opening import text_frame  # deferred: launch -> request
 
             data = [text_frame(payload)]
         else:
-            from websockets.protocol import State
+            from websockets.protocol import State  # deferred: launch -> request
 
             if protocol.state is not State.OPEN:
                 return
@@ -300,6 +300,7 @@ def _receive(sock: socket.socket, protocol: ClientProtocol, deadline: float) -> 
 def _as_connect_error(exc: Exception) -> Exception | None:
     """``exc`` as websockets' ``connect`` raises it, or None when ``connect`` would have
     gone on (a redirect it follows) or the failure is not one of its own."""
+    # deferred: launch -> request
     from websockets.exceptions import InvalidHandshake, InvalidStatus, InvalidURI
 
     if isinstance(exc, InvalidStatus):

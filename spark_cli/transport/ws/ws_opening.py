@@ -34,7 +34,7 @@ def host_header(host: str, port: int, secure: bool) -> str:
     be an IPv6 address (``ipaddress`` splits on ``:`` and wants 3 parts at least), so only
     such a host pays for ``websockets.headers`` and ``ipaddress``."""
     if ":" in host:
-        from websockets.headers import build_host
+        from websockets.headers import build_host  # deferred: launch -> request
 
         return build_host(host, port, secure)
     return host if port == (443 if secure else 80) else f"{host}:{port}"
@@ -47,7 +47,7 @@ def opening_request(uri: WebSocketURI, key: str, headers: Mapping[str, str]) -> 
     fields = Headers()
     fields["Host"] = host_header(uri.host, uri.port, uri.secure)
     if uri.user_info:
-        from websockets.headers import build_authorization_basic
+        from websockets.headers import build_authorization_basic  # deferred: launch -> request
 
         fields["Authorization"] = build_authorization_basic(*uri.user_info)
     fields["Upgrade"] = "websocket"
@@ -128,7 +128,7 @@ class Opening:
     def protocol(self) -> ClientProtocol:
         """websockets' ``ClientProtocol`` for this handshake, as if it had sent the request
         and received every byte read so far (and the end of stream, if read)."""
-        from websockets.client import ClientProtocol
+        from websockets.client import ClientProtocol  # deferred: launch -> request
 
         protocol = ClientProtocol(self.uri, max_size=MAX_FRAME, logger=handshake_logger())
         protocol.key = self.key  # the request is out already: not sent again
@@ -142,7 +142,7 @@ class Opening:
         """The protocol of an :meth:`accepted` handshake, OPEN, and the frames that came
         after the 101 (none: :meth:`accepted` wants none). Raises what ``ClientProtocol``
         finds wrong, which an accepted handshake never has."""
-        from websockets.protocol import State
+        from websockets.protocol import State  # deferred: launch -> request
 
         protocol = self.protocol()
         if protocol.handshake_exc is not None:

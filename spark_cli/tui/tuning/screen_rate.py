@@ -24,7 +24,7 @@ def set_screen_rate() -> int:
     the rate holds whatever was imported first. A screen made after this call
     uses it (its update timer is made on first use).
     """
-    from textual import constants, screen
+    from textual import constants, screen  # deferred: TUI launch
 
     chosen = os.environ.get("TEXTUAL_FPS", SPARK_FPS)  # not written back: a /test child
     try:                                               # keeps the user's environment

@@ -10,6 +10,7 @@ exit code 0: showing what is missing is the point of the command.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -71,8 +72,6 @@ def register(app: typer.Typer) -> None:
                                                help="search_replace or apply_patch."),
     ) -> None:
         """Show the resolved settings and where each came from (API keys masked)."""
-        import os  # deferred: spark --help
-
         from spark_cli.session.config.settings import (  # deferred: spark --help
             SettingsError,
             load_settings,

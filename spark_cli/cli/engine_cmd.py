@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import errno
 import ipaddress
+import sys
 
 import typer
 
@@ -100,7 +101,6 @@ def serve(
 
 async def _serve(config: object) -> None:
     import asyncio  # deferred: spark --help
-    import sys
 
     from spark_cli.engine.serving.server import run_engine  # deferred: spark --help
 

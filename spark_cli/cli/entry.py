@@ -10,6 +10,7 @@ docs/benchmarks.md, and `spark bench oneshot` shows launch -> request.
 
 from __future__ import annotations
 
+import gc
 import sys
 
 from spark_cli import __version__
@@ -26,8 +27,6 @@ def run() -> None:
 
         sys.exit(run_tui({}, None))
     if argv[:1] == ["edit"]:
-        import gc  # deferred: spark --version
-
         gc.disable()  # no cycle collections while importing: the turn enables it once its
         # request left (``edit_run.run_turn``)
         from spark_cli.lazy_modules import defer_stdlib  # deferred: spark --version

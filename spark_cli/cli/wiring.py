@@ -125,7 +125,8 @@ def send_ahead(provider: ProviderSettings, request: TurnRequest, *,
                                connect_timeout=CONNECT_TIMEOUT,
                                write_timeout=IDLE_TIMEOUT if idle_timeout is None else idle_timeout)
     if kind in ("mock", "responses_ws"):
-        from spark_cli.transport.factory import websocket_url  # deferred: launch -> request
+        # deferred: launch -> request
+        from spark_cli.transport.factory import websocket_url
         from spark_cli.transport.ws.ws_ahead import send_ahead as send_ws_ahead
 
         try:

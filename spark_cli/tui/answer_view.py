@@ -50,7 +50,7 @@ def _lexer(name: str) -> Lexer | None:
     """Pygments' lexer for ``name`` as Rich's ``Syntax`` makes it (None: unknown, plain
     text), made once: Rich looks it up again for every code block."""
     from pygments.lexers import get_lexer_by_name  # deferred: TUI launch
-    from pygments.util import ClassNotFound
+    from pygments.util import ClassNotFound  # deferred: TUI launch
 
     try:
         return get_lexer_by_name(name, stripnl=False, ensurenl=True, tabsize=4)
@@ -61,7 +61,7 @@ def _lexer(name: str) -> Lexer | None:
 @cache
 def _markdown_class() -> Callable[[str], RenderableType]:
     from markdown_it import MarkdownIt  # deferred: TUI launch
-    from rich.markdown import CodeBlock, Markdown, MarkdownElement
+    from rich.markdown import CodeBlock, Markdown, MarkdownElement  # deferred: TUI launch
     from rich.syntax import Syntax  # deferred: TUI launch
 
     parser = MarkdownIt().enable("strikethrough").enable("table")

@@ -46,7 +46,7 @@ def prepare() -> None:
 def installed_version() -> str | None:
     """``X.Y`` from the ``websockets-X.Y.dist-info`` beside the websockets package."""
     import os  # deferred: launch -> request
-    from importlib.util import find_spec
+    from importlib.util import find_spec  # deferred: launch -> request
 
     spec = find_spec("websockets")
     if spec is None or not spec.submodule_search_locations:

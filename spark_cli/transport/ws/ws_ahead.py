@@ -130,7 +130,7 @@ def _open(ahead: WsAhead, headers: dict[str, str], deadline: float) -> None:
     """The TCP connect and the opening handshake, as websockets' ``connect`` does them: a
     plain 101 without ``ClientProtocol`` (:mod:`.ws_opening`), anything else with it."""
     from websockets.frames import Frame  # deferred: launch -> request
-    from websockets.http11 import Response
+    from websockets.http11 import Response  # deferred: launch -> request
     from websockets.uri import parse_uri  # deferred: launch -> request
 
     from spark_cli.transport.ws.ws_opening import Opening  # deferred: launch -> request

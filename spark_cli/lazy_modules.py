@@ -1,31 +1,14 @@
-"""A module registered now and imported when one of its attributes is first read.
+"""Stand-in modules in ``sys.modules``, each imported when one of its attributes is first read.
 
-``websockets.asyncio.client`` imports ``websockets.proxy``, which imports
-``urllib.request`` (with ``http.client``, ``email``, ``tempfile``, ``shutil``,
-``bz2``, ``lzma``: ~13 M instructions, ~10 ms) and uses it only to read the
-proxy settings of the environment, which spark never asks for (it connects
-with ``proxy=None``). :func:`defer` registers a stand-in for such a module:
-``import urllib.request`` finds it and binds it as usual, and the first read
-of any of its attributes (``urllib.request.getproxies``, ``from urllib.request
-import Request``) imports the real module, which then replaces the stand-in in
-``sys.modules`` and on its parent package. So code that uses the module gets
-it, code that only imports it pays nothing.
-
-A stand-in may hold some names from the start (``preset``: values equal to the
-module's own, for code that reads only those before the module is needed), which
-are read without importing it, ``from module import name`` included.
-
-Once loaded, the stand-in takes a copy of the module's names, so code that
-bound the stand-in (``import inspect`` before anything read it) reads them as
-plainly as from the module itself, without a lookup per read.
-
-``importlib.util.LazyLoader`` does not do this on Python 3.11: the import
-system reads the module's ``__spec__`` when it is imported again, which loads
-it at once. Imports nothing of spark, nor ``threading`` (~1.5 ms).
-
-Saves 13-23 ms of the bundled tiny edit and 4-15 ms of launch → request on the
-WebSocket (paired runs, 2026-12-04; docs/benchmarks.md, Ledger); `spark bench oneshot`
-shows both.
+A one-shot's libraries import stdlib modules they use only off its path (``inspect``,
+``ipaddress``, ``traceback``; ``urllib.request`` for websockets' proxy settings, which
+spark never reads): :func:`defer` registers a stand-in that ``import`` binds as usual and
+the first attribute read replaces with the real module (``preset`` names are read
+without it). ``importlib.util.LazyLoader`` cannot: Python 3.11 reads ``__spec__`` on the
+next import and loads the module. This is the one place spark patches the import system;
+kept by the ledger (docs/benchmarks.md): `spark bench oneshot` shows launch -> request,
+and ``tests/test_lazy_modules.py`` fails when an upgrade makes a deferral load its module.
+Imports nothing of spark, nor ``threading``.
 """
 
 from __future__ import annotations
@@ -38,6 +21,11 @@ from importlib.machinery import ModuleSpec
 from importlib.util import find_spec
 from types import ModuleType
 from typing import Any
+
+STDLIB_UNUSED = ("inspect", "ipaddress", "traceback")
+"""Imported on the way to a one-shot's request and not used there: ``inspect`` by
+dataclasses (only for a dataclass without a docstring), ``ipaddress`` by urllib.parse
+(only for a bracketed host), ``traceback`` by logging (only to format an exception)."""
 
 _swap = _thread.RLock()
 """Held while a stand-in gives way to its module, so two threads never both import it."""
@@ -83,3 +71,9 @@ def defer(name: str, preset: Mapping[str, object] | None = None) -> bool:
     if parent:
         setattr(sys.modules[parent], child, stand_in)
     return True
+
+
+def defer_stdlib() -> None:
+    """Defer :data:`STDLIB_UNUSED` (for `spark edit`, before anything imports them)."""
+    for name in STDLIB_UNUSED:
+        defer(name)

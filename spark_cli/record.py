@@ -1,22 +1,12 @@
 """The one record type: ``@record`` declares a frozen, slotted value class.
 
-A record is what ``@dataclass(frozen=True, slots=True)`` declares: a dataclass
-(``dataclasses.fields``, ``replace``, ``asdict`` and ``match`` work on it) with
-``__slots__``, frozen (assigning or deleting a field raises
-``dataclasses.FrozenInstanceError``), compared and hashed by its fields (those with
-``compare=True``), shown by them (``repr=True``), copied and pickled by them. A
-method the class body defines itself (``__repr__``, ``__eq__``, ``__hash__``) is kept,
-as dataclasses keeps it.
-
-What differs is the cost of declaring one. dataclasses writes six methods per frozen
-class as source text (``__init__``, ``__repr__``, ``__eq__``, ``__hash__``,
-``__setattr__``, ``__delattr__``), then parses and compiles each: 47% of the
-instructions a `spark edit` spends before its request leaves (~70 classes, ~130 in
-the bundled edit). A record compiles its ``__init__`` only; the other five are shared
-by every record and read the fields from the class. Saves 41% of the instructions to
-the request on the WebSocket and Chat SSE (453 → 269 M) and a third in the bundled
-tiny edit; launch → request ×0.70 (WebSocket) and ×0.62 (Chat SSE) on the wall
-clock, paired (docs/benchmarks.md, Ledger); `spark bench oneshot` shows the paths.
+A record is what ``@dataclass(frozen=True, slots=True)`` declares: a dataclass (``fields``,
+``replace``, ``asdict`` and ``match`` work) with ``__slots__``, frozen, compared, hashed,
+shown, copied and pickled by its fields; a method the class body defines is kept. What
+differs is the cost of declaring one: dataclasses writes, parses and compiles six methods
+per frozen class, a record compiles its ``__init__`` only and shares the other five, which
+read the fields from the class. Kept by the ledger (docs/benchmarks.md): `spark bench
+oneshot` shows launch -> request.
 """
 
 from __future__ import annotations

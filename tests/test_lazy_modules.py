@@ -133,3 +133,23 @@ def test_a_deferred_package_still_has_a_path(tmp_path: Path, package: str):
     scope: dict[str, object] = {}
     exec(f"from {package}.sub import leaf", scope)
     assert scope["leaf"].LEAF == 1  # type: ignore[attr-defined]
+
+
+def test_the_libraries_on_a_one_shots_way_still_leave_the_deferred_stdlib_unread():
+    """What defer_stdlib saves: a Python or library upgrade that reads one of them on the
+    way (dataclasses, urllib.parse, logging; asyncio comes after the request) loads it and fails
+    here."""
+    code = ("import sys\n"
+            "from spark_cli.lazy_modules import STDLIB_UNUSED, defer_stdlib\n"
+            "defer_stdlib()\n"
+            "import dataclasses, json, logging, urllib.parse\n"
+            "@dataclasses.dataclass(frozen=True, slots=True)\n"
+            "class Point:\n"
+            "    '''A point.'''\n"
+            "    x: int\n"
+            "urllib.parse.urlsplit('http://127.0.0.1:9/v1')\n"
+            "logging.getLogger('spark').debug('x')\n"
+            "print([n for n in STDLIB_UNUSED if type(sys.modules[n]).__name__ != '_Deferred'])\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "[]"

@@ -19,6 +19,8 @@ DATA = ("edits/scenarios/",)  # repositories the edit scenarios run on, not test
 # (path under tests/, enclosing function) -> why that sleep is the behaviour under test
 PACING: dict[tuple[str, str], str] = {
     ("engine/test_brain_loading.py", "SlowToLoad.__call__"): "a brain that is slow to load",
+    ("engine/test_pace_from_first_delta.py", "SlowStartBrain.answer"):
+        "a brain slow to its first pieces",
     ("edits/disk/test_kill_mid_write.py", "test_sigkill_never_leaves_a_half_written_file"):
         "a kill at a random moment of the write",
     ("session/test_session_turns.py", "test_ttft_and_tokens_per_second_from_usage.slow"):

@@ -110,7 +110,7 @@ class TurnUpdates:
                 return self._finished(event)
             case ev.EditLanded(outcome=outcome):
                 return self._edit(outcome)
-            case ev.EditRefused(outcome=ev.RefusedOutcome(message=message)) | \
+            case ev.EditRefused(outcome=ev.RefusedEdit(message=message)) | \
                     ev.BlockRejected(message=message):
                 self.edits += 1
                 self.shown.append(("refused", message, ""))

@@ -34,6 +34,11 @@ from typing import Any
 import typer
 
 from spark_cli.bench.docs_section import DOCS_OPTION, NO_DOCS_OPTION, publish
+from spark_cli.session.building.request import build_request
+from spark_cli.session.config.settings import load_settings
+from spark_cli.session.context import index
+from spark_cli.session.context.index import RepoIndex
+from spark_cli.session.context.scan import VENDORED
 
 SECTION = "## Context"
 
@@ -72,17 +77,12 @@ def generate_tree(root: Path, files: int, seed: int = 7) -> tuple[str, str]:
 
 
 def _copy(source: Path, target: Path) -> None:
-    from spark_cli.session.context.scan import VENDORED
-
     shutil.copytree(source, target, symlinks=True,
                     ignore=shutil.ignore_patterns(*VENDORED, "*.egg-info"))
 
 
 def _build(root: Path, file: str, symbol: str, prompt: str = "rename {} to {}_renamed"
            ) -> tuple[float, Any]:
-    from spark_cli.session.building.request import build_request
-    from spark_cli.session.config.settings import load_settings
-
     settings = load_settings(root, {}, {"SPARK_CONFIG_DIR": str(root / ".no-config")})
     started = time.perf_counter()
     built = build_request(settings, root, [file], prompt.format(symbol, symbol))
@@ -91,8 +91,6 @@ def _build(root: Path, file: str, symbol: str, prompt: str = "rename {} to {}_re
 
 def measure(root: Path, file: str, symbol: str, reps: int) -> dict[str, Any]:
     """Median seconds of the first build, the next process's and the next turn's."""
-    from spark_cli.session.context import index
-
     times: dict[str, list[float]] = {"first": [], "next_process": [], "next_turn": [],
                                      "new_prompt": []}
     report: Any = None
@@ -132,8 +130,6 @@ def run_benchmark(repo: Path, files: int, reps: int, workdir: Path) -> list[dict
 
 def _warm_up(root: Path) -> None:
     """One untimed build so grammar and module imports are not in the first figure."""
-    from spark_cli.session.context.index import RepoIndex
-
     (root.parent / "warm").mkdir()
     generate_tree(root.parent / "warm", 3)
     RepoIndex(root.parent / "warm", disk_cache=False).refresh()

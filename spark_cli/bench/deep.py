@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import typer
+from websockets.asyncio.client import connect
 
 from spark_cli.bench.docs_section import DOCS_OPTION, NO_DOCS_OPTION, publish
 from spark_cli.bench.engine_process import start_engine
@@ -44,8 +45,6 @@ def task() -> str:
 
 
 async def _one_run(ws_url: str, token: str, prompt: str) -> dict[str, dict[str, Any]]:
-    from websockets.asyncio.client import connect
-
     stamps: dict[str, list[float]] = {m: [] for m in MODELS}
     done: dict[str, dict[str, Any]] = {}
     async with connect(ws_url, additional_headers={"Authorization": f"Bearer {token}"},

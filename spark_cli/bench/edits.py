@@ -9,11 +9,16 @@ Target: ≤ 5 ms. The figures go into ``docs/benchmarks.md`` under ``## Edits``.
 
 from __future__ import annotations
 
+import statistics
+import tempfile
+import time
 from pathlib import Path
 
 import typer
 
 from spark_cli.bench.docs_section import DOCS_OPTION, NO_DOCS_OPTION, publish
+from spark_cli.edits.apply.applier import Applier
+from spark_cli.edits.model.blocks import FileEdit, Hunk
 
 TARGET_MS = 5.0
 SECTION = "## Edits"
@@ -35,11 +40,6 @@ def _percentile(values: list[float], fraction: float) -> float:
 
 def run_benchmark(runs: int, lines: int, workdir: Path) -> dict[str, float | int]:
     """Median and p95 (ms) of a dry-run and a written apply; returns the figures."""
-    import time
-
-    from spark_cli.edits.apply.applier import Applier
-    from spark_cli.edits.model.blocks import FileEdit, Hunk
-
     functions = max(1, lines // 5)
     path = workdir / "big_module.py"
     path.write_text(python_source(functions))
@@ -64,7 +64,6 @@ def run_benchmark(runs: int, lines: int, workdir: Path) -> dict[str, float | int
             if run:
                 results[mode].append(elapsed)
         applier.end_batch()
-    import statistics
 
     return {
         "lines": functions * 5, "runs": runs,
@@ -108,8 +107,6 @@ def register(bench_app: typer.Typer) -> None:
         no_docs: bool = NO_DOCS_OPTION,
     ) -> None:
         """Time locate + apply + re-validate of one hunk in a 5,000-line file."""
-        import tempfile
-
         with tempfile.TemporaryDirectory(prefix="spark-bench-edits-") as tmp:
             figures = run_benchmark(runs, lines, Path(tmp))
         command = f"spark bench edits --runs {runs} --lines {lines}"

@@ -15,12 +15,16 @@ The table is printed and written to ``docs/benchmarks.md`` under ``## Engine``.
 
 from __future__ import annotations
 
+import asyncio
+import secrets
+import time
 from pathlib import Path
 from typing import Any
 
 import typer
 
 from spark_cli.bench.docs_section import DOCS_OPTION, NO_DOCS_OPTION, publish
+from spark_cli.bench.engine_measure import lorem_engine, one_stream, percentile
 
 SECTION = "## Engine"
 RATE_TOLERANCE = 0.02
@@ -31,16 +35,10 @@ LADDER_START = 5000.0
 
 
 async def _single(ws_url: str, token: str, tokens: int) -> Any:
-    from spark_cli.bench.engine_measure import one_stream
-
     return await one_stream(ws_url, token, tokens)
 
 
 async def _many(ws_url: str, token: str, streams: int, tokens: int) -> list[Any]:
-    import asyncio
-
-    from spark_cli.bench.engine_measure import one_stream
-
     return list(await asyncio.gather(*(one_stream(ws_url, token, tokens)
                                        for _ in range(streams))))
 
@@ -48,11 +46,6 @@ async def _many(ws_url: str, token: str, streams: int, tokens: int) -> list[Any]
 def measure(
     tps: float, seconds: float, streams: int, stream_tps: float, max_rate: float = 2_560_000.0
 ) -> dict[str, Any]:
-    import asyncio
-    import secrets
-
-    from spark_cli.bench.engine_measure import lorem_engine, percentile
-
     token = secrets.token_hex(12)
     figures: dict[str, Any] = {"tps": tps, "seconds": seconds, "streams": streams,
                                "stream_tps": stream_tps}
@@ -86,7 +79,6 @@ def measure(
     try:
         asyncio.run(_single(engine.ws_url, token, 200))
         cpu0 = engine.cpu_seconds()
-        import time
 
         wall0 = time.perf_counter()
         many = asyncio.run(_many(engine.ws_url, token, streams, int(stream_tps * seconds)))

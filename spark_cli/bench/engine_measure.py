@@ -8,11 +8,15 @@ every text-delta frame with ``time.perf_counter()`` on arrival.
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from websockets.asyncio.client import connect
+
 from spark_cli.bench.engine_process import EngineProcess, start_engine
+from spark_cli.protocol.tokens import count_tokens
 
 BENCH_MAX_OUTPUT = 100_000_000
 """Streams here are long (2 s at 2.56M tok/s): lift the engine's 128,000 default."""
@@ -51,12 +55,6 @@ class Stream:
 
 async def one_stream(ws_url: str, token: str, tokens: int) -> Stream:
     """Open a socket, stream ``tokens`` tokens, stamp every delta frame."""
-    import json
-
-    from websockets.asyncio.client import connect
-
-    from spark_cli.protocol.tokens import count_tokens
-
     stream = Stream()
     request = json.dumps({"type": "response.create", "model": "spark-lorem",
                           "input": "benchmark", "max_output_tokens": tokens})

@@ -29,15 +29,24 @@ written to the docs then.
 
 from __future__ import annotations
 
+import platform
+import secrets
+import statistics
+import tempfile
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import typer
 
 from spark_cli.bench.docs_section import KEEP_MARK as KEEP_MARK
 from spark_cli.bench.docs_section import write_section as write_doc_section
 from spark_cli.bench.engine_process import start_engine
+from spark_cli.bench.oneshot_bundled import run_bundled
 from spark_cli.bench.oneshot_child import Repetition, child_env, run_once, spark_command
+from spark_cli.bench.oneshot_rival import SideBySide, find_codex
+from spark_cli.bench.oneshot_rival_table import side_table
+from spark_cli.bench.provider_probe import probe_command
 
 SECTION = "## One-shot"
 TARGETS = {"launch_to_request_s": 0.10, "cpu_net_per_5k_s": 0.2, "end_to_exit_s": 0.02,
@@ -50,8 +59,6 @@ LABELS = {"responses_ws": "Responses, WebSocket", "chat_sse": "Chat Completions,
 
 def channel_figures(runs: list[Repetition], short: list[Repetition]) -> dict[str, Any]:
     """Medians of one channel's runs; CPU net of a 1-token answer's on the same channel."""
-    import statistics
-
     base = statistics.median(r.cpu_raw_s for r in short)
     per_5k = [r.cpu_raw_s * 5000 / max(r.output_tokens, 1) for r in runs]
     net = [max(0.0, r.cpu_raw_s - base) * 5000 / max(r.output_tokens - 1, 1) for r in runs]
@@ -75,11 +82,6 @@ def run_benchmark(reps: int, tokens: int, tps: float, workdir: Path,
     mood hits every channel alike), then the bundled tiny edit; medians and raw runs.
     With ``codex``, each repetition also runs spark and Codex CLI side by side through
     a recording relay (``spark_cli.bench.oneshot_rival``)."""
-    import secrets
-    from urllib.parse import urlsplit
-
-    from spark_cli.bench.oneshot_bundled import run_bundled
-
     token = secrets.token_urlsafe(12)
     engine = start_engine(token, "--brain", "lorem", "--tps", f"{tps:g}", "--ttft-ms", "0",
                           "--max-output-tokens", str(tokens), env=child_env())
@@ -89,8 +91,6 @@ def run_benchmark(reps: int, tokens: int, tps: float, workdir: Path,
     side = None
     try:
         if codex is not None:
-            from spark_cli.bench.oneshot_rival import SideBySide
-
             parts = urlsplit(url)
             side = SideBySide(codex, parts.hostname or "127.0.0.1", parts.port or 80, token,
                               tokens, workdir)
@@ -152,8 +152,6 @@ def table(figures: dict[str, Any]) -> str:
                   f"| CPU | {bundled['cpu_s']:.3f} s | {bundled['cpu_min_s']:.3f} s | | |"]
     side = figures.get("side")
     if side:
-        from spark_cli.bench.oneshot_rival_table import side_table
-
         lines += ["", side_table(side, figures["tokens"])]
     return "\n".join(lines)
 
@@ -165,8 +163,6 @@ def write_section(path: Path, body: str) -> None:
 
 def _rival(given: str | None, skip: bool) -> str | None:
     """The codex to run side by side, or None (with a one-line note why)."""
-    from spark_cli.bench.oneshot_rival import find_codex
-
     if skip:
         return None
     try:
@@ -198,12 +194,7 @@ def register(bench_app: typer.Typer) -> None:
                                       "`codex` is on PATH."),
     ) -> None:
         """Time `spark edit` end to end on every channel (engine in another process)."""
-        import platform
-        import tempfile
-
         if provider is not None:
-            from spark_cli.bench.provider_probe import probe_command
-
             raise typer.Exit(probe_command(provider, reps, min(tokens, 1000)))
         rival = _rival(codex, no_codex)
         with tempfile.TemporaryDirectory(prefix="spark-bench-oneshot-") as tmp:

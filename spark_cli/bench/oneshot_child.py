@@ -6,6 +6,13 @@ runs with Codex CLI (:mod:`spark_cli.bench.oneshot_rival`).
 
 from __future__ import annotations
 
+import json
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import time
 from pathlib import Path
 
 from spark_cli.bench.child_usage import wait_child
@@ -40,8 +47,6 @@ def child_env(**extra: str) -> dict[str, str]:
     variables and the cache directory are dropped (``extra`` sets what a run needs),
     so a user's keys, settings and cached server facts never leak into the figures.
     """
-    import os
-
     env = dict(os.environ)
     for name in ("PYTHONDONTWRITEBYTECODE", "PYTHONUNBUFFERED", "SPARK_CONFIG_DIR",
                  "SPARK_CACHE_DIR", "SPARK_API_KEY", "SPARK_PROVIDER", "SPARK_MODEL",
@@ -53,9 +58,6 @@ def child_env(**extra: str) -> dict[str, str]:
 
 def spark_command() -> list[str]:
     """How to launch spark as a user would: the console script beside this Python."""
-    import shutil
-    import sys
-
     script = Path(sys.executable).with_name("spark")
     if script.exists():
         return [str(script)]
@@ -77,11 +79,6 @@ def channel_args(channel: str, url: str, config_dir: Path, extra: str = "") -> l
 def run_once(url: str, token: str, tokens: int, workdir: Path,
              channel: str = "responses_ws", config_extra: str = "") -> Repetition:
     """One `spark edit --json` child against the engine on ``channel``; its figures."""
-    import json
-    import subprocess
-    import threading
-    import time
-
     (workdir / "bench.py").write_text(_SAMPLE)
     config_dir = workdir / f"config-{channel}"
     flags = channel_args(channel, url, config_dir, config_extra)

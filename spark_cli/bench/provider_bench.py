@@ -31,6 +31,8 @@ from typing import Any
 
 import typer
 
+from spark_cli.bench.docs_section import write_section
+from spark_cli.bench.engine_process import start_engine
 from spark_cli.bench.provider_probe import LABELS, channels_for, open_for
 from spark_cli.bench.provider_prompts import parse_size, prompt, size_label
 from spark_cli.protocol.channel import (
@@ -52,7 +54,7 @@ SECTION = "## Provider"
 
 
 @record
-class Answer:
+class ProviderAnswer:
     """One measured answer (seconds; NaN where a mark never came)."""
 
     prefill_s: float
@@ -66,7 +68,7 @@ class Answer:
 
 
 async def measure(provider: ProviderSettings, kind: ChannelKind, text: str,
-                  tokens: int) -> Answer:
+                  tokens: int) -> ProviderAnswer:
     """One prompt on a fresh channel of ``kind``."""
     request = TurnRequest(provider.model, (Message("user", text),), max_output_tokens=tokens)
     nan = float("nan")
@@ -95,12 +97,12 @@ async def measure(provider: ProviderSettings, kind: ChannelKind, text: str,
                                     if usage is not None and usage.output_tokens
                                     else (round(chars / 4), "estimated"))
     span = last - first
-    return Answer(started - sent, first - started,
+    return ProviderAnswer(started - sent, first - started,
                   answer_tokens / span if span > 0 else nan,
                   prompt_tokens, prompt_source, answer_tokens, answer_source)
 
 
-Results = dict[str, dict[int, list[Answer] | str]]
+Results = dict[str, dict[int, list[ProviderAnswer] | str]]
 """channel kind -> prompt size -> the answers, or the error that stopped that size."""
 
 
@@ -163,8 +165,6 @@ def table(results: Results) -> str:
 
 
 def _bundled(ttft_ms: float, tps: float) -> tuple[Any, ProviderSettings]:
-    from spark_cli.bench.engine_process import start_engine
-
     token = secrets.token_hex(8)
     engine = start_engine(token, "--brain", "lorem", "--ttft-ms", f"{ttft_ms:g}",
                           "--tps", f"{tps:g}")
@@ -212,8 +212,6 @@ def bench_provider(name: str | None, *, base_url: str | None, model: str | None,
     print()
     print(body)
     if docs is not None:
-        from spark_cli.bench.docs_section import write_section
-
         command = (f"spark bench provider{' --provider ' + name if name else ''} --sizes "
                    f"{sizes} --reps {reps} --tokens {tokens}"
                    + (f" --ttft-ms {ttft_ms:g}" if engine is not None else ""))

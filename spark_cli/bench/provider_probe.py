@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import secrets
 import statistics
 import time
 from collections.abc import AsyncIterator
@@ -28,6 +29,7 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+from spark_cli.cli.wiring import open_provider_channel
 from spark_cli.protocol.channel import (
     Channel,
     ChannelError,
@@ -38,7 +40,7 @@ from spark_cli.protocol.channel import (
     UsageReported,
 )
 from spark_cli.session.config.settings import ProviderSettings, SettingsError, load_settings
-from spark_cli.transport.factory import ChannelKind
+from spark_cli.transport.factory import ChannelKind, open_channel
 
 PROMPT = ("Write a self-contained Python module with a small LRU cache class, its docstrings "
           "and a few example calls. Code only.")
@@ -61,16 +63,12 @@ def open_for(provider: ProviderSettings,
              kind: ChannelKind) -> AbstractAsyncContextManager[Channel]:
     """A fresh channel of ``kind`` to ``provider`` (the bundled engine when it has no URL)."""
     if provider.kind == "mock" and not provider.base_url:
-        from spark_cli.cli.wiring import open_provider_channel
-
         return open_provider_channel(provider, max_retries=0)
     return _direct(provider, kind)
 
 
 @asynccontextmanager
 async def _direct(provider: ProviderSettings, kind: ChannelKind) -> AsyncIterator[Channel]:
-    from spark_cli.transport.factory import open_channel
-
     options: dict[str, Any] = {"max_retries": 0, "secrets": provider.secrets}
     if kind == "responses_ws":
         options["warm_spare"] = False
@@ -85,8 +83,6 @@ async def _direct(provider: ProviderSettings, kind: ChannelKind) -> AsyncIterato
 async def measure_once(provider: ProviderSettings, kind: ChannelKind,
                        tokens: int) -> dict[str, float]:
     """One answer on a fresh channel: connect+send, TTFT, tokens/s and total, seconds."""
-    import secrets
-
     text = f"Request {secrets.token_hex(8)}. {PROMPT}"  # a new prompt each time: no cache hit
     request = TurnRequest(provider.model, (Message("user", text),), max_output_tokens=tokens)
     opened = time.perf_counter()

@@ -23,6 +23,7 @@ from typing import Any
 import typer
 
 from spark_cli.bench.tui import tui_headless as headless
+from spark_cli.bench.tui.tui_bench import _workdir
 
 TARGET_GROWTH_MB = 20.0
 SOAK_FILE = "src/hello_soak.py"
@@ -77,8 +78,6 @@ async def _soak(app: Any, log: Any, turns: int, every: int, samples: int) -> dic
 
 def run_soak(turns: int, every: int, samples: int) -> dict[str, Any]:
     """The soak, in a temporary copy of the example repo; its rows (turn, RSS, p95)."""
-    from spark_cli.bench.tui.tui_bench import _workdir
-
     with tempfile.TemporaryDirectory(prefix="spark-bench-soak-") as tmp:
         work = _workdir(Path(tmp))
         (work / SOAK_FILE).parent.mkdir(parents=True, exist_ok=True)

@@ -29,14 +29,18 @@ docs/benchmarks.md.
 
 from __future__ import annotations
 
+import platform
+import secrets
 import statistics
+import tempfile
 from pathlib import Path
 
 import typer
 
+from spark_cli.bench.docs_section import write_section
 from spark_cli.bench.engine_process import start_engine
 from spark_cli.bench.oneshot_child import child_env
-from spark_cli.bench.stream_runs import Run, Target, run_one
+from spark_cli.bench.stream_runs import EngineAddress, Run, run_one
 
 SECTION = "## Stream"
 BATCHED_SECTION = "## Stream, batched"
@@ -69,8 +73,6 @@ def measure(reps: int, tokens: int, rates: list[float], workdir: Path,
     within a repetition against one engine process per rate; medians, and each spark
     mode's ratio to the floor pair by pair (the same repetition). ``frame_ms``: the
     engine's batched shape instead (tokens due within a frame sent as one message)."""
-    import secrets
-
     figures: Figures = {}
     runs = _modes(modes, baseline)
     for tps in rates:
@@ -79,11 +81,11 @@ def measure(reps: int, tokens: int, rates: list[float], workdir: Path,
                               "0", *(("--per-token",) if frame_ms is None
                                      else ("--frame-ms", f"{frame_ms:g}")),
                               env=child_env())
-        target = Target(engine.url, engine.ws_url, engine.token, tps)
+        target = EngineAddress(engine.url, engine.ws_url, engine.token, tps)
         long: dict[tuple[str, str], list[Run]] = {}
         short: dict[tuple[str, str], list[Run]] = {}
 
-        def one(mode: str, wire: str, n: int, target: Target = target) -> Run:
+        def one(mode: str, wire: str, n: int, target: EngineAddress = target) -> Run:
             base = baseline if mode.endswith(BASE) else None
             return run_one(mode.removesuffix(BASE), wire, target, n, workdir, base)
 
@@ -183,9 +185,6 @@ def register(bench_app: typer.Typer) -> None:
     ) -> None:
         """CPU per 5,000 tokens on a one-token-per-message stream, as a ratio to a floor
         client, for `spark edit` to a pipe, a terminal and --json, on each wire."""
-        import platform
-        import tempfile
-
         chosen = _names(modes, MODES, "--modes")
         on = _names(wires, WIRES, "--wires")
         with tempfile.TemporaryDirectory(prefix="spark-bench-stream-") as tmp:
@@ -203,8 +202,6 @@ def register(bench_app: typer.Typer) -> None:
         typer.echo(head)
         typer.echo(body)
         if docs is not None:
-            from spark_cli.bench.docs_section import write_section
-
             rates = " ".join(f"--tps {t:g}" for t in tps)
             batched = f" --frame-ms {frame_ms:g}" if frame_ms is not None else ""
             command = f"spark bench stream --reps {reps} --tokens {tokens} {rates}{batched}"

@@ -25,7 +25,7 @@ from spark_cli.bench.stream_floor import PROMPT, TERMINAL
 
 async def read_ws(ws_url: str, token: str, tokens: int) -> tuple[int, int]:
     """(text messages, characters) of one Responses answer, websockets' asyncio client."""
-    from websockets.asyncio.client import connect
+    from websockets.asyncio.client import connect  # deferred: the floor loads one wire
 
     messages = chars = 0
     async with connect(ws_url, additional_headers={"Authorization": f"Bearer {token}"},
@@ -46,7 +46,7 @@ async def read_ws(ws_url: str, token: str, tokens: int) -> tuple[int, int]:
 
 async def read_chat(base_url: str, token: str, tokens: int) -> tuple[int, int]:
     """(text chunks, characters) of one Chat Completions answer, h11 over asyncio streams."""
-    import h11
+    import h11  # deferred: the floor loads one wire
 
     parts = urlsplit(base_url)
     body = json.dumps({"model": "lorem", "stream": True, "max_tokens": tokens,

@@ -4,6 +4,7 @@ or a pseudo-terminal (as a user's terminal), its CPU read when it exits."""
 from __future__ import annotations
 
 import os
+import pty
 import subprocess
 import sys
 import threading
@@ -33,7 +34,7 @@ class Run:
 
 
 @record
-class Target:
+class EngineAddress:
     """The engine a run asks."""
 
     url: str
@@ -58,8 +59,6 @@ def _piped(argv: list[str], workdir: Path, env: dict[str, str]) -> tuple[float, 
 
 def _on_pty(argv: list[str], workdir: Path, env: dict[str, str]) -> float:
     """Run ``argv`` with stdout and stderr on a pseudo-terminal (read and dropped); its CPU."""
-    import pty
-
     master, slave = pty.openpty()
     proc = subprocess.Popen(argv, cwd=workdir, env=env, stdout=slave, stderr=slave,
                             stdin=subprocess.DEVNULL)
@@ -80,7 +79,7 @@ def _on_pty(argv: list[str], workdir: Path, env: dict[str, str]) -> float:
     return usage.cpu_s
 
 
-def run_one(mode: str, wire: str, target: Target, tokens: int, workdir: Path,
+def run_one(mode: str, wire: str, target: EngineAddress, tokens: int, workdir: Path,
             baseline: Path | None = None) -> Run:
     """One child of ``mode`` (a floor, ``pipe``/``tty``/``json``, ``tui``) on ``wire`` asking for
     ``tokens`` tokens; spark from the source tree ``baseline`` when given."""
@@ -109,7 +108,8 @@ def run_one(mode: str, wire: str, target: Target, tokens: int, workdir: Path,
     return Run(cpu, tokens, 0)
 
 
-def _tui(wire: str, target: Target, tokens: int, workdir: Path, baseline: Path | None) -> Run:
+def _tui(wire: str, target: EngineAddress, tokens: int, workdir: Path,
+         baseline: Path | None) -> Run:
     """The headless TUI child (:mod:`spark_cli.bench.stream_tui`): its CPU is the turn's,
     measured inside it (start-up and the warm-up turn left out)."""
     argv = [sys.executable, "-m", "spark_cli.bench.stream_tui",

@@ -44,6 +44,11 @@ from typing import Any
 import typer
 
 from spark_cli.bench.docs_section import DOCS_OPTION, NO_DOCS_OPTION, publish
+from spark_cli.bench.engine_process import start_engine
+from spark_cli.cli.wiring import open_provider_channel
+from spark_cli.session.config.settings import load_settings
+from spark_cli.session.conversation import Session
+from spark_cli.session.events import RequestSent, ToolCallFinished, TurnCompleted, TurnFailed
 
 SECTION = "## Tools"
 INSTRUCTION = "replace 'discount must be 0-100' with 'discount must be between 0 and 100'"
@@ -60,10 +65,6 @@ async def _turns(engine: Any, root: Path, provider: str, *, tools: bool, files: 
                  runs: int) -> list[dict[str, Any]]:
     """``runs`` + 1 turns on one channel, each a new conversation (the first uncounted: the
     repo's walk, the imports), the file put back before each: their figures."""
-    from spark_cli.cli.wiring import open_provider_channel
-    from spark_cli.session.config.settings import load_settings
-    from spark_cli.session.conversation import Session
-
     settings = load_settings(root, {"provider": provider, "base_url": engine.url + "/v1",
                                     "model": "spark-rules", "tools": tools},
                              {"SPARK_CONFIG_DIR": str(root / ".no-config"),
@@ -81,13 +82,6 @@ async def _turns(engine: Any, root: Path, provider: str, *, tools: bool, files: 
 
 async def _turn(session: Any, files: list[str]) -> dict[str, Any]:
     """One turn: wall time, each round trip and what its tools ran."""
-    from spark_cli.session.events import (
-        RequestSent,
-        ToolCallFinished,
-        TurnCompleted,
-        TurnFailed,
-    )
-
     tool_ms: list[float] = []  # per round trip: the tools' own time
     batch = 0.0
     done: TurnCompleted | None = None
@@ -173,8 +167,6 @@ async def _sandbox_start(runs: int) -> dict[str, float] | None:
 
 
 def measure(runs: int, tps: int) -> dict[str, Any]:
-    from spark_cli.bench.engine_process import start_engine
-
     token = secrets.token_urlsafe(12)
     engine = start_engine(token, "--tps", str(tps))
     figures: dict[str, Any] = {"runs": runs, "tps": tps}

@@ -15,6 +15,10 @@ against a fresh connection (the seeds claim −80%). Figures go into
 
 from __future__ import annotations
 
+import asyncio
+import secrets
+import statistics
+import time
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +26,8 @@ import typer
 
 from spark_cli.bench.docs_section import DOCS_OPTION, NO_DOCS_OPTION, publish
 from spark_cli.bench.engine_process import start_engine
+from spark_cli.protocol.channel import Message, TextDelta, TurnFinished, TurnRequest
+from spark_cli.transport.factory import open_channel
 
 SECTION = "## Transport"
 CLAIM = 0.80
@@ -34,10 +40,6 @@ def _percentile(values: list[float], fraction: float) -> float:
 
 
 async def _turn(channel: Any, request: Any) -> float:
-    import time
-
-    from spark_cli.protocol.channel import TurnFinished
-
     start = time.perf_counter()
     last = None
     async for event in channel.stream(request):
@@ -50,9 +52,6 @@ async def _turn(channel: Any, request: Any) -> float:
 
 async def measure(base_url: str, token: str, turns: int, warmup: int, model: str) -> dict[str, Any]:
     """Seconds per turn for each path, in lists."""
-    from spark_cli.protocol.channel import Message, TurnRequest
-    from spark_cli.transport.factory import open_channel
-
     request = TurnRequest(model, (Message("user", "ping"),), max_output_tokens=1)
     results: dict[str, list[float]] = {"ws": [], "fresh": [], "reused": [], "fresh_ws": []}
 
@@ -92,8 +91,6 @@ async def measure(base_url: str, token: str, turns: int, warmup: int, model: str
 
 
 async def _stop_at_first_delta(channel: Any, request: Any) -> None:
-    from spark_cli.protocol.channel import TextDelta
-
     async for event in channel.stream(request):
         if type(event) is TextDelta:
             await channel.stop()
@@ -104,11 +101,6 @@ async def measure_after_stop(
 ) -> dict[str, list[float]]:
     """Seconds for the turn right after a stop that closed the socket, with and
     without a warm spare connection (the cancel extension is switched off)."""
-    import asyncio
-
-    from spark_cli.protocol.channel import Message, TurnRequest
-    from spark_cli.transport.factory import open_channel
-
     request = TurnRequest(model, (Message("user", "ping"),), max_output_tokens=1)
     results: dict[str, list[float]] = {"spare": [], "handshake": []}
     channels = {
@@ -138,8 +130,6 @@ async def measure_after_stop(
 
 
 def summarise(results: dict[str, list[float]]) -> dict[str, float]:
-    import statistics
-
     figures: dict[str, float] = {}
     for name, values in results.items():
         figures[f"{name}_median"] = statistics.median(values) * 1000
@@ -216,9 +206,6 @@ def register(bench_app: typer.Typer) -> None:
         no_docs: bool = NO_DOCS_OPTION,
     ) -> None:
         """Per-turn overhead: persistent WebSocket vs a fresh HTTP connection per turn."""
-        import asyncio
-        import secrets
-
         engine = None
         key = token or secrets.token_hex(16)
         base = url

@@ -8,6 +8,7 @@ reported), 2 = usage error or no well-formed block at all (nothing is applied).
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
@@ -44,8 +45,8 @@ class _UsageError(Exception):
 def parse_edit_text(text: str) -> list[FileEdit | BlockRejected]:
     """The file edits and malformed blocks of a whole edit text, in order, via the
     streaming parser."""
-    from spark_cli.edits.formats.stream_parser import EditStreamParser
-    from spark_cli.edits.model.blocks import BlockRejected, FileEdit
+    from spark_cli.edits.formats.stream_parser import EditStreamParser  # deferred: spark --help
+    from spark_cli.edits.model.blocks import BlockRejected, FileEdit  # deferred: spark --help
 
     parser = EditStreamParser()
     events = [*parser.feed(text), *parser.close()]
@@ -58,8 +59,8 @@ def _print_diff(diff: str, out: TextIO, color: bool) -> None:
     if not color:
         out.write(diff if diff.endswith("\n") else diff + "\n")
         return
-    from rich.console import Console
-    from rich.text import Text
+    from rich.console import Console  # deferred: spark --help
+    from rich.text import Text  # deferred: spark --help
 
     console = Console(file=out, force_terminal=True, highlight=False, soft_wrap=True)
     for line in diff.rstrip("\n").split("\n"):
@@ -71,7 +72,7 @@ def _print_diff(diff: str, out: TextIO, color: bool) -> None:
 
 
 def _report(outcome: EditOutcome, out: TextIO, color: bool) -> None:
-    from spark_cli.edits.model.outcome import EditApplied
+    from spark_cli.edits.model.outcome import EditApplied  # deferred: spark --help
 
     if isinstance(outcome, EditApplied):
         steps = ", ".join(outcome.step_per_hunk)
@@ -84,8 +85,6 @@ def _report(outcome: EditOutcome, out: TextIO, color: bool) -> None:
 
 def _parse_error(error: BlockRejected, as_json: bool, out: TextIO) -> None:
     if as_json:
-        import json
-
         out.write(json.dumps({"type": "parse_error", "message": error.message,
                               "line": error.line, "path": error.path}) + "\n")
     else:
@@ -100,11 +99,9 @@ def run_apply(text: str, root: Path, *, check: bool = False, as_json: bool = Fal
     Blocks apply in order, each on its own, as in a session: a malformed block is
     reported (and makes the exit code 1) but does not stop the others. With no
     well-formed block at all nothing is applied and the exit code is 2."""
-    import json
-
-    from spark_cli.edits.apply.applier import Applier
-    from spark_cli.edits.model.blocks import BlockRejected
-    from spark_cli.edits.model.outcome import outcome_to_json
+    from spark_cli.edits.apply.applier import Applier  # deferred: spark --help
+    from spark_cli.edits.model.blocks import BlockRejected  # deferred: spark --help
+    from spark_cli.edits.model.outcome import outcome_to_json  # deferred: spark --help
 
     out = out or sys.stdout
     events = parse_edit_text(text)
@@ -133,8 +130,6 @@ def run_apply(text: str, root: Path, *, check: bool = False, as_json: bool = Fal
 def _nothing_to_apply(errors: list[BlockRejected], as_json: bool, check: bool,
                       out: TextIO) -> int:
     """Report a text without one well-formed block; the exit code (usage)."""
-    import json
-
     for error in errors:
         _parse_error(error, as_json, out)
     if not errors:
@@ -156,9 +151,7 @@ def _nothing_to_apply(errors: list[BlockRejected], as_json: bool, check: bool,
 def _summary(applier: Applier, batch: BatchInfo | None, errors: int, as_json: bool, check: bool,
              out: TextIO) -> None:
     """The last line: how many sections applied, refused, in part; malformed blocks."""
-    import json
-
-    from spark_cli.edits.model.outcome import EditApplied
+    from spark_cli.edits.model.outcome import EditApplied  # deferred: spark --help
 
     applied = sum(isinstance(o, EditApplied) for o in applier.outcomes)
     refused = applier.refused_count

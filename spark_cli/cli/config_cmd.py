@@ -12,6 +12,7 @@ does not say, or when it was learned at an overflow (``--forget-window`` drops t
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -98,9 +99,7 @@ def register(app: typer.Typer) -> None:
                                            help="Forget a window learned at an overflow."),
     ) -> None:
         """Show the resolved settings and where each came from (API keys masked)."""
-        import os
-
-        from spark_cli.session.config.settings import (
+        from spark_cli.session.config.settings import (  # deferred: spark --help
             SettingsError,
             load_settings,
             project_config_path,
@@ -110,8 +109,8 @@ def register(app: typer.Typer) -> None:
         base = root or Path.cwd()
         flags = {"provider": provider, "model": model, "base_url": base_url,
                  "edit_format": edit_format}
-        from spark_cli.session.window.facts import forget, resolve
-        from spark_cli.transport.window.probe import discover
+        from spark_cli.session.window.facts import forget, resolve  # deferred: spark --help
+        from spark_cli.transport.window.probe import discover  # deferred: spark --help
 
         user_path, project_path = user_config_path(os.environ), project_config_path(base)
         try:  # the window as a turn would have it: configured, known, or asked now
@@ -124,7 +123,7 @@ def register(app: typer.Typer) -> None:
             typer.echo(f"spark config: {exc}", err=True)
             raise typer.Exit(2) from None
         render = render_json if as_json else render_text
-        from spark_cli.protocol.secrets import Secrets
+        from spark_cli.protocol.secrets import Secrets  # deferred: spark --help
 
         # a key may hide in any value (a base URL's query, a model name): mask them all
         shown = Secrets(settings.provider.secrets).mask(render(settings, user_path, project_path,

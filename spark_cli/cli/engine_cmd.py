@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import errno
 import ipaddress
+import sys
 
 import typer
 
@@ -62,8 +63,9 @@ def serve(
     ),
 ) -> None:
     """Serve the Responses WebSocket and HTTP endpoints of the bundled engine."""
-    import asyncio
+    import asyncio  # deferred: spark --help
 
+    # deferred: spark --help
     from spark_cli.engine.core.config import EngineConfig, FaultConfig, parse_fault
 
     if not _is_loopback(host) and not token:
@@ -98,10 +100,9 @@ def serve(
 
 
 async def _serve(config: object) -> None:
-    import asyncio
-    import sys
+    import asyncio  # deferred: spark --help
 
-    from spark_cli.engine.serving.server import run_engine
+    from spark_cli.engine.serving.server import run_engine  # deferred: spark --help
 
     async with run_engine(config) as engine:  # type: ignore[arg-type]
         sys.stdout.write(f"spark engine listening on {engine.ws_url} ({engine.url})\n")

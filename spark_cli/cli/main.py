@@ -80,7 +80,7 @@ def _root(
                        f"the first six after `{ctx.invoked_subcommand}`", err=True)
             raise typer.Exit(2)
         return
-    from spark_cli.cli.tui_cmd import run_tui
+    from spark_cli.cli.tui_cmd import run_tui  # deferred: spark --help
 
     raise typer.Exit(run_tui(flags, root, resume=resume))
 

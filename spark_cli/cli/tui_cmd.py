@@ -28,8 +28,8 @@ NOT_A_TTY = ("spark: the interactive session needs a terminal; for pipes and scr
 async def connect(settings: Settings) -> AsyncIterator[Channel]:
     """The channel the settings describe, kept open for the whole session (with a warm
     spare WebSocket for interrupts)."""
-    from spark_cli.cli.wiring import WiringError, open_provider_channel
-    from spark_cli.protocol.channel import ChannelError
+    from spark_cli.cli.wiring import WiringError, open_provider_channel  # deferred: spark --help
+    from spark_cli.protocol.channel import ChannelError  # deferred: spark --help
 
     try:
         async with open_provider_channel(settings.provider, idle_timeout=settings.idle_timeout,
@@ -41,7 +41,7 @@ async def connect(settings: Settings) -> AsyncIterator[Channel]:
 
 
 def _deep_settings(root: Path) -> Settings:
-    from spark_cli.session.deep import load_deep_settings  # after the first frame
+    from spark_cli.session.deep import load_deep_settings  # deferred: spark --help
 
     return load_deep_settings(root, {}, os.environ)
 
@@ -51,16 +51,16 @@ def run_tui(flags: Mapping[str, object], root: Path | None, *, resume: bool = Fa
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         print(NOT_A_TTY, file=sys.stderr)
         return EXIT_USAGE
-    from spark_cli.tui.tuning.fast_esc import set_escape_delay
+    from spark_cli.tui.tuning.fast_esc import set_escape_delay  # deferred: spark --help
 
     set_escape_delay()  # before textual reads it
-    from spark_cli.cli.edit.edit_run import UsageError
-    from spark_cli.cli.edit.edit_settings import load
-    from spark_cli.session.conversation import Session
-    from spark_cli.session.workspace.store import SessionStore
-    from spark_cli.tui.app import SparkApp
-    from spark_cli.tui.setup import TuiSetup, project_root
-    from spark_cli.tui.tuning.fast_esc import FastEscDriver
+    from spark_cli.cli.edit.edit_run import UsageError  # deferred: spark --help
+    from spark_cli.cli.edit.edit_settings import load  # deferred: spark --help
+    from spark_cli.session.conversation import Session  # deferred: spark --help
+    from spark_cli.session.workspace.store import SessionStore  # deferred: spark --help
+    from spark_cli.tui.app import SparkApp  # deferred: spark --help
+    from spark_cli.tui.setup import TuiSetup, project_root  # deferred: spark --help
+    from spark_cli.tui.tuning.fast_esc import FastEscDriver  # deferred: spark --help
 
     base = project_root(root or Path.cwd())
     try:

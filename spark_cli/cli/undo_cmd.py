@@ -16,6 +16,7 @@ def register(app: typer.Typer) -> None:
         root: Path | None = typer.Option(None, "--root", help="Repo root (default: cwd)."),
     ) -> None:
         """Undo the last batch of edits spark applied (one answer or one `spark apply`)."""
+        # deferred: spark --help
         from spark_cli.edits.disk.journal import UndoRefused, history, undo
 
         base = root or Path.cwd()

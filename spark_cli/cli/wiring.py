@@ -95,12 +95,12 @@ async def open_provider_channel(provider: ProviderSettings, *, idle_timeout: flo
             options.setdefault("connect_timeout", CONNECT_TIMEOUT)  # the ahead's own, so
             options.setdefault("idle_timeout", IDLE_TIMEOUT)  # both sides agree by construction
             stack.callback(ahead.close)  # unread if the channel never adopted it
-        from spark_cli.transport.factory import open_channel
+        from spark_cli.transport.factory import open_channel  # deferred: launch -> request
 
         try:
             channel = open_channel(kind, base_url=base_url, api_key=api_key, **options)
         except ValueError as exc:  # the URL's userinfo is masked in it; a key elsewhere too
-            from spark_cli.protocol.secrets import Secrets
+            from spark_cli.protocol.secrets import Secrets  # deferred: launch -> request
 
             raise WiringError(Secrets(provider.secrets).mask(str(exc))) from None
         stack.push_async_callback(channel.aclose)
@@ -123,12 +123,14 @@ def send_ahead(provider: ProviderSettings, request: TurnRequest, *,
     if not base_url:
         return None
     if kind in ("chat_sse", "responses_sse"):
+        # deferred: launch -> request
         from spark_cli.transport.sse.http_ahead import send_ahead as send_http_ahead
 
         return send_http_ahead(kind, base_url, api_key, request,
                                connect_timeout=CONNECT_TIMEOUT,
                                write_timeout=IDLE_TIMEOUT if idle_timeout is None else idle_timeout)
     if kind in ("mock", "responses_ws"):
+        # deferred: launch -> request
         from spark_cli.transport.factory import websocket_url
         from spark_cli.transport.ws.ws_ahead import send_ahead as send_ws_ahead
 
@@ -141,23 +143,24 @@ def send_ahead(provider: ProviderSettings, request: TurnRequest, *,
 
 
 def _bundled_token() -> str:
-    import secrets  # ~2.5 ms (hmac, hashlib): only when an engine is started
+    import secrets  # deferred: launch (hmac, hashlib; only for a bundled engine)
 
     return secrets.token_urlsafe(16)
 
 
 def _bundled_config(token: str) -> Any:
     """The bundled engine's configuration: loopback, a free port, ``token``."""
-    from spark_cli.engine.core.config import EngineConfig
+    from spark_cli.engine.core.config import EngineConfig  # deferred: launch -> request
 
     return EngineConfig(host=BUNDLED_HOST, port=0, token=token)
 
 
 @contextlib.asynccontextmanager
 async def _bundled_engine() -> AsyncIterator[Any]:
-    from spark_cli.transport.ws import websockets_lean
+    from spark_cli.transport.ws import websockets_lean  # deferred: launch -> request
 
     websockets_lean.prepare()  # the engine's server imports websockets first here
+    # deferred: launch -> request
     from spark_cli.engine.serving.engine_thread import run_engine_in_thread
 
     async with run_engine_in_thread(_bundled_config(_bundled_token()), http=False) as engine:

@@ -3,36 +3,7 @@
 Transports (WebSocket Responses, HTTP SSE Chat Completions / Responses)
 implement :class:`Channel`; the session and front ends only ever see this
 module. Everything here is plain data (records, :mod:`spark_cli.record`): no I/O.
-
-Rules every channel follows:
-
-- ``stream(request)`` yields :data:`ChannelEvent` values and ends with exactly
-  one :class:`TurnFinished`, or raises :class:`ChannelError`.
-- ``request.messages`` is the whole conversation; a channel that can chain
-  (``previous_response_id``) sends only what is new and replays everything on a
-  fresh connection.
-- Waits and retries (429, 5xx, capacity) happen inside the channel and are
-  reported as :class:`WaitingToRetry` / :class:`Queued` so a UI can count down.
-  A channel retries on its own only before any output of the turn was yielded
-  (a :class:`TextDelta` or a :class:`ToolCallStarted`); a failure after output
-  started raises ``ChannelError`` (the
-  caller decides; nothing already applied is ever replayed twice).
-- ``stop()`` ends the running stream now: it finishes with
-  ``TurnFinished(status="cancelled")``.
-
-Tools (the model's function calls). ``request.tools`` declares them (empty: the
-request carries no ``tools`` field at all). A response that calls tools yields
-``ToolCallStarted`` when a call's item opens (its name known) and
-``ToolCallCompleted`` with the whole :class:`ToolCall` once its arguments are
-complete, then finishes ``completed`` as any response does. The caller runs the
-calls and sends the next request with the conversation extended, in this order:
-the response's text as one ``Message("assistant", text)`` (only when it wrote
-any: a preamble), then every ``ToolCall`` in the order the response made them,
-then one ``ToolOutput`` per call in the same order. A channel that chains
-(``previous_response_id``) recognises that the response already holds the
-assistant message and the calls and sends only the outputs. On Chat
-Completions the assistant message and its calls travel as one assistant message
-with ``tool_calls``, each output as a ``role: "tool"`` message.
+The rules every channel follows, tools included, are on :class:`Channel`.
 """
 
 from __future__ import annotations
@@ -141,7 +112,7 @@ class TextDelta:
 
 
 @record
-class ToolCallStarted:
+class ToolCallOpened:
     """The model began a call (its name is known; the arguments are still streaming)."""
 
     call_id: str
@@ -229,7 +200,7 @@ ChannelEvent = (
     RequestSent
     | ResponseStarted
     | TextDelta
-    | ToolCallStarted
+    | ToolCallOpened
     | ToolCallCompleted
     | Queued
     | WaitingToRetry
@@ -288,13 +259,44 @@ class ChannelError(Exception):
 
 
 class Channel(Protocol):
-    """What the session needs from a model channel."""
+    """What the session needs from a model channel.
+
+    Rules every channel follows:
+
+    - ``stream(request)`` yields :data:`ChannelEvent` values and ends with exactly
+      one :class:`TurnFinished`, or raises :class:`ChannelError`.
+    - ``request.messages`` is the whole conversation; a channel that can chain
+      (``previous_response_id``) sends only what is new and replays everything on a
+      fresh connection.
+    - Waits and retries (429, 5xx, capacity) happen inside the channel and are
+      reported as :class:`WaitingToRetry` / :class:`Queued` so a UI can count down.
+      A channel retries on its own only before any output of the turn was yielded
+      (a :class:`TextDelta` or a :class:`ToolCallOpened`); a failure after output
+      started raises ``ChannelError`` (the
+      caller decides; nothing already applied is ever replayed twice).
+    - ``stop()`` ends the running stream now: it finishes with
+      ``TurnFinished(status="cancelled")``.
+
+    Tools (the model's function calls). ``request.tools`` declares them (empty: the
+    request carries no ``tools`` field at all). A response that calls tools yields
+    ``ToolCallOpened`` when a call's item opens (its name known) and
+    ``ToolCallCompleted`` with the whole :class:`ToolCall` once its arguments are
+    complete, then finishes ``completed`` as any response does. The caller runs the
+    calls and sends the next request with the conversation extended, in this order:
+    the response's text as one ``Message("assistant", text)`` (only when it wrote
+    any: a preamble), then every ``ToolCall`` in the order the response made them,
+    then one ``ToolOutput`` per call in the same order. A channel that chains
+    (``previous_response_id``) recognises that the response already holds the
+    assistant message and the calls and sends only the outputs. On Chat
+    Completions the assistant message and its calls travel as one assistant message
+    with ``tool_calls``, each output as a ``role: "tool"`` message.
+    """
 
     @property
     def capabilities(self) -> Capabilities: ...
 
     def stream(self, request: TurnRequest) -> AsyncGenerator[ChannelEvent, None]:
-        """Run one turn; see the module rules."""
+        """Run one turn, by the rules above."""
         ...
 
     async def steer(self, text: str) -> None:

@@ -3,17 +3,6 @@
 This is the convention the session writes and the bundled engine's brains read,
 and one that real models already understand (it is what aider and most chat
 UIs use)::
-
-    src/app.py
-    ```python
-    def main():
-        ...
-    ```
-
-The fence is made of backticks, at least three and always longer than any run
-of backticks inside the content, so any file round-trips. The content inside
-the fence always ends with a newline; a file without a final newline is marked
-with ``(no final newline)`` after the path so nothing is lost.
 """
 
 from __future__ import annotations
@@ -42,7 +31,19 @@ def _fence_for(content: str) -> str:
 
 
 def render_file_block(block: FileBlock) -> str:
-    """The text of one file block, ending with a newline."""
+    """The text of one file block, ending with a newline.
+
+        src/app.py
+        ```python
+        def main():
+            ...
+        ```
+
+    The fence is made of backticks, at least three and always longer than any run
+    of backticks inside the content, so any file round-trips. The content inside
+    the fence always ends with a newline; a file without a final newline is marked
+    with ``(no final newline)`` after the path so nothing is lost.
+    """
     content = block.content
     header = block.path
     if content and not content.endswith("\n"):

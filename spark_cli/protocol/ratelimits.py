@@ -67,7 +67,7 @@ def parse_retry_after(value: str, *, now: float) -> float | None:
     value = value.strip()
     if re.fullmatch(_PLAIN_SECONDS, value):
         return _finite(float(value))
-    from email.utils import parsedate_to_datetime  # rare (HTTP dates): kept off start-up
+    from email.utils import parsedate_to_datetime  # deferred: launch -> request
 
     try:
         when = parsedate_to_datetime(value)
@@ -141,7 +141,7 @@ def backoff_delay(
     cap: float = 8.0,
     rand: Callable[[], float] = random.random,
 ) -> float:
-    """Exponential backoff for ``attempt`` (1-based), capped, with up to 25% jitter down."""
+    """Exponential backoff for ``attempt`` (1-based), capped, with up to a quarter jitter down."""
     ceiling = min(cap, base * (2.0 ** max(0, attempt - 1)))
     return ceiling * (1.0 - 0.25 * rand())
 

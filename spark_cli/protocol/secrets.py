@@ -6,12 +6,6 @@ settings gather every key spark can read (each preset's variable, each
 ``api_key_env`` a config names, ``SPARK_API_KEY``, the key in use) into one
 :class:`Secrets`, and text that came from outside passes through
 :meth:`Secrets.mask` before it becomes an error message or an event.
-
-A secret is replaced by ``***`` wherever it appears, longest first (so a key
-that contains another is masked whole); a long secret's last 8 characters are
-masked too, since providers often quote only the tail (``…cdef1234``).
-Values shorter than :data:`MIN_LENGTH` are not treated as secrets (masking
-``abc`` everywhere would garble messages and protect nothing).
 """
 
 from __future__ import annotations
@@ -25,7 +19,14 @@ TAIL = 8
 
 
 class Secrets:
-    """An immutable set of secret strings and the masking of text with them."""
+    """An immutable set of secret strings and the masking of text with them.
+
+    A secret is replaced by ``***`` wherever it appears, longest first (so a key
+    that contains another is masked whole); a long secret's last 8 characters are
+    masked too, since providers often quote only the tail (``…cdef1234``).
+    Values shorter than :data:`MIN_LENGTH` are not treated as secrets (masking
+    ``abc`` everywhere would garble messages and protect nothing).
+    """
 
     __slots__ = ("_needles",)
 

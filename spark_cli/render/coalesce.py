@@ -1,17 +1,5 @@
 """Writing streamed text without a system call per token.
 
-A provider may send one token per delta; writing and flushing each one costs a
-``write(2)`` per token. :class:`CoalescingWriter` keeps its own pending text and
-hands it to the stream in one ``write`` + ``flush`` at most every ``interval``
-seconds: at once when nothing was flushed for that long (so the first token
-shows immediately), else on a timer of the running event loop (so the tail of
-a burst is never held back longer than ``interval``). It does not rely on the
-stream's buffering: under ``PYTHONUNBUFFERED``, or a TTY's line buffering with
-a newline in the text, every ``out.write`` is a ``write(2)`` (4,707 for 5,000
-one-token deltas), so tokens never reach ``out`` one by one. Event boundaries
-(an edit landing, the summary) call :meth:`flush`. Outside an event loop every
-write is flushed.
-
 A flush that fails on the timer (stdout closed early) is raised by the next
 write or flush, where the caller handles it (``spark edit ... | head``).
 
@@ -31,6 +19,19 @@ FLUSH_INTERVAL = 0.016
 
 
 class CoalescingWriter:
+    """A provider may send one token per delta; writing and flushing each one costs a
+    ``write(2)`` per token. :class:`CoalescingWriter` keeps its own pending text and
+    hands it to the stream in one ``write`` + ``flush`` at most every ``interval``
+    seconds: at once when nothing was flushed for that long (so the first token
+    shows immediately), else on a timer of the running event loop (so the tail of
+    a burst is never held back longer than ``interval``). It does not rely on the
+    stream's buffering: under ``PYTHONUNBUFFERED``, or a TTY's line buffering with
+    a newline in the text, every ``out.write`` is a ``write(2)`` (4,707 for 5,000
+    one-token deltas), so tokens never reach ``out`` one by one. Event boundaries
+    (an edit landing, the summary) call :meth:`flush`. Outside an event loop every
+    write is flushed.
+    """
+
     __slots__ = ("_error", "_handle", "_interval", "_last", "_pending", "out")
 
     def __init__(self, out: TextIO, interval: float = FLUSH_INTERVAL) -> None:
@@ -55,7 +56,7 @@ class CoalescingWriter:
             self._pending.append(text)
             self._emit()
             return
-        from asyncio import get_running_loop  # at most once a flush interval; not at import:
+        from asyncio import get_running_loop  # deferred: launch -> request
         # a one-shot sends its request before asyncio loads (spark_cli.cli.wiring.send_ahead)
 
         try:

@@ -7,10 +7,6 @@ outcomes use the same shape as ``spark apply --json`` (``edit_applied`` /
 ``edit_refused``, see ``spark_cli.edits.model.outcome.outcome_to_json``). The CLI's
 own lines are :data:`CLI_TYPES`: ``diff`` (the end diff per file), ``note``,
 ``test_result`` and a final ``summary``. docs/cli.md documents every type.
-
-Hot path: a ``prose_delta`` line is one ``json.dumps`` of the text and one
-buffered write; flushes are coalesced (``spark_cli.render.coalesce``: at most
-every ~16 ms while prose streams, at once for every other event).
 """
 
 from __future__ import annotations
@@ -20,7 +16,7 @@ import json
 from collections.abc import Mapping
 from typing import Any, TextIO
 
-from spark_cli.edits.model.outcome import EditApplied, EditRefused, outcome_to_json
+from spark_cli.edits.model.outcome import EditApplied, RefusedEdit, outcome_to_json
 from spark_cli.render.coalesce import CoalescingWriter
 from spark_cli.session import events as ev
 
@@ -53,7 +49,7 @@ CLI_TYPES = ("diff", "note", "test_result", "summary")
 
 
 def _plain(value: Any) -> Any:
-    if isinstance(value, EditApplied | EditRefused):
+    if isinstance(value, EditApplied | RefusedEdit):
         return outcome_to_json(value)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
@@ -78,7 +74,12 @@ def event_to_json(event: ev.SessionEvent) -> dict[str, Any]:
 
 class JsonLinesRenderer:
     """Writes each event as one JSON line to ``out``; consumers read live (prose within
-    ~16 ms, every other event at once)."""
+    a frame, every other event at once).
+
+    Hot path: a ``prose_delta`` line is one ``json.dumps`` of the text and one
+    buffered write; flushes are coalesced (``spark_cli.render.coalesce``: about once a
+    frame while prose streams, at once for every other event).
+    """
 
     def __init__(self, out: TextIO) -> None:
         self.out = out

@@ -2,15 +2,9 @@
 
 Plain text unless ``color`` is set (the CLI sets it only when the stream is a
 TTY); only then is rich imported, lazily, so a piped run never pays for it.
-Prose is written raw as it arrives, its flushes coalesced (at most every ~16 ms,
+Prose is written raw as it arrives, its flushes coalesced (about once a frame,
 ``spark_cli.render.coalesce``); rich is used only for the few status lines, the
 diff and the summary, each flushed at once.
-
-Two outputs: ``prose_out`` gets the model's prose, ``info_out`` the status
-lines, diff and summary. For `spark edit PATH` both are stdout; in pipe mode
-both are stderr (stdout carries only the edited file). ``calls_out`` gets one
-line per tool call the model made (``search TAX_RATE → 3 hits``), and a command's
-output as it runs: stderr for `spark edit`, so stdout stays the answer and its edits.
 """
 
 from __future__ import annotations
@@ -87,7 +81,14 @@ def _server_times(info: Any) -> str:
 
 
 class TextRenderer:
-    """Renders one `spark edit` run as text (rich styling only when ``color``)."""
+    """Renders one `spark edit` run as text (rich styling only when ``color``).
+
+    Two outputs: ``prose_out`` gets the model's prose, ``info_out`` the status
+    lines, diff and summary. For `spark edit PATH` both are stdout; in pipe mode
+    both are stderr (stdout carries only the edited file). ``calls_out`` gets one
+    line per tool call the model made (``search TAX_RATE → 3 hits``), and a command's
+    output as it runs: stderr for `spark edit`, so stdout stays the answer and its edits.
+    """
 
     def __init__(self, prose_out: TextIO, info_out: TextIO | None = None, *,
                  color: bool = False, calls_out: TextIO | None = None) -> None:
@@ -162,7 +163,7 @@ class TextRenderer:
             self.info_out.write(diff if diff.endswith("\n") else diff + "\n")
             self.info_out.flush()
             return
-        from rich.text import Text
+        from rich.text import Text  # deferred: launch -> request
 
         console = self._rich()
         for raw in diff.rstrip("\n").split("\n"):
@@ -182,7 +183,7 @@ class TextRenderer:
         """One status line, on its own line even if prose stopped mid-line."""
         self._end_prose()
         if self.color:
-            from rich.text import Text
+            from rich.text import Text  # deferred: launch -> request
 
             self._rich().print(Text(text, style=style))
         else:
@@ -198,7 +199,7 @@ class TextRenderer:
 
     def _rich(self) -> Any:
         if self._console is None:
-            from rich.console import Console
+            from rich.console import Console  # deferred: launch -> request
 
             self._console = Console(file=self.info_out, highlight=False, soft_wrap=True)
         return self._console

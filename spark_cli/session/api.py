@@ -6,11 +6,6 @@ A front end (``spark edit``'s text and JSON renderers, the TUI) holds a
 closed union :data:`spark_cli.session.events.SessionEvent` that ``run_turn``
 yields (``match event: case EditLanded(outcome=o): ...``). No front end reads
 an event's class name or probes a session with ``getattr``.
-
-:class:`spark_cli.session.conversation.Session` is the implementation; tests may pass
-any other object of this shape (e.g. a session over a scripted channel).
-The conversation's item types (``Message``, ``ToolCall``, ``ToolOutput``) are
-re-exported here for front ends that show a saved conversation.
 """
 
 from __future__ import annotations
@@ -36,7 +31,13 @@ class SessionApi(Protocol):
 
     Everything here is behaviour or a read-only view: the session owns its
     state, and a front end changes it only through a method (``attach``,
-    ``configure``, ``restore``, ``files_changed``, ``reset``)."""
+    ``configure``, ``restore``, ``files_changed``, ``reset``).
+
+    :class:`spark_cli.session.conversation.Session` is the implementation; tests may pass
+    any other object of this shape (e.g. a session over a scripted channel).
+    The conversation's item types (``Message``, ``ToolCall``, ``ToolOutput``) are
+    re-exported here for front ends that show a saved conversation.
+    """
 
     @property
     def root(self) -> Path:

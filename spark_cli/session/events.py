@@ -26,8 +26,7 @@ from __future__ import annotations
 from typing import Literal
 
 from spark_cli.edits.model.blocks import BlockRejected, ProseDelta
-from spark_cli.edits.model.outcome import EditApplied
-from spark_cli.edits.model.outcome import EditRefused as RefusedOutcome
+from spark_cli.edits.model.outcome import EditApplied, RefusedEdit
 from spark_cli.protocol.channel import (
     Queued,
     Reconnected,
@@ -52,7 +51,7 @@ __all__ = [
     "ProseDelta",
     "Queued",
     "Reconnected",
-    "RefusedOutcome",
+    "RefusedEdit",
     "RequestSent",
     "SessionEvent",
     "SteerAccepted",
@@ -79,7 +78,7 @@ class EditLanded:
 class EditRefused:
     """An edit block was refused; nothing of it was written."""
 
-    outcome: RefusedOutcome
+    outcome: RefusedEdit
 
 
 @record

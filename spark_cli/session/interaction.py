@@ -4,18 +4,6 @@ An interactive front end (the TUI) holds one :class:`Interaction` and calls
 it from key handlers; it never awaits a turn. Each turn runs as its own task
 and every event it yields goes to ``sink`` at once (a plain call: the front
 end buffers and paints on its own clock, never per token).
-
-- ``submit(text)`` while idle starts a turn. While a turn streams it
-  **redirects**: ``response.steer`` where the channel can (token-level, the
-  successor streams at once); otherwise, or when the provider refuses the
-  steer, the turn is stopped and a new one starts with the new direction (the
-  partial answer is already in the conversation, marked as interrupted).
-- ``enqueue(text)`` lines a message up; queued messages start in order as
-  turns end. ``interrupt()`` (Esc) stops the turn and *pauses* the queue
-  (it survives; the next ``submit`` or ``resume_queue`` drains it again).
-- Edits that landed stay when a turn is interrupted (undo is the user's).
-- An overflow that taught the window, with nothing back yet, is sent once more within
-  it, as `spark edit` does (:func:`spark_cli.session.window.learning.resend_note`).
 """
 
 from __future__ import annotations
@@ -75,7 +63,18 @@ Sink = Callable[[InteractionEvent], None]
 
 
 class Interaction:
-    """One session driven from a keyboard: at most one running turn, a queue behind it."""
+    """One session driven from a keyboard: at most one running turn, a queue behind it.
+
+    - ``submit(text)`` while idle starts a turn. While a turn streams it
+      **redirects**: ``response.steer`` where the channel can (token-level, the
+      successor streams at once); otherwise, or when the provider refuses the
+      steer, the turn is stopped and a new one starts with the new direction (the
+      partial answer is already in the conversation, marked as interrupted).
+    - ``enqueue(text)`` lines a message up; queued messages start in order as
+      turns end. ``interrupt()`` (Esc) stops the turn and *pauses* the queue
+      (it survives; the next ``submit`` or ``resume_queue`` drains it again).
+    - Edits that landed stay when a turn is interrupted (undo is the user's).
+    """
 
     def __init__(self, session: SessionApi, sink: Sink, *,
                  files: Callable[[], Sequence[str]] = tuple,

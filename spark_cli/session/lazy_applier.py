@@ -1,7 +1,7 @@
 """The turn's Applier, made only once the request has left.
 
-Importing ``spark_cli.edits.apply.applier`` (the locate ladder, the journal) costs
-~20 ms; a turn makes its Applier and undo batch when the channel says the
+Importing ``spark_cli.edits.apply.applier`` (the locate ladder, the journal) is not
+free; a turn makes its Applier and undo batch when the channel says the
 request left (``RequestSent``) or at the first edit, so that work overlaps the
 model's TTFT instead of delaying launch -> request. Then too, :meth:`prime`
 parses the files this request sent (tree-sitter and their grammars load), so
@@ -35,7 +35,7 @@ class LazyApplier:
     def get(self) -> Applier:
         applier = self._applier
         if applier is None:
-            from spark_cli.edits.apply.applier import Applier
+            from spark_cli.edits.apply.applier import Applier  # deferred: launch -> request
 
             root, seen, allow_syntax_errors, dry_run = self._args
             applier = self._applier = Applier(
@@ -48,7 +48,7 @@ class LazyApplier:
         sent, self._sent = self._sent, ()
         if not sent:
             return
-        from spark_cli.edits.lang.syntax import prime
+        from spark_cli.edits.lang.syntax import prime  # deferred: launch -> request
 
         seen, budget = self._args[1], PRIME_BYTES
         for path in sent:

@@ -48,12 +48,12 @@ from spark_cli.protocol.channel import (
     SteerRejected,
     TextDelta,
     ToolCallCompleted,
+    ToolCallOpened,
     TurnFinished,
     TurnRequest,
     UsageReported,
     WaitingToRetry,
 )
-from spark_cli.protocol.channel import ToolCallStarted as CallOpened
 from spark_cli.protocol.tokens import count_tokens
 from spark_cli.session.events import (
     EditLanded,
@@ -200,7 +200,7 @@ class TurnRun:
                     self.tools.collect(call)
                     self._calls_done_at = time.perf_counter()
                     self._calls_done_cpu = time.process_time()
-            case CallOpened():
+            case ToolCallOpened():
                 if self.marks.first_output_at is None:
                     self.marks.first_output_at = time.perf_counter()
             case RequestSent(at=at):

@@ -5,19 +5,6 @@ with the delay its headers or message ask for) unless the code is
 ``insufficient_quota`` (quota, never retried), ``context_length_exceeded`` →
 context_length (never retried), 404 → not_found, other 4xx → bad_request,
 5xx → server (retryable).
-
-A request that declared tools and got a 400/404/422 whose words say the model or
-server cannot take them (Ollama's "does not support tools", vLLM's
-``--enable-auto-tool-choice``, llama.cpp's ``--jinja``, OpenRouter's "support tool
-use", any complaint naming ``tools`` or ``tool_choice``) becomes ``bad_request``
-with code ``tools_unsupported`` and a message that says to run with ``--no-tools``.
-
-Masking: any text that came from outside (a provider's message, a body, an
-exception's words, a close reason) may quote keys, not only the one spark
-sent. Every channel holds one :class:`~spark_cli.protocol.secrets.Secrets`
-(every key spark can see) and passes it here; :func:`masked` is applied to
-every ChannelError at the channel's boundary (the retry loop), so no message
-leaves a channel with a secret in it, whoever built it.
 """
 
 from __future__ import annotations
@@ -56,7 +43,15 @@ class ProviderError(ChannelError):
 
 
 def masked(error: ChannelError, secrets: Secrets) -> ChannelError:
-    """``error`` with every secret masked in its message (in place; returned for ``raise``)."""
+    """``error`` with every secret masked in its message (in place; returned for ``raise``).
+
+    Masking: any text that came from outside (a provider's message, a body, an
+    exception's words, a close reason) may quote keys, not only the one spark
+    sent. Every channel holds one :class:`~spark_cli.protocol.secrets.Secrets`
+    (every key spark can see) and passes it here; :func:`masked` is applied to
+    every ChannelError at the channel's boundary (the retry loop), so no message
+    leaves a channel with a secret in it, whoever built it.
+    """
     if secrets:
         message = secrets.mask(error.message)
         if message != error.message:
@@ -154,7 +149,7 @@ def non_http_answer(exc: BaseException) -> str | None:
         text = str(current)
         match = _H11_STATUS.search(text)
         if match:
-            import ast  # only on this rare path
+            import ast  # deferred: launch -> request
 
             try:
                 raw = ast.literal_eval(match.group(1))
@@ -231,6 +226,12 @@ def provider_error(
     ``url``, when given, is the URL the request went to: it ends the message
     (``(POST http://host/v1/chat/completions)``), userinfo masked, so every HTTP
     error says where it was tried.
+
+    A request that declared tools and got a 400/404/422 whose words say the model or
+    server cannot take them (Ollama's "does not support tools", vLLM's
+    ``--enable-auto-tool-choice``, llama.cpp's ``--jinja``, OpenRouter's "support tool
+    use", any complaint naming ``tools`` or ``tool_choice``) becomes ``bad_request``
+    with code ``tools_unsupported`` and a message that says to run with ``--no-tools``.
     """
     error = error or {}
     code = _text(error.get("code")) or _text(error.get("type")) or None

@@ -39,18 +39,21 @@ def open_channel(
     Raises ``ValueError`` for an unknown kind or a base URL that is not http(s).
     """
     if kind == "responses_ws":
-        from spark_cli.transport.ws import websockets_lean
+        from spark_cli.transport.ws import websockets_lean  # deferred: launch -> request
 
         websockets_lean.prepare()  # before websockets' first import: skips importlib.metadata
+        # deferred: launch -> request
         from spark_cli.transport.ws.websocket import ResponsesWebSocketChannel
 
         return ResponsesWebSocketChannel(websocket_url(base_url), api_key, **options)
     _check_http(base_url)
     if kind == "chat_sse":
+        # deferred: launch -> request
         from spark_cli.transport.sse.http_chat import ChatCompletionsChannel
 
         return ChatCompletionsChannel(base_url, api_key, **options)
     if kind == "responses_sse":
+        # deferred: launch -> request
         from spark_cli.transport.sse.http_responses import ResponsesSSEChannel
 
         return ResponsesSSEChannel(base_url, api_key, **options)

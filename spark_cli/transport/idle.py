@@ -7,10 +7,6 @@ starts waiting (``begin()``) and when a frame arrived (``end()``); only time
 spent waiting counts, so a slow consumer is never mistaken for a silent server.
 When the server stays silent for ``idle`` seconds, the watch cancels the
 reading task; the loop turns that into a timeout with :meth:`claim`.
-
-While the provider has said the request is queued for capacity, silence is
-expected: the loop calls :meth:`set_limit` with a much longer queue timeout,
-and back with the idle timeout once anything but a queue notice arrives.
 """
 
 from __future__ import annotations
@@ -23,6 +19,11 @@ QUEUE_TIMEOUT = 300.0
 
 
 class IdleWatch:
+    """While the provider has said the request is queued for capacity, silence is
+    expected: the loop calls :meth:`set_limit` with a much longer queue timeout,
+    and back with the idle timeout once anything but a queue notice arrives.
+    """
+
     __slots__ = ("_handle", "_loop", "_task", "fired", "limit", "since")
 
     def __init__(self, idle: float) -> None:

@@ -6,14 +6,6 @@ the calls after it into one assistant message with ``tool_calls``, and sends
 each output as a ``role: "tool"`` message. The tools themselves are declared
 ``{"type": "function", "name", ..., "strict": false}`` on Responses and
 ``{"type": "function", "function": {...}}`` on Chat.
-
-``strict`` is sent as ``false`` on Responses because there an omitted ``strict``
-is not false: the server normalises a schema it can make strict into strict mode
-(every property required, so optional parameters such as ``read_file``'s
-``start_line`` would be filled in). Chat Completions treats an omitted ``strict``
-as false (the SDK's ``FunctionDefinition.strict`` is optional), so nothing is
-added there. A replayed ``function_call`` carries no ``id``: with ``store: false``
-the server refuses item ids it did not keep.
 """
 
 from __future__ import annotations
@@ -35,7 +27,16 @@ def responses_item(entry: ConversationItem) -> dict[str, str]:
 
 
 def responses_tools(tools: Sequence[ToolSpec]) -> list[dict[str, Any]]:
-    """The tools as a Responses ``tools`` field."""
+    """The tools as a Responses ``tools`` field.
+
+    ``strict`` is sent as ``false`` on Responses because there an omitted ``strict``
+    is not false: the server normalises a schema it can make strict into strict mode
+    (every property required, so optional parameters such as ``read_file``'s
+    ``start_line`` would be filled in). Chat Completions treats an omitted ``strict``
+    as false (the SDK's ``FunctionDefinition.strict`` is optional), so nothing is
+    added there. A replayed ``function_call`` carries no ``id``: with ``store: false``
+    the server refuses item ids it did not keep.
+    """
     return [{"type": "function", "name": t.name, "description": t.description,
              "parameters": t.parameters, "strict": False} for t in tools]
 

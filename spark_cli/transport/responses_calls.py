@@ -1,18 +1,5 @@
 """Function calls in a Responses stream: items opened, argument pieces joined, each call once.
 
-A call opens with ``response.output_item.added`` whose item has ``type: "function_call"``
-(``id`` fc_…, ``call_id``, ``name``, ``arguments: ""``): that is :class:`ToolCallStarted`.
-Its arguments arrive as ``response.function_call_arguments.delta`` pieces (``item_id``,
-``output_index``, ``delta``). They are pieces of a JSON *string* the model writes, split
-anywhere (inside an escape, inside a character's UTF-8 bytes on the model's side), so
-they are only joined, never parsed. The call completes at
-``response.function_call_arguments.done`` (its ``arguments`` is the whole text and wins
-over the joined pieces) or at ``response.output_item.done`` (the whole item), whichever
-comes first: :class:`ToolCallCompleted`, once; the other is then ignored. A final
-response whose ``output`` holds calls that were never streamed (a server that sends only
-the final response) completes them there, in output order, each after its own
-``ToolCallStarted``.
-
 An item that ends ``status: "incomplete"`` (the response ran out of output tokens in
 the middle of the call) is not completed: its arguments were cut short. Such a call is
 counted in :attr:`ResponsesCalls.unfinished`.
@@ -22,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from spark_cli.protocol.channel import ChannelEvent, ToolCall, ToolCallCompleted, ToolCallStarted
+from spark_cli.protocol.channel import ChannelEvent, ToolCall, ToolCallCompleted, ToolCallOpened
 from spark_cli.transport.arguments import join_arguments
 
 FUNCTION_CALL = "function_call"
@@ -44,7 +31,21 @@ class _Open:
 
 
 class ResponsesCalls:
-    """The function calls of one turn's responses, as they stream."""
+    """The function calls of one turn's responses, as they stream.
+
+    A call opens with ``response.output_item.added`` whose item has ``type: "function_call"``
+    (``id`` fc_…, ``call_id``, ``name``, ``arguments: ""``): that is :class:`ToolCallOpened`.
+    Its arguments arrive as ``response.function_call_arguments.delta`` pieces (``item_id``,
+    ``output_index``, ``delta``). They are pieces of a JSON *string* the model writes, split
+    anywhere (inside an escape, inside a character's UTF-8 bytes on the model's side), so
+    they are only joined, never parsed. The call completes at
+    ``response.function_call_arguments.done`` (its ``arguments`` is the whole text and wins
+    over the joined pieces) or at ``response.output_item.done`` (the whole item), whichever
+    comes first: :class:`ToolCallCompleted`, once; the other is then ignored. A final
+    response whose ``output`` holds calls that were never streamed (a server that sends only
+    the final response) completes them there, in output order, each after its own
+    ``ToolCallOpened``.
+    """
 
     __slots__ = ("_by_index", "_by_item", "completed", "started")
 
@@ -139,12 +140,12 @@ class ResponsesCalls:
                 self._by_index[index] = entry
         return entry
 
-    def _start(self, entry: _Open) -> ToolCallStarted | None:
+    def _start(self, entry: _Open) -> ToolCallOpened | None:
         if entry.started or entry.done or entry.call_id is None or entry.name is None:
             return None
         entry.started = True
         self.started += 1
-        return ToolCallStarted(entry.call_id, entry.name)
+        return ToolCallOpened(entry.call_id, entry.name)
 
     def _complete(self, entry: _Open, arguments: object) -> tuple[ChannelEvent, ...]:
         if entry.done:

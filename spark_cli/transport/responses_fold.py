@@ -4,13 +4,6 @@ Shared by the WebSocket and the HTTP SSE Responses channels. One call per
 server event; the text delta is the first branch (the hot path). Unknown event
 types and fields are ignored; unknown ``incomplete_details.reason`` values are
 passed through. ``error`` events raise :class:`ProviderError`.
-
-Function calls (:mod:`.responses_calls`) become ``ToolCallStarted`` and
-``ToolCallCompleted``. Rarely one server event makes several channel events (an
-item that completes without ever having opened; a final response holding calls
-never streamed, then its ``TurnFinished`` last): :meth:`ResponsesFold.feed`
-returns the first and leaves the rest in :attr:`ResponsesFold.more`, which the
-reader takes (and empties) before the next event; it is ``()`` otherwise.
 """
 
 from __future__ import annotations
@@ -27,7 +20,7 @@ from spark_cli.protocol.channel import (
     Steered,
     SteerRejected,
     TextDelta,
-    ToolCallStarted,
+    ToolCallOpened,
     TurnFinished,
     UsageReported,
 )
@@ -39,7 +32,15 @@ STEERED = "steered"
 
 
 class ResponsesFold:
-    """The state of one turn while its events arrive."""
+    """The state of one turn while its events arrive.
+
+    Function calls (:mod:`.responses_calls`) become ``ToolCallOpened`` and
+    ``ToolCallCompleted``. Rarely one server event makes several channel events (an
+    item that completes without ever having opened; a final response holding calls
+    never streamed, then its ``TurnFinished`` last): :meth:`ResponsesFold.feed`
+    returns the first and leaves the rest in :attr:`ResponsesFold.more`, which the
+    reader takes (and empties) before the next event; it is ``()`` otherwise.
+    """
 
     __slots__ = (
         "_secrets",
@@ -203,7 +204,7 @@ class ResponsesFold:
         """The first of ``events`` (None: there are none); the rest wait in :attr:`more`."""
         if not events:
             return None
-        self.deltas += sum(type(e) is ToolCallStarted for e in events)
+        self.deltas += sum(type(e) is ToolCallOpened for e in events)
         self.more = events[1:]
         return events[0]
 

@@ -2,7 +2,7 @@
 
 A turn attempt is an async iterator of channel events. When it raises a
 retryable :class:`ChannelError` before any output was yielded (a
-:class:`TextDelta` or a :class:`ToolCallStarted`: a retry would repeat it), the
+:class:`TextDelta` or a :class:`ToolCallOpened`: a retry would repeat it), the
 loop yields :class:`WaitingToRetry` (the delay from the provider's headers or
 message, else capped exponential backoff with jitter), waits, and tries again,
 up to ``max_attempts``. A wait longer than ``max_wait`` fails at once with a
@@ -21,7 +21,7 @@ from spark_cli.protocol.channel import (
     ChannelError,
     ChannelEvent,
     TextDelta,
-    ToolCallStarted,
+    ToolCallOpened,
     TurnFinished,
     WaitingToRetry,
 )
@@ -80,7 +80,7 @@ async def with_retries(
         output_started = False
         try:
             async for event in attempt(number):
-                if type(event) is TextDelta or type(event) is ToolCallStarted:
+                if type(event) is TextDelta or type(event) is ToolCallOpened:
                     output_started = True
                 yield event
             return

@@ -1,22 +1,12 @@
 """How a block of the answer's Markdown shows: Rich's Markdown, the model's line breaks kept.
 
-Markdown joins consecutive lines into one paragraph; a model writing a list
-without markers, an outline, or code-like lines outside a fence means them as
-lines. :func:`keep_breaks` makes each single line break outside a code fence
-a hard break (two trailing spaces) before rendering. Code fences are
-highlighted (``ansi_dark``) once they close (``MarkdownStream``).
-
-One Markdown class with one shared parser, imported at the first closed
-block (rich.markdown + markdown_it are ~80 ms of launch otherwise).
-``Markdown()`` builds a new MarkdownIt (linkify regexes compiled again) for
-every block: ~2.4 ms of each ~4 ms block. Code blocks get their Pygments
-lexer made once per language, not looked up again for every block: 0.29 →
-0.25 ms a block of `spark-lorem`'s answer (medians of four paired runs of
-rendering 210 blocks ten times).
-
-A block is kept as :class:`AnswerView`, its markup only: it is parsed each time
-it is rendered (once when it closes, again on a resize or when it scrolls back
-into view), so the transcript holds no parse tree (~1 KB per short block).
+Markdown joins consecutive lines into a paragraph; a model writing a list without markers
+or an outline means them as lines, so :func:`keep_breaks` makes each single line break
+outside a code fence a hard break. Code fences are highlighted once they close. One
+Markdown class with one shared parser, imported at the first closed block (not at launch),
+and one Pygments lexer per language: Rich would build both again for every block
+(`spark bench tui`). A block is kept as :class:`AnswerView`, its markup only, parsed each
+time it is rendered, so the transcript holds no parse trees.
 """
 
 from __future__ import annotations
@@ -58,9 +48,9 @@ def keep_breaks(source: str) -> str:
 @cache
 def _lexer(name: str) -> Lexer | None:
     """Pygments' lexer for ``name`` as Rich's ``Syntax`` makes it (None: unknown, plain
-    text), made once: Rich looks it up again for every code block (~0.1 ms each)."""
-    from pygments.lexers import get_lexer_by_name
-    from pygments.util import ClassNotFound
+    text), made once: Rich looks it up again for every code block."""
+    from pygments.lexers import get_lexer_by_name  # deferred: TUI launch
+    from pygments.util import ClassNotFound  # deferred: TUI launch
 
     try:
         return get_lexer_by_name(name, stripnl=False, ensurenl=True, tabsize=4)
@@ -70,9 +60,9 @@ def _lexer(name: str) -> Lexer | None:
 
 @cache
 def _markdown_class() -> Callable[[str], RenderableType]:
-    from markdown_it import MarkdownIt
-    from rich.markdown import CodeBlock, Markdown, MarkdownElement
-    from rich.syntax import Syntax
+    from markdown_it import MarkdownIt  # deferred: TUI launch
+    from rich.markdown import CodeBlock, Markdown, MarkdownElement  # deferred: TUI launch
+    from rich.syntax import Syntax  # deferred: TUI launch
 
     parser = MarkdownIt().enable("strikethrough").enable("table")
 

@@ -52,7 +52,7 @@ from spark_cli.tui.copying import line_count
 from spark_cli.tui.deep_track import DeepController
 from spark_cli.tui.hud import Hud, HudState
 from spark_cli.tui.keeper import Keeper, shown_from_history
-from spark_cli.tui.link import Link
+from spark_cli.tui.link import ProviderLink
 from spark_cli.tui.painter import Painter
 from spark_cli.tui.popup import Popup
 from spark_cli.tui.prompt import Prompt
@@ -63,7 +63,6 @@ from spark_cli.tui.shown import FIRST_TURNS, MORE_TURNS, Replay
 from spark_cli.tui.test_command import TestRunner
 from spark_cli.tui.tool_calls import CallOutputs
 from spark_cli.tui.transcript import Transcript
-from spark_cli.tui.tuning.lazy_strips import lazy_strips
 from spark_cli.tui.tuning.screen_rate import set_screen_rate
 
 FRAME_S = 1 / 30
@@ -92,7 +91,6 @@ class SparkApp(App[int]):
 
     def __init__(self, setup: TuiSetup, *, driver_class: type[Driver] | None = None) -> None:
         set_screen_rate()  # a key shows within a few ms, not 17-33 (screen_rate's doc)
-        lazy_strips()  # the strips a frame makes, ~110, make no caches they never use
         super().__init__(driver_class=driver_class)
         self.setup = setup
         self.session = session = setup.session
@@ -102,7 +100,7 @@ class SparkApp(App[int]):
                                   context_window=settings.context_window)
         self.keeper = Keeper(setup.store, self.note, self.set_timer)
         saved = self.saved = self.keeper.load()
-        self.link = Link(session, setup.connect, setup.flags, self.note, self._link_state)
+        self.link = ProviderLink(session, setup.connect, setup.flags, self.note, self._link_state)
         self.context_files = ContextFiles(session.root)
         self.interaction = interaction = Interaction(
             session, self._sink, queue=saved.queue, ready=self.link.ensure,

@@ -131,7 +131,7 @@ class Commands:
 
     def mark_start(self) -> None:
         """Read the undo mark (after the first frame, before any turn can add a batch)."""
-        from spark_cli.session.workspace.changes import latest_batch_id
+        from spark_cli.session.workspace.changes import latest_batch_id  # deferred: TUI launch
 
         self.undo_mark = latest_batch_id(self.session.root)
 
@@ -165,7 +165,7 @@ class Commands:
         self.out.note("new conversation (files on disk are unchanged; /undo still works)")
 
     async def _copy(self, args: list[str]) -> None:
-        from spark_cli.tui.copying import last_answer, last_code, line_count
+        from spark_cli.tui.copying import last_answer, last_code, line_count  # deferred: TUI launch
 
         if args not in ([], ["code"]):
             self.out.note("usage: /copy (the last answer) or /copy code (its last code block)",
@@ -190,7 +190,7 @@ class Commands:
             self.host.resume_conversation()
 
     async def _undo(self, args: list[str]) -> None:
-        from spark_cli.session.workspace.changes import undo_last_batch
+        from spark_cli.session.workspace.changes import undo_last_batch  # deferred: TUI launch
 
         if not self._idle("Esc first, then /undo"):
             return
@@ -206,9 +206,9 @@ class Commands:
             self.session.files_changed()  # the model's view is stale: files are sent again
 
     async def _diff(self, args: list[str]) -> None:
-        from rich.syntax import Syntax
+        from rich.syntax import Syntax  # deferred: TUI launch
 
-        from spark_cli.session.workspace.changes import session_diff
+        from spark_cli.session.workspace.changes import session_diff  # deferred: TUI launch
 
         diffs = session_diff(self.session.root, self.undo_mark)
         if not diffs:
@@ -271,7 +271,7 @@ class Commands:
     @staticmethod
     def _deep_for(deep: DeepController) -> Handler:
         async def run(args: list[str]) -> None:
-            from spark_cli.tui.deep_commands import deep_command
+            from spark_cli.tui.deep_commands import deep_command  # deferred: TUI launch
 
             await deep_command(deep, args)
 

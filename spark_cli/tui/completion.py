@@ -4,17 +4,6 @@
 column, first_line)`` finds what is being typed before the cursor and keeps
 the :class:`Choice` list and the selected one (None: nothing to offer).
 
-- ``/na`` on the prompt's first line: the commands whose name starts with (or
-  holds) ``na``, each with its one-line description; choosing one inserts
-  ``/name `` (the space when it needs an argument; Enter on one that does not
-  runs it).
-- ``/model x``, ``/provider x``, ``/add x``, ``/drop x``: the configured models,
-  the providers, the repo's files (fuzzy), the files in the context.
-- ``@part`` anywhere: the repo's files, fuzzy (:mod:`spark_cli.tui.fuzzy`);
-  choosing one inserts ``@path `` (the app attaches it when the message goes).
-- After ``search(history)`` (Ctrl+R): the earlier messages holding what the
-  prompt holds, newest first, until one is chosen or the popup is closed.
-
 Nothing is offered when the only choice is what is already typed.
 """
 
@@ -60,7 +49,19 @@ class Sources:
 
 
 class Completer:
-    """The choices for the cursor's line (see the module doc)."""
+    """The choices for the cursor's line (see the module doc).
+
+    - ``/na`` on the prompt's first line: the commands whose name starts with (or
+      holds) ``na``, each with its one-line description; choosing one inserts
+      ``/name `` (the space when it needs an argument; Enter on one that does not
+      runs it).
+    - ``/model x``, ``/provider x``, ``/add x``, ``/drop x``: the configured models,
+      the providers, the repo's files (fuzzy), the files in the context.
+    - ``@part`` anywhere: the repo's files, fuzzy (:mod:`spark_cli.tui.fuzzy`);
+      choosing one inserts ``@path `` (the app attaches it when the message goes).
+    - After ``search(history)`` (Ctrl+R): the earlier messages holding what the
+      prompt holds, newest first, until one is chosen or the popup is closed.
+    """
 
     def __init__(self, sources: Sources) -> None:
         self.sources = sources

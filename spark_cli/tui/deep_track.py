@@ -64,7 +64,7 @@ class DeepController:
                 self.problem = str(exc)
         if settings is None:
             return
-        from spark_cli.session.deep import DeepTrack
+        from spark_cli.session.deep import DeepTrack  # deferred: TUI launch
 
         self.track = track = DeepTrack(self.session.root, settings, self.connect, self.changed,
                                        fast=self.session.settings)
@@ -109,7 +109,7 @@ class DeepController:
         """The line above the prompt when the draft looks like deep work (never routed)."""
         if self.track is None or not text.strip() or text.lstrip().startswith("/"):
             return None
-        from spark_cli.session.deep import suggest_deep
+        from spark_cli.session.deep import suggest_deep  # deferred: TUI launch
 
         report = self.session.context  # the next request carries at least this much again
         needs = _Needs(report.used) if report is not None else None

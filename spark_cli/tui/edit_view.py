@@ -11,7 +11,7 @@ from rich.console import Group, RenderableType
 from rich.syntax import Syntax
 from rich.text import Text
 
-from spark_cli.session.events import EditApplied, RefusedOutcome
+from spark_cli.session.events import EditApplied, RefusedEdit
 
 MAX_DIFF_LINES = 14
 
@@ -44,7 +44,7 @@ def refused_line(message: str) -> RenderableType:
     return Text(f"✗ refused: {message}", style="bold red")
 
 
-def refused_view(outcome: RefusedOutcome) -> RenderableType:
+def refused_view(outcome: RefusedEdit) -> RenderableType:
     return refused_line(outcome.message)
 
 

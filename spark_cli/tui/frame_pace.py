@@ -1,20 +1,12 @@
 """Which of the painter's ~30 Hz ticks paint: every one, or every other while text scrolls
 faster than anyone reads.
 
-While an answer streams, each painted frame that adds a line scrolls the
-transcript, and Textual then re-renders and re-emits the transcript's whole
-region (~2.4 ms a frame). Once the transcript grows by more than
-:data:`FAST_LINES_PER_S` screen lines a second (at 30 Hz, a line or more every
-frame: every frame scrolls, far past reading speed), :class:`FramePace` lets
-every other tick go by, so such text is painted at ~15 Hz, a few more lines a
-step. Slower text (a person can follow it) keeps every tick. The rate is read
-over windows of :data:`WINDOW_S`, so a single burst does not switch it.
-
-What stays at once: the answer's first text (the painter paints it when it
-arrives), keystrokes (Textual paints the prompt on its own timer, not on this
-clock), the turn's end and everything that is not prose.
-
-`spark bench stream --modes floor,tui` (docs/benchmarks.md, ``### The TUI's paint``).
+Each painted frame that adds a line scrolls the transcript, and Textual re-renders its whole
+region. Once the transcript grows by more than :data:`FAST_LINES_PER_S` screen lines a
+second (read over windows of :data:`WINDOW_S`), :class:`FramePace` lets every other tick go
+by; slower text keeps every tick. The answer's first text, keystrokes, the turn's end and
+everything that is not prose stay at once. `spark bench stream --modes floor,tui` shows the
+cost (docs/benchmarks.md, ``### The TUI's paint``).
 """
 
 from __future__ import annotations

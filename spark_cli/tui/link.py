@@ -1,6 +1,6 @@
 """The session's channel over the app's life: connect once, again after a failure, switch.
 
-The TUI never imports transports: the CLI hands it a ``Connector``. :class:`Link`
+The TUI never imports transports: the CLI hands it a ``Connector``. :class:`ProviderLink`
 opens the channel in the background (after the first frame: the prompt never
 waits for the provider), every turn awaits ``ensure`` first, a failure is one
 line and the next turn tries again, and ``/model`` / ``/provider`` swap the
@@ -22,7 +22,7 @@ from spark_cli.session.failures import explain
 Note = Callable[[str, str], None]
 
 
-class Link:
+class ProviderLink:
     """Connects ``session`` through ``connect`` and keeps the channel (see the module doc)."""
 
     def __init__(self, session: SessionApi, connect: Connector, flags: dict[str, object],

@@ -10,11 +10,6 @@ HUD, and times itself (the HUD's frame figure); while the text scrolls faster
 than anyone reads, every other tick does nothing (:mod:`spark_cli.tui.frame_pace`).
 ``mute()`` (Esc) stops painting that turn at once: what no frame has shown yet
 is dropped, so the screen keeps what the user saw at the key.
-
-The collector is left alone: a turn leaves little alive (the transcript keeps
-each finished block compact: :mod:`spark_cli.tui.transcript_blocks`), so its
-full collections stay short. `spark bench soak` measured a ``gc.freeze()``
-every second while streaming against none (docs/benchmarks.md, ``## Soak``).
 """
 
 from __future__ import annotations
@@ -64,7 +59,7 @@ from spark_cli.tui.transcript import Transcript
 HUD_PERIOD_S = 0.25
 """Live figures (tok/s, frame time) repaint at most this often while streaming: a HUD
 repainted every frame also repaints the prompt between it and the transcript (Textual
-renders the box around all dirty regions), ~4 ms a frame."""
+renders the box around all dirty regions)."""
 CHARS_PER_TOKEN = 3.8
 """Live tok/s counts characters (exact usage arrives with the turn's end)."""
 CALL_MARK = "⚙ "
@@ -114,7 +109,13 @@ def command_block(done: CommandFinished, number: int, last: list[str]) -> Text:
 
 
 class Painter:
-    """Owns the transcript's streaming state and the HUD figures (see the module doc)."""
+    """Owns the transcript's streaming state and the HUD figures (see the module doc).
+
+    The collector is left alone: a turn leaves little alive (the transcript keeps
+    each finished block compact: :mod:`spark_cli.tui.transcript_blocks`), so its
+    full collections stay short. `spark bench soak` measured a ``gc.freeze()``
+    every second while streaming against none (docs/benchmarks.md, ``## Soak``).
+    """
 
     def __init__(self, transcript: Transcript, hud: Hud, state: HudState,
                  marks: Callable[[], TurnMarks], on_queue: Callable[[QueueChanged], None]) -> None:
@@ -340,8 +341,8 @@ class Painter:
 
 
 def _views() -> ModuleType:
-    """The edit views (rich.syntax and pygments: ~13 ms), loaded at the first edit, not
+    """The edit views (rich.syntax and pygments), loaded at the first edit, not
     before the first frame."""
-    from spark_cli.tui import edit_view
+    from spark_cli.tui import edit_view  # deferred: TUI launch
 
     return edit_view

@@ -23,7 +23,7 @@ from spark_cli.tui.repo_paths import RepoPaths
 
 
 def _providers() -> list[str]:
-    from spark_cli.session.config.presets import PRESETS
+    from spark_cli.session.config.presets import PRESETS  # deferred: TUI launch
 
     return list(PRESETS)
 

@@ -8,10 +8,6 @@ turn's summary line); the keeper saves them with the conversation.
 back into the block the painter would have written. Tool calls have their
 own kind, ``"tool"`` (one line each): the session's tool loop records them
 here and they show as a dim line.
-
-:class:`Replay` shows a long history lazily: the last ``FIRST_TURNS`` turns
-at once, and earlier ones ``MORE_TURNS`` at a time when the user scrolls to
-the top of the transcript (``Transcript.more``).
 """
 
 from __future__ import annotations
@@ -116,6 +112,7 @@ def turns(items: Sequence[ShownItem]) -> list[list[ShownItem]]:
 
 def item_view(item: ShownItem, markdown: Callable[[str], RenderableType]) -> RenderableType:
     """One saved item as the painter showed it."""
+    # deferred: TUI launch
     from spark_cli.tui.edit_view import edit_view, refused_line, rejected_view
 
     match item.kind:
@@ -141,7 +138,12 @@ def item_view(item: ShownItem, markdown: Callable[[str], RenderableType]) -> Ren
 
 
 class Replay:
-    """A saved conversation's turns, shown from the end backwards (see the module doc)."""
+    """A saved conversation's turns, shown from the end backwards (see the module doc).
+
+    :class:`Replay` shows a long history lazily: the last ``FIRST_TURNS`` turns
+    at once, and earlier ones ``MORE_TURNS`` at a time when the user scrolls to
+    the top of the transcript (``Transcript.more``).
+    """
 
     def __init__(self, items: Sequence[ShownItem],
                  markdown: Callable[[str], RenderableType]) -> None:

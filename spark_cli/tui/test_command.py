@@ -97,6 +97,7 @@ class TestRunner:
         self.submit(self.last_failure)
 
     async def _run(self, args: str) -> None:
+        # deferred: TUI launch
         from spark_cli.session.workspace.test_runs import NoTestCommand, run_requested_tests
 
         output = TestOutput()

@@ -1,16 +1,4 @@
 """The transcript: rendered lines kept as strips, a live tail, cost flat in the transcript's length.
-
-A scroll view on Textual's line API. What is finished is rendered once into
-strips (``write``); the open Markdown block of a streaming answer is shown as
-plain lines and replaced by its rendered form when it closes
-(``replace_open``); the unfinished last line is the tail (``set_tail``), the
-only thing repainted every frame. A frame's cost depends on what changed,
-never on how long the transcript is. The finished blocks are kept as
-:class:`~spark_cli.tui.transcript_blocks.Blocks`: each block's renderable and
-line count, with the strips of the blocks used last; a line that was let go is
-rendered again when it comes back on screen. On a width change the end is
-rendered again at once and the blocks before it are counted again a few at a
-time between frames (``Blocks.recount``).
 """
 
 from __future__ import annotations
@@ -38,7 +26,20 @@ _MAX_BLOCKS = 5000
 
 
 class Transcript(ScrollView, can_focus=False):
-    """The conversation as it streams (see the module doc)."""
+    """The conversation as it streams (see the module doc).
+
+    A scroll view on Textual's line API. What is finished is rendered once into
+    strips (``write``); the open Markdown block of a streaming answer is shown as
+    plain lines and replaced by its rendered form when it closes
+    (``replace_open``); the unfinished last line is the tail (``set_tail``), the
+    only thing repainted every frame. A frame's cost depends on what changed,
+    never on how long the transcript is. The finished blocks are kept as
+    :class:`~spark_cli.tui.transcript_blocks.Blocks`: each block's renderable and
+    line count, with the strips of the blocks used last; a line that was let go is
+    rendered again when it comes back on screen. On a width change the end is
+    rendered again at once and the blocks before it are counted again a few at a
+    time between frames (``Blocks.recount``).
+    """
 
     DEFAULT_CSS = """
     Transcript { height: 1fr; overflow-x: hidden; scrollbar-gutter: stable; }
@@ -324,7 +325,7 @@ class Transcript(ScrollView, can_focus=False):
 
     def _set_virtual_size(self, size: Size) -> bool:
         """A longer transcript needs no screen layout once it overflows (scrollbar already
-        shown): setting ``virtual_size`` lays out the whole screen every frame, ~40% of
+        shown): setting ``virtual_size`` lays out the whole screen every frame, much of
         the CPU while streaming; updating the scroll state is all that changes. True
         when it laid out."""
         old, height = self.virtual_size, self.size.height

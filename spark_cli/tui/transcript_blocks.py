@@ -1,28 +1,13 @@
 """The transcript's finished blocks: compact renderables kept, their lines made again on demand.
 
-:class:`Blocks` holds every finished block of the transcript as the renderable it
-was written as (an answer block is its markup: ``AnswerView``) and its line
-count; the lines themselves (``Strip`` objects, ~450 bytes each with their
-segments, a few KB once drawn: Textual's per-strip caches) are kept only for
-the blocks used last, up to :data:`KEEP_LINES` lines. A line of a block that
-was let go is rendered again when it is read (the user scrolls back to it), so
-the screen shows the same lines, and a long session keeps a few hundred bytes
-per block (its renderable and its end) instead of every strip.
-
-A width change (``rerender``) renders the last blocks again at once, up to
-:data:`RESIZE_LINES` lines (what is on screen); the blocks before them keep their
-old line counts until ``recount`` reaches them, a few at a time between frames,
-so a long session's resize does not hold the screen (a line read before its
-block is counted again shows the block cut or padded to its old count).
-
-Lines are addressed from the top (``line(index)``); blocks come at the end
-(``append``), at the front (``prepend``, a resumed session's older turns), and
-go at the end (``truncate``: the streaming block's plain lines give way to its
-rendered form) or at the front (``drop_first``). Positions are kept as absolute
-line numbers that a change at the front does not move, so the kept lines stay
-valid.
-
-`spark bench soak` (500 turns, 2026-12-04): see docs/benchmarks.md ``## Soak``.
+:class:`Blocks` holds every finished block as the renderable it was written as and its line
+count; the lines (``Strip`` objects) are kept only for the blocks used last, up to
+:data:`KEEP_LINES`, and rendered again when read, so a long session keeps a few hundred
+bytes per block. A width change renders the last :data:`RESIZE_LINES` at once and recounts
+the rest a few blocks between frames. Blocks come at the end (``append``) or the front
+(``prepend``: a resumed session) and go at either end; positions are absolute line numbers
+that a change at the front does not move. `spark bench soak` shows the memory it keeps
+(docs/benchmarks.md, ``## Soak``).
 """
 
 from __future__ import annotations
@@ -39,7 +24,7 @@ KEEP_LINES = 1000
 RESIZE_LINES = 200
 """Lines rendered at once on a width change (the end of the transcript: a tall screen)."""
 RECOUNT_BLOCKS = 15
-"""Blocks counted again at a new width per ``recount`` step (~5-10 ms of rendering)."""
+"""Blocks counted again at a new width per ``recount`` step (a few frames' worth of rendering)."""
 
 Render = Callable[[RenderableType], list[Strip]]
 

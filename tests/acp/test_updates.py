@@ -53,7 +53,7 @@ def test_an_edit_is_a_completed_edit_call_and_a_created_file_has_no_old_text(tmp
 
 def test_a_refused_edit_and_a_bad_read_call_fail_visibly(tmp_path: Path):
     updates = TurnUpdates(tmp_path)
-    refused = updates.of(ev.EditRefused(ev.RefusedOutcome("a.py", "not_found", 1,
+    refused = updates.of(ev.EditRefused(ev.RefusedEdit("a.py", "not_found", 1,
                                                           "the SEARCH text is not in a.py")))
     assert refused.status == "failed" and "not in a.py" in refused.title
     started = updates.of(ev.ToolCallStarted("c1", "read_file", "{not json", "read ?"))

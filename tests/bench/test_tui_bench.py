@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from spark_cli.bench.tui.tui_bench import PHASES, Plan, parse_phases, run_all
+from spark_cli.bench.tui.tui_bench import PHASES, TuiBenchPlan, parse_phases, run_all
 from spark_cli.bench.tui.tui_report import doc_body, rows, table
 
 
@@ -51,15 +51,15 @@ def test_table_and_doc_name_the_command():
 
 
 def test_plan_command_names_only_changed_sizes():
-    assert Plan().command() == "spark bench tui"
-    assert Plan(samples=50).command() == "spark bench tui --samples 50"
-    assert Plan.quick().command() == "spark bench tui --quick"
+    assert TuiBenchPlan().command() == "spark bench tui"
+    assert TuiBenchPlan(samples=50).command() == "spark bench tui --samples 50"
+    assert TuiBenchPlan.quick().command() == "spark bench tui --quick"
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pty and /proc: Linux only")
 @pytest.mark.timeout(300)
 def test_quick_run_reports_every_figure():
-    figures = run_all(Plan.quick())
+    figures = run_all(TuiBenchPlan.quick())
     rendered = rows(figures)
     assert len(rendered) == len(rows(_figures()))  # memory included: every figure is there
     for what, measured, _, _ in rendered:

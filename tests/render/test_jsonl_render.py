@@ -8,8 +8,7 @@ import re
 import typing
 from pathlib import Path
 
-from spark_cli.edits.model.outcome import EditApplied
-from spark_cli.edits.model.outcome import EditRefused as Refused
+from spark_cli.edits.model.outcome import EditApplied, RefusedEdit
 from spark_cli.render.jsonl import CLI_TYPES, EVENT_TYPES, JsonLinesRenderer, event_to_json
 from spark_cli.session import events as ev
 from spark_cli.session.events import (
@@ -42,7 +41,7 @@ ONE_OF_EACH: list[SessionEvent] = [
     Reconnected(reason="dropped"),
     ProseDelta("hi"),
     EditLanded(EditApplied("app.py", 1, "--- a\n")),
-    EditRefused(Refused("b.py", "ambiguous", 1, "b.py: 2 matches")),
+    EditRefused(RefusedEdit("b.py", "ambiguous", 1, "b.py: 2 matches")),
     BlockRejected("expected =======", 3, "c.py", "raw"),
     SteerAccepted(),
     SteerRejected(code="no_response", message="nothing to steer"),

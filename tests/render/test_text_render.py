@@ -6,8 +6,7 @@ import io
 import subprocess
 import sys
 
-from spark_cli.edits.model.outcome import EditApplied
-from spark_cli.edits.model.outcome import EditRefused as Refused
+from spark_cli.edits.model.outcome import EditApplied, RefusedEdit
 from spark_cli.render.text import TextRenderer, summary_line
 from spark_cli.session.events import (
     BlockRejected,
@@ -38,7 +37,7 @@ def test_prose_then_edit_line_starts_on_its_own_line():
 def test_refusal_and_waits_are_reported():
     out = io.StringIO()
     r = TextRenderer(out)
-    r.event(EditRefused(Refused("app.py", "not_found", 1, "app.py: hunk 1 not found")))
+    r.event(EditRefused(RefusedEdit("app.py", "not_found", 1, "app.py: hunk 1 not found")))
     r.event(Queued(position=3))
     r.event(WaitingToRetry(seconds=2.5, reason="rate limited (429)", attempt=2))
     r.event(Reconnected(reason="the connection dropped"))

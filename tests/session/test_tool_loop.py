@@ -19,7 +19,7 @@ from spark_cli.protocol.channel import (
     Message,
     ToolCall,
     ToolCallCompleted,
-    ToolCallStarted,
+    ToolCallOpened,
     ToolOutput,
     TurnFinished,
 )
@@ -30,10 +30,10 @@ from spark_cli.session.events import (
     EditLanded,
     ProseDelta,
     ToolCallFinished,
+    ToolCallStarted,
     ToolLoopStopped,
     TurnCompleted,
 )
-from spark_cli.session.events import ToolCallStarted as CallRan
 from spark_cli.session.tool_loop import CANCELLED, NOT_RUN
 
 APP = "def total(items):\n    return sum(items)\n"
@@ -79,7 +79,7 @@ class Tools:
 
 def call(call_id: str, name: str, **args: Any) -> list[Any]:
     raw = json.dumps(args)
-    return [ToolCallStarted(call_id, name), ToolCallCompleted(ToolCall(call_id, name, raw))]
+    return [ToolCallOpened(call_id, name), ToolCallCompleted(ToolCall(call_id, name, raw))]
 
 
 @pytest.fixture
@@ -120,8 +120,9 @@ async def test_several_calls_run_in_order_and_the_follow_up_carries_them_in_orde
     assert [i.call_id for i in added[1:]] == ["c1", "c2", "c1", "c2"]
     assert follow.messages[:len(first.messages)] == first.messages
     kinds = [type(e) for e in events if not isinstance(e, ProseDelta)]
-    assert kinds[kinds.index(CallRan):] == [CallRan, ToolCallFinished, CallRan, ToolCallFinished,
-                                            *kinds[kinds.index(CallRan) + 4:]]
+    start = kinds.index(ToolCallStarted)
+    assert kinds[start:] == [ToolCallStarted, ToolCallFinished, ToolCallStarted, ToolCallFinished,
+                             *kinds[start + 4:]]
     finished = [e for e in events if isinstance(e, ToolCallFinished)]
     assert [f.line for f in finished] == ["search sum → 1 hit", "read app.py → 2 lines"]
     assert finished[0].label == "search sum"
@@ -433,7 +434,7 @@ async def test_a_consumer_that_goes_away_mid_loop_leaves_every_call_answered(
     session = _session(repo, channel, Tools())
     turn = session.run_turn("x", [])
     async for event in turn:
-        if isinstance(event, CallRan):
+        if isinstance(event, ToolCallStarted):
             break  # the app closed while the first call was about to run
     await turn.aclose()
     calls = [i.call_id for i in session.history if isinstance(i, ToolCall)]

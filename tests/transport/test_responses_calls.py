@@ -15,7 +15,7 @@ from spark_cli.protocol.channel import (
     TextDelta,
     ToolCall,
     ToolCallCompleted,
-    ToolCallStarted,
+    ToolCallOpened,
     TurnFinished,
 )
 from spark_cli.transport.responses_fold import ResponsesFold
@@ -53,9 +53,9 @@ def test_a_preamble_then_two_calls_in_output_order() -> None:
     events, fold = fold_all(script.completed())
     assert without_started(events) == [
         TextDelta("Let me "), TextDelta("look."),
-        ToolCallStarted("call_a", "search"),
+        ToolCallOpened("call_a", "search"),
         ToolCallCompleted(ToolCall("call_a", "search", '{"pattern": "TAX_RATE"}', "fc_a")),
-        ToolCallStarted("call_b", "read_file"),
+        ToolCallOpened("call_b", "read_file"),
         ToolCallCompleted(ToolCall("call_b", "read_file", '{"path": "src/tax.py"}', "fc_b")),
         TurnFinished("completed", None, "resp_1"),
     ]
@@ -110,7 +110,7 @@ def test_each_call_completes_exactly_once_whatever_reports_it() -> None:
                                              item_id="fc_1")
     events, _ = fold_all(script.completed())  # arguments done, item done, and the final output
     assert [type(e) for e in without_started(events)] == [
-        ToolCallStarted, ToolCallCompleted, TurnFinished]
+        ToolCallOpened, ToolCallCompleted, TurnFinished]
     only_item_done = ResponseScript().created().call("search", '{"pattern": "x"}',
                                                      call_id="c1", item_id="fc_1",
                                                      arguments_done=False)
@@ -129,9 +129,9 @@ def test_calls_only_in_the_final_response_are_made_once_each_before_its_end() ->
     late = final_only_call("read_file", '{"path": "a.py"}', call_id="c2", item_id="fc_2")
     events, fold = fold_all(script.completed(output=[*script.output, late]))
     assert without_started(events) == [
-        ToolCallStarted("c1", "search"),
+        ToolCallOpened("c1", "search"),
         ToolCallCompleted(ToolCall("c1", "search", '{"pattern": "x"}', "fc_1")),
-        ToolCallStarted("c2", "read_file"),
+        ToolCallOpened("c2", "read_file"),
         ToolCallCompleted(ToolCall("c2", "read_file", '{"path": "a.py"}', "fc_2")),
         TurnFinished("completed", None, "resp_1"),
     ]
@@ -139,7 +139,7 @@ def test_calls_only_in_the_final_response_are_made_once_each_before_its_end() ->
     only_final = ResponseScript().created()
     events, _ = fold_all(only_final.completed(output=[late]))
     assert [type(e) for e in without_started(events)] == [
-        ToolCallStarted, ToolCallCompleted, TurnFinished]
+        ToolCallOpened, ToolCallCompleted, TurnFinished]
 
 
 def test_a_call_cut_short_is_started_but_never_completed() -> None:
@@ -150,7 +150,7 @@ def test_a_call_cut_short_is_started_but_never_completed() -> None:
         "response": {"id": "resp_1", "status": "incomplete", "output": [script.events[-1]["item"]],
                      "incomplete_details": {"reason": "max_output_tokens"}}}])
     assert without_started(events) == [
-        ToolCallStarted("c1", "search"), TurnFinished("incomplete", "max_output_tokens", "resp_1")]
+        ToolCallOpened("c1", "search"), TurnFinished("incomplete", "max_output_tokens", "resp_1")]
     assert fold.calls.unfinished
 
 
@@ -174,7 +174,7 @@ def test_an_item_whose_opening_never_came_still_starts_before_it_completes() -> 
                   "arguments": '{"pattern": "x"}'}},
     ])
     assert without_started(events) == [
-        ToolCallStarted("c1", "search"),
+        ToolCallOpened("c1", "search"),
         ToolCallCompleted(ToolCall("c1", "search", '{"pattern": "x"}', "fc_1"))]
 
 

@@ -12,7 +12,7 @@ import pytest
 
 from spark_cli.protocol.channel import ChannelError
 from spark_cli.session.config.settings import ProviderSettings
-from spark_cli.tui.link import Link
+from spark_cli.tui.link import ProviderLink
 
 
 async def test_a_404_on_connect_offers_the_provider_command():
@@ -27,7 +27,8 @@ async def test_a_404_on_connect_offers_the_provider_command():
         yield  # pragma: no cover
 
     notes: list[str] = []
-    link = Link(session, connect, {}, lambda text, style: notes.append(text), lambda s: None)
+    link = ProviderLink(session, connect, {}, lambda text, style: notes.append(text),
+                        lambda s: None)
     with pytest.raises(ChannelError):
         await link.ensure()
     assert notes and notes[0].startswith("✗ 404 not found")

@@ -12,8 +12,7 @@ from typing import Any
 
 import pytest
 
-from spark_cli.edits.model.outcome import EditApplied
-from spark_cli.edits.model.outcome import EditRefused as Refused
+from spark_cli.edits.model.outcome import EditApplied, RefusedEdit
 from spark_cli.protocol.channel import Capabilities, TurnRequest
 from spark_cli.session.config.settings import load_settings
 from spark_cli.session.conversation import Session
@@ -110,7 +109,7 @@ def test_refused_edit(snap_compare: Any, make_app: Callable[[], SparkApp]) -> No
     async def before(pilot: Any) -> None:
         await pilot.pause()
         _streaming(pilot.app)
-        _feed(pilot.app, EditRefused(Refused(
+        _feed(pilot.app, EditRefused(RefusedEdit(
             "tests/test_cart.py", "not_found", 1,
             "tests/test_cart.py: hunk 1 not found: no line matches "
             "'from shop.cart import total_price'; quote the file's lines exactly")))

@@ -23,7 +23,7 @@ from spark_cli.protocol.channel import (
     TextDelta,
     ToolCall,
     ToolCallCompleted,
-    ToolCallStarted,
+    ToolCallOpened,
     ToolOutput,
     TurnFinished,
     TurnRequest,
@@ -64,7 +64,7 @@ class Tools:
 
 
 def _call(call_id: str, name: str, **args: Any) -> list[Any]:
-    return [ToolCallStarted(call_id, name),
+    return [ToolCallOpened(call_id, name),
             ToolCallCompleted(ToolCall(call_id, name, json.dumps(args)))]
 
 

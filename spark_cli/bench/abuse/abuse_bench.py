@@ -23,7 +23,10 @@ from typing import Any
 
 import typer
 
+from spark_cli.bench.abuse import abuse_runs as runs
+from spark_cli.bench.abuse.abuse_frames import WS_FAMILIES, http_cases
 from spark_cli.bench.docs_section import DOCS_OPTION, NO_DOCS_OPTION, publish
+from spark_cli.bench.engine_process import start_engine
 
 SECTION = "## Abuse"
 RSS_TOLERANCE = 0.10
@@ -33,9 +36,6 @@ OVERSIZED = 17 * 1024 * 1024
 
 async def _attack(ws_url: str, url: str, token: str, messages: int, disconnects: int,
                   connections: int, body_rounds: int) -> dict[str, Any]:
-    from spark_cli.bench.abuse import abuse_runs as runs
-    from spark_cli.bench.abuse.abuse_frames import WS_FAMILIES, http_cases
-
     kinds = [frame for family in WS_FAMILIES.values() for frame in family]
     frames = list(itertools.islice(itertools.cycle(kinds), messages))
     tallies = {
@@ -59,9 +59,6 @@ def _settle(engine: Any, fds: int, seconds: float = 5.0) -> None:
 
 def measure(messages: int, disconnects: int, connections: int, body_rounds: int,
             timeout_s: float) -> dict[str, Any]:
-    from spark_cli.bench.abuse import abuse_runs as runs
-    from spark_cli.bench.engine_process import start_engine
-
     token = secrets.token_hex(12)
     with tempfile.TemporaryFile("w+") as log:
         engine = start_engine(token, "--tps", "200000", "--ttft-ms", "0", "--queue", "1024",

@@ -11,9 +11,13 @@ meaningful values). Figures go in a table against the targets and into
 
 from __future__ import annotations
 
+import asyncio
+import compileall
 import dataclasses
+import os
 import secrets
 import shutil
+import statistics
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -21,11 +25,18 @@ from typing import Any
 import typer
 
 import spark_cli
+from spark_cli.bench.docs_section import write_section
+from spark_cli.bench.engine_process import EngineProcess, start_engine
+from spark_cli.bench.oneshot_child import child_env
+from spark_cli.bench.tui import tui_headless as headless
+from spark_cli.bench.tui import tui_pty as pty
+from spark_cli.bench.tui.tui_report import SECTION, doc_body, table
+from spark_cli.bench.tui.tui_resume import resume
 from spark_cli.record import record
 
 
 @record
-class Plan:
+class TuiBenchPlan:
     """Sizes of every phase (``full`` for the record, ``quick`` for the smoke test)."""
 
     keep_tokens: int = 30_000
@@ -40,14 +51,14 @@ class Plan:
     picker_files: int = 20_000
 
     @staticmethod
-    def quick() -> Plan:
-        return Plan(keep_tokens=2_000, keep_reps=1, cpu_tokens=500, samples=6, escs=2, turns=11,
+    def quick() -> TuiBenchPlan:
+        return TuiBenchPlan(keep_tokens=2_000, keep_reps=1, cpu_tokens=500, samples=6, escs=2, turns=11,
                     turn_tokens=40, launch_reps=1, pty_escs=1, picker_files=200)
 
     def command(self) -> str:
-        if self == Plan.quick():
+        if self == TuiBenchPlan.quick():
             return "spark bench tui --quick"
-        defaults = Plan()
+        defaults = TuiBenchPlan()
         flags = [f"--{field.name.replace('_', '-')} {getattr(self, field.name)}"
                  for field in dataclasses.fields(self)
                  if getattr(self, field.name) != getattr(defaults, field.name)]
@@ -87,16 +98,8 @@ def parse_phases(only: str | None) -> tuple[str, ...]:
     return tuple(name for name in PHASES if name in asked)
 
 
-def run_all(plan: Plan, phases: tuple[str, ...] = PHASES) -> dict[str, Any]:
+def run_all(plan: TuiBenchPlan, phases: tuple[str, ...] = PHASES) -> dict[str, Any]:
     """The phases asked for (all by default), in one run; the figures (``tui_report.table``)."""
-    import asyncio
-    import statistics
-
-    from spark_cli.bench.engine_process import EngineProcess, start_engine
-    from spark_cli.bench.oneshot_child import child_env
-    from spark_cli.bench.tui import tui_headless as headless
-    from spark_cli.bench.tui import tui_pty as pty
-
     token = secrets.token_urlsafe(12)
     figures: dict[str, Any] = {"plan": plan}
     engines: list[EngineProcess] = []
@@ -134,17 +137,12 @@ def run_all(plan: Plan, phases: tuple[str, ...] = PHASES) -> dict[str, Any]:
             figures["launch"] = pty.launch(work, plan.launch_reps)
             figures["imports"] = pty.import_profile(work)
         if "resume" in phases:
-            from spark_cli.bench.tui.tui_resume import resume
-
             figures["resume"] = asyncio.run(resume(work, RESUME_TURNS))
     return figures
 
 
 def _compile_bytecode() -> None:
     """What an installed copy has: spark's modules compiled (these machines say don't)."""
-    import compileall
-    import os
-
     flag = os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     try:
         compileall.compile_dir(str(_PACKAGE), quiet=1)
@@ -154,7 +152,7 @@ def _compile_bytecode() -> None:
 
 
 def register(bench_app: typer.Typer) -> None:
-    defaults = Plan()
+    defaults = TuiBenchPlan()
 
     @bench_app.command("tui")
     def bench_tui(
@@ -183,10 +181,6 @@ def register(bench_app: typer.Typer) -> None:
             "no docs are written."),
     ) -> None:
         """The TUI's speed targets: keep-up, keystroke and Esc latency, CPU, launch, memory."""
-        import os
-
-        from spark_cli.bench.tui.tui_report import SECTION, doc_body, table
-
         if fps is not None:
             os.environ["TEXTUAL_FPS"] = str(fps)  # before textual is imported (run_all does)
             no_docs = True
@@ -198,7 +192,7 @@ def register(bench_app: typer.Typer) -> None:
         if only is not None:
             no_docs = True
 
-        plan = Plan.quick() if quick else Plan(keep_tokens, keep_reps, cpu_tokens, samples, escs,
+        plan = TuiBenchPlan.quick() if quick else TuiBenchPlan(keep_tokens, keep_reps, cpu_tokens, samples, escs,
                                                turns, turn_tokens, launch_reps, pty_escs)
         _compile_bytecode()
         try:
@@ -208,8 +202,6 @@ def register(bench_app: typer.Typer) -> None:
             raise typer.Exit(1) from None
         typer.echo(table(figures))
         if not no_docs and not quick:
-            from spark_cli.bench.docs_section import write_section
-
             target = docs or Path("docs") / "benchmarks.md"
             write_section(target, SECTION, doc_body(figures, plan.command()))
             typer.echo(f"wrote {target} ({SECTION})")

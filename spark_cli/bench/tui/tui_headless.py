@@ -36,6 +36,11 @@ from typing import Any
 from textual import events
 
 from spark_cli.bench.tui.tui_frames import FrameLog, RecordingDriver
+from spark_cli.cli.tui_cmd import connect
+from spark_cli.session.config.settings import load_settings
+from spark_cli.session.conversation import Session
+from spark_cli.tui.app import SparkApp
+from spark_cli.tui.setup import TuiSetup
 
 SIZE = (120, 30)
 PROMPT_MARKS = "αβγδεζηθικλμνξοπρστυφχψω"
@@ -76,12 +81,6 @@ async def run_app(url: str | None, token: str, workdir: Path,
     """Run SparkApp on ``url`` (an engine's http root; None: the bundled engine, started
     in this process) and ``body(app, log)`` inside it (over Chat Completions SSE when
     ``chat``, else Responses over WebSocket)."""
-    from spark_cli.cli.tui_cmd import connect
-    from spark_cli.session.config.settings import load_settings
-    from spark_cli.session.conversation import Session
-    from spark_cli.tui.app import SparkApp
-    from spark_cli.tui.setup import TuiSetup
-
     env = {"SPARK_API_KEY": token, "SPARK_CONFIG_DIR": str(workdir / ".no-user-config")}
     flags = {"provider": "mock", "model": model}
     if chat:

@@ -25,10 +25,15 @@ text (no terminal emulator is needed for single-style words).
 
 from __future__ import annotations
 
+import fcntl
 import os
 import re
 import select
+import statistics
+import struct
 import subprocess
+import sys
+import termios
 import time
 from pathlib import Path
 
@@ -49,10 +54,6 @@ class Pty:
     """A child process on a pseudo-terminal; ``text`` is its output without escape codes."""
 
     def __init__(self, argv: list[str], cwd: Path, env: dict[str, str]) -> None:
-        import fcntl
-        import struct
-        import termios
-
         master, slave = os.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLS, 0, 0))
         self.spawned = time.monotonic()
@@ -116,8 +117,6 @@ def _env(**extra: str) -> dict[str, str]:
 
 def launch(workdir: Path, reps: int) -> dict[str, object]:
     """Median spawn → first frame / → connected over ``reps`` launches; type-ahead check."""
-    import statistics
-
     first, ready, cpu, kept = [], [], [], 0
     for _ in range(reps):
         pty = Pty(spark_command(), workdir, _env())
@@ -150,8 +149,6 @@ def esc(url: str, token: str, workdir: Path, driver: str, samples: int,
         key: str = "\x1b") -> list[float]:
     """Esc byte (or ``key``) → HUD ``ready`` (seconds), ``samples`` turns in one `spark`
     with ``driver``."""
-    import sys
-
     argv = [sys.executable, "-m", "spark_cli.bench.tui.tui_child", driver, url + "/v1"]
     pty = Pty(argv, workdir, _env(SPARK_API_KEY=token))
     latencies = []

@@ -5,6 +5,7 @@ Pure: figures in, Markdown out (tested value in, value out).
 
 from __future__ import annotations
 
+import platform
 import statistics
 from typing import Any
 
@@ -149,8 +150,6 @@ def table(figures: dict[str, Any]) -> str:
 
 
 def doc_body(figures: dict[str, Any], command: str) -> str:
-    import platform
-
     return (f"Command: `{command}` (Python {platform.python_version()}, {platform.machine()}, "
             "bytecode compiled). Engines: `spark engine serve --brain lorem --ttft-ms 0` in "
             "their own processes (10,000, 2,000 and 1,000 tok/s). Headless phases run the real "

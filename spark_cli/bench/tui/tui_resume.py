@@ -18,6 +18,14 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+from spark_cli.protocol.channel import Message
+from spark_cli.session.config.settings import load_settings
+from spark_cli.session.conversation import Session
+from spark_cli.session.workspace.store import STATE_ENV, SessionStore, ShownItem
+from spark_cli.tui.app import SparkApp
+from spark_cli.tui.setup import TuiSetup
+from spark_cli.tui.transcript import Transcript
+
 DIFF = ("--- a/src/shop/cart.py\n+++ b/src/shop/cart.py\n@@ -3,4 +3,4 @@\n"
         "-def total_price(cart):\n+def cart_total(cart):\n     cents = 0\n")
 
@@ -29,9 +37,6 @@ async def _offline(settings: Any) -> AsyncIterator[Any]:
 
 
 def _save(workdir: Path, turns: int) -> None:
-    from spark_cli.protocol.channel import Message
-    from spark_cli.session.workspace.store import SessionStore, ShownItem
-
     shown: list[ShownItem] = []
     history: list[Message] = []
     for n in range(1, turns + 1):
@@ -49,20 +54,12 @@ def _save(workdir: Path, turns: int) -> None:
 
 async def resume(workdir: Path, turns: int) -> dict[str, Any]:
     """Seconds from making the app to its resumed transcript (held, then on screen)."""
-    from spark_cli.session.config.settings import load_settings
-    from spark_cli.session.conversation import Session
-    from spark_cli.session.workspace.store import STATE_ENV
-    from spark_cli.tui.app import SparkApp
-    from spark_cli.tui.setup import TuiSetup
-    from spark_cli.tui.transcript import Transcript
-
     before = os.environ.get(STATE_ENV)
     os.environ[STATE_ENV] = str(workdir / ".bench-state")
     try:
         _save(workdir, turns)
         settings = load_settings(workdir, {"provider": "mock", "model": "spark-rules"},
                                  {"SPARK_CONFIG_DIR": str(workdir / ".no-user-config")})
-        from spark_cli.session.workspace.store import SessionStore
 
         started = time.perf_counter()
         app = SparkApp(TuiSetup(session=Session(None, workdir, settings), connect=_offline,

@@ -87,10 +87,10 @@ def _prepared_turn(settings: Settings, root: Path, files: Sequence[str], instruc
     if settings.provider.kind == "mock":
         failed = session.prepare(instruction, list(files))
     else:  # counted by the server's tokenizer where it has one
-        from spark_cli.cli.edit.edit_settings import count_server
         from spark_cli.session.window.learning import prepare_counted
+        from spark_cli.transport.window.probe import count  # httpx: a server's tokenizer
 
-        failed = prepare_counted(session, instruction, files, count_server)
+        failed = prepare_counted(session, instruction, files, count)
     if failed is not None:  # nothing was sent
         result.failure = failed
         renderer.event(failed)

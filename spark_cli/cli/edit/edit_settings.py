@@ -61,14 +61,6 @@ def ask_server(base_url: str, model: str, api_key: str | None, *, tokenizer: boo
     return discover(base_url, model, api_key, tokenizer=tokenizer)
 
 
-def count_server(base_url: str, tokenizer: str, model: str, api_key: str | None,
-                 text: str) -> int | None:
-    """The server's own count (``session.window.learning.Count``)."""
-    from spark_cli.transport.window.probe import count  # httpx: only for a server's tokenizer
-
-    return count(base_url, tokenizer, model, api_key, text)
-
-
 def load(root: Path, flags: dict[str, object], *, one_shot: bool = False) -> Any:
     """Resolved settings, with the model's window (``session.window.facts``: configured,
     known, cached or asked of the server); any configuration problem is a usage error. ``deep`` in

@@ -3,7 +3,7 @@
 `Applier.apply` plans a whole file section in memory (confine the path, decode the
 file, locate every hunk in order, splice, re-check the syntax) and only then
 writes, once, atomically. If anything fails nothing is written and the
-`EditRefused` says which hunk and why. The one exception is a conflict: when the
+`RefusedEdit` says which hunk and why. The one exception is a conflict: when the
 file on disk differs from what the model saw, hunks that still locate and do not
 touch the user's changed lines apply, the rest are refused (never overwriting the
 user). `Applier` wraps a whole answer: `begin_batch()`, `apply()` per block as it
@@ -33,9 +33,9 @@ from spark_cli.edits.locate.placement import Span, is_append, lf, locate_all
 from spark_cli.edits.model.outcome import (
     EditApplied,
     EditOutcome,
-    EditRefused,
     FileRefused,
     HunkRefused,
+    RefusedEdit,
     SyntaxVerdict,
 )
 
@@ -282,12 +282,12 @@ def _apply(ctx: _Context, edit: FileEdit,
         outcome = replace(plan.outcome, dry_run=True) if ctx.tree.dry_run else plan.outcome
         return outcome, plan.new_text, plan.conflicted
     except FileRefused as exc:
-        return EditRefused(edit.path, exc.reason, None, exc.message, edit.line), None, False
+        return RefusedEdit(edit.path, exc.reason, None, exc.message, edit.line), None, False
     except _Refusal as exc:
-        return EditRefused(edit.path, exc.reason, exc.hunk_index, exc.message,
+        return RefusedEdit(edit.path, exc.reason, exc.hunk_index, exc.message,
                            exc.line or edit.line, exc.syntax, exc.refused), None, False
     except OSError as exc:
-        return EditRefused(edit.path, "io", None,
+        return RefusedEdit(edit.path, "io", None,
                            f"{edit.path}: could not write ({exc.strerror or exc}); "
                            "nothing was changed", edit.line), None, False
 
@@ -330,7 +330,7 @@ class Applier:
         ctx = _Context(self.root, self._tree, self.seen, self.allow_syntax_errors,
                        self.size_limit, self.write_read_only)
         outcome, text, conflicted = _apply(ctx, edit, self.journal)
-        if isinstance(outcome, EditRefused) and outcome.reason == "ambiguous":
+        if isinstance(outcome, RefusedEdit) and outcome.reason == "ambiguous":
             ctx.in_order = True
             outcome, text, conflicted = self._repeats.identical_copies(
                 edit, outcome, len(self.outcomes), lambda e: _apply(ctx, e, self.journal),
@@ -354,7 +354,7 @@ class Applier:
     def refused_count(self) -> int:
         """Refused sections, not counting copies a later identical block superseded."""
         return sum(1 for k, o in enumerate(self.outcomes)
-                   if isinstance(o, EditRefused) and k not in self._repeats.superseded)
+                   if isinstance(o, RefusedEdit) and k not in self._repeats.superseded)
 
     @property
     def all_applied(self) -> bool:

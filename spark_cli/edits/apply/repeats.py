@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from spark_cli.edits.model.outcome import EditApplied, EditOutcome, EditRefused
+from spark_cli.edits.model.outcome import EditApplied, EditOutcome, RefusedEdit
 
 if TYPE_CHECKING:
     from spark_cli.edits.model.blocks import FileEdit, Hunk
@@ -57,7 +57,7 @@ class Repeats:
         if isinstance(outcome, EditApplied) and not outcome.partial and outcome.diff:
             self._applied.setdefault(_key(edit), edit.line)
 
-    def identical_copies(self, edit: FileEdit, refused: EditRefused, index: int,
+    def identical_copies(self, edit: FileEdit, refused: RefusedEdit, index: int,
                          together: Callable[[FileEdit], Result], result: Result) -> Result:
         """An ambiguous block (outcome ``index``): refused with a hint until as many
         identical copies as places have arrived, then all applied by ``together``."""

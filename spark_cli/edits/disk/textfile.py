@@ -97,7 +97,7 @@ def _region_endings(old: str, new: str, region: Sequence[str], dominant: str) ->
         return [region[0] if region else dominant] * wanted
     old_lines, new_lines = old.split("\n"), new.split("\n")
     result: list[str | None] = [None] * wanted
-    import difflib  # only for a region of mixed line endings (start-up: not before a request)
+    import difflib  # deferred: launch -> request
 
     matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():

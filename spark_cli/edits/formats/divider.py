@@ -4,16 +4,6 @@ A Markdown or reStructuredText heading underline (`Usage` over `=====`) or the
 middle line of a git conflict looks just like the divider, so the block's body
 is kept whole until `>>>>>>> REPLACE` and the divider is chosen then, by these
 rules in order (each applies only while more than one line is left):
-
-1. a line with as many `=` as the SEARCH marker has `<` wins over the others;
-2. lines between a git conflict's `<<<<<<< name` and `>>>>>>> name` are text;
-3. a heading underline (right under a line of the same width) or overline
-   (right over a title and its underline of the same width) is text;
-4. the line after which REPLACE starts with SEARCH's first line, or ends with
-   its last line (models repeat the lines around a change), wins.
-
-If several lines are still left, the block is refused: the message names the
-lines and asks for markers of a length that no `=` line of the text has.
 """
 
 from __future__ import annotations
@@ -74,7 +64,18 @@ def _echoes(body: list[str], index: int) -> bool:
 def choose(body: list[str], candidates: list[int], marker: int,
            first_line: int) -> int | str:
     """The index in `body` of the divider among `candidates` (non-empty), or, when it
-    cannot be told, a message saying so (`first_line` is body[0]'s line in the text)."""
+    cannot be told, a message saying so (`first_line` is body[0]'s line in the text).
+
+    1. a line with as many `=` as the SEARCH marker has `<` wins over the others;
+    2. lines between a git conflict's `<<<<<<< name` and `>>>>>>> name` are text;
+    3. a heading underline (right under a line of the same width) or overline
+       (right over a title and its underline of the same width) is text;
+    4. the line after which REPLACE starts with SEARCH's first line, or ends with
+       its last line (models repeat the lines around a change), wins.
+
+    If several lines are still left, the block is refused: the message names the
+    lines and asks for markers of a length that no `=` line of the text has.
+    """
     if len(candidates) == 1:
         return candidates[0]
     left = [i for i in candidates if _width(body[i]) == marker] or candidates

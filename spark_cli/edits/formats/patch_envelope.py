@@ -7,18 +7,6 @@ optional `*** End of File`), then `*** End Patch`. `PatchEnvelope` is fed the
 lines after `*** Begin Patch` one at a time and emits each file section the moment
 the next header (or `*** End Patch`) shows it is complete; the body lines go to
 `patch_section.PatchSection`.
-
-Models pad markers and drop prefixes, so some lines are held back until the next
-line tells what they were:
-- a file header padded with spaces is a header when no section is open;
-- an indented `*** End Patch` inside a section ends the envelope unless a hunk
-  line or marker follows (then it was a context line reading like one);
-- an unprefixed line in an update section is a context line that lost its
-  leading space when a hunk line, `@@` or a marker follows; when a fence or a
-  SEARCH/REPLACE marker follows (or too many such lines pile up), the envelope
-  ended without `*** End Patch`: the section is rejected and the held lines are
-  given back (`take_returned`) to be read again as prose. Before a new
-  `*** Begin Patch` they are prose too, and the section is kept.
 """
 
 from __future__ import annotations
@@ -50,7 +38,20 @@ _KINDS: dict[str, EditKind] = {"Add": "add", "Delete": "delete", "Update": "upda
 
 
 class PatchEnvelope:
-    """One open `*** Begin Patch` envelope."""
+    """One open `*** Begin Patch` envelope.
+
+    Models pad markers and drop prefixes, so some lines are held back until the next
+    line tells what they were:
+    - a file header padded with spaces is a header when no section is open;
+    - an indented `*** End Patch` inside a section ends the envelope unless a hunk
+      line or marker follows (then it was a context line reading like one);
+    - an unprefixed line in an update section is a context line that lost its
+      leading space when a hunk line, `@@` or a marker follows; when a fence or a
+      SEARCH/REPLACE marker follows (or too many such lines pile up), the envelope
+      ended without `*** End Patch`: the section is rejected and the held lines are
+      given back (`take_returned`) to be read again as prose. Before a new
+      `*** Begin Patch` they are prose too, and the section is kept.
+    """
 
     __slots__ = ("_maybe_end", "_returned", "_section", "_skipping", "line")
 

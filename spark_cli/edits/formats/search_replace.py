@@ -6,11 +6,6 @@ a closing fence may follow REPLACE). `SearchReplaceBlock` is fed the lines after
 the SEARCH marker, one at a time, and says when the block closed (a `FileEdit`),
 broke (a `BlockRejected`), or was cut short by a line that belongs to something
 else (which the caller then reads again as prose).
-
-The body is kept whole until `>>>>>>> REPLACE`: only then is the divider chosen
-(`divider.choose`), since a heading underline such as `=======` in the text
-looks just like it. An indented block (inside a list item) loses the SEARCH
-marker's indentation from every line, when every line has it.
 """
 
 from __future__ import annotations
@@ -56,7 +51,13 @@ def _dedent(lines: list[str], indent: str) -> list[str]:
 
 
 class SearchReplaceBlock:
-    """One open SEARCH/REPLACE block for `path` (None: the model gave none)."""
+    """One open SEARCH/REPLACE block for `path` (None: the model gave none).
+
+    The body is kept whole until `>>>>>>> REPLACE`: only then is the divider chosen
+    (`divider.choose`), since a heading underline such as `=======` in the text
+    looks just like it. An indented block (inside a list item) loses the SEARCH
+    marker's indentation from every line, when every line has it.
+    """
 
     __slots__ = ("_body", "_dividers", "_indent", "_marker", "_raw", "_weak", "line", "path")
 

@@ -5,21 +5,6 @@ character) and returns what became known: `ProseDelta` for text outside blocks,
 a `FileEdit` the moment a block closes, a `BlockRejected` for a malformed one.
 Both formats (SEARCH/REPLACE blocks and the apply_patch envelope, see
 `search_replace.py` and `apply_patch.py`) can be mixed with prose in one answer.
-
-How it stays cheap on the hot path: it keeps the current partial line as a list
-of pieces and only looks at complete lines (each once). A partial prose line is
-released as soon as its first 256 characters prove it cannot become a marker, a
-fence, a heredoc opener or a path line (`prose_lines.may_be_special`); the
-full-line reading uses the same test (a partial line ending in a CR is judged
-both with and without it, as it may be the CR of a CRLF), so the result never
-depends on where the chunks split.
-Lines that may introduce a block (a path line, an opening fence, a heredoc
-opener) are held back until the line after them shows what they were. Prose
-lines go to `block_files.FileMemory` as their pieces, joined only when a block
-opens without a path, so a line such as ``In `src/app.py`:`` or a heading can
-name its file; so can a path line alone in a fence of its own just before the
-block's fence. Lines an envelope held back and gave up (`PatchEnvelope.take_returned`)
-are read again. A byte-order mark at the very start is dropped.
 """
 
 from __future__ import annotations
@@ -63,7 +48,23 @@ _FOLLOWS = {"path": ("fence",), "fence": ("path", "heredoc"), "heredoc": ()}
 
 
 class EditStreamParser:
-    """Incremental parser for SEARCH/REPLACE blocks and apply_patch envelopes in prose."""
+    """Incremental parser for SEARCH/REPLACE blocks and apply_patch envelopes in prose.
+
+    How it stays cheap on the hot path: it keeps the current partial line as a list
+    of pieces and only looks at complete lines (each once). A partial prose line is
+    released as soon as its first 256 characters prove it cannot become a marker, a
+    fence, a heredoc opener or a path line (`prose_lines.may_be_special`); the
+    full-line reading uses the same test (a partial line ending in a CR is judged
+    both with and without it, as it may be the CR of a CRLF), so the result never
+    depends on where the chunks split.
+    Lines that may introduce a block (a path line, an opening fence, a heredoc
+    opener) are held back until the line after them shows what they were. Prose
+    lines go to `block_files.FileMemory` as their pieces, joined only when a block
+    opens without a path, so a line such as ``In `src/app.py`:`` or a heading can
+    name its file; so can a path line alone in a fence of its own just before the
+    block's fence. Lines an envelope held back and gave up (`PatchEnvelope.take_returned`)
+    are read again. A byte-order mark at the very start is dropped.
+    """
 
     def __init__(self) -> None:
         self._parts: list[str] = []  # the partial line

@@ -71,7 +71,7 @@ def fences(answer: str) -> list[Fenced]:
 
 def looks_whole(old: str, new: str) -> bool:
     """Whether ``new`` reads as a whole new version of ``old`` rather than a piece of it:
-    about as long (at least 70% of its lines) and mostly the same lines."""
+    about as long (most of its lines) and mostly the same lines."""
     old_lines, new_lines = old.splitlines(), new.splitlines()
     if not old_lines or not new_lines:
         return False

@@ -5,22 +5,6 @@
 are outermost first; each later anchor is looked up only inside the ranges of
 the one before (``("class Foo", "def f(self):")`` → ``f`` inside ``Foo``).
 
-One anchor is resolved by the first rule that finds something:
-1. header: the anchor (whitespace collapsed, a trailing ``:``/``{`` dropped)
-   occurs, on word boundaries, in a definition's header (its text from the
-   start of the node to the end of the line holding its name), and contains
-   that definition's name: ``def wrap``, ``def wrap(text):``, ``fn main``
-   (for ``pub fn main() {``), ``func (s *Server) Start(``, ``impl Foo for Bar``;
-2. name: the anchor's main identifier (the one before the first ``(`` that is
-   not a keyword, else the last identifier; ``Foo.bar``/``Foo::bar``/``Foo#bar``
-   narrow like nested anchors) equals a definition's name; a kind keyword in
-   the anchor (``class``, ``def``, ``fn`` …) keeps definitions of that kind
-   when some exist;
-3. line: lines whose stripped text starts with the stripped anchor (the
-   text-mode rule, also used for plain context lines such as ``@@ if x:``);
-   the range is the outermost syntax node starting there, or without a tree
-   the line's indentation block (plus a closing ``}``/``end`` line).
-
 Definitions come from one small tree-sitter query per language (compiled once, cached):
 the wheels' TAGS_QUERY files are uneven (C captures declarators, Rust lists ``impl``
 only as a reference, TypeScript ships none), so spark keeps its own definition types.
@@ -145,7 +129,7 @@ _CLOSERS = ("}", "end", ")", "]", "fi", "done", "esac")
 
 
 @record
-class Definition:
+class DefinitionSpan:
     """One definition node: its name, kind ("function"/"type"), lines and header."""
 
     name: str
@@ -160,12 +144,12 @@ def _query(language: str) -> tree_sitter.Query | None:
     source = _QUERIES.get(language)
     if source is None:
         return None
-    import tree_sitter
+    import tree_sitter  # deferred: launch -> request
 
     return tree_sitter.Query(get_language(language), source)
 
 
-def definitions(text: str, language: str) -> list[Definition]:
+def definitions(text: str, language: str) -> list[DefinitionSpan]:
     """All definitions in ``text`` (document order); [] for languages without a query."""
     query = _query(language)
     if query is None:
@@ -173,19 +157,19 @@ def definitions(text: str, language: str) -> list[Definition]:
     return _definitions(text, language, query)
 
 
-_def_cache: dict[tuple[str, str], list[Definition]] = {}
+_def_cache: dict[tuple[str, str], list[DefinitionSpan]] = {}
 
 
-def _definitions(text: str, language: str, query: tree_sitter.Query) -> list[Definition]:
+def _definitions(text: str, language: str, query: tree_sitter.Query) -> list[DefinitionSpan]:
     key = (language, text)
     found = _def_cache.get(key)
     if found is not None:
         return found
-    import tree_sitter
+    import tree_sitter  # deferred: launch -> request
 
     tree = parse_text(language, text)
     lines = text.split("\n")
-    out: dict[tuple[int, int], Definition] = {}
+    out: dict[tuple[int, int], DefinitionSpan] = {}
     for _index, captures in tree_sitter.QueryCursor(query).matches(tree.root_node):
         names = captures.get("name")
         kind = "function" if "function" in captures else "type"
@@ -205,7 +189,7 @@ def _definitions(text: str, language: str, query: tree_sitter.Query) -> list[Def
         header = " ".join(lines[first:last + 1])
         label = _GENERIC.sub("", (name.text or b"").decode("utf-8", "replace"))
         out.setdefault((node.start_byte, name.start_byte),
-                       Definition(label, kind, start, end, _WS.sub(" ", header).strip()))
+                       DefinitionSpan(label, kind, start, end, _WS.sub(" ", header).strip()))
     result = sorted(out.values(), key=lambda d: (d.start, -d.end))
     if len(_def_cache) > 8:
         _def_cache.clear()
@@ -219,6 +203,22 @@ def find_anchor_ranges(text: str, language: str | None,
 
     [] when the first anchor matches nothing; when a later anchor matches
     nothing inside the earlier ranges, those earlier ranges are returned.
+
+    One anchor is resolved by the first rule that finds something:
+    1. header: the anchor (whitespace collapsed, a trailing ``:``/``{`` dropped)
+       occurs, on word boundaries, in a definition's header (its text from the
+       start of the node to the end of the line holding its name), and contains
+       that definition's name: ``def wrap``, ``def wrap(text):``, ``fn main``
+       (for ``pub fn main() {``), ``func (s *Server) Start(``, ``impl Foo for Bar``;
+    2. name: the anchor's main identifier (the one before the first ``(`` that is
+       not a keyword, else the last identifier; ``Foo.bar``/``Foo::bar``/``Foo#bar``
+       narrow like nested anchors) equals a definition's name; a kind keyword in
+       the anchor (``class``, ``def``, ``fn`` …) keeps definitions of that kind
+       when some exist;
+    3. line: lines whose stripped text starts with the stripped anchor (the
+       text-mode rule, also used for plain context lines such as ``@@ if x:``);
+       the range is the outermost syntax node starting there, or without a tree
+       the line's indentation block (plus a closing ``}``/``end`` line).
     """
     lines: list[str] = []  # split on first use by the line rule
     defs = definitions(text, language) if language else []
@@ -261,7 +261,7 @@ def _inside(start: int, end: int, scope: list[Range] | None) -> bool:
 
 
 def _resolve(anchor: str, text: str, lines: list[str], language: str | None,
-             defs: list[Definition], scope: list[Range] | None) -> list[Range]:
+             defs: list[DefinitionSpan], scope: list[Range] | None) -> list[Range]:
     pool = [d for d in defs if _inside(d.start, d.end, scope)]
     norm = _WS.sub(" ", anchor).strip().rstrip(":{").rstrip()
     if pool and norm:
@@ -276,7 +276,7 @@ def _resolve(anchor: str, text: str, lines: list[str], language: str | None,
     return _line_ranges(anchor.strip(), text, lines, language, scope)
 
 
-def _by_name(norm: str, pool: list[Definition]) -> list[Definition]:
+def _by_name(norm: str, pool: list[DefinitionSpan]) -> list[DefinitionSpan]:
     """The definitions named as the anchor names one (of its kind where some are),
     those whose headers agree longest with a partial signature."""
     name, kind = main_name(norm)
@@ -303,7 +303,7 @@ def _shared(a: str, b: str) -> int:
     return n
 
 
-def _ranges(defs: list[Definition]) -> list[Range]:
+def _ranges(defs: list[DefinitionSpan]) -> list[Range]:
     seen: dict[Range, None] = {}
     for d in defs:
         seen.setdefault((d.start, d.end), None)

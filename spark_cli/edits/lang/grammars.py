@@ -172,7 +172,7 @@ def get_language(name: str) -> tree_sitter.Language:
     except KeyError:
         raise KeyError(f"no tree-sitter grammar for {name!r}; known: {', '.join(SUPPORTED)}")\
             from None
-    import tree_sitter
+    import tree_sitter  # deferred: launch -> request
 
     module = wheels.binding(module_name)  # without the wheel's __init__ (see .wheels)
     if module is None or not hasattr(module, factory):
@@ -189,7 +189,7 @@ def get_language(name: str) -> tree_sitter.Language:
 def get_parser(name: str) -> tree_sitter.Parser:
     """The cached ``tree_sitter.Parser`` for ``name``. Parsers are not thread-safe:
     share one per thread (spark parses on one thread)."""
-    import tree_sitter
+    import tree_sitter  # deferred: launch -> request
 
     return tree_sitter.Parser(get_language(name))
 

@@ -1,18 +1,5 @@
 """Syntax validation of an edit with tree-sitter: would it break a file that parsed cleanly?
 
-`check_edit(path, old, new)` parses both versions (the new one incrementally
-when the old tree is known) and returns a `SyntaxVerdict`. The rule: an edit is
-refused (``ok=False``) only when the OLD text parsed without ERROR/MISSING nodes
-and the NEW text has some. A file that was already broken is not judged (you
-cannot tell whether the edit made it worse), and a file in no known language is
-"text mode": no syntax check at all (``checked=False``). So is a YAML, JSON or
-TOML file with template markup (``{{ }}``, ``{% %}``: Helm, Ansible, Jinja) in
-either version. In HTML, elements closed implicitly (``<p>a<p>b``, ``<li>``, a
-fragment that ends with open elements) are not errors: tree-sitter-html's
-MISSING ``_implicit_end_tag`` nodes, and ERROR nodes made only of well-formed
-tags and text, are forgiven; a broken tag (``<div`` unterminated, a stray
-``</div>``) is not.
-
 `parse_text(language, text)` is the shared, cached parse used by `anchors` and
 by `check_edit`: a small LRU of recent (language, text) → tree, so the tree
 built while locating a hunk, or the new tree of the previous edit, is reused
@@ -197,6 +184,19 @@ def check_edit(
     in OLD-text coordinates with ``new_end = start + len(replacement bytes)``)
     make the new parse incremental. Without ``edits`` the
     changed span is computed from the two texts (common prefix and suffix).
+
+    `check_edit(path, old, new)` parses both versions (the new one incrementally
+    when the old tree is known) and returns a `SyntaxVerdict`. The rule: an edit is
+    refused (``ok=False``) only when the OLD text parsed without ERROR/MISSING nodes
+    and the NEW text has some. A file that was already broken is not judged (you
+    cannot tell whether the edit made it worse), and a file in no known language is
+    "text mode": no syntax check at all (``checked=False``). So is a YAML, JSON or
+    TOML file with template markup (``{{ }}``, ``{% %}``: Helm, Ansible, Jinja) in
+    either version. In HTML, elements closed implicitly (``<p>a<p>b``, ``<li>``, a
+    fragment that ends with open elements) are not errors: tree-sitter-html's
+    MISSING ``_implicit_end_tag`` nodes, and ERROR nodes made only of well-formed
+    tags and text, are forgiven; a broken tag (``<div`` unterminated, a stray
+    ``</div>``) is not.
     """
     language = language_for_path(path)
     if language is None:

@@ -1,8 +1,7 @@
 """A cheap first look at an edit's syntax: parse only the top-level items around it.
 
-tree-sitter's incremental re-parse still costs time in proportion to the file (a
-flat 5,000-line module: ~3 ms for a one-character edit, a fifth of a full parse).
-Most edits change one function. In languages whose files are a flat sequence of
+tree-sitter's incremental re-parse still costs time in proportion to the file, and
+most edits change one function. In languages whose files are a flat sequence of
 top-level items (`WINDOWED`), the items the edit touches, plus one unchanged item
 on each side, are parsed on their own: the edges of that window meet the rest of
 the file exactly as they did in the old text, which parsed cleanly. When the

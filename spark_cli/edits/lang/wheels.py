@@ -1,17 +1,10 @@
 """A grammar wheel's compiled binding and tags query, read without running its ``__init__``.
 
-Every ``tree_sitter_<lang>`` wheel's ``__init__`` imports ``importlib.resources``
-(for its query files) before anything else: ~33 M instructions (~9 ms), paid
-before the request leaves whenever the repo map parses a file. The language
-factories live in the wheel's compiled ``_binding`` module and the queries are
-plain files beside it, so both are read straight from the wheel's folder:
-
-- :func:`binding` loads ``<wheel>/_binding.<abi>.so`` as ``<wheel>._binding``
-  (registered in ``sys.modules``, so a later ``import <wheel>`` reuses it);
-- :func:`tags_query` reads ``<wheel>/queries/tags.scm`` (what the wheel's
-  ``TAGS_QUERY`` attribute reads).
-
-Anything unusual (no such folder or file, a wheel laid out otherwise) returns
+Every ``tree_sitter_<lang>`` wheel's ``__init__`` imports ``importlib.resources`` first,
+paid before the request leaves whenever the repo map parses a file. :func:`binding` loads
+``<wheel>/_binding.<abi>.so`` as ``<wheel>._binding`` (registered in ``sys.modules``, so a
+later ``import <wheel>`` reuses it) and :func:`tags_query` reads
+``<wheel>/queries/tags.scm``, straight from the wheel's folder. Anything unusual returns
 ``None`` and the caller imports the wheel as usual, so the answers never differ
 (tests/edits/lang/test_wheels.py compares both for every installed wheel).
 """

@@ -2,18 +2,6 @@
 
 Models shorten long blocks with a placeholder line. spark never guesses what a
 placeholder stands for:
-
-- when SEARCH and REPLACE carry the SAME placeholder lines in the same order,
-  the hunk is unambiguous: each piece between placeholders is located on its own
-  (strict ladder, in order) and the file text under each placeholder is kept as
-  it is (`split_elided`). A placeholder that is the first or last line of both
-  SEARCH and REPLACE stands for nothing that changes: it is dropped;
-- a placeholder in REPLACE that SEARCH does not have would delete the code it
-  stands for: `unbacked_placeholder` finds it, and the hunk is refused (unless
-  the file itself has that line where the hunk applies). That check uses the
-  stricter `is_placeholder`: a comment that is only `...`, or says "existing
-  code", "rest of …", "unchanged" and the like; a bare `...` line is not one
-  (Python's Ellipsis, prose).
 """
 
 from __future__ import annotations
@@ -40,7 +28,7 @@ _PLACEHOLDER = (
     rf"^[ \t]*{_MARK}[ \t]*[(\[][ \t]*(?:unchanged|omitted|existing)[ \t]*[)\]]{_CLOSE}$|"
     rf"^[ \t]*{_DOTS}[ \t]*[^\n]*?\b{_WORDS}[^\n]*$"  # "... existing code ..."
 )
-# One compiled pattern serves both uses (compiling it costs ~3 ms at start-up): with
+# One compiled pattern serves both uses (compiling is a start-up cost): with
 # re.M, ``^``/``$`` still anchor a single line at its start and end.
 _PLACEHOLDER_ANY = re.compile(_PLACEHOLDER, re.I | re.M)
 
@@ -101,6 +89,18 @@ def split_elided(search: list[str],
 
     Placeholders at the edges of both sides are dropped first; what remains must
     have placeholders at the same places on both sides, with text between them.
+
+    - when SEARCH and REPLACE carry the SAME placeholder lines in the same order,
+      the hunk is unambiguous: each piece between placeholders is located on its own
+      (strict ladder, in order) and the file text under each placeholder is kept as
+      it is (`split_elided`). A placeholder that is the first or last line of both
+      SEARCH and REPLACE stands for nothing that changes: it is dropped;
+    - a placeholder in REPLACE that SEARCH does not have would delete the code it
+      stands for: `unbacked_placeholder` finds it, and the hunk is refused (unless
+      the file itself has that line where the hunk applies). That check uses the
+      stricter `is_placeholder`: a comment that is only `...`, or says "existing
+      code", "rest of …", "unchanged" and the like; a bare `...` line is not one
+      (Python's Ellipsis, prose).
     """
     trimmed = _drop_edges(search, replace)
     dropped = trimmed != (search, replace)

@@ -13,11 +13,11 @@ definition query for (YAML, JSON, plain text), is not judged.
 
 from __future__ import annotations
 
-from spark_cli.edits.lang.anchors import Definition, definitions
+from spark_cli.edits.lang.anchors import DefinitionSpan, definitions
 from spark_cli.edits.locate.misses import LocateFailed
 
 
-def _innermost(defs: list[Definition], row: int) -> Definition | None:
+def _innermost(defs: list[DefinitionSpan], row: int) -> DefinitionSpan | None:
     holding = [d for d in defs if d.start <= row <= d.end]
     return max(holding, key=lambda d: (d.start, -d.end)) if holding else None
 

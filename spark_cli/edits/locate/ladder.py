@@ -4,55 +4,9 @@
 "\\n"-normalised text) and the replacement adapted to the file, or raises
 `LocateFailed` ("missing" with the nearest similar lines, "ambiguous" with the
 candidate lines). It never guesses by edit distance: every step compares whole
-lines (``reflow``: whole-line runs) for equality after a fixed normalisation.
-
-Steps, in order; the first step with any match decides:
-1. ``exact``: the search lines equal a run of file lines;
-2. ``trailing_ws``: equal after stripping trailing whitespace;
-3. ``indent``: equal after one consistent indentation change (prefix added or
-   removed, or spaces ↔ tabs);
-4. ``trimmed``: equal after stripping each line;
-5. ``unicode``: equal after `normalize.fold` (NFKC, curly quotes, dashes, NBSP…);
-6. ``blank_lines``: the non-blank lines equal (trimmed) the file's non-blank
-   lines of a region, blank lines ignored on both sides (models drop or add
-   them); the region runs from the first to the last matched line;
-7. ``fragment``: a one-line search that is not a whole line but occurs exactly
-   once, verbatim (stripped), inside a line: only that substring is replaced.
-   Never when it would cut a word, nor when it is the start of a longer line
-   (that is a misremembered line more often than a fragment);
-8. ``reflow``: the search equals whole file lines with all whitespace, line
-   breaks included, left out (the model joined or split lines; see `reflow`).
-Each step is tried with the search as given and then without its leading and
-trailing blank lines (models add them). After any step but exact, the replacement
-is adapted by `reindent.reconcile`: lines the model repeats unchanged are the
-file's own, byte for byte, and its indentation is translated to the file's. A
-lone trailing newline in SEARCH or REPLACE is not a line.
-
-Several matches at one step are narrowed, in order, by: ``at_eof`` (matches
-ending at the last non-blank line, if any do); anchors (matches overlapping
-the anchored ranges from `anchors.find_anchor_ranges`; if none overlap, a
-unique match anywhere is still taken, and among several the ones after the
-first anchored line are preferred); ``search_from`` (the first match starting
-at or after that offset, so repeated snippets resolve in hunk order). Still
-several → refused as ambiguous. The step name is prefixed ``anchor:`` when the
-anchor made the choice. Matches that all contradict ``at_eof`` or the anchors
-do not decide: the other variant and the later steps are tried for one that
-fits, and the first contradicting matches are the fallback.
-
-When nothing matches and SEARCH and REPLACE carry the same placeholder lines
-(``# ...``), each piece between them is located in order and the file text the
-placeholders stand for is kept (``elision``; see `elision`). When SEARCH and
-REPLACE are each wrapped in a code fence of their own (``` ```python`` … `` ``` ``,
-weaker models put the fence inside the block), the ladder runs again on what the
-fences hold.
-
-An anchor that names nothing in the file (no definition, no line, not even its
-text) is refused up front (`anchor_checks`): it was invented, and the context
-lines might match elsewhere.
-
-An empty SEARCH inserts: at the top of the anchored definition's body when
-anchors resolve to one range (after a multi-line header and a Python docstring;
-`anchor_checks.body_start`), else at the end of the file (``append``).
+lines for equality after a fixed normalisation, exact first, loosest last; the
+steps, how several matches are narrowed, elided and fenced hunks, invented anchors
+and empty searches are listed on :func:`locate`.
 """
 
 from __future__ import annotations
@@ -143,10 +97,59 @@ def _variants(search: list[str], replace: list[str], trimmed: tuple[list[str], l
 
 def locate(text: str, hunk: HunkLike, *, language: str | None = None,
            search_from: int = 0, first_of_many: bool = False) -> Located:
-    """Find where ``hunk.search`` is in ``text`` (see the module docstring for the rules).
+    """Find where ``hunk.search`` is in ``text``.
 
     ``first_of_many``: several matches are not ambiguous, the first at or after
-    ``search_from`` is taken (identical hunks, one per place, applied in order)."""
+    ``search_from`` is taken (identical hunks, one per place, applied in order).
+
+    Steps, in order; the first step with any match decides:
+    1. ``exact``: the search lines equal a run of file lines;
+    2. ``trailing_ws``: equal after stripping trailing whitespace;
+    3. ``indent``: equal after one consistent indentation change (prefix added or
+       removed, or spaces ↔ tabs);
+    4. ``trimmed``: equal after stripping each line;
+    5. ``unicode``: equal after `normalize.fold` (NFKC, curly quotes, dashes, NBSP…);
+    6. ``blank_lines``: the non-blank lines equal (trimmed) the file's non-blank
+       lines of a region, blank lines ignored on both sides (models drop or add
+       them); the region runs from the first to the last matched line;
+    7. ``fragment``: a one-line search that is not a whole line but occurs exactly
+       once, verbatim (stripped), inside a line: only that substring is replaced.
+       Never when it would cut a word, nor when it is the start of a longer line
+       (that is a misremembered line more often than a fragment);
+    8. ``reflow``: the search equals whole file lines with all whitespace, line
+       breaks included, left out (the model joined or split lines; see `reflow`).
+    Each step is tried with the search as given and then without its leading and
+    trailing blank lines (models add them). After any step but exact, the replacement
+    is adapted by `reindent.reconcile`: lines the model repeats unchanged are the
+    file's own, byte for byte, and its indentation is translated to the file's. A
+    lone trailing newline in SEARCH or REPLACE is not a line.
+
+    Several matches at one step are narrowed, in order, by: ``at_eof`` (matches
+    ending at the last non-blank line, if any do); anchors (matches overlapping
+    the anchored ranges from `anchors.find_anchor_ranges`; if none overlap, a
+    unique match anywhere is still taken, and among several the ones after the
+    first anchored line are preferred); ``search_from`` (the first match starting
+    at or after that offset, so repeated snippets resolve in hunk order). Still
+    several → refused as ambiguous. The step name is prefixed ``anchor:`` when the
+    anchor made the choice. Matches that all contradict ``at_eof`` or the anchors
+    do not decide: the other variant and the later steps are tried for one that
+    fits, and the first contradicting matches are the fallback.
+
+    When nothing matches and SEARCH and REPLACE carry the same placeholder lines
+    (``# ...``), each piece between them is located in order and the file text the
+    placeholders stand for is kept (``elision``; see `elision`). When SEARCH and
+    REPLACE are each wrapped in a code fence of their own (``` ```python`` … `` ``` ``,
+    weaker models put the fence inside the block), the ladder runs again on what the
+    fences hold.
+
+    An anchor that names nothing in the file (no definition, no line, not even its
+    text) is refused up front (`anchor_checks`): it was invented, and the context
+    lines might match elsewhere.
+
+    An empty SEARCH inserts: at the top of the anchored definition's body when
+    anchors resolve to one range (after a multi-line header and a Python docstring;
+    `anchor_checks.body_start`), else at the end of the file (``append``).
+    """
     index = line_index(text)
     anchors = tuple(getattr(hunk, "anchors", ()) or ())
     at_eof = bool(getattr(hunk, "at_eof", False))

@@ -1,17 +1,4 @@
 """Line tables and the per-step matchers of the locate ladder (see `locate`).
-
-`line_index(text)` is the one cached `LineIndex` of the last text seen (E3
-locates every hunk of a file in the same text): the exact step needs only
-``str.find``; the line list, offsets, stripped and folded line tables are built
-on first use. Each finder in `FINDERS` returns every `Match` of its step in
-file order. Every step is one ``str.find`` scan (C speed) of the search's keys
-over a keyed copy of the file (rstripped, stripped, folded, its non-blank
-lines, or all of it without whitespace for ``reflow``), never a Python loop over
-candidates × search lines. An exact match writes the replacement as the model
-wrote it; the looser steps adapt it (`reindent.reconcile`) to the indentation
-unit of the lines around the match (`LineIndex.unit_near`); the
-``blank_lines`` step writes the file's blank lines where the model only
-miscounted them (`_keep_blank_lines`).
 """
 
 from __future__ import annotations
@@ -126,6 +113,20 @@ _last: LineIndex | None = None
 
 
 def line_index(text: str) -> LineIndex:
+    """`line_index(text)` is the one cached `LineIndex` of the last text seen (E3
+    locates every hunk of a file in the same text): the exact step needs only
+    ``str.find``; the line list, offsets, stripped and folded line tables are built
+    on first use. Each finder in `FINDERS` returns every `Match` of its step in
+    file order. Every step is one ``str.find`` scan (C speed) of the search's keys
+    over a keyed copy of the file (rstripped, stripped, folded, its non-blank
+    lines, or all of it without whitespace for ``reflow``), never a Python loop over
+    candidates × search lines. An exact match writes the replacement as the model
+    wrote it; the looser steps adapt it (`reindent.reconcile`) to the indentation
+    unit of the lines around the match (`LineIndex.unit_near`); the
+    ``blank_lines`` step writes the file's blank lines where the model only
+    miscounted them (`_keep_blank_lines`).
+    """
+
     global _last
     if _last is None or (_last.text is not text and _last.text != text):
         _last = LineIndex(text)

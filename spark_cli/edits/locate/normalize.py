@@ -4,13 +4,6 @@
 to it: NFKC (full-width forms, NBSP and other spaces, ligatures, the ellipsis
 `…` → `...`) plus a small table NFKC leaves alone (curly quotes, dashes, minus,
 bullets, zero-width characters). ASCII lines are returned stripped, untouched.
-
-`indent_offset(pairs)` finds a consistent indentation change between search
-lines and file lines (add a prefix, remove a prefix, or switch unit, e.g. four
-spaces ↔ one tab) and returns a function that re-indents replacement lines
-the same way, or None when the offsets disagree; `indent_unit` is the repeated
-unit of some indentations, `dominant_unit` the one most lines of a file use.
-Adapting a replacement after a loose match is `reindent.reconcile`.
 """
 
 from __future__ import annotations
@@ -52,6 +45,13 @@ def indent_offset(pairs: Sequence[tuple[str, str]]) -> Reindent | None:
     Tried in order: the file adds the same prefix to every line; the file lacks
     the same prefix on every line; both use one repeated unit (spaces or a tab)
     and the file is the same number of levels deeper or shallower.
+
+    `indent_offset(pairs)` finds a consistent indentation change between search
+    lines and file lines (add a prefix, remove a prefix, or switch unit, e.g. four
+    spaces ↔ one tab) and returns a function that re-indents replacement lines
+    the same way, or None when the offsets disagree; `indent_unit` is the repeated
+    unit of some indentations, `dominant_unit` the one most lines of a file use.
+    Adapting a replacement after a loose match is `reindent.reconcile`.
     """
     if not pairs:
         return None

@@ -3,19 +3,6 @@
 `locate_all(work, edit, …)` locates each hunk after the previous one (a hunk
 given out of order is still found when it does not overlap) and returns the
 spans to splice and the hunks refused, each with a message a model can act on:
-
-- under a conflict (the user changed the file since the model read it), a hunk
-  that touches a line the user changed, or that no longer locates but does
-  locate in the text the model saw, is refused as ``conflict``;
-- hunks that overlap only in context lines neither of them changes are trimmed
-  to the lines they change (`overlap`); hunks that change shared lines are
-  refused as ``overlap``;
-- a run of identical hunks whose search matches exactly as many places takes
-  one place each, in order (``in_order`` does that for every hunk: the
-  `Applier` uses it for identical SEARCH/REPLACE blocks sent once per place);
-- an empty SEARCH appends its text, except the part that repeats the whole
-  file at its start (a model "creating" a file that exists, perhaps with more
-  at the end): only the rest is appended.
 """
 
 from __future__ import annotations
@@ -103,6 +90,19 @@ def locate_all(work: str, edit: FileEdit, regions: list[Region] | None,
     Hunks that overlap only in context lines neither changes are trimmed to the lines
     they change (`overlap`). A run of identical hunks whose search matches exactly as
     many places takes one place each, in order.
+
+    - under a conflict (the user changed the file since the model read it), a hunk
+      that touches a line the user changed, or that no longer locates but does
+      locate in the text the model saw, is refused as ``conflict``;
+    - hunks that overlap only in context lines neither of them changes are trimmed
+      to the lines they change (`overlap`); hunks that change shared lines are
+      refused as ``overlap``;
+    - a run of identical hunks whose search matches exactly as many places takes
+      one place each, in order (``in_order`` does that for every hunk: the
+      `Applier` uses it for identical SEARCH/REPLACE blocks sent once per place);
+    - an empty SEARCH appends its text, except the part that repeats the whole
+      file at its start (a model "creating" a file that exists, perhaps with more
+      at the end): only the rest is appended.
     """
     spans: list[Span] = []
     refused: list[HunkRefused] = []

@@ -1,18 +1,14 @@
 """The last ladder step, ``reflow``: the search with its lines joined or split.
 
 Models re-wrap code they quote: a call or an annotation spread over several
-lines comes back on one (or the other way round), `f(\n    a,\n)` as `f(a)`.
+lines comes back on one (or the other way round), `f(
+    a,
+)` as `f(a)`.
 `reflow` compares the search with the file with all whitespace, line breaks
 included, left out (blank lines too); a match must start and end on whole file
 lines. This is a fixed normalisation, not a similarity: the search's non-space
 text must equal the file's, character for character, and be long enough
 (`MIN_TEXT` characters) to name a place.
-
-The replacement keeps the file's own lines for the lines the model repeats
-unchanged at its start and end, when the model's line breaks there fall on the
-file's (adding a property under a re-wrapped annotation keeps the annotation as
-the file has it); the changed lines in between are the model's, moved to the
-file's indentation when the search's first line gives it.
 """
 
 from __future__ import annotations
@@ -22,7 +18,7 @@ from collections.abc import Callable
 from typing import Protocol
 
 
-class LineIndex(Protocol):
+class ReflowIndex(Protocol):
     """What reflow needs of `matching.LineIndex` (so reflow does not import matching)."""
 
     @property
@@ -53,8 +49,15 @@ def reflow_index(lines: list[str]) -> tuple[str, list[int], list[int]]:
     return "".join(keys), rows, starts
 
 
-def find_reflowed(index: LineIndex, search: list[str], replace: list[str]) -> list[Found]:
-    """Every place the reflowed search matches whole file lines, in file order."""
+def find_reflowed(index: ReflowIndex, search: list[str], replace: list[str]) -> list[Found]:
+    """Every place the reflowed search matches whole file lines, in file order.
+
+    The replacement keeps the file's own lines for the lines the model repeats
+    unchanged at its start and end, when the model's line breaks there fall on the
+    file's (adding a property under a re-wrapped annotation keeps the annotation as
+    the file has it); the changed lines in between are the model's, moved to the
+    file's indentation when the search's first line gives it.
+    """
     s_rows = [i for i, line in enumerate(search) if line.strip()]
     keys = [_key(search[i]) for i in s_rows]
     needle = "".join(keys)
@@ -76,7 +79,7 @@ def find_reflowed(index: LineIndex, search: list[str], replace: list[str]) -> li
     return out
 
 
-def _maker(index: LineIndex, search: list[str], replace: list[str], s_rows: list[int],
+def _maker(index: ReflowIndex, search: list[str], replace: list[str], s_rows: list[int],
            keys: list[str], pos: int, span: tuple[int, int]) -> Callable[[], str]:
     def make() -> str:
         _stream, rows, starts = index.reflowed()

@@ -4,28 +4,6 @@
 ``found[i]`` stands for search line ``search[i]`` (None: a blank search line the
 match skipped). The rules, so that only the hunk's real changes reach the file:
 
-- SEARCH and REPLACE are aligned on their stripped lines (difflib's matching
-  blocks: alignment only, nothing is located by similarity). A replacement line
-  that repeats a search line is *kept*: its text is the file's own (a Unicode,
-  trailing-space or tab difference the match tolerated is never written back),
-  and when the model did not change its indentation it is the file's line, byte
-  for byte.
-- The model's indentation is translated to the file's by the change most search
-  lines agree on (`_frame`: add or remove a prefix, or switch unit, e.g. four
-  spaces to a tab, or two spaces to four; units come from `dominant_unit`). A
-  search line that disagrees is an *outlier*: the model mis-copied it. A kept
-  line keeps the file's indentation plus the model's own change to it, if any
-  (so a continuation line keeps its alignment); only an outlier the model left
-  unchanged inside a hunk that re-nests kept lines (wraps them in ``try``, moves
-  a YAML key under a new one) follows the replacement's nesting instead,
-  relative to the line before it. The first search line is never trusted as a
-  reference: models often drop its indentation. When no change fits half of the
-  search lines, kept lines are simply the file's.
-- Changed and new lines keep the model's text; their indentation is placed
-  relative to the replacement line before them (its place in the file plus the
-  model's indentation difference, converted to the file's unit), or by the
-  frame when no line before them is a reliable reference.
-
 After an exact match nothing is adapted: the replacement is written as the model
 wrote it (`matching`), only line endings follow the file.
 """
@@ -212,7 +190,30 @@ def paired_lines(search: Sequence[str], replace: Sequence[str]) -> dict[int, int
 def reconcile(search: Sequence[str], found: Sequence[str | None], replace: Sequence[str],
               file_unit: str | None = None) -> list[str]:
     """The replacement lines to write (see the module docstring); ``file_unit`` is the
-    file's indentation unit when known (else guessed from ``found``)."""
+    file's indentation unit when known (else guessed from ``found``).
+
+    - SEARCH and REPLACE are aligned on their stripped lines (difflib's matching
+      blocks: alignment only, nothing is located by similarity). A replacement line
+      that repeats a search line is *kept*: its text is the file's own (a Unicode,
+      trailing-space or tab difference the match tolerated is never written back),
+      and when the model did not change its indentation it is the file's line, byte
+      for byte.
+    - The model's indentation is translated to the file's by the change most search
+      lines agree on (`_frame`: add or remove a prefix, or switch unit, e.g. four
+      spaces to a tab, or two spaces to four; units come from `dominant_unit`). A
+      search line that disagrees is an *outlier*: the model mis-copied it. A kept
+      line keeps the file's indentation plus the model's own change to it, if any
+      (so a continuation line keeps its alignment); only an outlier the model left
+      unchanged inside a hunk that re-nests kept lines (wraps them in ``try``, moves
+      a YAML key under a new one) follows the replacement's nesting instead,
+      relative to the line before it. The first search line is never trusted as a
+      reference: models often drop its indentation. When no change fits half of the
+      search lines, kept lines are simply the file's.
+    - Changed and new lines keep the model's text; their indentation is placed
+      relative to the replacement line before them (its place in the file plus the
+      model's indentation difference, converted to the file's unit), or by the
+      frame when no line before them is a reliable reference.
+    """
     rows = [i for i, s in enumerate(search) if s.strip() and found[i] is not None]
     if not rows:
         return list(replace)

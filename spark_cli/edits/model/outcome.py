@@ -1,6 +1,6 @@
 """What applying one FileEdit came to: plain data, past tense, readable by a model.
 
-`EditApplied` (written, or would be under a dry run) and `EditRefused` (nothing
+`EditApplied` (written, or would be under a dry run) and `RefusedEdit` (nothing
 written). Under a conflict (the user changed the file since the model read it)
 some hunks of a section may apply and others not: then `EditApplied.refused`
 lists the hunks that did not, and `message` says so.
@@ -95,7 +95,7 @@ class EditApplied:
 
 
 @record
-class EditRefused:
+class RefusedEdit:
     """A file section that was not applied; nothing was written."""
 
     path: str
@@ -109,7 +109,7 @@ class EditRefused:
     ok = False
 
 
-EditOutcome = EditApplied | EditRefused
+EditOutcome = EditApplied | RefusedEdit
 
 
 def outcome_to_json(outcome: EditOutcome) -> dict[str, Any]:

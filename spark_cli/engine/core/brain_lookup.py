@@ -7,11 +7,6 @@ checked: a bad ``--brain`` fails the start, a registry that fails to import fail
 it loudly); each brain's own modules load when it first answers (the rules brain
 pulls in tree-sitter), and :meth:`RegistryBrains.loaded` lets the engine do that
 off its event loop.
-
-Nothing is cached here per model name (a client chooses model names freely:
-a cache keyed by them would grow with every distinct name). The registry
-caches brains per *spec* in a small LRU, and a script brain per version of its
-file (path, mtime, size), so editing the script reloads it on the next request.
 """
 
 from __future__ import annotations
@@ -25,9 +20,16 @@ BrainFactory = Callable[[str], Brain]
 
 
 class RegistryBrains:
-    """Model name -> brain over the registry, ``default`` for model names that name none."""
+    """Model name -> brain over the registry, ``default`` for model names that name none.
+
+    Nothing is cached here per model name (a client chooses model names freely:
+    a cache keyed by them would grow with every distinct name). The registry
+    caches brains per *spec* in a small LRU, and a script brain per version of its
+    file (path, mtime, size), so editing the script reloads it on the next request.
+    """
 
     def __init__(self, default: str, script_path: str | None = None) -> None:
+        # deferred: bundled tiny edit
         from spark_cli.engine.brains.registry import brain_for_model, check_default, is_loaded
 
         check_default(default, script_path)  # ValueError: a bad --brain
@@ -52,13 +54,13 @@ def registry_factory(default: str, script_path: str | None = None) -> BrainFacto
 
 def model_names() -> list[str]:
     """The brain models ``/v1/models`` lists."""
-    from spark_cli.engine.brains.registry import BRAIN_MODELS
+    from spark_cli.engine.brains.registry import BRAIN_MODELS  # deferred: bundled tiny edit
 
     return sorted(BRAIN_MODELS)
 
 
 def model_paces() -> dict[str, str]:
     """Each brain model's pace (``"deep"`` or ``"fast"``), in :func:`model_names` order."""
-    from spark_cli.engine.brains.registry import pace_of_model
+    from spark_cli.engine.brains.registry import pace_of_model  # deferred: bundled tiny edit
 
     return {name: pace_of_model(name) for name in model_names()}

@@ -5,19 +5,6 @@ A brain yields text in any chunking; pieces are cut with
 carried into the next chunk so chunk boundaries do not change the count (the
 total matches ``count_tokens`` of the whole answer). A brain may yield forever:
 pieces are pulled only as they are needed.
-
-Brain work (planning an edit, parsing files) must not stall other streams'
-pacing, so pulls run through an *offload* callable (the engine's brain thread
-pool) unless the brain declares itself ``inline`` (its chunks are precomputed,
-as lorem's). Long chunks are cut in :data:`SLICE`-character slices so no single
-regex call holds the GIL for long. :meth:`PieceSource.prefetch` starts the
-first pull at once, so a brain plans while the time to first token runs.
-
-A brain's function call (:class:`~spark_cli.engine.brains.base.BrainCall`) becomes
-a :class:`CallStart` marker, its arguments' pieces (:func:`argument_pieces`: token
-pieces, a JSON escape sometimes cut in two as models do) and :data:`CALL_END`.
-Markers are not tokens: :meth:`PieceSource.take` counts only text pieces, and a
-call is buffered whole, so its end always travels with its last piece.
 """
 
 from __future__ import annotations
@@ -33,9 +20,9 @@ from spark_cli.record import record
 Offload = Callable[[Callable[[], None]], Awaitable[None]]
 """Runs a blocking function off the event loop (e.g. ``loop.run_in_executor``)."""
 SLICE = 65_536
-"""Characters split at once: one ``findall`` then holds the GIL for ~10 ms at most."""
+"""Characters split at once, so one ``findall`` holds the GIL only briefly."""
 BATCH = 512
-"""Pieces an offloaded pull gathers at least: each trip to the pool costs ~0.1 ms of
+"""Pieces an offloaded pull gathers at least: each trip to the pool costs thread
 wake-ups, so a short answer is fetched in one trip, a long one in few."""
 
 
@@ -88,6 +75,20 @@ def count_pieces(texts: Iterable[str]) -> int:
 
 
 class PieceSource:
+    """Brain work (planning an edit, parsing files) must not stall other streams'
+    pacing, so pulls run through an *offload* callable (the engine's brain thread
+    pool) unless the brain declares itself ``inline`` (its chunks are precomputed,
+    as lorem's). Long chunks are cut in :data:`SLICE`-character slices so no single
+    regex call holds the GIL for long. :meth:`PieceSource.prefetch` starts the
+    first pull at once, so a brain plans while the time to first token runs.
+
+    A brain's function call (:class:`~spark_cli.engine.brains.base.BrainCall`) becomes
+    a :class:`CallStart` marker, its arguments' pieces (:func:`argument_pieces`: token
+    pieces, a JSON escape sometimes cut in two as models do) and :data:`CALL_END`.
+    Markers are not tokens: :meth:`PieceSource.take` counts only text pieces, and a
+    call is buffered whole, so its end always travels with its last piece.
+    """
+
     __slots__ = ("_buffer", "_carry", "_chunks", "_index", "_marked", "_offload", "_prefetch",
                  "exhausted")
 

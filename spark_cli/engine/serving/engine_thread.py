@@ -7,13 +7,7 @@ pacing back: the request would wait there before its time to first token even
 starts. On its own thread the engine behaves like the separate server it plays:
 it reads a request as soon as it arrives and paces on schedule (threads share
 the GIL, so the caller's pure-Python work still slows it by at most a switch
-interval, 5 ms, at a time).
-
-:func:`run_engine_in_thread` keeps :func:`run_engine`'s contract (the same
-:class:`RunningEngine`, ``ValueError`` for a bad brain spec and ``OSError`` for a
-port that cannot be bound, raised in the caller) and stops the engine when the
-block exits (an error while stopping is raised there too). ``engine.state`` lives
-on the engine's thread: read its counters only.
+interval at a time).
 """
 
 from __future__ import annotations
@@ -50,7 +44,14 @@ def _settle(loop: asyncio.AbstractEventLoop, future: asyncio.Future[Any], result
 async def run_engine_in_thread(config: EngineConfig, *, http: bool = False,
                                **options: Any) -> AsyncIterator[RunningEngine]:
     """:func:`run_engine` (``http`` and ``options`` as there) on a daemon thread with its own
-    event loop, until the block exits."""
+    event loop, until the block exits.
+
+    :func:`run_engine_in_thread` keeps :func:`run_engine`'s contract (the same
+    :class:`RunningEngine`, ``ValueError`` for a bad brain spec and ``OSError`` for a
+    port that cannot be bound, raised in the caller) and stops the engine when the
+    block exits (an error while stopping is raised there too). ``engine.state`` lives
+    on the engine's thread: read its counters only.
+    """
     caller = asyncio.get_running_loop()
     started: asyncio.Future[RunningEngine] = caller.create_future()
     finished: asyncio.Future[None] = caller.create_future()

@@ -74,11 +74,11 @@ def _embedded_server_class() -> type[Any]:
     embedded: ``spark edit`` and the TUI own Ctrl-C, and ``spark engine serve`` stops
     through ``asyncio.run``'s own SIGINT handling (the main task is cancelled, so
     ``run_engine`` shuts the server down)."""
-    import uvicorn
+    import uvicorn  # deferred: bundled tiny edit
 
     class EmbeddedServer(uvicorn.Server):
         """Also wakes its main loop at once when told to stop (:meth:`stop`), rather than at
-        its next 100 ms tick."""
+        its next tick."""
 
         stopping: asyncio.Event | None = None
 
@@ -109,9 +109,9 @@ def _embedded_server_class() -> type[Any]:
 async def _serve_uvicorn(state: EngineState, sock: socket.socket) -> AsyncIterator[None]:
     """uvicorn serving :class:`EngineApp` (HTTP and WebSocket) on ``sock`` while the block
     runs; then every WebSocket session is stopped and the server shut down."""
-    import uvicorn
+    import uvicorn  # deferred: bundled tiny edit
 
-    from spark_cli.engine.serving.asgi_app import EngineApp
+    from spark_cli.engine.serving.asgi_app import EngineApp  # deferred: bundled tiny edit
 
     config = state.config
     app = EngineApp(state)
@@ -161,6 +161,7 @@ async def run_engine(
         if http:
             serving: contextlib.AbstractAsyncContextManager[Any] = _serve_uvicorn(state, sock)
         else:
+            # deferred: bundled tiny edit
             from spark_cli.engine.serving.ws_server import serve_websocket_only
 
             serving = serve_websocket_only(state, sock)

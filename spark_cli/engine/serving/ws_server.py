@@ -1,21 +1,13 @@
 """The embedded engine's WebSocket-only server: websockets' own asyncio server on one socket.
 
-``spark edit`` and the TUI talk to their in-process engine over the Responses
-WebSocket only, so ``run_engine(config, http=False)`` serves it with the
-websockets library (which the client has imported anyway) instead of uvicorn:
-no HTTP stack to import, and it starts and stops at once (uvicorn's main loop
-ticks every 100 ms and its shutdown waits 100 ms more).
-
-It speaks what uvicorn's ASGI app speaks on ``/v1/responses`` -- one
-:class:`WsSession` per connection, the same frames and close codes -- and
-refuses alike before the upgrade (:mod:`handshake`: 404 for another path, 401
-for a missing or wrong token, OpenAI error bodies). The drop fault aborts the
-TCP connection (the client sees 1006). A plain HTTP ``GET`` gets ``/healthz`` or a
-404 naming ``spark engine serve``, which serves HTTP too; a request with a body
-(websockets parses no bodies) is not answered: its connection closes.
-
-Saves 156 ms of the bundled tiny edit against uvicorn (paired runs;
-docs/benchmarks.md, Ledger); `spark bench oneshot` shows the path.
+``spark edit`` and the TUI talk to their in-process engine over the Responses WebSocket
+only, so ``run_engine(config, http=False)`` serves it with websockets (imported by the
+client anyway) instead of uvicorn, whose main loop ticks and whose shutdown waits. It
+speaks what uvicorn's ASGI app speaks on ``/v1/responses`` (one :class:`WsSession` per
+connection, the same frames and close codes) and refuses alike before the upgrade
+(:mod:`handshake`). A plain HTTP ``GET`` gets ``/healthz`` or a 404 naming ``spark engine
+serve``; a request with a body is not answered. Kept by the ledger (docs/benchmarks.md):
+`spark bench oneshot` shows the bundled tiny edit.
 """
 
 from __future__ import annotations

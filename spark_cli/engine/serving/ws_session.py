@@ -1,16 +1,4 @@
 """One WebSocket connection on ``/v1/responses``: client events in, response events out.
-
-``response.create`` goes to its lane's worker (in order per lane);
-``response.steer`` and the ``response.cancel`` extension act at once on a
-live response; a ``response.cancel`` without an id also cancels the requests
-already waiting in a lane (each starts, then ends cancelled at once), so a
-create followed at once by a bare cancel never streams. Bad frames get an
-``error`` event and the connection stays usable; ``max_output_tokens`` above
-the engine's maximum is refused at intake (:mod:`spark_cli.engine.serving.intake`),
-and a lane with too many requests waiting answers 429. The connection ends at its maximum age
-(``websocket_connection_limit_reached``, close 1000) or when the drop fault
-fires (the transport is aborted: no close frame, the client sees 1006);
-closing it cancels every task of the connection at once.
 """
 
 from __future__ import annotations
@@ -41,6 +29,19 @@ DROP_CLOSE_CODE = 1011
 
 
 class WsSession:
+    """``response.create`` goes to its lane's worker (in order per lane);
+    ``response.steer`` and the ``response.cancel`` extension act at once on a
+    live response; a ``response.cancel`` without an id also cancels the requests
+    already waiting in a lane (each starts, then ends cancelled at once), so a
+    create followed at once by a bare cancel never streams. Bad frames get an
+    ``error`` event and the connection stays usable; ``max_output_tokens`` above
+    the engine's maximum is refused at intake (:mod:`spark_cli.engine.serving.intake`),
+    and a lane with too many requests waiting answers 429. The connection ends at its maximum age
+    (``websocket_connection_limit_reached``, close 1000) or when the drop fault
+    fires (the transport is aborted: no close frame, the client sees 1006);
+    closing it cancels every task of the connection at once.
+    """
+
     def __init__(self, state: EngineState, send_text: SendText, close: Close,
                  abort: Abort | None = None) -> None:
         self.state = state

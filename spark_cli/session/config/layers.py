@@ -56,7 +56,7 @@ class SettingsError(ValueError):
 def user_config_path(env: Mapping[str, str]) -> Path:
     """``$SPARK_CONFIG_DIR/config.toml`` or the platform's user config dir.
 
-    On Linux that is the XDG rule, done here (platformdirs costs ~5 ms to import
+    On Linux that is the XDG rule, done here (platformdirs would be imported
     on every launch): ``$XDG_CONFIG_HOME/spark`` when it is an absolute path,
     else ``~/.config/spark``. Other platforms ask platformdirs.
     """
@@ -67,7 +67,7 @@ def user_config_path(env: Mapping[str, str]) -> Path:
         xdg = env.get("XDG_CONFIG_HOME", "")
         base = xdg if xdg.startswith("/") else os.path.expanduser("~/.config")
         return Path(base) / "spark" / CONFIG_NAME
-    import platformdirs
+    import platformdirs  # deferred: launch -> request
 
     return Path(platformdirs.user_config_dir("spark", appauthor=False)) / CONFIG_NAME
 
@@ -118,7 +118,7 @@ def _parse_file(path: Path, label: str) -> Layer:
         raise SettingsError(f"{path}: cannot read ({exc.strerror or exc})") from None
     data: dict[str, object] = {}
     if raw.strip(b" \t\r\n"):  # an empty file is an empty table: no parser needed
-        import tomllib
+        import tomllib  # deferred: launch -> request
 
         try:
             data = tomllib.loads(raw.decode())

@@ -1,25 +1,22 @@
 """The deep track: a slow, long-horizon model working in the background on a snapshot.
 
-The public API (UI-free; the TUI and ``spark edit --deep`` use it):
-
+The public API (UI-free; the TUI and ``spark edit --deep`` use it; docs/providers.md):
 - ``load_deep_settings(root, flags, env)`` -> ``Settings`` of the ``[deep]`` table;
 - ``DeepTrack(root, settings, connect, on_change)``: ``start`` / ``tasks`` / ``cancel`` /
   ``review`` / ``apply`` / ``drop`` / ``resume`` / ``aclose``;
-- ``DeepTask`` (plain state), ``DeepChange`` (``review`` / ``apply``), ``FileChange``,
+- ``DeepTask`` (plain state), ``DeepChange`` (``review`` / ``apply``), ``ChangedFile``,
   ``ChangeHunk``, ``HunkStatus``, ``Selection``, ``ApplyReport``;
 - ``load_finished(root)``: done tasks saved by an earlier run;
 - ``suggest_deep(instruction, context, window)``: the one-line routing tip.
-
-See docs/providers.md ("Dual track").
 """
 
 from __future__ import annotations
 
-from spark_cli.session.deep.change import ALL, ChangeHunk, FileChange, Selection
+from spark_cli.session.deep.change import ALL, ChangedFile, ChangeHunk, Selection
 from spark_cli.session.deep.deep_settings import load_deep_settings
 from spark_cli.session.deep.merge import HunkStatus
 from spark_cli.session.deep.result import ApplyReport, DeepChange
-from spark_cli.session.deep.routing import ContextReport, suggest_deep
+from spark_cli.session.deep.routing import ContextCost, suggest_deep
 from spark_cli.session.deep.saved import load_finished
 from spark_cli.session.deep.task import DeepState, DeepTask
 from spark_cli.session.deep.track import DeepTrack
@@ -28,12 +25,12 @@ __all__ = [
     "ALL",
     "ApplyReport",
     "ChangeHunk",
-    "ContextReport",
+    "ChangedFile",
+    "ContextCost",
     "DeepChange",
     "DeepState",
     "DeepTask",
     "DeepTrack",
-    "FileChange",
     "HunkStatus",
     "Selection",
     "load_deep_settings",

@@ -1,6 +1,6 @@
 """What a deep task changed, as plain data: files, hunks, a selection of them (pure).
 
-A :class:`FileChange` holds the file's text at the snapshot's start (``base``,
+A :class:`ChangedFile` holds the file's text at the snapshot's start (``base``,
 None = absent) and after the deep task (``theirs``, None = deleted), both with
 "\\n" newlines, and its hunks: the unified-diff groups (3 lines of context, as
 ``git diff`` shows them) of ``base -> theirs``. Each :class:`ChangeHunk` knows
@@ -67,7 +67,7 @@ class ChangeHunk:
 
 
 @record
-class FileChange:
+class ChangedFile:
     """One file the deep task changed."""
 
     path: str
@@ -128,7 +128,7 @@ def _shown(prefix: str, line: str) -> str:
     return prefix + line if line.endswith("\n") else prefix + line + "\n" + _NO_NEWLINE
 
 
-def file_change(path: str, base: str | None, theirs: str | None) -> FileChange | None:
+def file_change(path: str, base: str | None, theirs: str | None) -> ChangedFile | None:
     """The change ``base -> theirs`` of one file with its hunks; None when nothing changed."""
     if base == theirs:
         return None
@@ -150,7 +150,7 @@ def file_change(path: str, base: str | None, theirs: str | None) -> FileChange |
             edits.append((x1, x2, tuple(b[y1:y2])))
         hunks.append(ChangeHunk(number, "".join(text), edits[0][0], edits[-1][1],
                                 tuple(edits)))
-    return FileChange(path, kind, base, theirs, tuple(hunks))
+    return ChangedFile(path, kind, base, theirs, tuple(hunks))
 
 
 @record

@@ -10,14 +10,6 @@ the fast settings: defaults < user file < project file < environment
 (``deep_provider``, ``deep_model``, ``deep_base_url``, ``deep_edit_format``).
 A ``model`` / ``base_url`` / ``kind`` / ``api_key_env`` in a layer that names a
 different provider than the one finally chosen is not carried over.
-
-Default: the bundled engine with the model ``spark-deep`` (``openai``:
-``gpt-5.3-codex``; other presets: the preset's own model). Keys come from the
-environment only, by the same rules as the fast track (``api_key_env``, the
-preset's variable, ``SPARK_API_KEY``). The result is an ordinary ``Settings``
-made by ``load_settings`` (so every other setting, e.g. ``idle_timeout`` or
-``test_command``, is the fast track's), with ``sources`` naming the ``[deep]``
-table, variable or flag each provider value came from.
 """
 
 from __future__ import annotations
@@ -70,7 +62,7 @@ def _check(where: str, key: str, value: object) -> object:
 
 def _read_table(path: Path) -> dict[str, object]:
     """The checked ``[deep]`` table of one config file ({} when it has none)."""
-    import tomllib
+    import tomllib  # deferred: TUI launch
 
     try:
         with path.open("rb") as handle:
@@ -137,6 +129,14 @@ def load_deep_settings(root: Path, flags: Mapping[str, object], env: Mapping[str
     With ``check`` a missing key or base URL raises (``spark edit --deep``);
     without it (the TUI) it is left in ``Settings.problems`` and a deep task
     fails with that line while the fast track goes on.
+
+    Default: the bundled engine with the model ``spark-deep`` (``openai``:
+    ``gpt-5.3-codex``; other presets: the preset's own model). Keys come from the
+    environment only, by the same rules as the fast track (``api_key_env``, the
+    preset's variable, ``SPARK_API_KEY``). The result is an ordinary ``Settings``
+    made by ``load_settings`` (so every other setting, e.g. ``idle_timeout`` or
+    ``test_command``, is the fast track's), with ``sources`` naming the ``[deep]``
+    table, variable or flag each provider value came from.
     """
     layers = _layers(Path(root), flags, env)
     name, provider_source = "mock", "default (deep)"

@@ -5,14 +5,6 @@ base = the file at the snapshot's start, theirs = the deep task's result, ours
 ``bzr merge``): it aligns base with each side and reports every region as
 unchanged, changed on one side, changed the same on both, or a conflict (both
 sides changed the same or directly adjacent base lines, the rule git uses too).
-
-Per-hunk selection: a hunk is judged alone by merging ``base -> base with only
-that hunk`` against ours (``FileChange.with_hunks``); the chosen clean hunks are
-then laid onto the base together and merged once. A hunk that conflicts is
-refused and says which working-tree lines changed; it is never applied blindly.
-A hunk whose result the working tree already holds is ``present`` (nothing to
-write). Merging costs one line diff per hunk per side: files are at most a few
-MB (spark refuses bigger ones), hunks few.
 """
 
 from __future__ import annotations
@@ -23,7 +15,7 @@ from typing import Literal
 import merge3
 
 from spark_cli.record import record
-from spark_cli.session.deep.change import FileChange, _Matcher, lines_of
+from spark_cli.session.deep.change import ChangedFile, _Matcher, lines_of
 
 HunkState = Literal["clean", "conflict", "present", "refused"]
 
@@ -82,7 +74,7 @@ class _Known:
                 theirs_blocks: list[tuple[int, int, int]]) -> list[tuple[object, ...]]:
         known = self
 
-        class Matcher:
+        class KnownMatcher:
             def __init__(self, isjunk: object = None, a: Sequence[str] = (),
                          b: Sequence[str] = (), autojunk: bool = False) -> None:
                 self.a, self.b = a, b
@@ -95,7 +87,7 @@ class _Known:
                 return [tuple(m) for m in  # type: ignore[misc]
                         _Matcher(None, self.a, self.b).get_matching_blocks()]
 
-        merge = merge3.Merge3(self.base, self.ours, theirs, sequence_matcher=Matcher)
+        merge = merge3.Merge3(self.base, self.ours, theirs, sequence_matcher=KnownMatcher)
         return list(merge.merge_regions())
 
 
@@ -119,12 +111,12 @@ def _conflict_detail(region: tuple[object, ...], base: list[str], ours: list[str
     return "; ".join(parts) + f" (the hunk touches base lines {_span(z1, z2)})"
 
 
-def refuse_all(change: FileChange, detail: str) -> tuple[HunkStatus, ...]:
+def refuse_all(change: ChangedFile, detail: str) -> tuple[HunkStatus, ...]:
     """Every hunk of ``change`` refused for the same reason (e.g. a binary file now)."""
     return tuple(HunkStatus(change.path, h.index, "refused", detail) for h in change.hunks)
 
 
-def review_file(change: FileChange, ours: str | None) -> tuple[HunkStatus, ...]:
+def review_file(change: ChangedFile, ours: str | None) -> tuple[HunkStatus, ...]:
     """Each hunk's standing against ``ours`` (the working-tree text now, None = absent)."""
     path = change.path
     if change.kind == "create":
@@ -159,9 +151,18 @@ def review_file(change: FileChange, ours: str | None) -> tuple[HunkStatus, ...]:
     return tuple(out)
 
 
-def merge_file(change: FileChange, ours: str | None, chosen: Iterable[int]) -> FileMerge:
+def merge_file(change: ChangedFile, ours: str | None, chosen: Iterable[int]) -> FileMerge:
     """Merge the ``chosen`` hunks of ``change`` into ``ours``: the clean ones apply, the
-    others are refused (listed), those already there are ``present``."""
+    others are refused (listed), those already there are ``present``.
+
+    Per-hunk selection: a hunk is judged alone by merging ``base -> base with only
+    that hunk`` against ours (``ChangedFile.with_hunks``); the chosen clean hunks are
+    then laid onto the base together and merged once. A hunk that conflicts is
+    refused and says which working-tree lines changed; it is never applied blindly.
+    A hunk whose result the working tree already holds is ``present`` (nothing to
+    write). Merging costs one line diff per hunk per side: files are at most a few
+    MB (spark refuses bigger ones), hunks few.
+    """
     wanted = set(chosen)
     statuses = [s for s in review_file(change, ours) if s.index in wanted]
     clean = tuple(s.index for s in statuses if s.state == "clean")

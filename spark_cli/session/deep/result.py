@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from spark_cli.record import record
-from spark_cli.session.deep.change import ALL, FileChange, Selection
+from spark_cli.session.deep.change import ALL, ChangedFile, Selection
 from spark_cli.session.deep.disk import NotText, Planned, read_ours, write_batch
 from spark_cli.session.deep.merge import HunkStatus, merge_file, refuse_all, review_file
 
@@ -60,7 +60,7 @@ class ApplyReport:
 class DeepChange:
     """What a deep task changed in its snapshot, against the snapshot's start."""
 
-    files: tuple[FileChange, ...]
+    files: tuple[ChangedFile, ...]
     skipped: tuple[tuple[str, str], ...] = ()
     """(path, why) for files the task changed that are never merged (binary, symlinks)."""
     label: str = "deep task"
@@ -79,7 +79,7 @@ class DeepChange:
         """Every file's unified diff, in order."""
         return "".join(f.diff for f in self.files)
 
-    def file(self, path: str) -> FileChange | None:
+    def file(self, path: str) -> ChangedFile | None:
         return next((f for f in self.files if f.path == path), None)
 
     def review(self, root: Path) -> tuple[HunkStatus, ...]:

@@ -1,10 +1,10 @@
 """Routing help: one line suggesting ``/deep`` when a prompt looks like deep work (pure).
 
-Deep work, by what the prompt shows: it names many files (4 or more paths),
+Deep work, by what the prompt shows: it names many files (:data:`MANY_FILES` paths),
 uses words of broad change (``refactor ... across``, ``migrate``, ``redesign``,
 ``rewrite the``, ``throughout``, ``every file``, ``codebase``, ``architecture``),
-or the context it needs would fill more than 60% of the fast model's window.
-``suggest_deep`` only ever returns a line to show; it never routes by itself.
+or the context it needs would fill more than :data:`WINDOW_SHARE` of the fast model's
+window. ``suggest_deep`` only ever returns a line to show; it never routes by itself.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ _BROAD = re.compile(
     re.IGNORECASE | re.DOTALL)
 
 
-class ContextReport(Protocol):
+class ContextCost(Protocol):
     """What routing reads of the context a prompt would send (context building's report)."""
 
     @property
@@ -32,7 +32,7 @@ class ContextReport(Protocol):
         ...
 
 
-def suggest_deep(instruction: str, context: ContextReport | None, window: int) -> str | None:
+def suggest_deep(instruction: str, context: ContextCost | None, window: int) -> str | None:
     """One line suggesting ``/deep`` for ``instruction``, or None when it looks like fast work.
 
     ``context``: what the prompt's context would cost (None: unknown); ``window``: the fast

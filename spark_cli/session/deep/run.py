@@ -30,7 +30,7 @@ from spark_cli.protocol.channel import (
 from spark_cli.protocol.tokens import count_tokens
 from spark_cli.session.api import Connector
 from spark_cli.session.config.settings import Settings
-from spark_cli.session.deep.change import FileChange, file_change
+from spark_cli.session.deep.change import ChangedFile, file_change
 from spark_cli.session.deep.disk import NotText, decode_text
 from spark_cli.session.deep.result import DeepChange
 from spark_cli.session.deep.snapshot import Snapshot, SnapshotError, take_snapshot
@@ -89,7 +89,7 @@ class _Counting:
 def collect_change(snap: Snapshot, label: str) -> DeepChange:
     """The snapshot's change against its start (blocking: run in a thread)."""
     changed, skipped = snap.changes()
-    files: list[FileChange] = []
+    files: list[ChangedFile] = []
     skipped = list(skipped)
     for rel, before, after in changed:
         try:
@@ -155,7 +155,7 @@ async def run_deep(task: DeepTask, spec: RunSpec, given: Sequence[str] = ()) -> 
 async def _turn(task: DeepTask, spec: RunSpec, snap: Snapshot, given: Sequence[str],
                 changed: Callable[..., None]) -> tuple[DeepState, str | None]:
     """Run the deep session's one turn in the snapshot; the end state it comes to."""
-    from spark_cli.session.conversation import Session
+    from spark_cli.session.conversation import Session  # deferred: TUI launch
 
     settings = spec.settings
     files = await asyncio.to_thread(_files, task.task, snap.root, given, spec.pick,

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from spark_cli.session.deep.change import FileChange, file_change
+from spark_cli.session.deep.change import ChangedFile, file_change
 from spark_cli.session.deep.disk import write_atomic
 from spark_cli.session.deep.result import DeepChange
 from spark_cli.session.deep.task import DeepTask
@@ -30,7 +30,7 @@ KIND = "deep_task"
 
 def deep_folder(root: Path, state_dir: Path | None = None) -> Path:
     """``<the repo's state folder>/deep`` (``state_dir``: that repo folder, for tests)."""
-    from spark_cli.session.workspace.store import SessionStore
+    from spark_cli.session.workspace.store import SessionStore  # deferred: TUI launch
 
     return SessionStore(root, state_dir).folder / FOLDER
 
@@ -60,7 +60,7 @@ def forget(folder: Path, saved_as: str | None) -> None:
 def _parse(raw: Any) -> DeepTask:
     if not isinstance(raw, dict) or raw.get("kind") != KIND or raw.get("version") != VERSION:
         raise ValueError("not a saved deep task")
-    files: list[FileChange] = []
+    files: list[ChangedFile] = []
     for entry in raw["files"]:
         base, theirs = entry["base"], entry["theirs"]
         if not (isinstance(entry["path"], str) and all(x is None or isinstance(x, str)

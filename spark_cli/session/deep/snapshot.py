@@ -4,18 +4,6 @@
 untracked work included) in a temp dir outside the repo, without touching the
 user's tree, index, branches or stash list:
 
-- git: ``git stash create`` gives a commit of the working tree (HEAD when it is
-  clean) without changing anything; ``git worktree add --detach`` checks it out in
-  the temp dir; untracked, non-ignored files are copied in; then everything is
-  committed there (the *base*, a detached commit no branch points to), so the
-  task's change is ``git diff`` against it. Hooks never run (``core.hooksPath``
-  is /dev/null for every call).
-- no git (or a repo without commits, or one git cannot snapshot, e.g. in the
-  middle of a merge with conflicts): the files (minus ``.git``, ``.spark`` and
-  what the root ``.gitignore`` ignores, matched by ``pathspec``) are copied to
-  ``base/`` and again to ``work/`` (two real copies: hard links would let an
-  in-place write to ``work/`` change the start too).
-
 ``Snapshot.changes()`` lists what changed (path, base bytes, result bytes; None =
 absent) plus what cannot be merged (symlinks, submodules). ``remove()`` deletes it
 all (and the worktree's registration). Each snapshot folder holds its spark's pid
@@ -60,7 +48,20 @@ def _git(cwd: Path, *args: str, data: bool = False) -> bytes:
 
 
 class Snapshot:
-    """A frozen copy of the repo in ``folder`` (outside it); the task works in ``root``."""
+    """A frozen copy of the repo in ``folder`` (outside it); the task works in ``root``.
+
+    - git: ``git stash create`` gives a commit of the working tree (HEAD when it is
+      clean) without changing anything; ``git worktree add --detach`` checks it out in
+      the temp dir; untracked, non-ignored files are copied in; then everything is
+      committed there (the *base*, a detached commit no branch points to), so the
+      task's change is ``git diff`` against it. Hooks never run (``core.hooksPath``
+      is /dev/null for every call).
+    - no git (or a repo without commits, or one git cannot snapshot, e.g. in the
+      middle of a merge with conflicts): the files (minus ``.git``, ``.spark`` and
+      what the root ``.gitignore`` ignores, matched by ``pathspec``) are copied to
+      ``base/`` and again to ``work/`` (two real copies: hard links would let an
+      in-place write to ``work/`` change the start too).
+    """
 
     kind = "copy"
 
@@ -141,7 +142,7 @@ def _ignored(root: Path) -> object:
     path = root / ".gitignore"
     if not path.is_file():
         return None
-    import pathspec
+    import pathspec  # deferred: TUI launch
 
     try:
         return pathspec.GitIgnoreSpec.from_lines(path.read_text(errors="replace").splitlines())

@@ -7,11 +7,6 @@ snapshot and channel, so the fast track never waits on them. ``on_change`` is
 called (a plain call, on the event loop) whenever a task's state changes, and
 at most every 0.1 s while its tokens stream: a HUD repaints from
 ``tracks.tasks``.
-
-A done task's change is saved (``spark_cli.session.deep.saved``) and its
-snapshot removed; ``review`` / ``apply`` / ``drop`` act on it; ``resume()``
-brings back the done tasks an earlier run saved. ``aclose()`` cancels what
-runs and removes every snapshot: call it when the front end quits.
 """
 
 from __future__ import annotations
@@ -33,7 +28,13 @@ from spark_cli.session.deep.task import DeepTask
 
 
 class DeepTrack:
-    """Deep tasks of one repo: start, watch, cancel, review, apply, drop."""
+    """Deep tasks of one repo: start, watch, cancel, review, apply, drop.
+
+    A done task's change is saved (``spark_cli.session.deep.saved``) and its
+    snapshot removed; ``review`` / ``apply`` / ``drop`` act on it; ``resume()``
+    brings back the done tasks an earlier run saved. ``aclose()`` cancels what
+    runs and removes every snapshot: call it when the front end quits.
+    """
 
     def __init__(self, root: Path, settings: Settings, connect: Connector,
                  on_change: Callable[[DeepTask], None], *, state_dir: Path | None = None,

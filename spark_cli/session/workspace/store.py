@@ -4,28 +4,9 @@ last conversation.
 One folder per repo: ``$SPARK_STATE_DIR/repos/<slug>`` (else platformdirs' user state dir,
 ``~/.local/state/spark`` on Linux), the slug being the resolved root's folder name plus a
 short hash of its full path, so two repos never share state. Inside, one small JSON file per
-concern, each ``{"version": 1, "kind": ..., ...}``:
-
-- ``draft.json`` ``{"text"}``, ``queue.json`` ``{"items"}``, ``prompts.json`` ``{"items"}``
-  (oldest first, the last ``MAX_PROMPTS``), ``conversation.json`` ``{"root", "provider",
-  "model", "saved_at", "messages": [...], "shown": [[kind, text, detail]]}``, each message
-  entry a message ``{"role", "content"}``, a tool call ``{"type": "tool_call", "call_id",
-  "name", "arguments"}`` or its output ``{"type": "tool_output", "call_id", "output"}``
-  (``shown``: what the TUI showed, for a resumed session to show it again).
-
-Writes are atomic (:func:`spark_cli.edits.disk.atomic.write_atomic`: a temp file in the same
-folder, then ``os.replace``): a crash leaves the old file or the new one, plus at worst a stray
-temp file that loading ignores and removes once its writer is gone. Only
-``conversation.json`` is fsynced (once per turn); the draft, queue and history are not (they
-change on every keystroke; a power cut may lose the last few hundred ms of them).
-
-Nothing here raises to the caller. A file that cannot be parsed, or is not ours (another kind,
-another version), is moved aside as ``<name>.corrupt`` (kept, never deleted) and reported as a
-line in ``problems``. A write that fails (read-only folder, disk full) is reported once per file
-until a write of that file succeeds again: the ``save_*`` methods return that line (else None).
-Every line also lands in ``problems``; `load` returns its own in ``SavedState.problems`` and
-`take_problems` hands out the others once each. Call a store from one thread at a time; two
-spark processes in one repo: the last write wins.
+concern, each ``{"version": 1, "kind": ..., ...}``, written atomically; nothing here raises
+to the caller. The files, what is fsynced, and how problems are reported are on
+:class:`SessionStore`.
 """
 
 from __future__ import annotations
@@ -102,7 +83,7 @@ def state_base(env: dict[str, str] | None = None) -> Path:
     override = (os.environ if env is None else env).get(STATE_ENV)
     if override:
         return Path(override)
-    import platformdirs  # ~5 ms: only when no override
+    import platformdirs  # deferred: launch (only without an override)
 
     return Path(platformdirs.user_state_path("spark", appauthor=False))
 
@@ -116,7 +97,29 @@ def repo_slug(root: Path) -> str:
 
 
 class SessionStore:
-    """The saved state of one repo (see the module doc for the files and their format)."""
+    """The saved state of one repo (see the module doc for the files and their format).
+
+    - ``draft.json`` ``{"text"}``, ``queue.json`` ``{"items"}``, ``prompts.json`` ``{"items"}``
+      (oldest first, the last ``MAX_PROMPTS``), ``conversation.json`` ``{"root", "provider",
+      "model", "saved_at", "messages": [...], "shown": [[kind, text, detail]]}``, each message
+      entry a message ``{"role", "content"}``, a tool call ``{"type": "tool_call", "call_id",
+      "name", "arguments"}`` or its output ``{"type": "tool_output", "call_id", "output"}``
+      (``shown``: what the TUI showed, for a resumed session to show it again).
+
+    Writes are atomic (:func:`spark_cli.edits.disk.atomic.write_atomic`: a temp file in the same
+    folder, then ``os.replace``): a crash leaves the old file or the new one, plus at worst a stray
+    temp file that loading ignores and removes once its writer is gone. Only
+    ``conversation.json`` is fsynced (once per turn); the draft, queue and history are not (they
+    change on every keystroke; a power cut may lose the last few hundred ms of them).
+
+    Nothing here raises to the caller. A file that cannot be parsed, or is not ours (another kind,
+    another version), is moved aside as ``<name>.corrupt`` (kept, never deleted) and reported as a
+    line in ``problems``. A write that fails (read-only folder, disk full) is reported once per file
+    until a write of that file succeeds again: the ``save_*`` methods return that line (else None).
+    Every line also lands in ``problems``; `load` returns its own in ``SavedState.problems`` and
+    `take_problems` hands out the others once each. Call a store from one thread at a time; two
+    spark processes in one repo: the last write wins.
+    """
 
     def __init__(self, root: Path, state_dir: Path | None = None) -> None:
         self.root = Path(os.path.realpath(root))

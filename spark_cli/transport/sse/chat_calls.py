@@ -2,19 +2,9 @@
 
 Each piece is ``{"index", "id"?, "type"?, "function": {"name"?, "arguments"?}}``: the id
 and the name come in a call's first piece only, the arguments are pieces of a JSON
-*string* split anywhere (joined, never parsed). A call is :class:`ToolCallStarted` once
+*string* split anywhere (joined, never parsed). A call is :class:`ToolCallOpened` once
 its name is known and :class:`ToolCallCompleted` when the choice finishes
 (:meth:`ChatCalls.finish`), every call in index order.
-
-Servers differ, and these are taken as they come:
-
-- a whole call in one piece, or several pieces for the same index in one chunk;
-- no ``index``: a piece continues the last call, unless it carries an id other than that
-  call's, or a name when that call has one already (then it is a new call);
-- an ``index`` already used by a call with another id (a server numbering every call 0):
-  a new call after the others;
-- no id at all: one is made (``call_<n>``) and used for that call from then on;
-- the name sent again in a later piece of the same index: kept once.
 """
 
 from __future__ import annotations
@@ -22,7 +12,7 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-from spark_cli.protocol.channel import ChannelEvent, ToolCall, ToolCallCompleted, ToolCallStarted
+from spark_cli.protocol.channel import ChannelEvent, ToolCall, ToolCallCompleted, ToolCallOpened
 from spark_cli.transport.arguments import join_arguments
 
 _MADE_IDS = itertools.count(1)
@@ -46,7 +36,18 @@ class _Building:
 
 
 class ChatCalls:
-    """The tool calls of one Chat Completions response."""
+    """The tool calls of one Chat Completions response.
+
+    Servers differ, and these are taken as they come:
+
+    - a whole call in one piece, or several pieces for the same index in one chunk;
+    - no ``index``: a piece continues the last call, unless it carries an id other than that
+      call's, or a name when that call has one already (then it is a new call);
+    - an ``index`` already used by a call with another id (a server numbering every call 0):
+      a new call after the others;
+    - no id at all: one is made (``call_<n>``) and used for that call from then on;
+    - the name sent again in a later piece of the same index: kept once.
+    """
 
     __slots__ = ("_by_index", "_calls", "_finished", "_last")
 
@@ -79,7 +80,7 @@ class ChatCalls:
                     call.pieces.append(arguments)
             if not call.started and call.name is not None:
                 call.started = True
-                started.append(ToolCallStarted(self._id(call), call.name))
+                started.append(ToolCallOpened(self._id(call), call.name))
         return started
 
     def finish(self) -> list[ChannelEvent]:
@@ -92,7 +93,7 @@ class ChatCalls:
             name = call.name or ""  # a call without a name: the session answers it as unknown
             call_id = self._id(call)
             if not call.started:
-                made.append(ToolCallStarted(call_id, name))
+                made.append(ToolCallOpened(call_id, name))
             made.append(ToolCallCompleted(ToolCall(call_id, name, join_arguments(call.pieces))))
         return made
 

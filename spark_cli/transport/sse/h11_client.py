@@ -1,29 +1,12 @@
 """A lean streaming HTTP/1.1 client: h11 (httpcore's own parser) over asyncio streams.
 
-Why a second client beside httpx: importing httpx (with httpcore and anyio)
-and building its ``AsyncClient`` costs ~60-100 ms before the first request
-leaves, most of a one-shot ``spark edit``'s start-up. The SSE channels need one
-thing: open a connection, POST a JSON body, stream the response body, keep the
-connection for the next turn. This does that and nothing more; h11 parses
-HTTP (we never write a parser), ``ssl`` does TLS (only for https).
-
-httpx stays for what this client does not do (:mod:`http_route` decides):
-proxies from the environment, test transports (``httpx.MockTransport``),
-base URLs with userinfo or a query. Failures are raised as the
-:mod:`http_wire` exceptions with the words httpx would use for the same
-failure (``All connection attempts failed``, h11's ``illegal status line``,
-``Server disconnected without sending a response.``), so a channel's error
-messages do not depend on the path taken.
-
-Matching httpx: a 5 s keep-alive expiry for idle connections, HTTP/1.1 with
-ALPN ``http/1.1``, the CA bundle from ``SSL_CERT_FILE`` / ``SSL_CERT_DIR``
-(when the environment is trusted) else certifi's, else the system's; gzip and
-deflate bodies decoded; a write error while sending is ignored in favour of
-the answer the server may already have sent.
-
-Saves 89 ms of launch → request against httpx on the SSE channels (114-129 ms with
-the head start it makes possible; paired runs, 2026-12-04; docs/benchmarks.md,
-Ledger); `spark bench oneshot` shows the path.
+The SSE channels need one thing: open a connection, POST a JSON body, stream the
+answer, keep the connection; importing and building httpx costs a one-shot most of its
+start-up. h11 parses HTTP, ``ssl`` does TLS. httpx stays for what this does not do
+(:mod:`http_route` decides): proxies, test transports, URLs with userinfo or a query.
+Failures are the :mod:`http_wire` exceptions in httpx's words, and keep-alive, ALPN, CA
+bundles and body decoding match httpx, so a channel reads the same on either path.
+Kept by the ledger (docs/benchmarks.md); `spark bench oneshot` shows launch -> request.
 """
 
 from __future__ import annotations
@@ -39,7 +22,6 @@ from typing import TYPE_CHECKING, Any
 
 import h11
 
-from spark_cli.transport.read_size import fit_reads
 from spark_cli.transport.sse.http_lines import LineSplitter, body_decoder, text_decoder
 from spark_cli.transport.sse.http_origin import Origin, new_connection, request_bytes
 from spark_cli.transport.sse.http_wire import (
@@ -69,7 +51,7 @@ def tls_context(trust_env: bool) -> ssl.SSLContext:
         ctx = ssl.create_default_context(capath=os.environ["SSL_CERT_DIR"])
     else:
         try:
-            import certifi
+            import certifi  # deferred: launch -> request
         except ImportError:
             ctx = ssl.create_default_context()
         else:
@@ -87,7 +69,6 @@ class _Connection:
                  open_set: set[_Connection]) -> None:
         self.reader = reader
         self.writer = writer
-        fit_reads(writer.transport)
         self.h11 = new_connection()
         self.expires = 0.0
         self.open = open_set

@@ -1,28 +1,13 @@
 """The head start: a one-shot turn's HTTP request, sent on a blocking socket before asyncio loads.
 
-Importing asyncio costs a one-shot `spark edit` about as much as everything
-else it does before its request leaves (~200 M instructions, 45-65 ms here).
-So, where the lean client would carry the request (plain ``http://``, no proxy:
-:func:`spark_cli.transport.sse.http_route.lean_route`), the request is written
-first on a blocking socket (the same head, via :class:`Origin`, and the same
-body, via :mod:`http_bodies`), and the model starts on it while the rest of
-the client loads. The bytes are the ones h11 would write, made without it
-(:meth:`Origin.plain_post`: importing h11 and what it loads costs ~15 ms
-here). The lean client then adopts the socket for the channel's first POST if
-h11 writes that POST as the very bytes sent (:meth:`H11Client` ``ahead=``,
-which then has h11's state for it); anything else closes it unread.
-
-Nothing here raises for the network: a failed connect is kept (``error``) and
-raised by the client's first attempt exactly as its own connect would have
-raised it, so messages, retries and backoff are the client's own and the failure
-is not paid twice. A write that failed is treated as the client treats one (the
-server may already have answered). ``https`` is not sent ahead: an ``ssl``
-socket cannot be handed to asyncio's transports.
-
-No asyncio here, nor in anything this imports.
-
-Saves 34 ms of launch → request on Chat SSE and 43 ms on Responses SSE (paired runs,
-2026-12-04; docs/benchmarks.md, Ledger); `spark bench oneshot` shows the path.
+Importing asyncio costs a one-shot about as much as everything else before its request.
+Where the lean client would carry the request (plain ``http://``, no proxy:
+:func:`~spark_cli.transport.sse.http_route.lean_route`), the request h11 would write
+(:meth:`Origin.plain_post`, :mod:`http_bodies`) goes out first, and the lean client adopts
+the socket if h11 writes its first POST as those very bytes; else it closes it unread.
+Nothing here raises for the network: a failed connect is kept and raised by the client's
+first attempt as its own. ``https`` is not sent ahead. No asyncio here, nor in anything this
+imports. Kept by the ledger (docs/benchmarks.md); `spark bench oneshot` shows the path.
 """
 
 from __future__ import annotations
@@ -84,7 +69,7 @@ def send_ahead(kind: str, base_url: str, api_key: str | None, request: TurnReque
 def _connect(host: str, port: int, timeout: float) -> socket.socket:
     """``socket.create_connection``, without ``getaddrinfo`` for a numeric host: that
     encodes the host with the idna codec, which imports ``stringprep`` and
-    ``unicodedata`` (~2 ms here) for an address that needs no lookup."""
+    ``unicodedata`` for an address that needs no lookup."""
     for family in (socket.AF_INET, socket.AF_INET6):
         try:
             socket.inet_pton(family, host)

@@ -6,11 +6,6 @@ chunk (Cerebras adds ``time_info``, beside ``usage`` or inside it: it is carried
 in :class:`UsageReported`), error chunks (``{"error": {...}}`` in a data line)
 and ``data: [DONE]``. Optional fields are read when present; there are no
 per-provider special cases.
-
-Tool calls (``delta.tool_calls``, :mod:`.chat_calls`) complete when the choice
-finishes: ``finish_reason: "tool_calls"``, and also ``"stop"`` (llama.cpp, Ollama and
-some vLLM versions say so after calls), or ``[DONE]`` when no reason came at all;
-never at ``"length"`` (the arguments were cut short). The text branch stays first.
 """
 
 from __future__ import annotations
@@ -26,7 +21,7 @@ from spark_cli.protocol.channel import (
     ChannelEvent,
     ResponseStarted,
     TextDelta,
-    ToolCallStarted,
+    ToolCallOpened,
     TurnFinished,
     TurnRequest,
     UsageReported,
@@ -45,7 +40,13 @@ _CUT = frozenset({"length", "content_filter"})
 
 
 class ChatFold:
-    """One Chat Completions stream, chunk by chunk."""
+    """One Chat Completions stream, chunk by chunk.
+
+    Tool calls (``delta.tool_calls``, :mod:`.chat_calls`) complete when the choice
+    finishes: ``finish_reason: "tool_calls"``, and also ``"stop"`` (llama.cpp, Ollama and
+    some vLLM versions say so after calls), or ``[DONE]`` when no reason came at all;
+    never at ``"length"`` (the arguments were cut short). The text branch stays first.
+    """
 
     __slots__ = (
         "_secrets",
@@ -170,7 +171,7 @@ class ChatFold:
         """``first`` then ``rest`` (Nones left out): the first returned, the others in
         :attr:`more`; calls started are counted as output."""
         events = tuple(e for e in (first, *rest) if e is not None)
-        self.deltas += sum(type(e) is ToolCallStarted for e in events)
+        self.deltas += sum(type(e) is ToolCallOpened for e in events)
         self.more = events[1:]
         return events[0] if events else None
 

@@ -5,7 +5,7 @@ Shared by the lean client (:mod:`h11_client`) and the head start
 byte, the one the client would have sent. No asyncio here, and h11 only when
 asked: the head start imports this before the event loop exists, and writes
 its request with :meth:`Origin.plain_post` (h11 and the ``inspect`` its
-dataclasses load cost ~15 ms here, which pass while the model starts).
+dataclasses load wait until the model has started).
 """
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ class Origin:
     def post(self, target: bytes, body: bytes) -> h11.Request:
         """The head of a JSON POST of ``body`` to ``target`` (h11 raises
         ``LocalProtocolError`` for a header it cannot send, e.g. one with a newline)."""
-        import h11
+        import h11  # deferred: launch -> request
 
         return h11.Request(method=b"POST", target=target, headers=self._headers(body))
 
@@ -105,14 +105,14 @@ def _plain(name: bytes, value: bytes) -> bool:
 
 def new_connection() -> h11.Connection:
     """A client-side h11 state machine with the head size limit the clients use."""
-    import h11
+    import h11  # deferred: launch -> request
 
     return h11.Connection(h11.CLIENT, max_incomplete_event_size=MAX_HEAD)
 
 
 def request_bytes(conn: h11.Connection, head: h11.Request, body: bytes) -> bytes:
     """Everything to write for one request (head, body, end) on ``conn``."""
-    import h11
+    import h11  # deferred: launch -> request
 
     data = conn.send(head) or b""
     data += conn.send(h11.Data(data=body)) or b""

@@ -1,16 +1,5 @@
 """Which HTTP client a channel uses: the lean h11 one, unless httpx would do more.
 
-httpx is chosen (imported only then) when:
-- a test injects an httpx transport (``transport=``, e.g. ``httpx.MockTransport``);
-- a proxy applies from the environment: ``HTTP_PROXY`` / ``HTTPS_PROXY`` /
-  ``ALL_PROXY`` (any case) for the URL's scheme, unless ``NO_PROXY`` surely
-  exempts the host (``*``, the host, or a domain it is in). httpx's
-  ``trust_env`` reads the same variables (loopback URLs never trust the
-  environment). On macOS the system proxies (``_scproxy``, as
-  urllib reads them) count too; on Windows urllib is asked (the registry);
-- the base URL has userinfo (httpx turns it into Basic auth), a query or a
-  fragment, or a path that is not plain ASCII.
-
 Anything unsure goes to httpx: it loses nothing, only start-up time. The
 decision reads ``os.environ`` only; it never imports urllib.request on Linux.
 """
@@ -32,12 +21,12 @@ _PLAIN_PATH = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ012
 
 def is_loopback(base_url: str) -> bool:
     """``localhost`` or a loopback address, as ``ipaddress`` tells (imported only for an
-    IPv6 address with a zone: a one-shot's way to its request skips it, ~2 ms)."""
+    IPv6 address with a zone: a one-shot's way to its request skips it)."""
     host = urlsplit(base_url).hostname or ""
     if host == "localhost":
         return True
     if "%" in host:
-        from ipaddress import ip_address
+        from ipaddress import ip_address  # deferred: launch -> request
 
         try:
             return ip_address(host).is_loopback
@@ -99,7 +88,7 @@ def _exempt(host: str, no_proxy: str) -> bool:
 
 
 def _is_ip(text: str) -> bool:
-    from ipaddress import ip_address  # only with a NO_PROXY entry to match
+    from ipaddress import ip_address  # deferred: launch -> request
 
     try:
         ip_address(text)
@@ -111,19 +100,32 @@ def _is_ip(text: str) -> bool:
 def _system_proxies(platform: str) -> dict[str, str]:
     if platform == "darwin":
         try:
+            # deferred: launch -> request
             from _scproxy import _get_proxies  # type: ignore[import-not-found]
         except ImportError:
             return {}
         return dict(_get_proxies())
     if platform == "win32":
-        import urllib.request
+        import urllib.request  # deferred: launch -> request
 
         return dict(urllib.request.getproxies())
     return {}
 
 
 def lean_route(base_url: str, transport: Any = None) -> bool:
-    """Whether :func:`open_client` gives ``base_url`` the lean client."""
+    """Whether :func:`open_client` gives ``base_url`` the lean client.
+
+    httpx is chosen (imported only then) when:
+    - a test injects an httpx transport (``transport=``, e.g. ``httpx.MockTransport``);
+    - a proxy applies from the environment: ``HTTP_PROXY`` / ``HTTPS_PROXY`` /
+      ``ALL_PROXY`` (any case) for the URL's scheme, unless ``NO_PROXY`` surely
+      exempts the host (``*``, the host, or a domain it is in). httpx's
+      ``trust_env`` reads the same variables (loopback URLs never trust the
+      environment). On macOS the system proxies (``_scproxy``, as
+      urllib reads them) count too; on Windows urllib is asked (the registry);
+    - the base URL has userinfo (httpx turns it into Basic auth), a query or a
+      fragment, or a path that is not plain ASCII.
+    """
     return (transport is None and lean_fits(base_url)
             and not (not is_loopback(base_url) and proxy_applies(base_url, os.environ)))
 
@@ -144,13 +146,13 @@ def open_client(
     trust_env = not is_loopback(base_url)
     https = urlsplit(base_url).scheme.lower() == "https"
     if lean_route(base_url, transport):
-        from spark_cli.transport.sse.h11_client import H11Client
+        from spark_cli.transport.sse.h11_client import H11Client  # deferred: launch -> request
 
         return H11Client(base_url, headers, connect_timeout=connect_timeout,
                          write_timeout=write_timeout, trust_env=trust_env, ahead=ahead)
     if ahead is not None:
         ahead.close()
-    from spark_cli.transport.sse.httpx_client import HttpxClient
+    from spark_cli.transport.sse.httpx_client import HttpxClient  # deferred: launch -> request
 
     return HttpxClient(base_url, headers, connect_timeout=connect_timeout,
                        write_timeout=write_timeout, trust_env=trust_env, https=https,

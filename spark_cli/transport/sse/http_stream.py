@@ -9,20 +9,6 @@ connection per turn). ``stop()`` closes the response stream.
 The client is the lean h11 one for direct connections and httpx behind a
 proxy or with a test transport (:mod:`http_route` chooses; both report the
 same failures, :mod:`http_wire`).
-
-- ``RequestSent`` is yielded once the request body has been written (the
-  client says when), while the response headers are still on the way, so
-  whatever the consumer does on it overlaps the model's TTFT; a request that
-  never left (unreachable host) yields none.
-- Silence is timed by :class:`IdleWatch` (the clients have no read timeout).
-  Until the first token the limit is the first-token timeout, counted from the
-  request leaving (:mod:`spark_cli.transport.prefill`: a slow prefill is not a
-  stall, and a request that timed out there is not sent again); the idle
-  timeout applies between tokens. SSE comments count as activity;
-  ``: queued N`` comments (the bundled engine's Chat Completions form) become
-  :class:`Queued`, and while the server says the request is queued the much
-  longer ``queue_timeout`` applies.
-- A host name that does not resolve is not retried.
 """
 
 from __future__ import annotations
@@ -125,7 +111,22 @@ def queued_notice(comment: str) -> Queued | None:
 
 
 class HttpStreamChannel:
-    """Base of the Chat Completions and Responses SSE channels."""
+    """Base of the Chat Completions and Responses SSE channels.
+
+    - ``RequestSent`` is yielded once the request body has been written (the
+      client says when), while the response headers are still on the way, so
+      whatever the consumer does on it overlaps the model's TTFT; a request that
+      never left (unreachable host) yields none.
+    - Silence is timed by :class:`IdleWatch` (the clients have no read timeout).
+      Until the first token the limit is the first-token timeout, counted from the
+      request leaving (:mod:`spark_cli.transport.prefill`: a slow prefill is not a
+      stall, and a request that timed out there is not sent again); the idle
+      timeout applies between tokens. SSE comments count as activity;
+      ``: queued N`` comments (the bundled engine's Chat Completions form) become
+      :class:`Queued`, and while the server says the request is queued the much
+      longer ``queue_timeout`` applies.
+    - A host name that does not resolve is not retried.
+    """
 
     path: ClassVar[str]
     capabilities = Capabilities(steer=False, cancel=False)
@@ -359,7 +360,7 @@ class HttpStreamChannel:
             return
         finished = fold.at_eof()
         if finished is None and lines == 0:  # llama-cpp-python's overflow: ask why
-            from spark_cli.transport.sse.http_empty import why_empty
+            from spark_cli.transport.sse.http_empty import why_empty  # deferred: launch -> request
 
             raise await why_empty(self._net, self.path, self._sent_body,
                                   timeout=self._prefill_limit, secrets=self._secrets)

@@ -9,10 +9,6 @@ library's exception as ``__cause__``.
 
 This module does not import asyncio (the head start, :mod:`http_ahead`, uses
 its names before the event loop exists).
-
-An exchange is one POST in flight: ``left`` is set (and ``at`` stamped,
-``time.perf_counter()``) once the request body was written, while the
-response headers are still on the way; ``task`` resolves to the response.
 """
 
 from __future__ import annotations
@@ -106,14 +102,19 @@ class Response(Protocol):
 
 class Exchange:
     """One POST in flight: the send task (set by the client's subclass) and the moment
-    its body left."""
+    its body left.
+
+    An exchange is one POST in flight: ``left`` is set (and ``at`` stamped,
+    ``time.perf_counter()``) once the request body was written, while the
+    response headers are still on the way; ``task`` resolves to the response.
+    """
 
     __slots__ = ("at", "left", "task")
 
     task: asyncio.Future[Response]
 
     def __init__(self) -> None:
-        import asyncio  # loaded by now (exchanges live on the event loop); not at import
+        import asyncio  # deferred: launch -> request
 
         self.at: float | None = None
         """``time.perf_counter()`` when the body was written; None until then."""

@@ -6,12 +6,6 @@ it does not do: a proxy that applies from the environment (httpx's
 (``MockTransport`` in tests), a base URL with userinfo or a query. httpx's
 exceptions are turned into :mod:`http_wire`'s at this boundary (same words,
 the httpx exception as ``__cause__``), so the channel handles one family.
-
-``RequestSent`` must mean the request left. httpcore reports the moment the
-request body was written through the ``trace`` request extension
-(``http11.send_request_body.complete``, ``http2.…``); :class:`Sending` records
-it while the response headers are still on the way. A transport that does not
-trace (``httpx.MockTransport``) counts as sent when it answers.
 """
 
 from __future__ import annotations
@@ -103,7 +97,14 @@ class Sending(wire.Exchange):
 
 
 class HttpxClient:
-    """httpx.AsyncClient behind :class:`http_wire.HttpClient`."""
+    """httpx.AsyncClient behind :class:`http_wire.HttpClient`.
+
+    ``RequestSent`` must mean the request left. httpcore reports the moment the
+    request body was written through the ``trace`` request extension
+    (``http11.send_request_body.complete``, ``http2.…``); :class:`Sending` records
+    it while the response headers are still on the way. A transport that does not
+    trace (``httpx.MockTransport``) counts as sent when it answers.
+    """
 
     def __init__(
         self,
@@ -124,7 +125,7 @@ class HttpxClient:
                 connect=connect_timeout, read=None, write=write_timeout, pool=connect_timeout
             ),
             trust_env=trust_env,
-            # plain http never uses TLS: skip loading the CA bundle (~30 ms per client)
+            # plain http never uses TLS: skip loading the CA bundle
             verify=https,
             transport=transport,
         )

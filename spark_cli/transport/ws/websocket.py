@@ -1,27 +1,9 @@
 """The fast channel: OpenAI Responses over one persistent WebSocket.
 
-- One connection reused across turns; ``previous_response_id`` chaining so a
-  turn sends only the messages its predecessor did not cover (its own answer
-  included: its text and its function calls, so a tool round's follow-up sends
-  only the ``function_call_output`` items); ``store: false``.
-- Full-context replay on a new connection after a drop, a stop or
-  ``websocket_connection_limit_reached``, reported as :class:`Reconnected`
-  (a new connection). ``previous_response_not_found`` (the server forgot the
-  chain) replays the whole context on the same connection: nothing to report.
-- A warm spare connection, so the turn after ``stop()`` (which closes the
-  socket: real providers have no in-band cancel) pays no handshake. The bundled
-  engine's ``response.cancel`` extension is used only when its handshake
-  advertises it (``x-spark-engine-extensions``).
-- Steering with ``response.steer``; an idle timeout sized for a fast model,
-  and the much longer queue timeout while the server says the request waits
-  for capacity (``response.queued``).
-
-- A head start: the first connection may come from
-  :func:`~spark_cli.transport.ws.ws_ahead.send_ahead`, which sent the turn's
-  request before asyncio was imported (``ahead=``); the turn then only reads.
-
-Hot path: one ``json.loads`` per frame, then :class:`ResponsesFold`; the text of
-frames already received goes up as one delta (:mod:`spark_cli.transport.text_merge`).
+One connection reused across turns with ``previous_response_id`` chaining, the whole
+context replayed on a new connection, a warm spare so the turn after a stop pays no
+handshake, steering, idle and queue timeouts, and a head start for the first
+connection; each is listed on :class:`ResponsesWebSocketChannel`.
 """
 
 from __future__ import annotations
@@ -86,7 +68,31 @@ class _Running:
 
 
 class ResponsesWebSocketChannel:
-    """A :class:`~spark_cli.protocol.channel.Channel` over the Responses WebSocket mode."""
+    """A :class:`~spark_cli.protocol.channel.Channel` over the Responses WebSocket mode.
+
+    - One connection reused across turns; ``previous_response_id`` chaining so a
+      turn sends only the messages its predecessor did not cover (its own answer
+      included: its text and its function calls, so a tool round's follow-up sends
+      only the ``function_call_output`` items); ``store: false``.
+    - Full-context replay on a new connection after a drop, a stop or
+      ``websocket_connection_limit_reached``, reported as :class:`Reconnected`
+      (a new connection). ``previous_response_not_found`` (the server forgot the
+      chain) replays the whole context on the same connection: nothing to report.
+    - A warm spare connection, so the turn after ``stop()`` (which closes the
+      socket: real providers have no in-band cancel) pays no handshake. The bundled
+      engine's ``response.cancel`` extension is used only when its handshake
+      advertises it (``x-spark-engine-extensions``).
+    - Steering with ``response.steer``; an idle timeout sized for a fast model,
+      and the much longer queue timeout while the server says the request waits
+      for capacity (``response.queued``).
+
+    - A head start: the first connection may come from
+      :func:`~spark_cli.transport.ws.ws_ahead.send_ahead`, which sent the turn's
+      request before asyncio was imported (``ahead=``); the turn then only reads.
+
+    Hot path: one ``json.loads`` per frame, then :class:`ResponsesFold`; the text of
+    frames already received goes up as one delta (:mod:`spark_cli.transport.text_merge`).
+    """
 
     def __init__(
         self,

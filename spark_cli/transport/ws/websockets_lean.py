@@ -1,21 +1,12 @@
 """websockets, imported without ``importlib.metadata``.
 
-``websockets/version.py`` starts with ``import importlib.metadata`` (which pulls
-in email, zipfile, csv, ...: ~30 M instructions, ~7 ms) and, in a released
-version, never uses it: ``tag = version = commit = "X.Y"``. Before websockets is
-first imported, :func:`prepare` registers a ready ``websockets.version`` module
-with the same three names, the version read from the installed distribution's
-``websockets-X.Y.dist-info`` folder name (what ``importlib.metadata.version``
-would answer). When that folder cannot be found, nothing is registered and
-websockets imports as usual.
-
-``websockets.asyncio.client`` also imports ``websockets.proxy``, which imports
-``urllib.request`` (~13 M instructions) to read proxy settings spark never asks
-for (it connects with ``proxy=None``): :func:`prepare` defers that module
-(:mod:`spark_cli.lazy_modules`), so only code that uses it imports it.
-
-Saves 38-50 ms of launch → request on the Responses WebSocket (paired runs,
-2026-12-04; docs/benchmarks.md, Ledger); `spark bench oneshot` shows the path.
+``websockets/version.py`` imports ``importlib.metadata`` (email, zipfile, csv, ...) and,
+in a released version, never uses it. Before websockets is first imported,
+:func:`prepare` registers a ready ``websockets.version`` with the version read from the
+installed ``websockets-X.Y.dist-info`` folder (else websockets imports as usual), and
+defers ``urllib.request``, which ``websockets.proxy`` imports to read proxy settings spark
+never asks for (:mod:`spark_cli.lazy_modules`). Kept by the ledger (docs/benchmarks.md);
+`spark bench oneshot` shows launch -> request on the WebSocket.
 """
 
 from __future__ import annotations
@@ -54,8 +45,8 @@ def prepare() -> None:
 
 def installed_version() -> str | None:
     """``X.Y`` from the ``websockets-X.Y.dist-info`` beside the websockets package."""
-    import os
-    from importlib.util import find_spec
+    import os  # deferred: launch -> request
+    from importlib.util import find_spec  # deferred: launch -> request
 
     spec = find_spec("websockets")
     if spec is None or not spec.submodule_search_locations:

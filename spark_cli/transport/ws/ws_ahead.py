@@ -1,38 +1,13 @@
 """A turn's ``response.create`` sent before asyncio is imported (the head start).
 
-``import asyncio`` and websockets' asyncio client cost a one-shot ``spark edit``
-more than everything else before its request leaves. :func:`send_ahead` opens
-the channel's connection on a blocking socket, does the opening handshake with
-websockets' sans-I/O ``ClientProtocol`` (the same headers, limits and logger as
-the channel's own ``connect``: :mod:`.ws_handshake`) and writes the turn's
-frame (:func:`~.ws_payload.create_payload`, the bytes the channel would send on
-a new connection), so the model works while the rest of the client imports.
-The channel then adopts the socket (:mod:`.ws_adopt`) and reads the response.
-
-The usual handshake (a plain 101) is done without ``ClientProtocol`` (and so
-without ``websockets.client``, ``websockets.protocol``, ``uuid``...): see
-:mod:`.ws_opening`; the protocol is made from the bytes received when the
-connection is adopted (:attr:`WsAhead.protocol`). Any other answer is handed to
-``ClientProtocol`` at once, which ends it as it ends its own.
-
-It never raises. What it returns, :class:`WsAhead`, is one of:
-
-- sent: an open connection with the frame written (``payload``, ``at``);
-- open but not sent: the server closed (a close frame came with the 101); the
-  channel adopts the connection anyway and meets the close as on its own connection;
-- failed with ``error``: what websockets' ``connect`` would have raised (the
-  TCP connect refused or timed out, the handshake refused: 401, 429, 5xx, not
-  HTTP). The channel's first connect raises it instead of connecting, so the
-  failure is paid once and reported, retried and masked as the channel's own;
-- failed without error (a redirect, a frame that could not be written,
-  anything unexpected): the channel connects on its own.
-
-Only ``ws://`` URLs: for ``wss://`` it returns None (handing a TLS session to
-asyncio is out of scope). Importing this module and calling :func:`send_ahead`
-never imports asyncio (tested in a subprocess).
-
-Saves 51 ms of launch → request on the Responses WebSocket (paired runs, 2026-12-04;
-docs/benchmarks.md, Ledger); `spark bench oneshot` shows the path.
+``import asyncio`` and websockets' asyncio client cost a one-shot more than everything else
+before its request. :func:`send_ahead` opens the channel's connection on a blocking socket,
+does the opening handshake (a plain 101 without ``ClientProtocol``: :mod:`.ws_opening`;
+anything else through it) and writes the frame the channel would send
+(:func:`~.ws_payload.create_payload`), so the model works while the client imports; the
+channel then adopts the socket (:mod:`.ws_adopt`). Only ``ws://`` URLs; importing this and
+calling :func:`send_ahead` never imports asyncio (tested in a subprocess). Kept by the
+ledger (docs/benchmarks.md); `spark bench oneshot` shows launch -> request.
 """
 
 from __future__ import annotations
@@ -120,7 +95,20 @@ def send_ahead(
 ) -> WsAhead | None:
     """Connect to ``url``, handshake and send ``request``'s frame, blocking (see the module
     doc). None for a URL that is not ``ws://``. ``connect_timeout`` bounds the TCP connect
-    and the handshake together, as ``open_timeout`` does for websockets' ``connect``."""
+    and the handshake together, as ``open_timeout`` does for websockets' ``connect``.
+
+    It never raises. What it returns, :class:`WsAhead`, is one of:
+
+    - sent: an open connection with the frame written (``payload``, ``at``);
+    - open but not sent: the server closed (a close frame came with the 101); the
+      channel adopts the connection anyway and meets the close as on its own connection;
+    - failed with ``error``: what websockets' ``connect`` would have raised (the
+      TCP connect refused or timed out, the handshake refused: 401, 429, 5xx, not
+      HTTP). The channel's first connect raises it instead of connecting, so the
+      failure is paid once and reported, retried and masked as the channel's own;
+    - failed without error (a redirect, a frame that could not be written,
+      anything unexpected): the channel connects on its own.
+    """
     if url[:5].lower() != "ws://":
         return None
     websockets_lean.prepare()  # before websockets' first import
@@ -141,11 +129,11 @@ def send_ahead(
 def _open(ahead: WsAhead, headers: dict[str, str], deadline: float) -> None:
     """The TCP connect and the opening handshake, as websockets' ``connect`` does them: a
     plain 101 without ``ClientProtocol`` (:mod:`.ws_opening`), anything else with it."""
-    from websockets.frames import Frame
-    from websockets.http11 import Response
-    from websockets.uri import parse_uri
+    from websockets.frames import Frame  # deferred: launch -> request
+    from websockets.http11 import Response  # deferred: launch -> request
+    from websockets.uri import parse_uri  # deferred: launch -> request
 
-    from spark_cli.transport.ws.ws_opening import Opening
+    from spark_cli.transport.ws.ws_opening import Opening  # deferred: launch -> request
 
     uri = parse_uri(ahead.url)
     opening = Opening(uri, headers)
@@ -181,11 +169,11 @@ def _send(ahead: WsAhead, payload: str, timeout: float) -> None:
     assert sock is not None and (protocol is not None or ahead._opening is not None)
     try:
         if protocol is None:  # a plain 101: as ClientProtocol.send_text writes it
-            from spark_cli.transport.ws.ws_opening import text_frame
+            from spark_cli.transport.ws.ws_opening import text_frame  # deferred: launch -> request
 
             data = [text_frame(payload)]
         else:
-            from websockets.protocol import State
+            from websockets.protocol import State  # deferred: launch -> request
 
             if protocol.state is not State.OPEN:
                 return
@@ -312,6 +300,7 @@ def _receive(sock: socket.socket, protocol: ClientProtocol, deadline: float) -> 
 def _as_connect_error(exc: Exception) -> Exception | None:
     """``exc`` as websockets' ``connect`` raises it, or None when ``connect`` would have
     gone on (a redirect it follows) or the failure is not one of its own."""
+    # deferred: launch -> request
     from websockets.exceptions import InvalidHandshake, InvalidStatus, InvalidURI
 
     if isinstance(exc, InvalidStatus):

@@ -32,7 +32,7 @@ LOGGER_NAME = "spark_cli.transport.ws.ws_links"
 def handshake_logger() -> Logger:
     """The logger websockets is given for this channel's connections, set to WARNING:
     websockets logs handshake headers (the Authorization one too) at DEBUG, never here."""
-    import logging
+    import logging  # deferred: launch -> request
 
     log = logging.getLogger(LOGGER_NAME)
     log.setLevel(logging.WARNING)

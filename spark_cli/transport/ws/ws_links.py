@@ -30,7 +30,6 @@ from spark_cli.transport.errors import (
     not_http_error,
     unreachable_error,
 )
-from spark_cli.transport.read_size import fit_reads
 from spark_cli.transport.ws.ws_adopt import adopt
 from spark_cli.transport.ws.ws_ahead import WsAhead
 from spark_cli.transport.ws.ws_handshake import (
@@ -182,7 +181,6 @@ class Links:
         except (OSError, TimeoutError, InvalidHandshake, InvalidURI) as exc:
             raise unreachable_error(self._url, exc, self._secrets) from None
         self.handshakes += 1
-        fit_reads(ws.transport)
         header = ws.response.headers.get(EXTENSIONS_HEADER, "") if ws.response else ""
         return Link(ws, self.handshakes, extensions_in(header), sent=ahead_sent)
 

@@ -1,25 +1,13 @@
 """The opening handshake of a connection opened ahead, without websockets' ``ClientProtocol``.
 
-``websockets.client`` and ``websockets.protocol`` (with ``logging``, ``uuid``,
-``platform``, the header regexes of ``websockets.headers`` and ``ipaddress``)
-cost a one-shot ~10-15 ms before its frame could leave. :class:`Opening` does
-the handshake with websockets' own lower pieces instead: the request is
-``websockets.http11.Request`` with exactly the headers ``ClientProtocol.connect``
-writes (then the channel's, then ``User-Agent``, as :mod:`.ws_ahead` always
-added them), the response is parsed by ``websockets.http11.Response.parse``
-driven by a ``websockets.streams.StreamReader`` (the parser ``ClientProtocol``
-runs), and :meth:`Opening.accepted` says whether the response is a 101 that
-``ClientProtocol.process_response`` surely accepts with nothing after it.
-
-Every other outcome (another status, a redirect, a bad accept key, extension or
-subprotocol headers, an end of stream, bytes that are not HTTP, frames that
-came with the 101) is left to ``ClientProtocol``: :meth:`Opening.protocol`
-builds it with the key that was sent and feeds it every byte received, so it
-ends where the protocol that sent the request itself would have, with the same
-events and errors. A connection the fast path opened gets its protocol the same
-way once it is adopted (after asyncio is up); the text frame written before
-then leaves no state in the protocol (``send_text`` on a complete frame only
-checks the state).
+``websockets.client`` and ``websockets.protocol`` (with logging, uuid, platform) would load
+before a one-shot's frame could leave. :class:`Opening` does the handshake with websockets'
+lower pieces: ``http11.Request`` with exactly the headers ``ClientProtocol.connect`` writes,
+the answer parsed by ``http11.Response.parse``, and :meth:`Opening.accepted` says whether it
+is a 101 that ``ClientProtocol`` surely accepts with nothing after it. Every other outcome
+is left to ``ClientProtocol``: :meth:`Opening.protocol` builds it with the key sent and
+feeds it every byte received, so it ends as the protocol that sent the request would have.
+A connection adopted later gets its protocol the same way.
 """
 
 from __future__ import annotations
@@ -46,7 +34,7 @@ def host_header(host: str, port: int, secure: bool) -> str:
     be an IPv6 address (``ipaddress`` splits on ``:`` and wants 3 parts at least), so only
     such a host pays for ``websockets.headers`` and ``ipaddress``."""
     if ":" in host:
-        from websockets.headers import build_host
+        from websockets.headers import build_host  # deferred: launch -> request
 
         return build_host(host, port, secure)
     return host if port == (443 if secure else 80) else f"{host}:{port}"
@@ -59,7 +47,7 @@ def opening_request(uri: WebSocketURI, key: str, headers: Mapping[str, str]) -> 
     fields = Headers()
     fields["Host"] = host_header(uri.host, uri.port, uri.secure)
     if uri.user_info:
-        from websockets.headers import build_authorization_basic
+        from websockets.headers import build_authorization_basic  # deferred: launch -> request
 
         fields["Authorization"] = build_authorization_basic(*uri.user_info)
     fields["Upgrade"] = "websocket"
@@ -140,7 +128,7 @@ class Opening:
     def protocol(self) -> ClientProtocol:
         """websockets' ``ClientProtocol`` for this handshake, as if it had sent the request
         and received every byte read so far (and the end of stream, if read)."""
-        from websockets.client import ClientProtocol
+        from websockets.client import ClientProtocol  # deferred: launch -> request
 
         protocol = ClientProtocol(self.uri, max_size=MAX_FRAME, logger=handshake_logger())
         protocol.key = self.key  # the request is out already: not sent again
@@ -154,7 +142,7 @@ class Opening:
         """The protocol of an :meth:`accepted` handshake, OPEN, and the frames that came
         after the 101 (none: :meth:`accepted` wants none). Raises what ``ClientProtocol``
         finds wrong, which an accepted handshake never has."""
-        from websockets.protocol import State
+        from websockets.protocol import State  # deferred: launch -> request
 
         protocol = self.protocol()
         if protocol.handshake_exc is not None:

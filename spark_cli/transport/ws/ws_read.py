@@ -1,44 +1,12 @@
 """What one WebSocket response's read loop decides, without a socket (sans-I/O).
 
-The channel's read loop only moves bytes: it waits for a frame, decodes it
-with :class:`ResponsesFold`, and hands whatever happened to a
-:class:`ReadMachine`: a fold output (:meth:`ReadMachine.on_event`), silence
-past the limit (:meth:`~ReadMachine.on_silence`), the socket closing
-(:meth:`~ReadMachine.on_closed`), a frame that is not JSON
-(:meth:`~ReadMachine.on_malformed`), an event that breaks the protocol
-(:meth:`~ReadMachine.on_bad_event`), or a provider ``error`` event
-(:meth:`~ReadMachine.on_provider_error`). The machine answers with what to do:
-an event to pass on, nothing, or a :class:`Decision` (events to yield, whether
-the response is over, a connection to drop and why, an error to raise, a new
-idle limit, whether to note the chain first). Stop, cancel, steer and queue
-semantics live here and are tested value in, value out (websockets keeps its
-connection state machine in a sans-I/O ``Protocol`` the same way).
-
-Rules:
-
-- ``stop()`` marks the machine stopping; from then on text is swallowed and
-  the first terminal event, a closed socket or silence ends the turn as
-  ``TurnFinished("cancelled")``.
-- Silence after an accepted steer whose successor never started ends the turn
-  with what the response would have ended with (``fold.tentative``); other
-  silence is a stall (queue timeout while queued, idle timeout otherwise),
-  retryable only before any output or response id.
-- While the server says the request is queued (``response.queued``) the
-  longer queue timeout applies; anything else switches back to the idle one.
-- Until the first output (text or a tool call) the first-token limit applies
-  (:mod:`spark_cli.transport.prefill`: a slow prefill is not a stall); silence
-  past it is never retried (the server may still be working on the prompt).
-- A terminal event ends the response: the usage (if any) is yielded before
-  it, and the chain is noted before either, so a consumer may stop at
-  ``TurnFinished``.
-- While stopping, tool calls are swallowed as text is: a stopped turn's calls
-  are never run.
-- A frame that made several events (the fold's ``more``: a call that completes
-  without having opened, a final response holding calls never streamed) is
-  decided event by event and the decisions joined into one.
-
-Hot path: a text delta while neither stopping nor queued costs two attribute
-reads and one comparison and returns the delta itself (no allocation).
+The channel's read loop only moves bytes: it waits for a frame, decodes it with
+:class:`ResponsesFold`, and hands whatever happened (an event, silence, the socket
+closing, a malformed frame, a bad event, a provider error) to a :class:`ReadMachine`,
+which answers with what to do: an event to pass on, nothing, or a :class:`Decision`.
+Stop, cancel, steer and queue semantics live here, tested value in, value out, as
+websockets keeps its connection state in a sans-I/O ``Protocol``; the rules are listed
+on :class:`ReadMachine`.
 """
 
 from __future__ import annotations
@@ -49,14 +17,14 @@ from spark_cli.protocol.channel import (
     Queued,
     TextDelta,
     ToolCallCompleted,
-    ToolCallStarted,
+    ToolCallOpened,
     TurnFinished,
 )
 from spark_cli.record import record
 from spark_cli.transport.errors import output_so_far, stall_error
 from spark_cli.transport.responses_fold import ResponsesFold
 
-_OUTPUT = frozenset({TextDelta, ToolCallStarted, ToolCallCompleted})
+_OUTPUT = frozenset({TextDelta, ToolCallOpened, ToolCallCompleted})
 """What a stopping response swallows: its output."""
 
 
@@ -84,7 +52,34 @@ Step = ChannelEvent | Decision | None
 
 
 class ReadMachine:
-    """The state of one response being read: stopping, queued, ended."""
+    """The state of one response being read: stopping, queued, ended.
+
+    Rules:
+
+    - ``stop()`` marks the machine stopping; from then on text is swallowed and
+      the first terminal event, a closed socket or silence ends the turn as
+      ``TurnFinished("cancelled")``.
+    - Silence after an accepted steer whose successor never started ends the turn
+      with what the response would have ended with (``fold.tentative``); other
+      silence is a stall (queue timeout while queued, idle timeout otherwise),
+      retryable only before any output or response id.
+    - While the server says the request is queued (``response.queued``) the
+      longer queue timeout applies; anything else switches back to the idle one.
+    - Until the first output (text or a tool call) the first-token limit applies
+      (:mod:`spark_cli.transport.prefill`: a slow prefill is not a stall); silence
+      past it is never retried (the server may still be working on the prompt).
+    - A terminal event ends the response: the usage (if any) is yielded before
+      it, and the chain is noted before either, so a consumer may stop at
+      ``TurnFinished``.
+    - While stopping, tool calls are swallowed as text is: a stopped turn's calls
+      are never run.
+    - A frame that made several events (the fold's ``more``: a call that completes
+      without having opened, a final response holding calls never streamed) is
+      decided event by event and the decisions joined into one.
+
+    Hot path: a text delta while neither stopping nor queued costs two attribute
+    reads and one comparison and returns the delta itself (no allocation).
+    """
 
     __slots__ = ("_idle", "_queue_timeout", "ended", "first_token", "fold", "prefill", "queued",
                  "stopping")

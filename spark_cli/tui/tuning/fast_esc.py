@@ -1,19 +1,14 @@
-"""A Linux terminal driver whose lone Esc arrives in ~25 ms instead of ~100-200 ms.
+"""A Linux terminal driver that lets a lone Esc go after ``ESCDELAY``, not after its next wake.
 
-A terminal sends the Esc key as the byte ``\\x1b``, which also starts every
-escape sequence, so the input parser waits ``ESCDELAY`` for more bytes before
-it calls it Esc. Textual's Linux driver, though, only lets the parser look at
-its clock when ``select`` returns, and it selects with a fixed 0.1 s timeout:
-a lone Esc reaches the app 100 ms (up to ~200 ms) after the key, whatever
-``ESCDELAY`` says. This driver selects with a timeout of ``ESCDELAY`` whenever
-the last bytes read leave an escape sequence open, and 0.1 s otherwise (idle
-cost unchanged). spark sets ``ESCDELAY`` to 25 ms unless the user set it.
-
-Terminals that speak the kitty keyboard protocol (which Textual enables) send
-Esc as an unambiguous sequence and need no wait at all.
-
-Esc → turn stopped on screen in a pty: see docs/benchmarks.md, Ledger; `spark bench tui
---only pty` times this driver against Textual's stock one in one run.
+A terminal sends Esc as ``\\x1b``, which also starts every escape sequence, so the
+parser waits ``ESCDELAY`` for more bytes; but Textual's Linux driver lets the parser
+look at its clock only when ``select`` returns, with a fixed idle timeout, so a lone
+Esc waits for that timeout whatever ``ESCDELAY`` says. This driver selects with a
+timeout of ``ESCDELAY`` while the last bytes read leave a sequence open, and spark
+sets ``ESCDELAY`` unless the user did. It uses Textual's private ``XTermParser``:
+``tests/tui/tuning/test_fast_esc.py`` fails when an upgrade moves it. Kept by the
+ledger (docs/benchmarks.md): `spark bench tui --only pty` times it against Textual's
+stock driver in one run.
 """
 
 from __future__ import annotations
@@ -37,15 +32,16 @@ def set_escape_delay() -> None:
     """Our default ``ESCDELAY`` unless the user chose one, in force at once.
 
     Textual reads ``ESCDELAY`` once, when ``textual.constants`` is imported,
-    and this module imports it: setting the variable alone came too late (the
-    parser and this driver kept Textual's 100 ms), so the constant is set too.
+    and this module imports it: setting the variable alone comes too late (the
+    parser and this driver would keep Textual's default), so the constant is set too.
     """
     os.environ.setdefault("ESCDELAY", SPARK_ESCDELAY_MS)
     constants.ESCAPE_DELAY = escape_delay_s(os.environ["ESCDELAY"])  # type: ignore[misc]
 
 
 def escape_delay_s(value: str) -> float:
-    """``ESCDELAY`` (milliseconds) as Textual reads it: seconds, at least 1 ms, 100 ms if bad."""
+    """``ESCDELAY`` (milliseconds) in seconds as Textual reads it: a millisecond at least,
+    Textual's default when it is not a number."""
     try:
         milliseconds = int(value)
     except ValueError:

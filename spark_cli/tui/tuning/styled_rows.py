@@ -1,34 +1,13 @@
 """Styled rows kept per content line: a frame that scrolls styles only the lines new on screen.
 
-Textual styles a line-API widget's rows (padding, background, line filters)
-in ``Widget.render_lines`` and caches the result by row. A scroll moves every
-line to another row and marks every row dirty, so while an answer streams
-(the transcript scrolls on every frame) every visible row was styled again,
-each a handful of new ``Strip`` objects: most of a streaming frame's cost.
-
-:class:`StyledRows` keeps the styled strip of each visible content line, keyed
-by the content strip object itself, for as long as the line stays on screen
-and the look (crop, size, styles, filters) is unchanged. Rows it has not seen
-are styled by Textual's own pipeline (the widget's ``render_lines``, one call
-per run of consecutive new rows), so what is drawn is exactly what Textual
-draws; the kept strips are the same objects frame after frame, so the
-compositor's per-strip caches (divide, render to terminal bytes) hold too.
-
-The scrolled view's scrollbar had the same cost, and more: each frame moves
-it, so Textual rendered the bar and styled each of its rows again, more than
-half of a streaming frame, while the thumb of a long transcript moves a
-cell in many frames. :class:`KeptScrollBar` compares the segments its
-renderer draws with the last ones and keeps its styled rows while they (and
-the look) are the same; when the thumb moves, only rows drawn unlike any row
-of the last frame are styled (a bar draws a handful of distinct rows: track
-above, thumb, track below and the thumb's two ends), through ``StyledRows``
-with each distinct row as the source of every row that draws it.
-
-Keystroke → screen p95 while 2,000 tok/s stream: 18 ms with the kept rows against 32 ms
-without (docs/benchmarks.md, Ledger); `spark bench tui --only typing`.
-Styling only the bar's new rows: the TUI's CPU per 5,000 tokens at 2,000 tok/s
-0.650 → 0.603 s (paired; docs/benchmarks.md, ``## Stream``);
-`spark bench stream --modes floor,tui --baseline TREE`.
+Textual styles a line-API widget's rows in ``Widget.render_lines`` and caches them by row;
+a scroll moves every line and restyles every row. :class:`StyledRows` keeps the styled
+strip of each visible content line, keyed by the content strip itself, while the line
+stays on screen and the look is unchanged; new rows go through Textual's own pipeline, so
+what is drawn is what Textual draws. :class:`KeptScrollBar` keeps the scrollbar's styled
+rows while its segments are the same, and styles only rows unlike any of the last frame's.
+Kept by the ledger (docs/benchmarks.md): `spark bench tui --only typing` (keystrokes) and
+`spark bench stream --modes floor,tui --baseline TREE` (the bar's CPU).
 """
 
 from __future__ import annotations

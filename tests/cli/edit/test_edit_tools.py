@@ -28,7 +28,7 @@ from spark_cli.protocol.channel import (
     TextDelta,
     ToolCall,
     ToolCallCompleted,
-    ToolCallStarted,
+    ToolCallOpened,
     ToolOutput,
     TurnFinished,
     TurnRequest,
@@ -59,7 +59,7 @@ def run_tool(root: Path, name: str, arguments_json: str, *, readable: Any = (),
 
 
 def _call(call_id: str, name: str, **args: Any) -> list[Any]:
-    return [ToolCallStarted(call_id, name),
+    return [ToolCallOpened(call_id, name),
             ToolCallCompleted(ToolCall(call_id, name, json.dumps(args)))]
 
 

@@ -12,7 +12,7 @@ from spark_cli.edits.apply.applier import Applier
 from spark_cli.edits.disk import worktree
 from spark_cli.edits.disk.journal import history, undo
 from spark_cli.edits.model.blocks import FileEdit, Hunk
-from spark_cli.edits.model.outcome import EditApplied, EditRefused, outcome_to_json
+from spark_cli.edits.model.outcome import EditApplied, RefusedEdit, outcome_to_json
 
 PY = 'import os\n\n\ndef greet(name):\n    return "hello " + name\n\n\ndef bye():\n    return 0\n'
 
@@ -44,7 +44,7 @@ def test_applies_and_reports_diff_and_steps(repo) -> None:
 def test_one_failing_hunk_writes_nothing_and_names_it(repo) -> None:
     edit = patch("app.py", ("import os\n", "import sys\n"), ("    return 42\n", "    return 1\n"))
     out = apply_one(edit, repo)
-    assert isinstance(out, EditRefused)
+    assert isinstance(out, RefusedEdit)
     assert out.hunk_index == 2 and out.line == 11
     assert "hunk 2" in out.message and "nothing in this file was changed" in out.message
     assert (repo / "app.py").read_text() == PY
@@ -53,7 +53,7 @@ def test_one_failing_hunk_writes_nothing_and_names_it(repo) -> None:
 def test_syntax_error_refused_then_allowed(repo) -> None:
     edit = sr("app.py", "    return 0\n", "    return (0\n")
     out = apply_one(edit, repo)
-    assert isinstance(out, EditRefused) and out.reason == "syntax"
+    assert isinstance(out, RefusedEdit) and out.reason == "syntax"
     assert (repo / "app.py").read_text() == PY
     out = apply_one(edit, repo, allow_syntax_errors=True)
     assert out.ok and out.syntax is not None and not out.syntax.ok
@@ -71,7 +71,7 @@ def test_create_append_add_delete_move(repo) -> None:
     assert apply_one(sr("new/mod.py", "", "Y = 2\n"), repo).ok
     assert (repo / "new/mod.py").read_text() == "X = 1\nY = 2\n"
     refused = apply_one(patch("app.py", ("", "x = 1\n"), kind="add"), repo)
-    assert isinstance(refused, EditRefused) and refused.reason == "exists"
+    assert isinstance(refused, RefusedEdit) and refused.reason == "exists"
     moved = apply_one(patch("new/mod.py", ("Y = 2\n", "Y = 3\n"), move_to="pkg/mod.py"), repo)
     assert moved.ok and moved.moved_from == "new/mod.py"
     assert not (repo / "new/mod.py").exists()
@@ -79,20 +79,20 @@ def test_create_append_add_delete_move(repo) -> None:
     deleted = apply_one(patch("pkg/mod.py", kind="delete"), repo)
     assert deleted.ok and deleted.deleted and not (repo / "pkg/mod.py").exists()
     missing = apply_one(patch("pkg/mod.py", kind="delete"), repo)
-    assert isinstance(missing, EditRefused) and "does not exist" in missing.message
+    assert isinstance(missing, RefusedEdit) and "does not exist" in missing.message
 
 
 def test_update_of_missing_file_says_how_to_create(repo) -> None:
     out = apply_one(sr("nope.py", "a\n", "b\n"), repo)
-    assert isinstance(out, EditRefused) and "empty SEARCH" in out.message
+    assert isinstance(out, RefusedEdit) and "empty SEARCH" in out.message
     out = apply_one(patch("nope.py", ("a\n", "b\n")), repo)
-    assert isinstance(out, EditRefused) and "Add File" in out.message
+    assert isinstance(out, RefusedEdit) and "Add File" in out.message
 
 
 @pytest.mark.parametrize("path", ["../x.py", "/etc/passwd", ".git/config"])
 def test_escapes_refused_before_writing(repo, path) -> None:
     out = apply_one(sr(path, "", "x\n"), repo)
-    assert isinstance(out, EditRefused) and out.reason == "path"
+    assert isinstance(out, RefusedEdit) and out.reason == "path"
     assert sorted(os.listdir(repo)) == ["app.py"]
 
 
@@ -112,7 +112,7 @@ def test_failed_write_is_refused_and_journal_forgets(repo, monkeypatch) -> None:
     applier = Applier(repo)
     applier.begin_batch()
     out = applier.apply(sr("app.py", "    return 0\n", "    return 1\n"))
-    assert isinstance(out, EditRefused) and out.reason == "io"
+    assert isinstance(out, RefusedEdit) and out.reason == "io"
     assert "No space left" in out.message
     assert applier.end_batch() is None
     assert (repo / "app.py").read_text() == PY
@@ -130,7 +130,7 @@ def test_conflict_applies_safe_hunks_and_keeps_user_change(repo) -> None:
     # a hunk whose search text the user rewrote is refused as a conflict
     edit = patch("app.py", ("    return -1  # mine\n", "    return 1\n"))
     out = apply_one(edit, repo, seen=seen)
-    assert isinstance(out, EditRefused) and out.reason == "conflict"
+    assert isinstance(out, RefusedEdit) and out.reason == "conflict"
     assert "changed on disk since the model read it" in out.message
     assert "line 9" in out.message
 
@@ -185,7 +185,7 @@ def test_mode_kept_on_update_and_move(repo) -> None:
 def test_syntax_refusal_names_the_hunk(repo) -> None:
     edit = patch("app.py", ("import os\n", "import sys\n"), ("    return 0\n", "    return (0\n"))
     out = apply_one(edit, repo)
-    assert isinstance(out, EditRefused) and out.reason == "syntax"
+    assert isinstance(out, RefusedEdit) and out.reason == "syntax"
     assert out.hunk_index == 2 and out.line == 11
     assert out.message.startswith("hunk 2 (edit line 11): ")
 
@@ -223,7 +223,7 @@ def test_add_file_on_a_directory_says_it_is_a_directory(repo) -> None:
     for edit in (FileEdit("add", "pkg", (Hunk("", "x\n"),), "apply_patch"),
                  FileEdit("update", "pkg", (Hunk("", "x\n"),), "search_replace")):
         out = apply_one(edit, repo)
-        assert isinstance(out, EditRefused) and out.reason == "is_directory"
+        assert isinstance(out, RefusedEdit) and out.reason == "is_directory"
         assert "pkg is a directory" in out.message
 
 
@@ -259,7 +259,7 @@ def test_identical_hunks_in_one_section_take_one_place_each(tmp_path) -> None:
     assert out.ok
     assert (tmp_path / "t.py").read_text() == THREE.replace("t = 1", "t = 3")
     out = apply_one(patch("t.py", *[("    t = 3\n", "    t = 4\n")] * 2), tmp_path)
-    assert isinstance(out, EditRefused) and out.reason == "ambiguous"
+    assert isinstance(out, RefusedEdit) and out.reason == "ambiguous"
 
 
 def test_a_hunk_on_a_line_the_user_changed_is_a_conflict_not_a_miss(repo) -> None:
@@ -271,7 +271,7 @@ def test_a_hunk_on_a_line_the_user_changed_is_a_conflict_not_a_miss(repo) -> Non
     assert out.refused[0].reason == "conflict"
     assert "matches line 9 of the file as the model read it" in out.refused[0].message
     out = apply_one(patch("app.py", ("    return 0\n", "    return 1\n")), repo, seen=seen)
-    assert isinstance(out, EditRefused) and out.reason == "conflict"
+    assert isinstance(out, RefusedEdit) and out.reason == "conflict"
 
 
 def test_a_move_reads_the_file_with_the_appliers_size_limit(tmp_path) -> None:
@@ -279,7 +279,7 @@ def test_a_move_reads_the_file_with_the_appliers_size_limit(tmp_path) -> None:
     (tmp_path / "big.py").write_text(big)
     move = FileEdit("update", "big.py", (), "apply_patch", move_to="lib/big.py")
     refused = apply_one(move, tmp_path)
-    assert isinstance(refused, EditRefused) and refused.reason == "too_large"
+    assert isinstance(refused, RefusedEdit) and refused.reason == "too_large"
     assert (tmp_path / "big.py").read_text() == big and not (tmp_path / "lib").exists()
     moved = apply_one(move, tmp_path, size_limit=4 * 1024 * 1024)  # raised: it moves
     assert isinstance(moved, EditApplied), moved

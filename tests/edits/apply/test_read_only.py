@@ -9,7 +9,7 @@ import pytest
 
 from spark_cli.edits.apply.applier import Applier
 from spark_cli.edits.model.blocks import FileEdit, Hunk
-from spark_cli.edits.model.outcome import EditApplied, EditRefused
+from spark_cli.edits.model.outcome import EditApplied, RefusedEdit
 
 UPDATE = FileEdit("update", "app.py", (Hunk("x = 1\n", "x = 2\n"),), "search_replace")
 APPEND = FileEdit("update", "app.py", (Hunk("", "y = 3\n"),), "search_replace")
@@ -33,7 +33,7 @@ def test_every_write_path_refuses_a_read_only_file(tmp_path: Path, edit: FileEdi
     (tmp_path / "app.py").chmod(0o444)
     before = _tree(tmp_path)
     outcome = Applier(tmp_path, dry_run=dry_run).apply(edit)
-    assert isinstance(outcome, EditRefused)
+    assert isinstance(outcome, RefusedEdit)
     assert outcome.reason == "read_only"
     assert "app.py is read-only (mode 0444)" in outcome.message
     assert _tree(tmp_path) == before
@@ -48,7 +48,7 @@ def test_any_mode_without_a_write_bit_is_read_only(tmp_path: Path, mode: int) ->
         outcome = Applier(tmp_path).apply(UPDATE)
     finally:
         (tmp_path / "app.py").chmod(0o644)
-    assert isinstance(outcome, EditRefused) and outcome.reason == "read_only"
+    assert isinstance(outcome, RefusedEdit) and outcome.reason == "read_only"
     assert (tmp_path / "app.py").read_text() == "x = 1\n"
 
 

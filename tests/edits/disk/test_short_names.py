@@ -7,7 +7,7 @@ from pathlib import Path
 from spark_cli.edits.apply.applier import Applier
 from spark_cli.edits.disk.short_names import expand_short_name
 from spark_cli.edits.model.blocks import FileEdit, Hunk
-from spark_cli.edits.model.outcome import EditApplied, EditRefused
+from spark_cli.edits.model.outcome import EditApplied, RefusedEdit
 
 
 def _touch(root: Path, rel: str, text: str = "x = 1\n") -> None:
@@ -53,5 +53,5 @@ def test_applier_takes_the_shown_file_and_says_so(tmp_path) -> None:
 
 def test_no_candidate_keeps_the_create_hint(tmp_path) -> None:
     outcome = Applier(tmp_path, record_undo=False).apply(_edit("nowhere.py"))
-    assert isinstance(outcome, EditRefused)
+    assert isinstance(outcome, RefusedEdit)
     assert "use an empty SEARCH section to create it" in outcome.message

@@ -21,7 +21,7 @@ from spark_cli.edits.disk.atomic import is_temp_name, remove_stale_temps
 from spark_cli.edits.disk.paths import confine
 from spark_cli.edits.disk.short_names import expand_short_name
 from spark_cli.edits.model.blocks import FileEdit, Hunk
-from spark_cli.edits.model.outcome import EditApplied, EditRefused, FileRefused
+from spark_cli.edits.model.outcome import EditApplied, FileRefused, RefusedEdit
 
 CHILD = textwrap.dedent("""
     import sys
@@ -107,7 +107,7 @@ def test_a_leftover_temp_file_is_never_taken_for_a_source_file(killed) -> None:
     assert expand_short_name(root, "big.txt", shown=[f"src/{name}"]) == ["src/big.txt"]
     outcome = Applier(root, dry_run=True).apply(
         FileEdit("update", f"src/{name}", (Hunk("a", "b"),), "search_replace"))
-    assert isinstance(outcome, EditRefused) and outcome.reason == "path"
+    assert isinstance(outcome, RefusedEdit) and outcome.reason == "path"
 
 
 def test_a_live_writers_temp_file_is_kept(tmp_path: Path) -> None:

@@ -19,7 +19,7 @@ from spark_cli.protocol.channel import (
     TextDelta,
     ToolCall,
     ToolCallCompleted,
-    ToolCallStarted,
+    ToolCallOpened,
 )
 from spark_cli.protocol.sse import SSEEvent
 from spark_cli.transport.sse.http_chat import ChatFold
@@ -72,8 +72,8 @@ OPENAI_TWO_CALLS = [
 def test_openai_calls_are_completed_at_the_finish_in_index_order() -> None:
     events, fold = fold_all(OPENAI_TWO_CALLS)
     assert events == [
-        ToolCallStarted("call_a", "search"),
-        ToolCallStarted("call_b", "read_file"),
+        ToolCallOpened("call_a", "search"),
+        ToolCallOpened("call_b", "read_file"),
         ToolCallCompleted(ToolCall("call_a", "search", '{"pattern": "caf\\u00e9 \\"x\\""}')),
         ToolCallCompleted(ToolCall("call_b", "read_file", '{"path": "a.py"}')),
     ]
@@ -92,7 +92,7 @@ def test_a_preamble_streams_as_text_before_the_call() -> None:
         chat_chunk(finish="tool_calls"),
     ]
     events, _ = fold_all(chunks)
-    assert events == [TextDelta("Let me look."), ToolCallStarted("call_a", "search"),
+    assert events == [TextDelta("Let me look."), ToolCallOpened("call_a", "search"),
                       ToolCallCompleted(ToolCall("call_a", "search", '{"pattern": "x"}'))]
     assert ours(events) == sdk_calls(chunks)
 
@@ -102,7 +102,7 @@ def test_a_whole_call_in_the_first_chunk() -> None:
         call_piece(0, call_id="call_a", name="search", arguments='{"pattern": "x"}')]),
         chat_chunk(finish="tool_calls")]
     events, _ = fold_all(chunks)
-    assert events == [ToolCallStarted("call_a", "search"),
+    assert events == [ToolCallOpened("call_a", "search"),
                       ToolCallCompleted(ToolCall("call_a", "search", '{"pattern": "x"}'))]
     assert ours(events) == sdk_calls(chunks)
 
@@ -127,7 +127,7 @@ def test_stop_after_calls_still_completes_them_and_length_does_not() -> None:
     assert len(ours(events)) == 2
     assert fold.at_eof().status == "completed"  # type: ignore[union-attr]
     events, fold = fold_all([*calls, chat_chunk(finish="length")])
-    assert ours(events) == [] and [type(e) for e in events] == [ToolCallStarted] * 2
+    assert ours(events) == [] and [type(e) for e in events] == [ToolCallOpened] * 2
     assert fold.at_eof().reason == "max_output_tokens"  # type: ignore[union-attr]
 
 
@@ -161,7 +161,7 @@ def test_whole_calls_without_index_or_id_are_separate_calls_with_made_ids() -> N
         "tool_calls": [whole("search", '{"pattern": "x"}'), whole("list_files", "{}")]}}]},
         {"id": "x", "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}]
     events, _ = fold_all(chunks)
-    started = [e for e in events if isinstance(e, ToolCallStarted)]
+    started = [e for e in events if isinstance(e, ToolCallOpened)]
     found = ours(events)
     assert [(name, args) for _, name, args in found] == [
         ("search", '{"pattern": "x"}'), ("list_files", "{}")]

@@ -24,7 +24,7 @@ from spark_cli.protocol.channel import (
     TextDelta,
     ToolCall,
     ToolCallCompleted,
-    ToolCallStarted,
+    ToolCallOpened,
     ToolOutput,
     ToolSpec,
     TurnFinished,
@@ -109,7 +109,7 @@ async def test_responses_sse_folds_a_preamble_and_calls_and_replays_them_next_tu
     first = await collect(ch, FIRST)
     await collect(ch, follow_up(FIRST, first))
     await ch.aclose()
-    assert [type(e) for e in first] == [RequestSent, ResponseStarted, TextDelta, ToolCallStarted,
+    assert [type(e) for e in first] == [RequestSent, ResponseStarted, TextDelta, ToolCallOpened,
                                         ToolCallCompleted, UsageReported, TurnFinished]
     assert first[4] == ToolCallCompleted(ToolCall("call_a", "search", SEARCH_ARGS, "fc_a"))
     tools = [{"type": "function", "name": "search", "description": "Search the repo.",
@@ -130,7 +130,7 @@ async def test_responses_sse_calls_only_in_the_final_response_come_before_its_en
     ch = channel(ResponsesSSEChannel, Recorder(sse_responses(events)))
     out = await collect(ch, FIRST)
     await ch.aclose()
-    assert [type(e) for e in out] == [RequestSent, ResponseStarted, ToolCallStarted,
+    assert [type(e) for e in out] == [RequestSent, ResponseStarted, ToolCallOpened,
                                       ToolCallCompleted, UsageReported, TurnFinished]
 
 
@@ -159,7 +159,7 @@ async def test_chat_calls_complete_before_the_turn_ends_and_travel_back_as_chat_
     await collect(ch, follow_up(FIRST, first))
     await ch.aclose()
     assert [type(e) for e in first] == [
-        RequestSent, ResponseStarted, TextDelta, ToolCallStarted, ToolCallStarted,
+        RequestSent, ResponseStarted, TextDelta, ToolCallOpened, ToolCallOpened,
         ToolCallCompleted, ToolCallCompleted, UsageReported, TurnFinished]
     assert [e.call for e in first if isinstance(e, ToolCallCompleted)] == [
         ToolCall("call_a", "search", SEARCH_ARGS), ToolCall("call_b", "search", '{"pattern": "y"}')]
@@ -187,7 +187,7 @@ async def test_chat_stop_instead_of_tool_calls_and_a_whole_call_in_the_first_chu
     ch = channel(ChatCompletionsChannel, Recorder(sse_chat(chunks)))
     events = await collect(ch, FIRST)
     await ch.aclose()
-    assert [type(e) for e in events] == [RequestSent, ResponseStarted, ToolCallStarted,
+    assert [type(e) for e in events] == [RequestSent, ResponseStarted, ToolCallOpened,
                                          ToolCallCompleted, TurnFinished]
     assert events[3] == ToolCallCompleted(ToolCall("call_a", "search", '{"pattern": "x"}'))
 
@@ -202,7 +202,7 @@ async def test_chat_a_stream_cut_after_a_call_started_is_not_retried() -> None:
             async for event in ch.stream(FIRST):
                 events.append(event)
     await ch.aclose()
-    assert events[-1] == ToolCallStarted("call_a", "search")
+    assert events[-1] == ToolCallOpened("call_a", "search")
     assert len(rec.bodies) == 1
 
 

@@ -24,7 +24,7 @@ from spark_cli.protocol.channel import (
     TextDelta,
     ToolCall,
     ToolCallCompleted,
-    ToolCallStarted,
+    ToolCallOpened,
     ToolOutput,
     ToolSpec,
     TurnFinished,
@@ -128,7 +128,7 @@ async def test_a_tool_round_yields_the_calls_and_the_follow_up_sends_only_output
         await ch.aclose()
     assert kinds_of(first) == [  # the two deltas merged when both were in before the read
         RequestSent, ResponseStarted, TextDelta,
-        ToolCallStarted, ToolCallCompleted, ToolCallStarted, ToolCallCompleted,
+        ToolCallOpened, ToolCallCompleted, ToolCallOpened, ToolCallCompleted,
         UsageReported, TurnFinished]
     assert [e for e in first if isinstance(e, ToolCallCompleted)] == [
         ToolCallCompleted(ToolCall("call_a", "search", '{"pattern": "TAX_\\u00e9"}', "fc_a")),
@@ -226,7 +226,7 @@ async def test_a_drop_after_a_call_started_is_not_retried(ws_server: Any) -> Non
                     events.append(event)
         await ch.aclose()
     assert caught.value.kind == "connection"
-    assert events[-1] == ToolCallStarted("call_a", "search")
+    assert events[-1] == ToolCallOpened("call_a", "search")
     assert len(srv.creates()) == 1  # output had started: the caller decides
 
 
@@ -237,7 +237,7 @@ async def test_stop_mid_call_never_completes_it(ws_server: Any) -> None:
         async with asyncio.timeout(10):
             async for event in ch.stream(FIRST):
                 events.append(event)
-                if isinstance(event, ToolCallStarted):
+                if isinstance(event, ToolCallOpened):
                     await ch.stop()
         after = await collect(ch, FIRST)
         await ch.aclose()

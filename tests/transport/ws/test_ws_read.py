@@ -12,7 +12,7 @@ from spark_cli.protocol.channel import (
     TextDelta,
     ToolCall,
     ToolCallCompleted,
-    ToolCallStarted,
+    ToolCallOpened,
     TurnFinished,
     UsageReported,
 )
@@ -176,7 +176,7 @@ def test_calls_pass_through_as_themselves() -> None:
     m = machine()
     created(m)
     added, piece, done = call_events()
-    assert feed(m, added) == ToolCallStarted("call_1", "search")
+    assert feed(m, added) == ToolCallOpened("call_1", "search")
     assert feed(m, piece) is None
     assert feed(m, done) == ToolCallCompleted(ToolCall("call_1", "search", '{"pattern": "x"}',
                                                        "fc_1"))
@@ -198,7 +198,7 @@ def test_a_frame_that_made_several_events_is_one_joined_decision() -> None:
         "output": [{"type": "function_call", "id": "fc_9", "call_id": "call_9", "name": "search",
                     "arguments": "{}", "status": "completed"}]}}
     step = feed(m, final)
-    assert step == Decision((ToolCallStarted("call_9", "search"),
+    assert step == Decision((ToolCallOpened("call_9", "search"),
                              ToolCallCompleted(ToolCall("call_9", "search", "{}", "fc_9")),
                              UsageReported(3, 5), TurnFinished("completed", None, "resp_1")),
                             done=True, remember=True)

@@ -8,7 +8,7 @@ gets its size and first lines only.
 
 from __future__ import annotations
 
-from spark_cli.edits.lang.anchors import Definition, definitions
+from spark_cli.edits.lang.anchors import DefinitionSpan, definitions
 from spark_cli.engine.brains.code.trees import parse
 from spark_cli.engine.brains.rules.instruction_parser import Instruction
 from spark_cli.engine.brains.rules.op_imports import IMPORT_TYPES
@@ -18,11 +18,11 @@ MAX_ITEMS = 60
 _HEADER_WIDTH = 90
 
 
-def _lines_label(d: Definition) -> str:
+def _lines_label(d: DefinitionSpan) -> str:
     return f"line {d.start + 1}" if d.start == d.end else f"lines {d.start + 1}-{d.end + 1}"
 
 
-def _header(d: Definition) -> str:
+def _header(d: DefinitionSpan) -> str:
     text = d.header.rstrip(":{ ")
     return text if len(text) <= _HEADER_WIDTH else text[:_HEADER_WIDTH - 1] + "…"
 
@@ -49,7 +49,7 @@ def describe(path: str, text: str) -> list[str]:
         out.append("No functions or classes.\n")
         return out
     out.append(f"Definitions ({len(defs)}):\n")
-    stack: list[Definition] = []
+    stack: list[DefinitionSpan] = []
     for d in defs[:MAX_ITEMS]:
         while stack and not (stack[-1].start <= d.start and d.end <= stack[-1].end):
             stack.pop()

@@ -52,8 +52,8 @@ class TuiBenchPlan:
 
     @staticmethod
     def quick() -> TuiBenchPlan:
-        return TuiBenchPlan(keep_tokens=2_000, keep_reps=1, cpu_tokens=500, samples=6, escs=2, turns=11,
-                    turn_tokens=40, launch_reps=1, pty_escs=1, picker_files=200)
+        return TuiBenchPlan(keep_tokens=2_000, keep_reps=1, cpu_tokens=500, samples=6, escs=2,
+                            turns=11, turn_tokens=40, launch_reps=1, pty_escs=1, picker_files=200)
 
     def command(self) -> str:
         if self == TuiBenchPlan.quick():
@@ -192,8 +192,9 @@ def register(bench_app: typer.Typer) -> None:
         if only is not None:
             no_docs = True
 
-        plan = TuiBenchPlan.quick() if quick else TuiBenchPlan(keep_tokens, keep_reps, cpu_tokens, samples, escs,
-                                               turns, turn_tokens, launch_reps, pty_escs)
+        plan = TuiBenchPlan.quick() if quick else TuiBenchPlan(
+            keep_tokens, keep_reps, cpu_tokens, samples, escs, turns, turn_tokens, launch_reps,
+            pty_escs)
         _compile_bytecode()
         try:
             figures = run_all(plan, phases)

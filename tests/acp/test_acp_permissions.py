@@ -24,13 +24,13 @@ from session_fakes import ResponsesChannel
 from spark_cli.acp import agent as agent_module
 from spark_cli.acp.agent import AcpSetup, SparkAgent
 from spark_cli.acp.replay import prompt_text
-from spark_cli.protocol.channel import ToolCall, ToolCallCompleted, ToolCallStarted
+from spark_cli.protocol.channel import ToolCall, ToolCallCompleted, ToolCallOpened
 from spark_cli.session.config.settings import Settings, load_settings
 
 
 def _run(command: str, tool: str = "run_command") -> list[Any]:
     arguments = json.dumps({"command": command} if tool == "run_command" else {"path": command})
-    return [ToolCallStarted("c1", tool), ToolCallCompleted(ToolCall("c1", tool, arguments))]
+    return [ToolCallOpened("c1", tool), ToolCallCompleted(ToolCall("c1", tool, arguments))]
 
 
 @asynccontextmanager

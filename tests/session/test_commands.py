@@ -12,7 +12,7 @@ import pytest
 from session_fakes import ResponsesChannel
 
 from spark_cli.checks.sandbox import NoSandbox
-from spark_cli.protocol.channel import ToolCall, ToolCallCompleted, ToolCallStarted, ToolOutput
+from spark_cli.protocol.channel import ToolCall, ToolCallCompleted, ToolCallOpened, ToolOutput
 from spark_cli.session import commands as commands_module
 from spark_cli.session.approval import ApprovalRequest, Decision, remembered
 from spark_cli.session.config.settings import load_settings
@@ -27,7 +27,7 @@ from spark_cli.session.events import (
 
 def run(call_id: str, command: str | None = None, raw: str | None = None) -> list[Any]:
     arguments = raw if raw is not None else json.dumps({"command": command})
-    return [ToolCallStarted(call_id, "run_command"),
+    return [ToolCallOpened(call_id, "run_command"),
             ToolCallCompleted(ToolCall(call_id, "run_command", arguments))]
 
 

@@ -15,7 +15,7 @@ from spark_cli.protocol.channel import (
     TextDelta,
     ToolCall,
     ToolCallCompleted,
-    ToolCallStarted,
+    ToolCallOpened,
     ToolOutput,
     ToolSpec,
     TurnFinished,
@@ -95,7 +95,7 @@ async def test_a_request_beyond_it_streams_through_api_chat_with_num_ctx(
     assert body["options"]["num_predict"] == 512 and body["stream"] is True
     assert body["tools"][0]["function"]["name"] == "read_file"
     assert TextDelta("Looking") in events
-    started = [e for e in events if isinstance(e, ToolCallStarted)]
+    started = [e for e in events if isinstance(e, ToolCallOpened)]
     completed = [e for e in events if isinstance(e, ToolCallCompleted)]
     assert [s.name for s in started] == ["read_file"]
     assert json.loads(completed[0].call.arguments) == {"path": "app.py"}

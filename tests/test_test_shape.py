@@ -31,7 +31,7 @@ PACING: dict[tuple[str, str], str] = {
         "a fake stream yields to the loop between events, as a socket read does",
     ("session/test_turn_s1.py", "Script.stream"):
         "a fake stream yields to the loop between events, as a socket read does",
-    ("tui/test_tool_calls.py", "Channel.stream"): "a fake stream paced like a model",
+    ("tui/commands/test_tool_calls.py", "Channel.stream"): "a fake stream paced like a model",
     ("mcp/script_server.py", "<module>"): "an MCP server slow to start (--slow)",
     ("mcp/script_server.py", "hang"): "an MCP tool that never answers",
     ("transport/sse/test_http_chat_channel.py", "chat_app.app"): "a server that stalls mid-stream",

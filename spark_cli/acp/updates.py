@@ -5,7 +5,7 @@ listing is a ``tool_call`` (kind read / search) then its ``tool_call_update``; a
 ``tool_call`` of kind execute whose updates carry its output so far; each edit that landed is a
 completed ``tool_call`` of kind edit with one diff per hunk (``oldText`` / ``newText`` of the
 hunk, the absolute path, and the hunk's first line as its location). The editor's own reader
-of the stream, modelled on ``spark_cli.render.jsonl`` and ``spark_cli.tui.painter``.
+of the stream, modelled on ``spark_cli.render.jsonl`` and ``spark_cli.tui.transcript.painter``.
 """
 
 from __future__ import annotations

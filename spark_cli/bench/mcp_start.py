@@ -12,7 +12,7 @@ scratch repo, and ``mcp-server-time`` behind ``sleep 3``. In this process:
 
 ``--paired N`` (once the session wires the hub): ``spark edit --json`` children against
 the bundled engine, launch -> ``request_sent``, alternating no servers and the three
-(``spark_cli.bench.oneshot_child``), medians side by side. Results go to
+(``spark_cli.bench.oneshot.child``), medians side by side. Results go to
 ``docs/benchmarks.md`` under ``## MCP``.
 """
 
@@ -101,7 +101,7 @@ async def _in_process(reps: int) -> list[str]:
 
 def _paired(reps: int) -> list[str]:
     from spark_cli.bench.engine_process import start_engine
-    from spark_cli.bench.oneshot_child import run_once
+    from spark_cli.bench.oneshot.child import run_once
 
     token = "bench-mcp"
     engine = start_engine(token, "--brain", "lorem", "--tps", "2000", "--ttft-ms", "0")

@@ -15,9 +15,9 @@ import typer
 from typer.core import TyperGroup
 
 # Benchmark modules under spark_cli.bench, each with ``register(bench_app: typer.Typer)``.
-BENCH_MODULES = ("engine", "edits", "transport", "oneshot", "abuse", "context", "tui", "deep",
-                 "soak", "provider_bench", "stream", "tool_loop", "mcp_start",
-                 "acp_bench")
+BENCH_MODULES = ("engine.engine", "edits.edits", "transport", "oneshot.oneshot",
+                 "abuse.abuse_bench", "context", "tui.tui_bench", "deep", "tui.soak",
+                 "provider.provider", "stream.stream", "tool_loop", "mcp_start", "acp_bench")
 
 
 class BenchGroup(TyperGroup):

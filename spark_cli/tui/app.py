@@ -3,7 +3,7 @@
 Layout (app.tcss): the transcript, the queue (when it holds anything), the
 prompt, the HUD. The prompt has focus from the first frame and never loses
 it, but for a question the model's action waits on (a command to run: the
-approval bar takes y/a/n, :mod:`spark_cli.tui.approval`). The app talks to the session
+approval bar takes y/a/n, :mod:`spark_cli.tui.commands.approval`). The app talks to the session
 core only: an ``Interaction`` over a
 ``SessionApi``; the channel comes from the ``Connector`` the CLI hands in,
 opened in the background so the prompt is ready (and keeps every key typed)
@@ -44,25 +44,25 @@ from spark_cli.session.interaction import (
     TurnStarted,
 )
 from spark_cli.session.workspace.store import SavedConversation
-from spark_cli.tui.answer_view import answer_view
-from spark_cli.tui.approval import ApprovalBar, TuiApprover
-from spark_cli.tui.commands import Commands
-from spark_cli.tui.context_files import ContextFiles
-from spark_cli.tui.copying import line_count
-from spark_cli.tui.deep_track import DeepController
+from spark_cli.tui.commands.approval import ApprovalBar, TuiApprover
+from spark_cli.tui.commands.context_files import ContextFiles
+from spark_cli.tui.commands.copying import line_count
+from spark_cli.tui.commands.queue_panel import QueuePanel, queue_text
+from spark_cli.tui.commands.slash import Commands
+from spark_cli.tui.commands.test_command import TestRunner
+from spark_cli.tui.commands.tool_calls import CallOutputs
+from spark_cli.tui.deep.track import DeepController
 from spark_cli.tui.hud import Hud, HudState
 from spark_cli.tui.keeper import Keeper, shown_from_history
 from spark_cli.tui.link import ProviderLink
-from spark_cli.tui.painter import Painter
-from spark_cli.tui.popup import Popup
-from spark_cli.tui.prompt import Prompt
-from spark_cli.tui.prompt_assist import PromptAssist
-from spark_cli.tui.queue_panel import QueuePanel, queue_text
+from spark_cli.tui.prompt.assist import PromptAssist
+from spark_cli.tui.prompt.popup import Popup
+from spark_cli.tui.prompt.prompt import Prompt
 from spark_cli.tui.setup import TuiSetup
-from spark_cli.tui.shown import FIRST_TURNS, MORE_TURNS, Replay
-from spark_cli.tui.test_command import TestRunner
-from spark_cli.tui.tool_calls import CallOutputs
-from spark_cli.tui.transcript import Transcript
+from spark_cli.tui.transcript.answer_view import answer_view
+from spark_cli.tui.transcript.painter import Painter
+from spark_cli.tui.transcript.shown import FIRST_TURNS, MORE_TURNS, Replay
+from spark_cli.tui.transcript.transcript import Transcript
 from spark_cli.tui.tuning.screen_rate import set_screen_rate
 
 FRAME_S = 1 / 30

@@ -4,7 +4,7 @@ The app reports changes here; the :class:`Keeper` writes them through the
 repo's ``SessionStore`` (small atomic files): the draft ~0.2 s after the last
 key (so typing costs nothing), the queue and each sent prompt at once, the
 conversation when a turn ends, with what the transcript showed of it
-(:class:`~spark_cli.tui.shown.ShownLog`, fed the painter's events) so that a
+(:class:`~spark_cli.tui.transcript.shown.ShownLog`, fed the painter's events) so that a
 resumed session shows it again. A problem writing or reading state is shown
 once, as a line, and never stops the session.
 """
@@ -24,7 +24,7 @@ from spark_cli.session.workspace.store import (
     SessionStore,
     ShownItem,
 )
-from spark_cli.tui.shown import ShownLog
+from spark_cli.tui.transcript.shown import ShownLog
 
 DRAFT_SAVE_S = 0.2
 

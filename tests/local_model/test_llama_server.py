@@ -146,7 +146,7 @@ async def test_a_tui_turn_learns_the_window_and_shows_it(llama_server: Any, shop
     from spark_cli.session.workspace.store import SessionStore
     from spark_cli.tui.app import SparkApp, TuiSetup
     from spark_cli.tui.hud import Hud
-    from spark_cli.tui.transcript import Transcript
+    from spark_cli.tui.transcript.transcript import Transcript
 
     server = llama_server(2048)
     _config(shop_repo, server)

@@ -8,12 +8,12 @@ from typing import Any
 from spark_cli.session.config.settings import load_settings
 from spark_cli.session.conversation import Session
 from spark_cli.session.interaction import Interaction, QueueChanged
-from spark_cli.tui.commands import CATALOG, Commands, help_lines
-from spark_cli.tui.context_files import ContextFiles
-from spark_cli.tui.deep_track import DeepController
-from spark_cli.tui.queue_panel import QueuePanel, queue_text
-from spark_cli.tui.test_command import TestRunner
-from spark_cli.tui.tool_calls import CallOutputs
+from spark_cli.tui.commands.context_files import ContextFiles
+from spark_cli.tui.commands.queue_panel import QueuePanel, queue_text
+from spark_cli.tui.commands.slash import CATALOG, Commands, help_lines
+from spark_cli.tui.commands.test_command import TestRunner
+from spark_cli.tui.commands.tool_calls import CallOutputs
+from spark_cli.tui.deep.track import DeepController
 
 
 class _Host:

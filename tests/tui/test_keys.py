@@ -12,8 +12,8 @@ from waiting import holds, wait_until
 from spark_cli.session.events import ProseDelta, TurnCompleted
 from spark_cli.session.interaction import TurnEnded
 from spark_cli.tui.app import SparkApp
-from spark_cli.tui.prompt import Prompt
-from spark_cli.tui.transcript import Transcript
+from spark_cli.tui.prompt.prompt import Prompt
+from spark_cli.tui.transcript.transcript import Transcript
 
 MakeApp = Callable[..., Awaitable[SparkApp]]
 

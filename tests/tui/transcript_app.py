@@ -10,8 +10,8 @@ from textual.app import App, ComposeResult
 
 from spark_cli.session.marks import TurnMarks
 from spark_cli.tui.hud import HudState
-from spark_cli.tui.painter import Painter
-from spark_cli.tui.transcript import Transcript
+from spark_cli.tui.transcript.painter import Painter
+from spark_cli.tui.transcript.transcript import Transcript
 
 
 class TranscriptApp(App[None]):

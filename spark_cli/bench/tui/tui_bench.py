@@ -27,7 +27,7 @@ import typer
 import spark_cli
 from spark_cli.bench.docs_section import write_section
 from spark_cli.bench.engine_process import EngineProcess, start_engine
-from spark_cli.bench.oneshot_child import child_env
+from spark_cli.bench.oneshot.child import child_env
 from spark_cli.bench.tui import tui_headless as headless
 from spark_cli.bench.tui import tui_pty as pty
 from spark_cli.bench.tui.tui_report import SECTION, doc_body, table

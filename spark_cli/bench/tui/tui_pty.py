@@ -37,7 +37,7 @@ import termios
 import time
 from pathlib import Path
 
-from spark_cli.bench.oneshot_child import child_env, spark_command
+from spark_cli.bench.oneshot.child import child_env, spark_command
 
 ROWS, COLS = 30, 120
 FIRST_FRAME = "Enter sends"

@@ -24,7 +24,7 @@ from spark_cli.session.conversation import Session
 from spark_cli.session.workspace.store import STATE_ENV, SessionStore, ShownItem
 from spark_cli.tui.app import SparkApp
 from spark_cli.tui.setup import TuiSetup
-from spark_cli.tui.transcript import Transcript
+from spark_cli.tui.transcript.transcript import Transcript
 
 DIFF = ("--- a/src/shop/cart.py\n+++ b/src/shop/cart.py\n@@ -3,4 +3,4 @@\n"
         "-def total_price(cart):\n+def cart_total(cart):\n     cents = 0\n")

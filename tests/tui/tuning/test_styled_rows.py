@@ -10,7 +10,7 @@ from textual.scrollbar import ScrollBar
 from textual.strip import Strip
 from textual.widget import Widget
 
-from spark_cli.tui.transcript import Transcript
+from spark_cli.tui.transcript.transcript import Transcript
 from spark_cli.tui.tuning.styled_rows import KeptScrollBar, StyledRows
 from tests.tui.transcript_app import TranscriptApp
 

@@ -1,0 +1,1 @@
+"""`spark bench edits`: one hunk located, applied and checked."""

@@ -1,0 +1,1 @@
+"""`spark bench engine`: the bundled engine's pacing and rate."""

@@ -1,0 +1,1 @@
+"""`spark bench oneshot`: a one-shot's launch to request, CPU and exit, beside Codex CLI."""

@@ -1,0 +1,222 @@
+"""`spark bench oneshot`: launch → request, CPU per 5,000 tokens, stream end → exit, on
+every channel; a tiny edit on the bundled engine, whole process; or a provider of yours.
+
+The engine runs in a SEPARATE process (`spark engine serve --port 0 --brain
+lorem --tps 2000 --ttft-ms 0 --token T`); each repetition spawns a real
+`spark edit FILE -m ... --max-output-tokens 5000 --json` child (key via
+``SPARK_API_KEY``, config from a bench-owned ``SPARK_CONFIG_DIR``) on each
+channel: Responses over WebSocket (``--provider mock --base-url``), Chat
+Completions SSE (``--provider openai-compatible``) and Responses SSE (the same
+with ``kind = "responses_sse"`` in the config). Measured in the same run:
+
+- launch → request: the parent's ``time.monotonic()`` just before ``Popen``
+  vs the child's ``request_sent`` event (``time.perf_counter()``). On Linux
+  both read CLOCK_MONOTONIC, so the two processes' stamps compare directly.
+- CPU per 5,000 tokens: the child's user+system CPU from ``os.wait4``, raw,
+  and net of start-up: minus the median CPU of a 1-token answer on the same
+  channel (everything but consuming the answer), scaled to 5,000 tokens.
+- stream end → exit: the child's last text-delta stamp vs the moment the
+  parent's ``os.wait4`` returns.
+- the bundled engine (``spark_cli.bench.oneshot.bundled``): `spark edit
+  hello.py -m "rename greet to welcome"` with no config at all, whole-process
+  wall time.
+
+Medians over ``--reps`` repetitions go in a table against the targets and into
+``docs/benchmarks.md`` under ``## One-shot``. ``--provider NAME`` measures a
+configured provider instead (``spark_cli.bench.provider.probe``): nothing is
+written to the docs then.
+"""
+
+from __future__ import annotations
+
+import platform
+import secrets
+import statistics
+import tempfile
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import typer
+
+from spark_cli.bench.docs_section import KEEP_MARK as KEEP_MARK
+from spark_cli.bench.docs_section import write_section as write_doc_section
+from spark_cli.bench.engine_process import start_engine
+from spark_cli.bench.oneshot.bundled import run_bundled
+from spark_cli.bench.oneshot.child import Repetition, child_env, run_once, spark_command
+from spark_cli.bench.oneshot.rival import SideBySide, find_codex
+from spark_cli.bench.oneshot.rival_table import side_table
+from spark_cli.bench.provider.probe import probe_command
+
+SECTION = "## One-shot"
+TARGETS = {"launch_to_request_s": 0.10, "cpu_net_per_5k_s": 0.2, "end_to_exit_s": 0.02,
+           "bundled_wall_s": 0.3}
+CHANNELS = ("responses_ws", "chat_sse", "responses_sse")
+LABELS = {"responses_ws": "Responses, WebSocket", "chat_sse": "Chat Completions, SSE",
+          "responses_sse": "Responses, SSE"}
+
+
+
+def channel_figures(runs: list[Repetition], short: list[Repetition]) -> dict[str, Any]:
+    """Medians of one channel's runs; CPU net of a 1-token answer's on the same channel."""
+    base = statistics.median(r.cpu_raw_s for r in short)
+    per_5k = [r.cpu_raw_s * 5000 / max(r.output_tokens, 1) for r in runs]
+    net = [max(0.0, r.cpu_raw_s - base) * 5000 / max(r.output_tokens - 1, 1) for r in runs]
+    return {
+        "launch_to_request_s": statistics.median(r.launch_to_request_s for r in runs),
+        "cpu_raw_s": statistics.median(r.cpu_raw_s for r in runs),
+        "cpu_raw_per_5k_s": statistics.median(per_5k),
+        "cpu_net_per_5k_s": statistics.median(net),
+        "cpu_short_s": base,
+        "end_to_exit_s": statistics.median(r.end_to_exit_s for r in runs),
+        "output_tokens": statistics.median(r.output_tokens for r in runs),
+        "exit_codes": sorted({r.exit_code for r in runs}),
+        "runs": runs,
+    }
+
+
+def run_benchmark(reps: int, tokens: int, tps: float, workdir: Path,
+                  channels: tuple[str, ...] = CHANNELS, bundled: bool = True,
+                  codex: str | None = None) -> dict[str, Any]:
+    """Every channel against one engine process (runs interleaved, so the machine's
+    mood hits every channel alike), then the bundled tiny edit; medians and raw runs.
+    With ``codex``, each repetition also runs spark and Codex CLI side by side through
+    a recording relay (``spark_cli.bench.oneshot.rival``)."""
+    token = secrets.token_urlsafe(12)
+    engine = start_engine(token, "--brain", "lorem", "--tps", f"{tps:g}", "--ttft-ms", "0",
+                          "--max-output-tokens", str(tokens), env=child_env())
+    url = engine.url
+    runs: dict[str, list[Repetition]] = {c: [] for c in channels}
+    short: dict[str, list[Repetition]] = {c: [] for c in channels}
+    side = None
+    try:
+        if codex is not None:
+            parts = urlsplit(url)
+            side = SideBySide(codex, parts.hostname or "127.0.0.1", parts.port or 80, token,
+                              tokens, workdir)
+            side.warm_up()
+        for channel in channels:
+            run_once(url, token, min(tokens, 50), workdir, channel)  # warm-up: bytecode, caches
+        for rep in range(reps):
+            for channel in channels:
+                short[channel].append(run_once(url, token, 1, workdir, channel))
+                runs[channel].append(run_once(url, token, tokens, workdir, channel))
+            if side is not None:
+                side.rep(rep)
+    finally:
+        if side is not None:
+            side.close()
+        engine.stop()
+    figures: dict[str, Any] = {"reps": reps, "tokens": tokens, "tps": tps,
+                               "channels": {c: channel_figures(runs[c], short[c])
+                                            for c in channels}}
+    if side is not None:
+        figures["side"] = side.figures()
+    if bundled:
+        figures["bundled"] = run_bundled(reps, workdir / "bundled", spark_command(), child_env)
+    return figures
+
+
+def table(figures: dict[str, Any]) -> str:
+    """The result table (Markdown, also readable in a terminal): one column per channel."""
+    channels = list(figures["channels"])
+    per = figures["channels"]
+
+    def row(name: str, key: str, target: float | None) -> str:
+        values = [per[c][key] for c in channels]
+        cells = " | ".join(f"{v:.3f} s" for v in values)
+        goal = "" if target is None else f"≤ {target:g} s"
+        verdict = "" if target is None else (
+            "met" if all(v <= target for v in values) else "missed")
+        return f"| {name} | {cells} | {goal} | {verdict} |"
+
+    lines = [
+        "| metric (median) | " + " | ".join(LABELS.get(c, c) for c in channels)
+        + " | target | |",
+        "|---|" + "---|" * len(channels) + "---|---|",
+        row("launch → request", "launch_to_request_s", TARGETS["launch_to_request_s"]),
+        row("CPU per 5,000 tokens, net of start-up", "cpu_net_per_5k_s",
+            TARGETS["cpu_net_per_5k_s"]),
+        row("CPU, whole process, whole answer", "cpu_raw_s", None),
+        row("CPU, whole process, 1-token answer", "cpu_short_s", None),
+        row("stream end → exit", "end_to_exit_s", TARGETS["end_to_exit_s"]),
+    ]
+    bundled = figures.get("bundled")
+    if bundled:
+        target = TARGETS["bundled_wall_s"]
+        verdict = "met" if bundled["wall_s"] <= target else "missed"
+        lines += ["", "| bundled engine, tiny edit (whole process) | median | min | target | |",
+                  "|---|---|---|---|---|",
+                  f"| wall | {bundled['wall_s']:.3f} s | {bundled['wall_min_s']:.3f} s | "
+                  f"≤ {target:g} s | {verdict} |",
+                  f"| CPU | {bundled['cpu_s']:.3f} s | {bundled['cpu_min_s']:.3f} s | | |"]
+    side = figures.get("side")
+    if side:
+        lines += ["", side_table(side, figures["tokens"])]
+    return "\n".join(lines)
+
+
+def write_section(path: Path, body: str) -> None:
+    """Replace only the ``## One-shot`` section (hand-written notes after the keep mark stay)."""
+    write_doc_section(path, SECTION, body)
+
+
+def _rival(given: str | None, skip: bool) -> str | None:
+    """The codex to run side by side, or None (with a one-line note why)."""
+    if skip:
+        return None
+    try:
+        found, note = find_codex(given)
+    except ValueError as exc:
+        typer.echo(f"spark bench oneshot: {exc}", err=True)
+        raise typer.Exit(2) from None
+    if note:
+        typer.echo(note)
+    return found
+
+
+def register(bench_app: typer.Typer) -> None:
+    @bench_app.command("oneshot")
+    def bench_oneshot(
+        reps: int = typer.Option(7, "--reps", min=1, help="Repetitions (the median is kept)."),
+        tokens: int = typer.Option(5000, "--tokens", min=1, help="Tokens per answer."),
+        tps: float = typer.Option(2000.0, "--tps", min=1.0, help="Engine tokens per second."),
+        provider: str | None = typer.Option(
+            None, "--provider", help="Measure this configured provider instead (TTFT, "
+            "tokens/s, WebSocket vs HTTP where both exist); writes no docs."),
+        docs: Path | None = typer.Option(
+            None, "--docs", help="Markdown file to update (default: docs/benchmarks.md)."),
+        no_docs: bool = typer.Option(False, "--no-docs", help="Only print, write no file."),
+        codex: str | None = typer.Option(
+            None, "--codex", help="Codex CLI to run side by side (a path or a name on PATH; "
+            "default: `codex` on PATH, else skipped)."),
+        no_codex: bool = typer.Option(False, "--no-codex", help="Skip Codex CLI even if "
+                                      "`codex` is on PATH."),
+    ) -> None:
+        """Time `spark edit` end to end on every channel (engine in another process)."""
+        if provider is not None:
+            raise typer.Exit(probe_command(provider, reps, min(tokens, 1000)))
+        rival = _rival(codex, no_codex)
+        with tempfile.TemporaryDirectory(prefix="spark-bench-oneshot-") as tmp:
+            try:
+                figures = run_benchmark(reps, tokens, tps, Path(tmp), codex=rival)
+            except RuntimeError as exc:
+                typer.echo(f"spark bench oneshot: {exc}", err=True)
+                raise typer.Exit(1) from None
+        command = f"spark bench oneshot --reps {reps} --tokens {tokens} --tps {tps:g}" + (
+            " --codex PATH" if rival else "")
+        result = table(figures)
+        answers = {c: f["output_tokens"] for c, f in figures["channels"].items()}
+        codes = sorted({code for f in figures["channels"].values() for code in f["exit_codes"]})
+        typer.echo(f"oneshot: {reps} runs per channel of {tokens} tokens at {tps:g} tok/s, "
+                   f"answers of {answers} tokens, exit codes {codes}")
+        typer.echo(result)
+        if not no_docs:
+            target = docs or Path("docs") / "benchmarks.md"
+            body = (f"Command: `{command}` (Python {platform.python_version()}, "
+                    f"{platform.machine()}). Engine in a separate process "
+                    "(`spark engine serve --brain lorem --ttft-ms 0`); each run is a fresh "
+                    "`spark edit --json` process, the channels interleaved. Clocks: "
+                    "CLOCK_MONOTONIC on both sides.\n\n" + result + "\n")
+            write_section(target, body)
+            typer.echo(f"wrote {target} ({SECTION})")

@@ -1,0 +1,252 @@
+"""Codex CLI side by side with spark, for `spark bench oneshot --codex PATH`.
+
+In the same run and against the same engine process as spark's own channels,
+``codex exec`` (a Rust client) and `spark edit --json` take turns on the
+Responses WebSocket and on Responses SSE; spark alone on Chat Completions SSE
+(Codex has no Chat Completions wire: its providers take ``wire_api =
+"responses"`` only). Both go through one recording relay
+(:class:`~spark_cli.bench.oneshot.request_relay.RequestRelay`) and are measured alike:
+
+- launch → request: the parent's ``time.monotonic()`` just before ``Popen``
+  against the relay's stamp of the first request that asks for an answer
+  (Codex's WebSocket sends a ``generate: false`` warm-up first; it is reported
+  apart). For spark, its own ``request_sent`` stamp is kept beside it, so the
+  two methods can be compared.
+- CPU and peak RSS: ``ru_utime + ru_stime`` and ``ru_maxrss`` from ``os.wait4``
+  (whole process, with the children it waited for: Codex runs ``git ls-remote``
+  for plugins and ``lsb_release``), and the process alone
+  (``spark_cli.bench.child_usage``).
+- the answer: the engine's own token count, read at the relay; a run whose
+  answer is not ``tokens`` long is an error, not a figure.
+
+Codex gets a bench-owned ``CODEX_HOME`` per channel (:func:`codex_config`,
+its own default model, no shell snapshot; the key in ``SPARK_KEY``), stdin from
+``/dev/null`` and ``codex exec --skip-git-repo-check -s read-only PROMPT``. The
+engine caps every answer (``--max-output-tokens``), as Codex asks for no limit;
+the capped answer ends ``incomplete``, which Codex reports as an error (exit 1)
+after reading it.
+Nothing of Codex ships with spark: without a codex binary this part is skipped.
+"""
+
+from __future__ import annotations
+
+import shutil
+import statistics
+import subprocess
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from spark_cli.bench.child_usage import wait_child
+from spark_cli.bench.oneshot.child import child_env, run_once
+from spark_cli.bench.oneshot.request_relay import Recording, RequestRelay
+from spark_cli.record import record
+
+RIVAL_CHANNELS = ("responses_ws", "responses_sse")
+"""The channels Codex has (``wire_api = "responses"``: WebSocket or SSE)."""
+SIDE_CHANNELS = ("responses_ws", "responses_sse", "chat_sse")
+PROMPT = "stream lorem"
+RUN_TIMEOUT_S = 120.0
+_DROPPED = ("CODEX_HOME", "CODEX_API_KEY", "OPENAI_BASE_URL", "RUST_LOG", "SPARK_KEY")
+"""A user's Codex settings, which must not reach the bench's runs."""
+
+
+def find_codex(given: str | None) -> tuple[str | None, str]:
+    """(the codex to run or None, a one-line note when it is skipped). ``given`` is
+    ``--codex``: a path or a name on PATH; None looks for ``codex`` on PATH.
+    Raises ``ValueError`` when ``given`` names nothing that can run."""
+    if given is None:
+        found = shutil.which("codex")
+        if found is None:
+            return None, ("Codex CLI: no `codex` on PATH, side by side skipped "
+                          "(--codex PATH to run it)")
+        return found, ""
+    found = shutil.which(given)
+    if found is None:
+        raise ValueError(f"--codex {given}: no such executable")
+    return found, ""
+
+
+def codex_version(codex: str) -> str:
+    """``codex --version``'s line (``codex-cli 0.171.0``), or ``codex`` when it says nothing."""
+    try:
+        done = subprocess.run([codex, "--version"], capture_output=True, text=True,
+                              timeout=30, stdin=subprocess.DEVNULL, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return "codex"
+    return done.stdout.strip().splitlines()[0] if done.stdout.strip() else "codex"
+
+
+def codex_config(base_url: str, channel: str) -> str:
+    """``config.toml`` for a ``CODEX_HOME``: the engine at ``base_url`` (``…/v1``) as a
+    Responses provider, over the WebSocket (``responses_ws``) or SSE (``responses_sse``).
+
+    No ``model``: Codex asks for its own default model (0.171.0: ``gpt-6.2-sol``) and
+    sends what it sends a user's provider for it (its tools as an ``additional_tools``
+    input item, its base instructions as developer messages); the engine answers any
+    model name with its ``--brain``. A name Codex does not know (the bench used
+    ``lorem``) gets its fallback metadata and a different request.
+
+    ``shell_snapshot = false``: by default Codex runs the user's login shell at start-up
+    to capture its environment, whose cost is the user's profile's, not Codex's (on the
+    bench machine, pyenv's init: ~0.3 s of CPU and ~45 ms later requests); off, Codex is
+    timed at its fastest."""
+    if channel not in RIVAL_CHANNELS:
+        raise ValueError(f"Codex has no {channel} channel (wire_api = \"responses\" only)")
+    ws = channel == "responses_ws"
+    features = "responses_websockets = true\nresponses_websockets_v2 = true\n" if ws else ""
+    return ('model_provider = "spark"\n\n[features]\nshell_snapshot = false\n'
+            + features + '\n[model_providers.spark]\nname = "spark engine"\n'
+            f'base_url = "{base_url}"\nenv_key = "SPARK_KEY"\nwire_api = "responses"\n'
+            + ("supports_websockets = true\n" if ws else ""))
+
+
+def codex_argv(codex: str, prompt: str = PROMPT) -> list[str]:
+    """One non-interactive turn, outside a git repository, no writes."""
+    return [codex, "exec", "--skip-git-repo-check", "-s", "read-only", prompt]
+
+
+def codex_env(home: Path, token: str) -> dict[str, str]:
+    """A user's environment with the bench's ``CODEX_HOME`` and key, nothing of theirs."""
+    env = child_env()
+    for name in _DROPPED:
+        env.pop(name, None)
+    env.update(CODEX_HOME=str(home), SPARK_KEY=token)
+    return env
+
+
+@record
+class SideRun:
+    """One side-by-side run of a client (spark or Codex) through the relay."""
+
+    launch_to_request_s: float
+    """Launch → the first request asking for an answer, as the relay saw it."""
+    first_request_s: float
+    """Launch → the first request of any kind (Codex's warm-up, if it sent one)."""
+    own_stamp_s: float | None
+    """spark's own ``request_sent`` stamp; None for Codex."""
+    cpu_s: float
+    """Whole process, with the descendants it waited for (Codex runs a login shell, git)."""
+    own_cpu_s: float
+    """The client process alone."""
+    peak_rss_kb: int
+    output_tokens: int
+    answer_requests: int
+    exit_code: int
+
+
+def _side_run(recording: Recording, started: float, tokens: int, what: str,
+              detail: str) -> tuple[float, float]:
+    """(launch → answer request, launch → first request), or RuntimeError when the
+    relay saw no answer request or an answer of the wrong length."""
+    first = recording.first_answer_at
+    if first is None or recording.output_tokens != tokens:
+        raise RuntimeError(f"{what}: the relay saw {len(recording.answers)} answer request(s) "
+                           f"and {recording.output_tokens} output tokens, not {tokens}"
+                           + (f": {detail}" if detail else ""))
+    return first - started, recording.arrivals[0].at - started
+
+
+def run_codex(codex: str, channel: str, relay: RequestRelay, token: str, tokens: int,
+              workdir: Path) -> SideRun:
+    """One ``codex exec`` on ``channel`` through ``relay``; its figures."""
+    home = workdir / f"codex-home-{channel}"
+    home.mkdir(parents=True, exist_ok=True)
+    config = home / "config.toml"
+    if not config.exists():
+        config.write_text(codex_config(relay.url + "/v1", channel))
+    err_path = workdir / f"codex-{channel}.err"
+    relay.take()  # nothing stale
+    with open(workdir / f"codex-{channel}.out", "wb") as out, open(err_path, "wb") as err:
+        started = time.monotonic()
+        proc = subprocess.Popen(codex_argv(codex), cwd=workdir, env=codex_env(home, token),
+                                stdin=subprocess.DEVNULL, stdout=out, stderr=err)
+        timer = threading.Timer(RUN_TIMEOUT_S, proc.kill)
+        timer.start()
+        usage = wait_child(proc)
+        timer.cancel()
+    code = usage.exit_code
+    recording = relay.take()
+    detail = f"exit {code}: " + err_path.read_text(errors="replace").strip()[-400:]
+    launch, first = _side_run(recording, started, tokens, f"codex exec on {channel}", detail)
+    return SideRun(launch, first, None, usage.cpu_s, usage.own_cpu_s, usage.peak_rss_kb,
+                   recording.output_tokens or 0, len(recording.answers), code)
+
+
+def run_spark(relay: RequestRelay, token: str, tokens: int, workdir: Path,
+              channel: str) -> SideRun:
+    """One `spark edit --json` on ``channel`` through ``relay`` (as in the main table)."""
+    relay.take()
+    rep = run_once(relay.url, token, tokens, workdir, channel)
+    recording = relay.take()
+    launch, first = _side_run(recording, rep.started, tokens, f"spark edit on {channel}",
+                              f"exit {rep.exit_code}")
+    return SideRun(launch, first, rep.launch_to_request_s, rep.cpu_raw_s, rep.own_cpu_s,
+                   rep.peak_rss_kb, recording.output_tokens or 0, len(recording.answers),
+                   rep.exit_code)
+
+
+class SideBySide:
+    """The side-by-side runs of one benchmark: warm-up, interleaved repetitions, figures."""
+
+    def __init__(self, codex: str, engine_host: str, engine_port: int, token: str,
+                 tokens: int, workdir: Path) -> None:
+        self.codex = codex
+        self.version = codex_version(codex)
+        self.relay = RequestRelay(engine_host, engine_port)
+        self.token = token
+        self.tokens = tokens
+        self.workdir = workdir
+        self.runs: dict[tuple[str, str], list[SideRun]] = {}
+
+    def _run(self, client: str, channel: str) -> SideRun:
+        if client == "codex":
+            return run_codex(self.codex, channel, self.relay, self.token, self.tokens,
+                             self.workdir)
+        return run_spark(self.relay, self.token, self.tokens, self.workdir, channel)
+
+    def _order(self, index: int) -> list[tuple[str, str]]:
+        pairs: list[tuple[str, str]] = []
+        for channel in SIDE_CHANNELS:
+            clients = ["spark", "codex"] if channel in RIVAL_CHANNELS else ["spark"]
+            pairs += [(c, channel) for c in (clients if index % 2 == 0 else clients[::-1])]
+        return pairs
+
+    def warm_up(self) -> None:
+        """One uncounted run per client and channel (Codex sets up its CODEX_HOME)."""
+        for client, channel in self._order(0):
+            self._run(client, channel)
+
+    def rep(self, index: int) -> None:
+        """One counted run per client and channel; who goes first alternates."""
+        for client, channel in self._order(index):
+            self.runs.setdefault((client, channel), []).append(self._run(client, channel))
+
+    def close(self) -> None:
+        self.relay.close()
+
+    def figures(self) -> dict[str, Any]:
+        rows = {f"{client}/{channel}": side_figures(runs)
+                for (client, channel), runs in self.runs.items()}
+        return {"codex": self.codex, "version": self.version, "rows": rows}
+
+
+def side_figures(runs: list[SideRun]) -> dict[str, Any]:
+    """Median and minimum of each figure over one client's runs on one channel."""
+    def pair(values: list[float]) -> tuple[float, float]:
+        return statistics.median(values), min(values)
+
+    own = [r.own_stamp_s for r in runs if r.own_stamp_s is not None]
+    return {
+        "launch_to_request_s": pair([r.launch_to_request_s for r in runs]),
+        "first_request_s": pair([r.first_request_s for r in runs]),
+        "own_stamp_s": pair(own) if own else None,
+        "cpu_s": pair([r.cpu_s for r in runs]),
+        "own_cpu_s": pair([r.own_cpu_s for r in runs]),
+        "peak_rss_mb": pair([r.peak_rss_kb / 1024 for r in runs]),
+        "output_tokens": statistics.median(r.output_tokens for r in runs),
+        "answer_requests": sorted({r.answer_requests for r in runs}),
+        "exit_codes": sorted({r.exit_code for r in runs}),
+        "reps": len(runs),
+    }

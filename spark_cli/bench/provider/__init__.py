@@ -1,0 +1,1 @@
+"""`spark bench provider`: what a provider and its network give."""

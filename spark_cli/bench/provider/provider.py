@@ -1,0 +1,247 @@
+"""`spark bench provider`: how a provider's prefill grows with the prompt, and its first token.
+
+The provider is resolved as `spark edit` resolves it (presets, config files,
+environment, flags). For each prompt size (default 1k, 4k and 16k tokens) it
+sends ``reps`` prompts, each different (``provider_prompts``: no cache hit
+unless ``--same-prompt``), each on a fresh connection, and splits TTFT:
+
+- prefill: the request leaving (``RequestSent``) to the first event of the
+  answer (``ResponseStarted``: the first SSE chunk or ``response.created``): a
+  CPU server sends nothing while it reads the prompt;
+- first token: that first event to the first text;
+- tokens/s over first to last text, and the answer's tokens.
+
+Prompt and answer tokens are the server's own counts where it sent usage
+(``server``), else spark's estimate (``estimated``, ~4 characters a token).
+With the bundled engine (``--provider mock`` and no base URL) an engine is
+started in its own process (``--brain lorem --ttft-ms N``) and measured over
+Chat Completions SSE and the Responses WebSocket; its TTFT is fixed, whatever
+the prompt, so only a real server shows prefill growing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import secrets
+import statistics
+import time
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from spark_cli.bench.docs_section import write_section
+from spark_cli.bench.engine_process import start_engine
+from spark_cli.bench.provider.probe import LABELS, channels_for, open_for
+from spark_cli.bench.provider.prompts import parse_size, prompt, size_label
+from spark_cli.protocol.channel import (
+    ChannelError,
+    Message,
+    RequestSent,
+    ResponseStarted,
+    TextDelta,
+    TurnRequest,
+    UsageReported,
+)
+from spark_cli.protocol.tokens import count_tokens
+from spark_cli.record import record
+from spark_cli.session.config.settings import ProviderSettings, SettingsError, load_settings
+from spark_cli.transport.factory import ChannelKind
+
+DEFAULT_SIZES = "1k,4k,16k"
+SECTION = "## Provider"
+
+
+@record
+class ProviderAnswer:
+    """One measured answer (seconds; NaN where a mark never came)."""
+
+    prefill_s: float
+    first_token_s: float
+    tokens_per_s: float
+    prompt_tokens: int
+    prompt_source: str
+    """``server`` or ``estimated``."""
+    answer_tokens: int
+    answer_source: str
+
+
+async def measure(provider: ProviderSettings, kind: ChannelKind, text: str,
+                  tokens: int) -> ProviderAnswer:
+    """One prompt on a fresh channel of ``kind``."""
+    request = TurnRequest(provider.model, (Message("user", text),), max_output_tokens=tokens)
+    nan = float("nan")
+    sent = started = first = last = nan
+    chars = 0
+    usage: UsageReported | None = None
+    async with open_for(provider, kind) as channel:
+        async for event in channel.stream(request):
+            if isinstance(event, RequestSent):
+                sent = event.at
+            elif isinstance(event, ResponseStarted):
+                started = event.at if started != started else started
+            elif isinstance(event, TextDelta):
+                last = time.perf_counter()
+                if first != first:
+                    first = last
+                chars += len(event.text)
+            elif isinstance(event, UsageReported):
+                usage = event
+    if started != started:  # no first event of its own: the first text is the first event
+        started = first
+    prompt_tokens, prompt_source = ((usage.input_tokens, "server")
+                                    if usage is not None and usage.input_tokens
+                                    else (count_tokens(text), "estimated"))
+    answer_tokens, answer_source = ((usage.output_tokens, "server")
+                                    if usage is not None and usage.output_tokens
+                                    else (round(chars / 4), "estimated"))
+    span = last - first
+    return ProviderAnswer(started - sent, first - started,
+                  answer_tokens / span if span > 0 else nan,
+                  prompt_tokens, prompt_source, answer_tokens, answer_source)
+
+
+Results = dict[str, dict[int, list[ProviderAnswer] | str]]
+"""channel kind -> prompt size -> the answers, or the error that stopped that size."""
+
+
+async def run(provider: ProviderSettings, kinds: list[ChannelKind], sizes: list[int],
+              reps: int, tokens: int, *, same: bool) -> Results:
+    """Every size, ``reps`` prompts each, the channels interleaved; a warm-up answer per
+    channel first (module imports and the like are not the server's time)."""
+    seed = secrets.randbits(32)
+    for kind in kinds:
+        await measure(provider, kind, prompt(64, -1, seed=seed), 8)
+    results: Results = {kind: {} for kind in kinds}
+    for size in sizes:
+        for rep in range(reps):
+            text = prompt(size, rep, same=same, seed=seed)
+            for kind in kinds:
+                done = results[kind].get(size)
+                if isinstance(done, str):
+                    continue
+                try:
+                    answer = await measure(provider, kind, text, tokens)
+                except ChannelError as exc:
+                    results[kind][size] = exc.message
+                    continue
+                results[kind].setdefault(size, []).append(answer)  # type: ignore[union-attr]
+    return results
+
+
+def _median(values: list[float]) -> float:
+    real = [v for v in values if v == v]
+    return statistics.median(real) if real else float("nan")
+
+
+def _seconds(value: float) -> str:
+    return "-" if value != value else f"{value:.3f} s"
+
+
+def table(results: Results) -> str:
+    """One table per channel: a row per prompt size, medians."""
+    out: list[str] = []
+    for kind, sizes in results.items():
+        out += [f"{LABELS.get(kind, kind)}:", "",
+                "| prompt | prompt tokens | prefill | first token | TTFT | tokens/s | "
+                "answer tokens |", "|---|---|---|---|---|---|---|"]
+        for size, answers in sizes.items():
+            if isinstance(answers, str):
+                out.append(f"| {size_label(size)} | failed: {answers} | | | | | |")
+                continue
+            prefill = _median([a.prefill_s for a in answers])
+            first = _median([a.first_token_s for a in answers])
+            tps = _median([a.tokens_per_s for a in answers])
+            ptoks = round(_median([float(a.prompt_tokens) for a in answers]))
+            atoks = round(_median([float(a.answer_tokens) for a in answers]))
+            out.append(
+                f"| {size_label(size)} | {ptoks:,} ({answers[0].prompt_source}) | "
+                f"{_seconds(prefill)} | {_seconds(first)} | {_seconds(prefill + first)} | "
+                f"{'-' if tps != tps else f'{tps:,.0f}'} | {atoks:,} "
+                f"({answers[0].answer_source}) |")
+        out.append("")
+    return "\n".join(out).rstrip("\n")
+
+
+def _bundled(ttft_ms: float, tps: float) -> tuple[Any, ProviderSettings]:
+    token = secrets.token_hex(8)
+    engine = start_engine(token, "--brain", "lorem", "--ttft-ms", f"{ttft_ms:g}",
+                          "--tps", f"{tps:g}")
+    provider = ProviderSettings("mock", "mock", engine.url + "/v1", "spark-lorem", token,
+                                "SPARK_API_KEY", (token,))
+    return engine, provider
+
+
+def bench_provider(name: str | None, *, base_url: str | None, model: str | None,
+                   sizes: str, reps: int, tokens: int, same: bool, ttft_ms: float,
+                   tps: float, docs: Path | None) -> int:
+    """Run the bench, print (and with ``docs`` write) the tables; the exit code."""
+    flags: dict[str, object] = {key: value for key, value in
+                                (("provider", name), ("base_url", base_url), ("model", model))
+                                if value is not None}
+    try:
+        wanted = [parse_size(word) for word in sizes.split(",") if word.strip()]
+        settings = load_settings(Path.cwd(), flags, os.environ)
+    except (ValueError, SettingsError) as exc:
+        print(f"spark bench provider: {exc}", flush=True)
+        return 2
+    provider, engine = settings.provider, None
+    if provider.kind == "mock" and not provider.base_url:
+        engine, provider = _bundled(ttft_ms, tps)
+        kinds: list[ChannelKind] = ["chat_sse", "responses_ws"]
+        where = (f"the bundled engine in its own process (--brain lorem --ttft-ms "
+                 f"{ttft_ms:g} --tps {tps:g})")
+    else:
+        kinds = channels_for(provider)[:1]
+        where = f"{provider.model} at {provider.shown_base_url}"
+    try:
+        results = asyncio.run(run(provider, kinds, wanted, reps, tokens, same=same))
+    except ChannelError as exc:
+        print(f"spark bench provider: {provider.name}: {exc.message}", flush=True)
+        return 3
+    finally:
+        if engine is not None:
+            engine.stop()
+    cache = "the same prompt every time (cache hits allowed)" if same else (
+        "a different prompt every time (no cache hits)")
+    head = (f"{provider.name}: {where}; {reps} answer(s) of up to {tokens} tokens per prompt "
+            f"size, {cache}, each on a fresh connection; medians")
+    body = table(results)
+    print(head)
+    print()
+    print(body)
+    if docs is not None:
+        command = (f"spark bench provider{' --provider ' + name if name else ''} --sizes "
+                   f"{sizes} --reps {reps} --tokens {tokens}"
+                   + (f" --ttft-ms {ttft_ms:g}" if engine is not None else ""))
+        write_section(docs, SECTION, f"Command: `{command}`. {head}.\n\n{body}\n")
+        print(f"wrote {docs} ({SECTION})")
+    return 0
+
+
+def register(bench_app: typer.Typer) -> None:
+    @bench_app.command("provider")
+    def bench_provider_command(
+        provider: str | None = typer.Option(
+            None, "--provider", help="The provider (default: the configured one; mock: the "
+            "bundled engine, started in its own process)."),
+        base_url: str | None = typer.Option(None, "--base-url", help="Its API root."),
+        model: str | None = typer.Option(None, "--model", help="The model."),
+        sizes: str = typer.Option(DEFAULT_SIZES, "--sizes",
+                                  help="Prompt sizes in tokens, e.g. 1k,4k,16k."),
+        reps: int = typer.Option(3, "--reps", min=1, help="Prompts per size (medians)."),
+        tokens: int = typer.Option(64, "--tokens", min=1, help="Answer cap per prompt."),
+        same_prompt: bool = typer.Option(
+            False, "--same-prompt", help="Send the same prompt every time (cache hits)."),
+        ttft_ms: float = typer.Option(
+            300.0, "--ttft-ms", min=0.0, help="Bundled engine only: its TTFT."),
+        tps: float = typer.Option(2000.0, "--tps", min=1.0,
+                                  help="Bundled engine only: its tokens/s."),
+        docs: Path | None = typer.Option(
+            None, "--docs", help="Also write the tables to this file's '## Provider' section."),
+    ) -> None:
+        """Prefill vs first token at growing prompt sizes, varied prompts, server usage."""
+        raise typer.Exit(bench_provider(provider, base_url=base_url, model=model, sizes=sizes,
+                                        reps=reps, tokens=tokens, same=same_prompt,
+                                        ttft_ms=ttft_ms, tps=tps, docs=docs))

@@ -1,0 +1,1 @@
+"""`spark bench stream`: spark's CPU on a stream against the floor."""

@@ -1,0 +1,99 @@
+"""The library floor of `spark bench stream`: the least an asyncio client built on the
+libraries spark uses does to consume a stream (the reference of the bench's ratios).
+
+Run as a child process (``python -m spark_cli.bench.stream.floor_lib WIRE URL TOKEN N``):
+
+- ``ws``: websockets' asyncio client (``compression=None``, ``proxy=None``, as
+  spark connects), one ``response.create``, every message ``json.loads``-ed until
+  the terminal event;
+- ``chat``: h11 over asyncio streams (spark's lean HTTP client's parser), one
+  POST, the body split into ``data:`` lines, each decoded until ``[DONE]``.
+
+Nothing is rendered, parsed for edits or written; it prints ``messages chars``.
+:mod:`spark_cli.bench.stream.floor` is the same without asyncio (bare sockets).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from urllib.parse import urlsplit
+
+from spark_cli.bench.stream.floor import PROMPT, TERMINAL
+
+
+async def read_ws(ws_url: str, token: str, tokens: int) -> tuple[int, int]:
+    """(text messages, characters) of one Responses answer, websockets' asyncio client."""
+    from websockets.asyncio.client import connect  # deferred: the floor loads one wire
+
+    messages = chars = 0
+    async with connect(ws_url, additional_headers={"Authorization": f"Bearer {token}"},
+                       compression=None, proxy=None, max_size=2**24) as ws:
+        await ws.send(json.dumps({
+            "type": "response.create", "model": "lorem", "store": False,
+            "input": [{"role": "user", "content": PROMPT}], "max_output_tokens": tokens}))
+        async for raw in ws:
+            event = json.loads(raw)
+            kind = event.get("type")
+            if kind == "response.output_text.delta":
+                messages += 1
+                chars += len(event["delta"])
+            elif kind in TERMINAL:
+                break
+    return messages, chars
+
+
+async def read_chat(base_url: str, token: str, tokens: int) -> tuple[int, int]:
+    """(text chunks, characters) of one Chat Completions answer, h11 over asyncio streams."""
+    import h11  # deferred: the floor loads one wire
+
+    parts = urlsplit(base_url)
+    body = json.dumps({"model": "lorem", "stream": True, "max_tokens": tokens,
+                       "messages": [{"role": "user", "content": PROMPT}]}).encode()
+    reader, writer = await asyncio.open_connection(parts.hostname, parts.port or 80)
+    conn = h11.Connection(h11.CLIENT)
+    head = h11.Request(method="POST", target=parts.path.rstrip("/") + "/chat/completions",
+                       headers=[("Host", parts.netloc), ("Authorization", f"Bearer {token}"),
+                                ("Content-Type", "application/json"),
+                                ("Content-Length", str(len(body)))])
+    writer.write(conn.send(head) + conn.send(h11.Data(data=body)) + conn.send(h11.EndOfMessage()))
+    messages = chars = 0
+    rest = b""
+    try:
+        while True:
+            event = conn.next_event()
+            if event is h11.NEED_DATA:
+                conn.receive_data(await reader.read(65536))
+                continue
+            if isinstance(event, h11.EndOfMessage | h11.ConnectionClosed):
+                break
+            if not isinstance(event, h11.Data):
+                continue
+            *lines, rest = (rest + bytes(event.data)).split(b"\n")
+            for line in lines:
+                if not line.startswith(b"data: "):
+                    continue
+                payload = line[6:].strip()
+                if payload == b"[DONE]":
+                    return messages, chars
+                choices = json.loads(payload).get("choices") or ()
+                text = choices[0].get("delta", {}).get("content") if choices else None
+                if text:
+                    messages += 1
+                    chars += len(text)
+    finally:
+        writer.close()
+    return messages, chars
+
+
+def main(argv: list[str]) -> int:
+    wire, url, token, tokens = argv[0], argv[1], argv[2], int(argv[3])
+    reader = read_ws if wire == "ws" else read_chat
+    messages, chars = asyncio.run(reader(url, token, tokens))
+    print(messages, chars, flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -1,0 +1,130 @@
+"""The children of `spark bench stream`: each run as its own process, its stdout a pipe
+or a pseudo-terminal (as a user's terminal), its CPU read when it exits."""
+
+from __future__ import annotations
+
+import os
+import pty
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+from spark_cli.bench.child_usage import wait_child
+from spark_cli.bench.oneshot.child import channel_args, child_env, spark_command
+from spark_cli.record import record
+
+_SAMPLE = 'def greet(name):\n    return "hello " + name\n'
+FLOORS = {"socket": "spark_cli.bench.stream.floor", "floor": "spark_cli.bench.stream.floor_lib"}
+"""Floor mode -> the module run as ``python -m``."""
+
+
+@record
+class Run:
+    """One measured run of a client consuming a stream: its CPU and what it received."""
+
+    cpu_s: float
+    tokens: int
+    messages: int
+    """Text messages the floor counted (0 for spark's runs)."""
+    first_s: float = 0.0
+    """The TUI's request sent -> first frame showing text (0 for the others)."""
+    key_p95_s: float = 0.0
+    """The TUI's keystroke -> frame p95 while such an answer streams (0 for the others)."""
+
+
+@record
+class EngineAddress:
+    """The engine a run asks."""
+
+    url: str
+    ws_url: str
+    token: str
+    tps: float
+
+
+def _piped(argv: list[str], workdir: Path, env: dict[str, str]) -> tuple[float, str]:
+    """Run ``argv`` with stdout a pipe; (its CPU, its stdout)."""
+    out: list[str] = []
+    proc = subprocess.Popen(argv, cwd=workdir, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, text=True)
+    reader = threading.Thread(target=lambda: out.extend(proc.stdout or ()), daemon=True)
+    reader.start()
+    usage = wait_child(proc)
+    reader.join(10)
+    if proc.stdout is not None:
+        proc.stdout.close()
+    return usage.cpu_s, "".join(out)
+
+
+def _on_pty(argv: list[str], workdir: Path, env: dict[str, str]) -> float:
+    """Run ``argv`` with stdout and stderr on a pseudo-terminal (read and dropped); its CPU."""
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(argv, cwd=workdir, env=env, stdout=slave, stderr=slave,
+                            stdin=subprocess.DEVNULL)
+    os.close(slave)
+
+    def drain() -> None:
+        try:
+            while os.read(master, 65536):
+                pass
+        except OSError:
+            pass  # EIO: the child closed the terminal
+
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
+    usage = wait_child(proc)
+    reader.join(10)
+    os.close(master)
+    return usage.cpu_s
+
+
+def run_one(mode: str, wire: str, target: EngineAddress, tokens: int, workdir: Path,
+            baseline: Path | None = None) -> Run:
+    """One child of ``mode`` (a floor, ``pipe``/``tty``/``json``, ``tui``) on ``wire`` asking for
+    ``tokens`` tokens; spark from the source tree ``baseline`` when given."""
+    if mode in FLOORS:
+        url = target.ws_url if wire == "responses_ws" else target.url + "/v1"
+        argv = [sys.executable, "-m", FLOORS[mode], "ws" if wire == "responses_ws" else "chat",
+                url, target.token, str(tokens)]
+        cpu, out = _piped(argv, workdir, child_env())
+        words = out.split()
+        return Run(cpu, tokens, int(words[0]) if words else 0)
+    if mode == "tui":
+        return _tui(wire, target, tokens, workdir, baseline)
+    (workdir / "bench.py").write_text(_SAMPLE)
+    config_dir = workdir / f"config-{wire}"
+    flags = channel_args(wire, target.url, config_dir)
+    command = spark_command() if baseline is None else [sys.executable, "-m", "spark_cli"]
+    argv = [*command, "edit", "bench.py", "-m", "stream lorem", *flags,
+            "--max-output-tokens", str(tokens)] + (["--json"] if mode == "json" else [])
+    extra = {"SPARK_API_KEY": target.token, "SPARK_CONFIG_DIR": str(config_dir)}
+    if baseline is not None:
+        extra["PYTHONPATH"] = str(baseline)
+    env = child_env(**extra)
+    if mode == "tty":
+        return Run(_on_pty(argv, workdir, env), tokens, 0)
+    cpu, _ = _piped(argv, workdir, env)
+    return Run(cpu, tokens, 0)
+
+
+def _tui(wire: str, target: EngineAddress, tokens: int, workdir: Path,
+         baseline: Path | None) -> Run:
+    """The headless TUI child (:mod:`spark_cli.bench.stream.tui_child`): its CPU is the turn's,
+    measured inside it (start-up and the warm-up turn left out); a baseline tree from before
+    bench/stream/ was a package runs its own ``stream_tui``."""
+    old = baseline is not None and (baseline / "spark_cli/bench/stream_tui.py").exists()
+    child = "spark_cli.bench.stream_tui" if old else "spark_cli.bench.stream.tui_child"
+    argv = [sys.executable, "-m", child,
+            "ws" if wire == "responses_ws" else "chat", target.url, target.token, str(tokens),
+            f"{target.tps:g}"]
+    project = workdir / "tui"
+    project.mkdir(exist_ok=True)
+    env = child_env(**({"PYTHONPATH": str(baseline)} if baseline is not None else {}))
+    env.pop("TERM", None)
+    _, out = _piped(argv, project, env)
+    words = out.split()
+    if len(words) != 3:
+        raise RuntimeError(f"the TUI child printed {out[-200:]!r}")
+    cpu, first, p95 = (float(w) for w in words)
+    return Run(cpu, tokens, 0, first, p95)

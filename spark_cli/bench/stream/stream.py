@@ -1,0 +1,210 @@
+"""`spark bench stream`: spark's CPU on a real-shaped stream, as a ratio to the floor.
+
+Real fast providers send one token per message, paced as they generate; the
+bundled engine batches ~20 a frame by default. Here the engine runs in its own
+process with ``--per-token`` (each message carries exactly one token, paced at
+``--tps``) and, in the same run, interleaved, on each wire (Responses over
+WebSocket, Chat Completions SSE):
+
+- the floor: ``spark_cli.bench.stream.floor_lib`` in a child process, the least
+  an asyncio client on websockets / h11 does to read and decode the same stream
+  (the ratios' reference), and ``spark_cli.bench.stream.floor``, the same with
+  bare blocking sockets and no asyncio (a lower bound no event loop reaches);
+- `spark edit FILE -m ...` with its stdout a pipe (text), a pseudo-terminal (as
+  a user's terminal), and with ``--json``;
+- the TUI (``spark_cli.bench.stream.tui_child``: the real app, headless, frames
+  stamped), whose CPU is the turn's own (measured inside it, after a warm-up
+  turn), with request sent → first text on screen and keystroke → frame p95
+  while such an answer streams;
+
+with ``--baseline TREE`` each spark client also from another source tree, in
+the same repetitions (before/after, paired).
+
+CPU per 5,000 tokens is each child's user+system CPU (``os.wait4``) net of a
+1-token answer's on the same wire and mode (start-up, imports, connect), scaled
+to 5,000 tokens; spark's is given as a ratio to the floor's, pair by pair (the
+runs of one repetition), median over ``--reps``; ``--docs`` writes ``## Stream`` in
+docs/benchmarks.md.
+"""
+
+from __future__ import annotations
+
+import platform
+import secrets
+import statistics
+import tempfile
+from pathlib import Path
+
+import typer
+
+from spark_cli.bench.docs_section import write_section
+from spark_cli.bench.engine_process import start_engine
+from spark_cli.bench.oneshot.child import child_env
+from spark_cli.bench.stream.runs import EngineAddress, Run, run_one
+
+SECTION = "## Stream"
+BATCHED_SECTION = "## Stream, batched"
+"""Where ``--frame-ms`` runs go, so the per-token section stays."""
+WIRES = ("responses_ws", "chat_sse")
+LABELS = {"responses_ws": "Responses, WebSocket", "chat_sse": "Chat Completions, SSE"}
+MODES = ("socket", "floor", "pipe", "tty", "json", "tui")
+SPARK_MODES = ("pipe", "tty", "json", "tui")
+MODE_LABELS = {"socket": "bare socket, no asyncio (read + decode)",
+               "floor": "floor: asyncio + websockets / h11 (read + decode)",
+               "pipe": "`spark edit` to a pipe", "tty": "`spark edit` to a terminal (pty)",
+               "json": "`spark edit --json`", "tui": "TUI, headless (the turn's CPU)"}
+BASE = "@base"
+"""Suffix of a mode run from the ``--baseline`` source tree."""
+
+
+Figures = dict[str, dict[str, dict[str, float]]]
+"""row ("WIRE @ TPS") -> mode -> figure -> value."""
+
+
+def _modes(modes: tuple[str, ...], baseline: Path | None) -> list[str]:
+    extra = [m + BASE for m in modes if m in SPARK_MODES] if baseline is not None else []
+    return [*modes, *extra]
+
+
+def measure(reps: int, tokens: int, rates: list[float], workdir: Path,
+            modes: tuple[str, ...] = MODES, wires: tuple[str, ...] = WIRES,
+            baseline: Path | None = None, frame_ms: float | None = None) -> Figures:
+    """Every rate, wire and mode (and each spark mode from ``baseline`` too), interleaved
+    within a repetition against one engine process per rate; medians, and each spark
+    mode's ratio to the floor pair by pair (the same repetition). ``frame_ms``: the
+    engine's batched shape instead (tokens due within a frame sent as one message)."""
+    figures: Figures = {}
+    runs = _modes(modes, baseline)
+    for tps in rates:
+        token = secrets.token_urlsafe(12)
+        engine = start_engine(token, "--brain", "lorem", "--tps", f"{tps:g}", "--ttft-ms",
+                              "0", *(("--per-token",) if frame_ms is None
+                                     else ("--frame-ms", f"{frame_ms:g}")),
+                              env=child_env())
+        target = EngineAddress(engine.url, engine.ws_url, engine.token, tps)
+        long: dict[tuple[str, str], list[Run]] = {}
+        short: dict[tuple[str, str], list[Run]] = {}
+
+        def one(mode: str, wire: str, n: int, target: EngineAddress = target) -> Run:
+            base = baseline if mode.endswith(BASE) else None
+            return run_one(mode.removesuffix(BASE), wire, target, n, workdir, base)
+
+        try:
+            for wire in wires:
+                for mode in runs:
+                    one(mode, wire, 50)  # warm-up: bytecode, caches
+            for _ in range(reps):
+                for wire in wires:
+                    for mode in runs:
+                        short.setdefault((wire, mode), []).append(one(mode, wire, 1))
+                        long.setdefault((wire, mode), []).append(one(mode, wire, tokens))
+        finally:
+            engine.stop()
+        for wire in wires:
+            figures[f"{wire} @ {tps:g}"] = _row(wire, runs, short, long)
+    return figures
+
+
+def _row(wire: str, runs: list[str], short: dict[tuple[str, str], list[Run]],
+         long: dict[tuple[str, str], list[Run]]) -> dict[str, dict[str, float]]:
+    """One wire's medians per mode, and each mode's paired ratios to its references."""
+    row: dict[str, dict[str, float]] = {}
+    nets: dict[str, list[float]] = {}
+    for mode in runs:
+        base_cpu = statistics.median(r.cpu_s for r in short[(wire, mode)])
+        done = long[(wire, mode)]
+        nets[mode] = [max(0.0, r.cpu_s - base_cpu) * 5000 / max(r.tokens - 1, 1) for r in done]
+        row[mode] = {
+            "cpu_net_per_5k_s": statistics.median(nets[mode]),
+            "cpu_raw_s": statistics.median(r.cpu_s for r in done),
+            "cpu_short_s": base_cpu,
+            "messages": statistics.median(r.messages for r in done),
+        }
+        if mode.removesuffix(BASE) == "tui":
+            row[mode]["first_s"] = statistics.median(r.first_s for r in done)
+            row[mode]["key_p95_s"] = statistics.median(r.key_p95_s for r in done)
+    for mode in runs:
+        refs = {"x_floor": "floor", "x_socket": "socket", "x_base": mode + BASE}
+        for key, ref in refs.items():
+            if ref in nets and ref != mode:
+                pairs = [a / b for a, b in zip(nets[mode], nets[ref], strict=True) if b > 0]
+                row[mode][key] = statistics.median(pairs) if pairs else float("nan")
+    return row
+
+
+def table(figures: Figures) -> str:
+    """One row per wire, rate and mode: CPU per 5k net, the paired ratios, raw CPU."""
+    rows = ["| wire @ tok/s | client | CPU / 5k tokens (net) | × floor | × bare socket "
+            "| × baseline tree | CPU raw (1-token run) |", "|---|---|---|---|---|---|---|"]
+    for key, modes in figures.items():
+        wire, _, tps = key.partition(" @ ")
+        for mode, f in modes.items():
+            name, base = mode.removesuffix(BASE), mode.endswith(BASE)
+            label = MODE_LABELS[name] + (" (baseline tree)" if base else "")
+            ratios = [f"{f[k]:.2f}×" if k in f else "—"
+                      for k in ("x_floor", "x_socket", "x_base")]
+            rows.append(f"| {LABELS[wire]} @ {tps} | {label} | {f['cpu_net_per_5k_s']:.3f} s | "
+                        f"{' | '.join(ratios)} | "
+                        f"{f['cpu_raw_s']:.3f} s ({f['cpu_short_s']:.3f} s) |")
+    latency = [f"| {LABELS[key.partition(' @ ')[0]]} @ {key.partition(' @ ')[2]} | "
+               f"{MODE_LABELS['tui']}{' (baseline tree)' if mode.endswith(BASE) else ''} | "
+               f"{f['first_s'] * 1000:.1f} ms | {f['key_p95_s'] * 1000:.1f} ms |"
+               for key, modes in figures.items() for mode, f in modes.items() if "first_s" in f]
+    if latency:
+        rows += ["", "| wire @ tok/s | client | request sent → first text on screen "
+                 "| keystroke → frame p95 (streaming) |", "|---|---|---|---|", *latency]
+    return "\n".join(rows)
+
+
+def _names(text: str, known: tuple[str, ...], what: str) -> tuple[str, ...]:
+    names = tuple(n.strip() for n in text.split(",") if n.strip())
+    unknown = [n for n in names if n not in known]
+    if unknown or not names:
+        raise typer.BadParameter(f"{what}: {', '.join(unknown) or 'none'} (known: "
+                                 f"{', '.join(known)})")
+    return names
+
+
+def register(bench_app: typer.Typer) -> None:
+    @bench_app.command("stream")
+    def bench_stream(
+        reps: int = typer.Option(3, "--reps", min=1, help="Repetitions (medians)."),
+        tokens: int = typer.Option(5000, "--tokens", min=2, help="Tokens per answer."),
+        tps: list[float] = typer.Option([2000.0], "--tps", min=1.0,
+                                        help="Engine tokens per second (repeatable)."),
+        modes: str = typer.Option(",".join(MODES), "--modes", help="Clients, comma-separated."),
+        wires: str = typer.Option(",".join(WIRES), "--wires", help="Wires, comma-separated."),
+        baseline: Path | None = typer.Option(
+            None, "--baseline", help="Also run spark's modes from this source tree (a "
+            "checkout of another commit, bytecode compiled): before/after, paired."),
+        frame_ms: float | None = typer.Option(
+            None, "--frame-ms", min=1.0, help="The batched shape instead: the engine sends "
+            "the tokens due within each frame of this many ms as one message."),
+        docs: Path | None = typer.Option(None, "--docs",
+                                         help="Also write '## Stream' in this file."),
+    ) -> None:
+        """CPU per 5,000 tokens on a one-token-per-message stream, as a ratio to a floor
+        client, for `spark edit` to a pipe, a terminal and --json, on each wire."""
+        chosen = _names(modes, MODES, "--modes")
+        on = _names(wires, WIRES, "--wires")
+        with tempfile.TemporaryDirectory(prefix="spark-bench-stream-") as tmp:
+            try:
+                figures = measure(reps, tokens, tps, Path(tmp), chosen, on, baseline, frame_ms)
+            except RuntimeError as exc:
+                typer.echo(f"spark bench stream: {exc}", err=True)
+                raise typer.Exit(1) from None
+        messages = {k: m["floor"]["messages"] for k, m in figures.items() if "floor" in m}
+        shape = "--per-token" if frame_ms is None else f"--frame-ms {frame_ms:g}"
+        head = (f"{reps} paired run(s) per wire, rate and client of {tokens} tokens, the "
+                f"engine in its own process with {shape} (text messages per answer the "
+                f"floor saw: {messages}); Python {platform.python_version()}")
+        body = table(figures)
+        typer.echo(head)
+        typer.echo(body)
+        if docs is not None:
+            rates = " ".join(f"--tps {t:g}" for t in tps)
+            batched = f" --frame-ms {frame_ms:g}" if frame_ms is not None else ""
+            command = f"spark bench stream --reps {reps} --tokens {tokens} {rates}{batched}"
+            section = SECTION if frame_ms is None else BATCHED_SECTION
+            write_section(docs, section, f"Command: `{command}`. {head}.\n\n{body}\n")
+            typer.echo(f"wrote {docs} ({section})")

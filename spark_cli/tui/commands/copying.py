@@ -1,0 +1,61 @@
+"""``/copy``: what the clipboard gets from the conversation.
+
+Pure functions over the session's history: the last answer as the model wrote it
+(Markdown, edit blocks included), or the last fenced code block of it that is not an
+edit block. The screen puts the text on the terminal's clipboard (OSC 52).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from spark_cli.session.api import Message
+from spark_cli.tui.transcript.markdown_stream import fence_marker
+
+EDIT_MARKERS = ("<<<<<<< SEARCH", "*** Begin Patch")
+"""A fenced block holding one of these is an edit (it landed as a diff), not code to copy."""
+
+
+def last_answer(history: Sequence[object]) -> str | None:
+    """The model's latest message with text, else None."""
+    for item in reversed(history):
+        if isinstance(item, Message) and item.role == "assistant" and item.content.strip():
+            return item.content
+    return None
+
+
+def code_blocks(text: str) -> list[str]:
+    """The fenced code blocks of ``text``, in order, without their fences (an unclosed
+    last fence runs to the end)."""
+    blocks: list[str] = []
+    body: list[str] | None = None
+    opener = ""
+    for line in text.splitlines():
+        marker = fence_marker(line)
+        if body is None:
+            if marker is not None:
+                body, opener = [], marker
+        elif marker is not None and marker.startswith(opener) \
+                and not line.strip()[len(marker):].strip():
+            blocks.append("\n".join(body) + "\n")
+            body = None
+        else:
+            body.append(line)
+    if body:
+        blocks.append("\n".join(body) + "\n")
+    return blocks
+
+
+def line_count(text: str) -> str:
+    """``text``'s size as the notes say it: "1 line", "3 lines" (a last line counts without
+    its newline)."""
+    lines = text.count("\n") + (not text.endswith("\n"))
+    return f"{lines} line{'s' if lines != 1 else ''}"
+
+
+def last_code(text: str) -> str | None:
+    """The last fenced block of ``text`` that is not an edit, else None."""
+    for block in reversed(code_blocks(text)):
+        if not any(marker in block for marker in EDIT_MARKERS):
+            return block
+    return None

@@ -1,0 +1,282 @@
+"""Slash commands: :class:`Commands` parses a ``/name args`` line and runs it.
+
+Every command answers with a line in the transcript; an unknown command or a
+bad argument says so and changes nothing. No command runs tests but
+``/test`` and ``/fix`` (which runs nothing: it sends the last failure).
+Commands reach the rest of the TUI only through what they are handed: the
+session, an :class:`~spark_cli.tui.output.Output`, the other controllers
+(tests, deep track, queue) and a :class:`CommandHost` for the three things
+only the screen can do. ``CATALOG`` names each command with a one-line
+description (``/help`` and the prompt's completion read it).
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Protocol
+
+from spark_cli.record import record
+from spark_cli.session.api import SessionApi
+from spark_cli.tui.output import Busy, Output
+
+if TYPE_CHECKING:
+    from spark_cli.tui.commands.context_files import ContextFiles
+    from spark_cli.tui.commands.queue_panel import QueuePanel
+    from spark_cli.tui.commands.test_command import TestRunner
+    from spark_cli.tui.commands.tool_calls import CallOutputs
+    from spark_cli.tui.deep.track import DeepController
+
+
+@record
+class CommandInfo:
+    """One command as the user meets it: ``/name``, its arguments, what it does."""
+
+    name: str
+    args: str
+    summary: str
+    completes: str = ""
+    """What its argument completes to: "paths", "context" (added files), "models", ""."""
+
+
+CATALOG: tuple[CommandInfo, ...] = (
+    CommandInfo("add", "PATH…", "add files every turn sends in full", "paths"),
+    CommandInfo("drop", "PATH…", "remove files from the context", "context"),
+    CommandInfo("files", "", "list the files every turn sends"),
+    CommandInfo("diff", "", "what spark changed in this session"),
+    CommandInfo("call", "[N]", "what tool call N gave the model (Ctrl+O: the last)"),
+    CommandInfo("mcp", "", "the MCP servers: state, tools, notes"),
+    CommandInfo("undo", "[--force]", "undo the last batch of edits (Ctrl+Z)"),
+    CommandInfo("test", "[ARGS]", "run the tests (Esc stops them)"),
+    CommandInfo("fix", "", "send the last test failure to the model"),
+    CommandInfo("queue", "[edit|drop|up|down N | clear]", "list or edit the queued messages"),
+    CommandInfo("model", "NAME", "switch the model", "models"),
+    CommandInfo("provider", "NAME", "switch the provider", "providers"),
+    CommandInfo("deep", "[TASK | show|apply|drop|cancel N]",
+                "hand a task to the deep model (Ctrl+G), list, review, merge"),
+    CommandInfo("copy", "[code]", "copy the last answer (or its last code block) to the clipboard"),
+    CommandInfo("clear", "", "clear the transcript, start a new conversation"),
+    CommandInfo("resume", "", "reopen this repo's last conversation"),
+    CommandInfo("help", "", "keys and commands"),
+    CommandInfo("quit", "", "quit, as Ctrl+Q (/exit too)"),
+)
+KEYS = (
+    "Enter send · while it streams: Enter redirects, Tab queues, Esc interrupts",
+    "Ctrl+J / Alt+Enter new line · Up/Down prompt history · Ctrl+R search it · PgUp/PgDn scroll",
+    "/ commands · @path attach a file · Ctrl+Z undo edits · Ctrl+G deep task · Ctrl+Q quit",
+    "Ctrl+O the last tool call's result (/call N another) · drag with the mouse, Ctrl+C copies",
+)
+
+
+def help_lines() -> list[str]:
+    """``/help``: the keys, then one line per command."""
+    lines = list(KEYS)
+    for info in CATALOG:
+        lines.append(f"/{info.name} {info.args}".ljust(29) + " " + info.summary)
+    return lines
+
+
+def parse(line: str) -> tuple[str, list[str]] | str:
+    """``(name, args)`` of a command line, or the problem with it."""
+    try:
+        words = shlex.split(line[1:])
+    except ValueError as exc:
+        return f"cannot read that command: {exc}"
+    if not words:
+        return "an empty command: /help lists them"
+    return words[0].lower(), words[1:]
+
+
+class CommandHost(Protocol):
+    """What only the screen can do for a command."""
+
+    def clear_transcript(self) -> None: ...
+
+    def resume_conversation(self) -> None: ...
+
+    def copy_to_clipboard(self, text: str) -> None:
+        """Put ``text`` on the terminal's clipboard (Textual's ``App`` method)."""
+
+    async def request_quit(self) -> None:
+        """Quit as Ctrl+Q does (asking first while deep tasks run)."""
+
+    async def reconfigure(self, flags: dict[str, object]) -> None:
+        """``/model``, ``/provider``: new settings; the conversation carries over."""
+
+
+Handler = Callable[[list[str]], Awaitable[None]]
+
+
+class Commands:
+    """Runs slash commands (see the module doc); owns this session's undo mark."""
+
+    def __init__(self, session: SessionApi, out: Output, host: CommandHost, *,
+                 files: ContextFiles, busy: Busy, tests: TestRunner,
+                 deep: DeepController, queue: QueuePanel, calls: CallOutputs) -> None:
+        self.session = session
+        self.out = out
+        self.host = host
+        self.files = files
+        self.busy = busy
+        self.undo_mark: str | None = None
+        """The newest undo batch before this session: /undo and /diff stop there."""
+        self._handlers: dict[str, Handler] = {
+            "add": self._add, "drop": self._drop, "files": self._files, "diff": self._diff,
+            "undo": self._undo, "test": tests.run, "fix": tests.fix, "queue": queue.command,
+            "model": self._model, "provider": self._provider, "deep": self._deep_for(deep),
+            "clear": self._clear, "resume": self._resume, "help": self._help,
+            "call": calls.command, "copy": self._copy, "quit": self._quit, "exit": self._quit,
+            "mcp": self._mcp,
+        }
+
+    def mark_start(self) -> None:
+        """Read the undo mark (after the first frame, before any turn can add a batch)."""
+        from spark_cli.session.workspace.changes import latest_batch_id  # deferred: TUI launch
+
+        self.undo_mark = latest_batch_id(self.session.root)
+
+    async def run(self, line: str) -> None:
+        parsed = parse(line)
+        if isinstance(parsed, str):
+            self.out.note(parsed, "yellow")
+            return
+        name, args = parsed
+        handler = self._handlers.get(name)
+        if handler is None:
+            self.out.note(f"unknown command /{name}: /help lists them", "yellow")
+            return
+        await handler(args)
+
+    def _idle(self, what: str = "Esc first") -> bool:
+        if self.busy():
+            self.out.note(f"a turn is running: {what}", "yellow")
+            return False
+        return True
+
+    async def _help(self, args: list[str]) -> None:
+        for text in help_lines():
+            self.out.note(text)
+
+    async def _clear(self, args: list[str]) -> None:
+        if not self._idle():
+            return
+        self.host.clear_transcript()
+        self.session.reset()
+        self.out.note("new conversation (files on disk are unchanged; /undo still works)")
+
+    async def _copy(self, args: list[str]) -> None:
+        from spark_cli.tui.commands.copying import (  # deferred: TUI launch
+            last_answer,
+            last_code,
+            line_count,
+        )
+
+        if args not in ([], ["code"]):
+            self.out.note("usage: /copy (the last answer) or /copy code (its last code block)",
+                          "yellow")
+            return
+        answer = last_answer(self.session.history)
+        text = answer if answer is None or not args else last_code(answer)
+        if text is None:
+            self.out.note("nothing to copy: " + ("no answer yet" if answer is None
+                                                 else "the last answer has no code block"),
+                          "yellow")
+            return
+        self.host.copy_to_clipboard(text)
+        self.out.note(f"copied {'its last code block' if args else 'the last answer'} "
+                      f"({line_count(text)}) to the clipboard (OSC 52: the terminal must allow it)")
+
+    async def _quit(self, args: list[str]) -> None:
+        await self.host.request_quit()
+
+    async def _resume(self, args: list[str]) -> None:
+        if self._idle():
+            self.host.resume_conversation()
+
+    async def _undo(self, args: list[str]) -> None:
+        from spark_cli.session.workspace.changes import undo_last_batch  # deferred: TUI launch
+
+        if not self._idle("Esc first, then /undo"):
+            return
+        report = undo_last_batch(self.session.root, force=args == ["--force"],
+                                 since_batch=self.undo_mark)
+        style = {"undone": "bold green", "nothing": "dim"}.get(report.status, "bold red")
+        self.out.note(f"↶ {report.message}", style)
+        for refused in report.refused:
+            self.out.note(f"  {refused.path}: {refused.reason}", "red")
+        if report.status == "refused":
+            self.out.note("/undo --force restores them anyway (your later changes are lost)")
+        if report.restored:
+            self.session.files_changed()  # the model's view is stale: files are sent again
+
+    async def _diff(self, args: list[str]) -> None:
+        from rich.syntax import Syntax  # deferred: TUI launch
+
+        from spark_cli.session.workspace.changes import session_diff  # deferred: TUI launch
+
+        diffs = session_diff(self.session.root, self.undo_mark)
+        if not diffs:
+            self.out.note("spark has changed nothing in this session (or it was all undone)")
+            return
+        for path, diff in diffs:
+            self.out.note(path, "bold")
+            self.out.write(Syntax(diff.rstrip("\n"), "diff", theme="ansi_dark",
+                                  background_color="default", word_wrap=True))
+
+    async def _model(self, args: list[str]) -> None:
+        if len(args) != 1:
+            self.out.note(f"usage: /model NAME (now {self.session.settings.provider.model})",
+                          "yellow")
+            return
+        await self.host.reconfigure({"model": args[0]})
+
+    async def _provider(self, args: list[str]) -> None:
+        if len(args) != 1:
+            self.out.note(f"usage: /provider NAME (now {self.session.settings.provider.name}): "
+                          "mock, openai, cerebras, openai-compatible or one from your config",
+                          "yellow")
+            return
+        await self.host.reconfigure({"provider": args[0]})
+
+    async def _add(self, args: list[str]) -> None:
+        if not args:
+            self.out.note("usage: /add PATH… (the files every turn sends in full)", "yellow")
+            return
+        for path in args:
+            problem = self.files.add(path)
+            if problem is None:
+                self.out.note(f"added {path} to the context", "green")
+            else:
+                self.out.note(f"✗ {problem}", "red")
+
+    async def _drop(self, args: list[str]) -> None:
+        if not args:
+            self.out.note("usage: /drop PATH…", "yellow")
+            return
+        for path in args:
+            problem = self.files.drop(path)
+            self.out.note(f"dropped {path}" if problem is None else f"✗ {problem}",
+                          "dim" if problem is None else "red")
+
+    async def _files(self, args: list[str]) -> None:
+        files = self.files.files()
+        self.out.note("files every turn sends: " + (", ".join(files) if files else
+                      "none (/add PATH; files named in a message are sent too)"))
+        report = self.session.context
+        if report is not None:
+            parts = ", ".join(f"{name} {tokens:,}" for name, tokens in report.parts.items()
+                              if tokens)
+            self.out.note(f"last request: {report.used:,} of {report.budget:,} tokens ({parts})")
+
+    async def _mcp(self, args: list[str]) -> None:
+        for line in self.session.servers_status():
+            self.out.note(line, "dim" if line.startswith("  ") else "")
+
+    @staticmethod
+    def _deep_for(deep: DeepController) -> Handler:
+        async def run(args: list[str]) -> None:
+            from spark_cli.tui.deep.commands import deep_command  # deferred: TUI launch
+
+            await deep_command(deep, args)
+
+        return run

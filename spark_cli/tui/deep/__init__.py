@@ -1,0 +1,1 @@
+"""The deep track on screen: its controller and ``/deep``."""

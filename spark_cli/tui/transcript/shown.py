@@ -1,0 +1,162 @@
+"""What the transcript showed, kept and shown again: a resumed session looks as it did.
+
+:class:`ShownLog` is fed the same events as the painter and keeps each turn
+as :class:`~spark_cli.session.workspace.store.ShownItem` values (the prompt,
+the answer's prose, each edit with its diff, refusals, redirects, the
+turn's summary line); the keeper saves them with the conversation.
+:func:`turns` cuts saved items into turns and :func:`item_view` turns one
+back into the block the painter would have written. Tool calls have their
+own kind, ``"tool"`` (one line each): the session's tool loop records them
+here and they show as a dim line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from rich.console import RenderableType
+from rich.text import Text
+
+from spark_cli.session.events import (
+    BlockRejected,
+    EditLanded,
+    EditRefused,
+    ProseDelta,
+    ToolCallFinished,
+    ToolLoopStopped,
+    TurnCompleted,
+    TurnFailed,
+)
+from spark_cli.session.interaction import InteractionEvent, Redirected, TurnStarted
+from spark_cli.session.workspace.store import ShownItem
+from spark_cli.tui.transcript.painter import CALL_MARK, turn_summary
+
+MAX_ITEMS = 20_000
+"""Items kept (the oldest go first): about 2,000 turns."""
+FIRST_TURNS = 30
+MORE_TURNS = 30
+PROMPT_LABELS = {"queued": "› (queued) ", "redirect": "› (redirect) "}
+
+
+class ShownLog:
+    """The shown items of this conversation (see the module doc)."""
+
+    def __init__(self, items: Sequence[ShownItem] = ()) -> None:
+        self.items: list[ShownItem] = list(items)
+        self._prose: list[str] = []
+
+    def reset(self, items: Sequence[ShownItem] = ()) -> None:
+        self.items = list(items)
+        self._prose = []
+
+    def on_event(self, event: InteractionEvent) -> None:
+        if type(event) is ProseDelta:
+            self._prose.append(event.text)
+            return
+        add = self._add
+        match event:
+            case TurnStarted(text=text, why=why):
+                self._flush()
+                add(ShownItem("prompt", text, why))
+            case EditLanded(outcome=outcome):
+                self._flush()
+                add(ShownItem("partial" if outcome.partial else "edit", outcome.message,
+                              outcome.diff))
+            case EditRefused(outcome=refused):
+                self._flush()
+                add(ShownItem("refused", refused.message))
+            case BlockRejected(message=message):
+                self._flush()
+                add(ShownItem("rejected", message))
+            case Redirected(text=text, how=how):
+                self._flush()
+                add(ShownItem("redirect", text, how))
+            case TurnCompleted():
+                self._flush()
+                add(ShownItem("summary", turn_summary(event)))
+            case TurnFailed(message=message):
+                self._flush()
+                add(ShownItem("failed", message))
+            case ToolCallFinished(line=line):
+                self.tool(CALL_MARK + line)
+            case ToolLoopStopped(message=message):
+                self.tool(CALL_MARK + message)
+
+    def tool(self, line: str) -> None:
+        """A tool call's compact line (the tool loop's place in the saved transcript)."""
+        self._flush()
+        self._add(ShownItem("tool", line))
+
+    def _flush(self) -> None:
+        if self._prose:
+            text = "".join(self._prose).strip()
+            self._prose = []
+            if text:
+                self._add(ShownItem("answer", text))
+
+    def _add(self, item: ShownItem) -> None:
+        self.items.append(item)
+        if len(self.items) > MAX_ITEMS:
+            del self.items[: len(self.items) - MAX_ITEMS]
+
+
+def turns(items: Sequence[ShownItem]) -> list[list[ShownItem]]:
+    """``items`` cut into turns, each starting at its prompt."""
+    found: list[list[ShownItem]] = []
+    for item in items:
+        if item.kind == "prompt" or not found:
+            found.append([])
+        found[-1].append(item)
+    return found
+
+
+def item_view(item: ShownItem, markdown: Callable[[str], RenderableType]) -> RenderableType:
+    """One saved item as the painter showed it."""
+    # deferred: TUI launch
+    from spark_cli.tui.transcript.edit_view import edit_view, refused_line, rejected_view
+
+    match item.kind:
+        case "prompt":
+            return Text(PROMPT_LABELS.get(item.detail, "› ") + item.text, style="bold cyan")
+        case "answer":
+            return markdown(item.text)
+        case "edit" | "partial":
+            return edit_view(item.text, item.detail, partial=item.kind == "partial")
+        case "refused":
+            return refused_line(item.text)
+        case "rejected":
+            return rejected_view(item.text)
+        case "redirect":
+            how = "steering in-band" if item.detail == "steer" else "stopping and resending"
+            return Text(f"↪ {item.text}  ({how})", style="bold magenta")
+        case "failed":
+            return Text(f"✗ {item.text}", style="bold red")
+        case "tool":
+            return Text(f"  {item.text}", style="dim")
+        case _:  # "summary", and kinds this version does not know
+            return Text(item.text, style="dim")
+
+
+class Replay:
+    """A saved conversation's turns, shown from the end backwards (see the module doc).
+
+    :class:`Replay` shows a long history lazily: the last ``FIRST_TURNS`` turns
+    at once, and earlier ones ``MORE_TURNS`` at a time when the user scrolls to
+    the top of the transcript (``Transcript.more``).
+    """
+
+    def __init__(self, items: Sequence[ShownItem],
+                 markdown: Callable[[str], RenderableType]) -> None:
+        self._turns = turns(items)
+        self._markdown = markdown
+
+    @property
+    def left(self) -> int:
+        """Turns not shown yet."""
+        return len(self._turns)
+
+    def take(self, count: int) -> list[RenderableType]:
+        """The blocks of the last ``count`` turns not shown yet (oldest first)."""
+        cut = max(0, len(self._turns) - count)
+        taken, self._turns = self._turns[cut:], self._turns[:cut]
+        return [item_view(item, self._markdown) for turn in taken for item in turn]

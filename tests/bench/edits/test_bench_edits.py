@@ -1,0 +1,27 @@
+"""`spark bench edits`: the benchmark runs end to end and owns only its docs section."""
+
+from __future__ import annotations
+
+from spark_cli.bench.docs_section import write_section
+from spark_cli.bench.edits.edits import SECTION, _section, run_benchmark
+
+
+def test_run_benchmark_small(tmp_path) -> None:
+    figures = run_benchmark(3, 50, tmp_path)
+    assert figures["lines"] == 50 and figures["runs"] == 3
+    for key in ("check_median", "write_median", "journal_median"):
+        assert figures[key] > 0
+    text = _section(figures, "spark bench edits --runs 3 --lines 50")
+    assert text.startswith("Locate") and "--runs 3" in text
+
+
+def test_write_section_replaces_only_its_own(tmp_path) -> None:
+    docs = tmp_path / "benchmarks.md"
+    docs.write_text("# Benchmarks\n\n## Engine\n\nE\n\n## Edits\n\nold\n\n## Transport\n\nT\n")
+    write_section(docs, SECTION, "new\n")
+    write_section(docs, SECTION, "newer\n")
+    assert docs.read_text() == (
+        "# Benchmarks\n\n## Engine\n\nE\n\n## Edits\n\nnewer\n\n## Transport\n\nT\n")
+    missing = tmp_path / "other.md"
+    write_section(missing, SECTION, "x\n")
+    assert missing.read_text() == "# Benchmarks\n\n## Edits\n\nx\n"

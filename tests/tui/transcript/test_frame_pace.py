@@ -1,0 +1,51 @@
+"""FramePace: every tick paints until the transcript grows faster than FAST_LINES_PER_S;
+then every other one, until it slows down again or a turn starts."""
+
+from __future__ import annotations
+
+from spark_cli.tui.transcript.frame_pace import FAST_LINES_PER_S, WINDOW_S, FramePace
+
+TICK_S = 1 / 30
+
+
+def _run(pace: FramePace, ticks: int, lines_per_tick: float, now: float = 0.0,
+         lines: float = 0.0) -> tuple[int, float, float]:
+    """``ticks`` ticks of text growing ``lines_per_tick``; (ticks painted, clock, lines)."""
+    painted = 0
+    for _ in range(ticks):
+        now += TICK_S
+        lines += lines_per_tick
+        if pace.due():
+            painted += 1
+            pace.painted(int(lines), now)
+    return painted, now, lines
+
+
+def test_text_slower_than_the_limit_paints_every_tick():
+    pace = FramePace()
+    per_tick = FAST_LINES_PER_S * TICK_S / 2
+    painted, _, _ = _run(pace, 60, per_tick)
+    assert painted == 60
+    assert not pace.fast
+
+
+def test_text_past_the_limit_paints_every_other_tick_after_a_window():
+    pace = FramePace()
+    painted, now, lines = _run(pace, 30, 3.0)
+    assert pace.fast
+    window_ticks = int(WINDOW_S / TICK_S) + 2
+    assert painted <= window_ticks + (30 - window_ticks) // 2 + 1
+    painted, now, lines = _run(pace, 30, 3.0, now, lines)
+    assert painted == 15  # fast throughout: every other tick
+    painted, _, _ = _run(pace, 30, 0.0, now, lines)  # the text stops: every tick again
+    assert not pace.fast
+    assert painted >= 30 - window_ticks
+
+
+def test_a_new_turn_paints_every_tick_until_measured():
+    pace = FramePace()
+    _run(pace, 30, 3.0)
+    assert pace.fast
+    pace.reset()
+    assert not pace.fast
+    assert pace.due() and pace.due()

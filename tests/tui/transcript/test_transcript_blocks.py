@@ -1,0 +1,142 @@
+"""Blocks: every block addressable by line, only the lines read last kept, the rest rendered
+again the same when read."""
+
+from __future__ import annotations
+
+from rich.console import RenderableType
+from rich.segment import Segment
+from textual.strip import Strip
+
+from spark_cli.tui.transcript.blocks import KEEP_LINES, Blocks
+from spark_cli.tui.transcript.transcript import Transcript
+from tests.tui.transcript_app import TranscriptApp
+
+
+class _Render:
+    """Renders ``"name:count"`` as ``count`` lines ``name.0``, ``name.1``, …; counts calls."""
+
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+
+    def __call__(self, renderable: RenderableType) -> list[Strip]:
+        assert isinstance(renderable, str)
+        self.calls.append(renderable)
+        name, count = renderable.split(":")
+        return [Strip([Segment(f"{name}.{i}")]) for i in range(int(count))]
+
+
+def _texts(blocks: Blocks) -> list[str]:
+    return [blocks.line(i).text for i in range(len(blocks))]
+
+
+def _blocks(keep: int, *specs: str) -> tuple[Blocks, _Render]:
+    render = _Render()
+    blocks = Blocks(render, keep)
+    for spec in specs:
+        blocks.append(spec, render(spec))
+    render.calls.clear()
+    return blocks, render
+
+
+def test_lines_let_go_are_rendered_again_the_same_and_few_are_kept() -> None:
+    blocks, render = _blocks(4, "a:2", "b:3", "c:1", "d:2")
+    assert len(blocks) == 8 and blocks.count == 4
+    assert _texts(blocks) == ["a.0", "a.1", "b.0", "b.1", "b.2", "c.0", "d.0", "d.1"]
+    assert render.calls[:2] == ["a:2", "b:3"]  # let go when c and d came
+    render.calls.clear()
+    assert blocks.line(7).text == "d.1" and blocks.line(6).text == "d.0"
+    assert render.calls == []  # read last: kept
+
+
+def test_a_block_rendered_again_keeps_its_line_count() -> None:
+    again = {"a:3": [Strip([Segment("only")])], "b:1": [Strip([Segment("b.0")])]}
+    blocks = Blocks(lambda r: again[str(r)], 1)  # a renders shorter the second time
+    blocks.append("a:3", [Strip([Segment(f"a.{i}")]) for i in range(3)])
+    blocks.append("b:1", [Strip([Segment("b.0")])])
+    assert [blocks.line(i).text for i in range(4)] == ["only", "", "", "b.0"]
+
+
+def test_truncate_prepend_and_drop_first_keep_lines_addressed() -> None:
+    blocks, render = _blocks(3, "a:2", "b:1", "c:2")
+    blocks.truncate(1)
+    assert _texts(blocks) == ["a.0", "a.1"]
+    blocks.prepend([("y:1", render("y:1")), ("z:2", render("z:2"))])
+    assert _texts(blocks) == ["y.0", "z.0", "z.1", "a.0", "a.1"]
+    assert blocks.start(2) == 3 and blocks.start(3) == 5
+    assert blocks.drop_first() == 1
+    assert _texts(blocks) == ["z.0", "z.1", "a.0", "a.1"]
+    blocks.append("e:1", render("e:1"))
+    assert _texts(blocks)[-1] == "e.0" and blocks.count == 3
+    assert [strip.text for strip in blocks.all_lines()] == _texts(blocks)
+
+
+def test_rerender_takes_the_new_line_counts() -> None:
+    counts = {"a": 1, "b": 1}
+    blocks = Blocks(lambda r: [Strip([Segment(str(r))])] * counts[str(r)], 10)
+    for name in "ab":
+        blocks.append(name, [Strip([Segment(name)])])
+    counts["a"] = 3  # narrower: a wraps to three lines
+    blocks.rerender()  # all at once: a few lines
+    assert blocks.stale == 0
+    assert [blocks.line(i).text for i in range(len(blocks))] == ["a", "a", "a", "b"]
+
+
+async def test_a_long_transcript_shows_its_first_lines_again_when_scrolled_back() -> None:
+    from rich.text import Text
+
+    app = TranscriptApp()
+    async with app.run_test(size=(40, 10)) as pilot:
+        transcript = app.query_one(Transcript)
+        count = KEEP_LINES + 200
+        for n in range(count):
+            transcript.write(Text(f"line {n}"))
+        await pilot.pause()
+        transcript.scroll_to(y=0, animate=False, immediate=True)
+        await pilot.pause()
+        assert [transcript.render_line(y).text.strip() for y in range(3)] == [
+            "line 0", "line 1", "line 2"]
+        assert transcript.plain_text().splitlines()[count - 1] == f"line {count - 1}"
+
+
+def test_a_width_change_renders_the_last_blocks_now_and_counts_the_rest_step_by_step() -> None:
+    width = {"now": 1}
+    render = lambda r: [Strip([Segment(f"{r}")])] * width["now"]  # noqa: E731
+    blocks = Blocks(render, 4)
+    for name in "abcdef":
+        blocks.append(name, render(name))
+    width["now"] = 2  # narrower: every block wraps to two lines
+    blocks.rerender(4)
+    assert blocks.stale == 4  # e and f (four lines) are done
+    assert [blocks.line(i).text for i in range(len(blocks))][-4:] == ["e", "e", "f", "f"]
+    assert blocks.recount(3) == 3  # b, c and d: three lines more before e
+    assert blocks.stale == 1
+    assert blocks.recount(3) == 1
+    assert blocks.stale == 0
+    assert [blocks.line(i).text for i in range(len(blocks))] == [n for n in "abcdef" for _ in "xx"]
+
+
+async def test_a_resized_long_transcript_shows_the_end_at_once_and_all_lines_once_counted() -> None:
+    from rich.text import Text
+
+    app = TranscriptApp()
+    async with app.run_test(size=(60, 10)) as pilot:
+        transcript = app.query_one(Transcript)
+        count = KEEP_LINES + 300
+        for n in range(count):
+            transcript.write(Text(f"line {n} " + "word " * 8))  # 47 cells: wraps below 47
+        await pilot.pause()
+        assert transcript.line_count == count
+        await pilot.resize_terminal(30, 10)
+        await pilot.pause()
+        at_once = [transcript.render_line(y).text.strip() for y in range(10)]
+        while transcript._blocks.stale:
+            await pilot.pause()
+        text = transcript.plain_text().splitlines()
+        assert len(text) == transcript.line_count > count  # wrapped
+        assert at_once == [line.strip() for line in text[-10:]]  # the end was right at once
+        heads = [line.split()[1] for line in text if line.startswith("line ")]
+        assert heads == [str(n) for n in range(count)]
+        transcript.scroll_to(y=0, animate=False, immediate=True)
+        await pilot.pause()
+        assert [transcript.render_line(y).text.strip() for y in range(3)] == [
+            line.strip() for line in text[:3]]

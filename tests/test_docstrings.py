@@ -28,7 +28,7 @@ NOT_YET = ("checks/", "tools/", "engine/brains/", "session/context/", "session/b
            "session/conversation.py", "session/turn.py", "session/window_learning.py",
            "transport/overflow.py", "cli/window_setup.py", "protocol/window.py",
            "session/config/settings.py", "session/events.py", "session/approval.py",
-           "cli/wiring.py", "tui/app.py", "acp/", "mcp/", "session/window/",
+           "cli/wiring.py", "acp/", "mcp/", "session/window/",
            "session/config/presets.py", "transport/sse/ollama_chat.py")
 """Modules their owners change this round (run_command, MCP, the window, the brains, the
 settings):
@@ -108,9 +108,9 @@ def _figures(source: str) -> list[int]:
     return sorted(lines)
 
 
-def _checked() -> list[Path]:
+def _checked(*skipped: str) -> list[Path]:
     return [p for p in sorted(PACKAGE.rglob("*.py"))
-            if not p.relative_to(PACKAGE).as_posix().startswith(("bench/", *NOT_YET))]
+            if not p.relative_to(PACKAGE).as_posix().startswith((*skipped, *NOT_YET))]
 
 
 def test_no_module_docstring_runs_past_twelve_lines() -> None:
@@ -124,7 +124,7 @@ def test_no_module_docstring_runs_past_twelve_lines() -> None:
 
 def test_no_figure_in_a_docstring_or_comment_outside_bench() -> None:
     found = {path.relative_to(PACKAGE).as_posix(): _figures(path.read_text())
-             for path in _checked()}
+             for path in _checked("bench/")}
     assert {path: lines for path, lines in found.items() if lines} == {}
 
 

@@ -1,18 +1,12 @@
 """`spark bench acp`: what `spark acp` adds over `spark edit --json` on the same engine stream.
 
-One `spark engine serve` (its pace ``--tps``) serves both front ends, configured alike (a user
-config naming it, the lorem model). For each front end and each run:
-
-- relay: the session's first text delta (its own ``perf_counter`` mark: the summary's
-  ``marks`` for `spark edit --json`, the prompt response's ``_meta`` for `spark acp`) to the
-  reader holding that text (a ``prose_delta`` line; an ``agent_message_chunk`` read by a
-  client built on the ACP SDK). The same clock in both processes (CLOCK_MONOTONIC).
-- first text as each reader sees it: `spark acp` from ``session/prompt`` (a warm session, as an
-  editor has one), `spark edit --json` from the process's launch.
-- CPU per 5,000 tokens: the front end process's CPU (all its threads, ``schedstat``) from the
-  reader's first text to the turn's end (the summary line; the prompt's response).
-- `spark acp` only: ``session/cancel`` sent at the first chunk of another prompt, to that
-  prompt's response (stop reason ``cancelled``).
+One `spark engine serve` (``--tps``) serves both front ends, configured alike. Per run:
+relay (the session's first text delta, its own ``perf_counter`` mark, to the reader holding
+that text: a ``prose_delta`` line, or an ``agent_message_chunk`` read by an ACP SDK client;
+one CLOCK_MONOTONIC in both processes); first text as each reader sees it (`spark acp`
+from ``session/prompt`` on a warm session, `spark edit` from launch); CPU per 5,000 tokens
+from the first text to the turn's end (``schedstat``, all threads); and, `spark acp` only,
+``session/cancel`` at another prompt's first chunk to its ``cancelled`` response.
 """
 
 from __future__ import annotations
@@ -30,6 +24,7 @@ from pathlib import Path
 from typing import Any, cast
 
 import typer
+from acp import PROTOCOL_VERSION, Client, spawn_agent_process, text_block
 
 from spark_cli.bench.docs_section import DOCS_OPTION, NO_DOCS_OPTION, publish
 
@@ -79,8 +74,6 @@ def _edit_run(repo: Path, env: dict[str, str]) -> tuple[float, ...]:
 async def _acp_runs(repo: Path, env: dict[str, str], runs: int) -> list[tuple[float, ...]]:
     """(relay s, prompt -> first chunk s, CPU s from the first chunk to the prompt's response,
     cancel -> cancelled s) per prompt of one `spark acp`."""
-    from acp import PROTOCOL_VERSION, Client, spawn_agent_process, text_block  # this bench only
-
     class Reader:
         first: float | None = None
         cpu = 0.0

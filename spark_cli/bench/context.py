@@ -1,24 +1,11 @@
 """`spark bench context`: what building a turn's context costs, first and second time.
 
-For each tree, a copy in a temp dir (so no ``.spark/`` lands in the original)
-is given to the real ``build_request`` with one file and a rename prompt, and
-timed three ways:
-
-- **first** (cold): no ``.spark/cache``, nothing in memory: the first `spark
-  edit` in a repo (every file read and parsed with tree-sitter);
-- **next process**: the cache file exists, nothing in memory: a later `spark
-  edit` (JSON load + a stat of every file);
-- **next turn**: same process, nothing changed, the same prompt: a stat of
-  every file and the outline (the ranking is remembered);
-- **new prompt**: the same, but a prompt naming another symbol: the TUI's
-  usual next turn (the ranking runs again).
-
-Trees: the current repo (``--repo``, default ``.``) and a generated tree of
-``--files`` Python modules (default 2,000; each ~80 lines: a class, methods and
-functions that call into three other modules), deterministic, so anyone can
-re-run it. Grammar imports are paid by the first cold run of the process and
-are excluded by one untimed warm-up build. Medians over ``--reps``. The
-figures go into ``docs/benchmarks.md`` under ``## Context``.
+For each tree (``--repo``, and a generated tree of ``--files`` Python modules that call
+into each other, deterministic), a temp copy is given to the real ``build_request`` with
+one file and a rename prompt, timed: **first** (no cache, nothing in memory: every file
+parsed), **next process** (the cache file, nothing in memory), **next turn** (same process
+and prompt: a stat of every file), **new prompt** (another symbol: the ranking runs again).
+One untimed build pays the grammar imports; medians over ``--reps`` go to ``## Context``.
 """
 
 from __future__ import annotations
@@ -35,7 +22,7 @@ import typer
 
 from spark_cli.bench.docs_section import DOCS_OPTION, NO_DOCS_OPTION, publish
 from spark_cli.session.building.request import build_request
-from spark_cli.session.config.settings import load_settings
+from spark_cli.session.config.settings import load_settings, with_window
 from spark_cli.session.context import index
 from spark_cli.session.context.index import RepoIndex
 from spark_cli.session.context.scan import VENDORED
@@ -171,8 +158,6 @@ def window_table(repo: Path, file: str = "src/shop/cart.py",
                  prompt: str = "add a docstring to every function") -> str:
     """A markdown table: per window size, what a one-file edit's request carries in spark's
     tokens (the fixed part: system prompt and tool specs; then the map and the file)."""
-    from spark_cli.session.building.request import build_request
-    from spark_cli.session.config.settings import load_settings, with_window
 
     base = load_settings(repo, {"tools": True}, {})
     rows = ["| window | reserve | system prompt | tool specs | fixed | map | file + prompt "

@@ -1,19 +1,12 @@
 """`spark bench mcp`: what MCP servers cost the caller at launch, and launch -> request paired.
 
-Three real servers, one slow to start: ``mcp-server-time``, ``mcp-server-git`` on a
-scratch repo, and ``mcp-server-time`` behind ``sleep 3``. In this process:
-
-- **start + specs**: a new hub's ``start()`` then ``specs()`` from a warm cache (the
-  tools the first request declares), median of ``--reps``, and with no cache; then
-  ``specs()`` again, as each later request calls it;
-- **loop lag**: the longest an asyncio ticker waited while the servers started in the
-  background, the SDK's import in its thread included (the first start of the process);
-- **ready**: each server's time from ``start()`` to its live tool list.
-
-``--paired N`` (once the session wires the hub): ``spark edit --json`` children against
-the bundled engine, launch -> ``request_sent``, alternating no servers and the three
-(``spark_cli.bench.oneshot.child``), medians side by side. Results go to
-``docs/benchmarks.md`` under ``## MCP``.
+Three real servers, one slow to start (``mcp-server-time``, ``mcp-server-git`` on a scratch
+repo, ``mcp-server-time`` behind ``sleep 3``), in this process: **start + specs** (a new
+hub's ``start()`` then ``specs()``, warm cache and none; ``specs()`` again as each later
+request calls it), **loop lag** (the longest an asyncio ticker waited while they started,
+the SDK's import included) and **ready** (each server's start to its tool list).
+``--paired N``: ``spark edit --json`` children on the bundled engine, launch ->
+``request_sent``, no servers against the three, alternating. Results go to ``## MCP``.
 """
 
 from __future__ import annotations
@@ -30,6 +23,8 @@ from pathlib import Path
 import typer
 
 from spark_cli.bench.docs_section import DOCS_OPTION, NO_DOCS_OPTION, publish
+from spark_cli.bench.engine_process import start_engine
+from spark_cli.bench.oneshot.child import run_once
 from spark_cli.mcp.config import McpServerConfig
 from spark_cli.mcp.hub import McpHub
 
@@ -100,9 +95,6 @@ async def _in_process(reps: int) -> list[str]:
 
 
 def _paired(reps: int) -> list[str]:
-    from spark_cli.bench.engine_process import start_engine
-    from spark_cli.bench.oneshot.child import run_once
-
     token = "bench-mcp"
     engine = start_engine(token, "--brain", "lorem", "--tps", "2000", "--ttft-ms", "0")
     figures: dict[str, list[float]] = {"none": [], "three": []}

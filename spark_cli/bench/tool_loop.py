@@ -1,32 +1,13 @@
 """`spark bench tools`: what a tool round trip costs on spark's side, and a whole looking turn.
 
-A fresh engine process (``spark engine serve``, the ``rules`` brain, ``--tps``
-tokens/s) and the real session over the real channels, in this process, on a
-copy of ``examples/repo`` per channel (the file put back before each turn; each
-turn a new conversation on the same connection, after one uncounted turn):
-
-- **round trip**: one ``spark edit``-like turn whose model searches, reads,
-  then edits (``INSTRUCTION``: text the context does not push, so the rules
-  brain looks for it). Each tool round trip is timed from the response's last
-  ``ToolCallCompleted`` to the next request's bytes on the wire
-  (``TurnMarks.round_trips``; ``round_trip_cpu``: the process's CPU time over
-  the same span), over the Responses WebSocket and over Chat
-  Completions SSE; of which the tools themselves ran ``ToolCallFinished.ms``
-  (the rest is the loop: the response's end, the items, the follow-up built
-  and sent). Median and p95 over every round trip of ``--runs`` turns.
-- **turn**: the same edit as a whole turn on the WebSocket: with tools and no
-  file named (search → read → edit) against tools off and the file named
-  (pushed up front, one response). Median of ``--runs`` turns each, wall time
-  from ``run_turn`` to ``TurnCompleted``.
-- **sandbox**: ``true`` through `run_command` in the sandbox and outside it, in turn
-  (5 × ``--runs`` pairs): what the sandbox adds to every command it runs.
-- **command → request**: "run `date +%s.%N`" (the rules brain calls `run_command`, the
-  user allows it, in the sandbox where there is one): from the wall time the command
-  printed as it exited to the follow-up request's ``RequestSent`` (the outputs went back),
-  on both channels. The target: at most 5 ms.
-
-The target: at most 2 ms of spark's side per round trip on the
-WebSocket. Results go to ``docs/benchmarks.md`` under ``## Tools``.
+A fresh engine (the ``rules`` brain) and the real session over the real channels, on a copy
+of ``examples/repo``: **round trip** (a turn that searches, reads, then edits: the last
+``ToolCallCompleted`` to the next request on the wire, and its CPU; the tools' own
+``ToolCallFinished.ms`` apart; target <= 2 ms on the WebSocket); **turn** (the same edit
+with tools and no file named, against tools off and the file named); **sandbox** (``true``
+through `run_command` in the sandbox and outside, paired); **command → request** (a command
+the user allows, its exit to the follow-up's ``RequestSent``; target <= 5 ms). Results go
+to ``## Tools``.
 """
 
 from __future__ import annotations
@@ -45,10 +26,19 @@ import typer
 
 from spark_cli.bench.docs_section import DOCS_OPTION, NO_DOCS_OPTION, publish
 from spark_cli.bench.engine_process import start_engine
+from spark_cli.checks.runner import run_command
+from spark_cli.checks.sandbox import Sandbox, find_sandbox
 from spark_cli.cli.wiring import open_provider_channel
+from spark_cli.session.approval import ApprovalRequest, Decision
 from spark_cli.session.config.settings import load_settings
 from spark_cli.session.conversation import Session
-from spark_cli.session.events import RequestSent, ToolCallFinished, TurnCompleted, TurnFailed
+from spark_cli.session.events import (
+    CommandOutput,
+    RequestSent,
+    ToolCallFinished,
+    TurnCompleted,
+    TurnFailed,
+)
 
 SECTION = "## Tools"
 INSTRUCTION = "replace 'discount must be 0-100' with 'discount must be between 0 and 100'"
@@ -107,12 +97,6 @@ async def _turn(session: Any, files: list[str]) -> dict[str, Any]:
 
 async def _exit_to_request(engine: Any, root: Path, provider: str, runs: int) -> list[float]:
     """Milliseconds from a command's exit to the next request leaving, ``runs`` turns."""
-    from spark_cli.cli.wiring import open_provider_channel
-    from spark_cli.session.approval import ApprovalRequest, Decision
-    from spark_cli.session.config.settings import load_settings
-    from spark_cli.session.conversation import Session
-    from spark_cli.session.events import CommandOutput, RequestSent
-
     async def allow(request: ApprovalRequest, /) -> Decision:
         return "once"
 
@@ -150,9 +134,6 @@ def _p95(values: list[float]) -> float:
 async def _sandbox_start(runs: int) -> dict[str, float] | None:
     """``true`` through `run_command` in the sandbox and outside it, in turn: the sandbox's
     own start-up is the median of the pairs' differences (None: no sandbox here)."""
-    from spark_cli.checks.runner import run_command
-    from spark_cli.checks.sandbox import Sandbox, find_sandbox
-
     sandbox = find_sandbox()
     if not isinstance(sandbox, Sandbox):
         return None

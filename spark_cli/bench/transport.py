@@ -1,16 +1,9 @@
 """`spark bench transport`: per-turn overhead, persistent WebSocket vs fresh HTTP per turn.
 
-Starts the bundled engine in a separate process (``spark engine serve --port 0
---ttft-ms 0 --tps 1000000``: model time ≈ 0, so a turn's time is protocol
-overhead) and runs N one-token turns through the real channels:
-
-- ``responses_ws``: one persistent WebSocket (opened before the first timed turn),
-- ``chat_sse`` fresh: a new HTTP client (new TCP connection) per turn,
-- ``chat_sse`` reused: one HTTP client, kept-alive connection (for reference).
-
-Reports median and p95 per turn and the overhead cut of the persistent socket
-against a fresh connection (the seeds claim −80%). Figures go into
-``docs/benchmarks.md`` under ``## Transport``.
+The engine in its own process with model time ≈ 0 (``--ttft-ms 0 --tps 1000000``), N
+one-token turns through the real channels: ``responses_ws`` on one persistent socket,
+``chat_sse`` with a fresh connection per turn, and ``chat_sse`` kept alive (reference).
+Median and p95 per turn and the cut of the persistent socket go to ``## Transport``.
 """
 
 from __future__ import annotations

@@ -1,23 +1,15 @@
 """`spark`: the interactive session — type while it streams, Esc, redirect, queue, undo, /test.
 
-Layout (app.tcss): the transcript, the queue (when it holds anything), the
-prompt, the HUD. The prompt has focus from the first frame and never loses
-it, but for a question the model's action waits on (a command to run: the
-approval bar takes y/a/n, :mod:`spark_cli.tui.commands.approval`). The app talks to the session
-core only: an ``Interaction`` over a
-``SessionApi``; the channel comes from the ``Connector`` the CLI hands in,
-opened in the background so the prompt is ready (and keeps every key typed)
-before the provider is; the first turn waits for it. The app is the screen
-only: widgets, layout, keys; commands, tests, the deep track and the queue are
-controllers it makes and hands the session, itself as their ``Output`` (note,
-write) and ``CommandHost``, and callables; none of them imports the app.
+The screen only: widgets (app.tcss: transcript, queue, prompt, HUD), layout and keys. It
+talks to the session core through an ``Interaction`` over a ``SessionApi``; the channel
+comes from the CLI's ``Connector``, opened in the background so the prompt takes every key
+before the provider is ready. Commands, tests, the deep track and the queue are controllers
+it hands the session, itself as their ``Output`` and ``CommandHost``; none imports the app.
+The prompt keeps focus but for the approval bar (:mod:`spark_cli.tui.commands.approval`).
 
-Keys: Enter sends (while streaming: redirects), Tab queues, Esc interrupts
-(a turn, or a running /test; it also lets go of a mouse selection), Ctrl+Z
-undoes the last batch of edits, Ctrl+O shows the last tool call's result,
-Up/Down walk the prompt history, PgUp/PgDn scroll the transcript, Ctrl+C
-copies a mouse selection or else interrupts (quits when idle with an empty
-prompt), Ctrl+Q quits.
+Keys: Enter sends (streaming: redirects), Tab queues, Esc interrupts, Ctrl+Z undoes the last
+edits, Ctrl+O shows the last tool result, Up/Down history, PgUp/PgDn scroll, Ctrl+C copies a
+selection or interrupts (quits when idle and empty), Ctrl+Q quits.
 """
 
 from __future__ import annotations

@@ -1,30 +1,14 @@
 """`spark bench oneshot`: launch → request, CPU per 5,000 tokens, stream end → exit, on
 every channel; a tiny edit on the bundled engine, whole process; or a provider of yours.
 
-The engine runs in a SEPARATE process (`spark engine serve --port 0 --brain
-lorem --tps 2000 --ttft-ms 0 --token T`); each repetition spawns a real
-`spark edit FILE -m ... --max-output-tokens 5000 --json` child (key via
-``SPARK_API_KEY``, config from a bench-owned ``SPARK_CONFIG_DIR``) on each
-channel: Responses over WebSocket (``--provider mock --base-url``), Chat
-Completions SSE (``--provider openai-compatible``) and Responses SSE (the same
-with ``kind = "responses_sse"`` in the config). Measured in the same run:
-
-- launch → request: the parent's ``time.monotonic()`` just before ``Popen``
-  vs the child's ``request_sent`` event (``time.perf_counter()``). On Linux
-  both read CLOCK_MONOTONIC, so the two processes' stamps compare directly.
-- CPU per 5,000 tokens: the child's user+system CPU from ``os.wait4``, raw,
-  and net of start-up: minus the median CPU of a 1-token answer on the same
-  channel (everything but consuming the answer), scaled to 5,000 tokens.
-- stream end → exit: the child's last text-delta stamp vs the moment the
-  parent's ``os.wait4`` returns.
-- the bundled engine (``spark_cli.bench.oneshot.bundled``): `spark edit
-  hello.py -m "rename greet to welcome"` with no config at all, whole-process
-  wall time.
-
-Medians over ``--reps`` repetitions go in a table against the targets and into
-``docs/benchmarks.md`` under ``## One-shot``. ``--provider NAME`` measures a
-configured provider instead (``spark_cli.bench.provider.probe``): nothing is
-written to the docs then.
+The engine runs in its own process (``--brain lorem --tps 2000 --ttft-ms 0``); each
+repetition spawns `spark edit FILE -m ... --json` (:mod:`spark_cli.bench.oneshot.child`) on
+the Responses WebSocket, Chat SSE and Responses SSE. Launch → request: the parent's clock
+before ``Popen`` against the child's ``request_sent`` (one CLOCK_MONOTONIC). CPU: ``wait4``'s
+user+system, raw and net of a 1-token answer's, scaled to 5,000 tokens. Stream end → exit:
+the last delta's stamp to ``wait4``. Plus the bundled tiny edit with no config
+(:mod:`spark_cli.bench.oneshot.bundled`) and Codex CLI beside spark (``--codex``). Medians go
+to ``## One-shot``; ``--provider NAME`` (:mod:`spark_cli.bench.provider.probe`) writes nothing.
 """
 
 from __future__ import annotations

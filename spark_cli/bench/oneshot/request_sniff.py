@@ -1,20 +1,13 @@
 """Reading a client's bytes as a server would, to say when each request was complete.
 
-The side-by-side part of `spark bench oneshot` times clients it cannot
-instrument (Codex CLI), so it times every client the same way: from outside,
-at a relay between client and engine (``spark_cli.bench.oneshot.request_relay``). This
-module owns the parsing, sans-I/O and value in, value out:
-
-- :class:`RequestSniffer` takes one connection's client → server bytes with the
-  time they arrived and returns an :class:`Arrival` for each request completed
-  by them: an HTTP request at its end of message (h11's server side; keep-alive
-  requests one after another), a WebSocket message at its last frame (the
-  upgrade request read by websockets' sans-I/O ``ServerProtocol``, every data
-  frame after it). A body that is JSON with ``"generate": false`` is a warm-up
-  (Codex sends one over the WebSocket before its turn).
-- :class:`UsageSniffer` takes the server → client bytes and keeps the last
-  ``output_tokens`` (Responses) or ``completion_tokens`` (Chat) figure seen: the
-  answer's length as the engine reported it to that client.
+`spark bench oneshot --codex` times clients it cannot instrument, so it times every client
+from outside, at a relay (:mod:`spark_cli.bench.oneshot.request_relay`); this module owns
+the parsing, sans-I/O. :class:`RequestSniffer` takes one connection's client → server
+bytes and their arrival times and returns an :class:`Arrival` per completed request: an
+HTTP request at its end of message (h11's server side), a WebSocket message at its last
+frame (websockets' ``ServerProtocol``); a JSON body with ``"generate": false`` is a warm-up.
+:class:`UsageSniffer` keeps the last ``output_tokens`` / ``completion_tokens`` the server
+sent back: the answer's length as the engine reported it.
 """
 
 from __future__ import annotations

@@ -1,31 +1,14 @@
 """Codex CLI side by side with spark, for `spark bench oneshot --codex PATH`.
 
-In the same run and against the same engine process as spark's own channels,
-``codex exec`` (a Rust client) and `spark edit --json` take turns on the
-Responses WebSocket and on Responses SSE; spark alone on Chat Completions SSE
-(Codex has no Chat Completions wire: its providers take ``wire_api =
-"responses"`` only). Both go through one recording relay
-(:class:`~spark_cli.bench.oneshot.request_relay.RequestRelay`) and are measured alike:
-
-- launch → request: the parent's ``time.monotonic()`` just before ``Popen``
-  against the relay's stamp of the first request that asks for an answer
-  (Codex's WebSocket sends a ``generate: false`` warm-up first; it is reported
-  apart). For spark, its own ``request_sent`` stamp is kept beside it, so the
-  two methods can be compared.
-- CPU and peak RSS: ``ru_utime + ru_stime`` and ``ru_maxrss`` from ``os.wait4``
-  (whole process, with the children it waited for: Codex runs ``git ls-remote``
-  for plugins and ``lsb_release``), and the process alone
-  (``spark_cli.bench.child_usage``).
-- the answer: the engine's own token count, read at the relay; a run whose
-  answer is not ``tokens`` long is an error, not a figure.
-
-Codex gets a bench-owned ``CODEX_HOME`` per channel (:func:`codex_config`,
-its own default model, no shell snapshot; the key in ``SPARK_KEY``), stdin from
-``/dev/null`` and ``codex exec --skip-git-repo-check -s read-only PROMPT``. The
-engine caps every answer (``--max-output-tokens``), as Codex asks for no limit;
-the capped answer ends ``incomplete``, which Codex reports as an error (exit 1)
-after reading it.
-Nothing of Codex ships with spark: without a codex binary this part is skipped.
+In the same run, on the same engine, ``codex exec`` and `spark edit --json` take turns on the
+Responses WebSocket and Responses SSE (Codex has no Chat wire), both through one recording
+relay (:class:`~spark_cli.bench.oneshot.request_relay.RequestRelay`): launch → request is the
+parent's clock before ``Popen`` to the relay's stamp of the first request asking for an
+answer (Codex's ``generate: false`` warm-up reported apart; spark's own stamp kept beside);
+CPU and peak RSS from ``wait4``, with and without waited children
+(:mod:`spark_cli.bench.child_usage`); an answer not ``tokens`` long is an error. Codex gets
+its own ``CODEX_HOME`` per channel (:func:`codex_config`), stdin from ``/dev/null``; the
+engine caps the answer (Codex asks for no limit). Without a codex binary this is skipped.
 """
 
 from __future__ import annotations

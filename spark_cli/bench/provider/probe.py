@@ -1,20 +1,10 @@
 """`spark bench oneshot --provider NAME`: what your provider and network give you.
 
-The provider is resolved like `spark edit` resolves it (presets, config files,
-environment, so its key and base URL are yours). Each repetition opens a fresh
-channel and streams one answer of up to ``tokens`` tokens, timing:
-
-- connect + send: from opening the channel to ``RequestSent`` (TCP, TLS and, on
-  the WebSocket, the handshake);
-- TTFT: ``RequestSent`` to the first text;
-- tokens/s: output tokens (the provider's usage, else ~4 characters a token)
-  over first to last text;
-- total: opening the channel to the end of the answer.
-
-Where a provider speaks the Responses API over WebSocket it speaks it over HTTP
-SSE too, so both are measured, interleaved, for a side-by-side. Chat
-Completions providers have one channel. Nothing is written to the docs: the
-figures are the user's own.
+The provider is resolved as `spark edit` resolves it (your key and base URL). Each
+repetition opens a fresh channel and streams one answer, timing connect + send (opening to
+``RequestSent``: TCP, TLS, the WebSocket handshake), TTFT, tokens/s (the provider's usage,
+else ~4 characters a token) and the total. A Responses provider is measured on the
+WebSocket and on SSE, interleaved; nothing is written to the docs: the figures are yours.
 """
 
 from __future__ import annotations

@@ -1,22 +1,12 @@
 """`spark bench provider`: how a provider's prefill grows with the prompt, and its first token.
 
-The provider is resolved as `spark edit` resolves it (presets, config files,
-environment, flags). For each prompt size (default 1k, 4k and 16k tokens) it
-sends ``reps`` prompts, each different (``provider_prompts``: no cache hit
-unless ``--same-prompt``), each on a fresh connection, and splits TTFT:
-
-- prefill: the request leaving (``RequestSent``) to the first event of the
-  answer (``ResponseStarted``: the first SSE chunk or ``response.created``): a
-  CPU server sends nothing while it reads the prompt;
-- first token: that first event to the first text;
-- tokens/s over first to last text, and the answer's tokens.
-
-Prompt and answer tokens are the server's own counts where it sent usage
-(``server``), else spark's estimate (``estimated``, ~4 characters a token).
-With the bundled engine (``--provider mock`` and no base URL) an engine is
-started in its own process (``--brain lorem --ttft-ms N``) and measured over
-Chat Completions SSE and the Responses WebSocket; its TTFT is fixed, whatever
-the prompt, so only a real server shows prefill growing.
+The provider is resolved as `spark edit` resolves it. Per prompt size (default 1k, 4k, 16k
+tokens) it sends ``reps`` different prompts (:mod:`spark_cli.bench.provider.prompts`; no
+cache hit unless ``--same-prompt``), each on a fresh connection, and splits TTFT into
+prefill (``RequestSent`` to ``ResponseStarted``: a CPU server sends nothing while it reads)
+and first token (to the first text); then tokens/s. Token counts are the server's usage
+(``server``) or spark's estimate (``estimated``). ``--provider mock`` starts an engine in
+its own process: its TTFT is fixed, so only a real server shows prefill growing.
 """
 
 from __future__ import annotations

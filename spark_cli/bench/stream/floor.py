@@ -1,19 +1,11 @@
 """The floor of `spark bench stream`: the least a Python client can do to consume a stream.
 
-Run as a child process (``python -m spark_cli.bench.stream.floor WIRE URL TOKEN N``),
-it asks the engine for an answer of ``N`` tokens and only reads and decodes it:
-every message parsed as JSON and its text taken, nothing rendered, parsed for
-edits or written. Its CPU is what any client in Python pays for the same
-stream; spark's CPU is reported as a ratio to it.
-
-- ``ws``: the Responses API over a WebSocket (no compression, as spark
-  connects): the upgrade and frames by hand on a blocking socket, one
-  ``response.create``, frames read until the terminal event;
-- ``chat``: Chat Completions SSE over a plain socket: one HTTP/1.1 POST, then
-  ``data:`` lines split and decoded until ``[DONE]``.
-
-It prints one line: ``messages chars`` (text events seen, characters of text).
-Imports only the standard library.
+A child process (``python -m spark_cli.bench.stream.floor WIRE URL TOKEN N``) asks the
+engine for ``N`` tokens and only reads and decodes them (every message parsed as JSON, its
+text taken; nothing rendered or written): what any Python client pays for the stream.
+``ws``: the Responses WebSocket by hand on a blocking socket, no compression; ``chat``:
+Chat Completions SSE, one HTTP/1.1 POST, ``data:`` lines until ``[DONE]``. It prints
+``messages chars`` and imports only the standard library.
 """
 
 from __future__ import annotations

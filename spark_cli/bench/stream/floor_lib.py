@@ -1,16 +1,12 @@
 """The library floor of `spark bench stream`: the least an asyncio client built on the
 libraries spark uses does to consume a stream (the reference of the bench's ratios).
 
-Run as a child process (``python -m spark_cli.bench.stream.floor_lib WIRE URL TOKEN N``):
-
-- ``ws``: websockets' asyncio client (``compression=None``, ``proxy=None``, as
-  spark connects), one ``response.create``, every message ``json.loads``-ed until
-  the terminal event;
-- ``chat``: h11 over asyncio streams (spark's lean HTTP client's parser), one
-  POST, the body split into ``data:`` lines, each decoded until ``[DONE]``.
-
-Nothing is rendered, parsed for edits or written; it prints ``messages chars``.
-:mod:`spark_cli.bench.stream.floor` is the same without asyncio (bare sockets).
+A child process (``python -m spark_cli.bench.stream.floor_lib WIRE URL TOKEN N``): ``ws``,
+websockets' asyncio client as spark connects, one ``response.create``, each message
+``json.loads``-ed until the terminal event; ``chat``, h11 over asyncio streams, the body's
+``data:`` lines decoded until ``[DONE]``. It loads only the wire it reads. Nothing is
+rendered or written; it prints ``messages chars``. :mod:`spark_cli.bench.stream.floor` is
+the same without asyncio.
 """
 
 from __future__ import annotations

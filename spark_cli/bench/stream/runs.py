@@ -111,11 +111,9 @@ def run_one(mode: str, wire: str, target: EngineAddress, tokens: int, workdir: P
 def _tui(wire: str, target: EngineAddress, tokens: int, workdir: Path,
          baseline: Path | None) -> Run:
     """The headless TUI child (:mod:`spark_cli.bench.stream.tui_child`): its CPU is the turn's,
-    measured inside it (start-up and the warm-up turn left out); a baseline tree from before
-    bench/stream/ was a package runs its own ``stream_tui``."""
-    old = baseline is not None and (baseline / "spark_cli/bench/stream_tui.py").exists()
-    child = "spark_cli.bench.stream_tui" if old else "spark_cli.bench.stream.tui_child"
-    argv = [sys.executable, "-m", child,
+    measured inside it (start-up and the warm-up turn left out). Run by its path, so a baseline
+    tree's app is measured by this tree's child, wherever that tree keeps its own."""
+    argv = [sys.executable, "-P", str(Path(__file__).with_name("tui_child.py")),
             "ws" if wire == "responses_ws" else "chat", target.url, target.token, str(tokens),
             f"{target.tps:g}"]
     project = workdir / "tui"

@@ -1,30 +1,14 @@
 """`spark bench stream`: spark's CPU on a real-shaped stream, as a ratio to the floor.
 
-Real fast providers send one token per message, paced as they generate; the
-bundled engine batches ~20 a frame by default. Here the engine runs in its own
-process with ``--per-token`` (each message carries exactly one token, paced at
-``--tps``) and, in the same run, interleaved, on each wire (Responses over
-WebSocket, Chat Completions SSE):
-
-- the floor: ``spark_cli.bench.stream.floor_lib`` in a child process, the least
-  an asyncio client on websockets / h11 does to read and decode the same stream
-  (the ratios' reference), and ``spark_cli.bench.stream.floor``, the same with
-  bare blocking sockets and no asyncio (a lower bound no event loop reaches);
-- `spark edit FILE -m ...` with its stdout a pipe (text), a pseudo-terminal (as
-  a user's terminal), and with ``--json``;
-- the TUI (``spark_cli.bench.stream.tui_child``: the real app, headless, frames
-  stamped), whose CPU is the turn's own (measured inside it, after a warm-up
-  turn), with request sent → first text on screen and keystroke → frame p95
-  while such an answer streams;
-
-with ``--baseline TREE`` each spark client also from another source tree, in
-the same repetitions (before/after, paired).
-
-CPU per 5,000 tokens is each child's user+system CPU (``os.wait4``) net of a
-1-token answer's on the same wire and mode (start-up, imports, connect), scaled
-to 5,000 tokens; spark's is given as a ratio to the floor's, pair by pair (the
-runs of one repetition), median over ``--reps``; ``--docs`` writes ``## Stream`` in
-docs/benchmarks.md.
+Fast providers send one token a message; the engine runs in its own process with
+``--per-token`` at ``--tps`` and, interleaved on each wire (Responses WebSocket, Chat SSE):
+the floors (:mod:`spark_cli.bench.stream.floor_lib`, the ratios' reference, and
+:mod:`spark_cli.bench.stream.floor`, bare sockets); `spark edit` to a pipe, a pty and
+``--json``; the TUI (:mod:`spark_cli.bench.stream.tui_child`, the real app headless: the
+turn's CPU, request → first text on screen, keystroke → frame p95). ``--baseline TREE`` runs
+each spark client from another tree too, paired. CPU per 5,000 tokens is ``wait4``'s net of
+a 1-token answer's, as a ratio to the floor pair by pair, median over ``--reps``;
+``--docs`` writes ``## Stream``.
 """
 
 from __future__ import annotations

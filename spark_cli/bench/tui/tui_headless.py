@@ -1,22 +1,13 @@
 """`spark bench tui`, headless half: the real SparkApp against an engine process, frames stamped.
 
-Each phase runs a fresh :class:`SparkApp` (the real one: session, Interaction,
-painter, transcript, prompt, HUD) whose channel is spark's own WebSocket
-channel (``spark_cli.cli.tui_cmd.connect``) to a `spark engine serve` process
-running the endless ``spark-lorem`` model at the phase's rate, so the engine
-costs this process nothing. Frames are rendered to terminal bytes and stamped
-by :class:`spark_cli.bench.tui.tui_frames.RecordingDriver`; keys are posted to the
-app as ``events.Key`` messages (what the terminal driver does), never through
-Pilot (which waits for idle).
-
-Phases (their figures are returned as plain dicts; ``tui_report`` renders them):
-
-- :func:`keep_up`: one long answer at a high rate; the last delta received and
-  the engine's scheduled end, each to the first frame showing the whole answer.
-- :func:`cpu`: process CPU over wall time while one answer streams.
-- :func:`typing_and_esc`: keystroke → frame showing it while an answer streams,
-  Esc → the last frame with answer text, then ``turns`` short turns (RSS and
-  Python heap after 10 and after all), then keystrokes while streaming again.
+Each phase runs a fresh :class:`SparkApp` on spark's own WebSocket channel
+(``spark_cli.cli.tui_cmd.connect``) to a `spark engine serve` process streaming
+``spark-lorem``; frames are rendered to terminal bytes and stamped by
+:class:`spark_cli.bench.tui.tui_frames.RecordingDriver`; keys are posted as ``events.Key``
+(as the driver does), not through Pilot. Phases: :func:`keep_up` (last delta and scheduled
+end to the frame showing the whole answer), :func:`cpu` (CPU over wall time while one answer
+streams), :func:`typing_and_esc` (keystroke → frame while streaming, Esc → last answer
+frame, RSS after many turns). ``tui_report`` renders their dicts.
 """
 
 from __future__ import annotations

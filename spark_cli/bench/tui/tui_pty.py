@@ -1,26 +1,12 @@
 """`spark bench tui`, real-terminal half: `spark` in a pseudo-terminal, timed from outside.
 
-What headless cannot tell: how long a user waits from launch to a prompt,
-whether keys typed before the app started arrive, and how long a lone Esc
-takes to get from the terminal into the app (the driver's escape timeout).
-
-- :func:`launch`: spawn `spark` (the console script, bytecode cached, the
-  bundled engine in-process, as a user starts it) on a 120×30 pty and type
-  ahead at once; stamps: spawn → first frame (the prompt on screen, keys
-  accepted), spawn → connected (HUD ``ready``); then checks that every
-  typed-ahead character is in the prompt. The child's CPU seconds at the first
-  frame are read too (``/proc``): unlike wall time, they hardly depend on the
-  neighbours.
-- :func:`esc`: spark on a `spark engine serve` process (``spark-lorem`` at a
-  watchable rate) via :mod:`spark_cli.bench.tui.tui_child`, with the fast-Esc
-  driver or Textual's stock ``LinuxDriver``; each sample starts a turn, lets
-  it stream, writes the byte ``\\x1b`` and times until the HUD says ``ready``
-  (the turn stopped and ended), i.e. key → app → interrupt → screen.
-- :func:`import_profile`: ``-X importtime`` of the same launch, each module's
-  own time summed per package (what the time before the first frame goes to).
-
-Output is read raw: escape sequences are removed and markers searched in the
-text (no terminal emulator is needed for single-style words).
+What headless cannot tell: :func:`launch` spawns `spark` (the console script, the bundled
+engine) on a 120×30 pty typing ahead at once, and stamps spawn → first frame, spawn →
+connected and the child's CPU at the first frame, then checks every typed-ahead key
+arrived; :func:`esc` runs :mod:`spark_cli.bench.tui.tui_child` with the fast-Esc driver or
+Textual's stock one, starts a turn, writes ``\x1b`` and times until the HUD says ``ready``;
+:func:`import_profile` sums ``-X importtime`` per package. Output is read raw: escape
+sequences removed, markers searched in the text.
 """
 
 from __future__ import annotations

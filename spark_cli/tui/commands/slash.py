@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from spark_cli.record import record
 from spark_cli.session.api import SessionApi
+from spark_cli.tui.commands.copying import last_answer, last_code, line_count
 from spark_cli.tui.output import Busy, Output
 
 if TYPE_CHECKING:
@@ -165,12 +166,6 @@ class Commands:
         self.out.note("new conversation (files on disk are unchanged; /undo still works)")
 
     async def _copy(self, args: list[str]) -> None:
-        from spark_cli.tui.commands.copying import (  # deferred: TUI launch
-            last_answer,
-            last_code,
-            line_count,
-        )
-
         if args not in ([], ["code"]):
             self.out.note("usage: /copy (the last answer) or /copy code (its last code block)",
                           "yellow")

@@ -14,6 +14,7 @@ from collections.abc import Callable, Coroutine
 from typing import Any
 
 from spark_cli.session.api import SessionApi
+from spark_cli.session.config.presets import PRESETS
 from spark_cli.tui.commands.context_files import ContextFiles, mentioned_paths
 from spark_cli.tui.output import Output
 from spark_cli.tui.prompt.completion import Completer, Sources, model_names
@@ -23,8 +24,6 @@ from spark_cli.tui.prompt.repo_paths import RepoPaths
 
 
 def _providers() -> list[str]:
-    from spark_cli.session.config.presets import PRESETS  # deferred: TUI launch
-
     return list(PRESETS)
 
 

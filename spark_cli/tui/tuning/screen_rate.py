@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import os
 
+from textual import constants, screen
+
 SPARK_FPS = "500"
 
 
@@ -24,8 +26,6 @@ def set_screen_rate() -> int:
     the rate holds whatever was imported first. A screen made after this call
     uses it (its update timer is made on first use).
     """
-    from textual import constants, screen  # deferred: TUI launch
-
     chosen = os.environ.get("TEXTUAL_FPS", SPARK_FPS)  # not written back: a /test child
     try:                                               # keeps the user's environment
         fps = max(int(chosen), 1)

@@ -4,9 +4,8 @@ libraries spark uses does to consume a stream (the reference of the bench's rati
 A child process (``python -m spark_cli.bench.stream.floor_lib WIRE URL TOKEN N``): ``ws``,
 websockets' asyncio client as spark connects, one ``response.create``, each message
 ``json.loads``-ed until the terminal event; ``chat``, h11 over asyncio streams, the body's
-``data:`` lines decoded until ``[DONE]``. It loads only the wire it reads. Nothing is
-rendered or written; it prints ``messages chars``. :mod:`spark_cli.bench.stream.floor` is
-the same without asyncio.
+``data:`` lines decoded until ``[DONE]``. Nothing is rendered or written; it prints
+``messages chars``. :mod:`spark_cli.bench.stream.floor` is the same without asyncio.
 """
 
 from __future__ import annotations
@@ -16,13 +15,14 @@ import json
 import sys
 from urllib.parse import urlsplit
 
+import h11
+from websockets.asyncio.client import connect
+
 from spark_cli.bench.stream.floor import PROMPT, TERMINAL
 
 
 async def read_ws(ws_url: str, token: str, tokens: int) -> tuple[int, int]:
     """(text messages, characters) of one Responses answer, websockets' asyncio client."""
-    from websockets.asyncio.client import connect  # deferred: the floor loads one wire
-
     messages = chars = 0
     async with connect(ws_url, additional_headers={"Authorization": f"Bearer {token}"},
                        compression=None, proxy=None, max_size=2**24) as ws:
@@ -42,8 +42,6 @@ async def read_ws(ws_url: str, token: str, tokens: int) -> tuple[int, int]:
 
 async def read_chat(base_url: str, token: str, tokens: int) -> tuple[int, int]:
     """(text chunks, characters) of one Chat Completions answer, h11 over asyncio streams."""
-    import h11  # deferred: the floor loads one wire
-
     parts = urlsplit(base_url)
     body = json.dumps({"model": "lorem", "stream": True, "max_tokens": tokens,
                        "messages": [{"role": "user", "content": PROMPT}]}).encode()

@@ -23,10 +23,6 @@ from spark_cli.tui.prompt.prompt import Prompt
 from spark_cli.tui.prompt.repo_paths import RepoPaths
 
 
-def _providers() -> list[str]:
-    return list(PRESETS)
-
-
 class PromptAssist:
     """Completion and ``@`` files for ``prompt`` (see the module doc)."""
 
@@ -41,7 +37,7 @@ class PromptAssist:
         self.paths = RepoPaths(session, spawn, self.update)
         self.completer = Completer(Sources(
             paths=self.paths.matcher, context=files.files, models=self._models,
-            providers=_providers))
+            providers=lambda: list(PRESETS)))
         self._prompt: Prompt | None = None
         self._popup: Popup | None = None
 

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
@@ -13,13 +12,12 @@ from rich.style import Style
 from rich.text import Text
 from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
-from textual.scrollbar import ScrollBar
 from textual.selection import Selection
 from textual.strip import Strip
 from textual.widget import Widget
 
 from spark_cli.tui.transcript.blocks import Blocks
-from spark_cli.tui.tuning.styled_rows import KeptScrollBar, StyledRows
+from spark_cli.tui.tuning.styled_rows import StyledRows
 
 _MAX_BLOCKS = 5000
 """Finished blocks kept (older ones leave the transcript; the conversation keeps them)."""
@@ -208,18 +206,6 @@ class Transcript(ScrollView, can_focus=False):
         """The text under a mouse selection (Ctrl+C copies it: ``SparkApp.action_ctrl_c``)."""
         return selection.extract(self.plain_text()), "\n"
 
-    @property
-    def vertical_scrollbar(self) -> ScrollBar:
-        """Textual's property (made on first use), with a ``KeptScrollBar``: the bar moves
-        on every streaming frame and was restyled whole each time."""
-        if self._vertical_scrollbar is None:
-            bar = KeptScrollBar(vertical=True, name="vertical",
-                                thickness=self.scrollbar_size_vertical)
-            bar.display = False
-            self._vertical_scrollbar = bar
-            self.app._start_widget(self, bar)
-        return self._vertical_scrollbar
-
     def _look(self) -> tuple[int, Style]:
         """Width and style of a line, kept until the size or styles change (reading them
         per line was a fifth of a frame's render)."""
@@ -311,17 +297,10 @@ class Transcript(ScrollView, can_focus=False):
                                                self.line_count))
         if at_end and laid_out:  # a layout must size the view first (one frame, not two)
             self.scroll_end(animate=False, x_axis=False)
-        elif at_end:
-            self._to_end()
+        elif at_end:  # at once, and unlike scroll_end no callback queued after each frame
+            self.app.animator.force_stop_animation(self, "scroll_y")
+            self.scroll_to(y=self.max_scroll_y, animate=False, immediate=True)
         self.refresh()
-
-    def _to_end(self) -> None:
-        """The end in view at once: what ``scroll_end(animate=False, immediate=True)`` does,
-        without the callback it queues for after the next refresh (one message a frame)."""
-        self.app.animator.force_stop_animation(self, "scroll_y")
-        end = self.max_scroll_y
-        self.scroll_target_y = self.scroll_y = end
-        self._last_scroll_time = time.monotonic()
 
     def _set_virtual_size(self, size: Size) -> bool:
         """A longer transcript needs no screen layout once it overflows (scrollbar already

@@ -1,5 +1,6 @@
 """set_screen_rate: spark's screen update rate is in force although textual was imported
-first; a user's TEXTUAL_FPS wins; a bad value reads as Textual reads it."""
+first, down to a screen's update timer; a user's TEXTUAL_FPS wins; a bad value reads as
+Textual reads it."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import os
 
 import pytest
 from textual import constants, screen
+from textual.app import App
 
 from spark_cli.tui.tuning.screen_rate import SPARK_FPS, set_screen_rate
 
@@ -36,3 +38,11 @@ def test_the_users_choice_wins(monkeypatch, restore_rate):
 def test_bad_values_read_as_textual_reads_them(monkeypatch, restore_rate, value, fps):
     monkeypatch.setenv("TEXTUAL_FPS", value)
     assert set_screen_rate() == fps
+
+
+async def test_a_screen_updates_at_the_rate(monkeypatch, restore_rate):
+    # the patch sets Textual's module globals: an upgrade that stops reading them fails here
+    monkeypatch.setenv("TEXTUAL_FPS", "250")
+    set_screen_rate()
+    async with App().run_test() as pilot:
+        assert pilot.app.screen._update_timer._interval == 1 / 250

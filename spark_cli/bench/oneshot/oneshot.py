@@ -23,8 +23,7 @@ from urllib.parse import urlsplit
 
 import typer
 
-from spark_cli.bench.docs_section import KEEP_MARK as KEEP_MARK
-from spark_cli.bench.docs_section import write_section as write_doc_section
+from spark_cli.bench.docs_section import DOCS_OPTION, NO_DOCS_OPTION, publish
 from spark_cli.bench.engine_process import start_engine
 from spark_cli.bench.oneshot.bundled import run_bundled
 from spark_cli.bench.oneshot.child import Repetition, child_env, run_once, spark_command
@@ -140,11 +139,6 @@ def table(figures: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def write_section(path: Path, body: str) -> None:
-    """Replace only the ``## One-shot`` section (hand-written notes after the keep mark stay)."""
-    write_doc_section(path, SECTION, body)
-
-
 def _rival(given: str | None, skip: bool) -> str | None:
     """The codex to run side by side, or None (with a one-line note why)."""
     if skip:
@@ -168,9 +162,8 @@ def register(bench_app: typer.Typer) -> None:
         provider: str | None = typer.Option(
             None, "--provider", help="Measure this configured provider instead (TTFT, "
             "tokens/s, WebSocket vs HTTP where both exist); writes no docs."),
-        docs: Path | None = typer.Option(
-            None, "--docs", help="Markdown file to update (default: docs/benchmarks.md)."),
-        no_docs: bool = typer.Option(False, "--no-docs", help="Only print, write no file."),
+        docs: Path | None = DOCS_OPTION,
+        no_docs: bool = NO_DOCS_OPTION,
         codex: str | None = typer.Option(
             None, "--codex", help="Codex CLI to run side by side (a path or a name on PATH; "
             "default: `codex` on PATH, else skipped)."),
@@ -196,11 +189,9 @@ def register(bench_app: typer.Typer) -> None:
                    f"answers of {answers} tokens, exit codes {codes}")
         typer.echo(result)
         if not no_docs:
-            target = docs or Path("docs") / "benchmarks.md"
             body = (f"Command: `{command}` (Python {platform.python_version()}, "
                     f"{platform.machine()}). Engine in a separate process "
                     "(`spark engine serve --brain lorem --ttft-ms 0`); each run is a fresh "
                     "`spark edit --json` process, the channels interleaved. Clocks: "
                     "CLOCK_MONOTONIC on both sides.\n\n" + result + "\n")
-            write_section(target, body)
-            typer.echo(f"wrote {target} ({SECTION})")
+            publish(docs, SECTION, body)

@@ -25,7 +25,7 @@ from typing import Any
 import typer
 
 import spark_cli
-from spark_cli.bench.docs_section import write_section
+from spark_cli.bench.docs_section import DOCS_OPTION, NO_DOCS_OPTION, publish
 from spark_cli.bench.engine_process import EngineProcess, start_engine
 from spark_cli.bench.oneshot.child import child_env
 from spark_cli.bench.tui import tui_headless as headless
@@ -170,9 +170,8 @@ def register(bench_app: typer.Typer) -> None:
         launch_reps: int = typer.Option(defaults.launch_reps, min=1, help="Launches timed."),
         pty_escs: int = typer.Option(defaults.pty_escs, min=1,
                                      help="Esc samples per driver in a pty."),
-        docs: Path | None = typer.Option(
-            None, "--docs", help="Markdown file to update (default: docs/benchmarks.md)."),
-        no_docs: bool = typer.Option(False, "--no-docs", help="Only print, write no file."),
+        docs: Path | None = DOCS_OPTION,
+        no_docs: bool = NO_DOCS_OPTION,
         fps: int | None = typer.Option(
             None, "--fps", min=1, help="Set TEXTUAL_FPS (Textual's screen update cap; spark's "
             "default 500) for the app and the spawned `spark`s, to compare; no docs are written."),
@@ -203,6 +202,4 @@ def register(bench_app: typer.Typer) -> None:
             raise typer.Exit(1) from None
         typer.echo(table(figures))
         if not no_docs and not quick:
-            target = docs or Path("docs") / "benchmarks.md"
-            write_section(target, SECTION, doc_body(figures, plan.command()))
-            typer.echo(f"wrote {target} ({SECTION})")
+            publish(docs, SECTION, doc_body(figures, plan.command()))

@@ -5,23 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from spark_cli.bench.oneshot.child import child_env
-from spark_cli.bench.oneshot.oneshot import TARGETS, run_benchmark, table, write_section
-
-
-def test_write_section_replaces_only_its_own_section(tmp_path: Path):
-    docs = tmp_path / "benchmarks.md"
-    docs.write_text("# Benchmarks\n\n## Engine\n\nengine figures\n\n## One-shot\n\nold\n\n"
-                    "## Other\n\nkept\n")
-    write_section(docs, "new figures\n")
-    text = docs.read_text()
-    assert "engine figures" in text and "kept" in text
-    assert "old" not in text and "## One-shot\n\nnew figures\n" in text
-
-
-def test_write_section_appends_when_missing(tmp_path: Path):
-    docs = tmp_path / "benchmarks.md"
-    write_section(docs, "figures\n")
-    assert docs.read_text().endswith("## One-shot\n\nfigures\n")
+from spark_cli.bench.oneshot.oneshot import TARGETS, run_benchmark, table
 
 
 def _channel(launch: float, net: float) -> dict[str, float]:
@@ -67,17 +51,6 @@ def test_oneshot_runs_every_channel_and_the_bundled_edit_end_to_end(tmp_path: Pa
     assert "side" not in figures  # no codex given: no side-by-side runs
     # the HTTP channels asked the engine for its window once, into the bench's own cache
     assert "lorem" in (tmp_path / "cache" / "windows.json").read_text()
-
-
-def test_write_section_keeps_notes_after_the_mark(tmp_path: Path):
-    from spark_cli.bench.oneshot.oneshot import KEEP_MARK
-
-    docs = tmp_path / "benchmarks.md"
-    docs.write_text(f"# B\n\n## One-shot\n\nold table\n\n{KEEP_MARK}\n\nnotes\n\n## Next\n\nx\n")
-    write_section(docs, "new table\n")
-    text = docs.read_text()
-    assert "old table" not in text and "new table" in text
-    assert f"{KEEP_MARK}\n\nnotes\n" in text and text.endswith("## Next\n\nx\n")
 
 
 def test_the_children_never_see_the_users_cache_or_keys(monkeypatch):

@@ -14,10 +14,10 @@ from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
 from textual.selection import Selection
 from textual.strip import Strip
-from textual.widget import Widget
 
 from spark_cli.tui.transcript.blocks import Blocks
 from spark_cli.tui.tuning.styled_rows import StyledRows
+from spark_cli.tui.tuning.virtual_size import grow_without_layout
 
 _MAX_BLOCKS = 5000
 """Finished blocks kept (older ones leave the transcript; the conversation keeps them)."""
@@ -303,14 +303,9 @@ class Transcript(ScrollView, can_focus=False):
         self.refresh()
 
     def _set_virtual_size(self, size: Size) -> bool:
-        """A longer transcript needs no screen layout once it overflows (scrollbar already
-        shown): setting ``virtual_size`` lays out the whole screen every frame, much of
-        the CPU while streaming; updating the scroll state is all that changes. True
-        when it laid out."""
-        old, height = self.virtual_size, self.size.height
-        if size.width == old.width and old.height > height and size.height > height:
-            self.set_reactive(Widget.virtual_size, size)
-            self._scroll_update(size)
+        """A longer transcript that overflows needs no screen layout (see
+        :mod:`spark_cli.tui.tuning.virtual_size`). True when it laid out."""
+        if grow_without_layout(self, size):
             return False
         self._line_look = None  # the scrollbar may come or go: the width changes
         self.virtual_size = size

@@ -15,8 +15,8 @@ import time
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
+from spark_cli.transport.httpx_lean import httpx
 from spark_cli.transport.sse import http_wire as wire
-from spark_cli.transport.sse.httpx_lean import httpx
 
 
 def _mapped(exc: Exception) -> wire.TransportError:

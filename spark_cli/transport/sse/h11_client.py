@@ -102,7 +102,7 @@ class _Connection:
 
 
 class H11Response:
-    """A streamed response; the body is read once, by :meth:`aread`, :meth:`aiter_lines` or
+    """A streamed response; the body is read once, by :meth:`aread` or
     :meth:`aiter_line_batches`."""
 
     __slots__ = ("_client", "_conn", "_done", "headers", "status_code")
@@ -144,11 +144,6 @@ class H11Response:
 
     async def aread(self) -> bytes:
         return b"".join([chunk async for chunk in self._chunks()])
-
-    async def aiter_lines(self) -> AsyncIterator[str]:
-        async for batch in self.aiter_line_batches():
-            for line in batch:
-                yield line
 
     async def aiter_line_batches(self) -> AsyncIterator[list[str]]:
         """The lines each chunk completes, in one list: one hop up per read, not per line

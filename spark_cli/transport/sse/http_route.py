@@ -44,12 +44,8 @@ def lean_route(base_url: str, transport: Any = None) -> bool:
 
     httpx is chosen (imported only then) when:
     - a test injects an httpx transport (``transport=``, e.g. ``httpx.MockTransport``);
-    - a proxy applies from the environment: ``HTTP_PROXY`` / ``HTTPS_PROXY`` /
-      ``ALL_PROXY`` (any case) for the URL's scheme, unless ``NO_PROXY`` surely
-      exempts the host (``*``, the host, or a domain it is in). httpx's
-      ``trust_env`` reads the same variables (loopback URLs never trust the
-      environment). On macOS the system proxies (``_scproxy``, as
-      urllib reads them) count too; on Windows urllib is asked (the registry);
+    - a proxy applies from the environment (:func:`spark_cli.transport.proxies.proxy_applies`;
+      loopback URLs never trust the environment);
     - the base URL has userinfo (httpx turns it into Basic auth), a query or a
       fragment, or a path that is not plain ASCII.
     """

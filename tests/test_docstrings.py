@@ -24,12 +24,13 @@ _QUOTED = re.compile(r"``.*?``|\"[^\"\n]*\"")
 """Literal text (a format such as ``250ms``, a quoted message) is not a figure."""
 MOST_DOC_LINES = 12
 NOT_YET = ("checks/", "tools/", "engine/brains/", "session/context/", "session/building/",
-           "transport/window/", "cli/edit/", "session/tool_loop.py", "session/tool_access.py",
+           "transport/window/answers.py", "transport/window/overflow.py", "cli/edit/",
+           "session/tool_loop.py", "session/tool_access.py",
            "session/conversation.py", "session/turn.py", "session/window_learning.py",
            "transport/overflow.py", "cli/window_setup.py", "protocol/window.py",
            "session/config/settings.py", "session/events.py", "session/approval.py",
            "cli/wiring.py", "acp/", "mcp/", "session/window/",
-           "session/config/presets.py", "transport/sse/ollama_chat.py")
+           "session/config/presets.py")
 """Modules their owners change this round (run_command, MCP, the window, the brains, the
 settings):
 tightened once those merge (issue 32)."""

@@ -11,7 +11,7 @@
 - any other kind: the transport factory with the provider's base URL and key.
 
 A one-shot turn may send its request ahead (:func:`send_ahead`, before its
-event loop exists; see :mod:`spark_cli.transport.sse.http_ahead`) and pass
+event loop exists; see :mod:`spark_cli.transport.sse.http_route`) and pass
 what it sent to :func:`open_provider_channel` (``ahead=``), whose channel
 adopts it.
 
@@ -83,7 +83,7 @@ async def open_provider_channel(provider: ProviderSettings, *, idle_timeout: flo
         if first_token_timeout is not None:
             options["first_token_timeout"] = first_token_timeout
         if kind == "ollama":  # what the model runs with: its channel goes native beyond it
-            from spark_cli.session.window.facts import cached
+            from spark_cli.session.window.facts import cached  # deferred: launch -> request
 
             facts = cached(provider)
             if facts is not None:
@@ -113,7 +113,7 @@ def send_ahead(provider: ProviderSettings, request: TurnRequest, *,
     sent (for :func:`open_provider_channel`'s ``ahead``), or None where nothing was.
 
     Sent ahead: the HTTP SSE channels on a plain ``http://`` URL the lean client
-    carries (:mod:`spark_cli.transport.sse.http_ahead`) and the Responses
+    carries (:mod:`spark_cli.transport.sse.http_route`) and the Responses
     WebSocket on ``ws://`` (:mod:`spark_cli.transport.ws.ws_ahead`), a running
     engine's too; not the bundled engine (it is not started yet), nor TLS. A failure
     to connect is kept and reported by the channel's first attempt, as its own would
@@ -124,7 +124,7 @@ def send_ahead(provider: ProviderSettings, request: TurnRequest, *,
         return None
     if kind in ("chat_sse", "responses_sse"):
         # deferred: launch -> request
-        from spark_cli.transport.sse.http_ahead import send_ahead as send_http_ahead
+        from spark_cli.transport.sse.http_route import send_ahead as send_http_ahead
 
         return send_http_ahead(kind, base_url, api_key, request,
                                connect_timeout=CONNECT_TIMEOUT,

@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import threading
 from pathlib import Path
 from typing import Any, Literal
 
@@ -30,6 +31,33 @@ CONNECTION_CLOSED, REQUEST_TIMEOUT = -32000, -32001  # JSON-RPC codes the SDK ra
 STOP_WAIT_S = 8.0
 """How long :meth:`ServerLink.stop` waits for the SDK's shutdown (it escalates to SIGKILL
 well within this) before it cancels the task."""
+
+
+async def _sdk() -> dict[str, Any]:
+    """The SDK, imported in a daemon thread: a run that ends before the import is done
+    (a short `spark edit`) exits without waiting for it."""
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future[dict[str, Any]] = loop.create_future()
+
+    def settle(sdk: dict[str, Any] | None, error: BaseException | None) -> None:
+        if done.done():
+            return
+        if sdk is not None:
+            done.set_result(sdk)
+        else:
+            done.set_exception(error or RuntimeError("the MCP SDK did not load"))
+
+    def work() -> None:
+        sdk, error = None, None
+        try:
+            sdk = _import_sdk()
+        except BaseException as exc:  # handed to the awaiting task
+            error = exc
+        with contextlib.suppress(RuntimeError):  # the loop closed meanwhile: nobody waits
+            loop.call_soon_threadsafe(settle, sdk, error)
+
+    threading.Thread(target=work, name="mcp sdk import", daemon=True).start()
+    return await done
 
 
 def _import_sdk() -> dict[str, Any]:
@@ -118,7 +146,9 @@ class ServerLink:
         try:
             if previous is not None:
                 await asyncio.wait([previous])
-            sdk = await asyncio.to_thread(_import_sdk)
+            sdk = await _sdk()
+            if stop.is_set():  # stopped while the SDK loaded: no process was started
+                return
             with sdk["anyio"].CancelScope() as scope:
                 self._scope = scope
                 timer = asyncio.get_running_loop().call_later(c.startup_timeout_s, scope.cancel)
@@ -204,7 +234,9 @@ class ServerLink:
         """Stop the server and wait until its process is gone."""
         task, self.closed = self._task, True
         self._stop.set()
-        if self.state == "starting" and self._scope is not None:
+        if self.state == "starting" and self._scope is None and task is not None:
+            task.cancel()  # still loading the SDK: no process to stop
+        elif self.state == "starting" and self._scope is not None:
             self._scope.cancel()  # a handshake in progress: the SDK still stops the process
         if task is not None and not (await asyncio.wait([task], timeout=STOP_WAIT_S))[0]:
             task.cancel()

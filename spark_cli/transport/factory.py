@@ -58,7 +58,7 @@ def open_channel(
 
         return ResponsesSSEChannel(base_url, api_key, **options)
     if kind == "ollama":
-        from spark_cli.transport.sse.ollama_chat import OllamaChannel
+        from spark_cli.transport.sse.ollama_chat import OllamaChannel  # deferred: launch -> request
 
         return OllamaChannel(base_url, api_key, **options)
     raise ValueError(f"unknown channel kind {kind!r}; expected one of {', '.join(KINDS)}")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from pathlib import Path
 
 from spark_cli.mcp.config import McpServerConfig
 from spark_cli.mcp.hub import McpHub
@@ -97,3 +98,19 @@ async def test_no_server_process_is_left_after_aclose(
     assert [pid for pid in started if alive(pid)] == [], "a starting, a busy, an idle server"
     assert not (await hanging).ok, "the pending call ends with an error result"
     assert {s.state for s in hub.status()} == {"stopped"}
+
+
+async def test_closing_while_the_sdk_loads_starts_no_server(
+        make_hub: Callable[..., McpHub], tmp_path: Path) -> None:
+    # a short `spark edit` closes the hub before its servers got going: nothing is started
+    # (and the exit does not wait for them)
+    marker = tmp_path / "started"
+    plain = script()
+    wrapped = McpServerConfig("script", "test", command="sh",
+                              args=("-c", f'touch "{marker}"; exec "$0" "$@"', plain.command,
+                                    *plain.args))
+    hub = make_hub(wrapped)
+    hub.start()
+    await hub.aclose()
+    assert not marker.exists(), "a server was started after the hub was closed"
+    assert hub.status_lines()[0].startswith("script: stopped")

@@ -39,9 +39,9 @@ def test_nothing_is_registered_once_websockets_is_imported() -> None:
     assert out == ["True"]
 
 
-def test_the_http_channels_never_load_httpx_cli() -> None:
+def test_httpx_users_never_load_httpx_cli() -> None:
     code = ("import sys\n"
-            "import spark_cli.transport.sse.httpx_client\n"  # the fallback: the one with httpx
+            "import spark_cli.transport.httpx_lean\n"  # where the probe and the channels get it
             "import httpx\n"
             "assert httpx.AsyncClient and httpx.MockTransport\n"
             "print(','.join(m for m in sys.modules if m.split('.')[0] in"

@@ -4,6 +4,7 @@ The SSE channels need one thing: open a connection, POST a JSON body, stream the
 answer, keep the connection; importing and building httpx costs a one-shot most of its
 start-up. h11 parses HTTP, ``ssl`` does TLS. httpx stays for what this does not do
 (:mod:`http_route` decides): proxies, test transports, URLs with userinfo or a query.
+It adopts a request sent ahead (:func:`~spark_cli.transport.sse.http_route.send_ahead`).
 Failures are the :mod:`http_wire` exceptions in httpx's words, and keep-alive, ALPN, CA
 bundles and body decoding match httpx, so a channel reads the same on either path.
 Kept by the ledger (docs/benchmarks.md); `spark bench oneshot` shows launch -> request.
@@ -18,26 +19,26 @@ import ssl
 import time
 import zlib
 from collections.abc import AsyncIterator, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import h11
 
 from spark_cli.transport.sse.http_lines import LineSplitter, body_decoder, text_decoder
-from spark_cli.transport.sse.http_origin import Origin, new_connection, request_bytes
 from spark_cli.transport.sse.http_wire import (
     ConnectError,
     ConnectTimeout,
     DecodingError,
     Exchange,
+    HttpAhead,
+    Origin,
     ReadError,
     RemoteProtocolError,
     StreamClosed,
     TransportError,
     WriteTimeout,
+    new_connection,
+    request_bytes,
 )
-
-if TYPE_CHECKING:
-    from spark_cli.transport.sse.http_wire import HttpAhead
 
 READ_BYTES = 64 * 1024
 KEEPALIVE_EXPIRY = 5.0
@@ -101,7 +102,7 @@ class _Connection:
 
 
 class H11Response:
-    """A streamed response; the body is read once, by :meth:`aread`, :meth:`aiter_lines` or
+    """A streamed response; the body is read once, by :meth:`aread` or
     :meth:`aiter_line_batches`."""
 
     __slots__ = ("_client", "_conn", "_done", "headers", "status_code")
@@ -143,11 +144,6 @@ class H11Response:
 
     async def aread(self) -> bytes:
         return b"".join([chunk async for chunk in self._chunks()])
-
-    async def aiter_lines(self) -> AsyncIterator[str]:
-        async for batch in self.aiter_line_batches():
-            for line in batch:
-                yield line
 
     async def aiter_line_batches(self) -> AsyncIterator[list[str]]:
         """The lines each chunk completes, in one list: one hop up per read, not per line

@@ -1,9 +1,9 @@
 """What the HTTP SSE channels POST: the path, the headers and the JSON body of one turn.
 
 Plain functions of a :class:`TurnRequest`, without asyncio, so the head start
-(:mod:`http_ahead`) sends exactly what the channel (:mod:`http_stream` and its
-two subclasses) would: the channel compares the bytes before it adopts a
-request sent ahead.
+(:func:`~spark_cli.transport.sse.http_route.send_ahead`) sends exactly what the channel
+(:mod:`http_stream` and its two subclasses) would: the channel compares the bytes
+before it adopts a request sent ahead.
 """
 
 from __future__ import annotations

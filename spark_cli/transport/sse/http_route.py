@@ -1,47 +1,34 @@
-"""Which HTTP client a channel uses: the lean h11 one, unless httpx would do more.
+"""How a POST reaches its server: which client carries it, and the head start.
 
-Anything unsure goes to httpx: it loses nothing, only start-up time. The
-decision reads ``os.environ`` only; it never imports urllib.request on Linux.
+The lean h11 client (:mod:`h11_client`) carries it unless httpx would do more (a proxy,
+a test transport, an unusual URL): anything unsure goes to httpx, which loses nothing
+but start-up time (:mod:`spark_cli.transport.proxies` tells a proxied URL). The head
+start (:func:`send_ahead`) writes a one-shot's first POST with h11 on a blocking socket
+before asyncio is imported; the lean client adopts that socket if its first POST is
+those very bytes, else closes it unread. Nothing here imports asyncio. Kept by the
+ledger (docs/benchmarks.md); `spark bench oneshot` shows launch -> request.
 """
 
 from __future__ import annotations
 
 import os
 import socket
-import sys
+import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+import h11
+
+from spark_cli.protocol.channel import TurnRequest
+from spark_cli.transport.proxies import is_loopback, proxy_applies
+from spark_cli.transport.sse import http_bodies
+from spark_cli.transport.sse.http_wire import HttpAhead, Origin, new_connection, request_bytes
+
 if TYPE_CHECKING:
-    from spark_cli.transport.sse.http_wire import HttpAhead, HttpClient
+    from spark_cli.transport.sse.http_wire import HttpClient
 
 _PLAIN_PATH = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~/")
-
-
-def is_loopback(base_url: str) -> bool:
-    """``localhost`` or a loopback address, as ``ipaddress`` tells (imported only for an
-    IPv6 address with a zone: a one-shot's way to its request skips it)."""
-    host = urlsplit(base_url).hostname or ""
-    if host == "localhost":
-        return True
-    if "%" in host:
-        from ipaddress import ip_address  # deferred: launch -> request
-
-        try:
-            return ip_address(host).is_loopback
-        except ValueError:
-            return False
-    for family, loopback in ((socket.AF_INET, None), (socket.AF_INET6, _IPV6_LOOPBACK)):
-        try:
-            packed = socket.inet_pton(family, host)
-        except OSError:
-            continue
-        return packed[0] == 127 if loopback is None else packed == loopback
-    return False
-
-
-_IPV6_LOOPBACK = bytes(15) + b"\x01"
 
 
 def lean_fits(base_url: str) -> bool:
@@ -52,77 +39,13 @@ def lean_fits(base_url: str) -> bool:
             and parts.scheme.lower() in ("http", "https") and bool(parts.hostname))
 
 
-def proxy_applies(base_url: str, environ: Mapping[str, str], platform: str = "") -> bool:
-    """Whether httpx with ``trust_env`` might send a request to ``base_url`` via a proxy."""
-    parts = urlsplit(base_url)
-    scheme = parts.scheme.lower()
-    proxies: dict[str, str] = {}
-    for name, value in environ.items():
-        lower = name.lower()
-        if lower.endswith("_proxy") and value:
-            proxies[lower[:-6]] = value  # either case set: count it (lower case wins in urllib)
-    if not (proxies.get(scheme) or proxies.get("all")):
-        proxies = _system_proxies(platform or sys.platform)
-        if not (proxies.get(scheme) or proxies.get("all")):
-            return False
-    return not _exempt(parts.hostname or "", proxies.get("no", ""))
-
-
-def _exempt(host: str, no_proxy: str) -> bool:
-    """``NO_PROXY`` surely exempts ``host``: ``*``, the host itself, ``example.com`` for
-    it and its subdomains, ``.example.com`` for subdomains (as httpx matches them)."""
-    host = host.lower()
-    for entry in no_proxy.split(","):
-        entry = entry.strip().lower()
-        if entry == "*":
-            return True
-        if not entry or entry[0] == "*" or "://" in entry or "/" in entry:
-            continue  # unusual forms: httpx decides
-        if entry == host:
-            return True
-        if entry[0] == "." and host.endswith(entry):
-            return True
-        if entry[0] != "." and not _is_ip(entry) and host.endswith("." + entry):
-            return True
-    return False
-
-
-def _is_ip(text: str) -> bool:
-    from ipaddress import ip_address  # deferred: launch -> request
-
-    try:
-        ip_address(text)
-    except ValueError:
-        return False
-    return True
-
-
-def _system_proxies(platform: str) -> dict[str, str]:
-    if platform == "darwin":
-        try:
-            # deferred: launch -> request
-            from _scproxy import _get_proxies  # type: ignore[import-not-found]
-        except ImportError:
-            return {}
-        return dict(_get_proxies())
-    if platform == "win32":
-        import urllib.request  # deferred: launch -> request
-
-        return dict(urllib.request.getproxies())
-    return {}
-
-
 def lean_route(base_url: str, transport: Any = None) -> bool:
     """Whether :func:`open_client` gives ``base_url`` the lean client.
 
     httpx is chosen (imported only then) when:
     - a test injects an httpx transport (``transport=``, e.g. ``httpx.MockTransport``);
-    - a proxy applies from the environment: ``HTTP_PROXY`` / ``HTTPS_PROXY`` /
-      ``ALL_PROXY`` (any case) for the URL's scheme, unless ``NO_PROXY`` surely
-      exempts the host (``*``, the host, or a domain it is in). httpx's
-      ``trust_env`` reads the same variables (loopback URLs never trust the
-      environment). On macOS the system proxies (``_scproxy``, as
-      urllib reads them) count too; on Windows urllib is asked (the registry);
+    - a proxy applies from the environment (:func:`spark_cli.transport.proxies.proxy_applies`;
+      loopback URLs never trust the environment);
     - the base URL has userinfo (httpx turns it into Basic auth), a query or a
       fragment, or a path that is not plain ASCII.
     """
@@ -141,7 +64,7 @@ def open_client(
 ) -> HttpClient:
     """The client for ``base_url``: :class:`H11Client` where it fits, else httpx.
 
-    ``ahead``: a request sent ahead (:mod:`http_ahead`) for the lean client to
+    ``ahead``: a request sent ahead (:func:`send_ahead`) for the lean client to
     adopt; closed unread if httpx is chosen after all."""
     trust_env = not is_loopback(base_url)
     https = urlsplit(base_url).scheme.lower() == "https"
@@ -157,3 +80,47 @@ def open_client(
     return HttpxClient(base_url, headers, connect_timeout=connect_timeout,
                        write_timeout=write_timeout, trust_env=trust_env, https=https,
                        transport=transport)
+
+
+KINDS = {"chat_sse": (http_bodies.CHAT_PATH, http_bodies.chat_body),
+         "responses_sse": (http_bodies.RESPONSES_PATH, http_bodies.responses_body)}
+
+
+def send_ahead(kind: str, base_url: str, api_key: str | None, request: TurnRequest, *,
+               model: str | None = None, extra_headers: Mapping[str, str] | None = None,
+               connect_timeout: float, write_timeout: float) -> HttpAhead | None:
+    """Send ``request`` as channel ``kind`` would, now; None where the lean client would
+    not carry it (https, a proxy, an unusual URL) or h11 refuses to write it (the channel
+    reports why). Never raises for the network: a failed connect is kept in the answer
+    and raised by the client's first attempt as its own."""
+    if kind not in KINDS or not lean_route(base_url):
+        return None
+    path, make_body = KINDS[kind]
+    try:
+        origin = Origin(base_url, http_bodies.stream_headers(api_key, extra_headers))
+        if origin.https:
+            return None
+        body = http_bodies.encode(make_body(request, model))
+        target = origin.target(path)
+        data = request_bytes(new_connection(), origin.post(target, body), body)
+    except (ValueError, h11.LocalProtocolError):
+        return None
+    ahead = HttpAhead(data)
+    try:
+        sock = socket.create_connection((origin.host, origin.port), timeout=connect_timeout)
+    except OSError as exc:  # refused, unresolvable, timed out: the first attempt says so
+        ahead.error = exc
+        return ahead
+    ahead.sock = sock
+    try:
+        sock.settimeout(write_timeout)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        sock.sendall(data)
+    except TimeoutError:
+        ahead.write_timed_out = True
+    except OSError:
+        pass  # as the client (and httpcore): the server may have answered and closed
+    else:
+        ahead.at = time.perf_counter()
+    sock.setblocking(False)
+    return ahead

@@ -166,7 +166,7 @@ class HttpStreamChannel:
         self._policy = retry_policy or RetryPolicy(max_attempts=max_retries + 1, max_wait=max_wait)
         self._net = open_client(base_url, headers, connect_timeout=connect_timeout,
                                 write_timeout=idle_timeout, transport=transport, ahead=ahead)
-        """``ahead``: this turn's request, already sent (:mod:`http_ahead`): the first
+        """``ahead``: this turn's request, already sent (:func:`http_route.send_ahead`): the first
         attempt adopts it if it is the same request, byte for byte."""
         self._stop = asyncio.Event()
         self._response: wire.Response | None = None

@@ -15,8 +15,8 @@ import time
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
+from spark_cli.transport.httpx_lean import httpx
 from spark_cli.transport.sse import http_wire as wire
-from spark_cli.transport.sse.httpx_lean import httpx
 
 
 def _mapped(exc: Exception) -> wire.TransportError:
@@ -54,8 +54,8 @@ class HttpxResponse:
         except _FAILURES as exc:
             raise _mapped(exc) from exc
 
-    async def aiter_lines(self) -> AsyncIterator[str]:
-        lines = self._inner.aiter_lines()
+    async def aiter_line_batches(self) -> AsyncIterator[list[str]]:
+        lines = self._inner.aiter_lines()  # httpx hands out lines one by one
         while True:
             try:
                 line = await lines.__anext__()
@@ -63,10 +63,6 @@ class HttpxResponse:
                 return
             except _FAILURES as exc:
                 raise _mapped(exc) from exc
-            yield line
-
-    async def aiter_line_batches(self) -> AsyncIterator[list[str]]:
-        async for line in self.aiter_lines():  # httpx hands out lines one by one
             yield [line]
 
     async def aclose(self) -> None:

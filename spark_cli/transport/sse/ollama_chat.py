@@ -4,13 +4,11 @@
 Ollama runs a model at the context it was loaded with (a small default) and silently
 drops the start of a longer prompt; its ``/v1`` ignores ``num_ctx``. So a request that
 needs more than ``loaded`` (``/api/ps``, given by the wiring; else Ollama's default) goes
-to ``/api/chat`` with ``num_ctx`` rounded up to :data:`STEP` (never past ``window``, the
-model's length), as aider does. The native stream is NDJSON, one object a line
-(``{"message": {"content", "tool_calls": [{"function": {"name", "arguments": {}}}]},
-"done": false}``, then ``"done": true`` with ``done_reason``, ``prompt_eval_count`` and
-``eval_count``; ``{"error": "..."}`` on failure): each line is rewritten as the Chat
-Completions chunk it stands for and folded by :class:`ChatFold`, so text, tool calls,
-usage and errors (an overflow included) come out as on every other channel.
+to ``/api/chat`` with ``num_ctx`` rounded up to :data:`STEP` (never past ``window``), as
+aider does. The native stream is NDJSON, one object a line (``message`` with ``content``
+and ``tool_calls``, then ``"done": true`` with ``done_reason``, ``prompt_eval_count``,
+``eval_count``; ``{"error": ...}`` on failure): each line is rewritten as the Chat
+Completions chunk it stands for and folded by :class:`ChatFold`, as on every channel.
 """
 
 from __future__ import annotations

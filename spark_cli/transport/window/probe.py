@@ -1,37 +1,34 @@
 """Asking a server about its window and counting with its tokenizer: blocking, bounded, quiet.
 
 A one-shot asks before its request is built (the window sizes the repo map), before any
-event loop exists, so this is httpx's blocking client with a short timeout per ask. Every
-ask is best effort: a refused connection or an ask that times out ends the probing at
-once, a 404 or an answer without a window moves on to the next endpoint, nothing raises.
-A remote host behind a proxy (``HTTP(S)_PROXY``/``ALL_PROXY``) is not asked.
-
-Order (the first that answers wins, :mod:`.answers` parses): llama.cpp ``/props`` → the
-model list (``/v1/models``: vLLM's ``max_model_len``, OpenRouter's ``context_length``,
-Groq's ``context_window``) → LM Studio ``/api/v0/models`` → Ollama ``/api/show`` (the
-model's length) with ``/api/ps`` (what is loaded) → llama.cpp ``/slots``.
-
-Tokenizers: llama.cpp ``POST /tokenize {"content"}`` → ``{"tokens": [...]}``;
-llama-cpp-python ``POST /extras/tokenize/count {"input"}`` → ``{"count": n}``; vLLM
-``POST /tokenize {"model", "prompt"}`` → ``{"count": n, "tokens": [...]}``.
+event loop exists: httpx's blocking client (imported lean, and only once a server is
+asked), a short timeout per ask, nothing raised. A refused connection or a timeout ends
+the probing; a 404 or an answer without a window moves on. A remote host that a proxy
+would carry (as the channels decide it) is not asked. Order, first answer wins
+(:mod:`.answers` parses): llama.cpp ``/props``, the model list (``/v1/models``), LM
+Studio ``/api/v0/models``, Ollama ``/api/show`` with ``/api/ps``, llama.cpp ``/slots``.
+Tokenizers: llama.cpp ``POST /tokenize``, llama-cpp-python ``POST
+/extras/tokenize/count``, vLLM ``POST /tokenize`` (``TOKENIZERS``).
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-import httpx
-
 from spark_cli.record import record
+from spark_cli.transport.proxies import is_loopback, proxy_applies
 from spark_cli.transport.window import answers
+
+if TYPE_CHECKING:
+    import httpx
 
 ASK_TIMEOUT = 2.0
 """Seconds for one ask (connect and answer): a local server answers in milliseconds."""
 TOKENIZERS = ("llama.cpp", "llama-cpp-python", "vllm")
-_LOOPBACK = ("localhost", "127.0.0.1", "::1")
 
 
 class _Refused(Exception):
@@ -61,25 +58,20 @@ def server_root(base_url: str) -> str:
     return trimmed[:-3] if trimmed.endswith("/v1") else trimmed
 
 
-def is_loopback(base_url: str) -> bool:
-    host = urlsplit(base_url).hostname or ""
-    return host in _LOOPBACK or host.startswith("127.")
-
-
-def may_ask(base_url: str, env: Any = None) -> bool:
+def may_ask(base_url: str, env: Mapping[str, str] | None = None) -> bool:
     """An http(s) URL, and not a remote host that a proxy would have to carry."""
-    env = os.environ if env is None else env
     parts = urlsplit(base_url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         return False
-    return is_loopback(base_url) or not any(
-        env.get(name) or env.get(name.lower()) for name in ("HTTPS_PROXY", "HTTP_PROXY",
-                                                             "ALL_PROXY"))
+    return is_loopback(base_url) or not proxy_applies(
+        base_url, os.environ if env is None else env)
 
 
 def ask(client: httpx.Client, url: str, body: Any = None) -> Any:
     """The JSON answer of ``GET url`` (``POST`` with ``body``), or None for any failure but
     a refused connection or a timeout (:class:`_Refused`)."""
+    from spark_cli.transport.httpx_lean import httpx  # deferred: launch -> request
+
     try:
         answer = (client.get(url) if body is None else client.post(url, json=body))
         return answer.json() if answer.status_code == 200 else None
@@ -90,6 +82,8 @@ def ask(client: httpx.Client, url: str, body: Any = None) -> Any:
 
 
 def _client(api_key: str | None, timeout: float) -> httpx.Client:
+    from spark_cli.transport.httpx_lean import httpx  # deferred: launch -> request
+
     headers = {"Accept": "application/json"}
     if api_key:
         headers["Authorization"] = f"Bearer {api_key}"

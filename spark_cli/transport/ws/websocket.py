@@ -32,16 +32,15 @@ from spark_cli.protocol.channel import (
 from spark_cli.protocol.secrets import Secrets
 from spark_cli.transport.errors import ProviderError, masked
 from spark_cli.transport.idle import QUEUE_TIMEOUT, IdleWatch
+from spark_cli.transport.items import responses_item
 from spark_cli.transport.prefill import first_token_limit, prefill_timeout, prompt_tokens
 from spark_cli.transport.responses_fold import ResponsesFold
 from spark_cli.transport.retry import RetryPolicy, with_retries
 from spark_cli.transport.text_merge import merged
 from spark_cli.transport.ws.ws_ahead import WsAhead
-from spark_cli.transport.ws.ws_chain import chain_after, create_payload, item
-from spark_cli.transport.ws.ws_handshake import handshake_headers
-from spark_cli.transport.ws.ws_links import Chain, Link, Links
-from spark_cli.transport.ws.ws_queued import queued_frames
-from spark_cli.transport.ws.ws_read import Decision, ReadMachine, Step
+from spark_cli.transport.ws.ws_links import Link, Links
+from spark_cli.transport.ws.ws_read import Decision, ReadMachine, Step, queued_frames
+from spark_cli.transport.ws.ws_wire import Chain, chain_after, create_payload, handshake_headers
 
 CANCEL_EXTENSION = "response.cancel"
 REPLAY_CODES = frozenset({"previous_response_not_found", "websocket_connection_limit_reached"})
@@ -203,7 +202,7 @@ class ResponsesWebSocketChannel:
         payload = {
             "type": "response.steer",
             "previous_response_id": run.fold.response_id,
-            "input": [item(Message("user", text))],
+            "input": [responses_item(Message("user", text))],
         }
         try:
             await run.link.ws.send(json.dumps(payload))
@@ -371,7 +370,7 @@ class ResponsesWebSocketChannel:
         if self._running is run and run.fold.finished is None:
             self._drop(run.link, "cancel not acknowledged")
 
-    # ---- chaining (spark_cli.transport.ws.ws_chain) ----
+    # ---- chaining (spark_cli.transport.ws.ws_wire) ----
 
     def _payload(self, request: TurnRequest, link: Link, *, generate: bool = True) -> str:
         return create_payload(request, link.chain, generate=generate)

@@ -4,10 +4,10 @@
 before its request. :func:`send_ahead` opens the channel's connection on a blocking socket,
 does the opening handshake (a plain 101 without ``ClientProtocol``: :mod:`.ws_opening`;
 anything else through it) and writes the frame the channel would send
-(:func:`~.ws_payload.create_payload`), so the model works while the client imports; the
-channel then adopts the socket (:mod:`.ws_adopt`). Only ``ws://`` URLs; importing this and
-calling :func:`send_ahead` never imports asyncio (tested in a subprocess). Kept by the
-ledger (docs/benchmarks.md); `spark bench oneshot` shows launch -> request.
+(:func:`~.ws_wire.create_payload`), so the model works while the client imports; the
+channel then adopts the socket (:func:`~.ws_links.adopt`). Only ``ws://`` URLs; importing
+this and calling :func:`send_ahead` never imports asyncio (tested in a subprocess). Kept by
+the ledger (docs/benchmarks.md); `spark bench oneshot` shows launch -> request.
 """
 
 from __future__ import annotations
@@ -20,8 +20,7 @@ from typing import TYPE_CHECKING
 
 from spark_cli.protocol.channel import TurnRequest
 from spark_cli.transport.ws import websockets_lean
-from spark_cli.transport.ws.ws_handshake import REDIRECTS, handshake_headers
-from spark_cli.transport.ws.ws_payload import create_payload
+from spark_cli.transport.ws.ws_wire import REDIRECTS, create_payload, handshake_headers
 
 if TYPE_CHECKING:
     from websockets.client import ClientProtocol

@@ -1,12 +1,13 @@
 """WebSocket connections for the Responses channel: the current one and a warm spare.
 
-A :class:`Link` is one open socket with what the server holds on it (the
-response chain it can continue). :class:`Links` hands out the current link,
-replaces a lost one with the already-open spare (so the turn after a stop or a
-drop pays no handshake) and remembers why the last one was lost, which the
-channel reports as ``Reconnected``. Closing happens in the background. The
-first connection may be one opened before asyncio was imported
-(:mod:`.ws_ahead`), adopted here (:mod:`.ws_adopt`).
+Every connection the channel uses is opened here (websockets' ``connect``) or adopted
+here: the first one may have been opened before asyncio was imported (:mod:`.ws_ahead`),
+and :func:`adopt` wraps its socket and handshake in websockets' ``ClientConnection``, as
+``connect`` leaves one. A :class:`Link` is one open socket with what the server holds on
+it (the response chain it can continue). :class:`Links` hands out the current link,
+replaces a lost one with the already-open spare (so the turn after a stop or a drop pays
+no handshake) and remembers why the last one was lost, which the channel reports as
+``Reconnected``. Closing happens in the background.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import InvalidHandshake, InvalidMessage, InvalidStatus, InvalidURI
+from websockets.frames import Frame
 from websockets.protocol import State
 
 from spark_cli.protocol.channel import ChannelError
@@ -30,19 +32,16 @@ from spark_cli.transport.errors import (
     not_http_error,
     unreachable_error,
 )
-from spark_cli.transport.ws.ws_adopt import adopt
 from spark_cli.transport.ws.ws_ahead import WsAhead
-from spark_cli.transport.ws.ws_handshake import (
+from spark_cli.transport.ws.ws_wire import (
     CLOSE_TIMEOUT,
     EXTENSIONS_HEADER,
     MAX_FRAME,
     USER_AGENT,
+    Chain,
     extensions_in,
     handshake_logger,
 )
-from spark_cli.transport.ws.ws_payload import Chain
-
-__all__ = ["Chain", "Link", "Links"]
 
 
 @dataclass(slots=True)
@@ -212,6 +211,46 @@ class Links:
         for task in list(self._closers):
             with contextlib.suppress(BaseException):
                 await task
+
+
+class _Adopted(ClientConnection):
+    """A ClientConnection whose handshake happened before it existed (websockets' docs
+    allow subclasses through ``connect(create_connection=...)``)."""
+
+    def __init__(self, ahead: WsAhead) -> None:
+        assert ahead.protocol is not None
+        super().__init__(ahead.protocol, close_timeout=CLOSE_TIMEOUT)
+        # What ClientConnection.handshake() sets once the 101 is in (public attributes).
+        self.request = ahead.request
+        self.response = ahead.response
+        self.response_rcvd.set_result(None)
+        self._early: list[Frame] = ahead.early
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        super().connection_made(transport)  # makes the message assembler
+        early, self._early = self._early, []
+        for frame in early:  # before the loop's first read of the socket
+            self.process_event(frame)
+
+
+async def adopt(ahead: WsAhead) -> ClientConnection:
+    """The open connection in ``ahead`` as an asyncio ``ClientConnection``, left as
+    websockets' ``connect`` leaves one: ``close_timeout`` set (the rest are
+    ``ClientConnection``'s defaults, which ``connect`` passes too), the handshake's
+    ``request`` and ``response`` set, keepalive started. Frames that came with the 101
+    are handed over before any byte the loop reads; later bytes wait in the kernel. The
+    loop owns the socket from here: ``ahead`` no longer holds it."""
+    sock, ahead.sock = ahead.sock, None
+    assert sock is not None
+    loop = asyncio.get_running_loop()
+    try:
+        assert ahead.protocol is not None  # made now after a plain 101; raises if it fails
+        _, connection = await loop.create_connection(lambda: _Adopted(ahead), sock=sock)
+    except BaseException:
+        sock.close()
+        raise
+    connection.start_keepalive()
+    return connection
 
 
 def _failed_or_closed(task: asyncio.Future[Link]) -> bool:

@@ -6,10 +6,12 @@ closing, a malformed frame, a bad event, a provider error) to a :class:`ReadMach
 which answers with what to do: an event to pass on, nothing, or a :class:`Decision`.
 Stop, cancel, steer and queue semantics live here, tested value in, value out, as
 websockets keeps its connection state in a sans-I/O ``Protocol``; the rules are listed
-on :class:`ReadMachine`.
+on :class:`ReadMachine`. :func:`queued_frames` tells the loop when a ``recv()`` would wait.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from spark_cli.protocol.channel import (
     ChannelError,
@@ -213,3 +215,28 @@ class ReadMachine:
 
     def _cancelled(self) -> TurnFinished:
         return TurnFinished("cancelled", None, self.fold.response_id)
+
+
+def _none() -> int:
+    return 0
+
+
+def queued_frames(ws: object) -> Callable[[], int]:
+    """A cheap count of the frames ``ws`` holds, ready for ``recv()`` (0 if unknown).
+
+    websockets' asyncio connection queues the frames it parsed in its message assembler
+    (``recv_messages.frames``, websockets 13-17); while that queue is not empty, ``recv()``
+    returns without waiting, so the read loop merges their text
+    (:mod:`spark_cli.transport.text_merge`) and yields it before a ``recv()`` that would
+    wait. Not part of websockets' documented API: where the attribute is missing this
+    answers 0 and every delta travels alone.
+    """
+    frames = getattr(getattr(ws, "recv_messages", None), "frames", None)
+    count = getattr(frames, "__len__", None)
+    if count is None:
+        return _none
+    try:
+        value = count()
+    except Exception:
+        return _none
+    return count if type(value) is int else _none

@@ -385,8 +385,8 @@ async def test_closing_the_client_mid_stream_closes_that_connection_too() -> Non
         client = H11Client(url, {}, connect_timeout=5, write_timeout=5, trust_env=False)
         exchange = client.post("chat/completions", b"{}")
         response = await exchange.task
-        lines = response.aiter_lines()
-        assert await lines.__anext__() == chunk("a").decode().strip()
+        lines = response.aiter_line_batches()
+        assert await lines.__anext__() == [chunk("a").decode().strip(), ""]
         await client.aclose()
         assert not client._open
         with pytest.raises(RemoteProtocolError, match="incomplete chunked read"):

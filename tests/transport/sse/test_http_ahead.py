@@ -32,12 +32,18 @@ from spark_cli.protocol.channel import (
 )
 from spark_cli.transport.retry import RetryPolicy
 from spark_cli.transport.sse.h11_client import H11Client, connect_failure
-from spark_cli.transport.sse.http_ahead import send_ahead
 from spark_cli.transport.sse.http_bodies import CHAT_PATH, chat_body, encode, stream_headers
 from spark_cli.transport.sse.http_chat import ChatCompletionsChannel
-from spark_cli.transport.sse.http_origin import Origin
 from spark_cli.transport.sse.http_responses import ResponsesSSEChannel
-from spark_cli.transport.sse.http_wire import ConnectError, ConnectTimeout, HttpAhead
+from spark_cli.transport.sse.http_route import send_ahead
+from spark_cli.transport.sse.http_wire import (
+    ConnectError,
+    ConnectTimeout,
+    HttpAhead,
+    Origin,
+    new_connection,
+    request_bytes,
+)
 
 REQUEST = TurnRequest("m", (Message("user", "hi"),), instructions="be brief")
 OTHER = TurnRequest("m", (Message("user", "something else"),))
@@ -222,8 +228,8 @@ async def test_a_refused_connect_reads_as_without_ahead_and_is_not_tried_twice(
 async def test_a_refused_connect_ahead_is_retried_by_the_channel_as_usual() -> None:
     async with server(ok("chat_sse")) as (url, seen):
         origin = Origin(url, stream_headers("key", None))
-        data = origin.plain_post(origin.target(CHAT_PATH), encode(chat_body(REQUEST, None)))
-        assert data is not None
+        body = encode(chat_body(REQUEST, None))
+        data = request_bytes(new_connection(), origin.post(origin.target(CHAT_PATH), body), body)
         ahead = HttpAhead(data)
         ahead.error = ConnectionRefusedError(111, "Connection refused")  # e.g. still starting
         events, error = await turn("chat_sse", url, ahead=ahead,
@@ -345,22 +351,21 @@ async def test_a_key_h11_refuses_to_send_is_left_to_the_channel_to_report() -> N
     assert seen.requests == []
 
 
-def test_sending_ahead_imports_neither_asyncio_nor_h11_nor_the_idna_codec() -> None:
+def test_sending_ahead_never_imports_asyncio() -> None:
     with socket.create_server(("127.0.0.1", 0)) as listener:  # accepts into its backlog
         url = f"http://127.0.0.1:{listener.getsockname()[1]}/v1"
         code = (
             "import sys\n"
             "from spark_cli.protocol.channel import Message, TurnRequest\n"
-            "from spark_cli.transport.sse.http_ahead import send_ahead\n"
+            "from spark_cli.transport.sse.http_route import send_ahead\n"
             f"a = send_ahead('chat_sse', {url!r}, 'k', TurnRequest('m', (Message('user', 'hi'),)),"
             " connect_timeout=5, write_timeout=5)\n"
-            "print(a.at is not None, a.error, 'asyncio' in sys.modules, 'h11' in sys.modules,\n"
-            "      'encodings.idna' in sys.modules)\n"
+            "print(a.at is not None, a.error, 'asyncio' in sys.modules)\n"
         )
         done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                               timeout=60, env={**os.environ, "NO_PROXY": "*"})
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["True", "None", "False", "False", "False"]
+    assert done.stdout.split() == ["True", "None", "False"]
 
 
 async def test_closing_the_client_closes_a_request_never_adopted() -> None:

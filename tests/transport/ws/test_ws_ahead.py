@@ -17,7 +17,7 @@ from websockets.protocol import State
 
 from spark_cli.protocol.channel import Message, TurnRequest
 from spark_cli.transport.ws.ws_ahead import WsAhead, send_ahead
-from spark_cli.transport.ws.ws_payload import create_payload
+from spark_cli.transport.ws.ws_wire import create_payload
 from tests.transport.ws.raw_ws_server import RawServer, Script, response
 
 KEY = "sk-test-0123456789abcdef"

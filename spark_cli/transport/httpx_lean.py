@@ -1,11 +1,11 @@
 """httpx, imported without its command-line tool.
 
 ``httpx/__init__.py`` ends with ``from ._main import main``: its CLI, which imports rich,
-click and pygments whenever they are installed, on the HTTP channels' way to the request.
-While httpx is imported, ``httpx._main`` is made to fail (a ``None`` in ``sys.modules``),
-so httpx takes its own fallback; the block is lifted right after. The HTTP channels import
-httpx from here. Kept by the ledger (docs/benchmarks.md); `spark bench oneshot --provider
-NAME` shows the path.
+click and pygments whenever they are installed. While httpx is imported, ``httpx._main``
+is made to fail (a ``None`` in ``sys.modules``, as the import system documents), so httpx
+takes its own fallback; the block is lifted right after. Every user of httpx imports it
+from here: the HTTP channels' httpx path and the window probe. Kept by the ledger
+(docs/benchmarks.md); `spark bench oneshot` shows the path.
 """
 
 from __future__ import annotations

@@ -1,0 +1,130 @@
+"""What the Responses WebSocket channel puts on the wire: its handshake and its frames.
+
+Every connection is opened with the same settings (:mod:`.ws_links` through websockets'
+``connect``, or :mod:`.ws_ahead` before asyncio is imported): the caller's headers, then
+the key as a Bearer token, ``User-Agent: spark``, no compression, one frame limit and a
+logger that never logs at DEBUG (websockets logs the handshake's headers there, the key
+among them). Both send the same ``response.create`` frame (:func:`create_payload`), so a
+request sent ahead and one sent by the channel are the same bytes by construction;
+:func:`chain_after` says what a connection holds once a response ended. Free of asyncio,
+of websockets, and of ``logging`` until :func:`handshake_logger` is first called.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+from spark_cli.protocol.channel import ConversationItem, Message, TurnRequest
+from spark_cli.record import record
+from spark_cli.transport.items import responses_item, responses_tools
+
+if TYPE_CHECKING:
+    from logging import Logger
+
+    from spark_cli.transport.responses_fold import ResponsesFold
+
+EXTENSIONS_HEADER = "x-spark-engine-extensions"
+"""Non-standard features the bundled engine advertises (its ``response.cancel``)."""
+MAX_FRAME = 64 * 2**20
+CLOSE_TIMEOUT = 2.0
+USER_AGENT = "spark"
+REDIRECTS = frozenset({300, 301, 302, 303, 307, 308})
+"""Statuses websockets' ``connect`` follows (with a ``Location``)."""
+LOGGER_NAME = "spark_cli.transport.ws.ws_links"
+
+
+def handshake_logger() -> Logger:
+    """The logger websockets is given for this channel's connections, set to WARNING:
+    websockets logs handshake headers (the Authorization one too) at DEBUG, never here."""
+    import logging  # deferred: launch -> request
+
+    log = logging.getLogger(LOGGER_NAME)
+    log.setLevel(logging.WARNING)
+    return log
+
+
+def handshake_headers(
+    api_key: str | None, extra_headers: Mapping[str, str] | None
+) -> dict[str, str]:
+    """The headers the channel adds to websockets' own (Host, Upgrade, the key, ...)."""
+    headers = dict(extra_headers or {})
+    if api_key:
+        headers["Authorization"] = f"Bearer {api_key}"
+    return headers
+
+
+def extensions_in(header: str) -> frozenset[str]:
+    """The features listed in an ``x-spark-engine-extensions`` value (comma-separated)."""
+    return frozenset(part.strip() for part in header.split(",") if part.strip())
+
+
+@record
+class Chain:
+    """The response a connection holds (``store: false``: only its latest one)."""
+
+    response_id: str
+    covered: tuple[ConversationItem, ...]
+    """The conversation the response saw, its own answer included."""
+
+
+def create_payload(request: TurnRequest, chain: Chain | None, *, generate: bool = True) -> str:
+    """The ``response.create`` frame for ``request`` on a connection holding ``chain``: a
+    turn whose messages extend what ``chain`` covered sends only the new ones with
+    ``previous_response_id``; anything else sends the whole context."""
+    messages = request.messages
+    body: dict[str, object] = {"type": "response.create", "model": request.model}
+    if chain is not None:
+        covered = len(chain.covered)
+        if len(messages) > covered and messages[:covered] == chain.covered:
+            body["previous_response_id"] = chain.response_id
+            messages = messages[covered:]
+    body["input"] = [responses_item(m) for m in messages]
+    if request.tools:
+        body["tools"] = responses_tools(request.tools)
+    if request.instructions:
+        body["instructions"] = request.instructions
+    if request.max_output_tokens is not None:
+        body["max_output_tokens"] = request.max_output_tokens
+    body["store"] = False
+    if not generate:
+        body["generate"] = False
+    return json.dumps(body)
+
+
+def chain_after(request: TurnRequest, fold: ResponsesFold, steers: Sequence[str]) -> Chain | None:
+    """What the server holds once this turn's response ended (None: nothing to continue).
+
+    Steered turns cover, in order: the answer up to each steer, the steer, and
+    the answer after the last one. A response that called tools covers its text
+    as one assistant message (only when it wrote any), then its calls in the order
+    they were reported: the conversation the caller builds for the follow-up
+    (``protocol.channel``'s "Tools"), so that follow-up sends only the outputs.
+    Nothing is continued after a call that started and never completed (the
+    server holds a call the caller cannot answer) or after calls in a steered
+    turn (what the server holds is not the caller's order).
+    """
+    finished = fold.finished
+    if (
+        finished is None
+        or finished.status not in ("completed", "incomplete")
+        or fold.response_id is None
+        or len(fold.earlier_texts) != len(steers)
+    ):
+        return None
+    calls = fold.calls
+    covered: list[ConversationItem] = list(request.messages)
+    if calls.started:
+        if calls.unfinished or steers:
+            return None
+        text = fold.text
+        if text:
+            covered.append(Message("assistant", text))
+        covered += calls.completed
+        return Chain(fold.response_id, tuple(covered))
+    for earlier, steer in zip(fold.earlier_texts, steers, strict=True):
+        covered.append(Message("assistant", earlier))
+        covered.append(Message("user", steer))
+    covered.append(Message("assistant", fold.text))
+    return Chain(fold.response_id, tuple(covered))

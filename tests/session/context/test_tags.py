@@ -1,8 +1,9 @@
-"""One file's tags: tree-sitter definitions with signatures, references, words."""
+"""One file's tags: its definitions with signatures, references, words."""
 
 from __future__ import annotations
 
-from spark_cli.session.context.tags import extract, has_tags
+from spark_cli.edits.lang.definitions import has_definitions
+from spark_cli.session.context.tags import extract
 
 PY = '''\
 from shop.pricing import with_tax
@@ -24,7 +25,7 @@ def test_python_definitions_with_signature_lines() -> None:
     tags = extract(PY, "python")
     assert [(d.name, d.kind, d.line, d.signature) for d in tags.definitions] == [
         ("RATE", "constant", 2, "RATE = 2"),
-        ("Cart", "class", 5, "class Cart:"),
+        ("Cart", "type", 5, "class Cart:"),
         ("add", "function", 6, "    def add(self, item):"),
         ("total_price", "function", 10, "def total_price(cart):"),
     ]
@@ -36,7 +37,7 @@ def test_typescript_runs_the_javascript_query_too() -> None:
     tags = extract("export function price(): number { return 1 }\ninterface Shape {}\n",
                    "typescript")
     assert {(d.name, d.kind) for d in tags.definitions} == {("price", "function"),
-                                                            ("Shape", "interface")}
+                                                            ("Shape", "type")}
 
 
 def test_c_has_no_reference_captures_so_words_count() -> None:
@@ -46,7 +47,7 @@ def test_c_has_no_reference_captures_so_words_count() -> None:
 
 
 def test_without_a_grammar_only_words() -> None:
-    assert not has_tags(None) and not has_tags("markdown")
+    assert not has_definitions(None) and not has_definitions("markdown")
     tags = extract("call total_price here\n", None)
     assert tags.definitions == () and tags.references == {"call": 1, "total_price": 1,
                                                            "here": 1}

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from spark_cli.edits.lang.definitions import outer
 from spark_cli.engine.brains.code.edit_text import FileChange, Splice
 from spark_cli.engine.brains.code.signatures import parameters_node
 from spark_cli.engine.brains.code.trees import (
@@ -25,7 +26,6 @@ from spark_cli.engine.brains.code.trees import (
     find_definitions,
     is_identifier,
     leading_start,
-    outer,
     parse,
 )
 from spark_cli.engine.brains.rules.instruction_parser import Instruction

@@ -14,9 +14,9 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from spark_cli.protocol import chat
-from spark_cli.protocol import responses as wire
-from spark_cli.protocol.responses import InputCall
+from spark_cli.engine.wire import chat
+from spark_cli.engine.wire import responses as wire
+from spark_cli.engine.wire.responses import InputCall
 
 DATA = "data"
 COMMENT = "comment"

@@ -82,12 +82,13 @@ def is_identifier(node: tree_sitter.Node) -> bool:
 
 def find_definitions(parsed: Parsed, name: str) -> list[tree_sitter.Node]:
     """Definition nodes named ``name`` (document order)."""
-    return [node for node, found in named_definitions(parsed) if found == name]
+    return [node for node, found, _ in named_definitions(parsed) if found == name]
 
 
-def named_definitions(parsed: Parsed) -> list[tuple[tree_sitter.Node, str]]:
-    """Every definition node with its name (document order)."""
-    return [(d.node, name_text(d)) for d in definition_nodes(parsed.tree, parsed.language)]
+def named_definitions(parsed: Parsed) -> list[tuple[tree_sitter.Node, str, str]]:
+    """Every definition node with its name and kind ("function"/"type"), in document order."""
+    return [(d.node, name_text(d), d.kind)
+            for d in definition_nodes(parsed.tree, parsed.language)]
 
 
 def function_of(node: tree_sitter.Node) -> tree_sitter.Node:

@@ -7,8 +7,8 @@ import json
 import pytest
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
-from spark_cli.protocol import chat
-from spark_cli.protocol.responses import InputMessage, WireError
+from spark_cli.engine.wire import chat
+from spark_cli.engine.wire.responses import InputMessage, WireError
 
 
 def test_parse_chat() -> None:

@@ -12,8 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from spark_cli.protocol.channel import ToolSpec
-from spark_cli.protocol.responses import (
+from spark_cli.engine.wire.responses import (
     INVALID_TYPE,
     MISSING_REQUIRED_PARAMETER,
     InputCall,
@@ -23,7 +22,8 @@ from spark_cli.protocol.responses import (
     WireError,
     parse_input,
 )
-from spark_cli.protocol.tool_defs import AUTO, ToolChoice, chat_function_specs, parse_tool_choice
+from spark_cli.engine.wire.tool_defs import AUTO, ToolChoice, chat_function_specs, parse_tool_choice
+from spark_cli.protocol.channel import ToolSpec
 from spark_cli.record import record
 
 DONE = "[DONE]"

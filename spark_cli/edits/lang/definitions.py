@@ -30,6 +30,8 @@ _JS = """
 (variable_declarator name: (identifier) @name
   value: [(arrow_function) (function_expression) (generator_function) (class)]) @function
 (pair key: (_) @name value: [(arrow_function) (function_expression)]) @function
+(assignment_expression left: [(identifier) @name (member_expression property: (_) @name)]
+  right: [(arrow_function) (function_expression)]) @function
 """
 _TS = _JS + """
 (abstract_class_declaration name: (_) @name) @type
@@ -46,6 +48,9 @@ _C_FUNCTIONS = """
 (function_definition declarator: (pointer_declarator
   declarator: (function_declarator declarator: (_) @name))) @function
 (declaration declarator: (function_declarator declarator: (_) @name)) @function
+(declaration declarator: (pointer_declarator
+  declarator: (function_declarator declarator: (_) @name))) @function
+(field_declaration declarator: (function_declarator declarator: (_) @name)) @function
 (struct_specifier name: (_) @name body: (_)) @type
 (union_specifier name: (_) @name body: (_)) @type
 (enum_specifier name: (_) @name body: (_)) @type
@@ -90,7 +95,6 @@ _QUERIES: dict[str, str] = {
     "cpp": _C_FUNCTIONS + """
 (function_definition declarator: (reference_declarator
   (function_declarator declarator: (_) @name))) @function
-(field_declaration declarator: (function_declarator declarator: (_) @name)) @function
 (class_specifier name: (_) @name body: (_)) @type
 (namespace_definition name: (_) @name) @type
 """,
@@ -105,7 +109,8 @@ _QUERIES: dict[str, str] = {
 _KINDS = ("function", "type", "constant")
 # wrappers that belong to a definition (deleting the definition deletes them too)
 _WRAPPERS = frozenset({"decorated_definition", "export_statement", "lexical_declaration",
-                       "variable_declaration", "type_declaration", "template_declaration"})
+                       "variable_declaration", "type_declaration", "template_declaration",
+                       "expression_statement"})
 _WS = re.compile(r"\s+")
 _GENERIC = re.compile(r"\s*<.*$", re.S)
 

@@ -100,7 +100,7 @@ def extract(text: str, lang: str | None) -> FileTags:
     lines = text.split("\n")
     found: dict[tuple[int, str], Definition] = {}
     for d in definition_nodes(tree, lang, constants=True):
-        name, row = name_text(d), d.node.start_point.row
+        name, row = name_text(d).rsplit("::", 1)[-1], d.node.start_point.row
         if (row, name) not in found and WORD.fullmatch(name):
             found[(row, name)] = Definition(name, d.kind, row, _signature(lines[row]))
     definitions = tuple(sorted(found.values(), key=lambda d: (d.line, d.name)))

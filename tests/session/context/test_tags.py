@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from spark_cli.edits.lang.definitions import has_definitions
+from spark_cli.edits.lang.definitions import definitions, has_definitions
+from spark_cli.engine.brains.code.trees import named_definitions, parse
 from spark_cli.session.context.tags import extract
 
 PY = '''\
@@ -57,3 +58,19 @@ def test_long_signature_lines_are_cut() -> None:
     line = "def f(" + ", ".join(f"a{i}" for i in range(60)) + "):\n    pass\n"
     signature = extract(line, "python").definitions[0].signature
     assert len(signature) == 120 and signature.endswith("…")
+
+
+def test_the_map_sees_the_definitions_the_anchors_and_the_brains_see() -> None:
+    text = "class Cart:\n    def add(self):\n        pass\n\nRATE = 2\n"
+    parsed = parse("cart.py", text)
+    assert parsed is not None
+    brains = [name for _node, name, _kind in named_definitions(parsed)]
+    assert [d.name for d in definitions(text, "python")] == brains == ["Cart", "add"]
+    assert [d.name for d in extract(text, "python").definitions] == [*brains, "RATE"]
+
+
+def test_qualified_methods_and_assigned_functions_are_named_by_their_last_part() -> None:
+    cpp = extract("int Shop::total(int n) {\n  return n;\n}\n", "cpp")
+    assert [(d.name, d.kind) for d in cpp.definitions] == [("total", "function")]
+    js = extract("Cart.prototype.add = function (item) {\n  return item;\n};\n", "javascript")
+    assert [d.name for d in js.definitions] == ["add"]

@@ -68,11 +68,18 @@ class FileTags:
 
 @cache
 def _references(lang: str) -> tree_sitter.Query | None:
-    """The wheels' tags query for ``lang`` when it captures references."""
+    """The wheels' tags query for ``lang``, its reference patterns only (None: it has none)."""
     import tree_sitter  # deferred: launch -> request
 
     source = "\n".join(_own_source(part) for part in _QUERY_PARTS.get(lang, (lang,)))
-    return tree_sitter.Query(get_language(lang), source) if "@reference." in source else None
+    if "@reference." not in source:
+        return None
+    query = tree_sitter.Query(get_language(lang), source)
+    data = source.encode()
+    for i in range(query.pattern_count):  # its definitions come from edits.lang.definitions
+        if b"@definition." in data[query.start_byte_for_pattern(i):query.end_byte_for_pattern(i)]:
+            query.disable_pattern(i)
+    return query
 
 
 def _own_source(lang: str) -> str:

@@ -31,6 +31,8 @@ if TYPE_CHECKING:
     import tree_sitter
 
 WORD = re.compile(r"[A-Za-z_$][\w$]*")
+_TOKEN = re.compile(r'"(?:\\.|[^"\\])*"|;[^\n]*|[()\[\]]')
+"""A tags query's strings, comments and brackets: enough to find its top-level patterns."""
 MAX_SIGNATURE = 120
 """Characters of a signature line kept in the map (longer lines end with an ellipsis)."""
 _QUERY_PARTS: dict[str, tuple[str, ...]] = {
@@ -71,15 +73,23 @@ def _references(lang: str) -> tree_sitter.Query | None:
     """The wheels' tags query for ``lang``, its reference patterns only (None: it has none)."""
     import tree_sitter  # deferred: launch -> request
 
-    source = "\n".join(_own_source(part) for part in _QUERY_PARTS.get(lang, (lang,)))
-    if "@reference." not in source:
-        return None
-    query = tree_sitter.Query(get_language(lang), source)
-    data = source.encode()
-    for i in range(query.pattern_count):  # its definitions come from edits.lang.definitions
-        if b"@definition." in data[query.start_byte_for_pattern(i):query.end_byte_for_pattern(i)]:
-            query.disable_pattern(i)
-    return query
+    source = "\n".join(_reference_patterns(_own_source(part))
+                       for part in _QUERY_PARTS.get(lang, (lang,)))
+    return tree_sitter.Query(get_language(lang), source) if source.strip() else None
+
+
+def _reference_patterns(source: str) -> str:
+    """The top-level patterns of a tags query that capture a reference and no definition
+    (compiling only those keeps the first map of a repo as quick as one query was)."""
+    starts, depth = [], 0
+    for m in _TOKEN.finditer(source):
+        if m.group() in ("(", "["):
+            starts += [m.start()] if depth == 0 else []
+            depth += 1
+        elif m.group() in (")", "]"):
+            depth -= 1
+    pieces = (source[a:b] for a, b in zip(starts, [*starts[1:], len(source)], strict=False))
+    return "\n".join(p for p in pieces if "@reference." in p and "@definition." not in p)
 
 
 def _own_source(lang: str) -> str:

@@ -74,3 +74,8 @@ def test_qualified_methods_and_assigned_functions_are_named_by_their_last_part()
     assert [(d.name, d.kind) for d in cpp.definitions] == [("total", "function")]
     js = extract("Cart.prototype.add = function (item) {\n  return item;\n};\n", "javascript")
     assert [d.name for d in js.definitions] == ["add"]
+
+
+def test_javascript_references_are_the_wheels_reference_patterns() -> None:
+    text = 'const fs = require("fs");\nconst cart = new Cart();\ncart.add(total(1));\n'
+    assert extract(text, "javascript").references == {"Cart": 1, "add": 1, "total": 1}

@@ -42,7 +42,7 @@ from spark_cli.text_digest import text_key
 
 CACHE_DIR = (".spark", "cache")
 CACHE_FILE = "tags.json"
-CACHE_VERSION = 4
+CACHE_VERSION = 5
 _EMPTY = FileTags((), {}, " ")
 
 

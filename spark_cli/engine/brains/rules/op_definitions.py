@@ -1,23 +1,22 @@
 """Change a definition as a whole: delete it, or add a parameter to it.
 
-Delete: the definition's lines go, with its decorators / attributes, an
-``export``, a ``const f =`` wrapper and the doc comments right above it (not
-python comments), plus the blank lines after it so the spacing around stays
-as it was. Every definition of that name in the file goes (overloads). A python
-block left empty gets ``pass``.
+Delete: every definition of that name (overloads) goes with its decorators / attributes,
+an ``export``, a ``const f =`` wrapper, the doc comments right above it (not python
+comments) and the blank lines after it, so the spacing around stays; a python block left
+empty gets ``pass``.
 
-Add a parameter: python ``x``, ``x: T``, ``x=D``, ``x: T = D``; js ``x``/
-``x = D`` (ts may add ``: T``); go ``x T`` (type required); rust ``x: T``
-(type required); java ``T x`` (type required). It goes last, except before
-``*args``/``**kwargs``/``...rest``/go variadics, and in python a parameter
-without a default goes before the first one with a default. Call sites are not
-changed (say "= default" to keep them working).
+Add a parameter: python ``x``, ``x: T``, ``x=D``, ``x: T = D``; js ``x``/``x = D`` (ts
+may add ``: T``); go ``x T``, rust ``x: T``, java ``T x`` (type required). It goes last,
+except before ``*args``/``**kwargs``/``...rest``/go variadics, and in python a parameter
+without a default goes before the first with one. Call sites are not changed (say
+"= default" to keep them working).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from spark_cli.edits.lang.definitions import outer
 from spark_cli.engine.brains.code.edit_text import FileChange, Splice
 from spark_cli.engine.brains.code.signatures import parameters_node
 from spark_cli.engine.brains.code.trees import (
@@ -25,7 +24,6 @@ from spark_cli.engine.brains.code.trees import (
     find_definitions,
     is_identifier,
     leading_start,
-    outer,
     parse,
 )
 from spark_cli.engine.brains.rules.instruction_parser import Instruction

@@ -78,7 +78,7 @@ class Session:
         """The MCP servers the config names; their tools join the requests."""
         self.approver: Approver = refuse_all
         """Asked before an action the policy does not let run by itself (``set_approver``)."""
-        self._run_tool = run_tool  # None: ``spark_cli.tools.run_tool``, imported when needed
+        self._run_tool = run_tool  # None: ``spark_cli.tools.run.run_tool``, imported when needed
         self._own_tools = run_tool is None  # the real tools: warmed during the first TTFT
         self._run: TurnRun | None = None
         self.seen: dict[str, str] = {}

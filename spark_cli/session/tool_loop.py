@@ -3,7 +3,7 @@
 A response that calls tools yields ``ToolCallCompleted`` per call (collected
 here with :meth:`ToolLoop.collect`) and finishes ``completed``. Then
 :meth:`ToolLoop.answer` runs every call of that response in order, each in a
-worker thread (``spark_cli.tools.run_tool`` blocks; it stops early once the
+worker thread (``spark_cli.tools.run.run_tool`` blocks; it stops early once the
 shared ``cancel`` event is set), yields ``ToolCallStarted`` /
 ``ToolCallFinished`` for the front ends, and appends the conversation items
 in the order ``protocol/channel.py`` fixes: the response's text (when it wrote

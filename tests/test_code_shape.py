@@ -174,7 +174,7 @@ def test_the_shared_name_finder_finds_nested_classes(tmp_path: Path) -> None:
 
 
 IMPORTS_NOT_YET = ("engine/brains/", "session/context/", "session/building/",
-                   "transport/window/", "cli/edit/", "session/tool_loop.py",
+                   "transport/window/", "session/tool_loop.py",
                    "session/tool_access.py", "session/conversation.py", "session/turn.py",
                    "session/window_learning.py", "transport/overflow.py", "cli/window_setup.py",
                    "bench/acp_bench.py", "bench/context.py", "bench/mcp_start.py",

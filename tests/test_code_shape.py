@@ -173,7 +173,7 @@ def test_the_shared_name_finder_finds_nested_classes(tmp_path: Path) -> None:
     assert _shared_class_names(tmp_path) == {"Link": ["a.py:1", "b.py:2"]}
 
 
-IMPORTS_NOT_YET = ("engine/brains/", "session/context/", "session/building/",
+IMPORTS_NOT_YET = ("session/context/", "session/building/",
                    "transport/window/", "session/tool_loop.py",
                    "session/tool_access.py", "session/conversation.py", "session/turn.py",
                    "session/window_learning.py", "transport/overflow.py", "cli/window_setup.py",

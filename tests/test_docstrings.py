@@ -23,7 +23,7 @@ _FIGURE = re.compile(r"\d+(?:\.\d+)? ?(?:ms\b|%)|paired runs?, \d{4}-|\b20\d\d-\
 _QUOTED = re.compile(r"``.*?``|\"[^\"\n]*\"")
 """Literal text (a format such as ``250ms``, a quoted message) is not a figure."""
 MOST_DOC_LINES = 12
-NOT_YET = ("engine/brains/", "session/context/", "session/building/",
+NOT_YET = ("session/context/", "session/building/",
            "transport/window/", "session/tool_loop.py", "session/tool_access.py",
            "session/conversation.py", "session/turn.py", "session/window_learning.py",
            "transport/overflow.py", "cli/window_setup.py", "protocol/window.py",

@@ -33,8 +33,7 @@ well within this) before it cancels the task."""
 
 
 def _import_sdk() -> dict[str, Any]:
-    # deferred for start-up: the SDK is imported here, in a worker thread, never on
-    # launch -> prompt or launch -> request
+    # deferred: launch -> request (the SDK loads in a worker thread, never on the way)
     import anyio
     import httpx2
     from mcp import Client, StdioServerParameters

@@ -93,7 +93,7 @@ def cache_path(env: Mapping[str, str] | None = None) -> Path:
     env = os.environ if env is None else env
     if env.get(CACHE_ENV):
         return Path(env[CACHE_ENV]) / CACHE_NAME
-    import platformdirs  # deferred: launch -> request (a run that sets the cache folder)
+    import platformdirs  # deferred: launch -> request
 
     return Path(platformdirs.user_cache_path("spark", appauthor=False)) / CACHE_NAME
 

@@ -52,7 +52,7 @@ class Matcher:
     def _finder(self) -> Callable[[bytes, int], int]:
         """``find(data, pos)``: where the next match starts, -1 for none. RE2's own
         ``Match`` (what the module's ``search`` wraps in a generator and a match object)
-        when it is there: 3 µs a matching line instead of 6."""
+        when it is there: no generator and match object per matching line."""
         raw = getattr(self.regex, "_regexp", None)
         anchor = getattr(getattr(getattr(raw, "Anchor", None), "UNANCHORED", None), "value", None)
         if raw is not None and anchor is not None:

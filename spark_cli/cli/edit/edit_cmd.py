@@ -67,13 +67,6 @@ def _renderer(as_json: bool, out: Any, err: Any | None = None) -> Any:
     return TextRenderer(out, err or out, color=color, calls_out=sys.stderr)
 
 
-def run_tests_after(root: Path, settings: Any, renderer: Any) -> int:
-    """``--test``: detect (or take the configured) test command, run it, report; exit code."""
-    from spark_cli.cli.edit.test_step import run_project_tests  # deferred: spark --help
-
-    return run_project_tests(root, settings, renderer)
-
-
 def edit_files(paths: list[str], instruction: str, root: Path, flags: dict[str, object], *,
                dry_run: bool, as_json: bool, run_tests: bool) -> int:
     """The files front end; returns the exit code."""
@@ -101,7 +94,9 @@ def edit_files(paths: list[str], instruction: str, root: Path, flags: dict[str, 
         say(line)
     renderer.summary(summary_data(result, dry_run=dry_run, code=code))
     if run_tests and result.failure is None and not result.interrupted:
-        tests_code = run_tests_after(root, settings, renderer)
+        from spark_cli.cli.edit.test_step import run_project_tests  # deferred: spark --help
+
+        tests_code = run_project_tests(root, settings, renderer)
         if code == EXIT_OK:
             code = tests_code
     return code

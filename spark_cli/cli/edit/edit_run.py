@@ -77,7 +77,8 @@ def _prepared_turn(settings: Settings, root: Path, files: Sequence[str], instruc
     if settings.provider.kind == "mock":
         failed = session.prepare(instruction, list(files))
     else:  # counted by the server's tokenizer where it has one
-        from spark_cli.transport.window.probe import count  # deferred: bundled tiny edit
+        # deferred: launch -> request (httpx; the mock and a configured window ask nothing)
+        from spark_cli.transport.window.probe import count
 
         failed = prepare_counted(session, instruction, files, count)
     if failed is not None:  # nothing was sent

@@ -1,15 +1,10 @@
 """Change a definition as a whole: delete it, or add a parameter to it.
 
-Delete: every definition of that name (overloads) goes with its decorators / attributes,
-an ``export``, a ``const f =`` wrapper, the doc comments right above it (not python
-comments) and the blank lines after it, so the spacing around stays; a python block left
-empty gets ``pass``.
-
-Add a parameter: python ``x``, ``x: T``, ``x=D``, ``x: T = D``; js ``x``/``x = D`` (ts
-may add ``: T``); go ``x T``, rust ``x: T``, java ``T x`` (type required). It goes last,
-except before ``*args``/``**kwargs``/``...rest``/go variadics, and in python a parameter
-without a default goes before the first with one. Call sites are not changed (say
-"= default" to keep them working).
+Delete: the definition's lines go, with its decorators / attributes, an
+``export``, a ``const f =`` wrapper and the doc comments right above it (not
+python comments), plus the blank lines after it so the spacing around stays
+as it was. Every definition of that name in the file goes (overloads). A python
+block left empty gets ``pass``.
 """
 
 from __future__ import annotations
@@ -152,6 +147,12 @@ def _before(parsed: Parsed, params: list[tree_sitter.Node], has_default: bool
 
 
 def add_parameter_in(path: str, text: str, instruction: Instruction) -> str | None:
+    """Add a parameter: python ``x``, ``x: T``, ``x=D``, ``x: T = D``; js ``x``/
+    ``x = D`` (ts may add ``: T``); go ``x T`` (type required); rust ``x: T``
+    (type required); java ``T x`` (type required). It goes last, except before
+    ``*args``/``**kwargs``/``...rest``/go variadics, and in python a parameter
+    without a default goes before the first one with a default. Call sites are not
+    changed (say "= default" to keep them working)."""
     parsed = parse(path, text)
     if parsed is None:
         return None

@@ -8,9 +8,6 @@ turn and streams its events (``spark_cli.acp.updates``); ``session/cancel`` is E
 ``settings.commands`` and the model is a config option; the model's ``read_file`` reads
 through ``fs/read_text_file`` when the editor offers it; edits land on disk (undo journal
 and all), then in the editor's buffers that held the old text (``follow_edits``).
-The MCP servers of the user's config start with the session (the editor's own
-``mcpServers`` are not used yet) and stop when the agent closes.
-``session/load`` reopens the repo's saved conversation (``spark --resume``'s).
 """
 
 from __future__ import annotations
@@ -86,7 +83,11 @@ class _Live:
 
 
 class SparkAgent:
-    """The ACP agent: every method the SDK routes (``acp.interfaces.Agent``)."""
+    """The ACP agent: every method the SDK routes (``acp.interfaces.Agent``).
+
+    The MCP servers of the user's config start with the session (the editor's own
+    ``mcpServers`` are not used yet) and stop when the agent closes. ``session/load``
+    reopens the repo's saved conversation (``spark --resume``'s)."""
 
     def __init__(self, setup: AcpSetup) -> None:
         self.setup = setup

@@ -1,22 +1,8 @@
 """Which command runs this project's tests: the configured one, else detected from its files.
 
-Detection, first match wins (the repo root only; nothing is executed):
-
-1. pytest: ``[tool.pytest.ini_options]`` in pyproject.toml, a pytest.ini, a
-   ``[tool:pytest]`` section in setup.cfg, a ``[pytest]`` section in tox.ini, or a
-   ``tests/`` (or ``test/``) folder holding ``test_*.py`` / ``*_test.py`` files.
-   Always run as ``PYTHON -m pytest`` (which puts the repo root on
-   ``sys.path``, so flat layouts import), with PYTHON the project's own
-   ``.venv``/``venv`` interpreter, else the one the ``pytest`` on PATH runs on
-   (its ``#!`` line), else the interpreter spark runs on.
-2. ``npm test``: package.json with a ``scripts.test`` (npm's placeholder
-   "no test specified" script does not count).
-3. ``cargo test``: Cargo.toml.
-4. ``go test ./...``: go.mod.
-5. ``make test``: a Makefile (or makefile / GNUmakefile) with a ``test:`` target.
-
-A configured ``test_command`` (settings) always wins and runs through the shell,
-so pipes and ``&&`` work as typed.
+Detection looks at the repo root only and executes nothing (:func:`detect_test_command`
+lists what it recognises, first match wins). A configured ``test_command`` (settings)
+always wins and runs through the shell, so pipes and ``&&`` work as typed.
 """
 
 from __future__ import annotations
@@ -151,7 +137,19 @@ def _makefile(root: Path) -> str | None:
 
 
 def detect_test_command(root: Path, configured: str | None = None) -> TestCommand | None:
-    """The configured command, else the detected one, else ``None`` (see the module doc)."""
+    """The configured command, else the detected one, else ``None``. First match wins:
+
+    1. pytest: ``[tool.pytest.ini_options]`` in pyproject.toml, a pytest.ini, a
+       ``[tool:pytest]`` section in setup.cfg, a ``[pytest]`` section in tox.ini, or a
+       ``tests/`` (or ``test/``) folder holding ``test_*.py`` / ``*_test.py`` files.
+       Always run as ``PYTHON -m pytest`` (which puts the repo root on ``sys.path``, so
+       flat layouts import), with PYTHON the project's own ``.venv``/``venv``
+       interpreter, else the one the ``pytest`` on PATH runs on (its ``#!`` line), else
+       the interpreter spark runs on.
+    2. ``npm test``: package.json with a ``scripts.test`` (npm's placeholder "no test
+       specified" script does not count).
+    3. ``cargo test``: Cargo.toml. 4. ``go test ./...``: go.mod.
+    5. ``make test``: a Makefile (or makefile / GNUmakefile) with a ``test:`` target."""
     if configured and configured.strip():
         return TestCommand((configured.strip(),), "configured", shell=True)
     root = Path(root)

@@ -3,16 +3,7 @@
 `find_sandbox()` answers once per process (cached): a `Sandbox`, or a `NoSandbox` with a
 one-line reason and its fix. On Linux it runs bubblewrap once with the real flags
 (``true`` inside), since unprivileged user namespaces can be switched off and then
-bwrap is installed but cannot work. `sandboxed_argv` wraps a command's argv:
-
-- bubblewrap: ``--ro-bind / /`` (everything read-only), ``--tmpfs /tmp`` *before*
-  ``--bind REPO REPO`` (a repo under /tmp would be hidden otherwise), ``--dev /dev
-  --proc /proc --unshare-net --unshare-pid --die-with-parent --chdir REPO``. No
-  ``--new-session``: the runner already starts the command in a new session with no
-  controlling terminal (so no terminal input can be injected), and the process group
-  stays one the runner can signal as a whole; killing bwrap ends its pid namespace.
-- sandbox-exec: a profile of the same meaning (no network, writes only under the repo
-  and the temp folders). Untested here (no macOS machine); docs/tools.md says so.
+bwrap is installed but cannot work. `sandboxed_argv` wraps a command's argv.
 """
 
 from __future__ import annotations
@@ -56,7 +47,16 @@ class NoSandbox:
 
 
 def sandboxed_argv(sandbox: Sandbox, root: Path, argv: list[str]) -> list[str]:
-    """``argv`` run inside ``sandbox`` with ``root`` (resolved) writable and its folder."""
+    """``argv`` run inside ``sandbox`` with ``root`` (resolved) writable and its folder.
+
+    - bubblewrap: ``--ro-bind / /`` (everything read-only), ``--tmpfs /tmp`` *before*
+      ``--bind REPO REPO`` (a repo under /tmp would be hidden otherwise), ``--dev /dev
+      --proc /proc --unshare-net --unshare-pid --die-with-parent --chdir REPO``. No
+      ``--new-session``: the runner already starts the command in a new session with no
+      controlling terminal (so no terminal input can be injected), and the process group
+      stays one the runner can signal as a whole; killing bwrap ends its pid namespace.
+    - sandbox-exec: a profile of the same meaning (no network, writes only under the repo
+      and the temp folders). Untested here (no macOS machine); docs/tools.md says so."""
     repo = str(Path(root).resolve())
     if sandbox.name == "sandbox-exec":
         tmp = str(Path(os.environ.get("TMPDIR", "/tmp")).resolve())

@@ -19,6 +19,7 @@ from spark_cli.cli.edit.edit_settings import ask_server
 
 def _settings(flags: dict[str, object]) -> Any:
     def settings(root: Path) -> Any:
+        # deferred: spark --help
         from spark_cli.session.config.settings import load_settings
         from spark_cli.session.window.facts import resolve
 
@@ -38,9 +39,10 @@ def register(app: typer.Typer) -> None:
                                             help="ask (the default), sandbox or off."),
     ) -> None:
         """Serve an editor (Zed, JetBrains, Neovim) over the Agent Client Protocol on stdio."""
-        import asyncio
+        import asyncio  # deferred: spark --help
 
-        from spark_cli.acp.agent import AcpSetup, serve  # the ACP SDK: `spark acp` only
+        # deferred: spark --help (the ACP SDK: `spark acp` only)
+        from spark_cli.acp.agent import AcpSetup, serve
         from spark_cli.cli.tui_cmd import connect
 
         given = {"provider": provider, "model": model, "base_url": base_url, "commands": commands}

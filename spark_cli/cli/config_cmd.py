@@ -28,7 +28,7 @@ _ORDER = ("provider", "kind", "model", "base_url", "api_key", "edit_format", "co
 
 def sandbox_line() -> str:
     """The sandbox commands run in (``commands = "sandbox"``, and under ``ask``), or why none."""
-    from spark_cli.checks.sandbox import Sandbox, find_sandbox
+    from spark_cli.checks.sandbox import Sandbox, find_sandbox  # deferred: spark --help
 
     found = find_sandbox()
     if isinstance(found, Sandbox):

@@ -1,22 +1,14 @@
 """The one place that turns resolved Settings into a concrete Channel.
 
-- ``mock`` without a ``base_url``: the bundled engine is started on an
-  ephemeral loopback port with a random token, and spoken to over the
-  Responses WebSocket exactly like a real provider (nothing to configure). It
-  serves that WebSocket alone (websockets' server, no uvicorn: it starts and
-  stops in milliseconds), on a thread with its own event loop, so the client's
-  work on its loop never delays the engine's reading and pacing.
-- ``mock`` with a ``base_url``: that running engine (e.g. `spark engine serve`),
-  over the WebSocket.
+- ``mock`` without a ``base_url``: the bundled engine on an ephemeral loopback port with a
+  random token, spoken to over the Responses WebSocket like a real provider; it runs on a
+  thread with its own event loop, so the client's work never delays its pacing.
+- ``mock`` with a ``base_url``: that running engine (`spark engine serve`), over the WebSocket.
 - any other kind: the transport factory with the provider's base URL and key.
 
-A one-shot turn may send its request ahead (:func:`send_ahead`, before its
-event loop exists; see :mod:`spark_cli.transport.sse.http_route`) and pass
-what it sent to :func:`open_provider_channel` (``ahead=``), whose channel
-adopts it.
-
-Concrete parts (engine, transports) are imported only here and only for the
-kind asked for, inside the function, so `spark --help` never pays for them.
+A one-shot may send its request ahead (:func:`send_ahead`, before its event loop exists)
+and hand what it sent to :func:`open_provider_channel` (``ahead=``), whose channel adopts
+it. Concrete parts (engine, transports) are imported only here, for the kind asked for.
 """
 
 from __future__ import annotations
@@ -157,6 +149,8 @@ def _bundled_config(token: str) -> Any:
 
 @contextlib.asynccontextmanager
 async def _bundled_engine() -> AsyncIterator[Any]:
+    """The bundled engine for this run: websockets' server alone (no uvicorn: it starts and
+    stops in milliseconds), on its own thread and loop."""
     from spark_cli.transport.ws import websockets_lean  # deferred: launch -> request
 
     websockets_lean.prepare()  # the engine's server imports websockets first here

@@ -30,7 +30,7 @@ def cache_dir(env: Mapping[str, str]) -> Path:
         xdg = env.get("XDG_CACHE_HOME", "")
         return Path(xdg if xdg.startswith("/") else os.path.expanduser("~/.cache")) / "spark" \
             / "mcp"
-    import platformdirs
+    import platformdirs  # deferred: launch -> request
 
     return Path(platformdirs.user_cache_dir("spark", appauthor=False)) / "mcp"
 

@@ -120,7 +120,7 @@ def read_servers(files: Sequence[tuple[str, Path]]) -> tuple[McpServerConfig, ..
             continue
         if b"mcp_servers" not in raw:
             continue  # no table of ours: no parser needed
-        import tomllib
+        import tomllib  # deferred: spark --help
 
         try:
             data = tomllib.loads(raw.decode())

@@ -1,17 +1,4 @@
-"""The session's MCP servers as the model's tools: one :class:`McpHub` per session.
-
-- :meth:`McpHub.start` launches every enabled server in the background and
-  returns at once; nothing on launch waits for a server or imports the SDK.
-- :meth:`McpHub.specs`, each request: the tools to declare, as
-  ``mcp__SERVER__TOOL`` (:mod:`spark_cli.mcp.schema`), from the live list, else
-  from the last run's cache; a server with neither is left out with a note.
-- :meth:`McpHub.call` never raises: a bad call, a dead or slow server is an error
-  result; :meth:`McpHub.allowed` says whether a call runs without asking
-  (``allowed_tools``; a ``readOnlyHint`` alone does not allow).
-- :meth:`McpHub.new_turn` restarts a crashed server, once; :meth:`McpHub.aclose`
-  stops them all. ``env`` values and the bearer token are masked in everything the
-  hub returns.
-"""
+"""The session's MCP servers as the model's tools: one :class:`McpHub` per session."""
 
 from __future__ import annotations
 
@@ -53,7 +40,19 @@ class McpServerStatus:
 
 
 class McpHub:
-    """Every configured MCP server of one session (see the module doc)."""
+    """Every configured MCP server of one session (see the module doc).
+
+    - :meth:`McpHub.start` launches every enabled server in the background and
+      returns at once; nothing on launch waits for a server or imports the SDK.
+    - :meth:`McpHub.specs`, each request: the tools to declare, as
+      ``mcp__SERVER__TOOL`` (:mod:`spark_cli.mcp.schema`), from the live list, else
+      from the last run's cache; a server with neither is left out with a note.
+    - :meth:`McpHub.call` never raises: a bad call, a dead or slow server is an error
+      result; :meth:`McpHub.allowed` says whether a call runs without asking
+      (``allowed_tools``; a ``readOnlyHint`` alone does not allow).
+    - :meth:`McpHub.new_turn` restarts a crashed server, once; :meth:`McpHub.aclose`
+      stops them all. ``env`` values and the bearer token are masked in everything the
+      hub returns."""
 
     def __init__(self, servers: Sequence[McpServerConfig], root: Path, *,
                  cache: Path | None = None, environ: Mapping[str, str] | None = None) -> None:

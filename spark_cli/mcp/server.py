@@ -61,8 +61,7 @@ async def _sdk() -> dict[str, Any]:
 
 
 def _import_sdk() -> dict[str, Any]:
-    # deferred for start-up: the SDK is imported here, in a worker thread, never on
-    # launch -> prompt or launch -> request
+    # deferred: launch -> request (the SDK loads in a worker thread, never on the way)
     import anyio
     import httpx2
     from mcp import Client, StdioServerParameters

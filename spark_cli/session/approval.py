@@ -6,12 +6,6 @@ session answers it through its :class:`Approver`: the TUI with the keys y / a /
 n / Esc, ``spark edit --commands ask`` on the terminal, an editor over ACP with
 ``session/request_permission``. A front end that cannot ask uses
 :func:`refuse_all`. The answers:
-
-- ``once``: run it this time;
-- ``always``: run it, and this exact action again in this repo without asking
-  (kept in ``.spark/approved.json``, :func:`remember` / :func:`remembered`);
-- ``refuse``: do not run it; the model is told that the user declined;
-- ``stop``: do not run it and stop the turn (Esc).
 """
 
 from __future__ import annotations
@@ -45,7 +39,13 @@ class ApprovalRequest:
 
 
 class Approver(Protocol):
-    """A front end's answer to one request (it may wait for the user as long as needed)."""
+    """A front end's answer to one request (it may wait for the user as long as needed).
+
+    - ``once``: run it this time;
+    - ``always``: run it, and this exact action again in this repo without asking
+      (kept in ``.spark/approved.json``, :func:`remember` / :func:`remembered`);
+    - ``refuse``: do not run it; the model is told that the user declined;
+    - ``stop``: do not run it and stop the turn (Esc)."""
 
     async def __call__(self, request: ApprovalRequest, /) -> Decision: ...
 

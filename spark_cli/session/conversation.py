@@ -4,21 +4,6 @@
 drives through ``spark_cli.session.api.SessionApi``. ``run_turn`` builds the
 request (``spark_cli.session.building.request``; a problem there is a ``TurnFailed``
 and nothing is sent) and runs it as a :class:`spark_cli.session.turn.TurnRun`.
-
-``prepare()`` builds the next turn's request ahead, before any channel exists
-(the channel may be set later): a one-shot front end checks the request (the
-window budget, binary files) before it starts an engine or connects.
-
-The assistant's text (partial too, after an interrupt) joins the conversation,
-so the next turn continues from it; refusals of the last turn are told to the
-model at the start of the next one.
-
-Tools: unless ``settings.tools`` is off, every request declares the model's
-read-only tools and a turn runs the calls the model makes
-(:mod:`spark_cli.session.tool_loop`); the calls and their outputs join the
-conversation (every call answered), so a later turn and ``--resume`` keep
-what was read. ``readable``: the files the user named or added in this
-session, which the tools may read even where ``.gitignore`` hides them.
 """
 
 from __future__ import annotations
@@ -38,11 +23,13 @@ from spark_cli.session.building.request import (
 )
 from spark_cli.session.config.settings import Settings
 from spark_cli.session.context.report import ContextReport
+from spark_cli.session.context.scan import scan
 from spark_cli.session.events import SessionEvent, TurnFailed
 from spark_cli.session.lazy_applier import LazyApplier
 from spark_cli.session.marks import TurnMarks
 from spark_cli.session.servers import McpServers
 from spark_cli.session.steers import SteerLog
+from spark_cli.session.tool_access import default_runner
 from spark_cli.session.turn import TurnRun
 from spark_cli.session.window.facts import remember
 from spark_cli.session.window.learning import beyond_hint, learn
@@ -60,7 +47,22 @@ class TurnInProgress(RuntimeError):
 
 
 class Session:
-    """One conversation with a model over ``channel``, editing files under ``root``."""
+    """One conversation with a model over ``channel``, editing files under ``root``.
+
+    ``prepare()`` builds the next turn's request ahead, before any channel exists
+    (the channel may be set later): a one-shot front end checks the request (the
+    window budget, binary files) before it starts an engine or connects.
+
+    The assistant's text (partial too, after an interrupt) joins the conversation,
+    so the next turn continues from it; refusals of the last turn are told to the
+    model at the start of the next one.
+
+    Tools: unless ``settings.tools`` is off, every request declares the model's
+    read-only tools and a turn runs the calls the model makes
+    (:mod:`spark_cli.session.tool_loop`); the calls and their outputs join the
+    conversation (every call answered), so a later turn and ``--resume`` keep
+    what was read. ``readable``: the files the user named or added in this
+    session, which the tools may read even where ``.gitignore`` hides them."""
 
     def __init__(self, channel: Channel | None, root: Path, settings: Settings, *,
                  dry_run: bool = False, run_tool: RunTool | None = None) -> None:
@@ -78,7 +80,7 @@ class Session:
         """The MCP servers the config names; their tools join the requests."""
         self.approver: Approver = refuse_all
         """Asked before an action the policy does not let run by itself (``set_approver``)."""
-        self._run_tool = run_tool  # None: ``spark_cli.tools.run_tool``, imported when needed
+        self._run_tool = run_tool  # None: ``spark_cli.tools.run.run_tool``, imported when needed
         self._own_tools = run_tool is None  # the real tools: warmed during the first TTFT
         self._run: TurnRun | None = None
         self.seen: dict[str, str] = {}
@@ -131,8 +133,6 @@ class Session:
         self._sent.clear()  # an undo can bring back text already sent: the model saw its edit
 
     def repo_files(self) -> list[str]:
-        from spark_cli.session.context.scan import scan
-
         return scan(self.root).paths()
 
     def reset(self) -> None:
@@ -283,7 +283,8 @@ class Session:
                 self.readable.append(target.path)
         tools = None
         if built.request.tools:
-            from spark_cli.session.commands import CommandCalls  # asyncio: after the request left
+            # deferred: launch -> request (asyncio: the request has left)
+            from spark_cli.session.commands import CommandCalls
             from spark_cli.session.tool_loop import ToolLoop
 
             commands = CommandCalls(self.root, self.settings, self.approver, self.interrupt)
@@ -315,8 +316,6 @@ class Session:
 
     def _runner(self) -> RunTool:
         if self._run_tool is None:
-            from spark_cli.session.tool_access import default_runner
-
             self._run_tool = default_runner()
         return self._run_tool
 

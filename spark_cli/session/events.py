@@ -1,24 +1,14 @@
 """What a session turn yields to a front end: plain data, past tense (streamed pieces: Delta).
 
-A turn's stream is: channel events passed through where a UI needs them
-(``RequestSent``, ``Queued``, ``WaitingToRetry``, ``Reconnected``,
-``UsageReported``, ``SteerAccepted`` / ``SteerRejected`` / ``Steered``: the
-channel's own types),
-``ProseDelta`` for text outside edit blocks,
-``EditLanded`` / ``EditRefused`` the moment a block was applied or refused,
-``BlockRejected`` for a malformed block (or an unclosed one at the end of an
-interrupted answer), and exactly one final ``TurnCompleted`` or ``TurnFailed``.
-
-A turn whose model calls tools (``spark_cli.session.tool_loop``) also yields
-``ToolCallStarted`` / ``ToolCallFinished`` around each call spark runs (these
-are the session's own types, not the channel's ``ToolCallStarted``: they carry
-what a front end shows), and ``ToolLoopStopped`` when the per-turn budget
-(``max_tool_calls``) ended the loop.
-
-``EditLanded`` and ``EditRefused`` wrap the edit engine's outcome
-(``spark_cli.edits.model.outcome``) in the field ``outcome``. ``SessionEvent`` is a
-closed union: front ends match on these types (``spark_cli.session.api``), and
-``spark_cli.render.jsonl.EVENT_TYPES`` gives each its ``--json`` name.
+A turn's stream is: channel events passed through where a UI needs them (``RequestSent``,
+``Queued``, ``WaitingToRetry``, ``Reconnected``, ``UsageReported``, the steering events:
+the channel's own types), ``ProseDelta`` for text outside edit blocks, ``EditLanded`` /
+``EditRefused`` the moment a block was applied or refused (wrapping the edit engine's
+``outcome``), ``BlockRejected`` for a malformed block (or an unclosed one at the end of
+an interrupted answer), the tool loop's events, and exactly one final ``TurnCompleted``
+or ``TurnFailed``. ``SessionEvent`` is a closed union: front ends match on these types
+(``spark_cli.session.api``), and ``spark_cli.render.jsonl.EVENT_TYPES`` gives each its
+``--json`` name.
 """
 
 from __future__ import annotations
@@ -83,7 +73,12 @@ class EditRefused:
 
 @record
 class ToolCallStarted:
-    """spark started running a call the model made (its arguments are complete)."""
+    """spark started running a call the model made (its arguments are complete).
+
+    A turn whose model calls tools (``spark_cli.session.tool_loop``) yields this and
+    ``ToolCallFinished`` around each call spark runs (the session's own types: they carry
+    what a front end shows), and ``ToolLoopStopped`` when the per-turn budget
+    (``max_tool_calls``) ended the loop."""
 
     call_id: str
     name: str

@@ -72,7 +72,7 @@ class McpServers:
         hub = self.hub()
         if hub is None:
             return None
-        from spark_cli.session.mcp_calls import McpCalls
+        from spark_cli.session.mcp_calls import McpCalls  # deferred: launch -> request
 
         hub.new_turn()
         return McpCalls(hub, self.root, approver, stop, stop_turn)

@@ -6,7 +6,7 @@ parameters, and ``run_tool(root, name, arguments, *, readable, cancel)``
 runs one call, blocking, and never raises (a bad call is an error *result*).
 The session turns the definitions into the protocol's :class:`ToolSpec` for
 ``TurnRequest.tools`` and runs calls through a :class:`RunTool` (tests pass a
-stand-in). Both are imported only when a turn first needs them.
+stand-in). ``run_tool`` is imported when a turn first runs a tool.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Protocol
 
 from spark_cli.protocol.channel import ToolSpec
+from spark_cli.tools.defs import RUN_COMMAND_DEF, TOOL_DEFS
 
 
 class ToolResultLike(Protocol):
@@ -53,15 +54,13 @@ def tool_specs(*, commands: bool = False) -> tuple[ToolSpec, ...]:
     with ``commands``, ``run_command`` last."""
     global _specs
     if _specs is None:
-        from spark_cli.tools.defs import RUN_COMMAND_DEF, TOOL_DEFS
-
         _specs = tuple(ToolSpec(d.name, d.description, dict(d.parameters))
                        for d in (*TOOL_DEFS, RUN_COMMAND_DEF))
     return _specs if commands else _specs[:-1]
 
 
 def default_runner(buffers: Callable[[str], str | None] | None = None) -> RunTool:
-    """``spark_cli.tools.run_tool`` (reading open files from ``buffers`` first: an editor's)."""
-    from spark_cli.tools import run_tool
+    """``spark_cli.tools.run.run_tool`` (reading open files from ``buffers`` first: an editor's)."""
+    from spark_cli.tools.run import run_tool  # deferred: launch -> request
 
     return run_tool if buffers is None else partial(run_tool, buffers=buffers)

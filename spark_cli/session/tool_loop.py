@@ -1,43 +1,14 @@
 """One turn's tool loop: the calls a response made, run in order, answered, and the next request.
 
-A response that calls tools yields ``ToolCallCompleted`` per call (collected
-here with :meth:`ToolLoop.collect`) and finishes ``completed``. Then
+A response that calls tools yields ``ToolCallCompleted`` per call (collected by
+:meth:`ToolLoop.collect`) and finishes ``completed``. Then
 :meth:`ToolLoop.answer` runs every call of that response in order, each in a
-worker thread (``spark_cli.tools.run_tool`` blocks; it stops early once the
+worker thread (``spark_cli.tools.run.run_tool`` blocks; it stops early once the
 shared ``cancel`` event is set), yields ``ToolCallStarted`` /
 ``ToolCallFinished`` for the front ends, and appends the conversation items
-in the order ``protocol/channel.py`` fixes: the response's text (when it wrote
-any), every call, then one output per call, in the same order.
-:meth:`ToolLoop.follow_up` is the next request: the turn's first request
-extended by those items, on the same channel (a chaining channel sends only
-the outputs).
-
-Rules:
-
-- Every call in the conversation has exactly one output under its own id: a
-  bad call is an error *result* from the tool; a call interrupted while it
-  runs, or never run because the turn ended first (Esc, a failure, a cut-off
-  response), is answered ``cancelled`` / ``not run``. The conversation stays
-  valid for the next turn on both wires, and keeps what was read.
-- Interrupt (:meth:`interrupt`, from ``Session.interrupt``) stops at once: the
-  running call's ``cancel`` is set and the loop does not wait for its thread
-  (the tools are read-only: an abandoned call changes nothing).
-- :meth:`ToolLoop.prime` warms the tools once per process and repo while the
-  first request waits for the model (their imports, RE2, the root's ignore
-  rules, the worker thread): a one-shot's first call would otherwise pay
-  20-60 ms of that.
-- ``read_file`` runs on the event loop itself (``INLINE``): it reads one file,
-  bounded by the tool's own size limit, in well under a millisecond, while
-  handing a call to a thread and back cost 2-10 ms on a loaded machine (two
-  wake-ups; `spark bench tools`). ``search`` and ``list_files`` walk the repo
-  and may take long: they run in a worker thread and can be cancelled.
-- The budget: after ``limit`` calls in the turn, calls are not run; they are
-  answered "not run" and the turn ends (``ToolLoopStopped``), rather than
-  asking the model to finish without tools: a model that loops rarely wraps
-  up well, and the user decides whether to go on.
-- The window: an output that would not fit the next request makes room first
-  by dropping older outputs of this turn, then is cut with a note
-  (``spark_cli.session.context.tool_outputs``).
+in the order ``protocol/channel.py`` fixes (the response's text, every call, one
+output per call). :meth:`ToolLoop.follow_up` is the next request: the turn's first
+request extended by those items, on the same channel.
 """
 
 from __future__ import annotations
@@ -80,7 +51,7 @@ OVER_BUDGET = ("not run: this turn reached its limit of {limit} tool calls (max_
                "the user decides whether to go on")
 STOPPED = "stopped: the model made {limit} tool calls in this turn (max_tool_calls)"
 INLINE = frozenset({"read_file"})
-"""Tools cheap and bounded enough to run on the event loop (see the module doc)."""
+"""Tools cheap and bounded enough to run on the event loop (see :class:`ToolLoop`)."""
 PRIME_ARGUMENTS = '{"pattern": "spark", "path": ".spark/no-such-folder"}'
 """A search that compiles its pattern and stops at the path: imports, no walk."""
 _primed: set[Path] = set()
@@ -96,7 +67,32 @@ class _Broken:
 
 
 class ToolLoop:
-    """The tool calls of one turn and the conversation items they added."""
+    """The tool calls of one turn and the conversation items they added.
+
+    Rules:
+
+    - Every call in the conversation has exactly one output under its own id: a
+      bad call is an error *result* from the tool; a call interrupted while it
+      runs, or never run because the turn ended first (Esc, a failure, a cut-off
+      response), is answered ``cancelled`` / ``not run``. The conversation stays
+      valid for the next turn on both wires, and keeps what was read.
+    - Interrupt (:meth:`interrupt`, from ``Session.interrupt``) stops at once: the
+      running call's ``cancel`` is set and the loop does not wait for its thread
+      (the tools are read-only: an abandoned call changes nothing).
+    - :meth:`ToolLoop.prime` warms the tools once per process and repo while the
+      first request waits for the model (their imports, RE2, the root's ignore
+      rules, the worker thread), which a one-shot's first call would otherwise pay.
+    - ``read_file`` runs on the event loop itself (``INLINE``): it reads one file,
+      bounded by the tool's own size limit, faster than handing a call to a thread and
+      back (two wake-ups; `spark bench tools`). ``search`` and ``list_files`` walk the repo
+      and may take long: they run in a worker thread and can be cancelled.
+    - The budget: after ``limit`` calls in the turn, calls are not run; they are
+      answered "not run" and the turn ends (``ToolLoopStopped``), rather than
+      asking the model to finish without tools: a model that loops rarely wraps
+      up well, and the user decides whether to go on.
+    - The window: an output that would not fit the next request makes room first
+      by dropping older outputs of this turn, then is cut with a note
+      (``spark_cli.session.context.tool_outputs``)."""
 
     def __init__(self, root: Path, runner: RunTool, *, readable: Sequence[str], limit: int,
                  used: int, cap: int, warm: bool = True,

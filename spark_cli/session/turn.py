@@ -6,23 +6,6 @@ completed ``FileEdit`` at once (one undo checkpoint per turn), so edits land
 on disk while the model is still talking; it passes through the channel
 events a front end shows (waits, queueing, steering, usage) and ends with one
 ``TurnCompleted`` or ``TurnFailed``.
-
-A turn may be several responses: while a response ends with tool calls, its
-:class:`spark_cli.session.tool_loop.ToolLoop` runs them and the next request
-goes out on the same channel. Each response gets its own edit parser (what
-one left open is closed with it, so no half block leaks into the next); the
-undo batch is the turn's. Latency marks are the first response's (TTFT is to
-its first output, text or call); the tool round trips are summed apart.
-
-An interrupted, cut-off or failed answer never half-applies a block: whatever
-was still open when the stream ended is dropped and reported as a
-``BlockRejected``. Once ``stopped`` is set no further text is parsed or
-applied, even if the channel is slow to stop: the stream is closed at the next
-delta.
-
-Hot path: per delta one type check, one ``perf_counter()`` (the turn's only
-delta stamp: ``marks``, TTFT and tok/s all use it), the list append, the parser
-feed and a yield per parsed item; the text is joined once at the end.
 """
 
 from __future__ import annotations
@@ -75,7 +58,24 @@ if TYPE_CHECKING:
 
 
 class TurnRun:
-    """The state of one turn while it streams, and what it came to."""
+    """The state of one turn while it streams, and what it came to.
+
+    A turn may be several responses: while a response ends with tool calls, its
+    :class:`spark_cli.session.tool_loop.ToolLoop` runs them and the next request
+    goes out on the same channel. Each response gets its own edit parser (what
+    one left open is closed with it, so no half block leaks into the next); the
+    undo batch is the turn's. Latency marks are the first response's (TTFT is to
+    its first output, text or call); the tool round trips are summed apart.
+
+    An interrupted, cut-off or failed answer never half-applies a block: whatever
+    was still open when the stream ended is dropped and reported as a
+    ``BlockRejected``. Once ``stopped`` is set no further text is parsed or
+    applied, even if the channel is slow to stop: the stream is closed at the next
+    delta.
+
+    Hot path: per delta one type check, one ``perf_counter()`` (the turn's only
+    delta stamp: ``marks``, TTFT and tok/s all use it), the list append, the parser
+    feed and a yield per parsed item; the text is joined once at the end."""
 
     def __init__(self, request: TurnRequest, applier: LazyApplier, steers: SteerLog,
                  feedback: list[str], *, provider: ProviderSettings,
@@ -349,9 +349,10 @@ class TurnRun:
         return {"cancelled": "interrupted", "incomplete": "cut off"}.get(status, status)
 
     def _parser(self) -> EditStreamParser:
-        """The streaming edit parser; imported (~8 ms) once the request has left, so the
-        import overlaps the model's TTFT instead of delaying launch -> request."""
+        """The streaming edit parser; imported once the request has left, so the import
+        overlaps the model's TTFT instead of delaying launch -> request."""
         if self.parser is None:
+            # deferred: launch -> request
             from spark_cli.edits.formats.stream_parser import EditStreamParser
 
             self.parser = EditStreamParser()

@@ -7,29 +7,12 @@ raises; docs/tools.md describes the tools, their outputs and caps. The repo walk
 honouring ``.gitignore`` (:mod:`.repo_files`) lives here too, and the session's repo
 map uses it. A request declares the tools (``TOOL_DEFS``, :mod:`.defs`: plain data)
 before any runs, so ``run_tool`` (:mod:`.run`, which pulls in the three tools) is
-imported on first use.
+imported from its module on first use.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
+from spark_cli.tools.defs import TOOL_DEFS
 from spark_cli.tools.model import ToolDef, ToolResult
 
-if TYPE_CHECKING:
-    from spark_cli.tools.defs import TOOL_DEFS
-    from spark_cli.tools.run import run_tool
-
-__all__ = ["TOOL_DEFS", "ToolDef", "ToolResult", "run_tool"]
-
-
-def __getattr__(name: str) -> Any:
-    if name == "TOOL_DEFS":
-        from spark_cli.tools.defs import TOOL_DEFS
-
-        return TOOL_DEFS
-    if name == "run_tool":
-        from spark_cli.tools.run import run_tool
-
-        return run_tool
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__all__ = ["TOOL_DEFS", "ToolDef", "ToolResult"]

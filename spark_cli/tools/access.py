@@ -2,17 +2,10 @@
 
 A path goes through the edits package's `confine` (no empty path, no ``..`` out of
 the root, no absolute path outside it, no symlink on the way that leads outside,
-nothing in ``.git/`` or ``.spark/``), then through three checks of the tools' own:
-
-- where it really is once symlinks inside the repo are followed: a link that lands
-  in ``.git/`` or ``.spark/`` is refused too;
-- it exists, and is a regular file or a folder (never a FIFO a read would hang on);
-- ``.gitignore`` does not hide it (nor the file a link inside the repo points to),
-  unless the user named or added it: ``readable`` holds those repo-relative paths
-  (a folder in it makes everything below it readable).
-
-``buffers`` (absolute path -> text, or None) is where a front end's editor holds files:
-``read_file`` reads a file's open (maybe unsaved) buffer there first (``spark acp``).
+nothing in ``.git/`` or ``.spark/``), then through the tools' own checks
+(:meth:`Access.locate`). ``buffers`` (absolute path -> text, or None) is where a front
+end's editor holds files: ``read_file`` reads a file's open (maybe unsaved) buffer there
+first (``spark acp``).
 """
 
 from __future__ import annotations
@@ -74,7 +67,14 @@ class Access:
         return rel in self.readable or any(rel.startswith(r + "/") for r in self.readable)
 
     def locate(self, raw: str | None, *, want: Literal["file", "any"]) -> Target:
-        """The file (or, for ``want="any"``, the folder) ``raw`` names; `ToolFailure` if not."""
+        """The file (or, for ``want="any"``, the folder) ``raw`` names; `ToolFailure` if not.
+
+        After `confine`: where it really is once symlinks inside the repo are followed (a
+        link that lands in ``.git/`` or ``.spark/`` is refused too); it exists, and is a
+        regular file or a folder (never a FIFO a read would hang on); ``.gitignore`` does
+        not hide it (nor the file a link inside the repo points to), unless the user named
+        or added it: ``readable`` holds those repo-relative paths (a folder in it makes
+        everything below it readable)."""
         name = "" if raw is None else raw.strip()
         if not name.isascii():
             try:

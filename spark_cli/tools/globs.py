@@ -41,7 +41,7 @@ def glob_filter(glob: str | None, under: str) -> Callable[[str], bool] | None:
     exclude = text.startswith("!")
     if exclude:
         text = text[1:]
-    import pathspec
+    import pathspec  # deferred: launch -> request (a tool call without a glob)
 
     try:
         spec = pathspec.GitIgnoreSpec.from_lines(expand_braces(text))

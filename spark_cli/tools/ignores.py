@@ -1,17 +1,11 @@
 """One ignore file's rules (``.gitignore``, ``.git/info/exclude``), pathspec only when needed.
 
-``pathspec`` reads a ``.gitignore`` with git's exact rules, but importing it
-and compiling a file's patterns costs ~70 M instructions (~20 ms), before the
-request leaves, in every repo that has a ``.gitignore``. The walk needs less:
-when no pattern of a file negates (``!keep.me``), a path is ignored exactly
-when one of its patterns matches, so all of them make one regex
-(:func:`combined`, built from pathspec's own regexes). That regex's source is
-kept in ``<root>/.spark/cache/ignores.json``, keyed by a digest of the file's
-text and stamped with the installed pathspec (its file's path, size and
-mtime: an upgrade starts the cache afresh, so its regexes are always the
-running pathspec's): a later run compiles that one regex and never imports
-pathspec. A file with a negation (order matters there), a new or changed file,
-and the ``/add`` refusal message (which names the pattern) use pathspec itself.
+``pathspec`` reads a ``.gitignore`` with git's exact rules, but importing it and compiling
+a file's patterns is a cost paid before the request leaves, in every repo that has a
+``.gitignore``. The walk needs less: when no pattern of a file negates (``!keep.me``), a
+path is ignored exactly when one of its patterns matches, so all of them make one regex
+(:func:`combined`), cached by :class:`IgnoreCache` so that a later run never imports
+pathspec. `spark bench oneshot` shows the one-shot this keeps fast.
 """
 
 from __future__ import annotations
@@ -63,7 +57,7 @@ class IgnoreFile:
     @property
     def spec(self) -> pathspec.GitIgnoreSpec:
         if self._spec is None:
-            import pathspec
+            import pathspec  # deferred: launch -> request
 
             self._spec = pathspec.GitIgnoreSpec.from_lines(self.text.splitlines())
         return self._spec
@@ -85,7 +79,13 @@ def pathspec_stamp() -> str | None:
 
 
 class IgnoreCache:
-    """The repo's ``ignores.json``: digest of an ignore file's text -> its one regex."""
+    """The repo's ``ignores.json``: digest of an ignore file's text -> its one regex.
+
+    The cache is ``<root>/.spark/cache/ignores.json``, stamped with the installed pathspec
+    (its file's path, size and mtime: an upgrade starts the cache afresh, so its regexes
+    are always the running pathspec's). A file with a negation (order matters there), a
+    new or changed file, and the ``/add`` refusal message (which names the pattern) use
+    pathspec itself."""
 
     def __init__(self, root: Path) -> None:
         self.path = root.joinpath(".spark", *CACHE_FILE)

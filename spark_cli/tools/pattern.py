@@ -1,30 +1,20 @@
 """A search pattern compiled with RE2, and the lines of a file it matches.
 
-Why RE2 (``google-re2``, Google's own binding): a model may write any pattern, and
-a backtracking engine (Python's ``re``) can take exponential time on some
-(``(a+)+$`` against a long line of ``a``), inside one C call that nothing can
-interrupt, so the turn would hang. RE2 runs in time linear in the text for every
-pattern, so there is nothing to time out; the ``regex`` package's ``timeout=``
-would instead turn such a search into an error after the time is lost, and a
-per-search deadline cannot stop a match already running. RE2's syntax is the one
-models know from ripgrep (no look-around, no backreferences); it is also faster
-than ``re`` here (a 1.2 MB file: a literal in 25 µs against 1.1 ms, ``\\w+_total\\b`` in
-10 ms against 20 ms). It searches the file's bytes as UTF-8, so a file without a
-match is never decoded.
-
-Like ``rg``, ``^`` and ``$`` match at line ends (multi-line mode; a CR before
-the newline is part of the line, as in ``rg`` without ``--crlf``), a match never
-spans lines (RE2's ``never_nl``: ``\\s`` and ``[^x]`` do not cross a newline) and
-each matching line counts once. A pattern RE2 cannot compile
-(a syntax error, look-around, too large) is searched as fixed text and ``fixed``
-says so. Errors are never logged (``log_errors`` off: they would land on the TUI's
-terminal). ``re2`` is imported on the first search.
+Why RE2 (``google-re2``, Google's own binding): a model may write any pattern, and a
+backtracking engine (Python's ``re``) can take exponential time on some (``(a+)+$``
+against a long line of ``a``) inside one C call nothing can interrupt, so the turn would
+hang. RE2 runs in time linear in the text for every pattern, so there is nothing to time
+out (the ``regex`` package's ``timeout=`` only turns a lost wait into an error). Its
+syntax is the one models know from ripgrep (no look-around, no backreferences), and it
+searches the file's bytes as UTF-8, so a file without a match is never decoded.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from typing import Any
+
+import re2
 
 from spark_cli.record import record
 from spark_cli.tools.model import ToolFailure
@@ -42,7 +32,7 @@ class Hit:
     column: int  # byte offset of the match within the line
 
 
-def _options(re2: Any, *, literal: bool) -> Any:
+def _options(*, literal: bool) -> Any:
     options = re2.Options()
     options.log_errors = False
     options.never_nl = True
@@ -62,7 +52,7 @@ class Matcher:
     def _finder(self) -> Callable[[bytes, int], int]:
         """``find(data, pos)``: where the next match starts, -1 for none. RE2's own
         ``Match`` (what the module's ``search`` wraps in a generator and a match object)
-        when it is there: 3 µs a matching line instead of 6."""
+        when it is there: no generator and match object per matching line."""
         raw = getattr(self.regex, "_regexp", None)
         anchor = getattr(getattr(getattr(raw, "Anchor", None), "UNANCHORED", None), "value", None)
         if raw is not None and anchor is not None:
@@ -118,7 +108,14 @@ class Matcher:
 
 
 def compile_pattern(pattern: str) -> Matcher:
-    """``pattern`` as RE2 compiles it, or as fixed text when it does not compile."""
+    """``pattern`` as RE2 compiles it, or as fixed text when it does not compile.
+
+    Like ``rg``, ``^`` and ``$`` match at line ends (multi-line mode; a CR before the
+    newline is part of the line, as in ``rg`` without ``--crlf``), a match never spans
+    lines (RE2's ``never_nl``: ``\\s`` and ``[^x]`` do not cross a newline) and each
+    matching line counts once. A pattern RE2 cannot compile (a syntax error, look-around,
+    too large) is searched as fixed text and ``fixed`` says so. Errors are never logged
+    (``log_errors`` off: they would land on the TUI's terminal)."""
     if not pattern:
         raise ToolFailure("search: pattern is empty; give a regular expression or text to find",
                           "empty pattern")
@@ -127,14 +124,12 @@ def compile_pattern(pattern: str) -> Matcher:
     except UnicodeEncodeError:
         raise ToolFailure("search: pattern is not valid Unicode text (a lone surrogate)",
                           "bad pattern") from None
-    import re2  # ~5 ms: only when a search runs, not when the repo map imports the walk
-
     try:
-        return Matcher(re2.compile(b"(?m)" + raw, _options(re2, literal=False)), False)
+        return Matcher(re2.compile(b"(?m)" + raw, _options(literal=False)), False)
     except re2.error:
         pass
     try:
-        return Matcher(re2.compile(raw, _options(re2, literal=True)), True)
+        return Matcher(re2.compile(raw, _options(literal=True)), True)
     except re2.error:
         raise ToolFailure("search: pattern cannot be searched, not even as fixed text "
                           "(too long?)", "bad pattern") from None

@@ -1,27 +1,10 @@
 """The repo's files honouring ``.gitignore``: the one walk spark makes over a repo.
 
-``walk(root)`` visits the tree once (``os.scandir``, depth first) and returns every
-regular file as ``(rel, mtime_ns, size)``, POSIX-style and sorted, leaving out:
-
-- whatever ``.gitignore`` files ignore (the root's, every nested one, and
-  ``.git/info/exclude``; git's rules as ``pathspec`` reads them, deeper files
-  winning, as git does; :mod:`.ignores` caches what the walk needs of them);
-- ``.git/`` and ``.spark/``, always (a worktree's ``.git`` is a file);
-- symlinks, files and folders alike (they may lead outside the repo, or loop);
-- spark's own temp files (``*.spark-tmp``, left by a killed write);
-- what a `WalkFilter` names: folders by name (by default ``VENDORED``:
-  ``node_modules``, virtualenvs, build output, tool caches), file extensions (by
-  default ``BINARY_EXTENSIONS``: images, archives, objects), files over a size.
-
-The repo map (``session.context.scan``) and the model's tools
-(``list_files``, ``search``) both walk through here. ``under`` walks one folder
-with the ignore files of its parents in force. At most ``limit`` files are
-listed (``truncated`` says when the walk stopped early); a set ``cancel`` event
-stops it between folders with `Cancelled`. ``RepoFiles.ignored(rel)`` answers,
-for one path, which rule leaves it out (the ``/add`` refusal message);
-``RepoFiles.hidden(rel)`` whether ``.gitignore`` does, without importing pathspec.
-
-Measured on a 20,000-file repo (40 nested ``.gitignore`` files, 2 cores): ~0.2 s.
+``walk(root)`` visits the tree once (``os.scandir``, depth first). The repo map
+(``session.context.scan``) and the model's tools (``list_files``, ``search``) both walk
+through here. ``RepoFiles.ignored(rel)`` answers, for one path, which rule leaves it out
+(the ``/add`` refusal message); ``RepoFiles.hidden(rel)`` whether ``.gitignore`` does,
+without importing pathspec.
 """
 
 from __future__ import annotations
@@ -187,7 +170,21 @@ def ignore_rules(root: Path) -> RepoFiles:
 
 def walk(root: Path, *, under: str = "", only: WalkFilter = WalkFilter(),
          limit: int | None = None, cancel: threading.Event | None = None) -> RepoFiles:
-    """The repo's files below the folder ``under`` ("" = all), sorted (see the docstring)."""
+    """The repo's files below the folder ``under`` ("" = all): every regular file as
+    ``(rel, mtime_ns, size)``, POSIX-style and sorted, leaving out
+
+    - whatever ``.gitignore`` files ignore (the root's, every nested one, and
+      ``.git/info/exclude``; git's rules as ``pathspec`` reads them, deeper files
+      winning, as git does; :mod:`.ignores` caches what the walk needs of them);
+    - ``.git/`` and ``.spark/``, always (a worktree's ``.git`` is a file);
+    - symlinks, files and folders alike (they may lead outside the repo, or loop);
+    - spark's own temp files (``*.spark-tmp``, left by a killed write);
+    - what ``only`` names: folders by name (by default ``VENDORED``), file extensions (by
+      default ``BINARY_EXTENSIONS``), files over a size.
+
+    ``under``'s parents' ignore files are in force. At most ``limit`` files are listed
+    (``truncated`` says when the walk stopped early); a set ``cancel`` event stops it
+    between folders with `Cancelled`."""
     root = Path(root).resolve()
     rules = _root_rules(root)
     prefix = under.strip("/") + "/" if under.strip("/") else ""

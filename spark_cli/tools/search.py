@@ -1,22 +1,12 @@
 """``search {pattern, path?, glob?}``: the repo's lines a pattern matches, like ``rg -n``.
 
 The files are those ``list_files`` would list under ``path`` (a folder or one file;
-``.gitignore`` honoured, files the user named or added included), less files with
-a binary extension (images, archives, objects: not ``.lock`` files) and files over
-``MAX_FILE_BYTES`` (skipped unread). Each file's
-first 8 KB are read first: a NUL byte there marks it binary and the rest is never
-read. The pattern is RE2 (:mod:`.pattern` says why); one that does not compile is
-searched as fixed text behind a first line ``[pattern is not a valid regex;
-searched as fixed text]``.
-
-Output: ``path:line:text`` per matching line (text cut to about ``LINE_CHARS``
-characters, around the match when it starts far in), at most ``MAX_HITS`` lines,
-then ``[N more matches not shown]``; ``no matches`` when there are none. Past the cap the
-rest are only counted. Cancel is checked between files (each at most 1 MB).
-
-Measured on a 20,000-file repo (71 MB of Python, warm page cache, 2 cores): the
-walk 0.2–0.4 s, a rare identifier 0.4–0.7 s, 56,000 matching lines ~1 s,
-half of all lines (716,000) ~3 s.
+``.gitignore`` honoured, files the user named or added included), less files with a
+binary extension (images, archives, objects: not ``.lock`` files) and files over
+``MAX_FILE_BYTES`` (skipped unread). Each file's first 8 KB are read first: a NUL byte
+there marks it binary and the rest is never read. The pattern is RE2 (:mod:`.pattern`
+says why); one that does not compile is searched as fixed text behind a first line
+``[pattern is not a valid regex; searched as fixed text]``.
 """
 
 from __future__ import annotations
@@ -45,7 +35,12 @@ FIXED_NOTE = "[pattern is not a valid regex; searched as fixed text]"
 
 def search(access: Access, args: dict[str, Value],
            cancel: threading.Event | None = None) -> ToolResult:
-    """Run ``search``; raises `ToolFailure` for a call that cannot be answered."""
+    """Run ``search``; raises `ToolFailure` for a call that cannot be answered.
+
+    Output: ``path:line:text`` per matching line (text cut to about ``LINE_CHARS``
+    characters, around the match when it starts far in), at most ``MAX_HITS`` lines, then
+    ``[N more matches not shown]``; ``no matches`` when there are none. Past the cap the
+    rest are only counted. Cancel is checked between files (each at most 1 MB)."""
     matcher = compile_pattern(str(args["pattern"]))
     target = access.locate(str(args["path"]) if "path" in args else None, want="any")
     keep = glob_filter(str(args["glob"]) if "glob" in args else None, target.rel)

@@ -19,7 +19,7 @@ from spark_cli.engine.core.config import EngineConfig, FaultConfig
 from spark_cli.engine.core.faults import DROP, MALFORMED, STALL, FaultPlan, RejectCoin
 from spark_cli.engine.core.pieces import PieceSource, count_pieces
 from spark_cli.engine.core.safepoint import SafePoints
-from spark_cli.protocol.responses import WireError
+from spark_cli.engine.wire.responses import WireError
 from spark_cli.protocol.tokens import count_tokens, split_pieces
 
 

@@ -16,11 +16,11 @@ from openai.types.responses.responses_server_event import ResponsesServerEvent
 from pydantic import TypeAdapter
 
 from spark_cli.engine.core.pieces import argument_pieces
+from spark_cli.engine.wire import responses as wire
 from spark_cli.engine.wire.chat_events import ChatEvents
 from spark_cli.engine.wire.response_events import ResponseEvents
-from spark_cli.protocol import responses as wire
+from spark_cli.engine.wire.responses import InputCall
 from spark_cli.protocol.channel import ToolSpec
-from spark_cli.protocol.responses import InputCall
 
 EVENTS: TypeAdapter[Any] = TypeAdapter(ResponsesServerEvent)
 ARGS = json.dumps({"pattern": "\\btotal_price\\b", "note": "a\nb"})

@@ -49,7 +49,7 @@ class Result:
 
 
 class Tools:
-    """A stand-in for ``spark_cli.tools.run_tool``: records calls; ``block`` makes a call
+    """A stand-in for ``spark_cli.tools.run.run_tool``: records calls; ``block`` makes a call
     wait until it is cancelled."""
 
     def __init__(self, *, block: str | None = None) -> None:

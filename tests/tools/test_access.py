@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from spark_cli.tools import ToolResult, run_tool
+from spark_cli.tools import ToolResult
+from spark_cli.tools.run import run_tool
 
 SECRET = "TOP-SECRET-OUTSIDE"
 

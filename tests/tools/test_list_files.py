@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from spark_cli.tools import ToolResult, run_tool
+from spark_cli.tools import ToolResult
 from spark_cli.tools.list_files import MAX_SHOWN
+from spark_cli.tools.run import run_tool
 
 
 def _list(root: Path, **args: object) -> ToolResult:

@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from spark_cli.tools import ToolResult, run_tool
+from spark_cli.tools import ToolResult
 from spark_cli.tools.read_file import MAX_BYTES, MAX_LINES, READ_LIMIT
+from spark_cli.tools.run import run_tool
 
 
 def _read(root: Path, **args: object) -> ToolResult:

@@ -10,7 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from spark_cli.tools import TOOL_DEFS, ToolDef, ToolResult, run, run_tool
+from spark_cli.tools import TOOL_DEFS, ToolDef, ToolResult, run
+from spark_cli.tools.run import run_tool
 
 SECRETS = ("OUTSIDE-SECRET", "GIT-SECRET", "SPARK-SECRET", "IGNORED-SECRET")
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from spark_cli.tools import ToolResult, run_tool
+from spark_cli.tools import ToolResult
+from spark_cli.tools.run import run_tool
 from spark_cli.tools.search import FIXED_NOTE, LINE_CHARS, MAX_FILE_BYTES, MAX_HITS
 
 

@@ -1,23 +1,14 @@
 """`spark edit PATH... -m "..."`: one streamed turn that edits files in place (or a pipe filter).
 
-With PATHs: the answer streams (prose as it arrives, a line per edit as it
-lands on disk, a line per tool call on stderr), then the minimal diff and a
-one-line latency summary. With no PATH and stdin a terminal, the same on the
-whole repo: the model finds the files itself (its tools, the context's picks).
-With no PATH and code on stdin it is a pure filter (see
-``spark_cli.cli.edit.pipe_mode``), which declares no tools.
-Exit codes and the ``--json`` schema: docs/cli.md.
+With PATHs: the answer streams (prose as it arrives, a line per edit as it lands on disk,
+a line per tool call on stderr), then the minimal diff and a one-line latency summary.
+With no PATH and stdin a terminal, the same on the whole repo (the model finds the files
+itself); with no PATH and code on stdin, a pure filter (:mod:`.pipe_mode`). Exit codes and
+the ``--json`` schema: docs/cli.md. Ctrl-C stops generation, drops an unfinished block and
+still prints the end diff and summary before exit 130.
 
-Ctrl-C interrupts the turn: generation stops, an unfinished block is dropped,
-and the end diff and summary (``--json``: ``turn_completed`` with status
-``cancelled``, ``diff``, ``summary``) are printed as usual before exit 130.
-
-Start-up matters (launch → request is benchmarked): this module imports
-nothing heavy at import time, not even typer (a plain command line is read by
-``edit_args`` and run by :func:`run_edit` straight from the console script,
-``spark_cli.cli.entry``); the session, edits, render and transports are
-imported inside the command, rich only when stdout is a TTY, textual never.
-The end matters too: see ``exit_now``.
+`spark --help` imports this module, and a plain command line is run by :func:`run_edit`
+straight from the console script without typer: it imports nothing heavy at import time.
 """
 
 from __future__ import annotations
@@ -39,6 +30,7 @@ INTERRUPTED = "spark edit: interrupted (edits that landed stay; spark undo)"
 
 def _target(raw: str, root: Path, cwd: Path) -> tuple[str, str]:
     """(root-relative path, text) of one PATH argument, or a UsageError."""
+    # deferred: spark --help
     from spark_cli.cli.edit.edit_run import UsageError
     from spark_cli.edits.disk.textfile import read_text_file
     from spark_cli.edits.model.outcome import FileRefused
@@ -66,31 +58,20 @@ def _target(raw: str, root: Path, cwd: Path) -> tuple[str, str]:
 
 def _renderer(as_json: bool, out: Any, err: Any | None = None) -> Any:
     if as_json:
-        from spark_cli.render.jsonl import JsonLinesRenderer
+        from spark_cli.render.jsonl import JsonLinesRenderer  # deferred: spark --help
 
         return JsonLinesRenderer(out)
-    from spark_cli.render.text import TextRenderer
+    from spark_cli.render.text import TextRenderer  # deferred: spark --help
 
     color = out.isatty() and "NO_COLOR" not in os.environ
     return TextRenderer(out, err or out, color=color, calls_out=sys.stderr)
 
 
-def run_tests_after(root: Path, settings: Any, renderer: Any) -> int:
-    """``--test``: detect (or take the configured) test command, run it, report; exit code."""
-    from spark_cli.cli.edit.test_step import run_project_tests
-
-    return run_project_tests(root, settings, renderer)
-
-
 def edit_files(paths: list[str], instruction: str, root: Path, flags: dict[str, object], *,
                dry_run: bool, as_json: bool, run_tests: bool) -> int:
     """The files front end; returns the exit code."""
-    from spark_cli.cli.edit.edit_run import (
-        closing_lines,
-        end_diffs,
-        run_turn,
-        summary_data,
-    )
+    # deferred: spark --help
+    from spark_cli.cli.edit.edit_run import closing_lines, end_diffs, run_turn, summary_data
     from spark_cli.cli.edit.turn_result import EXIT_OK
 
     cwd = Path.cwd()
@@ -113,7 +94,9 @@ def edit_files(paths: list[str], instruction: str, root: Path, flags: dict[str, 
         say(line)
     renderer.summary(summary_data(result, dry_run=dry_run, code=code))
     if run_tests and result.failure is None and not result.interrupted:
-        tests_code = run_tests_after(root, settings, renderer)
+        from spark_cli.cli.edit.test_step import run_project_tests  # deferred: spark --help
+
+        tests_code = run_project_tests(root, settings, renderer)
         if code == EXIT_OK:
             code = tests_code
     return code
@@ -121,6 +104,7 @@ def edit_files(paths: list[str], instruction: str, root: Path, flags: dict[str, 
 
 def run_edit(args: EditArgs) -> NoReturn:
     """Run `spark edit` as ``args`` say and end the process with its exit code."""
+    # deferred: spark --help
     from spark_cli.cli.edit.edit_run import UsageError
     from spark_cli.cli.edit.turn_result import EXIT_USAGE
 
@@ -144,7 +128,7 @@ def run_edit(args: EditArgs) -> NoReturn:
 def register(app: typer.Typer) -> None:
     """Add `edit` to the typer ``app`` (the fast path, ``edit_args``, skips typer for
     plain command lines; both end in :func:`run_edit`)."""
-    import typer
+    import typer  # deferred: launch -> request (a plain `spark edit` line skips typer)
 
     @app.command("edit")
     def edit_command(
@@ -203,7 +187,7 @@ def exit_now(code: int) -> NoReturn:
     Everything is written, flushed and closed by now (files are renamed into
     place atomically, the journal is closed, the event loop is shut down), so a
     real process skips the interpreter's teardown of hundreds of modules
-    (~30-50 ms) with ``os._exit``. Under a test runner (stdout replaced), a
+    with ``os._exit``. Under a test runner (stdout replaced), a
     profiler, a tracer or coverage (which write their data at exit) it raises
     ``SystemExit`` as usual (typer's runner and click take it as the exit code).
     """
@@ -228,7 +212,7 @@ def stdin_is_terminal() -> bool:
 
 
 def _dispatch(args: EditArgs, flags: dict[str, object]) -> int:
-    from spark_cli.cli.edit.edit_run import UsageError
+    from spark_cli.cli.edit.edit_run import UsageError  # deferred: spark --help
 
     paths, message, dry_run, as_json = args.paths, args.message, args.dry_run, args.as_json
     run_tests, root, lang = args.run_tests, args.root, args.lang
@@ -247,6 +231,6 @@ def _dispatch(args: EditArgs, flags: dict[str, object]) -> int:
                           run_tests=run_tests)
     if run_tests:
         raise UsageError("--test needs PATHs in a project; pipe mode never runs tests")
-    from spark_cli.cli.edit.pipe_mode import edit_stdin
+    from spark_cli.cli.edit.pipe_mode import edit_stdin  # deferred: spark --help
 
     return edit_stdin(message, base, flags, lang=lang, dry_run=dry_run, as_json=as_json)

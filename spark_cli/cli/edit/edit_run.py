@@ -1,38 +1,28 @@
 """One `spark edit` turn: wire the channel, run the session, render, end diff, exit code.
 
-Used by both front ends of `spark edit` (files in a repo, and the pipe filter,
-which runs this same code inside a private temp dir). The renderer is either
-``TextRenderer`` or ``JsonLinesRenderer``; both take the same calls.
-
-Exit codes (docs/cli.md): 0 applied, 1 something refused,
-2 usage (incl. a request too big for the window), 3 provider/transport failure,
-4 the requested tests (``--test``) failed, 5 the answer held no edit (:mod:`no_edit`),
-130 interrupted (Ctrl-C).
-
-The request is built and checked (window budget, binary files) before the
-channel is opened, so a request that cannot be sent is never sent (the bundled
-engine is never started). Then it is sent ahead where the channel allows
-(:func:`spark_cli.cli.wiring.send_ahead`): the model works on it while the
-event loop, the channel and the edit engine load, and the channel adopts the
-connection it was sent on. So this module imports
-asyncio only inside the turn, never at import.
-
-Ctrl-C during the turn interrupts the session (generation stops, an
-unfinished block is dropped) and the run still ends with its diff and summary;
-a second Ctrl-C gives up at once.
+Used by both front ends of `spark edit` (files in a repo, and the pipe filter, which runs
+this same code inside a private temp dir); exit codes: docs/cli.md. The request is built
+and checked (window budget, binary files) before the channel is opened, so a request that
+cannot be sent is never sent. Then it is sent ahead where the channel allows
+(:func:`spark_cli.cli.wiring.send_ahead`): the model works on it while the event loop,
+the channel and the edit engine load, so asyncio is imported only inside the turn.
+Ctrl-C during the turn interrupts the session and the run still ends with its diff and
+summary; a second Ctrl-C gives up at once.
 """
 
 from __future__ import annotations
 
-from collections.abc import Coroutine, Mapping, Sequence
+import gc
+from collections.abc import Coroutine, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from spark_cli.cli.edit.turn_result import (
-    TurnResult,
-)
-from spark_cli.edits.model.outcome import EditApplied
-from spark_cli.protocol.channel import RequestSent
+from spark_cli.cli import wiring
+from spark_cli.cli.edit.turn_result import TurnResult
+from spark_cli.edits.disk.textfile import read_text_file
+from spark_cli.edits.model.outcome import EditApplied, FileRefused
+from spark_cli.protocol.channel import ChannelError, Message, RequestSent, ToolCall
+from spark_cli.session.conversation import Session
 from spark_cli.session.events import (
     BlockRejected,
     EditLanded,
@@ -41,6 +31,8 @@ from spark_cli.session.events import (
     TurnCompleted,
     TurnFailed,
 )
+from spark_cli.session.failures import explain
+from spark_cli.session.window.learning import RESEND, prepare_counted, resend_note
 
 if TYPE_CHECKING:
     from spark_cli.cli.edit.signals import TurnSignals
@@ -57,9 +49,7 @@ class UsageError(Exception):
 
 
 def session_class() -> SessionFactory:
-    """The session type (a seam for tests; imported lazily for start-up)."""
-    from spark_cli.session.conversation import Session
-
+    """The session type (a seam for tests)."""
     return Session
 
 
@@ -71,7 +61,7 @@ def run_turn(settings: Settings, root: Path, files: Sequence[str], instruction: 
     result = TurnResult()
     _prepared_turn(settings, root, files, instruction, renderer, result, dry_run=dry_run)
     if not (result.outcomes or result.rejected or result.interrupted or result.failure):
-        from spark_cli.cli.edit.no_edit import settle  # only for an answer with no edit
+        from spark_cli.cli.edit.no_edit import settle  # deferred: launch -> request
 
         settle(result, settings, root, files, renderer, dry_run=dry_run)
     return result
@@ -81,14 +71,14 @@ def _prepared_turn(settings: Settings, root: Path, files: Sequence[str], instruc
                    renderer: Renderer, result: TurnResult, *, dry_run: bool) -> TurnResult:
     session = session_class()(None, root, settings, dry_run=dry_run)
     if settings.commands == "ask" and settings.tools:
-        from spark_cli.cli.edit.asking import terminal_approver
+        from spark_cli.cli.edit.asking import terminal_approver  # deferred: launch -> request
 
         session.set_approver(terminal_approver())
     if settings.provider.kind == "mock":
         failed = session.prepare(instruction, list(files))
     else:  # counted by the server's tokenizer where it has one
-        from spark_cli.session.window.learning import prepare_counted
-        from spark_cli.transport.window.probe import count  # httpx: a server's tokenizer
+        # deferred: launch -> request (httpx; the mock and a configured window ask nothing)
+        from spark_cli.transport.window.probe import count
 
         failed = prepare_counted(session, instruction, files, count)
     if failed is not None:  # nothing was sent
@@ -98,10 +88,9 @@ def _prepared_turn(settings: Settings, root: Path, files: Sequence[str], instruc
     ahead = None
     request = session.prepared
     if request is not None:
-        from spark_cli.cli.wiring import send_ahead
-
         try:
-            ahead = send_ahead(settings.provider, request, idle_timeout=settings.idle_timeout)
+            ahead = wiring.send_ahead(settings.provider, request,
+                                      idle_timeout=settings.idle_timeout)
         except KeyboardInterrupt:  # Ctrl-C while connecting: the run ends as a turn's would
             result.interrupted = True
             return result
@@ -118,8 +107,6 @@ def _collect_from_now() -> None:
     `spark edit` start-up, with everything loaded so far frozen: modules and classes, never
     garbage, are not scanned again by the collections of a long answer. A process that kept
     its collector on (a test runner, typer's path) is left as it is."""
-    import gc
-
     if not gc.isenabled():
         gc.freeze()
         gc.enable()
@@ -127,9 +114,9 @@ def _collect_from_now() -> None:
 
 async def _turn(session: SessionApi, settings: Settings, files: Sequence[str], instruction: str,
                 renderer: Renderer, result: TurnResult, ahead: SentAhead | None) -> TurnResult:
-    import asyncio
+    import asyncio  # deferred: launch -> request (the request left; the loop loads)
 
-    from spark_cli.cli.edit.signals import TurnSignals
+    from spark_cli.cli.edit.signals import TurnSignals  # deferred: launch -> request
 
     ctrl_c = TurnSignals(asyncio.current_task())
     ctrl_c.session = session
@@ -146,15 +133,11 @@ async def _turn(session: SessionApi, settings: Settings, files: Sequence[str], i
 async def _run_turn(session: SessionApi, settings: Settings, files: Sequence[str],
                     instruction: str, renderer: Renderer, result: TurnResult,
                     ahead: SentAhead | None, ctrl_c: TurnSignals) -> TurnResult:
-    import asyncio
-
-    from spark_cli.cli.wiring import WiringError, open_provider_channel
-    from spark_cli.protocol.channel import ChannelError
-    from spark_cli.session.window.learning import RESEND, resend_note
+    import asyncio  # deferred: launch -> request
 
     start = len(session.history)
     try:
-        async with open_provider_channel(
+        async with wiring.open_provider_channel(
             settings.provider, idle_timeout=settings.idle_timeout, ahead=ahead,
             first_token_timeout=settings.first_token_timeout,
         ) as channel:
@@ -168,11 +151,9 @@ async def _run_turn(session: SessionApi, settings: Settings, files: Sequence[str
                 if result.failure is None:
                     renderer.note("... " + RESEND.format(window=session.settings.context_window))
                     await _stream(session, instruction, files, renderer, result)
-    except WiringError as exc:
+    except wiring.WiringError as exc:
         raise UsageError(str(exc)) from None
     except ChannelError as exc:  # a channel that raised while opening or closing
-        from spark_cli.session.failures import explain
-
         result.failure = TurnFailed(exc.kind, explain(exc.kind, exc.message, settings.provider))
     except BrokenPipeError:  # our stdout went away: not the provider's fault
         raise
@@ -189,15 +170,13 @@ async def _run_turn(session: SessionApi, settings: Settings, files: Sequence[str
         result.signal = ctrl_c.signum
     result.marks = session.marks.as_dict()
     result.texts = dict(session.seen)
-    from spark_cli.cli.edit.no_edit import answer_of
-
     result.answer, result.tools = answer_of(session.history[start:])
     return result
 
 
 async def _stream(session: SessionApi, instruction: str, files: Sequence[str],
                   renderer: Renderer, result: TurnResult) -> None:
-    from spark_cli.cli.edit.prefill_timer import timer_for
+    from spark_cli.cli.edit.prefill_timer import timer_for  # deferred: launch -> request
 
     timer = timer_for(renderer, session)
     prose = renderer.prose
@@ -244,12 +223,23 @@ def _event(event: Any, renderer: Renderer, result: TurnResult) -> None:
     renderer.event(event)
 
 
+def answer_of(items: Iterable[object]) -> tuple[str, tuple[str, ...]]:
+    """The assistant's text and the tools it called, from the conversation items one turn
+    added (messages, tool calls and their outputs)."""
+    text: list[str] = []
+    tools: list[str] = []
+    for item in items:
+        if isinstance(item, Message) and item.role == "assistant":
+            text.append(item.content)
+        elif isinstance(item, ToolCall):
+            tools.append(item.name)
+    return "".join(text), tuple(tools)
+
+
 def end_diffs(result: TurnResult, root: Path, before: Mapping[str, str],
               *, dry_run: bool) -> list[tuple[str, str]]:
     """The minimal diff per touched file: before the turn → now (or the outcomes' own diffs)."""
-    from spark_cli.edits.apply.diffs import unified_diff
-    from spark_cli.edits.disk.textfile import read_text_file
-    from spark_cli.edits.model.outcome import FileRefused
+    from spark_cli.edits.apply.diffs import unified_diff  # deferred: launch -> request
 
     by_path: dict[str, list[EditApplied]] = {}
     for outcome in result.outcomes:
@@ -282,14 +272,14 @@ def closing_lines(result: TurnResult, settings: Settings) -> list[str]:
     completed = result.completed
     if result.no_edit is None and (completed is None or completed.reason != "max_output_tokens"):
         return []
-    from spark_cli.cli.edit.no_edit import closing_lines as lines
+    from spark_cli.cli.edit.no_edit import closing_lines as lines  # deferred: launch -> request
 
     return lines(result, settings)
 
 
 def summary_data(result: TurnResult, *, dry_run: bool, code: int) -> dict[str, Any]:
     """The run summary (``TurnCompleted`` fields + counts, exit code, latency marks)."""
-    from spark_cli.render.jsonl import event_to_json
+    from spark_cli.render.jsonl import event_to_json  # deferred: launch -> request
 
     data: dict[str, Any] = {}
     if result.completed is not None:
@@ -308,6 +298,6 @@ def summary_data(result: TurnResult, *, dry_run: bool, code: int) -> dict[str, A
 
 def run_sync(coro: Coroutine[Any, Any, _T]) -> _T:
     """``asyncio.run`` for the CLI (one event loop per command)."""
-    import asyncio
+    import asyncio  # deferred: launch -> request
 
     return asyncio.run(coro)

@@ -2,7 +2,8 @@
 and its one-line messages on stderr.
 
 Shared by both front ends of the command (files: ``edit_cmd``, the pipe filter:
-``pipe_mode``), so neither imports the other for it.
+``pipe_mode``), so neither imports the other for it. `spark --help` imports it (through
+``edit_cmd``), so the settings are imported when a run loads them.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ def say(line: str) -> None:
 def _say_if_bundled(root: Path, deep: Any) -> None:
     """``--deep`` with no deep provider configured while the fast one is a real server: say
     once that the bundled engine answers."""
+    # deferred: spark --help
     from spark_cli.session.config.settings import load_settings
     from spark_cli.session.deep.deep_settings import bundled_notice
 
@@ -56,7 +58,7 @@ def _say_if_bundled(root: Path, deep: Any) -> None:
 
 def ask_server(base_url: str, model: str, api_key: str | None, *, tokenizer: bool) -> Any:
     """The transport's probe (``session.window.facts.Ask``)."""
-    from spark_cli.transport.window.probe import discover  # httpx: only when a server is asked
+    from spark_cli.transport.window.probe import discover  # deferred: spark --help
 
     return discover(base_url, model, api_key, tokenizer=tokenizer)
 
@@ -67,12 +69,14 @@ def load(root: Path, flags: dict[str, object], *, one_shot: bool = False) -> Any
     the flags (``--deep``): the deep track's settings (``[deep]``; --provider/--model pick
     the deep one). ``one_shot`` (`spark edit`): commands are off unless a flag or a config
     file says otherwise (the TUI's default is ``ask``)."""
+    # deferred: spark --help
     from spark_cli.cli.edit.edit_run import UsageError
     from spark_cli.session.config.settings import load_settings
     from spark_cli.session.window.facts import resolve
 
     try:
         if flags.get("deep"):
+            # deferred: spark --help
             from spark_cli.session.deep.deep_settings import deep_flags, load_deep_settings
 
             deep = load_deep_settings(root, deep_flags(flags), os.environ, check=True)

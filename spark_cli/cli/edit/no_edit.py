@@ -1,29 +1,25 @@
 """An answer asked for an edit that held none: apply it whole where that is safe, else say so.
 
 After a turn with no edit block at all (nothing applied, refused or malformed),
-:func:`settle` looks at the answer:
-
-- one file was sent, it is small, and the answer holds a new version of it in a
-  code fence that tree-sitter accepts (aider's "whole" format,
-  :func:`spark_cli.edits.formats.whole_file.whole_file_text`): it is applied as a
-  whole-file replacement through the edits package's ``Applier`` (one undo
-  batch of its own, the usual syntax check, shown as an edit and in the diff);
-- otherwise the result is marked ``no_edit`` (exit 5) with what the answer
-  held instead ("the answer was prose only (42 words); no SEARCH/REPLACE
-  block").
-
-:func:`closing_lines` gives the one-line messages a front end prints at the end
-(``spark edit: no edit: ...``, and the output cap named when the answer was cut
-there).
+:func:`settle` looks at the answer; :func:`closing_lines` gives the one-line messages a
+front end prints at the end (``spark edit: no edit: ...``, and the output cap named when
+the answer was cut there). Imported only for such a run: the edit engine is at its top.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from spark_cli.protocol.channel import Message, ToolCall
+from spark_cli.edits.apply.applier import Applier
+from spark_cli.edits.disk.textfile import read_text_file
+from spark_cli.edits.formats.whole_file import NoEdit, no_edit, whole_file_text
+from spark_cli.edits.lang.grammars import language_for_path
+from spark_cli.edits.lang.syntax import first_error, parse_text
+from spark_cli.edits.model.blocks import FileEdit, Hunk
+from spark_cli.edits.model.outcome import EditApplied, FileRefused
+from spark_cli.session.events import EditLanded, EditRefused
 
 if TYPE_CHECKING:
     from spark_cli.cli.edit.turn_result import TurnResult
@@ -33,23 +29,7 @@ if TYPE_CHECKING:
 CAP_REASON = "max_output_tokens"
 
 
-def answer_of(items: Iterable[object]) -> tuple[str, tuple[str, ...]]:
-    """The assistant's text and the tools it called, from the conversation items one turn
-    added (messages, tool calls and their outputs)."""
-    text: list[str] = []
-    tools: list[str] = []
-    for item in items:
-        if isinstance(item, Message) and item.role == "assistant":
-            text.append(item.content)
-        elif isinstance(item, ToolCall):
-            tools.append(item.name)
-    return "".join(text), tuple(tools)
-
-
 def _sent_texts(root: Path, files: Sequence[str]) -> dict[str, str]:
-    from spark_cli.edits.disk.textfile import read_text_file
-    from spark_cli.edits.model.outcome import FileRefused
-
     texts: dict[str, str] = {}
     for path in files:
         try:
@@ -62,8 +42,14 @@ def _sent_texts(root: Path, files: Sequence[str]) -> dict[str, str]:
 def settle(result: TurnResult, settings: Settings, root: Path, files: Sequence[str],
            renderer: Renderer, *, dry_run: bool) -> None:
     """Apply a whole-file answer, or mark ``result.no_edit``; only for a turn that ended
-    (completed or cut off) with no edit block in it."""
-    from spark_cli.edits.formats.whole_file import NoEdit, no_edit
+    (completed or cut off) with no edit block in it.
+
+    One file was sent, it is small, and the answer holds a new version of it in a code
+    fence that tree-sitter accepts (aider's "whole" format, :func:`whole_file_text`): it
+    is applied as a whole-file replacement through the edits package's ``Applier`` (one
+    undo batch of its own, the usual syntax check, shown as an edit and in the diff).
+    Otherwise the result is marked ``no_edit`` (exit 5) with what the answer held instead
+    ("the answer was prose only (42 words); no SEARCH/REPLACE block")."""
 
     completed = result.completed
     if completed is None or completed.status not in ("completed", "incomplete"):
@@ -83,12 +69,6 @@ def _apply_whole(result: TurnResult, settings: Settings, root: Path, texts: dict
                  renderer: Renderer, *, dry_run: bool) -> bool:
     """Apply the answer's fenced whole file to the one file sent; False when it does not
     hold one that may replace it."""
-    from spark_cli.edits.apply.applier import Applier
-    from spark_cli.edits.formats.whole_file import whole_file_text
-    from spark_cli.edits.lang.grammars import language_for_path
-    from spark_cli.edits.model.blocks import FileEdit, Hunk
-    from spark_cli.edits.model.outcome import EditApplied
-    from spark_cli.session.events import EditLanded, EditRefused
 
     ((path, old),) = texts.items()
     language = language_for_path(path)
@@ -117,7 +97,6 @@ def _apply_whole(result: TurnResult, settings: Settings, root: Path, texts: dict
 def parses(language: str, text: str) -> bool:
     """tree-sitter parses ``text`` as ``language`` without an ERROR or MISSING node (a
     language whose grammar is not installed counts as parsing: the text-mode rule)."""
-    from spark_cli.edits.lang.syntax import first_error, parse_text
 
     try:
         tree = parse_text(language, text)

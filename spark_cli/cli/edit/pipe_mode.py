@@ -1,29 +1,39 @@
 """`cat f.py | spark edit -m "..." > g.py`: the pure filter.
 
-stdin is written, byte for byte, to ``stdin.<ext>`` inside a private temp
-directory, and the real session + applier (the same validated code path as
-`spark edit PATH`) edit it there; the result is printed to stdout and the temp
-dir removed. Nothing of the user's is touched on disk. stdout carries only the
-file; prose, status lines, diff and summary go to stderr (``--json``: the
-events go to stderr as JSON lines).
-
-On a refused edit (or an answer with no edit, a provider failure, Ctrl-C,
-SIGTERM or SIGHUP) stdout gets the ORIGINAL text, unchanged, and the exit code
-says what happened (1 refused, 3 provider, 5 no edit, 128+n a signal): a
-pipeline keeps flowing with the unchanged file. Usage errors (exit 2) print
-nothing on stdout.
-
-Language: ``--lang``, else ``grammars.language_from_content``; it picks the
-temp file's extension so the syntax check uses the right grammar
-(``stdin.txt`` = text mode when nothing is recognised).
+stdin is written, byte for byte, to ``stdin.<ext>`` inside a private temp directory, and
+the real session + applier (the same validated code path as `spark edit PATH`) edit it
+there; the result is printed to stdout and the temp dir removed. stdout carries only the
+file; prose, status lines, diff and summary go to stderr (``--json``: as JSON lines). On a
+refused edit (or no edit, a provider failure, Ctrl-C, SIGTERM or SIGHUP) stdout gets the
+ORIGINAL text, unchanged, and the exit code says what happened, so a pipeline keeps
+flowing. Usage errors (exit 2) print nothing on stdout. The language (``--lang``, else
+detected) picks the temp file's extension, so the syntax check uses the right grammar.
 """
 
 from __future__ import annotations
 
+import os
+import signal
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any
+
+from spark_cli.cli.edit.edit_run import (
+    UsageError,
+    closing_lines,
+    end_diffs,
+    run_turn,
+    summary_data,
+)
+from spark_cli.cli.edit.edit_settings import load, say
+from spark_cli.cli.edit.signals import Terminated, signal_name, terminations
+from spark_cli.cli.edit.turn_result import EXIT_OK
+from spark_cli.edits.disk.textfile import decode
+from spark_cli.edits.lang.grammars import language_from_content
+from spark_cli.edits.model.outcome import FileRefused
+from spark_cli.render.jsonl import JsonLinesRenderer
+from spark_cli.render.text import TextRenderer
 
 EXTENSIONS: dict[str, str] = {
     "python": ".py", "javascript": ".js", "typescript": ".ts", "tsx": ".tsx", "go": ".go",
@@ -38,23 +48,17 @@ ALIASES: dict[str, str] = {"py": "python", "js": "javascript", "ts": "typescript
 
 def stdin_file_name(lang: str | None, data_text: str) -> str:
     """``stdin.<ext>`` for ``--lang`` (validated) or the detected language."""
-    from spark_cli.cli.edit.edit_run import UsageError
-
     if lang is not None:
         name = ALIASES.get(lang.lower(), lang.lower())
         if name not in EXTENSIONS:
             known = ", ".join(sorted(EXTENSIONS))
             raise UsageError(f"--lang {lang!r} is not a known language; use one of {known}")
     else:
-        from spark_cli.edits.lang.grammars import language_from_content
-
         name = language_from_content(data_text) or "text"
     return "stdin" + EXTENSIONS.get(name, ".txt")
 
 
 def _read_stdin() -> bytes:
-    from spark_cli.cli.edit.edit_run import UsageError
-
     data = sys.stdin.buffer.read()  # not a terminal: `spark edit` works on the repo then
     if not data:
         raise UsageError("stdin is empty: pipe the code to edit (cat f.py | spark edit -m ...)")
@@ -67,11 +71,6 @@ def edit_stdin(instruction: str, cwd_root: Path, flags: dict[str, object], *,
 
     Once stdin is read, a signal (Ctrl-C, SIGTERM, SIGHUP) anywhere before the
     result is written still gives the original text back, with exit 128 + n."""
-    import signal
-
-    from spark_cli.cli.edit.edit_settings import say
-    from spark_cli.cli.edit.signals import Terminated, signal_name, terminations
-
     data = _read_stdin()
     out = _Output()
     with terminations():
@@ -105,19 +104,6 @@ class _Output:
 
 def _filter(data: bytes, instruction: str, cwd_root: Path, flags: dict[str, object],
             out: _Output, *, lang: str | None, dry_run: bool, as_json: bool) -> int:
-    from spark_cli.cli.edit.edit_run import (
-        UsageError,
-        closing_lines,
-        end_diffs,
-        run_turn,
-        summary_data,
-    )
-    from spark_cli.cli.edit.edit_settings import load, say
-    from spark_cli.cli.edit.signals import signal_name
-    from spark_cli.cli.edit.turn_result import EXIT_OK
-    from spark_cli.edits.disk.textfile import decode
-    from spark_cli.edits.model.outcome import FileRefused
-
     try:
         text = decode(data, name="stdin").text
     except FileRefused as exc:
@@ -161,11 +147,5 @@ def _filter(data: bytes, instruction: str, cwd_root: Path, flags: dict[str, obje
 def _renderer(as_json: bool) -> Any:
     err = sys.stderr
     if as_json:
-        from spark_cli.render.jsonl import JsonLinesRenderer
-
         return JsonLinesRenderer(err)
-    import os
-
-    from spark_cli.render.text import TextRenderer
-
     return TextRenderer(err, err, color=err.isatty() and "NO_COLOR" not in os.environ)

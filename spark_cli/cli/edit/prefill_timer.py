@@ -13,11 +13,13 @@ text or a tool call (a tool loop's follow-up requests get none). The JSON render
 from __future__ import annotations
 
 import asyncio
+import sys
 import time
 from collections.abc import Callable
 from typing import Any, TextIO
 
 from spark_cli.protocol.tokens import kilo
+from spark_cli.render.jsonl import JsonLinesRenderer
 
 FIRST_LINE_S = 5.0
 """Seconds before a non-terminal stderr gets its first line (a fast server shows none)."""
@@ -88,11 +90,7 @@ class PrefillTimer:
 
 def timer_for(renderer: object, session: Any) -> PrefillTimer | None:
     """The live prefill line on stderr, for the text renderer (not for ``--json``)."""
-    from spark_cli.render.jsonl import JsonLinesRenderer
-
     if isinstance(renderer, JsonLinesRenderer):
         return None
-    import sys
-
     return PrefillTimer(sys.stderr, session.context_tokens, tty=sys.stderr.isatty(),
                         output_seen=lambda: session.marks.first_output_at is not None)

@@ -81,7 +81,7 @@ class TurnSignals:
         if self.count > 1:
             raise KeyboardInterrupt
         self.signum = signum
-        import asyncio
+        import asyncio  # deferred: launch -> request
 
         session = self.session
         if session is not None and session.streaming:
@@ -92,7 +92,7 @@ class TurnSignals:
             self.task.cancel()
 
     def install(self) -> bool:
-        import asyncio
+        import asyncio  # deferred: launch -> request (pipe mode imports this first)
 
         loop = asyncio.get_running_loop()
         try:
@@ -107,7 +107,7 @@ class TurnSignals:
     def remove(self) -> None:
         """Give the signals back as they were before the turn (asyncio would leave them at
         their defaults)."""
-        import asyncio
+        import asyncio  # deferred: launch -> request
 
         loop = asyncio.get_running_loop()
         for sig, previous in self._previous.items():

@@ -9,18 +9,17 @@ test command can be found.
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
+
+from spark_cli.session.workspace.test_runs import NOT_FOUND, NoTestCommand, run_requested_tests
 
 EXIT_TESTS = 4
 
 
 def run_project_tests(root: Path, settings: Any, renderer: Any) -> int:
     """Detect, run and report the tests; 0 when they pass, ``EXIT_TESTS`` otherwise."""
-    import asyncio
-
-    from spark_cli.session.workspace.test_runs import NOT_FOUND, NoTestCommand, run_requested_tests
-
     def started(command: Any) -> None:
         renderer.note(f"running tests: {command.display} ({command.source})")
 

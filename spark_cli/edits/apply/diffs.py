@@ -11,18 +11,19 @@ from typing import Literal
 
 from spark_cli.edits.lang.ends import common_prefix, common_suffix
 
-_NO_NEWLINE = "\\ No newline at end of file\n"
+NO_NEWLINE = "\\ No newline at end of file\n"
 
 
 def _lines(text: str) -> list[str]:
     parts = text.split("\n")
     lines = [p + "\n" for p in parts[:-1]]
     if parts[-1]:
-        lines.append(parts[-1] + "\n" + _NO_NEWLINE)
+        lines.append(parts[-1] + "\n" + NO_NEWLINE)
     return lines
 
 
-def _range(start: int, length: int) -> str:
+def hunk_range(start: int, length: int) -> str:
+    """A hunk header's ``start,length`` (0-based ``start``), as unified diffs write it."""
     if length == 1:
         return str(start + 1)
     return f"{start + (1 if length else 0)},{length}"
@@ -52,7 +53,7 @@ def unified_diff(path: str, old: str | None, new: str | None, *, context: int = 
     for group in _Grouped(codes).get_grouped_opcodes(context):
         i1, i2 = group[0][1], group[-1][2]
         j1, j2 = group[0][3], group[-1][4]
-        out.append(f"@@ -{_range(lo + i1, i2 - i1)} +{_range(lo + j1, j2 - j1)} @@\n")
+        out.append(f"@@ -{hunk_range(lo + i1, i2 - i1)} +{hunk_range(lo + j1, j2 - j1)} @@\n")
         for tag, x1, x2, y1, y2 in group:
             if tag == "equal":
                 out.extend(" " + line for line in a[x1:x2])

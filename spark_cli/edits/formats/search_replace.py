@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from spark_cli.edits.formats.divider import choose
+from spark_cli.edits.formats.patch_section import quote
 from spark_cli.edits.formats.path_hints import looks_like_path
 from spark_cli.edits.model.blocks import BlockRejected, FileEdit, Hunk, ParsedItem
 
@@ -35,11 +36,6 @@ def search_marker(text: str) -> re.Match[str] | None:
     if match is None or (match.group("path") and not looks_like_path(match.group("path"))):
         return None
     return match
-
-
-def _quote(text: str, limit: int = 60) -> str:
-    text = text.strip()
-    return repr(text if len(text) <= limit else text[: limit - 3] + "...")
 
 
 def _dedent(lines: list[str], indent: str) -> list[str]:
@@ -90,7 +86,7 @@ class SearchReplaceBlock:
             part = ("'>>>>>>> REPLACE' to close" if self._dividers
                     else "'=======' to end the SEARCH part of")
             return self._reject(lineno, f"expected {part} the block {self._for()}"
-                                f"(opened at line {self.line}), got {_quote(text)}; the block "
+                                f"(opened at line {self.line}), got {quote(text)}; the block "
                                 "was not applied"), False
         self._raw.append(raw)
         if REPLACE_MARK.match(text):

@@ -5,196 +5,40 @@
 are outermost first; each later anchor is looked up only inside the ranges of
 the one before (``("class Foo", "def f(self):")`` → ``f`` inside ``Foo``).
 
-Definitions come from one small tree-sitter query per language (compiled once, cached):
-the wheels' TAGS_QUERY files are uneven (C captures declarators, Rust lists ``impl``
-only as a reference, TypeScript ships none), so spark keeps its own definition types.
+Definitions come from :mod:`spark_cli.edits.lang.definitions`.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from functools import cache
 from typing import TYPE_CHECKING
 
-from spark_cli.edits.lang.grammars import get_language
+from spark_cli.edits.lang.definitions import DefinitionSpan, definitions, last_row
 from spark_cli.edits.lang.syntax import parse_text
-from spark_cli.record import record
 
 if TYPE_CHECKING:
     import tree_sitter
 
 Range = tuple[int, int]
 
-_JS = """
-(function_declaration name: (_) @name) @function
-(generator_function_declaration name: (_) @name) @function
-(function_expression name: (_) @name) @function
-(method_definition name: (_) @name) @function
-(class_declaration name: (_) @name) @type
-(variable_declarator name: (identifier) @name
-  value: [(arrow_function) (function_expression) (class)]) @function
-(pair key: (_) @name value: [(arrow_function) (function_expression)]) @function
-"""
-_TS = _JS + """
-(abstract_class_declaration name: (_) @name) @type
-(interface_declaration name: (_) @name) @type
-(type_alias_declaration name: (_) @name) @type
-(enum_declaration name: (_) @name) @type
-(internal_module name: (_) @name) @type
-(function_signature name: (_) @name) @function
-(method_signature name: (_) @name) @function
-(abstract_method_signature name: (_) @name) @function
-"""
-_C_FUNCTIONS = """
-(function_definition declarator: (function_declarator declarator: (_) @name)) @function
-(function_definition declarator: (pointer_declarator
-  declarator: (function_declarator declarator: (_) @name))) @function
-(declaration declarator: (function_declarator declarator: (_) @name)) @function
-(struct_specifier name: (_) @name body: (_)) @type
-(union_specifier name: (_) @name body: (_)) @type
-(enum_specifier name: (_) @name body: (_)) @type
-(type_definition declarator: (type_identifier) @name) @type
-"""
-_QUERIES: dict[str, str] = {
-    "python": """
-(function_definition name: (identifier) @name) @function
-(class_definition name: (identifier) @name) @type
-""",
-    "javascript": _JS,
-    "typescript": _TS,
-    "tsx": _TS,
-    "go": """
-(function_declaration name: (identifier) @name) @function
-(method_declaration name: (field_identifier) @name) @function
-(type_spec name: (type_identifier) @name) @type
-""",
-    "rust": """
-(function_item name: (identifier) @name) @function
-(function_signature_item name: (identifier) @name) @function
-(struct_item name: (type_identifier) @name) @type
-(enum_item name: (type_identifier) @name) @type
-(union_item name: (type_identifier) @name) @type
-(trait_item name: (type_identifier) @name) @type
-(type_item name: (type_identifier) @name) @type
-(mod_item name: (identifier) @name) @type
-(macro_definition name: (identifier) @name) @function
-(impl_item type: (_) @name) @type
-""",
-    "java": """
-(class_declaration name: (identifier) @name) @type
-(interface_declaration name: (identifier) @name) @type
-(enum_declaration name: (identifier) @name) @type
-(record_declaration name: (identifier) @name) @type
-(annotation_type_declaration name: (identifier) @name) @type
-(method_declaration name: (identifier) @name) @function
-(constructor_declaration name: (identifier) @name) @function
-""",
-    "c": _C_FUNCTIONS,
-    "cpp": _C_FUNCTIONS + """
-(function_definition declarator: (reference_declarator
-  (function_declarator declarator: (_) @name))) @function
-(field_declaration declarator: (function_declarator declarator: (_) @name)) @function
-(class_specifier name: (_) @name body: (_)) @type
-(namespace_definition name: (_) @name) @type
-""",
-    "ruby": """
-(method name: (_) @name) @function
-(singleton_method name: (_) @name) @function
-(class name: (_) @name) @type
-(module name: (_) @name) @type
-""",
-    "bash": "(function_definition name: (word) @name) @function\n",
-}
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
 
 
-
-def _words(text: str) -> list[str]:
-    return text.split()
-
-
-_TYPE_WORDS = frozenset(_words(
-    "class struct interface enum trait impl module mod type namespace union record object"))
-_FUNCTION_WORDS = frozenset(_words("def fn func function method sub proc macro_rules"))
-_KEYWORDS = _TYPE_WORDS | _FUNCTION_WORDS | frozenset(_words(
+_TYPE_WORDS = _words(
+    "class struct interface enum trait impl module mod type namespace union record object")
+_FUNCTION_WORDS = _words("def fn func function method sub proc macro_rules")
+_KEYWORDS = _TYPE_WORDS | _FUNCTION_WORDS | _words(
     "pub public private protected internal static async export default abstract final const "
     "let var unsafe extern inline virtual override self for where void int char bool "
-    "unsigned signed long short float double auto crate super in out fun"))
+    "unsigned signed long short float double auto crate super in out fun")
 _WS = re.compile(r"\s+")
 _IDENT = re.compile(r"[A-Za-z_$][\w$]*")
 _QUALIFIED = re.compile(r"^[A-Za-z_$][\w$]*(?:(?:\.|::|#)[A-Za-z_$][\w$]*)+$")
 _QUALIFIER_SPLIT = re.compile(r"\.|::|#")
-_GENERIC = re.compile(r"\s*<.*$", re.S)
 _CLOSERS = ("}", "end", ")", "]", "fi", "done", "esac")
-
-
-@record
-class DefinitionSpan:
-    """One definition node: its name, kind ("function"/"type"), lines and header."""
-
-    name: str
-    kind: str
-    start: int  # 0-based first line (decorators included)
-    end: int  # 0-based last line, inclusive
-    header: str  # whitespace-collapsed text from the node start to the end of the name's line
-
-
-@cache
-def _query(language: str) -> tree_sitter.Query | None:
-    source = _QUERIES.get(language)
-    if source is None:
-        return None
-    import tree_sitter  # deferred: launch -> request
-
-    return tree_sitter.Query(get_language(language), source)
-
-
-def definitions(text: str, language: str) -> list[DefinitionSpan]:
-    """All definitions in ``text`` (document order); [] for languages without a query."""
-    query = _query(language)
-    if query is None:
-        return []
-    return _definitions(text, language, query)
-
-
-_def_cache: dict[tuple[str, str], list[DefinitionSpan]] = {}
-
-
-def _definitions(text: str, language: str, query: tree_sitter.Query) -> list[DefinitionSpan]:
-    key = (language, text)
-    found = _def_cache.get(key)
-    if found is not None:
-        return found
-    import tree_sitter  # deferred: launch -> request
-
-    tree = parse_text(language, text)
-    lines = text.split("\n")
-    out: dict[tuple[int, int], DefinitionSpan] = {}
-    for _index, captures in tree_sitter.QueryCursor(query).matches(tree.root_node):
-        names = captures.get("name")
-        kind = "function" if "function" in captures else "type"
-        nodes = captures.get(kind)
-        if not names or not nodes:
-            continue
-        node, name = nodes[0], names[0]
-        top = node
-        while top.parent is not None and top.parent.type in (
-                "decorated_definition", "export_statement", "lexical_declaration",
-                "variable_declaration", "type_declaration", "template_declaration"):
-            top = top.parent
-        start, end = top.start_point.row, top.end_point.row
-        if top.end_point.column == 0 and end > start:
-            end -= 1
-        first, last = node.start_point.row, name.end_point.row
-        header = " ".join(lines[first:last + 1])
-        label = _GENERIC.sub("", (name.text or b"").decode("utf-8", "replace"))
-        out.setdefault((node.start_byte, name.start_byte),
-                       DefinitionSpan(label, kind, start, end, _WS.sub(" ", header).strip()))
-    result = sorted(out.values(), key=lambda d: (d.start, -d.end))
-    if len(_def_cache) > 8:
-        _def_cache.clear()
-    _def_cache[key] = result
-    return result
 
 
 def find_anchor_ranges(text: str, language: str | None,
@@ -376,8 +220,7 @@ def _node_end(tree: tree_sitter.Tree, row: int, indent: str) -> int | None:
            and node.parent.start_point == node.start_point
            and not _is_sequence(node.parent)):  # climb wrappers, stop below a statement list
         node = node.parent
-    end = node.end_point.row
-    return end - 1 if node.end_point.column == 0 and end > row else end
+    return last_row(node)
 
 
 def _is_sequence(node: tree_sitter.Node) -> bool:

@@ -196,7 +196,7 @@ def get_parser(name: str) -> tree_sitter.Parser:
 
 def tags_query_source(name: str) -> str:
     """The grammar wheel's ``TAGS_QUERY`` text for ``name`` ("" when it ships none); the
-    repo map's definitions and references (``spark_cli.session.context.tags``)."""
+    repo map's references (``spark_cli.session.context.tags``)."""
     module_name, _factory = _FACTORIES[name]
     text = wheels.tags_query(module_name)
     if text is not None:

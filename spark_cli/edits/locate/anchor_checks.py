@@ -18,7 +18,8 @@ import difflib
 import re
 from collections.abc import Sequence
 
-from spark_cli.edits.lang.anchors import definitions, main_name, resolves
+from spark_cli.edits.lang.anchors import main_name, resolves
+from spark_cli.edits.lang.definitions import definitions
 from spark_cli.edits.lang.syntax import parse_text
 from spark_cli.edits.locate.misses import LocateFailed
 

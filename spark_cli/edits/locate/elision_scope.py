@@ -5,7 +5,7 @@ piece by piece, each piece after the one before (`locate`). The text then
 matches *some* place, but when the last piece is found past the end of the
 definition the head is in (the model's ``return self.msg`` exists only in the
 next method), the hunk would edit across a definition boundary the model never
-saw. `crossed_definition` uses the tree-sitter definitions (`anchors.definitions`)
+saw. `crossed_definition` uses the tree-sitter definitions (`definitions.definitions`)
 to tell: the innermost definition holding the first matched line must also hold
 the last one. A head outside every definition, or a language spark has no
 definition query for (YAML, JSON, plain text), is not judged.
@@ -13,7 +13,7 @@ definition query for (YAML, JSON, plain text), is not judged.
 
 from __future__ import annotations
 
-from spark_cli.edits.lang.anchors import DefinitionSpan, definitions
+from spark_cli.edits.lang.definitions import DefinitionSpan, definitions
 from spark_cli.edits.locate.misses import LocateFailed
 
 

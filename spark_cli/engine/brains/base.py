@@ -5,12 +5,6 @@ text. It yields text in any chunking; the engine splits it into token pieces
 (:mod:`spark_cli.protocol.tokens`), paces them and stops at
 ``max_output_tokens``, so a brain never counts tokens or sleeps. A brain may
 yield forever (``lorem``): the engine stops pulling at the limit.
-
-Tools: when the request declares functions (``BrainRequest.tools``), a brain
-may yield :class:`BrainCall` values after its text (a preamble): each becomes a
-function call on the wire, its arguments paced like text. The calls and their
-outputs come back in a later request's conversation as turns with the roles
-:data:`CALL` and :data:`OUTPUT`.
 """
 
 from __future__ import annotations
@@ -41,7 +35,13 @@ class BrainTurn:
 
 @record
 class BrainCall:
-    """A function call a brain makes: the tool's name and the JSON arguments it writes."""
+    """A function call a brain makes: the tool's name and the JSON arguments it writes.
+
+    Tools: when the request declares functions (``BrainRequest.tools``), a brain
+    may yield :class:`BrainCall` values after its text (a preamble): each becomes a
+    function call on the wire, its arguments paced like text. The calls and their
+    outputs come back in a later request's conversation as turns with the roles
+    :data:`CALL` and :data:`OUTPUT`."""
 
     name: str
     arguments: str
@@ -76,8 +76,8 @@ class Brain(Protocol):
     keep their pace). A brain whose chunks cost nothing (precomputed text) may set a
     class attribute ``inline = True``: the engine then pulls it on the event loop. A
     brain whose work grows with its input may set ``inline_below = N``: conversations
-    of at most N characters are then answered on the loop too (a trip to the pool adds
-    ~0.25 ms to a turn; a small plan costs less). A brain that plays a slow, thorough
+    of at most N characters are then answered on the loop too (a small plan costs
+    less than a trip to the pool). A brain that plays a slow, thorough
     model sets ``pace = "deep"``: its answers are paced at the engine's ``deep_tps`` /
     ``deep_ttft_ms`` instead of ``tps`` / ``ttft_ms``."""
 

@@ -6,12 +6,6 @@ calls per request: a model naming a brain (``spark-rules`` …) selects it;
 any other model name gets the server's default, so clients with fixed model
 names (``gpt-4.1`` …) still work. Brains are cached per spec (a script per
 version of its file: path, mtime, size) in an LRU of :data:`CACHE_SIZE`.
-
-Each brain's module is imported when that brain is first made
-(:data:`BRAIN_CLASSES`): an engine answering with ``rules`` never imports the
-deep brain, and :func:`check_spec` validates a spec without importing any.
-:func:`is_loaded` tells whether a model's brain is ready (no import, no file to
-read), so the engine can make the others off its event loop.
 """
 
 from __future__ import annotations
@@ -81,6 +75,11 @@ def _key(spec: str) -> tuple[str, ...]:
 
 
 def _brain_class(kind: str) -> Any:
+    """Each brain's module is imported when that brain is first made
+    (:data:`BRAIN_CLASSES`): an engine answering with ``rules`` never imports the
+    deep brain, and :func:`check_spec` validates a spec without importing any.
+    :func:`is_loaded` tells whether a model's brain is ready (no import, no file to
+    read), so the engine can make the others off its event loop."""
     module, _, name = BRAIN_CLASSES[kind].partition(":")
     return getattr(importlib.import_module(module), name)
 

@@ -16,7 +16,7 @@ import time
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable
 
-from spark_cli.protocol import responses as wire
+from spark_cli.engine.wire import responses as wire
 
 PositionCallback = Callable[[int], Awaitable[None]]
 

@@ -11,7 +11,7 @@ import random
 import sys
 
 from spark_cli.engine.core.config import FaultConfig
-from spark_cli.protocol import responses as wire
+from spark_cli.engine.wire import responses as wire
 
 DROP = "drop"
 STALL = "stall"

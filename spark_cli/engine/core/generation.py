@@ -23,8 +23,8 @@ from spark_cli.engine.core.output_items import Event, OutputItems, Presenter, Se
 from spark_cli.engine.core.pieces import BrainError, Piece, PieceSource, count_pieces
 from spark_cli.engine.core.safepoint import SafePoints
 from spark_cli.engine.core.state import EngineState
-from spark_cli.protocol import responses as wire
-from spark_cli.protocol.responses import InputCall, InputMessage, WireError
+from spark_cli.engine.wire import responses as wire
+from spark_cli.engine.wire.responses import InputCall, InputMessage, WireError
 from spark_cli.record import record
 
 __all__ = ["Event", "Generation", "Outcome", "Presenter", "Send", "StreamDropped",

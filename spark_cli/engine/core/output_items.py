@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 from spark_cli.engine.core.pieces import CallStart, Piece
 from spark_cli.engine.core.safepoint import SafePoints
-from spark_cli.protocol.responses import InputCall
+from spark_cli.engine.wire.responses import InputCall
 
 Event = tuple[str, str]
 Send = Callable[[Event], Awaitable[None]]

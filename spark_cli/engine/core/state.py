@@ -22,7 +22,7 @@ from spark_cli.engine.core.brain_lookup import BrainFactory
 from spark_cli.engine.core.capacity import TokenBucket, Wafer
 from spark_cli.engine.core.config import BRAIN_THREADS, EngineConfig
 from spark_cli.engine.core.faults import RejectCoin
-from spark_cli.protocol.responses import WireError
+from spark_cli.engine.wire.responses import WireError
 
 Conversation = tuple[BrainTurn, ...]
 STORE_LIMIT = 1024

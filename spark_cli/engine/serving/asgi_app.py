@@ -19,7 +19,7 @@ from spark_cli.engine.serving.handshake import (
     ws_refusal,
 )
 from spark_cli.engine.serving.ws_session import WsSession
-from spark_cli.protocol import responses as wire
+from spark_cli.engine.wire import responses as wire
 
 
 class EngineApp:

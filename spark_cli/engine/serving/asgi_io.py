@@ -12,8 +12,8 @@ from typing import Any
 
 from spark_cli.engine.core.config import EngineConfig
 from spark_cli.engine.serving import handshake
-from spark_cli.protocol import responses as wire
-from spark_cli.protocol.responses import WireError
+from spark_cli.engine.wire import responses as wire
+from spark_cli.engine.wire.responses import WireError
 
 _JSON = (b"content-type", b"application/json")
 UNSUPPORTED_MEDIA_TYPE = "unsupported_media_type"

@@ -17,10 +17,10 @@ from spark_cli.engine.brains.base import (
     BrainTurn,
     edit_format_from_instructions,
 )
-from spark_cli.protocol import responses as wire
+from spark_cli.engine.wire import responses as wire
+from spark_cli.engine.wire.responses import InputCall, InputItem, InputMessage, WireError
+from spark_cli.engine.wire.tool_defs import AUTO, ToolChoice
 from spark_cli.protocol.channel import ToolSpec
-from spark_cli.protocol.responses import InputCall, InputItem, InputMessage, WireError
-from spark_cli.protocol.tool_defs import AUTO, ToolChoice
 
 Conversation = tuple[BrainTurn, ...]
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 import hmac
 import json
 
-from spark_cli.protocol import responses as wire
-from spark_cli.protocol.responses import WireError
+from spark_cli.engine.wire import responses as wire
+from spark_cli.engine.wire.responses import WireError
 
 WS_PATH = "/v1/responses"
 EXTENSIONS_HEADER = "x-spark-engine-extensions"

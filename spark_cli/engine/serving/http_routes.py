@@ -33,11 +33,11 @@ from spark_cli.engine.core.state import EngineState
 from spark_cli.engine.serving import asgi_io
 from spark_cli.engine.serving.brain_requests import answered, brain_request, check_outputs, turns
 from spark_cli.engine.serving.intake import check_chat_limits, check_output_limit
+from spark_cli.engine.wire import chat
+from spark_cli.engine.wire import responses as wire
 from spark_cli.engine.wire.chat_events import COMMENT, ERROR, SKIP, ChatEvents
 from spark_cli.engine.wire.response_events import ResponseEvents
-from spark_cli.protocol import chat
-from spark_cli.protocol import responses as wire
-from spark_cli.protocol.responses import WireError
+from spark_cli.engine.wire.responses import WireError
 from spark_cli.protocol.sse import encode_event
 
 Scope = dict[str, Any]

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from spark_cli.protocol import responses as wire
-from spark_cli.protocol.responses import WireError
+from spark_cli.engine.wire import responses as wire
+from spark_cli.engine.wire.responses import WireError
 
 CHAT_LIMITS = ("max_completion_tokens", "max_tokens")
 

@@ -19,8 +19,8 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 
 from spark_cli.engine.brains.base import BrainTurn
-from spark_cli.protocol import responses as wire
-from spark_cli.protocol.responses import CreateRequest, WireError
+from spark_cli.engine.wire import responses as wire
+from spark_cli.engine.wire.responses import CreateRequest, WireError
 
 Conversation = tuple[BrainTurn, ...]
 FINISHED_LIMIT = 4096

@@ -31,8 +31,8 @@ from spark_cli.engine.serving.handshake import (
     ws_refusal,
 )
 from spark_cli.engine.serving.ws_session import WsSession
-from spark_cli.protocol import responses as wire
-from spark_cli.protocol.responses import WireError
+from spark_cli.engine.wire import responses as wire
+from spark_cli.engine.wire.responses import WireError
 
 SHUTDOWN_CLOSE_CODE = 1012
 """Connections still open when the engine stops are closed "service restart", as uvicorn

@@ -16,9 +16,9 @@ from spark_cli.engine.serving.asgi_io import NESTED_TOO_DEEPLY
 from spark_cli.engine.serving.brain_requests import answered, brain_request, check_outputs, turns
 from spark_cli.engine.serving.intake import check_output_limit
 from spark_cli.engine.serving.lanes import Conversation, Lane, Memory, lane_full_error
+from spark_cli.engine.wire import responses as wire
 from spark_cli.engine.wire.response_events import ResponseEvents
-from spark_cli.protocol import responses as wire
-from spark_cli.protocol.responses import CancelRequest, CreateRequest, SteerRequest, WireError
+from spark_cli.engine.wire.responses import CancelRequest, CreateRequest, SteerRequest, WireError
 
 SendText = Callable[[str], Awaitable[None]]
 Close = Callable[[int, str], Awaitable[None]]

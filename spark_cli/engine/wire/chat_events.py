@@ -11,12 +11,12 @@ then one chunk per piece of its arguments; the choice then ends ``tool_calls``.
 
 from __future__ import annotations
 
+import json
 import time
 from typing import Any
 
-from spark_cli.protocol import chat
-from spark_cli.protocol import responses as wire
-from spark_cli.protocol.responses import InputCall
+from spark_cli.engine.wire import responses as wire
+from spark_cli.engine.wire.responses import InputCall
 
 DATA = "data"
 COMMENT = "comment"
@@ -24,11 +24,18 @@ SKIP = "skip"
 ERROR = "error"
 """A ``data:`` chunk carrying an error (the response failed)."""
 Event = tuple[str, str]
+DONE = "[DONE]"
 
 
 class ChatEvents:
+    """One completion's chunks; ``delta`` fills a preformatted template."""
+
     def __init__(self, completion_id: str, model: str, *, include_usage: bool) -> None:
-        self.chunks = chat.ChunkBuilder(completion_id, model, int(time.time()))
+        self.id, self.model, self._stamp = completion_id, model, int(time.time())
+        self._head = ('{"id":"' + completion_id + '","object":"chat.completion.chunk","created":'
+                      + str(self._stamp) + ',"model":' + json.dumps(model)
+                      + ',"choices":[{"index":0,"delta":{"content":')
+        self._tail = '},"logprobs":null,"finish_reason":null}]}'
         self.include_usage = include_usage
         self._created = time.monotonic()
         self._started = self._created
@@ -38,6 +45,14 @@ class ChatEvents:
         self._current: InputCall | None = None
         self._args: list[str] = []
 
+    def _chunk(self, delta: dict[str, Any] | None, finish: str | None = None,
+               **extra: Any) -> str:
+        choices = [] if delta is None else [{"index": 0, "delta": delta, "logprobs": None,
+                                             "finish_reason": finish}]
+        return json.dumps({"id": self.id, "object": "chat.completion.chunk",
+                           "created": self._stamp, "model": self.model, "choices": choices,
+                           **extra})
+
     def created(self, status: str = "in_progress") -> Event:
         return SKIP, ""
 
@@ -46,24 +61,27 @@ class ChatEvents:
 
     def started(self) -> list[Event]:
         self._started = time.monotonic()
-        return [(DATA, self.chunks.role())]
+        return [(DATA, self._chunk({"role": "assistant", "content": ""}))]
 
     def text_opened(self) -> list[Event]:
         return []
 
     def delta(self, text: str) -> Event:
-        return DATA, self.chunks.delta(text)
+        return DATA, self._head + json.dumps(text) + self._tail
 
     def text_closed(self, text: str, status: str = "completed") -> list[Event]:
         return []
 
     def call_opened(self, call: InputCall) -> list[Event]:
         self._current, self._args = call, []
-        return [(DATA, self.chunks.call_start(len(self._calls), call.call_id, call.name))]
+        return [(DATA, self._chunk({"tool_calls": [{
+            "index": len(self._calls), "id": call.call_id, "type": "function",
+            "function": {"name": call.name, "arguments": ""}}]}))]
 
     def call_delta(self, piece: str) -> Event:
         self._args.append(piece)
-        return DATA, self.chunks.call_delta(len(self._calls), piece)
+        return DATA, self._chunk({"tool_calls": [{"index": len(self._calls),
+                                                  "function": {"arguments": piece}}]})
 
     def call_closed(self) -> list[Event]:
         assert self._current is not None
@@ -77,14 +95,12 @@ class ChatEvents:
 
     def _usage(self, usage: dict[str, Any]) -> dict[str, Any]:
         now = time.monotonic()
-        time_info = {
-            "queue_time": self._started - self._created,
-            "prompt_time": 0.0,
-            "completion_time": now - self._started,
-            "total_time": now - self._created,
-            "created": time.time(),
-        }
-        return chat.usage_object(usage["input_tokens"], usage["output_tokens"], time_info)
+        prompt, completion = usage["input_tokens"], usage["output_tokens"]
+        return {"prompt_tokens": prompt, "completion_tokens": completion,
+                "total_tokens": prompt + completion,
+                "time_info": {"queue_time": self._started - self._created, "prompt_time": 0.0,
+                              "completion_time": now - self._started,
+                              "total_time": now - self._created, "created": time.time()}}
 
     def finished(
         self, text: str, status: str, usage: dict[str, Any], reason: str | None = None
@@ -94,16 +110,25 @@ class ChatEvents:
             self._calls.append(InputCall(call.call_id, call.name, "".join(self._args)))
             self._current = None
         if reason == wire.REASON_MAX_OUTPUT_TOKENS:
-            finish = chat.FINISH_LENGTH
+            finish = "length"
         else:
-            finish = chat.FINISH_TOOL_CALLS if self._calls else chat.FINISH_STOP
+            finish = "tool_calls" if self._calls else "stop"
         chat_usage = self._usage(usage)
-        self.final = self.chunks.completion(text, finish, chat_usage, tuple(self._calls))
-        events = [(DATA, self.chunks.finish(finish))]
+        message: dict[str, Any] = {"role": "assistant", "content": text}
+        if self._calls:
+            message = {"role": "assistant", "content": text or None, "tool_calls": [
+                {"id": c.call_id, "type": "function",
+                 "function": {"name": c.name, "arguments": c.arguments}} for c in self._calls]}
+        self.final = {"id": self.id, "object": "chat.completion", "created": self._stamp,
+                      "model": self.model, "usage": chat_usage,
+                      "choices": [{"index": 0, "message": message, "logprobs": None,
+                                   "finish_reason": finish}]}
+        events = [(DATA, self._chunk({}, finish))]
         if self.include_usage:
-            events.append((DATA, self.chunks.usage(chat_usage)))
-        events.append((DATA, chat.DONE))
+            events.append((DATA, self._chunk(None, usage=chat_usage)))
+        events.append((DATA, DONE))
         return events
 
     def failed(self, code: str, message: str, usage: dict[str, Any]) -> Event:
-        return ERROR, chat.error_chunk(wire.WireError(500, code, message, kind="server_error"))
+        error = wire.WireError(500, code, message, kind="server_error")
+        return ERROR, json.dumps({"error": error.body()})

@@ -18,9 +18,9 @@ import json
 import time
 from typing import Any
 
-from spark_cli.protocol import responses as wire
+from spark_cli.engine.wire import responses as wire
+from spark_cli.engine.wire.responses import InputCall
 from spark_cli.protocol.channel import ToolSpec
-from spark_cli.protocol.responses import InputCall
 
 Event = tuple[str, str]
 

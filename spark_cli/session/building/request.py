@@ -6,31 +6,11 @@ the window is shared, is :mod:`spark_cli.session.context.assemble`'s job (see
 docs/context.md). The session remembers what the model saw (``seen``: path ->
 text, and a sha256 per file) so the applier can tell the user's own changes
 from the model's, and a later turn re-sends only files that changed since.
-
-Everything is checked before anything is sent: a path outside the root, a
-missing, binary or non-UTF-8 file, or a request that does not fit the window
-(``context_window - max_output_tokens``) raises :class:`RequestError` with a
-message naming the biggest contributors. The map and the extra files are
-trimmed to fit instead (``BuiltRequest.context`` says what was left out).
-
-``user_message`` is what the conversation keeps: exactly the message sent, so
-each turn's messages extend the last one's and a persistent channel chains
-(``previous_response_id``, only the new message travels). The repo map
-therefore travels once per conversation, in its first turn; later turns rely
-on it (``/clear`` starts a new conversation and a new map).
-
-Tools: unless ``settings.tools`` is off or the window is small (what a request carries
-at each window size: :mod:`spark_cli.session.window.plan`), the request declares the
-model's tools (``spark_cli.session.tool_access.tool_specs``); their definitions count
-against the window. When the history (tool calls and outputs included) leaves
-too little room for the new turn, its oldest tool outputs are shortened
-first, then its oldest whole turns are left out (``BuiltRequest.history``: the
-session keeps the shortened history; the report's ``trimmed`` says how many
-turns went), so a long session keeps going instead of refusing every turn.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -50,6 +30,7 @@ from spark_cli.session.context.targets import (
     read_target,
 )
 from spark_cli.session.context.tool_outputs import drop_turns, items_tokens, shrink_outputs
+from spark_cli.session.tool_access import tool_specs
 from spark_cli.session.window.plan import Plan, budget_of, plan_for, short_spec
 from spark_cli.text_digest import text_sha256
 
@@ -94,7 +75,27 @@ def build_request(settings: Settings, root: Path, files: Sequence[str], instruct
     sha256 of the content the model already has (those files are not re-sent
     unless they changed). ``map_tokens`` overrides the repo map's budget
     (0: no map). ``extra_tools``: declared after spark's own (an MCP server's).
-    """
+
+    Everything is checked before anything is sent: a path outside the root, a
+    missing, binary or non-UTF-8 file, or a request that does not fit the window
+    (``context_window - max_output_tokens``) raises :class:`RequestError` with a
+    message naming the biggest contributors. The map and the extra files are
+    trimmed to fit instead (``BuiltRequest.context`` says what was left out).
+
+    ``user_message`` is what the conversation keeps: exactly the message sent, so
+    each turn's messages extend the last one's and a persistent channel chains
+    (``previous_response_id``, only the new message travels). The repo map
+    therefore travels once per conversation, in its first turn; later turns rely
+    on it (``/clear`` starts a new conversation and a new map).
+
+    Tools: unless ``settings.tools`` is off or the window is small (what a request carries
+    at each window size: :mod:`spark_cli.session.window.plan`), the request declares the
+    model's tools (``spark_cli.session.tool_access.tool_specs``); their definitions count
+    against the window. When the history (tool calls and outputs included) leaves
+    too little room for the new turn, its oldest tool outputs are shortened
+    first, then its oldest whole turns are left out (``BuiltRequest.history``: the
+    session keeps the shortened history; the report's ``trimmed`` says how many
+    turns went), so a long session keeps going instead of refusing every turn."""
     targets: list[TargetFile] = []
     for raw in files:
         target = read_target(root, raw)
@@ -167,8 +168,6 @@ def _tools(settings: Settings) -> tuple[ToolSpec, ...]:
     plan = plan_for(settings)
     if not plan.tools:
         return ()
-    from spark_cli.session.tool_access import tool_specs
-
     specs = tool_specs(commands=settings.commands != "off")
     return tuple(map(short_spec, specs)) if plan.short else specs
 
@@ -177,8 +176,6 @@ def _specs_tokens(specs: Sequence[ToolSpec]) -> int:
     """What the tool definitions cost in the window (their JSON, as the wire carries it)."""
     if not specs:
         return 0
-    import json
-
     return sum(count_tokens(json.dumps({"name": s.name, "description": s.description,
                                          "parameters": s.parameters})) for s in specs)
 

@@ -1,17 +1,4 @@
-"""The provider presets: which wire protocol, where, which key, which model by default.
-
-- ``mock`` (default): the bundled engine, started in-process on an ephemeral
-  loopback port with a random token by the CLI (``spark_cli.cli.wiring``);
-  a ``base_url`` means "use that running engine" (``spark engine serve``).
-- ``openai``: the Responses API over a persistent WebSocket (the fast channel).
-- ``cerebras``: Chat Completions over SSE.
-- ``openai-compatible``: Chat Completions at a ``base_url`` you give (vLLM,
-  Ollama, llama.cpp, OpenRouter, Groq); the key is optional for local servers.
-- ``ollama``: a local Ollama (``/v1``, and its native ``/api/chat`` when a request needs
-  more context than the model was loaded with).
-
-``SPARK_API_KEY`` overrides every preset's own key variable. See docs/providers.md.
-"""
+"""The provider presets: which wire protocol, where, which key, which model by default."""
 
 from __future__ import annotations
 
@@ -60,7 +47,19 @@ DEFAULT_PROVIDER = "mock"
 
 
 def preset(name: str) -> Preset:
-    """The preset called ``name``; a ValueError listing the known ones otherwise."""
+    """The preset called ``name``; a ValueError listing the known ones otherwise.
+
+    - ``mock`` (default): the bundled engine, started in-process on an ephemeral
+      loopback port with a random token by the CLI (``spark_cli.cli.wiring``);
+      a ``base_url`` means "use that running engine" (``spark engine serve``).
+    - ``openai``: the Responses API over a persistent WebSocket (the fast channel).
+    - ``cerebras``: Chat Completions over SSE.
+    - ``openai-compatible``: Chat Completions at a ``base_url`` you give (vLLM,
+      Ollama, llama.cpp, OpenRouter, Groq); the key is optional for local servers.
+    - ``ollama``: a local Ollama (``/v1``, and its native ``/api/chat`` when a request needs
+      more context than the model was loaded with).
+
+    ``SPARK_API_KEY`` overrides every preset's own key variable. See docs/providers.md."""
     try:
         return PRESETS[name]
     except KeyError:

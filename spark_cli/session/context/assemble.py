@@ -1,34 +1,4 @@
-"""One turn's context, within the window: what is sent, in which order, and what was left out.
-
-The user message is, in this order: the repo map (a ``~~~`` fenced outline
-under one header line), the files (each as a file block), the instruction.
-Which files, by priority:
-
-1. the files the caller gives (``spark edit FILE...``, the TUI's ``/add``):
-   a problem with one is a :class:`RequestError`, nothing is sent;
-2. files the prompt names (:mod:`.mentions`) that exist in the repo;
-3. files that mention a symbol the prompt names (``rename total_price to
-   cart_total`` brings every file that spells ``total_price``), definers
-   first, at most ``picks.MAX_REFERENCING``;
-4. the repo map, ranked toward all of the above and the prompt's
-   identifiers, in ``MAP_TOKENS`` (twice that when no file is sent), at most a
-   quarter of the window's room (:func:`.repo_map.map_budget`).
-
-The cap is ``window - max_output_tokens``. Items 1 and the instructions,
-AGENTS.md, history and prompt must fit or the request is refused. Then the
-map is cut first, then files of 3, then of 2 are left out, each with a
-sentence in the report's ``trimmed``; the final text is counted again, so
-the request never exceeds the cap.
-
-:func:`assemble` reads in that order: the caller's files (:mod:`.picks`), the files
-the prompt brings (:mod:`.picks`), the map (:mod:`.repo_map`), then the whole message
-fitted to the window and the report (here).
-
-The map is not part of what the conversation keeps (``remembered``): every
-turn sends a fresh one, and the history does not grow by a map per turn.
-When the repo has no file besides those sent (a pipe's private temp dir),
-nothing is scanned or parsed: no map, no extra files.
-"""
+"""One turn's context, within the window: what is sent, in which order, and what was left out."""
 
 from __future__ import annotations
 
@@ -45,6 +15,7 @@ from spark_cli.session.context.outline import Outline
 from spark_cli.session.context.picks import Pick, block_of, candidates, pick, take_extras
 from spark_cli.session.context.repo_map import MAP_HEADER, map_section, repo_map, smaller_map
 from spark_cli.session.context.report import ContextFile, ContextReport, MapSummary
+from spark_cli.session.context.scan import MAX_FILES, scan
 from spark_cli.session.context.targets import AGENTS_FILE, RequestError, TargetFile
 
 if TYPE_CHECKING:
@@ -102,8 +73,37 @@ def assemble(root: Path, budget: Budget, explicit: Sequence[TargetFile], instruc
              instructions: str, agents: str | None, history_tokens: int,
              known: Mapping[str, str], map_tokens: int | None = None,
              index: RepoIndex | None = None, tools_tokens: int = 0) -> Assembled:
-    """The turn's context (see the module docstring); ``RequestError`` when it cannot fit.
-    ``tools_tokens``: what the request's tool definitions cost."""
+    """The turn's context; ``RequestError`` when it cannot fit.
+    ``tools_tokens``: what the request's tool definitions cost.
+
+    The user message is, in this order: the repo map (a ``~~~`` fenced outline
+    under one header line), the files (each as a file block), the instruction.
+    Which files, by priority:
+
+    1. the files the caller gives (``spark edit FILE...``, the TUI's ``/add``):
+       a problem with one is a :class:`RequestError`, nothing is sent;
+    2. files the prompt names (:mod:`.mentions`) that exist in the repo;
+    3. files that mention a symbol the prompt names (``rename total_price to
+       cart_total`` brings every file that spells ``total_price``), definers
+       first, at most ``picks.MAX_REFERENCING``;
+    4. the repo map, ranked toward all of the above and the prompt's
+       identifiers, in ``MAP_TOKENS`` (twice that when no file is sent), at most a
+       quarter of the window's room (:func:`.repo_map.map_budget`).
+
+    The cap is ``window - max_output_tokens``. Items 1 and the instructions,
+    AGENTS.md, history and prompt must fit or the request is refused. Then the
+    map is cut first, then files of 3, then of 2 are left out, each with a
+    sentence in the report's ``trimmed``; the final text is counted again, so
+    the request never exceeds the cap.
+
+    :func:`assemble` reads in that order: the caller's files (:mod:`.picks`), the files
+    the prompt brings (:mod:`.picks`), the map (:mod:`.repo_map`), then the whole message
+    fitted to the window and the report (here).
+
+    The map is not part of what the conversation keeps (``remembered``): every
+    turn sends a fresh one, and the history does not grow by a map per turn.
+    When the repo has no file besides those sent (a pipe's private temp dir),
+    nothing is scanned or parsed: no map, no extra files."""
     picks = [pick(t, "added", known) for t in explicit]
     in_chat = {t.path for t in explicit}
     system_tokens = count_tokens(instructions)
@@ -131,7 +131,7 @@ def assemble(root: Path, budget: Budget, explicit: Sequence[TargetFile], instruc
     outline_text, shown = "", (0, 0, 0)
     repo = None if _only(root, in_chat) else scan_repo(root)
     if repo is not None and any(path not in in_chat for path in repo.paths()):
-        from spark_cli.session.context.index import index_for
+        from spark_cli.session.context.index import index_for  # deferred: launch -> request
 
         index = index or index_for(root)
         found = candidates(root, repo, index, instruction, in_chat, known, notes)
@@ -191,8 +191,6 @@ def _only(root: Path, files: set[str]) -> bool:
 def scan_repo(root: Path) -> RepoFiles:
     """The repo's files; outside a git checkout (``spark edit`` run in a home folder)
     the walk stops at ``OUTSIDE_GIT_FILES``."""
-    from spark_cli.session.context.scan import MAX_FILES, scan
-
     inside_git = (Path(root) / ".git").exists()
     return scan(root, max_files=MAX_FILES if inside_git else OUTSIDE_GIT_FILES)
 

@@ -1,25 +1,4 @@
-"""The files a user put in the context (the TUI's ``/add``, ``/drop``, ``/files``).
-
-API (all paths root-relative, POSIX-style, as the user typed them or normalised)::
-
-    files = ContextSet(root)
-    problem = files.add("src/app.py")   # None, or one sentence saying why not
-    problem = files.drop("src/app.py")  # None, or "src/app.py is not in the context"
-    files.files()                       # ("src/app.py", ...) in the order added
-    files.clear()
-
-``add`` refuses, each with its own message: a path outside the repo (``..``,
-absolute, a symlink out) or inside ``.git``/``.spark``; a missing file; a
-directory; a file ``.gitignore`` ignores or one in a vendored folder; a
-binary, non-UTF-8 or too large file. Adding a file twice is fine (no
-message). The set does not watch the files: they are read when a turn is
-built, so the model always gets their content as it is then.
-
-A turn passes ``files()`` as the session's ``files`` (``Session.run_turn(
-instruction, files.files())``): the request adds the files the prompt names,
-the files that mention a symbol it names and the repo map (see
-:mod:`.assemble`).
-"""
+"""The files a user put in the context (the TUI's ``/add``, ``/drop``, ``/files``)."""
 
 from __future__ import annotations
 
@@ -34,7 +13,27 @@ from spark_cli.session.context.sources import (
 
 
 class ContextSet:
-    """The user's chosen files for the turns of one session under ``root``."""
+    """The user's chosen files for the turns of one session under ``root``.
+
+    API (all paths root-relative, POSIX-style, as the user typed them or normalised)::
+
+    files = ContextSet(root)
+    problem = files.add("src/app.py")   # None, or one sentence saying why not
+    problem = files.drop("src/app.py")  # None, or "src/app.py is not in the context"
+    files.files()                       # ("src/app.py", ...) in the order added
+    files.clear()
+
+    ``add`` refuses, each with its own message: a path outside the repo (``..``,
+    absolute, a symlink out) or inside ``.git``/``.spark``; a missing file; a
+    directory; a file ``.gitignore`` ignores or one in a vendored folder; a
+    binary, non-UTF-8 or too large file. Adding a file twice is fine (no
+    message). The set does not watch the files: they are read when a turn is
+    built, so the model always gets their content as it is then.
+
+    A turn passes ``files()`` as the session's ``files`` (``Session.run_turn(
+    instruction, files.files())``): the request adds the files the prompt names,
+    the files that mention a symbol it names and the repo map (see
+    :mod:`.assemble`)."""
 
     def __init__(self, root: Path) -> None:
         self.root = Path(root).resolve()

@@ -1,24 +1,4 @@
-"""Every file's tags, kept up to date cheaply: cached per file by (mtime, size).
-
-``index_for(root)`` is the process's one :class:`RepoIndex` for a repo (the
-TUI's turns and ``ContextSet`` share it). ``refresh()`` rescans the tree
-(:mod:`.scan`) and re-reads only files whose (mtime_ns, size) changed, so a
-second turn in the same repo pays a directory walk and no parsing. A file
-re-read with the same content as before (a ``touch``, a branch switched and
-back, a tool that rewrote it unchanged) keeps its tags: only its stamp is
-new. Parsing one file for its tags loads tree-sitter and compiles the
-language's tags query (~60 M instructions, ~15 ms, before the request leaves).
-
-Between processes (one ``spark edit`` after another) the tags live in
-``<root>/.spark/cache/tags.json`` (``.spark`` carries a ``.gitignore`` of
-``*``). A first build in a huge repo can be time-boxed (``refresh(seconds=)``):
-what it had no time to read is ``pending`` and read by later refreshes (the
-cache keeps what was read, so later ``spark edit`` runs continue). The file
-is plain JSON, written atomically and only when something changed; one that
-cannot be read or has another shape is ignored and rewritten. A file that
-cannot be read as text (binary, not UTF-8) is remembered as having no tags,
-so it is not re-read every turn either. Not thread-safe: one builder at a time.
-"""
+"""Every file's tags, kept up to date cheaply: cached per file by (mtime, size)."""
 
 from __future__ import annotations
 
@@ -42,7 +22,7 @@ from spark_cli.text_digest import text_key
 
 CACHE_DIR = (".spark", "cache")
 CACHE_FILE = "tags.json"
-CACHE_VERSION = 4
+CACHE_VERSION = 5
 _EMPTY = FileTags((), {}, " ")
 
 
@@ -58,7 +38,26 @@ class RefreshStats:
 
 
 class RepoIndex:
-    """The tags of every file in the repo at ``root`` (see the module docstring)."""
+    """The tags of every file in the repo at ``root``.
+
+    ``index_for(root)`` is the process's one :class:`RepoIndex` for a repo (the
+    TUI's turns and ``ContextSet`` share it). ``refresh()`` rescans the tree
+    (:mod:`.scan`) and re-reads only files whose (mtime_ns, size) changed, so a
+    second turn in the same repo pays a directory walk and no parsing. A file
+    re-read with the same content as before (a ``touch``, a branch switched and
+    back, a tool that rewrote it unchanged) keeps its tags: only its stamp is
+    new. Parsing one file for its tags loads tree-sitter and compiles the
+    language's tags query, before the request leaves.
+
+    Between processes (one ``spark edit`` after another) the tags live in
+    ``<root>/.spark/cache/tags.json`` (``.spark`` carries a ``.gitignore`` of
+    ``*``). A first build in a huge repo can be time-boxed (``refresh(seconds=)``):
+    what it had no time to read is ``pending`` and read by later refreshes (the
+    cache keeps what was read, so later ``spark edit`` runs continue). The file
+    is plain JSON, written atomically and only when something changed; one that
+    cannot be read or has another shape is ignored and rewritten. A file that
+    cannot be read as text (binary, not UTF-8) is remembered as having no tags,
+    so it is not re-read every turn either. Not thread-safe: one builder at a time."""
 
     def __init__(self, root: Path, *, disk_cache: bool = True) -> None:
         self.root = Path(root).resolve()

@@ -1,19 +1,4 @@
-"""The repo map as text: the best-ranked definitions, grouped by file, within a token budget.
-
-Pure. The top ``n`` ranked definitions are grouped by file (files in the
-order their best definition ranks, definitions in line order) and rendered as
-the file's path and then each definition's signature line, indentation kept
-so nesting shows; ``⋮`` marks skipped lines between two of them::
-
-    src/shop/pricing.py:
-    │def apply_discount(price, percent):
-    ⋮
-    │def with_tax(price):
-
-How many fit is found from per-line counts (see :func:`fit`) and checked
-on the final text. Counting uses ``protocol.tokens`` like the rest of the
-request, so the map never pushes a request past the window.
-"""
+"""The repo map as text: the best-ranked definitions, grouped by file, within a token budget."""
 
 from __future__ import annotations
 
@@ -42,7 +27,21 @@ class Outline:
 
 
 def render(ranked: Sequence[Ranked]) -> str:
-    """The outline text of exactly these definitions."""
+    """The outline text of exactly these definitions.
+
+    Pure. The top ``n`` ranked definitions are grouped by file (files in the
+    order their best definition ranks, definitions in line order) and rendered as
+    the file's path and then each definition's signature line, indentation kept
+    so nesting shows; ``⋮`` marks skipped lines between two of them::
+
+    src/shop/pricing.py:
+    │def apply_discount(price, percent):
+    ⋮
+    │def with_tax(price):
+
+    How many fit is found from per-line counts (see :func:`fit`) and checked
+    on the final text. Counting uses ``protocol.tokens`` like the rest of the
+    request, so the map never pushes a request past the window."""
     by_file: dict[str, list[Ranked]] = {}
     for item in ranked:
         by_file.setdefault(item.path, []).append(item)

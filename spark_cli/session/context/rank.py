@@ -1,27 +1,4 @@
-"""Which definitions matter most: a personalised PageRank over the file reference graph.
-
-Pure: tags in, ranked definitions out (the model is aider's repo map). Every
-file is a node; a file that uses a name defined in another file gets an edge
-to it, weighted ``sqrt(uses)`` times:
-
-- ``x10`` when the prompt mentions the name, ``x10`` for a long, specific name
-  (snake_case, camelCase or 8+ characters), ``x0.1`` for a private ``_name``
-  or one shorter than three characters, ``x0.1`` for a name defined in more
-  than two files, and no edge at all for one defined in more than
-  ``TOO_COMMON`` (five) files (``__init__``, ``get``): such a use says
-  nothing about where it points.
-
-A uniform factor on all of one file's edges would change nothing (each
-file's rank is shared out in proportion), so files in the chat get no extra
-edge weight: they pull through the restart instead. The walk restarts
-(personalisation) at the files in the chat and the files the prompt names,
-or uniformly when there are none. Each file's rank then flows along its
-out-edges to the (file, name) definitions they point at; the definitions
-are returned best first, those of files already in the chat left
-out (the model sees those whole). Definitions nobody references keep a tiny
-share of their file's rank, so a file's own top-level API still ranks above
-nothing.
-"""
+"""Which definitions matter most: a personalised PageRank over the file reference graph."""
 
 from __future__ import annotations
 
@@ -118,8 +95,30 @@ def pagerank(edges: Mapping[str, Mapping[str, float]], nodes: Sequence[str],
 def rank_definitions(tags: Mapping[str, FileTags], *, chat: Collection[str] = (),
                      named: Collection[str] = (), mentioned: Collection[str] = (),
                      limit: int | None = None) -> list[Ranked]:
-    """The definitions outside ``chat``, best first (see the module docstring); the best
-    ``limit`` of them when given."""
+    """The definitions outside ``chat``, best first; the best
+    ``limit`` of them when given.
+
+    Pure: tags in, ranked definitions out (the model is aider's repo map). Every
+    file is a node; a file that uses a name defined in another file gets an edge
+    to it, weighted ``sqrt(uses)`` times:
+
+    - ``x10`` when the prompt mentions the name, ``x10`` for a long, specific name
+      (snake_case, camelCase or 8+ characters), ``x0.1`` for a private ``_name``
+      or one shorter than three characters, ``x0.1`` for a name defined in more
+      than two files, and no edge at all for one defined in more than
+      ``TOO_COMMON`` (five) files (``__init__``, ``get``): such a use says
+      nothing about where it points.
+
+    A uniform factor on all of one file's edges would change nothing (each
+    file's rank is shared out in proportion), so files in the chat get no extra
+    edge weight: they pull through the restart instead. The walk restarts
+    (personalisation) at the files in the chat and the files the prompt names,
+    or uniformly when there are none. Each file's rank then flows along its
+    out-edges to the (file, name) definitions they point at; the definitions
+    are returned best first, those of files already in the chat left
+    out (the model sees those whole). Definitions nobody references keep a tiny
+    share of their file's rank, so a file's own top-level API still ranks above
+    nothing."""
     definers: dict[str, list[str]] = {}
     for path, file_tags in tags.items():
         for name in {d.name for d in file_tags.definitions}:

@@ -1,22 +1,4 @@
-"""The context report: what one turn's request holds, part by part, as plain data for a HUD.
-
-Built by :mod:`.assemble` with every request (``BuiltRequest.context``).
-``as_dict()`` is JSON-ready. Parts, in the order they travel:
-
-- ``instructions``: the system prompt (without AGENTS.md);
-- ``AGENTS.md``: the repo's AGENTS.md (0 when there is none);
-- ``tools``: the definitions of the model's tools (0 when tools are off);
-- ``history``: the earlier conversation (tool calls and outputs included);
-- ``files``: the files the user added and the ones the prompt names;
-- ``references``: files that mention a symbol the prompt names;
-- ``map``: the repo map;
-- ``prompt``: the instruction itself (with the previous turn's refusals).
-
-A file the model already has unchanged is listed with ``sent=False`` and
-costs 0 tokens. ``trimmed`` holds one sentence per thing left out to fit the
-window, ``notes`` one per thing left out for another reason (a named file
-that is binary, an ambiguous file name).
-"""
+"""The context report: what one turn's request holds, part by part, as plain data for a HUD."""
 
 from __future__ import annotations
 
@@ -52,7 +34,24 @@ class MapSummary:
 
 @record
 class ContextReport:
-    """What a request holds and why: the window, the budget, tokens per part, the files."""
+    """What a request holds and why: the window, the budget, tokens per part, the files.
+
+    Built by :mod:`.assemble` with every request (``BuiltRequest.context``).
+    ``as_dict()`` is JSON-ready. Parts, in the order they travel:
+
+    - ``instructions``: the system prompt (without AGENTS.md);
+    - ``AGENTS.md``: the repo's AGENTS.md (0 when there is none);
+    - ``tools``: the definitions of the model's tools (0 when tools are off);
+    - ``history``: the earlier conversation (tool calls and outputs included);
+    - ``files``: the files the user added and the ones the prompt names;
+    - ``references``: files that mention a symbol the prompt names;
+    - ``map``: the repo map;
+    - ``prompt``: the instruction itself (with the previous turn's refusals).
+
+    A file the model already has unchanged is listed with ``sent=False`` and
+    costs 0 tokens. ``trimmed`` holds one sentence per thing left out to fit the
+    window, ``notes`` one per thing left out for another reason (a named file
+    that is binary, an ambiguous file name)."""
 
     window: int
     reserved_for_answer: int

@@ -10,6 +10,7 @@ from __future__ import annotations
 from spark_cli.edits.disk.atomic import write_atomic
 from spark_cli.edits.disk.paths import confine
 from spark_cli.edits.disk.textfile import read_text_file
+from spark_cli.edits.lang.definitions import definition_nodes, has_definitions, name_text
 from spark_cli.edits.lang.grammars import (
            get_language,
            get_parser,
@@ -18,5 +19,6 @@ from spark_cli.edits.lang.grammars import (
 )
 from spark_cli.edits.model.outcome import FileRefused
 
-__all__ = ["FileRefused", "confine", "get_language", "get_parser", "language_for_path",
-           "read_text_file", "tags_query_source", "write_atomic"]
+__all__ = ["FileRefused", "confine", "definition_nodes", "get_language", "get_parser",
+           "has_definitions", "language_for_path", "name_text", "read_text_file",
+           "tags_query_source", "write_atomic"]

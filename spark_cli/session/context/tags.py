@@ -1,21 +1,14 @@
-"""One file's tags: the definitions tree-sitter finds, and the identifiers the file uses.
+"""One file's tags: the definitions in it, and the identifiers it uses.
 
-Definitions come from the grammar wheel's ``TAGS_QUERY`` (the queries GitHub's
-code navigation uses): every match with a ``@definition.<kind>`` capture gives
-its ``@name``, its kind and the first line of the definition as its
-signature. TypeScript and TSX run the JavaScript query too (their own covers
-only what JavaScript lacks), as the tags tooling does.
+Definitions are :mod:`spark_cli.edits.lang.definitions`' (with Python's module-level
+constants), each with the first line of its node as its signature. References, for the
+ranking, are the ``@reference`` captures (calls, class and type uses) of the grammar
+wheel's ``TAGS_QUERY``, counted; where it has none (C, C++, no query) every
+identifier-shaped word counts instead, as aider falls back to its lexer.
 
-References, for the ranking, are the query's ``@reference`` captures (calls,
-class and type uses) with their counts; for a language whose query has none
-(C, C++) or no query at all, every identifier-shaped word counts instead (as
-aider falls back to its lexer).
-
-``words`` is every identifier-shaped word of the file (comments and strings
-too), space-separated with a space at each end: "which files so much as
-mention ``total_price``" is one substring test per file (``mentions``). The
-query's captures are too narrow for that (the Python query sees no imports),
-and a rename must reach every file that imports the name.
+``words`` is every identifier-shaped word of the file (comments and strings too), with a
+space at each end: "which files so much as mention ``total_price``" is one substring test
+per file (``mentions``), so a rename reaches every file that imports the name.
 """
 
 from __future__ import annotations
@@ -25,12 +18,21 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 from spark_cli.record import record
-from spark_cli.session.context.sources import get_language, get_parser, tags_query_source
+from spark_cli.session.context.sources import (
+    definition_nodes,
+    get_language,
+    get_parser,
+    has_definitions,
+    name_text,
+    tags_query_source,
+)
 
 if TYPE_CHECKING:
     import tree_sitter
 
 WORD = re.compile(r"[A-Za-z_$][\w$]*")
+_TOKEN = re.compile(r'"(?:\\.|[^"\\])*"|;[^\n]*|[()\[\]]')
+"""A tags query's strings, comments and brackets: enough to find its top-level patterns."""
 MAX_SIGNATURE = 120
 """Characters of a signature line kept in the map (longer lines end with an ellipsis)."""
 _QUERY_PARTS: dict[str, tuple[str, ...]] = {
@@ -41,11 +43,11 @@ _QUERY_PARTS: dict[str, tuple[str, ...]] = {
 
 @record
 class Definition:
-    """One definition in a file (a function, a class ...) and its line."""
+    """One definition in a file (a function, a type, a constant) and its line."""
 
     name: str
     kind: str
-    """``function``, ``class``, ``method``, ``constant``, ``type``, ``module`` ..."""
+    """``function``, ``type`` or ``constant``."""
     line: int
     """0-based line of the definition's start."""
     signature: str
@@ -67,14 +69,27 @@ class FileTags:
 
 
 @cache
-def _query(lang: str) -> tree_sitter.Query | None:
-    import tree_sitter
+def _references(lang: str) -> tree_sitter.Query | None:
+    """The wheels' tags query for ``lang``, its reference patterns only (None: it has none)."""
+    import tree_sitter  # deferred: launch -> request
 
-    parts = _QUERY_PARTS.get(lang, (lang,))
-    source = "\n".join(_own_source(part) for part in parts)
-    if not source.strip():
-        return None
-    return tree_sitter.Query(get_language(lang), source)
+    source = "\n".join(_reference_patterns(_own_source(part))
+                       for part in _QUERY_PARTS.get(lang, (lang,)))
+    return tree_sitter.Query(get_language(lang), source) if source.strip() else None
+
+
+def _reference_patterns(source: str) -> str:
+    """The top-level patterns of a tags query that capture a reference and no definition
+    (compiling only those keeps the first map of a repo as quick as one query was)."""
+    starts, depth = [], 0
+    for m in _TOKEN.finditer(source):
+        if m.group() in ("(", "["):
+            starts += [m.start()] if depth == 0 else []
+            depth += 1
+        elif m.group() in (")", "]"):
+            depth -= 1
+    pieces = (source[a:b] for a, b in zip(starts, [*starts[1:], len(source)], strict=False))
+    return "\n".join(p for p in pieces if "@reference." in p and "@definition." not in p)
 
 
 def _own_source(lang: str) -> str:
@@ -82,11 +97,6 @@ def _own_source(lang: str) -> str:
         return tags_query_source(lang)
     except (KeyError, ImportError):
         return ""
-
-
-def has_tags(lang: str | None) -> bool:
-    """Whether ``lang`` has a tags query here (so its files can define things)."""
-    return lang is not None and bool(_own_source(_QUERY_PARTS.get(lang, (lang,))[0]))
 
 
 def word_counts(text: str) -> dict[str, int]:
@@ -101,39 +111,28 @@ def extract(text: str, lang: str | None) -> FileTags:
     """The tags of one file's ``text`` in language ``lang`` (``None``: words only)."""
     counts = word_counts(text)
     words = " " + " ".join(counts) + " "
-    query = _query(lang) if lang is not None and has_tags(lang) else None
-    if query is None:
+    if lang is None or not has_definitions(lang):
         return FileTags((), counts, words)
-    import tree_sitter
-
-    data = text.encode("utf-8", "surrogatepass")
-    tree = get_parser(lang).parse(data)
+    tree = get_parser(lang).parse(text.encode("utf-8", "surrogatepass"))
     lines = text.split("\n")
     found: dict[tuple[int, str], Definition] = {}
+    for d in definition_nodes(tree, lang, constants=True):
+        name, row = name_text(d).rsplit("::", 1)[-1], d.node.start_point.row
+        if (row, name) not in found and WORD.fullmatch(name):
+            found[(row, name)] = Definition(name, d.kind, row, _signature(lines[row]))
+    definitions = tuple(sorted(found.values(), key=lambda d: (d.line, d.name)))
+    query = _references(lang)
+    if query is None:
+        return FileTags(definitions, counts, words)
+    import tree_sitter  # deferred: launch -> request
+
     refs: dict[str, int] = {}
     for _pattern, captures in tree_sitter.QueryCursor(query).matches(tree.root_node):
         names = captures.get("name")
-        if not names:
-            continue
-        name_node = names[0]
-        name = data[name_node.start_byte:name_node.end_byte].decode("utf-8", "replace")
-        for capture, nodes in captures.items():
-            if capture.startswith("reference."):
-                refs[name] = refs.get(name, 0) + 1
-                break
-            if not capture.startswith("definition.") or not nodes:
-                continue
-            row = nodes[0].start_point.row
-            if (row, name) not in found and WORD.fullmatch(name):
-                found[(row, name)] = Definition(name, capture[len("definition."):], row,
-                                                _signature(lines[row] if row < len(lines) else ""))
-    definitions = tuple(sorted(found.values(), key=lambda d: (d.line, d.name)))
-    return FileTags(definitions, refs if _has_references(lang) else counts, words)
-
-
-@cache
-def _has_references(lang: str) -> bool:
-    return any("@reference." in _own_source(part) for part in _QUERY_PARTS.get(lang, (lang,)))
+        if names and any(capture.startswith("reference.") for capture in captures):
+            name = (names[0].text or b"").decode("utf-8", "replace")
+            refs[name] = refs.get(name, 0) + 1
+    return FileTags(definitions, refs, words)
 
 
 def _signature(line: str) -> str:

@@ -4,13 +4,6 @@ Every conversation item counts against the window with the same token rule
 as everything else (``protocol/tokens.py``): a message its text, a call its
 name and arguments, an output its text, each plus ``ITEM_OVERHEAD`` for what
 the wire adds around it (ids, roles, types).
-
-Room is made in this order: old tool outputs first (the oldest first; each
-is replaced by a one-line note the model can act on: call the tool again);
-then, when a long session's history still leaves too little room, its oldest
-whole turns (a user's message and everything that answered it), so what is
-kept stays a valid conversation. An output that still does not fit is cut to
-what does, with a note saying how much was shown.
 """
 
 from __future__ import annotations
@@ -50,7 +43,14 @@ def shrink_outputs(items: Sequence[ConversationItem], excess: int, *,
                    keep_from: int | None = None) -> tuple[list[ConversationItem], int]:
     """``items`` with the oldest tool outputs (before index ``keep_from``) replaced by a
     short note until ``excess`` tokens are freed (or none is left to drop); the new list
-    and the tokens freed. User and assistant messages are never touched."""
+    and the tokens freed. User and assistant messages are never touched.
+
+    Room is made in this order: old tool outputs first (the oldest first; each
+    is replaced by a one-line note the model can act on: call the tool again);
+    then, when a long session's history still leaves too little room, its oldest
+    whole turns (a user's message and everything that answered it), so what is
+    kept stays a valid conversation. An output that still does not fit is cut to
+    what does, with a note saying how much was shown."""
     out = list(items)
     freed = 0
     end = len(out) if keep_from is None else keep_from

@@ -17,11 +17,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import field
 from typing import Literal
 
+from spark_cli.edits.apply.diffs import NO_NEWLINE, hunk_range
 from spark_cli.record import record
 
 ChangeKind = Literal["modify", "create", "delete"]
 CONTEXT = 3
-_NO_NEWLINE = "\\ No newline at end of file\n"
 
 
 class _Matcher(difflib.SequenceMatcher[str]):
@@ -118,14 +118,8 @@ class ChangedFile:
         return blocks
 
 
-def _range(start: int, length: int) -> str:
-    if length == 1:
-        return str(start + 1)
-    return f"{start + (1 if length else 0)},{length}"
-
-
 def _shown(prefix: str, line: str) -> str:
-    return prefix + line if line.endswith("\n") else prefix + line + "\n" + _NO_NEWLINE
+    return prefix + line if line.endswith("\n") else prefix + line + "\n" + NO_NEWLINE
 
 
 def file_change(path: str, base: str | None, theirs: str | None) -> ChangedFile | None:
@@ -139,7 +133,7 @@ def file_change(path: str, base: str | None, theirs: str | None) -> ChangedFile 
               if kind == "modify" else [[("replace", 0, len(a), 0, len(b))]])
     for number, group in enumerate(groups, 1):
         i1, i2, j1, j2 = group[0][1], group[-1][2], group[0][3], group[-1][4]
-        text = [f"@@ -{_range(i1, i2 - i1)} +{_range(j1, j2 - j1)} @@\n"]
+        text = [f"@@ -{hunk_range(i1, i2 - i1)} +{hunk_range(j1, j2 - j1)} @@\n"]
         edits: list[tuple[int, int, tuple[str, ...]]] = []
         for tag, x1, x2, y1, y2 in group:
             if tag == "equal":

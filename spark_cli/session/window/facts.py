@@ -1,19 +1,4 @@
-"""Where a run's window comes from, and what spark keeps per server between runs.
-
-In order: ``context_window`` configured (a file or a flag) is used as it is, nothing is
-asked (the probe imports httpx: a configured run's start-up stays lean); the bundled
-engine needs nothing; ``openai`` / ``cerebras`` on their own URL use :data:`KNOWN`;
-any other server is asked (``ask``: the transport's probe, handed in by the CLI) once
-per :data:`TTL_S` (`spark config` every time), and the answer is cached per base URL +
-model (``windows.json`` in ``$SPARK_CACHE_DIR`` or the user cache dir). A window the
-server states in this run is a limit. One from the cache (it may have restarted), one
-learned from an overflow answer, or none at all is a hint: requests are trimmed to it,
-never refused by it. A learned one is dropped when the server states a window, serves
-another model, or takes a request beyond it.
-
-Counting: a measured ratio of the server's tokens to spark's is kept and used (with
-:data:`MARGIN`); before any measurement spark's count is scaled by :data:`ESTIMATE_SCALE`.
-"""
+"""Where a run's window comes from, and what spark keeps per server between runs."""
 
 from __future__ import annotations
 
@@ -108,7 +93,7 @@ def cache_path(env: Mapping[str, str] | None = None) -> Path:
     env = os.environ if env is None else env
     if env.get(CACHE_ENV):
         return Path(env[CACHE_ENV]) / CACHE_NAME
-    import platformdirs  # only when no override: keeps a configured run's start-up lean
+    import platformdirs  # deferred: launch -> request
 
     return Path(platformdirs.user_cache_path("spark", appauthor=False)) / CACHE_NAME
 
@@ -168,8 +153,22 @@ def learned_source(window: int, at: float) -> str:
 
 def resolve(settings: Settings, ask: Ask | None, env: Mapping[str, str] | None = None, *,
             fresh: bool = False) -> Settings:
-    """``settings`` with the model's window and token scale (see the module doc); ``fresh``
-    asks even a remote server whose answer is cached."""
+    """``settings`` with the model's window and token scale; ``fresh``
+    asks even a remote server whose answer is cached.
+
+    In order: ``context_window`` configured (a file or a flag) is used as it is, nothing is
+    asked (the probe imports httpx: a configured run's start-up stays lean); the bundled
+    engine needs nothing; ``openai`` / ``cerebras`` on their own URL use :data:`KNOWN`;
+    any other server is asked (``ask``: the transport's probe, handed in by the CLI) once
+    per :data:`TTL_S` (`spark config` every time), and the answer is cached per base URL +
+    model (``windows.json`` in ``$SPARK_CACHE_DIR`` or the user cache dir). A window the
+    server states in this run is a limit. One from the cache (it may have restarted), one
+    learned from an overflow answer, or none at all is a hint: requests are trimmed to it,
+    never refused by it. A learned one is dropped when the server states a window, serves
+    another model, or takes a request beyond it.
+
+    Counting: a measured ratio of the server's tokens to spark's is kept and used (with
+    :data:`MARGIN`); before any measurement spark's count is scaled by :data:`ESTIMATE_SCALE`."""
     provider = settings.provider
     if provider.kind == "mock" or not provider.base_url:
         return settings

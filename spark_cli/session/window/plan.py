@@ -1,18 +1,4 @@
-"""What a request carries at each window size, and the budget it is checked against.
-
-The fixed part of a request (system prompt, tool specs, repo map) shrinks with the
-window, so a small edit fits even a 2k window:
-
-- from :data:`SHORT_BELOW` down: the short system prompt (each paragraph's short form)
-  and short tool specs (each description's first sentence, no parameter descriptions);
-- below :data:`BARE_BELOW`: no repo map and no tool specs either, said in the request
-  (:data:`BARE_NOTE`), so the model knows to work from the files shown.
-
-The answer's reserve follows the window (``default_max_output``: a quarter of it, at
-most 8k, unless configured). The budget is a limit where the window is known and a
-hint where it is learned or unknown (:func:`.facts.is_hint`): trimmed to, never refused
-by. `spark bench context --windows` shows the fixed overhead per window size.
-"""
+"""What a request carries at each window size, and the budget it is checked against."""
 
 from __future__ import annotations
 
@@ -46,6 +32,18 @@ class Plan:
 
 
 def plan_for(settings: Settings) -> Plan:
+    """The fixed part of a request (system prompt, tool specs, repo map) shrinks with the
+    window, so a small edit fits even a 2k window:
+
+    - from :data:`SHORT_BELOW` down: the short system prompt (each paragraph's short form)
+      and short tool specs (each description's first sentence, no parameter descriptions);
+    - below :data:`BARE_BELOW`: no repo map and no tool specs either, said in the request
+      (:data:`BARE_NOTE`), so the model knows to work from the files shown.
+
+    The answer's reserve follows the window (``default_max_output``: a quarter of it, at
+    most 8k, unless configured). The budget is a limit where the window is known and a
+    hint where it is learned or unknown (:func:`.facts.is_hint`): trimmed to, never refused
+    by. `spark bench context --windows` shows the fixed overhead per window size."""
     window = settings.context_window
     bare = window < BARE_BELOW
     return Plan(short=window < SHORT_BELOW, tools=settings.tools and not bare,

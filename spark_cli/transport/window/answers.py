@@ -1,24 +1,9 @@
 """Each server's answer about its window, parsed: pure functions over decoded JSON.
 
-Every parser takes what the endpoint returned (``json.loads`` of the body) and
-the model name spark sends, and returns the window in tokens or None when the
-answer does not say. Shapes (recorded from the real servers where one ran
-here, else from their documentation):
-
-- llama.cpp ``llama-server`` ``GET /props``:
-  ``{"default_generation_settings": {"n_ctx": 8192, ...}, ...}`` (older builds: ``n_ctx``
-  at the top level); ``GET /slots``: ``[{"id": 0, "n_ctx": 8192, ...}]``.
-- llama-cpp-python's server ``GET /v1/models``: ``{"data": [{"id": ..., "object": "model",
-  "owned_by": "me", "permissions": []}]}``: no window at all (it is learned from the first
-  overflow answer instead, :mod:`spark_cli.transport.window.overflow`).
-- vLLM ``GET /v1/models``: ``{"data": [{"id": "m", "max_model_len": 32768, ...}]}``.
-- LM Studio ``GET /api/v0/models``: ``{"data": [{"id": "m", "state": "loaded",
-  "max_context_length": 32768, "loaded_context_length": 4096}]}`` (the loaded one wins).
-- Ollama ``POST /api/show``: ``{"parameters": "num_ctx 8192\\n...", "model_info":
-  {"llama.context_length": 131072}}``: the window is the trained length; what is loaded
-  is ``GET /api/ps``'s ``{"models": [{"name": "m", "context_length": 8192}]}``, else
-  (not loaded yet) ``num_ctx`` when the model sets one, else Ollama's default.
-- OpenRouter and Groq model lists: ``context_length`` / ``context_window`` per entry.
+Every parser takes what the endpoint returned (``json.loads`` of the body) and the model
+name spark sends, and returns the window in tokens or None when the answer does not say.
+The shapes each parser names were recorded from the real servers where one ran here, else
+taken from their documentation.
 """
 
 from __future__ import annotations
@@ -38,7 +23,8 @@ def _positive(value: object) -> int | None:
 
 
 def llama_props(answer: Any) -> int | None:
-    """llama.cpp ``/props``: ``default_generation_settings.n_ctx`` (or a top-level ``n_ctx``)."""
+    """llama.cpp ``/props``: ``default_generation_settings.n_ctx`` (or a top-level ``n_ctx``):
+    ``{"default_generation_settings": {"n_ctx": 8192, ...}, ...}``."""
     if not isinstance(answer, dict):
         return None
     settings = answer.get("default_generation_settings")
@@ -50,7 +36,8 @@ def llama_props(answer: Any) -> int | None:
 
 
 def llama_slots(answer: Any) -> int | None:
-    """llama.cpp ``/slots``: the smallest slot's ``n_ctx`` (each slot holds one request)."""
+    """llama.cpp ``/slots``: the smallest slot's ``n_ctx`` (each slot holds one request):
+    ``[{"id": 0, "n_ctx": 8192, ...}]``."""
     if not isinstance(answer, list):
         return None
     sizes = [n for slot in answer if isinstance(slot, dict)
@@ -61,7 +48,15 @@ def llama_slots(answer: Any) -> int | None:
 def model_list(answer: Any, model: str) -> int | None:
     """An OpenAI-style model list (vLLM, LM Studio ``/api/v0/models``, OpenRouter, Groq):
     the named model's window; the only entry's when the name is not listed (a server that
-    serves one model under any name)."""
+    serves one model under any name).
+
+    - vLLM ``GET /v1/models``: ``{"data": [{"id": "m", "max_model_len": 32768, ...}]}``.
+    - LM Studio ``GET /api/v0/models``: ``{"data": [{"id": "m", "state": "loaded",
+      "max_context_length": 32768, "loaded_context_length": 4096}]}`` (the loaded one wins).
+    - OpenRouter and Groq: ``context_length`` / ``context_window`` per entry.
+    - llama-cpp-python's server: ``{"data": [{"id": ..., "object": "model", "owned_by":
+      "me", "permissions": []}]}``: no window at all (it is learned from the first
+      overflow answer instead, :mod:`spark_cli.transport.window.overflow`)."""
     entries = answer.get("data") if isinstance(answer, dict) else answer
     if not isinstance(entries, list):
         return None
@@ -77,7 +72,8 @@ def model_list(answer: Any, model: str) -> int | None:
 
 
 def ollama_ps(answer: Any, model: str) -> int | None:
-    """Ollama ``/api/ps``: the loaded model's ``context_length`` (what it runs with now)."""
+    """Ollama ``/api/ps``: the loaded model's ``context_length`` (what it runs with now):
+    ``{"models": [{"name": "m", "context_length": 8192}]}``."""
     if not isinstance(answer, dict) or not isinstance(answer.get("models"), list):
         return None
     for entry in answer["models"]:
@@ -94,7 +90,9 @@ def served(answer: Any) -> str:
 
 
 def ollama_length(answer: Any) -> int | None:
-    """Ollama ``/api/show``: the model's trained ``*.context_length`` (what it can take)."""
+    """Ollama ``/api/show``: the model's trained ``*.context_length`` (what it can take):
+    ``{"parameters": "num_ctx 8192\\n...", "model_info": {"llama.context_length": 131072}}``;
+    what is loaded is :func:`ollama_ps`'s, else (not loaded yet) :func:`ollama_num_ctx`."""
     if not isinstance(answer, dict) or not isinstance(answer.get("model_info"), dict):
         return None
     return next((n for key, value in answer["model_info"].items()

@@ -5,21 +5,6 @@ Servers say "too long for my window" in their own words; spark says one thing:
 retries it as it is (the same request overflows again), and hands the figures on
 (:class:`~spark_cli.protocol.channel.Overflow`) so the session can trim and learn the
 window. Shapes (status, then the error object or text):
-
-- OpenAI (Chat and Responses), Cerebras: code ``context_length_exceeded``, "This model's
-  maximum context length is 128000 tokens. However, your messages resulted in 130000
-  tokens" / "Your input exceeds the context window of this model".
-- llama.cpp ``llama-server``: 400, type ``exceed_context_size_error``, "the request
-  exceeds the available context size, try increasing it", with ``n_prompt_tokens`` and
-  ``n_ctx`` beside the message.
-- llama-cpp-python's server: 400 ``context_length_exceeded`` "This model's maximum context
-  length is 8192 tokens. However, you requested 9510 tokens (9510 in the messages, 0 in the
-  completion)" (its own ``ValueError``: "Requested tokens (9510) exceed context window of
-  8192").
-- vLLM: 400 "This model's maximum context length is 32768 tokens. However, you requested
-  33000 tokens (...)", or "... and your request has 5000 input tokens (8192 > 8192 - 5000)".
-- Ollama: 400 "the input length exceeds the context length"; LM Studio: "... the model is
-  loaded with context length of only 4096 tokens ..." / "greater than the context length".
 """
 
 from __future__ import annotations
@@ -69,7 +54,22 @@ def _field(error: Mapping[str, Any], *names: str) -> int | None:
 def recognise(status: int | None, code: str | None, message: str,
               error: Mapping[str, Any] | None = None) -> Overflow | None:
     """The overflow ``status`` / ``code`` / ``message`` (and the error object's extra
-    fields) describe, or None when the answer is about something else."""
+    fields) describe, or None when the answer is about something else.
+
+    - OpenAI (Chat and Responses), Cerebras: code ``context_length_exceeded``, "This model's
+      maximum context length is 128000 tokens. However, your messages resulted in 130000
+      tokens" / "Your input exceeds the context window of this model".
+    - llama.cpp ``llama-server``: 400, type ``exceed_context_size_error``, "the request
+      exceeds the available context size, try increasing it", with ``n_prompt_tokens`` and
+      ``n_ctx`` beside the message.
+    - llama-cpp-python's server: 400 ``context_length_exceeded`` "This model's maximum context
+      length is 8192 tokens. However, you requested 9510 tokens (9510 in the messages, 0 in the
+      completion)" (its own ``ValueError``: "Requested tokens (9510) exceed context window of
+      8192").
+    - vLLM: 400 "This model's maximum context length is 32768 tokens. However, you requested
+      33000 tokens (...)", or "... and your request has 5000 input tokens (8192 > 8192 - 5000)".
+    - Ollama: 400 "the input length exceeds the context length"; LM Studio: "... the model is
+      loaded with context length of only 4096 tokens ..." / "greater than the context length"."""
     error = error or {}
     kind = error.get("type")
     coded = code in CODES or (isinstance(kind, str) and kind in CODES)

@@ -1,14 +1,11 @@
 """Asking a server about its window and counting with its tokenizer: blocking, bounded, quiet.
 
 A one-shot asks before its request is built (the window sizes the repo map), before any
-event loop exists: httpx's blocking client (imported lean, and only once a server is
-asked), a short timeout per ask, nothing raised. A refused connection or a timeout ends
-the probing; a 404 or an answer without a window moves on. A remote host that a proxy
-would carry (as the channels decide it) is not asked. Order, first answer wins
-(:mod:`.answers` parses): llama.cpp ``/props``, the model list (``/v1/models``), LM
-Studio ``/api/v0/models``, Ollama ``/api/show`` with ``/api/ps``, llama.cpp ``/slots``.
-Tokenizers: llama.cpp ``POST /tokenize``, llama-cpp-python ``POST
-/extras/tokenize/count``, vLLM ``POST /tokenize`` (``TOKENIZERS``).
+event loop exists, so this is httpx's blocking client (imported lean, and only once a
+server is asked) with a short timeout per ask. Every ask is best effort: a refused
+connection or an ask that times out ends the probing at once, a 404 or an answer without
+a window moves on to the next endpoint, nothing raises. A remote host that a proxy would
+carry (as the channels decide it) is not asked.
 """
 
 from __future__ import annotations
@@ -93,7 +90,16 @@ def _client(api_key: str | None, timeout: float) -> httpx.Client:
 def discover(base_url: str, model: str, api_key: str | None, *, tokenizer: bool = True,
              timeout: float = ASK_TIMEOUT) -> Found | None:
     """The server's window (and its tokenizer, unless ``tokenizer`` is False: known already)
-    by asking it; None when nothing listens."""
+    by asking it; None when nothing listens.
+
+    Order (the first that answers wins, :mod:`.answers` parses): llama.cpp ``/props`` → the
+    model list (``/v1/models``: vLLM's ``max_model_len``, OpenRouter's ``context_length``,
+    Groq's ``context_window``) → LM Studio ``/api/v0/models`` → Ollama ``/api/show`` (the
+    model's length) with ``/api/ps`` (what is loaded) → llama.cpp ``/slots``.
+
+    Tokenizers: llama.cpp ``POST /tokenize {"content"}`` → ``{"tokens": [...]}``;
+    llama-cpp-python ``POST /extras/tokenize/count {"input"}`` → ``{"count": n}``; vLLM
+    ``POST /tokenize {"model", "prompt"}`` → ``{"count": n, "tokens": [...]}``."""
     if not may_ask(base_url):
         return None
     root = server_root(base_url)

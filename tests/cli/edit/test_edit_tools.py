@@ -2,7 +2,7 @@
 on stderr and a pair of --json events, the pipe filter and --no-tools declare no tools.
 
 The real session runs over a scripted channel (one script per request) with a stand-in for
-``spark_cli.tools.run_tool``."""
+``spark_cli.tools.run.run_tool``."""
 
 from __future__ import annotations
 

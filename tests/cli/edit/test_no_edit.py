@@ -152,7 +152,7 @@ def test_pipe_whole_file_answer_gives_the_new_text(script, base_url, repo):
 
 
 def test_answer_of_takes_the_assistant_text_and_the_tools_called():
-    from spark_cli.cli.edit.no_edit import answer_of
+    from spark_cli.cli.edit.edit_run import answer_of
     from spark_cli.protocol.channel import Message, ToolCall, ToolOutput
 
     items = [Message("user", "x"), ToolCall("c1", "read_file", "{}"), ToolOutput("c1", "..."),

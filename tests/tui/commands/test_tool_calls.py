@@ -1,6 +1,6 @@
 """Tool calls in the TUI, with Pilot: a call line appears (Ctrl+O expands it), Esc mid-loop,
 Enter between calls. A scripted channel (one script per request) and a stand-in for
-``spark_cli.tools.run_tool`` that can hold a call until it is cancelled."""
+``spark_cli.tools.run.run_tool`` that can hold a call until it is cancelled."""
 
 from __future__ import annotations
 

@@ -6,15 +6,6 @@ the file as it is when that hunk applies (hunks apply in order) and holds a
 non-blank line (a search of blank lines only is too weak an anchor); a pure
 insertion always carries at least one context line (an empty SEARCH would mean "create
 or append"). The text is rendered with :mod:`spark_cli.edits.formats.rendering`.
-
-Nothing here diffs whole files: an operation knows what it changed, so a
-change made with :meth:`FileChange.spliced` carries its splices (byte ranges of
-the old text and what replaces them), and the changed line ranges come
-straight from them. A change given only as old and new text (one contiguous
-edit: an import, a docstring, a parameter) is located by trimming the common
-first and last lines. Uniqueness is checked through a line -> positions index
-starting from the rarest line of the search text, so a hunk costs about the
-number of places its rarest line occurs, not the size of the file.
 """
 
 from __future__ import annotations
@@ -44,7 +35,16 @@ class Splice:
 
 @record
 class FileChange:
-    """One file's text before and after an operation."""
+    """One file's text before and after an operation.
+
+    Nothing here diffs whole files: an operation knows what it changed, so a
+    change made with :meth:`FileChange.spliced` carries its splices (byte ranges of
+    the old text and what replaces them), and the changed line ranges come
+    straight from them. A change given only as old and new text (one contiguous
+    edit: an import, a docstring, a parameter) is located by trimming the common
+    first and last lines. Uniqueness is checked through a line -> positions index
+    starting from the rarest line of the search text, so a hunk costs about the
+    number of places its rarest line occurs, not the size of the file."""
 
     path: str
     old: str

@@ -1,6 +1,7 @@
 """Reading the results of spark's read-only tools, as the client's tools package writes them.
 
-The formats are fixed (the client produces them):
+Pure functions of the output text; an output that fits none of these fixed formats (the
+client produces them) is an error:
 
 - ``read_file``: each line ``f"{n:>6}\\t{text}"``; a windowed read ends with the line
   ``[lines A–B of N; ask read_file with start_line/end_line for more]``; an error is
@@ -9,8 +10,6 @@ The formats are fixed (the client produces them):
   regex; searched as fixed text]`` and a last line ``[N more matches not shown]``;
   ``no matches`` when nothing matched.
 - ``list_files``: one repo-relative path a line, maybe ``[N more files not shown]``.
-
-Pure functions of the output text; an output that fits none of these is an error.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Syntax-tree helpers shared by the rules brain's operations (tree-sitter, via spark_cli.edits).
 
-Which node types are definitions, identifiers and comments per language, a
-bounded walk, and finding a definition by name. Offsets are UTF-8 bytes, as
-tree-sitter gives them; callers edit the encoded text.
+A parsed file, a walk that skips strings and comments, identifiers, and finding a
+definition by name (definitions come from :mod:`spark_cli.edits.lang.definitions`).
+Offsets are UTF-8 bytes, as tree-sitter gives them; callers edit the encoded text.
 """
 
 from __future__ import annotations
@@ -10,31 +10,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from spark_cli.edits.lang.definitions import definition_nodes, last_row, name_text
 from spark_cli.edits.lang.grammars import language_for_path
 from spark_cli.edits.lang.syntax import parse_text
 
 if TYPE_CHECKING:
     import tree_sitter
 
-DEFINITION_TYPES: dict[str, frozenset[str]] = {
-    "python": frozenset({"function_definition", "class_definition"}),
-    "javascript": frozenset({"function_declaration", "generator_function_declaration",
-                             "method_definition", "class_declaration", "variable_declarator"}),
-    "go": frozenset({"function_declaration", "method_declaration", "type_spec"}),
-    "rust": frozenset({"function_item", "struct_item", "enum_item", "trait_item", "mod_item",
-                       "function_signature_item"}),
-    "java": frozenset({"method_declaration", "class_declaration", "constructor_declaration",
-                       "interface_declaration", "enum_declaration", "record_declaration"}),
-}
-DEFINITION_TYPES["typescript"] = DEFINITION_TYPES["javascript"] | {
-    "interface_declaration", "type_alias_declaration", "abstract_class_declaration",
-    "function_signature", "method_signature", "enum_declaration"}
-DEFINITION_TYPES["tsx"] = DEFINITION_TYPES["typescript"]
-_FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "function",
-                              "generator_function"})
-# wrappers that belong to a definition (deleting the definition deletes them too)
-_WRAPPERS = frozenset({"decorated_definition", "export_statement", "lexical_declaration",
-                       "variable_declaration", "type_declaration"})
 _SKIP = frozenset({"string", "comment", "line_comment", "block_comment", "string_literal",
                    "template_string", "raw_string_literal", "interpreted_string_literal",
                    "string_content", "char_literal", "character_literal"})
@@ -98,46 +80,15 @@ def is_identifier(node: tree_sitter.Node) -> bool:
     return node.child_count == 0 and node.type.endswith("identifier")
 
 
-def _name_of(node: tree_sitter.Node, parsed: Parsed) -> str | None:
-    name = node.child_by_field_name("name")
-    if name is None:
-        return None
-    if node.type == "variable_declarator":
-        value = node.child_by_field_name("value")
-        if value is None or value.type not in _FUNCTION_VALUES:
-            return None
-    return parsed.node_text(name)
-
-
 def find_definitions(parsed: Parsed, name: str) -> list[tree_sitter.Node]:
     """Definition nodes named ``name`` (document order)."""
-    types = DEFINITION_TYPES.get(parsed.language)
-    if not types:
-        return []
-    return [node for node in walk(parsed.tree.root_node)
-            if node.type in types and _name_of(node, parsed) == name]
+    return [node for node, found, _ in named_definitions(parsed) if found == name]
 
 
-def named_definitions(parsed: Parsed) -> list[tuple[tree_sitter.Node, str]]:
-    """Every definition node with its name (document order)."""
-    types = DEFINITION_TYPES.get(parsed.language)
-    if not types:
-        return []
-    found = []
-    for node in walk(parsed.tree.root_node):
-        if node.type in types:
-            name = _name_of(node, parsed)
-            if name is not None:
-                found.append((node, name))
-    return found
-
-
-def outer(node: tree_sitter.Node) -> tree_sitter.Node:
-    """The definition with its wrappers (decorators, ``export``, ``const x =``)."""
-    top = node
-    while top.parent is not None and top.parent.type in _WRAPPERS:
-        top = top.parent
-    return top
+def named_definitions(parsed: Parsed) -> list[tuple[tree_sitter.Node, str, str]]:
+    """Every definition node with its name and kind ("function"/"type"), in document order."""
+    return [(d.node, name_text(d), d.kind)
+            for d in definition_nodes(parsed.tree, parsed.language)]
 
 
 def function_of(node: tree_sitter.Node) -> tree_sitter.Node:
@@ -147,12 +98,6 @@ def function_of(node: tree_sitter.Node) -> tree_sitter.Node:
         if value is not None:
             return value
     return node
-
-
-def last_row(node: tree_sitter.Node) -> int:
-    """The last row holding text of ``node`` (a rust ``//`` comment includes its newline)."""
-    end = node.end_point
-    return end.row - 1 if end.column == 0 and end.row > node.start_point.row else end.row
 
 
 def leading_start(parsed: Parsed, node: tree_sitter.Node) -> int:

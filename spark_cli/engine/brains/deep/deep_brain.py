@@ -6,19 +6,6 @@ that uses the symbol, a new parameter reaches every call site, docstrings go
 to every function of the named files, an explanation says how the files
 connect. A task may hold several steps (one per line or sentence, see
 :mod:`steps`); each works on the files as the steps before it left them.
-
-Answer shape: a lead line (what it read), a numbered plan, then each step's
-edits in the request's format (SEARCH/REPLACE blocks, or one apply_patch
-envelope per step), then a summary with one line per step. The engine paces it
-as the deep model (``pace = "deep"``: ``deep_ttft_ms`` / ``deep_tps``).
-
-With the read-only tools declared it first finds the files the task reaches
-(:mod:`looking`: list the named folders, search the named symbols, read what
-they turn up), then plans over what it read. A step that names a folder
-(``in src/shop``) works on the files under it. A task that asks to run the tests
-(``… and run the tests``) ends its answer with a ``run_command`` call
-(:mod:`~spark_cli.engine.brains.rules.running`); the follow-up, its edits made, says
-how they went.
 """
 
 from __future__ import annotations
@@ -131,7 +118,20 @@ def _edits(number: int, total: int, result: OpResult, fmt: EditFormat) -> Iterat
 
 
 class DeepBrain:
-    """Plans the task's steps over the request's files, answers plan, edits, summary."""
+    """Plans the task's steps over the request's files, answers plan, edits, summary.
+
+    Answer shape: a lead line (what it read), a numbered plan, then each step's
+    edits in the request's format (SEARCH/REPLACE blocks, or one apply_patch
+    envelope per step), then a summary with one line per step. The engine paces it
+    as the deep model (``pace = "deep"``: ``deep_ttft_ms`` / ``deep_tps``).
+
+    With the read-only tools declared it first finds the files the task reaches
+    (:mod:`looking`: list the named folders, search the named symbols, read what
+    they turn up), then plans over what it read. A step that names a folder
+    (``in src/shop``) works on the files under it. A task that asks to run the tests
+    (``… and run the tests``) ends its answer with a ``run_command`` call
+    (:mod:`~spark_cli.engine.brains.rules.running`); the follow-up, its edits made, says
+    how they went."""
 
     name = "deep"
     pace = "deep"

@@ -6,12 +6,7 @@ call sites are the identifiers spelled like the function that the rename
 logic (:mod:`spark_cli.engine.brains.rules.rename_refs`) says are the
 function -- ``foo(…)``, ``self.foo(…)``, ``util.foo(…)`` for a module of the
 request; not ``other.foo(…)`` -- in the callee position of a call, in every
-file of the request. What the calls pass: the value the user gave (``pass
-0``), else the default (``x=1``), else the parameter's name (the summary says
-so: it must be in scope there). Python calls pass it by keyword (``x=0``),
-which holds wherever the parameter went; the other languages pass it at the
-parameter's position (missing javascript arguments before it become
-``undefined``).
+file of the request.
 """
 
 from __future__ import annotations
@@ -151,6 +146,10 @@ def _caller_changes(files: dict[str, str], defined_in: str, new_def: str, name: 
 
 def add_parameter_and_callers(instruction: Instruction, files: dict[str, str],
                               named: list[str], value: str) -> OpResult:
+    """The definition and every call changed. What the calls pass: the value the user gave
+    (``pass 0``), else the default (``x=1``), else the parameter's name (the summary says
+    so: it must be in scope there). Python calls pass it by keyword (``x=0``), which holds
+    wherever the parameter went; the other languages pass it at the parameter's position."""
     name, param = instruction.name, instruction.what
     defined_in, new_def = _define(instruction, files, named)
     passed = value or instruction.new or param

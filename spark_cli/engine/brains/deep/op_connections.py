@@ -24,9 +24,9 @@ def _identifiers(parsed: Parsed) -> set[bytes]:
 def _top_level(parsed: Parsed) -> list[str]:
     """Names of the definitions not nested in another definition."""
     found = named_definitions(parsed)
-    ids = {node.id for node, _ in found}
+    ids = {node.id for node, _, _ in found}
     names = []
-    for node, name in found:
+    for node, name, _ in found:
         parent = node.parent
         while parent is not None and parent.id not in ids:
             parent = parent.parent

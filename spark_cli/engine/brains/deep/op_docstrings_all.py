@@ -15,15 +15,6 @@ from spark_cli.engine.brains.rules.instruction_parser import Instruction
 from spark_cli.engine.brains.rules.op_docstring import docstring_at
 from spark_cli.engine.brains.rules.results import CannotHelp, OpResult, pick_files, plural
 
-CLASS_TYPES = frozenset({"class_definition", "class_declaration", "abstract_class_declaration",
-                         "interface_declaration", "struct_item", "enum_item", "trait_item",
-                         "type_spec", "enum_declaration", "record_declaration",
-                         "type_alias_declaration", "mod_item"})
-
-
-def _wanted(node_type: str, kinds: frozenset[str]) -> bool:
-    return ("class" if node_type in CLASS_TYPES else "function") in kinds
-
 
 def document_all(instruction: Instruction, files: dict[str, str], named: list[str],
                  kinds: frozenset[str]) -> OpResult:
@@ -36,8 +27,8 @@ def document_all(instruction: Instruction, files: dict[str, str], named: list[st
         if parsed is None:
             continue
         splices = []
-        for node, name in named_definitions(parsed):
-            if not _wanted(node.type, kinds):
+        for node, name, kind in named_definitions(parsed):
+            if ("class" if kind == "type" else "function") not in kinds:
                 continue
             try:
                 at, doc = docstring_at(parsed, node, name)

@@ -5,13 +5,6 @@ anywhere in the instruction text (``Please rename foo to bar in app.py.``), in
 a fixed order so that ``remove print calls`` is never read as "delete the
 function ``print``". File blocks are cut out of the prompt first, so code in a
 file never looks like an instruction.
-
-Matching is linear in the length of the text (a client controls it): every
-open-ended part of a pattern is bounded (a type, a default value, an import
-name), paths are whole runs of word characters, ``.``, ``/`` and ``-``, and
-``replace 'a' with 'b'`` is found without a backtracking regex
-(:func:`_replace`): the heads (``replace '``) and the middles (``' with '``)
-are each found in one pass, then matched with a binary search.
 """
 
 from __future__ import annotations
@@ -79,8 +72,8 @@ _SOURCES: dict[str, tuple[str, int]] = {
                 r"what\s+(?:is|does)\s+in)\b", re.I),
 }
 """The instruction patterns, compiled when first used (:func:`_re`): a turn compiles
-those it tries (a rename, the first tried, compiles one), not all eleven (~4 ms, in the
-brain's first time to first token)."""
+those it tries (a rename, the first tried, compiles one), not all eleven (in the brain's
+first time to first token)."""
 _QUOTES = "'\"`"
 
 
@@ -151,7 +144,14 @@ def _name(value: str) -> str | None:
 def _replace(text: str) -> tuple[str, str] | None:
     """``replace 'OLD' with 'NEW'``: the first head that has a middle with the same quote
     after it and a closing quote after that -- what the lazy regex ``replace Q(.+?)Q with
-    Q2(.*?)Q2`` finds, but in O(n log n)."""
+    Q2(.*?)Q2`` finds, but in O(n log n).
+
+    Matching is linear in the length of the text (a client controls it): every
+    open-ended part of a pattern is bounded (a type, a default value, an import
+    name), paths are whole runs of word characters, ``.``, ``/`` and ``-``, and
+    ``replace 'a' with 'b'`` is found without a backtracking regex
+    (:func:`_replace`): the heads (``replace '``) and the middles (``' with '``)
+    are each found in one pass, then matched with a binary search."""
     heads = list(_re("replace_head").finditer(text))
     if not heads:
         return None

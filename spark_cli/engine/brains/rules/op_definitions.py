@@ -5,19 +5,13 @@ Delete: the definition's lines go, with its decorators / attributes, an
 python comments), plus the blank lines after it so the spacing around stays
 as it was. Every definition of that name in the file goes (overloads). A python
 block left empty gets ``pass``.
-
-Add a parameter: python ``x``, ``x: T``, ``x=D``, ``x: T = D``; js ``x``/
-``x = D`` (ts may add ``: T``); go ``x T`` (type required); rust ``x: T``
-(type required); java ``T x`` (type required). It goes last, except before
-``*args``/``**kwargs``/``...rest``/go variadics, and in python a parameter
-without a default goes before the first one with a default. Call sites are not
-changed (say "= default" to keep them working).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from spark_cli.edits.lang.definitions import outer
 from spark_cli.engine.brains.code.edit_text import FileChange, Splice
 from spark_cli.engine.brains.code.signatures import parameters_node
 from spark_cli.engine.brains.code.trees import (
@@ -25,7 +19,6 @@ from spark_cli.engine.brains.code.trees import (
     find_definitions,
     is_identifier,
     leading_start,
-    outer,
     parse,
 )
 from spark_cli.engine.brains.rules.instruction_parser import Instruction
@@ -154,6 +147,12 @@ def _before(parsed: Parsed, params: list[tree_sitter.Node], has_default: bool
 
 
 def add_parameter_in(path: str, text: str, instruction: Instruction) -> str | None:
+    """Add a parameter: python ``x``, ``x: T``, ``x=D``, ``x: T = D``; js ``x``/
+    ``x = D`` (ts may add ``: T``); go ``x T`` (type required); rust ``x: T``
+    (type required); java ``T x`` (type required). It goes last, except before
+    ``*args``/``**kwargs``/``...rest``/go variadics, and in python a parameter
+    without a default goes before the first one with a default. Call sites are not
+    changed (say "= default" to keep them working)."""
     parsed = parse(path, text)
     if parsed is None:
         return None

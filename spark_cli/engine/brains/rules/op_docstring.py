@@ -12,16 +12,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from spark_cli.edits.lang.definitions import last_row, outer
 from spark_cli.engine.brains.code.edit_text import FileChange
 from spark_cli.engine.brains.code.signatures import parameter_names, sentence, third_person, words
-from spark_cli.engine.brains.code.trees import (
-    Parsed,
-    find_definitions,
-    last_row,
-    leading_start,
-    outer,
-    parse,
-)
+from spark_cli.engine.brains.code.trees import Parsed, find_definitions, leading_start, parse
 from spark_cli.engine.brains.rules.instruction_parser import Instruction
 from spark_cli.engine.brains.rules.results import CannotHelp, OpResult, pick_files
 

@@ -1,6 +1,6 @@
 """Explain a file: a streamed structural summary (imports, definitions and their lines).
 
-No edits. Definitions come from :func:`spark_cli.edits.lang.anchors.definitions`
+No edits. Definitions come from :func:`spark_cli.edits.lang.definitions.definitions`
 (the same ones ``@@ def f`` anchors resolve to), nested by their line ranges;
 imports are the file's top-level import statements. A file with no grammar
 gets its size and first lines only.
@@ -8,7 +8,7 @@ gets its size and first lines only.
 
 from __future__ import annotations
 
-from spark_cli.edits.lang.anchors import DefinitionSpan, definitions
+from spark_cli.edits.lang.definitions import DefinitionSpan, definitions
 from spark_cli.engine.brains.code.trees import parse
 from spark_cli.engine.brains.rules.instruction_parser import Instruction
 from spark_cli.engine.brains.rules.op_imports import IMPORT_TYPES

@@ -5,15 +5,6 @@ request's format (SEARCH/REPLACE blocks or one apply_patch envelope), then a
 one-line summary. ``explain`` streams a structural summary instead of edits.
 Anything it cannot do gets a streamed explanation: why, the instruction list
 and how to connect a real provider (:mod:`help_text`).
-
-With the read-only tools declared, it first looks for what the instruction names
-and it was not given (:mod:`looking`): a preamble line, then ``search`` /
-``list_files`` / ``read_file`` calls; the answer comes once the outputs are back.
-
-The files come from :func:`workspace.files_and_reads` (file blocks, plus this
-brain's own earlier edits in a continued conversation); the instruction from
-:mod:`instruction_parser`; each operation lives in its own ``op_*`` module.
-``run the tests`` / ``run X`` / ``… and fix what fails`` are :mod:`running`'s.
 """
 
 from __future__ import annotations
@@ -57,10 +48,19 @@ OPERATIONS: dict[str, Operation] = {
 
 
 class RulesBrain:
-    """Recognises an instruction, runs its operation over the request's files, answers."""
+    """Recognises an instruction, runs its operation over the request's files, answers.
+
+    With the read-only tools declared, it first looks for what the instruction names
+    and it was not given (:mod:`looking`): a preamble line, then ``search`` /
+    ``list_files`` / ``read_file`` calls; the answer comes once the outputs are back.
+
+    The files come from :func:`workspace.files_and_reads` (file blocks, plus this
+    brain's own earlier edits in a continued conversation); the instruction from
+    :mod:`instruction_parser`; each operation lives in its own ``op_*`` module.
+    ``run the tests`` / ``run X`` / ``… and fix what fails`` are :mod:`running`'s."""
 
     name = "rules"
-    inline_below = 2_048  # planning that much takes ~4 ms at most (a 1.7 KB rename: 3.3 ms)
+    inline_below = 2_048  # planning that much costs less than a trip to the pool
 
     def answer(self, request: BrainRequest) -> Iterator[str | BrainCall]:
         text = instruction_text(request.prompt)

@@ -8,9 +8,7 @@ a path wins), and each of the brain's own earlier answers (assistant turns)
 is parsed for edits, which are applied to the view (exact match, each hunk
 in turn; a hunk that does not match is skipped). So a continued conversation
 sees its own earlier edits even when the client does not re-send the files.
-A file the brain read with the ``read_file`` tool joins the view when its output
-comes (the line numbers taken off; a file read in windows once every line has
-come), in its place in the conversation.
+A file read with the ``read_file`` tool joins the view in its place in the conversation.
 """
 
 from __future__ import annotations

@@ -6,11 +6,11 @@ from typing import Any
 
 import pytest
 
-from spark_cli.protocol import chat
-from spark_cli.protocol import responses as wire
+from spark_cli.engine.wire import chat
+from spark_cli.engine.wire import responses as wire
+from spark_cli.engine.wire.responses import InputCall, InputMessage, InputOutput, WireError
+from spark_cli.engine.wire.tool_defs import ToolChoice, parse_tool_choice
 from spark_cli.protocol.channel import Message, ToolCall, ToolOutput, ToolSpec
-from spark_cli.protocol.responses import InputCall, InputMessage, InputOutput, WireError
-from spark_cli.protocol.tool_defs import ToolChoice, parse_tool_choice
 from spark_cli.transport.items import chat_messages, chat_tools, responses_item, responses_tools
 
 SEARCH = {"type": "function", "name": "search", "description": "Search the repo.",

@@ -1,19 +1,15 @@
-"""The OpenAI Chat Completions wire as the bundled engine speaks it: pure data, no I/O.
+"""A Chat Completions request as the bundled engine reads it: pure data, no I/O.
 
-Request parsing (``messages``, ``model``, ``stream``,
-``stream_options.include_usage``, ``max_tokens`` / ``max_completion_tokens``,
-``tools``, ``tool_choice``, ``parallel_tool_calls``) and the builders of
-``chat.completion.chunk`` / ``chat.completion`` objects. The usage chunk may
-carry Cerebras-style ``time_info``.
+Parses and checks ``messages``, ``model``, ``stream``, ``stream_options.include_usage``,
+``max_tokens`` / ``max_completion_tokens``, ``tools``, ``tool_choice`` and
+``parallel_tool_calls``; the chunks it answers with are :mod:`.chat_events`'.
 """
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from spark_cli.protocol.channel import ToolSpec
-from spark_cli.protocol.responses import (
+from spark_cli.engine.wire.responses import (
     INVALID_TYPE,
     MISSING_REQUIRED_PARAMETER,
     InputCall,
@@ -23,13 +19,10 @@ from spark_cli.protocol.responses import (
     WireError,
     parse_input,
 )
-from spark_cli.protocol.tool_defs import AUTO, ToolChoice, chat_function_specs, parse_tool_choice
+from spark_cli.engine.wire.tool_defs import AUTO, ToolChoice, chat_function_specs, parse_tool_choice
+from spark_cli.protocol.channel import ToolSpec
 from spark_cli.record import record
 
-DONE = "[DONE]"
-FINISH_STOP = "stop"
-FINISH_LENGTH = "length"
-FINISH_TOOL_CALLS = "tool_calls"
 _INSTRUCTION_ROLES = ("system", "developer")
 
 
@@ -168,90 +161,3 @@ def parse_chat(obj: dict[str, Any]) -> ChatRequest:
         tool_choice=parse_tool_choice(obj.get("tool_choice"), chat=True),
         parallel_tool_calls=parallel is not False,
     )
-
-
-def usage_object(
-    prompt_tokens: int, completion_tokens: int, time_info: dict[str, float] | None = None
-) -> dict[str, Any]:
-    usage: dict[str, Any] = {
-        "prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
-        "total_tokens": prompt_tokens + completion_tokens,
-    }
-    if time_info is not None:
-        usage["time_info"] = time_info
-    return usage
-
-
-class ChunkBuilder:
-    """The chunks of one streamed completion; ``delta`` uses a preformatted template."""
-
-    __slots__ = ("_head", "_tail", "created", "id", "model")
-
-    def __init__(self, completion_id: str, model: str, created: int) -> None:
-        self.id = completion_id
-        self.model = model
-        self.created = created
-        self._head = (
-            '{"id":"' + completion_id + '","object":"chat.completion.chunk","created":'
-            + str(created) + ',"model":' + json.dumps(model)
-            + ',"choices":[{"index":0,"delta":{"content":'
-        )
-        self._tail = '},"logprobs":null,"finish_reason":null}]}'
-
-    def _chunk(self, choices: list[dict[str, Any]], **extra: Any) -> str:
-        body = {"id": self.id, "object": "chat.completion.chunk", "created": self.created,
-                "model": self.model, "choices": choices, **extra}
-        return json.dumps(body)
-
-    def role(self) -> str:
-        return self._chunk([{"index": 0, "delta": {"role": "assistant", "content": ""},
-                             "logprobs": None, "finish_reason": None}])
-
-    def delta(self, text: str) -> str:
-        return self._head + json.dumps(text) + self._tail
-
-    def call_start(self, index: int, call_id: str, name: str) -> str:
-        """A call's first piece: its id, type and name, empty arguments."""
-        return self._chunk([{"index": 0, "delta": {"tool_calls": [{
-            "index": index, "id": call_id, "type": "function",
-            "function": {"name": name, "arguments": ""}}]},
-            "logprobs": None, "finish_reason": None}])
-
-    def call_delta(self, index: int, piece: str) -> str:
-        """A piece of a call's arguments."""
-        return self._chunk([{"index": 0, "delta": {"tool_calls": [{
-            "index": index, "function": {"arguments": piece}}]},
-            "logprobs": None, "finish_reason": None}])
-
-    def finish(self, reason: str) -> str:
-        return self._chunk([{"index": 0, "delta": {}, "logprobs": None, "finish_reason": reason}])
-
-    def usage(self, usage: dict[str, Any]) -> str:
-        return self._chunk([], usage=usage)
-
-    def completion(self, text: str, reason: str, usage: dict[str, Any],
-                   calls: tuple[InputCall, ...] = ()) -> dict[str, Any]:
-        """The non-streamed ``chat.completion`` object (``tool_calls`` when it made any)."""
-        message: dict[str, Any] = {"role": "assistant", "content": text or None}
-        if calls:
-            message["tool_calls"] = [tool_call(call) for call in calls]
-        else:
-            message["content"] = text
-        return {
-            "id": self.id, "object": "chat.completion", "created": self.created,
-            "model": self.model,
-            "choices": [{"index": 0, "message": message, "logprobs": None,
-                         "finish_reason": reason}],
-            "usage": usage,
-        }
-
-
-def tool_call(call: InputCall) -> dict[str, Any]:
-    """A whole call as a message's ``tool_calls`` entry."""
-    return {"id": call.call_id, "type": "function",
-            "function": {"name": call.name, "arguments": call.arguments}}
-
-
-def error_chunk(error: WireError) -> str:
-    """An error in the middle of a stream, as OpenAI-compatible servers send it."""
-    return json.dumps({"error": error.body()})

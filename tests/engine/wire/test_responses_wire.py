@@ -8,9 +8,9 @@ import pytest
 from openai.types.responses.responses_server_event import ResponsesServerEvent
 from pydantic import TypeAdapter
 
+from spark_cli.engine.wire import responses as wire
 from spark_cli.engine.wire.response_events import ResponseEvents
-from spark_cli.protocol import responses as wire
-from spark_cli.protocol.responses import InputMessage, WireError
+from spark_cli.engine.wire.responses import InputMessage, WireError
 
 EVENTS: TypeAdapter[object] = TypeAdapter(ResponsesServerEvent)
 

@@ -13,8 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from spark_cli.protocol.channel import ToolSpec
-from spark_cli.protocol.tool_defs import (
+from spark_cli.engine.wire.tool_defs import (
     ADDITIONAL_TOOLS,
     AUTO,
     ToolChoice,
@@ -23,11 +22,14 @@ from spark_cli.protocol.tool_defs import (
     function_specs,
     parse_tool_choice,
 )
-from spark_cli.protocol.wire_errors import INVALID_TYPE as INVALID_TYPE
-from spark_cli.protocol.wire_errors import INVALID_VALUE as INVALID_VALUE
-from spark_cli.protocol.wire_errors import MISSING_REQUIRED_PARAMETER as MISSING_REQUIRED_PARAMETER
-from spark_cli.protocol.wire_errors import WireError as WireError
-from spark_cli.protocol.wire_errors import bad_request as _bad
+from spark_cli.engine.wire.wire_errors import INVALID_TYPE as INVALID_TYPE
+from spark_cli.engine.wire.wire_errors import INVALID_VALUE as INVALID_VALUE
+from spark_cli.engine.wire.wire_errors import (
+    MISSING_REQUIRED_PARAMETER as MISSING_REQUIRED_PARAMETER,
+)
+from spark_cli.engine.wire.wire_errors import WireError as WireError
+from spark_cli.engine.wire.wire_errors import bad_request as _bad
+from spark_cli.protocol.channel import ToolSpec
 from spark_cli.record import record
 
 # Client event types.
@@ -212,7 +214,7 @@ def parse_input(value: Any, param: str = "input", *,
     """A string, or message items (``{"type":"message",...}`` or ``{"role","content"}``).
     With ``tool_items`` (a ``response.create``'s input), ``function_call`` and
     ``function_call_output`` items are read too, and ``additional_tools`` items checked,
-    then set aside as ``tools`` are (:mod:`spark_cli.protocol.tool_defs`)."""
+    then set aside as ``tools`` are (:mod:`spark_cli.engine.wire.tool_defs`)."""
     if isinstance(value, str):
         return (InputMessage("user", value),)
     if not isinstance(value, list):

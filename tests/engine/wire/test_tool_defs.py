@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from openai.types.responses.tool_param import ToolParam
 
-from spark_cli.protocol import responses as wire
-from spark_cli.protocol.responses import InputMessage, WireError
-from spark_cli.protocol.tool_defs import TOOL_TYPES, check_additional_tools, check_tools
+from spark_cli.engine.wire import responses as wire
+from spark_cli.engine.wire.responses import InputMessage, WireError
+from spark_cli.engine.wire.tool_defs import TOOL_TYPES, check_additional_tools, check_tools
 
 EXEC = {"type": "custom", "name": "exec", "description": "Run JavaScript",
         "format": {"type": "grammar", "syntax": "lark", "definition": "start: SOURCE"}}

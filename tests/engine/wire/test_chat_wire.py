@@ -1,4 +1,4 @@
-"""The Chat Completions wire: request parsing and chunk builders (the SDK parses them)."""
+"""The Chat Completions wire: request parsing, and chunks the SDK parses."""
 
 from __future__ import annotations
 
@@ -7,8 +7,9 @@ import json
 import pytest
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
-from spark_cli.protocol import chat
-from spark_cli.protocol.responses import InputMessage, WireError
+from spark_cli.engine.wire import chat
+from spark_cli.engine.wire.chat_events import ChatEvents
+from spark_cli.engine.wire.responses import REASON_MAX_OUTPUT_TOKENS, InputMessage, WireError
 
 
 def test_parse_chat() -> None:
@@ -44,9 +45,13 @@ def test_parse_chat_errors(body: dict[str, object], param: str) -> None:
 
 
 def test_chunks_parse_with_the_sdk() -> None:
-    builder = chat.ChunkBuilder("chatcmpl_1", "m", 1700000000)
-    for text in (builder.role(), builder.delta('tab\t"q"'), builder.finish("stop"),
-                 builder.usage(chat.usage_object(1, 2, {"total_time": 0.1}))):
+    events = ChatEvents("chatcmpl_1", "m", include_usage=True)
+    chunks = [*events.started(), events.delta('tab\t"q"'),
+              *events.finished("x", "incomplete", {"input_tokens": 1, "output_tokens": 1},
+                               REASON_MAX_OUTPUT_TOKENS)]
+    assert chunks[-1] == ("data", "[DONE]")
+    for _kind, text in chunks[:-1]:
         ChatCompletionChunk.model_validate(json.loads(text))
-    assert json.loads(builder.delta('tab\t"q"'))["choices"][0]["delta"]["content"] == 'tab\t"q"'
-    ChatCompletion.model_validate(builder.completion("x", "length", chat.usage_object(1, 1)))
+    assert json.loads(chunks[1][1])["choices"][0]["delta"]["content"] == 'tab\t"q"'
+    final = ChatCompletion.model_validate(events.final)
+    assert final.choices[0].finish_reason == "length" and final.usage is not None

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from spark_cli.engine.wire.wire_errors import INVALID_TYPE, MISSING_REQUIRED_PARAMETER
+from spark_cli.engine.wire.wire_errors import bad_request as _bad
 from spark_cli.protocol.channel import ToolSpec
-from spark_cli.protocol.wire_errors import INVALID_TYPE, MISSING_REQUIRED_PARAMETER
-from spark_cli.protocol.wire_errors import bad_request as _bad
 from spark_cli.record import record
 
 ADDITIONAL_TOOLS = "additional_tools"

@@ -50,6 +50,11 @@ class HudState:
     """spark's side of this turn's tool calls, in ms."""
 
 
+def duration(ms: float) -> str:
+    """A span as people read it: ``3.2 ms`` below a second, ``14.8 s`` from one."""
+    return f"{ms:.1f} ms" if ms < 1000 else f"{ms / 1000:.1f} s"
+
+
 def _k(tokens: int) -> str:
     return f"{tokens / 1000:.1f}k" if tokens >= 1000 else str(tokens)
 
@@ -101,7 +106,7 @@ def _parts(hud: HudState, now: float) -> list[str]:
         parts.append(f"{hud.tokens_per_s:,.0f} tok/s")
     if hud.tool_calls:
         parts.append(f"{hud.tool_calls} tool call{'s' if hud.tool_calls != 1 else ''} "
-                     f"{hud.tool_ms:.1f} ms")
+                     + duration(hud.tool_ms))
     if hud.frame_ms is not None:
         parts.append(f"{FRAME}{hud.frame_ms:.1f} ms")
     if hud.context_window:

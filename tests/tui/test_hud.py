@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from spark_cli.tui.hud import HudState, hud_text
+from spark_cli.tui.hud import HudState, duration, hud_text
 
 
 def test_streaming_line_shows_every_figure() -> None:
@@ -66,3 +66,9 @@ def test_a_narrow_terminal_drops_the_frame_time_then_shortens_the_names() -> Non
                             context_window=128000)
     text = hud_text(without_deep, 0.0, 120)  # 132 with the frame time
     assert text.startswith("mock · gpt-5.3-codex-spark │ WebSocket │ ready"), text
+
+
+def test_a_long_tool_time_reads_in_seconds() -> None:
+    # a command that ran for seconds (and waited for the user's yes) is not "14786.3 ms"
+    assert duration(3.24) == "3.2 ms"
+    assert duration(14_786.3) == "14.8 s"

@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from rich.text import Text
 
 from spark_cli.session.events import CommandFinished, ToolCallFinished
+from spark_cli.tui.hud import duration
 from spark_cli.tui.output import Output
 
 SHOWN_LINES = 40
@@ -45,7 +46,7 @@ def output_view(call: ToolCallFinished | CommandFinished, number: int) -> Text:
     if isinstance(call, CommandFinished):
         head, ok = f"$ #{number} {call.command}", call.ended == "exit" and call.exit_code == 0
     else:
-        head, ok = f"⚙ #{number} {call.label}  ({call.ms:.1f} ms)", call.ok
+        head, ok = f"⚙ #{number} {call.label}  ({duration(call.ms)})", call.ok
     text = Text(head + "\n", style="bold")
     body = "\n".join(lines[:SHOWN_LINES])
     text.append(body or "(no output)", style="" if ok else "yellow")

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 from waiting import wait_until
 
-from tests.local_model.llama import MODEL, LlamaServer, big_module
+from tests.local_model.llama import LLAMA_CPP, MODEL, PYTHON, LlamaServer, big_module
 
 EDIT_TIMEOUT_S = 600
 """Longest a `spark edit` run may take here (a CPU prefill on 2 shared cores)."""
@@ -104,9 +104,12 @@ def test_an_overflow_is_named_learned_and_trimmed_once(llama_server: Any, shop_r
     assert "2048" in line and "the server's overflow answer" in line
 
 
+@pytest.mark.parametrize("llama_server", [PYTHON, LLAMA_CPP], indirect=True)
 def test_a_file_too_big_for_the_window_exits_2_with_both_sizes(llama_server: Any,
                                                                shop_repo: Path,
                                                                tmp_path: Path) -> None:
+    """llama-cpp-python's window is learned at the overflow, then the resend is refused;
+    llama-server states it (/props), so the request is refused before anything is sent."""
     server = llama_server(2048)
     _config(shop_repo, server)
     target = shop_repo / "src" / "shop" / "inventory.py"
@@ -115,11 +118,15 @@ def test_a_file_too_big_for_the_window_exits_2_with_both_sizes(llama_server: Any
                  "add a docstring to inventory_step_1")
     said = done.stdout + done.stderr
     assert done.returncode == 2, said[-3000:]
-    assert "is larger than the model's window (2.0k)" in said
+    if server.kind == PYTHON:
+        assert "is larger than the model's window (2.0k)" in said
+    else:
+        assert server.prompts() == [], said[-3000:]  # nothing sent
     assert "src/shop/inventory.py is" in said and "the window is 2,048 tokens" in said
     assert target.read_text() == before
 
 
+@pytest.mark.parametrize("llama_server", [PYTHON, LLAMA_CPP], indirect=True)
 def test_the_pipe_filter_gives_valid_code_back(llama_server: Any, tmp_path: Path) -> None:
     server = llama_server(8192)
     work = tmp_path / "work"

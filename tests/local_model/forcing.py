@@ -1,11 +1,14 @@
-"""A loopback proxy that makes a small model call a tool: ``tool_choice`` set to ``"required"``.
+"""A loopback proxy that makes a small model call a tool, through llama-server's own grammar.
 
-SmolLM2-135M rarely chooses a tool on its own. llama-server turns ``tool_choice: "required"``
-into a grammar, so the answer is a real tool call in the chat template's own format, parsed by
-the server into OpenAI ``tool_calls``. spark sends ``"auto"``; this proxy rewrites it on a
-turn's first request (tools declared, no tool output yet) and passes everything else (the
-follow-up with the outputs, ``/props``, the tokenizer) through unchanged, streamed as it
-arrives.
+SmolLM2-135M rarely chooses a tool on its own, and ``tool_choice: "required"`` alone does not
+make it: llama-server's grammar lets prose come first, and the 96 tokens run out before any
+call. So on a turn's first request (tools declared, no tool output yet) the proxy sets
+``tool_choice: "required"``, ``parallel_tool_calls: false``, ``temperature: 0`` (the same call
+each run, not a sampled argument that runs past the answer's cap), and starts the answer with the
+template's ``<tool_call>`` marker (an assistant message llama-server continues): the grammar
+then holds the model to one call, which the server parses from the model's text into OpenAI
+``tool_calls``. Everything else (the follow-up with the outputs, ``/props``, the tokenizer)
+passes through unchanged, streamed as it arrives.
 """
 
 from __future__ import annotations
@@ -17,6 +20,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
 
+CALL_MARKER = "<tool_call>\n"
+"""Where a call starts in the Qwen2.5 chat template's format (``llama.TOOL_TEMPLATE``)."""
 _HOP = {"connection", "keep-alive", "transfer-encoding", "content-length", "host"}
 
 
@@ -30,7 +35,9 @@ def force_tools(body: bytes) -> bytes | None:
         return None
     if any(isinstance(m, dict) and m.get("role") == "tool" for m in request.get("messages", [])):
         return None
-    request["tool_choice"] = "required"
+    request.update(tool_choice="required", parallel_tool_calls=False, temperature=0)
+    request["messages"] = [*request.get("messages", []), {"role": "assistant",
+                                                           "content": CALL_MARKER}]
     return json.dumps(request).encode()
 
 
@@ -42,6 +49,8 @@ class ToolChoiceProxy:
         self.upstream = (parts.hostname or "127.0.0.1", parts.port or 80)
         self.forced = 0
         """How many requests were sent with ``tool_choice`` required."""
+        self.answered: list[bytes] = []
+        """What the server answered to each of them (for a failing test's message)."""
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self.httpd.daemon_threads = True
         self.base_url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
@@ -61,18 +70,16 @@ class ToolChoiceProxy:
                 pass
 
             def do_GET(self) -> None:
-                self._relay(None)
+                self._relay(None, keep=False)
 
             def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                if self.path.endswith("/chat/completions"):
-                    forced = force_tools(body)
-                    if forced is not None:
-                        proxy.forced += 1
-                        body = forced
-                self._relay(body)
+                forced = force_tools(body) if self.path.endswith("/chat/completions") else None
+                if forced is not None:
+                    proxy.forced += 1
+                self._relay(forced or body, keep=forced is not None)
 
-            def _relay(self, body: bytes | None) -> None:
+            def _relay(self, body: bytes | None, *, keep: bool) -> None:
                 upstream = http.client.HTTPConnection(*proxy.upstream, timeout=900)
                 headers = {k: v for k, v in self.headers.items() if k.lower() not in _HOP}
                 upstream.request(self.command, self.path, body=body, headers=headers)
@@ -83,9 +90,13 @@ class ToolChoiceProxy:
                         self.send_header(key, value)
                 self.send_header("Connection", "close")
                 self.end_headers()
+                kept = bytearray()
                 while chunk := answer.read1(65536):  # SSE as it arrives (HTTP/1.0: until close)
                     self.wfile.write(chunk)
                     self.wfile.flush()
+                    kept += chunk if keep else b""
                 upstream.close()
+                if keep:
+                    proxy.answered.append(bytes(kept))
 
         return Handler

@@ -30,7 +30,6 @@ MODEL = "smollm2-135m"
 PYTHON, LLAMA_CPP, LLAMA_CPP_TOOLS = "llama-cpp-python", "llama-server", "llama-server-tools"
 """The servers (a test's ``llama_server`` parameter)."""
 TOOL_TEMPLATE = "Qwen-Qwen2.5-7B-Instruct.jinja"
-THREADS = "2"
 _PROMPT_EVAL = re.compile(r"prompt eval time =\s*([\d.]+) ms /\s*(\d+) tokens")
 
 
@@ -92,15 +91,16 @@ class LlamaServer:
         gguf = model_path()
         assert gguf is not None
         if kind != PYTHON:  # one slot: the whole window for one request, as /props says
+            # one thread: llama.cpp's threads spin while they wait for each other, which on two
+            # cores shared with the test run made it ten times slower than one thread
             argv = [str(llama_server_binary()), "-m", str(gguf), "-c", str(n_ctx), "--host", HOST,
-                    "--port", str(self.port), "-t", THREADS, "-np", "1", "--alias", MODEL,
-                    "--jinja"]
+                    "--port", str(self.port), "-t", "1", "-np", "1", "--alias", MODEL, "--jinja"]
             if kind == LLAMA_CPP_TOOLS:
                 argv += ["--chat-template-file", str(tool_template())]
         else:
             argv = [sys.executable, "-m", "llama_cpp.server", "--model", str(gguf),
                     "--n_ctx", str(n_ctx), "--host", HOST, "--port", str(self.port),
-                    "--n_threads", THREADS, "--model_alias", MODEL, "--verbose", "False"]
+                    "--n_threads", "2", "--model_alias", MODEL, "--verbose", "False"]
         self._out = log.open("wb")
         self.process = subprocess.Popen(argv, stdout=self._out, stderr=subprocess.STDOUT,
                                         stdin=subprocess.DEVNULL)

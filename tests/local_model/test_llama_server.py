@@ -38,9 +38,9 @@ def _env(tmp_path: Path) -> dict[str, str]:
 
 def _config(repo: Path, server: LlamaServer, **extra: object) -> None:
     (repo / ".spark").mkdir(exist_ok=True)
-    lines = ['provider = "openai-compatible"', f'model = "{MODEL}"',
-             f'base_url = "{server.base_url}"', f"max_output_tokens = {ANSWER_TOKENS}"]
-    lines += [f"{key} = {json.dumps(value)}" for key, value in extra.items()]
+    values = {"provider": "openai-compatible", "model": MODEL, "base_url": server.base_url,
+              "max_output_tokens": ANSWER_TOKENS, **extra}
+    lines = [f"{key} = {json.dumps(value)}" for key, value in values.items()]
     (repo / ".spark" / "config.toml").write_text("\n".join(lines) + "\n")
 
 

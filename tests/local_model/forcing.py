@@ -3,10 +3,11 @@
 SmolLM2-135M rarely chooses a tool on its own, and ``tool_choice: "required"`` alone does not
 make it: llama-server's grammar lets prose come first, and the 96 tokens run out before any
 call. So on a turn's first request (tools declared, no tool output yet) the proxy sets
-``tool_choice: "required"``, ``parallel_tool_calls: false``, ``temperature: 0`` (the same call
-each run, not a sampled argument that runs past the answer's cap), and starts the answer with the
-template's ``<tool_call>`` marker (an assistant message llama-server continues): the grammar
-then holds the model to one call, which the server parses from the model's text into OpenAI
+``tool_choice: "required"``, ``temperature: 0`` (the same call each run), a stop at the end of
+the first call (this build's grammar allows more calls even with ``parallel_tool_calls: false``,
+and a greedy 135M model repeats them to the cap), and starts the answer with the template's
+``<tool_call>`` marker (an assistant message llama-server continues): the grammar then holds
+the model to a call, which the server parses from the model's text into OpenAI
 ``tool_calls``. Everything else (the follow-up with the outputs, ``/props``, the tokenizer)
 passes through unchanged, streamed as it arrives.
 """
@@ -20,8 +21,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
 
-CALL_MARKER = "<tool_call>\n"
-"""Where a call starts in the Qwen2.5 chat template's format (``llama.TOOL_TEMPLATE``)."""
+CALL_MARKER, CALL_END = "<tool_call>\n", "</tool_call>"
+"""Where a call starts and ends in the Qwen2.5 chat template's format (``llama.TOOL_TEMPLATE``)."""
 _HOP = {"connection", "keep-alive", "transfer-encoding", "content-length", "host"}
 
 
@@ -35,7 +36,8 @@ def force_tools(body: bytes) -> bytes | None:
         return None
     if any(isinstance(m, dict) and m.get("role") == "tool" for m in request.get("messages", [])):
         return None
-    request.update(tool_choice="required", parallel_tool_calls=False, temperature=0)
+    request.update(tool_choice="required", parallel_tool_calls=False, temperature=0,
+                   stop=[CALL_END])
     request["messages"] = [*request.get("messages", []), {"role": "assistant",
                                                            "content": CALL_MARKER}]
     return json.dumps(request).encode()

@@ -51,6 +51,24 @@ def test_config_shows_the_window_before_any_request(llama_server: Any, shop_repo
 
 
 @ON_LLAMA_CPP
+def test_a_small_edit_is_sent_within_the_stated_2k_window(llama_server: Any, shop_repo: Path,
+                                                          tmp_path: Path) -> None:
+    """The window from /props (2,048), a 35-line file: one request, within the window, that
+    the server reads and answers (the edit applies or is named as no edit)."""
+    server = llama_server(2048)
+    _config(shop_repo, server)
+    before = len(server.prompts())
+    done = spark(shop_repo, tmp_path, "edit", "src/shop/cart.py", "-m",
+                 "add a docstring to every function")
+    said = done.stdout + done.stderr
+    assert done.returncode in (0, 1, 5), said[-3000:]
+    assert "larger than the model's window" not in said and "does not fit" not in said
+    read = server.prompts()[before:]
+    assert len(read) == 1 and read[0][0] <= 2048, read
+    _python_intact(shop_repo)
+
+
+@ON_LLAMA_CPP
 def test_an_overflow_is_named_with_the_servers_figures(llama_server: Any, shop_repo: Path,
                                                        tmp_path: Path) -> None:
     """A 2k server configured as 8k (nothing asked): the request is sized for 8k and sent;
@@ -58,13 +76,14 @@ def test_an_overflow_is_named_with_the_servers_figures(llama_server: Any, shop_r
     within 2,048 tokens."""
     server = llama_server(2048)
     _config(shop_repo, server, context_window=8192)
+    before = len(server.prompts())
     done = spark(shop_repo, tmp_path, "edit", "src/shop/pricing.py", "-m",
                  "add a docstring to with_tax")
     said = done.stdout + done.stderr
     assert "tokens) is larger than the model's window (2.0k)" in said, said[-3000:]
     assert "sending once more within 2,048 tokens" in said, said[-3000:]
     assert done.returncode in (0, 1, 5), said[-3000:]
-    assert all(tokens <= 2048 for tokens, _ in server.prompts())
+    assert [tokens for tokens, _ in server.prompts()[before:]][-1] <= 2048
     _python_intact(shop_repo)
 
 
@@ -77,12 +96,12 @@ def test_a_long_prompt_is_sent_once_and_its_prefill_shown(llama_server: Any, sho
     _config(shop_repo, server, idle_timeout=1, tools=False)
     target = shop_repo / "src" / "shop" / "coupons.py"
     target.write_text(big_module("coupons", 40))
-    before = target.read_text()
+    original, before = target.read_text(), len(server.prompts())
     done = spark(shop_repo, tmp_path, "edit", "src/shop/coupons.py", "-m",
                  "add a docstring to coupons_step_3")
     assert done.returncode in (0, 1, 5), done.stderr[-3000:]
     assert "retry" not in done.stderr and "resending" not in done.stderr
-    read = server.prompts()
+    read = server.prompts()[before:]
     assert len(read) == 1, read  # one request, read once
     tokens, seconds = read[0]
     assert tokens >= 2500, read
@@ -90,7 +109,7 @@ def test_a_long_prompt_is_sent_once_and_its_prefill_shown(llama_server: Any, sho
         assert "… prefill " in done.stderr, done.stderr[-3000:]
     _python_intact(shop_repo)
     if done.returncode != 0:  # nothing applied
-        assert target.read_text() == before
+        assert target.read_text() == original
 
 
 @pytest.mark.parametrize("llama_server", [LLAMA_CPP_TOOLS], indirect=True)

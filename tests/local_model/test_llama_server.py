@@ -1,4 +1,5 @@
-"""`spark edit`, the pipe filter and a TUI turn against a real llama.cpp server (see conftest).
+"""`spark edit`, the pipe filter and a TUI turn against a real llama.cpp server (see conftest):
+llama-cpp-python's, and llama.cpp's own ``llama-server`` where the behaviour is the same.
 
 What a new user meets on a CPU server with a small window: the window is learned from the
 server (llama-cpp-python's says it only in its overflow answer), a slow prefill is waited out
@@ -21,7 +22,7 @@ from typing import Any
 import pytest
 from waiting import wait_until
 
-from tests.local_model.llama import MODEL, LlamaServer, big_module
+from tests.local_model.llama import LLAMA_CPP, MODEL, PYTHON, LlamaServer, big_module
 
 EDIT_TIMEOUT_S = 600
 """Longest a `spark edit` run may take here (a CPU prefill on 2 shared cores)."""
@@ -38,9 +39,9 @@ def _env(tmp_path: Path) -> dict[str, str]:
 
 def _config(repo: Path, server: LlamaServer, **extra: object) -> None:
     (repo / ".spark").mkdir(exist_ok=True)
-    lines = ['provider = "openai-compatible"', f'model = "{MODEL}"',
-             f'base_url = "{server.base_url}"', f"max_output_tokens = {ANSWER_TOKENS}"]
-    lines += [f"{key} = {json.dumps(value)}" for key, value in extra.items()]
+    values = {"provider": "openai-compatible", "model": MODEL, "base_url": server.base_url,
+              "max_output_tokens": ANSWER_TOKENS, **extra}
+    lines = [f"{key} = {json.dumps(value)}" for key, value in values.items()]
     (repo / ".spark" / "config.toml").write_text("\n".join(lines) + "\n")
 
 
@@ -104,22 +105,29 @@ def test_an_overflow_is_named_learned_and_trimmed_once(llama_server: Any, shop_r
     assert "2048" in line and "the server's overflow answer" in line
 
 
+@pytest.mark.parametrize("llama_server", [PYTHON, LLAMA_CPP], indirect=True)
 def test_a_file_too_big_for_the_window_exits_2_with_both_sizes(llama_server: Any,
                                                                shop_repo: Path,
                                                                tmp_path: Path) -> None:
+    """llama-cpp-python's window is learned at the overflow, then the resend is refused;
+    llama-server states it (/props), so the request is refused before anything is sent."""
     server = llama_server(2048)
     _config(shop_repo, server)
     target = shop_repo / "src" / "shop" / "inventory.py"
-    before = target.read_text()
+    before, sent = target.read_text(), len(server.prompts()) if server.kind == LLAMA_CPP else 0
     done = spark(shop_repo, tmp_path, "edit", "src/shop/inventory.py", "-m",
                  "add a docstring to inventory_step_1")
     said = done.stdout + done.stderr
     assert done.returncode == 2, said[-3000:]
-    assert "is larger than the model's window (2.0k)" in said
+    if server.kind == PYTHON:
+        assert "is larger than the model's window (2.0k)" in said
+    else:
+        assert server.prompts()[sent:] == [], said[-3000:]  # nothing sent
     assert "src/shop/inventory.py is" in said and "the window is 2,048 tokens" in said
     assert target.read_text() == before
 
 
+@pytest.mark.parametrize("llama_server", [PYTHON, LLAMA_CPP], indirect=True)
 def test_the_pipe_filter_gives_valid_code_back(llama_server: Any, tmp_path: Path) -> None:
     server = llama_server(8192)
     work = tmp_path / "work"

@@ -35,7 +35,7 @@ for _ in $(seq 100); do
     sleep 0.1
 done
 
-tmux new-session -d -s "$session" -x 110 -y 32 -c "$work/repo" \
+tmux new-session -d -s "$session" -x 110 -y 60 -c "$work/repo" \
     "env SPARK_API_KEY=$token SPARK_STATE_DIR=$work/state SPARK_CONFIG_DIR=$work/cfg \
      SPARK_DEEP_BASE_URL=http://127.0.0.1:$port/v1 \
      $spark --provider mock --base-url http://127.0.0.1:$port/v1; sleep 2"

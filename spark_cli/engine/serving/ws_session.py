@@ -94,10 +94,7 @@ class WsSession:
         self.closed.set()
         with contextlib.suppress(OSError, RuntimeError):
             await self._close(code, reason)
-        current = asyncio.current_task()
-        for lane in self.lanes.values():
-            if lane.worker is not None and lane.worker is not current:
-                lane.worker.cancel()
+        self._cancel_workers()
 
     async def _drop(self) -> None:
         """The drop fault: the connection ends abruptly (no close frame)."""
@@ -107,6 +104,10 @@ class WsSession:
             await self._shutdown(DROP_CLOSE_CODE, "fault: drop")
             return
         self.closed.set()
+        self._cancel_workers()
+
+    def _cancel_workers(self) -> None:
+        """Cancel every lane's worker but the task running this."""
         current = asyncio.current_task()
         for lane in self.lanes.values():
             if lane.worker is not None and lane.worker is not current:
@@ -222,13 +223,6 @@ class WsSession:
         """Answer the lane's requests in order; the task ends when the lane is idle and
         the lane is forgotten (``_lane`` makes a new one for the next request)."""
         try:
-            await self._answer_all(lane)
-        finally:
-            if self.lanes.get(lane.stream_id) is lane and lane.requests.empty():
-                del self.lanes[lane.stream_id]
-
-    async def _answer_all(self, lane: Lane) -> None:
-        try:
             while not lane.requests.empty():
                 request = lane.requests.get_nowait()
                 queued_at = self._queued_at.pop(id(request), self.bare_cancels)
@@ -245,6 +239,9 @@ class WsSession:
             await self._drop()
         except OSError:  # the client went away mid-send
             self.closed.set()
+        finally:
+            if self.lanes.get(lane.stream_id) is lane and lane.requests.empty():
+                del self.lanes[lane.stream_id]
 
     async def _respond(self, lane: Lane, request: CreateRequest, *, cancelled: bool) -> None:
         """Answer one request (and the successors its steers make); ``cancelled``: a bare

@@ -9,8 +9,9 @@ import json
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from spark_cli.engine.brains.base import BrainRequest
-from spark_cli.engine.core.generation import Event, Generation, Outcome, StreamDropped, count_input
+from spark_cli.engine.core.faults import StreamDropped
+from spark_cli.engine.core.generation import Generation, Outcome, count_input
+from spark_cli.engine.core.output_items import Event
 from spark_cli.engine.core.state import EngineState
 from spark_cli.engine.serving.asgi_io import NESTED_TOO_DEEPLY
 from spark_cli.engine.serving.brain_requests import answered, brain_request, check_outputs, turns
@@ -291,7 +292,7 @@ class WsSession:
         conversation: Conversation,
     ) -> None:
         await self._send_text(events.created()[1])
-        input_tokens = await count_input(self.state, _brain_request(request, conversation))
+        input_tokens = await count_input(self.state, brain_request(request, conversation))
         usage = wire.usage_object(input_tokens, 0)
         await self._send_text(events.empty_completion(usage)[1])
         self.memory.remember(lane.stream_id, response_id, conversation, store=request.store)
@@ -301,9 +302,8 @@ class WsSession:
         self, lane: Lane, request: CreateRequest, response_id: str, events: ResponseEvents,
         conversation: Conversation, *, cancelled: bool = False,
     ) -> Outcome | None:
-        brain_request = _brain_request(request, conversation)
-        generation = Generation(self.state, brain_request, events, self._send_event,
-                                max_output_tokens=request.max_output_tokens)
+        generation = Generation(self.state, brain_request(request, conversation), events,
+                                self._send_event, max_output_tokens=request.max_output_tokens)
         self.live[response_id] = (generation, lane, events)
         if cancelled:
             generation.request_cancel()
@@ -318,12 +318,6 @@ class WsSession:
 
     async def _send_event(self, event: Event) -> None:
         await self._send_text(event[1])
-
-
-def _brain_request(request: CreateRequest, conversation: Conversation) -> BrainRequest:
-    return brain_request(request.model, request.instructions, conversation,
-                         tools=request.tools, tool_choice=request.tool_choice,
-                         parallel_tool_calls=request.parallel_tool_calls)
 
 
 def _stream_id_of(frame: str | bytes) -> str | None:

@@ -37,10 +37,6 @@ from spark_cli.protocol.sse import encode_event
 Scope = dict[str, Any]
 
 
-def _not_found(path: str) -> WireError:
-    return WireError(404, wire.NOT_FOUND, f"no route {path[:100]!r} on the bundled engine")
-
-
 async def handle(state: EngineState, scope: Scope, receive: Any, send: Any) -> None:
     path = scope["path"]
     method = scope["method"]
@@ -71,7 +67,7 @@ async def handle(state: EngineState, scope: Scope, receive: Any, send: Any) -> N
         elif path in ("/v1/models", "/v1/responses", "/v1/chat/completions"):
             raise WireError(405, "method_not_allowed", f"{method} is not allowed on {path}")
         else:
-            raise _not_found(path)
+            raise WireError(404, wire.NOT_FOUND, f"no route {path[:100]!r} on the bundled engine")
     except WireError as exc:
         await asgi_io.send_error(send, exc)
 

@@ -11,7 +11,6 @@ from typing import Any
 
 from spark_cli.engine.core.faults import StreamDropped
 from spark_cli.engine.core.generation import Generation, Outcome, count_input
-from spark_cli.engine.core.output_items import Event
 from spark_cli.engine.core.state import EngineState
 from spark_cli.engine.serving.asgi_io import NESTED_TOO_DEEPLY
 from spark_cli.engine.serving.brain_requests import answered, brain_request, check_outputs, turns
@@ -303,7 +302,8 @@ class WsSession:
         conversation: Conversation, *, cancelled: bool = False,
     ) -> Outcome | None:
         generation = Generation(self.state, brain_request(request, conversation), events,
-                                self._send_event, max_output_tokens=request.max_output_tokens)
+                                lambda event: self._send_text(event[1]),
+                                max_output_tokens=request.max_output_tokens)
         self.live[response_id] = (generation, lane, events)
         if cancelled:
             generation.request_cancel()
@@ -315,9 +315,6 @@ class WsSession:
         finally:
             del self.live[response_id]
             self.memory.finish(response_id, lane.stream_id)
-
-    async def _send_event(self, event: Event) -> None:
-        await self._send_text(event[1])
 
 
 def _stream_id_of(frame: str | bytes) -> str | None:

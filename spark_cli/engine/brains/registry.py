@@ -19,9 +19,6 @@ from typing import Any
 
 from spark_cli.engine.brains.base import Brain, BrainRequest
 
-__all__ = ["BRAIN_CLASSES", "BRAIN_MODELS", "BRAIN_SPECS", "brain_for_model", "check_default",
-           "check_spec", "is_loaded", "make_brain", "pace_of_model"]
-
 BRAIN_MODELS: dict[str, str] = {
     "spark-rules": "rules",
     "spark-deep": "deep",

@@ -51,12 +51,10 @@ def _entry(raw: object, where: str) -> ScriptEntry:
         raise ScriptError(f"{where}: `answer` must be a string")
     if match is not None and (not isinstance(match, str) or not match):
         raise ScriptError(f"{where}: `match` must be a non-empty string")
-    pattern = None
-    if match is not None:
-        try:
-            pattern = re.compile(match)
-        except re.error:
-            pattern = None  # not a regex: matched as a plain substring only
+    try:
+        pattern = None if match is None else re.compile(match)
+    except re.error:
+        pattern = None  # not a regex: matched as a plain substring only
     return ScriptEntry(answer=answer, match=match, pattern=pattern)
 
 
@@ -113,10 +111,6 @@ def load_script(path: str | Path) -> list[ScriptEntry]:
     return entries
 
 
-def _chunks(text: str) -> Iterator[str]:
-    yield from text.splitlines(keepends=True)
-
-
 class ScriptBrain:
     """Plays back the entries of one script file (see the module docstring)."""
 
@@ -146,4 +140,4 @@ class ScriptBrain:
                 f"entry matches this prompt.\n")
 
     def answer(self, request: BrainRequest) -> Iterator[str]:
-        return _chunks(self.pick(request.prompt))
+        return iter(self.pick(request.prompt).splitlines(keepends=True))

@@ -66,12 +66,10 @@ class Wafer:
     @contextlib.asynccontextmanager
     async def slot(self, on_position: PositionCallback) -> AsyncIterator[None]:
         """Hold one generation slot; waits in FIFO order, reporting positions."""
-        if self.active < self.max_streams and not self._waiting:
-            self.active += 1
-        else:
-            if len(self._waiting) >= self.queue_size:
-                raise self.full_error()
+        if self.admit():  # raises when the queue is full too
             await self._wait(on_position)
+        else:
+            self.active += 1
         try:
             yield
         finally:

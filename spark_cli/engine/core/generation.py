@@ -17,9 +17,15 @@ from dataclasses import field
 from typing import Any
 
 from spark_cli.engine.brains.base import Brain, BrainCall, BrainRequest
-from spark_cli.engine.core.faults import DROP, MALFORMED, MALFORMED_FRAME, STALL, FaultPlan
-from spark_cli.engine.core.faults import StreamDropped as StreamDropped
-from spark_cli.engine.core.output_items import Event, OutputItems, Presenter, Send
+from spark_cli.engine.core.faults import (
+    DROP,
+    MALFORMED,
+    MALFORMED_FRAME,
+    STALL,
+    FaultPlan,
+    StreamDropped,
+)
+from spark_cli.engine.core.output_items import OutputItems, Presenter, Send
 from spark_cli.engine.core.pieces import BrainError, Piece, PieceSource, count_pieces
 from spark_cli.engine.core.safepoint import SafePoints
 from spark_cli.engine.core.state import EngineState
@@ -27,8 +33,6 @@ from spark_cli.engine.wire import responses as wire
 from spark_cli.engine.wire.responses import InputCall, InputMessage, WireError
 from spark_cli.record import record
 
-__all__ = ["Event", "Generation", "Outcome", "Presenter", "Send", "StreamDropped",
-           "count_input"]
 STEER_GRACE_TOKENS = 256
 """A steer waits at most this many tokens for a safe point, then stops at the frame."""
 CATCH_UP_S = 0.05

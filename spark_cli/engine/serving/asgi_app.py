@@ -19,7 +19,6 @@ from spark_cli.engine.serving.handshake import (
     ws_refusal,
 )
 from spark_cli.engine.serving.ws_session import WsSession
-from spark_cli.engine.wire import responses as wire
 
 
 class EngineApp:
@@ -34,12 +33,6 @@ class EngineApp:
         elif kind == "websocket":
             await self._websocket(scope, receive, send)
 
-    async def _deny(self, send: Any, status: int, error: wire.WireError) -> None:
-        body = error_body(error)
-        await send({"type": "websocket.http.response.start", "status": status,
-                    "headers": [(b"content-type", b"application/json")]})
-        await send({"type": "websocket.http.response.body", "body": body})
-
     async def _websocket(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         message = await receive()
         if message["type"] != "websocket.connect":
@@ -47,7 +40,9 @@ class EngineApp:
         refusal = ws_refusal(scope["path"], asgi_io.header(scope, b"authorization"),
                              self.state.config.token)
         if refusal is not None:
-            await self._deny(send, refusal.status, refusal)
+            await send({"type": "websocket.http.response.start", "status": refusal.status,
+                        "headers": [(b"content-type", b"application/json")]})
+            await send({"type": "websocket.http.response.body", "body": error_body(refusal)})
             return
         await send({"type": "websocket.accept",
                     "headers": [(EXTENSIONS_HEADER.encode(), EXTENSIONS_VALUE.encode())]})

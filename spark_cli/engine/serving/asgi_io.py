@@ -45,13 +45,9 @@ async def send_error(send: Any, error: WireError) -> None:
     await send_json(send, error.status, {"error": error.body()}, error.headers)
 
 
-def auth_error(scope: dict[str, Any], token: str | None) -> WireError | None:
-    """401 when a token is configured and the request does not carry it."""
-    return handshake.auth_error(header(scope, b"authorization"), token)
-
-
 def check_auth(scope: dict[str, Any], token: str | None) -> None:
-    error = auth_error(scope, token)
+    """401 when a token is configured and the request does not carry it."""
+    error = handshake.auth_error(header(scope, b"authorization"), token)
     if error is not None:
         raise error
 

@@ -18,9 +18,14 @@ from spark_cli.engine.brains.base import (
     edit_format_from_instructions,
 )
 from spark_cli.engine.wire import responses as wire
-from spark_cli.engine.wire.responses import InputCall, InputItem, InputMessage, WireError
-from spark_cli.engine.wire.tool_defs import AUTO, ToolChoice
-from spark_cli.protocol.channel import ToolSpec
+from spark_cli.engine.wire.chat import ChatRequest
+from spark_cli.engine.wire.responses import (
+    CreateRequest,
+    InputCall,
+    InputItem,
+    InputMessage,
+    WireError,
+)
 
 Conversation = tuple[BrainTurn, ...]
 
@@ -60,15 +65,11 @@ def check_outputs(conversation: Conversation) -> None:
 
 
 
-def brain_request(
-    model: str, instructions: str, conversation: Conversation, *,
-    tools: tuple[ToolSpec, ...] = (), tool_choice: ToolChoice = AUTO,
-    parallel_tool_calls: bool = True,
-) -> BrainRequest:
+def brain_request(request: CreateRequest | ChatRequest, conversation: Conversation) -> BrainRequest:
     """The brain's request: the edit format from the instructions, the callable tools."""
     return BrainRequest(
-        model=model, instructions=instructions, conversation=conversation,
-        edit_format=edit_format_from_instructions(instructions),
-        tools=frozenset(t.name for t in tools if tool_choice.allows(t.name)),
-        parallel_tool_calls=parallel_tool_calls,
+        model=request.model, instructions=request.instructions, conversation=conversation,
+        edit_format=edit_format_from_instructions(request.instructions),
+        tools=frozenset(t.name for t in request.tools if request.tool_choice.allows(t.name)),
+        parallel_tool_calls=request.parallel_tool_calls,
     )

@@ -20,15 +20,9 @@ from typing import Any
 
 from spark_cli.engine.brains.base import BrainRequest, BrainTurn
 from spark_cli.engine.core.brain_lookup import model_paces
-from spark_cli.engine.core.faults import MALFORMED
-from spark_cli.engine.core.generation import (
-    Event,
-    Generation,
-    Outcome,
-    Presenter,
-    StreamDropped,
-    count_input,
-)
+from spark_cli.engine.core.faults import MALFORMED, StreamDropped
+from spark_cli.engine.core.generation import Generation, Outcome, count_input
+from spark_cli.engine.core.output_items import Event, Presenter
 from spark_cli.engine.core.state import EngineState
 from spark_cli.engine.serving import asgi_io
 from spark_cli.engine.serving.brain_requests import answered, brain_request, check_outputs, turns
@@ -41,10 +35,6 @@ from spark_cli.engine.wire.responses import WireError
 from spark_cli.protocol.sse import encode_event
 
 Scope = dict[str, Any]
-
-
-def _not_found(path: str) -> WireError:
-    return WireError(404, wire.NOT_FOUND, f"no route {path[:100]!r} on the bundled engine")
 
 
 async def handle(state: EngineState, scope: Scope, receive: Any, send: Any) -> None:
@@ -77,7 +67,7 @@ async def handle(state: EngineState, scope: Scope, receive: Any, send: Any) -> N
         elif path in ("/v1/models", "/v1/responses", "/v1/chat/completions"):
             raise WireError(405, "method_not_allowed", f"{method} is not allowed on {path}")
         else:
-            raise _not_found(path)
+            raise WireError(404, wire.NOT_FOUND, f"no route {path[:100]!r} on the bundled engine")
     except WireError as exc:
         await asgi_io.send_error(send, exc)
 
@@ -105,9 +95,7 @@ async def _responses(state: EngineState, body: dict[str, Any], receive: Any, sen
         tools=request.tools, tool_choice=request.tool_choice.mode,
         parallel_tool_calls=request.parallel_tool_calls,
     )
-    asked = brain_request(request.model, request.instructions, conversation,
-                          tools=request.tools, tool_choice=request.tool_choice,
-                          parallel_tool_calls=request.parallel_tool_calls)
+    asked = brain_request(request, conversation)
     sink = _Sink(send, stream=request.stream, named=True)
     stored: tuple[BrainTurn, ...] | None = conversation
     if not request.generate:  # warm-up: a chainable id, no output
@@ -128,9 +116,7 @@ async def _chat(state: EngineState, body: dict[str, Any], receive: Any, send: An
     request = chat.parse_chat(body)
     completion_id = state.new_id("chatcmpl")
     events = ChatEvents(completion_id, request.model, include_usage=request.include_usage)
-    asked = brain_request(request.model, request.instructions, turns(request.conversation),
-                          tools=request.tools, tool_choice=request.tool_choice,
-                          parallel_tool_calls=request.parallel_tool_calls)
+    asked = brain_request(request, turns(request.conversation))
     sink = _Sink(send, stream=request.stream, named=False)
     await _run(state, asked, events, sink, request.max_tokens, receive)
     if not request.stream and events.final is not None and not sink.started:

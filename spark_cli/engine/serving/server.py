@@ -26,11 +26,9 @@ from spark_cli.engine.core.brain_lookup import BrainFactory, registry_factory
 from spark_cli.engine.core.config import EngineConfig
 from spark_cli.engine.core.state import EngineState
 from spark_cli.engine.serving.binding import bind_socket, url_host
-from spark_cli.engine.serving.handshake import EXTENSIONS_HEADER as EXTENSIONS_HEADER
 from spark_cli.engine.serving.handshake import WS_PATH
 from spark_cli.record import record
 
-__all__ = ["EXTENSIONS_HEADER", "RunningEngine", "bind_socket", "run_engine"]
 START_TIMEOUT_S = 10.0
 TICK_S = 0.1
 """uvicorn's main-loop tick (its once-a-second chores count ticks); a stop wakes it at once."""

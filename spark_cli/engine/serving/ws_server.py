@@ -92,14 +92,11 @@ class WebSocketOnly:
             except ConnectionClosed as exc:  # the session treats a gone peer as OSError
                 raise ConnectionResetError(f"the client went away ({exc})") from None
 
-        async def close(code: int, reason: str) -> None:
-            await connection.close(code, reason)
-
         def abort() -> bool:
             connection.transport.abort()
             return True
 
-        session = WsSession(self.state, send_text, close, abort)
+        session = WsSession(self.state, send_text, connection.close, abort)
         self.sessions.add(session)
         session.start()
         try:

@@ -9,8 +9,8 @@ import json
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from spark_cli.engine.brains.base import BrainRequest
-from spark_cli.engine.core.generation import Event, Generation, Outcome, StreamDropped, count_input
+from spark_cli.engine.core.faults import StreamDropped
+from spark_cli.engine.core.generation import Generation, Outcome, count_input
 from spark_cli.engine.core.state import EngineState
 from spark_cli.engine.serving.asgi_io import NESTED_TOO_DEEPLY
 from spark_cli.engine.serving.brain_requests import answered, brain_request, check_outputs, turns
@@ -94,10 +94,7 @@ class WsSession:
         self.closed.set()
         with contextlib.suppress(OSError, RuntimeError):
             await self._close(code, reason)
-        current = asyncio.current_task()
-        for lane in self.lanes.values():
-            if lane.worker is not None and lane.worker is not current:
-                lane.worker.cancel()
+        self._cancel_workers()
 
     async def _drop(self) -> None:
         """The drop fault: the connection ends abruptly (no close frame)."""
@@ -107,6 +104,10 @@ class WsSession:
             await self._shutdown(DROP_CLOSE_CODE, "fault: drop")
             return
         self.closed.set()
+        self._cancel_workers()
+
+    def _cancel_workers(self) -> None:
+        """Cancel every lane's worker but the task running this."""
         current = asyncio.current_task()
         for lane in self.lanes.values():
             if lane.worker is not None and lane.worker is not current:
@@ -222,13 +223,6 @@ class WsSession:
         """Answer the lane's requests in order; the task ends when the lane is idle and
         the lane is forgotten (``_lane`` makes a new one for the next request)."""
         try:
-            await self._answer_all(lane)
-        finally:
-            if self.lanes.get(lane.stream_id) is lane and lane.requests.empty():
-                del self.lanes[lane.stream_id]
-
-    async def _answer_all(self, lane: Lane) -> None:
-        try:
             while not lane.requests.empty():
                 request = lane.requests.get_nowait()
                 queued_at = self._queued_at.pop(id(request), self.bare_cancels)
@@ -245,6 +239,9 @@ class WsSession:
             await self._drop()
         except OSError:  # the client went away mid-send
             self.closed.set()
+        finally:
+            if self.lanes.get(lane.stream_id) is lane and lane.requests.empty():
+                del self.lanes[lane.stream_id]
 
     async def _respond(self, lane: Lane, request: CreateRequest, *, cancelled: bool) -> None:
         """Answer one request (and the successors its steers make); ``cancelled``: a bare
@@ -294,7 +291,7 @@ class WsSession:
         conversation: Conversation,
     ) -> None:
         await self._send_text(events.created()[1])
-        input_tokens = await count_input(self.state, _brain_request(request, conversation))
+        input_tokens = await count_input(self.state, brain_request(request, conversation))
         usage = wire.usage_object(input_tokens, 0)
         await self._send_text(events.empty_completion(usage)[1])
         self.memory.remember(lane.stream_id, response_id, conversation, store=request.store)
@@ -304,8 +301,8 @@ class WsSession:
         self, lane: Lane, request: CreateRequest, response_id: str, events: ResponseEvents,
         conversation: Conversation, *, cancelled: bool = False,
     ) -> Outcome | None:
-        brain_request = _brain_request(request, conversation)
-        generation = Generation(self.state, brain_request, events, self._send_event,
+        generation = Generation(self.state, brain_request(request, conversation), events,
+                                lambda event: self._send_text(event[1]),
                                 max_output_tokens=request.max_output_tokens)
         self.live[response_id] = (generation, lane, events)
         if cancelled:
@@ -318,15 +315,6 @@ class WsSession:
         finally:
             del self.live[response_id]
             self.memory.finish(response_id, lane.stream_id)
-
-    async def _send_event(self, event: Event) -> None:
-        await self._send_text(event[1])
-
-
-def _brain_request(request: CreateRequest, conversation: Conversation) -> BrainRequest:
-    return brain_request(request.model, request.instructions, conversation,
-                         tools=request.tools, tool_choice=request.tool_choice,
-                         parallel_tool_calls=request.parallel_tool_calls)
 
 
 def _stream_id_of(frame: str | bytes) -> str | None:

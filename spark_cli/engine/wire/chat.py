@@ -11,7 +11,6 @@ from typing import Any
 
 from spark_cli.engine.wire.responses import (
     INVALID_TYPE,
-    MISSING_REQUIRED_PARAMETER,
     InputCall,
     InputItem,
     InputMessage,
@@ -20,6 +19,7 @@ from spark_cli.engine.wire.responses import (
     parse_input,
 )
 from spark_cli.engine.wire.tool_defs import AUTO, ToolChoice, chat_function_specs, parse_tool_choice
+from spark_cli.engine.wire.wire_errors import missing
 from spark_cli.protocol.channel import ToolSpec
 from spark_cli.record import record
 
@@ -58,7 +58,7 @@ def _bad(param: str, message: str, code: str = INVALID_TYPE) -> WireError:
 def _text_field(obj: dict[str, Any], key: str, where: str, *, empty: bool = False) -> str:
     value = obj.get(key, "" if empty else None)
     if value is None:
-        raise _bad(f"{where}.{key}", f"'{where}.{key}' is required", MISSING_REQUIRED_PARAMETER)
+        raise missing(f"{where}.{key}")
     if not isinstance(value, str) or (not value and not empty):
         raise _bad(f"{where}.{key}", f"'{where}.{key}' must be a non-empty string"
                    if not empty else f"'{where}.{key}' must be a string")
@@ -76,8 +76,7 @@ def _tool_calls(value: Any, where: str) -> list[InputCall]:
             raise _bad(at, f"'{at}' must be an object")
         function = call.get("function")
         if not isinstance(function, dict):
-            raise _bad(f"{at}.function", f"'{at}.function' is required",
-                       MISSING_REQUIRED_PARAMETER)
+            raise missing(f"{at}.function")
         calls.append(InputCall(_text_field(call, "id", at),
                                _text_field(function, "name", f"{at}.function"),
                                _text_field(function, "arguments", f"{at}.function", empty=True)))
@@ -105,15 +104,13 @@ def parse_messages(raw: list[Any]) -> tuple[InputItem, ...]:
         if role == "tool":
             call_id = message.get("tool_call_id")
             if not isinstance(call_id, str) or not call_id:
-                raise _bad(f"{where}.tool_call_id", f"'{where}.tool_call_id' is required",
-                           MISSING_REQUIRED_PARAMETER)
+                raise missing(f"{where}.tool_call_id")
             if call_id not in called:
                 raise _bad(f"{where}.role", "Invalid parameter: messages with role 'tool' must "
                            "be a response to a preceeding message with 'tool_calls'.",
                            "invalid_value")
             if "content" not in message:
-                raise _bad(f"{where}.content", f"'{where}.content' is required",
-                           MISSING_REQUIRED_PARAMETER)
+                raise missing(f"{where}.content")
             text = parse_input([{"role": "user", "content": message["content"]}], where)[0]
             assert isinstance(text, InputMessage)
             items.append(InputOutput(call_id, text.text))
@@ -133,11 +130,11 @@ def parse_chat(obj: dict[str, Any]) -> ChatRequest:
     """Validate a ``POST /v1/chat/completions`` body (raises :class:`WireError`)."""
     model = obj.get("model")
     if model is None:
-        raise _bad("model", "'model' is required", MISSING_REQUIRED_PARAMETER)
+        raise missing("model")
     if not isinstance(model, str) or not model:
         raise _bad("model", "'model' must be a non-empty string")
     if "messages" not in obj:
-        raise _bad("messages", "'messages' is required", MISSING_REQUIRED_PARAMETER)
+        raise missing("messages")
     raw = obj["messages"]
     if not isinstance(raw, list) or not raw:
         raise _bad("messages", "'messages' must be a non-empty list", "invalid_value")

@@ -94,9 +94,8 @@ class ResponseEvents:
         """The response object (``text=None``: no message item)."""
         item_status = "completed" if status == "completed" else "incomplete"
         output = [] if text is None else [wire.message_item(self.item_id, text, item_status)]
-        output += [wire.function_call_item(c.item_id or "", c.call_id, c.name, c.arguments,
-                                           s) for c, s in self._calls]
-        body: dict[str, Any] = {
+        output += [wire.function_call_item(c, s) for c, s in self._calls]
+        return {
             "id": self.response_id, "object": "response", "created_at": self.created_at,
             "status": status, "model": self.model, "output": output,
             "instructions": self.instructions or None,
@@ -110,7 +109,6 @@ class ResponseEvents:
             "metadata": {}, "temperature": None,
             "top_p": None, "text": {"format": {"type": "text"}}, "truncation": "disabled",
         }
-        return body
 
     def created(self, status: str = "in_progress") -> Event:
         return self._event(wire.CREATED, {"response": self.response(status)})
@@ -140,10 +138,8 @@ class ResponseEvents:
         ]
 
     def delta(self, text: str) -> Event:
-        seq = self.seq
-        self.seq = seq + 1
         return wire.TEXT_DELTA, (
-            self._delta_head + json.dumps(text) + ',"sequence_number":' + str(seq)
+            self._delta_head + json.dumps(text) + ',"sequence_number":' + str(self._next())
             + self._delta_tail
         )
 
@@ -167,8 +163,7 @@ class ResponseEvents:
     def call_opened(self, call: InputCall) -> list[Event]:
         """``output_item.added`` with the ``function_call`` item, its arguments empty."""
         self._current, self._args = call, []
-        item = wire.function_call_item(call.item_id or "", call.call_id, call.name, "",
-                                       "in_progress")
+        item = wire.function_call_item(call, "in_progress", "")
         return [self._event(wire.ITEM_ADDED, {"output_index": self._index(), "item": item})]
 
     def call_delta(self, piece: str) -> Event:
@@ -183,8 +178,7 @@ class ResponseEvents:
         call = self._current
         assert call is not None
         index = self._index()
-        item = wire.function_call_item(call.item_id or "", call.call_id, call.name,
-                                       call.arguments, "completed")
+        item = wire.function_call_item(call, "completed")
         events = [
             self._event(wire.ARGS_DONE, {"item_id": call.item_id, "output_index": index,
                                          "name": call.name, "arguments": call.arguments}),
@@ -202,8 +196,7 @@ class ResponseEvents:
         cut = InputCall(call.call_id, call.name, "".join(self._args), call.item_id)
         self._calls.append((cut, "incomplete"))
         self._current = None
-        item = wire.function_call_item(cut.item_id or "", cut.call_id, cut.name, cut.arguments,
-                                       "incomplete")
+        item = wire.function_call_item(cut, "incomplete")
         return [self._event(wire.ITEM_DONE, {"output_index": index, "item": item})]
 
     @property

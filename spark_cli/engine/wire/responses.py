@@ -24,11 +24,9 @@ from spark_cli.engine.wire.tool_defs import (
 )
 from spark_cli.engine.wire.wire_errors import INVALID_TYPE as INVALID_TYPE
 from spark_cli.engine.wire.wire_errors import INVALID_VALUE as INVALID_VALUE
-from spark_cli.engine.wire.wire_errors import (
-    MISSING_REQUIRED_PARAMETER as MISSING_REQUIRED_PARAMETER,
-)
 from spark_cli.engine.wire.wire_errors import WireError as WireError
 from spark_cli.engine.wire.wire_errors import bad_request as _bad
+from spark_cli.engine.wire.wire_errors import missing
 from spark_cli.protocol.channel import ToolSpec
 from spark_cli.record import record
 
@@ -180,7 +178,7 @@ def _content_text(content: Any, param: str) -> str:
 def _string_field(item: dict[str, Any], key: str, where: str, *, empty: bool = False) -> str:
     value = item.get(key)
     if value is None:
-        raise _bad(f"{where}.{key}", f"'{where}.{key}' is required", MISSING_REQUIRED_PARAMETER)
+        raise missing(f"{where}.{key}")
     if not isinstance(value, str):
         raise _bad(f"{where}.{key}", f"'{where}.{key}' must be a string", INVALID_TYPE)
     if not value and not empty:
@@ -204,8 +202,7 @@ def _output_item(item: dict[str, Any], where: str) -> InputOutput:
     text parts)."""
     call_id = _string_field(item, "call_id", where)
     if "output" not in item or item["output"] is None:
-        raise _bad(f"{where}.output", f"'{where}.output' is required",
-                   MISSING_REQUIRED_PARAMETER)
+        raise missing(f"{where}.output")
     return InputOutput(call_id, _content_text(item["output"], f"{where}.output"))
 
 
@@ -241,8 +238,7 @@ def parse_input(value: Any, param: str = "input", *,
         if role not in _ROLES:
             raise _bad(f"{where}.role", f"'{where}.role' must be one of {sorted(_ROLES)}")
         if "content" not in item:
-            raise _bad(f"{where}.content", f"'{where}.content' is required",
-                       MISSING_REQUIRED_PARAMETER)
+            raise missing(f"{where}.content")
         items.append(InputMessage(role, _content_text(item["content"], f"{where}.content")))
     return tuple(items)
 
@@ -261,7 +257,7 @@ def parse_create(obj: dict[str, Any]) -> CreateRequest:
     """Validate a ``response.create`` (WebSocket) or a ``POST /v1/responses`` body."""
     model = obj.get("model")
     if model is None:
-        raise _bad("model", "'model' is required", MISSING_REQUIRED_PARAMETER)
+        raise missing("model")
     if not isinstance(model, str) or not model:
         raise _bad("model", "'model' must be a non-empty string", INVALID_TYPE)
     generate = obj.get("generate", True)
@@ -269,7 +265,7 @@ def parse_create(obj: dict[str, Any]) -> CreateRequest:
         raise _bad("generate", "'generate' must be a boolean", INVALID_TYPE)
     raw_input = obj.get("input")
     if raw_input is None and generate:
-        raise _bad("input", "'input' is required", MISSING_REQUIRED_PARAMETER)
+        raise missing("input")
     messages = parse_input(raw_input, tool_items=True) if raw_input is not None else ()
     tools: tuple[ToolSpec, ...] = ()
     if obj.get("tools") is not None:
@@ -299,7 +295,7 @@ def parse_create(obj: dict[str, Any]) -> CreateRequest:
 def parse_steer(obj: dict[str, Any]) -> SteerRequest:
     previous = _optional(obj, "previous_response_id", str, "a string")
     if "input" not in obj:
-        raise _bad("input", "'input' is required", MISSING_REQUIRED_PARAMETER)
+        raise missing("input")
     items = parse_input(obj["input"])
     messages = tuple(m for m in items if isinstance(m, InputMessage) and m.role == "user")
     if not messages or len(messages) != len(items):
@@ -324,7 +320,7 @@ def parse_client_event(text: str | bytes) -> ClientEvent:
     if kind == CANCEL:
         return CancelRequest(_optional(obj, "response_id", str, "a string"))
     if kind is None:
-        raise _bad("type", "'type' is required", MISSING_REQUIRED_PARAMETER)
+        raise missing("type")
     raise WireError(400, UNKNOWN_EVENT_TYPE, f"unknown event type {str(kind)[:80]!r}", "type")
 
 
@@ -348,11 +344,13 @@ def message_item(item_id: str, text: str | None, status: str) -> dict[str, Any]:
             "content": content}
 
 
-def function_call_item(item_id: str, call_id: str, name: str, arguments: str,
-                       status: str) -> dict[str, Any]:
-    """A ``function_call`` output item (the SDK's ``ResponseFunctionToolCall``)."""
-    return {"id": item_id, "type": FUNCTION_CALL, "status": status, "arguments": arguments,
-            "call_id": call_id, "name": name}
+def function_call_item(call: InputCall, status: str, arguments: str | None = None
+                       ) -> dict[str, Any]:
+    """A ``function_call`` output item (the SDK's ``ResponseFunctionToolCall``); ``arguments``
+    in place of the call's own (while they stream)."""
+    return {"id": call.item_id or "", "type": FUNCTION_CALL, "status": status,
+            "arguments": call.arguments if arguments is None else arguments,
+            "call_id": call.call_id, "name": call.name}
 
 
 def output_text_part(text: str) -> dict[str, Any]:

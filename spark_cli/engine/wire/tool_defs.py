@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from spark_cli.engine.wire.wire_errors import INVALID_TYPE, MISSING_REQUIRED_PARAMETER
+from spark_cli.engine.wire.wire_errors import INVALID_TYPE, missing
 from spark_cli.engine.wire.wire_errors import bad_request as _bad
 from spark_cli.protocol.channel import ToolSpec
 from spark_cli.record import record
@@ -37,8 +37,7 @@ def _string(obj: dict[str, Any], key: str, where: str, *, required: bool,
     value = obj.get(key)
     if value is None:
         if required:
-            raise _bad(f"{where}.{key}", f"'{where}.{key}' is required",
-                       MISSING_REQUIRED_PARAMETER)
+            raise missing(f"{where}.{key}")
         return
     if not isinstance(value, str):
         raise _bad(f"{where}.{key}", f"'{where}.{key}' must be a string", INVALID_TYPE)
@@ -54,7 +53,7 @@ def _optional_kind(obj: dict[str, Any], key: str, where: str, kind: type, what: 
 
 def _list(value: Any, where: str) -> list[Any]:
     if value is None:
-        raise _bad(where, f"'{where}' is required", MISSING_REQUIRED_PARAMETER)
+        raise missing(where)
     if not isinstance(value, list):
         raise _bad(where, f"'{where}' must be a list of tools", INVALID_TYPE)
     return value
@@ -65,7 +64,7 @@ def _tool(tool: Any, where: str, allowed: frozenset[str]) -> None:
         raise _bad(where, f"'{where}' must be an object", INVALID_TYPE)
     kind = tool.get("type")
     if kind is None:
-        raise _bad(f"{where}.type", f"'{where}.type' is required", MISSING_REQUIRED_PARAMETER)
+        raise missing(f"{where}.type")
     if kind not in allowed:
         raise _bad(f"{where}.type", f"'{where}.type' {repr(kind)[:80]} is not a tool type here: "
                    f"one of {sorted(allowed)}")
@@ -116,7 +115,7 @@ def check_additional_tools(item: dict[str, Any], where: str) -> None:
     """
     role = item.get("role")
     if role is None:
-        raise _bad(f"{where}.role", f"'{where}.role' is required", MISSING_REQUIRED_PARAMETER)
+        raise missing(f"{where}.role")
     if role != "developer":
         raise _bad(f"{where}.role", f"'{where}.role' must be 'developer' for an "
                    f"{ADDITIONAL_TOOLS} item")
@@ -168,7 +167,7 @@ def _choice_names(choice: dict[str, Any], param: str, *, chat: bool) -> tuple[st
         holder = choice.get("function") if chat else choice
         where = f"{param}.function" if chat else param
         if not isinstance(holder, dict):
-            raise _bad(where, f"'{where}' is required", MISSING_REQUIRED_PARAMETER)
+            raise missing(where)
         _string(holder, "name", where, required=True, empty=False)
         return (holder["name"],)
     if kind == "allowed_tools":
@@ -214,14 +213,12 @@ def chat_function_specs(value: Any, param: str = "tools") -> tuple[ToolSpec, ...
             raise _bad(where, f"'{where}' must be an object", INVALID_TYPE)
         kind = tool.get("type")
         if kind is None:
-            raise _bad(f"{where}.type", f"'{where}.type' is required",
-                       MISSING_REQUIRED_PARAMETER)
+            raise missing(f"{where}.type")
         if kind not in _NAMED:
             raise _bad(f"{where}.type", f"'{where}.type' must be 'function' or 'custom'")
         body = tool.get(kind)
         if not isinstance(body, dict):
-            raise _bad(f"{where}.{kind}", f"'{where}.{kind}' is required",
-                       MISSING_REQUIRED_PARAMETER)
+            raise missing(f"{where}.{kind}")
         _string(body, "name", f"{where}.{kind}", required=True, empty=False)
         _string(body, "description", f"{where}.{kind}", required=False)
         if kind == "function":

@@ -2,8 +2,8 @@
 
 :class:`WireError` becomes an ``error`` event on the WebSocket and an error body
 over HTTP. The field codes (``missing_required_parameter``, ``invalid_type``,
-``invalid_value``) and :func:`bad_request` are shared by every request parser
-(``responses``, ``tool_defs``, ``chat``); the other codes live with their wire.
+``invalid_value``), :func:`bad_request` and :func:`missing` are shared by every request
+parser (``responses``, ``tool_defs``, ``chat``); the other codes live with their wire.
 """
 
 from __future__ import annotations
@@ -44,3 +44,8 @@ class WireError(Exception):
 def bad_request(param: str, message: str, code: str = INVALID_VALUE) -> WireError:
     """A 400 ``invalid_request_error`` naming ``param``."""
     return WireError(400, code, message, param)
+
+
+def missing(param: str) -> WireError:
+    """A 400 ``missing_required_parameter``: ``param`` is required."""
+    return WireError(400, MISSING_REQUIRED_PARAMETER, f"'{param}' is required", param)

@@ -11,6 +11,7 @@ windows into its text once every line has been seen.
 
 from __future__ import annotations
 
+import itertools
 import json
 from dataclasses import dataclass, field
 from typing import Any
@@ -92,13 +93,8 @@ class Lookups:
 
     def read_errors(self) -> list[tuple[str, str]]:
         """``(path, error)`` of each read that failed."""
-        out = []
-        for c in self.calls:
-            if c.name == READ_FILE and c.output is not None:
-                error = parse_read(c.output).error
-                if error:
-                    out.append((c.path, error))
-        return out
+        return [(c.path, error) for c in self.calls if c.name == READ_FILE
+                and c.output is not None and (error := parse_read(c.output).error)]
 
     @property
     def exhausted(self) -> bool:
@@ -108,11 +104,8 @@ class Lookups:
 def lookups(request: BrainRequest) -> Lookups:
     """This turn's calls (after the latest user message) with their outputs."""
     conversation = request.conversation
-    start = 0
-    for at in range(len(conversation) - 1, -1, -1):
-        if conversation[at].role == "user":
-            start = at + 1
-            break
+    start = next((at + 1 for at in range(len(conversation) - 1, -1, -1)
+                  if conversation[at].role == "user"), 0)
     outputs = {t.call_id: t.text for t in conversation[start:] if t.role == OUTPUT}
     found: list[Lookup] = []
     rounds = 0
@@ -160,13 +153,8 @@ class ReadWindows:
 
     def missing(self) -> dict[str, int]:
         """path -> the first line not seen yet, for files read in part."""
-        out = {}
-        for path, seen in self.lines.items():
-            n = 1
-            while n in seen:
-                n += 1
-            out[path] = n
-        return out
+        return {path: next(n for n in itertools.count(1) if n not in seen)
+                for path, seen in self.lines.items()}
 
 
 def _text(lines: dict[int, str]) -> str:

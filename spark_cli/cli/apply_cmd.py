@@ -83,12 +83,15 @@ def _report(outcome: EditOutcome, out: TextIO, color: bool) -> None:
         out.write(f"refused: {outcome.message}\n")
 
 
-def _parse_error(error: BlockRejected, as_json: bool, out: TextIO) -> None:
+def _parse_error(error: BlockRejected | str, as_json: bool, out: TextIO) -> None:
+    """A malformed block (or, as words, a text without any block) reported."""
+    message, line, path = ((error, None, None) if isinstance(error, str)
+                           else (error.message, error.line, error.path))
     if as_json:
-        out.write(json.dumps({"type": "parse_error", "message": error.message,
-                              "line": error.line, "path": error.path}) + "\n")
+        out.write(json.dumps({"type": "parse_error", "message": message,
+                              "line": line, "path": path}) + "\n")
     else:
-        typer.echo(f"spark apply: parse error: {error.message}", err=True)
+        typer.echo(f"spark apply: parse error: {message}", err=True)
 
 
 def run_apply(text: str, root: Path, *, check: bool = False, as_json: bool = False,
@@ -133,13 +136,8 @@ def _nothing_to_apply(errors: list[BlockRejected], as_json: bool, check: bool,
     for error in errors:
         _parse_error(error, as_json, out)
     if not errors:
-        message = ("no edit blocks found (expected SEARCH/REPLACE blocks or a "
-                   "'*** Begin Patch' envelope)")
-        if as_json:
-            out.write(json.dumps({"type": "parse_error", "message": message, "line": None,
-                                  "path": None}) + "\n")
-        else:
-            typer.echo(f"spark apply: parse error: {message}", err=True)
+        _parse_error("no edit blocks found (expected SEARCH/REPLACE blocks or a "
+                     "'*** Begin Patch' envelope)", as_json, out)
     if as_json:
         out.write(json.dumps({"type": "summary", "applied": 0, "refused": 0,
                               "parse_errors": max(len(errors), 1), "dry_run": check}) + "\n")

@@ -60,16 +60,14 @@ async def open_provider_channel(provider: ProviderSettings, *, idle_timeout: flo
     if idle_timeout is not None:
         options["idle_timeout"] = idle_timeout
     async with contextlib.AsyncExitStack() as stack:
+        base_url, api_key = provider.base_url, provider.api_key
         if kind == "mock":
-            base_url, api_key = provider.base_url, provider.api_key
             if not base_url:
                 engine = await stack.enter_async_context(_bundled_engine())
                 if not one_shot:  # a session (the TUI): its first turn finds the brain ready
                     engine.state.warm()
                 base_url, api_key = engine.url + "/v1", engine.token
             kind = "responses_ws"
-        else:
-            base_url, api_key = provider.base_url, provider.api_key
         if not base_url:
             raise WiringError(f"provider {provider.name!r} needs a base URL (--base-url)")
         if first_token_timeout is not None:
@@ -134,28 +132,20 @@ def send_ahead(provider: ProviderSettings, request: TurnRequest, *,
     return None
 
 
-def _bundled_token() -> str:
-    import secrets  # deferred: launch (hmac, hashlib; only for a bundled engine)
-
-    return secrets.token_urlsafe(16)
-
-
-def _bundled_config(token: str) -> Any:
-    """The bundled engine's configuration: loopback, a free port, ``token``."""
-    from spark_cli.engine.core.config import EngineConfig  # deferred: launch -> request
-
-    return EngineConfig(host=BUNDLED_HOST, port=0, token=token)
-
-
 @contextlib.asynccontextmanager
 async def _bundled_engine() -> AsyncIterator[Any]:
-    """The bundled engine for this run: websockets' server alone (no uvicorn: it starts and
-    stops in milliseconds), on its own thread and loop."""
+    """The bundled engine for this run, on loopback, a free port and a random token:
+    websockets' server alone (no uvicorn: it starts and stops in milliseconds), on its own
+    thread and loop."""
+    import secrets  # deferred: launch -> request (hmac, hashlib; only for a bundled engine)
+
     from spark_cli.transport.ws import websockets_lean  # deferred: launch -> request
 
     websockets_lean.prepare()  # the engine's server imports websockets first here
     # deferred: launch -> request
+    from spark_cli.engine.core.config import EngineConfig
     from spark_cli.engine.serving.engine_thread import run_engine_in_thread
 
-    async with run_engine_in_thread(_bundled_config(_bundled_token()), http=False) as engine:
+    config = EngineConfig(host=BUNDLED_HOST, port=0, token=secrets.token_urlsafe(16))
+    async with run_engine_in_thread(config, http=False) as engine:
         yield engine

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 import random
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 
 from spark_cli.record import record
 
@@ -144,28 +144,6 @@ def backoff_delay(
     """Exponential backoff for ``attempt`` (1-based), capped, with up to a quarter jitter down."""
     ceiling = min(cap, base * (2.0 ** max(0, attempt - 1)))
     return ceiling * (1.0 - 0.25 * rand())
-
-
-def retry_delay(
-    headers: Mapping[str, str] | Iterable[tuple[str, str]] | None,
-    message: str,
-    attempt: int,
-    *,
-    now: float,
-    base: float = 0.5,
-    cap: float = 8.0,
-    rand: Callable[[], float] = random.random,
-) -> RetryDelay:
-    """The delay to wait before retry ``attempt``, from the best source available."""
-    if headers is not None:
-        mapping = headers if isinstance(headers, Mapping) else dict(headers)
-        found = delay_from_headers(mapping, now=now)
-        if found is not None:
-            return found
-    seconds = delay_from_message(message) if message else None
-    if seconds is not None:
-        return RetryDelay(seconds, "message")
-    return RetryDelay(backoff_delay(attempt, base=base, cap=cap, rand=rand), "backoff")
 
 
 def _finite(value: float) -> float | None:

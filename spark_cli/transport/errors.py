@@ -235,7 +235,8 @@ def provider_error(
     """
     error = error or {}
     code = _text(error.get("code")) or _text(error.get("type")) or None
-    raw_message = _text(error.get("message")) or fallback or _default_message(status)
+    raw_message = (_text(error.get("message")) or fallback
+                   or (f"HTTP {status}" if status else "no details given"))
     overflow = recognise_overflow(status, code, raw_message, error)
     if overflow is not None:  # each server's words for it: named with both sizes
         return overflow_error(ProviderError, status, code, overflow, secrets.mask(raw_message))
@@ -346,10 +347,6 @@ _LABELS: dict[ErrorKind, str] = {
     "timeout": "timed out",
     "protocol": "protocol error",
 }
-
-
-def _default_message(status: int | None) -> str:
-    return f"HTTP {status}" if status else "no details given"
 
 
 def _text(value: object) -> str:

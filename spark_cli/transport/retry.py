@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import random
-import time
 from collections.abc import AsyncIterator, Callable
 
 from spark_cli.protocol.channel import (
@@ -25,7 +24,7 @@ from spark_cli.protocol.channel import (
     TurnFinished,
     WaitingToRetry,
 )
-from spark_cli.protocol.ratelimits import RetryDelay, retry_delay
+from spark_cli.protocol.ratelimits import RetryDelay, backoff_delay, delay_from_message
 from spark_cli.protocol.secrets import NO_SECRETS, Secrets
 from spark_cli.record import record
 from spark_cli.transport.errors import ProviderError, masked
@@ -45,19 +44,16 @@ class RetryPolicy:
 
 
 def delay_for(error: ChannelError, attempt: int, policy: RetryPolicy) -> RetryDelay:
-    """The wait before retry ``attempt`` + 1 after ``error``."""
+    """The wait before retry ``attempt`` + 1 after ``error``: the one the provider asked
+    for, else one its message names, else backoff."""
     asked = error.retry_after if isinstance(error, ProviderError) else None
     if asked is not None:
         return asked
-    return retry_delay(
-        None,
-        error.message,
-        attempt,
-        now=time.time(),
-        base=policy.backoff_base,
-        cap=policy.backoff_cap,
-        rand=policy.rand,
-    )
+    seconds = delay_from_message(error.message)
+    if seconds is not None:
+        return RetryDelay(seconds, "message")
+    return RetryDelay(backoff_delay(attempt, base=policy.backoff_base, cap=policy.backoff_cap,
+                                    rand=policy.rand), "backoff")
 
 
 async def with_retries(
@@ -89,10 +85,12 @@ async def with_retries(
             if output_started or not error.retryable or stop.is_set():
                 raise
             if number >= policy.max_attempts:
-                raise _exhausted(error, number) from error
+                raise _copy(error, f"{error.message} (gave up after {number} attempts)") from error
             delay = delay_for(error, number, policy)
             if delay.seconds > policy.max_wait:
-                raise _too_long(error, delay, policy) from error
+                raise _copy(error, f"{error.message} (the provider asked to wait "
+                            f"{delay.seconds:g}s via {delay.source}, longer than the "
+                            f"{policy.max_wait:g}s limit; try again later)") from error
             reason = f"{error.message}; {resend}" if resend else error.message
             yield WaitingToRetry(delay.seconds, reason, number)
         if await _wait_or_stop(stop, delay.seconds):
@@ -111,18 +109,6 @@ async def _wait_or_stop(stop: asyncio.Event, seconds: float) -> bool:
     except TimeoutError:
         return False
     return True
-
-
-def _exhausted(error: ChannelError, attempts: int) -> ChannelError:
-    return _copy(error, f"{error.message} (gave up after {attempts} attempts)")
-
-
-def _too_long(error: ChannelError, delay: RetryDelay, policy: RetryPolicy) -> ChannelError:
-    return _copy(
-        error,
-        f"{error.message} (the provider asked to wait {delay.seconds:g}s via {delay.source}, "
-        f"longer than the {policy.max_wait:g}s limit; try again later)",
-    )
 
 
 def _copy(error: ChannelError, message: str) -> ChannelError:

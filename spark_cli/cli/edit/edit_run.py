@@ -13,9 +13,9 @@ summary; a second Ctrl-C gives up at once.
 from __future__ import annotations
 
 import gc
-from collections.abc import Coroutine, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from spark_cli.cli import wiring
 from spark_cli.cli.edit.turn_result import TurnResult
@@ -40,9 +40,6 @@ if TYPE_CHECKING:
     from spark_cli.render.renderer import Renderer
     from spark_cli.session.api import SessionApi, SessionFactory
     from spark_cli.session.config.settings import Settings
-
-_T = TypeVar("_T")
-
 
 class UsageError(Exception):
     """Bad flags or inputs: one clear line on stderr, exit 2, nothing touched."""
@@ -95,8 +92,10 @@ def _prepared_turn(settings: Settings, root: Path, files: Sequence[str], instruc
             result.interrupted = True
             return result
     _collect_from_now()
+    import asyncio  # deferred: launch -> request (the request left; the loop loads)
+
     try:
-        return run_sync(_turn(session, settings, files, instruction, renderer, result, ahead))
+        return asyncio.run(_turn(session, settings, files, instruction, renderer, result, ahead))
     finally:
         if ahead is not None:
             ahead.close()  # no-op once adopted (the channel owns the socket then)
@@ -294,10 +293,3 @@ def summary_data(result: TurnResult, *, dry_run: bool, code: int) -> dict[str, A
     if result.no_edit is not None:
         data.update(no_edit={"kind": result.no_edit.kind, "message": result.no_edit.message})
     return data
-
-
-def run_sync(coro: Coroutine[Any, Any, _T]) -> _T:
-    """``asyncio.run`` for the CLI (one event loop per command)."""
-    import asyncio  # deferred: launch -> request
-
-    return asyncio.run(coro)

@@ -13,9 +13,8 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+from spark_cli.cli.edit.turn_result import EXIT_TESTS
 from spark_cli.session.workspace.test_runs import NOT_FOUND, NoTestCommand, run_requested_tests
-
-EXIT_TESTS = 4
 
 
 def run_project_tests(root: Path, settings: Any, renderer: Any) -> int:

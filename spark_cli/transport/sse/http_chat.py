@@ -200,12 +200,10 @@ class ChatCompletionsChannel(HttpStreamChannel):
     """A Channel over ``POST {base_url}/chat/completions`` with ``stream: true``."""
 
     path: ClassVar[str] = CHAT_PATH
+    fold = ChatFold
 
     def _body(self, request: TurnRequest) -> dict[str, Any]:
         return chat_body(request, self._model)
-
-    def _fold(self, request: TurnRequest) -> ChatFold:
-        return ChatFold(self._secrets, tools=bool(request.tools))
 
 
 def _int(value: object) -> int:

@@ -46,9 +46,7 @@ class ResponsesSSEChannel(HttpStreamChannel):
     """A Channel over the Responses API's HTTP streaming mode."""
 
     path: ClassVar[str] = RESPONSES_PATH
+    fold = ResponsesSSEFold
 
     def _body(self, request: TurnRequest) -> dict[str, Any]:
         return responses_body(request, self._model)
-
-    def _fold(self, request: TurnRequest) -> ResponsesSSEFold:
-        return ResponsesSSEFold(self._secrets, tools=bool(request.tools))

@@ -129,6 +129,8 @@ class HttpStreamChannel:
     """
 
     path: ClassVar[str]
+    fold: ClassVar[Callable[..., StreamFold]]
+    """Makes the attempt's fold: ``fold(secrets, tools=...)``."""
     capabilities = Capabilities(steer=False, cancel=False)
 
     def __init__(
@@ -179,7 +181,7 @@ class HttpStreamChannel:
         raise NotImplementedError
 
     def _fold(self, request: TurnRequest) -> StreamFold:
-        raise NotImplementedError
+        return self.fold(self._secrets, tools=bool(request.tools))
 
     def _decoder(self) -> Callable[[str], SSEEvent | None]:
         """What makes an event of each line of the body (SSE; a subclass may differ)."""
@@ -262,12 +264,7 @@ class HttpStreamChannel:
                                       configured=self._first_token is not None) from None
             raise stall_error(self._idle, self._queue_timeout, queued=self._queued,
                               chars=fold.chars, retryable=fold.deltas == 0) from None
-        except wire.TimeoutException as exc:
-            if self._stopping:
-                yield TurnFinished("cancelled")
-                return
-            raise self._timeout(exc) from None
-        except wire.TransportError as exc:
+        except wire.TransportError as exc:  # a timeout among them
             if self._stopping:
                 yield TurnFinished("cancelled")
                 return
@@ -376,16 +373,15 @@ class HttpStreamChannel:
 
     # ---- errors ----
 
-    def _timeout(self, exc: wire.TimeoutException) -> ChannelError:
+    def _transport_error(self, exc: Exception, fold: StreamFold) -> ChannelError:
         if isinstance(exc, wire.ConnectTimeout):
             return ChannelError(
                 "connection", f"timed out connecting to {self._shown_url}", retryable=True
             )
-        return ChannelError(
-            "timeout", f"timed out sending the request to {self._shown_url}", retryable=True
-        )
-
-    def _transport_error(self, exc: Exception, fold: StreamFold) -> ChannelError:
+        if isinstance(exc, wire.TimeoutException):
+            return ChannelError(
+                "timeout", f"timed out sending the request to {self._shown_url}", retryable=True
+            )
         if isinstance(exc, wire.ConnectError):
             return unreachable_error(self._base_url, exc, self._secrets)
         sent = non_http_answer(exc) if isinstance(exc, wire.RemoteProtocolError) else None

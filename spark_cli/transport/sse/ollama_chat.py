@@ -132,8 +132,7 @@ class OllamaChannel(ChatCompletionsChannel):
         return native_body(request, self._model, num_ctx)
 
     def _fold(self, request: TurnRequest) -> ChatFold:
-        kind = NativeFold if self.native else ChatFold
-        return kind(self._secrets, tools=bool(request.tools))
+        return (NativeFold if self.native else ChatFold)(self._secrets, tools=bool(request.tools))
 
     def _decoder(self) -> Callable[[str], SSEEvent | None]:
         return _ndjson_line if self.native else SSEDecoder(comments=True).feed_line

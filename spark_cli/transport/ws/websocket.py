@@ -191,7 +191,8 @@ class ResponsesWebSocketChannel:
                 if run.grace is not None:
                     run.grace.cancel()
                 if not run.machine.over:
-                    self._drop(run.link, "the previous turn was abandoned")  # frames would leak
+                    # frames would leak
+                    self._links.drop(run.link, "the previous turn was abandoned")
 
     async def steer(self, text: str) -> None:
         """Send ``response.steer`` for the running response (outcome arrives as events)."""
@@ -227,7 +228,7 @@ class ResponsesWebSocketChannel:
                 await link.ws.send(payload)
                 run.grace = self._links.spawn(self._close_if_still_running(run))
                 return
-        self._drop(link, "stopped")
+        self._links.drop(link, "stopped")
 
     async def aclose(self) -> None:
         run = self._running
@@ -242,7 +243,7 @@ class ResponsesWebSocketChannel:
         busy = link.busy
         if busy is not None and not (busy.fold.finished or busy.machine.ended):
             # an earlier turn was walked away from mid-stream: its frames would leak into this one
-            self._drop(link, "the previous turn was abandoned")
+            self._links.drop(link, "the previous turn was abandoned")
             link = await self._links.get()
         replayed = False
         while True:
@@ -252,7 +253,7 @@ class ResponsesWebSocketChannel:
             sent, link.sent = link.sent, None
             if self._stop.is_set():
                 if sent is not None:
-                    self._drop(link, "stopped")  # it answers a request sent ahead
+                    self._links.drop(link, "stopped")  # it answers a request sent ahead
                 yield TurnFinished("cancelled", "stopped before the request was sent")
                 return
             payload = self._payload(request, link)
@@ -262,7 +263,7 @@ class ResponsesWebSocketChannel:
                 try:
                     await link.ws.send(payload)
                 except ConnectionClosed as exc:
-                    self._drop(link, "connection closed")
+                    self._links.drop(link, "connection closed")
                     raise ChannelError(
                         "connection",
                         "the connection closed before the request was sent",
@@ -280,7 +281,7 @@ class ResponsesWebSocketChannel:
                 replayed = True
                 link.chain = None  # the next payload carries the whole context
                 if error.code == "websocket_connection_limit_reached":
-                    self._drop(link, error.code)  # reported as Reconnected(code)
+                    self._links.drop(link, error.code)  # reported as Reconnected(code)
                     link = await self._links.get()
                 continue
             return
@@ -291,7 +292,7 @@ class ResponsesWebSocketChannel:
         if step.limit is not None:
             watch.set_limit(step.limit)
         if step.drop is not None:
-            self._drop(run.link, step.drop)
+            self._links.drop(run.link, step.drop)
         if step.error is not None:
             raise step.error from None
         if step.remember:
@@ -362,13 +363,10 @@ class ResponsesWebSocketChannel:
                            prefill=prefill_timeout(limit, prompt_tokens(request),
                                                    configured=self._first_token is not None))
 
-    def _drop(self, link: Link, reason: str) -> None:
-        self._links.drop(link, reason)
-
     async def _close_if_still_running(self, run: _Running) -> None:
         await asyncio.sleep(CANCEL_GRACE)
         if self._running is run and run.fold.finished is None:
-            self._drop(run.link, "cancel not acknowledged")
+            self._links.drop(run.link, "cancel not acknowledged")
 
     # ---- chaining (spark_cli.transport.ws.ws_wire) ----
 

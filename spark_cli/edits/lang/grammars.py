@@ -22,11 +22,6 @@ from spark_cli.edits.lang import wheels
 if TYPE_CHECKING:  # tree_sitter is imported lazily (start-up cost)
     import tree_sitter
 
-SUPPORTED: tuple[str, ...] = (
-    "python", "javascript", "typescript", "tsx", "go", "rust", "java", "c", "cpp",
-    "ruby", "bash", "json", "yaml", "toml", "html", "css", "markdown",
-)
-
 # language name -> (module, factory function)
 _FACTORIES: dict[str, tuple[str, str]] = {
     "python": ("tree_sitter_python", "language"),
@@ -48,6 +43,7 @@ _FACTORIES: dict[str, tuple[str, str]] = {
     # the block grammar; inline markup (emphasis, links) is a second grammar we don't need
     "markdown": ("tree_sitter_markdown", "language"),
 }
+SUPPORTED: tuple[str, ...] = tuple(_FACTORIES)
 
 _EXTENSIONS: dict[str, str] = {
     ".py": "python", ".pyi": "python", ".pyw": "python",

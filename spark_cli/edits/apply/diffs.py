@@ -24,9 +24,7 @@ def _lines(text: str) -> list[str]:
 
 def hunk_range(start: int, length: int) -> str:
     """A hunk header's ``start,length`` (0-based ``start``), as unified diffs write it."""
-    if length == 1:
-        return str(start + 1)
-    return f"{start + (1 if length else 0)},{length}"
+    return str(start + 1) if length == 1 else f"{start + (1 if length else 0)},{length}"
 
 
 def unified_diff(path: str, old: str | None, new: str | None, *, context: int = 3,

@@ -17,7 +17,8 @@ import json
 import os
 import shutil
 import time
-from dataclasses import dataclass, field
+from collections import Counter
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from spark_cli.edits.disk.atomic import remove_file, remove_stale_temps, write_atomic
@@ -73,9 +74,7 @@ class BatchInfo:
 
     @property
     def summary(self) -> str:
-        counts: dict[str, int] = {}
-        for entry in self.files:
-            counts[entry.change] = counts.get(entry.change, 0) + 1
+        counts = Counter(entry.change for entry in self.files)
         parts = [f"{n} {kind}" for kind, n in sorted(counts.items())]
         return ", ".join(parts) or "no files"
 
@@ -110,10 +109,6 @@ class Journal:
         self.root = Path(root)
         self._batch: BatchInfo | None = None
         self._folder: Path | None = None
-
-    @property
-    def active(self) -> BatchInfo | None:
-        return self._batch
 
     def begin(self, label: str = "") -> str:
         if self._batch is not None:
@@ -169,11 +164,7 @@ class Journal:
         folder = self._ensure_folder()
         payload = {
             "id": self._batch.id, "time": self._batch.time, "label": self._batch.label,
-            "files": [
-                {"path": r.path, "before_hash": r.before_hash, "before_mode": r.before_mode,
-                 "after_hash": r.after_hash, "after_mode": r.after_mode}
-                for r in self._batch.files
-            ],
+            "files": [asdict(r) for r in self._batch.files],
         }
         write_atomic(folder / MANIFEST, json.dumps(payload, indent=1).encode(), 0o600)
 

@@ -42,18 +42,22 @@ class TextFile:
     @property
     def dominant(self) -> str:
         """The most common line ending (first seen wins a tie); LF for a file without any."""
-        if not self.endings:
-            return "\n"
-        kinds = set(self.endings)
-        if len(kinds) == 1:
-            return self.endings[0]
-        counts = Counter(self.endings)
-        best = max(counts.values())
-        return next(e for e in self.endings if counts[e] == best)
+        counts = Counter(self.endings)  # in first-seen order: max keeps the first of a tie
+        return max(counts, key=counts.__getitem__) if counts else "\n"
 
     def encode(self) -> bytes:
         """The file's bytes: each line with its own ending, in the original encoding."""
-        return encode_text(self.text, self.endings, self.encoding, self.bom)
+        if not self.endings or (self.endings[0] == "\n" and len(set(self.endings)) == 1):
+            raw = self.text
+        else:
+            lines = self.text.split("\n")
+            out: list[str] = []
+            for index, piece in enumerate(lines[:-1]):
+                out.append(piece)
+                out.append(self.endings[index] if index < len(self.endings) else "\n")
+            out.append(lines[-1])
+            raw = "".join(out)
+        return self.bom + raw.encode(self.encoding)
 
     def replaced(self, text: str, endings: Sequence[str]) -> TextFile:
         """The same file (encoding, BOM, mode) with new text and endings."""
@@ -108,21 +112,6 @@ def _region_endings(old: str, new: str, region: Sequence[str], dominant: str) ->
             if i < len(region) and j < wanted:
                 result[j] = region[i]
     return [e if e is not None else dominant for e in result]
-
-
-def encode_text(text: str, endings: Sequence[str], encoding: str, bom: bytes = b"") -> bytes:
-    """Join ``text``'s lines with ``endings`` (missing ones: "\\n") and encode."""
-    if not endings or (endings[0] == "\n" and len(set(endings)) == 1):
-        raw = text
-    else:
-        lines = text.split("\n")
-        out: list[str] = []
-        for index, piece in enumerate(lines[:-1]):
-            out.append(piece)
-            out.append(endings[index] if index < len(endings) else "\n")
-        out.append(lines[-1])
-        raw = "".join(out)
-    return bom + raw.encode(encoding)
 
 
 def _looks_utf16(sample: bytes) -> bool:

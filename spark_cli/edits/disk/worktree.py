@@ -46,26 +46,22 @@ class WorkTree:
         self.dry_run = dry_run
         self._overlay: dict[str, FileState | None] = {}
 
-    @staticmethod
-    def _key(path: Path) -> str:
-        return os.path.realpath(path)
-
     def exists(self, path: Path) -> bool:
-        key = self._key(path)
+        key = os.path.realpath(path)
         if key in self._overlay:
             return self._overlay[key] is not None
         return path.exists() or path.is_symlink()
 
     def is_dir(self, path: Path) -> bool:
-        return self._key(path) not in self._overlay and path.is_dir()
+        return os.path.realpath(path) not in self._overlay and path.is_dir()
 
     def size(self, path: Path) -> int:
-        state = self._overlay.get(self._key(path))
+        state = self._overlay.get(os.path.realpath(path))
         return len(state.data) if state is not None else path.stat().st_size
 
     def read(self, path: Path) -> FileState:
         """The file's bytes and mode; raises FileNotFoundError (or another OSError)."""
-        key = self._key(path)
+        key = os.path.realpath(path)
         if key in self._overlay:
             state = self._overlay[key]
             if state is None:
@@ -80,7 +76,7 @@ class WorkTree:
         """Apply ``writes`` in order; on a real run each is journalled before it is written."""
         for write in writes:
             if self.dry_run:
-                self._overlay[self._key(write.target.path)] = (
+                self._overlay[os.path.realpath(write.target.path)] = (
                     None if write.after is None
                     else FileState(write.after, write.after_mode or 0o644))
                 continue

@@ -79,12 +79,9 @@ def choose(body: list[str], candidates: list[int], marker: int,
     if len(candidates) == 1:
         return candidates[0]
     left = [i for i in candidates if _width(body[i]) == marker] or candidates
-    if len(left) > 1:
-        left = [i for i in left if not _in_conflict(body, i)] or left
-    if len(left) > 1:
-        left = [i for i in left if not _heading_rule(body, i)] or left
-    if len(left) > 1:
-        left = [i for i in left if _echoes(body, i)] or left
+    for rule, wanted in ((_in_conflict, False), (_heading_rule, False), (_echoes, True)):
+        if len(left) > 1:
+            left = [i for i in left if rule(body, i) == wanted] or left
     if len(left) == 1:
         return left[0]
     return _unclear(body, candidates, left, first_line)

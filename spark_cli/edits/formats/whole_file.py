@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Literal
 
@@ -73,23 +74,15 @@ def looks_whole(old: str, new: str) -> bool:
     """Whether ``new`` reads as a whole new version of ``old`` rather than a piece of it:
     about as long (most of its lines) and mostly the same lines."""
     old_lines, new_lines = old.splitlines(), new.splitlines()
-    if not old_lines or not new_lines:
-        return False
-    if len(new_lines) < 0.7 * len(old_lines):
+    if not old_lines or not new_lines or len(new_lines) < 0.7 * len(old_lines):
         return False
     ratio = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False).ratio()
     return ratio >= 0.4
 
 
-def _block_name(fmt: str) -> str:
-    return "*** Begin Patch envelope" if fmt == "apply_patch" else "SEARCH/REPLACE block"
-
-
 def _calls(tools: Sequence[str]) -> str:
     """``read_file ×2, search`` (in the order first called)."""
-    counts: dict[str, int] = {}
-    for name in tools:
-        counts[name] = counts.get(name, 0) + 1
+    counts = Counter(tools)  # in the order first called
     return ", ".join(name if n == 1 else f"{name} ×{n}" for name, n in counts.items())
 
 
@@ -100,7 +93,7 @@ def no_edit(answer: str, fmt: str, old_texts: dict[str, str],
     ``fmt`` is the edit format that was asked for; ``old_texts`` the files sent
     (path -> text), to tell a whole file from a snippet; ``tools`` the tools the
     model called on the way (by name)."""
-    block = _block_name(fmt)
+    block = "*** Begin Patch envelope" if fmt == "apply_patch" else "SEARCH/REPLACE block"
     if not answer.strip():
         if tools:
             return NoEdit("tools_only", f"the answer only called tools ({_calls(tools)}) and "
@@ -136,8 +129,4 @@ def whole_file_text(answer: str, old: str,
     new = candidates[0].text
     if not old.endswith("\n") and new.endswith("\n"):
         new = new[:-1]
-    if new == old:
-        return None
-    if not accepts(new):
-        return None
-    return new
+    return None if new == old or not accepts(new) else new

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from spark_cli.edits.lang.definitions import DefinitionSpan, definitions, last_row
+from spark_cli.edits.lang.ends import common_prefix
 from spark_cli.edits.lang.syntax import parse_text
 
 if TYPE_CHECKING:
@@ -132,19 +133,11 @@ def _by_name(norm: str, pool: list[DefinitionSpan]) -> list[DefinitionSpan]:
         hits = typed
     if len(hits) > 1:  # a partial signature: keep the headers that agree longest
         squeezed = _WS.sub("", norm)
-        scores = [_shared(squeezed, _WS.sub("", d.header)) for d in hits]
+        headers = [_WS.sub("", d.header) for d in hits]
+        scores = [common_prefix(squeezed, h, min(len(squeezed), len(h))) for h in headers]
         best = max(scores)
         hits = [d for d, score in zip(hits, scores, strict=True) if score == best]
     return hits
-
-
-def _shared(a: str, b: str) -> int:
-    n = 0
-    for x, y in zip(a, b, strict=False):
-        if x != y:
-            break
-        n += 1
-    return n
 
 
 def _ranges(defs: list[DefinitionSpan]) -> list[Range]:

@@ -22,32 +22,15 @@ from spark_cli.edits.lang import wheels
 if TYPE_CHECKING:  # tree_sitter is imported lazily (start-up cost)
     import tree_sitter
 
-SUPPORTED: tuple[str, ...] = (
-    "python", "javascript", "typescript", "tsx", "go", "rust", "java", "c", "cpp",
-    "ruby", "bash", "json", "yaml", "toml", "html", "css", "markdown",
-)
-
-# language name -> (module, factory function)
+# language name -> (module, factory function); markdown is the block grammar (inline
+# markup, emphasis and links, is a second grammar spark does not need)
 _FACTORIES: dict[str, tuple[str, str]] = {
-    "python": ("tree_sitter_python", "language"),
-    "javascript": ("tree_sitter_javascript", "language"),
-    "typescript": ("tree_sitter_typescript", "language_typescript"),
-    "tsx": ("tree_sitter_typescript", "language_tsx"),
-    "go": ("tree_sitter_go", "language"),
-    "rust": ("tree_sitter_rust", "language"),
-    "java": ("tree_sitter_java", "language"),
-    "c": ("tree_sitter_c", "language"),
-    "cpp": ("tree_sitter_cpp", "language"),
-    "ruby": ("tree_sitter_ruby", "language"),
-    "bash": ("tree_sitter_bash", "language"),
-    "json": ("tree_sitter_json", "language"),
-    "yaml": ("tree_sitter_yaml", "language"),
-    "toml": ("tree_sitter_toml", "language"),
-    "html": ("tree_sitter_html", "language"),
-    "css": ("tree_sitter_css", "language"),
-    # the block grammar; inline markup (emphasis, links) is a second grammar we don't need
-    "markdown": ("tree_sitter_markdown", "language"),
+    name: ("tree_sitter_typescript", f"language_{name}") if name in ("typescript", "tsx")
+    else (f"tree_sitter_{name}", "language")
+    for name in ("python", "javascript", "typescript", "tsx", "go", "rust", "java", "c", "cpp",
+                 "ruby", "bash", "json", "yaml", "toml", "html", "css", "markdown")
 }
+SUPPORTED: tuple[str, ...] = tuple(_FACTORIES)
 
 _EXTENSIONS: dict[str, str] = {
     ".py": "python", ".pyi": "python", ".pyw": "python",

@@ -1,15 +1,14 @@
-"""Checks on apply_patch ``@@`` anchors before a hunk is placed by them.
+"""Checks of a hunk against the file's definitions before it is placed.
 
-- `unresolved_anchor(text, language, anchors)`: the first anchor that names
-  nothing in the file: no definition (`anchors.resolves`), no line starting with
-  it, and not even its text (whitespace collapsed), nor its name on a line with
-  a definition keyword (``function``, ``def``, ``fn`` …, for languages spark has
-  no definition query for). A hunk with such an anchor is refused
-  (`anchor_not_found` lists the file's definitions with similar names): the
-  anchor was invented, and the context lines may well match somewhere else.
-- `body_start(text, language, row)`: where lines inserted right under an anchor
-  go: after the header (all of it, when the signature spans several lines) and,
-  in Python, after the body's leading docstring.
+- `unresolved_anchor(text, language, anchors)`: the first ``@@`` anchor that names
+  nothing in the file (no definition, no line starting with it, not even its text, nor
+  its name on a line with a definition keyword). Such a hunk is refused
+  (`anchor_not_found` lists definitions with similar names): the anchor was invented.
+- `body_start(text, language, row)`: where lines inserted right under an anchor go:
+  after the whole header and, in Python, after the body's leading docstring.
+- `crossed_definition`: an elided SEARCH (``# ... existing code ...``) whose last piece
+  matches past the end of the definition its head is in would edit across a boundary
+  the model never saw: the innermost definition of the first row must hold the last.
 """
 
 from __future__ import annotations
@@ -19,7 +18,7 @@ import re
 from collections.abc import Sequence
 
 from spark_cli.edits.lang.anchors import main_name, resolves
-from spark_cli.edits.lang.definitions import definitions
+from spark_cli.edits.lang.definitions import DefinitionSpan, definitions
 from spark_cli.edits.lang.syntax import parse_text
 from spark_cli.edits.locate.misses import LocateFailed
 
@@ -114,3 +113,26 @@ def body_start(text: str, language: str | None, row: int) -> int:
             first.named_children[0].type in ("string", "concatenated_string"):
         return first.end_point.row + 1  # after the docstring
     return max(body.start_point.row, row + 1)
+
+
+def _innermost(defs: list[DefinitionSpan], row: int) -> DefinitionSpan | None:
+    holding = [d for d in defs if d.start <= row <= d.end]
+    return max(holding, key=lambda d: (d.start, -d.end)) if holding else None
+
+
+def crossed_definition(text: str, language: str | None, first: int,
+                       last: int) -> LocateFailed | None:
+    """The refusal for an elided match over rows ``first``..``last`` (0-based) that
+    leaves the definition its first row is in, or None when it stays inside."""
+    if language is None or last <= first:
+        return None
+    scope = _innermost(definitions(text, language), first)
+    if scope is None or last <= scope.end:
+        return None
+    kind = "function" if scope.kind == "function" else "definition"
+    return LocateFailed(
+        f"the search text elides code ('... existing code ...') and starts in the {kind} "
+        f"{scope.name!r} (lines {scope.start + 1}-{scope.end + 1}), but its last lines only "
+        f"match at line {last + 1}, past the end of {scope.name!r}: an elided search must "
+        f"start and end inside one definition. Quote the lines of {scope.name!r} you mean "
+        "(its own last lines), or send one block per definition", "elision")

@@ -15,14 +15,18 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol
 
-from spark_cli.edits.locate.anchor_checks import anchor_not_found, body_start, unresolved_anchor
+from spark_cli.edits.locate.anchor_checks import (
+    anchor_not_found,
+    body_start,
+    crossed_definition,
+    unresolved_anchor,
+)
 from spark_cli.edits.locate.elision import (
     has_placeholder,
     join_pieces,
     split_elided,
     unbacked_placeholder,
 )
-from spark_cli.edits.locate.elision_scope import crossed_definition
 from spark_cli.edits.locate.hints import MatchHints
 from spark_cli.edits.locate.matching import FINDERS, STEPS, LineIndex, Match, line_index
 from spark_cli.edits.locate.misses import LocateFailed, missing

@@ -225,14 +225,6 @@ def _equal_runs(index: LineIndex, search: list[str], replace: list[str],
             for first in _keyed_hits(index, kind, search)]
 
 
-def _trimmed(index: LineIndex, search: list[str], replace: list[str]) -> list[Match]:
-    return _equal_runs(index, search, replace, "strip")
-
-
-def _unicode(index: LineIndex, search: list[str], replace: list[str]) -> list[Match]:
-    return _equal_runs(index, search, replace, "fold")
-
-
 def _blank_lines(index: LineIndex, search: list[str], replace: list[str]) -> list[Match]:
     if not search[0].strip() or not search[-1].strip():
         return []  # its edge blank lines fall outside the region: the trimmed variant fits
@@ -297,6 +289,7 @@ def _fragment(index: LineIndex, search: list[str], replace: list[str]) -> list[M
     if len(search) != 1 or len(replace) > 1:
         return []
     needle = search[0].strip()
+    fragment = replace[0].strip() if replace else ""
     text = index.text
     out = []
     first = last = 0
@@ -310,14 +303,9 @@ def _fragment(index: LineIndex, search: list[str], replace: list[str]) -> list[M
         rest = text[end:line_end if line_end >= 0 else len(text)]
         starts_line = not text[line_start:pos].strip()
         if not _cuts_word(text, pos, end) and not (starts_line and rest.strip()):
-            fragment = replace[0].strip() if replace else ""
-            out.append(Match(pos, end, first, first, _constant(fragment)))
+            out.append(Match(pos, end, first, first, lambda: fragment))
         pos = text.find(needle, pos + 1)
     return out
-
-
-def _constant(text: str) -> Callable[[], str]:
-    return lambda: text
 
 
 def _cuts_word(text: str, start: int, end: int) -> bool:
@@ -339,6 +327,7 @@ def _reflow(index: LineIndex, search: list[str], replace: list[str]) -> list[Mat
 
 FINDERS: dict[str, Callable[[LineIndex, list[str], list[str]], list[Match]]] = {
     "exact": _exact, "trailing_ws": _trailing_ws, "indent": _indent,
-    "trimmed": _trimmed, "unicode": _unicode, "blank_lines": _blank_lines,
+    "trimmed": lambda i, s, r: _equal_runs(i, s, r, "strip"),
+    "unicode": lambda i, s, r: _equal_runs(i, s, r, "fold"), "blank_lines": _blank_lines,
     "fragment": _fragment, "reflow": _reflow,
 }

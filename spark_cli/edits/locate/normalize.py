@@ -12,6 +12,8 @@ import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from math import gcd
 
+from spark_cli.edits.lang.ends import common_prefix
+
 _FOLD_TABLE = str.maketrans({
     "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u2032": "'",
     "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"', "\u2033": '"',
@@ -68,12 +70,8 @@ def indent_offset(pairs: Sequence[tuple[str, str]]) -> Reindent | None:
 
 
 def remove_prefix(line: str, prefix: str) -> str:
-    n = 0
-    for a, b in zip(line, prefix, strict=False):
-        if a != b:
-            break
-        n += 1
-    return line[n:]
+    """``line`` without the start it shares with ``prefix``."""
+    return line[common_prefix(line, prefix, min(len(line), len(prefix))):]
 
 
 def indent_unit(indents: Sequence[str]) -> str | None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Callable
+from itertools import accumulate
 from typing import Protocol
 
 
@@ -41,11 +42,7 @@ def reflow_index(lines: list[str]) -> tuple[str, list[int], list[int]]:
     start offset of each."""
     rows = [i for i, line in enumerate(lines) if line.strip()]
     keys = [_key(lines[i]) for i in rows]
-    starts: list[int] = []
-    offset = 0
-    for key in keys:
-        starts.append(offset)
-        offset += len(key)
+    starts = list(accumulate(map(len, keys), initial=0))[:-1]
     return "".join(keys), rows, starts
 
 
@@ -84,11 +81,8 @@ def _maker(index: ReflowIndex, search: list[str], replace: list[str], s_rows: li
     def make() -> str:
         _stream, rows, starts = index.reflowed()
         first, last = span
-        offsets = []  # where each non-blank search line starts in the stream
-        at = pos
-        for key in keys:
-            offsets.append(at)
-            at += len(key)
+        # where each non-blank search line starts in the stream
+        offsets = list(accumulate(map(len, keys), initial=pos))[:-1]
 
         def file_row(line: int) -> int | None:
             """The file row at which search line ``line`` starts, if a file line starts

@@ -11,13 +11,10 @@ wrote it (`matching`), only line endings follow the file.
 from __future__ import annotations
 
 import difflib
+from collections import Counter
 from collections.abc import Sequence
 
-from spark_cli.edits.locate.normalize import dominant_unit, remove_prefix
-
-
-def _indent(line: str) -> str:
-    return line[:len(line) - len(line.lstrip())]
+from spark_cli.edits.locate.normalize import dominant_unit, remove_prefix, split_indent
 
 
 class _Units:
@@ -95,9 +92,7 @@ def _frame(pairs: Sequence[tuple[str, str]], swaps: Sequence[tuple[str, str]],
     uses the model's unit as guessed from its lines (other units are tried too, but
     must explain every line), then to a unit change (2 -> 4 spaces explains one level
     as well as "add 2 spaces" does), then to no change."""
-    counts: dict[tuple[str, str], int] = {}
-    for pair in pairs:
-        counts[pair] = counts.get(pair, 0) + 1
+    counts = Counter(pairs)
     first = pairs[0]
     best: tuple[int, int, int, bool, bool, bool] | None = None
     chosen = None
@@ -231,7 +226,7 @@ def _guessed_units(search: Sequence[str], replace: Sequence[str], rows: list[int
     if len(r_lines) > 1 and r_lines[0].strip() == search[rows[0]].strip():
         r_lines = r_lines[1:]
     model_unit = dominant_unit([s_ind[i] for i in rows[1:]] or [s_ind[rows[0]]],
-                               [_indent(r) for r in r_lines])
+                               [split_indent(r)[0] for r in r_lines])
     return _Units(model_unit,
                   file_unit if file_unit is not None else dominant_unit(f_ind.values()))
 
@@ -254,17 +249,18 @@ class _Placing:
     def __init__(self, search: Sequence[str], found: Sequence[str | None],
                  replace: Sequence[str], rows: list[int], file_unit: str | None) -> None:
         self.found = found
-        self.s_ind = s_ind = {i: _indent(search[i]) for i in rows}
-        self.f_ind = f_ind = {i: _indent(found[i] or "") for i in rows}
+        self.s_ind = s_ind = {i: split_indent(search[i])[0] for i in rows}
+        self.f_ind = f_ind = {i: split_indent(found[i] or "")[0] for i in rows}
         self.first = rows[0]
         units = _guessed_units(search, replace, rows, s_ind, f_ind, file_unit)
         self.same, self.swapped = same, swapped = _alignment(search, replace)
-        swaps = [(_indent(replace[j]), f_ind[i]) for j, i in swapped.items()
+        swaps = [(split_indent(replace[j])[0], f_ind[i]) for j, i in swapped.items()
                  if i in f_ind and replace[j].strip()]
         self.frame = frame = _frame([(s_ind[i], f_ind[i]) for i in rows], swaps, units)
         self.units = _converting(units, frame)
-        self.restructured = any(replace[j].strip() and _indent(replace[j]) != _indent(search[i])
-                                for j, i in same.items())
+        self.restructured = any(
+            replace[j].strip() and split_indent(replace[j])[0] != split_indent(search[i])[0]
+            for j, i in same.items())
         self.base: tuple[str, str] | None = None  # (file indentation, model indentation)
 
     def line(self, j: int, line: str) -> str:

@@ -148,7 +148,7 @@ class SessionStore:
         """The draft, queue and history; unreadable files become problem lines, not errors."""
         start = len(self.problems)
         self._written.clear()  # what is on disk now is what counts
-        self._sweep_temps()
+        remove_stale_temps(self._folder)  # temp files a crash left behind
         draft = self._read(DRAFT, _parse_draft)
         queue = self._read(QUEUE, _parse_items)
         prompts = self._read(PROMPTS, _parse_items)
@@ -212,10 +212,6 @@ class SessionStore:
             raise _Unusable("shown must be a list of [kind, text, detail]")
         return SavedConversation(tuple(history), provider, model, float(saved_at),
                                  tuple(ShownItem(*item) for item in shown))
-
-    def _sweep_temps(self) -> None:
-        """Remove temp files a crash left behind (whose writer is gone)."""
-        remove_stale_temps(self._folder)
 
     # ---- writing ----
 

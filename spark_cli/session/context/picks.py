@@ -29,7 +29,6 @@ if TYPE_CHECKING:
     from spark_cli.session.context.index import RepoIndex
     from spark_cli.session.context.scan import RepoFiles
 
-ADDED = "added"
 NAMED = "named in the prompt"
 MENTIONS = "mentions "
 """The ``why`` of a file found through a symbol: ``mentions total_price``."""

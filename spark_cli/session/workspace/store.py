@@ -254,18 +254,16 @@ class SessionStore:
             write_atomic(path, data, 0o600, durable=durable)
         except OSError as exc:
             self._written.pop(name, None)
-            return self._failed(name, f"{path}: cannot be saved ({exc.strerror or exc}); "
-                                      "it lives only in memory until a save succeeds")
+            if name in self._failing:
+                return None  # reported when it first failed
+            self._failing.add(name)
+            line = (f"{path}: cannot be saved ({exc.strerror or exc}); "
+                    "it lives only in memory until a save succeeds")
+            self._problem(line)
+            return line
         self._written[name] = data
         self._failing.discard(name)
         return None
-
-    def _failed(self, name: str, line: str) -> str | None:
-        if name in self._failing:
-            return None
-        self._failing.add(name)
-        self._problem(line)
-        return line
 
     def _problem(self, line: str) -> None:
         self.problems.append(line)

@@ -17,13 +17,13 @@ from spark_cli.protocol.channel import Channel, ConversationItem, TurnRequest
 from spark_cli.session.approval import Approver, refuse_all
 from spark_cli.session.building.request import (
     BuiltRequest,
-    RequestError,
     build_request,
     warm_request,
 )
 from spark_cli.session.config.settings import Settings
 from spark_cli.session.context.report import ContextReport
 from spark_cli.session.context.scan import scan
+from spark_cli.session.context.targets import RequestError
 from spark_cli.session.events import SessionEvent, TurnFailed
 from spark_cli.session.lazy_applier import LazyApplier
 from spark_cli.session.marks import TurnMarks

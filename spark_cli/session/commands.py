@@ -29,6 +29,7 @@ from spark_cli.protocol.secrets import Secrets
 from spark_cli.session.approval import ApprovalRequest, Approver, remember, remembered
 from spark_cli.session.config.settings import Settings
 from spark_cli.session.events import CommandEnd, CommandFinished, CommandOutput, CommandStarted
+from spark_cli.session.tool_labels import shorten
 from spark_cli.tools.arguments import parse_arguments
 from spark_cli.tools.defs import (
     COMMAND_DEFAULT_TIMEOUT_S,
@@ -154,7 +155,7 @@ class CommandCalls:
                      f"{', '.join(touched[:10])}{' …' if len(touched) > 10 else ''}]")
         status = (f"exit {result.exit_code}" if result.ended == "exit"
                   else "killed: timeout" if result.ended == "timeout" else "stopped")
-        line = f"{_short(shown)} → {status} · {result.duration_s:.1f} s"
+        line = f"{shorten(shown, 60)} → {status} · {result.duration_s:.1f} s"
         if touched:
             line += f" · changed {_files(len(touched))}; /undo does not restore them"
         yield CommandFinished(call.call_id, shown, result.ended, result.exit_code,
@@ -162,14 +163,9 @@ class CommandCalls:
 
     def _refused(self, call: ToolCall, command: str, text: str,
                  ended: CommandEnd) -> CommandFinished:
-        line = f"{_short(command or RUN_COMMAND)} → {text.split(':')[0]}"
+        line = f"{shorten(command or RUN_COMMAND, 60)} → {text.split(':')[0]}"
         return CommandFinished(call.call_id, command, ended, None, 0.0, text, line)
 
 
 def _files(count: int) -> str:
     return f"{count} file{'s' if count != 1 else ''}"
-
-
-def _short(command: str, room: int = 60) -> str:
-    line = " ".join(command.split())
-    return line if len(line) <= room else line[:room - 1] + "…"

@@ -17,13 +17,13 @@ from spark_cli.protocol.channel import Channel, ConversationItem, TurnRequest
 from spark_cli.session.approval import Approver, refuse_all
 from spark_cli.session.building.request import (
     BuiltRequest,
-    RequestError,
     build_request,
     warm_request,
 )
 from spark_cli.session.config.settings import Settings
 from spark_cli.session.context.report import ContextReport
 from spark_cli.session.context.scan import scan
+from spark_cli.session.context.targets import RequestError
 from spark_cli.session.events import SessionEvent, TurnFailed
 from spark_cli.session.lazy_applier import LazyApplier
 from spark_cli.session.marks import TurnMarks
@@ -291,11 +291,11 @@ class Session:
             mcp = self.servers.calls(self.approver, commands.stop, self.interrupt)
             tools = ToolLoop(self.root, self._runner(), readable=self.readable,
                              limit=self.settings.max_tool_calls, used=built.pieces,
-                             cap=self._pieces_cap(), warm=self._own_tools, commands=commands,
-                             mcp=mcp,
+                             cap=budget_of(self.settings).cap, warm=self._own_tools,
+                             commands=commands, mcp=mcp,
                              specs=self.servers.follow_up(built.request) if mcp else None)
         run = self._run = TurnRun(built.request, applier, self._steers, self._feedback,
-                                  provider=self.settings.provider, stopped=self._stopped,
+                                  provider=self.settings.provider, stopped=lambda: self._stop,
                                   tools=tools)
         self.marks = run.marks
         return run
@@ -309,18 +309,10 @@ class Session:
     def servers_status(self) -> list[str]:
         return self.servers.status_lines()
 
-    def _pieces_cap(self) -> int:
-        """What a request may hold in spark's own tokens (the tool loop counts in them): the
-        window's room scaled to the server's tokenizer."""
-        return budget_of(self.settings).cap
-
     def _runner(self) -> RunTool:
         if self._run_tool is None:
             self._run_tool = default_runner()
         return self._run_tool
-
-    def _stopped(self) -> bool:
-        return self._stop
 
     def _remember(self, built: BuiltRequest, run: TurnRun, *, cancelled: bool) -> None:
         """Keep the conversation (incl. a partial answer and the tool calls) and what the

@@ -17,7 +17,8 @@ MAX_LABEL = 80
 _VERBS = {"read_file": "read", "search": "search", "list_files": "list"}
 
 
-def _short(text: str, room: int) -> str:
+def shorten(text: str, room: int) -> str:
+    """``text`` on one line (runs of whitespace as one space), cut to ``room`` with ``…``."""
     text = " ".join(text.split())
     return text if len(text) <= room else text[:max(1, room - 1)] + "…"
 
@@ -29,7 +30,7 @@ def call_label(name: str, arguments: str) -> str:
     except ValueError:
         args = None
     if not isinstance(args, dict):
-        return _short(f"{name} {arguments}", MAX_LABEL)
+        return shorten(f"{name} {arguments}", MAX_LABEL)
     verb = name[5:].replace("__", " ", 1) if name.startswith("mcp__") else _VERBS.get(name, name)
     words: list[str] = []
     if name == "search":
@@ -49,7 +50,7 @@ def call_label(name: str, arguments: str) -> str:
             words.append(str(args["glob"]))
     else:
         words.extend(f"{k}={v}" for k, v in args.items())
-    return _short(" ".join([verb, *(w for w in words if w)]), MAX_LABEL)
+    return shorten(" ".join([verb, *(w for w in words if w)]), MAX_LABEL)
 
 
 def call_line(label: str, summary: str) -> str:

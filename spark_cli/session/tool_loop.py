@@ -116,7 +116,9 @@ class ToolLoop:
         self.cancel = threading.Event()
         """Set on interrupt: the running tool returns early."""
         self._calls: list[ToolCall] = []
-        self._used = used  # tokens of the next request so far (the first one's + items)
+        self.used = used
+        """The next request's size so far in spark's tokens (the first request's and what
+        the turn added): what a follow-up that overflowed held."""
         self._cap = cap
         self._wake: asyncio.Future[None] | None = None
         self._warm = warm  # spark's own runner: prime() warms it; read_file runs inline
@@ -126,12 +128,6 @@ class ToolLoop:
     def collect(self, call: ToolCall) -> None:
         """A call the running response completed (``ToolCallCompleted``)."""
         self._calls.append(call)
-
-    @property
-    def used(self) -> int:
-        """The next request's size so far in spark's tokens (the first request's and what
-        the turn added): what a follow-up that overflowed held."""
-        return self._used
 
     @property
     def pending(self) -> bool:
@@ -235,21 +231,21 @@ class ToolLoop:
 
     def _extend(self, items: Sequence[ConversationItem]) -> None:
         for item in items:
-            self._used += item_tokens(item)
+            self.used += item_tokens(item)
         self.items.extend(items)
 
     def _answer(self, call: ToolCall, text: str, first_output: int) -> str:
         """Append the output of ``call`` (made to fit the window); the text as sent."""
         need = item_tokens(ToolOutput(call.call_id, text))
-        over = self._used + need - self._cap
+        over = self.used + need - self._cap
         if over > 0:  # older outputs of this turn go first, then this one is cut
             self.items, freed = shrink_outputs(self.items, over, keep_from=first_output)
-            self._used -= freed
+            self.used -= freed
             over -= freed
         if over > 0:
             text = cut_output(text, max(0, need - over - item_tokens(ToolOutput("", ""))))
         output = ToolOutput(call.call_id, text)
-        self._used += item_tokens(output)
+        self.used += item_tokens(output)
         self.items.append(output)
         return text
 

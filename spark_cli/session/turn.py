@@ -130,7 +130,7 @@ class TurnRun:
             finished = self.finished
             if self.failure is not None or finished is None or finished.status != "completed":
                 return  # as above: answered "not run"
-            for event in self._close_response():
+            for event in self.close():
                 yield event
             said = self.steers.conversation(self.parts, "", self._start)
             self._start = len(self.parts)
@@ -245,12 +245,8 @@ class TurnRun:
         return item
 
     def close(self) -> Iterator[SessionEvent]:
-        """What the last response's parser still held: applied after a clean end, else
-        dropped."""
-        return self._close_response()
-
-    def _close_response(self) -> Iterator[SessionEvent]:
-        """Close the response's parser (the next response, if any, starts a fresh one)."""
+        """What the response's parser still held: applied after a clean end, else dropped
+        (the next response, if any, starts a fresh parser)."""
         parser, self.parser = self.parser, None
         if parser is None:
             return

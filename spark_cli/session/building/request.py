@@ -23,8 +23,6 @@ from spark_cli.session.config.settings import Settings
 from spark_cli.session.context.assemble import MAP_HEADER, assemble
 from spark_cli.session.context.report import ContextReport
 from spark_cli.session.context.targets import (
-    AGENTS_FILE,
-    RequestError,
     TargetFile,
     read_agents_md,
     read_target,
@@ -32,10 +30,6 @@ from spark_cli.session.context.targets import (
 from spark_cli.session.context.tool_outputs import drop_turns, items_tokens, shrink_outputs
 from spark_cli.session.tool_access import tool_specs
 from spark_cli.session.window.plan import Plan, budget_of, plan_for, short_spec
-from spark_cli.text_digest import text_sha256
-
-__all__ = ["AGENTS_FILE", "BuiltRequest", "RequestError", "TargetFile", "build_request",
-           "read_agents_md", "read_target", "text_sha256"]
 
 
 @record

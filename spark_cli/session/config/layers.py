@@ -122,9 +122,7 @@ def _parse_file(path: Path, label: str) -> Layer:
 
         try:
             data = tomllib.loads(raw.decode())
-        except UnicodeDecodeError as exc:
-            raise SettingsError(f"{path}: not valid TOML ({exc})") from None
-        except tomllib.TOMLDecodeError as exc:
+        except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
             raise SettingsError(f"{path}: not valid TOML ({exc})") from None
     layer = Layer(f"{label} {path}", {})
     for key, value in data.items():
@@ -132,8 +130,9 @@ def _parse_file(path: Path, label: str) -> Layer:
             if not isinstance(value, dict):
                 raise SettingsError(f"{path}: 'providers' must be a table of [providers.NAME]")
             for name, table in value.items():
-                if name not in _known_providers():
-                    _unknown_provider(path, name)
+                if name not in PRESETS:
+                    raise SettingsError(f"{path}: [providers.{name}]: unknown provider "
+                                        f"{name!r}; use one of {', '.join(PRESETS)}")
                 if not isinstance(table, dict):
                     raise SettingsError(f"{path}: 'providers.{name}' must be a table")
                 checked: dict[str, object] = {}
@@ -156,15 +155,6 @@ def _parse_file(path: Path, label: str) -> Layer:
                                 f"{', '.join([*_TYPES, 'providers'])})")
         layer.values[key] = _check_value(str(path), key, value)
     return layer
-
-
-def _known_providers() -> tuple[str, ...]:
-    return tuple(PRESETS)
-
-
-def _unknown_provider(path: Path, name: str) -> None:
-    raise SettingsError(f"{path}: [providers.{name}]: unknown provider {name!r}; use one of "
-                        f"{', '.join(_known_providers())}")
 
 
 def env_layer(env: Mapping[str, str]) -> Layer:

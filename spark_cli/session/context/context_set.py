@@ -4,12 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from spark_cli.edits.disk.paths import confine
+from spark_cli.edits.disk.textfile import read_text_file
+from spark_cli.edits.model.outcome import FileRefused
 from spark_cli.session.context.scan import ignore_rules
-from spark_cli.session.context.sources import (
-    FileRefused,
-    confine,
-    read_text_file,
-)
 
 
 class ContextSet:

@@ -8,15 +8,13 @@ import time
 from collections.abc import Collection, Sequence
 from pathlib import Path
 
+from spark_cli.edits.disk.atomic import write_atomic
+from spark_cli.edits.disk.textfile import read_text_file
+from spark_cli.edits.lang.grammars import language_for_path
+from spark_cli.edits.model.outcome import FileRefused
 from spark_cli.record import record
 from spark_cli.session.context.rank import Ranked, rank_definitions
 from spark_cli.session.context.scan import RepoFiles, scan
-from spark_cli.session.context.sources import (
-    FileRefused,
-    language_for_path,
-    read_text_file,
-    write_atomic,
-)
 from spark_cli.session.context.tags import Definition, FileTags, extract
 from spark_cli.text_digest import text_key
 

@@ -18,18 +18,17 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from spark_cli.edits.lang.grammars import language_for_path
 from spark_cli.protocol.files import FileBlock, render_file_block
 from spark_cli.protocol.tokens import count_tokens
 from spark_cli.record import record
 from spark_cli.session.context.mentions import named_files, symbols
-from spark_cli.session.context.sources import language_for_path
 from spark_cli.session.context.targets import RequestError, TargetFile, read_target
 
 if TYPE_CHECKING:
     from spark_cli.session.context.index import RepoIndex
     from spark_cli.session.context.scan import RepoFiles
 
-ADDED = "added"
 NAMED = "named in the prompt"
 MENTIONS = "mentions "
 """The ``why`` of a file found through a symbol: ``mentions total_price``."""

@@ -16,7 +16,6 @@ from pathlib import Path
 from spark_cli.tools.repo_files import (
     BINARY_EXTENSIONS,
     VENDORED,
-    RepoFile,
     RepoFiles,
     WalkFilter,
     ignore_rules,
@@ -28,10 +27,7 @@ MAX_FILE_BYTES = 512 * 1024
 _MAP_FILTER = WalkFilter(skip_dirs=VENDORED, skip_extensions=BINARY_EXTENSIONS,
                          max_bytes=MAX_FILE_BYTES)
 
-ScannedFile = RepoFile
-
-__all__ = ["BINARY_EXTENSIONS", "MAX_FILES", "MAX_FILE_BYTES", "VENDORED", "RepoFiles",
-           "ScannedFile", "ignore_rules", "scan"]
+__all__ = ["MAX_FILES", "MAX_FILE_BYTES", "VENDORED", "RepoFiles", "ignore_rules", "scan"]
 
 
 def scan(root: Path, *, max_files: int = MAX_FILES) -> RepoFiles:

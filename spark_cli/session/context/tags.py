@@ -17,15 +17,9 @@ import re
 from functools import cache
 from typing import TYPE_CHECKING
 
+from spark_cli.edits.lang.definitions import definition_nodes, has_definitions, name_text
+from spark_cli.edits.lang.grammars import get_language, get_parser, tags_query_source
 from spark_cli.record import record
-from spark_cli.session.context.sources import (
-    definition_nodes,
-    get_language,
-    get_parser,
-    has_definitions,
-    name_text,
-    tags_query_source,
-)
 
 if TYPE_CHECKING:
     import tree_sitter

@@ -57,14 +57,6 @@ class ChangeHunk:
     edits: tuple[tuple[int, int, tuple[str, ...]], ...] = field(repr=False)
     """(base i1, base i2, new lines): the replacements this hunk makes."""
 
-    @property
-    def added(self) -> int:
-        return sum(len(new) for _, _, new in self.edits)
-
-    @property
-    def removed(self) -> int:
-        return sum(i2 - i1 for i1, i2, _ in self.edits)
-
 
 @record
 class ChangedFile:

@@ -34,10 +34,6 @@ class HunkStatus:
     """Why, for a conflict or refusal: e.g. ``working-tree lines 12-13 changed since the
     snapshot (base lines 12-14)``."""
 
-    @property
-    def applies(self) -> bool:
-        return self.state == "clean"
-
 
 @record
 class FileMerge:

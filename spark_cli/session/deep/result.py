@@ -74,14 +74,6 @@ class DeepChange:
     def hunk_count(self) -> int:
         return sum(len(f.hunks) for f in self.files)
 
-    @property
-    def diff(self) -> str:
-        """Every file's unified diff, in order."""
-        return "".join(f.diff for f in self.files)
-
-    def file(self, path: str) -> ChangedFile | None:
-        return next((f for f in self.files if f.path == path), None)
-
     def review(self, root: Path) -> tuple[HunkStatus, ...]:
         """Per hunk, in order: clean, conflict (which lines), present or refused."""
         out: list[HunkStatus] = []

@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from typing import Protocol
 
+from spark_cli.session.tool_labels import shorten
+
 MANY_FILES = 4
 WINDOW_SHARE = 0.6
 _PATH = re.compile(r"(?<![\w/.-])[\w.-]*(?:/[\w.-]+)*\.[A-Za-z]\w{0,7}\b")
@@ -50,9 +52,4 @@ def suggest_deep(instruction: str, context: ContextCost | None, window: int) -> 
                f"{context.tokens / window:.0%} of the fast model's {window:,}-token window")
     else:
         return None
-    return f"tip: {why}; /deep {_short(text)} hands it to the deep model in the background"
-
-
-def _short(text: str) -> str:
-    line = " ".join(text.split())
-    return line if len(line) <= 40 else line[:39] + "…"
+    return f"tip: {why}; /deep {shorten(text, 40)} hands it to the deep model in the background"

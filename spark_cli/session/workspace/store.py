@@ -148,7 +148,7 @@ class SessionStore:
         """The draft, queue and history; unreadable files become problem lines, not errors."""
         start = len(self.problems)
         self._written.clear()  # what is on disk now is what counts
-        self._sweep_temps()
+        remove_stale_temps(self._folder)  # temp files a crash left behind
         draft = self._read(DRAFT, _parse_draft)
         queue = self._read(QUEUE, _parse_items)
         prompts = self._read(PROMPTS, _parse_items)
@@ -213,10 +213,6 @@ class SessionStore:
         return SavedConversation(tuple(history), provider, model, float(saved_at),
                                  tuple(ShownItem(*item) for item in shown))
 
-    def _sweep_temps(self) -> None:
-        """Remove temp files a crash left behind (whose writer is gone)."""
-        remove_stale_temps(self._folder)
-
     # ---- writing ----
 
     def save_draft(self, text: str) -> str | None:
@@ -258,18 +254,16 @@ class SessionStore:
             write_atomic(path, data, 0o600, durable=durable)
         except OSError as exc:
             self._written.pop(name, None)
-            return self._failed(name, f"{path}: cannot be saved ({exc.strerror or exc}); "
-                                      "it lives only in memory until a save succeeds")
+            if name in self._failing:
+                return None  # reported when it first failed
+            self._failing.add(name)
+            line = (f"{path}: cannot be saved ({exc.strerror or exc}); "
+                    "it lives only in memory until a save succeeds")
+            self._problem(line)
+            return line
         self._written[name] = data
         self._failing.discard(name)
         return None
-
-    def _failed(self, name: str, line: str) -> str | None:
-        if name in self._failing:
-            return None
-        self._failing.add(name)
-        self._problem(line)
-        return line
 
     def _problem(self, line: str) -> None:
         self.problems.append(line)

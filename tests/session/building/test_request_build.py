@@ -9,8 +9,10 @@ import pytest
 
 from spark_cli.protocol.files import FileBlock, render_file_blocks
 from spark_cli.session.building.instructions import system_instructions
-from spark_cli.session.building.request import RequestError, build_request, text_sha256
+from spark_cli.session.building.request import build_request
 from spark_cli.session.config.settings import Settings, load_settings
+from spark_cli.session.context.targets import RequestError
+from spark_cli.text_digest import text_sha256
 
 
 def _settings(root: Path, **flags: object) -> Settings:

@@ -27,7 +27,7 @@ def test_hunks_are_the_unified_diff_groups() -> None:
     assert first.diff == ("@@ -1,6 +1,6 @@\n line 1\n line 2\n-line 3\n+three\n line 4\n"
                           " line 5\n line 6\n")
     assert (first.base_start, first.base_end) == (2, 3)
-    assert (second.base_start, second.added, second.removed) == (24, 1, 1)
+    assert (second.base_start, second.edits) == (24, ((24, 25, ("twenty-five\n",)),))
     assert change.diff.startswith("--- a/a.txt\n+++ b/a.txt\n@@ -1,6")
     assert "".join(change.with_hunks({2})) == _edit(BASE, n25="twenty-five\n")
     assert "".join(change.with_hunks({1, 2})) == theirs

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from spark_cli.session.building.request import RequestError, build_request
+from spark_cli.session.building.request import build_request
 from spark_cli.session.config.settings import load_settings, with_window
+from spark_cli.session.context.targets import RequestError
 from spark_cli.session.window.facts import LEARNED_NOW, UNKNOWN, learned_source
 from spark_cli.session.window.plan import BARE_BELOW, SHORT_BELOW, plan_for
 

@@ -15,6 +15,7 @@ shutdown closes stdin, then kills the server's process group.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import logging
 import threading
@@ -35,29 +36,19 @@ well within this) before it cancels the task."""
 
 async def _sdk() -> dict[str, Any]:
     """The SDK, imported in a daemon thread: a run that ends before the import is done
-    (a short `spark edit`) exits without waiting for it."""
-    loop = asyncio.get_running_loop()
-    done: asyncio.Future[dict[str, Any]] = loop.create_future()
-
-    def settle(sdk: dict[str, Any] | None, error: BaseException | None) -> None:
-        if done.done():
-            return
-        if sdk is not None:
-            done.set_result(sdk)
-        else:
-            done.set_exception(error or RuntimeError("the MCP SDK did not load"))
+    (a short `spark edit`) exits without waiting for it (``asyncio.to_thread``'s pool would
+    be joined at exit)."""
+    loaded: concurrent.futures.Future[dict[str, Any]] = concurrent.futures.Future()
 
     def work() -> None:
-        sdk, error = None, None
-        try:
-            sdk = _import_sdk()
-        except BaseException as exc:  # handed to the awaiting task
-            error = exc
-        with contextlib.suppress(RuntimeError):  # the loop closed meanwhile: nobody waits
-            loop.call_soon_threadsafe(settle, sdk, error)
+        if loaded.set_running_or_notify_cancel():  # as an executor runs a task
+            try:
+                loaded.set_result(_import_sdk())
+            except BaseException as exc:  # handed to the awaiting task
+                loaded.set_exception(exc)
 
     threading.Thread(target=work, name="mcp sdk import", daemon=True).start()
-    return await done
+    return await asyncio.wrap_future(loaded)
 
 
 def _import_sdk() -> dict[str, Any]:

@@ -102,7 +102,7 @@ def test_an_overflow_is_named_learned_and_trimmed_once(llama_server: Any, shop_r
     _python_intact(shop_repo)
     shown = spark(shop_repo, tmp_path, "config")
     line = next(ln for ln in shown.stdout.splitlines() if ln.startswith("context_window"))
-    assert "2048" in line and "the server's overflow answer" in line
+    assert "learned 2048 at the overflow of" in line, line
 
 
 @pytest.mark.parametrize("llama_server", [PYTHON, LLAMA_CPP], indirect=True)
@@ -145,8 +145,9 @@ def test_the_pipe_filter_gives_valid_code_back(llama_server: Any, tmp_path: Path
 async def test_a_tui_turn_learns_the_window_and_shows_it(llama_server: Any, shop_repo: Path,
                                                          tmp_path: Path,
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    """A TUI turn on the 2k server: the overflow is named in the transcript, the HUD then
-    shows the server's window, and the next turn is sent within it."""
+    """A TUI turn on the 2k server: the overflow is named in the transcript and the turn is
+    sent once more within the window, the HUD then shows the server's window, and the next
+    turn is sent within it from the start."""
     from spark_cli.cli.edit.edit_settings import load
     from spark_cli.cli.tui_cmd import connect
     from spark_cli.session.conversation import Session
@@ -179,10 +180,10 @@ async def test_a_tui_turn_learns_the_window_and_shows_it(llama_server: Any, shop
 
         app.interaction.sink = record
         for turn in (1, 2):
-            if turn == 1:
-                await pilot.press(*"explain with_tax in pricing.py")
-            await pilot.press("enter")  # the second time: the draft the failure gave back
-            await wait_until(lambda n=turn: len(ended) >= n, EDIT_TIMEOUT_S)
+            await pilot.press(*"explain with_tax in pricing.py", "enter")
+            await wait_until(lambda n=turn: len(ended) >= n, EDIT_TIMEOUT_S,
+                             lambda n=turn: f"turn {n} ended; the transcript ends: "
+                             f"{app.query_one(Transcript).plain_text()[-1500:]}")
             if turn == 1:
                 text = app.query_one(Transcript).plain_text()
                 assert "is larger than the model's window (2.0k)" in text, text[-2000:]

@@ -32,6 +32,7 @@ from spark_cli.protocol.channel import (
 from spark_cli.protocol.secrets import Secrets
 from spark_cli.protocol.sse import COMMENT, SSEDecoder, SSEEvent
 from spark_cli.protocol.urls import mask_url, mask_urls_in
+from spark_cli.transport.bodies import encode, stream_headers
 from spark_cli.transport.errors import (
     endpoint,
     error_from_body,
@@ -51,7 +52,6 @@ from spark_cli.transport.prefill import (
 )
 from spark_cli.transport.retry import RetryPolicy, with_retries
 from spark_cli.transport.sse import http_wire as wire
-from spark_cli.transport.sse.http_bodies import encode, stream_headers
 from spark_cli.transport.sse.http_route import open_client
 from spark_cli.transport.text_merge import merged
 

@@ -19,8 +19,9 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from spark_cli.protocol.channel import TurnRequest
+from spark_cli.transport.bodies import key_headers
 from spark_cli.transport.ws import websockets_lean
-from spark_cli.transport.ws.ws_wire import REDIRECTS, create_payload, handshake_headers
+from spark_cli.transport.ws.ws_wire import REDIRECTS, create_payload
 
 if TYPE_CHECKING:
     from websockets.client import ClientProtocol
@@ -111,7 +112,7 @@ def send_ahead(
     websockets_lean.prepare()  # before websockets' first import
     ahead = WsAhead(url)
     try:
-        _open(ahead, handshake_headers(api_key, extra_headers), time.monotonic() + connect_timeout)
+        _open(ahead, key_headers(api_key, extra_headers), time.monotonic() + connect_timeout)
     except Exception as exc:  # a failure is recorded or left to the channel
         ahead.close()
         ahead.error = _as_connect_error(exc)

@@ -25,6 +25,7 @@ from websockets.protocol import State
 
 from spark_cli.protocol.channel import ChannelError
 from spark_cli.protocol.secrets import Secrets
+from spark_cli.transport.bodies import USER_AGENT
 from spark_cli.transport.errors import (
     error_from_body,
     http10_status,
@@ -37,7 +38,6 @@ from spark_cli.transport.ws.ws_wire import (
     CLOSE_TIMEOUT,
     EXTENSIONS_HEADER,
     MAX_FRAME,
-    USER_AGENT,
     Chain,
     extensions_in,
     handshake_logger,

@@ -95,26 +95,6 @@ def name_resolution_failure(exc: BaseException) -> BaseException | None:
     return None
 
 
-def stall_error(idle: float, queue_timeout: float, *, queued: bool, chars: int,
-                retryable: bool) -> ChannelError:
-    """The server went silent: for ``idle`` seconds, or ``queue_timeout`` while queued.
-
-    A stall while queued is never retried: a new request would join the back of
-    the queue.
-    """
-    if queued:
-        return ChannelError(
-            "timeout",
-            f"no word from the server for {queue_timeout:g}s while the request was queued for "
-            "capacity (queue timeout)",
-        )
-    return ChannelError(
-        "timeout",
-        f"no data from the server for {idle:g}s {output_so_far(chars)} (idle_timeout)",
-        retryable=retryable,
-    )
-
-
 def unreachable_error(url: str, exc: BaseException, secrets: Secrets) -> ChannelError:
     """Connecting to ``url`` failed: retryable, unless the host name does not resolve.
 

@@ -39,18 +39,19 @@ from spark_cli.transport.errors import (
     non_http_answer,
     not_http_error,
     output_so_far,
-    stall_error,
     unreachable_error,
 )
-from spark_cli.transport.idle import QUEUE_TIMEOUT, IdleWatch
-from spark_cli.transport.prefill import (
+from spark_cli.transport.retry import RetryPolicy, with_retries
+from spark_cli.transport.silence import (
+    QUEUE_TIMEOUT,
     RESEND_SAID,
+    IdleWatch,
     first_token_limit,
     prefill_timeout,
     prompt_tokens,
     resend_note,
+    stall_error,
 )
-from spark_cli.transport.retry import RetryPolicy, with_retries
 from spark_cli.transport.sse import http_wire as wire
 from spark_cli.transport.sse.http_route import open_client
 from spark_cli.transport.text_merge import merged
@@ -119,7 +120,7 @@ class HttpStreamChannel:
       never left (unreachable host) yields none.
     - Silence is timed by :class:`IdleWatch` (the clients have no read timeout).
       Until the first token the limit is the first-token timeout, counted from the
-      request leaving (:mod:`spark_cli.transport.prefill`: a slow prefill is not a
+      request leaving (:mod:`spark_cli.transport.silence`: a slow prefill is not a
       stall, and a request that timed out there is not sent again); the idle
       timeout applies between tokens. SSE comments count as activity;
       ``: queued N`` comments (the bundled engine's Chat Completions form) become

@@ -32,10 +32,15 @@ from spark_cli.protocol.channel import (
 from spark_cli.protocol.secrets import Secrets
 from spark_cli.transport.bodies import key_headers, responses_item
 from spark_cli.transport.errors import ProviderError, masked
-from spark_cli.transport.idle import QUEUE_TIMEOUT, IdleWatch
-from spark_cli.transport.prefill import first_token_limit, prefill_timeout, prompt_tokens
 from spark_cli.transport.responses_fold import ResponsesFold
 from spark_cli.transport.retry import RetryPolicy, with_retries
+from spark_cli.transport.silence import (
+    QUEUE_TIMEOUT,
+    IdleWatch,
+    first_token_limit,
+    prefill_timeout,
+    prompt_tokens,
+)
 from spark_cli.transport.text_merge import merged
 from spark_cli.transport.ws.ws_ahead import WsAhead
 from spark_cli.transport.ws.ws_links import Link, Links

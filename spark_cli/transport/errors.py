@@ -163,6 +163,16 @@ def not_http_error(url: str, sent: str, secrets: Secrets) -> ChannelError:
         "base URL and its port")
 
 
+def unanswered(url: str, exc: BaseException, secrets: Secrets) -> ChannelError | None:
+    """The server at ``url`` answered, but not in HTTP/1.1 (see :func:`non_http_answer`): an
+    HTTP/1.0 status as the error it names, anything else quoted; None for other failures."""
+    sent = non_http_answer(exc)
+    status = http10_status(sent)
+    if status is not None:
+        return error_from_body(status, b"", secrets=secrets, url=url)
+    return None if sent is None else not_http_error(url, sent, secrets)
+
+
 def kind_for(status: int | None, code: str | None) -> tuple[ErrorKind, bool]:
     """The error kind and whether retrying can help."""
     if code == "insufficient_quota":

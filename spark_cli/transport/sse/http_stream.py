@@ -36,9 +36,8 @@ from spark_cli.transport.bodies import encode, stream_headers
 from spark_cli.transport.errors import (
     endpoint,
     error_from_body,
-    non_http_answer,
-    not_http_error,
     output_so_far,
+    unanswered,
     unreachable_error,
 )
 from spark_cli.transport.retry import RetryPolicy, with_retries
@@ -385,9 +384,10 @@ class HttpStreamChannel:
             )
         if isinstance(exc, wire.ConnectError):
             return unreachable_error(self._base_url, exc, self._secrets)
-        sent = non_http_answer(exc) if isinstance(exc, wire.RemoteProtocolError) else None
-        if sent is not None:
-            return not_http_error(self._base_url, sent, self._secrets)
+        unsure = isinstance(exc, wire.RemoteProtocolError)
+        answered = unanswered(self._base_url, exc, self._secrets) if unsure else None
+        if answered is not None:
+            return answered
         detail = mask_urls_in(self._secrets.mask(str(exc) or type(exc).__name__), self._base_url)
         return ChannelError(
             "connection",

@@ -21,6 +21,16 @@ from spark_cli.transport.errors import output_so_far
 
 QUEUE_TIMEOUT = 300.0
 """Seconds of silence allowed while the server says the request waits in its queue."""
+BASE_S = 60.0
+"""Seconds any first token may take (a cold model loading, a busy server)."""
+PER_TOKEN_S = 0.05
+"""And per prompt token: 20 tokens/s, the prefill of a 7B model on a laptop's CPU."""
+CAP_S = 900.0
+"""The derived limit never exceeds 15 minutes (configure more if a server needs it)."""
+RESEND_SAID = 1_000
+"""A retry of a prompt over this many tokens says that it resends it all."""
+CHARS_PER_TOKEN = 3
+"""Prompt size estimate that errs high (code runs ~3.5-4 characters per token)."""
 
 
 class IdleWatch:
@@ -80,18 +90,6 @@ class IdleWatch:
         if self._handle is not None:
             self._handle.cancel()
             self._handle = None
-
-
-BASE_S = 60.0
-"""Seconds any first token may take (a cold model loading, a busy server)."""
-PER_TOKEN_S = 0.05
-"""And per prompt token: 20 tokens/s, the prefill of a 7B model on a laptop's CPU."""
-CAP_S = 900.0
-"""The derived limit never exceeds 15 minutes (configure more if a server needs it)."""
-RESEND_SAID = 1_000
-"""A retry of a prompt over this many tokens says that it resends it all."""
-CHARS_PER_TOKEN = 3
-"""Prompt size estimate that errs high (code runs ~3.5-4 characters per token)."""
 
 
 def prompt_tokens(request: TurnRequest) -> int:

@@ -95,26 +95,6 @@ def name_resolution_failure(exc: BaseException) -> BaseException | None:
     return None
 
 
-def stall_error(idle: float, queue_timeout: float, *, queued: bool, chars: int,
-                retryable: bool) -> ChannelError:
-    """The server went silent: for ``idle`` seconds, or ``queue_timeout`` while queued.
-
-    A stall while queued is never retried: a new request would join the back of
-    the queue.
-    """
-    if queued:
-        return ChannelError(
-            "timeout",
-            f"no word from the server for {queue_timeout:g}s while the request was queued for "
-            "capacity (queue timeout)",
-        )
-    return ChannelError(
-        "timeout",
-        f"no data from the server for {idle:g}s {output_so_far(chars)} (idle_timeout)",
-        retryable=retryable,
-    )
-
-
 def unreachable_error(url: str, exc: BaseException, secrets: Secrets) -> ChannelError:
     """Connecting to ``url`` failed: retryable, unless the host name does not resolve.
 
@@ -181,6 +161,16 @@ def not_http_error(url: str, sent: str, secrets: Secrets) -> ChannelError:
     return ChannelError(
         "protocol", f"the server at {mask_url(url)} did not speak HTTP ({what}); check the "
         "base URL and its port")
+
+
+def unanswered(url: str, exc: BaseException, secrets: Secrets) -> ChannelError | None:
+    """The server at ``url`` answered, but not in HTTP/1.1 (see :func:`non_http_answer`): an
+    HTTP/1.0 status as the error it names, anything else quoted; None for other failures."""
+    sent = non_http_answer(exc)
+    status = http10_status(sent)
+    if status is not None:
+        return error_from_body(status, b"", secrets=secrets, url=url)
+    return None if sent is None else not_http_error(url, sent, secrets)
 
 
 def kind_for(status: int | None, code: str | None) -> tuple[ErrorKind, bool]:

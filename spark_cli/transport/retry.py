@@ -69,7 +69,7 @@ async def with_retries(
     The channel's boundary for errors: every ChannelError is masked with
     ``secrets`` here before it is reported (``WaitingToRetry``) or raised.
     ``resend``: what a retry costs, added to its reason (a long prompt is never
-    resent without saying so, :func:`spark_cli.transport.prefill.resend_note`).
+    resent without saying so, :func:`spark_cli.transport.silence.resend_note`).
     """
     number = 1
     while True:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 
-from spark_cli.transport.idle import IdleWatch
+from spark_cli.transport.silence import IdleWatch
 
 
 async def _wait_until_fired(watch: IdleWatch, limit: float) -> float:

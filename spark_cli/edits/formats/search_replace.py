@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 
-from spark_cli.edits.formats.divider import choose
 from spark_cli.edits.formats.patch_section import quote
 from spark_cli.edits.formats.path_hints import looks_like_path
 from spark_cli.edits.model.blocks import BlockRejected, FileEdit, Hunk, ParsedItem
@@ -50,7 +49,7 @@ class SearchReplaceBlock:
     """One open SEARCH/REPLACE block for `path` (None: the model gave none).
 
     The body is kept whole until `>>>>>>> REPLACE`: only then is the divider chosen
-    (`divider.choose`), since a heading underline such as `=======` in the text
+    (:func:`choose_divider`), since a heading underline such as `=======` in the text
     looks just like it. An indented block (inside a list item) loses the SEARCH
     marker's indentation from every line, when every line has it.
     """
@@ -107,7 +106,7 @@ class SearchReplaceBlock:
                                 f"parts of the block {self._for()}(opened at line "
                                 f"{self.line}), got '>>>>>>> REPLACE'; the block was not "
                                 "applied")
-        at = choose(self._body, self._dividers, self._marker, self.line + 1)
+        at = choose_divider(self._body, self._dividers, self._marker, self.line + 1)
         if isinstance(at, str):
             return self._reject(lineno, f"the block {self._for()}(opened at line {self.line}) "
                                 f"{at}; the block was not applied")
@@ -128,3 +127,96 @@ class SearchReplaceBlock:
         return self._reject(lineno, f"unfinished SEARCH/REPLACE block {self._for()}(opened at "
                             f"line {self.line}): the answer ended before {wanted}; the block "
                             "was not applied")
+
+
+# -- which `=======` divides the block ----------------------------------------------
+_CONFLICT_OPEN = re.compile(r"<{7}(?:[ \t].*)?$")
+_CONFLICT_CLOSE = re.compile(r">{7}(?:[ \t].*)?$")
+
+
+def _width(line: str) -> int:
+    return len(line.strip())
+
+
+def _in_conflict(body: list[str], index: int) -> bool:
+    """Whether body[index] is the middle of a `<<<<<<<` ... `>>>>>>>` conflict."""
+    opened = False
+    for line in body[:index]:
+        if line[:1] == "<" and _CONFLICT_OPEN.match(line):
+            opened = True
+        elif line[:1] == ">" and _CONFLICT_CLOSE.match(line):
+            opened = False
+    return opened and any(line[:1] == ">" and _CONFLICT_CLOSE.match(line)
+                          for line in body[index + 1 :])
+
+
+def _is_title(line: str, width: int) -> bool:
+    return (bool(line.strip()) and not line[0].isspace() and DIVIDER.match(line) is None
+            and len(line.rstrip()) == width)
+
+
+def _heading_rule(body: list[str], index: int) -> bool:
+    """Whether body[index] underlines or overlines a heading of its own width."""
+    line = body[index].rstrip()
+    width = len(line)
+    if line != line.lstrip():
+        return False
+    if index > 0 and _is_title(body[index - 1], width):
+        return True
+    if index + 2 >= len(body) or index == 0:
+        return False
+    before = body[index - 1]
+    return ((not before.strip() or DIVIDER.match(before) is not None)
+            and _is_title(body[index + 1], width) and body[index + 2].rstrip() == line)
+
+
+def _echoes(body: list[str], index: int) -> bool:
+    """Whether splitting at `index` gives a REPLACE that starts or ends as SEARCH does."""
+    search, replace = body[:index], body[index + 1 :]
+    if not search or not replace:
+        return False
+    first, last = search[0].strip(), search[-1].strip()
+    return ((bool(first) and replace[0].strip() == first)
+            or (bool(last) and replace[-1].strip() == last))
+
+
+def choose_divider(body: list[str], candidates: list[int], marker: int,
+                   first_line: int) -> int | str:
+    """The index in `body` of the divider among `candidates` (non-empty), or, when it
+    cannot be told, a message saying so (`first_line` is body[0]'s line in the text).
+
+    A Markdown or reStructuredText heading underline (`Usage` over `=====`) or the middle
+    line of a git conflict looks just like the divider; these rules apply in order, each
+    only while more than one line is left:
+
+    1. a line with as many `=` as the SEARCH marker has `<` wins over the others;
+    2. lines between a git conflict's `<<<<<<< name` and `>>>>>>> name` are text;
+    3. a heading underline (right under a line of the same width) or overline
+       (right over a title and its underline of the same width) is text;
+    4. the line after which REPLACE starts with SEARCH's first line, or ends with
+       its last line (models repeat the lines around a change), wins.
+
+    If several lines are still left, the block is refused: the message names the
+    lines and asks for markers of a length that no `=` line of the text has.
+    """
+    if len(candidates) == 1:
+        return candidates[0]
+    left = [i for i in candidates if _width(body[i]) == marker] or candidates
+    for rule, wanted in ((_in_conflict, False), (_heading_rule, False), (_echoes, True)):
+        if len(left) > 1:
+            left = [i for i in left if rule(body, i) == wanted] or left
+    if len(left) == 1:
+        return left[0]
+    return _unclear(body, candidates, left, first_line)
+
+
+def _unclear(body: list[str], candidates: list[int], left: list[int], first_line: int) -> str:
+    """Why no divider among ``left`` could be told apart, and how to write the block."""
+    where = ", ".join(str(first_line + i) for i in left)
+    used = {_width(body[i]) for i in candidates}
+    free = next((n for n in (9, 8, 6, 5, 7) if n not in used), None)
+    advice = (f"write it again with {free}-character markers ('{'<' * free} SEARCH', "
+              f"'{'=' * free}', '{'>' * free} REPLACE'), a length no '=' line of the text has"
+              if free else "split it into blocks whose text has no line of only '='")
+    return (f"has several lines that could be its '=======' divider (lines {where}), so "
+            f"where SEARCH ends is unclear: {advice}")

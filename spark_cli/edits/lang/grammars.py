@@ -17,8 +17,6 @@ import re
 from functools import cache
 from typing import TYPE_CHECKING
 
-from spark_cli.edits.lang import wheels
-
 if TYPE_CHECKING:  # tree_sitter is imported lazily (start-up cost)
     import tree_sitter
 
@@ -157,14 +155,11 @@ def get_language(name: str) -> tree_sitter.Language:
             from None
     import tree_sitter  # deferred: launch -> request
 
-    module = wheels.binding(module_name)  # without the wheel's __init__ (see .wheels)
-    if module is None or not hasattr(module, factory):
-        try:
-            module = importlib.import_module(module_name)
-        except ImportError as exc:
-            wheel = module_name.replace("_", "-")
-            raise ImportError(f"the {name} grammar is not installed (pip install {wheel})")\
-                from exc
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        wheel = module_name.replace("_", "-")
+        raise ImportError(f"the {name} grammar is not installed (pip install {wheel})") from exc
     return tree_sitter.Language(getattr(module, factory)())
 
 
@@ -180,9 +175,5 @@ def get_parser(name: str) -> tree_sitter.Parser:
 def tags_query_source(name: str) -> str:
     """The grammar wheel's ``TAGS_QUERY`` text for ``name`` ("" when it ships none); the
     repo map's references (``spark_cli.session.context.tags``)."""
-    module_name, _factory = _FACTORIES[name]
-    text = wheels.tags_query(module_name)
-    if text is not None:
-        return text
-    module = importlib.import_module(module_name)
+    module = importlib.import_module(_FACTORIES[name][0])
     return str(getattr(module, "TAGS_QUERY", "") or "")

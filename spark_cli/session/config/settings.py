@@ -123,7 +123,7 @@ class Settings:
     """What stops a turn from running (a missing key or base URL); empty when ready."""
     first_token_timeout: float | None = None
     """Seconds allowed before the first token (prefill); None: derived from the prompt's
-    size by the channel (``transport.prefill``)."""
+    size by the channel (``transport.silence``)."""
     token_scale: float = 1.0
     """Server tokens per spark token (``protocol.tokens``): 1.0 where spark's count is the
     server's (the bundled engine, hosted models), a measured ratio where the server has a

@@ -28,9 +28,9 @@ from spark_cli.protocol.channel import (
 )
 from spark_cli.protocol.secrets import NO_SECRETS, Secrets
 from spark_cli.protocol.sse import SSEEvent
+from spark_cli.transport.bodies import CHAT_PATH, chat_body
 from spark_cli.transport.errors import provider_error
 from spark_cli.transport.sse.chat_calls import ChatCalls
-from spark_cli.transport.sse.http_bodies import CHAT_PATH, chat_body
 from spark_cli.transport.sse.http_stream import HttpStreamChannel
 
 DONE = "[DONE]"

@@ -17,8 +17,8 @@ from spark_cli.protocol.channel import (
     TurnRequest,
 )
 from spark_cli.protocol.sse import SSEEvent
+from spark_cli.transport.bodies import RESPONSES_PATH, responses_body
 from spark_cli.transport.responses_fold import ResponsesFold
-from spark_cli.transport.sse.http_bodies import RESPONSES_PATH, responses_body
 from spark_cli.transport.sse.http_stream import HttpStreamChannel
 
 

@@ -21,8 +21,8 @@ from urllib.parse import urlsplit
 import h11
 
 from spark_cli.protocol.channel import TurnRequest
+from spark_cli.transport import bodies
 from spark_cli.transport.proxies import is_loopback, proxy_applies
-from spark_cli.transport.sse import http_bodies
 from spark_cli.transport.sse.http_wire import HttpAhead, Origin, new_connection, request_bytes
 
 if TYPE_CHECKING:
@@ -82,8 +82,8 @@ def open_client(
                        transport=transport)
 
 
-KINDS = {"chat_sse": (http_bodies.CHAT_PATH, http_bodies.chat_body),
-         "responses_sse": (http_bodies.RESPONSES_PATH, http_bodies.responses_body)}
+KINDS = {"chat_sse": (bodies.CHAT_PATH, bodies.chat_body),
+         "responses_sse": (bodies.RESPONSES_PATH, bodies.responses_body)}
 
 
 def send_ahead(kind: str, base_url: str, api_key: str | None, request: TurnRequest, *,
@@ -97,10 +97,10 @@ def send_ahead(kind: str, base_url: str, api_key: str | None, request: TurnReque
         return None
     path, make_body = KINDS[kind]
     try:
-        origin = Origin(base_url, http_bodies.stream_headers(api_key, extra_headers))
+        origin = Origin(base_url, bodies.stream_headers(api_key, extra_headers))
         if origin.https:
             return None
-        body = http_bodies.encode(make_body(request, model))
+        body = bodies.encode(make_body(request, model))
         target = origin.target(path)
         data = request_bytes(new_connection(), origin.post(target, body), body)
     except (ValueError, h11.LocalProtocolError):

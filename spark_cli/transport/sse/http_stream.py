@@ -32,26 +32,26 @@ from spark_cli.protocol.channel import (
 from spark_cli.protocol.secrets import Secrets
 from spark_cli.protocol.sse import COMMENT, SSEDecoder, SSEEvent
 from spark_cli.protocol.urls import mask_url, mask_urls_in
+from spark_cli.transport.bodies import encode, stream_headers
 from spark_cli.transport.errors import (
     endpoint,
     error_from_body,
-    non_http_answer,
-    not_http_error,
     output_so_far,
-    stall_error,
+    unanswered,
     unreachable_error,
 )
-from spark_cli.transport.idle import QUEUE_TIMEOUT, IdleWatch
-from spark_cli.transport.prefill import (
+from spark_cli.transport.retry import RetryPolicy, with_retries
+from spark_cli.transport.silence import (
+    QUEUE_TIMEOUT,
     RESEND_SAID,
+    IdleWatch,
     first_token_limit,
     prefill_timeout,
     prompt_tokens,
     resend_note,
+    stall_error,
 )
-from spark_cli.transport.retry import RetryPolicy, with_retries
 from spark_cli.transport.sse import http_wire as wire
-from spark_cli.transport.sse.http_bodies import encode, stream_headers
 from spark_cli.transport.sse.http_route import open_client
 from spark_cli.transport.text_merge import merged
 
@@ -119,7 +119,7 @@ class HttpStreamChannel:
       never left (unreachable host) yields none.
     - Silence is timed by :class:`IdleWatch` (the clients have no read timeout).
       Until the first token the limit is the first-token timeout, counted from the
-      request leaving (:mod:`spark_cli.transport.prefill`: a slow prefill is not a
+      request leaving (:mod:`spark_cli.transport.silence`: a slow prefill is not a
       stall, and a request that timed out there is not sent again); the idle
       timeout applies between tokens. SSE comments count as activity;
       ``: queued N`` comments (the bundled engine's Chat Completions form) become
@@ -384,9 +384,10 @@ class HttpStreamChannel:
             )
         if isinstance(exc, wire.ConnectError):
             return unreachable_error(self._base_url, exc, self._secrets)
-        sent = non_http_answer(exc) if isinstance(exc, wire.RemoteProtocolError) else None
-        if sent is not None:
-            return not_http_error(self._base_url, sent, self._secrets)
+        unsure = isinstance(exc, wire.RemoteProtocolError)
+        answered = unanswered(self._base_url, exc, self._secrets) if unsure else None
+        if answered is not None:
+            return answered
         detail = mask_urls_in(self._secrets.mask(str(exc) or type(exc).__name__), self._base_url)
         return ChannelError(
             "connection",

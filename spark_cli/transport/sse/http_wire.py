@@ -20,13 +20,13 @@ from urllib.parse import urlsplit
 
 import h11
 
+from spark_cli.transport.bodies import USER_AGENT
+
 if TYPE_CHECKING:
     import asyncio
 
 MAX_HEAD = 100 * 1024
 """Largest response head accepted (httpcore's limit; h11's default is 16 KiB)."""
-USER_AGENT = "spark"
-"""Sent by both HTTP clients (and the WebSocket channel) unless a header overrides it."""
 
 
 class HttpAhead:

@@ -20,8 +20,8 @@ from typing import Any
 
 from spark_cli.protocol.channel import TurnRequest
 from spark_cli.protocol.sse import SSEDecoder, SSEEvent
-from spark_cli.transport.prefill import prompt_tokens
-from spark_cli.transport.sse.http_bodies import CHAT_PATH, chat_body
+from spark_cli.transport.bodies import CHAT_PATH, chat_body
+from spark_cli.transport.silence import prompt_tokens
 from spark_cli.transport.sse.http_chat import ChatCompletionsChannel, ChatFold
 from spark_cli.transport.window.answers import OLLAMA_DEFAULT_CTX
 

@@ -30,17 +30,22 @@ from spark_cli.protocol.channel import (
     TurnRequest,
 )
 from spark_cli.protocol.secrets import Secrets
+from spark_cli.transport.bodies import key_headers, responses_item
 from spark_cli.transport.errors import ProviderError, masked
-from spark_cli.transport.idle import QUEUE_TIMEOUT, IdleWatch
-from spark_cli.transport.items import responses_item
-from spark_cli.transport.prefill import first_token_limit, prefill_timeout, prompt_tokens
 from spark_cli.transport.responses_fold import ResponsesFold
 from spark_cli.transport.retry import RetryPolicy, with_retries
+from spark_cli.transport.silence import (
+    QUEUE_TIMEOUT,
+    IdleWatch,
+    first_token_limit,
+    prefill_timeout,
+    prompt_tokens,
+)
 from spark_cli.transport.text_merge import merged
 from spark_cli.transport.ws.ws_ahead import WsAhead
 from spark_cli.transport.ws.ws_links import Link, Links
 from spark_cli.transport.ws.ws_read import Decision, ReadMachine, Step, queued_frames
-from spark_cli.transport.ws.ws_wire import Chain, chain_after, create_payload, handshake_headers
+from spark_cli.transport.ws.ws_wire import Chain, chain_after, create_payload
 
 CANCEL_EXTENSION = "response.cancel"
 REPLAY_CODES = frozenset({"previous_response_not_found", "websocket_connection_limit_reached"})
@@ -117,7 +122,7 @@ class ResponsesWebSocketChannel:
         failure it recorded is raised by the first connect, as connecting would have."""
         self._secrets = Secrets((api_key, *secrets))
         """Every key spark can see: masked in any message this channel makes."""
-        headers = handshake_headers(api_key, extra_headers)
+        headers = key_headers(api_key, extra_headers)
         self._idle = idle_timeout
         self._first_token = first_token_timeout
         self._queue_timeout = max(queue_timeout, idle_timeout)

@@ -19,8 +19,9 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from spark_cli.protocol.channel import TurnRequest
+from spark_cli.transport.bodies import key_headers
 from spark_cli.transport.ws import websockets_lean
-from spark_cli.transport.ws.ws_wire import REDIRECTS, create_payload, handshake_headers
+from spark_cli.transport.ws.ws_wire import REDIRECTS, create_payload
 
 if TYPE_CHECKING:
     from websockets.client import ClientProtocol
@@ -30,8 +31,6 @@ if TYPE_CHECKING:
     from spark_cli.transport.ws.ws_opening import Opening
 
 _READ = 65536
-_AddrInfo = tuple[socket.AddressFamily, socket.SocketKind, int, str,
-                  tuple[str, int] | tuple[str, int, int, int]]
 
 
 class WsAhead:
@@ -113,7 +112,7 @@ def send_ahead(
     websockets_lean.prepare()  # before websockets' first import
     ahead = WsAhead(url)
     try:
-        _open(ahead, handshake_headers(api_key, extra_headers), time.monotonic() + connect_timeout)
+        _open(ahead, key_headers(api_key, extra_headers), time.monotonic() + connect_timeout)
     except Exception as exc:  # a failure is recorded or left to the channel
         ahead.close()
         ahead.error = _as_connect_error(exc)
@@ -193,7 +192,7 @@ def _connect(host: str, port: int, deadline: float) -> socket.socket:
     """A connected TCP socket, failing as asyncio's ``loop.create_connection`` does: the
     same addresses in the same order, and the same exception and words on failure (a
     non-blocking connect, ``Connect call failed (address)``, one error or all of them)."""
-    infos = _numeric(host, port) or socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     if not infos:
         raise OSError("getaddrinfo() returned empty list")
     errors: list[OSError] = []
@@ -222,21 +221,6 @@ def _connect(host: str, port: int, deadline: float) -> socket.socket:
     if len(errors) == 1 or all(str(exc) == str(errors[0]) for exc in errors):
         raise errors[0]
     raise OSError("Multiple exceptions: {}".format(", ".join(str(exc) for exc in errors)))
-
-
-def _numeric(host: str, port: int) -> list[_AddrInfo]:
-    """The address of a numeric ``host`` without ``getaddrinfo``, as asyncio does (which
-    also spares the idna codec and unicodedata a host name's encoding imports)."""
-    if "%" in host:
-        return []  # an IPv6 zone: getaddrinfo knows it
-    for family in (socket.AF_INET, socket.AF_INET6):
-        try:
-            socket.inet_pton(family, host)
-        except OSError:
-            continue
-        address = (host, port) if family == socket.AF_INET else (host, port, 0, 0)
-        return [(family, socket.SOCK_STREAM, socket.IPPROTO_TCP, "", address)]
-    return []
 
 
 def _wait(sock: socket.socket, deadline: float, *, write: bool) -> None:

@@ -25,11 +25,10 @@ from websockets.protocol import State
 
 from spark_cli.protocol.channel import ChannelError
 from spark_cli.protocol.secrets import Secrets
+from spark_cli.transport.bodies import USER_AGENT
 from spark_cli.transport.errors import (
     error_from_body,
-    http10_status,
-    non_http_answer,
-    not_http_error,
+    unanswered,
     unreachable_error,
 )
 from spark_cli.transport.ws.ws_ahead import WsAhead
@@ -37,7 +36,6 @@ from spark_cli.transport.ws.ws_wire import (
     CLOSE_TIMEOUT,
     EXTENSIONS_HEADER,
     MAX_FRAME,
-    USER_AGENT,
     Chain,
     extensions_in,
     handshake_logger,
@@ -168,15 +166,9 @@ class Links:
                 secrets=self._secrets,
                 url=self._url,
             ) from None
-        except InvalidMessage as exc:
-            sent = non_http_answer(exc)
-            status = http10_status(sent)
-            if status is not None:  # an HTTP/1.0 answer (websockets wants 1.1): its status
-                raise error_from_body(status, b"", secrets=self._secrets,
-                                      url=self._url) from None
-            if sent is not None:
-                raise not_http_error(self._url, sent, self._secrets) from None
-            raise unreachable_error(self._url, exc, self._secrets) from None
+        except InvalidMessage as exc:  # not HTTP/1.1 (an HTTP/1.0 answer reads as its status)
+            raise (unanswered(self._url, exc, self._secrets)
+                   or unreachable_error(self._url, exc, self._secrets)) from None
         except (OSError, TimeoutError, InvalidHandshake, InvalidURI) as exc:
             raise unreachable_error(self._url, exc, self._secrets) from None
         self.handshakes += 1

@@ -22,7 +22,8 @@ from websockets.http11 import Request, Response
 from websockets.streams import StreamReader
 from websockets.utils import accept_key, generate_key
 
-from spark_cli.transport.ws.ws_wire import MAX_FRAME, USER_AGENT, handshake_logger
+from spark_cli.transport.bodies import USER_AGENT
+from spark_cli.transport.ws.ws_wire import MAX_FRAME, handshake_logger
 
 if TYPE_CHECKING:
     from websockets.client import ClientProtocol

@@ -23,8 +23,9 @@ from spark_cli.protocol.channel import (
     TurnFinished,
 )
 from spark_cli.record import record
-from spark_cli.transport.errors import output_so_far, stall_error
+from spark_cli.transport.errors import output_so_far
 from spark_cli.transport.responses_fold import ResponsesFold
+from spark_cli.transport.silence import stall_error
 
 _OUTPUT = frozenset({TextDelta, ToolCallOpened, ToolCallCompleted})
 """What a stopping response swallows: its output."""
@@ -68,7 +69,7 @@ class ReadMachine:
     - While the server says the request is queued (``response.queued``) the
       longer queue timeout applies; anything else switches back to the idle one.
     - Until the first output (text or a tool call) the first-token limit applies
-      (:mod:`spark_cli.transport.prefill`: a slow prefill is not a stall); silence
+      (:mod:`spark_cli.transport.silence`: a slow prefill is not a stall); silence
       past it is never retried (the server may still be working on the prompt).
     - A terminal event ends the response: the usage (if any) is yielded before
       it, and the chain is noted before either, so a consumer may stop at

@@ -1,11 +1,11 @@
 """What the Responses WebSocket channel puts on the wire: its handshake and its frames.
 
 Every connection is opened with the same settings (:mod:`.ws_links` through websockets'
-``connect``, or :mod:`.ws_ahead` before asyncio is imported): the caller's headers, then
-the key as a Bearer token, ``User-Agent: spark``, no compression, one frame limit and a
-logger that never logs at DEBUG (websockets logs the handshake's headers there, the key
-among them). Both send the same ``response.create`` frame (:func:`create_payload`), so a
-request sent ahead and one sent by the channel are the same bytes by construction;
+``connect``, or :mod:`.ws_ahead` before asyncio is imported): the caller's headers and
+the key (``bodies.key_headers``), ``User-Agent: spark``, no compression, one frame limit
+and a logger that never logs at DEBUG (websockets logs the handshake's headers there,
+the key among them). Both send the same ``response.create`` frame (:func:`create_payload`),
+so a request sent ahead and one sent by the channel are the same bytes by construction;
 :func:`chain_after` says what a connection holds once a response ended. Free of asyncio,
 of websockets, and of ``logging`` until :func:`handshake_logger` is first called.
 """
@@ -13,12 +13,12 @@ of websockets, and of ``logging`` until :func:`handshake_logger` is first called
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from spark_cli.protocol.channel import ConversationItem, Message, TurnRequest
 from spark_cli.record import record
-from spark_cli.transport.items import responses_item, responses_tools
+from spark_cli.transport.bodies import responses_item, responses_tools
 
 if TYPE_CHECKING:
     from logging import Logger
@@ -29,7 +29,6 @@ EXTENSIONS_HEADER = "x-spark-engine-extensions"
 """Non-standard features the bundled engine advertises (its ``response.cancel``)."""
 MAX_FRAME = 64 * 2**20
 CLOSE_TIMEOUT = 2.0
-USER_AGENT = "spark"
 REDIRECTS = frozenset({300, 301, 302, 303, 307, 308})
 """Statuses websockets' ``connect`` follows (with a ``Location``)."""
 LOGGER_NAME = "spark_cli.transport.ws.ws_links"
@@ -43,16 +42,6 @@ def handshake_logger() -> Logger:
     log = logging.getLogger(LOGGER_NAME)
     log.setLevel(logging.WARNING)
     return log
-
-
-def handshake_headers(
-    api_key: str | None, extra_headers: Mapping[str, str] | None
-) -> dict[str, str]:
-    """The headers the channel adds to websockets' own (Host, Upgrade, the key, ...)."""
-    headers = dict(extra_headers or {})
-    if api_key:
-        headers["Authorization"] = f"Bearer {api_key}"
-    return headers
 
 
 def extensions_in(header: str) -> frozenset[str]:

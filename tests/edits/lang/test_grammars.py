@@ -13,6 +13,7 @@ from spark_cli.edits.lang.grammars import (
     get_parser,
     language_for_path,
     language_from_content,
+    tags_query_source,
 )
 
 
@@ -73,3 +74,8 @@ def test_grammar_modules_are_imported_lazily() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, timeout=60).stdout.strip()
     assert out == "['tree_sitter_python']"
+
+
+def test_the_tags_query_is_the_wheels_own() -> None:
+    assert "@definition.function" in tags_query_source("python")
+    assert tags_query_source("bash") == ""  # the bash wheel ships none

@@ -10,7 +10,7 @@ from apply_harness import apply_one
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from spark_cli.edits.locate.overlap import disjoint_cores, trim
+from spark_cli.edits.locate.placement import disjoint_cores, trim
 from spark_cli.edits.model.blocks import FileEdit, Hunk
 
 TEXT = "a = 1\nb = 2\nc = 3\nd = 4\ne = 5\n"

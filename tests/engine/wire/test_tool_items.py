@@ -11,7 +11,7 @@ from spark_cli.engine.wire import responses as wire
 from spark_cli.engine.wire.responses import InputCall, InputMessage, InputOutput, WireError
 from spark_cli.engine.wire.tool_defs import ToolChoice, parse_tool_choice
 from spark_cli.protocol.channel import Message, ToolCall, ToolOutput, ToolSpec
-from spark_cli.transport.items import chat_messages, chat_tools, responses_item, responses_tools
+from spark_cli.transport.bodies import chat_messages, chat_tools, responses_item, responses_tools
 
 SEARCH = {"type": "function", "name": "search", "description": "Search the repo.",
           "parameters": {"type": "object", "properties": {"pattern": {"type": "string"}}}}
@@ -166,7 +166,7 @@ def test_chat_tool_message_before_its_call_has_openais_wording() -> None:
 
 
 def test_what_spark_sends_is_what_the_engine_reads() -> None:
-    """The client's request encoding (``transport/items.py``) parses back to the same
+    """The client's request encoding (``transport/bodies.py``) parses back to the same
     conversation on both wires."""
     spec = ToolSpec("search", "Search.", {"type": "object"})
     conversation = (Message("user", "find x"), Message("assistant", "Looking."),

@@ -30,9 +30,9 @@ from spark_cli.protocol.channel import (
     TurnRequest,
     WaitingToRetry,
 )
+from spark_cli.transport.bodies import CHAT_PATH, chat_body, encode, stream_headers
 from spark_cli.transport.retry import RetryPolicy
 from spark_cli.transport.sse.h11_client import H11Client, connect_failure
-from spark_cli.transport.sse.http_bodies import CHAT_PATH, chat_body, encode, stream_headers
 from spark_cli.transport.sse.http_chat import ChatCompletionsChannel
 from spark_cli.transport.sse.http_responses import ResponsesSSEChannel
 from spark_cli.transport.sse.http_route import send_ahead

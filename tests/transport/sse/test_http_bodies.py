@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from spark_cli.protocol.channel import Message, TurnRequest
-from spark_cli.transport.sse.http_bodies import chat_body, encode, responses_body
+from spark_cli.transport.bodies import chat_body, encode, responses_body
 
 TEXT = TurnRequest(
     "m", (Message("user", "hi"), Message("assistant", "yo"), Message("user", "more")),

@@ -20,8 +20,8 @@ from spark_cli.protocol.channel import (
     TurnRequest,
     WaitingToRetry,
 )
-from spark_cli.transport.prefill import first_token_limit, prompt_tokens, resend_note
 from spark_cli.transport.retry import RetryPolicy
+from spark_cli.transport.silence import first_token_limit, prompt_tokens, resend_note
 from spark_cli.transport.sse.http_chat import ChatCompletionsChannel
 
 REQUEST = TurnRequest("smol", (Message("user", "hi"),), instructions="be brief",

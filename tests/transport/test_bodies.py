@@ -23,7 +23,7 @@ from openai.types.responses.response_input_item_param import FunctionCallOutput
 from openai.types.shared_params import FunctionDefinition
 
 from spark_cli.protocol.channel import Message, ToolCall, ToolOutput, ToolSpec
-from spark_cli.transport.items import chat_messages, chat_tools, responses_item, responses_tools
+from spark_cli.transport.bodies import chat_messages, chat_tools, responses_item, responses_tools
 
 SPEC = ToolSpec("read_file", "Read a file.", {
     "type": "object",

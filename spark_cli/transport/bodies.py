@@ -1,19 +1,34 @@
-"""A conversation's items and tools in each wire's request shape (pure functions).
+"""What a turn sends on every wire: its items, tools, body and headers (pure functions).
 
 Responses takes every item as an ``input`` entry: ``message``, ``function_call``
 and ``function_call_output``. Chat Completions folds an assistant message and
 the calls after it into one assistant message with ``tool_calls``, and sends
 each output as a ``role: "tool"`` message. The tools themselves are declared
 ``{"type": "function", "name", ..., "strict": false}`` on Responses and
-``{"type": "function", "function": {...}}`` on Chat.
+``{"type": "function", "function": {...}}`` on Chat. The HTTP bodies are built here
+without asyncio, so the head start (``sse/http_route.send_ahead``) sends exactly what
+the channel would; the WebSocket's frame is :func:`~.ws.ws_wire.create_payload`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from spark_cli.protocol.channel import ConversationItem, Message, ToolCall, ToolOutput, ToolSpec
+from spark_cli.protocol.channel import (
+    ConversationItem,
+    Message,
+    ToolCall,
+    ToolOutput,
+    ToolSpec,
+    TurnRequest,
+)
+
+CHAT_PATH = "chat/completions"
+RESPONSES_PATH = "responses"
+USER_AGENT = "spark"
+"""Sent by both HTTP clients and the WebSocket channel unless a header overrides it."""
 
 
 def responses_item(entry: ConversationItem) -> dict[str, str]:
@@ -64,3 +79,59 @@ def chat_tools(tools: Sequence[ToolSpec]) -> list[dict[str, Any]]:
     """The tools as a Chat Completions ``tools`` field."""
     return [{"type": "function", "function": {"name": t.name, "description": t.description,
                                               "parameters": t.parameters}} for t in tools]
+
+
+def key_headers(api_key: str | None, extra_headers: Mapping[str, str] | None) -> dict[str, str]:
+    """The caller's headers, then the key as a Bearer token (every wire's own headers
+    come first: websockets' handshake, :func:`stream_headers`)."""
+    headers = dict(extra_headers or {})
+    if api_key:
+        headers["Authorization"] = f"Bearer {api_key}"
+    return headers
+
+
+def stream_headers(api_key: str | None, extra_headers: Mapping[str, str] | None) -> dict[str, str]:
+    """The headers of a streamed HTTP request."""
+    return {"Accept": "text/event-stream", "User-Agent": USER_AGENT,
+            **key_headers(api_key, extra_headers)}
+
+
+def chat_body(request: TurnRequest, model: str | None) -> dict[str, Any]:
+    """A streamed Chat Completions request (usage included in the stream)."""
+    messages: list[dict[str, Any]] = []
+    if request.instructions:
+        messages.append({"role": "system", "content": request.instructions})
+    messages.extend(chat_messages(request.messages))
+    body: dict[str, Any] = {
+        "model": request.model or model,
+        "messages": messages,
+        "stream": True,
+        "stream_options": {"include_usage": True},
+    }
+    if request.tools:
+        body["tools"] = chat_tools(request.tools)
+    if request.max_output_tokens is not None:
+        body["max_tokens"] = request.max_output_tokens
+    return body
+
+
+def responses_body(request: TurnRequest, model: str | None) -> dict[str, Any]:
+    """A streamed Responses request; the whole conversation every turn (``store: false``)."""
+    body: dict[str, Any] = {
+        "model": request.model or model,
+        "input": [responses_item(m) for m in request.messages],
+        "stream": True,
+        "store": False,
+    }
+    if request.tools:
+        body["tools"] = responses_tools(request.tools)
+    if request.instructions:
+        body["instructions"] = request.instructions
+    if request.max_output_tokens is not None:
+        body["max_output_tokens"] = request.max_output_tokens
+    return body
+
+
+def encode(body: Mapping[str, Any]) -> bytes:
+    """The body's bytes, as httpx's ``json=`` writes them."""
+    return json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()

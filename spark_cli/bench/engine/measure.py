@@ -1,10 +1,5 @@
-"""The measuring side of `spark bench engine`: engine subprocess + WebSocket clients.
-
-The engine runs in its own process (`spark engine serve --port 0 --brain
-lorem ...`); this process only opens sockets, asks for a fixed number of
-tokens (``max_output_tokens`` on the endless ``spark-lorem`` brain) and stamps
-every text-delta frame with ``time.perf_counter()`` on arrival.
-"""
+"""The measuring side of `spark bench engine`: WebSocket clients that ask an engine process
+for a fixed number of ``spark-lorem`` tokens and stamp every text-delta frame on arrival."""
 
 from __future__ import annotations
 
@@ -77,10 +72,3 @@ async def one_stream(ws_url: str, token: str, tokens: int) -> Stream:
                 raise RuntimeError(f"engine error: {event.get('error')}")
     return stream
 
-
-def percentile(values: list[float], fraction: float) -> float:
-    if not values:
-        return float("nan")
-    ordered = sorted(values)
-    index = min(len(ordered) - 1, max(0, round(fraction * (len(ordered) - 1))))
-    return ordered[index]

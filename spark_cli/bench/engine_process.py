@@ -1,9 +1,7 @@
 """The bundled engine in its own process, for every benchmark: start, read its URLs, measure, stop.
 
-``start_engine(token, *flags)`` runs ``spark engine serve --port 0 --token T
-FLAGS`` (the console script beside this Python, else ``python -m spark_cli``),
-waits for its ``listening on ws://… (http://…)`` line and returns an
-:class:`EngineProcess`, whose CPU time, resident memory and open file
+``start_engine(token, *flags)`` runs ``spark engine serve --port 0 --token T FLAGS``, waits
+for its URL line and returns an :class:`EngineProcess`, whose CPU, memory and open file
 descriptors can be read from ``/proc`` while it runs (Linux).
 """
 
@@ -12,10 +10,11 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-import sys
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+
+from spark_cli.bench.child_usage import cpu_seconds, spark_command
 
 _URLS = re.compile(r"(ws://\S+/v1/responses) \((http://\S+?)\)")
 
@@ -37,11 +36,7 @@ class EngineProcess:
 
     def cpu_seconds(self) -> float:
         """User + system CPU of the engine process so far."""
-        try:
-            fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            return float("nan")
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        return cpu_seconds(self.pid)
 
     def rss_bytes(self) -> int:
         """Resident memory now (``VmRSS``); 0 when unreadable."""
@@ -80,18 +75,12 @@ class EngineProcess:
                 pipe.close()
 
 
-def spark_argv() -> list[str]:
-    """How to launch spark as a user would: the console script beside this Python."""
-    script = Path(sys.executable).with_name("spark")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "spark_cli"]
-
-
 def start_engine(token: str, *flags: str, env: dict[str, str] | None = None,
                  stderr: int | None = subprocess.DEVNULL, timeout: float = 30.0) -> EngineProcess:
     """``spark engine serve --port 0 --token TOKEN FLAGS`` in a child process, once it
     listens. ``stderr`` is where its log goes (``subprocess.PIPE`` to read it after
     :meth:`EngineProcess.stop`). Raises ``RuntimeError`` when no URL line comes."""
-    argv = [*spark_argv(), "engine", "serve", "--port", "0", "--token", token, *flags]
+    argv = [*spark_command(), "engine", "serve", "--port", "0", "--token", token, *flags]
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=stderr, text=True, env=env)
     found: list[tuple[str, str]] = []
 

@@ -8,6 +8,7 @@ the section's ``<!-- kept`` line, so the code holds no prose about it.
 
 from __future__ import annotations
 
+import platform
 import statistics
 from pathlib import Path
 
@@ -31,6 +32,11 @@ def median_p95(values: list[float]) -> tuple[float, float]:
     return statistics.median(values), percentile(values, 0.95)
 
 
+def net_per_5k(cpu_s: float, tokens: int, one_token_cpu_s: float) -> float:
+    """CPU per 5,000 tokens of an answer of ``tokens``, net of a 1-token answer's CPU."""
+    return max(0.0, cpu_s - one_token_cpu_s) * 5000 / max(tokens - 1, 1)
+
+
 def met(passed: bool) -> str:
     """A target's verdict cell."""
     return "met" if passed else "missed"
@@ -46,8 +52,11 @@ def pick(text: str, known: tuple[str, ...], flag: str) -> tuple[str, ...]:
     return names
 
 
-def report(table: str, command: str, heading: str, docs: Path | None, no_docs: bool) -> None:
-    """Print ``table``; unless ``no_docs``, write the command and it under ``heading``."""
+def report(table: str, command: str, heading: str, docs: Path | None, no_docs: bool,
+           *, where: bool = False) -> None:
+    """Print ``table``; unless ``no_docs``, write the command (``where``: and the Python and
+    machine it ran on) and the table under ``heading``."""
     typer.echo(table)
     if not no_docs:
-        publish(docs, heading, f"Command: `{command}`\n\n{table}\n")
+        on = f" (Python {platform.python_version()}, {platform.machine()})" if where else ""
+        publish(docs, heading, f"Command: `{command}`{on}\n\n{table}\n")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import secrets
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -42,81 +43,55 @@ async def _turn(channel: Any, request: Any) -> float:
     return elapsed
 
 
-async def measure(base_url: str, token: str, turns: int, warmup: int, model: str) -> dict[str, Any]:
-    """Seconds per turn for each path, in lists."""
-    request = TurnRequest(model, (Message("user", "ping"),), max_output_tokens=1)
-    results: dict[str, list[float]] = {"ws": [], "fresh": [], "reused": [], "fresh_ws": []}
-
-    ws = open_channel("responses_ws", base_url=base_url, api_key=token, warm_spare=False)
-    reused = open_channel("chat_sse", base_url=base_url, api_key=token)
-    try:
-        await ws.warm()
-        for n in range(warmup + turns):
-            timed = n >= warmup
-            # interleaved, so machine noise hits the paths alike
-            seconds = await _turn(ws, request)
-            if timed:
-                results["ws"].append(seconds)
-            fresh = open_channel("chat_sse", base_url=base_url, api_key=token)
-            try:
-                seconds = await _turn(fresh, request)
-            finally:
-                await fresh.aclose()
-            if timed:
-                results["fresh"].append(seconds)
-            seconds = await _turn(reused, request)
-            if timed:
-                results["reused"].append(seconds)
-            fresh_ws = open_channel(
-                "responses_ws", base_url=base_url, api_key=token, warm_spare=False
-            )
-            try:
-                seconds = await _turn(fresh_ws, request)  # the handshake is inside the turn
-            finally:
-                await fresh_ws.aclose()
-            if timed:
-                results["fresh_ws"].append(seconds)
-    finally:
-        await ws.aclose()
-        await reused.aclose()
-    return results
-
-
 async def _stop_at_first_delta(channel: Any, request: Any) -> None:
     async for event in channel.stream(request):
         if type(event) is TextDelta:
             await channel.stop()
 
 
-async def measure_after_stop(
-    base_url: str, token: str, turns: int, warmup: int, model: str
-) -> dict[str, list[float]]:
-    """Seconds for the turn right after a stop that closed the socket, with and
-    without a warm spare connection (the cancel extension is switched off)."""
+async def measure(base_url: str, token: str, turns: int, warmup: int,
+                  model: str) -> dict[str, list[float]]:
+    """Seconds per turn for each path of :data:`PATHS`, the paths interleaved turn by turn so
+    machine noise hits them alike."""
     request = TurnRequest(model, (Message("user", "ping"),), max_output_tokens=1)
-    results: dict[str, list[float]] = {"spare": [], "handshake": []}
-    channels = {
-        name: open_channel(
-            "responses_ws",
-            base_url=base_url,
-            api_key=token,
-            warm_spare=name == "spare",
-            use_cancel_extension=False,
-        )
-        for name in results
-    }
+
+    def ws(spare: bool = False, cancel: bool = True) -> Any:
+        return open_channel("responses_ws", base_url=base_url, api_key=token, warm_spare=spare,
+                            use_cancel_extension=cancel)
+
+    def chat() -> Any:
+        return open_channel("chat_sse", base_url=base_url, api_key=token)
+
+    async def fresh(channel: Any) -> float:
+        try:
+            return await _turn(channel, request)  # a WebSocket's handshake is in the turn
+        finally:
+            await channel.aclose()
+
+    async def after_stop(channel: Any) -> float:
+        """The turn right after a stop that closed the socket (no cancel extension)."""
+        await _stop_at_first_delta(channel, request)
+        await asyncio.sleep(0.01)  # a user's next turn never follows within 10 ms
+        return await _turn(channel, request)
+
+    kept = {"ws": ws(), "reused": chat(), "spare": ws(spare=True, cancel=False),
+            "handshake": ws(cancel=False)}
+    paths: dict[str, Callable[[], Awaitable[float]]] = {
+        "ws": lambda: _turn(kept["ws"], request), "fresh": lambda: fresh(chat()),
+        "reused": lambda: _turn(kept["reused"], request), "fresh_ws": lambda: fresh(ws()),
+        "spare": lambda: after_stop(kept["spare"]),
+        "handshake": lambda: after_stop(kept["handshake"])}
+    results: dict[str, list[float]] = {name: [] for name in paths}
     try:
-        for channel in channels.values():
-            await channel.warm()
+        for name in ("ws", "spare", "handshake"):
+            await kept[name].warm()
         for n in range(warmup + turns):
-            for name, channel in channels.items():
-                await _stop_at_first_delta(channel, request)
-                await asyncio.sleep(0.01)  # a user's next turn never follows within 10 ms
-                seconds = await _turn(channel, request)
+            for name, path in paths.items():
+                seconds = await path()
                 if n >= warmup:
                     results[name].append(seconds)
     finally:
-        for channel in channels.values():
+        for channel in kept.values():
             await channel.aclose()
     return results
 
@@ -172,7 +147,6 @@ def register(bench_app: typer.Typer) -> None:
             base = engine.url + "/v1"
         try:
             results = asyncio.run(measure(base, key, turns, warmup, model))
-            results |= asyncio.run(measure_after_stop(base, key, turns, warmup, model))
         finally:
             if engine is not None:
                 engine.stop()

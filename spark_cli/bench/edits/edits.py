@@ -30,33 +30,40 @@ def python_source(functions: int) -> str:
     return "".join(parts)
 
 
-def run_benchmark(runs: int, lines: int, workdir: Path) -> dict[str, float | int]:
-    """Median and p95 (ms) of a dry-run and a written apply; returns the figures."""
-    functions = max(1, lines // 5)
+def apply_hunks(workdir: Path, functions: int, runs: int, mode: str = "check") -> list[float]:
+    """Milliseconds of ``runs`` one-hunk edits through the real applier in ``mode`` (``check``:
+    a dry run, ``write``, ``journal``: written and recorded for undo), each to another
+    function of a fresh file, after one warm-up edit (imports, the first full parse)."""
     path = workdir / "big_module.py"
     path.write_text(python_source(functions))
     values = [0] * functions
-    results: dict[str, list[float]] = {"check": [], "write": [], "journal": []}
-    for mode in results:
-        applier = Applier(workdir, dry_run=mode == "check", record_undo=mode == "journal")
-        applier.begin_batch("bench")
-        for run in range(runs + 1):  # run 0 warms up caches and imports
-            k = (run * 37) % functions
-            old, new = values[k], values[k] + (0 if mode == "check" else 1)
-            search = (f'def func_{k:04d}(x):\n    """Return x plus {k}."""\n'
-                      f"    y = x + {old}\n")
-            replace = search.replace(f"y = x + {old}", f"y = x + {old + 1}")
-            edit = FileEdit("update", path.name, (Hunk(search, replace),), "search_replace")
-            start = time.perf_counter()
-            outcome = applier.apply(edit)
-            elapsed = (time.perf_counter() - start) * 1000
-            if not outcome.ok:
-                raise RuntimeError(f"benchmark edit refused: {outcome.message}")
-            values[k] = new
-            if run:
-                results[mode].append(elapsed)
-        applier.end_batch()
+    times: list[float] = []
+    applier = Applier(workdir, dry_run=mode == "check", record_undo=mode == "journal")
+    applier.begin_batch("bench")
+    for run in range(runs + 1):
+        k = (run * 37) % functions
+        old = values[k]
+        search = f'def func_{k:04d}(x):\n    """Return x plus {k}."""\n    y = x + {old}\n'
+        replace = search.replace(f"y = x + {old}", f"y = x + {old + 1}")
+        edit = FileEdit("update", path.name, (Hunk(search, replace),), "search_replace")
+        start = time.perf_counter()
+        outcome = applier.apply(edit)
+        elapsed = (time.perf_counter() - start) * 1000
+        if not outcome.ok:
+            raise RuntimeError(f"benchmark edit refused: {outcome.message}")
+        if mode != "check":
+            values[k] += 1
+        if run:
+            times.append(elapsed)
+    applier.end_batch()
+    return times
 
+
+def run_benchmark(runs: int, lines: int, workdir: Path) -> dict[str, float | int]:
+    """Median and p95 (ms) of each mode of :func:`apply_hunks`."""
+    functions = max(1, lines // 5)
+    results = {mode: apply_hunks(workdir, functions, runs, mode)
+               for mode in ("check", "write", "journal")}
     figures: dict[str, float | int] = {"lines": functions * 5, "runs": runs}
     for mode, times in results.items():
         figures[f"{mode}_median"], figures[f"{mode}_p95"] = median_p95(times)

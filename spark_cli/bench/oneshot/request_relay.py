@@ -1,15 +1,10 @@
-"""A recording TCP relay: clients talk to the engine through it, and it notes when
-each request arrived, the same way for every client.
+"""A recording TCP relay: clients talk to the engine through it, and it notes when each
+request arrived, the same way for every client.
 
-``RequestRelay(host, port)`` listens on a loopback port of its own; each
-connection accepted is joined to a fresh connection to the engine, and two
-threads pump the bytes both ways (``TCP_NODELAY`` on both legs, so the relay
-adds no Nagle delay). The client → engine bytes also go through a
-:class:`~spark_cli.bench.oneshot.request_sniff.RequestSniffer`, which stamps each request
-with ``time.monotonic()`` the moment its last byte was read, before it is
-passed on; the engine → client bytes go through a ``UsageSniffer``, which keeps
-the answer's token count as the engine reported it. :meth:`RequestRelay.take`
-hands over (and forgets) what was seen since the last call: one run's worth.
+Each connection is joined to a fresh one to the engine, two threads pumping the bytes
+(``TCP_NODELAY`` both legs); a :class:`~.request_sniff.RequestSniffer` stamps each request
+as its last byte is read, a ``UsageSniffer`` keeps the answer's token count.
+:meth:`RequestRelay.take` hands over what was seen since the last call: one run's worth.
 """
 
 from __future__ import annotations

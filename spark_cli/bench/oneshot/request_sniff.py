@@ -1,13 +1,8 @@
-"""Reading a client's bytes as a server would, to say when each request was complete.
+"""Reading a client's bytes as a server would, to say when each request was complete (sans-I/O).
 
-`spark bench oneshot --codex` times clients it cannot instrument, so it times every client
-from outside, at a relay (:mod:`spark_cli.bench.oneshot.request_relay`); this module owns
-the parsing, sans-I/O. :class:`RequestSniffer` takes one connection's client → server
-bytes and their arrival times and returns an :class:`Arrival` per completed request: an
-HTTP request at its end of message (h11's server side), a WebSocket message at its last
-frame (websockets' ``ServerProtocol``); a JSON body with ``"generate": false`` is a warm-up.
-:class:`UsageSniffer` keeps the last ``output_tokens`` / ``completion_tokens`` the server
-sent back: the answer's length as the engine reported it.
+:class:`RequestSniffer` returns an :class:`Arrival` per completed request: an HTTP request
+at its end (h11), a WebSocket message at its last frame (websockets); ``"generate": false``
+marks a warm-up. :class:`UsageSniffer` keeps the answer's length as the server reported it.
 """
 
 from __future__ import annotations

@@ -1,19 +1,13 @@
 """Codex CLI side by side with spark, for `spark bench oneshot --codex PATH`.
 
-In the same run, on the same engine, ``codex exec`` and `spark edit --json` take turns on the
-Responses WebSocket and Responses SSE (Codex has no Chat wire), both through one recording
-relay (:class:`~spark_cli.bench.oneshot.request_relay.RequestRelay`): launch → request is the
-parent's clock before ``Popen`` to the relay's stamp of the first request asking for an
-answer (Codex's ``generate: false`` warm-up reported apart; spark's own stamp kept beside);
-CPU and peak RSS from ``wait4``, with and without waited children
-(:mod:`spark_cli.bench.child_usage`); an answer not ``tokens`` long is an error. Codex gets
-its own ``CODEX_HOME`` per channel (:func:`codex_config`), stdin from ``/dev/null``; the
-engine caps the answer (Codex asks for no limit). Without a codex binary this is skipped.
+On the same engine, ``codex exec`` and `spark edit --json` take turns on the Responses
+WebSocket and SSE through one recording relay (:mod:`.request_relay`): launch → the first
+request asking for an answer, CPU and peak RSS with and without waited children. Codex
+gets its own ``CODEX_HOME`` per channel; without a codex binary this is skipped.
 """
 
 from __future__ import annotations
 
-import shutil
 import statistics
 import subprocess
 import threading
@@ -21,8 +15,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from spark_cli.bench.child_usage import wait_child
-from spark_cli.bench.oneshot.child import child_env, run_once
+from spark_cli.bench.child_usage import child_env, wait_child
+from spark_cli.bench.oneshot.child import run_once
 from spark_cli.bench.oneshot.request_relay import Recording, RequestRelay
 from spark_cli.record import record
 
@@ -33,22 +27,6 @@ PROMPT = "stream lorem"
 RUN_TIMEOUT_S = 120.0
 _DROPPED = ("CODEX_HOME", "CODEX_API_KEY", "OPENAI_BASE_URL", "RUST_LOG", "SPARK_KEY")
 """A user's Codex settings, which must not reach the bench's runs."""
-
-
-def find_codex(given: str | None) -> tuple[str | None, str]:
-    """(the codex to run or None, a one-line note when it is skipped). ``given`` is
-    ``--codex``: a path or a name on PATH; None looks for ``codex`` on PATH.
-    Raises ``ValueError`` when ``given`` names nothing that can run."""
-    if given is None:
-        found = shutil.which("codex")
-        if found is None:
-            return None, ("Codex CLI: no `codex` on PATH, side by side skipped "
-                          "(--codex PATH to run it)")
-        return found, ""
-    found = shutil.which(given)
-    if found is None:
-        raise ValueError(f"--codex {given}: no such executable")
-    return found, ""
 
 
 def codex_version(codex: str) -> str:

@@ -1,17 +1,17 @@
-"""The side-by-side table of `spark bench oneshot --codex`: spark and Codex CLI per channel.
-
-Rendered from :meth:`~spark_cli.bench.oneshot.rival.SideBySide.figures` as
-Markdown (readable in a terminal too): one row per client and channel, each
-cell ``median / min``; below it, what a reader needs to trust the rows (Codex's
-warm-up request, requests per run, answer lengths, exit codes).
+"""The side-by-side table of `spark bench oneshot --codex`: spark and Codex CLI per channel,
+each cell ``median / min``, spark's launch → request over Codex's, and what a reader needs
+to trust the rows (Codex's warm-up request, requests per run, answer lengths, exit codes).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from spark_cli.bench.figures import met
+
 LABELS = {"responses_ws": "Responses, WebSocket", "responses_sse": "Responses, SSE",
           "chat_sse": "Chat Completions, SSE"}
+TARGET_RATIO = 0.8
 _NO_WIRE = "no such wire (Codex takes `wire_api = \"responses\"` only)"
 
 
@@ -47,7 +47,20 @@ def side_table(side: dict[str, Any], tokens: int) -> str:
             lines.append(f"| {name[client]}, {label} | {_seconds(row['launch_to_request_s'])} "
                          f"| {_seconds(row['own_stamp_s'])} | {_seconds(row['cpu_s'])} "
                          f"| {_seconds(row['own_cpu_s'])} | {_mb(row['peak_rss_mb'])} |")
-    return "\n".join([*lines, "", *_notes(rows, name)])
+    return "\n".join([*lines, "", *_ratio(rows, name), *_notes(rows, name)])
+
+
+def _ratio(rows: dict[str, Any], name: dict[str, str]) -> list[str]:
+    """spark's launch → request over Codex's, per channel both have (medians)."""
+    both = [(label, rows[f"spark/{c}"]["launch_to_request_s"][0]
+             / rows[f"codex/{c}"]["launch_to_request_s"][0])
+            for c, label in LABELS.items() if f"spark/{c}" in rows and f"codex/{c}" in rows]
+    if not both:
+        return []
+    cells = ", ".join(f"{label} {ratio:.2f}×" for label, ratio in both)
+    verdict = met(all(ratio <= TARGET_RATIO for _, ratio in both))
+    return [f"spark's launch → request over {name['codex']}'s (medians): {cells} (target "
+            f"≤ {TARGET_RATIO:g}×: {verdict})", ""]
 
 
 def display_names(version: str) -> dict[str, str]:

@@ -1,10 +1,8 @@
-"""`spark bench oneshot --provider NAME`: what your provider and network give you.
+"""One answer from your provider, measured; and `spark bench oneshot --provider NAME`.
 
-The provider is resolved as `spark edit` resolves it (your key and base URL). Each
-repetition opens a fresh channel and streams one answer, timing connect + send (opening to
-``RequestSent``: TCP, TLS, the WebSocket handshake), TTFT, tokens/s (the provider's usage,
-else ~4 characters a token) and the total. A Responses provider is measured on the
-WebSocket and on SSE, interleaved; nothing is written to the docs: the figures are yours.
+The provider is resolved as `spark edit` resolves it. :func:`measure` opens a fresh channel
+and times one answer (connect + send, prefill, first token, tokens/s, total); the probe runs
+it on each of the provider's channels, interleaved, and writes nothing to the docs.
 """
 
 from __future__ import annotations
@@ -25,10 +23,13 @@ from spark_cli.protocol.channel import (
     ChannelError,
     Message,
     RequestSent,
+    ResponseStarted,
     TextDelta,
     TurnRequest,
     UsageReported,
 )
+from spark_cli.protocol.tokens import count_tokens
+from spark_cli.record import record
 from spark_cli.session.config.settings import ProviderSettings, SettingsError, load_settings
 from spark_cli.transport.factory import ChannelKind, open_channel
 
@@ -70,34 +71,65 @@ async def _direct(provider: ProviderSettings, kind: ChannelKind) -> AsyncIterato
         await channel.aclose()
 
 
-async def measure_once(provider: ProviderSettings, kind: ChannelKind,
-                       tokens: int) -> dict[str, float]:
-    """One answer on a fresh channel: connect+send, TTFT, tokens/s and total, seconds."""
-    text = f"Request {secrets.token_hex(8)}. {PROMPT}"  # a new prompt each time: no cache hit
+@record
+class ProviderAnswer:
+    """One answer measured on a fresh channel (seconds; NaN where a mark never came)."""
+
+    connect_send_s: float
+    """Opening the channel to ``RequestSent``: TCP, TLS, the WebSocket handshake."""
+    prefill_s: float
+    """``RequestSent`` to ``ResponseStarted`` (a CPU server sends nothing while it reads)."""
+    first_token_s: float
+    tokens_per_s: float
+    total_s: float
+    prompt_tokens: int
+    prompt_source: str
+    """``server`` (its usage) or ``estimated`` (spark's count)."""
+    answer_tokens: int
+    answer_source: str
+
+    @property
+    def ttft_s(self) -> float:
+        return self.prefill_s + self.first_token_s
+
+
+async def measure(provider: ProviderSettings, kind: ChannelKind, text: str,
+                  tokens: int) -> ProviderAnswer:
+    """One prompt on a fresh channel of ``kind``."""
     request = TurnRequest(provider.model, (Message("user", text),), max_output_tokens=tokens)
-    opened = time.perf_counter()
-    sent = first = last = 0.0
+    nan = float("nan")
+    sent = started = first = last = nan
     chars = 0
     usage: UsageReported | None = None
+    opened = time.perf_counter()
     async with open_for(provider, kind) as channel:
         async for event in channel.stream(request):
             if isinstance(event, RequestSent):
                 sent = event.at
+            elif isinstance(event, ResponseStarted) and started != started:
+                started = event.at
             elif isinstance(event, TextDelta):
                 last = time.perf_counter()
-                first = first or last
+                first = last if first != first else first
                 chars += len(event.text)
             elif isinstance(event, UsageReported):
                 usage = event
     ended = time.perf_counter()
-    count = usage.output_tokens if usage and usage.output_tokens else round(chars / 4)
+    if started != started:  # no first event of its own: the first text is the first event
+        started = first
+    prompt_tokens, prompt_source = ((usage.input_tokens, "server")
+                                    if usage is not None and usage.input_tokens
+                                    else (count_tokens(text), "estimated"))
+    answer_tokens, answer_source = ((usage.output_tokens, "server")
+                                    if usage is not None and usage.output_tokens
+                                    else (round(chars / 4), "estimated"))
     span = last - first
-    return {"connect_send_s": sent - opened, "ttft_s": first - sent if first else float("nan"),
-            "tokens": float(count), "tokens_per_s": count / span if span > 0 else float("nan"),
-            "total_s": ended - opened}
+    return ProviderAnswer(sent - opened, started - sent, first - started,
+                          answer_tokens / span if span > 0 else nan, ended - opened,
+                          prompt_tokens, prompt_source, answer_tokens, answer_source)
 
 
-Runs = dict[str, list[dict[str, float]]]
+Runs = dict[str, list[ProviderAnswer]]
 """channel kind -> one dict of figures per answer."""
 
 
@@ -110,7 +142,8 @@ async def probe(provider: ProviderSettings, reps: int, tokens: int) -> Runs:
     runs: Runs = {kind: [] for kind in kinds}
     for _ in range(reps):
         for kind in kinds:
-            runs[kind].append(await measure_once(provider, kind, tokens))
+            text = f"Request {secrets.token_hex(8)}. {PROMPT}"  # new every time: no cache hit
+            runs[kind].append(await measure(provider, kind, text, tokens))
     return runs
 
 
@@ -119,7 +152,8 @@ def probe_table(runs: Runs) -> str:
     kinds = list(runs)
 
     def row(name: str, key: str, unit: str, digits: int) -> str:
-        cells = [f"{statistics.median(r[key] for r in runs[k]):.{digits}f}{unit}" for k in kinds]
+        cells = [f"{statistics.median(getattr(r, key) for r in runs[k]):.{digits}f}{unit}"
+                 for k in kinds]
         return f"| {name} | " + " | ".join(cells) + " |"
 
     return "\n".join([
@@ -128,7 +162,7 @@ def probe_table(runs: Runs) -> str:
         row("connect + send", "connect_send_s", " s", 3),
         row("TTFT", "ttft_s", " s", 3),
         row("tokens/s", "tokens_per_s", "", 0),
-        row("answer tokens", "tokens", "", 0),
+        row("answer tokens", "answer_tokens", "", 0),
         row("total", "total_s", " s", 3),
     ])
 

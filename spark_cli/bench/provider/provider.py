@@ -1,11 +1,8 @@
 """`spark bench provider`: how a provider's prefill grows with the prompt, and its first token.
 
-The provider is resolved as `spark edit` resolves it. Per prompt size (default 1k, 4k, 16k
-tokens) it sends ``reps`` different prompts (:mod:`spark_cli.bench.provider.prompts`; no
-cache hit unless ``--same-prompt``), each on a fresh connection, and splits TTFT into
-prefill (``RequestSent`` to ``ResponseStarted``: a CPU server sends nothing while it reads)
-and first token (to the first text); then tokens/s. Token counts are the server's usage
-(``server``) or spark's estimate (``estimated``). ``--provider mock`` starts an engine in
+Per prompt size (default 1k, 4k, 16k tokens), ``reps`` different prompts
+(:mod:`spark_cli.bench.provider.prompts`), each measured on a fresh connection
+(:func:`spark_cli.bench.provider.probe.measure`). ``--provider mock`` starts an engine in
 its own process: its TTFT is fixed, so only a real server shows prefill growing.
 """
 
@@ -15,7 +12,6 @@ import asyncio
 import os
 import secrets
 import statistics
-import time
 from pathlib import Path
 from typing import Any
 
@@ -23,73 +19,16 @@ import typer
 
 from spark_cli.bench.docs_section import write_section
 from spark_cli.bench.engine_process import start_engine
-from spark_cli.bench.provider.probe import LABELS, channels_for, open_for
+from spark_cli.bench.provider.probe import LABELS, ProviderAnswer, channels_for, measure
 from spark_cli.bench.provider.prompts import parse_size, prompt, size_label
 from spark_cli.protocol.channel import (
     ChannelError,
-    Message,
-    RequestSent,
-    ResponseStarted,
-    TextDelta,
-    TurnRequest,
-    UsageReported,
 )
-from spark_cli.protocol.tokens import count_tokens
-from spark_cli.record import record
 from spark_cli.session.config.settings import ProviderSettings, SettingsError, load_settings
 from spark_cli.transport.factory import ChannelKind
 
 DEFAULT_SIZES = "1k,4k,16k"
 SECTION = "## Provider"
-
-
-@record
-class ProviderAnswer:
-    """One measured answer (seconds; NaN where a mark never came)."""
-
-    prefill_s: float
-    first_token_s: float
-    tokens_per_s: float
-    prompt_tokens: int
-    prompt_source: str
-    """``server`` or ``estimated``."""
-    answer_tokens: int
-    answer_source: str
-
-
-async def measure(provider: ProviderSettings, kind: ChannelKind, text: str,
-                  tokens: int) -> ProviderAnswer:
-    """One prompt on a fresh channel of ``kind``."""
-    request = TurnRequest(provider.model, (Message("user", text),), max_output_tokens=tokens)
-    nan = float("nan")
-    sent = started = first = last = nan
-    chars = 0
-    usage: UsageReported | None = None
-    async with open_for(provider, kind) as channel:
-        async for event in channel.stream(request):
-            if isinstance(event, RequestSent):
-                sent = event.at
-            elif isinstance(event, ResponseStarted):
-                started = event.at if started != started else started
-            elif isinstance(event, TextDelta):
-                last = time.perf_counter()
-                if first != first:
-                    first = last
-                chars += len(event.text)
-            elif isinstance(event, UsageReported):
-                usage = event
-    if started != started:  # no first event of its own: the first text is the first event
-        started = first
-    prompt_tokens, prompt_source = ((usage.input_tokens, "server")
-                                    if usage is not None and usage.input_tokens
-                                    else (count_tokens(text), "estimated"))
-    answer_tokens, answer_source = ((usage.output_tokens, "server")
-                                    if usage is not None and usage.output_tokens
-                                    else (round(chars / 4), "estimated"))
-    span = last - first
-    return ProviderAnswer(started - sent, first - started,
-                  answer_tokens / span if span > 0 else nan,
-                  prompt_tokens, prompt_source, answer_tokens, answer_source)
 
 
 Results = dict[str, dict[int, list[ProviderAnswer] | str]]

@@ -10,8 +10,9 @@ import sys
 import threading
 from pathlib import Path
 
-from spark_cli.bench.child_usage import wait_child
-from spark_cli.bench.oneshot.child import channel_args, child_env, spark_command
+from spark_cli.bench.child_usage import child_env, run_piped, spark_command, wait_child
+from spark_cli.bench.engine_process import EngineProcess
+from spark_cli.bench.oneshot.child import channel_args
 from spark_cli.record import record
 
 _SAMPLE = 'def greet(name):\n    return "hello " + name\n'
@@ -31,30 +32,6 @@ class Run:
     """The TUI's request sent -> first frame showing text (0 for the others)."""
     key_p95_s: float = 0.0
     """The TUI's keystroke -> frame p95 while such an answer streams (0 for the others)."""
-
-
-@record
-class EngineAddress:
-    """The engine a run asks."""
-
-    url: str
-    ws_url: str
-    token: str
-    tps: float
-
-
-def _piped(argv: list[str], workdir: Path, env: dict[str, str]) -> tuple[float, str]:
-    """Run ``argv`` with stdout a pipe; (its CPU, its stdout)."""
-    out: list[str] = []
-    proc = subprocess.Popen(argv, cwd=workdir, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, text=True)
-    reader = threading.Thread(target=lambda: out.extend(proc.stdout or ()), daemon=True)
-    reader.start()
-    usage = wait_child(proc)
-    reader.join(10)
-    if proc.stdout is not None:
-        proc.stdout.close()
-    return usage.cpu_s, "".join(out)
 
 
 def _on_pty(argv: list[str], workdir: Path, env: dict[str, str]) -> float:
@@ -79,7 +56,7 @@ def _on_pty(argv: list[str], workdir: Path, env: dict[str, str]) -> float:
     return usage.cpu_s
 
 
-def run_one(mode: str, wire: str, target: EngineAddress, tokens: int, workdir: Path,
+def run_one(mode: str, wire: str, target: EngineProcess, tps: float, tokens: int, workdir: Path,
             baseline: Path | None = None) -> Run:
     """One child of ``mode`` (a floor, ``pipe``/``tty``/``json``, ``tui``) on ``wire`` asking for
     ``tokens`` tokens; spark from the source tree ``baseline`` when given."""
@@ -87,11 +64,11 @@ def run_one(mode: str, wire: str, target: EngineAddress, tokens: int, workdir: P
         url = target.ws_url if wire == "responses_ws" else target.url + "/v1"
         argv = [sys.executable, "-m", FLOORS[mode], "ws" if wire == "responses_ws" else "chat",
                 url, target.token, str(tokens)]
-        cpu, out = _piped(argv, workdir, child_env())
-        words = out.split()
-        return Run(cpu, tokens, int(words[0]) if words else 0)
+        run = run_piped(argv, workdir, child_env())
+        words = run.out.split()
+        return Run(run.usage.cpu_s, tokens, int(words[0]) if words else 0)
     if mode == "tui":
-        return _tui(wire, target, tokens, workdir, baseline)
+        return _tui(wire, target, tps, tokens, workdir, baseline)
     (workdir / "bench.py").write_text(_SAMPLE)
     config_dir = workdir / f"config-{wire}"
     flags = channel_args(wire, target.url, config_dir)
@@ -104,23 +81,22 @@ def run_one(mode: str, wire: str, target: EngineAddress, tokens: int, workdir: P
     env = child_env(**extra)
     if mode == "tty":
         return Run(_on_pty(argv, workdir, env), tokens, 0)
-    cpu, _ = _piped(argv, workdir, env)
-    return Run(cpu, tokens, 0)
+    return Run(run_piped(argv, workdir, env).usage.cpu_s, tokens, 0)
 
 
-def _tui(wire: str, target: EngineAddress, tokens: int, workdir: Path,
+def _tui(wire: str, target: EngineProcess, tps: float, tokens: int, workdir: Path,
          baseline: Path | None) -> Run:
     """The headless TUI child (:mod:`spark_cli.bench.stream.tui_child`): its CPU is the turn's,
     measured inside it (start-up and the warm-up turn left out). Run by its path, so a baseline
     tree's app is measured by this tree's child, wherever that tree keeps its own."""
     argv = [sys.executable, "-P", str(Path(__file__).with_name("tui_child.py")),
             "ws" if wire == "responses_ws" else "chat", target.url, target.token, str(tokens),
-            f"{target.tps:g}"]
+            f"{tps:g}"]
     project = workdir / "tui"
     project.mkdir(exist_ok=True)
     env = child_env(**({"PYTHONPATH": str(baseline)} if baseline is not None else {}))
     env.pop("TERM", None)
-    _, out = _piped(argv, project, env)
+    out = run_piped(argv, project, env).out
     words = out.split()
     if len(words) != 3:
         raise RuntimeError(f"the TUI child printed {out[-200:]!r}")

@@ -1,14 +1,10 @@
 """`spark bench stream`: spark's CPU on a real-shaped stream, as a ratio to the floor.
 
-Fast providers send one token a message; the engine runs in its own process with
-``--per-token`` at ``--tps`` and, interleaved on each wire (Responses WebSocket, Chat SSE):
-the floors (:mod:`spark_cli.bench.stream.floor_lib`, the ratios' reference, and
-:mod:`spark_cli.bench.stream.floor`, bare sockets); `spark edit` to a pipe, a pty and
-``--json``; the TUI (:mod:`spark_cli.bench.stream.tui_child`, the real app headless: the
-turn's CPU, request → first text on screen, keystroke → frame p95). ``--baseline TREE`` runs
-each spark client from another tree too, paired. CPU per 5,000 tokens is ``wait4``'s net of
-a 1-token answer's, as a ratio to the floor pair by pair, median over ``--reps``;
-``--docs`` writes ``## Stream``.
+The engine in its own process sends one token a message (``--per-token``) at ``--tps``; on
+each wire, interleaved: the floors (:mod:`.floor_lib`, the ratios' reference, and
+:mod:`.floor`), `spark edit` to a pipe, a pty and ``--json``, and the TUI headless
+(:mod:`.tui_child`). ``--baseline TREE`` runs each spark client from another tree too,
+paired. CPU per 5,000 tokens is net of a 1-token answer's; ``--docs`` writes ``## Stream``.
 """
 
 from __future__ import annotations
@@ -21,10 +17,11 @@ from pathlib import Path
 
 import typer
 
+from spark_cli.bench.child_usage import child_env
 from spark_cli.bench.docs_section import write_section
-from spark_cli.bench.engine_process import start_engine
-from spark_cli.bench.oneshot.child import child_env
-from spark_cli.bench.stream.runs import EngineAddress, Run, run_one
+from spark_cli.bench.engine_process import EngineProcess, start_engine
+from spark_cli.bench.figures import net_per_5k, pick
+from spark_cli.bench.stream.runs import Run, run_one
 
 SECTION = "## Stream"
 BATCHED_SECTION = "## Stream, batched"
@@ -65,13 +62,13 @@ def measure(reps: int, tokens: int, rates: list[float], workdir: Path,
                               "0", *(("--per-token",) if frame_ms is None
                                      else ("--frame-ms", f"{frame_ms:g}")),
                               env=child_env())
-        target = EngineAddress(engine.url, engine.ws_url, engine.token, tps)
         long: dict[tuple[str, str], list[Run]] = {}
         short: dict[tuple[str, str], list[Run]] = {}
 
-        def one(mode: str, wire: str, n: int, target: EngineAddress = target) -> Run:
+        def one(mode: str, wire: str, n: int, engine: EngineProcess = engine,
+                tps: float = tps) -> Run:
             base = baseline if mode.endswith(BASE) else None
-            return run_one(mode.removesuffix(BASE), wire, target, n, workdir, base)
+            return run_one(mode.removesuffix(BASE), wire, engine, tps, n, workdir, base)
 
         try:
             for wire in wires:
@@ -97,7 +94,7 @@ def _row(wire: str, runs: list[str], short: dict[tuple[str, str], list[Run]],
     for mode in runs:
         base_cpu = statistics.median(r.cpu_s for r in short[(wire, mode)])
         done = long[(wire, mode)]
-        nets[mode] = [max(0.0, r.cpu_s - base_cpu) * 5000 / max(r.tokens - 1, 1) for r in done]
+        nets[mode] = [net_per_5k(r.cpu_s, r.tokens, base_cpu) for r in done]
         row[mode] = {
             "cpu_net_per_5k_s": statistics.median(nets[mode]),
             "cpu_raw_s": statistics.median(r.cpu_s for r in done),
@@ -140,15 +137,6 @@ def table(figures: Figures) -> str:
     return "\n".join(rows)
 
 
-def _names(text: str, known: tuple[str, ...], what: str) -> tuple[str, ...]:
-    names = tuple(n.strip() for n in text.split(",") if n.strip())
-    unknown = [n for n in names if n not in known]
-    if unknown or not names:
-        raise typer.BadParameter(f"{what}: {', '.join(unknown) or 'none'} (known: "
-                                 f"{', '.join(known)})")
-    return names
-
-
 def register(bench_app: typer.Typer) -> None:
     @bench_app.command("stream")
     def bench_stream(
@@ -169,8 +157,8 @@ def register(bench_app: typer.Typer) -> None:
     ) -> None:
         """CPU per 5,000 tokens on a one-token-per-message stream, as a ratio to a floor
         client, for `spark edit` to a pipe, a terminal and --json, on each wire."""
-        chosen = _names(modes, MODES, "--modes")
-        on = _names(wires, WIRES, "--wires")
+        chosen = pick(modes, MODES, "--modes")
+        on = pick(wires, WIRES, "--wires")
         with tempfile.TemporaryDirectory(prefix="spark-bench-stream-") as tmp:
             try:
                 figures = measure(reps, tokens, tps, Path(tmp), chosen, on, baseline, frame_ms)

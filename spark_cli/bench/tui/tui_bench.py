@@ -1,12 +1,8 @@
 """`spark bench tui`: the interactive session's speed targets, measured in one run.
 
-Engines run as separate `spark engine serve` processes (``spark-lorem``, one
-per rate), so their CPU is not the app's. Headless phases
-(:mod:`spark_cli.bench.tui.tui_headless`) run the real SparkApp with stamped
-frames; real-terminal phases (:mod:`spark_cli.bench.tui.tui_pty`) spawn `spark`
-on a pty. ``--quick`` shrinks every phase to a smoke test (all figures, no
-meaningful values). Figures go in a table against the targets and into
-``docs/benchmarks.md`` under ``## TUI`` (:mod:`spark_cli.bench.tui.tui_report`).
+Engines run as separate `spark engine serve` processes, one per rate; headless phases
+(:mod:`.tui_headless`) run the real SparkApp with stamped frames, pty phases (:mod:`.tui_pty`)
+spawn `spark`. ``--quick`` shrinks every phase to a smoke test. Goes to ``## TUI``.
 """
 
 from __future__ import annotations
@@ -25,12 +21,13 @@ from typing import Any
 import typer
 
 import spark_cli
-from spark_cli.bench.docs_section import DOCS_OPTION, NO_DOCS_OPTION, publish
+from spark_cli.bench.child_usage import child_env
+from spark_cli.bench.docs_section import DOCS_OPTION, NO_DOCS_OPTION
 from spark_cli.bench.engine_process import EngineProcess, start_engine
-from spark_cli.bench.oneshot.child import child_env
+from spark_cli.bench.figures import pick, report
 from spark_cli.bench.tui import tui_headless as headless
 from spark_cli.bench.tui import tui_pty as pty
-from spark_cli.bench.tui.tui_report import SECTION, doc_body, table
+from spark_cli.bench.tui.tui_report import SECTION, table
 from spark_cli.bench.tui.tui_resume import resume
 from spark_cli.record import record
 
@@ -89,12 +86,7 @@ def _workdir(tmp: Path) -> Path:
 
 def parse_phases(only: str | None) -> tuple[str, ...]:
     """``--only keep,typing`` -> the phases to run, in PHASES order (None: all of them)."""
-    if only is None:
-        return PHASES
-    asked = {name.strip() for name in only.split(",") if name.strip()}
-    unknown = sorted(asked - set(PHASES))
-    if unknown or not asked:
-        raise ValueError(f"--only takes some of {', '.join(PHASES)} (got {only!r})")
+    asked = PHASES if only is None else pick(only, PHASES, "--only")
     return tuple(name for name in PHASES if name in asked)
 
 
@@ -183,11 +175,7 @@ def register(bench_app: typer.Typer) -> None:
         if fps is not None:
             os.environ["TEXTUAL_FPS"] = str(fps)  # before textual is imported (run_all does)
             no_docs = True
-        try:
-            phases = parse_phases(only)
-        except ValueError as exc:
-            typer.echo(f"spark bench tui: {exc}", err=True)
-            raise typer.Exit(2) from None
+        phases = parse_phases(only)
         if only is not None:
             no_docs = True
 
@@ -200,6 +188,4 @@ def register(bench_app: typer.Typer) -> None:
         except RuntimeError as exc:
             typer.echo(f"spark bench tui: {exc}", err=True)
             raise typer.Exit(1) from None
-        typer.echo(table(figures))
-        if not no_docs and not quick:
-            publish(docs, SECTION, doc_body(figures, plan.command()))
+        report(table(figures), plan.command(), SECTION, docs, no_docs or quick, where=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from spark_cli.bench.oneshot.child import child_env
+from spark_cli.bench.child_usage import child_env
 from spark_cli.bench.oneshot.oneshot import TARGETS, run_benchmark, table
 
 

@@ -24,8 +24,8 @@ async def test_a_websocket_provider_is_measured_beside_its_http_twin(tmp_path: P
     runs = await probe(provider, reps=1, tokens=40)
     assert set(runs) == {"responses_ws", "responses_sse"}
     for (figures,) in runs.values():
-        assert figures["tokens"] > 0 and figures["connect_send_s"] > 0
-        assert figures["ttft_s"] >= 0 and figures["total_s"] >= figures["connect_send_s"]
+        assert figures.answer_tokens > 0 and figures.connect_send_s > 0
+        assert figures.ttft_s >= 0 and figures.total_s >= figures.connect_send_s
     table = probe_table(runs)
     assert "| median | Responses, WebSocket | Responses, SSE |" in table
     assert "| TTFT |" in table and "| tokens/s |" in table

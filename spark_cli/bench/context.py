@@ -17,8 +17,7 @@ from typing import Any
 
 import typer
 
-from spark_cli.bench.docs_section import DOCS_OPTION, NO_DOCS_OPTION
-from spark_cli.bench.figures import report
+from spark_cli.bench.figures import DOCS_OPTION, NO_DOCS_OPTION, report
 from spark_cli.session.building.request import build_request
 from spark_cli.session.config.settings import load_settings, with_window
 from spark_cli.session.context import index

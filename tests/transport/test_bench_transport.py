@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from spark_cli.bench.docs_section import write_section
+from spark_cli.bench.figures import write_section
 from spark_cli.bench.transport import SECTION, summarise, table
 
 

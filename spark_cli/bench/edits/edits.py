@@ -13,8 +13,7 @@ from pathlib import Path
 
 import typer
 
-from spark_cli.bench.docs_section import DOCS_OPTION, NO_DOCS_OPTION
-from spark_cli.bench.figures import median_p95, met, report
+from spark_cli.bench.figures import DOCS_OPTION, NO_DOCS_OPTION, median_p95, met, report
 from spark_cli.edits.apply.applier import Applier
 from spark_cli.edits.model.blocks import FileEdit, Hunk
 

@@ -14,9 +14,8 @@ from typing import Any
 
 import typer
 
-from spark_cli.bench.docs_section import DOCS_OPTION, NO_DOCS_OPTION
 from spark_cli.bench.engine.measure import lorem_engine, one_stream
-from spark_cli.bench.figures import met, percentile, report
+from spark_cli.bench.figures import DOCS_OPTION, NO_DOCS_OPTION, met, percentile, report
 
 SECTION = "## Engine"
 RATE_TOLERANCE = 0.02

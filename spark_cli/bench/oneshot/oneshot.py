@@ -20,9 +20,8 @@ from urllib.parse import urlsplit
 import typer
 
 from spark_cli.bench.child_usage import child_env
-from spark_cli.bench.docs_section import DOCS_OPTION, NO_DOCS_OPTION
 from spark_cli.bench.engine_process import start_engine
-from spark_cli.bench.figures import met, net_per_5k, report
+from spark_cli.bench.figures import DOCS_OPTION, NO_DOCS_OPTION, met, net_per_5k, report
 from spark_cli.bench.oneshot.bundled import run_bundled
 from spark_cli.bench.oneshot.child import Repetition, run_once
 from spark_cli.bench.oneshot.rival import SideBySide
@@ -41,12 +40,10 @@ LABELS = {"responses_ws": "Responses, WebSocket", "chat_sse": "Chat Completions,
 def channel_figures(runs: list[Repetition], short: list[Repetition]) -> dict[str, Any]:
     """Medians of one channel's runs; CPU net of a 1-token answer's on the same channel."""
     base = statistics.median(r.cpu_raw_s for r in short)
-    per_5k = [r.cpu_raw_s * 5000 / max(r.output_tokens, 1) for r in runs]
     net = [net_per_5k(r.cpu_raw_s, r.output_tokens, base) for r in runs]
     return {
         "launch_to_request_s": statistics.median(r.launch_to_request_s for r in runs),
         "cpu_raw_s": statistics.median(r.cpu_raw_s for r in runs),
-        "cpu_raw_per_5k_s": statistics.median(per_5k),
         "cpu_net_per_5k_s": statistics.median(net),
         "cpu_short_s": base,
         "end_to_exit_s": statistics.median(r.end_to_exit_s for r in runs),

@@ -41,18 +41,9 @@ def codex_version(codex: str) -> str:
 
 def codex_config(base_url: str, channel: str) -> str:
     """``config.toml`` for a ``CODEX_HOME``: the engine at ``base_url`` (``…/v1``) as a
-    Responses provider, over the WebSocket (``responses_ws``) or SSE (``responses_sse``).
-
-    No ``model``: Codex asks for its own default model (0.171.0: ``gpt-6.2-sol``) and
-    sends what it sends a user's provider for it (its tools as an ``additional_tools``
-    input item, its base instructions as developer messages); the engine answers any
-    model name with its ``--brain``. A name Codex does not know (the bench used
-    ``lorem``) gets its fallback metadata and a different request.
-
-    ``shell_snapshot = false``: by default Codex runs the user's login shell at start-up
-    to capture its environment, whose cost is the user's profile's, not Codex's (on the
-    bench machine, pyenv's init: ~0.3 s of CPU and ~45 ms later requests); off, Codex is
-    timed at its fastest."""
+    Responses provider over the WebSocket or SSE. No ``model``: Codex asks for its own default
+    and sends what it sends a user's provider for it. ``shell_snapshot = false``: Codex's
+    start-up snapshot of the user's login shell costs what that profile costs, not Codex."""
     if channel not in RIVAL_CHANNELS:
         raise ValueError(f"Codex has no {channel} channel (wire_api = \"responses\" only)")
     ws = channel == "responses_ws"

@@ -17,8 +17,8 @@ from typing import Any
 
 import typer
 
-from spark_cli.bench.docs_section import write_section
 from spark_cli.bench.engine_process import start_engine
+from spark_cli.bench.figures import write_section
 from spark_cli.bench.provider.probe import LABELS, ProviderAnswer, channels_for, measure
 from spark_cli.bench.provider.prompts import parse_size, prompt, size_label
 from spark_cli.protocol.channel import (

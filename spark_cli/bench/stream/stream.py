@@ -18,9 +18,8 @@ from pathlib import Path
 import typer
 
 from spark_cli.bench.child_usage import child_env
-from spark_cli.bench.docs_section import write_section
 from spark_cli.bench.engine_process import EngineProcess, start_engine
-from spark_cli.bench.figures import net_per_5k, pick
+from spark_cli.bench.figures import net_per_5k, pick, write_section
 from spark_cli.bench.stream.runs import Run, run_one
 
 SECTION = "## Stream"

@@ -22,9 +22,8 @@ import typer
 
 import spark_cli
 from spark_cli.bench.child_usage import child_env
-from spark_cli.bench.docs_section import DOCS_OPTION, NO_DOCS_OPTION
 from spark_cli.bench.engine_process import EngineProcess, start_engine
-from spark_cli.bench.figures import pick, report
+from spark_cli.bench.figures import DOCS_OPTION, NO_DOCS_OPTION, pick, report
 from spark_cli.bench.tui import tui_headless as headless
 from spark_cli.bench.tui import tui_pty as pty
 from spark_cli.bench.tui.tui_report import SECTION, table
@@ -101,24 +100,24 @@ def run_all(plan: TuiBenchPlan, phases: tuple[str, ...] = PHASES) -> dict[str, A
             for tps in (KEEP_TPS, KEY_TPS, CPU_TPS):
                 engines.append(start_engine(token, "--brain", "lorem", "--tps", f"{tps:g}",
                                             "--ttft-ms", "0", env=child_env()))
-            fast, key, slow = ((engine, engine.url) for engine in engines)
+            fast, key, slow = (engine.url for engine in engines)
             if "keep" in phases:
-                keeps = [asyncio.run(headless.keep_up(fast[1], token, work,
+                keeps = [asyncio.run(headless.keep_up(fast, token, work,
                                                       tokens=plan.keep_tokens, tps=KEEP_TPS))
                          for _ in range(plan.keep_reps)]
                 figures["keep"] = {name: statistics.median(k[name] for k in keeps)
                                    for name in keeps[0]}
             if "cpu" in phases:
-                figures["cpu"] = asyncio.run(headless.cpu(slow[1], token, work,
+                figures["cpu"] = asyncio.run(headless.cpu(slow, token, work,
                                                           tokens=plan.cpu_tokens, tps=CPU_TPS))
             if "typing" in phases:
                 figures["typing"] = asyncio.run(headless.typing_and_esc(
-                    key[1], token, work, tps=KEY_TPS, stream_s=plan.samples * 0.08 + 1,
+                    key, token, work, tps=KEY_TPS, stream_s=plan.samples * 0.08 + 1,
                     samples=plan.samples, turns=plan.turns, turn_tokens=plan.turn_tokens,
                     escs=plan.escs, picker_files=plan.picker_files))
             if "pty" in phases:
                 figures["pty_esc"] = {
-                    name: pty.esc(slow[1], token, work, driver, plan.pty_escs, key=byte)
+                    name: pty.esc(slow, token, work, driver, plan.pty_escs, key=byte)
                     for name, driver, byte in (("fast", "fast", "\x1b"),
                                                ("stock", "stock", "\x1b"),
                                                ("ctrl_c", "fast", "\x03"))}

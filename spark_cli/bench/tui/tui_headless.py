@@ -303,10 +303,9 @@ async def typing_and_esc(url: str, token: str, workdir: Path, *, tps: float, str
             "esc_to_turn_end_ms": [e[2] * 1000 for e in esc],
         }
         if len(memory) == 2:  # after 10 turns (or the first turn past 10) and after all
-            (early, (figures["rss_10"], figures["blocks_10"])), (_, late_memory) = \
-                sorted(memory.items())
+            early, late_memory = (memory[turn] for turn in sorted(memory))
+            figures["rss_10"], figures["blocks_10"] = early
             figures["rss_late"], figures["blocks_late"] = late_memory
-            figures["memory_early_turn"] = early
         return figures
 
     return await run_app(url, token, workdir, body)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from spark_cli.bench.docs_section import write_section
 from spark_cli.bench.edits.edits import SECTION, run_benchmark, table
+from spark_cli.bench.figures import write_section
 
 
 def test_run_benchmark_small(tmp_path) -> None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from spark_cli.bench.docs_section import write_section
 from spark_cli.bench.engine import engine as bench
+from spark_cli.bench.figures import write_section
 
 FIGURES = {
     "tps": 1500.0, "seconds": 2.0, "streams": 64, "stream_tps": 1000.0, "rate": 1490.0,

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 from spark_cli.bench.child_usage import child_env, run_piped, spark_command
@@ -29,29 +30,34 @@ class Repetition:
     """The child's CPU without the processes it started (``spark_cli.bench.child_usage``)."""
 
 
-def channel_args(channel: str, url: str, config_dir: Path, extra: str = "") -> list[str]:
-    """The `spark edit` flags that pick ``channel`` at the engine ``url`` (and its config,
-    plus ``extra`` TOML: `spark bench mcp`'s servers)."""
+def edit_child(channel: str, url: str, token: str, tokens: int, workdir: Path, *,
+               json_lines: bool = True, config_extra: str = "",
+               baseline: Path | None = None) -> tuple[list[str], dict[str, str]]:
+    """The argv and environment of a `spark edit` asking the engine at ``url`` for ``tokens``
+    tokens on ``channel`` (``config_extra``: more config TOML, `spark bench mcp`'s servers;
+    ``baseline``: spark from that source tree)."""
+    (workdir / "bench.py").write_text(_SAMPLE)
+    config_dir = workdir / f"config-{channel}"
     config_dir.mkdir(parents=True, exist_ok=True)
     kind = 'kind = "responses_sse"\n' if channel == "responses_sse" else ""
-    (config_dir / "config.toml").write_text(kind + extra)
-    if channel == "responses_ws":
-        return ["--provider", "mock", "--base-url", url + "/v1"]
-    return ["--provider", "openai-compatible", "--model", "lorem", "--base-url", url + "/v1"]
+    (config_dir / "config.toml").write_text(kind + config_extra)
+    provider = (["--provider", "mock"] if channel == "responses_ws"
+                else ["--provider", "openai-compatible", "--model", "lorem"])
+    # the bench's own cache of server facts (the window spark asked the engine for): the
+    # warm-up asks, the repetitions read it, whatever other processes write to the user's
+    env = child_env(SPARK_API_KEY=token, SPARK_CONFIG_DIR=str(config_dir),
+                    SPARK_CACHE_DIR=str(workdir / "cache"),
+                    **({"PYTHONPATH": str(baseline)} if baseline is not None else {}))
+    command = spark_command() if baseline is None else [sys.executable, "-m", "spark_cli"]
+    argv = [*command, "edit", "bench.py", "-m", "stream lorem", *provider, "--base-url",
+            url + "/v1", "--max-output-tokens", str(tokens)]
+    return argv + (["--json"] if json_lines else []), env
 
 
 def run_once(url: str, token: str, tokens: int, workdir: Path,
              channel: str = "responses_ws", config_extra: str = "") -> Repetition:
     """One `spark edit --json` child against the engine on ``channel``; its figures."""
-    (workdir / "bench.py").write_text(_SAMPLE)
-    config_dir = workdir / f"config-{channel}"
-    flags = channel_args(channel, url, config_dir, config_extra)
-    # the bench's own cache of server facts (the window spark asked the engine for): the
-    # warm-up asks, the repetitions read it, whatever other processes write to the user's
-    env = child_env(SPARK_API_KEY=token, SPARK_CONFIG_DIR=str(config_dir),
-                    SPARK_CACHE_DIR=str(workdir / "cache"))
-    argv = [*spark_command(), "edit", "bench.py", "-m", "stream lorem", *flags,
-            "--max-output-tokens", str(tokens), "--json"]
+    argv, env = edit_child(channel, url, token, tokens, workdir, config_extra=config_extra)
     run = run_piped(argv, workdir, env)
     usage = run.usage
     events = [json.loads(line) for line in run.out.splitlines() if line.startswith("{")]

@@ -10,12 +10,11 @@ import sys
 import threading
 from pathlib import Path
 
-from spark_cli.bench.child_usage import child_env, run_piped, spark_command, wait_child
+from spark_cli.bench.child_usage import child_env, run_piped, wait_child
 from spark_cli.bench.engine_process import EngineProcess
-from spark_cli.bench.oneshot.child import channel_args
+from spark_cli.bench.oneshot.child import edit_child
 from spark_cli.record import record
 
-_SAMPLE = 'def greet(name):\n    return "hello " + name\n'
 FLOORS = {"socket": "spark_cli.bench.stream.floor", "floor": "spark_cli.bench.stream.floor_lib"}
 """Floor mode -> the module run as ``python -m``."""
 
@@ -69,16 +68,8 @@ def run_one(mode: str, wire: str, target: EngineProcess, tps: float, tokens: int
         return Run(run.usage.cpu_s, tokens, int(words[0]) if words else 0)
     if mode == "tui":
         return _tui(wire, target, tps, tokens, workdir, baseline)
-    (workdir / "bench.py").write_text(_SAMPLE)
-    config_dir = workdir / f"config-{wire}"
-    flags = channel_args(wire, target.url, config_dir)
-    command = spark_command() if baseline is None else [sys.executable, "-m", "spark_cli"]
-    argv = [*command, "edit", "bench.py", "-m", "stream lorem", *flags,
-            "--max-output-tokens", str(tokens)] + (["--json"] if mode == "json" else [])
-    extra = {"SPARK_API_KEY": target.token, "SPARK_CONFIG_DIR": str(config_dir)}
-    if baseline is not None:
-        extra["PYTHONPATH"] = str(baseline)
-    env = child_env(**extra)
+    argv, env = edit_child(wire, target.url, target.token, tokens, workdir,
+                           json_lines=mode == "json", baseline=baseline)
     if mode == "tty":
         return Run(_on_pty(argv, workdir, env), tokens, 0)
     return Run(run_piped(argv, workdir, env).usage.cpu_s, tokens, 0)

@@ -112,23 +112,23 @@ def _row(wire: str, runs: list[str], short: dict[tuple[str, str], list[Run]],
     return row
 
 
+def _who(key: str, mode: str) -> str:
+    """``| wire @ tok/s | client |`` of one row."""
+    wire, _, tps = key.partition(" @ ")
+    base = " (baseline tree)" if mode.endswith(BASE) else ""
+    return f"| {LABELS[wire]} @ {tps} | {MODE_LABELS[mode.removesuffix(BASE)]}{base} |"
+
+
 def table(figures: Figures) -> str:
     """One row per wire, rate and mode: CPU per 5k net, the paired ratios, raw CPU."""
     rows = ["| wire @ tok/s | client | CPU / 5k tokens (net) | × floor | × bare socket "
             "| × baseline tree | CPU raw (1-token run) |", "|---|---|---|---|---|---|---|"]
     for key, modes in figures.items():
-        wire, _, tps = key.partition(" @ ")
         for mode, f in modes.items():
-            name, base = mode.removesuffix(BASE), mode.endswith(BASE)
-            label = MODE_LABELS[name] + (" (baseline tree)" if base else "")
-            ratios = [f"{f[k]:.2f}×" if k in f else "—"
-                      for k in ("x_floor", "x_socket", "x_base")]
-            rows.append(f"| {LABELS[wire]} @ {tps} | {label} | {f['cpu_net_per_5k_s']:.3f} s | "
-                        f"{' | '.join(ratios)} | "
-                        f"{f['cpu_raw_s']:.3f} s ({f['cpu_short_s']:.3f} s) |")
-    latency = [f"| {LABELS[key.partition(' @ ')[0]]} @ {key.partition(' @ ')[2]} | "
-               f"{MODE_LABELS['tui']}{' (baseline tree)' if mode.endswith(BASE) else ''} | "
-               f"{f['first_s'] * 1000:.1f} ms | {f['key_p95_s'] * 1000:.1f} ms |"
+            ratios = [f"{f[k]:.2f}×" if k in f else "—" for k in ("x_floor", "x_socket", "x_base")]
+            rows.append(f"{_who(key, mode)} {f['cpu_net_per_5k_s']:.3f} s | {' | '.join(ratios)}"
+                        f" | {f['cpu_raw_s']:.3f} s ({f['cpu_short_s']:.3f} s) |")
+    latency = [f"{_who(key, mode)} {f['first_s'] * 1000:.1f} ms | {f['key_p95_s'] * 1000:.1f} ms |"
                for key, modes in figures.items() for mode, f in modes.items() if "first_s" in f]
     if latency:
         rows += ["", "| wire @ tok/s | client | request sent → first text on screen "

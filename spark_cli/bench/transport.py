@@ -130,24 +130,14 @@ def register(bench_app: typer.Typer) -> None:
         turns: int = typer.Option(200, "--turns", min=5, help="Timed turns per path."),
         warmup: int = typer.Option(20, "--warmup", min=0, help="Untimed turns first."),
         model: str = typer.Option("spark-mini", "--model", help="Model name sent."),
-        url: str | None = typer.Option(
-            None, "--url", help="Use a running engine at this base URL (…/v1) instead."
-        ),
-        token: str | None = typer.Option(None, "--token", help="Its bearer token (with --url)."),
         docs: Path | None = DOCS_OPTION,
         no_docs: bool = NO_DOCS_OPTION,
     ) -> None:
         """Per-turn overhead: persistent WebSocket vs a fresh HTTP connection per turn."""
-        engine = None
-        key = token or secrets.token_hex(16)
-        base = url
-        if base is None:
-            engine = start_engine(key, "--ttft-ms", "0", "--tps", "1000000")
-            base = engine.url + "/v1"
+        engine = start_engine(secrets.token_hex(16), "--ttft-ms", "0", "--tps", "1000000")
         try:
-            results = asyncio.run(measure(base, key, turns, warmup, model))
+            results = asyncio.run(measure(engine.url + "/v1", engine.token, turns, warmup, model))
         finally:
-            if engine is not None:
-                engine.stop()
+            engine.stop()
         command = f"spark bench transport --turns {turns} --warmup {warmup}"
         report(table(summarise(results)), command, SECTION, docs, no_docs)

@@ -3,8 +3,8 @@
 
 The engine runs in its own process; each repetition spawns a child per channel
 (:mod:`.child`), interleaved; plus :mod:`.bundled` and, with ``--codex``, :mod:`.rival`.
-Medians go to ``## One-shot``; ``--provider NAME`` (:mod:`spark_cli.bench.provider.probe`)
-measures your provider and writes nothing.
+Medians go to ``## One-shot``; ``--provider NAME`` measures your provider as
+`spark bench provider` does and writes nothing.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from spark_cli.bench.oneshot.bundled import run_bundled
 from spark_cli.bench.oneshot.child import Repetition, run_once
 from spark_cli.bench.oneshot.rival import SideBySide
 from spark_cli.bench.oneshot.rival_table import side_table
-from spark_cli.bench.provider.probe import probe_command
+from spark_cli.bench.provider.provider import bench_provider
 
 SECTION = "## One-shot"
 TARGETS = {"launch_to_request_s": 0.10, "cpu_net_per_5k_s": 0.2, "end_to_exit_s": 0.02,
@@ -151,8 +151,8 @@ def register(bench_app: typer.Typer) -> None:
         tokens: int = typer.Option(5000, "--tokens", min=1, help="Tokens per answer."),
         tps: float = typer.Option(2000.0, "--tps", min=1.0, help="Engine tokens per second."),
         provider: str | None = typer.Option(
-            None, "--provider", help="Measure this configured provider instead (TTFT, "
-            "tokens/s, WebSocket vs HTTP where both exist); writes no docs."),
+            None, "--provider", help="Measure this configured provider instead, as `spark bench "
+            "provider --sizes 1k` does; writes no docs."),
         docs: Path | None = DOCS_OPTION,
         no_docs: bool = NO_DOCS_OPTION,
         codex: str | None = typer.Option(
@@ -163,7 +163,9 @@ def register(bench_app: typer.Typer) -> None:
     ) -> None:
         """Time `spark edit` end to end on every channel (engine in another process)."""
         if provider is not None:
-            raise typer.Exit(probe_command(provider, reps, min(tokens, 1000)))
+            raise typer.Exit(bench_provider(provider, base_url=None, model=None, sizes="1k",
+                                            reps=reps, tokens=min(tokens, 1000), same=False,
+                                            ttft_ms=300, tps=tps, docs=None))
         rival = _rival(codex, no_codex)
         with tempfile.TemporaryDirectory(prefix="spark-bench-oneshot-") as tmp:
             try:

@@ -1,26 +1,19 @@
-"""One answer from your provider, measured; and `spark bench oneshot --provider NAME`.
-
-The provider is resolved as `spark edit` resolves it. :func:`measure` opens a fresh channel
-and times one answer (connect + send, prefill, first token, tokens/s, total); the probe runs
-it on each of the provider's channels, interleaved, and writes nothing to the docs.
+"""One answer from a provider, measured on a fresh channel, for `spark bench provider` (and
+`spark bench oneshot --provider NAME`): connect + send, prefill, first token, tokens/s and
+the total; and the channels a provider is measured on (a Responses WebSocket provider's SSE
+twin beside it).
 """
 
 from __future__ import annotations
 
-import asyncio
-import os
-import secrets
-import statistics
 import time
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from pathlib import Path
 from typing import Any
 
 from spark_cli.cli.wiring import open_provider_channel
 from spark_cli.protocol.channel import (
     Channel,
-    ChannelError,
     Message,
     RequestSent,
     ResponseStarted,
@@ -30,11 +23,9 @@ from spark_cli.protocol.channel import (
 )
 from spark_cli.protocol.tokens import count_tokens
 from spark_cli.record import record
-from spark_cli.session.config.settings import ProviderSettings, SettingsError, load_settings
+from spark_cli.session.config.settings import ProviderSettings
 from spark_cli.transport.factory import ChannelKind, open_channel
 
-PROMPT = ("Write a self-contained Python module with a small LRU cache class, its docstrings "
-          "and a few example calls. Code only.")
 LABELS = {"responses_ws": "Responses, WebSocket", "responses_sse": "Responses, SSE",
           "chat_sse": "Chat Completions, SSE", "mock": "bundled engine, WebSocket"}
 
@@ -127,61 +118,3 @@ async def measure(provider: ProviderSettings, kind: ChannelKind, text: str,
     return ProviderAnswer(sent - opened, started - sent, first - started,
                           answer_tokens / span if span > 0 else nan, ended - opened,
                           prompt_tokens, prompt_source, answer_tokens, answer_source)
-
-
-Runs = dict[str, list[ProviderAnswer]]
-"""channel kind -> one dict of figures per answer."""
-
-
-async def probe(provider: ProviderSettings, reps: int, tokens: int) -> Runs:
-    """``reps`` answers per channel, the channels interleaved."""
-    kinds = channels_for(provider)
-    for kind in kinds:  # import each channel's modules first: their cost is not the network's
-        async with open_for(provider, kind):
-            pass
-    runs: Runs = {kind: [] for kind in kinds}
-    for _ in range(reps):
-        for kind in kinds:
-            text = f"Request {secrets.token_hex(8)}. {PROMPT}"  # new every time: no cache hit
-            runs[kind].append(await measure(provider, kind, text, tokens))
-    return runs
-
-
-def probe_table(runs: Runs) -> str:
-    """Medians per channel, one column each."""
-    kinds = list(runs)
-
-    def row(name: str, key: str, unit: str, digits: int) -> str:
-        cells = [f"{statistics.median(getattr(r, key) for r in runs[k]):.{digits}f}{unit}"
-                 for k in kinds]
-        return f"| {name} | " + " | ".join(cells) + " |"
-
-    return "\n".join([
-        "| median | " + " | ".join(LABELS.get(k, k) for k in kinds) + " |",
-        "|---|" + "---|" * len(kinds),
-        row("connect + send", "connect_send_s", " s", 3),
-        row("TTFT", "ttft_s", " s", 3),
-        row("tokens/s", "tokens_per_s", "", 0),
-        row("answer tokens", "answer_tokens", "", 0),
-        row("total", "total_s", " s", 3),
-    ])
-
-
-def probe_command(name: str, reps: int, tokens: int) -> int:
-    """Run the probe for provider ``name``, print the table; the exit code."""
-    try:
-        settings = load_settings(Path.cwd(), {"provider": name}, os.environ)
-    except SettingsError as exc:
-        print(f"spark bench oneshot: {exc}", flush=True)
-        return 2
-    provider = settings.provider
-    try:
-        runs = asyncio.run(probe(provider, reps, tokens))
-    except ChannelError as exc:
-        print(f"spark bench oneshot: {provider.name}: {exc.message}", flush=True)
-        return 3
-    where = provider.shown_base_url or "the bundled engine"
-    print(f"{provider.name} ({provider.model} at {where}): {reps} answers of up to {tokens} "
-          "tokens per channel, each on a fresh connection")
-    print(probe_table(runs))
-    return 0

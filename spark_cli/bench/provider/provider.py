@@ -74,21 +74,23 @@ def table(results: Results) -> str:
     for kind, sizes in results.items():
         out += [f"{LABELS.get(kind, kind)}:", "",
                 "| prompt | prompt tokens | prefill | first token | TTFT | tokens/s | "
-                "answer tokens |", "|---|---|---|---|---|---|---|"]
+                "answer tokens | connect + send | total |", "|---|---|---|---|---|---|---|---|---|"]
         for size, answers in sizes.items():
             if isinstance(answers, str):
-                out.append(f"| {size_label(size)} | failed: {answers} | | | | | |")
+                out.append(f"| {size_label(size)} | failed: {answers} | | | | | | | |")
                 continue
-            prefill = _median([a.prefill_s for a in answers])
-            first = _median([a.first_token_s for a in answers])
-            tps = _median([a.tokens_per_s for a in answers])
-            ptoks = round(_median([float(a.prompt_tokens) for a in answers]))
-            atoks = round(_median([float(a.answer_tokens) for a in answers]))
+
+            def median(key: str, answers: list[ProviderAnswer] = answers) -> float:
+                return _median([float(getattr(a, key)) for a in answers])
+
+            tps = median("tokens_per_s")
             out.append(
-                f"| {size_label(size)} | {ptoks:,} ({answers[0].prompt_source}) | "
-                f"{_seconds(prefill)} | {_seconds(first)} | {_seconds(prefill + first)} | "
-                f"{'-' if tps != tps else f'{tps:,.0f}'} | {atoks:,} "
-                f"({answers[0].answer_source}) |")
+                f"| {size_label(size)} | {round(median('prompt_tokens')):,} "
+                f"({answers[0].prompt_source}) | {_seconds(median('prefill_s'))} | "
+                f"{_seconds(median('first_token_s'))} | {_seconds(median('ttft_s'))} | "
+                f"{'-' if tps != tps else f'{tps:,.0f}'} | {round(median('answer_tokens')):,} "
+                f"({answers[0].answer_source}) | {_seconds(median('connect_send_s'))} | "
+                f"{_seconds(median('total_s'))} |")
         out.append("")
     return "\n".join(out).rstrip("\n")
 
@@ -122,7 +124,7 @@ def bench_provider(name: str | None, *, base_url: str | None, model: str | None,
         where = (f"the bundled engine in its own process (--brain lorem --ttft-ms "
                  f"{ttft_ms:g} --tps {tps:g})")
     else:
-        kinds = channels_for(provider)[:1]
+        kinds = channels_for(provider)
         where = f"{provider.model} at {provider.shown_base_url}"
     try:
         results = asyncio.run(run(provider, kinds, wanted, reps, tokens, same=same))

@@ -18,7 +18,7 @@ from typing import Any
 import typer
 
 from spark_cli.bench.engine_process import start_engine
-from spark_cli.bench.figures import write_section
+from spark_cli.bench.figures import report
 from spark_cli.bench.provider.probe import LABELS, ProviderAnswer, channels_for, measure
 from spark_cli.bench.provider.prompts import parse_size, prompt, size_label
 from spark_cli.protocol.channel import (
@@ -138,16 +138,10 @@ def bench_provider(name: str | None, *, base_url: str | None, model: str | None,
         "a different prompt every time (no cache hits)")
     head = (f"{provider.name}: {where}; {reps} answer(s) of up to {tokens} tokens per prompt "
             f"size, {cache}, each on a fresh connection; medians")
-    body = table(results)
-    print(head)
-    print()
-    print(body)
-    if docs is not None:
-        command = (f"spark bench provider{' --provider ' + name if name else ''} --sizes "
-                   f"{sizes} --reps {reps} --tokens {tokens}"
-                   + (f" --ttft-ms {ttft_ms:g}" if engine is not None else ""))
-        write_section(docs, SECTION, f"Command: `{command}`. {head}.\n\n{body}\n")
-        print(f"wrote {docs} ({SECTION})")
+    command = (f"spark bench provider{' --provider ' + name if name else ''} --sizes "
+               f"{sizes} --reps {reps} --tokens {tokens}"
+               + (f" --ttft-ms {ttft_ms:g}" if engine is not None else ""))
+    report(f"{head}.\n\n{table(results)}", command, SECTION, docs, docs is None)
     return 0
 
 

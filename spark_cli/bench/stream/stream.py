@@ -9,7 +9,6 @@ paired. CPU per 5,000 tokens is net of a 1-token answer's; ``--docs`` writes ``#
 
 from __future__ import annotations
 
-import platform
 import secrets
 import statistics
 import tempfile
@@ -19,7 +18,7 @@ import typer
 
 from spark_cli.bench.child_usage import child_env
 from spark_cli.bench.engine_process import EngineProcess, start_engine
-from spark_cli.bench.figures import net_per_5k, pick, write_section
+from spark_cli.bench.figures import net_per_5k, pick, report
 from spark_cli.bench.stream.runs import Run, run_one
 
 SECTION = "## Stream"
@@ -168,14 +167,9 @@ def register(bench_app: typer.Typer) -> None:
         shape = "--per-token" if frame_ms is None else f"--frame-ms {frame_ms:g}"
         head = (f"{reps} paired run(s) per wire, rate and client of {tokens} tokens, the "
                 f"engine in its own process with {shape} (text messages per answer the "
-                f"floor saw: {messages}); Python {platform.python_version()}")
-        body = table(figures)
-        typer.echo(head)
-        typer.echo(body)
-        if docs is not None:
-            rates = " ".join(f"--tps {t:g}" for t in tps)
-            batched = f" --frame-ms {frame_ms:g}" if frame_ms is not None else ""
-            command = f"spark bench stream --reps {reps} --tokens {tokens} {rates}{batched}"
-            section = SECTION if frame_ms is None else BATCHED_SECTION
-            write_section(docs, section, f"Command: `{command}`. {head}.\n\n{body}\n")
-            typer.echo(f"wrote {docs} ({section})")
+                f"floor saw: {messages})")
+        rates = " ".join(f"--tps {t:g}" for t in tps)
+        batched = f" --frame-ms {frame_ms:g}" if frame_ms is not None else ""
+        command = f"spark bench stream --reps {reps} --tokens {tokens} {rates}{batched}"
+        section = SECTION if frame_ms is None else BATCHED_SECTION
+        report(f"{head}.\n\n{table(figures)}", command, section, docs, docs is None, where=True)

@@ -14,6 +14,9 @@ from pathlib import Path
 
 import typer
 
+CHANNEL_NAMES = {"responses_ws": "Responses, WebSocket", "responses_sse": "Responses, SSE",
+            "chat_sse": "Chat Completions, SSE"}
+"""Each channel's name in a table."""
 KEEP_PREFIX = "<!-- kept"
 KEEP_MARK = "<!-- kept: notes below survive a re-run of the bench -->"
 DOCS_OPTION = typer.Option(None, "--docs",

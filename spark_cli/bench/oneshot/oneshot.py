@@ -21,7 +21,14 @@ import typer
 
 from spark_cli.bench.child_usage import child_env
 from spark_cli.bench.engine_process import start_engine
-from spark_cli.bench.figures import DOCS_OPTION, NO_DOCS_OPTION, met, net_per_5k, report
+from spark_cli.bench.figures import (
+    CHANNEL_NAMES,
+    DOCS_OPTION,
+    NO_DOCS_OPTION,
+    met,
+    net_per_5k,
+    report,
+)
 from spark_cli.bench.oneshot.bundled import run_bundled
 from spark_cli.bench.oneshot.child import Repetition, run_once
 from spark_cli.bench.oneshot.rival import SideBySide
@@ -32,8 +39,6 @@ SECTION = "## One-shot"
 TARGETS = {"launch_to_request_s": 0.10, "cpu_net_per_5k_s": 0.2, "end_to_exit_s": 0.02,
            "bundled_wall_s": 0.3}
 CHANNELS = ("responses_ws", "chat_sse", "responses_sse")
-LABELS = {"responses_ws": "Responses, WebSocket", "chat_sse": "Chat Completions, SSE",
-          "responses_sse": "Responses, SSE"}
 
 
 
@@ -108,7 +113,7 @@ def table(figures: dict[str, Any]) -> str:
         return f"| {name} | {cells} | {goal} | {verdict} |"
 
     lines = [
-        "| metric (median) | " + " | ".join(LABELS.get(c, c) for c in channels)
+        "| metric (median) | " + " | ".join(CHANNEL_NAMES[c] for c in channels)
         + " | target | |",
         "|---|" + "---|" * len(channels) + "---|---|",
         row("launch → request", "launch_to_request_s", TARGETS["launch_to_request_s"]),

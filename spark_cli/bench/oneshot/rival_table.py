@@ -7,10 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from spark_cli.bench.figures import met
+from spark_cli.bench.figures import CHANNEL_NAMES, met
 
-LABELS = {"responses_ws": "Responses, WebSocket", "responses_sse": "Responses, SSE",
-          "chat_sse": "Chat Completions, SSE"}
 TARGET_RATIO = 0.8
 _NO_WIRE = "no such wire (Codex takes `wire_api = \"responses\"` only)"
 
@@ -37,7 +35,7 @@ def side_table(side: dict[str, Any], tokens: int) -> str:
         "| peak RSS |",
         "|---|---|---|---|---|---|",
     ]
-    for channel, label in LABELS.items():
+    for channel, label in CHANNEL_NAMES.items():
         for client in ("spark", "codex"):
             row = rows.get(f"{client}/{channel}")
             if row is None:
@@ -54,7 +52,7 @@ def _ratio(rows: dict[str, Any], name: dict[str, str]) -> list[str]:
     """spark's launch → request over Codex's, per channel both have (medians)."""
     both = [(label, rows[f"spark/{c}"]["launch_to_request_s"][0]
              / rows[f"codex/{c}"]["launch_to_request_s"][0])
-            for c, label in LABELS.items() if f"spark/{c}" in rows and f"codex/{c}" in rows]
+            for c, label in CHANNEL_NAMES.items() if f"spark/{c}" in rows and f"codex/{c}" in rows]
     if not both:
         return []
     cells = ", ".join(f"{label} {ratio:.2f}×" for label, ratio in both)
@@ -75,9 +73,9 @@ def _notes(rows: dict[str, Any], name: dict[str, str]) -> list[str]:
         first, answer = row["first_request_s"], row["launch_to_request_s"]
         if first[0] < answer[0]:
             client, channel = key.split("/")
-            notes.append(f"- {name[client]} on {LABELS[channel]} sends a request asking for no "
-                         f"answer (`generate: false`) first, at {_seconds(first)}; the row "
-                         "counts the one that asks for the answer.")
+            notes.append(f"- {name[client]} on {CHANNEL_NAMES[channel]} sends a request asking "
+                         f"for no answer (`generate: false`) first, at {_seconds(first)}; the "
+                         "row counts the one that asks for the answer.")
     counts = sorted({n for row in rows.values() for n in row["answer_requests"]})
     notes.append("- requests asking for an answer, per run: " + (
         "one in every run" if counts == [1] else

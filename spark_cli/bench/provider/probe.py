@@ -26,9 +26,6 @@ from spark_cli.record import record
 from spark_cli.session.config.settings import ProviderSettings
 from spark_cli.transport.factory import ChannelKind, open_channel
 
-LABELS = {"responses_ws": "Responses, WebSocket", "responses_sse": "Responses, SSE",
-          "chat_sse": "Chat Completions, SSE", "mock": "bundled engine, WebSocket"}
-
 
 def channels_for(provider: ProviderSettings) -> list[ChannelKind]:
     """The channels to measure: the provider's own, plus HTTP SSE beside a WebSocket

@@ -18,8 +18,8 @@ from typing import Any
 import typer
 
 from spark_cli.bench.engine_process import start_engine
-from spark_cli.bench.figures import report
-from spark_cli.bench.provider.probe import LABELS, ProviderAnswer, channels_for, measure
+from spark_cli.bench.figures import CHANNEL_NAMES, report
+from spark_cli.bench.provider.probe import ProviderAnswer, channels_for, measure
 from spark_cli.bench.provider.prompts import parse_size, prompt, size_label
 from spark_cli.protocol.channel import (
     ChannelError,
@@ -72,7 +72,7 @@ def table(results: Results) -> str:
     """One table per channel: a row per prompt size, medians."""
     out: list[str] = []
     for kind, sizes in results.items():
-        out += [f"{LABELS.get(kind, kind)}:", "",
+        out += [f"{CHANNEL_NAMES[kind]}:", "",
                 "| prompt | prompt tokens | prefill | first token | TTFT | tokens/s | "
                 "answer tokens | connect + send | total |", "|---|---|---|---|---|---|---|---|---|"]
         for size, answers in sizes.items():

@@ -18,14 +18,13 @@ import typer
 
 from spark_cli.bench.child_usage import child_env
 from spark_cli.bench.engine_process import EngineProcess, start_engine
-from spark_cli.bench.figures import net_per_5k, pick, report
+from spark_cli.bench.figures import CHANNEL_NAMES, net_per_5k, pick, report
 from spark_cli.bench.stream.runs import Run, run_one
 
 SECTION = "## Stream"
 BATCHED_SECTION = "## Stream, batched"
 """Where ``--frame-ms`` runs go, so the per-token section stays."""
 WIRES = ("responses_ws", "chat_sse")
-LABELS = {"responses_ws": "Responses, WebSocket", "chat_sse": "Chat Completions, SSE"}
 MODES = ("socket", "floor", "pipe", "tty", "json", "tui")
 SPARK_MODES = ("pipe", "tty", "json", "tui")
 MODE_LABELS = {"socket": "bare socket, no asyncio (read + decode)",
@@ -115,7 +114,7 @@ def _who(key: str, mode: str) -> str:
     """``| wire @ tok/s | client |`` of one row."""
     wire, _, tps = key.partition(" @ ")
     base = " (baseline tree)" if mode.endswith(BASE) else ""
-    return f"| {LABELS[wire]} @ {tps} | {MODE_LABELS[mode.removesuffix(BASE)]}{base} |"
+    return f"| {CHANNEL_NAMES[wire]} @ {tps} | {MODE_LABELS[mode.removesuffix(BASE)]}{base} |"
 
 
 def table(figures: Figures) -> str:

@@ -1,21 +1,26 @@
 """`spark bench engine`: pacing accuracy, top single-stream rate, N concurrent streams.
 
-The engine runs in its own process, apart from the measuring clients
-(:mod:`spark_cli.bench.engine.measure`); the table goes under ``## Engine``.
+The engine runs in its own process; the clients here open WebSockets, ask for a fixed
+number of ``spark-lorem`` tokens and stamp every text-delta frame on arrival. The table
+goes under ``## Engine``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import secrets
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import typer
+from websockets.asyncio.client import connect
 
-from spark_cli.bench.engine.measure import lorem_engine, one_stream
+from spark_cli.bench.engine_process import EngineProcess, start_engine
 from spark_cli.bench.figures import DOCS_OPTION, NO_DOCS_OPTION, met, percentile, report
+from spark_cli.protocol.tokens import count_tokens
 
 SECTION = "## Engine"
 RATE_TOLERANCE = 0.02
@@ -23,6 +28,64 @@ TARGET_SINGLE = 20000.0
 TARGET_P99_GAP_MS = 25.0
 LADDER_START = 5000.0
 """The single-stream ladder doubles from here until a rate is missed (or ``max_rate``)."""
+BENCH_MAX_OUTPUT = 100_000_000
+"""Streams here are long (2 s at 2.56M tok/s): lift the engine's 128,000 default."""
+
+
+def lorem_engine(token: str, tps: float, *, max_streams: int = 64,
+                 frame_ms: float = 10.0) -> EngineProcess:
+    """The engine process on the endless ``lorem`` brain, no TTFT, long streams allowed."""
+    return start_engine(token, "--brain", "lorem", "--tps", f"{tps:g}", "--ttft-ms", "0",
+                        "--max-streams", str(max_streams), "--frame-ms", f"{frame_ms:g}",
+                        "--max-output-tokens", str(BENCH_MAX_OUTPUT))
+
+
+@dataclass
+class Stream:
+    """One measured stream: its tokens and the arrival of each text-delta frame."""
+
+    tokens: int = 0
+    stamps: list[float] = field(default_factory=list)
+    """Arrival time of each text-delta frame."""
+    pieces: list[int] = field(default_factory=list)
+    """Tokens in each frame (from the final usage: only the total is exact)."""
+
+    @property
+    def rate(self) -> float:
+        """Tokens per second between the first and the last frame (the first frame's
+        tokens were due at the start, so they are not counted)."""
+        if len(self.stamps) < 2 or self.tokens < 2:
+            return 0.0
+        span = self.stamps[-1] - self.stamps[0]
+        return (self.tokens - self.pieces[0]) / span if span > 0 else 0.0
+
+    def gaps_ms(self) -> list[float]:
+        return [(b - a) * 1000.0 for a, b in zip(self.stamps, self.stamps[1:], strict=False)]
+
+
+async def one_stream(ws_url: str, token: str, tokens: int) -> Stream:
+    """Open a socket, stream ``tokens`` tokens, stamp every delta frame."""
+    stream = Stream()
+    request = json.dumps({"type": "response.create", "model": "spark-lorem",
+                          "input": "benchmark", "max_output_tokens": tokens})
+    async with connect(ws_url, additional_headers={"Authorization": f"Bearer {token}"},
+                       compression=None, proxy=None, max_size=None) as ws:
+        await ws.send(request)
+        clock = time.perf_counter
+        async for raw in ws:
+            now = clock()
+            if '"response.output_text.delta"' in raw[:48]:
+                stream.stamps.append(now)
+                stream.pieces.append(count_tokens(json.loads(raw)["delta"]))
+                continue
+            event: dict[str, Any] = json.loads(raw)
+            kind = event.get("type")
+            if kind in ("response.completed", "response.incomplete", "response.failed"):
+                stream.tokens = event["response"]["usage"]["output_tokens"]
+                break
+            if kind == "error":
+                raise RuntimeError(f"engine error: {event.get('error')}")
+    return stream
 
 
 async def _many(ws_url: str, token: str, streams: int, tokens: int) -> list[Any]:

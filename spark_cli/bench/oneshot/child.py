@@ -1,11 +1,15 @@
-"""One `spark edit --json` child of `spark bench oneshot` on one channel, and its figures
-(the channel runs, the side-by-side runs with Codex CLI, `spark bench mcp --paired`)."""
+"""The `spark edit` children of `spark bench oneshot`: one on a channel and its figures (for
+the channel runs, the side-by-side runs with Codex CLI, `spark bench mcp --paired`), and the
+bundled engine's tiny edit as a new user runs it (no key, no base URL: spark starts its
+engine in-process), the file restored before and the rename checked after each run."""
 
 from __future__ import annotations
 
 import json
+import statistics
 import sys
 from pathlib import Path
+from typing import Any
 
 from spark_cli.bench.child_usage import child_env, run_piped, spark_command
 from spark_cli.record import record
@@ -70,3 +74,28 @@ def run_once(url: str, token: str, tokens: int, workdir: Path,
     return Repetition(sent - run.started, usage.cpu_s, usage.exited_at - last,
                       int(summary.get("output_tokens") or 0), usage.exit_code, run.started,
                       usage.peak_rss_kb, usage.own_cpu_s)
+
+
+HELLO = 'def greet(name):\n    return "hello " + name\n\n\nprint(greet("spark"))\n'
+INSTRUCTION = "rename greet to welcome"
+
+
+def run_bundled(reps: int, workdir: Path) -> dict[str, Any]:
+    """Median and minimum wall and CPU of ``reps`` tiny bundled edits (after one warm-up)."""
+    (workdir / "config").mkdir(parents=True, exist_ok=True)
+    env = child_env(SPARK_CONFIG_DIR=str(workdir / "config"))
+    walls: list[float] = []
+    cpus: list[float] = []
+    for rep in range(reps + 1):
+        target = workdir / "hello.py"
+        target.write_text(HELLO)
+        run = run_piped([*spark_command(), "edit", "hello.py", "-m", INSTRUCTION], workdir, env)
+        code = run.usage.exit_code
+        if code != 0 or "def welcome(name):" not in target.read_text():
+            raise RuntimeError(f"the bundled tiny edit failed (exit {code}): "
+                               f"{run.err.strip()[-500:]}")
+        if rep:  # the first run warms bytecode and caches
+            walls.append(run.usage.exited_at - run.started)
+            cpus.append(run.usage.cpu_s)
+    return {"wall_s": statistics.median(walls), "wall_min_s": min(walls),
+            "cpu_s": statistics.median(cpus), "cpu_min_s": min(cpus), "reps": reps}

@@ -2,9 +2,9 @@
 `spark edit --json` on every channel; a tiny edit on the bundled engine; Codex CLI beside.
 
 The engine runs in its own process; each repetition spawns a child per channel
-(:mod:`.child`), interleaved; plus :mod:`.bundled` and, with ``--codex``, :mod:`.rival`.
-Medians go to ``## One-shot``; ``--provider NAME`` measures your provider as
-`spark bench provider` does and writes nothing.
+(:mod:`.child`), interleaved; plus the bundled tiny edit and, with ``--codex``,
+:mod:`.rival`. Medians go to ``## One-shot``; ``--provider NAME`` measures your provider
+as `spark bench provider` does and writes nothing.
 """
 
 from __future__ import annotations
@@ -29,8 +29,7 @@ from spark_cli.bench.figures import (
     net_per_5k,
     report,
 )
-from spark_cli.bench.oneshot.bundled import run_bundled
-from spark_cli.bench.oneshot.child import Repetition, run_once
+from spark_cli.bench.oneshot.child import Repetition, run_bundled, run_once
 from spark_cli.bench.oneshot.rival import SideBySide
 from spark_cli.bench.oneshot.rival_table import side_table
 from spark_cli.bench.provider.provider import bench_provider

@@ -16,6 +16,7 @@ import shutil
 import statistics
 import tempfile
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -55,19 +56,25 @@ def _settings(engine: Any, root: Path, provider: str, **flags: object) -> Any:
                           "SPARK_API_KEY": engine.token})
 
 
-async def _turns(engine: Any, root: Path, provider: str, *, tools: bool, files: list[str],
-                 runs: int) -> list[dict[str, Any]]:
-    """``runs`` + 1 turns on one channel, each a new conversation (the first uncounted: the
-    repo's walk, the imports), the file put back before each: their figures."""
-    settings = _settings(engine, root, provider, tools=tools)
-    original = (root / FILE).read_text()
-    out: list[dict[str, Any]] = []
+async def _sessions(engine: Any, root: Path, provider: str, runs: int,
+                    **flags: object) -> AsyncIterator[Session]:
+    """``runs`` + 1 new conversations on one channel (the first to go uncounted: the repo's
+    walk, the imports)."""
+    settings = _settings(engine, root, provider, **flags)
     async with open_provider_channel(settings.provider, idle_timeout=30) as channel:
         for _ in range(runs + 1):
-            (root / FILE).write_text(original)
-            session = Session(channel, root, settings)  # a new conversation on the same socket
-            await session.warm()
-            out.append(await _turn(session, files))
+            yield Session(channel, root, settings)
+
+
+async def _turns(engine: Any, root: Path, provider: str, *, tools: bool, files: list[str],
+                 runs: int) -> list[dict[str, Any]]:
+    """The figures of ``runs`` turns (after an uncounted one), the file put back before each."""
+    original = (root / FILE).read_text()
+    out: list[dict[str, Any]] = []
+    async for session in _sessions(engine, root, provider, runs, tools=tools):
+        (root / FILE).write_text(original)
+        await session.warm()
+        out.append(await _turn(session, files))
     return out[1:]
 
 
@@ -101,18 +108,17 @@ async def _exit_to_request(engine: Any, root: Path, provider: str, runs: int) ->
     async def allow(request: ApprovalRequest, /) -> Decision:
         return "once"
 
-    settings = _settings(engine, root, provider, commands="ask")
     gaps: list[float] = []
-    async with open_provider_channel(settings.provider, idle_timeout=30) as channel:
-        for turn in range(runs + 1):
-            session = Session(channel, root, settings)
-            session.set_approver(allow)
-            printed = None
-            async for event in session.run_turn("run `date +%s.%N`", []):
-                if isinstance(event, CommandOutput):
-                    printed = float(event.text.split()[0])
-                elif isinstance(event, RequestSent) and printed is not None and turn:
-                    gaps.append((time.time() - printed) * 1000)
+    turn = 0
+    async for session in _sessions(engine, root, provider, runs, commands="ask"):
+        session.set_approver(allow)
+        printed = None
+        async for event in session.run_turn("run `date +%s.%N`", []):
+            if isinstance(event, CommandOutput):
+                printed = float(event.text.split()[0])
+            elif isinstance(event, RequestSent) and printed is not None and turn:
+                gaps.append((time.time() - printed) * 1000)
+        turn += 1
     return gaps
 
 

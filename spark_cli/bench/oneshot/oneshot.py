@@ -30,8 +30,7 @@ from spark_cli.bench.figures import (
     report,
 )
 from spark_cli.bench.oneshot.child import Repetition, run_bundled, run_once
-from spark_cli.bench.oneshot.rival import SideBySide
-from spark_cli.bench.oneshot.rival_table import side_table
+from spark_cli.bench.oneshot.rival import SideBySide, side_table
 from spark_cli.bench.provider.provider import bench_provider
 
 SECTION = "## One-shot"

@@ -20,10 +20,11 @@ from spark_cli.bench.oneshot.rival import (
     codex_argv,
     codex_config,
     codex_env,
+    display_names,
     run_codex,
     side_figures,
+    side_table,
 )
-from spark_cli.bench.oneshot.rival_table import display_names, side_table
 
 # The fake: checks what the bench must give codex, then speaks to the engine as codex does
 # (the WebSocket: a generate:false warm-up, then the turn; else one SSE POST) and, like codex,

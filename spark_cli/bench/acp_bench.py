@@ -22,8 +22,8 @@ from typing import Any, cast
 import typer
 from acp import PROTOCOL_VERSION, Client, spawn_agent_process, text_block
 
-from spark_cli.bench.engine_process import start_engine
 from spark_cli.bench.figures import DOCS_OPTION, NO_DOCS_OPTION, report
+from spark_cli.bench.processes import start_engine
 
 SECTION = "## ACP"
 TOKENS = 5000

@@ -18,8 +18,8 @@ from typing import Any
 import typer
 from websockets.asyncio.client import connect
 
-from spark_cli.bench.engine_process import start_engine
 from spark_cli.bench.figures import DOCS_OPTION, NO_DOCS_OPTION, report
+from spark_cli.bench.processes import start_engine
 from spark_cli.edits.formats.stream_parser import EditStreamParser
 from spark_cli.edits.model.blocks import FileEdit
 from spark_cli.protocol.files import FileBlock, render_file_blocks

@@ -22,8 +22,8 @@ from typing import Any
 
 import typer
 
-from spark_cli.bench.engine_process import start_engine
 from spark_cli.bench.figures import DOCS_OPTION, NO_DOCS_OPTION, median_p95, met, report
+from spark_cli.bench.processes import start_engine
 from spark_cli.checks.runner import run_command
 from spark_cli.checks.sandbox import Sandbox, find_sandbox
 from spark_cli.cli.wiring import open_provider_channel

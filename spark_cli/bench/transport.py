@@ -16,8 +16,8 @@ from typing import Any
 
 import typer
 
-from spark_cli.bench.engine_process import start_engine
 from spark_cli.bench.figures import DOCS_OPTION, NO_DOCS_OPTION, median_p95, met, report
+from spark_cli.bench.processes import start_engine
 from spark_cli.protocol.channel import Message, TextDelta, TurnFinished, TurnRequest
 from spark_cli.transport.factory import open_channel
 

@@ -19,8 +19,8 @@ import typer
 
 from spark_cli.bench.abuse import abuse_runs as runs
 from spark_cli.bench.abuse.abuse_frames import WS_FAMILIES, http_cases
-from spark_cli.bench.engine_process import start_engine
 from spark_cli.bench.figures import DOCS_OPTION, NO_DOCS_OPTION, met, report
+from spark_cli.bench.processes import start_engine
 
 SECTION = "## Abuse"
 RSS_TOLERANCE = 0.10

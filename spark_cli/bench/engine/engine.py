@@ -18,8 +18,8 @@ from typing import Any
 import typer
 from websockets.asyncio.client import connect
 
-from spark_cli.bench.engine_process import EngineProcess, start_engine
 from spark_cli.bench.figures import DOCS_OPTION, NO_DOCS_OPTION, met, percentile, report
+from spark_cli.bench.processes import EngineProcess, start_engine
 from spark_cli.protocol.tokens import count_tokens
 
 SECTION = "## Engine"

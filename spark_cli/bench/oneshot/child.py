@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from spark_cli.bench.child_usage import child_env, run_piped, spark_command
+from spark_cli.bench.processes import child_env, run_piped, spark_command
 from spark_cli.record import record
 
 _SAMPLE = 'def greet(name):\n    return "hello " + name\n\n\nprint(greet("spark"))\n'
@@ -31,7 +31,7 @@ class Repetition:
     peak_rss_kb: int = 0
     """The child's ``ru_maxrss`` from ``os.wait4`` (KiB on Linux)."""
     own_cpu_s: float = 0.0
-    """The child's CPU without the processes it started (``spark_cli.bench.child_usage``)."""
+    """The child's CPU without the processes it started (``spark_cli.bench.processes``)."""
 
 
 def edit_child(channel: str, url: str, token: str, tokens: int, workdir: Path, *,

@@ -19,8 +19,6 @@ from urllib.parse import urlsplit
 
 import typer
 
-from spark_cli.bench.child_usage import child_env
-from spark_cli.bench.engine_process import start_engine
 from spark_cli.bench.figures import (
     CHANNEL_NAMES,
     DOCS_OPTION,
@@ -31,6 +29,7 @@ from spark_cli.bench.figures import (
 )
 from spark_cli.bench.oneshot.child import Repetition, run_bundled, run_once
 from spark_cli.bench.oneshot.rival import SideBySide, side_table
+from spark_cli.bench.processes import child_env, start_engine
 from spark_cli.bench.provider.provider import bench_provider
 
 SECTION = "## One-shot"

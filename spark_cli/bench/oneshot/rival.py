@@ -16,10 +16,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from spark_cli.bench.child_usage import child_env, wait_child
 from spark_cli.bench.figures import CHANNEL_NAMES, met
 from spark_cli.bench.oneshot.child import run_once
 from spark_cli.bench.oneshot.request_relay import Recording, RequestRelay
+from spark_cli.bench.processes import child_env, wait_child
 from spark_cli.record import record
 
 RIVAL_CHANNELS = ("responses_ws", "responses_sse")

@@ -22,8 +22,8 @@ from typing import Any
 
 import typer
 
-from spark_cli.bench.engine_process import start_engine
 from spark_cli.bench.figures import CHANNEL_NAMES, report
+from spark_cli.bench.processes import start_engine
 from spark_cli.bench.provider.prompts import parse_size, prompt, size_label
 from spark_cli.cli.wiring import open_provider_channel
 from spark_cli.protocol.channel import (

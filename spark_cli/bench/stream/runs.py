@@ -10,9 +10,8 @@ import sys
 import threading
 from pathlib import Path
 
-from spark_cli.bench.child_usage import child_env, run_piped, wait_child
-from spark_cli.bench.engine_process import EngineProcess
 from spark_cli.bench.oneshot.child import edit_child
+from spark_cli.bench.processes import EngineProcess, child_env, run_piped, wait_child
 from spark_cli.record import record
 
 FLOORS = {"socket": "spark_cli.bench.stream.floor", "floor": "spark_cli.bench.stream.floor_lib"}

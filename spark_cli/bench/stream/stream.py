@@ -16,9 +16,8 @@ from pathlib import Path
 
 import typer
 
-from spark_cli.bench.child_usage import child_env
-from spark_cli.bench.engine_process import EngineProcess, start_engine
 from spark_cli.bench.figures import CHANNEL_NAMES, net_per_5k, pick, report
+from spark_cli.bench.processes import EngineProcess, child_env, start_engine
 from spark_cli.bench.stream.runs import Run, run_one
 
 SECTION = "## Stream"

@@ -21,9 +21,8 @@ from typing import Any
 import typer
 
 import spark_cli
-from spark_cli.bench.child_usage import child_env
-from spark_cli.bench.engine_process import EngineProcess, start_engine
 from spark_cli.bench.figures import DOCS_OPTION, NO_DOCS_OPTION, pick, report
+from spark_cli.bench.processes import EngineProcess, child_env, start_engine
 from spark_cli.bench.tui import tui_headless as headless
 from spark_cli.bench.tui import tui_pty as pty
 from spark_cli.bench.tui.tui_report import SECTION, table

@@ -19,7 +19,7 @@ import termios
 import time
 from pathlib import Path
 
-from spark_cli.bench.child_usage import child_env, cpu_seconds, spark_command
+from spark_cli.bench.processes import child_env, cpu_seconds, spark_command
 
 ROWS, COLS = 30, 120
 FIRST_FRAME = "Enter sends"

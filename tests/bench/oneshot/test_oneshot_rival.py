@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 import typer
 
-from spark_cli.bench.engine_process import EngineProcess, start_engine
 from spark_cli.bench.oneshot.oneshot import _rival, run_benchmark
 from spark_cli.bench.oneshot.request_relay import RequestRelay
 from spark_cli.bench.oneshot.rival import (
@@ -25,6 +24,7 @@ from spark_cli.bench.oneshot.rival import (
     side_figures,
     side_table,
 )
+from spark_cli.bench.processes import EngineProcess, start_engine
 
 # The fake: checks what the bench must give codex, then speaks to the engine as codex does
 # (the WebSocket: a generate:false warm-up, then the turn; else one SSE POST) and, like codex,

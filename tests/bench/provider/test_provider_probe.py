@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from spark_cli.bench.engine_process import start_engine
+from spark_cli.bench.processes import start_engine
 from spark_cli.bench.provider.provider import channels_for, measure
 from spark_cli.cli.main import app
 from spark_cli.session.config.settings import load_settings

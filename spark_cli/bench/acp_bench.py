@@ -1,12 +1,9 @@
 """`spark bench acp`: what `spark acp` adds over `spark edit --json` on the same engine stream.
 
-One `spark engine serve` (``--tps``) serves both front ends, configured alike. Per run:
-relay (the session's first text delta, its own ``perf_counter`` mark, to the reader holding
-that text: a ``prose_delta`` line, or an ``agent_message_chunk`` read by an ACP SDK client;
-one CLOCK_MONOTONIC in both processes); first text as each reader sees it (`spark acp`
-from ``session/prompt`` on a warm session, `spark edit` from launch); CPU per 5,000 tokens
-from the first text to the turn's end (``schedstat``, all threads); and, `spark acp` only,
-``session/cancel`` at another prompt's first chunk to its ``cancelled`` response.
+One engine process (``--tps``) serves both front ends, configured alike. Per run: the
+session's first text delta (its own mark) to the reader holding that text, first text as
+each reader sees it, CPU from the first text to the turn's end (``schedstat``, all
+threads), and for `spark acp` ``session/cancel`` to its ``cancelled`` response.
 """
 
 from __future__ import annotations
@@ -14,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import re
 import statistics
 import subprocess
 import sys
@@ -26,12 +22,12 @@ from typing import Any, cast
 import typer
 from acp import PROTOCOL_VERSION, Client, spawn_agent_process, text_block
 
-from spark_cli.bench.docs_section import DOCS_OPTION, NO_DOCS_OPTION, publish
+from spark_cli.bench.figures import DOCS_OPTION, NO_DOCS_OPTION, report
+from spark_cli.bench.processes import start_engine
 
 SECTION = "## ACP"
 TOKENS = 5000
 PROMPT = "write code"
-_URL = re.compile(r"listening on ws://(127\.0\.0\.1:\d+)/")
 
 
 def _cpu(pid: int) -> float:
@@ -40,13 +36,14 @@ def _cpu(pid: int) -> float:
                for task in Path(f"/proc/{pid}/task").iterdir()) / 1e9
 
 
-def _env(work: Path, base_url: str) -> dict[str, str]:
+def _env(work: Path, base_url: str, token: str) -> dict[str, str]:
     config = work / "config"
     config.mkdir(exist_ok=True)
     (config / "config.toml").write_text(
         f'provider = "mock"\nbase_url = "{base_url}"\nmodel = "spark-lorem"\n'
         f"max_output_tokens = {TOKENS}\ntools = false\n")
-    return {**os.environ, "SPARK_CONFIG_DIR": str(config), "SPARK_STATE_DIR": str(work / "s")}
+    return {**os.environ, "SPARK_CONFIG_DIR": str(config), "SPARK_STATE_DIR": str(work / "s"),
+            "SPARK_API_KEY": token}
 
 
 def _edit_run(repo: Path, env: dict[str, str]) -> tuple[float, ...]:
@@ -121,23 +118,13 @@ def measure(runs: int, tps: int) -> dict[str, dict[str, float]]:
         repo.mkdir()
         (repo / ".git").mkdir()
         (repo / "a.py").write_text("x = 1\n")
-        engine = subprocess.Popen(
-            [sys.executable, "-m", "spark_cli", "engine", "serve", "--port", "0", "--tps",
-             str(tps)],
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        engine = start_engine("bench-acp", "--tps", str(tps))
         try:
-            assert engine.stdout is not None
-            found = _URL.search(engine.stdout.readline())
-            assert found, "the engine printed no URL"
-            url = f"http://{found.group(1)}/v1"
-            env = _env(work, url)
+            env = _env(work, engine.url + "/v1", engine.token)
             edit = [_edit_run(repo, env) for _ in range(runs)]
             acp = asyncio.run(_acp_runs(repo, env, runs))
         finally:
-            engine.terminate()
-            engine.wait(10)
-            if engine.stdout is not None:
-                engine.stdout.close()
+            engine.stop()
 
     def medians(rows: list[tuple[float, ...]]) -> dict[str, float]:
         return {key: 1000 * statistics.median(r[i] for r in rows)
@@ -167,8 +154,4 @@ def register(bench_app: typer.Typer) -> None:
         """`spark acp` against `spark edit --json` on the same stream: relay, CPU per 5k tokens."""
         figures = measure(runs, tps)
         command = f"spark bench acp --runs {runs} --tps {tps}"
-        typer.echo(table(figures))
-        if not no_docs:
-            publish(docs, SECTION, f"`{command}` (first text: `spark acp` from session/prompt "
-                                   f"on a warm session, `spark edit` from launch)\n\n"
-                                   f"{table(figures)}\n")
+        report(table(figures), command, SECTION, docs, no_docs)

@@ -1,11 +1,8 @@
 """`spark bench context`: what building a turn's context costs, first and second time.
 
-For each tree (``--repo``, and a generated tree of ``--files`` Python modules that call
-into each other, deterministic), a temp copy is given to the real ``build_request`` with
-one file and a rename prompt, timed: **first** (no cache, nothing in memory: every file
-parsed), **next process** (the cache file, nothing in memory), **next turn** (same process
-and prompt: a stat of every file), **new prompt** (another symbol: the ranking runs again).
-One untimed build pays the grammar imports; medians over ``--reps`` go to ``## Context``.
+The real ``build_request`` on a temp copy of ``--repo`` and on a generated tree of ``--files``
+Python modules, timed: first build, next process (the cache file), next turn, new prompt;
+medians go to ``## Context``. ``--windows`` prints a request's fixed overhead per window.
 """
 
 from __future__ import annotations
@@ -20,7 +17,7 @@ from typing import Any
 
 import typer
 
-from spark_cli.bench.docs_section import DOCS_OPTION, NO_DOCS_OPTION, publish
+from spark_cli.bench.figures import DOCS_OPTION, NO_DOCS_OPTION, report
 from spark_cli.session.building.request import build_request
 from spark_cli.session.config.settings import load_settings, with_window
 from spark_cli.session.context import index
@@ -124,8 +121,7 @@ def _warm_up(root: Path) -> None:
 
 def _sample(root: Path) -> tuple[str, str]:
     """A file of ``root`` and a symbol it defines (the bench's rename)."""
-    preferred = root / "spark_cli" / "session" / "request.py"
-    if preferred.is_file():
+    if (root / "spark_cli" / "session" / "building" / "request.py").is_file():
         return "spark_cli/session/building/request.py", "build_request"
     for path in sorted(root.rglob("*.py")):
         if ".spark" not in path.parts:
@@ -133,22 +129,13 @@ def _sample(root: Path) -> tuple[str, str]:
     raise typer.BadParameter(f"{root} has no Python file to send")
 
 
-def _section(results: list[dict[str, Any]], command: str) -> str:
-    rows = "\n".join(
-        f"| {r['tree']} | {r['files']:,} | {r['first']:.2f} s | {r['next_process']:.3f} s | "
-        f"{r['next_turn']:.3f} s | {r['new_prompt']:.3f} s | {r['map_tokens']:,} "
-        f"({r['map_files']} files) | {r['references']} |" for r in results)
-    return (
-        "`build_request` with one file and a rename prompt: scan (gitignore), tags (tree-sitter), "
-        "ranking (PageRank), outline within the map budget, the files that mention the symbol.\n\n"
-        "| tree | files | first build | next process (disk cache) | next turn, same prompt | "
-        "next turn, new prompt | map tokens | files mentioning the symbol |\n"
-        "|---|---|---|---|---|---|---|---|\n"
-        f"{rows}\n\nMedians. First build: every file read and parsed. Next process: "
-        "`.spark/cache/tags.json` loaded, every file stat'ed, ranked. Next turn (same "
-        "process): every file stat'ed; the ranking is remembered for the same files and "
-        "symbols, and runs again for a prompt naming another symbol. "
-        f"Command: `{command}`\n")
+def table(results: list[dict[str, Any]]) -> str:
+    rows = [f"| {r['tree']} | {r['files']:,} | {r['first']:.2f} s | {r['next_process']:.3f} s | "
+            f"{r['next_turn']:.3f} s | {r['new_prompt']:.3f} s | {r['map_tokens']:,} "
+            f"({r['map_files']} files) | {r['references']} |" for r in results]
+    return "\n".join(["| tree | files | first build | next process (disk cache) | next turn, "
+                      "same prompt | next turn, new prompt | map tokens | files mentioning "
+                      "the symbol |", "|---|---|---|---|---|---|---|---|", *rows])
 
 
 WINDOWS = (2_048, 4_096, 8_192, 32_768, 128_000)
@@ -192,11 +179,4 @@ def register(bench_app: typer.Typer) -> None:
         with tempfile.TemporaryDirectory(prefix="spark-bench-context-") as tmp:
             results = run_benchmark(repo, files, reps, Path(tmp))
         command = f"spark bench context --files {files} --reps {reps}"
-        for r in results:
-            typer.echo(f"{r['tree']}: {r['files']:,} files; first {r['first']:.2f} s, next "
-                       f"process {r['next_process']:.3f} s, next turn {r['next_turn']:.3f} s "
-                       f"(new prompt {r['new_prompt']:.3f} s); "
-                       f"map {r['map_tokens']:,} tokens, {r['references']} mentioning files")
-        typer.echo(f"  command: {command}")
-        if not no_docs:
-            publish(docs, SECTION, _section(results, command))
+        report(table(results), command, SECTION, docs, no_docs)

@@ -1,12 +1,8 @@
 """`spark bench deep`: the deep model's pace against a fast model's, in one run.
 
-A fresh engine process (``spark engine serve --port 0`` with its default pacing,
-or the ``--tps``/``--ttft-ms``/``--deep-tps``/``--deep-ttft-ms`` given) gets the
-same multi-file task from ``spark-deep`` and ``spark-rules`` at the same time on
-one connection (two lanes), ``--runs`` times. Per model: TTFT (send to the first
-delta), rate (tokens after the first over first-to-last delta), whole answer
-time; medians, and the ratios deep / fast. The deep answer's edits are counted
-with spark's edit parser (how many files it changes).
+A fresh engine process gets the same multi-file task from ``spark-deep`` and ``spark-rules``
+at once on one connection (two lanes), ``--runs`` times: per model TTFT, rate, answer time
+and the files its edits change; medians and the ratios go to ``## Deep model pacing``.
 """
 
 from __future__ import annotations
@@ -22,8 +18,8 @@ from typing import Any
 import typer
 from websockets.asyncio.client import connect
 
-from spark_cli.bench.docs_section import DOCS_OPTION, NO_DOCS_OPTION, publish
-from spark_cli.bench.engine_process import start_engine
+from spark_cli.bench.figures import DOCS_OPTION, NO_DOCS_OPTION, report
+from spark_cli.bench.processes import start_engine
 from spark_cli.edits.formats.stream_parser import EditStreamParser
 from spark_cli.edits.model.blocks import FileEdit
 from spark_cli.protocol.files import FileBlock, render_file_blocks
@@ -109,17 +105,6 @@ def table(f: dict[str, Any]) -> str:
             f"{f['ttft_ratio']:.1f}, rate ÷ {f['rate_ratio']:.1f}.")
 
 
-def section_body(f: dict[str, Any], command: str) -> str:
-    return ("A fresh engine process; `spark-deep` and `spark-rules` get the same task (a "
-            "rename in the file named, whose function three other files call) at the same "
-            "time on one WebSocket (two lanes), after one uncounted run (the engine imports "
-            "a brain when first asked for it). TTFT is send to first delta; rate is the "
-            "tokens after the first over first-to-last delta (the fast model's short answer "
-            "makes its rate a rough figure: a few frames); files changed are counted with "
-            "spark's edit parser.\n\n"
-            + table(f) + f"\n\nCommand: `{command}`\n")
-
-
 def register(bench_app: typer.Typer) -> None:
     @bench_app.command("deep")
     def bench_deep(
@@ -134,6 +119,4 @@ def register(bench_app: typer.Typer) -> None:
         figures = measure(runs, engine_flag)
         flags = "".join(f" --engine-flag={flag}" for flag in engine_flag)
         command = f"spark bench deep --runs {runs}{flags}"
-        typer.echo(table(figures))
-        if not no_docs:
-            publish(docs, SECTION, section_body(figures, command))
+        report(table(figures), command, SECTION, docs, no_docs)

@@ -1,12 +1,9 @@
 """`spark bench mcp`: what MCP servers cost the caller at launch, and launch -> request paired.
 
-Three real servers, one slow to start (``mcp-server-time``, ``mcp-server-git`` on a scratch
-repo, ``mcp-server-time`` behind ``sleep 3``), in this process: **start + specs** (a new
-hub's ``start()`` then ``specs()``, warm cache and none; ``specs()`` again as each later
-request calls it), **loop lag** (the longest an asyncio ticker waited while they started,
-the SDK's import included) and **ready** (each server's start to its tool list).
-``--paired N``: ``spark edit --json`` children on the bundled engine, launch ->
-``request_sent``, no servers against the three, alternating. Results go to ``## MCP``.
+Three real servers, one slow to start, in this process: a hub's ``start()`` then ``specs()``
+(warm cache and none), the longest event-loop stall while they start, each one's time to
+ready. ``--paired N``: `spark edit --json` launch -> request with no servers against the
+three, alternating. Results go to ``## MCP``.
 """
 
 from __future__ import annotations
@@ -22,9 +19,9 @@ from pathlib import Path
 
 import typer
 
-from spark_cli.bench.docs_section import DOCS_OPTION, NO_DOCS_OPTION, publish
-from spark_cli.bench.engine_process import start_engine
+from spark_cli.bench.figures import DOCS_OPTION, NO_DOCS_OPTION, report
 from spark_cli.bench.oneshot.child import run_once
+from spark_cli.bench.processes import start_engine
 from spark_cli.mcp.config import McpServerConfig
 from spark_cli.mcp.hub import McpHub
 
@@ -126,8 +123,6 @@ def register(bench_app: typer.Typer) -> None:
         rows = asyncio.run(_in_process(reps))
         if paired:
             rows += _paired(paired)
-        body = "Command: `spark bench mcp" + (f" --paired {paired}" if paired else "") + \
-            "`\n\n| what | figure |\n|---|---|\n" + "\n".join(rows)
-        typer.echo(body)
-        if not no_docs:
-            publish(docs, SECTION, body)
+        command = "spark bench mcp" + (f" --paired {paired}" if paired else "")
+        report("\n".join(["| what | figure |", "|---|---|", *rows]), command, SECTION, docs,
+               no_docs)

@@ -1,13 +1,10 @@
 """`spark bench tools`: what a tool round trip costs on spark's side, and a whole looking turn.
 
 A fresh engine (the ``rules`` brain) and the real session over the real channels, on a copy
-of ``examples/repo``: **round trip** (a turn that searches, reads, then edits: the last
-``ToolCallCompleted`` to the next request on the wire, and its CPU; the tools' own
-``ToolCallFinished.ms`` apart; target <= 2 ms on the WebSocket); **turn** (the same edit
-with tools and no file named, against tools off and the file named); **sandbox** (``true``
-through `run_command` in the sandbox and outside, paired); **command → request** (a command
-the user allows, its exit to the follow-up's ``RequestSent``; target <= 5 ms). Results go
-to ``## Tools``.
+of ``examples/repo``: each round trip of a search → read → edit turn (the last
+``ToolCallCompleted`` to the next request on the wire, its CPU, the tools' own time apart);
+the same edit with the file pushed up front; ``true`` through `run_command` in the sandbox
+and outside; a command's exit to the follow-up request. Goes to ``## Tools``.
 """
 
 from __future__ import annotations
@@ -19,13 +16,14 @@ import shutil
 import statistics
 import tempfile
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import typer
 
-from spark_cli.bench.docs_section import DOCS_OPTION, NO_DOCS_OPTION, publish
-from spark_cli.bench.engine_process import start_engine
+from spark_cli.bench.figures import DOCS_OPTION, NO_DOCS_OPTION, median_p95, met, report
+from spark_cli.bench.processes import start_engine
 from spark_cli.checks.runner import run_command
 from spark_cli.checks.sandbox import Sandbox, find_sandbox
 from spark_cli.cli.wiring import open_provider_channel
@@ -51,22 +49,32 @@ def _example_repo() -> Path:
     return Path(__file__).resolve().parents[2] / "examples" / "repo"
 
 
-async def _turns(engine: Any, root: Path, provider: str, *, tools: bool, files: list[str],
-                 runs: int) -> list[dict[str, Any]]:
-    """``runs`` + 1 turns on one channel, each a new conversation (the first uncounted: the
-    repo's walk, the imports), the file put back before each: their figures."""
-    settings = load_settings(root, {"provider": provider, "base_url": engine.url + "/v1",
-                                    "model": "spark-rules", "tools": tools},
-                             {"SPARK_CONFIG_DIR": str(root / ".no-config"),
-                              "SPARK_API_KEY": engine.token})
-    original = (root / FILE).read_text()
-    out: list[dict[str, Any]] = []
+def _settings(engine: Any, root: Path, provider: str, **flags: object) -> Any:
+    return load_settings(root, {"provider": provider, "base_url": engine.url + "/v1",
+                                "model": "spark-rules", **flags},
+                         {"SPARK_CONFIG_DIR": str(root / ".no-config"),
+                          "SPARK_API_KEY": engine.token})
+
+
+async def _sessions(engine: Any, root: Path, provider: str, runs: int,
+                    **flags: object) -> AsyncIterator[Session]:
+    """``runs`` + 1 new conversations on one channel (the first to go uncounted: the repo's
+    walk, the imports)."""
+    settings = _settings(engine, root, provider, **flags)
     async with open_provider_channel(settings.provider, idle_timeout=30) as channel:
         for _ in range(runs + 1):
-            (root / FILE).write_text(original)
-            session = Session(channel, root, settings)  # a new conversation on the same socket
-            await session.warm()
-            out.append(await _turn(session, files))
+            yield Session(channel, root, settings)
+
+
+async def _turns(engine: Any, root: Path, provider: str, *, tools: bool, files: list[str],
+                 runs: int) -> list[dict[str, Any]]:
+    """The figures of ``runs`` turns (after an uncounted one), the file put back before each."""
+    original = (root / FILE).read_text()
+    out: list[dict[str, Any]] = []
+    async for session in _sessions(engine, root, provider, runs, tools=tools):
+        (root / FILE).write_text(original)
+        await session.warm()
+        out.append(await _turn(session, files))
     return out[1:]
 
 
@@ -100,21 +108,17 @@ async def _exit_to_request(engine: Any, root: Path, provider: str, runs: int) ->
     async def allow(request: ApprovalRequest, /) -> Decision:
         return "once"
 
-    settings = load_settings(root, {"provider": provider, "base_url": engine.url + "/v1",
-                                    "model": "spark-rules", "commands": "ask"},
-                             {"SPARK_CONFIG_DIR": str(root / ".no-config"),
-                              "SPARK_API_KEY": engine.token})
     gaps: list[float] = []
-    async with open_provider_channel(settings.provider, idle_timeout=30) as channel:
-        for turn in range(runs + 1):
-            session = Session(channel, root, settings)
-            session.set_approver(allow)
-            printed = None
-            async for event in session.run_turn("run `date +%s.%N`", []):
-                if isinstance(event, CommandOutput):
-                    printed = float(event.text.split()[0])
-                elif isinstance(event, RequestSent) and printed is not None and turn:
-                    gaps.append((time.time() - printed) * 1000)
+    turn = 0
+    async for session in _sessions(engine, root, provider, runs, commands="ask"):
+        session.set_approver(allow)
+        printed = None
+        async for event in session.run_turn("run `date +%s.%N`", []):
+            if isinstance(event, CommandOutput):
+                printed = float(event.text.split()[0])
+            elif isinstance(event, RequestSent) and printed is not None and turn:
+                gaps.append((time.time() - printed) * 1000)
+        turn += 1
     return gaps
 
 
@@ -124,11 +128,6 @@ def _run(engine: Any, provider: str, *, tools: bool, files: list[str],
         root = Path(tmp) / "repo"
         shutil.copytree(_example_repo(), root)
         return asyncio.run(_turns(engine, root, provider, tools=tools, files=files, runs=runs))
-
-
-def _p95(values: list[float]) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
 
 
 async def _sandbox_start(runs: int) -> dict[str, float] | None:
@@ -160,11 +159,10 @@ def measure(runs: int, tps: int) -> dict[str, Any]:
             if not trips or len(trips) != len(tools):
                 raise RuntimeError(f"{kind}: {len(trips)} round trips, {len(tools)} tool runs")
             loop = [trip - tool for trip, tool in zip(trips, tools, strict=True)]
-            figures[kind] = {"median": statistics.median(trips), "p95": _p95(trips),
-                             "n": len(trips), "tool_median": statistics.median(tools),
-                             "loop_median": statistics.median(loop), "loop_p95": _p95(loop),
-                             "cpu_median": statistics.median(cpu), "cpu_p95": _p95(cpu),
+            figures[kind] = {"n": len(trips), "tool_median": statistics.median(tools),
                              "calls": statistics.median(t["tool_calls"] for t in turns)}
+            for name, values in (("", trips), ("loop_", loop), ("cpu_", cpu)):
+                figures[kind][f"{name}median"], figures[kind][f"{name}p95"] = median_p95(values)
             if kind == "responses_ws":
                 figures["looking_s"] = statistics.median(t["wall"] for t in turns)
         pushed = _run(engine, "mock", tools=False, files=[FILE], runs=runs)
@@ -172,8 +170,8 @@ def measure(runs: int, tps: int) -> dict[str, Any]:
         with tempfile.TemporaryDirectory(prefix="spark-bench-command-") as tmp:
             for kind, provider in KINDS:
                 gaps = asyncio.run(_exit_to_request(engine, Path(tmp), provider, runs * 2))
-                figures[f"command_{kind}"] = {"median": statistics.median(gaps),
-                                              "p95": _p95(gaps), "n": len(gaps)}
+                median, p95 = median_p95(gaps)
+                figures[f"command_{kind}"] = {"median": median, "p95": p95, "n": len(gaps)}
     finally:
         engine.stop()
     figures["sandbox"] = asyncio.run(_sandbox_start(runs))
@@ -192,10 +190,9 @@ def table(f: dict[str, Any]) -> str:
                     f"{r['tool_median']:.2f} ms | {r['loop_median']:.2f} ms | "
                     f"{r['loop_p95']:.2f} ms |")
     ws = f["responses_ws"]
-    verdict = "met" if ws["median"] <= TARGET_MS else "missed"
-    cpu_verdict = "met" if ws["cpu_median"] <= TARGET_MS else "missed"
     rows += ["", f"Target: ≤ {TARGET_MS:g} ms client side per round trip on the WebSocket "
-             f"(median): wall time {verdict}, CPU {cpu_verdict}.", "",
+             f"(median): wall time {met(ws['median'] <= TARGET_MS)}, CPU "
+             f"{met(ws['cpu_median'] <= TARGET_MS)}.", "",
              "| the whole turn (WebSocket) | median |", "|---|---|",
              f"| search → read → edit, no file named ({ws['calls']:.0f} tool calls) | "
              f"{f['looking_s'] * 1000:,.0f} ms |",
@@ -213,22 +210,6 @@ def table(f: dict[str, Any]) -> str:
     return "\n".join(rows)
 
 
-def section_body(f: dict[str, Any], command: str) -> str:
-    return ("A fresh engine process (`rules` brain, " + f"{f['tps']:,} tok/s" + ") and the "
-            "real session and channels in this process, on a copy of `examples/repo` per "
-            "channel (the file put back before each turn, each turn a new conversation on "
-            f"the same connection); `{INSTRUCTION}` with no file named: the context does not "
-            "push "
-            "`src/shop/pricing.py`, so the model searches, reads it, then edits. A round "
-            "trip is timed from the response's last `ToolCallCompleted` to the next "
-            "request's bytes on the wire (spark's side: the response's end, running the "
-            "calls, the follow-up built and sent), in wall time and in this process's CPU "
-            "time (what it costs whatever else runs on the machine); medians and p95 over "
-            "every round trip "
-            f"of {f['runs']} turns per channel, after one uncounted turn.\n\n"
-            + table(f) + f"\n\nCommand: `{command}`\n")
-
-
 def register(bench_app: typer.Typer) -> None:
     @bench_app.command("tools")
     def bench_tools(
@@ -240,6 +221,4 @@ def register(bench_app: typer.Typer) -> None:
         """A tool round trip's cost on spark's side (WS, Chat SSE) and a whole looking turn."""
         figures = measure(runs, tps)
         command = f"spark bench tools --runs {runs} --tps {tps}"
-        typer.echo(table(figures))
-        if not no_docs:
-            publish(docs, SECTION, section_body(figures, command))
+        report(table(figures), command, SECTION, docs, no_docs)

@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from spark_cli.bench import tool_loop as bench
 from spark_cli.cli.main import app
 
 pytest.importorskip("spark_cli.engine.brains.rules.looking",
@@ -26,7 +25,3 @@ def test_a_tiny_real_run_times_each_round_trip_on_both_channels(tmp_path: Path) 
     assert "search → read → edit, no file named (2 tool calls)" in text
     assert "Command: `spark bench tools --runs 1 --tps 5000`" in text
 
-
-def test_p95_is_a_value_of_the_list() -> None:
-    assert bench._p95([float(v) for v in range(1, 101)]) == 95.0
-    assert bench._p95([3.0]) == 3.0

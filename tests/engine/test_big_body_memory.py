@@ -21,7 +21,7 @@ from typing import Any
 import httpx
 from waiting import wait_until_sync
 
-from spark_cli.bench.engine_process import start_engine
+from spark_cli.bench.processes import start_engine
 
 BODY = b" " * (50 * 1024 * 1024)
 SLACK = 6 * 1024 * 1024

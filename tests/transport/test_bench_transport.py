@@ -2,8 +2,8 @@
 
 from pathlib import Path
 
-from spark_cli.bench.docs_section import write_section
-from spark_cli.bench.transport import SECTION, section, summarise
+from spark_cli.bench.figures import write_section
+from spark_cli.bench.transport import SECTION, summarise, table
 
 
 def test_summary_reports_medians_p95_and_the_cut() -> None:
@@ -17,7 +17,7 @@ def test_summary_reports_medians_p95_and_the_cut() -> None:
     assert figures["ws_median"] == 1.0
     assert figures["fresh_median"] == 5.0
     assert figures["ws_p95"] == 2.0
-    assert round(figures["cut_median"], 6) == 0.8
+    assert round(figures["cut_fresh_median"], 6) == 0.8
 
 
 def test_the_transport_section_is_replaced_and_the_others_kept(tmp_path: Path) -> None:
@@ -26,7 +26,7 @@ def test_the_transport_section_is_replaced_and_the_others_kept(tmp_path: Path) -
         "# Benchmarks\n\n## Edits\n\nedits text\n\n## Transport\n\nold\n\n## One-shot\n\nx\n"
     )
     figures = summarise({"ws": [0.001], "fresh": [0.004], "reused": [0.002], "fresh_ws": [0.003]})
-    write_section(docs, SECTION, section(figures, 1, "spark bench transport --turns 1"))
+    write_section(docs, SECTION, "Command: `spark bench transport --turns 1`\n\n" + table(figures))
     text = docs.read_text()
     assert "old" not in text
     assert "## Edits\n\nedits text\n\n## Transport\n\n" in text
@@ -40,5 +40,5 @@ def test_a_missing_section_is_appended(tmp_path: Path) -> None:
     docs = tmp_path / "benchmarks.md"
     docs.write_text("# Benchmarks\n\n## Edits\n\ne\n")
     figures = summarise({"ws": [0.001], "fresh": [0.004], "reused": [0.002], "fresh_ws": [0.003]})
-    write_section(docs, SECTION, section(figures, 1, "cmd"))
+    write_section(docs, SECTION, table(figures))
     assert docs.read_text().startswith("# Benchmarks\n\n## Edits\n\ne\n\n## Transport\n")

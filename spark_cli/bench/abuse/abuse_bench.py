@@ -1,14 +1,8 @@
 """`spark bench abuse`: a bounded, loopback-only abuse run against a fresh engine process.
 
-Starts ``spark engine serve --port 0`` (127.0.0.1, its log in a temporary
-file), warms it up, notes its resident memory and open file descriptors, then
-sends the families of :mod:`.abuse_frames`: malformed WebSocket frames (cycled to
-``--messages``), an oversized frame, ``--disconnects`` abrupt departures,
-``--connections`` WebSockets at once (and a third as many HTTP streams), and
-bad HTTP requests including 50 MB bodies. It reports requests tried, answered
-in the documented shape, tracebacks in the engine's log (target 0), and memory
-and fds before and after (targets: within 10%, back to baseline). Figures go in
-``docs/benchmarks.md`` under ``## Abuse``.
+The engine is warmed up, its memory and open fds noted, then sent the families of
+:mod:`.abuse_frames` (:mod:`.abuse_runs`); the table (requests answered in the documented
+shape, tracebacks in its log, memory and fds before and after) goes under ``## Abuse``.
 """
 
 from __future__ import annotations
@@ -25,8 +19,8 @@ import typer
 
 from spark_cli.bench.abuse import abuse_runs as runs
 from spark_cli.bench.abuse.abuse_frames import WS_FAMILIES, http_cases
-from spark_cli.bench.docs_section import DOCS_OPTION, NO_DOCS_OPTION, publish
-from spark_cli.bench.engine_process import start_engine
+from spark_cli.bench.figures import DOCS_OPTION, NO_DOCS_OPTION, met, report
+from spark_cli.bench.processes import start_engine
 
 SECTION = "## Abuse"
 RSS_TOLERANCE = 0.10
@@ -97,10 +91,6 @@ def measure(messages: int, disconnects: int, connections: int, body_rounds: int,
     return figures
 
 
-def _ok(passed: bool) -> str:
-    return "yes" if passed else "**no**"
-
-
 def table(f: dict[str, Any]) -> str:
     rows = ["| family | tried | answered as documented |", "|---|---|---|"]
     tried = answered = 0
@@ -114,38 +104,19 @@ def table(f: dict[str, Any]) -> str:
     checks = [
         "| figure | measured | target | met |", "|---|---|---|---|",
         f"| answered in the documented shape | {answered:,} of {tried:,} | all | "
-        f"{_ok(answered == tried)} |",
+        f"{met(answered == tried)} |",
         f"| tracebacks in the engine's log | {f['tracebacks']} | 0 | "
-        f"{_ok(f['tracebacks'] == 0)} |",
+        f"{met(f['tracebacks'] == 0)} |",
         f"| engine RSS before → after | {before['rss'] / 2**20:.1f} → "
         f"{after['rss'] / 2**20:.1f} MiB ({change:+.1%}) | within 10% | "
-        f"{_ok(abs(change) <= RSS_TOLERANCE)} |",
+        f"{met(abs(change) <= RSS_TOLERANCE)} |",
         f"| engine open fds before → after | {before['fds']} → {after['fds']} | baseline | "
-        f"{_ok(after['fds'] <= before['fds'])} |",
+        f"{met(after['fds'] <= before['fds'])} |",
         f"| engine answers a new turn afterwards | {'yes' if f['alive_after'] else 'no'} | "
-        f"yes | {_ok(f['alive_after'])} |",
+        f"yes | {met(f['alive_after'])} |",
+        f"| the run's length ({f['kinds']} kinds of bad frame) | {f['seconds']:.1f} s | | |",
     ]
     return "\n".join(rows) + "\n\n" + "\n".join(checks)
-
-
-def section_body(f: dict[str, Any], command: str) -> str:
-    return (
-        "A fresh engine process (`spark engine serve --port 0 --tps 200000 --ttft-ms 0 "
-        "--queue 1024`, 127.0.0.1 only) is warmed up with one round of the concurrent "
-        "connections (their buffers are the process's high-water mark, which the allocator "
-        "keeps: ~31 → ~41 MiB the first time, flat on every later round, so \"before\" is "
-        "taken after it and \"after\" shows what the abuse itself left), then sent: "
-        "malformed WebSocket frames "
-        f"({f['kinds']} kinds: not JSON, not an object, nested 5,000 deep, bad event types, "
-        "every `response.create` field wrong, steer/cancel misuse), 50 to a socket, each "
-        "socket then answering a real turn; one 17 MiB frame; abrupt disconnects (abort "
-        "mid-stream, close after a create, half a handshake, an SSE stream dropped, half a "
-        "body, half the headers, connect-and-go, TLS bytes instead of HTTP); hundreds of "
-        "WebSockets at once plus a third as many HTTP streams; bad HTTP requests (nesting, "
-        "not JSON, wrong content types, tokens, methods, paths, limits, 50 MB bodies). "
-        f"The run took {f['seconds']:.1f} s.\n\n"
-        + table(f) + f"\n\nCommand: `{command}`\n"
-    )
 
 
 def register(bench_app: typer.Typer) -> None:
@@ -167,11 +138,9 @@ def register(bench_app: typer.Typer) -> None:
         figures = measure(messages, disconnects, connections, body_rounds, timeout_s)
         command = (f"spark bench abuse --messages {messages} --disconnects {disconnects} "
                    f"--connections {connections} --body-rounds {body_rounds}")
-        typer.echo(table(figures))
+        report(table(figures), command, SECTION, docs, no_docs)
         for name, tally in figures["tallies"].items():
             for miss in tally.misses:
                 typer.echo(f"  not as documented ({name}): {miss}")
         if figures["tracebacks"]:
             typer.echo("  engine log: " + " | ".join(figures["log_tail"]))
-        if not no_docs:
-            publish(docs, SECTION, section_body(figures, command))

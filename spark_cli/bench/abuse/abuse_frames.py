@@ -1,11 +1,7 @@
 """What `spark bench abuse` throws at the engine, as data: bad WebSocket frames, bad HTTP requests.
 
-Each WebSocket frame is one the engine must answer with an ``error`` event (or
-``response.steer.failed``) on a connection that stays usable; each HTTP case is
-a request it must answer with OpenAI's JSON error body and the status given.
-The families: not JSON, nesting,
-event types, every ``response.create`` field, steering and cancelling,
-encodings; bodies, content types, methods, paths, tokens, sizes.
+Each frame must be answered with an ``error`` event (or ``response.steer.failed``) on a
+connection that stays usable; each HTTP case with OpenAI's JSON error body and its status.
 """
 
 from __future__ import annotations

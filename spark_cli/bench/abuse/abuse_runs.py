@@ -1,12 +1,6 @@
-"""The attacks of `spark bench abuse`, each against a running engine on loopback, each counted.
-
-Every function returns a :class:`Tally`: requests tried, answered in the
-documented shape, and what was not (first few, for the report). Bad frames go
-``per_socket`` at a time on one connection, which must still answer a real
-request afterwards; disconnects leave in every way a client can (abort
-mid-stream, close mid-request, half a handshake, half a body); concurrency
-opens hundreds of connections at once.
-"""
+"""The attacks of `spark bench abuse`, each against a running engine on loopback, each counted
+in a :class:`Tally`: bad frames (the socket must still answer a real turn), disconnects in
+every way a client can leave, hundreds of connections at once."""
 
 from __future__ import annotations
 
@@ -42,11 +36,6 @@ class Tally:
             self.answered += 1
         elif len(self.misses) < 5:
             self.misses.append(what[:160])
-
-    def add(self, other: Tally) -> None:
-        self.tried += other.tried
-        self.answered += other.answered
-        self.misses += other.misses[: max(0, 5 - len(self.misses))]
 
 
 def _ws(ws_url: str, token: str, **kwargs: Any) -> Any:

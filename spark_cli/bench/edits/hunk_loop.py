@@ -1,12 +1,7 @@
 """``python -m spark_cli.bench.edits.hunk_loop N``: N dry-run hunks, for instruction counts.
 
-Wall clock on a shared machine is noisy; callgrind's instruction count is not.
-This applies N one-hunk SEARCH/REPLACE edits (each to a different function of a
-5,000-line Python file, as ``spark bench edits`` does) through the real applier
-in dry-run mode, after one warm-up edit, and prints nothing. The per-hunk cost is
-``(count at N=21 - count at N=1) / 20``::
-
-    valgrind --tool=callgrind python -m spark_cli.bench.edits.hunk_loop 21
+Wall clock on a shared machine is noisy; callgrind's count is not. N one-hunk edits as
+`spark bench edits` makes them, after a warm-up; per hunk: (count at N=21 - at N=1) / 20.
 """
 
 from __future__ import annotations
@@ -15,31 +10,15 @@ import sys
 import tempfile
 from pathlib import Path
 
-from spark_cli.bench.edits.edits import python_source
-from spark_cli.edits.apply.applier import Applier
-from spark_cli.edits.model.blocks import FileEdit, Hunk
+from spark_cli.bench.edits.edits import apply_hunks
 
 FUNCTIONS = 1000  # five lines each
 
 
 def run(hunks: int) -> int:
     """Apply ``hunks`` edits (after the warm-up); how many applied, warm-up included."""
-    applied = 0
     with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp)
-        (root / "big.py").write_text(python_source(FUNCTIONS))
-        applier = Applier(root, dry_run=True, record_undo=False)
-        applier.begin_batch("hunk_loop")
-        for run in range(hunks + 1):  # run 0 warms up (imports, the first full parse)
-            k = (run * 37) % FUNCTIONS
-            search = f'def func_{k:04d}(x):\n    """Return x plus {k}."""\n    y = x + 0\n'
-            edit = FileEdit("update", "big.py", (Hunk(search, search.replace("+ 0", "+ 1")),),
-                            "search_replace")
-            outcome = applier.apply(edit)
-            if not outcome.ok:
-                raise SystemExit(f"hunk_loop: edit refused: {outcome.message}")
-            applied += 1
-    return applied
+        return len(apply_hunks(Path(tmp), FUNCTIONS, hunks)) + 1
 
 
 if __name__ == "__main__":

@@ -1,21 +1,17 @@
-"""One `spark edit --json` child of `spark bench oneshot` on one channel, and its figures.
-
-Shared by the bench's channel runs (:mod:`spark_cli.bench.oneshot.oneshot`) and its side-by-side
-runs with Codex CLI (:mod:`spark_cli.bench.oneshot.rival`).
-"""
+"""The `spark edit` children of `spark bench oneshot`: one on a channel and its figures (for
+the channel runs, the side-by-side runs with Codex CLI, `spark bench mcp --paired`), and the
+bundled engine's tiny edit as a new user runs it (no key, no base URL: spark starts its
+engine in-process), the file restored before and the rename checked after each run."""
 
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import subprocess
+import statistics
 import sys
-import threading
-import time
 from pathlib import Path
+from typing import Any
 
-from spark_cli.bench.child_usage import wait_child
+from spark_cli.bench.processes import child_env, run_piped, spark_command
 from spark_cli.record import record
 
 _SAMPLE = 'def greet(name):\n    return "hello " + name\n\n\nprint(greet("spark"))\n'
@@ -35,80 +31,71 @@ class Repetition:
     peak_rss_kb: int = 0
     """The child's ``ru_maxrss`` from ``os.wait4`` (KiB on Linux)."""
     own_cpu_s: float = 0.0
-    """The child's CPU without the processes it started (``spark_cli.bench.child_usage``)."""
+    """The child's CPU without the processes it started (``spark_cli.bench.processes``)."""
 
 
-def child_env(**extra: str) -> dict[str, str]:
-    """The children's environment: like a user's shell, so bytecode is cached.
-
-    ``PYTHONDONTWRITEBYTECODE`` would make every child compile spark from source
-    (~70 ms more per launch than an installed copy, whose bytecode pip compiles);
-    ``PYTHONUNBUFFERED`` is not what a user runs with either. The provider
-    variables and the cache directory are dropped (``extra`` sets what a run needs),
-    so a user's keys, settings and cached server facts never leak into the figures.
-    """
-    env = dict(os.environ)
-    for name in ("PYTHONDONTWRITEBYTECODE", "PYTHONUNBUFFERED", "SPARK_CONFIG_DIR",
-                 "SPARK_CACHE_DIR", "SPARK_API_KEY", "SPARK_PROVIDER", "SPARK_MODEL",
-                 "SPARK_BASE_URL", "OPENAI_API_KEY", "CEREBRAS_API_KEY"):
-        env.pop(name, None)
-    env.update(extra)
-    return env
-
-
-def spark_command() -> list[str]:
-    """How to launch spark as a user would: the console script beside this Python."""
-    script = Path(sys.executable).with_name("spark")
-    if script.exists():
-        return [str(script)]
-    found = shutil.which("spark")
-    return [found] if found else [sys.executable, "-m", "spark_cli"]
-
-
-def channel_args(channel: str, url: str, config_dir: Path, extra: str = "") -> list[str]:
-    """The `spark edit` flags that pick ``channel`` at the engine ``url`` (and its config,
-    plus ``extra`` TOML: `spark bench mcp`'s servers)."""
+def edit_child(channel: str, url: str, token: str, tokens: int, workdir: Path, *,
+               json_lines: bool = True, config_extra: str = "",
+               baseline: Path | None = None) -> tuple[list[str], dict[str, str]]:
+    """The argv and environment of a `spark edit` asking the engine at ``url`` for ``tokens``
+    tokens on ``channel`` (``config_extra``: more config TOML, `spark bench mcp`'s servers;
+    ``baseline``: spark from that source tree)."""
+    (workdir / "bench.py").write_text(_SAMPLE)
+    config_dir = workdir / f"config-{channel}"
     config_dir.mkdir(parents=True, exist_ok=True)
     kind = 'kind = "responses_sse"\n' if channel == "responses_sse" else ""
-    (config_dir / "config.toml").write_text(kind + extra)
-    if channel == "responses_ws":
-        return ["--provider", "mock", "--base-url", url + "/v1"]
-    return ["--provider", "openai-compatible", "--model", "lorem", "--base-url", url + "/v1"]
+    (config_dir / "config.toml").write_text(kind + config_extra)
+    provider = (["--provider", "mock"] if channel == "responses_ws"
+                else ["--provider", "openai-compatible", "--model", "lorem"])
+    # the bench's own cache of server facts (the window spark asked the engine for): the
+    # warm-up asks, the repetitions read it, whatever other processes write to the user's
+    env = child_env(SPARK_API_KEY=token, SPARK_CONFIG_DIR=str(config_dir),
+                    SPARK_CACHE_DIR=str(workdir / "cache"),
+                    **({"PYTHONPATH": str(baseline)} if baseline is not None else {}))
+    command = spark_command() if baseline is None else [sys.executable, "-m", "spark_cli"]
+    argv = [*command, "edit", "bench.py", "-m", "stream lorem", *provider, "--base-url",
+            url + "/v1", "--max-output-tokens", str(tokens)]
+    return argv + (["--json"] if json_lines else []), env
 
 
 def run_once(url: str, token: str, tokens: int, workdir: Path,
              channel: str = "responses_ws", config_extra: str = "") -> Repetition:
     """One `spark edit --json` child against the engine on ``channel``; its figures."""
-    (workdir / "bench.py").write_text(_SAMPLE)
-    config_dir = workdir / f"config-{channel}"
-    flags = channel_args(channel, url, config_dir, config_extra)
-    # the bench's own cache of server facts (the window spark asked the engine for): the
-    # warm-up asks, the repetitions read it, whatever other processes write to the user's
-    env = child_env(SPARK_API_KEY=token, SPARK_CONFIG_DIR=str(config_dir),
-                    SPARK_CACHE_DIR=str(workdir / "cache"))
-    argv = [*spark_command(), "edit", "bench.py", "-m", "stream lorem", *flags,
-            "--max-output-tokens", str(tokens), "--json"]
-    lines: list[str] = []
-    started = time.monotonic()
-    proc = subprocess.Popen(argv, cwd=workdir, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-    reader = threading.Thread(target=lambda: lines.extend(proc.stdout or ()), daemon=True)
-    reader.start()
-    usage = wait_child(proc)
-    code, cpu, exited = usage.exit_code, usage.cpu_s, usage.exited_at
-    reader.join(10)
-    err = proc.stderr.read() if proc.stderr else ""
-    for pipe in (proc.stdout, proc.stderr):
-        if pipe is not None:
-            pipe.close()
-    events = [json.loads(line) for line in lines if line.startswith("{")]
+    argv, env = edit_child(channel, url, token, tokens, workdir, config_extra=config_extra)
+    run = run_piped(argv, workdir, env)
+    usage = run.usage
+    events = [json.loads(line) for line in run.out.splitlines() if line.startswith("{")]
     sent = next((e["at"] for e in events if e.get("type") == "request_sent"), None)
     summary = next((e for e in events if e.get("type") == "summary"), None)
     if sent is None or summary is None:
-        raise RuntimeError(f"spark edit on {channel} (exit {code}) gave no request_sent/"
-                           f"summary: {err.strip()[-500:]}")
+        raise RuntimeError(f"spark edit on {channel} (exit {usage.exit_code}) gave no "
+                           f"request_sent/summary: {run.err.strip()[-500:]}")
     last = (summary.get("marks") or {}).get("last_delta_at") or sent
-    return Repetition(launch_to_request_s=sent - started, cpu_raw_s=cpu,
-                      end_to_exit_s=exited - last,
-                      output_tokens=int(summary.get("output_tokens") or 0), exit_code=code,
-                      started=started, peak_rss_kb=usage.peak_rss_kb, own_cpu_s=usage.own_cpu_s)
+    return Repetition(sent - run.started, usage.cpu_s, usage.exited_at - last,
+                      int(summary.get("output_tokens") or 0), usage.exit_code, run.started,
+                      usage.peak_rss_kb, usage.own_cpu_s)
+
+
+HELLO = 'def greet(name):\n    return "hello " + name\n\n\nprint(greet("spark"))\n'
+INSTRUCTION = "rename greet to welcome"
+
+
+def run_bundled(reps: int, workdir: Path) -> dict[str, Any]:
+    """Median and minimum wall and CPU of ``reps`` tiny bundled edits (after one warm-up)."""
+    (workdir / "config").mkdir(parents=True, exist_ok=True)
+    env = child_env(SPARK_CONFIG_DIR=str(workdir / "config"))
+    walls: list[float] = []
+    cpus: list[float] = []
+    for rep in range(reps + 1):
+        target = workdir / "hello.py"
+        target.write_text(HELLO)
+        run = run_piped([*spark_command(), "edit", "hello.py", "-m", INSTRUCTION], workdir, env)
+        code = run.usage.exit_code
+        if code != 0 or "def welcome(name):" not in target.read_text():
+            raise RuntimeError(f"the bundled tiny edit failed (exit {code}): "
+                               f"{run.err.strip()[-500:]}")
+        if rep:  # the first run warms bytecode and caches
+            walls.append(run.usage.exited_at - run.started)
+            cpus.append(run.usage.cpu_s)
+    return {"wall_s": statistics.median(walls), "wall_min_s": min(walls),
+            "cpu_s": statistics.median(cpus), "cpu_min_s": min(cpus), "reps": reps}

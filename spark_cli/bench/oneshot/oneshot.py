@@ -1,20 +1,16 @@
-"""`spark bench oneshot`: launch → request, CPU per 5,000 tokens, stream end → exit, on
-every channel; a tiny edit on the bundled engine, whole process; or a provider of yours.
+"""`spark bench oneshot`: launch → request, CPU per 5,000 tokens and stream end → exit of a
+`spark edit --json` on every channel; a tiny edit on the bundled engine; Codex CLI beside.
 
-The engine runs in its own process (``--brain lorem --tps 2000 --ttft-ms 0``); each
-repetition spawns `spark edit FILE -m ... --json` (:mod:`spark_cli.bench.oneshot.child`) on
-the Responses WebSocket, Chat SSE and Responses SSE. Launch → request: the parent's clock
-before ``Popen`` against the child's ``request_sent`` (one CLOCK_MONOTONIC). CPU: ``wait4``'s
-user+system, raw and net of a 1-token answer's, scaled to 5,000 tokens. Stream end → exit:
-the last delta's stamp to ``wait4``. Plus the bundled tiny edit with no config
-(:mod:`spark_cli.bench.oneshot.bundled`) and Codex CLI beside spark (``--codex``). Medians go
-to ``## One-shot``; ``--provider NAME`` (:mod:`spark_cli.bench.provider.probe`) writes nothing.
+The engine runs in its own process; each repetition spawns a child per channel
+(:mod:`.child`), interleaved; plus the bundled tiny edit and, with ``--codex``,
+:mod:`.rival`. Medians go to ``## One-shot``; ``--provider NAME`` measures your provider
+as `spark bench provider` does and writes nothing.
 """
 
 from __future__ import annotations
 
-import platform
 import secrets
+import shutil
 import statistics
 import tempfile
 from pathlib import Path
@@ -23,32 +19,33 @@ from urllib.parse import urlsplit
 
 import typer
 
-from spark_cli.bench.docs_section import DOCS_OPTION, NO_DOCS_OPTION, publish
-from spark_cli.bench.engine_process import start_engine
-from spark_cli.bench.oneshot.bundled import run_bundled
-from spark_cli.bench.oneshot.child import Repetition, child_env, run_once, spark_command
-from spark_cli.bench.oneshot.rival import SideBySide, find_codex
-from spark_cli.bench.oneshot.rival_table import side_table
-from spark_cli.bench.provider.probe import probe_command
+from spark_cli.bench.figures import (
+    CHANNEL_NAMES,
+    DOCS_OPTION,
+    NO_DOCS_OPTION,
+    met,
+    net_per_5k,
+    report,
+)
+from spark_cli.bench.oneshot.child import Repetition, run_bundled, run_once
+from spark_cli.bench.oneshot.rival import SideBySide, side_table
+from spark_cli.bench.processes import child_env, start_engine
+from spark_cli.bench.provider.provider import bench_provider
 
 SECTION = "## One-shot"
 TARGETS = {"launch_to_request_s": 0.10, "cpu_net_per_5k_s": 0.2, "end_to_exit_s": 0.02,
            "bundled_wall_s": 0.3}
 CHANNELS = ("responses_ws", "chat_sse", "responses_sse")
-LABELS = {"responses_ws": "Responses, WebSocket", "chat_sse": "Chat Completions, SSE",
-          "responses_sse": "Responses, SSE"}
 
 
 
 def channel_figures(runs: list[Repetition], short: list[Repetition]) -> dict[str, Any]:
     """Medians of one channel's runs; CPU net of a 1-token answer's on the same channel."""
     base = statistics.median(r.cpu_raw_s for r in short)
-    per_5k = [r.cpu_raw_s * 5000 / max(r.output_tokens, 1) for r in runs]
-    net = [max(0.0, r.cpu_raw_s - base) * 5000 / max(r.output_tokens - 1, 1) for r in runs]
+    net = [net_per_5k(r.cpu_raw_s, r.output_tokens, base) for r in runs]
     return {
         "launch_to_request_s": statistics.median(r.launch_to_request_s for r in runs),
         "cpu_raw_s": statistics.median(r.cpu_raw_s for r in runs),
-        "cpu_raw_per_5k_s": statistics.median(per_5k),
         "cpu_net_per_5k_s": statistics.median(net),
         "cpu_short_s": base,
         "end_to_exit_s": statistics.median(r.end_to_exit_s for r in runs),
@@ -96,7 +93,7 @@ def run_benchmark(reps: int, tokens: int, tps: float, workdir: Path,
     if side is not None:
         figures["side"] = side.figures()
     if bundled:
-        figures["bundled"] = run_bundled(reps, workdir / "bundled", spark_command(), child_env)
+        figures["bundled"] = run_bundled(reps, workdir / "bundled")
     return figures
 
 
@@ -109,12 +106,11 @@ def table(figures: dict[str, Any]) -> str:
         values = [per[c][key] for c in channels]
         cells = " | ".join(f"{v:.3f} s" for v in values)
         goal = "" if target is None else f"≤ {target:g} s"
-        verdict = "" if target is None else (
-            "met" if all(v <= target for v in values) else "missed")
+        verdict = "" if target is None else met(all(v <= target for v in values))
         return f"| {name} | {cells} | {goal} | {verdict} |"
 
     lines = [
-        "| metric (median) | " + " | ".join(LABELS.get(c, c) for c in channels)
+        "| metric (median) | " + " | ".join(CHANNEL_NAMES[c] for c in channels)
         + " | target | |",
         "|---|" + "---|" * len(channels) + "---|---|",
         row("launch → request", "launch_to_request_s", TARGETS["launch_to_request_s"]),
@@ -127,11 +123,10 @@ def table(figures: dict[str, Any]) -> str:
     bundled = figures.get("bundled")
     if bundled:
         target = TARGETS["bundled_wall_s"]
-        verdict = "met" if bundled["wall_s"] <= target else "missed"
         lines += ["", "| bundled engine, tiny edit (whole process) | median | min | target | |",
                   "|---|---|---|---|---|",
                   f"| wall | {bundled['wall_s']:.3f} s | {bundled['wall_min_s']:.3f} s | "
-                  f"≤ {target:g} s | {verdict} |",
+                  f"≤ {target:g} s | {met(bundled['wall_s'] <= target)} |",
                   f"| CPU | {bundled['cpu_s']:.3f} s | {bundled['cpu_min_s']:.3f} s | | |"]
     side = figures.get("side")
     if side:
@@ -140,16 +135,14 @@ def table(figures: dict[str, Any]) -> str:
 
 
 def _rival(given: str | None, skip: bool) -> str | None:
-    """The codex to run side by side, or None (with a one-line note why)."""
-    if skip:
-        return None
-    try:
-        found, note = find_codex(given)
-    except ValueError as exc:
-        typer.echo(f"spark bench oneshot: {exc}", err=True)
-        raise typer.Exit(2) from None
-    if note:
-        typer.echo(note)
+    """The codex to run side by side (``--codex``: a path or a name on PATH; else ``codex`` on
+    PATH), or None with a one-line note why."""
+    found = None if skip else shutil.which(given or "codex")
+    if found is None and given is not None and not skip:
+        typer.echo(f"spark bench oneshot: --codex {given}: no such executable", err=True)
+        raise typer.Exit(2)
+    if found is None and not skip:
+        typer.echo("Codex CLI: no `codex` on PATH, side by side skipped (--codex PATH to run it)")
     return found
 
 
@@ -160,8 +153,8 @@ def register(bench_app: typer.Typer) -> None:
         tokens: int = typer.Option(5000, "--tokens", min=1, help="Tokens per answer."),
         tps: float = typer.Option(2000.0, "--tps", min=1.0, help="Engine tokens per second."),
         provider: str | None = typer.Option(
-            None, "--provider", help="Measure this configured provider instead (TTFT, "
-            "tokens/s, WebSocket vs HTTP where both exist); writes no docs."),
+            None, "--provider", help="Measure this configured provider instead, as `spark bench "
+            "provider --sizes 1k` does; writes no docs."),
         docs: Path | None = DOCS_OPTION,
         no_docs: bool = NO_DOCS_OPTION,
         codex: str | None = typer.Option(
@@ -172,7 +165,9 @@ def register(bench_app: typer.Typer) -> None:
     ) -> None:
         """Time `spark edit` end to end on every channel (engine in another process)."""
         if provider is not None:
-            raise typer.Exit(probe_command(provider, reps, min(tokens, 1000)))
+            raise typer.Exit(bench_provider(provider, base_url=None, model=None, sizes="1k",
+                                            reps=reps, tokens=min(tokens, 1000), same=False,
+                                            ttft_ms=300, tps=tps, docs=None))
         rival = _rival(codex, no_codex)
         with tempfile.TemporaryDirectory(prefix="spark-bench-oneshot-") as tmp:
             try:
@@ -182,16 +177,8 @@ def register(bench_app: typer.Typer) -> None:
                 raise typer.Exit(1) from None
         command = f"spark bench oneshot --reps {reps} --tokens {tokens} --tps {tps:g}" + (
             " --codex PATH" if rival else "")
-        result = table(figures)
         answers = {c: f["output_tokens"] for c, f in figures["channels"].items()}
         codes = sorted({code for f in figures["channels"].values() for code in f["exit_codes"]})
         typer.echo(f"oneshot: {reps} runs per channel of {tokens} tokens at {tps:g} tok/s, "
                    f"answers of {answers} tokens, exit codes {codes}")
-        typer.echo(result)
-        if not no_docs:
-            body = (f"Command: `{command}` (Python {platform.python_version()}, "
-                    f"{platform.machine()}). Engine in a separate process "
-                    "(`spark engine serve --brain lorem --ttft-ms 0`); each run is a fresh "
-                    "`spark edit --json` process, the channels interleaved. Clocks: "
-                    "CLOCK_MONOTONIC on both sides.\n\n" + result + "\n")
-            publish(docs, SECTION, body)
+        report(table(figures), command, SECTION, docs, no_docs, where=True)

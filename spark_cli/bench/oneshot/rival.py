@@ -1,19 +1,14 @@
 """Codex CLI side by side with spark, for `spark bench oneshot --codex PATH`.
 
-In the same run, on the same engine, ``codex exec`` and `spark edit --json` take turns on the
-Responses WebSocket and Responses SSE (Codex has no Chat wire), both through one recording
-relay (:class:`~spark_cli.bench.oneshot.request_relay.RequestRelay`): launch → request is the
-parent's clock before ``Popen`` to the relay's stamp of the first request asking for an
-answer (Codex's ``generate: false`` warm-up reported apart; spark's own stamp kept beside);
-CPU and peak RSS from ``wait4``, with and without waited children
-(:mod:`spark_cli.bench.child_usage`); an answer not ``tokens`` long is an error. Codex gets
-its own ``CODEX_HOME`` per channel (:func:`codex_config`), stdin from ``/dev/null``; the
-engine caps the answer (Codex asks for no limit). Without a codex binary this is skipped.
+On the same engine, ``codex exec`` and `spark edit --json` take turns on the Responses
+WebSocket and SSE through one recording relay (:mod:`.request_relay`): launch → the first
+request asking for an answer, CPU and peak RSS with and without waited children. Codex
+gets its own ``CODEX_HOME`` per channel; without a codex binary this is skipped. The table
+puts spark's launch → request over Codex's, and what a reader needs to trust the rows.
 """
 
 from __future__ import annotations
 
-import shutil
 import statistics
 import subprocess
 import threading
@@ -21,9 +16,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from spark_cli.bench.child_usage import wait_child
-from spark_cli.bench.oneshot.child import child_env, run_once
+from spark_cli.bench.figures import CHANNEL_NAMES, met
+from spark_cli.bench.oneshot.child import run_once
 from spark_cli.bench.oneshot.request_relay import Recording, RequestRelay
+from spark_cli.bench.processes import child_env, wait_child
 from spark_cli.record import record
 
 RIVAL_CHANNELS = ("responses_ws", "responses_sse")
@@ -33,22 +29,6 @@ PROMPT = "stream lorem"
 RUN_TIMEOUT_S = 120.0
 _DROPPED = ("CODEX_HOME", "CODEX_API_KEY", "OPENAI_BASE_URL", "RUST_LOG", "SPARK_KEY")
 """A user's Codex settings, which must not reach the bench's runs."""
-
-
-def find_codex(given: str | None) -> tuple[str | None, str]:
-    """(the codex to run or None, a one-line note when it is skipped). ``given`` is
-    ``--codex``: a path or a name on PATH; None looks for ``codex`` on PATH.
-    Raises ``ValueError`` when ``given`` names nothing that can run."""
-    if given is None:
-        found = shutil.which("codex")
-        if found is None:
-            return None, ("Codex CLI: no `codex` on PATH, side by side skipped "
-                          "(--codex PATH to run it)")
-        return found, ""
-    found = shutil.which(given)
-    if found is None:
-        raise ValueError(f"--codex {given}: no such executable")
-    return found, ""
 
 
 def codex_version(codex: str) -> str:
@@ -63,18 +43,9 @@ def codex_version(codex: str) -> str:
 
 def codex_config(base_url: str, channel: str) -> str:
     """``config.toml`` for a ``CODEX_HOME``: the engine at ``base_url`` (``…/v1``) as a
-    Responses provider, over the WebSocket (``responses_ws``) or SSE (``responses_sse``).
-
-    No ``model``: Codex asks for its own default model (0.171.0: ``gpt-6.2-sol``) and
-    sends what it sends a user's provider for it (its tools as an ``additional_tools``
-    input item, its base instructions as developer messages); the engine answers any
-    model name with its ``--brain``. A name Codex does not know (the bench used
-    ``lorem``) gets its fallback metadata and a different request.
-
-    ``shell_snapshot = false``: by default Codex runs the user's login shell at start-up
-    to capture its environment, whose cost is the user's profile's, not Codex's (on the
-    bench machine, pyenv's init: ~0.3 s of CPU and ~45 ms later requests); off, Codex is
-    timed at its fastest."""
+    Responses provider over the WebSocket or SSE. No ``model``: Codex asks for its own default
+    and sends what it sends a user's provider for it. ``shell_snapshot = false``: Codex's
+    start-up snapshot of the user's login shell costs what that profile costs, not Codex."""
     if channel not in RIVAL_CHANNELS:
         raise ValueError(f"Codex has no {channel} channel (wire_api = \"responses\" only)")
     ws = channel == "responses_ws"
@@ -233,3 +204,91 @@ def side_figures(runs: list[SideRun]) -> dict[str, Any]:
         "exit_codes": sorted({r.exit_code for r in runs}),
         "reps": len(runs),
     }
+
+
+TARGET_RATIO = 0.8
+_NO_WIRE = "no such wire (Codex takes `wire_api = \"responses\"` only)"
+
+
+def _seconds(pair: tuple[float, float] | None) -> str:
+    return "—" if pair is None else f"{pair[0]:.3f} / {pair[1]:.3f} s"
+
+
+def _mb(pair: tuple[float, float]) -> str:
+    return f"{pair[0]:.0f} / {pair[1]:.0f} MB"
+
+
+def side_table(side: dict[str, Any], tokens: int) -> str:
+    """The table and its notes, from ``side`` (``SideBySide.figures()``)."""
+    rows: dict[str, Any] = side["rows"]
+    name = display_names(side["version"])
+    reps = max((r["reps"] for r in rows.values()), default=0)
+    lines = [
+        f"Side by side, one engine, both clients through the recording relay "
+        f"(median / min of {reps}):",
+        "",
+        "| client, channel | launch → request (at the relay) | spark's own stamp "
+        f"| CPU, whole process, {tokens:,}-token answer | CPU, the client's process alone "
+        "| peak RSS |",
+        "|---|---|---|---|---|---|",
+    ]
+    for channel, label in CHANNEL_NAMES.items():
+        for client in ("spark", "codex"):
+            row = rows.get(f"{client}/{channel}")
+            if row is None:
+                if client == "codex":
+                    lines.append(f"| {name[client]}, {label} | {_NO_WIRE} | | | | |")
+                continue
+            lines.append(f"| {name[client]}, {label} | {_seconds(row['launch_to_request_s'])} "
+                         f"| {_seconds(row['own_stamp_s'])} | {_seconds(row['cpu_s'])} "
+                         f"| {_seconds(row['own_cpu_s'])} | {_mb(row['peak_rss_mb'])} |")
+    return "\n".join([*lines, "", *_ratio(rows, name), *_notes(rows, name)])
+
+
+def _ratio(rows: dict[str, Any], name: dict[str, str]) -> list[str]:
+    """spark's launch → request over Codex's, per channel both have (medians)."""
+    both = [(label, rows[f"spark/{c}"]["launch_to_request_s"][0]
+             / rows[f"codex/{c}"]["launch_to_request_s"][0])
+            for c, label in CHANNEL_NAMES.items() if f"spark/{c}" in rows and f"codex/{c}" in rows]
+    if not both:
+        return []
+    cells = ", ".join(f"{label} {ratio:.2f}×" for label, ratio in both)
+    verdict = met(all(ratio <= TARGET_RATIO for _, ratio in both))
+    return [f"spark's launch → request over {name['codex']}'s (medians): {cells} (target "
+            f"≤ {TARGET_RATIO:g}×: {verdict})", ""]
+
+
+def display_names(version: str) -> dict[str, str]:
+    """``{"spark": "spark", "codex": "Codex CLI 0.171.0"}`` from ``codex --version``."""
+    return {"spark": "spark", "codex": version.replace("codex-cli", "Codex CLI")
+            if version.startswith("codex-cli") else f"Codex CLI ({version})"}
+
+
+def _notes(rows: dict[str, Any], name: dict[str, str]) -> list[str]:
+    notes: list[str] = []
+    for key, row in rows.items():
+        first, answer = row["first_request_s"], row["launch_to_request_s"]
+        if first[0] < answer[0]:
+            client, channel = key.split("/")
+            notes.append(f"- {name[client]} on {CHANNEL_NAMES[channel]} sends a request asking "
+                         f"for no answer (`generate: false`) first, at {_seconds(first)}; the "
+                         "row counts the one that asks for the answer.")
+    counts = sorted({n for row in rows.values() for n in row["answer_requests"]})
+    notes.append("- requests asking for an answer, per run: " + (
+        "one in every run" if counts == [1] else
+        "; ".join(f"{key} {row['answer_requests']}" for key, row in rows.items()))
+        + "; every answer was the full length as the engine counted it (read at the relay).")
+    codes = {client: sorted({c for key, row in rows.items() if key.startswith(client + "/")
+                             for c in row["exit_codes"]}) for client in name}
+    notes.append("- exit codes: " + ", ".join(
+        f"{name[client]} {' '.join(map(str, found))}" for client, found in codes.items()
+        if found) + (" (Codex reports the capped answer, which ends `incomplete`, as an "
+                     "error once it has read it)" if codes.get("codex", [0]) != [0] else ""))
+    if any(key.startswith("codex/") for key in rows):
+        notes.append(f"- {name['codex']} ran `codex exec --skip-git-repo-check -s read-only` "
+                     "with its own default model, stdin from /dev/null and "
+                     "`shell_snapshot = false` (its start-up "
+                     "snapshot of the user's login shell costs what that shell's profile "
+                     "costs); CPU \"alone\" leaves out the processes it waited for "
+                     "(`git ls-remote` for plugins, `lsb_release`).")
+    return notes

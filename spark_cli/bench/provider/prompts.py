@@ -1,13 +1,8 @@
 """Prompts of a chosen size for `spark bench provider`, different on every repetition.
 
-A server that caches prompts (llama.cpp's prefix cache, vLLM's automatic
-prefix caching, OpenAI's prompt caching) answers a repeated prompt without
-processing it again, so a benchmark that sends one fixed prompt measures the
-cache, not the prefill. Each prompt here starts with a line unique to its
-repetition (so not even a prefix is shared) and is followed by generated code
-of about the asked size (spark's token rule, ~4 characters a token; the
-server's own count is reported where it sends usage). ``same=True`` sends the
-same text every time, to see what the cache gives.
+A server that caches prompts answers a repeated one without processing it again, so each
+prompt starts with a line unique to its repetition and is followed by generated code of
+about the asked size; ``same=True`` sends the same text every time, to see the cache.
 """
 
 from __future__ import annotations

@@ -1,12 +1,11 @@
-"""`spark bench provider`: how a provider's prefill grows with the prompt, and its first token.
+"""`spark bench provider` (and `spark bench oneshot --provider NAME`): how a provider's
+prefill grows with the prompt, and its first token.
 
-The provider is resolved as `spark edit` resolves it. Per prompt size (default 1k, 4k, 16k
-tokens) it sends ``reps`` different prompts (:mod:`spark_cli.bench.provider.prompts`; no
-cache hit unless ``--same-prompt``), each on a fresh connection, and splits TTFT into
-prefill (``RequestSent`` to ``ResponseStarted``: a CPU server sends nothing while it reads)
-and first token (to the first text); then tokens/s. Token counts are the server's usage
-(``server``) or spark's estimate (``estimated``). ``--provider mock`` starts an engine in
-its own process: its TTFT is fixed, so only a real server shows prefill growing.
+Per prompt size (default 1k, 4k, 16k tokens), ``reps`` different prompts
+(:mod:`spark_cli.bench.provider.prompts`), each answer measured on a fresh connection on
+each of the provider's channels: connect + send, prefill, first token, tokens/s, total.
+``--provider mock`` starts an engine in its own process: its TTFT is fixed, so only a real
+server shows prefill growing.
 """
 
 from __future__ import annotations
@@ -16,16 +15,19 @@ import os
 import secrets
 import statistics
 import time
+from collections.abc import AsyncIterator
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import typer
 
-from spark_cli.bench.docs_section import write_section
-from spark_cli.bench.engine_process import start_engine
-from spark_cli.bench.provider.probe import LABELS, channels_for, open_for
+from spark_cli.bench.figures import CHANNEL_NAMES, report
+from spark_cli.bench.processes import start_engine
 from spark_cli.bench.provider.prompts import parse_size, prompt, size_label
+from spark_cli.cli.wiring import open_provider_channel
 from spark_cli.protocol.channel import (
+    Channel,
     ChannelError,
     Message,
     RequestSent,
@@ -37,24 +39,64 @@ from spark_cli.protocol.channel import (
 from spark_cli.protocol.tokens import count_tokens
 from spark_cli.record import record
 from spark_cli.session.config.settings import ProviderSettings, SettingsError, load_settings
-from spark_cli.transport.factory import ChannelKind
+from spark_cli.transport.factory import ChannelKind, open_channel
 
 DEFAULT_SIZES = "1k,4k,16k"
 SECTION = "## Provider"
 
 
+def channels_for(provider: ProviderSettings) -> list[ChannelKind]:
+    """The channels to measure: the provider's own, plus HTTP SSE beside a WebSocket
+    (the bundled engine started in-process is measured on its WebSocket only)."""
+    kind = provider.kind
+    if kind == "mock":
+        return ["responses_ws", "responses_sse"] if provider.base_url else ["responses_ws"]
+    if kind == "responses_ws":
+        return ["responses_ws", "responses_sse"]
+    return [kind]
+
+
+def open_for(provider: ProviderSettings,
+             kind: ChannelKind) -> AbstractAsyncContextManager[Channel]:
+    """A fresh channel of ``kind`` to ``provider`` (the bundled engine when it has no URL)."""
+    if provider.kind == "mock" and not provider.base_url:
+        return open_provider_channel(provider, max_retries=0)
+    return _direct(provider, kind)
+
+
+@asynccontextmanager
+async def _direct(provider: ProviderSettings, kind: ChannelKind) -> AsyncIterator[Channel]:
+    options: dict[str, Any] = {"max_retries": 0, "secrets": provider.secrets}
+    if kind == "responses_ws":
+        options["warm_spare"] = False
+    channel = open_channel(kind, base_url=provider.base_url or "", api_key=provider.api_key,
+                           **options)
+    try:
+        yield channel
+    finally:
+        await channel.aclose()
+
+
 @record
 class ProviderAnswer:
-    """One measured answer (seconds; NaN where a mark never came)."""
+    """One answer measured on a fresh channel (seconds; NaN where a mark never came)."""
 
+    connect_send_s: float
+    """Opening the channel to ``RequestSent``: TCP, TLS, the WebSocket handshake."""
     prefill_s: float
+    """``RequestSent`` to ``ResponseStarted`` (a CPU server sends nothing while it reads)."""
     first_token_s: float
     tokens_per_s: float
+    total_s: float
     prompt_tokens: int
     prompt_source: str
-    """``server`` or ``estimated``."""
+    """``server`` (its usage) or ``estimated`` (spark's count)."""
     answer_tokens: int
     answer_source: str
+
+    @property
+    def ttft_s(self) -> float:
+        return self.prefill_s + self.first_token_s
 
 
 async def measure(provider: ProviderSettings, kind: ChannelKind, text: str,
@@ -65,19 +107,20 @@ async def measure(provider: ProviderSettings, kind: ChannelKind, text: str,
     sent = started = first = last = nan
     chars = 0
     usage: UsageReported | None = None
+    opened = time.perf_counter()
     async with open_for(provider, kind) as channel:
         async for event in channel.stream(request):
             if isinstance(event, RequestSent):
                 sent = event.at
-            elif isinstance(event, ResponseStarted):
-                started = event.at if started != started else started
+            elif isinstance(event, ResponseStarted) and started != started:
+                started = event.at
             elif isinstance(event, TextDelta):
                 last = time.perf_counter()
-                if first != first:
-                    first = last
+                first = last if first != first else first
                 chars += len(event.text)
             elif isinstance(event, UsageReported):
                 usage = event
+    ended = time.perf_counter()
     if started != started:  # no first event of its own: the first text is the first event
         started = first
     prompt_tokens, prompt_source = ((usage.input_tokens, "server")
@@ -87,9 +130,9 @@ async def measure(provider: ProviderSettings, kind: ChannelKind, text: str,
                                     if usage is not None and usage.output_tokens
                                     else (round(chars / 4), "estimated"))
     span = last - first
-    return ProviderAnswer(started - sent, first - started,
-                  answer_tokens / span if span > 0 else nan,
-                  prompt_tokens, prompt_source, answer_tokens, answer_source)
+    return ProviderAnswer(sent - opened, started - sent, first - started,
+                          answer_tokens / span if span > 0 else nan, ended - opened,
+                          prompt_tokens, prompt_source, answer_tokens, answer_source)
 
 
 Results = dict[str, dict[int, list[ProviderAnswer] | str]]
@@ -133,23 +176,25 @@ def table(results: Results) -> str:
     """One table per channel: a row per prompt size, medians."""
     out: list[str] = []
     for kind, sizes in results.items():
-        out += [f"{LABELS.get(kind, kind)}:", "",
+        out += [f"{CHANNEL_NAMES[kind]}:", "",
                 "| prompt | prompt tokens | prefill | first token | TTFT | tokens/s | "
-                "answer tokens |", "|---|---|---|---|---|---|---|"]
+                "answer tokens | connect + send | total |", "|---|---|---|---|---|---|---|---|---|"]
         for size, answers in sizes.items():
             if isinstance(answers, str):
-                out.append(f"| {size_label(size)} | failed: {answers} | | | | | |")
+                out.append(f"| {size_label(size)} | failed: {answers} | | | | | | | |")
                 continue
-            prefill = _median([a.prefill_s for a in answers])
-            first = _median([a.first_token_s for a in answers])
-            tps = _median([a.tokens_per_s for a in answers])
-            ptoks = round(_median([float(a.prompt_tokens) for a in answers]))
-            atoks = round(_median([float(a.answer_tokens) for a in answers]))
+
+            def median(key: str, answers: list[ProviderAnswer] = answers) -> float:
+                return _median([float(getattr(a, key)) for a in answers])
+
+            tps = median("tokens_per_s")
             out.append(
-                f"| {size_label(size)} | {ptoks:,} ({answers[0].prompt_source}) | "
-                f"{_seconds(prefill)} | {_seconds(first)} | {_seconds(prefill + first)} | "
-                f"{'-' if tps != tps else f'{tps:,.0f}'} | {atoks:,} "
-                f"({answers[0].answer_source}) |")
+                f"| {size_label(size)} | {round(median('prompt_tokens')):,} "
+                f"({answers[0].prompt_source}) | {_seconds(median('prefill_s'))} | "
+                f"{_seconds(median('first_token_s'))} | {_seconds(median('ttft_s'))} | "
+                f"{'-' if tps != tps else f'{tps:,.0f}'} | {round(median('answer_tokens')):,} "
+                f"({answers[0].answer_source}) | {_seconds(median('connect_send_s'))} | "
+                f"{_seconds(median('total_s'))} |")
         out.append("")
     return "\n".join(out).rstrip("\n")
 
@@ -183,7 +228,7 @@ def bench_provider(name: str | None, *, base_url: str | None, model: str | None,
         where = (f"the bundled engine in its own process (--brain lorem --ttft-ms "
                  f"{ttft_ms:g} --tps {tps:g})")
     else:
-        kinds = channels_for(provider)[:1]
+        kinds = channels_for(provider)
         where = f"{provider.model} at {provider.shown_base_url}"
     try:
         results = asyncio.run(run(provider, kinds, wanted, reps, tokens, same=same))
@@ -197,16 +242,10 @@ def bench_provider(name: str | None, *, base_url: str | None, model: str | None,
         "a different prompt every time (no cache hits)")
     head = (f"{provider.name}: {where}; {reps} answer(s) of up to {tokens} tokens per prompt "
             f"size, {cache}, each on a fresh connection; medians")
-    body = table(results)
-    print(head)
-    print()
-    print(body)
-    if docs is not None:
-        command = (f"spark bench provider{' --provider ' + name if name else ''} --sizes "
-                   f"{sizes} --reps {reps} --tokens {tokens}"
-                   + (f" --ttft-ms {ttft_ms:g}" if engine is not None else ""))
-        write_section(docs, SECTION, f"Command: `{command}`. {head}.\n\n{body}\n")
-        print(f"wrote {docs} ({SECTION})")
+    command = (f"spark bench provider{' --provider ' + name if name else ''} --sizes "
+               f"{sizes} --reps {reps} --tokens {tokens}"
+               + (f" --ttft-ms {ttft_ms:g}" if engine is not None else ""))
+    report(f"{head}.\n\n{table(results)}", command, SECTION, docs, docs is None)
     return 0
 
 

@@ -1,11 +1,9 @@
-"""The floor of `spark bench stream`: the least a Python client can do to consume a stream.
+"""The bare-socket floor of `spark bench stream`: the least a Python client can do.
 
-A child process (``python -m spark_cli.bench.stream.floor WIRE URL TOKEN N``) asks the
-engine for ``N`` tokens and only reads and decodes them (every message parsed as JSON, its
-text taken; nothing rendered or written): what any Python client pays for the stream.
-``ws``: the Responses WebSocket by hand on a blocking socket, no compression; ``chat``:
-Chat Completions SSE, one HTTP/1.1 POST, ``data:`` lines until ``[DONE]``. It prints
-``messages chars`` and imports only the standard library.
+``python -m spark_cli.bench.stream.floor ws|chat URL TOKEN N`` asks the engine for ``N``
+tokens on a blocking socket, no asyncio, the WebSocket written by hand, and only decodes
+them (every message parsed as JSON, its text taken); it prints ``messages chars`` and
+imports only the standard library. The decoding is shared with :mod:`.floor_lib`.
 """
 
 from __future__ import annotations
@@ -19,6 +17,37 @@ from urllib.parse import urlsplit
 
 PROMPT = "stream lorem"
 TERMINAL = frozenset({"response.completed", "response.incomplete", "response.failed", "error"})
+
+
+def create_event(tokens: int) -> str:
+    return json.dumps({"type": "response.create", "model": "lorem", "store": False,
+                       "input": [{"role": "user", "content": PROMPT}],
+                       "max_output_tokens": tokens})
+
+
+def chat_body(tokens: int) -> bytes:
+    return json.dumps({"model": "lorem", "stream": True, "max_tokens": tokens,
+                       "messages": [{"role": "user", "content": PROMPT}]}).encode()
+
+
+def ws_text(raw: str | bytes) -> str | None:
+    """The text of one Responses event ("" for none); None at the answer's end."""
+    event = json.loads(raw)
+    kind = event.get("type")
+    if kind == "response.output_text.delta":
+        return str(event["delta"])
+    return None if kind in TERMINAL else ""
+
+
+def chat_text(line: bytes) -> str | None:
+    """The text of one SSE line of a Chat answer ("" for none); None at ``[DONE]``."""
+    if not line.startswith(b"data: "):
+        return ""  # chunk sizes, blank lines, comments
+    payload = line[6:].strip()
+    if payload == b"[DONE]":
+        return None
+    choices = json.loads(payload).get("choices") or ()
+    return (choices[0].get("delta", {}).get("content") or "") if choices else ""
 
 
 def read_ws(ws_url: str, token: str, tokens: int) -> tuple[int, int]:
@@ -39,9 +68,7 @@ def read_ws(ws_url: str, token: str, tokens: int) -> tuple[int, int]:
         status, _, buffer = buffer.partition(b"\r\n\r\n")
         if not status.startswith(b"HTTP/1.1 101"):
             raise RuntimeError(f"no WebSocket: {status[:80]!r}")
-        sock.sendall(_masked_text(json.dumps({
-            "type": "response.create", "model": "lorem", "store": False,
-            "input": [{"role": "user", "content": PROMPT}], "max_output_tokens": tokens})))
+        sock.sendall(_masked_text(create_event(tokens)))
         while True:
             while len(buffer) < 2 or len(buffer) < _frame_end(buffer):
                 data = sock.recv(65536)
@@ -53,13 +80,11 @@ def read_ws(ws_url: str, token: str, tokens: int) -> tuple[int, int]:
             opcode, payload, buffer = buffer[0] & 0x0F, buffer[start:end], buffer[end:]
             if opcode != 1:
                 continue  # pings and the like: not text
-            event = json.loads(payload)
-            kind = event.get("type")
-            if kind == "response.output_text.delta":
-                messages += 1
-                chars += len(event["delta"])
-            elif kind in TERMINAL:
+            text = ws_text(payload)
+            if text is None:
                 return messages, chars
+            if text:
+                messages, chars = messages + 1, chars + len(text)
 
 
 def _payload_length(frame: bytes) -> int:
@@ -94,8 +119,7 @@ def _masked_text(text: str) -> bytes:
 def read_chat(base_url: str, token: str, tokens: int) -> tuple[int, int]:
     """(text chunks, characters) of one Chat Completions answer over SSE."""
     parts = urlsplit(base_url)
-    body = json.dumps({"model": "lorem", "stream": True, "max_tokens": tokens,
-                       "messages": [{"role": "user", "content": PROMPT}]}).encode()
+    body = chat_body(tokens)
     head = (f"POST {parts.path.rstrip('/')}/chat/completions HTTP/1.1\r\n"
             f"Host: {parts.netloc}\r\nAuthorization: Bearer {token}\r\n"
             f"Content-Type: application/json\r\nAccept: text/event-stream\r\n"
@@ -117,17 +141,11 @@ def read_chat(base_url: str, token: str, tokens: int) -> tuple[int, int]:
                 buffer, in_body = buffer[end + 4:], True
             *lines, buffer = buffer.split(b"\n")
             for line in lines:
-                if not line.startswith(b"data: "):
-                    continue  # chunk sizes, blank lines, comments
-                payload = line[6:].strip()
-                if payload == b"[DONE]":
+                text = chat_text(line)
+                if text is None:
                     return messages, chars
-                chunk = json.loads(payload)
-                choices = chunk.get("choices") or ()
-                text = choices[0].get("delta", {}).get("content") if choices else None
                 if text:
-                    messages += 1
-                    chars += len(text)
+                    messages, chars = messages + 1, chars + len(text)
     return messages, chars
 
 

@@ -1,24 +1,20 @@
-"""The library floor of `spark bench stream`: the least an asyncio client built on the
-libraries spark uses does to consume a stream (the reference of the bench's ratios).
+"""The library floor of `spark bench stream` (the reference of its ratios): the least an
+asyncio client on the libraries spark uses does to consume a stream.
 
-A child process (``python -m spark_cli.bench.stream.floor_lib WIRE URL TOKEN N``): ``ws``,
-websockets' asyncio client as spark connects, one ``response.create``, each message
-``json.loads``-ed until the terminal event; ``chat``, h11 over asyncio streams, the body's
-``data:`` lines decoded until ``[DONE]``. Nothing is rendered or written; it prints
-``messages chars``. :mod:`spark_cli.bench.stream.floor` is the same without asyncio.
+``python -m spark_cli.bench.stream.floor_lib ws|chat URL TOKEN N``: websockets' asyncio
+client as spark connects, or h11 over asyncio streams; decoded as :mod:`.floor` decodes.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import sys
 from urllib.parse import urlsplit
 
 import h11
 from websockets.asyncio.client import connect
 
-from spark_cli.bench.stream.floor import PROMPT, TERMINAL
+from spark_cli.bench.stream.floor import chat_body, chat_text, create_event, ws_text
 
 
 async def read_ws(ws_url: str, token: str, tokens: int) -> tuple[int, int]:
@@ -26,25 +22,20 @@ async def read_ws(ws_url: str, token: str, tokens: int) -> tuple[int, int]:
     messages = chars = 0
     async with connect(ws_url, additional_headers={"Authorization": f"Bearer {token}"},
                        compression=None, proxy=None, max_size=2**24) as ws:
-        await ws.send(json.dumps({
-            "type": "response.create", "model": "lorem", "store": False,
-            "input": [{"role": "user", "content": PROMPT}], "max_output_tokens": tokens}))
+        await ws.send(create_event(tokens))
         async for raw in ws:
-            event = json.loads(raw)
-            kind = event.get("type")
-            if kind == "response.output_text.delta":
-                messages += 1
-                chars += len(event["delta"])
-            elif kind in TERMINAL:
+            text = ws_text(raw)
+            if text is None:
                 break
+            if text:
+                messages, chars = messages + 1, chars + len(text)
     return messages, chars
 
 
 async def read_chat(base_url: str, token: str, tokens: int) -> tuple[int, int]:
     """(text chunks, characters) of one Chat Completions answer, h11 over asyncio streams."""
     parts = urlsplit(base_url)
-    body = json.dumps({"model": "lorem", "stream": True, "max_tokens": tokens,
-                       "messages": [{"role": "user", "content": PROMPT}]}).encode()
+    body = chat_body(tokens)
     reader, writer = await asyncio.open_connection(parts.hostname, parts.port or 80)
     conn = h11.Connection(h11.CLIENT)
     head = h11.Request(method="POST", target=parts.path.rstrip("/") + "/chat/completions",
@@ -66,16 +57,11 @@ async def read_chat(base_url: str, token: str, tokens: int) -> tuple[int, int]:
                 continue
             *lines, rest = (rest + bytes(event.data)).split(b"\n")
             for line in lines:
-                if not line.startswith(b"data: "):
-                    continue
-                payload = line[6:].strip()
-                if payload == b"[DONE]":
+                text = chat_text(line)
+                if text is None:
                     return messages, chars
-                choices = json.loads(payload).get("choices") or ()
-                text = choices[0].get("delta", {}).get("content") if choices else None
                 if text:
-                    messages += 1
-                    chars += len(text)
+                    messages, chars = messages + 1, chars + len(text)
     finally:
         writer.close()
     return messages, chars

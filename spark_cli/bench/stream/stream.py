@@ -1,36 +1,35 @@
 """`spark bench stream`: spark's CPU on a real-shaped stream, as a ratio to the floor.
 
-Fast providers send one token a message; the engine runs in its own process with
-``--per-token`` at ``--tps`` and, interleaved on each wire (Responses WebSocket, Chat SSE):
-the floors (:mod:`spark_cli.bench.stream.floor_lib`, the ratios' reference, and
-:mod:`spark_cli.bench.stream.floor`, bare sockets); `spark edit` to a pipe, a pty and
-``--json``; the TUI (:mod:`spark_cli.bench.stream.tui_child`, the real app headless: the
-turn's CPU, request → first text on screen, keystroke → frame p95). ``--baseline TREE`` runs
-each spark client from another tree too, paired. CPU per 5,000 tokens is ``wait4``'s net of
-a 1-token answer's, as a ratio to the floor pair by pair, median over ``--reps``;
-``--docs`` writes ``## Stream``.
+The engine in its own process sends one token a message (``--per-token``) at ``--tps``; on
+each wire, interleaved: the floors (:mod:`.floor_lib`, the ratios' reference, and
+:mod:`.floor`), `spark edit` to a pipe, a pty and ``--json``, and the TUI headless
+(:mod:`.tui_child`). ``--baseline TREE`` runs each spark client from another tree too,
+paired. CPU per 5,000 tokens is net of a 1-token answer's; ``--docs`` writes ``## Stream``.
 """
 
 from __future__ import annotations
 
-import platform
+import os
+import pty
 import secrets
 import statistics
+import subprocess
+import sys
 import tempfile
+import threading
 from pathlib import Path
 
 import typer
 
-from spark_cli.bench.docs_section import write_section
-from spark_cli.bench.engine_process import start_engine
-from spark_cli.bench.oneshot.child import child_env
-from spark_cli.bench.stream.runs import EngineAddress, Run, run_one
+from spark_cli.bench.figures import CHANNEL_NAMES, net_per_5k, pick, report
+from spark_cli.bench.oneshot.child import edit_child
+from spark_cli.bench.processes import EngineProcess, child_env, run_piped, start_engine, wait_child
+from spark_cli.record import record
 
 SECTION = "## Stream"
 BATCHED_SECTION = "## Stream, batched"
 """Where ``--frame-ms`` runs go, so the per-token section stays."""
 WIRES = ("responses_ws", "chat_sse")
-LABELS = {"responses_ws": "Responses, WebSocket", "chat_sse": "Chat Completions, SSE"}
 MODES = ("socket", "floor", "pipe", "tty", "json", "tui")
 SPARK_MODES = ("pipe", "tty", "json", "tui")
 MODE_LABELS = {"socket": "bare socket, no asyncio (read + decode)",
@@ -39,10 +38,88 @@ MODE_LABELS = {"socket": "bare socket, no asyncio (read + decode)",
                "json": "`spark edit --json`", "tui": "TUI, headless (the turn's CPU)"}
 BASE = "@base"
 """Suffix of a mode run from the ``--baseline`` source tree."""
+FLOORS = {"socket": "spark_cli.bench.stream.floor", "floor": "spark_cli.bench.stream.floor_lib"}
+"""Floor mode -> the module run as ``python -m``."""
 
 
 Figures = dict[str, dict[str, dict[str, float]]]
 """row ("WIRE @ TPS") -> mode -> figure -> value."""
+
+
+@record
+class Run:
+    """One measured run of a client consuming a stream: its CPU and what it received."""
+
+    cpu_s: float
+    tokens: int
+    messages: int
+    """Text messages the floor counted (0 for spark's runs)."""
+    first_s: float = 0.0
+    """The TUI's request sent -> first frame showing text (0 for the others)."""
+    key_p95_s: float = 0.0
+    """The TUI's keystroke -> frame p95 while such an answer streams (0 for the others)."""
+
+
+def _on_pty(argv: list[str], workdir: Path, env: dict[str, str]) -> float:
+    """Run ``argv`` with stdout and stderr on a pseudo-terminal (read and dropped); its CPU."""
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(argv, cwd=workdir, env=env, stdout=slave, stderr=slave,
+                            stdin=subprocess.DEVNULL)
+    os.close(slave)
+
+    def drain() -> None:
+        try:
+            while os.read(master, 65536):
+                pass
+        except OSError:
+            pass  # EIO: the child closed the terminal
+
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
+    usage = wait_child(proc)
+    reader.join(10)
+    os.close(master)
+    return usage.cpu_s
+
+
+def run_one(mode: str, wire: str, target: EngineProcess, tps: float, tokens: int, workdir: Path,
+            baseline: Path | None = None) -> Run:
+    """One child of ``mode`` (a floor, ``pipe``/``tty``/``json``, ``tui``) on ``wire`` asking for
+    ``tokens`` tokens; spark from the source tree ``baseline`` when given."""
+    if mode in FLOORS:
+        url = target.ws_url if wire == "responses_ws" else target.url + "/v1"
+        argv = [sys.executable, "-m", FLOORS[mode], "ws" if wire == "responses_ws" else "chat",
+                url, target.token, str(tokens)]
+        run = run_piped(argv, workdir, child_env())
+        words = run.out.split()
+        return Run(run.usage.cpu_s, tokens, int(words[0]) if words else 0)
+    if mode == "tui":
+        return _tui(wire, target, tps, tokens, workdir, baseline)
+    argv, env = edit_child(wire, target.url, target.token, tokens, workdir,
+                           json_lines=mode == "json", baseline=baseline)
+    if mode == "tty":
+        return Run(_on_pty(argv, workdir, env), tokens, 0)
+    return Run(run_piped(argv, workdir, env).usage.cpu_s, tokens, 0)
+
+
+def _tui(wire: str, target: EngineProcess, tps: float, tokens: int, workdir: Path,
+         baseline: Path | None) -> Run:
+    """The headless TUI child (:mod:`spark_cli.bench.stream.tui_child`): its CPU is the turn's,
+    measured inside it (start-up and the warm-up turn left out). Run by its path, so a baseline
+    tree's app is measured by this tree's child, wherever that tree keeps its own."""
+    argv = [sys.executable, "-P", str(Path(__file__).with_name("tui_child.py")),
+            "ws" if wire == "responses_ws" else "chat", target.url, target.token, str(tokens),
+            f"{tps:g}"]
+    project = workdir / "tui"
+    project.mkdir(exist_ok=True)
+    env = child_env(**({"PYTHONPATH": str(baseline)} if baseline is not None else {}))
+    env.pop("TERM", None)
+    out = run_piped(argv, project, env).out
+    words = out.split()
+    if len(words) != 3:
+        raise RuntimeError(f"the TUI child printed {out[-200:]!r}")
+    cpu, first, p95 = (float(w) for w in words)
+    return Run(cpu, tokens, 0, first, p95)
 
 
 def _modes(modes: tuple[str, ...], baseline: Path | None) -> list[str]:
@@ -65,13 +142,13 @@ def measure(reps: int, tokens: int, rates: list[float], workdir: Path,
                               "0", *(("--per-token",) if frame_ms is None
                                      else ("--frame-ms", f"{frame_ms:g}")),
                               env=child_env())
-        target = EngineAddress(engine.url, engine.ws_url, engine.token, tps)
         long: dict[tuple[str, str], list[Run]] = {}
         short: dict[tuple[str, str], list[Run]] = {}
 
-        def one(mode: str, wire: str, n: int, target: EngineAddress = target) -> Run:
+        def one(mode: str, wire: str, n: int, engine: EngineProcess = engine,
+                tps: float = tps) -> Run:
             base = baseline if mode.endswith(BASE) else None
-            return run_one(mode.removesuffix(BASE), wire, target, n, workdir, base)
+            return run_one(mode.removesuffix(BASE), wire, engine, tps, n, workdir, base)
 
         try:
             for wire in wires:
@@ -97,7 +174,7 @@ def _row(wire: str, runs: list[str], short: dict[tuple[str, str], list[Run]],
     for mode in runs:
         base_cpu = statistics.median(r.cpu_s for r in short[(wire, mode)])
         done = long[(wire, mode)]
-        nets[mode] = [max(0.0, r.cpu_s - base_cpu) * 5000 / max(r.tokens - 1, 1) for r in done]
+        nets[mode] = [net_per_5k(r.cpu_s, r.tokens, base_cpu) for r in done]
         row[mode] = {
             "cpu_net_per_5k_s": statistics.median(nets[mode]),
             "cpu_raw_s": statistics.median(r.cpu_s for r in done),
@@ -116,37 +193,28 @@ def _row(wire: str, runs: list[str], short: dict[tuple[str, str], list[Run]],
     return row
 
 
+def _who(key: str, mode: str) -> str:
+    """``| wire @ tok/s | client |`` of one row."""
+    wire, _, tps = key.partition(" @ ")
+    base = " (baseline tree)" if mode.endswith(BASE) else ""
+    return f"| {CHANNEL_NAMES[wire]} @ {tps} | {MODE_LABELS[mode.removesuffix(BASE)]}{base} |"
+
+
 def table(figures: Figures) -> str:
     """One row per wire, rate and mode: CPU per 5k net, the paired ratios, raw CPU."""
     rows = ["| wire @ tok/s | client | CPU / 5k tokens (net) | × floor | × bare socket "
             "| × baseline tree | CPU raw (1-token run) |", "|---|---|---|---|---|---|---|"]
     for key, modes in figures.items():
-        wire, _, tps = key.partition(" @ ")
         for mode, f in modes.items():
-            name, base = mode.removesuffix(BASE), mode.endswith(BASE)
-            label = MODE_LABELS[name] + (" (baseline tree)" if base else "")
-            ratios = [f"{f[k]:.2f}×" if k in f else "—"
-                      for k in ("x_floor", "x_socket", "x_base")]
-            rows.append(f"| {LABELS[wire]} @ {tps} | {label} | {f['cpu_net_per_5k_s']:.3f} s | "
-                        f"{' | '.join(ratios)} | "
-                        f"{f['cpu_raw_s']:.3f} s ({f['cpu_short_s']:.3f} s) |")
-    latency = [f"| {LABELS[key.partition(' @ ')[0]]} @ {key.partition(' @ ')[2]} | "
-               f"{MODE_LABELS['tui']}{' (baseline tree)' if mode.endswith(BASE) else ''} | "
-               f"{f['first_s'] * 1000:.1f} ms | {f['key_p95_s'] * 1000:.1f} ms |"
+            ratios = [f"{f[k]:.2f}×" if k in f else "—" for k in ("x_floor", "x_socket", "x_base")]
+            rows.append(f"{_who(key, mode)} {f['cpu_net_per_5k_s']:.3f} s | {' | '.join(ratios)}"
+                        f" | {f['cpu_raw_s']:.3f} s ({f['cpu_short_s']:.3f} s) |")
+    latency = [f"{_who(key, mode)} {f['first_s'] * 1000:.1f} ms | {f['key_p95_s'] * 1000:.1f} ms |"
                for key, modes in figures.items() for mode, f in modes.items() if "first_s" in f]
     if latency:
         rows += ["", "| wire @ tok/s | client | request sent → first text on screen "
                  "| keystroke → frame p95 (streaming) |", "|---|---|---|---|", *latency]
     return "\n".join(rows)
-
-
-def _names(text: str, known: tuple[str, ...], what: str) -> tuple[str, ...]:
-    names = tuple(n.strip() for n in text.split(",") if n.strip())
-    unknown = [n for n in names if n not in known]
-    if unknown or not names:
-        raise typer.BadParameter(f"{what}: {', '.join(unknown) or 'none'} (known: "
-                                 f"{', '.join(known)})")
-    return names
 
 
 def register(bench_app: typer.Typer) -> None:
@@ -169,8 +237,8 @@ def register(bench_app: typer.Typer) -> None:
     ) -> None:
         """CPU per 5,000 tokens on a one-token-per-message stream, as a ratio to a floor
         client, for `spark edit` to a pipe, a terminal and --json, on each wire."""
-        chosen = _names(modes, MODES, "--modes")
-        on = _names(wires, WIRES, "--wires")
+        chosen = pick(modes, MODES, "--modes")
+        on = pick(wires, WIRES, "--wires")
         with tempfile.TemporaryDirectory(prefix="spark-bench-stream-") as tmp:
             try:
                 figures = measure(reps, tokens, tps, Path(tmp), chosen, on, baseline, frame_ms)
@@ -181,14 +249,9 @@ def register(bench_app: typer.Typer) -> None:
         shape = "--per-token" if frame_ms is None else f"--frame-ms {frame_ms:g}"
         head = (f"{reps} paired run(s) per wire, rate and client of {tokens} tokens, the "
                 f"engine in its own process with {shape} (text messages per answer the "
-                f"floor saw: {messages}); Python {platform.python_version()}")
-        body = table(figures)
-        typer.echo(head)
-        typer.echo(body)
-        if docs is not None:
-            rates = " ".join(f"--tps {t:g}" for t in tps)
-            batched = f" --frame-ms {frame_ms:g}" if frame_ms is not None else ""
-            command = f"spark bench stream --reps {reps} --tokens {tokens} {rates}{batched}"
-            section = SECTION if frame_ms is None else BATCHED_SECTION
-            write_section(docs, section, f"Command: `{command}`. {head}.\n\n{body}\n")
-            typer.echo(f"wrote {docs} ({section})")
+                f"floor saw: {messages})")
+        rates = " ".join(f"--tps {t:g}" for t in tps)
+        batched = f" --frame-ms {frame_ms:g}" if frame_ms is not None else ""
+        command = f"spark bench stream --reps {reps} --tokens {tokens} {rates}{batched}"
+        section = SECTION if frame_ms is None else BATCHED_SECTION
+        report(f"{head}.\n\n{table(figures)}", command, section, docs, docs is None, where=True)

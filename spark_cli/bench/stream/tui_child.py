@@ -1,13 +1,9 @@
-"""The TUI child of `spark bench stream`: the real SparkApp (headless, frames rendered
-and stamped as in `spark bench tui`) on one answer of the per-token engine.
+"""The TUI child of `spark bench stream`: the real SparkApp (headless, frames rendered) on one
+answer of the per-token engine.
 
-``python -m spark_cli.bench.stream.tui_child ws|chat BASE_URL TOKEN N TPS`` (key in
-the argument, as the engine was started with it) prints one line: the process
-CPU while the N-token turn streamed and painted (``time.process_time``, after a
-warm-up turn: start-up and first-answer imports are not in it), request sent →
-the first frame showing its text, and keystroke → frame p95 over 40 keys typed
-while a second turn streams, one of ~3 s at TPS (0 for N under 2,000: a
-start-up run).
+``python -m spark_cli.bench.stream.tui_child ws|chat BASE_URL TOKEN N TPS`` prints the
+turn's CPU (after a warm-up turn), request sent → first text on screen, and keystroke →
+frame p95 while a second turn streams (0 for N under 2,000).
 """
 
 from __future__ import annotations
@@ -41,7 +37,7 @@ async def measure(url: str, token: str, tokens: int, tps: float, chat: bool,
             keys, _ = await headless.type_probe(app, log, 40, 0.03,
                                                 still=lambda: app.interaction.busy)
             await headless._finish(app, 30 + typing / 100)
-            p95 = headless.percentile(keys, 0.95) if keys else float("nan")
+            p95 = sorted(keys)[round(0.95 * (len(keys) - 1))] if keys else float("nan")
         return {"out": [cpu, first, p95]}
 
     figures = await headless.run_app(url, token, workdir, body, chat=chat)

@@ -1,14 +1,8 @@
 """`spark bench soak`: memory and keystroke latency over a long TUI session.
 
-The real SparkApp (Pilot, frames rendered as in a terminal: :mod:`spark_cli.bench.tui`)
-on the bundled engine, started in this process as `spark` starts it, in a copy of
-the example repo. Each turn asks the rules model to rename a function in
-``src/hello_soak.py`` back and forth, so every turn lands an edit on disk; every
-tenth turn is redirected while it streams (Enter) and has a message queued behind
-it (Tab), which then runs as the next turn. Every ``--every`` turns: the process's
-RSS, and keystroke → frame while a ``spark-lorem`` answer streams (``--samples``
-keys). The figure: RSS after the last turn against RSS after turn 50, and the
-keystroke p95 at each sample.
+The real SparkApp (headless, frames rendered) on the bundled engine renames a function back
+and forth every turn, redirecting and queueing every tenth; every ``--every`` turns it
+samples RSS and keystroke → frame while an answer streams.
 """
 
 from __future__ import annotations
@@ -22,6 +16,7 @@ from typing import Any
 
 import typer
 
+from spark_cli.bench.figures import percentile
 from spark_cli.bench.tui import tui_headless as headless
 from spark_cli.bench.tui.tui_bench import _workdir
 
@@ -68,7 +63,7 @@ async def _soak(app: Any, log: Any, turns: int, every: int, samples: int) -> dic
             session.configure(rules)
             log.frames.clear()  # the bench's own record of frames: not the app's memory
             rows.append({"turn": done, "edits": edits, "rss_mb": headless.rss_bytes() / 2**20,
-                         "key_p95_ms": headless.percentile(keys, 0.95) * 1000,
+                         "key_p95_ms": percentile(keys, 0.95) * 1000,
                          "keys": len(keys), "lost": lost})
             typer.echo(f"turn {done} ({edits} turns changed the file): RSS "
                        f"{rows[-1]['rss_mb']:.1f} MB, keystroke p95 "

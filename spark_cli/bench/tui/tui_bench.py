@@ -1,12 +1,8 @@
 """`spark bench tui`: the interactive session's speed targets, measured in one run.
 
-Engines run as separate `spark engine serve` processes (``spark-lorem``, one
-per rate), so their CPU is not the app's. Headless phases
-(:mod:`spark_cli.bench.tui.tui_headless`) run the real SparkApp with stamped
-frames; real-terminal phases (:mod:`spark_cli.bench.tui.tui_pty`) spawn `spark`
-on a pty. ``--quick`` shrinks every phase to a smoke test (all figures, no
-meaningful values). Figures go in a table against the targets and into
-``docs/benchmarks.md`` under ``## TUI`` (:mod:`spark_cli.bench.tui.tui_report`).
+Engines run as separate `spark engine serve` processes, one per rate; headless phases
+(:mod:`.tui_headless`) run the real SparkApp with stamped frames, pty phases (:mod:`.tui_pty`)
+spawn `spark`. ``--quick`` shrinks every phase to a smoke test. Goes to ``## TUI``.
 """
 
 from __future__ import annotations
@@ -25,12 +21,11 @@ from typing import Any
 import typer
 
 import spark_cli
-from spark_cli.bench.docs_section import DOCS_OPTION, NO_DOCS_OPTION, publish
-from spark_cli.bench.engine_process import EngineProcess, start_engine
-from spark_cli.bench.oneshot.child import child_env
+from spark_cli.bench.figures import DOCS_OPTION, NO_DOCS_OPTION, pick, report
+from spark_cli.bench.processes import EngineProcess, child_env, start_engine
 from spark_cli.bench.tui import tui_headless as headless
 from spark_cli.bench.tui import tui_pty as pty
-from spark_cli.bench.tui.tui_report import SECTION, doc_body, table
+from spark_cli.bench.tui.tui_report import SECTION, table
 from spark_cli.bench.tui.tui_resume import resume
 from spark_cli.record import record
 
@@ -89,12 +84,7 @@ def _workdir(tmp: Path) -> Path:
 
 def parse_phases(only: str | None) -> tuple[str, ...]:
     """``--only keep,typing`` -> the phases to run, in PHASES order (None: all of them)."""
-    if only is None:
-        return PHASES
-    asked = {name.strip() for name in only.split(",") if name.strip()}
-    unknown = sorted(asked - set(PHASES))
-    if unknown or not asked:
-        raise ValueError(f"--only takes some of {', '.join(PHASES)} (got {only!r})")
+    asked = PHASES if only is None else pick(only, PHASES, "--only")
     return tuple(name for name in PHASES if name in asked)
 
 
@@ -109,24 +99,24 @@ def run_all(plan: TuiBenchPlan, phases: tuple[str, ...] = PHASES) -> dict[str, A
             for tps in (KEEP_TPS, KEY_TPS, CPU_TPS):
                 engines.append(start_engine(token, "--brain", "lorem", "--tps", f"{tps:g}",
                                             "--ttft-ms", "0", env=child_env()))
-            fast, key, slow = ((engine, engine.url) for engine in engines)
+            fast, key, slow = (engine.url for engine in engines)
             if "keep" in phases:
-                keeps = [asyncio.run(headless.keep_up(fast[1], token, work,
+                keeps = [asyncio.run(headless.keep_up(fast, token, work,
                                                       tokens=plan.keep_tokens, tps=KEEP_TPS))
                          for _ in range(plan.keep_reps)]
                 figures["keep"] = {name: statistics.median(k[name] for k in keeps)
                                    for name in keeps[0]}
             if "cpu" in phases:
-                figures["cpu"] = asyncio.run(headless.cpu(slow[1], token, work,
+                figures["cpu"] = asyncio.run(headless.cpu(slow, token, work,
                                                           tokens=plan.cpu_tokens, tps=CPU_TPS))
             if "typing" in phases:
                 figures["typing"] = asyncio.run(headless.typing_and_esc(
-                    key[1], token, work, tps=KEY_TPS, stream_s=plan.samples * 0.08 + 1,
+                    key, token, work, tps=KEY_TPS, stream_s=plan.samples * 0.08 + 1,
                     samples=plan.samples, turns=plan.turns, turn_tokens=plan.turn_tokens,
                     escs=plan.escs, picker_files=plan.picker_files))
             if "pty" in phases:
                 figures["pty_esc"] = {
-                    name: pty.esc(slow[1], token, work, driver, plan.pty_escs, key=byte)
+                    name: pty.esc(slow, token, work, driver, plan.pty_escs, key=byte)
                     for name, driver, byte in (("fast", "fast", "\x1b"),
                                                ("stock", "stock", "\x1b"),
                                                ("ctrl_c", "fast", "\x03"))}
@@ -183,11 +173,7 @@ def register(bench_app: typer.Typer) -> None:
         if fps is not None:
             os.environ["TEXTUAL_FPS"] = str(fps)  # before textual is imported (run_all does)
             no_docs = True
-        try:
-            phases = parse_phases(only)
-        except ValueError as exc:
-            typer.echo(f"spark bench tui: {exc}", err=True)
-            raise typer.Exit(2) from None
+        phases = parse_phases(only)
         if only is not None:
             no_docs = True
 
@@ -200,6 +186,4 @@ def register(bench_app: typer.Typer) -> None:
         except RuntimeError as exc:
             typer.echo(f"spark bench tui: {exc}", err=True)
             raise typer.Exit(1) from None
-        typer.echo(table(figures))
-        if not no_docs and not quick:
-            publish(docs, SECTION, doc_body(figures, plan.command()))
+        report(table(figures), plan.command(), SECTION, docs, no_docs or quick, where=True)

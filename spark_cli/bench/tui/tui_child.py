@@ -1,12 +1,6 @@
 """`python -m spark_cli.bench.tui.tui_child fast|stock BASE_URL`: `spark` with a chosen
-terminal driver.
-
-What `spark` runs (``spark_cli.cli.tui_cmd.run_tui``) with the provider fixed
-to the engine at ``BASE_URL`` (``spark-lorem``, key in ``SPARK_API_KEY``) and
-the driver chosen: ``fast`` is spark's :class:`FastEscDriver` (``ESCDELAY`` 25
-ms), ``stock`` is Textual's own ``LinuxDriver``, so `spark bench tui` can time
-a lone Esc through both in a real terminal.
-"""
+terminal driver (spark's fast-Esc one or Textual's stock ``LinuxDriver``), so
+`spark bench tui` can time a lone Esc through both in a real terminal."""
 
 from __future__ import annotations
 

@@ -1,13 +1,8 @@
 """Frame stamps for `spark bench tui`: a driver that renders like a terminal and records each write.
 
-Textual's headless driver skips the last step of every frame (turning the
-compositor's update into terminal bytes), so it would time a cheaper app than
-a user runs. :class:`RecordingDriver` is headless in every other way (no
-terminal, a fixed size) but says it is not, so ``App._display`` renders each
-update to a string and hands it to ``write``: the moment those bytes would
-reach the terminal. ``write`` stamps the frame (``time.perf_counter()``), the
-characters of the answer on screen at that moment (``MarkdownStream.taken``)
-and resolves the waiters whose marker text the frame contains.
+Textual's headless driver skips turning each frame into terminal bytes, so it would time a
+cheaper app than a user runs. :class:`RecordingDriver` says it is not headless, so each
+update is rendered and handed to ``write``, which stamps it and resolves the waiters.
 """
 
 from __future__ import annotations

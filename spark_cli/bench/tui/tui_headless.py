@@ -1,13 +1,8 @@
 """`spark bench tui`, headless half: the real SparkApp against an engine process, frames stamped.
 
-Each phase runs a fresh :class:`SparkApp` on spark's own WebSocket channel
-(``spark_cli.cli.tui_cmd.connect``) to a `spark engine serve` process streaming
-``spark-lorem``; frames are rendered to terminal bytes and stamped by
-:class:`spark_cli.bench.tui.tui_frames.RecordingDriver`; keys are posted as ``events.Key``
-(as the driver does), not through Pilot. Phases: :func:`keep_up` (last delta and scheduled
-end to the frame showing the whole answer), :func:`cpu` (CPU over wall time while one answer
-streams), :func:`typing_and_esc` (keystroke → frame while streaming, Esc → last answer
-frame, RSS after many turns). ``tui_report`` renders their dicts.
+Each phase runs a fresh :class:`SparkApp` on spark's own channel, its frames rendered and
+stamped by :class:`.tui_frames.RecordingDriver`, keys posted as the driver posts them:
+:func:`keep_up`, :func:`cpu`, :func:`typing_and_esc`. ``tui_report`` renders their dicts.
 """
 
 from __future__ import annotations
@@ -49,15 +44,6 @@ def make_files(root: Path, count: int) -> None:
         folder = root / "src" / "many" / f"pkg{i % 100:02d}"
         folder.mkdir(parents=True, exist_ok=True)
         (folder / f"module_{i:05d}.py").write_text("x = 1\n")
-
-
-def percentile(values: list[float], share: float) -> float:
-    """The ``share`` (0..1) percentile by the nearest-rank rule; NaN for no values."""
-    if not values:
-        return float("nan")
-    ordered = sorted(values)
-    rank = max(1, -(-len(ordered) * share // 1))
-    return ordered[int(rank) - 1]
 
 
 def rss_bytes() -> int:
@@ -317,10 +303,9 @@ async def typing_and_esc(url: str, token: str, workdir: Path, *, tps: float, str
             "esc_to_turn_end_ms": [e[2] * 1000 for e in esc],
         }
         if len(memory) == 2:  # after 10 turns (or the first turn past 10) and after all
-            (early, (figures["rss_10"], figures["blocks_10"])), (_, late_memory) = \
-                sorted(memory.items())
+            early, late_memory = (memory[turn] for turn in sorted(memory))
+            figures["rss_10"], figures["blocks_10"] = early
             figures["rss_late"], figures["blocks_late"] = late_memory
-            figures["memory_early_turn"] = early
         return figures
 
     return await run_app(url, token, workdir, body)

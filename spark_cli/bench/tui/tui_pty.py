@@ -1,12 +1,8 @@
 """`spark bench tui`, real-terminal half: `spark` in a pseudo-terminal, timed from outside.
 
-What headless cannot tell: :func:`launch` spawns `spark` (the console script, the bundled
-engine) on a 120×30 pty typing ahead at once, and stamps spawn → first frame, spawn →
-connected and the child's CPU at the first frame, then checks every typed-ahead key
-arrived; :func:`esc` runs :mod:`spark_cli.bench.tui.tui_child` with the fast-Esc driver or
-Textual's stock one, starts a turn, writes ``\x1b`` and times until the HUD says ``ready``;
-:func:`import_profile` sums ``-X importtime`` per package. Output is read raw: escape
-sequences removed, markers searched in the text.
+:func:`launch` (spawn → first frame and → connected, type-ahead kept), :func:`esc` (Esc →
+the HUD says ``ready``, either driver of :mod:`.tui_child`) and :func:`import_profile`
+(``-X importtime`` per package); output is read raw, escape sequences removed.
 """
 
 from __future__ import annotations
@@ -23,7 +19,7 @@ import termios
 import time
 from pathlib import Path
 
-from spark_cli.bench.oneshot.child import child_env, spark_command
+from spark_cli.bench.processes import child_env, cpu_seconds, spark_command
 
 ROWS, COLS = 30, 120
 FIRST_FRAME = "Enter sends"
@@ -120,15 +116,7 @@ def launch(workdir: Path, reps: int) -> dict[str, object]:
             pty.close()
     return {"reps": reps, "first_frame_s": statistics.median(first),
             "first_frame_cpu_s": statistics.median(cpu),
-            "connected_s": statistics.median(ready), "type_ahead_kept": kept,
-            "first_frame_all_s": first}
-
-
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU seconds of a running process so far (``/proc/PID/stat``)."""
-    with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
-        fields = stat.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+            "connected_s": statistics.median(ready), "type_ahead_kept": kept}
 
 
 def esc(url: str, token: str, workdir: Path, driver: str, samples: int,

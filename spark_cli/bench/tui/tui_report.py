@@ -1,30 +1,15 @@
-"""`spark bench tui`'s figures as a table against the targets, and its docs section.
-
-Pure: figures in, Markdown out (tested value in, value out).
-"""
+"""`spark bench tui`'s figures as a table against the targets (pure: figures in, Markdown out)."""
 
 from __future__ import annotations
 
-import platform
 import statistics
 from typing import Any
 
-from spark_cli.bench.tui.tui_headless import percentile
+from spark_cli.bench.figures import median_p95, met
 
 SECTION = "## TUI"
 TARGETS = {"keep_ms": 50.0, "key_p95_ms": 16.0, "cpu_share": 0.30, "esc_ms": 16.0,
            "launch_s": 0.5, "memory_ratio": 1.5}
-
-
-def _ms(values: list[float]) -> tuple[float, float]:
-    """(median, p95) of milliseconds; NaN when there are none."""
-    if not values:
-        return float("nan"), float("nan")
-    return statistics.median(values), percentile(values, 0.95)
-
-
-def _verdict(value: float, target: float) -> str:
-    return "met" if value <= target else "missed"
 
 
 def rows(figures: dict[str, Any]) -> list[tuple[str, str, str, str]]:
@@ -39,7 +24,7 @@ def rows(figures: dict[str, Any]) -> list[tuple[str, str, str, str]]:
         out.append(("CPU while rendering 1,000 tok/s (process CPU / wall)",
                     f"{cpu['cpu_share']:.0%} of a core ({cpu['frames_per_s']:.0f} frames/s; "
                     f"idle {cpu['idle_cpu_share']:.1%})", "≤ 30%",
-                    _verdict(cpu["cpu_share"], TARGETS["cpu_share"])))
+                    met(cpu["cpu_share"] <= TARGETS["cpu_share"])))
     if "typing" in figures:
         out += _esc_rows(figures["typing"])
     if "pty_esc" in figures:
@@ -60,7 +45,7 @@ def rows(figures: dict[str, Any]) -> list[tuple[str, str, str, str]]:
                     "transcript shown (held)",
                     f"{resume['shown_s']:.2f} s ({resume['held_s']:.2f} s; "
                     f"{resume['lines']:,} lines, the last 30 turns)", "≤ 0.5 s",
-                    _verdict(resume["shown_s"], TARGETS["launch_s"])))
+                    met(resume["shown_s"] <= TARGETS["launch_s"])))
     if "typing" in figures and "rss_10" in figures["typing"]:
         out.append(_memory_row(figures["typing"]))
     return out
@@ -70,7 +55,7 @@ def _keep_rows(keep: dict[str, Any]) -> list[tuple[str, str, str, str]]:
     keep_ms = keep["last_delta_to_screen_s"] * 1000
     return [
         ("10,000 tok/s: last token received → on screen (median)", f"{keep_ms:.1f} ms",
-         "≤ 50 ms", _verdict(keep_ms, TARGETS["keep_ms"])),
+         "≤ 50 ms", met(keep_ms <= TARGETS["keep_ms"])),
         ("10,000 tok/s: engine's scheduled end → on screen (median)",
          f"{keep['scheduled_end_to_screen_s'] * 1000:.1f} ms "
          f"(received {keep['received_tps']:,.0f} tok/s)", "", ""),
@@ -78,17 +63,17 @@ def _keep_rows(keep: dict[str, Any]) -> list[tuple[str, str, str, str]]:
 
 
 def _key_rows(typing: dict[str, Any]) -> list[tuple[str, str, str, str]]:
-    fresh, late = _ms(typing["key_fresh_ms"]), _ms(typing["key_late_ms"])
-    deep = _ms(typing["key_deep_ms"])
+    fresh, late = median_p95(typing["key_fresh_ms"]), median_p95(typing["key_late_ms"])
+    deep = median_p95(typing["key_deep_ms"])
     return [
         ("keystroke → screen while streaming 2,000 tok/s (median / p95)",
          f"{fresh[0]:.1f} / {fresh[1]:.1f} ms, {typing['key_fresh_lost']} lost", "p95 ≤ 16 ms",
-         _verdict(fresh[1], TARGETS["key_p95_ms"])),
+         met(fresh[1] <= TARGETS["key_p95_ms"])),
         (f"the same after {typing['turns']} turns ({typing['transcript_lines']:,} transcript "
          "lines)",
          f"{late[0]:.1f} / {late[1]:.1f} ms, {typing['key_late_lost']} lost "
          f"(p95 × {late[1] / fresh[1]:.2f} of fresh)", "p95 ≤ 16 ms, flat",
-         _verdict(late[1], TARGETS["key_p95_ms"])),
+         met(late[1] <= TARGETS["key_p95_ms"])),
         ("the same while a deep task streams too (the dual track)",
          f"{deep[0]:.1f} / {deep[1]:.1f} ms, {typing['key_deep_lost']} lost "
          f"(p95 × {deep[1] / fresh[1]:.2f} of without)", "unchanged within noise", ""),
@@ -99,18 +84,19 @@ def _key_rows(typing: dict[str, Any]) -> list[tuple[str, str, str, str]]:
 def _picker_rows(typing: dict[str, Any]) -> list[tuple[str, str, str, str]]:
     if "key_picker_ms" not in typing:
         return []
-    picker = _ms(typing["key_picker_ms"])
+    picker = median_p95(typing["key_picker_ms"])
     return [(f"the same with the @ file picker open over {typing['picker_files']:,} files",
              f"{picker[0]:.1f} / {picker[1]:.1f} ms, {typing['key_picker_lost']} lost",
-             "p95 ≤ 16 ms", _verdict(picker[1], TARGETS["key_p95_ms"]))]
+             "p95 ≤ 16 ms", met(picker[1] <= TARGETS["key_p95_ms"]))]
 
 
 def _esc_rows(typing: dict[str, Any]) -> list[tuple[str, str, str, str]]:
-    esc, esc_end = _ms(typing["esc_to_final_frame_ms"]), _ms(typing["esc_to_turn_end_ms"])
+    esc = median_p95(typing["esc_to_final_frame_ms"])
+    esc_end = median_p95(typing["esc_to_turn_end_ms"])
     return [
         ("Esc (in the app) → last frame with answer text (median / p95)",
          f"{esc[0]:.1f} / {esc[1]:.1f} ms; text after the key shown: "
-         f"{typing['esc_chars_after']} chars", "≤ 16 ms", _verdict(esc[1], TARGETS["esc_ms"])),
+         f"{typing['esc_chars_after']} chars", "≤ 16 ms", met(esc[1] <= TARGETS["esc_ms"])),
         ("Esc (in the app) → turn ended, engine stopped (median / p95)",
          f"{esc_end[0]:.1f} / {esc_end[1]:.1f} ms", "", ""),
     ]
@@ -121,12 +107,12 @@ def _launch_rows(launch: dict[str, Any]) -> list[tuple[str, str, str, str]]:
         ("pty: `spark` launch → first frame, prompt taking keys (median)",
          f"{launch['first_frame_s']:.2f} s (of {launch['reps']}; "
          f"{launch['first_frame_cpu_s']:.2f} s of CPU)", "≤ 0.5 s",
-         _verdict(launch["first_frame_s"], TARGETS["launch_s"])),
+         met(launch["first_frame_s"] <= TARGETS["launch_s"])),
         ("pty: `spark` launch → connected (HUD ready, median)",
          f"{launch['connected_s']:.2f} s", "", ""),
         ("pty: keys typed right after spawn that reached the prompt",
          f"{launch['type_ahead_kept']} of {launch['reps']} launches", "all",
-         "met" if launch["type_ahead_kept"] == launch["reps"] else "missed"),
+         met(launch["type_ahead_kept"] == launch["reps"])),
     ]
 
 
@@ -136,7 +122,7 @@ def _memory_row(typing: dict[str, Any]) -> tuple[str, str, str, str]:
     return (f"memory after {typing['turns']} turns vs after 10: RSS (Python heap blocks)",
             f"× {rss:.2f} ({typing['rss_10'] / 2**20:.0f} → "
             f"{typing['rss_late'] / 2**20:.0f} MiB; blocks × {heap:.2f})", "≤ × 1.5",
-            _verdict(max(rss, heap), TARGETS["memory_ratio"]))
+            met(max(rss, heap) <= TARGETS["memory_ratio"]))
 
 
 def table(figures: dict[str, Any]) -> str:
@@ -147,12 +133,3 @@ def table(figures: dict[str, Any]) -> str:
         lines += ["", f"Import time before the first frame (ms, each module's own, `-X importtime`"
                       f", so inflated): {imports}."]
     return "\n".join(lines)
-
-
-def doc_body(figures: dict[str, Any], command: str) -> str:
-    return (f"Command: `{command}` (Python {platform.python_version()}, {platform.machine()}, "
-            "bytecode compiled). Engines: `spark engine serve --brain lorem --ttft-ms 0` in "
-            "their own processes (10,000, 2,000 and 1,000 tok/s). Headless phases run the real "
-            "SparkApp (session, channel, painter, transcript) with frames rendered to terminal "
-            "bytes and stamped as they are written; keys are posted as the driver posts them. "
-            "pty phases spawn `spark` on a 120×30 pseudo-terminal.\n\n" + table(figures) + "\n")

@@ -1,11 +1,8 @@
 """`spark bench tui`, resume phase: how long a resumed long conversation takes to show.
 
-A conversation of ``turns`` turns (each a prompt, a three-line answer, an edit
-with its diff, a summary line: what the TUI saves) is written to a scratch
-state folder; the real :class:`SparkApp` is made with ``resume=True`` and the
-time runs from making it to the first moment its transcript holds the
-resumed turns (the last ``FIRST_TURNS`` of them; earlier ones wait until the
-user scrolls up), and to the first frame showing them. No channel is opened.
+A saved conversation of ``turns`` turns; the real :class:`SparkApp` made with
+``resume=True``, timed to its transcript holding the resumed turns and to the first frame
+showing them. No channel is opened.
 """
 
 from __future__ import annotations

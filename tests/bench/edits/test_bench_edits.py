@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from spark_cli.bench.docs_section import write_section
-from spark_cli.bench.edits.edits import SECTION, _section, run_benchmark
+from spark_cli.bench.edits.edits import SECTION, run_benchmark, table
+from spark_cli.bench.figures import write_section
 
 
 def test_run_benchmark_small(tmp_path) -> None:
@@ -11,8 +11,8 @@ def test_run_benchmark_small(tmp_path) -> None:
     assert figures["lines"] == 50 and figures["runs"] == 3
     for key in ("check_median", "write_median", "journal_median"):
         assert figures[key] > 0
-    text = _section(figures, "spark bench edits --runs 3 --lines 50")
-    assert text.startswith("Locate") and "--runs 3" in text
+    text = table(figures)
+    assert text.startswith("3 runs on a 50-line Python file") and "| in memory" in text
 
 
 def test_write_section_replaces_only_its_own(tmp_path) -> None:

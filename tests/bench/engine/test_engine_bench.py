@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from spark_cli.bench.docs_section import write_section
 from spark_cli.bench.engine import engine as bench
+from spark_cli.bench.figures import write_section
 
 FIGURES = {
     "tps": 1500.0, "seconds": 2.0, "streams": 64, "stream_tps": 1000.0, "rate": 1490.0,
@@ -20,9 +20,9 @@ FIGURES = {
 def test_table_marks_each_target() -> None:
     table = bench.table(FIGURES)
     rows = [row for row in table.splitlines() if row.startswith("| ")][1:]
-    assert rows[0].endswith("| yes |")  # -0.67% is within 2%
-    assert rows[1].endswith("| **no** |")  # 5,000 < 20,000
-    assert rows[2].endswith("| **no** |")  # 30 ms > 25 ms
+    assert rows[0].endswith("| met |")  # -0.67% is within 2%
+    assert rows[1].endswith("| missed |")  # 5,000 < 20,000
+    assert rows[2].endswith("| missed |")  # 30 ms > 25 ms
     assert "5,000 → 4,990, 10,000 → 9,000" in table
 
 

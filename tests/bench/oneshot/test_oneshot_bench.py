@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from spark_cli.bench.oneshot.child import child_env
 from spark_cli.bench.oneshot.oneshot import TARGETS, run_benchmark, table
+from spark_cli.bench.processes import child_env
 
 
 def _channel(launch: float, net: float) -> dict[str, float]:

@@ -13,18 +13,18 @@ from pathlib import Path
 import pytest
 import typer
 
-from spark_cli.bench.engine_process import EngineProcess, start_engine
 from spark_cli.bench.oneshot.oneshot import _rival, run_benchmark
 from spark_cli.bench.oneshot.request_relay import RequestRelay
 from spark_cli.bench.oneshot.rival import (
     codex_argv,
     codex_config,
     codex_env,
-    find_codex,
+    display_names,
     run_codex,
     side_figures,
+    side_table,
 )
-from spark_cli.bench.oneshot.rival_table import display_names, side_table
+from spark_cli.bench.processes import EngineProcess, start_engine
 
 # The fake: checks what the bench must give codex, then speaks to the engine as codex does
 # (the WebSocket: a generate:false warm-up, then the turn; else one SSE POST) and, like codex,
@@ -126,23 +126,20 @@ def test_argv_and_env_run_one_turn_with_the_bench_home_and_key_only(monkeypatch,
 
 def test_no_codex_on_path_skips_with_a_one_line_note(monkeypatch, tmp_path, capsys):
     monkeypatch.setenv("PATH", str(tmp_path))
-    found, note = find_codex(None)
-    assert found is None and "\n" not in note and "--codex PATH" in note
     assert _rival(None, skip=False) is None
-    assert capsys.readouterr().out == note + "\n"
+    note = capsys.readouterr().out
+    assert note.count("\n") == 1 and "--codex PATH" in note
 
 
 def test_codex_is_found_on_path_or_by_path_and_a_bad_path_is_an_error(
         monkeypatch, fake_codex, capsys):
     monkeypatch.setenv("PATH", str(Path(fake_codex).parent))
-    assert find_codex(None) == (fake_codex, "")
-    assert find_codex(fake_codex) == (fake_codex, "")
+    assert _rival(None, skip=False) == fake_codex
+    assert _rival(fake_codex, skip=False) == fake_codex
     assert _rival(None, skip=True) is None
-    with pytest.raises(ValueError, match="--codex /no/such/codex: no such executable"):
-        find_codex("/no/such/codex")
     with pytest.raises(typer.Exit):
         _rival("/no/such/codex", skip=False)
-    assert "no such executable" in capsys.readouterr().err
+    assert "--codex /no/such/codex: no such executable" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("channel", ["responses_ws", "responses_sse"])
@@ -200,4 +197,6 @@ def test_side_figures_are_median_and_min_and_the_table_shows_them():
         "0.700 / 0.600 s | 0.500 / 0.400 s | 150 / 140 MB |" in rendered
     assert "CPU, whole process, 5,000-token answer" in rendered
     assert "at 0.200 / 0.100 s" in rendered  # Codex's warm-up, before its answer request
+    assert ("spark's launch → request over Codex CLI 0.171.0's (medians): Responses, "
+            "WebSocket 0.30× (target ≤ 0.8×: met)") in rendered  # 0.09 / 0.3
     assert display_names("weird") == {"spark": "spark", "codex": "Codex CLI (weird)"}

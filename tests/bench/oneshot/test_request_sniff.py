@@ -9,7 +9,7 @@ from websockets.client import ClientProtocol
 from websockets.frames import Frame, Opcode
 from websockets.uri import parse_uri
 
-from spark_cli.bench.oneshot.request_sniff import Arrival, RequestSniffer, UsageSniffer
+from spark_cli.bench.oneshot.request_relay import Arrival, RequestSniffer, UsageSniffer
 
 
 def _post(body: bytes, path: str = "/v1/responses") -> bytes:

@@ -1,13 +1,18 @@
-"""`spark bench oneshot --provider NAME` against the engine on loopback (a provider of yours)."""
+"""`spark bench oneshot --provider NAME`: a provider of yours, measured as `spark bench
+provider` measures it, on each of its channels (against the engine on loopback)."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
 import pytest
+from typer.testing import CliRunner
 
-from spark_cli.bench.provider.probe import channels_for, probe, probe_command, probe_table
+from spark_cli.bench.processes import start_engine
+from spark_cli.bench.provider.provider import channels_for, measure
+from spark_cli.cli.main import app
 from spark_cli.session.config.settings import load_settings
 
 
@@ -21,30 +26,33 @@ async def test_a_websocket_provider_is_measured_beside_its_http_twin(tmp_path: P
     provider = _provider(tmp_path, "openai", {"OPENAI_API_KEY": engine.token,
                                               "SPARK_BASE_URL": engine.url + "/v1"})
     assert channels_for(provider) == ["responses_ws", "responses_sse"]
-    runs = await probe(provider, reps=1, tokens=40)
-    assert set(runs) == {"responses_ws", "responses_sse"}
-    for (figures,) in runs.values():
-        assert figures["tokens"] > 0 and figures["connect_send_s"] > 0
-        assert figures["ttft_s"] >= 0 and figures["total_s"] >= figures["connect_send_s"]
-    table = probe_table(runs)
-    assert "| median | Responses, WebSocket | Responses, SSE |" in table
-    assert "| TTFT |" in table and "| tokens/s |" in table
+    for kind in channels_for(provider):
+        answer = await measure(provider, kind, "say something", 40)
+        assert answer.answer_tokens > 0 and answer.connect_send_s > 0
+        assert answer.ttft_s >= 0 and answer.total_s >= answer.connect_send_s
 
 
-async def test_a_chat_completions_provider_has_one_channel(tmp_path: Path, engine: Any) -> None:
-    provider = _provider(tmp_path, "openai-compatible", {
-        "SPARK_API_KEY": engine.token, "SPARK_BASE_URL": engine.url + "/v1",
-        "SPARK_MODEL": "m"})
-    runs = await probe(provider, reps=1, tokens=20)
-    assert list(runs) == ["chat_sse"]
+def test_oneshot_provider_measures_each_channel(tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    engine = start_engine("bench-token")  # its own process: the runner blocks this one
+    env = {**{k: None for k in os.environ if k.startswith("SPARK_")},
+           "SPARK_CONFIG_DIR": str(tmp_path / "none"), "OPENAI_API_KEY": engine.token,
+           "SPARK_BASE_URL": engine.url + "/v1"}
+    try:
+        result = CliRunner().invoke(app, ["bench", "oneshot", "--provider", "openai", "--reps",
+                                          "1", "--tokens", "20"], env=env)
+    finally:
+        engine.stop()
+    assert result.exit_code == 0, result.output
+    assert "Responses, WebSocket:" in result.output and "Responses, SSE:" in result.output
+    assert "| connect + send | total |" in result.output
 
 
 def test_a_provider_without_its_key_is_a_clear_error(tmp_path: Path,
-                                                     monkeypatch: pytest.MonkeyPatch,
-                                                     capsys: pytest.CaptureFixture[str]) -> None:
-    monkeypatch.setenv("SPARK_CONFIG_DIR", str(tmp_path))
-    for name in ("CEREBRAS_API_KEY", "SPARK_API_KEY"):
-        monkeypatch.delenv(name, raising=False)
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
-    assert probe_command("cerebras", 1, 10) == 2
-    assert "needs an API key: set CEREBRAS_API_KEY" in capsys.readouterr().out
+    env = {"SPARK_CONFIG_DIR": str(tmp_path), "CEREBRAS_API_KEY": None, "SPARK_API_KEY": None}
+    result = CliRunner().invoke(app, ["bench", "oneshot", "--provider", "cerebras"], env=env)
+    assert result.exit_code == 2
+    assert "needs an API key: set CEREBRAS_API_KEY" in result.output

@@ -1,10 +1,10 @@
-"""docs_section: a bench rewrites only its own section; `<!-- kept` notes survive."""
+"""The docs section a bench owns: it rewrites only its own; `<!-- kept` notes survive."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from spark_cli.bench.docs_section import KEEP_MARK, write_section
+from spark_cli.bench.figures import KEEP_MARK, write_section
 
 
 def test_first_section_last_section_and_kept_notes(tmp_path: Path) -> None:

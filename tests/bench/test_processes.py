@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from spark_cli.bench.child_usage import children_cpu_of_zombie, wait_child
+from spark_cli.bench.processes import children_cpu_of_zombie, wait_child
 
 _SPIN = "import time\nend = time.process_time() + {s}\nwhile time.process_time() < end: pass\n"
 

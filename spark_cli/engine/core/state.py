@@ -18,13 +18,14 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 from spark_cli.engine.brains.base import Brain, BrainTurn
-from spark_cli.engine.core.brain_lookup import BrainFactory
 from spark_cli.engine.core.capacity import TokenBucket, Wafer
 from spark_cli.engine.core.config import BRAIN_THREADS, EngineConfig
 from spark_cli.engine.core.faults import RejectCoin
 from spark_cli.engine.wire.responses import WireError
 
 Conversation = tuple[BrainTurn, ...]
+BrainFactory = Callable[[str], Brain]
+"""Model name -> brain (the server's hook; tests pass their own)."""
 STORE_LIMIT = 1024
 """Stored (``store: true``) conversations kept; the oldest are forgotten."""
 

@@ -22,16 +22,40 @@ from collections.abc import AsyncIterator, Iterator
 from dataclasses import field
 from typing import Any
 
-from spark_cli.engine.core.brain_lookup import BrainFactory, registry_factory
+from spark_cli.engine.brains.registry import RegistryBrains
 from spark_cli.engine.core.config import EngineConfig
-from spark_cli.engine.core.state import EngineState
-from spark_cli.engine.serving.binding import bind_socket, url_host
+from spark_cli.engine.core.state import BrainFactory, EngineState
 from spark_cli.engine.serving.handshake import WS_PATH
 from spark_cli.record import record
 
 START_TIMEOUT_S = 10.0
 TICK_S = 0.1
 """uvicorn's main-loop tick (its once-a-second chores count ticks); a stop wakes it at once."""
+
+
+def url_host(host: str) -> str:
+    """``host`` as a URL names it (a wildcard address: its loopback)."""
+    if host in ("0.0.0.0", ""):
+        return "127.0.0.1"
+    if host == "::":
+        return "[::1]"
+    return f"[{host}]" if ":" in host else host
+
+
+def bind_socket(host: str, port: int) -> socket.socket:
+    """A TCP socket bound to ``host:port`` (raises ``OSError``: address in use, …)."""
+    # an ASCII host goes as bytes: a str is IDNA-encoded first (importing encodings.idna)
+    name: str | bytes | None = (host.encode() if host.isascii() else host) if host else None
+    infos = socket.getaddrinfo(name, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    family, kind, proto, _, address = infos[0]
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+    except OSError:
+        sock.close()
+        raise
+    return sock
 
 
 @record
@@ -60,7 +84,7 @@ def _brain_factory(config: EngineConfig) -> BrainFactory:
     if default.startswith("script:") and script is None:
         script = default.removeprefix("script:")
         default = "script"
-    return registry_factory(default, script)
+    return RegistryBrains(default, script)
 
 
 @functools.cache
@@ -109,7 +133,7 @@ async def _serve_uvicorn(state: EngineState, sock: socket.socket) -> AsyncIterat
     runs; then every WebSocket session is stopped and the server shut down."""
     import uvicorn  # deferred: bundled tiny edit
 
-    from spark_cli.engine.serving.asgi_app import EngineApp  # deferred: bundled tiny edit
+    from spark_cli.engine.serving.http_routes import EngineApp  # deferred: bundled tiny edit
 
     config = state.config
     app = EngineApp(state)

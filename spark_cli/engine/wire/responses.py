@@ -22,11 +22,12 @@ from spark_cli.engine.wire.tool_defs import (
     function_specs,
     parse_tool_choice,
 )
+from spark_cli.engine.wire.wire_errors import INVALID_JSON as INVALID_JSON
 from spark_cli.engine.wire.wire_errors import INVALID_TYPE as INVALID_TYPE
 from spark_cli.engine.wire.wire_errors import INVALID_VALUE as INVALID_VALUE
 from spark_cli.engine.wire.wire_errors import WireError as WireError
 from spark_cli.engine.wire.wire_errors import bad_request as _bad
-from spark_cli.engine.wire.wire_errors import missing
+from spark_cli.engine.wire.wire_errors import loads_object, missing
 from spark_cli.protocol.channel import ToolSpec
 from spark_cli.record import record
 
@@ -58,7 +59,6 @@ EXTENSIONS = (CANCEL, QUEUED)
 """What the engine adds to the protocol (advertised in the handshake header)."""
 
 # Error codes.
-INVALID_JSON = "invalid_json"
 UNKNOWN_EVENT_TYPE = "unknown_event_type"
 PREVIOUS_RESPONSE_NOT_FOUND = "previous_response_not_found"
 RESPONSE_NOT_FOUND = "response_not_found"
@@ -306,12 +306,7 @@ def parse_steer(obj: dict[str, Any]) -> SteerRequest:
 def parse_client_event(text: str | bytes) -> ClientEvent:
     """One client frame; raises :class:`WireError` (``invalid_json``,
     ``unknown_event_type``, 400s with ``param``)."""
-    try:
-        obj = json.loads(text)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise WireError(400, INVALID_JSON, f"the frame is not valid JSON: {exc}") from None
-    if not isinstance(obj, dict):
-        raise WireError(400, INVALID_JSON, "the frame must be a JSON object")
+    obj = loads_object(text, "the frame")
     kind = obj.get("type")
     if kind == CREATE:
         return parse_create(obj)

@@ -83,36 +83,18 @@ def _tool(tool: Any, where: str, allowed: frozenset[str]) -> None:
 
 
 def check_tools(value: Any, param: str = "tools") -> None:
-    """Check a list of tool definitions; a bad one raises :class:`WireError` (400,
-    ``param`` naming the field, e.g. ``tools[2].name``).
-
-    Shapes follow the official SDK's types (``openai`` 3.60: ``ToolParam``,
-    ``NamespaceToolParam``, the beta ``AdditionalTools`` input item): every tool
-    has a known ``type``; ``function`` and ``custom`` tools need a ``name``; a
-    ``namespace`` needs ``name``, ``description`` and ``tools`` (function and
-    custom tools only); an ``additional_tools`` item needs ``role: "developer"``
-    and ``tools``, and may carry ``id`` and ``agent`` (``{"agent_name"}``). The
-    hosted tools (``web_search``, ``mcp``, …) are checked for their ``type`` only:
-    the engine runs none of them.
-    """
+    """Check a list of tool definitions as the official SDK's types shape them (``ToolParam``,
+    ``NamespaceToolParam``); a bad one raises :class:`WireError` (400, ``param`` naming the
+    field, e.g. ``tools[2].name``). Hosted tools are checked for their ``type`` only: the
+    engine runs none of them."""
     for i, tool in enumerate(_list(value, param)):
         _tool(tool, f"{param}[{i}]", TOOL_TYPES)
 
 
 def check_additional_tools(item: dict[str, Any], where: str) -> None:
-    """Check one ``additional_tools`` input item at ``where`` (e.g. ``input[0]``), as
-    :func:`check_tools` checks its ``tools``.
-
-    ``additional_tools`` is an *input item* that carries tools where they become
-    available in the conversation, instead of the top-level ``tools`` list. Codex
-    CLI 0.171.0 sends its tools that way for most of its own model slugs (its
-    default, ``gpt-6.2-sol``, included), as the first item of ``input``::
-
-        {"type": "additional_tools", "id": "at_…", "role": "developer",
-         "tools": [{"type": "namespace", "name": "functions", "description": "",
-                    "tools": [{"type": "custom", "name": "exec", …},
-                              {"type": "function", "name": "wait", …}]}, …]}
-    """
+    """Check one ``additional_tools`` input item at ``where`` (``role: "developer"``,
+    ``tools``, optional ``id`` and ``agent``): tools carried inside ``input``, as Codex CLI
+    sends its tools for most of its own model slugs."""
     role = item.get("role")
     if role is None:
         raise missing(f"{where}.role")

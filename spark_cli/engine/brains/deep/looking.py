@@ -12,9 +12,9 @@ from spark_cli.engine.brains.code.lookups import (
     ReadWindows,
     call,
     can_look,
+    clean_path,
     lookups,
 )
-from spark_cli.engine.brains.code.tool_results import clean_path
 from spark_cli.engine.brains.deep.steps import Step
 from spark_cli.engine.brains.rules.instruction_parser import PATH_RUN
 from spark_cli.engine.brains.rules.looking import Look, named_files, needle

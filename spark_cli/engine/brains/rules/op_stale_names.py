@@ -28,9 +28,9 @@ from spark_cli.engine.brains.code.lookups import (
     ReadWindows,
     call,
     can_look,
+    clean_path,
     lookups,
 )
-from spark_cli.engine.brains.code.tool_results import clean_path
 from spark_cli.engine.brains.code.trees import parse
 from spark_cli.engine.brains.rules.instruction_parser import Instruction
 from spark_cli.engine.brains.rules.looking import Look, look_first

@@ -71,23 +71,16 @@ def _key(spec: str) -> tuple[str, ...]:
 
 
 def _brain_class(kind: str) -> Any:
-    """Each brain's module is imported when that brain is first made
-    (:data:`BRAIN_CLASSES`): an engine answering with ``rules`` never imports the
-    deep brain, and :func:`check_spec` validates a spec without importing any.
-    :func:`is_loaded` tells whether a model's brain is ready (no import, no file to
-    read), so the engine can make the others off its event loop."""
+    """Imported when the brain is first made: an engine answering with ``rules`` never
+    imports the deep brain."""
     module, _, name = BRAIN_CLASSES[kind].partition(":")
     return getattr(importlib.import_module(module), name)
 
 
 def make_brain(spec: str) -> Brain:
-    """The (cached) brain for ``spec``: ``rules``, ``deep``, ``lorem`` or ``script:PATH``.
-
-    Raises ``ValueError`` for an unknown spec (listing the known ones) and
-    :class:`~spark_cli.engine.brains.script.ScriptError` (a ``ValueError``) for a
-    missing or malformed script. A script brain is cached per file version, so
-    editing the file reloads it.
-    """
+    """The (cached) brain for ``spec``; ``ValueError`` for an unknown spec, and
+    :class:`~spark_cli.engine.brains.script.ScriptError` for a missing or malformed script
+    (cached per file version, so editing the file reloads it)."""
     spec = spec.strip()
     key = _key(spec)
     with _lock:

@@ -1,11 +1,8 @@
 """Engine settings: the frozen :class:`EngineConfig` and the ``--fault`` knobs it carries.
 
 ``parse_fault`` turns one ``--fault`` flag (``drop:200``, ``stall:100:3000``,
-``malformed:50``, ``429:0.3``) into an updated :class:`FaultConfig`; a bad
-spec raises ``ValueError`` with a message naming the accepted forms.
-
-The three classes are records (:mod:`spark_cli.record`): the embedded engine imports
-this module before ``spark edit``'s request leaves.
+``malformed:50``, ``429:0.3``) into an updated :class:`FaultConfig`, or a ``ValueError``
+naming the accepted forms.
 """
 
 from __future__ import annotations

@@ -1,11 +1,6 @@
-"""What every connection and HTTP request of one running engine shares.
-
-The configuration, the wafer's slots and queue, the optional token bucket,
-the seeded 429 coin, the brain factory, the brain thread pool (brain work,
-making a brain not loaded yet, and large token counts run there, off the event
-loop), a bounded store of
-``store: true`` conversations (for HTTP chaining), and the ids of live
-generations.
+"""What every connection and HTTP request of one running engine shares: the configuration,
+the wafer, the token bucket, the 429 coin, the brains and their thread pool (off the event
+loop), and a bounded store of ``store: true`` conversations (for HTTP chaining).
 """
 
 from __future__ import annotations

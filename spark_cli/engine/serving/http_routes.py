@@ -77,25 +77,16 @@ class EngineApp:
         async def close(code: int, reason: str) -> None:
             await send({"type": "websocket.close", "code": code, "reason": reason})
 
+        async def receive_frame() -> str | bytes | None:
+            message = await receive()
+            if message["type"] == "websocket.disconnect":
+                return None
+            frame = message.get("text")
+            return frame if frame is not None else message.get("bytes") or b""
+
         session = WsSession(self.state, send_text, close,
                             lambda: asgi_io.abort_connection(send))
-        self.sessions.add(session)
-        session.start()
-        try:
-            while not session.closed.is_set():
-                message = await receive()
-                if message["type"] == "websocket.disconnect":
-                    break
-                frame = message.get("text")
-                if frame is None:
-                    frame = message.get("bytes") or b""
-                await session.handle(frame)
-        except OSError:
-            pass
-        finally:
-            self.sessions.discard(session)
-            with contextlib.suppress(Exception):
-                await session.stop()
+        await session.serve(receive_frame, self.sessions)
 
 
 async def handle(state: EngineState, scope: Scope, receive: Any, send: Any) -> None:

@@ -19,8 +19,8 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 
 from spark_cli.engine.brains.base import BrainTurn
-from spark_cli.engine.wire import responses as wire
 from spark_cli.engine.wire.responses import CreateRequest, WireError
+from spark_cli.engine.wire.wire_errors import too_many_requests
 
 Conversation = tuple[BrainTurn, ...]
 FINISHED_LIMIT = 4096
@@ -94,10 +94,5 @@ class Memory:
 def lane_full_error(stream_id: str | None) -> WireError:
     """429 for a request beyond :data:`LANE_PENDING_LIMIT` waiting on one lane."""
     lane = "the default lane" if stream_id is None else f"lane {stream_id[:60]!r}"
-    return WireError(
-        429, wire.RATE_LIMIT_EXCEEDED,
-        f"{lane} already has {LANE_PENDING_LIMIT} requests waiting; wait for its responses "
-        "or use another stream_id", kind="rate_limit_error",
-        headers={"retry-after-ms": "1000", "x-ratelimit-limit-requests": str(LANE_PENDING_LIMIT),
-                 "x-ratelimit-remaining-requests": "0", "x-ratelimit-reset-requests": "1s"},
-    )
+    return too_many_requests(f"{lane} already has {LANE_PENDING_LIMIT} requests waiting; wait "
+                             "for its responses or use another stream_id", LANE_PENDING_LIMIT)

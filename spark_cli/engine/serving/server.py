@@ -1,15 +1,10 @@
 """Running the engine in-process, on one port: HTTP and WebSocket, or the WebSocket alone.
 
-``run_engine(config)`` binds the port itself (so a port in use is a plain
-``OSError`` with ``errno.EADDRINUSE``, not uvicorn's log line and exit),
-starts the server on that socket (``port=0`` picks a free port), yields a
-:class:`RunningEngine` with its URLs, and stops it on exit (connections are
-closed, their generations cancelled, the brain pool shut down).
-
-The server is uvicorn serving :class:`EngineApp` (plain HTTP and the WebSocket,
-as `spark engine serve` runs it), or with ``http=False`` websockets' own server
-(:mod:`ws_server`: the Responses WebSocket only, as ``spark edit`` and the TUI
-use their engine), which imports far less and starts and stops at once.
+``run_engine(config)`` binds the port itself (a port in use is a plain ``OSError``, not
+uvicorn's log line and exit), serves on that socket, yields a :class:`RunningEngine` with
+its URLs and stops it on exit. The server is uvicorn serving :class:`EngineApp` (as `spark
+engine serve` runs it) or, with ``http=False``, :mod:`ws_server` (the Responses WebSocket
+only, as ``spark edit`` and the TUI use their engine), which imports far less.
 """
 
 from __future__ import annotations
@@ -89,13 +84,9 @@ def _brain_factory(config: EngineConfig) -> BrainFactory:
 
 @functools.cache
 def _embedded_server_class() -> type[Any]:
-    """uvicorn's ``Server`` without its SIGINT/SIGTERM handlers.
-
-    ``Server.serve`` wraps itself in ``capture_signals()``, which (on the main thread)
-    replaces both handlers with its own ``handle_exit`` until it returns. The engine is
-    embedded: ``spark edit`` and the TUI own Ctrl-C, and ``spark engine serve`` stops
-    through ``asyncio.run``'s own SIGINT handling (the main task is cancelled, so
-    ``run_engine`` shuts the server down)."""
+    """uvicorn's ``Server`` without its SIGINT/SIGTERM handlers (the engine is embedded:
+    ``spark edit`` and the TUI own Ctrl-C, and ``spark engine serve`` stops through
+    ``asyncio.run``'s own handling, which cancels the main task)."""
     import uvicorn  # deferred: bundled tiny edit
 
     class EmbeddedServer(uvicorn.Server):

@@ -21,6 +21,7 @@ from spark_cli.engine.wire.wire_errors import check_output_limit
 
 SendText = Callable[[str], Awaitable[None]]
 Close = Callable[[int, str], Awaitable[None]]
+Receive = Callable[[], Awaitable[str | bytes | None]]
 Abort = Callable[[], bool]
 """Drops the connection without a close frame; False when the server cannot."""
 DROP_CLOSE_CODE = 1011
@@ -60,8 +61,23 @@ class WsSession:
 
     # --- lifecycle --------------------------------------------------------------------
 
-    def start(self) -> None:
+    async def serve(self, receive: Receive, sessions: set[WsSession]) -> None:
+        """Handle the frames ``receive`` returns (None: the peer left) until the connection
+        ends, listed in ``sessions`` (which a server stops at shutdown) meanwhile."""
+        sessions.add(self)
         self._age = asyncio.create_task(self._age_limit())
+        try:
+            while not self.closed.is_set():
+                frame = await receive()
+                if frame is None:
+                    break
+                await self.handle(frame)
+        except OSError:
+            pass
+        finally:
+            sessions.discard(self)
+            with contextlib.suppress(Exception):
+                await self.stop()
 
     async def stop(self) -> None:
         """Cancel every task of this connection (the socket is gone)."""

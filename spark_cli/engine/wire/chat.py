@@ -85,15 +85,9 @@ def _tool_calls(value: Any, where: str) -> list[InputCall]:
 
 def parse_messages(raw: list[Any]) -> tuple[InputItem, ...]:
     """Chat ``messages``: text messages as :func:`parse_input` reads them, an assistant's
-    ``tool_calls``, ``role: "tool"`` results (each must answer an earlier call).
-
-    Tool calls: an assistant message may carry ``tool_calls`` (its ``content`` then
-    may be ``null``); each becomes an :class:`InputCall` after the message's text,
-    and a ``role: "tool"`` message (``tool_call_id``) an :class:`InputOutput`, which
-    must answer a call made before it. A streamed call is a first delta
-    ``tool_calls: [{index, id, type, function: {name, arguments: ""}}]`` and then
-    ``{index, function: {arguments}}`` pieces; the choice ends ``tool_calls``.
-    """
+    ``tool_calls`` (each an :class:`InputCall` after the message's text; its ``content`` may
+    then be ``null``), and ``role: "tool"`` results (an :class:`InputOutput` each, which must
+    answer an earlier call)."""
     items: list[InputItem] = []
     called: set[str] = set()
     for i, message in enumerate(raw):

@@ -15,6 +15,7 @@ MISSING_REQUIRED_PARAMETER = "missing_required_parameter"
 INVALID_TYPE = "invalid_type"
 INVALID_VALUE = "invalid_value"
 INVALID_JSON = "invalid_json"
+RATE_LIMIT_EXCEEDED = "rate_limit_exceeded"
 
 
 class WireError(Exception):
@@ -51,6 +52,42 @@ def bad_request(param: str, message: str, code: str = INVALID_VALUE) -> WireErro
 def missing(param: str) -> WireError:
     """A 400 ``missing_required_parameter``: ``param`` is required."""
     return WireError(400, MISSING_REQUIRED_PARAMETER, f"'{param}' is required", param)
+
+
+def too_many_requests(message: str, limit: int) -> WireError:
+    """429 ``rate_limit_exceeded`` with OpenAI's request rate-limit headers (``limit``
+    requests)."""
+    return WireError(429, RATE_LIMIT_EXCEEDED, message, kind="rate_limit_error", headers={
+        "retry-after-ms": "1000", "x-ratelimit-limit-requests": str(limit),
+        "x-ratelimit-remaining-requests": "0", "x-ratelimit-reset-requests": "1s",
+    })
+
+
+def string_field(obj: dict[str, Any], key: str, where: str, *, empty: bool = False) -> str:
+    """The required string ``obj[key]`` (not empty unless ``empty``); errors name
+    ``where.key``."""
+    param = f"{where}.{key}"
+    value = obj.get(key)
+    if value is None:
+        raise missing(param)
+    if not isinstance(value, str):
+        raise bad_request(param, f"'{param}' must be a string", INVALID_TYPE)
+    if not value and not empty:
+        raise bad_request(param, f"'{param}' must not be empty")
+    return value
+
+
+def optional_field(obj: dict[str, Any], key: str, kinds: type | tuple[type, ...], what: str,
+                   where: str = "") -> Any:
+    """``obj[key]`` when given (None when absent), refused unless of ``kinds`` (an ``int``
+    is never a bool); ``what`` says the kind in the error, which names ``where.key``."""
+    param = f"{where}.{key}" if where else key
+    value = obj.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, kinds) or (kinds is int and isinstance(value, bool)):
+        raise bad_request(param, f"'{param}' must be {what}", INVALID_TYPE)
+    return value
 
 
 def loads_object(data: str | bytes, what: str) -> dict[str, Any]:

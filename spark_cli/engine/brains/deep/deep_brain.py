@@ -118,20 +118,11 @@ def _edits(number: int, total: int, result: OpResult, fmt: EditFormat) -> Iterat
 
 
 class DeepBrain:
-    """Plans the task's steps over the request's files, answers plan, edits, summary.
-
-    Answer shape: a lead line (what it read), a numbered plan, then each step's
-    edits in the request's format (SEARCH/REPLACE blocks, or one apply_patch
-    envelope per step), then a summary with one line per step. The engine paces it
-    as the deep model (``pace = "deep"``: ``deep_ttft_ms`` / ``deep_tps``).
-
-    With the read-only tools declared it first finds the files the task reaches
-    (:mod:`looking`: list the named folders, search the named symbols, read what
-    they turn up), then plans over what it read. A step that names a folder
-    (``in src/shop``) works on the files under it. A task that asks to run the tests
-    (``… and run the tests``) ends its answer with a ``run_command`` call
-    (:mod:`~spark_cli.engine.brains.rules.running`); the follow-up, its edits made, says
-    how they went."""
+    """Plans the task's steps over the request's files and answers: a lead line (what it
+    read), a numbered plan, each step's edits, a summary line per step. Paced as the deep
+    model (``pace = "deep"``). With the read-only tools declared it first finds the files
+    the task reaches (:mod:`looking`); a task that asks to run the tests ends with a
+    ``run_command`` call, and the follow-up says how they went."""
 
     name = "deep"
     pace = "deep"

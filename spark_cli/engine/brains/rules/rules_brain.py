@@ -49,15 +49,8 @@ OPERATIONS: dict[str, Operation] = {
 
 class RulesBrain:
     """Recognises an instruction, runs its operation over the request's files, answers.
-
-    With the read-only tools declared, it first looks for what the instruction names
-    and it was not given (:mod:`looking`): a preamble line, then ``search`` /
-    ``list_files`` / ``read_file`` calls; the answer comes once the outputs are back.
-
-    The files come from :func:`workspace.files_and_reads` (file blocks, plus this
-    brain's own earlier edits in a continued conversation); the instruction from
-    :mod:`instruction_parser`; each operation lives in its own ``op_*`` module.
-    ``run the tests`` / ``run X`` / ``… and fix what fails`` are :mod:`running`'s."""
+    With the read-only tools declared it first looks for what the instruction names and it
+    was not given (:mod:`looking`); running commands is :mod:`running`'s."""
 
     name = "rules"
     inline_below = 2_048  # planning that much costs less than a trip to the pool

@@ -1,15 +1,11 @@
 """Connection-local conversation state: lanes, chaining and the ids a connection knows.
 
-A lane is a ``stream_id`` (``None`` = the default lane). Requests on one lane
-run in order (one worker task per lane, which exists only while the lane has
-work); lanes run in parallel. At most :data:`LANE_PENDING_LIMIT` requests wait
-behind a lane's running one; more are refused with 429. Chaining is
-connection-local: ``previous_response_id`` must name a response this
-connection produced that is still remembered -- the latest response of one of
-the :data:`LANE_MEMORY` most recently used lanes, or one of the
-:data:`STORED_LIMIT` latest ``store: true`` responses -- else
-``previous_response_not_found`` (the client replays its context, as after a
-reconnect).
+A lane is a ``stream_id`` (``None`` = the default lane): its requests run in order (one
+worker task while it has work), lanes in parallel, and at most
+:data:`LANE_PENDING_LIMIT` wait behind its running one (more get 429). Chaining is
+connection-local: ``previous_response_id`` must name a response this connection still
+remembers (the latest of a recent lane, or a recent ``store: true`` one), else
+``previous_response_not_found`` (the client replays its context, as after a reconnect).
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ from spark_cli.engine.wire.responses import (
     parse_input,
 )
 from spark_cli.engine.wire.tool_defs import AUTO, ToolChoice, chat_function_specs, parse_tool_choice
-from spark_cli.engine.wire.wire_errors import missing
+from spark_cli.engine.wire.wire_errors import missing, optional_field, string_field
 from spark_cli.protocol.channel import ToolSpec
 from spark_cli.record import record
 
@@ -55,16 +55,6 @@ def _bad(param: str, message: str, code: str = INVALID_TYPE) -> WireError:
     return WireError(400, code, message, param)
 
 
-def _text_field(obj: dict[str, Any], key: str, where: str, *, empty: bool = False) -> str:
-    value = obj.get(key, "" if empty else None)
-    if value is None:
-        raise missing(f"{where}.{key}")
-    if not isinstance(value, str) or (not value and not empty):
-        raise _bad(f"{where}.{key}", f"'{where}.{key}' must be a non-empty string"
-                   if not empty else f"'{where}.{key}' must be a string")
-    return value
-
-
 def _tool_calls(value: Any, where: str) -> list[InputCall]:
     """An assistant message's ``tool_calls`` (``{id, type, function: {name, arguments}}``)."""
     if not isinstance(value, list):
@@ -77,9 +67,10 @@ def _tool_calls(value: Any, where: str) -> list[InputCall]:
         function = call.get("function")
         if not isinstance(function, dict):
             raise missing(f"{at}.function")
-        calls.append(InputCall(_text_field(call, "id", at),
-                               _text_field(function, "name", f"{at}.function"),
-                               _text_field(function, "arguments", f"{at}.function", empty=True)))
+        arguments = {"arguments": "", **function}  # arguments may be left out
+        calls.append(InputCall(string_field(call, "id", at),
+                               string_field(function, "name", f"{at}.function"),
+                               string_field(arguments, "arguments", f"{at}.function", empty=True)))
     return calls
 
 
@@ -122,20 +113,14 @@ def parse_messages(raw: list[Any]) -> tuple[InputItem, ...]:
 
 def parse_chat(obj: dict[str, Any]) -> ChatRequest:
     """Validate a ``POST /v1/chat/completions`` body (raises :class:`WireError`)."""
-    model = obj.get("model")
-    if model is None:
-        raise missing("model")
-    if not isinstance(model, str) or not model:
-        raise _bad("model", "'model' must be a non-empty string")
+    model = string_field(obj, "model")
     if "messages" not in obj:
         raise missing("messages")
     raw = obj["messages"]
     if not isinstance(raw, list) or not raw:
         raise _bad("messages", "'messages' must be a non-empty list", "invalid_value")
     messages = parse_messages(raw)
-    stream = obj.get("stream", False)
-    if not isinstance(stream, bool):
-        raise _bad("stream", "'stream' must be a boolean")
+    stream = bool(optional_field(obj, "stream", bool, "a boolean"))
     options = obj.get("stream_options") or {}
     if not isinstance(options, dict):
         raise _bad("stream_options", "'stream_options' must be an object")
@@ -143,9 +128,7 @@ def parse_chat(obj: dict[str, Any]) -> ChatRequest:
     if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 1):
         raise _bad("max_tokens", "'max_tokens' must be an integer >= 1", "invalid_value")
     tools = chat_function_specs(obj["tools"]) if obj.get("tools") is not None else ()
-    parallel = obj.get("parallel_tool_calls")
-    if parallel is not None and not isinstance(parallel, bool):
-        raise _bad("parallel_tool_calls", "'parallel_tool_calls' must be a boolean")
+    parallel = optional_field(obj, "parallel_tool_calls", bool, "a boolean")
     return ChatRequest(
         model=model, messages=messages, stream=stream,
         include_usage=bool(options.get("include_usage")), max_tokens=limit, tools=tools,

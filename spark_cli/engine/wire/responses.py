@@ -232,11 +232,7 @@ def _additional_specs(raw_input: Any) -> tuple[ToolSpec, ...]:
 
 def parse_create(obj: dict[str, Any]) -> CreateRequest:
     """Validate a ``response.create`` (WebSocket) or a ``POST /v1/responses`` body."""
-    model = obj.get("model")
-    if model is None:
-        raise missing("model")
-    if not isinstance(model, str) or not model:
-        raise _bad("model", "'model' must be a non-empty string", INVALID_TYPE)
+    model = string_field(obj, "model")
     generate = obj.get("generate", True)
     if not isinstance(generate, bool):
         raise _bad("generate", "'generate' must be a boolean", INVALID_TYPE)

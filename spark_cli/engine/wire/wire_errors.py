@@ -63,10 +63,11 @@ def too_many_requests(message: str, limit: int) -> WireError:
     })
 
 
-def string_field(obj: dict[str, Any], key: str, where: str, *, empty: bool = False) -> str:
+def string_field(obj: dict[str, Any], key: str, where: str = "", *,
+                 empty: bool = False) -> str:
     """The required string ``obj[key]`` (not empty unless ``empty``); errors name
     ``where.key``."""
-    param = f"{where}.{key}"
+    param = f"{where}.{key}" if where else key
     value = obj.get(key)
     if value is None:
         raise missing(param)

@@ -78,8 +78,6 @@ class EngineConfig:
     tpm: int | None = None
     """Optional token-bucket limit (tokens per minute, input + output)."""
     faults: FaultConfig = field(default_factory=FaultConfig)
-    script_path: str | None = None
-    """For ``--brain script:PATH`` (the path may also be inside ``brain``)."""
     max_output_tokens: int = MAX_OUTPUT_TOKENS
     """The models' maximum output per response (see :data:`MAX_OUTPUT_TOKENS`)."""
     ws_max_size: int = 16 * 1024 * 1024

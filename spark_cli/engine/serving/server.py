@@ -74,14 +74,6 @@ class RunningEngine:
         return f"RunningEngine(url={self.url!r}, ws_url={self.ws_url!r}, token={self.token!r})"
 
 
-def _brain_factory(config: EngineConfig) -> BrainFactory:
-    default, script = config.brain, config.script_path
-    if default.startswith("script:") and script is None:
-        script = default.removeprefix("script:")
-        default = "script"
-    return RegistryBrains(default, script)
-
-
 @functools.cache
 def _embedded_server_class() -> type[Any]:
     """uvicorn's ``Server`` without its SIGINT/SIGTERM handlers (the engine is embedded:
@@ -167,7 +159,7 @@ async def run_engine(
     Raises ``ValueError`` for a bad ``config.brain`` and ``OSError`` when the
     port cannot be bound."""
     if brains is None:
-        brains = _brain_factory(config)  # a bad --brain spec fails here (ValueError)
+        brains = RegistryBrains(config.brain)  # a bad --brain spec fails here (ValueError)
     sock = bind_socket(config.host, config.port)
     state = EngineState(config, brains)
     try:

@@ -1,11 +1,8 @@
-"""The OpenAI Responses wire as the bundled engine speaks it: pure data, no I/O.
+"""The OpenAI Responses wire as the bundled engine reads it: pure data, no I/O.
 
-Owns the client-event parsers (``response.create``, ``response.steer`` and the
-engine-only ``response.cancel`` extension) with their validation errors, the
-server-event builders (shapes the official ``openai`` SDK parses), and the
-event-type, error-code and header-name constants. Builders return JSON text
-(encoded once); the per-frame text delta uses a preformatted template so the
-hot path costs one ``json.dumps`` of the delta string.
+The client-event parsers (``response.create``, ``response.steer`` and the engine-only
+``response.cancel``), the item shapes the official ``openai`` SDK parses, and the event
+type and error code constants; :mod:`.response_events` builds the events themselves.
 """
 
 from __future__ import annotations

@@ -18,7 +18,6 @@ from spark_cli.engine.brains.code.edit_text import render_changes
 from spark_cli.engine.brains.deep.looking import in_folders, look_around
 from spark_cli.engine.brains.deep.op_callers import add_parameter_and_callers
 from spark_cli.engine.brains.deep.steps import Step, parse_steps
-from spark_cli.engine.brains.rules.help_text import help_lines
 from spark_cli.engine.brains.rules.instruction_parser import (
     RUN_KINDS,
     Instruction,
@@ -29,7 +28,7 @@ from spark_cli.engine.brains.rules.looking import notes
 from spark_cli.engine.brains.rules.op_docstring import document_all
 from spark_cli.engine.brains.rules.op_explain import explain_all
 from spark_cli.engine.brains.rules.op_rename import rename_everywhere
-from spark_cli.engine.brains.rules.results import CannotHelp, OpResult, plural
+from spark_cli.engine.brains.rules.results import CannotHelp, OpResult, help_lines, plural
 from spark_cli.engine.brains.rules.rules_brain import OPERATIONS
 from spark_cli.engine.brains.rules.running import run_turn, runs_of
 from spark_cli.engine.brains.rules.workspace import files_and_reads

@@ -14,8 +14,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from spark_cli.engine.brains.code.edit_text import FileChange, Splice
-from spark_cli.engine.brains.code.signatures import parameter_names
-from spark_cli.engine.brains.code.trees import Parsed, find_definitions, is_identifier, parse, walk
+from spark_cli.engine.brains.code.trees import (
+    Parsed,
+    find_definitions,
+    is_identifier,
+    parameter_names,
+    parse,
+    walk,
+)
 from spark_cli.engine.brains.rules.instruction_parser import Instruction
 from spark_cli.engine.brains.rules.op_definitions import add_parameter_in
 from spark_cli.engine.brains.rules.rename_refs import MEMBER_ACCESS, FileRefs, Symbol

@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING
 
 from spark_cli.edits.lang.definitions import outer
 from spark_cli.engine.brains.code.edit_text import FileChange, Splice
-from spark_cli.engine.brains.code.signatures import parameters_node
 from spark_cli.engine.brains.code.trees import (
     Parsed,
     find_definitions,
     is_identifier,
     leading_start,
+    parameters_node,
     parse,
 )
 from spark_cli.engine.brains.rules.instruction_parser import Instruction

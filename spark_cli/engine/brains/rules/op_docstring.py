@@ -15,13 +15,16 @@ from typing import TYPE_CHECKING
 
 from spark_cli.edits.lang.definitions import last_row, outer
 from spark_cli.engine.brains.code.edit_text import FileChange, Splice
-from spark_cli.engine.brains.code.signatures import parameter_names, sentence, third_person, words
 from spark_cli.engine.brains.code.trees import (
     Parsed,
     find_definitions,
     leading_start,
     named_definitions,
+    parameter_names,
     parse,
+    sentence,
+    third_person,
+    words,
 )
 from spark_cli.engine.brains.rules.instruction_parser import Instruction
 from spark_cli.engine.brains.rules.results import CannotHelp, OpResult, pick_files, plural

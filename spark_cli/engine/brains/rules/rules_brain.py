@@ -4,7 +4,7 @@ Answer shape (like a real model): a short lead-in line, the edits in the
 request's format (SEARCH/REPLACE blocks or one apply_patch envelope), then a
 one-line summary. ``explain`` streams a structural summary instead of edits.
 Anything it cannot do gets a streamed explanation: why, the instruction list
-and how to connect a real provider (:mod:`help_text`).
+and how to connect a real provider (:func:`.results.help_lines`).
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 from spark_cli.engine.brains.base import BrainCall, BrainRequest
-from spark_cli.engine.brains.rules.help_text import help_lines
 from spark_cli.engine.brains.rules.instruction_parser import (
     RUN_KINDS,
     Instruction,
@@ -29,7 +28,7 @@ from spark_cli.engine.brains.rules.op_mcp import mcp_call
 from spark_cli.engine.brains.rules.op_prints import remove_prints
 from spark_cli.engine.brains.rules.op_rename import rename
 from spark_cli.engine.brains.rules.op_replace import replace_text
-from spark_cli.engine.brains.rules.results import CannotHelp, OpResult, render_result
+from spark_cli.engine.brains.rules.results import CannotHelp, OpResult, help_lines, render_result
 from spark_cli.engine.brains.rules.running import run_turn
 from spark_cli.engine.brains.rules.workspace import files_and_reads
 

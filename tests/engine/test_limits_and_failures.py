@@ -15,7 +15,7 @@ from waiting import wait_until
 from spark_cli.engine.brains.registry import RegistryBrains
 from spark_cli.engine.core import generation
 from spark_cli.engine.core.config import MAX_OUTPUT_TOKENS
-from spark_cli.engine.serving.lanes import LANE_PENDING_LIMIT
+from spark_cli.engine.serving.conversations import LANE_PENDING_LIMIT
 
 FAST = {"brains": echo_brains, "tps": 50000, "ttft_ms": 0}
 AUTH = {"Authorization": "Bearer test-token"}

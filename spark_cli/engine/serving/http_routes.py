@@ -23,7 +23,7 @@ from spark_cli.engine.core.generation import Generation, Outcome, count_input
 from spark_cli.engine.core.output_items import Event, Presenter
 from spark_cli.engine.core.state import EngineState
 from spark_cli.engine.serving import asgi_io
-from spark_cli.engine.serving.brain_requests import answered, brain_request, check_outputs, turns
+from spark_cli.engine.serving.conversations import answered, brain_request, check_outputs, turns
 from spark_cli.engine.serving.handshake import (
     EXTENSIONS_HEADER,
     EXTENSIONS_VALUE,
@@ -33,7 +33,7 @@ from spark_cli.engine.serving.handshake import (
 from spark_cli.engine.serving.ws_session import WsSession
 from spark_cli.engine.wire import chat
 from spark_cli.engine.wire import responses as wire
-from spark_cli.engine.wire.chat_events import COMMENT, ERROR, SKIP, ChatEvents
+from spark_cli.engine.wire.chat import COMMENT, ERROR, SKIP, ChatEvents
 from spark_cli.engine.wire.response_events import ResponseEvents
 from spark_cli.engine.wire.responses import WireError
 from spark_cli.engine.wire.wire_errors import check_output_limit

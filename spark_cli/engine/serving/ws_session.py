@@ -11,9 +11,16 @@ from typing import Any
 
 from spark_cli.engine.core.faults import StreamDropped
 from spark_cli.engine.core.generation import Generation, Outcome, count_input
-from spark_cli.engine.core.state import EngineState
-from spark_cli.engine.serving.brain_requests import answered, brain_request, check_outputs, turns
-from spark_cli.engine.serving.lanes import Conversation, Lane, Memory, lane_full_error
+from spark_cli.engine.core.state import Conversation, EngineState
+from spark_cli.engine.serving.conversations import (
+    Lane,
+    Memory,
+    answered,
+    brain_request,
+    check_outputs,
+    lane_full_error,
+    turns,
+)
 from spark_cli.engine.wire import responses as wire
 from spark_cli.engine.wire.response_events import ResponseEvents
 from spark_cli.engine.wire.responses import CancelRequest, CreateRequest, SteerRequest, WireError

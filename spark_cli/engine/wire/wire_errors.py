@@ -54,12 +54,13 @@ def missing(param: str) -> WireError:
     return WireError(400, MISSING_REQUIRED_PARAMETER, f"'{param}' is required", param)
 
 
-def too_many_requests(message: str, limit: int) -> WireError:
+def too_many_requests(message: str, limit: int, retry_ms: int = 1000) -> WireError:
     """429 ``rate_limit_exceeded`` with OpenAI's request rate-limit headers (``limit``
-    requests)."""
+    requests, none left until ``retry_ms`` from now)."""
     return WireError(429, RATE_LIMIT_EXCEEDED, message, kind="rate_limit_error", headers={
-        "retry-after-ms": "1000", "x-ratelimit-limit-requests": str(limit),
-        "x-ratelimit-remaining-requests": "0", "x-ratelimit-reset-requests": "1s",
+        "retry-after-ms": str(retry_ms), "x-ratelimit-limit-requests": str(limit),
+        "x-ratelimit-remaining-requests": "0",
+        "x-ratelimit-reset-requests": f"{retry_ms / 1000:g}s",
     })
 
 

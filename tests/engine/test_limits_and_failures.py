@@ -12,10 +12,10 @@ import pytest
 from engine_client import BOTH_SERVERS, echo_brains, recv, send, text_of, until, ws_connect
 from waiting import wait_until
 
+from spark_cli.engine.brains.registry import RegistryBrains
 from spark_cli.engine.core import generation
-from spark_cli.engine.core.brain_lookup import registry_factory
 from spark_cli.engine.core.config import MAX_OUTPUT_TOKENS
-from spark_cli.engine.serving.lanes import LANE_PENDING_LIMIT
+from spark_cli.engine.serving.conversations import LANE_PENDING_LIMIT
 
 FAST = {"brains": echo_brains, "tps": 50000, "ttft_ms": 0}
 AUTH = {"Authorization": "Bearer test-token"}
@@ -160,7 +160,7 @@ async def test_idle_lanes_are_forgotten(engine_factory: Any) -> None:
 
 
 def test_distinct_model_names_do_not_grow_memory() -> None:
-    factory = registry_factory("rules")
+    factory = RegistryBrains("rules")
     factory("warm-up")
     tracemalloc.start()
     try:
@@ -187,8 +187,10 @@ async def test_the_maximum_is_configurable(engine_factory: Any) -> None:
 def test_a_brains_registry_that_cannot_be_imported_fails_loudly(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    import importlib
     import sys
 
     monkeypatch.setitem(sys.modules, "spark_cli.engine.brains.registry", None)
-    with pytest.raises(ImportError):
-        registry_factory("rules")("spark-rules")  # never a stand-in answer
+    monkeypatch.delitem(sys.modules, "spark_cli.engine.serving.server")
+    with pytest.raises(ImportError):  # the engine cannot start: never a stand-in answer
+        importlib.import_module("spark_cli.engine.serving.server")

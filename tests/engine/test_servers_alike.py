@@ -101,7 +101,7 @@ def test_binding_an_ascii_host_needs_no_idna_codec() -> None:
     import sys
 
     code = ("import sys\n"
-            "from spark_cli.engine.serving.binding import bind_socket\n"
+            "from spark_cli.engine.serving.server import bind_socket\n"
             "for host in ('127.0.0.1', 'localhost', '::1', ''):\n"
             "    bind_socket(host, 0).close()\n"
             "print('encodings.idna' in sys.modules)\n")

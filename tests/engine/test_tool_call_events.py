@@ -17,7 +17,7 @@ from pydantic import TypeAdapter
 
 from spark_cli.engine.core.pieces import argument_pieces
 from spark_cli.engine.wire import responses as wire
-from spark_cli.engine.wire.chat_events import ChatEvents
+from spark_cli.engine.wire.chat import ChatEvents
 from spark_cli.engine.wire.response_events import ResponseEvents
 from spark_cli.engine.wire.responses import InputCall
 from spark_cli.protocol.channel import ToolSpec

@@ -1,11 +1,10 @@
 """Which brain answers: brain specs (``rules``, ``deep``, ``lorem``, ``script:PATH``), the model
-names that select them, and a cache of brain instances.
+names that select them, a cache of brain instances, and the server's factory over them.
 
-``brain_for_model`` is what the engine's lookup (``engine/core/brain_lookup.py``)
-calls per request: a model naming a brain (``spark-rules`` …) selects it;
-any other model name gets the server's default, so clients with fixed model
-names (``gpt-4.1`` …) still work. Brains are cached per spec (a script per
-version of its file: path, mtime, size) in an LRU of :data:`CACHE_SIZE`.
+A model naming a brain (``spark-rules`` …) selects it; any other model name gets the
+server's default, so clients with fixed model names (``gpt-4.1`` …) still work. Brains
+are cached per spec (a script per version of its file: path, mtime, size) in an LRU of
+:data:`CACHE_SIZE`; each brain's own modules load when it is first made.
 """
 
 from __future__ import annotations
@@ -72,23 +71,16 @@ def _key(spec: str) -> tuple[str, ...]:
 
 
 def _brain_class(kind: str) -> Any:
-    """Each brain's module is imported when that brain is first made
-    (:data:`BRAIN_CLASSES`): an engine answering with ``rules`` never imports the
-    deep brain, and :func:`check_spec` validates a spec without importing any.
-    :func:`is_loaded` tells whether a model's brain is ready (no import, no file to
-    read), so the engine can make the others off its event loop."""
+    """Imported when the brain is first made: an engine answering with ``rules`` never
+    imports the deep brain."""
     module, _, name = BRAIN_CLASSES[kind].partition(":")
     return getattr(importlib.import_module(module), name)
 
 
 def make_brain(spec: str) -> Brain:
-    """The (cached) brain for ``spec``: ``rules``, ``deep``, ``lorem`` or ``script:PATH``.
-
-    Raises ``ValueError`` for an unknown spec (listing the known ones) and
-    :class:`~spark_cli.engine.brains.script.ScriptError` (a ``ValueError``) for a
-    missing or malformed script. A script brain is cached per file version, so
-    editing the file reloads it.
-    """
+    """The (cached) brain for ``spec``; ``ValueError`` for an unknown spec, and
+    :class:`~spark_cli.engine.brains.script.ScriptError` for a missing or malformed script
+    (cached per file version, so editing the file reloads it)."""
     spec = spec.strip()
     key = _key(spec)
     with _lock:
@@ -170,3 +162,22 @@ def is_loaded(model: str, default: str, *, script_path: str | None = None) -> bo
 def pace_of_model(model: str) -> str:
     """``"deep"`` for a model the deep brain answers (``spark-deep``), else ``"fast"``."""
     return "deep" if BRAIN_MODELS.get(model) == "deep" else "fast"
+
+
+class RegistryBrains:
+    """The server's factory: model name -> brain, ``default`` (checked when made: a bad
+    ``--brain`` raises ``ValueError``) for model names that name none. Nothing is cached
+    per model name (a client chooses them freely); :meth:`loaded` lets the engine make a
+    brain not ready yet off its event loop."""
+
+    def __init__(self, default: str, script_path: str | None = None) -> None:
+        check_default(default, script_path)
+        self.default = default
+        self.script_path = script_path
+
+    def __call__(self, model: str) -> Brain:
+        return brain_for_model(model, self.default, script_path=self.script_path)
+
+    def loaded(self, model: str) -> bool:
+        """Is ``model``'s brain ready (calling this factory imports and reads nothing)?"""
+        return is_loaded(model, self.default, script_path=self.script_path)

@@ -1,6 +1,10 @@
 """The ``script:PATH`` brain: plays back recorded answers from a file (tests and demos).
 
-Format (TOML; a ``.jsonl`` file holds the same entries, one JSON object a line)::
+A TOML file of ``[[entries]]`` tables, each an ``answer`` and an optional ``match`` (a
+substring of the prompt, or a regex it matches); a ``.jsonl`` file holds the same entries,
+one JSON object a line. The first entry whose ``match`` matches the prompt answers it
+(reusable); otherwise the next entry without ``match`` (each once, in order); then a
+message saying none is left. A bad file fails when the brain is made, never mid-answer.
 """
 
 from __future__ import annotations
@@ -84,20 +88,7 @@ def _raw_entries(path: Path, text: str) -> list[tuple[object, str]]:
 
 
 def load_script(path: str | Path) -> list[ScriptEntry]:
-    """Read and check a script file; raises :class:`ScriptError` with the reason.
-
-    [[entries]]
-    match = "rename"          # optional: a substring of the prompt, or a regex it matches
-    answer = "Renamed.\\n"
-
-    [[entries]]               # no match: played in order
-    answer = "second answer"
-
-    For each request: the first entry (in file order) whose ``match`` matches the
-    prompt answers it (such entries are reusable); otherwise the next entry without
-    ``match`` answers (each once, in order); when those are exhausted the answer is
-    a clear message saying so. Any problem with the file raises :class:`ScriptError`
-    when the brain is made (the server reports it at start), never mid-answer."""
+    """Read and check a script file; raises :class:`ScriptError` with the reason."""
     file = Path(path)
     try:
         text = file.read_text(encoding="utf-8")

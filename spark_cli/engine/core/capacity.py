@@ -17,6 +17,7 @@ from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable
 
 from spark_cli.engine.wire import responses as wire
+from spark_cli.engine.wire.wire_errors import too_many_requests
 
 PositionCallback = Callable[[int], Awaitable[None]]
 
@@ -41,19 +42,9 @@ class Wafer:
         return len(self._waiting)
 
     def full_error(self) -> wire.WireError:
-        limit = self.max_streams + self.queue_size
-        headers = {
-            "retry-after-ms": "1000",
-            "x-ratelimit-limit-requests": str(limit),
-            "x-ratelimit-remaining-requests": "0",
-            "x-ratelimit-reset-requests": "1s",
-        }
-        return wire.WireError(
-            429, wire.RATE_LIMIT_EXCEEDED,
-            f"the engine is at capacity ({self.max_streams} generating, "
-            f"{self.queue_size} queued); try again in 1s",
-            kind="rate_limit_error", headers=headers,
-        )
+        return too_many_requests(f"the engine is at capacity ({self.max_streams} generating, "
+                                 f"{self.queue_size} queued); try again in 1s",
+                                 self.max_streams + self.queue_size)
 
     def admit(self) -> bool:
         """Raise 429 when neither a slot nor a queue place is free; True = must wait."""

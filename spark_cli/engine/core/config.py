@@ -1,11 +1,8 @@
 """Engine settings: the frozen :class:`EngineConfig` and the ``--fault`` knobs it carries.
 
 ``parse_fault`` turns one ``--fault`` flag (``drop:200``, ``stall:100:3000``,
-``malformed:50``, ``429:0.3``) into an updated :class:`FaultConfig`; a bad
-spec raises ``ValueError`` with a message naming the accepted forms.
-
-The three classes are records (:mod:`spark_cli.record`): the embedded engine imports
-this module before ``spark edit``'s request leaves.
+``malformed:50``, ``429:0.3``) into an updated :class:`FaultConfig`, or a ``ValueError``
+naming the accepted forms.
 """
 
 from __future__ import annotations
@@ -81,8 +78,6 @@ class EngineConfig:
     tpm: int | None = None
     """Optional token-bucket limit (tokens per minute, input + output)."""
     faults: FaultConfig = field(default_factory=FaultConfig)
-    script_path: str | None = None
-    """For ``--brain script:PATH`` (the path may also be inside ``brain``)."""
     max_output_tokens: int = MAX_OUTPUT_TOKENS
     """The models' maximum output per response (see :data:`MAX_OUTPUT_TOKENS`)."""
     ws_max_size: int = 16 * 1024 * 1024

@@ -11,7 +11,7 @@ import random
 import sys
 
 from spark_cli.engine.core.config import FaultConfig
-from spark_cli.engine.wire import responses as wire
+from spark_cli.engine.wire.wire_errors import too_many_requests
 
 DROP = "drop"
 STALL = "stall"
@@ -60,10 +60,4 @@ class RejectCoin:
     def toss(self) -> None:
         if self.probability <= 0.0 or self._random.random() >= self.probability:
             return
-        raise wire.WireError(
-            429, wire.RATE_LIMIT_EXCEEDED,
-            "rate limit reached (injected fault); try again in 0.2s",
-            kind="rate_limit_error",
-            headers={"retry-after-ms": "200", "x-ratelimit-limit-requests": "60",
-                     "x-ratelimit-remaining-requests": "0", "x-ratelimit-reset-requests": "200ms"},
-        )
+        raise too_many_requests("rate limit reached (injected fault); try again in 0.2s", 60, 200)

@@ -1,11 +1,7 @@
 """One response being generated: queueing, absolute-schedule pacing, stop reasons.
 
-Each token is due at a fixed time after the request took its slot (TTFT, then one per
-``1 / tps``), and each wake-up sends every token already due as one delta, so tokens per
-second stay exact and frames per second bounded. Brain work runs off the event loop,
-overlapping the time to first token; function calls stream on the same schedule. The
-schedule, the brain, the ways a response ends and how calls stream are on
-:class:`Generation`.
+Brain work runs off the event loop (:mod:`~spark_cli.engine.core.pieces`), overlapping the
+time to first token; the schedule and the ways a response ends are on :class:`Generation`.
 """
 
 from __future__ import annotations
@@ -62,43 +58,18 @@ def _resolve(future: asyncio.Future[None]) -> None:
 
 
 class Generation:
-    """Token ``i`` (0-based) is due at ``t0 + TTFT + i / tps`` where ``t0`` is the
-    moment the engine took the request (its lane's turn came) or, when it had to
-    queue for a slot on the wafer, the moment it got one. The first token goes out alone
-    when it is due; after it, each wake-up sends every token already due as ONE
-    delta, then sleeps until the next token is due but at least ``frame_ms``:
-    tokens per second stay exact (no drift from sleep overshoot), frames per second
-    stay bounded. A stream more than ``CATCH_UP_S`` behind (a brain's thread starving the
-    loop, a slow socket) moves its schedule on instead of sending a burst: the rate a client
-    measures from the first delta is ``tps``. The last frame is the exception: when the
-    last token is known (the output limit, or an answer the brain has finished) and falls
-    due within the frame,
-    the stream sleeps only until then, so it ends on schedule rather than up to a frame
-    late. One asyncio task per response. TTFT and tps are the brain's pace
-    (:meth:`EngineConfig.pacing`): the deep brain (``pace = "deep"``) runs at
-    ``deep_ttft_ms`` / ``deep_tps``, every other brain at ``ttft_ms`` / ``tps``.
+    """One response: token ``i`` is due at ``t0 + TTFT + i / tps`` (``t0``: the request took
+    its lane's turn, or got a wafer slot after queueing). The first token goes out alone;
+    then each wake-up sends every token already due as one delta and sleeps at least
+    ``frame_ms``, and a stream more than ``CATCH_UP_S`` behind moves its schedule on rather
+    than burst. The last frame sleeps only until the last known token is due. TTFT and tps
+    are the brain's pace (:meth:`EngineConfig.pacing`).
 
-    The brain is made first (:meth:`EngineState.brain`: a brain not loaded yet is
-    imported in the brain pool, off the event loop, within the time to first token).
-    Brain work runs off the event loop (:mod:`spark_cli.engine.core.pieces`), starting
-    when the slot is granted, so it overlaps the time to first token; input tokens
-    are counted off the loop too when the input is large.
-
-    A response ends ``completed``; ``incomplete`` with reason
-    ``max_output_tokens`` (the request's limit, else the engine's maximum output,
-    ``EngineConfig.max_output_tokens``), ``steered`` (at the next
-    safe point, see :mod:`spark_cli.engine.core.safepoint`) or ``cancelled``
-    (extension); or ``failed`` when the brain raises -- or when anything else
-    inside the generation raises: an engine bug still ends the response with a
-    terminal event.
-
-    Function calls (a brain's :class:`~spark_cli.engine.brains.base.BrainCall`, when the
-    request declares tools): the message item then opens with the first text piece
-    (without tools it opens at the start, as always), closes when the first call
-    opens, and each call streams its argument pieces on the same schedule as text
-    tokens (one ``…arguments.delta`` per piece: a frame may carry several). A steer
-    that arrives once a call has begun stops the response at the end of the call being
-    sent (a call boundary is a safe point: no call is ever cut in half by a steer).
+    It ends ``completed``; ``incomplete`` (``max_output_tokens``, ``steered`` at the next
+    safe point, ``cancelled``); or ``failed`` when the brain or the engine raises -- always
+    with a terminal event. Calls (:class:`~spark_cli.engine.brains.base.BrainCall`) stream
+    their argument pieces on the same schedule; a call boundary is a safe point, so a steer
+    never cuts a call in half.
     """
 
     def __init__(

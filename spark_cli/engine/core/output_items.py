@@ -1,12 +1,9 @@
 """What one response puts on the wire: its message item and its function calls, in order.
 
-A :class:`Presenter` builds the events of one wire (Responses or Chat
-Completions); :class:`OutputItems` decides when each is due as the pieces of
-an answer are sent: the message item opens with the first text (at once when
-the request declares no tools, as it always did), closes when the first call
-opens, and each call sends one argument delta per piece between its start and
-end markers (:mod:`spark_cli.engine.core.pieces`). Text after a call is not
-expected from a brain; it would be sent as text deltas of a closed message.
+A :class:`Presenter` builds one wire's events (Responses or Chat Completions);
+:class:`OutputItems` decides when each is due: the message opens with the first text (at
+once without tools), closes when the first call opens, and each call sends one argument
+delta per piece between its markers (:mod:`spark_cli.engine.core.pieces`).
 """
 
 from __future__ import annotations

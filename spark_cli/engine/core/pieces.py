@@ -75,18 +75,12 @@ def count_pieces(texts: Iterable[str]) -> int:
 
 
 class PieceSource:
-    """Brain work (planning an edit, parsing files) must not stall other streams'
-    pacing, so pulls run through an *offload* callable (the engine's brain thread
-    pool) unless the brain declares itself ``inline`` (its chunks are precomputed,
-    as lorem's). Long chunks are cut in :data:`SLICE`-character slices so no single
-    regex call holds the GIL for long. :meth:`PieceSource.prefetch` starts the
-    first pull at once, so a brain plans while the time to first token runs.
-
-    A brain's function call (:class:`~spark_cli.engine.brains.base.BrainCall`) becomes
-    a :class:`CallStart` marker, its arguments' pieces (:func:`argument_pieces`: token
-    pieces, a JSON escape sometimes cut in two as models do) and :data:`CALL_END`.
-    Markers are not tokens: :meth:`PieceSource.take` counts only text pieces, and a
-    call is buffered whole, so its end always travels with its last piece.
+    """A brain's answer as token pieces, pulled through an *offload* callable (the brain
+    pool) so brain work never stalls other streams' pacing, unless the brain is ``inline``.
+    :meth:`prefetch` starts the first pull at once, so a brain plans while the time to first
+    token runs. A :class:`~spark_cli.engine.brains.base.BrainCall` becomes a
+    :class:`CallStart`, its arguments' pieces and :data:`CALL_END`; markers are not tokens,
+    and a call is buffered whole, so its end travels with its last piece.
     """
 
     __slots__ = ("_buffer", "_carry", "_chunks", "_index", "_marked", "_offload", "_prefetch",

@@ -1,11 +1,6 @@
-"""What every connection and HTTP request of one running engine shares.
-
-The configuration, the wafer's slots and queue, the optional token bucket,
-the seeded 429 coin, the brain factory, the brain thread pool (brain work,
-making a brain not loaded yet, and large token counts run there, off the event
-loop), a bounded store of
-``store: true`` conversations (for HTTP chaining), and the ids of live
-generations.
+"""What every connection and HTTP request of one running engine shares: the configuration,
+the wafer, the token bucket, the 429 coin, the brains and their thread pool (off the event
+loop), and a bounded store of ``store: true`` conversations (for HTTP chaining).
 """
 
 from __future__ import annotations
@@ -18,13 +13,14 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 from spark_cli.engine.brains.base import Brain, BrainTurn
-from spark_cli.engine.core.brain_lookup import BrainFactory
 from spark_cli.engine.core.capacity import TokenBucket, Wafer
 from spark_cli.engine.core.config import BRAIN_THREADS, EngineConfig
 from spark_cli.engine.core.faults import RejectCoin
 from spark_cli.engine.wire.responses import WireError
 
 Conversation = tuple[BrainTurn, ...]
+BrainFactory = Callable[[str], Brain]
+"""Model name -> brain (the server's hook; tests pass their own)."""
 STORE_LIMIT = 1024
 """Stored (``store: true``) conversations kept; the oldest are forgotten."""
 

@@ -12,8 +12,8 @@ from typing import Any
 
 from spark_cli.engine.core.config import EngineConfig
 from spark_cli.engine.serving import handshake
-from spark_cli.engine.wire import responses as wire
 from spark_cli.engine.wire.responses import WireError
+from spark_cli.engine.wire.wire_errors import loads_object
 
 _JSON = (b"content-type", b"application/json")
 UNSUPPORTED_MEDIA_TYPE = "unsupported_media_type"
@@ -50,25 +50,6 @@ def check_auth(scope: dict[str, Any], token: str | None) -> None:
     error = handshake.auth_error(header(scope, b"authorization"), token)
     if error is not None:
         raise error
-
-
-NESTED_TOO_DEEPLY = "the JSON is nested too deeply"
-"""The ``invalid_json`` message for JSON nested past the decoder's recursion limit."""
-
-
-def loads_object(data: str | bytes, what: str) -> dict[str, Any]:
-    """``data`` as a JSON object, or 400 ``invalid_json`` (not JSON, nested too deeply,
-    not an object); ``what`` names it in the message ("the body", "the frame")."""
-    try:
-        obj = json.loads(data)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise WireError(400, wire.INVALID_JSON, f"{what} is not valid JSON: {exc}") from None
-    except RecursionError:  # the C decoder's depth guard: ``[`` x 5,000
-        raise WireError(400, wire.INVALID_JSON, f"{what} is not valid JSON: "
-                        f"{NESTED_TOO_DEEPLY}") from None
-    if not isinstance(obj, dict):
-        raise WireError(400, wire.INVALID_JSON, f"{what} must be a JSON object")
-    return obj
 
 
 def header(scope: dict[str, Any], name: bytes) -> str | None:

@@ -1,13 +1,11 @@
-"""Plain HTTP on the engine's port: health, models, Responses and Chat Completions.
+"""The engine's ASGI app (uvicorn): the WebSocket ``/v1/responses`` and plain HTTP, one port.
 
-``GET /healthz``, ``GET /v1/models``, ``POST /v1/responses`` (SSE with
-``event:`` lines and no ``[DONE]``, or one JSON response object) and
-``POST /v1/chat/completions`` (SSE ``data:`` chunks ending ``data: [DONE]``,
-or one JSON completion). uvicorn parses HTTP; this module only routes. Errors
-use OpenAI's JSON shape; 429s carry the rate-limit headers. Pacing, capacity
-and faults are the same as on the WebSocket; a client that disconnects stops
-its generation. The drop fault aborts the connection mid-body (the client sees
-an incomplete chunked read).
+``GET /healthz``, ``GET /v1/models``, ``POST /v1/responses`` (SSE with ``event:`` lines
+and no ``[DONE]``, or one JSON response object) and ``POST /v1/chat/completions`` (SSE
+``data:`` chunks ending ``data: [DONE]``, or one JSON completion). Errors use OpenAI's
+JSON shape; 429s carry the rate-limit headers. Pacing, capacity and faults are the
+WebSocket's; a client that disconnects stops its generation, and the drop fault aborts
+the connection mid-body.
 """
 
 from __future__ import annotations
@@ -19,22 +17,76 @@ import time
 from typing import Any
 
 from spark_cli.engine.brains.base import BrainRequest, BrainTurn
-from spark_cli.engine.core.brain_lookup import model_paces
+from spark_cli.engine.brains.registry import BRAIN_MODELS, pace_of_model
 from spark_cli.engine.core.faults import MALFORMED, StreamDropped
 from spark_cli.engine.core.generation import Generation, Outcome, count_input
 from spark_cli.engine.core.output_items import Event, Presenter
 from spark_cli.engine.core.state import EngineState
 from spark_cli.engine.serving import asgi_io
-from spark_cli.engine.serving.brain_requests import answered, brain_request, check_outputs, turns
-from spark_cli.engine.serving.intake import check_chat_limits, check_output_limit
+from spark_cli.engine.serving.conversations import answered, brain_request, check_outputs, turns
+from spark_cli.engine.serving.handshake import (
+    EXTENSIONS_HEADER,
+    EXTENSIONS_VALUE,
+    error_body,
+    ws_refusal,
+)
+from spark_cli.engine.serving.ws_session import WsSession
 from spark_cli.engine.wire import chat
 from spark_cli.engine.wire import responses as wire
-from spark_cli.engine.wire.chat_events import COMMENT, ERROR, SKIP, ChatEvents
+from spark_cli.engine.wire.chat import COMMENT, ERROR, SKIP, ChatEvents
 from spark_cli.engine.wire.response_events import ResponseEvents
 from spark_cli.engine.wire.responses import WireError
+from spark_cli.engine.wire.wire_errors import check_output_limit
 from spark_cli.protocol.sse import encode_event
 
 Scope = dict[str, Any]
+
+
+class EngineApp:
+    """The ASGI application: plain HTTP (:func:`handle`) and WebSocket ``/v1/responses``
+    (one :class:`WsSession` each, the handshake checked by :func:`ws_refusal`)."""
+
+    def __init__(self, state: EngineState) -> None:
+        self.state = state
+        self.sessions: set[WsSession] = set()
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        kind = scope["type"]
+        if kind == "http":
+            await handle(self.state, scope, receive, send)
+        elif kind == "websocket":
+            await self._websocket(scope, receive, send)
+
+    async def _websocket(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        message = await receive()
+        if message["type"] != "websocket.connect":
+            return
+        refusal = ws_refusal(scope["path"], asgi_io.header(scope, b"authorization"),
+                             self.state.config.token)
+        if refusal is not None:
+            await send({"type": "websocket.http.response.start", "status": refusal.status,
+                        "headers": [(b"content-type", b"application/json")]})
+            await send({"type": "websocket.http.response.body", "body": error_body(refusal)})
+            return
+        await send({"type": "websocket.accept",
+                    "headers": [(EXTENSIONS_HEADER.encode(), EXTENSIONS_VALUE.encode())]})
+
+        async def send_text(text: str) -> None:
+            await send({"type": "websocket.send", "text": text})
+
+        async def close(code: int, reason: str) -> None:
+            await send({"type": "websocket.close", "code": code, "reason": reason})
+
+        async def receive_frame() -> str | bytes | None:
+            message = await receive()
+            if message["type"] == "websocket.disconnect":
+                return None
+            frame = message.get("text")
+            return frame if frame is not None else message.get("bytes") or b""
+
+        session = WsSession(self.state, send_text, close,
+                            lambda: asgi_io.abort_connection(send))
+        await session.serve(receive_frame, self.sessions)
 
 
 async def handle(state: EngineState, scope: Scope, receive: Any, send: Any) -> None:
@@ -52,8 +104,8 @@ async def handle(state: EngineState, scope: Scope, receive: Any, send: Any) -> N
             created = int(time.time())
             config = state.config
             data = []
-            for name, pace in model_paces().items():
-                pacing = config.pacing(pace)  # extension field: the model's pace
+            for name in sorted(BRAIN_MODELS):
+                pacing = config.pacing(pace_of_model(name))  # extension field: its pace
                 data.append({"id": name, "object": "model", "created": created,
                              "owned_by": "spark", "pacing": {"tokens_per_second": pacing.tps,
                                                              "ttft_ms": pacing.ttft_ms}})
@@ -112,7 +164,8 @@ async def _responses(state: EngineState, body: dict[str, Any], receive: Any, sen
 
 
 async def _chat(state: EngineState, body: dict[str, Any], receive: Any, send: Any) -> None:
-    check_chat_limits(body, state.config.max_output_tokens)
+    for param in ("max_completion_tokens", "max_tokens"):  # before parsing: name the one sent
+        check_output_limit(body.get(param), param, state.config.max_output_tokens)
     request = chat.parse_chat(body)
     completion_id = state.new_id("chatcmpl")
     events = ChatEvents(completion_id, request.model, include_usage=request.include_usage)

@@ -1,15 +1,10 @@
 """Running the engine in-process, on one port: HTTP and WebSocket, or the WebSocket alone.
 
-``run_engine(config)`` binds the port itself (so a port in use is a plain
-``OSError`` with ``errno.EADDRINUSE``, not uvicorn's log line and exit),
-starts the server on that socket (``port=0`` picks a free port), yields a
-:class:`RunningEngine` with its URLs, and stops it on exit (connections are
-closed, their generations cancelled, the brain pool shut down).
-
-The server is uvicorn serving :class:`EngineApp` (plain HTTP and the WebSocket,
-as `spark engine serve` runs it), or with ``http=False`` websockets' own server
-(:mod:`ws_server`: the Responses WebSocket only, as ``spark edit`` and the TUI
-use their engine), which imports far less and starts and stops at once.
+``run_engine(config)`` binds the port itself (a port in use is a plain ``OSError``, not
+uvicorn's log line and exit), serves on that socket, yields a :class:`RunningEngine` with
+its URLs and stops it on exit. The server is uvicorn serving :class:`EngineApp` (as `spark
+engine serve` runs it) or, with ``http=False``, :mod:`ws_server` (the Responses WebSocket
+only, as ``spark edit`` and the TUI use their engine), which imports far less.
 """
 
 from __future__ import annotations
@@ -22,16 +17,40 @@ from collections.abc import AsyncIterator, Iterator
 from dataclasses import field
 from typing import Any
 
-from spark_cli.engine.core.brain_lookup import BrainFactory, registry_factory
+from spark_cli.engine.brains.registry import RegistryBrains
 from spark_cli.engine.core.config import EngineConfig
-from spark_cli.engine.core.state import EngineState
-from spark_cli.engine.serving.binding import bind_socket, url_host
+from spark_cli.engine.core.state import BrainFactory, EngineState
 from spark_cli.engine.serving.handshake import WS_PATH
 from spark_cli.record import record
 
 START_TIMEOUT_S = 10.0
 TICK_S = 0.1
 """uvicorn's main-loop tick (its once-a-second chores count ticks); a stop wakes it at once."""
+
+
+def url_host(host: str) -> str:
+    """``host`` as a URL names it (a wildcard address: its loopback)."""
+    if host in ("0.0.0.0", ""):
+        return "127.0.0.1"
+    if host == "::":
+        return "[::1]"
+    return f"[{host}]" if ":" in host else host
+
+
+def bind_socket(host: str, port: int) -> socket.socket:
+    """A TCP socket bound to ``host:port`` (raises ``OSError``: address in use, …)."""
+    # an ASCII host goes as bytes: a str is IDNA-encoded first (importing encodings.idna)
+    name: str | bytes | None = (host.encode() if host.isascii() else host) if host else None
+    infos = socket.getaddrinfo(name, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    family, kind, proto, _, address = infos[0]
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+    except OSError:
+        sock.close()
+        raise
+    return sock
 
 
 @record
@@ -55,23 +74,11 @@ class RunningEngine:
         return f"RunningEngine(url={self.url!r}, ws_url={self.ws_url!r}, token={self.token!r})"
 
 
-def _brain_factory(config: EngineConfig) -> BrainFactory:
-    default, script = config.brain, config.script_path
-    if default.startswith("script:") and script is None:
-        script = default.removeprefix("script:")
-        default = "script"
-    return registry_factory(default, script)
-
-
 @functools.cache
 def _embedded_server_class() -> type[Any]:
-    """uvicorn's ``Server`` without its SIGINT/SIGTERM handlers.
-
-    ``Server.serve`` wraps itself in ``capture_signals()``, which (on the main thread)
-    replaces both handlers with its own ``handle_exit`` until it returns. The engine is
-    embedded: ``spark edit`` and the TUI own Ctrl-C, and ``spark engine serve`` stops
-    through ``asyncio.run``'s own SIGINT handling (the main task is cancelled, so
-    ``run_engine`` shuts the server down)."""
+    """uvicorn's ``Server`` without its SIGINT/SIGTERM handlers (the engine is embedded:
+    ``spark edit`` and the TUI own Ctrl-C, and ``spark engine serve`` stops through
+    ``asyncio.run``'s own handling, which cancels the main task)."""
     import uvicorn  # deferred: bundled tiny edit
 
     class EmbeddedServer(uvicorn.Server):
@@ -109,7 +116,7 @@ async def _serve_uvicorn(state: EngineState, sock: socket.socket) -> AsyncIterat
     runs; then every WebSocket session is stopped and the server shut down."""
     import uvicorn  # deferred: bundled tiny edit
 
-    from spark_cli.engine.serving.asgi_app import EngineApp  # deferred: bundled tiny edit
+    from spark_cli.engine.serving.http_routes import EngineApp  # deferred: bundled tiny edit
 
     config = state.config
     app = EngineApp(state)
@@ -152,7 +159,7 @@ async def run_engine(
     Raises ``ValueError`` for a bad ``config.brain`` and ``OSError`` when the
     port cannot be bound."""
     if brains is None:
-        brains = _brain_factory(config)  # a bad --brain spec fails here (ValueError)
+        brains = RegistryBrains(config.brain)  # a bad --brain spec fails here (ValueError)
     sock = bind_socket(config.host, config.port)
     state = EngineState(config, brains)
     try:

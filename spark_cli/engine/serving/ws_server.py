@@ -1,13 +1,10 @@
 """The embedded engine's WebSocket-only server: websockets' own asyncio server on one socket.
 
 ``spark edit`` and the TUI talk to their in-process engine over the Responses WebSocket
-only, so ``run_engine(config, http=False)`` serves it with websockets (imported by the
-client anyway) instead of uvicorn, whose main loop ticks and whose shutdown waits. It
-speaks what uvicorn's ASGI app speaks on ``/v1/responses`` (one :class:`WsSession` per
-connection, the same frames and close codes) and refuses alike before the upgrade
-(:mod:`handshake`). A plain HTTP ``GET`` gets ``/healthz`` or a 404 naming ``spark engine
-serve``; a request with a body is not answered. Kept by the ledger (docs/benchmarks.md):
-`spark bench oneshot` shows the bundled tiny edit.
+only, so it is served with websockets (imported by the client anyway) instead of uvicorn,
+whose main loop ticks and whose shutdown waits. It speaks and refuses as the ASGI app does
+(:class:`WsSession`, :mod:`handshake`); a plain HTTP ``GET`` gets ``/healthz`` or a 404
+naming ``spark engine serve``. Kept by the ledger: `spark bench oneshot` shows it.
 """
 
 from __future__ import annotations
@@ -96,18 +93,14 @@ class WebSocketOnly:
             connection.transport.abort()
             return True
 
+        async def receive() -> str | bytes | None:
+            try:
+                return await connection.recv()
+            except ConnectionClosed:
+                return None
+
         session = WsSession(self.state, send_text, connection.close, abort)
-        self.sessions.add(session)
-        session.start()
-        try:
-            while not session.closed.is_set():
-                await session.handle(await connection.recv())
-        except (ConnectionClosed, OSError):
-            pass
-        finally:
-            self.sessions.discard(session)
-            with contextlib.suppress(Exception):
-                await session.stop()
+        await session.serve(receive, self.sessions)
 
 
 @contextlib.asynccontextmanager

@@ -11,17 +11,24 @@ from typing import Any
 
 from spark_cli.engine.core.faults import StreamDropped
 from spark_cli.engine.core.generation import Generation, Outcome, count_input
-from spark_cli.engine.core.state import EngineState
-from spark_cli.engine.serving.asgi_io import NESTED_TOO_DEEPLY
-from spark_cli.engine.serving.brain_requests import answered, brain_request, check_outputs, turns
-from spark_cli.engine.serving.intake import check_output_limit
-from spark_cli.engine.serving.lanes import Conversation, Lane, Memory, lane_full_error
+from spark_cli.engine.core.state import Conversation, EngineState
+from spark_cli.engine.serving.conversations import (
+    Lane,
+    Memory,
+    answered,
+    brain_request,
+    check_outputs,
+    lane_full_error,
+    turns,
+)
 from spark_cli.engine.wire import responses as wire
 from spark_cli.engine.wire.response_events import ResponseEvents
 from spark_cli.engine.wire.responses import CancelRequest, CreateRequest, SteerRequest, WireError
+from spark_cli.engine.wire.wire_errors import check_output_limit
 
 SendText = Callable[[str], Awaitable[None]]
 Close = Callable[[int, str], Awaitable[None]]
+Receive = Callable[[], Awaitable[str | bytes | None]]
 Abort = Callable[[], bool]
 """Drops the connection without a close frame; False when the server cannot."""
 DROP_CLOSE_CODE = 1011
@@ -35,7 +42,7 @@ class WsSession:
     already waiting in a lane (each starts, then ends cancelled at once), so a
     create followed at once by a bare cancel never streams. Bad frames get an
     ``error`` event and the connection stays usable; ``max_output_tokens`` above
-    the engine's maximum is refused at intake (:mod:`spark_cli.engine.serving.intake`),
+    the engine's maximum is refused (:func:`~spark_cli.engine.wire.wire_errors.check_output_limit`),
     and a lane with too many requests waiting answers 429. The connection ends at its maximum age
     (``websocket_connection_limit_reached``, close 1000) or when the drop fault
     fires (the transport is aborted: no close frame, the client sees 1006);
@@ -61,8 +68,23 @@ class WsSession:
 
     # --- lifecycle --------------------------------------------------------------------
 
-    def start(self) -> None:
+    async def serve(self, receive: Receive, sessions: set[WsSession]) -> None:
+        """Handle the frames ``receive`` returns (None: the peer left) until the connection
+        ends, listed in ``sessions`` (which a server stops at shutdown) meanwhile."""
+        sessions.add(self)
         self._age = asyncio.create_task(self._age_limit())
+        try:
+            while not self.closed.is_set():
+                frame = await receive()
+                if frame is None:
+                    break
+                await self.handle(frame)
+        except OSError:
+            pass
+        finally:
+            sessions.discard(self)
+            with contextlib.suppress(Exception):
+                await self.stop()
 
     async def stop(self) -> None:
         """Cancel every task of this connection (the socket is gone)."""
@@ -128,10 +150,6 @@ class WsSession:
             event = wire.parse_client_event(frame)
         except WireError as exc:
             await self.send_error(exc, _stream_id_of(frame))
-            return
-        except RecursionError:  # JSON nested past the decoder's depth guard
-            await self.send_error(WireError(400, wire.INVALID_JSON, "the frame is not valid "
-                                            f"JSON: {NESTED_TOO_DEEPLY}"))
             return
         if isinstance(event, CreateRequest):
             try:

@@ -1,14 +1,20 @@
-"""A Chat Completions request as the bundled engine reads it: pure data, no I/O.
+"""The Chat Completions wire as the bundled engine speaks it: requests in, chunks out.
 
-Parses and checks ``messages``, ``model``, ``stream``, ``stream_options.include_usage``,
+:func:`parse_chat` checks ``messages``, ``model``, ``stream``, ``stream_options``,
 ``max_tokens`` / ``max_completion_tokens``, ``tools``, ``tool_choice`` and
-``parallel_tool_calls``; the chunks it answers with are :mod:`.chat_events`'.
+``parallel_tool_calls``. :class:`ChatEvents` presents one generation as
+``chat.completion.chunk`` objects: a role chunk, one chunk per frame, a finish chunk, the
+usage chunk when asked (with Cerebras-style ``time_info``), then ``[DONE]``; queue
+positions are SSE comments, and a call is a ``delta.tool_calls`` chunk, then one chunk
+per piece of its arguments.
 """
-
 from __future__ import annotations
 
+import json
+import time
 from typing import Any
 
+from spark_cli.engine.wire import responses as wire
 from spark_cli.engine.wire.responses import (
     INVALID_TYPE,
     InputCall,
@@ -19,7 +25,7 @@ from spark_cli.engine.wire.responses import (
     parse_input,
 )
 from spark_cli.engine.wire.tool_defs import AUTO, ToolChoice, chat_function_specs, parse_tool_choice
-from spark_cli.engine.wire.wire_errors import missing
+from spark_cli.engine.wire.wire_errors import missing, optional_field, string_field
 from spark_cli.protocol.channel import ToolSpec
 from spark_cli.record import record
 
@@ -55,16 +61,6 @@ def _bad(param: str, message: str, code: str = INVALID_TYPE) -> WireError:
     return WireError(400, code, message, param)
 
 
-def _text_field(obj: dict[str, Any], key: str, where: str, *, empty: bool = False) -> str:
-    value = obj.get(key, "" if empty else None)
-    if value is None:
-        raise missing(f"{where}.{key}")
-    if not isinstance(value, str) or (not value and not empty):
-        raise _bad(f"{where}.{key}", f"'{where}.{key}' must be a non-empty string"
-                   if not empty else f"'{where}.{key}' must be a string")
-    return value
-
-
 def _tool_calls(value: Any, where: str) -> list[InputCall]:
     """An assistant message's ``tool_calls`` (``{id, type, function: {name, arguments}}``)."""
     if not isinstance(value, list):
@@ -77,23 +73,18 @@ def _tool_calls(value: Any, where: str) -> list[InputCall]:
         function = call.get("function")
         if not isinstance(function, dict):
             raise missing(f"{at}.function")
-        calls.append(InputCall(_text_field(call, "id", at),
-                               _text_field(function, "name", f"{at}.function"),
-                               _text_field(function, "arguments", f"{at}.function", empty=True)))
+        arguments = {"arguments": "", **function}  # arguments may be left out
+        calls.append(InputCall(string_field(call, "id", at),
+                               string_field(function, "name", f"{at}.function"),
+                               string_field(arguments, "arguments", f"{at}.function", empty=True)))
     return calls
 
 
 def parse_messages(raw: list[Any]) -> tuple[InputItem, ...]:
     """Chat ``messages``: text messages as :func:`parse_input` reads them, an assistant's
-    ``tool_calls``, ``role: "tool"`` results (each must answer an earlier call).
-
-    Tool calls: an assistant message may carry ``tool_calls`` (its ``content`` then
-    may be ``null``); each becomes an :class:`InputCall` after the message's text,
-    and a ``role: "tool"`` message (``tool_call_id``) an :class:`InputOutput`, which
-    must answer a call made before it. A streamed call is a first delta
-    ``tool_calls: [{index, id, type, function: {name, arguments: ""}}]`` and then
-    ``{index, function: {arguments}}`` pieces; the choice ends ``tool_calls``.
-    """
+    ``tool_calls`` (each an :class:`InputCall` after the message's text; its ``content`` may
+    then be ``null``), and ``role: "tool"`` results (an :class:`InputOutput` each, which must
+    answer an earlier call)."""
     items: list[InputItem] = []
     called: set[str] = set()
     for i, message in enumerate(raw):
@@ -128,20 +119,14 @@ def parse_messages(raw: list[Any]) -> tuple[InputItem, ...]:
 
 def parse_chat(obj: dict[str, Any]) -> ChatRequest:
     """Validate a ``POST /v1/chat/completions`` body (raises :class:`WireError`)."""
-    model = obj.get("model")
-    if model is None:
-        raise missing("model")
-    if not isinstance(model, str) or not model:
-        raise _bad("model", "'model' must be a non-empty string")
+    model = string_field(obj, "model")
     if "messages" not in obj:
         raise missing("messages")
     raw = obj["messages"]
     if not isinstance(raw, list) or not raw:
         raise _bad("messages", "'messages' must be a non-empty list", "invalid_value")
     messages = parse_messages(raw)
-    stream = obj.get("stream", False)
-    if not isinstance(stream, bool):
-        raise _bad("stream", "'stream' must be a boolean")
+    stream = bool(optional_field(obj, "stream", bool, "a boolean"))
     options = obj.get("stream_options") or {}
     if not isinstance(options, dict):
         raise _bad("stream_options", "'stream_options' must be an object")
@@ -149,12 +134,126 @@ def parse_chat(obj: dict[str, Any]) -> ChatRequest:
     if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 1):
         raise _bad("max_tokens", "'max_tokens' must be an integer >= 1", "invalid_value")
     tools = chat_function_specs(obj["tools"]) if obj.get("tools") is not None else ()
-    parallel = obj.get("parallel_tool_calls")
-    if parallel is not None and not isinstance(parallel, bool):
-        raise _bad("parallel_tool_calls", "'parallel_tool_calls' must be a boolean")
+    parallel = optional_field(obj, "parallel_tool_calls", bool, "a boolean")
     return ChatRequest(
         model=model, messages=messages, stream=stream,
         include_usage=bool(options.get("include_usage")), max_tokens=limit, tools=tools,
         tool_choice=parse_tool_choice(obj.get("tool_choice"), chat=True),
         parallel_tool_calls=parallel is not False,
     )
+
+
+DATA = "data"
+COMMENT = "comment"
+SKIP = "skip"
+ERROR = "error"
+"""A ``data:`` chunk carrying an error (the response failed)."""
+Event = tuple[str, str]
+DONE = "[DONE]"
+
+
+class ChatEvents:
+    """One completion's chunks; ``delta`` fills a preformatted template."""
+
+    def __init__(self, completion_id: str, model: str, *, include_usage: bool) -> None:
+        self.id, self.model, self._stamp = completion_id, model, int(time.time())
+        self._head = ('{"id":"' + completion_id + '","object":"chat.completion.chunk","created":'
+                      + str(self._stamp) + ',"model":' + json.dumps(model)
+                      + ',"choices":[{"index":0,"delta":{"content":')
+        self._tail = '},"logprobs":null,"finish_reason":null}]}'
+        self.include_usage = include_usage
+        self._created = time.monotonic()
+        self._started = self._created
+        self.final: dict[str, Any] | None = None
+        """The non-streamed ``chat.completion`` object, once finished."""
+        self._calls: list[InputCall] = []
+        self._current: InputCall | None = None
+        self._args: list[str] = []
+
+    def _chunk(self, delta: dict[str, Any] | None, finish: str | None = None,
+               **extra: Any) -> str:
+        choices = [] if delta is None else [{"index": 0, "delta": delta, "logprobs": None,
+                                             "finish_reason": finish}]
+        return json.dumps({"id": self.id, "object": "chat.completion.chunk",
+                           "created": self._stamp, "model": self.model, "choices": choices,
+                           **extra})
+
+    def created(self, status: str = "in_progress") -> Event:
+        return SKIP, ""
+
+    def queued(self, position: int) -> Event:
+        return COMMENT, f"queued {position}"
+
+    def started(self) -> list[Event]:
+        self._started = time.monotonic()
+        return [(DATA, self._chunk({"role": "assistant", "content": ""}))]
+
+    def text_opened(self) -> list[Event]:
+        return []
+
+    def delta(self, text: str) -> Event:
+        return DATA, self._head + json.dumps(text) + self._tail
+
+    def text_closed(self, text: str, status: str = "completed") -> list[Event]:
+        return []
+
+    def call_opened(self, call: InputCall) -> list[Event]:
+        self._current, self._args = call, []
+        return [(DATA, self._chunk({"tool_calls": [{
+            "index": len(self._calls), "id": call.call_id, "type": "function",
+            "function": {"name": call.name, "arguments": ""}}]}))]
+
+    def call_delta(self, piece: str) -> Event:
+        self._args.append(piece)
+        return DATA, self._chunk({"tool_calls": [{"index": len(self._calls),
+                                                  "function": {"arguments": piece}}]})
+
+    def call_closed(self) -> list[Event]:
+        assert self._current is not None
+        self._calls.append(self._current)
+        self._current = None
+        return []
+
+    @property
+    def calls(self) -> tuple[InputCall, ...]:
+        return tuple(self._calls)
+
+    def _usage(self, usage: dict[str, Any]) -> dict[str, Any]:
+        now = time.monotonic()
+        prompt, completion = usage["input_tokens"], usage["output_tokens"]
+        return {"prompt_tokens": prompt, "completion_tokens": completion,
+                "total_tokens": prompt + completion,
+                "time_info": {"queue_time": self._started - self._created, "prompt_time": 0.0,
+                              "completion_time": now - self._started,
+                              "total_time": now - self._created, "created": time.time()}}
+
+    def finished(
+        self, text: str, status: str, usage: dict[str, Any], reason: str | None = None
+    ) -> list[Event]:
+        if self._current is not None:  # cut short: the arguments it got
+            call = self._current
+            self._calls.append(InputCall(call.call_id, call.name, "".join(self._args)))
+            self._current = None
+        if reason == wire.REASON_MAX_OUTPUT_TOKENS:
+            finish = "length"
+        else:
+            finish = "tool_calls" if self._calls else "stop"
+        chat_usage = self._usage(usage)
+        message: dict[str, Any] = {"role": "assistant", "content": text}
+        if self._calls:
+            message = {"role": "assistant", "content": text or None, "tool_calls": [
+                {"id": c.call_id, "type": "function",
+                 "function": {"name": c.name, "arguments": c.arguments}} for c in self._calls]}
+        self.final = {"id": self.id, "object": "chat.completion", "created": self._stamp,
+                      "model": self.model, "usage": chat_usage,
+                      "choices": [{"index": 0, "message": message, "logprobs": None,
+                                   "finish_reason": finish}]}
+        events = [(DATA, self._chunk({}, finish))]
+        if self.include_usage:
+            events.append((DATA, self._chunk(None, usage=chat_usage)))
+        events.append((DATA, DONE))
+        return events
+
+    def failed(self, code: str, message: str, usage: dict[str, Any]) -> Event:
+        error = wire.WireError(500, code, message, kind="server_error")
+        return ERROR, json.dumps({"error": error.body()})

@@ -1,15 +1,9 @@
 """The event sequence of one Responses response, as JSON text ready to send.
 
-:class:`ResponseEvents` numbers the events (``sequence_number`` is per
-response), echoes ``stream_id``, and builds the response object the SDK parses.
-Each method returns ``(event type, json text)`` so a WebSocket sink sends the
-text and an SSE sink adds the ``event:`` line. The text delta is a
-preformatted template: one ``json.dumps`` of the delta per frame.
-
-Items: the assistant message (output index 0) when the answer has text, then one
-``function_call`` item per call (``fc_…`` id, ``call_…`` call id): ``output_item.added``
-with empty arguments, ``function_call_arguments.delta`` pieces, ``…arguments.done``,
-``output_item.done``. The terminal response carries every item in ``output``.
+:class:`ResponseEvents` numbers the events, echoes ``stream_id`` and builds the response
+object the SDK parses; each method returns ``(event type, json text)`` for a WebSocket or
+SSE sink. Items: the assistant message (output index 0) when the answer has text, then one
+``function_call`` item per call, its arguments streamed as ``…arguments.delta`` pieces.
 """
 
 from __future__ import annotations

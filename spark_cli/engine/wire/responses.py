@@ -1,11 +1,8 @@
-"""The OpenAI Responses wire as the bundled engine speaks it: pure data, no I/O.
+"""The OpenAI Responses wire as the bundled engine reads it: pure data, no I/O.
 
-Owns the client-event parsers (``response.create``, ``response.steer`` and the
-engine-only ``response.cancel`` extension) with their validation errors, the
-server-event builders (shapes the official ``openai`` SDK parses), and the
-event-type, error-code and header-name constants. Builders return JSON text
-(encoded once); the per-frame text delta uses a preformatted template so the
-hot path costs one ``json.dumps`` of the delta string.
+The client-event parsers (``response.create``, ``response.steer`` and the engine-only
+``response.cancel``), the item shapes the official ``openai`` SDK parses, and the event
+type and error code constants; :mod:`.response_events` builds the events themselves.
 """
 
 from __future__ import annotations
@@ -22,11 +19,13 @@ from spark_cli.engine.wire.tool_defs import (
     function_specs,
     parse_tool_choice,
 )
+from spark_cli.engine.wire.wire_errors import INVALID_JSON as INVALID_JSON
 from spark_cli.engine.wire.wire_errors import INVALID_TYPE as INVALID_TYPE
 from spark_cli.engine.wire.wire_errors import INVALID_VALUE as INVALID_VALUE
+from spark_cli.engine.wire.wire_errors import RATE_LIMIT_EXCEEDED as RATE_LIMIT_EXCEEDED
 from spark_cli.engine.wire.wire_errors import WireError as WireError
 from spark_cli.engine.wire.wire_errors import bad_request as _bad
-from spark_cli.engine.wire.wire_errors import missing
+from spark_cli.engine.wire.wire_errors import loads_object, missing, optional_field, string_field
 from spark_cli.protocol.channel import ToolSpec
 from spark_cli.record import record
 
@@ -58,11 +57,9 @@ EXTENSIONS = (CANCEL, QUEUED)
 """What the engine adds to the protocol (advertised in the handshake header)."""
 
 # Error codes.
-INVALID_JSON = "invalid_json"
 UNKNOWN_EVENT_TYPE = "unknown_event_type"
 PREVIOUS_RESPONSE_NOT_FOUND = "previous_response_not_found"
 RESPONSE_NOT_FOUND = "response_not_found"
-RATE_LIMIT_EXCEEDED = "rate_limit_exceeded"
 CONNECTION_LIMIT_REACHED = "websocket_connection_limit_reached"
 INVALID_API_KEY = "invalid_api_key"
 NOT_FOUND = "not_found"
@@ -150,15 +147,6 @@ _ROLES = frozenset({"user", "assistant", "system", "developer"})
 _TEXT_PARTS = frozenset({"input_text", "output_text", "text"})
 
 
-def _optional(obj: dict[str, Any], key: str, kinds: type | tuple[type, ...], what: str) -> Any:
-    value = obj.get(key)
-    if value is None:
-        return None
-    if not isinstance(value, kinds) or (kinds is int and isinstance(value, bool)):
-        raise _bad(key, f"'{key}' must be {what}", INVALID_TYPE)
-    return value
-
-
 def _content_text(content: Any, param: str) -> str:
     if isinstance(content, str):
         return content
@@ -175,32 +163,18 @@ def _content_text(content: Any, param: str) -> str:
     return "".join(texts)
 
 
-def _string_field(item: dict[str, Any], key: str, where: str, *, empty: bool = False) -> str:
-    value = item.get(key)
-    if value is None:
-        raise missing(f"{where}.{key}")
-    if not isinstance(value, str):
-        raise _bad(f"{where}.{key}", f"'{where}.{key}' must be a string", INVALID_TYPE)
-    if not value and not empty:
-        raise _bad(f"{where}.{key}", f"'{where}.{key}' must not be empty")
-    return value
-
-
 def _call_item(item: dict[str, Any], where: str) -> InputCall:
     """``{"type":"function_call","call_id","name","arguments","id"?}``."""
-    call_id = _string_field(item, "call_id", where)
-    name = _string_field(item, "name", where)
-    arguments = _string_field(item, "arguments", where, empty=True)
-    item_id = item.get("id")
-    if item_id is not None and not isinstance(item_id, str):
-        raise _bad(f"{where}.id", f"'{where}.id' must be a string", INVALID_TYPE)
-    return InputCall(call_id, name, arguments, item_id)
+    call_id = string_field(item, "call_id", where)
+    name = string_field(item, "name", where)
+    arguments = string_field(item, "arguments", where, empty=True)
+    return InputCall(call_id, name, arguments, optional_field(item, "id", str, "a string", where))
 
 
 def _output_item(item: dict[str, Any], where: str) -> InputOutput:
     """``{"type":"function_call_output","call_id","output"}`` (``output`` a string or
     text parts)."""
-    call_id = _string_field(item, "call_id", where)
+    call_id = string_field(item, "call_id", where)
     if "output" not in item or item["output"] is None:
         raise missing(f"{where}.output")
     return InputOutput(call_id, _content_text(item["output"], f"{where}.output"))
@@ -255,11 +229,7 @@ def _additional_specs(raw_input: Any) -> tuple[ToolSpec, ...]:
 
 def parse_create(obj: dict[str, Any]) -> CreateRequest:
     """Validate a ``response.create`` (WebSocket) or a ``POST /v1/responses`` body."""
-    model = obj.get("model")
-    if model is None:
-        raise missing("model")
-    if not isinstance(model, str) or not model:
-        raise _bad("model", "'model' must be a non-empty string", INVALID_TYPE)
+    model = string_field(obj, "model")
     generate = obj.get("generate", True)
     if not isinstance(generate, bool):
         raise _bad("generate", "'generate' must be a boolean", INVALID_TYPE)
@@ -272,20 +242,20 @@ def parse_create(obj: dict[str, Any]) -> CreateRequest:
         check_tools(obj["tools"])
         tools = function_specs(obj["tools"])
     tools += _additional_specs(raw_input)
-    parallel = _optional(obj, "parallel_tool_calls", bool, "a boolean")
-    limit = _optional(obj, "max_output_tokens", int, "an integer")
+    parallel = optional_field(obj, "parallel_tool_calls", bool, "a boolean")
+    limit = optional_field(obj, "max_output_tokens", int, "an integer")
     if limit is not None and limit < 1:
         raise _bad("max_output_tokens", "'max_output_tokens' must be >= 1")
     return CreateRequest(
         model=model,
         input=messages,
-        instructions=_optional(obj, "instructions", str, "a string") or "",
-        previous_response_id=_optional(obj, "previous_response_id", str, "a string"),
-        store=bool(_optional(obj, "store", bool, "a boolean")),
+        instructions=optional_field(obj, "instructions", str, "a string") or "",
+        previous_response_id=optional_field(obj, "previous_response_id", str, "a string"),
+        store=bool(optional_field(obj, "store", bool, "a boolean")),
         max_output_tokens=limit,
-        stream_id=_optional(obj, "stream_id", str, "a string"),
+        stream_id=optional_field(obj, "stream_id", str, "a string"),
         generate=generate,
-        stream=bool(_optional(obj, "stream", bool, "a boolean")),
+        stream=bool(optional_field(obj, "stream", bool, "a boolean")),
         tools=tools,
         tool_choice=parse_tool_choice(obj.get("tool_choice")),
         parallel_tool_calls=parallel is not False,
@@ -293,7 +263,7 @@ def parse_create(obj: dict[str, Any]) -> CreateRequest:
 
 
 def parse_steer(obj: dict[str, Any]) -> SteerRequest:
-    previous = _optional(obj, "previous_response_id", str, "a string")
+    previous = optional_field(obj, "previous_response_id", str, "a string")
     if "input" not in obj:
         raise missing("input")
     items = parse_input(obj["input"])
@@ -306,19 +276,14 @@ def parse_steer(obj: dict[str, Any]) -> SteerRequest:
 def parse_client_event(text: str | bytes) -> ClientEvent:
     """One client frame; raises :class:`WireError` (``invalid_json``,
     ``unknown_event_type``, 400s with ``param``)."""
-    try:
-        obj = json.loads(text)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise WireError(400, INVALID_JSON, f"the frame is not valid JSON: {exc}") from None
-    if not isinstance(obj, dict):
-        raise WireError(400, INVALID_JSON, "the frame must be a JSON object")
+    obj = loads_object(text, "the frame")
     kind = obj.get("type")
     if kind == CREATE:
         return parse_create(obj)
     if kind == STEER:
         return parse_steer(obj)
     if kind == CANCEL:
-        return CancelRequest(_optional(obj, "response_id", str, "a string"))
+        return CancelRequest(optional_field(obj, "response_id", str, "a string"))
     if kind is None:
         raise missing("type")
     raise WireError(400, UNKNOWN_EVENT_TYPE, f"unknown event type {str(kind)[:80]!r}", "type")

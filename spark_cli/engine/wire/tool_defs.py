@@ -13,7 +13,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from spark_cli.engine.wire.wire_errors import INVALID_TYPE, missing
+from spark_cli.engine.wire.wire_errors import (
+    INVALID_TYPE,
+    missing,
+    optional_field,
+    string_field,
+)
 from spark_cli.engine.wire.wire_errors import bad_request as _bad
 from spark_cli.protocol.channel import ToolSpec
 from spark_cli.record import record
@@ -30,25 +35,6 @@ TOOL_TYPES = frozenset({
     "image_generation", "local_shell", "shell", "tool_search", "apply_patch",
 })
 """The tool types of the SDK's ``ToolParam`` union."""
-
-
-def _string(obj: dict[str, Any], key: str, where: str, *, required: bool,
-            empty: bool = True) -> None:
-    value = obj.get(key)
-    if value is None:
-        if required:
-            raise missing(f"{where}.{key}")
-        return
-    if not isinstance(value, str):
-        raise _bad(f"{where}.{key}", f"'{where}.{key}' must be a string", INVALID_TYPE)
-    if not value and not empty:
-        raise _bad(f"{where}.{key}", f"'{where}.{key}' must not be empty")
-
-
-def _optional_kind(obj: dict[str, Any], key: str, where: str, kind: type, what: str) -> None:
-    value = obj.get(key)
-    if value is not None and not isinstance(value, kind):
-        raise _bad(f"{where}.{key}", f"'{where}.{key}' must be {what}", INVALID_TYPE)
 
 
 def _list(value: Any, where: str) -> list[Any]:
@@ -69,13 +55,16 @@ def _tool(tool: Any, where: str, allowed: frozenset[str]) -> None:
         raise _bad(f"{where}.type", f"'{where}.type' {repr(kind)[:80]} is not a tool type here: "
                    f"one of {sorted(allowed)}")
     if kind in _NAMED or kind == NAMESPACE:
-        _string(tool, "name", where, required=True, empty=False)
-        _string(tool, "description", where, required=kind == NAMESPACE)
+        string_field(tool, "name", where)
+        if kind == NAMESPACE:
+            string_field(tool, "description", where, empty=True)
+        else:
+            optional_field(tool, "description", str, "a string", where)
     if kind == "function":
-        _optional_kind(tool, "parameters", where, dict, "a JSON schema object")
-        _optional_kind(tool, "strict", where, bool, "a boolean")
+        optional_field(tool, "parameters", dict, "a JSON schema object", where)
+        optional_field(tool, "strict", bool, "a boolean", where)
     elif kind == "custom":
-        _optional_kind(tool, "format", where, dict, "an object")
+        optional_field(tool, "format", dict, "an object", where)
     elif kind == NAMESPACE:
         inner = _list(tool.get("tools"), f"{where}.tools")
         for i, member in enumerate(inner):
@@ -83,48 +72,30 @@ def _tool(tool: Any, where: str, allowed: frozenset[str]) -> None:
 
 
 def check_tools(value: Any, param: str = "tools") -> None:
-    """Check a list of tool definitions; a bad one raises :class:`WireError` (400,
-    ``param`` naming the field, e.g. ``tools[2].name``).
-
-    Shapes follow the official SDK's types (``openai`` 3.60: ``ToolParam``,
-    ``NamespaceToolParam``, the beta ``AdditionalTools`` input item): every tool
-    has a known ``type``; ``function`` and ``custom`` tools need a ``name``; a
-    ``namespace`` needs ``name``, ``description`` and ``tools`` (function and
-    custom tools only); an ``additional_tools`` item needs ``role: "developer"``
-    and ``tools``, and may carry ``id`` and ``agent`` (``{"agent_name"}``). The
-    hosted tools (``web_search``, ``mcp``, …) are checked for their ``type`` only:
-    the engine runs none of them.
-    """
+    """Check a list of tool definitions as the official SDK's types shape them (``ToolParam``,
+    ``NamespaceToolParam``); a bad one raises :class:`WireError` (400, ``param`` naming the
+    field, e.g. ``tools[2].name``). Hosted tools are checked for their ``type`` only: the
+    engine runs none of them."""
     for i, tool in enumerate(_list(value, param)):
         _tool(tool, f"{param}[{i}]", TOOL_TYPES)
 
 
 def check_additional_tools(item: dict[str, Any], where: str) -> None:
-    """Check one ``additional_tools`` input item at ``where`` (e.g. ``input[0]``), as
-    :func:`check_tools` checks its ``tools``.
-
-    ``additional_tools`` is an *input item* that carries tools where they become
-    available in the conversation, instead of the top-level ``tools`` list. Codex
-    CLI 0.171.0 sends its tools that way for most of its own model slugs (its
-    default, ``gpt-6.2-sol``, included), as the first item of ``input``::
-
-        {"type": "additional_tools", "id": "at_…", "role": "developer",
-         "tools": [{"type": "namespace", "name": "functions", "description": "",
-                    "tools": [{"type": "custom", "name": "exec", …},
-                              {"type": "function", "name": "wait", …}]}, …]}
-    """
+    """Check one ``additional_tools`` input item at ``where`` (``role: "developer"``,
+    ``tools``, optional ``id`` and ``agent``): tools carried inside ``input``, as Codex CLI
+    sends its tools for most of its own model slugs."""
     role = item.get("role")
     if role is None:
         raise missing(f"{where}.role")
     if role != "developer":
         raise _bad(f"{where}.role", f"'{where}.role' must be 'developer' for an "
                    f"{ADDITIONAL_TOOLS} item")
-    _string(item, "id", where, required=False)
+    optional_field(item, "id", str, "a string", where)
     agent = item.get("agent")
     if agent is not None:
         if not isinstance(agent, dict):
             raise _bad(f"{where}.agent", f"'{where}.agent' must be an object", INVALID_TYPE)
-        _string(agent, "agent_name", f"{where}.agent", required=True)
+        string_field(agent, "agent_name", f"{where}.agent", empty=True)
     check_tools(item.get("tools"), f"{where}.tools")
 
 
@@ -168,7 +139,7 @@ def _choice_names(choice: dict[str, Any], param: str, *, chat: bool) -> tuple[st
         where = f"{param}.function" if chat else param
         if not isinstance(holder, dict):
             raise missing(where)
-        _string(holder, "name", where, required=True, empty=False)
+        string_field(holder, "name", where)
         return (holder["name"],)
     if kind == "allowed_tools":
         tools = _list(choice.get("tools"), f"{param}.tools")
@@ -194,7 +165,7 @@ def parse_tool_choice(value: Any, param: str = "tool_choice", *,
         return ToolChoice(value)
     if not isinstance(value, dict):
         raise _bad(param, f"'{param}' must be a string or an object", INVALID_TYPE)
-    _string(value, "type", param, required=True, empty=False)
+    string_field(value, "type", param)
     names = _choice_names(value, param, chat=chat)
     mode = value.get("mode", "auto") if value["type"] == "allowed_tools" else "required"
     if mode not in ("auto", "required"):
@@ -219,9 +190,9 @@ def chat_function_specs(value: Any, param: str = "tools") -> tuple[ToolSpec, ...
         body = tool.get(kind)
         if not isinstance(body, dict):
             raise missing(f"{where}.{kind}")
-        _string(body, "name", f"{where}.{kind}", required=True, empty=False)
-        _string(body, "description", f"{where}.{kind}", required=False)
+        string_field(body, "name", f"{where}.{kind}")
+        optional_field(body, "description", str, "a string", f"{where}.{kind}")
         if kind == "function":
-            _optional_kind(body, "parameters", f"{where}.function", dict, "a JSON schema object")
+            optional_field(body, "parameters", dict, "a JSON schema object", f"{where}.function")
             specs.append(_spec(body))
     return tuple(specs)

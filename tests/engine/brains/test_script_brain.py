@@ -95,11 +95,11 @@ def test_one_in_order_entry_reads_right(tmp_path) -> None:
 def test_the_engine_reloads_a_script_when_its_file_changes(tmp_path) -> None:
     import os
 
-    from spark_cli.engine.core.brain_lookup import registry_factory
+    from spark_cli.engine.brains.registry import RegistryBrains
 
     path = tmp_path / "s.toml"
     path.write_text('[[entries]]\nmatch = "x"\nanswer = "old"\n')
-    factory = registry_factory("script", str(path))
+    factory = RegistryBrains("script", str(path))
     assert _ask(factory("spark-script"), "x") == "old"
     assert _ask(factory("any-model"), "x") == "old"
     path.write_text('[[entries]]\nmatch = "x"\nanswer = "new answer"\n')

@@ -8,7 +8,7 @@ import pytest
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
 from spark_cli.engine.wire import chat
-from spark_cli.engine.wire.chat_events import ChatEvents
+from spark_cli.engine.wire.chat import ChatEvents
 from spark_cli.engine.wire.responses import REASON_MAX_OUTPUT_TOKENS, InputMessage, WireError
 
 

@@ -35,16 +35,10 @@ class Splice:
 
 @record
 class FileChange:
-    """One file's text before and after an operation.
-
-    Nothing here diffs whole files: an operation knows what it changed, so a
-    change made with :meth:`FileChange.spliced` carries its splices (byte ranges of
-    the old text and what replaces them), and the changed line ranges come
-    straight from them. A change given only as old and new text (one contiguous
-    edit: an import, a docstring, a parameter) is located by trimming the common
-    first and last lines. Uniqueness is checked through a line -> positions index
-    starting from the rarest line of the search text, so a hunk costs about the
-    number of places its rarest line occurs, not the size of the file."""
+    """One file's text before and after an operation. A change made with :meth:`spliced`
+    carries its splices, so its changed lines come straight from them; one given as old and
+    new text only (one contiguous edit) is located by trimming the common first and last
+    lines. Nothing diffs whole files."""
 
     path: str
     old: str

@@ -1,31 +1,110 @@
 """What a brain has looked at with spark's read-only tools, read from the conversation.
 
-The client declares ``read_file``, ``search`` and ``list_files`` (:data:`LOOK_TOOLS`);
-a brain that may call all three (:func:`can_look`) asks with :func:`call` and
-finds the answers in later requests: each call turn (its name and JSON
-arguments) is matched with the output turn that answers its ``call_id``.
-:class:`Lookups` holds this turn's calls (those after the latest user message)
-and counts its rounds; :class:`ReadWindows` joins a file's ``read_file``
-windows into its text once every line has been seen.
+A brain that may call ``read_file``, ``search`` and ``list_files`` (:func:`can_look`) asks
+with :func:`call` and finds the answers in later requests, each call turn matched with the
+output that answers its ``call_id``. :class:`Lookups` holds this turn's calls and counts
+its rounds; :class:`ReadWindows` joins a file's ``read_file`` windows once every line has
+been seen. The results are read in the tools' fixed formats (the client writes them):
+``read_file`` lines ``f"{n:>6}\\t{text}"`` and a last ``[lines A–B of N; …]`` when
+windowed; ``search`` lines ``path:line:text``; ``list_files`` one path a line; either may
+end ``[N more … not shown]``. An output that fits none is an error.
 """
 
 from __future__ import annotations
 
 import itertools
 import json
+import posixpath
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from spark_cli.engine.brains.base import CALL, OUTPUT, BrainCall, BrainRequest, BrainTurn
-from spark_cli.engine.brains.code.tool_results import (
-    Listing,
-    ReadResult,
-    clean_path,
-    parse_list,
-    parse_read,
-    parse_search,
-)
 from spark_cli.record import record
+
+_NUMBERED = re.compile(r" *(\d+)\t(.*)")
+_WINDOW = re.compile(r"\[lines (\d+)[–-](\d+) of (\d+);")
+_HIT = re.compile(r"(.+?):(\d+):")
+_MORE = re.compile(r"\[(\d+) more \w+ not shown\]")
+
+
+@record
+class ReadResult:
+    """A ``read_file`` result: its numbered lines, the window it was (None: the whole
+    file), or the error it reported."""
+
+    lines: tuple[tuple[int, str], ...] = ()
+    window: tuple[int, int, int] | None = None
+    """``(first, last, total)`` lines when the file was shown in part."""
+    error: str = ""
+
+
+@record
+class Listing:
+    """A ``search`` or ``list_files`` result: the paths it names (first seen first), how
+    many more it left out, or the error it reported."""
+
+    paths: tuple[str, ...] = ()
+    more: int = 0
+    error: str = ""
+
+
+def clean_path(path: str) -> str:
+    """A repo-relative path as the brains key files (``./a//b.py`` -> ``a/b.py``)."""
+    path = posixpath.normpath(path.strip()).lstrip("/")
+    return "" if path == "." else path
+
+
+def parse_read(output: str) -> ReadResult:
+    lines: list[tuple[int, str]] = []
+    window = None
+    rows = output.split("\n")
+    if rows and rows[-1] == "":
+        rows.pop()
+    for row in rows:
+        numbered = _NUMBERED.fullmatch(row)
+        if numbered:
+            lines.append((int(numbered.group(1)), numbered.group(2)))
+            continue
+        found = _WINDOW.match(row)
+        if found and lines:
+            window = (int(found.group(1)), int(found.group(2)), int(found.group(3)))
+            continue
+        if not lines:
+            return ReadResult(error=row.strip() or "empty result")
+    return ReadResult(tuple(lines), window)
+
+
+def parse_search(output: str) -> Listing:
+    paths: dict[str, None] = {}
+    more = 0
+    other = ""
+    for row in output.split("\n"):
+        hit = _HIT.match(row)
+        if hit:
+            paths[clean_path(hit.group(1))] = None
+        elif (found := _MORE.fullmatch(row.strip())) is not None:
+            more = int(found.group(1))
+        elif row.strip() and not row.startswith("[") and not other:
+            other = row.strip()
+    if not paths and other and other != "no matches":
+        return Listing(error=other)
+    return Listing(tuple(paths), more)
+
+
+def parse_list(output: str) -> Listing:
+    paths: list[str] = []
+    more = 0
+    for row in output.split("\n"):
+        row = row.strip()
+        if (found := _MORE.fullmatch(row)) is not None:
+            more = int(found.group(1))
+        elif row and not row.startswith("["):
+            if " " in row and not paths and ("error" in row.lower() or ":" in row):
+                return Listing(error=row)
+            paths.append(clean_path(row))
+    return Listing(tuple(paths), more)
+
 
 READ_FILE, SEARCH, LIST_FILES = "read_file", "search", "list_files"
 LOOK_TOOLS = frozenset({READ_FILE, SEARCH, LIST_FILES})

@@ -17,11 +17,7 @@ from spark_cli.engine.brains.base import BrainCall, BrainRequest, EditFormat
 from spark_cli.engine.brains.code.edit_text import render_changes
 from spark_cli.engine.brains.deep.looking import in_folders, look_around
 from spark_cli.engine.brains.deep.op_callers import add_parameter_and_callers
-from spark_cli.engine.brains.deep.op_connections import explain_all
-from spark_cli.engine.brains.deep.op_docstrings_all import document_all
-from spark_cli.engine.brains.deep.op_rename_all import rename_everywhere
 from spark_cli.engine.brains.deep.steps import Step, parse_steps
-from spark_cli.engine.brains.rules.help_text import help_lines
 from spark_cli.engine.brains.rules.instruction_parser import (
     RUN_KINDS,
     Instruction,
@@ -29,7 +25,10 @@ from spark_cli.engine.brains.rules.instruction_parser import (
     mentioned_paths,
 )
 from spark_cli.engine.brains.rules.looking import notes
-from spark_cli.engine.brains.rules.results import CannotHelp, OpResult, plural
+from spark_cli.engine.brains.rules.op_docstring import document_all
+from spark_cli.engine.brains.rules.op_explain import explain_all
+from spark_cli.engine.brains.rules.op_rename import rename_everywhere
+from spark_cli.engine.brains.rules.results import CannotHelp, OpResult, help_lines, plural
 from spark_cli.engine.brains.rules.rules_brain import OPERATIONS
 from spark_cli.engine.brains.rules.running import run_turn, runs_of
 from spark_cli.engine.brains.rules.workspace import files_and_reads
@@ -118,20 +117,11 @@ def _edits(number: int, total: int, result: OpResult, fmt: EditFormat) -> Iterat
 
 
 class DeepBrain:
-    """Plans the task's steps over the request's files, answers plan, edits, summary.
-
-    Answer shape: a lead line (what it read), a numbered plan, then each step's
-    edits in the request's format (SEARCH/REPLACE blocks, or one apply_patch
-    envelope per step), then a summary with one line per step. The engine paces it
-    as the deep model (``pace = "deep"``: ``deep_ttft_ms`` / ``deep_tps``).
-
-    With the read-only tools declared it first finds the files the task reaches
-    (:mod:`looking`: list the named folders, search the named symbols, read what
-    they turn up), then plans over what it read. A step that names a folder
-    (``in src/shop``) works on the files under it. A task that asks to run the tests
-    (``… and run the tests``) ends its answer with a ``run_command`` call
-    (:mod:`~spark_cli.engine.brains.rules.running`); the follow-up, its edits made, says
-    how they went."""
+    """Plans the task's steps over the request's files and answers: a lead line (what it
+    read), a numbered plan, each step's edits, a summary line per step. Paced as the deep
+    model (``pace = "deep"``). With the read-only tools declared it first finds the files
+    the task reaches (:mod:`looking`); a task that asks to run the tests ends with a
+    ``run_command`` call, and the follow-up says how they went."""
 
     name = "deep"
     pace = "deep"

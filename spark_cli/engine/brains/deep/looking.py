@@ -12,9 +12,9 @@ from spark_cli.engine.brains.code.lookups import (
     ReadWindows,
     call,
     can_look,
+    clean_path,
     lookups,
 )
-from spark_cli.engine.brains.code.tool_results import clean_path
 from spark_cli.engine.brains.deep.steps import Step
 from spark_cli.engine.brains.rules.instruction_parser import PATH_RUN
 from spark_cli.engine.brains.rules.looking import Look, named_files, needle
@@ -77,24 +77,15 @@ def _to_read(files: dict[str, str], seen: Lookups, names: list[str]) -> list[str
 
 def look_around(request: BrainRequest, steps: list[Step], text: str, files: dict[str, str],
                 reads: ReadWindows) -> Look | None:
-    """The deep brain's next calls, or None: plan and answer now.
+    """The deep brain's next calls, or None: plan and answer now. Unlike the rules brain
+    it does not trust what was pushed: it looks for every file the task reaches, in rounds
+    (at most :data:`~spark_cli.engine.brains.code.lookups.MAX_ROUNDS` a turn):
 
-    Only when the request lets it call ``read_file``, ``search`` and ``list_files``.
-    Unlike the rules brain it does not trust what was pushed: it looks for every
-    file the task reaches, in rounds (at most
-    :data:`~spark_cli.engine.brains.code.lookups.MAX_ROUNDS` a turn):
-
-    1. **Survey**: ``list_files`` for each folder the task names (``in src/shop``), or
-       for the whole repo when a step needs every file (``document every function``,
-       ``explain``) and none was given; ``search`` for each symbol a step names (a
-       rename, a new parameter and its callers, a docstring or a deletion), within the
-       named folder when there is exactly one; ``read_file`` for a named path it lacks.
-    2. **Read** every source file those listed or found (those with a grammar, at most
-       :data:`MAX_READS`) that it has not read, several calls in one response.
-    3. The rest of any file it got in part.
-
-    Then it plans and edits as without tools, on what it read;
-    :func:`in_folders` scopes a step to the folders it names."""
+    1. **Survey**: ``list_files`` for each folder the task names (or the whole repo when a
+       step needs every file and none was given); ``search`` for each symbol a step names;
+       ``read_file`` for a named path it lacks.
+    2. **Read** every source file those turned up (at most :data:`MAX_READS`).
+    3. The rest of any file it got in part."""
     if not can_look(request):
         return None
     seen = lookups(request)

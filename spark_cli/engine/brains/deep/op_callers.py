@@ -14,12 +14,18 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from spark_cli.engine.brains.code.edit_text import FileChange, Splice
-from spark_cli.engine.brains.code.signatures import parameter_names
-from spark_cli.engine.brains.code.trees import Parsed, find_definitions, is_identifier, parse, walk
+from spark_cli.engine.brains.code.trees import (
+    Parsed,
+    find_definitions,
+    is_identifier,
+    parameter_names,
+    parse,
+    walk,
+)
 from spark_cli.engine.brains.rules.instruction_parser import Instruction
-from spark_cli.engine.brains.rules.op_definitions import add_parameter_in
+from spark_cli.engine.brains.rules.op_definitions import with_parameter
 from spark_cli.engine.brains.rules.rename_refs import MEMBER_ACCESS, FileRefs, Symbol
-from spark_cli.engine.brains.rules.results import CannotHelp, OpResult, pick_files, plural
+from spark_cli.engine.brains.rules.results import OpResult, plural
 
 if TYPE_CHECKING:
     import tree_sitter
@@ -111,18 +117,6 @@ def _call_splices(parsed: Parsed, refs: FileRefs, name: str, param: str, value: 
     return out
 
 
-def _define(instruction: Instruction, files: dict[str, str],
-            named: list[str]) -> tuple[str, str]:
-    """(the file that defines the function, its text with the parameter added)."""
-    name = instruction.name
-    for path in pick_files(files, named, lambda _p, text: name in text):
-        changed = add_parameter_in(path, files[path], instruction)
-        if changed is not None:
-            return path, changed
-    raise CannotHelp(f"I found no function named `{name}` in "
-                     f"{', '.join(named or list(files)) or 'the request'}.")
-
-
 def _caller_changes(files: dict[str, str], defined_in: str, new_def: str, name: str,
                     param: str, passed: str) -> tuple[list[FileChange], int]:
     """Every file's change (the definition's, the calls') and how many calls pass it."""
@@ -151,7 +145,7 @@ def add_parameter_and_callers(instruction: Instruction, files: dict[str, str],
     so: it must be in scope there). Python calls pass it by keyword (``x=0``), which holds
     wherever the parameter went; the other languages pass it at the parameter's position."""
     name, param = instruction.name, instruction.what
-    defined_in, new_def = _define(instruction, files, named)
+    defined_in, new_def = with_parameter(instruction, files, named)
     passed = value or instruction.new or param
     changes, calls = _caller_changes(files, defined_in, new_def, name, param, passed)
     where = ", ".join(c.path for c in changes)

@@ -1,12 +1,11 @@
 """Recognising the rules brain's instructions: prompt text in, an :class:`Instruction` out.
 
-Each pattern is compiled once, when first used. Matching is case-insensitive and looks
-anywhere in the instruction text (``Please rename foo to bar in app.py.``), in
-a fixed order so that ``remove print calls`` is never read as "delete the
-function ``print``". File blocks are cut out of the prompt first, so code in a
-file never looks like an instruction.
+Matching is case-insensitive, anywhere in the instruction text, in a fixed order (so
+``remove print calls`` is never "delete the function ``print``"), and linear in the
+text's length (a client controls it): every open-ended part of a pattern is bounded, and
+each pattern is compiled when first used. File blocks are cut out of the prompt first, so
+code in a file never looks like an instruction.
 """
-
 from __future__ import annotations
 
 import bisect
@@ -71,9 +70,6 @@ _SOURCES: dict[str, tuple[str, int]] = {
     "explain": (r"\b(?:explain|describe|summari[sz]e|outline|give\s+an\s+overview\s+of|"
                 r"what\s+(?:is|does)\s+in)\b", re.I),
 }
-"""The instruction patterns, compiled when first used (:func:`_re`): a turn compiles
-those it tries (a rename, the first tried, compiles one), not all eleven (in the brain's
-first time to first token)."""
 _QUOTES = "'\"`"
 
 
@@ -142,15 +138,8 @@ def _name(value: str) -> str | None:
 
 
 def _replace(text: str) -> tuple[str, str] | None:
-    """``replace 'OLD' with 'NEW'``: the first head that has a middle with the same quote
-    after it and a closing quote after that -- what the lazy regex ``replace Q(.+?)Q with
-    Q2(.*?)Q2`` finds, but in O(n log n).
-
-    Matching is linear in the length of the text (a client controls it): every
-    open-ended part of a pattern is bounded (a type, a default value, an import
-    name), paths are whole runs of word characters, ``.``, ``/`` and ``-``, and
-    ``replace 'a' with 'b'`` is found without a backtracking regex
-    (:func:`_replace`): the heads (``replace '``) and the middles (``' with '``)
+    """``replace 'OLD' with 'NEW'``: what the lazy regex ``replace Q(.+?)Q with Q2(.*?)Q2``
+    finds, without backtracking: the heads (``replace '``) and the middles (``' with '``)
     are each found in one pass, then matched with a binary search."""
     heads = list(_re("replace_head").finditer(text))
     if not heads:

@@ -13,9 +13,9 @@ from spark_cli.engine.brains.code.lookups import (
     ReadWindows,
     call,
     can_look,
+    clean_path,
     lookups,
 )
-from spark_cli.engine.brains.code.tool_results import clean_path
 from spark_cli.engine.brains.code.trees import find_definitions, parse
 from spark_cli.engine.brains.rules.instruction_parser import (
     PATH_RUN,
@@ -124,28 +124,18 @@ def _for_needle(found: tuple[str, str], files: dict[str, str], seen: Lookups, *,
 
 def look_first(request: BrainRequest, instruction: Instruction, text: str,
                files: dict[str, str], reads: ReadWindows) -> Look | None:
-    """The calls to make before answering, or None: answer now.
+    """The calls to make before answering, or None: answer now. Only when the request
+    lets it call the three read-only tools, and one round at a time, at most
+    :data:`~spark_cli.engine.brains.code.lookups.MAX_ROUNDS` a turn, it looks for:
 
-    Only when the request lets it call ``read_file``, ``search`` and ``list_files``
-    (:func:`~spark_cli.engine.brains.code.lookups.can_look`). The rules brain is the
-    fast, narrow model: it looks only for what the instruction names and it was not
-    given, one round at a time, at most
-    :data:`~spark_cli.engine.brains.code.lookups.MAX_ROUNDS` rounds a turn:
+    1. the rest of a file it read in part;
+    2. a file the instruction names that it lacks (``read_file``, or ``list_files`` then
+       ``read_file`` of the matches);
+    3. what the instruction is about (:func:`needle`) when no file it has contains it, and
+       a rename's symbol when no file it has defines it and no file is named (every use
+       must be renamed): ``search``, then ``read_file`` of every file with a hit it lacks.
 
-    1. the rest of a file it read in part (``start_line`` where the window ended);
-    2. a file the instruction names that is not in the request: ``read_file`` when the
-       name is a path, else ``list_files`` and then ``read_file`` of the paths that match;
-    3. the symbol (``rename``, ``docstring``, ``delete``, ``add parameter``), the text
-       (``replace``) or the debug calls (``remove prints``) when no file it has contains
-       it -- and a rename's symbol when no file it has defines it, unless the instruction
-       names a file (every use must be renamed: holding only uses, it looks for the
-       definition and the other uses; a file that defines it was shown on purpose, as
-       `spark edit FILE` shows its files, and a model does not search for what it was just
-       shown): ``search``, then ``read_file`` of every file with a hit it lacks (several
-       calls in one response, or one a response when ``parallel_tool_calls`` is false).
-
-    Then it answers as without tools, on the files it read; :func:`notes` says what it
-    could not find or read."""
+    :func:`notes` then says what it could not find or read."""
     if not can_look(request):
         return None
     seen = lookups(request)

@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING
 
 from spark_cli.edits.lang.definitions import outer
 from spark_cli.engine.brains.code.edit_text import FileChange, Splice
-from spark_cli.engine.brains.code.signatures import parameters_node
 from spark_cli.engine.brains.code.trees import (
     Parsed,
     find_definitions,
     is_identifier,
     leading_start,
+    parameters_node,
     parse,
 )
 from spark_cli.engine.brains.rules.instruction_parser import Instruction
@@ -198,15 +198,23 @@ def add_parameter_in(path: str, text: str, instruction: Instruction) -> str | No
     return (data[:at] + insert.encode() + data[at:]).decode()
 
 
-def add_parameter(instruction: Instruction, files: dict[str, str], named: list[str]) -> OpResult:
-    name, param = instruction.name, instruction.what
+def with_parameter(instruction: Instruction, files: dict[str, str],
+                   named: list[str]) -> tuple[str, str]:
+    """(the file that defines the function, its text with the parameter added)."""
+    name = instruction.name
     for path in pick_files(files, named, lambda _p, text: name in text):
-        new = add_parameter_in(path, files[path], instruction)
-        if new is not None:
-            return OpResult(lead=f"Adding the parameter `{param}` to `{name}` in {path}.",
-                            summary=f"Added `{param}` to `{name}`"
-                                    + ("" if instruction.new else
-                                       "; call sites still need to pass it") + ".",
-                            changes=(FileChange(path, files[path], new),))
+        changed = add_parameter_in(path, files[path], instruction)
+        if changed is not None:
+            return path, changed
     raise CannotHelp(f"I found no function named `{name}` in "
                      f"{', '.join(named or list(files)) or 'the request'}.")
+
+
+def add_parameter(instruction: Instruction, files: dict[str, str], named: list[str]) -> OpResult:
+    name, param = instruction.name, instruction.what
+    path, new = with_parameter(instruction, files, named)
+    return OpResult(lead=f"Adding the parameter `{param}` to `{name}` in {path}.",
+                    summary=f"Added `{param}` to `{name}`"
+                            + ("" if instruction.new else "; call sites still need to pass it")
+                            + ".",
+                    changes=(FileChange(path, files[path], new),))

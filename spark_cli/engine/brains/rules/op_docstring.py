@@ -5,7 +5,8 @@ strict=False)`` gets "Parse config." and one "name: The words." line per
 parameter (``Args:`` in python, ``@param`` in JSDoc/Javadoc, ``# Arguments``
 in rust; go follows its convention: ``// ParseConfig parses config.``). A
 definition that already has a docstring or a comment right above it is left
-alone (and the answer says so).
+alone (and the answer says so). The deep brain's :func:`document_all` documents every
+definition of the files, each file's insertions one change.
 """
 
 from __future__ import annotations
@@ -13,11 +14,20 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from spark_cli.edits.lang.definitions import last_row, outer
-from spark_cli.engine.brains.code.edit_text import FileChange
-from spark_cli.engine.brains.code.signatures import parameter_names, sentence, third_person, words
-from spark_cli.engine.brains.code.trees import Parsed, find_definitions, leading_start, parse
+from spark_cli.engine.brains.code.edit_text import FileChange, Splice
+from spark_cli.engine.brains.code.trees import (
+    Parsed,
+    find_definitions,
+    leading_start,
+    named_definitions,
+    parameter_names,
+    parse,
+    sentence,
+    third_person,
+    words,
+)
 from spark_cli.engine.brains.rules.instruction_parser import Instruction
-from spark_cli.engine.brains.rules.results import CannotHelp, OpResult, pick_files
+from spark_cli.engine.brains.rules.results import CannotHelp, OpResult, pick_files, plural
 
 if TYPE_CHECKING:
     import tree_sitter
@@ -119,3 +129,41 @@ def add_docstring(instruction: Instruction, files: dict[str, str], named: list[s
                             changes=(FileChange(path, files[path], new),))
     raise CannotHelp(f"I found no function or class named `{name}` in "
                      f"{', '.join(named or list(files)) or 'the request'}.")
+
+
+def document_all(instruction: Instruction, files: dict[str, str], named: list[str],
+                 kinds: frozenset[str]) -> OpResult:
+    """Every function and/or class (``kinds``) of the files gets the docstring
+    :func:`docstring_at` gives it; one that has one already, or cannot get one, is counted
+    and left alone."""
+    what = " and ".join(sorted(kinds, reverse=True))  # "function and class"
+    paths = pick_files(files, named, lambda p, _t: True)
+    changes: list[FileChange] = []
+    done = kept = 0
+    for path in paths:
+        parsed = parse(path, files[path])
+        if parsed is None:
+            continue
+        splices = []
+        for node, name, kind in named_definitions(parsed):
+            if ("class" if kind == "type" else "function") not in kinds:
+                continue
+            try:
+                at, doc = docstring_at(parsed, node, name)
+            except CannotHelp:
+                kept += 1
+                continue
+            splices.append(Splice(at, at, doc.encode("utf-8")))
+        if splices:
+            changes.append(FileChange.spliced(path, files[path], splices))
+            done += len(splices)
+    where = ", ".join(paths)
+    if not changes:
+        reason = (f"every one of the {plural(kept, 'definition')} already has one"
+                  if kept else f"I found no {what} definitions there")
+        raise CannotHelp(f"Nothing to document in {where}: {reason}.", show_help=False)
+    note = f"; {kept} already had one (left alone)" if kept else ""
+    return OpResult(lead=f"Add a docstring to every {what} in {where}",
+                    summary=f"Documented {plural(done, 'definition')} in "
+                            f"{plural(len(changes), 'file')}{note}.",
+                    changes=tuple(changes))

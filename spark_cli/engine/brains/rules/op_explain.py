@@ -4,17 +4,20 @@ No edits. Definitions come from :func:`spark_cli.edits.lang.definitions.definiti
 (the same ones ``@@ def f`` anchors resolve to), nested by their line ranges;
 imports are the file's top-level import statements. A file with no grammar
 gets its size and first lines only.
+The deep brain's :func:`explain_all` adds how the files connect: a top-level definition
+of one file used as an identifier in another (at most :data:`MAX_LINKS`).
 """
 
 from __future__ import annotations
 
 from spark_cli.edits.lang.definitions import DefinitionSpan, definitions
-from spark_cli.engine.brains.code.trees import parse
+from spark_cli.engine.brains.code.trees import Parsed, is_identifier, named_definitions, parse, walk
 from spark_cli.engine.brains.rules.instruction_parser import Instruction
 from spark_cli.engine.brains.rules.op_imports import IMPORT_TYPES
 from spark_cli.engine.brains.rules.results import OpResult, pick_files, plural
 
 MAX_ITEMS = 60
+MAX_LINKS = 30
 _HEADER_WIDTH = 90
 
 
@@ -68,4 +71,54 @@ def explain(instruction: Instruction, files: dict[str, str], named: list[str]) -
         prose += describe(path, files[path])
     prose += ["\n", f"That is the structure of {plural(len(paths), 'file')}; I made no edits.\n"]
     return OpResult(lead=f"Here is an outline of {', '.join(paths)}:", summary="",
+                    prose=tuple(prose))
+
+
+def _identifiers(parsed: Parsed) -> set[bytes]:
+    return {parsed.data[n.start_byte:n.end_byte] for n in walk(parsed.tree.root_node)
+            if is_identifier(n)}
+
+
+def _top_level(parsed: Parsed) -> list[str]:
+    """Names of the definitions not nested in another definition."""
+    found = named_definitions(parsed)
+    ids = {node.id for node, _, _ in found}
+    names = []
+    for node, name, _ in found:
+        parent = node.parent
+        while parent is not None and parent.id not in ids:
+            parent = parent.parent
+        if parent is None:
+            names.append(name)
+    return list(dict.fromkeys(names))
+
+
+def connections(files: dict[str, str], paths: list[str]) -> list[str]:
+    """Lines ``- `load` (util.py) is used in app.py, cli.py`` for the files ``paths``."""
+    parsed = {p: v for p in paths if (v := parse(p, files[p])) is not None}
+    used = {p: _identifiers(v) for p, v in parsed.items()}
+    lines = []
+    for path, tree in parsed.items():
+        for name in _top_level(tree):
+            key = name.encode("utf-8")
+            users = [other for other in parsed if other != path and key in used[other]]
+            if users:
+                lines.append(f"- `{name}` ({path}) is used in {', '.join(users)}\n")
+    if len(lines) > MAX_LINKS:
+        lines = [*lines[:MAX_LINKS], f"… and {len(lines) - MAX_LINKS} more.\n"]
+    return lines
+
+
+def explain_all(instruction: Instruction, files: dict[str, str], named: list[str]) -> OpResult:
+    paths = pick_files(files, named, lambda _p, _t: True)
+    prose: list[str] = []
+    for path in paths:
+        prose.append("\n")
+        prose += describe(path, files[path])
+    if len(paths) > 1:
+        links = connections(files, paths)
+        prose += ["\n", "How they connect:\n"]
+        prose += links or ["- none of them uses another's top-level definitions.\n"]
+    return OpResult(lead=f"Read and outline {', '.join(paths)}.",
+                    summary=f"Outlined {plural(len(paths), 'file')}; no edits.",
                     prose=tuple(prose))

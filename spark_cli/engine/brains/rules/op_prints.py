@@ -1,15 +1,11 @@
 """Remove debug output: whole print / console.log statements, file kept valid.
 
-Per language, a statement is debug output when it is only a call to one of
-these: python ``print``; js/ts ``console.log``/``debug``/``info``; go
-``fmt.Print*``/``println`` (and the ``fmt`` import once nothing else uses it,
-since go refuses unused imports); rust ``println!``/``print!``/``eprintln!``/
-``eprint!``/``dbg!``; java ``System.out/err.print*``. When the instruction
-names ``console.log``, only js/ts ``console.log`` calls go (a python ``print``
-in the same request stays). A statement alone on its lines (a trailing comment
-included) loses its lines; one sharing a line loses only its text. A python
-block left empty gets ``pass``; a brace-less js ``if (x) console.log(x);`` body
-becomes ``{}``.
+A statement is debug output when it is only a call to python ``print``; js/ts
+``console.log``/``debug``/``info``; go ``fmt.Print*``/``println`` (and the ``fmt`` import
+once unused); rust ``println!``/``print!``/``eprintln!``/``eprint!``/``dbg!``; java
+``System.out/err.print*``. ``console.log`` named: only those go. A statement alone on its
+lines loses its lines, else only its text; an emptied python block gets ``pass``, a
+brace-less js body ``{}``.
 """
 
 from __future__ import annotations

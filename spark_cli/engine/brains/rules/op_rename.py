@@ -6,10 +6,12 @@ that are the symbol (see :mod:`rename_refs`): ``json.load(f)`` and
 ``dict(load=1)`` keep their ``load`` when ``load`` is renamed, and the answer
 says how many such uses it left alone. Files with no grammar (text mode) are
 refused: without a tree an identifier cannot be told from a word in a string.
+The deep brain's :func:`rename_everywhere` runs it over every file with a grammar.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -106,3 +108,23 @@ def rename(instruction: Instruction, files: dict[str, str], named: list[str]) ->
                     summary=f"Renamed {plural(out.total, 'occurrence')} of `{old}` to `{new}` in "
                             f"{plural(len(out.changes), 'file')}{notes}.",
                     changes=tuple(out.changes))
+
+
+def rename_everywhere(instruction: Instruction, files: dict[str, str],
+                      named: list[str]) -> OpResult:
+    """The rename over every file of the request that has a grammar (callers and importers
+    elsewhere would break); files without one that mention the name are listed, not edited."""
+    old = instruction.name
+    pick_files(files, [], lambda _p, _t: True)  # no files: the usual reason
+    code = {path: text for path, text in files.items() if parse(path, text) is not None}
+    texts = [path for path, text in files.items() if path not in code and old in text]
+    if not code:
+        return rename(instruction, files, named)  # the rules brain's own explanation
+    result = rename(instruction, code, [])
+    note = ""
+    if texts:
+        note = (f" {', '.join(texts)} also mention `{old}` but have no grammar, so I left "
+                f"them alone (say `replace '{old}' with '{instruction.new}'` to change them).")
+    if not result.changes:
+        raise CannotHelp(result.summary + note)
+    return dataclasses.replace(result, summary=result.summary + note)

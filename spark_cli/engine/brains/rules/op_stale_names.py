@@ -1,15 +1,11 @@
 """Fixing a name left stale by a rename, as pytest's output shows it.
 
-``NameError: name 'old' is not defined`` or ``ImportError: cannot import name 'old'
-from 'pkg.mod'``. The new name is Python's hint (``Did you mean: 'new'?``), else the
-top-level name of the *home* module (``pkg/mod.py``; for a NameError, the file it was
-raised in, found by its name when pytest gave an absolute path) closest to ``old``
-(those containing it first). The stale uses are renamed with the rules brain's rename
-(:func:`op_rename.rename`: identifiers only) in the home module and in the files that
-import ``old`` or that the output names. With the
-read-only tools it looks first: as for ``rename old to new`` (:func:`look_first`:
-search, read the hits), and lists the repo's files named like the home module
-(``list_files`` with the glob ``**/pkg/mod{.py,/__init__.py}``).
+``NameError: name 'old' is not defined`` or ``ImportError: cannot import name 'old' from
+'pkg.mod'``. The new name is Python's hint (``Did you mean: 'new'?``), else the top-level
+name of the *home* module closest to ``old``. The stale uses are renamed with
+:func:`op_rename.rename` in the home module and the files that import ``old`` or that the
+output names. With the read-only tools it first looks as for ``rename old to new``, and
+lists the repo's files named like the home module.
 """
 
 from __future__ import annotations
@@ -28,9 +24,9 @@ from spark_cli.engine.brains.code.lookups import (
     ReadWindows,
     call,
     can_look,
+    clean_path,
     lookups,
 )
-from spark_cli.engine.brains.code.tool_results import clean_path
 from spark_cli.engine.brains.code.trees import parse
 from spark_cli.engine.brains.rules.instruction_parser import Instruction
 from spark_cli.engine.brains.rules.looking import Look, look_first

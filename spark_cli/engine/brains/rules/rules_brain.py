@@ -4,7 +4,7 @@ Answer shape (like a real model): a short lead-in line, the edits in the
 request's format (SEARCH/REPLACE blocks or one apply_patch envelope), then a
 one-line summary. ``explain`` streams a structural summary instead of edits.
 Anything it cannot do gets a streamed explanation: why, the instruction list
-and how to connect a real provider (:mod:`help_text`).
+and how to connect a real provider (:func:`.results.help_lines`).
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 from spark_cli.engine.brains.base import BrainCall, BrainRequest
-from spark_cli.engine.brains.rules.help_text import help_lines
 from spark_cli.engine.brains.rules.instruction_parser import (
     RUN_KINDS,
     Instruction,
@@ -29,7 +28,7 @@ from spark_cli.engine.brains.rules.op_mcp import mcp_call
 from spark_cli.engine.brains.rules.op_prints import remove_prints
 from spark_cli.engine.brains.rules.op_rename import rename
 from spark_cli.engine.brains.rules.op_replace import replace_text
-from spark_cli.engine.brains.rules.results import CannotHelp, OpResult, render_result
+from spark_cli.engine.brains.rules.results import CannotHelp, OpResult, help_lines, render_result
 from spark_cli.engine.brains.rules.running import run_turn
 from spark_cli.engine.brains.rules.workspace import files_and_reads
 
@@ -49,15 +48,8 @@ OPERATIONS: dict[str, Operation] = {
 
 class RulesBrain:
     """Recognises an instruction, runs its operation over the request's files, answers.
-
-    With the read-only tools declared, it first looks for what the instruction names
-    and it was not given (:mod:`looking`): a preamble line, then ``search`` /
-    ``list_files`` / ``read_file`` calls; the answer comes once the outputs are back.
-
-    The files come from :func:`workspace.files_and_reads` (file blocks, plus this
-    brain's own earlier edits in a continued conversation); the instruction from
-    :mod:`instruction_parser`; each operation lives in its own ``op_*`` module.
-    ``run the tests`` / ``run X`` / ``… and fix what fails`` are :mod:`running`'s."""
+    With the read-only tools declared it first looks for what the instruction names and it
+    was not given (:mod:`looking`); running commands is :mod:`running`'s."""
 
     name = "rules"
     inline_below = 2_048  # planning that much costs less than a trip to the pool

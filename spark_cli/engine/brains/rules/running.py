@@ -1,14 +1,12 @@
 """Running what the user asks: ``run the tests``, ``run X``, ``run the tests and fix what fails``.
 
-Only when the request declares ``run_command`` (else one line: running commands is
-off), and only for these instructions (tests run when the user asks). A turn is read
-from this turn's calls (:func:`lookups`): no run yet -> a preamble and the call; the
-output back -> a short answer on what happened, no edits
-(:mod:`~spark_cli.engine.brains.code.command_results` reads it). ``fix_tests`` goes on
-when the first run shows a name left stale by a rename (:mod:`op_stale_names`): it
-looks, edits, and runs the tests once more -- two runs a turn at most. The test command
-is the one the client's instructions name (:data:`TEST_COMMAND_LINE`), else ``pytest``
-when the request shows Python files.
+Only when the request declares ``run_command``, and only for these instructions. A turn
+is read from its calls (:func:`lookups`): no run yet -> a preamble and the call; the output
+back -> a short answer on what happened (:mod:`~spark_cli.engine.brains.code.command_results`).
+``fix_tests`` goes on when the run shows a name left stale by a rename
+(:mod:`op_stale_names`): it looks, edits and runs the tests once more. The test command is
+the one the client's instructions name (:data:`TEST_COMMAND_LINE`), else ``pytest`` when
+the request shows Python files.
 """
 
 from __future__ import annotations

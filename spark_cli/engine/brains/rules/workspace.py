@@ -1,14 +1,10 @@
 """The rules brain's view of the files: what the conversation says they contain now.
 
-Files travel as file blocks (:mod:`spark_cli.protocol.files`) in the user
-messages and in the instructions. The view is built by replaying the
-conversation oldest first: the instructions' blocks first, then each user
-turn's blocks replace what was known of those paths (the latest version of
-a path wins), and each of the brain's own earlier answers (assistant turns)
-is parsed for edits, which are applied to the view (exact match, each hunk
-in turn; a hunk that does not match is skipped). So a continued conversation
-sees its own earlier edits even when the client does not re-send the files.
-A file read with the ``read_file`` tool joins the view in its place in the conversation.
+The conversation is replayed oldest first: the file blocks (:mod:`spark_cli.protocol.files`)
+of the instructions, then of each user turn (the latest version of a path wins), the
+files read with ``read_file``, and the brain's own earlier answers, whose edits are
+applied to the view (exact match; a hunk that does not match is skipped). So a continued
+conversation sees its own earlier edits even when the client does not re-send the files.
 """
 
 from __future__ import annotations

@@ -1,0 +1,155 @@
+"""Conversations on the serving side: a request's items as the brain's turns, and what a
+connection remembers between its responses.
+
+Request items become :class:`~spark_cli.engine.brains.base.BrainTurn` values; an output
+that answers no call of the conversation is refused (400, OpenAI's wording), and after a
+response :func:`answered` extends the conversation as a chained request continues it.
+A lane is a ``stream_id`` (``None`` = the default lane): its requests run in order (one
+worker task while it has work), lanes in parallel, at most :data:`LANE_PENDING_LIMIT`
+waiting (more get 429). Chaining is connection-local: ``previous_response_id`` must name a
+response the connection still remembers, else ``previous_response_not_found``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import OrderedDict
+from dataclasses import dataclass, field
+
+from spark_cli.engine.brains.base import (
+    CALL,
+    OUTPUT,
+    BrainRequest,
+    BrainTurn,
+    edit_format_from_instructions,
+)
+from spark_cli.engine.core.state import Conversation
+from spark_cli.engine.wire import responses as wire
+from spark_cli.engine.wire.chat import ChatRequest
+from spark_cli.engine.wire.responses import (
+    CreateRequest,
+    InputCall,
+    InputItem,
+    InputMessage,
+    WireError,
+)
+from spark_cli.engine.wire.wire_errors import too_many_requests
+
+FINISHED_LIMIT = 4096
+"""Finished ids remembered for ``response_already_completed`` answers."""
+LANE_PENDING_LIMIT = 32
+"""Requests that may wait behind a lane's running response; more get 429."""
+LANE_MEMORY = 256
+"""Lanes whose latest response a connection remembers for chaining (least recent go)."""
+STORED_LIMIT = 256
+"""``store: true`` responses a connection remembers (oldest go)."""
+
+
+def _queue() -> asyncio.Queue[CreateRequest]:
+    return asyncio.Queue(maxsize=LANE_PENDING_LIMIT)
+
+
+@dataclass(slots=True)
+class Lane:
+    """One lane of a connection: its waiting requests and the task working through them."""
+
+    stream_id: str | None
+    requests: asyncio.Queue[CreateRequest] = field(default_factory=_queue)
+    worker: asyncio.Task[None] | None = None
+
+
+class Memory:
+    """What a connection remembers between responses (bounded)."""
+
+    def __init__(self) -> None:
+        self.conversations: dict[str, Conversation] = {}
+        self.latest: OrderedDict[str | None, str] = OrderedDict()
+        """Lane -> its latest response id, least recently used first."""
+        self.stored: OrderedDict[str, None] = OrderedDict()
+        self.finished: OrderedDict[str, str | None] = OrderedDict()
+        """Finished response id -> its lane's stream_id."""
+
+    def resolve(self, previous_id: str | None) -> Conversation | None:
+        """The conversation to continue (``()`` for none); None = unknown id."""
+        if previous_id is None:
+            return ()
+        return self.conversations.get(previous_id)
+
+    def _forget(self, response_id: str) -> None:
+        if response_id not in self.stored and response_id not in self.latest.values():
+            self.conversations.pop(response_id, None)
+
+    def remember(
+        self, stream_id: str | None, response_id: str, conversation: Conversation, *,
+        store: bool,
+    ) -> None:
+        """``response_id`` is now its lane's latest; the previous latest is forgotten
+        unless it was stored."""
+        old = self.latest.pop(stream_id, None)
+        self.latest[stream_id] = response_id
+        self.conversations[response_id] = conversation
+        if store:
+            self.stored[response_id] = None
+        if old is not None and old != response_id:
+            self._forget(old)
+        while len(self.latest) > LANE_MEMORY:
+            self._forget(self.latest.popitem(last=False)[1])
+        while len(self.stored) > STORED_LIMIT:
+            self._forget(self.stored.popitem(last=False)[0])
+
+    def finish(self, response_id: str, stream_id: str | None) -> None:
+        self.finished[response_id] = stream_id
+        while len(self.finished) > FINISHED_LIMIT:
+            self.finished.popitem(last=False)
+
+
+def lane_full_error(stream_id: str | None) -> WireError:
+    """429 for a request beyond :data:`LANE_PENDING_LIMIT` waiting on one lane."""
+    lane = "the default lane" if stream_id is None else f"lane {stream_id[:60]!r}"
+    return too_many_requests(f"{lane} already has {LANE_PENDING_LIMIT} requests waiting; wait "
+                             "for its responses or use another stream_id", LANE_PENDING_LIMIT)
+
+
+def _turn(item: InputItem) -> BrainTurn:
+    if isinstance(item, InputMessage):
+        return BrainTurn(item.role, item.text)
+    if isinstance(item, InputCall):
+        return BrainTurn(CALL, item.arguments, item.call_id, item.name)
+    return BrainTurn(OUTPUT, item.output, item.call_id)
+
+
+def turns(items: tuple[InputItem, ...]) -> Conversation:
+    """Request items as the brains' turns (calls and outputs keep their ``call_id``)."""
+    return tuple(_turn(item) for item in items)
+
+
+def answered(conversation: Conversation, text: str, calls: tuple[InputCall, ...]) -> Conversation:
+    """The conversation after a response: its text as an assistant message (when it wrote
+    any, or made no call), then its calls -- what a chained request continues."""
+    after = conversation
+    if text or not calls:
+        after = (*after, BrainTurn("assistant", text))
+    return after + turns(calls)
+
+
+def check_outputs(conversation: Conversation) -> None:
+    """Every function call output must answer a call made before it in the conversation
+    (400, as OpenAI refuses it)."""
+    called: set[str] = set()
+    for turn in conversation:
+        if turn.role == CALL:
+            called.add(turn.call_id)
+        elif turn.role == OUTPUT and turn.call_id not in called:
+            raise WireError(400, wire.INVALID_VALUE, "No tool call found for function call "
+                            f"output with call_id {turn.call_id[:100]}.", "input")
+
+
+
+def brain_request(request: CreateRequest | ChatRequest, conversation: Conversation) -> BrainRequest:
+    """The brain's request: the edit format from the instructions, the callable tools."""
+    return BrainRequest(
+        model=request.model, instructions=request.instructions, conversation=conversation,
+        edit_format=edit_format_from_instructions(request.instructions),
+        tools=frozenset(t.name for t in request.tools if request.tool_choice.allows(t.name)),
+        parallel_tool_calls=request.parallel_tool_calls,
+    )

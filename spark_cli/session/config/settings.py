@@ -189,10 +189,7 @@ def load_settings(root: Path, flags: Mapping[str, object] | None = None,
     layers, files = file_layers(root, env)
     layers += [env_layer(env), flag_layer(flags or {})]
     name, sources = _chosen_provider(layers)
-    try:
-        chosen = preset(name)
-    except ValueError as exc:
-        raise SettingsError(f"{sources['provider']}: {exc}") from None
+    chosen = preset(name)  # a layer's provider was checked as it was read
     resolved = _resolve(chosen, layers, sources)
     api_key, key_env = _api_key(env, resolved["api_key_env"])
     sources["api_key"] = f"env {key_env}" if api_key else "not set"

@@ -18,7 +18,7 @@ import dataclasses
 from collections.abc import Mapping
 from pathlib import Path
 
-from spark_cli.session.config.presets import EDIT_FORMATS, KINDS, PRESETS
+from spark_cli.session.config.layers import check_value, read_toml, secret_error
 from spark_cli.session.config.settings import (
     Settings,
     SettingsError,
@@ -30,8 +30,8 @@ from spark_cli.session.config.settings import (
 TABLE = "deep"
 DEEP_MODELS = {"mock": "spark-deep", "openai": "gpt-5.3-codex"}
 """The deep model a preset gets when ``[deep]`` names none."""
-_STRINGS = ("provider", "model", "base_url", "api_key_env", "kind", "edit_format")
-_INTEGERS = ("context_window", "max_output_tokens")
+_KEYS = ("provider", "model", "base_url", "api_key_env", "kind", "edit_format",
+         "context_window", "max_output_tokens")
 _SPECIFIC = ("model", "base_url", "kind", "api_key_env")
 _ENV = {"provider": "SPARK_DEEP_PROVIDER", "model": "SPARK_DEEP_MODEL",
         "base_url": "SPARK_DEEP_BASE_URL"}
@@ -42,36 +42,10 @@ _SHARED_FLAGS = ("max_output_tokens", "allow_syntax_errors", "idle_timeout", "co
 """Flags that are not the fast provider's and so apply to the deep track as well."""
 
 
-def _check(where: str, key: str, value: object) -> object:
-    if key in _INTEGERS:
-        if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
-            raise SettingsError(f"{where}: '{key}' must be an integer greater than 0, "
-                                f"not {value!r}")
-        return value
-    if not isinstance(value, str):
-        raise SettingsError(f"{where}: '{key}' must be a string, not "
-                            f"{type(value).__name__} ({value!r})")
-    if not value.strip():
-        raise SettingsError(f"{where}: '{key}' is empty")
-    choices = {"provider": tuple(PRESETS), "kind": KINDS, "edit_format": EDIT_FORMATS}.get(key)
-    if choices is not None and value not in choices:
-        raise SettingsError(f"{where}: '{key}' must be one of {', '.join(choices)}, "
-                            f"not {value!r}")
-    return value
-
-
 def _read_table(path: Path) -> dict[str, object]:
-    """The checked ``[deep]`` table of one config file ({} when it has none)."""
-    import tomllib  # deferred: TUI launch
-
-    try:
-        with path.open("rb") as handle:
-            data = tomllib.load(handle)
-    except tomllib.TOMLDecodeError as exc:
-        raise SettingsError(f"{path}: not valid TOML ({exc})") from None
-    except OSError as exc:
-        raise SettingsError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    table = data.get(TABLE)
+    """The checked ``[deep]`` table of one config file ({} when it has none); every value
+    checked by the fast settings' own rules (``session.config.layers``)."""
+    table = read_toml(path).get(TABLE)
     if table is None:
         return {}
     where = f"{path}: [{TABLE}]"
@@ -80,13 +54,12 @@ def _read_table(path: Path) -> dict[str, object]:
     checked: dict[str, object] = {}
     for key, value in table.items():
         if key in ("api_key", "key"):
-            raise SettingsError(f"{where}: '{key}' is not read from config files: keep keys in "
-                                "the environment and name the variable with 'api_key_env'")
+            raise secret_error(where, key)
         name = "provider" if key == "preset" else key
-        if name not in _STRINGS and name not in _INTEGERS:
+        if name not in _KEYS:
             raise SettingsError(f"{where}: unknown key '{key}' (known: preset, "
-                                f"{', '.join((*_STRINGS, *_INTEGERS))})")
-        checked[name] = _check(where, key, value)
+                                f"{', '.join(_KEYS)})")
+        checked[name] = check_value(where, name, value)
     return checked
 
 
@@ -99,11 +72,11 @@ def _layers(root: Path, flags: Mapping[str, object],
             table = _read_table(path)
             if table:
                 layers.append((f"{label} {path} [{TABLE}]", table))
-    from_env = {key: _check(f"environment variable {name}", key, env[name])
+    from_env = {key: check_value(f"environment variable {name}", key, env[name])
                 for key, name in _ENV.items() if env.get(name)}
     if from_env:
         layers.append(("env", from_env))
-    from_flags = {key: _check(f"--{flag.replace('_', '-')}", key, flags[flag])
+    from_flags = {key: check_value(f"--{flag.replace('_', '-')}", key, flags[flag])
                   for flag, key in _FLAGS.items() if flags.get(flag) is not None}
     if from_flags:
         layers.append(("flag", from_flags))

@@ -14,7 +14,8 @@ from typing import Any
 
 import typer
 
-from spark_cli.cli.edit.edit_settings import ask_server
+from spark_cli.cli import options
+from spark_cli.cli.edit.edit_settings import ask_server, edit_flags
 
 
 def _settings(flags: dict[str, object]) -> Any:
@@ -31,10 +32,9 @@ def _settings(flags: dict[str, object]) -> Any:
 def register(app: typer.Typer) -> None:
     @app.command("acp")
     def acp_command(
-        provider: str | None = typer.Option(None, "--provider", help="mock, openai, cerebras, "
-                                                                     "openai-compatible."),
-        model: str | None = typer.Option(None, "--model", help="Model name."),
-        base_url: str | None = typer.Option(None, "--base-url", help="Provider API root."),
+        provider: str | None = options.PROVIDER,
+        model: str | None = options.MODEL,
+        base_url: str | None = options.BASE_URL,
         commands: str | None = typer.Option(None, "--commands",
                                             help="ask (the default), sandbox or off."),
     ) -> None:
@@ -45,6 +45,5 @@ def register(app: typer.Typer) -> None:
         from spark_cli.acp.agent import AcpSetup, serve
         from spark_cli.cli.tui_cmd import connect
 
-        given = {"provider": provider, "model": model, "base_url": base_url, "commands": commands}
-        flags: dict[str, object] = {k: v for k, v in given.items() if v is not None}
+        flags = edit_flags(provider=provider, model=model, base_url=base_url, commands=commands)
         asyncio.run(serve(AcpSetup(settings=_settings(flags), connect=connect)))

@@ -19,6 +19,7 @@ from typing import Any
 
 import typer
 
+from spark_cli.cli import options
 from spark_cli.mcp.config import McpConfigError, McpServerConfig, config_lines, read_servers
 
 _ORDER = ("provider", "kind", "model", "base_url", "api_key", "edit_format", "context_window",
@@ -90,9 +91,9 @@ def register(app: typer.Typer) -> None:
     def config_command(
         as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),
         root: Path | None = typer.Option(None, "--root", help="Repo root (default: cwd)."),
-        provider: str | None = typer.Option(None, "--provider", help="Provider preset."),
-        model: str | None = typer.Option(None, "--model", help="Model name."),
-        base_url: str | None = typer.Option(None, "--base-url", help="Endpoint base URL."),
+        provider: str | None = options.PROVIDER,
+        model: str | None = options.MODEL,
+        base_url: str | None = options.BASE_URL,
         edit_format: str | None = typer.Option(None, "--format", "--edit-format",
                                                help="search_replace or apply_patch."),
         forget_window: bool = typer.Option(False, "--forget-window",

@@ -109,10 +109,11 @@ def run_edit(args: EditArgs) -> NoReturn:
     from spark_cli.cli.edit.turn_result import EXIT_USAGE
 
     try:
-        code = _dispatch(args, edit_flags(args.provider, args.model, args.base_url,
-                                          args.max_output_tokens, args.edit_format,
-                                          args.allow_syntax_errors, deep=args.deep,
-                                          no_tools=args.no_tools, commands=args.commands))
+        code = _dispatch(args, edit_flags(
+            provider=args.provider, model=args.model, base_url=args.base_url,
+            max_output_tokens=args.max_output_tokens, edit_format=args.edit_format,
+            allow_syntax_errors=args.allow_syntax_errors, deep=args.deep,
+            no_tools=args.no_tools, commands=args.commands))
     except UsageError as exc:
         say(f"spark edit: {exc}")
         code = EXIT_USAGE
@@ -130,6 +131,8 @@ def register(app: typer.Typer) -> None:
     plain command lines; both end in :func:`run_edit`)."""
     import typer  # deferred: launch -> request (a plain `spark edit` line skips typer)
 
+    from spark_cli.cli import options  # deferred: launch -> request (it imports typer)
+
     @app.command("edit")
     def edit_command(
         paths: list[str] | None = typer.Argument(
@@ -139,14 +142,12 @@ def register(app: typer.Typer) -> None:
         dry_run: bool = typer.Option(False, "--dry-run", help="Show the edits, write nothing."),
         as_json: bool = typer.Option(False, "--json", help="One JSON event per line."),
         run_tests: bool = typer.Option(False, "--test", help="Run the project's tests after."),
-        provider: str | None = typer.Option(None, "--provider",
-                                            help="mock, openai, cerebras, openai-compatible."),
-        model: str | None = typer.Option(None, "--model", help="Model name."),
-        base_url: str | None = typer.Option(None, "--base-url", help="Provider API root."),
+        provider: str | None = options.PROVIDER,
+        model: str | None = options.MODEL,
+        base_url: str | None = options.BASE_URL,
         max_output_tokens: int | None = typer.Option(
             None, "--max-output-tokens", min=1, help="Cap on the answer's tokens."),
-        edit_format: str | None = typer.Option(
-            None, "--format", help="Edit format: search_replace or apply_patch."),
+        edit_format: str | None = options.FORMAT,
         allow_syntax_errors: bool = typer.Option(
             False, "--allow-syntax-errors", help="Apply even if a file would stop parsing."),
         deep: bool = typer.Option(False, "--deep",
@@ -154,8 +155,7 @@ def register(app: typer.Typer) -> None:
         root: Path | None = typer.Option(None, "--root", help="Repo root (default: cwd)."),
         lang: str | None = typer.Option(None, "--lang",
                                         help="Pipe mode: the language of stdin."),
-        no_tools: bool = typer.Option(False, "--no-tools",
-                                      help="Give the model no tools (it cannot read the repo)."),
+        no_tools: bool = options.NO_TOOLS,
         commands: str | None = typer.Option(
             None, "--commands", help="May the model run commands: ask (on the terminal), "
                                      "sandbox (no asking, sandboxed) or off (the default)."),

@@ -15,21 +15,13 @@ from pathlib import Path
 from typing import Any
 
 
-def edit_flags(provider: str | None, model: str | None, base_url: str | None,
-               max_output_tokens: int | None, edit_format: str | None,
-               allow_syntax_errors: bool, *, deep: bool = False,
-               no_tools: bool = False, commands: str | None = None) -> dict[str, object]:
-    """The flags given (None: not given) as the ``flags`` layer of ``load_settings``."""
-    flags: dict[str, object] = {"provider": provider, "model": model, "base_url": base_url,
-                                "max_output_tokens": max_output_tokens,
-                                "edit_format": edit_format, "commands": commands}
-    if allow_syntax_errors:
-        flags["allow_syntax_errors"] = True
-    if deep:
-        flags["deep"] = True
+def edit_flags(*, no_tools: bool = False, **given: object) -> dict[str, object]:
+    """The flags given as the ``flags`` layer of ``load_settings`` (every command's: None or
+    False is a flag not given; ``no_tools`` is ``tools = false``)."""
+    flags = {key: value for key, value in given.items() if value is not None and value is not False}
     if no_tools:
         flags["tools"] = False
-    return {k: v for k, v in flags.items() if v is not None}
+    return flags
 
 
 def say(line: str) -> None:

@@ -29,7 +29,7 @@ from spark_cli.protocol.secrets import Secrets
 from spark_cli.session.approval import ApprovalRequest, Approver, remember, remembered
 from spark_cli.session.config.settings import Settings
 from spark_cli.session.events import CommandEnd, CommandFinished, CommandOutput, CommandStarted
-from spark_cli.session.tool_labels import shorten
+from spark_cli.session.tool_access import shorten
 from spark_cli.tools.arguments import parse_arguments
 from spark_cli.tools.defs import (
     COMMAND_DEFAULT_TIMEOUT_S,

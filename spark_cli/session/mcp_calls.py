@@ -17,7 +17,7 @@ from spark_cli.mcp.hub import McpHub
 from spark_cli.protocol.channel import ToolCall
 from spark_cli.session.approval import ApprovalRequest, Approver, remember, remembered
 from spark_cli.session.commands import until_stopped
-from spark_cli.session.tool_labels import call_label
+from spark_cli.session.tool_access import call_label
 from spark_cli.tools.model import ToolResult
 
 DECLINED = ("declined: the user did not allow this tool call (allowed_tools in its "

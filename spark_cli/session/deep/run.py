@@ -32,9 +32,8 @@ from spark_cli.session.api import Connector
 from spark_cli.session.config.settings import Settings
 from spark_cli.session.deep.change import ChangedFile, file_change
 from spark_cli.session.deep.disk import NotText, decode_text
-from spark_cli.session.deep.result import DeepChange
 from spark_cli.session.deep.snapshot import Snapshot, SnapshotError, take_snapshot
-from spark_cli.session.deep.task import DeepState, DeepTask
+from spark_cli.session.deep.task import DeepChange, DeepState, DeepTask
 from spark_cli.session.deep.task_files import choose_files
 from spark_cli.session.events import TurnCompleted, TurnFailed
 

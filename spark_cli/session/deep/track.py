@@ -21,10 +21,9 @@ from spark_cli.session.config.settings import Settings
 from spark_cli.session.deep.change import ALL, Selection
 from spark_cli.session.deep.deep_settings import bundled_notice
 from spark_cli.session.deep.merge import HunkStatus
-from spark_cli.session.deep.result import ApplyReport
 from spark_cli.session.deep.run import Picker, RunSpec, run_deep
 from spark_cli.session.deep.saved import deep_folder, forget, load_saved, save_finished
-from spark_cli.session.deep.task import DeepTask
+from spark_cli.session.deep.task import ApplyReport, DeepTask
 
 
 class DeepTrack:

@@ -64,32 +64,20 @@ def _read_table(path: Path) -> dict[str, object]:
 
 
 def _layers(root: Path, flags: Mapping[str, object],
-            env: Mapping[str, str]) -> list[tuple[str, dict[str, object]]]:
-    layers: list[tuple[str, dict[str, object]]] = []
+            env: Mapping[str, str]) -> list[dict[str, tuple[object, str]]]:
+    """Each layer's values, lowest first, each with where it came from."""
+    layers: list[dict[str, tuple[object, str]]] = []
     for label, path in (("user file", user_config_path(env)),
                         ("project file", project_config_path(root))):
         if path.is_file():
-            table = _read_table(path)
-            if table:
-                layers.append((f"{label} {path} [{TABLE}]", table))
-    from_env = {key: check_value(f"environment variable {name}", key, env[name])
-                for key, name in _ENV.items() if env.get(name)}
-    if from_env:
-        layers.append(("env", from_env))
-    from_flags = {key: check_value(f"--{flag.replace('_', '-')}", key, flags[flag])
-                  for flag, key in _FLAGS.items() if flags.get(flag) is not None}
-    if from_flags:
-        layers.append(("flag", from_flags))
+            where = f"{label} {path} [{TABLE}]"
+            layers.append({key: (value, where) for key, value in _read_table(path).items()})
+    layers.append({key: (check_value(f"environment variable {name}", key, env[name]),
+                         f"env {name}") for key, name in _ENV.items() if env.get(name)})
+    layers.append({key: (check_value(f"--{flag.replace('_', '-')}", key, flags[flag]),
+                         f"flag --{flag.replace('_', '-')}")
+                   for flag, key in _FLAGS.items() if flags.get(flag) is not None})
     return layers
-
-
-def _label(layer: str, key: str) -> str:
-    if layer == "env":
-        return f"env {_ENV[key]}"
-    if layer == "flag":
-        flag = next(f for f, k in _FLAGS.items() if k == key)
-        return f"flag --{flag.replace('_', '-')}"
-    return layer
 
 
 def load_deep_settings(root: Path, flags: Mapping[str, object], env: Mapping[str, str], *,
@@ -113,17 +101,17 @@ def load_deep_settings(root: Path, flags: Mapping[str, object], env: Mapping[str
     """
     layers = _layers(Path(root), flags, env)
     name, provider_source = "mock", "default (deep)"
-    for label, values in layers:
+    for values in layers:
         if "provider" in values:
-            name, provider_source = str(values["provider"]), _label(label, "provider")
+            name, provider_source = str(values["provider"][0]), values["provider"][1]
     chosen: dict[str, object] = {"provider": name}
     sources = {"provider": provider_source}
-    for label, values in layers:
-        other = "provider" in values and values["provider"] != name
-        for key, value in values.items():
+    for values in layers:
+        other = "provider" in values and values["provider"][0] != name
+        for key, (value, source) in values.items():
             if key == "provider" or (other and key in _SPECIFIC):
                 continue
-            chosen[key], sources[key] = value, _label(label, key)
+            chosen[key], sources[key] = value, source
     if "model" not in chosen and name in DEEP_MODELS:
         chosen["model"], sources["model"] = DEEP_MODELS[name], "default (deep)"
     passed = {key: flags[key] for key in _SHARED_FLAGS if flags.get(key) is not None}

@@ -8,25 +8,12 @@ command, so `spark edit` and the TUI never load it.
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-from typing import Any
+from functools import partial
 
 import typer
 
 from spark_cli.cli import options
-from spark_cli.cli.edit.edit_settings import ask_server, edit_flags
-
-
-def _settings(flags: dict[str, object]) -> Any:
-    def settings(root: Path) -> Any:
-        # deferred: spark --help
-        from spark_cli.session.config.settings import load_settings
-        from spark_cli.session.window.facts import resolve
-
-        return resolve(load_settings(root, flags, os.environ), ask_server)
-
-    return settings
+from spark_cli.cli.edit.edit_settings import edit_flags, resolved
 
 
 def register(app: typer.Typer) -> None:
@@ -46,4 +33,4 @@ def register(app: typer.Typer) -> None:
         from spark_cli.cli.tui_cmd import connect
 
         flags = edit_flags(provider=provider, model=model, base_url=base_url, commands=commands)
-        asyncio.run(serve(AcpSetup(settings=_settings(flags), connect=connect)))
+        asyncio.run(serve(AcpSetup(settings=partial(resolved, flags=flags), connect=connect)))

@@ -20,6 +20,7 @@ from typing import Any
 import typer
 
 from spark_cli.cli import options
+from spark_cli.cli.edit.edit_settings import edit_flags, resolved
 from spark_cli.mcp.config import McpConfigError, McpServerConfig, config_lines, read_servers
 
 _ORDER = ("provider", "kind", "model", "base_url", "api_key", "edit_format", "context_window",
@@ -100,23 +101,20 @@ def register(app: typer.Typer) -> None:
                                            help="Forget a window learned at an overflow."),
     ) -> None:
         """Show the resolved settings and where each came from (API keys masked)."""
-        from spark_cli.session.config.settings import (  # deferred: spark --help
+        # deferred: spark --help
+        from spark_cli.session.config.settings import (
             SettingsError,
-            load_settings,
             project_config_path,
             user_config_path,
         )
+        from spark_cli.session.window.facts import forget  # deferred: spark --help
 
         base = root or Path.cwd()
-        flags = {"provider": provider, "model": model, "base_url": base_url,
-                 "edit_format": edit_format}
-        from spark_cli.session.window.facts import forget, resolve  # deferred: spark --help
-        from spark_cli.transport.window.probe import discover  # deferred: spark --help
-
+        flags = edit_flags(provider=provider, model=model, base_url=base_url,
+                           edit_format=edit_format)
         user_path, project_path = user_config_path(os.environ), project_config_path(base)
         try:  # the window as a turn would have it: configured, known, or asked now
-            settings = resolve(load_settings(base, flags, os.environ, check=False), discover,
-                               fresh=True)
+            settings = resolved(base, flags, check=False, fresh=True)
             if forget_window:
                 settings = forget(settings)
             servers = read_servers([("user file", user_path), ("project file", project_path)])

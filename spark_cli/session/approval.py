@@ -11,10 +11,10 @@ n / Esc, ``spark edit --commands ask`` on the terminal, an editor over ACP with
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Literal, Protocol
 
+from spark_cli.edits.disk.atomic import write_atomic
 from spark_cli.record import record
 
 Decision = Literal["once", "always", "refuse", "stop"]
@@ -79,7 +79,4 @@ def remember(root: Path, kind: ActionKind, action: str) -> None:
     if action not in entries:
         entries.append(action)
     data[kind] = entries
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temp = path.with_suffix(".tmp")
-    temp.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
-    os.replace(temp, path)
+    write_atomic(path, (json.dumps(data, indent=1) + "\n").encode())

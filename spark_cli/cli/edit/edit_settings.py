@@ -55,15 +55,25 @@ def ask_server(base_url: str, model: str, api_key: str | None, *, tokenizer: boo
     return discover(base_url, model, api_key, tokenizer=tokenizer)
 
 
+def resolved(root: Path, flags: dict[str, object], *, check: bool = True,
+             fresh: bool = False) -> Any:
+    """The settings ``flags`` and the config files give, with the model's window
+    (``session.window.facts``: configured, known, cached or asked of the server, ``fresh``:
+    asked again); a ``SettingsError`` (a ValueError) for a bad config. Every command's way in."""
+    # deferred: spark --help
+    from spark_cli.session.config.settings import load_settings
+    from spark_cli.session.window.facts import resolve
+
+    return resolve(load_settings(root, flags, os.environ, check=check), ask_server, fresh=fresh)
+
+
 def load(root: Path, flags: dict[str, object], *, one_shot: bool = False) -> Any:
-    """Resolved settings, with the model's window (``session.window.facts``: configured,
-    known, cached or asked of the server); any configuration problem is a usage error. ``deep`` in
+    """:func:`resolved`, any configuration problem a usage error. ``deep`` in
     the flags (``--deep``): the deep track's settings (``[deep]``; --provider/--model pick
     the deep one). ``one_shot`` (`spark edit`): commands are off unless a flag or a config
     file says otherwise (the TUI's default is ``ask``)."""
     # deferred: spark --help
     from spark_cli.cli.edit.edit_run import UsageError
-    from spark_cli.session.config.settings import load_settings
     from spark_cli.session.window.facts import resolve
 
     try:
@@ -74,9 +84,9 @@ def load(root: Path, flags: dict[str, object], *, one_shot: bool = False) -> Any
             deep = load_deep_settings(root, deep_flags(flags), os.environ, check=True)
             _say_if_bundled(root, deep)
             return resolve(deep, ask_server)
-        settings = load_settings(root, flags, os.environ)
+        settings = resolved(root, flags)
         if one_shot and settings.sources.get("commands") == "default":  # none unless told
             settings = replace(settings, commands="off")
-        return resolve(settings, ask_server)
+        return settings
     except (ValueError, KeyError, TypeError, OSError) as exc:
         raise UsageError(str(exc)) from None

@@ -150,7 +150,7 @@ class DeepTask:
     change: DeepChange | None = None
     """What it changed (when ``done``); empty when the model changed nothing."""
     files: tuple[str, ...] = ()
-    """The files the deep model was given."""
+    """The files the deep model was given (context building's, as for a fast turn)."""
     saved_as: str | None = None
     """The saved result's id (restored by ``load_finished`` after a restart)."""
     note: str | None = None

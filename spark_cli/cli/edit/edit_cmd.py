@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from spark_cli.cli.edit.edit_args import EditArgs
 from spark_cli.cli.edit.edit_settings import edit_flags, load, say
@@ -56,23 +56,18 @@ def _target(raw: str, root: Path, cwd: Path) -> tuple[str, str]:
     return rel.as_posix(), text
 
 
-def _renderer(as_json: bool, out: Any, err: Any | None = None) -> Any:
-    if as_json:
-        from spark_cli.render.jsonl import JsonLinesRenderer  # deferred: spark --help
-
-        return JsonLinesRenderer(out)
-    from spark_cli.render.text import TextRenderer  # deferred: spark --help
-
-    color = out.isatty() and "NO_COLOR" not in os.environ
-    return TextRenderer(out, err or out, color=color, calls_out=sys.stderr)
-
-
 def edit_files(paths: list[str], instruction: str, root: Path, flags: dict[str, object], *,
                dry_run: bool, as_json: bool, run_tests: bool) -> int:
     """The files front end; returns the exit code."""
     # deferred: spark --help
-    from spark_cli.cli.edit.edit_run import closing_lines, end_diffs, run_turn, summary_data
-    from spark_cli.cli.edit.turn_result import EXIT_OK
+    from spark_cli.cli.edit.edit_run import (
+        closing_lines,
+        end_diffs,
+        renderer_for,
+        run_turn,
+        summary_data,
+    )
+    from spark_cli.cli.edit.turn_result import EXIT_OK  # deferred: spark --help
 
     cwd = Path.cwd()
     before: dict[str, str] = {}
@@ -80,7 +75,7 @@ def edit_files(paths: list[str], instruction: str, root: Path, flags: dict[str, 
         rel, text = _target(raw, root, cwd)
         before[rel] = text
     settings = load(root, flags, one_shot=True)
-    renderer = _renderer(as_json, sys.stdout)
+    renderer = renderer_for(as_json, sys.stdout)
     result = run_turn(settings, root, list(before), instruction, renderer,
                       dry_run=dry_run)
     code: int = result.exit_code()

@@ -40,7 +40,7 @@ from spark_cli.session.events import (
     ToolCallStarted,
     ToolLoopStopped,
 )
-from spark_cli.session.mcp_calls import McpCalls
+from spark_cli.session.servers import McpCalls
 from spark_cli.session.tool_access import RunTool, ToolResultLike, call_label, call_line
 from spark_cli.tools.defs import RUN_COMMAND
 

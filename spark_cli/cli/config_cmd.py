@@ -23,10 +23,6 @@ from spark_cli.cli import options
 from spark_cli.cli.edit.edit_settings import edit_flags, resolved
 from spark_cli.mcp.config import McpConfigError, McpServerConfig, config_lines, read_servers
 
-_ORDER = ("provider", "kind", "model", "base_url", "api_key", "edit_format", "context_window",
-          "max_output_tokens", "idle_timeout", "first_token_timeout", "test_command",
-          "allow_syntax_errors", "tools", "max_tool_calls", "commands", "allowed_commands")
-
 
 def sandbox_line() -> str:
     """The sandbox commands run in (``commands = "sandbox"``, and under ``ask``), or why none."""
@@ -41,8 +37,9 @@ def sandbox_line() -> str:
 def _rows(settings: Any) -> list[tuple[str, str, str]]:
     data = settings.as_dict()
     rows = []
-    for key in _ORDER:
-        value = data.get(key)
+    for key, value in data.items():
+        if key == "key_env":
+            continue  # shown with the key's source
         shown = "(none)" if value is None else str(value).lower() if isinstance(value, bool) \
             else str(value)
         source = settings.sources.get(key, "default")

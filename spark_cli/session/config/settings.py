@@ -148,7 +148,7 @@ class Settings:
         """Every resolved value (the key and any URL userinfo masked), for `spark config`."""
         p = self.provider
         return {
-            "provider": p.name, "kind": p.kind, "base_url": p.shown_base_url, "model": p.model,
+            "provider": p.name, "kind": p.kind, "model": p.model, "base_url": p.shown_base_url,
             "api_key": p.masked_key, "key_env": p.key_env, "edit_format": self.edit_format,
             "context_window": self.context_window, "max_output_tokens": self.max_output_tokens,
             "idle_timeout": self.idle_timeout,

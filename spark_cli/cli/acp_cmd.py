@@ -8,33 +8,20 @@ command, so `spark edit` and the TUI never load it.
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-from typing import Any
+from functools import partial
 
 import typer
 
-from spark_cli.cli.edit.edit_settings import ask_server
-
-
-def _settings(flags: dict[str, object]) -> Any:
-    def settings(root: Path) -> Any:
-        # deferred: spark --help
-        from spark_cli.session.config.settings import load_settings
-        from spark_cli.session.window.facts import resolve
-
-        return resolve(load_settings(root, flags, os.environ), ask_server)
-
-    return settings
+from spark_cli.cli import options
+from spark_cli.cli.edit.edit_settings import edit_flags, resolved
 
 
 def register(app: typer.Typer) -> None:
     @app.command("acp")
     def acp_command(
-        provider: str | None = typer.Option(None, "--provider", help="mock, openai, cerebras, "
-                                                                     "openai-compatible."),
-        model: str | None = typer.Option(None, "--model", help="Model name."),
-        base_url: str | None = typer.Option(None, "--base-url", help="Provider API root."),
+        provider: str | None = options.PROVIDER,
+        model: str | None = options.MODEL,
+        base_url: str | None = options.BASE_URL,
         commands: str | None = typer.Option(None, "--commands",
                                             help="ask (the default), sandbox or off."),
     ) -> None:
@@ -45,6 +32,5 @@ def register(app: typer.Typer) -> None:
         from spark_cli.acp.agent import AcpSetup, serve
         from spark_cli.cli.tui_cmd import connect
 
-        given = {"provider": provider, "model": model, "base_url": base_url, "commands": commands}
-        flags: dict[str, object] = {k: v for k, v in given.items() if v is not None}
-        asyncio.run(serve(AcpSetup(settings=_settings(flags), connect=connect)))
+        flags = edit_flags(provider=provider, model=model, base_url=base_url, commands=commands)
+        asyncio.run(serve(AcpSetup(settings=partial(resolved, flags=flags), connect=connect)))

@@ -19,11 +19,9 @@ from typing import Any
 
 import typer
 
+from spark_cli.cli import options
+from spark_cli.cli.edit.edit_settings import edit_flags, resolved
 from spark_cli.mcp.config import McpConfigError, McpServerConfig, config_lines, read_servers
-
-_ORDER = ("provider", "kind", "model", "base_url", "api_key", "edit_format", "context_window",
-          "max_output_tokens", "idle_timeout", "first_token_timeout", "test_command",
-          "allow_syntax_errors", "tools", "max_tool_calls", "commands", "allowed_commands")
 
 
 def sandbox_line() -> str:
@@ -39,8 +37,9 @@ def sandbox_line() -> str:
 def _rows(settings: Any) -> list[tuple[str, str, str]]:
     data = settings.as_dict()
     rows = []
-    for key in _ORDER:
-        value = data.get(key)
+    for key, value in data.items():
+        if key == "key_env":
+            continue  # shown with the key's source
         shown = "(none)" if value is None else str(value).lower() if isinstance(value, bool) \
             else str(value)
         source = settings.sources.get(key, "default")
@@ -90,32 +89,29 @@ def register(app: typer.Typer) -> None:
     def config_command(
         as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),
         root: Path | None = typer.Option(None, "--root", help="Repo root (default: cwd)."),
-        provider: str | None = typer.Option(None, "--provider", help="Provider preset."),
-        model: str | None = typer.Option(None, "--model", help="Model name."),
-        base_url: str | None = typer.Option(None, "--base-url", help="Endpoint base URL."),
+        provider: str | None = options.PROVIDER,
+        model: str | None = options.MODEL,
+        base_url: str | None = options.BASE_URL,
         edit_format: str | None = typer.Option(None, "--format", "--edit-format",
                                                help="search_replace or apply_patch."),
         forget_window: bool = typer.Option(False, "--forget-window",
                                            help="Forget a window learned at an overflow."),
     ) -> None:
         """Show the resolved settings and where each came from (API keys masked)."""
-        from spark_cli.session.config.settings import (  # deferred: spark --help
+        # deferred: spark --help
+        from spark_cli.session.config.settings import (
             SettingsError,
-            load_settings,
             project_config_path,
             user_config_path,
         )
+        from spark_cli.session.window.facts import forget  # deferred: spark --help
 
         base = root or Path.cwd()
-        flags = {"provider": provider, "model": model, "base_url": base_url,
-                 "edit_format": edit_format}
-        from spark_cli.session.window.facts import forget, resolve  # deferred: spark --help
-        from spark_cli.transport.window.probe import discover  # deferred: spark --help
-
+        flags = edit_flags(provider=provider, model=model, base_url=base_url,
+                           edit_format=edit_format)
         user_path, project_path = user_config_path(os.environ), project_config_path(base)
         try:  # the window as a turn would have it: configured, known, or asked now
-            settings = resolve(load_settings(base, flags, os.environ, check=False), discover,
-                               fresh=True)
+            settings = resolved(base, flags, check=False, fresh=True)
             if forget_window:
                 settings = forget(settings)
             servers = read_servers([("user file", user_path), ("project file", project_path)])

@@ -14,6 +14,8 @@ from pathlib import Path
 import typer
 
 from spark_cli import __version__
+from spark_cli.cli import options
+from spark_cli.cli.edit.edit_settings import edit_flags
 
 # Sub-command name -> module under spark_cli.cli with ``register(app: typer.Typer)``.
 COMMAND_MODULES = {
@@ -49,16 +51,13 @@ def _root(
     version: bool = typer.Option(
         False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
     ),
-    provider: str | None = typer.Option(None, "--provider",
-                                        help="mock, openai, cerebras, openai-compatible."),
-    model: str | None = typer.Option(None, "--model", help="Model name."),
-    base_url: str | None = typer.Option(None, "--base-url", help="Provider API root."),
-    edit_format: str | None = typer.Option(
-        None, "--format", help="Edit format: search_replace or apply_patch."),
+    provider: str | None = options.PROVIDER,
+    model: str | None = options.MODEL,
+    base_url: str | None = options.BASE_URL,
+    edit_format: str | None = options.FORMAT,
     root: Path | None = typer.Option(None, "--root", help="Repo root (default: the repo of cwd)."),
     resume: bool = typer.Option(False, "--resume", help="Reopen this repo's last conversation."),
-    no_tools: bool = typer.Option(False, "--no-tools",
-                                  help="Give the model no tools (it cannot read the repo)."),
+    no_tools: bool = options.NO_TOOLS,
     commands: str | None = typer.Option(
         None, "--commands", help="May the model run commands: ask (the default: you say yes "
                                  "each time), sandbox (no asking, sandboxed) or off."),
@@ -67,12 +66,8 @@ def _root(
 
     With no command, `spark` opens the interactive session (docs/tui.md).
     """
-    flags: dict[str, object] = {
-        k: v for k, v in {"provider": provider, "model": model, "base_url": base_url,
-                          "edit_format": edit_format, "commands": commands}.items()
-        if v is not None}
-    if no_tools:
-        flags["tools"] = False
+    flags = edit_flags(provider=provider, model=model, base_url=base_url,
+                       edit_format=edit_format, commands=commands, no_tools=no_tools)
     if ctx.invoked_subcommand is not None:
         if flags or root is not None or resume:
             typer.echo(f"spark: --provider, --model, --base-url, --format, --no-tools, "

@@ -11,15 +11,20 @@ n / Esc, ``spark edit --commands ask`` on the terminal, an editor over ACP with
 from __future__ import annotations
 
 import json
-import os
+from collections.abc import Awaitable
 from pathlib import Path
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol, TypeVar
 
+from spark_cli.edits.disk.atomic import write_atomic
 from spark_cli.record import record
+
+if TYPE_CHECKING:
+    import asyncio
 
 Decision = Literal["once", "always", "refuse", "stop"]
 ActionKind = Literal["command", "mcp"]
 APPROVED_FILE = Path(".spark") / "approved.json"
+T = TypeVar("T")
 
 
 @record
@@ -79,7 +84,22 @@ def remember(root: Path, kind: ActionKind, action: str) -> None:
     if action not in entries:
         entries.append(action)
     data[kind] = entries
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temp = path.with_suffix(".tmp")
-    temp.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
-    os.replace(temp, path)
+    write_atomic(path, (json.dumps(data, indent=1) + "\n").encode())
+
+
+async def until_stopped(work: Awaitable[T], stop: asyncio.Event) -> T | None:
+    """``work``'s result; None when ``stop`` was set first (Esc: the work is cancelled) or
+    the work failed."""
+    import asyncio  # deferred: launch -> request (asyncio loads with the turn)
+
+    doing = asyncio.ensure_future(work)
+    stopping = asyncio.ensure_future(stop.wait())
+    try:
+        await asyncio.wait((doing, stopping), return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        stopping.cancel()
+        if not doing.done():
+            doing.cancel()
+    if doing.cancelled() or not doing.done() or doing.exception() is not None:
+        return None
+    return doing.result()

@@ -16,7 +16,6 @@ import asyncio
 import os
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
-from typing import TypeVar
 
 from spark_cli.checks.changes import changed, stamp
 from spark_cli.checks.command_run import DECLINED, OFF, CommandRun, format_run
@@ -26,10 +25,16 @@ from spark_cli.checks.sandbox import Sandbox, find_sandbox
 from spark_cli.checks.secrets import Masker, scrubbed_env
 from spark_cli.protocol.channel import ToolCall
 from spark_cli.protocol.secrets import Secrets
-from spark_cli.session.approval import ApprovalRequest, Approver, remember, remembered
+from spark_cli.session.approval import (
+    ApprovalRequest,
+    Approver,
+    remember,
+    remembered,
+    until_stopped,
+)
 from spark_cli.session.config.settings import Settings
 from spark_cli.session.events import CommandEnd, CommandFinished, CommandOutput, CommandStarted
-from spark_cli.session.tool_labels import shorten
+from spark_cli.session.tool_access import shorten
 from spark_cli.tools.arguments import parse_arguments
 from spark_cli.tools.defs import (
     COMMAND_DEFAULT_TIMEOUT_S,
@@ -39,25 +44,8 @@ from spark_cli.tools.defs import (
 )
 from spark_cli.tools.model import ToolFailure
 
-T = TypeVar("T")
 OUTPUT_BUDGET = 30_000
 """Characters of output the model gets at most (head and tail kept)."""
-
-
-async def until_stopped(work: Awaitable[T], stop: asyncio.Event) -> T | None:
-    """``work``'s result; None when ``stop`` was set first (Esc: the work is cancelled) or
-    the work failed."""
-    doing = asyncio.ensure_future(work)
-    stopping = asyncio.ensure_future(stop.wait())
-    try:
-        await asyncio.wait((doing, stopping), return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        stopping.cancel()
-        if not doing.done():
-            doing.cancel()
-    if doing.cancelled() or not doing.done() or doing.exception() is not None:
-        return None
-    return doing.result()
 
 
 class CommandCalls:

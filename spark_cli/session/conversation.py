@@ -66,7 +66,8 @@ class Session:
 
     def __init__(self, channel: Channel | None, root: Path, settings: Settings, *,
                  dry_run: bool = False, run_tool: RunTool | None = None) -> None:
-        self._channel = channel
+        self.channel = channel
+        """The model channel; may be attached later (after ``prepare``): ``run_turn`` needs it."""
         self.root = Path(root).resolve()
         self._settings = settings
         self.dry_run = dry_run
@@ -88,7 +89,6 @@ class Session:
         self._sent: dict[str, str] = {}  # path -> sha256 of the content last sent
         self._feedback: list[str] = []  # refusals to tell the model about next turn
         self._stop = False
-        self._streaming = False
         self._steers = SteerLog()
         self._prepared: tuple[str, tuple[str, ...], int, BuiltRequest] | None = None
         self.marks = TurnMarks()
@@ -101,15 +101,10 @@ class Session:
 
     @property
     def streaming(self) -> bool:
-        return self._streaming
-
-    @property
-    def channel(self) -> Channel | None:
-        """May be attached later (after ``prepare``); ``run_turn`` needs it."""
-        return self._channel
+        return self._run is not None
 
     def attach(self, channel: Channel | None) -> None:
-        self._channel = channel
+        self.channel = channel
 
     @property
     def settings(self) -> Settings:
@@ -123,7 +118,7 @@ class Session:
         self.approver = approver
 
     def restore(self, history: Sequence[ConversationItem]) -> None:
-        if self._streaming:
+        if self.streaming:
             raise TurnInProgress("a turn is running: interrupt it first")
         self.reset()
         self.history.extend(history)
@@ -138,7 +133,7 @@ class Session:
     def reset(self) -> None:
         """Start a new conversation (``/clear``): no history, and every file is sent again
         (the model forgot it). Files on disk and the undo journal are not touched."""
-        if self._streaming:
+        if self.streaming:
             raise TurnInProgress("a turn is running: interrupt it first")
         self.history.clear()
         self._sent.clear()
@@ -161,13 +156,13 @@ class Session:
 
     async def interrupt(self) -> None:
         """Stop the running turn now (it ends with ``TurnCompleted(status="cancelled")``)."""
-        if not self._streaming or self.channel is None:
+        run = self._run
+        if run is None or self.channel is None:
             return
         self._stop = True
-        run = self._run
-        if run is not None and run.tools is not None:
+        if run.tools is not None:
             run.tools.interrupt()  # a running tool stops; the loop sends nothing more
-        if run is None or run.responding:
+        if run.responding:
             await self.channel.stop()
 
     async def steer(self, text: str) -> bool:
@@ -178,11 +173,10 @@ class Session:
         model's tool calls running) there is nothing to steer: False, and the front end
         stops the turn (what was read stays in the conversation) and sends anew.
         """
-        if not self._streaming or self.channel is None or not self.channel.capabilities.steer:
+        run, channel = self._run, self.channel
+        if run is None or not run.responding or channel is None or not channel.capabilities.steer:
             return False
-        if self._run is not None and not self._run.responding:
-            return False
-        await self.channel.steer(text)
+        await channel.steer(text)
         self._steers.asked(text)
         return True
 
@@ -230,7 +224,7 @@ class Session:
     async def run_turn(self, instruction: str,
                        files: Sequence[str]) -> AsyncIterator[SessionEvent]:
         """Run one turn; yields session events and ends with TurnCompleted or TurnFailed."""
-        if self._streaming:
+        if self.streaming:
             raise TurnInProgress("a turn is already running: interrupt it or wait for it")
         channel = self.channel
         if channel is None:
@@ -247,7 +241,6 @@ class Session:
             for event in run.close():
                 yield event
         finally:
-            self._streaming = False
             self._run = None
             run.applier.end()
             self._remember(built, run, cancelled=self._stop)
@@ -277,7 +270,6 @@ class Session:
                               allow_syntax_errors=self.settings.allow_syntax_errors,
                               dry_run=self.dry_run, sent=built.sent)
         self._stop = False
-        self._streaming = True
         for target in built.targets:
             if target.path not in self.readable:
                 self.readable.append(target.path)

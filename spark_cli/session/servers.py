@@ -1,10 +1,13 @@
 """The session's MCP servers: read from the config when a request first needs them, their
 tools declared in every request (live, else from the last run's cache), started and
-stopped by the front end, listed by ``/mcp``.
+stopped by the front end, listed by ``/mcp``; and a turn's calls of their tools.
 
 Reading the config costs a look for ``mcp_servers`` in the config files; only a repo that
 configures servers imports :mod:`spark_cli.mcp.hub`. The servers start when the front end
 says (after the first request left, or after the prompt showed), never on the way there.
+A call runs when its server's ``allowed_tools`` or the user's earlier "always" allows it,
+else after the user's yes (the approval of ``run_command``, kind ``mcp``: "always" keeps
+the tool, not its arguments); Esc withdraws the question and abandons a running call.
 """
 
 from __future__ import annotations
@@ -15,15 +18,22 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from spark_cli.mcp.schema import PREFIX
-from spark_cli.protocol.channel import ToolSpec, TurnRequest
-from spark_cli.session.approval import Approver
+from spark_cli.protocol.channel import ToolCall, ToolSpec, TurnRequest
+from spark_cli.session.approval import (
+    ApprovalRequest,
+    Approver,
+    remember,
+    remembered,
+    until_stopped,
+)
 from spark_cli.session.config.settings import Settings, project_config_path, user_config_path
+from spark_cli.session.tool_access import call_label
+from spark_cli.tools.model import ToolResult
 
 if TYPE_CHECKING:
     import asyncio
 
     from spark_cli.mcp.hub import McpHub
-    from spark_cli.session.mcp_calls import McpCalls
 
 
 
@@ -72,8 +82,6 @@ class McpServers:
         hub = self.hub()
         if hub is None:
             return None
-        from spark_cli.session.mcp_calls import McpCalls  # deferred: launch -> request
-
         hub.new_turn()
         return McpCalls(hub, self.root, approver, stop, stop_turn)
 
@@ -92,6 +100,43 @@ class McpServers:
             return ["no MCP servers configured: [mcp_servers.NAME] in a config file "
                     "(docs/mcp.md)"]
         return hub.status_lines()
+
+
+DECLINED = ("declined: the user did not allow this tool call (allowed_tools in its "
+            "[mcp_servers.NAME] table lets it run without asking)")
+
+
+class McpCalls:
+    """Runs one turn's ``mcp__SERVER__TOOL`` calls through the session's hub."""
+
+    def __init__(self, hub: McpHub, root: Path, approver: Approver, stop: asyncio.Event,
+                 stop_turn: Callable[[], Awaitable[None]]) -> None:
+        self.hub = hub
+        self.root = root
+        self.approver = approver
+        self.stop = stop
+        self.stop_turn = stop_turn
+
+    async def run(self, call: ToolCall) -> ToolResult | None:
+        """The call's result; None when the turn was interrupted first."""
+        name = call.name
+        await until_stopped(self.hub.wait_for(name), self.stop)  # a server still starting
+        if self.stop.is_set():
+            return None
+        if not (self.hub.allowed(name) or name in remembered(self.root, "mcp")):
+            request = ApprovalRequest(call.call_id, "mcp", call_label(name, call.arguments),
+                                      str(self.root), False, "an MCP server's tool")
+            decision = await until_stopped(self.approver(request), self.stop)
+            if decision is None:
+                return None
+            if decision == "stop":
+                await self.stop_turn()
+                return None
+            if decision == "refuse":
+                return ToolResult(False, DECLINED, "declined")
+            if decision == "always":
+                remember(self.root, "mcp", name)
+        return await until_stopped(self.hub.call(name, call.arguments), self.stop)
 
 
 def _names_mcp(path: str) -> bool:

@@ -1,4 +1,4 @@
-"""The session's one door to the model's tools (``spark_cli.tools``): their specs and a runner.
+"""The session's one door to the model's tools (``spark_cli.tools``): specs, runner, labels.
 
 ``spark_cli.tools`` is a leaf (pure functions over the repo, confined like
 edits): ``TOOL_DEFS`` names each tool with its description and JSON-schema
@@ -6,19 +6,25 @@ parameters, and ``run_tool(root, name, arguments, *, readable, cancel)``
 runs one call, blocking, and never raises (a bad call is an error *result*).
 The session turns the definitions into the protocol's :class:`ToolSpec` for
 ``TurnRequest.tools`` and runs calls through a :class:`RunTool` (tests pass a
-stand-in). ``run_tool`` is imported when a turn first runs a tool.
+stand-in). ``run_tool`` is imported when a turn first runs a tool. A call in a few words
+for a person (:func:`call_label`, :func:`call_line`) is made here once, so the TUI and
+``spark edit`` agree; arguments that are not a JSON object still get a label.
 """
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Callable, Collection
 from functools import partial
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from spark_cli.protocol.channel import ToolSpec
 from spark_cli.tools.defs import RUN_COMMAND_DEF, TOOL_DEFS
+
+MAX_LABEL = 80
+_VERBS = {"read_file": "read", "search": "search", "list_files": "list"}
 
 
 class ToolResultLike(Protocol):
@@ -64,3 +70,51 @@ def default_runner(buffers: Callable[[str], str | None] | None = None) -> RunToo
     from spark_cli.tools.run import run_tool  # deferred: launch -> request
 
     return run_tool if buffers is None else partial(run_tool, buffers=buffers)
+
+
+
+
+def shorten(text: str, room: int) -> str:
+    """``text`` on one line (runs of whitespace as one space), cut to ``room`` with ``…``."""
+    text = " ".join(text.split())
+    return text if len(text) <= room else text[:max(1, room - 1)] + "…"
+
+
+def call_label(name: str, arguments: str) -> str:
+    """``name``'s call with ``arguments`` (the model's JSON text) as a short label."""
+    try:
+        args: Any = json.loads(arguments) if arguments.strip() else {}
+    except ValueError:
+        args = None
+    if not isinstance(args, dict):
+        return shorten(f"{name} {arguments}", MAX_LABEL)
+    verb = name[5:].replace("__", " ", 1) if name.startswith("mcp__") else _VERBS.get(name, name)
+    words: list[str] = []
+    if name == "search":
+        words.append(str(args.get("pattern", "")))
+        if args.get("path"):
+            words.append(f"in {args['path']}")
+        if args.get("glob"):
+            words.append(str(args["glob"]))
+    elif name == "read_file":
+        words.append(str(args.get("path", "")))
+        start, end = args.get("start_line"), args.get("end_line")
+        if start is not None or end is not None:
+            words.append(f"{start if start is not None else 1}–{end if end is not None else ''}")
+    elif name == "list_files":
+        words.append(str(args.get("path") or "."))
+        if args.get("glob"):
+            words.append(str(args["glob"]))
+    else:
+        words.extend(f"{k}={v}" for k, v in args.items())
+    return shorten(" ".join([verb, *(w for w in words if w)]), MAX_LABEL)
+
+
+def call_line(label: str, summary: str) -> str:
+    """The call and its result as one line: ``search TAX_RATE → 3 hits``; when the summary
+    starts with what the label names (``read`` and ``src/app.py 1–40 of 120``), the label's
+    verb and the summary: ``read src/app.py 1–40 of 120``."""
+    verb, _, rest = label.partition(" ")
+    if rest and summary.startswith(rest):
+        return f"{verb} {summary}"
+    return f"{label} → {summary}"

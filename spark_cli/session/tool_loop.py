@@ -40,9 +40,8 @@ from spark_cli.session.events import (
     ToolCallStarted,
     ToolLoopStopped,
 )
-from spark_cli.session.mcp_calls import McpCalls
-from spark_cli.session.tool_access import RunTool, ToolResultLike
-from spark_cli.session.tool_labels import call_label, call_line
+from spark_cli.session.servers import McpCalls
+from spark_cli.session.tool_access import RunTool, ToolResultLike, call_label, call_line
 from spark_cli.tools.defs import RUN_COMMAND
 
 CANCELLED = "cancelled: the user interrupted the turn before this call finished"

@@ -17,7 +17,7 @@ from typing import Protocol
 
 from spark_cli.session.api import Message, SessionApi, ToolCall
 from spark_cli.session.interaction import InteractionEvent
-from spark_cli.session.tool_labels import call_label
+from spark_cli.session.tool_access import call_label
 from spark_cli.session.workspace.store import (
     SavedConversation,
     SavedState,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from spark_cli.session.tool_labels import call_label, call_line
+from spark_cli.session.tool_access import call_label, call_line
 
 
 @pytest.mark.parametrize(("name", "arguments", "label"), [

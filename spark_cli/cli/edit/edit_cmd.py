@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from spark_cli.cli.edit.edit_args import EditArgs
 from spark_cli.cli.edit.edit_settings import edit_flags, load, say
@@ -56,23 +56,18 @@ def _target(raw: str, root: Path, cwd: Path) -> tuple[str, str]:
     return rel.as_posix(), text
 
 
-def _renderer(as_json: bool, out: Any, err: Any | None = None) -> Any:
-    if as_json:
-        from spark_cli.render.jsonl import JsonLinesRenderer  # deferred: spark --help
-
-        return JsonLinesRenderer(out)
-    from spark_cli.render.text import TextRenderer  # deferred: spark --help
-
-    color = out.isatty() and "NO_COLOR" not in os.environ
-    return TextRenderer(out, err or out, color=color, calls_out=sys.stderr)
-
-
 def edit_files(paths: list[str], instruction: str, root: Path, flags: dict[str, object], *,
                dry_run: bool, as_json: bool, run_tests: bool) -> int:
     """The files front end; returns the exit code."""
     # deferred: spark --help
-    from spark_cli.cli.edit.edit_run import closing_lines, end_diffs, run_turn, summary_data
-    from spark_cli.cli.edit.turn_result import EXIT_OK
+    from spark_cli.cli.edit.edit_run import (
+        closing_lines,
+        end_diffs,
+        renderer_for,
+        run_turn,
+        summary_data,
+    )
+    from spark_cli.cli.edit.turn_result import EXIT_OK  # deferred: spark --help
 
     cwd = Path.cwd()
     before: dict[str, str] = {}
@@ -80,7 +75,7 @@ def edit_files(paths: list[str], instruction: str, root: Path, flags: dict[str, 
         rel, text = _target(raw, root, cwd)
         before[rel] = text
     settings = load(root, flags, one_shot=True)
-    renderer = _renderer(as_json, sys.stdout)
+    renderer = renderer_for(as_json, sys.stdout)
     result = run_turn(settings, root, list(before), instruction, renderer,
                       dry_run=dry_run)
     code: int = result.exit_code()
@@ -109,10 +104,11 @@ def run_edit(args: EditArgs) -> NoReturn:
     from spark_cli.cli.edit.turn_result import EXIT_USAGE
 
     try:
-        code = _dispatch(args, edit_flags(args.provider, args.model, args.base_url,
-                                          args.max_output_tokens, args.edit_format,
-                                          args.allow_syntax_errors, deep=args.deep,
-                                          no_tools=args.no_tools, commands=args.commands))
+        code = _dispatch(args, edit_flags(
+            provider=args.provider, model=args.model, base_url=args.base_url,
+            max_output_tokens=args.max_output_tokens, edit_format=args.edit_format,
+            allow_syntax_errors=args.allow_syntax_errors, deep=args.deep,
+            no_tools=args.no_tools, commands=args.commands))
     except UsageError as exc:
         say(f"spark edit: {exc}")
         code = EXIT_USAGE
@@ -130,6 +126,8 @@ def register(app: typer.Typer) -> None:
     plain command lines; both end in :func:`run_edit`)."""
     import typer  # deferred: launch -> request (a plain `spark edit` line skips typer)
 
+    from spark_cli.cli import options  # deferred: launch -> request (it imports typer)
+
     @app.command("edit")
     def edit_command(
         paths: list[str] | None = typer.Argument(
@@ -139,14 +137,12 @@ def register(app: typer.Typer) -> None:
         dry_run: bool = typer.Option(False, "--dry-run", help="Show the edits, write nothing."),
         as_json: bool = typer.Option(False, "--json", help="One JSON event per line."),
         run_tests: bool = typer.Option(False, "--test", help="Run the project's tests after."),
-        provider: str | None = typer.Option(None, "--provider",
-                                            help="mock, openai, cerebras, openai-compatible."),
-        model: str | None = typer.Option(None, "--model", help="Model name."),
-        base_url: str | None = typer.Option(None, "--base-url", help="Provider API root."),
+        provider: str | None = options.PROVIDER,
+        model: str | None = options.MODEL,
+        base_url: str | None = options.BASE_URL,
         max_output_tokens: int | None = typer.Option(
             None, "--max-output-tokens", min=1, help="Cap on the answer's tokens."),
-        edit_format: str | None = typer.Option(
-            None, "--format", help="Edit format: search_replace or apply_patch."),
+        edit_format: str | None = options.FORMAT,
         allow_syntax_errors: bool = typer.Option(
             False, "--allow-syntax-errors", help="Apply even if a file would stop parsing."),
         deep: bool = typer.Option(False, "--deep",
@@ -154,8 +150,7 @@ def register(app: typer.Typer) -> None:
         root: Path | None = typer.Option(None, "--root", help="Repo root (default: cwd)."),
         lang: str | None = typer.Option(None, "--lang",
                                         help="Pipe mode: the language of stdin."),
-        no_tools: bool = typer.Option(False, "--no-tools",
-                                      help="Give the model no tools (it cannot read the repo)."),
+        no_tools: bool = options.NO_TOOLS,
         commands: str | None = typer.Option(
             None, "--commands", help="May the model run commands: ask (on the terminal), "
                                      "sandbox (no asking, sandboxed) or off (the default)."),

@@ -13,6 +13,8 @@ summary; a second Ctrl-C gives up at once.
 from __future__ import annotations
 
 import gc
+import os
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -220,6 +222,19 @@ def _event(event: Any, renderer: Renderer, result: TurnResult) -> None:
         case TurnFailed():
             result.failure = event
     renderer.event(event)
+
+
+def renderer_for(as_json: bool, out: Any) -> Any:
+    """The renderer of a run: JSON lines, or text (tool calls on stderr) coloured on a
+    terminal unless ``NO_COLOR``; ``out`` is stdout (files) or stderr (the pipe filter)."""
+    if as_json:
+        from spark_cli.render.jsonl import JsonLinesRenderer  # deferred: launch -> request
+
+        return JsonLinesRenderer(out)
+    from spark_cli.render.text import TextRenderer  # deferred: launch -> request
+
+    color = out.isatty() and "NO_COLOR" not in os.environ
+    return TextRenderer(out, out, color=color, calls_out=sys.stderr)
 
 
 def answer_of(items: Iterable[object]) -> tuple[str, tuple[str, ...]]:

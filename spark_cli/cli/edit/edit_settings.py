@@ -15,21 +15,13 @@ from pathlib import Path
 from typing import Any
 
 
-def edit_flags(provider: str | None, model: str | None, base_url: str | None,
-               max_output_tokens: int | None, edit_format: str | None,
-               allow_syntax_errors: bool, *, deep: bool = False,
-               no_tools: bool = False, commands: str | None = None) -> dict[str, object]:
-    """The flags given (None: not given) as the ``flags`` layer of ``load_settings``."""
-    flags: dict[str, object] = {"provider": provider, "model": model, "base_url": base_url,
-                                "max_output_tokens": max_output_tokens,
-                                "edit_format": edit_format, "commands": commands}
-    if allow_syntax_errors:
-        flags["allow_syntax_errors"] = True
-    if deep:
-        flags["deep"] = True
+def edit_flags(*, no_tools: bool = False, **given: object) -> dict[str, object]:
+    """The flags given as the ``flags`` layer of ``load_settings`` (every command's: None or
+    False is a flag not given; ``no_tools`` is ``tools = false``)."""
+    flags = {key: value for key, value in given.items() if value is not None and value is not False}
     if no_tools:
         flags["tools"] = False
-    return {k: v for k, v in flags.items() if v is not None}
+    return flags
 
 
 def say(line: str) -> None:
@@ -63,15 +55,25 @@ def ask_server(base_url: str, model: str, api_key: str | None, *, tokenizer: boo
     return discover(base_url, model, api_key, tokenizer=tokenizer)
 
 
+def resolved(root: Path, flags: dict[str, object], *, check: bool = True,
+             fresh: bool = False) -> Any:
+    """The settings ``flags`` and the config files give, with the model's window
+    (``session.window.facts``: configured, known, cached or asked of the server, ``fresh``:
+    asked again); a ``SettingsError`` (a ValueError) for a bad config. Every command's way in."""
+    # deferred: spark --help
+    from spark_cli.session.config.settings import load_settings
+    from spark_cli.session.window.facts import resolve
+
+    return resolve(load_settings(root, flags, os.environ, check=check), ask_server, fresh=fresh)
+
+
 def load(root: Path, flags: dict[str, object], *, one_shot: bool = False) -> Any:
-    """Resolved settings, with the model's window (``session.window.facts``: configured,
-    known, cached or asked of the server); any configuration problem is a usage error. ``deep`` in
+    """:func:`resolved`, any configuration problem a usage error. ``deep`` in
     the flags (``--deep``): the deep track's settings (``[deep]``; --provider/--model pick
     the deep one). ``one_shot`` (`spark edit`): commands are off unless a flag or a config
     file says otherwise (the TUI's default is ``ask``)."""
     # deferred: spark --help
     from spark_cli.cli.edit.edit_run import UsageError
-    from spark_cli.session.config.settings import load_settings
     from spark_cli.session.window.facts import resolve
 
     try:
@@ -82,9 +84,9 @@ def load(root: Path, flags: dict[str, object], *, one_shot: bool = False) -> Any
             deep = load_deep_settings(root, deep_flags(flags), os.environ, check=True)
             _say_if_bundled(root, deep)
             return resolve(deep, ask_server)
-        settings = load_settings(root, flags, os.environ)
+        settings = resolved(root, flags)
         if one_shot and settings.sources.get("commands") == "default":  # none unless told
             settings = replace(settings, commands="off")
-        return resolve(settings, ask_server)
+        return settings
     except (ValueError, KeyError, TypeError, OSError) as exc:
         raise UsageError(str(exc)) from None

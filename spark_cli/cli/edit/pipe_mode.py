@@ -12,17 +12,16 @@ detected) picks the temp file's extension, so the syntax check uses the right gr
 
 from __future__ import annotations
 
-import os
 import signal
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
 
 from spark_cli.cli.edit.edit_run import (
     UsageError,
     closing_lines,
     end_diffs,
+    renderer_for,
     run_turn,
     summary_data,
 )
@@ -32,8 +31,6 @@ from spark_cli.cli.edit.turn_result import EXIT_OK
 from spark_cli.edits.disk.textfile import decode
 from spark_cli.edits.lang.grammars import language_from_content
 from spark_cli.edits.model.outcome import FileRefused
-from spark_cli.render.jsonl import JsonLinesRenderer
-from spark_cli.render.text import TextRenderer
 
 EXTENSIONS: dict[str, str] = {
     "python": ".py", "javascript": ".js", "typescript": ".ts", "tsx": ".tsx", "go": ".go",
@@ -111,7 +108,7 @@ def _filter(data: bytes, instruction: str, cwd_root: Path, flags: dict[str, obje
     name = stdin_file_name(lang, text)
     # the user's project config still applies; a filter declares no tools (stdin is all)
     settings = load(cwd_root, {**flags, "tools": False})
-    renderer = _renderer(as_json)
+    renderer = renderer_for(as_json, sys.stderr)
     result_bytes = data
     with tempfile.TemporaryDirectory(prefix="spark-pipe-") as tmp:
         root = Path(tmp).resolve()
@@ -143,9 +140,3 @@ def _filter(data: bytes, instruction: str, cwd_root: Path, flags: dict[str, obje
     out.write(result_bytes)
     return code
 
-
-def _renderer(as_json: bool) -> Any:
-    err = sys.stderr
-    if as_json:
-        return JsonLinesRenderer(err)
-    return TextRenderer(err, err, color=err.isatty() and "NO_COLOR" not in os.environ)

@@ -224,7 +224,15 @@ def _prune(root: Path) -> None:
         shutil.rmtree(undo_root / name, ignore_errors=True)
 
 
-def _current(path: Path) -> str | None:
+def before_bytes(root: Path, batch_id: str, entry: FileRecord) -> bytes | None:
+    """The bytes ``entry``'s file had before batch ``batch_id`` (None: it did not exist);
+    ``OSError`` when spark's copy cannot be read."""
+    if entry.before_hash is None:
+        return None
+    return (_undo_root(root) / batch_id / "blobs" / entry.before_hash).read_bytes()
+
+
+def current_digest(path: Path) -> str | None:
     """The SHA-256 of the file now (None = absent; a directory never matches a file)."""
     if not path.exists() and not path.is_symlink():
         return None
@@ -267,7 +275,7 @@ def undo(root: Path, *, force: bool = False) -> UndoResult:
     changed = []
     pending = []  # files still in their after-state (or forced)
     for entry in batch.files:
-        digest = _current(root / entry.path)
+        digest = current_digest(root / entry.path)
         if digest == entry.after_hash:
             pending.append(entry)
         elif digest == entry.before_hash:

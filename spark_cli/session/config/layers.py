@@ -76,7 +76,7 @@ def project_config_path(root: Path) -> Path:
     return Path(root) / PROJECT_DIR / CONFIG_NAME
 
 
-def _check_value(where: str, key: str, value: object) -> object:
+def check_value(where: str, key: str, value: object) -> object:
     types, words = _TYPES[key]
     ok = isinstance(value, types) and not (isinstance(value, bool) and bool not in types)
     if not ok:
@@ -92,6 +92,8 @@ def _check_value(where: str, key: str, value: object) -> object:
         raise SettingsError(f"{where}: '{key}' must be {words}, not {value!r}")
     if key in ("model", "base_url", "provider", "api_key_env") and not str(value).strip():
         raise SettingsError(f"{where}: '{key}' is empty")
+    if key == "provider" and value not in PRESETS:
+        raise SettingsError(f"{where}: unknown provider {value!r}; use one of {', '.join(PRESETS)}")
     return value
 
 
@@ -104,28 +106,32 @@ class Layer:
     providers: dict[str, dict[str, object]] = field(default_factory=dict)
 
 
-def _secret_error(where: str, key: str) -> SettingsError:
+def secret_error(where: str, key: str) -> SettingsError:
     return SettingsError(f"{where}: '{key}' is not read from config files: keep keys in the "
                          "environment (OPENAI_API_KEY, CEREBRAS_API_KEY, SPARK_API_KEY) and "
                          "name another variable with 'api_key_env' if needed")
 
 
-def _parse_file(path: Path, label: str) -> Layer:
-    """``path``'s layer."""
+def read_toml(path: Path) -> dict[str, object]:
+    """A config file's top-level table; ``SettingsError`` when it cannot be read or parsed."""
     try:
         raw = path.read_bytes()
     except OSError as exc:
         raise SettingsError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    data: dict[str, object] = {}
-    if raw.strip(b" \t\r\n"):  # an empty file is an empty table: no parser needed
-        import tomllib  # deferred: launch -> request
+    if not raw.strip(b" \t\r\n"):  # an empty file is an empty table: no parser needed
+        return {}
+    import tomllib  # deferred: launch -> request
 
-        try:
-            data = tomllib.loads(raw.decode())
-        except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-            raise SettingsError(f"{path}: not valid TOML ({exc})") from None
+    try:
+        return tomllib.loads(raw.decode())
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise SettingsError(f"{path}: not valid TOML ({exc})") from None
+
+
+def _parse_file(path: Path, label: str) -> Layer:
+    """``path``'s layer."""
     layer = Layer(f"{label} {path}", {})
-    for key, value in data.items():
+    for key, value in read_toml(path).items():
         if key == "providers":
             if not isinstance(value, dict):
                 raise SettingsError(f"{path}: 'providers' must be a table of [providers.NAME]")
@@ -139,21 +145,21 @@ def _parse_file(path: Path, label: str) -> Layer:
                 for sub, sub_value in table.items():
                     where = f"{path}: providers.{name}"
                     if sub in ("api_key", "key"):
-                        raise _secret_error(str(path), f"providers.{name}.{sub}")
+                        raise secret_error(str(path), f"providers.{name}.{sub}")
                     if sub not in PROVIDER_KEYS:
                         raise SettingsError(f"{where}: unknown key '{sub}' (known: "
                                             f"{', '.join(PROVIDER_KEYS)})")
-                    checked[sub] = _check_value(f"{path}: [providers.{name}]", sub, sub_value)
+                    checked[sub] = check_value(f"{path}: [providers.{name}]", sub, sub_value)
                 layer.providers[name] = checked
             continue
         if key in ("api_key", "key"):
-            raise _secret_error(str(path), key)
+            raise secret_error(str(path), key)
         if key in ("deep", "mcp_servers"):
             continue  # tables read by their own owners (session.deep, the MCP servers)
         if key not in _TYPES:
             raise SettingsError(f"{path}: unknown key '{key}' (known: "
                                 f"{', '.join([*_TYPES, 'providers'])})")
-        layer.values[key] = _check_value(str(path), key, value)
+        layer.values[key] = check_value(str(path), key, value)
     return layer
 
 
@@ -162,7 +168,7 @@ def env_layer(env: Mapping[str, str]) -> Layer:
     for key, name in _ENV_KEYS.items():
         raw = env.get(name)
         if raw:
-            values[key] = _check_value(f"environment variable {name}", key, raw)
+            values[key] = check_value(f"environment variable {name}", key, raw)
     return Layer("env", values)
 
 
@@ -173,7 +179,7 @@ def flag_layer(flags: Mapping[str, object]) -> Layer:
             continue
         if key not in _TYPES:
             raise SettingsError(f"unknown setting '{key}' (known: {', '.join(_TYPES)})")
-        values[key] = _check_value(f"--{key.replace('_', '-')}", key, value)
+        values[key] = check_value(f"--{key.replace('_', '-')}", key, value)
     return Layer("flag", values)
 
 

@@ -148,7 +148,7 @@ class Settings:
         """Every resolved value (the key and any URL userinfo masked), for `spark config`."""
         p = self.provider
         return {
-            "provider": p.name, "kind": p.kind, "base_url": p.shown_base_url, "model": p.model,
+            "provider": p.name, "kind": p.kind, "model": p.model, "base_url": p.shown_base_url,
             "api_key": p.masked_key, "key_env": p.key_env, "edit_format": self.edit_format,
             "context_window": self.context_window, "max_output_tokens": self.max_output_tokens,
             "idle_timeout": self.idle_timeout,
@@ -189,10 +189,7 @@ def load_settings(root: Path, flags: Mapping[str, object] | None = None,
     layers, files = file_layers(root, env)
     layers += [env_layer(env), flag_layer(flags or {})]
     name, sources = _chosen_provider(layers)
-    try:
-        chosen = preset(name)
-    except ValueError as exc:
-        raise SettingsError(f"{sources['provider']}: {exc}") from None
+    chosen = preset(name)  # a layer's provider was checked as it was read
     resolved = _resolve(chosen, layers, sources)
     api_key, key_env = _api_key(env, resolved["api_key_env"])
     sources["api_key"] = f"env {key_env}" if api_key else "not set"

@@ -5,16 +5,22 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from spark_cli.protocol.files import render_file_blocks
 from spark_cli.protocol.tokens import count_tokens
 from spark_cli.record import record
-from spark_cli.session.context.outline import Outline
 from spark_cli.session.context.picks import Pick, block_of, candidates, pick, take_extras
-from spark_cli.session.context.repo_map import MAP_HEADER, map_section, repo_map, smaller_map
-from spark_cli.session.context.report import ContextFile, ContextReport, MapSummary
+from spark_cli.session.context.repo_map import (
+    MAP_HEADER,
+    NO_MAP,
+    map_section,
+    repo_map,
+    smaller_map,
+)
+from spark_cli.session.context.report import ContextFile, ContextReport, Outline
 from spark_cli.session.context.scan import MAX_FILES, scan
 from spark_cli.session.context.targets import AGENTS_FILE, RequestError, TargetFile
 
@@ -123,12 +129,12 @@ def assemble(root: Path, budget: Budget, explicit: Sequence[TargetFile], instruc
         content, remembered = compose(picks, instruction, "")
         notes.append(f"sent beyond the {budget.window:,}-token window spark assumed (it is "
                      "not the server's word): the server's answer will tell")
-        report = _report(budget, parts, picks, base_total, "", (0, 0, 0), trimmed, notes)
+        report = _report(budget, parts, picks, base_total, NO_MAP, trimmed, notes)
         return Assembled(tuple(p.target for p in picks),
                          tuple(p.target.path for p in picks if p.fresh),
                          content, remembered, base_total, report)
     room = budget.cap - base_total
-    outline_text, shown = "", (0, 0, 0)
+    outline = NO_MAP
     repo = None if _only(root, in_chat) else scan_repo(root)
     if repo is not None and any(path not in in_chat for path in repo.paths()):
         from spark_cli.session.context.index import index_for  # deferred: launch -> request
@@ -140,12 +146,10 @@ def assemble(root: Path, budget: Budget, explicit: Sequence[TargetFile], instruc
                            window=budget.window, cap=budget.cap, room=room, trimmed=trimmed)
         content, remembered, total, outline = _fit(index, picks, len(explicit), instruction,
                                                    outline, fixed, budget.cap, trimmed)
-        outline_text = outline.text
-        shown = (outline.files, outline.definitions, outline.available)
     else:
         content, remembered = compose(picks, instruction, "")
         total = fixed + count_tokens(content)
-    report = _report(budget, parts, picks, total, outline_text, shown, trimmed, notes)
+    report = _report(budget, parts, picks, total, outline, trimmed, notes)
     return Assembled(tuple(p.target for p in picks),
                      tuple(p.target.path for p in picks if p.fresh),
                      content, remembered, total, report)
@@ -214,12 +218,11 @@ def _fit(index: RepoIndex, picks: list[Pick], named: int, instruction: str, outl
 
 
 def _report(budget: Budget, parts: dict[str, int], picks: Sequence[Pick], total: int,
-            outline_text: str, shown: tuple[int, int, int], trimmed: Sequence[str],
-            notes: Sequence[str]) -> ContextReport:
+            outline: Outline, trimmed: Sequence[str], notes: Sequence[str]) -> ContextReport:
     """What the request holds, part by part, in the server's tokens."""
     parts["files"] = sum(p.tokens for p in picks if not p.is_reference)
     parts["references"] = sum(p.tokens for p in picks if p.is_reference)
-    parts["map"] = count_tokens(map_section(outline_text)) if outline_text else 0
+    parts["map"] = count_tokens(map_section(outline.text)) if outline.text else 0
     if budget.scale != 1.0:
         parts = {name: budget.tokens(n) for name, n in parts.items()}
     return ContextReport(
@@ -227,4 +230,4 @@ def _report(budget: Budget, parts: dict[str, int], picks: Sequence[Pick], total:
         used=budget.tokens(total), parts=parts,
         files=tuple(ContextFile(p.target.path, p.why, budget.tokens(p.tokens), p.fresh)
                     for p in picks),
-        map=MapSummary(parts["map"], *shown), trimmed=tuple(trimmed), notes=tuple(notes))
+        map=replace(outline, tokens=parts["map"]), trimmed=tuple(trimmed), notes=tuple(notes))

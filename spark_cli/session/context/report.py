@@ -22,12 +22,15 @@ class ContextFile:
 
 
 @record
-class MapSummary:
-    """The repo map's part of the context report."""
+class Outline:
+    """The repo map as sent, and how much of the repo it shows (the report's ``map``)."""
 
+    text: str
+    """The map ("" when nothing fits)."""
     tokens: int
     files: int
     definitions: int
+    """Definitions shown."""
     available: int
     """Definitions the repo has outside the files sent (what the map chose from)."""
 
@@ -61,7 +64,7 @@ class ContextReport:
     parts: dict[str, int]
     """Tokens per part (keys: ``PARTS``)."""
     files: tuple[ContextFile, ...]
-    map: MapSummary
+    map: Outline
     trimmed: tuple[str, ...]
     notes: tuple[str, ...]
 

@@ -15,10 +15,9 @@ from __future__ import annotations
 from spark_cli.session.deep.change import ALL, ChangedFile, ChangeHunk, Selection
 from spark_cli.session.deep.deep_settings import load_deep_settings
 from spark_cli.session.deep.merge import HunkStatus
-from spark_cli.session.deep.result import ApplyReport, DeepChange
 from spark_cli.session.deep.routing import ContextCost, suggest_deep
 from spark_cli.session.deep.saved import load_finished
-from spark_cli.session.deep.task import DeepState, DeepTask
+from spark_cli.session.deep.task import ApplyReport, DeepChange, DeepState, DeepTask
 from spark_cli.session.deep.track import DeepTrack
 
 __all__ = [

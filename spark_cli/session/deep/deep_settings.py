@@ -18,7 +18,7 @@ import dataclasses
 from collections.abc import Mapping
 from pathlib import Path
 
-from spark_cli.session.config.presets import EDIT_FORMATS, KINDS, PRESETS
+from spark_cli.session.config.layers import check_value, read_toml, secret_error
 from spark_cli.session.config.settings import (
     Settings,
     SettingsError,
@@ -30,8 +30,8 @@ from spark_cli.session.config.settings import (
 TABLE = "deep"
 DEEP_MODELS = {"mock": "spark-deep", "openai": "gpt-5.3-codex"}
 """The deep model a preset gets when ``[deep]`` names none."""
-_STRINGS = ("provider", "model", "base_url", "api_key_env", "kind", "edit_format")
-_INTEGERS = ("context_window", "max_output_tokens")
+_KEYS = ("provider", "model", "base_url", "api_key_env", "kind", "edit_format",
+         "context_window", "max_output_tokens")
 _SPECIFIC = ("model", "base_url", "kind", "api_key_env")
 _ENV = {"provider": "SPARK_DEEP_PROVIDER", "model": "SPARK_DEEP_MODEL",
         "base_url": "SPARK_DEEP_BASE_URL"}
@@ -42,36 +42,10 @@ _SHARED_FLAGS = ("max_output_tokens", "allow_syntax_errors", "idle_timeout", "co
 """Flags that are not the fast provider's and so apply to the deep track as well."""
 
 
-def _check(where: str, key: str, value: object) -> object:
-    if key in _INTEGERS:
-        if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
-            raise SettingsError(f"{where}: '{key}' must be an integer greater than 0, "
-                                f"not {value!r}")
-        return value
-    if not isinstance(value, str):
-        raise SettingsError(f"{where}: '{key}' must be a string, not "
-                            f"{type(value).__name__} ({value!r})")
-    if not value.strip():
-        raise SettingsError(f"{where}: '{key}' is empty")
-    choices = {"provider": tuple(PRESETS), "kind": KINDS, "edit_format": EDIT_FORMATS}.get(key)
-    if choices is not None and value not in choices:
-        raise SettingsError(f"{where}: '{key}' must be one of {', '.join(choices)}, "
-                            f"not {value!r}")
-    return value
-
-
 def _read_table(path: Path) -> dict[str, object]:
-    """The checked ``[deep]`` table of one config file ({} when it has none)."""
-    import tomllib  # deferred: TUI launch
-
-    try:
-        with path.open("rb") as handle:
-            data = tomllib.load(handle)
-    except tomllib.TOMLDecodeError as exc:
-        raise SettingsError(f"{path}: not valid TOML ({exc})") from None
-    except OSError as exc:
-        raise SettingsError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    table = data.get(TABLE)
+    """The checked ``[deep]`` table of one config file ({} when it has none); every value
+    checked by the fast settings' own rules (``session.config.layers``)."""
+    table = read_toml(path).get(TABLE)
     if table is None:
         return {}
     where = f"{path}: [{TABLE}]"
@@ -80,43 +54,30 @@ def _read_table(path: Path) -> dict[str, object]:
     checked: dict[str, object] = {}
     for key, value in table.items():
         if key in ("api_key", "key"):
-            raise SettingsError(f"{where}: '{key}' is not read from config files: keep keys in "
-                                "the environment and name the variable with 'api_key_env'")
+            raise secret_error(where, key)
         name = "provider" if key == "preset" else key
-        if name not in _STRINGS and name not in _INTEGERS:
+        if name not in _KEYS:
             raise SettingsError(f"{where}: unknown key '{key}' (known: preset, "
-                                f"{', '.join((*_STRINGS, *_INTEGERS))})")
-        checked[name] = _check(where, key, value)
+                                f"{', '.join(_KEYS)})")
+        checked[name] = check_value(where, name, value)
     return checked
 
 
 def _layers(root: Path, flags: Mapping[str, object],
-            env: Mapping[str, str]) -> list[tuple[str, dict[str, object]]]:
-    layers: list[tuple[str, dict[str, object]]] = []
+            env: Mapping[str, str]) -> list[dict[str, tuple[object, str]]]:
+    """Each layer's values, lowest first, each with where it came from."""
+    layers: list[dict[str, tuple[object, str]]] = []
     for label, path in (("user file", user_config_path(env)),
                         ("project file", project_config_path(root))):
         if path.is_file():
-            table = _read_table(path)
-            if table:
-                layers.append((f"{label} {path} [{TABLE}]", table))
-    from_env = {key: _check(f"environment variable {name}", key, env[name])
-                for key, name in _ENV.items() if env.get(name)}
-    if from_env:
-        layers.append(("env", from_env))
-    from_flags = {key: _check(f"--{flag.replace('_', '-')}", key, flags[flag])
-                  for flag, key in _FLAGS.items() if flags.get(flag) is not None}
-    if from_flags:
-        layers.append(("flag", from_flags))
+            where = f"{label} {path} [{TABLE}]"
+            layers.append({key: (value, where) for key, value in _read_table(path).items()})
+    layers.append({key: (check_value(f"environment variable {name}", key, env[name]),
+                         f"env {name}") for key, name in _ENV.items() if env.get(name)})
+    layers.append({key: (check_value(f"--{flag.replace('_', '-')}", key, flags[flag]),
+                         f"flag --{flag.replace('_', '-')}")
+                   for flag, key in _FLAGS.items() if flags.get(flag) is not None})
     return layers
-
-
-def _label(layer: str, key: str) -> str:
-    if layer == "env":
-        return f"env {_ENV[key]}"
-    if layer == "flag":
-        flag = next(f for f, k in _FLAGS.items() if k == key)
-        return f"flag --{flag.replace('_', '-')}"
-    return layer
 
 
 def load_deep_settings(root: Path, flags: Mapping[str, object], env: Mapping[str, str], *,
@@ -140,17 +101,17 @@ def load_deep_settings(root: Path, flags: Mapping[str, object], env: Mapping[str
     """
     layers = _layers(Path(root), flags, env)
     name, provider_source = "mock", "default (deep)"
-    for label, values in layers:
+    for values in layers:
         if "provider" in values:
-            name, provider_source = str(values["provider"]), _label(label, "provider")
+            name, provider_source = str(values["provider"][0]), values["provider"][1]
     chosen: dict[str, object] = {"provider": name}
     sources = {"provider": provider_source}
-    for label, values in layers:
-        other = "provider" in values and values["provider"] != name
-        for key, value in values.items():
+    for values in layers:
+        other = "provider" in values and values["provider"][0] != name
+        for key, (value, source) in values.items():
             if key == "provider" or (other and key in _SPECIFIC):
                 continue
-            chosen[key], sources[key] = value, _label(label, key)
+            chosen[key], sources[key] = value, source
     if "model" not in chosen and name in DEEP_MODELS:
         chosen["model"], sources["model"] = DEEP_MODELS[name], "default (deep)"
     passed = {key: flags[key] for key in _SHARED_FLAGS if flags.get(key) is not None}

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Protocol
 
-from spark_cli.session.tool_labels import shorten
+from spark_cli.session.tool_access import shorten
 
 MANY_FILES = 4
 WINDOW_SHARE = 0.6

@@ -32,14 +32,10 @@ from spark_cli.session.api import Connector
 from spark_cli.session.config.settings import Settings
 from spark_cli.session.deep.change import ChangedFile, file_change
 from spark_cli.session.deep.disk import NotText, decode_text
-from spark_cli.session.deep.result import DeepChange
 from spark_cli.session.deep.snapshot import Snapshot, SnapshotError, take_snapshot
-from spark_cli.session.deep.task import DeepState, DeepTask
-from spark_cli.session.deep.task_files import choose_files
+from spark_cli.session.deep.task import DeepChange, DeepState, DeepTask
 from spark_cli.session.events import TurnCompleted, TurnFailed
 
-Picker = Callable[[str, Path], Sequence[str]]
-"""Context building's hook: (task, snapshot root) -> more files for the request."""
 NOTIFY_EVERY_S = 0.1
 
 
@@ -52,7 +48,6 @@ class RunSpec:
     connect: Connector
     notify: Callable[[DeepTask], None]
     snapshot_dir: Path | None = None
-    pick: Picker | None = None
 
 
 class _Counting:
@@ -154,15 +149,17 @@ async def run_deep(task: DeepTask, spec: RunSpec, given: Sequence[str] = ()) -> 
 
 async def _turn(task: DeepTask, spec: RunSpec, snap: Snapshot, given: Sequence[str],
                 changed: Callable[..., None]) -> tuple[DeepState, str | None]:
-    """Run the deep session's one turn in the snapshot; the end state it comes to."""
+    """Run the deep session's one turn in the snapshot; the end state it comes to. Its
+    request carries ``given`` and what context building adds, as a fast turn's does (the
+    files the task names, those that mention the symbols it names, the repo map)."""
     from spark_cli.session.conversation import Session  # deferred: TUI launch
 
     settings = spec.settings
-    files = await asyncio.to_thread(_files, task.task, snap.root, given, spec.pick,
-                                    settings.input_budget // 2)  # walks the repo: off the loop
-    task.files = tuple(files)
+    files = list(given)
     session = Session(None, snap.root, settings)
     failed = session.prepare(task.task, files)
+    if session.context is not None:
+        task.files = tuple(f.path for f in session.context.files)
     if failed is not None:
         task.events.append(failed)
         return "failed", f"deep track: {failed.message}"
@@ -181,12 +178,6 @@ async def _turn(task: DeepTask, spec: RunSpec, snap: Snapshot, given: Sequence[s
                     end = ("done", None)
             changed()
     return end
-
-
-def _files(task: str, root: Path, given: Sequence[str], pick: Picker | None,
-           budget: int) -> list[str]:
-    picked = list(pick(task, root)) if pick is not None else []
-    return choose_files(task, root, given, picked, budget)
 
 
 async def _snapshot(spec: RunSpec) -> Snapshot:

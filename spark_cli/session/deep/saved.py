@@ -20,8 +20,7 @@ from typing import Any
 
 from spark_cli.session.deep.change import ChangedFile, file_change
 from spark_cli.session.deep.disk import write_atomic
-from spark_cli.session.deep.result import DeepChange
-from spark_cli.session.deep.task import DeepTask
+from spark_cli.session.deep.task import DeepChange, DeepTask
 
 FOLDER = "deep"
 VERSION = 1

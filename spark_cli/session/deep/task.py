@@ -1,25 +1,133 @@
-"""One deep task as plain state a HUD reads: number, state, timing, tokens, transcript, change.
+"""One deep task as plain state a HUD reads (number, state, timing, tokens, transcript) and
+the change it came to, reviewed against and applied to the working tree.
 
 States: ``snapshotting`` -> ``running`` -> ``done`` (a change to review) |
-``failed`` (``error`` says why in one line) | ``cancelled``; a done task then
-becomes ``applied`` (every hunk is in the working tree) or ``dropped``. The
-runner (``spark_cli.session.deep.run``) and the track
-(``spark_cli.session.deep.track``) change it; a front end only reads it.
+``failed`` (``error`` says why in one line) | ``cancelled``; a done task then becomes
+``applied`` (every hunk is in the working tree) or ``dropped``. The runner and the track
+change a task; a front end only reads it. :class:`DeepChange` ``review(root)`` says per
+hunk whether it applies cleanly, conflicts, is already there or is refused;
+``apply(root, select)`` merges the selected hunks three-way (:mod:`.merge`) and writes
+the clean ones as ONE undo batch (:mod:`.disk`): a conflicting hunk is refused and listed,
+never applied blindly; a binary file is never written.
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from spark_cli.record import record
+from spark_cli.session.deep.change import ALL, ChangedFile, Selection
+from spark_cli.session.deep.disk import NotText, Planned, read_ours, write_batch
+from spark_cli.session.deep.merge import HunkStatus, merge_file, refuse_all, review_file
+
 if TYPE_CHECKING:
-    from spark_cli.session.deep.result import DeepChange
     from spark_cli.session.events import SessionEvent
 
 DeepState = Literal["snapshotting", "running", "done", "failed", "cancelled", "applied",
                     "dropped"]
 ACTIVE: frozenset[DeepState] = frozenset({"snapshotting", "running"})
+
+
+@record
+class ApplyReport:
+    """What ``DeepChange.apply`` did, ready to show."""
+
+    applied: tuple[tuple[str, int], ...]
+    """(path, hunk) pairs written."""
+    present: tuple[tuple[str, int], ...]
+    """Selected hunks the working tree already had (nothing to write)."""
+    refused: tuple[HunkStatus, ...]
+    """Selected hunks not applied, each with why (conflict, binary, outside the repo)."""
+    batch_id: str | None
+    """The undo batch (None when nothing was written)."""
+    error: str | None = None
+    """An I/O error part-way (what was written before it is in the batch: undo reverts it)."""
+
+    @property
+    def files(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(path for path, _ in self.applied))
+
+    @property
+    def message(self) -> str:
+        """One line for a transcript."""
+        parts = []
+        if self.applied:
+            parts.append(f"applied {len(self.applied)} hunk(s) to {', '.join(self.files)} "
+                         "(one undo batch)")
+        if self.present:
+            parts.append(f"{len(self.present)} already in the working tree")
+        if self.refused:
+            shown = "; ".join(f"{s.path} hunk {s.index}: {s.detail}" for s in self.refused[:3])
+            more = f" and {len(self.refused) - 3} more" if len(self.refused) > 3 else ""
+            parts.append(f"refused {len(self.refused)}: {shown}{more}")
+        if self.error:
+            parts.append(f"stopped: {self.error}")
+        return "; ".join(parts) or "nothing selected"
+
+
+@record
+class DeepChange:
+    """What a deep task changed in its snapshot, against the snapshot's start."""
+
+    files: tuple[ChangedFile, ...]
+    skipped: tuple[tuple[str, str], ...] = ()
+    """(path, why) for files the task changed that are never merged (binary, symlinks)."""
+    label: str = "deep task"
+    """The undo batch's label when applied."""
+
+    @property
+    def empty(self) -> bool:
+        return not self.files
+
+    @property
+    def hunk_count(self) -> int:
+        return sum(len(f.hunks) for f in self.files)
+
+    def review(self, root: Path) -> tuple[HunkStatus, ...]:
+        """Per hunk, in order: clean, conflict (which lines), present or refused."""
+        out: list[HunkStatus] = []
+        for change in self.files:
+            try:
+                ours = read_ours(Path(root), change.path)
+            except NotText as exc:
+                out.extend(refuse_all(change, exc.message))
+                continue
+            out.extend(review_file(change, ours.text))
+        return tuple(out)
+
+    def apply(self, root: Path, select: Selection = ALL) -> ApplyReport:
+        """Merge the selected hunks into the working tree at ``root``: one undo batch."""
+        root = Path(root)
+        applied: list[tuple[str, int]] = []
+        present: list[tuple[str, int]] = []
+        refused: list[HunkStatus] = []
+        planned: list[Planned] = []
+        for change in self.files:
+            chosen = [h.index for h in change.hunks if select.picks(change.path, h.index)]
+            if not chosen:
+                continue
+            try:
+                ours = read_ours(root, change.path)
+            except NotText as exc:
+                refused.extend(s for s in refuse_all(change, exc.message) if s.index in chosen)
+                continue
+            merged = merge_file(change, ours.text, chosen)
+            refused.extend(merged.refused)
+            present.extend((change.path, i) for i in merged.present)
+            if merged.write:
+                planned.append(Planned(ours, merged.text))
+                applied.extend((change.path, i) for i in merged.applied)
+        try:
+            batch = write_batch(root, planned, self.label)
+        except OSError as exc:
+            where = f" ({exc.filename})" if exc.filename else ""
+            return ApplyReport((), tuple(present), tuple(refused), None,
+                               f"{exc.strerror or exc}{where}; spark undo reverts what was "
+                               "written")
+        return ApplyReport(tuple(applied), tuple(present), tuple(refused), batch)
 
 
 @dataclass(eq=False)
@@ -42,7 +150,7 @@ class DeepTask:
     change: DeepChange | None = None
     """What it changed (when ``done``); empty when the model changed nothing."""
     files: tuple[str, ...] = ()
-    """The files the deep model was given."""
+    """The files the deep model was given (context building's, as for a fast turn)."""
     saved_as: str | None = None
     """The saved result's id (restored by ``load_finished`` after a restart)."""
     note: str | None = None

@@ -21,10 +21,9 @@ from spark_cli.session.config.settings import Settings
 from spark_cli.session.deep.change import ALL, Selection
 from spark_cli.session.deep.deep_settings import bundled_notice
 from spark_cli.session.deep.merge import HunkStatus
-from spark_cli.session.deep.result import ApplyReport
-from spark_cli.session.deep.run import Picker, RunSpec, run_deep
+from spark_cli.session.deep.run import RunSpec, run_deep
 from spark_cli.session.deep.saved import deep_folder, forget, load_saved, save_finished
-from spark_cli.session.deep.task import DeepTask
+from spark_cli.session.deep.task import ApplyReport, DeepTask
 
 
 class DeepTrack:
@@ -38,17 +37,15 @@ class DeepTrack:
 
     def __init__(self, root: Path, settings: Settings, connect: Connector,
                  on_change: Callable[[DeepTask], None], *, state_dir: Path | None = None,
-                 snapshot_dir: Path | None = None, pick: Picker | None = None,
-                 fast: Settings | None = None) -> None:
+                 snapshot_dir: Path | None = None, fast: Settings | None = None) -> None:
         """``state_dir``: the repo's state folder (default ``SessionStore(root).folder``);
-        ``snapshot_dir``: where snapshots go (default the system temp dir); ``pick``:
-        context building's hook, (task, snapshot root) -> files for the request; ``fast``:
+        ``snapshot_dir``: where snapshots go (default the system temp dir); ``fast``:
         the fast track's settings (to say, once, when the deep track falls back on the
         bundled engine while the fast one talks to a real server)."""
         self.root = Path(root).resolve()
         self.settings = settings
         self.on_change = on_change
-        self._spec = RunSpec(self.root, settings, connect, self._changed, snapshot_dir, pick)
+        self._spec = RunSpec(self.root, settings, connect, self._changed, snapshot_dir)
         self._folder = deep_folder(self.root, state_dir)
         self._tasks: list[DeepTask] = []
         self._running: dict[int, asyncio.Task[None]] = {}

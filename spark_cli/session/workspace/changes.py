@@ -15,18 +15,17 @@ answer, with the bytes of every file as they were before spark first wrote it.
 from __future__ import annotations
 
 import calendar
-import hashlib
 import time
 from pathlib import Path
 from typing import Literal
 
 from spark_cli.edits.apply.diffs import unified_diff
 from spark_cli.edits.disk.journal import (
-    SPARK_DIR,
-    UNDO_DIR,
     BatchInfo,
     FileRecord,
     UndoRefused,
+    before_bytes,
+    current_digest,
     history,
     undo,
 )
@@ -71,17 +70,6 @@ def latest_batch_id(root: Path) -> str | None:
     return batches[0].id if batches else None
 
 
-def _digest(path: Path) -> str | None:
-    if not path.exists() and not path.is_symlink():
-        return None
-    if path.is_dir():
-        return "<directory>"
-    try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
-    except OSError:
-        return "<unreadable>"
-
-
 def _why(root: Path, record: FileRecord) -> str:
     path = root / record.path
     if path.is_dir() and not path.is_symlink():
@@ -90,7 +78,7 @@ def _why(root: Path, record: FileRecord) -> str:
         return "deleted since spark's edit"
     if record.after_hash is None:
         return "created again since spark deleted it"
-    if _digest(path) == "<unreadable>":
+    if current_digest(path) == "<unreadable>":
         return "cannot be read now"
     return "edited since spark's edit"
 
@@ -128,7 +116,7 @@ def undo_last_batch(root: Path, *, force: bool = False,
                           batch.id, batch.label, refused=refused)
     except OSError as exc:
         back = tuple(r.path for r in batch.files
-                     if _digest(root / r.path) == r.before_hash)
+                     if current_digest(root / r.path) == r.before_hash)
         where = f" ({exc.filename})" if exc.filename else ""
         return UndoReport("failed", f"undo stopped part-way: {exc.strerror or exc}{where}; "
                           f"restored so far: {_names(back) or 'nothing'}",
@@ -178,8 +166,7 @@ def session_diff(root: Path, since_batch: str | None = None) -> list[tuple[str, 
     for rel, (batch, entry) in before.items():
         path = root / rel
         try:
-            old_bytes = None if entry.before_hash is None else (
-                root / SPARK_DIR / UNDO_DIR / batch.id / "blobs" / entry.before_hash).read_bytes()
+            old_bytes = before_bytes(root, batch.id, entry)
         except OSError as exc:
             out.append((rel, f"{rel}: spark's copy from before its edit cannot be read "
                              f"({exc.strerror or exc})\n"))

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from spark_cli.protocol.tokens import count_tokens
-from spark_cli.session.context.outline import fit, render
 from spark_cli.session.context.rank import Ranked
+from spark_cli.session.context.repo_map import fit, render
 from spark_cli.session.context.tags import Definition
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from spark_cli.session.deep.change import Selection, file_change
-from spark_cli.session.deep.result import DeepChange
+from spark_cli.session.deep.task import DeepChange
 from spark_cli.session.workspace.changes import undo_last_batch
 
 BASE = "".join(f"line {n}\n" for n in range(1, 31))

@@ -78,10 +78,10 @@ def test_missing_key_is_a_problem_line_or_an_error_when_checked(home: Path) -> N
 
 @pytest.mark.parametrize(("text", "words"), [
     ('[deep]\nmodel = 3\n', "[deep]: 'model' must be a string"),
-    ('[deep]\nprovider = "nope"\n', "[deep]: 'provider' must be one of mock"),
+    ('[deep]\nprovider = "nope"\n', "[deep]: unknown provider 'nope'"),
     ('[deep]\ntemperature = 1\n', "[deep]: unknown key 'temperature'"),
     ('[deep]\napi_key = "sk-x"\n', "[deep]: 'api_key' is not read from config files"),
-    ('[deep]\nmax_output_tokens = 0\n', "'max_output_tokens' must be an integer greater"),
+    ('[deep]\nmax_output_tokens = 0\n', "[deep]: 'max_output_tokens' must be greater than 0"),
     ('[deep]\nedit_format = "diff"\n', "'edit_format' must be one of"),
     ('deep = "openai"\n', "'deep' must be a table"),
     ('[deep\n', "not valid TOML"),

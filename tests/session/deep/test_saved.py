@@ -7,9 +7,8 @@ from pathlib import Path
 
 from spark_cli.session.config.settings import load_settings
 from spark_cli.session.deep.change import file_change
-from spark_cli.session.deep.result import DeepChange
 from spark_cli.session.deep.saved import forget, load_finished, load_saved, save_finished
-from spark_cli.session.deep.task import DeepTask
+from spark_cli.session.deep.task import DeepChange, DeepTask
 from spark_cli.session.deep.track import DeepTrack
 
 

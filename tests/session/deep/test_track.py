@@ -213,17 +213,9 @@ async def test_cancel_while_snapshotting_leaves_no_snapshot(tmp_path: Path,
 async def test_context_building_picks_the_files(tmp_path: Path, engine_factory: Any) -> None:
     engine = await engine_factory(tps=3000)
     fx = Fixture(tmp_path, engine)
-    asked: list[tuple[str, Path]] = []
-
-    def pick(task: str, root: Path) -> list[str]:
-        asked.append((task, root))
-        return ["app.py"]
-
-    track = DeepTrack(fx.root, fx.settings, connect, lambda t: None, state_dir=fx.state,
-                      snapshot_dir=fx.snaps, pick=pick)
-    task = track.start("rename load_config to read_config")
+    task = fx.track.start("rename load_config to read_config", files=["main.py"])
     await wait_until(lambda: not task.active)
-    assert task.state == "done" and task.files == ("app.py",)
-    assert asked[0][0] == task.task and fx.snaps in asked[0][1].parents  # the snapshot's root
+    assert task.state == "done", task.error
+    # the front end's files first, then what context building adds (the symbol's home)
+    assert task.files[0] == "main.py" and "app.py" in task.files
     assert task.change is not None and "app.py" in [f.path for f in task.change.files]
-    # (context building adds the files that mention the symbol: main.py too)

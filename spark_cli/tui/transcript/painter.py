@@ -201,6 +201,7 @@ class Painter:
                 write(Text(f"✗ {message}", style="bold red"))
             case TurnEnded():
                 self.streaming = self._calling = False
+                self.transcript.hurry(False)
                 state.state, state.queued_at, state.retry_at = "ready", None, None
                 state.prefill_s = None
             case QueueChanged():
@@ -297,6 +298,7 @@ class Painter:
         state.frame_ms = (time.perf_counter() - started) * 1000
         now = self.clock()
         self.pace.painted(self.transcript.line_count, now)
+        self.transcript.hurry(self.pace.fast)
         if state.state != was or now >= self._hud_due:
             self._hud_due = now + HUD_PERIOD_S
             self.hud.show(state, now)

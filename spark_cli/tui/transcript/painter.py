@@ -3,11 +3,11 @@
 ``Painter.on_event`` is the Interaction's sink: for prose it only appends the
 text to the Markdown stream (no widget work per token; the answer's first
 text is painted at once, so it shows without waiting for a frame); every
-other event is rare and is painted at once, after the prose that came before
-it. ``frame()`` runs on the app's ~30 Hz clock while a turn streams: it takes
-the Markdown stream's operations for the frame, updates the transcript and the
-HUD, and times itself (the HUD's frame figure); while the text scrolls faster
-than anyone reads, every other tick does nothing (:mod:`spark_cli.tui.transcript.frame_pace`).
+other event is rare and is painted at once, after the prose that came before it.
+``frame()`` runs on the app's ~30 Hz clock while a turn streams: it takes the Markdown
+stream's operations for the frame, updates the transcript and the HUD, and times itself (the
+HUD's frame figure); while the text scrolls faster than anyone reads, every other tick does
+nothing (:mod:`~spark_cli.tui.transcript.frame_pace`), the transcript no scrollbar (``hurry``).
 ``mute()`` (Esc) stops painting that turn at once: what no frame has shown yet
 is dropped, so the screen keeps what the user saw at the key.
 """

@@ -22,6 +22,7 @@ from typing import Any, ClassVar
 from rich.console import RenderableType
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
+from textual.containers import Vertical
 from textual.driver import Driver
 from textual.timer import Timer
 from textual.widgets import Static, TextArea
@@ -62,6 +63,14 @@ HINT_S = 0.3
 HELP = ("new here? Enter sends (while it streams: redirects), Tab queues, Esc stops · "
         "/ commands · @ attaches a file · ? keys")
 """The one-line hint of the first run in a repo."""
+
+
+class Below(Vertical):
+    """What sits under the transcript, in one box: Textual renders again every widget whose
+    container overlaps a refreshed region, so a transcript frame asks this box (blank rows)
+    and not the prompt and the HUD inside it (`spark bench stream --modes floor,tui`)."""
+
+    BLANK = True
 
 
 class SparkApp(App[int]):
@@ -119,12 +128,13 @@ class SparkApp(App[int]):
 
     def compose(self) -> ComposeResult:
         yield Transcript(id="transcript")
-        yield Static("", id="queue", markup=False)
-        yield Static("", id="hint", markup=False)
-        yield Popup(id="popup")
-        yield ApprovalBar(id="approval")
-        yield Prompt(self.saved.prompts, id="prompt")
-        yield Hud(id="hud")
+        with Below(id="below"):
+            yield Static("", id="queue", markup=False)
+            yield Static("", id="hint", markup=False)
+            yield Popup(id="popup")
+            yield ApprovalBar(id="approval")
+            yield Prompt(self.saved.prompts, id="prompt")
+            yield Hud(id="hud")
 
     def on_mount(self) -> None:
         prompt = self.query_one(Prompt)

@@ -3,11 +3,11 @@
 ``Painter.on_event`` is the Interaction's sink: for prose it only appends the
 text to the Markdown stream (no widget work per token; the answer's first
 text is painted at once, so it shows without waiting for a frame); every
-other event is rare and is painted at once, after the prose that came before
-it. ``frame()`` runs on the app's ~30 Hz clock while a turn streams: it takes
-the Markdown stream's operations for the frame, updates the transcript and the
-HUD, and times itself (the HUD's frame figure); while the text scrolls faster
-than anyone reads, every other tick does nothing (:mod:`spark_cli.tui.transcript.frame_pace`).
+other event is rare and is painted at once, after the prose that came before it.
+``frame()`` runs on the app's ~30 Hz clock while a turn streams: it takes the Markdown
+stream's operations for the frame, updates the transcript and the HUD, and times itself (the
+HUD's frame figure); while the text scrolls faster than anyone reads, every other tick does
+nothing (:mod:`~spark_cli.tui.transcript.frame_pace`), the transcript no scrollbar (``hurry``).
 ``mute()`` (Esc) stops painting that turn at once: what no frame has shown yet
 is dropped, so the screen keeps what the user saw at the key.
 """
@@ -201,6 +201,7 @@ class Painter:
                 write(Text(f"✗ {message}", style="bold red"))
             case TurnEnded():
                 self.streaming = self._calling = False
+                self.transcript.hurry(False)
                 state.state, state.queued_at, state.retry_at = "ready", None, None
                 state.prefill_s = None
             case QueueChanged():
@@ -297,6 +298,7 @@ class Painter:
         state.frame_ms = (time.perf_counter() - started) * 1000
         now = self.clock()
         self.pace.painted(self.transcript.line_count, now)
+        self.transcript.hurry(self.pace.fast)
         if state.state != was or now >= self._hud_due:
             self._hud_due = now + HUD_PERIOD_S
             self.hud.show(state, now)

@@ -57,6 +57,7 @@ class Transcript(ScrollView, can_focus=False):
         self.following = True
         """Keep the end in view as lines arrive; off while the user has scrolled up."""
         self._batch_changed = False
+        self._hurried = False  # text scrolls faster than anyone reads (the painter's pace)
         self._styled = StyledRows()
         self.more: Callable[[], list[RenderableType]] | None = None
         """Earlier blocks, asked for when the user scrolls to the top (a resumed session's
@@ -235,6 +236,20 @@ class Transcript(ScrollView, can_focus=False):
             self.following = new >= self.max_scroll_y - 1
         elif new >= self.max_scroll_y - 1:
             self.following = True
+        self._show_bar()
+
+    def hurry(self, fast: bool) -> None:
+        """While text scrolls faster than anyone reads and the view follows the end, the
+        scrollbar is not drawn: its thumb would move every frame, and Textual renders each of
+        its rows again for it. Its gutter stays, so no line wraps anew; it is back as soon as
+        the user scrolls up or the text slows."""
+        self._hurried = fast
+        self._show_bar()
+
+    def _show_bar(self) -> None:
+        shown = "hidden" if self._hurried and self.following else "visible"
+        if self.styles.scrollbar_visibility != shown:
+            self.styles.scrollbar_visibility = shown
 
     def follow(self) -> None:
         """Back to the end and following it (the user sent something while scrolled up)."""

@@ -1,9 +1,14 @@
 """FramePace: every tick paints until the transcript grows faster than FAST_LINES_PER_S;
-then every other one, until it slows down again or a turn starts."""
+then every other one, until it slows down again or a turn starts. The painter hurries the
+transcript (no scrollbar drawn) while the pace is fast, until the turn ends."""
 
 from __future__ import annotations
 
+from spark_cli.session.events import ProseDelta
+from spark_cli.session.interaction import TurnEnded, TurnStarted
 from spark_cli.tui.transcript.frame_pace import FAST_LINES_PER_S, WINDOW_S, FramePace
+from spark_cli.tui.transcript.transcript import Transcript
+from tests.tui.transcript_app import TranscriptApp, painter_on
 
 TICK_S = 1 / 30
 
@@ -49,3 +54,22 @@ def test_a_new_turn_paints_every_tick_until_measured():
     pace.reset()
     assert not pace.fast
     assert pace.due() and pace.due()
+
+
+async def test_the_painter_hurries_the_transcript_while_the_pace_is_fast():
+    app = TranscriptApp()
+    async with app.run_test(size=(60, 10)):
+        transcript = app.query_one(Transcript)
+        painter = painter_on(transcript)
+        clock = [0.0]
+        painter.clock = lambda: clock[0]
+        painter.on_event(TurnStarted("go", "sent"))
+        bars = []
+        for _ in range(20):
+            clock[0] += TICK_S
+            painter.on_event(ProseDelta("a line\n" * 4))
+            painter.frame()
+            bars.append(transcript.styles.scrollbar_visibility)
+        assert bars[0] == "visible" and bars[-1] == "hidden"
+        painter.on_event(TurnEnded(interrupted=False))
+        assert transcript.styles.scrollbar_visibility == "visible"

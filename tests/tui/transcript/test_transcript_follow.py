@@ -68,3 +68,28 @@ async def test_lines_wrap_beside_the_scrollbar_not_under_it() -> None:
         lines = t.plain_text().splitlines()
         assert max(len(line) for line in lines) <= width
         assert " ".join(lines).count("scrollbar") == 12  # nothing cut off
+
+
+async def test_a_hurried_transcript_drops_its_scrollbar_while_it_follows() -> None:
+    app = _Shell()
+    async with app.run_test(size=(60, 20)) as pilot:
+        t = app.query_one(Transcript)
+        for n in range(60):
+            t.write(Text(f"line {n}"))
+        await pilot.pause()
+        gutter = (t.region.right - 1, t.region.y + 3)
+        width = t.scrollable_content_region.width
+        assert app.screen.get_widget_at(*gutter)[0] is t.vertical_scrollbar
+        t.hurry(True)
+        await pilot.pause()
+        assert app.screen.get_widget_at(*gutter)[0] is t  # the bar is not drawn
+        assert t.scrollable_content_region.width == width  # its gutter stays: no re-wrap
+        t.scroll_to(y=5, animate=False)  # the user scrolls up: the bar is back
+        await pilot.pause()
+        assert app.screen.get_widget_at(*gutter)[0] is t.vertical_scrollbar
+        t.scroll_end(animate=False)
+        await pilot.pause()
+        assert app.screen.get_widget_at(*gutter)[0] is t
+        t.hurry(False)
+        await pilot.pause()
+        assert app.screen.get_widget_at(*gutter)[0] is t.vertical_scrollbar

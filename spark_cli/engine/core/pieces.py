@@ -12,8 +12,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable, Iterable, Iterator
+from concurrent.futures import Executor
 
-from spark_cli.engine.brains.base import BrainCall
+from spark_cli.engine.brains.base import BrainCall, BrainRequest
 from spark_cli.protocol.tokens import split_pieces
 from spark_cli.record import record
 
@@ -24,6 +25,8 @@ SLICE = 65_536
 BATCH = 512
 """Pieces an offloaded pull gathers at least: each trip to the pool costs thread
 wake-ups, so a short answer is fetched in one trip, a long one in few."""
+INLINE_COUNT_CHARS = 65_536
+"""Inputs up to this size are counted on the event loop (well under a millisecond)."""
 
 
 @record
@@ -72,6 +75,24 @@ def count_pieces(texts: Iterable[str]) -> int:
             total += len(pieces)
         total += 1 if carry else 0
     return total
+
+
+async def count_input(pool: Executor, request: BrainRequest) -> int:
+    """The request's input tokens (instructions + conversation); in ``pool`` when large."""
+    texts = [request.instructions, *(turn.text for turn in request.conversation)]
+    if sum(len(text) for text in texts) <= INLINE_COUNT_CHARS:
+        return count_pieces(texts)
+    return await asyncio.get_running_loop().run_in_executor(pool, count_pieces, texts)
+
+
+def small_request(request: BrainRequest, limit: int) -> bool:
+    """Is the conversation at most ``limit`` characters (small enough to plan on the loop)?"""
+    total = 0
+    for turn in request.conversation:
+        total += len(turn.text)
+        if total > limit:
+            return False
+    return True
 
 
 class PieceSource:

@@ -132,11 +132,6 @@ class PieceSource:
             self._buffer += [CallStart(chunk.name, chunk.arguments),
                              *argument_pieces(chunk.arguments), CALL_END]
             return
-        if len(chunk) <= SLICE:  # the usual case (a line, a hunk)
-            pieces = split_pieces(self._carry + chunk)
-            self._carry = pieces.pop()
-            self._buffer.extend(pieces)
-            return
         for at in range(0, len(chunk), SLICE):
             pieces = split_pieces(self._carry + chunk[at:at + SLICE])
             self._carry = pieces.pop()

@@ -1,11 +1,8 @@
 """The engine's ASGI app (uvicorn): the WebSocket ``/v1/responses`` and plain HTTP, one port.
 
-``GET /healthz``, ``GET /v1/models``, ``POST /v1/responses`` (SSE with ``event:`` lines
-and no ``[DONE]``, or one JSON response object) and ``POST /v1/chat/completions`` (SSE
-``data:`` chunks ending ``data: [DONE]``, or one JSON completion). Errors use OpenAI's
-JSON shape; 429s carry the rate-limit headers. Pacing, capacity and faults are the
-WebSocket's; a client that disconnects stops its generation, and the drop fault aborts
-the connection mid-body.
+``GET /healthz``, ``GET /v1/models``, ``POST /v1/responses`` and ``POST
+/v1/chat/completions``, streamed or not (docs/engine.md, *HTTP on the same port*). Pacing,
+capacity and faults are the WebSocket's; a client that disconnects stops its generation.
 """
 
 from __future__ import annotations

@@ -1,12 +1,8 @@
 """The Chat Completions wire as the bundled engine speaks it: requests in, chunks out.
 
-:func:`parse_chat` checks ``messages``, ``model``, ``stream``, ``stream_options``,
-``max_tokens`` / ``max_completion_tokens``, ``tools``, ``tool_choice`` and
-``parallel_tool_calls``. :class:`ChatEvents` presents one generation as
-``chat.completion.chunk`` objects: a role chunk, one chunk per frame, a finish chunk, the
-usage chunk when asked (with Cerebras-style ``time_info``), then ``[DONE]``; queue
-positions are SSE comments, and a call is a ``delta.tool_calls`` chunk, then one chunk
-per piece of its arguments.
+:func:`parse_chat` checks a request's fields; :class:`ChatEvents` presents one
+generation as ``chat.completion.chunk`` objects, the shapes docs/engine.md lists (a role
+chunk, one chunk per frame, a finish chunk, usage when asked, ``[DONE]``).
 """
 from __future__ import annotations
 

@@ -15,7 +15,7 @@ from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable
 
 from spark_cli.engine.wire import responses as wire
-from spark_cli.engine.wire.wire_errors import too_many_requests
+from spark_cli.engine.wire.wire_errors import RATE_LIMIT_EXCEEDED, too_many_requests
 
 PositionCallback = Callable[[int], Awaitable[None]]
 
@@ -128,7 +128,7 @@ class TokenBucket:
         }
         if wait_s is not None:
             headers["retry-after-ms"] = str(max(1, math.ceil(wait_s * 1000)))
-        return wire.WireError(429, wire.RATE_LIMIT_EXCEEDED, message,
+        return wire.WireError(429, RATE_LIMIT_EXCEEDED, message,
                               kind="rate_limit_error", headers=headers)
 
     def reserve(self, tokens: int) -> int:

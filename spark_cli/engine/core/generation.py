@@ -156,8 +156,7 @@ class Generation:
                     self._task.uncancel()
                 # never started: no item was opened, so only the terminal event
                 self.phase = "done"
-                usage = self.usage(0)
-                await self.send(self.events.finished("", "incomplete", usage,
+                await self.send(self.events.finished("", "incomplete", self.usage(0),
                                                      wire.REASON_CANCELLED)[-1])
                 return Outcome("incomplete", wire.REASON_CANCELLED, "", 0, self.steers)
             except WireError as exc:  # the queue filled up between admit and slot
@@ -181,9 +180,6 @@ class Generation:
         finally:
             handle.cancel()
             self._wake = None
-
-    async def _sleep_for(self, seconds: float) -> None:
-        await self._sleep_until(asyncio.get_running_loop().time() + seconds)
 
     def _answer(self, brain: Brain) -> Iterator[str | BrainCall]:
         """The brain's answer, asked on the first pull (so even ``answer()`` runs off-loop)."""
@@ -246,7 +242,8 @@ class Generation:
                 if await source.has_more():
                     status, reason = "incomplete", wire.REASON_MAX_OUTPUT_TOKENS
                 break
-            start += await faults.fire(self._sent, self.send, self._sleep_for)
+            start += await faults.fire(self._sent, self.send,
+                                       lambda s: self._sleep_until(loop.time() + s))
             if not self._sent:  # the first token is due at t0 + TTFT exactly, not a frame later
                 await self._sleep_until(start)
                 continue

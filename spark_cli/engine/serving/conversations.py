@@ -29,7 +29,7 @@ from spark_cli.engine.wire.responses import (
     InputMessage,
     WireError,
 )
-from spark_cli.engine.wire.wire_errors import too_many_requests
+from spark_cli.engine.wire.wire_errors import INVALID_VALUE, too_many_requests
 
 FINISHED_LIMIT = 4096
 """Finished ids remembered for ``response_already_completed`` answers."""
@@ -143,7 +143,7 @@ def continued(history: Conversation | None, request: CreateRequest) -> Conversat
         if turn.role == CALL:
             called.add(turn.call_id)
         elif turn.role == OUTPUT and turn.call_id not in called:
-            raise WireError(400, wire.INVALID_VALUE, "No tool call found for function call "
+            raise WireError(400, INVALID_VALUE, "No tool call found for function call "
                             f"output with call_id {turn.call_id[:100]}.", "input")
     return conversation
 

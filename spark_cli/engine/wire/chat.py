@@ -12,7 +12,6 @@ from typing import Any
 
 from spark_cli.engine.wire import responses as wire
 from spark_cli.engine.wire.responses import (
-    INVALID_TYPE,
     InputCall,
     InputItem,
     InputMessage,
@@ -21,7 +20,7 @@ from spark_cli.engine.wire.responses import (
     parse_input,
 )
 from spark_cli.engine.wire.tool_defs import AUTO, ToolChoice, chat_function_specs, parse_tool_choice
-from spark_cli.engine.wire.wire_errors import missing, optional_field, string_field
+from spark_cli.engine.wire.wire_errors import INVALID_TYPE, missing, optional_field, string_field
 from spark_cli.protocol.channel import ToolSpec
 from spark_cli.record import record
 

@@ -1,10 +1,8 @@
 """Turning a brain's text chunks into token pieces: lazily, in order, off the event loop.
 
-A brain yields text in any chunking; pieces are cut with
-:data:`spark_cli.protocol.tokens.PIECE` over each chunk, with the last piece
-carried into the next chunk so chunk boundaries do not change the count (the
-total matches ``count_tokens`` of the whole answer). A brain may yield forever:
-pieces are pulled only as they are needed.
+Each chunk's last piece is carried into the next, so chunk boundaries do not change the
+count (it matches ``count_tokens`` of the whole answer). A brain may yield forever:
+pieces are pulled only as they are needed. Input tokens are counted here too.
 """
 
 from __future__ import annotations
@@ -97,11 +95,9 @@ def small_request(request: BrainRequest, limit: int) -> bool:
 
 class PieceSource:
     """A brain's answer as token pieces, pulled through an *offload* callable (the brain
-    pool) so brain work never stalls other streams' pacing, unless the brain is ``inline``.
-    :meth:`prefetch` starts the first pull at once, so a brain plans while the time to first
-    token runs. A :class:`~spark_cli.engine.brains.base.BrainCall` becomes a
-    :class:`CallStart`, its arguments' pieces and :data:`CALL_END`; markers are not tokens,
-    and a call is buffered whole, so its end travels with its last piece.
+    pool) unless the brain is ``inline``; :meth:`prefetch` lets a brain plan while the time
+    to first token runs. A call becomes :class:`CallStart`, its arguments' pieces and
+    :data:`CALL_END` (markers are not tokens; its end travels with its last piece).
     """
 
     __slots__ = ("_buffer", "_carry", "_chunks", "_index", "_marked", "_offload", "_prefetch",

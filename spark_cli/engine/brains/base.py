@@ -35,13 +35,9 @@ class BrainTurn:
 
 @record
 class BrainCall:
-    """A function call a brain makes: the tool's name and the JSON arguments it writes.
-
-    Tools: when the request declares functions (``BrainRequest.tools``), a brain
-    may yield :class:`BrainCall` values after its text (a preamble): each becomes a
-    function call on the wire, its arguments paced like text. The calls and their
-    outputs come back in a later request's conversation as turns with the roles
-    :data:`CALL` and :data:`OUTPUT`."""
+    """A function call a brain makes (after its text) when ``BrainRequest.tools`` allows:
+    the tool's name and the JSON arguments, paced like text. The call and its output come
+    back in a later request's conversation as :data:`CALL` and :data:`OUTPUT` turns."""
 
     name: str
     arguments: str
@@ -72,14 +68,10 @@ class BrainRequest:
 
 
 class Brain(Protocol):
-    """``answer`` runs in the engine's brain threads (it may take its time: other streams
-    keep their pace). A brain whose chunks cost nothing (precomputed text) may set a
-    class attribute ``inline = True``: the engine then pulls it on the event loop. A
-    brain whose work grows with its input may set ``inline_below = N``: conversations
-    of at most N characters are then answered on the loop too (a small plan costs
-    less than a trip to the pool). A brain that plays a slow, thorough
-    model sets ``pace = "deep"``: its answers are paced at the engine's ``deep_tps`` /
-    ``deep_ttft_ms`` instead of ``tps`` / ``ttft_ms``."""
+    """``answer`` runs in the engine's brain threads (other streams keep their pace).
+    Optional class attributes: ``inline = True`` (chunks cost nothing: pulled on the event
+    loop), ``inline_below = N`` (conversations up to N characters answered on the loop),
+    ``pace = "deep"`` (paced at the engine's ``deep_tps`` / ``deep_ttft_ms``)."""
 
     name: str
 

@@ -110,45 +110,33 @@ def check_spec(spec: str) -> None:
         _key(spec)
 
 
-def check_default(default: str, script_path: str | None = None) -> None:
+def check_default(default: str) -> None:
     """Raise ``ValueError`` unless the server default (as :func:`brain_for_model` takes it)
     names a brain: what a server checks at start, without loading that brain."""
-    spec = _spec_for_model("", default, script_path)
+    spec = _spec_for_model("", default)
     if spec is not None:
         check_spec(spec)
 
 
-def _default_spec(default: str, script_path: str | None) -> str:
-    if default == "script":
-        return f"script:{script_path}" if script_path else "script"
-    return default
-
-
-def _spec_for_model(model: str, default: str, script_path: str | None) -> str | None:
-    """The spec that answers ``model`` (None: the no-script explanation)."""
+def _spec_for_model(model: str, default: str) -> str | None:
+    """The spec that answers ``model`` (None: the no-script explanation): ``spark-script``
+    plays the default's script only."""
     named = BRAIN_MODELS.get(model)
-    if named == "script":
-        spec = f"script:{script_path}" if script_path else _default_spec(default, None)
-        return spec if spec.startswith("script:") else None
-    if named is not None:
-        return named
-    spec = _default_spec(default, script_path)
+    script_default = named == "script" and default.startswith("script:")
+    spec = default if named is None or script_default else named
     return None if spec == "script" else spec
 
 
-def brain_for_model(model: str, default: str, *, script_path: str | None = None) -> Brain:
-    """The brain for a request's ``model``: the one it names, else ``default``.
-
-    ``default`` is a spec (``rules``, ``lorem``, ``script``, ``script:PATH``);
-    ``script`` takes its file from ``script_path``.
-    """
-    spec = _spec_for_model(model, default, script_path)
+def brain_for_model(model: str, default: str) -> Brain:
+    """The brain for a request's ``model``: the one it names, else ``default`` (a spec:
+    ``rules``, ``lorem``, ``script:PATH`` ...)."""
+    spec = _spec_for_model(model, default)
     return NoScriptBrain() if spec is None else make_brain(spec)
 
 
-def is_loaded(model: str, default: str, *, script_path: str | None = None) -> bool:
+def is_loaded(model: str, default: str) -> bool:
     """Would :func:`brain_for_model` answer from the cache (nothing to import or read)?"""
-    spec = _spec_for_model(model, default, script_path)
+    spec = _spec_for_model(model, default)
     if spec is None:
         return True
     try:
@@ -170,14 +158,13 @@ class RegistryBrains:
     per model name (a client chooses them freely); :meth:`loaded` lets the engine make a
     brain not ready yet off its event loop."""
 
-    def __init__(self, default: str, script_path: str | None = None) -> None:
-        check_default(default, script_path)
+    def __init__(self, default: str) -> None:
+        check_default(default)
         self.default = default
-        self.script_path = script_path
 
     def __call__(self, model: str) -> Brain:
-        return brain_for_model(model, self.default, script_path=self.script_path)
+        return brain_for_model(model, self.default)
 
     def loaded(self, model: str) -> bool:
         """Is ``model``'s brain ready (calling this factory imports and reads nothing)?"""
-        return is_loaded(model, self.default, script_path=self.script_path)
+        return is_loaded(model, self.default)

@@ -1,10 +1,8 @@
 """The ``script:PATH`` brain: plays back recorded answers from a file (tests and demos).
 
-A TOML file of ``[[entries]]`` tables, each an ``answer`` and an optional ``match`` (a
-substring of the prompt, or a regex it matches); a ``.jsonl`` file holds the same entries,
-one JSON object a line. The first entry whose ``match`` matches the prompt answers it
-(reusable); otherwise the next entry without ``match`` (each once, in order); then a
-message saying none is left. A bad file fails when the brain is made, never mid-answer.
+A TOML file of ``[[entries]]`` (or ``.jsonl``, one entry a line), each an ``answer`` and
+an optional ``match``; the format and the order they answer in are in docs/brains.md. A
+bad file fails when the brain is made, never mid-answer.
 """
 
 from __future__ import annotations

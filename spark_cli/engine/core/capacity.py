@@ -1,9 +1,7 @@
 """How many responses the "wafer" generates at once, who waits, and the token budget.
 
-:class:`Wafer` holds ``max_streams`` generation slots shared by every
-connection and HTTP request, with a FIFO queue of ``queue`` waiters; each
-waiter is told its position (1 = next) whenever it changes. A full queue
-raises 429 ``rate_limit_exceeded`` with OpenAI's rate-limit headers.
+:class:`Wafer` holds ``max_streams`` generation slots shared by every connection and HTTP
+request, with a FIFO queue whose waiters are told their position; a full queue is a 429.
 :class:`TokenBucket` is the optional tokens-per-minute limit.
 """
 
@@ -17,7 +15,7 @@ from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable
 
 from spark_cli.engine.wire import responses as wire
-from spark_cli.engine.wire.wire_errors import too_many_requests
+from spark_cli.engine.wire.wire_errors import RATE_LIMIT_EXCEEDED, too_many_requests
 
 PositionCallback = Callable[[int], Awaitable[None]]
 
@@ -104,15 +102,9 @@ class Wafer:
 
 
 class TokenBucket:
-    """``tpm`` tokens per minute, refilled continuously (capacity ``tpm``).
-
-    A request is admitted when its estimate (input tokens + ``max_output_tokens``
-    when given) fits in the current level; the estimate is reserved at admission
-    and settled at the end (unused tokens come back; a response without a limit
-    pays for its actual output then, which may leave the level below zero: later
-    requests wait for the refill, as with OpenAI's token limits). An estimate
-    above ``tpm`` can never fit and is refused as too large.
-    """
+    """``tpm`` tokens per minute, refilled continuously (capacity ``tpm``): an estimate
+    is reserved at admission and settled at the end, so the level may go below zero
+    (docs/engine.md, *Capacity and rate limits*)."""
 
     def __init__(self, tpm: int, clock: Callable[[], float] = time.monotonic) -> None:
         self.tpm = tpm
@@ -136,7 +128,7 @@ class TokenBucket:
         }
         if wait_s is not None:
             headers["retry-after-ms"] = str(max(1, math.ceil(wait_s * 1000)))
-        return wire.WireError(429, wire.RATE_LIMIT_EXCEEDED, message,
+        return wire.WireError(429, RATE_LIMIT_EXCEEDED, message,
                               kind="rate_limit_error", headers=headers)
 
     def reserve(self, tokens: int) -> int:

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import random
 import sys
+from collections.abc import Awaitable, Callable
 
 from spark_cli.engine.core.config import FaultConfig
+from spark_cli.engine.core.output_items import Send
 from spark_cli.engine.wire.wire_errors import too_many_requests
 
 DROP = "drop"
@@ -25,7 +27,7 @@ class StreamDropped(Exception):
 
 
 class FaultPlan:
-    __slots__ = ("_pending",)
+    __slots__ = ("_pending", "_stall_s")
 
     def __init__(self, faults: FaultConfig) -> None:
         pending: list[tuple[int, str]] = []
@@ -37,6 +39,7 @@ class FaultPlan:
             pending.append((faults.malformed_after_tokens, MALFORMED))
         pending.sort()
         self._pending = pending
+        self._stall_s = faults.stall_ms / 1000.0
 
     def next_at(self) -> int:
         """Token count at which the next fault fires (``sys.maxsize`` if none)."""
@@ -48,6 +51,21 @@ class FaultPlan:
         while self._pending and self._pending[0][0] <= sent:
             fired.append(self._pending.pop(0)[1])
         return fired
+
+    async def fire(self, sent: int, send: Send,
+                   sleep: Callable[[float], Awaitable[None]]) -> float:
+        """Inject the faults due after ``sent`` tokens (a drop raises
+        :class:`StreamDropped`); returns the seconds a stall slept."""
+        stalled = 0.0
+        for fault in self.due(sent):
+            if fault == DROP:
+                raise StreamDropped()
+            if fault == MALFORMED:
+                await send((MALFORMED, MALFORMED_FRAME))
+            else:
+                await sleep(self._stall_s)
+                stalled += self._stall_s
+        return stalled
 
 
 class RejectCoin:

@@ -1,7 +1,7 @@
 """One response being generated: queueing, absolute-schedule pacing, stop reasons.
 
 Brain work runs off the event loop (:mod:`~spark_cli.engine.core.pieces`), overlapping the
-time to first token; the schedule and the ways a response ends are on :class:`Generation`.
+time to first token.
 """
 
 from __future__ import annotations
@@ -13,29 +13,24 @@ from dataclasses import field
 from typing import Any
 
 from spark_cli.engine.brains.base import Brain, BrainCall, BrainRequest
-from spark_cli.engine.core.faults import (
-    DROP,
-    MALFORMED,
-    MALFORMED_FRAME,
-    STALL,
-    FaultPlan,
-    StreamDropped,
-)
+from spark_cli.engine.core.faults import FaultPlan, StreamDropped
 from spark_cli.engine.core.output_items import OutputItems, Presenter, Send
-from spark_cli.engine.core.pieces import BrainError, Piece, PieceSource, count_pieces
+from spark_cli.engine.core.pieces import (
+    BrainError,
+    Piece,
+    PieceSource,
+    count_input,
+    small_request,
+)
 from spark_cli.engine.core.safepoint import SafePoints
 from spark_cli.engine.core.state import EngineState
 from spark_cli.engine.wire import responses as wire
 from spark_cli.engine.wire.responses import InputCall, InputMessage, WireError
 from spark_cli.record import record
 
-STEER_GRACE_TOKENS = 256
-"""A steer waits at most this many tokens for a safe point, then stops at the frame."""
 CATCH_UP_S = 0.05
 """A stream further behind its schedule (the loop starved by a brain's thread, a slow
 socket) is not caught up in a burst: its schedule moves on."""
-INLINE_COUNT_CHARS = 65_536
-"""Inputs up to this size are counted on the event loop (well under a millisecond)."""
 log = logging.getLogger("spark.engine")
 
 
@@ -59,17 +54,13 @@ def _resolve(future: asyncio.Future[None]) -> None:
 
 class Generation:
     """One response: token ``i`` is due at ``t0 + TTFT + i / tps`` (``t0``: the request took
-    its lane's turn, or got a wafer slot after queueing). The first token goes out alone;
-    then each wake-up sends every token already due as one delta and sleeps at least
-    ``frame_ms``, and a stream more than ``CATCH_UP_S`` behind moves its schedule on rather
-    than burst. The last frame sleeps only until the last known token is due. TTFT and tps
-    are the brain's pace (:meth:`EngineConfig.pacing`).
+    its lane's turn, or got a wafer slot after queueing), at the brain's pace. The first
+    token goes out alone; then each wake-up sends every token already due as one delta,
+    at least ``frame_ms`` apart, and the last frame ends when the last token is due.
 
-    It ends ``completed``; ``incomplete`` (``max_output_tokens``, ``steered`` at the next
-    safe point, ``cancelled``); or ``failed`` when the brain or the engine raises -- always
-    with a terminal event. Calls (:class:`~spark_cli.engine.brains.base.BrainCall`) stream
-    their argument pieces on the same schedule; a call boundary is a safe point, so a steer
-    never cuts a call in half.
+    It ends ``completed``, ``incomplete`` (``max_output_tokens``, ``steered``,
+    ``cancelled``) or ``failed``, always with a terminal event. Calls stream their
+    argument pieces on the same schedule; a steer never cuts a call in half.
     """
 
     def __init__(
@@ -82,8 +73,6 @@ class Generation:
         max_output_tokens: int | None,
     ) -> None:
         self.state = state
-        self.brain: Brain | None = None
-        """Made by :meth:`run` (``state.brain``)."""
         self.request = request
         self.events = events
         self.send = send
@@ -98,13 +87,10 @@ class Generation:
         self._wake: asyncio.Future[None] | None = None
         self._sent = 0
         """Tokens sent so far."""
-        self._steer_wait = 0
-        """Tokens sent since a steer arrived (see ``STEER_GRACE_TOKENS``)."""
         self._started = False
         self._task: asyncio.Task[Any] | None = None
         self.pacing = state.config.pacing("fast")
-        """This response's pace: the deep brain (``pace = "deep"``) has its own (set by
-        :meth:`run` once the brain is made)."""
+        """Set by :meth:`run` once the brain is made (the deep brain has its own pace)."""
         self._t0: float | None = None
         self.items = OutputItems(events, send, state.new_id)
 
@@ -135,9 +121,9 @@ class Generation:
         """Make the brain, count, admit (each may raise :class:`WireError` before any event:
         500 ``no brain``, 429), queue, generate."""
         arrived = asyncio.get_running_loop().time()
-        brain = self.brain = await self.state.brain(self.request.model)
+        brain = await self.state.brain(self.request.model)
         self.pacing = self.state.config.pacing(getattr(brain, "pace", "fast"))
-        self.input_tokens = await count_input(self.state, self.request)
+        self.input_tokens = await count_input(self.state.brain_pool, self.request)
         estimate = self.input_tokens + (self.max_output_tokens or 0)
         self._reserved = self.state.admit(estimate)
         wafer = self.state.wafer
@@ -153,7 +139,7 @@ class Generation:
             await self.send(self.events.created("queued" if must_wait else "in_progress"))
             self.phase = "queued"
             try:
-                async with wafer.slot(self._queued):
+                async with wafer.slot(lambda at: self.send(self.events.queued(at))):
                     self.phase = "running"
                     try:
                         return await self._generate(brain)
@@ -162,7 +148,7 @@ class Generation:
                     except Exception as exc:  # an engine bug: still a terminal event
                         log.exception("generation failed")
                         return await self._fail(
-                            f"the engine failed: {type(exc).__name__}: {exc}"[:300], self._sent)
+                            f"the engine failed: {type(exc).__name__}: {exc}"[:300])
             except asyncio.CancelledError:
                 if self.phase != "queued" or not self.cancel_requested:
                     raise
@@ -170,14 +156,11 @@ class Generation:
                     self._task.uncancel()
                 # never started: no item was opened, so only the terminal event
                 self.phase = "done"
-                usage = self.usage(0)
-                await self.send(self.events.finished("", "incomplete", usage,
+                await self.send(self.events.finished("", "incomplete", self.usage(0),
                                                      wire.REASON_CANCELLED)[-1])
                 return Outcome("incomplete", wire.REASON_CANCELLED, "", 0, self.steers)
             except WireError as exc:  # the queue filled up between admit and slot
-                self.phase = "done"
-                await self.send(self.events.failed(exc.code, exc.message, self.usage(0)))
-                return Outcome("failed", exc.code, "", 0)
+                return await self._fail(exc.message, exc.code)
         finally:
             self.state.generating -= 1
             self.phase = "done"
@@ -187,9 +170,6 @@ class Generation:
         if self.state.bucket is not None and self._reserved:
             self.state.bucket.settle(self._reserved, used)
             self._reserved = 0
-
-    async def _queued(self, position: int) -> None:
-        await self.send(self.events.queued(position))
 
     async def _sleep_until(self, when: float) -> None:
         loop = asyncio.get_running_loop()
@@ -209,8 +189,8 @@ class Generation:
         loop = asyncio.get_running_loop()
         t0 = self._t0 if self._t0 is not None else loop.time()  # queued: from the slot
         start = t0 + self.pacing.ttft_ms / 1000.0
-        if getattr(brain, "inline", False) or _small(self.request,
-                                                     getattr(brain, "inline_below", 0)):
+        if getattr(brain, "inline", False) or small_request(self.request,
+                                                            getattr(brain, "inline_below", 0)):
             source = PieceSource(iter(brain.answer(self.request)))
         else:
             source = PieceSource(self._answer(brain), self.state.offload)
@@ -223,13 +203,13 @@ class Generation:
                 await self.items.open_text()
             return await self._pace(source, start)
         except BrainError as exc:  # a broken brain fails this response only
-            return await self._fail(f"the brain failed: {exc}", self._sent)
+            return await self._fail(f"the brain failed: {exc}")
         finally:
             source.close()
 
     async def _pace(self, source: PieceSource, start: float) -> Outcome:
-        """Send every token as it falls due (see the module docstring) until the answer, the
-        limit, a cancel or a steer ends the response."""
+        """Send every token as it falls due until the answer, the limit, a cancel or a steer
+        ends the response."""
         config = self.state.config
         loop = asyncio.get_running_loop()
         tps = self.pacing.tps
@@ -238,7 +218,6 @@ class Generation:
         limit = self.limit
         faults = FaultPlan(config.faults)
         safe = SafePoints()
-        self._steer_wait = 0
         status, reason = "completed", None
         while True:
             stop = self._stop_reason(safe)
@@ -263,14 +242,17 @@ class Generation:
                 if await source.has_more():
                     status, reason = "incomplete", wire.REASON_MAX_OUTPUT_TOKENS
                 break
-            fired = faults.due(self._sent)
-            if fired:
-                start = await self._inject_faults(fired, start)
+            start += await faults.fire(self._sent, self.send,
+                                       lambda s: self._sleep_until(loop.time() + s))
             if not self._sent:  # the first token is due at t0 + TTFT exactly, not a frame later
                 await self._sleep_until(start)
                 continue
             await self._sleep_until(await self._next_wake(source, start))
-        return await self._finish("".join(self.items.parts), self._sent, status, reason)
+        self.phase = "done"
+        text = "".join(self.items.parts)
+        for event in self.events.finished(text, status, self.usage(self._sent), reason):
+            await self.send(event)
+        return Outcome(status, reason, text, self._sent, self.steers, self.events.calls)
 
     def _stop_reason(self, safe: SafePoints) -> str | None:
         """``cancelled`` when asked; ``steered`` when a steer waits and the stream is at a
@@ -293,44 +275,17 @@ class Generation:
             return count, False
         pieces: list[str] = taken  # type: ignore[assignment]  # text only here
         text = "".join(pieces)
+        count, cut = len(pieces), None
         if self.steers:
-            cut = self._steer_cut(pieces, text, safe)
+            cut = safe.steer_cut(pieces, text)
             if cut is not None:
-                count = _pieces_within(pieces, cut)
-                self._sent += count
-                text = text[:cut]
-                if text:
-                    await self.items.text(text)
-                return count, True
+                count, text = cut
         else:
             safe.feed(text)
         if text:
             await self.items.text(text)
-        self._sent += len(pieces)
-        return len(pieces), False
-
-    def _steer_cut(self, pieces: list[str], text: str, safe: SafePoints) -> int | None:
-        """Where a waiting steer cuts this text: its first safe point, or its end once the
-        steer has waited ``STEER_GRACE_TOKENS``; None to send it all."""
-        self._steer_wait += len(pieces)
-        cut = safe.feed(text, want_cut=True)
-        if cut is None and self._steer_wait >= STEER_GRACE_TOKENS:
-            return len(text)
-        return cut
-
-    async def _inject_faults(self, fired: list[str], start: float) -> float:
-        """The faults due after the tokens sent, injected; the schedule's start, moved on
-        by a stall."""
-        for fault in fired:
-            if fault == DROP:
-                raise StreamDropped()
-            if fault == MALFORMED:
-                await self.send((MALFORMED, MALFORMED_FRAME))
-            elif fault == STALL:
-                stall = self.state.config.faults.stall_ms / 1000.0
-                await self._sleep_until(asyncio.get_running_loop().time() + stall)
-                start += stall
-        return start
+        self._sent += count
+        return count, cut is not None
 
     async def _next_wake(self, source: PieceSource, start: float) -> float:
         """The next token's due time, but at least a frame away -- unless the last token
@@ -344,42 +299,8 @@ class Generation:
         frame_end = min(asyncio.get_running_loop().time() + frame, start + (last - 1) / tps)
         return max(start + sent / tps, frame_end)
 
-    async def _finish(self, text: str, sent: int, status: str, reason: str | None) -> Outcome:
+    async def _fail(self, message: str, code: str = "server_error") -> Outcome:
         self.phase = "done"
-        for event in self.events.finished(text, status, self.usage(sent), reason):
-            await self.send(event)
-        return Outcome(status, reason, text, sent, self.steers, self.events.calls)
+        await self.send(self.events.failed(code, message, self.usage(self._sent)))
+        return Outcome("failed", code, "", self._sent)
 
-    async def _fail(self, message: str, sent: int) -> Outcome:
-        self.phase = "done"
-        await self.send(self.events.failed("server_error", message, self.usage(sent)))
-        return Outcome("failed", "server_error", "", sent)
-
-
-def _small(request: BrainRequest, limit: int) -> bool:
-    """Is the conversation at most ``limit`` characters (small enough to plan on the loop)?"""
-    total = 0
-    for turn in request.conversation:
-        total += len(turn.text)
-        if total > limit:
-            return False
-    return True
-
-
-def _pieces_within(pieces: list[str], cut: int) -> int:
-    """How many pieces the first ``cut`` characters touch."""
-    total = 0
-    for count, piece in enumerate(pieces, 1):
-        total += len(piece)
-        if total >= cut:
-            return count
-    return len(pieces)
-
-
-async def count_input(state: EngineState, request: BrainRequest) -> int:
-    """The request's input tokens (instructions + conversation); off the loop when large."""
-    texts = [request.instructions, *(turn.text for turn in request.conversation)]
-    if sum(len(text) for text in texts) <= INLINE_COUNT_CHARS:
-        return count_pieces(texts)
-    return await asyncio.get_running_loop().run_in_executor(state.brain_pool, count_pieces,
-                                                            texts)

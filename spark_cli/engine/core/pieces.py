@@ -1,10 +1,8 @@
 """Turning a brain's text chunks into token pieces: lazily, in order, off the event loop.
 
-A brain yields text in any chunking; pieces are cut with
-:data:`spark_cli.protocol.tokens.PIECE` over each chunk, with the last piece
-carried into the next chunk so chunk boundaries do not change the count (the
-total matches ``count_tokens`` of the whole answer). A brain may yield forever:
-pieces are pulled only as they are needed.
+Each chunk's last piece is carried into the next, so chunk boundaries do not change the
+count (it matches ``count_tokens`` of the whole answer). A brain may yield forever:
+pieces are pulled only as they are needed. Input tokens are counted here too.
 """
 
 from __future__ import annotations
@@ -12,8 +10,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable, Iterable, Iterator
+from concurrent.futures import Executor
 
-from spark_cli.engine.brains.base import BrainCall
+from spark_cli.engine.brains.base import BrainCall, BrainRequest
 from spark_cli.protocol.tokens import split_pieces
 from spark_cli.record import record
 
@@ -24,6 +23,8 @@ SLICE = 65_536
 BATCH = 512
 """Pieces an offloaded pull gathers at least: each trip to the pool costs thread
 wake-ups, so a short answer is fetched in one trip, a long one in few."""
+INLINE_COUNT_CHARS = 65_536
+"""Inputs up to this size are counted on the event loop (well under a millisecond)."""
 
 
 @record
@@ -74,13 +75,29 @@ def count_pieces(texts: Iterable[str]) -> int:
     return total
 
 
+async def count_input(pool: Executor, request: BrainRequest) -> int:
+    """The request's input tokens (instructions + conversation); in ``pool`` when large."""
+    texts = [request.instructions, *(turn.text for turn in request.conversation)]
+    if sum(len(text) for text in texts) <= INLINE_COUNT_CHARS:
+        return count_pieces(texts)
+    return await asyncio.get_running_loop().run_in_executor(pool, count_pieces, texts)
+
+
+def small_request(request: BrainRequest, limit: int) -> bool:
+    """Is the conversation at most ``limit`` characters (small enough to plan on the loop)?"""
+    total = 0
+    for turn in request.conversation:
+        total += len(turn.text)
+        if total > limit:
+            return False
+    return True
+
+
 class PieceSource:
     """A brain's answer as token pieces, pulled through an *offload* callable (the brain
-    pool) so brain work never stalls other streams' pacing, unless the brain is ``inline``.
-    :meth:`prefetch` starts the first pull at once, so a brain plans while the time to first
-    token runs. A :class:`~spark_cli.engine.brains.base.BrainCall` becomes a
-    :class:`CallStart`, its arguments' pieces and :data:`CALL_END`; markers are not tokens,
-    and a call is buffered whole, so its end travels with its last piece.
+    pool) unless the brain is ``inline``; :meth:`prefetch` lets a brain plan while the time
+    to first token runs. A call becomes :class:`CallStart`, its arguments' pieces and
+    :data:`CALL_END` (markers are not tokens; its end travels with its last piece).
     """
 
     __slots__ = ("_buffer", "_carry", "_chunks", "_index", "_marked", "_offload", "_prefetch",
@@ -110,11 +127,6 @@ class PieceSource:
             self._marked = True
             self._buffer += [CallStart(chunk.name, chunk.arguments),
                              *argument_pieces(chunk.arguments), CALL_END]
-            return
-        if len(chunk) <= SLICE:  # the usual case (a line, a hunk)
-            pieces = split_pieces(self._carry + chunk)
-            self._carry = pieces.pop()
-            self._buffer.extend(pieces)
             return
         for at in range(0, len(chunk), SLICE):
             pieces = split_pieces(self._carry + chunk[at:at + SLICE])

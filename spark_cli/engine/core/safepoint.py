@@ -3,7 +3,8 @@
 The tracker follows the emitted text line by line and knows whether it is
 inside a code fence, a SEARCH/REPLACE block or an apply_patch envelope.
 Cutting there means the client never sees half an edit from the old
-direction; the successor continues with the new input.
+direction; the successor continues with the new input. A steer that finds no such
+point within ``STEER_GRACE_TOKENS`` stops at the end of the frame.
 """
 
 from __future__ import annotations
@@ -15,16 +16,20 @@ _BEGIN = "*** Begin Patch"
 _END = "*** End Patch"
 _HEAD = 24
 """Only a line's first characters decide its kind."""
+STEER_GRACE_TOKENS = 256
+"""A steer waits at most this many tokens for a safe point, then stops at the frame."""
 
 
 class SafePoints:
-    __slots__ = ("_block", "_fence", "_head", "_patch")
+    __slots__ = ("_block", "_fence", "_head", "_patch", "_waited")
 
     def __init__(self) -> None:
         self._fence = False
         self._block = False
         self._patch = False
         self._head = ""
+        self._waited = 0
+        """Tokens sent while a steer waited (see ``STEER_GRACE_TOKENS``)."""
 
     @property
     def at_line_start(self) -> bool:
@@ -65,3 +70,18 @@ class SafePoints:
             start = newline + 1
             if want_cut and self.outside:
                 return start
+
+    def steer_cut(self, pieces: list[str], text: str) -> tuple[int, str] | None:
+        """Where a waiting steer cuts the frame ``text`` (made of ``pieces``): the pieces
+        and text up to its first safe point, or all of it once the steer has waited
+        ``STEER_GRACE_TOKENS``; None to send it all and wait on."""
+        self._waited += len(pieces)
+        cut = self.feed(text, want_cut=True)
+        if cut is None:
+            return (len(pieces), text) if self._waited >= STEER_GRACE_TOKENS else None
+        total = 0
+        for count, piece in enumerate(pieces, 1):
+            total += len(piece)
+            if total >= cut:
+                return count, text[:cut]
+        return len(pieces), text[:cut]

@@ -1,13 +1,9 @@
 """Conversations on the serving side: a request's items as the brain's turns, and what a
 connection remembers between its responses.
 
-Request items become :class:`~spark_cli.engine.brains.base.BrainTurn` values; an output
-that answers no call of the conversation is refused (400, OpenAI's wording), and after a
-response :func:`answered` extends the conversation as a chained request continues it.
-A lane is a ``stream_id`` (``None`` = the default lane): its requests run in order (one
-worker task while it has work), lanes in parallel, at most :data:`LANE_PENDING_LIMIT`
-waiting (more get 429). Chaining is connection-local: ``previous_response_id`` must name a
-response the connection still remembers, else ``previous_response_not_found``.
+A lane is a ``stream_id`` (``None`` = the default lane): its requests run in order,
+lanes in parallel. Chaining is connection-local: ``previous_response_id`` must name a
+response the connection still remembers.
 """
 
 from __future__ import annotations
@@ -33,7 +29,7 @@ from spark_cli.engine.wire.responses import (
     InputMessage,
     WireError,
 )
-from spark_cli.engine.wire.wire_errors import too_many_requests
+from spark_cli.engine.wire.wire_errors import INVALID_VALUE, too_many_requests
 
 FINISHED_LIMIT = 4096
 """Finished ids remembered for ``response_already_completed`` answers."""
@@ -45,7 +41,7 @@ STORED_LIMIT = 256
 """``store: true`` responses a connection remembers (oldest go)."""
 
 
-def _queue() -> asyncio.Queue[CreateRequest]:
+def _queue() -> asyncio.Queue[tuple[CreateRequest, int]]:
     return asyncio.Queue(maxsize=LANE_PENDING_LIMIT)
 
 
@@ -54,7 +50,8 @@ class Lane:
     """One lane of a connection: its waiting requests and the task working through them."""
 
     stream_id: str | None
-    requests: asyncio.Queue[CreateRequest] = field(default_factory=_queue)
+    requests: asyncio.Queue[tuple[CreateRequest, int]] = field(default_factory=_queue)
+    """Each with the connection's count of bare ``response.cancel`` frames when it came."""
     worker: asyncio.Task[None] | None = None
 
 
@@ -132,16 +129,23 @@ def answered(conversation: Conversation, text: str, calls: tuple[InputCall, ...]
     return after + turns(calls)
 
 
-def check_outputs(conversation: Conversation) -> None:
-    """Every function call output must answer a call made before it in the conversation
-    (400, as OpenAI refuses it)."""
+def continued(history: Conversation | None, request: CreateRequest) -> Conversation:
+    """The conversation a ``response.create`` continues: ``history`` (None: its
+    ``previous_response_id`` is unknown, 400) and its input, where every function call
+    output answers a call made before it (else 400, as OpenAI refuses it)."""
+    if history is None:
+        raise WireError(400, wire.PREVIOUS_RESPONSE_NOT_FOUND,
+                        f"Previous response with id '{request.previous_response_id}' not found.",
+                        "previous_response_id")
+    conversation = history + turns(request.input)
     called: set[str] = set()
     for turn in conversation:
         if turn.role == CALL:
             called.add(turn.call_id)
         elif turn.role == OUTPUT and turn.call_id not in called:
-            raise WireError(400, wire.INVALID_VALUE, "No tool call found for function call "
+            raise WireError(400, INVALID_VALUE, "No tool call found for function call "
                             f"output with call_id {turn.call_id[:100]}.", "input")
+    return conversation
 
 
 

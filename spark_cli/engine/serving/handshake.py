@@ -1,9 +1,7 @@
 """Who may talk to the engine, and what a WebSocket handshake checks and advertises.
 
-Shared by both servers (uvicorn's ASGI app and the embedded WebSocket-only
-server), so they refuse alike: a path other than :data:`WS_PATH` is 404, a
-missing or wrong bearer token 401 (compared in constant time), both with an
-OpenAI error body before the upgrade; an accepted handshake carries
+Shared by both servers, so they refuse alike (a wrong path 404, a missing or wrong
+bearer token 401, before the upgrade); an accepted handshake carries
 :data:`EXTENSIONS_HEADER`. Plain HTTP uses the same token check.
 """
 

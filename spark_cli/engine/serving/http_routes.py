@@ -1,11 +1,8 @@
 """The engine's ASGI app (uvicorn): the WebSocket ``/v1/responses`` and plain HTTP, one port.
 
-``GET /healthz``, ``GET /v1/models``, ``POST /v1/responses`` (SSE with ``event:`` lines
-and no ``[DONE]``, or one JSON response object) and ``POST /v1/chat/completions`` (SSE
-``data:`` chunks ending ``data: [DONE]``, or one JSON completion). Errors use OpenAI's
-JSON shape; 429s carry the rate-limit headers. Pacing, capacity and faults are the
-WebSocket's; a client that disconnects stops its generation, and the drop fault aborts
-the connection mid-body.
+``GET /healthz``, ``GET /v1/models``, ``POST /v1/responses`` and ``POST
+/v1/chat/completions``, streamed or not (docs/engine.md, *HTTP on the same port*). Pacing,
+capacity and faults are the WebSocket's; a client that disconnects stops its generation.
 """
 
 from __future__ import annotations
@@ -19,11 +16,12 @@ from typing import Any
 from spark_cli.engine.brains.base import BrainRequest, BrainTurn
 from spark_cli.engine.brains.registry import BRAIN_MODELS, pace_of_model
 from spark_cli.engine.core.faults import MALFORMED, StreamDropped
-from spark_cli.engine.core.generation import Generation, Outcome, count_input
+from spark_cli.engine.core.generation import Generation, Outcome
 from spark_cli.engine.core.output_items import Event, Presenter
+from spark_cli.engine.core.pieces import count_input
 from spark_cli.engine.core.state import EngineState
 from spark_cli.engine.serving import asgi_io
-from spark_cli.engine.serving.conversations import answered, brain_request, check_outputs, turns
+from spark_cli.engine.serving.conversations import answered, brain_request, continued, turns
 from spark_cli.engine.serving.handshake import (
     EXTENSIONS_HEADER,
     EXTENSIONS_VALUE,
@@ -128,18 +126,9 @@ async def _responses(state: EngineState, body: dict[str, Any], receive: Any, sen
     request = wire.parse_create(body)
     check_output_limit(request.max_output_tokens, "max_output_tokens",
                        state.config.max_output_tokens)
-    history: tuple[BrainTurn, ...] = ()
-    if request.previous_response_id is not None:
-        found = state.stored.get(request.previous_response_id)
-        if found is None:
-            raise WireError(
-                400, wire.PREVIOUS_RESPONSE_NOT_FOUND,
-                f"Previous response with id '{request.previous_response_id}' not found.",
-                "previous_response_id",
-            )
-        history = found
-    conversation = history + turns(request.input)
-    check_outputs(conversation)
+    previous = request.previous_response_id
+    history = () if previous is None else state.stored.get(previous)
+    conversation = continued(history, request)
     response_id = state.new_id()
     events = ResponseEvents(
         response_id, request.model, previous_response_id=request.previous_response_id,
@@ -152,7 +141,7 @@ async def _responses(state: EngineState, body: dict[str, Any], receive: Any, sen
     stored: tuple[BrainTurn, ...] | None = conversation
     if not request.generate:  # warm-up: a chainable id, no output
         await sink.event(events.created())
-        usage = wire.usage_object(await count_input(state, asked), 0)
+        usage = wire.usage_object(await count_input(state.brain_pool, asked), 0)
         await sink.event(events.empty_completion(usage))
     else:
         outcome = await _run(state, asked, events, sink, request.max_output_tokens, receive)

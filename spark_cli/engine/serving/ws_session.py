@@ -1,23 +1,29 @@
 """One WebSocket connection on ``/v1/responses``: client events in, response events out.
+
+``response.create`` goes to its lane's worker (in order per lane); ``response.steer`` and
+the ``response.cancel`` extension act at once on a live response. A bad frame gets an
+``error`` event and the connection stays usable. See docs/engine.md for the whole contract.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import json
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from spark_cli.engine.core.faults import StreamDropped
-from spark_cli.engine.core.generation import Generation, Outcome, count_input
+from spark_cli.engine.core.generation import Generation, Outcome
+from spark_cli.engine.core.pieces import count_input
 from spark_cli.engine.core.state import Conversation, EngineState
 from spark_cli.engine.serving.conversations import (
     Lane,
     Memory,
     answered,
     brain_request,
-    check_outputs,
+    continued,
     lane_full_error,
     turns,
 )
@@ -36,17 +42,11 @@ DROP_CLOSE_CODE = 1011
 
 
 class WsSession:
-    """``response.create`` goes to its lane's worker (in order per lane);
-    ``response.steer`` and the ``response.cancel`` extension act at once on a
-    live response; a ``response.cancel`` without an id also cancels the requests
-    already waiting in a lane (each starts, then ends cancelled at once), so a
-    create followed at once by a bare cancel never streams. Bad frames get an
-    ``error`` event and the connection stays usable; ``max_output_tokens`` above
-    the engine's maximum is refused (:func:`~spark_cli.engine.wire.wire_errors.check_output_limit`),
-    and a lane with too many requests waiting answers 429. The connection ends at its maximum age
-    (``websocket_connection_limit_reached``, close 1000) or when the drop fault
-    fires (the transport is aborted: no close frame, the client sees 1006);
-    closing it cancels every task of the connection at once.
+    """One connection's lanes, live responses and chain memory. A ``response.cancel``
+    without an id also cancels the requests waiting in a lane (each starts, then ends
+    cancelled), so a create followed at once by a bare cancel never streams. The
+    connection ends at its maximum age (close 1000) or when the drop fault fires (aborted:
+    the client sees 1006); closing it cancels every task of the connection.
     """
 
     def __init__(self, state: EngineState, send_text: SendText, close: Close,
@@ -58,11 +58,10 @@ class WsSession:
         self.lanes: dict[str | None, Lane] = {}
         self.memory = Memory()
         self.live: dict[str, tuple[Generation, Lane, ResponseEvents]] = {}
-        self.seq = 0
+        self._seq = itertools.count()
+        """The connection's own events' sequence numbers (errors, steer failures)."""
         self.bare_cancels = 0
         """How many ``response.cancel`` frames without an id arrived so far."""
-        self._queued_at: dict[int, int] = {}
-        """id() of a waiting ``CreateRequest`` -> ``bare_cancels`` when it was queued."""
         self.closed = asyncio.Event()
         self._age: asyncio.Task[None] | None = None
 
@@ -107,41 +106,25 @@ class WsSession:
             "Create a new websocket connection to continue.",
         )
         with contextlib.suppress(OSError):
-            await self._send_text(wire.error_event(error, self._next_seq()))
+            await self.send_error(error)
         await self._shutdown(1000, "connection age limit reached")
 
-    async def _shutdown(self, code: int, reason: str) -> None:
+    async def _shutdown(self, code: int, reason: str, *, abort: bool = False) -> None:
+        """Close (``abort``: the drop fault, no close frame when the transport allows),
+        then cancel every lane's worker but the task running this."""
         if self.closed.is_set():
             return
         self.closed.set()
-        with contextlib.suppress(OSError, RuntimeError):
-            await self._close(code, reason)
-        self._cancel_workers()
-
-    async def _drop(self) -> None:
-        """The drop fault: the connection ends abruptly (no close frame)."""
-        if self.closed.is_set():
-            return
-        if self._abort is None or not self._abort():
-            await self._shutdown(DROP_CLOSE_CODE, "fault: drop")
-            return
-        self.closed.set()
-        self._cancel_workers()
-
-    def _cancel_workers(self) -> None:
-        """Cancel every lane's worker but the task running this."""
+        if not (abort and self._abort is not None and self._abort()):
+            with contextlib.suppress(OSError, RuntimeError):
+                await self._close(code, reason)
         current = asyncio.current_task()
         for lane in self.lanes.values():
             if lane.worker is not None and lane.worker is not current:
                 lane.worker.cancel()
 
-    def _next_seq(self) -> int:
-        seq = self.seq
-        self.seq += 1
-        return seq
-
     async def send_error(self, error: WireError, stream_id: str | None = None) -> None:
-        await self._send_text(wire.error_event(error, self._next_seq(), stream_id))
+        await self._send_text(wire.error_event(error, next(self._seq), stream_id))
 
     # --- client events ----------------------------------------------------------------
 
@@ -160,11 +143,9 @@ class WsSession:
                 return
             lane = self._lane(event.stream_id)
             try:
-                lane.requests.put_nowait(event)
+                lane.requests.put_nowait((event, self.bare_cancels))
             except asyncio.QueueFull:
                 await self.send_error(lane_full_error(event.stream_id), event.stream_id)
-            else:
-                self._queued_at[id(event)] = self.bare_cancels
         elif isinstance(event, SteerRequest):
             await self._steer(event)
         elif isinstance(event, CancelRequest):
@@ -180,38 +161,32 @@ class WsSession:
 
     async def _steer(self, steer: SteerRequest) -> None:
         target = steer.previous_response_id
-        if target is None:
-            running = list(self.live)
-            if len(running) != 1:
-                code = wire.STEER_NO_ACTIVE_RESPONSE if not running else wire.STEER_INVALID_INPUT
-                message = ("no response is running on this connection" if not running else
-                           "several responses are running: name one in previous_response_id")
-                await self._steer_failed(steer, code, message, None)
-                return
-            target = running[0]
+        running = list(self.live)
+        if target is None and not running:
+            await self._steer_failed(steer, wire.STEER_NO_ACTIVE_RESPONSE,
+                                     "no response is running on this connection")
+            return
+        if target is None and len(running) > 1:
+            await self._steer_failed(steer, wire.STEER_INVALID_INPUT,
+                                     "several responses are running: name one in "
+                                     "previous_response_id")
+            return
+        target = running[0] if target is None else target
         entry = self.live.get(target)
-        if entry is None:
-            if target in self.memory.finished:
-                await self._steer_failed(steer, wire.STEER_ALREADY_COMPLETED,
-                                         f"response {target} already finished",
-                                         self.memory.finished[target], target)
-            else:
-                await self._steer_failed(steer, wire.STEER_RESPONSE_NOT_FOUND,
-                                         f"no response {target} on this connection", None, target)
-            return
-        generation, lane, events = entry
-        if not generation.request_steer(steer.input):
+        if entry is not None and entry[0].request_steer(steer.input):
+            await self._send_text(entry[2].steer_accepted(self.state.new_id("steer"))[1])
+        elif entry is not None or target in self.memory.finished:
+            lane = entry[1].stream_id if entry is not None else self.memory.finished[target]
             await self._steer_failed(steer, wire.STEER_ALREADY_COMPLETED,
-                                     f"response {target} already finished", lane.stream_id, target)
-            return
-        await self._send_text(events.steer_accepted(self.state.new_id("steer"))[1])
+                                     f"response {target} already finished", lane, target)
+        else:
+            await self._steer_failed(steer, wire.STEER_RESPONSE_NOT_FOUND,
+                                     f"no response {target} on this connection", None, target)
 
-    async def _steer_failed(
-        self, steer: SteerRequest, code: str, message: str, stream_id: str | None,
-        target: str | None = None,
-    ) -> None:
+    async def _steer_failed(self, steer: SteerRequest, code: str, message: str,
+                            stream_id: str | None = None, target: str | None = None) -> None:
         event: dict[str, Any] = {
-            "type": wire.STEER_FAILED, "sequence_number": self._next_seq(),
+            "type": wire.STEER_FAILED, "sequence_number": next(self._seq),
             "error": {"code": code, "message": message, "type": "invalid_request_error"},
             "steer": {"input": steer.raw_input,
                       "previous_response_id": target or steer.previous_response_id or ""},
@@ -242,8 +217,7 @@ class WsSession:
         the lane is forgotten (``_lane`` makes a new one for the next request)."""
         try:
             while not lane.requests.empty():
-                request = lane.requests.get_nowait()
-                queued_at = self._queued_at.pop(id(request), self.bare_cancels)
+                request, queued_at = lane.requests.get_nowait()
                 try:
                     await self._respond(lane, request, cancelled=queued_at < self.bare_cancels)
                 except (StreamDropped, OSError, asyncio.CancelledError):
@@ -254,7 +228,7 @@ class WsSession:
                         kind="server_error",
                     ), lane.stream_id)
         except StreamDropped:
-            await self._drop()
+            await self._shutdown(DROP_CLOSE_CODE, "fault: drop", abort=True)
         except OSError:  # the client went away mid-send
             self.closed.set()
         finally:
@@ -264,17 +238,8 @@ class WsSession:
     async def _respond(self, lane: Lane, request: CreateRequest, *, cancelled: bool) -> None:
         """Answer one request (and the successors its steers make); ``cancelled``: a bare
         ``response.cancel`` came while it waited."""
-        history = self.memory.resolve(request.previous_response_id)
-        if history is None:
-            await self.send_error(WireError(
-                400, wire.PREVIOUS_RESPONSE_NOT_FOUND,
-                f"Previous response with id '{request.previous_response_id}' not found.",
-                "previous_response_id",
-            ), lane.stream_id)
-            return
-        conversation = history + turns(request.input)
         try:
-            check_outputs(conversation)
+            conversation = continued(self.memory.resolve(request.previous_response_id), request)
         except WireError as exc:
             await self.send_error(exc, lane.stream_id)
             return
@@ -288,8 +253,14 @@ class WsSession:
                 tool_choice=request.tool_choice.mode,
                 parallel_tool_calls=request.parallel_tool_calls,
             )
-            if not request.generate:
-                await self._warm_up(lane, request, response_id, events, conversation)
+            if not request.generate:  # warm-up: a chainable id, no output
+                await self._send_text(events.created()[1])
+                asked = brain_request(request, conversation)
+                usage = wire.usage_object(await count_input(self.state.brain_pool, asked), 0)
+                await self._send_text(events.empty_completion(usage)[1])
+                self.memory.remember(lane.stream_id, response_id, conversation,
+                                     store=request.store)
+                self.memory.finish(response_id, lane.stream_id)
                 return
             outcome = await self._generate(lane, request, response_id, events, conversation,
                                            cancelled=cancelled)
@@ -303,17 +274,6 @@ class WsSession:
                 return
             conversation = conversation + turns(tuple(outcome.steers))  # the successor
             previous = response_id
-
-    async def _warm_up(
-        self, lane: Lane, request: CreateRequest, response_id: str, events: ResponseEvents,
-        conversation: Conversation,
-    ) -> None:
-        await self._send_text(events.created()[1])
-        input_tokens = await count_input(self.state, brain_request(request, conversation))
-        usage = wire.usage_object(input_tokens, 0)
-        await self._send_text(events.empty_completion(usage)[1])
-        self.memory.remember(lane.stream_id, response_id, conversation, store=request.store)
-        self.memory.finish(response_id, lane.stream_id)
 
     async def _generate(
         self, lane: Lane, request: CreateRequest, response_id: str, events: ResponseEvents,

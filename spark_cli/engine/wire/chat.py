@@ -1,12 +1,8 @@
 """The Chat Completions wire as the bundled engine speaks it: requests in, chunks out.
 
-:func:`parse_chat` checks ``messages``, ``model``, ``stream``, ``stream_options``,
-``max_tokens`` / ``max_completion_tokens``, ``tools``, ``tool_choice`` and
-``parallel_tool_calls``. :class:`ChatEvents` presents one generation as
-``chat.completion.chunk`` objects: a role chunk, one chunk per frame, a finish chunk, the
-usage chunk when asked (with Cerebras-style ``time_info``), then ``[DONE]``; queue
-positions are SSE comments, and a call is a ``delta.tool_calls`` chunk, then one chunk
-per piece of its arguments.
+:func:`parse_chat` checks a request's fields; :class:`ChatEvents` presents one
+generation as ``chat.completion.chunk`` objects, the shapes docs/engine.md lists (a role
+chunk, one chunk per frame, a finish chunk, usage when asked, ``[DONE]``).
 """
 from __future__ import annotations
 
@@ -16,7 +12,6 @@ from typing import Any
 
 from spark_cli.engine.wire import responses as wire
 from spark_cli.engine.wire.responses import (
-    INVALID_TYPE,
     InputCall,
     InputItem,
     InputMessage,
@@ -25,7 +20,7 @@ from spark_cli.engine.wire.responses import (
     parse_input,
 )
 from spark_cli.engine.wire.tool_defs import AUTO, ToolChoice, chat_function_specs, parse_tool_choice
-from spark_cli.engine.wire.wire_errors import missing, optional_field, string_field
+from spark_cli.engine.wire.wire_errors import INVALID_TYPE, missing, optional_field, string_field
 from spark_cli.protocol.channel import ToolSpec
 from spark_cli.record import record
 

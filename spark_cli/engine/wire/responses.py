@@ -19,13 +19,15 @@ from spark_cli.engine.wire.tool_defs import (
     function_specs,
     parse_tool_choice,
 )
-from spark_cli.engine.wire.wire_errors import INVALID_JSON as INVALID_JSON
-from spark_cli.engine.wire.wire_errors import INVALID_TYPE as INVALID_TYPE
-from spark_cli.engine.wire.wire_errors import INVALID_VALUE as INVALID_VALUE
-from spark_cli.engine.wire.wire_errors import RATE_LIMIT_EXCEEDED as RATE_LIMIT_EXCEEDED
+from spark_cli.engine.wire.wire_errors import (
+    INVALID_TYPE,
+    loads_object,
+    missing,
+    optional_field,
+    string_field,
+)
 from spark_cli.engine.wire.wire_errors import WireError as WireError
 from spark_cli.engine.wire.wire_errors import bad_request as _bad
-from spark_cli.engine.wire.wire_errors import loads_object, missing, optional_field, string_field
 from spark_cli.protocol.channel import ToolSpec
 from spark_cli.record import record
 

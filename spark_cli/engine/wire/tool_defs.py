@@ -1,12 +1,9 @@
 """Tool definitions in a request: the ``tools`` field, ``additional_tools`` items, ``tool_choice``.
 
-A request's tools are checked for shape (a malformed one is refused with a 400
-naming the field, as OpenAI refuses it); its ``function`` tools are kept as
-:class:`~spark_cli.protocol.channel.ToolSpec` values for the brains
-(:func:`function_specs`, :func:`chat_function_specs`), the other kinds are set
-aside (the engine runs none of them). ``tool_choice`` (``"auto"``, ``"none"``,
-``"required"`` or an object naming a function or the allowed tools) becomes a
-:class:`ToolChoice`: which of the declared functions the model may call.
+A request's tools are checked for shape (a 400 naming the field, as OpenAI refuses it);
+its ``function`` tools are kept as :class:`~spark_cli.protocol.channel.ToolSpec` values
+for the brains, the other kinds set aside (the engine runs none of them).
+``tool_choice`` becomes a :class:`ToolChoice`: which declared functions the model may call.
 """
 
 from __future__ import annotations

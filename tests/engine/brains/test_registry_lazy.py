@@ -52,8 +52,6 @@ def test_bad_specs_and_defaults_fail_at_the_check(tmp_path) -> None:
     with pytest.raises(ValueError, match="needs a path"):
         check_spec("script:")
     with pytest.raises(ScriptError, match="not found"):
-        check_default("script", str(tmp_path / "missing.toml"))
-    with pytest.raises(ScriptError, match="not found"):
         check_default(f"script:{tmp_path / 'missing.toml'}")
     check_default("script")  # no script: spark-script explains itself, nothing to load
 
@@ -61,9 +59,9 @@ def test_bad_specs_and_defaults_fail_at_the_check(tmp_path) -> None:
 def test_is_loaded_says_whether_making_the_brain_imports_or_reads_anything(tmp_path) -> None:
     script = tmp_path / "fresh.toml"
     script.write_text('[[entries]]\nanswer = "hi"\n')
-    assert not is_loaded("gpt-x", "script", script_path=str(script))
-    assert isinstance(brain_for_model("gpt-x", "script", script_path=str(script)), ScriptBrain)
-    assert is_loaded("gpt-x", "script", script_path=str(script))
+    assert not is_loaded("gpt-x", f"script:{script}")
+    assert isinstance(brain_for_model("gpt-x", f"script:{script}"), ScriptBrain)
+    assert is_loaded("gpt-x", f"script:{script}")
     assert is_loaded("spark-script", "rules")  # no script: the explanation, nothing to load
     assert is_loaded("gpt-x", "poet")  # raises at once when asked: nothing to wait for
     brain_for_model("spark-lorem", "rules")

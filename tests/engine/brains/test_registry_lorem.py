@@ -64,10 +64,8 @@ def test_model_naming_a_brain_selects_it_other_models_get_the_default(tmp_path) 
     assert isinstance(brain_for_model("gpt-4.1", "rules"), RulesBrain)
     script = tmp_path / "s.toml"
     script.write_text('[[entries]]\nanswer = "hi"\n')
-    assert isinstance(brain_for_model("gpt-4.1", "script", script_path=str(script)), ScriptBrain)
     assert isinstance(brain_for_model("x", f"script:{script}"), ScriptBrain)
-    assert isinstance(brain_for_model("spark-script", "rules", script_path=str(script)),
-                      ScriptBrain)
+    assert isinstance(brain_for_model("spark-script", f"script:{script}"), ScriptBrain)
 
 
 def test_spark_script_without_a_script_explains() -> None:

@@ -99,7 +99,7 @@ def test_the_engine_reloads_a_script_when_its_file_changes(tmp_path) -> None:
 
     path = tmp_path / "s.toml"
     path.write_text('[[entries]]\nmatch = "x"\nanswer = "old"\n')
-    factory = RegistryBrains("script", str(path))
+    factory = RegistryBrains(f"script:{path}")
     assert _ask(factory("spark-script"), "x") == "old"
     assert _ask(factory("any-model"), "x") == "old"
     path.write_text('[[entries]]\nmatch = "x"\nanswer = "new answer"\n')

@@ -1,14 +1,9 @@
 """Reading a ``run_command`` result, as the client writes it, and pytest's text inside it.
 
-The first line is fixed: ``exit N · 1.2 s``, ``killed: timeout after 30 s · 30.0 s``,
-``stopped by the user · 0.4 s``, ``declined: the user did not allow this command`` or
-``running commands is off (--commands)``; then the output (stdout and stderr
-interleaved, maybe cut with a line ``[… N lines (M bytes) cut …]``).
-
-From pytest's output: its summary line (``2 failed, 10 passed in 0.31s``), the
-``FAILED`` / ``ERROR`` lines, the ``E   …Error: …`` lines, and the names left stale
-by a rename (a ``NameError`` or an ``ImportError: cannot import name``). Pure
-functions of the text, one pass over its lines.
+The first line is fixed (``exit N · 1.2 s``, ``killed: …``, ``declined: …``: docs/brains.md),
+then the output. From pytest's output: its summary line, the ``FAILED`` / ``ERROR`` and
+``E   …Error`` lines, and the names left stale by a rename. Pure functions of the text,
+one pass over its lines.
 """
 
 from __future__ import annotations

@@ -1,11 +1,9 @@
 """Turning the rules brain's file changes into edit text: minimal hunks, either format.
 
-A change is a file's old and new text. Its hunks hold only the lines that
-change, widened by unchanged lines just until each search text occurs once in
-the file as it is when that hunk applies (hunks apply in order) and holds a
-non-blank line (a search of blank lines only is too weak an anchor); a pure
-insertion always carries at least one context line (an empty SEARCH would mean "create
-or append"). The text is rendered with :mod:`spark_cli.edits.formats.rendering`.
+A change is a file's old and new text. Its hunks hold only the lines that change,
+widened by unchanged lines until each search text is unique where it applies and holds a
+non-blank line (an empty SEARCH would mean "create or append"). The text is rendered
+with :mod:`spark_cli.edits.formats.rendering`.
 """
 
 from __future__ import annotations

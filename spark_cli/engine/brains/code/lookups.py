@@ -4,10 +4,8 @@ A brain that may call ``read_file``, ``search`` and ``list_files`` (:func:`can_l
 with :func:`call` and finds the answers in later requests, each call turn matched with the
 output that answers its ``call_id``. :class:`Lookups` holds this turn's calls and counts
 its rounds; :class:`ReadWindows` joins a file's ``read_file`` windows once every line has
-been seen. The results are read in the tools' fixed formats (the client writes them):
-``read_file`` lines ``f"{n:>6}\\t{text}"`` and a last ``[lines A–B of N; …]`` when
-windowed; ``search`` lines ``path:line:text``; ``list_files`` one path a line; either may
-end ``[N more … not shown]``. An output that fits none is an error.
+been seen. The results are read in the tools' fixed formats (docs/brains.md); an output
+that fits none is an error.
 """
 
 from __future__ import annotations

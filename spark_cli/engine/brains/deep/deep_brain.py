@@ -1,11 +1,9 @@
 """The ``deep`` brain (``spark-deep``): answers like a slower, more thorough model.
 
-It knows the rules brain's instructions (and reuses its parser and
-operations) but works across the whole request: a rename reaches every file
-that uses the symbol, a new parameter reaches every call site, docstrings go
-to every function of the named files, an explanation says how the files
-connect. A task may hold several steps (one per line or sentence, see
-:mod:`steps`); each works on the files as the steps before it left them.
+It knows the rules brain's instructions (and reuses its parser and operations) but works
+across the whole request: a rename reaches every file, a new parameter every call site.
+A task may hold several steps (:mod:`steps`); each works on the files as the steps
+before it left them.
 """
 
 from __future__ import annotations

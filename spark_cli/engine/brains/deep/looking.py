@@ -78,14 +78,9 @@ def _to_read(files: dict[str, str], seen: Lookups, names: list[str]) -> list[str
 def look_around(request: BrainRequest, steps: list[Step], text: str, files: dict[str, str],
                 reads: ReadWindows) -> Look | None:
     """The deep brain's next calls, or None: plan and answer now. Unlike the rules brain
-    it does not trust what was pushed: it looks for every file the task reaches, in rounds
-    (at most :data:`~spark_cli.engine.brains.code.lookups.MAX_ROUNDS` a turn):
-
-    1. **Survey**: ``list_files`` for each folder the task names (or the whole repo when a
-       step needs every file and none was given); ``search`` for each symbol a step names;
-       ``read_file`` for a named path it lacks.
-    2. **Read** every source file those turned up (at most :data:`MAX_READS`).
-    3. The rest of any file it got in part."""
+    it does not trust what was pushed: it surveys what the task reaches, reads every
+    source file that turned up (at most :data:`MAX_READS`), then the rest of any file it
+    got in part, a round at a time (docs/brains.md, *The deep brain*)."""
     if not can_look(request):
         return None
     seen = lookups(request)

@@ -1,12 +1,9 @@
 """Add a parameter and update the callers: the definition changes, and so does every call.
 
 The definition is changed by the rules brain
-(:func:`spark_cli.engine.brains.rules.op_definitions.add_parameter_in`). The
-call sites are the identifiers spelled like the function that the rename
-logic (:mod:`spark_cli.engine.brains.rules.rename_refs`) says are the
-function -- ``foo(…)``, ``self.foo(…)``, ``util.foo(…)`` for a module of the
-request; not ``other.foo(…)`` -- in the callee position of a call, in every
-file of the request.
+(:func:`rules.op_definitions.add_parameter_in`); the call sites are the callees that the
+rename logic (:mod:`rules.rename_refs`) says are the function (``foo(…)``, ``self.foo(…)``;
+not ``other.foo(…)``), in every file of the request.
 """
 
 from __future__ import annotations

@@ -1,12 +1,9 @@
 """Reading a deep task: the instruction text cut into steps, each step recognised.
 
-A task may hold several steps: one per line (bullets and ``1.`` numbers are
-dropped), and within a line sentences (``. ``), ``;`` and ``then`` separate
-them. Each step is recognised by the deep brain's own instructions first
-(``add docstrings to every function in a.py and b.py``), then by the rules
-brain's parser (:func:`parse_instruction`, shared, not copied). Like that
-parser, everything here is linear in the length of the text: the patterns
-bound every open-ended part.
+A task may hold several steps: one per line, and within a line sentences, ``;`` and
+``then`` separate them. Each step is recognised by the deep brain's own instructions
+first, then by the rules brain's parser (:func:`parse_instruction`). Like that parser,
+everything here is linear in the length of the text.
 """
 
 from __future__ import annotations

@@ -32,52 +32,48 @@ _CAPTION = re.compile(r"[A-Z][\w -]{0,40}: ")
 """The caption of a context section before a ``~~~`` fence (``Repository map: …``)."""
 
 _TESTS = r"(?:all\s+)?(?:the\s+|my\s+)?(?:unit\s+)?(?:tests?(?:\s+suite)?|test\s+suite)"
-_SOURCES: dict[str, tuple[str, int]] = {
+_SOURCES: dict[str, str] = {
     "fix_tests": (rf"\brun\s+{_TESTS}(?:\s*,)?\s+(?:and\s+|then\s+)+fix\b|\bfix\s+(?:the\s+|all\s+"
                   r"(?:the\s+)?)?(?:failing|broken)\s+tests?\b|\bfix\s+(?:what|anything|"
-                  r"everything|whatever)(?:\s+that)?\s+fails\b", re.I),
-    "run_tests": (rf"(?:please\s+|now\s+)?run\s+{_TESTS}(?:\s+(?:again|now|please))?[.!]?", re.I),
-    "run": (r"(?:please\s+)?run\s+(?:the\s+command\s+)?(`[^`\n]+`|[^`\s][^\n]*?)[.!]?", re.I),
-    "rename": (rf"\brename\s+{_KIND_WORD}{_ID}\s+(?:to|as|into|->|=>)\s+"
-               rf"{_KIND_WORD}{_ID}", re.I),
+                  r"everything|whatever)(?:\s+that)?\s+fails\b"),
+    "run_tests": rf"(?:please\s+|now\s+)?run\s+{_TESTS}(?:\s+(?:again|now|please))?[.!]?",
+    "run": r"(?:please\s+)?run\s+(?:the\s+command\s+)?(`[^`\n]+`|[^`\s][^\n]*?)[.!]?",
+    "rename": rf"\brename\s+{_KIND_WORD}{_ID}\s+(?:to|as|into|->|=>)\s+{_KIND_WORD}{_ID}",
     "replace_head": (r"\b(?:replace|change|substitute)\s+(?:all\s+)?"
-                     r"(?:occurrences\s+of\s+)?(['\"`])", re.I),
-    "replace_mid": (r"(?=(['\"`])\s+(?:with|by|to|for)\s+(['\"`]))", re.I),
+                     r"(?:occurrences\s+of\s+)?(['\"`])"),
+    "replace_mid": r"(?=(['\"`])\s+(?:with|by|to|for)\s+(['\"`]))",
     "prints": (r"\b(?:remove|delete|strip|drop|clean\s+up|get\s+rid\s+of)\s+"
                r"(?:all\s+)?(?:the\s+)?(?:debug(?:ging)?\s+)?"
                r"(console\.log|println!?|print(?:ln|f)?(?:\(\))?|prints?|"
-               r"debug\s+(?:output|statements|logs?)|logs?)\b", re.I),
+               r"debug\s+(?:output|statements|logs?)|logs?)\b"),
     "import": (r"\badd\s+(?:an?\s+|the\s+)?import(?:\s+(?:of|for))?\s+[`'\"]?"
                r"((?:from\s+\S{1,200}\s+import\s+[\w., ]{1,200}?)|"
                r"(?:import\s+)?[^`'\"\s]{1,200}?(?:\s+as\s+\w+)?)"
-               r"[`'\"]?(?=\s+(?:to|in|into|at)\s|[.!]?\s*$|\s*\n)", re.I),
+               r"[`'\"]?(?=\s+(?:to|in|into|at)\s|[.!]?\s*$|\s*\n)"),
     "import_in": (r"^\s*(import\s+[\w.]+(?:\s+as\s+\w+)?|"
                   r"from\s+[\w.]+\s+import\s+[\w., ]{1,200}?)"
-                  r"\s+(?:in|to|into)\s+\S+", re.I),
+                  r"\s+(?:in|to|into)\s+\S+"),
     "import_quoted": (r"\badd\s+[`'\"]((?:import|from|use|const|#include)\s"
-                      r"[^`'\"]{1,300})[`'\"]",
-                      re.I),
+                      r"[^`'\"]{1,300})[`'\"]"),
     "doc": (rf"\b(?:add|write|generate)\s+(?:an?\s+|the\s+)?(?:docstring|doc\s*comment|"
-            rf"documentation|docs?|jsdoc|javadoc|comment)\s+(?:to|for|on)\s+{_KIND_WORD}{_ID}",
-            re.I),
+            rf"documentation|docs?|jsdoc|javadoc|comment)\s+(?:to|for|on)\s+{_KIND_WORD}{_ID}"),
     "param": (r"\badd\s+(?:an?\s+|the\s+)?(?:new\s+|optional\s+)?(?:parameter|param|"
               r"argument|arg)\s+[`'\"]?([A-Za-z_$][\w$]*)"
               r"(?:\s*:\s*([^=`'\"\n]{1,100}?)|\s+of\s+type\s+(\S{1,100}))?"
               r"(?:\s*=\s*((?:\"[^\"\n]{0,100}\"|'[^'\n]{0,100}'|[^`'\"\s]){1,100}))?"
               r"[`'\"]?"
-              rf"\s+(?:to|in|on)\s+{_KIND_WORD}{_ID}", re.I),
-    "delete": (rf"\b(?:delete|remove|drop)\s+{_KIND_WORD}{_ID}(?:\(\))?", re.I),
+              rf"\s+(?:to|in|on)\s+{_KIND_WORD}{_ID}"),
+    "delete": rf"\b(?:delete|remove|drop)\s+{_KIND_WORD}{_ID}(?:\(\))?",
     "explain": (r"\b(?:explain|describe|summari[sz]e|outline|give\s+an\s+overview\s+of|"
-                r"what\s+(?:is|does)\s+in)\b", re.I),
+                r"what\s+(?:is|does)\s+in)\b"),
 }
 _QUOTES = "'\"`"
 
 
 @cache
 def _re(name: str) -> re.Pattern[str]:
-    """The compiled pattern ``name`` of :data:`_SOURCES`."""
-    source, flags = _SOURCES[name]
-    return re.compile(source, flags)
+    """The compiled pattern ``name`` of :data:`_SOURCES` (all case-insensitive)."""
+    return re.compile(_SOURCES[name], re.I)
 
 
 _NOT_COMMANDS = frozenset({"the", "a", "an", "it", "this", "that", "these", "all", "my", "through",

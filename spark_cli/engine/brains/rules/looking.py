@@ -124,18 +124,11 @@ def _for_needle(found: tuple[str, str], files: dict[str, str], seen: Lookups, *,
 
 def look_first(request: BrainRequest, instruction: Instruction, text: str,
                files: dict[str, str], reads: ReadWindows) -> Look | None:
-    """The calls to make before answering, or None: answer now. Only when the request
-    lets it call the three read-only tools, and one round at a time, at most
-    :data:`~spark_cli.engine.brains.code.lookups.MAX_ROUNDS` a turn, it looks for:
-
-    1. the rest of a file it read in part;
-    2. a file the instruction names that it lacks (``read_file``, or ``list_files`` then
-       ``read_file`` of the matches);
-    3. what the instruction is about (:func:`needle`) when no file it has contains it, and
-       a rename's symbol when no file it has defines it and no file is named (every use
-       must be renamed): ``search``, then ``read_file`` of every file with a hit it lacks.
-
-    :func:`notes` then says what it could not find or read."""
+    """The calls to make before answering, or None: answer now. One round at a time, at
+    most ``MAX_ROUNDS`` a turn, it looks for the rest of a file read in part, then a named
+    file it lacks, then what the instruction is about (:func:`needle`) when no file it
+    has contains it (docs/brains.md, *The rules brain*); :func:`notes` then says what it
+    could not find or read."""
     if not can_look(request):
         return None
     seen = lookups(request)

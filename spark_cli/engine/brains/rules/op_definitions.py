@@ -1,9 +1,7 @@
 """Change a definition as a whole: delete it, or add a parameter to it.
 
-Delete: the definition's lines go, with its decorators / attributes, an
-``export``, a ``const f =`` wrapper and the doc comments right above it (not
-python comments), plus the blank lines after it so the spacing around stays
-as it was. Every definition of that name in the file goes (overloads). A python
+Delete: every definition of that name goes with what belongs to it (decorators, doc
+comments, the blank lines after it; docs/brains.md, *delete a function*), and a python
 block left empty gets ``pass``.
 """
 

@@ -1,12 +1,8 @@
 """Add a docstring: python ``\"\"\"…\"\"\"``, JSDoc/Javadoc ``/** … */``, go ``//``, rust ``///``.
 
-The text is made from the name and the parameters: ``parse_config(path,
-strict=False)`` gets "Parse config." and one "name: The words." line per
-parameter (``Args:`` in python, ``@param`` in JSDoc/Javadoc, ``# Arguments``
-in rust; go follows its convention: ``// ParseConfig parses config.``). A
-definition that already has a docstring or a comment right above it is left
-alone (and the answer says so). The deep brain's :func:`document_all` documents every
-definition of the files, each file's insertions one change.
+The text is made from the name and the parameters (``parse_config(path)`` gets "Parse
+config." and a line per parameter); a definition that already has one is left alone.
+The deep brain's :func:`document_all` documents every definition of the files.
 """
 
 from __future__ import annotations

@@ -1,11 +1,9 @@
 """Explain a file: a streamed structural summary (imports, definitions and their lines).
 
 No edits. Definitions come from :func:`spark_cli.edits.lang.definitions.definitions`
-(the same ones ``@@ def f`` anchors resolve to), nested by their line ranges;
-imports are the file's top-level import statements. A file with no grammar
-gets its size and first lines only.
-The deep brain's :func:`explain_all` adds how the files connect: a top-level definition
-of one file used as an identifier in another (at most :data:`MAX_LINKS`).
+(the ones ``@@ def f`` anchors resolve to), nested by their line ranges; a file with no
+grammar gets its size and first lines only. The deep brain's :func:`explain_all` adds
+how the files connect (at most :data:`MAX_LINKS` links).
 """
 
 from __future__ import annotations

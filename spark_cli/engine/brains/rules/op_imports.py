@@ -1,14 +1,8 @@
 """Add an import: one new import line after the file's existing top-level imports.
 
-The import is written in the file's language from what the prompt gives:
-python ``os`` → ``import os`` (``from a import b`` as given); js/ts ``fs`` →
-``import fs from "fs";`` (or ``const fs = require("fs");`` in a file that uses
-``require``; quote style and semicolons follow the file's last import); go
-``fmt`` → ``"fmt"`` inside an ``import ( … )`` block, else ``import "fmt"``;
-rust ``std::fs`` → ``use std::fs;``; java ``java.util.List`` → ``import
-java.util.List;``. With no imports yet it goes at the top (after a python
-module docstring / ``from __future__``, a go/java ``package`` line). An import
-the file already has is reported, not repeated.
+The import is written in the file's language and style (docs/brains.md, *add import*);
+with no imports yet it goes at the top, after what must stay first. An import the file
+already has is reported, not repeated.
 """
 
 from __future__ import annotations

@@ -1,9 +1,7 @@
 """``use SERVER's TOOL with ...``: the rules brain calls one MCP tool, then reports its answer.
 
-The arguments are a JSON object (``with {"timezone": "Europe/Paris"}``) or
-``key=value`` words (``with timezone=Europe/Paris count=3``: a value that reads as
-JSON, a number or ``true``, is taken as such; quotes keep spaces). The tool must be
-declared in the request as ``mcp__SERVER__TOOL``; once this turn has its output, the
+The arguments are a JSON object or ``key=value`` words (docs/brains.md). The tool must
+be declared in the request as ``mcp__SERVER__TOOL``; once this turn has its output, the
 brain answers with it.
 """
 

@@ -1,11 +1,8 @@
 """Remove debug output: whole print / console.log statements, file kept valid.
 
-A statement is debug output when it is only a call to python ``print``; js/ts
-``console.log``/``debug``/``info``; go ``fmt.Print*``/``println`` (and the ``fmt`` import
-once unused); rust ``println!``/``print!``/``eprintln!``/``eprint!``/``dbg!``; java
-``System.out/err.print*``. ``console.log`` named: only those go. A statement alone on its
-lines loses its lines, else only its text; an emptied python block gets ``pass``, a
-brace-less js body ``{}``.
+A statement is debug output when it is only a call to one of the language's print
+functions (docs/brains.md, *remove prints*). A statement alone on its lines loses its
+lines, else only its text; an emptied block is kept valid (``pass``, ``{}``).
 """
 
 from __future__ import annotations

@@ -1,12 +1,10 @@
 """Rename a symbol: its definitions and references become ``new``.
 
-Only identifier leaves of the syntax tree are touched (any node type ending in
-``identifier``), so strings and comments keep the old name; and only those
-that are the symbol (see :mod:`rename_refs`): ``json.load(f)`` and
-``dict(load=1)`` keep their ``load`` when ``load`` is renamed, and the answer
-says how many such uses it left alone. Files with no grammar (text mode) are
-refused: without a tree an identifier cannot be told from a word in a string.
-The deep brain's :func:`rename_everywhere` runs it over every file with a grammar.
+Only identifier leaves of the syntax tree that are the symbol (:mod:`rename_refs`) are
+touched, so strings and comments keep the old name; the answer says how many uses of
+another object's name it left alone. Files with no grammar are refused: without a tree an
+identifier cannot be told from a word in a string. The deep brain's
+:func:`rename_everywhere` runs it over every file with a grammar.
 """
 
 from __future__ import annotations

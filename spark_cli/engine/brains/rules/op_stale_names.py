@@ -1,11 +1,8 @@
 """Fixing a name left stale by a rename, as pytest's output shows it.
 
-``NameError: name 'old' is not defined`` or ``ImportError: cannot import name 'old' from
-'pkg.mod'``. The new name is Python's hint (``Did you mean: 'new'?``), else the top-level
-name of the *home* module closest to ``old``. The stale uses are renamed with
-:func:`op_rename.rename` in the home module and the files that import ``old`` or that the
-output names. With the read-only tools it first looks as for ``rename old to new``, and
-lists the repo's files named like the home module.
+A ``NameError`` or an ``ImportError: cannot import name``: the new name is Python's hint,
+else the closest top-level name of the *home* module (docs/brains.md, *The stale-name
+fix*), and the stale uses are renamed with :func:`op_rename.rename`.
 """
 
 from __future__ import annotations

@@ -145,27 +145,11 @@ class Symbol:
 class FileRefs:
     """One file's view: its module aliases and whether it imports ``old`` from elsewhere.
 
-    A rename changes the symbol's definitions and its bare-name references, not
-    other objects' members or other calls' keyword arguments that happen to share
-    its name (``json.load(f)`` and ``dict(load=1)`` stay when ``load`` is renamed).
-    Per identifier leaf spelled ``old``:
-
-    - the member part of an access (``x.old``, ``x->old``, ``X::old``) only when the
-      object is ``self``/``cls``/``this``/``Self`` (or a go method's receiver) and a
-      class in the request's files has a member ``old`` (a method or field defined
-      in a class body, or an attribute assigned through ``self``/``this``), or when
-      the object is a module that is one of the request's files (python
-      ``import config`` or ``from pkg import config`` then ``config.old``; js
-      ``import * as u from "./util"`` or ``const u = require("./util")``);
-    - a python keyword argument ``f(old=…)`` only when ``f`` (or class ``f``'s
-      ``__init__``) is defined in the request's files with a parameter ``old``; a go or
-      rust struct literal key only when that struct is defined with a field ``old``;
-      js object keys (``{old: 1}``) never;
-    - module names in imports never; a name imported from a module that is not one
-      of the request's files (python ``from json import old``, js ``import { old }
-      from "fs"``) means every ``old`` in that file is someone else's: the file is
-      left alone;
-    - everything else (definitions, parameters, bare references, types) is renamed."""
+    A rename changes the symbol's definitions and bare-name references, not another
+    object's member or another call's keyword argument that shares its name
+    (``json.load(f)`` and ``dict(load=1)`` stay when ``load`` is renamed); a file that
+    imports ``old`` from outside the request is left alone. The rules, leaf by leaf,
+    are docs/brains.md's *rename* row."""
 
     def __init__(self, parsed: Parsed, symbol: Symbol) -> None:
         self.parsed, self.symbol = parsed, symbol

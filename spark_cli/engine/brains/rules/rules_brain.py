@@ -1,10 +1,8 @@
 """The ``rules`` brain: deterministic edits for a documented set of instructions.
 
-Answer shape (like a real model): a short lead-in line, the edits in the
-request's format (SEARCH/REPLACE blocks or one apply_patch envelope), then a
-one-line summary. ``explain`` streams a structural summary instead of edits.
-Anything it cannot do gets a streamed explanation: why, the instruction list
-and how to connect a real provider (:func:`.results.help_lines`).
+Answer shape (like a real model): a short lead-in line, the edits in the request's
+format, then a one-line summary. Anything it cannot do gets a streamed explanation: why,
+the instruction list and how to connect a real provider (:func:`.results.help_lines`).
 """
 
 from __future__ import annotations

@@ -1,12 +1,9 @@
 """Running what the user asks: ``run the tests``, ``run X``, ``run the tests and fix what fails``.
 
-Only when the request declares ``run_command``, and only for these instructions. A turn
-is read from its calls (:func:`lookups`): no run yet -> a preamble and the call; the output
-back -> a short answer on what happened (:mod:`~spark_cli.engine.brains.code.command_results`).
-``fix_tests`` goes on when the run shows a name left stale by a rename
-(:mod:`op_stale_names`): it looks, edits and runs the tests once more. The test command is
-the one the client's instructions name (:data:`TEST_COMMAND_LINE`), else ``pytest`` when
-the request shows Python files.
+Only when the request declares ``run_command``. No run yet this turn: a preamble and the
+call; its output back: a short answer on what happened. ``fix_tests`` goes on when the run
+shows a name left stale by a rename (:mod:`op_stale_names`): it edits and runs the tests
+once more. The test command is :func:`test_command`'s.
 """
 
 from __future__ import annotations

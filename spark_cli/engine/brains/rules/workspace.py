@@ -1,9 +1,7 @@
 """The rules brain's view of the files: what the conversation says they contain now.
 
-The conversation is replayed oldest first: the file blocks (:mod:`spark_cli.protocol.files`)
-of the instructions, then of each user turn (the latest version of a path wins), the
-files read with ``read_file``, and the brain's own earlier answers, whose edits are
-applied to the view (exact match; a hunk that does not match is skipped). So a continued
+The conversation is replayed oldest first: file blocks, files read with ``read_file``,
+and the brain's own earlier answers, whose edits are applied to the view. So a continued
 conversation sees its own earlier edits even when the client does not re-send the files.
 """
 

@@ -13,7 +13,6 @@ copy per place, or a plain duplicate) are handled by `repeats.Repeats`.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -28,8 +27,7 @@ from spark_cli.edits.disk.textfile import DEFAULT_SIZE_LIMIT, TextFile, decode, 
 from spark_cli.edits.disk.worktree import WorkTree, Write
 from spark_cli.edits.lang.grammars import language_for_path
 from spark_cli.edits.lang.syntax import check_edit
-from spark_cli.edits.locate.conflicts import changed_regions
-from spark_cli.edits.locate.placement import Span, is_append, lf, locate_all
+from spark_cli.edits.locate.placement import Span, changed_regions, is_append, lf, locate_all
 from spark_cli.edits.model.outcome import (
     EditApplied,
     EditOutcome,
@@ -41,8 +39,6 @@ from spark_cli.edits.model.outcome import (
 
 if TYPE_CHECKING:
     from spark_cli.edits.model.blocks import FileEdit
-
-_NEWLINES = re.compile(r"\r\n|\r")
 
 
 @dataclass(slots=True)
@@ -230,7 +226,7 @@ def _plan(ctx: _Context, edit: FileEdit) -> _Plan:
     seen_text = None
     if ctx.seen is not None:
         raw = ctx.seen.get(target.rel, ctx.seen.get(edit.path))
-        seen_text = None if raw is None else _NEWLINES.sub("\n", raw)
+        seen_text = None if raw is None else lf(raw)
     exists = ctx.tree.exists(target.path)
     creating = edit.kind == "update" and not exists and bool(edit.hunks) and all(
         is_append(h) for h in edit.hunks)

@@ -27,9 +27,8 @@ from spark_cli.edits.locate.elision import (
     split_elided,
     unbacked_placeholder,
 )
-from spark_cli.edits.locate.hints import MatchHints
 from spark_cli.edits.locate.matching import FINDERS, STEPS, LineIndex, Match, line_index
-from spark_cli.edits.locate.misses import LocateFailed, missing
+from spark_cli.edits.locate.misses import LocateFailed, MatchHints, missing
 from spark_cli.record import record
 
 if TYPE_CHECKING:

@@ -14,6 +14,7 @@ import difflib
 from collections import Counter
 from collections.abc import Sequence
 
+from spark_cli.edits.lang.ends import common_ends
 from spark_cli.edits.locate.normalize import dominant_unit, remove_prefix, split_indent
 
 
@@ -142,7 +143,7 @@ def _alignment(search: Sequence[str],
     so a repeated line is not paired with another copy of itself."""
     a = [s.strip() for s in search]
     b = [r.strip() for r in replace]
-    head, tail = _common_ends(a, b)
+    head, tail = common_ends(a, b)
     same = {k: k for k in range(head)}
     same.update({len(b) - 1 - k: len(a) - 1 - k for k in range(tail)})
     swapped: dict[int, int] = {}
@@ -163,17 +164,6 @@ def _alignment(search: Sequence[str],
             for k in range(min(i2 - i1, j2 - j1)):
                 swapped[head + j1 + k] = head + i1 + k
     return same, swapped
-
-
-def _common_ends(a: Sequence[str], b: Sequence[str]) -> tuple[int, int]:
-    """How many lines ``a`` and ``b`` share at the head, then at the tail."""
-    head = 0
-    while head < min(len(a), len(b)) and a[head] == b[head]:
-        head += 1
-    tail = 0
-    while tail < min(len(a), len(b)) - head and a[len(a) - 1 - tail] == b[len(b) - 1 - tail]:
-        tail += 1
-    return head, tail
 
 
 def paired_lines(search: Sequence[str], replace: Sequence[str]) -> dict[int, int]:

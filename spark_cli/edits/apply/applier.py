@@ -21,8 +21,13 @@ from typing import TYPE_CHECKING
 from spark_cli.edits.apply.diffs import unified_diff
 from spark_cli.edits.apply.repeats import Repeats
 from spark_cli.edits.disk.journal import BatchInfo, Journal, clean_stale_temps
-from spark_cli.edits.disk.paths import RepoPath, confine
-from spark_cli.edits.disk.short_names import MAX_CANDIDATES, expand_short_name, repo_suffix
+from spark_cli.edits.disk.paths import (
+    MAX_CANDIDATES,
+    RepoPath,
+    confine,
+    expand_short_name,
+    repo_suffix,
+)
 from spark_cli.edits.disk.textfile import DEFAULT_SIZE_LIMIT, TextFile, decode, new_text_file
 from spark_cli.edits.disk.worktree import WorkTree, Write
 from spark_cli.edits.lang.grammars import language_for_path

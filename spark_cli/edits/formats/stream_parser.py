@@ -4,7 +4,7 @@
 character) and returns what became known: `ProseDelta` for text outside blocks,
 a `FileEdit` the moment a block closes, a `BlockRejected` for a malformed one.
 Both formats (SEARCH/REPLACE blocks and the apply_patch envelope, see
-`search_replace.py` and `apply_patch.py`) can be mixed with prose in one answer.
+`search_replace.py` and `patch_envelope.py`) can be mixed with prose in one answer.
 """
 
 from __future__ import annotations

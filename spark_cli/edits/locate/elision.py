@@ -1,7 +1,12 @@
 """Elision lines (`...`, `# ... existing code ...`) in SEARCH/REPLACE text.
 
 Models shorten long blocks with a placeholder line. spark never guesses what a
-placeholder stands for:
+placeholder stands for: when SEARCH and REPLACE carry the same placeholder lines in
+the same order, each piece between them is located on its own and the file text
+under each placeholder is kept (`split_elided`); a placeholder in REPLACE that
+SEARCH does not have would delete the code it stands for, so the hunk is refused
+(`unbacked_placeholder`, with the stricter `is_placeholder`: a bare `...` line is
+Python's Ellipsis or prose, not one).
 """
 
 from __future__ import annotations
@@ -87,20 +92,9 @@ def split_elided(search: list[str],
                  replace: list[str]) -> list[tuple[list[str], list[str]]] | None:
     """(search piece, replace piece) pairs around matching placeholder lines, or None.
 
-    Placeholders at the edges of both sides are dropped first; what remains must
-    have placeholders at the same places on both sides, with text between them.
-
-    - when SEARCH and REPLACE carry the SAME placeholder lines in the same order,
-      the hunk is unambiguous: each piece between placeholders is located on its own
-      (strict ladder, in order) and the file text under each placeholder is kept as
-      it is (`split_elided`). A placeholder that is the first or last line of both
-      SEARCH and REPLACE stands for nothing that changes: it is dropped;
-    - a placeholder in REPLACE that SEARCH does not have would delete the code it
-      stands for: `unbacked_placeholder` finds it, and the hunk is refused (unless
-      the file itself has that line where the hunk applies). That check uses the
-      stricter `is_placeholder`: a comment that is only `...`, or says "existing
-      code", "rest of …", "unchanged" and the like; a bare `...` line is not one
-      (Python's Ellipsis, prose).
+    A placeholder that is the first or last line of both sides stands for nothing
+    that changes: it is dropped first. What remains must have the same placeholders
+    at the same places on both sides, with text between them.
     """
     trimmed = _drop_edges(search, replace)
     dropped = trimmed != (search, replace)

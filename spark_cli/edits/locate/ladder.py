@@ -1,12 +1,9 @@
 """The locate ladder: where in a file one hunk's SEARCH text is, strict to loose.
 
-`locate(text, hunk)` returns a `Located` region (character offsets into the
-"\\n"-normalised text) and the replacement adapted to the file, or raises
-`LocateFailed` ("missing" with the nearest similar lines, "ambiguous" with the
-candidate lines). It never guesses by edit distance: every step compares whole
-lines for equality after a fixed normalisation, exact first, loosest last; the
-steps, how several matches are narrowed, elided and fenced hunks, invented anchors
-and empty searches are listed on :func:`locate`.
+`locate(text, hunk)` returns a `Located` region and the replacement adapted to the
+file, or raises `LocateFailed`. It never guesses by edit distance: every step
+compares whole lines for equality after a fixed normalisation (the steps and their
+order are listed on :func:`locate`).
 """
 
 from __future__ import annotations
@@ -127,16 +124,11 @@ def locate(text: str, hunk: HunkLike, *, language: str | None = None,
     file's own, byte for byte, and its indentation is translated to the file's. A
     lone trailing newline in SEARCH or REPLACE is not a line.
 
-    Several matches at one step are narrowed, in order, by: ``at_eof`` (matches
-    ending at the last non-blank line, if any do); anchors (matches overlapping
-    the anchored ranges from `anchors.find_anchor_ranges`; if none overlap, a
-    unique match anywhere is still taken, and among several the ones after the
-    first anchored line are preferred); ``search_from`` (the first match starting
-    at or after that offset, so repeated snippets resolve in hunk order). Still
-    several → refused as ambiguous. The step name is prefixed ``anchor:`` when the
-    anchor made the choice. Matches that all contradict ``at_eof`` or the anchors
-    do not decide: the other variant and the later steps are tried for one that
-    fits, and the first contradicting matches are the fallback.
+    Several matches at one step are narrowed by `MatchHints.choose` (``at_eof``, the
+    anchors, ``search_from``; the step name is prefixed ``anchor:`` when the anchor
+    chose). Matches that all contradict ``at_eof`` or the anchors do not decide: the
+    other readings and the later steps are tried for one that fits, and the first
+    contradicting matches are the fallback.
 
     When nothing matches and SEARCH and REPLACE carry the same placeholder lines
     (``# ...``), each piece between them is located in order and the file text the
@@ -198,7 +190,7 @@ def locate(text: str, hunk: HunkLike, *, language: str | None = None,
                           search_from=search_from, first_of_many=first_of_many)
         except LocateFailed:
             pass
-    raise missing(index.lines, index.real, index.stripped(), trimmed[0], trimmed[1], anchors,
+    raise missing(index.lines, index.real, index.stripped, trimmed[0], trimmed[1], anchors,
                   context.ranges)
 
 

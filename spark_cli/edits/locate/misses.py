@@ -61,8 +61,9 @@ class MatchHints:
     """What narrows several matches: `choose` picks one match of a ladder step, narrowing
     in order by ``at_eof`` (matches ending at the last non-blank line, if any do), the
     anchors (matches overlapping the ranges from `anchors.find_anchor_ranges`, else
-    those after the first anchored line) and ``search_from`` (the first match at or
-    after that offset); several left are refused as ambiguous. Anchor ranges are
+    those after the first anchored line; a unique match is taken anyway) and
+    ``search_from`` (the first match at or after that offset, so repeated snippets
+    resolve in hunk order); several left are refused as ambiguous. Anchor ranges are
     resolved only when needed."""
 
     def __init__(self, index: LineIndex, language: str | None, anchors: tuple[str, ...],

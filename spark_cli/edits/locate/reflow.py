@@ -25,6 +25,7 @@ class ReflowIndex(Protocol):
     @property
     def lines(self) -> list[str]: ...
 
+    @property
     def reflowed(self) -> tuple[str, list[int], list[int]]: ...
 
 
@@ -60,7 +61,7 @@ def find_reflowed(index: ReflowIndex, search: list[str], replace: list[str]) -> 
     needle = "".join(keys)
     if len(needle) < MIN_TEXT:
         return []
-    stream, rows, starts = index.reflowed()
+    stream, rows, starts = index.reflowed
     out = []
     pos = stream.find(needle)
     while pos >= 0:
@@ -79,7 +80,7 @@ def find_reflowed(index: ReflowIndex, search: list[str], replace: list[str]) -> 
 def _maker(index: ReflowIndex, search: list[str], replace: list[str], s_rows: list[int],
            keys: list[str], pos: int, span: tuple[int, int]) -> Callable[[], str]:
     def make() -> str:
-        _stream, rows, starts = index.reflowed()
+        _stream, rows, starts = index.reflowed
         first, last = span
         # where each non-blank search line starts in the stream
         offsets = list(accumulate(map(len, keys), initial=pos))[:-1]

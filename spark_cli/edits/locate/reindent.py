@@ -2,10 +2,8 @@
 
 `reconcile(search, found, replace)` gives the lines to write when file line
 ``found[i]`` stands for search line ``search[i]`` (None: a blank search line the
-match skipped). The rules, so that only the hunk's real changes reach the file:
-
-After an exact match nothing is adapted: the replacement is written as the model
-wrote it (`matching`), only line endings follow the file.
+match skipped), so that only the hunk's real changes reach the file (the rules are
+on `reconcile`). After an exact match nothing is adapted (`matching`).
 """
 
 from __future__ import annotations
@@ -174,8 +172,8 @@ def paired_lines(search: Sequence[str], replace: Sequence[str]) -> dict[int, int
 
 def reconcile(search: Sequence[str], found: Sequence[str | None], replace: Sequence[str],
               file_unit: str | None = None) -> list[str]:
-    """The replacement lines to write (see the module docstring); ``file_unit`` is the
-    file's indentation unit when known (else guessed from ``found``).
+    """The replacement lines to write; ``file_unit`` is the file's indentation unit
+    when known (else guessed from ``found``).
 
     - SEARCH and REPLACE are aligned on their stripped lines (difflib's matching
       blocks: alignment only, nothing is located by similarity). A replacement line

@@ -52,8 +52,8 @@ def common_suffix(a: T, b: T, limit: int) -> int:
     return lo
 
 
-def common_ends(a: Sequence[str], b: Sequence[str]) -> tuple[int, int]:
-    """How many lines ``a`` and ``b`` share at the head, then at the tail (not overlapping)."""
+def common_ends(a: T, b: T) -> tuple[int, int]:
+    """How many items ``a`` and ``b`` share at the head, then at the tail (not overlapping)."""
     limit = min(len(a), len(b))
     head = common_prefix(a, b, limit)
     return head, common_suffix(a, b, limit - head)

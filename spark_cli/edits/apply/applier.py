@@ -79,8 +79,7 @@ class _Context:
 
 
 def _read(ctx: _Context, target: RepoPath, name: str) -> tuple[bytes, TextFile]:
-    if not ctx.tree.exists(target.path):
-        raise _Refusal("file_missing", f"{name}: file not found")
+    """The bytes and text of a file that exists (`_plan` checked)."""
     if ctx.tree.is_dir(target.path):
         raise _Refusal("is_directory", f"{name} is a directory, not a file")
     try:
@@ -178,8 +177,6 @@ def _plan_update(ctx: _Context, edit: FileEdit, target: RepoPath, seen: str | No
 
 
 def _plan_delete(ctx: _Context, edit: FileEdit, target: RepoPath) -> _Plan:
-    if not ctx.tree.exists(target.path):
-        raise _Refusal("file_missing", f"{edit.path}: cannot delete, the file does not exist")
     if ctx.tree.is_dir(target.path):
         raise _Refusal("is_directory", f"{edit.path} is a directory; only files are deleted")
     state = ctx.tree.read(target.path)

@@ -288,15 +288,13 @@ class EditStreamParser:
                 return
             self._pending.append(_Pending(raw, candidate))
             return
-        if not stripped:
-            if self._can_hold("blank"):  # "path", blank line, then the fence or SEARCH
-                self._pending.append(_Pending(raw, None))
-                return
-            self._release_pending()
-            self._prose.append(raw)
-            self._note(text)
+        if not stripped and self._can_hold("blank"):  # "path", blank, then fence or SEARCH
+            self._pending.append(_Pending(raw, None))
             return
-        self._plain_started()
+        if stripped:
+            self._plain_started()
+        else:
+            self._release_pending()
         self._prose.append(raw)
         self._note(text)
 

@@ -18,6 +18,8 @@ from collections.abc import Callable
 from itertools import accumulate
 from typing import Protocol
 
+from spark_cli.edits.lang.ends import common_ends
+
 
 class ReflowIndex(Protocol):
     """What reflow needs of `matching.LineIndex` (so reflow does not import matching)."""
@@ -94,12 +96,7 @@ def _maker(index: ReflowIndex, search: list[str], replace: list[str], s_rows: li
             k = bisect_left(starts, offsets[m])
             return rows[k] if k < len(starts) and starts[k] == offsets[m] else None
 
-        same = [a.strip() == b.strip() for a, b in zip(search, replace, strict=False)]
-        head = same.index(False) if False in same else len(same)
-        tail = 0
-        while (tail < min(len(search), len(replace)) - head
-               and search[-1 - tail].strip() == replace[-1 - tail].strip()):
-            tail += 1
+        head, tail = common_ends([a.strip() for a in search], [b.strip() for b in replace])
         cut = file_row(head) if head else first
         if cut is None:
             cut, head = first, 0

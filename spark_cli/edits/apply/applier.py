@@ -28,7 +28,13 @@ from spark_cli.edits.disk.paths import (
     expand_short_name,
     repo_suffix,
 )
-from spark_cli.edits.disk.textfile import DEFAULT_SIZE_LIMIT, TextFile, decode, new_text_file
+from spark_cli.edits.disk.textfile import (
+    DEFAULT_SIZE_LIMIT,
+    TextFile,
+    decode,
+    new_text_file,
+    too_large,
+)
 from spark_cli.edits.disk.worktree import WorkTree, Write
 from spark_cli.edits.lang.grammars import language_for_path
 from spark_cli.edits.lang.syntax import check_edit
@@ -82,16 +88,11 @@ def _read(ctx: _Context, target: RepoPath, name: str) -> tuple[bytes, TextFile]:
     """The bytes and text of a file that exists (`_plan` checked)."""
     if ctx.tree.is_dir(target.path):
         raise _Refusal("is_directory", f"{name} is a directory, not a file")
-    try:
-        size = ctx.tree.size(target.path)
-        if size > ctx.size_limit:
-            raise FileRefused(f"{name} is too large to edit ({size:,} bytes; the limit is "
-                                f"{ctx.size_limit:,})", "too_large")
-        state = ctx.tree.read(target.path)
-        tf = decode(state.data, mode=state.mode, name=name, size_limit=ctx.size_limit)
-        return state.data, tf
-    except FileRefused as exc:
-        raise _Refusal(exc.reason, exc.message) from None
+    size = ctx.tree.size(target.path)
+    if size > ctx.size_limit:
+        raise too_large(name, size, ctx.size_limit)
+    state = ctx.tree.read(target.path)
+    return state.data, decode(state.data, mode=state.mode, name=name, size_limit=ctx.size_limit)
 
 
 def _writable(ctx: _Context, name: str, mode: int | None, verb: str) -> None:
@@ -202,10 +203,7 @@ def _plan_move(ctx: _Context, edit: FileEdit, source: RepoPath, plan: _Plan) -> 
     _writable(ctx, source.rel, state.mode, "move")
     after = plan.writes[0].after if plan.writes else state.data
     old, text = plan.outcome, plan.new_text or ""
-    try:  # the limit the section was read with, not the default one
-        old_text = decode(state.data, size_limit=ctx.size_limit).text
-    except FileRefused as exc:
-        raise _Refusal(exc.reason, exc.message) from None
+    old_text = decode(state.data, size_limit=ctx.size_limit).text  # the section's limit
     diff = unified_diff(dest.rel, old_text, text, old_path=source.rel)
     outcome = EditApplied(dest.rel, old.hunks, diff, old.step_per_hunk, old.syntax,
                           moved_from=source.rel, refused=old.refused, line=edit.line)

@@ -66,21 +66,21 @@ def unbacked_placeholder(search: Iterable[str], replace_text: str,
     return None
 
 
+def leading_blanks(lines: list[str]) -> int:
+    """How many of ``lines`` are blank before the first that is not."""
+    return next((i for i, line in enumerate(lines) if line.strip()), len(lines))
+
+
 def _drop_edges(search: list[str], replace: list[str]) -> tuple[list[str], list[str]]:
     """Drop a placeholder that is the first (or last) non-blank line of both sides."""
-    def first(lines: list[str]) -> int:
-        return next((i for i, line in enumerate(lines) if line.strip()), len(lines))
-
-    def last(lines: list[str]) -> int:
-        return next((i for i in range(len(lines) - 1, -1, -1) if lines[i].strip()), -1)
-
     while search and replace:
-        s, r = first(search), first(replace)
+        s, r = leading_blanks(search), leading_blanks(replace)
         if s < len(search) and r < len(replace) and is_elision(search[s]) \
                 and search[s].strip() == replace[r].strip():
             search, replace = search[s + 1:], replace[r + 1:]
             continue
-        s, r = last(search), last(replace)
+        s = len(search) - 1 - leading_blanks(search[::-1])
+        r = len(replace) - 1 - leading_blanks(replace[::-1])
         if s >= 0 and r >= 0 and is_elision(search[s]) and search[s].strip() == replace[r].strip():
             search, replace = search[:s], replace[:r]
             continue

@@ -79,11 +79,12 @@ class MatchHints:
                             if self.anchors else [])
         return self._ranges
 
-    def _last_line(self) -> int:
+    def _at_end(self, pool: list[Match]) -> list[Match]:
+        """The matches ending at the last non-blank line."""
         last = self.index.real - 1
         while last > 0 and not self.index.lines[last].strip():
             last -= 1
-        return last
+        return [m for m in pool if m.last >= last]
 
     def _by_anchor(self, pool: list[Match]) -> list[Match]:
         """The matches inside the anchored ranges, else those after the first anchored
@@ -99,8 +100,7 @@ class MatchHints:
         does, the ladder goes on: a looser reading of the same search (without its blank
         edge lines, say) may match where the hints point."""
         if self.at_eof:
-            last = self._last_line()
-            matches = [m for m in matches if m.last >= last]
+            matches = self._at_end(matches)
         if self.anchors and matches and self.ranges:
             matches = self._by_anchor(matches)
         return bool(matches)
@@ -108,9 +108,7 @@ class MatchHints:
     def choose(self, matches: list[Match]) -> tuple[Match, bool]:
         pool = matches
         if self.at_eof and len(pool) > 1:
-            last = self._last_line()
-            at_end = [m for m in pool if m.last >= last]
-            pool = at_end or pool
+            pool = self._at_end(pool) or pool
         by_anchor = False
         if self.anchors and len(pool) > 1 and self.ranges:
             inside = self._by_anchor(pool)

@@ -13,7 +13,6 @@ copy per place, or a plain duplicate) are handled by `repeats.Repeats`.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -22,14 +21,24 @@ from typing import TYPE_CHECKING
 from spark_cli.edits.apply.diffs import unified_diff
 from spark_cli.edits.apply.repeats import Repeats
 from spark_cli.edits.disk.journal import BatchInfo, Journal, clean_stale_temps
-from spark_cli.edits.disk.paths import RepoPath, confine
-from spark_cli.edits.disk.short_names import MAX_CANDIDATES, expand_short_name, repo_suffix
-from spark_cli.edits.disk.textfile import DEFAULT_SIZE_LIMIT, TextFile, decode, new_text_file
+from spark_cli.edits.disk.paths import (
+    MAX_CANDIDATES,
+    RepoPath,
+    confine,
+    expand_short_name,
+    repo_suffix,
+)
+from spark_cli.edits.disk.textfile import (
+    DEFAULT_SIZE_LIMIT,
+    TextFile,
+    decode,
+    new_text_file,
+    too_large,
+)
 from spark_cli.edits.disk.worktree import WorkTree, Write
 from spark_cli.edits.lang.grammars import language_for_path
 from spark_cli.edits.lang.syntax import check_edit
-from spark_cli.edits.locate.conflicts import changed_regions
-from spark_cli.edits.locate.placement import Span, is_append, lf, locate_all
+from spark_cli.edits.locate.placement import Span, changed_regions, is_append, lf, locate_all
 from spark_cli.edits.model.outcome import (
     EditApplied,
     EditOutcome,
@@ -41,8 +50,6 @@ from spark_cli.edits.model.outcome import (
 
 if TYPE_CHECKING:
     from spark_cli.edits.model.blocks import FileEdit
-
-_NEWLINES = re.compile(r"\r\n|\r")
 
 
 @dataclass(slots=True)
@@ -78,20 +85,14 @@ class _Context:
 
 
 def _read(ctx: _Context, target: RepoPath, name: str) -> tuple[bytes, TextFile]:
-    if not ctx.tree.exists(target.path):
-        raise _Refusal("file_missing", f"{name}: file not found")
+    """The bytes and text of a file that exists (`_plan` checked)."""
     if ctx.tree.is_dir(target.path):
         raise _Refusal("is_directory", f"{name} is a directory, not a file")
-    try:
-        size = ctx.tree.size(target.path)
-        if size > ctx.size_limit:
-            raise FileRefused(f"{name} is too large to edit ({size:,} bytes; the limit is "
-                                f"{ctx.size_limit:,})", "too_large")
-        state = ctx.tree.read(target.path)
-        tf = decode(state.data, mode=state.mode, name=name, size_limit=ctx.size_limit)
-        return state.data, tf
-    except FileRefused as exc:
-        raise _Refusal(exc.reason, exc.message) from None
+    size = ctx.tree.size(target.path)
+    if size > ctx.size_limit:
+        raise too_large(name, size, ctx.size_limit)
+    state = ctx.tree.read(target.path)
+    return state.data, decode(state.data, mode=state.mode, name=name, size_limit=ctx.size_limit)
 
 
 def _writable(ctx: _Context, name: str, mode: int | None, verb: str) -> None:
@@ -177,8 +178,6 @@ def _plan_update(ctx: _Context, edit: FileEdit, target: RepoPath, seen: str | No
 
 
 def _plan_delete(ctx: _Context, edit: FileEdit, target: RepoPath) -> _Plan:
-    if not ctx.tree.exists(target.path):
-        raise _Refusal("file_missing", f"{edit.path}: cannot delete, the file does not exist")
     if ctx.tree.is_dir(target.path):
         raise _Refusal("is_directory", f"{edit.path} is a directory; only files are deleted")
     state = ctx.tree.read(target.path)
@@ -204,10 +203,7 @@ def _plan_move(ctx: _Context, edit: FileEdit, source: RepoPath, plan: _Plan) -> 
     _writable(ctx, source.rel, state.mode, "move")
     after = plan.writes[0].after if plan.writes else state.data
     old, text = plan.outcome, plan.new_text or ""
-    try:  # the limit the section was read with, not the default one
-        old_text = decode(state.data, size_limit=ctx.size_limit).text
-    except FileRefused as exc:
-        raise _Refusal(exc.reason, exc.message) from None
+    old_text = decode(state.data, size_limit=ctx.size_limit).text  # the section's limit
     diff = unified_diff(dest.rel, old_text, text, old_path=source.rel)
     outcome = EditApplied(dest.rel, old.hunks, diff, old.step_per_hunk, old.syntax,
                           moved_from=source.rel, refused=old.refused, line=edit.line)
@@ -230,7 +226,7 @@ def _plan(ctx: _Context, edit: FileEdit) -> _Plan:
     seen_text = None
     if ctx.seen is not None:
         raw = ctx.seen.get(target.rel, ctx.seen.get(edit.path))
-        seen_text = None if raw is None else _NEWLINES.sub("\n", raw)
+        seen_text = None if raw is None else lf(raw)
     exists = ctx.tree.exists(target.path)
     creating = edit.kind == "update" and not exists and bool(edit.hunks) and all(
         is_append(h) for h in edit.hunks)

@@ -1,15 +1,11 @@
-"""Blocks an answer sends more than once: copies one per place, and plain duplicates.
+"""Blocks an answer sends more than once, told apart by what the first copy did.
 
-Two cases, told apart by what the first copy did:
-
-- **one copy per place**: a SEARCH/REPLACE block whose search matches several
-  places is refused as ambiguous; when as many identical copies as places have
-  arrived, all of them apply together, in order, one place each, and the earlier
-  copies' refusals are superseded (`Repeats.identical_copies`);
-- **a duplicate**: a block identical to one that already applied in this answer
-  (the model restates its change in a summary) is not applied again, since a
-  replacement that contains its own search text would otherwise be inserted twice;
-  it reports a no-op (`Repeats.duplicate`).
+A SEARCH/REPLACE block whose search matches several places is refused as ambiguous
+until as many identical copies as places have arrived: then all apply together, one
+place each (`Repeats.identical_copies`). A block identical to one that already
+applied in this answer (the model restates its change in a summary) is a no-op, since
+a replacement that contains its own search text would be inserted twice
+(`Repeats.duplicate`).
 """
 
 from __future__ import annotations

@@ -162,11 +162,8 @@ class Journal:
     def _save(self) -> None:
         assert self._batch is not None
         folder = self._ensure_folder()
-        payload = {
-            "id": self._batch.id, "time": self._batch.time, "label": self._batch.label,
-            "files": [asdict(r) for r in self._batch.files],
-        }
-        write_atomic(folder / MANIFEST, json.dumps(payload, indent=1).encode(), 0o600)
+        payload = json.dumps(asdict(self._batch), indent=1)  # id, time, label, files
+        write_atomic(folder / MANIFEST, payload.encode(), 0o600)
 
     def end(self) -> BatchInfo | None:
         """Close the batch; returns it, or None if it changed nothing."""

@@ -1,11 +1,11 @@
-"""Repo confinement: turn a path written by a model into a file inside the repo, or refuse.
+"""Repo paths: turn a path written by a model into a file inside the repo, or refuse.
 
-Refused before anything is written: empty paths, absolute paths outside the
-root (an absolute POSIX path inside the root is taken relative to it; Windows
-drive and UNC paths are always refused), ``..`` that climbs out of the root, any
-symlink on the way that leads outside the root, anything inside ``.git/`` or
-``.spark/``, and spark's own temp files (`atomic.is_temp_name`).
-Backslashes count as separators (models on Windows write ``src\\app.py``).
+`confine` refuses, before anything is written: empty paths, absolute paths outside
+the root, ``..`` that climbs out of it, a symlink on the way that leads outside it,
+anything inside ``.git/`` or ``.spark/``, and spark's own temp files. Models also
+drop the leading directories of a file they were shown (``io_utils.py`` for
+``src/io_utils.py``), or write an absolute path from their own machine:
+`expand_short_name` and `repo_suffix` find the repo's file such a path means.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import posixpath
 import re
+from collections.abc import Iterable
 from pathlib import Path
 
 from spark_cli.edits.disk.atomic import is_temp_name
@@ -21,6 +22,13 @@ from spark_cli.record import record
 
 PROTECTED_DIRS = frozenset({".git", ".spark"})
 _WINDOWS_ABSOLUTE = re.compile(r"^(?:[A-Za-z]:|\\\\|//)")
+_SKIP_DIRS = frozenset({
+    "node_modules", "__pycache__", "venv", "site-packages", "target", "dist", "build",
+    "vendor",
+})
+MAX_FILES = 50_000  # a walk stops after this many files: a huge tree is not searched whole
+MAX_CANDIDATES = 8
+_ABSOLUTE = re.compile(r"^(?:/|[A-Za-z]:[\\/]|\\\\)")
 
 
 @record
@@ -46,7 +54,9 @@ def _under(root: Path, name: str) -> str:
 
 
 def confine(root: Path, raw: str) -> RepoPath:
-    """The file ``raw`` names inside ``root``; raises `FileRefused` if it may not be touched."""
+    """The file ``raw`` names inside ``root``; raises `FileRefused` if it may not be touched.
+    An absolute POSIX path inside the root is taken relative to it; Windows drive and UNC
+    paths are always refused. Backslashes count as separators (``src\\app.py``)."""
     name = raw.strip()
     if not name:
         raise FileRefused("empty path: name the file relative to the repo root")
@@ -86,3 +96,64 @@ def confine(root: Path, raw: str) -> RepoPath:
         else:
             current = candidate
     return RepoPath(rel, Path(root_real, *parts))
+
+
+# -- shortened paths ----------------------------------------------------------------
+def _matches(rel: str, short: str) -> bool:
+    return rel != short and rel.endswith("/" + short)
+
+
+def _walk(root: Path, short: str) -> list[str]:
+    found: list[str] = []
+    seen_files = 0
+    base = os.fspath(root)
+    for top, dirs, files in os.walk(base):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIP_DIRS)
+        prefix = os.path.relpath(top, base).replace(os.sep, "/")
+        for name in files:
+            if is_temp_name(name):  # a killed write's leftover, never a source file
+                continue
+            rel = name if prefix == "." else f"{prefix}/{name}"
+            if _matches(rel, short):
+                found.append(rel)
+                if len(found) > MAX_CANDIDATES:
+                    return found
+        seen_files += len(files)
+        if seen_files > MAX_FILES:
+            break
+    return found
+
+
+def expand_short_name(root: Path, short: str, shown: Iterable[str] = ()) -> list[str]:
+    """The repo-relative files ``short`` (a normalised relative path that does not
+    exist) may abbreviate: whose path ends with it on a ``/`` boundary. The files the
+    model was shown (``shown``) are searched first; only if none of them match is the
+    tree walked (bounded; hidden, vendored and build folders skipped). The applier
+    takes exactly one candidate and refuses several with the list."""
+    from_shown = sorted({rel for rel in shown
+                         if _matches(rel, short) and not is_temp_name(rel.rsplit("/", 1)[-1])})
+    if from_shown:
+        return from_shown
+    return sorted(_walk(root, short))
+
+
+def repo_suffix(root: Path, written: str) -> str | None:
+    """For an absolute ``written`` path outside the repo, the longest tail of it (on a
+    ``/`` boundary) that is an existing file of the repo: ``/workspace/proj/src/app.py``
+    → ``src/app.py``. A tail of at least two parts is required unless the path has no
+    more (``/app.py``), so a library file elsewhere (``/usr/lib/x/app.py``) is not
+    taken for the repo's ``app.py``. None when nothing fits."""
+    if not _ABSOLUTE.match(written):
+        return None
+    parts = [p for p in written.replace("\\", "/").split("/") if p and not p.endswith(":")]
+    if not parts or any(p in (".", "..") for p in parts):
+        return None
+    shortest = 1 if len(parts) <= 2 else 2
+    base = os.fspath(root)
+    for start in range(len(parts) - shortest + 1):
+        rel = "/".join(parts[start:])
+        if not PROTECTED_DIRS.intersection(parts[start:]) \
+                and os.path.isfile(os.path.join(base, *parts[start:])):
+            return rel
+    return None
+

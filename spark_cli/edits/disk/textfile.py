@@ -114,6 +114,11 @@ def _region_endings(old: str, new: str, region: Sequence[str], dominant: str) ->
     return [e if e is not None else dominant for e in result]
 
 
+def too_large(name: str, size: int, limit: int) -> FileRefused:
+    return FileRefused(f"{name} is too large to edit ({size:,} bytes; the limit is {limit:,})",
+                       "too_large")
+
+
 def _looks_utf16(sample: bytes) -> bool:
     """NUL in (nearly) every other byte and nowhere else: ASCII-ish UTF-16 text."""
     half = len(sample) // 2
@@ -127,10 +132,7 @@ def decode(data: bytes, *, mode: int | None = None, name: str = "file",
            size_limit: int = DEFAULT_SIZE_LIMIT) -> TextFile:
     """Decode file bytes; raises `FileRefused` for binary, non-UTF-8 or oversized input."""
     if len(data) > size_limit:
-        raise FileRefused(
-            f"{name} is too large to edit ({len(data):,} bytes; the limit is {size_limit:,})",
-            "too_large",
-        )
+        raise too_large(name, len(data), size_limit)
     encoding, bom = "utf-8", b""
     for marker, codec in _BOMS:
         if data.startswith(marker):
@@ -171,10 +173,7 @@ def read_text_file(path: Path, *, name: str | None = None,
     if not stat.S_ISREG(st.st_mode):
         raise FileRefused(f"{label} is not a regular file", "not_regular")
     if st.st_size > size_limit:
-        raise FileRefused(
-            f"{label} is too large to edit ({st.st_size:,} bytes; the limit is {size_limit:,})",
-            "too_large",
-        )
+        raise too_large(label, st.st_size, size_limit)
     return decode(path.read_bytes(), mode=stat.S_IMODE(st.st_mode), name=label,
                   size_limit=size_limit)
 

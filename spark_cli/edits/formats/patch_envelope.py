@@ -124,8 +124,7 @@ class PatchEnvelope:
         held, self._maybe_end = self._maybe_end, None  # it was a context line
         error = section.settle_loose() or section.add_line(*held)
         if error:
-            self._broken(items, held[2], error)
-            return "open"
+            return self._broken(items, held[2], error)
         return None
 
     def _at_marker(self, section: PatchSection | None, text: str, raw: str, lineno: int,
@@ -139,8 +138,7 @@ class PatchEnvelope:
                 return "left"
             error = section.settle_loose(hunk_ends=True)
             if error:
-                self._broken(items, lineno, error)
-                return "open"
+                return self._broken(items, lineno, error)
         return self._marker_line(text, raw, lineno, items)
 
     def _body_line(self, section: PatchSection | None, text: str, raw: str, lineno: int,
@@ -205,10 +203,11 @@ class PatchEnvelope:
         self._push(items, self._finish(lineno))
         return items
 
-    def _broken(self, items: list[ParsedItem], lineno: int, error: str) -> list[ParsedItem]:
+    def _broken(self, items: list[ParsedItem], lineno: int, error: str) -> Status:
+        """Reject the open section; its remaining lines are skipped."""
         items.append(self._reject(lineno, error))
         self._skipping = True
-        return items
+        return "open"
 
     def _loose_line(self, section: PatchSection, text: str, raw: str, lineno: int,
                     items: list[ParsedItem]) -> Status | None:
@@ -219,8 +218,7 @@ class PatchEnvelope:
         if self._continues(section, text):
             error = section.settle_loose(hunk_ends=text.startswith("@@"))
             if error:
-                self._broken(items, lineno, error)
-                return "open"
+                return self._broken(items, lineno, error)
             return None
         limit = _LOOSE_LIMIT_ADD if section.kind == "add" else _LOOSE_LIMIT
         if text.strip() and (_BREAKER.match(text) or len(section.loose) >= limit):
@@ -261,15 +259,11 @@ class PatchEnvelope:
         if move and section is not None:
             section.raw.append(raw)
             if section.kind != "update" or section.hunks or section.body or section.move_to:
-                items.append(self._reject(lineno, "'*** Move to:' must follow '*** Update "
-                                          "File:' directly; the section was not applied"))
-                self._skipping = True
-                return "open"
+                return self._broken(items, lineno, "'*** Move to:' must follow '*** Update "
+                                    "File:' directly; the section was not applied")
             if not move.group(1):
-                items.append(self._reject(lineno, "'*** Move to:' needs a relative path; the "
-                                          "section was not applied"))
-                self._skipping = True
-                return "open"
+                return self._broken(items, lineno, "'*** Move to:' needs a relative path; "
+                                    "the section was not applied")
             section.move_to = move.group(1)
             return "open"
         if _END_OF_FILE.match(text) and section is not None:
@@ -279,9 +273,7 @@ class PatchEnvelope:
             error = (section.end_hunk(at_eof=True) if section.kind == "update"
                      else f"'*** End of File' only belongs in an update hunk ({section.header})")
             if error:
-                items.append(self._reject(lineno, error + "; the section was not applied"))
-                self._skipping = True
-                return "open"
+                return self._broken(items, lineno, error + "; the section was not applied")
             section.eof_seen = True
             return "open"
         return None

@@ -4,18 +4,18 @@
 character) and returns what became known: `ProseDelta` for text outside blocks,
 a `FileEdit` the moment a block closes, a `BlockRejected` for a malformed one.
 Both formats (SEARCH/REPLACE blocks and the apply_patch envelope, see
-`search_replace.py` and `apply_patch.py`) can be mixed with prose in one answer.
+`search_replace.py` and `patch_envelope.py`) can be mixed with prose in one answer.
 """
 
 from __future__ import annotations
 
-from spark_cli.edits.formats.block_files import FileMemory
 from spark_cli.edits.formats.patch_envelope import (
     BEGIN_PATCH,
     END_PATCH,
     FILE_HEADER,
     PatchEnvelope,
 )
+from spark_cli.edits.formats.path_hints import FileMemory
 from spark_cli.edits.formats.prose_lines import (
     HEAD,
     Fence,
@@ -59,7 +59,7 @@ class EditStreamParser:
     depends on where the chunks split.
     Lines that may introduce a block (a path line, an opening fence, a heredoc
     opener) are held back until the line after them shows what they were. Prose
-    lines go to `block_files.FileMemory` as their pieces, joined only when a block
+    lines go to `path_hints.FileMemory` as their pieces, joined only when a block
     opens without a path, so a line such as ``In `src/app.py`:`` or a heading can
     name its file; so can a path line alone in a fence of its own just before the
     block's fence. Lines an envelope held back and gave up (`PatchEnvelope.take_returned`)
@@ -288,15 +288,13 @@ class EditStreamParser:
                 return
             self._pending.append(_Pending(raw, candidate))
             return
-        if not stripped:
-            if self._can_hold("blank"):  # "path", blank line, then the fence or SEARCH
-                self._pending.append(_Pending(raw, None))
-                return
-            self._release_pending()
-            self._prose.append(raw)
-            self._note(text)
+        if not stripped and self._can_hold("blank"):  # "path", blank, then fence or SEARCH
+            self._pending.append(_Pending(raw, None))
             return
-        self._plain_started()
+        if stripped:
+            self._plain_started()
+        else:
+            self._release_pending()
         self._prose.append(raw)
         self._note(text)
 

@@ -2,11 +2,8 @@
 
 Asked for an edit, a small model often answers with the whole file in a code
 fence, or with a snippet, or with prose alone. :func:`no_edit` names which, in
-words a user can act on ("the answer held a whole file in a fence (12 lines);
-no SEARCH/REPLACE block"). :func:`whole_file_text` picks the fence that is a
-whole new version of one small file (aider's "whole" edit format): at most
-:data:`WHOLE_FILE_MAX_LINES` lines, most of the old file's lines kept, and
-tree-sitter accepting it where the language has a grammar. Pure: text in,
+words a user can act on. :func:`whole_file_text` picks the fence that is a whole
+new version of one small file (aider's "whole" edit format). Pure: text in,
 values out; applying it is the applier's job like any edit.
 """
 
@@ -82,7 +79,7 @@ def looks_whole(old: str, new: str) -> bool:
 
 def _calls(tools: Sequence[str]) -> str:
     """``read_file ×2, search`` (in the order first called)."""
-    counts = Counter(tools)  # in the order first called
+    counts = Counter(tools)
     return ", ".join(name if n == 1 else f"{name} ×{n}" for name, n in counts.items())
 
 

@@ -141,10 +141,7 @@ def _by_name(norm: str, pool: list[DefinitionSpan]) -> list[DefinitionSpan]:
 
 
 def _ranges(defs: list[DefinitionSpan]) -> list[Range]:
-    seen: dict[Range, None] = {}
-    for d in defs:
-        seen.setdefault((d.start, d.end), None)
-    return list(seen)
+    return list(dict.fromkeys((d.start, d.end) for d in defs))  # once each, in order
 
 
 def _boundary_pattern(norm: str) -> re.Pattern[str]:

@@ -1,14 +1,16 @@
-"""The common start and end of two texts (``str`` or ``bytes``): a chunk compared at a time,
-then a binary search inside the chunk that differs, all with C-speed slice compares.
+"""The common start and end of two texts (``str`` or ``bytes``) or lists of lines: a chunk
+compared at a time, then a binary search inside the chunk that differs, all with C-speed
+slice compares.
 
 One small edit in a 5,000-line file costs microseconds, not a Python loop per character.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TypeVar
 
-T = TypeVar("T", str, bytes)
+T = TypeVar("T", str, bytes, Sequence[str])
 _CHUNK = 4096
 
 
@@ -48,3 +50,10 @@ def common_suffix(a: T, b: T, limit: int) -> int:
         else:
             hi = mid - 1
     return lo
+
+
+def common_ends(a: T, b: T) -> tuple[int, int]:
+    """How many items ``a`` and ``b`` share at the head, then at the tail (not overlapping)."""
+    limit = min(len(a), len(b))
+    head = common_prefix(a, b, limit)
+    return head, common_suffix(a, b, limit - head)

@@ -67,8 +67,8 @@ _SHEBANG_LANGS: dict[str, str] = {
     "bun": "javascript", "ts-node": "typescript", "ruby": "ruby", "sh": "bash",
     "bash": "bash", "zsh": "bash", "ksh": "bash", "dash": "bash",
 }
-# content heuristics, tried in order; each is a line-start pattern (MULTILINE). Compiled
-# on first use (pipe mode only): eleven regexes are ~8 M instructions of everyone's start-up
+# content heuristics, tried in order; each is a line-start pattern (MULTILINE), compiled
+# on first use (pipe mode only) to keep them out of everyone's start-up
 
 
 @cache
@@ -104,17 +104,10 @@ def language_for_path(path: str) -> str | None:
 def language_from_content(text: str) -> str | None:
     """A cheap guess at the language of piped text (no file name).
 
-    Rules, first hit wins, looking at the first 4 KiB only:
-    1. a shebang (``#!/usr/bin/env python3``, ``#!/bin/sh``, node, ruby …);
-    2. text starting with ``{`` or ``[`` and ending with ``}``/``]`` → json;
-    3. ``<?xml``/``<!doctype html``/``<html`` → html;
-    4. line-start keywords: ``package x``/``func`` → go; ``fn``/``impl``/``use`` →
-       rust; ``class X {``/``package a.b;`` → java; ``#include`` → cpp;
-       ``def f(``/``import x``/``from x import`` → python; ``interface``/typed
-       ``const`` → typescript; ``function``/``const x =``/``export`` → javascript;
-       ``def``…``end`` → ruby; ``[section]`` → toml.
-    Anything else: ``None`` (text mode). A wrong guess costs only a syntax
-    check that a clean file would pass anyway.
+    Rules, first hit wins, looking at the first 4 KiB only: a shebang; text starting
+    with ``{`` or ``[`` and ending with ``}``/``]`` → json; ``<!doctype html``/``<html``
+    → html; line-start keywords (`_content_hints`, in order). Anything else: ``None``
+    (text mode). A wrong guess costs only a syntax check a clean file would pass.
     """
     head = text[:4096]
     stripped = head.lstrip("\ufeff")

@@ -3,8 +3,7 @@
 `parse_text(language, text)` is the shared, cached parse used by `anchors` and
 by `check_edit`: a small LRU of recent (language, text) → tree, so the tree
 built while locating a hunk, or the new tree of the previous edit, is reused
-and the next check is an incremental re-parse (a few ms on 5,000 lines instead
-of two full parses).
+and the next check is an incremental re-parse instead of two full parses.
 
 Offsets given to tree-sitter are UTF-8 bytes and ``Point.column`` is bytes.
 """
@@ -15,10 +14,9 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from spark_cli.edits.lang.ends import common_prefix, common_suffix
+from spark_cli.edits.lang.ends import common_ends
 from spark_cli.edits.lang.grammars import get_parser, language_for_path
-from spark_cli.edits.lang.syntax_window import window_clean
-from spark_cli.edits.lang.tree_edits import MAX_STEPS, Pending, edited
+from spark_cli.edits.lang.syntax_window import MAX_STEPS, Pending, edited, window_clean
 from spark_cli.edits.model.outcome import SyntaxVerdict
 
 if TYPE_CHECKING:
@@ -33,7 +31,6 @@ _SECOND_OPINION = {"c": "cpp"}
 # Data files that are often templates (Helm, Ansible, Jinja): with {{ }} or {% %} in them,
 # they are text mode. Not a YAML/JSON/TOML parse, so no verdict either way.
 _TEMPLATED = frozenset({"yaml", "json", "toml"})
-
 
 
 def parse_text(language: str, text: str) -> tree_sitter.Tree:
@@ -77,8 +74,10 @@ def prime(path: str, text: str) -> None:
 def first_error(tree: tree_sitter.Tree, language: str | None = None) -> tuple[int, str] | None:
     """(1-based line, description) of the first ERROR or MISSING node, or None.
 
-    In HTML, implied end tags (MISSING ``_implicit_end_tag``) and ERROR nodes made
-    only of well-formed tags and text (elements left open) do not count."""
+    In HTML, elements closed implicitly (``<p>a<p>b``, ``<li>``, a fragment that ends
+    with open elements) do not count: MISSING ``_implicit_end_tag`` nodes, and ERROR
+    nodes made only of well-formed tags and text; a broken tag (``<div`` unterminated,
+    a stray ``</div>``) does."""
     node = tree.root_node
     if not node.has_error:
         return None
@@ -182,21 +181,15 @@ def check_edit(
     ``old_tree`` (the tree of ``old``; it is not modified) and ``edits`` (UTF-8
     byte triples ``(start, old_end, new_end)``, ascending and non-overlapping, all
     in OLD-text coordinates with ``new_end = start + len(replacement bytes)``)
-    make the new parse incremental. Without ``edits`` the
-    changed span is computed from the two texts (common prefix and suffix).
+    make the new parse incremental. Without ``edits`` the changed span is computed
+    from the two texts (common prefix and suffix).
 
-    `check_edit(path, old, new)` parses both versions (the new one incrementally
-    when the old tree is known) and returns a `SyntaxVerdict`. The rule: an edit is
-    refused (``ok=False``) only when the OLD text parsed without ERROR/MISSING nodes
-    and the NEW text has some. A file that was already broken is not judged (you
-    cannot tell whether the edit made it worse), and a file in no known language is
-    "text mode": no syntax check at all (``checked=False``). So is a YAML, JSON or
-    TOML file with template markup (``{{ }}``, ``{% %}``: Helm, Ansible, Jinja) in
-    either version. In HTML, elements closed implicitly (``<p>a<p>b``, ``<li>``, a
-    fragment that ends with open elements) are not errors: tree-sitter-html's
-    MISSING ``_implicit_end_tag`` nodes, and ERROR nodes made only of well-formed
-    tags and text, are forgiven; a broken tag (``<div`` unterminated, a stray
-    ``</div>``) is not.
+    The rule: an edit is refused (``ok=False``) only when the OLD text parsed without
+    ERROR/MISSING nodes (`first_error`) and the NEW text has some. A file that was
+    already broken is not judged (you cannot tell whether the edit made it worse),
+    and a file in no known language is "text mode": no syntax check at all
+    (``checked=False``). So is a YAML, JSON or TOML file with template markup
+    (``{{ }}``, ``{% %}``: Helm, Ansible, Jinja) in either version.
     """
     language = language_for_path(path)
     if language is None:
@@ -286,7 +279,5 @@ def _reparse(language: str, old: str, new: str, old_tree: tree_sitter.Tree,
 
 def _changed_span(old: bytes, new: bytes) -> tuple[int, int, int]:
     """(start, old_end, new_end): the single byte span where ``old`` and ``new`` differ."""
-    limit = min(len(old), len(new))
-    prefix = common_prefix(old, new, limit)
-    suffix = common_suffix(old, new, limit - prefix)
+    prefix, suffix = common_ends(old, new)
     return prefix, len(old) - suffix, len(new) - suffix

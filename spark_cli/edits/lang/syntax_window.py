@@ -1,14 +1,13 @@
-"""A cheap first look at an edit's syntax: parse only the top-level items around it.
+"""Checking an edit's syntax without re-parsing the whole file.
 
-tree-sitter's incremental re-parse still costs time in proportion to the file, and
-most edits change one function. In languages whose files are a flat sequence of
-top-level items (`WINDOWED`), the items the edit touches, plus one unchanged item
-on each side, are parsed on their own: the edges of that window meet the rest of
-the file exactly as they did in the old text, which parsed cleanly. When the
-window parses without an ERROR or MISSING node, the edit introduced none
-(`window_clean` → True). Anything else (an error in the window, a window that is
-most of the file, an edit beyond the items) answers None and the caller does the
-full incremental re-parse, which alone decides refusals and their line numbers.
+`window_clean` parses only the top-level items around the edit, in languages whose
+files are a flat sequence of them (`WINDOWED`): the window's edges meet the rest of
+the file exactly as in the old text, which parsed cleanly, so a clean window means
+the edit introduced no ERROR or MISSING node. Anything else answers None and the
+caller does the full incremental re-parse, which alone decides refusals. The old
+tree is then a `Pending` one: told about the byte edits made since (`edited`), and
+built by one incremental parse only when something asks for it (`syntax.parse_text`),
+or after `MAX_STEPS`.
 """
 
 from __future__ import annotations
@@ -17,6 +16,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from spark_cli.edits.lang.grammars import get_parser
+from spark_cli.record import record
 
 if TYPE_CHECKING:
     import tree_sitter
@@ -27,13 +27,14 @@ WINDOWED = frozenset({"python", "javascript", "typescript", "tsx", "go", "rust",
 _MIN_FILE = 20_000  # bytes: smaller files are re-parsed whole (it is cheap)
 _MAX_SHARE = 4  # the window may be at most a quarter of the file
 _MAX_ITEMS = 64  # top-level items in a window at most
+MAX_STEPS = 64  # a longer chain is built (re-parsed) instead of growing
 
 
 def _bounds(root: tree_sitter.Node, start: int, old_end: int,
             size: int) -> tuple[int, int] | None:
     """Byte bounds of the items that hold ``start``..``old_end`` plus the unchanged item
     on each side (or the file's start and end where there is none). An item that
-    changed in an edit not re-parsed yet (`tree_edits.Pending`) is no boundary: the
+    changed in an edit not re-parsed yet (`Pending`) is no boundary: the
     window grows past it (at most `_MAX_ITEMS` items each way)."""
     cursor = root.walk()
     if not cursor.goto_last_child():
@@ -65,7 +66,7 @@ def window_clean(language: str, old_tree: tree_sitter.Tree, old: bytes, new: byt
     """True when the new text of the items around ``edits`` (old-text byte triples
     ``(start, old_end, new_end)``, ascending) parses cleanly on its own; None when
     this cannot tell (the caller re-parses the whole file). ``old_tree`` may be an
-    edited tree not re-parsed yet (`tree_edits.Pending.edited`)."""
+    edited tree not re-parsed yet (`Pending.then`)."""
     if language not in WINDOWED or len(old) < _MIN_FILE or not edits:
         return None
     start, old_end = edits[0][0], edits[-1][1]
@@ -79,3 +80,59 @@ def window_clean(language: str, old_tree: tree_sitter.Tree, old: bytes, new: byt
     shift = sum(new_end - old_end for _s, old_end, new_end in edits)
     window = new[begin:end + shift]
     return True if not get_parser(language).parse(window).root_node.has_error else None
+
+
+# -- trees told about edits, re-parsed later -------------------------------------------
+def _point(data: bytes, offset: int) -> tuple[int, int]:
+    row = data.count(b"\n", 0, offset)
+    return row, offset - (data.rfind(b"\n", 0, offset) + 1)
+
+
+def _advance(point: tuple[int, int], chunk: bytes) -> tuple[int, int]:
+    """The point after ``chunk`` when it starts at ``point``."""
+    rows = chunk.count(b"\n")
+    if not rows:
+        return point[0], point[1] + len(chunk)
+    return point[0] + rows, len(chunk) - chunk.rfind(b"\n") - 1
+
+
+def edited(tree: tree_sitter.Tree, old: bytes, new: bytes,
+           edits: Sequence[tuple[int, int, int]]) -> tree_sitter.Tree:
+    """A copy of ``tree`` (which is not changed) told (``Tree.edit``) that ``old`` became
+    ``new`` by ``edits`` (UTF-8 byte triples ``(start, old_end, new_end)`` in old-text
+    coordinates, ascending): its unchanged nodes carry their new byte ranges, the
+    changed ones ``has_changes``. Re-parsing it is tree-sitter's incremental parse."""
+    tree = tree.copy()
+    delta = 0  # byte shift of positions after earlier edits (edits are in old coordinates)
+    current = old
+    for start, old_end, new_end in edits:
+        s, oe, ne = start + delta, old_end + delta, new_end + delta
+        replacement = new[s:ne]
+        start_point = _point(current, s)  # one scan of the prefix; the ends from there
+        tree.edit(start_byte=s, old_end_byte=oe, new_end_byte=ne, start_point=start_point,
+                  old_end_point=_advance(start_point, current[s:oe]),
+                  new_end_point=_advance(start_point, replacement))
+        current = current[:s] + replacement + current[oe:]
+        delta += new_end - old_end
+    return tree
+
+
+@record
+class Pending:
+    """The tree of ``text`` before its re-parse: a parsed tree told about the ``depth``
+    edits made since (`edited`), so each later edit costs one more ``Tree.edit``."""
+
+    language: str
+    tree: tree_sitter.Tree
+    text: bytes
+    depth: int = 0
+
+    def then(self, new: bytes, edits: Sequence[tuple[int, int, int]]) -> Pending:
+        return Pending(self.language, edited(self.tree, self.text, new, edits), new,
+                       self.depth + 1)
+
+    def build(self) -> tree_sitter.Tree:
+        """The tree of `text`: one incremental parse over all the edits."""
+        if not self.depth:
+            return self.tree
+        return get_parser(self.language).parse(self.text, self.tree)

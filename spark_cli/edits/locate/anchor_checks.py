@@ -1,14 +1,10 @@
 """Checks of a hunk against the file's definitions before it is placed.
 
-- `unresolved_anchor(text, language, anchors)`: the first ``@@`` anchor that names
-  nothing in the file (no definition, no line starting with it, not even its text, nor
-  its name on a line with a definition keyword). Such a hunk is refused
-  (`anchor_not_found` lists definitions with similar names): the anchor was invented.
-- `body_start(text, language, row)`: where lines inserted right under an anchor go:
-  after the whole header and, in Python, after the body's leading docstring.
-- `crossed_definition`: an elided SEARCH (``# ... existing code ...``) whose last piece
-  matches past the end of the definition its head is in would edit across a boundary
-  the model never saw: the innermost definition of the first row must hold the last.
+An ``@@`` anchor that names nothing in the file was invented: the hunk is refused
+(`unresolved_anchor`, `anchor_not_found`). Lines inserted right under an anchor go
+after its whole header (`body_start`). An elided SEARCH whose last piece matches past
+the end of the definition its head is in would edit across a boundary the model never
+saw (`crossed_definition`).
 """
 
 from __future__ import annotations
@@ -29,7 +25,9 @@ _SHOWN = 6
 
 
 def unresolved_anchor(text: str, language: str | None, anchors: Sequence[str]) -> str | None:
-    """The first of ``anchors`` that names nothing in ``text``, or None."""
+    """The first of ``anchors`` that names nothing in ``text`` (no definition, no line
+    starting with it, not even its text, nor its name on a line with a definition
+    keyword), or None."""
     for raw in anchors:
         anchor = raw.strip()
         if not anchor:
@@ -87,7 +85,8 @@ def _short(header: str, limit: int = 70) -> str:
 
 
 def body_start(text: str, language: str | None, row: int) -> int:
-    """The 0-based line before which lines inserted under the header on ``row`` go."""
+    """The 0-based line before which lines inserted under the header on ``row`` go:
+    after the whole header and, in Python, after the body's leading docstring."""
     if language is None:
         return row + 1
     try:

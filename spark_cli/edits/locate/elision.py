@@ -1,7 +1,12 @@
 """Elision lines (`...`, `# ... existing code ...`) in SEARCH/REPLACE text.
 
 Models shorten long blocks with a placeholder line. spark never guesses what a
-placeholder stands for:
+placeholder stands for: when SEARCH and REPLACE carry the same placeholder lines in
+the same order, each piece between them is located on its own and the file text
+under each placeholder is kept (`split_elided`); a placeholder in REPLACE that
+SEARCH does not have would delete the code it stands for, so the hunk is refused
+(`unbacked_placeholder`, with the stricter `is_placeholder`: a bare `...` line is
+Python's Ellipsis or prose, not one).
 """
 
 from __future__ import annotations
@@ -61,21 +66,21 @@ def unbacked_placeholder(search: Iterable[str], replace_text: str,
     return None
 
 
+def leading_blanks(lines: list[str]) -> int:
+    """How many of ``lines`` are blank before the first that is not."""
+    return next((i for i, line in enumerate(lines) if line.strip()), len(lines))
+
+
 def _drop_edges(search: list[str], replace: list[str]) -> tuple[list[str], list[str]]:
     """Drop a placeholder that is the first (or last) non-blank line of both sides."""
-    def first(lines: list[str]) -> int:
-        return next((i for i, line in enumerate(lines) if line.strip()), len(lines))
-
-    def last(lines: list[str]) -> int:
-        return next((i for i in range(len(lines) - 1, -1, -1) if lines[i].strip()), -1)
-
     while search and replace:
-        s, r = first(search), first(replace)
+        s, r = leading_blanks(search), leading_blanks(replace)
         if s < len(search) and r < len(replace) and is_elision(search[s]) \
                 and search[s].strip() == replace[r].strip():
             search, replace = search[s + 1:], replace[r + 1:]
             continue
-        s, r = last(search), last(replace)
+        s = len(search) - 1 - leading_blanks(search[::-1])
+        r = len(replace) - 1 - leading_blanks(replace[::-1])
         if s >= 0 and r >= 0 and is_elision(search[s]) and search[s].strip() == replace[r].strip():
             search, replace = search[:s], replace[:r]
             continue
@@ -87,20 +92,9 @@ def split_elided(search: list[str],
                  replace: list[str]) -> list[tuple[list[str], list[str]]] | None:
     """(search piece, replace piece) pairs around matching placeholder lines, or None.
 
-    Placeholders at the edges of both sides are dropped first; what remains must
-    have placeholders at the same places on both sides, with text between them.
-
-    - when SEARCH and REPLACE carry the SAME placeholder lines in the same order,
-      the hunk is unambiguous: each piece between placeholders is located on its own
-      (strict ladder, in order) and the file text under each placeholder is kept as
-      it is (`split_elided`). A placeholder that is the first or last line of both
-      SEARCH and REPLACE stands for nothing that changes: it is dropped;
-    - a placeholder in REPLACE that SEARCH does not have would delete the code it
-      stands for: `unbacked_placeholder` finds it, and the hunk is refused (unless
-      the file itself has that line where the hunk applies). That check uses the
-      stricter `is_placeholder`: a comment that is only `...`, or says "existing
-      code", "rest of …", "unchanged" and the like; a bare `...` line is not one
-      (Python's Ellipsis, prose).
+    A placeholder that is the first or last line of both sides stands for nothing
+    that changes: it is dropped first. What remains must have the same placeholders
+    at the same places on both sides, with text between them.
     """
     trimmed = _drop_edges(search, replace)
     dropped = trimmed != (search, replace)

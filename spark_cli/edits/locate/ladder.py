@@ -1,19 +1,16 @@
 """The locate ladder: where in a file one hunk's SEARCH text is, strict to loose.
 
-`locate(text, hunk)` returns a `Located` region (character offsets into the
-"\\n"-normalised text) and the replacement adapted to the file, or raises
-`LocateFailed` ("missing" with the nearest similar lines, "ambiguous" with the
-candidate lines). It never guesses by edit distance: every step compares whole
-lines for equality after a fixed normalisation, exact first, loosest last; the
-steps, how several matches are narrowed, elided and fenced hunks, invented anchors
-and empty searches are listed on :func:`locate`.
+`locate(text, hunk)` returns a `Located` region and the replacement adapted to the
+file, or raises `LocateFailed`. It never guesses by edit distance: every step
+compares whole lines for equality after a fixed normalisation (the steps and their
+order are listed on :func:`locate`).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from spark_cli.edits.locate.anchor_checks import (
     anchor_not_found,
@@ -24,25 +21,19 @@ from spark_cli.edits.locate.anchor_checks import (
 from spark_cli.edits.locate.elision import (
     has_placeholder,
     join_pieces,
+    leading_blanks,
     split_elided,
     unbacked_placeholder,
 )
-from spark_cli.edits.locate.hints import MatchHints
 from spark_cli.edits.locate.matching import FINDERS, STEPS, LineIndex, Match, line_index
-from spark_cli.edits.locate.misses import LocateFailed, missing
+from spark_cli.edits.locate.misses import LocateFailed, MatchHints, missing
+from spark_cli.edits.model.blocks import Hunk
 from spark_cli.record import record
 
 if TYPE_CHECKING:
     from spark_cli.edits.lang.anchors import Range
 
 _IDENT = re.compile(r"[A-Za-z_$][\w$]*")
-
-
-class HunkLike(Protocol):
-    @property
-    def search(self) -> str: ...
-    @property
-    def replace(self) -> str: ...
 
 
 @record
@@ -67,19 +58,11 @@ def _lines(text: str) -> list[str]:
 
 
 def _trim_blank_edges(search: list[str], replace: list[str]) -> tuple[list[str], list[str]]:
-    lead = 0
-    while lead < len(search) and not search[lead].strip():
-        lead += 1
-    tail = 0
-    while tail < len(search) - lead and not search[len(search) - 1 - tail].strip():
-        tail += 1
-    r_lead = 0
-    while r_lead < min(lead, len(replace)) and not replace[r_lead].strip():
-        r_lead += 1
-    r_tail = 0
-    while (r_tail < min(tail, len(replace) - r_lead)
-           and not replace[len(replace) - 1 - r_tail].strip()):
-        r_tail += 1
+    """Without the search's blank edge lines, and as many of the replacement's."""
+    lead = leading_blanks(search)
+    tail = leading_blanks(search[lead:][::-1])
+    r_lead = min(leading_blanks(replace), lead)
+    r_tail = min(leading_blanks(replace[r_lead:][::-1]), tail)
     return search[lead:len(search) - tail], replace[r_lead:len(replace) - r_tail]
 
 
@@ -99,7 +82,7 @@ def _variants(search: list[str], replace: list[str], trimmed: tuple[list[str], l
     return variants
 
 
-def locate(text: str, hunk: HunkLike, *, language: str | None = None,
+def locate(text: str, hunk: Hunk, *, language: str | None = None,
            search_from: int = 0, first_of_many: bool = False) -> Located:
     """Find where ``hunk.search`` is in ``text``.
 
@@ -128,16 +111,11 @@ def locate(text: str, hunk: HunkLike, *, language: str | None = None,
     file's own, byte for byte, and its indentation is translated to the file's. A
     lone trailing newline in SEARCH or REPLACE is not a line.
 
-    Several matches at one step are narrowed, in order, by: ``at_eof`` (matches
-    ending at the last non-blank line, if any do); anchors (matches overlapping
-    the anchored ranges from `anchors.find_anchor_ranges`; if none overlap, a
-    unique match anywhere is still taken, and among several the ones after the
-    first anchored line are preferred); ``search_from`` (the first match starting
-    at or after that offset, so repeated snippets resolve in hunk order). Still
-    several → refused as ambiguous. The step name is prefixed ``anchor:`` when the
-    anchor made the choice. Matches that all contradict ``at_eof`` or the anchors
-    do not decide: the other variant and the later steps are tried for one that
-    fits, and the first contradicting matches are the fallback.
+    Several matches at one step are narrowed by `MatchHints.choose` (``at_eof``, the
+    anchors, ``search_from``; the step name is prefixed ``anchor:`` when the anchor
+    chose). Matches that all contradict ``at_eof`` or the anchors do not decide: the
+    other readings and the later steps are tried for one that fits, and the first
+    contradicting matches are the fallback.
 
     When nothing matches and SEARCH and REPLACE carry the same placeholder lines
     (``# ...``), each piece between them is located in order and the file text the
@@ -155,8 +133,8 @@ def locate(text: str, hunk: HunkLike, *, language: str | None = None,
     `anchor_checks.body_start`), else at the end of the file (``append``).
     """
     index = line_index(text)
-    anchors = tuple(getattr(hunk, "anchors", ()) or ())
-    at_eof = bool(getattr(hunk, "at_eof", False))
+    anchors = hunk.anchors
+    at_eof = hunk.at_eof
     search, replace = _lines(hunk.search), _lines(hunk.replace)
     if anchors:
         unknown = unresolved_anchor(text, language, anchors)
@@ -166,7 +144,7 @@ def locate(text: str, hunk: HunkLike, *, language: str | None = None,
     if not any(line.strip() for line in search):
         return _insert(index, replace, context.ranges, anchors, language)
     trimmed = _trim_blank_edges(search, replace)
-    variants = _variants(search, replace, trimmed, getattr(hunk, "literal", None))
+    variants = _variants(search, replace, trimmed, hunk.literal)
     fallback: tuple[list[Match], str, list[str], list[str]] | None = None
     for step in STEPS:
         for s_lines, r_lines in variants:
@@ -195,11 +173,11 @@ def locate(text: str, hunk: HunkLike, *, language: str | None = None,
     unfenced = _unfenced(*trimmed)
     if unfenced is not None:  # the model fenced both sides inside the block
         try:
-            return locate(text, _Piece(*unfenced, anchors, at_eof), language=language,
+            return locate(text, Hunk(*unfenced, anchors, at_eof), language=language,
                           search_from=search_from, first_of_many=first_of_many)
         except LocateFailed:
             pass
-    raise missing(index.lines, index.real, index.stripped(), trimmed[0], trimmed[1], anchors,
+    raise missing(index.lines, index.real, index.stripped, trimmed[0], trimmed[1], anchors,
                   context.ranges)
 
 
@@ -245,23 +223,13 @@ def _check_placeholders(index: LineIndex, match: Match, search: list[str],
             "patch: as a context line), so the lines it stands for are kept", "placeholder")
 
 
-@record
-class _Piece:
-    """One search/replace pair of a hunk, with its anchors."""
-
-    search: str
-    replace: str
-    anchors: tuple[str, ...] = ()
-    at_eof: bool = False
-
-
 def _locate_elided(text: str, pieces: list[tuple[list[str], list[str]]],
                    anchors: tuple[str, ...], at_eof: bool, language: str | None,
                    search_from: int) -> Located:
     """Each piece in order: the first as the whole hunk would be, the rest after it."""
     found: list[Located] = []
     for n, (s_piece, r_piece) in enumerate(pieces):
-        piece = _Piece("\n".join(s_piece) + "\n", "\n".join(r_piece) + "\n" if r_piece else "",
+        piece = Hunk("\n".join(s_piece) + "\n", "\n".join(r_piece) + "\n" if r_piece else "",
                        anchors if n == 0 else (), at_eof and n == len(pieces) - 1)
         after = found[-1].end if found else search_from
         spot = locate(text, piece, language=language, search_from=after)

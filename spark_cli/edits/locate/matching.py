@@ -1,10 +1,20 @@
 """Line tables and the per-step matchers of the locate ladder (see `locate`).
+
+Each finder in `FINDERS` returns every `Match` of its step in file order, by one
+``str.find`` scan of the search's keys over a keyed copy of the file (rstripped,
+stripped, folded, its non-blank lines, or all of it without whitespace for
+``reflow``), never a Python loop over candidates × search lines. An exact match
+writes the replacement as the model wrote it; the looser steps adapt it
+(`reindent.reconcile`) to the indentation unit around the match
+(`LineIndex.unit_near`); ``blank_lines`` keeps the file's blank lines where the
+model only miscounted them (`_keep_blank_lines`).
 """
 
 from __future__ import annotations
 
 import operator
 from collections.abc import Callable
+from functools import cached_property
 from itertools import accumulate
 
 from spark_cli.edits.locate.normalize import dominant_unit, fold, indent_offset, split_indent
@@ -19,41 +29,25 @@ STEPS = ("exact", "trailing_ws", "indent", "trimmed", "unicode", "blank_lines", 
 class LineIndex:
     """Per-text line tables, each built on first use (the exact step needs none)."""
 
-    __slots__ = ("_keyed", "_lines", "_nonblank", "_real", "_reflowed", "_rstripped", "_starts",
-                 "_stripped", "text")
-
     def __init__(self, text: str) -> None:
         self.text = text
-        self._real: int | None = None
-        self._lines: list[str] | None = None
-        self._starts: list[int] | None = None
-        self._rstripped: str | None = None
-        self._stripped: dict[str, list[int]] | None = None
         self._keyed: dict[str, str] = {}
-        self._nonblank: tuple[str, list[int]] | None = None
-        self._reflowed: tuple[str, list[int], list[int]] | None = None
 
-    @property
+    @cached_property
     def real(self) -> int:
         """The number of real lines (a final newline does not start one)."""
-        if self._real is None:
-            text = self.text
-            self._real = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
-        return self._real
+        text = self.text
+        return text.count("\n") + (0 if text.endswith("\n") or not text else 1)
 
-    @property
+    @cached_property
     def lines(self) -> list[str]:
-        if self._lines is None:
-            self._lines = self.text.split("\n")
-        return self._lines
+        return self.text.split("\n")
 
-    @property
+    @cached_property
     def starts(self) -> list[int]:
-        if self._starts is None:
-            lines = self.lines
-            self._starts = list(map(operator.add, accumulate(map(len, lines), initial=0),
-                                    range(len(lines) + 1)))
-        return self._starts
+        lines = self.lines
+        return list(map(operator.add, accumulate(map(len, lines), initial=0),
+                        range(len(lines) + 1)))
 
     def unit_near(self, first: int, last: int) -> str | None:
         """The indentation unit (`normalize.dominant_unit`) around rows ``first``..``last``,
@@ -69,18 +63,16 @@ class LineIndex:
                 break
         return unit
 
+    @cached_property
     def rstripped(self) -> str:
-        if self._rstripped is None:
-            self._rstripped = "\n".join([line.rstrip() for line in self.lines])
-        return self._rstripped
+        return "\n".join([line.rstrip() for line in self.lines])
 
+    @cached_property
     def stripped(self) -> dict[str, list[int]]:
-        if self._stripped is None:
-            table: dict[str, list[int]] = {}
-            for i, line in enumerate(self.lines[:self.real]):
-                table.setdefault(line.strip(), []).append(i)
-            self._stripped = table
-        return self._stripped
+        table: dict[str, list[int]] = {}
+        for i, line in enumerate(self.lines[:self.real]):
+            table.setdefault(line.strip(), []).append(i)
+        return table
 
     def keyed(self, kind: str) -> str:
         """The file's lines as keys ("strip": stripped, "fold": `fold`), one per line."""
@@ -90,18 +82,16 @@ class LineIndex:
             found = self._keyed[kind] = "\n".join([key_of(x) for x in self.lines[:self.real]])
         return found
 
+    @cached_property
     def nonblank(self) -> tuple[str, list[int]]:
         """The stripped non-blank lines joined, and the file line of each."""
-        if self._nonblank is None:
-            rows = [i for i, line in enumerate(self.lines[:self.real]) if line.strip()]
-            self._nonblank = ("\n".join([self.lines[i].strip() for i in rows]), rows)
-        return self._nonblank
+        rows = [i for i, line in enumerate(self.lines[:self.real]) if line.strip()]
+        return "\n".join([self.lines[i].strip() for i in rows]), rows
 
+    @cached_property
     def reflowed(self) -> tuple[str, list[int], list[int]]:
         """`reflow.reflow_index` of the file's real lines."""
-        if self._reflowed is None:
-            self._reflowed = reflow_index(self.lines[:self.real])
-        return self._reflowed
+        return reflow_index(self.lines[:self.real])
 
     def span(self, first: int, count: int) -> tuple[int, int]:
         last = first + count - 1
@@ -113,19 +103,8 @@ _last: LineIndex | None = None
 
 
 def line_index(text: str) -> LineIndex:
-    """`line_index(text)` is the one cached `LineIndex` of the last text seen (E3
-    locates every hunk of a file in the same text): the exact step needs only
-    ``str.find``; the line list, offsets, stripped and folded line tables are built
-    on first use. Each finder in `FINDERS` returns every `Match` of its step in
-    file order. Every step is one ``str.find`` scan (C speed) of the search's keys
-    over a keyed copy of the file (rstripped, stripped, folded, its non-blank
-    lines, or all of it without whitespace for ``reflow``), never a Python loop over
-    candidates × search lines. An exact match writes the replacement as the model
-    wrote it; the looser steps adapt it (`reindent.reconcile`) to the indentation
-    unit of the lines around the match (`LineIndex.unit_near`); the
-    ``blank_lines`` step writes the file's blank lines where the model only
-    miscounted them (`_keep_blank_lines`).
-    """
+    """The one cached `LineIndex` of the last text seen (every hunk of a file is
+    located in the same text)."""
 
     global _last
     if _last is None or (_last.text is not text and _last.text != text):
@@ -190,7 +169,7 @@ def _exact(index: LineIndex, search: list[str], replace: list[str]) -> list[Matc
 
 
 def _trailing_ws(index: LineIndex, search: list[str], replace: list[str]) -> list[Match]:
-    haystack = index.rstripped()
+    haystack = index.rstripped
     needle = "\n".join([line.rstrip() for line in search])
     out = []
     for _pos, first in _whole_line_hits(haystack, needle):
@@ -229,7 +208,7 @@ def _blank_lines(index: LineIndex, search: list[str], replace: list[str]) -> lis
     if not search[0].strip() or not search[-1].strip():
         return []  # its edge blank lines fall outside the region: the trimmed variant fits
     texts = [line for line in search if line.strip()]
-    joined, rows = index.nonblank()
+    joined, rows = index.nonblank
     out = []
     for _pos, k in _whole_line_hits(joined, "\n".join([t.strip() for t in texts])):
         found = rows[k:k + len(texts)]

@@ -1,23 +1,27 @@
-"""Why a hunk could not be placed: `LocateFailed` and the messages a model can act on.
+"""Several matches or none: what narrows a ladder step's matches, and why a hunk could not
+be placed (`LocateFailed`, with messages a model can act on).
 
-"ambiguous": the lines of every candidate and how to make the search unique.
-"missing", most specific first:
-- the REPLACE text is already in the file (the edit was applied before);
-- most search lines agree with one place in the file: which search line
-  differs, and what the file has there;
-- else the file lines most similar to the search (difflib, for the suggestion
-  only: nothing is ever applied by similarity);
-plus notes for an elision (``...``, ``# ... existing code``) in the search and
-for an anchor that matched nothing.
+`MatchHints` narrows several matches by ``*** End of File``, the ``@@`` anchors and
+the order of the hunks. "ambiguous": the lines of every candidate and how to make the
+search unique. "missing", most specific first: the REPLACE text is already in the
+file; which search line differs from the one place most others agree with; else the
+file lines most similar to the search (difflib, for the suggestion only: nothing is
+ever applied by similarity); plus notes for an elision and an anchor that matched
+nothing.
 """
 
 from __future__ import annotations
 
 import difflib
 from collections.abc import Sequence
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
+from spark_cli.edits.lang.anchors import find_anchor_ranges
 from spark_cli.edits.locate.elision import is_elision
+
+if TYPE_CHECKING:
+    from spark_cli.edits.lang.anchors import Range
+    from spark_cli.edits.locate.matching import LineIndex, Match
 
 _ALIGN_PROBES = 20  # search lines used to find the best alignment
 _ALIGN_SPOTS = 50  # file places tried per probe line
@@ -51,6 +55,73 @@ def ambiguous(lines: tuple[int, ...], anchors: Sequence[str], anchored: bool) ->
     where = f" inside {' / '.join(anchors)!r}" if anchored else ""
     return LocateFailed(f"the search text matches {len(lines)} places{where} "
                         f"(lines {shown}); {hint}", "ambiguous", lines)
+
+
+class MatchHints:
+    """What narrows several matches: `choose` picks one match of a ladder step, narrowing
+    in order by ``at_eof`` (matches ending at the last non-blank line, if any do), the
+    anchors (matches overlapping the ranges from `anchors.find_anchor_ranges`, else
+    those after the first anchored line; a unique match is taken anyway) and
+    ``search_from`` (the first match at or after that offset, so repeated snippets
+    resolve in hunk order); several left are refused as ambiguous. Anchor ranges are
+    resolved only when needed."""
+
+    def __init__(self, index: LineIndex, language: str | None, anchors: tuple[str, ...],
+                 at_eof: bool, search_from: int, first_of_many: bool = False) -> None:
+        self.index, self.language, self.anchors = index, language, anchors
+        self.at_eof, self.search_from, self.first_of_many = at_eof, search_from, first_of_many
+        self._ranges: list[Range] | None = None
+
+    @property
+    def ranges(self) -> list[Range]:
+        if self._ranges is None:
+            self._ranges = (find_anchor_ranges(self.index.text, self.language, self.anchors)
+                            if self.anchors else [])
+        return self._ranges
+
+    def _at_end(self, pool: list[Match]) -> list[Match]:
+        """The matches ending at the last non-blank line."""
+        last = self.index.real - 1
+        while last > 0 and not self.index.lines[last].strip():
+            last -= 1
+        return [m for m in pool if m.last >= last]
+
+    def _by_anchor(self, pool: list[Match]) -> list[Match]:
+        """The matches inside the anchored ranges, else those after the first anchored
+        line (codex: the context follows the anchor); empty when none is."""
+        inside = [m for m in pool if any(m.first <= e and s <= m.last for s, e in self.ranges)]
+        if not inside:
+            top = min(s for s, _ in self.ranges)
+            inside = [m for m in pool if m.first >= top]
+        return inside
+
+    def fits_hints(self, matches: list[Match]) -> bool:
+        """Whether some match agrees with ``*** End of File`` and the anchors. When none
+        does, the ladder goes on: a looser reading of the same search (without its blank
+        edge lines, say) may match where the hints point."""
+        if self.at_eof:
+            matches = self._at_end(matches)
+        if self.anchors and matches and self.ranges:
+            matches = self._by_anchor(matches)
+        return bool(matches)
+
+    def choose(self, matches: list[Match]) -> tuple[Match, bool]:
+        pool = matches
+        if self.at_eof and len(pool) > 1:
+            pool = self._at_end(pool) or pool
+        by_anchor = False
+        if self.anchors and len(pool) > 1 and self.ranges:
+            inside = self._by_anchor(pool)
+            if inside and len(inside) < len(pool):
+                pool, by_anchor = inside, True
+        if len(pool) == 1:
+            return pool[0], by_anchor
+        if self.search_from > 0 or self.first_of_many:
+            later = [m for m in pool if m.start >= self.search_from]
+            if later:
+                return later[0], by_anchor
+        raise ambiguous(tuple(m.first + 1 for m in pool), self.anchors,
+                        bool(self.anchors and self.ranges))
 
 
 def missing(lines: list[str], real: int, table: dict[str, list[int]], search: list[str],

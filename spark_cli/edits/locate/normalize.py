@@ -3,7 +3,9 @@
 `fold(line)` maps what models (and word processors) substitute for ASCII back
 to it: NFKC (full-width forms, NBSP and other spaces, ligatures, the ellipsis
 `…` → `...`) plus a small table NFKC leaves alone (curly quotes, dashes, minus,
-bullets, zero-width characters). ASCII lines are returned stripped, untouched.
+bullets, zero-width characters). `indent_offset` finds one consistent indentation
+change between search and file lines; adapting a whole replacement after a loose
+match is `reindent.reconcile`.
 """
 
 from __future__ import annotations
@@ -46,14 +48,8 @@ def indent_offset(pairs: Sequence[tuple[str, str]]) -> Reindent | None:
 
     Tried in order: the file adds the same prefix to every line; the file lacks
     the same prefix on every line; both use one repeated unit (spaces or a tab)
-    and the file is the same number of levels deeper or shallower.
-
-    `indent_offset(pairs)` finds a consistent indentation change between search
-    lines and file lines (add a prefix, remove a prefix, or switch unit, e.g. four
-    spaces ↔ one tab) and returns a function that re-indents replacement lines
-    the same way, or None when the offsets disagree; `indent_unit` is the repeated
-    unit of some indentations, `dominant_unit` the one most lines of a file use.
-    Adapting a replacement after a loose match is `reindent.reconcile`.
+    and the file is the same number of levels deeper or shallower (four spaces ↔
+    one tab). The re-indenter changes replacement lines the same way.
     """
     if not pairs:
         return None

@@ -2,16 +2,19 @@
 
 `locate_all(work, edit, …)` locates each hunk after the previous one (a hunk
 given out of order is still found when it does not overlap) and returns the
-spans to splice and the hunks refused, each with a message a model can act on:
+spans to splice and the hunks refused, each with a message a model can act on.
+`changed_regions(seen, current)` gives the lines the user changed since the model
+read the file: a hunk that touches one must not apply (it would overwrite them).
 """
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from spark_cli.edits.locate.conflicts import Region, line_span
+from spark_cli.edits.lang.ends import common_ends
 from spark_cli.edits.locate.ladder import locate
 from spark_cli.edits.locate.misses import LocateFailed
 from spark_cli.edits.model.outcome import HunkRefused
@@ -32,6 +35,51 @@ class Span:
     end: int
     replacement: str
     step: str
+
+
+# -- which lines the user changed since the model read the file ---------------------
+@record
+class Region:
+    """Lines ``start`` .. ``end`` (0-based, end exclusive) of the current text; a pure
+    deletion by the user is an empty region at the line where text vanished."""
+
+    start: int
+    end: int
+
+    def overlaps(self, start: int, end: int) -> bool:
+        """Does a hunk covering lines [start, end) (empty = an insertion point) touch this?"""
+        if start == end:  # an insertion: touched if it lands inside or at the edge
+            return self.start <= start <= self.end
+        if self.start == self.end:  # the user deleted lines here: touched if strictly inside
+            return start < self.start < end
+        return start < self.end and self.start < end
+
+    def describe(self) -> str:
+        if self.start == self.end:
+            return f"around line {self.start + 1}"
+        if self.end - self.start == 1:
+            return f"line {self.start + 1}"
+        return f"lines {self.start + 1}-{self.end}"
+
+
+def changed_regions(seen: str, current: str) -> list[Region]:
+    """Current-text line ranges that differ from ``seen``."""
+    a = seen.split("\n")
+    b = current.split("\n")
+    head, tail = common_ends(a, b)  # one user edit in a big file: no whole-file diff
+    matcher = difflib.SequenceMatcher(None, a[head : len(a) - tail], b[head : len(b) - tail],
+                                      autojunk=False)
+    return [Region(j1 + head, j2 + head)
+            for tag, _i1, _i2, j1, j2 in matcher.get_opcodes() if tag != "equal"]
+
+
+def line_span(text: str, start: int, end: int) -> tuple[int, int]:
+    """The 0-based line range [first, last+1) that the character range [start, end) covers."""
+    first = text.count("\n", 0, start)
+    if end <= start:
+        return first, first
+    last = text.count("\n", 0, max(start, end - 1))
+    return first, last + 1
 
 
 def is_append(hunk: Hunk) -> bool:
@@ -85,10 +133,6 @@ def locate_all(work: str, edit: FileEdit, regions: list[Region] | None,
                 language: str | None, seen: str | None = None,
                 in_order: bool = False) -> tuple[list[Span], list[HunkRefused]]:
     """Locate each hunk in order, each after the previous one; (spans, refused hunks).
-
-    Hunks that overlap only in context lines neither changes are trimmed to the lines
-    they change (`overlap`). A run of identical hunks whose search matches exactly as
-    many places takes one place each, in order.
 
     - under a conflict (the user changed the file since the model read it), a hunk
       that touches a line the user changed, or that no longer locates but does
@@ -186,12 +230,7 @@ def trim(text: str, span: Cut) -> Cut:
     if end < len(text) and text[end] == "\n":  # compare whole lines, newline included
         end, replacement = end + 1, replacement + "\n"
     old, new = _lines(text[start:end]), _lines(replacement)
-    head = 0
-    while head < min(len(old), len(new)) and old[head] == new[head]:
-        head += 1
-    tail = 0
-    while tail < min(len(old), len(new)) - head and old[-1 - tail] == new[-1 - tail]:
-        tail += 1
+    head, tail = common_ends(old, new)
     cut_start = sum(map(len, old[:head]))
     cut_end = sum(map(len, old[len(old) - tail:]))
     return start + cut_start, end - cut_end, "".join(new[head:len(new) - tail])

@@ -18,6 +18,8 @@ from collections.abc import Callable
 from itertools import accumulate
 from typing import Protocol
 
+from spark_cli.edits.lang.ends import common_ends
+
 
 class ReflowIndex(Protocol):
     """What reflow needs of `matching.LineIndex` (so reflow does not import matching)."""
@@ -25,6 +27,7 @@ class ReflowIndex(Protocol):
     @property
     def lines(self) -> list[str]: ...
 
+    @property
     def reflowed(self) -> tuple[str, list[int], list[int]]: ...
 
 
@@ -60,7 +63,7 @@ def find_reflowed(index: ReflowIndex, search: list[str], replace: list[str]) -> 
     needle = "".join(keys)
     if len(needle) < MIN_TEXT:
         return []
-    stream, rows, starts = index.reflowed()
+    stream, rows, starts = index.reflowed
     out = []
     pos = stream.find(needle)
     while pos >= 0:
@@ -79,7 +82,7 @@ def find_reflowed(index: ReflowIndex, search: list[str], replace: list[str]) -> 
 def _maker(index: ReflowIndex, search: list[str], replace: list[str], s_rows: list[int],
            keys: list[str], pos: int, span: tuple[int, int]) -> Callable[[], str]:
     def make() -> str:
-        _stream, rows, starts = index.reflowed()
+        _stream, rows, starts = index.reflowed
         first, last = span
         # where each non-blank search line starts in the stream
         offsets = list(accumulate(map(len, keys), initial=pos))[:-1]
@@ -93,12 +96,7 @@ def _maker(index: ReflowIndex, search: list[str], replace: list[str], s_rows: li
             k = bisect_left(starts, offsets[m])
             return rows[k] if k < len(starts) and starts[k] == offsets[m] else None
 
-        same = [a.strip() == b.strip() for a, b in zip(search, replace, strict=False)]
-        head = same.index(False) if False in same else len(same)
-        tail = 0
-        while (tail < min(len(search), len(replace)) - head
-               and search[-1 - tail].strip() == replace[-1 - tail].strip()):
-            tail += 1
+        head, tail = common_ends([a.strip() for a in search], [b.strip() for b in replace])
         cut = file_row(head) if head else first
         if cut is None:
             cut, head = first, 0

@@ -2,10 +2,8 @@
 
 `reconcile(search, found, replace)` gives the lines to write when file line
 ``found[i]`` stands for search line ``search[i]`` (None: a blank search line the
-match skipped). The rules, so that only the hunk's real changes reach the file:
-
-After an exact match nothing is adapted: the replacement is written as the model
-wrote it (`matching`), only line endings follow the file.
+match skipped), so that only the hunk's real changes reach the file (the rules are
+on `reconcile`). After an exact match nothing is adapted (`matching`).
 """
 
 from __future__ import annotations
@@ -14,6 +12,7 @@ import difflib
 from collections import Counter
 from collections.abc import Sequence
 
+from spark_cli.edits.lang.ends import common_ends
 from spark_cli.edits.locate.normalize import dominant_unit, remove_prefix, split_indent
 
 
@@ -142,7 +141,7 @@ def _alignment(search: Sequence[str],
     so a repeated line is not paired with another copy of itself."""
     a = [s.strip() for s in search]
     b = [r.strip() for r in replace]
-    head, tail = _common_ends(a, b)
+    head, tail = common_ends(a, b)
     same = {k: k for k in range(head)}
     same.update({len(b) - 1 - k: len(a) - 1 - k for k in range(tail)})
     swapped: dict[int, int] = {}
@@ -165,17 +164,6 @@ def _alignment(search: Sequence[str],
     return same, swapped
 
 
-def _common_ends(a: Sequence[str], b: Sequence[str]) -> tuple[int, int]:
-    """How many lines ``a`` and ``b`` share at the head, then at the tail."""
-    head = 0
-    while head < min(len(a), len(b)) and a[head] == b[head]:
-        head += 1
-    tail = 0
-    while tail < min(len(a), len(b)) - head and a[len(a) - 1 - tail] == b[len(b) - 1 - tail]:
-        tail += 1
-    return head, tail
-
-
 def paired_lines(search: Sequence[str], replace: Sequence[str]) -> dict[int, int]:
     """Replacement line -> the search line it repeats or changes in place."""
     same, swapped = _alignment(search, replace)
@@ -184,8 +172,8 @@ def paired_lines(search: Sequence[str], replace: Sequence[str]) -> dict[int, int
 
 def reconcile(search: Sequence[str], found: Sequence[str | None], replace: Sequence[str],
               file_unit: str | None = None) -> list[str]:
-    """The replacement lines to write (see the module docstring); ``file_unit`` is the
-    file's indentation unit when known (else guessed from ``found``).
+    """The replacement lines to write; ``file_unit`` is the file's indentation unit
+    when known (else guessed from ``found``).
 
     - SEARCH and REPLACE are aligned on their stripped lines (difflib's matching
       blocks: alignment only, nothing is located by similarity). A replacement line

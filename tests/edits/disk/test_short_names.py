@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from spark_cli.edits.apply.applier import Applier
-from spark_cli.edits.disk.short_names import expand_short_name
+from spark_cli.edits.disk.paths import expand_short_name
 from spark_cli.edits.model.blocks import FileEdit, Hunk
 from spark_cli.edits.model.outcome import EditApplied, RefusedEdit
 

@@ -18,8 +18,7 @@ import pytest
 
 from spark_cli.edits.apply.applier import Applier
 from spark_cli.edits.disk.atomic import is_temp_name, remove_stale_temps
-from spark_cli.edits.disk.paths import confine
-from spark_cli.edits.disk.short_names import expand_short_name
+from spark_cli.edits.disk.paths import confine, expand_short_name
 from spark_cli.edits.model.blocks import FileEdit, Hunk
 from spark_cli.edits.model.outcome import EditApplied, FileRefused, RefusedEdit
 

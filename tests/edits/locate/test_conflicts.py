@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from spark_cli.edits.locate.conflicts import Region, changed_regions, line_span
+from spark_cli.edits.locate.placement import Region, changed_regions, line_span
 
 
 def test_changed_regions_in_current_coordinates() -> None:

@@ -34,8 +34,9 @@ def _bounds(root: tree_sitter.Node, start: int, old_end: int,
             size: int) -> tuple[int, int] | None:
     """Byte bounds of the items that hold ``start``..``old_end`` plus the unchanged item
     on each side (or the file's start and end where there is none). An item that
-    changed in an edit not re-parsed yet (`Pending`) is no boundary: the
-    window grows past it (at most `_MAX_ITEMS` items each way)."""
+    changed in an edit not re-parsed yet (`Pending`) is no boundary, nor is a comment
+    (it ends no statement: ``a + 8 // c`` then ``(a) => a`` is one broken expression in
+    JavaScript): the window grows past it (at most `_MAX_ITEMS` items each way)."""
     cursor = root.walk()
     if not cursor.goto_last_child():
         return 0, size
@@ -51,9 +52,9 @@ def _bounds(root: tree_sitter.Node, start: int, old_end: int,
     node = first_ending_after(old_end)
     after = node.next_sibling if node is not None and node.start_byte < old_end else node
     for _ in range(_MAX_ITEMS):
-        if first is not None and first.has_changes:
+        if first is not None and (first.has_changes or first.is_extra):
             first = first.prev_sibling
-        elif after is not None and after.has_changes:
+        elif after is not None and (after.has_changes or after.is_extra):
             after = after.next_sibling
         else:
             begin = first.start_byte if first is not None else 0

@@ -46,6 +46,15 @@ def test_a_windowed_verdict_agrees_with_a_full_parse(case: tuple[str, str, str])
     assert verdict.ok == (first_error(full, language) is None)
 
 
+def test_a_comment_is_no_edge_of_the_window() -> None:
+    """Found by the test above: a comment ends no statement, so the window reaches the
+    item before it (``a + 8`` then ``(a) => a + 9`` is one broken expression)."""
+    start = JS.index("export function f9(")
+    end = JS.index("const g9 =") + len("const g9 =")
+    verdict, _tree = check_edit("m.js", JS, JS[:start] + JS[end:])
+    assert not verdict.ok
+
+
 def test_the_window_is_used_and_its_deferred_tree_is_the_full_parse() -> None:
     syntax._trees.clear()
     old = PY

@@ -24,7 +24,7 @@ from typing import Any
 from spark_cli.checks.command_run import CommandRun, Ended, Kept
 from spark_cli.checks.detect import TestCommand
 from spark_cli.checks.sandbox import Sandbox, sandboxed_argv
-from spark_cli.checks.secrets import Masker, scrubbed_env
+from spark_cli.protocol.secrets import Masker, scrubbed_env
 from spark_cli.record import record
 
 DEFAULT_TIMEOUT = 600.0

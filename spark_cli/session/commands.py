@@ -23,9 +23,8 @@ from spark_cli.checks.command_run import DECLINED, OFF, CommandRun, format_run
 from spark_cli.checks.policy import allowed_by, is_compound
 from spark_cli.checks.runner import run_command
 from spark_cli.checks.sandbox import Sandbox, find_sandbox
-from spark_cli.checks.secrets import Masker, scrubbed_env
 from spark_cli.protocol.channel import ToolCall
-from spark_cli.protocol.secrets import Secrets
+from spark_cli.protocol.secrets import Masker, Secrets, scrubbed_env
 from spark_cli.session.approval import ApprovalRequest, Approver, remember, remembered
 from spark_cli.session.config.settings import Settings
 from spark_cli.session.events import CommandEnd, CommandFinished, CommandOutput, CommandStarted

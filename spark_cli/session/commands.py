@@ -18,7 +18,6 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import TypeVar
 
-from spark_cli.checks.changes import changed, stamp
 from spark_cli.checks.command_run import DECLINED, OFF, CommandRun, format_run
 from spark_cli.checks.policy import allowed_by, is_compound
 from spark_cli.checks.runner import run_command
@@ -37,6 +36,7 @@ from spark_cli.tools.defs import (
     RUN_COMMAND_PARAMS,
 )
 from spark_cli.tools.model import ToolFailure
+from spark_cli.tools.repo_files import changed, stamp
 
 T = TypeVar("T")
 OUTPUT_BUDGET = 30_000

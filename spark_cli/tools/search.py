@@ -17,8 +17,7 @@ from typing import TYPE_CHECKING
 from spark_cli.tools.access import Access
 from spark_cli.tools.arguments import Value
 from spark_cli.tools.defs import SEARCH_MAX_HITS as MAX_HITS
-from spark_cli.tools.globs import glob_filter
-from spark_cli.tools.list_files import folder_files
+from spark_cli.tools.list_files import folder_files, glob_filter
 from spark_cli.tools.model import ToolFailure, ToolResult
 from spark_cli.tools.pattern import Hit, Matcher, compile_pattern
 from spark_cli.tools.repo_files import BINARY_EXTENSIONS, Cancelled
@@ -48,10 +47,8 @@ def search(access: Access, args: dict[str, Value],
         raise ToolFailure(f"{target.rel} is too large to search ({target.size:,} bytes; the "
                           f"limit is {MAX_FILE_BYTES // (1024 * 1024)} MB); read_file reads it "
                           "in windows", "too large")
-    rels = folder_files(access, target, max_bytes=MAX_FILE_BYTES,
+    rels = folder_files(access, target, keep, max_bytes=MAX_FILE_BYTES,
                         skip_extensions=SKIPPED_EXTENSIONS, cancel=cancel)
-    if keep is not None:
-        rels = [rel for rel in rels if keep(rel)]
     shown: list[str] = []
     total = 0
     root = str(access.root)

@@ -9,11 +9,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from spark_cli.mcp.answers import failure
 from spark_cli.mcp.cache import cache_dir
 from spark_cli.mcp.config import McpServerConfig, read_servers
 from spark_cli.mcp.schema import PREFIX, wire_name, wire_schema
-from spark_cli.mcp.server import ServerLink
+from spark_cli.mcp.server import ServerLink, failure
 from spark_cli.protocol.secrets import Secrets
 from spark_cli.record import record
 from spark_cli.tools.model import ToolDef, ToolResult

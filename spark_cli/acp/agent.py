@@ -41,9 +41,8 @@ from acp.schema import (
 
 from spark_cli import __version__
 from spark_cli.acp.editor import editor_approver, editor_buffers, follow_edits
-from spark_cli.acp.outbox import Outbox
 from spark_cli.acp.replay import prompt_text, replay
-from spark_cli.acp.updates import TurnUpdates, stop_reason
+from spark_cli.acp.updates import Outbox, TurnUpdates, stop_reason
 from spark_cli.record import record
 from spark_cli.session.api import Connector, SessionApi
 from spark_cli.session.config.presets import CommandPolicy

@@ -1,17 +1,20 @@
-"""A turn's session events as ACP ``session/update`` payloads (and its end as a stop reason).
+"""A prompt's session events as ACP ``session/update`` payloads, and their sending.
 
-One :class:`TurnUpdates` per prompt: prose is an ``agent_message_chunk``; a read, search or
-listing is a ``tool_call`` (kind read / search) then its ``tool_call_update``; a command is a
-``tool_call`` of kind execute whose updates carry its output so far; each edit that landed is a
-completed ``tool_call`` of kind edit with one diff per hunk (``oldText`` / ``newText`` of the
-hunk, the absolute path, and the hunk's first line as its location). The editor's own reader
-of the stream, modelled on ``spark_cli.render.jsonl`` and ``spark_cli.tui.transcript.painter``.
+:class:`TurnUpdates` turns events into updates: prose is an ``agent_message_chunk``; a
+read, search or listing a ``tool_call`` (kind read / search) then its ``tool_call_update``;
+a command a ``tool_call`` of kind execute whose updates carry its output so far; an edit
+that landed a completed ``tool_call`` of kind edit, one diff per hunk. :class:`Outbox`
+sends them in order from one task: the first text at once, later prose arriving within
+``FLUSH_S`` of the last joined into one message (the pace the TUI paints), so a fast model
+costs the editor a message per frame, not per delta (`spark bench acp`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +25,9 @@ from spark_cli.session import events as ev
 
 KINDS: dict[str, ToolKind] = {"read_file": "read", "search": "search", "list_files": "search"}
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
+FLUSH_S = 1 / 15
+"""At most one prose message per this many seconds after the first (each costs the SDK's
+validation, serialising and a write)."""
 
 
 def stop_reason(done: ev.TurnCompleted, cancelled: bool) -> StopReason:
@@ -161,3 +167,49 @@ def _json(text: str) -> dict[str, Any]:
     except ValueError:
         return {}
     return value if isinstance(value, dict) else {}
+
+
+class Outbox:
+    """Queues a prompt's updates; :meth:`close` sends the rest and waits for them. Every
+    update but prose flushes the prose before it and keeps its place."""
+
+    def __init__(self, send: Callable[[Any], Awaitable[None]]) -> None:
+        self._send = send
+        self._items: list[Any] = []  # updates in order; a list holds prose not sent yet
+        self._wake = asyncio.Event()
+        self._last = float("-inf")  # loop time of the last prose sent
+        self._task = asyncio.ensure_future(self._run())
+
+    def prose(self, text: str) -> None:
+        if self._items and isinstance(self._items[-1], list):
+            self._items[-1].append(text)
+        else:
+            self._items.append([text])
+        self._wake.set()
+
+    def update(self, update: Any) -> None:
+        self._items.append(update)
+        self._wake.set()
+
+    async def close(self) -> None:
+        self._items.append(None)
+        self._wake.set()
+        await self._task
+
+    async def _run(self) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            while self._items:
+                if isinstance(self._items[0], list) and len(self._items) == 1:
+                    wait = self._last + FLUSH_S - loop.time()
+                    if wait > 0:  # more prose may join it meanwhile
+                        await asyncio.sleep(wait)
+                item = self._items.pop(0)
+                if item is None:
+                    return
+                if isinstance(item, list):
+                    self._last = loop.time()
+                    item = helpers.update_agent_message_text("".join(item))
+                await self._send(item)

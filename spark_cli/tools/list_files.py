@@ -17,9 +17,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from spark_cli.tools.access import Access, Target
-from spark_cli.tools.arguments import Value
 from spark_cli.tools.defs import LIST_MAX_SHOWN as MAX_SHOWN
-from spark_cli.tools.model import ToolFailure, ToolResult
+from spark_cli.tools.model import ToolFailure, ToolResult, Value
 from spark_cli.tools.repo_files import WalkFilter, walk
 
 if TYPE_CHECKING:

@@ -16,9 +16,8 @@ from typing import TYPE_CHECKING, TypeAlias
 
 from spark_cli.tools import list_files, read_file, search
 from spark_cli.tools.access import Access
-from spark_cli.tools.arguments import Value, parse_arguments
 from spark_cli.tools.defs import LIST_FILES, PARAMS, READ_FILE, SEARCH
-from spark_cli.tools.model import ToolFailure, ToolResult
+from spark_cli.tools.model import ToolFailure, ToolResult, Value, parse_arguments
 from spark_cli.tools.repo_files import Cancelled
 
 if TYPE_CHECKING:

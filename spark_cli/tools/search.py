@@ -15,10 +15,9 @@ import os
 from typing import TYPE_CHECKING
 
 from spark_cli.tools.access import Access
-from spark_cli.tools.arguments import Value
 from spark_cli.tools.defs import SEARCH_MAX_HITS as MAX_HITS
 from spark_cli.tools.list_files import folder_files, glob_filter
-from spark_cli.tools.model import ToolFailure, ToolResult
+from spark_cli.tools.model import ToolFailure, ToolResult, Value
 from spark_cli.tools.pattern import Hit, Matcher, compile_pattern
 from spark_cli.tools.repo_files import BINARY_EXTENSIONS, Cancelled
 

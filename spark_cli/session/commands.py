@@ -18,8 +18,14 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import TypeVar
 
-from spark_cli.checks.command_run import DECLINED, OFF, CommandRun, format_run
-from spark_cli.checks.policy import allowed_by, is_compound
+from spark_cli.checks.command_run import (
+    DECLINED,
+    OFF,
+    CommandRun,
+    allowed_by,
+    format_run,
+    is_compound,
+)
 from spark_cli.checks.runner import run_command
 from spark_cli.checks.sandbox import Sandbox, find_sandbox
 from spark_cli.protocol.channel import ToolCall

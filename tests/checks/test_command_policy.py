@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from spark_cli.checks.policy import allowed_by, is_compound
+from spark_cli.checks.command_run import allowed_by, is_compound
 from spark_cli.protocol.secrets import OUTPUT_MASK as MASK
 from spark_cli.protocol.secrets import Masker, scrubbed_env
 

@@ -3,10 +3,10 @@
 :class:`TurnUpdates` turns events into updates: prose is an ``agent_message_chunk``; a
 read, search or listing a ``tool_call`` (kind read / search) then its ``tool_call_update``;
 a command a ``tool_call`` of kind execute whose updates carry its output so far; an edit
-that landed a completed ``tool_call`` of kind edit, one diff per hunk. :class:`Outbox`
-sends them in order from one task: the first text at once, later prose arriving within
-``FLUSH_S`` of the last joined into one message (the pace the TUI paints), so a fast model
-costs the editor a message per frame, not per delta (`spark bench acp`).
+that landed a completed ``tool_call`` of kind edit, one diff per hunk. `replay` gives the
+updates that show a saved conversation again (``session/load``). :class:`Outbox` sends
+them in order from one task, prose arriving within ``FLUSH_S`` of the last joined into one
+message (the pace the TUI paints): a message per frame, not per delta (`spark bench acp`).
 """
 
 from __future__ import annotations
@@ -22,8 +22,12 @@ from acp import helpers
 from acp.schema import StopReason, ToolCallLocation, ToolCallStatus, ToolKind
 
 from spark_cli.session import events as ev
+from spark_cli.session.api import Message, ToolCall
+from spark_cli.session.workspace.store import SavedConversation, ShownItem
 
 KINDS: dict[str, ToolKind] = {"read_file": "read", "search": "search", "list_files": "search"}
+_EDITS: dict[str, ToolCallStatus] = {"edit": "completed", "partial": "completed",
+                                     "refused": "failed", "rejected": "failed"}
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
 FLUSH_S = 1 / 15
 """At most one prose message per this many seconds after the first (each costs the SDK's
@@ -213,3 +217,36 @@ class Outbox:
                     self._last = loop.time()
                     item = helpers.update_agent_message_text("".join(item))
                 await self._send(item)
+
+
+def replay(saved: SavedConversation, root: Path) -> list[Any]:
+    """The updates that show ``saved`` again, in order: what was shown of it
+    (``SavedConversation.shown``, kept by the TUI and by ``spark acp``; else the messages
+    themselves), prompts as user chunks, answers as agent chunks, edits and tool calls as
+    completed tool calls."""
+    shown = saved.shown or tuple(_from_history(saved))
+    updates: list[Any] = []
+    for number, item in enumerate(shown, 1):
+        if item.kind == "prompt":
+            updates.append(helpers.update_user_message_text(item.text))
+        elif item.kind in ("answer", "failed"):
+            updates.append(helpers.update_agent_message_text(item.text))
+        elif item.kind in ("tool", *_EDITS):
+            content = [helpers.tool_content(helpers.text_block(item.detail or item.text))]
+            updates.append(helpers.start_tool_call(
+                f"replay-{number}", item.text.splitlines()[0] if item.text else item.kind,
+                kind="other" if item.kind == "tool" else "edit",
+                status=_EDITS.get(item.kind, "completed"), content=content))
+    return updates
+
+
+def _from_history(saved: SavedConversation) -> list[ShownItem]:
+    items: list[ShownItem] = []
+    for item in saved.history:
+        if isinstance(item, Message) and item.content.strip():
+            text = item.content.strip()
+            items.append(ShownItem("prompt", text.splitlines()[-1]) if item.role == "user"
+                         else ShownItem("answer", text))
+        elif isinstance(item, ToolCall):
+            items.append(ShownItem("tool", f"{item.name} {item.arguments}"))
+    return items

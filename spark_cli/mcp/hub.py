@@ -9,8 +9,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from spark_cli.mcp.cache import cache_dir
-from spark_cli.mcp.config import McpServerConfig, read_servers
+from spark_cli.mcp.config import McpServerConfig, cache_dir, read_servers
 from spark_cli.mcp.schema import PREFIX, wire_name, wire_schema
 from spark_cli.mcp.server import ServerLink, failure
 from spark_cli.protocol.secrets import Secrets

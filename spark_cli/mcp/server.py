@@ -22,8 +22,7 @@ import threading
 from pathlib import Path
 from typing import Any, Literal
 
-from spark_cli.mcp.cache import cache_key, load_tools, save_tools
-from spark_cli.mcp.config import McpServerConfig
+from spark_cli.mcp.config import McpServerConfig, cache_key, load_tools, save_tools
 from spark_cli.tools.model import ToolResult
 
 State = Literal["off", "starting", "ready", "failed", "crashed", "stopped"]

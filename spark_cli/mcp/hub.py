@@ -38,7 +38,7 @@ class McpServerStatus:
 
 
 class McpHub:
-    """Every configured MCP server of one session (see the module doc).
+    """Every configured MCP server of one session.
 
     - :meth:`McpHub.start` launches every enabled server in the background and
       returns at once; nothing on launch waits for a server or imports the SDK.

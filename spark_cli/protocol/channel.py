@@ -128,10 +128,9 @@ class ToolCallCompleted:
 
 @record
 class Queued:
-    """The request waits in the provider's capacity queue."""
+    """The request waits in the provider's capacity queue (``position``: 1-based)."""
 
     position: int
-    """1-based place in the provider's capacity queue."""
 
 
 @record

@@ -1,13 +1,10 @@
 """``list_files {path?, glob?}``, and the files any call looks at (``search``'s too).
 
-The walk of :mod:`.repo_files`: ``.gitignore`` honoured, never ``.git/`` or
-``.spark/``, no symlinks, vendored and generated folders (``node_modules``,
-``build``, virtualenvs …) skipped unless ``path`` is inside one; binary and large
-files are listed. Files the user named or added are listed even when ignored.
-Paths are repo-relative with "/", sorted; at most ``MAX_SHOWN``, then
-``[N more files not shown]`` (N is a lower bound past ``WALK_LIMIT`` files). A
-``path`` naming a file lists that file. The ``glob`` argument is gitignore-style, as
-``rg -g`` reads one (`glob_filter`); ``pathspec`` is imported only for a call with one.
+The walk of :mod:`.repo_files` (``.gitignore`` honoured, vendored and generated folders
+skipped unless ``path`` is inside one), plus the files the user named or added even when
+ignored; at most ``MAX_SHOWN`` paths, then a count of the rest (docs/tools.md). The
+``glob`` argument is gitignore-style, as ``rg -g`` reads one (`glob_filter`); ``pathspec``
+is imported only for a call with one.
 """
 
 from __future__ import annotations

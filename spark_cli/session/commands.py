@@ -34,14 +34,13 @@ from spark_cli.session.approval import ApprovalRequest, Approver, remember, reme
 from spark_cli.session.config.settings import Settings
 from spark_cli.session.events import CommandEnd, CommandFinished, CommandOutput, CommandStarted
 from spark_cli.session.tool_labels import shorten
-from spark_cli.tools.model import (
+from spark_cli.tools.defs import (
     COMMAND_DEFAULT_TIMEOUT_S,
     COMMAND_MAX_TIMEOUT_S,
     RUN_COMMAND,
     RUN_COMMAND_PARAMS,
-    ToolFailure,
-    parse_arguments,
 )
+from spark_cli.tools.model import ToolFailure, parse_arguments
 from spark_cli.tools.repo_files import changed, stamp
 
 T = TypeVar("T")

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Protocol
 
 from spark_cli.protocol.channel import ToolSpec
-from spark_cli.tools.model import RUN_COMMAND_DEF, TOOL_DEFS
+from spark_cli.tools.defs import RUN_COMMAND_DEF, TOOL_DEFS
 
 
 class ToolResultLike(Protocol):

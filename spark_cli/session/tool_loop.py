@@ -43,7 +43,7 @@ from spark_cli.session.events import (
 from spark_cli.session.mcp_calls import McpCalls
 from spark_cli.session.tool_access import RunTool, ToolResultLike
 from spark_cli.session.tool_labels import call_label, call_line
-from spark_cli.tools.model import RUN_COMMAND
+from spark_cli.tools.defs import RUN_COMMAND
 
 CANCELLED = "cancelled: the user interrupted the turn before this call finished"
 NOT_RUN = "not run: the turn ended before this call ran"

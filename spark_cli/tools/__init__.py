@@ -8,6 +8,7 @@ request declares ``TOOL_DEFS`` before any tool runs. docs/tools.md describes the
 
 from __future__ import annotations
 
-from spark_cli.tools.model import TOOL_DEFS, ToolDef, ToolResult
+from spark_cli.tools.defs import TOOL_DEFS
+from spark_cli.tools.model import ToolDef, ToolResult
 
 __all__ = ["TOOL_DEFS", "ToolDef", "ToolResult"]

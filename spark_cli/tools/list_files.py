@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from spark_cli.tools.access import Access, Target
-from spark_cli.tools.model import LIST_MAX_SHOWN as MAX_SHOWN
+from spark_cli.tools.defs import LIST_MAX_SHOWN as MAX_SHOWN
 from spark_cli.tools.model import ToolFailure, ToolResult, Value
 from spark_cli.tools.repo_files import WalkFilter, walk
 

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 from spark_cli.edits.disk.textfile import decode
 from spark_cli.edits.model.outcome import FileRefused
 from spark_cli.tools.access import Access
-from spark_cli.tools.model import READ_MAX_BYTES as MAX_BYTES
-from spark_cli.tools.model import READ_MAX_LINES as MAX_LINES
+from spark_cli.tools.defs import READ_MAX_BYTES as MAX_BYTES
+from spark_cli.tools.defs import READ_MAX_LINES as MAX_LINES
 from spark_cli.tools.model import ToolFailure, ToolResult, Value
 from spark_cli.tools.repo_files import Cancelled
 

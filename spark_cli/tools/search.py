@@ -20,8 +20,8 @@ import re2
 
 from spark_cli.record import record
 from spark_cli.tools.access import Access
+from spark_cli.tools.defs import SEARCH_MAX_HITS as MAX_HITS
 from spark_cli.tools.list_files import folder_files, glob_filter
-from spark_cli.tools.model import SEARCH_MAX_HITS as MAX_HITS
 from spark_cli.tools.model import ToolFailure, ToolResult, Value
 from spark_cli.tools.repo_files import BINARY_EXTENSIONS, Cancelled
 

@@ -50,17 +50,14 @@ class Kept:
             data = first.encode()
             dropped = data[:extra].decode("utf-8", "ignore") if len(data) > extra else first
             dropped = dropped or first[:1]  # never stall on a character wider than ``extra``
-            self._cut(dropped)
+            size = len(dropped.encode())
+            self.tail_size -= size
+            self.cut_bytes += size
+            self.cut_lines += dropped.count("\n")
             if dropped == first:
                 self.tail.popleft()
             else:
                 self.tail[0] = first[len(dropped):]
-
-    def _cut(self, text: str) -> None:
-        size = len(text.encode())
-        self.tail_size -= size
-        self.cut_bytes += size
-        self.cut_lines += text.count("\n")
 
 
 @record

@@ -132,10 +132,10 @@ class TurnUpdates:
         return None
 
     def _read_at(self, name: str, arguments: str) -> list[ToolCallLocation] | None:
-        path = _json(arguments).get("path") if name == "read_file" else None
+        args = _json(arguments) if name == "read_file" else {}
+        path, start = args.get("path"), args.get("start_line")
         if not isinstance(path, str):
             return None
-        start = _json(arguments).get("start_line")
         return [ToolCallLocation(path=str(self.root / path),
                                  line=start if isinstance(start, int) else None)]
 

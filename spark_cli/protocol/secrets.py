@@ -26,14 +26,10 @@ _SECRET_NAMES = ("_API_KEY", "_TOKEN")
 
 
 class Secrets:
-    """An immutable set of secret strings and the masking of text with them.
-
-    A secret is replaced by ``***`` wherever it appears, longest first (so a key
-    that contains another is masked whole); a long secret's last 8 characters are
-    masked too, since providers often quote only the tail (``…cdef1234``).
-    Values shorter than :data:`MIN_LENGTH` are not treated as secrets (masking
-    ``abc`` everywhere would garble messages and protect nothing).
-    """
+    """An immutable set of secrets, each masked as ``***`` wherever it appears, longest first
+    (a key that contains another is masked whole), with a long one's tail (providers often
+    quote only ``…cdef1234``). Values shorter than :data:`MIN_LENGTH` are no secrets
+    (masking ``abc`` everywhere would garble messages and protect nothing)."""
 
     __slots__ = ("_needles",)
 

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, cast
+from urllib.parse import unquote, urlparse
 
 from acp import PROTOCOL_VERSION, RequestError, run_agent
 from acp.interfaces import Agent, Client
@@ -41,9 +42,7 @@ from acp.schema import (
 
 from spark_cli import __version__
 from spark_cli.acp.editor import editor_approver, editor_buffers, follow_edits
-from spark_cli.acp.outbox import Outbox
-from spark_cli.acp.replay import prompt_text, replay
-from spark_cli.acp.updates import TurnUpdates, stop_reason
+from spark_cli.acp.updates import Outbox, TurnUpdates, replay, stop_reason
 from spark_cli.record import record
 from spark_cli.session.api import Connector, SessionApi
 from spark_cli.session.config.presets import CommandPolicy
@@ -234,6 +233,25 @@ class SparkAgent:
             with contextlib.suppress(Exception, asyncio.CancelledError):
                 await live.session.close_servers()
                 await live.stack.aclose()
+
+
+def prompt_text(blocks: list[Any], root: Path) -> tuple[str, list[str]]:
+    """The instruction (the text blocks) and the repo files a prompt's content blocks hold:
+    a ``resource_link`` to a file in the repo adds it to the turn (as ``spark edit PATH``
+    would), any other link is named in the text."""
+    texts: list[str] = []
+    files: list[str] = []
+    for block in blocks:
+        if getattr(block, "type", "") == "text":
+            texts.append(block.text)
+        elif getattr(block, "type", "") == "resource_link":
+            url = urlparse(block.uri)
+            path = Path(unquote(url.path)) if url.scheme == "file" else None
+            if path is not None and path.is_relative_to(root) and path.is_file():
+                files.append(path.relative_to(root).as_posix())
+            else:
+                texts.append(block.uri)
+    return "\n".join(texts), files
 
 
 def _modes(settings: Settings) -> SessionModeState:

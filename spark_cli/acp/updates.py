@@ -1,17 +1,20 @@
-"""A turn's session events as ACP ``session/update`` payloads (and its end as a stop reason).
+"""A prompt's session events as ACP ``session/update`` payloads, and their sending.
 
-One :class:`TurnUpdates` per prompt: prose is an ``agent_message_chunk``; a read, search or
-listing is a ``tool_call`` (kind read / search) then its ``tool_call_update``; a command is a
-``tool_call`` of kind execute whose updates carry its output so far; each edit that landed is a
-completed ``tool_call`` of kind edit with one diff per hunk (``oldText`` / ``newText`` of the
-hunk, the absolute path, and the hunk's first line as its location). The editor's own reader
-of the stream, modelled on ``spark_cli.render.jsonl`` and ``spark_cli.tui.transcript.painter``.
+:class:`TurnUpdates` turns events into updates: prose is an ``agent_message_chunk``; a
+read, search or listing a ``tool_call`` (kind read / search) then its ``tool_call_update``;
+a command a ``tool_call`` of kind execute whose updates carry its output so far; an edit
+that landed a completed ``tool_call`` of kind edit, one diff per hunk. `replay` gives the
+updates that show a saved conversation again (``session/load``). :class:`Outbox` sends
+them in order from one task, prose arriving within ``FLUSH_S`` of the last joined into one
+message (the pace the TUI paints): a message per frame, not per delta (`spark bench acp`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -19,9 +22,16 @@ from acp import helpers
 from acp.schema import StopReason, ToolCallLocation, ToolCallStatus, ToolKind
 
 from spark_cli.session import events as ev
+from spark_cli.session.api import Message, ToolCall
+from spark_cli.session.workspace.store import SavedConversation, ShownItem
 
 KINDS: dict[str, ToolKind] = {"read_file": "read", "search": "search", "list_files": "search"}
+_EDITS: dict[str, ToolCallStatus] = {"edit": "completed", "partial": "completed",
+                                     "refused": "failed", "rejected": "failed"}
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
+FLUSH_S = 1 / 15
+"""At most one prose message per this many seconds after the first (each costs the SDK's
+validation, serialising and a write)."""
 
 
 def stop_reason(done: ev.TurnCompleted, cancelled: bool) -> StopReason:
@@ -122,10 +132,10 @@ class TurnUpdates:
         return None
 
     def _read_at(self, name: str, arguments: str) -> list[ToolCallLocation] | None:
-        path = _json(arguments).get("path") if name == "read_file" else None
+        args = _json(arguments) if name == "read_file" else {}
+        path, start = args.get("path"), args.get("start_line")
         if not isinstance(path, str):
             return None
-        start = _json(arguments).get("start_line")
         return [ToolCallLocation(path=str(self.root / path),
                                  line=start if isinstance(start, int) else None)]
 
@@ -161,3 +171,82 @@ def _json(text: str) -> dict[str, Any]:
     except ValueError:
         return {}
     return value if isinstance(value, dict) else {}
+
+
+class Outbox:
+    """Queues a prompt's updates; :meth:`close` sends the rest and waits for them. Every
+    update but prose flushes the prose before it and keeps its place."""
+
+    def __init__(self, send: Callable[[Any], Awaitable[None]]) -> None:
+        self._send = send
+        self._items: list[Any] = []  # updates in order; a list holds prose not sent yet
+        self._wake = asyncio.Event()
+        self._last = float("-inf")  # loop time of the last prose sent
+        self._task = asyncio.ensure_future(self._run())
+
+    def prose(self, text: str) -> None:
+        if self._items and isinstance(self._items[-1], list):
+            self._items[-1].append(text)
+        else:
+            self._items.append([text])
+        self._wake.set()
+
+    def update(self, update: Any) -> None:
+        self._items.append(update)
+        self._wake.set()
+
+    async def close(self) -> None:
+        self._items.append(None)
+        self._wake.set()
+        await self._task
+
+    async def _run(self) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            while self._items:
+                if isinstance(self._items[0], list) and len(self._items) == 1:
+                    wait = self._last + FLUSH_S - loop.time()
+                    if wait > 0:  # more prose may join it meanwhile
+                        await asyncio.sleep(wait)
+                item = self._items.pop(0)
+                if item is None:
+                    return
+                if isinstance(item, list):
+                    self._last = loop.time()
+                    item = helpers.update_agent_message_text("".join(item))
+                await self._send(item)
+
+
+def replay(saved: SavedConversation, root: Path) -> list[Any]:
+    """The updates that show ``saved`` again, in order: what was shown of it
+    (``SavedConversation.shown``, kept by the TUI and by ``spark acp``; else the messages
+    themselves), prompts as user chunks, answers as agent chunks, edits and tool calls as
+    completed tool calls."""
+    shown = saved.shown or tuple(_from_history(saved))
+    updates: list[Any] = []
+    for number, item in enumerate(shown, 1):
+        if item.kind == "prompt":
+            updates.append(helpers.update_user_message_text(item.text))
+        elif item.kind in ("answer", "failed"):
+            updates.append(helpers.update_agent_message_text(item.text))
+        elif item.kind in ("tool", *_EDITS):
+            content = [helpers.tool_content(helpers.text_block(item.detail or item.text))]
+            updates.append(helpers.start_tool_call(
+                f"replay-{number}", item.text.splitlines()[0] if item.text else item.kind,
+                kind="other" if item.kind == "tool" else "edit",
+                status=_EDITS.get(item.kind, "completed"), content=content))
+    return updates
+
+
+def _from_history(saved: SavedConversation) -> list[ShownItem]:
+    items: list[ShownItem] = []
+    for item in saved.history:
+        if isinstance(item, Message) and item.content.strip():
+            text = item.content.strip()
+            items.append(ShownItem("prompt", text.splitlines()[-1]) if item.role == "user"
+                         else ShownItem("answer", text))
+        elif isinstance(item, ToolCall):
+            items.append(ShownItem("tool", f"{item.name} {item.arguments}"))
+    return items

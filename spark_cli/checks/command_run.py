@@ -1,18 +1,21 @@
-"""A finished command: what ran, how it ended, its output kept as head and tail, and the
-text the model gets for it (`format_run`).
+"""``run_command``'s rules and result: which lines run without asking, a finished command,
+and the text the model gets for it.
 
-`Kept` holds a stream's first ``head_bytes`` and last ``tail_bytes`` (UTF-8 bytes of the
-text, cut on character boundaries) and counts the bytes and lines it dropped between
-them; the test runner keeps only a tail with it. `format_run` gives the result's first
-line (``exit N · 1.2 s``, ``killed: timeout after 30 s · 30.0 s``, ``stopped by the user ·
-0.4 s``) and the output, cut to a budget of characters keeping its head and tail around
-one line ``[… N lines (M bytes) cut …]``. The session words its refusals with `OFF` and
-`DECLINED`, so front ends and models see one wording.
+`allowed_by` matches ``allowed_commands`` by a line's leading words (``shlex``): ``pytest``
+allows ``pytest -q tests``, ``make test`` does not allow ``make install``. A *compound*
+line (`is_compound`: ``;``, ``&``, ``|``, ``>``, ``<``, a backtick, ``$(`` or a newline,
+quoted or not, so a quoted ``;`` asks: the safe side), an unparsable or an empty one is
+never allowed. `Kept` holds a stream's head and tail within byte limits (cut on
+characters); `format_run` gives the status line (``exit N · 1.2 s``) and the output cut
+to a budget around one line ``[… N lines (M bytes) cut …]``. The session words its
+refusals with `OFF` and `DECLINED`, so front ends and models see one wording.
 """
 
 from __future__ import annotations
 
+import shlex
 from collections import deque
+from collections.abc import Iterable
 from typing import Literal
 
 from spark_cli.record import record
@@ -20,6 +23,7 @@ from spark_cli.record import record
 OFF = "running commands is off (--commands)"
 DECLINED = "declined: the user did not allow this command"
 Ended = Literal["exit", "timeout", "stopped"]
+_COMPOUND = (";", "&", "|", ">", "<", "`", "$(", "\n", "\r")
 
 
 class Kept:
@@ -46,17 +50,14 @@ class Kept:
             data = first.encode()
             dropped = data[:extra].decode("utf-8", "ignore") if len(data) > extra else first
             dropped = dropped or first[:1]  # never stall on a character wider than ``extra``
-            self._cut(dropped)
+            size = len(dropped.encode())
+            self.tail_size -= size
+            self.cut_bytes += size
+            self.cut_lines += dropped.count("\n")
             if dropped == first:
                 self.tail.popleft()
             else:
                 self.tail[0] = first[len(dropped):]
-
-    def _cut(self, text: str) -> None:
-        size = len(text.encode())
-        self.tail_size -= size
-        self.cut_bytes += size
-        self.cut_lines += text.count("\n")
 
 
 @record
@@ -115,3 +116,27 @@ def format_run(run: CommandRun, budget_chars: int) -> str:
         lines += (run.head + run.tail).count("\n") - head.count("\n") - tail.count("\n")
         size += len((run.head + run.tail).encode()) - len(head.encode()) - len(tail.encode())
     return f"{run.status}\n{head}{_cut_note(head, lines, size)}{tail}"
+
+
+def is_compound(command: str) -> bool:
+    """Whether ``command`` could run more than one command or redirect (see the module doc)."""
+    return any(mark in command for mark in _COMPOUND)
+
+
+def _words(line: str) -> list[str] | None:
+    try:
+        return shlex.split(line)
+    except ValueError:
+        return None
+
+
+def allowed_by(command: str, allowed_commands: Iterable[str]) -> bool:
+    """Whether an entry of ``allowed_commands`` lets ``command`` run without asking."""
+    words = _words(command)
+    if not words or is_compound(command):
+        return False
+    for entry in allowed_commands:
+        wanted = _words(entry)
+        if wanted and words[:len(wanted)] == wanted:
+            return True
+    return False

@@ -1,12 +1,12 @@
 """Running commands, on request only: the model's `run_command` and the test command (`/test`).
 
-One process runner under both (:func:`_run`). `run_command` runs a shell line (in the
-sandbox when given, API keys removed from its environment) and keeps the head and tail of
-its output (`CommandRun`). `run_tests` keeps the last ``keep_bytes`` and adds a failure
-summary (pytest's ``FAILED``/``ERROR`` lines and count line, cargo/go/jest failure lines,
-else the last lines) for `/fix`. ``on_output`` gets each chunk as it is read; it runs on
-the event loop, so it must be quick; if it raises, the run is stopped like a cancellation
-and the error propagates.
+One process runner under both (:func:`_run`; ``CI=1``, so watchers such as jest run once).
+`run_command` runs a shell line (in the sandbox when given, API keys removed from its
+environment) and keeps the head and tail of its output (`CommandRun`). `run_tests` keeps
+the last ``keep_bytes`` and adds a failure summary (pytest's ``FAILED``/``ERROR`` lines and
+count line, cargo/go/jest failure lines, else the last lines) for `/fix`. ``on_output`` gets
+each chunk as it is read, on the event loop (so it must be quick); if it raises, the run is
+stopped like a cancellation and the error propagates.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from typing import Any
 from spark_cli.checks.command_run import CommandRun, Ended, Kept
 from spark_cli.checks.detect import TestCommand
 from spark_cli.checks.sandbox import Sandbox, sandboxed_argv
-from spark_cli.checks.secrets import Masker, scrubbed_env
+from spark_cli.protocol.secrets import Masker, scrubbed_env
 from spark_cli.record import record
 
 DEFAULT_TIMEOUT = 600.0
@@ -189,14 +189,10 @@ async def _run(argv: list[str], root: Path, env: Mapping[str, str], timeout: flo
     out of time, end whatever is left of its group. Returns how it ended, the exit status
     (None when killed) and the duration. Cancelling the caller ends the group too.
 
-    The argv starts in ``root`` with stdin closed, no controlling terminal and ``CI=1``
-    (so watchers such as jest run once); stdout and stderr share one pipe (interleaved as
-    they came), read in chunks of at most ``_READ_SIZE`` bytes, decoded incrementally
-    (UTF-8, ``errors="replace"``; a character, an ANSI colour sequence or a secret split
-    across reads arrives whole), colours removed, secrets masked (`Masker`). The end is
-    SIGTERM to the whole group and, ``_KILL_GRACE`` later, SIGKILL: nothing started in
-    the group outlives the call (under bubblewrap nothing in its pid namespace either;
-    outside, a process that starts its own session can escape)."""
+    The argv starts in ``root`` with stdin closed and no controlling terminal; stdout and
+    stderr share one pipe (interleaved as they came), read through `_Relay`. The end is
+    SIGTERM to the whole group and, ``_KILL_GRACE`` later, SIGKILL: nothing started in the
+    group outlives the call (docs/tools.md, Running, says what can escape)."""
     started = time.perf_counter()
     loop = asyncio.get_running_loop()
     try:

@@ -47,16 +47,11 @@ class NoSandbox:
 
 
 def sandboxed_argv(sandbox: Sandbox, root: Path, argv: list[str]) -> list[str]:
-    """``argv`` run inside ``sandbox`` with ``root`` (resolved) writable and its folder.
-
-    - bubblewrap: ``--ro-bind / /`` (everything read-only), ``--tmpfs /tmp`` *before*
-      ``--bind REPO REPO`` (a repo under /tmp would be hidden otherwise), ``--dev /dev
-      --proc /proc --unshare-net --unshare-pid --die-with-parent --chdir REPO``. No
-      ``--new-session``: the runner already starts the command in a new session with no
-      controlling terminal (so no terminal input can be injected), and the process group
-      stays one the runner can signal as a whole; killing bwrap ends its pid namespace.
-    - sandbox-exec: a profile of the same meaning (no network, writes only under the repo
-      and the temp folders). Untested here (no macOS machine); docs/tools.md says so."""
+    """``argv`` run inside ``sandbox`` with ``root`` (resolved) writable and its folder
+    (docs/tools.md, Sandbox). bubblewrap's ``--tmpfs /tmp`` comes before ``--bind REPO
+    REPO`` (a repo under /tmp would be hidden otherwise); no ``--new-session``: the runner
+    already starts the command without a controlling terminal, and the process group stays
+    one it can signal as a whole. sandbox-exec (macOS) is untested here."""
     repo = str(Path(root).resolve())
     if sandbox.name == "sandbox-exec":
         tmp = str(Path(os.environ.get("TMPDIR", "/tmp")).resolve())

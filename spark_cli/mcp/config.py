@@ -6,13 +6,20 @@ replaces the user's of the same name), every value checked: a bad one is an
 ``args``, ``env``, ``cwd``) or streamable HTTP (``url``, ``headers``,
 ``bearer_token_env_var``); both take ``enabled``, ``startup_timeout_s``,
 ``tool_timeout_s`` and ``allowed_tools``. Each remembers where it was defined.
-``env`` and ``headers`` values are never shown (:meth:`McpServerConfig.secrets`).
+``env`` and ``headers`` values are never shown (:meth:`McpServerConfig.secrets`). Each
+server's tool list of the last run is cached by what it runs (`cache_key`: command,
+arguments and the executable's path and mtime, or the URL) under the user cache dir, so
+the first request declares its tools at once.
 """
 
 from __future__ import annotations
 
+import json
+import os
 import re
-from collections.abc import Sequence
+import shutil
+import sys
+from collections.abc import Mapping, Sequence
 from dataclasses import field
 from pathlib import Path
 from typing import Any
@@ -139,3 +146,64 @@ def config_lines(servers: Sequence[McpServerConfig]) -> list[str]:
     if not servers:
         return ["mcp servers          (none: add [mcp_servers.NAME] to a config file)"]
     return [f"mcp server           {s.describe()}  ({s.source})" for s in servers]
+
+
+def cache_dir(env: Mapping[str, str]) -> Path:
+    """Where the tool lists live: ``$SPARK_CACHE_DIR/mcp``, else ``$XDG_CACHE_HOME/spark/mcp``
+    or ``~/.cache/spark/mcp`` on Linux, else platformdirs'."""
+    override = env.get("SPARK_CACHE_DIR")
+    if override:
+        return Path(override) / "mcp"
+    if sys.platform.startswith("linux"):
+        xdg = env.get("XDG_CACHE_HOME", "")
+        return Path(xdg if xdg.startswith("/") else os.path.expanduser("~/.cache")) / "spark" \
+            / "mcp"
+    import platformdirs  # deferred: launch -> request
+
+    return Path(platformdirs.user_cache_dir("spark", appauthor=False)) / "mcp"
+
+
+def cache_key(server: McpServerConfig, root: Path) -> str:
+    """What a cached list is valid for: a reinstalled server is listed anew."""
+    if server.url:
+        return server.url
+    path = server.env.get("PATH") or os.environ.get("PATH")
+    exe = shutil.which(server.command, path=path) or server.command
+    try:
+        mtime = os.stat(exe).st_mtime_ns
+    except OSError:
+        mtime = 0
+    return json.dumps([server.command, list(server.args), os.path.realpath(exe), mtime,
+                       str(root / server.cwd) if server.cwd else ""])
+
+
+def _file(folder: Path, server: McpServerConfig, key: str) -> Path:
+    import hashlib  # deferred: spark --help
+
+    return folder / f"{server.name}-{hashlib.sha256(key.encode()).hexdigest()[:16]}.json"
+
+
+def load_tools(folder: Path, server: McpServerConfig, key: str) -> list[dict[str, Any]] | None:
+    """The cached tools (``name``, ``description``, ``schema``), or None (a file missing,
+    unreadable or for another key)."""
+    try:
+        data = json.loads(_file(folder, server, key).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("key") != key or not isinstance(
+            data.get("tools"), list):
+        return None
+    return [t for t in data["tools"] if isinstance(t, dict) and isinstance(t.get("name"), str)]
+
+
+def save_tools(folder: Path, server: McpServerConfig, key: str,
+               tools: list[dict[str, Any]]) -> None:
+    """Keep ``tools`` for the next run (written atomically; a failure only loses the cache)."""
+    path = _file(folder, server, key)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        temp = path.with_suffix(f".{os.getpid()}.tmp")
+        temp.write_text(json.dumps({"key": key, "tools": tools}), encoding="utf-8")
+        os.replace(temp, path)
+    except OSError:
+        pass

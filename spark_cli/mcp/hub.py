@@ -9,11 +9,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from spark_cli.mcp.answers import failure
-from spark_cli.mcp.cache import cache_dir
-from spark_cli.mcp.config import McpServerConfig, read_servers
+from spark_cli.mcp.config import McpServerConfig, cache_dir, read_servers
 from spark_cli.mcp.schema import PREFIX, wire_name, wire_schema
-from spark_cli.mcp.server import ServerLink
+from spark_cli.mcp.server import ServerLink, failure
 from spark_cli.protocol.secrets import Secrets
 from spark_cli.record import record
 from spark_cli.tools.model import ToolDef, ToolResult
@@ -40,19 +38,12 @@ class McpServerStatus:
 
 
 class McpHub:
-    """Every configured MCP server of one session (see the module doc).
-
-    - :meth:`McpHub.start` launches every enabled server in the background and
-      returns at once; nothing on launch waits for a server or imports the SDK.
-    - :meth:`McpHub.specs`, each request: the tools to declare, as
-      ``mcp__SERVER__TOOL`` (:mod:`spark_cli.mcp.schema`), from the live list, else
-      from the last run's cache; a server with neither is left out with a note.
-    - :meth:`McpHub.call` never raises: a bad call, a dead or slow server is an error
-      result; :meth:`McpHub.allowed` says whether a call runs without asking
-      (``allowed_tools``; a ``readOnlyHint`` alone does not allow).
-    - :meth:`McpHub.new_turn` restarts a crashed server, once; :meth:`McpHub.aclose`
-      stops them all. ``env`` values and the bearer token are masked in everything the
-      hub returns."""
+    """Every configured MCP server of one session. :meth:`start` returns at once (nothing
+    on launch waits for a server or imports the SDK); each request declares the tools as
+    ``mcp__SERVER__TOOL`` from the live list, else the last run's cache, else leaves the
+    server out with a note; :meth:`call` never raises; ``allowed_tools`` alone lets a call
+    run unasked (a ``readOnlyHint`` does not). ``env`` values and the bearer token are
+    masked in everything the hub returns."""
 
     def __init__(self, servers: Sequence[McpServerConfig], root: Path, *,
                  cache: Path | None = None, environ: Mapping[str, str] | None = None) -> None:

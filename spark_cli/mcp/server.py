@@ -1,15 +1,14 @@
 """One MCP server: its connection, held open by a background task, and its calls.
 
-:meth:`ServerLink.start` only creates a task; that task imports the SDK in a
-worker thread (the deferred import below), starts the server (stdio: a process
-in its own session with a minimal environment plus the server's ``env``; its
-stderr goes to ``NAME.log`` beside the cache; HTTP: ``headers`` and the bearer
-token), lists its tools, saves them to the cache and keeps the connection until
-:meth:`stop`. Startup past ``startup_timeout_s`` fails the server with a note.
-A call waits for a server still starting; every failure (a dead server, a call
-past ``tool_timeout_s``) is an error result. A call that finds the server gone
-marks it ``crashed``: the hub restarts it once, on the next turn. The SDK's own
-shutdown closes stdin, then kills the server's process group.
+:meth:`ServerLink.start` only creates a task; that task imports the SDK in a worker
+thread, starts the server (stdio: a process in its own session with a minimal environment
+plus ``env``, stderr to ``NAME.log`` beside the cache; HTTP: ``headers`` and the bearer
+token), lists its tools, caches them and keeps the connection until :meth:`stop`.
+Startup past ``startup_timeout_s`` fails the server with a note. Every call failure (a
+dead server, no answer within ``tool_timeout_s``) is an error result; a server gone
+mid-call is ``crashed`` and the hub restarts it once, on the next turn. The SDK's shutdown
+closes stdin, then kills the process group. An answer reaches the model as text
+(`to_result`): images, audio and binary resources as one-line notes.
 """
 
 from __future__ import annotations
@@ -17,18 +16,20 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import json
 import logging
 import threading
 from pathlib import Path
 from typing import Any, Literal
 
-from spark_cli.mcp.answers import failure, to_result
-from spark_cli.mcp.cache import cache_key, load_tools, save_tools
-from spark_cli.mcp.config import McpServerConfig
+from spark_cli.mcp.config import McpServerConfig, cache_key, load_tools, save_tools
 from spark_cli.tools.model import ToolResult
 
 State = Literal["off", "starting", "ready", "failed", "crashed", "stopped"]
 CONNECTION_CLOSED, REQUEST_TIMEOUT = -32000, -32001  # JSON-RPC codes the SDK raises with
+MAX_OUTPUT = 60_000
+"""Characters of an answer the model gets at most (the session's window budget applies
+after that, as to every tool output)."""
 STOP_WAIT_S = 8.0
 """How long :meth:`ServerLink.stop` waits for the SDK's shutdown (it escalates to SIGKILL
 well within this) before it cancels the task."""
@@ -241,3 +242,51 @@ def _reason(exc: BaseException) -> str:
         exc = exc.exceptions[0]
     return (str(exc) or type(exc).__name__).splitlines()[0][:300]
 
+
+def _size(data: str) -> str:
+    size = len(data) * 3 // 4
+    return f"{size / 1024:.1f} KB" if size >= 1024 else f"{size} B"
+
+
+def _block(block: Any) -> tuple[str, bool]:
+    """``(text, is_text)`` of one content block."""
+    kind = getattr(block, "type", "")
+    if kind == "text":
+        return block.text, True
+    if kind in ("image", "audio"):
+        return f"[{block.mime_type} {kind}, {_size(block.data)}, not shown]", False
+    if kind == "resource":
+        res = block.resource
+        text = getattr(res, "text", None)
+        if isinstance(text, str):
+            return f"[resource {res.uri}]\n{text}", True
+        return f"[resource {res.uri}: {res.mime_type or 'binary'}, " \
+               f"{_size(getattr(res, 'blob', ''))}, not shown]", False
+    if kind == "resource_link":
+        return f"[resource link {block.uri}]", False
+    return f"[{kind or 'unknown'} content, not shown]", False
+
+
+def to_result(answer: Any, tool: str) -> ToolResult:
+    """``answer`` (a ``CallToolResult``) as the session's tool result: the text blocks
+    joined; structured content as compact JSON when the server sent no text (with text,
+    the protocol has the text repeat it); a resource link its URI; cut at
+    :data:`MAX_OUTPUT` with a note."""
+    parts = [_block(b) for b in answer.content]
+    structured = answer.structured_content
+    if structured is not None and not any(is_text for _, is_text in parts):
+        parts.insert(0, (json.dumps(structured, ensure_ascii=False, separators=(",", ":")),
+                         True))
+    output = "\n".join(p for p, _ in parts) or "(no output)"
+    if len(output) > MAX_OUTPUT:
+        output = output[:MAX_OUTPUT] + f"\n[cut: {len(output) - MAX_OUTPUT} more characters]"
+    if answer.is_error:
+        first = output.strip().splitlines()[0] if output.strip() else "failed"
+        return ToolResult(False, f"error from {tool}: {output}", f"error: {first[:80]}")
+    lines = output.count("\n") + 1
+    return ToolResult(True, output, f"{lines} line" + ("" if lines == 1 else "s"))
+
+
+def failure(message: str) -> ToolResult:
+    """A call that got no answer (a bad call, a dead or slow server)."""
+    return ToolResult(False, f"error: {message}", f"error: {message[:80]}")

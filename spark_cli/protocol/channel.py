@@ -128,10 +128,9 @@ class ToolCallCompleted:
 
 @record
 class Queued:
-    """The request waits in the provider's capacity queue."""
+    """The request waits in the provider's capacity queue (``position``: 1-based)."""
 
     position: int
-    """1-based place in the provider's capacity queue."""
 
 
 @record
@@ -145,10 +144,9 @@ class WaitingToRetry:
 
 @record
 class Reconnected:
-    """The channel opened a new connection and replayed the context on it."""
+    """The channel opened a new connection (for ``reason``) and replayed the context on it."""
 
     reason: str
-    """Why a new connection was opened (the context was replayed on it)."""
 
 
 @record
@@ -196,34 +194,12 @@ class TurnFinished:
     response_id: str | None = None
 
 
-ChannelEvent = (
-    RequestSent
-    | ResponseStarted
-    | TextDelta
-    | ToolCallOpened
-    | ToolCallCompleted
-    | Queued
-    | WaitingToRetry
-    | Reconnected
-    | SteerAccepted
-    | SteerRejected
-    | Steered
-    | UsageReported
-    | TurnFinished
-)
+ChannelEvent = (RequestSent | ResponseStarted | TextDelta | ToolCallOpened | ToolCallCompleted
+                | Queued | WaitingToRetry | Reconnected | SteerAccepted | SteerRejected
+                | Steered | UsageReported | TurnFinished)
 
-ErrorKind = Literal[
-    "auth",
-    "rate_limit",
-    "quota",
-    "context_length",
-    "bad_request",
-    "not_found",
-    "server",
-    "connection",
-    "timeout",
-    "protocol",
-]
+ErrorKind = Literal["auth", "rate_limit", "quota", "context_length", "bad_request", "not_found",
+                    "server", "connection", "timeout", "protocol"]
 
 
 @record
@@ -238,16 +214,9 @@ class Overflow:
 class ChannelError(Exception):
     """A turn could not be completed; ``message`` is specific and safe to show."""
 
-    def __init__(
-        self,
-        kind: ErrorKind,
-        message: str,
-        *,
-        status: int | None = None,
-        code: str | None = None,
-        retryable: bool = False,
-        overflow: Overflow | None = None,
-    ) -> None:
+    def __init__(self, kind: ErrorKind, message: str, *, status: int | None = None,
+                 code: str | None = None, retryable: bool = False,
+                 overflow: Overflow | None = None) -> None:
         super().__init__(message)
         self.kind: ErrorKind = kind
         self.message = message

@@ -2,7 +2,7 @@
 
 This is the convention the session writes and the bundled engine's brains read,
 and one that real models already understand (it is what aider and most chat
-UIs use)::
+UIs use): see :func:`render_file_block`.
 """
 
 from __future__ import annotations

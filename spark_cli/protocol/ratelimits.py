@@ -28,14 +28,8 @@ _PLAIN_SECONDS = r"\d+(?:\.\d+)?"
 _TRY_AGAIN = (r"(?i)try again in\s+"
               r"((?:\d+(?:\.\d+)?\s*(?:ms|milliseconds?|h|m|s|seconds?|minutes?)\s*)+)")
 _AMOUNT = r"(?i)(\d+(?:\.\d+)?)\s*([a-z]+)"
-_WORD_UNITS = {
-    "millisecond": "ms",
-    "milliseconds": "ms",
-    "second": "s",
-    "seconds": "s",
-    "minute": "m",
-    "minutes": "m",
-}
+_WORD_UNITS = {"millisecond": "ms", "milliseconds": "ms", "second": "s", "seconds": "s",
+               "minute": "m", "minutes": "m"}
 _UNIT_SECONDS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
 _RESET_PREFIX = "x-ratelimit-reset-"
 _REMAINING_PREFIX = "x-ratelimit-remaining-"
@@ -134,13 +128,8 @@ def delay_from_message(message: str) -> float | None:
     return _finite(total)
 
 
-def backoff_delay(
-    attempt: int,
-    *,
-    base: float = 0.5,
-    cap: float = 8.0,
-    rand: Callable[[], float] = random.random,
-) -> float:
+def backoff_delay(attempt: int, *, base: float = 0.5, cap: float = 8.0,
+                  rand: Callable[[], float] = random.random) -> float:
     """Exponential backoff for ``attempt`` (1-based), capped, with up to a quarter jitter down."""
     ceiling = min(cap, base * (2.0 ** max(0, attempt - 1)))
     return ceiling * (1.0 - 0.25 * rand())

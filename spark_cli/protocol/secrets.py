@@ -1,32 +1,35 @@
-"""Every secret spark can see, masked in any text before it is shown or written.
+"""Every secret spark can see, masked before it is shown, written or handed to a command.
 
-A provider's error may quote keys (``Incorrect API key provided: sk-…``), and
-not only the one spark sent: a 401 can echo any header or variable. So the
-settings gather every key spark can read (each preset's variable, each
-``api_key_env`` a config names, ``SPARK_API_KEY``, the key in use) into one
-:class:`Secrets`, and text that came from outside passes through
-:meth:`Secrets.mask` before it becomes an error message or an event.
+- `Secrets`: every key spark can read (each preset's variable, each ``api_key_env`` a
+  config names, ``SPARK_API_KEY``, the key in use), masked in text from outside (a 401
+  can echo any header or variable) before it becomes an error message or an event.
+- `mask_url` / `mask_urls_in`: a base URL's userinfo (``https://TOKEN@host/v1``)
+  wherever a URL is shown (``spark config``, error details).
+- `scrubbed_env` / `Masker`: a command's environment without ``*_API_KEY`` or
+  ``*_TOKEN`` variables (any case) nor the given secrets' values, and its output with
+  any secret that still reaches it masked, also when one arrives split across reads.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from urllib.parse import urlsplit, urlunsplit
 
 MASK = "***"
 MIN_LENGTH = 4
 TAIL = 8
 """A secret of at least ``2 * TAIL`` characters also has its last ``TAIL`` masked."""
+OUTPUT_MASK = "[secret]"
+OUTPUT_MIN = 8
+"""A command's output masks values this long or longer (shorter ones hide ordinary words)."""
+_SECRET_NAMES = ("_API_KEY", "_TOKEN")
 
 
 class Secrets:
-    """An immutable set of secret strings and the masking of text with them.
-
-    A secret is replaced by ``***`` wherever it appears, longest first (so a key
-    that contains another is masked whole); a long secret's last 8 characters are
-    masked too, since providers often quote only the tail (``…cdef1234``).
-    Values shorter than :data:`MIN_LENGTH` are not treated as secrets (masking
-    ``abc`` everywhere would garble messages and protect nothing).
-    """
+    """An immutable set of secrets, each masked as ``***`` wherever it appears, longest first
+    (a key that contains another is masked whole), with a long one's tail (providers often
+    quote only ``…cdef1234``). Values shorter than :data:`MIN_LENGTH` are no secrets
+    (masking ``abc`` everywhere would garble messages and protect nothing)."""
 
     __slots__ = ("_needles",)
 
@@ -59,3 +62,73 @@ class Secrets:
 
 
 NO_SECRETS = Secrets()
+
+
+def mask_url(url: str) -> str:
+    """``url`` with its whole userinfo replaced by ``***`` (unchanged when it has none)."""
+    if "@" not in url:
+        return url
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return _mask_text(url)
+    if "@" not in parts.netloc:
+        return url
+    host = parts.netloc.rpartition("@")[2]
+    return urlunsplit((parts.scheme, f"{MASK}@{host}", parts.path, parts.query, parts.fragment))
+
+
+def mask_urls_in(text: str, url: str) -> str:
+    """``text`` with the userinfo of ``url`` masked wherever it appears (error details)."""
+    try:
+        netloc = urlsplit(url).netloc
+    except ValueError:
+        return _mask_text(text)
+    userinfo = netloc.rpartition("@")[0]
+    if not userinfo:
+        return text
+    text = text.replace(userinfo + "@", MASK + "@")
+    password = userinfo.partition(":")[2]
+    return text.replace(password, MASK) if len(password) >= MIN_LENGTH else text
+
+
+def _mask_text(text: str) -> str:
+    """Best effort for text that does not parse: drop anything between ``//`` and ``@``."""
+    head, sep, rest = text.partition("//")
+    if not sep or "@" not in rest.split("/", 1)[0]:
+        return text
+    return head + sep + MASK + "@" + rest.split("@", 1)[1]
+
+
+def scrubbed_env(environ: Mapping[str, str], secrets: Iterable[str] = ()) -> dict[str, str]:
+    """``environ`` without ``*_API_KEY`` and ``*_TOKEN`` variables, nor ``secrets``' values."""
+    values = {s for s in secrets if s}
+    return {name: value for name, value in environ.items()
+            if not name.upper().endswith(_SECRET_NAMES) and value not in values}
+
+
+class Masker:
+    """Replaces every secret in a stream of text chunks with ``OUTPUT_MASK``; the end of a
+    chunk that could begin a secret is held back until the next chunk says."""
+
+    def __init__(self, secrets: Iterable[str]) -> None:
+        self.secrets = sorted({s for s in secrets if len(s) >= OUTPUT_MIN}, key=len,
+                              reverse=True)
+        self.held = ""
+
+    def feed(self, chunk: str) -> str:
+        """The masked text that is certain now; a possible secret's start is held back."""
+        if not self.secrets:
+            return chunk
+        text = self.held + chunk
+        for secret in self.secrets:
+            text = text.replace(secret, OUTPUT_MASK)
+        keep = max((k for s in self.secrets for k in range(min(len(s) - 1, len(text)), 0, -1)
+                    if text.endswith(s[:k])), default=0)
+        self.held = text[len(text) - keep:] if keep else ""
+        return text[:len(text) - keep]
+
+    def flush(self) -> str:
+        """What is held back (no secret can complete any more)."""
+        held, self.held = self.held, ""
+        return held

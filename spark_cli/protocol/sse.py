@@ -21,11 +21,8 @@ COMMENT = ""
 
 @dataclass(slots=True)
 class SSEEvent:
-    """One dispatched event: ``event`` is "message" when the stream named none.
-
-    Slotted, not frozen (one is made per streamed event: frozen costs ~3x per
-    instance); treat it as immutable all the same.
-    """
+    """One dispatched event: ``event`` is "message" when the stream named none. Not frozen
+    (one is made per streamed event, and frozen ones cost more); treat it as immutable."""
 
     data: str
     event: str = "message"

@@ -1,13 +1,9 @@
-"""What a "token" is in spark: a documented pre-tokenizer piece (~4 characters of code).
+"""What a "token" is in spark: a documented pre-tokenizer piece (about four characters of code).
 
-The bundled engine paces output per piece, and the session counts context
-against the model window with the same rule, so both agree without shipping a
-real tokenizer (no vocabulary file, nothing to download).
-
-A piece is optional leading whitespace followed by either up to four word
-characters or up to three punctuation characters; a run of whitespace with
-nothing after it is a piece of its own. On typical source code this averages
-about 3.5-4 characters per piece, close to what BPE tokenizers give for code.
+The bundled engine paces output per piece, and the session counts context against the
+model window with the same rule, so both agree without shipping a real tokenizer. A piece
+is optional leading whitespace and then up to four word characters or up to three
+punctuation characters; a run of whitespace with nothing after it is a piece of its own.
 """
 
 from __future__ import annotations

@@ -19,17 +19,12 @@ FLUSH_INTERVAL = 0.016
 
 
 class CoalescingWriter:
-    """A provider may send one token per delta; writing and flushing each one costs a
-    ``write(2)`` per token. :class:`CoalescingWriter` keeps its own pending text and
-    hands it to the stream in one ``write`` + ``flush`` at most every ``interval``
-    seconds: at once when nothing was flushed for that long (so the first token
-    shows immediately), else on a timer of the running event loop (so the tail of
-    a burst is never held back longer than ``interval``). It does not rely on the
-    stream's buffering: under ``PYTHONUNBUFFERED``, or a TTY's line buffering with
-    a newline in the text, every ``out.write`` is a ``write(2)`` (4,707 for 5,000
-    one-token deltas), so tokens never reach ``out`` one by one. Event boundaries
-    (an edit landing, the summary) call :meth:`flush`. Outside an event loop every
-    write is flushed.
+    """Hands pending text to ``out`` in one ``write`` + ``flush`` at most every ``interval``
+    seconds: at once when nothing was flushed for that long (the first token shows
+    immediately), else on a timer of the running loop (a burst's tail waits at most
+    ``interval``). Not the stream's buffering: under ``PYTHONUNBUFFERED`` or a TTY's line
+    buffering every ``out.write`` would be a ``write(2)``. Event boundaries (an edit
+    landing, the summary) call :meth:`flush`; outside an event loop every write flushes.
     """
 
     __slots__ = ("_error", "_handle", "_interval", "_last", "_pending", "out")

@@ -66,10 +66,7 @@ def event_to_json(event: ev.SessionEvent) -> dict[str, Any]:
     """The JSON object for one session event."""
     if isinstance(event, ev.EditLanded | ev.EditRefused):
         return outcome_to_json(event.outcome)
-    data: dict[str, Any] = {"type": EVENT_TYPES[type(event)]}
-    for f in dataclasses.fields(event):
-        data[f.name] = _plain(getattr(event, f.name))
-    return data
+    return {"type": EVENT_TYPES[type(event)], **_plain(event)}
 
 
 class JsonLinesRenderer:

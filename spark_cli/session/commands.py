@@ -17,14 +17,18 @@ import os
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
-from spark_cli.checks.changes import changed, stamp
-from spark_cli.checks.command_run import DECLINED, OFF, CommandRun, format_run
-from spark_cli.checks.policy import allowed_by, is_compound
+from spark_cli.checks.command_run import (
+    DECLINED,
+    OFF,
+    CommandRun,
+    allowed_by,
+    format_run,
+    is_compound,
+)
 from spark_cli.checks.runner import run_command
 from spark_cli.checks.sandbox import Sandbox, find_sandbox
-from spark_cli.checks.secrets import Masker, scrubbed_env
 from spark_cli.protocol.channel import ToolCall
-from spark_cli.protocol.secrets import Secrets
+from spark_cli.protocol.secrets import Masker, Secrets, scrubbed_env
 from spark_cli.session.approval import (
     ApprovalRequest,
     Approver,
@@ -35,14 +39,14 @@ from spark_cli.session.approval import (
 from spark_cli.session.config.settings import Settings
 from spark_cli.session.events import CommandEnd, CommandFinished, CommandOutput, CommandStarted
 from spark_cli.session.tool_access import shorten
-from spark_cli.tools.arguments import parse_arguments
 from spark_cli.tools.defs import (
     COMMAND_DEFAULT_TIMEOUT_S,
     COMMAND_MAX_TIMEOUT_S,
     RUN_COMMAND,
     RUN_COMMAND_PARAMS,
 )
-from spark_cli.tools.model import ToolFailure
+from spark_cli.tools.model import ToolFailure, parse_arguments
+from spark_cli.tools.repo_files import changed, stamp
 
 OUTPUT_BUDGET = 30_000
 """Characters of output the model gets at most (head and tail kept)."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit, urlunsplit
 
-from spark_cli.protocol.urls import mask_url
+from spark_cli.protocol.secrets import mask_url
 from spark_cli.session.config.presets import OVERRIDE_KEY_ENV
 from spark_cli.session.config.settings import ProviderSettings
 

@@ -1,11 +1,7 @@
-"""Where a tool may look: a path a model wrote, confined exactly like edits, then gated.
-
-A path goes through the edits package's `confine` (no empty path, no ``..`` out of
-the root, no absolute path outside it, no symlink on the way that leads outside,
-nothing in ``.git/`` or ``.spark/``), then through the tools' own checks
-(:meth:`Access.locate`). ``buffers`` (absolute path -> text, or None) is where a front
-end's editor holds files: ``read_file`` reads a file's open (maybe unsaved) buffer there
-first (``spark acp``).
+"""Where a tool may look: a path a model wrote, confined exactly like edits (the edits
+package's `confine`), then gated by the tools' own checks (:meth:`Access.locate`).
+``buffers`` (absolute path -> text, or None) is where a front end's editor holds files:
+``read_file`` reads a file's open (maybe unsaved) buffer there first (``spark acp``).
 """
 
 from __future__ import annotations

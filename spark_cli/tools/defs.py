@@ -1,16 +1,14 @@
 """The tools as a request declares them: names, descriptions, parameters, and the caps the
 descriptions quote (the three read-only tools, and ``run_command``, which the session runs).
 
-Plain data over :mod:`.arguments` and :mod:`.model` only: a request declares the tools
-(``TOOL_DEFS``) before any tool runs, so the implementations (:mod:`.read_file`,
-:mod:`.search`, :mod:`.list_files`, loaded by :mod:`.run`) are imported after a
+Plain data over :mod:`.model` only: a request declares the tools (``TOOL_DEFS``) before
+any tool runs, so the implementations (loaded by :mod:`.run`) are imported after a
 one-shot's request left, when the first call arrives; they take their caps from here.
 """
 
 from __future__ import annotations
 
-from spark_cli.tools.arguments import Param, schema
-from spark_cli.tools.model import ToolDef
+from spark_cli.tools.model import Param, ToolDef, schema
 
 READ_FILE = "read_file"
 SEARCH = "search"

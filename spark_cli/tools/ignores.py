@@ -79,13 +79,10 @@ def pathspec_stamp() -> str | None:
 
 
 class IgnoreCache:
-    """The repo's ``ignores.json``: digest of an ignore file's text -> its one regex.
-
-    The cache is ``<root>/.spark/cache/ignores.json``, stamped with the installed pathspec
-    (its file's path, size and mtime: an upgrade starts the cache afresh, so its regexes
-    are always the running pathspec's). A file with a negation (order matters there), a
-    new or changed file, and the ``/add`` refusal message (which names the pattern) use
-    pathspec itself."""
+    """``<root>/.spark/cache/ignores.json``: digest of an ignore file's text -> its one
+    regex, stamped with the installed pathspec (`pathspec_stamp`: an upgrade starts the
+    cache afresh). A file with a negation, a new or changed file, and the ``/add`` refusal
+    message (which names the pattern) use pathspec itself."""
 
     def __init__(self, root: Path) -> None:
         self.path = root.joinpath(".spark", *CACHE_FILE)

@@ -1,44 +1,47 @@
-"""``list_files {path?, glob?}``: the repo's files under a folder, one path a line.
+"""``list_files {path?, glob?}``, and the files any call looks at (``search``'s too).
 
-The walk of :mod:`.repo_files`: ``.gitignore`` honoured, never ``.git/`` or
-``.spark/``, no symlinks, vendored and generated folders (``node_modules``,
-``build``, virtualenvs …) skipped unless ``path`` is inside one; binary and large
-files are listed. Files the user named or added are listed even when ignored.
-Paths are repo-relative with "/", sorted; at most ``MAX_SHOWN``, then
-``[N more files not shown]`` (N is a lower bound past ``WALK_LIMIT`` files). A
-``path`` naming a file lists that file.
+The walk of :mod:`.repo_files` (``.gitignore`` honoured, vendored and generated folders
+skipped unless ``path`` is inside one), plus the files the user named or added even when
+ignored; at most ``MAX_SHOWN`` paths, then a count of the rest (docs/tools.md). The
+``glob`` argument is gitignore-style, as ``rg -g`` reads one (`glob_filter`); ``pathspec``
+is imported only for a call with one.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from spark_cli.tools.access import Access, Target
-from spark_cli.tools.arguments import Value
 from spark_cli.tools.defs import LIST_MAX_SHOWN as MAX_SHOWN
-from spark_cli.tools.globs import glob_filter
-from spark_cli.tools.model import ToolResult
+from spark_cli.tools.model import ToolFailure, ToolResult, Value
 from spark_cli.tools.repo_files import WalkFilter, walk
 
 if TYPE_CHECKING:
     import threading
 
 WALK_LIMIT = 200_000
+_BRACES = re.compile(r"\{([^{}]*,[^{}]*)\}")
+_MAX_EXPANSIONS = 256
 
-def folder_files(access: Access, target: Target, *, max_bytes: int | None,
-                 skip_extensions: frozenset[str], cancel: threading.Event | None) -> list[str]:
-    """The repo-relative files below the folder ``target`` that a tool may look at."""
-    if not target.is_dir:
-        return [target.rel]
-    only = WalkFilter(skip_dirs=frozenset() if target.vendored else WalkFilter().skip_dirs,
-                      skip_extensions=skip_extensions, max_bytes=max_bytes)
-    found = walk(access.root, under=target.rel, only=only, limit=WALK_LIMIT, cancel=cancel)
-    rels = found.paths()
-    named = [t.rel for t in access.named_files(target.rel)
-             if max_bytes is None or t.size <= max_bytes]
-    if named:
-        rels = sorted(set(rels).union(named))
-    return rels
+
+def folder_files(access: Access, target: Target, keep: Callable[[str], bool] | None, *,
+                 max_bytes: int | None, skip_extensions: frozenset[str],
+                 cancel: threading.Event | None) -> list[str]:
+    """The repo-relative files below the folder ``target`` (or the file ``target``) that a
+    tool may look at and ``keep`` (a `glob_filter`) passes."""
+    rels = [target.rel]
+    if target.is_dir:
+        only = WalkFilter(skip_dirs=frozenset() if target.vendored else WalkFilter().skip_dirs,
+                          skip_extensions=skip_extensions, max_bytes=max_bytes)
+        rels = walk(access.root, under=target.rel, only=only, limit=WALK_LIMIT,
+                    cancel=cancel).paths()
+        named = [t.rel for t in access.named_files(target.rel)
+                 if max_bytes is None or t.size <= max_bytes]
+        if named:
+            rels = sorted(set(rels).union(named))
+    return rels if keep is None else [rel for rel in rels if keep(rel)]
 
 
 def list_files(access: Access, args: dict[str, Value],
@@ -46,10 +49,8 @@ def list_files(access: Access, args: dict[str, Value],
     """Run ``list_files``; raises `ToolFailure` for a call that cannot be answered."""
     target = access.locate(str(args["path"]) if "path" in args else None, want="any")
     keep = glob_filter(str(args["glob"]) if "glob" in args else None, target.rel)
-    rels = folder_files(access, target, max_bytes=None, skip_extensions=frozenset(),
+    rels = folder_files(access, target, keep, max_bytes=None, skip_extensions=frozenset(),
                         cancel=cancel)
-    if keep is not None:
-        rels = [rel for rel in rels if keep(rel)]
     if not rels:
         return ToolResult(True, "no files", "0 files")
     shown = rels[:MAX_SHOWN]
@@ -57,3 +58,50 @@ def list_files(access: Access, args: dict[str, Value],
         shown.append(f"[{len(rels) - MAX_SHOWN} more files not shown]")
     count = f"{len(rels)} file" + ("" if len(rels) == 1 else "s")
     return ToolResult(True, "\n".join(shown), count)
+
+
+def expand_braces(glob: str) -> list[str]:
+    """``a{b,c}d`` -> ``abd``, ``acd``; several groups multiply (at most 256 patterns)."""
+    found = _BRACES.search(glob)
+    if found is None:
+        return [glob]
+    out: list[str] = []
+    for choice in found.group(1).split(","):
+        for rest in expand_braces(glob[:found.start()] + choice + glob[found.end():]):
+            out.append(rest)
+            if len(out) >= _MAX_EXPANSIONS:
+                return out
+    return out
+
+
+def glob_filter(glob: str | None, under: str) -> Callable[[str], bool] | None:
+    """A test of repo-relative paths for ``glob`` (None: no glob, every file passes).
+
+    git's wildmatch, as ``pathspec`` reads ``.gitignore`` lines: ``*.py`` (no slash)
+    matches the file name at any depth, ``src/**/*.ts`` a path, a leading ``!`` excludes,
+    ``{a,b}`` braces expand. A file passes when the glob matches its path relative to
+    ``under`` (the folder searched) or its repo-relative path."""
+    if glob is None or not glob.strip():
+        return None
+    text = glob.strip()
+    exclude = text.startswith("!")
+    if exclude:
+        text = text[1:]
+    import pathspec  # deferred: launch -> request (a tool call without a glob)
+
+    try:
+        spec = pathspec.GitIgnoreSpec.from_lines(expand_braces(text))
+    except (ValueError, TypeError) as exc:
+        raise ToolFailure(f"glob {glob!r} is not a valid glob ({exc}); write one such as *.py or "
+                          "src/**/*.ts", "bad glob") from None
+    if not any(getattr(p, "include", None) is not None for p in spec.patterns):
+        raise ToolFailure(f"glob {glob!r} matches nothing; write one such as *.py or src/**/*.ts",
+                          "bad glob")
+    prefix = under + "/" if under else ""
+
+    def keep(rel: str) -> bool:
+        inside = rel[len(prefix):] if prefix and rel.startswith(prefix) else rel
+        hit = spec.match_file(inside) or (inside != rel and spec.match_file(rel))
+        return hit != exclude
+
+    return keep

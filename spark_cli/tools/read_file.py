@@ -1,15 +1,11 @@
 """``read_file {path, start_line?, end_line?}``: a text file with 1-based line numbers.
 
-Each line is ``f"{n:>6}\\t{text}"`` (like ``cat -n``). Without a window, a file of at
-most ``MAX_LINES`` lines and ``MAX_BYTES`` bytes comes whole; otherwise the window
-asked for (from ``start_line``, default 1, to ``end_line``) is capped at
-``MAX_LINES`` lines and ``MAX_BYTES`` of text and followed by one last line
-``[lines A–B of N; ask read_file with start_line/end_line for more]``. A line
-longer than the byte cap is cut with a note. Text is decoded exactly as edits
-decode it (``edits.disk.textfile``: UTF-8, or UTF-8/UTF-16 with a BOM; line endings
-shown as "\\n"); binary files (a NUL byte in the first 8 KB) and other encodings get
-one-line errors, and files over ``READ_LIMIT`` are refused before they are read. A file
-open in the front end's editor (``Access.buffers``) is read from its buffer instead.
+Lines as ``cat -n`` shows them; a file within ``MAX_LINES`` and ``MAX_BYTES`` comes whole,
+else the window asked for, capped, ends with a line saying which lines of how many were
+shown (docs/tools.md gives the formats). Text is decoded exactly as edits decode it
+(``edits.disk.textfile``); a binary file, another encoding or a file over ``READ_LIMIT``
+gets a one-line error. A file open in the front end's editor (``Access.buffers``) is read
+from its buffer instead.
 """
 
 from __future__ import annotations
@@ -19,10 +15,9 @@ from typing import TYPE_CHECKING
 from spark_cli.edits.disk.textfile import decode
 from spark_cli.edits.model.outcome import FileRefused
 from spark_cli.tools.access import Access
-from spark_cli.tools.arguments import Value
 from spark_cli.tools.defs import READ_MAX_BYTES as MAX_BYTES
 from spark_cli.tools.defs import READ_MAX_LINES as MAX_LINES
-from spark_cli.tools.model import ToolFailure, ToolResult
+from spark_cli.tools.model import ToolFailure, ToolResult, Value
 from spark_cli.tools.repo_files import Cancelled
 
 if TYPE_CHECKING:

@@ -1,10 +1,11 @@
 """The repo's files honouring ``.gitignore``: the one walk spark makes over a repo.
 
 ``walk(root)`` visits the tree once (``os.scandir``, depth first). The repo map
-(``session.context.scan``) and the model's tools (``list_files``, ``search``) both walk
-through here. ``RepoFiles.ignored(rel)`` answers, for one path, which rule leaves it out
-(the ``/add`` refusal message); ``RepoFiles.hidden(rel)`` whether ``.gitignore`` does,
-without importing pathspec.
+(``session.context.scan``), the model's tools (``list_files``, ``search``) and the
+`stamp` before and after a command (what it `changed`) walk through here.
+``RepoFiles.ignored(rel)`` answers, for one path, which rule leaves it out (the ``/add``
+refusal message); ``RepoFiles.hidden(rel)`` whether ``.gitignore`` does, without
+importing pathspec.
 """
 
 from __future__ import annotations
@@ -197,6 +198,26 @@ def walk(root: Path, *, under: str = "", only: WalkFilter = WalkFilter(),
     rules.cache.save()
     found.sort(key=lambda f: f.rel)
     return RepoFiles(root, found, truncated, rules.copy())
+
+
+STAMPED_MAX = 50_000
+_EVERY_EXTENSION = WalkFilter(skip_extensions=frozenset())
+
+
+def stamp(root: Path, *, limit: int = STAMPED_MAX) -> RepoFiles:
+    """The repo's files of every extension now, with their stamps (at most ``limit``): what
+    `changed` compares before and after a command (not in the undo journal)."""
+    return walk(root, only=_EVERY_EXTENSION, limit=limit)
+
+
+def changed(before: RepoFiles, after: RepoFiles) -> tuple[str, ...] | None:
+    """The files added, removed or modified (mtime or size) between two walks, sorted; None
+    when either stopped at its limit (spark cannot tell)."""
+    if before.truncated or after.truncated:
+        return None
+    old = {f.rel: (f.mtime_ns, f.size) for f in before.files}
+    new = {f.rel: (f.mtime_ns, f.size) for f in after.files}
+    return tuple(sorted(k for k in old.keys() | new.keys() if old.get(k) != new.get(k)))
 
 
 @record

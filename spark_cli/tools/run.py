@@ -1,11 +1,8 @@
 """`run_tool`, which runs one of the three tools by name (declared in :mod:`.defs`) and
-never raises.
-
-Every call is answered: an unknown tool, arguments that are not a JSON object or
-do not fit the schema, a path outside the repo, a missing or binary file, an
-error nobody foresaw: each is a `ToolResult` with ``ok=False`` and one line the
-model can act on. A set ``cancel`` event (Esc) gives ``ok=False`` "cancelled",
-checked before the call, between files and every few thousand matching lines.
+never raises: an unknown tool, arguments that do not fit the schema, a refused path, an
+error nobody foresaw are each a `ToolResult` with ``ok=False`` and one line the model can
+act on. A set ``cancel`` event (Esc) gives "cancelled", checked before the call, between
+files and every few thousand matching lines.
 """
 
 from __future__ import annotations
@@ -16,9 +13,8 @@ from typing import TYPE_CHECKING, TypeAlias
 
 from spark_cli.tools import list_files, read_file, search
 from spark_cli.tools.access import Access
-from spark_cli.tools.arguments import Value, parse_arguments
 from spark_cli.tools.defs import LIST_FILES, PARAMS, READ_FILE, SEARCH
-from spark_cli.tools.model import ToolFailure, ToolResult
+from spark_cli.tools.model import ToolFailure, ToolResult, Value, parse_arguments
 from spark_cli.tools.repo_files import Cancelled
 
 if TYPE_CHECKING:

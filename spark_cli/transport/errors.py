@@ -19,8 +19,7 @@ from urllib.parse import urlsplit
 
 from spark_cli.protocol.channel import ChannelError, ErrorKind
 from spark_cli.protocol.ratelimits import RetryDelay, delay_from_headers, delay_from_message
-from spark_cli.protocol.secrets import NO_SECRETS, Secrets
-from spark_cli.protocol.urls import mask_url, mask_urls_in
+from spark_cli.protocol.secrets import NO_SECRETS, Secrets, mask_url, mask_urls_in
 from spark_cli.transport.window.overflow import overflow_error
 from spark_cli.transport.window.overflow import recognise as recognise_overflow
 

@@ -12,7 +12,7 @@ from typing import Any, Literal
 from urllib.parse import urlsplit, urlunsplit
 
 from spark_cli.protocol.channel import Channel
-from spark_cli.protocol.urls import mask_url
+from spark_cli.protocol.secrets import mask_url
 
 ChannelKind = Literal["responses_ws", "chat_sse", "responses_sse", "ollama"]
 KINDS: tuple[ChannelKind, ...] = ("responses_ws", "chat_sse", "responses_sse", "ollama")

@@ -22,8 +22,7 @@ from acp_client import Editor
 from session_fakes import ResponsesChannel
 
 from spark_cli.acp import agent as agent_module
-from spark_cli.acp.agent import AcpSetup, SparkAgent
-from spark_cli.acp.replay import prompt_text
+from spark_cli.acp.agent import AcpSetup, SparkAgent, prompt_text
 from spark_cli.protocol.channel import ToolCall, ToolCallCompleted, ToolCallOpened
 from spark_cli.session.config.settings import Settings, load_settings
 

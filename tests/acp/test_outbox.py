@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from spark_cli.acp.outbox import Outbox
+from spark_cli.acp.updates import Outbox
 
 
 async def test_prose_is_joined_and_other_updates_keep_their_place():

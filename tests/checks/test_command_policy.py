@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from spark_cli.checks.policy import allowed_by, is_compound
-from spark_cli.checks.secrets import MASK, Masker, scrubbed_env
+from spark_cli.checks.command_run import allowed_by, is_compound
+from spark_cli.protocol.secrets import OUTPUT_MASK as MASK
+from spark_cli.protocol.secrets import Masker, scrubbed_env
 
 ALLOWED = ["pytest", "make test", "ruff check", "bad 'quote"]
 

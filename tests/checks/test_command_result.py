@@ -6,8 +6,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from spark_cli.checks.changes import changed, stamp
 from spark_cli.checks.command_run import DECLINED, OFF, CommandRun, Kept, format_run
+from spark_cli.tools.repo_files import changed, stamp
 
 
 def _run(output: str = "", **fields: object) -> CommandRun:
@@ -66,7 +66,8 @@ def test_changed_names_added_removed_and_modified_files(tmp_path: Path) -> None:
         (tmp_path / name).write_text(name)
     before = stamp(tmp_path)
     (tmp_path / "edited.py").write_text("longer content")
-    os.utime(tmp_path / "same.py", ns=(before.files["same.py"][0],) * 2)
+    same = next(f for f in before.files if f.rel == "same.py")
+    os.utime(tmp_path / "same.py", ns=(same.mtime_ns, same.mtime_ns))
     (tmp_path / "gone.py").unlink()
     (tmp_path / "sub").mkdir()
     (tmp_path / "sub" / "new.bin").write_bytes(b"\0")

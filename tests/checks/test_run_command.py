@@ -9,7 +9,8 @@ import sys
 from pathlib import Path
 
 from spark_cli.checks.runner import run_command
-from spark_cli.checks.secrets import MASK, Masker
+from spark_cli.protocol.secrets import OUTPUT_MASK as MASK
+from spark_cli.protocol.secrets import Masker
 from tests.checks.processes import alive_with
 
 PY = sys.executable

@@ -1,6 +1,6 @@
 import pytest
 
-from spark_cli.protocol.urls import mask_url, mask_urls_in
+from spark_cli.protocol.secrets import mask_url, mask_urls_in
 
 
 @pytest.mark.parametrize(

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from spark_cli.tools.arguments import Param, parse_arguments, schema
-from spark_cli.tools.model import ToolFailure
+from spark_cli.tools.model import Param, ToolFailure, parse_arguments, schema
 
 PARAMS = (
     Param("path", "string", "the file", required=True),

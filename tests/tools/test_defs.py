@@ -13,8 +13,7 @@ def test_the_declarations_load_without_the_implementations() -> None:
             "print(sorted(m for m in sys.modules if m.startswith('spark_cli.tools.')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
-    assert out.strip() == str(["spark_cli.tools.arguments", "spark_cli.tools.defs",
-                               "spark_cli.tools.model"])
+    assert out.strip() == str(["spark_cli.tools.defs", "spark_cli.tools.model"])
 
 
 def test_every_declared_tool_has_its_parameters() -> None:

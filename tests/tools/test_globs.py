@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from spark_cli.tools.globs import expand_braces, glob_filter
+from spark_cli.tools.list_files import expand_braces, glob_filter
 from spark_cli.tools.model import ToolFailure
 
 

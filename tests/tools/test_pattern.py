@@ -7,7 +7,7 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from spark_cli.tools.pattern import Hit, compile_pattern
+from spark_cli.tools.search import Hit, compile_pattern
 
 
 def test_hits_give_line_numbers_bounds_and_column() -> None:

@@ -15,7 +15,7 @@ from dataclasses import field, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
-from spark_cli.protocol.urls import mask_url
+from spark_cli.protocol.secrets import mask_url
 from spark_cli.record import record
 from spark_cli.session.config.layers import (
     PROVIDER_KEYS,

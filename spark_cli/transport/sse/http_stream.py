@@ -29,9 +29,8 @@ from spark_cli.protocol.channel import (
     TurnRequest,
     UsageReported,
 )
-from spark_cli.protocol.secrets import Secrets
+from spark_cli.protocol.secrets import Secrets, mask_url, mask_urls_in
 from spark_cli.protocol.sse import COMMENT, SSEDecoder, SSEEvent
-from spark_cli.protocol.urls import mask_url, mask_urls_in
 from spark_cli.transport.bodies import encode, stream_headers
 from spark_cli.transport.errors import (
     endpoint,

@@ -37,7 +37,6 @@ if TYPE_CHECKING:
     from spark_cli.mcp.hub import McpHub
 
 
-
 class McpServers:
     """The MCP side of one session (see the module doc)."""
 

@@ -99,7 +99,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Show the resolved settings and where each came from (API keys masked)."""
         # deferred: spark --help
-        from spark_cli.session.config.settings import (
+        from spark_cli.session.config.layers import (
             SettingsError,
             project_config_path,
             user_config_path,

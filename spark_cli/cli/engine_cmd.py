@@ -37,30 +37,24 @@ def serve(
     port: int = typer.Option(8765, "--port", help="Port (0 = a free one; the URL is printed)."),
     tps: float = typer.Option(1500.0, "--tps", help="Tokens per second per stream."),
     ttft_ms: float = typer.Option(40.0, "--ttft-ms", help="Time to first token (ms)."),
-    deep_tps: float = typer.Option(
-        80.0, "--deep-tps", help="Tokens per second of the deep model (spark-deep)."
-    ),
-    deep_ttft_ms: float = typer.Option(
-        1500.0, "--deep-ttft-ms", help="Time to first token of the deep model (ms)."
-    ),
+    deep_tps: float = typer.Option(80.0, "--deep-tps",
+                                   help="Tokens per second of the deep model (spark-deep)."),
+    deep_ttft_ms: float = typer.Option(1500.0, "--deep-ttft-ms",
+                                       help="Time to first token of the deep model (ms)."),
     max_streams: int = typer.Option(64, "--max-streams", help="Concurrent generations."),
     queue: int = typer.Option(256, "--queue", help="Waiting requests beyond --max-streams."),
-    token: str | None = typer.Option(
-        None, "--token", help="Required bearer token (mandatory off loopback)."
-    ),
+    token: str | None = typer.Option(None, "--token",
+                                     help="Required bearer token (mandatory off loopback)."),
     brain: str = typer.Option("rules", "--brain", help="rules, deep, lorem or script:PATH."),
     fault: list[str] = typer.Option(
-        [], "--fault",
-        help="drop:N | stall:N:MS | malformed:N | 429:P[:SEED] (repeatable).",
-    ),
+        [], "--fault", help="drop:N | stall:N:MS | malformed:N | 429:P[:SEED] (repeatable)."),
     max_age: float = typer.Option(3600.0, "--max-age", help="Max connection age (seconds)."),
     tpm: int | None = typer.Option(None, "--tpm", help="Token-bucket limit, tokens/minute."),
     frame_ms: float = typer.Option(10.0, "--frame-ms", help="Coalescing interval (ms)."),
     per_token: bool = typer.Option(
         False, "--per-token", help="One token per message, as real providers stream."),
     max_output_tokens: int = typer.Option(
-        128_000, "--max-output-tokens", help="Most output tokens per response (load tests)."
-    ),
+        128_000, "--max-output-tokens", help="Most output tokens per response (load tests)."),
 ) -> None:
     """Serve the Responses WebSocket and HTTP endpoints of the bundled engine."""
     import asyncio  # deferred: spark --help

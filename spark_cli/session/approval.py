@@ -5,7 +5,7 @@ itself becomes an :class:`ApprovalRequest`. The front end that drives the
 session answers it through its :class:`Approver`: the TUI with the keys y / a /
 n / Esc, ``spark edit --commands ask`` on the terminal, an editor over ACP with
 ``session/request_permission``. A front end that cannot ask uses
-:func:`refuse_all`. The answers:
+:func:`refuse_all`. The answers are on :class:`Approver`.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from collections.abc import Awaitable
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 
 from spark_cli.edits.disk.atomic import write_atomic
 from spark_cli.record import record
@@ -60,31 +60,30 @@ async def refuse_all(request: ApprovalRequest, /) -> Decision:
     return "refuse"
 
 
-def remembered(root: Path, kind: ActionKind) -> frozenset[str]:
-    """The actions of ``kind`` the user always allows in the repo at ``root``."""
+def _approved(root: Path) -> dict[str, Any]:
+    """``approved.json`` as a table ({} when it is missing or unreadable)."""
     try:
         data = json.loads((root / APPROVED_FILE).read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return frozenset()
-    entries = data.get(kind) if isinstance(data, dict) else None
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def remembered(root: Path, kind: ActionKind) -> frozenset[str]:
+    """The actions of ``kind`` the user always allows in the repo at ``root``."""
+    entries = _approved(root).get(kind)
     return frozenset(e for e in entries if isinstance(e, str)) if isinstance(entries, list) \
         else frozenset()
 
 
 def remember(root: Path, kind: ActionKind, action: str) -> None:
     """Always allow ``action`` in the repo at ``root`` from now on (written atomically)."""
-    path = root / APPROVED_FILE
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        data = {}
-    if not isinstance(data, dict):
-        data = {}
+    data = _approved(root)
     entries = [e for e in data.get(kind, []) if isinstance(e, str)]
     if action not in entries:
         entries.append(action)
     data[kind] = entries
-    write_atomic(path, (json.dumps(data, indent=1) + "\n").encode())
+    write_atomic(root / APPROVED_FILE, (json.dumps(data, indent=1) + "\n").encode())
 
 
 async def until_stopped(work: Awaitable[T], stop: asyncio.Event) -> T | None:

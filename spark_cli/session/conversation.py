@@ -49,9 +49,9 @@ class TurnInProgress(RuntimeError):
 class Session:
     """One conversation with a model over ``channel``, editing files under ``root``.
 
-    ``prepare()`` builds the next turn's request ahead, before any channel exists
-    (the channel may be set later): a one-shot front end checks the request (the
-    window budget, binary files) before it starts an engine or connects.
+    The attributes a front end reads are documented on ``SessionApi``. ``prepare()`` builds
+    the next turn's request before any channel exists: a one-shot front end checks the
+    request (the window budget, binary files) before it starts an engine or connects.
 
     The assistant's text (partial too, after an interrupt) joins the conversation,
     so the next turn continues from it; refusals of the last turn are told to the
@@ -67,13 +67,10 @@ class Session:
     def __init__(self, channel: Channel | None, root: Path, settings: Settings, *,
                  dry_run: bool = False, run_tool: RunTool | None = None) -> None:
         self.channel = channel
-        """The model channel; may be attached later (after ``prepare``): ``run_turn`` needs it."""
         self.root = Path(root).resolve()
         self._settings = settings
         self.dry_run = dry_run
         self.history: list[ConversationItem] = []
-        """The conversation so far (user messages with their file blocks, answers, the
-        model's tool calls and their outputs)."""
         self.readable: list[str] = []
         """Files the user named or added in this session: the tools may read them even where
         ``.gitignore`` hides them."""
@@ -84,20 +81,15 @@ class Session:
         self._run_tool = run_tool  # None: ``spark_cli.tools.run.run_tool``, imported when needed
         self._own_tools = run_tool is None  # the real tools: warmed during the first TTFT
         self._run: TurnRun | None = None
-        self.seen: dict[str, str] = {}
-        """path -> the text the model last saw (the conflict check's baseline)."""
+        self.seen: dict[str, str] = {}  # the conflict check's baseline
         self._sent: dict[str, str] = {}  # path -> sha256 of the content last sent
         self._feedback: list[str] = []  # refusals to tell the model about next turn
         self._stop = False
         self._steers = SteerLog()
         self._prepared: tuple[str, tuple[str, ...], int, BuiltRequest] | None = None
         self.marks = TurnMarks()
-        """The latest turn's latency marks (set as the turn runs)."""
         self.context_tokens = 0
-        """Tokens the latest request sent (the HUD's window figure)."""
         self.context: ContextReport | None = None
-        """What the latest request (built or prepared) holds, part by part, and what was
-        trimmed to fit the window."""
 
     @property
     def streaming(self) -> bool:

@@ -73,12 +73,8 @@ class EditRefused:
 
 @record
 class ToolCallStarted:
-    """spark started running a call the model made (its arguments are complete).
-
-    A turn whose model calls tools (``spark_cli.session.tool_loop``) yields this and
-    ``ToolCallFinished`` around each call spark runs (the session's own types: they carry
-    what a front end shows), and ``ToolLoopStopped`` when the per-turn budget
-    (``max_tool_calls``) ended the loop."""
+    """spark started running a call the model made (its arguments are complete); a
+    ``ToolCallFinished`` of the same ``call_id`` follows."""
 
     call_id: str
     name: str

@@ -26,7 +26,8 @@ from spark_cli.session.approval import (
     remembered,
     until_stopped,
 )
-from spark_cli.session.config.settings import Settings, project_config_path, user_config_path
+from spark_cli.session.config.layers import project_config_path, user_config_path
+from spark_cli.session.config.settings import Settings
 from spark_cli.session.tool_access import call_label
 from spark_cli.tools.model import ToolResult
 
@@ -34,7 +35,6 @@ if TYPE_CHECKING:
     import asyncio
 
     from spark_cli.mcp.hub import McpHub
-
 
 
 class McpServers:

@@ -38,7 +38,8 @@ from spark_cli.protocol.channel import (
 )
 from spark_cli.protocol.tokens import count_tokens
 from spark_cli.record import record
-from spark_cli.session.config.settings import ProviderSettings, SettingsError, load_settings
+from spark_cli.session.config.layers import SettingsError
+from spark_cli.session.config.settings import ProviderSettings, load_settings
 from spark_cli.transport.factory import ChannelKind, open_channel
 
 DEFAULT_SIZES = "1k,4k,16k"

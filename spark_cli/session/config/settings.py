@@ -25,9 +25,7 @@ from spark_cli.session.config.layers import (
     env_layer,
     file_layers,
     flag_layer,
-    project_config_path,
     source_of,
-    user_config_path,
 )
 from spark_cli.session.config.presets import (
     COMMAND_POLICIES,
@@ -42,11 +40,6 @@ from spark_cli.session.config.presets import (
     Preset,
     preset,
 )
-
-__all__ = ["DEFAULT_CONTEXT_WINDOW", "DEFAULT_IDLE_TIMEOUT", "DEFAULT_MAX_OUTPUT_TOKENS",
-           "DEFAULT_MAX_TOOL_CALLS",
-           "ProviderSettings", "Settings", "SettingsError", "default_max_output", "load_settings",
-           "mask_key", "project_config_path", "user_config_path", "with_window"]
 
 DEFAULT_CONTEXT_WINDOW = 128_000
 DEFAULT_MAX_OUTPUT_TOKENS = 8_192
@@ -167,24 +160,16 @@ def load_settings(root: Path, flags: Mapping[str, object] | None = None,
     With ``check`` (the default), a missing key or base URL is an error too;
     `spark config` passes ``check=False`` and shows ``Settings.problems``.
 
-    Top-level keys: ``provider``, ``model``, ``base_url``, ``kind``, ``api_key_env``,
-    ``edit_format``, ``context_window``, ``max_output_tokens``, ``idle_timeout``,
-    ``first_token_timeout``, ``test_command``, ``allow_syntax_errors``, ``tools`` (the model
-    may read the repo with tools; ``false`` for models that cannot call them),
-    ``max_tool_calls`` (per turn), ``commands`` (``ask`` / ``sandbox`` / ``off``: may the
-    model run commands, and how), ``allowed_commands`` (leading words that run without asking);
-    plus ``[providers.<name>]`` tables (``model``, ``base_url``, ``kind``, ``api_key_env``,
-    ``edit_format``) that apply only when that provider is the one in use. A top-level
-    ``model`` / ``base_url`` / ``kind`` / ``api_key_env`` in a file that also names a
-    *different* provider than the one finally chosen is ignored (it was meant for it).
+    Top-level keys: ``provider``, ``model``, ``base_url``, ``kind``, ``api_key_env`` and the
+    fields of :class:`Settings`; ``[providers.<name>]`` tables apply only when that provider
+    is the one in use. A top-level ``model`` / ``base_url`` / ``kind`` / ``api_key_env`` in a
+    file that also names a *different* provider than the one finally chosen is ignored.
 
     Environment: ``SPARK_PROVIDER``, ``SPARK_MODEL``, ``SPARK_BASE_URL``; keys come
     only from the environment (the preset's variable, ``api_key_env``, or
     ``SPARK_API_KEY``, which overrides them all). A key is never read from a file,
     and never printed: ``ProviderSettings`` shows it masked (``sk-…abcd``), and a
-    base URL is shown with any userinfo masked (``http://***@host/v1``).
-
-    Every resolved value remembers where it came from (``Settings.sources``)."""
+    base URL is shown with any userinfo masked (``http://***@host/v1``)."""
     env = os.environ if env is None else env
     layers, files = file_layers(root, env)
     layers += [env_layer(env), flag_layer(flags or {})]

@@ -11,15 +11,8 @@ from spark_cli.session.context.scan import ignore_rules
 
 
 class ContextSet:
-    """The user's chosen files for the turns of one session under ``root``.
-
-    API (all paths root-relative, POSIX-style, as the user typed them or normalised)::
-
-    files = ContextSet(root)
-    problem = files.add("src/app.py")   # None, or one sentence saying why not
-    problem = files.drop("src/app.py")  # None, or "src/app.py is not in the context"
-    files.files()                       # ("src/app.py", ...) in the order added
-    files.clear()
+    """The user's chosen files for the turns of one session under ``root`` (root-relative,
+    POSIX-style, in the order added).
 
     ``add`` refuses, each with its own message: a path outside the repo (``..``,
     absolute, a symlink out) or inside ``.git``/``.spark``; a missing file; a

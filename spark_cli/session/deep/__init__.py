@@ -6,7 +6,6 @@ The public API (UI-free; the TUI and ``spark edit --deep`` use it; docs/provider
   ``review`` / ``apply`` / ``drop`` / ``resume`` / ``aclose``;
 - ``DeepTask`` (plain state), ``DeepChange`` (``review`` / ``apply``), ``ChangedFile``,
   ``ChangeHunk``, ``HunkStatus``, ``Selection``, ``ApplyReport``;
-- ``load_finished(root)``: done tasks saved by an earlier run;
 - ``suggest_deep(instruction, context, window)``: the one-line routing tip.
 """
 
@@ -16,7 +15,6 @@ from spark_cli.session.deep.change import ALL, ChangedFile, ChangeHunk, Selectio
 from spark_cli.session.deep.deep_settings import load_deep_settings
 from spark_cli.session.deep.merge import HunkStatus
 from spark_cli.session.deep.routing import ContextCost, suggest_deep
-from spark_cli.session.deep.saved import load_finished
 from spark_cli.session.deep.task import ApplyReport, DeepChange, DeepState, DeepTask
 from spark_cli.session.deep.track import DeepTrack
 
@@ -33,6 +31,5 @@ __all__ = [
     "HunkStatus",
     "Selection",
     "load_deep_settings",
-    "load_finished",
     "suggest_deep",
 ]

@@ -18,14 +18,15 @@ import dataclasses
 from collections.abc import Mapping
 from pathlib import Path
 
-from spark_cli.session.config.layers import check_value, read_toml, secret_error
-from spark_cli.session.config.settings import (
-    Settings,
+from spark_cli.session.config.layers import (
     SettingsError,
-    load_settings,
+    check_value,
     project_config_path,
+    read_toml,
+    secret_error,
     user_config_path,
 )
+from spark_cli.session.config.settings import Settings, load_settings
 
 TABLE = "deep"
 DEEP_MODELS = {"mock": "spark-deep", "openai": "gpt-5.3-codex"}

@@ -96,8 +96,3 @@ def load_saved(folder: Path) -> tuple[list[DeepTask], list[str]]:
     for number, task in enumerate(tasks, 1):
         task.number = number
     return tasks, problems
-
-
-def load_finished(root: Path, *, state_dir: Path | None = None) -> list[DeepTask]:
-    """Finished deep tasks of the repo at ``root`` saved by earlier runs (state ``done``)."""
-    return load_saved(deep_folder(root, state_dir))[0]

@@ -2,8 +2,7 @@
 
 ``take_snapshot(root)`` freezes the *current working tree* (uncommitted and
 untracked work included) in a temp dir outside the repo, without touching the
-user's tree, index, branches or stash list:
-
+user's tree, index, branches or stash list (how: :class:`Snapshot`).
 ``Snapshot.changes()`` lists what changed (path, base bytes, result bytes; None =
 absent) plus what cannot be merged (symlinks, submodules). ``remove()`` deletes it
 all (and the worktree's registration). Each snapshot folder holds its spark's pid

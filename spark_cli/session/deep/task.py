@@ -152,7 +152,7 @@ class DeepTask:
     files: tuple[str, ...] = ()
     """The files the deep model was given (context building's, as for a fast turn)."""
     saved_as: str | None = None
-    """The saved result's id (restored by ``load_finished`` after a restart)."""
+    """The saved result's id (restored by ``DeepTrack.resume`` after a restart)."""
     note: str | None = None
     """One line a front end shows once when the task starts (e.g. that it runs on the
     bundled engine because no deep provider is configured)."""

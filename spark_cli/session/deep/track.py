@@ -6,7 +6,7 @@ once with a numbered :class:`DeepTask` and runs it as an asyncio task
 snapshot and channel, so the fast track never waits on them. ``on_change`` is
 called (a plain call, on the event loop) whenever a task's state changes, and
 at most every 0.1 s while its tokens stream: a HUD repaints from
-``tracks.tasks``.
+``track.tasks``.
 """
 
 from __future__ import annotations
@@ -51,9 +51,9 @@ class DeepTrack:
         self._running: dict[int, asyncio.Task[None]] = {}
         self._resumed = False
         self.problems: list[str] = []
+        """Lines about saved results that could not be read or written (shown, not fatal)."""
         self.notice = bundled_notice(settings, fast) if fast is not None else None
         """Said once, on the first task started (its ``note``)."""
-        """Lines about saved results that could not be read or written (shown, not fatal)."""
 
     @property
     def tasks(self) -> list[DeepTask]:

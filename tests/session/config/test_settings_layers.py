@@ -179,7 +179,7 @@ def test_the_user_config_dir_on_linux_is_the_one_platformdirs_gives(
 ) -> None:
     import platformdirs
 
-    from spark_cli.session.config.settings import user_config_path
+    from spark_cli.session.config.layers import user_config_path
 
     if xdg is None:
         monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)

@@ -184,7 +184,7 @@ def test_bad_flag_value_is_a_clear_error(dirs):
 
 
 def test_user_dir_defaults_to_platformdirs(dirs, monkeypatch):
-    from spark_cli.session.config.settings import user_config_path
+    from spark_cli.session.config.layers import user_config_path
 
     path = user_config_path({})
     assert path.name == "config.toml" and path.parent.name == "spark"

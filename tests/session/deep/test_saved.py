@@ -7,7 +7,7 @@ from pathlib import Path
 
 from spark_cli.session.config.settings import load_settings
 from spark_cli.session.deep.change import file_change
-from spark_cli.session.deep.saved import forget, load_finished, load_saved, save_finished
+from spark_cli.session.deep.saved import deep_folder, forget, load_saved, save_finished
 from spark_cli.session.deep.task import DeepChange, DeepTask
 from spark_cli.session.deep.track import DeepTrack
 
@@ -34,7 +34,7 @@ def test_save_load_forget_and_bad_files(tmp_path: Path) -> None:
     assert len(problems) == 2 and all("not a saved deep task" in p for p in problems)
     assert (folder / "junk.json").exists()  # kept, never deleted
     forget(folder, first.saved_as)
-    assert [t.task for t in load_finished(tmp_path, state_dir=tmp_path / "state")] == ["task 2"]
+    assert [t.task for t in load_saved(deep_folder(tmp_path, tmp_path / "state"))[0]] == ["task 2"]
 
 
 async def test_resume_adds_saved_tasks_after_the_current_ones(tmp_path: Path) -> None:
@@ -55,4 +55,4 @@ async def test_resume_adds_saved_tasks_after_the_current_ones(tmp_path: Path) ->
     (tmp_path / "a.py").write_text("a = 1\n")
     report = track.apply(2)
     assert report is not None and report.applied == (("a.py", 1),)
-    assert restored.state == "applied" and load_finished(tmp_path, state_dir=state) == []
+    assert restored.state == "applied" and load_saved(deep_folder(tmp_path, state))[0] == []

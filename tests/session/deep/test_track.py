@@ -13,8 +13,9 @@ from spark_cli.cli.tui_cmd import connect
 from spark_cli.engine.core.config import FaultConfig
 from spark_cli.session.config.settings import load_settings
 from spark_cli.session.conversation import Session
-from spark_cli.session.deep import DeepTask, DeepTrack, Selection, load_finished
+from spark_cli.session.deep import DeepTask, DeepTrack, Selection
 from spark_cli.session.deep.deep_settings import load_deep_settings
+from spark_cli.session.deep.saved import deep_folder, load_saved
 from spark_cli.session.events import TurnCompleted
 from spark_cli.session.workspace.changes import undo_last_batch
 from tests.session.deep.repos import make_repo, tree
@@ -72,7 +73,7 @@ async def test_a_deep_task_runs_on_a_snapshot_and_its_change_merges(
     main = (fx.root / "main.py").read_text()
     assert "read_config('x')" in main and "return 55" in main and "load_config" not in main
     assert task.state == "applied"
-    assert load_finished(fx.root, state_dir=fx.state) == []
+    assert load_saved(deep_folder(fx.root, fx.state))[0] == []
     assert undo_last_batch(fx.root).ok
     assert (fx.root / "app.py").read_text() == APP
     assert (fx.root / "main.py").read_text() == MAIN.replace("return 5", "return 55")
@@ -85,7 +86,7 @@ async def test_a_conflicting_hunk_is_refused_and_a_restart_offers_the_change_aga
     task = fx.track.start("rename load_config to read_config")
     await wait_until(lambda: not task.active)
     (fx.root / "main.py").write_text(MAIN.replace("cfg = load_config('x')", "cfg = 1"))
-    [restored] = load_finished(fx.root, state_dir=fx.state)
+    [restored] = load_saved(deep_folder(fx.root, fx.state))[0]
     assert restored.state == "done" and restored.task == task.task
     assert restored.change == task.change
     review = fx.track.review(1)
@@ -98,7 +99,7 @@ async def test_a_conflicting_hunk_is_refused_and_a_restart_offers_the_change_aga
     assert "cfg = 1" in (fx.root / "main.py").read_text()
     assert task.state == "done"  # something is left to apply
     assert fx.track.drop(1) and task.state == "dropped"
-    assert load_finished(fx.root, state_dir=fx.state) == []
+    assert load_saved(deep_folder(fx.root, fx.state))[0] == []
 
 
 async def test_the_fast_track_streams_while_a_deep_task_runs(tmp_path: Path,

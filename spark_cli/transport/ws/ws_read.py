@@ -1,12 +1,9 @@
 """What one WebSocket response's read loop decides, without a socket (sans-I/O).
 
-The channel's read loop only moves bytes: it waits for a frame, decodes it with
-:class:`ResponsesFold`, and hands whatever happened (an event, silence, the socket
-closing, a malformed frame, a bad event, a provider error) to a :class:`ReadMachine`,
-which answers with what to do: an event to pass on, nothing, or a :class:`Decision`.
-Stop, cancel, steer and queue semantics live here, tested value in, value out, as
-websockets keeps its connection state in a sans-I/O ``Protocol``; the rules are listed
-on :class:`ReadMachine`. :func:`queued_frames` tells the loop when a ``recv()`` would wait.
+The channel's read loop only moves bytes and hands whatever happened (an event, silence,
+the socket closing, a bad frame, a provider error) to a :class:`ReadMachine`, which
+answers with what to do. Stop, cancel, steer and queue rules live there, tested value in,
+value out, as websockets keeps its connection state in a sans-I/O ``Protocol``.
 """
 
 from __future__ import annotations
@@ -34,8 +31,7 @@ _OUTPUT = frozenset({TextDelta, ToolCallOpened, ToolCallCompleted})
 @record
 class Decision:
     """What the read loop does next, in this order: drop, note the chain, yield ``emit``,
-    then raise ``error`` or return when ``done``. Treat it as immutable
-    (a ``Value``: only ``__init__`` is generated, cheap to create at import)."""
+    then raise ``error`` or return when ``done``."""
 
     emit: tuple[ChannelEvent, ...] = ()
     done: bool = False

@@ -4,11 +4,8 @@ A subclass names its ``path``, builds the request ``_body`` and supplies a
 fold (one per attempt) that turns :class:`SSEEvent` values into channel events.
 The body is always read to EOF, also after ``[DONE]`` or a terminal event, so
 the connection goes back to the pool (breaking out early forces a new
-connection per turn). ``stop()`` closes the response stream.
-
-The client is the lean h11 one for direct connections and httpx behind a
-proxy or with a test transport (:mod:`http_route` chooses; both report the
-same failures, :mod:`http_wire`).
+connection per turn). ``stop()`` closes the response stream. The client is the one
+:mod:`http_route` chooses; both report the :mod:`http_wire` failures.
 """
 
 from __future__ import annotations

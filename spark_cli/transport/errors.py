@@ -1,11 +1,6 @@
-"""Provider errors (HTTP status, error code, headers) turned into ChannelError values.
-
-One mapping for every channel: 401/403 → auth, 429 → rate_limit (retryable,
-with the delay its headers or message ask for) unless the code is
-``insufficient_quota`` (quota, never retried), ``context_length_exceeded`` →
-context_length (never retried), 404 → not_found, other 4xx → bad_request,
-5xx → server (retryable).
-"""
+"""Provider errors (HTTP status, error code, headers) and failures to connect turned into
+ChannelError values: one mapping for every channel (:func:`kind_for`), every message
+naming where the request went and masking every key."""
 
 from __future__ import annotations
 
@@ -44,12 +39,8 @@ class ProviderError(ChannelError):
 def masked(error: ChannelError, secrets: Secrets) -> ChannelError:
     """``error`` with every secret masked in its message (in place; returned for ``raise``).
 
-    Masking: any text that came from outside (a provider's message, a body, an
-    exception's words, a close reason) may quote keys, not only the one spark
-    sent. Every channel holds one :class:`~spark_cli.protocol.secrets.Secrets`
-    (every key spark can see) and passes it here; :func:`masked` is applied to
-    every ChannelError at the channel's boundary (the retry loop), so no message
-    leaves a channel with a secret in it, whoever built it.
+    Text from outside (a provider's message, a body, a close reason) may quote any key
+    spark can see, so every channel applies this at its boundary (the retry loop).
     """
     if secrets:
         message = secrets.mask(error.message)
@@ -77,11 +68,8 @@ _RESOLVE_WORDS = ("name or service not known", "nodename nor servname", "getaddr
 
 
 def name_resolution_failure(exc: BaseException) -> BaseException | None:
-    """The DNS failure (``socket.gaierror``) behind ``exc``, if that is what it is.
-
-    Such a failure is not retried: a host name that does not resolve now will
-    not resolve in a second either, and the user should fix the URL at once.
-    """
+    """The DNS failure (``socket.gaierror``) behind ``exc``, if that is what it is: never
+    retried (a host name that does not resolve now will not in a second either)."""
     seen: set[int] = set()
     current: BaseException | None = exc
     while current is not None and id(current) not in seen:
@@ -95,10 +83,7 @@ def name_resolution_failure(exc: BaseException) -> BaseException | None:
 
 
 def unreachable_error(url: str, exc: BaseException, secrets: Secrets) -> ChannelError:
-    """Connecting to ``url`` failed: retryable, unless the host name does not resolve.
-
-    The URL is shown with its userinfo masked; the key never appears.
-    """
+    """Connecting to ``url`` failed: retryable, unless the host name does not resolve."""
     shown = mask_url(url)
     dns = name_resolution_failure(exc)
     if dns is not None:
@@ -208,19 +193,12 @@ def provider_error(
     body: str = "",
     url: str | None = None,
 ) -> ProviderError:
-    """A ProviderError from an HTTP status and an OpenAI-style ``error`` object.
+    """A ProviderError from an HTTP status and an OpenAI-style ``error`` object; ``url``
+    (the one the request went to) ends its message.
 
-    ``tools``: the request declared tools, so a refusal of them is recognised
-    (``body``: the whole answer, where there was one, is read for that too).
-    ``url``, when given, is the URL the request went to: it ends the message
-    (``(POST http://host/v1/chat/completions)``), userinfo masked, so every HTTP
-    error says where it was tried.
-
-    A request that declared tools and got a 400/404/422 whose words say the model or
-    server cannot take them (Ollama's "does not support tools", vLLM's
-    ``--enable-auto-tool-choice``, llama.cpp's ``--jinja``, OpenRouter's "support tool
-    use", any complaint naming ``tools`` or ``tool_choice``) becomes ``bad_request``
-    with code ``tools_unsupported`` and a message that says to run with ``--no-tools``.
+    ``tools``: the request declared tools, so a refusal of them (:func:`rejects_tools`,
+    read in ``body`` too) becomes :func:`tools_unsupported`, which says to run with
+    ``--no-tools``.
     """
     error = error or {}
     code = _text(error.get("code")) or _text(error.get("type")) or None

@@ -1,8 +1,9 @@
 """How long a channel lets the server stay silent, and what it says when the wait runs out.
 
 :class:`IdleWatch` keeps one timer for a whole turn (``asyncio.timeout`` around every
-``recv()`` would allocate and schedule per frame): only time spent waiting counts, so a
-slow consumer is never mistaken for a silent server. Until the first token the limit is
+``recv()`` would allocate and schedule per frame; kept by the ledger, docs/benchmarks.md,
+`spark bench stream --baseline TREE`): only time spent waiting counts, so a slow
+consumer is never mistaken for a silent server. Until the first token the limit is
 the first-token one (prefill is not a stall: a CPU server may take a minute for a long
 prompt, and llama.cpp sends ``: ping`` comments meanwhile), derived from the prompt's
 size unless configured; ``idle_timeout`` applies between tokens, and the much longer

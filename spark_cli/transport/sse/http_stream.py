@@ -4,11 +4,8 @@ A subclass names its ``path``, builds the request ``_body`` and supplies a
 fold (one per attempt) that turns :class:`SSEEvent` values into channel events.
 The body is always read to EOF, also after ``[DONE]`` or a terminal event, so
 the connection goes back to the pool (breaking out early forces a new
-connection per turn). ``stop()`` closes the response stream.
-
-The client is the lean h11 one for direct connections and httpx behind a
-proxy or with a test transport (:mod:`http_route` chooses; both report the
-same failures, :mod:`http_wire`).
+connection per turn). ``stop()`` closes the response stream. The client is the one
+:mod:`http_route` chooses; both report the :mod:`http_wire` failures.
 """
 
 from __future__ import annotations
@@ -280,6 +277,7 @@ class HttpStreamChannel:
         next_batch = response.aiter_line_batches().__anext__
         lines = 0
         while True:
+            watch.set_limit(self._silence_limit())
             # in prefill the clock runs from the request leaving: comments do not restart it
             watch.since = (self._prefill_since if self._prefill_since is not None
                            and not self._queued else monotonic())
@@ -290,20 +288,27 @@ class HttpStreamChannel:
                 break
             watch.since = None
             lines += len(batch)
-            for out in self._batch(batch, feed_line, fold, watch):
+            for out in self._batch(batch, feed_line, fold):
                 yield out
         async for event in self._ending(fold, lines):
             yield event
 
+    def _silence_limit(self) -> float:
+        """The silence allowed now: the queue timeout while queued, the first-token limit
+        until the first output, else the idle timeout."""
+        if self._queued:
+            return self._queue_timeout
+        return self._idle if self._prefill_since is None else self._prefill_limit
+
     def _batch(self, lines: list[str], feed_line: Callable[[str], SSEEvent | None],
-               fold: StreamFold, watch: IdleWatch) -> Iterator[ChannelEvent]:
+               fold: StreamFold) -> Iterator[ChannelEvent]:
         """The events of one read's lines, their text deltas merged: one hop up for all."""
         text: list[str] = []
         for line in lines:
             sse = feed_line(line)
             if sse is None or fold.finished is not None:
                 continue
-            out = self._event(sse, fold, watch)
+            out = self._event(sse, fold)
             if out is None or self._stopping or type(out) is TurnFinished:
                 continue  # the terminal event is yielded at EOF, after the body drained
             if type(out) is TextDelta:
@@ -324,28 +329,25 @@ class HttpStreamChannel:
         if text and not self._stopping:
             yield merged(text)
 
-    def _event(self, sse: SSEEvent, fold: StreamFold, watch: IdleWatch) -> ChannelEvent | None:
+    def _event(self, sse: SSEEvent, fold: StreamFold) -> ChannelEvent | None:
         """One SSE event folded, with the queue and prefill clocks moved after it."""
         if sse.event == COMMENT:  # keep-alive, or the engine's queue position
             out: ChannelEvent | None = queued_notice(sse.data)
         else:
             out = fold.feed(sse)
-            self._clocks(out, fold, watch)
+            self._clocks(out, fold)
         if type(out) is Queued and not self._stopping:
             self._queued = True
-            watch.set_limit(self._queue_timeout)
         return out
 
-    def _clocks(self, out: ChannelEvent | None, fold: StreamFold, watch: IdleWatch) -> None:
+    def _clocks(self, out: ChannelEvent | None, fold: StreamFold) -> None:
         """The queue and prefill clocks after one event of the stream (not a comment)."""
         if self._queued and type(out) is not Queued:
             self._queued = False  # anything else: the wait is over
             if self._prefill_since is not None:  # the prefill starts now
                 self._prefill_since = monotonic()
-            watch.set_limit(self._idle if self._prefill_since is None else self._prefill_limit)
         if self._prefill_since is not None and fold.deltas:
             self._prefill_since = None  # the first output: the idle timeout from now
-            watch.set_limit(self._idle)
 
     async def _ending(self, fold: StreamFold, lines: int) -> AsyncIterator[ChannelEvent]:
         """The stream's end: its usage and final status, or why it has none."""

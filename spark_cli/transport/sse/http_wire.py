@@ -153,13 +153,9 @@ class Response(Protocol):
 
 
 class Exchange:
-    """One POST in flight: the send task (set by the client's subclass) and the moment
-    its body left.
-
-    An exchange is one POST in flight: ``left`` is set (and ``at`` stamped,
-    ``time.perf_counter()``) once the request body was written, while the
-    response headers are still on the way; ``task`` resolves to the response.
-    """
+    """One POST in flight: ``task`` (set by the client's subclass) resolves to the response;
+    ``left`` is set once the body was written, while the response headers are still on
+    the way."""
 
     __slots__ = ("at", "left", "task")
 

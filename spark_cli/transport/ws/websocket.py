@@ -291,11 +291,9 @@ class ResponsesWebSocketChannel:
                 continue
             return
 
-    def _decided(self, step: Decision, run: _Running, request: TurnRequest,
-                 watch: IdleWatch) -> tuple[ChannelEvent, ...]:
+    def _decided(self, step: Decision, run: _Running,
+                 request: TurnRequest) -> tuple[ChannelEvent, ...]:
         """Carry out a ReadMachine decision; the events it emits (raises its error)."""
-        if step.limit is not None:
-            watch.set_limit(step.limit)
         if step.drop is not None:
             self._links.drop(run.link, step.drop)
         if step.error is not None:
@@ -313,7 +311,7 @@ class ResponsesWebSocketChannel:
         on_event = machine.on_event
         feed = machine.fold.feed
         loads = json.loads
-        watch = IdleWatch(machine.first_token)
+        watch = IdleWatch(machine.limit)
         queued = queued_frames(ws)
         text: list[str] = []  # deltas already received, merged (spark_cli.transport.text_merge)
         try:
@@ -321,6 +319,7 @@ class ResponsesWebSocketChannel:
                 if text and not queued():  # the next recv() would wait: hand the text up
                     yield merged(text)
                     text = []
+                watch.set_limit(machine.limit)  # a no-op unless the machine moved it
                 watch.since = monotonic()
                 step: Step
                 try:
@@ -352,7 +351,7 @@ class ResponsesWebSocketChannel:
                 if not isinstance(step, Decision):
                     yield step  # a ChannelEvent as it is
                     continue
-                for event in self._decided(step, run, request, watch):
+                for event in self._decided(step, run, request):
                     yield event
                 if step.done:
                     return

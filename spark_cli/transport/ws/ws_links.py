@@ -1,13 +1,9 @@
 """WebSocket connections for the Responses channel: the current one and a warm spare.
 
 Every connection the channel uses is opened here (websockets' ``connect``) or adopted
-here: the first one may have been opened before asyncio was imported (:mod:`.ws_ahead`),
-and :func:`adopt` wraps its socket and handshake in websockets' ``ClientConnection``, as
-``connect`` leaves one. A :class:`Link` is one open socket with what the server holds on
-it (the response chain it can continue). :class:`Links` hands out the current link,
-replaces a lost one with the already-open spare (so the turn after a stop or a drop pays
-no handshake) and remembers why the last one was lost, which the channel reports as
-``Reconnected``. Closing happens in the background.
+here (:func:`adopt`: the one :mod:`.ws_ahead` opened before asyncio was imported, wrapped
+as ``connect`` leaves one). A lost connection is replaced by the already-open spare, so
+the turn after a stop or a drop pays no handshake; closing happens in the background.
 """
 
 from __future__ import annotations

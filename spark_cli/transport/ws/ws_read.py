@@ -1,12 +1,9 @@
 """What one WebSocket response's read loop decides, without a socket (sans-I/O).
 
-The channel's read loop only moves bytes: it waits for a frame, decodes it with
-:class:`ResponsesFold`, and hands whatever happened (an event, silence, the socket
-closing, a malformed frame, a bad event, a provider error) to a :class:`ReadMachine`,
-which answers with what to do: an event to pass on, nothing, or a :class:`Decision`.
-Stop, cancel, steer and queue semantics live here, tested value in, value out, as
-websockets keeps its connection state in a sans-I/O ``Protocol``; the rules are listed
-on :class:`ReadMachine`. :func:`queued_frames` tells the loop when a ``recv()`` would wait.
+The channel's read loop only moves bytes and hands whatever happened (an event, silence,
+the socket closing, a bad frame, a provider error) to a :class:`ReadMachine`, which
+answers with what to do. Stop, cancel, steer and queue rules live there, tested value in,
+value out, as websockets keeps its connection state in a sans-I/O ``Protocol``.
 """
 
 from __future__ import annotations
@@ -33,9 +30,8 @@ _OUTPUT = frozenset({TextDelta, ToolCallOpened, ToolCallCompleted})
 
 @record
 class Decision:
-    """What the read loop does next, in this order: set the limit, drop, note the chain,
-    yield ``emit``, then raise ``error`` or return when ``done``. Treat it as immutable
-    (a ``Value``: only ``__init__`` is generated, cheap to create at import)."""
+    """What the read loop does next, in this order: drop, note the chain, yield ``emit``,
+    then raise ``error`` or return when ``done``."""
 
     emit: tuple[ChannelEvent, ...] = ()
     done: bool = False
@@ -44,8 +40,6 @@ class Decision:
     """Close the connection (its server state is lost), for this reason."""
     error: ChannelError | None = None
     """Raise this (after the drop)."""
-    limit: float | None = None
-    """The new allowed silence, seconds."""
     remember: bool = False
     """Note the chain (the response finished) before yielding."""
 
@@ -106,6 +100,13 @@ class ReadMachine:
         """The server said the request waits for capacity (the queue timeout applies)."""
 
     @property
+    def limit(self) -> float:
+        """The silence allowed now, seconds."""
+        if self.queued:
+            return self._queue_timeout
+        return self._idle if self.prefill is None else self.first_token
+
+    @property
     def over(self) -> bool:
         """Nothing more will arrive for this response that a later turn must not read."""
         return self.fold.finished is not None or self.stopping or self.ended
@@ -133,7 +134,6 @@ class ReadMachine:
     def _several(self, outs: tuple[ChannelEvent | None, ...], link_open: bool) -> Step:
         """One frame's several events, decided one by one and joined (in order)."""
         emit: list[ChannelEvent] = []
-        limit: float | None = None
         remember = done = False
         for out in outs:
             step = self._one(out, link_open)
@@ -143,35 +143,28 @@ class ReadMachine:
                 emit.append(step)
                 continue
             emit += step.emit
-            limit = step.limit if step.limit is not None else limit
             remember = remember or step.remember
             if step.done:
                 done = True
                 break
-        return Decision(tuple(emit), done=done, limit=limit, remember=remember)
+        return Decision(tuple(emit), done=done, remember=remember)
 
     def _one(self, out: ChannelEvent | None, link_open: bool) -> Step:
-        limit: float | None = None
         if self.prefill is not None and type(out) in _OUTPUT:
-            self.prefill, limit = None, self._idle  # the first output: the idle limit from now
-        if self.queued and type(out) is not Queued:
-            self.queued = False  # anything but a queue notice: the wait is over
-            limit = self._idle if self.prefill is None else self.first_token
+            self.prefill = None  # the first output: the idle limit from now
+        self.queued = type(out) is Queued  # anything but a queue notice: the wait is over
         if out is None:
-            return Decision(limit=limit) if limit is not None else None
-        if type(out) is Queued and not self.queued:
-            self.queued = True
-            limit = self._queue_timeout
+            return None
         fold = self.fold
         if self.stopping:
             if fold.finished is not None or not link_open:
-                return Decision((self._cancelled(),), done=True, limit=limit)
+                return Decision((self._cancelled(),), done=True)
             if type(out) in _OUTPUT:
-                return Decision(limit=limit) if limit is not None else None
+                return None
         if type(out) is TurnFinished:
             emit = (fold.usage, out) if fold.usage is not None else (out,)
-            return Decision(emit, done=True, limit=limit, remember=True)
-        return Decision((out,), limit=limit) if limit is not None else out
+            return Decision(emit, done=True, remember=True)
+        return out
 
     def on_silence(self) -> Decision:
         """No frame for the allowed time (idle or queue timeout)."""

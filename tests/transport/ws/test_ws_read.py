@@ -119,14 +119,13 @@ def test_silence_after_output_is_final() -> None:
 
 def test_queue_notices_lengthen_the_allowed_silence_and_anything_else_restores_it() -> None:
     m = machine()
-    step = feed(m, {"type": "response.queued", "position": 2})
-    assert step == Decision((Queued(2),), limit=QUEUE)
+    assert feed(m, {"type": "response.queued", "position": 2}) == Queued(2)
+    assert m.limit == QUEUE
     assert feed(m, {"type": "response.queued", "position": 1}) == Queued(1)
     error = m.on_silence().error
     assert error is not None and "queued for capacity" in error.message
-    step = created(m)
-    assert isinstance(step, Decision) and step.limit == IDLE
-    assert isinstance(step.emit[0], ResponseStarted)
+    assert isinstance(created(m), ResponseStarted)
+    assert m.limit == IDLE
     assert not m.queued
 
 
@@ -228,8 +227,9 @@ def test_until_the_first_token_the_prefill_limit_applies_and_is_never_retried() 
 def test_the_first_output_switches_to_the_idle_limit() -> None:
     m = _prefilling()
     created(m)
-    step = feed(m, delta("hi"))
-    assert isinstance(step, Decision) and step.limit == IDLE and step.emit == (TextDelta("hi"),)
+    assert m.limit == 90.0
+    assert feed(m, delta("hi")) == TextDelta("hi")
+    assert m.limit == IDLE
     assert feed(m, delta("more")) == TextDelta("more")  # the hot path again
     silence = m.on_silence()
     assert silence.error is not None and "idle_timeout" in silence.error.message
@@ -238,5 +238,6 @@ def test_the_first_output_switches_to_the_idle_limit() -> None:
 def test_a_queue_notice_then_more_prefill_keeps_the_first_token_limit() -> None:
     m = _prefilling()
     assert feed(m, {"type": "response.queued", "position": 2}) is not None
-    step = created(m)
-    assert isinstance(step, Decision) and step.limit == 90.0
+    assert m.limit == QUEUE
+    created(m)
+    assert m.limit == 90.0

@@ -53,7 +53,7 @@ from spark_cli.session.marks import TurnMarks
 from spark_cli.tui.hud import Hud, HudState
 from spark_cli.tui.transcript.answer_view import answer_view
 from spark_cli.tui.transcript.frame_pace import FramePace
-from spark_cli.tui.transcript.markdown_stream import MarkdownStream
+from spark_cli.tui.transcript.markdown_stream import MarkdownStream, Op
 from spark_cli.tui.transcript.transcript import Transcript
 
 HUD_PERIOD_S = 0.25
@@ -166,9 +166,9 @@ class Painter:
             case RequestSent():
                 state.state = "waiting"
             case EditLanded(outcome=outcome):
-                write(_views().applied_view(outcome))
+                write(_views().edit_view(outcome.message, outcome.diff, partial=outcome.partial))
             case EditRefused(outcome=refused):
-                write(_views().refused_view(refused))
+                write(_views().refused_line(refused.message))
             case BlockRejected(message=message):
                 write(_views().rejected_view(message))
             case Queued(position=position):
@@ -311,26 +311,22 @@ class Painter:
 
     def _paint_prose(self) -> None:
         stream = self.stream
-        if not stream.pending:
-            return
-        transcript = self.transcript
-        with transcript.batched():
-            for kind, text in stream.take():
-                if kind == "line":
-                    transcript.write_open_line(text)
-                else:
-                    transcript.replace_open(answer_view(text))
-            transcript.set_tail(stream.partial)
+        if stream.pending:
+            ops = stream.take()  # moves the unfinished line into ``partial``
+            self._paint(ops, stream.partial)
 
     def _end_answer(self) -> None:
+        self._paint(self.stream.finish(), "")
+
+    def _paint(self, ops: list[Op], tail: str) -> None:
         transcript = self.transcript
         with transcript.batched():
-            for kind, text in self.stream.finish():
+            for kind, text in ops:
                 if kind == "line":
                     transcript.write_open_line(text)
                 else:
                     transcript.replace_open(answer_view(text))
-            transcript.set_tail("")
+            transcript.set_tail(tail)
 
     def note(self, text: str, style: str = "dim") -> None:
         """A line of the app's own (commands, connection state)."""

@@ -24,19 +24,14 @@ _MAX_BLOCKS = 5000
 
 
 class Transcript(ScrollView, can_focus=False):
-    """The conversation as it streams (see the module doc).
+    """The conversation as it streams: a scroll view on Textual's line API.
 
-    A scroll view on Textual's line API. What is finished is rendered once into
-    strips (``write``); the open Markdown block of a streaming answer is shown as
-    plain lines and replaced by its rendered form when it closes
-    (``replace_open``); the unfinished last line is the tail (``set_tail``), the
-    only thing repainted every frame. A frame's cost depends on what changed,
-    never on how long the transcript is. The finished blocks are kept as
-    :class:`~spark_cli.tui.transcript.blocks.Blocks`: each block's renderable and
-    line count, with the strips of the blocks used last; a line that was let go is
-    rendered again when it comes back on screen. On a width change the end is
-    rendered again at once and the blocks before it are counted again a few at a
-    time between frames (``Blocks.recount``).
+    Finished blocks are rendered once into strips (``write``) and kept as
+    :class:`~spark_cli.tui.transcript.blocks.Blocks`; the open Markdown block shows as plain
+    lines until it closes (``replace_open``); the unfinished last line is the tail
+    (``set_tail``), the only thing repainted every frame: a frame costs what changed, never
+    the transcript's length. A width change renders the end at once and counts the blocks
+    before it again a few at a time between frames (``Blocks.recount``).
     """
 
     DEFAULT_CSS = """

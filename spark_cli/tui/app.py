@@ -34,7 +34,6 @@ from spark_cli.session.interaction import (
     InteractionEvent,
     QueueChanged,
     TurnEnded,
-    TurnStarted,
 )
 from spark_cli.session.workspace.store import SavedConversation
 from spark_cli.tui.commands.approval import ApprovalBar, TuiApprover
@@ -58,7 +57,6 @@ from spark_cli.tui.transcript.shown import FIRST_TURNS, MORE_TURNS, Replay
 from spark_cli.tui.transcript.transcript import Transcript
 from spark_cli.tui.tuning.screen_rate import set_screen_rate
 
-FRAME_S = 1 / 30
 HINT_S = 0.3
 HELP = ("new here? Enter sends (while it streams: redirects), Tab queues, Esc stops · "
         "/ commands · @ attaches a file · ? keys")
@@ -107,7 +105,6 @@ class SparkApp(App[int]):
             session, self._sink, queue=saved.queue, ready=self.link.ensure,
             files=self.context_files.files)
         self.painter: Painter | None = None
-        self._frames: Timer | None = None
         self.background: set[asyncio.Task[None]] = set()
         self.sent_text = ""
         self.tests = TestRunner(session, self, every=self.set_interval, busy=self._busy,
@@ -144,10 +141,10 @@ class SparkApp(App[int]):
             prompt.load_text(self.saved.draft)
             prompt.move_cursor(prompt.document.end)
         self.painter = Painter(self.query_one(Transcript), self.query_one(Hud), self.hud_state,
-                               lambda: self.session.marks, self._queue_changed)
-        self._frames = self.set_interval(FRAME_S, self._frame, pause=True)
+                               lambda: self.session.marks, self._queue_changed,
+                               lambda period, tick: self.set_interval(period, tick, pause=True))
         self.session.set_approver(TuiApprover(self.query_one(ApprovalBar), self, prompt.focus,
-                                              self._approval_waiting))
+                                              self.painter.asking))
         settings = self.session.settings
         self.painter.note(f"spark · {settings.provider.name} · {settings.provider.model} · "
                           f"{self.session.root.name}", "bold")
@@ -176,10 +173,6 @@ class SparkApp(App[int]):
 
     def _busy(self) -> bool:
         return self.interaction.busy
-
-    def _approval_waiting(self, waiting: bool) -> None:
-        if self.painter is not None:
-            self.painter.asking(waiting)
 
     # ---- connection ----
 
@@ -283,11 +276,7 @@ class SparkApp(App[int]):
             self._restore_draft()
         elif type(event) is RequestSent:
             self._context_notes()
-        frames = self._frames
-        if type(event) is TurnStarted and frames is not None:
-            frames.resume()
-        elif type(event) is TurnEnded and frames is not None:
-            frames.pause()
+        elif type(event) is TurnEnded:
             self.keeper.turn_ended(self.session)
             self.assist.paths.stale()  # the turn may have made files
 
@@ -320,10 +309,6 @@ class SparkApp(App[int]):
         prompt = self.query_one(Prompt)
         prompt.load_text(text)
         prompt.move_cursor(prompt.document.end)
-
-    def _frame(self) -> None:
-        if self.painter is not None:
-            self.painter.frame()
 
     def note(self, text: str, style: str = "dim") -> None:
         """A line of the app's own in the transcript (commands, connection, deep tasks)."""

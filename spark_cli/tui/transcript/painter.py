@@ -4,7 +4,7 @@
 text to the Markdown stream (no widget work per token; the answer's first
 text is painted at once, so it shows without waiting for a frame); every
 other event is rare and is painted at once, after the prose that came before it.
-``frame()`` runs on the app's ~30 Hz clock while a turn streams: it takes the Markdown
+``frame()`` runs on its ~30 Hz clock while a turn streams: it takes the Markdown
 stream's operations for the frame, updates the transcript and the HUD, and times itself (the
 HUD's frame figure); while the text scrolls faster than anyone reads, every other tick does
 nothing (:mod:`~spark_cli.tui.transcript.frame_pace`), the transcript no scrollbar (``hurry``).
@@ -20,6 +20,7 @@ from types import ModuleType
 
 from rich.console import RenderableType
 from rich.text import Text
+from textual.timer import Timer
 
 from spark_cli.session.events import (
     BlockRejected,
@@ -56,6 +57,8 @@ from spark_cli.tui.transcript.frame_pace import FramePace
 from spark_cli.tui.transcript.markdown_stream import MarkdownStream, Op
 from spark_cli.tui.transcript.transcript import Transcript
 
+FRAME_S = 1 / 30
+"""The frame clock's period while a turn streams (paused between turns)."""
 HUD_PERIOD_S = 0.25
 """Live figures (tok/s, frame time) repaint at most this often while streaming: a HUD
 repainted every frame also repaints the prompt between it and the transcript (Textual
@@ -118,7 +121,8 @@ class Painter:
     """
 
     def __init__(self, transcript: Transcript, hud: Hud, state: HudState,
-                 marks: Callable[[], TurnMarks], on_queue: Callable[[QueueChanged], None]) -> None:
+                 marks: Callable[[], TurnMarks], on_queue: Callable[[QueueChanged], None],
+                 every: Callable[[float, Callable[[], None]], Timer] | None = None) -> None:
         self.transcript = transcript
         self.hud = hud
         self.state = state
@@ -136,6 +140,8 @@ class Painter:
         self.calls: list[ToolCallFinished | CommandFinished] = []
         """The tool calls of the session so far, in order (``/calls``, ``/call N``)."""
         self._output: list[str] = []  # a running command's last lines (the live fold)
+        self._frames = every(FRAME_S, self.frame) if every is not None else None
+        """Calls ``frame`` while a turn streams (``every`` makes it paused)."""
 
     # ---- the sink ----
 
@@ -200,10 +206,7 @@ class Painter:
                 self._end_answer()
                 write(Text(f"✗ {message}", style="bold red"))
             case TurnEnded():
-                self.streaming = self._calling = False
-                self.transcript.hurry(False)
-                state.state, state.queued_at, state.retry_at = "ready", None, None
-                state.prefill_s = None
+                self._end_turn()
             case QueueChanged():
                 state.queue, state.paused = len(event.items), event.paused
                 self.on_queue(event)
@@ -268,10 +271,20 @@ class Painter:
         self.muted = False
         self.streaming = True
         self.pace.reset()
+        if self._frames is not None:
+            self._frames.resume()
         label = {"queued": "› (queued) ", "redirect": "› (redirect) "}.get(why, "› ")
         self.transcript.write(Text(label + text, style="bold cyan"))
         self.state.state, self.state.ttft_s, self.state.tokens_per_s = "waiting", None, None
         self.state.tool_calls, self.state.tool_ms = 0, 0.0
+
+    def _end_turn(self) -> None:
+        if self._frames is not None:
+            self._frames.pause()
+        self.streaming = self._calling = False
+        self.transcript.hurry(False)
+        state = self.state
+        state.state, state.queued_at, state.retry_at, state.prefill_s = "ready", None, None, None
 
     # ---- the frame clock ----
 

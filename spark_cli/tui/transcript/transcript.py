@@ -146,12 +146,8 @@ class Transcript(ScrollView, can_focus=False):
         scroll_x, scroll_y = self.scroll_offset
         index = scroll_y + y
         width, style = self._line_look or self._look()
-        blocks = self._blocks
-        if index < len(blocks):
-            strip = blocks.line(index)
-        elif index - len(blocks) < len(self._tail):
-            strip = self._tail[index - len(blocks)]
-        else:
+        strip = self._line(index)
+        if strip is None:
             return Strip.blank(width, style)
         if not self._painting:  # the compositor's hit test: where a mouse press lands
             strip = _with_offsets(strip, index)
@@ -178,16 +174,8 @@ class Transcript(ScrollView, can_focus=False):
                 or self.text_selection is not None:
             return super().render_lines(crop)  # rows differ by position: style each
         scroll_x, scroll_y = self.scroll_offset
-        blocks, tail = self._blocks, self._tail
-        count, tail_count = len(blocks), len(tail)
-        sources: list[object] = []
-        for index in range(scroll_y + crop.y, scroll_y + crop.y + crop.height):
-            if index < count:
-                sources.append(blocks.line(index))
-            elif index - count < tail_count:
-                sources.append(tail[index - count])
-            else:
-                sources.append(None)
+        top = scroll_y + crop.y
+        sources = [self._line(index) for index in range(top, top + crop.height)]
         look = (crop.x, crop.width, self.size, scroll_x, self.rich_style, self.background_colors,
                 tuple(self.get_line_filters()), self.hover_style, self.app.ansi_theme)
         return self._styled.render(crop, sources, look, super().render_lines)
@@ -252,6 +240,13 @@ class Transcript(ScrollView, can_focus=False):
         self.scroll_end(animate=False, immediate=True, x_axis=False)
 
     # ---- internals ----
+
+    def _line(self, index: int) -> Strip | None:
+        """Line ``index`` of the blocks, then of the tail; None past the end."""
+        blocks, tail = self._blocks, self._tail
+        if index < len(blocks):
+            return blocks.line(index)
+        return tail[index - len(blocks)] if index - len(blocks) < len(tail) else None
 
     def _content_width(self) -> int:
         return max(self.scrollable_content_region.width, 10)

@@ -114,10 +114,8 @@ def command_block(done: CommandFinished, number: int, last: list[str]) -> Text:
 class Painter:
     """Owns the transcript's streaming state and the HUD figures (see the module doc).
 
-    The collector is left alone: a turn leaves little alive (the transcript keeps
-    each finished block compact: :mod:`spark_cli.tui.transcript.blocks`), so its
-    full collections stay short. `spark bench soak` measured a ``gc.freeze()``
-    every second while streaming against none (docs/benchmarks.md, ``## Soak``).
+    The collector is left alone: the transcript keeps finished blocks compact, so full
+    collections stay short (`spark bench soak` against a ``gc.freeze()`` every second).
     """
 
     def __init__(self, transcript: Transcript, hud: Hud, state: HudState,

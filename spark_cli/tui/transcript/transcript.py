@@ -157,10 +157,9 @@ class Transcript(ScrollView, can_focus=False):
         return strip.crop_extend(scroll_x, scroll_x + width, style)
 
     def render_lines(self, crop: Region) -> list[Strip]:
-        """Textual's styled rows, kept per line while it stays on screen (``StyledRows``):
-        a frame that scrolls styles only the lines new on screen. Painted rows carry no
-        selection offsets (only the hit test's ``render_line`` calls do): styles made per
-        line for every drawn row grew a 500-turn session by ~8 MB (``spark bench soak``)."""
+        """Textual's styled rows, kept per line while it stays on screen (``StyledRows``).
+        Painted rows carry no selection offsets, only the hit test's ``render_line`` calls
+        do: styles made per drawn row grew a long session's memory (``spark bench soak``)."""
         self._painting = True
         try:
             return self._render_rows(crop)

@@ -33,7 +33,6 @@ from spark_cli.session.interaction import (
     QueueChanged,
     TurnEnded,
 )
-from spark_cli.session.workspace.store import SavedConversation
 from spark_cli.tui.commands.approval import ApprovalBar, TuiApprover
 from spark_cli.tui.commands.context_files import ContextFiles
 from spark_cli.tui.commands.copying import line_count
@@ -43,16 +42,14 @@ from spark_cli.tui.commands.test_command import TestRunner
 from spark_cli.tui.commands.tool_calls import CallOutputs
 from spark_cli.tui.deep.track import DeepController
 from spark_cli.tui.hud import Hud
-from spark_cli.tui.keeper import Keeper, shown_from_history
+from spark_cli.tui.keeper import Keeper
 from spark_cli.tui.link import ProviderLink
 from spark_cli.tui.prompt.assist import PromptAssist
 from spark_cli.tui.prompt.popup import Popup
 from spark_cli.tui.prompt.prompt import Prompt
 from spark_cli.tui.setup import TuiSetup
-from spark_cli.tui.transcript.answer_view import answer_view
 from spark_cli.tui.transcript.painter import Painter
 from spark_cli.tui.transcript.screen_feed import ScreenFeed
-from spark_cli.tui.transcript.shown import FIRST_TURNS, MORE_TURNS, Replay
 from spark_cli.tui.transcript.transcript import Transcript
 from spark_cli.tui.tuning.screen_rate import set_screen_rate
 
@@ -308,20 +305,10 @@ class SparkApp(App[int]):
         self.keeper.shown.reset()
 
     def resume_conversation(self) -> None:
-        self.keeper.resume(self.session, self._replay)
+        self.keeper.resume(self.session, self.feed.replay)
 
     async def request_quit(self) -> None:
         await self.action_quit()
-
-    def _replay(self, saved: SavedConversation) -> None:
-        """A resumed conversation as it was shown: its last turns now, earlier ones as the
-        user scrolls up."""
-        replay = Replay(saved.shown or shown_from_history(saved), answer_view)
-        transcript = self.query_one(Transcript)
-        with transcript.batched():
-            for block in replay.take(FIRST_TURNS):
-                self.feed.write(block)
-        transcript.more = (lambda: replay.take(MORE_TURNS)) if replay.left else None
 
     async def reconfigure(self, flags: dict[str, object]) -> None:
         """``/model``, ``/provider``: new settings; the conversation carries over."""

@@ -3,12 +3,13 @@
 :class:`ScreenFeed` hands each event to the painter (``attach``: once the widgets exist),
 then to the app, and keeps the HUD's state true to what the session tells besides events:
 the window, the channel's state, the deep tasks, new settings. It is the ``Output`` of the
-app and its controllers; before the first frame their lines have nowhere to go.
+app and its controllers (before the first frame their lines have nowhere to go), and it
+shows a resumed conversation again (``replay``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from rich.console import RenderableType
 
@@ -16,8 +17,11 @@ from spark_cli.session.api import SessionApi
 from spark_cli.session.config.settings import Settings
 from spark_cli.session.events import RequestSent, TurnFailed
 from spark_cli.session.interaction import InteractionEvent
+from spark_cli.session.workspace.store import ShownItem
 from spark_cli.tui.hud import HudState
+from spark_cli.tui.transcript.answer_view import answer_view
 from spark_cli.tui.transcript.painter import Painter
+from spark_cli.tui.transcript.shown import FIRST_TURNS, MORE_TURNS, Replay
 
 
 class ScreenFeed:
@@ -45,6 +49,17 @@ class ScreenFeed:
         if type(event) is RequestSent:
             self._context_notes()
         self.after(event)
+
+    def replay(self, items: Sequence[ShownItem]) -> None:
+        """A resumed conversation as it was shown: its last turns now, earlier ones as the
+        user scrolls up."""
+        if self.painter is None:
+            return
+        replay, transcript = Replay(items, answer_view), self.painter.transcript
+        with transcript.batched():
+            for block in replay.take(FIRST_TURNS):
+                self.painter.write(block)
+        transcript.more = (lambda: replay.take(MORE_TURNS)) if replay.left else None
 
     def _context_notes(self) -> None:
         """What the request left out to fit the window (or could not send), said once."""

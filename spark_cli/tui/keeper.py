@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from typing import Protocol
 
 from spark_cli.session.api import Message, SessionApi, ToolCall
 from spark_cli.session.interaction import InteractionEvent
@@ -24,17 +23,14 @@ from spark_cli.session.workspace.store import (
     SessionStore,
     ShownItem,
 )
+from spark_cli.tui.output import Ticker
 from spark_cli.tui.transcript.shown import ShownLog
 
 DRAFT_SAVE_S = 0.2
 
 
-class _Timer(Protocol):
-    def stop(self) -> None: ...
-
-
 Note = Callable[[str, str], None]
-SetTimer = Callable[[float, Callable[[], None]], _Timer]
+SetTimer = Callable[[float, Callable[[], None]], Ticker]
 
 
 class Keeper:
@@ -44,7 +40,7 @@ class Keeper:
         self.store = store
         self.note = note
         self.set_timer = set_timer
-        self._draft_timer: _Timer | None = None
+        self._draft_timer: Ticker | None = None
         self.shown = ShownLog()
         """What the transcript showed of this conversation (saved with it)."""
 

@@ -4,8 +4,8 @@ The screen only: widgets (app.tcss: transcript, queue, prompt, HUD), layout and 
 talks to the session core through an ``Interaction`` over a ``SessionApi``; the channel
 comes from the CLI's ``Connector``, opened in the background so the prompt takes every key
 before the provider is ready. Commands, tests, the deep track and the queue are controllers
-it hands the session, itself as their ``Output`` and ``CommandHost``; none imports the app.
-The prompt keeps focus but for the approval bar (:mod:`spark_cli.tui.commands.approval`).
+it hands the session, the ``ScreenFeed`` as their ``Output`` and itself as their
+``CommandHost``; none imports the app. The prompt keeps focus but for the approval bar.
 
 Keys: Enter sends (streaming: redirects), Tab queues, Esc interrupts, Ctrl+Z undoes the last
 edits, Ctrl+O shows the last tool result, Up/Down history, PgUp/PgDn scroll, Ctrl+C copies a
@@ -15,11 +15,9 @@ selection or interrupts (quits when idle and empty), Ctrl+Q quits.
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Coroutine
 from typing import Any, ClassVar
 
-from rich.console import RenderableType
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -28,15 +26,13 @@ from textual.timer import Timer
 from textual.widgets import Static, TextArea
 
 from spark_cli.session.api import ChannelError
-from spark_cli.session.events import RequestSent, TurnFailed
+from spark_cli.session.events import TurnFailed
 from spark_cli.session.interaction import (
     Interaction,
     InteractionEvent,
     QueueChanged,
     TurnEnded,
-    TurnStarted,
 )
-from spark_cli.session.workspace.store import SavedConversation
 from spark_cli.tui.commands.approval import ApprovalBar, TuiApprover
 from spark_cli.tui.commands.context_files import ContextFiles
 from spark_cli.tui.commands.copying import line_count
@@ -45,20 +41,18 @@ from spark_cli.tui.commands.slash import Commands
 from spark_cli.tui.commands.test_command import TestRunner
 from spark_cli.tui.commands.tool_calls import CallOutputs
 from spark_cli.tui.deep.track import DeepController
-from spark_cli.tui.hud import Hud, HudState
-from spark_cli.tui.keeper import Keeper, shown_from_history
+from spark_cli.tui.hud import Hud
+from spark_cli.tui.keeper import Keeper
 from spark_cli.tui.link import ProviderLink
 from spark_cli.tui.prompt.assist import PromptAssist
 from spark_cli.tui.prompt.popup import Popup
 from spark_cli.tui.prompt.prompt import Prompt
 from spark_cli.tui.setup import TuiSetup
-from spark_cli.tui.transcript.answer_view import answer_view
 from spark_cli.tui.transcript.painter import Painter
-from spark_cli.tui.transcript.shown import FIRST_TURNS, MORE_TURNS, Replay
+from spark_cli.tui.transcript.screen_feed import ScreenFeed
 from spark_cli.tui.transcript.transcript import Transcript
 from spark_cli.tui.tuning.screen_rate import set_screen_rate
 
-FRAME_S = 1 / 30
 HINT_S = 0.3
 HELP = ("new here? Enter sends (while it streams: redirects), Tab queues, Esc stops · "
         "/ commands · @ attaches a file · ? keys")
@@ -95,32 +89,27 @@ class SparkApp(App[int]):
         super().__init__(driver_class=driver_class)
         self.setup = setup
         self.session = session = setup.session
-        settings = session.settings
-        self.hud_state = HudState(provider=settings.provider.name, model=settings.provider.model,
-                                  channel=settings.provider.kind,
-                                  context_window=settings.context_window)
-        self.keeper = Keeper(setup.store, self.note, self.set_timer)
+        self.feed = feed = ScreenFeed(session, self._after_event)
+        self.keeper = Keeper(setup.store, feed.note, self.set_timer)
         saved = self.saved = self.keeper.load()
-        self.link = ProviderLink(session, setup.connect, setup.flags, self.note, self._link_state)
+        self.link = ProviderLink(session, setup.connect, setup.flags, feed.note, feed.link_state)
         self.context_files = ContextFiles(session.root)
         self.interaction = interaction = Interaction(
-            session, self._sink, queue=saved.queue, ready=self.link.ensure,
+            session, feed.on_event, queue=saved.queue, ready=self.link.ensure,
             files=self.context_files.files)
-        self.painter: Painter | None = None
-        self._frames: Timer | None = None
         self.background: set[asyncio.Task[None]] = set()
         self.sent_text = ""
-        self.tests = TestRunner(session, self, every=self.set_interval, busy=self._busy,
+        self.tests = TestRunner(session, feed, every=self.set_interval, busy=self._busy,
                                 submit=interaction.submit)
-        self.deep = DeepController(session, setup.connect, self, hud=self._deep_hud,
+        self.deep = DeepController(session, setup.connect, feed, hud=feed.deep_tasks,
                                    files=self.context_files.files, busy=self._busy,
                                    problem=setup.deep_problem)
-        self.queue = QueuePanel(interaction, self, self._to_prompt)
-        calls = CallOutputs(self, lambda: self.painter.calls if self.painter is not None else ())
-        self.commands = Commands(session, self, self, files=self.context_files,
+        self.queue = QueuePanel(interaction, feed, self._to_prompt)
+        calls = CallOutputs(feed, lambda: feed.painter.calls if feed.painter is not None else ())
+        self.commands = Commands(session, feed, self, files=self.context_files,
                                  busy=self._busy, tests=self.tests, deep=self.deep,
                                  queue=self.queue, calls=calls)
-        self.assist = PromptAssist(session, self.context_files, self, spawn=self.spawn,
+        self.assist = PromptAssist(session, self.context_files, feed, spawn=self.spawn,
                                    later=self.call_after_refresh)
         self._hint_timer: Timer | None = None
 
@@ -143,23 +132,23 @@ class SparkApp(App[int]):
         if self.saved.draft:
             prompt.load_text(self.saved.draft)
             prompt.move_cursor(prompt.document.end)
-        self.painter = Painter(self.query_one(Transcript), self.query_one(Hud), self.hud_state,
-                               lambda: self.session.marks, self._queue_changed)
-        self._frames = self.set_interval(FRAME_S, self._frame, pause=True)
-        self.session.set_approver(TuiApprover(self.query_one(ApprovalBar), self, prompt.focus,
-                                              self._approval_waiting))
+        painter = Painter(self.query_one(Transcript), self.query_one(Hud), self.feed.state,
+                          lambda: self.session.marks, self._queue_changed,
+                          lambda period, tick: self.set_interval(period, tick, pause=True))
+        self.feed.attach(painter)
+        self.session.set_approver(TuiApprover(self.query_one(ApprovalBar), self.feed,
+                                              prompt.focus, painter.asking))
         settings = self.session.settings
-        self.painter.note(f"spark · {settings.provider.name} · {settings.provider.model} · "
-                          f"{self.session.root.name}", "bold")
+        painter.note(f"spark · {settings.provider.name} · {settings.provider.model} · "
+                     f"{self.session.root.name}", "bold")
         if self.saved.first_run:
-            self.painter.note(HELP)
+            painter.note(HELP)
         for line in self.saved.problems:
-            self.painter.note(line, "yellow")
+            painter.note(line, "yellow")
         if self.saved.draft:
-            self.painter.note("restored your unsent draft", "dim")
+            painter.note("restored your unsent draft", "dim")
         if self.saved.queue:
             self._queue_changed(QueueChanged(tuple(self.saved.queue), True))
-        self._show_hud()
         # what can wait, after the first frame: starting the bundled engine (imports, a
         # server) would otherwise delay the prompt by ~0.2 s; the first turn waits for it
         self.call_after_refresh(self._after_first_frame)
@@ -176,17 +165,6 @@ class SparkApp(App[int]):
 
     def _busy(self) -> bool:
         return self.interaction.busy
-
-    def _approval_waiting(self, waiting: bool) -> None:
-        if self.painter is not None:
-            self.painter.asking(waiting)
-
-    # ---- connection ----
-
-    def _link_state(self, state: str) -> None:
-        self.hud_state.state = state
-        if self.painter is not None:
-            self._show_hud()
 
     # ---- keys ----
 
@@ -211,8 +189,8 @@ class SparkApp(App[int]):
             self.screen.clear_selection()  # as Esc does in any Textual app; it interrupts too
         if self.assist.close() and not self.interaction.busy:
             return
-        if self.interaction.busy and self.painter is not None:
-            self.painter.mute()
+        if self.interaction.busy and self.feed.painter is not None:
+            self.feed.painter.mute()
             await self.interaction.interrupt()
             return
         self.tests.cancel()
@@ -242,7 +220,7 @@ class SparkApp(App[int]):
         if selected:
             self.copy_to_clipboard(selected)
             self.screen.clear_selection()
-            self.note(f"copied {line_count(selected)} to the clipboard")
+            self.feed.note(f"copied {line_count(selected)} to the clipboard")
             return
         prompt = self.query_one(Prompt)
         if self.interaction.busy:
@@ -257,7 +235,8 @@ class SparkApp(App[int]):
         prompt = self.query_one(Prompt)
         text = prompt.text
         if not text.strip():
-            self.note("Ctrl+G sends the prompt to the deep track: type the task first", "yellow")
+            self.feed.note("Ctrl+G sends the prompt to the deep track: type the task first",
+                           "yellow")
             return
         prompt.clear()
         prompt.remember(text)
@@ -269,46 +248,17 @@ class SparkApp(App[int]):
         if self.deep.may_quit():
             self.exit(0)
 
-    # ---- painting ----
+    # ---- after each event; the queue above the prompt ----
 
-    def _sink(self, event: InteractionEvent) -> None:
-        painter = self.painter
-        if painter is None:
-            return
-        if type(event) is TurnFailed:  # an overflow answer may have told the server's window
-            self.hud_state.context_window = self.session.settings.context_window
-        painter.on_event(event)
+    def _after_event(self, event: InteractionEvent) -> None:
+        """An event on screen: the keeper takes it; a turn that failed before any answer
+        gives its message back to the prompt."""
         self.keeper.on_event(event)
         if type(event) is TurnFailed and self.session.marks.first_delta_at is None:
             self._restore_draft()
-        elif type(event) is RequestSent:
-            self._context_notes()
-        frames = self._frames
-        if type(event) is TurnStarted and frames is not None:
-            frames.resume()
-        elif type(event) is TurnEnded and frames is not None:
-            frames.pause()
+        elif type(event) is TurnEnded:
             self.keeper.turn_ended(self.session)
             self.assist.paths.stale()  # the turn may have made files
-
-    def _show_hud(self) -> None:
-        clock = self.painter.clock if self.painter is not None else time.monotonic
-        self.query_one(Hud).show(self.hud_state, clock())
-
-    def _deep_hud(self, text: str) -> None:
-        self.hud_state.deep = text
-        if self.painter is not None:
-            self._show_hud()
-
-    def _context_notes(self) -> None:
-        """What the request left out to fit the window (or could not send), said once."""
-        report = self.session.context
-        if report is None:
-            return
-        self.hud_state.context_tokens = report.used
-        self.hud_state.context_window = self.session.settings.context_window
-        for line in (*report.trimmed, *report.notes):
-            self.note(f"context: {line}", "yellow")
 
     def _restore_draft(self) -> None:
         """Nothing came back (provider down, key refused): the message returns to the prompt."""
@@ -320,20 +270,6 @@ class SparkApp(App[int]):
         prompt = self.query_one(Prompt)
         prompt.load_text(text)
         prompt.move_cursor(prompt.document.end)
-
-    def _frame(self) -> None:
-        if self.painter is not None:
-            self.painter.frame()
-
-    def note(self, text: str, style: str = "dim") -> None:
-        """A line of the app's own in the transcript (commands, connection, deep tasks)."""
-        if self.painter is not None:
-            self.painter.note(text, style)
-
-    def write(self, renderable: RenderableType) -> None:
-        """A block of the app's own (a diff, a table) after what is on screen."""
-        if self.painter is not None:
-            self.painter.write(renderable)
 
     def _queue_changed(self, event: QueueChanged) -> None:
         self.keeper.queue_changed(event.items)
@@ -369,38 +305,24 @@ class SparkApp(App[int]):
         self.keeper.shown.reset()
 
     def resume_conversation(self) -> None:
-        self.keeper.resume(self.session, self._replay)
+        self.keeper.resume(self.session, self.feed.replay)
 
     async def request_quit(self) -> None:
         await self.action_quit()
 
-    def _replay(self, saved: SavedConversation) -> None:
-        """A resumed conversation as it was shown: its last turns now, earlier ones as the
-        user scrolls up."""
-        replay = Replay(saved.shown or shown_from_history(saved), answer_view)
-        transcript = self.query_one(Transcript)
-        with transcript.batched():
-            for block in replay.take(FIRST_TURNS):
-                self.write(block)
-        transcript.more = (lambda: replay.take(MORE_TURNS)) if replay.left else None
-
     async def reconfigure(self, flags: dict[str, object]) -> None:
         """``/model``, ``/provider``: new settings; the conversation carries over."""
         if self.interaction.busy:
-            self.note("a turn is running: Esc first", "yellow")
+            self.feed.note("a turn is running: Esc first", "yellow")
             return
         settings = await self.link.reconfigure(flags)
         if isinstance(settings, str):
-            self.note(f"✗ {settings}", "bold red")
+            self.feed.note(f"✗ {settings}", "bold red")
             return
-        new = settings.provider
-        hud = self.hud_state
-        hud.provider, hud.model, hud.channel = new.name, new.model, new.kind
-        hud.context_window = settings.context_window
-        self._show_hud()
+        self.feed.settings_changed(settings)
         if not self.link.connected:
             self.spawn(self.link.ensure())
-        self.note(f"now {new.name} · {new.model}", "bold")
+        self.feed.note(f"now {settings.provider.name} · {settings.provider.model}", "bold")
 
     # ---- background work ----
 
@@ -415,7 +337,7 @@ class SparkApp(App[int]):
         if not task.cancelled() and task.exception() is not None:
             error = task.exception()
             if not isinstance(error, ChannelError):
-                self.note(f"✗ {error!r}", "bold red")
+                self.feed.note(f"✗ {error!r}", "bold red")
 
     async def on_unmount(self) -> None:
         await self.interaction.aclose()

@@ -12,8 +12,7 @@ once, as a line, and never stops the session.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from typing import Protocol
+from collections.abc import Callable, Sequence
 
 from spark_cli.session.api import Message, SessionApi, ToolCall
 from spark_cli.session.interaction import InteractionEvent
@@ -24,17 +23,14 @@ from spark_cli.session.workspace.store import (
     SessionStore,
     ShownItem,
 )
+from spark_cli.tui.output import Ticker
 from spark_cli.tui.transcript.shown import ShownLog
 
 DRAFT_SAVE_S = 0.2
 
 
-class _Timer(Protocol):
-    def stop(self) -> None: ...
-
-
 Note = Callable[[str, str], None]
-SetTimer = Callable[[float, Callable[[], None]], _Timer]
+SetTimer = Callable[[float, Callable[[], None]], Ticker]
 
 
 class Keeper:
@@ -44,7 +40,7 @@ class Keeper:
         self.store = store
         self.note = note
         self.set_timer = set_timer
-        self._draft_timer: _Timer | None = None
+        self._draft_timer: Ticker | None = None
         self.shown = ShownLog()
         """What the transcript showed of this conversation (saved with it)."""
 
@@ -83,9 +79,9 @@ class Keeper:
             history, provider=provider.name, model=provider.model, shown=shown))
 
     def resume(self, session: SessionApi,
-               show: Callable[[SavedConversation], None] = lambda saved: None) -> None:
-        """Reopen this repo's last saved conversation into ``session``; ``show`` puts it on
-        screen (before the line saying it was resumed)."""
+               show: Callable[[Sequence[ShownItem]], None] = lambda items: None) -> None:
+        """Reopen this repo's last saved conversation into ``session``; ``show`` puts what was
+        shown of it on screen (before the line saying it was resumed)."""
         store = self.store
         saved = store.load_conversation() if store is not None else None
         for problem in store.take_problems() if store is not None else ():
@@ -94,8 +90,9 @@ class Keeper:
             self.note("no saved conversation for this repo", "yellow")
             return
         session.restore(saved.history)
-        self.shown.reset(saved.shown or shown_from_history(saved))
-        show(saved)
+        items = saved.shown or shown_from_history(saved)
+        self.shown.reset(items)
+        show(items)
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(saved.saved_at))
         self.note(f"resumed the conversation of {when} ({len(saved.history)} messages, "
                   f"{saved.provider} · {saved.model}); the model sees it all again", "bold")

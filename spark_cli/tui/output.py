@@ -25,7 +25,7 @@ class Output(Protocol):
 
 
 class Ticker(Protocol):
-    """A repeating timer (Textual's ``Timer``): stopped when its job ends."""
+    """A timer (Textual's ``Timer``): stopped when its job ends or is replaced."""
 
     def stop(self) -> None: ...
 

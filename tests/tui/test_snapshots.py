@@ -66,14 +66,14 @@ def make_app(tmp_path: Path) -> Callable[[], SparkApp]:
 
 
 def _feed(app: SparkApp, *events: Any) -> None:
-    app.painter.clock = lambda: 1000.0  # type: ignore[union-attr]  # a fixed HUD clock
+    app.feed.painter.clock = lambda: 1000.0  # type: ignore[union-attr]  # a fixed HUD clock
     for event in events:
-        app._sink(event)
+        app.feed.on_event(event)
 
 
 def _figures(app: SparkApp) -> None:
     """Fixed live figures (the real ones depend on the machine's clock)."""
-    hud = app.hud_state
+    hud = app.feed.state
     hud.ttft_s, hud.tokens_per_s, hud.frame_ms = 0.042, 1497.0, 3.1
     hud.context_tokens = 2100
     app.query_one("#hud").show(hud, 1000.0)  # type: ignore[attr-defined]
@@ -84,8 +84,8 @@ def _streaming(app: SparkApp) -> None:
           ProseDelta("Renaming `total_price` to `cart_total` in the cart and its tests.\n\n"),
           EditLanded(EditApplied("src/shop/cart.py", 1, DIFF)),
           ProseDelta("Now the tests, which still import the old na"))
-    app.painter.frame()  # type: ignore[union-attr]
-    app.hud_state.state = "streaming"
+    app.feed.painter.frame()  # type: ignore[union-attr]
+    app.feed.state.state = "streaming"
     _figures(app)
 
 
@@ -182,7 +182,7 @@ def test_resumed_transcript(snap_compare: Any, tmp_path: Path,
         transcript = pilot.app.query_one("#transcript")
         while "resumed the conversation" not in transcript.plain_text():
             await pilot.pause()
-        pilot.app.painter.clock = lambda: 1000.0
+        pilot.app.feed.painter.clock = lambda: 1000.0
         _figures(pilot.app)
         await pilot.pause()
 

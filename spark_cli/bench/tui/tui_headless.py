@@ -71,13 +71,13 @@ async def run_app(url: str | None, token: str, workdir: Path,
     RecordingDriver.log = log
     app = SparkApp(TuiSetup(session=session, connect=connect, deep_settings=deep),
                    driver_class=RecordingDriver)
-    log.shown = lambda: app.painter.stream.taken if app.painter is not None else 0
+    log.shown = lambda: app.feed.painter.stream.taken if app.feed.painter is not None else 0
     result: Figures = {}
     failure: list[BaseException] = []
 
     async def pilot(_pilot: object) -> None:
         try:
-            await until(lambda: app.hud_state.state == "ready", 20.0, "the app to connect")
+            await until(lambda: app.feed.state.state == "ready", 20.0, "the app to connect")
             result.update(await body(app, log))
         except BaseException as exc:  # shown by the caller, after the app closed
             failure.append(exc)
@@ -170,7 +170,7 @@ async def keep_up(url: str, token: str, workdir: Path, *, tokens: int, tps: floa
         await _warm_up(app)
         await start_turn(app, tokens)
         await _finish(app, 30 + 3 * tokens / tps)
-        marks, total = app.session.marks, app.painter.stream.taken
+        marks, total = app.session.marks, app.feed.painter.stream.taken
         await asyncio.sleep(0.1)
         shown_at = log.first_showing(total)
         if shown_at is None or marks.last_delta_at is None or marks.request_sent_at is None:
@@ -214,8 +214,8 @@ async def _esc_once(app: Any, log: FrameLog, stream_s: float) -> tuple[float, in
     _still_running(app)
     pressed = time.perf_counter()
     app.post_message(events.Key("escape", "\x1b"))
-    await until(lambda: app.painter.muted, 2.0, "Esc to reach the painter")
-    final = app.painter.stream.taken
+    await until(lambda: app.feed.painter.muted, 2.0, "Esc to reach the painter")
+    final = app.feed.painter.stream.taken
     await _finish(app, 10.0)
     ended = time.perf_counter()
     await asyncio.sleep(0.1)

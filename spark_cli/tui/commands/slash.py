@@ -205,9 +205,8 @@ class Commands:
             self.session.files_changed()  # the model's view is stale: files are sent again
 
     async def _diff(self, args: list[str]) -> None:
-        from rich.syntax import Syntax  # deferred: TUI launch
-
         from spark_cli.session.workspace.changes import session_diff  # deferred: TUI launch
+        from spark_cli.tui.transcript.edit_view import diff_syntax  # deferred: TUI launch
 
         diffs = session_diff(self.session.root, self.undo_mark)
         if not diffs:
@@ -215,8 +214,7 @@ class Commands:
             return
         for path, diff in diffs:
             self.out.note(path, "bold")
-            self.out.write(Syntax(diff.rstrip("\n"), "diff", theme="ansi_dark",
-                                  background_color="default", word_wrap=True))
+            self.out.write(diff_syntax(diff))
 
     async def _model(self, args: list[str]) -> None:
         if len(args) != 1:

@@ -1,12 +1,9 @@
 """`/test [ARGS]` and `/fix`: the only ways tests run, streamed into the transcript.
 
-:class:`TestRunner` owns the running test task and the last failure. ``/test``
-resolves the configured or detected command
-(``spark_cli.session.workspace.test_runs``), runs it in the background and
-shows its output as it comes (buffered, painted on a 15 Hz clock, the last
-``TAIL_LINES`` lines at most while it runs); Esc stops it (the whole process
-group). The verdict is one line; a failure's summary is kept for ``/fix``,
-which sends it to the model as the next message (it runs nothing itself).
+``/test`` runs the configured or detected command (``spark_cli.session.workspace.test_runs``)
+in the background, its output painted on a 15 Hz clock (the last ``TAIL_LINES`` lines at
+most); Esc stops its process group. A failure's summary is kept for ``/fix``, which sends it
+to the model as the next message (it runs nothing itself).
 """
 
 from __future__ import annotations

@@ -16,11 +16,11 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
-from rich.syntax import Syntax
 from rich.text import Text
 
 from spark_cli.session.deep import DeepTask, HunkStatus, Selection
 from spark_cli.session.events import EditLanded, EditRefused, ProseDelta, TurnFailed
+from spark_cli.tui.transcript.edit_view import diff_syntax
 
 if TYPE_CHECKING:
     from spark_cli.tui.deep.track import DeepController
@@ -100,8 +100,7 @@ def _review(deep: DeepController, task: DeepTask, statuses: tuple[HunkStatus, ..
             detail = f": {status.detail}" if status is not None and status.detail else ""
             deep.out.write(Text(f"  {change.path}:{hunk.index} {state}{detail}",
                            style=_STATUS_STYLE.get(state, "")))
-            deep.out.write(Syntax(hunk.diff.rstrip("\n"), "diff", theme="ansi_dark",
-                             background_color="default", word_wrap=True))
+            deep.out.write(diff_syntax(hunk.diff))
     clean = sum(s.state == "clean" for s in statuses)
     deep.out.note(f"{clean} of {len(statuses)} hunk(s) apply cleanly: /deep apply {task.number} "
               f"(all), /deep apply {task.number} PATH or PATH:H, /deep drop {task.number}")

@@ -170,9 +170,8 @@ def model_names(provider: str, current: str, *more: str) -> list[str]:
 
 
 def _commands(typed: str) -> list[Choice]:
-    first = [c for c in CATALOG if c.name.startswith(typed)]
-    then = [c for c in CATALOG if typed in c.name and c not in first]
-    return [_command_choice(c) for c in (*first, *then)]
+    by_name = {info.name: info for info in CATALOG}
+    return [_command_choice(by_name[name]) for name in _ranked(list(by_name), typed)]
 
 
 def _command_choice(info: CommandInfo) -> Choice:

@@ -11,18 +11,13 @@ LIMIT = 8
 
 
 class PathMatcher:
-    """Fuzzy search over ``paths`` (see the module doc).
+    """Fuzzy search over ``paths``: ``best(query)`` answers the best ``limit``.
 
-    :class:`PathMatcher` holds the repo's paths and answers ``best(query)`` with
-    the best ``limit``: paths whose file name contains the query first, then
-    paths containing it anywhere, then scattered matches (the query's characters
-    in order); shorter paths first within each tier. The paths are ordered by
-    length once, so each tier stops as soon as it has ``limit``; a tier that
-    needs a whole pass is a cheap ``str`` test per path, and scattered matching
-    runs its regular expression only on paths holding every character of the
-    query. A query that extends one with fewer than ``limit`` matches searches
-    only those. On 20,000 paths a keystroke costs a few milliseconds at worst
-    (`spark bench tui --only typing`, its picker phase; docs/benchmarks.md).
+    Paths whose file name holds the query come first, then paths holding it anywhere, then
+    scattered matches; shorter paths first within each tier. The paths are ordered by length
+    once, so a tier stops at ``limit``; the scattered tier runs its regular expression only on
+    paths holding every character of the query, and a query extending one with fewer than
+    ``limit`` matches searches only those (`spark bench tui --only typing`, its picker phase).
     """
 
     def __init__(self, paths: Sequence[str]) -> None:

@@ -30,19 +30,18 @@ class Prompt(TextArea):
     Prompt { height: auto; min-height: 3; max-height: 12; border: tall $accent; }
     """
 
-    class Sent(Message):
-        """Enter: the prompt's text (the prompt is cleared)."""
+    class Taken(Message):
+        """The prompt's text, taken by a key (the prompt is cleared)."""
 
         def __init__(self, text: str) -> None:
             super().__init__()
             self.text = text
 
-    class QueueAsked(Message):
-        """Tab: queue the prompt's text (the prompt is cleared)."""
+    class Sent(Taken):
+        """Enter: send the text."""
 
-        def __init__(self, text: str) -> None:
-            super().__init__()
-            self.text = text
+    class QueueAsked(Taken):
+        """Tab: queue the text."""
 
     def __init__(self, sent_prompts: Sequence[str] = (), *, id: str | None = None) -> None:
         super().__init__(soft_wrap=True, show_line_numbers=False, tab_behavior="indent", id=id)

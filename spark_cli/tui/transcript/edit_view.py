@@ -2,7 +2,7 @@
 
 Applied edits show their diff (at most ``MAX_DIFF_LINES`` lines, then a
 pointer to ``/diff``), partial ones the hunks that did not apply, refusals
-their reason; an undo lists what it restored. Pure: outcome in, renderable out.
+their reason. ``/diff`` and ``/deep show`` highlight diffs as :func:`diff_syntax` does.
 """
 
 from __future__ import annotations
@@ -11,24 +11,22 @@ from rich.console import Group, RenderableType
 from rich.syntax import Syntax
 from rich.text import Text
 
-from spark_cli.session.events import EditApplied, RefusedEdit
-
 MAX_DIFF_LINES = 14
+
+
+def diff_syntax(diff: str) -> Syntax:
+    """``diff`` highlighted (without its trailing newlines)."""
+    return Syntax(diff.rstrip("\n"), "diff", theme="ansi_dark", background_color="default",
+                  word_wrap=True)
 
 
 def _diff(diff: str) -> RenderableType:
     lines = diff.rstrip("\n").split("\n")
-    body = "\n".join(lines[:MAX_DIFF_LINES])
-    shown: list[RenderableType] = [Syntax(body, "diff", theme="ansi_dark", word_wrap=True,
-                                          background_color="default")]
+    shown: list[RenderableType] = [diff_syntax("\n".join(lines[:MAX_DIFF_LINES]))]
     if len(lines) > MAX_DIFF_LINES:
         shown.append(Text(f"  … {len(lines) - MAX_DIFF_LINES} more lines (/diff shows all)",
                           style="dim"))
     return Group(*shown)
-
-
-def applied_view(outcome: EditApplied) -> RenderableType:
-    return edit_view(outcome.message, outcome.diff, partial=outcome.partial)
 
 
 def edit_view(message: str, diff: str, *, partial: bool = False) -> RenderableType:
@@ -42,10 +40,6 @@ def edit_view(message: str, diff: str, *, partial: bool = False) -> RenderableTy
 
 def refused_line(message: str) -> RenderableType:
     return Text(f"✗ refused: {message}", style="bold red")
-
-
-def refused_view(outcome: RefusedEdit) -> RenderableType:
-    return refused_line(outcome.message)
 
 
 def rejected_view(message: str) -> RenderableType:

@@ -21,22 +21,13 @@ def fence_marker(line: str) -> str | None:
 
 
 class MarkdownStream:
-    """Streamed Markdown in, per-frame paint operations out (see the module doc).
+    """Streamed Markdown in, per-frame paint operations out, so nothing shown renders again.
 
-    The transcript never re-renders what it already showed. Per frame the TUI
-    calls :meth:`MarkdownStream.take` once and gets a list of operations:
-
-    - ``("line", text)``: a complete line of the block still open (shown as plain
-      text at once, so a long paragraph or code fence never re-renders whole);
-    - ``("block", source)``: the open block closed (a blank line, a closing fence,
-      a heading line); the TUI replaces its plain lines with the rendered Markdown
-      (a code fence is highlighted once, here, never while it is open);
-
-    and :attr:`MarkdownStream.partial`, the unfinished last line (the only text
-    repainted every frame).
-
-    Cost: ``feed`` is one list append per delta; ``take`` is linear in the text
-    that arrived since the last frame.
+    ``take`` (once a frame) gives ``("line", text)`` for each complete line of the open block
+    (shown plain at once) and ``("block", source)`` when the block closes (a blank line, a
+    closing fence, a heading): its plain lines become rendered Markdown, a code fence
+    highlighted once. :attr:`partial` is the unfinished last line, repainted every frame.
+    ``feed`` is one list append per delta; ``take`` is linear in what arrived since.
     """
 
     def __init__(self) -> None:

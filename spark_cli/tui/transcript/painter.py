@@ -4,7 +4,7 @@
 text to the Markdown stream (no widget work per token; the answer's first
 text is painted at once, so it shows without waiting for a frame); every
 other event is rare and is painted at once, after the prose that came before it.
-``frame()`` runs on the app's ~30 Hz clock while a turn streams: it takes the Markdown
+``frame()`` runs on its ~30 Hz clock while a turn streams: it takes the Markdown
 stream's operations for the frame, updates the transcript and the HUD, and times itself (the
 HUD's frame figure); while the text scrolls faster than anyone reads, every other tick does
 nothing (:mod:`~spark_cli.tui.transcript.frame_pace`), the transcript no scrollbar (``hurry``).
@@ -20,6 +20,7 @@ from types import ModuleType
 
 from rich.console import RenderableType
 from rich.text import Text
+from textual.timer import Timer
 
 from spark_cli.session.events import (
     BlockRejected,
@@ -53,9 +54,11 @@ from spark_cli.session.marks import TurnMarks
 from spark_cli.tui.hud import Hud, HudState
 from spark_cli.tui.transcript.answer_view import answer_view
 from spark_cli.tui.transcript.frame_pace import FramePace
-from spark_cli.tui.transcript.markdown_stream import MarkdownStream
+from spark_cli.tui.transcript.markdown_stream import MarkdownStream, Op
 from spark_cli.tui.transcript.transcript import Transcript
 
+FRAME_S = 1 / 30
+"""The frame clock's period while a turn streams (paused between turns)."""
 HUD_PERIOD_S = 0.25
 """Live figures (tok/s, frame time) repaint at most this often while streaming: a HUD
 repainted every frame also repaints the prompt between it and the transcript (Textual
@@ -111,14 +114,13 @@ def command_block(done: CommandFinished, number: int, last: list[str]) -> Text:
 class Painter:
     """Owns the transcript's streaming state and the HUD figures (see the module doc).
 
-    The collector is left alone: a turn leaves little alive (the transcript keeps
-    each finished block compact: :mod:`spark_cli.tui.transcript.blocks`), so its
-    full collections stay short. `spark bench soak` measured a ``gc.freeze()``
-    every second while streaming against none (docs/benchmarks.md, ``## Soak``).
+    The collector is left alone: the transcript keeps finished blocks compact, so full
+    collections stay short (`spark bench soak` against a ``gc.freeze()`` every second).
     """
 
     def __init__(self, transcript: Transcript, hud: Hud, state: HudState,
-                 marks: Callable[[], TurnMarks], on_queue: Callable[[QueueChanged], None]) -> None:
+                 marks: Callable[[], TurnMarks], on_queue: Callable[[QueueChanged], None],
+                 every: Callable[[float, Callable[[], None]], Timer] | None = None) -> None:
         self.transcript = transcript
         self.hud = hud
         self.state = state
@@ -136,6 +138,8 @@ class Painter:
         self.calls: list[ToolCallFinished | CommandFinished] = []
         """The tool calls of the session so far, in order (``/calls``, ``/call N``)."""
         self._output: list[str] = []  # a running command's last lines (the live fold)
+        self._frames = every(FRAME_S, self.frame) if every is not None else None
+        """Calls ``frame`` while a turn streams (``every`` makes it paused)."""
 
     # ---- the sink ----
 
@@ -166,9 +170,9 @@ class Painter:
             case RequestSent():
                 state.state = "waiting"
             case EditLanded(outcome=outcome):
-                write(_views().applied_view(outcome))
+                write(_views().edit_view(outcome.message, outcome.diff, partial=outcome.partial))
             case EditRefused(outcome=refused):
-                write(_views().refused_view(refused))
+                write(_views().refused_line(refused.message))
             case BlockRejected(message=message):
                 write(_views().rejected_view(message))
             case Queued(position=position):
@@ -200,10 +204,7 @@ class Painter:
                 self._end_answer()
                 write(Text(f"✗ {message}", style="bold red"))
             case TurnEnded():
-                self.streaming = self._calling = False
-                self.transcript.hurry(False)
-                state.state, state.queued_at, state.retry_at = "ready", None, None
-                state.prefill_s = None
+                self._end_turn()
             case QueueChanged():
                 state.queue, state.paused = len(event.items), event.paused
                 self.on_queue(event)
@@ -268,10 +269,20 @@ class Painter:
         self.muted = False
         self.streaming = True
         self.pace.reset()
+        if self._frames is not None:
+            self._frames.resume()
         label = {"queued": "› (queued) ", "redirect": "› (redirect) "}.get(why, "› ")
         self.transcript.write(Text(label + text, style="bold cyan"))
         self.state.state, self.state.ttft_s, self.state.tokens_per_s = "waiting", None, None
         self.state.tool_calls, self.state.tool_ms = 0, 0.0
+
+    def _end_turn(self) -> None:
+        if self._frames is not None:
+            self._frames.pause()
+        self.streaming = self._calling = False
+        self.transcript.hurry(False)
+        state = self.state
+        state.state, state.queued_at, state.retry_at, state.prefill_s = "ready", None, None, None
 
     # ---- the frame clock ----
 
@@ -311,26 +322,22 @@ class Painter:
 
     def _paint_prose(self) -> None:
         stream = self.stream
-        if not stream.pending:
-            return
-        transcript = self.transcript
-        with transcript.batched():
-            for kind, text in stream.take():
-                if kind == "line":
-                    transcript.write_open_line(text)
-                else:
-                    transcript.replace_open(answer_view(text))
-            transcript.set_tail(stream.partial)
+        if stream.pending:
+            ops = stream.take()  # moves the unfinished line into ``partial``
+            self._paint(ops, stream.partial)
 
     def _end_answer(self) -> None:
+        self._paint(self.stream.finish(), "")
+
+    def _paint(self, ops: list[Op], tail: str) -> None:
         transcript = self.transcript
         with transcript.batched():
-            for kind, text in self.stream.finish():
+            for kind, text in ops:
                 if kind == "line":
                     transcript.write_open_line(text)
                 else:
                     transcript.replace_open(answer_view(text))
-            transcript.set_tail("")
+            transcript.set_tail(tail)
 
     def note(self, text: str, style: str = "dim") -> None:
         """A line of the app's own (commands, connection state)."""

@@ -5,9 +5,7 @@ as :class:`~spark_cli.session.workspace.store.ShownItem` values (the prompt,
 the answer's prose, each edit with its diff, refusals, redirects, the
 turn's summary line); the keeper saves them with the conversation.
 :func:`turns` cuts saved items into turns and :func:`item_view` turns one
-back into the block the painter would have written. Tool calls have their
-own kind, ``"tool"`` (one line each): the session's tool loop records them
-here and they show as a dim line.
+back into the block the painter would have written (a tool call: one dim line).
 """
 
 from __future__ import annotations
@@ -53,39 +51,30 @@ class ShownLog:
         if type(event) is ProseDelta:
             self._prose.append(event.text)
             return
-        add = self._add
         match event:
             case TurnStarted(text=text, why=why):
-                self._flush()
-                add(ShownItem("prompt", text, why))
+                item = ShownItem("prompt", text, why)
             case EditLanded(outcome=outcome):
-                self._flush()
-                add(ShownItem("partial" if outcome.partial else "edit", outcome.message,
-                              outcome.diff))
+                item = ShownItem("partial" if outcome.partial else "edit", outcome.message,
+                                 outcome.diff)
             case EditRefused(outcome=refused):
-                self._flush()
-                add(ShownItem("refused", refused.message))
+                item = ShownItem("refused", refused.message)
             case BlockRejected(message=message):
-                self._flush()
-                add(ShownItem("rejected", message))
+                item = ShownItem("rejected", message)
             case Redirected(text=text, how=how):
-                self._flush()
-                add(ShownItem("redirect", text, how))
+                item = ShownItem("redirect", text, how)
             case TurnCompleted():
-                self._flush()
-                add(ShownItem("summary", turn_summary(event)))
+                item = ShownItem("summary", turn_summary(event))
             case TurnFailed(message=message):
-                self._flush()
-                add(ShownItem("failed", message))
+                item = ShownItem("failed", message)
             case ToolCallFinished(line=line):
-                self.tool(CALL_MARK + line)
+                item = ShownItem("tool", CALL_MARK + line)
             case ToolLoopStopped(message=message):
-                self.tool(CALL_MARK + message)
-
-    def tool(self, line: str) -> None:
-        """A tool call's compact line (the tool loop's place in the saved transcript)."""
+                item = ShownItem("tool", CALL_MARK + message)
+            case _:
+                return
         self._flush()
-        self._add(ShownItem("tool", line))
+        self._add(item)
 
     def _flush(self) -> None:
         if self._prose:

@@ -24,19 +24,14 @@ _MAX_BLOCKS = 5000
 
 
 class Transcript(ScrollView, can_focus=False):
-    """The conversation as it streams (see the module doc).
+    """The conversation as it streams: a scroll view on Textual's line API.
 
-    A scroll view on Textual's line API. What is finished is rendered once into
-    strips (``write``); the open Markdown block of a streaming answer is shown as
-    plain lines and replaced by its rendered form when it closes
-    (``replace_open``); the unfinished last line is the tail (``set_tail``), the
-    only thing repainted every frame. A frame's cost depends on what changed,
-    never on how long the transcript is. The finished blocks are kept as
-    :class:`~spark_cli.tui.transcript.blocks.Blocks`: each block's renderable and
-    line count, with the strips of the blocks used last; a line that was let go is
-    rendered again when it comes back on screen. On a width change the end is
-    rendered again at once and the blocks before it are counted again a few at a
-    time between frames (``Blocks.recount``).
+    Finished blocks are rendered once into strips (``write``) and kept as
+    :class:`~spark_cli.tui.transcript.blocks.Blocks`; the open Markdown block shows as plain
+    lines until it closes (``replace_open``); the unfinished last line is the tail
+    (``set_tail``), the only thing repainted every frame: a frame costs what changed, never
+    the transcript's length. A width change renders the end at once and counts the blocks
+    before it again a few at a time between frames (``Blocks.recount``).
     """
 
     DEFAULT_CSS = """
@@ -151,12 +146,8 @@ class Transcript(ScrollView, can_focus=False):
         scroll_x, scroll_y = self.scroll_offset
         index = scroll_y + y
         width, style = self._line_look or self._look()
-        blocks = self._blocks
-        if index < len(blocks):
-            strip = blocks.line(index)
-        elif index - len(blocks) < len(self._tail):
-            strip = self._tail[index - len(blocks)]
-        else:
+        strip = self._line(index)
+        if strip is None:
             return Strip.blank(width, style)
         if not self._painting:  # the compositor's hit test: where a mouse press lands
             strip = _with_offsets(strip, index)
@@ -166,10 +157,9 @@ class Transcript(ScrollView, can_focus=False):
         return strip.crop_extend(scroll_x, scroll_x + width, style)
 
     def render_lines(self, crop: Region) -> list[Strip]:
-        """Textual's styled rows, kept per line while it stays on screen (``StyledRows``):
-        a frame that scrolls styles only the lines new on screen. Painted rows carry no
-        selection offsets (only the hit test's ``render_line`` calls do): styles made per
-        line for every drawn row grew a 500-turn session by ~8 MB (``spark bench soak``)."""
+        """Textual's styled rows, kept per line while it stays on screen (``StyledRows``).
+        Painted rows carry no selection offsets, only the hit test's ``render_line`` calls
+        do: styles made per drawn row grew a long session's memory (``spark bench soak``)."""
         self._painting = True
         try:
             return self._render_rows(crop)
@@ -183,16 +173,8 @@ class Transcript(ScrollView, can_focus=False):
                 or self.text_selection is not None:
             return super().render_lines(crop)  # rows differ by position: style each
         scroll_x, scroll_y = self.scroll_offset
-        blocks, tail = self._blocks, self._tail
-        count, tail_count = len(blocks), len(tail)
-        sources: list[object] = []
-        for index in range(scroll_y + crop.y, scroll_y + crop.y + crop.height):
-            if index < count:
-                sources.append(blocks.line(index))
-            elif index - count < tail_count:
-                sources.append(tail[index - count])
-            else:
-                sources.append(None)
+        top = scroll_y + crop.y
+        sources = [self._line(index) for index in range(top, top + crop.height)]
         look = (crop.x, crop.width, self.size, scroll_x, self.rich_style, self.background_colors,
                 tuple(self.get_line_filters()), self.hover_style, self.app.ansi_theme)
         return self._styled.render(crop, sources, look, super().render_lines)
@@ -257,6 +239,13 @@ class Transcript(ScrollView, can_focus=False):
         self.scroll_end(animate=False, immediate=True, x_axis=False)
 
     # ---- internals ----
+
+    def _line(self, index: int) -> Strip | None:
+        """Line ``index`` of the blocks, then of the tail; None past the end."""
+        blocks, tail = self._blocks, self._tail
+        if index < len(blocks):
+            return blocks.line(index)
+        return tail[index - len(blocks)] if index - len(blocks) < len(tail) else None
 
     def _content_width(self) -> int:
         return max(self.scrollable_content_region.width, 10)

@@ -174,7 +174,7 @@ async def test_esc_mid_loop_stops_the_running_call_at_once(repo: Path, tmp_path:
         events = _record(app)
         _type(app, *"look", "enter")
         await asyncio.to_thread(tools.running.wait, 10)
-        assert "⚙ list" in app.hud_state.state  # the HUD names the running call
+        assert "⚙ list" in app.feed.state.state  # the HUD names the running call
         _type(app, "escape")
         await wait_until(lambda: _count(events, TurnEnded) == 1)
         await pilot.pause()

@@ -1,0 +1,99 @@
+"""The session on screen: the Interaction's sink, the HUD's figures and the app's own lines.
+
+:class:`ScreenFeed` hands each event to the painter (``attach``: once the widgets exist),
+then to the app, and keeps the HUD's state true to what the session tells besides events:
+the window, the channel's state, the deep tasks, new settings. It is the ``Output`` of the
+app and its controllers (before the first frame their lines have nowhere to go), and it
+shows a resumed conversation again (``replay``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from rich.console import RenderableType
+
+from spark_cli.session.api import SessionApi
+from spark_cli.session.config.settings import Settings
+from spark_cli.session.events import RequestSent, TurnFailed
+from spark_cli.session.interaction import InteractionEvent
+from spark_cli.session.workspace.store import ShownItem
+from spark_cli.tui.hud import HudState
+from spark_cli.tui.transcript.answer_view import answer_view
+from spark_cli.tui.transcript.painter import Painter
+from spark_cli.tui.transcript.shown import FIRST_TURNS, MORE_TURNS, Replay
+
+
+class ScreenFeed:
+    """What the screen shows of ``session`` (see the module doc)."""
+
+    def __init__(self, session: SessionApi, after: Callable[[InteractionEvent], None]) -> None:
+        self.session = session
+        self.after = after
+        """Told each event once it is painted (what is kept, a draft given back)."""
+        self.state = HudState()
+        self.painter: Painter | None = None
+        self.settings_changed(session.settings)
+
+    def attach(self, painter: Painter) -> None:
+        self.painter = painter
+        self.show_hud()
+
+    def on_event(self, event: InteractionEvent) -> None:
+        """The Interaction's sink."""
+        if self.painter is None:
+            return
+        if type(event) is TurnFailed:  # an overflow answer may have told the server's window
+            self.state.context_window = self.session.settings.context_window
+        self.painter.on_event(event)
+        if type(event) is RequestSent:
+            self._context_notes()
+        self.after(event)
+
+    def replay(self, items: Sequence[ShownItem]) -> None:
+        """A resumed conversation as it was shown: its last turns now, earlier ones as the
+        user scrolls up."""
+        if self.painter is None:
+            return
+        replay, transcript = Replay(items, answer_view), self.painter.transcript
+        with transcript.batched():
+            for block in replay.take(FIRST_TURNS):
+                self.painter.write(block)
+        transcript.more = (lambda: replay.take(MORE_TURNS)) if replay.left else None
+
+    def _context_notes(self) -> None:
+        """What the request left out to fit the window (or could not send), said once."""
+        report = self.session.context
+        if report is None:
+            return
+        self.state.context_tokens = report.used
+        self.state.context_window = self.session.settings.context_window
+        for line in (*report.trimmed, *report.notes):
+            self.note(f"context: {line}", "yellow")
+
+    def show_hud(self) -> None:
+        if self.painter is not None:
+            self.painter.hud.show(self.state, self.painter.clock())
+
+    def link_state(self, state: str) -> None:
+        self.state.state = state
+        self.show_hud()
+
+    def deep_tasks(self, text: str) -> None:
+        self.state.deep = text
+        self.show_hud()
+
+    def settings_changed(self, settings: Settings) -> None:
+        """The provider, model and window in use (at start, ``/model``, ``/provider``)."""
+        provider, state = settings.provider, self.state
+        state.provider, state.model, state.channel = provider.name, provider.model, provider.kind
+        state.context_window = settings.context_window
+        self.show_hud()
+
+    def note(self, text: str, style: str = "dim") -> None:
+        if self.painter is not None:
+            self.painter.note(text, style)
+
+    def write(self, renderable: RenderableType) -> None:
+        if self.painter is not None:
+            self.painter.write(renderable)

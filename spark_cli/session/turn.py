@@ -311,6 +311,8 @@ class TurnRun:
                          else count_tokens("".join(self.parts)))
         first, last, sent = marks.first_delta_at, marks.last_delta_at, marks.request_sent_at
         tool_time = sum(self.round_trips)
+        if self._calls_done_at is not None:  # stopped before the follow-up: the calls' time
+            tool_time += time.perf_counter() - self._calls_done_at
         span = (last - first) if first is not None and last is not None else 0.0
         if span > tool_time:
             span -= tool_time

@@ -202,6 +202,7 @@ async def test_esc_while_it_runs_kills_the_command(tmp_path: Path) -> None:
     [finished] = [e for e in events if isinstance(e, CommandFinished)]
     assert finished.ended == "stopped" and finished.duration_s < 5
     assert isinstance(events[-1], TurnCompleted) and events[-1].status == "cancelled"
+    assert events[-1].tool_time_s >= finished.duration_s  # the stopped run is time in spark
 
 
 async def test_files_the_command_changed_are_named(tmp_path: Path) -> None:

@@ -115,21 +115,23 @@ def chat_body(request: TurnRequest, model: str | None) -> dict[str, Any]:
     return body
 
 
+def responses_options(request: TurnRequest) -> dict[str, Any]:
+    """The fields of a Responses request that follow its input, on either wire."""
+    options: dict[str, Any] = {}
+    if request.tools:
+        options["tools"] = responses_tools(request.tools)
+    if request.instructions:
+        options["instructions"] = request.instructions
+    if request.max_output_tokens is not None:
+        options["max_output_tokens"] = request.max_output_tokens
+    return options
+
+
 def responses_body(request: TurnRequest, model: str | None) -> dict[str, Any]:
     """A streamed Responses request; the whole conversation every turn (``store: false``)."""
-    body: dict[str, Any] = {
-        "model": request.model or model,
-        "input": [responses_item(m) for m in request.messages],
-        "stream": True,
-        "store": False,
-    }
-    if request.tools:
-        body["tools"] = responses_tools(request.tools)
-    if request.instructions:
-        body["instructions"] = request.instructions
-    if request.max_output_tokens is not None:
-        body["max_output_tokens"] = request.max_output_tokens
-    return body
+    return {"model": request.model or model,
+            "input": [responses_item(m) for m in request.messages],
+            "stream": True, "store": False, **responses_options(request)}
 
 
 def encode(body: Mapping[str, Any]) -> bytes:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from spark_cli.protocol.channel import ConversationItem, Message, TurnRequest
 from spark_cli.record import record
-from spark_cli.transport.bodies import responses_item, responses_tools
+from spark_cli.transport.bodies import responses_item, responses_options
 
 if TYPE_CHECKING:
     from logging import Logger
@@ -70,12 +70,7 @@ def create_payload(request: TurnRequest, chain: Chain | None, *, generate: bool 
             body["previous_response_id"] = chain.response_id
             messages = messages[covered:]
     body["input"] = [responses_item(m) for m in messages]
-    if request.tools:
-        body["tools"] = responses_tools(request.tools)
-    if request.instructions:
-        body["instructions"] = request.instructions
-    if request.max_output_tokens is not None:
-        body["max_output_tokens"] = request.max_output_tokens
+    body.update(responses_options(request))
     body["store"] = False
     if not generate:
         body["generate"] = False

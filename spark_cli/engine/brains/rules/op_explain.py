@@ -61,12 +61,18 @@ def describe(path: str, text: str) -> list[str]:
     return out
 
 
-def explain(instruction: Instruction, files: dict[str, str], named: list[str]) -> OpResult:
+def _outlines(files: dict[str, str], named: list[str]) -> tuple[list[str], list[str]]:
+    """The files an explanation covers and the outline of each."""
     paths = pick_files(files, named, lambda _p, _t: True)
     prose: list[str] = []
     for path in paths:
         prose.append("\n")
         prose += describe(path, files[path])
+    return paths, prose
+
+
+def explain(instruction: Instruction, files: dict[str, str], named: list[str]) -> OpResult:
+    paths, prose = _outlines(files, named)
     prose += ["\n", f"That is the structure of {plural(len(paths), 'file')}; I made no edits.\n"]
     return OpResult(lead=f"Here is an outline of {', '.join(paths)}:", summary="",
                     prose=tuple(prose))
@@ -108,11 +114,7 @@ def connections(files: dict[str, str], paths: list[str]) -> list[str]:
 
 
 def explain_all(instruction: Instruction, files: dict[str, str], named: list[str]) -> OpResult:
-    paths = pick_files(files, named, lambda _p, _t: True)
-    prose: list[str] = []
-    for path in paths:
-        prose.append("\n")
-        prose += describe(path, files[path])
+    paths, prose = _outlines(files, named)
     if len(paths) > 1:
         links = connections(files, paths)
         prose += ["\n", "How they connect:\n"]

@@ -90,7 +90,7 @@ def test_escapes_fail_in_the_sandbox_and_nothing_is_left_behind(repo: Path,
     outside = tmp_path / "outside.txt"
     listener = socket.create_server(("127.0.0.1", 0))
     port = listener.getsockname()[1]
-    marker = "31.4159"
+    marker = f"31.{os.getpid()}"  # unique: pgrep below sees every process on the machine
     connect = (f"{sys.executable} -c \"import socket; socket.create_connection("
                f"('127.0.0.1', {port}), timeout=2); print('connected')\"")
     home = Path.home() / f"spark-escape-{os.getpid()}"

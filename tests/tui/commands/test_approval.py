@@ -4,6 +4,7 @@ the draft in the prompt is kept and the prompt gets the focus back."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -88,7 +89,8 @@ async def test_esc_stops_a_long_command_and_leaves_no_process(tui_app: MakeApp,
     app = await tui_app(model="spark-rules", commands="ask")
     async with app.run_test(size=(100, 30)) as pilot:
         events = _record(app)
-        _send(app, "run `sleep 27.1828`")
+        marker = f"27.{os.getpid()}"  # unique: pgrep below sees every process on the machine
+        _send(app, f"run `sleep {marker}`")
         await _asked(app)
         await pilot.press("y")
         await wait_until(lambda: any(isinstance(e, CommandStarted) for e in events))
@@ -96,7 +98,7 @@ async def test_esc_stops_a_long_command_and_leaves_no_process(tui_app: MakeApp,
         await wait_until(lambda: any(isinstance(e, TurnEnded) for e in events))
         [finished] = [e for e in events if isinstance(e, CommandFinished)]
         assert finished.ended == "stopped"
-        left = subprocess.run(["pgrep", "-f", "sleep 27.1828"], capture_output=True, text=True)
+        left = subprocess.run(["pgrep", "-f", f"sleep {marker}"], capture_output=True, text=True)
         assert left.stdout == ""
 
 

@@ -34,10 +34,18 @@ def repo(tmp_path: Path) -> Path:
     return root
 
 
+def _own_server(repo: Path) -> Path:
+    """The server under a path of this test's own (a link), so that pgrep sees only its
+    processes, never those of another suite on the same machine."""
+    return repo.parent / "mcp-server-time"
+
+
 def _configure(repo: Path, *, allowed: bool) -> None:
     allow = 'allowed_tools = ["get_current_time"]\n' if allowed else ""
+    if not _own_server(repo).exists():
+        _own_server(repo).symlink_to(_server())
     (repo / ".spark" / "config.toml").write_text(
-        f'[mcp_servers.time]\ncommand = "{_server()}"\nargs = ["--local-timezone", "UTC"]\n'
+        f'[mcp_servers.time]\ncommand = "{_own_server(repo)}"\nargs = ["--local-timezone", "UTC"]\n'
         + allow)
 
 
@@ -54,8 +62,9 @@ def _edit(repo: Path, url: str, *flags: str) -> subprocess.CompletedProcess[str]
         stdin=subprocess.DEVNULL)
 
 
-def _left() -> str:
-    return subprocess.run(["pgrep", "-f", _server()], capture_output=True, text=True).stdout
+def _left(repo: Path) -> str:
+    return subprocess.run(["pgrep", "-f", str(_own_server(repo))], capture_output=True,
+                          text=True).stdout
 
 
 def test_an_allowed_tool_gets_the_servers_answer_and_is_declared_from_the_next_run(
@@ -69,7 +78,7 @@ def test_an_allowed_tool_gets_the_servers_answer_and_is_declared_from_the_next_r
     events = [json.loads(line) for line in done.stdout.splitlines()]
     finished = [e for e in events if e["type"] == "tool_call_finished"]
     assert finished[0]["server"] == "time" and finished[0]["ok"]
-    assert _left() == "", "an MCP server outlived spark edit"
+    assert _left(repo) == "", "an MCP server outlived spark edit"
     second = Model((TOOL, {"timezone": "Europe/Paris"}))
     with chat_model(second) as url:
         _edit(repo, url)
@@ -86,4 +95,4 @@ def test_a_tool_not_allowed_is_refused_with_an_error_result(repo: Path) -> None:
     [answer] = model.outputs
     assert answer.startswith("declined: the user did not allow this tool call"), done.stderr
     assert "time get_current_time" in done.stderr
-    assert _left() == ""
+    assert _left(repo) == ""

@@ -65,14 +65,14 @@ async def test_spark_deep_is_paced_as_the_deep_model(engine_factory: Any) -> Non
 
 
 async def test_a_fast_model_name_never_gets_the_deep_pace(engine_factory: Any) -> None:
-    # slow deep settings would make the rules answer take > 5 s if they leaked
-    engine = await engine_factory(**FAST, deep_tps=1, deep_ttft_ms=5000)
+    # slow deep settings would make the rules answer take > 60 s if they leaked
+    engine = await engine_factory(**FAST, deep_tps=1, deep_ttft_ms=60_000)
     async with ws_connect(engine) as ws:
         started = time.perf_counter()
         await send(ws, type="response.create", model="gpt-5.3-codex-spark", input=TASK)
         while json.loads(await ws.recv())["type"] != "response.completed":
             pass
-        assert time.perf_counter() - started < 2.5
+        assert time.perf_counter() - started < 30
 
 
 async def test_a_deep_default_brain_paces_any_model_name_as_deep(engine_factory: Any) -> None:

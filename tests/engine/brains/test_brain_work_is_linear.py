@@ -10,8 +10,6 @@ agree with the obvious ones.
 from __future__ import annotations
 
 import re
-import time
-from collections.abc import Callable
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -27,27 +25,15 @@ from spark_cli.engine.brains.rules.instruction_parser import (
 )
 from spark_cli.engine.brains.rules.rules_brain import RulesBrain
 from spark_cli.protocol.files import FileBlock, render_file_blocks
+from tests.engine.brains.growth import GROWTH, growth
 
 # the patterns that were quadratic (each ~40 KB): "replace 'a " took 2 s, "x" 20 s
 ADVERSARIAL = ["replace 'a ", "x", "add parameter x: ", "replace `a` with ", "a/",
                "add import from a import ", "add parameter x=\"", "add 'import ", "run ",
                "run the tests ", "fix what ", "run the tests , and "]
 SIZE = 40_000
-GROWTH = 10.0  # for 4x the input: linear ~4, quadratic ~16
 OLD_REPLACE = re.compile(r"\b(?:replace|change|substitute)\s+(?:all\s+)?(?:occurrences\s+of\s+)?"
                          r"(['\"`])(.+?)\1\s+(?:with|by|to|for)\s+(['\"`])(.*?)\3", re.I | re.S)
-
-
-def _growth(work: Callable[[int], object], size: int) -> float:
-    """How much longer ``work(4 * size)`` takes than ``work(size)``: best of three each,
-    the two sizes alternating."""
-    best = {size: float("inf"), 4 * size: float("inf")}
-    for _ in range(3):
-        for n in best:
-            started = time.perf_counter()
-            work(n)
-            best[n] = min(best[n], time.perf_counter() - started)
-    return best[4 * size] / best[size]
 
 
 def _parse_all(size: int) -> None:
@@ -62,7 +48,7 @@ def _parse_all(size: int) -> None:
 
 
 def test_instruction_parsing_and_reading_command_output_are_linear() -> None:
-    assert _growth(_parse_all, SIZE // 4) < GROWTH
+    assert growth(_parse_all, SIZE // 4) < GROWTH
 
 
 @settings(max_examples=300, deadline=None)
@@ -90,7 +76,7 @@ def test_one_rename_in_a_big_file_is_linear() -> None:
     sources = {n: _big_file(n) for n in (1000, 4000)}
     answer = _ask("rename target to goal", {"app.py": sources[4000]})
     assert "def goal():" in answer and answer.count("<<<<<<< SEARCH") == 1
-    assert _growth(lambda n: _ask("rename target to goal", {"app.py": sources[n]}), 1000) < GROWTH
+    assert growth(lambda n: _ask("rename target to goal", {"app.py": sources[n]}), 1000) < GROWTH
 
 
 def _sites(count: int) -> str:
@@ -109,7 +95,7 @@ def test_many_sites_in_a_file_are_linear() -> None:
         _ask("rename foo to bar", {"app.py": sources[n]})
         _ask("remove print calls", {"app.py": sources[n]})
 
-    assert _growth(both, 200) < GROWTH
+    assert growth(both, 200) < GROWTH
 
 
 LINES = st.sampled_from(["a\n", "b\n", "\n", "x = 1\n", "return\n", "ab"])

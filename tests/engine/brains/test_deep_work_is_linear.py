@@ -1,29 +1,29 @@
 """A client controls the task: step splitting and the deep operations stay near-linear.
 
-Generous wall-clock bounds (a quadratic version takes seconds to minutes on these
-inputs)."""
+The same work at two sizes, four times apart, in one run (tests/engine/brains/growth.py):
+linear work grows about 4x, a quadratic version 16x (seconds to minutes at these sizes)."""
 
 from __future__ import annotations
-
-import time
 
 from spark_cli.engine.brains.base import BrainRequest, BrainTurn
 from spark_cli.engine.brains.deep.deep_brain import DeepBrain
 from spark_cli.engine.brains.deep.steps import MAX_STEPS, parse_steps, split_steps
 from spark_cli.protocol.files import FileBlock, render_file_blocks
+from tests.engine.brains.growth import GROWTH, growth
 
 ADVERSARIAL = [" ", "a ", ". ", "and ", " then", "add docstrings to every ", ", pass ", "1. ",
                "\"; ", "` then ", "document all "]
 SIZE = 40_000
 
 
-def test_step_parsing_is_linear() -> None:
-    started = time.perf_counter()
+def _parse_all(size: int) -> None:
     for unit in ADVERSARIAL:
-        text = unit * (SIZE // len(unit))
-        steps = parse_steps(text)
+        steps = parse_steps(unit * (size // len(unit)))
         assert len(steps) <= MAX_STEPS + 1
-    assert time.perf_counter() - started < 1.5
+
+
+def test_step_parsing_is_linear() -> None:
+    assert growth(_parse_all, SIZE // 4) < GROWTH
 
 
 def test_steps_split_at_lines_sentences_semicolons_and_then() -> None:
@@ -47,18 +47,27 @@ def _ask(prompt: str, files: dict[str, str]) -> str:
     return "".join(DeepBrain().answer(request))
 
 
-def test_many_definitions_and_call_sites_are_quick() -> None:
-    # 1,500 functions in one file, each calling `foo`: docstrings for all, callers of all
+def _files(count: int) -> dict[str, str]:
+    """``count`` functions in one file, each calling `foo`, and ``count`` callers in another."""
     src = "def foo(a):\n    return a\n\n\n" + "".join(
-        f"def f{i}(a, b):\n    return foo(a) + b\n\n\n" for i in range(1500))
-    other = "from m import foo\n\n" + "".join(f"x{i} = foo({i})\n" for i in range(1500))
-    started = time.perf_counter()
-    documented = _ask("add docstrings to every function", {"m.py": src})
-    called = _ask("add a parameter n to foo and update its callers, passing 1",
-                  {"m.py": src, "n.py": other})
-    assert time.perf_counter() - started < 6.0
-    assert documented.count('"""') == 2 * 1501
-    assert called.count("foo(a, n=1)") == 1500 and called.count("n=1)") == 3000
+        f"def f{i}(a, b):\n    return foo(a) + b\n\n\n" for i in range(count))
+    other = "from m import foo\n\n" + "".join(f"x{i} = foo({i})\n" for i in range(count))
+    return {"m.py": src, "n.py": other}
+
+
+def _both(files: dict[str, str]) -> tuple[str, str]:
+    documented = _ask("add docstrings to every function", {"m.py": files["m.py"]})
+    called = _ask("add a parameter n to foo and update its callers, passing 1", files)
+    return documented, called
+
+
+def test_many_definitions_and_call_sites_are_linear() -> None:
+    # docstrings for all, callers of all
+    files = {n: _files(n) for n in (400, 1600)}
+    documented, called = _both(files[1600])
+    assert documented.count('"""') == 2 * 1601
+    assert called.count("foo(a, n=1)") == 1600 and called.count("n=1)") == 3200
+    assert growth(lambda n: _both(files[n]), 400) < GROWTH
 
 
 def test_skipped_steps_are_quoted_short_and_say_why() -> None:

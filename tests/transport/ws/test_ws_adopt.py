@@ -227,10 +227,10 @@ async def test_a_handshake_timeout_is_paid_once(monkeypatch: pytest.MonkeyPatch)
                               request())
         ahead = await ahead_of(url, request(), connect_timeout=0.3)
         started = time.monotonic()
-        error = await failure(channel(url, ahead, retry_policy=ONCE, connect_timeout=0.3),
+        error = await failure(channel(url, ahead, retry_policy=ONCE, connect_timeout=1.0),
                               request())
         took = time.monotonic() - started
-    assert len(connects) == 1 and took < 0.25  # raised at once: no second 0.3 s wait
+    assert len(connects) == 1 and took < 1.0  # raised at once: a second wait takes 1 s
     assert (error.kind, error.message) == ("connection", today.message)
     assert "timed out during opening handshake" in today.message
 

@@ -107,7 +107,7 @@ wait_for "applied, 0 refused" 30
 wait_for "deep #1 done" 90
 wait_for "│ ready" 30                                # the queued "then this" ran after the answer
 type_line "/deep apply 1"; key Enter
-wait_for "(one undo batch)" 30
+wait_for "deep #1: applied 2 hunk(s)" 30              # ... (one undo batch); a line start never wraps
 
 step "quit"
 key C-q

@@ -35,12 +35,12 @@ venv: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/python examples/demo.py
 
-## Lint, check the import contracts and the types, run the whole test suite.
+## Lint, check the import contracts and the types, run the whole test suite (one worker per core).
 test: $(STAMP)
 	$(BIN)/ruff check spark_cli tests examples
 	$(BIN)/lint-imports
 	$(BIN)/mypy
-	env -u TERM $(BIN)/python -m pytest </dev/null
+	env -u TERM $(BIN)/python -m pytest -n auto --dist loadgroup </dev/null
 
 ## Install the real llama.cpp servers and the SmolLM2 model into .venv (see above).
 local-model: $(STAMP)

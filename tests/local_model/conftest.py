@@ -43,6 +43,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if Path(str(item.fspath)).is_relative_to(here):
             item.add_marker(pytest.mark.local_model)
+            item.add_marker(pytest.mark.xdist_group("local_model"))  # one worker starts the servers
             item.add_marker(pytest.mark.timeout(SUITE_TIMEOUT_S))
 
 

@@ -40,23 +40,20 @@ _KINDS: dict[str, EditKind] = {"Add": "add", "Delete": "delete", "Update": "upda
 class PatchEnvelope:
     """One open `*** Begin Patch` envelope.
 
-    Models pad markers and drop prefixes, so some lines are held back until the next
-    line tells what they were:
-    - a file header padded with spaces is a header when no section is open;
-    - an indented `*** End Patch` inside a section ends the envelope unless a hunk
-      line or marker follows (then it was a context line reading like one);
-    - an unprefixed line in an update section is a context line that lost its
-      leading space when a hunk line, `@@` or a marker follows; when a fence or a
-      SEARCH/REPLACE marker follows (or too many such lines pile up), the envelope
-      ended without `*** End Patch`: the section is rejected and the held lines are
-      given back (`take_returned`) to be read again as prose. Before a new
-      `*** Begin Patch` they are prose too, and the section is kept.
+    Models pad markers and drop prefixes, so a padded header, an indented
+    `*** End Patch` and unprefixed lines are held back until the next line tells what
+    they were (docs/edits.md, "The apply_patch envelope"); held lines that prove to be
+    prose (a fence or a SEARCH/REPLACE marker follows, or too many pile up) are given
+    back (`take_returned`) to be read again.
     """
 
-    __slots__ = ("_maybe_end", "_returned", "_section", "_skipping", "line")
+    __slots__ = ("_indent", "_indent_seen", "_maybe_end", "_returned", "_section", "_skipping",
+                 "line")
 
-    def __init__(self, line: int) -> None:
+    def __init__(self, line: int, indent: str = "") -> None:
         self.line = line
+        self._indent = indent  # of '*** Begin Patch': the whole envelope's, if its next line has it
+        self._indent_seen = not indent
         self._section: PatchSection | None = None
         self._skipping = False  # inside a section whose header was rejected
         self._maybe_end: tuple[str, str, int] | None = None  # an indented '*** End Patch'
@@ -99,6 +96,12 @@ class PatchEnvelope:
         """Take one line. "closed": End Patch consumed; "left": this line is not part of
         the envelope (it ended) and must be read again as prose, after the lines
         `take_returned` gives."""
+        if not self._indent_seen and text.strip():
+            self._indent_seen = True
+            if not text.startswith(self._indent):
+                self._indent = ""  # only '*** Begin Patch' was padded
+        if self._indent and text.startswith(self._indent):
+            text = text[len(self._indent):]
         items: list[ParsedItem] = []
         section = self._section
         if self._maybe_end is not None and section is not None:

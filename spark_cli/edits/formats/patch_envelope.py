@@ -72,25 +72,24 @@ class PatchEnvelope:
         raw = "".join(section.raw) if section else ""
         return BlockRejected(f"line {lineno}: {message}", lineno, path, raw)
 
-    def _finish(self, lineno: int) -> ParsedItem | None:
-        """Emit the open section (it is complete: a header or End Patch follows)."""
+    def _finish(self, lineno: int, items: list[ParsedItem]) -> None:
+        """Emit the open section, if any (it is complete: a header or End Patch follows)."""
         section = self._section
         if section is None:
-            return None
-        if section.kind == "update":
-            error = section.end_hunk()
-            if error:
-                return self._reject(lineno, error + "; the section was not applied")
-            if not section.hunks and not section.move_to:
-                return self._reject(lineno, f"{section.header} has no hunks: expected '@@' "
-                                    "and ' '/'-'/'+' lines; the section was not applied")
+            return
+        error = section.end_hunk() if section.kind == "update" else None
+        if section.kind == "update" and not error and not section.hunks and not section.move_to:
+            error = f"{section.header} has no hunks: expected '@@' and ' '/'-'/'+' lines"
+        if error:
+            items.append(self._reject(lineno, error + "; the section was not applied"))
+            return
         self._section = None
         hunks = tuple(section.hunks)
         if section.kind == "add":
             content = "".join(t + "\n" for _p, t in section.body)
             hunks = (Hunk("", content, line=section.line),)
-        return FileEdit(section.kind, section.path, hunks, "apply_patch", section.move_to,
-                        section.line)
+        items.append(FileEdit(section.kind, section.path, hunks, "apply_patch",
+                              section.move_to, section.line))
 
     def feed(self, text: str, raw: str, lineno: int) -> tuple[list[ParsedItem], Status]:
         """Take one line. "closed": End Patch consumed; "left": this line is not part of
@@ -136,7 +135,7 @@ class PatchEnvelope:
         if section is not None and section.loose:
             if text.startswith("*** Begin Patch"):  # prose, then the next envelope
                 section.loose, loose = [], section.loose
-                self._push(items, self._finish(lineno))
+                self._finish(lineno, items)
                 self._returned = [(r, n) for _t, r, n in loose]
                 return "left"
             error = section.settle_loose(hunk_ends=True)
@@ -203,7 +202,7 @@ class PatchEnvelope:
             if error:
                 self._broken(items, lineno, error)
                 return items
-        self._push(items, self._finish(lineno))
+        self._finish(lineno, items)
         return items
 
     def _broken(self, items: list[ParsedItem], lineno: int, error: str) -> Status:
@@ -238,11 +237,11 @@ class PatchEnvelope:
     def _marker_line(self, text: str, raw: str, lineno: int,
                      items: list[ParsedItem]) -> Status | None:
         if END_PATCH.match(text):
-            self._push(items, self._finish(lineno))
+            self._finish(lineno, items)
             return "closed"
         header = FILE_HEADER.match(text)
         if header:
-            self._push(items, self._finish(lineno))
+            self._finish(lineno, items)
             kind, path = _KINDS[header.group(1)], header.group(3)
             if not path:
                 items.append(BlockRejected(
@@ -255,7 +254,7 @@ class PatchEnvelope:
             self._section = PatchSection(kind, path, lineno, raw)
             return "open"
         if text.startswith("*** Begin Patch"):  # a new envelope: the previous one lacked End Patch
-            self._push(items, self._finish(lineno))
+            self._finish(lineno, items)
             return "open"
         section = self._section
         move = _MOVE_TO.match(text)
@@ -280,11 +279,6 @@ class PatchEnvelope:
             section.eof_seen = True
             return "open"
         return None
-
-    @staticmethod
-    def _push(items: list[ParsedItem], item: ParsedItem | None) -> None:
-        if item is not None:
-            items.append(item)
 
     def close(self, lineno: int) -> list[ParsedItem]:
         """The stream ended before `*** End Patch`: the open section is never applied

@@ -196,13 +196,11 @@ class PatchEnvelope:
     def _end_at(self, lineno: int, items: list[ParsedItem]) -> list[ParsedItem]:
         """An indented '*** End Patch' ended the envelope: emit the open section."""
         self._maybe_end = None
-        section = self._section
-        if section is not None:
-            error = section.settle_loose(hunk_ends=True)
-            if error:
-                self._broken(items, lineno, error)
-                return items
-        self._finish(lineno, items)
+        error = self._section.settle_loose(hunk_ends=True) if self._section is not None else None
+        if error:
+            self._broken(items, lineno, error)
+        else:
+            self._finish(lineno, items)
         return items
 
     def _broken(self, items: list[ParsedItem], lineno: int, error: str) -> Status:

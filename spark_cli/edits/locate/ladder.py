@@ -142,8 +142,7 @@ def locate(text: str, hunk: Hunk, *, language: str | None = None,
                           search_from=search_from, first_of_many=first_of_many)
         except LocateFailed:
             pass
-    raise missing(index.lines, index.real, index.stripped, trimmed[0], trimmed[1], anchors,
-                  context.ranges)
+    raise missing(index, trimmed[0], trimmed[1], anchors, context.ranges)
 
 
 _FENCE_OPEN = re.compile(r"[ \t]*(`{3,}|~{3,})[\w+#.-]*[ \t]*$")

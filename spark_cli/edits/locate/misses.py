@@ -120,10 +120,10 @@ class MatchHints:
                         bool(self.anchors and self.ranges))
 
 
-def missing(lines: list[str], real: int, table: dict[str, list[int]], search: list[str],
-            replace: list[str], anchors: Sequence[str], ranges: Sequence[tuple[int, int]],
-            ) -> LocateFailed:
-    """Refuse a search found nowhere; ``table`` maps stripped file lines to their indexes."""
+def missing(index: LineIndex, search: list[str], replace: list[str], anchors: Sequence[str],
+            ranges: Sequence[tuple[int, int]]) -> LocateFailed:
+    """Refuse a search found nowhere in the file ``index`` holds."""
+    lines, real, table = index.lines, index.real, index.stripped  # stripped line -> rows
     note = _notes(search, replace, anchors, ranges)
     done = _already_applied(lines, real, table, search, replace)
     if done is not None:

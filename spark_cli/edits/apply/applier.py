@@ -43,7 +43,6 @@ from spark_cli.edits.model.outcome import (
     EditApplied,
     EditOutcome,
     FileRefused,
-    HunkRefused,
     RefusedEdit,
     SyntaxVerdict,
 )
@@ -62,15 +61,6 @@ class _Plan:
     conflicted: bool = False  # the file on disk differed from what the model saw
 
 
-class _Refusal(Exception):
-    def __init__(self, reason: str, message: str, hunk_index: int | None = None, line: int = 0,
-                 refused: tuple[HunkRefused, ...] = (),
-                 syntax: SyntaxVerdict | None = None) -> None:
-        super().__init__(message)
-        self.reason, self.message, self.hunk_index, self.line = reason, message, hunk_index, line
-        self.refused, self.syntax = refused, syntax
-
-
 @dataclass(slots=True)
 class _Context:
     """What every block of one apply call shares: the root, the tree, the rules."""
@@ -80,14 +70,15 @@ class _Context:
     seen: Mapping[str, str] | None
     allow_syntax_errors: bool
     size_limit: int
-    write_read_only: bool = False  # the user forces writes to files without write bits
+    write_read_only: bool  # the user forces writes to files without write bits
+    journal: Journal | None
     in_order: bool = False  # identical hunks, one per place: several matches are not ambiguous
 
 
 def _read(ctx: _Context, target: RepoPath, name: str) -> tuple[bytes, TextFile]:
     """The bytes and text of a file that exists (`_plan` checked)."""
     if ctx.tree.is_dir(target.path):
-        raise _Refusal("is_directory", f"{name} is a directory, not a file")
+        raise FileRefused(f"{name} is a directory, not a file", "is_directory")
     size = ctx.tree.size(target.path)
     if size > ctx.size_limit:
         raise too_large(name, size, ctx.size_limit)
@@ -100,9 +91,9 @@ def _writable(ctx: _Context, name: str, mode: int | None, verb: str) -> None:
     users mark files read-only to protect them."""
     if mode is None or mode & 0o222 or ctx.write_read_only:
         return
-    raise _Refusal("read_only", f"{name} is read-only (mode {mode:04o}), so spark did not "
-                   f"{verb} it: the user protects it. Leave this file alone (the user can "
-                   "make it writable, or run spark apply with --force-read-only)")
+    raise FileRefused(f"{name} is read-only (mode {mode:04o}), so spark did not {verb} it: "
+                      "the user protects it. Leave this file alone (the user can make it "
+                      "writable, or run spark apply with --force-read-only)", "read_only")
 
 
 def _hunk_at_line(work: str, spans: list[Span], line: int | None) -> Span | None:
@@ -130,8 +121,8 @@ def _check_syntax(ctx: _Context, name: str, old: str, new: str,
         if culprit is not None and blame is not None:
             line = blame[2].hunks[culprit.index - 1].line or blame[2].line
             prefix = f"hunk {culprit.index} (edit line {line}): "
-        raise _Refusal("syntax", f"{prefix}{verdict.message}; the file was left untouched. "
-                       "Send a corrected block.", index, line, syntax=verdict)
+        raise FileRefused(f"{prefix}{verdict.message}; the file was left untouched. Send a "
+                          "corrected block.", "syntax", index, line, syntax=verdict)
     return verdict
 
 
@@ -161,7 +152,7 @@ def _plan_update(ctx: _Context, edit: FileEdit, target: RepoPath, seen: str | No
         if regions and first.reason != "conflict":
             reason = "conflict"
             message += " (note: the file changed on disk since the model read it)"
-        raise _Refusal(reason, message, first.hunk_index, first.line, tuple(refused))
+        raise FileRefused(message, reason, first.hunk_index, first.line, tuple(refused))
     ordered = sorted(spans, key=lambda s: (s.start, s.end, s.index))
     result = work.spliced([(s.start, s.end, s.replacement) for s in ordered])
     if pad and result.text.endswith("\n"):
@@ -179,7 +170,7 @@ def _plan_update(ctx: _Context, edit: FileEdit, target: RepoPath, seen: str | No
 
 def _plan_delete(ctx: _Context, edit: FileEdit, target: RepoPath) -> _Plan:
     if ctx.tree.is_dir(target.path):
-        raise _Refusal("is_directory", f"{edit.path} is a directory; only files are deleted")
+        raise FileRefused(f"{edit.path} is a directory; only files are deleted", "is_directory")
     state = ctx.tree.read(target.path)
     _writable(ctx, target.rel, state.mode, "delete")
     try:
@@ -197,8 +188,8 @@ def _plan_move(ctx: _Context, edit: FileEdit, source: RepoPath, plan: _Plan) -> 
     if dest.rel == source.rel:
         return plan
     if ctx.tree.exists(dest.path):
-        raise _Refusal("exists", f"cannot move {edit.path} to {edit.move_to}: the target "
-                       "already exists")
+        raise FileRefused(f"cannot move {edit.path} to {edit.move_to}: the target already "
+                          "exists", "exists")
     state = ctx.tree.read(source.path)
     _writable(ctx, source.rel, state.mode, "move")
     after = plan.writes[0].after if plan.writes else state.data
@@ -232,13 +223,13 @@ def _plan(ctx: _Context, edit: FileEdit) -> _Plan:
         is_append(h) for h in edit.hunks)
     if edit.kind == "add" or creating:
         if exists and ctx.tree.is_dir(target.path):
-            raise _Refusal("is_directory", f"{edit.path} is a directory; name the file to "
-                           "create inside it")
+            raise FileRefused(f"{edit.path} is a directory; name the file to create inside "
+                              "it", "is_directory")
         if exists and edit.fmt == "search_replace":
             return _plan_update(ctx, edit, target, seen_text)  # empty SEARCH appends
         if exists:
-            raise _Refusal("exists", f"{edit.path} already exists; to change it, use an update "
-                           "with the lines to replace instead of adding the file")
+            raise FileRefused(f"{edit.path} already exists; to change it, use an update with "
+                              "the lines to replace instead of adding the file", "exists")
         return _plan_create(ctx, edit, target)
     if not exists:
         return _plan_short_name(ctx, edit, target)
@@ -259,27 +250,25 @@ def _plan_short_name(ctx: _Context, edit: FileEdit, target: RepoPath) -> _Plan:
         return plan
     if found:
         listed = ", ".join(found[:MAX_CANDIDATES])
-        raise _Refusal("file_missing", f"{edit.path}: file not found; did you mean "
-                       f"{'one of ' if len(found) > 1 else ''}{listed}? Use the full path "
-                       "from the repo root")
+        raise FileRefused(f"{edit.path}: file not found; did you mean "
+                          f"{'one of ' if len(found) > 1 else ''}{listed}? Use the full path "
+                          "from the repo root", "file_missing")
     if edit.kind == "delete":
-        raise _Refusal("file_missing", f"{edit.path}: cannot delete, the file does not exist")
+        raise FileRefused(f"{edit.path}: cannot delete, the file does not exist",
+                          "file_missing")
     hint = ("use an empty SEARCH section to create it" if edit.fmt == "search_replace"
             else "use '*** Add File:' to create it")
-    raise _Refusal("file_missing", f"{edit.path}: file not found; {hint}")
+    raise FileRefused(f"{edit.path}: file not found; {hint}", "file_missing")
 
 
-def _apply(ctx: _Context, edit: FileEdit,
-           journal: Journal | None) -> tuple[EditOutcome, str | None, bool]:
+def _apply(ctx: _Context, edit: FileEdit) -> tuple[EditOutcome, str | None, bool]:
     """(outcome, the file's new "\\n" text or None, whether the user had changed the file)."""
     try:
         plan = _plan(ctx, edit)
-        ctx.tree.commit(plan.writes, journal)
+        ctx.tree.commit(plan.writes, ctx.journal)
         outcome = replace(plan.outcome, dry_run=True) if ctx.tree.dry_run else plan.outcome
         return outcome, plan.new_text, plan.conflicted
     except FileRefused as exc:
-        return RefusedEdit(edit.path, exc.reason, None, exc.message, edit.line), None, False
-    except _Refusal as exc:
         return RefusedEdit(edit.path, exc.reason, exc.hunk_index, exc.message,
                            exc.line or edit.line, exc.syntax, exc.refused), None, False
     except OSError as exc:
@@ -300,16 +289,13 @@ class Applier:
                  record_undo: bool = True, size_limit: int = DEFAULT_SIZE_LIMIT,
                  write_read_only: bool = False) -> None:
         self.root = Path(root)
-        self.write_read_only = write_read_only
         # temp files of writes killed in an earlier run (the journal knows where)
         self.cleaned: list[str] = [] if dry_run else clean_stale_temps(self.root)
         self.seen: dict[str, str] | None = dict(seen) if seen is not None else None
-        self.allow_syntax_errors = allow_syntax_errors
-        self.dry_run = dry_run
-        self.size_limit = size_limit
         self.journal = Journal(self.root) if record_undo and not dry_run else None
         self.outcomes: list[EditOutcome] = []
-        self._tree = WorkTree(dry_run=dry_run)
+        self._ctx = _Context(self.root, WorkTree(dry_run=dry_run), self.seen,
+                             allow_syntax_errors, size_limit, write_read_only, self.journal)
         self._repeats = Repeats()
 
     def begin_batch(self, label: str = "") -> None:
@@ -323,13 +309,11 @@ class Applier:
         if duplicate is not None:
             self.outcomes.append(duplicate)
             return duplicate
-        ctx = _Context(self.root, self._tree, self.seen, self.allow_syntax_errors,
-                       self.size_limit, self.write_read_only)
-        outcome, text, conflicted = _apply(ctx, edit, self.journal)
+        outcome, text, conflicted = _apply(self._ctx, edit)
         if isinstance(outcome, RefusedEdit) and outcome.reason == "ambiguous":
-            ctx.in_order = True
+            in_order = replace(self._ctx, in_order=True)
             outcome, text, conflicted = self._repeats.identical_copies(
-                edit, outcome, len(self.outcomes), lambda e: _apply(ctx, e, self.journal),
+                edit, outcome, len(self.outcomes), lambda e: _apply(in_order, e),
                 (outcome, text, conflicted))
         self._repeats.note(edit, outcome)
         self.outcomes.append(outcome)

@@ -40,23 +40,20 @@ _KINDS: dict[str, EditKind] = {"Add": "add", "Delete": "delete", "Update": "upda
 class PatchEnvelope:
     """One open `*** Begin Patch` envelope.
 
-    Models pad markers and drop prefixes, so some lines are held back until the next
-    line tells what they were:
-    - a file header padded with spaces is a header when no section is open;
-    - an indented `*** End Patch` inside a section ends the envelope unless a hunk
-      line or marker follows (then it was a context line reading like one);
-    - an unprefixed line in an update section is a context line that lost its
-      leading space when a hunk line, `@@` or a marker follows; when a fence or a
-      SEARCH/REPLACE marker follows (or too many such lines pile up), the envelope
-      ended without `*** End Patch`: the section is rejected and the held lines are
-      given back (`take_returned`) to be read again as prose. Before a new
-      `*** Begin Patch` they are prose too, and the section is kept.
+    Models pad markers and drop prefixes, so a padded header, an indented
+    `*** End Patch` and unprefixed lines are held back until the next line tells what
+    they were (docs/edits.md, "The apply_patch envelope"); held lines that prove to be
+    prose (a fence or a SEARCH/REPLACE marker follows, or too many pile up) are given
+    back (`take_returned`) to be read again.
     """
 
-    __slots__ = ("_maybe_end", "_returned", "_section", "_skipping", "line")
+    __slots__ = ("_indent", "_indent_seen", "_maybe_end", "_returned", "_section", "_skipping",
+                 "line")
 
-    def __init__(self, line: int) -> None:
+    def __init__(self, line: int, indent: str = "") -> None:
         self.line = line
+        self._indent = indent  # of '*** Begin Patch': the whole envelope's, if its next line has it
+        self._indent_seen = not indent
         self._section: PatchSection | None = None
         self._skipping = False  # inside a section whose header was rejected
         self._maybe_end: tuple[str, str, int] | None = None  # an indented '*** End Patch'
@@ -75,30 +72,35 @@ class PatchEnvelope:
         raw = "".join(section.raw) if section else ""
         return BlockRejected(f"line {lineno}: {message}", lineno, path, raw)
 
-    def _finish(self, lineno: int) -> ParsedItem | None:
-        """Emit the open section (it is complete: a header or End Patch follows)."""
+    def _finish(self, lineno: int, items: list[ParsedItem]) -> None:
+        """Emit the open section, if any (it is complete: a header or End Patch follows)."""
         section = self._section
         if section is None:
-            return None
-        if section.kind == "update":
-            error = section.end_hunk()
-            if error:
-                return self._reject(lineno, error + "; the section was not applied")
-            if not section.hunks and not section.move_to:
-                return self._reject(lineno, f"{section.header} has no hunks: expected '@@' "
-                                    "and ' '/'-'/'+' lines; the section was not applied")
+            return
+        error = section.end_hunk() if section.kind == "update" else None
+        if section.kind == "update" and not error and not section.hunks and not section.move_to:
+            error = f"{section.header} has no hunks: expected '@@' and ' '/'-'/'+' lines"
+        if error:
+            items.append(self._reject(lineno, error + "; the section was not applied"))
+            return
         self._section = None
         hunks = tuple(section.hunks)
         if section.kind == "add":
             content = "".join(t + "\n" for _p, t in section.body)
             hunks = (Hunk("", content, line=section.line),)
-        return FileEdit(section.kind, section.path, hunks, "apply_patch", section.move_to,
-                        section.line)
+        items.append(FileEdit(section.kind, section.path, hunks, "apply_patch",
+                              section.move_to, section.line))
 
     def feed(self, text: str, raw: str, lineno: int) -> tuple[list[ParsedItem], Status]:
         """Take one line. "closed": End Patch consumed; "left": this line is not part of
         the envelope (it ended) and must be read again as prose, after the lines
         `take_returned` gives."""
+        if not self._indent_seen and text.strip():
+            self._indent_seen = True
+            if not text.startswith(self._indent):
+                self._indent = ""  # only '*** Begin Patch' was padded
+        if self._indent and text.startswith(self._indent):
+            text = text[len(self._indent):]
         items: list[ParsedItem] = []
         section = self._section
         if self._maybe_end is not None and section is not None:
@@ -133,7 +135,7 @@ class PatchEnvelope:
         if section is not None and section.loose:
             if text.startswith("*** Begin Patch"):  # prose, then the next envelope
                 section.loose, loose = [], section.loose
-                self._push(items, self._finish(lineno))
+                self._finish(lineno, items)
                 self._returned = [(r, n) for _t, r, n in loose]
                 return "left"
             error = section.settle_loose(hunk_ends=True)
@@ -194,13 +196,11 @@ class PatchEnvelope:
     def _end_at(self, lineno: int, items: list[ParsedItem]) -> list[ParsedItem]:
         """An indented '*** End Patch' ended the envelope: emit the open section."""
         self._maybe_end = None
-        section = self._section
-        if section is not None:
-            error = section.settle_loose(hunk_ends=True)
-            if error:
-                self._broken(items, lineno, error)
-                return items
-        self._push(items, self._finish(lineno))
+        error = self._section.settle_loose(hunk_ends=True) if self._section is not None else None
+        if error:
+            self._broken(items, lineno, error)
+        else:
+            self._finish(lineno, items)
         return items
 
     def _broken(self, items: list[ParsedItem], lineno: int, error: str) -> Status:
@@ -235,11 +235,11 @@ class PatchEnvelope:
     def _marker_line(self, text: str, raw: str, lineno: int,
                      items: list[ParsedItem]) -> Status | None:
         if END_PATCH.match(text):
-            self._push(items, self._finish(lineno))
+            self._finish(lineno, items)
             return "closed"
         header = FILE_HEADER.match(text)
         if header:
-            self._push(items, self._finish(lineno))
+            self._finish(lineno, items)
             kind, path = _KINDS[header.group(1)], header.group(3)
             if not path:
                 items.append(BlockRejected(
@@ -252,7 +252,7 @@ class PatchEnvelope:
             self._section = PatchSection(kind, path, lineno, raw)
             return "open"
         if text.startswith("*** Begin Patch"):  # a new envelope: the previous one lacked End Patch
-            self._push(items, self._finish(lineno))
+            self._finish(lineno, items)
             return "open"
         section = self._section
         move = _MOVE_TO.match(text)
@@ -277,11 +277,6 @@ class PatchEnvelope:
             section.eof_seen = True
             return "open"
         return None
-
-    @staticmethod
-    def _push(items: list[ParsedItem], item: ParsedItem | None) -> None:
-        if item is not None:
-            items.append(item)
 
     def close(self, lineno: int) -> list[ParsedItem]:
         """The stream ended before `*** End Patch`: the open section is never applied

@@ -1,7 +1,8 @@
 """Lines around edit blocks: fences, path lines, heredoc openers, and early release.
 
 `classify` says whether a prose line may introduce a block (an opening fence, a
-path line, a heredoc opener such as `apply_patch <<'EOF'`). `may_be_special`
+path line, a heredoc opener such as `apply_patch <<'EOF'`), and `can_hold` whether
+it may join the lines held back before a block (`Held`). `may_be_special`
 says whether a line starting with a given head could still turn out to be such a
 line or a block marker; when it says no, the parser releases the partial line as
 prose at once. The two agree by construction: every line `classify` or the marker
@@ -132,3 +133,54 @@ def classify(text: str, open_fence: Fence | None) -> Opener | None:
         if value and (path.group("label") or looks_like_path(value)):
             return PathLine(value)
     return None
+
+
+_FOLLOWS = {"path": ("fence",), "fence": ("path", "heredoc"), "heredoc": ()}
+
+
+@record
+class Held:
+    """A held line that may introduce a block: its raw text and what it opens (None: a
+    blank line after a path line)."""
+
+    raw: str
+    opener: Opener | None
+
+    @property
+    def kind(self) -> str:
+        return self.opener.kind if self.opener is not None else "blank"
+
+
+def can_hold(held: list[Held], kind: str) -> bool:
+    """Whether a line of `kind` can join the `held` lines (at most a path and a fence,
+    in either order, or a fence and a heredoc opener; one blank line after a path)."""
+    if kind == "blank":
+        return bool(held) and held[-1].kind == "path"
+    kinds = [h.kind for h in held if h.opener is not None]
+    return not kinds or (len(kinds) < 2 and kind in _FOLLOWS[kinds[-1]])
+
+
+def hold_tail(held: list[Held], lines: list[str], fence: Fence | None) -> None:
+    """Hold the last lines of a broken block again if they may introduce the next one."""
+    for text in lines:
+        candidate = classify(text, fence) if may_be_special(text[:HEAD]) else None
+        if isinstance(candidate, PathLine) and not likely_path(text):
+            candidate = None
+        if candidate is None or (held and candidate.kind not in _FOLLOWS[held[-1].kind]):
+            held.clear()
+        if candidate is not None:
+            held.append(Held(text + "\n", candidate))
+
+
+def fenced_path(held: list[Held], text: str) -> str | None:
+    """The path line of a held fence that holds nothing else, when ``text`` closes that
+    fence ("```python", "src/a.py", "```", then the block's own fence)."""
+    lines = [h for h in held if h.opener is not None]
+    if len(lines) != 2:
+        return None
+    fence, path = lines[0].opener, lines[1].opener
+    if not isinstance(fence, FenceLine) or not isinstance(path, PathLine):
+        return None
+    if not Fence(fence.char, fence.length, consumed=False).closed_by(text):
+        return None
+    return lines[1].raw.rstrip("\r\n")

@@ -3,15 +3,14 @@
 A block is `<<<<<<< SEARCH`, the text to find, `=======`, the replacement and
 `>>>>>>> REPLACE` (5 to 9 marker characters; a path may follow SEARCH on its line,
 a closing fence may follow REPLACE). `SearchReplaceBlock` is fed the lines after
-the SEARCH marker, one at a time, and says when the block closed (a `FileEdit`),
-broke (a `BlockRejected`), or was cut short by a line that belongs to something
-else (which the caller then reads again as prose).
+the SEARCH marker like `patch_envelope.PatchEnvelope`, through the same calls.
 """
 
 from __future__ import annotations
 
 import re
 
+from spark_cli.edits.formats.patch_envelope import Status
 from spark_cli.edits.formats.patch_section import quote
 from spark_cli.edits.formats.path_hints import looks_like_path
 from spark_cli.edits.model.blocks import BlockRejected, FileEdit, Hunk, ParsedItem
@@ -73,27 +72,26 @@ class SearchReplaceBlock:
     def _reject(self, lineno: int, message: str) -> BlockRejected:
         return BlockRejected(f"line {lineno}: {message}", lineno, self.path, "".join(self._raw))
 
-    def feed(self, text: str, raw: str, lineno: int) -> tuple[ParsedItem | None, bool]:
-        """Take one line (`text` without its newline). Returns (item, consumed):
-        (None, True) while open; (item, True) when the block closed or broke on this
-        line; (rejection, False) when this line belongs to what follows the block."""
+    def feed(self, text: str, raw: str, lineno: int) -> tuple[list[ParsedItem], Status]:
+        """Take one line (`text` without its newline): "closed" when the block closed or
+        broke on it, "left" (the block rejected) when it belongs to what follows."""
         if _MAYBE_MARK.match(text) is None:
             self._body.append(text)
             self._raw.append(raw)
-            return None, True
+            return [], "open"
         if search_marker(text) or _ENVELOPE_EDGE.match(text):
             part = ("'>>>>>>> REPLACE' to close" if self._dividers
                     else "'=======' to end the SEARCH part of")
-            return self._reject(lineno, f"expected {part} the block {self._for()}"
-                                f"(opened at line {self.line}), got {quote(text)}; the block "
-                                "was not applied"), False
+            return [self._reject(lineno, f"expected {part} the block {self._for()}"
+                                 f"(opened at line {self.line}), got {quote(text)}; the block "
+                                 "was not applied")], "left"
         self._raw.append(raw)
         if REPLACE_MARK.match(text):
-            return self._finish(lineno), True
+            return [self._finish(lineno)], "closed"
         if DIVIDER.match(text):
             self._dividers.append(len(self._body))
         self._body.append(text)
-        return None, True
+        return [], "open"
 
     def tail(self, count: int) -> list[str]:
         """The last `count` lines of the body (a broken block may end with the next
@@ -121,12 +119,16 @@ class SearchReplaceBlock:
         hunk = Hunk(search, replace, line=self.line)
         return FileEdit("update", path, (hunk,), "search_replace", line=self.line)
 
-    def close(self, lineno: int) -> BlockRejected:
+    def close(self, lineno: int) -> list[ParsedItem]:
         """The stream ended with the block still open."""
         wanted = "'>>>>>>> REPLACE'" if self._dividers else "'=======' and '>>>>>>> REPLACE'"
-        return self._reject(lineno, f"unfinished SEARCH/REPLACE block {self._for()}(opened at "
-                            f"line {self.line}): the answer ended before {wanted}; the block "
-                            "was not applied")
+        return [self._reject(lineno, f"unfinished SEARCH/REPLACE block {self._for()}(opened "
+                             f"at line {self.line}): the answer ended before {wanted}; the "
+                             "block was not applied")]
+
+    def take_returned(self) -> list[tuple[str, int]]:
+        """No lines to read again: a broken block's tail is held again (`tail`)."""
+        return []
 
 
 # -- which `=======` divides the block ----------------------------------------------
@@ -185,19 +187,10 @@ def choose_divider(body: list[str], candidates: list[int], marker: int,
     """The index in `body` of the divider among `candidates` (non-empty), or, when it
     cannot be told, a message saying so (`first_line` is body[0]'s line in the text).
 
-    A Markdown or reStructuredText heading underline (`Usage` over `=====`) or the middle
-    line of a git conflict looks just like the divider; these rules apply in order, each
-    only while more than one line is left:
-
-    1. a line with as many `=` as the SEARCH marker has `<` wins over the others;
-    2. lines between a git conflict's `<<<<<<< name` and `>>>>>>> name` are text;
-    3. a heading underline (right under a line of the same width) or overline
-       (right over a title and its underline of the same width) is text;
-    4. the line after which REPLACE starts with SEARCH's first line, or ends with
-       its last line (models repeat the lines around a change), wins.
-
-    If several lines are still left, the block is refused: the message names the
-    lines and asks for markers of a length that no `=` line of the text has.
+    A heading underline or a git conflict's middle line looks just like the divider:
+    the rules below (a marker-width line, then not in a conflict, not a heading rule,
+    then echoing SEARCH's edges) apply in order while more than one line is left, as
+    docs/edits.md ("Which `=======` is the divider") tells.
     """
     if len(candidates) == 1:
         return candidates[0]

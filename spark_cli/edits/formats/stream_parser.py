@@ -20,63 +20,40 @@ from spark_cli.edits.formats.prose_lines import (
     HEAD,
     Fence,
     FenceLine,
+    Held,
     HeredocLine,
-    Opener,
     PathLine,
+    can_hold,
     classify,
-    likely_path,
+    fenced_path,
+    hold_tail,
     may_be_special,
 )
 from spark_cli.edits.formats.search_replace import REPLACE_MARK, SearchReplaceBlock, search_marker
 from spark_cli.edits.model.blocks import BlockRejected, FileEdit, ParsedItem, ProseDelta
-from spark_cli.record import record
-
-
-@record
-class _Pending:
-    """A held line that may introduce a block: its raw text and what it opens (None: a
-    blank line after a path line)."""
-
-    raw: str
-    opener: Opener | None
-
-    @property
-    def kind(self) -> str:
-        return self.opener.kind if self.opener is not None else "blank"
-
-_FOLLOWS = {"path": ("fence",), "fence": ("path", "heredoc"), "heredoc": ()}
 
 
 class EditStreamParser:
     """Incremental parser for SEARCH/REPLACE blocks and apply_patch envelopes in prose.
 
-    How it stays cheap on the hot path: it keeps the current partial line as a list
-    of pieces and only looks at complete lines (each once). A partial prose line is
-    released as soon as its first 256 characters prove it cannot become a marker, a
-    fence, a heredoc opener or a path line (`prose_lines.may_be_special`); the
-    full-line reading uses the same test (a partial line ending in a CR is judged
-    both with and without it, as it may be the CR of a CRLF), so the result never
-    depends on where the chunks split.
-    Lines that may introduce a block (a path line, an opening fence, a heredoc
-    opener) are held back until the line after them shows what they were. Prose
-    lines go to `path_hints.FileMemory` as their pieces, joined only when a block
-    opens without a path, so a line such as ``In `src/app.py`:`` or a heading can
-    name its file; so can a path line alone in a fence of its own just before the
-    block's fence. Lines an envelope held back and gave up (`PatchEnvelope.take_returned`)
-    are read again. A byte-order mark at the very start is dropped.
+    Cheap on the hot path: the partial line is kept as pieces, each complete line is
+    read once, and a partial prose line goes out as soon as its head proves it cannot
+    become a marker, fence, heredoc opener or path line (`prose_lines.may_be_special`,
+    the test the full line gets too, so chunk splits never change the result).
+    Lines that may introduce a block are held until the next line shows what they
+    were; prose lines go to `path_hints.FileMemory`, which names a block's file when
+    its own lines do not. An open block is fed each line until it closes or leaves
+    the line, and the lines it gave back (`take_returned`), to be read again.
     """
 
     def __init__(self) -> None:
         self._parts: list[str] = []  # the partial line
-        self._rel: list[str] = []  # the partial line already released as prose
+        self._rel: list[str] = []  # the partial line, once released as prose
         self._started = False  # a first character was seen (a BOM before it is dropped)
         self._head = ""  # its first HEAD characters
-        self._released = False  # the partial line already went out as prose
         self._lineno = 0  # complete lines seen
         self._block: SearchReplaceBlock | PatchEnvelope | None = None
-        self._indent = ""  # the open envelope's indentation
-        self._indent_seen = False  # whether a line after its '*** Begin Patch' confirmed it
-        self._pending: list[_Pending] = []
+        self._pending: list[Held] = []
         self._fence: Fence | None = None
         self._files = FileMemory()  # what the prose said about files
         self._heredoc_wait: str | None = None  # terminator of the open envelope's heredoc
@@ -97,9 +74,8 @@ class EditStreamParser:
             piece = chunk[start:nl]
             start = nl + 1
             self._lineno += 1
-            if self._released:
+            if self._rel:
                 self._prose.append(piece + "\n")
-                self._released = False
                 self._rel.append(piece)
                 self._files.line(self._rel)
                 self._rel = []
@@ -112,7 +88,7 @@ class EditStreamParser:
             self._line(piece, piece + "\n")
         if start < len(chunk):
             rest = chunk[start:] if start else chunk
-            if self._released:
+            if self._rel:
                 self._prose.append(rest)
                 self._rel.append(rest)
             else:
@@ -125,7 +101,6 @@ class EditStreamParser:
                         self._prose.extend(self._parts)
                         self._rel, self._parts = self._parts, []
                         self._head = ""
-                        self._released = True
         return self._drain()
 
     def close(self) -> list[ParsedItem]:
@@ -136,25 +111,18 @@ class EditStreamParser:
             self._head = ""
             self._lineno += 1
             self._line(line, line)
-        self._released = False
         self._rel = []
         while self._block is not None:  # lines an envelope gives back may open another
             block, self._block = self._block, None
-            if isinstance(block, SearchReplaceBlock):
-                self._emit(block.close(self._lineno))
-            else:
-                for item in block.close(self._lineno):
-                    self._emit(item)
-                self._read_again(block.take_returned())
+            for item in block.close(self._lineno):
+                self._emit(item)
+            self._read_again(block.take_returned())
         self._release_pending()
         return self._drain()
 
     # -- output ---------------------------------------------------------------------
     def _emit(self, item: ParsedItem) -> None:
-        if self._prose:
-            self._out.append(ProseDelta("".join(self._prose)))
-            self._prose.clear()
-        self._out.append(item)
+        self._out = [*self._drain(), item]  # after the prose before it
 
     def _drain(self) -> list[ParsedItem]:
         if self._prose:
@@ -166,43 +134,32 @@ class EditStreamParser:
     # -- lines ----------------------------------------------------------------------
     def _line(self, line: str, raw: str) -> None:
         text = line[:-1] if line.endswith("\r") else line
-        block = self._block
-        if block is None:
+        if self._block is None:
             self._prose_line(text, raw)
-        elif isinstance(block, SearchReplaceBlock):
-            item, consumed = block.feed(text, raw, self._lineno)
-            if item is not None:
-                self._block = None
-                self._emit(item)
-                if isinstance(item, FileEdit):
-                    self._files.block_done(item.path)
-                if not consumed:
-                    if search_marker(text):
-                        self._hold_tail(block.tail(2))
-                    self._prose_line(text, raw)
-                elif self._fence is not None:  # '>>>>>>> REPLACE```' closes the fence too
-                    end = REPLACE_MARK.match(text)
-                    if end and end.group("fence") and self._fence.closed_by(end.group("fence")):
-                        self._fence = None
         else:
-            self._envelope_line(block, text, raw)
+            self._block_line(self._block, text, raw)
 
-    def _envelope_line(self, block: PatchEnvelope, text: str, raw: str) -> None:
-        if self._indent and text.strip() and not self._indent_seen:
-            self._indent_seen = True  # an indented envelope: its first line is indented too
-            if not text.startswith(self._indent):
-                self._indent = ""  # only '*** Begin Patch' was padded
-        inner = text[len(self._indent):] if self._indent and text.startswith(self._indent) \
-            else text
-        items, status = block.feed(inner, raw, self._lineno)
+    def _block_line(self, block: SearchReplaceBlock | PatchEnvelope, text: str, raw: str) -> None:
+        items, status = block.feed(text, raw, self._lineno)
         for item in items:
             self._emit(item)
-        if status != "open":
-            self._block = None
+        if status == "open":
+            return
+        self._block = None
+        if isinstance(block, PatchEnvelope):
             self._heredoc_end, self._heredoc_wait = self._heredoc_wait, None
-            self._read_again(block.take_returned())
-            if status == "left":
-                self._line(text, raw)
+        elif status == "closed":
+            if isinstance(items[0], FileEdit):
+                self._files.block_done(items[0].path)
+            end = REPLACE_MARK.match(text)  # '>>>>>>> REPLACE```' closes the fence too
+            fence = end.group("fence") if end else None
+            if self._fence is not None and fence and self._fence.closed_by(fence):
+                self._fence = None
+        elif search_marker(text):
+            hold_tail(self._pending, block.tail(2), self._fence)
+        self._read_again(block.take_returned())
+        if status == "left":
+            self._line(text, raw)
 
     def _read_again(self, lines: list[tuple[str, int]]) -> None:
         """Read lines an envelope held back and gave up as if they came now."""
@@ -211,20 +168,6 @@ class EditStreamParser:
             self._lineno = lineno
             self._line(raw[:-1] if raw.endswith("\n") else raw, raw)
         self._lineno = now
-
-    def _hold_tail(self, lines: list[str]) -> None:
-        """Hold the last lines of a broken block again if they may introduce the next one."""
-        for text in lines:
-            candidate = None
-            if may_be_special(text[:HEAD]):
-                candidate = classify(text, self._fence)
-            if isinstance(candidate, PathLine) and not likely_path(text):
-                candidate = None
-            if candidate is None or (self._pending
-                                     and candidate.kind not in _FOLLOWS[self._pending[-1].kind]):
-                self._pending.clear()
-            if candidate is not None:
-                self._pending.append(_Pending(text + "\n", candidate))
 
     def _plain_started(self) -> None:
         """Book-keeping for a line that is plain prose (called as soon as that is known)."""
@@ -280,16 +223,21 @@ class EditStreamParser:
             return
         candidate = classify(text, self._fence)
         if candidate is not None:
-            if isinstance(candidate, FenceLine) and self._closes_fenced_path(text, raw):
+            path = fenced_path(self._pending, text) if isinstance(candidate, FenceLine) else None
+            if path is not None:  # a fence holding only a path line: it names the next block
+                self._release_pending()
+                self._fence = None
+                self._prose.append(raw)
+                self._files.line([path])
                 return
-            if not self._can_hold(candidate.kind):
+            if not can_hold(self._pending, candidate.kind):
                 self._release_pending(1)  # the oldest held line was prose after all
                 self._prose_line(text, raw)
                 return
-            self._pending.append(_Pending(raw, candidate))
+            self._pending.append(Held(raw, candidate))
             return
-        if not stripped and self._can_hold("blank"):  # "path", blank, then fence or SEARCH
-            self._pending.append(_Pending(raw, None))
+        if not stripped and can_hold(self._pending, "blank"):  # path, blank, fence or SEARCH
+            self._pending.append(Held(raw, None))
             return
         if stripped:
             self._plain_started()
@@ -297,32 +245,6 @@ class EditStreamParser:
             self._release_pending()
         self._prose.append(raw)
         self._note(text)
-
-    def _closes_fenced_path(self, text: str, raw: str) -> bool:
-        """A fence holding nothing but a path line, closed: "```python", "src/a.py",
-        "```" (then the block's own fence). The path stays the last prose line, so the
-        next block takes it as the prose line naming its file."""
-        held = [h for h in self._pending if h.opener is not None]
-        if len(held) != 2:
-            return False
-        fence, path = held[0].opener, held[1].opener
-        if not isinstance(fence, FenceLine) or not isinstance(path, PathLine):
-            return False
-        if not Fence(fence.char, fence.length, consumed=False).closed_by(text):
-            return False
-        self._release_pending()
-        self._fence = None
-        self._prose.append(raw)
-        self._files.line([held[1].raw.rstrip("\r\n")])
-        return True
-
-    def _can_hold(self, kind: str) -> bool:
-        """Whether a line of `kind` can join the held lines (at most a path and a fence,
-        in either order, or a fence and a heredoc opener; one blank line after a path)."""
-        if kind == "blank":
-            return bool(self._pending) and self._pending[-1].kind == "path"
-        held = [h.kind for h in self._pending if h.opener is not None]
-        return not held or (len(held) < 2 and kind in _FOLLOWS[held[-1]])
 
     def _marker_line(self, text: str, stripped: str, raw: str) -> bool:
         search = search_marker(text)
@@ -338,9 +260,8 @@ class EditStreamParser:
             self._files.last = None
             return True
         if FILE_HEADER.match(stripped):  # a file section without '*** Begin Patch'
-            self._start_envelope(text[: len(text) - len(text.lstrip())])
-            assert isinstance(self._block, PatchEnvelope)
-            self._envelope_line(self._block, text, raw)
+            self._block_line(self._start_envelope(text[: len(text) - len(text.lstrip())]),
+                             text, raw)
             return True
         if REPLACE_MARK.match(text):
             path = next((h.opener.path for h in self._pending
@@ -375,7 +296,7 @@ class EditStreamParser:
         self._heredoc_end = None
         self._block = SearchReplaceBlock(path, self._lineno, raw, marker, indent, weak)
 
-    def _start_envelope(self, indent: str) -> None:
+    def _start_envelope(self, indent: str) -> PatchEnvelope:
         for held in self._pending:
             opener = held.opener
             if isinstance(opener, FenceLine):
@@ -387,5 +308,5 @@ class EditStreamParser:
         self._pending.clear()
         self._files.forget()
         self._heredoc_end = None
-        self._indent, self._indent_seen = indent, False
-        self._block = PatchEnvelope(self._lineno)
+        self._block = PatchEnvelope(self._lineno, indent)
+        return self._block

@@ -25,7 +25,7 @@ from spark_cli.edits.locate.elision import (
     split_elided,
     unbacked_placeholder,
 )
-from spark_cli.edits.locate.matching import FINDERS, STEPS, LineIndex, Match, line_index
+from spark_cli.edits.locate.matching import FINDERS, LineIndex, Match, line_index
 from spark_cli.edits.locate.misses import LocateFailed, MatchHints, missing
 from spark_cli.edits.model.blocks import Hunk
 from spark_cli.record import record
@@ -89,48 +89,13 @@ def locate(text: str, hunk: Hunk, *, language: str | None = None,
     ``first_of_many``: several matches are not ambiguous, the first at or after
     ``search_from`` is taken (identical hunks, one per place, applied in order).
 
-    Steps, in order; the first step with any match decides:
-    1. ``exact``: the search lines equal a run of file lines;
-    2. ``trailing_ws``: equal after stripping trailing whitespace;
-    3. ``indent``: equal after one consistent indentation change (prefix added or
-       removed, or spaces ↔ tabs);
-    4. ``trimmed``: equal after stripping each line;
-    5. ``unicode``: equal after `normalize.fold` (NFKC, curly quotes, dashes, NBSP…);
-    6. ``blank_lines``: the non-blank lines equal (trimmed) the file's non-blank
-       lines of a region, blank lines ignored on both sides (models drop or add
-       them); the region runs from the first to the last matched line;
-    7. ``fragment``: a one-line search that is not a whole line but occurs exactly
-       once, verbatim (stripped), inside a line: only that substring is replaced.
-       Never when it would cut a word, nor when it is the start of a longer line
-       (that is a misremembered line more often than a fragment);
-    8. ``reflow``: the search equals whole file lines with all whitespace, line
-       breaks included, left out (the model joined or split lines; see `reflow`).
-    Each step is tried with the search as given and then without its leading and
-    trailing blank lines (models add them). After any step but exact, the replacement
-    is adapted by `reindent.reconcile`: lines the model repeats unchanged are the
-    file's own, byte for byte, and its indentation is translated to the file's. A
-    lone trailing newline in SEARCH or REPLACE is not a line.
-
-    Several matches at one step are narrowed by `MatchHints.choose` (``at_eof``, the
-    anchors, ``search_from``; the step name is prefixed ``anchor:`` when the anchor
-    chose). Matches that all contradict ``at_eof`` or the anchors do not decide: the
-    other readings and the later steps are tried for one that fits, and the first
-    contradicting matches are the fallback.
-
-    When nothing matches and SEARCH and REPLACE carry the same placeholder lines
-    (``# ...``), each piece between them is located in order and the file text the
-    placeholders stand for is kept (``elision``; see `elision`). When SEARCH and
-    REPLACE are each wrapped in a code fence of their own (``` ```python`` … `` ``` ``,
-    weaker models put the fence inside the block), the ladder runs again on what the
-    fences hold.
-
-    An anchor that names nothing in the file (no definition, no line, not even its
-    text) is refused up front (`anchor_checks`): it was invented, and the context
-    lines might match elsewhere.
-
-    An empty SEARCH inserts: at the top of the anchored definition's body when
-    anchors resolve to one range (after a multi-line header and a Python docstring;
-    `anchor_checks.body_start`), else at the end of the file (``append``).
+    The steps (`matching.FINDERS`) go strict to loose and the first with a match
+    decides, each tried on every reading of the hunk (`_variants`); after any but
+    exact the replacement is adapted by `reindent.reconcile`. Several matches are
+    narrowed by `MatchHints.choose`, and matches that contradict ``at_eof`` or the
+    anchors are only the fallback. Elision, fences inside the block, an invented
+    anchor (refused up front) and an empty SEARCH (an insert) are handled here too;
+    docs/edits.md ("Finding the hunk") gives each rule and its reason.
     """
     index = line_index(text)
     anchors = hunk.anchors
@@ -146,9 +111,9 @@ def locate(text: str, hunk: Hunk, *, language: str | None = None,
     trimmed = _trim_blank_edges(search, replace)
     variants = _variants(search, replace, trimmed, hunk.literal)
     fallback: tuple[list[Match], str, list[str], list[str]] | None = None
-    for step in STEPS:
+    for step, find in FINDERS.items():
         for s_lines, r_lines in variants:
-            matches = FINDERS[step](index, s_lines, r_lines)
+            matches = find(index, s_lines, r_lines)
             if not matches:
                 continue
             if not context.fits_hints(matches):  # a looser reading may fit them
@@ -177,8 +142,7 @@ def locate(text: str, hunk: Hunk, *, language: str | None = None,
                           search_from=search_from, first_of_many=first_of_many)
         except LocateFailed:
             pass
-    raise missing(index.lines, index.real, index.stripped, trimmed[0], trimmed[1], anchors,
-                  context.ranges)
+    raise missing(index, trimmed[0], trimmed[1], anchors, context.ranges)
 
 
 _FENCE_OPEN = re.compile(r"[ \t]*(`{3,}|~{3,})[\w+#.-]*[ \t]*$")

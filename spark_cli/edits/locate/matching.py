@@ -22,9 +22,6 @@ from spark_cli.edits.locate.reflow import find_reflowed, reflow_index
 from spark_cli.edits.locate.reindent import paired_lines, reconcile
 from spark_cli.record import record
 
-STEPS = ("exact", "trailing_ws", "indent", "trimmed", "unicode", "blank_lines", "fragment",
-         "reflow")
-
 
 class LineIndex:
     """Per-text line tables, each built on first use (the exact step needs none)."""
@@ -304,6 +301,7 @@ def _reflow(index: LineIndex, search: list[str], replace: list[str]) -> list[Mat
     return out
 
 
+# The ladder's steps, strict to loose: the first with a match decides.
 FINDERS: dict[str, Callable[[LineIndex, list[str], list[str]], list[Match]]] = {
     "exact": _exact, "trailing_ws": _trailing_ws, "indent": _indent,
     "trimmed": lambda i, s, r: _equal_runs(i, s, r, "strip"),

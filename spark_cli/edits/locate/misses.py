@@ -58,13 +58,9 @@ def ambiguous(lines: tuple[int, ...], anchors: Sequence[str], anchored: bool) ->
 
 
 class MatchHints:
-    """What narrows several matches: `choose` picks one match of a ladder step, narrowing
-    in order by ``at_eof`` (matches ending at the last non-blank line, if any do), the
-    anchors (matches overlapping the ranges from `anchors.find_anchor_ranges`, else
-    those after the first anchored line; a unique match is taken anyway) and
-    ``search_from`` (the first match at or after that offset, so repeated snippets
-    resolve in hunk order); several left are refused as ambiguous. Anchor ranges are
-    resolved only when needed."""
+    """What narrows several matches of a ladder step: ``at_eof``, the anchors (their
+    ranges resolved only when needed), then ``search_from`` (so repeated snippets
+    resolve in hunk order); `choose` refuses several left as ambiguous."""
 
     def __init__(self, index: LineIndex, language: str | None, anchors: tuple[str, ...],
                  at_eof: bool, search_from: int, first_of_many: bool = False) -> None:
@@ -124,10 +120,10 @@ class MatchHints:
                         bool(self.anchors and self.ranges))
 
 
-def missing(lines: list[str], real: int, table: dict[str, list[int]], search: list[str],
-            replace: list[str], anchors: Sequence[str], ranges: Sequence[tuple[int, int]],
-            ) -> LocateFailed:
-    """Refuse a search found nowhere; ``table`` maps stripped file lines to their indexes."""
+def missing(index: LineIndex, search: list[str], replace: list[str], anchors: Sequence[str],
+            ranges: Sequence[tuple[int, int]]) -> LocateFailed:
+    """Refuse a search found nowhere in the file ``index`` holds."""
+    lines, real, table = index.lines, index.real, index.stripped  # stripped line -> rows
     note = _notes(search, replace, anchors, ranges)
     done = _already_applied(lines, real, table, search, replace)
     if done is not None:

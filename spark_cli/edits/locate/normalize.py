@@ -44,13 +44,9 @@ def split_indent(line: str) -> tuple[str, str]:
 
 
 def indent_offset(pairs: Sequence[tuple[str, str]]) -> Reindent | None:
-    """A re-indenter when every (search indent, file indent) pair differs the same way.
-
-    Tried in order: the file adds the same prefix to every line; the file lacks
-    the same prefix on every line; both use one repeated unit (spaces or a tab)
-    and the file is the same number of levels deeper or shallower (four spaces ↔
-    one tab). The re-indenter changes replacement lines the same way.
-    """
+    """A re-indenter (for replacement lines) when every (search indent, file indent)
+    pair differs the same way: one prefix added or removed, or as many levels of
+    another unit deeper or shallower (four spaces ↔ one tab)."""
     if not pairs:
         return None
     s0, f0 = pairs[0]

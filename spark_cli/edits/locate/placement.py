@@ -134,18 +134,11 @@ def locate_all(work: str, edit: FileEdit, regions: list[Region] | None,
                 in_order: bool = False) -> tuple[list[Span], list[HunkRefused]]:
     """Locate each hunk in order, each after the previous one; (spans, refused hunks).
 
-    - under a conflict (the user changed the file since the model read it), a hunk
-      that touches a line the user changed, or that no longer locates but does
-      locate in the text the model saw, is refused as ``conflict``;
-    - hunks that overlap only in context lines neither of them changes are trimmed
-      to the lines they change (`overlap`); hunks that change shared lines are
-      refused as ``overlap``;
-    - a run of identical hunks whose search matches exactly as many places takes
-      one place each, in order (``in_order`` does that for every hunk: the
-      `Applier` uses it for identical SEARCH/REPLACE blocks sent once per place);
-    - an empty SEARCH appends its text, except the part that repeats the whole
-      file at its start (a model "creating" a file that exists, perhaps with more
-      at the end): only the rest is appended.
+    Refused: under a conflict, a hunk that touches a line the user changed or that
+    locates only in the text the model saw (``conflict``), and one that changes lines
+    an earlier hunk changes (``overlap``; shared unchanged context is fine). Identical
+    hunks take one place each (``in_order``: every hunk does), and an empty SEARCH
+    appends only what does not repeat the file's text.
     """
     spans: list[Span] = []
     refused: list[HunkRefused] = []

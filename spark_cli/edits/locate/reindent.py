@@ -175,27 +175,12 @@ def reconcile(search: Sequence[str], found: Sequence[str | None], replace: Seque
     """The replacement lines to write; ``file_unit`` is the file's indentation unit
     when known (else guessed from ``found``).
 
-    - SEARCH and REPLACE are aligned on their stripped lines (difflib's matching
-      blocks: alignment only, nothing is located by similarity). A replacement line
-      that repeats a search line is *kept*: its text is the file's own (a Unicode,
-      trailing-space or tab difference the match tolerated is never written back),
-      and when the model did not change its indentation it is the file's line, byte
-      for byte.
-    - The model's indentation is translated to the file's by the change most search
-      lines agree on (`_frame`: add or remove a prefix, or switch unit, e.g. four
-      spaces to a tab, or two spaces to four; units come from `dominant_unit`). A
-      search line that disagrees is an *outlier*: the model mis-copied it. A kept
-      line keeps the file's indentation plus the model's own change to it, if any
-      (so a continuation line keeps its alignment); only an outlier the model left
-      unchanged inside a hunk that re-nests kept lines (wraps them in ``try``, moves
-      a YAML key under a new one) follows the replacement's nesting instead,
-      relative to the line before it. The first search line is never trusted as a
-      reference: models often drop its indentation. When no change fits half of the
-      search lines, kept lines are simply the file's.
-    - Changed and new lines keep the model's text; their indentation is placed
-      relative to the replacement line before them (its place in the file plus the
-      model's indentation difference, converted to the file's unit), or by the
-      frame when no line before them is a reliable reference.
+    SEARCH and REPLACE are aligned on their stripped lines (`_alignment`: alignment
+    only, nothing is located by similarity). A line the model repeats is the file's
+    own text; the model's indentation is translated by the change most search lines
+    agree on (`_frame`), the first search line never trusted (models drop its
+    indentation); a changed or new line is placed relative to the line before it.
+    docs/edits.md ("After a loose match") gives each rule and its reason.
     """
     rows = [i for i, s in enumerate(search) if s.strip() and found[i] is not None]
     if not rows:

@@ -16,13 +16,16 @@ from spark_cli.record import record
 
 class FileRefused(Exception):
     """A file spark will not touch (``reason`` "path": outside the repo, protected, a
-    temp file) or not read as text ("binary", "encoding", "too_large"); ``message``
-    says why in words a model can act on."""
+    temp file), not read as text ("binary", "encoding", "too_large") or not change as
+    asked (the applier's reasons, with the hunk and syntax verdict of a `RefusedEdit`);
+    ``message`` says why in words a model can act on."""
 
-    def __init__(self, message: str, reason: str = "path") -> None:
+    def __init__(self, message: str, reason: str = "path", hunk_index: int | None = None,
+                 line: int = 0, refused: tuple[HunkRefused, ...] = (),
+                 syntax: SyntaxVerdict | None = None) -> None:
         super().__init__(message)
-        self.message = message
-        self.reason = reason
+        self.message, self.reason, self.hunk_index, self.line = message, reason, hunk_index, line
+        self.refused, self.syntax = refused, syntax
 
 
 @record

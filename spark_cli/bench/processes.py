@@ -103,9 +103,10 @@ def wait_child(proc: Any) -> ChildUsage:
     return ChildUsage(proc.returncode, cpu, own, usage.ru_maxrss, seen)
 
 
-def run_piped(argv: list[str], cwd: Path, env: dict[str, str]) -> ChildRun:
-    """Run ``argv`` to its end, stdin empty, stdout and stderr read by threads as they come
-    (a full pipe never stalls it)."""
+def run_piped(argv: list[str], cwd: Path, env: dict[str, str],
+              timeout: float = 600.0) -> ChildRun:
+    """Run ``argv`` to its end (killed after ``timeout`` s), stdin empty, stdout and stderr
+    read by threads as they come (a full pipe never stalls it)."""
     started = time.monotonic()
     proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -115,7 +116,10 @@ def run_piped(argv: list[str], cwd: Path, env: dict[str, str]) -> ChildRun:
                for pipe, into in ((proc.stdout, out), (proc.stderr, err))]
     for reader in readers:
         reader.start()
+    timer = threading.Timer(timeout, proc.kill)
+    timer.start()
     usage = wait_child(proc)
+    timer.cancel()
     for reader in readers:
         reader.join(10)
     for pipe in (proc.stdout, proc.stderr):

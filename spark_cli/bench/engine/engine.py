@@ -175,14 +175,11 @@ def register(bench_app: typer.Typer) -> None:
         seconds: float = typer.Option(2.0, "--seconds", help="Length of each stream (s)."),
         streams: int = typer.Option(64, "--streams", min=1, help="Concurrent streams."),
         stream_tps: float = typer.Option(1000.0, "--stream-tps", help="Rate of each of them."),
-        max_rate: float = typer.Option(
-            2_560_000.0, "--max-rate", help="Top of the single-stream ladder (tok/s)."
-        ),
         docs: Path | None = DOCS_OPTION,
         no_docs: bool = NO_DOCS_OPTION,
     ) -> None:
         """Pacing accuracy, highest single-stream rate, N concurrent streams' frame gaps."""
-        figures = measure(tps, seconds, streams, stream_tps, max_rate)
+        figures = measure(tps, seconds, streams, stream_tps)
         command = (f"spark bench engine --tps {tps:g} --seconds {seconds:g} "
                    f"--streams {streams} --stream-tps {stream_tps:g}")
         report(table(figures), command, SECTION, docs, no_docs)

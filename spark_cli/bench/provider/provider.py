@@ -16,7 +16,7 @@ import secrets
 import statistics
 import time
 from collections.abc import AsyncIterator
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +25,6 @@ import typer
 from spark_cli.bench.figures import CHANNEL_NAMES, report
 from spark_cli.bench.processes import start_engine
 from spark_cli.bench.provider.prompts import parse_size, prompt, size_label
-from spark_cli.cli.wiring import open_provider_channel
 from spark_cli.protocol.channel import (
     Channel,
     ChannelError,
@@ -47,26 +46,17 @@ SECTION = "## Provider"
 
 
 def channels_for(provider: ProviderSettings) -> list[ChannelKind]:
-    """The channels to measure: the provider's own, plus HTTP SSE beside a WebSocket
-    (the bundled engine started in-process is measured on its WebSocket only)."""
+    """The channels to measure: the provider's own, plus HTTP SSE beside a WebSocket."""
     kind = provider.kind
-    if kind == "mock":
-        return ["responses_ws", "responses_sse"] if provider.base_url else ["responses_ws"]
-    if kind == "responses_ws":
+    if kind == "mock" or kind == "responses_ws":
         return ["responses_ws", "responses_sse"]
     return [kind]
 
 
-def open_for(provider: ProviderSettings,
-             kind: ChannelKind) -> AbstractAsyncContextManager[Channel]:
-    """A fresh channel of ``kind`` to ``provider`` (the bundled engine when it has no URL)."""
-    if provider.kind == "mock" and not provider.base_url:
-        return open_provider_channel(provider, max_retries=0)
-    return _direct(provider, kind)
-
-
 @asynccontextmanager
-async def _direct(provider: ProviderSettings, kind: ChannelKind) -> AsyncIterator[Channel]:
+async def open_for(provider: ProviderSettings, kind: ChannelKind) -> AsyncIterator[Channel]:
+    """A fresh channel of ``kind`` to ``provider`` (which has a URL: the bundled engine is
+    started in its own process)."""
     options: dict[str, Any] = {"max_retries": 0, "secrets": provider.secrets}
     if kind == "responses_ws":
         options["warm_spare"] = False

@@ -16,7 +16,7 @@ from typing import Any
 
 import typer
 
-from spark_cli.bench.figures import percentile
+from spark_cli.bench.figures import met, percentile
 from spark_cli.bench.tui import tui_headless as headless
 from spark_cli.bench.tui.tui_bench import _workdir
 
@@ -92,11 +92,10 @@ def verdict(rows: list[dict[str, Any]]) -> str:
     first, last = rows[0], rows[-1]
     growth = last["rss_mb"] - first["rss_mb"]
     p95s = ", ".join(f"{row['key_p95_ms']:.1f}" for row in rows)
-    met = "met" if growth <= TARGET_GROWTH_MB else "missed"
     return (f"{last['edits']} of {last['turn']} turns changed the file; "
             f"RSS turn {first['turn']} {first['rss_mb']:.1f} MB -> turn {last['turn']} "
             f"{last['rss_mb']:.1f} MB ({growth:+.1f} MB, target ≤ +{TARGET_GROWTH_MB:g}: "
-            f"{met}); keystroke p95 by sample: {p95s} ms")
+            f"{met(growth <= TARGET_GROWTH_MB)}); keystroke p95 by sample: {p95s} ms")
 
 
 def register(bench_app: typer.Typer) -> None:

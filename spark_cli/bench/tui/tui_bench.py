@@ -147,16 +147,9 @@ def register(bench_app: typer.Typer) -> None:
     @bench_app.command("tui")
     def bench_tui(
         quick: bool = typer.Option(False, "--quick", help="A smoke test: every figure, tiny."),
-        keep_tokens: int = typer.Option(defaults.keep_tokens, min=100,
-                                        help="Tokens of the 10,000 tok/s answer."),
-        keep_reps: int = typer.Option(defaults.keep_reps, min=1, help="Keep-up repetitions."),
-        cpu_tokens: int = typer.Option(defaults.cpu_tokens, min=100,
-                                       help="Tokens of the 1,000 tok/s answer."),
         samples: int = typer.Option(defaults.samples, min=1,
                                     help="Keystrokes timed per streaming phase."),
-        escs: int = typer.Option(defaults.escs, min=1, help="Headless Esc samples."),
         turns: int = typer.Option(defaults.turns, min=11, help="Turns before the late phase."),
-        turn_tokens: int = typer.Option(defaults.turn_tokens, min=10, help="Tokens per turn."),
         launch_reps: int = typer.Option(defaults.launch_reps, min=1, help="Launches timed."),
         pty_escs: int = typer.Option(defaults.pty_escs, min=1,
                                      help="Esc samples per driver in a pty."),
@@ -178,8 +171,7 @@ def register(bench_app: typer.Typer) -> None:
             no_docs = True
 
         plan = TuiBenchPlan.quick() if quick else TuiBenchPlan(
-            keep_tokens, keep_reps, cpu_tokens, samples, escs, turns, turn_tokens, launch_reps,
-            pty_escs)
+            samples=samples, turns=turns, launch_reps=launch_reps, pty_escs=pty_escs)
         _compile_bytecode()
         try:
             figures = run_all(plan, phases)

@@ -10,6 +10,9 @@ from spark_cli.bench.figures import median_p95, met
 SECTION = "## TUI"
 TARGETS = {"keep_ms": 50.0, "key_p95_ms": 16.0, "cpu_share": 0.30, "esc_ms": 16.0,
            "launch_s": 0.5, "memory_ratio": 1.5}
+PTY_ROWS = {"fast": "Esc byte → turn stopped on screen, fast-Esc driver",
+            "stock": "the same with Textual's stock LinuxDriver",
+            "ctrl_c": "Ctrl+C (no escape wait) → turn stopped on screen"}
 
 
 def rows(figures: dict[str, Any]) -> list[tuple[str, str, str, str]]:
@@ -28,15 +31,9 @@ def rows(figures: dict[str, Any]) -> list[tuple[str, str, str, str]]:
     if "typing" in figures:
         out += _esc_rows(figures["typing"])
     if "pty_esc" in figures:
-        esc_pty = figures["pty_esc"]
-        out += [
-            ("pty: Esc byte → turn stopped on screen, fast-Esc driver (median)",
-             f"{statistics.median(esc_pty['fast']) * 1000:.0f} ms", "", ""),
-            ("pty: the same with Textual's stock LinuxDriver (median)",
-             f"{statistics.median(esc_pty['stock']) * 1000:.0f} ms", "", ""),
-            ("pty: Ctrl+C (no escape wait) → turn stopped on screen (median)",
-             f"{statistics.median(esc_pty['ctrl_c']) * 1000:.0f} ms", "", ""),
-        ]
+        out += [(f"pty: {what} (median)",
+                 f"{statistics.median(figures['pty_esc'][key]) * 1000:.0f} ms", "", "")
+                for key, what in PTY_ROWS.items()]
     if "launch" in figures:
         out += _launch_rows(figures["launch"])
     if "resume" in figures:

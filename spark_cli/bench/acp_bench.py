@@ -118,13 +118,10 @@ def measure(runs: int, tps: int) -> dict[str, dict[str, float]]:
         repo.mkdir()
         (repo / ".git").mkdir()
         (repo / "a.py").write_text("x = 1\n")
-        engine = start_engine("bench-acp", "--tps", str(tps))
-        try:
+        with start_engine("bench-acp", "--tps", str(tps)) as engine:
             env = _env(work, engine.url + "/v1", engine.token)
             edit = [_edit_run(repo, env) for _ in range(runs)]
             acp = asyncio.run(_acp_runs(repo, env, runs))
-        finally:
-            engine.stop()
 
     def medians(rows: list[tuple[float, ...]]) -> dict[str, float]:
         return {key: 1000 * statistics.median(r[i] for r in rows)

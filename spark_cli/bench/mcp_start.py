@@ -93,19 +93,16 @@ async def _in_process(reps: int) -> list[str]:
 
 def _paired(reps: int) -> list[str]:
     token = "bench-mcp"
-    engine = start_engine(token, "--brain", "lorem", "--tps", "2000", "--ttft-ms", "0")
     figures: dict[str, list[float]] = {"none": [], "three": []}
-    try:
-        with tempfile.TemporaryDirectory() as scratch:
-            work = Path(scratch)
-            extra = config_toml(_servers(work / "repo"))
-            for rep in range(reps + 1):
-                for label, config in (("none", ""), ("three", extra)):
-                    r = run_once(engine.url, token, 1, work, config_extra=config)
-                    if rep:  # the first of each is a warm-up (and fills the tool cache)
-                        figures[label].append(r.launch_to_request_s)
-    finally:
-        engine.stop()
+    with (start_engine(token, "--brain", "lorem", "--tps", "2000", "--ttft-ms", "0") as engine,
+          tempfile.TemporaryDirectory() as scratch):
+        work = Path(scratch)
+        extra = config_toml(_servers(work / "repo"))
+        for rep in range(reps + 1):
+            for label, config in (("none", ""), ("three", extra)):
+                r = run_once(engine.url, token, 1, work, config_extra=config)
+                if rep:  # the first of each is a warm-up (and fills the tool cache)
+                    figures[label].append(r.launch_to_request_s)
     none, three = (statistics.median(figures[k]) for k in ("none", "three"))
     return [f"| launch -> request, no MCP servers | {none * 1e3:.0f} ms (median of {reps}) |",
             f"| launch -> request, three servers (one slow) | {three * 1e3:.0f} ms "

@@ -133,7 +133,7 @@ _URLS = re.compile(r"(ws://\S+/v1/responses) \((http://\S+?)\)")
 
 @dataclass
 class EngineProcess:
-    """An engine running in its own process, and where to reach it."""
+    """An engine running in its own process, and where to reach it (``with`` stops it)."""
 
     proc: subprocess.Popen[str]
     ws_url: str
@@ -146,9 +146,11 @@ class EngineProcess:
     def pid(self) -> int:
         return self.proc.pid
 
-    def cpu_seconds(self) -> float:
-        """User + system CPU of the engine process so far."""
-        return cpu_seconds(self.pid)
+    def __enter__(self) -> EngineProcess:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
 
     def rss_bytes(self) -> int:
         """Resident memory now (``VmRSS``); 0 when unreadable."""

@@ -147,10 +147,8 @@ async def _sandbox_start(runs: int) -> dict[str, float] | None:
 
 
 def measure(runs: int, tps: int) -> dict[str, Any]:
-    token = secrets.token_urlsafe(12)
-    engine = start_engine(token, "--tps", str(tps))
     figures: dict[str, Any] = {"runs": runs, "tps": tps}
-    try:
+    with start_engine(secrets.token_urlsafe(12), "--tps", str(tps)) as engine:
         for kind, provider in KINDS:
             turns = _run(engine, provider, tools=True, files=[], runs=runs)
             trips = [t for turn in turns for t in turn["trips"]]
@@ -172,8 +170,6 @@ def measure(runs: int, tps: int) -> dict[str, Any]:
                 gaps = asyncio.run(_exit_to_request(engine, Path(tmp), provider, runs * 2))
                 median, p95 = median_p95(gaps)
                 figures[f"command_{kind}"] = {"median": median, "p95": p95, "n": len(gaps)}
-    finally:
-        engine.stop()
     figures["sandbox"] = asyncio.run(_sandbox_start(runs))
     return figures
 

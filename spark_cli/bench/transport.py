@@ -132,10 +132,7 @@ def register(bench_app: typer.Typer) -> None:
         no_docs: bool = NO_DOCS_OPTION,
     ) -> None:
         """Per-turn overhead: persistent WebSocket vs a fresh HTTP connection per turn."""
-        engine = start_engine(secrets.token_hex(16), "--ttft-ms", "0", "--tps", "1000000")
-        try:
+        with start_engine(secrets.token_hex(16), "--ttft-ms", "0", "--tps", "1000000") as engine:
             results = asyncio.run(measure(engine.url + "/v1", engine.token, turns, warmup))
-        finally:
-            engine.stop()
         command = f"spark bench transport --turns {turns} --warmup {warmup}"
         report(table(summarise(results)), command, SECTION, docs, no_docs)

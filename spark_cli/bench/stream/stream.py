@@ -138,19 +138,16 @@ def measure(reps: int, tokens: int, rates: list[float], workdir: Path,
     runs = _modes(modes, baseline)
     for tps in rates:
         token = secrets.token_urlsafe(12)
-        engine = start_engine(token, "--brain", "lorem", "--tps", f"{tps:g}", "--ttft-ms",
-                              "0", *(("--per-token",) if frame_ms is None
-                                     else ("--frame-ms", f"{frame_ms:g}")),
-                              env=child_env())
+        shape = ("--per-token",) if frame_ms is None else ("--frame-ms", f"{frame_ms:g}")
         long: dict[tuple[str, str], list[Run]] = {}
         short: dict[tuple[str, str], list[Run]] = {}
+        with start_engine(token, "--brain", "lorem", "--tps", f"{tps:g}", "--ttft-ms", "0",
+                          *shape, env=child_env()) as engine:
+            def one(mode: str, wire: str, n: int, engine: EngineProcess = engine,
+                    tps: float = tps) -> Run:
+                base = baseline if mode.endswith(BASE) else None
+                return run_one(mode.removesuffix(BASE), wire, engine, tps, n, workdir, base)
 
-        def one(mode: str, wire: str, n: int, engine: EngineProcess = engine,
-                tps: float = tps) -> Run:
-            base = baseline if mode.endswith(BASE) else None
-            return run_one(mode.removesuffix(BASE), wire, engine, tps, n, workdir, base)
-
-        try:
             for wire in wires:
                 for mode in runs:
                     one(mode, wire, 50)  # warm-up: bytecode, caches
@@ -159,8 +156,6 @@ def measure(reps: int, tokens: int, rates: list[float], workdir: Path,
                     for mode in runs:
                         short.setdefault((wire, mode), []).append(one(mode, wire, 1))
                         long.setdefault((wire, mode), []).append(one(mode, wire, tokens))
-        finally:
-            engine.stop()
         for wire in wires:
             figures[f"{wire} @ {tps:g}"] = _row(wire, runs, short, long)
     return figures

@@ -15,6 +15,7 @@ import secrets
 import shutil
 import statistics
 import tempfile
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,7 @@ import typer
 
 import spark_cli
 from spark_cli.bench.figures import DOCS_OPTION, NO_DOCS_OPTION, pick, report
-from spark_cli.bench.processes import EngineProcess, child_env, start_engine
+from spark_cli.bench.processes import child_env, start_engine
 from spark_cli.bench.tui import tui_headless as headless
 from spark_cli.bench.tui import tui_pty as pty
 from spark_cli.bench.tui.tui_report import SECTION, table
@@ -92,14 +93,12 @@ def run_all(plan: TuiBenchPlan, phases: tuple[str, ...] = PHASES) -> dict[str, A
     """The phases asked for (all by default), in one run; the figures (``tui_report.table``)."""
     token = secrets.token_urlsafe(12)
     figures: dict[str, Any] = {"plan": plan}
-    engines: list[EngineProcess] = []
     with tempfile.TemporaryDirectory(prefix="spark-bench-tui-") as tmp:
         work = _workdir(Path(tmp))
-        try:
-            for tps in (KEEP_TPS, KEY_TPS, CPU_TPS):
-                engines.append(start_engine(token, "--brain", "lorem", "--tps", f"{tps:g}",
-                                            "--ttft-ms", "0", env=child_env()))
-            fast, key, slow = (engine.url for engine in engines)
+        with ExitStack() as engines:
+            fast, key, slow = (engines.enter_context(start_engine(
+                token, "--brain", "lorem", "--tps", f"{tps:g}", "--ttft-ms", "0",
+                env=child_env())).url for tps in (KEEP_TPS, KEY_TPS, CPU_TPS))
             if "keep" in phases:
                 keeps = [asyncio.run(headless.keep_up(fast, token, work,
                                                       tokens=plan.keep_tokens, tps=KEEP_TPS))
@@ -120,9 +119,6 @@ def run_all(plan: TuiBenchPlan, phases: tuple[str, ...] = PHASES) -> dict[str, A
                     for name, driver, byte in (("fast", "fast", "\x1b"),
                                                ("stock", "stock", "\x1b"),
                                                ("ctrl_c", "fast", "\x03"))}
-        finally:
-            for engine in engines:
-                engine.stop()
         if "launch" in phases:
             figures["launch"] = pty.launch(work, plan.launch_reps)
             figures["imports"] = pty.import_profile(work)

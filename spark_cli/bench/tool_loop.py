@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import os
 import secrets
-import shutil
 import statistics
 import tempfile
 import time
@@ -23,7 +22,7 @@ from typing import Any
 import typer
 
 from spark_cli.bench.figures import DOCS_OPTION, NO_DOCS_OPTION, median_p95, met, report
-from spark_cli.bench.processes import start_engine
+from spark_cli.bench.processes import example_repo, start_engine
 from spark_cli.checks.runner import run_command
 from spark_cli.checks.sandbox import Sandbox, find_sandbox
 from spark_cli.cli.wiring import open_provider_channel
@@ -43,10 +42,6 @@ INSTRUCTION = "replace 'discount must be 0-100' with 'discount must be between 0
 FILE = "src/shop/pricing.py"
 KINDS = (("responses_ws", "mock"), ("chat_sse", "openai-compatible"))
 TARGET_MS = 2.0
-
-
-def _example_repo() -> Path:
-    return Path(__file__).resolve().parents[2] / "examples" / "repo"
 
 
 def _settings(engine: Any, root: Path, provider: str, **flags: object) -> Any:
@@ -125,8 +120,7 @@ async def _exit_to_request(engine: Any, root: Path, provider: str, runs: int) ->
 def _run(engine: Any, provider: str, *, tools: bool, files: list[str],
          runs: int) -> list[dict[str, Any]]:
     with tempfile.TemporaryDirectory(prefix="spark-bench-tools-") as tmp:
-        root = Path(tmp) / "repo"
-        shutil.copytree(_example_repo(), root)
+        root = example_repo(Path(tmp))
         return asyncio.run(_turns(engine, root, provider, tools=tools, files=files, runs=runs))
 
 

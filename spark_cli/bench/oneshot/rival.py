@@ -204,10 +204,6 @@ def _seconds(pair: tuple[float, float] | None) -> str:
     return "—" if pair is None else f"{pair[0]:.3f} / {pair[1]:.3f} s"
 
 
-def _mb(pair: tuple[float, float]) -> str:
-    return f"{pair[0]:.0f} / {pair[1]:.0f} MB"
-
-
 def side_table(side: dict[str, Any], tokens: int) -> str:
     """The table and its notes, from ``side`` (``SideBySide.figures()``)."""
     rows: dict[str, Any] = side["rows"]
@@ -229,9 +225,10 @@ def side_table(side: dict[str, Any], tokens: int) -> str:
                 if client == "codex":
                     lines.append(f"| {name[client]}, {label} | {_NO_WIRE} | | | | |")
                 continue
+            rss = row["peak_rss_mb"]
             lines.append(f"| {name[client]}, {label} | {_seconds(row['launch_to_request_s'])} "
                          f"| {_seconds(row['own_stamp_s'])} | {_seconds(row['cpu_s'])} "
-                         f"| {_seconds(row['own_cpu_s'])} | {_mb(row['peak_rss_mb'])} |")
+                         f"| {_seconds(row['own_cpu_s'])} | {rss[0]:.0f} / {rss[1]:.0f} MB |")
     return "\n".join([*lines, "", *_ratio(rows, name), *_notes(rows, name)])
 
 

@@ -16,7 +16,7 @@ import secrets
 import statistics
 import time
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import ExitStack, asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -190,15 +190,6 @@ def table(results: Results) -> str:
     return "\n".join(out).rstrip("\n")
 
 
-def _bundled(ttft_ms: float, tps: float) -> tuple[Any, ProviderSettings]:
-    token = secrets.token_hex(8)
-    engine = start_engine(token, "--brain", "lorem", "--ttft-ms", f"{ttft_ms:g}",
-                          "--tps", f"{tps:g}")
-    provider = ProviderSettings("mock", "mock", engine.url + "/v1", "spark-lorem", token,
-                                "SPARK_API_KEY", (token,))
-    return engine, provider
-
-
 def bench_provider(name: str | None, *, base_url: str | None, model: str | None,
                    sizes: str, reps: int, tokens: int, same: bool, ttft_ms: float,
                    tps: float, docs: Path | None) -> int:
@@ -212,30 +203,33 @@ def bench_provider(name: str | None, *, base_url: str | None, model: str | None,
     except (ValueError, SettingsError) as exc:
         print(f"spark bench provider: {exc}", flush=True)
         return 2
-    provider, engine = settings.provider, None
-    if provider.kind == "mock" and not provider.base_url:
-        engine, provider = _bundled(ttft_ms, tps)
-        kinds: list[ChannelKind] = ["chat_sse", "responses_ws"]
-        where = (f"the bundled engine in its own process (--brain lorem --ttft-ms "
-                 f"{ttft_ms:g} --tps {tps:g})")
-    else:
-        kinds = channels_for(provider)
-        where = f"{provider.model} at {provider.shown_base_url}"
-    try:
-        results = asyncio.run(run(provider, kinds, wanted, reps, tokens, same=same))
-    except ChannelError as exc:
-        print(f"spark bench provider: {provider.name}: {exc.message}", flush=True)
-        return 3
-    finally:
-        if engine is not None:
-            engine.stop()
+    provider = settings.provider
+    bundled = provider.kind == "mock" and not provider.base_url
+    with ExitStack() as stack:
+        if bundled:
+            token = secrets.token_hex(8)
+            engine = stack.enter_context(start_engine(
+                token, "--brain", "lorem", "--ttft-ms", f"{ttft_ms:g}", "--tps", f"{tps:g}"))
+            provider = ProviderSettings("mock", "mock", engine.url + "/v1", "spark-lorem",
+                                        token, "SPARK_API_KEY", (token,))
+            kinds: list[ChannelKind] = ["chat_sse", "responses_ws"]
+            where = (f"the bundled engine in its own process (--brain lorem --ttft-ms "
+                     f"{ttft_ms:g} --tps {tps:g})")
+        else:
+            kinds = channels_for(provider)
+            where = f"{provider.model} at {provider.shown_base_url}"
+        try:
+            results = asyncio.run(run(provider, kinds, wanted, reps, tokens, same=same))
+        except ChannelError as exc:
+            print(f"spark bench provider: {provider.name}: {exc.message}", flush=True)
+            return 3
     cache = "the same prompt every time (cache hits allowed)" if same else (
         "a different prompt every time (no cache hits)")
     head = (f"{provider.name}: {where}; {reps} answer(s) of up to {tokens} tokens per prompt "
             f"size, {cache}, each on a fresh connection; medians")
     command = (f"spark bench provider{' --provider ' + name if name else ''} --sizes "
                f"{sizes} --reps {reps} --tokens {tokens}"
-               + (f" --ttft-ms {ttft_ms:g}" if engine is not None else ""))
+               + (f" --ttft-ms {ttft_ms:g}" if bundled else ""))
     report(f"{head}.\n\n{table(results)}", command, SECTION, docs, docs is None)
     return 0
 

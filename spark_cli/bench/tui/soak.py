@@ -17,8 +17,8 @@ from typing import Any
 import typer
 
 from spark_cli.bench.figures import met, percentile
+from spark_cli.bench.processes import example_repo
 from spark_cli.bench.tui import tui_headless as headless
-from spark_cli.bench.tui.tui_bench import _workdir
 
 TARGET_GROWTH_MB = 20.0
 SOAK_FILE = "src/hello_soak.py"
@@ -74,7 +74,7 @@ async def _soak(app: Any, log: Any, turns: int, every: int, samples: int) -> dic
 def run_soak(turns: int, every: int, samples: int) -> dict[str, Any]:
     """The soak, in a temporary copy of the example repo; its rows (turn, RSS, p95)."""
     with tempfile.TemporaryDirectory(prefix="spark-bench-soak-") as tmp:
-        work = _workdir(Path(tmp))
+        work = example_repo(Path(tmp))
         (work / SOAK_FILE).parent.mkdir(parents=True, exist_ok=True)
         (work / SOAK_FILE).write_text('def greet(name):\n    return "hello " + name\n')
 

@@ -12,7 +12,6 @@ import compileall
 import dataclasses
 import os
 import secrets
-import shutil
 import statistics
 import tempfile
 from contextlib import ExitStack
@@ -23,7 +22,7 @@ import typer
 
 import spark_cli
 from spark_cli.bench.figures import DOCS_OPTION, NO_DOCS_OPTION, pick, report
-from spark_cli.bench.processes import child_env, start_engine
+from spark_cli.bench.processes import child_env, example_repo, start_engine
 from spark_cli.bench.tui import tui_headless as headless
 from spark_cli.bench.tui import tui_pty as pty
 from spark_cli.bench.tui.tui_report import SECTION, table
@@ -69,18 +68,7 @@ RESUME_TURNS = 500
 
 
 _PACKAGE = Path(spark_cli.__file__).resolve().parent
-"""spark_cli/ (what bytecode is compiled for); its parent holds examples/ in a checkout."""
-
-def _workdir(tmp: Path) -> Path:
-    """A copy of the example repo (the demo's), else an empty folder with one file."""
-    example = _PACKAGE.parent / "examples" / "repo"
-    work = tmp / "repo"
-    if example.is_dir():
-        shutil.copytree(example, work, ignore=shutil.ignore_patterns(".spark", "__pycache__"))
-    else:
-        work.mkdir()
-        (work / "README.md").write_text("bench\n")
-    return work
+"""spark_cli/ (what bytecode is compiled for)."""
 
 
 def parse_phases(only: str | None) -> tuple[str, ...]:
@@ -94,7 +82,7 @@ def run_all(plan: TuiBenchPlan, phases: tuple[str, ...] = PHASES) -> dict[str, A
     token = secrets.token_urlsafe(12)
     figures: dict[str, Any] = {"plan": plan}
     with tempfile.TemporaryDirectory(prefix="spark-bench-tui-") as tmp:
-        work = _workdir(Path(tmp))
+        work = example_repo(Path(tmp))
         with ExitStack() as engines:
             fast, key, slow = (engines.enter_context(start_engine(
                 token, "--brain", "lorem", "--tps", f"{tps:g}", "--ttft-ms", "0",

@@ -96,6 +96,19 @@ def cpu_seconds(pid: int, *, waited_for: bool = False) -> float:
     return (int(fields[first]) + int(fields[first + 1])) / _TICK
 
 
+def rss_bytes(pid: int | str = "self", *, peak: bool = False) -> int:
+    """Resident memory of ``pid`` now (``VmRSS``; ``peak``: the most so far, ``VmHWM``);
+    0 when unreadable."""
+    key = "VmHWM:" if peak else "VmRSS:"
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith(key):
+                return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
 def wait_child(proc: Any) -> ChildUsage:
     """Wait for ``proc`` (a ``subprocess.Popen``) to exit, read its costs, reap it and tell
     ``proc`` its return code."""
@@ -159,21 +172,10 @@ class EngineProcess:
         self.stop()
 
     def rss_bytes(self) -> int:
-        """Resident memory now (``VmRSS``); 0 when unreadable."""
-        return self._status_bytes("VmRSS:")
+        return rss_bytes(self.pid)
 
     def peak_rss_bytes(self) -> int:
-        """The most resident memory so far (``VmHWM``); 0 when unreadable."""
-        return self._status_bytes("VmHWM:")
-
-    def _status_bytes(self, key: str) -> int:
-        try:
-            for line in Path(f"/proc/{self.pid}/status").read_text().splitlines():
-                if line.startswith(key):
-                    return int(line.split()[1]) * 1024
-        except OSError:
-            pass
-        return 0
+        return rss_bytes(self.pid, peak=True)
 
     def open_fds(self) -> int:
         """Open file descriptors now; -1 when unreadable."""

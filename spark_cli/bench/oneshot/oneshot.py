@@ -38,7 +38,6 @@ TARGETS = {"launch_to_request_s": 0.10, "cpu_net_per_5k_s": 0.2, "end_to_exit_s"
 CHANNELS = ("responses_ws", "chat_sse", "responses_sse")
 
 
-
 def channel_figures(runs: list[Repetition], short: list[Repetition]) -> dict[str, Any]:
     """Medians of one channel's runs; CPU net of a 1-token answer's on the same channel."""
     base = statistics.median(r.cpu_raw_s for r in short)
@@ -51,7 +50,6 @@ def channel_figures(runs: list[Repetition], short: list[Repetition]) -> dict[str
         "end_to_exit_s": statistics.median(r.end_to_exit_s for r in runs),
         "output_tokens": statistics.median(r.output_tokens for r in runs),
         "exit_codes": sorted({r.exit_code for r in runs}),
-        "runs": runs,
     }
 
 

@@ -17,7 +17,7 @@ from typing import Any
 import typer
 
 from spark_cli.bench.figures import met, percentile
-from spark_cli.bench.processes import example_repo
+from spark_cli.bench.processes import example_repo, rss_bytes
 from spark_cli.bench.tui import tui_headless as headless
 
 TARGET_GROWTH_MB = 20.0
@@ -62,7 +62,7 @@ async def _soak(app: Any, log: Any, turns: int, every: int, samples: int) -> dic
             await interaction.wait()
             session.configure(rules)
             log.frames.clear()  # the bench's own record of frames: not the app's memory
-            rows.append({"turn": done, "edits": edits, "rss_mb": headless.rss_bytes() / 2**20,
+            rows.append({"turn": done, "edits": edits, "rss_mb": rss_bytes() / 2**20,
                          "key_p95_ms": percentile(keys, 0.95) * 1000,
                          "keys": len(keys), "lost": lost})
             typer.echo(f"turn {done} ({edits} turns changed the file): RSS "

@@ -9,6 +9,7 @@ three, alternating. Results go to ``## MCP``.
 from __future__ import annotations
 
 import asyncio
+import json
 import shutil
 import statistics
 import subprocess
@@ -41,11 +42,8 @@ def _servers(work: Path) -> list[McpServerConfig]:
 
 def config_toml(servers: list[McpServerConfig]) -> str:
     """The servers as a config file's ``[mcp_servers]`` tables."""
-    out = []
-    for s in servers:
-        args = ", ".join(f'"{a}"' for a in s.args)
-        out.append(f'[mcp_servers.{s.name}]\ncommand = "{s.command}"\nargs = [{args}]\n')
-    return "\n".join(out)
+    return "\n".join(f'[mcp_servers.{s.name}]\ncommand = "{s.command}"\n'
+                     f"args = {json.dumps(list(s.args))}\n" for s in servers)
 
 
 async def _one_start(servers: list[McpServerConfig], work: Path, cache: Path,

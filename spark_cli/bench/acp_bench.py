@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import statistics
 import subprocess
 import sys
@@ -23,7 +22,7 @@ import typer
 from acp import PROTOCOL_VERSION, Client, spawn_agent_process, text_block
 
 from spark_cli.bench.figures import DOCS_OPTION, NO_DOCS_OPTION, report
-from spark_cli.bench.processes import start_engine
+from spark_cli.bench.processes import child_env, start_engine
 
 SECTION = "## ACP"
 TOKENS = 5000
@@ -42,8 +41,8 @@ def _env(work: Path, base_url: str, token: str) -> dict[str, str]:
     (config / "config.toml").write_text(
         f'provider = "mock"\nbase_url = "{base_url}"\nmodel = "spark-lorem"\n'
         f"max_output_tokens = {TOKENS}\ntools = false\n")
-    return {**os.environ, "SPARK_CONFIG_DIR": str(config), "SPARK_STATE_DIR": str(work / "s"),
-            "SPARK_API_KEY": token}
+    return child_env(SPARK_CONFIG_DIR=str(config), SPARK_STATE_DIR=str(work / "s"),
+                     SPARK_API_KEY=token)
 
 
 def _edit_run(repo: Path, env: dict[str, str]) -> tuple[float, ...]:
@@ -118,13 +117,10 @@ def measure(runs: int, tps: int) -> dict[str, dict[str, float]]:
         repo.mkdir()
         (repo / ".git").mkdir()
         (repo / "a.py").write_text("x = 1\n")
-        engine = start_engine("bench-acp", "--tps", str(tps))
-        try:
+        with start_engine("bench-acp", "--tps", str(tps)) as engine:
             env = _env(work, engine.url + "/v1", engine.token)
             edit = [_edit_run(repo, env) for _ in range(runs)]
             acp = asyncio.run(_acp_runs(repo, env, runs))
-        finally:
-            engine.stop()
 
     def medians(rows: list[tuple[float, ...]]) -> dict[str, float]:
         return {key: 1000 * statistics.median(r[i] for r in rows)

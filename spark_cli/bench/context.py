@@ -60,11 +60,6 @@ def generate_tree(root: Path, files: int, seed: int = 7) -> tuple[str, str]:
     return f"src/{package}/{module}.py", f"{package}_{module}_helper_1"
 
 
-def _copy(source: Path, target: Path) -> None:
-    shutil.copytree(source, target, symlinks=True,
-                    ignore=shutil.ignore_patterns(*VENDORED, "*.egg-info"))
-
-
 def _build(root: Path, file: str, symbol: str, prompt: str = "rename {} to {}_renamed"
            ) -> tuple[float, Any]:
     settings = load_settings(root, {}, {"SPARK_CONFIG_DIR": str(root / ".no-config")})
@@ -99,7 +94,8 @@ def measure(root: Path, file: str, symbol: str, reps: int) -> dict[str, Any]:
 def run_benchmark(repo: Path, files: int, reps: int, workdir: Path) -> list[dict[str, Any]]:
     results = []
     own = workdir / "repo"
-    _copy(repo, own)
+    shutil.copytree(repo, own, symlinks=True,
+                    ignore=shutil.ignore_patterns(*VENDORED, "*.egg-info"))
     _warm_up(own)
     sample = _sample(own)
     results.append({"tree": f"this repo ({repo.resolve().name})",

@@ -78,12 +78,9 @@ def _files_changed(answer: str) -> int:
 
 def measure(runs: int, flags: list[str]) -> dict[str, Any]:
     token = secrets.token_urlsafe(12)
-    engine = start_engine(token, *flags)
-    try:
+    with start_engine(token, *flags) as engine:
         asyncio.run(_one_run(engine.ws_url, token, task()))  # uncounted: brains load on first use
         results = [asyncio.run(_one_run(engine.ws_url, token, task())) for _ in range(runs)]
-    finally:
-        engine.stop()
     figures: dict[str, Any] = {"runs": runs}
     for model in MODELS:
         for key in ("ttft", "rate", "total", "tokens", "files"):

@@ -24,13 +24,6 @@ DOCS_OPTION = typer.Option(None, "--docs",
 NO_DOCS_OPTION = typer.Option(False, "--no-docs", help="Only print, write no file.")
 
 
-def publish(docs: Path | None, heading: str, body: str) -> None:
-    """Write ``body`` under ``heading`` in ``docs`` (default: docs/benchmarks.md) and say so."""
-    target = docs or Path("docs") / "benchmarks.md"
-    write_section(target, heading, body)
-    typer.echo(f"wrote {target} ({heading})")
-
-
 def write_section(path: Path, heading: str, body: str) -> None:
     """Put ``body`` under ``heading`` in ``path`` (append the section if it is missing)."""
     text = path.read_text(encoding="utf-8") if path.exists() else "# Benchmarks\n"
@@ -91,8 +84,10 @@ def pick(text: str, known: tuple[str, ...], flag: str) -> tuple[str, ...]:
 def report(table: str, command: str, heading: str, docs: Path | None, no_docs: bool,
            *, where: bool = False) -> None:
     """Print ``table``; unless ``no_docs``, write the command (``where``: and the Python and
-    machine it ran on) and the table under ``heading``."""
+    machine it ran on) and the table under ``heading`` of ``docs`` (docs/benchmarks.md)."""
     typer.echo(table)
     if not no_docs:
         on = f" (Python {platform.python_version()}, {platform.machine()})" if where else ""
-        publish(docs, heading, f"Command: `{command}`{on}\n\n{table}\n")
+        target = docs or Path("docs") / "benchmarks.md"
+        write_section(target, heading, f"Command: `{command}`{on}\n\n{table}\n")
+        typer.echo(f"wrote {target} ({heading})")

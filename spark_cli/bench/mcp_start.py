@@ -9,6 +9,7 @@ three, alternating. Results go to ``## MCP``.
 from __future__ import annotations
 
 import asyncio
+import json
 import shutil
 import statistics
 import subprocess
@@ -41,11 +42,8 @@ def _servers(work: Path) -> list[McpServerConfig]:
 
 def config_toml(servers: list[McpServerConfig]) -> str:
     """The servers as a config file's ``[mcp_servers]`` tables."""
-    out = []
-    for s in servers:
-        args = ", ".join(f'"{a}"' for a in s.args)
-        out.append(f'[mcp_servers.{s.name}]\ncommand = "{s.command}"\nargs = [{args}]\n')
-    return "\n".join(out)
+    return "\n".join(f'[mcp_servers.{s.name}]\ncommand = "{s.command}"\n'
+                     f"args = {json.dumps(list(s.args))}\n" for s in servers)
 
 
 async def _one_start(servers: list[McpServerConfig], work: Path, cache: Path,
@@ -93,19 +91,16 @@ async def _in_process(reps: int) -> list[str]:
 
 def _paired(reps: int) -> list[str]:
     token = "bench-mcp"
-    engine = start_engine(token, "--brain", "lorem", "--tps", "2000", "--ttft-ms", "0")
     figures: dict[str, list[float]] = {"none": [], "three": []}
-    try:
-        with tempfile.TemporaryDirectory() as scratch:
-            work = Path(scratch)
-            extra = config_toml(_servers(work / "repo"))
-            for rep in range(reps + 1):
-                for label, config in (("none", ""), ("three", extra)):
-                    r = run_once(engine.url, token, 1, work, config_extra=config)
-                    if rep:  # the first of each is a warm-up (and fills the tool cache)
-                        figures[label].append(r.launch_to_request_s)
-    finally:
-        engine.stop()
+    with (start_engine(token, "--brain", "lorem", "--tps", "2000", "--ttft-ms", "0") as engine,
+          tempfile.TemporaryDirectory() as scratch):
+        work = Path(scratch)
+        extra = config_toml(_servers(work / "repo"))
+        for rep in range(reps + 1):
+            for label, config in (("none", ""), ("three", extra)):
+                r = run_once(engine.url, token, 1, work, config_extra=config)
+                if rep:  # the first of each is a warm-up (and fills the tool cache)
+                    figures[label].append(r.launch_to_request_s)
     none, three = (statistics.median(figures[k]) for k in ("none", "three"))
     return [f"| launch -> request, no MCP servers | {none * 1e3:.0f} ms (median of {reps}) |",
             f"| launch -> request, three servers (one slow) | {three * 1e3:.0f} ms "

@@ -1,5 +1,5 @@
 """Spark in its own processes, for every benchmark: the engine started and read, and the
-children launched as a user launches them, with what each cost.
+children launched as a user launches them (in a copy of the example repo), with what each cost.
 
 :func:`start_engine` returns an :class:`EngineProcess` once `spark engine serve --port 0`
 listens (its CPU, memory and fds read from ``/proc``). ``os.wait4`` reports a child's CPU
@@ -9,6 +9,7 @@ zombie's ``cutime + cstime``, then reaps it: the child alone is the difference (
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import shutil
@@ -61,6 +62,19 @@ def child_env(**extra: str) -> dict[str, str]:
     return env
 
 
+def example_repo(tmp: Path) -> Path:
+    """``tmp/repo``: a copy of the demo's examples/repo (in a checkout), else an empty folder
+    with one file."""
+    example = Path(__file__).resolve().parents[2] / "examples" / "repo"
+    work = tmp / "repo"
+    if example.is_dir():
+        shutil.copytree(example, work, ignore=shutil.ignore_patterns(".spark", "__pycache__"))
+    else:
+        work.mkdir()
+        (work / "README.md").write_text("bench\n")
+    return work
+
+
 def spark_command() -> list[str]:
     """How to launch spark as a user would: the console script beside this Python."""
     script = Path(sys.executable).with_name("spark")
@@ -70,24 +84,29 @@ def spark_command() -> list[str]:
     return [found] if found else [sys.executable, "-m", "spark_cli"]
 
 
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU of a running process so far; NaN when unreadable."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return float("nan")
-    return (int(fields[11]) + int(fields[12])) / _TICK
-
-
-def children_cpu_of_zombie(pid: int) -> float | None:
-    """``cutime + cstime`` (seconds: the CPU of the descendants it waited for) of an exited,
-    not yet reaped ``pid``; None if unreadable."""
+def cpu_seconds(pid: int, *, waited_for: bool = False) -> float:
+    """User + system CPU of ``pid`` so far (``waited_for``: ``cutime + cstime``, the CPU of
+    the descendants it waited for, of an exited, not yet reaped pid); NaN when unreadable."""
     try:
         stat = Path(f"/proc/{pid}/stat").read_bytes()
     except OSError:
-        return None
+        return float("nan")
     fields = stat.rsplit(b")", 1)[1].split()  # the name may hold spaces and ')'
-    return (int(fields[13]) + int(fields[14])) / _TICK
+    first = 13 if waited_for else 11
+    return (int(fields[first]) + int(fields[first + 1])) / _TICK
+
+
+def rss_bytes(pid: int | str = "self", *, peak: bool = False) -> int:
+    """Resident memory of ``pid`` now (``VmRSS``; ``peak``: the most so far, ``VmHWM``);
+    0 when unreadable."""
+    key = "VmHWM:" if peak else "VmRSS:"
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith(key):
+                return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
 
 
 def wait_child(proc: Any) -> ChildUsage:
@@ -95,17 +114,18 @@ def wait_child(proc: Any) -> ChildUsage:
     ``proc`` its return code."""
     os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOWAIT)
     seen = time.monotonic()
-    children = children_cpu_of_zombie(proc.pid)
+    children = cpu_seconds(proc.pid, waited_for=True)
     _pid, status, usage = os.wait4(proc.pid, 0)
     proc.returncode = os.waitstatus_to_exitcode(status)
     cpu = usage.ru_utime + usage.ru_stime
-    own = cpu if children is None else max(0.0, cpu - children)
+    own = cpu if math.isnan(children) else max(0.0, cpu - children)
     return ChildUsage(proc.returncode, cpu, own, usage.ru_maxrss, seen)
 
 
-def run_piped(argv: list[str], cwd: Path, env: dict[str, str]) -> ChildRun:
-    """Run ``argv`` to its end, stdin empty, stdout and stderr read by threads as they come
-    (a full pipe never stalls it)."""
+def run_piped(argv: list[str], cwd: Path, env: dict[str, str],
+              timeout: float = 600.0) -> ChildRun:
+    """Run ``argv`` to its end (killed after ``timeout`` s), stdin empty, stdout and stderr
+    read by threads as they come (a full pipe never stalls it)."""
     started = time.monotonic()
     proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -115,7 +135,10 @@ def run_piped(argv: list[str], cwd: Path, env: dict[str, str]) -> ChildRun:
                for pipe, into in ((proc.stdout, out), (proc.stderr, err))]
     for reader in readers:
         reader.start()
+    timer = threading.Timer(timeout, proc.kill)
+    timer.start()
     usage = wait_child(proc)
+    timer.cancel()
     for reader in readers:
         reader.join(10)
     for pipe in (proc.stdout, proc.stderr):
@@ -129,7 +152,7 @@ _URLS = re.compile(r"(ws://\S+/v1/responses) \((http://\S+?)\)")
 
 @dataclass
 class EngineProcess:
-    """An engine running in its own process, and where to reach it."""
+    """An engine running in its own process, and where to reach it (``with`` stops it)."""
 
     proc: subprocess.Popen[str]
     ws_url: str
@@ -142,26 +165,17 @@ class EngineProcess:
     def pid(self) -> int:
         return self.proc.pid
 
-    def cpu_seconds(self) -> float:
-        """User + system CPU of the engine process so far."""
-        return cpu_seconds(self.pid)
+    def __enter__(self) -> EngineProcess:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
 
     def rss_bytes(self) -> int:
-        """Resident memory now (``VmRSS``); 0 when unreadable."""
-        return self._status_bytes("VmRSS:")
+        return rss_bytes(self.pid)
 
     def peak_rss_bytes(self) -> int:
-        """The most resident memory so far (``VmHWM``); 0 when unreadable."""
-        return self._status_bytes("VmHWM:")
-
-    def _status_bytes(self, key: str) -> int:
-        try:
-            for line in Path(f"/proc/{self.pid}/status").read_text().splitlines():
-                if line.startswith(key):
-                    return int(line.split()[1]) * 1024
-        except OSError:
-            pass
-        return 0
+        return rss_bytes(self.pid, peak=True)
 
     def open_fds(self) -> int:
         """Open file descriptors now; -1 when unreadable."""

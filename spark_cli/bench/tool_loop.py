@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import os
 import secrets
-import shutil
 import statistics
 import tempfile
 import time
@@ -23,7 +22,7 @@ from typing import Any
 import typer
 
 from spark_cli.bench.figures import DOCS_OPTION, NO_DOCS_OPTION, median_p95, met, report
-from spark_cli.bench.processes import start_engine
+from spark_cli.bench.processes import example_repo, start_engine
 from spark_cli.checks.runner import run_command
 from spark_cli.checks.sandbox import Sandbox, find_sandbox
 from spark_cli.cli.wiring import open_provider_channel
@@ -43,10 +42,6 @@ INSTRUCTION = "replace 'discount must be 0-100' with 'discount must be between 0
 FILE = "src/shop/pricing.py"
 KINDS = (("responses_ws", "mock"), ("chat_sse", "openai-compatible"))
 TARGET_MS = 2.0
-
-
-def _example_repo() -> Path:
-    return Path(__file__).resolve().parents[2] / "examples" / "repo"
 
 
 def _settings(engine: Any, root: Path, provider: str, **flags: object) -> Any:
@@ -125,8 +120,7 @@ async def _exit_to_request(engine: Any, root: Path, provider: str, runs: int) ->
 def _run(engine: Any, provider: str, *, tools: bool, files: list[str],
          runs: int) -> list[dict[str, Any]]:
     with tempfile.TemporaryDirectory(prefix="spark-bench-tools-") as tmp:
-        root = Path(tmp) / "repo"
-        shutil.copytree(_example_repo(), root)
+        root = example_repo(Path(tmp))
         return asyncio.run(_turns(engine, root, provider, tools=tools, files=files, runs=runs))
 
 
@@ -147,10 +141,8 @@ async def _sandbox_start(runs: int) -> dict[str, float] | None:
 
 
 def measure(runs: int, tps: int) -> dict[str, Any]:
-    token = secrets.token_urlsafe(12)
-    engine = start_engine(token, "--tps", str(tps))
     figures: dict[str, Any] = {"runs": runs, "tps": tps}
-    try:
+    with start_engine(secrets.token_urlsafe(12), "--tps", str(tps)) as engine:
         for kind, provider in KINDS:
             turns = _run(engine, provider, tools=True, files=[], runs=runs)
             trips = [t for turn in turns for t in turn["trips"]]
@@ -172,8 +164,6 @@ def measure(runs: int, tps: int) -> dict[str, Any]:
                 gaps = asyncio.run(_exit_to_request(engine, Path(tmp), provider, runs * 2))
                 median, p95 = median_p95(gaps)
                 figures[f"command_{kind}"] = {"median": median, "p95": p95, "n": len(gaps)}
-    finally:
-        engine.stop()
     figures["sandbox"] = asyncio.run(_sandbox_start(runs))
     return figures
 

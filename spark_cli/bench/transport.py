@@ -48,11 +48,10 @@ async def _stop_at_first_delta(channel: Any, request: Any) -> None:
             await channel.stop()
 
 
-async def measure(base_url: str, token: str, turns: int, warmup: int,
-                  model: str) -> dict[str, list[float]]:
+async def measure(base_url: str, token: str, turns: int, warmup: int) -> dict[str, list[float]]:
     """Seconds per turn for each path of :data:`PATHS`, the paths interleaved turn by turn so
     machine noise hits them alike."""
-    request = TurnRequest(model, (Message("user", "ping"),), max_output_tokens=1)
+    request = TurnRequest("spark-mini", (Message("user", "ping"),), max_output_tokens=1)
 
     def ws(spare: bool = False, cancel: bool = True) -> Any:
         return open_channel("responses_ws", base_url=base_url, api_key=token, warm_spare=spare,
@@ -129,15 +128,11 @@ def register(bench_app: typer.Typer) -> None:
     def bench_transport(
         turns: int = typer.Option(200, "--turns", min=5, help="Timed turns per path."),
         warmup: int = typer.Option(20, "--warmup", min=0, help="Untimed turns first."),
-        model: str = typer.Option("spark-mini", "--model", help="Model name sent."),
         docs: Path | None = DOCS_OPTION,
         no_docs: bool = NO_DOCS_OPTION,
     ) -> None:
         """Per-turn overhead: persistent WebSocket vs a fresh HTTP connection per turn."""
-        engine = start_engine(secrets.token_hex(16), "--ttft-ms", "0", "--tps", "1000000")
-        try:
-            results = asyncio.run(measure(engine.url + "/v1", engine.token, turns, warmup, model))
-        finally:
-            engine.stop()
+        with start_engine(secrets.token_hex(16), "--ttft-ms", "0", "--tps", "1000000") as engine:
+            results = asyncio.run(measure(engine.url + "/v1", engine.token, turns, warmup))
         command = f"spark bench transport --turns {turns} --warmup {warmup}"
         report(table(summarise(results)), command, SECTION, docs, no_docs)

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import math
 import subprocess
 import sys
 
-from spark_cli.bench.processes import children_cpu_of_zombie, wait_child
+from spark_cli.bench.processes import cpu_seconds, wait_child
 
 _SPIN = "import time\nend = time.process_time() + {s}\nwhile time.process_time() < end: pass\n"
 
@@ -32,4 +33,4 @@ def test_a_child_that_started_nothing_costs_the_same_alone_and_whole():
 def test_a_pid_that_is_gone_has_no_figure():
     proc = subprocess.Popen([sys.executable, "-c", "pass"])
     proc.wait()
-    assert children_cpu_of_zombie(proc.pid) is None
+    assert math.isnan(cpu_seconds(proc.pid, waited_for=True))

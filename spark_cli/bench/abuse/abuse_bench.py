@@ -55,9 +55,8 @@ def measure(messages: int, disconnects: int, connections: int, body_rounds: int,
             timeout_s: float) -> dict[str, Any]:
     token = secrets.token_hex(12)
     with tempfile.TemporaryFile("w+") as log:
-        engine = start_engine(token, "--tps", "200000", "--ttft-ms", "0", "--queue", "1024",
-                              stderr=log.fileno())
-        try:
+        with start_engine(token, "--tps", "200000", "--ttft-ms", "0", "--queue", "1024",
+                          stderr=log.fileno()) as engine:
             if not engine.url.startswith("http://127.0.0.1:"):
                 raise RuntimeError(f"the engine is not on loopback: {engine.url}")
 
@@ -82,8 +81,6 @@ def measure(messages: int, disconnects: int, connections: int, body_rounds: int,
             figures["alive_after"] = alive.answered == 1
             figures["before"] = before
             figures["after"] = {"rss": engine.rss_bytes(), "fds": engine.open_fds()}
-        finally:
-            engine.stop()
         log.seek(0)
         text = log.read()
     figures["tracebacks"] = text.count("Traceback (most recent call last)")

@@ -22,11 +22,8 @@ SECTION = "## Edits"
 
 
 def python_source(functions: int) -> str:
-    parts = []
-    for n in range(functions):
-        parts.append(f'def func_{n:04d}(x):\n    """Return x plus {n}."""\n'
-                     f"    y = x + 0\n    return y + {n}\n\n")
-    return "".join(parts)
+    return "".join(f'def func_{n:04d}(x):\n    """Return x plus {n}."""\n'
+                   f"    y = x + 0\n    return y + {n}\n\n" for n in range(functions))
 
 
 def apply_hunks(workdir: Path, functions: int, runs: int, mode: str = "check") -> list[float]:

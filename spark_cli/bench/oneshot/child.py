@@ -14,7 +14,8 @@ from typing import Any
 from spark_cli.bench.processes import child_env, run_piped, spark_command
 from spark_cli.record import record
 
-_SAMPLE = 'def greet(name):\n    return "hello " + name\n\n\nprint(greet("spark"))\n'
+HELLO = 'def greet(name):\n    return "hello " + name\n\n\nprint(greet("spark"))\n'
+INSTRUCTION = "rename greet to welcome"
 
 
 @record
@@ -40,7 +41,7 @@ def edit_child(channel: str, url: str, token: str, tokens: int, workdir: Path, *
     """The argv and environment of a `spark edit` asking the engine at ``url`` for ``tokens``
     tokens on ``channel`` (``config_extra``: more config TOML, `spark bench mcp`'s servers;
     ``baseline``: spark from that source tree)."""
-    (workdir / "bench.py").write_text(_SAMPLE)
+    (workdir / "bench.py").write_text(HELLO)
     config_dir = workdir / f"config-{channel}"
     config_dir.mkdir(parents=True, exist_ok=True)
     kind = 'kind = "responses_sse"\n' if channel == "responses_sse" else ""
@@ -74,10 +75,6 @@ def run_once(url: str, token: str, tokens: int, workdir: Path,
     return Repetition(sent - run.started, usage.cpu_s, usage.exited_at - last,
                       int(summary.get("output_tokens") or 0), usage.exit_code, run.started,
                       usage.peak_rss_kb, usage.own_cpu_s)
-
-
-HELLO = 'def greet(name):\n    return "hello " + name\n\n\nprint(greet("spark"))\n'
-INSTRUCTION = "rename greet to welcome"
 
 
 def run_bundled(reps: int, workdir: Path) -> dict[str, Any]:

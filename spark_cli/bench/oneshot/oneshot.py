@@ -13,6 +13,7 @@ import secrets
 import shutil
 import statistics
 import tempfile
+from contextlib import ExitStack, closing
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -38,7 +39,6 @@ TARGETS = {"launch_to_request_s": 0.10, "cpu_net_per_5k_s": 0.2, "end_to_exit_s"
 CHANNELS = ("responses_ws", "chat_sse", "responses_sse")
 
 
-
 def channel_figures(runs: list[Repetition], short: list[Repetition]) -> dict[str, Any]:
     """Medians of one channel's runs; CPU net of a 1-token answer's on the same channel."""
     base = statistics.median(r.cpu_raw_s for r in short)
@@ -51,7 +51,6 @@ def channel_figures(runs: list[Repetition], short: list[Repetition]) -> dict[str
         "end_to_exit_s": statistics.median(r.end_to_exit_s for r in runs),
         "output_tokens": statistics.median(r.output_tokens for r in runs),
         "exit_codes": sorted({r.exit_code for r in runs}),
-        "runs": runs,
     }
 
 
@@ -59,21 +58,21 @@ def run_benchmark(reps: int, tokens: int, tps: float, workdir: Path,
                   channels: tuple[str, ...] = CHANNELS, bundled: bool = True,
                   codex: str | None = None) -> dict[str, Any]:
     """Every channel against one engine process (runs interleaved, so the machine's
-    mood hits every channel alike), then the bundled tiny edit; medians and raw runs.
+    mood hits every channel alike), then the bundled tiny edit; their medians.
     With ``codex``, each repetition also runs spark and Codex CLI side by side through
     a recording relay (``spark_cli.bench.oneshot.rival``)."""
     token = secrets.token_urlsafe(12)
-    engine = start_engine(token, "--brain", "lorem", "--tps", f"{tps:g}", "--ttft-ms", "0",
-                          "--max-output-tokens", str(tokens), env=child_env())
-    url = engine.url
     runs: dict[str, list[Repetition]] = {c: [] for c in channels}
     short: dict[str, list[Repetition]] = {c: [] for c in channels}
     side = None
-    try:
+    with (start_engine(token, "--brain", "lorem", "--tps", f"{tps:g}", "--ttft-ms", "0",
+                       "--max-output-tokens", str(tokens), env=child_env()) as engine,
+          ExitStack() as stack):
+        url = engine.url
         if codex is not None:
             parts = urlsplit(url)
-            side = SideBySide(codex, parts.hostname or "127.0.0.1", parts.port or 80, token,
-                              tokens, workdir)
+            side = stack.enter_context(closing(SideBySide(
+                codex, parts.hostname or "127.0.0.1", parts.port or 80, token, tokens, workdir)))
             side.warm_up()
         for channel in channels:
             run_once(url, token, min(tokens, 50), workdir, channel)  # warm-up: bytecode, caches
@@ -83,10 +82,6 @@ def run_benchmark(reps: int, tokens: int, tps: float, workdir: Path,
                 runs[channel].append(run_once(url, token, tokens, workdir, channel))
             if side is not None:
                 side.rep(rep)
-    finally:
-        if side is not None:
-            side.close()
-        engine.stop()
     figures: dict[str, Any] = {"reps": reps, "tokens": tokens, "tps": tps,
                                "channels": {c: channel_figures(runs[c], short[c])
                                             for c in channels}}

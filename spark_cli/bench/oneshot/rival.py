@@ -11,15 +11,13 @@ from __future__ import annotations
 
 import statistics
 import subprocess
-import threading
-import time
 from pathlib import Path
 from typing import Any
 
 from spark_cli.bench.figures import CHANNEL_NAMES, met
 from spark_cli.bench.oneshot.child import run_once
 from spark_cli.bench.oneshot.request_relay import Recording, RequestRelay
-from spark_cli.bench.processes import child_env, wait_child
+from spark_cli.bench.processes import child_env, run_piped
 from spark_cli.record import record
 
 RIVAL_CHANNELS = ("responses_ws", "responses_sse")
@@ -110,22 +108,14 @@ def run_codex(codex: str, channel: str, relay: RequestRelay, token: str, tokens:
     config = home / "config.toml"
     if not config.exists():
         config.write_text(codex_config(relay.url + "/v1", channel))
-    err_path = workdir / f"codex-{channel}.err"
     relay.take()  # nothing stale
-    with open(workdir / f"codex-{channel}.out", "wb") as out, open(err_path, "wb") as err:
-        started = time.monotonic()
-        proc = subprocess.Popen(codex_argv(codex), cwd=workdir, env=codex_env(home, token),
-                                stdin=subprocess.DEVNULL, stdout=out, stderr=err)
-        timer = threading.Timer(RUN_TIMEOUT_S, proc.kill)
-        timer.start()
-        usage = wait_child(proc)
-        timer.cancel()
-    code = usage.exit_code
+    run = run_piped(codex_argv(codex), workdir, codex_env(home, token), RUN_TIMEOUT_S)
+    usage = run.usage
     recording = relay.take()
-    detail = f"exit {code}: " + err_path.read_text(errors="replace").strip()[-400:]
-    launch, first = _side_run(recording, started, tokens, f"codex exec on {channel}", detail)
+    detail = f"exit {usage.exit_code}: {run.err.strip()[-400:]}"
+    launch, first = _side_run(recording, run.started, tokens, f"codex exec on {channel}", detail)
     return SideRun(launch, first, None, usage.cpu_s, usage.own_cpu_s, usage.peak_rss_kb,
-                   recording.output_tokens or 0, len(recording.answers), code)
+                   recording.output_tokens or 0, len(recording.answers), usage.exit_code)
 
 
 def run_spark(relay: RequestRelay, token: str, tokens: int, workdir: Path,
@@ -214,10 +204,6 @@ def _seconds(pair: tuple[float, float] | None) -> str:
     return "—" if pair is None else f"{pair[0]:.3f} / {pair[1]:.3f} s"
 
 
-def _mb(pair: tuple[float, float]) -> str:
-    return f"{pair[0]:.0f} / {pair[1]:.0f} MB"
-
-
 def side_table(side: dict[str, Any], tokens: int) -> str:
     """The table and its notes, from ``side`` (``SideBySide.figures()``)."""
     rows: dict[str, Any] = side["rows"]
@@ -239,9 +225,10 @@ def side_table(side: dict[str, Any], tokens: int) -> str:
                 if client == "codex":
                     lines.append(f"| {name[client]}, {label} | {_NO_WIRE} | | | | |")
                 continue
+            rss = row["peak_rss_mb"]
             lines.append(f"| {name[client]}, {label} | {_seconds(row['launch_to_request_s'])} "
                          f"| {_seconds(row['own_stamp_s'])} | {_seconds(row['cpu_s'])} "
-                         f"| {_seconds(row['own_cpu_s'])} | {_mb(row['peak_rss_mb'])} |")
+                         f"| {_seconds(row['own_cpu_s'])} | {rss[0]:.0f} / {rss[1]:.0f} MB |")
     return "\n".join([*lines, "", *_ratio(rows, name), *_notes(rows, name)])
 
 

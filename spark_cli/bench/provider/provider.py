@@ -16,7 +16,7 @@ import secrets
 import statistics
 import time
 from collections.abc import AsyncIterator
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from contextlib import ExitStack, asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +25,6 @@ import typer
 from spark_cli.bench.figures import CHANNEL_NAMES, report
 from spark_cli.bench.processes import start_engine
 from spark_cli.bench.provider.prompts import parse_size, prompt, size_label
-from spark_cli.cli.wiring import open_provider_channel
 from spark_cli.protocol.channel import (
     Channel,
     ChannelError,
@@ -47,26 +46,17 @@ SECTION = "## Provider"
 
 
 def channels_for(provider: ProviderSettings) -> list[ChannelKind]:
-    """The channels to measure: the provider's own, plus HTTP SSE beside a WebSocket
-    (the bundled engine started in-process is measured on its WebSocket only)."""
+    """The channels to measure: the provider's own, plus HTTP SSE beside a WebSocket."""
     kind = provider.kind
-    if kind == "mock":
-        return ["responses_ws", "responses_sse"] if provider.base_url else ["responses_ws"]
-    if kind == "responses_ws":
+    if kind == "mock" or kind == "responses_ws":
         return ["responses_ws", "responses_sse"]
     return [kind]
 
 
-def open_for(provider: ProviderSettings,
-             kind: ChannelKind) -> AbstractAsyncContextManager[Channel]:
-    """A fresh channel of ``kind`` to ``provider`` (the bundled engine when it has no URL)."""
-    if provider.kind == "mock" and not provider.base_url:
-        return open_provider_channel(provider, max_retries=0)
-    return _direct(provider, kind)
-
-
 @asynccontextmanager
-async def _direct(provider: ProviderSettings, kind: ChannelKind) -> AsyncIterator[Channel]:
+async def open_for(provider: ProviderSettings, kind: ChannelKind) -> AsyncIterator[Channel]:
+    """A fresh channel of ``kind`` to ``provider`` (which has a URL: the bundled engine is
+    started in its own process)."""
     options: dict[str, Any] = {"max_retries": 0, "secrets": provider.secrets}
     if kind == "responses_ws":
         options["warm_spare"] = False
@@ -200,15 +190,6 @@ def table(results: Results) -> str:
     return "\n".join(out).rstrip("\n")
 
 
-def _bundled(ttft_ms: float, tps: float) -> tuple[Any, ProviderSettings]:
-    token = secrets.token_hex(8)
-    engine = start_engine(token, "--brain", "lorem", "--ttft-ms", f"{ttft_ms:g}",
-                          "--tps", f"{tps:g}")
-    provider = ProviderSettings("mock", "mock", engine.url + "/v1", "spark-lorem", token,
-                                "SPARK_API_KEY", (token,))
-    return engine, provider
-
-
 def bench_provider(name: str | None, *, base_url: str | None, model: str | None,
                    sizes: str, reps: int, tokens: int, same: bool, ttft_ms: float,
                    tps: float, docs: Path | None) -> int:
@@ -222,30 +203,33 @@ def bench_provider(name: str | None, *, base_url: str | None, model: str | None,
     except (ValueError, SettingsError) as exc:
         print(f"spark bench provider: {exc}", flush=True)
         return 2
-    provider, engine = settings.provider, None
-    if provider.kind == "mock" and not provider.base_url:
-        engine, provider = _bundled(ttft_ms, tps)
-        kinds: list[ChannelKind] = ["chat_sse", "responses_ws"]
-        where = (f"the bundled engine in its own process (--brain lorem --ttft-ms "
-                 f"{ttft_ms:g} --tps {tps:g})")
-    else:
-        kinds = channels_for(provider)
-        where = f"{provider.model} at {provider.shown_base_url}"
-    try:
-        results = asyncio.run(run(provider, kinds, wanted, reps, tokens, same=same))
-    except ChannelError as exc:
-        print(f"spark bench provider: {provider.name}: {exc.message}", flush=True)
-        return 3
-    finally:
-        if engine is not None:
-            engine.stop()
+    provider = settings.provider
+    bundled = provider.kind == "mock" and not provider.base_url
+    with ExitStack() as stack:
+        if bundled:
+            token = secrets.token_hex(8)
+            engine = stack.enter_context(start_engine(
+                token, "--brain", "lorem", "--ttft-ms", f"{ttft_ms:g}", "--tps", f"{tps:g}"))
+            provider = ProviderSettings("mock", "mock", engine.url + "/v1", "spark-lorem",
+                                        token, "SPARK_API_KEY", (token,))
+            kinds: list[ChannelKind] = ["chat_sse", "responses_ws"]
+            where = (f"the bundled engine in its own process (--brain lorem --ttft-ms "
+                     f"{ttft_ms:g} --tps {tps:g})")
+        else:
+            kinds = channels_for(provider)
+            where = f"{provider.model} at {provider.shown_base_url}"
+        try:
+            results = asyncio.run(run(provider, kinds, wanted, reps, tokens, same=same))
+        except ChannelError as exc:
+            print(f"spark bench provider: {provider.name}: {exc.message}", flush=True)
+            return 3
     cache = "the same prompt every time (cache hits allowed)" if same else (
         "a different prompt every time (no cache hits)")
     head = (f"{provider.name}: {where}; {reps} answer(s) of up to {tokens} tokens per prompt "
             f"size, {cache}, each on a fresh connection; medians")
     command = (f"spark bench provider{' --provider ' + name if name else ''} --sizes "
                f"{sizes} --reps {reps} --tokens {tokens}"
-               + (f" --ttft-ms {ttft_ms:g}" if engine is not None else ""))
+               + (f" --ttft-ms {ttft_ms:g}" if bundled else ""))
     report(f"{head}.\n\n{table(results)}", command, SECTION, docs, docs is None)
     return 0
 

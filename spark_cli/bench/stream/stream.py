@@ -10,13 +10,10 @@ paired. CPU per 5,000 tokens is net of a 1-token answer's; ``--docs`` writes ``#
 from __future__ import annotations
 
 import os
-import pty
 import secrets
 import statistics
-import subprocess
 import sys
 import tempfile
-import threading
 from pathlib import Path
 
 import typer
@@ -24,6 +21,7 @@ import typer
 from spark_cli.bench.figures import CHANNEL_NAMES, net_per_5k, pick, report
 from spark_cli.bench.oneshot.child import edit_child
 from spark_cli.bench.processes import EngineProcess, child_env, run_piped, start_engine, wait_child
+from spark_cli.bench.tui.tui_pty import Pty
 from spark_cli.record import record
 
 SECTION = "## Stream"
@@ -61,24 +59,11 @@ class Run:
 
 
 def _on_pty(argv: list[str], workdir: Path, env: dict[str, str]) -> float:
-    """Run ``argv`` with stdout and stderr on a pseudo-terminal (read and dropped); its CPU."""
-    master, slave = pty.openpty()
-    proc = subprocess.Popen(argv, cwd=workdir, env=env, stdout=slave, stderr=slave,
-                            stdin=subprocess.DEVNULL)
-    os.close(slave)
-
-    def drain() -> None:
-        try:
-            while os.read(master, 65536):
-                pass
-        except OSError:
-            pass  # EIO: the child closed the terminal
-
-    reader = threading.Thread(target=drain, daemon=True)
-    reader.start()
-    usage = wait_child(proc)
-    reader.join(10)
-    os.close(master)
+    """Run ``argv`` on a pseudo-terminal (its output read and dropped); its CPU."""
+    terminal = Pty(argv, workdir, env)
+    terminal.pump(600.0)  # until it closes the terminal
+    usage = wait_child(terminal.proc)
+    os.close(terminal.master)
     return usage.cpu_s
 
 
@@ -138,19 +123,16 @@ def measure(reps: int, tokens: int, rates: list[float], workdir: Path,
     runs = _modes(modes, baseline)
     for tps in rates:
         token = secrets.token_urlsafe(12)
-        engine = start_engine(token, "--brain", "lorem", "--tps", f"{tps:g}", "--ttft-ms",
-                              "0", *(("--per-token",) if frame_ms is None
-                                     else ("--frame-ms", f"{frame_ms:g}")),
-                              env=child_env())
+        shape = ("--per-token",) if frame_ms is None else ("--frame-ms", f"{frame_ms:g}")
         long: dict[tuple[str, str], list[Run]] = {}
         short: dict[tuple[str, str], list[Run]] = {}
+        with start_engine(token, "--brain", "lorem", "--tps", f"{tps:g}", "--ttft-ms", "0",
+                          *shape, env=child_env()) as engine:
+            def one(mode: str, wire: str, n: int, engine: EngineProcess = engine,
+                    tps: float = tps) -> Run:
+                base = baseline if mode.endswith(BASE) else None
+                return run_one(mode.removesuffix(BASE), wire, engine, tps, n, workdir, base)
 
-        def one(mode: str, wire: str, n: int, engine: EngineProcess = engine,
-                tps: float = tps) -> Run:
-            base = baseline if mode.endswith(BASE) else None
-            return run_one(mode.removesuffix(BASE), wire, engine, tps, n, workdir, base)
-
-        try:
             for wire in wires:
                 for mode in runs:
                     one(mode, wire, 50)  # warm-up: bytecode, caches
@@ -159,8 +141,6 @@ def measure(reps: int, tokens: int, rates: list[float], workdir: Path,
                     for mode in runs:
                         short.setdefault((wire, mode), []).append(one(mode, wire, 1))
                         long.setdefault((wire, mode), []).append(one(mode, wire, tokens))
-        finally:
-            engine.stop()
         for wire in wires:
             figures[f"{wire} @ {tps:g}"] = _row(wire, runs, short, long)
     return figures

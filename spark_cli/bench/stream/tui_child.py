@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from spark_cli.bench.figures import percentile
 from spark_cli.bench.tui import tui_headless as headless
 
 
@@ -37,7 +38,7 @@ async def measure(url: str, token: str, tokens: int, tps: float, chat: bool,
             keys, _ = await headless.type_probe(app, log, 40, 0.03,
                                                 still=lambda: app.interaction.busy)
             await headless._finish(app, 30 + typing / 100)
-            p95 = sorted(keys)[round(0.95 * (len(keys) - 1))] if keys else float("nan")
+            p95 = percentile(keys, 0.95)
         return {"out": [cpu, first, p95]}
 
     figures = await headless.run_app(url, token, workdir, body, chat=chat)

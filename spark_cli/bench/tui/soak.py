@@ -16,9 +16,9 @@ from typing import Any
 
 import typer
 
-from spark_cli.bench.figures import percentile
+from spark_cli.bench.figures import met, percentile
+from spark_cli.bench.processes import example_repo, rss_bytes
 from spark_cli.bench.tui import tui_headless as headless
-from spark_cli.bench.tui.tui_bench import _workdir
 
 TARGET_GROWTH_MB = 20.0
 SOAK_FILE = "src/hello_soak.py"
@@ -62,7 +62,7 @@ async def _soak(app: Any, log: Any, turns: int, every: int, samples: int) -> dic
             await interaction.wait()
             session.configure(rules)
             log.frames.clear()  # the bench's own record of frames: not the app's memory
-            rows.append({"turn": done, "edits": edits, "rss_mb": headless.rss_bytes() / 2**20,
+            rows.append({"turn": done, "edits": edits, "rss_mb": rss_bytes() / 2**20,
                          "key_p95_ms": percentile(keys, 0.95) * 1000,
                          "keys": len(keys), "lost": lost})
             typer.echo(f"turn {done} ({edits} turns changed the file): RSS "
@@ -74,7 +74,7 @@ async def _soak(app: Any, log: Any, turns: int, every: int, samples: int) -> dic
 def run_soak(turns: int, every: int, samples: int) -> dict[str, Any]:
     """The soak, in a temporary copy of the example repo; its rows (turn, RSS, p95)."""
     with tempfile.TemporaryDirectory(prefix="spark-bench-soak-") as tmp:
-        work = _workdir(Path(tmp))
+        work = example_repo(Path(tmp))
         (work / SOAK_FILE).parent.mkdir(parents=True, exist_ok=True)
         (work / SOAK_FILE).write_text('def greet(name):\n    return "hello " + name\n')
 
@@ -92,11 +92,10 @@ def verdict(rows: list[dict[str, Any]]) -> str:
     first, last = rows[0], rows[-1]
     growth = last["rss_mb"] - first["rss_mb"]
     p95s = ", ".join(f"{row['key_p95_ms']:.1f}" for row in rows)
-    met = "met" if growth <= TARGET_GROWTH_MB else "missed"
     return (f"{last['edits']} of {last['turn']} turns changed the file; "
             f"RSS turn {first['turn']} {first['rss_mb']:.1f} MB -> turn {last['turn']} "
             f"{last['rss_mb']:.1f} MB ({growth:+.1f} MB, target ≤ +{TARGET_GROWTH_MB:g}: "
-            f"{met}); keystroke p95 by sample: {p95s} ms")
+            f"{met(growth <= TARGET_GROWTH_MB)}); keystroke p95 by sample: {p95s} ms")
 
 
 def register(bench_app: typer.Typer) -> None:

@@ -12,9 +12,9 @@ import compileall
 import dataclasses
 import os
 import secrets
-import shutil
 import statistics
 import tempfile
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +22,7 @@ import typer
 
 import spark_cli
 from spark_cli.bench.figures import DOCS_OPTION, NO_DOCS_OPTION, pick, report
-from spark_cli.bench.processes import EngineProcess, child_env, start_engine
+from spark_cli.bench.processes import child_env, example_repo, start_engine
 from spark_cli.bench.tui import tui_headless as headless
 from spark_cli.bench.tui import tui_pty as pty
 from spark_cli.bench.tui.tui_report import SECTION, table
@@ -68,18 +68,7 @@ RESUME_TURNS = 500
 
 
 _PACKAGE = Path(spark_cli.__file__).resolve().parent
-"""spark_cli/ (what bytecode is compiled for); its parent holds examples/ in a checkout."""
-
-def _workdir(tmp: Path) -> Path:
-    """A copy of the example repo (the demo's), else an empty folder with one file."""
-    example = _PACKAGE.parent / "examples" / "repo"
-    work = tmp / "repo"
-    if example.is_dir():
-        shutil.copytree(example, work, ignore=shutil.ignore_patterns(".spark", "__pycache__"))
-    else:
-        work.mkdir()
-        (work / "README.md").write_text("bench\n")
-    return work
+"""spark_cli/ (what bytecode is compiled for)."""
 
 
 def parse_phases(only: str | None) -> tuple[str, ...]:
@@ -92,14 +81,12 @@ def run_all(plan: TuiBenchPlan, phases: tuple[str, ...] = PHASES) -> dict[str, A
     """The phases asked for (all by default), in one run; the figures (``tui_report.table``)."""
     token = secrets.token_urlsafe(12)
     figures: dict[str, Any] = {"plan": plan}
-    engines: list[EngineProcess] = []
     with tempfile.TemporaryDirectory(prefix="spark-bench-tui-") as tmp:
-        work = _workdir(Path(tmp))
-        try:
-            for tps in (KEEP_TPS, KEY_TPS, CPU_TPS):
-                engines.append(start_engine(token, "--brain", "lorem", "--tps", f"{tps:g}",
-                                            "--ttft-ms", "0", env=child_env()))
-            fast, key, slow = (engine.url for engine in engines)
+        work = example_repo(Path(tmp))
+        with ExitStack() as engines:
+            fast, key, slow = (engines.enter_context(start_engine(
+                token, "--brain", "lorem", "--tps", f"{tps:g}", "--ttft-ms", "0",
+                env=child_env())).url for tps in (KEEP_TPS, KEY_TPS, CPU_TPS))
             if "keep" in phases:
                 keeps = [asyncio.run(headless.keep_up(fast, token, work,
                                                       tokens=plan.keep_tokens, tps=KEEP_TPS))
@@ -120,9 +107,6 @@ def run_all(plan: TuiBenchPlan, phases: tuple[str, ...] = PHASES) -> dict[str, A
                     for name, driver, byte in (("fast", "fast", "\x1b"),
                                                ("stock", "stock", "\x1b"),
                                                ("ctrl_c", "fast", "\x03"))}
-        finally:
-            for engine in engines:
-                engine.stop()
         if "launch" in phases:
             figures["launch"] = pty.launch(work, plan.launch_reps)
             figures["imports"] = pty.import_profile(work)
@@ -147,16 +131,9 @@ def register(bench_app: typer.Typer) -> None:
     @bench_app.command("tui")
     def bench_tui(
         quick: bool = typer.Option(False, "--quick", help="A smoke test: every figure, tiny."),
-        keep_tokens: int = typer.Option(defaults.keep_tokens, min=100,
-                                        help="Tokens of the 10,000 tok/s answer."),
-        keep_reps: int = typer.Option(defaults.keep_reps, min=1, help="Keep-up repetitions."),
-        cpu_tokens: int = typer.Option(defaults.cpu_tokens, min=100,
-                                       help="Tokens of the 1,000 tok/s answer."),
         samples: int = typer.Option(defaults.samples, min=1,
                                     help="Keystrokes timed per streaming phase."),
-        escs: int = typer.Option(defaults.escs, min=1, help="Headless Esc samples."),
         turns: int = typer.Option(defaults.turns, min=11, help="Turns before the late phase."),
-        turn_tokens: int = typer.Option(defaults.turn_tokens, min=10, help="Tokens per turn."),
         launch_reps: int = typer.Option(defaults.launch_reps, min=1, help="Launches timed."),
         pty_escs: int = typer.Option(defaults.pty_escs, min=1,
                                      help="Esc samples per driver in a pty."),
@@ -178,8 +155,7 @@ def register(bench_app: typer.Typer) -> None:
             no_docs = True
 
         plan = TuiBenchPlan.quick() if quick else TuiBenchPlan(
-            keep_tokens, keep_reps, cpu_tokens, samples, escs, turns, turn_tokens, launch_reps,
-            pty_escs)
+            samples=samples, turns=turns, launch_reps=launch_reps, pty_escs=pty_escs)
         _compile_bytecode()
         try:
             figures = run_all(plan, phases)

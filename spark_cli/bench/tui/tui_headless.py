@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import gc
-import os
 import random
 import shutil
 import sys
@@ -21,6 +20,7 @@ from typing import Any
 
 from textual import events
 
+from spark_cli.bench.processes import rss_bytes
 from spark_cli.bench.tui.tui_frames import FrameLog, RecordingDriver
 from spark_cli.cli.tui_cmd import connect
 from spark_cli.session.config.settings import load_settings
@@ -44,12 +44,6 @@ def make_files(root: Path, count: int) -> None:
         folder = root / "src" / "many" / f"pkg{i % 100:02d}"
         folder.mkdir(parents=True, exist_ok=True)
         (folder / f"module_{i:05d}.py").write_text("x = 1\n")
-
-
-def rss_bytes() -> int:
-    """This process's resident set size (Linux ``/proc/self/statm``)."""
-    with open("/proc/self/statm", encoding="ascii") as statm:
-        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
 
 
 async def run_app(url: str | None, token: str, workdir: Path,

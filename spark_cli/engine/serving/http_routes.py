@@ -32,7 +32,7 @@ from spark_cli.engine.serving.ws_session import WsSession
 from spark_cli.engine.wire import chat
 from spark_cli.engine.wire import responses as wire
 from spark_cli.engine.wire.chat import COMMENT, ERROR, SKIP, ChatEvents
-from spark_cli.engine.wire.response_events import ResponseEvents
+from spark_cli.engine.wire.response_events import ResponseEvents, usage_object
 from spark_cli.engine.wire.responses import WireError
 from spark_cli.engine.wire.wire_errors import check_output_limit
 from spark_cli.protocol.sse import encode_event
@@ -130,18 +130,13 @@ async def _responses(state: EngineState, body: dict[str, Any], receive: Any, sen
     history = () if previous is None else state.stored.get(previous)
     conversation = continued(history, request)
     response_id = state.new_id()
-    events = ResponseEvents(
-        response_id, request.model, previous_response_id=request.previous_response_id,
-        instructions=request.instructions, max_output_tokens=request.max_output_tokens,
-        tools=request.tools, tool_choice=request.tool_choice.mode,
-        parallel_tool_calls=request.parallel_tool_calls,
-    )
+    events = ResponseEvents(response_id, request, previous_response_id=previous)
     asked = brain_request(request, conversation)
     sink = _Sink(send, stream=request.stream, named=True)
     stored: tuple[BrainTurn, ...] | None = conversation
     if not request.generate:  # warm-up: a chainable id, no output
         await sink.event(events.created())
-        usage = wire.usage_object(await count_input(state.brain_pool, asked), 0)
+        usage = usage_object(await count_input(state.brain_pool, asked), 0)
         await sink.event(events.empty_completion(usage))
     else:
         outcome = await _run(state, asked, events, sink, request.max_output_tokens, receive)

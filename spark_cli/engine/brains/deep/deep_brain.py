@@ -139,8 +139,7 @@ class DeepBrain:
         files, reads = files_and_reads(request)
         look = look_around(request, steps, text, files, reads)
         if look is not None:
-            yield look.preamble
-            yield from look.calls
+            yield from look.answer(request)
             return
         yield from notes(request)
         read = f"I read {plural(len(files), 'file')} ({plural(_lines(files), 'line')})"

@@ -11,13 +11,11 @@ from spark_cli.engine.brains.code.lookups import (
     Lookups,
     ReadWindows,
     call,
-    can_look,
     clean_path,
-    lookups,
 )
 from spark_cli.engine.brains.deep.steps import Step
 from spark_cli.engine.brains.rules.instruction_parser import PATH_RUN
-from spark_cli.engine.brains.rules.looking import Look, named_files, needle
+from spark_cli.engine.brains.rules.looking import Look, looking, named_files, needle, rest_of
 
 MAX_READS = 24
 """Files the deep brain reads in one turn at most."""
@@ -81,22 +79,16 @@ def look_around(request: BrainRequest, steps: list[Step], text: str, files: dict
     it does not trust what was pushed: it surveys what the task reaches, reads every
     source file that turned up (at most :data:`MAX_READS`), then the rest of any file it
     got in part, a round at a time (docs/brains.md, *The deep brain*)."""
-    if not can_look(request):
+    if (seen := looking(request)) is None:
         return None
-    seen = lookups(request)
-    if seen.exhausted:
-        return None
-    missing = reads.missing()
-    if missing:
-        calls = [call(READ_FILE, path=p, start_line=n) for p, n in missing.items()]
-        return Look("I'll read the rest of " + ", ".join(missing) + ".\n",
-                    tuple(calls)).for_request(request)
+    if (rest := rest_of(reads)) is not None:
+        return rest
     calls = _survey(steps, text, files, seen)
     if calls:
         return Look("Before I plan, I'll look at what this task reaches in the repo.\n",
-                    tuple(calls)).for_request(request)
+                    tuple(calls))
     paths = _to_read(files, seen, named_files(text, files))
     if not paths:
         return None
     return Look(f"I'll read {len(paths)} file{'s' * (len(paths) != 1)}: " + ", ".join(paths)
-                + ".\n", tuple(call(READ_FILE, path=p) for p in paths)).for_request(request)
+                + ".\n", tuple(call(READ_FILE, path=p) for p in paths))

@@ -25,6 +25,7 @@ from spark_cli.engine.serving.conversations import answered, brain_request, cont
 from spark_cli.engine.serving.handshake import (
     EXTENSIONS_HEADER,
     EXTENSIONS_VALUE,
+    auth_error,
     error_body,
     ws_refusal,
 )
@@ -97,7 +98,9 @@ async def handle(state: EngineState, scope: Scope, receive: Any, send: Any) -> N
                                 headers={"allow": "GET, HEAD"})
             await asgi_io.send_json(send, 200, {"status": "ok"})
             return
-        asgi_io.check_auth(scope, state.config.token)
+        refusal = auth_error(asgi_io.header(scope, b"authorization"), state.config.token)
+        if refusal is not None:
+            raise refusal
         if path == "/v1/models" and method == "GET":
             created = int(time.time())
             config = state.config
@@ -126,11 +129,10 @@ async def _responses(state: EngineState, body: dict[str, Any], receive: Any, sen
     request = wire.parse_create(body)
     check_output_limit(request.max_output_tokens, "max_output_tokens",
                        state.config.max_output_tokens)
-    previous = request.previous_response_id
-    history = () if previous is None else state.stored.get(previous)
-    conversation = continued(history, request)
+    conversation = continued(state.stored, request)
     response_id = state.new_id()
-    events = ResponseEvents(response_id, request, previous_response_id=previous)
+    events = ResponseEvents(response_id, request,
+                            previous_response_id=request.previous_response_id)
     asked = brain_request(request, conversation)
     sink = _Sink(send, stream=request.stream, named=True)
     stored: tuple[BrainTurn, ...] | None = conversation

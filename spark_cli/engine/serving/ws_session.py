@@ -131,16 +131,13 @@ class WsSession:
     async def handle(self, frame: str | bytes) -> None:
         try:
             event = wire.parse_client_event(frame)
+            if isinstance(event, CreateRequest):
+                check_output_limit(event.max_output_tokens, "max_output_tokens",
+                                   self.state.config.max_output_tokens)
         except WireError as exc:
             await self.send_error(exc, _stream_id_of(frame))
             return
         if isinstance(event, CreateRequest):
-            try:
-                check_output_limit(event.max_output_tokens, "max_output_tokens",
-                                   self.state.config.max_output_tokens)
-            except WireError as exc:
-                await self.send_error(exc, event.stream_id)
-                return
             lane = self._lane(event.stream_id)
             try:
                 lane.requests.put_nowait((event, self.bare_cancels))
@@ -239,7 +236,7 @@ class WsSession:
         """Answer one request (and the successors its steers make); ``cancelled``: a bare
         ``response.cancel`` came while it waited."""
         try:
-            conversation = continued(self.memory.resolve(request.previous_response_id), request)
+            conversation = continued(self.memory.conversations, request)
         except WireError as exc:
             await self.send_error(exc, lane.stream_id)
             return

@@ -93,15 +93,6 @@ def named_definitions(parsed: Parsed) -> list[tuple[tree_sitter.Node, str, str]]
             for d in definition_nodes(parsed.tree, parsed.language)]
 
 
-def function_of(node: tree_sitter.Node) -> tree_sitter.Node:
-    """For ``const f = () => …`` the arrow function; otherwise the node itself."""
-    if node.type == "variable_declarator":
-        value = node.child_by_field_name("value")
-        if value is not None:
-            return value
-    return node
-
-
 def leading_start(parsed: Parsed, node: tree_sitter.Node) -> int:
     """Start byte of ``node`` including the attributes/doc comments right above it."""
     start = node
@@ -147,7 +138,10 @@ def third_person(name: str) -> str:
 
 
 def parameters_node(definition: tree_sitter.Node) -> tree_sitter.Node | None:
-    function = function_of(definition)
+    """The parameter list (of the arrow function, for ``const f = () => …``)."""
+    function = definition
+    if definition.type == "variable_declarator":
+        function = definition.child_by_field_name("value") or definition
     return (function.child_by_field_name("parameters")
             or function.child_by_field_name("parameter"))
 

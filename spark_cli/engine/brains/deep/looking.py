@@ -40,17 +40,14 @@ def in_folders(text: str, files: dict[str, str]) -> list[str]:
     return [p for p in files if any(p.startswith(f + "/") for f in folders)]
 
 
-def _needs_every_file(steps: list[Step]) -> bool:
-    return any(s.instruction is not None and (
-        (s.instruction.kind == "docstring" and s.instruction.name == "*")
-        or s.instruction.kind in _WHOLE_REPO_KINDS) for s in steps)
-
-
 def _survey(steps: list[Step], text: str, files: dict[str, str],
             seen: Lookups) -> list[BrainCall]:
     folders = folders_named(text)
     calls = [call(LIST_FILES, path=f) for f in folders if not seen.listed(f)]
-    if not folders and not files and _needs_every_file(steps) and not seen.listed(""):
+    every = any(s.instruction is not None and (
+        (s.instruction.kind == "docstring" and s.instruction.name == "*")
+        or s.instruction.kind in _WHOLE_REPO_KINDS) for s in steps)
+    if not folders and not files and every and not seen.listed(""):
         calls.append(call(LIST_FILES))
     scope = folders[0] if len(folders) == 1 else None
     for step in steps:

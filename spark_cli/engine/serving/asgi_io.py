@@ -23,10 +23,6 @@ _SSE_HEADERS = [
 ]
 
 
-def _headers(extra: dict[str, str]) -> list[tuple[bytes, bytes]]:
-    return [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in extra.items()]
-
-
 async def send_json(
     send: Any, status: int, body: Any, headers: dict[str, str] | None = None
 ) -> None:
@@ -34,7 +30,8 @@ async def send_json(
     await send({
         "type": "http.response.start", "status": status,
         "headers": [_JSON, (b"content-length", str(len(data)).encode()),
-                    *_headers(headers or {})],
+                    *((k.lower().encode("latin-1"), v.encode("latin-1"))
+                      for k, v in (headers or {}).items())],
     })
     await send({"type": "http.response.body", "body": data, "more_body": False})
 

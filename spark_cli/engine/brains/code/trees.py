@@ -82,6 +82,13 @@ def is_identifier(node: tree_sitter.Node) -> bool:
     return node.child_count == 0 and node.type.endswith("identifier")
 
 
+def named_leaves(parsed: Parsed, name: str) -> Iterator[tree_sitter.Node]:
+    """The identifier leaves spelled ``name``, in :func:`walk`'s order (none in strings)."""
+    target = name.encode("utf-8")
+    return (node for node in walk(parsed.tree.root_node)
+            if is_identifier(node) and parsed.data[node.start_byte:node.end_byte] == target)
+
+
 def find_definitions(parsed: Parsed, name: str) -> list[tree_sitter.Node]:
     """Definition nodes named ``name`` (document order)."""
     return [node for node, found, _ in named_definitions(parsed) if found == name]

@@ -89,22 +89,15 @@ def make_brain(spec: str) -> Brain:
         return brain
 
 
-def check_spec(spec: str) -> None:
-    """Raise ``ValueError`` unless ``spec`` names a brain; a script is read and checked (its
-    file must load), the named brains are not imported."""
-    spec = spec.strip()
-    if spec.startswith("script:"):
-        make_brain(spec)
-    else:
-        _key(spec)
-
-
 def check_default(default: str) -> None:
-    """Raise ``ValueError`` unless the server default (as :func:`brain_for_model` takes it)
-    names a brain: what a server checks at start, without loading that brain."""
+    """Raise ``ValueError`` unless the server default (a spec, as :func:`brain_for_model`
+    takes it) names a brain: what a server checks at start. A script is read and checked
+    (its file must load); the named brains are not imported."""
     spec = _spec_for_model("", default)
-    if spec is not None:
-        check_spec(spec)
+    if spec is not None and spec.strip().startswith("script:"):
+        make_brain(spec)
+    elif spec is not None:
+        _key(spec.strip())
 
 
 def _spec_for_model(model: str, default: str) -> str | None:

@@ -16,16 +16,15 @@ from openai.types.responses.responses_server_event import ResponsesServerEvent
 from pydantic import TypeAdapter
 
 from spark_cli.engine.core.pieces import argument_pieces
-from spark_cli.engine.wire import responses as wire
 from spark_cli.engine.wire.chat import ChatEvents
-from spark_cli.engine.wire.response_events import ResponseEvents
-from spark_cli.engine.wire.responses import InputCall
+from spark_cli.engine.wire.response_events import ResponseEvents, usage_object
+from spark_cli.engine.wire.responses import CreateRequest, InputCall
 from spark_cli.protocol.channel import ToolSpec
 
 EVENTS: TypeAdapter[Any] = TypeAdapter(ResponsesServerEvent)
 ARGS = json.dumps({"pattern": "\\btotal_price\\b", "note": "a\nb"})
 CALL = InputCall("call_1", "search", ARGS, "fc_1")
-USAGE = wire.usage_object(10, 20)
+USAGE = usage_object(10, 20)
 
 
 def _decoded(events: list[tuple[str, str]]) -> list[dict[str, Any]]:
@@ -39,7 +38,7 @@ def _decoded(events: list[tuple[str, str]]) -> list[dict[str, Any]]:
 
 
 def test_a_preamble_then_a_call() -> None:
-    events = ResponseEvents("resp_1", "m", tools=(ToolSpec("search", "", {}),))
+    events = ResponseEvents("resp_1", CreateRequest("m", (), tools=(ToolSpec("search", "", {}),)))
     pieces = argument_pieces(ARGS)
     built = [*events.started(), *events.text_opened(), events.delta("Looking.\n"),
              *events.text_closed("Looking.\n"), *events.call_opened(CALL),
@@ -70,7 +69,7 @@ def test_a_preamble_then_a_call() -> None:
 
 
 def test_calls_alone_and_a_call_cut_short() -> None:
-    events = ResponseEvents("resp_2", "m")
+    events = ResponseEvents("resp_2", CreateRequest("m", ()))
     second = InputCall("call_2", "read_file", '{"path": "a.py"}', "fc_2")
     built = [*events.started(), *events.call_opened(CALL), events.call_delta(ARGS),
              *events.call_closed(), *events.call_opened(second), events.call_delta('{"pa'),
@@ -85,7 +84,7 @@ def test_calls_alone_and_a_call_cut_short() -> None:
 
 
 def test_no_tools_keeps_the_empty_message() -> None:
-    events = ResponseEvents("resp_3", "m")
+    events = ResponseEvents("resp_3", CreateRequest("m", ()))
     objs = _decoded([*events.started(), *events.finished("", "completed", USAGE)])
     assert [o["type"] for o in objs][1:4] == ["response.output_item.added",
                                               "response.content_part.added",

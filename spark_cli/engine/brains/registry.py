@@ -14,7 +14,6 @@ import os
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator
-from typing import Any
 
 from spark_cli.engine.brains.base import Brain, BrainRequest
 
@@ -50,31 +49,20 @@ class NoScriptBrain:
                "(see docs/brains.md).\n")
 
 
-def _script_key(path: str) -> tuple[str, ...]:
-    try:
-        stat = os.stat(path)
-    except OSError:
-        return ("script", path)
-    return ("script", os.path.realpath(path), str(stat.st_mtime_ns), str(stat.st_size))
-
-
 def _key(spec: str) -> tuple[str, ...]:
     """The cache key of a stripped ``spec``; ValueError for a spec no brain answers to."""
     if spec.startswith("script:"):
         path = spec.removeprefix("script:")
         if not path:
             raise ValueError("script:PATH needs a path, e.g. --brain script:answers.toml")
-        return _script_key(path)
+        try:
+            stat = os.stat(path)
+        except OSError:
+            return ("script", path)
+        return ("script", os.path.realpath(path), str(stat.st_mtime_ns), str(stat.st_size))
     if spec in ("rules", "deep", "lorem"):
         return (spec,)
     raise ValueError(f"unknown brain {spec!r}; known: {', '.join(BRAIN_SPECS)}")
-
-
-def _brain_class(kind: str) -> Any:
-    """Imported when the brain is first made: an engine answering with ``rules`` never
-    imports the deep brain."""
-    module, _, name = BRAIN_CLASSES[kind].partition(":")
-    return getattr(importlib.import_module(module), name)
 
 
 def make_brain(spec: str) -> Brain:
@@ -88,10 +76,11 @@ def make_brain(spec: str) -> Brain:
         if brain is not None:
             _cache.move_to_end(key)
             return brain
-    # made outside the lock (an import may take a while: lookups of other brains go on)
-    kind = key[0]
-    args = (spec.removeprefix("script:"),) if kind == "script" else ()
-    made = _brain_class(kind)(*args)
+    # made outside the lock (an import may take a while: lookups of other brains go on);
+    # its class is imported now: an engine answering with ``rules`` never imports the others
+    module, _, name = BRAIN_CLASSES[key[0]].partition(":")
+    args = (spec.removeprefix("script:"),) if key[0] == "script" else ()
+    made = getattr(importlib.import_module(module), name)(*args)
     with _lock:
         brain = _cache.setdefault(key, made)  # a racing thread's brain wins if it was first
         _cache.move_to_end(key)
@@ -100,22 +89,15 @@ def make_brain(spec: str) -> Brain:
         return brain
 
 
-def check_spec(spec: str) -> None:
-    """Raise ``ValueError`` unless ``spec`` names a brain; a script is read and checked (its
-    file must load), the named brains are not imported."""
-    spec = spec.strip()
-    if spec.startswith("script:"):
-        make_brain(spec)
-    else:
-        _key(spec)
-
-
 def check_default(default: str) -> None:
-    """Raise ``ValueError`` unless the server default (as :func:`brain_for_model` takes it)
-    names a brain: what a server checks at start, without loading that brain."""
+    """Raise ``ValueError`` unless the server default (a spec, as :func:`brain_for_model`
+    takes it) names a brain: what a server checks at start. A script is read and checked
+    (its file must load); the named brains are not imported."""
     spec = _spec_for_model("", default)
-    if spec is not None:
-        check_spec(spec)
+    if spec is not None and spec.strip().startswith("script:"):
+        make_brain(spec)
+    elif spec is not None:
+        _key(spec.strip())
 
 
 def _spec_for_model(model: str, default: str) -> str | None:

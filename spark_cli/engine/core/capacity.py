@@ -39,17 +39,14 @@ class Wafer:
     def waiting(self) -> int:
         return len(self._waiting)
 
-    def full_error(self) -> wire.WireError:
-        return too_many_requests(f"the engine is at capacity ({self.max_streams} generating, "
-                                 f"{self.queue_size} queued); try again in 1s",
-                                 self.max_streams + self.queue_size)
-
     def admit(self) -> bool:
         """Raise 429 when neither a slot nor a queue place is free; True = must wait."""
         if self.active < self.max_streams and not self._waiting:
             return False
         if len(self._waiting) >= self.queue_size:
-            raise self.full_error()
+            raise too_many_requests(f"the engine is at capacity ({self.max_streams} generating, "
+                                    f"{self.queue_size} queued); try again in 1s",
+                                    self.max_streams + self.queue_size)
         return True
 
     @contextlib.asynccontextmanager

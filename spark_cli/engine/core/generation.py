@@ -25,6 +25,7 @@ from spark_cli.engine.core.pieces import (
 from spark_cli.engine.core.safepoint import SafePoints
 from spark_cli.engine.core.state import EngineState
 from spark_cli.engine.wire import responses as wire
+from spark_cli.engine.wire.response_events import usage_object
 from spark_cli.engine.wire.responses import InputCall, InputMessage, WireError
 from spark_cli.record import record
 
@@ -115,7 +116,7 @@ class Generation:
     # --- the task ---------------------------------------------------------------------
 
     def usage(self, output_tokens: int) -> dict[str, Any]:
-        return wire.usage_object(self.input_tokens, output_tokens)
+        return usage_object(self.input_tokens, output_tokens)
 
     async def run(self) -> Outcome:
         """Make the brain, count, admit (each may raise :class:`WireError` before any event:

@@ -1,6 +1,6 @@
 """What one response puts on the wire: its message item and its function calls, in order.
 
-A :class:`Presenter` builds one wire's events (Responses or Chat Completions);
+A :data:`Presenter` builds one wire's events (Responses or Chat Completions);
 :class:`OutputItems` decides when each is due: the message opens with the first text (at
 once without tools), closes when the first call opens, and each call sends one argument
 delta per piece between its markers (:mod:`spark_cli.engine.core.pieces`).
@@ -9,34 +9,16 @@ delta per piece between its markers (:mod:`spark_cli.engine.core.pieces`).
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any, Protocol
 
 from spark_cli.engine.core.pieces import CallStart, Piece
 from spark_cli.engine.core.safepoint import SafePoints
+from spark_cli.engine.wire.chat import ChatEvents
+from spark_cli.engine.wire.response_events import Event, ResponseEvents
 from spark_cli.engine.wire.responses import InputCall
 
-Event = tuple[str, str]
+Presenter = ResponseEvents | ChatEvents
+"""The wire events (Responses or Chat Completions) of one response."""
 Send = Callable[[Event], Awaitable[None]]
-
-
-class Presenter(Protocol):
-    """Builds the wire events (Responses or Chat Completions) of one response."""
-
-    def created(self, status: str = ...) -> Event: ...
-    def queued(self, position: int) -> Event: ...
-    def started(self) -> list[Event]: ...
-    def text_opened(self) -> list[Event]: ...
-    def delta(self, text: str) -> Event: ...
-    def text_closed(self, text: str, status: str = ...) -> list[Event]: ...
-    def call_opened(self, call: InputCall) -> list[Event]: ...
-    def call_delta(self, piece: str) -> Event: ...
-    def call_closed(self) -> list[Event]: ...
-    @property
-    def calls(self) -> tuple[InputCall, ...]: ...
-    def finished(
-        self, text: str, status: str, usage: dict[str, Any], reason: str | None = ...
-    ) -> list[Event]: ...
-    def failed(self, code: str, message: str, usage: dict[str, Any]) -> Event: ...
 
 
 class OutputItems:

@@ -1,4 +1,4 @@
-"""Small ASGI helpers for the engine's HTTP side: JSON replies, errors, auth, bodies, SSE.
+"""Small ASGI helpers for the engine's HTTP side: JSON replies, errors, headers, bodies, SSE.
 
 uvicorn does the HTTP parsing; these only build ASGI messages -- except
 :func:`abort_connection`, which reaches the transport under uvicorn's ``send``
@@ -11,7 +11,6 @@ import json
 from typing import Any
 
 from spark_cli.engine.core.config import EngineConfig
-from spark_cli.engine.serving import handshake
 from spark_cli.engine.wire.responses import WireError
 from spark_cli.engine.wire.wire_errors import loads_object
 
@@ -24,10 +23,6 @@ _SSE_HEADERS = [
 ]
 
 
-def _headers(extra: dict[str, str]) -> list[tuple[bytes, bytes]]:
-    return [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in extra.items()]
-
-
 async def send_json(
     send: Any, status: int, body: Any, headers: dict[str, str] | None = None
 ) -> None:
@@ -35,7 +30,8 @@ async def send_json(
     await send({
         "type": "http.response.start", "status": status,
         "headers": [_JSON, (b"content-length", str(len(data)).encode()),
-                    *_headers(headers or {})],
+                    *((k.lower().encode("latin-1"), v.encode("latin-1"))
+                      for k, v in (headers or {}).items())],
     })
     await send({"type": "http.response.body", "body": data, "more_body": False})
 
@@ -43,13 +39,6 @@ async def send_json(
 async def send_error(send: Any, error: WireError) -> None:
     """OpenAI's error body ``{"error": {...}}`` with the error's headers (429s)."""
     await send_json(send, error.status, {"error": error.body()}, error.headers)
-
-
-def check_auth(scope: dict[str, Any], token: str | None) -> None:
-    """401 when a token is configured and the request does not carry it."""
-    error = handshake.auth_error(header(scope, b"authorization"), token)
-    if error is not None:
-        raise error
 
 
 def header(scope: dict[str, Any], name: bytes) -> str | None:

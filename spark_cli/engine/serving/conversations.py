@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import OrderedDict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from spark_cli.engine.brains.base import (
@@ -41,16 +42,13 @@ STORED_LIMIT = 256
 """``store: true`` responses a connection remembers (oldest go)."""
 
 
-def _queue() -> asyncio.Queue[tuple[CreateRequest, int]]:
-    return asyncio.Queue(maxsize=LANE_PENDING_LIMIT)
-
-
 @dataclass(slots=True)
 class Lane:
     """One lane of a connection: its waiting requests and the task working through them."""
 
     stream_id: str | None
-    requests: asyncio.Queue[tuple[CreateRequest, int]] = field(default_factory=_queue)
+    requests: asyncio.Queue[tuple[CreateRequest, int]] = field(
+        default_factory=lambda: asyncio.Queue(maxsize=LANE_PENDING_LIMIT))
     """Each with the connection's count of bare ``response.cancel`` frames when it came."""
     worker: asyncio.Task[None] | None = None
 
@@ -65,12 +63,6 @@ class Memory:
         self.stored: OrderedDict[str, None] = OrderedDict()
         self.finished: OrderedDict[str, str | None] = OrderedDict()
         """Finished response id -> its lane's stream_id."""
-
-    def resolve(self, previous_id: str | None) -> Conversation | None:
-        """The conversation to continue (``()`` for none); None = unknown id."""
-        if previous_id is None:
-            return ()
-        return self.conversations.get(previous_id)
 
     def _forget(self, response_id: str) -> None:
         if response_id not in self.stored and response_id not in self.latest.values():
@@ -129,13 +121,15 @@ def answered(conversation: Conversation, text: str, calls: tuple[InputCall, ...]
     return after + turns(calls)
 
 
-def continued(history: Conversation | None, request: CreateRequest) -> Conversation:
-    """The conversation a ``response.create`` continues: ``history`` (None: its
-    ``previous_response_id`` is unknown, 400) and its input, where every function call
+def continued(known: Mapping[str, Conversation], request: CreateRequest) -> Conversation:
+    """The conversation a ``response.create`` continues: the one ``known`` keeps under its
+    ``previous_response_id`` (an unknown id: 400) and its input, where every function call
     output answers a call made before it (else 400, as OpenAI refuses it)."""
+    previous = request.previous_response_id
+    history = () if previous is None else known.get(previous)
     if history is None:
         raise WireError(400, wire.PREVIOUS_RESPONSE_NOT_FOUND,
-                        f"Previous response with id '{request.previous_response_id}' not found.",
+                        f"Previous response with id '{previous}' not found.",
                         "previous_response_id")
     conversation = history + turns(request.input)
     called: set[str] = set()

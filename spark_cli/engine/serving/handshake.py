@@ -18,19 +18,12 @@ EXTENSIONS_HEADER = "x-spark-engine-extensions"
 EXTENSIONS_VALUE = ", ".join(wire.EXTENSIONS)
 
 
-def bearer_token(authorization: str | None) -> str | None:
-    """The token of an ``Authorization: Bearer <token>`` value (None: absent or another scheme)."""
-    if authorization is None:
-        return None
-    scheme, _, token = authorization.partition(" ")
-    return token.strip() if scheme.lower() == "bearer" else None
-
-
 def auth_error(authorization: str | None, token: str | None) -> WireError | None:
     """401 when a token is configured and ``authorization`` does not carry it."""
     if token is None:
         return None
-    given = bearer_token(authorization)
+    scheme, _, rest = (authorization or "").partition(" ")
+    given = rest.strip() if scheme.lower() == "bearer" else None  # Bearer <token>
     if given is not None and hmac.compare_digest(given.encode(), token.encode()):
         return None
     what = "missing" if given is None else "incorrect"

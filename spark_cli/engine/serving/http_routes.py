@@ -17,7 +17,7 @@ from spark_cli.engine.brains.base import BrainRequest, BrainTurn
 from spark_cli.engine.brains.registry import BRAIN_MODELS, pace_of_model
 from spark_cli.engine.core.faults import MALFORMED, StreamDropped
 from spark_cli.engine.core.generation import Generation, Outcome
-from spark_cli.engine.core.output_items import Event, Presenter
+from spark_cli.engine.core.output_items import Presenter
 from spark_cli.engine.core.pieces import count_input
 from spark_cli.engine.core.state import EngineState
 from spark_cli.engine.serving import asgi_io
@@ -25,6 +25,7 @@ from spark_cli.engine.serving.conversations import answered, brain_request, cont
 from spark_cli.engine.serving.handshake import (
     EXTENSIONS_HEADER,
     EXTENSIONS_VALUE,
+    auth_error,
     error_body,
     ws_refusal,
 )
@@ -32,7 +33,7 @@ from spark_cli.engine.serving.ws_session import WsSession
 from spark_cli.engine.wire import chat
 from spark_cli.engine.wire import responses as wire
 from spark_cli.engine.wire.chat import COMMENT, ERROR, SKIP, ChatEvents
-from spark_cli.engine.wire.response_events import ResponseEvents
+from spark_cli.engine.wire.response_events import Event, ResponseEvents, usage_object
 from spark_cli.engine.wire.responses import WireError
 from spark_cli.engine.wire.wire_errors import check_output_limit
 from spark_cli.protocol.sse import encode_event
@@ -97,7 +98,9 @@ async def handle(state: EngineState, scope: Scope, receive: Any, send: Any) -> N
                                 headers={"allow": "GET, HEAD"})
             await asgi_io.send_json(send, 200, {"status": "ok"})
             return
-        asgi_io.check_auth(scope, state.config.token)
+        refusal = auth_error(asgi_io.header(scope, b"authorization"), state.config.token)
+        if refusal is not None:
+            raise refusal
         if path == "/v1/models" and method == "GET":
             created = int(time.time())
             config = state.config
@@ -126,22 +129,16 @@ async def _responses(state: EngineState, body: dict[str, Any], receive: Any, sen
     request = wire.parse_create(body)
     check_output_limit(request.max_output_tokens, "max_output_tokens",
                        state.config.max_output_tokens)
-    previous = request.previous_response_id
-    history = () if previous is None else state.stored.get(previous)
-    conversation = continued(history, request)
+    conversation = continued(state.stored, request)
     response_id = state.new_id()
-    events = ResponseEvents(
-        response_id, request.model, previous_response_id=request.previous_response_id,
-        instructions=request.instructions, max_output_tokens=request.max_output_tokens,
-        tools=request.tools, tool_choice=request.tool_choice.mode,
-        parallel_tool_calls=request.parallel_tool_calls,
-    )
+    events = ResponseEvents(response_id, request,
+                            previous_response_id=request.previous_response_id)
     asked = brain_request(request, conversation)
     sink = _Sink(send, stream=request.stream, named=True)
     stored: tuple[BrainTurn, ...] | None = conversation
     if not request.generate:  # warm-up: a chainable id, no output
         await sink.event(events.created())
-        usage = wire.usage_object(await count_input(state.brain_pool, asked), 0)
+        usage = usage_object(await count_input(state.brain_pool, asked), 0)
         await sink.event(events.empty_completion(usage))
     else:
         outcome = await _run(state, asked, events, sink, request.max_output_tokens, receive)
@@ -153,19 +150,13 @@ async def _responses(state: EngineState, body: dict[str, Any], receive: Any, sen
 
 
 async def _chat(state: EngineState, body: dict[str, Any], receive: Any, send: Any) -> None:
-    for param in ("max_completion_tokens", "max_tokens"):  # before parsing: name the one sent
-        check_output_limit(body.get(param), param, state.config.max_output_tokens)
-    request = chat.parse_chat(body)
+    request = chat.parse_chat(body, state.config.max_output_tokens)
     completion_id = state.new_id("chatcmpl")
     events = ChatEvents(completion_id, request.model, include_usage=request.include_usage)
     asked = brain_request(request, turns(request.conversation))
     sink = _Sink(send, stream=request.stream, named=False)
     await _run(state, asked, events, sink, request.max_tokens, receive)
-    if not request.stream and events.final is not None and not sink.started:
-        await asgi_io.send_json(send, 200, events.final)
-        return
-    if not request.stream and sink.error is not None:
-        raise WireError(500, "server_error", sink.error, kind="server_error")
+    sink.final = events.final  # the chat.completion object (its chunks carry no response)
     await sink.end()
 
 

@@ -70,9 +70,6 @@ class RunningEngine:
     def port(self) -> int:
         return int(self.url.rsplit(":", 1)[1])
 
-    def __repr__(self) -> str:  # the addresses only, as ``field(repr=False)`` said
-        return f"RunningEngine(url={self.url!r}, ws_url={self.ws_url!r}, token={self.token!r})"
-
 
 @functools.cache
 def _embedded_server_class() -> type[Any]:

@@ -28,7 +28,7 @@ from spark_cli.engine.serving.conversations import (
     turns,
 )
 from spark_cli.engine.wire import responses as wire
-from spark_cli.engine.wire.response_events import ResponseEvents
+from spark_cli.engine.wire.response_events import ResponseEvents, error_event, usage_object
 from spark_cli.engine.wire.responses import CancelRequest, CreateRequest, SteerRequest, WireError
 from spark_cli.engine.wire.wire_errors import check_output_limit
 
@@ -124,23 +124,20 @@ class WsSession:
                 lane.worker.cancel()
 
     async def send_error(self, error: WireError, stream_id: str | None = None) -> None:
-        await self._send_text(wire.error_event(error, next(self._seq), stream_id))
+        await self._send_text(error_event(error, next(self._seq), stream_id))
 
     # --- client events ----------------------------------------------------------------
 
     async def handle(self, frame: str | bytes) -> None:
         try:
             event = wire.parse_client_event(frame)
+            if isinstance(event, CreateRequest):
+                check_output_limit(event.max_output_tokens, "max_output_tokens",
+                                   self.state.config.max_output_tokens)
         except WireError as exc:
             await self.send_error(exc, _stream_id_of(frame))
             return
         if isinstance(event, CreateRequest):
-            try:
-                check_output_limit(event.max_output_tokens, "max_output_tokens",
-                                   self.state.config.max_output_tokens)
-            except WireError as exc:
-                await self.send_error(exc, event.stream_id)
-                return
             lane = self._lane(event.stream_id)
             try:
                 lane.requests.put_nowait((event, self.bare_cancels))
@@ -239,24 +236,19 @@ class WsSession:
         """Answer one request (and the successors its steers make); ``cancelled``: a bare
         ``response.cancel`` came while it waited."""
         try:
-            conversation = continued(self.memory.resolve(request.previous_response_id), request)
+            conversation = continued(self.memory.conversations, request)
         except WireError as exc:
             await self.send_error(exc, lane.stream_id)
             return
         previous = request.previous_response_id
         while True:
             response_id = self.state.new_id()
-            events = ResponseEvents(
-                response_id, request.model, stream_id=request.stream_id,
-                previous_response_id=previous, instructions=request.instructions,
-                max_output_tokens=request.max_output_tokens, tools=request.tools,
-                tool_choice=request.tool_choice.mode,
-                parallel_tool_calls=request.parallel_tool_calls,
-            )
+            events = ResponseEvents(response_id, request, previous_response_id=previous,
+                                    stream_id=request.stream_id)
             if not request.generate:  # warm-up: a chainable id, no output
                 await self._send_text(events.created()[1])
                 asked = brain_request(request, conversation)
-                usage = wire.usage_object(await count_input(self.state.brain_pool, asked), 0)
+                usage = usage_object(await count_input(self.state.brain_pool, asked), 0)
                 await self._send_text(events.empty_completion(usage)[1])
                 self.memory.remember(lane.stream_id, response_id, conversation,
                                      store=request.store)

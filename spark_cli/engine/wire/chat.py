@@ -11,6 +11,7 @@ import time
 from typing import Any
 
 from spark_cli.engine.wire import responses as wire
+from spark_cli.engine.wire.response_events import Event
 from spark_cli.engine.wire.responses import (
     InputCall,
     InputItem,
@@ -20,7 +21,14 @@ from spark_cli.engine.wire.responses import (
     parse_input,
 )
 from spark_cli.engine.wire.tool_defs import AUTO, ToolChoice, chat_function_specs, parse_tool_choice
-from spark_cli.engine.wire.wire_errors import INVALID_TYPE, missing, optional_field, string_field
+from spark_cli.engine.wire.wire_errors import (
+    INVALID_TYPE,
+    bad_request,
+    check_output_limit,
+    missing,
+    optional_field,
+    string_field,
+)
 from spark_cli.protocol.channel import ToolSpec
 from spark_cli.record import record
 
@@ -52,19 +60,15 @@ class ChatRequest:
                      if not (isinstance(m, InputMessage) and m.role in _INSTRUCTION_ROLES))
 
 
-def _bad(param: str, message: str, code: str = INVALID_TYPE) -> WireError:
-    return WireError(400, code, message, param)
-
-
 def _tool_calls(value: Any, where: str) -> list[InputCall]:
     """An assistant message's ``tool_calls`` (``{id, type, function: {name, arguments}}``)."""
     if not isinstance(value, list):
-        raise _bad(where, f"'{where}' must be a list", INVALID_TYPE)
+        raise bad_request(where, f"'{where}' must be a list", INVALID_TYPE)
     calls = []
     for j, call in enumerate(value):
         at = f"{where}[{j}]"
         if not isinstance(call, dict):
-            raise _bad(at, f"'{at}' must be an object")
+            raise bad_request(at, f"'{at}' must be an object", INVALID_TYPE)
         function = call.get("function")
         if not isinstance(function, dict):
             raise missing(f"{at}.function")
@@ -85,16 +89,16 @@ def parse_messages(raw: list[Any]) -> tuple[InputItem, ...]:
     for i, message in enumerate(raw):
         where = f"messages[{i}]"
         if not isinstance(message, dict):
-            raise _bad(where, f"'{where}' must be an object")
+            raise bad_request(where, f"'{where}' must be an object", INVALID_TYPE)
         role = message.get("role")
         if role == "tool":
             call_id = message.get("tool_call_id")
             if not isinstance(call_id, str) or not call_id:
                 raise missing(f"{where}.tool_call_id")
             if call_id not in called:
-                raise _bad(f"{where}.role", "Invalid parameter: messages with role 'tool' must "
-                           "be a response to a preceeding message with 'tool_calls'.",
-                           "invalid_value")
+                raise bad_request(f"{where}.role", "Invalid parameter: messages with role "
+                                  "'tool' must be a response to a preceeding message with "
+                                  "'tool_calls'.")
             if "content" not in message:
                 raise missing(f"{where}.content")
             text = parse_input([{"role": "user", "content": message["content"]}], where)[0]
@@ -112,27 +116,28 @@ def parse_messages(raw: list[Any]) -> tuple[InputItem, ...]:
     return tuple(items)
 
 
-def parse_chat(obj: dict[str, Any]) -> ChatRequest:
-    """Validate a ``POST /v1/chat/completions`` body (raises :class:`WireError`)."""
+def parse_chat(obj: dict[str, Any], maximum: int) -> ChatRequest:
+    """Validate a ``POST /v1/chat/completions`` body (raises :class:`WireError`); its output
+    limit (``max_completion_tokens``, else ``max_tokens``) first, at most ``maximum``."""
+    for param in ("max_completion_tokens", "max_tokens"):
+        check_output_limit(obj.get(param), param, maximum)
     model = string_field(obj, "model")
     if "messages" not in obj:
         raise missing("messages")
     raw = obj["messages"]
     if not isinstance(raw, list) or not raw:
-        raise _bad("messages", "'messages' must be a non-empty list", "invalid_value")
+        raise bad_request("messages", "'messages' must be a non-empty list")
     messages = parse_messages(raw)
     stream = bool(optional_field(obj, "stream", bool, "a boolean"))
     options = obj.get("stream_options") or {}
     if not isinstance(options, dict):
-        raise _bad("stream_options", "'stream_options' must be an object")
-    limit = obj.get("max_completion_tokens", obj.get("max_tokens"))
-    if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 1):
-        raise _bad("max_tokens", "'max_tokens' must be an integer >= 1", "invalid_value")
+        raise bad_request("stream_options", "'stream_options' must be an object", INVALID_TYPE)
     tools = chat_function_specs(obj["tools"]) if obj.get("tools") is not None else ()
     parallel = optional_field(obj, "parallel_tool_calls", bool, "a boolean")
     return ChatRequest(
         model=model, messages=messages, stream=stream,
-        include_usage=bool(options.get("include_usage")), max_tokens=limit, tools=tools,
+        include_usage=bool(options.get("include_usage")),
+        max_tokens=obj.get("max_completion_tokens", obj.get("max_tokens")), tools=tools,
         tool_choice=parse_tool_choice(obj.get("tool_choice"), chat=True),
         parallel_tool_calls=parallel is not False,
     )
@@ -143,7 +148,6 @@ COMMENT = "comment"
 SKIP = "skip"
 ERROR = "error"
 """A ``data:`` chunk carrying an error (the response failed)."""
-Event = tuple[str, str]
 DONE = "[DONE]"
 
 
@@ -250,5 +254,5 @@ class ChatEvents:
         return events
 
     def failed(self, code: str, message: str, usage: dict[str, Any]) -> Event:
-        error = wire.WireError(500, code, message, kind="server_error")
+        error = WireError(500, code, message, kind="server_error")
         return ERROR, json.dumps({"error": error.body()})

@@ -1,9 +1,9 @@
 """The event sequence of one Responses response, as JSON text ready to send.
 
 :class:`ResponseEvents` numbers the events, echoes ``stream_id`` and builds the response
-object the SDK parses; each method returns ``(event type, json text)`` for a WebSocket or
-SSE sink. Items: the assistant message (output index 0) when the answer has text, then one
-``function_call`` item per call, its arguments streamed as ``…arguments.delta`` pieces.
+object and items the SDK parses; each method returns an :data:`Event`. Items: the
+assistant message (output index 0) when the answer has text, then one ``function_call``
+item per call, its arguments streamed as ``…arguments.delta`` pieces.
 """
 
 from __future__ import annotations
@@ -13,35 +13,68 @@ import time
 from typing import Any
 
 from spark_cli.engine.wire import responses as wire
-from spark_cli.engine.wire.responses import InputCall
-from spark_cli.protocol.channel import ToolSpec
+from spark_cli.engine.wire.responses import FUNCTION_CALL, CreateRequest, InputCall, WireError
 
 Event = tuple[str, str]
+"""``(event type, JSON text)``, ready for a WebSocket or SSE sink."""
+
+
+def usage_object(input_tokens: int, output_tokens: int) -> dict[str, Any]:
+    return {
+        "input_tokens": input_tokens,
+        "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
+        "output_tokens": output_tokens,
+        "output_tokens_details": {"reasoning_tokens": 0},
+        "total_tokens": input_tokens + output_tokens,
+    }
+
+
+def message_item(item_id: str, text: str | None, status: str) -> dict[str, Any]:
+    """The assistant message output item; ``text=None`` means no content part yet."""
+    content = [] if text is None else [output_text_part(text)]
+    return {"id": item_id, "type": "message", "role": "assistant", "status": status,
+            "content": content}
+
+
+def function_call_item(call: InputCall, status: str, arguments: str | None = None
+                       ) -> dict[str, Any]:
+    """A ``function_call`` output item (the SDK's ``ResponseFunctionToolCall``); ``arguments``
+    in place of the call's own (while they stream)."""
+    return {"id": call.item_id or "", "type": FUNCTION_CALL, "status": status,
+            "arguments": call.arguments if arguments is None else arguments,
+            "call_id": call.call_id, "name": call.name}
+
+
+def output_text_part(text: str) -> dict[str, Any]:
+    return {"type": "output_text", "text": text, "annotations": [], "logprobs": []}
+
+
+def error_event(error: WireError, sequence_number: int, stream_id: str | None = None) -> str:
+    """``{"type":"error","status":N,"error":{...,"headers"}}`` (with top-level code/message
+    too, as the SDK's ResponseErrorEvent reads them)."""
+    body = error.body()
+    if error.headers:
+        body["headers"] = error.headers
+    event: dict[str, Any] = {"type": wire.ERROR, "status": error.status, "error": body,
+                             "code": error.code, "message": error.message,
+                             "param": error.param, "sequence_number": sequence_number}
+    if stream_id is not None:
+        event["stream_id"] = stream_id
+    return json.dumps(event)
 
 
 class ResponseEvents:
-    __slots__ = ("_args", "_calls", "_current", "_delta_head", "_delta_tail", "_echo",
-                 "_text", "_text_open", "created_at", "instructions", "item_id",
-                 "max_output_tokens", "model", "parallel_tool_calls", "previous_response_id",
-                 "response_id", "seq", "stream_id", "tool_choice", "tools")
+    """The events of one response to ``request`` (a ``response.create`` or an HTTP body)."""
 
-    def __init__(
-        self,
-        response_id: str,
-        model: str,
-        *,
-        stream_id: str | None = None,
-        previous_response_id: str | None = None,
-        instructions: str = "",
-        max_output_tokens: int | None = None,
-        tools: tuple[ToolSpec, ...] = (),
-        tool_choice: str = "auto",
-        parallel_tool_calls: bool = True,
-    ) -> None:
+    __slots__ = ("_args", "_calls", "_current", "_delta_head", "_delta_tail", "_echo",
+                 "_text", "_text_open", "created_at", "item_id", "previous_response_id",
+                 "request", "response_id", "seq")
+
+    def __init__(self, response_id: str, request: CreateRequest, *,
+                 previous_response_id: str | None = None, stream_id: str | None = None) -> None:
         self.response_id = response_id
-        self.tools = tools
-        self.tool_choice = tool_choice if tools else "none"
-        self.parallel_tool_calls = parallel_tool_calls and bool(tools)
+        self.request = request
+        self.previous_response_id = previous_response_id
         self._text: str | None = None
         """None: no message item yet; else its text (complete once closed)."""
         self._text_open = False
@@ -50,11 +83,6 @@ class ResponseEvents:
         self._current: InputCall | None = None
         self._args: list[str] = []
         self.item_id = "msg_" + response_id.removeprefix("resp_")
-        self.model = model
-        self.stream_id = stream_id
-        self.previous_response_id = previous_response_id
-        self.instructions = instructions
-        self.max_output_tokens = max_output_tokens
         self.created_at = int(time.time())
         self.seq = 0
         self._echo = {} if stream_id is None else {"stream_id": stream_id}
@@ -86,20 +114,22 @@ class ResponseEvents:
         error: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
         """The response object (``text=None``: no message item)."""
+        request = self.request
         item_status = "completed" if status == "completed" else "incomplete"
-        output = [] if text is None else [wire.message_item(self.item_id, text, item_status)]
-        output += [wire.function_call_item(c, s) for c, s in self._calls]
+        output = [] if text is None else [message_item(self.item_id, text, item_status)]
+        output += [function_call_item(c, s) for c, s in self._calls]
         return {
             "id": self.response_id, "object": "response", "created_at": self.created_at,
-            "status": status, "model": self.model, "output": output,
-            "instructions": self.instructions or None,
+            "status": status, "model": request.model, "output": output,
+            "instructions": request.instructions or None,
             "previous_response_id": self.previous_response_id,
-            "max_output_tokens": self.max_output_tokens,
+            "max_output_tokens": request.max_output_tokens,
             "incomplete_details": None if reason is None else {"reason": reason},
-            "error": error, "usage": usage, "parallel_tool_calls": self.parallel_tool_calls,
-            "tool_choice": self.tool_choice,
+            "error": error, "usage": usage,
+            "parallel_tool_calls": request.parallel_tool_calls and bool(request.tools),
+            "tool_choice": request.tool_choice.mode if request.tools else "none",
             "tools": [{"type": "function", "name": t.name, "description": t.description,
-                       "parameters": t.parameters, "strict": False} for t in self.tools],
+                       "parameters": t.parameters, "strict": False} for t in request.tools],
             "metadata": {}, "temperature": None,
             "top_p": None, "text": {"format": {"type": "text"}}, "truncation": "disabled",
         }
@@ -123,11 +153,11 @@ class ResponseEvents:
         return [
             self._event(wire.ITEM_ADDED, {
                 "output_index": 0,
-                "item": wire.message_item(self.item_id, None, "in_progress"),
+                "item": message_item(self.item_id, None, "in_progress"),
             }),
             self._event(wire.PART_ADDED, {
                 "item_id": self.item_id, "output_index": 0, "content_index": 0,
-                "part": wire.output_text_part(""),
+                "part": output_text_part(""),
             }),
         ]
 
@@ -144,9 +174,9 @@ class ResponseEvents:
         part_fields = {"item_id": self.item_id, "output_index": 0, "content_index": 0}
         return [
             self._event(wire.TEXT_DONE, {**part_fields, "text": text, "logprobs": []}),
-            self._event(wire.PART_DONE, {**part_fields, "part": wire.output_text_part(text)}),
+            self._event(wire.PART_DONE, {**part_fields, "part": output_text_part(text)}),
             self._event(wire.ITEM_DONE, {
-                "output_index": 0, "item": wire.message_item(self.item_id, text, item_status),
+                "output_index": 0, "item": message_item(self.item_id, text, item_status),
             }),
         ]
 
@@ -157,7 +187,7 @@ class ResponseEvents:
     def call_opened(self, call: InputCall) -> list[Event]:
         """``output_item.added`` with the ``function_call`` item, its arguments empty."""
         self._current, self._args = call, []
-        item = wire.function_call_item(call, "in_progress", "")
+        item = function_call_item(call, "in_progress", "")
         return [self._event(wire.ITEM_ADDED, {"output_index": self._index(), "item": item})]
 
     def call_delta(self, piece: str) -> Event:
@@ -172,7 +202,7 @@ class ResponseEvents:
         call = self._current
         assert call is not None
         index = self._index()
-        item = wire.function_call_item(call, "completed")
+        item = function_call_item(call, "completed")
         events = [
             self._event(wire.ARGS_DONE, {"item_id": call.item_id, "output_index": index,
                                          "name": call.name, "arguments": call.arguments}),
@@ -190,7 +220,7 @@ class ResponseEvents:
         cut = InputCall(call.call_id, call.name, "".join(self._args), call.item_id)
         self._calls.append((cut, "incomplete"))
         self._current = None
-        item = wire.function_call_item(cut, "incomplete")
+        item = function_call_item(cut, "incomplete")
         return [self._event(wire.ITEM_DONE, {"output_index": index, "item": item})]
 
     @property

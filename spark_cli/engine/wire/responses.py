@@ -1,13 +1,12 @@
 """The OpenAI Responses wire as the bundled engine reads it: pure data, no I/O.
 
 The client-event parsers (``response.create``, ``response.steer`` and the engine-only
-``response.cancel``), the item shapes the official ``openai`` SDK parses, and the event
-type and error code constants; :mod:`.response_events` builds the events themselves.
+``response.cancel``), the input items, and the event type and error code constants;
+:mod:`.response_events` builds the events and the items the ``openai`` SDK parses.
 """
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from spark_cli.engine.wire.tool_defs import (
@@ -289,50 +288,3 @@ def parse_client_event(text: str | bytes) -> ClientEvent:
     if kind is None:
         raise missing("type")
     raise WireError(400, UNKNOWN_EVENT_TYPE, f"unknown event type {str(kind)[:80]!r}", "type")
-
-
-# --- server events -----------------------------------------------------------------
-
-
-def usage_object(input_tokens: int, output_tokens: int) -> dict[str, Any]:
-    return {
-        "input_tokens": input_tokens,
-        "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
-        "output_tokens": output_tokens,
-        "output_tokens_details": {"reasoning_tokens": 0},
-        "total_tokens": input_tokens + output_tokens,
-    }
-
-
-def message_item(item_id: str, text: str | None, status: str) -> dict[str, Any]:
-    """The assistant message output item; ``text=None`` means no content part yet."""
-    content = [] if text is None else [output_text_part(text)]
-    return {"id": item_id, "type": "message", "role": "assistant", "status": status,
-            "content": content}
-
-
-def function_call_item(call: InputCall, status: str, arguments: str | None = None
-                       ) -> dict[str, Any]:
-    """A ``function_call`` output item (the SDK's ``ResponseFunctionToolCall``); ``arguments``
-    in place of the call's own (while they stream)."""
-    return {"id": call.item_id or "", "type": FUNCTION_CALL, "status": status,
-            "arguments": call.arguments if arguments is None else arguments,
-            "call_id": call.call_id, "name": call.name}
-
-
-def output_text_part(text: str) -> dict[str, Any]:
-    return {"type": "output_text", "text": text, "annotations": [], "logprobs": []}
-
-
-def error_event(error: WireError, sequence_number: int, stream_id: str | None = None) -> str:
-    """``{"type":"error","status":N,"error":{...,"headers"}}`` (with top-level code/message
-    too, as the SDK's ResponseErrorEvent reads them)."""
-    body = error.body()
-    if error.headers:
-        body["headers"] = error.headers
-    event: dict[str, Any] = {"type": ERROR, "status": error.status, "error": body,
-                             "code": error.code, "message": error.message,
-                             "param": error.param, "sequence_number": sequence_number}
-    if stream_id is not None:
-        event["stream_id"] = stream_id
-    return json.dumps(event)

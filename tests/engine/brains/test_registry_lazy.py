@@ -12,7 +12,6 @@ from spark_cli.engine.brains.registry import (
     BRAIN_CLASSES,
     brain_for_model,
     check_default,
-    check_spec,
     is_loaded,
 )
 from spark_cli.engine.brains.script import ScriptBrain, ScriptError
@@ -20,9 +19,9 @@ from spark_cli.engine.brains.script import ScriptBrain, ScriptError
 
 def test_specs_are_checked_without_importing_a_brain() -> None:
     code = ("import sys\n"
-            "from spark_cli.engine.brains.registry import check_default, check_spec, make_brain\n"
+            "from spark_cli.engine.brains.registry import check_default, make_brain\n"
             "for spec in ('rules', 'deep', 'lorem'):\n"
-            "    check_spec(spec)\n"
+            "    check_default(spec)\n"
             "check_default('rules'); check_default('script')\n"
             "loaded = lambda: sorted(m.rsplit('.', 1)[-1] for m in sys.modules if m in ("
             "'spark_cli.engine.brains.rules.rules_brain', 'spark_cli.engine.brains.lorem',"
@@ -46,11 +45,9 @@ def test_every_brain_class_is_where_the_table_says() -> None:
 
 def test_bad_specs_and_defaults_fail_at_the_check(tmp_path) -> None:
     with pytest.raises(ValueError, match=r"unknown brain 'poet'.*rules, deep, lorem"):
-        check_spec("poet")
-    with pytest.raises(ValueError, match="unknown brain 'poet'"):
         check_default("poet")
     with pytest.raises(ValueError, match="needs a path"):
-        check_spec("script:")
+        check_default("script:")
     with pytest.raises(ScriptError, match="not found"):
         check_default(f"script:{tmp_path / 'missing.toml'}")
     check_default("script")  # no script: spark-script explains itself, nothing to load

@@ -7,6 +7,7 @@ import json
 import pytest
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
+from spark_cli.engine.core.config import MAX_OUTPUT_TOKENS
 from spark_cli.engine.wire import chat
 from spark_cli.engine.wire.chat import ChatEvents
 from spark_cli.engine.wire.responses import REASON_MAX_OUTPUT_TOKENS, InputMessage, WireError
@@ -17,7 +18,7 @@ def test_parse_chat() -> None:
         "model": "m", "stream": True, "stream_options": {"include_usage": True},
         "max_completion_tokens": 5,
         "messages": [{"role": "system", "content": "sys"}, {"role": "user", "content": "hi"}],
-    })
+    }, MAX_OUTPUT_TOKENS)
     assert request.include_usage and request.stream and request.max_tokens == 5
     assert request.instructions == "sys"
     assert request.conversation == (InputMessage("user", "hi"),)
@@ -40,7 +41,7 @@ def test_parse_chat() -> None:
 )
 def test_parse_chat_errors(body: dict[str, object], param: str) -> None:
     with pytest.raises(WireError) as refused:
-        chat.parse_chat(body)
+        chat.parse_chat(body, MAX_OUTPUT_TOKENS)
     assert refused.value.param == param
 
 

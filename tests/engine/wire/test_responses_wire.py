@@ -9,7 +9,7 @@ from openai.types.responses.responses_server_event import ResponsesServerEvent
 from pydantic import TypeAdapter
 
 from spark_cli.engine.wire import responses as wire
-from spark_cli.engine.wire.response_events import ResponseEvents
+from spark_cli.engine.wire.response_events import ResponseEvents, error_event, usage_object
 from spark_cli.engine.wire.responses import InputMessage, WireError
 
 EVENTS: TypeAdapter[object] = TypeAdapter(ResponsesServerEvent)
@@ -74,7 +74,7 @@ def test_cancel_and_steer() -> None:
 def test_error_event_shape() -> None:
     error = WireError(429, "rate_limit_exceeded", "slow down", kind="rate_limit_error",
                       headers={"retry-after-ms": "5"})
-    event = json.loads(wire.error_event(error, 3, "lane"))
+    event = json.loads(error_event(error, 3, "lane"))
     assert event == {
         "type": "error", "status": 429, "code": "rate_limit_exceeded", "message": "slow down",
         "param": None, "sequence_number": 3, "stream_id": "lane",
@@ -85,8 +85,9 @@ def test_error_event_shape() -> None:
 
 
 def test_builders_validate_against_the_sdk() -> None:
-    events = ResponseEvents("resp_abc", "m", stream_id="s", previous_response_id="resp_0")
-    usage = wire.usage_object(3, 2)
+    events = ResponseEvents("resp_abc", wire.CreateRequest("m", ()), stream_id="s",
+                            previous_response_id="resp_0")
+    usage = usage_object(3, 2)
     built = [events.created("queued"), events.queued(2), *events.started(), *events.text_opened(),
              events.delta('a "quoted"\n'), events.steer_accepted("steer_1"),
              *events.finished('a "quoted"\n', "incomplete", usage, "steered")]

@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from spark_cli.engine.core.config import MAX_OUTPUT_TOKENS
 from spark_cli.engine.wire import chat
 from spark_cli.engine.wire import responses as wire
 from spark_cli.engine.wire.responses import InputCall, InputMessage, InputOutput, WireError
@@ -118,7 +119,7 @@ def test_chat_reads_tool_calls_tool_messages_and_tools() -> None:
             {"role": "tool", "tool_call_id": "call_2",
              "content": [{"type": "text", "text": "no matches"}]},
         ],
-    })
+    }, MAX_OUTPUT_TOKENS)
     assert request.instructions == "be brief"
     assert request.conversation == (
         InputMessage("user", "find x"), InputCall("call_1", "search", '{"pattern": "x"}'),
@@ -156,12 +157,12 @@ USER = {"role": "user", "content": "x"}
      "tool_choice.function.name"),
 ])
 def test_chat_bad_tool_fields(body: dict[str, Any], param: str) -> None:
-    assert _refused(lambda: chat.parse_chat(body)).param == param
+    assert _refused(lambda: chat.parse_chat(body, MAX_OUTPUT_TOKENS)).param == param
 
 
 def test_chat_tool_message_before_its_call_has_openais_wording() -> None:
     error = _refused(lambda: chat.parse_chat(_chat(
-        [USER, {"role": "tool", "tool_call_id": "call_1", "content": "y"}])))
+        [USER, {"role": "tool", "tool_call_id": "call_1", "content": "y"}]), MAX_OUTPUT_TOKENS))
     assert "must be a response to a preceeding message with 'tool_calls'" in error.message
 
 
@@ -181,5 +182,5 @@ def test_what_spark_sends_is_what_the_engine_reads() -> None:
                                  "input": [responses_item(e) for e in conversation]})
     assert request.input == expected and request.tools == (spec,)
     body = chat.parse_chat({"model": "m", "tools": chat_tools([spec]),
-                            "messages": chat_messages(conversation)})
+                            "messages": chat_messages(conversation)}, MAX_OUTPUT_TOKENS)
     assert body.conversation == expected and body.tools == (spec,)

@@ -82,6 +82,13 @@ def is_identifier(node: tree_sitter.Node) -> bool:
     return node.child_count == 0 and node.type.endswith("identifier")
 
 
+def named_leaves(parsed: Parsed, name: str) -> Iterator[tree_sitter.Node]:
+    """The identifier leaves spelled ``name``, in :func:`walk`'s order (none in strings)."""
+    target = name.encode("utf-8")
+    return (node for node in walk(parsed.tree.root_node)
+            if is_identifier(node) and parsed.data[node.start_byte:node.end_byte] == target)
+
+
 def find_definitions(parsed: Parsed, name: str) -> list[tree_sitter.Node]:
     """Definition nodes named ``name`` (document order)."""
     return [node for node, found, _ in named_definitions(parsed) if found == name]
@@ -91,15 +98,6 @@ def named_definitions(parsed: Parsed) -> list[tuple[tree_sitter.Node, str, str]]
     """Every definition node with its name and kind ("function"/"type"), in document order."""
     return [(d.node, name_text(d), d.kind)
             for d in definition_nodes(parsed.tree, parsed.language)]
-
-
-def function_of(node: tree_sitter.Node) -> tree_sitter.Node:
-    """For ``const f = () => …`` the arrow function; otherwise the node itself."""
-    if node.type == "variable_declarator":
-        value = node.child_by_field_name("value")
-        if value is not None:
-            return value
-    return node
 
 
 def leading_start(parsed: Parsed, node: tree_sitter.Node) -> int:
@@ -147,7 +145,10 @@ def third_person(name: str) -> str:
 
 
 def parameters_node(definition: tree_sitter.Node) -> tree_sitter.Node | None:
-    function = function_of(definition)
+    """The parameter list (of the arrow function, for ``const f = () => …``)."""
+    function = definition
+    if definition.type == "variable_declarator":
+        function = definition.child_by_field_name("value") or definition
     return (function.child_by_field_name("parameters")
             or function.child_by_field_name("parameter"))
 

@@ -71,10 +71,6 @@ def run_step(step: Step, files: dict[str, str]) -> OpResult:
     return OPERATIONS[instruction.kind](instruction, files, named)
 
 
-def _lines(files: dict[str, str]) -> int:
-    return sum(text.count("\n") for text in files.values())
-
-
 QUOTE_CHARS = 80
 _IMPERATIVE = {"Renaming": "Rename", "Adding": "Add", "Deleting": "Delete",
                "Removing": "Remove", "Replacing": "Replace"}
@@ -139,11 +135,11 @@ class DeepBrain:
         files, reads = files_and_reads(request)
         look = look_around(request, steps, text, files, reads)
         if look is not None:
-            yield look.preamble
-            yield from look.calls
+            yield from look.answer(request)
             return
         yield from notes(request)
-        read = f"I read {plural(len(files), 'file')} ({plural(_lines(files), 'line')})"
+        lines = sum(text.count("\n") for text in files.values())
+        read = f"I read {plural(len(files), 'file')} ({plural(lines, 'line')})"
         done = _do(steps, files)
         if all(d.result is None for d in done):
             yield from _none_done(done, read)

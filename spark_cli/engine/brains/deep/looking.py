@@ -11,13 +11,11 @@ from spark_cli.engine.brains.code.lookups import (
     Lookups,
     ReadWindows,
     call,
-    can_look,
     clean_path,
-    lookups,
 )
 from spark_cli.engine.brains.deep.steps import Step
 from spark_cli.engine.brains.rules.instruction_parser import PATH_RUN
-from spark_cli.engine.brains.rules.looking import Look, named_files, needle
+from spark_cli.engine.brains.rules.looking import Look, looking, named_files, needle, rest_of
 
 MAX_READS = 24
 """Files the deep brain reads in one turn at most."""
@@ -42,17 +40,14 @@ def in_folders(text: str, files: dict[str, str]) -> list[str]:
     return [p for p in files if any(p.startswith(f + "/") for f in folders)]
 
 
-def _needs_every_file(steps: list[Step]) -> bool:
-    return any(s.instruction is not None and (
-        (s.instruction.kind == "docstring" and s.instruction.name == "*")
-        or s.instruction.kind in _WHOLE_REPO_KINDS) for s in steps)
-
-
 def _survey(steps: list[Step], text: str, files: dict[str, str],
             seen: Lookups) -> list[BrainCall]:
     folders = folders_named(text)
     calls = [call(LIST_FILES, path=f) for f in folders if not seen.listed(f)]
-    if not folders and not files and _needs_every_file(steps) and not seen.listed(""):
+    every = any(s.instruction is not None and (
+        (s.instruction.kind == "docstring" and s.instruction.name == "*")
+        or s.instruction.kind in _WHOLE_REPO_KINDS) for s in steps)
+    if not folders and not files and every and not seen.listed(""):
         calls.append(call(LIST_FILES))
     scope = folders[0] if len(folders) == 1 else None
     for step in steps:
@@ -81,22 +76,16 @@ def look_around(request: BrainRequest, steps: list[Step], text: str, files: dict
     it does not trust what was pushed: it surveys what the task reaches, reads every
     source file that turned up (at most :data:`MAX_READS`), then the rest of any file it
     got in part, a round at a time (docs/brains.md, *The deep brain*)."""
-    if not can_look(request):
+    if (seen := looking(request)) is None:
         return None
-    seen = lookups(request)
-    if seen.exhausted:
-        return None
-    missing = reads.missing()
-    if missing:
-        calls = [call(READ_FILE, path=p, start_line=n) for p, n in missing.items()]
-        return Look("I'll read the rest of " + ", ".join(missing) + ".\n",
-                    tuple(calls)).for_request(request)
+    if (rest := rest_of(reads)) is not None:
+        return rest
     calls = _survey(steps, text, files, seen)
     if calls:
         return Look("Before I plan, I'll look at what this task reaches in the repo.\n",
-                    tuple(calls)).for_request(request)
+                    tuple(calls))
     paths = _to_read(files, seen, named_files(text, files))
     if not paths:
         return None
     return Look(f"I'll read {len(paths)} file{'s' * (len(paths) != 1)}: " + ", ".join(paths)
-                + ".\n", tuple(call(READ_FILE, path=p) for p in paths)).for_request(request)
+                + ".\n", tuple(call(READ_FILE, path=p) for p in paths))

@@ -14,10 +14,9 @@ from spark_cli.engine.brains.code.edit_text import FileChange, Splice
 from spark_cli.engine.brains.code.trees import (
     Parsed,
     find_definitions,
-    is_identifier,
+    named_leaves,
     parameter_names,
     parse,
-    walk,
 )
 from spark_cli.engine.brains.rules.instruction_parser import Instruction
 from spark_cli.engine.brains.rules.op_definitions import with_parameter
@@ -100,11 +99,8 @@ def _position(path: str, text: str, name: str, param: str) -> int:
 
 def _call_splices(parsed: Parsed, refs: FileRefs, name: str, param: str, value: str,
                   index: int) -> list[Splice]:
-    target = name.encode("utf-8")
     out = []
-    for node in walk(parsed.tree.root_node):
-        if not is_identifier(node) or parsed.data[node.start_byte:node.end_byte] != target:
-            continue
+    for node in named_leaves(parsed, name):
         call = _call_of(node)
         if call is None or not refs.refers(node):
             continue

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from spark_cli.engine.brains.base import BrainCall, BrainRequest
 from spark_cli.engine.brains.code.lookups import (
@@ -39,9 +40,28 @@ class Look:
     preamble: str
     calls: tuple[BrainCall, ...]
 
-    def for_request(self, request: BrainRequest) -> Look:
-        """One call a response when the request says ``parallel_tool_calls: false``."""
-        return self if request.parallel_tool_calls else Look(self.preamble, self.calls[:1])
+    def answer(self, request: BrainRequest) -> Iterator[str | BrainCall]:
+        """The preamble and the calls: only the first when the request says
+        ``parallel_tool_calls: false``."""
+        yield self.preamble
+        yield from self.calls if request.parallel_tool_calls else self.calls[:1]
+
+
+def looking(request: BrainRequest) -> Lookups | None:
+    """This turn's lookups when the brain may look (again), else None."""
+    if not can_look(request):
+        return None
+    seen = lookups(request)
+    return None if seen.exhausted else seen
+
+
+def rest_of(reads: ReadWindows) -> Look | None:
+    """Read the rest of the files read in part so far, if any."""
+    missing = reads.missing()
+    if not missing:
+        return None
+    return Look("I'll read the rest of " + ", ".join(missing) + ".\n",
+                tuple(call(READ_FILE, path=p, start_line=n) for p, n in missing.items()))
 
 
 def needle(instruction: Instruction) -> tuple[str, str] | None:
@@ -129,22 +149,17 @@ def look_first(request: BrainRequest, instruction: Instruction, text: str,
     file it lacks, then what the instruction is about (:func:`needle`) when no file it
     has contains it (docs/brains.md, *The rules brain*); :func:`notes` then says what it
     could not find or read."""
-    if not can_look(request):
+    if (seen := looking(request)) is None:
         return None
-    seen = lookups(request)
-    if seen.exhausted:
-        return None
-    calls = [call(READ_FILE, path=path, start_line=first)
-             for path, first in reads.missing().items()]
-    preamble = "I'll read the rest of " + ", ".join(reads.missing()) + ".\n"
-    if not calls:
-        calls, preamble = _for_names(named_files(text, files), seen)
+    if (rest := rest_of(reads)) is not None:
+        return rest
+    calls, preamble = _for_names(named_files(text, files), seen)
     if not calls and (found := needle(instruction)) is not None:
         everywhere = (instruction.kind == "rename" and not named_files(text, files)
                       and not mentioned_paths(text, list(files))
                       and not defined_in(files, instruction.name))
         calls, preamble = _for_needle(found, files, seen, always=everywhere)
-    return Look(preamble, tuple(calls)).for_request(request) if calls else None
+    return Look(preamble, tuple(calls)) if calls else None
 
 
 def notes(request: BrainRequest) -> list[str]:

@@ -19,15 +19,6 @@ MAX_LINKS = 30
 _HEADER_WIDTH = 90
 
 
-def _lines_label(d: DefinitionSpan) -> str:
-    return f"line {d.start + 1}" if d.start == d.end else f"lines {d.start + 1}-{d.end + 1}"
-
-
-def _header(d: DefinitionSpan) -> str:
-    text = d.header.rstrip(":{ ")
-    return text if len(text) <= _HEADER_WIDTH else text[:_HEADER_WIDTH - 1] + "…"
-
-
 def describe(path: str, text: str) -> list[str]:
     """The summary of one file, one line per item (each ends with a newline)."""
     count = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
@@ -54,7 +45,11 @@ def describe(path: str, text: str) -> list[str]:
     for d in defs[:MAX_ITEMS]:
         while stack and not (stack[-1].start <= d.start and d.end <= stack[-1].end):
             stack.pop()
-        out.append(f"{'  ' * len(stack)}- `{_header(d)}` ({_lines_label(d)})\n")
+        header = d.header.rstrip(":{ ")
+        if len(header) > _HEADER_WIDTH:
+            header = header[:_HEADER_WIDTH - 1] + "…"
+        lines = f"line {d.start + 1}" if d.start == d.end else f"lines {d.start + 1}-{d.end + 1}"
+        out.append(f"{'  ' * len(stack)}- `{header}` ({lines})\n")
         stack.append(d)
     if len(defs) > MAX_ITEMS:
         out.append(f"… and {len(defs) - MAX_ITEMS} more.\n")
@@ -78,11 +73,6 @@ def explain(instruction: Instruction, files: dict[str, str], named: list[str]) -
                     prose=tuple(prose))
 
 
-def _identifiers(parsed: Parsed) -> set[bytes]:
-    return {parsed.data[n.start_byte:n.end_byte] for n in walk(parsed.tree.root_node)
-            if is_identifier(n)}
-
-
 def _top_level(parsed: Parsed) -> list[str]:
     """Names of the definitions not nested in another definition."""
     found = named_definitions(parsed)
@@ -100,7 +90,8 @@ def _top_level(parsed: Parsed) -> list[str]:
 def connections(files: dict[str, str], paths: list[str]) -> list[str]:
     """Lines ``- `load` (util.py) is used in app.py, cli.py`` for the files ``paths``."""
     parsed = {p: v for p in paths if (v := parse(p, files[p])) is not None}
-    used = {p: _identifiers(v) for p, v in parsed.items()}
+    used = {p: {v.data[n.start_byte:n.end_byte] for n in walk(v.tree.root_node)
+                if is_identifier(n)} for p, v in parsed.items()}
     lines = []
     for path, tree in parsed.items():
         for name in _top_level(tree):

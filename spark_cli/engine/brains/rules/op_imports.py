@@ -100,13 +100,6 @@ def _imports(parsed: Parsed) -> tuple[list[tree_sitter.Node], bool]:
     return requires, bool(requires)
 
 
-def _has(parsed: Parsed, imports: list[tree_sitter.Node], line: str) -> bool:
-    """The file already has the import ``line`` (go: inside an import block too)."""
-    flat = _WS.sub(" ", line).strip()
-    existing = {_WS.sub(" ", parsed.node_text(n)).strip() for n in imports}
-    return flat in existing or any(flat in e for e in existing if parsed.language == "go")
-
-
 def _insert_top(parsed: Parsed, line: str) -> bytes:
     """The file with ``line`` as its first import, set off by blank lines."""
     data = parsed.data
@@ -126,7 +119,9 @@ def add_import_in(path: str, text: str, spec: str) -> tuple[str, str]:
     imports, requires = _imports(parsed)
     last = parsed.node_text(imports[-1]) if imports else ""
     line = _statement(parsed, spec, last, requires)
-    if _has(parsed, imports, line):
+    flat = _WS.sub(" ", line).strip()  # already there? (go: inside an import block too)
+    existing = {_WS.sub(" ", parsed.node_text(n)).strip() for n in imports}
+    if flat in existing or any(flat in e for e in existing if parsed.language == "go"):
         return text, line
     data = parsed.data
     if parsed.language == "go":

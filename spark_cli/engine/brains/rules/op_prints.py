@@ -65,13 +65,6 @@ def _alone(parsed: Parsed, node: tree_sitter.Node) -> bool:
     return not before.strip() and (not after or after.startswith(comment))
 
 
-def _cuts(parsed: Parsed, callees: frozenset[str]) -> list[tuple[int, int, bytes]]:
-    found = [n for n in walk(parsed.tree.root_node) if _is_debug(parsed, n, callees)]
-    removed = {n.id for n in found}
-    filled: set[int] = set()
-    return [_cut(parsed, node, removed, filled) for node in found]
-
-
 def _cut(parsed: Parsed, node: tree_sitter.Node, removed: set[int],
          filled: set[int]) -> tuple[int, int, bytes]:
     """One statement's cut: its lines when it is alone on them, else its text (with a
@@ -125,7 +118,10 @@ def remove_prints_in(path: str, text: str, what: str) -> tuple[FileChange, int]:
     callees = callees_for(parsed.language, what) if parsed is not None else frozenset()
     if parsed is None or not callees:
         return FileChange(path, text, text), 0
-    splices = [Splice(start, end, filler) for start, end, filler in _cuts(parsed, callees)]
+    found = [n for n in walk(parsed.tree.root_node) if _is_debug(parsed, n, callees)]
+    removed = {n.id for n in found}
+    filled: set[int] = set()
+    splices = [Splice(*_cut(parsed, node, removed, filled)) for node in found]
     change = FileChange.spliced(path, text, splices)
     if splices and parsed.language == "go" and not _FMT_USE.search(change.new):
         drop = _go_import(parsed, '"fmt"')

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from spark_cli.engine.brains.code.edit_text import FileChange, Splice
-from spark_cli.engine.brains.code.trees import Parsed, is_identifier, parse, walk
+from spark_cli.engine.brains.code.trees import Parsed, named_leaves, parse
 from spark_cli.engine.brains.rules.instruction_parser import Instruction
 from spark_cli.engine.brains.rules.rename_refs import FileRefs, Symbol
 from spark_cli.engine.brains.rules.results import CannotHelp, OpResult, pick_files, plural
@@ -58,12 +58,9 @@ def _use(parsed: Parsed, node: tree_sitter.Node) -> str:
 
 def _rename_file(refs: FileRefs, new: str, out: _Renamed) -> None:
     parsed = refs.parsed
-    target = refs.symbol.old.encode("utf-8")
     replacement = new.encode("utf-8")
     splices: list[Splice] = []
-    for node in walk(parsed.tree.root_node):
-        if not is_identifier(node) or parsed.data[node.start_byte:node.end_byte] != target:
-            continue
+    for node in named_leaves(parsed, refs.symbol.old):
         if refs.refers(node):
             splices.append(Splice(node.start_byte, node.end_byte, replacement))
         else:

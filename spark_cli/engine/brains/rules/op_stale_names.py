@@ -20,13 +20,11 @@ from spark_cli.engine.brains.code.lookups import (
     Lookups,
     ReadWindows,
     call,
-    can_look,
     clean_path,
-    lookups,
 )
 from spark_cli.engine.brains.code.trees import parse
 from spark_cli.engine.brains.rules.instruction_parser import Instruction
-from spark_cli.engine.brains.rules.looking import Look, look_first
+from spark_cli.engine.brains.rules.looking import Look, look_first, looking
 from spark_cli.engine.brains.rules.op_rename import rename
 from spark_cli.engine.brains.rules.results import CannotHelp, OpResult
 
@@ -61,8 +59,7 @@ def _home_calls(stale: StaleName, files: dict[str, str], seen: Lookups) -> list[
 
 def _look(request: BrainRequest, stale: tuple[StaleName, ...], files: dict[str, str],
           reads: ReadWindows) -> Look | None:
-    seen = lookups(request)
-    if not can_look(request) or seen.exhausted:
+    if (seen := looking(request)) is None:
         return None
     calls: dict[tuple[str, str], BrainCall] = {}
     names = ", ".join(f"`{name.old}`" for name in stale)
@@ -75,7 +72,7 @@ def _look(request: BrainRequest, stale: tuple[StaleName, ...], files: dict[str, 
         home = _home_calls(name, files, seen)
         for one in [*(look.calls if look is not None else ()), *home]:
             calls.setdefault((one.name, one.arguments), one)
-    return Look(preamble, tuple(calls.values())).for_request(request) if calls else None
+    return Look(preamble, tuple(calls.values())) if calls else None
 
 
 def top_names(path: str, text: str) -> list[str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from spark_cli.engine.brains.code.trees import Parsed, is_identifier, walk
+from spark_cli.engine.brains.code.trees import Parsed, is_identifier, named_leaves, walk
 
 if TYPE_CHECKING:
     import tree_sitter
@@ -103,10 +103,7 @@ class Symbol:
             self._learn(parsed)
 
     def _learn(self, parsed: Parsed) -> None:
-        target = self.old.encode("utf-8")
-        for node in walk(parsed.tree.root_node):
-            if not is_identifier(node) or parsed.data[node.start_byte:node.end_byte] != target:
-                continue
+        for node in named_leaves(parsed, self.old):
             parent = node.parent
             if parent is None:
                 continue

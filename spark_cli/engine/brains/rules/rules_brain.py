@@ -69,8 +69,7 @@ class RulesBrain:
         files, reads = files_and_reads(request)
         look = look_first(request, instruction, text, files, reads)
         if look is not None:
-            yield look.preamble
-            yield from look.calls
+            yield from look.answer(request)
             return
         yield from notes(request)
         try:

@@ -145,8 +145,7 @@ def _fix(request: BrainRequest, command: str, output: str, files: dict[str, str]
         yield exc.reason + "\n"
         return
     if isinstance(fixed, Look):
-        yield fixed.preamble
-        yield from fixed.calls
+        yield from fixed.answer(request)
         return
     yield from render_result(fixed, request.edit_format)
     yield from run_call(command, "the tests again")

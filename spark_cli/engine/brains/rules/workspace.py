@@ -38,12 +38,6 @@ def _apply_own_edit(files: dict[str, str], edit: FileEdit) -> None:
         files[edit.path] = text
 
 
-def _edits_in(answer: str) -> list[FileEdit]:
-    parser = EditStreamParser()
-    items = parser.feed(answer) + parser.close()
-    return [item for item in items if isinstance(item, FileEdit)]
-
-
 def files_and_reads(request: BrainRequest) -> tuple[dict[str, str], ReadWindows]:
     """path -> content as of the latest turn (insertion order = first seen), and the files
     read only in part so far."""
@@ -58,15 +52,12 @@ def files_and_reads(request: BrainRequest) -> tuple[dict[str, str], ReadWindows]
             whole = reads.answered(turn)
             if whole is not None:
                 files[whole[0]] = whole[1]
-        else:
-            _replay(files, turn.role, turn.text)
+        elif turn.role == "assistant":
+            parser = EditStreamParser()
+            for item in parser.feed(turn.text) + parser.close():
+                if isinstance(item, FileEdit):
+                    _apply_own_edit(files, item)
+        elif turn.role == "user":
+            for block in parse_file_blocks(turn.text):
+                files[block.path] = block.content
     return files, reads
-
-
-def _replay(files: dict[str, str], role: str, text: str) -> None:
-    if role == "assistant":
-        for edit in _edits_in(text):
-            _apply_own_edit(files, edit)
-    elif role == "user":
-        for block in parse_file_blocks(text):
-            files[block.path] = block.content

@@ -16,8 +16,11 @@ from bisect import bisect_right
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 
-from rich.console import RenderableType
+from rich.console import Console, ConsoleOptions, RenderableType
+from rich.text import Text
 from textual.strip import Strip
+
+from spark_cli.record import record
 
 KEEP_LINES = 1000
 """Lines kept rendered (the blocks read last); older ones are rendered again when read."""
@@ -27,6 +30,19 @@ RECOUNT_BLOCKS = 15
 """Blocks counted again at a new width per ``recount`` step (a few frames' worth of rendering)."""
 
 Render = Callable[[RenderableType], list[Strip]]
+
+
+@record
+class Unrendered:
+    """A closed block shown as its plain lines until it comes into view (``Transcript.settle``):
+    ``view`` is what it becomes."""
+
+    view: RenderableType
+    text: str
+
+    def __rich_console__(self, console: Console,
+                         options: ConsoleOptions) -> Iterator[RenderableType]:
+        yield Text(self.text)
 
 
 class Blocks:
@@ -61,6 +77,13 @@ class Blocks:
         """The first line of ``block`` (``len(self)`` for ``block == count``)."""
         return (self._ends[block - 1] if block else self._base) - self._base
 
+    def block_at(self, index: int) -> int:
+        """The block holding line ``index`` (``count`` past the end)."""
+        return bisect_right(self._ends, index + self._base)
+
+    def renderable(self, block: int) -> RenderableType:
+        return self._renderables[block]
+
     # ---- changes ----
 
     def append(self, renderable: RenderableType, strips: list[Strip]) -> None:
@@ -86,6 +109,21 @@ class Blocks:
             self._stale += len(blocks)
         for (_, strips), end in zip(blocks, ends, strict=True):
             self._keep_lines(end, strips)
+
+    def replace(self, block: int, renderable: RenderableType, strips: list[Strip]) -> None:
+        """``block`` is now ``renderable`` with these lines; the lines after it move."""
+        ends = self._ends
+        end = ends[block]
+        moved = len(strips) - (end - (ends[block - 1] if block else self._base))
+        self._renderables[block] = renderable
+        self._let_go(end)
+        if moved:
+            self._kept = OrderedDict((e + moved if e > end else e, lines)
+                                     for e, lines in self._kept.items())
+            for b in range(block, len(ends)):
+                ends[b] += moved
+            self._last = -1
+        self._keep_lines(ends[block], strips)
 
     def truncate(self, count: int) -> None:
         """Only the first ``count`` blocks stay."""

@@ -15,7 +15,7 @@ from textual.scroll_view import ScrollView
 from textual.selection import Selection
 from textual.strip import Strip
 
-from spark_cli.tui.transcript.blocks import Blocks
+from spark_cli.tui.transcript.blocks import Blocks, Unrendered
 from spark_cli.tui.tuning.styled_rows import StyledRows
 from spark_cli.tui.tuning.virtual_size import grow_without_layout
 
@@ -28,7 +28,8 @@ class Transcript(ScrollView, can_focus=False):
 
     Finished blocks are rendered once into strips (``write``) and kept as
     :class:`~spark_cli.tui.transcript.blocks.Blocks`; the open Markdown block shows as plain
-    lines until it closes (``replace_open``); the unfinished last line is the tail
+    lines until it closes (``replace_open``), or while the text scrolls past reading until it
+    comes into view (``settle``); the unfinished last line is the tail
     (``set_tail``), the only thing repainted every frame: a frame costs what changed, never
     the transcript's length. A width change renders the end at once and counts the blocks
     before it again a few at a time between frames (``Blocks.recount``).
@@ -88,11 +89,37 @@ class Transcript(ScrollView, can_focus=False):
         self._changed()
 
     def replace_open(self, renderable: RenderableType) -> None:
-        """The streaming block closed: its plain lines become ``renderable``."""
-        if self._open_blocks is not None:
-            self._blocks.truncate(self._open_blocks)
-            self._open_blocks = None
+        """The streaming block closed: its plain lines become ``renderable``; while the text
+        scrolls past reading (``hurry``), only once they come into view (``settle``): most
+        such blocks leave the screen unseen."""
+        blocks, start = self._blocks, self._open_blocks
+        self._open_blocks = None
+        if start is not None and self._hurried and self.following:
+            lines = [blocks.line(i) for i in range(blocks.start(start), len(blocks))]
+            text = "\n".join(str(blocks.renderable(b)) for b in range(start, blocks.count))
+            blocks.truncate(start)
+            blocks.append(Unrendered(renderable, text), lines)
+            self._changed()
+            return
+        if start is not None:
+            blocks.truncate(start)
         self.write(renderable)
+
+    def settle(self) -> None:
+        """The blocks in view that ``replace_open`` left plain are rendered."""
+        if self._hurried and self.following:
+            return
+        blocks, top = self._blocks, self.scroll_offset.y
+        block, bottom = blocks.block_at(top), top + self.scrollable_content_region.height
+        changed = False
+        while block < blocks.count and blocks.start(block) < bottom:
+            view = blocks.renderable(block)
+            if isinstance(view, Unrendered):
+                blocks.replace(block, view.view, self._strips(view.view))
+                changed = True
+            block += 1
+        if changed:
+            self._changed()
 
     def prepend(self, renderables: list[RenderableType]) -> None:
         """Put finished blocks before everything shown; the view stays where it was."""
@@ -206,6 +233,7 @@ class Transcript(ScrollView, can_focus=False):
         if width != self._width:
             self._width = width
             self._rerender()
+            self.settle()
         elif self.following:  # shorter (the queue or a hint appeared): the end stays in view
             self.scroll_end(animate=False, immediate=True, x_axis=False)
 
@@ -219,6 +247,7 @@ class Transcript(ScrollView, can_focus=False):
         elif new >= self.max_scroll_y - 1:
             self.following = True
         self._show_bar()
+        self.settle()
 
     def hurry(self, fast: bool) -> None:
         """While text scrolls faster than anyone reads and the view follows the end, the
@@ -227,6 +256,7 @@ class Transcript(ScrollView, can_focus=False):
         the user scrolls up or the text slows."""
         self._hurried = fast
         self._show_bar()
+        self.settle()
 
     def _show_bar(self) -> None:
         shown = "hidden" if self._hurried and self.following else "visible"

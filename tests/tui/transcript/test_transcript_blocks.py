@@ -7,6 +7,7 @@ from rich.console import RenderableType
 from rich.segment import Segment
 from textual.strip import Strip
 
+from spark_cli.tui.transcript.answer_view import answer_view
 from spark_cli.tui.transcript.blocks import KEEP_LINES, Blocks
 from spark_cli.tui.transcript.transcript import Transcript
 from tests.tui.transcript_app import TranscriptApp
@@ -140,3 +141,32 @@ async def test_a_resized_long_transcript_shows_the_end_at_once_and_all_lines_onc
         await pilot.pause()
         assert [transcript.render_line(y).text.strip() for y in range(3)] == [
             line.strip() for line in text[:3]]
+
+
+def test_a_replaced_block_moves_the_lines_after_it_and_keeps_theirs() -> None:
+    blocks, render = _blocks(10, "a:1", "b:2", "c:1")
+    blocks.replace(1, "b:4", render("b:4"))
+    render.calls.clear()
+    assert _texts(blocks) == ["a.0", "b.0", "b.1", "b.2", "b.3", "c.0"]
+    assert blocks.block_at(5) == 2 and blocks.start(2) == 5
+    assert render.calls == []  # c's kept lines moved with it
+
+
+async def test_blocks_closed_while_hurried_render_their_markdown_once_in_view() -> None:
+    app = TranscriptApp()
+    async with app.run_test(size=(40, 10)) as pilot:
+        transcript = app.query_one(Transcript)
+        transcript.hurry(True)
+        for n in range(30):
+            transcript.write_open_line(f"**b{n}** x")
+            transcript.replace_open(answer_view(f"**b{n}** x"))
+        await pilot.pause()
+        assert transcript.plain_text().splitlines()[-1] == "**b29** x"  # plain while hurried
+        transcript.hurry(False)
+        await pilot.pause()
+        lines = transcript.plain_text().splitlines()
+        assert lines[-1] == "b29 x" and lines[0] == "**b0** x"  # only what is in view
+        transcript.scroll_to(y=0, animate=False, immediate=True)
+        await pilot.pause()
+        assert transcript.plain_text().splitlines()[:2] == ["b0 x", "b1 x"]
+        assert [transcript.render_line(y).text.strip() for y in range(2)] == ["b0 x", "b1 x"]

@@ -15,7 +15,7 @@ from textual.scroll_view import ScrollView
 from textual.selection import Selection
 from textual.strip import Strip
 
-from spark_cli.tui.transcript.blocks import Blocks, Unrendered
+from spark_cli.tui.transcript.blocks import Blocks, Unsettled
 from spark_cli.tui.tuning.styled_rows import StyledRows
 from spark_cli.tui.tuning.virtual_size import grow_without_layout
 
@@ -31,8 +31,8 @@ class Transcript(ScrollView, can_focus=False):
     lines until it closes (``replace_open``), or while the text scrolls past reading until it
     comes into view (``settle``); the unfinished last line is the tail
     (``set_tail``), the only thing repainted every frame: a frame costs what changed, never
-    the transcript's length. A width change renders the end at once and counts the blocks
-    before it again a few at a time between frames (``Blocks.recount``).
+    the transcript's length. After a width change each block is rendered anew as it comes
+    into view (``settle``).
     """
 
     DEFAULT_CSS = """
@@ -43,7 +43,6 @@ class Transcript(ScrollView, can_focus=False):
         super().__init__(id=id)
         self._blocks = Blocks(self._strips)
         self._open_blocks: int | None = None  # first block of the streaming block's plain lines
-        self._recounting = False  # a width change's recount runs between frames
         self._painting = False  # render_lines runs: rows without selection offsets
         self._tail: list[Strip] = []
         self._width = 0
@@ -96,9 +95,10 @@ class Transcript(ScrollView, can_focus=False):
         self._open_blocks = None
         if start is not None and self._hurried and self.following:
             lines = [blocks.line(i) for i in range(blocks.start(start), len(blocks))]
-            text = "\n".join(str(blocks.renderable(b)) for b in range(start, blocks.count))
+            views = [blocks.renderable(b) for b in range(start, blocks.count)]
+            text = "\n".join(str(v.view if isinstance(v, Unsettled) else v) for v in views)
             blocks.truncate(start)
-            blocks.append(Unrendered(renderable, text), lines)
+            blocks.append(Unsettled(renderable, text), lines)
             self._changed()
             return
         if start is not None:
@@ -106,15 +106,15 @@ class Transcript(ScrollView, can_focus=False):
         self.write(renderable)
 
     def settle(self) -> None:
-        """The blocks in view that ``replace_open`` left plain are rendered."""
-        if self._hurried and self.following:
-            return
+        """The blocks in view get their lines at this width (``Unsettled``); while hurried,
+        plain ones stay plain."""
+        hurried = self._hurried and self.following
         blocks, top = self._blocks, self.scroll_offset.y
         block, bottom = blocks.block_at(top), top + self.scrollable_content_region.height
         changed = False
         while block < blocks.count and blocks.start(block) < bottom:
             view = blocks.renderable(block)
-            if isinstance(view, Unrendered):
+            if isinstance(view, Unsettled) and not (hurried and view.text is not None):
                 blocks.replace(block, view.view, self._strips(view.view))
                 changed = True
             block += 1
@@ -232,7 +232,8 @@ class Transcript(ScrollView, can_focus=False):
         width = self._content_width()
         if width != self._width:
             self._width = width
-            self._rerender()
+            self._blocks.rewrap()
+            self._changed()
             self.settle()
         elif self.following:  # shorter (the queue or a hint appeared): the end stays in view
             self.scroll_end(animate=False, immediate=True, x_axis=False)
@@ -296,26 +297,6 @@ class Transcript(ScrollView, can_focus=False):
         lines = Segment.split_and_crop_lines(console.render(renderable, options), width,
                                              pad=False, include_new_lines=False)
         return [Strip(line) for line in lines] or [Strip.blank(0)]
-
-    def _rerender(self) -> None:
-        self._blocks.rerender()
-        self._changed()
-        if self._blocks.stale and not self._recounting:
-            self._recounting = True
-            self.call_after_refresh(self._recount)
-
-    def _recount(self) -> None:
-        """The blocks before the ones on screen counted again at the new width, a few
-        between frames; a view scrolled up stays on the same lines."""
-        y = self.scroll_offset.y
-        moved = self._blocks.recount()
-        self._changed()
-        if moved and not self.following:
-            self.scroll_to(y=y + moved, animate=False, immediate=True)
-        if self._blocks.stale:
-            self.call_after_refresh(self._recount)
-        else:
-            self._recounting = False
 
     def _drop_oldest(self) -> None:
         self._blocks.drop_first()

@@ -41,27 +41,22 @@ class CoalescingWriter:
         """Keep ``text``; write and flush now or within ``interval``."""
         if self._error is not None:
             self._raise()
+        self._pending.append(text)
         if self._handle is not None:
-            self._pending.append(text)
             return  # a flush is already due
         now = monotonic()
         wait = self._last + self._interval - now
         if wait <= 0:
             self._last = now
-            self._pending.append(text)
             self._emit()
             return
         from asyncio import get_running_loop  # deferred: launch -> request
         # a one-shot sends its request before asyncio loads (spark_cli.cli.wiring.send_ahead)
 
         try:
-            loop = get_running_loop()
-        except RuntimeError:
-            self._pending.append(text)
+            self._handle = get_running_loop().call_later(wait, self._due)
+        except RuntimeError:  # no loop: every write flushes
             self._emit()
-            return
-        self._pending.append(text)
-        self._handle = loop.call_later(wait, self._due)
 
     def flush(self) -> None:
         """Flush now (an event boundary); cancels a pending timed flush."""

@@ -3,8 +3,8 @@
 :class:`Blocks` holds every finished block as the renderable it was written as and its line
 count; the lines (``Strip`` objects) are kept only for the blocks used last, up to
 :data:`KEEP_LINES`, and rendered again when read, so a long session keeps a few hundred
-bytes per block. A width change renders the last :data:`RESIZE_LINES` at once and recounts
-the rest a few blocks between frames. Blocks come at the end (``append``) or the front
+bytes per block. A block may be :class:`Unsettled` (plain lines, or counted at another width)
+until it comes into view (``replace``). Blocks come at the end (``append``) or the front
 (``prepend``: a resumed session) and go at either end; positions are absolute line numbers
 that a change at the front does not move. `spark bench soak` shows the memory it keeps
 (docs/benchmarks.md, ``## Soak``).
@@ -16,17 +16,30 @@ from bisect import bisect_right
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 
-from rich.console import RenderableType
+from rich.console import Console, ConsoleOptions, RenderableType
+from rich.text import Text
 from textual.strip import Strip
+
+from spark_cli.record import record
 
 KEEP_LINES = 1000
 """Lines kept rendered (the blocks read last); older ones are rendered again when read."""
-RESIZE_LINES = 200
-"""Lines rendered at once on a width change (the end of the transcript: a tall screen)."""
-RECOUNT_BLOCKS = 15
-"""Blocks counted again at a new width per ``recount`` step (a few frames' worth of rendering)."""
 
 Render = Callable[[RenderableType], list[Strip]]
+
+
+@record
+class Unsettled:
+    """A block whose lines are not yet those of ``view`` at this width: its plain ``text`` (it
+    closed while the text scrolled past reading) or, with none, ``view`` counted at another
+    width. ``Transcript.settle`` renders ``view`` when the block comes into view."""
+
+    view: RenderableType
+    text: str | None = None
+
+    def __rich_console__(self, console: Console,
+                         options: ConsoleOptions) -> Iterator[RenderableType]:
+        yield self.view if self.text is None else Text(self.text)
 
 
 class Blocks:
@@ -41,7 +54,6 @@ class Blocks:
         self._kept: OrderedDict[int, list[Strip]] = OrderedDict()  # block's end -> its lines
         self._kept_lines = 0
         self._last = -1  # the block ``line`` found last (most reads hit it again)
-        self._stale = 0  # blocks before this keep their line counts from the last width
 
     def __len__(self) -> int:
         """Lines in all blocks."""
@@ -52,14 +64,16 @@ class Blocks:
         """Blocks."""
         return len(self._renderables)
 
-    @property
-    def stale(self) -> int:
-        """Blocks not counted again since the width changed (the first ones)."""
-        return self._stale
-
     def start(self, block: int) -> int:
         """The first line of ``block`` (``len(self)`` for ``block == count``)."""
         return (self._ends[block - 1] if block else self._base) - self._base
+
+    def block_at(self, index: int) -> int:
+        """The block holding line ``index`` (``count`` past the end)."""
+        return bisect_right(self._ends, index + self._base)
+
+    def renderable(self, block: int) -> RenderableType:
+        return self._renderables[block]
 
     # ---- changes ----
 
@@ -82,10 +96,23 @@ class Blocks:
         self._renderables[0:0] = [renderable for renderable, _ in blocks]
         self._ends[0:0] = ends
         self._last = -1
-        if self._stale:
-            self._stale += len(blocks)
         for (_, strips), end in zip(blocks, ends, strict=True):
             self._keep_lines(end, strips)
+
+    def replace(self, block: int, renderable: RenderableType, strips: list[Strip]) -> None:
+        """``block`` is now ``renderable`` with these lines; the lines after it move."""
+        ends = self._ends
+        end = ends[block]
+        moved = len(strips) - (end - (ends[block - 1] if block else self._base))
+        self._renderables[block] = renderable
+        self._let_go(end)
+        if moved:
+            self._kept = OrderedDict((e + moved if e > end else e, lines)
+                                     for e, lines in self._kept.items())
+            for b in range(block, len(ends)):
+                ends[b] += moved
+            self._last = -1
+        self._keep_lines(ends[block], strips)
 
     def truncate(self, count: int) -> None:
         """Only the first ``count`` blocks stay."""
@@ -94,7 +121,6 @@ class Blocks:
         del self._renderables[count:]
         del self._ends[count:]
         self._last = -1
-        self._stale = min(self._stale, count)
 
     def drop_first(self) -> int:
         """The first block leaves; the lines it had."""
@@ -104,63 +130,20 @@ class Blocks:
         lines = end - self._base
         self._base = end
         self._last = -1
-        self._stale = max(0, self._stale - 1)
         return lines
 
     def clear(self) -> None:
         self._renderables = []
         self._ends = []
         self._kept = OrderedDict()
-        self._kept_lines = self._base = self._stale = 0
+        self._kept_lines = self._base = 0
         self._last = -1
 
-    def rerender(self, now: int = RESIZE_LINES) -> None:
-        """A new width: the last blocks rendered again at once, up to ``now`` lines, and
-        kept; the ones before stay stale until ``recount`` reaches them."""
+    def rewrap(self) -> None:
+        """A new width: every block is :class:`Unsettled` until ``replace``d."""
         self._kept, self._kept_lines = OrderedDict(), 0
-        block, done = len(self._renderables), 0
-        rendered: list[list[Strip]] = []
-        while block > 0 and done < now:
-            block -= 1
-            rendered.append(self._render(self._renderables[block]))
-            done += len(rendered[-1])
-        self._stale = len(self._renderables)
-        self._recount(block, rendered[::-1], keep=True)
-
-    def recount(self, count: int = RECOUNT_BLOCKS) -> int:
-        """The last ``count`` stale blocks rendered again at the new width; how far the
-        lines after them moved (they keep their place at the end)."""
-        hi = self._stale
-        lo = max(0, hi - count)
-        base = self._base
-        self._recount(lo, [self._render(self._renderables[b]) for b in range(lo, hi)],
-                      keep=False)
-        return base - self._base
-
-    def _recount(self, lo: int, rendered: list[list[Strip]], *, keep: bool) -> None:
-        """Blocks ``lo`` .. ``lo + len(rendered)`` now have these lines; the blocks after them
-        keep their positions, the ones before move with the difference."""
-        hi = lo + len(rendered)
-        ends = self._ends
-        if not hi:
-            self._stale = 0
-            return
-        counts = [end - start for start, end in zip([self._base, *ends[:hi - 1]], ends[:hi],
-                                                    strict=True)]
-        for end in ends[:hi]:
-            self._let_go(end)  # they move
-        for block, strips in enumerate(rendered, lo):
-            counts[block] = len(strips)
-        end = ends[hi - 1]
-        for block in range(hi - 1, -1, -1):
-            ends[block] = end
-            end -= counts[block]
-        self._base = end
-        self._stale = lo
-        self._last = -1
-        if keep:
-            for block, strips in enumerate(rendered, lo):
-                self._keep_lines(ends[block], strips)
+        self._renderables = [r if isinstance(r, Unsettled) else Unsettled(r)
+                             for r in self._renderables]
 
     # ---- reading ----
 

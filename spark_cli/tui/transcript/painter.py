@@ -3,37 +3,32 @@
 ``Painter.on_event`` is the Interaction's sink: for prose it only appends the
 text to the Markdown stream (no widget work per token; the answer's first
 text is painted at once, so it shows without waiting for a frame); every
-other event is rare and is painted at once, after the prose that came before it.
-``frame()`` runs on its ~30 Hz clock while a turn streams: it takes the Markdown
-stream's operations for the frame, updates the transcript and the HUD, and times itself (the
-HUD's frame figure); while the text scrolls faster than anyone reads, every other tick does
-nothing (:mod:`~spark_cli.tui.transcript.frame_pace`), the transcript no scrollbar (``hurry``).
-``mute()`` (Esc) stops painting that turn at once: what no frame has shown yet
-is dropped, so the screen keeps what the user saw at the key.
+other event is rare and is painted at once, after the prose that came before it, as the
+block a resumed session shows again (:mod:`~spark_cli.tui.transcript.shown`).
+``frame()`` runs on its ~30 Hz clock while a turn streams: it paints the Markdown stream's
+operations, updates the HUD and times itself (the HUD's frame figure); while the text scrolls
+faster than anyone reads, every other tick does nothing (:mod:`.frame_pace`) and the transcript
+hurries (``Transcript.hurry``). ``mute()`` (Esc) stops painting that turn at once: what no
+frame has shown yet is dropped, so the screen keeps what the user saw at the key.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from types import ModuleType
 
 from rich.console import RenderableType
 from rich.text import Text
 from textual.timer import Timer
 
 from spark_cli.session.events import (
-    BlockRejected,
     CommandFinished,
     CommandOutput,
     CommandStarted,
-    EditLanded,
-    EditRefused,
     ProseDelta,
     Queued,
     Reconnected,
     RequestSent,
-    SteerAccepted,
     Steered,
     SteerRejected,
     ToolCallFinished,
@@ -46,7 +41,6 @@ from spark_cli.session.events import (
 from spark_cli.session.interaction import (
     InteractionEvent,
     QueueChanged,
-    Redirected,
     TurnEnded,
     TurnStarted,
 )
@@ -55,6 +49,7 @@ from spark_cli.tui.hud import Hud, HudState
 from spark_cli.tui.transcript.answer_view import answer_view
 from spark_cli.tui.transcript.frame_pace import FramePace
 from spark_cli.tui.transcript.markdown_stream import MarkdownStream, Op
+from spark_cli.tui.transcript.shown import CALL_MARK, item_view, shown_item
 from spark_cli.tui.transcript.transcript import Transcript
 
 FRAME_S = 1 / 30
@@ -65,28 +60,6 @@ repainted every frame also repaints the prompt between it and the transcript (Te
 renders the box around all dirty regions)."""
 CHARS_PER_TOKEN = 3.8
 """Live tok/s counts characters (exact usage arrives with the turn's end)."""
-CALL_MARK = "⚙ "
-"""Starts a tool call's line in the transcript."""
-
-
-def _seconds(value: float | None) -> str:
-    if value is None:
-        return "-"
-    return f"{value * 1000:.0f} ms" if value < 1 else f"{value:.2f} s"
-
-
-def turn_summary(done: TurnCompleted) -> str:
-    tps = f"{done.tokens_per_s:,.0f} tok/s" if done.tokens_per_s else "- tok/s"
-    line = (f"TTFT {_seconds(done.ttft_s)} · {tps} · {done.output_tokens:,} tokens · "
-            f"{done.applied} applied, {done.refused} refused · {_seconds(done.duration_s)}")
-    if done.status != "completed":
-        line += f" · {done.status}" + (f" ({done.reason})" if done.reason else "")
-    if done.tool_calls:
-        line += (f" · {done.tool_calls} tool call{'s' if done.tool_calls != 1 else ''} "
-                 f"({_seconds(done.tool_time_s)} in spark)")
-    if done.dropped_blocks:
-        line += f" · {done.dropped_blocks} unfinished block(s) dropped"
-    return line
 
 
 def call_line(call: ToolCallFinished, number: int) -> Text:
@@ -165,16 +138,10 @@ class Painter:
     def _on_other(self, event: InteractionEvent) -> None:
         state, write = self.state, self.transcript.write
         match event:
-            case TurnStarted(text=text, why=why):
-                self._start(text, why)
+            case TurnStarted():
+                self._start()
             case RequestSent():
                 state.state = "waiting"
-            case EditLanded(outcome=outcome):
-                write(_views().edit_view(outcome.message, outcome.diff, partial=outcome.partial))
-            case EditRefused(outcome=refused):
-                write(_views().refused_line(refused.message))
-            case BlockRejected(message=message):
-                write(_views().rejected_view(message))
             case Queued(position=position):
                 state.state, state.queued_at = "waiting", position
             case WaitingToRetry(seconds=seconds, reason=reason, attempt=attempt):
@@ -185,11 +152,6 @@ class Painter:
             case (ToolCallStarted() | ToolCallFinished() | ToolLoopStopped() | CommandStarted()
                   | CommandOutput() | CommandFinished()):
                 self._on_tool(event)
-            case Redirected(text=text, how=how):
-                how_said = "steering in-band" if how == "steer" else "stopping and resending"
-                write(Text(f"↪ {text}  ({how_said})", style="bold magenta"))
-            case SteerAccepted():
-                pass
             case Steered():
                 write(Text("↪ redirected: the answer continues from here", style="magenta"))
             case SteerRejected(message=message):
@@ -199,15 +161,16 @@ class Painter:
                 state.ttft_s, state.tokens_per_s = event.ttft_s, event.tokens_per_s
                 if event.tool_calls:
                     state.tool_ms = event.tool_time_s * 1000
-                write(Text(turn_summary(event), style="dim"))
-            case TurnFailed(message=message):
+            case TurnFailed():
                 self._end_answer()
-                write(Text(f"✗ {message}", style="bold red"))
             case TurnEnded():
                 self._end_turn()
             case QueueChanged():
                 state.queue, state.paused = len(event.items), event.paused
                 self.on_queue(event)
+        item = shown_item(event)  # the block, as a resumed session shows it again
+        if item is not None and item.kind != "tool":
+            write(item_view(item))
         self.hud.show(state, self.clock())
 
     def _on_tool(self, event: ToolCallStarted | ToolCallFinished | ToolLoopStopped |
@@ -264,15 +227,13 @@ class Painter:
         self.state.state = "waiting for your yes (y/a/n)" if waiting else "waiting"
         self.hud.show(self.state, self.clock())
 
-    def _start(self, text: str, why: str) -> None:
+    def _start(self) -> None:
         self.stream = MarkdownStream()
         self.muted = False
         self.streaming = True
         self.pace.reset()
         if self._frames is not None:
             self._frames.resume()
-        label = {"queued": "› (queued) ", "redirect": "› (redirect) "}.get(why, "› ")
-        self.transcript.write(Text(label + text, style="bold cyan"))
         self.state.state, self.state.ttft_s, self.state.tokens_per_s = "waiting", None, None
         self.state.tool_calls, self.state.tool_ms = 0, 0.0
 
@@ -347,11 +308,3 @@ class Painter:
         """A block of the app's own, after everything on screen."""
         self._seal()
         self.transcript.write(renderable)
-
-
-def _views() -> ModuleType:
-    """The edit views (rich.syntax and pygments), loaded at the first edit, not
-    before the first frame."""
-    from spark_cli.tui.transcript import edit_view  # deferred: TUI launch
-
-    return edit_view

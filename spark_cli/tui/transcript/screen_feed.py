@@ -19,7 +19,6 @@ from spark_cli.session.events import RequestSent, TurnFailed
 from spark_cli.session.interaction import InteractionEvent
 from spark_cli.session.workspace.store import ShownItem
 from spark_cli.tui.hud import HudState
-from spark_cli.tui.transcript.answer_view import answer_view
 from spark_cli.tui.transcript.painter import Painter
 from spark_cli.tui.transcript.shown import FIRST_TURNS, MORE_TURNS, Replay
 
@@ -55,7 +54,7 @@ class ScreenFeed:
         user scrolls up."""
         if self.painter is None:
             return
-        replay, transcript = Replay(items, answer_view), self.painter.transcript
+        replay, transcript = Replay(items), self.painter.transcript
         with transcript.batched():
             for block in replay.take(FIRST_TURNS):
                 self.painter.write(block)

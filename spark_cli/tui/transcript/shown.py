@@ -5,12 +5,12 @@ as :class:`~spark_cli.session.workspace.store.ShownItem` values (the prompt,
 the answer's prose, each edit with its diff, refusals, redirects, the
 turn's summary line); the keeper saves them with the conversation.
 :func:`turns` cuts saved items into turns and :func:`item_view` turns one
-back into the block the painter would have written (a tool call: one dim line).
+into its block, the one the painter writes (a tool call: one dim line).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from rich.console import RenderableType
 from rich.text import Text
@@ -27,13 +27,60 @@ from spark_cli.session.events import (
 )
 from spark_cli.session.interaction import InteractionEvent, Redirected, TurnStarted
 from spark_cli.session.workspace.store import ShownItem
-from spark_cli.tui.transcript.painter import CALL_MARK, turn_summary
+from spark_cli.tui.transcript.answer_view import answer_view
 
 MAX_ITEMS = 20_000
 """Items kept (the oldest go first): about 2,000 turns."""
 FIRST_TURNS = 30
 MORE_TURNS = 30
 PROMPT_LABELS = {"queued": "› (queued) ", "redirect": "› (redirect) "}
+CALL_MARK = "⚙ "
+"""Starts a tool call's line in the transcript."""
+
+
+def _seconds(value: float | None) -> str:
+    if value is None:
+        return "-"
+    return f"{value * 1000:.0f} ms" if value < 1 else f"{value:.2f} s"
+
+
+def turn_summary(done: TurnCompleted) -> str:
+    tps = f"{done.tokens_per_s:,.0f} tok/s" if done.tokens_per_s else "- tok/s"
+    line = (f"TTFT {_seconds(done.ttft_s)} · {tps} · {done.output_tokens:,} tokens · "
+            f"{done.applied} applied, {done.refused} refused · {_seconds(done.duration_s)}")
+    if done.status != "completed":
+        line += f" · {done.status}" + (f" ({done.reason})" if done.reason else "")
+    if done.tool_calls:
+        line += (f" · {done.tool_calls} tool call{'s' if done.tool_calls != 1 else ''} "
+                 f"({_seconds(done.tool_time_s)} in spark)")
+    if done.dropped_blocks:
+        line += f" · {done.dropped_blocks} unfinished block(s) dropped"
+    return line
+
+
+def shown_item(event: InteractionEvent) -> ShownItem | None:
+    """What a resumed session shows again of ``event`` (None: nothing; prose is kept whole)."""
+    match event:
+        case TurnStarted(text=text, why=why):
+            return ShownItem("prompt", text, why)
+        case EditLanded(outcome=outcome):
+            return ShownItem("partial" if outcome.partial else "edit", outcome.message,
+                             outcome.diff)
+        case EditRefused(outcome=refused):
+            return ShownItem("refused", refused.message)
+        case BlockRejected(message=message):
+            return ShownItem("rejected", message)
+        case Redirected(text=text, how=how):
+            return ShownItem("redirect", text, how)
+        case TurnCompleted():
+            return ShownItem("summary", turn_summary(event))
+        case TurnFailed(message=message):
+            return ShownItem("failed", message)
+        case ToolCallFinished(line=line):
+            return ShownItem("tool", CALL_MARK + line)
+        case ToolLoopStopped(message=message):
+            return ShownItem("tool", CALL_MARK + message)
+    return None
 
 
 class ShownLog:
@@ -51,30 +98,10 @@ class ShownLog:
         if type(event) is ProseDelta:
             self._prose.append(event.text)
             return
-        match event:
-            case TurnStarted(text=text, why=why):
-                item = ShownItem("prompt", text, why)
-            case EditLanded(outcome=outcome):
-                item = ShownItem("partial" if outcome.partial else "edit", outcome.message,
-                                 outcome.diff)
-            case EditRefused(outcome=refused):
-                item = ShownItem("refused", refused.message)
-            case BlockRejected(message=message):
-                item = ShownItem("rejected", message)
-            case Redirected(text=text, how=how):
-                item = ShownItem("redirect", text, how)
-            case TurnCompleted():
-                item = ShownItem("summary", turn_summary(event))
-            case TurnFailed(message=message):
-                item = ShownItem("failed", message)
-            case ToolCallFinished(line=line):
-                item = ShownItem("tool", CALL_MARK + line)
-            case ToolLoopStopped(message=message):
-                item = ShownItem("tool", CALL_MARK + message)
-            case _:
-                return
-        self._flush()
-        self._add(item)
+        item = shown_item(event)
+        if item is not None:
+            self._flush()
+            self._add(item)
 
     def _flush(self) -> None:
         if self._prose:
@@ -99,8 +126,8 @@ def turns(items: Sequence[ShownItem]) -> list[list[ShownItem]]:
     return found
 
 
-def item_view(item: ShownItem, markdown: Callable[[str], RenderableType]) -> RenderableType:
-    """One saved item as the painter showed it."""
+def item_view(item: ShownItem) -> RenderableType:
+    """One item as the painter shows it."""
     # deferred: TUI launch
     from spark_cli.tui.transcript.edit_view import edit_view, refused_line, rejected_view
 
@@ -108,7 +135,7 @@ def item_view(item: ShownItem, markdown: Callable[[str], RenderableType]) -> Ren
         case "prompt":
             return Text(PROMPT_LABELS.get(item.detail, "› ") + item.text, style="bold cyan")
         case "answer":
-            return markdown(item.text)
+            return answer_view(item.text)
         case "edit" | "partial":
             return edit_view(item.text, item.detail, partial=item.kind == "partial")
         case "refused":
@@ -134,10 +161,8 @@ class Replay:
     the top of the transcript (``Transcript.more``).
     """
 
-    def __init__(self, items: Sequence[ShownItem],
-                 markdown: Callable[[str], RenderableType]) -> None:
+    def __init__(self, items: Sequence[ShownItem]) -> None:
         self._turns = turns(items)
-        self._markdown = markdown
 
     @property
     def left(self) -> int:
@@ -148,4 +173,4 @@ class Replay:
         """The blocks of the last ``count`` turns not shown yet (oldest first)."""
         cut = max(0, len(self._turns) - count)
         taken, self._turns = self._turns[cut:], self._turns[:cut]
-        return [item_view(item, self._markdown) for turn in taken for item in turn]
+        return [item_view(item) for turn in taken for item in turn]

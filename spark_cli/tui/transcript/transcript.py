@@ -15,7 +15,7 @@ from textual.scroll_view import ScrollView
 from textual.selection import Selection
 from textual.strip import Strip
 
-from spark_cli.tui.transcript.blocks import Blocks
+from spark_cli.tui.transcript.blocks import Blocks, Unsettled
 from spark_cli.tui.tuning.styled_rows import StyledRows
 from spark_cli.tui.tuning.virtual_size import grow_without_layout
 
@@ -28,10 +28,11 @@ class Transcript(ScrollView, can_focus=False):
 
     Finished blocks are rendered once into strips (``write``) and kept as
     :class:`~spark_cli.tui.transcript.blocks.Blocks`; the open Markdown block shows as plain
-    lines until it closes (``replace_open``); the unfinished last line is the tail
+    lines until it closes (``replace_open``), or while the text scrolls past reading until it
+    comes into view (``settle``); the unfinished last line is the tail
     (``set_tail``), the only thing repainted every frame: a frame costs what changed, never
-    the transcript's length. A width change renders the end at once and counts the blocks
-    before it again a few at a time between frames (``Blocks.recount``).
+    the transcript's length. After a width change each block is rendered anew as it comes
+    into view (``settle``).
     """
 
     DEFAULT_CSS = """
@@ -42,7 +43,6 @@ class Transcript(ScrollView, can_focus=False):
         super().__init__(id=id)
         self._blocks = Blocks(self._strips)
         self._open_blocks: int | None = None  # first block of the streaming block's plain lines
-        self._recounting = False  # a width change's recount runs between frames
         self._painting = False  # render_lines runs: rows without selection offsets
         self._tail: list[Strip] = []
         self._width = 0
@@ -88,11 +88,38 @@ class Transcript(ScrollView, can_focus=False):
         self._changed()
 
     def replace_open(self, renderable: RenderableType) -> None:
-        """The streaming block closed: its plain lines become ``renderable``."""
-        if self._open_blocks is not None:
-            self._blocks.truncate(self._open_blocks)
-            self._open_blocks = None
+        """The streaming block closed: its plain lines become ``renderable``; while the text
+        scrolls past reading (``hurry``), only once they come into view (``settle``): most
+        such blocks leave the screen unseen."""
+        blocks, start = self._blocks, self._open_blocks
+        self._open_blocks = None
+        if start is not None and self._hurried and self.following:
+            lines = [blocks.line(i) for i in range(blocks.start(start), len(blocks))]
+            views = [blocks.renderable(b) for b in range(start, blocks.count)]
+            text = "\n".join(str(v.view if isinstance(v, Unsettled) else v) for v in views)
+            blocks.truncate(start)
+            blocks.append(Unsettled(renderable, text), lines)
+            self._changed()
+            return
+        if start is not None:
+            blocks.truncate(start)
         self.write(renderable)
+
+    def settle(self) -> None:
+        """The blocks in view get their lines at this width (``Unsettled``); while hurried,
+        plain ones stay plain."""
+        hurried = self._hurried and self.following
+        blocks, top = self._blocks, self.scroll_offset.y
+        block, bottom = blocks.block_at(top), top + self.scrollable_content_region.height
+        changed = False
+        while block < blocks.count and blocks.start(block) < bottom:
+            view = blocks.renderable(block)
+            if isinstance(view, Unsettled) and not (hurried and view.text is not None):
+                blocks.replace(block, view.view, self._strips(view.view))
+                changed = True
+            block += 1
+        if changed:
+            self._changed()
 
     def prepend(self, renderables: list[RenderableType]) -> None:
         """Put finished blocks before everything shown; the view stays where it was."""
@@ -205,7 +232,9 @@ class Transcript(ScrollView, can_focus=False):
         width = self._content_width()
         if width != self._width:
             self._width = width
-            self._rerender()
+            self._blocks.rewrap()
+            self._changed()
+            self.settle()
         elif self.following:  # shorter (the queue or a hint appeared): the end stays in view
             self.scroll_end(animate=False, immediate=True, x_axis=False)
 
@@ -219,6 +248,7 @@ class Transcript(ScrollView, can_focus=False):
         elif new >= self.max_scroll_y - 1:
             self.following = True
         self._show_bar()
+        self.settle()
 
     def hurry(self, fast: bool) -> None:
         """While text scrolls faster than anyone reads and the view follows the end, the
@@ -227,6 +257,7 @@ class Transcript(ScrollView, can_focus=False):
         the user scrolls up or the text slows."""
         self._hurried = fast
         self._show_bar()
+        self.settle()
 
     def _show_bar(self) -> None:
         shown = "hidden" if self._hurried and self.following else "visible"
@@ -266,26 +297,6 @@ class Transcript(ScrollView, can_focus=False):
         lines = Segment.split_and_crop_lines(console.render(renderable, options), width,
                                              pad=False, include_new_lines=False)
         return [Strip(line) for line in lines] or [Strip.blank(0)]
-
-    def _rerender(self) -> None:
-        self._blocks.rerender()
-        self._changed()
-        if self._blocks.stale and not self._recounting:
-            self._recounting = True
-            self.call_after_refresh(self._recount)
-
-    def _recount(self) -> None:
-        """The blocks before the ones on screen counted again at the new width, a few
-        between frames; a view scrolled up stays on the same lines."""
-        y = self.scroll_offset.y
-        moved = self._blocks.recount()
-        self._changed()
-        if moved and not self.following:
-            self.scroll_to(y=y + moved, animate=False, immediate=True)
-        if self._blocks.stale:
-            self.call_after_refresh(self._recount)
-        else:
-            self._recounting = False
 
     def _drop_oldest(self) -> None:
         self._blocks.drop_first()

@@ -7,7 +7,8 @@ from rich.console import RenderableType
 from rich.segment import Segment
 from textual.strip import Strip
 
-from spark_cli.tui.transcript.blocks import KEEP_LINES, Blocks
+from spark_cli.tui.transcript.answer_view import answer_view
+from spark_cli.tui.transcript.blocks import KEEP_LINES, Blocks, Unsettled
 from spark_cli.tui.transcript.transcript import Transcript
 from tests.tui.transcript_app import TranscriptApp
 
@@ -70,15 +71,18 @@ def test_truncate_prepend_and_drop_first_keep_lines_addressed() -> None:
     assert [strip.text for strip in blocks.all_lines()] == _texts(blocks)
 
 
-def test_rerender_takes_the_new_line_counts() -> None:
-    counts = {"a": 1, "b": 1}
-    blocks = Blocks(lambda r: [Strip([Segment(str(r))])] * counts[str(r)], 10)
-    for name in "ab":
-        blocks.append(name, [Strip([Segment(name)])])
-    counts["a"] = 3  # narrower: a wraps to three lines
-    blocks.rerender()  # all at once: a few lines
-    assert blocks.stale == 0
-    assert [blocks.line(i).text for i in range(len(blocks))] == ["a", "a", "a", "b"]
+def test_after_a_rewrap_a_block_read_keeps_its_count_until_replaced() -> None:
+    width = {"now": 1}
+    render = lambda r: [Strip([Segment(getattr(r, "view", r))])] * width["now"]  # noqa: E731
+    blocks = Blocks(render, 4)
+    for name in "abc":
+        blocks.append(name, render(name))
+    width["now"] = 2  # narrower: every block wraps to two lines
+    blocks.rewrap()
+    assert [blocks.line(i).text for i in range(len(blocks))] == ["a", "b", "c"]
+    assert isinstance(blocks.renderable(1), Unsettled)
+    blocks.replace(1, "b", render("b"))
+    assert [blocks.line(i).text for i in range(len(blocks))] == ["a", "b", "b", "c"]
 
 
 async def test_a_long_transcript_shows_its_first_lines_again_when_scrolled_back() -> None:
@@ -98,24 +102,7 @@ async def test_a_long_transcript_shows_its_first_lines_again_when_scrolled_back(
         assert transcript.plain_text().splitlines()[count - 1] == f"line {count - 1}"
 
 
-def test_a_width_change_renders_the_last_blocks_now_and_counts_the_rest_step_by_step() -> None:
-    width = {"now": 1}
-    render = lambda r: [Strip([Segment(f"{r}")])] * width["now"]  # noqa: E731
-    blocks = Blocks(render, 4)
-    for name in "abcdef":
-        blocks.append(name, render(name))
-    width["now"] = 2  # narrower: every block wraps to two lines
-    blocks.rerender(4)
-    assert blocks.stale == 4  # e and f (four lines) are done
-    assert [blocks.line(i).text for i in range(len(blocks))][-4:] == ["e", "e", "f", "f"]
-    assert blocks.recount(3) == 3  # b, c and d: three lines more before e
-    assert blocks.stale == 1
-    assert blocks.recount(3) == 1
-    assert blocks.stale == 0
-    assert [blocks.line(i).text for i in range(len(blocks))] == [n for n in "abcdef" for _ in "xx"]
-
-
-async def test_a_resized_long_transcript_shows_the_end_at_once_and_all_lines_once_counted() -> None:
+async def test_a_resized_long_transcript_renders_each_block_anew_as_it_comes_into_view() -> None:
     from rich.text import Text
 
     app = TranscriptApp()
@@ -128,15 +115,42 @@ async def test_a_resized_long_transcript_shows_the_end_at_once_and_all_lines_onc
         assert transcript.line_count == count
         await pilot.resize_terminal(30, 10)
         await pilot.pause()
-        at_once = [transcript.render_line(y).text.strip() for y in range(10)]
-        while transcript._blocks.stale:
-            await pilot.pause()
-        text = transcript.plain_text().splitlines()
-        assert len(text) == transcript.line_count > count  # wrapped
-        assert at_once == [line.strip() for line in text[-10:]]  # the end was right at once
-        heads = [line.split()[1] for line in text if line.startswith("line ")]
-        assert heads == [str(n) for n in range(count)]
+        shown = [transcript.render_line(y).text.strip() for y in range(10)]
+        assert [row.split()[:2] for row in shown[::2]] == [
+            ["line", str(n)] for n in range(count - 5, count)]  # the end, wrapped, at once
+        assert all(row.startswith("word") for row in shown[1::2])
+        assert count < transcript.line_count < count + 20  # only what was seen: counted anew
         transcript.scroll_to(y=0, animate=False, immediate=True)
         await pilot.pause()
-        assert [transcript.render_line(y).text.strip() for y in range(3)] == [
-            line.strip() for line in text[:3]]
+        top = [transcript.render_line(y).text.strip() for y in range(4)]
+        assert [row.split()[:2] for row in top[::2]] == [["line", "0"], ["line", "1"]]
+        assert all(row.startswith("word") for row in top[1::2])
+
+
+def test_a_replaced_block_moves_the_lines_after_it_and_keeps_theirs() -> None:
+    blocks, render = _blocks(10, "a:1", "b:2", "c:1")
+    blocks.replace(1, "b:4", render("b:4"))
+    render.calls.clear()
+    assert _texts(blocks) == ["a.0", "b.0", "b.1", "b.2", "b.3", "c.0"]
+    assert blocks.block_at(5) == 2 and blocks.start(2) == 5
+    assert render.calls == []  # c's kept lines moved with it
+
+
+async def test_blocks_closed_while_hurried_render_their_markdown_once_in_view() -> None:
+    app = TranscriptApp()
+    async with app.run_test(size=(40, 10)) as pilot:
+        transcript = app.query_one(Transcript)
+        transcript.hurry(True)
+        for n in range(30):
+            transcript.write_open_line(f"**b{n}** x")
+            transcript.replace_open(answer_view(f"**b{n}** x"))
+        await pilot.pause()
+        assert transcript.plain_text().splitlines()[-1] == "**b29** x"  # plain while hurried
+        transcript.hurry(False)
+        await pilot.pause()
+        lines = transcript.plain_text().splitlines()
+        assert lines[-1] == "b29 x" and lines[0] == "**b0** x"  # only what is in view
+        transcript.scroll_to(y=0, animate=False, immediate=True)
+        await pilot.pause()
+        assert transcript.plain_text().splitlines()[:2] == ["b0 x", "b1 x"]
+        assert [transcript.render_line(y).text.strip() for y in range(2)] == ["b0 x", "b1 x"]

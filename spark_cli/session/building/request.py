@@ -60,15 +60,13 @@ quarter of the window's room, so a small window keeps its recent outputs)."""
 def build_request(settings: Settings, root: Path, files: Sequence[str], instruction: str, *,
                   history: Sequence[ConversationItem] = (),
                   already_sent: Mapping[str, str] | None = None,
-                  map_tokens: int | None = None,
                   extra_tools: tuple[ToolSpec, ...] = ()) -> BuiltRequest:
     """The whole request for one turn, checked against the budget.
 
     ``files`` are the files the user chose (``spark edit FILE...``, ``/add``);
     ``history`` is the conversation so far; ``already_sent`` maps paths to the
     sha256 of the content the model already has (those files are not re-sent
-    unless they changed). ``map_tokens`` overrides the repo map's budget
-    (0: no map). ``extra_tools``: declared after spark's own (an MCP server's).
+    unless they changed). ``extra_tools``: declared after spark's own (an MCP server's).
 
     Everything is checked before anything is sent: a path outside the root, a
     missing, binary or non-UTF-8 file, or a request that does not fit the window
@@ -119,12 +117,12 @@ def build_request(settings: Settings, root: Path, files: Sequence[str], instruct
             if freed:
                 history, shortened = tuple(items), tuple(items)
                 history_tokens -= freed
-    if map_tokens is None and (_map_in(history) or not plan.repo_map):
-        map_tokens = 0  # the conversation has a map: keep its prefix (chaining) stable
+    # a conversation that has a map keeps it: its prefix (chaining) stays stable
+    with_map = plan.repo_map and not _map_in(history)
     built = assemble(Path(root), budget,
                      targets, instruction, instructions=instructions, agents=agents,
                      history_tokens=history_tokens, known=already_sent or {},
-                     map_tokens=map_tokens, tools_tokens=tools_tokens)
+                     with_map=with_map, tools_tokens=tools_tokens)
     user_message = Message("user", built.content)
     request = TurnRequest(
         model=settings.provider.model,
@@ -133,8 +131,6 @@ def build_request(settings: Settings, root: Path, files: Sequence[str], instruct
         max_output_tokens=settings.max_output_tokens,
         tools=tools,
     )
-    # the conversation keeps what was sent, byte for byte, so the next turn's messages
-    # extend this one's and a persistent channel sends only what is new
     report = built.report
     if dropped_turns:
         said = f"the {dropped_turns:,} oldest turn{'s' if dropped_turns > 1 else ''}"
@@ -168,8 +164,6 @@ def _tools(settings: Settings) -> tuple[ToolSpec, ...]:
 
 def _specs_tokens(specs: Sequence[ToolSpec]) -> int:
     """What the tool definitions cost in the window (their JSON, as the wire carries it)."""
-    if not specs:
-        return 0
     return sum(count_tokens(json.dumps({"name": s.name, "description": s.description,
                                          "parameters": s.parameters})) for s in specs)
 

@@ -77,10 +77,10 @@ class Assembled:
 
 def assemble(root: Path, budget: Budget, explicit: Sequence[TargetFile], instruction: str, *,
              instructions: str, agents: str | None, history_tokens: int,
-             known: Mapping[str, str], map_tokens: int | None = None,
-             index: RepoIndex | None = None, tools_tokens: int = 0) -> Assembled:
+             known: Mapping[str, str], with_map: bool, tools_tokens: int) -> Assembled:
     """The turn's context; ``RequestError`` when it cannot fit.
-    ``tools_tokens``: what the request's tool definitions cost.
+    ``tools_tokens``: what the request's tool definitions cost; ``with_map``: false when
+    the conversation already has a map or the window is too small for one.
 
     The user message is, in this order: the repo map (a ``~~~`` fenced outline
     under one header line), the files (each as a file block), the instruction.
@@ -139,11 +139,12 @@ def assemble(root: Path, budget: Budget, explicit: Sequence[TargetFile], instruc
     if repo is not None and any(path not in in_chat for path in repo.paths()):
         from spark_cli.session.context.index import index_for  # deferred: launch -> request
 
-        index = index or index_for(root)
+        index = index_for(root)
         found = candidates(root, repo, index, instruction, in_chat, known, notes)
         room = take_extras(picks, found, room, trimmed)
-        outline = repo_map(index, picks, instruction, map_tokens=map_tokens,
-                           window=budget.window, cap=budget.cap, room=room, trimmed=trimmed)
+        if with_map:
+            outline = repo_map(index, picks, instruction, window=budget.window,
+                               cap=budget.cap, room=room, trimmed=trimmed)
         content, remembered, total, outline = _fit(index, picks, len(explicit), instruction,
                                                    outline, fixed, budget.cap, trimmed)
     else:

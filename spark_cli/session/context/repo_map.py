@@ -49,12 +49,10 @@ def map_budget(cap: int, *, files_sent: bool) -> int:
 
 
 def repo_map(index: RepoIndex, picks: Sequence[Pick], instruction: str, *,
-             map_tokens: int | None, window: int, cap: int, room: int,
-             trimmed: list[str]) -> Outline:
-    """The map in its share (``map_tokens`` if given, 0: none) and in the ``room`` the files
-    left, ranked toward ``picks``; ``NO_MAP`` when it is not worth sending."""
-    wanted = map_tokens if map_tokens is not None else map_budget(
-        cap, files_sent=any(p.fresh for p in picks))
+             window: int, cap: int, room: int, trimmed: list[str]) -> Outline:
+    """The map in its share and in the ``room`` the files left, ranked toward ``picks``;
+    ``NO_MAP`` when it is not worth sending."""
+    wanted = map_budget(cap, files_sent=any(p.fresh for p in picks))
     if 0 < wanted < MIN_MAP_TOKENS:
         trimmed.append(f"repo map left out: the window ({window:,} tokens) is too "
                        "small for one")

@@ -28,7 +28,7 @@ from spark_cli.session.approval import (
 )
 from spark_cli.session.config.layers import project_config_path, user_config_path
 from spark_cli.session.config.settings import Settings
-from spark_cli.session.tool_access import call_label
+from spark_cli.session.tool_access import call_label, spec_of
 from spark_cli.tools.model import ToolResult
 
 if TYPE_CHECKING:
@@ -68,7 +68,7 @@ class McpServers:
             return ()
         specs = hub.specs()
         self.notes = specs.notes
-        return tuple(ToolSpec(d.name, d.description, dict(d.parameters)) for d in specs.tools)
+        return tuple(map(spec_of, specs.tools))
 
     def follow_up(self, first: TurnRequest) -> Callable[[], tuple[ToolSpec, ...]]:
         """A follow-up's tools: spark's own as the first request had them, the MCP tools of

@@ -61,33 +61,24 @@ def build_request(settings: Settings, root: Path, files: Sequence[str], instruct
                   history: Sequence[ConversationItem] = (),
                   already_sent: Mapping[str, str] | None = None,
                   extra_tools: tuple[ToolSpec, ...] = ()) -> BuiltRequest:
-    """The whole request for one turn, checked against the budget.
+    """The whole request for one turn, checked against the budget before anything is sent
+    (a file or a size that cannot go is a ``RequestError``; what fits is decided by
+    :mod:`spark_cli.session.context.assemble`).
 
     ``files`` are the files the user chose (``spark edit FILE...``, ``/add``);
     ``history`` is the conversation so far; ``already_sent`` maps paths to the
     sha256 of the content the model already has (those files are not re-sent
     unless they changed). ``extra_tools``: declared after spark's own (an MCP server's).
 
-    Everything is checked before anything is sent: a path outside the root, a
-    missing, binary or non-UTF-8 file, or a request that does not fit the window
-    (``context_window - max_output_tokens``) raises :class:`RequestError` with a
-    message naming the biggest contributors. The map and the extra files are
-    trimmed to fit instead (``BuiltRequest.context`` says what was left out).
-
     ``user_message`` is what the conversation keeps: exactly the message sent, so
     each turn's messages extend the last one's and a persistent channel chains
     (``previous_response_id``, only the new message travels). The repo map
-    therefore travels once per conversation, in its first turn; later turns rely
-    on it (``/clear`` starts a new conversation and a new map).
+    therefore travels once per conversation, in its first turn.
 
-    Tools: unless ``settings.tools`` is off or the window is small (what a request carries
-    at each window size: :mod:`spark_cli.session.window.plan`), the request declares the
-    model's tools (``spark_cli.session.tool_access.tool_specs``); their definitions count
-    against the window. When the history (tool calls and outputs included) leaves
-    too little room for the new turn, its oldest tool outputs are shortened
-    first, then its oldest whole turns are left out (``BuiltRequest.history``: the
-    session keeps the shortened history; the report's ``trimmed`` says how many
-    turns went), so a long session keeps going instead of refusing every turn."""
+    The tools the window allows (:mod:`spark_cli.session.window.plan`) are declared and
+    count against it. When the history leaves too little room for the new turn, its
+    oldest tool outputs are shortened first, then its oldest whole turns are left out
+    (``BuiltRequest.history``; the report's ``trimmed`` says how many turns went)."""
     targets: list[TargetFile] = []
     for raw in files:
         target = read_target(root, raw)

@@ -11,7 +11,7 @@ still over the window. Each cut leaves a sentence in ``trimmed``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from spark_cli.protocol.tokens import count_tokens
@@ -132,8 +132,7 @@ def render(ranked: Sequence[Ranked]) -> str:
     return "".join(out)
 
 
-def fit(ranked: Sequence[Ranked], budget: int,
-        count: Callable[[str], int] = count_tokens) -> Outline:
+def fit(ranked: Sequence[Ranked], budget: int) -> Outline:
     """The most definitions (best first) whose outline stays within ``budget`` tokens.
 
     A line break always starts a new token piece, so the outline's count is the
@@ -149,18 +148,18 @@ def fit(ranked: Sequence[Ranked], budget: int,
     files: set[str] = set()
     n = 0
     for item in ranked[:MAX_CANDIDATES]:
-        cost = count("\n│" + item.definition.signature) + 1
+        cost = count_tokens("\n│" + item.definition.signature) + 1
         if item.path not in files:
-            cost += count("\n" + item.path + ":")
+            cost += count_tokens("\n" + item.path + ":")
         if spent + cost + 1 > budget:
             break
         spent += cost
         files.add(item.path)
         n += 1
     text = render(ranked[:n])
-    tokens = count(text)
+    tokens = count_tokens(text)
     while n > 0 and tokens > budget:
         n -= 1
         text = render(ranked[:n])
-        tokens = count(text)
+        tokens = count_tokens(text)
     return Outline(text, tokens, len({r.path for r in ranked[:n]}), n, len(ranked))

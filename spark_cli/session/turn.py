@@ -117,8 +117,7 @@ class TurnRun:
             if self.stopped():
                 self.cut = "interrupted"
                 return  # the calls stay unanswered: ``conversation`` settles them
-            finished = self.finished
-            if self.failure is not None or finished is None or finished.status != "completed":
+            if self.failure is not None or self.status != "completed":
                 return  # as above: answered "not run"
             for event in self.close():
                 yield event

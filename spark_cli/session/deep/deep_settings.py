@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from spark_cli.session.config.layers import (
+    PROVIDER_SPECIFIC,
     SettingsError,
     check_value,
     project_config_path,
@@ -33,7 +34,6 @@ DEEP_MODELS = {"mock": "spark-deep", "openai": "gpt-5.3-codex"}
 """The deep model a preset gets when ``[deep]`` names none."""
 _KEYS = ("provider", "model", "base_url", "api_key_env", "kind", "edit_format",
          "context_window", "max_output_tokens")
-_SPECIFIC = ("model", "base_url", "kind", "api_key_env")
 _ENV = {"provider": "SPARK_DEEP_PROVIDER", "model": "SPARK_DEEP_MODEL",
         "base_url": "SPARK_DEEP_BASE_URL"}
 _FLAGS = {"deep_provider": "provider", "deep_model": "model", "deep_base_url": "base_url",
@@ -92,13 +92,11 @@ def load_deep_settings(root: Path, flags: Mapping[str, object], env: Mapping[str
     without it (the TUI) it is left in ``Settings.problems`` and a deep task
     fails with that line while the fast track goes on.
 
-    Default: the bundled engine with the model ``spark-deep`` (``openai``:
-    ``gpt-5.3-codex``; other presets: the preset's own model). Keys come from the
-    environment only, by the same rules as the fast track (``api_key_env``, the
-    preset's variable, ``SPARK_API_KEY``). The result is an ordinary ``Settings``
-    made by ``load_settings`` (so every other setting, e.g. ``idle_timeout`` or
-    ``test_command``, is the fast track's), with ``sources`` naming the ``[deep]``
-    table, variable or flag each provider value came from.
+    Default: the bundled engine with the model ``spark-deep`` (other presets:
+    :data:`DEEP_MODELS`, else the preset's own model). The result is an ordinary
+    ``Settings`` made by ``load_settings`` (so keys and every other setting, e.g.
+    ``idle_timeout``, follow the fast track's rules), with ``sources`` naming the
+    ``[deep]`` table, variable or flag each provider value came from.
     """
     layers = _layers(Path(root), flags, env)
     name, provider_source = "mock", "default (deep)"
@@ -110,7 +108,7 @@ def load_deep_settings(root: Path, flags: Mapping[str, object], env: Mapping[str
     for values in layers:
         other = "provider" in values and values["provider"][0] != name
         for key, (value, source) in values.items():
-            if key == "provider" or (other and key in _SPECIFIC):
+            if key == "provider" or (other and key in PROVIDER_SPECIFIC):
                 continue
             chosen[key], sources[key] = value, source
     if "model" not in chosen and name in DEEP_MODELS:

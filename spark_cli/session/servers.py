@@ -26,7 +26,7 @@ from spark_cli.session.approval import (
     remembered,
     until_stopped,
 )
-from spark_cli.session.config.layers import project_config_path, user_config_path
+from spark_cli.session.config.layers import config_files
 from spark_cli.session.config.settings import Settings
 from spark_cli.session.tool_access import call_label, spec_of
 from spark_cli.tools.model import ToolResult
@@ -55,8 +55,7 @@ class McpServers:
             if settings.tools and any(_names_mcp(path) for path in settings.files):
                 from spark_cli.mcp.hub import McpHub  # deferred: launch -> request without MCP
 
-                files = [("user file", user_config_path(os.environ)),
-                         ("project file", project_config_path(self.root))]
+                files = config_files(self.root, os.environ)
                 self._hub = McpHub.from_files(files, self.root) or None
         return self._hub
 

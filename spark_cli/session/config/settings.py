@@ -19,13 +19,13 @@ from spark_cli.protocol.secrets import mask_url
 from spark_cli.record import record
 from spark_cli.session.config.layers import (
     PROVIDER_KEYS,
-    PROVIDER_SPECIFIC,
     Layer,
     SettingsError,
+    chosen_provider,
     env_layer,
     file_layers,
     flag_layer,
-    source_of,
+    overlay,
 )
 from spark_cli.session.config.presets import (
     DEFAULT_PROVIDER,
@@ -161,9 +161,10 @@ def load_settings(root: Path, flags: Mapping[str, object] | None = None,
     env = os.environ if env is None else env
     layers, files = file_layers(root, env)
     layers += [env_layer(env), flag_layer(flags or {})]
-    name, sources = _chosen_provider(layers)
+    name, source = chosen_provider(layers, DEFAULT_PROVIDER, "default")
     chosen = preset(name)  # a layer's provider was checked as it was read
-    resolved = _resolve(chosen, layers, sources)
+    resolved, sources = _resolve(chosen, layers)
+    sources["provider"] = source
     api_key, key_env = _api_key(env, resolved["api_key_env"])
     sources["api_key"] = f"env {key_env}" if api_key else "not set"
     model, base_url = resolved["model"], resolved["base_url"]
@@ -210,17 +211,8 @@ def with_window(settings: Settings, window: int, source: str, *,
                    token_scale=settings.token_scale if token_scale is None else token_scale)
 
 
-def _chosen_provider(layers: list[Layer]) -> tuple[str, dict[str, str]]:
-    """The provider's name (the last layer that names one wins) and the sources so far."""
-    name, sources = DEFAULT_PROVIDER, {"provider": "default"}
-    for layer in layers:
-        if "provider" in layer.values:
-            name, sources["provider"] = str(layer.values["provider"]), source_of(layer, "provider")
-    return name, sources
-
-
-def _resolve(chosen: Preset, layers: list[Layer], sources: dict[str, str]) -> dict[str, Any]:
-    """The preset's values overlaid by each layer in order; ``sources`` updated in place."""
+def _resolve(chosen: Preset, layers: list[Layer]) -> tuple[dict[str, Any], dict[str, str]]:
+    """The preset's values overlaid by each layer in order, and where each came from."""
     name = chosen.name
     resolved: dict[str, Any] = {
         "model": chosen.model, "base_url": chosen.base_url, "kind": chosen.kind,
@@ -230,17 +222,10 @@ def _resolve(chosen: Preset, layers: list[Layer], sources: dict[str, str]) -> di
         "allow_syntax_errors": False, "tools": True, "max_tool_calls": DEFAULT_MAX_TOOL_CALLS,
         "commands": "ask", "allowed_commands": (),
     }
-    sources.update({key: f"preset {name}" if key in PROVIDER_KEYS else "default"
-                    for key in resolved})
-    for layer in layers:
-        other = "provider" in layer.values and layer.values["provider"] != name
-        for key, value in layer.values.items():
-            if key == "provider" or (other and key in PROVIDER_SPECIFIC):
-                continue
-            resolved[key], sources[key] = value, source_of(layer, key)
-        for key, value in layer.providers.get(name, {}).items():
-            resolved[key], sources[key] = value, f"{layer.label} [providers.{name}]"
-    return resolved
+    sources = {key: f"preset {name}" if key in PROVIDER_KEYS else "default" for key in resolved}
+    for key, value, source in overlay(layers, name):
+        resolved[key], sources[key] = value, source
+    return resolved, sources
 
 
 def _api_key(env: Mapping[str, str], key_env: object) -> tuple[str | None, str | None]:

@@ -61,8 +61,7 @@ class Session:
     read-only tools and a turn runs the calls the model makes
     (:mod:`spark_cli.session.tool_loop`); the calls and their outputs join the
     conversation (every call answered), so a later turn and ``--resume`` keep
-    what was read. ``readable``: the files the user named or added in this
-    session, which the tools may read even where ``.gitignore`` hides them."""
+    what was read."""
 
     def __init__(self, channel: Channel | None, root: Path, settings: Settings, *,
                  dry_run: bool = False, run_tool: RunTool | None = None) -> None:

@@ -92,8 +92,9 @@ class TurnRun:
         """The turn's tool loop (None: the request declares no tools)."""
         self.responding = False
         """A response is streaming (not the tools running between two)."""
-        self.cut: str | None = None
-        """Why the tool loop ended the turn early: ``interrupted`` or ``max_tool_calls``."""
+        self.cut: tuple[TurnOutcome, str | None] | None = None
+        """The status and reason when the tool loop ended the turn early (interrupted, or
+        ``max_tool_calls`` spent)."""
         self._start = 0  # index into ``parts`` where the current response's text starts
         self._responses = 0
         self._reported = 0  # output tokens the responses' usage reported
@@ -115,7 +116,7 @@ class TurnRun:
             if tools is None or not tools.pending:
                 return
             if self.stopped():
-                self.cut = "interrupted"
+                self.cut = ("cancelled", None)
                 return  # the calls stay unanswered: ``conversation`` settles them
             if self.failure is not None or self.status != "completed":
                 return  # as above: answered "not run"
@@ -126,10 +127,10 @@ class TurnRun:
             async for event in tools.answer(said, self.stopped):
                 yield event
             if self.stopped():
-                self.cut = "interrupted"
+                self.cut = ("cancelled", None)
                 return
             if tools.budget_spent:
-                self.cut = "max_tool_calls"
+                self.cut = ("incomplete", "max_tool_calls")
                 return
             self.finished = None
             request = tools.follow_up(self.request)
@@ -300,12 +301,8 @@ class TurnRun:
         span = (last - first) if first is not None and last is not None else 0.0
         if span > tool_time:
             span -= tool_time
-        status: TurnOutcome = finished.status if finished is not None else "cancelled"
-        reason = finished.reason if finished is not None else None
-        if self.cut == "interrupted":
-            status, reason = "cancelled", None
-        elif self.cut == "max_tool_calls":
-            status, reason = "incomplete", "max_tool_calls"
+        status, reason = self.cut or ((finished.status, finished.reason) if finished is not None
+                                      else ("cancelled", None))
         if status == "cancelled" and self.stopped():
             reason = reason or "interrupted"
         output = marks.first_output_at

@@ -61,8 +61,7 @@ class Session:
     read-only tools and a turn runs the calls the model makes
     (:mod:`spark_cli.session.tool_loop`); the calls and their outputs join the
     conversation (every call answered), so a later turn and ``--resume`` keep
-    what was read. ``readable``: the files the user named or added in this
-    session, which the tools may read even where ``.gitignore`` hides them."""
+    what was read."""
 
     def __init__(self, channel: Channel | None, root: Path, settings: Settings, *,
                  dry_run: bool = False, run_tool: RunTool | None = None) -> None:
@@ -147,7 +146,6 @@ class Session:
         await self.channel.warm(warm_request(self.settings, self.root))
 
     async def interrupt(self) -> None:
-        """Stop the running turn now (it ends with ``TurnCompleted(status="cancelled")``)."""
         run = self._run
         if run is None or self.channel is None:
             return
@@ -190,7 +188,6 @@ class Session:
 
     @property
     def prepared(self) -> TurnRequest | None:
-        """The request ``prepare`` built, until ``run_turn`` takes it."""
         return self._prepared[3].request if self._prepared is not None else None
 
     def _build(self, instruction: str, files: Sequence[str]) -> BuiltRequest:
@@ -215,7 +212,6 @@ class Session:
 
     async def run_turn(self, instruction: str,
                        files: Sequence[str]) -> AsyncIterator[SessionEvent]:
-        """Run one turn; yields session events and ends with TurnCompleted or TurnFailed."""
         if self.streaming:
             raise TurnInProgress("a turn is already running: interrupt it or wait for it")
         channel = self.channel
@@ -257,14 +253,13 @@ class Session:
         for target in built.targets:
             if target.path in built.sent:
                 self.seen[target.path] = target.text
+            if target.path not in self.readable:
+                self.readable.append(target.path)
         label = instruction.strip().splitlines()[0][:80] if instruction.strip() else "spark turn"
         applier = LazyApplier(self.root, self.seen, label,
                               allow_syntax_errors=self.settings.allow_syntax_errors,
                               dry_run=self.dry_run, sent=built.sent)
         self._stop = False
-        for target in built.targets:
-            if target.path not in self.readable:
-                self.readable.append(target.path)
         tools = None
         if built.request.tools:
             # deferred: launch -> request (asyncio: the request has left)

@@ -2,7 +2,7 @@
 
 The channel only knows what the server said (401, 404) and where it asked;
 the session knows which environment variable the key came from (or would
-have), the base URL and the wire it was told to speak, so it names the fix:
+have), the base URL and the wire it was told to speak, so it names the fix.
 """
 
 from __future__ import annotations
@@ -57,16 +57,8 @@ def not_found_hint(provider: ProviderSettings) -> str | None:
 
 
 def explain(kind: str, message: str, provider: ProviderSettings) -> str:
-    """``message`` with the hint its ``kind`` calls for (unchanged for other kinds).
-
-    - 401/403: the variable to set, or the one the refused key came from with its
-      masked value (``sk-…abcd``);
-    - 404 on a base URL whose path does not end in ``/v1``: the URL with ``/v1``
-      added;
-    - 404 on the Responses API (``/v1/responses``, WebSocket or SSE): the server
-      probably speaks only Chat Completions: ``--provider openai-compatible`` (in the
-      TUI, ``/provider openai-compatible``).
-    """
+    """``message`` with the hint its ``kind`` calls for: ``auth_hint`` for 401/403,
+    ``not_found_hint`` for 404; unchanged for other kinds."""
     if kind == "auth":
         return f"{message}; {auth_hint(provider)}"
     if kind == "not_found":

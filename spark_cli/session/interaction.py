@@ -184,10 +184,8 @@ class Interaction:
         except Exception as exc:  # a bug below us: say so in the transcript, keep the app
             sink(TurnFailed("protocol", f"the turn broke off: {exc!r}"))
         finally:
-            interrupted = self._interrupted
-            sink(TurnEnded(interrupted))
-            loop = asyncio.get_running_loop()
-            loop.call_soon(self._after_turn)
+            sink(TurnEnded(self._interrupted))
+            asyncio.get_running_loop().call_soon(self._after_turn)
 
     async def _turn(self, text: str, *, last: bool) -> str | None:
         """One turn's events to the sink; an overflow that taught the window and got nothing

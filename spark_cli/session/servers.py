@@ -26,9 +26,9 @@ from spark_cli.session.approval import (
     remembered,
     until_stopped,
 )
-from spark_cli.session.config.layers import project_config_path, user_config_path
+from spark_cli.session.config.layers import config_files
 from spark_cli.session.config.settings import Settings
-from spark_cli.session.tool_access import call_label
+from spark_cli.session.tool_access import call_label, spec_of
 from spark_cli.tools.model import ToolResult
 
 if TYPE_CHECKING:
@@ -55,8 +55,7 @@ class McpServers:
             if settings.tools and any(_names_mcp(path) for path in settings.files):
                 from spark_cli.mcp.hub import McpHub  # deferred: launch -> request without MCP
 
-                files = [("user file", user_config_path(os.environ)),
-                         ("project file", project_config_path(self.root))]
+                files = config_files(self.root, os.environ)
                 self._hub = McpHub.from_files(files, self.root) or None
         return self._hub
 
@@ -68,7 +67,7 @@ class McpServers:
             return ()
         specs = hub.specs()
         self.notes = specs.notes
-        return tuple(ToolSpec(d.name, d.description, dict(d.parameters)) for d in specs.tools)
+        return tuple(map(spec_of, specs.tools))
 
     def follow_up(self, first: TurnRequest) -> Callable[[], tuple[ToolSpec, ...]]:
         """A follow-up's tools: spark's own as the first request had them, the MCP tools of

@@ -22,26 +22,10 @@ from typing import Any, Protocol
 
 from spark_cli.protocol.channel import ToolSpec
 from spark_cli.tools.defs import RUN_COMMAND_DEF, TOOL_DEFS
+from spark_cli.tools.model import ToolDef, ToolResult
 
 MAX_LABEL = 80
 _VERBS = {"read_file": "read", "search": "search", "list_files": "list"}
-
-
-class ToolResultLike(Protocol):
-    """What a tool call came to (``spark_cli.tools.ToolResult``)."""
-
-    @property
-    def ok(self) -> bool: ...
-
-    @property
-    def output(self) -> str:
-        """The text for the model."""
-        ...
-
-    @property
-    def summary(self) -> str:
-        """A few words for a person (``3 hits``)."""
-        ...
 
 
 class RunTool(Protocol):
@@ -49,20 +33,21 @@ class RunTool(Protocol):
 
     def __call__(self, root: Path, name: str, arguments: str, /, *,
                  readable: Collection[str] = (),
-                 cancel: threading.Event | None = None) -> ToolResultLike: ...
+                 cancel: threading.Event | None = None) -> ToolResult: ...
 
 
-_specs: tuple[ToolSpec, ...] | None = None
+def spec_of(tool: ToolDef) -> ToolSpec:
+    """A tool's definition (spark's own or an MCP server's) as the protocol's spec."""
+    return ToolSpec(tool.name, tool.description, dict(tool.parameters))
+
+
+_SPECS = tuple(map(spec_of, (*TOOL_DEFS, RUN_COMMAND_DEF)))
 
 
 def tool_specs(*, commands: bool = False) -> tuple[ToolSpec, ...]:
     """The tools every request declares (unless tools are off), as the protocol's specs;
     with ``commands``, ``run_command`` last."""
-    global _specs
-    if _specs is None:
-        _specs = tuple(ToolSpec(d.name, d.description, dict(d.parameters))
-                       for d in (*TOOL_DEFS, RUN_COMMAND_DEF))
-    return _specs if commands else _specs[:-1]
+    return _SPECS if commands else _SPECS[:-1]
 
 
 def default_runner(buffers: Callable[[str], str | None] | None = None) -> RunTool:
@@ -70,8 +55,6 @@ def default_runner(buffers: Callable[[str], str | None] | None = None) -> RunToo
     from spark_cli.tools.run import run_tool  # deferred: launch -> request
 
     return run_tool if buffers is None else partial(run_tool, buffers=buffers)
-
-
 
 
 def shorten(text: str, room: int) -> str:

@@ -30,7 +30,6 @@ from spark_cli.protocol.channel import (
     ToolSpec,
     TurnRequest,
 )
-from spark_cli.record import record
 from spark_cli.session.commands import CommandCalls
 from spark_cli.session.context.tool_outputs import cut_output, item_tokens, shrink_outputs
 from spark_cli.session.events import (
@@ -41,8 +40,9 @@ from spark_cli.session.events import (
     ToolLoopStopped,
 )
 from spark_cli.session.servers import McpCalls
-from spark_cli.session.tool_access import RunTool, ToolResultLike, call_label, call_line
+from spark_cli.session.tool_access import RunTool, call_label, call_line
 from spark_cli.tools.defs import RUN_COMMAND
+from spark_cli.tools.model import ToolResult
 
 CANCELLED = "cancelled: the user interrupted the turn before this call finished"
 NOT_RUN = "not run: the turn ended before this call ran"
@@ -54,15 +54,6 @@ INLINE = frozenset({"read_file"})
 PRIME_ARGUMENTS = '{"pattern": "spark", "path": ".spark/no-such-folder"}'
 """A search that compiles its pattern and stops at the path: imports, no walk."""
 _primed: set[Path] = set()
-
-
-@record
-class _Broken:
-    """A runner that raised (it should not): its error as a result."""
-
-    output: str
-    ok: bool = False
-    summary: str = "error"
 
 
 class ToolLoop:
@@ -248,35 +239,31 @@ class ToolLoop:
         self.items.append(output)
         return text
 
-    async def _run(self, call: ToolCall) -> ToolResultLike | None:
+    async def _run(self, call: ToolCall) -> ToolResult | None:
         """The call's result; None when interrupted (its thread is left to end by itself)."""
-        if call.name in INLINE and self._warm:  # a stand-in may wait (an editor's read)
+        run = functools.partial(self.runner, self.root, call.name, call.arguments,
+                                readable=self.readable, cancel=self.cancel)
+        try:
+            if call.name in INLINE and self._warm:  # a stand-in may wait (an editor's read)
+                return run()
+            loop = asyncio.get_running_loop()
+            work = loop.run_in_executor(None, run)
+            wake = self._wake = loop.create_future()
             try:
-                return self.runner(self.root, call.name, call.arguments,
-                                   readable=self.readable, cancel=self.cancel)
-            except Exception as exc:  # the runner promises never to raise; if it does, say so
-                return _Broken(f"error: the tool {call.name!r} broke: {exc!r}")
-        loop = asyncio.get_running_loop()
-        work = loop.run_in_executor(None, functools.partial(
-            self.runner, self.root, call.name, call.arguments, readable=self.readable,
-            cancel=self.cancel))
-        wake = self._wake = loop.create_future()
-        try:
-            await asyncio.wait((work, wake), return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            self._wake = None
-            if not wake.done():
-                wake.cancel()
-        if not work.done():
-            work.add_done_callback(_forget)
-            return None
-        try:
+                await asyncio.wait((work, wake), return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                self._wake = None
+                if not wake.done():
+                    wake.cancel()
+            if not work.done():
+                work.add_done_callback(_forget)
+                return None
             return work.result()
         except Exception as exc:  # the runner promises never to raise; if it does, say so
-            return _Broken(f"error: the tool {call.name!r} broke: {exc!r}")
+            return ToolResult(False, f"error: the tool {call.name!r} broke: {exc!r}", "error")
 
 
-def _forget(work: asyncio.Future[ToolResultLike]) -> None:
+def _forget(work: asyncio.Future[ToolResult]) -> None:
     """Collect an abandoned call's outcome so asyncio does not report it as never retrieved."""
     if not work.cancelled():
         work.exception()

@@ -23,9 +23,8 @@ from spark_cli.protocol.channel import (
     ChannelEvent,
     ConversationItem,
     Message,
-    Queued,
-    Reconnected,
     RequestSent,
+    ResponseStarted,
     SteerAccepted,
     Steered,
     SteerRejected,
@@ -35,7 +34,6 @@ from spark_cli.protocol.channel import (
     TurnFinished,
     TurnRequest,
     UsageReported,
-    WaitingToRetry,
 )
 from spark_cli.protocol.tokens import count_tokens
 from spark_cli.session.events import (
@@ -67,15 +65,9 @@ class TurnRun:
     undo batch is the turn's. Latency marks are the first response's (TTFT is to
     its first output, text or call); the tool round trips are summed apart.
 
-    An interrupted, cut-off or failed answer never half-applies a block: whatever
-    was still open when the stream ended is dropped and reported as a
-    ``BlockRejected``. Once ``stopped`` is set no further text is parsed or
-    applied, even if the channel is slow to stop: the stream is closed at the next
-    delta.
-
-    Hot path: per delta one type check, one ``perf_counter()`` (the turn's only
-    delta stamp: ``marks``, TTFT and tok/s all use it), the list append, the parser
-    feed and a yield per parsed item; the text is joined once at the end."""
+    Once ``stopped`` is set no further text is parsed or applied, even if the channel
+    is slow to stop: the stream is closed at the next delta. Each delta is stamped
+    once (``marks``, TTFT and tok/s all use that stamp)."""
 
     def __init__(self, request: TurnRequest, applier: LazyApplier, steers: SteerLog,
                  feedback: list[str], *, provider: ProviderSettings,
@@ -100,8 +92,9 @@ class TurnRun:
         """The turn's tool loop (None: the request declares no tools)."""
         self.responding = False
         """A response is streaming (not the tools running between two)."""
-        self.cut: str | None = None
-        """Why the tool loop ended the turn early: ``interrupted`` or ``max_tool_calls``."""
+        self.cut: tuple[TurnOutcome, str | None] | None = None
+        """The status and reason when the tool loop ended the turn early (interrupted, or
+        ``max_tool_calls`` spent)."""
         self._start = 0  # index into ``parts`` where the current response's text starts
         self._responses = 0
         self._reported = 0  # output tokens the responses' usage reported
@@ -109,8 +102,6 @@ class TurnRun:
         self._usage_seen = False  # the current response reported its usage
         self._calls_done_at: float | None = None  # the last call of a response completed
         self._calls_done_cpu = 0.0  # the process's CPU time then
-        self.round_trips = self.marks.round_trips
-        """spark's side of each tool round trip: last call complete -> next request sent."""
 
     # ---- streaming ----
 
@@ -125,10 +116,9 @@ class TurnRun:
             if tools is None or not tools.pending:
                 return
             if self.stopped():
-                self.cut = "interrupted"
+                self.cut = ("cancelled", None)
                 return  # the calls stay unanswered: ``conversation`` settles them
-            finished = self.finished
-            if self.failure is not None or finished is None or finished.status != "completed":
+            if self.failure is not None or self.status != "completed":
                 return  # as above: answered "not run"
             for event in self.close():
                 yield event
@@ -137,10 +127,10 @@ class TurnRun:
             async for event in tools.answer(said, self.stopped):
                 yield event
             if self.stopped():
-                self.cut = "interrupted"
+                self.cut = ("cancelled", None)
                 return
             if tools.budget_spent:
-                self.cut = "max_tool_calls"
+                self.cut = ("incomplete", "max_tool_calls")
                 return
             self.finished = None
             request = tools.follow_up(self.request)
@@ -191,44 +181,42 @@ class TurnRun:
         marks.stream_ended_at = clock()
 
     def _control(self, event: ChannelEvent) -> SessionEvent | None:
-        """Every channel event but text: note it, and what a front end sees of it."""
+        """Every channel event but text: note it; the event when a front end shows it."""
         match event:
             case TurnFinished():
                 self.finished = event
+                return None
             case ToolCallCompleted(call=call):
                 if self.tools is not None:
                     self.tools.collect(call)
                     self._calls_done_at = time.perf_counter()
                     self._calls_done_cpu = time.process_time()
+                return None
             case ToolCallOpened():
                 if self.marks.first_output_at is None:
                     self.marks.first_output_at = time.perf_counter()
+                return None
+            case ResponseStarted() | TextDelta():  # text is ``_respond``'s
+                return None
             case RequestSent(at=at):
                 if self._responses == 1:
                     if self.marks.request_sent_at is None:  # TTFT counts from the first attempt
                         self.marks.request_sent_at = at
                 elif self._calls_done_at is not None:  # a follow-up: one tool round trip
-                    self.round_trips.append(at - self._calls_done_at)
+                    self.marks.round_trips.append(at - self._calls_done_at)
                     self.marks.round_trip_cpu.append(time.process_time() - self._calls_done_cpu)
                     self._calls_done_at = None
-                return event
             case UsageReported():
                 self.usage = event
                 self._reported += event.output_tokens
                 self._usage_seen = True
-                return event
             case Steered():
                 self.steers.committed(len(self.parts))
-                return event
             case SteerAccepted():
                 self.steers.accepted()
-                return event
             case SteerRejected():
                 self.steers.rejected()
-                return event
-            case Queued() | WaitingToRetry() | Reconnected():
-                return event
-        return None  # ResponseStarted: nothing to show
+        return event  # Queued, WaitingToRetry, Reconnected too
 
     def handle(self, item: ParsedItem) -> SessionEvent:
         """A parsed item as a session event; an edit is applied first."""
@@ -252,14 +240,13 @@ class TurnRun:
             return
         clean = self.failure is None and self.status == "completed"
         for item in parser.close():
-            if isinstance(item, FileEdit) and not clean:
+            if not clean and isinstance(item, FileEdit | BlockRejected):
                 self.dropped += 1
-                yield BlockRejected(
-                    f"{item.path}: the answer ended ({self._why()}) before this block was "
-                    "finished; it was dropped, nothing of it was written", item.line, item.path, "")
-                continue
-            if isinstance(item, BlockRejected) and not clean:
-                self.dropped += 1
+                if isinstance(item, FileEdit):
+                    yield BlockRejected(f"{item.path}: the answer ended ({self._why()}) before "
+                                        "this block was finished; it was dropped, nothing of it "
+                                        "was written", item.line, item.path, "")
+                    continue
             yield self.handle(item)
 
     # ---- the end ----
@@ -268,17 +255,15 @@ class TurnRun:
         """What the turn adds to the conversation after the user's message: the tool loop's
         items, then the last response's text (``note`` appended) and, when the turn ended
         before they ran, its calls answered "not run"."""
-        items: list[ConversationItem] = []
         said = self.steers.conversation(self.parts, "", self._start)
         tools = self.tools
         if tools is not None and tools.pending:
-            if note and said[-1].content:
+            if said[-1].content:
                 said[-1] = Message("assistant", said[-1].content + note)
             tools.settle(said)
             return tools.sealed()
-        if tools is not None:
-            items.extend(tools.sealed())
-        if said[-1].content or (len(said) > 1):
+        items = tools.sealed() if tools is not None else []
+        if said[-1].content or len(said) > 1:
             said[-1] = Message("assistant", said[-1].content + note)
             items.extend(said)
         return items
@@ -310,18 +295,14 @@ class TurnRun:
         output_tokens = (self._reported if not self._unreported
                          else count_tokens("".join(self.parts)))
         first, last, sent = marks.first_delta_at, marks.last_delta_at, marks.request_sent_at
-        tool_time = sum(self.round_trips)
+        tool_time = sum(marks.round_trips)
         if self._calls_done_at is not None:  # stopped before the follow-up: the calls' time
             tool_time += time.perf_counter() - self._calls_done_at
         span = (last - first) if first is not None and last is not None else 0.0
         if span > tool_time:
             span -= tool_time
-        status: TurnOutcome = finished.status if finished is not None else "cancelled"
-        reason = finished.reason if finished is not None else None
-        if self.cut == "interrupted":
-            status, reason = "cancelled", None
-        elif self.cut == "max_tool_calls":
-            status, reason = "incomplete", "max_tool_calls"
+        status, reason = self.cut or ((finished.status, finished.reason) if finished is not None
+                                      else ("cancelled", None))
         if status == "cancelled" and self.stopped():
             reason = reason or "interrupted"
         output = marks.first_output_at

@@ -60,36 +60,25 @@ quarter of the window's room, so a small window keeps its recent outputs)."""
 def build_request(settings: Settings, root: Path, files: Sequence[str], instruction: str, *,
                   history: Sequence[ConversationItem] = (),
                   already_sent: Mapping[str, str] | None = None,
-                  map_tokens: int | None = None,
                   extra_tools: tuple[ToolSpec, ...] = ()) -> BuiltRequest:
-    """The whole request for one turn, checked against the budget.
+    """The whole request for one turn, checked against the budget before anything is sent
+    (a file or a size that cannot go is a ``RequestError``; what fits is decided by
+    :mod:`spark_cli.session.context.assemble`).
 
     ``files`` are the files the user chose (``spark edit FILE...``, ``/add``);
     ``history`` is the conversation so far; ``already_sent`` maps paths to the
     sha256 of the content the model already has (those files are not re-sent
-    unless they changed). ``map_tokens`` overrides the repo map's budget
-    (0: no map). ``extra_tools``: declared after spark's own (an MCP server's).
-
-    Everything is checked before anything is sent: a path outside the root, a
-    missing, binary or non-UTF-8 file, or a request that does not fit the window
-    (``context_window - max_output_tokens``) raises :class:`RequestError` with a
-    message naming the biggest contributors. The map and the extra files are
-    trimmed to fit instead (``BuiltRequest.context`` says what was left out).
+    unless they changed). ``extra_tools``: declared after spark's own (an MCP server's).
 
     ``user_message`` is what the conversation keeps: exactly the message sent, so
     each turn's messages extend the last one's and a persistent channel chains
     (``previous_response_id``, only the new message travels). The repo map
-    therefore travels once per conversation, in its first turn; later turns rely
-    on it (``/clear`` starts a new conversation and a new map).
+    therefore travels once per conversation, in its first turn.
 
-    Tools: unless ``settings.tools`` is off or the window is small (what a request carries
-    at each window size: :mod:`spark_cli.session.window.plan`), the request declares the
-    model's tools (``spark_cli.session.tool_access.tool_specs``); their definitions count
-    against the window. When the history (tool calls and outputs included) leaves
-    too little room for the new turn, its oldest tool outputs are shortened
-    first, then its oldest whole turns are left out (``BuiltRequest.history``: the
-    session keeps the shortened history; the report's ``trimmed`` says how many
-    turns went), so a long session keeps going instead of refusing every turn."""
+    The tools the window allows (:mod:`spark_cli.session.window.plan`) are declared and
+    count against it. When the history leaves too little room for the new turn, its
+    oldest tool outputs are shortened first, then its oldest whole turns are left out
+    (``BuiltRequest.history``; the report's ``trimmed`` says how many turns went)."""
     targets: list[TargetFile] = []
     for raw in files:
         target = read_target(root, raw)
@@ -119,12 +108,12 @@ def build_request(settings: Settings, root: Path, files: Sequence[str], instruct
             if freed:
                 history, shortened = tuple(items), tuple(items)
                 history_tokens -= freed
-    if map_tokens is None and (_map_in(history) or not plan.repo_map):
-        map_tokens = 0  # the conversation has a map: keep its prefix (chaining) stable
+    # a conversation that has a map keeps it: its prefix (chaining) stays stable
+    with_map = plan.repo_map and not _map_in(history)
     built = assemble(Path(root), budget,
                      targets, instruction, instructions=instructions, agents=agents,
                      history_tokens=history_tokens, known=already_sent or {},
-                     map_tokens=map_tokens, tools_tokens=tools_tokens)
+                     with_map=with_map, tools_tokens=tools_tokens)
     user_message = Message("user", built.content)
     request = TurnRequest(
         model=settings.provider.model,
@@ -133,8 +122,6 @@ def build_request(settings: Settings, root: Path, files: Sequence[str], instruct
         max_output_tokens=settings.max_output_tokens,
         tools=tools,
     )
-    # the conversation keeps what was sent, byte for byte, so the next turn's messages
-    # extend this one's and a persistent channel sends only what is new
     report = built.report
     if dropped_turns:
         said = f"the {dropped_turns:,} oldest turn{'s' if dropped_turns > 1 else ''}"
@@ -168,8 +155,6 @@ def _tools(settings: Settings) -> tuple[ToolSpec, ...]:
 
 def _specs_tokens(specs: Sequence[ToolSpec]) -> int:
     """What the tool definitions cost in the window (their JSON, as the wire carries it)."""
-    if not specs:
-        return 0
     return sum(count_tokens(json.dumps({"name": s.name, "description": s.description,
                                          "parameters": s.parameters})) for s in specs)
 

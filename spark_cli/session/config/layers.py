@@ -3,15 +3,16 @@
 ``user_config_path`` / ``project_config_path`` locate the files; ``_parse_file``
 reads one (TOML, every value checked: a bad one is a ``SettingsError`` naming the
 file and the key; keys are never read from files); ``env_layer`` and
-``flag_layer`` make the other two layers. ``spark_cli.session.config.settings``
-resolves the layers into ``Settings``.
+``flag_layer`` make the other two layers. ``chosen_provider`` and ``overlay`` are the one
+way layers stack, for ``spark_cli.session.config.settings`` (into ``Settings``) and for
+the deep track's ``[deep]`` table alike.
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import field
 from pathlib import Path
 
@@ -104,6 +105,11 @@ class Layer:
     label: str
     values: dict[str, object]
     providers: dict[str, dict[str, object]] = field(default_factory=dict)
+    sources: dict[str, str] = field(default_factory=dict)
+    """Where a value came from when not the layer's label (a variable, a flag)."""
+
+    def source(self, key: str) -> str:
+        return self.sources.get(key, self.label)
 
 
 def secret_error(where: str, key: str) -> SettingsError:
@@ -163,40 +169,57 @@ def _parse_file(path: Path, label: str) -> Layer:
     return layer
 
 
-def env_layer(env: Mapping[str, str]) -> Layer:
-    values: dict[str, object] = {}
-    for key, name in _ENV_KEYS.items():
-        raw = env.get(name)
-        if raw:
-            values[key] = check_value(f"environment variable {name}", key, raw)
-    return Layer("env", values)
+def env_layer(env: Mapping[str, str], names: Mapping[str, str] = _ENV_KEYS) -> Layer:
+    """The settings the variables ``names`` (key -> variable) set."""
+    return Layer("env", {key: check_value(f"environment variable {name}", key, env[name])
+                         for key, name in names.items() if env.get(name)},
+                 sources={key: f"env {name}" for key, name in names.items()})
 
 
-def flag_layer(flags: Mapping[str, object]) -> Layer:
+def flag_layer(flags: Mapping[str, object], keys: Mapping[str, str] | None = None) -> Layer:
+    """The settings ``flags`` set (``keys``: flag -> setting, when they differ)."""
     values: dict[str, object] = {}
-    for key, value in flags.items():
-        if value is None:
+    sources: dict[str, str] = {}
+    for flag, value in flags.items():
+        key = flag if keys is None else keys.get(flag)
+        if value is None or key is None:
             continue
         if key not in _TYPES:
             raise SettingsError(f"unknown setting '{key}' (known: {', '.join(_TYPES)})")
-        values[key] = check_value(f"--{key.replace('_', '-')}", key, value)
-    return Layer("flag", values)
+        option = f"--{flag.replace('_', '-')}"
+        values[key] = check_value(option, key, value)
+        sources[key] = f"flag {option}"
+    return Layer("flag", values, sources=sources)
 
 
-def source_of(layer: Layer, key: str) -> str:
-    if layer.label == "env":
-        return f"env {_ENV_KEYS[key]}"
-    if layer.label == "flag":
-        return f"flag --{key.replace('_', '-')}"
-    return layer.label
+def chosen_provider(layers: Sequence[Layer], name: str, source: str) -> tuple[str, str]:
+    """The provider the last layer naming one names, and where from (else ``name``)."""
+    for layer in layers:
+        if "provider" in layer.values:
+            name, source = str(layer.values["provider"]), layer.source("provider")
+    return name, source
+
+
+def overlay(layers: Sequence[Layer], name: str) -> Iterator[tuple[str, object, str]]:
+    """(key, value, source) of what each layer sets for the provider ``name``, lowest first:
+    its values (but a provider-specific one in a layer that names another provider), then
+    its ``[providers.NAME]`` table."""
+    for layer in layers:
+        other = layer.values.get("provider", name) != name
+        for key, value in layer.values.items():
+            if key != "provider" and not (other and key in PROVIDER_SPECIFIC):
+                yield key, value, layer.source(key)
+        for key, value in layer.providers.get(name, {}).items():
+            yield key, value, f"{layer.label} [providers.{name}]"
+
+
+def config_files(root: Path, env: Mapping[str, str]) -> list[tuple[str, Path]]:
+    """The config files there are, lowest first, each with its label (``user file``...)."""
+    return [(label, path) for label, path in (("user file", user_config_path(env)),
+                                              ("project file", project_config_path(root)))
+            if path.is_file()]
 
 
 def file_layers(root: Path, env: Mapping[str, str]) -> tuple[list[Layer], list[str]]:
-    layers: list[Layer] = []
-    files: list[str] = []
-    for label, path in (("user file", user_config_path(env)),
-                        ("project file", project_config_path(root))):
-        if path.is_file():
-            layers.append(_parse_file(path, label))
-            files.append(str(path))
-    return layers, files
+    found = config_files(root, env)
+    return [_parse_file(path, label) for label, path in found], [str(p) for _, p in found]

@@ -13,25 +13,22 @@ import os
 from collections.abc import Mapping
 from dataclasses import field, replace
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from spark_cli.protocol.secrets import mask_url
 from spark_cli.record import record
 from spark_cli.session.config.layers import (
     PROVIDER_KEYS,
-    PROVIDER_SPECIFIC,
     Layer,
     SettingsError,
+    chosen_provider,
     env_layer,
     file_layers,
     flag_layer,
-    source_of,
+    overlay,
 )
 from spark_cli.session.config.presets import (
-    COMMAND_POLICIES,
     DEFAULT_PROVIDER,
-    EDIT_FORMATS,
-    KINDS,
     OVERRIDE_KEY_ENV,
     PRESETS,
     ChannelKind,
@@ -53,10 +50,6 @@ MAX_OUTPUT_SHARE = 4
 def default_max_output(window: int) -> int:
     """``min(8192, window / 4)``: room for the answer that never eats the whole window."""
     return max(1, min(DEFAULT_MAX_OUTPUT_TOKENS, window // MAX_OUTPUT_SHARE))
-
-
-_Choice = TypeVar("_Choice", bound=str)
-_Number = TypeVar("_Number", int, float)
 
 
 def mask_key(key: str | None) -> str:
@@ -160,52 +153,47 @@ def load_settings(root: Path, flags: Mapping[str, object] | None = None,
     With ``check`` (the default), a missing key or base URL is an error too;
     `spark config` passes ``check=False`` and shows ``Settings.problems``.
 
-    Top-level keys: ``provider``, ``model``, ``base_url``, ``kind``, ``api_key_env`` and the
-    fields of :class:`Settings`; ``[providers.<name>]`` tables apply only when that provider
-    is the one in use. A top-level ``model`` / ``base_url`` / ``kind`` / ``api_key_env`` in a
-    file that also names a *different* provider than the one finally chosen is ignored.
-
-    Environment: ``SPARK_PROVIDER``, ``SPARK_MODEL``, ``SPARK_BASE_URL``; keys come
-    only from the environment (the preset's variable, ``api_key_env``, or
-    ``SPARK_API_KEY``, which overrides them all). A key is never read from a file,
-    and never printed: ``ProviderSettings`` shows it masked (``sk-…abcd``), and a
-    base URL is shown with any userinfo masked (``http://***@host/v1``)."""
+    ``[providers.<name>]`` tables apply only when that provider is the one in use, and a
+    top-level ``model`` / ``base_url`` / ``kind`` / ``api_key_env`` in a layer that names a
+    *different* provider than the one finally chosen is ignored. Keys come only from the
+    environment (the preset's variable, ``api_key_env``, or ``SPARK_API_KEY``, which
+    overrides them all) and are shown masked, as is a base URL's userinfo."""
     env = os.environ if env is None else env
     layers, files = file_layers(root, env)
     layers += [env_layer(env), flag_layer(flags or {})]
-    name, sources = _chosen_provider(layers)
+    name, source = chosen_provider(layers, DEFAULT_PROVIDER, "default")
     chosen = preset(name)  # a layer's provider was checked as it was read
-    resolved = _resolve(chosen, layers, sources)
+    resolved, sources = _resolve(chosen, layers)
+    sources["provider"] = source
     api_key, key_env = _api_key(env, resolved["api_key_env"])
     sources["api_key"] = f"env {key_env}" if api_key else "not set"
     model, base_url = resolved["model"], resolved["base_url"]
     problems = _problems(chosen, model, base_url, api_key, key_env)
     if check and problems:
         raise SettingsError("; ".join(problems))
-    provider = ProviderSettings(
-        name, _choice(resolved["kind"], KINDS), base_url if isinstance(base_url, str) else None,
-        str(model or ""), api_key, key_env, secrets=_known_secrets(env, layers, api_key))
-    window = _number(resolved["context_window"], int)
+    provider = ProviderSettings(name, resolved["kind"], base_url, model or "", api_key, key_env,
+                                secrets=_known_secrets(env, layers, api_key))
+    window = resolved["context_window"]
     if sources["max_output_tokens"] == "default":
         resolved["max_output_tokens"] = default_max_output(window)
         sources["max_output_tokens"] = "default: min(8192, context_window / 4)"
-    return Settings(
+    first_token = resolved["first_token_timeout"]
+    return Settings(  # every value was checked as its layer was read (``layers.check_value``)
         provider=provider,
-        edit_format=_choice(resolved["edit_format"], EDIT_FORMATS),
+        edit_format=resolved["edit_format"],
         context_window=window,
-        max_output_tokens=_number(resolved["max_output_tokens"], int),
-        idle_timeout=_number(resolved["idle_timeout"], float),
-        first_token_timeout=(None if resolved["first_token_timeout"] is None
-                             else _number(resolved["first_token_timeout"], float)),
-        test_command=_optional_str(resolved["test_command"]),
-        allow_syntax_errors=bool(resolved["allow_syntax_errors"]),
+        max_output_tokens=resolved["max_output_tokens"],
+        idle_timeout=float(resolved["idle_timeout"]),
+        first_token_timeout=None if first_token is None else float(first_token),
+        test_command=resolved["test_command"],
+        allow_syntax_errors=resolved["allow_syntax_errors"],
         sources=sources,
         files=tuple(files),
         problems=tuple(problems),
-        tools=bool(resolved["tools"]),
-        max_tool_calls=_number(resolved["max_tool_calls"], int),
-        commands=_choice(resolved["commands"], COMMAND_POLICIES),
-        allowed_commands=_strings(resolved["allowed_commands"]),
+        tools=resolved["tools"],
+        max_tool_calls=resolved["max_tool_calls"],
+        commands=resolved["commands"],
+        allowed_commands=tuple(resolved["allowed_commands"]),
     )
 
 
@@ -223,19 +211,10 @@ def with_window(settings: Settings, window: int, source: str, *,
                    token_scale=settings.token_scale if token_scale is None else token_scale)
 
 
-def _chosen_provider(layers: list[Layer]) -> tuple[str, dict[str, str]]:
-    """The provider's name (the last layer that names one wins) and the sources so far."""
-    name, sources = DEFAULT_PROVIDER, {"provider": "default"}
-    for layer in layers:
-        if "provider" in layer.values:
-            name, sources["provider"] = str(layer.values["provider"]), source_of(layer, "provider")
-    return name, sources
-
-
-def _resolve(chosen: Preset, layers: list[Layer], sources: dict[str, str]) -> dict[str, object]:
-    """The preset's values overlaid by each layer in order; ``sources`` updated in place."""
+def _resolve(chosen: Preset, layers: list[Layer]) -> tuple[dict[str, Any], dict[str, str]]:
+    """The preset's values overlaid by each layer in order, and where each came from."""
     name = chosen.name
-    resolved: dict[str, object] = {
+    resolved: dict[str, Any] = {
         "model": chosen.model, "base_url": chosen.base_url, "kind": chosen.kind,
         "api_key_env": chosen.key_env, "edit_format": chosen.edit_format,
         "context_window": DEFAULT_CONTEXT_WINDOW, "max_output_tokens": DEFAULT_MAX_OUTPUT_TOKENS,
@@ -243,17 +222,10 @@ def _resolve(chosen: Preset, layers: list[Layer], sources: dict[str, str]) -> di
         "allow_syntax_errors": False, "tools": True, "max_tool_calls": DEFAULT_MAX_TOOL_CALLS,
         "commands": "ask", "allowed_commands": (),
     }
-    sources.update({key: f"preset {name}" if key in PROVIDER_KEYS else "default"
-                    for key in resolved})
-    for layer in layers:
-        other = "provider" in layer.values and layer.values["provider"] != name
-        for key, value in layer.values.items():
-            if key == "provider" or (other and key in PROVIDER_SPECIFIC):
-                continue
-            resolved[key], sources[key] = value, source_of(layer, key)
-        for key, value in layer.providers.get(name, {}).items():
-            resolved[key], sources[key] = value, f"{layer.label} [providers.{name}]"
-    return resolved
+    sources = {key: f"preset {name}" if key in PROVIDER_KEYS else "default" for key in resolved}
+    for key, value, source in overlay(layers, name):
+        resolved[key], sources[key] = value, source
+    return resolved, sources
 
 
 def _api_key(env: Mapping[str, str], key_env: object) -> tuple[str | None, str | None]:
@@ -315,24 +287,3 @@ def _known_secrets(env: Mapping[str, str], layers: list[Layer],
         found.add(api_key)
     return tuple(sorted(found))
 
-
-def _choice(value: object, choices: tuple[_Choice, ...]) -> _Choice:
-    """``value`` as one of ``choices`` (already checked by ``_check_value``)."""
-    for choice in choices:
-        if value == choice:
-            return choice
-    raise SettingsError(f"{value!r} is not one of {', '.join(choices)}")
-
-
-def _number(value: object, kind: type[_Number]) -> _Number:
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return kind(value)
-    raise SettingsError(f"{value!r} is not a number")
-
-
-def _strings(value: object) -> tuple[str, ...]:
-    return tuple(str(v) for v in value) if isinstance(value, list | tuple) else ()
-
-
-def _optional_str(value: object) -> str | None:
-    return value if isinstance(value, str) else None

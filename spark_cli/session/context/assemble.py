@@ -69,18 +69,16 @@ class Assembled:
     sent: tuple[str, ...]
     content: str
     """The user message as sent (map, files, instruction)."""
-    remembered: str
-    """The same without the map: what the conversation keeps."""
     total: int
     report: ContextReport
 
 
 def assemble(root: Path, budget: Budget, explicit: Sequence[TargetFile], instruction: str, *,
              instructions: str, agents: str | None, history_tokens: int,
-             known: Mapping[str, str], map_tokens: int | None = None,
-             index: RepoIndex | None = None, tools_tokens: int = 0) -> Assembled:
+             known: Mapping[str, str], with_map: bool, tools_tokens: int) -> Assembled:
     """The turn's context; ``RequestError`` when it cannot fit.
-    ``tools_tokens``: what the request's tool definitions cost.
+    ``tools_tokens``: what the request's tool definitions cost; ``with_map``: false when
+    the conversation already has a map or the window is too small for one.
 
     The user message is, in this order: the repo map (a ``~~~`` fenced outline
     under one header line), the files (each as a file block), the instruction.
@@ -102,19 +100,13 @@ def assemble(root: Path, budget: Budget, explicit: Sequence[TargetFile], instruc
     sentence in the report's ``trimmed``; the final text is counted again, so
     the request never exceeds the cap.
 
-    :func:`assemble` reads in that order: the caller's files (:mod:`.picks`), the files
-    the prompt brings (:mod:`.picks`), the map (:mod:`.repo_map`), then the whole message
-    fitted to the window and the report (here).
-
-    The map is not part of what the conversation keeps (``remembered``): every
-    turn sends a fresh one, and the history does not grow by a map per turn.
     When the repo has no file besides those sent (a pipe's private temp dir),
     nothing is scanned or parsed: no map, no extra files."""
     picks = [pick(t, "added", known) for t in explicit]
     in_chat = {t.path for t in explicit}
     system_tokens = count_tokens(instructions)
     fixed = system_tokens + history_tokens + tools_tokens
-    _, base = compose(picks, instruction, "")
+    base = compose(picks, instruction, "")
     base_total = fixed + count_tokens(base)
     agents_tokens = count_tokens(agents or "")
     parts = {"instructions": system_tokens - agents_tokens, "AGENTS.md": agents_tokens,
@@ -126,42 +118,43 @@ def assemble(root: Path, budget: Budget, explicit: Sequence[TargetFile], instruc
     if base_total > budget.cap:
         if budget.firm:
             raise _over_budget(parts, picks, base_total, budget)
-        content, remembered = compose(picks, instruction, "")
+        content = compose(picks, instruction, "")
         notes.append(f"sent beyond the {budget.window:,}-token window spark assumed (it is "
                      "not the server's word): the server's answer will tell")
         report = _report(budget, parts, picks, base_total, NO_MAP, trimmed, notes)
         return Assembled(tuple(p.target for p in picks),
                          tuple(p.target.path for p in picks if p.fresh),
-                         content, remembered, base_total, report)
+                         content, base_total, report)
     room = budget.cap - base_total
     outline = NO_MAP
     repo = None if _only(root, in_chat) else scan_repo(root)
     if repo is not None and any(path not in in_chat for path in repo.paths()):
         from spark_cli.session.context.index import index_for  # deferred: launch -> request
 
-        index = index or index_for(root)
+        index = index_for(root)
         found = candidates(root, repo, index, instruction, in_chat, known, notes)
         room = take_extras(picks, found, room, trimmed)
-        outline = repo_map(index, picks, instruction, map_tokens=map_tokens,
-                           window=budget.window, cap=budget.cap, room=room, trimmed=trimmed)
-        content, remembered, total, outline = _fit(index, picks, len(explicit), instruction,
-                                                   outline, fixed, budget.cap, trimmed)
+        if with_map:
+            outline = repo_map(index, picks, instruction, window=budget.window,
+                               cap=budget.cap, room=room, trimmed=trimmed)
+        content, total, outline = _fit(index, picks, len(explicit), instruction, outline,
+                                       fixed, budget.cap, trimmed)
     else:
-        content, remembered = compose(picks, instruction, "")
+        content = compose(picks, instruction, "")
         total = fixed + count_tokens(content)
     report = _report(budget, parts, picks, total, outline, trimmed, notes)
     return Assembled(tuple(p.target for p in picks),
                      tuple(p.target.path for p in picks if p.fresh),
-                     content, remembered, total, report)
+                     content, total, report)
 
 
-def compose(picks: Sequence[Pick], instruction: str, outline: str) -> tuple[str, str]:
-    """(the user message as sent, the same as remembered: without the map)."""
+def compose(picks: Sequence[Pick], instruction: str, outline: str) -> str:
+    """The user message: the map (when ``outline`` has one), the fresh files, the instruction."""
     blocks = [block_of(p.target) for p in picks if p.fresh]
-    remembered = instruction.strip() + "\n"
+    message = instruction.strip() + "\n"
     if blocks:
-        remembered = render_file_blocks(blocks) + "\n" + remembered
-    return (map_section(outline) + "\n" + remembered if outline else remembered), remembered
+        message = render_file_blocks(blocks) + "\n" + message
+    return map_section(outline) + "\n" + message if outline else message
 
 
 def _over_budget(parts: Mapping[str, int], picks: Sequence[Pick], total: int,
@@ -200,21 +193,21 @@ def scan_repo(root: Path) -> RepoFiles:
 
 
 def _fit(index: RepoIndex, picks: list[Pick], named: int, instruction: str, outline: Outline,
-         fixed: int, cap: int, trimmed: list[str]) -> tuple[str, str, int, Outline]:
-    """The user message (as sent, as kept), its request's total and the map, within ``cap``:
+         fixed: int, cap: int, trimmed: list[str]) -> tuple[str, int, Outline]:
+    """The user message, its request's total and the map, within ``cap``:
     the map shrunk first, then the extra files (after the ``named`` first picks) dropped."""
-    content, remembered = compose(picks, instruction, outline.text)
+    content = compose(picks, instruction, outline.text)
     total = fixed + count_tokens(content)
     while total > cap and outline.text:  # joins counted apart: shrink, recount
         outline = smaller_map(index, picks, instruction, outline, total - cap)
-        content, remembered = compose(picks, instruction, outline.text)
+        content = compose(picks, instruction, outline.text)
         total = fixed + count_tokens(content)
     while total > cap and len(picks) > named:  # never: the slack covers it
         dropped = picks.pop()
         trimmed.append(f"{dropped.target.path} ({dropped.why}) left out to fit the window")
-        content, remembered = compose(picks, instruction, outline.text)
+        content = compose(picks, instruction, outline.text)
         total = fixed + count_tokens(content)
-    return content, remembered, total, outline
+    return content, total, outline
 
 
 def _report(budget: Budget, parts: dict[str, int], picks: Sequence[Pick], total: int,

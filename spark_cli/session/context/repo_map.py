@@ -11,7 +11,7 @@ still over the window. Each cut leaves a sentence in ``trimmed``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from spark_cli.protocol.tokens import count_tokens
@@ -49,12 +49,10 @@ def map_budget(cap: int, *, files_sent: bool) -> int:
 
 
 def repo_map(index: RepoIndex, picks: Sequence[Pick], instruction: str, *,
-             map_tokens: int | None, window: int, cap: int, room: int,
-             trimmed: list[str]) -> Outline:
-    """The map in its share (``map_tokens`` if given, 0: none) and in the ``room`` the files
-    left, ranked toward ``picks``; ``NO_MAP`` when it is not worth sending."""
-    wanted = map_tokens if map_tokens is not None else map_budget(
-        cap, files_sent=any(p.fresh for p in picks))
+             window: int, cap: int, room: int, trimmed: list[str]) -> Outline:
+    """The map in its share and in the ``room`` the files left, ranked toward ``picks``;
+    ``NO_MAP`` when it is not worth sending."""
+    wanted = map_budget(cap, files_sent=any(p.fresh for p in picks))
     if 0 < wanted < MIN_MAP_TOKENS:
         trimmed.append(f"repo map left out: the window ({window:,} tokens) is too "
                        "small for one")
@@ -134,8 +132,7 @@ def render(ranked: Sequence[Ranked]) -> str:
     return "".join(out)
 
 
-def fit(ranked: Sequence[Ranked], budget: int,
-        count: Callable[[str], int] = count_tokens) -> Outline:
+def fit(ranked: Sequence[Ranked], budget: int) -> Outline:
     """The most definitions (best first) whose outline stays within ``budget`` tokens.
 
     A line break always starts a new token piece, so the outline's count is the
@@ -151,18 +148,18 @@ def fit(ranked: Sequence[Ranked], budget: int,
     files: set[str] = set()
     n = 0
     for item in ranked[:MAX_CANDIDATES]:
-        cost = count("\n│" + item.definition.signature) + 1
+        cost = count_tokens("\n│" + item.definition.signature) + 1
         if item.path not in files:
-            cost += count("\n" + item.path + ":")
+            cost += count_tokens("\n" + item.path + ":")
         if spent + cost + 1 > budget:
             break
         spent += cost
         files.add(item.path)
         n += 1
     text = render(ranked[:n])
-    tokens = count(text)
+    tokens = count_tokens(text)
     while n > 0 and tokens > budget:
         n -= 1
         text = render(ranked[:n])
-        tokens = count(text)
+        tokens = count_tokens(text)
     return Outline(text, tokens, len({r.path for r in ranked[:n]}), n, len(ranked))

@@ -19,12 +19,16 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from spark_cli.session.config.layers import (
+    Layer,
     SettingsError,
     check_value,
-    project_config_path,
+    chosen_provider,
+    config_files,
+    env_layer,
+    flag_layer,
+    overlay,
     read_toml,
     secret_error,
-    user_config_path,
 )
 from spark_cli.session.config.settings import Settings, load_settings
 
@@ -33,7 +37,6 @@ DEEP_MODELS = {"mock": "spark-deep", "openai": "gpt-5.3-codex"}
 """The deep model a preset gets when ``[deep]`` names none."""
 _KEYS = ("provider", "model", "base_url", "api_key_env", "kind", "edit_format",
          "context_window", "max_output_tokens")
-_SPECIFIC = ("model", "base_url", "kind", "api_key_env")
 _ENV = {"provider": "SPARK_DEEP_PROVIDER", "model": "SPARK_DEEP_MODEL",
         "base_url": "SPARK_DEEP_BASE_URL"}
 _FLAGS = {"deep_provider": "provider", "deep_model": "model", "deep_base_url": "base_url",
@@ -64,21 +67,11 @@ def _read_table(path: Path) -> dict[str, object]:
     return checked
 
 
-def _layers(root: Path, flags: Mapping[str, object],
-            env: Mapping[str, str]) -> list[dict[str, tuple[object, str]]]:
-    """Each layer's values, lowest first, each with where it came from."""
-    layers: list[dict[str, tuple[object, str]]] = []
-    for label, path in (("user file", user_config_path(env)),
-                        ("project file", project_config_path(root))):
-        if path.is_file():
-            where = f"{label} {path} [{TABLE}]"
-            layers.append({key: (value, where) for key, value in _read_table(path).items()})
-    layers.append({key: (check_value(f"environment variable {name}", key, env[name]),
-                         f"env {name}") for key, name in _ENV.items() if env.get(name)})
-    layers.append({key: (check_value(f"--{flag.replace('_', '-')}", key, flags[flag]),
-                         f"flag --{flag.replace('_', '-')}")
-                   for flag, key in _FLAGS.items() if flags.get(flag) is not None})
-    return layers
+def _layers(root: Path, flags: Mapping[str, object], env: Mapping[str, str]) -> list[Layer]:
+    """The ``[deep]`` tables, variables and flags, lowest first."""
+    layers = [Layer(f"{label} {path} [{TABLE}]", _read_table(path))
+              for label, path in config_files(root, env)]
+    return [*layers, env_layer(env, _ENV), flag_layer(flags, _FLAGS)]
 
 
 def load_deep_settings(root: Path, flags: Mapping[str, object], env: Mapping[str, str], *,
@@ -92,27 +85,18 @@ def load_deep_settings(root: Path, flags: Mapping[str, object], env: Mapping[str
     without it (the TUI) it is left in ``Settings.problems`` and a deep task
     fails with that line while the fast track goes on.
 
-    Default: the bundled engine with the model ``spark-deep`` (``openai``:
-    ``gpt-5.3-codex``; other presets: the preset's own model). Keys come from the
-    environment only, by the same rules as the fast track (``api_key_env``, the
-    preset's variable, ``SPARK_API_KEY``). The result is an ordinary ``Settings``
-    made by ``load_settings`` (so every other setting, e.g. ``idle_timeout`` or
-    ``test_command``, is the fast track's), with ``sources`` naming the ``[deep]``
-    table, variable or flag each provider value came from.
+    Default: the bundled engine with the model ``spark-deep`` (other presets:
+    :data:`DEEP_MODELS`, else the preset's own model). The result is an ordinary
+    ``Settings`` made by ``load_settings`` (so keys and every other setting, e.g.
+    ``idle_timeout``, follow the fast track's rules), with ``sources`` naming the
+    ``[deep]`` table, variable or flag each provider value came from.
     """
     layers = _layers(Path(root), flags, env)
-    name, provider_source = "mock", "default (deep)"
-    for values in layers:
-        if "provider" in values:
-            name, provider_source = str(values["provider"][0]), values["provider"][1]
+    name, source = chosen_provider(layers, "mock", "default (deep)")
     chosen: dict[str, object] = {"provider": name}
-    sources = {"provider": provider_source}
-    for values in layers:
-        other = "provider" in values and values["provider"][0] != name
-        for key, (value, source) in values.items():
-            if key == "provider" or (other and key in _SPECIFIC):
-                continue
-            chosen[key], sources[key] = value, source
+    sources = {"provider": source}
+    for key, value, where in overlay(layers, name):
+        chosen[key], sources[key] = value, where
     if "model" not in chosen and name in DEEP_MODELS:
         chosen["model"], sources["model"] = DEEP_MODELS[name], "default (deep)"
     passed = {key: flags[key] for key in _SHARED_FLAGS if flags.get(key) is not None}

@@ -18,9 +18,9 @@ import time
 from collections.abc import AsyncGenerator, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from spark_cli.protocol.channel import (
-    Capabilities,
     Channel,
     ChannelError,
     ChannelEvent,
@@ -51,14 +51,14 @@ class RunSpec:
 
 
 class _Counting:
-    """A channel that counts the answer's tokens as they stream (for the HUD)."""
+    """A channel that counts the answer's tokens as they stream (for the HUD); all else is
+    the inner channel's."""
 
     def __init__(self, inner: Channel, task: DeepTask, notify: Callable[[], None]) -> None:
         self.inner, self.task, self.notify = inner, task, notify
 
-    @property
-    def capabilities(self) -> Capabilities:
-        return self.inner.capabilities
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
 
     async def stream(self, request: TurnRequest) -> AsyncGenerator[ChannelEvent, None]:
         async with contextlib.aclosing(self.inner.stream(request)) as events:
@@ -67,18 +67,6 @@ class _Counting:
                     self.task.output_tokens += count_tokens(event.text)
                     self.notify()
                 yield event
-
-    async def steer(self, text: str) -> None:
-        await self.inner.steer(text)
-
-    async def stop(self) -> None:
-        await self.inner.stop()
-
-    async def warm(self, request: TurnRequest | None = None) -> None:
-        await self.inner.warm(request)
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()
 
 
 def collect_change(snap: Snapshot, label: str) -> DeepChange:

@@ -123,18 +123,15 @@ class SessionStore:
 
     def __init__(self, root: Path, state_dir: Path | None = None) -> None:
         self.root = Path(os.path.realpath(root))
-        self._folder = Path(state_dir) if state_dir is not None else (
+        self.folder = Path(state_dir) if state_dir is not None else (
             state_base() / "repos" / repo_slug(self.root))
+        """The repo's state folder (made on the first write)."""
         self.problems: list[str] = []
         """Every problem line so far (reads and writes), oldest first; see `take_problems`."""
         self._pending: list[str] = []  # lines not handed out yet (load() hands out its own)
         self._failing: set[str] = set()  # files whose last write failed (reported once)
         self._prompts: list[str] | None = None  # cached history, read on first use
         self._written: dict[str, bytes] = {}  # the last bytes each file got (skip repeats)
-
-    @property
-    def folder(self) -> Path:
-        return self._folder
 
     def take_problems(self) -> list[str]:
         """The problem lines not handed out yet, for a transcript to show each once: those of
@@ -148,14 +145,14 @@ class SessionStore:
         """The draft, queue and history; unreadable files become problem lines, not errors."""
         start = len(self.problems)
         self._written.clear()  # what is on disk now is what counts
-        remove_stale_temps(self._folder)  # temp files a crash left behind
+        remove_stale_temps(self.folder)  # temp files a crash left behind
         draft = self._read(DRAFT, _parse_draft)
         queue = self._read(QUEUE, _parse_items)
         prompts = self._read(PROMPTS, _parse_items)
         self._prompts = list(prompts or ())[-MAX_PROMPTS:]
         found = self.problems[start:]
         self._pending = [line for line in self._pending if line not in found]
-        first = not self._prompts and not (self._folder / CONVERSATION).exists()
+        first = not self._prompts and not (self.folder / CONVERSATION).exists()
         return SavedState(draft or "", tuple(queue or ()), tuple(self._prompts), tuple(found),
                           first_run=first)
 
@@ -165,7 +162,7 @@ class SessionStore:
         return self._read(CONVERSATION, self._parse_conversation)
 
     def _read(self, name: str, parse: Callable[[dict[str, Any]], _T]) -> _T | None:
-        path = self._folder / name
+        path = self.folder / name
         try:
             data = path.read_bytes()
         except FileNotFoundError:
@@ -248,9 +245,9 @@ class SessionStore:
         data = json.dumps({"version": VERSION, "kind": kind, **body}).encode("ascii")
         if self._written.get(name) == data:
             return None  # the same bytes as the last successful write: nothing to do
-        path = self._folder / name
+        path = self.folder / name
         try:
-            self._folder.mkdir(parents=True, exist_ok=True, mode=0o700)  # prompts may hold secrets
+            self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)  # prompts may hold secrets
             write_atomic(path, data, 0o600, durable=durable)
         except OSError as exc:
             self._written.pop(name, None)

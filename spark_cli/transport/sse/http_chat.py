@@ -82,6 +82,9 @@ class ChatFold:
         self.time_info: dict[str, float] | None = None
         """Cerebras' timing breakdown, when sent."""
 
+    tentative: TurnFinished | None = None
+    """Never set: no steering on this wire (the read machine asks)."""
+
     def feed(self, event: SSEEvent) -> ChannelEvent | None:
         # per token: the text delta is read inline; the rare parts (the end, errors,
         # usage, the first chunk, a finish reason) are their own methods

@@ -32,19 +32,13 @@ from spark_cli.protocol.channel import (
 from spark_cli.protocol.secrets import Secrets
 from spark_cli.transport.bodies import key_headers, responses_item
 from spark_cli.transport.errors import ProviderError, masked
+from spark_cli.transport.reading import Decision, ReadMachine, Step
 from spark_cli.transport.responses_fold import ResponsesFold
 from spark_cli.transport.retry import RetryPolicy, with_retries
-from spark_cli.transport.silence import (
-    QUEUE_TIMEOUT,
-    IdleWatch,
-    first_token_limit,
-    prefill_timeout,
-    prompt_tokens,
-)
+from spark_cli.transport.silence import QUEUE_TIMEOUT, IdleWatch
 from spark_cli.transport.text_merge import merged
 from spark_cli.transport.ws.ws_ahead import WsAhead
-from spark_cli.transport.ws.ws_links import Link, Links
-from spark_cli.transport.ws.ws_read import Decision, ReadMachine, Step, queued_frames
+from spark_cli.transport.ws.ws_links import Link, Links, queued_frames
 from spark_cli.transport.ws.ws_wire import Chain, chain_after, create_payload
 
 CANCEL_EXTENSION = "response.cancel"
@@ -58,7 +52,7 @@ class _Running:
     """One attempt of a response on a connection: its state and its owner."""
 
     link: Link
-    machine: ReadMachine
+    machine: ReadMachine[ResponsesFold]
     """What the response's state is and what each frame means (sans-I/O)."""
     owner: object
     """The stream() call this attempt belongs to."""
@@ -298,8 +292,9 @@ class ResponsesWebSocketChannel:
             self._links.drop(run.link, step.drop)
         if step.error is not None:
             raise step.error from None
-        if step.remember:
-            self._remember(request, run)
+        if step.remember:  # the chain the connection holds now
+            run.link.chain = (None if run.machine.stopping
+                              else chain_after(request, run.fold, run.steers))
         return tuple(step.emit)
 
     async def _read(self, run: _Running, request: TurnRequest) -> AsyncIterator[ChannelEvent]:
@@ -360,26 +355,19 @@ class ResponsesWebSocketChannel:
 
     # ---- helpers ----
 
-    def _machine(self, request: TurnRequest) -> ReadMachine:
+    def _machine(self, request: TurnRequest) -> ReadMachine[ResponsesFold]:
         fold = ResponsesFold(self._secrets, tools=bool(request.tools))
-        limit = first_token_limit(request, self._first_token, self._idle)
-        return ReadMachine(fold, self._idle, self._queue_timeout, first_token=limit,
-                           prefill=prefill_timeout(limit, prompt_tokens(request),
-                                                   configured=self._first_token is not None))
+        return ReadMachine.for_turn(fold, request, self._idle, self._queue_timeout,
+                                    self._first_token)
+
+    def _payload(self, request: TurnRequest, link: Link, *, generate: bool = True) -> str:
+        """The ``response.create`` frame (:mod:`.ws_wire`; tests spy on what is sent here)."""
+        return create_payload(request, link.chain, generate=generate)
 
     async def _close_if_still_running(self, run: _Running) -> None:
         await asyncio.sleep(CANCEL_GRACE)
         if self._running is run and run.fold.finished is None:
             self._links.drop(run.link, "cancel not acknowledged")
-
-    # ---- chaining (spark_cli.transport.ws.ws_wire) ----
-
-    def _payload(self, request: TurnRequest, link: Link, *, generate: bool = True) -> str:
-        return create_payload(request, link.chain, generate=generate)
-
-    def _remember(self, request: TurnRequest, run: _Running) -> None:
-        run.link.chain = (None if run.machine.stopping
-                          else chain_after(request, run.fold, run.steers))
 
 
 def _close_detail(exc: ConnectionClosed) -> str:

@@ -17,9 +17,9 @@ from spark_cli.protocol.channel import (
     UsageReported,
 )
 from spark_cli.transport.errors import provider_error
+from spark_cli.transport.reading import Decision, ReadMachine
 from spark_cli.transport.responses_fold import ResponsesFold
 from spark_cli.transport.silence import prefill_timeout
-from spark_cli.transport.ws.ws_read import Decision, ReadMachine
 
 IDLE, QUEUE = 2.0, 60.0
 

@@ -5,6 +5,8 @@ A channel's read loop (the WebSocket's :mod:`.ws.websocket`, the SSE's
 the socket closing, a bad frame, a provider error) to a :class:`ReadMachine`, which
 answers with what to do. Stop, cancel, steer, queue and prefill rules live there, tested
 value in, value out, as websockets keeps its connection state in a sans-I/O ``Protocol``.
+Both loops hand up the text already received as one delta (:func:`merged`; `spark bench
+stream` measures it, docs/benchmarks.md ``## Stream``).
 """
 
 from __future__ import annotations
@@ -73,6 +75,21 @@ class Decision:
 
 Step = ChannelEvent | Decision | None
 """An event to yield as it is, a Decision, or None (nothing to do)."""
+
+
+def merged(parts: list[str]) -> TextDelta:
+    """One delta for the deltas that arrived together (``parts`` not empty).
+
+    A provider streaming one token per message at thousands of tokens per second
+    often has several messages waiting by the time the reader looks. Each
+    ``TextDelta`` crosses about five async-generator layers (the channel, the turn,
+    the conversation, the front end) and the edit-block parser; one delta for all
+    that arrived together pays that once. Text is merged only up to the next
+    non-text event, which keeps its place: the order of text, tool-call events, usage
+    and the finish is exactly what was sent. Nothing waits to be merged: a reader
+    yields what it holds before it would wait for the network.
+    """
+    return TextDelta(parts[0] if len(parts) == 1 else "".join(parts))
 
 
 F = TypeVar("F", bound=Fold)

@@ -1,9 +1,10 @@
 """What the HTTP SSE channels share: one HTTP client, a streamed POST, errors, stop.
 
-A subclass names its ``path``, builds the request ``_body`` and supplies a
-fold (one per attempt) that turns :class:`SSEEvent` values into channel events.
-The body is always read to EOF, also after ``[DONE]`` or a terminal event, so
-the connection goes back to the pool (breaking out early forces a new
+A subclass names its ``path``, builds the request ``_body`` and supplies a fold (one per
+attempt) that turns :class:`SSEEvent` values into channel events; the
+:class:`~spark_cli.transport.reading.ReadMachine` the WebSocket uses decides stop, queue,
+prefill and silence. The body is always read to EOF, also after ``[DONE]`` or a terminal
+event, so the connection goes back to the pool (breaking out early forces a new
 connection per turn). ``stop()`` closes the response stream. The client is the one
 :mod:`http_route` chooses; both report the :mod:`http_wire` failures.
 """
@@ -30,7 +31,7 @@ from spark_cli.protocol.secrets import Secrets, mask_url, mask_urls_in
 from spark_cli.protocol.sse import COMMENT, SSEDecoder, SSEEvent
 from spark_cli.transport.bodies import encode, stream_headers
 from spark_cli.transport.errors import endpoint, error_from_body, unanswered, unreachable_error
-from spark_cli.transport.reading import Decision, Fold, ReadMachine
+from spark_cli.transport.reading import Decision, Fold, ReadMachine, merged
 from spark_cli.transport.retry import RetryPolicy, with_retries
 from spark_cli.transport.silence import (
     QUEUE_TIMEOUT,
@@ -41,7 +42,6 @@ from spark_cli.transport.silence import (
 )
 from spark_cli.transport.sse import http_wire as wire
 from spark_cli.transport.sse.http_route import open_client
-from spark_cli.transport.text_merge import merged
 
 if TYPE_CHECKING:
     import httpx
@@ -92,14 +92,10 @@ class HttpStreamChannel:
       client says when), while the response headers are still on the way, so
       whatever the consumer does on it overlaps the model's TTFT; a request that
       never left (unreachable host) yields none.
-    - Silence is timed by :class:`IdleWatch` (the clients have no read timeout).
-      Until the first token the limit is the first-token timeout, counted from the
-      request leaving (:mod:`spark_cli.transport.silence`: a slow prefill is not a
-      stall, and a request that timed out there is not sent again); the idle
-      timeout applies between tokens. SSE comments count as activity;
-      ``: queued N`` comments (the bundled engine's Chat Completions form) become
-      :class:`Queued`, and while the server says the request is queued the much
-      longer ``queue_timeout`` applies.
+    - Silence is timed by :class:`IdleWatch` (the clients have no read timeout), with
+      the limit the machine names. The first-token limit counts from the request
+      leaving: SSE comments (llama.cpp's pings) do not restart it; ``: queued N``
+      comments (the bundled engine's Chat Completions form) become :class:`Queued`.
     - A host name that does not resolve is not retried.
     """
 
@@ -138,7 +134,7 @@ class HttpStreamChannel:
         self._prefill_since = 0.0
         """When the current attempt's prefill began: the request left, or the queue's end."""
         self._sent_body: dict[str, Any] = {}
-        self._queue_timeout = max(queue_timeout, idle_timeout)
+        self._queue_timeout = queue_timeout
         self._policy = retry_policy or RetryPolicy(max_attempts=max_retries + 1, max_wait=max_wait)
         self._net = open_client(base_url, headers, connect_timeout=connect_timeout,
                                 write_timeout=idle_timeout, transport=transport, ahead=ahead)
@@ -205,16 +201,14 @@ class HttpStreamChannel:
         response: wire.Response | None = None
         try:
             await first_of(self._stop, sending.task, sending.left.wait())
-            if self._stop.is_set():
-                yield TurnFinished("cancelled", "stopped before the response started")
-                return
-            at = sending.sent_at()
-            watch.since = None
-            yield RequestSent(at)  # the headers are still on the way: work here overlaps TTFT
-            machine.prefill = prefill
-            watch.since = self._prefill_since = monotonic()
-            watch.set_limit(machine.limit)
-            await first_of(self._stop, sending.task)
+            if not self._stop.is_set():
+                at = sending.sent_at()
+                watch.since = None
+                yield RequestSent(at)  # the headers are on the way: work here overlaps TTFT
+                machine.prefill = prefill
+                watch.since = self._prefill_since = monotonic()
+                watch.set_limit(machine.limit)
+                await first_of(self._stop, sending.task)
             if self._stop.is_set():
                 yield TurnFinished("cancelled", "stopped before the response started")
                 return

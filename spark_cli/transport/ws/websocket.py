@@ -1,10 +1,5 @@
-"""The fast channel: OpenAI Responses over one persistent WebSocket.
-
-One connection reused across turns with ``previous_response_id`` chaining, the whole
-context replayed on a new connection, a warm spare so the turn after a stop pays no
-handshake, steering, idle and queue timeouts, and a head start for the first
-connection; each is listed on :class:`ResponsesWebSocketChannel`.
-"""
+"""The fast channel: OpenAI Responses over one persistent WebSocket (what it does is
+listed on :class:`ResponsesWebSocketChannel`)."""
 
 from __future__ import annotations
 
@@ -32,11 +27,10 @@ from spark_cli.protocol.channel import (
 from spark_cli.protocol.secrets import Secrets
 from spark_cli.transport.bodies import key_headers, responses_item
 from spark_cli.transport.errors import ProviderError, masked
-from spark_cli.transport.reading import Decision, ReadMachine, Step
+from spark_cli.transport.reading import Decision, ReadMachine, Step, merged
 from spark_cli.transport.responses_fold import ResponsesFold
 from spark_cli.transport.retry import RetryPolicy, with_retries
 from spark_cli.transport.silence import QUEUE_TIMEOUT, IdleWatch
-from spark_cli.transport.text_merge import merged
 from spark_cli.transport.ws.ws_ahead import WsAhead
 from spark_cli.transport.ws.ws_links import Link, Links, queued_frames
 from spark_cli.transport.ws.ws_wire import Chain, chain_after, create_payload
@@ -89,7 +83,7 @@ class ResponsesWebSocketChannel:
       request before asyncio was imported (``ahead=``); the turn then only reads.
 
     Hot path: one ``json.loads`` per frame, then :class:`ResponsesFold`; the text of
-    frames already received goes up as one delta (:mod:`spark_cli.transport.text_merge`).
+    frames already received goes up as one delta (:func:`spark_cli.transport.reading.merged`).
     """
 
     def __init__(
@@ -119,7 +113,7 @@ class ResponsesWebSocketChannel:
         headers = key_headers(api_key, extra_headers)
         self._idle = idle_timeout
         self._first_token = first_token_timeout
-        self._queue_timeout = max(queue_timeout, idle_timeout)
+        self._queue_timeout = queue_timeout
         self._use_cancel = use_cancel_extension
         self._policy = retry_policy or RetryPolicy(max_attempts=max_retries + 1, max_wait=max_wait)
         self._links = Links(
@@ -295,7 +289,7 @@ class ResponsesWebSocketChannel:
         if step.remember:  # the chain the connection holds now
             run.link.chain = (None if run.machine.stopping
                               else chain_after(request, run.fold, run.steers))
-        return tuple(step.emit)
+        return step.emit
 
     async def _read(self, run: _Running, request: TurnRequest) -> AsyncIterator[ChannelEvent]:
         """Frames of one response until its terminal event. Only bytes move here: every
@@ -308,7 +302,7 @@ class ResponsesWebSocketChannel:
         loads = json.loads
         watch = IdleWatch(machine.limit)
         queued = queued_frames(ws)
-        text: list[str] = []  # deltas already received, merged (spark_cli.transport.text_merge)
+        text: list[str] = []  # deltas already received, merged (reading.merged)
         try:
             while True:
                 if text and not queued():  # the next recv() would wait: hand the text up

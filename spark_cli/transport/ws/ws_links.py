@@ -263,7 +263,7 @@ def queued_frames(ws: object) -> Callable[[], int]:
     websockets' asyncio connection queues the frames it parsed in its message assembler
     (``recv_messages.frames``, websockets 13-17); while that queue is not empty, ``recv()``
     returns without waiting, so the read loop merges their text
-    (:mod:`spark_cli.transport.text_merge`) and yields it before a ``recv()`` that would
+    (:func:`spark_cli.transport.reading.merged`) and yields it before a ``recv()`` that would
     wait. Not part of websockets' documented API: where the attribute is missing this
     answers 0 and every delta travels alone.
     """

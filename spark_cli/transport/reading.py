@@ -11,6 +11,7 @@ stream` measures it, docs/benchmarks.md ``## Stream``).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Generic, Protocol, TypeVar
 
 from spark_cli.protocol.channel import (
@@ -75,6 +76,16 @@ class Decision:
 
 Step = ChannelEvent | Decision | None
 """An event to yield as it is, a Decision, or None (nothing to do)."""
+
+
+def first_and_more(fold: Fold, events: Iterable[ChannelEvent | None]) -> ChannelEvent | None:
+    """What a fold's ``feed`` returns when one server event made several: the first of
+    ``events`` (Nones left out), the rest left in ``fold.more``; calls started count as
+    output."""
+    made = tuple(event for event in events if event is not None)
+    fold.deltas += sum(type(event) is ToolCallOpened for event in made)
+    fold.more = made[1:]
+    return made[0] if made else None
 
 
 def merged(parts: list[str]) -> TextDelta:

@@ -20,12 +20,12 @@ from spark_cli.protocol.channel import (
     Steered,
     SteerRejected,
     TextDelta,
-    ToolCallOpened,
     TurnFinished,
     UsageReported,
 )
 from spark_cli.protocol.secrets import NO_SECRETS, Secrets
 from spark_cli.transport.errors import provider_error
+from spark_cli.transport.reading import first_and_more
 from spark_cli.transport.responses_calls import ResponsesCalls
 
 STEERED = "steered"
@@ -121,9 +121,9 @@ class ResponsesFold:
                 self.deltas += 1
             return started
         if kind == "response.function_call_arguments.done":
-            return self._several(self.calls.arguments_done(event))
+            return first_and_more(self, self.calls.arguments_done(event))
         if kind == "response.output_item.done":
-            return self._several(self.calls.item_done(event))
+            return first_and_more(self, self.calls.item_done(event))
         if kind == "error":
             raise self.error(event)
         return None
@@ -198,15 +198,7 @@ class ResponsesFold:
             self.tentative = finished
             return None
         self.finished = finished
-        return self._several((*self.calls.final(response.get("output")), finished))
-
-    def _several(self, events: tuple[ChannelEvent, ...]) -> ChannelEvent | None:
-        """The first of ``events`` (None: there are none); the rest wait in :attr:`more`."""
-        if not events:
-            return None
-        self.deltas += sum(type(e) is ToolCallOpened for e in events)
-        self.more = events[1:]
-        return events[0]
+        return first_and_more(self, (*self.calls.final(response.get("output")), finished))
 
 
 _TERMINAL = frozenset({"response.completed", "response.incomplete", "response.failed"})

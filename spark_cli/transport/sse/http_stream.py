@@ -35,7 +35,6 @@ from spark_cli.transport.reading import Decision, Fold, ReadMachine, merged
 from spark_cli.transport.retry import RetryPolicy, with_retries
 from spark_cli.transport.silence import (
     QUEUE_TIMEOUT,
-    RESEND_SAID,
     IdleWatch,
     prompt_tokens,
     resend_note,
@@ -96,7 +95,6 @@ class HttpStreamChannel:
       the limit the machine names. The first-token limit counts from the request
       leaving: SSE comments (llama.cpp's pings) do not restart it; ``: queued N``
       comments (the bundled engine's Chat Completions form) become :class:`Queued`.
-    - A host name that does not resolve is not retried.
     """
 
     path: ClassVar[str]
@@ -179,10 +177,9 @@ class HttpStreamChannel:
     async def stream(self, request: TurnRequest) -> AsyncGenerator[ChannelEvent, None]:
         self._stop = asyncio.Event()
         try:
-            tokens = prompt_tokens(request)
             async for event in with_retries(
                 lambda attempt: self._attempt(request), self._policy, self._stop,
-                secrets=self._secrets, resend=resend_note(tokens) if tokens > RESEND_SAID else "",
+                secrets=self._secrets, resend=resend_note(prompt_tokens(request)),
             ):
                 yield event
         finally:

@@ -81,9 +81,6 @@ class ResponsesWebSocketChannel:
     - A head start: the first connection may come from
       :func:`~spark_cli.transport.ws.ws_ahead.send_ahead`, which sent the turn's
       request before asyncio was imported (``ahead=``); the turn then only reads.
-
-    Hot path: one ``json.loads`` per frame, then :class:`ResponsesFold`; the text of
-    frames already received goes up as one delta (:func:`spark_cli.transport.reading.merged`).
     """
 
     def __init__(
@@ -105,9 +102,8 @@ class ResponsesWebSocketChannel:
         first_token_timeout: float | None = None,
     ) -> None:
         """``ahead``: what :func:`~spark_cli.transport.ws.ws_ahead.send_ahead` did for this
-        URL. Its connection is the first one, kept for a first ``stream()`` whose request
-        is the one it sent (that request is not sent again); any other use closes it. A
-        failure it recorded is raised by the first connect, as connecting would have."""
+        URL: its connection is the first one (:meth:`~.ws_links.Links.connect`), and a first
+        ``stream()`` of the request it sent does not send it again."""
         self._secrets = Secrets((api_key, *secrets))
         """Every key spark can see: masked in any message this channel makes."""
         headers = key_headers(api_key, extra_headers)
@@ -142,24 +138,21 @@ class ResponsesWebSocketChannel:
 
         With ``request``, also send its instructions and messages ahead with
         ``generate: false``: the next turn whose messages extend these sends only
-        what is new. Raises :class:`ChannelError` when the server refuses.
+        what is new. Raises :class:`ChannelError` (masked) when the server refuses.
         """
+        self._links.forget_ahead(keep_error=True)  # a frame sent ahead is no warm-up's
         try:
-            await self._warm(request)
+            link = await self._links.get()
+            self._links.replenish()
+            if request is None:
+                return
+            self._links.lost = None  # nothing to replay: the warm-up sends the whole context
+            await link.ws.send(self._payload(request, link, generate=False))
+            run = _Running(link, self._machine(request), None)
+            async for _ in self._read(run, request):
+                pass
         except ChannelError as error:
             raise masked(error, self._secrets) from error.__cause__
-
-    async def _warm(self, request: TurnRequest | None) -> None:
-        self._links.forget_ahead(keep_error=True)  # a frame sent ahead is no warm-up's
-        link = await self._links.get()
-        self._links.replenish()
-        if request is None:
-            return
-        self._links.lost = None  # nothing to replay: the warm-up sends the whole context
-        await link.ws.send(self._payload(request, link, generate=False))
-        run = _Running(link, self._machine(request), None)
-        async for _ in self._read(run, request):
-            pass
         finished = run.fold.finished
         if finished is not None and finished.status == "completed" and run.fold.response_id:
             link.chain = Chain(run.fold.response_id, request.messages)

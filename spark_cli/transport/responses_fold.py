@@ -65,12 +65,9 @@ class ResponsesFold:
         """The request declared tools (a 400 about them means the model cannot call any)."""
         self._successor_pending = False
         self.deltas = 0
-        """Output pieces seen, all responses of the turn: text deltas and calls started
-        (0: nothing was output, a retry is safe)."""
         self.calls = ResponsesCalls()
         """The turn's function calls."""
         self.more: tuple[ChannelEvent, ...] = ()
-        """Events the last ``feed`` made after the one it returned (see the module doc)."""
         self.parts: list[str] = []
         """Output text of the current response."""
         self.earlier_texts: list[str] = []
@@ -81,7 +78,6 @@ class ResponsesFold:
         self.steers_pending = 0
         """Steers accepted whose successor response has not started yet."""
         self.tentative: TurnFinished | None = None
-        """How the turn ends if the successor an accepted steer promised never comes."""
 
     def feed(self, event: Any) -> ChannelEvent | None:
         """The channel event for one decoded server event, if it makes one."""

@@ -67,14 +67,11 @@ class ChatFold:
         self._tools = tools
         """The request declared tools (a refusal of them gets its own message)."""
         self.deltas = 0
-        """Text deltas and calls started (0: nothing was output, a retry is safe)."""
         self.chars = 0
-        """Characters of output so far."""
         self.finished: TurnFinished | None = None
         self.usage: UsageReported | None = None
         self.calls = ChatCalls()
         self.more: tuple[ChannelEvent, ...] = ()
-        """Events the last ``feed`` made after the one it returned (see ``StreamFold``)."""
         self.started = False
         self.response_id: str | None = None
         self.finish_reason: str | None = None

@@ -4,8 +4,8 @@ Build them with :func:`spark_cli.transport.factory.open_channel`:
 ``responses_ws`` (:mod:`.ws.websocket`, the fast persistent channel),
 ``chat_sse`` (:mod:`.sse.http_chat`) and ``responses_sse`` (:mod:`.sse.http_responses`).
 Shared parts: :mod:`.bodies` (what a turn sends), :mod:`.retry` (waits and retries),
-:mod:`.errors` (provider errors),
-:mod:`.responses_fold` (Responses events), :mod:`.sse.http_stream` (the SSE channels'
+:mod:`.errors` (provider errors), :mod:`.responses_fold` (Responses events),
+:mod:`.reading` (what both read loops decide), :mod:`.sse.http_stream` (the SSE channels'
 base) over :mod:`.sse.h11_client` or :mod:`.sse.httpx_client`, chosen by
 :mod:`.sse.http_route`, :mod:`.ws.ws_links` (connections), :mod:`.ws.ws_wire`
 (frames, chaining), :mod:`.silence` (timeouts). Nothing here prints; keys never appear in

@@ -20,20 +20,10 @@ from spark_cli.transport.window.overflow import recognise as recognise_overflow
 
 
 class ProviderError(ChannelError):
-    """A ChannelError that may carry the wait the provider asked for."""
+    """A ChannelError from the provider's answer (:func:`provider_error`)."""
 
-    def __init__(
-        self,
-        kind: ErrorKind,
-        message: str,
-        *,
-        status: int | None = None,
-        code: str | None = None,
-        retryable: bool = False,
-        retry_after: RetryDelay | None = None,
-    ) -> None:
-        super().__init__(kind, message, status=status, code=code, retryable=retryable)
-        self.retry_after = retry_after
+    retry_after: RetryDelay | None = None
+    """The wait the provider asked for (its headers or its message), if any."""
 
 
 def masked(error: ChannelError, secrets: Secrets) -> ChannelError:
@@ -223,9 +213,9 @@ def provider_error(
     suffix = f" ({code})" if code else ""
     where = f" ({tried(url)})" if url else ""
     message = secrets.mask(f"{prefix}{_LABELS[kind]}{suffix}: {raw_message}{where}")
-    return ProviderError(
-        kind, message, status=status, code=code, retryable=retryable, retry_after=delay
-    )
+    made = ProviderError(kind, message, status=status, code=code, retryable=retryable)
+    made.retry_after = delay
+    return made
 
 
 def error_from_body(

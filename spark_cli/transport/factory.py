@@ -46,7 +46,9 @@ def open_channel(
         from spark_cli.transport.ws.websocket import ResponsesWebSocketChannel
 
         return ResponsesWebSocketChannel(websocket_url(base_url), api_key, **options)
-    _check_http(base_url)
+    parts = urlsplit(base_url)
+    if parts.scheme.lower() not in ("http", "https") or not parts.netloc:
+        raise ValueError(f"not an http(s) URL: {mask_url(base_url)!r}")
     if kind == "chat_sse":
         # deferred: launch -> request
         from spark_cli.transport.sse.http_chat import ChatCompletionsChannel
@@ -62,9 +64,3 @@ def open_channel(
 
         return OllamaChannel(base_url, api_key, **options)
     raise ValueError(f"unknown channel kind {kind!r}; expected one of {', '.join(KINDS)}")
-
-
-def _check_http(base_url: str) -> None:
-    parts = urlsplit(base_url)
-    if parts.scheme.lower() not in ("http", "https") or not parts.netloc:
-        raise ValueError(f"not an http(s) URL: {mask_url(base_url)!r}")

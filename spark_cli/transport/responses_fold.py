@@ -20,12 +20,12 @@ from spark_cli.protocol.channel import (
     Steered,
     SteerRejected,
     TextDelta,
-    ToolCallOpened,
     TurnFinished,
     UsageReported,
 )
 from spark_cli.protocol.secrets import NO_SECRETS, Secrets
 from spark_cli.transport.errors import provider_error
+from spark_cli.transport.reading import first_and_more
 from spark_cli.transport.responses_calls import ResponsesCalls
 
 STEERED = "steered"
@@ -65,12 +65,9 @@ class ResponsesFold:
         """The request declared tools (a 400 about them means the model cannot call any)."""
         self._successor_pending = False
         self.deltas = 0
-        """Output pieces seen, all responses of the turn: text deltas and calls started
-        (0: nothing was output, a retry is safe)."""
         self.calls = ResponsesCalls()
         """The turn's function calls."""
         self.more: tuple[ChannelEvent, ...] = ()
-        """Events the last ``feed`` made after the one it returned (see the module doc)."""
         self.parts: list[str] = []
         """Output text of the current response."""
         self.earlier_texts: list[str] = []
@@ -81,7 +78,6 @@ class ResponsesFold:
         self.steers_pending = 0
         """Steers accepted whose successor response has not started yet."""
         self.tentative: TurnFinished | None = None
-        """How the turn ends if the successor an accepted steer promised never comes."""
 
     def feed(self, event: Any) -> ChannelEvent | None:
         """The channel event for one decoded server event, if it makes one."""
@@ -121,9 +117,9 @@ class ResponsesFold:
                 self.deltas += 1
             return started
         if kind == "response.function_call_arguments.done":
-            return self._several(self.calls.arguments_done(event))
+            return first_and_more(self, self.calls.arguments_done(event))
         if kind == "response.output_item.done":
-            return self._several(self.calls.item_done(event))
+            return first_and_more(self, self.calls.item_done(event))
         if kind == "error":
             raise self.error(event)
         return None
@@ -198,15 +194,7 @@ class ResponsesFold:
             self.tentative = finished
             return None
         self.finished = finished
-        return self._several((*self.calls.final(response.get("output")), finished))
-
-    def _several(self, events: tuple[ChannelEvent, ...]) -> ChannelEvent | None:
-        """The first of ``events`` (None: there are none); the rest wait in :attr:`more`."""
-        if not events:
-            return None
-        self.deltas += sum(type(e) is ToolCallOpened for e in events)
-        self.more = events[1:]
-        return events[0]
+        return first_and_more(self, (*self.calls.final(response.get("output")), finished))
 
 
 _TERMINAL = frozenset({"response.completed", "response.incomplete", "response.failed"})

@@ -3,12 +3,10 @@
 :class:`IdleWatch` keeps one timer for a whole turn (``asyncio.timeout`` around every
 ``recv()`` would allocate and schedule per frame; kept by the ledger, docs/benchmarks.md,
 `spark bench stream --baseline TREE`): only time spent waiting counts, so a slow
-consumer is never mistaken for a silent server. Until the first token the limit is
-the first-token one (prefill is not a stall: a CPU server may take a minute for a long
-prompt, and llama.cpp sends ``: ping`` comments meanwhile), derived from the prompt's
-size unless configured; ``idle_timeout`` applies between tokens, and the much longer
-queue timeout while the server says the request waits for capacity. A request that timed
-out in prefill is never sent again as it is (the server may still be working on it).
+consumer is never mistaken for a silent server. The first-token limit is derived from the
+prompt's size unless configured (prefill is not a stall: a CPU server may take a minute
+for a long prompt). Which limit applies when is the read machine's rule
+(:mod:`spark_cli.transport.reading`).
 """
 
 from __future__ import annotations
@@ -37,9 +35,7 @@ CHARS_PER_TOKEN = 3
 class IdleWatch:
     """One timer for a turn's read loop: the loop sets :attr:`since` when it starts
     waiting and clears it when a frame arrived. Silence past :attr:`limit` cancels the
-    reading task; the loop turns that into a timeout with :meth:`claim`. While the
-    provider says the request is queued, the loop calls :meth:`set_limit` with the queue
-    timeout, and back with the idle timeout once anything but a queue notice arrives.
+    reading task; the loop turns that into a timeout with :meth:`claim`.
     """
 
     __slots__ = ("_handle", "_loop", "_task", "fired", "limit", "since")
@@ -130,7 +126,10 @@ def _seconds(value: float) -> str:
 
 
 def resend_note(tokens: int) -> str:
-    """What a retry before any output costs, said in its reason: the whole prompt again."""
+    """What a retry before any output costs, said in its reason: the whole prompt again
+    (nothing for a prompt of at most ``RESEND_SAID`` tokens)."""
+    if tokens <= RESEND_SAID:
+        return ""
     return f"resending the whole prompt, about {kilo(tokens)} tokens"
 
 

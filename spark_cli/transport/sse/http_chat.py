@@ -13,7 +13,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import time
-from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from spark_cli.protocol.channel import (
@@ -21,7 +20,6 @@ from spark_cli.protocol.channel import (
     ChannelEvent,
     ResponseStarted,
     TextDelta,
-    ToolCallOpened,
     TurnFinished,
     TurnRequest,
     UsageReported,
@@ -30,6 +28,7 @@ from spark_cli.protocol.secrets import NO_SECRETS, Secrets
 from spark_cli.protocol.sse import SSEEvent
 from spark_cli.transport.bodies import CHAT_PATH, chat_body
 from spark_cli.transport.errors import provider_error
+from spark_cli.transport.reading import first_and_more
 from spark_cli.transport.sse.chat_calls import ChatCalls
 from spark_cli.transport.sse.http_stream import HttpStreamChannel
 
@@ -68,19 +67,19 @@ class ChatFold:
         self._tools = tools
         """The request declared tools (a refusal of them gets its own message)."""
         self.deltas = 0
-        """Text deltas and calls started (0: nothing was output, a retry is safe)."""
         self.chars = 0
-        """Characters of output so far."""
         self.finished: TurnFinished | None = None
         self.usage: UsageReported | None = None
         self.calls = ChatCalls()
         self.more: tuple[ChannelEvent, ...] = ()
-        """Events the last ``feed`` made after the one it returned (see ``StreamFold``)."""
         self.started = False
         self.response_id: str | None = None
         self.finish_reason: str | None = None
         self.time_info: dict[str, float] | None = None
         """Cerebras' timing breakdown, when sent."""
+
+    tentative: TurnFinished | None = None
+    """Never set: no steering on this wire (the read machine asks)."""
 
     def feed(self, event: SSEEvent) -> ChannelEvent | None:
         # per token: the text delta is read inline; the rare parts (the end, errors,
@@ -122,14 +121,14 @@ class ChatFold:
         if not self.started:
             return self._start(chunk, out, calls)
         if calls:
-            return self._several(out, calls)
+            return first_and_more(self, (out, *calls))
         return out
 
     def _done(self) -> ChannelEvent | None:
         """``[DONE]``: the turn is finished; calls with no finish reason complete now."""
         self.finished = self._finish()
         if self.calls and self.finish_reason is None:
-            return self._several(None, self.calls.finish())  # no reason came: done now
+            return first_and_more(self, self.calls.finish())  # no reason came: done now
         return None
 
     def _reason(self, reason: str, calls: list[ChannelEvent] | None) -> list[ChannelEvent] | None:
@@ -164,16 +163,7 @@ class ChatFold:
         rid = chunk.get("id")
         self.response_id = rid if type(rid) is str else None
         started = ResponseStarted(self.response_id, time.perf_counter())
-        return self._several(started, [out, *calls] if calls else [out])
-
-    def _several(self, first: ChannelEvent | None,
-                 rest: Sequence[ChannelEvent | None]) -> ChannelEvent | None:
-        """``first`` then ``rest`` (Nones left out): the first returned, the others in
-        :attr:`more`; calls started are counted as output."""
-        events = tuple(e for e in (first, *rest) if e is not None)
-        self.deltas += sum(type(e) is ToolCallOpened for e in events)
-        self.more = events[1:]
-        return events[0] if events else None
+        return first_and_more(self, (started, out, *(calls or ())))
 
     def at_eof(self) -> TurnFinished | None:
         if self.finished is not None:

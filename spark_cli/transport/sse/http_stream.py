@@ -1,9 +1,10 @@
 """What the HTTP SSE channels share: one HTTP client, a streamed POST, errors, stop.
 
-A subclass names its ``path``, builds the request ``_body`` and supplies a
-fold (one per attempt) that turns :class:`SSEEvent` values into channel events.
-The body is always read to EOF, also after ``[DONE]`` or a terminal event, so
-the connection goes back to the pool (breaking out early forces a new
+A subclass names its ``path``, builds the request ``_body`` and supplies a fold (one per
+attempt) that turns :class:`SSEEvent` values into channel events; the
+:class:`~spark_cli.transport.reading.ReadMachine` the WebSocket uses decides stop, queue,
+prefill and silence. The body is always read to EOF, also after ``[DONE]`` or a terminal
+event, so the connection goes back to the pool (breaking out early forces a new
 connection per turn). ``stop()`` closes the response stream. The client is the one
 :mod:`http_route` chooses; both report the :mod:`http_wire` failures.
 """
@@ -29,27 +30,17 @@ from spark_cli.protocol.channel import (
 from spark_cli.protocol.secrets import Secrets, mask_url, mask_urls_in
 from spark_cli.protocol.sse import COMMENT, SSEDecoder, SSEEvent
 from spark_cli.transport.bodies import encode, stream_headers
-from spark_cli.transport.errors import (
-    endpoint,
-    error_from_body,
-    output_so_far,
-    unanswered,
-    unreachable_error,
-)
+from spark_cli.transport.errors import endpoint, error_from_body, unanswered, unreachable_error
+from spark_cli.transport.reading import Decision, Fold, ReadMachine, merged
 from spark_cli.transport.retry import RetryPolicy, with_retries
 from spark_cli.transport.silence import (
     QUEUE_TIMEOUT,
-    RESEND_SAID,
     IdleWatch,
-    first_token_limit,
-    prefill_timeout,
     prompt_tokens,
     resend_note,
-    stall_error,
 )
 from spark_cli.transport.sse import http_wire as wire
 from spark_cli.transport.sse.http_route import open_client
-from spark_cli.transport.text_merge import merged
 
 if TYPE_CHECKING:
     import httpx
@@ -57,22 +48,9 @@ if TYPE_CHECKING:
     from spark_cli.transport.sse.http_wire import HttpAhead
 
 
-class StreamFold(Protocol):
-    deltas: int
-    """Output pieces seen: text deltas and calls started (0: nothing was output, a retry
-    is safe)."""
-    finished: TurnFinished | None
-    usage: UsageReported | None
-    more: tuple[ChannelEvent, ...]
-    """Events the last ``feed`` made after the one it returned (text that came with the
-    first chunk, a call's start and end in one chunk, several calls completed at once),
-    in order; ``()`` otherwise. A ``TurnFinished`` among them is the turn's end: it is
-    yielded at EOF, as the one ``feed`` returns would be."""
-
-    @property
-    def chars(self) -> int:
-        """Characters of output so far (for honest error messages)."""
-        ...
+class StreamFold(Fold, Protocol):
+    """A fold fed SSE events. Its ``TurnFinished`` (and the usage before it) is yielded
+    at EOF, after the body drained."""
 
     def feed(self, event: SSEEvent) -> ChannelEvent | None: ...
 
@@ -113,15 +91,10 @@ class HttpStreamChannel:
       client says when), while the response headers are still on the way, so
       whatever the consumer does on it overlaps the model's TTFT; a request that
       never left (unreachable host) yields none.
-    - Silence is timed by :class:`IdleWatch` (the clients have no read timeout).
-      Until the first token the limit is the first-token timeout, counted from the
-      request leaving (:mod:`spark_cli.transport.silence`: a slow prefill is not a
-      stall, and a request that timed out there is not sent again); the idle
-      timeout applies between tokens. SSE comments count as activity;
-      ``: queued N`` comments (the bundled engine's Chat Completions form) become
-      :class:`Queued`, and while the server says the request is queued the much
-      longer ``queue_timeout`` applies.
-    - A host name that does not resolve is not retried.
+    - Silence is timed by :class:`IdleWatch` (the clients have no read timeout), with
+      the limit the machine names. The first-token limit counts from the request
+      leaving: SSE comments (llama.cpp's pings) do not restart it; ``: queued N``
+      comments (the bundled engine's Chat Completions form) become :class:`Queued`.
     """
 
     path: ClassVar[str]
@@ -156,11 +129,10 @@ class HttpStreamChannel:
         self._idle = idle_timeout
         self._first_token = first_token_timeout
         """Seconds allowed before the first token (None: from the prompt's size)."""
-        self._prefill_since: float | None = None
-        """When the current attempt's prefill began (None: output has started)."""
-        self._prefill_limit = idle_timeout
+        self._prefill_since = 0.0
+        """When the current attempt's prefill began: the request left, or the queue's end."""
         self._sent_body: dict[str, Any] = {}
-        self._queue_timeout = max(queue_timeout, idle_timeout)
+        self._queue_timeout = queue_timeout
         self._policy = retry_policy or RetryPolicy(max_attempts=max_retries + 1, max_wait=max_wait)
         self._net = open_client(base_url, headers, connect_timeout=connect_timeout,
                                 write_timeout=idle_timeout, transport=transport, ahead=ahead)
@@ -168,8 +140,7 @@ class HttpStreamChannel:
         attempt adopts it if it is the same request, byte for byte."""
         self._stop = asyncio.Event()
         self._response: wire.Response | None = None
-        self._stopping = False
-        self._queued = False
+        self._machine: ReadMachine[StreamFold] | None = None
 
     # ---- subclass hooks ----
 
@@ -194,7 +165,8 @@ class HttpStreamChannel:
 
     async def stop(self) -> None:
         self._stop.set()
-        self._stopping = True
+        if self._machine is not None:
+            self._machine.stop()
         response = self._response
         if response is not None:
             await response.aclose()
@@ -204,39 +176,36 @@ class HttpStreamChannel:
 
     async def stream(self, request: TurnRequest) -> AsyncGenerator[ChannelEvent, None]:
         self._stop = asyncio.Event()
-        self._stopping = False
         try:
-            tokens = prompt_tokens(request)
             async for event in with_retries(
                 lambda attempt: self._attempt(request), self._policy, self._stop,
-                secrets=self._secrets, resend=resend_note(tokens) if tokens > RESEND_SAID else "",
+                secrets=self._secrets, resend=resend_note(prompt_tokens(request)),
             ):
                 yield event
         finally:
-            self._response = None
+            self._response = self._machine = None
 
     async def _attempt(self, request: TurnRequest) -> AsyncIterator[ChannelEvent]:
         self._sent_body = self._body(request)
         body = encode(self._sent_body)
-        fold = self._fold(request)
-        self._queued = False
-        self._prefill_since = None
+        machine = self._machine = ReadMachine.for_turn(
+            self._fold(request), request, self._idle, self._queue_timeout, self._first_token,
+            retry_started=True)
+        prefill, machine.prefill = machine.prefill, None  # until the request left: a stall
         watch = IdleWatch(self._idle)
         watch.since = monotonic()
         sending = self._net.post(self.path, body)
         response: wire.Response | None = None
         try:
             await first_of(self._stop, sending.task, sending.left.wait())
-            if self._stop.is_set():
-                yield TurnFinished("cancelled", "stopped before the response started")
-                return
-            at = sending.sent_at()
-            watch.since = None
-            yield RequestSent(at)  # the headers are still on the way: work here overlaps TTFT
-            self._prefill_limit = first_token_limit(request, self._first_token, self._idle)
-            watch.since = self._prefill_since = monotonic()
-            watch.set_limit(self._prefill_limit)
-            await first_of(self._stop, sending.task)
+            if not self._stop.is_set():
+                at = sending.sent_at()
+                watch.since = None
+                yield RequestSent(at)  # the headers are on the way: work here overlaps TTFT
+                machine.prefill = prefill
+                watch.since = self._prefill_since = monotonic()
+                watch.set_limit(machine.limit)
+                await first_of(self._stop, sending.task)
             if self._stop.is_set():
                 yield TurnFinished("cancelled", "stopped before the response started")
                 return
@@ -247,40 +216,36 @@ class HttpStreamChannel:
                 raise error_from_body(response.status_code, raw, headers=response.headers,
                                       secrets=self._secrets, tools=bool(request.tools),
                                       url=endpoint(self._base_url, self.path))
-            async for event in self._read(response, fold, watch):
+            async for event in self._read(response, machine, watch):
                 yield event
         except asyncio.CancelledError:
             if not watch.claim():
                 raise
-            if self._stopping:
-                yield TurnFinished("cancelled")
-                return
-            if self._prefill_since is not None and not self._queued:
-                raise prefill_timeout(self._prefill_limit, prompt_tokens(request),
-                                      configured=self._first_token is not None) from None
-            raise stall_error(self._idle, self._queue_timeout, queued=self._queued,
-                              chars=fold.chars, retryable=fold.deltas == 0) from None
+            step = machine.on_silence()
+            if step.error is not None:
+                raise step.error from None
+            yield machine.cancelled()
         except wire.TransportError as exc:  # a timeout among them
-            if self._stopping:
-                yield TurnFinished("cancelled")
+            if machine.stopping:
+                yield machine.cancelled()
                 return
-            raise self._transport_error(exc, fold) from None
+            raise self._transport_error(exc, machine) from None
         finally:
             watch.close()
             self._response = None
             await sending.settle(response)
 
     async def _read(
-        self, response: wire.Response, fold: StreamFold, watch: IdleWatch
+        self, response: wire.Response, machine: ReadMachine[StreamFold], watch: IdleWatch
     ) -> AsyncIterator[ChannelEvent]:
         feed_line = self._decoder()
         next_batch = response.aiter_line_batches().__anext__
         lines = 0
         while True:
-            watch.set_limit(self._silence_limit())
+            watch.set_limit(machine.limit)
             # in prefill the clock runs from the request leaving: comments do not restart it
-            watch.since = (self._prefill_since if self._prefill_since is not None
-                           and not self._queued else monotonic())
+            watch.since = (monotonic() if machine.prefill is None or machine.queued
+                           else self._prefill_since)
             try:
                 batch = await next_batch()
             except StopAsyncIteration:
@@ -288,93 +253,69 @@ class HttpStreamChannel:
                 break
             watch.since = None
             lines += len(batch)
-            for out in self._batch(batch, feed_line, fold):
+            for out in self._batch(batch, feed_line, machine):
                 yield out
-        async for event in self._ending(fold, lines):
+        async for event in self._ending(machine, lines):
             yield event
 
-    def _silence_limit(self) -> float:
-        """The silence allowed now: the queue timeout while queued, the first-token limit
-        until the first output, else the idle timeout."""
-        if self._queued:
-            return self._queue_timeout
-        return self._idle if self._prefill_since is None else self._prefill_limit
-
     def _batch(self, lines: list[str], feed_line: Callable[[str], SSEEvent | None],
-               fold: StreamFold) -> Iterator[ChannelEvent]:
-        """The events of one read's lines, their text deltas merged: one hop up for all."""
+               machine: ReadMachine[StreamFold]) -> Iterator[ChannelEvent]:
+        """The events of one read's lines, their text deltas merged: one hop up for all.
+        The turn's end is held back: it is yielded at EOF, after the body drained."""
+        fold = machine.fold
         text: list[str] = []
         for line in lines:
             sse = feed_line(line)
             if sse is None or fold.finished is not None:
                 continue
-            out = self._event(sse, fold)
-            if out is None or self._stopping or type(out) is TurnFinished:
-                continue  # the terminal event is yielded at EOF, after the body drained
-            if type(out) is TextDelta:
-                text.append(out.text)
+            if sse.event != COMMENT:
+                out = fold.feed(sse)
+            else:  # keep-alive, or the engine's queue position
+                out = queued_notice(sse.data)
+                if out is None:
+                    continue
+            queued = machine.queued
+            step = machine.on_event(out, True)
+            if queued and not machine.queued:
+                self._prefill_since = monotonic()  # the wait is over: any prefill starts now
+            if step is None or machine.stopping:
+                continue
+            if type(step) is TextDelta:
+                text.append(step.text)
                 if not fold.more:
                     continue
-            else:
-                if text:  # text first, then the event after it: the order kept exactly
-                    yield merged(text)
-                    text = []
-                yield out
-            if fold.more:  # a chunk that was several events (text and calls, ...)
-                if text:
-                    yield merged(text)
-                    text = []
-                more, fold.more = fold.more, ()
-                yield from (extra for extra in more if type(extra) is not TurnFinished)
-        if text and not self._stopping:
+                step = machine.on_event(None, True)  # what came in the same chunk
+            if text:  # text first, then the events after it: the order kept exactly
+                yield merged(text)
+                text = []
+            for event in step.emit if isinstance(step, Decision) else (step,) if step else ():
+                if type(event) is not TurnFinished and type(event) is not UsageReported:
+                    yield event
+        if text and not machine.stopping:
             yield merged(text)
 
-    def _event(self, sse: SSEEvent, fold: StreamFold) -> ChannelEvent | None:
-        """One SSE event folded, with the queue and prefill clocks moved after it."""
-        if sse.event == COMMENT:  # keep-alive, or the engine's queue position
-            out: ChannelEvent | None = queued_notice(sse.data)
-        else:
-            out = fold.feed(sse)
-            self._clocks(out, fold)
-        if type(out) is Queued and not self._stopping:
-            self._queued = True
-        return out
-
-    def _clocks(self, out: ChannelEvent | None, fold: StreamFold) -> None:
-        """The queue and prefill clocks after one event of the stream (not a comment)."""
-        if self._queued and type(out) is not Queued:
-            self._queued = False  # anything else: the wait is over
-            if self._prefill_since is not None:  # the prefill starts now
-                self._prefill_since = monotonic()
-        if self._prefill_since is not None and fold.deltas:
-            self._prefill_since = None  # the first output: the idle timeout from now
-
-    async def _ending(self, fold: StreamFold, lines: int) -> AsyncIterator[ChannelEvent]:
+    async def _ending(self, machine: ReadMachine[StreamFold],
+                      lines: int) -> AsyncIterator[ChannelEvent]:
         """The stream's end: its usage and final status, or why it has none."""
-        if self._stopping:
-            yield TurnFinished(
-                "cancelled", None, fold.finished.response_id if fold.finished else None
-            )
+        if machine.stopping:
+            yield machine.cancelled()
             return
+        fold = machine.fold
         finished = fold.at_eof()
         if finished is None and lines == 0:  # llama-cpp-python's overflow: ask why
             from spark_cli.transport.sse.http_empty import why_empty  # deferred: launch -> request
 
             raise await why_empty(self._net, self.path, self._sent_body,
-                                  timeout=self._prefill_limit, secrets=self._secrets)
+                                  timeout=machine.first_token, secrets=self._secrets)
         if finished is None:
-            raise ChannelError(
-                "connection",
-                f"connection closed {output_so_far(fold.chars)} before the response finished",
-                retryable=True,
-            )
+            raise machine.cut_short()
         if fold.usage is not None:
             yield fold.usage
         yield finished
 
     # ---- errors ----
 
-    def _transport_error(self, exc: Exception, fold: StreamFold) -> ChannelError:
+    def _transport_error(self, exc: Exception, machine: ReadMachine[StreamFold]) -> ChannelError:
         if isinstance(exc, wire.ConnectTimeout):
             return ChannelError(
                 "connection", f"timed out connecting to {self._shown_url}", retryable=True
@@ -390,10 +331,5 @@ class HttpStreamChannel:
         if answered is not None:
             return answered
         detail = mask_urls_in(self._secrets.mask(str(exc) or type(exc).__name__), self._base_url)
-        return ChannelError(
-            "connection",
-            f"connection closed {output_so_far(fold.chars)} before the response finished "
-            f"({detail})",
-            retryable=True,
-        )
+        return machine.cut_short(f" ({detail})")
 

@@ -24,6 +24,7 @@ from spark_cli.transport.bodies import CHAT_PATH, chat_body
 from spark_cli.transport.silence import prompt_tokens
 from spark_cli.transport.sse.http_chat import ChatCompletionsChannel, ChatFold
 from spark_cli.transport.window.answers import OLLAMA_DEFAULT_CTX
+from spark_cli.transport.window.probe import server_root
 
 NATIVE_PATH = "api/chat"
 STEP = 2_048
@@ -108,8 +109,7 @@ class OllamaChannel(ChatCompletionsChannel):
 
     def __init__(self, base_url: str, api_key: str | None, *, loaded: int | None = None,
                  window: int | None = None, **options: Any) -> None:
-        root = base_url.rstrip("/")
-        super().__init__(root[:-3] if root.endswith("/v1") else root, api_key, **options)
+        super().__init__(server_root(base_url), api_key, **options)
         self.loaded = loaded or OLLAMA_DEFAULT_CTX
         self.window = window
         self.native = False

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from spark_cli.record import record
+from spark_cli.transport.bodies import key_headers
 from spark_cli.transport.proxies import is_loopback, proxy_applies
 from spark_cli.transport.window import answers
 
@@ -81,9 +82,7 @@ def ask(client: httpx.Client, url: str, body: Any = None) -> Any:
 def _client(api_key: str | None, timeout: float) -> httpx.Client:
     from spark_cli.transport.httpx_lean import httpx  # deferred: launch -> request
 
-    headers = {"Accept": "application/json"}
-    if api_key:
-        headers["Authorization"] = f"Bearer {api_key}"
+    headers = key_headers(api_key, {"Accept": "application/json"})
     return httpx.Client(timeout=timeout, headers=headers, trust_env=False)
 
 

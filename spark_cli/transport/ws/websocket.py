@@ -1,10 +1,5 @@
-"""The fast channel: OpenAI Responses over one persistent WebSocket.
-
-One connection reused across turns with ``previous_response_id`` chaining, the whole
-context replayed on a new connection, a warm spare so the turn after a stop pays no
-handshake, steering, idle and queue timeouts, and a head start for the first
-connection; each is listed on :class:`ResponsesWebSocketChannel`.
-"""
+"""The fast channel: OpenAI Responses over one persistent WebSocket (what it does is
+listed on :class:`ResponsesWebSocketChannel`)."""
 
 from __future__ import annotations
 
@@ -32,19 +27,12 @@ from spark_cli.protocol.channel import (
 from spark_cli.protocol.secrets import Secrets
 from spark_cli.transport.bodies import key_headers, responses_item
 from spark_cli.transport.errors import ProviderError, masked
+from spark_cli.transport.reading import Decision, ReadMachine, Step, merged
 from spark_cli.transport.responses_fold import ResponsesFold
 from spark_cli.transport.retry import RetryPolicy, with_retries
-from spark_cli.transport.silence import (
-    QUEUE_TIMEOUT,
-    IdleWatch,
-    first_token_limit,
-    prefill_timeout,
-    prompt_tokens,
-)
-from spark_cli.transport.text_merge import merged
+from spark_cli.transport.silence import QUEUE_TIMEOUT, IdleWatch
 from spark_cli.transport.ws.ws_ahead import WsAhead
-from spark_cli.transport.ws.ws_links import Link, Links
-from spark_cli.transport.ws.ws_read import Decision, ReadMachine, Step, queued_frames
+from spark_cli.transport.ws.ws_links import Link, Links, queued_frames
 from spark_cli.transport.ws.ws_wire import Chain, chain_after, create_payload
 
 CANCEL_EXTENSION = "response.cancel"
@@ -58,7 +46,7 @@ class _Running:
     """One attempt of a response on a connection: its state and its owner."""
 
     link: Link
-    machine: ReadMachine
+    machine: ReadMachine[ResponsesFold]
     """What the response's state is and what each frame means (sans-I/O)."""
     owner: object
     """The stream() call this attempt belongs to."""
@@ -93,9 +81,6 @@ class ResponsesWebSocketChannel:
     - A head start: the first connection may come from
       :func:`~spark_cli.transport.ws.ws_ahead.send_ahead`, which sent the turn's
       request before asyncio was imported (``ahead=``); the turn then only reads.
-
-    Hot path: one ``json.loads`` per frame, then :class:`ResponsesFold`; the text of
-    frames already received goes up as one delta (:mod:`spark_cli.transport.text_merge`).
     """
 
     def __init__(
@@ -117,15 +102,14 @@ class ResponsesWebSocketChannel:
         first_token_timeout: float | None = None,
     ) -> None:
         """``ahead``: what :func:`~spark_cli.transport.ws.ws_ahead.send_ahead` did for this
-        URL. Its connection is the first one, kept for a first ``stream()`` whose request
-        is the one it sent (that request is not sent again); any other use closes it. A
-        failure it recorded is raised by the first connect, as connecting would have."""
+        URL: its connection is the first one (:meth:`~.ws_links.Links.connect`), and a first
+        ``stream()`` of the request it sent does not send it again."""
         self._secrets = Secrets((api_key, *secrets))
         """Every key spark can see: masked in any message this channel makes."""
         headers = key_headers(api_key, extra_headers)
         self._idle = idle_timeout
         self._first_token = first_token_timeout
-        self._queue_timeout = max(queue_timeout, idle_timeout)
+        self._queue_timeout = queue_timeout
         self._use_cancel = use_cancel_extension
         self._policy = retry_policy or RetryPolicy(max_attempts=max_retries + 1, max_wait=max_wait)
         self._links = Links(
@@ -154,24 +138,21 @@ class ResponsesWebSocketChannel:
 
         With ``request``, also send its instructions and messages ahead with
         ``generate: false``: the next turn whose messages extend these sends only
-        what is new. Raises :class:`ChannelError` when the server refuses.
+        what is new. Raises :class:`ChannelError` (masked) when the server refuses.
         """
+        self._links.forget_ahead(keep_error=True)  # a frame sent ahead is no warm-up's
         try:
-            await self._warm(request)
+            link = await self._links.get()
+            self._links.replenish()
+            if request is None:
+                return
+            self._links.lost = None  # nothing to replay: the warm-up sends the whole context
+            await link.ws.send(self._payload(request, link, generate=False))
+            run = _Running(link, self._machine(request), None)
+            async for _ in self._read(run, request):
+                pass
         except ChannelError as error:
             raise masked(error, self._secrets) from error.__cause__
-
-    async def _warm(self, request: TurnRequest | None) -> None:
-        self._links.forget_ahead(keep_error=True)  # a frame sent ahead is no warm-up's
-        link = await self._links.get()
-        self._links.replenish()
-        if request is None:
-            return
-        self._links.lost = None  # nothing to replay: the warm-up sends the whole context
-        await link.ws.send(self._payload(request, link, generate=False))
-        run = _Running(link, self._machine(request), None)
-        async for _ in self._read(run, request):
-            pass
         finished = run.fold.finished
         if finished is not None and finished.status == "completed" and run.fold.response_id:
             link.chain = Chain(run.fold.response_id, request.messages)
@@ -298,9 +279,10 @@ class ResponsesWebSocketChannel:
             self._links.drop(run.link, step.drop)
         if step.error is not None:
             raise step.error from None
-        if step.remember:
-            self._remember(request, run)
-        return tuple(step.emit)
+        if step.remember:  # the chain the connection holds now
+            run.link.chain = (None if run.machine.stopping
+                              else chain_after(request, run.fold, run.steers))
+        return step.emit
 
     async def _read(self, run: _Running, request: TurnRequest) -> AsyncIterator[ChannelEvent]:
         """Frames of one response until its terminal event. Only bytes move here: every
@@ -313,7 +295,7 @@ class ResponsesWebSocketChannel:
         loads = json.loads
         watch = IdleWatch(machine.limit)
         queued = queued_frames(ws)
-        text: list[str] = []  # deltas already received, merged (spark_cli.transport.text_merge)
+        text: list[str] = []  # deltas already received, merged (reading.merged)
         try:
             while True:
                 if text and not queued():  # the next recv() would wait: hand the text up
@@ -360,26 +342,19 @@ class ResponsesWebSocketChannel:
 
     # ---- helpers ----
 
-    def _machine(self, request: TurnRequest) -> ReadMachine:
+    def _machine(self, request: TurnRequest) -> ReadMachine[ResponsesFold]:
         fold = ResponsesFold(self._secrets, tools=bool(request.tools))
-        limit = first_token_limit(request, self._first_token, self._idle)
-        return ReadMachine(fold, self._idle, self._queue_timeout, first_token=limit,
-                           prefill=prefill_timeout(limit, prompt_tokens(request),
-                                                   configured=self._first_token is not None))
+        return ReadMachine.for_turn(fold, request, self._idle, self._queue_timeout,
+                                    self._first_token)
+
+    def _payload(self, request: TurnRequest, link: Link, *, generate: bool = True) -> str:
+        """The ``response.create`` frame (:mod:`.ws_wire`; tests spy on what is sent here)."""
+        return create_payload(request, link.chain, generate=generate)
 
     async def _close_if_still_running(self, run: _Running) -> None:
         await asyncio.sleep(CANCEL_GRACE)
         if self._running is run and run.fold.finished is None:
             self._links.drop(run.link, "cancel not acknowledged")
-
-    # ---- chaining (spark_cli.transport.ws.ws_wire) ----
-
-    def _payload(self, request: TurnRequest, link: Link, *, generate: bool = True) -> str:
-        return create_payload(request, link.chain, generate=generate)
-
-    def _remember(self, request: TurnRequest, run: _Running) -> None:
-        run.link.chain = (None if run.machine.stopping
-                          else chain_after(request, run.fold, run.steers))
 
 
 def _close_detail(exc: ConnectionClosed) -> str:

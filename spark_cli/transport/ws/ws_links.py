@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Coroutine, Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -251,3 +251,28 @@ def _retrieve(task: asyncio.Future[Any]) -> None:
     """Mark a spare's failure as seen; the turn that wants the spare connects anew."""
     if not task.cancelled():
         task.exception()
+
+
+def _none() -> int:
+    return 0
+
+
+def queued_frames(ws: object) -> Callable[[], int]:
+    """A cheap count of the frames ``ws`` holds, ready for ``recv()`` (0 if unknown).
+
+    websockets' asyncio connection queues the frames it parsed in its message assembler
+    (``recv_messages.frames``, websockets 13-17); while that queue is not empty, ``recv()``
+    returns without waiting, so the read loop merges their text
+    (:func:`spark_cli.transport.reading.merged`) and yields it before a ``recv()`` that would
+    wait. Not part of websockets' documented API: where the attribute is missing this
+    answers 0 and every delta travels alone.
+    """
+    frames = getattr(getattr(ws, "recv_messages", None), "frames", None)
+    count = getattr(frames, "__len__", None)
+    if count is None:
+        return _none
+    try:
+        value = count()
+    except Exception:
+        return _none
+    return count if type(value) is int else _none

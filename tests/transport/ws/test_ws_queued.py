@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from spark_cli.protocol.channel import TextDelta, TurnFinished, UsageReported
-from spark_cli.transport.ws.ws_read import queued_frames
+from spark_cli.transport.ws.ws_links import queued_frames
 from tests.transport.ws.test_websocket_channel import (
     Frame,
     channel,

@@ -1,14 +1,18 @@
-"""What one WebSocket response's read loop decides, without a socket (sans-I/O).
+"""What one response's read loop decides, without a socket (sans-I/O): for both wires.
 
-The channel's read loop only moves bytes and hands whatever happened (an event, silence,
+A channel's read loop (the WebSocket's :mod:`.ws.websocket`, the SSE's
+:mod:`.sse.http_stream`) only moves bytes and hands whatever happened (an event, silence,
 the socket closing, a bad frame, a provider error) to a :class:`ReadMachine`, which
-answers with what to do. Stop, cancel, steer and queue rules live there, tested value in,
-value out, as websockets keeps its connection state in a sans-I/O ``Protocol``.
+answers with what to do. Stop, cancel, steer, queue and prefill rules live there, tested
+value in, value out, as websockets keeps its connection state in a sans-I/O ``Protocol``.
+Both loops hand up the text already received as one delta (:func:`merged`; `spark bench
+stream` measures it, docs/benchmarks.md ``## Stream``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Iterable
+from typing import Generic, Protocol, TypeVar
 
 from spark_cli.protocol.channel import (
     ChannelError,
@@ -18,14 +22,40 @@ from spark_cli.protocol.channel import (
     ToolCallCompleted,
     ToolCallOpened,
     TurnFinished,
+    TurnRequest,
+    UsageReported,
 )
 from spark_cli.record import record
 from spark_cli.transport.errors import output_so_far
-from spark_cli.transport.responses_fold import ResponsesFold
-from spark_cli.transport.silence import stall_error
+from spark_cli.transport.silence import (
+    first_token_limit,
+    prefill_timeout,
+    prompt_tokens,
+    stall_error,
+)
 
 _OUTPUT = frozenset({TextDelta, ToolCallOpened, ToolCallCompleted})
 """What a stopping response swallows: its output."""
+
+
+class Fold(Protocol):
+    """A wire's fold (Responses events, Chat chunks): what the machine reads of it."""
+
+    deltas: int
+    """Output pieces seen: text deltas and calls started (0: a retry is safe)."""
+    finished: TurnFinished | None
+    usage: UsageReported | None
+    response_id: str | None
+    tentative: TurnFinished | None
+    """How the turn ends if the successor an accepted steer promised never comes."""
+    more: tuple[ChannelEvent, ...]
+    """Events the last ``feed`` made after the one it returned, in order; ``()`` otherwise
+    (the machine takes them)."""
+
+    @property
+    def chars(self) -> int:
+        """Characters of output so far (for honest error messages)."""
+        ...
 
 
 @record
@@ -48,7 +78,35 @@ Step = ChannelEvent | Decision | None
 """An event to yield as it is, a Decision, or None (nothing to do)."""
 
 
-class ReadMachine:
+def first_and_more(fold: Fold, events: Iterable[ChannelEvent | None]) -> ChannelEvent | None:
+    """What a fold's ``feed`` returns when one server event made several: the first of
+    ``events`` (Nones left out), the rest left in ``fold.more``; calls started count as
+    output."""
+    made = tuple(event for event in events if event is not None)
+    fold.deltas += sum(type(event) is ToolCallOpened for event in made)
+    fold.more = made[1:]
+    return made[0] if made else None
+
+
+def merged(parts: list[str]) -> TextDelta:
+    """One delta for the deltas that arrived together (``parts`` not empty).
+
+    A provider streaming one token per message at thousands of tokens per second
+    often has several messages waiting by the time the reader looks. Each
+    ``TextDelta`` crosses about five async-generator layers (the channel, the turn,
+    the conversation, the front end) and the edit-block parser; one delta for all
+    that arrived together pays that once. Text is merged only up to the next
+    non-text event, which keeps its place: the order of text, tool-call events, usage
+    and the finish is exactly what was sent. Nothing waits to be merged: a reader
+    yields what it holds before it would wait for the network.
+    """
+    return TextDelta(parts[0] if len(parts) == 1 else "".join(parts))
+
+
+F = TypeVar("F", bound=Fold)
+
+
+class ReadMachine(Generic[F]):
     """The state of one response being read: stopping, queued, ended.
 
     Rules:
@@ -59,9 +117,11 @@ class ReadMachine:
     - Silence after an accepted steer whose successor never started ends the turn
       with what the response would have ended with (``fold.tentative``); other
       silence is a stall (queue timeout while queued, idle timeout otherwise),
-      retryable only before any output or response id.
-    - While the server says the request is queued (``response.queued``) the
-      longer queue timeout applies; anything else switches back to the idle one.
+      retryable only before any output, and on a WebSocket only before a response id
+      (the connection held that response; a new POST starts afresh).
+    - While the server says the request is queued (``response.queued``, the SSE
+      comment ``: queued N``) the longer queue timeout applies; anything else
+      switches back to the idle one.
     - Until the first output (text or a tool call) the first-token limit applies
       (:mod:`spark_cli.transport.silence`: a slow prefill is not a stall); silence
       past it is never retried (the server may still be working on the prompt).
@@ -78,13 +138,15 @@ class ReadMachine:
     reads and one comparison and returns the delta itself (no allocation).
     """
 
-    __slots__ = ("_idle", "_queue_timeout", "ended", "first_token", "fold", "prefill", "queued",
-                 "stopping")
+    __slots__ = ("_idle", "_queue_timeout", "_retry_started", "ended", "first_token", "fold",
+                 "prefill", "queued", "stopping")
 
-    def __init__(self, fold: ResponsesFold, idle: float, queue_timeout: float, *,
-                 first_token: float | None = None,
-                 prefill: ChannelError | None = None) -> None:
+    def __init__(self, fold: F, idle: float, queue_timeout: float, *,
+                 first_token: float | None = None, prefill: ChannelError | None = None,
+                 retry_started: bool = False) -> None:
         self.fold = fold
+        self._retry_started = retry_started
+        """A stall before any output is retried also after the response started."""
         self._idle = idle
         self._queue_timeout = max(queue_timeout, idle)
         self.first_token = max(first_token or idle, idle)
@@ -98,6 +160,17 @@ class ReadMachine:
         """The server ended the request with an ``error`` event (the socket is fine)."""
         self.queued = False
         """The server said the request waits for capacity (the queue timeout applies)."""
+
+    @classmethod
+    def for_turn(cls, fold: F, request: TurnRequest, idle: float, queue_timeout: float,
+                 first_token: float | None, *, retry_started: bool = False) -> ReadMachine[F]:
+        """The machine of one attempt at ``request``: its first-token limit is
+        ``first_token`` if configured, else derived from the prompt's size."""
+        limit = first_token_limit(request, first_token, idle)
+        prefill = prefill_timeout(limit, prompt_tokens(request),
+                                  configured=first_token is not None)
+        return cls(fold, idle, queue_timeout, first_token=limit, prefill=prefill,
+                   retry_started=retry_started)
 
     @property
     def limit(self) -> float:
@@ -158,7 +231,7 @@ class ReadMachine:
         fold = self.fold
         if self.stopping:
             if fold.finished is not None or not link_open:
-                return Decision((self._cancelled(),), done=True)
+                return Decision((self.cancelled(),), done=True)
             if type(out) in _OUTPUT:
                 return None
         if type(out) is TurnFinished:
@@ -170,7 +243,7 @@ class ReadMachine:
         """No frame for the allowed time (idle or queue timeout)."""
         fold = self.fold
         if self.stopping:
-            return Decision((self._cancelled(),), done=True)
+            return Decision((self.cancelled(),), done=True)
         if fold.tentative is not None:  # a promised steer successor never started
             fold.finished, fold.tentative = fold.tentative, None
             return Decision((fold.finished,), done=True, drop="steer successor missing")
@@ -178,20 +251,24 @@ class ReadMachine:
             return Decision(drop="no first token", error=self.prefill)
         error = stall_error(self._idle, self._queue_timeout, queued=self.queued,
                             chars=fold.chars,
-                            retryable=fold.deltas == 0 and fold.response_id is None)
+                            retryable=fold.deltas == 0
+                            and (self._retry_started or fold.response_id is None))
         return Decision(drop="idle timeout", error=error)
 
     def on_closed(self, detail: str = "") -> Decision:
         """The socket closed (``detail``: e.g. `` (close code 1011 overloaded)``)."""
         if self.stopping:
-            return Decision((self._cancelled(),), done=True, drop="connection closed")
-        error = ChannelError(
+            return Decision((self.cancelled(),), done=True, drop="connection closed")
+        return Decision(drop="connection closed", error=self.cut_short(detail))
+
+    def cut_short(self, detail: str = "") -> ChannelError:
+        """The connection ended before the response finished (``detail``: why)."""
+        return ChannelError(
             "connection",
             f"connection closed {output_so_far(self.fold.chars)} before the response "
             f"finished{detail}",
             retryable=True,
         )
-        return Decision(drop="connection closed", error=error)
 
     def on_malformed(self, raw: str | bytes) -> Decision:
         """A frame that is not JSON: nothing after it can be trusted."""
@@ -207,30 +284,6 @@ class ReadMachine:
         self.ended = True
         return Decision(error=error)
 
-    def _cancelled(self) -> TurnFinished:
+    def cancelled(self) -> TurnFinished:
         return TurnFinished("cancelled", None, self.fold.response_id)
 
-
-def _none() -> int:
-    return 0
-
-
-def queued_frames(ws: object) -> Callable[[], int]:
-    """A cheap count of the frames ``ws`` holds, ready for ``recv()`` (0 if unknown).
-
-    websockets' asyncio connection queues the frames it parsed in its message assembler
-    (``recv_messages.frames``, websockets 13-17); while that queue is not empty, ``recv()``
-    returns without waiting, so the read loop merges their text
-    (:mod:`spark_cli.transport.text_merge`) and yields it before a ``recv()`` that would
-    wait. Not part of websockets' documented API: where the attribute is missing this
-    answers 0 and every delta travels alone.
-    """
-    frames = getattr(getattr(ws, "recv_messages", None), "frames", None)
-    count = getattr(frames, "__len__", None)
-    if count is None:
-        return _none
-    try:
-        value = count()
-    except Exception:
-        return _none
-    return count if type(value) is int else _none

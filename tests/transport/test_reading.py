@@ -1,4 +1,4 @@
-"""The WebSocket read loop's decisions, value in, value out: no socket anywhere."""
+"""What a read loop decides (WebSocket and SSE), value in, value out: no socket anywhere."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from typing import Any
 
 from spark_cli.protocol.channel import (
     ChannelError,
+    Message,
     Queued,
     ResponseStarted,
     SteerAccepted,
@@ -14,12 +15,13 @@ from spark_cli.protocol.channel import (
     ToolCallCompleted,
     ToolCallOpened,
     TurnFinished,
+    TurnRequest,
     UsageReported,
 )
 from spark_cli.transport.errors import provider_error
+from spark_cli.transport.reading import Decision, ReadMachine
 from spark_cli.transport.responses_fold import ResponsesFold
 from spark_cli.transport.silence import prefill_timeout
-from spark_cli.transport.ws.ws_read import Decision, ReadMachine
 
 IDLE, QUEUE = 2.0, 60.0
 
@@ -106,6 +108,15 @@ def test_silence_before_output_is_a_retryable_stall_that_drops_the_link() -> Non
     assert decision.drop == "idle timeout" and decision.error is not None
     assert decision.error.kind == "timeout" and decision.error.retryable
     assert "2s before any output (idle_timeout)" in decision.error.message
+
+
+def test_a_stall_after_the_start_is_retried_on_sse_not_on_the_websocket() -> None:
+    on_websocket, on_sse = machine(), ReadMachine(ResponsesFold(), IDLE, QUEUE, retry_started=True)
+    for m in (on_websocket, on_sse):
+        created(m)
+    ws_error, sse_error = on_websocket.on_silence().error, on_sse.on_silence().error
+    assert ws_error is not None and not ws_error.retryable  # the connection held the response
+    assert sse_error is not None and sse_error.retryable  # a new POST starts afresh
 
 
 def test_silence_after_output_is_final() -> None:
@@ -241,3 +252,12 @@ def test_a_queue_notice_then_more_prefill_keeps_the_first_token_limit() -> None:
     assert m.limit == QUEUE
     created(m)
     assert m.limit == 90.0
+
+
+def test_for_turn_derives_the_first_token_limit_from_the_prompt_unless_configured() -> None:
+    request = TurnRequest("m", (Message("user", "x" * 30_000),))  # ~10k tokens: 60 + 500 s
+    derived = ReadMachine.for_turn(ResponsesFold(), request, IDLE, QUEUE, None)
+    configured = ReadMachine.for_turn(ResponsesFold(), request, IDLE, QUEUE, 30.0)
+    assert (derived.limit, configured.limit) == (560.0, 30.0)
+    assert derived.prefill is not None and "from the prompt's size" in derived.prefill.message
+    assert configured.prefill is not None and "derived" not in configured.prefill.message

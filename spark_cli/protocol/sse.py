@@ -72,9 +72,3 @@ class SSEDecoder:
         elif field == "id" and "\0" not in value:
             self._id = value
         return None
-
-    def flush(self) -> SSEEvent | None:
-        """End of stream: a pending event without its blank line is discarded (per spec)."""
-        self._data = []
-        self._event = ""
-        return None

@@ -28,11 +28,8 @@ def test_blank_lines_without_data_dispatch_nothing() -> None:
     assert decode(b"\n\nevent: x\n\n") == []
 
 
-def test_unterminated_event_is_dropped_on_flush() -> None:
-    decoder = SSEDecoder()
-    assert decoder.feed_line("data: partial") is None
-    assert decoder.flush() is None
-    assert decoder.feed_line("") is None
+def test_unterminated_event_is_never_dispatched() -> None:
+    assert decode(b"data: partial\ndata: more") == []
 
 
 def test_comments_are_returned_at_once_when_asked_for() -> None:

@@ -72,35 +72,26 @@ def _init(cls: type, fields: tuple[dataclasses.Field[Any], ...]) -> Any:
     factories as dataclasses applies them, then ``__post_init__`` if the class has one."""
     names: dict[str, Any] = {"__set": object.__setattr__, "__factory": _FACTORY}
     params: list[str] = []
-    keywords: list[str] = []
     body: list[str] = []
     for f in fields:
+        if not f.init or f.kw_only:  # no record needs them: say so rather than ignore them
+            raise TypeError(f"{cls.__name__}.{f.name}: a record's fields are all __init__ "
+                            "parameters (no init=False, no kw_only)")
         value = f.name
         if f.default_factory is not MISSING:
             names[f"__f_{f.name}"] = f.default_factory
-            value = f"__f_{f.name}()"
-            if f.init:
-                value = f"{value} if {f.name} is __factory else {f.name}"
-        elif not f.init and f.default is not MISSING:
+            params.append(f"{f.name}=__factory")
+            value = f"__f_{f.name}() if {f.name} is __factory else {f.name}"
+        elif f.default is not MISSING:
             names[f"__d_{f.name}"] = f.default
-            value = f"__d_{f.name}"
-        elif not f.init:
-            continue
-        if f.init:
-            if f.default_factory is not MISSING:
-                param = f"{f.name}=__factory"
-            elif f.default is not MISSING:
-                names[f"__d_{f.name}"] = f.default
-                param = f"{f.name}=__d_{f.name}"
-            else:
-                param = f.name
-            (keywords if f.kw_only else params).append(param)
+            params.append(f"{f.name}=__d_{f.name}")
+        else:
+            params.append(f.name)
         body.append(f"    __set(self, {f.name!r}, {value})")
     if hasattr(cls, "__post_init__"):
         body.append("    self.__post_init__()")
-    signature = ", ".join(["self", *params, *(["*", *keywords] if keywords else [])])
-    source = f"def __init__({signature}):\n" + ("\n".join(body) or "    pass") + "\n"
-    exec(source, names)  # the one generated method, compiled as dataclasses compiles it
+    source = f"def __init__({', '.join(['self', *params])}):\n" + ("\n".join(body) or "    pass")
+    exec(source + "\n", names)  # the one generated method, compiled as dataclasses compiles it
     init = names["__init__"]
     init.__qualname__ = f"{cls.__qualname__}.__init__"
     init.__module__ = cls.__module__

@@ -40,16 +40,11 @@ if TYPE_CHECKING:
     from spark_cli.cli.edit.signals import TurnSignals
     from spark_cli.cli.wiring import SentAhead
     from spark_cli.render.renderer import Renderer
-    from spark_cli.session.api import SessionApi, SessionFactory
+    from spark_cli.session.api import SessionApi
     from spark_cli.session.config.settings import Settings
 
 class UsageError(Exception):
     """Bad flags or inputs: one clear line on stderr, exit 2, nothing touched."""
-
-
-def session_class() -> SessionFactory:
-    """The session type (a seam for tests)."""
-    return Session
 
 
 def run_turn(settings: Settings, root: Path, files: Sequence[str], instruction: str,
@@ -68,7 +63,7 @@ def run_turn(settings: Settings, root: Path, files: Sequence[str], instruction: 
 
 def _prepared_turn(settings: Settings, root: Path, files: Sequence[str], instruction: str,
                    renderer: Renderer, result: TurnResult, *, dry_run: bool) -> TurnResult:
-    session = session_class()(None, root, settings, dry_run=dry_run)
+    session = Session(None, root, settings, dry_run=dry_run)
     if settings.commands == "ask" and settings.tools:
         from spark_cli.cli.edit.asking import terminal_approver  # deferred: launch -> request
 

@@ -80,8 +80,7 @@ class TestResult:
         if self.timed_out:
             head = f"`{self.command}` did not finish within the time limit and was stopped."
         elif self.exit_code == EXIT_NOT_FOUND and "not found" in self.output[-500:]:
-            head = f"`{self.command}` could not be started: {self.output.strip()[-300:]}"
-            return head
+            return f"`{self.command}` could not be started: {self.output.strip()[-300:]}"
         else:
             head = f"`{self.command}` failed (exit code {self.exit_code})."
         lines = self.output.splitlines()

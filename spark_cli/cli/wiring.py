@@ -6,9 +6,8 @@
 - ``mock`` with a ``base_url``: that running engine (`spark engine serve`), over the WebSocket.
 - any other kind: the transport factory with the provider's base URL and key.
 
-A one-shot may send its request ahead (:func:`send_ahead`, before its event loop exists)
-and hand what it sent to :func:`open_provider_channel` (``ahead=``), whose channel adopts
-it. Concrete parts (engine, transports) are imported only here, for the kind asked for.
+A one-shot's request may go ahead of its channel (:func:`send_ahead`). Concrete parts
+(engine, transports) are imported only here, for the kind asked for.
 """
 
 from __future__ import annotations

@@ -95,11 +95,9 @@ class TurnUpdates:
         self._started: set[str] = set()
 
     def of(self, event: ev.SessionEvent) -> Any | None:
-        """The update for ``event``; None for events an editor does not show."""
+        """The update for ``event``; None for events an editor does not show (prose goes
+        through :class:`Outbox`, the agent's hot path)."""
         match event:
-            case ev.ProseDelta(text=text):
-                self.answer.append(text)
-                return helpers.update_agent_message_text(text)
             case ev.ToolCallStarted(call_id=call_id, name=name, arguments=args, label=label):
                 return helpers.start_tool_call(
                     call_id, label, kind=KINDS.get(name, "other"), status="in_progress",

@@ -122,8 +122,7 @@ def run_edit(args: EditArgs) -> NoReturn:
 
 
 def register(app: typer.Typer) -> None:
-    """Add `edit` to the typer ``app`` (the fast path, ``edit_args``, skips typer for
-    plain command lines; both end in :func:`run_edit`)."""
+    """Add `edit` to the typer ``app`` (both it and the fast path end in :func:`run_edit`)."""
     import typer  # deferred: launch -> request (a plain `spark edit` line skips typer)
 
     from spark_cli.cli import options  # deferred: launch -> request (it imports typer)
@@ -175,12 +174,10 @@ def _silence_stdout() -> None:
 def exit_now(code: int) -> NoReturn:
     """End the process as soon as the work is done (stream end → exit is benchmarked).
 
-    Everything is written, flushed and closed by now (files are renamed into
-    place atomically, the journal is closed, the event loop is shut down), so a
-    real process skips the interpreter's teardown of hundreds of modules
-    with ``os._exit``. Under a test runner (stdout replaced), a
-    profiler, a tracer or coverage (which write their data at exit) it raises
-    ``SystemExit`` as usual (typer's runner and click take it as the exit code).
+    Everything is written, flushed and closed by now (files renamed into place, the journal
+    closed, the event loop shut down), so a real process skips the interpreter's teardown
+    with ``os._exit``. Under a test runner (stdout replaced), a profiler, a tracer or
+    coverage (which write their data at exit) it raises ``SystemExit`` as usual.
     """
     real = sys.stdout is sys.__stdout__ and sys.stderr is sys.__stderr__
     if real and sys.getprofile() is None and sys.gettrace() is None:

@@ -49,9 +49,7 @@ class UsageError(Exception):
 
 def run_turn(settings: Settings, root: Path, files: Sequence[str], instruction: str,
              renderer: Renderer, *, dry_run: bool) -> TurnResult:
-    """Run one session turn against the channel the settings describe, rendering as it goes.
-
-    Builds the request, sends it ahead where it can, then runs the event loop."""
+    """Run one session turn against the channel the settings describe, rendering as it goes."""
     result = TurnResult()
     _prepared_turn(settings, root, files, instruction, renderer, result, dry_run=dry_run)
     if not (result.outcomes or result.rejected or result.interrupted or result.failure):

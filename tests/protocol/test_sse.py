@@ -20,7 +20,7 @@ def test_round_trip_named_and_multiline() -> None:
 
 
 def test_comments_unknown_fields_and_no_space_after_colon() -> None:
-    raw = b": keep-alive\nretry: 10\ndata:[DONE]\n\n"
+    raw = b": keep-alive\nretry: 10\nid: 7\ndata:[DONE]\n\n"
     assert decode(raw) == [SSEEvent("[DONE]")]
 
 

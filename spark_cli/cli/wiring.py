@@ -31,8 +31,6 @@ CONNECT_TIMEOUT = 5.0
 (the channels' own default too)."""
 IDLE_TIMEOUT = 10.0
 """The silence limit (also the time allowed to write a request), likewise."""
-BUNDLED_HOST = "127.0.0.1"
-"""The bundled engine listens on loopback only."""
 
 
 class WiringError(Exception):
@@ -145,6 +143,6 @@ async def _bundled_engine() -> AsyncIterator[Any]:
     from spark_cli.engine.core.config import EngineConfig
     from spark_cli.engine.serving.engine_thread import run_engine_in_thread
 
-    config = EngineConfig(host=BUNDLED_HOST, port=0, token=secrets.token_urlsafe(16))
+    config = EngineConfig(host="127.0.0.1", port=0, token=secrets.token_urlsafe(16))
     async with run_engine_in_thread(config, http=False) as engine:
         yield engine

@@ -70,10 +70,7 @@ def edit_files(paths: list[str], instruction: str, root: Path, flags: dict[str, 
     from spark_cli.cli.edit.turn_result import EXIT_OK  # deferred: spark --help
 
     cwd = Path.cwd()
-    before: dict[str, str] = {}
-    for raw in paths:
-        rel, text = _target(raw, root, cwd)
-        before[rel] = text
+    before = dict(_target(raw, root, cwd) for raw in paths)  # root-relative path -> text
     settings = load(root, flags, one_shot=True)
     renderer = renderer_for(as_json, sys.stdout)
     result = run_turn(settings, root, list(before), instruction, renderer,

@@ -266,10 +266,8 @@ def end_diffs(result: TurnResult, root: Path, before: Mapping[str, str],
                     now = read_text_file(root / path).text
                 except (OSError, FileRefused):
                     now = None
-        if now is not None:
-            diffs.append((path, unified_diff(path, before[path], now)))
-        else:
-            diffs.append((path, "".join(o.diff for o in outcomes)))
+        diffs.append((path, unified_diff(path, before[path], now) if now is not None
+                      else "".join(o.diff for o in outcomes)))
     return diffs
 
 

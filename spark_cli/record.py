@@ -2,7 +2,8 @@
 
 A record is what ``@dataclass(frozen=True, slots=True)`` declares: a dataclass (``fields``,
 ``replace``, ``asdict`` and ``match`` work) with ``__slots__``, frozen, compared, hashed,
-shown, copied and pickled by its fields; a method the class body defines is kept. What
+shown, copied and pickled by its fields; a method the class body defines is kept (bar
+``__eq__``, ``__hash__``, ``__setattr__`` and ``__delattr__``, which are refused). What
 differs is the cost of declaring one: dataclasses writes, parses and compiles six methods
 per frozen class, a record compiles its ``__init__`` only and shares the other five, which
 read the fields from the class. Kept by the ledger (docs/benchmarks.md): `spark bench
@@ -20,7 +21,7 @@ from typing import Any, TypeVar, dataclass_transform
 _T = TypeVar("_T")
 _FACTORY = object()
 """The default of a parameter whose field has a ``default_factory``: not passed."""
-_OWN = ("__setattr__", "__delattr__")
+_OWN = ("__setattr__", "__delattr__", "__eq__", "__hash__")
 
 
 def _setattr(self: object, name: str, value: object) -> None:
@@ -116,10 +117,7 @@ def record(cls: type[_T]) -> type[_T]:
     made.__record_shown__ = tuple(f.name for f in fields if f.repr)
     if "__repr__" not in own:
         made.__repr__ = _repr
-    if "__eq__" not in own:
-        made.__eq__ = _eq
-    explicit_hash = own.get("__hash__", MISSING)
-    if explicit_hash is MISSING or (explicit_hash is None and "__eq__" in own):
-        made.__hash__ = _hash
+    made.__eq__ = _eq
+    made.__hash__ = _hash
     result: type[_T] = made
     return result

@@ -131,3 +131,15 @@ def test_a_field_left_out_of_init_or_keyword_only_is_refused() -> None:
             """A keyword-only field."""
 
             x: int = field(default=0, kw_only=True)
+
+
+def test_a_record_compares_by_its_fields_only() -> None:
+    with pytest.raises(TypeError, match="__eq__"):
+        @record
+        class Loose:
+            """Its own equality."""
+
+            x: int
+
+            def __eq__(self, other: object) -> bool:
+                return True

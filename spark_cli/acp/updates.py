@@ -230,11 +230,11 @@ def replay(saved: SavedConversation, root: Path) -> list[Any]:
         elif item.kind in ("answer", "failed"):
             updates.append(helpers.update_agent_message_text(item.text))
         elif item.kind in ("tool", *_EDITS):
-            content = [helpers.tool_content(helpers.text_block(item.detail or item.text))]
             updates.append(helpers.start_tool_call(
                 f"replay-{number}", item.text.splitlines()[0] if item.text else item.kind,
                 kind="other" if item.kind == "tool" else "edit",
-                status=_EDITS.get(item.kind, "completed"), content=content))
+                status=_EDITS.get(item.kind, "completed"),
+                content=[_text(item.detail or item.text)]))
     return updates
 
 

@@ -2,7 +2,8 @@
 
 A record is what ``@dataclass(frozen=True, slots=True)`` declares: a dataclass (``fields``,
 ``replace``, ``asdict`` and ``match`` work) with ``__slots__``, frozen, compared, hashed,
-shown, copied and pickled by its fields; a method the class body defines is kept. What
+shown, copied and pickled by its fields; a method the class body defines is kept (bar
+``__eq__``, ``__hash__``, ``__setattr__`` and ``__delattr__``, which are refused). What
 differs is the cost of declaring one: dataclasses writes, parses and compiles six methods
 per frozen class, a record compiles its ``__init__`` only and shares the other five, which
 read the fields from the class. Kept by the ledger (docs/benchmarks.md): `spark bench
@@ -20,7 +21,7 @@ from typing import Any, TypeVar, dataclass_transform
 _T = TypeVar("_T")
 _FACTORY = object()
 """The default of a parameter whose field has a ``default_factory``: not passed."""
-_OWN = ("__setattr__", "__delattr__")
+_OWN = ("__setattr__", "__delattr__", "__eq__", "__hash__")
 
 
 def _setattr(self: object, name: str, value: object) -> None:
@@ -72,35 +73,26 @@ def _init(cls: type, fields: tuple[dataclasses.Field[Any], ...]) -> Any:
     factories as dataclasses applies them, then ``__post_init__`` if the class has one."""
     names: dict[str, Any] = {"__set": object.__setattr__, "__factory": _FACTORY}
     params: list[str] = []
-    keywords: list[str] = []
     body: list[str] = []
     for f in fields:
+        if not f.init or f.kw_only:  # no record needs them: say so rather than ignore them
+            raise TypeError(f"{cls.__name__}.{f.name}: a record's fields are all __init__ "
+                            "parameters (no init=False, no kw_only)")
         value = f.name
         if f.default_factory is not MISSING:
             names[f"__f_{f.name}"] = f.default_factory
-            value = f"__f_{f.name}()"
-            if f.init:
-                value = f"{value} if {f.name} is __factory else {f.name}"
-        elif not f.init and f.default is not MISSING:
+            params.append(f"{f.name}=__factory")
+            value = f"__f_{f.name}() if {f.name} is __factory else {f.name}"
+        elif f.default is not MISSING:
             names[f"__d_{f.name}"] = f.default
-            value = f"__d_{f.name}"
-        elif not f.init:
-            continue
-        if f.init:
-            if f.default_factory is not MISSING:
-                param = f"{f.name}=__factory"
-            elif f.default is not MISSING:
-                names[f"__d_{f.name}"] = f.default
-                param = f"{f.name}=__d_{f.name}"
-            else:
-                param = f.name
-            (keywords if f.kw_only else params).append(param)
+            params.append(f"{f.name}=__d_{f.name}")
+        else:
+            params.append(f.name)
         body.append(f"    __set(self, {f.name!r}, {value})")
     if hasattr(cls, "__post_init__"):
         body.append("    self.__post_init__()")
-    signature = ", ".join(["self", *params, *(["*", *keywords] if keywords else [])])
-    source = f"def __init__({signature}):\n" + ("\n".join(body) or "    pass") + "\n"
-    exec(source, names)  # the one generated method, compiled as dataclasses compiles it
+    source = f"def __init__({', '.join(['self', *params])}):\n" + ("\n".join(body) or "    pass")
+    exec(source + "\n", names)  # the one generated method, compiled as dataclasses compiles it
     init = names["__init__"]
     init.__qualname__ = f"{cls.__qualname__}.__init__"
     init.__module__ = cls.__module__
@@ -125,10 +117,7 @@ def record(cls: type[_T]) -> type[_T]:
     made.__record_shown__ = tuple(f.name for f in fields if f.repr)
     if "__repr__" not in own:
         made.__repr__ = _repr
-    if "__eq__" not in own:
-        made.__eq__ = _eq
-    explicit_hash = own.get("__hash__", MISSING)
-    if explicit_hash is MISSING or (explicit_hash is None and "__eq__" in own):
-        made.__hash__ = _hash
+    made.__eq__ = _eq
+    made.__hash__ = _hash
     result: type[_T] = made
     return result

@@ -115,3 +115,31 @@ def test_a_record_cannot_define_its_own_setattr() -> None:
             x: int
 
             def __setattr__(self, name: str, value: object) -> None: ...
+
+
+def test_a_field_left_out_of_init_or_keyword_only_is_refused() -> None:
+    with pytest.raises(TypeError, match="init=False"):
+        @record
+        class Hidden:
+            """A field __init__ would not set."""
+
+            x: int = field(default=0, init=False)
+
+    with pytest.raises(TypeError, match="kw_only"):
+        @record
+        class Keyword:
+            """A keyword-only field."""
+
+            x: int = field(default=0, kw_only=True)
+
+
+def test_a_record_compares_by_its_fields_only() -> None:
+    with pytest.raises(TypeError, match="__eq__"):
+        @record
+        class Loose:
+            """Its own equality."""
+
+            x: int
+
+            def __eq__(self, other: object) -> bool:
+                return True

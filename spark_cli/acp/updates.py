@@ -95,11 +95,9 @@ class TurnUpdates:
         self._started: set[str] = set()
 
     def of(self, event: ev.SessionEvent) -> Any | None:
-        """The update for ``event``; None for events an editor does not show."""
+        """The update for ``event``; None for events an editor does not show (prose goes
+        through :class:`Outbox`, the agent's hot path)."""
         match event:
-            case ev.ProseDelta(text=text):
-                self.answer.append(text)
-                return helpers.update_agent_message_text(text)
             case ev.ToolCallStarted(call_id=call_id, name=name, arguments=args, label=label):
                 return helpers.start_tool_call(
                     call_id, label, kind=KINDS.get(name, "other"), status="in_progress",
@@ -232,11 +230,11 @@ def replay(saved: SavedConversation, root: Path) -> list[Any]:
         elif item.kind in ("answer", "failed"):
             updates.append(helpers.update_agent_message_text(item.text))
         elif item.kind in ("tool", *_EDITS):
-            content = [helpers.tool_content(helpers.text_block(item.detail or item.text))]
             updates.append(helpers.start_tool_call(
                 f"replay-{number}", item.text.splitlines()[0] if item.text else item.kind,
                 kind="other" if item.kind == "tool" else "edit",
-                status=_EDITS.get(item.kind, "completed"), content=content))
+                status=_EDITS.get(item.kind, "completed"),
+                content=[_text(item.detail or item.text)]))
     return updates
 
 

@@ -78,8 +78,7 @@ def _has_python_tests(base: Path) -> bool:
     for count, path in enumerate(base.rglob("*.py")):
         if count >= _MAX_SCAN:
             return False
-        name = path.name
-        if name.startswith("test_") or name.endswith("_test.py"):
+        if path.name.startswith("test_") or path.name.endswith("_test.py"):
             return True
     return False
 
@@ -128,11 +127,8 @@ def _npm_has_test(root: Path) -> bool:
 
 def _makefile(root: Path) -> str | None:
     for name in ("GNUmakefile", "makefile", "Makefile"):
-        path = root / name
-        if path.is_file():
-            text = _read(path) or ""
-            if _MAKE_TEST.search(text):
-                return name
+        if (root / name).is_file() and _MAKE_TEST.search(_read(root / name) or ""):
+            return name
     return None
 
 

@@ -80,8 +80,7 @@ class TestResult:
         if self.timed_out:
             head = f"`{self.command}` did not finish within the time limit and was stopped."
         elif self.exit_code == EXIT_NOT_FOUND and "not found" in self.output[-500:]:
-            head = f"`{self.command}` could not be started: {self.output.strip()[-300:]}"
-            return head
+            return f"`{self.command}` could not be started: {self.output.strip()[-300:]}"
         else:
             head = f"`{self.command}` failed (exit code {self.exit_code})."
         lines = self.output.splitlines()
@@ -250,7 +249,7 @@ async def run_command(command: str, root: Path, *, timeout: float, env: Mapping[
                       kept.cut_bytes, kept.cut_lines, timeout, sandbox is not None)
 
 
-async def run_tests(command: TestCommand | str, root: Path, *,
+async def run_tests(command: TestCommand, root: Path, *,
                     timeout: float = DEFAULT_TIMEOUT,
                     keep_bytes: int = DEFAULT_KEEP_BYTES,
                     on_output: Callable[[str], None] | None = None) -> TestResult:
@@ -259,8 +258,6 @@ async def run_tests(command: TestCommand | str, root: Path, *,
     ``on_output`` streams the output as it arrives (see the module doc); it also gets the
     line saying why a program could not start, and the note that the time limit stopped it.
     """
-    if isinstance(command, str):
-        command = TestCommand((command,), "configured", shell=True)
     argv = ["/bin/sh", "-c", command.argv[0]] if command.shell else list(command.argv)
     env = dict(os.environ)
     env.setdefault("CI", "1")

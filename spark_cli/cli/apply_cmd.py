@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, NoReturn, TextIO
 
 import typer
 
@@ -24,22 +24,22 @@ if TYPE_CHECKING:
 EXIT_OK, EXIT_REFUSED, EXIT_USAGE = 0, 1, 2
 
 
+def _usage(message: str) -> NoReturn:
+    typer.echo(f"spark apply: {message}", err=True)
+    raise typer.Exit(EXIT_USAGE)
+
+
 def _read_input(patch: str) -> str:
     if patch == "-":
         stream = typer.get_text_stream("stdin")
         if stream.isatty():
-            raise _UsageError("no PATCH given and stdin is a terminal: pass a file or pipe the "
-                              "edit text in (spark apply - < edit.txt)")
+            _usage("no PATCH given and stdin is a terminal: pass a file or pipe the edit text "
+                   "in (spark apply - < edit.txt)")
         return stream.read()
-    path = Path(patch)
     try:
-        return path.read_text(encoding="utf-8", errors="surrogateescape")
+        return Path(patch).read_text(encoding="utf-8", errors="surrogateescape")
     except OSError as exc:
-        raise _UsageError(f"cannot read {patch}: {exc.strerror or exc}") from None
-
-
-class _UsageError(Exception):
-    pass
+        _usage(f"cannot read {patch}: {exc.strerror or exc}")
 
 
 def parse_edit_text(text: str) -> list[FileEdit | BlockRejected]:
@@ -185,13 +185,9 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Apply SEARCH/REPLACE blocks or an apply_patch envelope to the working tree."""
         base = root or Path.cwd()
-        try:
-            if not base.is_dir():
-                raise _UsageError(f"--root {base} is not a directory")
-            text = _read_input(patch)
-        except _UsageError as exc:
-            typer.echo(f"spark apply: {exc}", err=True)
-            raise typer.Exit(EXIT_USAGE) from None
+        if not base.is_dir():
+            _usage(f"--root {base} is not a directory")
+        text = _read_input(patch)
         color = not as_json and sys.stdout.isatty()
         code = run_apply(text, base, check=check, as_json=as_json,
                          allow_syntax_errors=allow_syntax_errors, color=color,

@@ -26,12 +26,6 @@ def _is_loopback(host: str) -> bool:
         return False
 
 
-def _listen_error(exc: OSError) -> str:
-    if exc.errno == errno.EADDRINUSE:
-        return "address in use"
-    return exc.strerror or str(exc)
-
-
 def serve(
     host: str = typer.Option("127.0.0.1", "--host", help="Address to bind."),
     port: int = typer.Option(8765, "--port", help="Port (0 = a free one; the URL is printed)."),
@@ -88,8 +82,8 @@ def serve(
         typer.echo(f"spark engine: {exc}", err=True)
         raise typer.Exit(2) from None
     except OSError as exc:
-        typer.echo(f"spark engine: cannot listen on {host}:{port}: {_listen_error(exc)}",
-                   err=True)
+        why = "address in use" if exc.errno == errno.EADDRINUSE else exc.strerror or str(exc)
+        typer.echo(f"spark engine: cannot listen on {host}:{port}: {why}", err=True)
         raise typer.Exit(3) from None
 
 

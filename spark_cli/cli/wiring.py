@@ -6,9 +6,8 @@
 - ``mock`` with a ``base_url``: that running engine (`spark engine serve`), over the WebSocket.
 - any other kind: the transport factory with the provider's base URL and key.
 
-A one-shot may send its request ahead (:func:`send_ahead`, before its event loop exists)
-and hand what it sent to :func:`open_provider_channel` (``ahead=``), whose channel adopts
-it. Concrete parts (engine, transports) are imported only here, for the kind asked for.
+A one-shot's request may go ahead of its channel (:func:`send_ahead`). Concrete parts
+(engine, transports) are imported only here, for the kind asked for.
 """
 
 from __future__ import annotations
@@ -32,8 +31,6 @@ CONNECT_TIMEOUT = 5.0
 (the channels' own default too)."""
 IDLE_TIMEOUT = 10.0
 """The silence limit (also the time allowed to write a request), likewise."""
-BUNDLED_HOST = "127.0.0.1"
-"""The bundled engine listens on loopback only."""
 
 
 class WiringError(Exception):
@@ -146,6 +143,6 @@ async def _bundled_engine() -> AsyncIterator[Any]:
     from spark_cli.engine.core.config import EngineConfig
     from spark_cli.engine.serving.engine_thread import run_engine_in_thread
 
-    config = EngineConfig(host=BUNDLED_HOST, port=0, token=secrets.token_urlsafe(16))
+    config = EngineConfig(host="127.0.0.1", port=0, token=secrets.token_urlsafe(16))
     async with run_engine_in_thread(config, http=False) as engine:
         yield engine

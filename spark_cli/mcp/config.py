@@ -41,8 +41,6 @@ _CHECKS: dict[str, tuple[Any, str]] = {
     "cwd": (lambda v: isinstance(v, str), "a string (a directory)"),
     "url": (lambda v: isinstance(v, str) and v.startswith(("http://", "https://")),
             "an http(s) URL"),
-    "headers": (lambda v: isinstance(v, dict) and all(isinstance(a, str) for a in v.values()),
-                "a table of strings"),
     "bearer_token_env_var": (lambda v: isinstance(v, str) and v.strip(),
                              "a string (an environment variable name)"),
     "enabled": (lambda v: isinstance(v, bool), "a boolean (true/false)"),
@@ -52,6 +50,7 @@ _CHECKS: dict[str, tuple[Any, str]] = {
                       "a list of tool names"),
 }
 _CHECKS["tool_timeout_s"] = _CHECKS["startup_timeout_s"]
+_CHECKS["headers"] = _CHECKS["env"]
 
 
 class McpConfigError(ValueError):

@@ -50,10 +50,9 @@ class McpHub:
         env = dict(os.environ if environ is None else environ)
         folder = cache if cache is not None else cache_dir(env)
         self._links = {s.name: ServerLink(s, Path(root), folder, env) for s in servers}
-        secrets = Secrets()
+        self._secrets = Secrets()
         for s in servers:
-            secrets |= s.secrets(env)
-        self._secrets = secrets
+            self._secrets |= s.secrets(env)
         self._names: dict[str, tuple[str, str]] = {}
         self._declared: dict[str, tuple[int, list[ToolDef], list[str]]] = {}
 

@@ -104,13 +104,10 @@ def _delay_from_resets(lower: Mapping[str, str]) -> RetryDelay | None:
             continue
         remaining = lower.get(_REMAINING_PREFIX + key[len(_RESET_PREFIX) :], "").strip()
         (exhausted if remaining == "0" else others).append((seconds, key))
-    if exhausted:
-        seconds, key = max(exhausted)
-        return RetryDelay(seconds, key)
-    if others:
-        seconds, key = min(others)
-        return RetryDelay(seconds, key)
-    return None
+    if not (exhausted or others):
+        return None
+    seconds, key = max(exhausted) if exhausted else min(others)
+    return RetryDelay(seconds, key)
 
 
 def delay_from_message(message: str) -> float | None:

@@ -1,14 +1,13 @@
 """Server-sent events framing (the HTML living-standard rules), both directions.
 
-Pure: the engine encodes with :func:`encode_event`; clients feed decoded text
-lines (e.g. httpx ``aiter_lines()``) to :class:`SSEDecoder`, which yields one
-:class:`SSEEvent` per blank-line-terminated event; ``data`` lines are joined
-with newlines and unknown fields are ignored. Comments (``:`` lines) are
-ignored too, unless the decoder was made with ``comments=True``: then each
-comment is returned at once as an event named :data:`COMMENT` (the empty name,
-which the spec never dispatches: an event without a name is "message"). Servers
-use comments for keep-alives and, like the bundled engine on Chat Completions,
-for queue positions (``: queued 3``).
+Pure: the engine encodes with :func:`encode_event`; clients feed decoded text lines (e.g.
+httpx ``aiter_lines()``) to :class:`SSEDecoder`, which yields one :class:`SSEEvent` per
+blank-line-terminated event; ``data`` lines are joined with newlines and other fields
+(``id``, ``retry``: spark never resumes a stream) are ignored. Comments (``:`` lines) are
+ignored too, unless the decoder was made with ``comments=True``: then each comment is
+returned at once as an event named :data:`COMMENT` (the empty name, which the spec never
+dispatches: an event without a name is "message"). Servers use comments for keep-alives
+and, like the bundled engine on Chat Completions, for queue positions (``: queued 3``).
 """
 
 from __future__ import annotations
@@ -26,7 +25,6 @@ class SSEEvent:
 
     data: str
     event: str = "message"
-    id: str | None = None
 
 
 def encode_event(data: str, event: str | None = None) -> bytes:
@@ -39,12 +37,11 @@ def encode_event(data: str, event: str | None = None) -> bytes:
 class SSEDecoder:
     """Incremental decoder: feed lines without their line terminator."""
 
-    __slots__ = ("_comments", "_data", "_event", "_id")
+    __slots__ = ("_comments", "_data", "_event")
 
     def __init__(self, *, comments: bool = False) -> None:
         self._data: list[str] = []
         self._event = ""
-        self._id: str | None = None
         self._comments = comments
 
     def feed_line(self, line: str) -> SSEEvent | None:
@@ -53,7 +50,7 @@ class SSEDecoder:
             if not self._data:
                 self._event = ""
                 return None
-            event = SSEEvent("\n".join(self._data), self._event or "message", self._id)
+            event = SSEEvent("\n".join(self._data), self._event or "message")
             self._data = []
             self._event = ""
             return event
@@ -69,12 +66,4 @@ class SSEDecoder:
             self._data.append(value)
         elif field == "event":
             self._event = value
-        elif field == "id" and "\0" not in value:
-            self._id = value
-        return None
-
-    def flush(self) -> SSEEvent | None:
-        """End of stream: a pending event without its blank line is discarded (per spec)."""
-        self._data = []
-        self._event = ""
         return None

@@ -1,9 +1,7 @@
 """The model's read-only tools: read_file, search, list_files, as pure functions over the repo.
 
-A leaf like ``edits`` and ``checks`` (of spark: ``edits.disk``, ``edits.model``,
-``text_digest``, ``record``); the repo walk honouring ``.gitignore`` (:mod:`.repo_files`)
-lives here too. ``run_tool`` (:mod:`.run`) never raises and is imported on first use: a
-request declares ``TOOL_DEFS`` before any tool runs. docs/tools.md describes the tools.
+A leaf like ``edits`` and ``checks``; the repo walk honouring ``.gitignore``
+(:mod:`.repo_files`) lives here too. docs/tools.md describes the tools.
 """
 
 from __future__ import annotations

@@ -121,10 +121,9 @@ class Access:
             if under and rel != under and not rel.startswith(under + "/"):
                 continue
             try:
-                target = self.locate(rel, want="file")
+                found.append(self.locate(rel, want="file"))
             except ToolFailure:
                 continue
-            found.append(target)
         return found
 
     def _stat(self, rel: str, real: str) -> os.stat_result:

@@ -48,11 +48,10 @@ class IgnoreFile:
 
     __slots__ = ("_spec", "quick", "text")
 
-    def __init__(self, text: str, quick: re.Pattern[str] | None,
-                 spec: pathspec.GitIgnoreSpec | None = None) -> None:
+    def __init__(self, text: str, quick: re.Pattern[str] | None) -> None:
         self.text = text
         self.quick = quick
-        self._spec = spec
+        self._spec: pathspec.GitIgnoreSpec | None = None
 
     @property
     def spec(self) -> pathspec.GitIgnoreSpec:

@@ -97,18 +97,13 @@ def _clip(text: str, limit: int = 60) -> str:
 
 
 def _checked(tool: str, param: Param, value: object) -> Value:
-    if param.kind == "string":
-        if isinstance(value, str):
-            return value
-    elif param.kind == "number" and isinstance(value, int | float) \
-            and not isinstance(value, bool):
-        if param.minimum is not None and value < param.minimum:
-            raise ToolFailure(f"{tool}: {param.name} must be at least {param.minimum}, "
-                              f"not {value}", f"bad {param.name}")
+    if param.kind == "string" and isinstance(value, str):
         return value
-    elif isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
+    if param.kind == "integer" and isinstance(value, float) and value.is_integer() \
+            and abs(value) < 2**53:
         value = int(value)
-    if param.kind == "integer" and isinstance(value, int) and not isinstance(value, bool):
+    if param.kind != "string" and not isinstance(value, bool) and (
+            isinstance(value, int) or (param.kind == "number" and isinstance(value, float))):
         if param.minimum is not None and value < param.minimum:
             raise ToolFailure(f"{tool}: {param.name} must be at least {param.minimum}, "
                               f"not {value}", f"bad {param.name}")

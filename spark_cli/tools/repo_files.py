@@ -2,10 +2,8 @@
 
 ``walk(root)`` visits the tree once (``os.scandir``, depth first). The repo map
 (``session.context.scan``), the model's tools (``list_files``, ``search``) and the
-`stamp` before and after a command (what it `changed`) walk through here.
-``RepoFiles.ignored(rel)`` answers, for one path, which rule leaves it out (the ``/add``
-refusal message); ``RepoFiles.hidden(rel)`` whether ``.gitignore`` does, without
-importing pathspec.
+`stamp` before and after a command (what it `changed`) walk through here; `RepoFiles`
+also answers for one path (``ignored``, ``hidden``).
 """
 
 from __future__ import annotations

@@ -84,41 +84,34 @@ class Matcher:
 
         return find_public
 
-    def hits(self, data: bytes) -> Iterator[Hit]:
-        """Each line of ``data`` the pattern matches, in order (a line at most once)."""
+    def _lines(self, data: bytes, pos: int = 0) -> Iterator[tuple[int, int]]:
+        """``(match start, line end)`` of each line of ``data`` from offset ``pos`` (a line
+        start) the pattern matches, in order (a line at most once)."""
         find = self._finder()
         size = len(data)
-        line = 1
-        counted = 0  # newlines before this offset are in ``line``
-        pos = 0
         while pos <= size and size:
             at = find(data, pos)
             if at < 0 or (at == size and data[size - 1] == 10):
                 return  # (the empty "line" after the final newline is not a line)
-            begin = data.rfind(b"\n", 0, at) + 1
             end = data.find(b"\n", at)
             if end < 0:
                 end = size
+            yield at, end
+            pos = end + 1
+
+    def hits(self, data: bytes) -> Iterator[Hit]:
+        """Each line of ``data`` the pattern matches, in order."""
+        line = 1
+        counted = 0  # newlines before this offset are in ``line``
+        for at, end in self._lines(data):
+            begin = data.rfind(b"\n", 0, at) + 1
             line += data.count(b"\n", counted, begin)
             counted = begin
             yield Hit(line, begin, end, at - begin)
-            pos = end + 1
 
     def count(self, data: bytes, pos: int = 0) -> int:
         """How many lines of ``data`` from offset ``pos`` (a line start) the pattern matches."""
-        find = self._finder()
-        size = len(data)
-        found = 0
-        while pos <= size and size:
-            at = find(data, pos)
-            if at < 0 or (at == size and data[size - 1] == 10):
-                break
-            found += 1
-            end = data.find(b"\n", at)
-            if end < 0:
-                break
-            pos = end + 1
-        return found
+        return sum(1 for _ in self._lines(data, pos))
 
 
 def compile_pattern(pattern: str) -> Matcher:

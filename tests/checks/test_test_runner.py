@@ -72,7 +72,9 @@ async def test_missing_program_is_a_result_not_a_crash(tmp_path: Path) -> None:
 
 
 async def test_configured_shell_command(tmp_path: Path) -> None:
-    result = await run_tests("echo one && exit 3", tmp_path)
+    configured = detect_test_command(tmp_path, "echo one && exit 3")
+    assert configured is not None
+    result = await run_tests(configured, tmp_path)
     assert result.exit_code == 3 and "one" in result.output
     assert result.command == "echo one && exit 3"
 

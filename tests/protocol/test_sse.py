@@ -20,7 +20,7 @@ def test_round_trip_named_and_multiline() -> None:
 
 
 def test_comments_unknown_fields_and_no_space_after_colon() -> None:
-    raw = b": keep-alive\nretry: 10\ndata:[DONE]\n\n"
+    raw = b": keep-alive\nretry: 10\nid: 7\ndata:[DONE]\n\n"
     assert decode(raw) == [SSEEvent("[DONE]")]
 
 
@@ -28,11 +28,8 @@ def test_blank_lines_without_data_dispatch_nothing() -> None:
     assert decode(b"\n\nevent: x\n\n") == []
 
 
-def test_unterminated_event_is_dropped_on_flush() -> None:
-    decoder = SSEDecoder()
-    assert decoder.feed_line("data: partial") is None
-    assert decoder.flush() is None
-    assert decoder.feed_line("") is None
+def test_unterminated_event_is_never_dispatched() -> None:
+    assert decode(b"data: partial\ndata: more") == []
 
 
 def test_comments_are_returned_at_once_when_asked_for() -> None:

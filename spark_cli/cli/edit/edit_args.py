@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import field
 from pathlib import Path
+from typing import Any
 
 from spark_cli.record import record
 
@@ -84,28 +85,14 @@ def parse_edit_args(argv: list[str]) -> EditArgs | None:
 
 
 def _build(values: dict[str, str], flags: set[str], paths: list[str]) -> EditArgs | None:
-    message = values.get("message")
-    if message is None:
+    if "message" not in values:
         return None  # typer says the option is missing
+    fields: dict[str, Any] = {**values, **dict.fromkeys(flags, True), "paths": paths}
     tokens = values.get("max_output_tokens")
-    if tokens is not None and not (tokens.isascii() and tokens.isdigit() and int(tokens) >= 1):
-        return None  # typer explains the bad number
-    root = values.get("root")
-    return EditArgs(
-        message=message,
-        paths=paths,
-        dry_run="dry_run" in flags,
-        as_json="as_json" in flags,
-        run_tests="run_tests" in flags,
-        provider=values.get("provider"),
-        model=values.get("model"),
-        base_url=values.get("base_url"),
-        max_output_tokens=int(tokens) if tokens is not None else None,
-        edit_format=values.get("edit_format"),
-        allow_syntax_errors="allow_syntax_errors" in flags,
-        deep="deep" in flags,
-        root=Path(root) if root is not None else None,
-        lang=values.get("lang"),
-        no_tools="no_tools" in flags,
-        commands=values.get("commands"),
-    )
+    if tokens is not None:
+        if not (tokens.isascii() and tokens.isdigit() and int(tokens) >= 1):
+            return None  # typer explains the bad number
+        fields["max_output_tokens"] = int(tokens)
+    if "root" in values:
+        fields["root"] = Path(values["root"])
+    return EditArgs(**fields)

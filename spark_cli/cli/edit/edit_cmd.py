@@ -70,10 +70,7 @@ def edit_files(paths: list[str], instruction: str, root: Path, flags: dict[str, 
     from spark_cli.cli.edit.turn_result import EXIT_OK  # deferred: spark --help
 
     cwd = Path.cwd()
-    before: dict[str, str] = {}
-    for raw in paths:
-        rel, text = _target(raw, root, cwd)
-        before[rel] = text
+    before = dict(_target(raw, root, cwd) for raw in paths)  # root-relative path -> text
     settings = load(root, flags, one_shot=True)
     renderer = renderer_for(as_json, sys.stdout)
     result = run_turn(settings, root, list(before), instruction, renderer,
@@ -122,8 +119,7 @@ def run_edit(args: EditArgs) -> NoReturn:
 
 
 def register(app: typer.Typer) -> None:
-    """Add `edit` to the typer ``app`` (the fast path, ``edit_args``, skips typer for
-    plain command lines; both end in :func:`run_edit`)."""
+    """Add `edit` to the typer ``app`` (both it and the fast path end in :func:`run_edit`)."""
     import typer  # deferred: launch -> request (a plain `spark edit` line skips typer)
 
     from spark_cli.cli import options  # deferred: launch -> request (it imports typer)
@@ -156,12 +152,8 @@ def register(app: typer.Typer) -> None:
                                      "sandbox (no asking, sandboxed) or off (the default)."),
     ) -> None:
         """Ask for an edit: stream the answer, apply edits as they land, show the diff."""
-        run_edit(EditArgs(
-            message=message, paths=list(paths or []), dry_run=dry_run, as_json=as_json,
-            run_tests=run_tests, provider=provider, model=model, base_url=base_url,
-            max_output_tokens=max_output_tokens, edit_format=edit_format,
-            allow_syntax_errors=allow_syntax_errors, deep=deep, root=root, lang=lang,
-            no_tools=no_tools, commands=commands))
+        # the parameters are EditArgs' fields, name for name
+        run_edit(EditArgs(**{**locals(), "paths": list(paths or [])}))
 
 
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, as a shell reports a process killed by it
@@ -179,12 +171,10 @@ def _silence_stdout() -> None:
 def exit_now(code: int) -> NoReturn:
     """End the process as soon as the work is done (stream end → exit is benchmarked).
 
-    Everything is written, flushed and closed by now (files are renamed into
-    place atomically, the journal is closed, the event loop is shut down), so a
-    real process skips the interpreter's teardown of hundreds of modules
-    with ``os._exit``. Under a test runner (stdout replaced), a
-    profiler, a tracer or coverage (which write their data at exit) it raises
-    ``SystemExit`` as usual (typer's runner and click take it as the exit code).
+    Everything is written, flushed and closed by now (files renamed into place, the journal
+    closed, the event loop shut down), so a real process skips the interpreter's teardown
+    with ``os._exit``. Under a test runner (stdout replaced), a profiler, a tracer or
+    coverage (which write their data at exit) it raises ``SystemExit`` as usual.
     """
     real = sys.stdout is sys.__stdout__ and sys.stderr is sys.__stderr__
     if real and sys.getprofile() is None and sys.gettrace() is None:
@@ -209,23 +199,23 @@ def stdin_is_terminal() -> bool:
 def _dispatch(args: EditArgs, flags: dict[str, object]) -> int:
     from spark_cli.cli.edit.edit_run import UsageError  # deferred: spark --help
 
-    paths, message, dry_run, as_json = args.paths, args.message, args.dry_run, args.as_json
-    run_tests, root, lang = args.run_tests, args.root, args.lang
+    paths, message, lang = args.paths, args.message, args.lang
     if not message.strip():
         raise UsageError("the instruction (-m) is empty")
     fmt = flags.get("edit_format")
     if fmt is not None and fmt not in FORMATS:
         raise UsageError(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}")
-    base = (root or Path.cwd()).resolve()
+    base = (args.root or Path.cwd()).resolve()
     if not base.is_dir():
         raise UsageError(f"--root {base} is not a directory")
     if paths or stdin_is_terminal():
         if lang is not None:
             raise UsageError("--lang is for pipe mode (no PATH); a file's name gives its language")
-        return edit_files(paths, message, base, flags, dry_run=dry_run, as_json=as_json,
-                          run_tests=run_tests)
-    if run_tests:
+        return edit_files(paths, message, base, flags, dry_run=args.dry_run,
+                          as_json=args.as_json, run_tests=args.run_tests)
+    if args.run_tests:
         raise UsageError("--test needs PATHs in a project; pipe mode never runs tests")
     from spark_cli.cli.edit.pipe_mode import edit_stdin  # deferred: spark --help
 
-    return edit_stdin(message, base, flags, lang=lang, dry_run=dry_run, as_json=as_json)
+    return edit_stdin(message, base, flags, lang=lang, dry_run=args.dry_run,
+                      as_json=args.as_json)

@@ -40,23 +40,16 @@ if TYPE_CHECKING:
     from spark_cli.cli.edit.signals import TurnSignals
     from spark_cli.cli.wiring import SentAhead
     from spark_cli.render.renderer import Renderer
-    from spark_cli.session.api import SessionApi, SessionFactory
+    from spark_cli.session.api import SessionApi
     from spark_cli.session.config.settings import Settings
 
 class UsageError(Exception):
     """Bad flags or inputs: one clear line on stderr, exit 2, nothing touched."""
 
 
-def session_class() -> SessionFactory:
-    """The session type (a seam for tests)."""
-    return Session
-
-
 def run_turn(settings: Settings, root: Path, files: Sequence[str], instruction: str,
              renderer: Renderer, *, dry_run: bool) -> TurnResult:
-    """Run one session turn against the channel the settings describe, rendering as it goes.
-
-    Builds the request, sends it ahead where it can, then runs the event loop."""
+    """Run one session turn against the channel the settings describe, rendering as it goes."""
     result = TurnResult()
     _prepared_turn(settings, root, files, instruction, renderer, result, dry_run=dry_run)
     if not (result.outcomes or result.rejected or result.interrupted or result.failure):
@@ -68,7 +61,7 @@ def run_turn(settings: Settings, root: Path, files: Sequence[str], instruction: 
 
 def _prepared_turn(settings: Settings, root: Path, files: Sequence[str], instruction: str,
                    renderer: Renderer, result: TurnResult, *, dry_run: bool) -> TurnResult:
-    session = session_class()(None, root, settings, dry_run=dry_run)
+    session = Session(None, root, settings, dry_run=dry_run)
     if settings.commands == "ask" and settings.tools:
         from spark_cli.cli.edit.asking import terminal_approver  # deferred: launch -> request
 
@@ -273,10 +266,8 @@ def end_diffs(result: TurnResult, root: Path, before: Mapping[str, str],
                     now = read_text_file(root / path).text
                 except (OSError, FileRefused):
                     now = None
-        if now is not None:
-            diffs.append((path, unified_diff(path, before[path], now)))
-        else:
-            diffs.append((path, "".join(o.diff for o in outcomes)))
+        diffs.append((path, unified_diff(path, before[path], now) if now is not None
+                      else "".join(o.diff for o in outcomes)))
     return diffs
 
 

@@ -41,8 +41,7 @@ def _sent_texts(root: Path, files: Sequence[str]) -> dict[str, str]:
 
 def settle(result: TurnResult, settings: Settings, root: Path, files: Sequence[str],
            renderer: Renderer, *, dry_run: bool) -> None:
-    """Apply a whole-file answer, or mark ``result.no_edit``; only for a turn that ended
-    (completed or cut off) with no edit block in it.
+    """Apply a whole-file answer, or mark ``result.no_edit`` (see the module doc).
 
     One file was sent, it is small, and the answer holds a new version of it in a code
     fence that tree-sitter accepts (aider's "whole" format, :func:`whole_file_text`): it

@@ -64,10 +64,8 @@ def _read_stdin() -> bytes:
 
 def edit_stdin(instruction: str, cwd_root: Path, flags: dict[str, object], *,
                lang: str | None, dry_run: bool, as_json: bool) -> int:
-    """The pipe front end; returns the exit code (stdout gets the result or the original).
-
-    Once stdin is read, a signal (Ctrl-C, SIGTERM, SIGHUP) anywhere before the
-    result is written still gives the original text back, with exit 128 + n."""
+    """The pipe front end; returns the exit code (stdout gets the result or the original,
+    also for a signal that arrives before the result is written: exit 128 + n)."""
     data = _read_stdin()
     out = _Output()
     with terminations():

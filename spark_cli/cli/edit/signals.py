@@ -1,12 +1,11 @@
-"""SIGTERM and SIGHUP for `spark edit`: end the run as Ctrl-C does, exit 128+n.
+"""SIGTERM and SIGHUP for `spark edit`: end the run as Ctrl-C does, exit 128 + n (143 for
+SIGTERM, 129 for SIGHUP, as a shell reports it).
 
-During a turn the event loop takes them, with SIGINT (:class:`TurnSignals`):
-the first one stops the turn and the run ends as usual (the end diff, the summary; in pipe
-mode the ORIGINAL text on stdout), a second gives up at once. Outside the
-turn (reading stdin, connecting, printing) :func:`terminations` turns them into
-:class:`Terminated`, which the pipe front end catches to write the original
-text back before it exits. Either way the exit code is 128 + the signal's
-number (143 for SIGTERM, 129 for SIGHUP), as a shell reports it.
+During a turn the event loop takes them, with SIGINT (:class:`TurnSignals`): the first
+one stops the turn and the run ends as usual (the end diff, the summary; in pipe mode
+the ORIGINAL text on stdout), a second gives up at once. Outside the turn (reading
+stdin, connecting, printing) :func:`terminations` turns them into :class:`Terminated`,
+which the pipe front end catches to write the original text back before it exits.
 """
 
 from __future__ import annotations

@@ -104,8 +104,7 @@ def repo(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> dict[str, Any]:
 
     monkeypatch.setattr(wiring, "open_provider_channel", fake_channel)
     monkeypatch.setattr(wiring, "send_ahead", lambda *a, **k: None)
-    monkeypatch.setattr(edit_run, "session_class",
-                        lambda: functools.partial(Session, run_tool=run_tool))
+    monkeypatch.setattr(edit_run, "Session", functools.partial(Session, run_tool=run_tool))
     monkeypatch.setattr(edit_cmd, "stdin_is_terminal", lambda: True)
     monkeypatch.setenv("SPARK_CONFIG_DIR", str(tmp_path / ".no-config"))
     (tmp_path / "src").mkdir()

@@ -31,7 +31,6 @@ def editor_approver(client: Client, session_id: str) -> Approver:
     question (the editor stopping the turn) is Esc: the turn stops."""
 
     async def ask(request: ApprovalRequest, /) -> Decision:
-        where = "sandboxed" if request.sandboxed else (request.note or "not sandboxed")
         title = f"$ {request.action}" if request.kind == "command" else request.action
         options = [PermissionOption(option_id="once", name="Allow once", kind="allow_once")]
         if request.can_always:
@@ -42,7 +41,8 @@ def editor_approver(client: Client, session_id: str) -> Approver:
             tool_call_id=request.call_id, title=title, status="pending",
             kind="execute" if request.kind == "command" else "other",
             raw_input={"command": request.action, "cwd": request.cwd},
-            content=[helpers.tool_content(helpers.text_block(f"in {request.cwd} ({where})"))])
+            content=[helpers.tool_content(
+                helpers.text_block(f"in {request.cwd} ({request.where})"))])
         answer = await client.request_permission(session_id=session_id, tool_call=call,
                                                  options=options)
         outcome = answer.outcome

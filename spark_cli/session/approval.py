@@ -42,6 +42,11 @@ class ApprovalRequest:
     can_always: bool = True
     """False for a compound command line (``;``, ``&&``, ``|``...): it always asks."""
 
+    @property
+    def where(self) -> str:
+        """What every front end shows beside the action: sandboxed, or why not."""
+        return "sandboxed" if self.sandboxed else (self.note or "not sandboxed")
+
 
 class Approver(Protocol):
     """A front end's answer to one request (it may wait for the user as long as needed).

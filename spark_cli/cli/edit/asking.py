@@ -42,10 +42,9 @@ def terminal_approver() -> Approver:
 
 
 def _ask(request: ApprovalRequest) -> Decision:
-    where = "sandboxed" if request.sandboxed else (request.note or "not sandboxed")
     with open(TTY, "r+", encoding="utf-8") as tty:
         tty.write(f"\nspark edit: the model wants to run\n  $ {request.action}\n"
-                  f"  in {request.cwd} ({where})\n"
+                  f"  in {request.cwd} ({request.where})\n"
                   "Run it? [y] once  [a] always in this repo  [N] no: ")
         tty.flush()
         answer = tty.readline().strip().lower()

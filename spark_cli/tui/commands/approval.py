@@ -104,8 +104,8 @@ def question(request: ApprovalRequest) -> Text:
     text = Text(f"? the model wants to {what}\n", style="bold yellow")
     text.append(f"  $ {request.action}\n" if request.kind == "command"
                 else f"  {request.action}\n", style="bold")
-    where = "sandboxed" if request.sandboxed else (request.note or "not sandboxed")
-    text.append(f"  in {request.cwd} · {where}", style="dim" if request.sandboxed else "yellow")
+    text.append(f"  in {request.cwd} · {request.where}",
+                style="dim" if request.sandboxed else "yellow")
     return text
 
 

@@ -54,21 +54,15 @@ def parse_edit_text(text: str) -> list[FileEdit | BlockRejected]:
 
 
 def _print_diff(diff: str, out: TextIO, color: bool) -> None:
-    if not diff:
-        return
-    if not color:
-        out.write(diff if diff.endswith("\n") else diff + "\n")
-        return
-    from rich.console import Console  # deferred: spark --help
-    from rich.text import Text  # deferred: spark --help
+    from spark_cli.render.text import print_diff  # deferred: spark --help
 
-    console = Console(file=out, force_terminal=True, highlight=False, soft_wrap=True)
-    for line in diff.rstrip("\n").split("\n"):
-        style = ("bold" if line.startswith(("---", "+++")) else
-                 "green" if line.startswith("+") else
-                 "red" if line.startswith("-") else
-                 "cyan" if line.startswith("@@") else "")
-        console.print(Text(line, style=style))
+    console = None
+    if color:
+        from rich.console import Console  # deferred: spark --help
+
+        console = Console(file=out, force_terminal=True, highlight=False, soft_wrap=True)
+    if diff:
+        print_diff(diff, out, console)
 
 
 def _report(outcome: EditOutcome, out: TextIO, color: bool) -> None:

@@ -31,6 +31,19 @@ from spark_cli.session.events import (
 _DIFF_STYLES = (("---", "bold"), ("+++", "bold"), ("@@", "cyan"), ("+", "green"), ("-", "red"))
 
 
+def print_diff(diff: str, out: TextIO, console: Any | None) -> None:
+    """A unified diff to ``out`` as it is, or coloured line by line through Rich's
+    ``console`` (`spark edit`'s end diff and `spark apply`'s)."""
+    if console is None:
+        out.write(diff if diff.endswith("\n") else diff + "\n")
+        return
+    from rich.text import Text  # deferred: launch -> request
+
+    for raw in diff.rstrip("\n").split("\n"):
+        style = next((s for prefix, s in _DIFF_STYLES if raw.startswith(prefix)), "")
+        console.print(Text(raw, style=style))
+
+
 def _fmt_seconds(value: float | None) -> str:
     if value is None:
         return "-"
@@ -159,16 +172,8 @@ class TextRenderer:
         if not diff:
             return
         self._end_prose()
-        if not self.color:
-            self.info_out.write(diff if diff.endswith("\n") else diff + "\n")
-            self.info_out.flush()
-            return
-        from rich.text import Text  # deferred: launch -> request
-
-        console = self._rich()
-        for raw in diff.rstrip("\n").split("\n"):
-            style = next((s for prefix, s in _DIFF_STYLES if raw.startswith(prefix)), "")
-            console.print(Text(raw, style=style))
+        print_diff(diff, self.info_out, self._rich() if self.color else None)
+        self.info_out.flush()
 
     def request_sent(self, at: float) -> None:
         """Nothing to show (the JSON renderer reports it for benchmarks)."""

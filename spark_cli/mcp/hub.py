@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from spark_cli.mcp.config import McpServerConfig, cache_dir, read_servers
+from spark_cli.mcp.config import McpServerConfig, cache_dir
 from spark_cli.mcp.schema import PREFIX, wire_name, wire_schema
 from spark_cli.mcp.server import ServerLink, failure
 from spark_cli.protocol.secrets import Secrets
@@ -55,13 +55,6 @@ class McpHub:
             self._secrets |= s.secrets(env)
         self._names: dict[str, tuple[str, str]] = {}
         self._declared: dict[str, tuple[int, list[ToolDef], list[str]]] = {}
-
-    @classmethod
-    def from_files(cls, files: Sequence[tuple[str, Path]], root: Path,
-                   environ: Mapping[str, str] | None = None) -> McpHub:
-        """The hub of the servers ``files`` configure (``(label, path)``, user file first);
-        raises :class:`~spark_cli.mcp.config.McpConfigError` for a bad table."""
-        return cls(read_servers(files), root, environ=environ)
 
     def __repr__(self) -> str:
         return f"McpHub({', '.join(map(repr, self._links.values()))})"

@@ -53,10 +53,12 @@ class McpServers:
             self._hub = None
             settings = self.settings()
             if settings.tools and any(_names_mcp(path) for path in settings.files):
-                from spark_cli.mcp.hub import McpHub  # deferred: launch -> request without MCP
+                # deferred: launch -> request without MCP
+                from spark_cli.mcp.config import read_servers
+                from spark_cli.mcp.hub import McpHub
 
-                files = config_files(self.root, os.environ)
-                self._hub = McpHub.from_files(files, self.root) or None
+                servers = read_servers(config_files(self.root, os.environ))
+                self._hub = McpHub(servers, self.root) or None
         return self._hub
 
     def specs(self) -> tuple[ToolSpec, ...]:

@@ -254,7 +254,10 @@ class Transcript(ScrollView, can_focus=False):
         """While text scrolls faster than anyone reads and the view follows the end, the
         scrollbar is not drawn: its thumb would move every frame, and Textual renders each of
         its rows again for it. Its gutter stays, so no line wraps anew; it is back as soon as
-        the user scrolls up or the text slows."""
+        the user scrolls up or the text slows. Called every frame: only a change of pace does
+        anything (a scroll settles and shows the bar itself)."""
+        if fast == self._hurried:
+            return
         self._hurried = fast
         self._show_bar()
         self.settle()

@@ -17,7 +17,9 @@ from spark_cli.checks.sandbox import NoSandbox, Sandbox, find_sandbox, sandboxed
 from tests.checks import processes
 from tests.checks.processes import alive_with, bubblewrap
 
-PY = sys.executable
+PY = os.path.realpath(sys.executable)
+"""The interpreter itself, not a venv's link to it: a checkout under /tmp has its venv hidden
+by the sandbox's private /tmp (these commands need only the standard library)."""
 ENV = {"PATH": os.environ["PATH"]}
 
 

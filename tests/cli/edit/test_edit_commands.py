@@ -27,6 +27,13 @@ def _needs_sandbox() -> None:
         pytest.skip(f"no sandbox here: {find_sandbox()}")
 
 
+def _needs_venv_inside() -> None:
+    """The tests' own pytest runs in the sandbox, whose /tmp is private (docs/tools.md)."""
+    if Path(sys.prefix).resolve().is_relative_to("/tmp"):
+        pytest.skip(f"this checkout's venv ({sys.prefix}) lies under /tmp, which the sandbox "
+                    "replaces with its own: run it from a clone outside /tmp")
+
+
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     root = tmp_path / "repo"
@@ -61,6 +68,7 @@ def test_the_default_runs_nothing_and_tells_the_model_why(repo: Path) -> None:
 
 def test_sandboxed_tests_run_for_real_over_chat_sse(repo: Path) -> None:
     _needs_sandbox()
+    _needs_venv_inside()
     model = Model({"command": f"{sys.executable} -m pytest -q -p no:cacheprovider"})
     with chat_model(model) as url:
         done = _edit(repo, url, "--commands", "sandbox", "--json")
@@ -75,6 +83,7 @@ def test_sandboxed_tests_run_for_real_over_chat_sse(repo: Path) -> None:
 
 def test_sandboxed_tests_run_for_real_over_the_responses_websocket(repo: Path) -> None:
     _needs_sandbox()
+    _needs_venv_inside()
     model = Model({"command": f"{sys.executable} -m pytest -q -p no:cacheprovider"})
     with responses_model(model) as url:
         done = _edit(repo, url, "--commands", "sandbox", provider="openai")

@@ -1,10 +1,10 @@
 """The engine keeps its pace as a client measures it: from the first delta over an
 answer of 1.5 s (3,000 tokens batched, 750 with ``--per-token``), near ``--tps``, read by
-the official ``openai`` SDK.
-The brain is slow to its first piece by a third of the answer's time, so a schedule that
-caught up after a late first delta would stream 50% fast: the 15% bound sees it,
-and leaves room for a client that shares a loaded machine. One ratio within one run: the
-tokens after the first delta over the time from it to the last."""
+the official ``openai`` SDK. The brain is slow to its first piece by a third of the
+answer's time, so a schedule that caught up after a late first delta would stream 50%
+fast: the 15% bound sees it, and leaves room for a client that shares a loaded machine.
+One ratio within one run: the tokens after the first delta over the time from it to the
+last."""
 
 from __future__ import annotations
 

@@ -39,7 +39,7 @@ def open_channel(
     Raises ``ValueError`` for an unknown kind or a base URL that is not http(s).
     """
     if kind == "responses_ws":
-        from spark_cli.transport.ws import websockets_lean  # deferred: launch -> request
+        from spark_cli.transport.fast import websockets_lean  # deferred: launch -> request
 
         websockets_lean.prepare()  # before websockets' first import: skips importlib.metadata
         # deferred: launch -> request

@@ -38,10 +38,10 @@ from spark_cli.session.window.learning import RESEND, prepare_counted, resend_no
 
 if TYPE_CHECKING:
     from spark_cli.cli.edit.signals import TurnSignals
-    from spark_cli.cli.wiring import SentAhead
     from spark_cli.render.renderer import Renderer
     from spark_cli.session.api import SessionApi
     from spark_cli.session.config.settings import Settings
+    from spark_cli.transport.fast import SentAhead
 
 class UsageError(Exception):
     """Bad flags or inputs: one clear line on stderr, exit 2, nothing touched."""

@@ -45,7 +45,7 @@ from spark_cli.transport.sse.http_route import open_client
 if TYPE_CHECKING:
     import httpx
 
-    from spark_cli.transport.sse.http_wire import HttpAhead
+    from spark_cli.transport.fast.http_ahead import HttpAhead
 
 
 class StreamFold(Fold, Protocol):
@@ -136,8 +136,8 @@ class HttpStreamChannel:
         self._policy = retry_policy or RetryPolicy(max_attempts=max_retries + 1, max_wait=max_wait)
         self._net = open_client(base_url, headers, connect_timeout=connect_timeout,
                                 write_timeout=idle_timeout, transport=transport, ahead=ahead)
-        """``ahead``: this turn's request, already sent (:func:`http_route.send_ahead`): the first
-        attempt adopts it if it is the same request, byte for byte."""
+        """``ahead``: this turn's request, already sent (:mod:`spark_cli.transport.fast`):
+        the first attempt adopts it if it is the same request, byte for byte."""
         self._stop = asyncio.Event()
         self._response: wire.Response | None = None
         self._machine: ReadMachine[StreamFold] | None = None

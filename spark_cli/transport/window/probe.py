@@ -68,7 +68,7 @@ def may_ask(base_url: str, env: Mapping[str, str] | None = None) -> bool:
 def ask(client: httpx.Client, url: str, body: Any = None) -> Any:
     """The JSON answer of ``GET url`` (``POST`` with ``body``), or None for any failure but
     a refused connection or a timeout (:class:`_Refused`)."""
-    from spark_cli.transport.httpx_lean import httpx  # deferred: launch -> request
+    from spark_cli.transport.fast.httpx_lean import httpx  # deferred: launch -> request
 
     try:
         answer = (client.get(url) if body is None else client.post(url, json=body))
@@ -80,7 +80,7 @@ def ask(client: httpx.Client, url: str, body: Any = None) -> Any:
 
 
 def _client(api_key: str | None, timeout: float) -> httpx.Client:
-    from spark_cli.transport.httpx_lean import httpx  # deferred: launch -> request
+    from spark_cli.transport.fast.httpx_lean import httpx  # deferred: launch -> request
 
     headers = key_headers(api_key, {"Accept": "application/json"})
     return httpx.Client(timeout=timeout, headers=headers, trust_env=False)

@@ -27,11 +27,11 @@ from spark_cli.protocol.channel import (
 from spark_cli.protocol.secrets import Secrets
 from spark_cli.transport.bodies import key_headers, responses_item
 from spark_cli.transport.errors import ProviderError, masked
+from spark_cli.transport.fast.ws_ahead import WsAhead
 from spark_cli.transport.reading import Decision, ReadMachine, Step, merged
 from spark_cli.transport.responses_fold import ResponsesFold
 from spark_cli.transport.retry import RetryPolicy, with_retries
 from spark_cli.transport.silence import QUEUE_TIMEOUT, IdleWatch
-from spark_cli.transport.ws.ws_ahead import WsAhead
 from spark_cli.transport.ws.ws_links import Link, Links, queued_frames
 from spark_cli.transport.ws.ws_wire import Chain, chain_after, create_payload
 
@@ -79,7 +79,7 @@ class ResponsesWebSocketChannel:
       for capacity (``response.queued``).
 
     - A head start: the first connection may come from
-      :func:`~spark_cli.transport.ws.ws_ahead.send_ahead`, which sent the turn's
+      :func:`~spark_cli.transport.fast.ws_ahead.send_ahead`, which sent the turn's
       request before asyncio was imported (``ahead=``); the turn then only reads.
     """
 
@@ -101,7 +101,7 @@ class ResponsesWebSocketChannel:
         ahead: WsAhead | None = None,
         first_token_timeout: float | None = None,
     ) -> None:
-        """``ahead``: what :func:`~spark_cli.transport.ws.ws_ahead.send_ahead` did for this
+        """``ahead``: what :func:`~spark_cli.transport.fast.ws_ahead.send_ahead` did for this
         URL: its connection is the first one (:meth:`~.ws_links.Links.connect`), and a first
         ``stream()`` of the request it sent does not send it again."""
         self._secrets = Secrets((api_key, *secrets))

@@ -429,7 +429,7 @@ async def test_stop_before_the_response_headers_ends_at_once(http_server: Any) -
 def test_tls_is_verified_for_https_and_not_loaded_for_plain_http(monkeypatch: Any) -> None:
     import ssl
 
-    from spark_cli.transport.sse.h11_client import H11Client
+    from spark_cli.transport.fast.h11_client import H11Client
 
     for name in ("HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy"):
         monkeypatch.delenv(name, raising=False)

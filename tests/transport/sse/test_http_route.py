@@ -7,10 +7,10 @@ from typing import Any
 import httpx
 import pytest
 
+from spark_cli.transport.fast.h11_client import H11Client
+from spark_cli.transport.fast.http_ahead import lean_fits
 from spark_cli.transport.proxies import is_loopback, proxy_applies
-from spark_cli.transport.sse.h11_client import H11Client
 from spark_cli.transport.sse.http_chat import ChatCompletionsChannel
-from spark_cli.transport.sse.http_route import lean_fits
 from spark_cli.transport.sse.httpx_client import HttpxClient
 
 PROXY_VARS = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY")

@@ -16,7 +16,8 @@ from websockets.exceptions import InvalidStatus
 from websockets.protocol import State
 
 from spark_cli.protocol.channel import Message, TurnRequest
-from spark_cli.transport.ws.ws_ahead import WsAhead, send_ahead
+from spark_cli.transport.fast.ws_ahead import WsAhead
+from spark_cli.transport.fast.ws_ahead import send_ws as send_ahead
 from spark_cli.transport.ws.ws_wire import create_payload
 from tests.transport.ws.raw_ws_server import RawServer, Script, response
 
@@ -129,7 +130,7 @@ async def test_send_ahead_never_imports_asyncio(reachable: bool) -> None:
     code = (
         "import sys\n"
         "from spark_cli.protocol.channel import Message, TurnRequest\n"
-        "from spark_cli.transport.ws.ws_ahead import send_ahead\n"
+        "from spark_cli.transport.fast.ws_ahead import send_ws as send_ahead\n"
         "ahead = send_ahead(sys.argv[1], 'k', TurnRequest('m', (Message('user', 'hi'),)),"
         " connect_timeout=5)\n"
         "print(ahead.payload is not None, ahead.error is not None,"
@@ -152,7 +153,7 @@ async def test_send_ahead_never_imports_asyncio(reachable: bool) -> None:
 _LEAN_AHEAD = (
     "import sys\n"
     "from spark_cli.protocol.channel import Message, TurnRequest\n"
-    "from spark_cli.transport.ws.ws_ahead import send_ahead\n"
+    "from spark_cli.transport.fast.ws_ahead import send_ws as send_ahead\n"
     "ahead = send_ahead(sys.argv[1], sys.argv[2], TurnRequest('m', (Message('user', 'hi'),)),"
     " connect_timeout=5)\n"
     "print(ahead.payload is not None, ahead.error is None,"

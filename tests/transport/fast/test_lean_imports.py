@@ -33,7 +33,7 @@ def test_the_websocket_channel_skips_importlib_metadata_and_keeps_the_version() 
 def test_nothing_is_registered_once_websockets_is_imported() -> None:
     out = _run("import sys, websockets\n"
                "module = sys.modules['websockets.version']\n"
-               "from spark_cli.transport.ws import websockets_lean\n"
+               "from spark_cli.transport.fast import websockets_lean\n"
                "websockets_lean.prepare()\n"
                "print(sys.modules['websockets.version'] is module)\n")
     assert out == ["True"]
@@ -41,7 +41,8 @@ def test_nothing_is_registered_once_websockets_is_imported() -> None:
 
 def test_httpx_users_never_load_httpx_cli() -> None:
     code = ("import sys\n"
-            "import spark_cli.transport.httpx_lean\n"  # where the probe and the channels get it
+            # where the probe and the channels get it
+            "import spark_cli.transport.fast.httpx_lean\n"
             "import httpx\n"
             "assert httpx.AsyncClient and httpx.MockTransport\n"
             "print(','.join(m for m in sys.modules if m.split('.')[0] in"

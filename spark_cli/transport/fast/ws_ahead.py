@@ -1,12 +1,12 @@
 """A turn's ``response.create`` sent before asyncio is imported (the head start).
 
 ``import asyncio`` and websockets' asyncio client cost a one-shot more than everything else
-before its request. :func:`send_ahead` opens the channel's connection on a blocking socket,
+before its request. :func:`send_ws` opens the channel's connection on a blocking socket,
 does the opening handshake (a plain 101 without ``ClientProtocol``: :mod:`.ws_opening`;
 anything else through it) and writes the frame the channel would send
 (:func:`~.ws_wire.create_payload`), so the model works while the client imports; the
-channel then adopts the socket (:func:`~.ws_links.adopt`). Only ``ws://`` URLs; importing
-this and calling :func:`send_ahead` never imports asyncio (tested in a subprocess). Kept by
+channel then adopts the socket (:func:`.ws_adopt.adopt`). Only ``ws://`` URLs; importing
+this and calling :func:`send_ws` never imports asyncio (tested in a subprocess). Kept by
 the ledger (docs/benchmarks.md); `spark bench oneshot` shows launch -> request.
 """
 
@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from spark_cli.protocol.channel import TurnRequest
 from spark_cli.transport.bodies import key_headers
-from spark_cli.transport.ws import websockets_lean
+from spark_cli.transport.fast import on, websockets_lean
 from spark_cli.transport.ws.ws_wire import REDIRECTS, create_payload
 
 if TYPE_CHECKING:
@@ -28,13 +28,13 @@ if TYPE_CHECKING:
     from websockets.frames import Frame
     from websockets.http11 import Request, Response
 
-    from spark_cli.transport.ws.ws_opening import Opening
+    from spark_cli.transport.fast.ws_opening import Opening
 
 _READ = 65536
 
 
 class WsAhead:
-    """What :func:`send_ahead` did: a connection to adopt, an error to raise, or neither."""
+    """What :func:`send_ws` did: a connection to adopt, an error to raise, or neither."""
 
     __slots__ = ("_opening", "_protocol", "at", "early", "error", "payload", "request",
                  "response", "sock", "url")
@@ -83,7 +83,7 @@ class WsAhead:
             sock.close()
 
 
-def send_ahead(
+def send_ws(
     url: str,
     api_key: str | None,
     request: TurnRequest,
@@ -131,7 +131,7 @@ def _open(ahead: WsAhead, headers: dict[str, str], deadline: float) -> None:
     from websockets.http11 import Response  # deferred: launch -> request
     from websockets.uri import parse_uri  # deferred: launch -> request
 
-    from spark_cli.transport.ws.ws_opening import Opening  # deferred: launch -> request
+    from spark_cli.transport.fast.ws_opening import Opening  # deferred: launch -> request
 
     uri = parse_uri(ahead.url)
     opening = Opening(uri, headers)
@@ -143,7 +143,7 @@ def _open(ahead: WsAhead, headers: dict[str, str], deadline: float) -> None:
         data = _read(sock, deadline)
         if data is not None:
             opening.feed(data)
-    if opening.accepted():
+    if on("ws_opening") and opening.accepted():
         ahead._opening, ahead.response = opening, opening.response
         return
     protocol = opening.protocol()  # as if it had sent the request and read all that came
@@ -167,7 +167,9 @@ def _send(ahead: WsAhead, payload: str, timeout: float) -> None:
     assert sock is not None and (protocol is not None or ahead._opening is not None)
     try:
         if protocol is None:  # a plain 101: as ClientProtocol.send_text writes it
-            from spark_cli.transport.ws.ws_opening import text_frame  # deferred: launch -> request
+            from spark_cli.transport.fast.ws_opening import (
+                text_frame,  # deferred: launch -> request
+            )
 
             data = [text_frame(payload)]
         else:

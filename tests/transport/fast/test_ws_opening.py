@@ -20,8 +20,8 @@ from websockets.protocol import State
 from websockets.server import ServerProtocol
 from websockets.uri import parse_uri
 
-from spark_cli.transport.ws import websockets_lean
-from spark_cli.transport.ws.ws_opening import Opening, host_header, opening_request, text_frame
+from spark_cli.transport.fast import websockets_lean
+from spark_cli.transport.fast.ws_opening import Opening, host_header, opening_request, text_frame
 from tests.transport.ws.raw_ws_server import accepting
 
 HEADERS = {"X-Extra": "1", "Authorization": "Bearer sk-test"}

@@ -28,10 +28,12 @@ from spark_cli.protocol.channel import (
     WaitingToRetry,
 )
 from spark_cli.transport.factory import websocket_url
+from spark_cli.transport.fast.ws_ahead import WsAhead
+from spark_cli.transport.fast.ws_ahead import send_ws as send_ahead
 from spark_cli.transport.retry import RetryPolicy
 from spark_cli.transport.ws import ws_links
 from spark_cli.transport.ws.websocket import ResponsesWebSocketChannel
-from spark_cli.transport.ws.ws_ahead import WsAhead, send_ahead
+from tests.transport.fast.test_ws_ahead import free_port
 from tests.transport.ws.raw_ws_server import Answering, RawServer, Script, accepting, response
 from tests.transport.ws.test_websocket_channel import (
     KEY,
@@ -42,7 +44,6 @@ from tests.transport.ws.test_websocket_channel import (
     text_of,
 )
 from tests.transport.ws.test_websocket_channel import channel as plain_channel
-from tests.transport.ws.test_ws_ahead import free_port
 
 ONCE = RetryPolicy(max_attempts=1)
 TWICE = RetryPolicy(max_attempts=2, backoff_base=0.001, backoff_cap=0.001)

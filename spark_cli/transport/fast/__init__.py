@@ -1,0 +1,77 @@
+"""The start-up fast path, in one place, and its one off switch (``SPARK_PLAIN``).
+
+A one-shot's launch -> request is what a user of `spark edit` feels most; each trick here
+shortens it and stays only while the ledger (docs/benchmarks.md, ``## Ledger``) measures it
+at 10% or more through :func:`on`. The rest of :mod:`spark_cli.transport` is the plain
+path: httpx for HTTP, websockets' own ``connect``.
+
+- :func:`send_ahead`, the one entry point: a one-shot's request written before asyncio
+  is imported (:mod:`.http_ahead`, :mod:`.ws_ahead`).
+- One adopter per wire: :func:`.http_ahead.lean_client` (the lean h11 client,
+  :mod:`.h11_client`, takes the head start's socket) and :func:`.ws_adopt.adopt` (the
+  WebSocket channel takes the connection opened ahead).
+- Imports made lighter: :mod:`.httpx_lean`, :mod:`.websockets_lean`; outside transport,
+  ``spark_cli.lazy_modules`` and ``cli/edit/edit_args`` (gated in ``cli/entry.py``).
+
+``SPARK_PLAIN=1`` turns every trick off: httpx and websockets' ``connect``, no stand-in
+modules, typer for every command line. A comma list of :data:`TRICKS` turns off only those
+(how the ledger measures one against the rest). Nothing here imports asyncio.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, TypeAlias
+
+if TYPE_CHECKING:
+    from spark_cli.protocol.channel import TurnRequest
+    from spark_cli.transport.fast.http_ahead import HttpAhead
+    from spark_cli.transport.fast.ws_ahead import WsAhead
+
+SentAhead: TypeAlias = "HttpAhead | WsAhead"
+"""A request sent ahead (:func:`send_ahead`), for its wire's adopter to take or to close."""
+
+TRICKS = ("head_start", "h11", "httpx_lean", "websockets_lean", "ws_opening", "lazy_modules",
+          "edit_args", "gc_off")
+"""What ``SPARK_PLAIN`` may name; ``gc_off``: no cycle collections before a one-shot's
+request (``cli/entry.py``)."""
+
+
+def on(trick: str) -> bool:
+    """Whether ``trick`` (one of :data:`TRICKS`) is in use. ``SPARK_PLAIN`` unset, empty or
+    ``0``: all are; a comma list of trick names: all but those; any other value (``1``):
+    none."""
+    value = os.environ.get("SPARK_PLAIN", "").strip()
+    if value in ("", "0"):
+        return True
+    named = {name.strip() for name in value.split(",")}
+    return named <= set(TRICKS) and trick not in named
+
+
+def send_ahead(kind: str, base_url: str, api_key: str | None, request: TurnRequest, *,
+               connect_timeout: float, write_timeout: float,
+               extra_headers: Mapping[str, str] | None = None) -> SentAhead | None:
+    """Send a one-shot's ``request`` as channel ``kind`` will, now, blocking, before asyncio
+    is imported; None where nothing was sent: the head start off, a kind or URL it does not
+    carry (TLS, a proxy, ``ollama``). Never raises for the network: a failure to connect is
+    kept and raised by the channel's first attempt as its own."""
+    if not on("head_start"):
+        return None
+    if kind in ("chat_sse", "responses_sse"):
+        from spark_cli.transport.fast.http_ahead import send_http  # deferred: launch -> request
+
+        return send_http(kind, base_url, api_key, request, extra_headers=extra_headers,
+                         connect_timeout=connect_timeout, write_timeout=write_timeout)
+    if kind == "responses_ws":
+        # deferred: launch -> request
+        from spark_cli.transport.factory import websocket_url
+        from spark_cli.transport.fast.ws_ahead import send_ws
+
+        try:
+            url = websocket_url(base_url)
+        except ValueError:  # the channel reports it
+            return None
+        return send_ws(url, api_key, request, extra_headers=extra_headers,
+                       connect_timeout=connect_timeout)
+    return None

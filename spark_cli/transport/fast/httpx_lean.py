@@ -3,22 +3,24 @@
 ``httpx/__init__.py`` ends with ``from ._main import main``: its CLI, which imports rich,
 click and pygments whenever they are installed. While httpx is imported, ``httpx._main``
 is made to fail (a ``None`` in ``sys.modules``, as the import system documents), so httpx
-takes its own fallback; the block is lifted right after. Every user of httpx imports it
-from here: the HTTP channels' httpx path and the window probe. Kept by the ledger
-(docs/benchmarks.md); `spark bench oneshot` shows the path.
+takes its own fallback; the block is lifted right after. The client seam
+(:mod:`spark_cli.transport.sse.http_route`) calls :func:`prepare` before httpx's users
+(the HTTP channels' httpx path, the window probe) import it.
 """
 
 from __future__ import annotations
 
 import sys
 
-__all__ = ["httpx"]
+from spark_cli.transport.fast import on
 
-if "httpx" not in sys.modules and "httpx._main" not in sys.modules:
-    sys.modules["httpx._main"] = None  # type: ignore[assignment]  # None blocks one import (documented)
+
+def prepare() -> None:
+    """Import httpx without its CLI (idempotent; nothing when the trick is off)."""
+    if not on("httpx_lean") or "httpx" in sys.modules or "httpx._main" in sys.modules:
+        return
+    sys.modules["httpx._main"] = None  # type: ignore[assignment]  # blocks one import (documented)
     try:
-        import httpx
+        import httpx  # noqa: F401  # deferred: launch -> request
     finally:
         del sys.modules["httpx._main"]
-else:
-    import httpx

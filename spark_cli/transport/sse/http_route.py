@@ -1,9 +1,10 @@
-"""Which HTTP client carries a channel's POSTs: the lean one where it fits, else httpx.
+"""The client seam: which of spark's two HTTP implementations carries a request.
 
-The lean h11 client (:func:`spark_cli.transport.fast.http_ahead.lean_client`, adopting a
-request sent ahead) where the fast path is on and fits the URL; httpx otherwise (the plain
-path: proxies, injected test transports, unusual URLs, ``SPARK_PLAIN``). Both behind
-:class:`~.http_wire.HttpClient`.
+A channel's POSTs: the lean h11 client (:func:`spark_cli.transport.fast.http_ahead.lean_client`,
+adopting a request sent ahead) where the fast path is on and fits the URL; httpx otherwise
+(the plain path: proxies, injected test transports, unusual URLs, ``SPARK_PLAIN``), both
+behind :class:`~.http_wire.HttpClient`. The window probe's blocking asks (before any event
+loop exists): httpx's blocking client, from :func:`blocking_client`.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from spark_cli.transport.fast import on
 from spark_cli.transport.proxies import is_loopback
 
 if TYPE_CHECKING:
+    import httpx
+
     from spark_cli.transport.fast.http_ahead import HttpAhead
     from spark_cli.transport.sse.http_wire import HttpClient
 
@@ -34,8 +37,24 @@ def open_client(base_url: str, headers: Mapping[str, str], *, connect_timeout: f
             return lean
     if ahead is not None:
         ahead.close()
+    _prepare_httpx()
     from spark_cli.transport.sse.httpx_client import HttpxClient  # deferred: launch -> request
 
     return HttpxClient(base_url, headers, connect_timeout=connect_timeout,
                        write_timeout=write_timeout, trust_env=not is_loopback(base_url),
                        https=urlsplit(base_url).scheme.lower() == "https", transport=transport)
+
+
+def blocking_client(headers: Mapping[str, str], timeout: float) -> httpx.Client:
+    """httpx's blocking client with ``headers``, ``timeout`` for each ask, no proxies from
+    the environment (the probe asks only where none applies)."""
+    _prepare_httpx()
+    import httpx  # deferred: launch -> request
+
+    return httpx.Client(timeout=timeout, headers=headers, trust_env=False)
+
+
+def _prepare_httpx() -> None:
+    from spark_cli.transport.fast import httpx_lean  # deferred: launch -> request
+
+    httpx_lean.prepare()

@@ -15,7 +15,8 @@ import time
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
-from spark_cli.transport.fast.httpx_lean import httpx
+import httpx
+
 from spark_cli.transport.sse import http_wire as wire
 
 

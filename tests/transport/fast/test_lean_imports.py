@@ -41,8 +41,9 @@ def test_nothing_is_registered_once_websockets_is_imported() -> None:
 
 def test_httpx_users_never_load_httpx_cli() -> None:
     code = ("import sys\n"
-            # where the probe and the channels get it
-            "import spark_cli.transport.fast.httpx_lean\n"
+            # the seam the probe and the channels get httpx through
+            "from spark_cli.transport.sse.http_route import blocking_client\n"
+            "blocking_client({}, 1.0).close()\n"
             "import httpx\n"
             "assert httpx.AsyncClient and httpx.MockTransport\n"
             "print(','.join(m for m in sys.modules if m.split('.')[0] in"

@@ -294,7 +294,7 @@ async def test_aclose_closes_an_unclaimed_ahead(ws_server: Any) -> None:
     accepting(**{"Sec-WebSocket-Protocol": "chat"}),
     lambda _: b"",  # the connection closed once the request is in
 ], ids=["extension", "bad-accept", "subprotocol", "eof"])
-async def test_a_handshake_left_to_client_protocol_fails_alike(
+async def test_a_refused_handshake_ahead_fails_alike(
     answer: Callable[[Any], bytes], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     connects = count_connects(monkeypatch)
@@ -306,8 +306,8 @@ async def test_a_handshake_left_to_client_protocol_fails_alike(
     assert (error.kind, error.status, error.message) == (today.kind, today.status, today.message)
 
 
-async def test_a_101_client_protocol_accepts_otherwise_is_adopted() -> None:
-    def upgrade_and_answer(req: Any) -> bytes:  # valid, but not the lean way's plain 101
+async def test_a_101_with_frames_after_it_is_adopted() -> None:
+    def upgrade_and_answer(req: Any) -> bytes:  # valid, with frames after it
         server = ServerProtocol(state=State.OPEN)
         for event in response("r1", "Hel", "lo"):
             server.send_text(json.dumps(event).encode())

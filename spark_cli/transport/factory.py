@@ -39,9 +39,9 @@ def open_channel(
     Raises ``ValueError`` for an unknown kind or a base URL that is not http(s).
     """
     if kind == "responses_ws":
-        from spark_cli.transport.fast import websockets_lean  # deferred: launch -> request
+        from spark_cli.transport.fast import lean_imports  # deferred: launch -> request
 
-        websockets_lean.prepare()  # before websockets' first import: skips importlib.metadata
+        lean_imports("websockets")
         # deferred: launch -> request
         from spark_cli.transport.ws.websocket import ResponsesWebSocketChannel
 

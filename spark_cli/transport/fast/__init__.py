@@ -49,6 +49,19 @@ def on(trick: str) -> bool:
     return named <= set(TRICKS) and trick not in named
 
 
+def lean_imports(library: str) -> None:
+    """Before ``library``'s (``httpx``, ``websockets``) first import: what its trick
+    (:mod:`.httpx_lean`, :mod:`.websockets_lean`) prepares, where it is on."""
+    if library == "httpx" and on("httpx_lean"):
+        from spark_cli.transport.fast import httpx_lean  # deferred: launch -> request
+
+        httpx_lean.prepare()
+    elif library == "websockets" and on("websockets_lean"):
+        from spark_cli.transport.fast import websockets_lean  # deferred: launch -> request
+
+        websockets_lean.prepare()
+
+
 def send_ahead(kind: str, base_url: str, api_key: str | None, request: TurnRequest, *,
                connect_timeout: float, write_timeout: float,
                extra_headers: Mapping[str, str] | None = None) -> SentAhead | None:

@@ -4,20 +4,18 @@
 click and pygments whenever they are installed. While httpx is imported, ``httpx._main``
 is made to fail (a ``None`` in ``sys.modules``, as the import system documents), so httpx
 takes its own fallback; the block is lifted right after. The client seam
-(:mod:`spark_cli.transport.sse.http_route`) calls :func:`prepare` before httpx's users
-(the HTTP channels' httpx path, the window probe) import it.
+(:mod:`spark_cli.transport.sse.http_route`) has it done before httpx's users (the HTTP
+channels' httpx path, the window probe) import it. Saving: docs/benchmarks.md ``## Ledger``.
 """
 
 from __future__ import annotations
 
 import sys
 
-from spark_cli.transport.fast import on
-
 
 def prepare() -> None:
-    """Import httpx without its CLI (idempotent; nothing when the trick is off)."""
-    if not on("httpx_lean") or "httpx" in sys.modules or "httpx._main" in sys.modules:
+    """Import httpx without its CLI (idempotent)."""
+    if "httpx" in sys.modules or "httpx._main" in sys.modules:
         return
     sys.modules["httpx._main"] = None  # type: ignore[assignment]  # blocks one import (documented)
     try:

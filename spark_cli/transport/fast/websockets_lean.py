@@ -16,7 +16,6 @@ from types import ModuleType
 from typing import NewType
 
 from spark_cli.lazy_modules import defer
-from spark_cli.transport.fast import on
 
 TYPING_PRESET: dict[str, object] = {
     "BytesLike": bytes | bytearray | memoryview,
@@ -31,9 +30,7 @@ _SUFFIX = ".dist-info"
 
 def prepare() -> None:
     """Register ``websockets.version`` if websockets is not imported yet, and defer
-    ``urllib.request`` and ``websockets.typing`` (idempotent; nothing when the trick is off)."""
-    if not on("websockets_lean"):
-        return
+    ``urllib.request`` and ``websockets.typing`` (idempotent)."""
     defer("urllib.request")  # websockets' client imports it for proxies; ours has proxy=None
     if "websockets" in sys.modules or "websockets.version" in sys.modules:
         return

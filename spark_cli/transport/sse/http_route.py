@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from spark_cli.transport.fast import on
+from spark_cli.transport.fast import lean_imports, on
 from spark_cli.transport.proxies import is_loopback
 
 if TYPE_CHECKING:
@@ -37,7 +37,7 @@ def open_client(base_url: str, headers: Mapping[str, str], *, connect_timeout: f
             return lean
     if ahead is not None:
         ahead.close()
-    _prepare_httpx()
+    lean_imports("httpx")
     from spark_cli.transport.sse.httpx_client import HttpxClient  # deferred: launch -> request
 
     return HttpxClient(base_url, headers, connect_timeout=connect_timeout,
@@ -48,13 +48,7 @@ def open_client(base_url: str, headers: Mapping[str, str], *, connect_timeout: f
 def blocking_client(headers: Mapping[str, str], timeout: float) -> httpx.Client:
     """httpx's blocking client with ``headers``, ``timeout`` for each ask, no proxies from
     the environment (the probe asks only where none applies)."""
-    _prepare_httpx()
+    lean_imports("httpx")
     import httpx  # deferred: launch -> request
 
     return httpx.Client(timeout=timeout, headers=headers, trust_env=False)
-
-
-def _prepare_httpx() -> None:
-    from spark_cli.transport.fast import httpx_lean  # deferred: launch -> request
-
-    httpx_lean.prepare()

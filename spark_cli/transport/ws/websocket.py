@@ -10,6 +10,7 @@ import time
 from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Mapping
 from dataclasses import dataclass, field
 from time import monotonic
+from typing import TYPE_CHECKING
 
 from websockets.exceptions import ConnectionClosed
 
@@ -27,13 +28,15 @@ from spark_cli.protocol.channel import (
 from spark_cli.protocol.secrets import Secrets
 from spark_cli.transport.bodies import key_headers, responses_item
 from spark_cli.transport.errors import ProviderError, masked
-from spark_cli.transport.fast.ws_ahead import WsAhead
 from spark_cli.transport.reading import Decision, ReadMachine, Step, merged
 from spark_cli.transport.responses_fold import ResponsesFold
 from spark_cli.transport.retry import RetryPolicy, with_retries
 from spark_cli.transport.silence import QUEUE_TIMEOUT, IdleWatch
 from spark_cli.transport.ws.ws_links import Link, Links, queued_frames
 from spark_cli.transport.ws.ws_wire import Chain, chain_after, create_payload
+
+if TYPE_CHECKING:
+    from spark_cli.transport.fast.ws_ahead import WsAhead
 
 CANCEL_EXTENSION = "response.cancel"
 REPLAY_CODES = frozenset({"previous_response_not_found", "websocket_connection_limit_reached"})

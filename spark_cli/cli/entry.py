@@ -3,10 +3,9 @@ without loading typer.
 
 Everything else (and any `spark edit` line that is not plain, see
 ``spark_cli.cli.edit.edit_args``) goes to the typer app in ``spark_cli.cli.main``.
-A one-shot also runs with no cycle collections until its request left and with the
-stdlib it does not use deferred (``lazy_modules``). These are start-up tricks, off with
-the rest under ``SPARK_PLAIN`` (:mod:`spark_cli.transport.fast`); each is kept by the
-ledger in docs/benchmarks.md, and `spark bench oneshot` shows launch -> request.
+A one-shot also runs with no cycle collections until its request left. Both are start-up
+tricks, off with the rest under ``SPARK_PLAIN`` (:mod:`spark_cli.transport.fast`), kept by
+the ledger in docs/benchmarks.md; `spark bench oneshot` shows launch -> request.
 """
 
 from __future__ import annotations
@@ -34,10 +33,6 @@ def run() -> None:
 
         if not on("gc_off"):
             gc.enable()
-        if on("lazy_modules"):
-            from spark_cli.lazy_modules import defer_stdlib  # deferred: spark --version
-
-            defer_stdlib()
         if on("edit_args"):
             from spark_cli.cli.edit.edit_args import parse_edit_args  # deferred: spark --version
 

@@ -113,9 +113,6 @@ async def _bundled_engine() -> AsyncIterator[Any]:
     thread and loop."""
     import secrets  # deferred: launch -> request (hmac, hashlib; only for a bundled engine)
 
-    from spark_cli.transport.fast import lean_imports  # deferred: launch -> request
-
-    lean_imports("websockets")  # the engine's server imports websockets first here
     # deferred: launch -> request
     from spark_cli.engine.core.config import EngineConfig
     from spark_cli.engine.serving.engine_thread import run_engine_in_thread

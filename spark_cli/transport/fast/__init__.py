@@ -7,11 +7,11 @@ path: httpx for HTTP, websockets' own ``connect``.
 
 - :func:`send_ahead`, the one entry point: a one-shot's request written before asyncio
   is imported (:mod:`.http_ahead`, :mod:`.ws_ahead`).
-- One adopter per wire: :func:`.http_ahead.lean_client` (the lean h11 client,
+- One adopter per wire: :func:`lean_client` (the lean h11 client,
   :mod:`.h11_client`, takes the head start's socket) and :func:`.ws_adopt.adopt` (the
   WebSocket channel takes the connection opened ahead).
-- Imports made lighter: :mod:`.httpx_lean`, :mod:`.websockets_lean`; outside transport,
-  ``spark_cli.lazy_modules`` and ``cli/edit/edit_args`` (gated in ``cli/entry.py``).
+- httpx imported without its CLI (:mod:`.httpx_lean`); outside transport, `spark edit`'s
+  arguments read without typer (``cli/edit/edit_args``, gated in ``cli/entry.py``).
 
 ``SPARK_PLAIN=1`` turns every trick off: httpx and websockets' ``connect``, no stand-in
 modules, typer for every command line. A comma list of :data:`TRICKS` turns off only those
@@ -22,18 +22,18 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 if TYPE_CHECKING:
     from spark_cli.protocol.channel import TurnRequest
+    from spark_cli.transport.fast.h11_client import H11Client
     from spark_cli.transport.fast.http_ahead import HttpAhead
     from spark_cli.transport.fast.ws_ahead import WsAhead
 
 SentAhead: TypeAlias = "HttpAhead | WsAhead"
 """A request sent ahead (:func:`send_ahead`), for its wire's adopter to take or to close."""
 
-TRICKS = ("head_start", "h11", "httpx_lean", "websockets_lean", "lazy_modules", "edit_args",
-          "gc_off")
+TRICKS = ("head_start", "h11", "httpx_lean", "edit_args", "gc_off")
 """What ``SPARK_PLAIN`` may name; ``gc_off``: no cycle collections before a one-shot's
 request (``cli/entry.py``)."""
 
@@ -49,17 +49,12 @@ def on(trick: str) -> bool:
     return named <= set(TRICKS) and trick not in named
 
 
-def lean_imports(library: str) -> None:
-    """Before ``library``'s (``httpx``, ``websockets``) first import: what its trick
-    (:mod:`.httpx_lean`, :mod:`.websockets_lean`) prepares, where it is on."""
-    if library == "httpx" and on("httpx_lean"):
+def lean_httpx() -> None:
+    """Before httpx's first import: :func:`.httpx_lean.prepare`, where the trick is on."""
+    if on("httpx_lean"):
         from spark_cli.transport.fast import httpx_lean  # deferred: launch -> request
 
         httpx_lean.prepare()
-    elif library == "websockets" and on("websockets_lean"):
-        from spark_cli.transport.fast import websockets_lean  # deferred: launch -> request
-
-        websockets_lean.prepare()
 
 
 def send_ahead(kind: str, base_url: str, api_key: str | None, request: TurnRequest, *,
@@ -71,15 +66,15 @@ def send_ahead(kind: str, base_url: str, api_key: str | None, request: TurnReque
     kept and raised by the channel's first attempt as its own."""
     if not on("head_start"):
         return None
-    if kind in ("chat_sse", "responses_sse"):
+    if kind in ("chat_sse", "responses_sse") and on("h11"):  # h11 adopts it: none without
         from spark_cli.transport.fast.http_ahead import send_http  # deferred: launch -> request
 
         return send_http(kind, base_url, api_key, request, extra_headers=extra_headers,
                          connect_timeout=connect_timeout, write_timeout=write_timeout)
     if kind == "responses_ws":
         # deferred: launch -> request
-        from spark_cli.transport.factory import websocket_url
         from spark_cli.transport.fast.ws_ahead import send_ws
+        from spark_cli.transport.ws_wire import websocket_url
 
         try:
             url = websocket_url(base_url)
@@ -88,3 +83,23 @@ def send_ahead(kind: str, base_url: str, api_key: str | None, request: TurnReque
         return send_ws(url, api_key, request, extra_headers=extra_headers,
                        connect_timeout=connect_timeout)
     return None
+
+
+def lean_client(base_url: str, headers: Mapping[str, str], *, connect_timeout: float,
+                write_timeout: float, transport: Any = None,
+                ahead: HttpAhead | None = None) -> H11Client | None:
+    """The HTTP adopter: the lean client for ``base_url``, taking ``ahead``; None where httpx
+    carries it (the trick off, or :func:`.http_ahead.lean_route` says no)."""
+    if not on("h11"):
+        return None
+    # deferred: launch -> request
+    from spark_cli.transport.fast.http_ahead import lean_route
+    from spark_cli.transport.proxies import is_loopback
+
+    if not lean_route(base_url, transport):
+        return None
+    from spark_cli.transport.fast.h11_client import H11Client  # deferred: launch -> request
+
+    return H11Client(base_url, headers, connect_timeout=connect_timeout,
+                     write_timeout=write_timeout, trust_env=not is_loopback(base_url),
+                     ahead=ahead)

@@ -1,10 +1,10 @@
 """The lean HTTP path: the head start's request, and the h11 client that adopts it.
 
 :func:`send_http` writes a one-shot's first POST with h11 on a blocking socket before
-asyncio is imported; :func:`lean_client` (the HTTP adopter) gives the channel the lean h11
-client (:mod:`.h11_client`), which takes that socket if its first POST is those very bytes,
-else closes it unread. Anything the lean client is unsure of goes to httpx
-(:func:`lean_route`), which loses nothing but start-up time. :class:`Origin` and
+asyncio is imported; the HTTP adopter (:func:`spark_cli.transport.fast.lean_client`) gives
+the channel the lean h11 client (:mod:`.h11_client`), which takes that socket if its first
+POST is those very bytes, else closes it unread. Anything the lean client is unsure of goes
+to httpx (:func:`lean_route`), which loses nothing but start-up time. :class:`Origin` and
 :func:`request_bytes` are the lean client's request, byte for byte, shared by both. No
 asyncio here. Savings: docs/benchmarks.md ``## Ledger`` (head start, HTTP; lean h11 client).
 """
@@ -15,7 +15,7 @@ import os
 import socket
 import time
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import urlsplit
 
 import h11
@@ -23,11 +23,7 @@ import h11
 from spark_cli.protocol.channel import TurnRequest
 from spark_cli.transport import bodies
 from spark_cli.transport.bodies import USER_AGENT
-from spark_cli.transport.fast import on
 from spark_cli.transport.proxies import is_loopback, proxy_applies
-
-if TYPE_CHECKING:
-    from spark_cli.transport.fast.h11_client import H11Client
 
 MAX_HEAD = 100 * 1024
 """Largest response head accepted (httpcore's limit; h11's default is 16 KiB)."""
@@ -131,20 +127,6 @@ def lean_route(base_url: str, transport: Any = None) -> bool:
             and not (not is_loopback(base_url) and proxy_applies(base_url, os.environ)))
 
 
-def lean_client(base_url: str, headers: Mapping[str, str], *, connect_timeout: float,
-                write_timeout: float, transport: Any = None,
-                ahead: HttpAhead | None = None) -> H11Client | None:
-    """The lean client for ``base_url``, adopting ``ahead``; None where httpx carries it
-    (:func:`lean_route` says no)."""
-    if not lean_route(base_url, transport):
-        return None
-    from spark_cli.transport.fast.h11_client import H11Client  # deferred: launch -> request
-
-    return H11Client(base_url, headers, connect_timeout=connect_timeout,
-                     write_timeout=write_timeout, trust_env=not is_loopback(base_url),
-                     ahead=ahead)
-
-
 KINDS = {"chat_sse": (bodies.CHAT_PATH, bodies.chat_body),
          "responses_sse": (bodies.RESPONSES_PATH, bodies.responses_body)}
 
@@ -156,7 +138,7 @@ def send_http(kind: str, base_url: str, api_key: str | None, request: TurnReques
     not carry it (https, a proxy, an unusual URL) or h11 refuses to write it (the channel
     reports why). Never raises for the network: a failed connect is kept in the answer
     and raised by the client's first attempt as its own."""
-    if kind not in KINDS or not (on("h11") and lean_route(base_url)):
+    if kind not in KINDS or not lean_route(base_url):
         return None
     path, make_body = KINDS[kind]
     try:

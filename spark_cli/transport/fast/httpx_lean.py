@@ -4,7 +4,7 @@
 click and pygments whenever they are installed. While httpx is imported, ``httpx._main``
 is made to fail (a ``None`` in ``sys.modules``, as the import system documents), so httpx
 takes its own fallback; the block is lifted right after. The client seam
-(:mod:`spark_cli.transport.sse.http_route`) has it done before httpx's users (the HTTP
+(:mod:`spark_cli.transport.http_route`) has it done before httpx's users (the HTTP
 channels' httpx path, the window probe) import it. Saving: docs/benchmarks.md ``## Ledger``.
 """
 

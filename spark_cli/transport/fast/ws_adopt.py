@@ -11,7 +11,7 @@ from websockets.asyncio.client import ClientConnection
 from websockets.frames import Frame
 
 from spark_cli.transport.fast.ws_ahead import WsAhead
-from spark_cli.transport.ws.ws_wire import CLOSE_TIMEOUT
+from spark_cli.transport.ws_wire import CLOSE_TIMEOUT
 
 
 class _Adopted(ClientConnection):

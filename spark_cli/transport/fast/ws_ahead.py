@@ -20,8 +20,7 @@ from typing import TYPE_CHECKING
 
 from spark_cli.protocol.channel import TurnRequest
 from spark_cli.transport.bodies import USER_AGENT, key_headers
-from spark_cli.transport.fast import lean_imports
-from spark_cli.transport.ws.ws_wire import MAX_FRAME, REDIRECTS, create_payload, handshake_logger
+from spark_cli.transport.ws_wire import MAX_FRAME, REDIRECTS, create_payload, handshake_logger
 
 if TYPE_CHECKING:
     from websockets.client import ClientProtocol
@@ -93,7 +92,6 @@ def send_ws(
     """
     if url[:5].lower() != "ws://":
         return None
-    lean_imports("websockets")  # before websockets' first import
     ahead = WsAhead(url)
     try:
         _open(ahead, key_headers(api_key, extra_headers), time.monotonic() + connect_timeout)

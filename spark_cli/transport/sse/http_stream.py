@@ -6,7 +6,8 @@ attempt) that turns :class:`SSEEvent` values into channel events; the
 prefill and silence. The body is always read to EOF, also after ``[DONE]`` or a terminal
 event, so the connection goes back to the pool (breaking out early forces a new
 connection per turn). ``stop()`` closes the response stream. The client is the one
-:mod:`http_route` chooses; both report the :mod:`http_wire` failures.
+:mod:`~spark_cli.transport.http_route` chooses; both report the
+:mod:`~spark_cli.transport.http_wire` failures.
 """
 
 from __future__ import annotations
@@ -29,8 +30,10 @@ from spark_cli.protocol.channel import (
 )
 from spark_cli.protocol.secrets import Secrets, mask_url, mask_urls_in
 from spark_cli.protocol.sse import COMMENT, SSEDecoder, SSEEvent
+from spark_cli.transport import http_wire as wire
 from spark_cli.transport.bodies import encode, stream_headers
 from spark_cli.transport.errors import endpoint, error_from_body, unanswered, unreachable_error
+from spark_cli.transport.http_route import open_client
 from spark_cli.transport.reading import Decision, Fold, ReadMachine, merged
 from spark_cli.transport.retry import RetryPolicy, with_retries
 from spark_cli.transport.silence import (
@@ -39,8 +42,6 @@ from spark_cli.transport.silence import (
     prompt_tokens,
     resend_note,
 )
-from spark_cli.transport.sse import http_wire as wire
-from spark_cli.transport.sse.http_route import open_client
 
 if TYPE_CHECKING:
     import httpx

@@ -2,7 +2,7 @@
 
 A one-shot asks before its request is built (the window sizes the repo map), before any
 event loop exists, so this is httpx's blocking client from the client seam
-(:func:`~spark_cli.transport.sse.http_route.blocking_client`, httpx imported only once a
+(:func:`~spark_cli.transport.http_route.blocking_client`, httpx imported only once a
 server is asked) with a short timeout per ask. Every ask is best effort: a refused
 connection or an ask that times out ends the probing at once, a 404 or an answer without
 a window moves on to the next endpoint, nothing raises. A remote host that a proxy would
@@ -19,8 +19,8 @@ from urllib.parse import urlsplit
 
 from spark_cli.record import record
 from spark_cli.transport.bodies import key_headers
+from spark_cli.transport.http_route import blocking_client
 from spark_cli.transport.proxies import is_loopback, proxy_applies
-from spark_cli.transport.sse.http_route import blocking_client
 from spark_cli.transport.window import answers
 
 if TYPE_CHECKING:

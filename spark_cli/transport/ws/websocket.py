@@ -29,11 +29,11 @@ from spark_cli.protocol.secrets import Secrets
 from spark_cli.transport.bodies import key_headers, responses_item
 from spark_cli.transport.errors import ProviderError, masked
 from spark_cli.transport.reading import Decision, ReadMachine, Step, merged
-from spark_cli.transport.responses_fold import ResponsesFold
+from spark_cli.transport.responses_fold import ResponsesFold, chain_after
 from spark_cli.transport.retry import RetryPolicy, with_retries
 from spark_cli.transport.silence import QUEUE_TIMEOUT, IdleWatch
 from spark_cli.transport.ws.ws_links import Link, Links, queued_frames
-from spark_cli.transport.ws.ws_wire import Chain, chain_after, create_payload
+from spark_cli.transport.ws_wire import Chain, create_payload
 
 if TYPE_CHECKING:
     from spark_cli.transport.fast.ws_ahead import WsAhead

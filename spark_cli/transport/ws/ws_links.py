@@ -27,7 +27,7 @@ from spark_cli.transport.errors import (
     unanswered,
     unreachable_error,
 )
-from spark_cli.transport.ws.ws_wire import (
+from spark_cli.transport.ws_wire import (
     CLOSE_TIMEOUT,
     EXTENSIONS_HEADER,
     MAX_FRAME,

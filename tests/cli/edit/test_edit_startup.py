@@ -25,9 +25,8 @@ CONSUMER = ("spark_cli.edits.apply.applier", "spark_cli.edits.formats.stream_par
 NEVER_BEFORE = (*CONSUMER, "difflib", "typer", "click", "textual", "rich", "httpx")
 FAST_ONLY = {"typer", "click", "rich", "httpx"}
 """Loaded before the request on the plain path (``SPARK_PLAIN``: typer reads the line)."""
-MAP_PARSING = ("tree_sitter", "pathspec", "importlib.resources")
-"""Loaded before the request only when there is a repo map to build (a grammar wheel
-imports ``importlib.resources``: kept by no ledger row, docs/benchmarks.md)."""
+MAP_PARSING = ("tree_sitter", "pathspec")
+"""Loaded before the request only when there is a repo map to build."""
 PROBE = (
     "import sys\n"
     "import spark_cli.render.jsonl as J\n"

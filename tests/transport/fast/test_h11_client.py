@@ -30,10 +30,10 @@ from spark_cli.protocol.channel import (
     WaitingToRetry,
 )
 from spark_cli.transport.fast.h11_client import H11Client
+from spark_cli.transport.http_wire import RemoteProtocolError
+from spark_cli.transport.httpx_client import HttpxClient
 from spark_cli.transport.retry import RetryPolicy
 from spark_cli.transport.sse.http_chat import ChatCompletionsChannel
-from spark_cli.transport.sse.http_wire import RemoteProtocolError
-from spark_cli.transport.sse.httpx_client import HttpxClient
 
 REQUEST = TurnRequest("m", (Message("user", "hi"),))
 ROUTES = ("lean", "httpx")

@@ -34,10 +34,10 @@ from spark_cli.transport.bodies import CHAT_PATH, chat_body, encode, stream_head
 from spark_cli.transport.fast.h11_client import H11Client, connect_failure
 from spark_cli.transport.fast.http_ahead import HttpAhead, Origin, new_connection, request_bytes
 from spark_cli.transport.fast.http_ahead import send_http as send_ahead
+from spark_cli.transport.http_wire import ConnectError, ConnectTimeout
 from spark_cli.transport.retry import RetryPolicy
 from spark_cli.transport.sse.http_chat import ChatCompletionsChannel
 from spark_cli.transport.sse.http_responses import ResponsesSSEChannel
-from spark_cli.transport.sse.http_wire import ConnectError, ConnectTimeout
 
 REQUEST = TurnRequest("m", (Message("user", "hi"),), instructions="be brief")
 OTHER = TurnRequest("m", (Message("user", "something else"),))

@@ -1,6 +1,6 @@
 """The httpx path of the SSE channels: proxies from the environment and test transports.
 
-:mod:`h11_client` serves direct connections; :mod:`http_route` sends here what
+:mod:`.fast.h11_client` serves direct connections; :mod:`.http_route` sends here what
 it does not do: a proxy that applies from the environment (httpx's
 ``trust_env``, with ``NO_PROXY``), an injected ``httpx`` transport
 (``MockTransport`` in tests), a base URL with userinfo or a query. httpx's
@@ -17,7 +17,7 @@ from typing import Any
 
 import httpx
 
-from spark_cli.transport.sse import http_wire as wire
+from spark_cli.transport import http_wire as wire
 
 
 def _mapped(exc: Exception) -> wire.TransportError:

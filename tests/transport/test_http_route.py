@@ -10,9 +10,9 @@ import pytest
 from spark_cli.transport.fast import on
 from spark_cli.transport.fast.h11_client import H11Client
 from spark_cli.transport.fast.http_ahead import lean_fits
+from spark_cli.transport.httpx_client import HttpxClient
 from spark_cli.transport.proxies import is_loopback, proxy_applies
 from spark_cli.transport.sse.http_chat import ChatCompletionsChannel
-from spark_cli.transport.sse.httpx_client import HttpxClient
 
 PROXY_VARS = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY")
 
@@ -115,7 +115,7 @@ def test_spark_plain_routes_every_url_to_httpx(clean_env: pytest.MonkeyPatch, pl
     clean_env.setenv("SPARK_PLAIN", plain)
     for url in ("http://127.0.0.1:8080/v1", "https://api.x.test/v1"):
         assert isinstance(ChatCompletionsChannel(url, "k")._net, HttpxClient)
-    clean_env.setenv("SPARK_PLAIN", "head_start,lazy_modules")  # other tricks off: h11 stays
+    clean_env.setenv("SPARK_PLAIN", "head_start,edit_args")  # other tricks off: h11 stays
     assert isinstance(ChatCompletionsChannel("http://127.0.0.1:8080/v1", "k")._net, H11Client)
 
 

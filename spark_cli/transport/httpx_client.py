@@ -117,7 +117,7 @@ class HttpxClient:
         self.client = httpx.AsyncClient(
             base_url=base_url,
             headers=headers,
-            # no read timeout: IdleWatch times silence (and knows when the request is queued)
+            # no read timeout: quiet_for times silence (and knows when the request is queued)
             timeout=httpx.Timeout(
                 connect=connect_timeout, read=None, write=write_timeout, pool=connect_timeout
             ),

@@ -31,7 +31,7 @@ from spark_cli.transport.errors import ProviderError, masked
 from spark_cli.transport.reading import Decision, ReadMachine, Step, merged
 from spark_cli.transport.responses_fold import ResponsesFold, chain_after
 from spark_cli.transport.retry import RetryPolicy, with_retries
-from spark_cli.transport.silence import QUEUE_TIMEOUT, IdleWatch
+from spark_cli.transport.silence import QUEUE_TIMEOUT, quiet_for
 from spark_cli.transport.ws.ws_links import Link, Links, queued_frames
 from spark_cli.transport.ws_wire import Chain, create_payload
 
@@ -296,52 +296,44 @@ class ResponsesWebSocketChannel:
         on_event = machine.on_event
         feed = machine.fold.feed
         loads = json.loads
-        watch = IdleWatch(machine.limit)
         queued = queued_frames(ws)
         text: list[str] = []  # deltas already received, merged (reading.merged)
-        try:
-            while True:
-                if text and not queued():  # the next recv() would wait: hand the text up
-                    yield merged(text)
-                    text = []
-                watch.set_limit(machine.limit)  # a no-op unless the machine moved it
-                watch.since = monotonic()
-                step: Step
-                try:
+        while True:
+            if text and not queued():  # the next recv() would wait: hand the text up
+                yield merged(text)
+                text = []
+            step: Step
+            try:
+                async with quiet_for(monotonic(), machine.limit):
                     raw = await ws.recv()
-                except asyncio.CancelledError:
-                    if not watch.claim():
-                        raise
-                    step = machine.on_silence()
-                except ConnectionClosed as exc:
-                    step = machine.on_closed(_close_detail(exc))
-                else:
-                    watch.since = None
-                    try:
-                        step = on_event(feed(loads(raw)), link.open)
-                    except ProviderError as error:
-                        step = machine.on_provider_error(error)
-                    except ValueError:
-                        step = machine.on_malformed(raw)
-                    except ChannelError as error:
-                        step = machine.on_bad_event(error)
-                if step is None:
-                    continue
-                if type(step) is TextDelta:  # the per-token path
-                    text.append(step.text)
-                    continue
-                if text:  # the text before this event goes first: the order kept exactly
-                    yield merged(text)
-                    text = []
-                if not isinstance(step, Decision):
-                    yield step  # a ChannelEvent as it is
-                    continue
-                for event in self._decided(step, run, request):
-                    yield event
-                if step.done:
-                    return
-        finally:
-            watch.close()
+            except TimeoutError:
+                step = machine.on_silence()
+            except ConnectionClosed as exc:
+                step = machine.on_closed(_close_detail(exc))
+            else:
+                try:
+                    step = on_event(feed(loads(raw)), link.open)
+                except ProviderError as error:
+                    step = machine.on_provider_error(error)
+                except ValueError:
+                    step = machine.on_malformed(raw)
+                except ChannelError as error:
+                    step = machine.on_bad_event(error)
+            if step is None:
+                continue
+            if type(step) is TextDelta:  # the per-token path
+                text.append(step.text)
+                continue
+            if text:  # the text before this event goes first: the order kept exactly
+                yield merged(text)
+                text = []
+            if not isinstance(step, Decision):
+                yield step  # a ChannelEvent as it is
+                continue
+            for event in self._decided(step, run, request):
+                yield event
+            if step.done:
+                return
 
     # ---- helpers ----
 

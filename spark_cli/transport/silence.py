@@ -3,8 +3,8 @@
 Each wait for the server is bounded by :func:`quiet_for` (``asyncio.timeout``): only time
 spent waiting counts, so a slow consumer is never mistaken for a silent server. The
 first-token limit is derived from the prompt's size unless configured (prefill is not a
-stall: a CPU server may take a minute for a long prompt). Which limit applies when is the read machine's rule
-(:mod:`spark_cli.transport.reading`).
+stall: a CPU server may take a minute for a long prompt). Which limit applies when is the
+read machine's rule (:mod:`spark_cli.transport.reading`).
 """
 
 from __future__ import annotations

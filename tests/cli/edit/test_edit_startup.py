@@ -23,8 +23,9 @@ PY = ('def total_price(items):\n    return sum(items)\n\n\n'
 CONSUMER = ("spark_cli.edits.apply.applier", "spark_cli.edits.formats.stream_parser",
             "spark_cli.edits.locate.ladder")
 NEVER_BEFORE = (*CONSUMER, "difflib", "typer", "click", "textual", "rich", "httpx")
-FAST_ONLY = {"typer", "click", "rich", "httpx"}
-"""Loaded before the request on the plain path (``SPARK_PLAIN``: typer reads the line)."""
+FAST_ONLY = {"typer", "click", "rich", "httpx", "difflib"}
+"""Loaded before the request on the plain path (``SPARK_PLAIN``: typer, which imports
+difflib, reads the line)."""
 MAP_PARSING = ("tree_sitter", "pathspec")
 """Loaded before the request only when there is a repo map to build."""
 PROBE = (

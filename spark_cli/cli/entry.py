@@ -3,14 +3,12 @@ without loading typer.
 
 Everything else (and any `spark edit` line that is not plain, see
 ``spark_cli.cli.edit.edit_args``) goes to the typer app in ``spark_cli.cli.main``.
-A one-shot also runs with no cycle collections until its request left. Both are start-up
-tricks, off with the rest under ``SPARK_PLAIN`` (:mod:`spark_cli.transport.fast`), kept by
-the ledger in docs/benchmarks.md; `spark bench oneshot` shows launch -> request.
+Reading `spark edit` without typer is a start-up trick, off with the rest under
+``SPARK_PLAIN`` (:mod:`spark_cli.transport.fast`).
 """
 
 from __future__ import annotations
 
-import gc
 import sys
 
 from spark_cli import __version__
@@ -27,12 +25,8 @@ def run() -> None:
 
         sys.exit(run_tui({}, None))
     if argv[:1] == ["edit"]:
-        gc.disable()  # no cycle collections while importing: the turn enables it once its
-        # request left (``edit_run.run_turn``)
         from spark_cli.transport.fast import on  # deferred: spark --version
 
-        if not on("gc_off"):
-            gc.enable()
         if on("edit_args"):
             from spark_cli.cli.edit.edit_args import parse_edit_args  # deferred: spark --version
 

@@ -33,9 +33,8 @@ if TYPE_CHECKING:
 SentAhead: TypeAlias = "HttpAhead | WsAhead"
 """A request sent ahead (:func:`send_ahead`), for its wire's adopter to take or to close."""
 
-TRICKS = ("head_start", "h11", "httpx_lean", "edit_args", "gc_off")
-"""What ``SPARK_PLAIN`` may name; ``gc_off``: no cycle collections before a one-shot's
-request (``cli/entry.py``)."""
+TRICKS = ("head_start", "h11", "httpx_lean", "edit_args")
+"""What ``SPARK_PLAIN`` may name."""
 
 
 def on(trick: str) -> bool:

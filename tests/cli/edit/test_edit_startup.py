@@ -39,8 +39,6 @@ PROBE = (
     "    seen('AT-REQUEST')\n"
     "    sent(self, at)\n"
     "def at_end(self, data):\n"
-    "    import gc\n"
-    "    sys.stderr.write(f'GC-ON {gc.isenabled()}\\n')\n"
     "    seen('AT-END')\n"
     "    summary(self, data)\n"
     "J.JsonLinesRenderer.request_sent, J.JsonLinesRenderer.summary = request_sent, at_end\n"
@@ -61,7 +59,7 @@ async def _loaded(repo: Path, engine_factory, tmp_path: Path) -> dict[str, set[s
     assert "grand_total" in (repo / "app.py").read_text()  # the answer was consumed
     marks: dict[str, str] = {}
     for line in done.stderr.splitlines():  # the first of each: a turn that called tools
-        if line.startswith(("AT-", "GC-ON")):  # sends a request per response
+        if line.startswith("AT-"):  # sends a request per response
             where, _, modules = line.partition(" ")
             marks.setdefault(where, modules)
     return {where: set(filter(None, modules.split(","))) for where, modules in marks.items()}
@@ -83,7 +81,6 @@ async def test_the_consumer_side_loads_after_the_request_left(tmp_path: Path, en
     if not with_other_files:  # one file, nothing to map: no parser of any kind yet
         assert not loaded["AT-REQUEST"] & set(MAP_PARSING)
     assert set(CONSUMER) <= loaded["AT-END"]  # the probe sees the real run
-    assert loaded["GC-ON"] == {"True"}  # off for the start-up only
 
 
 AHEAD_PROBE = (

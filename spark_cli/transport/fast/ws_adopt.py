@@ -1,6 +1,6 @@
 """The WebSocket adopter: the connection :mod:`.ws_ahead` opened before asyncio was imported,
 taken by the channel as an asyncio ``ClientConnection``, left as websockets' ``connect``
-leaves one. Saving: docs/benchmarks.md ``## Ledger`` (head start, WebSocket).
+leaves one. Saving: :mod:`.ws_ahead`'s.
 """
 
 from __future__ import annotations

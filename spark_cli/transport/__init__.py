@@ -7,8 +7,7 @@ Shared parts: :mod:`.bodies` (what a turn sends), :mod:`.retry` (waits and retri
 :mod:`.errors` (provider errors), :mod:`.responses_fold` (Responses events),
 :mod:`.reading` (what both read loops decide), :mod:`.sse.http_stream` (the SSE channels'
 base) over the client seam :mod:`.http_route` (:mod:`.httpx_client`, or the lean one),
-:mod:`.ws.ws_links` (connections), :mod:`.ws_wire` (frames), :mod:`.silence` (timeouts).
-The start-up fast path, and ``SPARK_PLAIN`` that turns it off, is :mod:`.fast`. Nothing
-here prints; keys never appear in messages or logs, and URLs are shown with their
-credentials masked.
+:mod:`.ws.ws_links` (connections), :mod:`.ws_wire` (frames), :mod:`.silence` (timeouts);
+the start-up fast path (off with ``SPARK_PLAIN``): :mod:`.fast`. Nothing here prints; keys
+never appear in messages or logs, and URLs are shown with their credentials masked.
 """

@@ -2,7 +2,7 @@
 
 Two clients implement it, chosen by :func:`~.http_route.open_client`: :mod:`httpx_client`
 (the plain path) and the lean :mod:`spark_cli.transport.fast.h11_client`; the channel
-(:mod:`http_stream`) sees only these names. Both raise the exceptions below, named after
+(:mod:`.sse.http_stream`) sees only these names. Both raise the exceptions below, named after
 httpx's own, with the library's exception as ``__cause__``.
 """
 

@@ -6,9 +6,9 @@ command line is almost always plain: options spelled out, values that do not loo
 options. :func:`parse_edit_args` reads exactly those and returns the same
 :class:`EditArgs` typer would give the command; for anything else it returns ``None`` and
 typer parses the line, so every message and exit code stays typer's own.
-``tests/cli/edit/test_edit_args.py`` checks both agree. Saves ×1.14 instructions to the
-Chat SSE request, 40 ms of CPU (docs/benchmarks.md ``## Ledger``; paired: `spark bench
-oneshot --no-docs` with and without ``SPARK_PLAIN=edit_args``).
+``tests/cli/edit/test_edit_args.py`` checks both agree. Its saving: docs/benchmarks.md
+``## Ledger`` (``edit_args``); paired: `spark bench oneshot --no-docs` with and without
+``SPARK_PLAIN=edit_args``.
 """
 
 from __future__ import annotations

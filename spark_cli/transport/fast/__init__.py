@@ -1,21 +1,14 @@
 """The start-up fast path, in one place, and its one off switch (``SPARK_PLAIN``).
 
-A one-shot's launch -> request is what a user of `spark edit` feels most; each trick here
-shortens it and stays only while the ledger (docs/benchmarks.md, ``## Ledger``) measures it
-at 10% or more through :func:`on`. The rest of :mod:`spark_cli.transport` is the plain
-path: httpx for HTTP, websockets' own ``connect``.
-
-- :func:`send_ahead`, the one entry point: a one-shot's request written before asyncio
-  is imported (:mod:`.http_ahead`, :mod:`.ws_ahead`).
-- One adopter per wire: :func:`lean_client` (the lean h11 client,
-  :mod:`.h11_client`, takes the head start's socket) and :func:`.ws_adopt.adopt` (the
-  WebSocket channel takes the connection opened ahead).
-- httpx imported without its CLI (:mod:`.httpx_lean`); outside transport, `spark edit`'s
-  arguments read without typer (``cli/edit/edit_args``, gated in ``cli/entry.py``).
-
-``SPARK_PLAIN=1`` turns every trick off: httpx and websockets' ``connect``, no stand-in
-modules, typer for every command line. A comma list of :data:`TRICKS` turns off only those
-(how the ledger measures one against the rest). Nothing here imports asyncio.
+Each trick here shortens a one-shot's launch -> request and stays while the ledger
+(docs/benchmarks.md, ``## Ledger``), measuring it through :func:`on`, keeps it. The one
+entry point is :func:`send_ahead` (the request written before asyncio is imported:
+:mod:`.http_ahead`, :mod:`.ws_ahead`); one adopter per wire: :func:`lean_client` (the h11
+client takes the HTTP socket) and :func:`.ws_adopt.adopt` (the channel takes the
+WebSocket); :mod:`.httpx_lean`; outside transport, ``cli/edit/edit_args``. The rest of
+:mod:`spark_cli.transport` is the plain path. ``SPARK_PLAIN=1`` turns every trick off
+(httpx, websockets' own ``connect``, typer); a comma list of :data:`TRICKS` only those.
+Nothing here imports asyncio.
 """
 
 from __future__ import annotations

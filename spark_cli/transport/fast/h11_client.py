@@ -7,9 +7,8 @@ start-up. h11 parses HTTP, ``ssl`` does TLS. httpx stays for what this does not 
 It adopts a request sent ahead (:func:`~.http_ahead.send_http`).
 Failures are the :mod:`http_wire` exceptions in httpx's words, and keep-alive, ALPN, CA
 bundles and body decoding match httpx, so a channel reads the same on either path.
-Saves ×1.81 instructions to the Chat SSE request, 173 -> 308 ms of CPU without it
-(docs/benchmarks.md ``## Ledger``; paired: `spark bench oneshot --no-docs` with and
-without ``SPARK_PLAIN=h11``).
+Its saving: docs/benchmarks.md ``## Ledger`` (``h11``); paired: `spark bench oneshot
+--no-docs` with and without ``SPARK_PLAIN=h11``.
 """
 
 from __future__ import annotations

@@ -6,9 +6,8 @@ the channel the lean h11 client (:mod:`.h11_client`), which takes that socket if
 POST is those very bytes, else closes it unread. Anything the lean client is unsure of goes
 to httpx (:func:`lean_route`), which loses nothing but start-up time. :class:`Origin` and
 :func:`request_bytes` are the lean client's request, byte for byte, shared by both. No
-asyncio here. Saves ×1.50 instructions to the Chat SSE request, 185 -> 263 ms of CPU
-without it (docs/benchmarks.md ``## Ledger``; paired: `spark bench oneshot --no-docs` with
-and without ``SPARK_PLAIN=head_start``).
+asyncio here. Its saving: docs/benchmarks.md ``## Ledger`` (``head_start``); paired:
+`spark bench oneshot --no-docs` with and without ``SPARK_PLAIN=head_start``.
 """
 
 from __future__ import annotations

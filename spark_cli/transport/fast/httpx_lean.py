@@ -5,9 +5,9 @@ click and pygments whenever they are installed. While httpx is imported, ``httpx
 is made to fail (a ``None`` in ``sys.modules``, as the import system documents), so httpx
 takes its own fallback; the block is lifted right after. The client seam
 (:mod:`spark_cli.transport.http_route`) has it done before httpx's users (the HTTP
-channels' httpx path, the window probe) import it. Saves ×1.15 instructions to a request on
-the httpx path, CPU ×1.17 (docs/benchmarks.md ``## Ledger``; paired: `spark bench oneshot
---no-docs` with ``SPARK_PLAIN=h11,httpx_lean`` and with ``SPARK_PLAIN=h11``).
+channels' httpx path, the window probe) import it. Its saving: docs/benchmarks.md
+``## Ledger`` (``httpx_lean``); paired: `spark bench oneshot --no-docs` with
+``SPARK_PLAIN=h11,httpx_lean`` and with ``SPARK_PLAIN=h11``.
 """
 
 from __future__ import annotations

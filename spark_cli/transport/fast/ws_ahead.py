@@ -3,13 +3,12 @@
 ``import asyncio`` and websockets' asyncio client cost a one-shot more than everything else
 before its request. :func:`send_ws` opens the channel's connection on a blocking socket,
 does the opening handshake with websockets' sans-I/O ``ClientProtocol`` and writes the
-frame the channel would send
-(:func:`~.ws_wire.create_payload`), so the model works while the client imports; the
-channel then adopts the socket (:func:`.ws_adopt.adopt`). Only ``ws://`` URLs; importing
-this and calling :func:`send_ws` never imports asyncio (tested in a subprocess). Saves
-×1.41 instructions to the WebSocket request, 166 -> 232 ms of CPU without it
-(docs/benchmarks.md ``## Ledger``; paired: `spark bench oneshot --no-docs` with and
-without ``SPARK_PLAIN=head_start``).
+frame the channel would send (:func:`~spark_cli.transport.ws_wire.create_payload`), so
+the model works while the client imports; the channel then adopts the socket
+(:func:`.ws_adopt.adopt`). Only ``ws://`` URLs; importing this and calling :func:`send_ws`
+never imports asyncio (tested in a subprocess). Its saving: docs/benchmarks.md ``## Ledger``
+(``head_start``); paired: `spark bench oneshot --no-docs` with and without
+``SPARK_PLAIN=head_start``.
 """
 
 from __future__ import annotations

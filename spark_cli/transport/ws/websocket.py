@@ -82,7 +82,7 @@ class ResponsesWebSocketChannel:
       for capacity (``response.queued``).
 
     - A head start: the first connection may come from
-      :func:`~spark_cli.transport.fast.ws_ahead.send_ahead`, which sent the turn's
+      :func:`~spark_cli.transport.fast.send_ahead`, which sent the turn's
       request before asyncio was imported (``ahead=``); the turn then only reads.
     """
 
@@ -104,7 +104,7 @@ class ResponsesWebSocketChannel:
         ahead: WsAhead | None = None,
         first_token_timeout: float | None = None,
     ) -> None:
-        """``ahead``: what :func:`~spark_cli.transport.fast.ws_ahead.send_ahead` did for this
+        """``ahead``: what :func:`~spark_cli.transport.fast.send_ahead` did for this
         URL: its connection is the first one (:meth:`~.ws_links.Links.connect`), and a first
         ``stream()`` of the request it sent does not send it again."""
         self._secrets = Secrets((api_key, *secrets))
@@ -343,7 +343,8 @@ class ResponsesWebSocketChannel:
                                     self._first_token)
 
     def _payload(self, request: TurnRequest, link: Link, *, generate: bool = True) -> str:
-        """The ``response.create`` frame (:mod:`.ws_wire`; tests spy on what is sent here)."""
+        """The ``response.create`` frame (:mod:`spark_cli.transport.ws_wire`; tests spy on
+        what is sent here)."""
         return create_payload(request, link.chain, generate=generate)
 
     async def _close_if_still_running(self, run: _Running) -> None:

@@ -2,9 +2,10 @@
 
 One process runner under both (:func:`_run`; ``CI=1``, so watchers such as jest run once).
 `run_command` runs a shell line (in the sandbox when given, API keys removed from its
-environment) and keeps the head and tail of its output (`CommandRun`). `run_tests` keeps
-the last ``keep_bytes`` and adds a failure summary (pytest's ``FAILED``/``ERROR`` lines and
-count line, cargo/go/jest failure lines, else the last lines) for `/fix`. ``on_output`` gets
+environment) and keeps the head and tail of its output (`CommandRun`). `run_tests` runs
+the test command through `run_command` the same way, keeps the last ``keep_bytes`` and
+adds a failure summary (pytest's ``FAILED``/``ERROR`` lines and count line, cargo/go/jest
+failure lines, else the last lines) for `/fix`. ``on_output`` gets
 each chunk as it is read, on the event loop (so it must be quick); if it raises, the run is
 stopped like a cancellation and the error propagates.
 """
@@ -15,6 +16,7 @@ import asyncio
 import codecs
 import os
 import re
+import shlex
 import signal
 import time
 from collections.abc import Callable, Mapping
@@ -252,23 +254,26 @@ async def run_command(command: str, root: Path, *, timeout: float, env: Mapping[
 async def run_tests(command: TestCommand, root: Path, *,
                     timeout: float = DEFAULT_TIMEOUT,
                     keep_bytes: int = DEFAULT_KEEP_BYTES,
-                    on_output: Callable[[str], None] | None = None) -> TestResult:
-    """Run ``command`` in ``root``; never raises for a failing or missing program.
+                    on_output: Callable[[str], None] | None = None,
+                    sandbox: Sandbox | None = None, env: Mapping[str, str] | None = None,
+                    masker: Masker | None = None) -> TestResult:
+    """Run ``command`` in ``root`` through `run_command` (its sandbox, environment and
+    masking; a detected argv quoted, exec'd by the shell); never raises for a failing or
+    missing program.
 
     ``on_output`` streams the output as it arrives (see the module doc); it also gets the
     line saying why a program could not start, and the note that the time limit stopped it.
     """
-    argv = ["/bin/sh", "-c", command.argv[0]] if command.shell else list(command.argv)
-    env = dict(os.environ)
-    env.setdefault("CI", "1")
-    kept = Kept(0, keep_bytes)
-    ended, code, duration = await _run(argv, root, env, timeout, None,
-                                       _Relay(kept, on_output, None))
-    output = "".join(kept.tail)
-    if ended == "timeout":
+    line = command.argv[0] if command.shell else f"exec {shlex.join(command.argv)}"
+    run = await run_command(line, root, timeout=timeout,
+                            env=os.environ if env is None else env, sandbox=sandbox,
+                            on_output=on_output, masker=masker, head_bytes=0,
+                            tail_bytes=keep_bytes)
+    output = run.tail
+    if run.ended == "timeout":
         note = f"\n[spark: stopped after {timeout:g} s]\n"
         output += note
         if on_output is not None:
             on_output(note)
-    return TestResult(command.display, EXIT_TIMEOUT if code is None else code, duration,
-                      output, kept.cut_bytes > 0, ended == "timeout")
+    return TestResult(command.display, EXIT_TIMEOUT if run.exit_code is None else run.exit_code,
+                      run.duration_s, output, run.cut_bytes > 0, run.ended == "timeout")

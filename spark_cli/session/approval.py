@@ -11,9 +11,10 @@ n / Esc, ``spark edit --commands ask`` on the terminal, an editor over ACP with
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Awaitable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
+from typing import TYPE_CHECKING, Literal, Protocol, TypeVar
 
 from spark_cli.edits.disk.atomic import write_atomic
 from spark_cli.record import record
@@ -23,15 +24,16 @@ if TYPE_CHECKING:
 
 Decision = Literal["once", "always", "refuse", "stop"]
 ActionKind = Literal["command", "mcp"]
-APPROVED_FILE = Path(".spark") / "approved.json"
+APPROVED_FILE = "approved.json"
 T = TypeVar("T")
 
 
 @record
 class ApprovalRequest:
     """One action waiting for the user's yes: a command line, or an MCP tool and its
-    arguments (``action``), run in ``cwd``, inside the sandbox or not (``note`` says why
-    not, e.g. "not sandboxed: install bubblewrap")."""
+    arguments (``action``, its control characters escaped), run in ``cwd``, inside the
+    sandbox or not (``note``: how confined, e.g. "not sandboxed: install bubblewrap", and
+    a warning about the approvals file when there is one)."""
 
     call_id: str
     kind: ActionKind
@@ -40,12 +42,14 @@ class ApprovalRequest:
     sandboxed: bool
     note: str = ""
     can_always: bool = True
-    """False for a compound command line (``;``, ``&&``, ``|``...): it always asks."""
+    """False for a line "always" could not allow: compound (``;``, ``&&``, ``|``...),
+    holding a hidden character, or with no sandbox to run it in."""
 
     @property
     def where(self) -> str:
-        """What every front end shows beside the action: sandboxed, or why not."""
-        return "sandboxed" if self.sandboxed else (self.note or "not sandboxed")
+        """What every front end shows beside the action: sandboxed, or why not (and a
+        warning about the approvals file, when there is one)."""
+        return self.note or ("sandboxed" if self.sandboxed else "not sandboxed")
 
 
 class Approver(Protocol):
@@ -53,7 +57,7 @@ class Approver(Protocol):
 
     - ``once``: run it this time;
     - ``always``: run it, and this exact action again in this repo without asking
-      (kept in ``.spark/approved.json``, :func:`remember` / :func:`remembered`);
+      (kept in the user's state dir: :class:`Approvals`);
     - ``refuse``: do not run it; the model is told that the user declined;
     - ``stop``: do not run it and stop the turn (Esc)."""
 
@@ -65,30 +69,63 @@ async def refuse_all(request: ApprovalRequest, /) -> Decision:
     return "refuse"
 
 
-def _approved(root: Path) -> dict[str, Any]:
-    """``approved.json`` as a table ({} when it is missing or unreadable)."""
-    try:
-        data = json.loads((root / APPROVED_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
+class Approvals:
+    """The user's "always" answers for one repo: ``approved.json`` in the repo's state folder
+    (``spark_cli.session.workspace.store``'s base and slug), ``{"version": 1, "kind":
+    "approved", "command": [lines], "mcp": [tool names]}``. It lives outside every repo, so a
+    repo can neither ship nor plant one (a ``.spark/approved.json`` in it is ignored). A file
+    that is not that is moved aside as ``approved.json.corrupt`` and counts as empty;
+    ``problem`` says so in one line (the next question shows it)."""
 
+    def __init__(self, root: Path, folder: Path | None = None) -> None:
+        # deferred: launch -> request (the state dir is looked up at the first action)
+        from spark_cli.session.workspace.store import repo_slug, state_base
 
-def remembered(root: Path, kind: ActionKind) -> frozenset[str]:
-    """The actions of ``kind`` the user always allows in the repo at ``root``."""
-    entries = _approved(root).get(kind)
-    return frozenset(e for e in entries if isinstance(e, str)) if isinstance(entries, list) \
-        else frozenset()
+        self.path = (folder or state_base() / "repos" / repo_slug(root)) / APPROVED_FILE
+        self.problem = ""
 
+    def _read(self) -> dict[str, list[str]] | None:
+        """The answers; None when the file is unusable and could not be moved aside."""
+        try:
+            data = json.loads(self.path.read_bytes())
+            if not (isinstance(data, dict) and data.get("kind") == "approved"
+                    and data.get("version") == 1):
+                raise ValueError("not a version-1 spark approvals file")
+        except FileNotFoundError:
+            return {}
+        except (OSError, ValueError, RecursionError) as exc:
+            aside = self.path.with_name(APPROVED_FILE + ".corrupt")
+            try:
+                os.replace(self.path, aside)
+                kept = f"kept as {aside.name}"
+            except OSError as why:
+                kept = f"left in place ({why.strerror or why})"
+            self.problem = (f"{self.path}: unusable ({exc}); no command or tool is always "
+                            f"allowed until you answer \"always\" again; the file was {kept}")
+            return {} if kept.startswith("kept") else None
+        return {kind: [e for e in entries if isinstance(e, str)]
+                for kind, entries in data.items()
+                if kind in ("command", "mcp") and isinstance(entries, list)}
 
-def remember(root: Path, kind: ActionKind, action: str) -> None:
-    """Always allow ``action`` in the repo at ``root`` from now on (written atomically)."""
-    data = _approved(root)
-    entries = [e for e in data.get(kind, []) if isinstance(e, str)]
-    if action not in entries:
-        entries.append(action)
-    data[kind] = entries
-    write_atomic(root / APPROVED_FILE, (json.dumps(data, indent=1) + "\n").encode())
+    def allowed(self, kind: ActionKind) -> frozenset[str]:
+        """The actions of ``kind`` the user always allows in this repo."""
+        return frozenset((self._read() or {}).get(kind, ()))
+
+    def add(self, kind: ActionKind, action: str) -> None:
+        """Always allow ``action`` from now on (written atomically; an unusable file that
+        could not be moved aside is never overwritten)."""
+        data = self._read()
+        if data is None:
+            return
+        entries = data.setdefault(kind, [])
+        if action not in entries:
+            entries.append(action)
+        body = {"version": 1, "kind": "approved", **data}
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(self.path, (json.dumps(body, indent=1) + "\n").encode())
+        except OSError as exc:
+            self.problem = f"{self.path}: cannot be written ({exc.strerror or exc})"
 
 
 async def until_stopped(work: Awaitable[T], stop: asyncio.Event) -> T | None:

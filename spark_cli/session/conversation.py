@@ -264,10 +264,12 @@ class Session:
         if built.request.tools:
             # deferred: launch -> request (asyncio: the request has left)
             from spark_cli.session.commands import CommandCalls
+            from spark_cli.session.orchestrator import Orchestrator
             from spark_cli.session.tool_loop import ToolLoop
 
-            commands = CommandCalls(self.root, self.settings, self.approver, self.interrupt)
-            mcp = self.servers.calls(self.approver, commands.stop, self.interrupt)
+            policy = Orchestrator(self.root, self.settings, self.approver, self.interrupt)
+            commands = CommandCalls(policy)
+            mcp = self.servers.calls(policy)
             tools = ToolLoop(self.root, self._runner(), readable=self.readable,
                              limit=self.settings.max_tool_calls, used=built.pieces,
                              cap=budget_of(self.settings).cap, warm=self._own_tools,

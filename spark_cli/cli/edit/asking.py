@@ -1,15 +1,17 @@
 """`spark edit --commands ask`: the user's yes on the terminal, since a one-shot has no screen.
 
 The question goes to the controlling terminal (``/dev/tty``), never to stdout (the answer
-and its edits) or stdin (a pipe's input): y runs the command once, a always in this repo,
-anything else declines. Without a terminal nobody can answer: every command is declined,
-and stderr says why once.
+and its edits) or stdin (a pipe's input): y runs the action once, a always in this repo
+(only where offered), anything else declines. The terminal is opened unbuffered in binary:
+a text-mode ``r+`` open needs a seekable file, which a terminal is not. Without a terminal
+nobody can answer: every action is declined, and stderr says why once.
 """
 
 from __future__ import annotations
 
 import asyncio
 import sys
+from typing import BinaryIO
 
 from spark_cli.session.approval import ApprovalRequest, Approver, Decision
 
@@ -17,20 +19,25 @@ TTY = "/dev/tty"
 _ANSWERS: dict[str, Decision] = {"y": "once", "yes": "once", "a": "always", "always": "always"}
 
 
+def _open_tty() -> BinaryIO:
+    return open(TTY, "r+b", buffering=0)
+
+
 def terminal_approver() -> Approver:
     """Asks on the terminal when there is one; else declines, saying so once."""
     try:
-        with open(TTY, "r+", encoding="utf-8"):
-            pass
-    except OSError:
+        _open_tty().close()
+    except OSError as failed:
+        why = failed.strerror or str(failed)
         told: list[bool] = []
 
         async def cannot_ask(request: ApprovalRequest, /) -> Decision:
             if not told:
                 told.append(True)
-                sys.stderr.write(f"spark edit: the model asked to run `{request.action}`; "
-                                 "--commands ask needs a terminal to ask on, so it was "
-                                 "declined (use --commands sandbox or allowed_commands)\n")
+                sys.stderr.write(f"spark edit: the model asked to run `{request.action}` "
+                                 f"({request.where}); --commands ask needs a terminal to ask "
+                                 f"on ({TTY}: {why}), so it was declined "
+                                 "(use --commands sandbox or allowed_commands)\n")
             return "refuse"
 
         return cannot_ask
@@ -42,10 +49,13 @@ def terminal_approver() -> Approver:
 
 
 def _ask(request: ApprovalRequest) -> Decision:
-    with open(TTY, "r+", encoding="utf-8") as tty:
-        tty.write(f"\nspark edit: the model wants to run\n  $ {request.action}\n"
+    shown = f"$ {request.action}" if request.kind == "command" else request.action
+    always = "  [a] always in this repo" if request.can_always else ""
+    with _open_tty() as tty:
+        verb = "run" if request.kind == "command" else "call"
+        tty.write(f"\nspark edit: the model wants to {verb}\n  {shown}\n"
                   f"  in {request.cwd} ({request.where})\n"
-                  "Run it? [y] once  [a] always in this repo  [N] no: ")
-        tty.flush()
-        answer = tty.readline().strip().lower()
-    return _ANSWERS.get(answer, "refuse")
+                  f"Run it? [y] once{always}  [N] no: ".encode())
+        answer = tty.readline().decode("utf-8", "replace").strip().lower()
+    decision = _ANSWERS.get(answer, "refuse")
+    return "refuse" if decision == "always" and not request.can_always else decision

@@ -19,12 +19,13 @@ from spark_cli.session.workspace.test_runs import NOT_FOUND, NoTestCommand, run_
 
 def run_project_tests(root: Path, settings: Any, renderer: Any) -> int:
     """Detect, run and report the tests; 0 when they pass, ``EXIT_TESTS`` otherwise."""
-    def started(command: Any) -> None:
-        renderer.note(f"running tests: {command.display} ({command.source})")
+    def started(command: Any, where: str) -> None:
+        renderer.note(f"running tests: {command.display} ({command.source}; {where})")
 
     outcome = asyncio.run(run_requested_tests(root, settings, on_start=started))
     if isinstance(outcome, NoTestCommand):
-        renderer.line(f"--test: {NOT_FOUND}", "red")
+        renderer.line(f"--test: {outcome.message if outcome.reason == 'refused' else NOT_FOUND}",
+                      "red")
         return EXIT_TESTS
     result = outcome.result
     if not result.passed:

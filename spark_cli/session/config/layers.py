@@ -40,6 +40,7 @@ _TYPES: dict[str, tuple[tuple[type, ...], str]] = {
     "max_tool_calls": ((int,), "an integer"),
     "commands": ((str,), "a string"),
     "allowed_commands": ((list,), "a list of strings (leading words, e.g. \"make test\")"),
+    "allow_unsandboxed": ((bool,), "a boolean (true/false)"),
 }
 PROVIDER_KEYS = ("model", "base_url", "kind", "api_key_env", "edit_format")
 PROVIDER_SPECIFIC = ("model", "base_url", "kind", "api_key_env")

@@ -2,12 +2,13 @@
 user's extra arguments, run and streamed.
 
 `run_requested_tests` takes the configured ``test_command`` or detects one
-(`spark_cli.checks.detect`), appends the extra arguments, runs it with the bounded runner
-(`spark_cli.checks.runner`) and returns a `TestRunResult`, or a `NoTestCommand` saying why
-nothing ran. Extra arguments are split with shlex (quotes work as in a shell); a detected
-command gets them as separate argv entries, a configured command (a shell line) gets them
-shell-quoted at its end, so ``/test "-k a b; rm x"`` can never run a second command.
-Nothing here runs a test unless called: a turn never calls it.
+(`spark_cli.checks.detect`), appends the extra arguments, and runs it as the orchestrator
+(``spark_cli.session.orchestrator``) allows: through the runner of ``run_command``, with its
+environment, in the sandbox when there is one. It returns a `TestRunResult`, or a
+`NoTestCommand` saying why nothing ran. Extra arguments are split with shlex (quotes work
+as in a shell); a detected command gets them as separate argv entries, a configured
+command (a shell line) gets them shell-quoted at its end, so ``/test "-k a b; rm x"`` can
+never run a second command. Nothing here runs a test unless called: a turn never calls it.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from spark_cli.checks.detect import TestCommand, detect_test_command
 from spark_cli.checks.runner import DEFAULT_TIMEOUT, TestResult, run_tests
 from spark_cli.record import record
 from spark_cli.session.config.settings import Settings
+from spark_cli.session.orchestrator import Action, Orchestrator
 
 TRIED = ("pytest (a [tool.pytest.ini_options] in pyproject.toml, pytest.ini, setup.cfg or "
          "tox.ini section, or test_*.py under tests/)", "npm test (package.json scripts.test)",
@@ -40,7 +42,7 @@ class NoTestCommand:
     """One line for the transcript."""
     tried: tuple[str, ...] = ()
     """What detection looked for (empty when the arguments were the problem)."""
-    reason: Literal["not_found", "bad_args"] = "not_found"
+    reason: Literal["not_found", "bad_args", "refused"] = "not_found"
 
     def details(self) -> str:
         """The message plus one line per thing looked for."""
@@ -56,6 +58,8 @@ class TestRunResult:
     command: TestCommand
     """What ran, the extra arguments included; ``command.source`` says where it came from."""
     result: TestResult
+    where: str = ""
+    """How confined it ran: ``sandboxed``, or ``not sandboxed: <the fix>``."""
 
     @property
     def passed(self) -> bool:
@@ -99,15 +103,23 @@ def resolve_test_command(root: Path, settings: Settings,
 async def run_requested_tests(
         root: Path, settings: Settings, args: str = "", *,
         on_output: Callable[[str], None] | None = None,
-        on_start: Callable[[TestCommand], None] | None = None,
+        on_start: Callable[[TestCommand, str], None] | None = None,
         timeout: float = DEFAULT_TIMEOUT) -> TestRunResult | NoTestCommand:
-    """Resolve and run the test command; ``on_start`` hears the command just before it starts,
-    ``on_output`` gets the output as it arrives. Cancelling the caller kills the whole process
-    group (the runner's guarantee); a failing or missing program is a result, not an error."""
+    """Resolve and run the test command; ``on_start`` hears the command and how confined it
+    runs just before it starts, ``on_output`` gets the output as it arrives. Cancelling the
+    caller kills the whole process group (the runner's guarantee); a failing or missing
+    program is a result, not an error."""
     command = resolve_test_command(root, settings, args)
     if isinstance(command, NoTestCommand):
         return command
+    policy = Orchestrator(root, settings)
+    cleared = await policy.clear(Action("test", command.display))
+    if cleared is None or cleared.verdict != "run":
+        return NoTestCommand(f"tests: {cleared.reason if cleared else 'stopped'}",
+                             reason="refused")
     if on_start is not None:
-        on_start(command)
-    result = await run_tests(command, root, timeout=timeout, on_output=on_output)
-    return TestRunResult(command, result)
+        on_start(command, cleared.where)
+    env, masker = policy.environment()
+    result = await run_tests(command, root, timeout=timeout, on_output=on_output,
+                             sandbox=cleared.sandbox, env=env, masker=masker)
+    return TestRunResult(command, result, cleared.where)

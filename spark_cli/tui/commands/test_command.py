@@ -102,7 +102,8 @@ class TestRunner:
         try:
             outcome = await run_requested_tests(
                 self.session.root, self.session.settings, args, on_output=output.add,
-                on_start=lambda command: self.out.note(f"$ {command.display}", "bold"))
+                on_start=lambda command, where: self.out.note(
+                    f"$ {command.display}  ({where})", "bold"))
         except asyncio.CancelledError:
             self._paint(output, final=True)
             self.out.note("tests stopped (Esc)", "yellow")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import shlex
+import subprocess
 import sys
 from pathlib import Path
 
@@ -47,8 +48,9 @@ async def test_a_configured_command_runs_streams_and_fails(tmp_path: Path) -> No
     settings = _settings(tmp_path, f"{shlex.quote(PY)} check.py")
     chunks: list[str] = []
     started: list[TestCommand] = []
+    where: list[str] = []
     outcome = await run_requested_tests(root, settings, on_output=chunks.append,
-                                        on_start=started.append)
+                                        on_start=lambda c, w: (started.append(c), where.append(w)))
     assert isinstance(outcome, TestRunResult)
     assert not outcome.passed and outcome.verdict == "FAILED (exit 1)"
     assert started == [outcome.command] and outcome.command.source == "configured"
@@ -89,7 +91,7 @@ async def test_no_test_command_says_what_was_tried(tmp_path: Path) -> None:
     root = tmp_path / "empty"
     root.mkdir()
     ran: list[TestCommand] = []
-    outcome = await run_requested_tests(root, _settings(tmp_path, None), on_start=ran.append)
+    outcome = await run_requested_tests(root, _settings(tmp_path, None), on_start=lambda c, w: ran.append(c))
     assert isinstance(outcome, NoTestCommand) and outcome.reason == "not_found"
     assert outcome.message == NOT_FOUND and ran == []
     details = outcome.details()
@@ -108,9 +110,10 @@ async def test_unsplittable_arguments_run_nothing(tmp_path: Path) -> None:
 async def test_cancel_mid_run_stops_the_tests(tmp_path: Path) -> None:
     root = _repo(tmp_path)
     (root / "slow.py").write_text(
-        "import os, time\nopen('pid', 'w').write(str(os.getpid()))\n"
+        "import time\n"
         "for n in range(600):\n    print(f'test {n} ok', flush=True); time.sleep(0.05)\n")
-    settings = _settings(tmp_path, f"exec {shlex.quote(PY)} slow.py")
+    script = str(root / "slow.py")  # unique: pgrep below sees every process on the machine
+    settings = _settings(tmp_path, f"exec {shlex.quote(PY)} {shlex.quote(script)}")
     chunks: list[str] = []
     seen = asyncio.Event()
 
@@ -128,9 +131,7 @@ async def test_cancel_mid_run_stops_the_tests(tmp_path: Path) -> None:
         except asyncio.CancelledError:
             pass
     assert task.cancelled() and chunks[0].startswith("test 0 ok")
-    pid = int((root / "pid").read_text())
-    stat = Path(f"/proc/{pid}/stat")
-    gone = not stat.exists() or stat.read_text().rsplit(")", 1)[1].split()[0] == "Z"
-    assert gone
+    left = subprocess.run(["pgrep", "-f", script], capture_output=True, text=True)
+    assert left.stdout == "", "the tests outlived their cancel"  # (a zombie has no cmdline)
     count = len(chunks)
     await holds(lambda: len(chunks) == count, 0.2, "nothing streams after the cancel")

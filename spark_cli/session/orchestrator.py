@@ -1,23 +1,14 @@
-"""One policy for every action: the model's ``run_command`` and MCP tool calls, the user's
-``/test`` (``spark edit --test``). The one place to audit; front ends only answer its questions.
+"""One policy for every action: the model's ``run_command`` and MCP calls, the user's ``/test``.
 
-The shape of codex-rs ``tools/orchestrator.rs``: :meth:`Orchestrator.requirement` says run,
-ask or refuse (with the reason) and in which sandbox; :meth:`Orchestrator.clear` asks the
-front end's approver when it must and keeps an "always"; :meth:`Orchestrator.run_line`
-runs a cleared line through the one runner (``spark_cli.checks.runner.run_command``).
-
-- ``run_command`` under ``commands``: ``off`` refuses; ``sandbox`` runs in the sandbox
-  without asking and refuses when there is none; ``ask`` asks, unless the line is *plain*
-  and its leading words are in ``allowed_commands`` (`allowed_by`) or the user always
-  allows it, **and** it runs in the sandbox: with no sandbox every line asks and the
-  question says "not sandboxed", unless the user's config sets ``allow_unsandboxed``.
-- A plain line has no compound mark (`is_compound`) and no hidden character (`escaped`):
-  only a plain line is matched by a prefix or offered "always". Every line the user is
-  shown has its control characters escaped (``\\x1b[2K``, ``\\r``) and keys masked.
-- An MCP call (its server runs outside the sandbox) runs when the user's ``allowed_tools``
-  or an earlier "always" allows the tool, else it asks.
-- ``/test`` is the user's own request: it never asks, runs in the sandbox when there is one
-  (network off), else outside it saying so; under ``sandbox`` with no sandbox it is refused.
+The one place to audit (docs/security.md, Approvals and policy), shaped as codex-rs
+``tools/orchestrator.rs``: `Orchestrator.requirement` says run, ask or refuse (and why) and
+in which sandbox; `Orchestrator.clear` asks the front end's approver when it must and
+keeps an "always"; `Orchestrator.run_line` runs a cleared line through the one runner.
+Front ends only answer its questions. Unasked runs happen only in the sandbox (unless the
+user's ``allow_unsandboxed``); only a *plain* line (`is_plain`: not compound, no hidden
+character) is matched by ``allowed_commands`` or offered "always"; every line shown has
+its control characters escaped (`escaped`). ``/test`` is the user's own request: never
+asked, sandboxed when a sandbox exists.
 """
 
 from __future__ import annotations
@@ -113,7 +104,13 @@ class Orchestrator:
             return Requirement("refuse", f"not run: no sandbox ({where.partition(': ')[2]})")
         if action.kind == "test" or policy == "sandbox":  # /test: the user's own request
             return Requirement("run", "", sandbox, where)
-        # (a ``full-access`` policy, from the user alone, is one branch here: run, no sandbox)
+        # a ``full-access`` policy (the user's flag or config alone) is one branch here:
+        # ``return Requirement("run", "", None, "not sandboxed: full-access")``
+        return self._asked(line, sandbox, where)
+
+    def _asked(self, line: str, sandbox: Sandbox | None, where: str) -> Requirement:
+        """A line under ``ask``: unasked only when plain, allowed (a prefix, or "always")
+        and in the sandbox (or the user's ``allow_unsandboxed``)."""
         unasked = sandbox is not None or self.settings.allow_unsandboxed
         plain = is_plain(line)
         if unasked and plain and (allowed_by(line, self.settings.allowed_commands)

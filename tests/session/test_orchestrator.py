@@ -16,7 +16,7 @@ from spark_cli.session.approval import APPROVED_FILE, Approvals
 from spark_cli.session.config.settings import load_settings
 from spark_cli.session.events import CommandFinished, CommandStarted
 from spark_cli.session.orchestrator import allowed_by, escaped, is_compound
-from spark_cli.session.workspace.test_runs import NoTestCommand, run_requested_tests
+from spark_cli.session.test_runs import NoTestCommand, run_requested_tests
 
 HOSTILE = "touch pwned \x1b[2K\x1b[1Gpytest -q"
 """Shows as ``pytest -q`` on a terminal while ``touch pwned ...`` runs."""
@@ -72,7 +72,7 @@ async def test_an_escape_sequence_line_asks_shown_escaped_without_always(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     _no_sandbox(monkeypatch)  # with the opt-out, "touch" alone would run it unasked
     approver = Approver("always")
-    session, channel = _session(tmp_path, run("c1", HOSTILE), approver,
+    session, _channel = _session(tmp_path, run("c1", HOSTILE), approver,
                                 allowed_commands=["touch"], allow_unsandboxed=True)
     events = await _turn(session)
     [asked] = approver.asked
@@ -108,7 +108,7 @@ async def test_an_always_answer_with_no_sandbox_still_asks(
 async def test_allowed_commands_run_unasked_inside_the_sandbox(tmp_path: Path) -> None:
     _needs_sandbox()
     approver = Approver("refuse")
-    session, channel = _session(tmp_path, run("c1", "touch made"), approver,
+    session, _channel = _session(tmp_path, run("c1", "touch made"), approver,
                                 allowed_commands=["touch"])
     events = await _turn(session)
     assert approver.asked == [] and (tmp_path / "made").exists()

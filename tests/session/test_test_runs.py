@@ -150,13 +150,14 @@ async def test_tests_run_in_the_sandbox_with_the_commands_environment(
     monkeypatch.setenv("OPENAI_API_KEY", key)
     root = _repo(tmp_path)
     home = Path.home() / f"spark-test-run-{os.getpid()}"  # read-only in the sandbox
+    (root / "key.txt").write_text(key + "\n")
     settings = _settings(tmp_path, f"env; touch {shlex.quote(str(home))}; "
-                                   "echo key=$OPENAI_API_KEY")
+                                   "echo key=$OPENAI_API_KEY; cat key.txt")
     where: list[str] = []
     outcome = await run_requested_tests(root, settings, on_start=lambda c, w: where.append(w))
     assert isinstance(outcome, TestRunResult) and where == ["sandboxed"] == [outcome.where]
     assert not home.exists() and "Read-only file system" in outcome.result.output
-    assert "key=\n" in outcome.result.output and key not in outcome.result.output
+    assert "key=\n[secret]" in outcome.result.output and key not in outcome.result.output
     sandbox = find_sandbox()
     assert isinstance(sandbox, Sandbox)
     command = await Orchestrator(root, settings).run_line(

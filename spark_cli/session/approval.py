@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Awaitable
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Protocol, TypeVar
 
@@ -78,11 +79,16 @@ class Approvals:
     ``problem`` says so in one line (the next question shows it)."""
 
     def __init__(self, root: Path, folder: Path | None = None) -> None:
-        # deferred: launch -> request (the state dir is looked up at the first action)
+        self.root, self.folder = root, folder
+        self.problem = ""
+
+    @cached_property
+    def path(self) -> Path:
+        """``approved.json`` in the repo's state folder (looked up at the first action)."""
+        # deferred: launch -> request (platformdirs, the store's module)
         from spark_cli.session.workspace.store import repo_slug, state_base
 
-        self.path = (folder or state_base() / "repos" / repo_slug(root)) / APPROVED_FILE
-        self.problem = ""
+        return (self.folder or state_base() / "repos" / repo_slug(self.root)) / APPROVED_FILE
 
     def _read(self) -> dict[str, list[str]] | None:
         """The answers; None when the file is unusable and could not be moved aside."""

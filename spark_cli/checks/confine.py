@@ -35,8 +35,8 @@ def bwrap_mounts(root: str, env: Mapping[str, str], deny_read: Iterable[str] = (
     hidden = [p for p in _hidden(env, deny_read) if _under(p, root)
               or not _under_any(p, emptied)]
     around = [p for p in hidden if _under(root, p)]  # holds the repo: hidden, then the repo
-    args += _hide(around) + ["--bind", root, root] + _hide([p for p in hidden
-                                                            if p not in around])
+    inside = [p for p in hidden if p not in around]
+    args += [*_hide(around), "--bind", root, root, *_hide(inside)]
     for name in PROTECTED:
         path = os.path.join(root, name)
         args += (["--ro-bind", path, path] if os.path.lexists(path)

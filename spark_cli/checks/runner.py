@@ -1,9 +1,10 @@
 """Running commands, on request only: the model's `run_command` and the test command (`/test`).
 
 One process runner under both (:func:`_run`; ``CI=1``, so watchers such as jest run once).
-`run_command` runs a shell line (in the sandbox when given) and keeps the head and tail of its output (`CommandRun`). `run_tests` keeps
-the last ``keep_bytes`` and adds a failure summary (pytest's ``FAILED``/``ERROR`` lines and
-count line, cargo/go/jest failure lines, else the last lines) for `/fix`. ``on_output`` gets
+`run_command` runs a shell line (in the sandbox when given) and keeps the head and tail
+of its output (`CommandRun`). `run_tests` keeps the last ``keep_bytes`` and adds a failure
+summary (pytest's ``FAILED``/``ERROR`` lines and count line, cargo/go/jest failure lines,
+else the last lines) for `/fix`. ``on_output`` gets
 each chunk as it is read, on the event loop (so it must be quick); if it raises, the run is
 stopped like a cancellation and the error propagates. Both pass the command only the
 variables `command_env.command_environ` lists (and those the user names in ``command_env``).

@@ -216,6 +216,37 @@ async def test_files_the_command_changed_are_named(tmp_path: Path) -> None:
     assert "the command changed 2 files" in _outputs(channel)[0]
 
 
+async def test_a_write_under_a_dot_folder_or_an_ignored_file_is_named(tmp_path: Path) -> None:
+    (tmp_path / ".gitignore").write_text(".vscode/\n.env\n")
+    command = ("mkdir -p .github/workflows .vscode; echo x > .github/workflows/ci.yml; "
+               "echo '{}' > .vscode/tasks.json; echo K=1 > .env")
+    session, channel = _session(tmp_path, run("c1", command), Approver("once"))
+    events = await _turn(session)
+    [finished] = [e for e in events if isinstance(e, CommandFinished)]
+    assert finished.changed == (".env", ".github/workflows/ci.yml", ".vscode/tasks.json")
+    assert "changed 3 files (.env, .github/workflows/ci.yml, .vscode/tasks.json)" in finished.line
+    assert ".github/workflows/ci.yml" in _outputs(channel)[0]
+
+
+async def test_the_users_command_env_reaches_the_command_and_nothing_else(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    user = tmp_path / "user"
+    user.mkdir()
+    (user / "config.toml").write_text('command_env = ["MY_TOOL_HOME"]\n')
+    monkeypatch.setenv("MY_TOOL_HOME", "/opt/my-tool")
+    monkeypatch.setenv("GITHUB_PAT", "ghp-not-for-commands")
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    channel = ResponsesChannel([run("c1", "env"), ["Done.\n"]])
+    settings = load_settings(repo, {}, {"SPARK_CONFIG_DIR": str(user)})
+    session = Session(channel, repo, settings)
+    session.set_approver(Approver("once"))
+    await _turn(session)
+    [output] = _outputs(channel)
+    assert "MY_TOOL_HOME=/opt/my-tool" in output and "GITHUB_PAT" not in output
+    assert "ghp-not-for-commands" not in output
+
+
 async def test_the_providers_key_never_reaches_the_command_or_the_model(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     key = "sk-test-0123456789abcdef"

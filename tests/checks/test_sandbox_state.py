@@ -85,7 +85,7 @@ async def test_a_worktree_git_file_and_its_gitdirs_are_read_only(tmp_path: Path)
                "git rev-parse --abbrev-ref HEAD; echo made > made.txt")
     run = await sandboxed(command, tree)
     assert (tree / "made.txt").exists() and (tree / ".git").read_text() == pointer
-    assert "tree\n" in run.output  # git still reads the (read-only) gitdir under /tmp
+    assert "tree" in run.output.splitlines()  # git reads the (read-only) gitdirs under /tmp
     assert fsmonitor(tree) == "" and fsmonitor(main) == ""
     assert not (gitdir / "config.worktree").exists()
     assert not (main / ".git" / "hooks" / "post-checkout").exists()

@@ -100,3 +100,14 @@ async def test_a_gitdir_inside_the_repo_is_read_only(tmp_path: Path) -> None:
     run = await sandboxed(command, root)
     assert (root / "made.txt").exists() and "Read-only file system" in run.output
     assert fsmonitor(root) == "" and not (root / "store" / "hooks" / "pre-commit").exists()
+
+
+async def test_a_submodules_git_file_is_read_only(tmp_path: Path) -> None:
+    library = repo_with_commit(tmp_path / "library")
+    root = repo_with_commit(tmp_path / "repo")
+    git("-C", root, "-c", "protocol.file.allow=always", "submodule", "add", "-q", library, "lib")
+    pointer = (root / "lib" / ".git").read_text()
+    command = ("mkdir -p evil && echo made > made.txt; "
+               "echo 'gitdir: ../evil' > lib/.git && echo WROTE")
+    await sandboxed(command, root)
+    assert (root / "made.txt").exists() and (root / "lib" / ".git").read_text() == pointer

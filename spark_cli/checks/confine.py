@@ -10,18 +10,21 @@
 - the repo writable, but its ``.git`` and ``.spark`` read-only; where one is missing, an empty
   read-only tmpfs stands in its place, so it cannot be created (the empty mount point stays
   on the host); a ``.git`` file (a worktree, a submodule) is followed: its gitdir and the
-  common dir are read-only too.
+  common dir are read-only too, and so are the ``.git`` files of the repo's submodules.
 """
 
 from __future__ import annotations
 
 import os
 import pwd
+import re
 from collections.abc import Iterable, Mapping
 
 CREDENTIALS = (".ssh", ".aws", ".gnupg", ".netrc", ".git-credentials", ".config/gh", ".docker",
                ".kube", ".npmrc", ".pypirc", ".config/gcloud", ".azure")
 PROTECTED = (".git", ".spark")
+_SUBMODULE_PATH = re.compile(r"^\s*path\s*=\s*(.+?)\s*$", re.MULTILINE)
+_GITMODULES_MAX = 64 * 1024
 _SPARK_DIRS = (("SPARK_CONFIG_DIR", "XDG_CONFIG_HOME", ".config"),
                ("SPARK_STATE_DIR", "XDG_STATE_HOME", ".local/state"),
                ("SPARK_CACHE_DIR", "XDG_CACHE_HOME", ".cache"))
@@ -41,8 +44,8 @@ def bwrap_mounts(root: str, env: Mapping[str, str], deny_read: Iterable[str] = (
         path = os.path.join(root, name)
         args += (["--ro-bind", path, path] if os.path.lexists(path)
                  else ["--tmpfs", path, "--remount-ro", path])
-    for folder in _gitdirs(os.path.join(root, ".git")):
-        args += ["--ro-bind", folder, folder]
+    for kept in [*_gitdirs(os.path.join(root, ".git")), *_submodules(root)]:
+        args += ["--ro-bind", kept, kept]
     return args
 
 
@@ -109,6 +112,18 @@ def _gitdirs(dotgit: str) -> list[str]:
     common = _pointer(os.path.join(gitdir, "commondir"), "")
     return [folder for folder in dict.fromkeys((gitdir, common or gitdir))
             if os.path.isdir(folder)]
+
+
+def _submodules(root: str) -> list[str]:
+    """The ``.git`` files of the submodules ``.gitmodules`` lists (``git status`` in the
+    repo runs git in each: a rewritten one could point it at a planted config)."""
+    try:
+        with open(os.path.join(root, ".gitmodules"), encoding="utf-8", errors="replace") as file:
+            text = file.read(_GITMODULES_MAX)
+    except OSError:
+        return []
+    found = (os.path.join(root, path, ".git") for path in _SUBMODULE_PATH.findall(text))
+    return [path for path in dict.fromkeys(found) if os.path.isfile(path)]
 
 
 def _pointer(path: str, prefix: str) -> str | None:

@@ -48,11 +48,13 @@ async def test_credentials_and_denied_paths_are_unreadable(outside: Path,
     env = {"PATH": os.environ["PATH"], "HOME": str(home),
            "SPARK_STATE_DIR": str(outside / "state")}
     command = (f"cat {' '.join(planted)}; echo in-ssh=$(ls -A {home}/.ssh); cat ~/notes.txt; "
-               f"echo x > {home}/.ssh/id_rsa; cat {home}/.ssh/id_rsa")
+               f"echo x > {home}/.ssh/id_rsa; cat {home}/.ssh/id_rsa; "
+               "cat ~/.netrc && echo netrc-reads-empty")
     run = await run_command(command, tmp_path, timeout=60, env=env, sandbox=bubblewrap(),
                             deny_read=["~/vault"])
     assert SECRET not in run.output and "in-ssh=\n" in run.output, run.output
     assert "readable\n" in run.output  # the rest of the home is there
+    assert "netrc-reads-empty" in run.output  # a hidden file reads as empty, not an error
     assert (home / ".ssh" / "id_rsa").read_text() == SECRET + "\n"
     outside_run = await run_command(f"cat {planted[0]}", tmp_path, timeout=60, env=env)
     assert SECRET in outside_run.output  # the check can fail

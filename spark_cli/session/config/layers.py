@@ -94,9 +94,8 @@ def check_value(where: str, key: str, value: object) -> object:
                             f"not {value!r}")
     if key in _POSITIVE and isinstance(value, int | float) and value <= 0:
         raise SettingsError(f"{where}: '{key}' must be greater than 0, not {value!r}")
-    if isinstance(value, list) and not all(isinstance(v, str) and v.strip() for v in value):
-        raise SettingsError(f"{where}: '{key}' must be {words}, not {value!r}")
-    if isinstance(value, list) and not all(map(_SHAPES.get(key, str.strip), value)):
+    shape = _SHAPES.get(key, str.strip)
+    if isinstance(value, list) and not all(isinstance(v, str) and shape(v) for v in value):
         raise SettingsError(f"{where}: '{key}' must be {words}, not {value!r}")
     if key in ("model", "base_url", "provider", "api_key_env") and not str(value).strip():
         raise SettingsError(f"{where}: '{key}' is empty")

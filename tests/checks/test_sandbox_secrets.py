@@ -60,26 +60,29 @@ async def test_credentials_and_denied_paths_are_unreadable(outside: Path,
     assert SECRET in outside_run.output  # the check can fail
 
 
-async def _listening(path: Path, connected: asyncio.Event) -> asyncio.Server:
+async def _listening(path: Path | str, connected: asyncio.Event) -> asyncio.Server:
     async def on_connect(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         connected.set()
         writer.close()
 
-    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(path, Path):
+        path.parent.mkdir(parents=True, exist_ok=True)
     return await asyncio.start_unix_server(on_connect, str(path))
 
 
-async def _cannot_connect(sock: Path, tmp_path: Path, env: dict[str, str]) -> None:
+async def _cannot_connect(sock: Path | str, tmp_path: Path, env: dict[str, str],
+                          error: str = "FileNotFoundError") -> None:
     connected = asyncio.Event()
+    address = repr(str(sock)).replace("\\", "\\\\")
     command = (f"{PY} -c \"import socket; s = socket.socket(socket.AF_UNIX); "
-               f"s.connect('{sock}'); print('connected')\"")
+               f"s.connect({address}); print('connected')\"")
     async with await _listening(sock, connected):
         host = await run_command(command, tmp_path, timeout=60, env=env)
         assert host.exit_code == 0 and connected.is_set(), host.output  # the check can fail
         connected.clear()
         run = await run_command(command, tmp_path, timeout=60, env=env, sandbox=bubblewrap())
     assert run.exit_code != 0 and "connected" not in run.output.splitlines(), run.output
-    assert "FileNotFoundError" in run.output and not connected.is_set()
+    assert error in run.output and not connected.is_set()
 
 
 async def test_no_socket_under_the_runtime_dir(outside: Path, tmp_path: Path) -> None:
@@ -96,3 +99,8 @@ async def test_no_socket_under_run(tmp_path: Path) -> None:
         await _cannot_connect(folder / "docker.sock", tmp_path, {"PATH": os.environ["PATH"]})
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+async def test_no_abstract_socket(tmp_path: Path) -> None:
+    name = f"\0spark-sandbox-{os.getpid()}"  # the network namespace cuts these
+    await _cannot_connect(name, tmp_path, {"PATH": os.environ["PATH"]}, "ConnectionRefused")

@@ -155,7 +155,9 @@ class Orchestrator:
         env, masker = self.environment()
         return await run_command(line, self.root, timeout=timeout, env=env, sandbox=sandbox,
                                  on_output=on_output, stop=self.stop, masker=masker,
-                                 head_bytes=head_bytes, tail_bytes=tail_bytes)
+                                 head_bytes=head_bytes, tail_bytes=tail_bytes,
+                                 keep_env=self.settings.command_env,
+                                 deny_read=self.settings.sandbox_deny_read)
 
 
 def escaped(line: str) -> str:

@@ -121,5 +121,7 @@ async def run_requested_tests(
         on_start(command, cleared.where)
     env, masker = policy.environment()
     result = await run_tests(command, root, timeout=timeout, on_output=on_output,
-                             sandbox=cleared.sandbox, env=env, masker=masker)
+                             sandbox=cleared.sandbox, env=env, masker=masker,
+                             keep_env=settings.command_env,
+                             deny_read=settings.sandbox_deny_read)
     return TestRunResult(command, result, cleared.where)

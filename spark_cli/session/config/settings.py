@@ -127,6 +127,10 @@ class Settings:
     allow_unsandboxed: bool = False
     """``allowed_commands`` and "always" skip the question even with no sandbox (the user's
     config alone sets it)."""
+    command_env: tuple[str, ...] = ()
+    """Variables a command gets besides the core ones (``checks.command_env``); user config."""
+    sandbox_deny_read: tuple[str, ...] = ()
+    """Paths the sandbox hides besides the known credentials (``checks.confine``); user config."""
 
     @property
     def input_budget(self) -> int:
@@ -147,6 +151,8 @@ class Settings:
             "max_tool_calls": self.max_tool_calls, "commands": self.commands,
             "allowed_commands": list(self.allowed_commands),
             "allow_unsandboxed": self.allow_unsandboxed,
+            "command_env": list(self.command_env),
+            "sandbox_deny_read": list(self.sandbox_deny_read),
         }
 
 
@@ -199,6 +205,8 @@ def load_settings(root: Path, flags: Mapping[str, object] | None = None,
         commands=resolved["commands"],
         allowed_commands=tuple(resolved["allowed_commands"]),
         allow_unsandboxed=resolved["allow_unsandboxed"],
+        command_env=tuple(resolved["command_env"]),
+        sandbox_deny_read=tuple(resolved["sandbox_deny_read"]),
     )
 
 
@@ -225,7 +233,8 @@ def _resolve(chosen: Preset, layers: list[Layer]) -> tuple[dict[str, Any], dict[
         "context_window": DEFAULT_CONTEXT_WINDOW, "max_output_tokens": DEFAULT_MAX_OUTPUT_TOKENS,
         "idle_timeout": DEFAULT_IDLE_TIMEOUT, "first_token_timeout": None, "test_command": None,
         "allow_syntax_errors": False, "tools": True, "max_tool_calls": DEFAULT_MAX_TOOL_CALLS,
-        "commands": "ask", "allowed_commands": (), "allow_unsandboxed": False,
+        "commands": "ask", "allowed_commands": (), "command_env": (), "sandbox_deny_read": (),
+        "allow_unsandboxed": False,
     }
     sources = {key: f"preset {name}" if key in PROVIDER_KEYS else "default" for key in resolved}
     for key, value, source in overlay(layers, name):

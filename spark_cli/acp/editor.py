@@ -16,7 +16,7 @@ from acp.interfaces import Client
 from acp.schema import PermissionOption, ToolCallUpdate
 
 from spark_cli.acp.updates import before
-from spark_cli.session.approval import ApprovalRequest, Approver, Decision
+from spark_cli.session.actions.approval import ApprovalRequest, Approver, Decision
 from spark_cli.session.events import EditApplied
 
 _CHOSEN: dict[str, Decision] = {"once": "once", "always": "always"}

@@ -2,7 +2,8 @@
 
 `Kept` holds a stream's head and tail within byte limits (cut on characters); `format_run`
 gives the status line (``exit N · 1.2 s``) and the output cut to a budget around one line
-``[… N lines (M bytes) cut …]``. Which lines run at all is ``spark_cli.session.orchestrator``'s.
+``[… N lines (M bytes) cut …]``. Which lines run at all is decided by
+``spark_cli.session.actions.orchestrator``.
 """
 
 from __future__ import annotations

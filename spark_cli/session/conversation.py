@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from spark_cli.protocol.channel import Channel, ConversationItem, TurnRequest
-from spark_cli.session.approval import Approver, refuse_all
+from spark_cli.session.actions.approval import Approver, refuse_all
 from spark_cli.session.building.request import (
     BuiltRequest,
     build_request,
@@ -263,8 +263,8 @@ class Session:
         tools = None
         if built.request.tools:
             # deferred: launch -> request (asyncio: the request has left)
-            from spark_cli.session.commands import CommandCalls
-            from spark_cli.session.orchestrator import Orchestrator
+            from spark_cli.session.actions.commands import CommandCalls
+            from spark_cli.session.actions.orchestrator import Orchestrator
             from spark_cli.session.tool_loop import ToolLoop
 
             policy = Orchestrator(self.root, self.settings, self.approver, self.interrupt)

@@ -5,7 +5,7 @@ stopped by the front end, listed by ``/mcp``; and a turn's calls of their tools.
 Reading the config costs a look for ``mcp_servers`` in the config files; only a repo that
 configures servers imports :mod:`spark_cli.mcp.hub`. The servers start when the front end
 says (after the first request left, or after the prompt showed), never on the way there.
-Whether a call runs is ``spark_cli.session.orchestrator``'s (its server's ``allowed_tools``,
+Whether a call runs is ``spark_cli.session.actions.orchestrator``'s (its server's ``allowed_tools``,
 an earlier "always" of the tool, else the user's yes); Esc withdraws the question and
 abandons a running call.
 """
@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Literal
 
 from spark_cli.mcp.schema import PREFIX
 from spark_cli.protocol.channel import ToolCall, ToolSpec, TurnRequest
-from spark_cli.session.approval import until_stopped
+from spark_cli.session.actions.approval import until_stopped
 from spark_cli.session.config.layers import config_files
 from spark_cli.session.config.settings import Settings
 from spark_cli.session.tool_access import call_label, spec_of
@@ -27,7 +27,7 @@ from spark_cli.tools.model import ToolResult
 
 if TYPE_CHECKING:
     from spark_cli.mcp.hub import McpHub
-    from spark_cli.session.orchestrator import Orchestrator
+    from spark_cli.session.actions.orchestrator import Orchestrator
 
 
 class McpServers:
@@ -105,7 +105,7 @@ class McpCalls:
     async def run(self, call: ToolCall) -> ToolResult | None:
         """The call's result; None when the turn was interrupted first."""
         # deferred: the orchestrator loads with the turn's first call
-        from spark_cli.session.orchestrator import Action
+        from spark_cli.session.actions.orchestrator import Action
 
         name, stop = call.name, self.orchestrator.stop
         await until_stopped(self.hub.wait_for(name), stop)  # a server still starting

@@ -13,7 +13,7 @@ import asyncio
 import sys
 from typing import BinaryIO
 
-from spark_cli.session.approval import ApprovalRequest, Approver, Decision
+from spark_cli.session.actions.approval import ApprovalRequest, Approver, Decision
 
 TTY = "/dev/tty"
 _ANSWERS: dict[str, Decision] = {"y": "once", "yes": "once", "a": "always", "always": "always"}

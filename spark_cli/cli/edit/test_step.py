@@ -1,7 +1,7 @@
 """`spark edit --test`: run the project's tests after the turn (the only way tests run).
 
 The command comes from the settings (``test_command``) or is detected, and the run
-is bounded: both through ``spark_cli.session.test_runs``, as the TUI's `/test`.
+is bounded: both through ``spark_cli.session.actions.test_runs``, as the TUI's `/test`.
 The outcome is rendered as one line (plus a short failure summary and the
 output's tail when it failed) and becomes exit code 4 when the tests fail or no
 test command can be found.
@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from spark_cli.cli.edit.turn_result import EXIT_TESTS
-from spark_cli.session.test_runs import NOT_FOUND, NoTestCommand, run_requested_tests
+from spark_cli.session.actions.test_runs import NOT_FOUND, NoTestCommand, run_requested_tests
 
 
 def run_project_tests(root: Path, settings: Any, renderer: Any) -> int:

@@ -19,7 +19,7 @@ from rich.text import Text
 from textual import events
 from textual.widgets import Static
 
-from spark_cli.session.approval import ApprovalRequest, Decision
+from spark_cli.session.actions.approval import ApprovalRequest, Decision
 from spark_cli.tui.output import Output
 
 _KEYS: dict[str, Decision] = {"y": "once", "a": "always", "n": "refuse"}

@@ -26,7 +26,7 @@ from spark_cli.checks.runner import run_command
 from spark_cli.checks.sandbox import NoSandbox, Sandbox, find_sandbox
 from spark_cli.protocol.secrets import Masker, Secrets, scrubbed_env
 from spark_cli.record import record
-from spark_cli.session.approval import (
+from spark_cli.session.actions.approval import (
     ActionKind,
     ApprovalRequest,
     Approvals,

@@ -14,8 +14,8 @@ from session_fakes import ResponsesChannel
 
 from spark_cli.checks.sandbox import NoSandbox, Sandbox, find_sandbox
 from spark_cli.protocol.channel import ToolCall, ToolCallCompleted, ToolCallOpened, ToolOutput
-from spark_cli.session import orchestrator
-from spark_cli.session.approval import ApprovalRequest, Approvals, Decision
+from spark_cli.session.actions import orchestrator
+from spark_cli.session.actions.approval import ApprovalRequest, Approvals, Decision
 from spark_cli.session.config.settings import load_settings
 from spark_cli.session.conversation import Session
 from spark_cli.session.events import (

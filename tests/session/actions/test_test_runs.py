@@ -11,20 +11,20 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_commands import _needs_sandbox
 from waiting import holds
 
 from spark_cli.checks.detect import TestCommand
 from spark_cli.checks.sandbox import Sandbox, find_sandbox
-from spark_cli.session.config.settings import Settings, load_settings
-from spark_cli.session.orchestrator import Orchestrator
-from spark_cli.session.test_runs import (
+from spark_cli.session.actions.orchestrator import Orchestrator
+from spark_cli.session.actions.test_runs import (
     NOT_FOUND,
     NoTestCommand,
     TestRunResult,
     resolve_test_command,
     run_requested_tests,
 )
+from spark_cli.session.config.settings import Settings, load_settings
+from tests.session.actions.test_commands import _needs_sandbox
 
 PY = sys.executable
 _SCRIPT = """

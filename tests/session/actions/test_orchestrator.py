@@ -1,5 +1,5 @@
-"""The one policy (``session/orchestrator.py``): which lines run unasked, ask or are refused,
-what the question shows, where "always" is kept; over a scripted channel and real
+"""The one policy (``session/actions/orchestrator.py``): which lines run unasked, ask or are
+refused, what the question shows, where "always" is kept; over a scripted channel and real
 processes (the sandbox: real bubblewrap, or none, as ``find_sandbox`` is patched)."""
 
 from __future__ import annotations
@@ -10,13 +10,21 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_commands import Approver, _needs_sandbox, _no_sandbox, _outputs, _session, _turn, run
 
-from spark_cli.session.approval import APPROVED_FILE, Approvals
+from spark_cli.session.actions.approval import APPROVED_FILE, Approvals
+from spark_cli.session.actions.orchestrator import allowed_by, escaped, is_compound
+from spark_cli.session.actions.test_runs import NoTestCommand, run_requested_tests
 from spark_cli.session.config.settings import load_settings
 from spark_cli.session.events import CommandFinished, CommandStarted
-from spark_cli.session.orchestrator import allowed_by, escaped, is_compound
-from spark_cli.session.test_runs import NoTestCommand, run_requested_tests
+from tests.session.actions.test_commands import (
+    Approver,
+    _needs_sandbox,
+    _no_sandbox,
+    _outputs,
+    _session,
+    _turn,
+    run,
+)
 
 HOSTILE = "touch pwned \x1b[2K\x1b[1Gpytest -q"
 """Shows as ``pytest -q`` on a terminal while ``touch pwned ...`` runs."""

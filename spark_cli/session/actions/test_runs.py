@@ -3,7 +3,7 @@ user's extra arguments, run and streamed.
 
 `run_requested_tests` takes the configured ``test_command`` or detects one
 (`spark_cli.checks.detect`), appends the extra arguments, and runs it as the orchestrator
-(``spark_cli.session.orchestrator``) allows: through the runner of ``run_command``, with its
+(``spark_cli.session.actions.orchestrator``) allows: through the runner of ``run_command``, with its
 environment, in the sandbox when there is one. It returns a `TestRunResult`, or a
 `NoTestCommand` saying why nothing ran. Extra arguments are split with shlex (quotes work
 as in a shell); a detected command gets them as separate argv entries, a configured
@@ -21,8 +21,8 @@ from typing import Literal
 from spark_cli.checks.detect import TestCommand, detect_test_command
 from spark_cli.checks.runner import DEFAULT_TIMEOUT, TestResult, run_tests
 from spark_cli.record import record
+from spark_cli.session.actions.orchestrator import Action, Orchestrator
 from spark_cli.session.config.settings import Settings
-from spark_cli.session.orchestrator import Action, Orchestrator
 
 TRIED = ("pytest (a [tool.pytest.ini_options] in pyproject.toml, pytest.ini, setup.cfg or "
          "tox.ini section, or test_*.py under tests/)", "npm test (package.json scripts.test)",

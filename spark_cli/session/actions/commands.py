@@ -1,7 +1,7 @@
 """The model's ``run_command`` as a turn runs it: the call's events around the orchestrator.
 
 Whether a line runs, asks or is refused, and in which sandbox, is
-``spark_cli.session.orchestrator``'s alone; the run itself (process group, kill, secrets)
+``spark_cli.session.actions.orchestrator``'s alone; the run itself (process group, kill, secrets)
 is ``spark_cli.checks``'s. This module parses the call, turns the run into
 ``CommandStarted`` / ``CommandOutput`` / ``CommandFinished`` and the model's text, and
 compares the repo before and after.
@@ -16,8 +16,8 @@ from spark_cli.checks.command_run import CommandRun, format_run
 from spark_cli.checks.runner import COMMAND_HEAD_BYTES, COMMAND_TAIL_BYTES
 from spark_cli.checks.sandbox import Sandbox
 from spark_cli.protocol.channel import ToolCall
+from spark_cli.session.actions.orchestrator import DECLINED, Action, Orchestrator
 from spark_cli.session.events import CommandEnd, CommandFinished, CommandOutput, CommandStarted
-from spark_cli.session.orchestrator import DECLINED, Action, Orchestrator
 from spark_cli.session.tool_access import shorten
 from spark_cli.tools.defs import (
     COMMAND_DEFAULT_TIMEOUT_S,

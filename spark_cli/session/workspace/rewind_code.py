@@ -132,12 +132,12 @@ def _write(root: Path, pending: list[_Target], blobs: dict[str, bytes | None], l
         done = journal.end()
         where = f" ({exc.filename})" if exc.filename else ""
         return CodeRewind("failed", f"rewind stopped part-way: {exc.strerror or exc}{where}; "
-                          f"restored so far: {', '.join(restored) or 'nothing'} (/undo takes "
+                          f"restored so far: {', '.join(restored) or 'nothing'} (undo takes "
                           "them back)", tuple(restored), not_restorable=commands,
                           batch_id=done.id if done else None)
     journal.end()
     return CodeRewind("rewound", f"restored {', '.join(restored)} as before that message "
-                      "(/undo takes it back)", tuple(restored), not_restorable=commands,
+                      "(undo takes it back)", tuple(restored), not_restorable=commands,
                       batch_id=batch_id)
 
 

@@ -1,16 +1,12 @@
-"""`spark rewind`: the repo's last saved session's messages, and going back to one of them.
-
-``--list`` (the default) numbers the user's messages newest first with the files each turn
-edited; ``--to N`` restores the code (the undo journal, as one undoable batch), the
-conversation (the turns from N on are dropped; the message becomes the draft of the next
-`spark`), or both. ``--json``: the list as an array of objects, the result as one object.
-Exit 1 when it is refused (files changed since: named; ``--force`` restores them anyway).
-"""
+"""`spark rewind`: the repo's last saved session's messages (``--list``), and back to one of
+them (``--to N``): its code, its conversation (the message becomes the next `spark`'s draft),
+or both. Exit 1 when refused (files changed since are named), 2 for bad input."""
 
 from __future__ import annotations
 
 import json
 import time
+from dataclasses import asdict
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -54,13 +50,6 @@ def _print_list(saved: SavedConversation, as_json: bool) -> None:
             typer.echo(f"       changed by commands (not restorable): {', '.join(turn.commands)}")
 
 
-def _code_json(report: CodeRewind) -> dict[str, Any]:
-    return {"status": report.status, "message": report.message,
-            "restored": list(report.restored), "batch": report.batch_id,
-            "refused": [{"path": f.path, "reason": f.reason} for f in report.refused],
-            "not_restorable": list(report.not_restorable)}
-
-
 def _conversation(store: SessionStore, saved: SavedConversation, index: int) -> str | None:
     """Drop turns ``index`` on from the saved session; its message becomes the draft. A
     problem line when a save failed."""
@@ -85,7 +74,7 @@ def _rewind(store: SessionStore, saved: SavedConversation, n: int, scope: str, f
         if scope != "conversation" else None
     ok = code is None or code.status in ("rewound", "nothing")
     if code is not None:
-        result["code"] = _code_json(code)
+        result["code"] = asdict(code)
     problem = _conversation(store, saved, index) if ok and scope != "code" else None
     if ok and scope != "code" and problem is None:
         result["conversation"] = {"dropped": len(saved.turns) - index, "draft": turn.text}

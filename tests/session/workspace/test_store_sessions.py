@@ -72,13 +72,15 @@ def test_conversations_are_listed_newest_first_and_opened_by_id(tmp_path: Path) 
     assert newest is not None and newest.id == second
 
 
-@pytest.mark.parametrize("wanted", ["20990101-000000-0000", "../../etc/passwd", ".hidden", ""])
+@pytest.mark.parametrize("wanted", ["20990101-000000-0000", "../evil", ".hidden", ""])
 def test_an_unknown_or_unsafe_id_opens_nothing(tmp_path: Path, wanted: str) -> None:
     store = _store(tmp_path)
     store.save_conversation(list(ONE), provider="p", model="m")
+    evil = store.folder / "evil.json"  # a well-formed file outside the conversations' folder
+    evil.write_bytes(store.conversation_path().read_bytes())
     other = SessionStore(store.root, store.folder)
     assert other.load_conversation(wanted) is None
-    assert other.problems == []
+    assert other.problems == [] and other.session_id != "../evil"
 
 
 def test_the_conversation_saved_before_ids_is_listed_and_opens(tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ from typing import Any
 from textual import events as tx
 from waiting import wait_until
 
+from spark_cli.edits.disk.journal import Journal
 from spark_cli.protocol.channel import Message
 from spark_cli.session.config.settings import load_settings
 from spark_cli.session.conversation import Session
@@ -29,7 +30,7 @@ def _rewinder(tmp_path: Path, lines: Any, busy: bool = False) -> tuple[Rewinder,
     root.mkdir(parents=True, exist_ok=True)
     settings = load_settings(root, {"provider": "mock"}, {"SPARK_CONFIG_DIR": str(tmp_path)})
     session = Session(None, root, settings)
-    turns = [TurnRecord(text, 1.8e9 + n, (Message("user", text), Message("assistant", "ok")),
+    turns = [TurnRecord(text, 1.7e9 + n, (Message("user", text), Message("assistant", "ok")),
                         edited=edited, commands=made)
              for n, (text, edited, made) in enumerate([
                  ("rename a to b", ("a.py",), ()), ("build", (), ("dist/x.whl",))])]
@@ -64,6 +65,25 @@ async def test_bad_input_and_a_running_turn_change_nothing(tmp_path: Path, lines
     await busy.command(["1", "both"])
     assert "a turn is running" in lines.lines[-1][0]
     assert did == [] and len(rewinder.session.turns) == 2 and len(busy.session.turns) == 2
+
+
+async def test_both_refused_for_a_changed_file_keeps_the_conversation(
+        tmp_path: Path, lines: Any) -> None:
+    rewinder, did = _rewinder(tmp_path, lines)
+    root = rewinder.session.root
+    (root / "a.py").write_text("a = 1\n")
+    journal = Journal(root)
+    journal.begin("rename a to b")
+    journal.record("a.py", b"a = 1\n", 0o644, b"b = 1\n", 0o644)
+    (root / "a.py").write_text("b = 1\n")
+    journal.end()
+    (root / "a.py").write_text("b = 2  # mine\n")
+    await rewinder.command(["2", "both"])
+    assert "a.py: edited since spark's edit" in lines.text and "add --force" in lines.text
+    assert did == [] and len(rewinder.session.turns) == 2
+    assert (root / "a.py").read_text() == "b = 2  # mine\n"
+    await rewinder.command(["2", "both", "--force"])
+    assert (root / "a.py").read_text() == "a = 1\n" and did == [(0, "rename a to b")]
 
 
 async def _send(app: SparkApp, pilot: Any, text: str) -> None:

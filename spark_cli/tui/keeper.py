@@ -115,7 +115,8 @@ class Keeper:
         list of them, newest first, to pick from); ``show`` puts what was shown of it on
         screen (before the line saying it was resumed)."""
         store = self.store
-        listed = store.list_conversations() if store is not None and not session_id else []
+        several = store is not None and not session_id and len(store.conversation_ids()) > 1
+        listed = store.list_conversations() if store is not None and several else []
         if len(listed) > 1:
             self._list(listed)
             return

@@ -26,7 +26,7 @@ from spark_cli.protocol.channel import ConversationItem
 from spark_cli.record import record
 from spark_cli.session.workspace.items import Unusable as _Unusable
 from spark_cli.session.workspace.items import item_entry, parse_item
-from spark_cli.session.workspace.turns import TurnRecord, parse_turns, turn_entry
+from spark_cli.session.workspace.turns import TurnRecord, parse_turns, turn_entries
 
 VERSION = 1
 MAX_PROMPTS = 500
@@ -128,7 +128,7 @@ class SessionStore:
       "model", "saved_at", "messages": [...], "shown": [[kind, text, detail]]}``, each message
       entry as `items.item_entry` writes it (``shown``: what the TUI showed, for a resumed
       session to show it again). Conversations are ``conversations/<id>.json`` with those
-      fields and ``"id"``, ``"turns"`` (`turns.turn_entry`: every turn as it was); the newest
+      fields and ``"id"``, ``"turns"`` (`turns.turn_entries`: every turn as it was); the newest
       ``MAX_SESSIONS`` are kept. A store saves to ``session_id``: new, or the one it loaded.
 
     Writes are atomic (:func:`spark_cli.edits.disk.atomic.write_atomic`: a temp file in the same
@@ -190,8 +190,9 @@ class SessionStore:
         None when there is none or it is unusable (the latter also records a problem line in
         ``problems``, and the file is kept aside as ``*.corrupt``)."""
         if session_id is None:
-            listed = self.list_conversations()
-            session_id = listed[0].id if listed else LEGACY_ID
+            ids = self.conversation_ids()
+            listed = self.list_conversations() if len(ids) > 1 else []
+            session_id = listed[0].id if listed else ids[0] if ids else LEGACY_ID
         elif not _ID.fullmatch(session_id):
             return None
         saved = self._read(self._name(session_id), self._parse_conversation, "conversation")
@@ -200,17 +201,19 @@ class SessionStore:
             saved = replace(saved, id=session_id)
         return saved
 
-    def list_conversations(self) -> list[SessionInfo]:
-        """The saved conversations, newest first (unreadable ones are left out, said once in
-        ``problems``)."""
+    def conversation_ids(self) -> list[str]:
+        """The saved conversations' ids, in no order (no file is read)."""
         try:
             names = [p.stem for p in (self.folder / SESSIONS).iterdir() if p.suffix == ".json"]
         except OSError:
             names = []
-        if (self.folder / CONVERSATION).exists():
-            names.append(LEGACY_ID)
+        return [*names, LEGACY_ID] if (self.folder / CONVERSATION).exists() else names
+
+    def list_conversations(self) -> list[SessionInfo]:
+        """The saved conversations, newest first (unreadable ones are left out, said once in
+        ``problems``)."""
         found = []
-        for name in names:
+        for name in self.conversation_ids():
             saved = self._read(self._name(name), self._parse_conversation, "conversation")
             if saved is not None:
                 first = saved.turns[0].text if saved.turns else next(
@@ -312,7 +315,7 @@ class SessionStore:
                    "saved_at": time.time(), "id": self.session_id,
                    "messages": [item_entry(item) for item in history],
                    "shown": [[i.kind, i.text, i.detail] for i in shown],
-                   "turns": [turn_entry(turn, history) for turn in turns]}
+                   "turns": turn_entries(turns, history)}
         name = self._name(self.session_id)
         new = not (self.folder / name).exists()
         problem = self._write(name, payload, durable=True, kind="conversation")

@@ -2,7 +2,7 @@
 
 One :class:`TurnRecord` per turn that reached the conversation, kept whole even when what the
 model is sent gets shortened, trimmed or summarised. `rewound` is the conversation cut back to
-before one turn; `turn_entry` / `parse_turns` are the records' JSON in a saved session.
+before one turn; `turn_entries` / `parse_turns` are the records' JSON in a saved session.
 """
 
 from __future__ import annotations
@@ -47,22 +47,27 @@ def rewound(history: Sequence[ConversationItem], turns: Sequence[TurnRecord],
     return [item for turn in turns[:index] for item in turn.items]
 
 
-def turn_entry(turn: TurnRecord, history: Sequence[ConversationItem]) -> dict[str, Any]:
-    """``{"text", "time", "at", "items", "batches", "edited", "commands", "shown_at"}``: ``at``
-    is where the turn's message sits in ``history`` (-1: not there); ``items`` is their count
-    when they are ``history[at:at+n]`` unchanged, else the entries."""
-    at = next((n for n, item in enumerate(history) if item is turn.items[0]), -1)
-    span = tuple(history[at:at + len(turn.items)]) if at >= 0 else ()
-    same = len(span) == len(turn.items) and all(
-        a is b for a, b in zip(span, turn.items, strict=True))
-    return {"text": turn.text, "time": turn.time, "at": at,
-            "items": len(turn.items) if same else [item_entry(i) for i in turn.items],
-            "batches": list(turn.batches), "edited": list(turn.edited),
-            "commands": list(turn.commands), "shown_at": turn.shown_at}
+def turn_entries(turns: Sequence[TurnRecord],
+                 history: Sequence[ConversationItem]) -> list[dict[str, Any]]:
+    """``{"text", "time", "at", "items", "batches", "edited", "commands", "shown_at"}`` each:
+    ``at`` is where the turn's message sits in ``history`` (-1: not there); ``items`` is their
+    count when they are ``history[at:at+n]`` unchanged, else the entries."""
+    where = {id(item): n for n, item in enumerate(history)}
+    entries = []
+    for turn in turns:
+        at = where.get(id(turn.items[0]), -1)
+        span = tuple(history[at:at + len(turn.items)]) if at >= 0 else ()
+        same = len(span) == len(turn.items) and all(
+            a is b for a, b in zip(span, turn.items, strict=True))
+        entries.append({"text": turn.text, "time": turn.time, "at": at,
+                        "items": len(turn.items) if same else [item_entry(i) for i in turn.items],
+                        "batches": list(turn.batches), "edited": list(turn.edited),
+                        "commands": list(turn.commands), "shown_at": turn.shown_at})
+    return entries
 
 
 def parse_turns(raw: object, history: Sequence[ConversationItem]) -> tuple[TurnRecord, ...]:
-    """The records `turn_entry` wrote (their items the very ones of ``history`` where they were
+    """The records `turn_entries` wrote (their items the very ones of ``history`` where they were
     the same); `Unusable` says which is not well formed."""
     if not isinstance(raw, list):
         raise Unusable("turns must be a list")

@@ -90,8 +90,6 @@ def _rewind(store: SessionStore, saved: SavedConversation, n: int, scope: str, f
 def _say(result: dict[str, Any], code: CodeRewind | None, problem: str | None) -> None:
     if code is not None:
         typer.echo(f"code: {code.message}", err=code.status in ("refused", "failed"))
-        for refused in code.refused:
-            typer.echo(f"  {refused.path}: {refused.reason}", err=True)
         if code.not_restorable:
             typer.echo("not restorable (changed by commands): " + ", ".join(code.not_restorable))
     if problem is not None:

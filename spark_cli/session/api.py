@@ -32,7 +32,7 @@ class SessionApi(Protocol):
 
     Everything here is behaviour or a read-only view: the session owns its
     state, and a front end changes it only through a method (``attach``,
-    ``configure``, ``restore``, ``files_changed``, ``reset``).
+    ``configure``, ``restore``, ``rewind``, ``files_changed``, ``reset``).
 
     :class:`spark_cli.session.conversation.Session` is the implementation; tests may pass
     any other object of this shape (e.g. a session over a scripted channel).

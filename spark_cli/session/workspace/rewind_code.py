@@ -1,12 +1,9 @@
-"""Code rewind: the files as they were before a turn, from the undo journal, as one new batch.
+"""Code rewind: the files as before a turn, from the undo journal, as one new batch.
 
-The batches from the turn's on (its own, later turns', merges, earlier rewinds) give each file
-they touched its state before the turn: the before-state of the oldest batch that touched it.
-All of it is checked before anything is written: a file not as spark's newest batch left it,
-or changed between two of spark's batches (by a command or by the user), is refused by name
-unless forced; a copy the journal cannot read stops it with nothing written. What is written
-is recorded as one batch, so ``/undo`` takes the rewind back. Files that commands changed
-are not in the journal: they are listed as not restorable.
+Each file the batches from the turn's on touched gets the before-state of the oldest of them.
+It is all checked before anything is written: a file not as spark's newest batch left it, or
+changed between two of spark's batches, is refused by name unless forced; a copy the journal
+cannot read stops it. Files commands changed are not in the journal: listed, not restorable.
 """
 
 from __future__ import annotations
@@ -90,8 +87,9 @@ def rewind_code(root: Path, since: float, batch_ids: Sequence[str] = (), *,
         pending.append(target)
     if refused and not force:
         names = "; ".join(f"{f.path}: {f.reason}" for f in refused)
-        return CodeRewind("refused", f"not rewound: changed since: {names} (--force restores "
-                          "them anyway)", refused=tuple(refused), not_restorable=commands)
+        return CodeRewind("refused", f"not rewound, nothing written: changed since: {names} "
+                          "(--force restores them anyway)", refused=tuple(refused),
+                          not_restorable=commands)
     if not pending:
         return CodeRewind("nothing", "no file to restore: spark changed none since then "
                           "(or they are already as before)", not_restorable=commands)

@@ -1,12 +1,6 @@
-"""``/rewind`` (and Esc Esc on an empty prompt): back to one of this conversation's messages.
-
-``/rewind`` lists the user's messages newest first, numbered; ``/rewind N`` says what each
-choice does; ``/rewind N code|conversation|both [--force]`` does it. Code: the files as before
-that message, from the undo journal, as one batch ``/undo`` takes back (files changed since
-are named and left alone unless ``--force``; files commands changed are listed as not
-restorable). Conversation: the turns from that message on are dropped and the message comes
-back to the prompt. The prompt is prefilled with the next step's command.
-"""
+"""``/rewind`` (Esc Esc on an empty prompt): the user's messages newest first; ``/rewind N``
+what each choice does; ``/rewind N code|conversation|both [--force]`` does it (docs/tui.md,
+Rewind). The prompt is prefilled with the next step's command."""
 
 from __future__ import annotations
 
@@ -98,17 +92,12 @@ class Rewinder:
             ok = report.status in ("rewound", "nothing")
             self.out.note(f"↶ code: {report.message}", "bold green" if report.status ==
                           "rewound" else "dim" if ok else "bold red")
-            for refused in report.refused:
-                self.out.note(f"  {refused.path}: {refused.reason}", "red")
             if report.not_restorable:
                 self.out.note("  not restorable (changed by commands): "
                               + ", ".join(report.not_restorable), "yellow")
             if report.restored:
                 self.session.files_changed()  # the model's view is stale: files are sent again
             if not ok:
-                if report.refused:
-                    self.out.note("nothing was changed; add --force to restore them anyway "
-                                  "(the later changes are lost)")
                 return
         if scope != "code":
             text = self.session.rewind(index)

@@ -79,7 +79,7 @@ async def test_both_refused_for_a_changed_file_keeps_the_conversation(
     journal.end()
     (root / "a.py").write_text("b = 2  # mine\n")
     await rewinder.command(["2", "both"])
-    assert "a.py: edited since spark's edit" in lines.text and "add --force" in lines.text
+    assert "a.py: edited since spark's edit" in lines.text and "nothing written" in lines.text
     assert did == [] and len(rewinder.session.turns) == 2
     assert (root / "a.py").read_text() == "b = 2  # mine\n"
     await rewinder.command(["2", "both", "--force"])

@@ -4,14 +4,15 @@ a turn a summary replaced; the code as before the first turn through the records
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 from typing import Any
 
 import pytest
-from session_fakes import ScriptedChannel
+from session_fakes import ResponsesChannel, ScriptedChannel
 
 from spark_cli.edits.disk.journal import history as undo_history
-from spark_cli.protocol.channel import Message
+from spark_cli.protocol.channel import Message, ToolCall, ToolCallCompleted, ToolCallOpened
 from spark_cli.session.config.settings import load_settings
 from spark_cli.session.conversation import Session
 from spark_cli.session.workspace.rewind_code import rewind_turns
@@ -86,3 +87,23 @@ async def test_a_conversation_rewind_sends_the_files_again(repo: Path) -> None:
     await _turn(session, channel, "look again")
     request: Any = channel.requests[0]
     assert "def cart_total" in str(request.messages[-1].content)  # the file is sent in full
+
+
+async def test_files_a_command_changed_are_in_the_turn_and_listed_as_not_restorable(
+        repo: Path) -> None:
+    script = [ToolCallOpened("c1", "run_command"),
+              ToolCallCompleted(ToolCall("c1", "run_command",
+                                         json.dumps({"command": "echo c > made.txt"})))]
+    settings = load_settings(repo, {}, {"SPARK_CONFIG_DIR": str(repo / ".none")})
+    session = Session(ResponsesChannel([script, ["Done.\n"]]), repo, settings)
+
+    async def yes(request: Any, /) -> Any:
+        return "once"
+
+    session.set_approver(yes)
+    async with asyncio.timeout(30):
+        _ = [event async for event in session.run_turn("build it", [])]
+    assert session.turns[0].commands == ("made.txt",)
+    report = rewind_turns(repo, session.turns, 0)
+    assert report.status == "nothing" and report.not_restorable == ("made.txt",)
+    assert (repo / "made.txt").read_text() == "c\n"

@@ -26,10 +26,8 @@ def editor_approver(client: Client, session_id: str) -> Approver:
     """Asks the editor behind ``client`` about each action of the session ``session_id``.
 
     ``session/request_permission`` offers allow once, allow always (this exact action in
-    this repo, kept in the user's state dir by the session) and reject; "always" only where
-    the orchestrator offers it (not for a compound line, nor one with hidden characters).
-    The editor's answer is the user's; a cancelled question (the editor stopping the turn)
-    is Esc: the turn stops."""
+    this repo) where the orchestrator offers it, and reject. The editor's answer is the
+    user's; a cancelled question (the editor stopping the turn) is Esc: the turn stops."""
 
     async def ask(request: ApprovalRequest, /) -> Decision:
         title = f"$ {request.action}" if request.kind == "command" else request.action

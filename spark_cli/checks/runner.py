@@ -262,9 +262,8 @@ async def run_tests(command: TestCommand, root: Path, *,
                     sandbox: Sandbox | None = None, env: Mapping[str, str] | None = None,
                     masker: Masker | None = None, keep_env: Iterable[str] = (),
                     deny_read: Iterable[str] = ()) -> TestResult:
-    """Run ``command`` in ``root`` through `run_command` (its sandbox, environment and
-    masking; a detected argv quoted, exec'd by the shell); never raises for a failing or
-    missing program.
+    """Run ``command`` through `run_command` (a detected argv quoted and exec'd); never
+    raises for a failing or missing program.
 
     ``on_output`` streams the output as it arrives (see the module doc); it also gets the
     line saying why a program could not start, and the note that the time limit stopped it.

@@ -99,8 +99,7 @@ class McpCalls:
     """Runs one turn's ``mcp__SERVER__TOOL`` calls through the session's hub."""
 
     def __init__(self, hub: McpHub, orchestrator: Orchestrator) -> None:
-        self.hub = hub
-        self.orchestrator = orchestrator
+        self.hub, self.orchestrator = hub, orchestrator
 
     async def run(self, call: ToolCall) -> ToolResult | None:
         """The call's result; None when the turn was interrupted first."""
@@ -113,10 +112,8 @@ class McpCalls:
             return None
         cleared = await self.orchestrator.clear(Action(
             "mcp", call_label(name, call.arguments), call.call_id, name, self.hub.allowed(name)))
-        if cleared is None:
-            return None
-        if cleared.verdict != "run":
-            return ToolResult(False, cleared.reason, "declined")
+        if cleared is None or cleared.verdict != "run":
+            return None if cleared is None else ToolResult(False, cleared.reason, "declined")
         return await until_stopped(self.hub.call(name, call.arguments), stop)
 
 

@@ -1,17 +1,12 @@
-"""`spark edit --commands ask`: the user's yes on the terminal, since a one-shot has no screen.
-
-The question goes to the controlling terminal (``/dev/tty``), never to stdout (the answer
-and its edits) or stdin (a pipe's input): y runs the action once, a always in this repo
-(only where offered), anything else declines. The terminal is opened unbuffered in binary:
-a text-mode ``r+`` open needs a seekable file, which a terminal is not. Without a terminal
-nobody can answer: every action is declined, and stderr says why once.
-"""
+"""`spark edit --commands ask`: the user's yes on the controlling terminal (``/dev/tty``,
+opened unbuffered in binary: text-mode ``r+`` needs a seekable file), never stdout or stdin:
+y once, a always (where offered), anything else no. Without one, every action is declined
+and stderr says why once."""
 
 from __future__ import annotations
 
 import asyncio
 import sys
-from typing import BinaryIO
 
 from spark_cli.session.actions.approval import ApprovalRequest, Approver, Decision
 
@@ -19,14 +14,10 @@ TTY = "/dev/tty"
 _ANSWERS: dict[str, Decision] = {"y": "once", "yes": "once", "a": "always", "always": "always"}
 
 
-def _open_tty() -> BinaryIO:
-    return open(TTY, "r+b", buffering=0)
-
-
 def terminal_approver() -> Approver:
     """Asks on the terminal when there is one; else declines, saying so once."""
     try:
-        _open_tty().close()
+        open(TTY, "r+b", buffering=0).close()
     except OSError as failed:
         why = failed.strerror or str(failed)
         told: list[bool] = []
@@ -51,7 +42,7 @@ def terminal_approver() -> Approver:
 def _ask(request: ApprovalRequest) -> Decision:
     shown = f"$ {request.action}" if request.kind == "command" else request.action
     always = "  [a] always in this repo" if request.can_always else ""
-    with _open_tty() as tty:
+    with open(TTY, "r+b", buffering=0) as tty:
         verb = "run" if request.kind == "command" else "call"
         tty.write(f"\nspark edit: the model wants to {verb}\n  {shown}\n"
                   f"  in {request.cwd} ({request.where})\n"

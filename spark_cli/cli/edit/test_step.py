@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from spark_cli.cli.edit.turn_result import EXIT_TESTS
-from spark_cli.session.actions.test_runs import NOT_FOUND, NoTestCommand, run_requested_tests
+from spark_cli.session.actions.test_runs import NoTestCommand, run_requested_tests
 
 
 def run_project_tests(root: Path, settings: Any, renderer: Any) -> int:
@@ -24,8 +24,7 @@ def run_project_tests(root: Path, settings: Any, renderer: Any) -> int:
 
     outcome = asyncio.run(run_requested_tests(root, settings, on_start=started))
     if isinstance(outcome, NoTestCommand):
-        renderer.line(f"--test: {outcome.message if outcome.reason == 'refused' else NOT_FOUND}",
-                      "red")
+        renderer.line(f"--test: {outcome.message}", "red")  # NOT_FOUND, or why it was refused
         return EXIT_TESTS
     result = outcome.result
     if not result.passed:

@@ -1,12 +1,7 @@
-"""Asking the user before the model acts: the request, the answers, and what "always" saved.
-
-A ``run_command`` call (or an MCP tool call) that the policy does not let run by
-itself becomes an :class:`ApprovalRequest`. The front end that drives the
-session answers it through its :class:`Approver`: the TUI with the keys y / a /
-n / Esc, ``spark edit --commands ask`` on the terminal, an editor over ACP with
-``session/request_permission``. A front end that cannot ask uses
-:func:`refuse_all`. The answers are on :class:`Approver`.
-"""
+"""Asking the user before the model acts: the :class:`ApprovalRequest` the orchestrator puts,
+the front end's :class:`Approver` (the TUI's keys, ``/dev/tty``, ACP's
+``session/request_permission``; :func:`refuse_all` where none can ask), and the
+"always" answers (:class:`Approvals`)."""
 
 from __future__ import annotations
 
@@ -31,10 +26,8 @@ T = TypeVar("T")
 
 @record
 class ApprovalRequest:
-    """One action waiting for the user's yes: a command line, or an MCP tool and its
-    arguments (``action``, its control characters escaped), run in ``cwd``, inside the
-    sandbox or not (``note``: how confined, e.g. "not sandboxed: install bubblewrap", and
-    a warning about the approvals file when there is one)."""
+    """An action (a command line or an MCP call, control characters escaped) waiting in
+    ``cwd``; ``note``: how confined ("not sandboxed: install bubblewrap"), and any warning."""
 
     call_id: str
     kind: ActionKind
@@ -43,13 +36,12 @@ class ApprovalRequest:
     sandboxed: bool
     note: str = ""
     can_always: bool = True
-    """False for a line "always" could not allow: compound (``;``, ``&&``, ``|``...),
-    holding a hidden character, or with no sandbox to run it in."""
+    """False for a line "always" could not allow: compound, with hidden characters, or
+    with no sandbox to run it in."""
 
     @property
     def where(self) -> str:
-        """What every front end shows beside the action: sandboxed, or why not (and a
-        warning about the approvals file, when there is one)."""
+        """What every front end shows beside the action."""
         return self.note or ("sandboxed" if self.sandboxed else "not sandboxed")
 
 
@@ -71,65 +63,52 @@ async def refuse_all(request: ApprovalRequest, /) -> Decision:
 
 
 class Approvals:
-    """The user's "always" answers for one repo: ``approved.json`` in the repo's state folder
-    (``spark_cli.session.workspace.store``'s base and slug), ``{"version": 1, "kind":
-    "approved", "command": [lines], "mcp": [tool names]}``. It lives outside every repo, so a
-    repo can neither ship nor plant one (a ``.spark/approved.json`` in it is ignored). A file
-    that is not that is moved aside as ``approved.json.corrupt`` and counts as empty;
-    ``problem`` says so in one line (the next question shows it)."""
+    """One repo's "always" answers, ``{"version": 1, "kind": "approved", "command": [...],
+    "mcp": [...]}`` in its state folder, outside every repo (docs/security.md). An unusable
+    file is moved aside (``.corrupt``), counts as empty, and ``problem`` says so."""
 
     def __init__(self, root: Path, folder: Path | None = None) -> None:
-        self.root, self.folder = root, folder
-        self.problem = ""
+        self.root, self.folder, self.problem = root, folder, ""
 
     @cached_property
     def path(self) -> Path:
-        """``approved.json`` in the repo's state folder (looked up at the first action)."""
         # deferred: launch -> request (platformdirs, the store's module)
         from spark_cli.session.workspace.store import repo_slug, state_base
 
         return (self.folder or state_base() / "repos" / repo_slug(self.root)) / APPROVED_FILE
 
     def _read(self) -> dict[str, list[str]] | None:
-        """The answers; None when the file is unusable and could not be moved aside."""
         try:
             data = json.loads(self.path.read_bytes())
-            if not (isinstance(data, dict) and data.get("kind") == "approved"
-                    and data.get("version") == 1):
+            if not isinstance(data, dict) or (data.get("kind"), data.get("version")) != (
+                    "approved", 1):
                 raise ValueError("not a version-1 spark approvals file")
         except FileNotFoundError:
             return {}
         except (OSError, ValueError, RecursionError) as exc:
-            aside = self.path.with_name(APPROVED_FILE + ".corrupt")
             try:
-                os.replace(self.path, aside)
+                os.replace(self.path, aside := self.path.with_name(APPROVED_FILE + ".corrupt"))
                 kept = f"kept as {aside.name}"
             except OSError as why:
                 kept = f"left in place ({why.strerror or why})"
             self.problem = (f"{self.path}: unusable ({exc}); no command or tool is always "
                             f"allowed until you answer \"always\" again; the file was {kept}")
-            return {} if kept.startswith("kept") else None
-        return {kind: [e for e in entries if isinstance(e, str)]
-                for kind, entries in data.items()
+            return None if kept.startswith("left") else {}
+        return {kind: [e for e in entries if isinstance(e, str)] for kind, entries in data.items()
                 if kind in ("command", "mcp") and isinstance(entries, list)}
 
     def allowed(self, kind: ActionKind) -> frozenset[str]:
-        """The actions of ``kind`` the user always allows in this repo."""
         return frozenset((self._read() or {}).get(kind, ()))
 
     def add(self, kind: ActionKind, action: str) -> None:
-        """Always allow ``action`` from now on (written atomically; an unusable file that
-        could not be moved aside is never overwritten)."""
-        data = self._read()
-        if data is None:
+        """Always allow ``action`` from now on (written atomically)."""
+        if (data := self._read()) is None:
             return
-        entries = data.setdefault(kind, [])
-        if action not in entries:
+        if action not in (entries := data.setdefault(kind, [])):
             entries.append(action)
-        body = {"version": 1, "kind": "approved", **data}
+        body = json.dumps({"version": 1, "kind": "approved", **data}, indent=1) + "\n"
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(self.path, (json.dumps(body, indent=1) + "\n").encode())
+            write_atomic(self.path, body.encode())
         except OSError as exc:
             self.problem = f"{self.path}: cannot be written ({exc.strerror or exc})"
 

@@ -1,11 +1,6 @@
-"""The model's ``run_command`` as a turn runs it: the call's events around the orchestrator.
-
-Whether a line runs, asks or is refused, and in which sandbox, is
-``spark_cli.session.actions.orchestrator``'s alone; the run itself (process group, kill, secrets)
-is ``spark_cli.checks``'s. This module parses the call, turns the run into
-``CommandStarted`` / ``CommandOutput`` / ``CommandFinished`` and the model's text, and
-compares the repo before and after.
-"""
+"""The model's ``run_command`` as a turn runs it, once the orchestrator cleared it: the
+``CommandStarted`` / ``CommandOutput`` / ``CommandFinished`` events, the model's text, and
+the files the command changed."""
 
 from __future__ import annotations
 

@@ -2,13 +2,8 @@
 
 The one place to audit (docs/security.md, Approvals and policy), shaped as codex-rs
 ``tools/orchestrator.rs``: `Orchestrator.requirement` says run, ask or refuse (and why) and
-in which sandbox; `Orchestrator.clear` asks the front end's approver when it must and
-keeps an "always"; `Orchestrator.run_line` runs a cleared line through the one runner.
-Front ends only answer its questions. Unasked runs happen only in the sandbox (unless the
-user's ``allow_unsandboxed``); only a *plain* line (`is_plain`: not compound, no hidden
-character) is matched by ``allowed_commands`` or offered "always"; every line shown has
-its control characters escaped (`escaped`). ``/test`` is the user's own request: never
-asked, sandboxed when a sandbox exists.
+in which sandbox; `Orchestrator.clear` asks the front end when it must and keeps an
+"always"; `Orchestrator.run_line` runs a cleared line through the one runner.
 """
 
 from __future__ import annotations
@@ -47,8 +42,8 @@ Verdict = Literal["run", "ask", "refuse", "declined"]
 
 @record
 class Action:
-    """One thing to run: a command line (the model's, or the test command), or an MCP call
-    (``line`` its label, ``name`` the tool "always" keeps, ``listed``: in ``allowed_tools``)."""
+    """A command line (the model's, or the test command), or an MCP call (``line`` its
+    label, ``name`` the tool "always" keeps, ``listed``: in ``allowed_tools``)."""
 
     kind: ActionKind | Literal["test"]
     line: str
@@ -59,9 +54,8 @@ class Action:
 
 @record
 class Requirement:
-    """What the policy says of an action: ``run`` (in ``sandbox``, or outside it when None),
-    ``ask`` (offering "always" or not), ``refuse`` / ``declined`` (``reason`` is the text the
-    model gets); ``where`` says how confined (``not sandboxed: install bubblewrap``)."""
+    """Run (in ``sandbox``, or outside it when None), ask, refuse or declined (``reason``:
+    the model's text); ``where``: how confined (``not sandboxed: install bubblewrap``)."""
 
     verdict: Verdict
     reason: str = ""
@@ -75,12 +69,9 @@ class Orchestrator:
 
     def __init__(self, root: Path, settings: Settings, approver: Approver = refuse_all,
                  stop_turn: Callable[[], Awaitable[None]] | None = None) -> None:
-        self.root = root
-        self.settings = settings
-        self.approver = approver
-        self.stop_turn = stop_turn
-        self.secrets = Secrets(settings.provider.secrets)
-        self.approvals = Approvals(root)
+        self.root, self.settings, self.approver, self.stop_turn = (root, settings, approver,
+                                                                   stop_turn)
+        self.secrets, self.approvals = Secrets(settings.provider.secrets), Approvals(root)
         self.stop = asyncio.Event()
         """Set on interrupt: a waiting question is withdrawn, a running action stopped."""
 
@@ -109,8 +100,7 @@ class Orchestrator:
         return self._asked(line, sandbox, where)
 
     def _asked(self, line: str, sandbox: Sandbox | None, where: str) -> Requirement:
-        """A line under ``ask``: unasked only when plain, allowed (a prefix, or "always")
-        and in the sandbox (or the user's ``allow_unsandboxed``)."""
+        """Under ``ask``: unasked only plain, allowed, and sandboxed (or allow_unsandboxed)."""
         unasked = sandbox is not None or self.settings.allow_unsandboxed
         plain = is_plain(line)
         if unasked and plain and (allowed_by(line, self.settings.allowed_commands)
@@ -119,18 +109,16 @@ class Orchestrator:
         return Requirement("ask", "", sandbox, where, can_always=plain and unasked)
 
     async def clear(self, action: Action) -> Requirement | None:
-        """The requirement once the user answered (verdict ``run``, ``refuse`` or
-        ``declined``); None when the turn was stopped meanwhile (Esc)."""
+        """The requirement once answered (run, refuse, declined); None: stopped (Esc)."""
         found = None if action.kind == "mcp" else \
             await asyncio.get_running_loop().run_in_executor(None, find_sandbox)
         need = self.requirement(action, found)
         if need.verdict != "ask":
             return need
-        warning = self.approvals.problem
-        request = ApprovalRequest(
-            action.call_id, "mcp" if action.kind == "mcp" else "command",
-            self.shown(action.line), str(self.root), need.sandbox is not None,
-            need.where + (f"; {warning}" if warning else ""), need.can_always)
+        warning = f"; {self.approvals.problem}" if self.approvals.problem else ""
+        request = ApprovalRequest(action.call_id, "mcp" if action.kind == "mcp" else "command",
+                                  self.shown(action.line), str(self.root), bool(need.sandbox),
+                                  need.where + warning, need.can_always)
         decision = await until_stopped(self.approver(request), self.stop)
         if decision == "stop" and self.stop_turn is not None:
             await self.stop_turn()
@@ -143,7 +131,7 @@ class Orchestrator:
         return Requirement("run", "", need.sandbox, need.where)
 
     def environment(self) -> tuple[dict[str, str], Masker]:
-        """Every command's environment (keys left out) and the masker of their values."""
+        """A command's environment (keys left out) and the masker of their values."""
         secrets = self.settings.provider.secrets
         env = scrubbed_env(os.environ, secrets)
         return env, Masker([*secrets, *(v for k, v in os.environ.items() if k not in env)])
@@ -161,21 +149,18 @@ class Orchestrator:
 
 
 def escaped(line: str) -> str:
-    """``line`` with each character a terminal would act on or hide (control and format
-    characters, odd spaces) written as a Python escape; newlines and tabs stay."""
+    """``line`` with control and format characters and odd spaces as Python escapes."""
     return "".join(c if c in "\n\t " or unicodedata.category(c)[0] not in "CZ"
                    else c.encode("unicode_escape").decode("ascii") for c in line)
 
 
 def is_compound(command: str) -> bool:
-    """Whether ``command`` could run more than one command or redirect: ``;``, ``&``, ``|``,
-    ``>``, ``<``, a backtick, ``$(`` or a newline, quoted or not (a quoted ``;`` asks)."""
+    """Whether ``command`` could run more than one command or redirect (quoted or not)."""
     return any(mark in command for mark in _COMPOUND)
 
 
 def is_plain(command: str) -> bool:
-    """Neither compound nor holding a hidden character: the only lines a prefix or an
-    "always" can allow."""
+    """Neither compound nor with a hidden character: the only lines allowed unasked."""
     return not is_compound(command) and escaped(command) == command
 
 
@@ -187,14 +172,7 @@ def _words(line: str) -> list[str] | None:
 
 
 def allowed_by(command: str, allowed_commands: Iterable[str]) -> bool:
-    """Whether an ``allowed_commands`` entry lets the plain line ``command`` run: the line's
-    leading words (``shlex``) are the entry's (``make test`` does not allow ``make install``,
-    but ``pytest`` allows every option of pytest). An unparsable line never matches."""
-    words = _words(command)
-    if not words or not is_plain(command):
-        return False
-    for entry in allowed_commands:
-        wanted = _words(entry)
-        if wanted and words[:len(wanted)] == wanted:
-            return True
-    return False
+    """Whether an entry is the plain line's leading words (``shlex``; none if unparsable)."""
+    words = (_words(command) if is_plain(command) else None) or []
+    return bool(words) and any((wanted := _words(entry)) and words[:len(wanted)] == wanted
+                               for entry in allowed_commands)

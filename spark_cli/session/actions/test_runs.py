@@ -1,14 +1,9 @@
-"""Tests on request (`/test [args]`, `/fix`, `spark edit --test`): which command, with the
-user's extra arguments, run and streamed.
+"""Tests on request (`/test [args]`, `/fix`, `spark edit --test`), as the orchestrator allows.
 
-`run_requested_tests` takes the configured ``test_command`` or detects one
-(`spark_cli.checks.detect`), appends the extra arguments, and runs it as the orchestrator
-(``spark_cli.session.actions.orchestrator``) allows: through the runner of ``run_command``, with its
-environment, in the sandbox when there is one. It returns a `TestRunResult`, or a
-`NoTestCommand` saying why nothing ran. Extra arguments are split with shlex (quotes work
-as in a shell); a detected command gets them as separate argv entries, a configured
-command (a shell line) gets them shell-quoted at its end, so ``/test "-k a b; rm x"`` can
-never run a second command. Nothing here runs a test unless called: a turn never calls it.
+`run_requested_tests` takes the configured ``test_command`` or detects one, appends the
+extra arguments (shlex-split; shell-quoted onto a configured line, so ``/test "-k a; rm x"``
+never runs a second command) and runs it like ``run_command``: same runner, environment
+and sandbox. Nothing here runs a test unless called: a turn never calls it.
 """
 
 from __future__ import annotations
@@ -59,7 +54,7 @@ class TestRunResult:
     """What ran, the extra arguments included; ``command.source`` says where it came from."""
     result: TestResult
     where: str = ""
-    """How confined it ran: ``sandboxed``, or ``not sandboxed: <the fix>``."""
+    """``sandboxed``, or ``not sandboxed: <the fix>``."""
 
     @property
     def passed(self) -> bool:
@@ -105,18 +100,16 @@ async def run_requested_tests(
         on_output: Callable[[str], None] | None = None,
         on_start: Callable[[TestCommand, str], None] | None = None,
         timeout: float = DEFAULT_TIMEOUT) -> TestRunResult | NoTestCommand:
-    """Resolve and run the test command; ``on_start`` hears the command and how confined it
-    runs just before it starts, ``on_output`` gets the output as it arrives. Cancelling the
-    caller kills the whole process group (the runner's guarantee); a failing or missing
-    program is a result, not an error."""
+    """Resolve and run the test command; ``on_start`` hears it and how confined it runs,
+    ``on_output`` the output as it comes. Cancelling the caller kills the whole process
+    group; a failing or missing program is a result, not an error."""
     command = resolve_test_command(root, settings, args)
     if isinstance(command, NoTestCommand):
         return command
     policy = Orchestrator(root, settings)
     cleared = await policy.clear(Action("test", command.display))
-    if cleared is None or cleared.verdict != "run":
-        return NoTestCommand(f"tests: {cleared.reason if cleared else 'stopped'}",
-                             reason="refused")
+    if cleared is None or cleared.verdict != "run":  # (never None: a test is never asked)
+        return NoTestCommand(f"tests: {cleared and cleared.reason}", reason="refused")
     if on_start is not None:
         on_start(command, cleared.where)
     env, masker = policy.environment()

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from spark_cli.protocol.channel import Channel, ConversationItem, TurnRequest
 from spark_cli.session.approval import Approver, refuse_all
+from spark_cli.session.compacting import CompactionRun
 from spark_cli.session.building.request import (
     BuiltRequest,
     build_request,
@@ -24,13 +25,15 @@ from spark_cli.session.config.settings import Settings
 from spark_cli.session.context.report import ContextReport
 from spark_cli.session.context.scan import scan
 from spark_cli.session.context.targets import RequestError
-from spark_cli.session.events import SessionEvent, TurnFailed
+from spark_cli.session.context.tool_outputs import items_tokens
+from spark_cli.session.events import SessionEvent, TurnCompleted, TurnFailed
 from spark_cli.session.lazy_applier import LazyApplier
 from spark_cli.session.marks import TurnMarks
 from spark_cli.session.servers import McpServers
 from spark_cli.session.steers import SteerLog
 from spark_cli.session.tool_access import default_runner
 from spark_cli.session.turn import TurnRun
+from spark_cli.session.window.compaction import Compaction, apply_shortened, model_view
 from spark_cli.session.window.facts import remember
 from spark_cli.session.window.learning import beyond_hint, learn
 from spark_cli.session.window.plan import budget_of
@@ -39,6 +42,9 @@ if TYPE_CHECKING:
     from spark_cli.session.tool_access import RunTool
 
 INTERRUPTED_NOTE = "\n\n[interrupted by the user]"
+DROP_NOTES = {"off": " (auto_compact is off: they were not summarised)",
+              "failed": " (the compaction failed: they were not summarised)",
+              "short": " (even after the compaction)", "": " (not summarised)"}
 FEEDBACK_HEAD = "These edits from your previous answer were NOT applied:\n"
 
 
@@ -70,6 +76,9 @@ class Session:
         self._settings = settings
         self.dry_run = dry_run
         self.history: list[ConversationItem] = []
+        self.compaction: Compaction | None = None
+        """What the model has instead of the oldest turns of ``history`` (None: all of it)."""
+        self._compacting: CompactionRun | None = None
         self.readable: list[str] = []
         """Files the user named or added in this session: the tools may read them even where
         ``.gitignore`` hides them."""
@@ -92,7 +101,7 @@ class Session:
 
     @property
     def streaming(self) -> bool:
-        return self._run is not None
+        return self._run is not None or self._compacting is not None
 
     def attach(self, channel: Channel | None) -> None:
         self.channel = channel
@@ -108,11 +117,14 @@ class Session:
     def set_approver(self, approver: Approver) -> None:
         self.approver = approver
 
-    def restore(self, history: Sequence[ConversationItem]) -> None:
+    def restore(self, history: Sequence[ConversationItem],
+                compaction: Compaction | None = None) -> None:
         if self.streaming:
             raise TurnInProgress("a turn is running: interrupt it first")
         self.reset()
         self.history.extend(history)
+        if compaction is not None and 0 < compaction.covers <= len(history):
+            self.compaction = compaction
 
     def files_changed(self) -> None:
         self.seen.clear()
@@ -127,6 +139,7 @@ class Session:
         if self.streaming:
             raise TurnInProgress("a turn is running: interrupt it first")
         self.history.clear()
+        self.compaction = None
         self._sent.clear()
         self._feedback.clear()
         self._prepared = None
@@ -146,6 +159,10 @@ class Session:
         await self.channel.warm(warm_request(self.settings, self.root))
 
     async def interrupt(self) -> None:
+        if self._compacting is not None and self.channel is not None:
+            self._compacting.stop()  # the conversation stays as it was
+            await self.channel.stop()
+            return
         run = self._run
         if run is None or self.channel is None:
             return
@@ -190,14 +207,17 @@ class Session:
     def prepared(self) -> TurnRequest | None:
         return self._prepared[3].request if self._prepared is not None else None
 
-    def _build(self, instruction: str, files: Sequence[str]) -> BuiltRequest:
+    def _build(self, instruction: str, files: Sequence[str],
+               drop_note: str = "") -> BuiltRequest:
         asked = instruction
         if self._feedback:
             notes = "".join(f"- {note}\n" for note in self._feedback)
             asked = f"{FEEDBACK_HEAD}{notes}\n{instruction}"
         built = build_request(self.settings, self.root, files, asked,
-                              history=tuple(self.history), already_sent=self._sent,
-                              extra_tools=self.servers.specs())
+                              history=model_view(self.history, self.compaction),
+                              already_sent=self._sent, extra_tools=self.servers.specs(),
+                              drop_note=DROP_NOTES["" if self.settings.auto_compact else "off"]
+                              if not drop_note else drop_note)
         if self.servers.notes:  # an MCP server not ready (and not cached) is left out
             built = replace(built, context=replace(
                 built.context, notes=(*built.context.notes, *self.servers.notes)))
@@ -219,6 +239,18 @@ class Session:
             raise RuntimeError("the session has no channel yet: attach one first")
         try:
             built = self._take_prepared(instruction, files)
+            if self._over_threshold(built):
+                compacting = CompactionRun(self.settings, self.root, self.history,
+                                           self.compaction)
+                async for event in self.compact_events(compacting, built.full_tokens,
+                                                       auto=True):
+                    yield event
+                if compacting.stopped:  # Esc: the turn is not sent; nothing changed
+                    yield TurnCompleted("cancelled", "compaction cancelled", None, 0, None,
+                                        0, 0, 0.0)
+                    return
+                built = self._build(instruction, files, DROP_NOTES[
+                    "short" if compacting.result is not None else "failed"])
         except RequestError as exc:
             yield exc.failure()
             return
@@ -244,6 +276,44 @@ class Session:
                 else built.input_tokens
             self._settings = beyond_hint(self.settings, sent) or self.settings
         yield run.result()
+
+    def _over_threshold(self, built: BuiltRequest) -> bool:
+        limit = self.settings.compact_at * self.settings.input_budget
+        return self.settings.auto_compact and built.full_tokens > limit and len(self.history) > 0
+
+    def compact(self, focus: str = "") -> AsyncIterator[SessionEvent]:
+        """``/compact [FOCUS]``: fold the older turns into one summary now."""
+        if self.streaming:
+            raise TurnInProgress("a turn is running: interrupt it or wait for it")
+        run = CompactionRun(self.settings, self.root, self.history, self.compaction, focus)
+        return self.compact_events(run, self._measure(self.compaction), auto=False)
+
+    async def compact_events(self, run: CompactionRun, before: int, *,
+                             auto: bool) -> AsyncIterator[SessionEvent]:
+        channel = self.channel
+        if channel is None:
+            raise RuntimeError("the session has no channel yet: attach one first")
+        self._compacting = run
+        self._prepared = None  # built over the history before
+        try:
+            async for event in run.run(channel, before, auto=auto, measure=self._measure):
+                yield event
+        finally:
+            self._compacting = None
+        if run.result is not None and not run.stopped:
+            self.compaction = run.result
+            self.context_tokens = self._measure(run.result)
+
+    def _measure(self, compaction: Compaction | None) -> int:
+        """The context's size (server tokens) with ``compaction``: the fixed part as the last
+        request had it, and the conversation."""
+        fixed = 0
+        if self.context is not None:
+            parts = self.context.parts
+            fixed = sum(v for k, v in parts.items() if k in ("instructions", "AGENTS.md",
+                                                               "tools"))
+        pieces = fixed + items_tokens(model_view(self.history, compaction))
+        return budget_of(self.settings).tokens(pieces)
 
     def _start(self, built: BuiltRequest, instruction: str) -> TurnRun:
         self.context_tokens = built.input_tokens
@@ -300,8 +370,8 @@ class Session:
         if seen is not None:
             self.seen = dict(seen)  # our own writes are not the user's changes
         added = run.conversation(INTERRUPTED_NOTE if cancelled else "")
-        if built.history is not None:  # old tool outputs were shortened to fit the window
-            self.history[:] = built.history
+        if built.history is not None:  # shortened to fit the window: the model has less
+            self.compaction = apply_shortened(self.history, self.compaction, built.history)
         if not added:
             return  # nothing came back: the next turn sends this request again
         self.history.append(built.user_message)

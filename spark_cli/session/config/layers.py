@@ -40,13 +40,17 @@ _TYPES: dict[str, tuple[tuple[type, ...], str]] = {
     "max_tool_calls": ((int,), "an integer"),
     "commands": ((str,), "a string"),
     "allowed_commands": ((list,), "a list of strings (leading words, e.g. \"make test\")"),
+    "compact_at": ((int, float), "a number between 0 and 1 (a share of the window)"),
+    "auto_compact": ((bool,), "a boolean (true/false)"),
+    "compact_keep_turns": ((int,), "an integer"),
+    "compact_model": ((str,), "a string (a model name on the same provider)"),
 }
 PROVIDER_KEYS = ("model", "base_url", "kind", "api_key_env", "edit_format")
 PROVIDER_SPECIFIC = ("model", "base_url", "kind", "api_key_env")
 _CHOICES: dict[str, tuple[str, ...]] = {"edit_format": EDIT_FORMATS, "kind": KINDS,
                                         "commands": COMMAND_POLICIES}
 _POSITIVE = ("context_window", "max_output_tokens", "idle_timeout", "first_token_timeout",
-             "max_tool_calls")
+             "max_tool_calls", "compact_at")
 _ENV_KEYS = {"provider": "SPARK_PROVIDER", "model": "SPARK_MODEL", "base_url": "SPARK_BASE_URL"}
 
 
@@ -89,6 +93,10 @@ def check_value(where: str, key: str, value: object) -> object:
                             f"not {value!r}")
     if key in _POSITIVE and isinstance(value, int | float) and value <= 0:
         raise SettingsError(f"{where}: '{key}' must be greater than 0, not {value!r}")
+    if key == "compact_at" and isinstance(value, int | float) and value > 1:
+        raise SettingsError(f"{where}: '{key}' must be {words}, not {value!r}")
+    if key == "compact_keep_turns" and isinstance(value, int) and value < 0:
+        raise SettingsError(f"{where}: '{key}' must be 0 or more, not {value!r}")
     if isinstance(value, list) and not all(isinstance(v, str) and v.strip() for v in value):
         raise SettingsError(f"{where}: '{key}' must be {words}, not {value!r}")
     if key in ("model", "base_url", "provider", "api_key_env") and not str(value).strip():

@@ -26,9 +26,11 @@ from spark_cli.engine.brains.rules.op_mcp import mcp_call
 from spark_cli.engine.brains.rules.op_prints import remove_prints
 from spark_cli.engine.brains.rules.op_rename import rename
 from spark_cli.engine.brains.rules.op_replace import replace_text
+from spark_cli.engine.brains.rules.op_summary import summary
 from spark_cli.engine.brains.rules.results import CannotHelp, OpResult, help_lines, render_result
 from spark_cli.engine.brains.rules.running import run_turn
 from spark_cli.engine.brains.rules.workspace import files_and_reads
+from spark_cli.protocol.compaction import is_compaction
 
 Operation = Callable[[Instruction, dict[str, str], list[str]], OpResult]
 
@@ -53,6 +55,9 @@ class RulesBrain:
     inline_below = 2_048  # planning that much costs less than a trip to the pool
 
     def answer(self, request: BrainRequest) -> Iterator[str | BrainCall]:
+        if is_compaction(request.instructions):
+            yield from summary(request)
+            return
         text = instruction_text(request.prompt)
         if (use := mcp_call(request, text)) is not None:
             yield from use

@@ -1,0 +1,110 @@
+"""One compaction over the session's channel: the summary streamed back, the conversation
+changed only when it came back whole (a cancel or a failure leaves it as it was, and says why)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator, Callable, Sequence
+from pathlib import Path
+
+from spark_cli.protocol.channel import (
+    Channel,
+    ChannelError,
+    ConversationItem,
+    TextDelta,
+    TurnFinished,
+)
+from spark_cli.session.config.settings import Settings
+from spark_cli.session.context.tool_outputs import items_tokens
+from spark_cli.session.events import (
+    CompactionFinished,
+    CompactionOutcome,
+    CompactionStarted,
+    SessionEvent,
+)
+from spark_cli.session.window.compaction import (
+    Compaction,
+    compaction_request,
+    split_at,
+    summary_message,
+    turn_starts,
+)
+
+LEFT = "the conversation is as it was"
+KEPT_SHARE = 0.5
+"""An automatic compaction keeps fewer turns whole when they take more than this share of
+what it may send before compacting."""
+
+
+class CompactionRun:
+    """Compacts ``history`` (with its current ``compaction``) once; ``result`` is the new
+    compaction when it succeeded. ``stop()`` cancels it."""
+
+    def __init__(self, settings: Settings, root: Path, history: Sequence[ConversationItem],
+                 compaction: Compaction | None, focus: str = "") -> None:
+        self.settings = settings
+        self.root = root
+        self.history = tuple(history)
+        self.compaction = compaction
+        self.focus = focus
+        self.result: Compaction | None = None
+        self.stopped = False
+
+    def stop(self) -> None:
+        self.stopped = True
+
+    async def run(self, channel: Channel, before: int, *, auto: bool,
+                  measure: Callable[[Compaction], int]) -> AsyncIterator[SessionEvent]:
+        """The compaction's events; ``before`` is the context's size now and ``measure``
+        gives it under a new compaction (both in the server's tokens)."""
+        settings, window = self.settings, self.settings.context_window
+        keep = settings.compact_keep_turns
+        cut = split_at(self.history, self.compaction, keep)
+        room = KEPT_SHARE * settings.compact_at * settings.input_budget / settings.token_scale
+        while auto and keep > 1 and (cut is None or items_tokens(self.history[cut:]) > room):
+            keep -= 1  # fewer turns whole rather than a compaction at every turn, or none
+            cut = split_at(self.history, self.compaction, keep) or cut
+        if cut is None:
+            yield CompactionFinished("nothing", before, before, window, 0.0,
+                                     f"nothing to compact: the last {keep} turn"
+                                     f"{'s' if keep != 1 else ''} are kept whole "
+                                     "(compact_keep_turns)")
+            return
+        turns = len(turn_starts(self.history[:cut],
+                                self.compaction.covers if self.compaction else 0))
+        yield CompactionStarted(before, window, auto)
+        started = time.perf_counter()
+        request = compaction_request(settings, self.history, self.compaction, cut, self.focus)
+        parts: list[str] = []
+        why: str | None = None
+        try:
+            async for event in channel.stream(request):
+                if type(event) is TextDelta:
+                    parts.append(event.text)
+                elif type(event) is TurnFinished and event.status in ("failed", "cancelled"):
+                    why = event.reason or event.status
+        except ChannelError as exc:
+            why = exc.message
+        seconds = time.perf_counter() - started
+        written = "".join(parts)
+        if why is None and not self.stopped and not written.strip():
+            why = "the model wrote no summary"
+        if self.stopped or why is not None:
+            outcome: CompactionOutcome = "cancelled" if self.stopped else "failed"
+            line = (f"compaction cancelled: {LEFT}" if self.stopped
+                    else f"✗ compaction failed ({why}): {LEFT}")
+            yield CompactionFinished(outcome, before, before, window, seconds, line, turns)
+            return
+        text, cut_short = summary_message(settings, self.root, self.history, self.compaction,
+                                          cut, written)
+        self.result = Compaction(text, cut)
+        after = measure(self.result)
+        line = (f"context {_pct(before, window)} → {_pct(after, window)} · compacted "
+                f"{turns} turn{'s' if turns != 1 else ''} in {seconds:.1f} s")
+        if cut_short:
+            line += " · the summary was cut to its budget"
+        yield CompactionFinished("compacted", before, after, window, seconds, line, turns)
+
+
+def _pct(tokens: int, window: int) -> str:
+    return f"{round(100 * tokens / window)}%" if window else f"{tokens:,} tokens"

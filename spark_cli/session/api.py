@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from spark_cli.session.context.report import ContextReport
     from spark_cli.session.events import SessionEvent, TurnFailed
     from spark_cli.session.marks import TurnMarks
+    from spark_cli.session.window.compaction import Compaction
 
 
 class SessionApi(Protocol):
@@ -100,8 +101,15 @@ class SessionApi(Protocol):
         """Ask ``approver`` before a command or an MCP tool runs that the policy does not
         let run by itself (the default refuses them all: a front end that cannot ask)."""
 
-    def restore(self, history: Sequence[ConversationItem]) -> None:
-        """Continue a saved conversation: ``history`` replaces the current one."""
+    @property
+    def compaction(self) -> Compaction | None:
+        """What the model has instead of the oldest turns of ``history`` (saved with it)."""
+        ...
+
+    def restore(self, history: Sequence[ConversationItem],
+                compaction: Compaction | None = None) -> None:
+        """Continue a saved conversation: ``history`` (and what the model had of it)
+        replaces the current one."""
 
     def files_changed(self) -> None:
         """Files changed outside a turn (an undo, a merge): the model's view of them is
@@ -129,6 +137,11 @@ class SessionApi(Protocol):
 
     def run_turn(self, instruction: str, files: Sequence[str]) -> AsyncIterator[SessionEvent]:
         """Run one turn: session events, ending with ``TurnCompleted`` or ``TurnFailed``."""
+        ...
+
+    def compact(self, focus: str = "") -> AsyncIterator[SessionEvent]:
+        """``/compact``: fold the older turns into one summary now (``interrupt`` cancels it
+        and leaves the conversation as it was)."""
         ...
 
     def reset(self) -> None:

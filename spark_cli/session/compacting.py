@@ -93,7 +93,7 @@ class CompactionRun:
             outcome: CompactionOutcome = "cancelled" if self.stopped else "failed"
             line = (f"compaction cancelled: {LEFT}" if self.stopped
                     else f"✗ compaction failed ({why}): {LEFT}")
-            yield CompactionFinished(outcome, before, before, window, seconds, line, turns)
+            yield CompactionFinished(outcome, before, before, window, seconds, line, turns, auto)
             return
         text, cut_short = summary_message(settings, self.root, self.history, self.compaction,
                                           cut, written)
@@ -103,7 +103,8 @@ class CompactionRun:
                 f"{turns} turn{'s' if turns != 1 else ''} in {seconds:.1f} s")
         if cut_short:
             line += " · the summary was cut to its budget"
-        yield CompactionFinished("compacted", before, after, window, seconds, line, turns)
+        yield CompactionFinished("compacted", before, after, window, seconds, line, turns,
+                                 auto)
 
 
 def _pct(tokens: int, window: int) -> str:

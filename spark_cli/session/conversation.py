@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING
 
 from spark_cli.protocol.channel import Channel, ConversationItem, TurnRequest
 from spark_cli.session.approval import Approver, refuse_all
-from spark_cli.session.compacting import CompactionRun
 from spark_cli.session.building.request import (
     BuiltRequest,
     build_request,
     warm_request,
 )
+from spark_cli.session.compacting import CompactionRun
 from spark_cli.session.config.settings import Settings
 from spark_cli.session.context.report import ContextReport
 from spark_cli.session.context.scan import scan
@@ -216,8 +216,8 @@ class Session:
         built = build_request(self.settings, self.root, files, asked,
                               history=model_view(self.history, self.compaction),
                               already_sent=self._sent, extra_tools=self.servers.specs(),
-                              drop_note=DROP_NOTES["" if self.settings.auto_compact else "off"]
-                              if not drop_note else drop_note)
+                              drop_note=drop_note or DROP_NOTES[
+                                  "" if self.settings.auto_compact else "off"])
         if self.servers.notes:  # an MCP server not ready (and not cached) is left out
             built = replace(built, context=replace(
                 built.context, notes=(*built.context.notes, *self.servers.notes)))

@@ -190,6 +190,8 @@ class CompactionFinished:
     line: str
     turns: int = 0
     """The turns folded into the summary."""
+    auto: bool = False
+    """It ran before a turn (the turn is not sent when it was cancelled)."""
 
 
 TurnOutcome = Literal["completed", "incomplete", "cancelled", "failed"]

@@ -26,7 +26,7 @@ from textual.timer import Timer
 from textual.widgets import Static, TextArea
 
 from spark_cli.session.api import ChannelError
-from spark_cli.session.events import TurnFailed
+from spark_cli.session.events import CompactionFinished, TurnFailed
 from spark_cli.session.interaction import (
     Interaction,
     InteractionEvent,
@@ -254,8 +254,9 @@ class SparkApp(App[int]):
         """An event on screen: the keeper takes it; a turn that failed before any answer
         gives its message back to the prompt."""
         self.keeper.on_event(event)
-        if type(event) is TurnFailed and self.session.marks.first_delta_at is None:
-            self._restore_draft()
+        if (type(event) is TurnFailed and self.session.marks.first_delta_at is None) or (
+                type(event) is CompactionFinished and event.outcome == "cancelled" and event.auto):
+            self._restore_draft()  # a turn cancelled while compacting was never sent
         elif type(event) is TurnEnded:
             self.keeper.turn_ended(self.session)
             self.assist.paths.stale()  # the turn may have made files
@@ -306,6 +307,9 @@ class SparkApp(App[int]):
 
     def resume_conversation(self) -> None:
         self.keeper.resume(self.session, self.feed.replay)
+
+    def compact(self, focus: str) -> bool:
+        return self.interaction.compact(focus)
 
     async def request_quit(self) -> None:
         await self.action_quit()

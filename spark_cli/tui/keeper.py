@@ -74,9 +74,10 @@ class Keeper:
     def turn_ended(self, session: SessionApi) -> None:
         provider = session.settings.provider
         history = tuple(session.history)
-        shown = tuple(self.shown.items)
+        shown, compaction = tuple(self.shown.items), session.compaction
         self._keep(lambda store: store.save_conversation(
-            history, provider=provider.name, model=provider.model, shown=shown))
+            history, provider=provider.name, model=provider.model, shown=shown,
+            compaction=compaction))
 
     def resume(self, session: SessionApi,
                show: Callable[[Sequence[ShownItem]], None] = lambda items: None) -> None:
@@ -89,13 +90,14 @@ class Keeper:
         if saved is None:
             self.note("no saved conversation for this repo", "yellow")
             return
-        session.restore(saved.history)
+        session.restore(saved.history, saved.compaction)
         items = saved.shown or shown_from_history(saved)
         self.shown.reset(items)
         show(items)
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(saved.saved_at))
         self.note(f"resumed the conversation of {when} ({len(saved.history)} messages, "
-                  f"{saved.provider} · {saved.model}); the model sees it all again", "bold")
+                  f"{saved.provider} · {saved.model}); the model sees it all again"
+                  + (" (its summary of the older turns)" if saved.compaction else ""), "bold")
 
 
 def shown_from_history(saved: SavedConversation) -> tuple[ShownItem, ...]:

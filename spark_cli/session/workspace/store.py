@@ -23,6 +23,7 @@ from typing import Any, TypeVar, cast, get_args
 from spark_cli.edits.disk.atomic import remove_stale_temps, write_atomic
 from spark_cli.protocol.channel import ConversationItem, Message, Role, ToolCall, ToolOutput
 from spark_cli.record import record
+from spark_cli.session.window.compaction import Compaction
 
 VERSION = 1
 MAX_PROMPTS = 500
@@ -72,6 +73,8 @@ class SavedConversation:
     """Unix time of the save."""
     shown: tuple[ShownItem, ...] = ()
     """What the front end showed of it, in order (empty in files from before it was kept)."""
+    compaction: Compaction | None = None
+    """What the model had instead of the oldest turns of ``history`` (a summary)."""
 
 
 class _Unusable(ValueError):
@@ -207,8 +210,13 @@ class SessionStore:
                 isinstance(i, list) and len(i) == 3 and all(isinstance(p, str) for p in i)
                 for i in shown):
             raise _Unusable("shown must be a list of [kind, text, detail]")
+        folded = raw.get("compaction")
+        if folded is not None and not (isinstance(folded, dict) and isinstance(
+                folded.get("summary"), str) and type(folded.get("covers")) is int):
+            raise _Unusable("compaction must be {summary: text, covers: an index}")
         return SavedConversation(tuple(history), provider, model, float(saved_at),
-                                 tuple(ShownItem(*item) for item in shown))
+                                 tuple(ShownItem(*item) for item in shown),
+                                 Compaction(**folded) if folded is not None else None)
 
     # ---- writing ----
 
@@ -233,10 +241,13 @@ class SessionStore:
         return self._write(PROMPTS, {"items": self._prompts})
 
     def save_conversation(self, history: Sequence[ConversationItem], *, provider: str,
-                          model: str, shown: Sequence[ShownItem] = ()) -> str | None:
+                          model: str, shown: Sequence[ShownItem] = (),
+                          compaction: Compaction | None = None) -> str | None:
         payload = {"root": str(self.root), "provider": provider, "model": model,
                    "saved_at": time.time(), "messages": [_entry(item) for item in history],
-                   "shown": [[i.kind, i.text, i.detail] for i in shown]}
+                   "shown": [[i.kind, i.text, i.detail] for i in shown],
+                   "compaction": compaction and {"summary": compaction.summary,
+                                                 "covers": compaction.covers}}
         return self._write(CONVERSATION, payload, durable=True)
 
     def _write(self, name: str, body: dict[str, Any], *, durable: bool = False) -> str | None:

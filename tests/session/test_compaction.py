@@ -3,13 +3,18 @@ become one summary; a cancel or a failure leaves the conversation as it was."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+from session_fakes import ScriptedChannel
+from waiting import wait_until
+
 from spark_cli.protocol.channel import Message
-from spark_cli.protocol.compaction import SUMMARY_HEAD
+from spark_cli.protocol.compaction import COMPACT_INSTRUCTIONS, SUMMARY_HEAD
+from spark_cli.protocol.tokens import count_tokens
 from spark_cli.session.config.settings import load_settings
 from spark_cli.session.conversation import Session
 from spark_cli.session.events import (
@@ -17,7 +22,10 @@ from spark_cli.session.events import (
     CompactionStarted,
     SessionEvent,
     TurnCompleted,
+    TurnFailed,
 )
+from spark_cli.session.window.compaction import budgets
+from spark_cli.session.window.ledger import LEDGER_HEAD
 
 
 def _repo(root: Path, files: int = 8) -> Path:
@@ -62,3 +70,136 @@ async def test_a_long_session_compacts_instead_of_dropping(tmp_path: Path, engin
     assert [e for e in seen if type(e) is TurnCompleted][-1].status == "completed"
 
 
+
+
+def _history(turns: int, words: int = 300) -> list[Message]:
+    items: list[Message] = []
+    for n in range(turns):
+        items += [Message("user", f"explain part {n} " + "word " * words),
+                  Message("assistant", f"Part {n} does things. " + "more " * words)]
+    return items
+
+
+async def test_a_server_failing_mid_compaction_leaves_the_conversation_as_it_was(
+        tmp_path: Path, engine_factory) -> None:
+    from spark_cli.engine.core.config import FaultConfig  # deferred: the engine's knobs
+
+    engine = await engine_factory(tps=20000, faults=FaultConfig(drop_after_tokens=4))
+    async with session_on(tmp_path, engine, tools=False) as session:
+        session.restore(_history(10))
+        before = list(session.history)
+        events = [e async for e in session.compact()]
+        assert [type(e) for e in events] == [CompactionStarted, CompactionFinished]
+        failed = events[-1]
+        assert failed.outcome == "failed" and "compaction failed" in failed.line
+        assert failed.line.endswith("the conversation is as it was")
+        assert session.history == before and session.compaction is None
+        # before a turn: the failed compaction is said, then dropping is the last resort
+        seen = await turn(session, "explain mod1.py", ["mod1.py"])
+    assert [e.outcome for e in seen if type(e) is CompactionFinished] == ["failed"]
+    assert session.context is not None
+    assert "(the compaction failed: they were not summarised)" in session.context.trimmed[0]
+    assert session.history[:len(before)] == before  # every turn is still kept
+
+
+async def test_esc_during_a_compaction_cancels_it_and_the_turn_is_not_sent(
+        tmp_path: Path, engine_factory) -> None:
+    engine = await engine_factory(tps=40)
+    async with session_on(tmp_path, engine, tools=False, compact_model="spark-lorem") as session:
+        session.restore(_history(6))
+        before = list(session.history)
+        seen: list[SessionEvent] = []
+
+        async def run() -> None:
+            async for event in session.run_turn("explain mod1.py", ["mod1.py"]):
+                seen.append(event)
+
+        task = asyncio.ensure_future(run())
+        await wait_until(lambda: any(type(e) is CompactionStarted for e in seen))
+        await session.interrupt()
+        await task
+    done = [e for e in seen if type(e) is CompactionFinished]
+    assert done and done[0].outcome == "cancelled" and done[0].auto
+    assert type(seen[-1]) is TurnCompleted and seen[-1].status == "cancelled"
+    assert session.history == before and session.compaction is None and not session.streaming
+
+
+async def test_a_summary_larger_than_its_budget_is_cut_and_said(tmp_path: Path,
+                                                                engine_factory) -> None:
+    engine = await engine_factory(tps=50000)  # spark-lorem writes until max_output_tokens
+    async with session_on(tmp_path, engine, tools=False, compact_model="spark-lorem") as session:
+        session.restore(_history(6))
+        events = [e async for e in session.compact("the parser")]
+    done = events[-1]
+    assert type(done) is CompactionFinished and done.outcome == "compacted"
+    assert done.line.endswith("the summary was cut to its budget")
+    assert session.compaction is not None
+    summary = session.compaction.summary.split(LEDGER_HEAD)[0]
+    assert "[summary cut to fit its budget:" in summary
+    assert count_tokens(summary) <= budgets(session.settings)[0] + 40  # the head and the note
+    assert session.compaction.covers == 8  # the last 2 turns kept whole
+
+
+async def test_with_auto_compact_off_the_oldest_turns_are_dropped_and_it_is_said(
+        tmp_path: Path, engine_factory) -> None:
+    engine = await engine_factory(tps=20000)
+    async with session_on(tmp_path, engine, tools=False, auto_compact=False) as session:
+        session.restore(_history(12))
+        seen = await turn(session, "explain mod1.py", ["mod1.py"])
+    assert not any(type(e) in (CompactionStarted, CompactionFinished) for e in seen)
+    assert session.context is not None
+    assert session.context.trimmed[0].endswith("(auto_compact is off: they were not summarised)")
+    assert session.compaction is not None and session.compaction.summary == ""
+    assert len(session.history) == 26  # dropped from what the model has, not from the talk
+
+
+async def test_compact_model_writes_the_summary_when_set(tmp_path: Path) -> None:
+    root = _repo(tmp_path / "repo")
+    settings = load_settings(root, {"compact_model": "small-fast", "context_window": 8000},
+                             {"SPARK_CONFIG_DIR": str(tmp_path / "cfg")})
+    channel = ScriptedChannel(["Earlier: the user explained parts 0 to 3.\n"])
+    session = Session(channel, root, settings)
+    session.restore(_history(6))
+    events = [e async for e in session.compact()]
+    assert events[-1].outcome == "compacted"
+    request = channel.requests[-1]
+    assert request.model == "small-fast" and request.instructions == COMPACT_INSTRUCTIONS
+    assert request.messages[:-1] == tuple(session.history[:8])  # the older turns, as they were
+    assert session.compaction is not None
+    assert "Earlier: the user explained parts 0 to 3." in session.compaction.summary
+
+
+async def test_a_message_that_alone_does_not_fit_is_still_refused(tmp_path: Path) -> None:
+    root = _repo(tmp_path / "repo")
+    (root / "big.py").write_text("value_number = 12345\n" * 3000)
+    settings = load_settings(root, {"context_window": 8000, "tools": False},
+                             {"SPARK_CONFIG_DIR": str(tmp_path / "cfg")})
+    channel = ScriptedChannel(["unused\n"])
+    session = Session(channel, root, settings)
+    session.restore(_history(6))
+    seen = await turn(session, "explain big.py", ["big.py"])
+    assert [type(e) for e in seen] == [TurnFailed] and seen[0].kind == "budget"
+    assert channel.requests == []  # nothing was sent, no compaction either
+
+
+async def test_resume_sends_the_summary_and_not_the_folded_turns(tmp_path: Path) -> None:
+    from spark_cli.session.workspace.store import SessionStore  # deferred: the saver
+
+    root = _repo(tmp_path / "repo")
+    settings = load_settings(root, {"context_window": 8000},
+                             {"SPARK_CONFIG_DIR": str(tmp_path / "cfg")})
+    session = Session(ScriptedChannel(["The user explained parts.\n"]), root, settings)
+    session.restore(_history(6))
+    [e async for e in session.compact()]
+    store = SessionStore(root, tmp_path / "state")
+    store.save_conversation(session.history, provider="mock", model="m",
+                            compaction=session.compaction)
+    saved = store.load_conversation()
+    assert saved is not None and saved.history == tuple(session.history)  # every turn kept
+    resumed = Session(None, root, settings)
+    resumed.restore(saved.history, saved.compaction)
+    assert resumed.prepare("next", []) is None and resumed.prepared is not None
+    sent = resumed.prepared.messages
+    assert type(sent[0]) is Message and sent[0].content.startswith(SUMMARY_HEAD)
+    assert not any("Part 0 does things" in m.content for m in sent if type(m) is Message)
+    assert sent[1:-1] == tuple(session.history[8:])

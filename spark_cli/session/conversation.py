@@ -278,8 +278,12 @@ class Session:
         yield run.result()
 
     def _over_threshold(self, built: BuiltRequest) -> bool:
+        """Compact first: the request passes ``compact_at``, or it would leave turns out."""
         limit = self.settings.compact_at * self.settings.input_budget
-        return self.settings.auto_compact and built.full_tokens > limit and len(self.history) > 0
+        dropping = built.history is not None and len(built.history) < len(
+            model_view(self.history, self.compaction))
+        return self.settings.auto_compact and bool(self.history) and (
+            built.full_tokens > limit or dropping)
 
     def compact(self, focus: str = "") -> AsyncIterator[SessionEvent]:
         """``/compact [FOCUS]``: fold the older turns into one summary now."""

@@ -41,12 +41,15 @@ class CompactionRun:
     compaction when it succeeded. ``stop()`` cancels it."""
 
     def __init__(self, settings: Settings, root: Path, history: Sequence[ConversationItem],
-                 compaction: Compaction | None, focus: str = "") -> None:
+                 compaction: Compaction | None, focus: str = "", *,
+                 cut: int | None = None) -> None:
         self.settings = settings
         self.root = root
         self.history = tuple(history)
         self.compaction = compaction
         self.focus = focus
+        self.cut = cut
+        """Where to cut (a long turn's latest tool round); None: keep the latest turns."""
         self.result: Compaction | None = None
         self.stopped = False
 
@@ -59,9 +62,10 @@ class CompactionRun:
         gives it under a new compaction (both in the server's tokens)."""
         settings, window = self.settings, self.settings.context_window
         keep = settings.compact_keep_turns
-        cut = split_at(self.history, self.compaction, keep)
+        cut = self.cut or split_at(self.history, self.compaction, keep)
         room = KEPT_SHARE * settings.compact_at * settings.input_budget / settings.token_scale
-        while auto and keep > 1 and (cut is None or items_tokens(self.history[cut:]) > room):
+        while self.cut is None and auto and keep > 1 and (
+                cut is None or items_tokens(self.history[cut:]) > room):
             keep -= 1  # fewer turns whole rather than a compaction at every turn, or none
             cut = split_at(self.history, self.compaction, keep) or cut
         if cut is None:

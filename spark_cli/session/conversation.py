@@ -13,7 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from spark_cli.protocol.channel import Channel, ConversationItem, TurnRequest
+from spark_cli.protocol.channel import Channel, ConversationItem, Message, TurnRequest
 from spark_cli.session.approval import Approver, refuse_all
 from spark_cli.session.building.request import (
     BuiltRequest,
@@ -40,6 +40,7 @@ from spark_cli.session.window.plan import budget_of
 
 if TYPE_CHECKING:
     from spark_cli.session.tool_access import RunTool
+    from spark_cli.session.tool_loop import ToolLoop
 
 INTERRUPTED_NOTE = "\n\n[interrupted by the user]"
 DROP_NOTES = {"off": " (auto_compact is off: they were not summarised)",
@@ -79,6 +80,7 @@ class Session:
         self.compaction: Compaction | None = None
         """What the model has instead of the oldest turns of ``history`` (None: all of it)."""
         self._compacting: CompactionRun | None = None
+        self._turn_compaction: Compaction | None = None  # made inside the running turn
         self.readable: list[str] = []
         """Files the user named or added in this session: the tools may read them even where
         ``.gitignore`` hides them."""
@@ -161,6 +163,7 @@ class Session:
     async def interrupt(self) -> None:
         if self._compacting is not None and self.channel is not None:
             self._compacting.stop()  # the conversation stays as it was
+            self._stop = True  # a turn waiting on it sends nothing more
             await self.channel.stop()
             return
         run = self._run
@@ -304,9 +307,26 @@ class Session:
                 yield event
         finally:
             self._compacting = None
-        if run.result is not None and not run.stopped:
+        if run.result is not None and not run.stopped and run.cut is None:
             self.compaction = run.result
             self.context_tokens = self._measure(run.result)
+
+    async def _compact_turn(self, built: BuiltRequest,
+                            tools: ToolLoop) -> AsyncIterator[SessionEvent]:
+        """A long agentic turn whose next request would pass ``compact_at``: what came before
+        its latest tool round (the earlier turns, the ask, the earlier rounds) is folded."""
+        settings, budget = self.settings, budget_of(self.settings)
+        keep = tools.latest_round()
+        if not settings.auto_compact or tools.used <= settings.compact_at * budget.cap or not keep:
+            return
+        full = [*self.history, built.user_message, *tools.items]
+        run = CompactionRun(settings, self.root, full, self.compaction,
+                            cut=len(self.history) + 1 + keep)
+        async for event in self.compact_events(run, budget.tokens(tools.used), auto=True):
+            yield event
+        if run.result is not None and not run.stopped:
+            self._turn_compaction = run.result
+            tools.fold(built.request, Message("user", run.result.summary), keep)
 
     def _measure(self, compaction: Compaction | None) -> int:
         """The context's size (server tokens) with ``compaction``: the fixed part as the last
@@ -349,7 +369,8 @@ class Session:
                              specs=self.servers.follow_up(built.request) if mcp else None)
         run = self._run = TurnRun(built.request, applier, self._steers, self._feedback,
                                   provider=self.settings.provider, stopped=lambda: self._stop,
-                                  tools=tools)
+                                  tools=tools, compact=lambda loop: self._compact_turn(built, loop))
+        self._turn_compaction = None
         self.marks = run.marks
         return run
 
@@ -380,6 +401,8 @@ class Session:
             return  # nothing came back: the next turn sends this request again
         self.history.append(built.user_message)
         self.history.extend(added)
+        if self._turn_compaction is not None:  # the turn compacted its own earlier rounds
+            self.compaction, self._turn_compaction = self._turn_compaction, None
         for target in built.targets:
             if target.path in built.sent:
                 self._sent[target.path] = target.sha256

@@ -16,16 +16,18 @@ from spark_cli.protocol.tokens import count_tokens
 from spark_cli.session.context.tool_outputs import cut_output
 
 ASKED_CHARS = 200
+LAST_ASKED_CHARS = 4_000
+"""The latest ask is kept whole (up to this): a long turn may fold its own message."""
 LEDGER_HEAD = "What spark recorded of those turns (not the model's summary):"
 
 
-def asked_text(content: str) -> str:
+def asked_text(content: str, limit: int = ASKED_CHARS) -> str:
     """A user message's own words: what follows its last fenced block (files, map)."""
     lines = content.strip().splitlines()
     last_fence = max((i for i, line in enumerate(lines)
                       if line.startswith(("```", "~~~"))), default=-1)
     text = " ".join(line.strip() for line in lines[last_fence + 1:] if line.strip())
-    return text if len(text) <= ASKED_CHARS else text[:ASKED_CHARS - 1] + "…"
+    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 def edited_files(items: Sequence[ConversationItem]) -> list[str]:
@@ -62,9 +64,10 @@ def ledger(items: Sequence[ConversationItem], root: Path, file_room: int,
            keep: Sequence[ConversationItem] = ()) -> str:
     """The ledger of ``items``; edited files still on disk (and not re-sent in ``keep``, the
     turns kept whole) travel with their current content, within ``file_room`` tokens."""
-    asked = [asked_text(item.content) for item in items
-             if type(item) is Message and item.role == "user"
-             and not item.content.startswith(SUMMARY_HEAD)]
+    asks = [item.content for item in items if type(item) is Message and item.role == "user"
+            and not item.content.startswith(SUMMARY_HEAD)]
+    asked = [asked_text(text, LAST_ASKED_CHARS if n == len(asks) - 1 else ASKED_CHARS)
+             for n, text in enumerate(asks)]
     out = [LEDGER_HEAD, "The user asked:"]
     out += [f"- {text}" for text in asked if text] or ["- (nothing new)"]
     edited = edited_files(items)

@@ -33,14 +33,14 @@ from spark_cli.session.interaction import (
     QueueChanged,
     TurnEnded,
 )
-from spark_cli.tui.commands.approval import ApprovalBar, TuiApprover
+from spark_cli.tui.commands.approval_bar import ApprovalBar, TuiApprover
 from spark_cli.tui.commands.context_files import ContextFiles
 from spark_cli.tui.commands.copying import line_count
 from spark_cli.tui.commands.queue_panel import QueuePanel, queue_text
 from spark_cli.tui.commands.slash import Commands
 from spark_cli.tui.commands.test_command import TestRunner
 from spark_cli.tui.commands.tool_calls import CallOutputs
-from spark_cli.tui.deep.track import DeepController
+from spark_cli.tui.deep.deep_view import DeepController
 from spark_cli.tui.hud import Hud
 from spark_cli.tui.keeper import Keeper
 from spark_cli.tui.link import ProviderLink

@@ -13,7 +13,7 @@ from spark_cli.tui.commands.queue_panel import QueuePanel, queue_text
 from spark_cli.tui.commands.slash import CATALOG, Commands, help_lines
 from spark_cli.tui.commands.test_command import TestRunner
 from spark_cli.tui.commands.tool_calls import CallOutputs
-from spark_cli.tui.deep.track import DeepController
+from spark_cli.tui.deep.deep_view import DeepController
 
 
 class _Host:

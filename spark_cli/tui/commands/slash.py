@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from spark_cli.tui.commands.queue_panel import QueuePanel
     from spark_cli.tui.commands.test_command import TestRunner
     from spark_cli.tui.commands.tool_calls import CallOutputs
-    from spark_cli.tui.deep.track import DeepController
+    from spark_cli.tui.deep.deep_view import DeepController
 
 
 @record
@@ -276,7 +276,7 @@ class Commands:
     @staticmethod
     def _deep_for(deep: DeepController) -> Handler:
         async def run(args: list[str]) -> None:
-            from spark_cli.tui.deep.commands import deep_command  # deferred: TUI launch
+            from spark_cli.tui.deep.deep_commands import deep_command  # deferred: TUI launch
 
             await deep_command(deep, args)
 

@@ -257,8 +257,9 @@ class SparkApp(App[int]):
         if (type(event) is TurnFailed and self.session.marks.first_delta_at is None) or (
                 type(event) is CompactionFinished and event.outcome == "cancelled" and event.auto):
             self._restore_draft()  # a turn cancelled while compacting was never sent
-        elif type(event) is TurnEnded:
-            self.keeper.turn_ended(self.session)
+        elif type(event) is TurnEnded or (type(event) is CompactionFinished
+                                          and event.outcome == "compacted" and not event.auto):
+            self.keeper.turn_ended(self.session)  # /compact saves the conversation too
             self.assist.paths.stale()  # the turn may have made files
 
     def _restore_draft(self) -> None:

@@ -24,7 +24,7 @@ from spark_cli.session.events import (
     TurnCompleted,
     TurnFailed,
 )
-from spark_cli.session.window.compaction import budgets
+from spark_cli.session.window.compaction import Compaction, budgets
 from spark_cli.session.window.ledger import LEDGER_HEAD
 
 
@@ -67,6 +67,7 @@ async def test_a_long_session_compacts_instead_of_dropping(tmp_path: Path, engin
     assert len([m for m in session.history if type(m) is Message and m.role == "user"]) == 8
     assert session.compaction is not None and session.compaction.summary.startswith(SUMMARY_HEAD)
     assert all("left out" not in line for line in session.context.trimmed)
+    assert session.context.parts["map"] == 0  # the map is not sent again after a compaction
     assert [e for e in seen if type(e) is TurnCompleted][-1].status == "completed"
 
 
@@ -203,3 +204,23 @@ async def test_resume_sends_the_summary_and_not_the_folded_turns(tmp_path: Path)
     assert type(sent[0]) is Message and sent[0].content.startswith(SUMMARY_HEAD)
     assert not any("Part 0 does things" in m.content for m in sent if type(m) is Message)
     assert sent[1:-1] == tuple(session.history[8:])
+
+
+async def test_a_saved_compaction_that_does_not_hold_is_refused_and_said(tmp_path: Path) -> None:
+    import json  # deferred: this test's file only
+
+    from spark_cli.session.workspace.store import SessionStore  # deferred: the saver
+
+    root = _repo(tmp_path / "repo")
+    store = SessionStore(root, tmp_path / "state")
+    store.save_conversation(_history(2), provider="mock", model="m")
+    path = store.folder / "conversation.json"
+    body = json.loads(path.read_text())
+    body["compaction"] = {"summary": 3, "covers": "all"}
+    path.write_text(json.dumps(body))
+    assert store.load_conversation() is None
+    assert "compaction must be" in store.take_problems()[0]
+    settings = load_settings(root, {}, {"SPARK_CONFIG_DIR": str(tmp_path / "cfg")})
+    session = Session(None, root, settings)
+    session.restore(_history(2), Compaction("[summary]", 99))  # past the history: ignored
+    assert session.compaction is None

@@ -68,3 +68,25 @@ async def test_a_long_turn_folds_its_earlier_rounds_and_goes_on(tmp_path: Path) 
     assert session.compaction is not None
     view = model_view(session.history, session.compaction)
     assert view[0] == first and view[-1] == session.history[-1]
+
+
+async def test_esc_during_a_turns_compaction_ends_the_turn_and_keeps_what_was_read(
+        tmp_path: Path) -> None:
+    for n in range(6):
+        (tmp_path / f"part{n}.py").write_text(
+            "".join(f"value_{n}_{k} = {k}  # a line of part {n}\n" for k in range(60)))
+    settings = load_settings(tmp_path, {"context_window": 8000, "commands": "off"},
+                             {"SPARK_CONFIG_DIR": str(tmp_path / ".none")})
+    channel = ResponsesChannel([_model()])
+    session = Session(channel, tmp_path, settings)
+    events: list[Any] = []
+    async for event in session.run_turn("read every part file", []):
+        events.append(event)
+        if type(event) is CompactionStarted:
+            await session.interrupt()
+    done = [e for e in events if type(e) is CompactionFinished]
+    assert done and done[0].outcome == "cancelled"
+    assert type(events[-1]) is TurnCompleted and events[-1].status == "cancelled"
+    assert channel.requests[-1].instructions == COMPACT_INSTRUCTIONS  # nothing sent after it
+    assert session.compaction is None and not session.streaming
+    assert sum(type(m) is ToolOutput for m in session.history) >= 2  # what was read stays

@@ -70,11 +70,17 @@ async def test_compact_shows_its_figures_and_esc_cancels_a_running_one(
         assert app.session.history == before and not app.interaction.busy
         assert prompt.text == "draft"  # what was being typed is never lost
         assert app.keeper.load().prompts[-1] == "explain app.py"  # nor the message (Up)
+        prompt.clear()  # on an empty prompt, the message itself comes back
+        type_now(app, *"explain app.py", "enter")
+        await wait_until(lambda: len(_of(events, CompactionStarted)) == 3)
+        type_now(app, "escape")
+        await wait_until(lambda: prompt.text == "explain app.py")
+        assert _of(events, CompactionFinished)[-1].outcome == "cancelled"
         # now with the rules brain's summary: the line with its figures, the turn answers
         app.session.configure(replace(app.session.settings, compact_model=None))
         prompt.clear()
         type_now(app, *"explain app.py", "enter")
-        await wait_until(lambda: len(_of(events, CompactionFinished)) == 3, timeout=60)
+        await wait_until(lambda: len(_of(events, CompactionFinished)) == 4, timeout=60)
         done = _of(events, CompactionFinished)[-1]
         assert done.outcome == "compacted" and done.tokens_after < done.tokens_before
         await wait_until(lambda: "outline of app.py" in transcript.plain_text(), timeout=60)

@@ -57,9 +57,9 @@ class CompactionRun:
         self.stopped = True
 
     async def run(self, channel: Channel, before: int, *, auto: bool,
-                  measure: Callable[[Compaction], int]) -> AsyncIterator[SessionEvent]:
-        """The compaction's events; ``before`` is the context's size now and ``measure``
-        gives it under a new compaction (both in the server's tokens)."""
+                  applied: Callable[[Compaction], int]) -> AsyncIterator[SessionEvent]:
+        """The compaction's events; ``before`` is the context's size now, ``applied`` takes
+        the result and gives the size after (both in the server's tokens)."""
         settings, window = self.settings, self.settings.context_window
         keep = settings.compact_keep_turns
         cut = self.cut or split_at(self.history, self.compaction, keep)
@@ -102,7 +102,7 @@ class CompactionRun:
         text, cut_short = summary_message(settings, self.root, self.history, self.compaction,
                                           cut, written)
         self.result = Compaction(text, cut)
-        after = measure(self.result)
+        after = applied(self.result)
         line = (f"context {_pct(before, window)} → {_pct(after, window)} · compacted "
                 f"{turns} turn{'s' if turns != 1 else ''} in {seconds:.1f} s")
         if cut_short:

@@ -8,7 +8,7 @@ and nothing is sent) and runs it as a :class:`spark_cli.session.turn.TurnRun`.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -295,21 +295,26 @@ class Session:
         run = CompactionRun(self.settings, self.root, self.history, self.compaction, focus)
         return self.compact_events(run, self._measure(self.compaction), auto=False)
 
-    async def compact_events(self, run: CompactionRun, before: int, *,
-                             auto: bool) -> AsyncIterator[SessionEvent]:
+    async def compact_events(self, run: CompactionRun, before: int, *, auto: bool,
+                             applied: Callable[[Compaction], int] | None = None,
+                             ) -> AsyncIterator[SessionEvent]:
+        """``run``'s events; ``applied`` takes its result and gives the context's size
+        after (default: it becomes the session's compaction)."""
         channel = self.channel
         if channel is None:
             raise RuntimeError("the session has no channel yet: attach one first")
-        self._compacting = run
-        self._prepared = None  # built over the history before
+        self._compacting, self._prepared = run, None  # built over the history before
         try:
-            async for event in run.run(channel, before, auto=auto, measure=self._measure):
+            async for event in run.run(channel, before, auto=auto,
+                                       applied=applied or self._apply):
                 yield event
         finally:
             self._compacting = None
-        if run.result is not None and not run.stopped and run.cut is None:
-            self.compaction = run.result
-            self.context_tokens = self._measure(run.result)
+
+    def _apply(self, compaction: Compaction) -> int:
+        self.compaction = compaction
+        self.context_tokens = self._measure(compaction)
+        return self.context_tokens
 
     async def _compact_turn(self, built: BuiltRequest,
                             tools: ToolLoop) -> AsyncIterator[SessionEvent]:
@@ -319,14 +324,18 @@ class Session:
         keep = tools.latest_round()
         if not settings.auto_compact or tools.used <= settings.compact_at * budget.cap or not keep:
             return
+
+        def fold(compaction: Compaction) -> int:  # the history gets this turn at its end
+            self._turn_compaction = compaction
+            tools.fold(built.request, Message("user", compaction.summary), keep)
+            return budget.tokens(tools.used)
+
         full = [*self.history, built.user_message, *tools.items]
         run = CompactionRun(settings, self.root, full, self.compaction,
                             cut=len(self.history) + 1 + keep)
-        async for event in self.compact_events(run, budget.tokens(tools.used), auto=True):
+        async for event in self.compact_events(run, budget.tokens(tools.used), auto=True,
+                                               applied=fold):
             yield event
-        if run.result is not None and not run.stopped:
-            self._turn_compaction = run.result
-            tools.fold(built.request, Message("user", run.result.summary), keep)
 
     def _measure(self, compaction: Compaction | None) -> int:
         """The context's size (server tokens) with ``compaction``: the fixed part as the last

@@ -56,6 +56,7 @@ async def test_a_long_turn_folds_its_earlier_rounds_and_goes_on(tmp_path: Path) 
     started = [e for e in events if type(e) is CompactionStarted]
     done = [e for e in events if type(e) is CompactionFinished]
     assert started and started[0].auto and done and done[0].outcome == "compacted"
+    assert done[0].tokens_after < done[0].tokens_before
     compacting = next(i for i, r in enumerate(channel.requests)
                       if r.instructions == COMPACT_INSTRUCTIONS)
     after = channel.requests[compacting + 1]

@@ -19,12 +19,12 @@ from spark_cli.protocol.channel import ChannelError, Message, ToolCall, ToolOutp
 
 if TYPE_CHECKING:
     from spark_cli.protocol.channel import Channel, ConversationItem, TurnRequest
+    from spark_cli.protocol.summaries import Compaction
     from spark_cli.session.approval import Approver
     from spark_cli.session.config.settings import Settings
     from spark_cli.session.context.report import ContextReport
     from spark_cli.session.events import SessionEvent, TurnFailed
     from spark_cli.session.marks import TurnMarks
-    from spark_cli.session.window.compaction import Compaction
 
 
 class SessionApi(Protocol):

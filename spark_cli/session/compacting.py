@@ -13,7 +13,9 @@ from spark_cli.protocol.channel import (
     ConversationItem,
     TextDelta,
     TurnFinished,
+    TurnRequest,
 )
+from spark_cli.protocol.summaries import Compaction
 from spark_cli.session.config.settings import Settings
 from spark_cli.session.context.tool_outputs import items_tokens
 from spark_cli.session.events import (
@@ -23,7 +25,6 @@ from spark_cli.session.events import (
     SessionEvent,
 )
 from spark_cli.session.window.compaction import (
-    Compaction,
     compaction_request,
     split_at,
     summary_message,
@@ -61,13 +62,7 @@ class CompactionRun:
         """The compaction's events; ``before`` is the context's size now, ``applied`` takes
         the result and gives the size after (both in the server's tokens)."""
         settings, window = self.settings, self.settings.context_window
-        keep = settings.compact_keep_turns
-        cut = self.cut or split_at(self.history, self.compaction, keep)
-        room = KEPT_SHARE * settings.compact_at * settings.input_budget / settings.token_scale
-        while self.cut is None and auto and keep > 1 and (
-                cut is None or items_tokens(self.history[cut:]) > room):
-            keep -= 1  # fewer turns whole rather than a compaction at every turn, or none
-            cut = split_at(self.history, self.compaction, keep) or cut
+        cut, keep = self._cut(auto)
         if cut is None:
             yield CompactionFinished("nothing", before, before, window, 0.0,
                                      f"nothing to compact: the last {keep} turn"
@@ -78,21 +73,9 @@ class CompactionRun:
                                 self.compaction.covers if self.compaction else 0))
         yield CompactionStarted(before, window, auto)
         started = time.perf_counter()
-        request = compaction_request(settings, self.history, self.compaction, cut, self.focus)
-        parts: list[str] = []
-        why: str | None = None
-        try:
-            async for event in channel.stream(request):
-                if type(event) is TextDelta:
-                    parts.append(event.text)
-                elif type(event) is TurnFinished and event.status in ("failed", "cancelled"):
-                    why = event.reason or event.status
-        except ChannelError as exc:
-            why = exc.message
+        written, why = await self._summary(channel, compaction_request(
+            settings, self.history, self.compaction, cut, self.focus))
         seconds = time.perf_counter() - started
-        written = "".join(parts)
-        if why is None and not self.stopped and not written.strip():
-            why = "the model wrote no summary"
         if self.stopped or why is not None:
             outcome: CompactionOutcome = "cancelled" if self.stopped else "failed"
             line = (f"compaction cancelled: {LEFT}" if self.stopped
@@ -109,6 +92,35 @@ class CompactionRun:
             line += " · the summary was cut to its budget"
         yield CompactionFinished("compacted", before, after, window, seconds, line, turns,
                                  auto)
+
+
+    def _cut(self, auto: bool) -> tuple[int | None, int]:
+        """Where to cut, and the turns kept whole."""
+        settings, keep = self.settings, self.settings.compact_keep_turns
+        cut = self.cut or split_at(self.history, self.compaction, keep)
+        room = KEPT_SHARE * settings.compact_at * settings.input_budget / settings.token_scale
+        while self.cut is None and auto and keep > 1 and (
+                cut is None or items_tokens(self.history[cut:]) > room):
+            keep -= 1  # fewer turns whole rather than a compaction at every turn, or none
+            cut = split_at(self.history, self.compaction, keep) or cut
+        return cut, keep
+
+    async def _summary(self, channel: Channel, request: TurnRequest) -> tuple[str, str | None]:
+        """The summary the model wrote, and why there is none (None: there is)."""
+        parts: list[str] = []
+        why: str | None = None
+        try:
+            async for event in channel.stream(request):
+                if type(event) is TextDelta:
+                    parts.append(event.text)
+                elif type(event) is TurnFinished and event.status in ("failed", "cancelled"):
+                    why = event.reason or event.status
+        except ChannelError as exc:
+            why = exc.message
+        written = "".join(parts)
+        if why is None and not written.strip():
+            why = "the model wrote no summary"
+        return written, why
 
 
 def _pct(tokens: int, window: int) -> str:

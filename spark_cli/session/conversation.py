@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from spark_cli.protocol.channel import Channel, ConversationItem, Message, TurnRequest
+from spark_cli.protocol.summaries import Compaction
 from spark_cli.session.approval import Approver, refuse_all
 from spark_cli.session.building.request import (
     BuiltRequest,
@@ -33,7 +34,7 @@ from spark_cli.session.servers import McpServers
 from spark_cli.session.steers import SteerLog
 from spark_cli.session.tool_access import default_runner
 from spark_cli.session.turn import TurnRun
-from spark_cli.session.window.compaction import Compaction, apply_shortened, model_view
+from spark_cli.session.window.compaction import apply_shortened, model_view
 from spark_cli.session.window.facts import remember
 from spark_cli.session.window.learning import beyond_hint, learn
 from spark_cli.session.window.plan import budget_of

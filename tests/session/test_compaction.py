@@ -13,7 +13,7 @@ from session_fakes import ScriptedChannel
 from waiting import wait_until
 
 from spark_cli.protocol.channel import Message
-from spark_cli.protocol.compaction import COMPACT_INSTRUCTIONS, SUMMARY_HEAD
+from spark_cli.protocol.summaries import COMPACT_INSTRUCTIONS, SUMMARY_HEAD, Compaction
 from spark_cli.protocol.tokens import count_tokens
 from spark_cli.session.config.settings import load_settings
 from spark_cli.session.conversation import Session
@@ -24,7 +24,7 @@ from spark_cli.session.events import (
     TurnCompleted,
     TurnFailed,
 )
-from spark_cli.session.window.compaction import Compaction, budgets
+from spark_cli.session.window.compaction import budgets
 from spark_cli.session.window.ledger import LEDGER_HEAD
 
 

@@ -18,7 +18,7 @@ from spark_cli.protocol.channel import (
     ToolOutput,
     TurnRequest,
 )
-from spark_cli.protocol.compaction import COMPACT_INSTRUCTIONS, SUMMARY_HEAD
+from spark_cli.protocol.summaries import COMPACT_INSTRUCTIONS, SUMMARY_HEAD
 from spark_cli.session.config.settings import load_settings
 from spark_cli.session.conversation import Session
 from spark_cli.session.events import CompactionFinished, CompactionStarted, TurnCompleted

@@ -16,7 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from spark_cli.protocol.channel import ConversationItem, Message, ToolSpec, TurnRequest
-from spark_cli.protocol.compaction import SUMMARY_HEAD
+from spark_cli.protocol.summaries import SUMMARY_HEAD
 from spark_cli.protocol.tokens import count_tokens
 from spark_cli.record import record
 from spark_cli.session.building.instructions import system_instructions

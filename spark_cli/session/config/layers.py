@@ -93,10 +93,7 @@ def check_value(where: str, key: str, value: object) -> object:
                             f"not {value!r}")
     if key in _POSITIVE and isinstance(value, int | float) and value <= 0:
         raise SettingsError(f"{where}: '{key}' must be greater than 0, not {value!r}")
-    if key == "compact_at" and isinstance(value, int | float) and value > 1:
-        raise SettingsError(f"{where}: '{key}' must be {words}, not {value!r}")
-    if key == "compact_keep_turns" and isinstance(value, int) and value < 0:
-        raise SettingsError(f"{where}: '{key}' must be 0 or more, not {value!r}")
+    _check_range(where, key, value, words)
     if isinstance(value, list) and not all(isinstance(v, str) and v.strip() for v in value):
         raise SettingsError(f"{where}: '{key}' must be {words}, not {value!r}")
     if key in ("model", "base_url", "provider", "api_key_env") and not str(value).strip():
@@ -104,6 +101,14 @@ def check_value(where: str, key: str, value: object) -> object:
     if key == "provider" and value not in PRESETS:
         raise SettingsError(f"{where}: unknown provider {value!r}; use one of {', '.join(PRESETS)}")
     return value
+
+
+def _check_range(where: str, key: str, value: object, words: str) -> None:
+    """A share above 1, a count below 0."""
+    if key == "compact_at" and isinstance(value, int | float) and value > 1:
+        raise SettingsError(f"{where}: '{key}' must be {words}, not {value!r}")
+    if key == "compact_keep_turns" and isinstance(value, int) and value < 0:
+        raise SettingsError(f"{where}: '{key}' must be 0 or more, not {value!r}")
 
 
 @record

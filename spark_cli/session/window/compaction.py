@@ -1,9 +1,9 @@
 """Compaction as data: the older turns of a conversation folded into one summary message.
 
-``Session.history`` keeps every turn as it was; a :class:`Compaction` says what the model
-has instead of its first ``covers`` items (the summary, or nothing when turns were dropped
-as the last resort). :func:`model_view` is what a request sends; the saved session stores
-both, so ``--resume`` shows every turn and sends the summary.
+``Session.history`` keeps every turn as it was; a ``Compaction`` (``protocol.summaries``)
+says what the model has instead of its first ``covers`` items (the summary, or nothing
+when turns were dropped as the last resort). :func:`model_view` is what a request sends;
+the saved session stores both, so ``--resume`` shows every turn and sends the summary.
 """
 
 from __future__ import annotations
@@ -12,9 +12,13 @@ from collections.abc import MutableSequence, Sequence
 from pathlib import Path
 
 from spark_cli.protocol.channel import ConversationItem, Message, TurnRequest
-from spark_cli.protocol.compaction import COMPACT_INSTRUCTIONS, FOCUS_PREFIX, SUMMARY_HEAD
+from spark_cli.protocol.summaries import (
+    COMPACT_INSTRUCTIONS,
+    FOCUS_PREFIX,
+    SUMMARY_HEAD,
+    Compaction,
+)
 from spark_cli.protocol.tokens import count_tokens
-from spark_cli.record import record
 from spark_cli.session.config.settings import Settings
 from spark_cli.session.context.tool_outputs import cut_output
 from spark_cli.session.window.ledger import ledger
@@ -26,16 +30,6 @@ LEDGER_FILES_SHARE = 0.15
 CUT_NOTE = "[summary cut to fit its budget: {kept:,} of {total:,} tokens kept]"
 ASK = ("Summarise the conversation above for the assistant that carries it on. Its {turns} "
        "turn{s} will be replaced by your summary.")
-
-
-@record
-class Compaction:
-    """What the model has instead of ``history[:covers]``."""
-
-    summary: str
-    """The one message that stands for them ("" : they were dropped, not summarised)."""
-    covers: int
-    """The index in the full history of the first item it does not cover."""
 
 
 def model_view(history: Sequence[ConversationItem],

@@ -7,11 +7,10 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
-from spark_cli.edits.formats.stream_parser import EditStreamParser
 from spark_cli.edits.model.blocks import FileEdit
 from spark_cli.protocol.channel import ConversationItem, Message, ToolCall, ToolOutput
-from spark_cli.protocol.compaction import SUMMARY_HEAD
 from spark_cli.protocol.files import FileBlock, render_file_blocks
+from spark_cli.protocol.summaries import SUMMARY_HEAD
 from spark_cli.protocol.tokens import count_tokens
 from spark_cli.session.context.tool_outputs import cut_output
 
@@ -32,6 +31,8 @@ def asked_text(content: str, limit: int = ASKED_CHARS) -> str:
 
 def edited_files(items: Sequence[ConversationItem]) -> list[str]:
     """The files the assistant's answers edited, in the order first edited."""
+    from spark_cli.edits.formats.stream_parser import EditStreamParser  # deferred: startup
+
     paths: list[str] = []
     for item in items:
         if type(item) is not Message or item.role != "assistant":
@@ -77,20 +78,27 @@ def ledger(items: Sequence[ConversationItem], root: Path, file_room: int,
     if commands:
         out += ["Commands run:", *(f"- {line}" for line in commands)]
     kept = "\n".join(item.content for item in keep if type(item) is Message)
+    return "\n".join([*out, *_current(root, [p for p in edited if f"\n{p}\n" not in kept],
+                                       file_room)])
+
+
+def _current(root: Path, paths: list[str], room: int) -> list[str]:
+    """The current content of ``paths`` as file blocks, within ``room`` tokens."""
     blocks: list[FileBlock] = []
-    for path in edited:
+    out: list[str] = []
+    for path in paths:
         file = (root / path).resolve()
-        if not file.is_relative_to(root) or not file.is_file() or f"\n{path}\n" in kept:
+        if not file.is_relative_to(root) or not file.is_file():
             continue
         try:
             text = file.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
             continue
-        room = file_room - sum(count_tokens(b.content) for b in blocks)
-        if room < 64:
+        left = room - sum(count_tokens(b.content) for b in blocks)
+        if left < 64:
             out.append(f"(not shown, no room left: {path})")
             continue
-        blocks.append(FileBlock(path, cut_output(text, room)))
+        blocks.append(FileBlock(path, cut_output(text, left)))
     if blocks:
         out += ["Their current content, re-read from disk:", render_file_blocks(blocks)]
-    return "\n".join(out)
+    return out

@@ -22,8 +22,8 @@ from typing import Any, TypeVar, cast, get_args
 
 from spark_cli.edits.disk.atomic import remove_stale_temps, write_atomic
 from spark_cli.protocol.channel import ConversationItem, Message, Role, ToolCall, ToolOutput
+from spark_cli.protocol.summaries import Compaction
 from spark_cli.record import record
-from spark_cli.session.window.compaction import Compaction
 
 VERSION = 1
 MAX_PROMPTS = 500

@@ -7,9 +7,9 @@ import json
 from pathlib import Path
 
 from spark_cli.protocol.channel import Message, ToolCall, ToolOutput, TurnRequest
+from spark_cli.protocol.summaries import Compaction
 from spark_cli.session.config.settings import load_settings
 from spark_cli.session.window.compaction import (
-    Compaction,
     apply_shortened,
     model_view,
     split_at,

@@ -31,7 +31,7 @@ from spark_cli.engine.brains.rules.results import CannotHelp, OpResult, help_lin
 from spark_cli.engine.brains.rules.running import run_turn
 from spark_cli.engine.brains.rules.slips import slipped
 from spark_cli.engine.brains.rules.workspace import files_and_reads
-from spark_cli.protocol.compaction import is_compaction
+from spark_cli.protocol.summaries import is_compaction
 
 Operation = Callable[[Instruction, dict[str, str], list[str]], OpResult]
 

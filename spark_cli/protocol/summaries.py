@@ -1,7 +1,9 @@
-"""How a compaction request is told from a turn: the instructions it carries, and the head of
-the one message a compaction leaves (what a server, the bundled engine, recognises)."""
+"""A compaction's data and marks: what the model has instead of the oldest turns, how a
+compaction request is told from a turn (its instructions) and the head of its summary."""
 
 from __future__ import annotations
+
+from spark_cli.record import record
 
 COMPACT_INSTRUCTIONS = (
     "You are compacting a conversation between a user and a coding assistant. Write a summary "
@@ -15,3 +17,13 @@ FOCUS_PREFIX = "Focus the summary on: "
 def is_compaction(instructions: str) -> bool:
     """The request asks for a summary of its conversation, not for a turn."""
     return instructions.startswith(COMPACT_INSTRUCTIONS[:48])
+
+
+@record
+class Compaction:
+    """What the model has instead of ``history[:covers]`` (``session.window.compaction``)."""
+
+    summary: str
+    """The one message that stands for them ("" : they were dropped, not summarised)."""
+    covers: int
+    """The index in the full history of the first item it does not cover."""

@@ -143,12 +143,12 @@ class SparkAgent:
                            additional_directories: list[str] | None = None,
                            **kwargs: Any) -> LoadSessionResponse:
         live = await self._start(session_id, cwd)
-        saved = live.store.load_conversation()
+        saved = live.store.load_conversation(session_id) or live.store.load_conversation()
         if saved is None:
             del self.live[session_id]
             await live.stack.aclose()
             raise RequestError.resource_not_found(f"no saved spark conversation in {cwd}")
-        live.session.restore(saved.history, saved.compaction)
+        live.session.restore(saved.history, saved.turns)
         live.shown = list(saved.shown)
         for update in replay(saved, live.session.root):
             await self._send(session_id, update)
@@ -218,7 +218,7 @@ class SparkAgent:
         settings = live.session.settings
         live.store.save_conversation(live.session.history, provider=settings.provider.name,
                                      model=settings.provider.model, shown=live.shown,
-                                     compaction=live.session.compaction)
+                                     turns=live.session.turns)
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         live = self.live.get(session_id)

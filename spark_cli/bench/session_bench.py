@@ -19,7 +19,6 @@ import typer
 from spark_cli.bench.figures import DOCS_OPTION, NO_DOCS_OPTION, report
 from spark_cli.bench.processes import example_repo, rss_bytes, start_engine
 from spark_cli.cli.wiring import open_provider_channel
-from spark_cli.protocol.channel import Message
 from spark_cli.session.config.settings import load_settings
 from spark_cli.session.conversation import Session
 from spark_cli.session.events import CompactionFinished, TurnCompleted, TurnFailed
@@ -53,7 +52,7 @@ async def run_session(engine: Any, root: Path, turns: int, window: int = 16_000)
             if dropped:
                 raise RuntimeError(f"turn {n} dropped turns unsummarised: {dropped[0]}")
             rss.append(rss_bytes(peak=True))
-    asked = "\n".join(m.content for m in session.history if type(m) is Message and m.role == "user")
+    asked = "\n".join(turn.text for turn in session.turns)
     lost = [n for n in range(1, turns + 1) if f"(turn {n})" not in asked]
     if lost:
         raise RuntimeError(f"user messages lost from the conversation: turns {lost[:10]}")

@@ -21,9 +21,7 @@ def is_compaction(instructions: str) -> bool:
 
 @record
 class Compaction:
-    """What the model has instead of ``history[:covers]`` (``session.window.compaction``)."""
+    """A compaction's result: the one message that stands for ``history[:covers]``."""
 
     summary: str
-    """The one message that stands for them ("" : they were dropped, not summarised)."""
     covers: int
-    """The index in the full history of the first item it does not cover."""

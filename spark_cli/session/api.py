@@ -19,12 +19,12 @@ from spark_cli.protocol.channel import ChannelError, Message, ToolCall, ToolOutp
 
 if TYPE_CHECKING:
     from spark_cli.protocol.channel import Channel, ConversationItem, TurnRequest
-    from spark_cli.protocol.summaries import Compaction
     from spark_cli.session.approval import Approver
     from spark_cli.session.config.settings import Settings
     from spark_cli.session.context.report import ContextReport
     from spark_cli.session.events import SessionEvent, TurnFailed
     from spark_cli.session.marks import TurnMarks
+    from spark_cli.session.workspace.turns import TurnRecord
 
 
 class SessionApi(Protocol):
@@ -32,7 +32,7 @@ class SessionApi(Protocol):
 
     Everything here is behaviour or a read-only view: the session owns its
     state, and a front end changes it only through a method (``attach``,
-    ``configure``, ``restore``, ``files_changed``, ``reset``).
+    ``configure``, ``restore``, ``rewind``, ``files_changed``, ``reset``).
 
     :class:`spark_cli.session.conversation.Session` is the implementation; tests may pass
     any other object of this shape (e.g. a session over a scripted channel).
@@ -71,6 +71,11 @@ class SessionApi(Protocol):
         ...
 
     @property
+    def turns(self) -> Sequence[TurnRecord]:
+        """Every turn of the conversation as it was, oldest first (what ``/rewind`` lists)."""
+        ...
+
+    @property
     def context_tokens(self) -> int:
         """Tokens the latest request sent (of ``settings.context_window``)."""
         ...
@@ -101,15 +106,14 @@ class SessionApi(Protocol):
         """Ask ``approver`` before a command or an MCP tool runs that the policy does not
         let run by itself (the default refuses them all: a front end that cannot ask)."""
 
-    @property
-    def compaction(self) -> Compaction | None:
-        """What the model has instead of the oldest turns of ``history`` (saved with it)."""
-        ...
-
     def restore(self, history: Sequence[ConversationItem],
-                compaction: Compaction | None = None) -> None:
-        """Continue a saved conversation: ``history`` (and what the model had of it)
-        replaces the current one."""
+                turns: Sequence[TurnRecord] = ()) -> None:
+        """Continue a saved conversation: ``history`` and its ``turns`` replace the current."""
+
+    def rewind(self, index: int) -> str:
+        """Drop ``turns[index]`` and every later turn from the conversation (files are not
+        touched); that turn's message, as typed."""
+        ...
 
     def files_changed(self) -> None:
         """Files changed outside a turn (an undo, a merge): the model's view of them is

@@ -38,16 +38,14 @@ what it may send before compacting."""
 
 
 class CompactionRun:
-    """Compacts ``history`` (with its current ``compaction``) once; ``result`` is the new
-    compaction when it succeeded. ``stop()`` cancels it."""
+    """Compacts ``history`` once; ``result`` says how when it succeeded (the summary and
+    where it cut). ``stop()`` cancels it."""
 
     def __init__(self, settings: Settings, root: Path, history: Sequence[ConversationItem],
-                 compaction: Compaction | None, focus: str = "", *,
-                 cut: int | None = None) -> None:
+                 focus: str = "", *, cut: int | None = None) -> None:
         self.settings = settings
         self.root = root
         self.history = tuple(history)
-        self.compaction = compaction
         self.focus = focus
         self.cut = cut
         """Where to cut (a long turn's latest tool round); None: keep the latest turns."""
@@ -69,12 +67,11 @@ class CompactionRun:
                                      f"{'s' if keep != 1 else ''} are kept whole "
                                      "(compact_keep_turns)")
             return
-        turns = len(turn_starts(self.history[:cut],
-                                self.compaction.covers if self.compaction else 0))
+        turns = len(turn_starts(self.history[:cut]))
         yield CompactionStarted(before, window, auto)
         started = time.perf_counter()
         written, why = await self._summary(channel, compaction_request(
-            settings, self.history, self.compaction, cut, self.focus))
+            settings, self.history, cut, self.focus))
         seconds = time.perf_counter() - started
         if self.stopped or why is not None:
             outcome: CompactionOutcome = "cancelled" if self.stopped else "failed"
@@ -82,8 +79,7 @@ class CompactionRun:
                     else f"✗ compaction failed ({why}): {LEFT}")
             yield CompactionFinished(outcome, before, before, window, seconds, line, turns, auto)
             return
-        text, cut_short = summary_message(settings, self.root, self.history, self.compaction,
-                                          cut, written)
+        text, cut_short = summary_message(settings, self.root, self.history, cut, written)
         self.result = Compaction(text, cut)
         after = applied(self.result)
         line = (f"context {_pct(before, window)} → {_pct(after, window)} · compacted "
@@ -97,12 +93,12 @@ class CompactionRun:
     def _cut(self, auto: bool) -> tuple[int | None, int]:
         """Where to cut, and the turns kept whole."""
         settings, keep = self.settings, self.settings.compact_keep_turns
-        cut = self.cut or split_at(self.history, self.compaction, keep)
+        cut = self.cut or split_at(self.history, keep)
         room = KEPT_SHARE * settings.compact_at * settings.input_budget / settings.token_scale
         while self.cut is None and auto and keep > 1 and (
                 cut is None or items_tokens(self.history[cut:]) > room):
             keep -= 1  # fewer turns whole rather than a compaction at every turn, or none
-            cut = split_at(self.history, self.compaction, keep) or cut
+            cut = split_at(self.history, keep) or cut
         return cut, keep
 
     async def _summary(self, channel: Channel, request: TurnRequest) -> tuple[str, str | None]:

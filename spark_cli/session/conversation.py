@@ -8,6 +8,7 @@ and nothing is sent) and runs it as a :class:`spark_cli.session.turn.TurnRun`.
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -27,17 +28,17 @@ from spark_cli.session.context.report import ContextReport
 from spark_cli.session.context.scan import scan
 from spark_cli.session.context.targets import RequestError
 from spark_cli.session.context.tool_outputs import items_tokens
-from spark_cli.session.events import SessionEvent, TurnCompleted, TurnFailed
+from spark_cli.session.events import CommandFinished, SessionEvent, TurnCompleted, TurnFailed
 from spark_cli.session.lazy_applier import LazyApplier
 from spark_cli.session.marks import TurnMarks
 from spark_cli.session.servers import McpServers
 from spark_cli.session.steers import SteerLog
 from spark_cli.session.tool_access import default_runner
 from spark_cli.session.turn import TurnRun
-from spark_cli.session.window.compaction import apply_shortened, model_view
 from spark_cli.session.window.facts import remember
 from spark_cli.session.window.learning import beyond_hint, learn
 from spark_cli.session.window.plan import budget_of
+from spark_cli.session.workspace.turns import TurnRecord, rewound
 
 if TYPE_CHECKING:
     from spark_cli.session.tool_access import RunTool
@@ -78,8 +79,8 @@ class Session:
         self._settings = settings
         self.dry_run = dry_run
         self.history: list[ConversationItem] = []
-        self.compaction: Compaction | None = None
-        """What the model has instead of the oldest turns of ``history`` (None: all of it)."""
+        self.turns: list[TurnRecord] = []
+        """Every turn of this conversation as it was, oldest first (what a rewind lists)."""
         self._compacting: CompactionRun | None = None
         self._turn_compaction: Compaction | None = None  # made inside the running turn
         self.readable: list[str] = []
@@ -121,13 +122,24 @@ class Session:
         self.approver = approver
 
     def restore(self, history: Sequence[ConversationItem],
-                compaction: Compaction | None = None) -> None:
+                turns: Sequence[TurnRecord] = ()) -> None:
         if self.streaming:
             raise TurnInProgress("a turn is running: interrupt it first")
         self.reset()
         self.history.extend(history)
-        if compaction is not None and 0 < compaction.covers <= len(history):
-            self.compaction = compaction
+        self.turns.extend(turns)
+
+    def rewind(self, index: int) -> str:
+        """Drop ``turns[index]`` and every turn after it (`turns.rewound`); its message."""
+        if self.streaming:
+            raise TurnInProgress("a turn is running: interrupt it first")
+        turn = self.turns[index]
+        self.history[:] = rewound(self.history, self.turns, index)
+        del self.turns[index:]
+        self._sent.clear()  # the files those turns sent are no longer in the conversation
+        self._feedback.clear()
+        self._prepared = None
+        return turn.text
 
     def files_changed(self) -> None:
         self.seen.clear()
@@ -142,7 +154,7 @@ class Session:
         if self.streaming:
             raise TurnInProgress("a turn is running: interrupt it first")
         self.history.clear()
-        self.compaction = None
+        self.turns.clear()
         self._sent.clear()
         self._feedback.clear()
         self._prepared = None
@@ -218,7 +230,7 @@ class Session:
             notes = "".join(f"- {note}\n" for note in self._feedback)
             asked = f"{FEEDBACK_HEAD}{notes}\n{instruction}"
         built = build_request(self.settings, self.root, files, asked,
-                              history=model_view(self.history, self.compaction),
+                              history=tuple(self.history),
                               already_sent=self._sent, extra_tools=self.servers.specs(),
                               drop_note=drop_note or DROP_NOTES[
                                   "" if self.settings.auto_compact else "off"])
@@ -244,8 +256,7 @@ class Session:
         try:
             built = self._take_prepared(instruction, files)
             if self._over_threshold(built):
-                compacting = CompactionRun(self.settings, self.root, self.history,
-                                           self.compaction)
+                compacting = CompactionRun(self.settings, self.root, self.history)
                 async for event in self.compact_events(compacting, built.full_tokens,
                                                        auto=True):
                     yield event
@@ -259,15 +270,21 @@ class Session:
             yield exc.failure()
             return
         run = self._start(built, instruction)
+        started, by_commands = time.time(), list[str]()
         try:
             async for event in run.stream(channel):
+                if type(event) is CommandFinished:
+                    by_commands.extend(event.changed)
                 yield event
             for event in run.close():
                 yield event
         finally:
             self._run = None
-            run.applier.end()
-            self._remember(built, run, cancelled=self._stop)
+            batch = run.applier.end()
+            turn = TurnRecord(instruction, started, (), (batch.id,) if batch else (),
+                              tuple(f.path for f in batch.files) if batch else (),
+                              tuple(dict.fromkeys(by_commands)))
+            self._remember(built, run, cancelled=self._stop, turn=turn)
         tools = run.tools  # a follow-up that overflowed held the tools' items too
         pieces = tools.used if tools is not None and tools.items else built.pieces
         learned = learn(self.settings, run.failure, pieces)
@@ -284,8 +301,7 @@ class Session:
     def _over_threshold(self, built: BuiltRequest) -> bool:
         """Compact first: the request passes ``compact_at``, or it would leave turns out."""
         limit = self.settings.compact_at * self.settings.input_budget
-        dropping = built.history is not None and len(built.history) < len(
-            model_view(self.history, self.compaction))
+        dropping = built.history is not None and len(built.history) < len(self.history)
         return self.settings.auto_compact and bool(self.history) and (
             built.full_tokens > limit or dropping)
 
@@ -293,8 +309,8 @@ class Session:
         """``/compact [FOCUS]``: fold the older turns into one summary now."""
         if self.streaming:
             raise TurnInProgress("a turn is running: interrupt it or wait for it")
-        run = CompactionRun(self.settings, self.root, self.history, self.compaction, focus)
-        return self.compact_events(run, self._measure(self.compaction), auto=False)
+        run = CompactionRun(self.settings, self.root, self.history, focus)
+        return self.compact_events(run, self._measure(), auto=False)
 
     async def compact_events(self, run: CompactionRun, before: int, *, auto: bool,
                              applied: Callable[[Compaction], int] | None = None,
@@ -313,9 +329,14 @@ class Session:
             self._compacting = None
 
     def _apply(self, compaction: Compaction) -> int:
-        self.compaction = compaction
-        self.context_tokens = self._measure(compaction)
+        self._fold(compaction)
+        self.context_tokens = self._measure()
         return self.context_tokens
+
+    def _fold(self, compaction: Compaction) -> None:
+        """The summary stands for the history before ``covers`` (``turns`` keeps them)."""
+        self.history[:] = [Message("user", compaction.summary),
+                           *self.history[compaction.covers:]]
 
     async def _compact_turn(self, built: BuiltRequest,
                             tools: ToolLoop) -> AsyncIterator[SessionEvent]:
@@ -332,13 +353,12 @@ class Session:
             return budget.tokens(tools.used)
 
         full = [*self.history, built.user_message, *tools.items]
-        run = CompactionRun(settings, self.root, full, self.compaction,
-                            cut=len(self.history) + 1 + keep)
+        run = CompactionRun(settings, self.root, full, cut=len(self.history) + 1 + keep)
         async for event in self.compact_events(run, budget.tokens(tools.used), auto=True,
                                                applied=fold):
             yield event
 
-    def _measure(self, compaction: Compaction | None) -> int:
+    def _measure(self) -> int:
         """The context's size (server tokens) with ``compaction``: the fixed part as the last
         request had it, and the conversation."""
         fixed = 0
@@ -346,7 +366,7 @@ class Session:
             parts = self.context.parts
             fixed = sum(v for k, v in parts.items() if k in ("instructions", "AGENTS.md",
                                                                "tools"))
-        pieces = fixed + items_tokens(model_view(self.history, compaction))
+        pieces = fixed + items_tokens(self.history)
         return budget_of(self.settings).tokens(pieces)
 
     def _start(self, built: BuiltRequest, instruction: str) -> TurnRun:
@@ -398,21 +418,24 @@ class Session:
             self._run_tool = default_runner()
         return self._run_tool
 
-    def _remember(self, built: BuiltRequest, run: TurnRun, *, cancelled: bool) -> None:
-        """Keep the conversation (incl. a partial answer and the tool calls) and what the
-        model now knows."""
+    def _remember(self, built: BuiltRequest, run: TurnRun, *, cancelled: bool,
+                  turn: TurnRecord) -> None:
+        """Keep the conversation (incl. a partial answer and the tool calls), the turn's
+        record and what the model now knows."""
         seen = run.applier.seen
         if seen is not None:
             self.seen = dict(seen)  # our own writes are not the user's changes
         added = run.conversation(INTERRUPTED_NOTE if cancelled else "")
-        if built.history is not None:  # shortened to fit the window: the model has less
-            self.compaction = apply_shortened(self.history, self.compaction, built.history)
+        if built.history is not None:  # old tool outputs were shortened to fit the window
+            self.history[:] = built.history
         if not added:
             return  # nothing came back: the next turn sends this request again
         self.history.append(built.user_message)
         self.history.extend(added)
+        self.turns.append(replace(turn, items=(built.user_message, *added)))
         if self._turn_compaction is not None:  # the turn compacted its own earlier rounds
-            self.compaction, self._turn_compaction = self._turn_compaction, None
+            self._fold(self._turn_compaction)
+            self._turn_compaction = None
         for target in built.targets:
             if target.path in built.sent:
                 self._sent[target.path] = target.sha256

@@ -13,7 +13,7 @@ from session_fakes import ScriptedChannel
 from waiting import wait_until
 
 from spark_cli.protocol.channel import Message
-from spark_cli.protocol.summaries import COMPACT_INSTRUCTIONS, SUMMARY_HEAD, Compaction
+from spark_cli.protocol.summaries import COMPACT_INSTRUCTIONS, SUMMARY_HEAD
 from spark_cli.protocol.tokens import count_tokens
 from spark_cli.session.config.settings import load_settings
 from spark_cli.session.conversation import Session
@@ -68,8 +68,9 @@ async def test_a_long_session_compacts_instead_of_dropping(tmp_path: Path, engin
     done = [e for e in seen if type(e) is CompactionFinished]
     assert any(type(e) is CompactionStarted and e.auto for e in seen)
     assert done and done[0].outcome == "compacted" and done[0].tokens_after < done[0].tokens_before
-    assert len([m for m in session.history if type(m) is Message and m.role == "user"]) == 8
-    assert session.compaction is not None and session.compaction.summary.startswith(SUMMARY_HEAD)
+    assert [t.text for t in session.turns] == [f"explain mod{n}.py" for n in range(8)]
+    first = session.history[0]
+    assert type(first) is Message and first.content.startswith(SUMMARY_HEAD)
     assert all("left out" not in line for line in session.context.trimmed)
     assert maps and not any(maps)  # the map is not sent again after a compaction
     assert [e for e in seen if type(e) is TurnCompleted][-1].status == "completed"
@@ -98,13 +99,13 @@ async def test_a_server_failing_mid_compaction_leaves_the_conversation_as_it_was
         failed = events[-1]
         assert failed.outcome == "failed" and "compaction failed" in failed.line
         assert failed.line.endswith("the conversation is as it was")
-        assert session.history == before and session.compaction is None
+        assert session.history == before
         # before a turn: the failed compaction is said, then dropping is the last resort
         seen = await turn(session, "explain mod1.py", ["mod1.py"])
     assert [e.outcome for e in seen if type(e) is CompactionFinished] == ["failed"]
     assert session.context is not None
     assert "(the compaction failed: they were not summarised)" in session.context.trimmed[0]
-    assert session.history[:len(before)] == before  # every turn is still kept
+    assert session.turns[-1].text == "explain mod1.py"
 
 
 async def test_esc_during_a_compaction_cancels_it_and_the_turn_is_not_sent(
@@ -126,7 +127,7 @@ async def test_esc_during_a_compaction_cancels_it_and_the_turn_is_not_sent(
     done = [e for e in seen if type(e) is CompactionFinished]
     assert done and done[0].outcome == "cancelled" and done[0].auto
     assert type(seen[-1]) is TurnCompleted and seen[-1].status == "cancelled"
-    assert session.history == before and session.compaction is None and not session.streaming
+    assert session.history == before and not session.streaming
 
 
 async def test_a_summary_larger_than_its_budget_is_cut_and_said(tmp_path: Path,
@@ -138,11 +139,10 @@ async def test_a_summary_larger_than_its_budget_is_cut_and_said(tmp_path: Path,
     done = events[-1]
     assert type(done) is CompactionFinished and done.outcome == "compacted"
     assert done.line.endswith("the summary was cut to its budget")
-    assert session.compaction is not None
-    summary = session.compaction.summary.split(LEDGER_HEAD)[0]
+    summary = session.history[0].content.split(LEDGER_HEAD)[0]
     assert "[summary cut to fit its budget:" in summary
     assert count_tokens(summary) <= budgets(session.settings)[0] + 40  # the head and the note
-    assert session.compaction.covers == 8  # the last 2 turns kept whole
+    assert len(session.history) == 5  # the summary, the last 2 turns kept whole
 
 
 async def test_with_auto_compact_off_the_oldest_turns_are_dropped_and_it_is_said(
@@ -154,8 +154,7 @@ async def test_with_auto_compact_off_the_oldest_turns_are_dropped_and_it_is_said
     assert not any(type(e) in (CompactionStarted, CompactionFinished) for e in seen)
     assert session.context is not None
     assert session.context.trimmed[0].endswith("(auto_compact is off: they were not summarised)")
-    assert session.compaction is not None and session.compaction.summary == ""
-    assert len(session.history) == 26  # dropped from what the model has, not from the talk
+    assert not any(m.content.startswith(SUMMARY_HEAD) for m in session.history)
 
 
 async def test_compact_model_writes_the_summary_when_set(tmp_path: Path) -> None:
@@ -165,13 +164,14 @@ async def test_compact_model_writes_the_summary_when_set(tmp_path: Path) -> None
     channel = ScriptedChannel(["Earlier: the user explained parts 0 to 3.\n"])
     session = Session(channel, root, settings)
     session.restore(_history(6))
+    before = list(session.history)
     events = [e async for e in session.compact()]
     assert events[-1].outcome == "compacted"
     request = channel.requests[-1]
     assert request.model == "small-fast" and request.instructions == COMPACT_INSTRUCTIONS
-    assert request.messages[:-1] == tuple(session.history[:8])  # the older turns, as they were
-    assert session.compaction is not None
-    assert "Earlier: the user explained parts 0 to 3." in session.compaction.summary
+    assert request.messages[:-1] == tuple(before[:8])  # the older turns, as they were
+    assert session.history[1:] == before[8:]  # the summary, then the last 2 turns
+    assert "Earlier: the user explained parts 0 to 3." in session.history[0].content
 
 
 async def test_a_message_that_alone_does_not_fit_is_still_refused(tmp_path: Path) -> None:
@@ -194,37 +194,19 @@ async def test_resume_sends_the_summary_and_not_the_folded_turns(tmp_path: Path)
     settings = load_settings(root, {"context_window": 8000},
                              {"SPARK_CONFIG_DIR": str(tmp_path / "cfg")})
     session = Session(ScriptedChannel(["The user explained parts.\n"]), root, settings)
-    session.restore(_history(6))
+    for n in range(4):
+        [e async for e in session.run_turn(f"explain mod{n}.py", [f"mod{n}.py"])]
     [e async for e in session.compact()]
     store = SessionStore(root, tmp_path / "state")
-    store.save_conversation(session.history, provider="mock", model="m",
-                            compaction=session.compaction)
+    store.save_conversation(session.history, provider="mock", model="m", turns=session.turns)
     saved = store.load_conversation()
-    assert saved is not None and saved.history == tuple(session.history)  # every turn kept
+    assert saved is not None and [t.text for t in saved.turns] == [
+        f"explain mod{n}.py" for n in range(4)]  # every turn as it was, for the transcript
     resumed = Session(None, root, settings)
-    resumed.restore(saved.history, saved.compaction)
+    resumed.restore(saved.history, saved.turns)
     assert resumed.prepare("next", []) is None and resumed.prepared is not None
     sent = resumed.prepared.messages
     assert type(sent[0]) is Message and sent[0].content.startswith(SUMMARY_HEAD)
-    assert not any("Part 0 does things" in m.content for m in sent if type(m) is Message)
-    assert sent[1:-1] == tuple(session.history[8:])
-
-
-async def test_a_saved_compaction_that_does_not_hold_is_refused_and_said(tmp_path: Path) -> None:
-    import json  # deferred: this test's file only
-
-    from spark_cli.session.workspace.store import SessionStore  # deferred: the saver
-
-    root = _repo(tmp_path / "repo")
-    store = SessionStore(root, tmp_path / "state")
-    store.save_conversation(_history(2), provider="mock", model="m")
-    path = store.folder / "conversation.json"
-    body = json.loads(path.read_text())
-    body["compaction"] = {"summary": 3, "covers": "all"}
-    path.write_text(json.dumps(body))
-    assert store.load_conversation() is None
-    assert "compaction must be" in store.take_problems()[0]
-    settings = load_settings(root, {}, {"SPARK_CONFIG_DIR": str(tmp_path / "cfg")})
-    session = Session(None, root, settings)
-    session.restore(_history(2), Compaction("[summary]", 99))  # past the history: ignored
-    assert session.compaction is None
+    assert not any(m.content.strip().splitlines()[-1] == "explain mod0.py"
+                   for m in sent if type(m) is Message)  # the folded turn is not sent
+    assert sent[1:-1] == tuple(session.history[1:])

@@ -22,7 +22,6 @@ from spark_cli.protocol.summaries import COMPACT_INSTRUCTIONS, SUMMARY_HEAD
 from spark_cli.session.config.settings import load_settings
 from spark_cli.session.conversation import Session
 from spark_cli.session.events import CompactionFinished, CompactionStarted, TurnCompleted
-from spark_cli.session.window.compaction import model_view
 
 
 def _model() -> Callable[[TurnRequest], list[Any]]:
@@ -65,10 +64,9 @@ async def test_a_long_turn_folds_its_earlier_rounds_and_goes_on(tmp_path: Path) 
     assert "- read every part file" in first.content  # the ask is kept (the ledger)
     calls = [m.call_id for m in after.messages if type(m) is ToolCall]
     assert len(calls) == 1 and calls[0] != "c0"  # the latest round: the earlier are folded
-    assert sum(type(m) is ToolOutput for m in session.history) == 6  # every round is kept
-    assert session.compaction is not None
-    view = model_view(session.history, session.compaction)
-    assert view[0] == first and view[-1] == session.history[-1]
+    kept = session.turns[-1].items  # every round, as it was
+    assert sum(type(m) is ToolOutput for m in kept) == 6
+    assert session.history[0] == first and session.history[-1] == kept[-1]
 
 
 async def test_esc_during_a_turns_compaction_ends_the_turn_and_keeps_what_was_read(
@@ -89,5 +87,6 @@ async def test_esc_during_a_turns_compaction_ends_the_turn_and_keeps_what_was_re
     assert done and done[0].outcome == "cancelled"
     assert type(events[-1]) is TurnCompleted and events[-1].status == "cancelled"
     assert channel.requests[-1].instructions == COMPACT_INSTRUCTIONS  # nothing sent after it
-    assert session.compaction is None and not session.streaming
+    assert not session.streaming and not any(
+        type(m) is Message and m.content.startswith(SUMMARY_HEAD) for m in session.history)
     assert sum(type(m) is ToolOutput for m in session.history) >= 2  # what was read stays

@@ -56,7 +56,7 @@ async def test_compact_shows_its_figures_and_esc_cancels_a_running_one(
         type_now(app, "escape")
         await wait_until(lambda: _of(events, CompactionFinished))
         assert _of(events, CompactionFinished)[0].outcome == "cancelled"
-        assert app.session.history == before and app.session.compaction is None
+        assert app.session.history == before
         transcript = app.query_one(Transcript)
         await wait_until(lambda: "compaction cancelled" in transcript.plain_text())
         # Esc on the compaction a turn needs first: the message comes back to the prompt

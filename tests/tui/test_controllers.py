@@ -23,8 +23,18 @@ class _Host:
     def clear_transcript(self) -> None:
         self.did.append("clear")
 
-    def resume_conversation(self) -> None:
+    def resume_conversation(self, session_id: str = "") -> None:
         self.did.append("resume")
+
+    def fork_conversation(self) -> tuple[str, str]:
+        self.did.append("fork")
+        return "old", "new"
+
+    def conversation_rewound(self, index: int, text: str) -> None:
+        self.did.append(("rewound", index, text))
+
+    def to_prompt(self, text: str) -> None:
+        self.did.append(("prompt", text))
 
     async def reconfigure(self, flags: dict[str, object]) -> None:
         self.did.append(flags)

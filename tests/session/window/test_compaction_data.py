@@ -1,4 +1,4 @@
-"""Compaction as data: the split, the view the model gets, the ledger spark writes, and the
+"""A compaction's parts: the split, the ledger spark writes, the summary message, and the
 WebSocket chain that starts anew after it."""
 
 from __future__ import annotations
@@ -7,14 +7,9 @@ import json
 from pathlib import Path
 
 from spark_cli.protocol.channel import Message, ToolCall, ToolOutput, TurnRequest
-from spark_cli.protocol.summaries import Compaction
+from spark_cli.protocol.summaries import SUMMARY_HEAD
 from spark_cli.session.config.settings import load_settings
-from spark_cli.session.window.compaction import (
-    apply_shortened,
-    model_view,
-    split_at,
-    summary_message,
-)
+from spark_cli.session.window.compaction import split_at, summary_message
 from spark_cli.session.window.ledger import ledger
 from spark_cli.transport.ws.ws_wire import Chain, create_payload
 
@@ -26,24 +21,13 @@ def _turn(n: int) -> list[Message]:
     return [Message("user", f"ask {n}"), Message("assistant", f"answer {n}")]
 
 
-def test_the_split_keeps_the_last_turns_whole_and_the_view_starts_with_the_summary() -> None:
+def test_the_split_keeps_the_last_turns_whole_and_an_earlier_summary_is_no_turn() -> None:
     history = [item for n in range(5) for item in _turn(n)]
-    assert split_at(history, None, 2) == 6
-    assert split_at(history[:4], None, 2) is None  # nothing before the kept turns
-    folded = Compaction("[summary]", 6)
-    assert split_at(history, folded, 2) is None  # nothing new since
-    assert model_view(history, folded) == (Message("user", "[summary]"), *history[6:])
-    assert model_view(history, Compaction("", 6)) == tuple(history[6:])
-
-
-def test_dropping_after_a_compaction_keeps_every_turn_in_the_history() -> None:
-    history: list = [item for n in range(5) for item in _turn(n)]
-    kept = list(history)
-    folded = Compaction("[summary]", 4)
-    view = model_view(history, folded)
-    assert apply_shortened(history, folded, view) == folded and history == kept
-    after = apply_shortened(history, folded, view[3:])  # the summary and one turn left out
-    assert after == Compaction("", 6) and history == kept
+    assert split_at(history, 2) == 6 and split_at(history, 0) == 10
+    assert split_at(history[:4], 2) is None  # nothing before the kept turns
+    folded = [Message("user", f"{SUMMARY_HEAD}\nearlier"), *history[6:]]
+    assert split_at(folded, 2) is None  # nothing new since the last compaction
+    assert split_at([*folded, *_turn(5)], 2) == 3
 
 
 def test_the_ledger_rereads_edited_files_and_lists_commands_and_asks(tmp_path: Path) -> None:
@@ -58,13 +42,17 @@ def test_the_ledger_rereads_edited_files_and_lists_commands_and_asks(tmp_path: P
     assert "changed since" not in ledger(items, tmp_path, 500, keep=[
         Message("user", "\napp.py\n```python\nx = 3\n```\nagain")])  # re-sent: not twice
     assert "(not shown, no room left: app.py)" in ledger(items, tmp_path, 10)
+    outside = [Message("assistant", EDIT.replace("app.py", "../secret.py"))]
+    (tmp_path.parent / "secret.py").write_text("x = 1  # outside the repo\n")
+    assert "outside the repo" not in ledger(outside, tmp_path, 500)
 
 
 def test_the_summary_message_carries_the_ledger(tmp_path: Path) -> None:
     settings = load_settings(tmp_path, {}, {"SPARK_CONFIG_DIR": str(tmp_path / "cfg")})
     history = [item for n in range(4) for item in _turn(n)]
-    text, cut = summary_message(settings, tmp_path, history, None, 4, "They asked twice.")
-    assert not cut and "They asked twice." in text and "- ask 0\n- ask 1" in text
+    text, cut = summary_message(settings, tmp_path, history, 4, "They asked twice.")
+    assert not cut and text.startswith(SUMMARY_HEAD) and "They asked twice." in text
+    assert "- ask 0\n- ask 1" in text
 
 
 def test_the_websocket_starts_a_new_chain_after_a_compaction() -> None:
@@ -72,7 +60,6 @@ def test_the_websocket_starts_a_new_chain_after_a_compaction() -> None:
     chain = Chain("resp_9", tuple(history))
     more = TurnRequest("m", (*history, Message("user", "next")))
     assert json.loads(create_payload(more, chain))["previous_response_id"] == "resp_9"
-    after = TurnRequest("m", (*model_view(history, Compaction("[s]", 4)),
-                              Message("user", "next")))
+    after = TurnRequest("m", (Message("user", "[s]"), *history[4:], Message("user", "next")))
     body = json.loads(create_payload(after, chain))
     assert "previous_response_id" not in body and len(body["input"]) == 6

@@ -255,20 +255,16 @@ class Session:
             raise RuntimeError("the session has no channel yet: attach one first")
         try:
             built = self._take_prepared(instruction, files)
-            if self._over_threshold(built):
-                compacting = CompactionRun(self.settings, self.root, self.history)
-                async for event in self.compact_events(compacting, built.full_tokens,
-                                                       auto=True):
-                    yield event
-                if compacting.stopped:  # Esc: the turn is not sent; nothing changed
-                    yield TurnCompleted("cancelled", "compaction cancelled", None, 0, None,
-                                        0, 0, 0.0)
-                    return
-                built = self._build(instruction, files, DROP_NOTES[
-                    "short" if compacting.result is not None else "failed"])
         except RequestError as exc:
             yield exc.failure()
             return
+        if self._over_threshold(built):
+            rebuilt: list[BuiltRequest] = []
+            async for event in self._compact_first(instruction, files, built, rebuilt):
+                yield event
+            if not rebuilt:
+                return  # cancelled (the turn is not sent), or the request failed (said)
+            built = rebuilt[0]
         run = self._start(built, instruction)
         started, by_commands = time.time(), list[str]()
         try:
@@ -297,6 +293,22 @@ class Session:
                 else built.input_tokens
             self._settings = beyond_hint(self.settings, sent) or self.settings
         yield run.result()
+
+    async def _compact_first(self, instruction: str, files: Sequence[str], built: BuiltRequest,
+                             rebuilt: list[BuiltRequest]) -> AsyncIterator[SessionEvent]:
+        """The compaction a turn needs before it is sent; the request built again after it
+        goes in ``rebuilt`` (left empty when Esc cancelled it, or the request failed)."""
+        compacting = CompactionRun(self.settings, self.root, self.history)
+        async for event in self.compact_events(compacting, built.full_tokens, auto=True):
+            yield event
+        if compacting.stopped:  # Esc: the turn is not sent; nothing changed
+            yield TurnCompleted("cancelled", "compaction cancelled", None, 0, None, 0, 0, 0.0)
+            return
+        note = DROP_NOTES["short" if compacting.result is not None else "failed"]
+        try:
+            rebuilt.append(self._build(instruction, files, note))
+        except RequestError as exc:
+            yield exc.failure()
 
     def _over_threshold(self, built: BuiltRequest) -> bool:
         """Compact first: the request passes ``compact_at``, or it would leave turns out."""

@@ -28,6 +28,7 @@ def test_the_split_keeps_the_last_turns_whole_and_an_earlier_summary_is_no_turn(
     folded = [Message("user", f"{SUMMARY_HEAD}\nearlier"), *history[6:]]
     assert split_at(folded, 2) is None  # nothing new since the last compaction
     assert split_at([*folded, *_turn(5)], 2) == 3
+    assert split_at(folded[:1], 0) is None  # a summary alone: nothing to fold
 
 
 def test_the_ledger_rereads_edited_files_and_lists_commands_and_asks(tmp_path: Path) -> None:

@@ -57,15 +57,15 @@ async def run_session(engine: Any, root: Path, turns: int, window: int = 16_000)
     if lost:
         raise RuntimeError(f"user messages lost from the conversation: turns {lost[:10]}")
     return {"turns": turns, "compactions": done, "rss": rss, "window": window,
-            "history": len(session.history)}
+            "history": len(session.history), "kept": len(session.turns)}
 
 
 def table(f: dict[str, Any]) -> str:
     done: list[CompactionFinished] = f["compactions"]
     rss = [f["rss"][max(0, round(f["turns"] * share) - 1)] / 2**20 for share in (0.1, 0.5, 1)]
     rows = [f"{f['turns']} turns at {f['tps']:,} tok/s, window {f['window']:,}: {len(done)} "
-            "compactions, no turn dropped unsummarised, no user message lost "
-            f"({f['history']:,} items kept in the saved conversation).", "",
+            "compactions, no turn dropped unsummarised, no user message lost (the saved session "
+            f"keeps {f['kept']:,} turns as they were; the model has {f['history']:,} items).", "",
             "| # | folded turns | context before | after | wall time |", "|---|---|---|---|---|"]
     rows += [f"| {n} | {e.turns} | {e.tokens_before:,} | {e.tokens_after:,} | "
              f"{e.seconds * 1000:,.0f} ms |" for n, e in enumerate(done, 1)

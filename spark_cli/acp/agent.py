@@ -143,12 +143,12 @@ class SparkAgent:
                            additional_directories: list[str] | None = None,
                            **kwargs: Any) -> LoadSessionResponse:
         live = await self._start(session_id, cwd)
-        saved = live.store.load_conversation()
+        saved = live.store.load_conversation(session_id) or live.store.load_conversation()
         if saved is None:
             del self.live[session_id]
             await live.stack.aclose()
             raise RequestError.resource_not_found(f"no saved spark conversation in {cwd}")
-        live.session.restore(saved.history)
+        live.session.restore(saved.history, saved.turns)
         live.shown = list(saved.shown)
         for update in replay(saved, live.session.root):
             await self._send(session_id, update)
@@ -190,7 +190,10 @@ class SparkAgent:
         reason: StopReason = "end_turn"
         outbox = Outbox(lambda update: self._send(session_id, update))
         try:
-            async for event in live.session.run_turn(instruction, files):
+            focus = instruction.strip().removeprefix("/compact")
+            events = live.session.compact(focus.strip()) if focus != instruction.strip() \
+                else live.session.run_turn(instruction, files)
+            async for event in events:
                 if type(event) is ProseDelta:  # the hot path: one check per delta
                     updates.answer.append(event.text)
                     outbox.prose(event.text)
@@ -214,7 +217,8 @@ class SparkAgent:
         live.shown.extend(ShownItem(*item) for item in updates.shown)
         settings = live.session.settings
         live.store.save_conversation(live.session.history, provider=settings.provider.name,
-                                     model=settings.provider.model, shown=live.shown)
+                                     model=settings.provider.model, shown=live.shown,
+                                     turns=live.session.turns)
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         live = self.live.get(session_id)

@@ -1,12 +1,14 @@
 """Running commands, on request only: the model's `run_command` and the test command (`/test`).
 
 One process runner under both (:func:`_run`; ``CI=1``, so watchers such as jest run once).
-`run_command` runs a shell line (in the sandbox when given, API keys removed from its
-environment) and keeps the head and tail of its output (`CommandRun`). `run_tests` keeps
-the last ``keep_bytes`` and adds a failure summary (pytest's ``FAILED``/``ERROR`` lines and
-count line, cargo/go/jest failure lines, else the last lines) for `/fix`. ``on_output`` gets
+`run_command` runs a shell line (in the sandbox when given) and keeps the head and tail
+of its output (`CommandRun`). `run_tests` runs the test command through `run_command` the
+same way, keeps the last ``keep_bytes`` and adds a failure summary (pytest's
+``FAILED``/``ERROR`` lines and count line, cargo/go/jest failure lines, else the last
+lines) for `/fix`. ``on_output`` gets
 each chunk as it is read, on the event loop (so it must be quick); if it raises, the run is
-stopped like a cancellation and the error propagates.
+stopped like a cancellation and the error propagates. Both pass the command only the
+variables `command_env.command_environ` lists (and those the user names in ``command_env``).
 """
 
 from __future__ import annotations
@@ -15,16 +17,18 @@ import asyncio
 import codecs
 import os
 import re
+import shlex
 import signal
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from spark_cli.checks.command_env import command_environ
 from spark_cli.checks.command_run import CommandRun, Ended, Kept
 from spark_cli.checks.detect import TestCommand
 from spark_cli.checks.sandbox import Sandbox, sandboxed_argv
-from spark_cli.protocol.secrets import Masker, scrubbed_env
+from spark_cli.protocol.secrets import Masker
 from spark_cli.record import record
 
 DEFAULT_TIMEOUT = 600.0
@@ -232,14 +236,16 @@ async def run_command(command: str, root: Path, *, timeout: float, env: Mapping[
                       on_output: Callable[[str], None] | None = None,
                       stop: asyncio.Event | None = None, masker: Masker | None = None,
                       head_bytes: int = COMMAND_HEAD_BYTES,
-                      tail_bytes: int = COMMAND_TAIL_BYTES) -> CommandRun:
-    """Run the shell line ``command`` in ``root`` (in ``sandbox`` when given) with ``env``
-    scrubbed of API keys; never raises for a failing command (see the module doc)."""
-    environ = scrubbed_env(env, masker.secrets if masker is not None else ())
+                      tail_bytes: int = COMMAND_TAIL_BYTES, keep_env: Iterable[str] = (),
+                      deny_read: Iterable[str] = ()) -> CommandRun:
+    """Run the shell line ``command`` in ``root`` (in ``sandbox`` when given, ``deny_read``
+    hidden too) with the listed variables of ``env`` and ``keep_env``; never raises for a
+    failing command (see the module doc)."""
+    environ = command_environ(env, keep_env)
     environ.setdefault("CI", "1")
     argv = ["/bin/sh", "-c", command]
     if sandbox is not None:
-        argv = sandboxed_argv(sandbox, root, argv)
+        argv = sandboxed_argv(sandbox, root, argv, env=env, deny_read=deny_read)
         if sandbox.name == "bubblewrap":
             environ["TMPDIR"] = "/tmp"  # the sandbox's own /tmp; the host's is out of reach
     kept = Kept(head_bytes, tail_bytes)
@@ -252,23 +258,26 @@ async def run_command(command: str, root: Path, *, timeout: float, env: Mapping[
 async def run_tests(command: TestCommand, root: Path, *,
                     timeout: float = DEFAULT_TIMEOUT,
                     keep_bytes: int = DEFAULT_KEEP_BYTES,
-                    on_output: Callable[[str], None] | None = None) -> TestResult:
-    """Run ``command`` in ``root``; never raises for a failing or missing program.
+                    on_output: Callable[[str], None] | None = None,
+                    sandbox: Sandbox | None = None, env: Mapping[str, str] | None = None,
+                    masker: Masker | None = None, keep_env: Iterable[str] = (),
+                    deny_read: Iterable[str] = ()) -> TestResult:
+    """Run ``command`` through `run_command` (a detected argv quoted and exec'd); never
+    raises for a failing or missing program.
 
     ``on_output`` streams the output as it arrives (see the module doc); it also gets the
     line saying why a program could not start, and the note that the time limit stopped it.
     """
-    argv = ["/bin/sh", "-c", command.argv[0]] if command.shell else list(command.argv)
-    env = dict(os.environ)
-    env.setdefault("CI", "1")
-    kept = Kept(0, keep_bytes)
-    ended, code, duration = await _run(argv, root, env, timeout, None,
-                                       _Relay(kept, on_output, None))
-    output = "".join(kept.tail)
-    if ended == "timeout":
+    line = command.argv[0] if command.shell else f"exec {shlex.join(command.argv)}"
+    run = await run_command(line, root, timeout=timeout,
+                            env=os.environ if env is None else env, sandbox=sandbox,
+                            on_output=on_output, masker=masker, head_bytes=0,
+                            tail_bytes=keep_bytes, keep_env=keep_env, deny_read=deny_read)
+    output = run.tail
+    if run.ended == "timeout":
         note = f"\n[spark: stopped after {timeout:g} s]\n"
         output += note
         if on_output is not None:
             on_output(note)
-    return TestResult(command.display, EXIT_TIMEOUT if code is None else code, duration,
-                      output, kept.cut_bytes > 0, ended == "timeout")
+    return TestResult(command.display, EXIT_TIMEOUT if run.exit_code is None else run.exit_code,
+                      run.duration_s, output, run.cut_bytes > 0, run.ended == "timeout")

@@ -1,6 +1,6 @@
 """The official MCP SDK as the hub uses it: imported here only, by a worker thread.
 
-:func:`spark_cli.mcp.server.load_sdk` imports this module off the event loop (the SDK
+:func:`spark_cli.mcp.server_link.load_sdk` imports this module off the event loop (the SDK
 costs ~0.3 s to import), so nothing on the way to a request pays for it; everything
 after that reads the SDK's own types from here.
 """

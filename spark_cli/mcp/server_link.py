@@ -21,7 +21,7 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from spark_cli.mcp.config import McpServerConfig, cache_key, load_tools, save_tools
+from spark_cli.mcp.mcp_config import McpServerConfig, cache_key, load_tools, save_tools
 from spark_cli.tools.model import ToolResult
 
 if TYPE_CHECKING:

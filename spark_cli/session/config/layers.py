@@ -1,6 +1,6 @@
 """Where settings come from, one layer each: the config files, the environment, the flags.
 
-``user_config_path`` / ``project_config_path`` locate the files; ``_parse_file``
+``user_config_path`` / ``project_config_path`` locate the files; ``parse_file``
 reads one (TOML, every value checked: a bad one is a ``SettingsError`` naming the
 file and the key; keys are never read from files); ``env_layer`` and
 ``flag_layer`` make the other two layers. ``chosen_provider`` and ``overlay`` are the one
@@ -10,6 +10,7 @@ the deep track's ``[deep]`` table alike.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from collections.abc import Iterator, Mapping, Sequence
@@ -154,7 +155,7 @@ def user_only(layer: Layer, path: Path, key: str, value: object, user: Path | No
     return True
 
 
-def _parse_file(path: Path, label: str, user: Path | None = None) -> Layer:
+def parse_file(path: Path, label: str, user: Path | None = None) -> Layer:
     """``path``'s layer (``user``: the user config's path, given for a project file, whose
     user-only keys are left out)."""
     layer = Layer(f"{label} {path}", {})
@@ -250,7 +251,17 @@ def config_files(root: Path, env: Mapping[str, str]) -> list[tuple[str, Path]]:
 
 
 def file_layers(root: Path, env: Mapping[str, str]) -> tuple[list[Layer], list[str]]:
+    """The files' layers; a project layer's ``ignored`` also names its MCP servers' user-only
+    keys."""
     found = config_files(root, env)
-    user = user_config_path(env)
-    return ([_parse_file(path, label, user if label == "project file" else None)
-             for label, path in found], [str(p) for _, p in found])
+    layers = []
+    for label, path in found:
+        project = label == "project file"
+        layers.append(parse_file(path, label, user_config_path(env) if project else None))
+        if project and b"mcp_servers" in path.read_bytes():
+            from spark_cli.mcp.config import McpConfigError, read_servers  # deferred: rare
+
+            with contextlib.suppress(McpConfigError):  # reported where servers are read
+                servers = read_servers([(label, path)])
+                layers[-1].ignored.extend(line for s in servers for line in s.ignored)
+    return layers, [str(p) for _, p in found]

@@ -24,3 +24,12 @@ def trust(root: Path, env: Mapping[str, str] | None = None) -> None:
 def state_env(**extra: str) -> dict[str, str]:
     """The variables naming this test run's state dir (for a test's own ``env``), plus ``extra``."""
     return {"SPARK_STATE_DIR": os.environ["SPARK_STATE_DIR"], **extra}
+
+
+def write_project(root: Path, text: str) -> Path:
+    """Write the repo's ``.spark/config.toml`` and trust it; its path."""
+    path = Path(root) / ".spark" / "config.toml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    trust(root)
+    return path

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 from acp import RequestError, text_block
-from acp_client import EXAMPLE, Editor, slow_engine, spark_acp
+from acp_client import EXAMPLE, Editor, child_env, slow_engine, spark_acp
+from trusting import trust
 
 FILES = ("src/shop/cart.py", "tests/test_cart.py")
 
@@ -131,6 +132,7 @@ async def test_bad_requests_get_specific_errors_and_touch_nothing(repo: Path, tm
             await conn.load_session(cwd=str(empty), session_id="x", mcp_servers=[])
         (empty / ".spark").mkdir()
         (empty / ".spark" / "config.toml").write_text("tools = 'maybe'\n")
+        trust(empty, child_env(repo.parent))  # the agent's state dir
         with pytest.raises(RequestError, match="Invalid params") as bad_config:
             await conn.new_session(cwd=str(empty), mcp_servers=[])
         assert "config.toml" in str(bad_config.value.data)

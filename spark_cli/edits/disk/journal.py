@@ -1,16 +1,14 @@
-"""The undo journal: every applied batch is recorded in a folder the caller names (spark
-keeps it in the user's state dir, outside the repo: `session.workspace.journal_dir`).
+"""The undo journal: every applied batch is recorded in a folder the caller names (spark's
+is in the user's state dir, outside the repo: `session.workspace.journal_dir`).
 
-A batch (one answer, one turn) is a folder with ``batch.json`` (id, time, label,
-one entry per file: path, before/after SHA-256 and mode; None = absent) and the
-before bytes in ``blobs/``. The before bytes are stored *before* a file is first
-written, and ``batch.json`` is rewritten atomically after each file, so even a
-crash mid-batch can be undone. `undo` restores the newest batch, refusing if any
-of its files changed since (unless forced), and refusing the whole batch when an entry is
-malformed, points outside the repo (absolute, ``..``, through a symlink) or its saved
-bytes do not match their hash; `history` lists batches, newest first.
-`end` keeps the newest KEEP_BATCHES, choosing from the folder names alone
-(`batch_folders`), so a turn's cost does not grow with the batches kept.
+A batch (one answer, one turn) is a folder with ``batch.json`` (id, time, label, one entry
+per file: path, before/after SHA-256 and mode; None = absent) and the before bytes in
+``blobs/``, stored *before* a file is first written; ``batch.json`` is rewritten atomically
+after each file, so even a crash mid-batch can be undone. `undo` restores the newest batch,
+refusing if a file changed since (unless forced), and refusing the whole batch when an entry
+is malformed, leads outside the repo or its saved bytes do not match their hash (`entry_problem`).
+`history` lists batches, newest first; `end` keeps the newest KEEP_BATCHES, choosing from
+the folder names alone (`batch_folders`).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 `project_files` is the one list of what trust covers (``.spark/config.toml`` and the
 folders of commands, hooks and skills spark or its peers read from a repo). The record is
-``trust.json`` in the user's state dir (`store.state_base`), outside every repo: per repo
+``trust.json`` in the user's state dir (`state_dir.state_base`), outside every repo: per repo
 real path, a SHA-256 of the covered files (names and bytes), so a changed, added or
 removed file asks again. A store that cannot be read is never rewritten: the repo counts
 as untrusted and `TrustState.problem` says why.
@@ -20,7 +20,7 @@ from typing import Literal
 
 from spark_cli.edits.disk.atomic import write_atomic
 from spark_cli.record import record
-from spark_cli.session.workspace.store import state_base
+from spark_cli.session.state_dir import state_base
 
 TRUST_FILE = "trust.json"
 PROJECT_CONFIG = ".spark/config.toml"
@@ -94,7 +94,7 @@ def _digest(root: Path, files: list[str]) -> str:
 
 
 def store_path(env: Mapping[str, str] | None = None) -> Path:
-    return state_base(None if env is None else dict(env)) / TRUST_FILE
+    return state_base(env) / TRUST_FILE
 
 
 def _read_store(path: Path) -> dict[str, dict[str, object]]:

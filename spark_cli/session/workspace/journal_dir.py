@@ -1,6 +1,6 @@
 """Where a repo's undo journal lives: the one answer every reader and writer asks.
 
-In the user's state dir beside the repo's saved session (``store.state_base() / repos /
+In the user's state dir beside the repo's saved session (``state_base() / repos /
 <slug> / undo``), never in the repo: a command the model runs cannot plant or forge a batch
 that `spark undo` would restore.
 """
@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from spark_cli.session.workspace.store import repo_slug, state_base
+from spark_cli.session.state_dir import state_base
+from spark_cli.session.workspace.store import repo_slug
 
 
 def undo_dir(root: Path, env: Mapping[str, str] | None = None) -> Path:
     """The undo journal's folder for the repo at ``root`` (its real path)."""
-    return state_base(None if env is None else dict(env)) / "repos" / repo_slug(root) / "undo"
+    return state_base(env) / "repos" / repo_slug(root) / "undo"

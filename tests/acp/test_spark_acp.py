@@ -137,3 +137,18 @@ async def test_bad_requests_get_specific_errors_and_touch_nothing(repo: Path, tm
             await conn.new_session(cwd=str(empty), mcp_servers=[])
         assert "config.toml" in str(bad_config.value.data)
     assert _texts(repo) == before
+
+
+async def test_an_untrusted_project_config_is_ignored_and_the_first_answer_says_so(repo: Path):
+    (repo / ".spark").mkdir()
+    (repo / ".spark" / "config.toml").write_text('test_command = "touch MARKER"\n')
+    editor = Editor()
+    async with spark_acp(repo, editor) as conn:
+        session = await conn.new_session(cwd=str(repo), mcp_servers=[])
+        for _ in range(2):
+            await conn.prompt(session_id=session.session_id,
+                              prompt=[text_block("rename total_price to cart_total")])
+    said = "".join(u.content.text for u in editor.of("agent_message_chunk"))
+    assert said.startswith("spark: ignoring the project files of ")
+    assert ".spark/config.toml" in said and "spark trust" in said
+    assert said.count("ignoring the project files") == 1  # once per session

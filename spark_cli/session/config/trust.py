@@ -67,7 +67,7 @@ class TrustState:
 
 
 def project_files(root: Path) -> list[str]:
-    """The repo's files trust covers, relative to ``root``, sorted (no symlinked folders)."""
+    """The files trust covers, relative to ``root``, sorted (sub-folder links not followed)."""
     base = Path(root)
     found = [PROJECT_CONFIG] if (base / PROJECT_CONFIG).is_file() else []
     for folder in PROJECT_FOLDERS:

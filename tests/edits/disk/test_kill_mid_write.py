@@ -31,7 +31,7 @@ CHILD = textwrap.dedent("""
     def body(version):
         return f"version {version}\\n" + f"line of version {version:06d}\\n" * %(lines)d
 
-    applier = Applier(root, undo_dir=root / UNDO)
+    applier = Applier(root, undo_dir=root / ".spark" / "undo")
     print("ready", flush=True)
     version = int((root / names[0]).read_text().split("\\n", 1)[0].split()[1])
     for step in range(10_000):

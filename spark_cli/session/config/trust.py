@@ -10,15 +10,11 @@ as untrusted and `TrustState.problem` says why.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
-import time
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from spark_cli.edits.disk.atomic import write_atomic
 from spark_cli.record import record
 from spark_cli.session.state_dir import state_base
 
@@ -29,7 +25,8 @@ PROJECT_FOLDERS = (".spark/commands", ".spark/hooks", ".spark/skills", ".claude/
 """Folders whose files trust covers (read by later features; covered already)."""
 MAX_FILES = 500
 TRUST_HINT = "spark trust"
-Status = Literal["none", "trusted", "untrusted", "changed"]
+if TYPE_CHECKING:
+    Status = Literal["none", "trusted", "untrusted", "changed"]
 
 
 @record
@@ -82,6 +79,8 @@ def project_files(root: Path) -> list[str]:
 
 
 def _digest(root: Path, files: list[str]) -> str:
+    import hashlib  # deferred: only a repo with project files pays for it
+
     h = hashlib.sha256()
     for rel in files:
         try:
@@ -99,6 +98,8 @@ def store_path(env: Mapping[str, str] | None = None) -> Path:
 
 def _read_store(path: Path) -> dict[str, dict[str, object]]:
     """The store's repos; ``ValueError`` (the message says what) when it is not readable."""
+    import json  # deferred: only a repo with project files pays for it
+
     try:
         raw = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -155,6 +156,11 @@ def _stamp(path: Path) -> tuple[int, int, int]:
 def set_trust(state: TrustState, trusted: bool, env: Mapping[str, str] | None = None) -> Path:
     """Record (``trusted``) or forget the repo as ``state`` saw it; ``ValueError`` when the
     store cannot be read (it is left as it is) or written."""
+    import json  # deferred: spark trust and the TUI's question only
+    import time  # deferred: as json
+
+    from spark_cli.edits.disk.atomic import write_atomic  # deferred: as json
+
     path = store_path(env)
     repos = _read_store(path)
     if trusted:

@@ -18,6 +18,7 @@ from spark_cli.session.workspace.journal_dir import undo_dir
 
 if TYPE_CHECKING:
     from spark_cli.edits.apply.applier import Applier
+    from spark_cli.edits.disk.journal import BatchInfo
 
 
 PRIME_BYTES = 256 * 1024
@@ -61,9 +62,9 @@ class LazyApplier:
             budget -= len(text)
             prime(path, text)
 
-    def end(self) -> None:
-        if self._applier is not None:
-            self._applier.end_batch()
+    def end(self) -> BatchInfo | None:
+        """Close the turn's undo batch; it, or None when nothing was written."""
+        return self._applier.end_batch() if self._applier is not None else None
 
     @property
     def outcomes(self) -> list[Any]:

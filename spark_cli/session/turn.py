@@ -71,7 +71,9 @@ class TurnRun:
 
     def __init__(self, request: TurnRequest, applier: LazyApplier, steers: SteerLog,
                  feedback: list[str], *, provider: ProviderSettings,
-                 stopped: Callable[[], bool], tools: ToolLoop | None = None) -> None:
+                 stopped: Callable[[], bool], tools: ToolLoop | None = None,
+                 compact: Callable[[ToolLoop], AsyncIterator[SessionEvent]] | None = None,
+                 ) -> None:
         self.started = time.perf_counter()
         self.request = request
         self.applier = applier
@@ -90,6 +92,8 @@ class TurnRun:
         self.dropped = 0
         self.tools = tools
         """The turn's tool loop (None: the request declares no tools)."""
+        self.compact = compact
+        """Before each follow-up: compacts the conversation when a long turn needs it."""
         self.responding = False
         """A response is streaming (not the tools running between two)."""
         self.cut: tuple[TurnOutcome, str | None] | None = None
@@ -132,6 +136,12 @@ class TurnRun:
             if tools.budget_spent:
                 self.cut = ("incomplete", "max_tool_calls")
                 return
+            if self.compact is not None:
+                async for event in self.compact(tools):
+                    yield event
+                if self.stopped():  # Esc during the compaction: nothing more is sent
+                    self.cut = ("cancelled", None)
+                    return
             self.finished = None
             request = tools.follow_up(self.request)
 

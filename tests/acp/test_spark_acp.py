@@ -152,3 +152,34 @@ async def test_an_untrusted_project_config_is_ignored_and_the_first_answer_says_
     assert said.startswith("spark: ignoring the project files of ")
     assert ".spark/config.toml" in said and "spark trust" in said
     assert said.count("ignoring the project files") == 1  # once per session
+
+
+async def test_sessions_are_listed_and_unstable_methods_refused(repo: Path):
+    async with spark_acp(repo, Editor()) as conn:
+        first = (await conn.new_session(cwd=str(repo), mcp_servers=[])).session_id
+        second = (await conn.new_session(cwd=str(repo), mcp_servers=[])).session_id
+        listed = await conn.list_sessions(cwd=str(repo))
+        assert {s.session_id for s in listed.sessions} == {first, second}
+        assert {s.cwd for s in listed.sessions} == {str(repo)}
+        assert (await conn.list_sessions(cwd="/elsewhere")).sessions == []
+        for unstable in (conn.close_session(session_id=first),
+                         conn.fork_session(session_id=first, cwd=str(repo), mcp_servers=[])):
+            with pytest.raises(RequestError, match="Method not found"):
+                await unstable
+        assert len((await conn.list_sessions()).sessions) == 2
+
+
+async def test_compact_as_a_prompt_folds_the_older_turns_as_a_step(repo: Path):
+    editor = Editor()
+    async with spark_acp(repo, editor) as conn:
+        session = await conn.new_session(cwd=str(repo), mcp_servers=[])
+        for path in ("src/shop/cart.py", "src/shop/pricing.py", "web/cart.js"):
+            await conn.prompt(session_id=session.session_id, prompt=[text_block(f"explain {path}")])
+        done = await conn.prompt(session_id=session.session_id,
+                                 prompt=[text_block("/compact the cart")])
+        after = await conn.prompt(session_id=session.session_id,
+                                  prompt=[text_block("explain web/format.js")])
+    assert done.stop_reason == "end_turn" and after.stop_reason == "end_turn"
+    steps = [u for u in editor.updates if getattr(u, "tool_call_id", "").startswith("compaction")]
+    assert steps[0].title == "Compacting the conversation" and steps[-1].status == "completed"
+    assert "compacted 1 turn in" in steps[-1].content[0].content.text

@@ -26,7 +26,7 @@ def project_lines(state: TrustState, env: Mapping[str, str]) -> list[str]:
     path = project_config_path(root)
     if not path.is_file():
         return lines
-    from spark_cli.mcp.config import McpConfigError, read_servers  # deferred: only shown here
+    from spark_cli.mcp.mcp_config import McpConfigError, read_servers  # deferred: only shown here
 
     try:
         layer = parse_file(path, "project file", user_config_path(env))

@@ -129,6 +129,17 @@ class Settings:
     """The repo's trust (`trust.trust_state`): an untrusted project layer is not read."""
     ignored: tuple[str, ...] = ()
     """A project file's user-only keys that were left out, one warning each."""
+    command_env: tuple[str, ...] = ()
+    """Variables a command gets besides the core ones (``checks.command_env``); user config."""
+    sandbox_deny_read: tuple[str, ...] = ()
+    """Paths the sandbox hides besides the known credentials (``checks.confine``); user config."""
+    compact_at: float = 0.8
+    """Compact the conversation before a request passes this share of ``input_budget``."""
+    auto_compact: bool = True
+    compact_keep_turns: int = 2
+    """The latest turns a compaction keeps whole."""
+    compact_model: str | None = None
+    """The model that writes a compaction's summary (None: the session's own)."""
 
     @property
     def input_budget(self) -> int:
@@ -148,6 +159,10 @@ class Settings:
             "allow_syntax_errors": self.allow_syntax_errors, "tools": self.tools,
             "max_tool_calls": self.max_tool_calls, "commands": self.commands,
             "allowed_commands": list(self.allowed_commands),
+            "command_env": list(self.command_env),
+            "sandbox_deny_read": list(self.sandbox_deny_read), "compact_at": self.compact_at,
+            "auto_compact": self.auto_compact, "compact_keep_turns": self.compact_keep_turns,
+            "compact_model": self.compact_model,
         }
 
 
@@ -201,6 +216,11 @@ def load_settings(root: Path, flags: Mapping[str, object] | None = None,
         allowed_commands=tuple(resolved["allowed_commands"]),
         trust=trust_state(root, env),
         ignored=tuple(line for layer in layers for line in layer.ignored),
+        command_env=tuple(resolved["command_env"]),
+        sandbox_deny_read=tuple(resolved["sandbox_deny_read"]),
+        compact_at=float(resolved["compact_at"]), auto_compact=resolved["auto_compact"],
+        compact_keep_turns=resolved["compact_keep_turns"],
+        compact_model=resolved["compact_model"],
     )
 
 
@@ -227,7 +247,8 @@ def _resolve(chosen: Preset, layers: list[Layer]) -> tuple[dict[str, Any], dict[
         "context_window": DEFAULT_CONTEXT_WINDOW, "max_output_tokens": DEFAULT_MAX_OUTPUT_TOKENS,
         "idle_timeout": DEFAULT_IDLE_TIMEOUT, "first_token_timeout": None, "test_command": None,
         "allow_syntax_errors": False, "tools": True, "max_tool_calls": DEFAULT_MAX_TOOL_CALLS,
-        "commands": "ask", "allowed_commands": (),
+        "commands": "ask", "allowed_commands": (), "command_env": (), "sandbox_deny_read": (),
+        "compact_at": 0.8, "auto_compact": True, "compact_keep_turns": 2, "compact_model": None,
     }
     sources = {key: f"preset {name}" if key in PROVIDER_KEYS else "default" for key in resolved}
     for key, value, source in overlay(layers, name):

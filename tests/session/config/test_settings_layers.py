@@ -142,6 +142,10 @@ def test_env_provider_and_base_url(home: Path) -> None:
     ("allow_syntax_errors = 1\n", "'allow_syntax_errors' must be a boolean"),
     ("context_window = true\n", "'context_window' must be an integer, not bool"),
     ("idle_timeout = -1\n", "'idle_timeout' must be greater than 0"),
+    ("compact_at = 1.5\n", "'compact_at' must be a number between 0 and 1 (a share of the "
+                           "window), not 1.5"),
+    ("compact_at = 0\n", "'compact_at' must be greater than 0"),
+    ("compact_keep_turns = -1\n", "'compact_keep_turns' must be 0 or more"),
     ("edit_format = 'udiff'\n", "'edit_format' must be one of search_replace, apply_patch"),
     ("provider = 'anthropic'\n", "unknown provider 'anthropic'"),
     ("api_key = 'sk-xyz'\n", "not read from config files"),
@@ -200,3 +204,26 @@ def test_a_config_file_that_is_not_utf8_is_named(home: Path) -> None:
     with pytest.raises(SettingsError) as info:
         load_settings(home / "repo", env=_env(home))
     assert str(path) in str(info.value) and "not valid TOML" in str(info.value)
+
+
+def test_command_env_and_sandbox_deny_read_from_the_user_file(home: Path) -> None:
+    _user(home, 'command_env = ["GOPATH", "MY_TOOL_HOME"]\n'
+                'sandbox_deny_read = ["~/.config/op", "/srv/keys"]\n')
+    settings = load_settings(home / "repo", env=_env(home))
+    assert settings.command_env == ("GOPATH", "MY_TOOL_HOME")
+    assert settings.sandbox_deny_read == ("~/.config/op", "/srv/keys")
+    assert settings.as_dict()["command_env"] == ["GOPATH", "MY_TOOL_HOME"]
+    assert load_settings(home / "repo", env=_env(home / "none")).command_env == ()
+
+
+@pytest.mark.parametrize(("text", "said"), [
+    ('command_env = ["OK", "NOT A NAME"]', "'command_env' must be a list of environment "
+                                           "variable names"),
+    ('command_env = "GOPATH"', "'command_env' must be a list"),
+    ('sandbox_deny_read = ["relative/path"]', "'sandbox_deny_read' must be a list of absolute "
+                                              "or ~/ paths"),
+])
+def test_bad_command_env_or_deny_read_names_the_key(home: Path, text: str, said: str) -> None:
+    path = _user(home, text + "\n")
+    with pytest.raises(SettingsError, match=f"{path}: {said}"):
+        load_settings(home / "repo", env=_env(home))

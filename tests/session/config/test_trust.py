@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from trusting import state_env, trust
 
-from spark_cli.mcp.config import read_servers
+from spark_cli.mcp.mcp_config import read_servers
 from spark_cli.session.config.layers import config_files
 from spark_cli.session.config.settings import load_settings
 from spark_cli.session.config.trust import project_files, set_trust, store_path, trust_state

@@ -17,6 +17,7 @@ from spark_cli.cli.main import app
 from spark_cli.edits.disk.journal import Journal
 from spark_cli.session.workspace.changes import session_diff, undo_last_batch
 from spark_cli.session.workspace.journal_dir import undo_dir
+from spark_cli.session.workspace.rewind_code import rewind_code
 from spark_cli.session.workspace.store import state_base
 
 EVIL = b"echo pwned\n"
@@ -115,4 +116,11 @@ def test_spark_undo_refuses_naming_the_entry(repo: Path) -> None:
     result = CliRunner().invoke(app, ["undo", "--root", str(repo)])
     assert result.exit_code == 1
     assert "'../victim'" in result.output and "nothing was restored" in result.output
+    _intact(repo)
+
+
+def test_rewind_refuses_an_entry_outside_the_repo_too(repo: Path) -> None:
+    _forge(repo, path="../victim")
+    done = rewind_code(repo, 0.0, force=True)
+    assert done.status == "refused" and "'../victim'" in done.message
     _intact(repo)

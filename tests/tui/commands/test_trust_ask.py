@@ -11,7 +11,7 @@ from waiting import wait_until
 
 from spark_cli.session.config.trust import trust_state
 from spark_cli.tui.app import SparkApp
-from spark_cli.tui.commands.approval import ApprovalBar
+from spark_cli.tui.commands.approval_bar import ApprovalBar
 from spark_cli.tui.transcript.transcript import Transcript
 
 MakeApp = Callable[..., Awaitable[SparkApp]]

@@ -1,7 +1,7 @@
 """Add a parameter and update the callers: the definition changes, and so does every call.
 
 The definition is changed by the rules brain
-(:func:`rules.op_definitions.add_parameter_in`); the call sites are the callees that the
+(:func:`rules.ops.op_definitions.add_parameter_in`); the call sites are the callees that the
 rename logic (:mod:`rules.rename_refs`) says are the function (``foo(…)``, ``self.foo(…)``;
 not ``other.foo(…)``), in every file of the request.
 """
@@ -19,7 +19,7 @@ from spark_cli.engine.brains.code.trees import (
     parse,
 )
 from spark_cli.engine.brains.rules.instruction_parser import Instruction
-from spark_cli.engine.brains.rules.op_definitions import with_parameter
+from spark_cli.engine.brains.rules.ops.op_definitions import with_parameter
 from spark_cli.engine.brains.rules.rename_refs import MEMBER_ACCESS, FileRefs, Symbol
 from spark_cli.engine.brains.rules.results import OpResult, plural
 

@@ -2,7 +2,7 @@
 
 Only when the request declares ``run_command``. No run yet this turn: a preamble and the
 call; its output back: a short answer on what happened. ``fix_tests`` goes on when the run
-shows a name left stale by a rename (:mod:`op_stale_names`): it edits and runs the tests
+shows a name left stale by a rename (:mod:`ops.op_stale_names`): it edits and runs the tests
 once more. The test command is :func:`test_command`'s.
 """
 
@@ -20,7 +20,7 @@ from spark_cli.engine.brains.code.command_results import (
 from spark_cli.engine.brains.code.lookups import Lookup, ReadWindows, call, lookups
 from spark_cli.engine.brains.rules.instruction_parser import Instruction
 from spark_cli.engine.brains.rules.looking import Look
-from spark_cli.engine.brains.rules.op_stale_names import fix_stale
+from spark_cli.engine.brains.rules.ops.op_stale_names import fix_stale
 from spark_cli.engine.brains.rules.results import CannotHelp, plural, render_result
 from spark_cli.engine.brains.rules.workspace import files_and_reads
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from spark_cli.record import record
-from spark_cli.session.state_dir import state_base
+from spark_cli.session.config.state_dir import state_base
 
 TRUST_FILE = "trust.json"
 PROJECT_CONFIG = ".spark/config.toml"

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from spark_cli.session.state_dir import state_base
+from spark_cli.session.config.state_dir import state_base
 from spark_cli.session.workspace.store import repo_slug
 
 

@@ -13,7 +13,7 @@ import os
 
 from rich.text import Text
 
-from spark_cli.session.approval import Decision
+from spark_cli.session.actions.approval import Decision
 from spark_cli.session.config.project_view import project_lines
 from spark_cli.session.config.trust import TrustState, set_trust
 from spark_cli.tui.commands.approval_bar import ApprovalBar

@@ -25,6 +25,7 @@ COMMAND_MODULES = {
     "edit": "edit.edit_cmd",
     "config": "config_cmd",
     "trust": "trust_cmd",
+    "commands": "commands_cmd",
     "engine": "engine_cmd",
     "bench": "bench_cmd",
     "acp": "acp_cmd",

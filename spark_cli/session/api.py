@@ -10,7 +10,7 @@ an event's class name or probes a session with ``getattr``.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Collection, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -90,6 +90,10 @@ class SessionApi(Protocol):
 
     def configure(self, settings: Settings) -> None:
         """Use ``settings`` from the next turn on; the conversation carries over."""
+
+    async def expand_command(self, line: str, reserved: Collection[str] = ()) -> str | None:
+        """The text a ``/name args`` line of the user's prompt files sends, its ``!`` lines
+        run through the orchestrator (None: no such file; ``reserved``: built-in names)."""
 
     def start_servers(self) -> None:
         """Start the configured MCP servers in the background (call once the first request

@@ -9,7 +9,7 @@ and nothing is sent) and runs it as a :class:`spark_cli.session.turn.TurnRun`.
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Collection, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -417,6 +417,14 @@ class Session:
         self._turn_compaction = None
         self.marks = run.marks
         return run
+
+    async def expand_command(self, line: str, reserved: Collection[str] = ()) -> str | None:
+        # deferred: a line that starts with "/" only
+        from spark_cli.session.actions.orchestrator import Orchestrator
+        from spark_cli.session.extensions.prompt_files import expand_line
+
+        policy = Orchestrator(self.root, self.settings, self.approver, self.interrupt)
+        return await expand_line(line, self.root, policy, reserved)
 
     def start_servers(self) -> None:
         self.servers.start()

@@ -28,6 +28,7 @@ from textual.widgets import Static, TextArea
 
 from spark_cli.session.api import ChannelError
 from spark_cli.session.events import CompactionFinished, TurnFailed
+from spark_cli.session.extensions.prompt_files import find_command, load_commands
 from spark_cli.session.interaction import (
     Interaction,
     InteractionEvent,
@@ -38,7 +39,7 @@ from spark_cli.tui.commands.approval_bar import ApprovalBar, TuiApprover
 from spark_cli.tui.commands.context_files import ContextFiles
 from spark_cli.tui.commands.copying import line_count
 from spark_cli.tui.commands.queue_panel import QueuePanel, queue_text
-from spark_cli.tui.commands.slash import Commands
+from spark_cli.tui.commands.slash import RESERVED, Commands
 from spark_cli.tui.commands.test_command import TestRunner
 from spark_cli.tui.commands.tool_calls import CallOutputs
 from spark_cli.tui.commands.trust_ask import ask_trust
@@ -196,10 +197,24 @@ class SparkApp(App[int]):
         text = message.text
         self.query_one(Transcript).follow()  # what is sent shows, wherever the user had scrolled
         if text.strip().startswith("/"):
-            await self.commands.run(text.strip())
+            if find_command(text.strip(), load_commands(self.session.root, RESERVED)) is None:
+                await self.commands.run(text.strip())
+            else:  # its ! lines may ask: the screen goes on meanwhile
+                self.run_worker(self._expanded(text))
             return
+        self._send(text, text)
+
+    async def _expanded(self, typed: str) -> None:
+        try:
+            text = await self.session.expand_command(typed.strip(), RESERVED)
+        except ValueError as exc:  # a broken prompt file: nothing is sent
+            self.commands.out.note(f"✗ {exc}", "red")
+            return
+        self._send(text or typed, typed)
+
+    def _send(self, text: str, typed: str) -> None:
         if text.strip():
-            self.query_one(Prompt).remember(text)
+            self.query_one(Prompt).remember(typed)
             self.sent_text = text
             self.keeper.prompt_sent(text)
             self.assist.attach(text)

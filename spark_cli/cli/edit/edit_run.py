@@ -65,6 +65,13 @@ def _prepared_turn(settings: Settings, root: Path, files: Sequence[str], instruc
         from spark_cli.cli.edit.asking import terminal_approver  # deferred: launch -> request
 
         session.set_approver(terminal_approver())
+    if instruction.lstrip().startswith("/"):  # a prompt file's command: its text is the ask
+        import asyncio  # deferred: launch -> request (a prompt file's command only)
+
+        try:
+            instruction = asyncio.run(session.expand_command(instruction.strip())) or instruction
+        except ValueError as exc:  # a broken prompt file: nothing is sent
+            raise UsageError(str(exc)) from None
     if settings.provider.kind == "mock":
         failed = session.prepare(instruction, list(files))
     else:  # counted by the server's tokenizer where it has one

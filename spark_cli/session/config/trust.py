@@ -21,7 +21,7 @@ from spark_cli.session.config.state_dir import state_base
 TRUST_FILE = "trust.json"
 PROJECT_CONFIG = ".spark/config.toml"
 PROJECT_FOLDERS = (".spark/commands", ".spark/hooks", ".spark/skills", ".claude/commands",
-                   ".agents/skills")
+                   ".claude/skills", ".agents/skills")
 """Folders whose files trust covers (read by later features; covered already)."""
 MAX_FILES = 500
 TRUST_HINT = "spark trust"

@@ -66,6 +66,8 @@ CATALOG: tuple[CommandInfo, ...] = (
     CommandInfo("help", "", "keys and commands"),
     CommandInfo("quit", "", "quit, as Ctrl+Q (/exit too)"),
 )
+RESERVED = frozenset({info.name for info in CATALOG} | {"exit"})
+"""Built-in names: a prompt file with one of them is ``/user:NAME``."""
 KEYS = (
     "Enter send · while it streams: Enter redirects, Tab queues, Esc interrupts",
     "Ctrl+J / Alt+Enter new line · Up/Down prompt history · Ctrl+R search it · PgUp/PgDn scroll",

@@ -15,7 +15,9 @@ from typing import Any
 
 from spark_cli.session.api import SessionApi
 from spark_cli.session.config.presets import PRESETS
+from spark_cli.session.extensions.prompt_files import load_commands
 from spark_cli.tui.commands.context_files import ContextFiles, mentioned_paths
+from spark_cli.tui.commands.slash import RESERVED, CommandInfo
 from spark_cli.tui.output import Output
 from spark_cli.tui.prompt.completion import Completer, Sources, model_names
 from spark_cli.tui.prompt.popup import Popup
@@ -37,7 +39,8 @@ class PromptAssist:
         self.paths = RepoPaths(session, spawn, self.update)
         self.completer = Completer(Sources(
             paths=self.paths.matcher, context=files.files, models=self._models,
-            providers=lambda: list(PRESETS)))
+            providers=lambda: list(PRESETS), extra=self._prompt_files))
+        self._files: list[CommandInfo] = []
         self._prompt: Prompt | None = None
         self._popup: Popup | None = None
 
@@ -84,6 +87,14 @@ class PromptAssist:
             problem = self.files.add(path)
             self.out.note(f"✗ @{path}: {problem}" if problem else f"attached {path}",
                           "red" if problem else "green")
+
+    def _prompt_files(self, fresh: bool) -> list[CommandInfo]:
+        """The user's prompt files as commands, read again as a command starts (``/``)."""
+        if fresh:
+            self._files = [CommandInfo(c.name, c.argument_hint, f"broken: {c.problem}"
+                                       if c.problem else c.description or "(prompt file)")
+                           for c in load_commands(self.session.root, RESERVED)]
+        return self._files
 
     def _models(self) -> list[str]:
         provider = self.session.settings.provider

@@ -46,6 +46,8 @@ class Sources:
     """The files in the context (``/drop``)."""
     models: Callable[[], Sequence[str]]
     providers: Callable[[], Sequence[str]]
+    extra: Callable[[bool], Sequence[CommandInfo]] = lambda fresh: ()
+    """The user's prompt files as commands (``fresh``: read them again)."""
 
 
 class Completer:
@@ -134,7 +136,7 @@ class Completer:
             return []
         name, space, rest = before[1:].partition(" ")
         if not space:
-            return _commands(name.lower())
+            return _commands(name.lower(), self.sources.extra(not name))
         info = next((c for c in CATALOG if c.name == name.lower()), None)
         if info is None or not info.completes:
             return []
@@ -169,8 +171,8 @@ def model_names(provider: str, current: str, *more: str) -> list[str]:
     return list(dict.fromkeys(m for m in (current, *known, *more) if m))
 
 
-def _commands(typed: str) -> list[Choice]:
-    by_name = {info.name: info for info in CATALOG}
+def _commands(typed: str, extra: Sequence[CommandInfo] = ()) -> list[Choice]:
+    by_name = {info.name: info for info in (*CATALOG, *extra)}
     return [_command_choice(by_name[name]) for name in _ranked(list(by_name), typed)]
 
 

@@ -1,0 +1,38 @@
+"""`spark commands`: the user's prompt files as slash commands, each with the file it is from.
+
+A broken one (its front matter, a name already taken) is listed with why; the others work.
+Untrusted project folders are named on stderr, and left out.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import typer
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("commands")
+    def commands_command(
+        root: Path | None = typer.Option(None, "--root", help="Repo root (default: the repo "
+                                                              "of cwd)."),
+    ) -> None:
+        """List your slash commands (prompt files) and skills, and the files they come from."""
+        # deferred: spark --help
+        from spark_cli.session.config.trust import trust_state
+        from spark_cli.session.extensions.prompt_files import PROJECT_COMMANDS, load_commands
+        from spark_cli.tui.commands.slash import RESERVED
+        from spark_cli.tui.setup import project_root
+
+        base = project_root(root or Path.cwd())
+        state = trust_state(base, os.environ)
+        if not state.trusted and any((base / f).is_dir() for f in PROJECT_COMMANDS):
+            typer.echo(f"spark: {state.line()}", err=True)
+        found = load_commands(base, RESERVED)
+        if not found:
+            typer.echo("no prompt files (see docs/extensions.md)")
+        for command in found:
+            what = f"BROKEN: {command.problem}" if command.problem else command.description
+            name = f"/{command.name} {command.argument_hint}".rstrip()
+            typer.echo(f"{name:<28} {what}\n{'':<28} {command.path}")

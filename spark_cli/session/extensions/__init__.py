@@ -1,0 +1,1 @@
+"""The user's own extensions in the shapes of Claude Code and Codex: prompts, skills, hooks."""

@@ -1,0 +1,184 @@
+"""The user's own slash commands: Markdown prompt files, as Claude Code and Codex keep them.
+
+Folders (first wins on a name): the project's ``.spark/commands/`` and ``.claude/commands/``
+(only under the project's trust), the user's ``$SPARK_CONFIG_DIR/commands/`` and Codex's
+``~/.codex/prompts/`` (``/prompts:NAME``). ``review.md`` is ``/review``; ``frontend/review.md``
+is ``/frontend:review``; a name a built-in holds is ``/user:NAME``. An optional YAML front
+matter gives ``description``, ``argument-hint``, ``model``; a broken one marks that file
+(``problem``) and the others still work. `expand` fills ``$ARGUMENTS`` and ``$1``..``$9``;
+`run_bangs` replaces each ``!`cmd``` line with its output, run through the orchestrator.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+from collections.abc import Collection, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from spark_cli.record import record
+from spark_cli.session.config.layers import user_config_path
+from spark_cli.session.config.trust import trust_state
+
+if TYPE_CHECKING:
+    from spark_cli.session.actions.orchestrator import Orchestrator
+
+PROJECT_COMMANDS = (".spark/commands", ".claude/commands")
+_ARG = re.compile(r"\$(ARGUMENTS|[1-9])")
+_BANG = re.compile(r"!`([^`]+)`")
+BANG_BUDGET = 8_000
+MAX_BYTES = 256 * 1024
+
+
+@record
+class PromptCommand:
+    """One prompt file: its command ``name`` (no slash), where it is, its front matter."""
+
+    name: str
+    path: str
+    description: str = ""
+    argument_hint: str = ""
+    model: str = ""
+    body: str = ""
+    problem: str = ""
+    """Why it cannot be used (broken front matter, unreadable, a name already taken)."""
+
+
+def front_matter(text: str) -> tuple[dict[str, object], str]:
+    """The YAML front matter (``---`` lines around it) and the body; ``ValueError`` says
+    what is wrong with a broken one."""
+    lines = text.split("\n")
+    if lines[0].strip() != "---":
+        return {}, text
+    end = next((i for i, line in enumerate(lines[1:], 1) if line.strip() == "---"), 0)
+    if not end:
+        raise ValueError("front matter: no closing '---' line")
+    import yaml  # deferred: only a prompt file with front matter pays for it
+
+    try:
+        data = yaml.safe_load("\n".join(lines[1:end])) or {}
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" (line {mark.line + 2})" if mark is not None else ""
+        raise ValueError(f"front matter: {getattr(exc, 'problem', None) or exc}{where}") from None
+    if not isinstance(data, dict):
+        raise ValueError("front matter: not a mapping of keys")
+    return data, "\n".join(lines[end + 1:]).lstrip("\n")
+
+
+def home(env: Mapping[str, str]) -> Path:
+    return Path(env.get("HOME") or os.path.expanduser("~"))
+
+
+def command_folders(root: Path, env: Mapping[str, str]) -> list[tuple[Path, str, bool]]:
+    """(folder, name prefix, from the repo) in the order a name is looked up."""
+    codex = Path(env.get("CODEX_HOME") or home(env) / ".codex") / "prompts"
+    return [*((Path(root) / f, "", True) for f in PROJECT_COMMANDS),
+            (user_config_path(env).parent / "commands", "", False), (codex, "prompts:", False)]
+
+
+def load_commands(root: Path, reserved: Collection[str] = (),
+                  env: Mapping[str, str] | None = None) -> list[PromptCommand]:
+    """Every prompt file, sorted by name (untrusted project folders left out)."""
+    env = os.environ if env is None else env
+    trusted: bool | None = None
+    found: dict[str, PromptCommand] = {}
+    extra: list[PromptCommand] = []
+    for folder, prefix, repo in command_folders(root, env):
+        if not folder.is_dir():
+            continue
+        if repo and trusted is None:
+            trusted = trust_state(root, env).trusted
+        if repo and not trusted:
+            continue
+        for path in sorted(folder.rglob("*.md")):
+            name = prefix + path.relative_to(folder).with_suffix("").as_posix().replace("/", ":")
+            name = f"user:{name}" if name.lower() in reserved else name
+            command = read_command(name, path)
+            if name in found:
+                extra.append(PromptCommand(name, str(path),
+                                           problem=f"not used: {found[name].path} has the name"))
+            else:
+                found[name] = command
+    return sorted([*found.values(), *extra], key=lambda c: c.name)
+
+
+def read_command(name: str, path: Path) -> PromptCommand:
+    try:
+        with path.open("rb") as handle:
+            text = handle.read(MAX_BYTES).decode("utf-8")
+        meta, body = front_matter(text)
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) else str(exc)
+        return PromptCommand(name, str(path), problem=why or "cannot be read")
+    field = {k: " ".join(str(v).split()) for k, v in meta.items() if v is not None}
+    return PromptCommand(name, str(path), field.get("description", ""),
+                         field.get("argument-hint", ""), field.get("model", ""), body)
+
+
+def find_command(line: str,
+                 commands: Collection[PromptCommand]) -> tuple[PromptCommand, str] | None:
+    """The command ``/name args`` calls and its argument string (None: not a prompt file's)."""
+    if not line.startswith("/"):
+        return None
+    head, _, arguments = line[1:].partition(" ")
+    for name in (head, head.removeprefix("user:")):
+        for command in commands:
+            if command.name == name and not command.problem.startswith("not used"):
+                return command, arguments.strip()
+    return None
+
+
+def expand(command: PromptCommand, arguments: str) -> str:
+    """The body with ``$ARGUMENTS`` and ``$1``..``$9`` filled (the arguments appended when
+    the body names none)."""
+    try:
+        words = shlex.split(arguments)
+    except ValueError:
+        words = arguments.split()
+
+    def fill(match: re.Match[str]) -> str:
+        key = match.group(1)
+        if key == "ARGUMENTS":
+            return arguments
+        return words[int(key) - 1] if int(key) <= len(words) else ""
+
+    text = _ARG.sub(fill, command.body)
+    if arguments and not _ARG.search(command.body):
+        text = f"{text.rstrip()}\n\nARGUMENTS: {arguments}"
+    return text
+
+
+async def run_bangs(text: str, policy: Orchestrator, timeout: float = 60.0) -> str:
+    """``text`` with each line that is only ``!`cmd``` replaced by the command's result, run
+    as the model's ``run_command`` is (the same approval, sandbox, environment and mask)."""
+    from spark_cli.checks.command_run import format_run  # deferred: a prompt with ! lines
+    from spark_cli.checks.runner import COMMAND_HEAD_BYTES, COMMAND_TAIL_BYTES
+    from spark_cli.session.actions.orchestrator import Action
+
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        match = _BANG.fullmatch(line.strip())
+        if match is None:
+            continue
+        command = match.group(1)
+        need = await policy.clear(Action("command", command))
+        if need is None or need.verdict != "run":
+            lines[i] = f"[{command}: not run: {need.reason if need else 'stopped'}]"
+            continue
+        run = await policy.run_line(command, need.sandbox, timeout=timeout,
+                                    head_bytes=COMMAND_HEAD_BYTES, tail_bytes=COMMAND_TAIL_BYTES)
+        lines[i] = f"$ {command}\n{format_run(run, BANG_BUDGET).rstrip()}"
+    return "\n".join(lines)
+
+
+async def expand_line(line: str, root: Path, policy: Orchestrator,
+                      reserved: Collection[str] = ()) -> str | None:
+    """The text a ``/name args`` line of a prompt file sends (None: not one); ``ValueError``
+    when that file is broken."""
+    found = find_command(line.strip(), load_commands(root, reserved))
+    if found is not None and found[0].problem:
+        raise ValueError(f"/{found[0].name} ({found[0].path}) is broken: {found[0].problem}")
+    return None if found is None else await run_bangs(expand(*found), policy)

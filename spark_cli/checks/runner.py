@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import codecs
+import contextlib
 import os
 import re
 import shlex
@@ -150,7 +151,7 @@ def _signal_group(pid: int, sig: int) -> bool:
     return True
 
 
-async def _end_group(pid: int, exited: asyncio.Future[None], pump: asyncio.Future[None]) -> None:
+async def _end_group(pid: int, exited: asyncio.Future[None], pump: asyncio.Future[Any]) -> None:
     """SIGTERM to the whole group; SIGKILL to whatever is left once the command has exited and
     its pipe has closed (every writer gone), or ``_KILL_GRACE`` later. (Not a poll of the
     group: an orphan nobody reaps stays in it as a zombie.)"""
@@ -166,7 +167,7 @@ async def _pump(stream: asyncio.StreamReader, relay: _Relay) -> None:
     relay.feed(b"", final=True)
 
 
-async def _watch(exited: asyncio.Future[None], pump: asyncio.Future[None],
+async def _watch(exited: asyncio.Future[None], pump: asyncio.Future[Any],
                  stopping: asyncio.Future[Any] | None, timeout: float) -> Ended:
     """How the run ends: the command exits, ``stop`` is set, or the time is up."""
     loop = asyncio.get_running_loop()
@@ -187,13 +188,15 @@ async def _watch(exited: asyncio.Future[None], pump: asyncio.Future[None],
 
 
 async def _run(argv: list[str], root: Path, env: Mapping[str, str], timeout: float,
-               stop: asyncio.Event | None, relay: _Relay) -> tuple[Ended, int | None, float]:
+               stop: asyncio.Event | None, relay: _Relay, stdin: bytes | None = None,
+               errors: _Relay | None = None) -> tuple[Ended, int | None, float]:
     """Run ``argv`` in its own session and process group; when it exits, is stopped or runs
     out of time, end whatever is left of its group. Returns how it ended, the exit status
     (None when killed) and the duration. Cancelling the caller ends the group too.
 
-    The argv starts in ``root`` with stdin closed and no controlling terminal; stdout and
-    stderr share one pipe (interleaved as they came), read through `_Relay`. The end is
+    The argv starts in ``root`` with stdin closed (or fed ``stdin``) and no controlling
+    terminal; stdout and stderr share one pipe (interleaved as they came), read through
+    `_Relay` (stderr through ``errors`` when given: a hook's). The end is
     SIGTERM to the whole group and, ``_KILL_GRACE`` later, SIGKILL: nothing started in the
     group outlives the call (docs/tools.md, Running, says what can escape)."""
     started = time.perf_counter()
@@ -201,8 +204,9 @@ async def _run(argv: list[str], root: Path, env: Mapping[str, str], timeout: flo
     try:
         transport, protocol = await loop.subprocess_exec(
             lambda: _Protocol(limit=_READ_SIZE, loop=loop), *argv, cwd=root, env=dict(env),
-            stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT, start_new_session=True)
+            stdin=asyncio.subprocess.DEVNULL if stdin is None else asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE, start_new_session=True,
+            stderr=asyncio.subprocess.STDOUT if errors is None else asyncio.subprocess.PIPE)
     except OSError as exc:
         why = (f"{argv[0]}: not found" if isinstance(exc, FileNotFoundError)
                else f"{argv[0]}: cannot start ({exc.strerror or exc})")
@@ -211,7 +215,14 @@ async def _run(argv: list[str], root: Path, env: Mapping[str, str], timeout: flo
         return "exit", EXIT_NOT_FOUND, time.perf_counter() - started
     assert protocol.stdout is not None
     pid, exited = transport.get_pid(), protocol.exited
-    pump = asyncio.ensure_future(_pump(protocol.stdout, relay))
+    pumps = [_pump(protocol.stdout, relay)]
+    if errors is not None and protocol.stderr is not None:
+        pumps.append(_pump(protocol.stderr, errors))
+    if stdin is not None and protocol.stdin is not None:
+        with contextlib.suppress(OSError):  # a command that does not read its stdin
+            protocol.stdin.write(stdin)
+            protocol.stdin.close()
+    pump = asyncio.ensure_future(asyncio.gather(*pumps))
     stopping = asyncio.ensure_future(stop.wait()) if stop is not None else None
     try:
         ended = await _watch(exited, pump, stopping, timeout)
@@ -253,6 +264,19 @@ async def run_command(command: str, root: Path, *, timeout: float, env: Mapping[
                                        _Relay(kept, on_output, masker))
     return CommandRun(command, ended, code, duration, "".join(kept.head), "".join(kept.tail),
                       kept.cut_bytes, kept.cut_lines, timeout, sandbox is not None)
+
+
+async def run_hook(command: str, root: Path, stdin: bytes, *, timeout: float,
+                   env: Mapping[str, str], cap_bytes: int) -> tuple[CommandRun, str]:
+    """Run a hook (the user's own shell line, unsandboxed, with ``env`` as it is) fed
+    ``stdin``: its run (stdout, head and tail within ``cap_bytes``) and its stderr (capped
+    alike); ended, as a command is, by its timeout."""
+    kept, err = Kept(cap_bytes // 2, cap_bytes // 2), Kept(cap_bytes // 2, cap_bytes // 2)
+    ended, code, duration = await _run(["/bin/sh", "-c", command], root, env, timeout, None,
+                                       _Relay(kept, None, None), stdin, _Relay(err, None, None))
+    run = CommandRun(command, ended, code, duration, "".join(kept.head), "".join(kept.tail),
+                     kept.cut_bytes, kept.cut_lines, timeout)
+    return run, "".join(err.head) + ("\n[… cut …]\n" if err.cut_bytes else "") + "".join(err.tail)
 
 
 async def run_tests(command: TestCommand, root: Path, *,

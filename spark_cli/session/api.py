@@ -95,6 +95,10 @@ class SessionApi(Protocol):
         """The text a ``/name args`` line of the user's prompt files sends, its ``!`` lines
         run through the orchestrator (None: no such file; ``reserved``: built-in names)."""
 
+    def hooks_status(self) -> list[str]:
+        """``/hooks``: each configured hook, where from, and its last result."""
+        ...
+
     def start_servers(self) -> None:
         """Start the configured MCP servers in the background (call once the first request
         left, or the prompt showed: never on the way there)."""

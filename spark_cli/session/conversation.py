@@ -29,6 +29,7 @@ from spark_cli.session.context.scan import scan
 from spark_cli.session.context.targets import RequestError
 from spark_cli.session.context.tool_outputs import items_tokens
 from spark_cli.session.events import CommandFinished, SessionEvent, TurnCompleted, TurnFailed
+from spark_cli.session.extensions.hooks import Hooks
 from spark_cli.session.lazy_applier import LazyApplier
 from spark_cli.session.marks import TurnMarks
 from spark_cli.session.servers import McpServers
@@ -102,6 +103,10 @@ class Session:
         self.marks = TurnMarks()
         self.context_tokens = 0
         self.context: ContextReport | None = None
+        self.hooks = Hooks(self.root)
+        """The user's hooks (``[[hooks.EVENT]]``), read when a turn first needs them."""
+        self._stop_rounds = 0  # this turn's Stop hooks that sent the model back
+        self._hooked: str | None = None  # an instruction the prompt hooks saw (``submit``)
 
     @property
     def streaming(self) -> bool:
@@ -246,6 +251,16 @@ class Session:
             return prepared[3]
         return self._build(instruction, files)
 
+    async def submit(self, instruction: str) -> str | TurnFailed:
+        """The instruction as SessionStart and UserPromptSubmit hooks leave it, or why one
+        blocked it; ``run_turn`` with the text returned runs them no more."""
+        self.hooks.secrets = self.settings.provider.secrets
+        text, blocked = await self.hooks.prompt(instruction, not self.turns)
+        if blocked is not None:
+            return TurnFailed("hook", f"a UserPromptSubmit hook blocked the message: {blocked}")
+        self._hooked = text
+        return text
+
     async def run_turn(self, instruction: str,
                        files: Sequence[str]) -> AsyncIterator[SessionEvent]:
         if self.streaming:
@@ -253,6 +268,13 @@ class Session:
         channel = self.channel
         if channel is None:
             raise RuntimeError("the session has no channel yet: attach one first")
+        if instruction != self._hooked:
+            hooked = await self.submit(instruction)
+            if isinstance(hooked, TurnFailed):  # nothing is sent
+                yield hooked
+                return
+            instruction = hooked
+        self._hooked = None
         try:
             built = self._take_prepared(instruction, files)
         except RequestError as exc:
@@ -293,6 +315,13 @@ class Session:
                 else built.input_tokens
             self._settings = beyond_hint(self.settings, sent) or self.settings
         yield run.result()
+        back = None if self._stop or run.failure is not None or self._stop_rounds >= \
+            self.settings.max_stop_hooks else await self.hooks.stop(self._stop_rounds > 0)
+        if back is not None:  # a Stop hook sends the model back to work
+            self._stop_rounds += 1
+            async for event in self.run_turn(back, files):
+                yield event
+        self._stop_rounds = 0
 
     async def _compact_first(self, instruction: str, files: Sequence[str], built: BuiltRequest,
                              rebuilt: list[BuiltRequest]) -> AsyncIterator[SessionEvent]:
@@ -410,7 +439,8 @@ class Session:
                              limit=self.settings.max_tool_calls, used=built.pieces,
                              cap=budget_of(self.settings).cap, warm=self._own_tools,
                              commands=commands, mcp=mcp,
-                             specs=self.servers.follow_up(built.request) if mcp else None)
+                             specs=self.servers.follow_up(built.request) if mcp else None,
+                             hooks=self.hooks)
         run = self._run = TurnRun(built.request, applier, self._steers, self._feedback,
                                   provider=self.settings.provider, stopped=lambda: self._stop,
                                   tools=tools, compact=lambda loop: self._compact_turn(built, loop))
@@ -425,6 +455,9 @@ class Session:
 
         policy = Orchestrator(self.root, self.settings, self.approver, self.interrupt)
         return await expand_line(line, self.root, policy, reserved)
+
+    def hooks_status(self) -> list[str]:
+        return self.hooks.lines()
 
     def start_servers(self) -> None:
         self.servers.start()

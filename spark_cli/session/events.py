@@ -234,6 +234,7 @@ FailureKind = Literal[
     "connection", "timeout", "protocol",
     # the request, before anything was sent (the caller's to fix)
     "budget", "binary", "encoding", "too_large", "not_found_file", "path",
+    "hook",  # the user's UserPromptSubmit hook blocked the message
 ]
 
 

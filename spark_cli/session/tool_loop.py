@@ -20,6 +20,7 @@ import threading
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from spark_cli.mcp.schema import PREFIX
 from spark_cli.protocol.channel import (
@@ -43,6 +44,9 @@ from spark_cli.session.servers import McpCalls
 from spark_cli.session.tool_access import RunTool, call_label, call_line
 from spark_cli.tools.defs import RUN_COMMAND
 from spark_cli.tools.model import ToolResult
+
+if TYPE_CHECKING:
+    from spark_cli.session.extensions.hooks import Hooks
 
 CANCELLED = "cancelled: the user interrupted the turn before this call finished"
 NOT_RUN = "not run: the turn ended before this call ran"
@@ -87,8 +91,11 @@ class ToolLoop:
     def __init__(self, root: Path, runner: RunTool, *, readable: Sequence[str], limit: int,
                  used: int, cap: int, warm: bool = True,
                  commands: CommandCalls | None = None, mcp: McpCalls | None = None,
-                 specs: Callable[[], tuple[ToolSpec, ...]] | None = None) -> None:
+                 specs: Callable[[], tuple[ToolSpec, ...]] | None = None,
+                 hooks: Hooks | None = None) -> None:
         self.root = root
+        self.hooks = hooks
+        """The user's PreToolUse and PostToolUse hooks, around every call."""
         self.runner = runner
         self.commands = commands
         """Runs ``run_command`` calls (None: a stray one is an unknown tool)."""
@@ -146,7 +153,8 @@ class ToolLoop:
                 not_run += 1
                 self._answer(call, OVER_BUDGET.format(limit=self.limit), first_output)
                 continue
-            if call.name == RUN_COMMAND and self.commands is not None:
+            blocked = await self.hooks.pre(call.name, call.arguments) if self.hooks else None
+            if call.name == RUN_COMMAND and self.commands is not None and blocked is None:
                 finished: CommandFinished | None = None
                 async for event in self.commands.run(call):
                     if type(event) is CommandFinished:
@@ -155,7 +163,8 @@ class ToolLoop:
                         yield event
                 assert finished is not None
                 self.count += 1
-                text = self._answer(call, finished.output, first_output)
+                text = finished.output + await self._post(call, finished.output)
+                text = self._answer(call, text, first_output)
                 yield dataclasses.replace(finished, output=text)
                 continue
             label = call_label(call.name, call.arguments)
@@ -163,13 +172,16 @@ class ToolLoop:
             server = mcp.hub.server_of(call.name) if mcp is not None else None
             yield ToolCallStarted(call.call_id, call.name, call.arguments, label, server)
             began = time.perf_counter()
-            result = await (mcp.run(call) if mcp is not None else self._run(call))
+            result = ToolResult(False, f"blocked by a hook: {blocked}", "blocked by a hook") \
+                if blocked is not None else await (mcp.run(call) if mcp is not None
+                                                   else self._run(call))
             ms = (time.perf_counter() - began) * 1000
             self.count += 1
             if result is None or self.cancel.is_set():  # what a cancelled tool said is partial
                 ok, summary, text = False, "cancelled", CANCELLED
             else:
                 ok, summary, text = result.ok, result.summary, result.output
+                text += await self._post(call, text) if blocked is None else ""
             text = self._answer(call, text, first_output)
             yield ToolCallFinished(call.call_id, call.name, call.arguments, label, ok, summary,
                                    text, ms, call_line(label, summary), server)
@@ -240,6 +252,9 @@ class ToolLoop:
             wake.set_result(None)
 
     # ---- internals ----
+
+    async def _post(self, call: ToolCall, output: str) -> str:
+        return await self.hooks.post(call.name, call.arguments, output) if self.hooks else ""
 
     def _extend(self, items: Sequence[ConversationItem]) -> None:
         for item in items:

@@ -65,13 +65,19 @@ def _prepared_turn(settings: Settings, root: Path, files: Sequence[str], instruc
         from spark_cli.cli.edit.asking import terminal_approver  # deferred: launch -> request
 
         session.set_approver(terminal_approver())
-    if instruction.lstrip().startswith("/"):  # a prompt file's command: its text is the ask
-        import asyncio  # deferred: launch -> request (a prompt file's command only)
+    if instruction.lstrip().startswith("/") or session.hooks.has("UserPromptSubmit") or \
+            session.hooks.has("SessionStart"):  # before the request is built and sent ahead
+        import asyncio  # deferred: launch -> request (prompt files and hooks only)
 
         try:
-            instruction = asyncio.run(session.expand_command(instruction.strip())) or instruction
+            hooked = asyncio.run(_submitted(session, instruction))
         except ValueError as exc:  # a broken prompt file: nothing is sent
             raise UsageError(str(exc)) from None
+        if isinstance(hooked, TurnFailed):
+            result.failure = hooked
+            renderer.event(hooked)
+            return result
+        instruction = hooked
     if settings.provider.kind == "mock":
         failed = session.prepare(instruction, list(files))
     else:  # counted by the server's tokenizer where it has one
@@ -99,6 +105,13 @@ def _prepared_turn(settings: Settings, root: Path, files: Sequence[str], instruc
     finally:
         if ahead is not None:
             ahead.close()  # no-op once adopted (the channel owns the socket then)
+
+
+async def _submitted(session: Session, instruction: str) -> str | TurnFailed:
+    """A prompt file's command expanded, then the prompt hooks run."""
+    if instruction.lstrip().startswith("/"):
+        instruction = await session.expand_command(instruction.strip()) or instruction
+    return await session.submit(instruction)
 
 
 async def _turn(session: SessionApi, settings: Settings, files: Sequence[str], instruction: str,

@@ -50,6 +50,7 @@ _TYPES: dict[str, tuple[tuple[type, ...], str]] = {
     "auto_compact": ((bool,), "a boolean (true/false)"),
     "compact_keep_turns": ((int,), "an integer"),
     "compact_model": ((str,), "a string (a model name on the same provider)"),
+    "max_stop_hooks": ((int,), "an integer (times a turn Stop hooks may send it back)"),
 }
 PROVIDER_KEYS = ("model", "base_url", "kind", "api_key_env", "edit_format")
 PROVIDER_SPECIFIC = ("model", "base_url", "kind", "api_key_env")
@@ -204,8 +205,8 @@ def parse_file(path: Path, label: str, user: Path | None = None) -> Layer:
             continue
         if key in ("api_key", "key"):
             raise secret_error(str(path), key)
-        if key in ("deep", "mcp_servers"):
-            continue  # tables read by their own owners (session.deep, the MCP servers)
+        if key in ("deep", "mcp_servers", "hooks"):
+            continue  # tables read by their own owners (session.deep, MCP servers, hooks)
         if user_only(layer, path, key, value, user):
             continue
         if key not in _TYPES:

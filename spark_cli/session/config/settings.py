@@ -143,6 +143,8 @@ class Settings:
     """The latest turns a compaction keeps whole."""
     compact_model: str | None = None
     """The model that writes a compaction's summary (None: the session's own)."""
+    max_stop_hooks: int = 3
+    """Times one turn's Stop hooks may send the model back to work."""
 
     @property
     def input_budget(self) -> int:
@@ -166,7 +168,7 @@ class Settings:
             "command_env": list(self.command_env),
             "sandbox_deny_read": list(self.sandbox_deny_read), "compact_at": self.compact_at,
             "auto_compact": self.auto_compact, "compact_keep_turns": self.compact_keep_turns,
-            "compact_model": self.compact_model,
+            "compact_model": self.compact_model, "max_stop_hooks": self.max_stop_hooks,
         }
 
 
@@ -225,7 +227,7 @@ def load_settings(root: Path, flags: Mapping[str, object] | None = None,
         sandbox_deny_read=tuple(resolved["sandbox_deny_read"]),
         compact_at=float(resolved["compact_at"]), auto_compact=resolved["auto_compact"],
         compact_keep_turns=resolved["compact_keep_turns"],
-        compact_model=resolved["compact_model"],
+        compact_model=resolved["compact_model"], max_stop_hooks=resolved["max_stop_hooks"],
     )
 
 
@@ -255,6 +257,7 @@ def _resolve(chosen: Preset, layers: list[Layer]) -> tuple[dict[str, Any], dict[
         "commands": "ask", "allowed_commands": (), "command_env": (), "sandbox_deny_read": (),
         "allow_unsandboxed": False,
         "compact_at": 0.8, "auto_compact": True, "compact_keep_turns": 2, "compact_model": None,
+        "max_stop_hooks": 3,
     }
     sources = {key: f"preset {name}" if key in PROVIDER_KEYS else "default" for key in resolved}
     for key, value, source in overlay(layers, name):

@@ -48,6 +48,7 @@ CATALOG: tuple[CommandInfo, ...] = (
     CommandInfo("diff", "", "what spark changed in this session"),
     CommandInfo("call", "[N]", "what tool call N gave the model (Ctrl+O: the last)"),
     CommandInfo("mcp", "", "the MCP servers: state, tools, notes"),
+    CommandInfo("hooks", "", "your hooks ([[hooks.EVENT]]) and their last results"),
     CommandInfo("undo", "[--force]", "undo the last batch of edits (Ctrl+Z)"),
     CommandInfo("rewind", "[N [code|conversation|both] [--force]]",
                 "back to an earlier message: its code, its conversation (Esc Esc)"),
@@ -149,7 +150,7 @@ class Commands:
             "clear": self._clear, "resume": self._resume, "help": self._help,
             "call": calls.command, "copy": self._copy, "quit": self._quit, "exit": self._quit,
             "mcp": self._mcp, "rewind": rewinder.command, "fork": self._fork,
-            "compact": self._compact,
+            "compact": self._compact, "hooks": self._hooks,
         }
 
     def mark_start(self) -> None:
@@ -302,6 +303,10 @@ class Commands:
     async def _mcp(self, args: list[str]) -> None:
         for line in self.session.servers_status():
             self.out.note(line, "dim" if line.startswith("  ") else "")
+
+    async def _hooks(self, args: list[str]) -> None:
+        for line in self.session.hooks_status():
+            self.out.note(line, "red" if line.startswith("✗") else "")
 
     @staticmethod
     def _deep_for(deep: DeepController) -> Handler:

@@ -1,0 +1,218 @@
+"""Hooks: the user's own commands at a turn's events, in Claude Code's shapes.
+
+``[[hooks.EVENT]]`` tables (``matcher``, ``command``, ``timeout_s``) of the user's config and
+of a trusted project's. Each hook gets Claude Code's JSON on stdin (``session_id``, ``cwd``,
+``hook_event_name``, ``tool_name``, ``tool_input``, ``tool_response``, ``prompt``); exit 2
+or a JSON stdout ``{"decision": "block", "reason": …}`` blocks; another exit, a timeout (the
+process group killed) or a hook that cannot start is a warning and the turn goes on. Hooks
+run unsandboxed (they are the user's code) with the environment minus provider keys;
+output is capped and read as UTF-8 whatever it holds. :class:`Hooks` keeps each hook's last
+result (``/hooks``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import uuid
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from spark_cli.record import record
+from spark_cli.session.config.layers import config_files, read_toml
+
+EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop")
+TOOL_EVENTS = ("PreToolUse", "PostToolUse")
+DEFAULT_TIMEOUT_S = 60.0
+CAP_BYTES = 64 * 1024
+NOTE_CHARS = 4_000
+
+
+@record
+class Hook:
+    event: str
+    command: str
+    matcher: str = ""
+    timeout_s: float = DEFAULT_TIMEOUT_S
+    source: str = ""
+
+
+@record
+class Outcome:
+    """What one run of a hook said: ``block`` (exit 2 or a JSON decision) with ``reason``,
+    ``context`` (its stdout) and ``warning`` (any other failure)."""
+
+    hook: Hook
+    line: str
+    block: bool = False
+    reason: str = ""
+    context: str = ""
+    warning: str = ""
+
+
+def read_hooks(root: Path, env: Mapping[str, str]) -> tuple[list[Hook], list[str]]:
+    """The hooks of the config files spark reads (a project's only under trust), and what
+    is wrong with the tables that were left out."""
+    hooks: list[Hook] = []
+    problems: list[str] = []
+    for _, path in config_files(root, env):
+        try:
+            tables = read_toml(path).get("hooks", {})
+        except ValueError as exc:
+            problems.append(str(exc))
+            continue
+        if not isinstance(tables, dict):
+            problems.append(f"{path}: 'hooks' must be tables of [[hooks.EVENT]]")
+            continue
+        for event, entries in tables.items():
+            for i, entry in enumerate(entries if isinstance(entries, list) else [entries]):
+                where = f"{path}: hooks.{event}[{i}]"
+                try:
+                    hooks.append(_hook(event, entry, where))
+                except ValueError as exc:
+                    problems.append(f"{where}: {exc}")
+    return hooks, problems
+
+
+def _hook(event: str, entry: object, where: str) -> Hook:
+    if event not in EVENTS:
+        raise ValueError(f"unknown event (known: {', '.join(EVENTS)})")
+    if not isinstance(entry, dict) or not isinstance(entry.get("command"), str) \
+            or not entry["command"].strip():
+        raise ValueError("needs command = \"…\" (a shell line)")
+    matcher = entry.get("matcher", "")
+    timeout = entry.get("timeout_s", DEFAULT_TIMEOUT_S)
+    if not isinstance(matcher, str):
+        raise ValueError("matcher must be a string (a regular expression)")
+    try:
+        re.compile(matcher)
+    except re.error as exc:
+        raise ValueError(f"matcher is not a regular expression ({exc})") from None
+    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
+        raise ValueError("timeout_s must be a positive number of seconds")
+    return Hook(event, entry["command"], matcher, float(timeout), where)
+
+
+def _matches(hook: Hook, tool: str) -> bool:
+    return hook.matcher in ("", "*") or re.fullmatch(hook.matcher, tool) is not None
+
+
+class Hooks:
+    """One session's hooks (read when first used) and their last results."""
+
+    def __init__(self, root: Path, env: Mapping[str, str] | None = None) -> None:
+        self.root = root
+        self.env = dict(os.environ if env is None else env)
+        self.session_id = uuid.uuid4().hex
+        self._hooks: tuple[list[Hook], list[str]] | None = None
+        self.last: dict[str, str] = {}
+        """Each hook's last result (by its source), for ``/hooks``."""
+        self.secrets: tuple[str, ...] = ()
+
+    @property
+    def hooks(self) -> list[Hook]:
+        if self._hooks is None:
+            self._hooks = read_hooks(self.root, self.env)
+        return self._hooks[0]
+
+    def has(self, event: str) -> bool:
+        return any(h.event == event for h in self.hooks)
+
+    def lines(self) -> list[str]:
+        """``/hooks``: each hook, where it is from, its last result; the bad tables."""
+        self._hooks = None  # read again: the user may have just edited the config
+        lines = [f"{h.event} {h.matcher or '*'}: {h.command} ({h.source}) · "
+                 f"{self.last.get(h.source, 'not run yet')}" for h in self.hooks]
+        assert self._hooks is not None
+        return (lines or ["no hooks configured ([[hooks.EVENT]] in config.toml)"]) + [
+            f"✗ {problem}" for problem in self._hooks[1]]
+
+    async def run(self, event: str, tool: str = "", **fields: Any) -> list[Outcome]:
+        """Every hook of ``event`` (matching ``tool``), in order."""
+        chosen = [h for h in self.hooks if h.event == event and (
+            event not in TOOL_EVENTS or _matches(h, tool))]
+        if not chosen:
+            return []
+        payload = {"session_id": self.session_id, "transcript_path": "", "cwd": str(self.root),
+                   "hook_event_name": event, **({"tool_name": tool} if tool else {}), **fields}
+        data = json.dumps(payload).encode()
+        from spark_cli.checks.runner import run_hook  # deferred: a hook's first run
+        from spark_cli.protocol.secrets import scrubbed_env  # deferred: as run_hook
+
+        outcomes = []
+        for hook in chosen:
+            run, err = await run_hook(hook.command, self.root, data, timeout=hook.timeout_s,
+                                      env=scrubbed_env(self.env, self.secrets),
+                                      cap_bytes=CAP_BYTES)
+            outcome = _outcome(hook, run.ended, run.exit_code, run.output, err)
+            self.last[hook.source] = outcome.line
+            outcomes.append(outcome)
+        return outcomes
+
+
+    async def prompt(self, text: str, first: bool) -> tuple[str, str | None]:
+        """``text`` with what SessionStart (``first``) and UserPromptSubmit hooks add; the
+        reason when one blocks it."""
+        outs = await self.run("SessionStart", source="startup") if first else []
+        submitted = await self.run("UserPromptSubmit", prompt=text)
+        blocked = [o.reason for o in submitted if o.block]
+        if blocked:
+            return text, "\n".join(blocked)
+        added = [o.context or o.warning for o in (*outs, *submitted) if o.context or o.warning]
+        return text + "".join(f"\n\n{a}" for a in added), None
+
+    async def pre(self, tool: str, arguments: str) -> str | None:
+        """Why PreToolUse hooks block this call (None: it runs)."""
+        outs = await self.run("PreToolUse", tool, tool_input=_input(arguments))
+        blocked = [o.reason for o in outs if o.block]
+        return "\n".join(blocked) if blocked else None
+
+    async def post(self, tool: str, arguments: str, output: str) -> str:
+        """What PostToolUse hooks add to the call's output for the model ("" mostly)."""
+        outs = await self.run("PostToolUse", tool, tool_input=_input(arguments),
+                              tool_response=output)
+        notes = [o.reason or o.context or o.warning for o in outs]
+        return "".join(f"\n[hook] {n}" for n in notes if n)
+
+    async def stop(self, again: bool) -> str | None:
+        """What Stop hooks send back to the model (exit 2's stderr), None: the turn ends."""
+        outs = await self.run("Stop", stop_hook_active=again)
+        return "\n".join(o.reason for o in outs if o.block) or None
+
+
+def _input(arguments: str) -> object:
+    try:
+        return json.loads(arguments) if arguments.strip() else {}
+    except ValueError:
+        return arguments
+
+
+def _outcome(hook: Hook, ended: str, code: int | None, out: str, err: str) -> Outcome:
+    err = err.strip()[:NOTE_CHARS]
+    if ended == "timeout":
+        return Outcome(hook, f"killed: timeout after {hook.timeout_s:g} s", warning=(
+            f"hook {hook.command!r} timed out after {hook.timeout_s:g} s and was killed"))
+    decision = _decision(out)
+    if code == 2 or decision.get("decision") == "block":
+        reason = str(decision.get("reason") or err or f"blocked by the hook {hook.command!r}")
+        return Outcome(hook, f"blocked: {reason.splitlines()[0][:120]}", True, reason[:NOTE_CHARS])
+    if code != 0:
+        why = err.splitlines()[-1] if err else f"exit {code}"
+        return Outcome(hook, f"exit {code}: {why[:120]}", warning=(
+            f"hook {hook.command!r} failed (exit {code}): {why[:300]}"))
+    context = str(decision.get("additionalContext", "")) if decision else out.strip()
+    return Outcome(hook, "exit 0", context=context[:NOTE_CHARS])
+
+
+def _decision(out: str) -> dict[str, Any]:
+    """A JSON object on stdout (Claude Code's shape), else {}."""
+    text = out.strip()
+    if not text.startswith("{"):
+        return {}
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return {}
+    return data if isinstance(data, dict) else {}

@@ -1,0 +1,108 @@
+"""`spark edit` with the user's hooks and prompt files, end to end: a scripted model in OpenAI's
+Chat Completions shape asks for tools; real hook processes see Claude Code's JSON."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.cli.edit.openai_script import Model, chat_model
+
+KEY = "sk-spark-test-0123456789abcdef"
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "app.py").write_text("def one():\n    return 1\n")
+    (tmp_path / "user").mkdir()
+    return root
+
+
+def _config(repo: Path, text: str) -> None:
+    (repo.parent / "user" / "config.toml").write_text(text)
+
+
+def _edit(repo: Path, base_url: str, message: str = "run it",
+          *flags: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SPARK_")}
+    env.update(SPARK_CONFIG_DIR=str(repo.parent / "user"), SPARK_API_KEY=KEY,
+               SPARK_STATE_DIR=str(repo.parent / "state"), HOME=str(repo.parent / "home"),
+               PYTHONPATH=str(Path(__file__).resolve().parents[3]))
+    return subprocess.run(
+        [sys.executable, "-m", "spark_cli", "edit", "app.py", "-m", message, "--root",
+         str(repo), "--provider", "openai-compatible", "--base-url", base_url, "--model", "m",
+         "--commands", "ask", *flags],
+        cwd=repo, env=env, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+
+
+def test_a_pre_tool_use_hook_exiting_2_stops_a_command(repo: Path) -> None:
+    _config(repo, '[[hooks.PreToolUse]]\nmatcher = "run_command|mcp__.*"\n'
+                  'command = "echo \'blocked: no network tools\' >&2; exit 2"\n'
+                  '[[hooks.PreToolUse]]\nmatcher = "read_file"\ncommand = "touch read-hook"\n')
+    model = Model({"command": "touch made"})
+    with chat_model(model) as url:
+        done = _edit(repo, url)
+    assert not (repo / "made").exists(), done.stderr
+    assert not (repo / "read-hook").exists()  # its matcher names another tool
+    [output] = model.outputs
+    assert output == "blocked by a hook: blocked: no network tools"
+
+
+def test_a_post_tool_use_hook_gets_the_call_and_its_response(repo: Path) -> None:
+    seen = repo.parent / "post.json"
+    _config(repo, f'[[hooks.PostToolUse]]\nmatcher = "read_file"\n'
+                  f'command = "cat > {seen}; echo checked by the hook"\n')
+    model = Model(("read_file", {"path": "app.py"}))
+    with chat_model(model) as url:
+        done = _edit(repo, url)
+    data = json.loads(seen.read_text())
+    assert data["hook_event_name"] == "PostToolUse" and data["tool_name"] == "read_file", done
+    assert data["tool_input"] == {"path": "app.py"} and data["cwd"] == str(repo.resolve())
+    assert "return 1" in data["tool_response"] and data["session_id"]
+    assert model.outputs[0].endswith("\n[hook] checked by the hook")
+
+
+def test_user_prompt_submit_adds_context_or_blocks(repo: Path) -> None:
+    _config(repo, '[[hooks.UserPromptSubmit]]\ncommand = "echo the branch is main"\n')
+    model = Model()
+    with chat_model(model) as url:
+        _edit(repo, url, "rename one to two")
+    sent = json.dumps(model.requests[0]["messages"])
+    assert "rename one to two\\n\\nthe branch is main" in sent
+    _config(repo, '[[hooks.UserPromptSubmit]]\ncommand = "echo no secrets here >&2; exit 2"\n')
+    blocked = Model()
+    with chat_model(blocked) as url:
+        done = _edit(repo, url, "rename one to two")
+    assert blocked.requests == [] and "no secrets here" in done.stderr
+
+
+def test_a_prompt_file_expands_in_spark_edit(repo: Path) -> None:
+    folder = repo.parent / "user" / "commands"
+    folder.mkdir()
+    (folder / "review.md").write_text("---\ndescription: Review\n---\nReview @$1 closely.\n")
+    (folder / "bad.md").write_text("---\ndescription: [x\n---\n")
+    model = Model()
+    with chat_model(model) as url:
+        _edit(repo, url, "/review app.py")
+        broken = _edit(repo, url, "/bad")
+    sent = json.dumps(model.requests[0]["messages"])
+    assert "Review @app.py closely." in sent and "/review" not in sent
+    assert len(model.requests) == 1 and broken.returncode == 2
+    assert "/bad" in broken.stderr and "is broken: front matter" in broken.stderr
+
+
+def test_a_stop_hook_sends_the_model_back_at_most_max_stop_hooks_times(repo: Path) -> None:
+    _config(repo, 'max_stop_hooks = 2\n[[hooks.Stop]]\n'
+                  'command = "echo the tests still fail >&2; exit 2"\n')
+    model = Model()
+    with chat_model(model) as url:
+        _edit(repo, url, "rename one to two")
+    assert len(model.requests) == 3
+    assert model.requests[1]["messages"][-1]["content"].endswith("\n\nthe tests still fail\n")

@@ -103,10 +103,8 @@ class Session:
         self.marks = TurnMarks()
         self.context_tokens = 0
         self.context: ContextReport | None = None
-        self.hooks = Hooks(self.root)
-        """The user's hooks (``[[hooks.EVENT]]``), read when a turn first needs them."""
-        self._stop_rounds = 0  # this turn's Stop hooks that sent the model back
-        self._hooked: str | None = None  # an instruction the prompt hooks saw (``submit``)
+        self.hooks = Hooks(self.root)  # the user's [[hooks.EVENT]], read when first needed
+        self._stop_rounds, self._hooked = 0, ""  # Stop hooks' rounds; `submit`'s last text
 
     @property
     def streaming(self) -> bool:
@@ -251,13 +249,13 @@ class Session:
             return prepared[3]
         return self._build(instruction, files)
 
-    async def submit(self, instruction: str) -> str | TurnFailed:
-        """The instruction as SessionStart and UserPromptSubmit hooks leave it, or why one
-        blocked it; ``run_turn`` with the text returned runs them no more."""
+    async def submit(self, instruction: str) -> str:
+        """The instruction as SessionStart and UserPromptSubmit hooks leave it (``RequestError``:
+        one blocked it); ``run_turn`` with the text returned runs them no more."""
         self.hooks.secrets = self.settings.provider.secrets
         text, blocked = await self.hooks.prompt(instruction, not self.turns)
         if blocked is not None:
-            return TurnFailed("hook", f"a UserPromptSubmit hook blocked the message: {blocked}")
+            raise RequestError("hook", f"a UserPromptSubmit hook blocked the message: {blocked}")
         self._hooked = text
         return text
 
@@ -268,14 +266,10 @@ class Session:
         channel = self.channel
         if channel is None:
             raise RuntimeError("the session has no channel yet: attach one first")
-        if instruction != self._hooked:
-            hooked = await self.submit(instruction)
-            if isinstance(hooked, TurnFailed):  # nothing is sent
-                yield hooked
-                return
-            instruction = hooked
-        self._hooked = None
         try:
+            if instruction != self._hooked:
+                instruction = await self.submit(instruction)
+            self._hooked = ""
             built = self._take_prepared(instruction, files)
         except RequestError as exc:
             yield exc.failure()
@@ -303,6 +297,14 @@ class Session:
                               tuple(f.path for f in batch.files) if batch else (),
                               tuple(dict.fromkeys(by_commands)))
             self._remember(built, run, cancelled=self._stop, turn=turn)
+        self._learn_window(run, built)
+        yield run.result()
+        if run.failure is None and not self._stop:
+            async for event in self._stop_hooks(files):
+                yield event
+
+    def _learn_window(self, run: TurnRun, built: BuiltRequest) -> None:
+        """What the turn taught of the model's window (an overflow, a request beyond it)."""
         tools = run.tools  # a follow-up that overflowed held the tools' items too
         pieces = tools.used if tools is not None and tools.items else built.pieces
         learned = learn(self.settings, run.failure, pieces)
@@ -314,10 +316,12 @@ class Session:
             sent = usage.input_tokens if usage is not None and usage.input_tokens \
                 else built.input_tokens
             self._settings = beyond_hint(self.settings, sent) or self.settings
-        yield run.result()
-        back = None if self._stop or run.failure is not None or self._stop_rounds >= \
-            self.settings.max_stop_hooks else await self.hooks.stop(self._stop_rounds > 0)
-        if back is not None:  # a Stop hook sends the model back to work
+
+    async def _stop_hooks(self, files: Sequence[str]) -> AsyncIterator[SessionEvent]:
+        """A Stop hook that exits 2 sends the model back to work (``max_stop_hooks`` a turn)."""
+        back = None if self._stop_rounds >= self.settings.max_stop_hooks else \
+            await self.hooks.stop(self._stop_rounds > 0)
+        if back is not None:
             self._stop_rounds += 1
             async for event in self.run_turn(back, files):
                 yield event
@@ -449,12 +453,11 @@ class Session:
         return run
 
     async def expand_command(self, line: str, reserved: Collection[str] = ()) -> str | None:
-        # deferred: a line that starts with "/" only
-        from spark_cli.session.actions.orchestrator import Orchestrator
-        from spark_cli.session.extensions.prompt_files import expand_line
+        from spark_cli.session.actions.orchestrator import Orchestrator  # deferred: "/" lines
+        from spark_cli.session.extensions.prompt_files import expand_line  # deferred: as above
 
-        policy = Orchestrator(self.root, self.settings, self.approver, self.interrupt)
-        return await expand_line(line, self.root, policy, reserved)
+        return await expand_line(line, self.root, Orchestrator(
+            self.root, self.settings, self.approver, self.interrupt), reserved)
 
     def hooks_status(self) -> list[str]:
         return self.hooks.lines()

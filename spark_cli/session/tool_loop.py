@@ -153,7 +153,7 @@ class ToolLoop:
                 not_run += 1
                 self._answer(call, OVER_BUDGET.format(limit=self.limit), first_output)
                 continue
-            blocked = await self.hooks.pre(call.name, call.arguments) if self.hooks else None
+            blocked = await self._pre(call)
             if call.name == RUN_COMMAND and self.commands is not None and blocked is None:
                 finished: CommandFinished | None = None
                 async for event in self.commands.run(call):
@@ -172,16 +172,14 @@ class ToolLoop:
             server = mcp.hub.server_of(call.name) if mcp is not None else None
             yield ToolCallStarted(call.call_id, call.name, call.arguments, label, server)
             began = time.perf_counter()
-            result = ToolResult(False, f"blocked by a hook: {blocked}", "blocked by a hook") \
-                if blocked is not None else await (mcp.run(call) if mcp is not None
-                                                   else self._run(call))
+            result = await self._result(call, mcp, blocked)
             ms = (time.perf_counter() - began) * 1000
             self.count += 1
             if result is None or self.cancel.is_set():  # what a cancelled tool said is partial
                 ok, summary, text = False, "cancelled", CANCELLED
             else:
                 ok, summary, text = result.ok, result.summary, result.output
-                text += await self._post(call, text) if blocked is None else ""
+                text += await self._post(call, text, blocked)
             text = self._answer(call, text, first_output)
             yield ToolCallFinished(call.call_id, call.name, call.arguments, label, ok, summary,
                                    text, ms, call_line(label, summary), server)
@@ -253,8 +251,19 @@ class ToolLoop:
 
     # ---- internals ----
 
-    async def _post(self, call: ToolCall, output: str) -> str:
-        return await self.hooks.post(call.name, call.arguments, output) if self.hooks else ""
+    async def _pre(self, call: ToolCall) -> str | None:
+        return await self.hooks.pre(call.name, call.arguments) if self.hooks else None
+
+    async def _post(self, call: ToolCall, output: str, blocked: str | None = None) -> str:
+        if self.hooks is None or blocked is not None:
+            return ""
+        return await self.hooks.post(call.name, call.arguments, output)
+
+    async def _result(self, call: ToolCall, mcp: McpCalls | None,
+                      blocked: str | None) -> ToolResult | None:
+        if blocked is not None:
+            return ToolResult(False, f"blocked by a hook: {blocked}", "blocked by a hook")
+        return await (mcp.run(call) if mcp is not None else self._run(call))
 
     def _extend(self, items: Sequence[ConversationItem]) -> None:
         for item in items:

@@ -23,6 +23,7 @@ from spark_cli.cli.edit.turn_result import TurnResult
 from spark_cli.edits.disk.textfile import read_text_file
 from spark_cli.edits.model.outcome import EditApplied, FileRefused
 from spark_cli.protocol.channel import ChannelError, Message, RequestSent, ToolCall
+from spark_cli.session.context.targets import RequestError
 from spark_cli.session.conversation import Session
 from spark_cli.session.events import (
     BlockRejected,
@@ -108,10 +109,13 @@ def _prepared_turn(settings: Settings, root: Path, files: Sequence[str], instruc
 
 
 async def _submitted(session: Session, instruction: str) -> str | TurnFailed:
-    """A prompt file's command expanded, then the prompt hooks run."""
+    """A prompt file's command expanded, then the prompt hooks run (or why one blocked it)."""
     if instruction.lstrip().startswith("/"):
         instruction = await session.expand_command(instruction.strip()) or instruction
-    return await session.submit(instruction)
+    try:
+        return await session.submit(instruction)
+    except RequestError as exc:
+        return exc.failure()
 
 
 async def _turn(session: SessionApi, settings: Settings, files: Sequence[str], instruction: str,

@@ -32,6 +32,8 @@ NOTE_CHARS = 4_000
 
 @record
 class Hook:
+    """One ``[[hooks.EVENT]]`` table; ``source``: the file and its place there."""
+
     event: str
     command: str
     matcher: str = ""
@@ -40,7 +42,7 @@ class Hook:
 
 
 @record
-class Outcome:
+class HookOutcome:
     """What one run of a hook said: ``block`` (exit 2 or a JSON decision) with ``reason``,
     ``context`` (its stdout) and ``warning`` (any other failure)."""
 
@@ -129,7 +131,7 @@ class Hooks:
         return (lines or ["no hooks configured ([[hooks.EVENT]] in config.toml)"]) + [
             f"✗ {problem}" for problem in self._hooks[1]]
 
-    async def run(self, event: str, tool: str = "", **fields: Any) -> list[Outcome]:
+    async def run(self, event: str, tool: str = "", **fields: Any) -> list[HookOutcome]:
         """Every hook of ``event`` (matching ``tool``), in order."""
         chosen = [h for h in self.hooks if h.event == event and (
             event not in TOOL_EVENTS or _matches(h, tool))]
@@ -189,21 +191,22 @@ def _input(arguments: str) -> object:
         return arguments
 
 
-def _outcome(hook: Hook, ended: str, code: int | None, out: str, err: str) -> Outcome:
+def _outcome(hook: Hook, ended: str, code: int | None, out: str, err: str) -> HookOutcome:
     err = err.strip()[:NOTE_CHARS]
     if ended == "timeout":
-        return Outcome(hook, f"killed: timeout after {hook.timeout_s:g} s", warning=(
+        return HookOutcome(hook, f"killed: timeout after {hook.timeout_s:g} s", warning=(
             f"hook {hook.command!r} timed out after {hook.timeout_s:g} s and was killed"))
     decision = _decision(out)
     if code == 2 or decision.get("decision") == "block":
         reason = str(decision.get("reason") or err or f"blocked by the hook {hook.command!r}")
-        return Outcome(hook, f"blocked: {reason.splitlines()[0][:120]}", True, reason[:NOTE_CHARS])
+        return HookOutcome(hook, f"blocked: {reason.splitlines()[0][:120]}", True,
+                           reason[:NOTE_CHARS])
     if code != 0:
         why = err.splitlines()[-1] if err else f"exit {code}"
-        return Outcome(hook, f"exit {code}: {why[:120]}", warning=(
+        return HookOutcome(hook, f"exit {code}: {why[:120]}", warning=(
             f"hook {hook.command!r} failed (exit {code}): {why[:300]}"))
     context = str(decision.get("additionalContext", "")) if decision else out.strip()
-    return Outcome(hook, "exit 0", context=context[:NOTE_CHARS])
+    return HookOutcome(hook, "exit 0", context=context[:NOTE_CHARS])
 
 
 def _decision(out: str) -> dict[str, Any]:

@@ -44,6 +44,7 @@ from spark_cli.session.events import (
     TurnCompleted,
     TurnFailed,
 )
+from spark_cli.session.extensions.hooks import Hooks
 from spark_cli.session.marks import TurnMarks
 
 PY = 'def total_price(items):\n    return sum(items)\n'
@@ -87,6 +88,7 @@ class StandInSession:
         self.context = None
         self.streaming = False
         self.prepared = None
+        self.hooks = Hooks(root)
 
     def prepare(self, instruction: str, files: Sequence[str]) -> TurnFailed | None:
         return None

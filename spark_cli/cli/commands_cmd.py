@@ -22,6 +22,7 @@ def register(app: typer.Typer) -> None:
         # deferred: spark --help
         from spark_cli.session.config.trust import trust_state
         from spark_cli.session.extensions.prompt_files import PROJECT_COMMANDS, load_commands
+        from spark_cli.session.extensions.skills import load_skills
         from spark_cli.tui.commands.slash import RESERVED
         from spark_cli.tui.setup import project_root
 
@@ -36,3 +37,6 @@ def register(app: typer.Typer) -> None:
             what = f"BROKEN: {command.problem}" if command.problem else command.description
             name = f"/{command.name} {command.argument_hint}".rstrip()
             typer.echo(f"{name:<28} {what}\n{'':<28} {command.path}")
+        for skill in load_skills(base):
+            what = f"BROKEN: {skill.problem}" if skill.problem else skill.description
+            typer.echo(f"{'$' + skill.name:<28} {what}\n{'':<28} {skill.path}")

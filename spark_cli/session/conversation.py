@@ -30,6 +30,7 @@ from spark_cli.session.context.targets import RequestError
 from spark_cli.session.context.tool_outputs import items_tokens
 from spark_cli.session.events import CommandFinished, SessionEvent, TurnCompleted, TurnFailed
 from spark_cli.session.extensions.hooks import Hooks
+from spark_cli.session.extensions.skills import attach_skills, load_skills, outside_folders
 from spark_cli.session.lazy_applier import LazyApplier
 from spark_cli.session.marks import TurnMarks
 from spark_cli.session.servers import McpServers
@@ -250,10 +251,10 @@ class Session:
         return self._build(instruction, files)
 
     async def submit(self, instruction: str) -> str:
-        """The instruction as SessionStart and UserPromptSubmit hooks leave it (``RequestError``:
-        one blocked it); ``run_turn`` with the text returned runs them no more."""
-        self.hooks.secrets = self.settings.provider.secrets
-        text, blocked = await self.hooks.prompt(instruction, not self.turns)
+        """With its ``$skill`` bodies and what prompt hooks add (``RequestError``: blocked)."""
+        self.hooks.secrets, skills = self.settings.provider.secrets, load_skills(self.root)
+        self.readable.extend(set(outside_folders(skills, self.root)) - set(self.readable))
+        text, blocked = await self.hooks.prompt(attach_skills(instruction, skills), not self.turns)
         if blocked is not None:
             raise RequestError("hook", f"a UserPromptSubmit hook blocked the message: {blocked}")
         self._hooked = text
@@ -303,8 +304,7 @@ class Session:
             async for event in self._stop_hooks(files):
                 yield event
 
-    def _learn_window(self, run: TurnRun, built: BuiltRequest) -> None:
-        """What the turn taught of the model's window (an overflow, a request beyond it)."""
+    def _learn_window(self, run: TurnRun, built: BuiltRequest) -> None:  # overflows, hints
         tools = run.tools  # a follow-up that overflowed held the tools' items too
         pieces = tools.used if tools is not None and tools.items else built.pieces
         learned = learn(self.settings, run.failure, pieces)

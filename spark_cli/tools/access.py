@@ -40,6 +40,10 @@ def _normal(rel: str) -> str:
     return "" if rel == "." else rel
 
 
+OUTSIDE = "outside:"
+"""A ``readable`` entry with this mark names a folder outside the repo (a skill's)."""
+
+
 class Access:
     """The repo root, its ignore rules, and the paths the user made readable."""
 
@@ -49,7 +53,11 @@ class Access:
         self.root = Path(os.path.realpath(root))
         self.readable = frozenset(
             r for r in (_normal(str(name)) for name in readable)
-            if r and not r.startswith(("/", "../")) and r != "..")
+            if r and not r.startswith(("/", "../", OUTSIDE)) and r != "..")
+        self.outside = tuple(os.path.realpath(r[len(OUTSIDE):]) for r in readable
+                             if r.startswith(OUTSIDE) and os.path.isabs(r[len(OUTSIDE):]))
+        """Folders outside the repo whose files may be read at their absolute paths (skills:
+        ``OUTSIDE`` and the folder in ``readable``)."""
         self._rules: RepoFiles | None = None
 
     @property
@@ -80,6 +88,9 @@ class Access:
                                   "path refused") from None
         if want == "any" and self._is_root(name):
             return Target("", self.root, True, 0)
+        outside = self._outside(name) if want == "file" and self.outside else None
+        if outside is not None:
+            return outside
         try:
             confined = confine(self.root, name)
         except FileRefused as refused:
@@ -105,6 +116,17 @@ class Access:
         if real_rel:
             self._gate(rel, real_rel, is_dir)
         return Target(rel, confined.path, is_dir, 0 if is_dir else st.st_size)
+
+    def _outside(self, name: str) -> Target | None:
+        """A regular file inside one of the ``outside`` folders (links resolved), else None."""
+        real = os.path.realpath(name)
+        if not os.path.isabs(name) or not any(real.startswith(f + os.sep) for f in self.outside):
+            return None
+        try:
+            st = os.stat(real)
+        except OSError:
+            return None
+        return Target(name, Path(real), False, st.st_size) if stat.S_ISREG(st.st_mode) else None
 
     def _is_root(self, name: str) -> bool:
         """The root: an empty path, ".", "src/..", or the root's own absolute path."""

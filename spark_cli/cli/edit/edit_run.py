@@ -66,9 +66,9 @@ def _prepared_turn(settings: Settings, root: Path, files: Sequence[str], instruc
         from spark_cli.cli.edit.asking import terminal_approver  # deferred: launch -> request
 
         session.set_approver(terminal_approver())
-    if instruction.lstrip().startswith("/") or session.hooks.has("UserPromptSubmit") or \
-            session.hooks.has("SessionStart"):  # before the request is built and sent ahead
-        import asyncio  # deferred: launch -> request (prompt files and hooks only)
+    if instruction.lstrip().startswith("/") or "$" in instruction or session.hooks.has(
+            "UserPromptSubmit") or session.hooks.has("SessionStart"):  # before it is built
+        import asyncio  # deferred: launch -> request (prompt files, skills and hooks only)
 
         try:
             hooked = asyncio.run(_submitted(session, instruction))

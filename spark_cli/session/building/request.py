@@ -29,6 +29,7 @@ from spark_cli.session.context.targets import (
     read_target,
 )
 from spark_cli.session.context.tool_outputs import drop_turns, items_tokens, shrink_outputs
+from spark_cli.session.extensions.skills import load_skills, skills_text
 from spark_cli.session.tool_access import tool_specs
 from spark_cli.session.window.plan import Plan, budget_of, plan_for, short_spec
 
@@ -145,9 +146,11 @@ def _instructions(settings: Settings, plan: Plan, agents: str | None, root: Path
 
         found = detect_test_command(root, settings.test_command)
         test = found.display if found is not None else None
-    return system_instructions(settings.edit_format, agents, tools=plan.tools,
+    text = system_instructions(settings.edit_format, agents, tools=plan.tools,
                                commands=commands, test_command=test, short=plan.short,
                                note=plan.note)
+    skills = skills_text(load_skills(root))
+    return f"{text.rstrip()}\n\n{skills}\n" if skills else text
 
 
 def _tools(settings: Settings) -> tuple[ToolSpec, ...]:

@@ -49,6 +49,7 @@ CATALOG: tuple[CommandInfo, ...] = (
     CommandInfo("call", "[N]", "what tool call N gave the model (Ctrl+O: the last)"),
     CommandInfo("mcp", "", "the MCP servers: state, tools, notes"),
     CommandInfo("hooks", "", "your hooks ([[hooks.EVENT]]) and their last results"),
+    CommandInfo("skills", "", "your skills (SKILL.md folders): $name attaches one"),
     CommandInfo("undo", "[--force]", "undo the last batch of edits (Ctrl+Z)"),
     CommandInfo("rewind", "[N [code|conversation|both] [--force]]",
                 "back to an earlier message: its code, its conversation (Esc Esc)"),
@@ -150,7 +151,7 @@ class Commands:
             "clear": self._clear, "resume": self._resume, "help": self._help,
             "call": calls.command, "copy": self._copy, "quit": self._quit, "exit": self._quit,
             "mcp": self._mcp, "rewind": rewinder.command, "fork": self._fork,
-            "compact": self._compact, "hooks": self._hooks,
+            "compact": self._compact, "hooks": self._hooks, "skills": self._skills,
         }
 
     def mark_start(self) -> None:
@@ -307,6 +308,15 @@ class Commands:
     async def _hooks(self, args: list[str]) -> None:
         for line in self.session.hooks_status():
             self.out.note(line, "red" if line.startswith("✗") else "")
+
+    async def _skills(self, args: list[str]) -> None:
+        from spark_cli.session.extensions.skills import load_skills  # deferred: TUI launch
+
+        for skill in load_skills(self.session.root):
+            self.out.note(f"${skill.name}: {skill.problem or skill.description} ({skill.path})",
+                          "red" if skill.problem else "")
+        self.out.note("skills: .agents/skills/, .claude/skills/ (trusted), ~/.agents/skills/",
+                      "dim")
 
     @staticmethod
     def _deep_for(deep: DeepController) -> Handler:

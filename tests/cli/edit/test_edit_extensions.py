@@ -106,3 +106,29 @@ def test_a_stop_hook_sends_the_model_back_at_most_max_stop_hooks_times(repo: Pat
         _edit(repo, url, "rename one to two")
     assert len(model.requests) == 3
     assert model.requests[1]["messages"][-1]["content"].endswith("\n\nthe tests still fail\n")
+
+
+def test_a_skill_is_in_the_instructions_and_read_with_read_file(repo: Path) -> None:
+    folder = repo.parent / "home" / ".agents" / "skills" / "deploy"
+    folder.mkdir(parents=True)
+    skill = folder / "SKILL.md"
+    skill.write_text("---\nname: deploy\ndescription: Ship the app to staging\n---\n"
+                     "Run make deploy-staging, then check /health.\n")
+    (repo.parent / "home" / "secret.txt").write_text("not for the model")
+    (repo / ".agents" / "skills" / "lint").mkdir(parents=True)  # the repo's: needs trust
+    (repo / ".agents" / "skills" / "lint" / "SKILL.md").write_text(
+        "---\nname: lint\ndescription: repo lint\n---\nx\n")
+    model = Model(("read_file", {"path": str(skill)}),
+                  ("read_file", {"path": str(repo.parent / "home" / "secret.txt")}))
+    with chat_model(model) as url:
+        _edit(repo, url, "deploy it")
+    system = model.requests[0]["messages"][0]["content"]
+    assert f"- deploy: Ship the app to staging ({skill})" in system
+    assert "repo lint" not in system
+    assert "Run make deploy-staging" in model.outputs[0]
+    assert "absolute paths are refused" in model.outputs[1]
+    attached = Model()
+    with chat_model(attached) as url:
+        _edit(repo, url, "use $deploy now")
+    asked = attached.requests[0]["messages"][-1]["content"]
+    assert "use $deploy now\n\nThe skill $deploy" in asked and "deploy-staging" in asked

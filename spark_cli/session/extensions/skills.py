@@ -1,0 +1,98 @@
+"""Skills: folders with a ``SKILL.md`` (front matter ``name``, ``description``), as Codex and
+Claude Code read them.
+
+From the project's ``.agents/skills/`` and ``.claude/skills/`` (only under the project's
+trust) and the user's ``~/.agents/skills/``. Each skill is one line of the instructions (its
+name, description and the path of its SKILL.md: repo-relative, or absolute outside the repo,
+where ``read_file`` may read inside the skill's folder and nowhere else); ``$name`` in a
+message attaches its body whole.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from pathlib import Path
+
+from spark_cli.record import record
+from spark_cli.session.config.trust import trust_state
+from spark_cli.session.extensions.prompt_files import MAX_BYTES, front_matter, home
+from spark_cli.tools.access import OUTSIDE
+
+PROJECT_SKILLS = (".agents/skills", ".claude/skills")
+SKILL_FILE = "SKILL.md"
+HEAD = ("Skills: when one applies to the task, read its SKILL.md with read_file (at the path "
+        "given) and follow it.")
+_MENTION = re.compile(r"(?<![\w$])\$([A-Za-z0-9][\w.-]*)")
+
+
+@record
+class Skill:
+    """One skill: ``path`` is its SKILL.md as the instructions give it; ``folder`` absolute."""
+
+    name: str
+    description: str
+    path: str
+    folder: str
+    problem: str = ""
+
+
+def load_skills(root: Path, env: Mapping[str, str] | None = None) -> list[Skill]:
+    """Every skill (first wins on a name), sorted by name."""
+    env = os.environ if env is None else env
+    root = Path(root)
+    folders = [(root / f, True) for f in PROJECT_SKILLS] + [(home(env) / ".agents/skills", False)]
+    found: dict[str, Skill] = {}
+    trusted: bool | None = None
+    for folder, repo in folders:
+        if not folder.is_dir():
+            continue
+        if repo and trusted is None:
+            trusted = trust_state(root, env).trusted
+        if repo and not trusted:
+            continue
+        for skill_md in sorted(folder.glob(f"*/{SKILL_FILE}")):
+            skill = _read(skill_md, root if repo else None)
+            found.setdefault(skill.name, skill)
+    return sorted(found.values(), key=lambda s: s.name)
+
+
+def _read(skill_md: Path, root: Path | None) -> Skill:
+    shown = skill_md.relative_to(root).as_posix() if root else str(skill_md)
+    folder = str(skill_md.parent)
+    try:
+        with skill_md.open("rb") as handle:
+            meta, _ = front_matter(handle.read(MAX_BYTES).decode("utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) else str(exc)
+        return Skill(skill_md.parent.name, "", shown, folder, why or "cannot be read")
+    name = " ".join(str(meta.get("name") or skill_md.parent.name).split())
+    return Skill(name, " ".join(str(meta.get("description") or "").split()), shown, folder)
+
+
+def skills_text(skills: list[Skill]) -> str:
+    """The instructions' paragraph: one line per usable skill ("" when none)."""
+    lines = [f"- {s.name}: {s.description} ({s.path})" for s in skills if not s.problem]
+    return "\n".join([HEAD, *lines]) if lines else ""
+
+
+def outside_folders(skills: list[Skill], root: Path) -> list[str]:
+    """The skill folders outside the repo, as ``readable`` entries: the tools may read
+    inside them (`spark_cli.tools.access.OUTSIDE`)."""
+    return [OUTSIDE + s.folder for s in skills if os.path.isabs(s.path) and not s.problem
+            and not Path(s.folder).is_relative_to(root)]
+
+
+def attach_skills(text: str, skills: list[Skill]) -> str:
+    """``text`` and, for each ``$name`` in it that names a skill, that skill's SKILL.md whole."""
+    by_name = {s.name: s for s in skills if not s.problem}
+    named = [by_name[n] for n in dict.fromkeys(_MENTION.findall(text)) if n in by_name]
+    bodies = []
+    for skill in named:
+        try:
+            body = (Path(skill.folder) / SKILL_FILE).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        bodies.append(f"\n\nThe skill ${skill.name} ({skill.path}):\n{body.rstrip()}")
+    return text + "".join(bodies)

@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import uuid
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -107,7 +106,7 @@ class Hooks:
     def __init__(self, root: Path, env: Mapping[str, str] | None = None) -> None:
         self.root = root
         self.env = dict(os.environ if env is None else env)
-        self.session_id = uuid.uuid4().hex
+        self.session_id = os.urandom(16).hex()
         self._hooks: tuple[list[Hook], list[str]] | None = None
         self.last: dict[str, str] = {}
         """Each hook's last result (by its source), for ``/hooks``."""

@@ -28,6 +28,9 @@ if TYPE_CHECKING:
 PROJECT_COMMANDS = (".spark/commands", ".claude/commands")
 _ARG = re.compile(r"\$(ARGUMENTS|[1-9])")
 _BANG = re.compile(r"!`([^`]+)`")
+_PLAIN = re.compile(r"([A-Za-z][\w-]*):[ \t]+([^\s\[\]{}\"'|>&*!%@`#][^#]*|)")
+"""A front-matter line YAML reads as a plain string (a key, then text that starts with
+nothing YAML gives a meaning: no quote, bracket, block or anchor sign, no comment)."""
 BANG_BUDGET = 8_000
 MAX_BYTES = 256 * 1024
 
@@ -55,7 +58,11 @@ def front_matter(text: str) -> tuple[dict[str, object], str]:
     end = next((i for i, line in enumerate(lines[1:], 1) if line.strip() == "---"), 0)
     if not end:
         raise ValueError("front matter: no closing '---' line")
-    import yaml  # deferred: only a prompt file with front matter pays for it
+    plain = [_PLAIN.fullmatch(line) for line in lines[1:end] if line.strip()]
+    if all(plain):  # "key: text" lines only (the usual): no YAML parser on the way to a request
+        meta = {m.group(1): m.group(2).strip() for m in plain if m is not None}
+        return meta, "\n".join(lines[end + 1:]).lstrip("\n")
+    import yaml  # deferred: only a front matter beyond "key: text" lines pays for it
 
     try:
         data = yaml.safe_load("\n".join(lines[1:end])) or {}

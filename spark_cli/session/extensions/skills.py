@@ -18,7 +18,6 @@ from pathlib import Path
 from spark_cli.record import record
 from spark_cli.session.config.trust import trust_state
 from spark_cli.session.extensions.prompt_files import MAX_BYTES, front_matter, home
-from spark_cli.tools.access import OUTSIDE
 
 PROJECT_SKILLS = (".agents/skills", ".claude/skills")
 SKILL_FILE = "SKILL.md"
@@ -80,6 +79,8 @@ def skills_text(skills: list[Skill]) -> str:
 def outside_folders(skills: list[Skill], root: Path) -> list[str]:
     """The skill folders outside the repo, as ``readable`` entries: the tools may read
     inside them (`spark_cli.tools.access.OUTSIDE`)."""
+    from spark_cli.tools.access import OUTSIDE  # deferred: launch -> request
+
     return [OUTSIDE + s.folder for s in skills if os.path.isabs(s.path) and not s.problem
             and not Path(s.folder).is_relative_to(root)]
 

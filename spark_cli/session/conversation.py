@@ -26,6 +26,7 @@ from spark_cli.session.context.scan import scan
 from spark_cli.session.context.targets import RequestError
 from spark_cli.session.events import SessionEvent, TurnFailed
 from spark_cli.session.lazy_applier import LazyApplier
+from spark_cli.session.limits import NO_LIMITS, Limits
 from spark_cli.session.marks import TurnMarks
 from spark_cli.session.servers import McpServers
 from spark_cli.session.steers import SteerLog
@@ -89,6 +90,8 @@ class Session:
         self.marks = TurnMarks()
         self.context_tokens = 0
         self.context: ContextReport | None = None
+        self.limits: Limits = NO_LIMITS
+        """A harness's limits on the run (`spark edit --max-turns`, ``--timeout``)."""
 
     @property
     def streaming(self) -> bool:
@@ -201,6 +204,8 @@ class Session:
         if self.servers.notes:  # an MCP server not ready (and not cached) is left out
             built = replace(built, context=replace(
                 built.context, notes=(*built.context.notes, *self.servers.notes)))
+        if self.limits.deadline is not None:
+            built = replace(built, request=self.limits.timed(built.request))
         return built
 
     def _take_prepared(self, instruction: str, files: Sequence[str]) -> BuiltRequest:
@@ -275,7 +280,8 @@ class Session:
                              specs=self.servers.follow_up(built.request) if mcp else None)
         run = self._run = TurnRun(built.request, applier, self._steers, self._feedback,
                                   provider=self.settings.provider, stopped=lambda: self._stop,
-                                  tools=tools)
+                                  tools=tools, price=self.settings.price, limits=self.limits,
+                                  input_estimate=built.input_tokens)
         self.marks = run.marks
         return run
 

@@ -42,16 +42,19 @@ if TYPE_CHECKING:
     from spark_cli.render.renderer import Renderer
     from spark_cli.session.api import SessionApi
     from spark_cli.session.config.settings import Settings
+    from spark_cli.session.limits import Limits
 
 class UsageError(Exception):
     """Bad flags or inputs: one clear line on stderr, exit 2, nothing touched."""
 
 
 def run_turn(settings: Settings, root: Path, files: Sequence[str], instruction: str,
-             renderer: Renderer, *, dry_run: bool) -> TurnResult:
-    """Run one session turn against the channel the settings describe, rendering as it goes."""
+             renderer: Renderer, *, dry_run: bool, limits: Limits | None = None) -> TurnResult:
+    """Run one session turn against the channel the settings describe, rendering as it goes
+    (within the ``limits`` a harness set)."""
     result = TurnResult()
-    _prepared_turn(settings, root, files, instruction, renderer, result, dry_run=dry_run)
+    _prepared_turn(settings, root, files, instruction, renderer, result, dry_run=dry_run,
+                   limits=limits)
     if not (result.outcomes or result.rejected or result.interrupted or result.failure):
         from spark_cli.cli.edit.no_edit import settle  # deferred: launch -> request
 
@@ -60,8 +63,11 @@ def run_turn(settings: Settings, root: Path, files: Sequence[str], instruction: 
 
 
 def _prepared_turn(settings: Settings, root: Path, files: Sequence[str], instruction: str,
-                   renderer: Renderer, result: TurnResult, *, dry_run: bool) -> TurnResult:
+                   renderer: Renderer, result: TurnResult, *, dry_run: bool,
+                   limits: Limits | None) -> TurnResult:
     session = Session(None, root, settings, dry_run=dry_run)
+    if limits is not None:
+        session.limits = limits
     if settings.commands == "ask" and settings.tools:
         from spark_cli.cli.edit.asking import terminal_approver  # deferred: launch -> request
 
@@ -73,6 +79,7 @@ def _prepared_turn(settings: Settings, root: Path, files: Sequence[str], instruc
         from spark_cli.transport.window.probe import count
 
         failed = prepare_counted(session, instruction, files, count)
+    renderer.begin(run_info(session, settings))
     if failed is not None:  # nothing was sent
         result.failure = failed
         renderer.event(failed)
@@ -115,11 +122,22 @@ async def _turn(session: SessionApi, settings: Settings, files: Sequence[str], i
     ctrl_c = TurnSignals(asyncio.current_task())
     ctrl_c.session = session
     installed = ctrl_c.install()
+    deadline = session.limits.deadline
+    alarm = None
+    if deadline is not None:  # the loop's clock is time.monotonic()
+
+        def time_up() -> None:
+            result.timed_out = True
+            ctrl_c()  # stops the turn as a first Ctrl-C does: edits that landed stay
+
+        alarm = asyncio.get_running_loop().call_at(deadline, time_up)
     try:
         return await _run_turn(session, settings, files, instruction, renderer, result, ahead,
                                ctrl_c)
     finally:
         await session.close_servers()  # no MCP server outlives the run (Ctrl-C, SIGTERM too)
+        if alarm is not None:
+            alarm.cancel()
         if installed:
             ctrl_c.remove()
 
@@ -217,10 +235,23 @@ def _event(event: Any, renderer: Renderer, result: TurnResult) -> None:
     renderer.event(event)
 
 
-def renderer_for(as_json: bool, out: Any) -> Any:
-    """The renderer of a run: JSON lines, or text (tool calls on stderr) coloured on a
-    terminal unless ``NO_COLOR``; ``out`` is stdout (files) or stderr (the pipe filter)."""
-    if as_json:
+def run_info(session: Session, settings: Settings) -> dict[str, Any]:
+    """What a stream's first line says of the run (``Renderer.begin``)."""
+    request = session.prepared
+    return {"cwd": str(session.root), "model": settings.provider.model,
+            "provider": settings.provider.name, "permission_mode": settings.commands,
+            "tools": [t.name for t in request.tools] if request is not None else []}
+
+
+def renderer_for(output_format: str, out: Any) -> Any:
+    """The renderer of a run: JSON lines (spark's or Claude Code's stream-json), or text
+    (tool calls on stderr) coloured on a terminal unless ``NO_COLOR``; ``out`` is stdout
+    (files) or stderr (the pipe filter)."""
+    if output_format == "stream-json":
+        from spark_cli.render.stream_json import StreamJsonRenderer  # deferred: launch -> request
+
+        return StreamJsonRenderer(out)
+    if output_format == "json":
         from spark_cli.render.jsonl import JsonLinesRenderer  # deferred: launch -> request
 
         return JsonLinesRenderer(out)
@@ -290,8 +321,12 @@ def summary_data(result: TurnResult, *, dry_run: bool, code: int) -> dict[str, A
     if result.completed is not None:
         data.update(event_to_json(result.completed))
         del data["type"]
+    elif result.failure is not None:
+        data["usage"] = event_to_json(result.failure)["usage"]
     if result.interrupted and result.completed is None:
         data.update(status="cancelled", reason="interrupted")
+    if result.timed_out:
+        data.update(status="cancelled", reason="timeout", timed_out=True)
     data.update(applied=result.applied, refused=result.refused, dry_run=dry_run,
                 exit_code=code, marks=result.marks)
     if result.failure is not None and not result.interrupted:

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from spark_cli.record import record
 from spark_cli.session.config.presets import COMMAND_POLICIES, EDIT_FORMATS, KINDS, PRESETS
+from spark_cli.session.config.pricing import Price, check_pricing
 
 CONFIG_NAME = "config.toml"
 PROJECT_DIR = ".spark"
@@ -107,6 +108,8 @@ class Layer:
     providers: dict[str, dict[str, object]] = field(default_factory=dict)
     sources: dict[str, str] = field(default_factory=dict)
     """Where a value came from when not the layer's label (a variable, a flag)."""
+    pricing: dict[str, Price] = field(default_factory=dict)
+    """The file's ``[pricing."MODEL"]`` rows."""
 
     def source(self, key: str) -> str:
         return self.sources.get(key, self.label)
@@ -160,6 +163,9 @@ def _parse_file(path: Path, label: str) -> Layer:
             continue
         if key in ("api_key", "key"):
             raise secret_error(str(path), key)
+        if key == "pricing":
+            layer.pricing.update(check_pricing(str(path), value))
+            continue
         if key in ("deep", "mcp_servers"):
             continue  # tables read by their own owners (session.deep, the MCP servers)
         if key not in _TYPES:

@@ -37,6 +37,7 @@ from spark_cli.session.config.presets import (
     Preset,
     preset,
 )
+from spark_cli.session.config.pricing import Price, price_of
 
 DEFAULT_CONTEXT_WINDOW = 128_000
 DEFAULT_MAX_OUTPUT_TOKENS = 8_192
@@ -124,6 +125,8 @@ class Settings:
     in the ``sandbox`` without asking, or ``off`` (the tool is not declared)."""
     allowed_commands: tuple[str, ...] = ()
     """Leading words of commands that run without asking (a compound line still asks)."""
+    price: Price | None = None
+    """The model's price (``session.config.pricing``); None: unknown."""
 
     @property
     def input_budget(self) -> int:
@@ -143,6 +146,9 @@ class Settings:
             "allow_syntax_errors": self.allow_syntax_errors, "tools": self.tools,
             "max_tool_calls": self.max_tool_calls, "commands": self.commands,
             "allowed_commands": list(self.allowed_commands),
+            "price": "unknown" if self.price is None else
+            {"input": self.price.input, "cached_input": self.price.cached_input,
+             "output": self.price.output},
         }
 
 
@@ -178,6 +184,7 @@ def load_settings(root: Path, flags: Mapping[str, object] | None = None,
         resolved["max_output_tokens"] = default_max_output(window)
         sources["max_output_tokens"] = "default: min(8192, context_window / 4)"
     first_token = resolved["first_token_timeout"]
+    configured = {m: p for layer in layers for m, p in layer.pricing.items()}
     return Settings(  # every value was checked as its layer was read (``layers.check_value``)
         provider=provider,
         edit_format=resolved["edit_format"],
@@ -194,6 +201,8 @@ def load_settings(root: Path, flags: Mapping[str, object] | None = None,
         max_tool_calls=resolved["max_tool_calls"],
         commands=resolved["commands"],
         allowed_commands=tuple(resolved["allowed_commands"]),
+        price=price_of(provider.model, configured,
+                       bundled=provider.kind == "mock" and not provider.base_url),
     )
 
 

@@ -97,7 +97,8 @@ def _prepared_turn(settings: Settings, root: Path, files: Sequence[str], instruc
     import asyncio  # deferred: launch -> request (the request left; the loop loads)
 
     try:
-        return asyncio.run(_turn(session, settings, files, instruction, renderer, result, ahead))
+        return asyncio.run(_turn(session, settings, files, instruction, renderer, result, ahead,
+                                 None if limits is None else limits.deadline))
     finally:
         if ahead is not None:
             ahead.close()  # no-op once adopted (the channel owns the socket then)
@@ -114,7 +115,8 @@ def _collect_from_now() -> None:
 
 
 async def _turn(session: SessionApi, settings: Settings, files: Sequence[str], instruction: str,
-                renderer: Renderer, result: TurnResult, ahead: SentAhead | None) -> TurnResult:
+                renderer: Renderer, result: TurnResult, ahead: SentAhead | None,
+                deadline: float | None) -> TurnResult:
     import asyncio  # deferred: launch -> request (the request left; the loop loads)
 
     from spark_cli.cli.edit.signals import TurnSignals  # deferred: launch -> request
@@ -122,7 +124,6 @@ async def _turn(session: SessionApi, settings: Settings, files: Sequence[str], i
     ctrl_c = TurnSignals(asyncio.current_task())
     ctrl_c.session = session
     installed = ctrl_c.install()
-    deadline = session.limits.deadline
     alarm = None
     if deadline is not None:  # the loop's clock is time.monotonic()
 

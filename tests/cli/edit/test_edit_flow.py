@@ -182,7 +182,7 @@ def script(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
     monkeypatch.setattr(wiring, "open_provider_channel", fake_channel)
     monkeypatch.setattr(edit_run, "Session", StandInSession)
     monkeypatch.setattr(edit_cmd, "load", lambda root, flags, **_: SimpleNamespace(
-        provider=SimpleNamespace(kind="mock", name="mock"), idle_timeout=None,
+        provider=SimpleNamespace(kind="mock", name="mock", model="m"), idle_timeout=None,
         first_token_timeout=None, edit_format="search_replace", max_output_tokens=8192,
         allow_syntax_errors=False, commands="off", tools=True))
     (tmp_path / "app.py").write_text(PY)

@@ -4,8 +4,9 @@ With PATHs: the answer streams (prose as it arrives, a line per edit as it lands
 a line per tool call on stderr), then the minimal diff and a one-line summary (latency,
 tokens, cost). With no PATH and stdin a terminal, empty or closed (a harness, CI), the same
 on the whole repo (the model finds the files itself); with no PATH and code on stdin, a pure
-filter (:mod:`.pipe_mode`). Exit codes and the ``--output-format`` schemas: docs/cli.md. Ctrl-C stops generation, drops an unfinished block and
-still prints the end diff and summary before exit 130.
+filter (:mod:`.pipe_mode`). Exit codes and the ``--output-format`` schemas: docs/cli.md.
+Ctrl-C stops generation, drops an unfinished block and still prints the end diff and summary
+before exit 130.
 
 `spark --help` imports this module, and a plain command line is run by :func:`run_edit`
 straight from the console script without typer: it imports nothing heavy at import time.

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from spark_cli.record import record
 from spark_cli.session.config.presets import COMMAND_POLICIES, EDIT_FORMATS, KINDS, PRESETS
-from spark_cli.session.config.pricing import Price, check_pricing
+from spark_cli.session.config.pricing import Price, PricingError, check_pricing
 
 CONFIG_NAME = "config.toml"
 PROJECT_DIR = ".spark"
@@ -164,7 +164,10 @@ def _parse_file(path: Path, label: str) -> Layer:
         if key in ("api_key", "key"):
             raise secret_error(str(path), key)
         if key == "pricing":
-            layer.pricing.update(check_pricing(str(path), value))
+            try:
+                layer.pricing.update(check_pricing(str(path), value))
+            except PricingError as exc:
+                raise SettingsError(str(exc)) from None
             continue
         if key in ("deep", "mcp_servers"):
             continue  # tables read by their own owners (session.deep, the MCP servers)

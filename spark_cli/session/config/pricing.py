@@ -68,8 +68,8 @@ def check_pricing(where: str, table: object) -> dict[str, Price]:
             if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
                 raise PricingError(f"{here}: '{key}' must be a number >= 0 (USD per million "
                                    f"tokens), not {value!r}")
-        prices[model] = Price(float(row["input"]), float(row.get("cached_input", row["input"])),
-                              float(row["output"]))
+        cached = row["cached_input"] if "cached_input" in row else row["input"]
+        prices[model] = Price(float(row["input"]), float(cached), float(row["output"]))
     return prices
 
 

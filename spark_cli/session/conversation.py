@@ -288,6 +288,12 @@ class Session:
     def start_servers(self) -> None:
         self.servers.start()
 
+    def servers_pending(self) -> bool:
+        return self.servers.uncached()
+
+    async def wait_for_servers(self) -> None:
+        await self.servers.wait_uncached()
+
     async def close_servers(self) -> None:
         await self.servers.aclose()
 

@@ -79,14 +79,16 @@ def _prepared_turn(settings: Settings, root: Path, files: Sequence[str], instruc
         from spark_cli.transport.window.probe import count
 
         failed = prepare_counted(session, instruction, files, count)
-    renderer.begin(run_info(session, settings))
+    pending = failed is None and session.servers_pending()  # first: the MCP servers' tools
+    if not pending:
+        renderer.begin(run_info(session, settings))
     if failed is not None:  # nothing was sent
         result.failure = failed
         renderer.event(failed)
         return result
     ahead = None
     request = session.prepared
-    if request is not None:
+    if request is not None and not pending:
         try:
             ahead = wiring.send_ahead(settings.provider, request,
                                       idle_timeout=settings.idle_timeout)
@@ -98,7 +100,7 @@ def _prepared_turn(settings: Settings, root: Path, files: Sequence[str], instruc
 
     try:
         return asyncio.run(_turn(session, settings, files, instruction, renderer, result, ahead,
-                                 None if limits is None else limits.deadline))
+                                 None if limits is None else limits.deadline, pending))
     finally:
         if ahead is not None:
             ahead.close()  # no-op once adopted (the channel owns the socket then)
@@ -116,7 +118,7 @@ def _collect_from_now() -> None:
 
 async def _turn(session: SessionApi, settings: Settings, files: Sequence[str], instruction: str,
                 renderer: Renderer, result: TurnResult, ahead: SentAhead | None,
-                deadline: float | None) -> TurnResult:
+                deadline: float | None, pending: bool) -> TurnResult:
     import asyncio  # deferred: launch -> request (the request left; the loop loads)
 
     from spark_cli.cli.edit.signals import TurnSignals  # deferred: launch -> request
@@ -134,7 +136,7 @@ async def _turn(session: SessionApi, settings: Settings, files: Sequence[str], i
         alarm = asyncio.get_running_loop().call_at(deadline, time_up)
     try:
         return await _run_turn(session, settings, files, instruction, renderer, result, ahead,
-                               ctrl_c)
+                               ctrl_c, pending)
     finally:
         await session.close_servers()  # no MCP server outlives the run (Ctrl-C, SIGTERM too)
         if alarm is not None:
@@ -145,11 +147,18 @@ async def _turn(session: SessionApi, settings: Settings, files: Sequence[str], i
 
 async def _run_turn(session: SessionApi, settings: Settings, files: Sequence[str],
                     instruction: str, renderer: Renderer, result: TurnResult,
-                    ahead: SentAhead | None, ctrl_c: TurnSignals) -> TurnResult:
+                    ahead: SentAhead | None, ctrl_c: TurnSignals, pending: bool) -> TurnResult:
     import asyncio  # deferred: launch -> request
 
     start = len(session.history)
     try:
+        if pending:  # MCP servers no run has listed: their tools go in the first request
+            await session.wait_for_servers()
+            result.failure = session.prepare(instruction, list(files))
+            renderer.begin(run_info(session, settings))
+            if result.failure is not None:
+                renderer.event(result.failure)
+                return result
         async with wiring.open_provider_channel(
             settings.provider, idle_timeout=settings.idle_timeout, ahead=ahead,
             first_token_timeout=settings.first_token_timeout,
@@ -236,7 +245,7 @@ def _event(event: Any, renderer: Renderer, result: TurnResult) -> None:
     renderer.event(event)
 
 
-def run_info(session: Session, settings: Settings) -> dict[str, Any]:
+def run_info(session: SessionApi, settings: Settings) -> dict[str, Any]:
     """What a stream's first line says of the run (``Renderer.begin``)."""
     request = session.prepared
     return {"cwd": str(session.root), "model": settings.provider.model,

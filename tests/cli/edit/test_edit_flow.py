@@ -118,6 +118,11 @@ class StandInSession:
 
     def start_servers(self) -> None: ...
 
+    def servers_pending(self) -> bool:
+        return False
+
+    async def wait_for_servers(self) -> None: ...
+
     async def close_servers(self) -> None: ...
 
     def servers_status(self) -> list[str]:

@@ -65,7 +65,8 @@ class Session:
     what was read."""
 
     def __init__(self, channel: Channel | None, root: Path, settings: Settings, *,
-                 dry_run: bool = False, run_tool: RunTool | None = None) -> None:
+                 dry_run: bool = False, run_tool: RunTool | None = None,
+                 limits: Limits | None = None) -> None:
         self.channel = channel
         self.root = Path(root).resolve()
         self._settings = settings
@@ -90,7 +91,7 @@ class Session:
         self.marks = TurnMarks()
         self.context_tokens = 0
         self.context: ContextReport | None = None
-        self.limits: Limits = NO_LIMITS
+        self.limits: Limits = limits or NO_LIMITS
         """A harness's limits on the run (`spark edit --max-turns`, ``--timeout``)."""
 
     @property

@@ -65,9 +65,7 @@ def run_turn(settings: Settings, root: Path, files: Sequence[str], instruction: 
 def _prepared_turn(settings: Settings, root: Path, files: Sequence[str], instruction: str,
                    renderer: Renderer, result: TurnResult, *, dry_run: bool,
                    limits: Limits | None) -> TurnResult:
-    session = Session(None, root, settings, dry_run=dry_run)
-    if limits is not None:
-        session.limits = limits
+    session = Session(None, root, settings, dry_run=dry_run, limits=limits)
     if settings.commands == "ask" and settings.tools:
         from spark_cli.cli.edit.asking import terminal_approver  # deferred: launch -> request
 

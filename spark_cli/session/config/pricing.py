@@ -29,17 +29,18 @@ class Price:
                 + output_tokens * self.output) / 1e6
 
 
-BUILT_IN: dict[str, Price] = {
-    # OpenAI, https://openai.com/api/pricing/ (standard tier)
+BUILT_IN: dict[str, Price] = {  # OpenAI's standard tier: https://openai.com/api/pricing/
+    "gpt-5.5": Price(5.0, 0.5, 30.0),
+    "gpt-5.4": Price(2.5, 0.25, 15.0),
+    "gpt-5.4-mini": Price(0.75, 0.075, 4.5),
+    "gpt-5.4-nano": Price(0.2, 0.02, 1.25),
     "gpt-5": Price(1.25, 0.125, 10.0),
+    "gpt-5-codex": Price(1.25, 0.125, 10.0),
     "gpt-5-mini": Price(0.25, 0.025, 2.0),
     "gpt-5-nano": Price(0.05, 0.005, 0.4),
-    "gpt-5-codex": Price(1.25, 0.125, 10.0),
     "gpt-4.1": Price(2.0, 0.5, 8.0),
     "gpt-4.1-mini": Price(0.4, 0.1, 1.6),
     "gpt-4.1-nano": Price(0.1, 0.025, 0.4),
-    # Cerebras, https://www.cerebras.ai/pricing (no cache discount)
-    "gpt-oss-120b": Price(0.35, 0.35, 0.75),
 }
 FREE = Price(0.0, 0.0, 0.0)
 

@@ -23,6 +23,7 @@ from spark_cli.tui.output import Busy, Output
 
 if TYPE_CHECKING:
     from spark_cli.tui.commands.context_files import ContextFiles
+    from spark_cli.tui.commands.cost import UsageLedger
     from spark_cli.tui.commands.queue_panel import QueuePanel
     from spark_cli.tui.commands.test_command import TestRunner
     from spark_cli.tui.commands.tool_calls import CallOutputs
@@ -47,6 +48,7 @@ CATALOG: tuple[CommandInfo, ...] = (
     CommandInfo("diff", "", "what spark changed in this session"),
     CommandInfo("call", "[N]", "what tool call N gave the model (Ctrl+O: the last)"),
     CommandInfo("mcp", "", "the MCP servers: state, tools, notes"),
+    CommandInfo("cost", "", "tokens and cost: per turn, per model, the deep track's too"),
     CommandInfo("undo", "[--force]", "undo the last batch of edits (Ctrl+Z)"),
     CommandInfo("test", "[ARGS]", "run the tests (Esc stops them)"),
     CommandInfo("fix", "", "send the last test failure to the model"),
@@ -113,12 +115,14 @@ class Commands:
 
     def __init__(self, session: SessionApi, out: Output, host: CommandHost, *,
                  files: ContextFiles, busy: Busy, tests: TestRunner,
-                 deep: DeepController, queue: QueuePanel, calls: CallOutputs) -> None:
+                 deep: DeepController, queue: QueuePanel, calls: CallOutputs,
+                 ledger: UsageLedger | None = None) -> None:
         self.session = session
         self.out = out
         self.host = host
         self.files = files
         self.busy = busy
+        self.ledger = ledger
         self.undo_mark: str | None = None
         """The newest undo batch before this session: /undo and /diff stop there."""
         self._handlers: dict[str, Handler] = {
@@ -127,7 +131,7 @@ class Commands:
             "model": self._model, "provider": self._provider, "deep": self._deep_for(deep),
             "clear": self._clear, "resume": self._resume, "help": self._help,
             "call": calls.command, "copy": self._copy, "quit": self._quit, "exit": self._quit,
-            "mcp": self._mcp,
+            "mcp": self._mcp, "cost": self._cost,
         }
 
     def mark_start(self) -> None:
@@ -260,6 +264,10 @@ class Commands:
             parts = ", ".join(f"{name} {tokens:,}" for name, tokens in report.parts.items()
                               if tokens)
             self.out.note(f"last request: {report.used:,} of {report.budget:,} tokens ({parts})")
+
+    async def _cost(self, args: list[str]) -> None:
+        for line in self.ledger.lines() if self.ledger is not None else []:
+            self.out.note(line, "bold" if line.startswith("session total") else "")
 
     async def _mcp(self, args: list[str]) -> None:
         for line in self.session.servers_status():

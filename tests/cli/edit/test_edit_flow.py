@@ -78,7 +78,8 @@ class ScriptedChannel:
 class StandInSession:
     """Parser + applier over the channel's text; yields the real session events."""
 
-    def __init__(self, channel: Any, root: Path, settings: Any, *, dry_run: bool = False):
+    def __init__(self, channel: Any, root: Path, settings: Any, *, dry_run: bool = False,
+                 limits: Any = None):
         self.channel, self.root, self.settings, self.dry_run = channel, root, settings, dry_run
         self.marks = TurnMarks()
         self.seen: dict[str, str] = {}

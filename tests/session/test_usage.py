@@ -64,6 +64,7 @@ def test_prices_come_from_the_config_then_the_built_in_rows(repo: Path) -> None:
     assert mine.price == Price(1.0, 1.0, 3.0)  # no cached_input: the input's price
     assert _settings(repo, provider="openai", model="gpt-9-unknown").price is None
     assert _settings(repo).price == Price(0.0, 0.0, 0.0)  # the bundled engine runs here
+    assert _settings(repo, model="gpt-4.1").price == Price(0.0, 0.0, 0.0)  # whatever it is called
     assert _settings(repo, base_url="ws://127.0.0.1:1/v1").price is None  # someone's engine
 
 

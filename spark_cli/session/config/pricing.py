@@ -75,9 +75,6 @@ def check_pricing(where: str, table: object) -> dict[str, Price]:
 
 
 def price_of(model: str, configured: Mapping[str, Price], *, bundled: bool) -> Price | None:
-    """The model's price: configured, else built in, else the bundled engine's 0; None:
-    unknown."""
-    found = configured.get(model) or BUILT_IN.get(model)
-    if found is None and bundled:
-        return FREE
-    return found
+    """The model's price: configured, else the bundled engine's 0 (whatever the model is
+    called), else built in; None: unknown."""
+    return configured.get(model) or (FREE if bundled else BUILT_IN.get(model))

@@ -526,3 +526,8 @@ async def test_llama_cpp_timings_are_the_usage_when_none_is_sent() -> None:
     events = await collect(ch)
     await ch.aclose()
     assert [e for e in events if isinstance(e, UsageReported)] == [UsageReported(21, 6)]
+    later = json.dumps({"id": "c", "choices": [], "timings": timings})  # after the usage
+    ch = channel(Recorder(ok(sse(chunk("a", "stop"), both.replace('"timings"', '"t"'), later))))
+    events = await collect(ch)
+    await ch.aclose()
+    assert [e for e in events if isinstance(e, UsageReported)] == [UsageReported(21, 6)]

@@ -3,7 +3,10 @@
 # `spark engine serve` paced slowly enough to watch; the script types like a person
 # (an edit, an interrupt, a redirect, a queue) and reads the pane after each step.
 #
-#   examples/tui_tour.sh            # TPS=60: watch it with `tmux attach -t spark-tour`
+#   examples/tui_tour.sh            # TPS=60: watch it with `tmux -L spark-tour attach`
+#
+# It runs on a tmux server of its own (`-L "$SESSION"`), so another tmux user on the
+# machine (or a session of the same name on the default server) never meets it.
 #   TPS=400 DEEP_TPS=800 examples/tui_tour.sh    # faster (the test suite runs it this way)
 #
 # Exits 0 when every step showed what it should; prints the pane of a step that did not.
@@ -19,11 +22,13 @@ port=$((20000 + RANDOM % 20000))
 token="tour-$RANDOM"
 
 cleanup() {
-    tmux kill-session -t "$session" 2>/dev/null || true
+    tmux -L "$session" kill-server 2>/dev/null || true
     [ -n "${engine_pid:-}" ] && kill "$engine_pid" 2>/dev/null || true
     rm -rf "$work"
 }
 trap cleanup EXIT
+unset TMUX   # started from inside tmux: still a server of its own, not a nested client
+tm() { tmux -L "$session" "$@"; }
 
 cp -r "$here/repo" "$work/repo"
 "$spark" engine serve --port "$port" --token "$token" --tps "$tps" --ttft-ms 150 \
@@ -35,14 +40,14 @@ for _ in $(seq 100); do
     sleep 0.1
 done
 
-tmux new-session -d -s "$session" -x 110 -y 60 -c "$work/repo" \
+tm new-session -d -s "$session" -x 110 -y 60 -c "$work/repo" \
     "env SPARK_API_KEY=$token SPARK_STATE_DIR=$work/state SPARK_CONFIG_DIR=$work/cfg \
      SPARK_DEEP_BASE_URL=http://127.0.0.1:$port/v1 \
      $spark --provider mock --base-url http://127.0.0.1:$port/v1; sleep 2"
 
-pane() { tmux capture-pane -t "$session" -p; }
-type_line() { tmux send-keys -t "$session" -l "$1"; }
-key() { tmux send-keys -t "$session" "$@"; }
+pane() { tm capture-pane -t "$session" -p; }
+type_line() { tm send-keys -t "$session" -l "$1"; }
+key() { tm send-keys -t "$session" "$@"; }
 # wait_for TEXT [SECONDS]: until the pane shows TEXT
 wait_for() {
     local deadline=$((SECONDS + ${2:-20}))

@@ -1,7 +1,8 @@
 """The package's shape: no import circles (type-only imports count), between modules or
 between the sub-packages of a package; no function above cyclomatic complexity 20 as
 radon counts it (boolean operators and comprehensions included, unlike ruff's C901); a
-docstring on every dataclass; one record type; and no two classes of one name."""
+docstring on every dataclass; one record type; no two classes of one name; no two modules
+of one name, no package of more than 15 modules, and the package within its line budget."""
 
 from __future__ import annotations
 
@@ -205,3 +206,29 @@ def test_an_import_inside_a_function_names_the_start_up_path_it_keeps_fast(
     (tmp_path / "m.py").write_text("def f():\n    import json\n    # deferred: x\n"
                                    "    import os\n    import re\n")
     assert _unmarked_imports(tmp_path / "m.py") == [2]
+
+
+MOST_MODULES = 15
+MOST_LINES = 44_000
+
+
+def test_every_module_name_is_used_once() -> None:
+    """A name says which module it is: no two modules of spark_cli share one."""
+    seen: dict[str, list[str]] = {}
+    for path in PACKAGE.rglob("*.py"):
+        if path.name != "__init__.py":
+            seen.setdefault(path.name, []).append(str(path.relative_to(PACKAGE)))
+    assert {name: paths for name, paths in seen.items() if len(paths) > 1} == {}
+
+
+def test_no_package_holds_more_than_fifteen_modules() -> None:
+    crowded = {str(folder.relative_to(PACKAGE)): count for folder in [PACKAGE, *PACKAGE.rglob("*")]
+               if folder.is_dir() and (count := len([p for p in folder.glob("*.py")
+                                                     if p.name != "__init__.py"])) > MOST_MODULES}
+    assert crowded == {}
+
+
+def test_the_package_stays_under_its_line_budget() -> None:
+    """`find spark_cli -name '*.py' | xargs cat | wc -l`: the round's ceiling (issue 41)."""
+    lines = sum(len(path.read_bytes().splitlines()) for path in PACKAGE.rglob("*.py"))
+    assert lines <= MOST_LINES

@@ -19,30 +19,46 @@ import uuid
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 from urllib.parse import unquote, urlparse
 
 from acp import PROTOCOL_VERSION, RequestError, run_agent
-from acp.interfaces import Agent, Client
+from acp.interfaces import Client
 from acp.schema import (
+    AcpMcpServer,
     AgentCapabilities,
+    AudioContentBlock,
+    ClientCapabilities,
+    CloseSessionResponse,
+    EmbeddedResourceContentBlock,
+    ForkSessionResponse,
+    HttpMcpServer,
+    ImageContentBlock,
     Implementation,
     InitializeResponse,
+    ListSessionsResponse,
     LoadSessionResponse,
+    McpServerStdio,
     NewSessionResponse,
     PromptCapabilities,
     PromptResponse,
+    ResourceContentBlock,
+    ResumeSessionResponse,
+    SessionConfigOptionBoolean,
     SessionConfigOptionSelect,
     SessionConfigSelectOption,
+    SessionInfo,
     SessionMode,
     SessionModeState,
     SetSessionConfigOptionResponse,
+    SseMcpServer,
     StopReason,
+    TextContentBlock,
 )
 
 from spark_cli import __version__
 from spark_cli.acp.editor import editor_approver, editor_buffers, follow_edits
-from spark_cli.acp.updates import Outbox, TurnUpdates, replay, stop_reason
+from spark_cli.acp.updates import Outbox, TurnUpdates, Update, replay, stop_reason
 from spark_cli.record import record
 from spark_cli.session.api import Connector, SessionApi
 from spark_cli.session.config.presets import CommandPolicy
@@ -52,9 +68,14 @@ from spark_cli.session.events import ProseDelta, TurnCompleted, TurnFailed
 from spark_cli.session.tool_access import default_runner
 from spark_cli.session.workspace.store import SessionStore, ShownItem
 
-MODES = (("ask", "Ask", "Every command waits for your yes"),
-         ("sandbox", "Sandbox", "Commands run without asking, only inside the sandbox"),
-         ("off", "Off", "The model runs no commands"))
+McpServers = list[HttpMcpServer | SseMcpServer | AcpMcpServer | McpServerStdio] | None
+"""The editor's own MCP servers (not used yet: the user's config names spark's)."""
+Block = (TextContentBlock | ImageContentBlock | AudioContentBlock | ResourceContentBlock
+         | EmbeddedResourceContentBlock)
+MODES: tuple[tuple[CommandPolicy, str, str], ...] = (
+    ("ask", "Ask", "Every command waits for your yes"),
+    ("sandbox", "Sandbox", "Commands run without asking, only inside the sandbox"),
+    ("off", "Off", "The model runs no commands"))
 
 
 @record
@@ -97,11 +118,13 @@ class SparkAgent:
     def on_connect(self, conn: Client) -> None:
         self.client = conn
 
-    async def initialize(self, protocol_version: int, client_capabilities: Any = None,
-                         client_info: Any = None, **kwargs: Any) -> InitializeResponse:
-        fs = getattr(client_capabilities, "fs", None)
-        self.fs_read = bool(getattr(fs, "read_text_file", False))
-        self.fs_write = self.fs_read and bool(getattr(fs, "write_text_file", False))
+    async def initialize(self, protocol_version: int,
+                         client_capabilities: ClientCapabilities | None = None,
+                         client_info: Implementation | None = None,
+                         **kwargs: Any) -> InitializeResponse:
+        fs = client_capabilities.fs if client_capabilities is not None else None
+        self.fs_read = fs is not None and bool(fs.read_text_file)
+        self.fs_write = self.fs_read and fs is not None and bool(fs.write_text_file)
         return InitializeResponse(
             protocol_version=min(protocol_version, PROTOCOL_VERSION),
             agent_capabilities=AgentCapabilities(
@@ -109,22 +132,23 @@ class SparkAgent:
                     image=False, audio=False, embedded_context=False)),
             agent_info=Implementation(name="spark", title="spark", version=__version__))
 
-    async def new_session(self, cwd: str, mcp_servers: Any = None,
-                          **kwargs: Any) -> NewSessionResponse:
+    async def new_session(self, cwd: str, additional_directories: list[str] | None = None,
+                          mcp_servers: McpServers = None, **kwargs: Any) -> NewSessionResponse:
         sid = uuid.uuid4().hex
         live = await self._start(sid, cwd)
         return NewSessionResponse(session_id=sid, modes=_modes(live.session.settings),
                                   config_options=_options(live.session.settings))
 
-    async def load_session(self, cwd: str, session_id: str, mcp_servers: Any = None,
+    async def load_session(self, cwd: str, session_id: str, mcp_servers: McpServers = None,
+                           additional_directories: list[str] | None = None,
                            **kwargs: Any) -> LoadSessionResponse:
         live = await self._start(session_id, cwd)
-        saved = live.store.load_conversation()
+        saved = live.store.load_conversation(session_id) or live.store.load_conversation()
         if saved is None:
             del self.live[session_id]
             await live.stack.aclose()
             raise RequestError.resource_not_found(f"no saved spark conversation in {cwd}")
-        live.session.restore(saved.history)
+        live.session.restore(saved.history, saved.turns)
         live.shown = list(saved.shown)
         for update in replay(saved, live.session.root):
             await self._send(session_id, update)
@@ -150,7 +174,7 @@ class SparkAgent:
         live = self.live[sid] = _Live(session, self.setup.connect)
         return live
 
-    async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> PromptResponse:
+    async def prompt(self, session_id: str, prompt: list[Block], **kwargs: Any) -> PromptResponse:
         live = self._live(session_id)
         instruction, files = prompt_text(prompt, live.session.root)
         live.cancelled = False
@@ -190,7 +214,8 @@ class SparkAgent:
         live.shown.extend(ShownItem(*item) for item in updates.shown)
         settings = live.session.settings
         live.store.save_conversation(live.session.history, provider=settings.provider.name,
-                                     model=settings.provider.model, shown=live.shown)
+                                     model=settings.provider.model, shown=live.shown,
+                                     turns=live.session.turns)
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         live = self.live.get(session_id)
@@ -202,7 +227,8 @@ class SparkAgent:
         if mode_id not in {m[0] for m in MODES}:
             raise RequestError.invalid_params({"modeId": f"unknown mode {mode_id!r}"})
         session = self._live(session_id).session
-        session.configure(replace(session.settings, commands=cast(CommandPolicy, mode_id)))
+        mode = next(m[0] for m in MODES if m[0] == mode_id)
+        session.configure(replace(session.settings, commands=mode))
 
     async def set_config_option(self, config_id: str, session_id: str, value: str | bool,
                                 **kwargs: Any) -> SetSessionConfigOptionResponse:
@@ -216,13 +242,42 @@ class SparkAgent:
     async def authenticate(self, method_id: str, **kwargs: Any) -> None:
         return None
 
+    async def list_sessions(self, cwd: str | None = None, cursor: str | None = None,
+                            **kwargs: Any) -> ListSessionsResponse:
+        """The sessions open in this agent (in ``cwd`` when given)."""
+        return ListSessionsResponse(sessions=[
+            SessionInfo(session_id=sid, cwd=str(live.session.root))
+            for sid, live in self.live.items()
+            if cwd is None or Path(cwd) == live.session.root])
+
+    async def close_session(self, session_id: str, **kwargs: Any) -> CloseSessionResponse:
+        raise RequestError.method_not_found("session/close (unstable; not offered)")
+
+    async def fork_session(self, session_id: str, cwd: str,
+                           additional_directories: list[str] | None = None,
+                           mcp_servers: McpServers = None,
+                           **kwargs: Any) -> ForkSessionResponse:
+        raise RequestError.method_not_found("session/fork (unstable; not offered)")
+
+    async def resume_session(self, session_id: str, cwd: str,
+                             additional_directories: list[str] | None = None,
+                             mcp_servers: McpServers = None,
+                             **kwargs: Any) -> ResumeSessionResponse:
+        raise RequestError.method_not_found("session/resume (unstable; session/load is offered)")
+
+    async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        raise RequestError.method_not_found(method)
+
+    async def ext_notification(self, method: str, params: dict[str, Any]) -> None:
+        return None  # extensions spark does not know are ignored, as the protocol asks
+
     def _live(self, sid: str) -> _Live:
         live = self.live.get(sid)
         if live is None:
             raise RequestError.invalid_params({"sessionId": f"unknown session {sid!r}"})
         return live
 
-    async def _send(self, sid: str, update: Any) -> None:
+    async def _send(self, sid: str, update: Update) -> None:
         if self.client is not None:
             await self.client.session_update(session_id=sid, update=update)
 
@@ -235,16 +290,16 @@ class SparkAgent:
                 await live.stack.aclose()
 
 
-def prompt_text(blocks: list[Any], root: Path) -> tuple[str, list[str]]:
+def prompt_text(blocks: list[Block], root: Path) -> tuple[str, list[str]]:
     """The instruction (the text blocks) and the repo files a prompt's content blocks hold:
     a ``resource_link`` to a file in the repo adds it to the turn (as ``spark edit PATH``
     would), any other link is named in the text."""
     texts: list[str] = []
     files: list[str] = []
     for block in blocks:
-        if getattr(block, "type", "") == "text":
+        if isinstance(block, TextContentBlock):
             texts.append(block.text)
-        elif getattr(block, "type", "") == "resource_link":
+        elif isinstance(block, ResourceContentBlock):
             url = urlparse(block.uri)
             path = Path(unquote(url.path)) if url.scheme == "file" else None
             if path is not None and path.is_relative_to(root) and path.is_file():
@@ -259,7 +314,7 @@ def _modes(settings: Settings) -> SessionModeState:
         SessionMode(id=i, name=n, description=d) for i, n, d in MODES])
 
 
-def _options(settings: Settings) -> list[Any]:
+def _options(settings: Settings) -> list[SessionConfigOptionSelect | SessionConfigOptionBoolean]:
     model = settings.provider.model
     return [
         SessionConfigOptionSelect(type="select", id="mode", name="Commands", category="mode",
@@ -278,6 +333,6 @@ async def serve(setup: AcpSetup) -> None:
     gc.freeze()
     agent = SparkAgent(setup)
     try:
-        await run_agent(cast(Agent, agent))
+        await run_agent(agent)
     finally:
         await agent.close()

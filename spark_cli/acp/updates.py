@@ -19,7 +19,17 @@ from pathlib import Path
 from typing import Any
 
 from acp import helpers
-from acp.schema import StopReason, ToolCallLocation, ToolCallStatus, ToolKind
+from acp.schema import (
+    AgentMessageChunk,
+    ContentToolCallContent,
+    StopReason,
+    ToolCallLocation,
+    ToolCallProgress,
+    ToolCallStart,
+    ToolCallStatus,
+    ToolKind,
+    UserMessageChunk,
+)
 
 from spark_cli.session import events as ev
 from spark_cli.session.api import Message, ToolCall
@@ -29,6 +39,8 @@ KINDS: dict[str, ToolKind] = {"read_file": "read", "search": "search", "list_fil
 _EDITS: dict[str, ToolCallStatus] = {"edit": "completed", "partial": "completed",
                                      "refused": "failed", "rejected": "failed"}
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
+Update = AgentMessageChunk | UserMessageChunk | ToolCallStart | ToolCallProgress
+"""The ``session/update`` payloads spark sends (a subset of the SDK's union)."""
 FLUSH_S = 1 / 15
 """At most one prose message per this many seconds after the first (each costs the SDK's
 validation, serialising and a write)."""
@@ -76,7 +88,7 @@ def before(text: str, diff: str) -> str | None:
     return "".join(lines)
 
 
-def _text(text: str) -> Any:
+def _text(text: str) -> ContentToolCallContent:
     return helpers.tool_content(helpers.text_block(text))
 
 
@@ -94,7 +106,7 @@ class TurnUpdates:
         self._output: dict[str, str] = {}
         self._started: set[str] = set()
 
-    def of(self, event: ev.SessionEvent) -> Any | None:
+    def of(self, event: ev.SessionEvent) -> Update | None:
         """The update for ``event``; None for events an editor does not show (prose goes
         through :class:`Outbox`, the agent's hot path)."""
         match event:
@@ -137,7 +149,7 @@ class TurnUpdates:
         return [ToolCallLocation(path=str(self.root / path),
                                  line=start if isinstance(start, int) else None)]
 
-    def _finished(self, done: ev.CommandFinished) -> Any:
+    def _finished(self, done: ev.CommandFinished) -> Update:
         status: ToolCallStatus = "completed" if done.ended == "exit" and done.exit_code == 0 \
             else "failed"
         content = [_text(self._output.pop(done.call_id, "") or done.output), _text(done.line)]
@@ -148,7 +160,7 @@ class TurnUpdates:
                                        status="failed", content=content,
                                        raw_input={"command": done.command})
 
-    def _edit(self, outcome: ev.EditApplied) -> Any:
+    def _edit(self, outcome: ev.EditApplied) -> Update:
         self.edits += 1
         self.landed.append(outcome)
         path = str(self.root / outcome.path)
@@ -175,9 +187,9 @@ class Outbox:
     """Queues a prompt's updates; :meth:`close` sends the rest and waits for them. Every
     update but prose flushes the prose before it and keeps its place."""
 
-    def __init__(self, send: Callable[[Any], Awaitable[None]]) -> None:
+    def __init__(self, send: Callable[[Update], Awaitable[None]]) -> None:
         self._send = send
-        self._items: list[Any] = []  # updates in order; a list holds prose not sent yet
+        self._items: list[Update | list[str] | None] = []  # a list: prose not sent yet
         self._wake = asyncio.Event()
         self._last = float("-inf")  # loop time of the last prose sent
         self._task = asyncio.ensure_future(self._run())
@@ -189,7 +201,7 @@ class Outbox:
             self._items.append([text])
         self._wake.set()
 
-    def update(self, update: Any) -> None:
+    def update(self, update: Update) -> None:
         self._items.append(update)
         self._wake.set()
 
@@ -217,13 +229,13 @@ class Outbox:
                 await self._send(item)
 
 
-def replay(saved: SavedConversation, root: Path) -> list[Any]:
+def replay(saved: SavedConversation, root: Path) -> list[Update]:
     """The updates that show ``saved`` again, in order: what was shown of it
     (``SavedConversation.shown``, kept by the TUI and by ``spark acp``; else the messages
     themselves), prompts as user chunks, answers as agent chunks, edits and tool calls as
     completed tool calls."""
     shown = saved.shown or tuple(_from_history(saved))
-    updates: list[Any] = []
+    updates: list[Update] = []
     for number, item in enumerate(shown, 1):
         if item.kind == "prompt":
             updates.append(helpers.update_user_message_text(item.text))

@@ -23,8 +23,8 @@ import typer
 from spark_cli.bench.figures import DOCS_OPTION, NO_DOCS_OPTION, report
 from spark_cli.bench.oneshot.child import run_once
 from spark_cli.bench.processes import start_engine
-from spark_cli.mcp.config import McpServerConfig
 from spark_cli.mcp.hub import McpHub
+from spark_cli.mcp.mcp_config import McpServerConfig
 
 SECTION = "## MCP"
 

@@ -1,12 +1,13 @@
 """Running commands, on request only: the model's `run_command` and the test command (`/test`).
 
 One process runner under both (:func:`_run`; ``CI=1``, so watchers such as jest run once).
-`run_command` runs a shell line (in the sandbox when given, API keys removed from its
-environment) and keeps the head and tail of its output (`CommandRun`). `run_tests` keeps
-the last ``keep_bytes`` and adds a failure summary (pytest's ``FAILED``/``ERROR`` lines and
-count line, cargo/go/jest failure lines, else the last lines) for `/fix`. ``on_output`` gets
+`run_command` runs a shell line (in the sandbox when given) and keeps the head and tail
+of its output (`CommandRun`). `run_tests` keeps the last ``keep_bytes`` and adds a failure
+summary (pytest's ``FAILED``/``ERROR`` lines and count line, cargo/go/jest failure lines,
+else the last lines) for `/fix`. ``on_output`` gets
 each chunk as it is read, on the event loop (so it must be quick); if it raises, the run is
-stopped like a cancellation and the error propagates.
+stopped like a cancellation and the error propagates. Both pass the command only the
+variables `command_env.command_environ` lists (and those the user names in ``command_env``).
 """
 
 from __future__ import annotations
@@ -17,14 +18,15 @@ import os
 import re
 import signal
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from spark_cli.checks.command_env import command_environ
 from spark_cli.checks.command_run import CommandRun, Ended, Kept
 from spark_cli.checks.detect import TestCommand
 from spark_cli.checks.sandbox import Sandbox, sandboxed_argv
-from spark_cli.protocol.secrets import Masker, scrubbed_env
+from spark_cli.protocol.secrets import Masker
 from spark_cli.record import record
 
 DEFAULT_TIMEOUT = 600.0
@@ -232,14 +234,16 @@ async def run_command(command: str, root: Path, *, timeout: float, env: Mapping[
                       on_output: Callable[[str], None] | None = None,
                       stop: asyncio.Event | None = None, masker: Masker | None = None,
                       head_bytes: int = COMMAND_HEAD_BYTES,
-                      tail_bytes: int = COMMAND_TAIL_BYTES) -> CommandRun:
-    """Run the shell line ``command`` in ``root`` (in ``sandbox`` when given) with ``env``
-    scrubbed of API keys; never raises for a failing command (see the module doc)."""
-    environ = scrubbed_env(env, masker.secrets if masker is not None else ())
+                      tail_bytes: int = COMMAND_TAIL_BYTES, keep_env: Iterable[str] = (),
+                      deny_read: Iterable[str] = ()) -> CommandRun:
+    """Run the shell line ``command`` in ``root`` (in ``sandbox`` when given, ``deny_read``
+    hidden too) with the listed variables of ``env`` and ``keep_env``; never raises for a
+    failing command (see the module doc)."""
+    environ = command_environ(env, keep_env)
     environ.setdefault("CI", "1")
     argv = ["/bin/sh", "-c", command]
     if sandbox is not None:
-        argv = sandboxed_argv(sandbox, root, argv)
+        argv = sandboxed_argv(sandbox, root, argv, env=env, deny_read=deny_read)
         if sandbox.name == "bubblewrap":
             environ["TMPDIR"] = "/tmp"  # the sandbox's own /tmp; the host's is out of reach
     kept = Kept(head_bytes, tail_bytes)
@@ -252,14 +256,16 @@ async def run_command(command: str, root: Path, *, timeout: float, env: Mapping[
 async def run_tests(command: TestCommand, root: Path, *,
                     timeout: float = DEFAULT_TIMEOUT,
                     keep_bytes: int = DEFAULT_KEEP_BYTES,
-                    on_output: Callable[[str], None] | None = None) -> TestResult:
-    """Run ``command`` in ``root``; never raises for a failing or missing program.
+                    on_output: Callable[[str], None] | None = None,
+                    keep_env: Iterable[str] = ()) -> TestResult:
+    """Run ``command`` in ``root`` with the environment `run_command` gives (``keep_env``
+    too); never raises for a failing or missing program.
 
     ``on_output`` streams the output as it arrives (see the module doc); it also gets the
     line saying why a program could not start, and the note that the time limit stopped it.
     """
     argv = ["/bin/sh", "-c", command.argv[0]] if command.shell else list(command.argv)
-    env = dict(os.environ)
+    env = command_environ(os.environ, keep_env)
     env.setdefault("CI", "1")
     kept = Kept(0, keep_bytes)
     ended, code, duration = await _run(argv, root, env, timeout, None,

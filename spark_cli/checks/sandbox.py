@@ -12,9 +12,12 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
+from collections.abc import Iterable, Mapping
 from functools import cache
 from pathlib import Path
 
+from spark_cli.checks.confine import bwrap_mounts
 from spark_cli.record import record
 
 _PROBE_TIMEOUT = 10.0
@@ -46,20 +49,25 @@ class NoSandbox:
         return f"{self.reason}; {self.fix}"
 
 
-def sandboxed_argv(sandbox: Sandbox, root: Path, argv: list[str]) -> list[str]:
-    """``argv`` run inside ``sandbox`` with ``root`` (resolved) writable and its folder
-    (docs/tools.md, Sandbox). bubblewrap's ``--tmpfs /tmp`` comes before ``--bind REPO
-    REPO`` (a repo under /tmp would be hidden otherwise); no ``--new-session``: the runner
-    already starts the command without a controlling terminal, and the process group stays
-    one it can signal as a whole. sandbox-exec (macOS) is untested here."""
+def sandboxed_argv(sandbox: Sandbox, root: Path, argv: list[str], *,
+                   env: Mapping[str, str] | None = None,
+                   deny_read: Iterable[str] = ()) -> list[str]:
+    """``argv`` run inside ``sandbox`` with ``root`` (resolved) writable but its ``.git`` and
+    ``.spark``, credentials and host sockets out of reach (`confine.bwrap_mounts`, from the
+    host's ``env``), no network, all capabilities dropped (even for root, who could unmount
+    them otherwise). bubblewrap's ``--tmpfs /tmp`` comes before ``--bind REPO REPO`` (a repo
+    under /tmp would be hidden otherwise); no ``--new-session``: the runner already starts
+    the command without a controlling terminal, and the process group stays one it can
+    signal as a whole. sandbox-exec (macOS, untested here) keeps only the write rules."""
     repo = str(Path(root).resolve())
     if sandbox.name == "sandbox-exec":
         tmp = str(Path(os.environ.get("TMPDIR", "/tmp")).resolve())
         return [sandbox.path, "-D", f"REPO={repo}", "-D", f"TMP={tmp}", "-p", _MACOS_PROFILE,
                 *argv]
-    return [sandbox.path, "--ro-bind", "/", "/", "--tmpfs", "/tmp", "--bind", repo, repo,
-            "--dev", "/dev", "--proc", "/proc", "--unshare-net", "--unshare-pid",
-            "--die-with-parent", "--chdir", repo, *argv]
+    mounts = bwrap_mounts(repo, os.environ if env is None else env, deny_read)
+    return [sandbox.path, "--ro-bind", "/", "/", "--tmpfs", "/tmp", *mounts, "--dev", "/dev",
+            "--proc", "/proc", "--unshare-net", "--unshare-pid", "--die-with-parent",
+            "--cap-drop", "ALL", "--chdir", repo, *argv]
 
 
 @cache
@@ -77,8 +85,10 @@ def find_sandbox() -> Sandbox | NoSandbox:
                          "install bubblewrap: apt-get install bubblewrap")
     found = Sandbox("bubblewrap", path)
     try:
-        probe = subprocess.run(sandboxed_argv(found, Path("/tmp"), ["true"]), capture_output=True,
-                               stdin=subprocess.DEVNULL, timeout=_PROBE_TIMEOUT, check=False)
+        with tempfile.TemporaryDirectory(prefix="spark-probe-") as tmp:  # gets .git, .spark
+            probe = subprocess.run(sandboxed_argv(found, Path(tmp), ["true"]),
+                                   capture_output=True, stdin=subprocess.DEVNULL,
+                                   timeout=_PROBE_TIMEOUT, check=False)
     except (OSError, subprocess.TimeoutExpired) as exc:
         return NoSandbox(f"bubblewrap does not start ({exc})", "reinstall bubblewrap")
     if probe.returncode != 0:

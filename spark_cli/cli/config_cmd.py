@@ -21,7 +21,7 @@ import typer
 
 from spark_cli.cli import options
 from spark_cli.cli.edit.edit_settings import edit_flags, resolved
-from spark_cli.mcp.config import McpConfigError, McpServerConfig, config_lines, read_servers
+from spark_cli.mcp.mcp_config import McpConfigError, McpServerConfig, config_lines, read_servers
 
 
 def sandbox_line() -> str:

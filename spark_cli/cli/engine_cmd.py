@@ -49,6 +49,9 @@ def serve(
         False, "--per-token", help="One token per message, as real providers stream."),
     max_output_tokens: int = typer.Option(
         128_000, "--max-output-tokens", help="Most output tokens per response (load tests)."),
+    slips: float = typer.Option(
+        0.0, "--slips", help="Share (0..1) of the rules brain's edits that make a real "
+        "model's mistake on purpose, seeded by the request's seed (docs/brains.md)."),
 ) -> None:
     """Serve the Responses WebSocket and HTTP endpoints of the bundled engine."""
     import asyncio  # deferred: spark --help
@@ -69,7 +72,7 @@ def serve(
             deep_ttft_ms=deep_ttft_ms, max_streams=max_streams,
             queue=queue, token=token, brain=brain, frame_ms=frame_ms, per_token=per_token,
             max_connection_age_s=max_age, tpm=tpm, faults=faults,
-            max_output_tokens=max_output_tokens,
+            max_output_tokens=max_output_tokens, slips=slips,
         )
     except ValueError as exc:
         typer.echo(f"spark engine: {exc}", err=True)

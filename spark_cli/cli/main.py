@@ -21,6 +21,7 @@ from spark_cli.cli.edit.edit_settings import edit_flags
 COMMAND_MODULES = {
     "apply": "apply_cmd",
     "undo": "undo_cmd",
+    "rewind": "rewind_cmd",
     "edit": "edit.edit_cmd",
     "config": "config_cmd",
     "engine": "engine_cmd",
@@ -57,7 +58,10 @@ def _root(
     base_url: str | None = options.BASE_URL,
     edit_format: str | None = options.FORMAT,
     root: Path | None = typer.Option(None, "--root", help="Repo root (default: the repo of cwd)."),
-    resume: bool = typer.Option(False, "--resume", help="Reopen this repo's last conversation."),
+    resume: str | None = typer.Option(
+        None, "--resume", metavar="[ID]",
+        help="Reopen a saved conversation: the last one, or a list when there are several; "
+             "--resume ID opens that one."),
     no_tools: bool = options.NO_TOOLS,
     commands: str | None = typer.Option(
         None, "--commands", help="May the model run commands: ask (the default: you say yes "
@@ -70,7 +74,7 @@ def _root(
     flags = edit_flags(provider=provider, model=model, base_url=base_url,
                        edit_format=edit_format, commands=commands, no_tools=no_tools)
     if ctx.invoked_subcommand is not None:
-        if flags or root is not None or resume:
+        if flags or root is not None or resume is not None:
             typer.echo(f"spark: --provider, --model, --base-url, --format, --no-tools, "
                        f"--commands, --root and --resume are for the interactive session; put "
                        f"the first six after `{ctx.invoked_subcommand}`", err=True)
@@ -108,6 +112,14 @@ def __getattr__(name: str) -> typer.Typer:
     raise AttributeError(name)
 
 
+def bare_resume(argv: list[str]) -> list[str]:
+    """``--resume`` with no ID after it (last, or before another option) as ``--resume=``:
+    typer has no option whose value may be left out."""
+    return [f"{arg}=" if arg == "--resume" and (at + 1 == len(argv) or argv[at + 1][:1] == "-")
+            else arg for at, arg in enumerate(argv)]
+
+
 def run() -> None:
     """Console-script entry point."""
-    register_commands(sys.argv[1:])()
+    argv = bare_resume(sys.argv[1:])
+    register_commands(argv)(args=argv)

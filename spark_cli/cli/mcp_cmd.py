@@ -19,8 +19,8 @@ def list_servers(root: Path, *, as_json: bool) -> int:
     import asyncio  # deferred: spark --help
 
     # deferred: spark --help
-    from spark_cli.mcp.config import McpConfigError, read_servers
     from spark_cli.mcp.hub import McpHub
+    from spark_cli.mcp.mcp_config import McpConfigError, read_servers
     from spark_cli.session.config.layers import config_files
 
     try:

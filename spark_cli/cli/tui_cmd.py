@@ -46,8 +46,8 @@ def _deep_settings(root: Path) -> Settings:
     return load_deep_settings(root, {}, os.environ)
 
 
-def run_tui(flags: Mapping[str, object], root: Path | None, *, resume: bool = False) -> int:
-    """Open the TUI; the exit code."""
+def run_tui(flags: Mapping[str, object], root: Path | None, *, resume: str | None = None) -> int:
+    """Open the TUI; the exit code. ``resume``: ``spark --resume [ID]`` ("" without an ID)."""
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         print(NOT_A_TTY, file=sys.stderr)
         return EXIT_USAGE
@@ -70,7 +70,8 @@ def run_tui(flags: Mapping[str, object], root: Path | None, *, resume: bool = Fa
         return EXIT_USAGE
     session = Session(None, base, settings)
     setup = TuiSetup(session=session, connect=connect, store=SessionStore(base),
-                     flags=dict(flags), resume=resume, load_deep=lambda: _deep_settings(base))
+                     flags=dict(flags), resume=resume is not None,
+                     resume_id=resume or "", load_deep=lambda: _deep_settings(base))
     app = SparkApp(setup, driver_class=FastEscDriver)
     code = app.run()
     return code if isinstance(code, int) else 0

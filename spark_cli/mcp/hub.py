@@ -9,9 +9,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from spark_cli.mcp.config import McpServerConfig, cache_dir
+from spark_cli.mcp.mcp_config import McpServerConfig, cache_dir
 from spark_cli.mcp.schema import PREFIX, wire_name, wire_schema
-from spark_cli.mcp.server import ServerLink, failure
+from spark_cli.mcp.server_link import ServerLink, failure
 from spark_cli.protocol.secrets import Secrets
 from spark_cli.record import record
 from spark_cli.tools.model import ToolDef, ToolResult

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from spark_cli.session.context.report import ContextReport
     from spark_cli.session.events import SessionEvent, TurnFailed
     from spark_cli.session.marks import TurnMarks
+    from spark_cli.session.workspace.turns import TurnRecord
 
 
 class SessionApi(Protocol):
@@ -31,7 +32,7 @@ class SessionApi(Protocol):
 
     Everything here is behaviour or a read-only view: the session owns its
     state, and a front end changes it only through a method (``attach``,
-    ``configure``, ``restore``, ``files_changed``, ``reset``).
+    ``configure``, ``restore``, ``rewind``, ``files_changed``, ``reset``).
 
     :class:`spark_cli.session.conversation.Session` is the implementation; tests may pass
     any other object of this shape (e.g. a session over a scripted channel).
@@ -67,6 +68,11 @@ class SessionApi(Protocol):
     @property
     def history(self) -> Sequence[ConversationItem]:
         """The conversation so far (messages, the model's tool calls and their outputs)."""
+        ...
+
+    @property
+    def turns(self) -> Sequence[TurnRecord]:
+        """Every turn of the conversation as it was, oldest first (what ``/rewind`` lists)."""
         ...
 
     @property
@@ -107,8 +113,14 @@ class SessionApi(Protocol):
         """Ask ``approver`` before a command or an MCP tool runs that the policy does not
         let run by itself (the default refuses them all: a front end that cannot ask)."""
 
-    def restore(self, history: Sequence[ConversationItem]) -> None:
-        """Continue a saved conversation: ``history`` replaces the current one."""
+    def restore(self, history: Sequence[ConversationItem],
+                turns: Sequence[TurnRecord] = ()) -> None:
+        """Continue a saved conversation: ``history`` and its ``turns`` replace the current."""
+
+    def rewind(self, index: int) -> str:
+        """Drop ``turns[index]`` and every later turn from the conversation (files are not
+        touched); that turn's message, as typed."""
+        ...
 
     def files_changed(self) -> None:
         """Files changed outside a turn (an undo, a merge): the model's view of them is

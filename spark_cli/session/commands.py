@@ -127,7 +127,8 @@ class CommandCalls:
         yield CommandStarted(call.call_id, shown, str(self.root), sandbox is not None)
         running = asyncio.ensure_future(run_command(
             command, self.root, timeout=timeout, env=env, sandbox=sandbox,
-            on_output=on_output, stop=self.stop, masker=masker))
+            on_output=on_output, stop=self.stop, masker=masker,
+            keep_env=self.settings.command_env, deny_read=self.settings.sandbox_deny_read))
         while not running.done():
             waiting = asyncio.ensure_future(arrived.wait())
             await asyncio.wait((running, waiting), return_when=asyncio.FIRST_COMPLETED)
@@ -143,13 +144,13 @@ class CommandCalls:
         touched = changed(before, after) or ()
         text = format_run(result, OUTPUT_BUDGET)
         if touched:
-            text += (f"\n[the command changed {_files(len(touched))}: "
-                     f"{', '.join(touched[:10])}{' …' if len(touched) > 10 else ''}]")
+            text += f"\n[the command changed {_files(len(touched))}: {_named(touched, 10)}]"
         status = (f"exit {result.exit_code}" if result.ended == "exit"
                   else "killed: timeout" if result.ended == "timeout" else "stopped")
         line = f"{shorten(shown, 60)} → {status} · {result.duration_s:.1f} s"
         if touched:
-            line += f" · changed {_files(len(touched))}; /undo does not restore them"
+            line += (f" · changed {_files(len(touched))} ({_named(touched, 3)}); "
+                     "/undo does not restore them")
         yield CommandFinished(call.call_id, shown, result.ended, result.exit_code,
                               result.duration_s, text, line, touched)
 
@@ -161,3 +162,7 @@ class CommandCalls:
 
 def _files(count: int) -> str:
     return f"{count} file{'s' if count != 1 else ''}"
+
+
+def _named(paths: tuple[str, ...], cap: int) -> str:
+    return ", ".join(paths[:cap]) + (" …" if len(paths) > cap else "")

@@ -8,6 +8,7 @@ and nothing is sent) and runs it as a :class:`spark_cli.session.turn.TurnRun`.
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -24,17 +25,18 @@ from spark_cli.session.config.settings import Settings
 from spark_cli.session.context.report import ContextReport
 from spark_cli.session.context.scan import scan
 from spark_cli.session.context.targets import RequestError
-from spark_cli.session.events import SessionEvent, TurnFailed
+from spark_cli.session.events import CommandFinished, SessionEvent, TurnFailed
 from spark_cli.session.lazy_applier import LazyApplier
-from spark_cli.session.limits import NO_LIMITS, Limits
 from spark_cli.session.marks import TurnMarks
 from spark_cli.session.servers import McpServers
 from spark_cli.session.steers import SteerLog
 from spark_cli.session.tool_access import default_runner
 from spark_cli.session.turn import TurnRun
+from spark_cli.session.usage import NO_LIMITS, Limits
 from spark_cli.session.window.facts import remember
 from spark_cli.session.window.learning import beyond_hint, learn
 from spark_cli.session.window.plan import budget_of
+from spark_cli.session.workspace.turns import TurnRecord, rewound
 
 if TYPE_CHECKING:
     from spark_cli.session.tool_access import RunTool
@@ -72,6 +74,8 @@ class Session:
         self._settings = settings
         self.dry_run = dry_run
         self.history: list[ConversationItem] = []
+        self.turns: list[TurnRecord] = []
+        """Every turn of this conversation as it was, oldest first (what a rewind lists)."""
         self.readable: list[str] = []
         """Files the user named or added in this session: the tools may read them even where
         ``.gitignore`` hides them."""
@@ -112,11 +116,25 @@ class Session:
     def set_approver(self, approver: Approver) -> None:
         self.approver = approver
 
-    def restore(self, history: Sequence[ConversationItem]) -> None:
+    def restore(self, history: Sequence[ConversationItem],
+                turns: Sequence[TurnRecord] = ()) -> None:
         if self.streaming:
             raise TurnInProgress("a turn is running: interrupt it first")
         self.reset()
         self.history.extend(history)
+        self.turns.extend(turns)
+
+    def rewind(self, index: int) -> str:
+        """Drop ``turns[index]`` and every turn after it (`turns.rewound`); its message."""
+        if self.streaming:
+            raise TurnInProgress("a turn is running: interrupt it first")
+        turn = self.turns[index]
+        self.history[:] = rewound(self.history, self.turns, index)
+        del self.turns[index:]
+        self._sent.clear()  # the files those turns sent are no longer in the conversation
+        self._feedback.clear()
+        self._prepared = None
+        return turn.text
 
     def files_changed(self) -> None:
         self.seen.clear()
@@ -131,6 +149,7 @@ class Session:
         if self.streaming:
             raise TurnInProgress("a turn is running: interrupt it first")
         self.history.clear()
+        self.turns.clear()
         self._sent.clear()
         self._feedback.clear()
         self._prepared = None
@@ -229,15 +248,21 @@ class Session:
             yield exc.failure()
             return
         run = self._start(built, instruction)
+        started, by_commands = time.time(), list[str]()
         try:
             async for event in run.stream(channel):
+                if type(event) is CommandFinished:
+                    by_commands.extend(event.changed)
                 yield event
             for event in run.close():
                 yield event
         finally:
             self._run = None
-            run.applier.end()
-            self._remember(built, run, cancelled=self._stop)
+            batch = run.applier.end()
+            turn = TurnRecord(instruction, started, (), (batch.id,) if batch else (),
+                              tuple(f.path for f in batch.files) if batch else (),
+                              tuple(dict.fromkeys(by_commands)))
+            self._remember(built, run, cancelled=self._stop, turn=turn)
         tools = run.tools  # a follow-up that overflowed held the tools' items too
         pieces = tools.used if tools is not None and tools.items else built.pieces
         learned = learn(self.settings, run.failure, pieces)
@@ -306,9 +331,10 @@ class Session:
             self._run_tool = default_runner()
         return self._run_tool
 
-    def _remember(self, built: BuiltRequest, run: TurnRun, *, cancelled: bool) -> None:
-        """Keep the conversation (incl. a partial answer and the tool calls) and what the
-        model now knows."""
+    def _remember(self, built: BuiltRequest, run: TurnRun, *, cancelled: bool,
+                  turn: TurnRecord) -> None:
+        """Keep the conversation (incl. a partial answer and the tool calls), the turn's
+        record and what the model now knows."""
         seen = run.applier.seen
         if seen is not None:
             self.seen = dict(seen)  # our own writes are not the user's changes
@@ -319,6 +345,7 @@ class Session:
             return  # nothing came back: the next turn sends this request again
         self.history.append(built.user_message)
         self.history.extend(added)
+        self.turns.append(replace(turn, items=(built.user_message, *added)))
         for target in built.targets:
             if target.path in built.sent:
                 self._sent[target.path] = target.sha256

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from spark_cli.edits.apply.applier import Applier
+    from spark_cli.edits.disk.journal import BatchInfo
 
 
 PRIME_BYTES = 256 * 1024
@@ -58,9 +59,9 @@ class LazyApplier:
             budget -= len(text)
             prime(path, text)
 
-    def end(self) -> None:
-        if self._applier is not None:
-            self._applier.end_batch()
+    def end(self) -> BatchInfo | None:
+        """Close the turn's undo batch; it, or None when nothing was written."""
+        return self._applier.end_batch() if self._applier is not None else None
 
     @property
     def outcomes(self) -> list[Any]:

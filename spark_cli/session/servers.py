@@ -54,8 +54,8 @@ class McpServers:
             settings = self.settings()
             if settings.tools and any(_names_mcp(path) for path in settings.files):
                 # deferred: launch -> request without MCP
-                from spark_cli.mcp.config import read_servers
                 from spark_cli.mcp.hub import McpHub
+                from spark_cli.mcp.mcp_config import read_servers
 
                 servers = read_servers(config_files(self.root, os.environ))
                 self._hub = McpHub(servers, self.root) or None

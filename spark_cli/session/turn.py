@@ -46,10 +46,9 @@ from spark_cli.session.events import (
 )
 from spark_cli.session.failures import explain
 from spark_cli.session.lazy_applier import LazyApplier
-from spark_cli.session.limits import NO_LIMITS, Limits
 from spark_cli.session.marks import TurnMarks
 from spark_cli.session.steers import SteerLog
-from spark_cli.session.usage import UsageMeter
+from spark_cli.session.usage import NO_LIMITS, Limits, UsageMeter
 
 if TYPE_CHECKING:
     from spark_cli.edits.formats.stream_parser import EditStreamParser

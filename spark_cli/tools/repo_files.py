@@ -57,6 +57,7 @@ class WalkFilter:
     skip_dirs: frozenset[str] = VENDORED  # folder names never entered
     skip_extensions: frozenset[str] = BINARY_EXTENSIONS  # lower case, with the dot
     max_bytes: int | None = None  # larger files are left out
+    ignores: bool = True  # False: .gitignore files are not read (every file counts)
 
 
 @record
@@ -185,10 +186,10 @@ def walk(root: Path, *, under: str = "", only: WalkFilter = WalkFilter(),
     (``truncated`` says when the walk stopped early); a set ``cancel`` event stops it
     between folders with `Cancelled`."""
     root = Path(root).resolve()
-    rules = _root_rules(root)
+    rules = _root_rules(root) if only.ignores else _Rules([], IgnoreCache(root))
     prefix = under.strip("/") + "/" if under.strip("/") else ""
     parts = prefix.split("/")[:-1]
-    for i in range(len(parts) - 1):  # the parents' ignore files; _walk reads under's own
+    for i in range(len(parts) - 1 if only.ignores else 0):  # _walk reads under's own
         _load_rules(root, "/".join(parts[:i + 1]) + "/", rules)
     found: list[RepoFile] = []
     walker = _Walker(root, rules, only, found, limit, cancel)
@@ -199,13 +200,17 @@ def walk(root: Path, *, under: str = "", only: WalkFilter = WalkFilter(),
 
 
 STAMPED_MAX = 50_000
-_EVERY_EXTENSION = WalkFilter(skip_extensions=frozenset())
+GENERATED = VENDORED - {"vendor", "third_party", "third-party", ".idea", ".vscode"}
+_EVERY_FILE = WalkFilter(skip_dirs=GENERATED, skip_extensions=frozenset(), ignores=False)
 
 
 def stamp(root: Path, *, limit: int = STAMPED_MAX) -> RepoFiles:
-    """The repo's files of every extension now, with their stamps (at most ``limit``): what
-    `changed` compares before and after a command (not in the undo journal)."""
-    return walk(root, only=_EVERY_EXTENSION, limit=limit)
+    """Every file of the repo now, with its stamp (at most ``limit``): what `changed`
+    compares before and after a command. Dot folders (``.github/``, ``.vscode/``) and ignored
+    files count (a command cannot hide a write by editing ``.gitignore``); only ``.git/``,
+    ``.spark/`` (read-only in the sandbox), symlinks and `GENERATED` folders (dependencies,
+    caches, build output) are not walked."""
+    return walk(root, only=_EVERY_FILE, limit=limit)
 
 
 def changed(before: RepoFiles, after: RepoFiles) -> tuple[str, ...] | None:
@@ -239,7 +244,7 @@ class _Walker:
             entries = sorted(os.scandir(os.path.join(self.root, prefix)), key=lambda e: e.name)
         except OSError:
             entries = []
-        if prefix and any(e.name == ".gitignore" for e in entries):
+        if prefix and self.only.ignores and any(e.name == ".gitignore" for e in entries):
             _load_rules(self.root, prefix, rules)
         check = rules.hides if rules.specs else None
         try:

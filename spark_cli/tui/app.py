@@ -7,14 +7,15 @@ before the provider is ready. Commands, tests, the deep track and the queue are 
 it hands the session, the ``ScreenFeed`` as their ``Output`` and itself as their
 ``CommandHost``; none imports the app. The prompt keeps focus but for the approval bar.
 
-Keys: Enter sends (streaming: redirects), Tab queues, Esc interrupts, Ctrl+Z undoes the last
-edits, Ctrl+O shows the last tool result, Up/Down history, PgUp/PgDn scroll, Ctrl+C copies a
-selection or interrupts (quits when idle and empty), Ctrl+Q quits.
+Keys: Enter sends (streaming: redirects), Tab queues, Esc interrupts (twice on an empty prompt:
+/rewind), Ctrl+Z undoes, Ctrl+O the last tool result, Up/Down history, PgUp/PgDn scroll, Ctrl+C
+copies a selection or interrupts (quits when idle and empty), Ctrl+Q quits.
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Coroutine
 from typing import Any, ClassVar
 
@@ -33,14 +34,14 @@ from spark_cli.session.interaction import (
     QueueChanged,
     TurnEnded,
 )
-from spark_cli.tui.commands.approval import ApprovalBar, TuiApprover
+from spark_cli.tui.commands.approval_bar import ApprovalBar, TuiApprover
 from spark_cli.tui.commands.context_files import ContextFiles
 from spark_cli.tui.commands.copying import line_count
 from spark_cli.tui.commands.queue_panel import QueuePanel, queue_text
 from spark_cli.tui.commands.slash import Commands
 from spark_cli.tui.commands.test_command import TestRunner
 from spark_cli.tui.commands.tool_calls import CallOutputs
-from spark_cli.tui.deep.track import DeepController
+from spark_cli.tui.deep.deep_view import DeepController
 from spark_cli.tui.hud import Hud
 from spark_cli.tui.keeper import Keeper
 from spark_cli.tui.link import ProviderLink
@@ -54,6 +55,8 @@ from spark_cli.tui.transcript.transcript import Transcript
 from spark_cli.tui.tuning.screen_rate import set_screen_rate
 
 HINT_S = 0.3
+ESC_ESC_S = 0.6
+"""Two Esc on an empty prompt this close together: /rewind."""
 HELP = ("new here? Enter sends (while it streams: redirects), Tab queues, Esc stops · "
         "/ commands · @ attaches a file · ? keys")
 """The one-line hint of the first run in a repo."""
@@ -105,7 +108,7 @@ class SparkApp(App[int]):
                                    files=self.context_files.files, busy=self._busy,
                                    problem=setup.deep_problem)
         feed.ledger.deep = self.deep.usages
-        self.queue = QueuePanel(interaction, feed, self._to_prompt)
+        self.queue = QueuePanel(interaction, feed, self.to_prompt)
         calls = CallOutputs(feed, lambda: feed.painter.calls if feed.painter is not None else ())
         self.commands = Commands(session, feed, self, files=self.context_files,
                                  busy=self._busy, tests=self.tests, deep=self.deep,
@@ -113,6 +116,7 @@ class SparkApp(App[int]):
         self.assist = PromptAssist(session, self.context_files, feed, spawn=self.spawn,
                                    later=self.call_after_refresh)
         self._hint_timer: Timer | None = None
+        self._esc_at = -ESC_ESC_S
 
     # ---- layout ----
 
@@ -195,6 +199,12 @@ class SparkApp(App[int]):
             await self.interaction.interrupt()
             return
         self.tests.cancel()
+        if not self.query_one(Prompt).text:
+            now, before = time.monotonic(), self._esc_at
+            self._esc_at = now
+            if now - before < ESC_ESC_S:
+                self._esc_at = -ESC_ESC_S
+                await self.commands.run("/rewind")
 
     def action_page(self, direction: int) -> None:
         """PageUp / PageDown scroll the transcript; the prompt keeps the focus (and its text).
@@ -265,9 +275,9 @@ class SparkApp(App[int]):
         """Nothing came back (provider down, key refused): the message returns to the prompt."""
         prompt = self.query_one(Prompt)
         if self.sent_text and not prompt.text:
-            self._to_prompt(self.sent_text)
+            self.to_prompt(self.sent_text)
 
-    def _to_prompt(self, text: str) -> None:
+    def to_prompt(self, text: str) -> None:
         prompt = self.query_one(Prompt)
         prompt.load_text(text)
         prompt.move_cursor(prompt.document.end)
@@ -303,10 +313,27 @@ class SparkApp(App[int]):
         transcript = self.query_one(Transcript)
         transcript.clear()
         transcript.more = None
-        self.keeper.shown.reset()
+        self.keeper.new_conversation()
 
-    def resume_conversation(self) -> None:
-        self.keeper.resume(self.session, self.feed.replay)
+    def resume_conversation(self, session_id: str = "") -> None:
+        self.keeper.resume(self.session, self.feed.replay, session_id)
+
+    def fork_conversation(self) -> tuple[str, str]:
+        self.keeper.turn_ended(self.session)  # the conversation so far, saved as it is
+        store = self.keeper.store
+        if store is None:
+            return "", ""
+        kept, new = store.session_id, store.fork()
+        self.keeper.turn_ended(self.session)
+        return kept, new
+
+    def conversation_rewound(self, index: int, text: str) -> None:
+        transcript = self.query_one(Transcript)
+        transcript.clear()
+        transcript.more = None
+        self.feed.replay(self.keeper.rewound(index))
+        self.keeper.turn_ended(self.session)
+        self.to_prompt(text)
 
     async def request_quit(self) -> None:
         await self.action_quit()

@@ -49,7 +49,7 @@ class HudState:
     tool_ms: float = 0.0
     """spark's side of this turn's tool calls, in ms."""
     spent: str = ""
-    """The session's tokens and cost so far (``tui.commands.cost``)."""
+    """The session's tokens and cost so far (``tui.cost``)."""
 
 
 def duration(ms: float) -> str:

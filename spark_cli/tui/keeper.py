@@ -5,21 +5,26 @@ repo's ``SessionStore`` (small atomic files): the draft ~0.2 s after the last
 key (so typing costs nothing), the queue and each sent prompt at once, the
 conversation when a turn ends, with what the transcript showed of it
 (:class:`~spark_cli.tui.transcript.shown.ShownLog`, fed the painter's events) so that a
-resumed session shows it again. A problem writing or reading state is shown
-once, as a line, and never stops the session.
+resumed session shows it again, and every turn as it was (where each starts in
+what was shown: a conversation rewind cuts the transcript there). Each conversation
+is saved under its own id: ``/fork`` and ``/clear`` go on in a new one, ``/resume``
+lists them or opens one. A problem writing or reading state is shown once, as a line,
+and never stops the session.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from spark_cli.session.api import Message, SessionApi, ToolCall
-from spark_cli.session.interaction import InteractionEvent
+from spark_cli.session.interaction import InteractionEvent, TurnStarted
 from spark_cli.session.tool_access import call_label
 from spark_cli.session.workspace.store import (
     SavedConversation,
     SavedState,
+    SessionInfo,
     SessionStore,
     ShownItem,
 )
@@ -43,8 +48,13 @@ class Keeper:
         self._draft_timer: Ticker | None = None
         self.shown = ShownLog()
         """What the transcript showed of this conversation (saved with it)."""
+        self.starts: list[int] = []
+        """Where each of the session's turns starts in ``shown.items``."""
+        self._start = 0
 
     def on_event(self, event: InteractionEvent) -> None:
+        if type(event) is TurnStarted:
+            self._start = len(self.shown.items)
         self.shown.on_event(event)
 
     def load(self) -> SavedState:
@@ -72,30 +82,68 @@ class Keeper:
         self._keep(lambda store: store.save_queue(items))
 
     def turn_ended(self, session: SessionApi) -> None:
+        """Save the conversation (each turn with where it starts in what was shown)."""
         provider = session.settings.provider
         history = tuple(session.history)
         shown = tuple(self.shown.items)
+        del self.starts[len(session.turns):]
+        self.starts += [self._start] * (len(session.turns) - len(self.starts))
+        turns = tuple(replace(turn, shown_at=at)
+                      for turn, at in zip(session.turns, self.starts, strict=True))
         self._keep(lambda store: store.save_conversation(
-            history, provider=provider.name, model=provider.model, shown=shown))
+            history, provider=provider.name, model=provider.model, shown=shown, turns=turns))
+
+    def new_conversation(self) -> None:
+        """What follows is saved as a new conversation (the one so far stays saved)."""
+        self.shown.reset()
+        self.starts = []
+        if self.store is not None:
+            self.store.fork()
+
+    def rewound(self, index: int) -> tuple[ShownItem, ...]:
+        """Turns ``index`` on were dropped: what stays shown (all, when it is not known)."""
+        cut = self.starts[index] if index < len(self.starts) else -1
+        if cut >= 0:
+            self.shown.reset(self.shown.items[:cut])
+        del self.starts[index:]
+        return tuple(self.shown.items)
 
     def resume(self, session: SessionApi,
-               show: Callable[[Sequence[ShownItem]], None] = lambda items: None) -> None:
-        """Reopen this repo's last saved conversation into ``session``; ``show`` puts what was
-        shown of it on screen (before the line saying it was resumed)."""
+               show: Callable[[Sequence[ShownItem]], None] = lambda items: None,
+               session_id: str = "") -> None:
+        """Reopen saved conversation ``session_id`` into ``session`` (""): the only one, or a
+        list of them, newest first, to pick from); ``show`` puts what was shown of it on
+        screen (before the line saying it was resumed)."""
         store = self.store
-        saved = store.load_conversation() if store is not None else None
+        several = store is not None and not session_id and len(store.conversation_ids()) > 1
+        listed = store.list_conversations() if store is not None and several else []
+        if len(listed) > 1:
+            self._list(listed)
+            return
+        saved = store.load_conversation(session_id or None) if store is not None else None
         for problem in store.take_problems() if store is not None else ():
             self.note(problem, "yellow")
         if saved is None:
-            self.note("no saved conversation for this repo", "yellow")
+            self.note(f"no saved conversation {session_id} for this repo (/resume lists them)"
+                      if session_id else "no saved conversation for this repo", "yellow")
             return
-        session.restore(saved.history)
+        session.restore(saved.history, saved.turns)
         items = saved.shown or shown_from_history(saved)
         self.shown.reset(items)
+        self.starts = [turn.shown_at for turn in saved.turns]
         show(items)
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(saved.saved_at))
         self.note(f"resumed the conversation of {when} ({len(saved.history)} messages, "
                   f"{saved.provider} · {saved.model}); the model sees it all again", "bold")
+
+
+    def _list(self, listed: Sequence[SessionInfo]) -> None:
+        self.note(f"{len(listed)} saved conversations, newest first (/resume ID opens one; "
+                  "spark --resume ID too):", "bold")
+        for info in listed:
+            when = time.strftime("%Y-%m-%d %H:%M", time.localtime(info.saved_at))
+            first = (info.first.strip().splitlines() or [""])[0][:70]
+            self.note(f"  {info.id}  {when}  {info.messages:>3} messages  {first}", "")
 
 
 def shown_from_history(saved: SavedConversation) -> tuple[ShownItem, ...]:

@@ -23,7 +23,10 @@ class TuiSetup:
     flags: dict[str, object] = field(default_factory=dict)
     """The command line's settings flags (``/model`` and ``/provider`` add to them)."""
     resume: bool = False
-    """Reopen the repo's last conversation at start (``spark --resume``)."""
+    """Reopen a saved conversation at start (``spark --resume``): the newest, or with several
+    a list to pick from (``/resume ID``)."""
+    resume_id: str = ""
+    """The one ``spark --resume ID`` names."""
     deep_settings: Settings | None = None
     """The deep track's provider (``[deep]``); None: the deep track is off."""
     deep_problem: str = "no deep provider is configured"

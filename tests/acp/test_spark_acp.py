@@ -135,3 +135,18 @@ async def test_bad_requests_get_specific_errors_and_touch_nothing(repo: Path, tm
             await conn.new_session(cwd=str(empty), mcp_servers=[])
         assert "config.toml" in str(bad_config.value.data)
     assert _texts(repo) == before
+
+
+async def test_sessions_are_listed_and_unstable_methods_refused(repo: Path):
+    async with spark_acp(repo, Editor()) as conn:
+        first = (await conn.new_session(cwd=str(repo), mcp_servers=[])).session_id
+        second = (await conn.new_session(cwd=str(repo), mcp_servers=[])).session_id
+        listed = await conn.list_sessions(cwd=str(repo))
+        assert {s.session_id for s in listed.sessions} == {first, second}
+        assert {s.cwd for s in listed.sessions} == {str(repo)}
+        assert (await conn.list_sessions(cwd="/elsewhere")).sessions == []
+        for unstable in (conn.close_session(session_id=first),
+                         conn.fork_session(session_id=first, cwd=str(repo), mcp_servers=[])):
+            with pytest.raises(RequestError, match="Method not found"):
+                await unstable
+        assert len((await conn.list_sessions()).sessions) == 2

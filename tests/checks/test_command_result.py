@@ -74,7 +74,8 @@ def test_changed_names_added_removed_and_modified_files(tmp_path: Path) -> None:
     (tmp_path / "ignored.txt").write_text("x")
     (tmp_path / "__pycache__").mkdir()
     (tmp_path / "__pycache__" / "m.pyc").write_bytes(b"\0")
-    assert changed(before, stamp(tmp_path)) == ("edited.py", "gone.py", "sub/new.bin")
+    assert changed(before, stamp(tmp_path)) == ("edited.py", "gone.py", "ignored.txt",
+                                                "sub/new.bin")  # not the generated folder
     assert changed(before, before) == ()
 
 

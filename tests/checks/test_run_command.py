@@ -64,7 +64,7 @@ async def test_on_output_gets_chunks_not_bytes(tmp_path: Path) -> None:
 async def test_api_keys_are_not_in_the_environment(tmp_path: Path) -> None:
     env = {**ENV, "OPENAI_API_KEY": "sk-one", "github_token": "gh-two",
            "SPARK_API_KEY": "three", "PROVIDER": "the-configured-key-value", "KEPT": "yes"}
-    run = await run_command("env", tmp_path, timeout=30, env=env,
+    run = await run_command("env", tmp_path, timeout=30, env=env, keep_env=["KEPT"],
                             masker=Masker(["the-configured-key-value"]))
     assert "KEPT=yes" in run.output
     for leaked in ("OPENAI_API_KEY", "github_token", "SPARK_API_KEY", "PROVIDER=", "sk-one"):

@@ -94,12 +94,15 @@ async def test_stop_ends_everything_in_the_sandbox(tmp_path: Path) -> None:
 
 def test_bubblewrap_argv_binds_tmp_before_the_repo(tmp_path: Path) -> None:
     argv = sandboxed_argv(Sandbox("bubblewrap", "/usr/bin/bwrap"), tmp_path, ["/bin/sh", "-c",
-                                                                              "true"])
+                                                                              "true"], env={})
     repo = str(tmp_path.resolve())
-    assert argv[:9] == ["/usr/bin/bwrap", "--ro-bind", "/", "/", "--tmpfs", "/tmp",
-                        "--bind", repo, repo]
-    assert argv[9:] == ["--dev", "/dev", "--proc", "/proc", "--unshare-net", "--unshare-pid",
-                        "--die-with-parent", "--chdir", repo, "/bin/sh", "-c", "true"]
+    assert argv[:6] == ["/usr/bin/bwrap", "--ro-bind", "/", "/", "--tmpfs", "/tmp"]
+    bind = argv.index(repo) - 1
+    assert argv[bind:bind + 3] == ["--bind", repo, repo]
+    assert argv.index(f"{repo}/.git") > bind and argv.index(f"{repo}/.spark") > bind
+    assert argv[-14:] == ["--dev", "/dev", "--proc", "/proc", "--unshare-net", "--unshare-pid",
+                          "--die-with-parent", "--cap-drop", "ALL", "--chdir", repo, "/bin/sh",
+                          "-c", "true"]
 
 
 def test_sandbox_exec_argv_passes_the_repo_as_a_parameter(tmp_path: Path) -> None:

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from spark_cli.mcp.config import McpServerConfig
 from spark_cli.mcp.hub import McpHub
+from spark_cli.mcp.mcp_config import McpServerConfig
 
 SCRIPT = str(Path(__file__).with_name("script_server.py"))
 BIN = Path(sys.executable).parent

@@ -12,8 +12,8 @@ import signal
 import sys
 from pathlib import Path
 
-from spark_cli.mcp.config import McpServerConfig
 from spark_cli.mcp.hub import McpHub
+from spark_cli.mcp.mcp_config import McpServerConfig
 
 
 async def main(cache: str, time_server: str, script: str) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import mcp_types as t
 
-from spark_cli.mcp.server import MAX_OUTPUT, to_result
+from spark_cli.mcp.server_link import MAX_OUTPUT, to_result
 
 
 def test_text_blocks_are_the_answer_even_beside_structured_content() -> None:

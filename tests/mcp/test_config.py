@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from spark_cli.mcp.config import McpConfigError, read_servers
+from spark_cli.mcp.mcp_config import McpConfigError, read_servers
 
 
 def servers_of(tmp_path: Path, user: str, project: str = ""):

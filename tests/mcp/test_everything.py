@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from spark_cli.mcp.config import McpServerConfig
 from spark_cli.mcp.hub import McpHub
+from spark_cli.mcp.mcp_config import McpServerConfig
 
 FOLDER = Path(os.environ.get("SPARK_MCP_NPM", Path.home() / ".cache" / "spark-ci" / "npm-mcp"))
 SERVER = FOLDER / "node_modules" / ".bin" / "mcp-server-everything"

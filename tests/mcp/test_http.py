@@ -10,8 +10,8 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from spark_cli.mcp.config import McpServerConfig
 from spark_cli.mcp.hub import McpHub
+from spark_cli.mcp.mcp_config import McpServerConfig
 from tests.mcp.conftest import SCRIPT
 from tests.waiting import wait_until_sync
 

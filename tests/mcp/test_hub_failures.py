@@ -8,8 +8,8 @@ import asyncio
 from collections.abc import Callable
 from pathlib import Path
 
-from spark_cli.mcp.config import McpServerConfig
 from spark_cli.mcp.hub import McpHub
+from spark_cli.mcp.mcp_config import McpServerConfig
 from tests.mcp.conftest import alive, descendants, script
 from tests.waiting import wait_until
 

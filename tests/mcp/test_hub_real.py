@@ -7,8 +7,8 @@ import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
-from spark_cli.mcp.config import McpServerConfig
 from spark_cli.mcp.hub import McpHub
+from spark_cli.mcp.mcp_config import McpServerConfig
 from tests.mcp.conftest import registry_server, script
 
 TIME = "mcp__time__get_current_time"

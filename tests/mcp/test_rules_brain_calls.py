@@ -8,8 +8,8 @@ from collections.abc import Callable
 
 from spark_cli.engine.brains.base import CALL, OUTPUT, BrainCall, BrainRequest, BrainTurn
 from spark_cli.engine.brains.rules.rules_brain import RulesBrain
-from spark_cli.mcp.config import McpServerConfig
 from spark_cli.mcp.hub import McpHub
+from spark_cli.mcp.mcp_config import McpServerConfig
 from tests.mcp.conftest import registry_server
 
 TIME = "mcp__time__get_current_time"

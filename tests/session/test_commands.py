@@ -23,6 +23,7 @@ from spark_cli.session.events import (
     CommandStarted,
     TurnCompleted,
 )
+from tests.checks.processes import bubblewrap
 
 
 def run(call_id: str, command: str | None = None, raw: str | None = None) -> list[Any]:
@@ -214,6 +215,40 @@ async def test_files_the_command_changed_are_named(tmp_path: Path) -> None:
     assert finished.changed == ("a.txt", "c.txt")
     assert "/undo does not restore them" in finished.line
     assert "the command changed 2 files" in _outputs(channel)[0]
+
+
+async def test_a_write_under_a_dot_folder_or_an_ignored_file_is_named(tmp_path: Path) -> None:
+    (tmp_path / ".gitignore").write_text(".vscode/\n.env\n")
+    command = ("mkdir -p .github/workflows .vscode; echo x > .github/workflows/ci.yml; "
+               "echo '{}' > .vscode/tasks.json; echo K=1 > .env")
+    session, channel = _session(tmp_path, run("c1", command), Approver("once"))
+    events = await _turn(session)
+    [finished] = [e for e in events if isinstance(e, CommandFinished)]
+    assert finished.changed == (".env", ".github/workflows/ci.yml", ".vscode/tasks.json")
+    assert "changed 3 files (.env, .github/workflows/ci.yml, .vscode/tasks.json)" in finished.line
+    assert ".github/workflows/ci.yml" in _outputs(channel)[0]
+
+
+async def test_the_users_command_env_and_deny_read_reach_the_command(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    user = tmp_path / "user"
+    user.mkdir()
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "deploy.key").write_text("key-material-0451\n")
+    (user / "config.toml").write_text(f'command_env = ["MY_TOOL_HOME"]\n'
+                                      f'sandbox_deny_read = ["{repo}/deploy.key"]\n')
+    monkeypatch.setenv("MY_TOOL_HOME", "/opt/my-tool")
+    monkeypatch.setenv("GITHUB_PAT", "ghp-not-for-commands")
+    bubblewrap()  # the user's sandbox_deny_read hides a file from a sandboxed command
+    channel = ResponsesChannel([run("c1", "env; cat deploy.key"), ["Done.\n"]])
+    settings = load_settings(repo, {}, {"SPARK_CONFIG_DIR": str(user)})
+    session = Session(channel, repo, settings)
+    session.set_approver(Approver("once"))
+    await _turn(session)
+    [output] = _outputs(channel)
+    assert "MY_TOOL_HOME=/opt/my-tool" in output and "GITHUB_PAT" not in output
+    assert "ghp-not-for-commands" not in output and "key-material" not in output
 
 
 async def test_the_providers_key_never_reaches_the_command_or_the_model(

@@ -13,7 +13,7 @@ from spark_cli.tui.commands.queue_panel import QueuePanel, queue_text
 from spark_cli.tui.commands.slash import CATALOG, Commands, help_lines
 from spark_cli.tui.commands.test_command import TestRunner
 from spark_cli.tui.commands.tool_calls import CallOutputs
-from spark_cli.tui.deep.track import DeepController
+from spark_cli.tui.deep.deep_view import DeepController
 
 
 class _Host:
@@ -23,8 +23,18 @@ class _Host:
     def clear_transcript(self) -> None:
         self.did.append("clear")
 
-    def resume_conversation(self) -> None:
+    def resume_conversation(self, session_id: str = "") -> None:
         self.did.append("resume")
+
+    def fork_conversation(self) -> tuple[str, str]:
+        self.did.append("fork")
+        return "old", "new"
+
+    def conversation_rewound(self, index: int, text: str) -> None:
+        self.did.append(("rewound", index, text))
+
+    def to_prompt(self, text: str) -> None:
+        self.did.append(("prompt", text))
 
     async def reconfigure(self, flags: dict[str, object]) -> None:
         self.did.append(flags)

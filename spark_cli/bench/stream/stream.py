@@ -3,7 +3,7 @@
 The engine in its own process sends one token a message (``--per-token``) at ``--tps``; on
 each wire, interleaved: the floors (:mod:`.floor_lib`, the ratios' reference, and
 :mod:`.floor`), `spark edit` to a pipe, a pty and ``--json``, and the TUI headless
-(:mod:`.tui_child`). ``--baseline TREE`` runs each spark client from another tree too,
+(:mod:`.stream_tui_child`). ``--baseline TREE`` runs each spark client from another tree too,
 paired. CPU per 5,000 tokens is net of a 1-token answer's; ``--docs`` writes ``## Stream``.
 """
 
@@ -89,10 +89,10 @@ def run_one(mode: str, wire: str, target: EngineProcess, tps: float, tokens: int
 
 def _tui(wire: str, target: EngineProcess, tps: float, tokens: int, workdir: Path,
          baseline: Path | None) -> Run:
-    """The headless TUI child (:mod:`spark_cli.bench.stream.tui_child`): its CPU is the turn's,
-    measured inside it (start-up and the warm-up turn left out). Run by its path, so a baseline
+    """The headless TUI child (:mod:`.stream_tui_child`): its CPU is the turn's, measured
+    inside it (start-up and the warm-up turn left out). Run by its path, so a baseline
     tree's app is measured by this tree's child, wherever that tree keeps its own."""
-    argv = [sys.executable, "-P", str(Path(__file__).with_name("tui_child.py")),
+    argv = [sys.executable, "-P", str(Path(__file__).with_name("stream_tui_child.py")),
             "ws" if wire == "responses_ws" else "chat", target.url, target.token, str(tokens),
             f"{tps:g}"]
     project = workdir / "tui"

@@ -78,6 +78,8 @@ class EngineConfig:
     tpm: int | None = None
     """Optional token-bucket limit (tokens per minute, input + output)."""
     faults: FaultConfig = field(default_factory=FaultConfig)
+    slips: float = 0.0
+    """The share of the rules brain's edit answers that make a mistake on purpose (0..1)."""
     max_output_tokens: int = MAX_OUTPUT_TOKENS
     """The models' maximum output per response (see :data:`MAX_OUTPUT_TOKENS`)."""
     ws_max_size: int = 16 * 1024 * 1024
@@ -98,6 +100,8 @@ class EngineConfig:
             raise ValueError("max_connection_age_s must be > 0")
         if not 1 <= self.max_output_tokens <= 10**12:
             raise ValueError("max_output_tokens must be 1..10**12")
+        if not 0.0 <= self.slips <= 1.0:
+            raise ValueError(f"slips must be a share 0..1, not {self.slips:g}")
 
     def pacing(self, pace: str) -> Pacing:
         """The pace of a brain whose ``pace`` attribute is ``pace`` (``"deep"`` or the

@@ -143,11 +143,13 @@ def continued(known: Mapping[str, Conversation], request: CreateRequest) -> Conv
 
 
 
-def brain_request(request: CreateRequest | ChatRequest, conversation: Conversation) -> BrainRequest:
-    """The brain's request: the edit format from the instructions, the callable tools."""
+def brain_request(request: CreateRequest | ChatRequest, conversation: Conversation,
+                  slips: float = 0.0) -> BrainRequest:
+    """The brain's request: the edit format from the instructions, the callable tools, the
+    seed, and the engine's share of answers that slip."""
     return BrainRequest(
         model=request.model, instructions=request.instructions, conversation=conversation,
         edit_format=edit_format_from_instructions(request.instructions),
         tools=frozenset(t.name for t in request.tools if request.tool_choice.allows(t.name)),
-        parallel_tool_calls=request.parallel_tool_calls,
+        parallel_tool_calls=request.parallel_tool_calls, seed=request.seed, slips=slips,
     )

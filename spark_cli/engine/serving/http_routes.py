@@ -133,7 +133,7 @@ async def _responses(state: EngineState, body: dict[str, Any], receive: Any, sen
     response_id = state.new_id()
     events = ResponseEvents(response_id, request,
                             previous_response_id=request.previous_response_id)
-    asked = brain_request(request, conversation)
+    asked = brain_request(request, conversation, state.config.slips)
     sink = _Sink(send, stream=request.stream, named=True)
     stored: tuple[BrainTurn, ...] | None = conversation
     if not request.generate:  # warm-up: a chainable id, no output
@@ -153,7 +153,7 @@ async def _chat(state: EngineState, body: dict[str, Any], receive: Any, send: An
     request = chat.parse_chat(body, state.config.max_output_tokens)
     completion_id = state.new_id("chatcmpl")
     events = ChatEvents(completion_id, request.model, include_usage=request.include_usage)
-    asked = brain_request(request, turns(request.conversation))
+    asked = brain_request(request, turns(request.conversation), state.config.slips)
     sink = _Sink(send, stream=request.stream, named=False)
     await _run(state, asked, events, sink, request.max_tokens, receive)
     sink.final = events.final  # the chat.completion object (its chunks carry no response)

@@ -271,7 +271,8 @@ class WsSession:
         self, lane: Lane, request: CreateRequest, response_id: str, events: ResponseEvents,
         conversation: Conversation, *, cancelled: bool = False,
     ) -> Outcome | None:
-        generation = Generation(self.state, brain_request(request, conversation), events,
+        generation = Generation(self.state, brain_request(request, conversation,
+                                                          self.state.config.slips), events,
                                 lambda event: self._send_text(event[1]),
                                 max_output_tokens=request.max_output_tokens)
         self.live[response_id] = (generation, lane, events)

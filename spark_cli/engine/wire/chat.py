@@ -47,6 +47,7 @@ class ChatRequest:
     tools: tuple[ToolSpec, ...] = ()
     tool_choice: ToolChoice = AUTO
     parallel_tool_calls: bool = True
+    seed: int | None = None
 
     @property
     def instructions(self) -> str:
@@ -140,6 +141,7 @@ def parse_chat(obj: dict[str, Any], maximum: int) -> ChatRequest:
         max_tokens=obj.get("max_completion_tokens", obj.get("max_tokens")), tools=tools,
         tool_choice=parse_tool_choice(obj.get("tool_choice"), chat=True),
         parallel_tool_calls=parallel is not False,
+        seed=optional_field(obj, "seed", int, "an integer"),
     )
 
 

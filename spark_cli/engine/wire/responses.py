@@ -123,6 +123,8 @@ class CreateRequest:
     """The request's ``function`` tools (top-level ``tools`` and ``additional_tools``)."""
     tool_choice: ToolChoice = AUTO
     parallel_tool_calls: bool = True
+    seed: int | None = None
+    """Not in OpenAI's Responses API: the bundled engine's, as Chat's ``seed``."""
 
 
 @record
@@ -260,6 +262,7 @@ def parse_create(obj: dict[str, Any]) -> CreateRequest:
         tools=tools,
         tool_choice=parse_tool_choice(obj.get("tool_choice")),
         parallel_tool_calls=parallel is not False,
+        seed=optional_field(obj, "seed", int, "an integer"),
     )
 
 

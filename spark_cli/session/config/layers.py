@@ -11,6 +11,7 @@ the deep track's ``[deep]`` table alike.
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import field
@@ -41,6 +42,8 @@ _TYPES: dict[str, tuple[tuple[type, ...], str]] = {
     "max_tool_calls": ((int,), "an integer"),
     "commands": ((str,), "a string"),
     "allowed_commands": ((list,), "a list of strings (leading words, e.g. \"make test\")"),
+    "command_env": ((list,), "a list of environment variable names (e.g. \"GOPATH\")"),
+    "sandbox_deny_read": ((list,), "a list of absolute or ~/ paths (e.g. \"~/.config/op\")"),
 }
 PROVIDER_KEYS = ("model", "base_url", "kind", "api_key_env", "edit_format")
 PROVIDER_SPECIFIC = ("model", "base_url", "kind", "api_key_env")
@@ -48,6 +51,8 @@ _CHOICES: dict[str, tuple[str, ...]] = {"edit_format": EDIT_FORMATS, "kind": KIN
                                         "commands": COMMAND_POLICIES}
 _POSITIVE = ("context_window", "max_output_tokens", "idle_timeout", "first_token_timeout",
              "max_tool_calls")
+_SHAPES = {"command_env": re.compile(r"[A-Za-z_][A-Za-z0-9_]*").fullmatch,
+           "sandbox_deny_read": re.compile(r"(/|~/|~$).*").match}
 _ENV_KEYS = {"provider": "SPARK_PROVIDER", "model": "SPARK_MODEL", "base_url": "SPARK_BASE_URL"}
 
 
@@ -90,7 +95,8 @@ def check_value(where: str, key: str, value: object) -> object:
                             f"not {value!r}")
     if key in _POSITIVE and isinstance(value, int | float) and value <= 0:
         raise SettingsError(f"{where}: '{key}' must be greater than 0, not {value!r}")
-    if isinstance(value, list) and not all(isinstance(v, str) and v.strip() for v in value):
+    shape = _SHAPES.get(key, str.strip)
+    if isinstance(value, list) and not all(isinstance(v, str) and shape(v) for v in value):
         raise SettingsError(f"{where}: '{key}' must be {words}, not {value!r}")
     if key in ("model", "base_url", "provider", "api_key_env") and not str(value).strip():
         raise SettingsError(f"{where}: '{key}' is empty")

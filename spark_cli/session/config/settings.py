@@ -125,6 +125,10 @@ class Settings:
     in the ``sandbox`` without asking, or ``off`` (the tool is not declared)."""
     allowed_commands: tuple[str, ...] = ()
     """Leading words of commands that run without asking (a compound line still asks)."""
+    command_env: tuple[str, ...] = ()
+    """Variables a command gets besides the core ones (``checks.command_env``); user config."""
+    sandbox_deny_read: tuple[str, ...] = ()
+    """Paths the sandbox hides besides the known credentials (``checks.confine``); user config."""
     price: Price | None = None
     """The model's price (``session.config.pricing``); None: unknown."""
 
@@ -146,6 +150,8 @@ class Settings:
             "allow_syntax_errors": self.allow_syntax_errors, "tools": self.tools,
             "max_tool_calls": self.max_tool_calls, "commands": self.commands,
             "allowed_commands": list(self.allowed_commands),
+            "command_env": list(self.command_env),
+            "sandbox_deny_read": list(self.sandbox_deny_read),
             "price": "unknown" if self.price is None else
             {"input": self.price.input, "cached_input": self.price.cached_input,
              "output": self.price.output},
@@ -201,6 +207,8 @@ def load_settings(root: Path, flags: Mapping[str, object] | None = None,
         max_tool_calls=resolved["max_tool_calls"],
         commands=resolved["commands"],
         allowed_commands=tuple(resolved["allowed_commands"]),
+        command_env=tuple(resolved["command_env"]),
+        sandbox_deny_read=tuple(resolved["sandbox_deny_read"]),
         price=price_of(provider.model, configured,
                        bundled=provider.kind == "mock" and not provider.base_url),
     )
@@ -229,7 +237,7 @@ def _resolve(chosen: Preset, layers: list[Layer]) -> tuple[dict[str, Any], dict[
         "context_window": DEFAULT_CONTEXT_WINDOW, "max_output_tokens": DEFAULT_MAX_OUTPUT_TOKENS,
         "idle_timeout": DEFAULT_IDLE_TIMEOUT, "first_token_timeout": None, "test_command": None,
         "allow_syntax_errors": False, "tools": True, "max_tool_calls": DEFAULT_MAX_TOOL_CALLS,
-        "commands": "ask", "allowed_commands": (),
+        "commands": "ask", "allowed_commands": (), "command_env": (), "sandbox_deny_read": (),
     }
     sources = {key: f"preset {name}" if key in PROVIDER_KEYS else "default" for key in resolved}
     for key, value, source in overlay(layers, name):

@@ -2,7 +2,7 @@
 
 A front end holds one :class:`DeepTrack` per repo. ``start(task)`` returns at
 once with a numbered :class:`DeepTask` and runs it as an asyncio task
-(``spark_cli.session.deep.run``); several may run at once, each on its own
+(``spark_cli.session.deep.deep_run``); several may run at once, each on its own
 snapshot and channel, so the fast track never waits on them. ``on_change`` is
 called (a plain call, on the event loop) whenever a task's state changes, and
 at most every 0.1 s while its tokens stream: a HUD repaints from
@@ -19,9 +19,9 @@ from pathlib import Path
 from spark_cli.session.api import Connector
 from spark_cli.session.config.settings import Settings
 from spark_cli.session.deep.change import ALL, Selection
+from spark_cli.session.deep.deep_run import RunSpec, run_deep
 from spark_cli.session.deep.deep_settings import bundled_notice
 from spark_cli.session.deep.merge import HunkStatus
-from spark_cli.session.deep.run import RunSpec, run_deep
 from spark_cli.session.deep.saved import deep_folder, forget, load_saved, save_finished
 from spark_cli.session.deep.task import ApplyReport, DeepTask
 

@@ -70,7 +70,7 @@ def latest_batch_id(root: Path) -> str | None:
     return batches[0].id if batches else None
 
 
-def _why(root: Path, record: FileRecord) -> str:
+def why_changed(root: Path, record: FileRecord) -> str:
     path = root / record.path
     if path.is_dir() and not path.is_symlink():
         return "a folder now stands where the file was"
@@ -106,8 +106,9 @@ def undo_last_batch(root: Path, *, force: bool = False,
         result = undo(root, force=force)
     except UndoRefused as exc:
         records = {r.path: r for r in batch.files}
-        refused = tuple(RefusedFile(p, _why(root, records[p]) if p in records else exc.message)
-                        for p in exc.changed)
+        refused = tuple(
+            RefusedFile(p, why_changed(root, records[p]) if p in records else exc.message)
+            for p in exc.changed)
         if not refused:  # the batch vanished meanwhile (another spark undid it)
             return UndoReport("nothing", "nothing to undo")
         details = "; ".join(f"{f.path}: {f.reason}" for f in refused)

@@ -1,5 +1,5 @@
 """What survives a crash or a restart, per repo: the draft, the queue, the prompt history, the
-last conversation.
+saved conversations (sessions).
 
 One folder per repo: ``$SPARK_STATE_DIR/repos/<slug>`` (else platformdirs' user state dir,
 ``~/.local/state/spark`` on Linux), the slug being the resolved root's folder name plus a
@@ -17,19 +17,28 @@ import os
 import re
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
-from typing import Any, TypeVar, cast, get_args
+from typing import Any, TypeVar
 
-from spark_cli.edits.disk.atomic import remove_stale_temps, write_atomic
-from spark_cli.protocol.channel import ConversationItem, Message, Role, ToolCall, ToolOutput
+from spark_cli.edits.disk.atomic import remove_file, remove_stale_temps, write_atomic
+from spark_cli.protocol.channel import ConversationItem
 from spark_cli.record import record
+from spark_cli.session.workspace.items import Unusable as _Unusable
+from spark_cli.session.workspace.items import item_entry, parse_item
+from spark_cli.session.workspace.turns import TurnRecord, parse_turns, turn_entries
 
 VERSION = 1
 MAX_PROMPTS = 500
 STATE_ENV = "SPARK_STATE_DIR"
 DRAFT, QUEUE, PROMPTS, CONVERSATION = "draft.json", "queue.json", "prompts.json", \
     "conversation.json"
-_ROLES = frozenset(get_args(Role))
+SESSIONS = "conversations"
+"""The folder of saved conversations, ``<id>.json`` each (``conversation.json``: one saved
+before sessions had ids, listed as ``conversation``)."""
+MAX_SESSIONS = 50
+LEGACY_ID = "conversation"
+_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 _T = TypeVar("_T")
 
@@ -63,7 +72,7 @@ class ShownItem:
 
 @record
 class SavedConversation:
-    """The last conversation of this repo (for ``--resume`` / ``/resume``)."""
+    """A saved conversation of this repo (for ``--resume`` / ``/resume``, ``spark rewind``)."""
 
     history: tuple[ConversationItem, ...]
     provider: str
@@ -72,10 +81,25 @@ class SavedConversation:
     """Unix time of the save."""
     shown: tuple[ShownItem, ...] = ()
     """What the front end showed of it, in order (empty in files from before it was kept)."""
+    turns: tuple[TurnRecord, ...] = ()
+    """Every turn as it was (what a rewind lists), oldest first."""
+    id: str = ""
 
 
-class _Unusable(ValueError):
-    """A state file that is not ours or not well formed (the message says how)."""
+@record
+class SessionInfo:
+    """A saved conversation as ``--resume`` lists it."""
+
+    id: str
+    saved_at: float
+    messages: int
+    first: str
+    """Its first message as the user typed it (else "")."""
+
+
+def new_session_id() -> str:
+    """``YYYYmmdd-HHMMSS-xxxx`` (local time): sorts by start, readable in a list."""
+    return f"{time.strftime('%Y%m%d-%H%M%S')}-{os.urandom(2).hex()}"
 
 
 def state_base(env: dict[str, str] | None = None) -> Path:
@@ -102,9 +126,10 @@ class SessionStore:
     - ``draft.json`` ``{"text"}``, ``queue.json`` ``{"items"}``, ``prompts.json`` ``{"items"}``
       (oldest first, the last ``MAX_PROMPTS``), ``conversation.json`` ``{"root", "provider",
       "model", "saved_at", "messages": [...], "shown": [[kind, text, detail]]}``, each message
-      entry a message ``{"role", "content"}``, a tool call ``{"type": "tool_call", "call_id",
-      "name", "arguments"}`` or its output ``{"type": "tool_output", "call_id", "output"}``
-      (``shown``: what the TUI showed, for a resumed session to show it again).
+      entry as `items.item_entry` writes it (``shown``: what the TUI showed, for a resumed
+      session to show it again). Conversations are ``conversations/<id>.json`` with those
+      fields and ``"id"``, ``"turns"`` (`turns.turn_entries`: every turn as it was); the newest
+      ``MAX_SESSIONS`` are kept. A store saves to ``session_id``: new, or the one it loaded.
 
     Writes are atomic (:func:`spark_cli.edits.disk.atomic.write_atomic`: a temp file in the same
     folder, then ``os.replace``): a crash leaves the old file or the new one, plus at worst a stray
@@ -132,6 +157,9 @@ class SessionStore:
         self._failing: set[str] = set()  # files whose last write failed (reported once)
         self._prompts: list[str] | None = None  # cached history, read on first use
         self._written: dict[str, bytes] = {}  # the last bytes each file got (skip repeats)
+        self.session_id = new_session_id()
+        """The conversation `save_conversation` writes (`load_conversation` adopts the one it
+        loaded; `fork` starts a new one)."""
 
     def take_problems(self) -> list[str]:
         """The problem lines not handed out yet, for a transcript to show each once: those of
@@ -152,16 +180,62 @@ class SessionStore:
         self._prompts = list(prompts or ())[-MAX_PROMPTS:]
         found = self.problems[start:]
         self._pending = [line for line in self._pending if line not in found]
-        first = not self._prompts and not (self.folder / CONVERSATION).exists()
+        first = not self._prompts and not (self.folder / CONVERSATION).exists() \
+            and not (self.folder / SESSIONS).is_dir()
         return SavedState(draft or "", tuple(queue or ()), tuple(self._prompts), tuple(found),
                           first_run=first)
 
-    def load_conversation(self) -> SavedConversation | None:
-        """The saved conversation; None when there is none or it is unusable (the latter also
-        records a problem line in ``problems``, and the file is kept aside as ``*.corrupt``)."""
-        return self._read(CONVERSATION, self._parse_conversation)
+    def load_conversation(self, session_id: str | None = None) -> SavedConversation | None:
+        """Saved conversation ``session_id`` (None: the newest), which the store then saves to;
+        None when there is none or it is unusable (the latter also records a problem line in
+        ``problems``, and the file is kept aside as ``*.corrupt``)."""
+        if session_id is None:
+            ids = self.conversation_ids()
+            listed = self.list_conversations() if len(ids) > 1 else []
+            session_id = listed[0].id if listed else ids[0] if ids else LEGACY_ID
+        elif not _ID.fullmatch(session_id):
+            return None
+        saved = self._read(self._name(session_id), self._parse_conversation, "conversation")
+        if saved is not None:
+            self.session_id = session_id
+            saved = replace(saved, id=session_id)
+        return saved
 
-    def _read(self, name: str, parse: Callable[[dict[str, Any]], _T]) -> _T | None:
+    def conversation_ids(self) -> list[str]:
+        """The saved conversations' ids, in no order (no file is read)."""
+        try:
+            names = [p.stem for p in (self.folder / SESSIONS).iterdir() if p.suffix == ".json"]
+        except OSError:
+            names = []
+        return [*names, LEGACY_ID] if (self.folder / CONVERSATION).exists() else names
+
+    def list_conversations(self) -> list[SessionInfo]:
+        """The saved conversations, newest first (unreadable ones are left out, said once in
+        ``problems``)."""
+        found = []
+        for name in self.conversation_ids():
+            saved = self._read(self._name(name), self._parse_conversation, "conversation")
+            if saved is not None:
+                first = saved.turns[0].text if saved.turns else next(
+                    (i.text for i in saved.shown if i.kind == "prompt"), "")
+                found.append(SessionInfo(name, saved.saved_at, len(saved.history), first))
+        return sorted(found, key=lambda i: (i.saved_at, i.id), reverse=True)
+
+    def fork(self) -> str:
+        """Go on in a new conversation (the one saved so far stays as it is); its id."""
+        self.session_id = new_session_id()
+        return self.session_id
+
+    def conversation_path(self, session_id: str | None = None) -> Path:
+        """The file of conversation ``session_id`` (default: the one this store saves)."""
+        return self.folder / self._name(session_id or self.session_id)
+
+    @staticmethod
+    def _name(session_id: str) -> str:
+        return CONVERSATION if session_id == LEGACY_ID else f"{SESSIONS}/{session_id}.json"
+
+    def _read(self, name: str, parse: Callable[[dict[str, Any]], _T],
+              kind: str | None = None) -> _T | None:
         path = self.folder / name
         try:
             data = path.read_bytes()
@@ -174,7 +248,7 @@ class SessionStore:
             raw = json.loads(data)
             if not isinstance(raw, dict):
                 raise _Unusable("not a JSON object")
-            kind = name.removesuffix(".json")
+            kind = kind or name.removesuffix(".json")
             if raw.get("kind") != kind or raw.get("version") != VERSION:
                 raise _Unusable(f"not a version-{VERSION} spark {kind} file "
                                 f"(kind {raw.get('kind')!r}, version {raw.get('version')!r})")
@@ -201,14 +275,15 @@ class SessionStore:
         messages = raw.get("messages")
         if not isinstance(messages, list):
             raise _Unusable("messages must be a list")
-        history = [_item(number, entry) for number, entry in enumerate(messages, 1)]
+        history = [parse_item(number, entry) for number, entry in enumerate(messages, 1)]
         shown = raw.get("shown", [])
         if not isinstance(shown, list) or not all(
                 isinstance(i, list) and len(i) == 3 and all(isinstance(p, str) for p in i)
                 for i in shown):
             raise _Unusable("shown must be a list of [kind, text, detail]")
         return SavedConversation(tuple(history), provider, model, float(saved_at),
-                                 tuple(ShownItem(*item) for item in shown))
+                                 tuple(ShownItem(*item) for item in shown),
+                                 parse_turns(raw.get("turns", []), history))
 
     # ---- writing ----
 
@@ -233,14 +308,33 @@ class SessionStore:
         return self._write(PROMPTS, {"items": self._prompts})
 
     def save_conversation(self, history: Sequence[ConversationItem], *, provider: str,
-                          model: str, shown: Sequence[ShownItem] = ()) -> str | None:
+                          model: str, shown: Sequence[ShownItem] = (),
+                          turns: Sequence[TurnRecord] = ()) -> str | None:
+        """Save the conversation as ``session_id`` (the oldest beyond ``MAX_SESSIONS`` go)."""
         payload = {"root": str(self.root), "provider": provider, "model": model,
-                   "saved_at": time.time(), "messages": [_entry(item) for item in history],
-                   "shown": [[i.kind, i.text, i.detail] for i in shown]}
-        return self._write(CONVERSATION, payload, durable=True)
+                   "saved_at": time.time(), "id": self.session_id,
+                   "messages": [item_entry(item) for item in history],
+                   "shown": [[i.kind, i.text, i.detail] for i in shown],
+                   "turns": turn_entries(turns, history)}
+        name = self._name(self.session_id)
+        new = not (self.folder / name).exists()
+        problem = self._write(name, payload, durable=True, kind="conversation")
+        if new and problem is None:
+            self._prune()
+        return problem
 
-    def _write(self, name: str, body: dict[str, Any], *, durable: bool = False) -> str | None:
-        kind = name.removesuffix(".json")
+    def _prune(self) -> None:
+        try:
+            paths = sorted((self.folder / SESSIONS).glob("*.json"),
+                           key=lambda p: p.stat().st_mtime, reverse=True)
+            for path in paths[MAX_SESSIONS:]:
+                remove_file(path)
+        except OSError:
+            pass  # kept: the next new conversation tries again
+
+    def _write(self, name: str, body: dict[str, Any], *, durable: bool = False,
+               kind: str | None = None) -> str | None:
+        kind = kind or name.removesuffix(".json")
         # ensure_ascii: lone surrogates (possible in pasted text) survive as \\udxxx escapes
         data = json.dumps({"version": VERSION, "kind": kind, **body}).encode("ascii")
         if self._written.get(name) == data:
@@ -248,6 +342,7 @@ class SessionStore:
         path = self.folder / name
         try:
             self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)  # prompts may hold secrets
+            path.parent.mkdir(exist_ok=True, mode=0o700)
             write_atomic(path, data, 0o600, durable=durable)
         except OSError as exc:
             self._written.pop(name, None)
@@ -279,32 +374,3 @@ def _parse_items(raw: dict[str, Any]) -> list[str]:
     if not isinstance(items, list) or not all(isinstance(item, str) for item in items):
         raise _Unusable("items must be a list of strings")
     return items
-
-
-def _entry(item: ConversationItem) -> dict[str, str]:
-    if isinstance(item, ToolCall):
-        return {"type": "tool_call", "call_id": item.call_id, "name": item.name,
-                "arguments": item.arguments}
-    if isinstance(item, ToolOutput):
-        return {"type": "tool_output", "call_id": item.call_id, "output": item.output}
-    return {"role": item.role, "content": item.content}
-
-
-def _item(number: int, entry: object) -> ConversationItem:
-    """One saved conversation entry (a message, a tool call or its output)."""
-    if not isinstance(entry, dict):
-        raise _Unusable(f"message {number} is not an object")
-    kind = entry.get("type")
-    fields = {k: entry.get(k) for k in ("call_id", "name", "arguments", "output")}
-    if kind == "tool_call":
-        if not all(isinstance(fields[k], str) for k in ("call_id", "name", "arguments")):
-            raise _Unusable(f"message {number} is not a tool call {{call_id, name, arguments}}")
-        return ToolCall(str(fields["call_id"]), str(fields["name"]), str(fields["arguments"]))
-    if kind == "tool_output":
-        if not (isinstance(fields["call_id"], str) and isinstance(fields["output"], str)):
-            raise _Unusable(f"message {number} is not a tool output {{call_id, output}}")
-        return ToolOutput(fields["call_id"], fields["output"])
-    role, content = entry.get("role"), entry.get("content")
-    if role not in _ROLES or not isinstance(content, str):
-        raise _Unusable(f"message {number} is not {{role, content}} with a known role")
-    return Message(cast(Role, role), content)

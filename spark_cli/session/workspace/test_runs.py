@@ -109,5 +109,6 @@ async def run_requested_tests(
         return command
     if on_start is not None:
         on_start(command)
-    result = await run_tests(command, root, timeout=timeout, on_output=on_output)
+    result = await run_tests(command, root, timeout=timeout, on_output=on_output,
+                             keep_env=settings.command_env)
     return TestRunResult(command, result)

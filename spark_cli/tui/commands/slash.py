@@ -19,15 +19,16 @@ from typing import TYPE_CHECKING, Protocol
 from spark_cli.record import record
 from spark_cli.session.api import SessionApi
 from spark_cli.tui.commands.copying import last_answer, last_code, line_count
+from spark_cli.tui.commands.rewind import Rewinder
 from spark_cli.tui.output import Busy, Output
 
 if TYPE_CHECKING:
     from spark_cli.tui.commands.context_files import ContextFiles
-    from spark_cli.tui.commands.cost import UsageLedger
     from spark_cli.tui.commands.queue_panel import QueuePanel
     from spark_cli.tui.commands.test_command import TestRunner
     from spark_cli.tui.commands.tool_calls import CallOutputs
-    from spark_cli.tui.deep.track import DeepController
+    from spark_cli.tui.cost import UsageLedger
+    from spark_cli.tui.deep.deep_view import DeepController
 
 
 @record
@@ -50,6 +51,8 @@ CATALOG: tuple[CommandInfo, ...] = (
     CommandInfo("mcp", "", "the MCP servers: state, tools, notes"),
     CommandInfo("cost", "", "tokens and cost: per turn, per model, the deep track's too"),
     CommandInfo("undo", "[--force]", "undo the last batch of edits (Ctrl+Z)"),
+    CommandInfo("rewind", "[N [code|conversation|both] [--force]]",
+                "back to an earlier message: its code, its conversation (Esc Esc)"),
     CommandInfo("test", "[ARGS]", "run the tests (Esc stops them)"),
     CommandInfo("fix", "", "send the last test failure to the model"),
     CommandInfo("queue", "[edit|drop|up|down N | clear]", "list or edit the queued messages"),
@@ -59,14 +62,15 @@ CATALOG: tuple[CommandInfo, ...] = (
                 "hand a task to the deep model (Ctrl+G), list, review, merge"),
     CommandInfo("copy", "[code]", "copy the last answer (or its last code block) to the clipboard"),
     CommandInfo("clear", "", "clear the transcript, start a new conversation"),
-    CommandInfo("resume", "", "reopen this repo's last conversation"),
+    CommandInfo("resume", "[ID]", "reopen a saved conversation (several: a list)"),
+    CommandInfo("fork", "", "keep this conversation saved, go on in a copy"),
     CommandInfo("help", "", "keys and commands"),
     CommandInfo("quit", "", "quit, as Ctrl+Q (/exit too)"),
 )
 KEYS = (
     "Enter send · while it streams: Enter redirects, Tab queues, Esc interrupts",
     "Ctrl+J / Alt+Enter new line · Up/Down prompt history · Ctrl+R search it · PgUp/PgDn scroll",
-    "/ commands · @path attach a file · Ctrl+Z undo edits · Ctrl+G deep task · Ctrl+Q quit",
+    "/ commands · @path attach a file · Ctrl+Z undo edits · Esc Esc rewind · Ctrl+G deep task",
     "Ctrl+O the last tool call's result (/call N another) · drag with the mouse, Ctrl+C copies",
 )
 
@@ -95,7 +99,17 @@ class CommandHost(Protocol):
 
     def clear_transcript(self) -> None: ...
 
-    def resume_conversation(self) -> None: ...
+    def resume_conversation(self, session_id: str = "") -> None: ...
+
+    def fork_conversation(self) -> tuple[str, str]:
+        """Keep the conversation saved, go on in a new one: (kept id, new id)."""
+        ...
+
+    def conversation_rewound(self, index: int, text: str) -> None:
+        """Turns ``index`` on were dropped: show what stays, ``text`` back in the prompt."""
+
+    def to_prompt(self, text: str) -> None:
+        """Put ``text`` in the prompt (for the user to edit or send)."""
 
     def copy_to_clipboard(self, text: str) -> None:
         """Put ``text`` on the terminal's clipboard (Textual's ``App`` method)."""
@@ -124,6 +138,7 @@ class Commands:
         self.busy = busy
         self.ledger = ledger
         self.undo_mark: str | None = None
+        rewinder = Rewinder(session, out, busy, host.conversation_rewound, host.to_prompt)
         """The newest undo batch before this session: /undo and /diff stop there."""
         self._handlers: dict[str, Handler] = {
             "add": self._add, "drop": self._drop, "files": self._files, "diff": self._diff,
@@ -131,7 +146,8 @@ class Commands:
             "model": self._model, "provider": self._provider, "deep": self._deep_for(deep),
             "clear": self._clear, "resume": self._resume, "help": self._help,
             "call": calls.command, "copy": self._copy, "quit": self._quit, "exit": self._quit,
-            "mcp": self._mcp, "cost": self._cost,
+            "mcp": self._mcp, "rewind": rewinder.command, "fork": self._fork,
+            "cost": self._cost,
         }
 
     def mark_start(self) -> None:
@@ -189,8 +205,20 @@ class Commands:
         await self.host.request_quit()
 
     async def _resume(self, args: list[str]) -> None:
-        if self._idle():
-            self.host.resume_conversation()
+        if len(args) > 1:
+            self.out.note("usage: /resume [ID] (no ID: the list, or the only one)", "yellow")
+        elif self._idle():
+            self.host.resume_conversation(args[0] if args else "")
+
+    async def _fork(self, args: list[str]) -> None:
+        if not self._idle():
+            return
+        if not self.session.turns:
+            self.out.note("nothing to fork yet: no message in this conversation", "yellow")
+            return
+        kept, new = self.host.fork_conversation()
+        self.out.note(f"forked: the conversation so far stays saved as {kept} (/resume {kept}); "
+                      f"going on in {new}", "bold")
 
     async def _undo(self, args: list[str]) -> None:
         from spark_cli.session.workspace.changes import undo_last_batch  # deferred: TUI launch
@@ -276,7 +304,7 @@ class Commands:
     @staticmethod
     def _deep_for(deep: DeepController) -> Handler:
         async def run(args: list[str]) -> None:
-            from spark_cli.tui.deep.commands import deep_command  # deferred: TUI launch
+            from spark_cli.tui.deep.deep_commands import deep_command  # deferred: TUI launch
 
             await deep_command(deep, args)
 

@@ -18,7 +18,7 @@ from spark_cli.session.config.settings import Settings
 from spark_cli.session.events import RequestSent, TurnCompleted, TurnFailed
 from spark_cli.session.interaction import InteractionEvent
 from spark_cli.session.workspace.store import ShownItem
-from spark_cli.tui.commands.cost import UsageLedger
+from spark_cli.tui.cost import UsageLedger
 from spark_cli.tui.hud import HudState
 from spark_cli.tui.transcript.painter import Painter
 from spark_cli.tui.transcript.shown import FIRST_TURNS, MORE_TURNS, Replay

@@ -15,7 +15,7 @@ from textual.scroll_view import ScrollView
 from textual.selection import Selection
 from textual.strip import Strip
 
-from spark_cli.tui.transcript.blocks import Blocks, Unsettled
+from spark_cli.tui.transcript.kept_blocks import Blocks, Unsettled
 from spark_cli.tui.tuning.styled_rows import StyledRows
 from spark_cli.tui.tuning.virtual_size import grow_without_layout
 
@@ -27,7 +27,7 @@ class Transcript(ScrollView, can_focus=False):
     """The conversation as it streams: a scroll view on Textual's line API.
 
     Finished blocks are rendered once into strips (``write``) and kept as
-    :class:`~spark_cli.tui.transcript.blocks.Blocks`; the open Markdown block shows as plain
+    :class:`~spark_cli.tui.transcript.kept_blocks.Blocks`; the open Markdown block shows as plain
     lines until it closes (``replace_open``), or while the text scrolls past reading until it
     comes into view (``settle``); the unfinished last line is the tail
     (``set_tail``), the only thing repainted every frame: a frame costs what changed, never

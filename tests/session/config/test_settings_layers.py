@@ -197,3 +197,26 @@ def test_a_config_file_that_is_not_utf8_is_named(home: Path) -> None:
     with pytest.raises(SettingsError) as info:
         load_settings(home / "repo", env=_env(home))
     assert str(path) in str(info.value) and "not valid TOML" in str(info.value)
+
+
+def test_command_env_and_sandbox_deny_read_from_the_user_file(home: Path) -> None:
+    _user(home, 'command_env = ["GOPATH", "MY_TOOL_HOME"]\n'
+                'sandbox_deny_read = ["~/.config/op", "/srv/keys"]\n')
+    settings = load_settings(home / "repo", env=_env(home))
+    assert settings.command_env == ("GOPATH", "MY_TOOL_HOME")
+    assert settings.sandbox_deny_read == ("~/.config/op", "/srv/keys")
+    assert settings.as_dict()["command_env"] == ["GOPATH", "MY_TOOL_HOME"]
+    assert load_settings(home / "repo", env=_env(home / "none")).command_env == ()
+
+
+@pytest.mark.parametrize(("text", "said"), [
+    ('command_env = ["OK", "NOT A NAME"]', "'command_env' must be a list of environment "
+                                           "variable names"),
+    ('command_env = "GOPATH"', "'command_env' must be a list"),
+    ('sandbox_deny_read = ["relative/path"]', "'sandbox_deny_read' must be a list of absolute "
+                                              "or ~/ paths"),
+])
+def test_bad_command_env_or_deny_read_names_the_key(home: Path, text: str, said: str) -> None:
+    path = _user(home, text + "\n")
+    with pytest.raises(SettingsError, match=f"{path}: {said}"):
+        load_settings(home / "repo", env=_env(home))

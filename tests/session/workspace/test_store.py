@@ -94,7 +94,7 @@ def test_tool_calls_and_outputs_round_trip(tmp_path: Path) -> None:
     store.save_conversation(history, provider="engine", model="spark-fast")
     saved = store.load_conversation()
     assert saved is not None and saved.history == tuple(history)
-    raw = json.loads((store.folder / "conversation.json").read_text())
+    raw = json.loads(store.conversation_path().read_text())
     assert raw["messages"][2] == {"type": "tool_call", "call_id": "call_1", "name": "search",
                                   "arguments": '{"pattern": "TAX_RATE"'}
 
@@ -102,7 +102,7 @@ def test_tool_calls_and_outputs_round_trip(tmp_path: Path) -> None:
 def test_a_broken_tool_entry_sets_the_file_aside(tmp_path: Path) -> None:
     store = _store(tmp_path)
     store.save_conversation([Message("user", "x")], provider="p", model="m")
-    path = store.folder / "conversation.json"
+    path = store.conversation_path()
     raw = json.loads(path.read_text())
     raw["messages"].append({"type": "tool_output", "call_id": 3})
     path.write_text(json.dumps(raw))

@@ -16,7 +16,7 @@ from waiting import wait_until
 from spark_cli.session.events import CommandFinished, CommandStarted
 from spark_cli.session.interaction import TurnEnded
 from spark_cli.tui.app import SparkApp
-from spark_cli.tui.commands.approval import ApprovalBar
+from spark_cli.tui.commands.approval_bar import ApprovalBar
 from spark_cli.tui.prompt.prompt import Prompt
 from spark_cli.tui.transcript.transcript import Transcript
 

@@ -12,7 +12,7 @@ from waiting import wait_until
 from spark_cli.session.config.settings import load_settings
 from spark_cli.session.interaction import TurnEnded
 from spark_cli.tui.app import SparkApp
-from spark_cli.tui.deep.commands import selection
+from spark_cli.tui.deep.deep_commands import selection
 from spark_cli.tui.prompt.prompt import Prompt
 from spark_cli.tui.transcript.transcript import Transcript
 

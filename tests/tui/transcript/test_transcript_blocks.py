@@ -8,7 +8,7 @@ from rich.segment import Segment
 from textual.strip import Strip
 
 from spark_cli.tui.transcript.answer_view import answer_view
-from spark_cli.tui.transcript.blocks import KEEP_LINES, Blocks, Unsettled
+from spark_cli.tui.transcript.kept_blocks import KEEP_LINES, Blocks, Unsettled
 from spark_cli.tui.transcript.transcript import Transcript
 from tests.tui.transcript_app import TranscriptApp
 

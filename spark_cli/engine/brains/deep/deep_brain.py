@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 from spark_cli.engine.brains.base import BrainCall, BrainRequest, EditFormat
 from spark_cli.engine.brains.code.edit_text import render_changes
-from spark_cli.engine.brains.deep.looking import in_folders, look_around
+from spark_cli.engine.brains.deep.deep_looking import in_folders, look_around
 from spark_cli.engine.brains.deep.op_callers import add_parameter_and_callers
 from spark_cli.engine.brains.deep.steps import Step, parse_steps
 from spark_cli.engine.brains.rules.instruction_parser import (
@@ -23,9 +23,9 @@ from spark_cli.engine.brains.rules.instruction_parser import (
     mentioned_paths,
 )
 from spark_cli.engine.brains.rules.looking import notes
-from spark_cli.engine.brains.rules.op_docstring import document_all
-from spark_cli.engine.brains.rules.op_explain import explain_all
-from spark_cli.engine.brains.rules.op_rename import rename_everywhere
+from spark_cli.engine.brains.rules.ops.op_docstring import document_all
+from spark_cli.engine.brains.rules.ops.op_explain import explain_all
+from spark_cli.engine.brains.rules.ops.op_rename import rename_everywhere
 from spark_cli.engine.brains.rules.results import CannotHelp, OpResult, help_lines, plural
 from spark_cli.engine.brains.rules.rules_brain import OPERATIONS
 from spark_cli.engine.brains.rules.running import run_turn, runs_of

@@ -19,7 +19,7 @@ from spark_cli.engine.brains.code.trees import (
     parse,
 )
 from spark_cli.engine.brains.rules.instruction_parser import Instruction
-from spark_cli.engine.brains.rules.op_definitions import with_parameter
+from spark_cli.engine.brains.rules.ops.op_definitions import with_parameter
 from spark_cli.engine.brains.rules.rename_refs import MEMBER_ACCESS, FileRefs, Symbol
 from spark_cli.engine.brains.rules.results import OpResult, plural
 

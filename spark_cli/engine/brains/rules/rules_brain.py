@@ -18,16 +18,17 @@ from spark_cli.engine.brains.rules.instruction_parser import (
     parse_instruction,
 )
 from spark_cli.engine.brains.rules.looking import look_first, notes
-from spark_cli.engine.brains.rules.op_definitions import add_parameter, delete_definition
-from spark_cli.engine.brains.rules.op_docstring import add_docstring
-from spark_cli.engine.brains.rules.op_explain import explain
-from spark_cli.engine.brains.rules.op_imports import add_import
-from spark_cli.engine.brains.rules.op_mcp import mcp_call
-from spark_cli.engine.brains.rules.op_prints import remove_prints
-from spark_cli.engine.brains.rules.op_rename import rename
-from spark_cli.engine.brains.rules.op_replace import replace_text
-from spark_cli.engine.brains.rules.results import CannotHelp, OpResult, help_lines, render_result
+from spark_cli.engine.brains.rules.ops.op_definitions import add_parameter, delete_definition
+from spark_cli.engine.brains.rules.ops.op_docstring import add_docstring
+from spark_cli.engine.brains.rules.ops.op_explain import explain
+from spark_cli.engine.brains.rules.ops.op_imports import add_import
+from spark_cli.engine.brains.rules.ops.op_mcp import mcp_call
+from spark_cli.engine.brains.rules.ops.op_prints import remove_prints
+from spark_cli.engine.brains.rules.ops.op_rename import rename
+from spark_cli.engine.brains.rules.ops.op_replace import replace_text
+from spark_cli.engine.brains.rules.results import CannotHelp, OpResult, help_lines
 from spark_cli.engine.brains.rules.running import run_turn
+from spark_cli.engine.brains.rules.slips import slipped
 from spark_cli.engine.brains.rules.workspace import files_and_reads
 
 Operation = Callable[[Instruction, dict[str, str], list[str]], OpResult]
@@ -72,12 +73,14 @@ class RulesBrain:
             yield from look.answer(request)
             return
         yield from notes(request)
+        named = mentioned_paths(text, list(files))
         try:
-            result = operation(instruction, files, mentioned_paths(text, list(files)))
+            result = operation(instruction, files, named)
         except CannotHelp as exc:
             if exc.show_help:
                 yield from help_lines(exc.reason)
             else:
                 yield exc.reason + "\n"
             return
-        yield from render_result(result, request.edit_format)
+        yield from slipped(request, result, instruction,
+                           lambda other: operation(other, files, named))

@@ -20,7 +20,7 @@ from spark_cli.engine.brains.code.command_results import (
 from spark_cli.engine.brains.code.lookups import Lookup, ReadWindows, call, lookups
 from spark_cli.engine.brains.rules.instruction_parser import Instruction
 from spark_cli.engine.brains.rules.looking import Look
-from spark_cli.engine.brains.rules.op_stale_names import fix_stale
+from spark_cli.engine.brains.rules.ops.op_stale_names import fix_stale
 from spark_cli.engine.brains.rules.results import CannotHelp, plural, render_result
 from spark_cli.engine.brains.rules.workspace import files_and_reads
 

@@ -4,7 +4,7 @@ session's total; a price nobody knows stays unknown in every sum."""
 from __future__ import annotations
 
 from spark_cli.session.usage import Usage
-from spark_cli.tui.commands.cost import UsageLedger
+from spark_cli.tui.cost import UsageLedger
 
 
 def test_turns_models_and_the_deep_track_are_summed_apart_and_together() -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from spark_cli.edits.lang.definitions import DefinitionSpan, definitions
 from spark_cli.engine.brains.code.trees import Parsed, is_identifier, named_definitions, parse, walk
 from spark_cli.engine.brains.rules.instruction_parser import Instruction
-from spark_cli.engine.brains.rules.op_imports import IMPORT_TYPES
+from spark_cli.engine.brains.rules.ops.op_imports import IMPORT_TYPES
 from spark_cli.engine.brains.rules.results import OpResult, pick_files, plural
 
 MAX_ITEMS = 60

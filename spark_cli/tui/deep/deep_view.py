@@ -5,7 +5,7 @@ It is opened after the first frame (its imports would delay the prompt), says
 each task's state once in the transcript, keeps the HUD's deep part, offers
 the routing hint for a draft that looks like deep work, and guards quitting
 while tasks run. The commands themselves (``/deep …``) are
-``spark_cli.tui.deep.commands``.
+``spark_cli.tui.deep.deep_commands``.
 """
 
 from __future__ import annotations

@@ -17,13 +17,16 @@ import asyncio
 import concurrent.futures
 import contextlib
 import json
-import logging
 import threading
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from spark_cli.mcp.config import McpServerConfig, cache_key, load_tools, save_tools
+from spark_cli.mcp.mcp_config import McpServerConfig, cache_key, load_tools, save_tools
 from spark_cli.tools.model import ToolResult
+
+if TYPE_CHECKING:
+    from spark_cli.mcp import sdk
+    from spark_cli.mcp.sdk import types
 
 State = Literal["off", "starting", "ready", "failed", "crashed", "stopped"]
 CONNECTION_CLOSED, REQUEST_TIMEOUT = -32000, -32001  # JSON-RPC codes the SDK raises with
@@ -35,35 +38,23 @@ STOP_WAIT_S = 8.0
 well within this) before it cancels the task."""
 
 
-async def _sdk() -> dict[str, Any]:
-    """The SDK, imported in a daemon thread: a run that ends before the import is done
-    (a short `spark edit`) exits without waiting for it (``asyncio.to_thread``'s pool would
-    be joined at exit)."""
-    loaded: concurrent.futures.Future[dict[str, Any]] = concurrent.futures.Future()
+async def load_sdk() -> None:
+    """Import :mod:`spark_cli.mcp.sdk` in a daemon thread: a run that ends before the import
+    is done (a short `spark edit`) exits without waiting for it (``asyncio.to_thread``'s pool
+    would be joined at exit)."""
+    loaded: concurrent.futures.Future[None] = concurrent.futures.Future()
 
     def work() -> None:
         if loaded.set_running_or_notify_cancel():  # as an executor runs a task
             try:
-                loaded.set_result(_import_sdk())
+                # deferred: launch -> request (the SDK loads in a worker thread, never on the way)
+                import spark_cli.mcp.sdk  # noqa: F401
+                loaded.set_result(None)
             except BaseException as exc:  # handed to the awaiting task
                 loaded.set_exception(exc)
 
     threading.Thread(target=work, name="mcp sdk import", daemon=True).start()
-    return await asyncio.wrap_future(loaded)
-
-
-def _import_sdk() -> dict[str, Any]:
-    # deferred: launch -> request (the SDK loads in a worker thread, never on the way)
-    import anyio
-    import httpx2
-    from mcp import Client, StdioServerParameters
-    from mcp.client.stdio import stdio_client
-    from mcp.client.streamable_http import streamable_http_client
-
-    logging.getLogger("mcp").addHandler(logging.NullHandler())
-    logging.getLogger("mcp").propagate = False  # never on the TUI's screen
-    return {"anyio": anyio, "httpx2": httpx2, "Client": Client, "stdio_client": stdio_client,
-            "Params": StdioServerParameters, "http_client": streamable_http_client}
+    await asyncio.wrap_future(loaded)
 
 
 class ServerLink:
@@ -82,8 +73,8 @@ class ServerLink:
         self._task: asyncio.Task[None] | None = None
         self._ready = asyncio.Event()
         self._stop = asyncio.Event()
-        self._client: Any = None
-        self._scope: Any = None
+        self._client: sdk.Client | None = None
+        self._scope: sdk.anyio.CancelScope | None = None
 
     def __repr__(self) -> str:
         return f"ServerLink({self.config.name!r}, {self.state})"
@@ -112,7 +103,9 @@ class ServerLink:
         self._task = asyncio.get_running_loop().create_task(self._run(previous),
                                                             name=f"mcp {self.config.name}")
 
-    def _transport(self, sdk: dict[str, Any], stack: contextlib.AsyncExitStack) -> Any:
+    def _transport(self, stack: contextlib.AsyncExitStack) -> sdk.Transport:
+        # deferred: imported by load_sdk() in its thread; here a look-up in sys.modules
+        from spark_cli.mcp import sdk
         c = self.config
         if c.url:
             headers = dict(c.headers)
@@ -122,14 +115,15 @@ class ServerLink:
                     raise RuntimeError(f"{c.bearer_token_env_var} (bearer_token_env_var) is "
                                        "not set")
                 headers["Authorization"] = f"Bearer {token}"
-            client = sdk["httpx2"].AsyncClient(headers=headers, timeout=30.0)
+            client = sdk.httpx2.AsyncClient(headers=headers, timeout=30.0)
             stack.push_async_callback(client.aclose)  # closed with the connection
-            return sdk["http_client"](c.url, http_client=client)
+            return sdk.streamable_http_client(c.url, http_client=client)
         self.cache.mkdir(parents=True, exist_ok=True)
         log = stack.enter_context((self.cache / f"{c.name}.log").open("w", encoding="utf-8"))
         cwd = self.root / c.cwd if c.cwd else self.root
-        params = sdk["Params"](command=c.command, args=list(c.args), env=dict(c.env), cwd=cwd)
-        return sdk["stdio_client"](params, errlog=log)
+        params = sdk.StdioServerParameters(command=c.command, args=list(c.args), env=dict(c.env),
+                                           cwd=cwd)
+        return sdk.stdio_client(params, errlog=log)
 
     async def _run(self, previous: asyncio.Task[None] | None) -> None:
         c, stop, ready = self.config, self._stop, self._ready
@@ -137,15 +131,17 @@ class ServerLink:
         try:
             if previous is not None:
                 await asyncio.wait([previous])
-            sdk = await _sdk()
+            await load_sdk()
             if stop.is_set():  # stopped while the SDK loaded: no process was started
                 return
-            with sdk["anyio"].CancelScope() as scope:
+            # deferred: imported by load_sdk() in its thread; here a look-up in sys.modules
+            from spark_cli.mcp import sdk
+            with sdk.anyio.CancelScope() as scope:
                 self._scope = scope
                 timer = asyncio.get_running_loop().call_later(c.startup_timeout_s, scope.cancel)
                 async with contextlib.AsyncExitStack() as stack:
                     client = await stack.enter_async_context(
-                        sdk["Client"](self._transport(sdk, stack)))
+                        sdk.Client(self._transport(stack)))
                     self.live = await self._list(client)
                     timer.cancel()
                     self._client, self.state, started = client, "ready", True
@@ -175,7 +171,7 @@ class ServerLink:
         last = [line for line in lines.splitlines() if line.strip()][-1:]
         return f"; its stderr: {last[0].strip()[:200]}" if last else ""
 
-    async def _list(self, client: Any) -> list[dict[str, Any]]:
+    async def _list(self, client: sdk.Client) -> list[dict[str, Any]]:
         tools: list[dict[str, Any]] = []
         cursor = None
         while True:
@@ -207,7 +203,7 @@ class ServerLink:
                 client.call_tool(tool, arguments, read_timeout_seconds=c.tool_timeout_s),
                 c.tool_timeout_s + 2)
         except Exception as exc:  # the SDK's MCPError, a broken pipe, a bad answer
-            code = getattr(exc, "code", None)
+            code = _code(exc)
             if isinstance(exc, TimeoutError) or code == REQUEST_TIMEOUT:
                 return failure(f"{tool} gave no answer within {c.tool_timeout_s:g} s "
                                "(tool_timeout_s)")
@@ -236,6 +232,13 @@ class ServerLink:
             self.state = "stopped" if self.config.enabled else "off"
 
 
+def _code(exc: Exception) -> int | None:
+    """The JSON-RPC error code of the SDK's ``MCPError``, else None."""
+    # deferred: only a failed call gets here, long after load_sdk()
+    from mcp.shared.exceptions import MCPError
+    return exc.code if isinstance(exc, MCPError) else None
+
+
 def _reason(exc: BaseException) -> str:
     """An exception (or a group's first) as one line."""
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
@@ -248,27 +251,27 @@ def _size(data: str) -> str:
     return f"{size / 1024:.1f} KB" if size >= 1024 else f"{size} B"
 
 
-def _block(block: Any) -> tuple[str, bool]:
+def _block(block: types.ContentBlock) -> tuple[str, bool]:
     """``(text, is_text)`` of one content block."""
-    kind = getattr(block, "type", "")
-    if kind == "text":
+    # deferred: called with the SDK's own results, so the SDK is loaded
+    from spark_cli.mcp.sdk import types
+    if isinstance(block, types.TextContent):
         return block.text, True
-    if kind in ("image", "audio"):
-        return f"[{block.mime_type} {kind}, {_size(block.data)}, not shown]", False
-    if kind == "resource":
+    if isinstance(block, types.ImageContent | types.AudioContent):
+        return f"[{block.mime_type} {block.type}, {_size(block.data)}, not shown]", False
+    if isinstance(block, types.EmbeddedResource):
         res = block.resource
-        text = getattr(res, "text", None)
-        if isinstance(text, str):
-            return f"[resource {res.uri}]\n{text}", True
+        if isinstance(res, types.TextResourceContents):
+            return f"[resource {res.uri}]\n{res.text}", True
         return f"[resource {res.uri}: {res.mime_type or 'binary'}, " \
-               f"{_size(getattr(res, 'blob', ''))}, not shown]", False
-    if kind == "resource_link":
+               f"{_size(res.blob)}, not shown]", False
+    if isinstance(block, types.ResourceLink):
         return f"[resource link {block.uri}]", False
-    return f"[{kind or 'unknown'} content, not shown]", False
+    return f"[{block.type} content, not shown]", False
 
 
-def to_result(answer: Any, tool: str) -> ToolResult:
-    """``answer`` (a ``CallToolResult``) as the session's tool result: the text blocks
+def to_result(answer: types.CallToolResult, tool: str) -> ToolResult:
+    """``answer`` as the session's tool result: the text blocks
     joined; structured content as compact JSON when the server sent no text (with text,
     the protocol has the text repeat it); a resource link its URI; cut at
     :data:`MAX_OUTPUT` with a note."""

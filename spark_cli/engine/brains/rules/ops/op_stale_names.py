@@ -25,7 +25,7 @@ from spark_cli.engine.brains.code.lookups import (
 from spark_cli.engine.brains.code.trees import parse
 from spark_cli.engine.brains.rules.instruction_parser import Instruction
 from spark_cli.engine.brains.rules.looking import Look, look_first, looking
-from spark_cli.engine.brains.rules.op_rename import rename
+from spark_cli.engine.brains.rules.ops.op_rename import rename
 from spark_cli.engine.brains.rules.results import CannotHelp, OpResult
 
 

@@ -23,7 +23,7 @@ from spark_cli.session.events import EditLanded, EditRefused, ProseDelta, TurnFa
 from spark_cli.tui.transcript.edit_view import diff_syntax
 
 if TYPE_CHECKING:
-    from spark_cli.tui.deep.track import DeepController
+    from spark_cli.tui.deep.deep_view import DeepController
 
 USAGE = ("usage: /deep TASK · /deep · /deep show N · /deep apply N [all | PATH… | PATH:H…] · "
          "/deep drop N · /deep cancel N")

@@ -1,0 +1,1 @@
+"""The rules brain's operations, one instruction kind each."""

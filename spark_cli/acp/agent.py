@@ -190,7 +190,10 @@ class SparkAgent:
         reason: StopReason = "end_turn"
         outbox = Outbox(lambda update: self._send(session_id, update))
         try:
-            async for event in live.session.run_turn(instruction, files):
+            focus = instruction.strip().removeprefix("/compact")
+            events = live.session.compact(focus.strip()) if focus != instruction.strip() \
+                else live.session.run_turn(instruction, files)
+            async for event in events:
                 if type(event) is ProseDelta:  # the hot path: one check per delta
                     updates.answer.append(event.text)
                     outbox.prose(event.text)

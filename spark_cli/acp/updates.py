@@ -139,6 +139,14 @@ class TurnUpdates:
                     kind="edit", status="failed", content=[_text(message)])
             case ev.ToolLoopStopped(message=message):
                 return helpers.update_agent_message_text(f"\n\n{message}\n")
+            case ev.CompactionStarted():
+                self.edits += 1
+                return helpers.start_tool_call(f"compaction-{self.edits}", "Compacting the "
+                                               "conversation", kind="think", status="in_progress")
+            case ev.CompactionFinished(line=line, outcome=outcome):
+                return helpers.update_tool_call(
+                    f"compaction-{self.edits}", status="failed" if outcome in (
+                        "failed", "cancelled") else "completed", content=[_text(line)])
         return None
 
     def _read_at(self, name: str, arguments: str) -> list[ToolCallLocation] | None:

@@ -7,10 +7,9 @@
 - credential paths under ``$HOME`` (`CREDENTIALS`), spark's own config, state and cache
   folders and the user's ``sandbox_deny_read`` hidden: a folder as an empty tmpfs, a file
   as ``/dev/null``, each only when it exists (``~`` is ``$HOME`` and the account's home);
-- the repo writable, but its ``.git`` and ``.spark`` read-only; where one is missing, an empty
-  read-only tmpfs stands in its place, so it cannot be created (the empty mount point stays
-  on the host); a ``.git`` file (a worktree, a submodule) is followed: its gitdir and the
-  common dir are read-only too, and so are the ``.git`` files of the repo's submodules.
+- the repo writable, but its ``.git`` and ``.spark`` read-only; a missing one gets an empty
+  read-only tmpfs (its mount point stays on the host), so it cannot be created; a ``.git``
+  file is followed (gitdir, common dir, and the submodules' ``.git`` files read-only too).
 """
 
 from __future__ import annotations

@@ -17,7 +17,8 @@ from typer.core import TyperGroup
 # Benchmark modules under spark_cli.bench, each with ``register(bench_app: typer.Typer)``.
 BENCH_MODULES = ("engine.engine", "edits.edits", "transport", "oneshot.oneshot",
                  "abuse.abuse_bench", "context", "tui.tui_bench", "deep", "tui.soak",
-                 "provider.provider", "stream.stream", "tool_loop_bench", "mcp_start", "acp_bench")
+                 "provider.provider", "stream.stream", "tool_loop_bench", "mcp_start", "acp_bench",
+                 "session_bench")
 
 
 class BenchGroup(TyperGroup):

@@ -39,6 +39,8 @@ EVENT_TYPES: dict[type, str] = {
     ev.CommandStarted: "command_started",
     ev.CommandOutput: "command_output",
     ev.CommandFinished: "command_finished",
+    ev.CompactionStarted: "compaction_started",
+    ev.CompactionFinished: "compaction_finished",
     ev.TurnCompleted: "turn_completed",
     ev.TurnFailed: "turn_failed",
 }

@@ -18,6 +18,7 @@ from spark_cli.session.events import (
     CommandFinished,
     CommandOutput,
     CommandStarted,
+    CompactionFinished,
     EditLanded,
     EditRefused,
     Queued,
@@ -166,6 +167,8 @@ class TextRenderer:
                 self.calls_out.write(text)
                 self.calls_out.flush()
                 self._output_open = not text.endswith("\n")
+            case CompactionFinished(line=line, outcome=outcome):
+                self.line(line, "green" if outcome == "compacted" else "yellow")
             case CommandFinished(line=line):
                 if self._output_open:
                     self.calls_out.write("\n")

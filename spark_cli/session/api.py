@@ -150,6 +150,11 @@ class SessionApi(Protocol):
         """Run one turn: session events, ending with ``TurnCompleted`` or ``TurnFailed``."""
         ...
 
+    def compact(self, focus: str = "") -> AsyncIterator[SessionEvent]:
+        """``/compact``: fold the older turns into one summary now (``interrupt`` cancels it
+        and leaves the conversation as it was)."""
+        ...
+
     def reset(self) -> None:
         """Start a new conversation: no history; files are sent again."""
 

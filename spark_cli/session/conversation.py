@@ -9,30 +9,33 @@ and nothing is sent) and runs it as a :class:`spark_cli.session.turn.TurnRun`.
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from spark_cli.protocol.channel import Channel, ConversationItem, TurnRequest
+from spark_cli.protocol.channel import Channel, ConversationItem, Message, TurnRequest
+from spark_cli.protocol.summaries import Compaction
 from spark_cli.session.approval import Approver, refuse_all
 from spark_cli.session.building.request import (
     BuiltRequest,
     build_request,
     warm_request,
 )
+from spark_cli.session.compacting import CompactionRun
 from spark_cli.session.config.settings import Settings
 from spark_cli.session.context.report import ContextReport
 from spark_cli.session.context.scan import scan
 from spark_cli.session.context.targets import RequestError
-from spark_cli.session.events import CommandFinished, SessionEvent, TurnFailed
+from spark_cli.session.context.tool_outputs import items_tokens
+from spark_cli.session.events import CommandFinished, SessionEvent, TurnCompleted, TurnFailed
 from spark_cli.session.lazy_applier import LazyApplier
 from spark_cli.session.marks import TurnMarks
 from spark_cli.session.servers import McpServers
+from spark_cli.session.spend.limits import NO_LIMITS, Limits
 from spark_cli.session.steers import SteerLog
 from spark_cli.session.tool_access import default_runner
 from spark_cli.session.turn import TurnRun
-from spark_cli.session.usage import NO_LIMITS, Limits
 from spark_cli.session.window.facts import remember
 from spark_cli.session.window.learning import beyond_hint, learn
 from spark_cli.session.window.plan import budget_of
@@ -40,8 +43,12 @@ from spark_cli.session.workspace.turns import TurnRecord, rewound
 
 if TYPE_CHECKING:
     from spark_cli.session.tool_access import RunTool
+    from spark_cli.session.tool_loop import ToolLoop
 
 INTERRUPTED_NOTE = "\n\n[interrupted by the user]"
+DROP_NOTES = {"off": " (auto_compact is off: they were not summarised)",
+              "failed": " (the compaction failed: they were not summarised)",
+              "short": " (even after the compaction)", "": " (not summarised)"}
 FEEDBACK_HEAD = "These edits from your previous answer were NOT applied:\n"
 
 
@@ -76,6 +83,8 @@ class Session:
         self.history: list[ConversationItem] = []
         self.turns: list[TurnRecord] = []
         """Every turn of this conversation as it was, oldest first (what a rewind lists)."""
+        self._compacting: CompactionRun | None = None
+        self._turn_compaction: Compaction | None = None  # made inside the running turn
         self.readable: list[str] = []
         """Files the user named or added in this session: the tools may read them even where
         ``.gitignore`` hides them."""
@@ -100,7 +109,7 @@ class Session:
 
     @property
     def streaming(self) -> bool:
-        return self._run is not None
+        return self._run is not None or self._compacting is not None
 
     def attach(self, channel: Channel | None) -> None:
         self.channel = channel
@@ -169,6 +178,11 @@ class Session:
         await self.channel.warm(warm_request(self.settings, self.root))
 
     async def interrupt(self) -> None:
+        if self._compacting is not None and self.channel is not None:
+            self._compacting.stop()  # the conversation stays as it was
+            self._stop = True  # a turn waiting on it sends nothing more
+            await self.channel.stop()
+            return
         run = self._run
         if run is None or self.channel is None:
             return
@@ -213,14 +227,17 @@ class Session:
     def prepared(self) -> TurnRequest | None:
         return self._prepared[3].request if self._prepared is not None else None
 
-    def _build(self, instruction: str, files: Sequence[str]) -> BuiltRequest:
+    def _build(self, instruction: str, files: Sequence[str],
+               drop_note: str = "") -> BuiltRequest:
         asked = instruction
         if self._feedback:
             notes = "".join(f"- {note}\n" for note in self._feedback)
             asked = f"{FEEDBACK_HEAD}{notes}\n{instruction}"
         built = build_request(self.settings, self.root, files, asked,
-                              history=tuple(self.history), already_sent=self._sent,
-                              extra_tools=self.servers.specs())
+                              history=tuple(self.history),
+                              already_sent=self._sent, extra_tools=self.servers.specs(),
+                              drop_note=drop_note or DROP_NOTES[
+                                  "" if self.settings.auto_compact else "off"])
         if self.servers.notes:  # an MCP server not ready (and not cached) is left out
             built = replace(built, context=replace(
                 built.context, notes=(*built.context.notes, *self.servers.notes)))
@@ -247,6 +264,13 @@ class Session:
         except RequestError as exc:
             yield exc.failure()
             return
+        if self._over_threshold(built):
+            rebuilt: list[BuiltRequest] = []
+            async for event in self._compact_first(instruction, files, built, rebuilt):
+                yield event
+            if not rebuilt:
+                return  # cancelled (the turn is not sent), or the request failed (said)
+            built = rebuilt[0]
         run = self._start(built, instruction)
         started, by_commands = time.time(), list[str]()
         try:
@@ -275,6 +299,93 @@ class Session:
                 else built.input_tokens
             self._settings = beyond_hint(self.settings, sent) or self.settings
         yield run.result()
+
+    async def _compact_first(self, instruction: str, files: Sequence[str], built: BuiltRequest,
+                             rebuilt: list[BuiltRequest]) -> AsyncIterator[SessionEvent]:
+        """The compaction a turn needs before it is sent; the request built again after it
+        goes in ``rebuilt`` (left empty when Esc cancelled it, or the request failed)."""
+        compacting = CompactionRun(self.settings, self.root, self.history)
+        async for event in self.compact_events(compacting, built.full_tokens, auto=True):
+            yield event
+        if compacting.stopped:  # Esc: the turn is not sent; nothing changed
+            yield TurnCompleted("cancelled", "compaction cancelled", None, 0, None, 0, 0, 0.0)
+            return
+        note = DROP_NOTES["short" if compacting.result is not None else "failed"]
+        try:
+            rebuilt.append(self._build(instruction, files, note))
+        except RequestError as exc:
+            yield exc.failure()
+
+    def _over_threshold(self, built: BuiltRequest) -> bool:
+        """Compact first: the request passes ``compact_at``, or it would leave turns out."""
+        limit = self.settings.compact_at * self.settings.input_budget
+        dropping = built.history is not None and len(built.history) < len(self.history)
+        return self.settings.auto_compact and bool(self.history) and (
+            built.full_tokens > limit or dropping)
+
+    def compact(self, focus: str = "") -> AsyncIterator[SessionEvent]:
+        """``/compact [FOCUS]``: fold the older turns into one summary now."""
+        if self.streaming:
+            raise TurnInProgress("a turn is running: interrupt it or wait for it")
+        run = CompactionRun(self.settings, self.root, self.history, focus)
+        return self.compact_events(run, self._measure(), auto=False)
+
+    async def compact_events(self, run: CompactionRun, before: int, *, auto: bool,
+                             applied: Callable[[Compaction], int] | None = None,
+                             ) -> AsyncIterator[SessionEvent]:
+        """``run``'s events; ``applied`` takes its result and gives the context's size
+        after (default: it becomes the session's compaction)."""
+        channel = self.channel
+        if channel is None:
+            raise RuntimeError("the session has no channel yet: attach one first")
+        self._compacting, self._prepared = run, None  # built over the history before
+        try:
+            async for event in run.run(channel, before, auto=auto,
+                                       applied=applied or self._apply):
+                yield event
+        finally:
+            self._compacting = None
+
+    def _apply(self, compaction: Compaction) -> int:
+        self._fold(compaction)
+        self.context_tokens = self._measure()
+        return self.context_tokens
+
+    def _fold(self, compaction: Compaction) -> None:
+        """The summary stands for the history before ``covers`` (``turns`` keeps them)."""
+        self.history[:] = [Message("user", compaction.summary),
+                           *self.history[compaction.covers:]]
+
+    async def _compact_turn(self, built: BuiltRequest,
+                            tools: ToolLoop) -> AsyncIterator[SessionEvent]:
+        """A long agentic turn whose next request would pass ``compact_at``: what came before
+        its latest tool round (the earlier turns, the ask, the earlier rounds) is folded."""
+        settings, budget = self.settings, budget_of(self.settings)
+        keep = tools.latest_round()
+        if not settings.auto_compact or tools.used <= settings.compact_at * budget.cap or not keep:
+            return
+
+        def fold(compaction: Compaction) -> int:  # the history gets this turn at its end
+            self._turn_compaction = compaction
+            tools.fold(built.request, Message("user", compaction.summary), keep)
+            return budget.tokens(tools.used)
+
+        full = [*self.history, built.user_message, *tools.items]
+        run = CompactionRun(settings, self.root, full, cut=len(self.history) + 1 + keep)
+        async for event in self.compact_events(run, budget.tokens(tools.used), auto=True,
+                                               applied=fold):
+            yield event
+
+    def _measure(self) -> int:
+        """The context's size (server tokens) with ``compaction``: the fixed part as the last
+        request had it, and the conversation."""
+        fixed = 0
+        if self.context is not None:
+            parts = self.context.parts
+            fixed = sum(v for k, v in parts.items() if k in ("instructions", "AGENTS.md",
+                                                               "tools"))
+        pieces = fixed + items_tokens(self.history)
+        return budget_of(self.settings).tokens(pieces)
 
     def _start(self, built: BuiltRequest, instruction: str) -> TurnRun:
         self.context_tokens = built.input_tokens
@@ -307,7 +418,9 @@ class Session:
         run = self._run = TurnRun(built.request, applier, self._steers, self._feedback,
                                   provider=self.settings.provider, stopped=lambda: self._stop,
                                   tools=tools, price=self.settings.price, limits=self.limits,
-                                  input_estimate=built.input_tokens)
+                                  input_estimate=built.input_tokens,
+                                  compact=lambda loop: self._compact_turn(built, loop))
+        self._turn_compaction = None
         self.marks = run.marks
         return run
 
@@ -346,6 +459,9 @@ class Session:
         self.history.append(built.user_message)
         self.history.extend(added)
         self.turns.append(replace(turn, items=(built.user_message, *added)))
+        if self._turn_compaction is not None:  # the turn compacted its own earlier rounds
+            self._fold(self._turn_compaction)
+            self._turn_compaction = None
         for target in built.targets:
             if target.path in built.sent:
                 self._sent[target.path] = target.sha256

@@ -28,13 +28,15 @@ from spark_cli.protocol.channel import (
     WaitingToRetry,
 )
 from spark_cli.record import record
-from spark_cli.session.usage import Usage
+from spark_cli.session.spend.usage import Usage
 
 __all__ = [
     "BlockRejected",
     "CommandFinished",
     "CommandOutput",
     "CommandStarted",
+    "CompactionFinished",
+    "CompactionStarted",
     "EditApplied",
     "EditLanded",
     "EditRefused",
@@ -163,6 +165,36 @@ class ToolLoopStopped:
     not_run: int
 
 
+@record
+class CompactionStarted:
+    """The conversation is being compacted (``auto``: it would pass ``compact_at``)."""
+
+    tokens: int
+    """The context's size before, in the server's tokens (of ``window``)."""
+    window: int
+    auto: bool
+
+
+CompactionOutcome = Literal["compacted", "cancelled", "failed", "nothing"]
+
+
+@record
+class CompactionFinished:
+    """How a compaction ended; ``line`` says it (``context 81% → 12% · compacted in 1.4 s``,
+    or why the conversation was left as it was)."""
+
+    outcome: CompactionOutcome
+    tokens_before: int
+    tokens_after: int
+    window: int
+    seconds: float
+    line: str
+    turns: int = 0
+    """The turns folded into the summary."""
+    auto: bool = False
+    """It ran before a turn (the turn is not sent when it was cancelled)."""
+
+
 TurnOutcome = Literal["completed", "incomplete", "cancelled", "failed"]
 
 
@@ -243,6 +275,8 @@ SessionEvent = (
     | CommandStarted
     | CommandOutput
     | CommandFinished
+    | CompactionStarted
+    | CompactionFinished
     | TurnCompleted
     | TurnFailed
 )

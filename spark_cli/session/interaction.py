@@ -147,6 +147,26 @@ class Interaction:
         await self.session.interrupt()
         return True
 
+    def compact(self, focus: str = "") -> bool:
+        """``/compact``: fold the older turns into one summary now (Esc cancels it); False
+        while a turn runs."""
+        if self.busy:
+            return False
+        self._interrupted = False
+        self._task = asyncio.get_running_loop().create_task(self._compact(focus))
+        return True
+
+    async def _compact(self, focus: str) -> None:
+        try:
+            if self.ready is not None:
+                await self.ready()
+            async for event in self.session.compact(focus):
+                self.sink(event)
+        except ChannelError as exc:  # could not connect: nothing changed
+            self.sink(TurnFailed(exc.kind, f"compaction: {exc.message}"))
+        finally:
+            asyncio.get_running_loop().call_soon(self._after_turn)
+
     async def wait(self) -> None:
         """Until no turn runs (tests, shutdown)."""
         while self._task is not None and not self._task.done():

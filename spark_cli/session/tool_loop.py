@@ -112,6 +112,8 @@ class ToolLoop:
         self._cap = cap
         self._wake: asyncio.Future[None] | None = None
         self._warm = warm  # spark's own runner: prime() warms it; read_file runs inline
+        self._head: tuple[Message, ...] | None = None  # after a compaction: the summary
+        self._skip = 0  # ... which stands for the request's messages and items[:skip]
 
     # ---- while a response streams ----
 
@@ -196,7 +198,27 @@ class ToolLoop:
     def follow_up(self, first: TurnRequest) -> TurnRequest:
         """The next request: the turn's first request extended by what the turn added."""
         tools = self.specs() if self.specs is not None else first.tools
-        return dataclasses.replace(first, messages=(*first.messages, *self.items), tools=tools)
+        head = first.messages if self._head is None else self._head
+        return dataclasses.replace(first, messages=(*head, *self.items[self._skip:]),
+                                   tools=tools)
+
+    def latest_round(self) -> int:
+        """Where the latest response's items start (its text, its calls, their outputs)."""
+        index = len(self.items)
+        for kinds in ((ToolOutput,), (ToolCall,), (Message,)):
+            while index and type(self.items[index - 1]) in kinds:
+                index -= 1
+                if kinds == (Message,):
+                    break
+        return index
+
+    def fold(self, first: TurnRequest, summary: Message, skip: int) -> None:
+        """A compaction: ``summary`` stands for the request's messages and ``items[:skip]``
+        in the next requests."""
+        before = first.messages if self._head is None else self._head
+        self.used += item_tokens(summary) - sum(map(item_tokens, before)) - sum(
+            item_tokens(item) for item in self.items[self._skip:skip])
+        self._head, self._skip = (summary,), skip
 
     def prime(self) -> None:
         """Warm the tools in the worker thread (once per repo and process); the model is

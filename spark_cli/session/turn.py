@@ -47,8 +47,9 @@ from spark_cli.session.events import (
 from spark_cli.session.failures import explain
 from spark_cli.session.lazy_applier import LazyApplier
 from spark_cli.session.marks import TurnMarks
+from spark_cli.session.spend.limits import NO_LIMITS, Limits
+from spark_cli.session.spend.usage import UsageMeter
 from spark_cli.session.steers import SteerLog
-from spark_cli.session.usage import NO_LIMITS, Limits, UsageMeter
 
 if TYPE_CHECKING:
     from spark_cli.edits.formats.stream_parser import EditStreamParser
@@ -75,7 +76,9 @@ class TurnRun:
                  feedback: list[str], *, provider: ProviderSettings,
                  stopped: Callable[[], bool], tools: ToolLoop | None = None,
                  price: Price | None = None, limits: Limits = NO_LIMITS,
-                 input_estimate: int = 0) -> None:
+                 input_estimate: int = 0,
+                 compact: Callable[[ToolLoop], AsyncIterator[SessionEvent]] | None = None,
+                 ) -> None:
         self.started = time.perf_counter()
         self.request = request
         self.applier = applier
@@ -94,6 +97,8 @@ class TurnRun:
         self.dropped = 0
         self.tools = tools
         """The turn's tool loop (None: the request declares no tools)."""
+        self.compact = compact
+        """Before each follow-up: compacts the conversation when a long turn needs it."""
         self.responding = False
         """A response is streaming (not the tools running between two)."""
         self.cut: tuple[TurnOutcome, str | None] | None = None
@@ -142,6 +147,12 @@ class TurnRun:
             if tools.budget_spent:
                 self.cut = ("incomplete", "max_tool_calls")
                 return
+            if self.compact is not None:
+                async for event in self.compact(tools):
+                    yield event
+                if self.stopped():  # Esc during the compaction: nothing more is sent
+                    self.cut = ("cancelled", None)
+                    return
             self.finished = None
             request = self.limits.timed(tools.follow_up(self.request))
 

@@ -27,7 +27,7 @@ from textual.timer import Timer
 from textual.widgets import Static, TextArea
 
 from spark_cli.session.api import ChannelError
-from spark_cli.session.events import TurnFailed
+from spark_cli.session.events import CompactionFinished, TurnFailed
 from spark_cli.session.interaction import (
     Interaction,
     InteractionEvent,
@@ -265,10 +265,12 @@ class SparkApp(App[int]):
         """An event on screen: the keeper takes it; a turn that failed before any answer
         gives its message back to the prompt."""
         self.keeper.on_event(event)
-        if type(event) is TurnFailed and self.session.marks.first_delta_at is None:
-            self._restore_draft()
-        elif type(event) is TurnEnded:
-            self.keeper.turn_ended(self.session)
+        if (type(event) is TurnFailed and self.session.marks.first_delta_at is None) or (
+                type(event) is CompactionFinished and event.outcome == "cancelled" and event.auto):
+            self._restore_draft()  # a turn cancelled while compacting was never sent
+        elif type(event) is TurnEnded or (type(event) is CompactionFinished
+                                          and event.outcome == "compacted" and not event.auto):
+            self.keeper.turn_ended(self.session)  # /compact saves the conversation too
             self.assist.paths.stale()  # the turn may have made files
 
     def _restore_draft(self) -> None:
@@ -334,6 +336,9 @@ class SparkApp(App[int]):
         self.feed.replay(self.keeper.rewound(index))
         self.keeper.turn_ended(self.session)
         self.to_prompt(text)
+
+    def compact(self, focus: str) -> bool:
+        return self.interaction.compact(focus)
 
     async def request_quit(self) -> None:
         await self.action_quit()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from spark_cli.session.usage import Usage, tokens_line, total
+from spark_cli.session.spend.usage import Usage, tokens_line, total
 
 
 def _k(tokens: int) -> str:

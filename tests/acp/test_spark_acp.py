@@ -150,3 +150,19 @@ async def test_sessions_are_listed_and_unstable_methods_refused(repo: Path):
             with pytest.raises(RequestError, match="Method not found"):
                 await unstable
         assert len((await conn.list_sessions()).sessions) == 2
+
+
+async def test_compact_as_a_prompt_folds_the_older_turns_as_a_step(repo: Path):
+    editor = Editor()
+    async with spark_acp(repo, editor) as conn:
+        session = await conn.new_session(cwd=str(repo), mcp_servers=[])
+        for path in ("src/shop/cart.py", "src/shop/pricing.py", "web/cart.js"):
+            await conn.prompt(session_id=session.session_id, prompt=[text_block(f"explain {path}")])
+        done = await conn.prompt(session_id=session.session_id,
+                                 prompt=[text_block("/compact the cart")])
+        after = await conn.prompt(session_id=session.session_id,
+                                  prompt=[text_block("explain web/format.js")])
+    assert done.stop_reason == "end_turn" and after.stop_reason == "end_turn"
+    steps = [u for u in editor.updates if getattr(u, "tool_call_id", "").startswith("compaction")]
+    assert steps[0].title == "Compacting the conversation" and steps[-1].status == "completed"
+    assert "compacted 1 turn in" in steps[-1].content[0].content.text

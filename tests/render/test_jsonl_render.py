@@ -55,6 +55,9 @@ ONE_OF_EACH: list[SessionEvent] = [
     ev.CommandOutput("call_9", "1 passed in 0.01s\n"),
     ev.CommandFinished("call_9", "pytest -q", "exit", 0, 0.5, "exit 0 · 0.5 s\n1 passed",
                        "pytest -q → exit 0 · 0.5 s"),
+    ev.CompactionStarted(6500, 8000, True),
+    ev.CompactionFinished("compacted", 6500, 1000, 8000, 1.4, "context 81% → 12% · compacted "
+                          "6 turns in 1.4 s", 6, True),
     TurnCompleted("completed", None, 0.01, 20, 2000.0, 1, 1, 0.2),
     TurnFailed("auth", "the key was refused"),
 ]

@@ -352,7 +352,8 @@ async def test_an_output_that_would_overflow_the_window_is_cut_with_a_note(repo:
 
     channel = ResponsesChannel([[*call("a", "search", pattern="v")],
                                 [*call("b", "search", pattern="w")], ["ok\n"]])
-    session = _session(repo, channel, Flood(), context_window=12_000, max_output_tokens=2_000)
+    session = _session(repo, channel, Flood(), context_window=12_000, max_output_tokens=2_000,
+                       auto_compact=False)  # the room made without a compaction
     events = await _collect(session)
     assert isinstance(events[-1], TurnCompleted)
     budget = session.settings.input_budget

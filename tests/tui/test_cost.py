@@ -3,7 +3,7 @@ session's total; a price nobody knows stays unknown in every sum."""
 
 from __future__ import annotations
 
-from spark_cli.session.usage import Usage
+from spark_cli.session.spend.usage import Usage
 from spark_cli.tui.cost import UsageLedger
 
 

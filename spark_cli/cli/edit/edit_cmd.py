@@ -27,7 +27,7 @@ from spark_cli.cli.edit.edit_settings import edit_flags, load, say
 if TYPE_CHECKING:
     import typer
 
-    from spark_cli.session.usage import Limits
+    from spark_cli.session.spend.limits import Limits
 
 FORMATS = ("search_replace", "apply_patch")
 OUTPUT_FORMATS = ("text", "json", "stream-json")
@@ -224,7 +224,7 @@ def limits_of(args: EditArgs, began: float) -> Limits | None:
     """``--max-turns`` and ``--timeout`` (from ``began``, ``time.monotonic()``), checked."""
     # deferred: spark --help
     from spark_cli.cli.edit.edit_run import UsageError
-    from spark_cli.session.usage import Limits
+    from spark_cli.session.spend.limits import Limits
 
     turns, timeout = args.max_turns, args.timeout
     if turns is not None and turns < 1:

@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from spark_cli.render.renderer import Renderer
     from spark_cli.session.api import SessionApi
     from spark_cli.session.config.settings import Settings
-    from spark_cli.session.usage import Limits
+    from spark_cli.session.spend.limits import Limits
 
 class UsageError(Exception):
     """Bad flags or inputs: one clear line on stderr, exit 2, nothing touched."""

@@ -34,7 +34,7 @@ from spark_cli.edits.lang.grammars import language_from_content
 from spark_cli.edits.model.outcome import FileRefused
 
 if TYPE_CHECKING:
-    from spark_cli.session.usage import Limits
+    from spark_cli.session.spend.limits import Limits
 
 EXTENSIONS: dict[str, str] = {
     "python": ".py", "javascript": ".js", "typescript": ".ts", "tsx": ".tsx", "go": ".go",

@@ -16,6 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from spark_cli.protocol.channel import ConversationItem, Message, ToolSpec, TurnRequest
+from spark_cli.protocol.summaries import SUMMARY_HEAD
 from spark_cli.protocol.tokens import count_tokens
 from spark_cli.record import record
 from spark_cli.session.building.instructions import system_instructions
@@ -50,6 +51,8 @@ class BuiltRequest:
     """The same in spark's own tokens (``protocol.tokens``), before scaling."""
     history: tuple[ConversationItem, ...] | None = None
     """The history as sent when old tool outputs were shortened to fit (None: as given)."""
+    full_tokens: int = 0
+    """What ``input_tokens`` would be with the history as given (nothing shortened)."""
 
 
 HISTORY_ROOM = 4_096
@@ -60,7 +63,7 @@ quarter of the window's room, so a small window keeps its recent outputs)."""
 def build_request(settings: Settings, root: Path, files: Sequence[str], instruction: str, *,
                   history: Sequence[ConversationItem] = (),
                   already_sent: Mapping[str, str] | None = None,
-                  extra_tools: tuple[ToolSpec, ...] = ()) -> BuiltRequest:
+                  extra_tools: tuple[ToolSpec, ...] = (), drop_note: str = "") -> BuiltRequest:
     """The whole request for one turn, checked against the budget before anything is sent
     (a file or a size that cannot go is a ``RequestError``; what fits is decided by
     :mod:`spark_cli.session.context.assemble`).
@@ -76,9 +79,10 @@ def build_request(settings: Settings, root: Path, files: Sequence[str], instruct
     therefore travels once per conversation, in its first turn.
 
     The tools the window allows (:mod:`spark_cli.session.window.plan`) are declared and
-    count against it. When the history leaves too little room for the new turn, its
-    oldest tool outputs are shortened first, then its oldest whole turns are left out
-    (``BuiltRequest.history``; the report's ``trimmed`` says how many turns went)."""
+    count against it. When the history leaves too little room for the new turn (the session
+    compacts it before that: :mod:`spark_cli.session.compacting`), its oldest tool outputs
+    are shortened first, then its oldest whole turns are left out (``BuiltRequest.history``;
+    the report's ``trimmed`` says how many turns went, and ``drop_note`` why)."""
     targets: list[TargetFile] = []
     for raw in files:
         target = read_target(root, raw)
@@ -93,7 +97,7 @@ def build_request(settings: Settings, root: Path, files: Sequence[str], instruct
     history_tokens = items_tokens(history)
     budget = budget_of(settings)
     shortened: tuple[ConversationItem, ...] | None = None
-    dropped_turns = 0
+    dropped_turns = freed = 0
     if history:
         # in spark's tokens against the cap scaled to the server's tokenizer
         essentials = (count_tokens(instructions) + tools_tokens + count_tokens(instruction)
@@ -126,9 +130,10 @@ def build_request(settings: Settings, root: Path, files: Sequence[str], instruct
     if dropped_turns:
         said = f"the {dropped_turns:,} oldest turn{'s' if dropped_turns > 1 else ''}"
         report = replace(report, trimmed=(f"{said} of the conversation left out to fit "
-                                          "the window", *report.trimmed))
+                                          f"the window{drop_note}", *report.trimmed))
     return BuiltRequest(request, user_message, built.targets, built.sent,
-                        budget.tokens(built.total), report, built.total, shortened)
+                        budget.tokens(built.total), report, built.total, shortened,
+                        budget.tokens(built.total + freed))
 
 
 def _instructions(settings: Settings, plan: Plan, agents: str | None, root: Path) -> str:
@@ -169,6 +174,7 @@ def warm_request(settings: Settings, root: Path) -> TurnRequest:
 
 
 def _map_in(history: Sequence[ConversationItem]) -> bool:
-    """An earlier message of the conversation carries the repo map (sent once per talk)."""
-    return any(type(m) is Message and m.role == "user" and MAP_HEADER in m.content
-               for m in history)
+    """An earlier message of the conversation carries the repo map (sent once per talk; not
+    again after a compaction: the model has the tools to look)."""
+    return any(type(m) is Message and m.role == "user" and (
+        MAP_HEADER in m.content or m.content.startswith(SUMMARY_HEAD)) for m in history)

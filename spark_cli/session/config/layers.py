@@ -44,13 +44,17 @@ _TYPES: dict[str, tuple[tuple[type, ...], str]] = {
     "allowed_commands": ((list,), "a list of strings (leading words, e.g. \"make test\")"),
     "command_env": ((list,), "a list of environment variable names (e.g. \"GOPATH\")"),
     "sandbox_deny_read": ((list,), "a list of absolute or ~/ paths (e.g. \"~/.config/op\")"),
+    "compact_at": ((int, float), "a number between 0 and 1 (a share of the window)"),
+    "auto_compact": ((bool,), "a boolean (true/false)"),
+    "compact_keep_turns": ((int,), "an integer"),
+    "compact_model": ((str,), "a string (a model name on the same provider)"),
 }
 PROVIDER_KEYS = ("model", "base_url", "kind", "api_key_env", "edit_format")
 PROVIDER_SPECIFIC = ("model", "base_url", "kind", "api_key_env")
 _CHOICES: dict[str, tuple[str, ...]] = {"edit_format": EDIT_FORMATS, "kind": KINDS,
                                         "commands": COMMAND_POLICIES}
 _POSITIVE = ("context_window", "max_output_tokens", "idle_timeout", "first_token_timeout",
-             "max_tool_calls")
+             "max_tool_calls", "compact_at")
 _SHAPES = {"command_env": re.compile(r"[A-Za-z_][A-Za-z0-9_]*").fullmatch,
            "sandbox_deny_read": re.compile(r"(/|~/|~$).*").match}
 _ENV_KEYS = {"provider": "SPARK_PROVIDER", "model": "SPARK_MODEL", "base_url": "SPARK_BASE_URL"}
@@ -95,6 +99,7 @@ def check_value(where: str, key: str, value: object) -> object:
                             f"not {value!r}")
     if key in _POSITIVE and isinstance(value, int | float) and value <= 0:
         raise SettingsError(f"{where}: '{key}' must be greater than 0, not {value!r}")
+    _check_range(where, key, value, words)
     shape = _SHAPES.get(key, str.strip)
     if isinstance(value, list) and not all(isinstance(v, str) and shape(v) for v in value):
         raise SettingsError(f"{where}: '{key}' must be {words}, not {value!r}")
@@ -103,6 +108,14 @@ def check_value(where: str, key: str, value: object) -> object:
     if key == "provider" and value not in PRESETS:
         raise SettingsError(f"{where}: unknown provider {value!r}; use one of {', '.join(PRESETS)}")
     return value
+
+
+def _check_range(where: str, key: str, value: object, words: str) -> None:
+    """A share above 1, a count below 0."""
+    if key == "compact_at" and isinstance(value, int | float) and value > 1:
+        raise SettingsError(f"{where}: '{key}' must be {words}, not {value!r}")
+    if key == "compact_keep_turns" and isinstance(value, int) and value < 0:
+        raise SettingsError(f"{where}: '{key}' must be 0 or more, not {value!r}")
 
 
 @record

@@ -129,6 +129,13 @@ class Settings:
     """Variables a command gets besides the core ones (``checks.command_env``); user config."""
     sandbox_deny_read: tuple[str, ...] = ()
     """Paths the sandbox hides besides the known credentials (``checks.confine``); user config."""
+    compact_at: float = 0.8
+    """Compact the conversation before a request passes this share of ``input_budget``."""
+    auto_compact: bool = True
+    compact_keep_turns: int = 2
+    """The latest turns a compaction keeps whole."""
+    compact_model: str | None = None
+    """The model that writes a compaction's summary (None: the session's own)."""
     price: Price | None = None
     """The model's price (``session.config.pricing``); None: unknown."""
 
@@ -151,7 +158,9 @@ class Settings:
             "max_tool_calls": self.max_tool_calls, "commands": self.commands,
             "allowed_commands": list(self.allowed_commands),
             "command_env": list(self.command_env),
-            "sandbox_deny_read": list(self.sandbox_deny_read),
+            "sandbox_deny_read": list(self.sandbox_deny_read), "compact_at": self.compact_at,
+            "auto_compact": self.auto_compact, "compact_keep_turns": self.compact_keep_turns,
+            "compact_model": self.compact_model,
             "price": "unknown" if self.price is None else
             {"input": self.price.input, "cached_input": self.price.cached_input,
              "output": self.price.output},
@@ -209,6 +218,9 @@ def load_settings(root: Path, flags: Mapping[str, object] | None = None,
         allowed_commands=tuple(resolved["allowed_commands"]),
         command_env=tuple(resolved["command_env"]),
         sandbox_deny_read=tuple(resolved["sandbox_deny_read"]),
+        compact_at=float(resolved["compact_at"]), auto_compact=resolved["auto_compact"],
+        compact_keep_turns=resolved["compact_keep_turns"],
+        compact_model=resolved["compact_model"],
         price=price_of(provider.model, configured,
                        bundled=provider.kind == "mock" and not provider.base_url),
     )
@@ -238,6 +250,7 @@ def _resolve(chosen: Preset, layers: list[Layer]) -> tuple[dict[str, Any], dict[
         "idle_timeout": DEFAULT_IDLE_TIMEOUT, "first_token_timeout": None, "test_command": None,
         "allow_syntax_errors": False, "tools": True, "max_tool_calls": DEFAULT_MAX_TOOL_CALLS,
         "commands": "ask", "allowed_commands": (), "command_env": (), "sandbox_deny_read": (),
+        "compact_at": 0.8, "auto_compact": True, "compact_keep_turns": 2, "compact_model": None,
     }
     sources = {key: f"preset {name}" if key in PROVIDER_KEYS else "default" for key in resolved}
     for key, value, source in overlay(layers, name):

@@ -61,6 +61,7 @@ CATALOG: tuple[CommandInfo, ...] = (
     CommandInfo("deep", "[TASK | show|apply|drop|cancel N]",
                 "hand a task to the deep model (Ctrl+G), list, review, merge"),
     CommandInfo("copy", "[code]", "copy the last answer (or its last code block) to the clipboard"),
+    CommandInfo("compact", "[FOCUS]", "fold the older turns into one summary now (Esc cancels)"),
     CommandInfo("clear", "", "clear the transcript, start a new conversation"),
     CommandInfo("resume", "[ID]", "reopen a saved conversation (several: a list)"),
     CommandInfo("fork", "", "keep this conversation saved, go on in a copy"),
@@ -120,6 +121,9 @@ class CommandHost(Protocol):
     async def reconfigure(self, flags: dict[str, object]) -> None:
         """``/model``, ``/provider``: new settings; the conversation carries over."""
 
+    def compact(self, focus: str) -> bool:
+        """``/compact``: start a compaction (False while a turn runs)."""
+
 
 Handler = Callable[[list[str]], Awaitable[None]]
 
@@ -147,7 +151,7 @@ class Commands:
             "clear": self._clear, "resume": self._resume, "help": self._help,
             "call": calls.command, "copy": self._copy, "quit": self._quit, "exit": self._quit,
             "mcp": self._mcp, "rewind": rewinder.command, "fork": self._fork,
-            "cost": self._cost,
+            "compact": self._compact, "cost": self._cost,
         }
 
     def mark_start(self) -> None:
@@ -200,6 +204,10 @@ class Commands:
         self.host.copy_to_clipboard(text)
         self.out.note(f"copied {'its last code block' if args else 'the last answer'} "
                       f"({line_count(text)}) to the clipboard (OSC 52: the terminal must allow it)")
+
+    async def _compact(self, args: list[str]) -> None:
+        if self._idle() and self.host.compact(" ".join(args)):
+            self.out.note("compacting the conversation… (Esc cancels)", "dim")
 
     async def _quit(self, args: list[str]) -> None:
         await self.host.request_quit()

@@ -22,7 +22,7 @@ from spark_cli.tui.output import Busy, Output
 
 if TYPE_CHECKING:
     from spark_cli.session.deep import DeepTask, DeepTrack
-    from spark_cli.session.usage import Usage
+    from spark_cli.session.spend.usage import Usage
 
 QUIT_CONFIRM_S = 3.0
 

@@ -25,6 +25,8 @@ from spark_cli.session.events import (
     CommandFinished,
     CommandOutput,
     CommandStarted,
+    CompactionFinished,
+    CompactionStarted,
     ProseDelta,
     Queued,
     Reconnected,
@@ -152,6 +154,10 @@ class Painter:
             case (ToolCallStarted() | ToolCallFinished() | ToolLoopStopped() | CommandStarted()
                   | CommandOutput() | CommandFinished()):
                 self._on_tool(event)
+            case CompactionStarted(tokens=tokens, window=window):
+                state.state = f"compacting {round(100 * tokens / max(window, 1))}%…"
+            case CompactionFinished(tokens_after=after):
+                state.state, state.context_tokens = "ready", after
             case Steered():
                 write(Text("↪ redirected: the answer continues from here", style="magenta"))
             case SteerRejected(message=message):

@@ -17,6 +17,7 @@ from rich.text import Text
 
 from spark_cli.session.events import (
     BlockRejected,
+    CompactionFinished,
     EditLanded,
     EditRefused,
     ProseDelta,
@@ -80,6 +81,9 @@ def shown_item(event: InteractionEvent) -> ShownItem | None:
             return ShownItem("tool", CALL_MARK + line)
         case ToolLoopStopped(message=message):
             return ShownItem("tool", CALL_MARK + message)
+        case CompactionFinished(line=line, outcome=outcome):
+            return ShownItem("compacted" if outcome == "compacted" else "failed"
+                             if outcome == "failed" else "summary", line.lstrip("✗ "))
     return None
 
 
@@ -149,6 +153,8 @@ def item_view(item: ShownItem) -> RenderableType:
             return Text(f"✗ {item.text}", style="bold red")
         case "tool":
             return Text(f"  {item.text}", style="dim")
+        case "compacted":
+            return Text(f"⇣ {item.text}", style="bold green")
         case _:  # "summary", and kinds this version does not know
             return Text(item.text, style="dim")
 

@@ -17,7 +17,7 @@ import pytest
 from claude_agent_sdk._internal.message_parser import parse_message
 from claude_agent_sdk.types import AssistantMessage, ResultMessage, SystemMessage, UserMessage
 
-from spark_cli.session.usage import TIME_HEAD
+from spark_cli.session.spend.limits import TIME_HEAD
 from tests.cli.edit.openai_script import Model, chat_model, responses_model
 
 KEY = "sk-spark-test-0123456789abcdef"

@@ -140,6 +140,10 @@ def test_env_provider_and_base_url(home: Path) -> None:
     ("allow_syntax_errors = 1\n", "'allow_syntax_errors' must be a boolean"),
     ("context_window = true\n", "'context_window' must be an integer, not bool"),
     ("idle_timeout = -1\n", "'idle_timeout' must be greater than 0"),
+    ("compact_at = 1.5\n", "'compact_at' must be a number between 0 and 1 (a share of the "
+                           "window), not 1.5"),
+    ("compact_at = 0\n", "'compact_at' must be greater than 0"),
+    ("compact_keep_turns = -1\n", "'compact_keep_turns' must be 0 or more"),
     ("edit_format = 'udiff'\n", "'edit_format' must be one of search_replace, apply_patch"),
     ("provider = 'anthropic'\n", "unknown provider 'anthropic'"),
     ("api_key = 'sk-xyz'\n", "not read from config files"),

@@ -114,7 +114,7 @@ class DeepBrain:
     """Plans the task's steps over the request's files and answers: a lead line (what it
     read), a numbered plan, each step's edits, a summary line per step. Paced as the deep
     model (``pace = "deep"``). With the read-only tools declared it first finds the files
-    the task reaches (:mod:`looking`); a task that asks to run the tests ends with a
+    the task reaches (:mod:`deep_looking`); a task that asks to run the tests ends with a
     ``run_command`` call, and the follow-up says how they went."""
 
     name = "deep"

@@ -1,7 +1,7 @@
 """Add a parameter and update the callers: the definition changes, and so does every call.
 
 The definition is changed by the rules brain
-(:func:`rules.op_definitions.add_parameter_in`); the call sites are the callees that the
+(:func:`rules.ops.op_definitions.add_parameter_in`); the call sites are the callees that the
 rename logic (:mod:`rules.rename_refs`) says are the function (``foo(…)``, ``self.foo(…)``;
 not ``other.foo(…)``), in every file of the request.
 """

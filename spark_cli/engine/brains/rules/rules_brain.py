@@ -26,10 +26,12 @@ from spark_cli.engine.brains.rules.ops.op_mcp import mcp_call
 from spark_cli.engine.brains.rules.ops.op_prints import remove_prints
 from spark_cli.engine.brains.rules.ops.op_rename import rename
 from spark_cli.engine.brains.rules.ops.op_replace import replace_text
+from spark_cli.engine.brains.rules.ops.op_summary import summary
 from spark_cli.engine.brains.rules.results import CannotHelp, OpResult, help_lines
 from spark_cli.engine.brains.rules.running import run_turn
 from spark_cli.engine.brains.rules.slips import slipped
 from spark_cli.engine.brains.rules.workspace import files_and_reads
+from spark_cli.protocol.summaries import is_compaction
 
 Operation = Callable[[Instruction, dict[str, str], list[str]], OpResult]
 
@@ -54,6 +56,9 @@ class RulesBrain:
     inline_below = 2_048  # planning that much costs less than a trip to the pool
 
     def answer(self, request: BrainRequest) -> Iterator[str | BrainCall]:
+        if is_compaction(request.instructions):
+            yield from summary(request)
+            return
         text = instruction_text(request.prompt)
         if (use := mcp_call(request, text)) is not None:
             yield from use

@@ -2,7 +2,7 @@
 
 Only when the request declares ``run_command``. No run yet this turn: a preamble and the
 call; its output back: a short answer on what happened. ``fix_tests`` goes on when the run
-shows a name left stale by a rename (:mod:`op_stale_names`): it edits and runs the tests
+shows a name left stale by a rename (:mod:`ops.op_stale_names`): it edits and runs the tests
 once more. The test command is :func:`test_command`'s.
 """
 

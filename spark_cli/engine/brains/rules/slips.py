@@ -1,17 +1,14 @@
 """Mistakes on purpose: ``spark engine serve --slips P`` makes the rules brain err like a
 real model in a share ``P`` of its edit answers (docs/brains.md, "Slips").
 
-The draw is seeded by the request's ``seed`` (the engine's own random source gives one
-when a request has none), so a seed always gives the same answer. A slip picks one of
-:data:`KINDS`; one that cannot apply to the answer (an anchor needs a hunk, an
-indentation a Python file, a stale name a rename, a wrong function another definition)
-is replaced by one that can, in the draw's order; an answer none applies to is left as it
-is. The mistakes:
+The draw is seeded by the request's ``seed`` (else the engine's own random source). A slip
+is one of :data:`KINDS`; one that cannot apply to the answer is replaced by one that can,
+in the draw's order, and an answer none applies to is left as it is:
 
 - ``stale_name``: a rename leaves the old name in one file (or at its last use);
 - ``anchor``: one hunk's search text names a line the file does not have;
-- ``indent``: one changed line indented past its block, so Python cannot parse the file
-  (tree-sitter's grammar takes most indentation, so the edit lands and the tests catch it);
+- ``indent``: a changed Python line indented past its block (Python cannot parse it;
+  tree-sitter's grammar takes most indentation, so the edit lands and the tests catch it);
 - ``wrong_function``: the operation is carried out on another definition of the file.
 """
 

@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 
 from spark_cli.protocol.channel import ToolOutput
-from spark_cli.session import usage as limits_module
 from spark_cli.session.config.settings import load_settings
 from spark_cli.session.conversation import Session
 from spark_cli.session.events import TurnCompleted
+from spark_cli.session.spend import limits as limits_module
+from spark_cli.session.spend.limits import TIME_HEAD, Limits
 from spark_cli.session.tool_loop import NOT_RUN
-from spark_cli.session.usage import TIME_HEAD, Limits
 from tests.session.test_tool_loop import APP, BLOCK, ResponsesChannel, Tools, _collect, call
 
 SCRIPT = [["Let me look.\n", *call("c1", "read_file", path="app.py")], [BLOCK, "Done.\n"]]

@@ -1,6 +1,4 @@
-"""What a turn may spend and what it spent: the limits a harness sets on a run (model
-requests, ``--max-turns``; a wall-clock deadline, ``--timeout``, whose time left each
-request's instructions state) and the tokens it used and what they cost, summed per response.
+"""The tokens a turn used and what they cost: summed per response, added up per session.
 
 Each response's figures are the server's (its ``usage``, llama.cpp's ``timings``); a response
 that reported none is counted by spark (``counted``). ``input_tokens`` includes the cached
@@ -10,37 +8,10 @@ input (``cached_input_tokens``). ``cost_usd`` is None when the model's price is 
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterable
-from dataclasses import replace
 
-from spark_cli.protocol.channel import TurnRequest
 from spark_cli.record import record
 from spark_cli.session.config.pricing import Price
-
-TIME_HEAD = "\n\n# Time budget\n"
-TIME_NOTE = (TIME_HEAD + "This run ends in {left:.0f} s (wall clock), whatever state the work "
-             "is in: edits that landed are kept. Make the essential edits first.\n")
-
-
-@record
-class Limits:
-    """``max_requests``: model requests in a turn's tool loop; ``deadline``: the
-    ``time.monotonic()`` at which the run stops (None: no limit)."""
-
-    max_requests: int | None = None
-    deadline: float | None = None
-
-    def timed(self, request: TurnRequest) -> TurnRequest:
-        """``request`` with the time left now in its instructions (replacing an older note)."""
-        if self.deadline is None:
-            return request
-        base = request.instructions.split(TIME_HEAD, 1)[0]
-        left = max(0.0, self.deadline - time.monotonic())
-        return replace(request, instructions=base + TIME_NOTE.format(left=left))
-
-
-NO_LIMITS = Limits()
 
 
 @record

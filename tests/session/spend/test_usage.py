@@ -13,7 +13,7 @@ from spark_cli.session.config.pricing import BUILT_IN, Price
 from spark_cli.session.config.settings import load_settings
 from spark_cli.session.conversation import Session
 from spark_cli.session.events import TurnCompleted
-from spark_cli.session.usage import Usage, tokens_line, total
+from spark_cli.session.spend.usage import Usage, tokens_line, total
 from tests.session.test_turn_s1 import PY, Script, collect
 
 

@@ -1,0 +1,104 @@
+"""The ledger a compaction keeps, written by spark and not by the model: what the user asked,
+the files edited (their current content re-read from disk, bounded) and the commands run."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+from spark_cli.edits.model.blocks import FileEdit
+from spark_cli.protocol.channel import ConversationItem, Message, ToolCall, ToolOutput
+from spark_cli.protocol.files import FileBlock, render_file_blocks
+from spark_cli.protocol.summaries import SUMMARY_HEAD
+from spark_cli.protocol.tokens import count_tokens
+from spark_cli.session.context.tool_outputs import cut_output
+
+ASKED_CHARS = 200
+LAST_ASKED_CHARS = 4_000
+"""The latest ask is kept whole (up to this): a long turn may fold its own message."""
+LEDGER_HEAD = "What spark recorded of those turns (not the model's summary):"
+
+
+def asked_text(content: str, limit: int = ASKED_CHARS) -> str:
+    """A user message's own words: what follows its last fenced block (files, map)."""
+    lines = content.strip().splitlines()
+    last_fence = max((i for i, line in enumerate(lines)
+                      if line.startswith(("```", "~~~"))), default=-1)
+    text = " ".join(line.strip() for line in lines[last_fence + 1:] if line.strip())
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def edited_files(items: Sequence[ConversationItem]) -> list[str]:
+    """The files the assistant's answers edited, in the order first edited."""
+    from spark_cli.edits.formats.stream_parser import EditStreamParser  # deferred: startup
+
+    paths: list[str] = []
+    for item in items:
+        if type(item) is not Message or item.role != "assistant":
+            continue
+        parser = EditStreamParser()
+        for parsed in (*parser.feed(item.content), *parser.close()):
+            if type(parsed) is FileEdit:
+                for path in (parsed.path, parsed.move_to):
+                    if path and path not in paths:
+                        paths.append(path)
+    return paths
+
+
+def commands_run(items: Sequence[ConversationItem]) -> list[str]:
+    """``command → status`` for each ``run_command`` call (the status line of its output)."""
+    status = {item.call_id: (item.output.splitlines() or ["?"])[0]
+              for item in items if type(item) is ToolOutput}
+    lines = []
+    for item in items:
+        if type(item) is ToolCall and item.name == "run_command":
+            try:
+                command = str(json.loads(item.arguments).get("command", item.arguments))
+            except (ValueError, AttributeError):
+                command = item.arguments
+            lines.append(f"`{command[:120]}` → {status.get(item.call_id, 'no result')}")
+    return lines
+
+
+def ledger(items: Sequence[ConversationItem], root: Path, file_room: int,
+           keep: Sequence[ConversationItem] = ()) -> str:
+    """The ledger of ``items``; edited files still on disk (and not re-sent in ``keep``, the
+    turns kept whole) travel with their current content, within ``file_room`` tokens."""
+    asks = [item.content for item in items if type(item) is Message and item.role == "user"
+            and not item.content.startswith(SUMMARY_HEAD)]
+    asked = [asked_text(text, LAST_ASKED_CHARS if n == len(asks) - 1 else ASKED_CHARS)
+             for n, text in enumerate(asks)]
+    out = [LEDGER_HEAD, "The user asked:"]
+    out += [f"- {text}" for text in asked if text] or ["- (nothing new)"]
+    edited = edited_files(items)
+    if edited:
+        out.append("Files edited: " + ", ".join(edited))
+    commands = commands_run(items)
+    if commands:
+        out += ["Commands run:", *(f"- {line}" for line in commands)]
+    kept = "\n".join(item.content for item in keep if type(item) is Message)
+    return "\n".join([*out, *_current(root, [p for p in edited if f"\n{p}\n" not in kept],
+                                       file_room)])
+
+
+def _current(root: Path, paths: list[str], room: int) -> list[str]:
+    """The current content of ``paths`` as file blocks, within ``room`` tokens."""
+    blocks: list[FileBlock] = []
+    out: list[str] = []
+    for path in paths:
+        file = (root / path).resolve()
+        if not file.is_relative_to(root) or not file.is_file():
+            continue
+        try:
+            text = file.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        left = room - sum(count_tokens(b.content) for b in blocks)
+        if left < 64:
+            out.append(f"(not shown, no room left: {path})")
+            continue
+        blocks.append(FileBlock(path, cut_output(text, left)))
+    if blocks:
+        out += ["Their current content, re-read from disk:", render_file_blocks(blocks)]
+    return out

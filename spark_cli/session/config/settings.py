@@ -200,6 +200,12 @@ def load_settings(root: Path, flags: Mapping[str, object] | None = None,
         sources["max_output_tokens"] = "default: min(8192, context_window / 4)"
     first_token = resolved["first_token_timeout"]
     configured = {m: p for layer in layers for m, p in layer.pricing.items()}
+    bundled = provider.kind == "mock" and not provider.base_url
+    price = price_of(provider.model, configured, bundled=bundled)
+    priced = [layer.label for layer in layers if provider.model in layer.pricing]
+    sources["price"] = (f"{priced[-1]} [pricing]" if priced else "the bundled engine: free"
+                        if bundled else "built in (docs/providers.md)" if price else
+                        f'unknown: set [pricing."{provider.model}"] in a config file')
     return Settings(  # every value was checked as its layer was read (``layers.check_value``)
         provider=provider,
         edit_format=resolved["edit_format"],
@@ -221,8 +227,7 @@ def load_settings(root: Path, flags: Mapping[str, object] | None = None,
         compact_at=float(resolved["compact_at"]), auto_compact=resolved["auto_compact"],
         compact_keep_turns=resolved["compact_keep_turns"],
         compact_model=resolved["compact_model"],
-        price=price_of(provider.model, configured,
-                       bundled=provider.kind == "mock" and not provider.base_url),
+        price=price,
     )
 
 

@@ -62,7 +62,10 @@ def test_prices_come_from_the_config_then_the_built_in_rows(repo: Path) -> None:
     mine = _settings(repo, '[pricing."gpt-4.1"]\ninput = 1\noutput = 3\n', provider="openai",
                      model="gpt-4.1")
     assert mine.price == Price(1.0, 1.0, 3.0)  # no cached_input: the input's price
-    assert _settings(repo, provider="openai", model="gpt-9-unknown").price is None
+    assert mine.sources["price"].startswith("project file") and mine.sources["price"].endswith(
+        "config.toml [pricing]")
+    unknown = _settings(repo, provider="openai", model="gpt-9-unknown")
+    assert unknown.price is None and "unknown" in unknown.sources["price"]
     assert _settings(repo).price == Price(0.0, 0.0, 0.0)  # the bundled engine runs here
     assert _settings(repo, model="gpt-4.1").price == Price(0.0, 0.0, 0.0)  # whatever it is called
     assert _settings(repo, base_url="ws://127.0.0.1:1/v1").price is None  # someone's engine

@@ -16,7 +16,7 @@ from acp.interfaces import Client
 from acp.schema import PermissionOption, ToolCallUpdate
 
 from spark_cli.acp.updates import before
-from spark_cli.session.approval import ApprovalRequest, Approver, Decision
+from spark_cli.session.actions.approval import ApprovalRequest, Approver, Decision
 from spark_cli.session.events import EditApplied
 
 _CHOSEN: dict[str, Decision] = {"once": "once", "always": "always"}
@@ -26,9 +26,8 @@ def editor_approver(client: Client, session_id: str) -> Approver:
     """Asks the editor behind ``client`` about each action of the session ``session_id``.
 
     ``session/request_permission`` offers allow once, allow always (this exact action in
-    this repo: ``.spark/approved.json``, saved by the session) and reject; a compound
-    command line offers no "always". The editor's answer is the user's; a cancelled
-    question (the editor stopping the turn) is Esc: the turn stops."""
+    this repo) where the orchestrator offers it, and reject. The editor's answer is the
+    user's; a cancelled question (the editor stopping the turn) is Esc: the turn stops."""
 
     async def ask(request: ApprovalRequest, /) -> Decision:
         title = f"$ {request.action}" if request.kind == "command" else request.action

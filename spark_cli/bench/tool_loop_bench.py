@@ -26,7 +26,7 @@ from spark_cli.bench.processes import example_repo, start_engine
 from spark_cli.checks.runner import run_command
 from spark_cli.checks.sandbox import Sandbox, find_sandbox
 from spark_cli.cli.wiring import open_provider_channel
-from spark_cli.session.approval import ApprovalRequest, Decision
+from spark_cli.session.actions.approval import ApprovalRequest, Decision
 from spark_cli.session.config.settings import load_settings
 from spark_cli.session.conversation import Session
 from spark_cli.session.events import (

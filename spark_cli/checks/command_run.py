@@ -1,29 +1,19 @@
-"""``run_command``'s rules and result: which lines run without asking, a finished command,
-and the text the model gets for it.
+"""``run_command``'s result: a finished command, and the text the model gets for it.
 
-`allowed_by` matches ``allowed_commands`` by a line's leading words (``shlex``): ``pytest``
-allows ``pytest -q tests``, ``make test`` does not allow ``make install``. A *compound*
-line (`is_compound`: ``;``, ``&``, ``|``, ``>``, ``<``, a backtick, ``$(`` or a newline,
-quoted or not, so a quoted ``;`` asks: the safe side), an unparsable or an empty one is
-never allowed. `Kept` holds a stream's head and tail within byte limits (cut on
-characters); `format_run` gives the status line (``exit N · 1.2 s``) and the output cut
-to a budget around one line ``[… N lines (M bytes) cut …]``. The session words its
-refusals with `OFF` and `DECLINED`, so front ends and models see one wording.
+`Kept` holds a stream's head and tail within byte limits (cut on characters); `format_run`
+gives the status line (``exit N · 1.2 s``) and the output cut to a budget around one line
+``[… N lines (M bytes) cut …]``. Which lines run at all is decided by
+``spark_cli.session.actions.orchestrator``.
 """
 
 from __future__ import annotations
 
-import shlex
 from collections import deque
-from collections.abc import Iterable
 from typing import Literal
 
 from spark_cli.record import record
 
-OFF = "running commands is off (--commands)"
-DECLINED = "declined: the user did not allow this command"
 Ended = Literal["exit", "timeout", "stopped"]
-_COMPOUND = (";", "&", "|", ">", "<", "`", "$(", "\n", "\r")
 
 
 class Kept:
@@ -116,27 +106,3 @@ def format_run(run: CommandRun, budget_chars: int) -> str:
         lines += (run.head + run.tail).count("\n") - head.count("\n") - tail.count("\n")
         size += len((run.head + run.tail).encode()) - len(head.encode()) - len(tail.encode())
     return f"{run.status}\n{head}{_cut_note(head, lines, size)}{tail}"
-
-
-def is_compound(command: str) -> bool:
-    """Whether ``command`` could run more than one command or redirect (see the module doc)."""
-    return any(mark in command for mark in _COMPOUND)
-
-
-def _words(line: str) -> list[str] | None:
-    try:
-        return shlex.split(line)
-    except ValueError:
-        return None
-
-
-def allowed_by(command: str, allowed_commands: Iterable[str]) -> bool:
-    """Whether an entry of ``allowed_commands`` lets ``command`` run without asking."""
-    words = _words(command)
-    if not words or is_compound(command):
-        return False
-    for entry in allowed_commands:
-        wanted = _words(entry)
-        if wanted and words[:len(wanted)] == wanted:
-            return True
-    return False

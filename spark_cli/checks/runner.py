@@ -2,9 +2,10 @@
 
 One process runner under both (:func:`_run`; ``CI=1``, so watchers such as jest run once).
 `run_command` runs a shell line (in the sandbox when given) and keeps the head and tail
-of its output (`CommandRun`). `run_tests` keeps the last ``keep_bytes`` and adds a failure
-summary (pytest's ``FAILED``/``ERROR`` lines and count line, cargo/go/jest failure lines,
-else the last lines) for `/fix`. ``on_output`` gets
+of its output (`CommandRun`). `run_tests` runs the test command through `run_command` the
+same way, keeps the last ``keep_bytes`` and adds a failure summary (pytest's
+``FAILED``/``ERROR`` lines and count line, cargo/go/jest failure lines, else the last
+lines) for `/fix`. ``on_output`` gets
 each chunk as it is read, on the event loop (so it must be quick); if it raises, the run is
 stopped like a cancellation and the error propagates. Both pass the command only the
 variables `command_env.command_environ` lists (and those the user names in ``command_env``).
@@ -16,6 +17,7 @@ import asyncio
 import codecs
 import os
 import re
+import shlex
 import signal
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -257,24 +259,25 @@ async def run_tests(command: TestCommand, root: Path, *,
                     timeout: float = DEFAULT_TIMEOUT,
                     keep_bytes: int = DEFAULT_KEEP_BYTES,
                     on_output: Callable[[str], None] | None = None,
-                    keep_env: Iterable[str] = ()) -> TestResult:
-    """Run ``command`` in ``root`` with the environment `run_command` gives (``keep_env``
-    too); never raises for a failing or missing program.
+                    sandbox: Sandbox | None = None, env: Mapping[str, str] | None = None,
+                    masker: Masker | None = None, keep_env: Iterable[str] = (),
+                    deny_read: Iterable[str] = ()) -> TestResult:
+    """Run ``command`` through `run_command` (a detected argv quoted and exec'd); never
+    raises for a failing or missing program.
 
     ``on_output`` streams the output as it arrives (see the module doc); it also gets the
     line saying why a program could not start, and the note that the time limit stopped it.
     """
-    argv = ["/bin/sh", "-c", command.argv[0]] if command.shell else list(command.argv)
-    env = command_environ(os.environ, keep_env)
-    env.setdefault("CI", "1")
-    kept = Kept(0, keep_bytes)
-    ended, code, duration = await _run(argv, root, env, timeout, None,
-                                       _Relay(kept, on_output, None))
-    output = "".join(kept.tail)
-    if ended == "timeout":
+    line = command.argv[0] if command.shell else f"exec {shlex.join(command.argv)}"
+    run = await run_command(line, root, timeout=timeout,
+                            env=os.environ if env is None else env, sandbox=sandbox,
+                            on_output=on_output, masker=masker, head_bytes=0,
+                            tail_bytes=keep_bytes, keep_env=keep_env, deny_read=deny_read)
+    output = run.tail
+    if run.ended == "timeout":
         note = f"\n[spark: stopped after {timeout:g} s]\n"
         output += note
         if on_output is not None:
             on_output(note)
-    return TestResult(command.display, EXIT_TIMEOUT if code is None else code, duration,
-                      output, kept.cut_bytes > 0, ended == "timeout")
+    return TestResult(command.display, EXIT_TIMEOUT if run.exit_code is None else run.exit_code,
+                      run.duration_s, output, run.cut_bytes > 0, run.ended == "timeout")

@@ -19,7 +19,7 @@ from spark_cli.protocol.channel import ChannelError, Message, ToolCall, ToolOutp
 
 if TYPE_CHECKING:
     from spark_cli.protocol.channel import Channel, ConversationItem, TurnRequest
-    from spark_cli.session.approval import Approver
+    from spark_cli.session.actions.approval import Approver
     from spark_cli.session.config.settings import Settings
     from spark_cli.session.context.report import ContextReport
     from spark_cli.session.events import SessionEvent, TurnFailed

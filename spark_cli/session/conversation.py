@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from spark_cli.protocol.channel import Channel, ConversationItem, Message, TurnRequest
 from spark_cli.protocol.summaries import Compaction
-from spark_cli.session.approval import Approver, refuse_all
+from spark_cli.session.actions.approval import Approver, refuse_all
 from spark_cli.session.building.request import (
     BuiltRequest,
     build_request,
@@ -405,11 +405,13 @@ class Session:
         tools = None
         if built.request.tools:
             # deferred: launch -> request (asyncio: the request has left)
-            from spark_cli.session.commands import CommandCalls
+            from spark_cli.session.actions.commands import CommandCalls
+            from spark_cli.session.actions.orchestrator import Orchestrator
             from spark_cli.session.tool_loop import ToolLoop
 
-            commands = CommandCalls(self.root, self.settings, self.approver, self.interrupt)
-            mcp = self.servers.calls(self.approver, commands.stop, self.interrupt)
+            policy = Orchestrator(self.root, self.settings, self.approver, self.interrupt)
+            commands = CommandCalls(policy)
+            mcp = self.servers.calls(policy)
             tools = ToolLoop(self.root, self._runner(), readable=self.readable,
                              limit=self.settings.max_tool_calls, used=built.pieces,
                              cap=budget_of(self.settings).cap, warm=self._own_tools,

@@ -5,36 +5,29 @@ stopped by the front end, listed by ``/mcp``; and a turn's calls of their tools.
 Reading the config costs a look for ``mcp_servers`` in the config files; only a repo that
 configures servers imports :mod:`spark_cli.mcp.hub`. The servers start when the front end
 says (after the first request left, or after the prompt showed), never on the way there.
-A call runs when its server's ``allowed_tools`` or the user's earlier "always" allows it,
-else after the user's yes (the approval of ``run_command``, kind ``mcp``: "always" keeps
-the tool, not its arguments); Esc withdraws the question and abandons a running call.
+Whether a call runs is ``spark_cli.session.actions.orchestrator``'s (its server's ``allowed_tools``,
+an earlier "always" of the tool, else the user's yes); Esc withdraws the question and
+abandons a running call.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from spark_cli.mcp.schema import PREFIX
 from spark_cli.protocol.channel import ToolCall, ToolSpec, TurnRequest
-from spark_cli.session.approval import (
-    ApprovalRequest,
-    Approver,
-    remember,
-    remembered,
-    until_stopped,
-)
+from spark_cli.session.actions.approval import until_stopped
 from spark_cli.session.config.layers import config_files
 from spark_cli.session.config.settings import Settings
 from spark_cli.session.tool_access import call_label, spec_of
 from spark_cli.tools.model import ToolResult
 
 if TYPE_CHECKING:
-    import asyncio
-
     from spark_cli.mcp.hub import McpHub
+    from spark_cli.session.actions.orchestrator import Orchestrator
 
 
 class McpServers:
@@ -77,14 +70,13 @@ class McpServers:
         own = tuple(t for t in first.tools if not t.name.startswith(PREFIX))
         return lambda: (*own, *self.specs())
 
-    def calls(self, approver: Approver, stop: asyncio.Event,
-              stop_turn: Callable[[], Awaitable[None]]) -> McpCalls | None:
+    def calls(self, orchestrator: Orchestrator) -> McpCalls | None:
         """This turn's MCP calls (a crashed server is restarted once); None without servers."""
         hub = self.hub()
         if hub is None:
             return None
         hub.new_turn()
-        return McpCalls(hub, self.root, approver, stop, stop_turn)
+        return McpCalls(hub, orchestrator)
 
     def uncached(self) -> bool:
         """Some configured server has no tool list yet (no run listed its tools)."""
@@ -113,41 +105,26 @@ class McpServers:
         return hub.status_lines()
 
 
-DECLINED = ("declined: the user did not allow this tool call (allowed_tools in its "
-            "[mcp_servers.NAME] table lets it run without asking)")
-
-
 class McpCalls:
     """Runs one turn's ``mcp__SERVER__TOOL`` calls through the session's hub."""
 
-    def __init__(self, hub: McpHub, root: Path, approver: Approver, stop: asyncio.Event,
-                 stop_turn: Callable[[], Awaitable[None]]) -> None:
-        self.hub = hub
-        self.root = root
-        self.approver = approver
-        self.stop = stop
-        self.stop_turn = stop_turn
+    def __init__(self, hub: McpHub, orchestrator: Orchestrator) -> None:
+        self.hub, self.orchestrator = hub, orchestrator
 
     async def run(self, call: ToolCall) -> ToolResult | None:
         """The call's result; None when the turn was interrupted first."""
-        name = call.name
-        await until_stopped(self.hub.wait_for(name), self.stop)  # a server still starting
-        if self.stop.is_set():
+        # deferred: the orchestrator loads with the turn's first call
+        from spark_cli.session.actions.orchestrator import Action
+
+        name, stop = call.name, self.orchestrator.stop
+        await until_stopped(self.hub.wait_for(name), stop)  # a server still starting
+        if stop.is_set():
             return None
-        if not (self.hub.allowed(name) or name in remembered(self.root, "mcp")):
-            request = ApprovalRequest(call.call_id, "mcp", call_label(name, call.arguments),
-                                      str(self.root), False, "an MCP server's tool")
-            decision = await until_stopped(self.approver(request), self.stop)
-            if decision is None:
-                return None
-            if decision == "stop":
-                await self.stop_turn()
-                return None
-            if decision == "refuse":
-                return ToolResult(False, DECLINED, "declined")
-            if decision == "always":
-                remember(self.root, "mcp", name)
-        return await until_stopped(self.hub.call(name, call.arguments), self.stop)
+        cleared = await self.orchestrator.clear(Action(
+            "mcp", call_label(name, call.arguments), call.call_id, name, self.hub.allowed(name)))
+        if cleared is None or cleared.verdict != "run":
+            return None if cleared is None else ToolResult(False, cleared.reason, "declined")
+        return await until_stopped(self.hub.call(name, call.arguments), stop)
 
 
 def _names_mcp(path: str) -> bool:

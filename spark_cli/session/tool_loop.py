@@ -30,7 +30,7 @@ from spark_cli.protocol.channel import (
     ToolSpec,
     TurnRequest,
 )
-from spark_cli.session.commands import CommandCalls
+from spark_cli.session.actions.commands import CommandCalls
 from spark_cli.session.context.tool_outputs import cut_output, item_tokens, shrink_outputs
 from spark_cli.session.events import (
     CommandFinished,

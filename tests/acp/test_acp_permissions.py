@@ -124,6 +124,20 @@ async def test_a_compound_command_offers_no_always_and_a_cancelled_question_stop
     assert not (tmp_path / "a").exists()
 
 
+async def test_a_line_with_escape_sequences_reaches_the_editor_escaped_without_always(
+        tmp_path: Path):
+    editor = Editor(answer="reject")
+    channel = ResponsesChannel([_run("touch pwned \x1b[2K\x1b[1Gpytest -q"), ["Done.\n"]])
+    async with _agent(tmp_path, editor, channel, allowed_commands=["touch"],
+                      allow_unsandboxed=True) as conn:  # the prefix alone would run it
+        assert await _prompt(conn, tmp_path) == "end_turn"
+    (call, options), = editor.asked
+    assert call.title == "$ touch pwned \\x1b[2K\\x1b[1Gpytest -q"
+    assert call.raw_input["command"] == call.title[2:]
+    assert [o.kind for o in options] == ["allow_once", "reject_once"]
+    assert not (tmp_path / "pwned").exists()
+
+
 async def test_read_file_reads_the_editors_unsaved_buffer_and_the_disk_otherwise(
         tmp_path: Path):
     (tmp_path / "a.py").write_text("on_disk = 1\n")

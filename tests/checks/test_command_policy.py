@@ -1,50 +1,11 @@
-"""Which command lines run without asking, and keeping API keys out of commands."""
+"""Keeping API keys out of commands: the environment scrub and the output mask."""
 
 from __future__ import annotations
 
 import pytest
 
-from spark_cli.checks.command_run import allowed_by, is_compound
 from spark_cli.protocol.secrets import OUTPUT_MASK as MASK
 from spark_cli.protocol.secrets import Masker, scrubbed_env
-
-ALLOWED = ["pytest", "make test", "ruff check", "bad 'quote"]
-
-
-@pytest.mark.parametrize(("command", "allowed"), [
-    ("pytest", True),
-    ("pytest -q tests", True),
-    ("  pytest   -q", True),
-    ("make test", True),
-    ("make install", False),
-    ("make", False),
-    ("ruff check spark_cli", True),
-    ("ruff format", False),
-    ("pytesty", False),
-    ("'pytest' -q", True),
-    ("pytest; rm -rf /", False),
-    ("pytest && rm x", False),
-    ("pytest || true", False),
-    ("pytest | tee log", False),
-    ("pytest > log", False),
-    ("pytest < input", False),
-    ("pytest `rm x`", False),
-    ("pytest $(rm x)", False),
-    ("pytest\nrm x", False),
-    ("pytest &", False),
-    ("pytest 'open quote", False),
-    ("", False),
-    ("FOO=1 pytest", False),
-    ("bad", False),
-])
-def test_allowed_by_leading_words(command: str, allowed: bool) -> None:
-    assert allowed_by(command, ALLOWED) is allowed
-
-
-def test_compound_lines() -> None:
-    assert [is_compound(c) for c in ("ls -la", "echo $HOME", "a;b", "a & b", "echo `x`",
-                                     "cat <f", "echo \"a|b\"")] == [
-        False, False, True, True, True, True, True]
 
 
 def test_scrubbed_env_drops_keys_tokens_and_the_provider_key() -> None:

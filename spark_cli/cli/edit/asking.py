@@ -1,17 +1,14 @@
-"""`spark edit --commands ask`: the user's yes on the terminal, since a one-shot has no screen.
-
-The question goes to the controlling terminal (``/dev/tty``), never to stdout (the answer
-and its edits) or stdin (a pipe's input): y runs the command once, a always in this repo,
-anything else declines. Without a terminal nobody can answer: every command is declined,
-and stderr says why once.
-"""
+"""`spark edit --commands ask`: the user's yes on the controlling terminal (``/dev/tty``,
+opened unbuffered in binary: text-mode ``r+`` needs a seekable file), never stdout or stdin:
+y once, a always (where offered), anything else no. Without one, every action is declined
+and stderr says why once."""
 
 from __future__ import annotations
 
 import asyncio
 import sys
 
-from spark_cli.session.approval import ApprovalRequest, Approver, Decision
+from spark_cli.session.actions.approval import ApprovalRequest, Approver, Decision
 
 TTY = "/dev/tty"
 _ANSWERS: dict[str, Decision] = {"y": "once", "yes": "once", "a": "always", "always": "always"}
@@ -20,17 +17,18 @@ _ANSWERS: dict[str, Decision] = {"y": "once", "yes": "once", "a": "always", "alw
 def terminal_approver() -> Approver:
     """Asks on the terminal when there is one; else declines, saying so once."""
     try:
-        with open(TTY, "r+", encoding="utf-8"):
-            pass
-    except OSError:
+        open(TTY, "r+b", buffering=0).close()
+    except OSError as failed:
+        why = failed.strerror or str(failed)
         told: list[bool] = []
 
         async def cannot_ask(request: ApprovalRequest, /) -> Decision:
             if not told:
                 told.append(True)
-                sys.stderr.write(f"spark edit: the model asked to run `{request.action}`; "
-                                 "--commands ask needs a terminal to ask on, so it was "
-                                 "declined (use --commands sandbox or allowed_commands)\n")
+                sys.stderr.write(f"spark edit: the model asked to run `{request.action}` "
+                                 f"({request.where}); --commands ask needs a terminal to ask "
+                                 f"on ({TTY}: {why}), so it was declined "
+                                 "(use --commands sandbox or allowed_commands)\n")
             return "refuse"
 
         return cannot_ask
@@ -42,10 +40,13 @@ def terminal_approver() -> Approver:
 
 
 def _ask(request: ApprovalRequest) -> Decision:
-    with open(TTY, "r+", encoding="utf-8") as tty:
-        tty.write(f"\nspark edit: the model wants to run\n  $ {request.action}\n"
+    shown = f"$ {request.action}" if request.kind == "command" else request.action
+    always = "  [a] always in this repo" if request.can_always else ""
+    with open(TTY, "r+b", buffering=0) as tty:
+        verb = "run" if request.kind == "command" else "call"
+        tty.write(f"\nspark edit: the model wants to {verb}\n  {shown}\n"
                   f"  in {request.cwd} ({request.where})\n"
-                  "Run it? [y] once  [a] always in this repo  [N] no: ")
-        tty.flush()
-        answer = tty.readline().strip().lower()
-    return _ANSWERS.get(answer, "refuse")
+                  f"Run it? [y] once{always}  [N] no: ".encode())
+        answer = tty.readline().decode("utf-8", "replace").strip().lower()
+    decision = _ANSWERS.get(answer, "refuse")
+    return "refuse" if decision == "always" and not request.can_always else decision

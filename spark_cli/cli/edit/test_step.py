@@ -1,7 +1,7 @@
 """`spark edit --test`: run the project's tests after the turn (the only way tests run).
 
 The command comes from the settings (``test_command``) or is detected, and the run
-is bounded: both through ``spark_cli.session.workspace.test_runs``, as the TUI's `/test`.
+is bounded: both through ``spark_cli.session.actions.test_runs``, as the TUI's `/test`.
 The outcome is rendered as one line (plus a short failure summary and the
 output's tail when it failed) and becomes exit code 4 when the tests fail or no
 test command can be found.
@@ -14,17 +14,17 @@ from pathlib import Path
 from typing import Any
 
 from spark_cli.cli.edit.turn_result import EXIT_TESTS
-from spark_cli.session.workspace.test_runs import NOT_FOUND, NoTestCommand, run_requested_tests
+from spark_cli.session.actions.test_runs import NoTestCommand, run_requested_tests
 
 
 def run_project_tests(root: Path, settings: Any, renderer: Any) -> int:
     """Detect, run and report the tests; 0 when they pass, ``EXIT_TESTS`` otherwise."""
-    def started(command: Any) -> None:
-        renderer.note(f"running tests: {command.display} ({command.source})")
+    def started(command: Any, where: str) -> None:
+        renderer.note(f"running tests: {command.display} ({command.source}; {where})")
 
     outcome = asyncio.run(run_requested_tests(root, settings, on_start=started))
     if isinstance(outcome, NoTestCommand):
-        renderer.line(f"--test: {NOT_FOUND}", "red")
+        renderer.line(f"--test: {outcome.message}", "red")  # NOT_FOUND, or why it was refused
         return EXIT_TESTS
     result = outcome.result
     if not result.passed:

@@ -42,6 +42,7 @@ _TYPES: dict[str, tuple[tuple[type, ...], str]] = {
     "max_tool_calls": ((int,), "an integer"),
     "commands": ((str,), "a string"),
     "allowed_commands": ((list,), "a list of strings (leading words, e.g. \"make test\")"),
+    "allow_unsandboxed": ((bool,), "a boolean (true/false)"),
     "command_env": ((list,), "a list of environment variable names (e.g. \"GOPATH\")"),
     "sandbox_deny_read": ((list,), "a list of absolute or ~/ paths (e.g. \"~/.config/op\")"),
     "compact_at": ((int, float), "a number between 0 and 1 (a share of the window)"),

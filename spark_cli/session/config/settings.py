@@ -125,6 +125,9 @@ class Settings:
     in the ``sandbox`` without asking, or ``off`` (the tool is not declared)."""
     allowed_commands: tuple[str, ...] = ()
     """Leading words of commands that run without asking (a compound line still asks)."""
+    allow_unsandboxed: bool = False
+    """``allowed_commands`` and "always" skip the question even with no sandbox (the user's
+    config alone sets it)."""
     command_env: tuple[str, ...] = ()
     """Variables a command gets besides the core ones (``checks.command_env``); user config."""
     sandbox_deny_read: tuple[str, ...] = ()
@@ -157,6 +160,7 @@ class Settings:
             "allow_syntax_errors": self.allow_syntax_errors, "tools": self.tools,
             "max_tool_calls": self.max_tool_calls, "commands": self.commands,
             "allowed_commands": list(self.allowed_commands),
+            "allow_unsandboxed": self.allow_unsandboxed,
             "command_env": list(self.command_env),
             "sandbox_deny_read": list(self.sandbox_deny_read), "compact_at": self.compact_at,
             "auto_compact": self.auto_compact, "compact_keep_turns": self.compact_keep_turns,
@@ -222,6 +226,7 @@ def load_settings(root: Path, flags: Mapping[str, object] | None = None,
         max_tool_calls=resolved["max_tool_calls"],
         commands=resolved["commands"],
         allowed_commands=tuple(resolved["allowed_commands"]),
+        allow_unsandboxed=resolved["allow_unsandboxed"],
         command_env=tuple(resolved["command_env"]),
         sandbox_deny_read=tuple(resolved["sandbox_deny_read"]),
         compact_at=float(resolved["compact_at"]), auto_compact=resolved["auto_compact"],
@@ -255,6 +260,7 @@ def _resolve(chosen: Preset, layers: list[Layer]) -> tuple[dict[str, Any], dict[
         "idle_timeout": DEFAULT_IDLE_TIMEOUT, "first_token_timeout": None, "test_command": None,
         "allow_syntax_errors": False, "tools": True, "max_tool_calls": DEFAULT_MAX_TOOL_CALLS,
         "commands": "ask", "allowed_commands": (), "command_env": (), "sandbox_deny_read": (),
+        "allow_unsandboxed": False,
         "compact_at": 0.8, "auto_compact": True, "compact_keep_turns": 2, "compact_model": None,
     }
     sources = {key: f"preset {name}" if key in PROVIDER_KEYS else "default" for key in resolved}

@@ -1,2 +1,2 @@
 """What the session keeps and does in the repo beside turns: saved state, undo and
-diffs, test runs."""
+diffs."""

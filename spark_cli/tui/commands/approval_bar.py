@@ -1,7 +1,7 @@
 """The user's yes in the TUI: a command (or an MCP tool) waits on a bar above the prompt.
 
 While the model's action waits, the bar holds the focus and takes y (once), a (always
-this exact action in this repo; not offered for a compound command line) and n (refuse);
+this exact action in this repo, where the orchestrator offers it) and n (refuse);
 Esc is the app's: it stops the turn, which withdraws the question. Keys that arrive in the
 first ``GRACE_S`` after the question shows are not answers (someone typing a word with an
 "a" in it must not allow anything), nor are other letters: both only repeat the keys. The
@@ -19,7 +19,7 @@ from rich.text import Text
 from textual import events
 from textual.widgets import Static
 
-from spark_cli.session.approval import ApprovalRequest, Decision
+from spark_cli.session.actions.approval import ApprovalRequest, Decision
 from spark_cli.tui.output import Output
 
 _KEYS: dict[str, Decision] = {"y": "once", "a": "always", "n": "refuse"}
@@ -82,7 +82,7 @@ class TuiApprover:
         answer: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
         self.out.write(question(request))
         keys = "y once · a always in this repo · n no · Esc stop" if request.can_always \
-            else "y once · n no · Esc stop (a compound line always asks)"
+            else "y once · n no · Esc stop (no \"always\" for this line)"
         verb = "run" if request.kind == "command" else "call"
         bar.ask(Text(f"{verb} `{_one_line(request.action)}`?  ", style="bold"),
                 Text(keys, style="bold"), answer, request.can_always)

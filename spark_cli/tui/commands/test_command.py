@@ -1,6 +1,6 @@
 """`/test [ARGS]` and `/fix`: the only ways tests run, streamed into the transcript.
 
-``/test`` runs the configured or detected command (``spark_cli.session.workspace.test_runs``)
+``/test`` runs the configured or detected command (``spark_cli.session.actions.test_runs``)
 in the background, its output painted on a 15 Hz clock (the last ``TAIL_LINES`` lines at
 most); Esc stops its process group. A failure's summary is kept for ``/fix``, which sends it
 to the model as the next message (it runs nothing itself).
@@ -16,7 +16,7 @@ from spark_cli.session.api import SessionApi
 from spark_cli.tui.output import Busy, Every, Output
 
 if TYPE_CHECKING:
-    from spark_cli.session.workspace.test_runs import TestRunResult
+    from spark_cli.session.actions.test_runs import TestRunResult
 
 TAIL_LINES = 12
 PAINT_S = 1 / 15
@@ -95,14 +95,15 @@ class TestRunner:
 
     async def _run(self, args: str) -> None:
         # deferred: TUI launch
-        from spark_cli.session.workspace.test_runs import NoTestCommand, run_requested_tests
+        from spark_cli.session.actions.test_runs import NoTestCommand, run_requested_tests
 
         output = TestOutput()
         timer = self.every(PAINT_S, lambda: self._paint(output))
         try:
             outcome = await run_requested_tests(
                 self.session.root, self.session.settings, args, on_output=output.add,
-                on_start=lambda command: self.out.note(f"$ {command.display}", "bold"))
+                on_start=lambda command, where: self.out.note(
+                    f"$ {command.display}  ({where})", "bold"))
         except asyncio.CancelledError:
             self._paint(output, final=True)
             self.out.note("tests stopped (Esc)", "yellow")

@@ -47,7 +47,7 @@ def test_a_failing_run_reports_summary_verdict_and_event(tmp_path: Path) -> None
     command = f"{shlex.quote(sys.executable)} t.py"
     out = _Recorder()
     assert run_project_tests(tmp_path, _settings(tmp_path, command), out) == EXIT_TESTS
-    assert out.notes[0] == f"running tests: {command} (configured)"
+    assert out.notes[0].startswith(f"running tests: {command} (configured; ")  # how confined
     assert "FAILED tests/test_a.py::test_b" in out.notes[1]
     text, style = out.lines[-1]
     assert text.startswith("tests FAILED (exit 2) in ") and text.endswith(command)

@@ -119,3 +119,22 @@ async def test_keys_typed_as_the_question_shows_answer_nothing(tui_app: MakeApp,
         await pilot.press("n")
         await wait_until(lambda: any(isinstance(e, TurnEnded) for e in events))
         assert not (repo / "made").exists()
+
+
+async def test_a_line_with_escape_sequences_is_shown_escaped_and_offers_no_always(
+        tui_app: MakeApp, repo: Path) -> None:
+    app = await tui_app(model="spark-rules", commands="ask", allowed_commands=["touch"],
+                        allow_unsandboxed=True)  # the prefix alone would have let it run
+    async with app.run_test(size=(100, 30)) as pilot:
+        events = _record(app)
+        _send(app, "run `touch pwned \x1b[2K\x1b[1Gpytest -q`")
+        bar = await _asked(app)
+        text = app.query_one(Transcript).plain_text()
+        shown = text[text.index("? the model wants to run"):] + str(bar.render())
+        assert "$ touch pwned \\x1b[2K\\x1b[1Gpytest -q" in shown and "\x1b" not in shown
+        assert "a always" not in str(bar.render())
+        await pilot.press("a")  # not offered: answers nothing
+        assert bar.display
+        await pilot.press("n")
+        await wait_until(lambda: any(isinstance(e, TurnEnded) for e in events))
+        assert not (repo / "pwned").exists()

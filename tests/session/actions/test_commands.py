@@ -5,16 +5,17 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 from pathlib import Path
 from typing import Any
 
 import pytest
 from session_fakes import ResponsesChannel
 
-from spark_cli.checks.sandbox import NoSandbox
+from spark_cli.checks.sandbox import NoSandbox, Sandbox, find_sandbox
 from spark_cli.protocol.channel import ToolCall, ToolCallCompleted, ToolCallOpened, ToolOutput
-from spark_cli.session import commands as commands_module
-from spark_cli.session.approval import ApprovalRequest, Decision, remembered
+from spark_cli.session.actions import orchestrator
+from spark_cli.session.actions.approval import ApprovalRequest, Approvals, Decision
 from spark_cli.session.config.settings import load_settings
 from spark_cli.session.conversation import Session
 from spark_cli.session.events import (
@@ -24,6 +25,18 @@ from spark_cli.session.events import (
     TurnCompleted,
 )
 from tests.checks.processes import bubblewrap
+
+
+def _no_sandbox(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(orchestrator, "find_sandbox",
+                        lambda: NoSandbox("no bwrap", "install bubblewrap"))
+
+
+def _needs_sandbox() -> None:
+    if not isinstance(find_sandbox(), Sandbox):
+        if os.environ.get("CI"):
+            pytest.fail("no working bubblewrap in CI: .ci/run installs it")
+        pytest.skip(f"no sandbox here: {find_sandbox()}")
 
 
 def run(call_id: str, command: str | None = None, raw: str | None = None) -> list[Any]:
@@ -106,25 +119,29 @@ async def test_no_runs_nothing_and_tells_the_model(tmp_path: Path) -> None:
     assert [e.ended for e in events if isinstance(e, CommandFinished)] == ["declined"]
 
 
-async def test_always_is_remembered_for_this_exact_command(tmp_path: Path) -> None:
+async def test_always_is_remembered_for_this_exact_command_outside_the_repo(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _no_sandbox(monkeypatch)
     approver = Approver("always")
-    session, _ = _session(tmp_path, run("c1", "touch made"), approver)
+    opt_out = {"allow_unsandboxed": True}
+    session, _ = _session(tmp_path, run("c1", "touch made"), approver, **opt_out)
     await _turn(session)
-    assert (tmp_path / "made").exists()
-    assert "touch made" in remembered(tmp_path.resolve(), "command")
-    again, _ = _session(tmp_path, run("c2", "touch made"), approver)
-    other, _ = _session(tmp_path, run("c3", "touch other"), approver)
+    assert (tmp_path / "made").exists() and not (tmp_path / ".spark").exists()
+    assert "touch made" in Approvals(tmp_path).allowed("command")
+    again, _ = _session(tmp_path, run("c2", "touch made"), approver, **opt_out)
+    other, _ = _session(tmp_path, run("c3", "touch other"), approver, **opt_out)
     await _turn(again)
     await _turn(other)
     assert [a.action for a in approver.asked] == ["touch made", "touch other"]
 
 
 async def test_allowed_commands_skip_asking_but_a_compound_line_still_asks(
-        tmp_path: Path) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _no_sandbox(monkeypatch)
     approver = Approver("refuse")
     session, _ = _session(tmp_path, [*run("c1", "touch one"),
-                                           *run("c2", "touch two && touch three")],
-                                approver, allowed_commands=["touch"])
+                                     *run("c2", "touch two && touch three")],
+                          approver, allowed_commands=["touch"], allow_unsandboxed=True)
     await _turn(session)
     assert (tmp_path / "one").exists() and not (tmp_path / "two").exists()
     assert [a.action for a in approver.asked] == ["touch two && touch three"]
@@ -144,8 +161,7 @@ async def test_bad_arguments_are_an_error_result_under_the_call_id(tmp_path: Pat
 
 async def test_sandbox_policy_without_a_sandbox_refuses_with_the_fix(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(commands_module, "find_sandbox",
-                        lambda: NoSandbox("no bwrap", "install bubblewrap"))
+    _no_sandbox(monkeypatch)
     session, channel = _session(tmp_path, run("c1", "touch made"), commands="sandbox")
     await _turn(session)
     assert not (tmp_path / "made").exists()
@@ -155,13 +171,12 @@ async def test_sandbox_policy_without_a_sandbox_refuses_with_the_fix(
 
 async def test_ask_without_a_sandbox_says_not_sandboxed(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(commands_module, "find_sandbox",
-                        lambda: NoSandbox("no bwrap", "install bubblewrap"))
+    _no_sandbox(monkeypatch)
     approver = Approver("refuse")
     session, _ = _session(tmp_path, run("c1", "true"), approver)
     await _turn(session)
     [asked] = approver.asked
-    assert not asked.sandboxed and asked.note == "not sandboxed: install bubblewrap"
+    assert not asked.sandboxed and asked.where == "not sandboxed: install bubblewrap"
 
 
 async def test_esc_while_the_question_waits_withdraws_it_and_stops_the_turn(

@@ -4,21 +4,27 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import os
 import shlex
+import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from waiting import holds
 
 from spark_cli.checks.detect import TestCommand
-from spark_cli.session.config.settings import Settings, load_settings
-from spark_cli.session.workspace.test_runs import (
+from spark_cli.checks.sandbox import Sandbox, find_sandbox
+from spark_cli.session.actions.orchestrator import Orchestrator
+from spark_cli.session.actions.test_runs import (
     NOT_FOUND,
     NoTestCommand,
     TestRunResult,
     resolve_test_command,
     run_requested_tests,
 )
+from spark_cli.session.config.settings import Settings, load_settings
+from tests.session.actions.test_commands import _needs_sandbox
 
 PY = sys.executable
 _SCRIPT = """
@@ -47,8 +53,9 @@ async def test_a_configured_command_runs_streams_and_fails(tmp_path: Path) -> No
     settings = _settings(tmp_path, f"{shlex.quote(PY)} check.py")
     chunks: list[str] = []
     started: list[TestCommand] = []
+    where: list[str] = []
     outcome = await run_requested_tests(root, settings, on_output=chunks.append,
-                                        on_start=started.append)
+                                        on_start=lambda c, w: (started.append(c), where.append(w)))
     assert isinstance(outcome, TestRunResult)
     assert not outcome.passed and outcome.verdict == "FAILED (exit 1)"
     assert started == [outcome.command] and outcome.command.source == "configured"
@@ -89,7 +96,8 @@ async def test_no_test_command_says_what_was_tried(tmp_path: Path) -> None:
     root = tmp_path / "empty"
     root.mkdir()
     ran: list[TestCommand] = []
-    outcome = await run_requested_tests(root, _settings(tmp_path, None), on_start=ran.append)
+    outcome = await run_requested_tests(root, _settings(tmp_path, None),
+                                        on_start=lambda c, w: ran.append(c))
     assert isinstance(outcome, NoTestCommand) and outcome.reason == "not_found"
     assert outcome.message == NOT_FOUND and ran == []
     details = outcome.details()
@@ -108,9 +116,10 @@ async def test_unsplittable_arguments_run_nothing(tmp_path: Path) -> None:
 async def test_cancel_mid_run_stops_the_tests(tmp_path: Path) -> None:
     root = _repo(tmp_path)
     (root / "slow.py").write_text(
-        "import os, time\nopen('pid', 'w').write(str(os.getpid()))\n"
+        "import time\n"
         "for n in range(600):\n    print(f'test {n} ok', flush=True); time.sleep(0.05)\n")
-    settings = _settings(tmp_path, f"exec {shlex.quote(PY)} slow.py")
+    script = str(root / "slow.py")  # unique: pgrep below sees every process on the machine
+    settings = _settings(tmp_path, f"exec {shlex.quote(PY)} {shlex.quote(script)}")
     chunks: list[str] = []
     seen = asyncio.Event()
 
@@ -128,9 +137,36 @@ async def test_cancel_mid_run_stops_the_tests(tmp_path: Path) -> None:
         except asyncio.CancelledError:
             pass
     assert task.cancelled() and chunks[0].startswith("test 0 ok")
-    pid = int((root / "pid").read_text())
-    stat = Path(f"/proc/{pid}/stat")
-    gone = not stat.exists() or stat.read_text().rsplit(")", 1)[1].split()[0] == "Z"
-    assert gone
+    left = subprocess.run(["pgrep", "-f", script], capture_output=True, text=True)
+    assert left.stdout == "", "the tests outlived their cancel"  # (a zombie has no cmdline)
     count = len(chunks)
     await holds(lambda: len(chunks) == count, 0.2, "nothing streams after the cancel")
+
+
+async def test_tests_run_in_the_sandbox_with_the_commands_environment(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _needs_sandbox()
+    key = "sk-test-0123456789abcdef"
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+    root = _repo(tmp_path)
+    home = Path.home() / f"spark-test-run-{os.getpid()}"  # read-only in the sandbox
+    (root / "key.txt").write_text(key + "\n")
+    settings = _settings(tmp_path, f"env; touch {shlex.quote(str(home))}; "
+                                   "echo key=$OPENAI_API_KEY; cat key.txt")
+    where: list[str] = []
+    outcome = await run_requested_tests(root, settings, on_start=lambda c, w: where.append(w))
+    assert isinstance(outcome, TestRunResult) and where == ["sandboxed"] == [outcome.where]
+    assert not home.exists() and "Read-only file system" in outcome.result.output
+    assert "key=\n[secret]" in outcome.result.output and key not in outcome.result.output
+    sandbox = find_sandbox()
+    assert isinstance(sandbox, Sandbox)
+    command = await Orchestrator(root, settings).run_line(
+        "env", sandbox, timeout=30, head_bytes=0, tail_bytes=100_000)
+    assert _names(outcome.result.output) == _names(command.tail)  # one environment for both
+
+
+def _names(env_output: str) -> set[str]:
+    """The variables ``env`` printed (``_``, ``SHLVL``, ``PWD`` depend on the shell's run)."""
+    return {line.split("=", 1)[0] for line in env_output.splitlines()
+            if "=" in line and line[:1].isalpha() and line.split("=", 1)[0].isupper()} - {
+        "SHLVL", "PWD", "OLDPWD"}

@@ -1,13 +1,9 @@
-"""Tests on request (`/test [args]`, `/fix`, `spark edit --test`): which command, with the
-user's extra arguments, run and streamed.
+"""Tests on request (`/test [args]`, `/fix`, `spark edit --test`), as the orchestrator allows.
 
-`run_requested_tests` takes the configured ``test_command`` or detects one
-(`spark_cli.checks.detect`), appends the extra arguments, runs it with the bounded runner
-(`spark_cli.checks.runner`) and returns a `TestRunResult`, or a `NoTestCommand` saying why
-nothing ran. Extra arguments are split with shlex (quotes work as in a shell); a detected
-command gets them as separate argv entries, a configured command (a shell line) gets them
-shell-quoted at its end, so ``/test "-k a b; rm x"`` can never run a second command.
-Nothing here runs a test unless called: a turn never calls it.
+`run_requested_tests` takes the configured ``test_command`` or detects one, appends the
+extra arguments (shlex-split; shell-quoted onto a configured line, so ``/test "-k a; rm x"``
+never runs a second command) and runs it like ``run_command``: same runner, environment
+and sandbox. Nothing here runs a test unless called: a turn never calls it.
 """
 
 from __future__ import annotations
@@ -20,6 +16,7 @@ from typing import Literal
 from spark_cli.checks.detect import TestCommand, detect_test_command
 from spark_cli.checks.runner import DEFAULT_TIMEOUT, TestResult, run_tests
 from spark_cli.record import record
+from spark_cli.session.actions.orchestrator import Action, Orchestrator
 from spark_cli.session.config.settings import Settings
 
 TRIED = ("pytest (a [tool.pytest.ini_options] in pyproject.toml, pytest.ini, setup.cfg or "
@@ -40,7 +37,7 @@ class NoTestCommand:
     """One line for the transcript."""
     tried: tuple[str, ...] = ()
     """What detection looked for (empty when the arguments were the problem)."""
-    reason: Literal["not_found", "bad_args"] = "not_found"
+    reason: Literal["not_found", "bad_args", "refused"] = "not_found"
 
     def details(self) -> str:
         """The message plus one line per thing looked for."""
@@ -56,6 +53,8 @@ class TestRunResult:
     command: TestCommand
     """What ran, the extra arguments included; ``command.source`` says where it came from."""
     result: TestResult
+    where: str = ""
+    """``sandboxed``, or ``not sandboxed: <the fix>``."""
 
     @property
     def passed(self) -> bool:
@@ -99,16 +98,23 @@ def resolve_test_command(root: Path, settings: Settings,
 async def run_requested_tests(
         root: Path, settings: Settings, args: str = "", *,
         on_output: Callable[[str], None] | None = None,
-        on_start: Callable[[TestCommand], None] | None = None,
+        on_start: Callable[[TestCommand, str], None] | None = None,
         timeout: float = DEFAULT_TIMEOUT) -> TestRunResult | NoTestCommand:
-    """Resolve and run the test command; ``on_start`` hears the command just before it starts,
-    ``on_output`` gets the output as it arrives. Cancelling the caller kills the whole process
-    group (the runner's guarantee); a failing or missing program is a result, not an error."""
+    """Resolve and run the test command; ``on_start`` hears it and how confined it runs,
+    ``on_output`` the output as it comes. Cancelling the caller kills the whole process
+    group; a failing or missing program is a result, not an error."""
     command = resolve_test_command(root, settings, args)
     if isinstance(command, NoTestCommand):
         return command
+    policy = Orchestrator(root, settings)
+    cleared = await policy.clear(Action("test", command.display))
+    if cleared is None or cleared.verdict != "run":  # (never None: a test is never asked)
+        return NoTestCommand(f"tests: {cleared and cleared.reason}", reason="refused")
     if on_start is not None:
-        on_start(command)
+        on_start(command, cleared.where)
+    env, masker = policy.environment()
     result = await run_tests(command, root, timeout=timeout, on_output=on_output,
-                             keep_env=settings.command_env)
-    return TestRunResult(command, result)
+                             sandbox=cleared.sandbox, env=env, masker=masker,
+                             keep_env=settings.command_env,
+                             deny_read=settings.sandbox_deny_read)
+    return TestRunResult(command, result, cleared.where)

@@ -79,7 +79,7 @@ def edit_files(paths: list[str], instruction: str, root: Path, flags: dict[str, 
 
     cwd = Path.cwd()
     before = dict(_target(raw, root, cwd) for raw in paths)  # root-relative path -> text
-    settings = load(root, flags, one_shot=True)
+    settings = load(root, flags, one_shot=True, warn=True)
     renderer = renderer_for(output_format, sys.stdout)
     result = run_turn(settings, root, list(before), instruction, renderer,
                       dry_run=dry_run, limits=limits)

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from trusting import write_project
 
 from tests.cli.edit.openai_script import Model, chat_model
 from tests.cli.edit.test_edit_mcp import TOOL, _configure, _left
@@ -29,6 +30,7 @@ def repo(tmp_path: Path) -> Path:
 def _spark(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("SPARK_")}
     env.update(SPARK_CONFIG_DIR=str(repo.parent / "user"), PYTHONPATH=ROOT,
+               SPARK_STATE_DIR=os.environ["SPARK_STATE_DIR"],
                XDG_CACHE_HOME=str(repo.parent / "cache"))
     return subprocess.run([sys.executable, "-m", "spark_cli", *args], cwd=repo, env=env,
                           capture_output=True, text=True, timeout=90, stdin=subprocess.DEVNULL)
@@ -69,15 +71,14 @@ def test_mcp_list_starts_the_servers_shows_their_tools_and_writes_the_cache(
 
 
 def test_mcp_list_says_why_a_server_did_not_start_and_exits_1(repo: Path) -> None:
-    (repo / ".spark" / "config.toml").write_text(
-        '[mcp_servers.broken]\ncommand = "/nonexistent/mcp-server"\n')
+    write_project(repo, '[mcp_servers.broken]\ncommand = "/nonexistent/mcp-server"\n')
     done = _spark(repo, "mcp", "list")
     assert done.returncode == 1
     assert "broken: failed" in done.stdout and "No such file or directory" in done.stdout
 
 
 def test_mcp_list_with_a_bad_table_is_a_usage_error(repo: Path) -> None:
-    (repo / ".spark" / "config.toml").write_text('[mcp_servers.x]\ncommand = 3\n')
+    write_project(repo, '[mcp_servers.x]\ncommand = 3\n')
     done = _spark(repo, "mcp", "list")
     assert done.returncode == 2 and "spark mcp: " in done.stderr and "command" in done.stderr
     assert done.stdout == ""

@@ -34,7 +34,7 @@ def _settings(repo: Path, project: str = "", user: str = "", **flags: object):
 
 
 async def test_reported_usage_is_summed_and_priced(repo: Path) -> None:
-    settings = _settings(repo, '[pricing."m"]\ninput = 2\ncached_input = 0.5\noutput = 8\n',
+    settings = _settings(repo, user='[pricing."m"]\ninput = 2\ncached_input = 0.5\noutput = 8\n',
                          provider="openai-compatible", base_url="http://h/v1", model="m")
     events = ["a", UsageReported(1000, 10, cached_tokens=400), TurnFinished("completed")]
     out = await collect(Session(Script(events), repo, settings), "hi", ["app.py"])
@@ -59,10 +59,10 @@ async def test_a_server_that_reports_nothing_is_counted_and_said_so(repo: Path) 
 
 def test_prices_come_from_the_config_then_the_built_in_rows(repo: Path) -> None:
     assert _settings(repo, provider="openai", model="gpt-4.1").price == BUILT_IN["gpt-4.1"]
-    mine = _settings(repo, '[pricing."gpt-4.1"]\ninput = 1\noutput = 3\n', provider="openai",
+    mine = _settings(repo, user='[pricing."gpt-4.1"]\ninput = 1\noutput = 3\n', provider="openai",
                      model="gpt-4.1")
     assert mine.price == Price(1.0, 1.0, 3.0)  # no cached_input: the input's price
-    assert mine.sources["price"].startswith("project file") and mine.sources["price"].endswith(
+    assert mine.sources["price"].startswith("user file") and mine.sources["price"].endswith(
         "config.toml [pricing]")
     unknown = _settings(repo, provider="openai", model="gpt-9-unknown")
     assert unknown.price is None and "unknown" in unknown.sources["price"]

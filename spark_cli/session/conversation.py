@@ -30,15 +30,16 @@ from spark_cli.session.context.targets import RequestError
 from spark_cli.session.context.tool_outputs import items_tokens
 from spark_cli.session.events import CommandFinished, SessionEvent, TurnCompleted, TurnFailed
 from spark_cli.session.extensions.hooks import Hooks
-from spark_cli.session.extensions.skills import attach_skills, load_skills, outside_folders
+from spark_cli.session.extensions.prompt_files import expand_line
+from spark_cli.session.extensions.skills import submitted
 from spark_cli.session.lazy_applier import LazyApplier
 from spark_cli.session.marks import TurnMarks
 from spark_cli.session.servers import McpServers
+from spark_cli.session.spend.limits import NO_LIMITS, Limits
 from spark_cli.session.steers import SteerLog
 from spark_cli.session.tool_access import default_runner
 from spark_cli.session.turn import TurnRun
-from spark_cli.session.window.facts import remember
-from spark_cli.session.window.learning import beyond_hint, learn
+from spark_cli.session.window.learning import after_turn
 from spark_cli.session.window.plan import budget_of
 from spark_cli.session.workspace.turns import TurnRecord, rewound
 
@@ -75,7 +76,8 @@ class Session:
     what was read."""
 
     def __init__(self, channel: Channel | None, root: Path, settings: Settings, *,
-                 dry_run: bool = False, run_tool: RunTool | None = None) -> None:
+                 dry_run: bool = False, run_tool: RunTool | None = None,
+                 limits: Limits | None = None) -> None:
         self.channel = channel
         self.root = Path(root).resolve()
         self._settings = settings
@@ -104,8 +106,9 @@ class Session:
         self.marks = TurnMarks()
         self.context_tokens = 0
         self.context: ContextReport | None = None
-        self.hooks = Hooks(self.root)  # the user's [[hooks.EVENT]], read when first needed
-        self._stop_rounds, self._hooked = 0, ""  # Stop hooks' rounds; `submit`'s last text
+        self.limits: Limits = limits or NO_LIMITS
+        """A harness's limits on the run (`spark edit --max-turns`, ``--timeout``)."""
+        self.hooks, self._stop_rounds, self._hooked = Hooks(self.root), 0, ""  # `submit`'s text
 
     @property
     def streaming(self) -> bool:
@@ -241,6 +244,8 @@ class Session:
         if self.servers.notes:  # an MCP server not ready (and not cached) is left out
             built = replace(built, context=replace(
                 built.context, notes=(*built.context.notes, *self.servers.notes)))
+        if self.limits.deadline is not None:
+            built = replace(built, request=self.limits.timed(built.request))
         return built
 
     def _take_prepared(self, instruction: str, files: Sequence[str]) -> BuiltRequest:
@@ -252,13 +257,9 @@ class Session:
 
     async def submit(self, instruction: str) -> str:
         """With its ``$skill`` bodies and what prompt hooks add (``RequestError``: blocked)."""
-        self.hooks.secrets, skills = self.settings.provider.secrets, load_skills(self.root)
-        self.readable.extend(set(outside_folders(skills, self.root)) - set(self.readable))
-        text, blocked = await self.hooks.prompt(attach_skills(instruction, skills), not self.turns)
-        if blocked is not None:
-            raise RequestError("hook", f"a UserPromptSubmit hook blocked the message: {blocked}")
-        self._hooked = text
-        return text
+        self._hooked = await submitted(self.hooks, self.settings, self.readable, instruction,
+                                       first=not self.turns)
+        return self._hooked
 
     async def run_turn(self, instruction: str,
                        files: Sequence[str]) -> AsyncIterator[SessionEvent]:
@@ -268,8 +269,8 @@ class Session:
         if channel is None:
             raise RuntimeError("the session has no channel yet: attach one first")
         try:
-            if instruction != self._hooked:
-                instruction = await self.submit(instruction)
+            instruction = instruction if instruction == self._hooked else await self.submit(
+                instruction)
             self._hooked = ""
             built = self._take_prepared(instruction, files)
         except RequestError as exc:
@@ -305,20 +306,13 @@ class Session:
                 yield event
 
     def _learn_window(self, run: TurnRun, built: BuiltRequest) -> None:  # overflows, hints
-        tools = run.tools  # a follow-up that overflowed held the tools' items too
+        tools, usage = run.tools, run.usage  # a follow-up that overflowed held the tools' items
         pieces = tools.used if tools is not None and tools.items else built.pieces
-        learned = learn(self.settings, run.failure, pieces)
-        if learned is not None:  # an overflow answer told the window: the next request fits
-            self._settings = learned
-            remember(learned)  # and the next run
-        elif run.failure is None:
-            usage = run.usage
-            sent = usage.input_tokens if usage is not None and usage.input_tokens \
-                else built.input_tokens
-            self._settings = beyond_hint(self.settings, sent) or self.settings
+        sent = usage.input_tokens if usage is not None and usage.input_tokens \
+            else built.input_tokens
+        self._settings = after_turn(self.settings, run.failure, pieces, sent)
 
-    async def _stop_hooks(self, files: Sequence[str]) -> AsyncIterator[SessionEvent]:
-        """A Stop hook that exits 2 sends the model back to work (``max_stop_hooks`` a turn)."""
+    async def _stop_hooks(self, files: Sequence[str]) -> AsyncIterator[SessionEvent]:  # exit 2
         back = None if self._stop_rounds >= self.settings.max_stop_hooks else \
             await self.hooks.stop(self._stop_rounds > 0)
         if back is not None:
@@ -447,15 +441,15 @@ class Session:
                              hooks=self.hooks)
         run = self._run = TurnRun(built.request, applier, self._steers, self._feedback,
                                   provider=self.settings.provider, stopped=lambda: self._stop,
-                                  tools=tools, compact=lambda loop: self._compact_turn(built, loop))
+                                  tools=tools, price=self.settings.price, limits=self.limits,
+                                  input_estimate=built.input_tokens,
+                                  compact=lambda loop: self._compact_turn(built, loop))
         self._turn_compaction = None
         self.marks = run.marks
         return run
 
     async def expand_command(self, line: str, reserved: Collection[str] = ()) -> str | None:
         from spark_cli.session.actions.orchestrator import Orchestrator  # deferred: "/" lines
-        from spark_cli.session.extensions.prompt_files import expand_line  # deferred: as above
-
         return await expand_line(line, self.root, Orchestrator(
             self.root, self.settings, self.approver, self.interrupt), reserved)
 
@@ -464,6 +458,12 @@ class Session:
 
     def start_servers(self) -> None:
         self.servers.start()
+
+    def servers_pending(self) -> bool:
+        return self.servers.uncached()
+
+    async def wait_for_servers(self) -> None:
+        await self.servers.wait_uncached()
 
     async def close_servers(self) -> None:
         await self.servers.aclose()

@@ -37,6 +37,7 @@ from spark_cli.session.config.presets import (
     Preset,
     preset,
 )
+from spark_cli.session.config.pricing import Price, price_of
 from spark_cli.session.config.trust import TrustState, trust_state
 
 DEFAULT_CONTEXT_WINDOW = 128_000
@@ -143,6 +144,8 @@ class Settings:
     """The latest turns a compaction keeps whole."""
     compact_model: str | None = None
     """The model that writes a compaction's summary (None: the session's own)."""
+    price: Price | None = None
+    """The model's price (``session.config.pricing``); None: unknown."""
     max_stop_hooks: int = 3
     """Times one turn's Stop hooks may send the model back to work."""
 
@@ -169,6 +172,9 @@ class Settings:
             "sandbox_deny_read": list(self.sandbox_deny_read), "compact_at": self.compact_at,
             "auto_compact": self.auto_compact, "compact_keep_turns": self.compact_keep_turns,
             "compact_model": self.compact_model, "max_stop_hooks": self.max_stop_hooks,
+            "price": "unknown" if self.price is None else
+            {"input": self.price.input, "cached_input": self.price.cached_input,
+             "output": self.price.output},
         }
 
 
@@ -204,6 +210,13 @@ def load_settings(root: Path, flags: Mapping[str, object] | None = None,
         resolved["max_output_tokens"] = default_max_output(window)
         sources["max_output_tokens"] = "default: min(8192, context_window / 4)"
     first_token = resolved["first_token_timeout"]
+    configured = {m: p for layer in layers for m, p in layer.pricing.items()}
+    bundled = provider.kind == "mock" and not provider.base_url
+    price = price_of(provider.model, configured, bundled=bundled)
+    priced = [layer.label for layer in layers if provider.model in layer.pricing]
+    sources["price"] = (f"{priced[-1]} [pricing]" if priced else "the bundled engine: free"
+                        if bundled else "built in (docs/providers.md)" if price else
+                        f'unknown: set [pricing."{provider.model}"] in a config file')
     return Settings(  # every value was checked as its layer was read (``layers.check_value``)
         provider=provider,
         edit_format=resolved["edit_format"],
@@ -228,6 +241,7 @@ def load_settings(root: Path, flags: Mapping[str, object] | None = None,
         compact_at=float(resolved["compact_at"]), auto_compact=resolved["auto_compact"],
         compact_keep_turns=resolved["compact_keep_turns"],
         compact_model=resolved["compact_model"], max_stop_hooks=resolved["max_stop_hooks"],
+        price=price,
     )
 
 

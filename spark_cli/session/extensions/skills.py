@@ -16,7 +16,10 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from spark_cli.record import record
+from spark_cli.session.config.settings import Settings
 from spark_cli.session.config.trust import trust_state
+from spark_cli.session.context.targets import RequestError
+from spark_cli.session.extensions.hooks import Hooks
 from spark_cli.session.extensions.prompt_files import MAX_BYTES, front_matter, home
 
 PROJECT_SKILLS = (".agents/skills", ".claude/skills")
@@ -97,3 +100,16 @@ def attach_skills(text: str, skills: list[Skill]) -> str:
             continue
         bodies.append(f"\n\nThe skill ${skill.name} ({skill.path}):\n{body.rstrip()}")
     return text + "".join(bodies)
+
+
+async def submitted(hooks: Hooks, settings: Settings, readable: list[str], text: str, *,
+                    first: bool) -> str:
+    """A message as it is sent: the ``$skill`` bodies it names attached, then what the prompt
+    hooks add (``RequestError`` when one blocks it); the skill folders outside the repo join
+    ``readable``."""
+    hooks.secrets, skills = settings.provider.secrets, load_skills(hooks.root)
+    readable.extend(set(outside_folders(skills, hooks.root)) - set(readable))
+    text, blocked = await hooks.prompt(attach_skills(text, skills), first)
+    if blocked is not None:
+        raise RequestError("hook", f"a UserPromptSubmit hook blocked the message: {blocked}")
+    return text

@@ -23,7 +23,14 @@ from spark_cli.protocol.channel import ChannelError, Message, ToolCall, ToolOutp
 from spark_cli.session.api import SessionApi
 from spark_cli.session.config.settings import Settings, with_window
 from spark_cli.session.events import TurnFailed
-from spark_cli.session.window.facts import LEARNED_NOW, UNKNOWN, cached, forget, store
+from spark_cli.session.window.facts import (
+    LEARNED_NOW,
+    UNKNOWN,
+    cached,
+    forget,
+    remember,
+    store,
+)
 
 MARGIN = 1.02
 """A learned ratio is used with this margin."""
@@ -61,6 +68,17 @@ def beyond_hint(settings: Settings, sent: int) -> Settings | None:
                                                or source.startswith("learned ")):
         return None
     return forget(settings)
+
+
+def after_turn(settings: Settings, failure: ChannelError | None, pieces: int,
+               sent: int) -> Settings:
+    """The settings a turn leaves: what an overflow answer taught (kept for the next run too),
+    or, after a success of ``sent`` tokens, a learned window it went beyond forgotten."""
+    learned = learn(settings, failure, pieces)
+    if learned is not None:
+        remember(learned)
+        return learned
+    return settings if failure is not None else beyond_hint(settings, sent) or settings
 
 
 RESEND = ("sending once more within {window:,} tokens (the repo map, old tool outputs and old "

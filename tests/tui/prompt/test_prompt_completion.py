@@ -187,3 +187,28 @@ async def test_a_long_history_shows_its_end_first_and_the_rest_on_scrolling_up(
         await wait_until(lambda: "› question 470" in transcript.plain_text())
         await pilot.pause()
         assert transcript.scroll_offset.y > 0  # the view stayed on what it showed
+
+
+async def test_a_prompt_file_shows_with_its_description_and_sends_its_text(
+        shop: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    commands = tmp_path / "cfg" / "commands"
+    commands.mkdir(parents=True)
+    (commands / "review.md").write_text("---\ndescription: Review a file for bugs\n"
+                                        "argument-hint: FILE\n---\nReview @$1 for bugs.\n")
+    (commands / "help.md").write_text("---\ndescription: [broken\n---\n")
+    monkeypatch.setenv("SPARK_CONFIG_DIR", str(tmp_path / "cfg"))
+    app = _app(shop, tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("slash")
+        await pilot.pause()
+        await pilot.press("r", "e", "v")
+        await pilot.pause()
+        assert "/review FILE" in _popup(app) and "Review a file for bugs" in _popup(app)
+        await pilot.press("tab")
+        await pilot.pause()
+        assert app.query_one(Prompt).text == "/review "
+        await pilot.press("ctrl+u", *"/user:h")
+        await pilot.pause()
+        assert "broken: front matter" in _popup(app)
+        await pilot.press("ctrl+u", *"/review src/shop/cart.py", "enter")
+        await wait_until(lambda: app.sent_text == "Review @src/shop/cart.py for bugs.\n")

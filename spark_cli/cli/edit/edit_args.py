@@ -52,7 +52,7 @@ class EditArgs:
     no_tools: bool = False
     """``--no-tools``: the model gets no tools (for models that cannot call them)."""
     commands: str | None = None
-    """``--commands ask|sandbox|off``: may the model run commands (default: off)."""
+    """``--commands ask|sandbox|off|full-access``: may the model run commands (default: off)."""
     output_format: str | None = None
     """``--output-format text|json|stream-json`` (``--json``: json)."""
     max_turns: int | None = None

@@ -168,7 +168,8 @@ def register(app: typer.Typer) -> None:
         no_tools: bool = options.NO_TOOLS,
         commands: str | None = typer.Option(
             None, "--commands", help="May the model run commands: ask (on the terminal), "
-                                     "sandbox (no asking, sandboxed) or off (the default)."),
+                                     "sandbox (no asking, sandboxed), off (the default) or "
+                                     "full-access (no asking, no sandbox: containers, CI)."),
     ) -> None:
         """Ask for an edit: stream the answer, apply edits as they land, show the diff."""
         # the parameters are EditArgs' fields, name for name

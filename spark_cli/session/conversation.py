@@ -28,11 +28,18 @@ from spark_cli.session.context.report import ContextReport
 from spark_cli.session.context.scan import scan
 from spark_cli.session.context.targets import RequestError
 from spark_cli.session.context.tool_outputs import items_tokens
-from spark_cli.session.events import CommandFinished, SessionEvent, TurnCompleted, TurnFailed
+from spark_cli.session.events import (
+    CommandFinished,
+    CompactionFinished,
+    SessionEvent,
+    TurnCompleted,
+    TurnFailed,
+)
 from spark_cli.session.lazy_applier import LazyApplier
 from spark_cli.session.marks import TurnMarks
 from spark_cli.session.servers import McpServers
 from spark_cli.session.spend.limits import NO_LIMITS, Limits
+from spark_cli.session.spend.usage import Usage
 from spark_cli.session.steers import SteerLog
 from spark_cli.session.tool_access import default_runner
 from spark_cli.session.turn import TurnRun
@@ -85,6 +92,7 @@ class Session:
         """Every turn of this conversation as it was, oldest first (what a rewind lists)."""
         self._compacting: CompactionRun | None = None
         self._turn_compaction: Compaction | None = None  # made inside the running turn
+        self._spent: list[Usage] = []  # an automatic compaction's, for the turn it ran for
         self.readable: list[str] = []
         """Files the user named or added in this session: the tools may read them even where
         ``.gitignore`` hides them."""
@@ -342,6 +350,11 @@ class Session:
         try:
             async for event in run.run(channel, before, auto=auto,
                                        applied=applied or self._apply):
+                if type(event) is CompactionFinished and auto and event.usage is not None:
+                    if self._run is not None:  # inside a turn's tool loop
+                        self._run.meter.add(event.usage)
+                    else:  # before a turn: it counts in that turn's usage
+                        self._spent.append(event.usage)
                 yield event
         finally:
             self._compacting = None
@@ -423,6 +436,9 @@ class Session:
                                   input_estimate=built.input_tokens,
                                   compact=lambda loop: self._compact_turn(built, loop))
         self._turn_compaction = None
+        for usage in self._spent:
+            run.meter.add(usage)
+        self._spent.clear()
         self.marks = run.marks
         return run
 

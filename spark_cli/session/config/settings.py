@@ -146,6 +146,8 @@ class Settings:
     """The model that writes a compaction's summary (None: the session's own)."""
     price: Price | None = None
     """The model's price (``session.config.pricing``); None: unknown."""
+    compact_price: Price | None = None
+    """The price of the model that writes compactions (``compact_model``, else the model)."""
 
     @property
     def input_budget(self) -> int:
@@ -239,7 +241,8 @@ def load_settings(root: Path, flags: Mapping[str, object] | None = None,
         compact_at=float(resolved["compact_at"]), auto_compact=resolved["auto_compact"],
         compact_keep_turns=resolved["compact_keep_turns"],
         compact_model=resolved["compact_model"],
-        price=price,
+        price=price, compact_price=price_of(resolved["compact_model"] or provider.model,
+                                            configured, bundled=bundled),
     )
 
 

@@ -21,6 +21,7 @@ _VALUES = {
     "-m": "message", "--message": "message", "--provider": "provider", "--model": "model",
     "--base-url": "base_url", "--max-output-tokens": "max_output_tokens",
     "--format": "edit_format", "--root": "root", "--lang": "lang", "--commands": "commands",
+    "--best-of": "best_of",
 }
 _FLAGS = {"--dry-run": "dry_run", "--json": "as_json", "--test": "run_tests",
           "--allow-syntax-errors": "allow_syntax_errors", "--deep": "deep",
@@ -50,6 +51,8 @@ class EditArgs:
     """``--no-tools``: the model gets no tools (for models that cannot call them)."""
     commands: str | None = None
     """``--commands ask|sandbox|off``: may the model run commands (default: off)."""
+    best_of: int | None = None
+    """``--best-of N``: race N answers, keep the best (None: the config's ``best_of``)."""
 
 
 def parse_edit_args(argv: list[str]) -> EditArgs | None:
@@ -93,6 +96,11 @@ def _build(values: dict[str, str], flags: set[str], paths: list[str]) -> EditArg
         if not (tokens.isascii() and tokens.isdigit() and int(tokens) >= 1):
             return None  # typer explains the bad number
         fields["max_output_tokens"] = int(tokens)
+    best = values.get("best_of")
+    if best is not None:
+        if not (best.isascii() and best.isdigit()):
+            return None  # typer explains the bad number
+        fields["best_of"] = int(best)
     if "root" in values:
         fields["root"] = Path(values["root"])
     return EditArgs(**fields)

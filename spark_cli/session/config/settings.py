@@ -138,6 +138,11 @@ class Settings:
     """The latest turns a compaction keeps whole."""
     compact_model: str | None = None
     """The model that writes a compaction's summary (None: the session's own)."""
+    best_of: int = 1
+    """Answers raced per `spark edit` (``--best-of``); 1: a plain answer."""
+    best_of_check: str | None = None
+    """The command that judges a raced answer in its own tree (else the test command)."""
+    best_of_check_timeout_s: float = 120.0
 
     @property
     def input_budget(self) -> int:
@@ -218,7 +223,9 @@ def load_settings(root: Path, flags: Mapping[str, object] | None = None,
         sandbox_deny_read=tuple(resolved["sandbox_deny_read"]),
         compact_at=float(resolved["compact_at"]), auto_compact=resolved["auto_compact"],
         compact_keep_turns=resolved["compact_keep_turns"],
-        compact_model=resolved["compact_model"],
+        compact_model=resolved["compact_model"], best_of=resolved["best_of"],
+        best_of_check=resolved["best_of_check"],
+        best_of_check_timeout_s=float(resolved["best_of_check_timeout_s"]),
     )
 
 
@@ -248,6 +255,7 @@ def _resolve(chosen: Preset, layers: list[Layer]) -> tuple[dict[str, Any], dict[
         "commands": "ask", "allowed_commands": (), "command_env": (), "sandbox_deny_read": (),
         "allow_unsandboxed": False,
         "compact_at": 0.8, "auto_compact": True, "compact_keep_turns": 2, "compact_model": None,
+        "best_of": 1, "best_of_check": None, "best_of_check_timeout_s": 120.0,
     }
     sources = {key: f"preset {name}" if key in PROVIDER_KEYS else "default" for key in resolved}
     for key, value, source in overlay(layers, name):

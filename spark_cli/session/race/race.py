@@ -1,0 +1,128 @@
+"""Best of N: race N candidates on one provider, judge by evidence, stop the hopeless.
+
+``Race(root, settings, connect, n, check=...)``: ``run(instruction, files)`` starts every
+candidate at once (each its own connection, seed and temperature), judges each as it
+finishes, and as soon as a finished candidate passes everything and no other can beat
+it (:func:`~.judge.can_beat`), stops the rest. ``notify(candidate)`` hears every change
+(a front end's lanes, JSON events). The result names the winner (or none) and why;
+merging it is ``winner.change.apply(root)``, three-way as ``/deep apply``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from spark_cli.record import record
+from spark_cli.session.api import Connector
+from spark_cli.session.config.layers import MAX_BEST_OF
+from spark_cli.session.config.settings import Settings
+from spark_cli.session.race.candidate import Candidate, run_candidate
+from spark_cli.session.race.judge import Verdicts, best_failing, can_beat, choose
+
+SEEDED = frozenset({"mock", "chat_sse", "ollama"})
+"""Providers whose requests take a ``seed`` (OpenAI's Responses API refuses one)."""
+TEMPERATURE = (0.2, 1.0)
+"""The spread of the candidates' temperatures, first to last."""
+
+
+@record
+class RaceResult:
+    """Who won and why; ``nearest`` is the best failing candidate when none passed."""
+
+    candidates: tuple[Candidate, ...]
+    winner: Candidate | None
+    reason: str
+    nearest: Candidate | None = None
+
+
+def sampling(kind: str, n: int, number: int, base_seed: int) -> tuple[int | None, float | None]:
+    """Candidate ``number``'s (seed, temperature): a plain answer (n = 1) sets neither."""
+    if n == 1:
+        return None, None
+    low, high = TEMPERATURE
+    return (base_seed + number if kind in SEEDED else None,
+            round(low + (high - low) * (number - 1) / (n - 1), 3))
+
+
+@dataclass(eq=False)
+class Race:
+    root: Path
+    settings: Settings
+    connect: Connector
+    n: int
+    check: str | None = None
+    """None: no check; "": the test command; else the command line."""
+    check_timeout: float = 120.0
+    notify: Callable[[Candidate], None] = lambda cand: None
+    seed: int | None = None
+    candidates: list[Candidate] = field(default_factory=list)
+    _tasks: dict[int, asyncio.Task[None]] = field(default_factory=dict)
+    _order: int = 0
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.n <= MAX_BEST_OF:
+            raise ValueError(f"--best-of must be 1 to {MAX_BEST_OF}, not {self.n}")
+        base = random.randrange(1 << 30) if self.seed is None else self.seed
+        kind = self.settings.provider.kind
+        self.candidates = [Candidate(k, *sampling(kind, self.n, k, base))
+                           for k in range(1, self.n + 1)]
+
+    def _finished(self, cand: Candidate) -> int:
+        self._order += 1
+        return self._order
+
+    async def run(self, instruction: str, files: Sequence[str]) -> RaceResult:
+        outer = self.notify
+
+        def heard(cand: Candidate) -> None:
+            outer(cand)
+            if cand.verdicts is not None and cand.state == "done":
+                self._stop_hopeless()
+
+        self.notify = heard
+        try:
+            for cand in self.candidates:
+                self._tasks[cand.number] = asyncio.create_task(
+                    run_candidate(cand, self, instruction, files, self._finished))
+            await asyncio.gather(*self._tasks.values(), return_exceptions=True)
+        finally:
+            self.notify = outer
+            self.stop()
+        return self.result()
+
+    def stop(self) -> None:
+        """Stop every candidate still running (Esc)."""
+        for task in self._tasks.values():
+            task.cancel()
+
+    def _judged(self) -> list[tuple[int, Verdicts]]:
+        return [(c.number, c.verdicts) for c in self.candidates
+                if c.state == "done" and c.verdicts is not None]
+
+    def _stop_hopeless(self) -> None:
+        chosen = choose(self._judged())
+        if chosen is None:
+            return
+        best = self.candidates[chosen[0] - 1].verdicts
+        assert best is not None
+        for cand in self.candidates:
+            task = self._tasks.get(cand.number)
+            if task is None or task.done() or cand.state in ("done", "failed", "stopped"):
+                continue
+            judged = cand.verdicts if cand.state == "checking" else None
+            if not can_beat(best, finished=judged, live_diff=None if judged else cand.live_diff):
+                task.cancel()
+
+    def result(self) -> RaceResult:
+        judged = self._judged()
+        chosen = choose(judged)
+        cands = tuple(self.candidates)
+        if chosen is not None:
+            return RaceResult(cands, cands[chosen[0] - 1], chosen[1])
+        near = best_failing(judged)
+        return RaceResult(cands, None, "no candidate passes",
+                          cands[near - 1] if near is not None else None)

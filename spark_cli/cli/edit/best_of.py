@@ -16,12 +16,13 @@ import sys
 from collections.abc import AsyncIterator
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from spark_cli.cli import wiring
 from spark_cli.cli.edit.edit_settings import say
 from spark_cli.cli.edit.turn_result import EXIT_OK, EXIT_PROVIDER, EXIT_REFUSED, EXIT_TESTS
 from spark_cli.protocol.channel import Channel, ChannelError
+from spark_cli.session.api import Connector
 from spark_cli.session.config.settings import Settings
 from spark_cli.session.race import Candidate, Race, RaceResult
 
@@ -45,7 +46,7 @@ def row(cand: Candidate) -> tuple[str, ...]:
     """A candidate's row of the table (and its ``candidate_finished`` verdicts)."""
     v = cand.verdicts
     return (str(cand.number), str(cand.tokens), f"{cand.seconds:.1f}",
-            _mark(v and v.applied), _mark(v and v.parses),
+            _mark(None if v is None else v.applied), _mark(None if v is None else v.parses),
             cand.check_note or "-", str(v.diff_lines) if v else "-", cand.verdict)
 
 
@@ -82,9 +83,10 @@ def finished_event(cand: Candidate) -> dict[str, Any]:
     v = cand.verdicts
     return {"type": "candidate_finished", "candidate": cand.number, "verdict": cand.verdict,
             "tokens": cand.tokens, "seconds": round(cand.seconds, 3),
-            "applied": v and v.applied, "parses": v and v.parses,
+            "applied": None if v is None else v.applied,
+            "parses": None if v is None else v.parses,
             "check": None if v is None else v.check, "check_result": cand.check_note or None,
-            "diff_lines": v and v.diff_lines, "error": cand.error}
+            "diff_lines": None if v is None else v.diff_lines, "error": cand.error}
 
 
 async def race(root: Path, settings: Settings, files: list[str], instruction: str, n: int,
@@ -103,7 +105,7 @@ async def race(root: Path, settings: Settings, files: list[str], instruction: st
             except wiring.WiringError as exc:
                 raise ChannelError("bad_request", str(exc)) from None
 
-        run = Race(root, shared, connect, n, check, settings.best_of_check_timeout_s,
+        run = Race(root, shared, cast(Connector, connect), n, check, settings.best_of_check_timeout_s,
                    notify, seed)
         return await run.run(instruction, files)
 

@@ -50,6 +50,8 @@ def sampling(kind: str, n: int, number: int, base_seed: int) -> tuple[int | None
 
 @dataclass(eq=False)
 class Race:
+    """One race: its candidates (live state, numbered 1..n) and how to stop them."""
+
     root: Path
     settings: Settings
     connect: Connector

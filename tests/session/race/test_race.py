@@ -1,0 +1,110 @@
+"""A real race on the bundled engine: scratch trees, a dropped candidate, the merge."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import subprocess
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from spark_cli.cli import wiring
+from spark_cli.engine.core.config import EngineConfig, parse_fault
+from spark_cli.engine.serving.engine_thread import run_engine_in_thread
+from spark_cli.protocol.channel import Channel
+from spark_cli.session.config.settings import Settings, load_settings
+from spark_cli.session.race import Candidate, Race
+
+APP = ("def total_price(items):\n    return sum(items)\n\n\n"
+       "def main():\n    return total_price([1, 2])\n\n\n"
+       "def untouched():\n    return 0\n")
+PLANTED = APP.replace("return 0", "return 42  # the user's own change")
+
+
+def _repo(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "app.py").write_text(APP)
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "start"]):
+        subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=root,
+                       check=True, capture_output=True)
+    return root
+
+
+def _settings(root: Path, url: str, monkeypatch: pytest.MonkeyPatch) -> Settings:
+    monkeypatch.setenv("SPARK_CONFIG_DIR", str(root.parent / "config"))
+    return load_settings(root, {"provider": "mock", "base_url": url + "/v1"})
+
+
+def _connector(urls: list[str]) -> object:
+    """Opens the i-th connection on ``urls[i % len]`` (one engine per candidate's slot)."""
+    calls = 0
+
+    @contextlib.asynccontextmanager
+    async def connect(settings: Settings) -> AsyncIterator[Channel]:
+        nonlocal calls
+        url, calls = urls[calls % len(urls)], calls + 1
+        provider = type(settings.provider)(**{**_fields(settings.provider),
+                                              "base_url": url + "/v1"})
+        async with wiring.open_provider_channel(provider, max_retries=0) as channel:
+            yield channel
+
+    return connect
+
+
+def _fields(obj: object) -> dict[str, object]:
+    import dataclasses  # deferred: only this helper
+
+    return {f.name: getattr(obj, f.name) for f in dataclasses.fields(obj)  # type: ignore[arg-type]
+            if f.init}
+
+
+async def test_a_losing_candidate_never_touches_the_users_tree(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _repo(tmp_path)
+    async with run_engine_in_thread(EngineConfig(port=0)) as engine:
+        settings = _settings(root, engine.url, monkeypatch)
+        planted: list[str] = []
+
+        def heard(cand: Candidate) -> None:  # the user edits while the race streams
+            if cand.state == "streaming" and not planted:
+                (root / "app.py").write_text(PLANTED)
+                planted.append(PLANTED)
+            if cand.state in ("done", "stopped", "failed"):
+                assert (root / "app.py").read_text() == PLANTED  # no candidate wrote here
+
+        race = Race(root, settings, _connector([engine.url]), 3, notify=heard, seed=7)
+        result = await race.run("rename total_price to grand_total", ["app.py"])
+    assert planted and result.winner is not None and result.winner.change is not None
+    report = result.winner.change.apply(root)
+    assert not report.refused
+    text = (root / "app.py").read_text()
+    assert "grand_total" in text and "total_price" not in text
+    assert "return 42  # the user's own change" in text  # survived the merge
+    assert {c.state for c in result.candidates} <= {"done", "stopped"}
+
+
+async def test_a_429_drops_that_candidate_and_the_race_goes_on(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _repo(tmp_path)
+    refusing = EngineConfig(port=0, faults=parse_fault("429:1"))
+    async with run_engine_in_thread(EngineConfig(port=0)) as good, \
+            run_engine_in_thread(refusing) as bad:
+        settings = _settings(root, good.url, monkeypatch)
+        race = Race(root, settings, _connector([good.url, bad.url]), 2, seed=1)
+        result = await asyncio.wait_for(race.run("rename total_price to grand_total",
+                                                 ["app.py"]), 60)
+    dropped = [c for c in result.candidates if c.state == "failed"]
+    assert len(dropped) == 1
+    assert dropped[0].verdict.startswith("dropped: ") and "rate limit" in dropped[0].verdict
+    assert result.winner is not None and result.winner is not dropped[0]
+    assert (root / "app.py").read_text() == APP  # nothing merged yet
+
+
+def test_out_of_range_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    settings = _settings(tmp_path, "http://127.0.0.1:9", monkeypatch)
+    for n in (0, 9):
+        with pytest.raises(ValueError, match="--best-of must be 1 to 8"):
+            Race(tmp_path, settings, _connector([]), n)  # type: ignore[arg-type]

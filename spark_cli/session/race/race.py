@@ -39,13 +39,15 @@ class RaceResult:
     nearest: Candidate | None = None
 
 
-def sampling(kind: str, n: int, number: int, base_seed: int) -> tuple[int | None, float | None]:
-    """Candidate ``number``'s (seed, temperature): a plain answer (n = 1) sets neither."""
+def sampling(kind: str, n: int, number: int,
+             base_seed: int | None) -> tuple[int | None, float | None]:
+    """Candidate ``number``'s (seed, temperature): a plain answer (n = 1) keeps the
+    provider's temperature and has a seed only when one was given."""
+    seed = base_seed + number if base_seed is not None and kind in SEEDED else None
     if n == 1:
-        return None, None
+        return seed, None
     low, high = TEMPERATURE
-    return (base_seed + number if kind in SEEDED else None,
-            round(low + (high - low) * (number - 1) / (n - 1), 3))
+    return seed, round(low + (high - low) * (number - 1) / (n - 1), 3)
 
 
 @dataclass(eq=False)
@@ -68,7 +70,7 @@ class Race:
     def __post_init__(self) -> None:
         if not 1 <= self.n <= MAX_BEST_OF:
             raise ValueError(f"--best-of must be 1 to {MAX_BEST_OF}, not {self.n}")
-        base = random.randrange(1 << 30) if self.seed is None else self.seed
+        base = self.seed if self.seed is not None or self.n == 1 else random.randrange(1 << 30)
         kind = self.settings.provider.kind
         self.candidates = [Candidate(k, *sampling(kind, self.n, k, base))
                            for k in range(1, self.n + 1)]

@@ -137,8 +137,8 @@ def measure(n: int, slips: float, tps: float, seed: int, k: int) -> dict[str, fl
 
 def table(f: dict[str, float], n: int) -> str:
     return "\n".join([
-        "| tasks | single: pass share | best of {n}: pass share | wall best of {n} / single "
-        "| client CPU per candidate |".format(n=n),
+        f"| tasks | single: pass share | best of {n}: pass share | wall best of {n} / single "
+        "| client CPU per candidate |",
         "|---|---|---|---|---|",
         f"| {f['tasks']:.0f} | {f['pass1']:.2f} | {f['passN']:.2f} | "
         f"{f['wallN'] / f['wall1']:.2f}× ({f['wallN']:.1f} s / {f['wall1']:.1f} s) | "

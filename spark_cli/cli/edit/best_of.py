@@ -105,16 +105,26 @@ async def race(root: Path, settings: Settings, files: list[str], instruction: st
             except wiring.WiringError as exc:
                 raise ChannelError("bad_request", str(exc)) from None
 
-        run = Race(root, shared, cast(Connector, connect), n, check, settings.best_of_check_timeout_s,
-                   notify, seed)
+        run = Race(root, shared, cast(Connector, connect), n, check,
+                   settings.best_of_check_timeout_s, notify, seed)
         return await run.run(instruction, files)
 
 
 def best_of(root: Path, settings: Settings, files: list[str], instruction: str, n: int, *,
             renderer: Any, run_tests: bool, dry_run: bool = False) -> int:
-    """The `spark edit --best-of N` run; its exit code."""
-    check = check_for(settings, instruction, run_tests)
-    result = asyncio.run(race(root, settings, files, instruction, n, check, _Events(renderer)))
+    """The `spark edit --best-of N` run; its exit code (the ``summary`` event says it too)."""
+    result = asyncio.run(race(root, settings, files, instruction, n,
+                              check_for(settings, instruction, run_tests), _Events(renderer)))
+    code = _end(root, result, renderer, dry_run)
+    emit = getattr(renderer, "emit", None)
+    if emit is not None:
+        emit({"type": "summary", "best_of": n, "exit_code": code, "dry_run": dry_run,
+              "winner": result.winner.number if result.winner else None})
+    return code
+
+
+def _end(root: Path, result: RaceResult, renderer: Any, dry_run: bool) -> int:
+    """The table, then the winner merged (or why none was)."""
     for line in table(result):
         print(line, file=sys.stderr)
     emit = getattr(renderer, "emit", None)

@@ -147,7 +147,7 @@ async def run_candidate(cand: Candidate, spec: Any, instruction: str, files: Seq
         if spec.check is not None and cand.verdicts.passed:
             cand.state = "checking"
             spec.notify(cand)
-            passed, cand.check_note = await _check(spec, snap)
+            passed, cand.check_note = await spec.check_of(cand, snap)
             cand.verdicts = replace(cand.verdicts, check=passed,
                                     why="" if passed else f"check {cand.check_note}")
         elif spec.check is not None:
@@ -197,7 +197,7 @@ async def _answer(cand: Candidate, spec: Any, snap: Snapshot, instruction: str,
     return True
 
 
-async def _check(spec: Any, snap: Snapshot) -> tuple[bool, str]:
+async def run_check(spec: Any, snap: Snapshot) -> tuple[bool, str]:
     """Run the check inside the scratch tree; (passed, how it went)."""
     settings = replace(spec.settings, test_command=spec.check or spec.settings.test_command)
     outcome = await run_requested_tests(snap.root, settings, timeout=spec.check_timeout)

@@ -20,7 +20,8 @@ from spark_cli.record import record
 from spark_cli.session.api import Connector
 from spark_cli.session.config.layers import MAX_BEST_OF
 from spark_cli.session.config.settings import Settings
-from spark_cli.session.race.candidate import Candidate, run_candidate
+from spark_cli.session.deep.snapshot import Snapshot
+from spark_cli.session.race.candidate import Candidate, run_candidate, run_check
 from spark_cli.session.race.judge import Verdicts, best_failing, can_beat, choose
 
 SEEDED = frozenset({"mock", "chat_sse", "ollama"})
@@ -66,6 +67,9 @@ class Race:
     candidates: list[Candidate] = field(default_factory=list)
     _tasks: dict[int, asyncio.Task[None]] = field(default_factory=dict)
     _order: int = 0
+    _settled: dict[int, asyncio.Event] = field(default_factory=dict)
+    _checks: dict[tuple[tuple[str, str | None], ...], asyncio.Future[tuple[bool, str]]] = \
+        field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not 1 <= self.n <= MAX_BEST_OF:
@@ -74,6 +78,7 @@ class Race:
         kind = self.settings.provider.kind
         self.candidates = [Candidate(k, *sampling(kind, self.n, k, base))
                            for k in range(1, self.n + 1)]
+        self._settled = {k: asyncio.Event() for k in range(1, self.n + 1)}
 
     def _finished(self, cand: Candidate) -> int:
         self._order += 1
@@ -84,6 +89,8 @@ class Race:
 
         def heard(cand: Candidate) -> None:
             outer(cand)
+            if cand.state in ("done", "failed", "stopped"):
+                self._settled[cand.number].set()
             if cand.verdicts is not None and cand.state == "done":
                 self._stop_hopeless()
 
@@ -96,7 +103,23 @@ class Race:
         finally:
             self.notify = outer
             self.stop()
+            for check in self._checks.values():
+                check.cancel()
         return self.result()
+
+    async def check_of(self, cand: Candidate, snap: Snapshot) -> tuple[bool, str]:
+        """Candidate ``cand``'s check. It waits while a candidate that ranks before it is
+        being checked (if that one passes, this one is stopped unchecked); an answer the
+        same as one already checked shares that check's result."""
+        assert cand.verdicts is not None and cand.change is not None
+        while ahead := [c for c in self.candidates if c.state == "checking" and c is not cand
+                        and c.verdicts is not None and c.verdicts.rank() < cand.verdicts.rank()]:
+            for other in ahead:
+                await self._settled[other.number].wait()
+        key = tuple((f.path, f.theirs) for f in cand.change.files)
+        if key not in self._checks:
+            self._checks[key] = asyncio.ensure_future(run_check(self, snap))
+        return await asyncio.shield(self._checks[key])
 
     def stop(self) -> None:
         """Stop every candidate still running (Esc)."""

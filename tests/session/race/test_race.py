@@ -9,13 +9,16 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+from waiting import holds
 
 from spark_cli.cli import wiring
 from spark_cli.engine.core.config import EngineConfig, parse_fault
 from spark_cli.engine.serving.engine_thread import run_engine_in_thread
 from spark_cli.protocol.channel import Channel
 from spark_cli.session.config.settings import Settings, load_settings
-from spark_cli.session.race import Candidate, Race
+from spark_cli.session.deep.change import file_change
+from spark_cli.session.deep.task import DeepChange
+from spark_cli.session.race import Candidate, Race, Verdicts
 
 APP = ("def total_price(items):\n    return sum(items)\n\n\n"
        "def main():\n    return total_price([1, 2])\n\n\n"
@@ -108,3 +111,50 @@ def test_out_of_range_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     for n in (0, 9):
         with pytest.raises(ValueError, match="--best-of must be 1 to 8"):
             Race(tmp_path, settings, _connector([]), n)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("passes", [True, False])
+async def test_one_check_serves_the_same_answer_and_a_passing_one_stops_the_rest(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, passes: bool) -> None:
+    root = _repo(tmp_path)
+    ran: list[Path] = []
+
+    async def counted(spec: object, snap: object) -> tuple[bool, str]:
+        ran.append(snap.root)  # type: ignore[attr-defined]
+        return passes, "passed" if passes else "FAILED (exit 1)"
+
+    monkeypatch.setattr("spark_cli.session.race.race.run_check", counted)
+    async with run_engine_in_thread(EngineConfig(port=0)) as engine:
+        settings = _settings(root, engine.url, monkeypatch)
+        race = Race(root, settings, _connector([engine.url]), 3, check="true", seed=3)
+        result = await race.run("rename total_price to grand_total", ["app.py"])
+    assert len(ran) == 1  # three equal answers (no slips): one check
+    if not passes:  # each shares the one result
+        assert result.winner is None
+        assert [c.check_note for c in result.candidates] == ["FAILED (exit 1)"] * 3
+        return
+    assert result.winner is not None and result.winner.verdicts is not None
+    assert result.winner.verdicts.order == 1 and result.winner.check_note == "passed"
+    assert all(c.state in ("done", "stopped") for c in result.candidates)
+
+
+async def test_a_check_waits_for_one_that_ranks_before_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    ran: list[object] = []
+
+    async def counted(spec: object, snap: object) -> tuple[bool, str]:
+        ran.append(snap)
+        return True, "passed"
+
+    monkeypatch.setattr("spark_cli.session.race.race.run_check", counted)
+    race = Race(tmp_path, _settings(tmp_path, "http://127.0.0.1:9", monkeypatch),
+                _connector([]), 2, check="true")  # type: ignore[arg-type]
+    first, second = race.candidates
+    for cand, order, text in ((first, 1, "b\n"), (second, 2, "c\n")):
+        cand.state, cand.verdicts = "checking", Verdicts(True, True, None, 2, order)
+        cand.change = DeepChange((file_change("x.py", "a\n", text),))  # type: ignore[arg-type]
+    waiting = asyncio.create_task(race.check_of(second, "second's tree"))  # type: ignore[arg-type]
+    await holds(lambda: not ran, 0.2, "the second check waits for the first")
+    first.state = "done"
+    race._settled[1].set()  # the first failed its check: the second runs its own
+    assert await waiting == (True, "passed") and ran == ["second's tree"]

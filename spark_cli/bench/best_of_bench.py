@@ -120,16 +120,17 @@ def measure(n: int, slips: float, tps: float, seed: int, k: int) -> dict[str, fl
     engine = start_engine(token, "--slips", str(slips), "--tps", str(tps))
     set_ = tasks(k)
     figures = {"tasks": float(len(set_)), "pass1": 0.0, "passN": 0.0, "wall1": 0.0,
-               "wallN": 0.0, "cpuN": 0.0}
+               "wallN": 0.0, "cpuN": 0.0, "both1": 0.0, "bothN": 0.0}
     try:
         for number, task in enumerate(set_):
-            for m, key in ((1, "1"), (n, "N")):
-                passed, wall, cpu = asyncio.run(_one(engine.url, token, task, m,
-                                                     seed + 10 * number, k))
+            runs = [asyncio.run(_one(engine.url, token, task, m, seed + 10 * number, k))
+                    for m in (1, n)]
+            for key, (passed, wall, _) in zip("1N", runs, strict=True):
                 figures["pass" + key] += passed / len(set_)
                 figures["wall" + key] += wall
-                if m == n:
-                    figures["cpuN"] += cpu / (n * len(set_))
+                if runs[0][0]:  # the single answer passed: both ran the check to the end
+                    figures["both" + key] += wall
+            figures["cpuN"] += runs[1][2] / (n * len(set_))
     finally:
         engine.stop()
     return figures

@@ -22,28 +22,18 @@ if TYPE_CHECKING:
     from spark_cli.session.race import Candidate, Race, RaceResult
 
 USAGE = "usage: /best N MESSAGE (N 2-8) · /best show K · /best pick K"
-_STATE = {"starting": "starting", "streaming": "streaming", "checking": "checking",
-          "stopped": "stopped"}
 EVERY_S = 0.1
 
 
 def lane(cand: Candidate, winner: int | None) -> str:
-    """One compact line: ``★ 2 tests ✓ 412 tok 1,980 tok/s +6 lines``."""
-    v = cand.verdicts
-    if cand.state == "failed":
+    """One compact line: ``★ 2 tests ✓ 412 tok 1,980 tok/s ±6 lines``."""
+    v, state = cand.verdicts, str(cand.state)
+    if state == "failed":
         state = f"dropped: {cand.error}"[:60]
-    elif v is None or (cand.state in _STATE and cand.state != "stopped"):
-        state = _STATE.get(cand.state, cand.state)
-    elif cand.state == "stopped":
-        state = "stopped"
-    elif not v.applied:
-        state = "refused ✗" if cand.refused else "no edit ✗"
-    elif not v.parses:
-        state = "parse ✗"
-    elif v.check is not None:
-        state = "tests ✓" if v.check else f"tests ✗ ({cand.check_note})"
-    else:
-        state = "applied"
+    elif v is not None and state == "done":
+        state = ("parse ✗" if v.applied and not v.parses else "applied" if v.check is None
+                 else "tests ✓" if v.check else f"tests ✗ ({cand.check_note})")
+        state = state if v.applied else "refused ✗" if cand.refused else "no edit ✗"
     diff = v.diff_lines if v is not None else cand.live_diff
     mark = "★" if cand.number == winner else " "
     return (f"{mark} {cand.number} {state:<12} {cand.tokens:>6,} tok {cand.rate:>7,.0f} tok/s "

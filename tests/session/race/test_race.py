@@ -158,3 +158,23 @@ async def test_a_check_waits_for_one_that_ranks_before_it(
     first.state = "done"
     race._settled[1].set()  # the first failed its check: the second runs its own
     assert await waiting == (True, "passed") and ran == ["second's tree"]
+
+
+async def test_a_winner_hunk_that_conflicts_with_the_users_change_is_refused_by_name(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _repo(tmp_path)
+    mine = APP.replace("def total_price(items):", "def total_price(items, tax=0):")
+    async with run_engine_in_thread(EngineConfig(port=0)) as engine:
+        settings = _settings(root, engine.url, monkeypatch)
+
+        def heard(cand: Candidate) -> None:  # the user edits the very line being renamed
+            if cand.state == "streaming":
+                (root / "app.py").write_text(mine)
+
+        race = Race(root, settings, _connector([engine.url]), 2, notify=heard, seed=5)
+        result = await race.run("rename total_price to grand_total", ["app.py"])
+    assert result.winner is not None and result.winner.change is not None
+    report = result.winner.change.apply(root)
+    assert report.refused and report.refused[0].path == "app.py"
+    assert "app.py hunk 1" in report.message and "changed since the snapshot" in report.message
+    assert (root / "app.py").read_text() == mine  # nothing of the conflicting hunk landed

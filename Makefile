@@ -35,12 +35,15 @@ venv: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/python examples/demo.py
 
-## Lint, check the import contracts and the types, run the whole test suite (one worker per core).
+## Lint, check the import contracts and the types, run the whole test suite (one worker per core),
+## then the wire and CLI tests again on the plain path (SPARK_PLAIN=1: every start-up trick off).
 test: $(STAMP)
 	$(BIN)/ruff check spark_cli tests examples
 	$(BIN)/lint-imports
 	$(BIN)/mypy
 	env -u TERM $(BIN)/python -m pytest -n auto --dist loadgroup </dev/null
+	SPARK_PLAIN=1 env -u TERM $(BIN)/python -m pytest -n auto --dist loadgroup \
+		tests/transport tests/cli </dev/null
 
 ## Install the real llama.cpp servers and the SmolLM2 model into .venv (see above).
 local-model: $(STAMP)

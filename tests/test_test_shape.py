@@ -38,19 +38,16 @@ PACING: dict[tuple[str, str], str] = {
     ("transport/sse/test_http_chat_channel.py",
      "test_stop_before_the_response_headers_ends_at_once.slow_headers"):
         "a server slow to send its headers",
-    ("transport/sse/test_h11_client.py", "test_a_reset_connection_is_a_read_error.handler"):
+    ("transport/fast/test_h11_client.py", "test_a_reset_connection_is_a_read_error.handler"):
         "a peer that resets mid-body, after the client read the first bytes",
-    ("transport/sse/test_h11_client.py",
+    ("transport/fast/test_h11_client.py",
      "test_a_server_that_never_answers_hits_the_first_token_timeout.handler"):
         "a server that never answers",
-    ("transport/sse/test_h11_client.py",
+    ("transport/fast/test_h11_client.py",
      "test_an_idle_connection_past_its_keep_alive_is_not_reused"):
         "idling past the keep-alive expiry",
     ("transport/sse/test_http_prefill.py", "slow_prefill_app.app"):
         "a server pinging through a prefill",
-    ("transport/test_idle.py", "_wait_until_fired"): "a quiet wait the watch must cancel",
-    ("transport/test_idle.py", "test_a_longer_limit_keeps_a_quiet_wait_alive"):
-        "a quiet wait longer than the first limit",
     ("transport/ws/test_websocket_channel.py",
      "test_a_slow_consumer_is_not_mistaken_for_a_silent_server"):
         "a consumer slower than the idle timeout",

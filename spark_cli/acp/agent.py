@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
+import sys
 import uuid
 from collections.abc import Callable
 from dataclasses import replace
@@ -97,6 +98,8 @@ class _Live:
         self.ready = asyncio.ensure_future(self.open(connect))
         self.cancelled = False
         self.shown: list[ShownItem] = []
+        self.notes = project_notes(session.settings)
+        """What the first answer starts with: the project layer ignored (untrusted), or keys."""
 
     async def open(self, connect: Connector) -> None:
         self.session.attach(await self.stack.enter_async_context(connect(self.session.settings)))
@@ -189,6 +192,9 @@ class SparkAgent:
         live.shown.append(ShownItem("prompt", instruction))
         reason: StopReason = "end_turn"
         outbox = Outbox(lambda update: self._send(session_id, update))
+        notes, live.notes = live.notes, []
+        for note in notes:
+            outbox.prose(f"spark: {note}\n\n")
         try:
             focus = instruction.strip().removeprefix("/compact")
             events = live.session.compact(focus.strip()) if focus != instruction.strip() \
@@ -310,6 +316,17 @@ def prompt_text(blocks: list[Block], root: Path) -> tuple[str, list[str]]:
             else:
                 texts.append(block.uri)
     return "\n".join(texts), files
+
+
+def project_notes(settings: Settings) -> list[str]:
+    """The project layer's notes (an untrusted one ignored, user-only keys left out), each
+    also said once on stderr."""
+    trust = settings.trust
+    notes = [trust.line()] if trust is not None and trust.asks else []
+    notes += settings.ignored
+    for note in notes:
+        print(f"spark acp: {note}", file=sys.stderr, flush=True)
+    return notes
 
 
 def _modes(settings: Settings) -> SessionModeState:

@@ -9,6 +9,7 @@ each compaction (tokens before and after, wall time) and the peak RSS as the tal
 from __future__ import annotations
 
 import asyncio
+import os
 import secrets
 import tempfile
 from pathlib import Path
@@ -33,7 +34,8 @@ async def run_session(engine: Any, root: Path, turns: int, window: int = 16_000)
     settings = load_settings(root, {"provider": "mock", "base_url": engine.url + "/v1",
                                     "model": "spark-rules", "context_window": window},
                              {"SPARK_CONFIG_DIR": str(root / ".no-config"),
-                              "SPARK_API_KEY": engine.token})
+                              "SPARK_API_KEY": engine.token,
+                              **{k: v for k, v in os.environ.items() if k == "SPARK_STATE_DIR"}})
     done: list[CompactionFinished] = []
     rss: list[int] = []
     async with open_provider_channel(settings.provider, idle_timeout=30) as channel:

@@ -99,6 +99,7 @@ def run_apply(text: str, root: Path, *, check: bool = False, as_json: bool = Fal
     from spark_cli.edits.apply.applier import Applier  # deferred: spark --help
     from spark_cli.edits.model.blocks import BlockRejected  # deferred: spark --help
     from spark_cli.edits.model.outcome import outcome_to_json  # deferred: spark --help
+    from spark_cli.session.workspace.journal_dir import undo_dir  # deferred: spark --help
 
     out = out or sys.stdout
     events = parse_edit_text(text)
@@ -106,7 +107,7 @@ def run_apply(text: str, root: Path, *, check: bool = False, as_json: bool = Fal
     if len(errors) == len(events):
         return _nothing_to_apply(errors, as_json, check, out)
     applier = Applier(root, allow_syntax_errors=allow_syntax_errors, dry_run=check,
-                      write_read_only=force_read_only)
+                      write_read_only=force_read_only, undo_dir=undo_dir(root))
     applier.begin_batch("spark apply")
     try:
         for event in events:

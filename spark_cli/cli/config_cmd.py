@@ -60,9 +60,14 @@ def render_text(settings: Any, user_path: Path, project_path: Path,
     lines = [f"{key:<20} {value:<{width}}  ({source})" if source else f"{key:<20} {value}"
              for key, value, source in rows]
     lines += ["", *config_lines(servers), ""]
+    trust = settings.trust
     for label, path in (("user config", user_path), ("project config", project_path)):
-        state = "read" if str(path) in settings.files else "not found"
+        state = "read" if str(path) in settings.files else "not trusted: ignored" if \
+            path.is_file() and label == "project config" else "not found"
         lines.append(f"{label:<20} {path} ({state})")
+    if trust is not None:
+        lines.append(f"{'trust':<20} {trust.line()}")
+    lines += [f"ignored: {line}" for line in settings.ignored]
     lines.append(f"{'sandbox':<20} {sandbox_line()}")
     for problem in settings.problems:
         lines.append(f"problem: {problem}")
@@ -79,6 +84,10 @@ def render_json(settings: Any, user_path: Path, project_path: Path,
         "files": {"user": str(user_path), "project": str(project_path),
                   "read": list(settings.files)},
         "problems": list(settings.problems),
+        "trust": None if settings.trust is None else {
+            "status": settings.trust.status, "files": list(settings.trust.files),
+            "problem": settings.trust.problem},
+        "ignored": list(settings.ignored),
         "sandbox": sandbox_line(),
     }
     return json.dumps(payload, indent=2)
@@ -101,6 +110,7 @@ def register(app: typer.Typer) -> None:
         # deferred: spark --help
         from spark_cli.session.config.layers import (
             SettingsError,
+            config_files,
             project_config_path,
             user_config_path,
         )
@@ -114,7 +124,7 @@ def register(app: typer.Typer) -> None:
             settings = resolved(base, flags, check=False, fresh=True)
             if forget_window:
                 settings = forget(settings)
-            servers = read_servers([("user file", user_path), ("project file", project_path)])
+            servers = read_servers(config_files(base, os.environ))
         except (SettingsError, McpConfigError) as exc:
             typer.echo(f"spark config: {exc}", err=True)
             raise typer.Exit(2) from None

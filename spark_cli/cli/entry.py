@@ -3,14 +3,12 @@ without loading typer.
 
 Everything else (and any `spark edit` line that is not plain, see
 ``spark_cli.cli.edit.edit_args``) goes to the typer app in ``spark_cli.cli.main``.
-A one-shot also runs with no cycle collections until its request left and with the
-stdlib it does not use deferred (``lazy_modules``); each is kept by the ledger in
-docs/benchmarks.md, and `spark bench oneshot` shows launch -> request.
+Reading `spark edit` without typer is a start-up trick, off with the rest under
+``SPARK_PLAIN`` (:mod:`spark_cli.transport.fast`).
 """
 
 from __future__ import annotations
 
-import gc
 import sys
 
 from spark_cli import __version__
@@ -27,18 +25,16 @@ def run() -> None:
 
         sys.exit(run_tui({}, None))
     if argv[:1] == ["edit"]:
-        gc.disable()  # no cycle collections while importing: the turn enables it once its
-        # request left (``edit_run.run_turn``)
-        from spark_cli.lazy_modules import defer_stdlib  # deferred: spark --version
+        from spark_cli.transport.fast import on  # deferred: spark --version
 
-        defer_stdlib()
-        from spark_cli.cli.edit.edit_args import parse_edit_args  # deferred: spark --version
+        if on("edit_args"):
+            from spark_cli.cli.edit.edit_args import parse_edit_args  # deferred: spark --version
 
-        args = parse_edit_args(argv[1:])
-        if args is not None:
-            from spark_cli.cli.edit.edit_cmd import run_edit  # deferred: spark --version
+            args = parse_edit_args(argv[1:])
+            if args is not None:
+                from spark_cli.cli.edit.edit_cmd import run_edit  # deferred: spark --version
 
-            run_edit(args)
+                run_edit(args)
     from spark_cli.cli.main import run as run_typer  # deferred: spark --version
 
     run_typer()

@@ -24,6 +24,7 @@ COMMAND_MODULES = {
     "rewind": "rewind_cmd",
     "edit": "edit.edit_cmd",
     "config": "config_cmd",
+    "trust": "trust_cmd",
     "engine": "engine_cmd",
     "bench": "bench_cmd",
     "acp": "acp_cmd",

@@ -18,10 +18,11 @@ def register(app: typer.Typer) -> None:
         """Undo the last batch of edits spark applied (one answer or one `spark apply`)."""
         # deferred: spark --help
         from spark_cli.edits.disk.journal import UndoRefused, history, undo
+        from spark_cli.session.workspace.journal_dir import undo_dir
 
         base = root or Path.cwd()
         if list_:
-            batches = history(base)
+            batches = history(undo_dir(base))
             if not batches:
                 typer.echo("no recorded batches")
             for batch in batches:
@@ -32,7 +33,7 @@ def register(app: typer.Typer) -> None:
                     typer.echo(f"    {record.change:8} {record.path}")
             return
         try:
-            result = undo(base, force=force)
+            result = undo(base, undo_dir(base), force=force)
         except UndoRefused as exc:
             typer.echo(f"spark undo: {exc.message}", err=True)
             raise typer.Exit(1) from None

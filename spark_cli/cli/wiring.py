@@ -14,17 +14,13 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TYPE_CHECKING, Any
 
 from spark_cli.protocol.channel import Channel, TurnRequest
 from spark_cli.session.config.settings import ProviderSettings
 
 if TYPE_CHECKING:
-    from spark_cli.transport.sse.http_wire import HttpAhead
-    from spark_cli.transport.ws.ws_ahead import WsAhead
-
-SentAhead: TypeAlias = "HttpAhead | WsAhead"
-"""A request sent ahead (:func:`send_ahead`), for the channel to adopt or to close."""
+    from spark_cli.transport.fast import SentAhead
 
 CONNECT_TIMEOUT = 5.0
 """Seconds to open a connection, for a request sent ahead and the channel adopting it
@@ -96,37 +92,18 @@ async def open_provider_channel(provider: ProviderSettings, *, idle_timeout: flo
 
 def send_ahead(provider: ProviderSettings, request: TurnRequest, *,
                idle_timeout: float | None = None) -> SentAhead | None:
-    """Send a one-shot's ``request`` now, blocking, before asyncio is imported; what was
-    sent (for :func:`open_provider_channel`'s ``ahead``), or None where nothing was.
-
-    Sent ahead: the HTTP SSE channels on a plain ``http://`` URL the lean client
-    carries (:mod:`spark_cli.transport.sse.http_route`) and the Responses
-    WebSocket on ``ws://`` (:mod:`spark_cli.transport.ws.ws_ahead`), a running
-    engine's too; not the bundled engine (it is not started yet), nor TLS. A failure
-    to connect is kept and reported by the channel's first attempt, as its own would
-    be. Never raises for the network.
-    """
-    kind, base_url, api_key = provider.kind, provider.base_url, provider.api_key
-    if not base_url:
+    """A one-shot's ``request`` sent now, before asyncio is imported, for
+    :func:`open_provider_channel`'s ``ahead``: :func:`spark_cli.transport.fast.send_ahead`
+    with this provider's URL, key and the channel's timeouts; None where nothing was sent
+    (the bundled engine is not started yet)."""
+    if not provider.base_url:
         return None
-    if kind in ("chat_sse", "responses_sse"):
-        # deferred: launch -> request
-        from spark_cli.transport.sse.http_route import send_ahead as send_http_ahead
+    from spark_cli.transport.fast import send_ahead as fast_send  # deferred: launch -> request
 
-        return send_http_ahead(kind, base_url, api_key, request,
-                               connect_timeout=CONNECT_TIMEOUT,
-                               write_timeout=IDLE_TIMEOUT if idle_timeout is None else idle_timeout)
-    if kind in ("mock", "responses_ws"):
-        # deferred: launch -> request
-        from spark_cli.transport.factory import websocket_url
-        from spark_cli.transport.ws.ws_ahead import send_ahead as send_ws_ahead
-
-        try:
-            url = websocket_url(base_url)
-        except ValueError:  # the channel reports it
-            return None
-        return send_ws_ahead(url, api_key, request, connect_timeout=CONNECT_TIMEOUT)
-    return None
+    kind = "responses_ws" if provider.kind == "mock" else provider.kind
+    return fast_send(kind, provider.base_url, provider.api_key, request,
+                     connect_timeout=CONNECT_TIMEOUT,
+                     write_timeout=IDLE_TIMEOUT if idle_timeout is None else idle_timeout)
 
 
 @contextlib.asynccontextmanager
@@ -149,9 +126,6 @@ async def _bundled_engine() -> AsyncIterator[Any]:
     thread and loop."""
     import secrets  # deferred: launch -> request (hmac, hashlib; only for a bundled engine)
 
-    from spark_cli.transport.ws import websockets_lean  # deferred: launch -> request
-
-    websockets_lean.prepare()  # the engine's server imports websockets first here
     # deferred: launch -> request
     from spark_cli.engine.core.config import EngineConfig
     from spark_cli.engine.serving.engine_thread import run_engine_in_thread

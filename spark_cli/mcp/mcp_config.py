@@ -49,6 +49,10 @@ _CHECKS: dict[str, tuple[Any, str]] = {
     "allowed_tools": (lambda v: isinstance(v, list) and all(isinstance(a, str) for a in v),
                       "a list of tool names"),
 }
+USER_ONLY = frozenset({"bearer_token_env_var", "allowed_tools"})
+"""A project server's keys only the user config sets (which variable is sent, what runs
+unasked): ignored there with a warning, as is an ``env`` value naming a variable."""
+_VARIABLE = re.compile(r"\$\{?[A-Za-z_]")
 _CHECKS["tool_timeout_s"] = _CHECKS["startup_timeout_s"]
 _CHECKS["headers"] = _CHECKS["env"]
 
@@ -74,6 +78,8 @@ class McpServerConfig:
     startup_timeout_s: float = 10.0
     tool_timeout_s: float = 60.0
     allowed_tools: tuple[str, ...] = ()
+    ignored: tuple[str, ...] = ()
+    """A project file's user-only keys this server was read without, one warning each."""
 
     def secrets(self, environ: dict[str, str]) -> Secrets:
         """The values never to show: ``env`` and header values, and the bearer token."""
@@ -87,6 +93,21 @@ class McpServerConfig:
                  f"allowed {', '.join(self.allowed_tools)}" if self.allowed_tools else "",
                  "" if self.enabled else "disabled"]
         return f"{self.name}: {what}" + "".join(f"; {e}" for e in extra if e)
+
+
+def _project_only(name: str, table: dict[str, Any], where: str) -> list[str]:
+    """Drop a project server's user-only keys and ``env`` values naming a variable from
+    ``table``; a warning for each."""
+    ignored = [f"'{key}'" for key in sorted(USER_ONLY & table.keys())]
+    for key in USER_ONLY:
+        table.pop(key, None)
+    env = table.get("env")
+    if isinstance(env, dict):
+        named = sorted(k for k, v in env.items() if isinstance(v, str) and _VARIABLE.search(v))
+        ignored += [f"'env.{k}' (it names a variable)" for k in named]
+        table["env"] = {k: v for k, v in env.items() if k not in named}
+    return [f"{where}: [mcp_servers.{name}] {key} ignored: a project file cannot set it; put "
+            "it in your user config's [mcp_servers] table" for key in ignored]
 
 
 def _server(name: str, table: object, where: str, source: str) -> McpServerConfig:
@@ -111,9 +132,11 @@ def _server(name: str, table: object, where: str, source: str) -> McpServerConfi
     if wrong:
         raise McpConfigError(f"{where}: [mcp_servers.{name}]: '{wrong[0]}' does not go with "
                              f"'{'command' if 'command' in table else 'url'}'")
+    table = dict(table)
+    ignored = _project_only(name, table, where) if source.startswith("project") else []
     values: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v
                               for k, v in table.items()}
-    return McpServerConfig(name, source, **values)
+    return McpServerConfig(name, source, **values, ignored=tuple(ignored))
 
 
 def read_servers(files: Sequence[tuple[str, Path]]) -> tuple[McpServerConfig, ...]:

@@ -14,6 +14,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from spark_cli.session.workspace.journal_dir import undo_dir
+
 if TYPE_CHECKING:
     from spark_cli.edits.apply.applier import Applier
     from spark_cli.edits.disk.journal import BatchInfo
@@ -40,7 +42,8 @@ class LazyApplier:
 
             root, seen, allow_syntax_errors, dry_run = self._args
             applier = self._applier = Applier(
-                root, seen=seen, allow_syntax_errors=allow_syntax_errors, dry_run=dry_run)
+                root, seen=seen, allow_syntax_errors=allow_syntax_errors, dry_run=dry_run,
+                undo_dir=undo_dir(root))
             applier.begin_batch(self._label)
         return applier
 

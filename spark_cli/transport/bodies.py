@@ -6,8 +6,8 @@ the calls after it into one assistant message with ``tool_calls``, and sends
 each output as a ``role: "tool"`` message. The tools themselves are declared
 ``{"type": "function", "name", ..., "strict": false}`` on Responses and
 ``{"type": "function", "function": {...}}`` on Chat. The HTTP bodies are built here
-without asyncio, so the head start (``sse/http_route.send_ahead``) sends exactly what
-the channel would; the WebSocket's frame is :func:`~.ws.ws_wire.create_payload`.
+without asyncio, so the head start (``fast/http_ahead.send_http``) sends exactly what
+the channel would; the WebSocket's frame is :func:`~.ws_wire.create_payload`.
 """
 
 from __future__ import annotations

@@ -9,26 +9,14 @@ the kind asked for, so a Chat Completions run never imports websockets.
 from __future__ import annotations
 
 from typing import Any, Literal
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 from spark_cli.protocol.channel import Channel
 from spark_cli.protocol.secrets import mask_url
+from spark_cli.transport.ws_wire import websocket_url
 
 ChannelKind = Literal["responses_ws", "chat_sse", "responses_sse", "ollama"]
 KINDS: tuple[ChannelKind, ...] = ("responses_ws", "chat_sse", "responses_sse", "ollama")
-_WS_SCHEMES = {"http": "ws", "https": "wss", "ws": "ws", "wss": "wss"}
-
-
-def websocket_url(base_url: str) -> str:
-    """``http(s)://host/v1`` → ``ws(s)://host/v1/responses`` (an explicit ws URL is kept)."""
-    parts = urlsplit(base_url.strip())
-    scheme = _WS_SCHEMES.get(parts.scheme.lower())
-    if scheme is None or not parts.netloc:
-        raise ValueError(f"not an http(s) or ws(s) URL: {mask_url(base_url)!r}")
-    path = parts.path.rstrip("/")
-    if not path.endswith("/responses"):
-        path += "/responses"
-    return urlunsplit((scheme, parts.netloc, path, parts.query, ""))
 
 
 def open_channel(
@@ -39,9 +27,6 @@ def open_channel(
     Raises ``ValueError`` for an unknown kind or a base URL that is not http(s).
     """
     if kind == "responses_ws":
-        from spark_cli.transport.ws import websockets_lean  # deferred: launch -> request
-
-        websockets_lean.prepare()  # before websockets' first import: skips importlib.metadata
         # deferred: launch -> request
         from spark_cli.transport.ws.websocket import ResponsesWebSocketChannel
 

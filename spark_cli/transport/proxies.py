@@ -2,7 +2,7 @@
 
 httpx with ``trust_env`` sends a request through ``HTTP_PROXY`` / ``HTTPS_PROXY`` /
 ``ALL_PROXY`` (any case) unless ``NO_PROXY`` exempts the host; on macOS and Windows the
-system proxies count too. The HTTP channels (:mod:`.sse.http_route`) and the window probe
+system proxies count too. The HTTP channels (:mod:`.http_route`) and the window probe
 (:mod:`.window.probe`) ask here, so both decide alike; anything unsure counts as proxied.
 Reads ``os.environ`` only: never urllib.request on Linux.
 """

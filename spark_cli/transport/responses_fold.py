@@ -3,17 +3,21 @@
 Shared by the WebSocket and the HTTP SSE Responses channels. One call per
 server event; the text delta is the first branch (the hot path). Unknown event
 types and fields are ignored; unknown ``incomplete_details.reason`` values are
-passed through. ``error`` events raise :class:`ProviderError`.
+passed through. ``error`` events raise :class:`ProviderError`. :func:`chain_after`: what
+a WebSocket connection holds once a response ended.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from typing import Any
 
 from spark_cli.protocol.channel import (
     ChannelError,
     ChannelEvent,
+    ConversationItem,
+    Message,
     Queued,
     ResponseStarted,
     SteerAccepted,
@@ -21,12 +25,14 @@ from spark_cli.protocol.channel import (
     SteerRejected,
     TextDelta,
     TurnFinished,
+    TurnRequest,
     UsageReported,
 )
 from spark_cli.protocol.secrets import NO_SECRETS, Secrets
 from spark_cli.transport.errors import provider_error
 from spark_cli.transport.reading import first_and_more
 from spark_cli.transport.responses_calls import ResponsesCalls
+from spark_cli.transport.ws_wire import Chain
 
 STEERED = "steered"
 
@@ -213,3 +219,40 @@ def _int(value: object) -> int:
 def _short(value: object) -> str:
     text = repr(value)
     return text if len(text) <= 120 else text[:117] + "..."
+
+
+def chain_after(request: TurnRequest, fold: ResponsesFold, steers: Sequence[str]) -> Chain | None:
+    """What the server holds once this turn's response ended (None: nothing to continue).
+
+    Steered turns cover, in order: the answer up to each steer, the steer, and
+    the answer after the last one. A response that called tools covers its text
+    as one assistant message (only when it wrote any), then its calls in the order
+    they were reported: the conversation the caller builds for the follow-up
+    (``protocol.channel``'s "Tools"), so that follow-up sends only the outputs.
+    Nothing is continued after a call that started and never completed (the
+    server holds a call the caller cannot answer) or after calls in a steered
+    turn (what the server holds is not the caller's order).
+    """
+    finished = fold.finished
+    if (
+        finished is None
+        or finished.status not in ("completed", "incomplete")
+        or fold.response_id is None
+        or len(fold.earlier_texts) != len(steers)
+    ):
+        return None
+    calls = fold.calls
+    covered: list[ConversationItem] = list(request.messages)
+    if calls.started:
+        if calls.unfinished or steers:
+            return None
+        text = fold.text
+        if text:
+            covered.append(Message("assistant", text))
+        covered += calls.completed
+        return Chain(fold.response_id, tuple(covered))
+    for earlier, steer in zip(fold.earlier_texts, steers, strict=True):
+        covered.append(Message("assistant", earlier))
+        covered.append(Message("user", steer))
+    covered.append(Message("assistant", fold.text))
+    return Chain(fold.response_id, tuple(covered))

@@ -1,12 +1,10 @@
 """How long a channel lets the server stay silent, and what it says when the wait runs out.
 
-:class:`IdleWatch` keeps one timer for a whole turn (``asyncio.timeout`` around every
-``recv()`` would allocate and schedule per frame; kept by the ledger, docs/benchmarks.md,
-`spark bench stream --baseline TREE`): only time spent waiting counts, so a slow
-consumer is never mistaken for a silent server. The first-token limit is derived from the
-prompt's size unless configured (prefill is not a stall: a CPU server may take a minute
-for a long prompt). Which limit applies when is the read machine's rule
-(:mod:`spark_cli.transport.reading`).
+Each wait for the server is bounded by :func:`quiet_for` (``asyncio.timeout``): only time
+spent waiting counts, so a slow consumer is never mistaken for a silent server. The
+first-token limit is derived from the prompt's size unless configured (prefill is not a
+stall: a CPU server may take a minute for a long prompt). Which limit applies when is the
+read machine's rule (:mod:`spark_cli.transport.reading`).
 """
 
 from __future__ import annotations
@@ -32,61 +30,10 @@ CHARS_PER_TOKEN = 3
 """Prompt size estimate that errs high (code runs ~3.5-4 characters per token)."""
 
 
-class IdleWatch:
-    """One timer for a turn's read loop: the loop sets :attr:`since` when it starts
-    waiting and clears it when a frame arrived. Silence past :attr:`limit` cancels the
-    reading task; the loop turns that into a timeout with :meth:`claim`.
-    """
-
-    __slots__ = ("_handle", "_loop", "_task", "fired", "limit", "since")
-
-    def __init__(self, idle: float) -> None:
-        task = asyncio.current_task()
-        if task is None:
-            raise RuntimeError("IdleWatch needs a running task")
-        self._task = task
-        self.limit = idle
-        """Seconds of silence that count as a stall (see :meth:`set_limit`)."""
-        self._loop = asyncio.get_running_loop()
-        self.since: float | None = None
-        """When the current wait began (None: not waiting)."""
-        self.fired = False
-        self._handle: asyncio.TimerHandle | None = self._loop.call_later(idle, self._check)
-
-    def _check(self) -> None:
-        since = self.since
-        if since is None:
-            delay = self.limit
-        else:
-            delay = since + self.limit - monotonic()
-            if delay <= 0:
-                self.fired = True
-                self._handle = None
-                self._task.cancel()
-                return
-        self._handle = self._loop.call_later(delay, self._check)
-
-    def set_limit(self, seconds: float) -> None:
-        """Change the allowed silence now (the pending check is re-armed: a shorter
-        limit takes effect at once, not when a check scheduled for the longer one runs)."""
-        if seconds == self.limit:
-            return
-        self.limit = seconds
-        if self._handle is not None:
-            self._handle.cancel()
-            self._handle = self._loop.call_later(0, self._check)
-
-    def claim(self) -> bool:
-        """After a CancelledError: True when it was this watch's doing (and absorbed)."""
-        if not self.fired:
-            return False
-        self.fired = False
-        return self._task.uncancel() == 0
-
-    def close(self) -> None:
-        if self._handle is not None:
-            self._handle.cancel()
-            self._handle = None
+def quiet_for(since: float, limit: float) -> asyncio.Timeout:
+    """``asyncio.timeout`` around one wait whose silence began at ``since`` (``monotonic()``)
+    and may last ``limit`` seconds (expired at once when that time is past)."""
+    return asyncio.timeout(since + limit - monotonic())
 
 
 def prompt_tokens(request: TurnRequest) -> int:

@@ -42,6 +42,7 @@ from spark_cli.tui.commands.queue_panel import QueuePanel, queue_text
 from spark_cli.tui.commands.slash import Commands
 from spark_cli.tui.commands.test_command import TestRunner
 from spark_cli.tui.commands.tool_calls import CallOutputs
+from spark_cli.tui.commands.trust_ask import ask_trust
 from spark_cli.tui.deep.deep_view import DeepController
 from spark_cli.tui.hud import Hud
 from spark_cli.tui.keeper import Keeper
@@ -98,8 +99,10 @@ class SparkApp(App[int]):
         saved = self.saved = self.keeper.load()
         self.link = ProviderLink(session, setup.connect, setup.flags, feed.note, feed.link_state)
         self.context_files = ContextFiles(session.root)
+        self.started = asyncio.Event()
+        """Set once the start question (trust) is answered: no request leaves before."""
         self.interaction = interaction = Interaction(
-            session, feed.on_event, queue=saved.queue, ready=self.link.ensure,
+            session, feed.on_event, queue=saved.queue, ready=self._when_started,
             files=self.context_files.files)
         self.background: set[asyncio.Task[None]] = set()
         self.sent_text = ""
@@ -167,9 +170,26 @@ class SparkApp(App[int]):
         if self.setup.resume:
             self.resume_conversation()
         self.commands.mark_start()
+        self.spawn(self._start_after_trust())
+
+    async def _start_after_trust(self) -> None:
+        """Ask about untrusted project files first; then the channel, the MCP servers (after
+        the prompt showed) and the deep track."""
+        trust = self.session.settings.trust
+        if trust is not None and trust.asks and await ask_trust(
+                trust, self.query_one(ApprovalBar), self.feed):
+            await self.reconfigure({})  # the settings again, with the project layer
+        self.query_one(Prompt).focus()
+        for line in self.session.settings.ignored:
+            self.feed.note(line, "yellow")
+        self.started.set()
         self.spawn(self.link.ensure())
-        self.session.start_servers()  # MCP servers, after the prompt showed
+        self.session.start_servers()
         self.deep.open(self.setup.deep_settings, self.setup.load_deep)
+
+    async def _when_started(self) -> None:
+        await self.started.wait()
+        await self.link.ensure()
 
     def _busy(self) -> bool:
         return self.interaction.busy

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 from acp import RequestError, text_block
-from acp_client import EXAMPLE, Editor, slow_engine, spark_acp
+from acp_client import EXAMPLE, Editor, child_env, slow_engine, spark_acp
+from trusting import trust
 
 FILES = ("src/shop/cart.py", "tests/test_cart.py")
 
@@ -131,10 +132,26 @@ async def test_bad_requests_get_specific_errors_and_touch_nothing(repo: Path, tm
             await conn.load_session(cwd=str(empty), session_id="x", mcp_servers=[])
         (empty / ".spark").mkdir()
         (empty / ".spark" / "config.toml").write_text("tools = 'maybe'\n")
+        trust(empty, child_env(repo.parent))  # the agent's state dir
         with pytest.raises(RequestError, match="Invalid params") as bad_config:
             await conn.new_session(cwd=str(empty), mcp_servers=[])
         assert "config.toml" in str(bad_config.value.data)
     assert _texts(repo) == before
+
+
+async def test_an_untrusted_project_config_is_ignored_and_the_first_answer_says_so(repo: Path):
+    (repo / ".spark").mkdir()
+    (repo / ".spark" / "config.toml").write_text('test_command = "touch MARKER"\n')
+    editor = Editor()
+    async with spark_acp(repo, editor) as conn:
+        session = await conn.new_session(cwd=str(repo), mcp_servers=[])
+        for _ in range(2):
+            await conn.prompt(session_id=session.session_id,
+                              prompt=[text_block("rename total_price to cart_total")])
+    said = "".join(u.content.text for u in editor.of("agent_message_chunk"))
+    assert said.startswith("spark: ignoring the project files of ")
+    assert ".spark/config.toml" in said and "spark trust" in said
+    assert said.count("ignoring the project files") == 1  # once per session
 
 
 async def test_sessions_are_listed_and_unstable_methods_refused(repo: Path):

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from trusting import write_project
 
 from spark_cli.bench.processes import example_repo
 from spark_cli.bench.session_bench import run_session, table
@@ -26,7 +27,6 @@ async def test_a_turn_dropped_unsummarised_fails_the_bench(tmp_path: Path,
                                                            engine_factory: Any) -> None:
     engine = await engine_factory(tps=50000)
     root = example_repo(tmp_path)
-    (root / ".spark").mkdir(exist_ok=True)
-    (root / ".spark" / "config.toml").write_text("auto_compact = false\n")
+    write_project(root, "auto_compact = false\n")
     with pytest.raises(RuntimeError, match="dropped turns unsummarised"):
         await run_session(engine, root, 24, window=6000)

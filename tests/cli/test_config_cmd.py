@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from trusting import trust, write_project
 from typer.testing import CliRunner
 
 from spark_cli.cli.main import app
@@ -33,7 +34,7 @@ def run(args: list[str]):
 
 def test_text_shows_values_and_sources_and_masks_the_key(repo: Path, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
-    (repo / ".spark" / "config.toml").write_text('provider = "openai"\nidle_timeout = 4\n')
+    write_project(repo, 'provider = "openai"\nidle_timeout = 4\n')
     result = run([])
     assert result.exit_code == 0, result.output
     assert KEY not in result.output and "SECRET" not in result.output
@@ -65,6 +66,7 @@ def test_missing_key_is_listed_as_a_problem_not_an_error(repo: Path):
 def test_bad_config_file_exits_2_naming_file_and_key(repo: Path):
     path = repo / ".spark" / "config.toml"
     path.write_text("max_output_tokens = 'lots'\n")
+    trust(repo)
     result = run([])
     assert result.exit_code == 2
     assert str(path) in result.stderr and "'max_output_tokens' must be an integer" in result.stderr
@@ -84,12 +86,12 @@ def test_tools_and_their_budget_show_with_their_source(repo: Path):
     lines = {line.split()[0]: line for line in result.stdout.splitlines() if line.strip()}
     assert lines["tools"].split()[1] == "true" and "(default)" in lines["tools"]
     assert lines["max_tool_calls"].split()[1] == "40"
-    (repo / ".spark" / "config.toml").write_text("tools = false\nmax_tool_calls = 12\n")
+    write_project(repo, "tools = false\nmax_tool_calls = 12\n")
     result = run([])
     lines = {line.split()[0]: line for line in result.stdout.splitlines() if line.strip()}
     assert lines["tools"].split()[1] == "false" and "project file" in lines["tools"]
     assert lines["max_tool_calls"].split()[1] == "12" and "project file" in lines["max_tool_calls"]
-    (repo / ".spark" / "config.toml").write_text("max_tool_calls = 0\n")
+    write_project(repo, "max_tool_calls = 0\n")
     bad = run([])
     assert bad.exit_code == 2 and "'max_tool_calls' must be greater than 0" in bad.output
 
@@ -97,7 +99,7 @@ def test_tools_and_their_budget_show_with_their_source(repo: Path):
 def test_it_names_the_sandbox_or_how_to_get_one(repo: Path, monkeypatch):
     from spark_cli.checks import sandbox
 
-    (repo / ".spark" / "config.toml").write_text(
+    write_project(repo,
         'commands = "sandbox"\nallowed_commands = ["pytest", "make test"]\n')
     result = run([])
     assert result.exit_code == 0, result.output
@@ -115,7 +117,7 @@ def test_it_names_the_sandbox_or_how_to_get_one(repo: Path, monkeypatch):
 
 
 def test_a_bad_commands_policy_is_named(repo: Path):
-    (repo / ".spark" / "config.toml").write_text('commands = "yes"\n')
+    write_project(repo, 'commands = "yes"\n')
     result = run([])
     assert result.exit_code == 2
     assert "'commands' must be one of ask, sandbox, off, not 'yes'" in result.output
@@ -125,14 +127,16 @@ def test_mcp_servers_are_listed_with_where_each_came_from(repo: Path, tmp_path: 
     (tmp_path / "user" / "config.toml").write_text(
         '[mcp_servers.time]\ncommand = "mcp-server-time"\n'
         '[mcp_servers.docs]\nurl = "https://docs.example/mcp"\n')
-    (repo / ".spark" / "config.toml").write_text(
+    write_project(repo,
         '[mcp_servers.time]\ncommand = "uvx"\nargs = ["mcp-server-time"]\n'
         'env = { TZ_TOKEN = "tok-very-secret-1" }\nallowed_tools = ["get_current_time"]\n')
     result = run([])
     assert result.exit_code == 0, result.output
     lines = sorted(line for line in result.stdout.splitlines() if line.startswith("mcp server"))
     assert len(lines) == 2
-    assert "time: stdio uvx mcp-server-time; env TZ_TOKEN; allowed get_current_time" in lines[1]
+    assert lines[1].startswith("mcp server           time: stdio uvx mcp-server-time; env "
+                               "TZ_TOKEN  ")  # a project's allowed_tools approve nothing
+    assert "[mcp_servers.time] 'allowed_tools' ignored" in result.stdout
     assert f"(project file {repo / '.spark' / 'config.toml'})" in lines[1]
     assert "docs: http https://docs.example/mcp" in lines[0] and "(user file " in lines[0]
     assert "tok-very-secret-1" not in result.output
@@ -143,6 +147,7 @@ def test_mcp_servers_are_listed_with_where_each_came_from(repo: Path, tmp_path: 
 def test_a_bad_mcp_table_exits_2_naming_file_and_key(repo: Path):
     path = repo / ".spark" / "config.toml"
     path.write_text('[mcp_servers.time]\ncommand = "x"\ntool_timeout_s = "slow"\n')
+    trust(repo)
     result = run([])
     assert result.exit_code == 2
     assert str(path) in result.stderr

@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 from spark_cli.cli import main, rewind_cmd
 from spark_cli.edits.disk.journal import Journal, history
 from spark_cli.protocol.channel import Message
+from spark_cli.session.workspace.journal_dir import undo_dir
 from spark_cli.session.workspace.store import SessionStore, ShownItem
 from spark_cli.session.workspace.turns import TurnRecord
 
@@ -26,7 +27,7 @@ SECOND = "def cart_total(items):\n    return sum(items) or 0\n"
 
 def _edit(root: Path, label: str, text: str) -> str:
     path = root / "cart.py"
-    journal = Journal(root)
+    journal = Journal(root, undo_dir(root))
     batch_id = journal.begin(label)
     journal.record("cart.py", path.read_bytes(), stat.S_IMODE(path.stat().st_mode),
                    text.encode(), 0o644)
@@ -128,11 +129,11 @@ def test_a_file_changed_since_is_refused_by_name_then_forced(repo: Path) -> None
     forced = run("--to", "3", "--scope", "code", "--force", "--root", str(repo))
     assert forced.exit_code == 0, forced.output
     assert (repo / "cart.py").read_text() == ORIGINAL
-    assert history(repo)[0].label == "rewind to: rename total_price to cart_total"
+    assert history(undo_dir(repo))[0].label == "rewind to: rename total_price to cart_total"
 
 
 def test_a_journal_missing_a_copy_fails_clearly(repo: Path) -> None:
-    for blob in (repo / ".spark" / "undo").glob("*/blobs/*"):
+    for blob in undo_dir(repo).glob("*/blobs/*"):
         blob.unlink()
     result = run("--to", "3", "--root", str(repo))
     assert result.exit_code == 1

@@ -16,4 +16,4 @@ def apply_one(edit: FileEdit, root: Path, *, seen: Mapping[str, str] | None = No
               size_limit: int | None = None) -> EditOutcome:
     options = {} if size_limit is None else {"size_limit": size_limit}
     return Applier(root, seen=seen, allow_syntax_errors=allow_syntax_errors, dry_run=dry_run,
-                   record_undo=False, **options).apply(edit)
+                   **options).apply(edit)

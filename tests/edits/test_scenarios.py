@@ -24,6 +24,8 @@ from spark_cli.edits.disk.journal import undo
 from spark_cli.edits.formats.stream_parser import EditStreamParser
 from spark_cli.edits.model.blocks import BlockRejected, FileEdit
 
+UNDO = ".spark/undo"  # the journal's folder in these tests
+
 SCENARIOS = Path(__file__).parent / "scenarios"
 NAMES = sorted(p.name for p in SCENARIOS.iterdir() if (p / "edit.txt").is_file())
 
@@ -82,7 +84,7 @@ def test_scenario(name: str, tmp_path: Path) -> None:
     edits, rejected = _parse((folder / "edit.txt").read_bytes().decode(), name)
     assert not rejected, f"parse errors: {rejected}"
     assert edits, "the scenario's edit text gave no blocks"
-    applier = Applier(root, seen=seen,
+    applier = Applier(root, undo_dir=root / UNDO, seen=seen,
                       allow_syntax_errors=bool(options.get("allow_syntax_errors", False)))
     applier.begin_batch(name)
     outcomes = [applier.apply(edit) for edit in edits]
@@ -101,5 +103,5 @@ def test_scenario(name: str, tmp_path: Path) -> None:
     assert not list(root.rglob("*.spark-tmp")), "temp files left behind"
 
     if expected != before:  # the whole answer is one undo checkpoint
-        undo(root)
+        undo(root, root / UNDO)
         assert _tree(root) == before

@@ -35,7 +35,7 @@ def _apply(answer: str, root: Path) -> dict[str, str]:
         items += parser.feed(answer[i:i + 11])
     items += parser.close()
     assert not [i for i in items if isinstance(i, BlockRejected)]
-    applier = Applier(root, record_undo=False)
+    applier = Applier(root)
     for edit in [i for i in items if isinstance(i, FileEdit)]:
         outcome = applier.apply(edit)
         assert isinstance(outcome, EditApplied) and not outcome.refused, outcome

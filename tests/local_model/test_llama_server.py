@@ -45,11 +45,12 @@ def _env(tmp_path: Path) -> dict[str, str]:
 
 
 def _config(repo: Path, server: LlamaServer, **extra: object) -> None:
-    (repo / ".spark").mkdir(exist_ok=True)
+    """The user config (``spark``'s SPARK_CONFIG_DIR): a base URL is the user's to set."""
+    (repo.parent / "cfg").mkdir(exist_ok=True)
     values = {"provider": "openai-compatible", "model": MODEL, "base_url": server.base_url,
               "max_output_tokens": ANSWER_TOKENS, **extra}
     lines = [f"{key} = {json.dumps(value)}" for key, value in values.items()]
-    (repo / ".spark" / "config.toml").write_text("\n".join(lines) + "\n")
+    (repo.parent / "cfg" / "config.toml").write_text("\n".join(lines) + "\n")
 
 
 def spark(repo: Path, tmp_path: Path, *args: str,

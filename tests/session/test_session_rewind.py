@@ -11,10 +11,11 @@ from typing import Any
 import pytest
 from session_fakes import ResponsesChannel, ScriptedChannel
 
-from spark_cli.edits.disk.journal import history as undo_history
+from spark_cli.edits.disk.journal import history
 from spark_cli.protocol.channel import Message, ToolCall, ToolCallCompleted, ToolCallOpened
 from spark_cli.session.config.settings import load_settings
 from spark_cli.session.conversation import Session
+from spark_cli.session.workspace.journal_dir import undo_dir
 from spark_cli.session.workspace.rewind_code import rewind_turns
 from spark_cli.session.workspace.turns import rewound
 
@@ -51,7 +52,7 @@ async def test_each_turn_records_its_message_batch_and_files(repo: Path) -> None
     turns = session.turns
     assert [t.text for t in turns] == ["rename total_price", "make it return 0 when empty",
                                        "explain it"]
-    batches = [b.id for b in undo_history(repo)]
+    batches = [b.id for b in history(undo_dir(repo))]
     assert [t.batches for t in turns] == [(batches[1],), (batches[0],), ()]
     assert [t.edited for t in turns] == [("app.py",), ("app.py",), ()]
     assert [item for t in turns for item in t.items] == session.history

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from session_fakes import ScriptedChannel
 
-from spark_cli.edits.disk.journal import history as undo_history
+from spark_cli.edits.disk.journal import history
 from spark_cli.protocol.channel import ChannelError, RequestSent, TurnFinished, UsageReported
 from spark_cli.protocol.tokens import count_tokens
 from spark_cli.session.config.settings import load_settings
@@ -22,6 +22,7 @@ from spark_cli.session.events import (
     TurnCompleted,
     TurnFailed,
 )
+from spark_cli.session.workspace.journal_dir import undo_dir
 
 APP = "def total(items):\n    return sum(items)\n\n\ndef name():\n    return 'shop'\n"
 BLOCK_1 = ("app.py\n<<<<<<< SEARCH\n    return sum(items)\n=======\n"
@@ -70,7 +71,7 @@ async def test_edit_lands_on_disk_while_the_stream_is_still_open(repo: Path) -> 
     assert prose == "Making total safe.\nNow the name is next.\nDone.\n"
     assert (repo / "app.py").read_text() == APP.replace("sum(items)", "sum(items) or 0") \
         .replace("'shop'", "'store'")
-    batches = undo_history(repo)
+    batches = history(undo_dir(repo))
     assert len(batches) == 1 and [r.path for r in batches[0].files] == ["app.py"]
 
 
@@ -260,7 +261,7 @@ async def test_dry_run_writes_nothing(repo: Path) -> None:
     landed = [e for e in events if isinstance(e, EditLanded)]
     assert len(landed) == 2 and all(e.outcome.dry_run for e in landed)
     assert "+    return sum(items) or 0" in landed[0].outcome.diff
-    assert (repo / "app.py").read_text() == APP and undo_history(repo) == []
+    assert (repo / "app.py").read_text() == APP and history(undo_dir(repo)) == []
 
 
 async def test_one_turn_at_a_time(repo: Path) -> None:

@@ -14,7 +14,7 @@ import pytest
 from session_fakes import ResponsesChannel
 from waiting import wait_until
 
-from spark_cli.edits.disk.journal import history as undo_history
+from spark_cli.edits.disk.journal import history
 from spark_cli.protocol.channel import (
     Message,
     ToolCall,
@@ -35,6 +35,7 @@ from spark_cli.session.events import (
     TurnCompleted,
 )
 from spark_cli.session.tool_loop import CANCELLED, NOT_RUN
+from spark_cli.session.workspace.journal_dir import undo_dir
 
 APP = "def total(items):\n    return sum(items)\n"
 BLOCK = ("app.py\n<<<<<<< SEARCH\n    return sum(items)\n=======\n"
@@ -255,7 +256,7 @@ async def test_edits_apply_in_every_response_with_one_undo_batch_and_no_leaking_
     assert (repo / "b.py").read_text() == "X = 3\n"  # the half block never joined the rest
     assert sum(isinstance(e, EditLanded) for e in events) == 2
     assert any(isinstance(e, BlockRejected) for e in events)
-    batches = undo_history(repo)
+    batches = history(undo_dir(repo))
     assert len(batches) == 1 and sorted(r.path for r in batches[0].files) == ["app.py", "b.py"]
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from trusting import state_env, trust
 
 from spark_cli.edits.model.blocks import BlockRejected, ProseDelta
 from spark_cli.protocol.channel import (
@@ -380,8 +381,9 @@ async def test_prepare_checks_the_request_before_any_channel_exists(repo, tmp_pa
     (repo / ".spark").mkdir()
     (repo / ".spark" / "config.toml").write_text("context_window = 3000\n"
                                                  "max_output_tokens = 500\n")
+    trust(repo)
     (repo / "big.py").write_text("".join(f"value_{i} = {i}\n" for i in range(2000)))
-    settings = load_settings(repo, {}, {"SPARK_CONFIG_DIR": str(tmp_path / "cfg")})
+    settings = load_settings(repo, {}, state_env(SPARK_CONFIG_DIR=str(tmp_path / "cfg")))
     session = Session(None, repo, settings)
     failed = session.prepare("rename value_1", ["big.py"])
     assert isinstance(failed, TurnFailed) and failed.kind == "budget"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,8 @@ def make_settings(root: Path, engine: Any, tmp: Path, **flags: Any) -> Settings:
     flags.setdefault("model", "spark-lorem")
     flags.setdefault("max_output_tokens", 400)
     return load_settings(root, {"base_url": engine.url + "/v1", **flags},
-                         {"SPARK_CONFIG_DIR": str(tmp / "cfg"), "SPARK_API_KEY": engine.token})
+                         {"SPARK_CONFIG_DIR": str(tmp / "cfg"), "SPARK_API_KEY": engine.token,
+                          "SPARK_STATE_DIR": os.environ["SPARK_STATE_DIR"]})
 
 
 @contextlib.asynccontextmanager

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from textual import events as tx
+from trusting import write_project
 from waiting import holds, wait_until
 
 from spark_cli.session.events import ProseDelta, TurnCompleted
@@ -136,8 +137,7 @@ async def test_tab_queues_and_the_queue_survives_esc(tui_app: MakeApp) -> None:
 
 async def test_no_test_command_runs_in_a_normal_turn(tui_app: MakeApp, repo: Path) -> None:
     marker = repo / "tests-ran"
-    (repo / ".spark").mkdir()
-    (repo / ".spark" / "config.toml").write_text(f'test_command = "touch {marker}"\n')
+    write_project(repo, f'test_command = "touch {marker}"\n')  # trusted: it is read
     (repo / "pytest.ini").write_text("[pytest]\n")
     app = await tui_app(tps=5000, model="spark-rules")
     async with app.run_test(size=(100, 30)) as pilot:

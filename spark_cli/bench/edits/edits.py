@@ -16,6 +16,7 @@ import typer
 from spark_cli.bench.figures import DOCS_OPTION, NO_DOCS_OPTION, median_p95, met, report
 from spark_cli.edits.apply.applier import Applier
 from spark_cli.edits.model.blocks import FileEdit, Hunk
+from spark_cli.session.workspace.journal_dir import undo_dir
 
 TARGET_MS = 5.0
 SECTION = "## Edits"
@@ -34,7 +35,8 @@ def apply_hunks(workdir: Path, functions: int, runs: int, mode: str = "check") -
     path.write_text(python_source(functions))
     values = [0] * functions
     times: list[float] = []
-    applier = Applier(workdir, dry_run=mode == "check", record_undo=mode == "journal")
+    applier = Applier(workdir, dry_run=mode == "check",
+                      undo_dir=undo_dir(workdir) if mode == "journal" else None)
     applier.begin_batch("bench")
     for run in range(runs + 1):
         k = (run * 37) % functions

@@ -6,7 +6,9 @@ command line is almost always plain: options spelled out, values that do not loo
 options. :func:`parse_edit_args` reads exactly those and returns the same
 :class:`EditArgs` typer would give the command; for anything else it returns ``None`` and
 typer parses the line, so every message and exit code stays typer's own.
-``tests/cli/edit/test_edit_args.py`` checks both agree.
+``tests/cli/edit/test_edit_args.py`` checks both agree. Its saving: docs/benchmarks.md
+``## Ledger`` (``edit_args``); paired: `spark bench oneshot --no-docs` with and without
+``SPARK_PLAIN=edit_args``.
 """
 
 from __future__ import annotations

@@ -71,7 +71,7 @@ def edit_files(paths: list[str], instruction: str, root: Path, flags: dict[str, 
 
     cwd = Path.cwd()
     before = dict(_target(raw, root, cwd) for raw in paths)  # root-relative path -> text
-    settings = load(root, flags, one_shot=True)
+    settings = load(root, flags, one_shot=True, warn=True)
     renderer = renderer_for(as_json, sys.stdout)
     if (best_of or settings.best_of) > 1:
         from spark_cli.cli.edit.best_of import best_of as race  # deferred: spark --help

@@ -12,7 +12,6 @@ summary; a second Ctrl-C gives up at once.
 
 from __future__ import annotations
 
-import gc
 import os
 import sys
 from collections.abc import Iterable, Mapping, Sequence
@@ -38,10 +37,10 @@ from spark_cli.session.window.learning import RESEND, prepare_counted, resend_no
 
 if TYPE_CHECKING:
     from spark_cli.cli.edit.signals import TurnSignals
-    from spark_cli.cli.wiring import SentAhead
     from spark_cli.render.renderer import Renderer
     from spark_cli.session.api import SessionApi
     from spark_cli.session.config.settings import Settings
+    from spark_cli.transport.fast import SentAhead
 
 class UsageError(Exception):
     """Bad flags or inputs: one clear line on stderr, exit 2, nothing touched."""
@@ -86,7 +85,6 @@ def _prepared_turn(settings: Settings, root: Path, files: Sequence[str], instruc
         except KeyboardInterrupt:  # Ctrl-C while connecting: the run ends as a turn's would
             result.interrupted = True
             return result
-    _collect_from_now()
     import asyncio  # deferred: launch -> request (the request left; the loop loads)
 
     try:
@@ -94,16 +92,6 @@ def _prepared_turn(settings: Settings, root: Path, files: Sequence[str], instruc
     finally:
         if ahead is not None:
             ahead.close()  # no-op once adopted (the channel owns the socket then)
-
-
-def _collect_from_now() -> None:
-    """Turn the cycle collector back on where the console script turned it off for a
-    `spark edit` start-up, with everything loaded so far frozen: modules and classes, never
-    garbage, are not scanned again by the collections of a long answer. A process that kept
-    its collector on (a test runner, typer's path) is left as it is."""
-    if not gc.isenabled():
-        gc.freeze()
-        gc.enable()
 
 
 async def _turn(session: SessionApi, settings: Settings, files: Sequence[str], instruction: str,

@@ -67,11 +67,29 @@ def resolved(root: Path, flags: dict[str, object], *, check: bool = True,
     return resolve(load_settings(root, flags, os.environ, check=check), ask_server, fresh=fresh)
 
 
-def load(root: Path, flags: dict[str, object], *, one_shot: bool = False) -> Any:
+def warn_project(settings: Any) -> None:
+    """Say on stderr that an untrusted project layer was ignored (one line naming the files
+    and `spark trust`), and each user-only key a trusted one was read without."""
+    trust = settings.trust
+    if trust is not None and trust.asks:
+        say(f"spark: {trust.line()}")
+    for line in settings.ignored:
+        say(f"spark: {line}")
+
+
+def load(root: Path, flags: dict[str, object], *, one_shot: bool = False,
+         warn: bool = False) -> Any:
     """:func:`resolved`, any configuration problem a usage error. ``deep`` in
     the flags (``--deep``): the deep track's settings (``[deep]``; --provider/--model pick
     the deep one). ``one_shot`` (`spark edit`): commands are off unless a flag or a config
-    file says otherwise (the TUI's default is ``ask``)."""
+    file says otherwise (the TUI's default is ``ask``). ``warn``: `warn_project`."""
+    settings = _load(root, flags, one_shot)
+    if warn:
+        warn_project(settings)
+    return settings
+
+
+def _load(root: Path, flags: dict[str, object], one_shot: bool) -> Any:
     # deferred: spark --help
     from spark_cli.cli.edit.edit_run import UsageError
     from spark_cli.session.window.facts import resolve

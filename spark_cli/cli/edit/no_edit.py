@@ -20,6 +20,7 @@ from spark_cli.edits.lang.syntax import first_error, parse_text
 from spark_cli.edits.model.blocks import FileEdit, Hunk
 from spark_cli.edits.model.outcome import EditApplied, FileRefused
 from spark_cli.session.events import EditLanded, EditRefused
+from spark_cli.session.workspace.journal_dir import undo_dir
 
 if TYPE_CHECKING:
     from spark_cli.cli.edit.turn_result import TurnResult
@@ -75,7 +76,7 @@ def _apply_whole(result: TurnResult, settings: Settings, root: Path, texts: dict
                           lambda text: language is None or parses(language, text))
     if new is None:
         return False
-    applier = Applier(root, seen={path: old}, dry_run=dry_run,
+    applier = Applier(root, seen={path: old}, dry_run=dry_run, undo_dir=undo_dir(root),
                       allow_syntax_errors=settings.allow_syntax_errors)
     applier.begin_batch("whole file from the answer")
     try:

@@ -105,7 +105,7 @@ def _filter(data: bytes, instruction: str, cwd_root: Path, flags: dict[str, obje
         raise UsageError(exc.message) from None
     name = stdin_file_name(lang, text)
     # the user's project config still applies; a filter declares no tools (stdin is all)
-    settings = load(cwd_root, {**flags, "tools": False})
+    settings = load(cwd_root, {**flags, "tools": False}, warn=True)
     renderer = renderer_for(as_json, sys.stderr)
     result_bytes = data
     with tempfile.TemporaryDirectory(prefix="spark-pipe-") as tmp:

@@ -280,19 +280,22 @@ def _apply(ctx: _Context, edit: FileEdit) -> tuple[EditOutcome, str | None, bool
 class Applier:
     """Applies the blocks of one answer as they arrive, as one undo batch.
 
+    ``undo_dir``: the journal's folder (None: the batch is not recorded for undo).
     Under ``dry_run`` nothing touches the disk, but later blocks still see what the
     earlier ones would have written.
     """
 
     def __init__(self, root: Path, *, seen: Mapping[str, str] | None = None,
                  allow_syntax_errors: bool = False, dry_run: bool = False,
-                 record_undo: bool = True, size_limit: int = DEFAULT_SIZE_LIMIT,
+                 undo_dir: Path | None = None, size_limit: int = DEFAULT_SIZE_LIMIT,
                  write_read_only: bool = False) -> None:
         self.root = Path(root)
+        record = undo_dir is not None and not dry_run  # the journal's folder: None, no undo
         # temp files of writes killed in an earlier run (the journal knows where)
-        self.cleaned: list[str] = [] if dry_run else clean_stale_temps(self.root)
+        self.cleaned: list[str] = clean_stale_temps(self.root, undo_dir) \
+            if record and undo_dir is not None else []
         self.seen: dict[str, str] | None = dict(seen) if seen is not None else None
-        self.journal = Journal(self.root) if record_undo and not dry_run else None
+        self.journal = Journal(self.root, undo_dir) if record and undo_dir is not None else None
         self.outcomes: list[EditOutcome] = []
         self._ctx = _Context(self.root, WorkTree(dry_run=dry_run), self.seen,
                              allow_syntax_errors, size_limit, write_read_only, self.journal)

@@ -1,13 +1,14 @@
-"""The undo journal: every applied batch is recorded under ``<root>/.spark/undo/``.
+"""The undo journal: every applied batch is recorded in a folder the caller names (spark's
+is in the user's state dir, outside the repo: `session.workspace.journal_dir`).
 
-A batch (one answer, one turn) is a folder with ``batch.json`` (id, time, label,
-one entry per file: path, before/after SHA-256 and mode; None = absent) and the
-before bytes in ``blobs/``. The before bytes are stored *before* a file is first
-written, and ``batch.json`` is rewritten atomically after each file, so even a
-crash mid-batch can be undone. `undo` restores the newest batch, refusing if any
-of its files changed since (unless forced); `history` lists batches, newest first.
-`end` keeps the newest KEEP_BATCHES, choosing from the folder names alone
-(`batch_folders`), so a turn's cost does not grow with the batches kept.
+A batch (one answer, one turn) is a folder with ``batch.json`` (id, time, label, one entry
+per file: path, before/after SHA-256 and mode; None = absent) and the before bytes in
+``blobs/``, stored *before* a file is first written; ``batch.json`` is rewritten atomically
+after each file, so even a crash mid-batch can be undone. `undo` restores the newest batch,
+refusing if a file changed since (unless forced), and refusing the whole batch when an entry
+is malformed, leads outside the repo or its saved bytes do not match their hash (`entry_problem`).
+`history` lists batches, newest first; `end` keeps the newest KEEP_BATCHES, choosing from
+the folder names alone (`batch_folders`).
 """
 
 from __future__ import annotations
@@ -25,8 +26,6 @@ from spark_cli.edits.disk.atomic import remove_file, remove_stale_temps, write_a
 from spark_cli.edits.disk.batch_folders import batch_names, to_prune
 from spark_cli.record import record
 
-SPARK_DIR = ".spark"
-UNDO_DIR = "undo"
 MANIFEST = "batch.json"
 KEEP_BATCHES = 100
 
@@ -36,12 +35,15 @@ def _digest(data: bytes | None) -> str | None:
 
 
 class UndoRefused(Exception):
-    """Nothing to undo, or a file changed since the batch (the message lists which)."""
+    """Nothing to undo, a file changed since the batch (the message lists which), or an
+    entry not safe to restore (``unsafe``: its path, and ``message`` why)."""
 
-    def __init__(self, message: str, changed: tuple[str, ...] = ()) -> None:
+    def __init__(self, message: str, changed: tuple[str, ...] = (),
+                 unsafe: str | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.changed = changed
+        self.unsafe = unsafe
 
 
 @dataclass(slots=True)
@@ -79,20 +81,6 @@ class BatchInfo:
         return ", ".join(parts) or "no files"
 
 
-def ensure_spark_dir(root: Path) -> Path:
-    """``<root>/.spark`` with a ``.gitignore`` of ``*`` so git never sees it."""
-    spark = root / SPARK_DIR
-    spark.mkdir(exist_ok=True)
-    ignore = spark / ".gitignore"
-    if not ignore.exists():
-        ignore.write_text("*\n")
-    return spark
-
-
-def _undo_root(root: Path) -> Path:
-    return root / SPARK_DIR / UNDO_DIR
-
-
 def _load(folder: Path) -> BatchInfo | None:
     try:
         raw = json.loads((folder / MANIFEST).read_text())
@@ -103,10 +91,11 @@ def _load(folder: Path) -> BatchInfo | None:
 
 
 class Journal:
-    """Records one batch at a time for ``root``; `begin` ... `record` ... `end`."""
+    """Records one batch at a time for ``root`` in ``folder``; `begin` ... `record` ... `end`."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, folder: Path) -> None:
         self.root = Path(root)
+        self.folder = Path(folder)
         self._batch: BatchInfo | None = None
         self._folder: Path | None = None
 
@@ -122,8 +111,7 @@ class Journal:
     def _ensure_folder(self) -> Path:
         if self._folder is None:
             assert self._batch is not None
-            ensure_spark_dir(self.root)
-            self._folder = _undo_root(self.root) / self._batch.id
+            self._folder = self.folder / self._batch.id
             (self._folder / "blobs").mkdir(parents=True, exist_ok=True)
         return self._folder
 
@@ -175,43 +163,42 @@ class Journal:
             if folder is not None:
                 shutil.rmtree(folder, ignore_errors=True)
             return None
-        _prune(self.root)
+        _prune(self.folder)
         return batch
 
 
-def history(root: Path) -> list[BatchInfo]:
-    """Recorded batches, newest first."""
-    folder = _undo_root(Path(root))
+def history(folder: Path) -> list[BatchInfo]:
+    """The batches recorded in ``folder``, newest first."""
+    folder = Path(folder)
     if not folder.is_dir():
         return []
     batches = [b for b in (_load(p) for p in folder.iterdir() if p.is_dir()) if b and b.files]
     return sorted(batches, key=lambda b: (b.time, b.id), reverse=True)
 
 
-def clean_stale_temps(root: Path, batches: int = 3) -> list[str]:
+def clean_stale_temps(root: Path, undo_root: Path, batches: int = 3) -> list[str]:
     """Delete the temp files that killed writes left (`atomic.remove_stale_temps`) in the
     folders of the files the newest ``batches`` batches touched (a write is recorded
     before it starts, so the journal knows them), in the repo root and in those
     batches' own folders. Returns the removed paths relative to ``root``."""
-    root = Path(root)
-    undo_root = _undo_root(root)
+    root, undo_root = Path(root), Path(undo_root)
     newest = [undo_root / name for name in batch_names(undo_root)[:batches]]
     folders = {root, *newest}
     for folder in newest:
         batch = _load(folder)
         for entry in batch.files if batch is not None else ():
-            folders.add((root / entry.path).parent)
+            if path_problem(root, entry.path) is None:
+                folders.add((root / entry.path).parent)
     removed = [path for folder in sorted(folders) for path in remove_stale_temps(folder)]
     return [os.path.relpath(path, root) for path in removed]
 
 
-def _prune(root: Path) -> None:
+def _prune(undo_root: Path) -> None:
     """Delete the batches older than the newest KEEP_BATCHES, by (time, id) as `history`
     orders them, from the folder names (`batch_folders.to_prune`): a turn reads no manifest
     unless batches begun in one second straddle the cut. A folder that is not a batch's is
     never touched; a batch folder without a readable manifest (a crash before its first
     record) counts as a batch, and goes once it is old enough."""
-    undo_root = _undo_root(root)
 
     def time_of(name: str) -> float | None:
         batch = _load(undo_root / name)
@@ -221,12 +208,12 @@ def _prune(root: Path) -> None:
         shutil.rmtree(undo_root / name, ignore_errors=True)
 
 
-def before_bytes(root: Path, batch_id: str, entry: FileRecord) -> bytes | None:
+def before_bytes(folder: Path, batch_id: str, entry: FileRecord) -> bytes | None:
     """The bytes ``entry``'s file had before batch ``batch_id`` (None: it did not exist);
     ``OSError`` when spark's copy cannot be read."""
     if entry.before_hash is None:
         return None
-    return (_undo_root(root) / batch_id / "blobs" / entry.before_hash).read_bytes()
+    return (Path(folder) / batch_id / "blobs" / entry.before_hash).read_bytes()
 
 
 def current_digest(path: Path) -> str | None:
@@ -261,14 +248,21 @@ class UndoResult:
     restored: tuple[str, ...]
 
 
-def undo(root: Path, *, force: bool = False) -> UndoResult:
-    """Restore the newest batch; raises `UndoRefused` if there is none or files changed."""
+def undo(root: Path, undo_root: Path, *, force: bool = False) -> UndoResult:
+    """Restore the newest batch recorded in ``undo_root``; raises `UndoRefused` if there is
+    none, an entry is not safe to restore (`entry_problem`: nothing is restored) or files
+    changed."""
     root = Path(root)
-    batches = history(root)
+    batches = history(undo_root)
     if not batches:
-        raise UndoRefused("nothing to undo: no recorded batches in .spark/undo")
+        raise UndoRefused(f"nothing to undo: no recorded batches in {undo_root}")
     batch = batches[0]
-    folder = _undo_root(root) / batch.id
+    folder = Path(undo_root) / batch.id
+    for entry in batch.files:
+        problem = entry_problem(root, folder, entry)
+        if problem is not None:
+            raise UndoRefused(f"refusing to undo batch {batch.id}: entry {entry.path!r}: "
+                              f"{problem}; nothing was restored", unsafe=str(entry.path))
     changed = []
     pending = []  # files still in their after-state (or forced)
     for entry in batch.files:
@@ -301,3 +295,43 @@ def undo(root: Path, *, force: bool = False) -> UndoResult:
             write_atomic(path, data, entry.before_mode)
     shutil.rmtree(folder, ignore_errors=True)
     return UndoResult(batch, tuple(reversed(restored)))
+
+
+def path_problem(root: Path, rel: object) -> str | None:
+    """Why ``rel`` is not a path inside ``root`` (None when it is)."""
+    if not isinstance(rel, str) or not rel or "\0" in rel:
+        return "its path is not a file name"
+    if os.path.isabs(rel) or rel.startswith("~"):
+        return "its path is absolute"
+    if ".." in Path(rel).parts:
+        return "its path climbs out with '..'"
+    real_root = os.path.realpath(root)
+    real = os.path.realpath(os.path.join(real_root, rel))
+    if os.path.commonpath([real_root, real]) != real_root or real == real_root:
+        return f"its path resolves outside the repo (to {real}, through a symlink)"
+    return None
+
+
+def entry_problem(root: Path, batch_folder: Path, entry: FileRecord) -> str | None:
+    """Why ``entry`` of the batch in ``batch_folder`` must not be restored: a path outside
+    ``root``, a malformed record, saved bytes that do not match their hash; None if sound."""
+    outside = path_problem(root, entry.path)
+    if outside is not None:
+        return outside
+    for name in ("before_hash", "after_hash"):
+        value = getattr(entry, name)
+        if value is not None and not (isinstance(value, str) and len(value) == 64
+                                      and all(c in "0123456789abcdef" for c in value)):
+            return f"malformed record: {name} is not a SHA-256"
+    for name in ("before_mode", "after_mode"):
+        value = getattr(entry, name)
+        if value is not None and (type(value) is not int or not 0 <= value <= 0o7777):
+            return f"malformed record: {name} is not a file mode"
+    if entry.before_hash is not None:
+        try:
+            data = (Path(batch_folder) / "blobs" / entry.before_hash).read_bytes()
+        except OSError as exc:
+            return f"its saved copy cannot be read ({exc.strerror or exc})"
+        if _digest(data) != entry.before_hash:
+            return "its saved copy does not match its hash"
+    return None

@@ -1,6 +1,6 @@
 """Where settings come from, one layer each: the config files, the environment, the flags.
 
-``user_config_path`` / ``project_config_path`` locate the files; ``_parse_file``
+``user_config_path`` / ``project_config_path`` locate the files; ``parse_file``
 reads one (TOML, every value checked: a bad one is a ``SettingsError`` naming the
 file and the key; keys are never read from files); ``env_layer`` and
 ``flag_layer`` make the other two layers. ``chosen_provider`` and ``overlay`` are the one
@@ -10,6 +10,7 @@ the deep track's ``[deep]`` table alike.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import sys
@@ -19,6 +20,7 @@ from pathlib import Path
 
 from spark_cli.record import record
 from spark_cli.session.config.presets import COMMAND_POLICIES, EDIT_FORMATS, KINDS, PRESETS
+from spark_cli.session.config.trust import trust_state
 
 CONFIG_NAME = "config.toml"
 PROJECT_DIR = ".spark"
@@ -62,6 +64,12 @@ _POSITIVE = ("context_window", "max_output_tokens", "idle_timeout", "first_token
 _SHAPES = {"command_env": re.compile(r"[A-Za-z_][A-Za-z0-9_]*").fullmatch,
            "sandbox_deny_read": re.compile(r"(/|~/|~$).*").match}
 _ENV_KEYS = {"provider": "SPARK_PROVIDER", "model": "SPARK_MODEL", "base_url": "SPARK_BASE_URL"}
+USER_ONLY = frozenset({"base_url", "kind", "api_key_env", "allow_unsandboxed", "command_env",
+                       "sandbox_deny_read"})
+"""Keys a project file never sets, trusted or not (where requests and keys go, what a command
+may reach): ignored there with a warning. One line per key."""
+USER_ONLY_VALUES = {"commands": ("full-access",)}
+"""Values a project file never sets."""
 
 
 class SettingsError(ValueError):
@@ -132,6 +140,8 @@ class Layer:
     providers: dict[str, dict[str, object]] = field(default_factory=dict)
     sources: dict[str, str] = field(default_factory=dict)
     """Where a value came from when not the layer's label (a variable, a flag)."""
+    ignored: list[str] = field(default_factory=list)
+    """A project file's user-only keys, left out: one warning each."""
 
     def source(self, key: str) -> str:
         return self.sources.get(key, self.label)
@@ -159,8 +169,20 @@ def read_toml(path: Path) -> dict[str, object]:
         raise SettingsError(f"{path}: not valid TOML ({exc})") from None
 
 
-def _parse_file(path: Path, label: str) -> Layer:
-    """``path``'s layer."""
+def user_only(layer: Layer, path: Path, key: str, value: object, user: Path | None) -> bool:
+    """A project file's ``key`` the user alone sets: noted in ``layer.ignored``."""
+    name = key.rsplit(".", 1)[-1]
+    if user is None or not (name in USER_ONLY or value in USER_ONLY_VALUES.get(name, ())):
+        return False
+    what = f"'{key}'" if name in USER_ONLY else f"'{key} = {value!r}'"
+    layer.ignored.append(f"{path}: {what} ignored: a project file cannot set it; put it in "
+                         f"your user config ({user}), the environment or a flag")
+    return True
+
+
+def parse_file(path: Path, label: str, user: Path | None = None) -> Layer:
+    """``path``'s layer (``user``: the user config's path, given for a project file, whose
+    user-only keys are left out)."""
     layer = Layer(f"{label} {path}", {})
     for key, value in read_toml(path).items():
         if key == "providers":
@@ -177,6 +199,8 @@ def _parse_file(path: Path, label: str) -> Layer:
                     where = f"{path}: providers.{name}"
                     if sub in ("api_key", "key"):
                         raise secret_error(str(path), f"providers.{name}.{sub}")
+                    if user_only(layer, path, f"providers.{name}.{sub}", sub_value, user):
+                        continue
                     if sub not in PROVIDER_KEYS:
                         raise SettingsError(f"{where}: unknown key '{sub}' (known: "
                                             f"{', '.join(PROVIDER_KEYS)})")
@@ -187,6 +211,8 @@ def _parse_file(path: Path, label: str) -> Layer:
             raise secret_error(str(path), key)
         if key in ("deep", "mcp_servers"):
             continue  # tables read by their own owners (session.deep, the MCP servers)
+        if user_only(layer, path, key, value, user):
+            continue
         if key not in _TYPES:
             raise SettingsError(f"{path}: unknown key '{key}' (known: "
                                 f"{', '.join([*_TYPES, 'providers'])})")
@@ -239,12 +265,28 @@ def overlay(layers: Sequence[Layer], name: str) -> Iterator[tuple[str, object, s
 
 
 def config_files(root: Path, env: Mapping[str, str]) -> list[tuple[str, Path]]:
-    """The config files there are, lowest first, each with its label (``user file``...)."""
-    return [(label, path) for label, path in (("user file", user_config_path(env)),
-                                              ("project file", project_config_path(root)))
-            if path.is_file()]
+    """The config files to read, lowest first, each with its label (``user file``...): the
+    project's only while the user trusts the repo (`trust.trust_state`)."""
+    found = [(label, path) for label, path in (("user file", user_config_path(env)),
+                                               ("project file", project_config_path(root)))
+             if path.is_file()]
+    if found and found[-1][0] == "project file" and not trust_state(root, env).trusted:
+        found.pop()
+    return found
 
 
 def file_layers(root: Path, env: Mapping[str, str]) -> tuple[list[Layer], list[str]]:
+    """The files' layers; a project layer's ``ignored`` also names its MCP servers' user-only
+    keys."""
     found = config_files(root, env)
-    return [_parse_file(path, label) for label, path in found], [str(p) for _, p in found]
+    layers = []
+    for label, path in found:
+        project = label == "project file"
+        layers.append(parse_file(path, label, user_config_path(env) if project else None))
+        if project and b"mcp_servers" in path.read_bytes():
+            from spark_cli.mcp.mcp_config import McpConfigError, read_servers  # deferred: rare
+
+            with contextlib.suppress(McpConfigError):  # reported where servers are read
+                servers = read_servers([(label, path)])
+                layers[-1].ignored.extend(line for s in servers for line in s.ignored)
+    return layers, [str(p) for _, p in found]

@@ -37,6 +37,7 @@ from spark_cli.session.config.presets import (
     Preset,
     preset,
 )
+from spark_cli.session.config.trust import TrustState, trust_state
 
 DEFAULT_CONTEXT_WINDOW = 128_000
 DEFAULT_MAX_OUTPUT_TOKENS = 8_192
@@ -124,6 +125,10 @@ class Settings:
     in the ``sandbox`` without asking, or ``off`` (the tool is not declared)."""
     allowed_commands: tuple[str, ...] = ()
     """Leading words of commands that run without asking (a compound line still asks)."""
+    trust: TrustState | None = None
+    """The repo's trust (`trust.trust_state`): an untrusted project layer is not read."""
+    ignored: tuple[str, ...] = ()
+    """A project file's user-only keys that were left out, one warning each."""
     allow_unsandboxed: bool = False
     """``allowed_commands`` and "always" skip the question even with no sandbox (the user's
     config alone sets it)."""
@@ -218,6 +223,8 @@ def load_settings(root: Path, flags: Mapping[str, object] | None = None,
         max_tool_calls=resolved["max_tool_calls"],
         commands=resolved["commands"],
         allowed_commands=tuple(resolved["allowed_commands"]),
+        trust=trust_state(root, env),
+        ignored=tuple(line for layer in layers for line in layer.ignored),
         allow_unsandboxed=resolved["allow_unsandboxed"],
         command_env=tuple(resolved["command_env"]),
         sandbox_deny_read=tuple(resolved["sandbox_deny_read"]),

@@ -29,6 +29,8 @@ from spark_cli.session.config.layers import (
     overlay,
     read_toml,
     secret_error,
+    user_config_path,
+    user_only,
 )
 from spark_cli.session.config.settings import Settings, load_settings
 
@@ -69,8 +71,13 @@ def _read_table(path: Path) -> dict[str, object]:
 
 def _layers(root: Path, flags: Mapping[str, object], env: Mapping[str, str]) -> list[Layer]:
     """The ``[deep]`` tables, variables and flags, lowest first."""
-    layers = [Layer(f"{label} {path} [{TABLE}]", _read_table(path))
-              for label, path in config_files(root, env)]
+    layers: list[Layer] = []
+    for label, path in config_files(root, env):
+        layer = Layer(f"{label} {path} [{TABLE}]", {})
+        layers.append(layer)
+        user = user_config_path(env) if label == "project file" else None
+        layer.values.update((k, v) for k, v in _read_table(path).items()
+                            if not user_only(layer, path, f"{TABLE}.{k}", v, user))
     return [*layers, env_layer(env, _ENV), flag_layer(flags, _FLAGS)]
 
 
@@ -108,7 +115,8 @@ def load_deep_settings(root: Path, flags: Mapping[str, object], env: Mapping[str
     problems = tuple(f"deep {p}" for p in settings.problems)
     if check and problems:
         raise SettingsError("; ".join(problems))
-    return dataclasses.replace(settings, sources=merged, problems=problems)
+    ignored = (*settings.ignored, *(line for layer in layers for line in layer.ignored))
+    return dataclasses.replace(settings, sources=merged, problems=problems, ignored=ignored)
 
 
 def bundled_notice(deep: Settings, fast: Settings) -> str | None:

@@ -25,6 +25,7 @@ from spark_cli.edits.disk.textfile import TextFile, decode, new_text_file
 from spark_cli.edits.model.outcome import FileRefused
 from spark_cli.record import record
 from spark_cli.session.deep.change import _Matcher, lines_of
+from spark_cli.session.workspace.journal_dir import undo_dir
 
 __all__ = ["DiskText", "NotText", "Planned", "decode_text", "read_ours", "write_atomic",
            "write_batch"]
@@ -114,7 +115,7 @@ def write_batch(root: Path, planned: Sequence[Planned], label: str) -> str | Non
     """
     if not planned:
         return None
-    journal = Journal(root)
+    journal = Journal(root, undo_dir(root))
     batch_id = journal.begin(label)
     try:
         for plan in planned:

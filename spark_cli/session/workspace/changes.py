@@ -1,6 +1,6 @@
 """What spark changed in this repo, as plain data for a front end: `/undo` and `/diff`.
 
-Both read the undo journal (``<root>/.spark/undo/``, `spark_cli.edits.disk.journal`): one batch per
+Both read the undo journal (`journal_dir.undo_dir`, `spark_cli.edits.disk.journal`): one batch per
 answer, with the bytes of every file as they were before spark first wrote it.
 
 - `undo_last_batch` is what ``spark undo`` does, as an `UndoReport` instead of an exception:
@@ -27,11 +27,13 @@ from spark_cli.edits.disk.journal import (
     before_bytes,
     current_digest,
     history,
+    path_problem,
     undo,
 )
 from spark_cli.edits.disk.textfile import decode
 from spark_cli.edits.model.outcome import FileRefused
 from spark_cli.record import record
+from spark_cli.session.workspace.journal_dir import undo_dir
 
 UndoStatus = Literal["undone", "refused", "nothing", "failed"]
 
@@ -66,7 +68,7 @@ class UndoReport:
 
 def latest_batch_id(root: Path) -> str | None:
     """The newest recorded batch (the mark to give `session_diff` at session start)."""
-    batches = history(root)
+    batches = history(undo_dir(root))
     return batches[0].id if batches else None
 
 
@@ -95,7 +97,7 @@ def undo_last_batch(root: Path, *, force: bool = False,
     ``force``. With ``since_batch`` (the session's mark) only a batch made after the mark is
     undone: earlier sessions' work stays (``spark undo`` still reaches it). Never raises."""
     root = Path(root)
-    batches = history(root)
+    batches = history(undo_dir(root))
     if since_batch is not None and batches and not _since(batches, since_batch):
         return UndoReport("nothing", "nothing to undo in this session "
                           "(`spark undo` restores earlier batches)")
@@ -103,8 +105,11 @@ def undo_last_batch(root: Path, *, force: bool = False,
         return UndoReport("nothing", "nothing to undo")
     batch = batches[0]
     try:
-        result = undo(root, force=force)
+        result = undo(root, undo_dir(root), force=force)
     except UndoRefused as exc:
+        if exc.unsafe is not None:
+            return UndoReport("refused", exc.message, batch.id, batch.label,
+                              refused=(RefusedFile(exc.unsafe, exc.message),))
         records = {r.path: r for r in batch.files}
         refused = tuple(
             RefusedFile(p, why_changed(root, records[p]) if p in records else exc.message)
@@ -160,14 +165,17 @@ def session_diff(root: Path, since_batch: str | None = None) -> list[tuple[str, 
     that cannot be shown as text gets a one-line note instead of a diff."""
     root = Path(root)
     before: dict[str, tuple[BatchInfo, FileRecord]] = {}
-    for batch in _since(history(root), since_batch):
+    folder = undo_dir(root)
+    for batch in _since(history(folder), since_batch):
         for entry in batch.files:
             before.setdefault(entry.path, (batch, entry))
     out = []
     for rel, (batch, entry) in before.items():
         path = root / rel
         try:
-            old_bytes = before_bytes(root, batch.id, entry)
+            if path_problem(root, entry.path) is not None:
+                continue  # not spark's record of a file in this repo: never shown
+            old_bytes = before_bytes(folder, batch.id, entry)
         except OSError as exc:
             out.append((rel, f"{rel}: spark's copy from before its edit cannot be read "
                              f"({exc.strerror or exc})\n"))

@@ -14,9 +14,17 @@ from pathlib import Path
 from typing import Literal
 
 from spark_cli.edits.disk.atomic import remove_file, write_atomic
-from spark_cli.edits.disk.journal import FileRecord, Journal, before_bytes, current_digest, history
+from spark_cli.edits.disk.journal import (
+    FileRecord,
+    Journal,
+    before_bytes,
+    current_digest,
+    history,
+    path_problem,
+)
 from spark_cli.record import record
 from spark_cli.session.workspace.changes import RefusedFile, why_changed
+from spark_cli.session.workspace.journal_dir import undo_dir
 from spark_cli.session.workspace.turns import TurnRecord
 
 RewindStatus = Literal["rewound", "refused", "nothing", "failed"]
@@ -55,7 +63,7 @@ class _Target:
 
 
 def _targets(root: Path, since: float, batch_ids: Sequence[str]) -> list[_Target]:
-    batches = [b for b in history(root) if b.id in batch_ids or b.time >= since]
+    batches = [b for b in history(undo_dir(root)) if b.id in batch_ids or b.time >= since]
     found: dict[str, _Target] = {}
     for batch in reversed(batches):  # oldest first
         for entry in batch.files:
@@ -77,6 +85,10 @@ def rewind_code(root: Path, since: float, batch_ids: Sequence[str] = (), *,
     commands = tuple(dict.fromkeys(commands))
     pending, refused = [], []
     for target in _targets(root, since, batch_ids):
+        problem = path_problem(root, target.rel)
+        if problem is not None:  # a forged journal entry: nothing is written
+            return CodeRewind("refused", f"not rewound, nothing written: journal entry "
+                              f"{target.rel!r}: {problem}", not_restorable=commands)
         now = current_digest(root / target.rel)
         if now == target.first.before_hash and not target.gap:
             continue  # already as before
@@ -96,7 +108,7 @@ def rewind_code(root: Path, since: float, batch_ids: Sequence[str] = (), *,
     blobs: dict[str, bytes | None] = {}
     for target in pending:
         try:
-            blobs[target.rel] = before_bytes(root, target.batch_id, target.first)
+            blobs[target.rel] = before_bytes(undo_dir(root), target.batch_id, target.first)
         except OSError as exc:
             return CodeRewind("refused", f"not rewound: the journal's copy of {target.rel} "
                               f"from before batch {target.batch_id} cannot be read "
@@ -107,7 +119,7 @@ def rewind_code(root: Path, since: float, batch_ids: Sequence[str] = (), *,
 
 def _write(root: Path, pending: list[_Target], blobs: dict[str, bytes | None], label: str,
            commands: tuple[str, ...]) -> CodeRewind:
-    journal = Journal(root)
+    journal = Journal(root, undo_dir(root))
     batch_id = journal.begin(label)
     restored: list[str] = []
     try:

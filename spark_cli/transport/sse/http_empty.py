@@ -19,9 +19,9 @@ from typing import Any
 
 from spark_cli.protocol.channel import ChannelError
 from spark_cli.protocol.secrets import Secrets
+from spark_cli.transport import http_wire as wire
 from spark_cli.transport.bodies import encode
 from spark_cli.transport.errors import error_from_body
-from spark_cli.transport.sse import http_wire as wire
 
 EMPTY = "the server ended its stream without a word (HTTP 200, no event)"
 

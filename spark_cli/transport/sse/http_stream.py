@@ -6,7 +6,8 @@ attempt) that turns :class:`SSEEvent` values into channel events; the
 prefill and silence. The body is always read to EOF, also after ``[DONE]`` or a terminal
 event, so the connection goes back to the pool (breaking out early forces a new
 connection per turn). ``stop()`` closes the response stream. The client is the one
-:mod:`http_route` chooses; both report the :mod:`http_wire` failures.
+:mod:`~spark_cli.transport.http_route` chooses; both report the
+:mod:`~spark_cli.transport.http_wire` failures.
 """
 
 from __future__ import annotations
@@ -29,23 +30,23 @@ from spark_cli.protocol.channel import (
 )
 from spark_cli.protocol.secrets import Secrets, mask_url, mask_urls_in
 from spark_cli.protocol.sse import COMMENT, SSEDecoder, SSEEvent
+from spark_cli.transport import http_wire as wire
 from spark_cli.transport.bodies import encode, stream_headers
 from spark_cli.transport.errors import endpoint, error_from_body, unanswered, unreachable_error
+from spark_cli.transport.http_route import open_client
 from spark_cli.transport.reading import Decision, Fold, ReadMachine, merged
 from spark_cli.transport.retry import RetryPolicy, with_retries
 from spark_cli.transport.silence import (
     QUEUE_TIMEOUT,
-    IdleWatch,
     prompt_tokens,
+    quiet_for,
     resend_note,
 )
-from spark_cli.transport.sse import http_wire as wire
-from spark_cli.transport.sse.http_route import open_client
 
 if TYPE_CHECKING:
     import httpx
 
-    from spark_cli.transport.sse.http_wire import HttpAhead
+    from spark_cli.transport.fast.http_ahead import HttpAhead
 
 
 class StreamFold(Fold, Protocol):
@@ -91,8 +92,8 @@ class HttpStreamChannel:
       client says when), while the response headers are still on the way, so
       whatever the consumer does on it overlaps the model's TTFT; a request that
       never left (unreachable host) yields none.
-    - Silence is timed by :class:`IdleWatch` (the clients have no read timeout), with
-      the limit the machine names. The first-token limit counts from the request
+    - Silence is timed by :func:`quiet_for` around each wait (the clients have no read
+      timeout), with the limit the machine names. The first-token limit counts from the request
       leaving: SSE comments (llama.cpp's pings) do not restart it; ``: queued N``
       comments (the bundled engine's Chat Completions form) become :class:`Queued`.
     """
@@ -136,8 +137,8 @@ class HttpStreamChannel:
         self._policy = retry_policy or RetryPolicy(max_attempts=max_retries + 1, max_wait=max_wait)
         self._net = open_client(base_url, headers, connect_timeout=connect_timeout,
                                 write_timeout=idle_timeout, transport=transport, ahead=ahead)
-        """``ahead``: this turn's request, already sent (:func:`http_route.send_ahead`): the first
-        attempt adopts it if it is the same request, byte for byte."""
+        """``ahead``: this turn's request, already sent (:mod:`spark_cli.transport.fast`):
+        the first attempt adopts it if it is the same request, byte for byte."""
         self._stop = asyncio.Event()
         self._response: wire.Response | None = None
         self._machine: ReadMachine[StreamFold] | None = None
@@ -192,35 +193,30 @@ class HttpStreamChannel:
             self._fold(request), request, self._idle, self._queue_timeout, self._first_token,
             retry_started=True)
         prefill, machine.prefill = machine.prefill, None  # until the request left: a stall
-        watch = IdleWatch(self._idle)
-        watch.since = monotonic()
         sending = self._net.post(self.path, body)
         response: wire.Response | None = None
         try:
-            await first_of(self._stop, sending.task, sending.left.wait())
+            async with quiet_for(monotonic(), self._idle):
+                await first_of(self._stop, sending.task, sending.left.wait())
             if not self._stop.is_set():
                 at = sending.sent_at()
-                watch.since = None
                 yield RequestSent(at)  # the headers are on the way: work here overlaps TTFT
                 machine.prefill = prefill
-                watch.since = self._prefill_since = monotonic()
-                watch.set_limit(machine.limit)
-                await first_of(self._stop, sending.task)
+                self._prefill_since = monotonic()
+                async with quiet_for(self._prefill_since, machine.limit):
+                    await first_of(self._stop, sending.task)
             if self._stop.is_set():
                 yield TurnFinished("cancelled", "stopped before the response started")
                 return
             response = self._response = sending.task.result()
-            watch.since = None
             if response.status_code >= 400:
                 raw = await response.aread()
                 raise error_from_body(response.status_code, raw, headers=response.headers,
                                       secrets=self._secrets, tools=bool(request.tools),
                                       url=endpoint(self._base_url, self.path))
-            async for event in self._read(response, machine, watch):
+            async for event in self._read(response, machine):
                 yield event
-        except asyncio.CancelledError:
-            if not watch.claim():
-                raise
+        except TimeoutError:  # a wait's silence ran out (quiet_for)
             step = machine.on_silence()
             if step.error is not None:
                 raise step.error from None
@@ -231,27 +227,24 @@ class HttpStreamChannel:
                 return
             raise self._transport_error(exc, machine) from None
         finally:
-            watch.close()
             self._response = None
             await sending.settle(response)
 
     async def _read(
-        self, response: wire.Response, machine: ReadMachine[StreamFold], watch: IdleWatch
+        self, response: wire.Response, machine: ReadMachine[StreamFold]
     ) -> AsyncIterator[ChannelEvent]:
         feed_line = self._decoder()
         next_batch = response.aiter_line_batches().__anext__
         lines = 0
         while True:
-            watch.set_limit(machine.limit)
             # in prefill the clock runs from the request leaving: comments do not restart it
-            watch.since = (monotonic() if machine.prefill is None or machine.queued
-                           else self._prefill_since)
+            since = (monotonic() if machine.prefill is None or machine.queued
+                     else self._prefill_since)
             try:
-                batch = await next_batch()
+                async with quiet_for(since, machine.limit):
+                    batch = await next_batch()
             except StopAsyncIteration:
-                watch.since = None
                 break
-            watch.since = None
             lines += len(batch)
             for out in self._batch(batch, feed_line, machine):
                 yield out

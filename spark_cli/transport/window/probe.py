@@ -1,7 +1,8 @@
 """Asking a server about its window and counting with its tokenizer: blocking, bounded, quiet.
 
 A one-shot asks before its request is built (the window sizes the repo map), before any
-event loop exists, so this is httpx's blocking client (imported lean, and only once a
+event loop exists, so this is httpx's blocking client from the client seam
+(:func:`~spark_cli.transport.http_route.blocking_client`, httpx imported only once a
 server is asked) with a short timeout per ask. Every ask is best effort: a refused
 connection or an ask that times out ends the probing at once, a 404 or an answer without
 a window moves on to the next endpoint, nothing raises. A remote host that a proxy would
@@ -18,6 +19,7 @@ from urllib.parse import urlsplit
 
 from spark_cli.record import record
 from spark_cli.transport.bodies import key_headers
+from spark_cli.transport.http_route import blocking_client
 from spark_cli.transport.proxies import is_loopback, proxy_applies
 from spark_cli.transport.window import answers
 
@@ -68,7 +70,7 @@ def may_ask(base_url: str, env: Mapping[str, str] | None = None) -> bool:
 def ask(client: httpx.Client, url: str, body: Any = None) -> Any:
     """The JSON answer of ``GET url`` (``POST`` with ``body``), or None for any failure but
     a refused connection or a timeout (:class:`_Refused`)."""
-    from spark_cli.transport.httpx_lean import httpx  # deferred: launch -> request
+    import httpx  # deferred: launch -> request (loaded by blocking_client already)
 
     try:
         answer = (client.get(url) if body is None else client.post(url, json=body))
@@ -80,10 +82,7 @@ def ask(client: httpx.Client, url: str, body: Any = None) -> Any:
 
 
 def _client(api_key: str | None, timeout: float) -> httpx.Client:
-    from spark_cli.transport.httpx_lean import httpx  # deferred: launch -> request
-
-    headers = key_headers(api_key, {"Accept": "application/json"})
-    return httpx.Client(timeout=timeout, headers=headers, trust_env=False)
+    return blocking_client(key_headers(api_key, {"Accept": "application/json"}), timeout)
 
 
 def discover(base_url: str, model: str, api_key: str | None, *, tokenizer: bool = True,

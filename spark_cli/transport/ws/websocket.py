@@ -10,6 +10,7 @@ import time
 from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Mapping
 from dataclasses import dataclass, field
 from time import monotonic
+from typing import TYPE_CHECKING
 
 from websockets.exceptions import ConnectionClosed
 
@@ -28,12 +29,14 @@ from spark_cli.protocol.secrets import Secrets
 from spark_cli.transport.bodies import key_headers, responses_item
 from spark_cli.transport.errors import ProviderError, masked
 from spark_cli.transport.reading import Decision, ReadMachine, Step, merged
-from spark_cli.transport.responses_fold import ResponsesFold
+from spark_cli.transport.responses_fold import ResponsesFold, chain_after
 from spark_cli.transport.retry import RetryPolicy, with_retries
-from spark_cli.transport.silence import QUEUE_TIMEOUT, IdleWatch
-from spark_cli.transport.ws.ws_ahead import WsAhead
+from spark_cli.transport.silence import QUEUE_TIMEOUT, quiet_for
 from spark_cli.transport.ws.ws_links import Link, Links, queued_frames
-from spark_cli.transport.ws.ws_wire import Chain, chain_after, create_payload
+from spark_cli.transport.ws_wire import Chain, create_payload
+
+if TYPE_CHECKING:
+    from spark_cli.transport.fast.ws_ahead import WsAhead
 
 CANCEL_EXTENSION = "response.cancel"
 REPLAY_CODES = frozenset({"previous_response_not_found", "websocket_connection_limit_reached"})
@@ -79,7 +82,7 @@ class ResponsesWebSocketChannel:
       for capacity (``response.queued``).
 
     - A head start: the first connection may come from
-      :func:`~spark_cli.transport.ws.ws_ahead.send_ahead`, which sent the turn's
+      :func:`~spark_cli.transport.fast.send_ahead`, which sent the turn's
       request before asyncio was imported (``ahead=``); the turn then only reads.
     """
 
@@ -101,7 +104,7 @@ class ResponsesWebSocketChannel:
         ahead: WsAhead | None = None,
         first_token_timeout: float | None = None,
     ) -> None:
-        """``ahead``: what :func:`~spark_cli.transport.ws.ws_ahead.send_ahead` did for this
+        """``ahead``: what :func:`~spark_cli.transport.fast.send_ahead` did for this
         URL: its connection is the first one (:meth:`~.ws_links.Links.connect`), and a first
         ``stream()`` of the request it sent does not send it again."""
         self._secrets = Secrets((api_key, *secrets))
@@ -293,52 +296,44 @@ class ResponsesWebSocketChannel:
         on_event = machine.on_event
         feed = machine.fold.feed
         loads = json.loads
-        watch = IdleWatch(machine.limit)
         queued = queued_frames(ws)
         text: list[str] = []  # deltas already received, merged (reading.merged)
-        try:
-            while True:
-                if text and not queued():  # the next recv() would wait: hand the text up
-                    yield merged(text)
-                    text = []
-                watch.set_limit(machine.limit)  # a no-op unless the machine moved it
-                watch.since = monotonic()
-                step: Step
-                try:
+        while True:
+            if text and not queued():  # the next recv() would wait: hand the text up
+                yield merged(text)
+                text = []
+            step: Step
+            try:
+                async with quiet_for(monotonic(), machine.limit):
                     raw = await ws.recv()
-                except asyncio.CancelledError:
-                    if not watch.claim():
-                        raise
-                    step = machine.on_silence()
-                except ConnectionClosed as exc:
-                    step = machine.on_closed(_close_detail(exc))
-                else:
-                    watch.since = None
-                    try:
-                        step = on_event(feed(loads(raw)), link.open)
-                    except ProviderError as error:
-                        step = machine.on_provider_error(error)
-                    except ValueError:
-                        step = machine.on_malformed(raw)
-                    except ChannelError as error:
-                        step = machine.on_bad_event(error)
-                if step is None:
-                    continue
-                if type(step) is TextDelta:  # the per-token path
-                    text.append(step.text)
-                    continue
-                if text:  # the text before this event goes first: the order kept exactly
-                    yield merged(text)
-                    text = []
-                if not isinstance(step, Decision):
-                    yield step  # a ChannelEvent as it is
-                    continue
-                for event in self._decided(step, run, request):
-                    yield event
-                if step.done:
-                    return
-        finally:
-            watch.close()
+            except TimeoutError:
+                step = machine.on_silence()
+            except ConnectionClosed as exc:
+                step = machine.on_closed(_close_detail(exc))
+            else:
+                try:
+                    step = on_event(feed(loads(raw)), link.open)
+                except ProviderError as error:
+                    step = machine.on_provider_error(error)
+                except ValueError:
+                    step = machine.on_malformed(raw)
+                except ChannelError as error:
+                    step = machine.on_bad_event(error)
+            if step is None:
+                continue
+            if type(step) is TextDelta:  # the per-token path
+                text.append(step.text)
+                continue
+            if text:  # the text before this event goes first: the order kept exactly
+                yield merged(text)
+                text = []
+            if not isinstance(step, Decision):
+                yield step  # a ChannelEvent as it is
+                continue
+            for event in self._decided(step, run, request):
+                yield event
+            if step.done:
+                return
 
     # ---- helpers ----
 
@@ -348,7 +343,8 @@ class ResponsesWebSocketChannel:
                                     self._first_token)
 
     def _payload(self, request: TurnRequest, link: Link, *, generate: bool = True) -> str:
-        """The ``response.create`` frame (:mod:`.ws_wire`; tests spy on what is sent here)."""
+        """The ``response.create`` frame (:mod:`spark_cli.transport.ws_wire`; tests spy on
+        what is sent here)."""
         return create_payload(request, link.chain, generate=generate)
 
     async def _close_if_still_running(self, run: _Running) -> None:

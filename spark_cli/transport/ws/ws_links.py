@@ -1,9 +1,10 @@
 """WebSocket connections for the Responses channel: the current one and a warm spare.
 
-Every connection the channel uses is opened here (websockets' ``connect``) or adopted
-here (:func:`adopt`: the one :mod:`.ws_ahead` opened before asyncio was imported, wrapped
-as ``connect`` leaves one). A lost connection is replaced by the already-open spare, so
-the turn after a stop or a drop pays no handshake; closing happens in the background.
+Every connection the channel uses is opened here with websockets' ``connect``, but the
+first of a one-shot when the fast path opened it ahead
+(:func:`spark_cli.transport.fast.ws_adopt.adopt`). A lost connection is replaced by the
+already-open spare, so the turn after a stop or a drop pays no handshake; closing happens
+in the background.
 """
 
 from __future__ import annotations
@@ -12,11 +13,10 @@ import asyncio
 import contextlib
 from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import InvalidHandshake, InvalidMessage, InvalidStatus, InvalidURI
-from websockets.frames import Frame
 from websockets.protocol import State
 
 from spark_cli.protocol.channel import ChannelError
@@ -27,8 +27,7 @@ from spark_cli.transport.errors import (
     unanswered,
     unreachable_error,
 )
-from spark_cli.transport.ws.ws_ahead import WsAhead
-from spark_cli.transport.ws.ws_wire import (
+from spark_cli.transport.ws_wire import (
     CLOSE_TIMEOUT,
     EXTENSIONS_HEADER,
     MAX_FRAME,
@@ -36,6 +35,9 @@ from spark_cli.transport.ws.ws_wire import (
     extensions_in,
     handshake_logger,
 )
+
+if TYPE_CHECKING:
+    from spark_cli.transport.fast.ws_ahead import WsAhead
 
 
 @dataclass(slots=True)
@@ -82,7 +84,7 @@ class Links:
         self.handshakes = 0
         self._closers: set[asyncio.Future[Any]] = set()
         self.ahead: WsAhead | None = None
-        """What :func:`~.ws_ahead.send_ahead` did, until the first connect uses it."""
+        """What :func:`spark_cli.transport.fast.send_ahead` did, until the first connect uses it."""
 
     def forget_ahead(self, *, keep_error: bool = False) -> None:
         """Close a connection opened ahead; its error too unless ``keep_error``."""
@@ -138,6 +140,8 @@ class Links:
             if ahead is not None and ahead.error is not None:
                 raise ahead.error
             if ahead is not None and ahead.open:
+                from spark_cli.transport.fast.ws_adopt import adopt  # deferred: the fast path
+
                 ws = await adopt(ahead)
                 if ahead.payload is not None and ahead.at is not None:
                     ahead_sent = (ahead.payload, ahead.at)
@@ -199,46 +203,6 @@ class Links:
         for task in list(self._closers):
             with contextlib.suppress(BaseException):
                 await task
-
-
-class _Adopted(ClientConnection):
-    """A ClientConnection whose handshake happened before it existed (websockets' docs
-    allow subclasses through ``connect(create_connection=...)``)."""
-
-    def __init__(self, ahead: WsAhead) -> None:
-        assert ahead.protocol is not None
-        super().__init__(ahead.protocol, close_timeout=CLOSE_TIMEOUT)
-        # What ClientConnection.handshake() sets once the 101 is in (public attributes).
-        self.request = ahead.request
-        self.response = ahead.response
-        self.response_rcvd.set_result(None)
-        self._early: list[Frame] = ahead.early
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        super().connection_made(transport)  # makes the message assembler
-        early, self._early = self._early, []
-        for frame in early:  # before the loop's first read of the socket
-            self.process_event(frame)
-
-
-async def adopt(ahead: WsAhead) -> ClientConnection:
-    """The open connection in ``ahead`` as an asyncio ``ClientConnection``, left as
-    websockets' ``connect`` leaves one: ``close_timeout`` set (the rest are
-    ``ClientConnection``'s defaults, which ``connect`` passes too), the handshake's
-    ``request`` and ``response`` set, keepalive started. Frames that came with the 101
-    are handed over before any byte the loop reads; later bytes wait in the kernel. The
-    loop owns the socket from here: ``ahead`` no longer holds it."""
-    sock, ahead.sock = ahead.sock, None
-    assert sock is not None
-    loop = asyncio.get_running_loop()
-    try:
-        assert ahead.protocol is not None  # made now after a plain 101; raises if it fails
-        _, connection = await loop.create_connection(lambda: _Adopted(ahead), sock=sock)
-    except BaseException:
-        sock.close()
-        raise
-    connection.start_keepalive()
-    return connection
 
 
 def _failed_or_closed(task: asyncio.Future[Link]) -> bool:

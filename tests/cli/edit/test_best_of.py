@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from trusting import write_project
 from typer.testing import CliRunner
 
 from spark_cli.cli.main import app
@@ -58,8 +59,7 @@ def test_the_pipe_filter_refuses_best_of(repo: Path) -> None:
 
 
 def test_a_hanging_check_is_killed_and_nothing_applies(repo: Path) -> None:
-    (repo / ".spark" / "config.toml").write_text(
-        'best_of_check = "sleep 600"\nbest_of_check_timeout_s = 1\n')
+    write_project(repo, 'best_of_check = "sleep 600"\nbest_of_check_timeout_s = 1\n')
     code, events, err = _run(["app.py", "--json", "--best-of", "2", "-m", RENAME])
     assert code == 4, err
     done = [e for e in events if e["type"] == "candidate_finished"]
@@ -70,7 +70,7 @@ def test_a_hanging_check_is_killed_and_nothing_applies(repo: Path) -> None:
 
 
 def test_a_failing_check_applies_nothing(repo: Path) -> None:
-    (repo / ".spark" / "config.toml").write_text('best_of_check = "grep -q total_price app.py"\n')
+    write_project(repo, 'best_of_check = "grep -q total_price app.py"\n')
     code, _, err = _run(["app.py", "--best-of", "2", "-m", RENAME])
     assert code == 4 and "FAILED (exit 1)" in err
     assert (repo / "app.py").read_text() == PY

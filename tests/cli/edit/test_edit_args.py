@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 from spark_cli.cli.edit import edit_cmd
 from spark_cli.cli.edit.edit_args import EditArgs, parse_edit_args
 from spark_cli.cli.main import app
+from spark_cli.transport.fast import on
 
 PLAIN = [
     ["app.py", "-m", "rename x"],
@@ -72,6 +73,7 @@ def test_values_are_typed_as_typer_types_them() -> None:
     assert args is not None and args.root == Path("sub") and args.max_output_tokens == 12
 
 
+@pytest.mark.skipif(not on("edit_args"), reason="SPARK_PLAIN: typer reads every line")
 def test_a_plain_spark_edit_never_imports_typer_or_click(tmp_path: Path) -> None:
     code = ("import sys\n"
             "from spark_cli.cli import entry\n"

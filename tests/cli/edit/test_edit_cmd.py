@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from trusting import write_project
 from typer.testing import CliRunner
 
 from spark_cli.cli.main import app
@@ -139,7 +140,7 @@ def test_test_flag_runs_the_configured_tests_after(repo: Path, exit_status: int,
                                                    verdict: str):
     (repo / ".spark").mkdir()
     command = f"{sys.executable} -c 'import sys; sys.exit({exit_status})'"
-    (repo / ".spark" / "config.toml").write_text(f'test_command = "{command}"\n')
+    write_project(repo, f'test_command = "{command}"\n')
     result = run(["edit", "app.py", "--test", "-m", "rename total_price to grand_total"])
     assert result.exit_code == code, result.output
     assert verdict in result.stdout
@@ -151,7 +152,7 @@ def test_tests_never_run_without_the_flag(repo: Path):
     marker = repo / "ran"
     (repo / "mark.py").write_text("open('ran', 'w').close()\n")
     command = f"{sys.executable} mark.py"
-    (repo / ".spark" / "config.toml").write_text(f'test_command = "{command}"\n')
+    write_project(repo, f'test_command = "{command}"\n')
     result = run(["edit", "app.py", "-m", "rename total_price to grand_total"])
     assert result.exit_code == 0, result.output
     assert not marker.exists()
@@ -216,7 +217,7 @@ def test_unreachable_base_url_exits_3(repo: Path):
 
 def test_too_big_for_the_window_is_a_usage_error(repo: Path):
     (repo / ".spark").mkdir()
-    (repo / ".spark" / "config.toml").write_text("context_window = 3000\nmax_output_tokens = 500\n")
+    write_project(repo, "context_window = 3000\nmax_output_tokens = 500\n")
     (repo / "big.py").write_text("".join(f"value_{i} = {i}\n" for i in range(2000)))
     result = run(["edit", "big.py", "-m", "rename value_1 to first"])
     assert result.exit_code == 2, result.output
@@ -376,7 +377,7 @@ def test_too_big_for_the_window_never_starts_the_engine(repo: Path, monkeypatch)
 
     monkeypatch.setattr(wiring, "_bundled_engine", no_engine)
     (repo / ".spark").mkdir()
-    (repo / ".spark" / "config.toml").write_text("context_window = 3000\nmax_output_tokens = 500\n")
+    write_project(repo, "context_window = 3000\nmax_output_tokens = 500\n")
     (repo / "big.py").write_text("".join(f"value_{i} = {i}\n" for i in range(2000)))
     result = run(["edit", "big.py", "--json", "-m", "rename value_1 to first"])
     assert result.exit_code == 2, result.output

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from trusting import write_project
 from typer.testing import CliRunner
 
 from spark_cli.cli.main import app
@@ -17,7 +18,7 @@ PY = "def total_price(items):\n    return sum(items)\n"
 def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (tmp_path / "app.py").write_text(PY)
     (tmp_path / ".spark").mkdir()
-    (tmp_path / ".spark" / "config.toml").write_text('[deep]\nmodel = "spark-lorem"\n')
+    write_project(tmp_path, '[deep]\nmodel = "spark-lorem"\n')
     config = tmp_path.parent / f"{tmp_path.name}-config"
     config.mkdir()
     monkeypatch.setenv("SPARK_CONFIG_DIR", str(config))

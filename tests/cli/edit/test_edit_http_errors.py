@@ -84,11 +84,18 @@ def test_404_without_v1_names_the_url_and_suggests_adding_it(server, repo):
     assert [s for s in script.seen if "/chat/" in s] == ["POST /chat/completions"]
 
 
+def user_kind(repo: Path, monkeypatch: pytest.MonkeyPatch, kind: str) -> None:
+    """``[providers.openai] kind`` in a user config of its own (a project file may not set it)."""
+    user = repo / ".user-config"
+    user.mkdir()
+    (user / "config.toml").write_text(f'[providers.openai]\nkind = "{kind}"\n')
+    monkeypatch.setenv("SPARK_CONFIG_DIR", str(user))
+
+
 def test_404_on_responses_over_http_suggests_chat_completions(server, repo, monkeypatch):
     url, _ = server
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
-    (repo / ".spark").mkdir()
-    (repo / ".spark" / "config.toml").write_text('[providers.openai]\nkind = "responses_sse"\n')
+    user_kind(repo, monkeypatch, "responses_sse")
     code, err = edit("--provider", "openai", "--base-url", f"{url}/v1")
     assert code == 3, err
     assert f"POST {url}/v1/responses" in err
@@ -112,8 +119,7 @@ def test_refused_key_names_its_variable_masked(server, repo, monkeypatch, status
     script.status = status
     script.body = b'{"error": {"message": "Incorrect API key provided: ' + KEY.encode() + b'"}}'
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
-    (repo / ".spark").mkdir()
-    (repo / ".spark" / "config.toml").write_text('[providers.openai]\nkind = "responses_sse"\n')
+    user_kind(repo, monkeypatch, "responses_sse")
     code, err = edit("--provider", "openai", "--base-url", f"{url}/v1")
     assert code == 3, err
     assert f"{status} authentication failed" in err

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from trusting import write_project
 
 from tests.cli.edit.openai_script import Model, chat_model
 
@@ -41,17 +42,24 @@ def _own_server(repo: Path) -> Path:
 
 
 def _configure(repo: Path, *, allowed: bool) -> None:
+    """The server in the (trusted) project config; with ``allowed``, in the user config (only
+    the user's ``allowed_tools`` pre-approve)."""
     allow = 'allowed_tools = ["get_current_time"]\n' if allowed else ""
     if not _own_server(repo).exists():
         _own_server(repo).symlink_to(_server())
-    (repo / ".spark" / "config.toml").write_text(
-        f'[mcp_servers.time]\ncommand = "{_own_server(repo)}"\nargs = ["--local-timezone", "UTC"]\n'
-        + allow)
+    text = (f'[mcp_servers.time]\ncommand = "{_own_server(repo)}"\n'
+            'args = ["--local-timezone", "UTC"]\n' + allow)
+    if allowed:
+        (repo.parent / "user").mkdir(exist_ok=True)
+        (repo.parent / "user" / "config.toml").write_text(text)
+    else:
+        write_project(repo, text)
 
 
 def _edit(repo: Path, url: str, *flags: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("SPARK_")}
     env.update(SPARK_CONFIG_DIR=str(repo.parent / "user"),
+               SPARK_STATE_DIR=os.environ["SPARK_STATE_DIR"],
                XDG_CACHE_HOME=str(repo.parent / "cache"),
                PYTHONPATH=str(Path(__file__).resolve().parents[3]))
     return subprocess.run(

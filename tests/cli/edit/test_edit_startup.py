@@ -16,14 +16,18 @@ from pathlib import Path
 
 import pytest
 
+from spark_cli.transport.fast import TRICKS, on
+
 PY = ('def total_price(items):\n    return sum(items)\n\n\n'
       'def report(items):\n    return "total: " + str(total_price(items))\n')
 CONSUMER = ("spark_cli.edits.apply.applier", "spark_cli.edits.formats.stream_parser",
             "spark_cli.edits.locate.ladder")
 NEVER_BEFORE = (*CONSUMER, "difflib", "typer", "click", "textual", "rich", "httpx")
-MAP_PARSING = ("tree_sitter", "pathspec", "importlib.resources")
-"""Loaded before the request only when there is a repo map to build (a grammar wheel
-imports ``importlib.resources``: kept by no ledger row, docs/benchmarks.md)."""
+FAST_ONLY = {"typer", "click", "rich", "httpx", "difflib"}
+"""Loaded before the request on the plain path (``SPARK_PLAIN``: typer, which imports
+difflib, reads the line)."""
+MAP_PARSING = ("tree_sitter", "pathspec")
+"""Loaded before the request only when there is a repo map to build."""
 PROBE = (
     "import sys\n"
     "import spark_cli.render.jsonl as J\n"
@@ -35,8 +39,6 @@ PROBE = (
     "    seen('AT-REQUEST')\n"
     "    sent(self, at)\n"
     "def at_end(self, data):\n"
-    "    import gc\n"
-    "    sys.stderr.write(f'GC-ON {gc.isenabled()}\\n')\n"
     "    seen('AT-END')\n"
     "    summary(self, data)\n"
     "J.JsonLinesRenderer.request_sent, J.JsonLinesRenderer.summary = request_sent, at_end\n"
@@ -57,7 +59,7 @@ async def _loaded(repo: Path, engine_factory, tmp_path: Path) -> dict[str, set[s
     assert "grand_total" in (repo / "app.py").read_text()  # the answer was consumed
     marks: dict[str, str] = {}
     for line in done.stderr.splitlines():  # the first of each: a turn that called tools
-        if line.startswith(("AT-", "GC-ON")):  # sends a request per response
+        if line.startswith("AT-"):  # sends a request per response
             where, _, modules = line.partition(" ")
             marks.setdefault(where, modules)
     return {where: set(filter(None, modules.split(","))) for where, modules in marks.items()}
@@ -74,11 +76,11 @@ async def test_the_consumer_side_loads_after_the_request_left(tmp_path: Path, en
                                       "def checkout(items):\n    return total_price(items)\n")
         (repo / ".gitignore").write_text("*.log\n")
     loaded = await _loaded(repo, engine_factory, tmp_path)
-    assert not loaded["AT-REQUEST"] & set(NEVER_BEFORE)
+    never = set(NEVER_BEFORE) - (set() if all(map(on, TRICKS)) else FAST_ONLY)
+    assert not loaded["AT-REQUEST"] & never
     if not with_other_files:  # one file, nothing to map: no parser of any kind yet
         assert not loaded["AT-REQUEST"] & set(MAP_PARSING)
     assert set(CONSUMER) <= loaded["AT-END"]  # the probe sees the real run
-    assert loaded["GC-ON"] == {"True"}  # off for the start-up only
 
 
 AHEAD_PROBE = (
@@ -97,6 +99,7 @@ AHEAD_PROBE = (
 )
 
 
+@pytest.mark.skipif(not on("head_start"), reason="SPARK_PLAIN: nothing is sent ahead")
 @pytest.mark.parametrize("kind", ["chat_sse", "responses_sse", "responses_ws"])
 async def test_the_request_leaves_before_asyncio_is_imported(tmp_path: Path, engine_factory,
                                                              kind: str):

@@ -116,3 +116,13 @@ def test_pipe_keeps_crlf_bytes(cwd: Path):
     done = _spark(["-m", "rename total_price to grand_total"], crlf, cwd)
     assert done.returncode == 0, done.stderr.decode()
     assert done.stdout == crlf.replace(b"total_price", b"grand_total")
+
+
+def test_pipe_ignores_an_untrusted_project_config_in_one_line(cwd: Path):
+    (cwd / ".spark").mkdir()
+    (cwd / ".spark" / "config.toml").write_text('edit_format = "apply_patch"\n')
+    done = _spark(["-m", "rename total_price to grand_total"], PY.encode(), cwd)
+    assert done.returncode == 0, done.stderr.decode()
+    assert done.stdout.decode() == PY.replace("total_price", "grand_total")
+    notes = [line for line in done.stderr.decode().splitlines() if "project files" in line]
+    assert len(notes) == 1 and ".spark/config.toml" in notes[0] and "spark trust" in notes[0]

@@ -14,6 +14,8 @@ from spark_cli.edits.disk.journal import history, undo
 from spark_cli.edits.model.blocks import FileEdit, Hunk
 from spark_cli.edits.model.outcome import EditApplied, RefusedEdit, outcome_to_json
 
+UNDO = ".spark/undo"  # the journal's folder in these tests
+
 PY = 'import os\n\n\ndef greet(name):\n    return "hello " + name\n\n\ndef bye():\n    return 0\n'
 
 
@@ -109,7 +111,7 @@ def test_failed_write_is_refused_and_journal_forgets(repo, monkeypatch) -> None:
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(worktree, "write_atomic", boom)
-    applier = Applier(repo)
+    applier = Applier(repo, undo_dir=repo / UNDO)
     applier.begin_batch()
     out = applier.apply(sr("app.py", "    return 0\n", "    return 1\n"))
     assert isinstance(out, RefusedEdit) and out.reason == "io"
@@ -136,7 +138,7 @@ def test_conflict_applies_safe_hunks_and_keeps_user_change(repo) -> None:
 
 
 def test_applier_batch_tracks_its_own_writes(repo) -> None:
-    applier = Applier(repo, seen={"app.py": PY})
+    applier = Applier(repo, undo_dir=repo / UNDO, seen={"app.py": PY})
     applier.begin_batch("turn")
     first = applier.apply(sr("app.py", "    return 0\n", "    return 1\n"))
     second = applier.apply(sr("app.py", "    return 1\n", "    return 2\n"))
@@ -144,8 +146,8 @@ def test_applier_batch_tracks_its_own_writes(repo) -> None:
     batch = applier.end_batch()
     assert batch is not None and [r.path for r in batch.files] == ["app.py"]
     assert applier.all_applied
-    assert len(history(repo)) == 1
-    undo(repo)
+    assert len(history(repo / UNDO)) == 1
+    undo(repo, repo / UNDO)
     assert (repo / "app.py").read_text() == PY
 
 
@@ -191,7 +193,7 @@ def test_syntax_refusal_names_the_hunk(repo) -> None:
 
 
 def test_dry_run_batch_sees_earlier_blocks(repo) -> None:
-    applier = Applier(repo, dry_run=True)
+    applier = Applier(repo, undo_dir=repo / UNDO, dry_run=True)
     applier.begin_batch()
     assert applier.apply(sr("app.py", "    return 0\n", "    return 1\n")).ok
     assert applier.apply(sr("app.py", "    return 1\n", "    return 2\n")).ok

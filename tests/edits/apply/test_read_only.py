@@ -11,6 +11,8 @@ from spark_cli.edits.apply.applier import Applier
 from spark_cli.edits.model.blocks import FileEdit, Hunk
 from spark_cli.edits.model.outcome import EditApplied, RefusedEdit
 
+UNDO = ".spark/undo"  # the journal's folder in these tests
+
 UPDATE = FileEdit("update", "app.py", (Hunk("x = 1\n", "x = 2\n"),), "search_replace")
 APPEND = FileEdit("update", "app.py", (Hunk("", "y = 3\n"),), "search_replace")
 DELETE = FileEdit("delete", "app.py", (), "apply_patch")
@@ -32,7 +34,7 @@ def test_every_write_path_refuses_a_read_only_file(tmp_path: Path, edit: FileEdi
     (tmp_path / "app.py").write_text("x = 1\n")
     (tmp_path / "app.py").chmod(0o444)
     before = _tree(tmp_path)
-    outcome = Applier(tmp_path, dry_run=dry_run).apply(edit)
+    outcome = Applier(tmp_path, undo_dir=tmp_path / UNDO, dry_run=dry_run).apply(edit)
     assert isinstance(outcome, RefusedEdit)
     assert outcome.reason == "read_only"
     assert "app.py is read-only (mode 0444)" in outcome.message
@@ -45,7 +47,7 @@ def test_any_mode_without_a_write_bit_is_read_only(tmp_path: Path, mode: int) ->
     (tmp_path / "app.py").write_text("x = 1\n")
     (tmp_path / "app.py").chmod(mode)
     try:
-        outcome = Applier(tmp_path).apply(UPDATE)
+        outcome = Applier(tmp_path, undo_dir=tmp_path / UNDO).apply(UPDATE)
     finally:
         (tmp_path / "app.py").chmod(0o644)
     assert isinstance(outcome, RefusedEdit) and outcome.reason == "read_only"
@@ -55,7 +57,7 @@ def test_any_mode_without_a_write_bit_is_read_only(tmp_path: Path, mode: int) ->
 def test_a_write_bit_for_anyone_is_enough(tmp_path: Path) -> None:
     (tmp_path / "app.py").write_text("x = 1\n")
     (tmp_path / "app.py").chmod(0o464)  # group may write: not marked read-only
-    assert isinstance(Applier(tmp_path).apply(UPDATE), EditApplied)
+    assert isinstance(Applier(tmp_path, undo_dir=tmp_path / UNDO).apply(UPDATE), EditApplied)
 
 
 def test_forced_writes_keep_the_mode_and_undo(tmp_path: Path) -> None:
@@ -63,13 +65,13 @@ def test_forced_writes_keep_the_mode_and_undo(tmp_path: Path) -> None:
 
     (tmp_path / "app.py").write_text("x = 1\n")
     (tmp_path / "app.py").chmod(0o444)
-    applier = Applier(tmp_path, write_read_only=True)
+    applier = Applier(tmp_path, undo_dir=tmp_path / UNDO, write_read_only=True)
     applier.begin_batch("forced")
     assert isinstance(applier.apply(UPDATE), EditApplied)
     applier.end_batch()
     assert (tmp_path / "app.py").read_text() == "x = 2\n"
     assert (tmp_path / "app.py").stat().st_mode & 0o777 == 0o444
-    undo(tmp_path)
+    undo(tmp_path, tmp_path / UNDO)
     assert (tmp_path / "app.py").read_text() == "x = 1\n"
 
 
@@ -77,4 +79,4 @@ def test_a_read_only_file_that_the_edit_leaves_equal_is_not_refused(tmp_path: Pa
     (tmp_path / "app.py").write_text("x = 1\n")
     (tmp_path / "app.py").chmod(0o444)
     same = FileEdit("update", "app.py", (Hunk("x = 1\n", "x = 1\n"),), "search_replace")
-    assert isinstance(Applier(tmp_path).apply(same), EditApplied)
+    assert isinstance(Applier(tmp_path, undo_dir=tmp_path / UNDO).apply(same), EditApplied)

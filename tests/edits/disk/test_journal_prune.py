@@ -17,6 +17,8 @@ from hypothesis import strategies as st
 from spark_cli.edits.disk import journal
 from spark_cli.edits.disk.journal import BatchInfo, Journal, history, undo
 
+UNDO = ".spark/undo"  # the journal's folder in these tests
+
 
 def _sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
@@ -26,8 +28,7 @@ def _lay_out(root: Path, batch_id: str, when: float, rel: str = "a.txt",
              before: bytes = b"old", after: bytes = b"new") -> Path:
     """A batch folder as every version of the journal so far writes it (same names, same
     manifest), for one modified file."""
-    journal.ensure_spark_dir(root)
-    folder = root / ".spark" / "undo" / batch_id
+    folder = root / UNDO / batch_id
     (folder / "blobs").mkdir(parents=True)
     (folder / "blobs" / _sha(before)).write_bytes(before)
     manifest = {"id": batch_id, "time": when, "label": f"turn {batch_id}", "files": [
@@ -42,7 +43,7 @@ def _turn(root: Path, rel: str = "b.txt") -> BatchInfo:
     path = root / rel
     before = path.read_bytes() if path.exists() else None
     new = (before or b"") + b"+"
-    live = Journal(root)
+    live = Journal(root, root / UNDO)
     live.begin("live")
     live.record(rel, before, None if before is None else 0o644, new, 0o644)
     path.write_bytes(new)
@@ -52,7 +53,7 @@ def _turn(root: Path, rel: str = "b.txt") -> BatchInfo:
 
 
 def _folders(root: Path) -> set[str]:
-    return {p.name for p in (root / ".spark" / "undo").iterdir()}
+    return {p.name for p in (root / UNDO).iterdir()}
 
 
 def test_the_newest_are_kept_in_history_order_even_within_one_second(tmp_path, monkeypatch):
@@ -63,15 +64,16 @@ def test_the_newest_are_kept_in_history_order_even_within_one_second(tmp_path, m
     _lay_out(tmp_path, "20260101T000007-000001", 1767225607.9)
     _lay_out(tmp_path, "20260101T000007-ffffff", 1767225607.1)
     _lay_out(tmp_path, "20260101T000007-cccccc", 1767225607.5)
-    before = [b.id for b in history(tmp_path)]
+    before = [b.id for b in history(tmp_path / UNDO)]
     assert before[:3] == ["20260101T000007-000001", "20260101T000007-cccccc",
                           "20260101T000007-ffffff"]
     live = _turn(tmp_path).id
     expected = [live, *before[:2]]
-    assert [b.id for b in history(tmp_path)] == expected
+    assert [b.id for b in history(tmp_path / UNDO)] == expected
     assert _folders(tmp_path) == set(expected)
-    undo(tmp_path)
-    assert undo(tmp_path).batch.id == "20260101T000007-000001"  # an old journal undoes too
+    undo(tmp_path, tmp_path / UNDO)
+    # an old journal undoes too
+    assert undo(tmp_path, tmp_path / UNDO).batch.id == "20260101T000007-000001"
     assert (tmp_path / "a.txt").read_bytes() == b"old"
 
 
@@ -79,7 +81,7 @@ def test_real_turns_in_quick_succession_keep_the_newest(tmp_path, monkeypatch):
     monkeypatch.setattr(journal, "KEEP_BATCHES", 2)
     made = [_turn(tmp_path) for _ in range(6)]  # most of these begin in the same second
     newest = sorted(made, key=lambda b: (b.time, b.id), reverse=True)[:2]
-    assert [b.id for b in history(tmp_path)] == [b.id for b in newest]
+    assert [b.id for b in history(tmp_path / UNDO)] == [b.id for b in newest]
     assert _folders(tmp_path) == {b.id for b in newest}
 
 
@@ -96,14 +98,14 @@ def test_a_turn_prunes_what_sorting_every_manifest_would(batches, keep):
         root = Path(tmp)
         for second, fraction, n in batches:
             _lay_out(root, f"20260101T00000{second}-00000{n}", 1767225600 + second + fraction)
-        oracle = [b.id for b in history(root)][: keep - 1]
+        oracle = [b.id for b in history(root / UNDO)][: keep - 1]
         saved = journal.KEEP_BATCHES
         journal.KEEP_BATCHES = keep
         try:
             live = _turn(root).id
         finally:
             journal.KEEP_BATCHES = saved
-        assert [b.id for b in history(root)] == [live, *oracle]
+        assert [b.id for b in history(root / UNDO)] == [live, *oracle]
         assert _folders(root) == {live, *oracle}
 
 
@@ -113,7 +115,7 @@ def test_half_written_batches_count_while_new_and_go_when_old(tmp_path, monkeypa
     KEEP_BATCHES newer batches exist (before, it stayed for good)."""
     monkeypatch.setattr(journal, "KEEP_BATCHES", 3)
     (tmp_path / "a.txt").write_bytes(b"new")
-    undo_root = tmp_path / ".spark" / "undo"
+    undo_root = tmp_path / UNDO
     (undo_root / "20260101T000001-000000" / "blobs").mkdir(parents=True)  # old, half-written
     _lay_out(tmp_path, "20260101T000002-000000", 1767225602.0)
     _lay_out(tmp_path, "20260101T000003-000000", 1767225603.0)
@@ -122,13 +124,13 @@ def test_half_written_batches_count_while_new_and_go_when_old(tmp_path, monkeypa
     (newest_broken / "blobs" / _sha(b"x")).write_bytes(b"x")
     live = _turn(tmp_path).id
     assert _folders(tmp_path) == {live, newest_broken.name, "20260101T000003-000000"}
-    assert [b.id for b in history(tmp_path)] == [live, "20260101T000003-000000"]
-    assert undo(tmp_path).batch.id == live
-    assert undo(tmp_path).batch.id == "20260101T000003-000000"
+    assert [b.id for b in history(tmp_path / UNDO)] == [live, "20260101T000003-000000"]
+    assert undo(tmp_path, tmp_path / UNDO).batch.id == live
+    assert undo(tmp_path, tmp_path / UNDO).batch.id == "20260101T000003-000000"
     assert (tmp_path / "a.txt").read_bytes() == b"old"
     assert newest_broken.is_dir()
     with pytest.raises(journal.UndoRefused, match="nothing to undo"):
-        undo(tmp_path)
+        undo(tmp_path, tmp_path / UNDO)
 
 
 @pytest.mark.parametrize("damage", ["garbage", "no files key", "a directory", "empty list"])
@@ -151,12 +153,12 @@ def test_an_unreadable_manifest_at_the_cut_goes_first(tmp_path, monkeypatch, dam
     gone = "20260101T000005-000000" if damage == "empty list" else "20260101T000005-ffffff"
     assert gone not in _folders(tmp_path) and len(_folders(tmp_path)) == 3
     assert live in _folders(tmp_path) and "20260101T000005-888888" in _folders(tmp_path)
-    assert undo(tmp_path).batch.id == live
+    assert undo(tmp_path, tmp_path / UNDO).batch.id == live
 
 
 def test_entries_that_are_not_batches_are_never_touched(tmp_path, monkeypatch):
     monkeypatch.setattr(journal, "KEEP_BATCHES", 1)
-    undo_root = tmp_path / ".spark" / "undo"
+    undo_root = tmp_path / UNDO
     _lay_out(tmp_path, "20260101T000001-000000", 1767225601.0)
     undo_root.joinpath("20260101T000000-aaaaaa").write_text("a file named like a batch")
     (tmp_path / "other").mkdir()
@@ -168,19 +170,20 @@ def test_entries_that_are_not_batches_are_never_touched(tmp_path, monkeypatch):
     assert _folders(tmp_path) == {live, "20260101T000000-aaaaaa", "20260101T000000-bbbbbb",
                                   "notes", "20260101T000000-cccccc.tmp"}
     assert (elsewhere / "batch.json").is_file() and (elsewhere / "blobs").is_dir()
-    assert undo(tmp_path).batch.id == live
+    assert undo(tmp_path, tmp_path / UNDO).batch.id == live
 
 
 def test_stale_temps_cleaning_lists_only_batches(tmp_path):
     """`clean_stale_temps` takes the newest batches from the same listing: a folder that is
     not a batch's (``notes`` sorts after every id) or a file named like one is not one."""
     _lay_out(tmp_path, "20260101T000001-000000", 1767225601.0, rel="sub/a.txt")
-    undo_root = tmp_path / ".spark" / "undo"
+    undo_root = tmp_path / UNDO
     undo_root.joinpath("notes").mkdir()
     undo_root.joinpath("20260101T000009-aaaaaa").write_text("not a batch")
     (tmp_path / "sub").mkdir()
     stale = tmp_path / "sub" / ".a.txt.999999999.abcd.spark-tmp"
     stale.write_text("")
     os.utime(stale, (0, 0))  # a day old: stale whoever wrote it
-    assert journal.clean_stale_temps(tmp_path, batches=1) == [os.path.join("sub", stale.name)]
+    assert journal.clean_stale_temps(tmp_path, tmp_path / UNDO, batches=1) == [
+        os.path.join("sub", stale.name)]
     assert not stale.exists()

@@ -13,6 +13,8 @@ from pathlib import Path
 from spark_cli.edits.disk.journal import history, undo
 from tests.waiting import wait_until_sync
 
+UNDO = ".spark/undo"  # the journal's folder in these tests
+
 FILES = 4
 LINES = 8_000  # ~130 KB per file: each write takes a while
 KILLS = 20
@@ -29,7 +31,7 @@ CHILD = textwrap.dedent("""
     def body(version):
         return f"version {version}\\n" + f"line of version {version:06d}\\n" * %(lines)d
 
-    applier = Applier(root)
+    applier = Applier(root, undo_dir=root / ".spark" / "undo")
     print("ready", flush=True)
     version = int((root / names[0]).read_text().split("\\n", 1)[0].split()[1])
     for step in range(10_000):
@@ -101,9 +103,10 @@ def test_sigkill_never_leaves_a_half_written_file(tmp_path: Path) -> None:
             progressed = max(progressed, int(data.split()[1]))
     assert progressed > 0, "the child never got to write anything: the test proved nothing"
     # the journal survived the kills too: the newest (possibly cut-short) batch undoes cleanly
-    assert history(tmp_path)
+    assert history(tmp_path / UNDO)
     before = {name: (tmp_path / name).read_text() for name in names}
-    result = undo(tmp_path)  # may restore nothing: killed between recording and writing
+    # may restore nothing: killed between recording and writing
+    result = undo(tmp_path, tmp_path / UNDO)
     for name in names:
         data = (tmp_path / name).read_text()
         assert _wholly_one_version(data)

@@ -43,7 +43,7 @@ def _edit(path: str) -> FileEdit:
 def test_applier_takes_the_shown_file_and_says_so(tmp_path) -> None:
     _touch(tmp_path, "a/conf.py")
     _touch(tmp_path, "b/conf.py")
-    applier = Applier(tmp_path, seen={"b/conf.py": "x = 1\n"}, record_undo=False)
+    applier = Applier(tmp_path, seen={"b/conf.py": "x = 1\n"})
     outcome = applier.apply(_edit("conf.py"))
     assert isinstance(outcome, EditApplied), outcome
     assert outcome.path == "b/conf.py" and "taken as b/conf.py" in outcome.note
@@ -52,6 +52,6 @@ def test_applier_takes_the_shown_file_and_says_so(tmp_path) -> None:
 
 
 def test_no_candidate_keeps_the_create_hint(tmp_path) -> None:
-    outcome = Applier(tmp_path, record_undo=False).apply(_edit("nowhere.py"))
+    outcome = Applier(tmp_path).apply(_edit("nowhere.py"))
     assert isinstance(outcome, RefusedEdit)
     assert "use an empty SEARCH section to create it" in outcome.message

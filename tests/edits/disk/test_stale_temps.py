@@ -22,6 +22,8 @@ from spark_cli.edits.disk.paths import confine, expand_short_name
 from spark_cli.edits.model.blocks import FileEdit, Hunk
 from spark_cli.edits.model.outcome import EditApplied, FileRefused, RefusedEdit
 
+UNDO = ".spark/undo"  # the journal's folder in these tests
+
 CHILD = textwrap.dedent("""
     import sys
     from pathlib import Path
@@ -29,7 +31,7 @@ CHILD = textwrap.dedent("""
     from spark_cli.edits.model.blocks import FileEdit, Hunk
 
     root = Path(sys.argv[1])
-    applier = Applier(root)
+    applier = Applier(root, undo_dir=root / ".spark" / "undo")
     print("ready", flush=True)
     for step in range(100_000):
         applier.begin_batch(f"step {step}")
@@ -89,7 +91,7 @@ def test_the_next_run_removes_a_killed_writes_temp_file(killed) -> None:
     assert all(p.name.startswith(".big.txt.") for p in left)
     data = (root / "src" / "big.txt").read_text()
     assert set(data) in ({"a"}, {"b"})  # wholly old or wholly new
-    applier = Applier(root)  # the next run
+    applier = Applier(root, undo_dir=root / UNDO)  # the next run
     assert not _temps(root)
     assert sorted(applier.cleaned) == sorted(os.path.relpath(p, root) for p in left)
     outcome = applier.apply(FileEdit("update", "src/app.py", (Hunk("x = 1\n", "x = 2\n"),),
@@ -104,7 +106,7 @@ def test_a_leftover_temp_file_is_never_taken_for_a_source_file(killed) -> None:
         confine(root, f"src/{name}")
     assert expand_short_name(root, name) == []
     assert expand_short_name(root, "big.txt", shown=[f"src/{name}"]) == ["src/big.txt"]
-    outcome = Applier(root, dry_run=True).apply(
+    outcome = Applier(root, undo_dir=root / UNDO, dry_run=True).apply(
         FileEdit("update", f"src/{name}", (Hunk("a", "b"),), "search_replace"))
     assert isinstance(outcome, RefusedEdit) and outcome.reason == "path"
 

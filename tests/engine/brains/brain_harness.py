@@ -47,7 +47,7 @@ def apply_answer(answer: str, files: dict[str, str], root: Path) -> dict[str, st
         target = root / path
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(content, encoding="utf-8", newline="")
-    applier = Applier(root, record_undo=False)
+    applier = Applier(root)
     edits = edits_of(answer)
     assert edits, f"no edits in:\n{answer}"
     for edit in edits:

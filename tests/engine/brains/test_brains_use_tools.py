@@ -32,7 +32,7 @@ def repo(tmp_path: Path) -> Path:
 
 
 def apply(text: str, root: Path) -> set[str]:
-    applier = Applier(root, record_undo=False)
+    applier = Applier(root)
     edits = edits_of(text)
     for edit in edits:
         outcome = applier.apply(edit)

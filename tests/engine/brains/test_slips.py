@@ -51,7 +51,7 @@ def _apply(answer: str, files: dict[str, str], root: Path) -> tuple[dict[str, st
     """The files after every edit of ``answer`` that applies, and the refusals' reasons."""
     for path, content in files.items():
         (root / path).write_text(content, encoding="utf-8")
-    applier = Applier(root, record_undo=False)
+    applier = Applier(root)
     refused: list[str] = []
     for edit in edits_of(answer):
         outcome = applier.apply(edit)

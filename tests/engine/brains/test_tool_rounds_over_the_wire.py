@@ -32,7 +32,7 @@ def repo(tmp_path: Path) -> Path:
 
 
 def _apply(text: str, root: Path) -> set[str]:
-    applier = Applier(root, record_undo=False)
+    applier = Applier(root)
     for edit in edits_of(text):
         outcome = applier.apply(edit)
         assert isinstance(outcome, EditApplied) and not outcome.refused

@@ -135,7 +135,7 @@ def converse(brain: Brain, prompt: str, tools: RepoTools, *, model: str = "spark
         if not got.calls:
             return rounds, request
         for edit in edits_of(got.text):
-            Applier(tools.root, record_undo=False).apply(edit)
+            Applier(tools.root).apply(edit)
         if got.text:
             conversation += (BrainTurn("assistant", got.text),)
         ids = [f"call_{number}_{i}" for i in range(len(got.calls))]

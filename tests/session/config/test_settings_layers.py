@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from trusting import state_env, trust
 
 from spark_cli.session.config.settings import SettingsError, load_settings, mask_key
 
@@ -21,7 +22,7 @@ def home(tmp_path: Path) -> Path:
 
 
 def _env(home: Path, **extra: str) -> dict[str, str]:
-    return {"SPARK_CONFIG_DIR": str(home / "user"), **extra}
+    return state_env(SPARK_CONFIG_DIR=str(home / "user"), **extra)
 
 
 def _user(home: Path, text: str) -> Path:
@@ -34,6 +35,7 @@ def _project(home: Path, text: str) -> Path:
     path = home / "repo" / ".spark" / "config.toml"
     path.parent.mkdir(exist_ok=True)
     path.write_text(text)
+    trust(home / "repo")  # these tests read it
     return path
 
 
@@ -198,6 +200,7 @@ def test_a_config_file_that_is_not_utf8_is_named(home: Path) -> None:
     path = home / "repo" / ".spark" / "config.toml"
     path.parent.mkdir()
     path.write_bytes(b"model = '\xff'\n")
+    trust(home / "repo")
     with pytest.raises(SettingsError) as info:
         load_settings(home / "repo", env=_env(home))
     assert str(path) in str(info.value) and "not valid TOML" in str(info.value)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from trusting import state_env, trust
 
 from spark_cli.session.config.settings import SettingsError, load_settings, mask_key
 
@@ -17,11 +18,14 @@ def dirs(tmp_path: Path) -> tuple[Path, Path, dict[str, str]]:
     (root / ".spark").mkdir(parents=True)
     user = tmp_path / "user-config"
     user.mkdir()
-    return root, user, {"SPARK_CONFIG_DIR": str(user)}
+    return root, user, state_env(SPARK_CONFIG_DIR=str(user))
 
 
 def write(path: Path, text: str) -> Path:
+    """Write a config file; a project's is trusted (these tests read it)."""
     path.write_text(text)
+    if path.parent.name == ".spark":
+        trust(path.parent.parent)
     return path
 
 

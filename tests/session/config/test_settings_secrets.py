@@ -10,11 +10,11 @@ from spark_cli.session.config.settings import SettingsError, load_settings
 
 
 def test_every_preset_variable_every_config_variable_and_the_key_in_use(tmp_path: Path) -> None:
-    (tmp_path / ".spark").mkdir()
-    (tmp_path / ".spark" / "config.toml").write_text(
+    (tmp_path / "user").mkdir()
+    (tmp_path / "user" / "config.toml").write_text(  # api_key_env: the user config's alone
         'provider = "cerebras"\napi_key_env = "TEAM_KEY"\n'
         '[providers.openai-compatible]\napi_key_env = "LOCAL_KEY"\n')
-    env = {"SPARK_CONFIG_DIR": str(tmp_path / "none"), "OPENAI_API_KEY": "sk-openai-1111",
+    env = {"SPARK_CONFIG_DIR": str(tmp_path / "user"), "OPENAI_API_KEY": "sk-openai-1111",
            "CEREBRAS_API_KEY": "csk-cerebras-2222", "TEAM_KEY": "team-3333",
            "LOCAL_KEY": "local-4444", "UNRELATED": "not-a-key-5555"}
     provider = load_settings(tmp_path, {}, env).provider

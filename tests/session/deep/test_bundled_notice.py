@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from trusting import state_env, trust
 from typer.testing import CliRunner
 
 from spark_cli.cli.main import app
@@ -37,7 +38,8 @@ def test_nothing_to_say_on_the_bundled_fast_track_or_with_a_deep_provider(root: 
     assert bundled_notice(load_deep_settings(root, {}, {}), load_settings(root, {}, {})) is None
     (root / ".spark").mkdir()
     (root / ".spark" / "config.toml").write_text('[deep]\nprovider = "mock"\n')
-    chosen = load_deep_settings(root, {}, {})
+    trust(root)
+    chosen = load_deep_settings(root, {}, state_env())
     assert bundled_notice(chosen, load_settings(root, FAST, {})) is None  # asked for: no news
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from trusting import state_env, trust
 
 from spark_cli.session.config.settings import SettingsError, load_settings
 from spark_cli.session.deep.deep_settings import deep_flags, load_deep_settings
@@ -18,7 +19,7 @@ def home(tmp_path: Path) -> Path:
 
 
 def _env(home: Path, **extra: str) -> dict[str, str]:
-    return {"SPARK_CONFIG_DIR": str(home / "user"), **extra}
+    return state_env(SPARK_CONFIG_DIR=str(home / "user"), **extra)
 
 
 def test_default_is_the_bundled_engine_with_spark_deep(home: Path) -> None:
@@ -43,6 +44,7 @@ def test_user_then_project_then_env_then_flags(home: Path) -> None:
     user.write_text('provider = "cerebras"\n[deep]\npreset = "openai"\nmodel = "gpt-deep-u"\n')
     project = home / "repo" / ".spark" / "config.toml"
     project.write_text('[deep]\nmodel = "gpt-deep-p"\nmax_output_tokens = 32000\n')
+    trust(home / "repo")
     env = _env(home, OPENAI_API_KEY="sk-test-0123456789abcdef")
     s = load_deep_settings(home / "repo", {}, env)
     assert (s.provider.name, s.provider.kind, s.provider.model) == ("openai", "responses_ws",
@@ -69,6 +71,7 @@ def test_a_model_for_another_provider_is_not_carried_over(home: Path) -> None:
 
 def test_missing_key_is_a_problem_line_or_an_error_when_checked(home: Path) -> None:
     (home / "repo" / ".spark" / "config.toml").write_text('[deep]\nprovider = "openai"\n')
+    trust(home / "repo")
     s = load_deep_settings(home / "repo", {}, _env(home))
     assert s.provider.model == "gpt-5.3-codex"
     assert s.problems and "deep provider 'openai' needs an API key" in s.problems[0]
@@ -89,6 +92,7 @@ def test_missing_key_is_a_problem_line_or_an_error_when_checked(home: Path) -> N
 def test_a_bad_deep_table_names_the_file_and_key(home: Path, text: str, words: str) -> None:
     path = home / "repo" / ".spark" / "config.toml"
     path.write_text(text)
+    trust(home / "repo")
     with pytest.raises(SettingsError) as caught:
         load_deep_settings(home / "repo", {}, _env(home))
     assert str(path) in str(caught.value)

@@ -11,7 +11,7 @@ from spark_cli.protocol.summaries import SUMMARY_HEAD
 from spark_cli.session.config.settings import load_settings
 from spark_cli.session.window.compaction import split_at, summary_message
 from spark_cli.session.window.ledger import ledger
-from spark_cli.transport.ws.ws_wire import Chain, create_payload
+from spark_cli.transport.ws_wire import Chain, create_payload
 
 EDIT = ("I will change it.\n\napp.py\n```python\n<<<<<<< SEARCH\nx = 1\n=======\nx = 2\n"
         ">>>>>>> REPLACE\n```\n")

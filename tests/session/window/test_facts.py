@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from trusting import state_env, trust
 
 from spark_cli.session.config.settings import load_settings, with_window
 from spark_cli.session.window import facts
@@ -30,7 +31,7 @@ LOCAL = "http://127.0.0.1:9/v1"
 
 
 def _settings(tmp_path: Path, base: str = LOCAL, **flags: object) -> Any:
-    env = {"SPARK_CONFIG_DIR": str(tmp_path / "cfg"), "SPARK_CACHE_DIR": str(tmp_path / "c")}
+    env = state_env(SPARK_CONFIG_DIR=str(tmp_path / "cfg"), SPARK_CACHE_DIR=str(tmp_path / "c"))
     return load_settings(tmp_path, {"provider": "openai-compatible", "base_url": base,
                                     "model": "smol", **flags}, env), env
 
@@ -71,6 +72,7 @@ def test_a_server_is_asked_once_a_day_its_cached_answer_a_hint(tmp_path: Path) -
 def test_a_configured_window_wins_and_max_output_follows_it(tmp_path: Path) -> None:
     (tmp_path / ".spark").mkdir()
     (tmp_path / ".spark" / "config.toml").write_text("context_window = 8192\n")
+    trust(tmp_path)
     settings, env = _settings(tmp_path)
     assert (settings.context_window, settings.max_output_tokens) == (8192, 2048)
     resolved = resolve(settings, Server(Found(32768, "x")), env)

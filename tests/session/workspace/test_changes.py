@@ -13,11 +13,12 @@ from spark_cli.session.workspace.changes import (
     session_diff,
     undo_last_batch,
 )
+from spark_cli.session.workspace.journal_dir import undo_dir
 
 
 def _batch(root: Path, label: str, changes: dict[str, bytes | None]) -> str:
     """One answer's batch: record each change in the journal, then write it (as apply does)."""
-    journal = Journal(root)
+    journal = Journal(root, undo_dir(root))
     batch_id = journal.begin(label)
     for rel, after in changes.items():
         path = root / rel
@@ -84,15 +85,16 @@ def test_files_changed_since_are_refused_with_their_reasons(tmp_path: Path) -> N
     assert (tmp_path / "recreated.py").read_bytes() == b"was here\n"
 
 
-def test_an_io_error_part_way_is_a_report_not_an_exception(tmp_path: Path) -> None:
+def test_a_lost_copy_refuses_the_whole_batch(tmp_path: Path) -> None:
     (tmp_path / "a.py").write_bytes(b"1\n")
-    batch = _batch(tmp_path, "", {"a.py": b"2\n", "b.py": b"new\n"})
-    shutil.rmtree(tmp_path / ".spark" / "undo" / batch / "blobs")  # a.py's old bytes are lost
+    batch = _batch(tmp_path, "", {"b.py": b"new\n", "a.py": b"2\n"})
+    shutil.rmtree(undo_dir(tmp_path) / batch / "blobs")  # a.py's old bytes are lost
     report = undo_last_batch(tmp_path)
-    assert report.status == "failed" and report.batch_id == batch
-    assert report.restored == ("b.py",) and not (tmp_path / "b.py").exists()
-    assert "undo stopped part-way" in report.message and "restored so far: b.py" in report.message
-    assert (tmp_path / "a.py").read_bytes() == b"2\n"
+    assert report.status == "refused" and report.batch_id == batch and not report.restored
+    assert "'a.py'" in report.message and "saved copy cannot be read" in report.message
+    assert [f.path for f in report.refused] == ["a.py"]
+    assert (tmp_path / "a.py").read_bytes() == b"2\n"  # nothing applied half-way
+    assert (tmp_path / "b.py").read_bytes() == b"new\n"
 
 
 def test_session_diff_covers_the_session_from_its_mark(tmp_path: Path) -> None:
@@ -118,7 +120,7 @@ def test_session_diff_covers_the_session_from_its_mark(tmp_path: Path) -> None:
         "c.py": "--- a/c.py\n+++ b/c.py\n@@ -1 +1 @@\n-c\n+c2\n"}
     undo_last_batch(tmp_path)
     undo_last_batch(tmp_path)  # the mark itself is undone now: older batches are not the session
-    assert len(history(tmp_path)) == 1 and session_diff(tmp_path, mark) == []
+    assert len(history(undo_dir(tmp_path))) == 1 and session_diff(tmp_path, mark) == []
     assert [path for path, _ in session_diff(tmp_path)] == ["old.py"]
 
 
@@ -137,7 +139,7 @@ def test_session_diff_of_deleted_binary_and_crlf_files(tmp_path: Path) -> None:
 def test_session_diff_with_a_lost_copy_says_so(tmp_path: Path) -> None:
     (tmp_path / "a.py").write_bytes(b"1\n")
     batch = _batch(tmp_path, "", {"a.py": b"2\n"})
-    shutil.rmtree(tmp_path / ".spark" / "undo" / batch / "blobs")
+    shutil.rmtree(undo_dir(tmp_path) / batch / "blobs")
     [(path, note)] = session_diff(tmp_path)
     assert path == "a.py" and "cannot be read" in note
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from spark_cli.edits.disk.journal import BatchInfo, Journal, history, undo
+from spark_cli.session.workspace.journal_dir import undo_dir
 from spark_cli.session.workspace.rewind_code import BETWEEN, rewind_code, rewind_turns
 from spark_cli.session.workspace.turns import TurnRecord
 
@@ -20,7 +21,7 @@ SECOND = b"def cart_total(items):\n    return sum(items) or 0\n"
 
 def _batch(root: Path, label: str, changes: dict[str, bytes | None]) -> BatchInfo:
     """What a turn's applier does: record each file, then write it."""
-    journal = Journal(root)
+    journal = Journal(root, undo_dir(root))
     journal.begin(label)
     for rel, after in changes.items():
         path = root / rel
@@ -58,10 +59,10 @@ def test_rewind_to_the_first_turn_gives_the_original_bytes_back_as_one_undoable_
     assert (root / "cart.py").read_bytes() == ORIGINAL
     assert not (root / "docs" / "notes.txt").exists()
     assert sorted(report.restored) == ["cart.py", "docs/notes.txt"]
-    newest = history(root)[0]
+    newest = history(undo_dir(root))[0]
     assert newest.id == report.batch_id and newest.label == "rewind to: rename"
-    assert [b.id for b in history(root)[1:]] == [second.id, first.id]  # the turns' stay
-    undo(root)  # the rewind is one batch: undo takes it back whole
+    assert [b.id for b in history(undo_dir(root))[1:]] == [second.id, first.id]  # the turns' stay
+    undo(root, undo_dir(root))  # the rewind is one batch: undo takes it back whole
     assert (root / "cart.py").read_bytes() == SECOND
     assert (root / "docs" / "notes.txt").read_bytes() == b"renamed\n"
 
@@ -79,7 +80,7 @@ def test_a_file_changed_since_is_named_and_nothing_is_written_unless_forced(
         repo: tuple[Path, float, BatchInfo, BatchInfo]) -> None:
     root, since, first, second = repo
     (root / "cart.py").write_bytes(b"# my own edit\n")
-    before = len(history(root))
+    before = len(history(undo_dir(root)))
     report = rewind_code(root, since, [first.id, second.id])
     assert report.status == "refused"
     assert [(f.path, f.reason) for f in report.refused] == [
@@ -87,11 +88,11 @@ def test_a_file_changed_since_is_named_and_nothing_is_written_unless_forced(
     assert "cart.py" in report.message and "--force" in report.message
     assert (root / "cart.py").read_bytes() == b"# my own edit\n"
     assert (root / "docs" / "notes.txt").exists()  # all or nothing: the other file stays too
-    assert len(history(root)) == before
+    assert len(history(undo_dir(root))) == before
     forced = rewind_code(root, since, [first.id, second.id], force=True)
     assert forced.status == "rewound"
     assert (root / "cart.py").read_bytes() == ORIGINAL
-    undo(root, force=True)
+    undo(root, undo_dir(root), force=True)
     assert (root / "cart.py").read_bytes() == b"# my own edit\n"  # the forced rewind undoes too
 
 
@@ -111,7 +112,7 @@ def test_a_change_between_two_turns_batches_is_refused(tmp_path: Path) -> None:
 def test_a_journal_missing_a_copy_is_a_clear_error_and_nothing_is_written(
         repo: tuple[Path, float, BatchInfo, BatchInfo]) -> None:
     root, since, first, second = repo
-    blobs = [p for p in root.joinpath(".spark", "undo", first.id, "blobs").iterdir()]
+    blobs = [p for p in undo_dir(root).joinpath(first.id, "blobs").iterdir()]
     assert len(blobs) == 1
     blobs[0].unlink()
     report = rewind_code(root, since, [first.id, second.id])
@@ -120,7 +121,7 @@ def test_a_journal_missing_a_copy_is_a_clear_error_and_nothing_is_written(
         in report.message and "nothing was written" in report.message
     assert (root / "cart.py").read_bytes() == SECOND
     assert (root / "docs" / "notes.txt").read_bytes() == b"renamed\n"
-    assert [b.id for b in history(root)] == [second.id, first.id]
+    assert [b.id for b in history(undo_dir(root))] == [second.id, first.id]
 
 
 def test_files_commands_changed_are_listed_as_not_restorable(
@@ -133,11 +134,11 @@ def test_files_commands_changed_are_listed_as_not_restorable(
     report = rewind_turns(root, turns, 0)
     assert report.status == "rewound"
     assert report.not_restorable == ("build/out.txt", "dist/app.whl")
-    assert history(root)[0].label == "rewind to: rename total_price"
+    assert history(undo_dir(root))[0].label == "rewind to: rename total_price"
 
 
 def test_nothing_to_restore_says_so(tmp_path: Path) -> None:
     (tmp_path / "a.py").write_text("a\n")
     report = rewind_code(tmp_path, time.time(), commands=["made.txt"])
     assert report.status == "nothing" and report.not_restorable == ("made.txt",)
-    assert history(tmp_path) == []
+    assert history(undo_dir(tmp_path)) == []

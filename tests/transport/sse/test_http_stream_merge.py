@@ -8,6 +8,7 @@ import json
 from typing import Any
 
 import httpx
+import pytest
 
 from spark_cli.protocol.channel import (
     ChannelEvent,
@@ -15,6 +16,7 @@ from spark_cli.protocol.channel import (
     ResponseStarted,
     TextDelta,
 )
+from spark_cli.transport.fast import on
 from spark_cli.transport.sse.http_chat import ChatCompletionsChannel
 from tests.transport.sse.test_http_chat_channel import REQUEST, chunk, collect, sse
 
@@ -60,6 +62,7 @@ def _one_chunk_app() -> Any:
     return app
 
 
+@pytest.mark.skipif(not on("h11"), reason="SPARK_PLAIN: the lean h11 client is off")
 async def test_a_chunk_of_events_keeps_their_order_with_its_text_merged(
         http_server: Any) -> None:
     per_line = ChatCompletionsChannel(

@@ -8,8 +8,8 @@ import json
 from typing import Any
 
 from spark_cli.protocol.channel import Message, ToolCall, ToolOutput, ToolSpec, TurnRequest
-from spark_cli.transport.responses_fold import ResponsesFold
-from spark_cli.transport.ws.ws_wire import Chain, chain_after, create_payload
+from spark_cli.transport.responses_fold import ResponsesFold, chain_after
+from spark_cli.transport.ws_wire import Chain, create_payload
 
 TEXT = TurnRequest(
     "m", (Message("user", "hi"), Message("assistant", "yo"), Message("user", "more")),

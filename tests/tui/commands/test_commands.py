@@ -7,6 +7,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+from trusting import write_project
 from waiting import wait_until
 
 from spark_cli.session.interaction import TurnEnded
@@ -70,8 +71,7 @@ async def test_test_streams_output_and_fix_sends_the_failure(tui_app: MakeApp,
     script = repo / "check.py"
     script.write_text("print('collecting')\nprint('FAILED test_x - assert 1 == 2')\n"
                       "raise SystemExit(1)\n")
-    (repo / ".spark").mkdir()
-    (repo / ".spark" / "config.toml").write_text(
+    write_project(repo,
         f'test_command = "{sys.executable} {script}"\n')
     app = await tui_app(tps=5000, max_output_tokens=50)
     async with app.run_test(size=(100, 30)) as pilot:
@@ -87,8 +87,7 @@ async def test_test_streams_output_and_fix_sends_the_failure(tui_app: MakeApp,
 
 
 async def test_esc_stops_a_running_test(tui_app: MakeApp, repo: Path) -> None:
-    (repo / ".spark").mkdir()
-    (repo / ".spark" / "config.toml").write_text(
+    write_project(repo,
         f'test_command = "{sys.executable} -c \'import time; print(1, flush=True); '
         f'time.sleep(60)\'"\n')
     app = await tui_app()

@@ -15,6 +15,7 @@ from spark_cli.edits.disk.journal import Journal
 from spark_cli.protocol.channel import Message
 from spark_cli.session.config.settings import load_settings
 from spark_cli.session.conversation import Session
+from spark_cli.session.workspace.journal_dir import undo_dir
 from spark_cli.session.workspace.turns import TurnRecord
 from spark_cli.tui.app import SparkApp
 from spark_cli.tui.commands.rewind import Rewinder
@@ -72,7 +73,7 @@ async def test_both_refused_for_a_changed_file_keeps_the_conversation(
     rewinder, did = _rewinder(tmp_path, lines)
     root = rewinder.session.root
     (root / "a.py").write_text("a = 1\n")
-    journal = Journal(root)
+    journal = Journal(root, undo_dir(root))
     journal.begin("rename a to b")
     journal.record("a.py", b"a = 1\n", 0o644, b"b = 1\n", 0o644)
     (root / "a.py").write_text("b = 1\n")

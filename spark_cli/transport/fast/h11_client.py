@@ -3,11 +3,12 @@
 The SSE channels need one thing: open a connection, POST a JSON body, stream the
 answer, keep the connection; importing and building httpx costs a one-shot most of its
 start-up. h11 parses HTTP, ``ssl`` does TLS. httpx stays for what this does not do
-(:mod:`http_route` decides): proxies, test transports, URLs with userinfo or a query.
-It adopts a request sent ahead (:func:`~spark_cli.transport.sse.http_route.send_ahead`).
+(:func:`~.http_ahead.lean_route` decides): proxies, test transports, URLs with userinfo or a query.
+It adopts a request sent ahead (:func:`~.http_ahead.send_http`).
 Failures are the :mod:`http_wire` exceptions in httpx's words, and keep-alive, ALPN, CA
 bundles and body decoding match httpx, so a channel reads the same on either path.
-Kept by the ledger (docs/benchmarks.md); `spark bench oneshot` shows launch -> request.
+Its saving: docs/benchmarks.md ``## Ledger`` (``h11``); paired: `spark bench oneshot
+--no-docs` with and without ``SPARK_PLAIN=h11``.
 """
 
 from __future__ import annotations
@@ -23,21 +24,18 @@ from typing import Any
 
 import h11
 
-from spark_cli.transport.sse.http_lines import LineSplitter, body_decoder, text_decoder
-from spark_cli.transport.sse.http_wire import (
+from spark_cli.transport.fast.http_ahead import HttpAhead, Origin, new_connection, request_bytes
+from spark_cli.transport.fast.http_lines import LineSplitter, body_decoder, text_decoder
+from spark_cli.transport.http_wire import (
     ConnectError,
     ConnectTimeout,
     DecodingError,
     Exchange,
-    HttpAhead,
-    Origin,
     ReadError,
     RemoteProtocolError,
     StreamClosed,
     TransportError,
     WriteTimeout,
-    new_connection,
-    request_bytes,
 )
 
 READ_BYTES = 64 * 1024

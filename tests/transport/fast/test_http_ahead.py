@@ -31,19 +31,13 @@ from spark_cli.protocol.channel import (
     WaitingToRetry,
 )
 from spark_cli.transport.bodies import CHAT_PATH, chat_body, encode, stream_headers
+from spark_cli.transport.fast.h11_client import H11Client, connect_failure
+from spark_cli.transport.fast.http_ahead import HttpAhead, Origin, new_connection, request_bytes
+from spark_cli.transport.fast.http_ahead import send_http as send_ahead
+from spark_cli.transport.http_wire import ConnectError, ConnectTimeout
 from spark_cli.transport.retry import RetryPolicy
-from spark_cli.transport.sse.h11_client import H11Client, connect_failure
 from spark_cli.transport.sse.http_chat import ChatCompletionsChannel
 from spark_cli.transport.sse.http_responses import ResponsesSSEChannel
-from spark_cli.transport.sse.http_route import send_ahead
-from spark_cli.transport.sse.http_wire import (
-    ConnectError,
-    ConnectTimeout,
-    HttpAhead,
-    Origin,
-    new_connection,
-    request_bytes,
-)
 
 REQUEST = TurnRequest("m", (Message("user", "hi"),), instructions="be brief")
 OTHER = TurnRequest("m", (Message("user", "something else"),))
@@ -357,7 +351,7 @@ def test_sending_ahead_never_imports_asyncio() -> None:
         code = (
             "import sys\n"
             "from spark_cli.protocol.channel import Message, TurnRequest\n"
-            "from spark_cli.transport.sse.http_route import send_ahead\n"
+            "from spark_cli.transport.fast.http_ahead import send_http as send_ahead\n"
             f"a = send_ahead('chat_sse', {url!r}, 'k', TurnRequest('m', (Message('user', 'hi'),)),"
             " connect_timeout=5, write_timeout=5)\n"
             "print(a.at is not None, a.error, 'asyncio' in sys.modules)\n"

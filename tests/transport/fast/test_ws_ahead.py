@@ -16,8 +16,9 @@ from websockets.exceptions import InvalidStatus
 from websockets.protocol import State
 
 from spark_cli.protocol.channel import Message, TurnRequest
-from spark_cli.transport.ws.ws_ahead import WsAhead, send_ahead
-from spark_cli.transport.ws.ws_wire import create_payload
+from spark_cli.transport.fast.ws_ahead import WsAhead
+from spark_cli.transport.fast.ws_ahead import send_ws as send_ahead
+from spark_cli.transport.ws_wire import create_payload
 from tests.transport.ws.raw_ws_server import RawServer, Script, response
 
 KEY = "sk-test-0123456789abcdef"
@@ -129,11 +130,10 @@ async def test_send_ahead_never_imports_asyncio(reachable: bool) -> None:
     code = (
         "import sys\n"
         "from spark_cli.protocol.channel import Message, TurnRequest\n"
-        "from spark_cli.transport.ws.ws_ahead import send_ahead\n"
+        "from spark_cli.transport.fast.ws_ahead import send_ws as send_ahead\n"
         "ahead = send_ahead(sys.argv[1], 'k', TurnRequest('m', (Message('user', 'hi'),)),"
         " connect_timeout=5)\n"
-        "print(ahead.payload is not None, ahead.error is not None,"
-        " 'asyncio' in sys.modules, 'importlib.metadata' in sys.modules)\n"
+        "print(ahead.payload is not None, ahead.error is not None, 'asyncio' in sys.modules)\n"
         "ahead.close()\n"
     )
     with RawServer(*([Script()] if reachable else [])) as srv:
@@ -141,46 +141,8 @@ async def test_send_ahead_never_imports_asyncio(reachable: bool) -> None:
         done = await asyncio.to_thread(
             subprocess.run, [sys.executable, "-c", code, url], capture_output=True, text=True,
             timeout=60, check=True)
-    sent, failed, asyncio_loaded, metadata_loaded = done.stdout.split()
+    sent, failed, asyncio_loaded = done.stdout.split()
     assert (sent, failed) == (("True", "False") if reachable else ("False", "True"))
     assert asyncio_loaded == "False"
-    assert metadata_loaded == "False"
     if reachable:
         assert [f["input"][0]["content"] for _, f in srv.creates()] == ["hi"]
-
-
-_LEAN_AHEAD = (
-    "import sys\n"
-    "from spark_cli.protocol.channel import Message, TurnRequest\n"
-    "from spark_cli.transport.ws.ws_ahead import send_ahead\n"
-    "ahead = send_ahead(sys.argv[1], sys.argv[2], TurnRequest('m', (Message('user', 'hi'),)),"
-    " connect_timeout=5)\n"
-    "print(ahead.payload is not None, ahead.error is None,"
-    " ','.join(m for m in ('asyncio', 'logging', 'uuid', 'platform', 'websockets.protocol',"
-    " 'websockets.client', 'websockets.headers') if m in sys.modules) or '-')\n"
-    "from websockets.protocol import State\n"
-    "print(ahead.protocol.state is State.OPEN, ahead.early == [])\n"  # what adoption reads
-    "ahead.close()\n"
-)
-
-
-async def _lean_ahead(url: str, key: str) -> list[str]:
-    done = await asyncio.to_thread(
-        subprocess.run, [sys.executable, "-c", _LEAN_AHEAD, url, key], capture_output=True,
-        text=True, timeout=60, check=True)
-    return done.stdout.split()
-
-
-async def test_a_plain_101_sends_the_frame_before_websockets_client_loads() -> None:
-    with RawServer(Script()) as srv:
-        out = await _lean_ahead(srv.url, KEY)
-    assert out == ["True", "True", "-", "True", "True"]
-    assert [f["input"][0]["content"] for _, f in srv.creates()] == ["hi"]
-
-
-@pytest.mark.both_servers
-async def test_the_engines_101_takes_the_lean_way(engine: Any) -> None:
-    from spark_cli.transport.factory import websocket_url
-
-    out = await _lean_ahead(websocket_url(engine.url + "/v1"), "test-token")
-    assert out == ["True", "True", "-", "True", "True"]

@@ -7,11 +7,12 @@ from typing import Any
 import httpx
 import pytest
 
+from spark_cli.transport.fast import on
+from spark_cli.transport.fast.h11_client import H11Client
+from spark_cli.transport.fast.http_ahead import lean_fits
+from spark_cli.transport.httpx_client import HttpxClient
 from spark_cli.transport.proxies import is_loopback, proxy_applies
-from spark_cli.transport.sse.h11_client import H11Client
 from spark_cli.transport.sse.http_chat import ChatCompletionsChannel
-from spark_cli.transport.sse.http_route import lean_fits
-from spark_cli.transport.sse.httpx_client import HttpxClient
 
 PROXY_VARS = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY")
 
@@ -88,6 +89,7 @@ def test_lean_fits_plain_base_urls_only(url: str, fits: bool) -> None:
     assert lean_fits(url) is fits
 
 
+@pytest.mark.skipif(not on("h11"), reason="SPARK_PLAIN: the lean h11 client is off")
 def test_a_proxy_in_the_environment_routes_to_httpx(clean_env: pytest.MonkeyPatch) -> None:
     clean_env.setenv("HTTPS_PROXY", "http://127.0.0.1:9")
     remote = ChatCompletionsChannel("https://api.x.test/v1", "k")
@@ -100,10 +102,20 @@ def test_a_proxy_in_the_environment_routes_to_httpx(clean_env: pytest.MonkeyPatc
     assert isinstance(ChatCompletionsChannel("https://api.x.test/v1", "k")._net, H11Client)
 
 
+@pytest.mark.skipif(not on("h11"), reason="SPARK_PLAIN: the lean h11 client is off")
 def test_an_injected_transport_routes_to_httpx(clean_env: Any) -> None:
     ch = ChatCompletionsChannel("http://127.0.0.1:8080/v1", "k",
                                 transport=httpx.MockTransport(lambda r: httpx.Response(200)))
     assert isinstance(ch._net, HttpxClient)
+    assert isinstance(ChatCompletionsChannel("http://127.0.0.1:8080/v1", "k")._net, H11Client)
+
+
+@pytest.mark.parametrize("plain", ["1", "h11", "yes", "h11,nonsense"])
+def test_spark_plain_routes_every_url_to_httpx(clean_env: pytest.MonkeyPatch, plain: str) -> None:
+    clean_env.setenv("SPARK_PLAIN", plain)
+    for url in ("http://127.0.0.1:8080/v1", "https://api.x.test/v1"):
+        assert isinstance(ChatCompletionsChannel(url, "k")._net, HttpxClient)
+    clean_env.setenv("SPARK_PLAIN", "head_start,edit_args")  # other tricks off: h11 stays
     assert isinstance(ChatCompletionsChannel("http://127.0.0.1:8080/v1", "k")._net, H11Client)
 
 

@@ -1,29 +1,28 @@
 """What the Responses WebSocket channel puts on the wire: its handshake and its frames.
 
-Every connection is opened with the same settings (:mod:`.ws_links` through websockets'
-``connect``, or :mod:`.ws_ahead` before asyncio is imported): the caller's headers and
+Every connection is opened with the same settings (:mod:`.ws.ws_links` through websockets'
+``connect``, or :mod:`.fast.ws_ahead` before asyncio is imported): the caller's headers and
 the key (``bodies.key_headers``), ``User-Agent: spark``, no compression, one frame limit
 and a logger that never logs at DEBUG (websockets logs the handshake's headers there,
 the key among them). Both send the same ``response.create`` frame (:func:`create_payload`),
 so a request sent ahead and one sent by the channel are the same bytes by construction;
-:func:`chain_after` says what a connection holds once a response ended. Free of asyncio,
+:func:`websocket_url` derives the URL from a base URL. Free of asyncio,
 of websockets, and of ``logging`` until :func:`handshake_logger` is first called.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit, urlunsplit
 
-from spark_cli.protocol.channel import ConversationItem, Message, TurnRequest
+from spark_cli.protocol.channel import ConversationItem, TurnRequest
+from spark_cli.protocol.secrets import mask_url
 from spark_cli.record import record
 from spark_cli.transport.bodies import responses_item, responses_options
 
 if TYPE_CHECKING:
     from logging import Logger
-
-    from spark_cli.transport.responses_fold import ResponsesFold
 
 EXTENSIONS_HEADER = "x-spark-engine-extensions"
 """Non-standard features the bundled engine advertises (its ``response.cancel``)."""
@@ -77,38 +76,16 @@ def create_payload(request: TurnRequest, chain: Chain | None, *, generate: bool 
     return json.dumps(body)
 
 
-def chain_after(request: TurnRequest, fold: ResponsesFold, steers: Sequence[str]) -> Chain | None:
-    """What the server holds once this turn's response ended (None: nothing to continue).
+_WS_SCHEMES = {"http": "ws", "https": "wss", "ws": "ws", "wss": "wss"}
 
-    Steered turns cover, in order: the answer up to each steer, the steer, and
-    the answer after the last one. A response that called tools covers its text
-    as one assistant message (only when it wrote any), then its calls in the order
-    they were reported: the conversation the caller builds for the follow-up
-    (``protocol.channel``'s "Tools"), so that follow-up sends only the outputs.
-    Nothing is continued after a call that started and never completed (the
-    server holds a call the caller cannot answer) or after calls in a steered
-    turn (what the server holds is not the caller's order).
-    """
-    finished = fold.finished
-    if (
-        finished is None
-        or finished.status not in ("completed", "incomplete")
-        or fold.response_id is None
-        or len(fold.earlier_texts) != len(steers)
-    ):
-        return None
-    calls = fold.calls
-    covered: list[ConversationItem] = list(request.messages)
-    if calls.started:
-        if calls.unfinished or steers:
-            return None
-        text = fold.text
-        if text:
-            covered.append(Message("assistant", text))
-        covered += calls.completed
-        return Chain(fold.response_id, tuple(covered))
-    for earlier, steer in zip(fold.earlier_texts, steers, strict=True):
-        covered.append(Message("assistant", earlier))
-        covered.append(Message("user", steer))
-    covered.append(Message("assistant", fold.text))
-    return Chain(fold.response_id, tuple(covered))
+
+def websocket_url(base_url: str) -> str:
+    """``http(s)://host/v1`` → ``ws(s)://host/v1/responses`` (an explicit ws URL is kept)."""
+    parts = urlsplit(base_url.strip())
+    scheme = _WS_SCHEMES.get(parts.scheme.lower())
+    if scheme is None or not parts.netloc:
+        raise ValueError(f"not an http(s) or ws(s) URL: {mask_url(base_url)!r}")
+    path = parts.path.rstrip("/")
+    if not path.endswith("/responses"):
+        path += "/responses"
+    return urlunsplit((scheme, parts.netloc, path, parts.query, ""))

@@ -28,10 +28,12 @@ from spark_cli.protocol.channel import (
     WaitingToRetry,
 )
 from spark_cli.transport.factory import websocket_url
+from spark_cli.transport.fast.ws_ahead import WsAhead
+from spark_cli.transport.fast.ws_ahead import send_ws as send_ahead
 from spark_cli.transport.retry import RetryPolicy
 from spark_cli.transport.ws import ws_links
 from spark_cli.transport.ws.websocket import ResponsesWebSocketChannel
-from spark_cli.transport.ws.ws_ahead import WsAhead, send_ahead
+from tests.transport.fast.test_ws_ahead import free_port
 from tests.transport.ws.raw_ws_server import Answering, RawServer, Script, accepting, response
 from tests.transport.ws.test_websocket_channel import (
     KEY,
@@ -42,7 +44,6 @@ from tests.transport.ws.test_websocket_channel import (
     text_of,
 )
 from tests.transport.ws.test_websocket_channel import channel as plain_channel
-from tests.transport.ws.test_ws_ahead import free_port
 
 ONCE = RetryPolicy(max_attempts=1)
 TWICE = RetryPolicy(max_attempts=2, backoff_base=0.001, backoff_cap=0.001)
@@ -293,7 +294,7 @@ async def test_aclose_closes_an_unclaimed_ahead(ws_server: Any) -> None:
     accepting(**{"Sec-WebSocket-Protocol": "chat"}),
     lambda _: b"",  # the connection closed once the request is in
 ], ids=["extension", "bad-accept", "subprotocol", "eof"])
-async def test_a_handshake_left_to_client_protocol_fails_alike(
+async def test_a_refused_handshake_ahead_fails_alike(
     answer: Callable[[Any], bytes], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     connects = count_connects(monkeypatch)
@@ -305,8 +306,8 @@ async def test_a_handshake_left_to_client_protocol_fails_alike(
     assert (error.kind, error.status, error.message) == (today.kind, today.status, today.message)
 
 
-async def test_a_101_client_protocol_accepts_otherwise_is_adopted() -> None:
-    def upgrade_and_answer(req: Any) -> bytes:  # valid, but not the lean way's plain 101
+async def test_a_101_with_frames_after_it_is_adopted() -> None:
+    def upgrade_and_answer(req: Any) -> bytes:  # valid, with frames after it
         server = ServerProtocol(state=State.OPEN)
         for event in response("r1", "Hel", "lo"):
             server.send_text(json.dumps(event).encode())

@@ -1,13 +1,14 @@
 """A turn's ``response.create`` sent before asyncio is imported (the head start).
 
 ``import asyncio`` and websockets' asyncio client cost a one-shot more than everything else
-before its request. :func:`send_ahead` opens the channel's connection on a blocking socket,
-does the opening handshake (a plain 101 without ``ClientProtocol``: :mod:`.ws_opening`;
-anything else through it) and writes the frame the channel would send
-(:func:`~.ws_wire.create_payload`), so the model works while the client imports; the
-channel then adopts the socket (:func:`~.ws_links.adopt`). Only ``ws://`` URLs; importing
-this and calling :func:`send_ahead` never imports asyncio (tested in a subprocess). Kept by
-the ledger (docs/benchmarks.md); `spark bench oneshot` shows launch -> request.
+before its request. :func:`send_ws` opens the channel's connection on a blocking socket,
+does the opening handshake with websockets' sans-I/O ``ClientProtocol`` and writes the
+frame the channel would send (:func:`~spark_cli.transport.ws_wire.create_payload`), so
+the model works while the client imports; the channel then adopts the socket
+(:func:`.ws_adopt.adopt`). Only ``ws://`` URLs; importing this and calling :func:`send_ws`
+never imports asyncio (tested in a subprocess). Its saving: docs/benchmarks.md ``## Ledger``
+(``head_start``); paired: `spark bench oneshot --no-docs` with and without
+``SPARK_PLAIN=head_start``.
 """
 
 from __future__ import annotations
@@ -19,33 +20,29 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from spark_cli.protocol.channel import TurnRequest
-from spark_cli.transport.bodies import key_headers
-from spark_cli.transport.ws import websockets_lean
-from spark_cli.transport.ws.ws_wire import REDIRECTS, create_payload
+from spark_cli.transport.bodies import USER_AGENT, key_headers
+from spark_cli.transport.ws_wire import MAX_FRAME, REDIRECTS, create_payload, handshake_logger
 
 if TYPE_CHECKING:
     from websockets.client import ClientProtocol
     from websockets.frames import Frame
     from websockets.http11 import Request, Response
 
-    from spark_cli.transport.ws.ws_opening import Opening
-
 _READ = 65536
 
 
 class WsAhead:
-    """What :func:`send_ahead` did: a connection to adopt, an error to raise, or neither."""
+    """What :func:`send_ws` did: a connection to adopt, an error to raise, or neither."""
 
-    __slots__ = ("_opening", "_protocol", "at", "early", "error", "payload", "request",
-                 "response", "sock", "url")
+    __slots__ = ("at", "early", "error", "payload", "protocol", "request", "response", "sock",
+                 "url")
 
     def __init__(self, url: str) -> None:
         self.url = url
         self.sock: socket.socket | None = None
         """The connected socket (None once failed, closed or adopted)."""
-        self._protocol: ClientProtocol | None = None
-        self._opening: Opening | None = None
-        """The handshake done without ``ClientProtocol``, until :attr:`protocol` is read."""
+        self.protocol: ClientProtocol | None = None
+        """websockets' sans-I/O state of the connection (OPEN, or CLOSING after a close)."""
         self.request: Request | None = None
         self.response: Response | None = None
         """The handshake's request and 101 (its headers list the engine's extensions)."""
@@ -61,20 +58,7 @@ class WsAhead:
     @property
     def open(self) -> bool:
         """A connection is here to adopt."""
-        return self.sock is not None and (self._protocol is not None or self._opening is not None)
-
-    @property
-    def protocol(self) -> ClientProtocol | None:
-        """websockets' sans-I/O state of the connection (OPEN, or CLOSING after a close).
-        After a plain 101 it is made on first read, from the bytes the handshake received
-        (which imports ``websockets.client``: the channel reads it once asyncio is up);
-        raises what ``ClientProtocol`` finds wrong with them, which a 101 taken never has."""
-        opening = self._opening
-        if self._protocol is None and opening is not None:
-            self._protocol, early = opening.adopted()
-            self._opening = None
-            self.early += early
-        return self._protocol
+        return self.sock is not None and self.protocol is not None
 
     def close(self) -> None:
         """Close the socket (idempotent); the server ends whatever it was answering."""
@@ -83,7 +67,7 @@ class WsAhead:
             sock.close()
 
 
-def send_ahead(
+def send_ws(
     url: str,
     api_key: str | None,
     request: TurnRequest,
@@ -109,7 +93,6 @@ def send_ahead(
     """
     if url[:5].lower() != "ws://":
         return None
-    websockets_lean.prepare()  # before websockets' first import
     ahead = WsAhead(url)
     try:
         _open(ahead, key_headers(api_key, extra_headers), time.monotonic() + connect_timeout)
@@ -125,28 +108,21 @@ def send_ahead(
 
 
 def _open(ahead: WsAhead, headers: dict[str, str], deadline: float) -> None:
-    """The TCP connect and the opening handshake, as websockets' ``connect`` does them: a
-    plain 101 without ``ClientProtocol`` (:mod:`.ws_opening`), anything else with it."""
-    from websockets.frames import Frame  # deferred: launch -> request
-    from websockets.http11 import Response  # deferred: launch -> request
-    from websockets.uri import parse_uri  # deferred: launch -> request
-
-    from spark_cli.transport.ws.ws_opening import Opening  # deferred: launch -> request
+    """The TCP connect and the opening handshake, as websockets' ``connect`` does them."""
+    # deferred: launch -> request
+    from websockets.client import ClientProtocol
+    from websockets.frames import Frame
+    from websockets.http11 import Response
+    from websockets.uri import parse_uri
 
     uri = parse_uri(ahead.url)
-    opening = Opening(uri, headers)
+    protocol = ClientProtocol(uri, max_size=MAX_FRAME, logger=handshake_logger())
+    request = ahead.request = protocol.connect()
+    request.headers.update(headers)
+    request.headers.setdefault("User-Agent", USER_AGENT)
     sock = ahead.sock = _connect(uri.host, uri.port, deadline)
-    ahead.request = opening.request
-    if not _write(sock, opening.request.serialize(), deadline):
-        opening.feed(b"")
-    while not opening.done:
-        data = _read(sock, deadline)
-        if data is not None:
-            opening.feed(data)
-    if opening.accepted():
-        ahead._opening, ahead.response = opening, opening.response
-        return
-    protocol = opening.protocol()  # as if it had sent the request and read all that came
+    protocol.send_request(request)
+    _flush(sock, protocol, deadline)
     events = protocol.events_received()
     while not events and protocol.handshake_exc is None:
         _receive(sock, protocol, deadline)
@@ -156,33 +132,27 @@ def _open(ahead: WsAhead, headers: dict[str, str], deadline: float) -> None:
     response, *early = events
     assert isinstance(response, Response)
     _flush(sock, protocol, deadline)  # e.g. the answer to a close frame that came along
-    ahead._protocol, ahead.response = protocol, response
+    ahead.protocol, ahead.response = protocol, response
     ahead.early = [event for event in early if isinstance(event, Frame)]  # all are, after the 101
 
 
 def _send(ahead: WsAhead, payload: str, timeout: float) -> None:
     """Write the frame; a connection the server already closes is handed over unsent. A
     server that takes none of it for ``timeout`` seconds: the channel starts afresh."""
-    protocol, sock = ahead._protocol, ahead.sock
-    assert sock is not None and (protocol is not None or ahead._opening is not None)
+    from websockets.protocol import State  # deferred: launch -> request
+
+    protocol, sock = ahead.protocol, ahead.sock
+    assert sock is not None and protocol is not None
+    if protocol.state is not State.OPEN:
+        return
     try:
-        if protocol is None:  # a plain 101: as ClientProtocol.send_text writes it
-            from spark_cli.transport.ws.ws_opening import text_frame  # deferred: launch -> request
-
-            data = [text_frame(payload)]
-        else:
-            from websockets.protocol import State  # deferred: launch -> request
-
-            if protocol.state is not State.OPEN:
-                return
-            protocol.send_text(payload.encode())
-            data = protocol.data_to_send()
+        protocol.send_text(payload.encode())
         sock.settimeout(max(timeout, 1e-3))
-        for chunk in data:
+        for chunk in protocol.data_to_send():
             sock.sendall(chunk)
     except Exception:  # part of a frame may be out: start afresh
         ahead.close()
-        ahead._protocol = ahead._opening = None
+        ahead.protocol = None
         return
     ahead.at = time.perf_counter()
     ahead.payload = payload

@@ -1,5 +1,4 @@
-"""The channels' libraries imported lean: httpx without its CLI, websockets without
-importlib.metadata."""
+"""httpx imported lean (without its CLI), and a Chat Completions `spark edit` without httpx."""
 
 from __future__ import annotations
 
@@ -11,37 +10,11 @@ from pathlib import Path
 from typing import Any
 
 
-def _run(code: str) -> list[str]:
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=60, check=True)
-    return done.stdout.split()
-
-
-def test_the_websocket_channel_skips_importlib_metadata_and_keeps_the_version() -> None:
-    out = _run("import sys\n"
-               "from spark_cli.transport.factory import open_channel\n"
-               "open_channel('responses_ws', base_url='http://127.0.0.1:9/v1', api_key=None,"
-               " warm_spare=False)\n"
-               "import websockets\n"
-               "print('importlib.metadata' in sys.modules, websockets.__version__)\n"
-               "import importlib.metadata\n"
-               "print(importlib.metadata.version('websockets'))\n")
-    assert out[0] == "False"
-    assert out[1] == out[2]
-
-
-def test_nothing_is_registered_once_websockets_is_imported() -> None:
-    out = _run("import sys, websockets\n"
-               "module = sys.modules['websockets.version']\n"
-               "from spark_cli.transport.ws import websockets_lean\n"
-               "websockets_lean.prepare()\n"
-               "print(sys.modules['websockets.version'] is module)\n")
-    assert out == ["True"]
-
-
 def test_httpx_users_never_load_httpx_cli() -> None:
     code = ("import sys\n"
-            "import spark_cli.transport.httpx_lean\n"  # where the probe and the channels get it
+            # the seam the probe and the channels get httpx through
+            "from spark_cli.transport.http_route import blocking_client\n"
+            "blocking_client({}, 1.0).close()\n"
             "import httpx\n"
             "assert httpx.AsyncClient and httpx.MockTransport\n"
             "print(','.join(m for m in sys.modules if m.split('.')[0] in"

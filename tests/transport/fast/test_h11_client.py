@@ -29,11 +29,11 @@ from spark_cli.protocol.channel import (
     TurnRequest,
     WaitingToRetry,
 )
+from spark_cli.transport.fast.h11_client import H11Client
+from spark_cli.transport.http_wire import RemoteProtocolError
+from spark_cli.transport.httpx_client import HttpxClient
 from spark_cli.transport.retry import RetryPolicy
-from spark_cli.transport.sse.h11_client import H11Client
 from spark_cli.transport.sse.http_chat import ChatCompletionsChannel
-from spark_cli.transport.sse.http_wire import RemoteProtocolError
-from spark_cli.transport.sse.httpx_client import HttpxClient
 
 REQUEST = TurnRequest("m", (Message("user", "hi"),))
 ROUTES = ("lean", "httpx")
@@ -346,7 +346,7 @@ async def test_a_header_h11_refuses_to_send_is_the_same_error_on_both_paths() ->
 async def test_an_idle_connection_past_its_keep_alive_is_not_reused(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from spark_cli.transport.sse import h11_client
+    from spark_cli.transport.fast import h11_client
 
     peers: list[int] = []
 

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from spark_cli.transport.sse.http_lines import LineSplitter, body_decoder, text_decoder
+from spark_cli.transport.fast.http_lines import LineSplitter, body_decoder, text_decoder
 
 
 def lines_of(*texts: str) -> list[str]:

@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 from spark_cli.protocol.channel import ChannelError, Message, TextDelta, TurnRequest
-from spark_cli.transport.sse.h11_client import H11Client
+from spark_cli.transport.fast.h11_client import H11Client
 from spark_cli.transport.sse.http_chat import ChatCompletionsChannel
 
 pytestmark = pytest.mark.skipif(shutil.which("openssl") is None, reason="needs openssl")

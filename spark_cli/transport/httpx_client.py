@@ -1,6 +1,6 @@
 """The httpx path of the SSE channels: proxies from the environment and test transports.
 
-:mod:`h11_client` serves direct connections; :mod:`http_route` sends here what
+:mod:`.fast.h11_client` serves direct connections; :mod:`.http_route` sends here what
 it does not do: a proxy that applies from the environment (httpx's
 ``trust_env``, with ``NO_PROXY``), an injected ``httpx`` transport
 (``MockTransport`` in tests), a base URL with userinfo or a query. httpx's
@@ -15,8 +15,9 @@ import time
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
-from spark_cli.transport.httpx_lean import httpx
-from spark_cli.transport.sse import http_wire as wire
+import httpx
+
+from spark_cli.transport import http_wire as wire
 
 
 def _mapped(exc: Exception) -> wire.TransportError:
@@ -116,7 +117,7 @@ class HttpxClient:
         self.client = httpx.AsyncClient(
             base_url=base_url,
             headers=headers,
-            # no read timeout: IdleWatch times silence (and knows when the request is queued)
+            # no read timeout: quiet_for times silence (and knows when the request is queued)
             timeout=httpx.Timeout(
                 connect=connect_timeout, read=None, write=write_timeout, pool=connect_timeout
             ),

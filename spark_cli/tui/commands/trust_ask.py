@@ -1,0 +1,49 @@
+"""The TUI's start question: trust this repo's project files, or not this time.
+
+Asked on the approval bar (y trust · n not this time) before the channel opens, any MCP
+server starts or any request leaves; the transcript shows the files and what they would
+set first. Trust is recorded (`trust.set_trust`) and the settings read again with the
+project layer; "not this time" keeps it ignored for this session and records nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+
+from rich.text import Text
+
+from spark_cli.session.actions.approval import Decision
+from spark_cli.session.config.project_view import project_lines
+from spark_cli.session.config.trust import TrustState, set_trust
+from spark_cli.tui.commands.approval_bar import ApprovalBar
+from spark_cli.tui.output import Output
+
+
+async def ask_trust(state: TrustState, bar: ApprovalBar, out: Output) -> bool:
+    """Show what the project layer would set, ask, record a yes; True when trusted now."""
+    why = "changed since you trusted it" if state.status == "changed" else "not trusted yet"
+    out.note(f"? this repo has project files ({why}):", "bold yellow")
+    if state.problem:
+        out.note(f"  {state.problem}", "red")
+    for line in project_lines(state, os.environ):
+        out.note(f"  {line}", "yellow")
+    answer: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
+    bar.ask(Text("trust this repo's project files?  ", style="bold"),
+            Text("y trust · n not this time", style="bold"), answer, False)
+    try:
+        decision = await answer
+    finally:
+        bar.answer = None
+        bar.display = False
+    if decision != "once":
+        out.note("  → not trusted this time: the project files are ignored (spark trust "
+                 "trusts them)", "yellow")
+        return False
+    try:
+        set_trust(state, True, os.environ)
+    except ValueError as exc:
+        out.note(f"  → {exc}: not trusted, nothing changed", "red")
+        return False
+    out.note("  → trusted: a change to these files asks again", "green")
+    return True

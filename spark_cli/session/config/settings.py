@@ -171,7 +171,9 @@ class Settings:
             "command_env": list(self.command_env),
             "sandbox_deny_read": list(self.sandbox_deny_read), "compact_at": self.compact_at,
             "auto_compact": self.auto_compact, "compact_keep_turns": self.compact_keep_turns,
-            "compact_model": self.compact_model,
+            "compact_model": self.compact_model, "best_of": self.best_of,
+            "best_of_check": self.best_of_check,
+            "best_of_check_timeout_s": self.best_of_check_timeout_s,
         }
 
 

@@ -26,6 +26,8 @@ from spark_cli.session.race.judge import Verdicts, best_failing, can_beat, choos
 
 SEEDED = frozenset({"mock", "chat_sse", "ollama"})
 """Providers whose requests take a ``seed`` (OpenAI's Responses API refuses one)."""
+PARALLEL_CHECKS = 2
+"""Checks of different answers that run at once (a later-ranked one waits for a slot)."""
 TEMPERATURE = (0.2, 1.0)
 """The spread of the candidates' temperatures, first to last."""
 
@@ -108,14 +110,14 @@ class Race:
         return self.result()
 
     async def check_of(self, cand: Candidate, snap: Snapshot) -> tuple[bool, str]:
-        """Candidate ``cand``'s check. It waits while a candidate that ranks before it is
-        being checked (if that one passes, this one is stopped unchecked); an answer the
-        same as one already checked shares that check's result."""
+        """Candidate ``cand``'s check. It waits while ``PARALLEL_CHECKS`` candidates that rank
+        before it are being checked (if one passes, this one is stopped unchecked); an answer
+        the same as one already checked shares that check's result."""
         assert cand.verdicts is not None and cand.change is not None
-        while ahead := [c for c in self.candidates if c.state == "checking" and c is not cand
-                        and c.verdicts is not None and c.verdicts.rank() < cand.verdicts.rank()]:
-            for other in ahead:
-                await self._settled[other.number].wait()
+        while len(ahead := [c for c in self.candidates if c.state == "checking" and c is not cand
+                            and c.verdicts is not None
+                            and c.verdicts.rank() < cand.verdicts.rank()]) >= PARALLEL_CHECKS:
+            await self._settled[ahead[0].number].wait()
         key = tuple((f.path, f.theirs) for f in cand.change.files)
         if key not in self._checks:
             self._checks[key] = asyncio.ensure_future(run_check(self, snap))

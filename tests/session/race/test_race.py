@@ -138,7 +138,7 @@ async def test_one_check_serves_the_same_answer_and_a_passing_one_stops_the_rest
     assert all(c.state in ("done", "stopped") for c in result.candidates)
 
 
-async def test_a_check_waits_for_one_that_ranks_before_it(
+async def test_a_check_waits_for_a_slot_behind_better_ranked_ones(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     ran: list[object] = []
 
@@ -148,16 +148,16 @@ async def test_a_check_waits_for_one_that_ranks_before_it(
 
     monkeypatch.setattr("spark_cli.session.race.race.run_check", counted)
     race = Race(tmp_path, _settings(tmp_path, "http://127.0.0.1:9", monkeypatch),
-                _connector([]), 2, check="true")  # type: ignore[arg-type]
-    first, second = race.candidates
-    for cand, order, text in ((first, 1, "b\n"), (second, 2, "c\n")):
-        cand.state, cand.verdicts = "checking", Verdicts(True, True, None, 2, order)
+                _connector([]), 3, check="true")  # type: ignore[arg-type]
+    first, second, third = race.candidates
+    for cand, text in ((first, "b\n"), (second, "c\n"), (third, "d\n")):
+        cand.state, cand.verdicts = "checking", Verdicts(True, True, None, 2, cand.number)
         cand.change = DeepChange((file_change("x.py", "a\n", text),))  # type: ignore[arg-type]
-    waiting = asyncio.create_task(race.check_of(second, "second's tree"))  # type: ignore[arg-type]
-    await holds(lambda: not ran, 0.2, "the second check waits for the first")
+    waiting = asyncio.create_task(race.check_of(third, "third's tree"))  # type: ignore[arg-type]
+    await holds(lambda: not ran, 0.2, "the third check waits while two better ones run")
     first.state = "done"
-    race._settled[1].set()  # the first failed its check: the second runs its own
-    assert await waiting == (True, "passed") and ran == ["second's tree"]
+    race._settled[1].set()  # the first failed its check: a slot is free
+    assert await waiting == (True, "passed") and ran == ["third's tree"]
 
 
 async def test_a_winner_hunk_that_conflicts_with_the_users_change_is_refused_by_name(

@@ -99,7 +99,7 @@ def run_apply(text: str, root: Path, *, check: bool = False, as_json: bool = Fal
     from spark_cli.edits.apply.applier import Applier  # deferred: spark --help
     from spark_cli.edits.model.blocks import BlockRejected  # deferred: spark --help
     from spark_cli.edits.model.outcome import outcome_to_json  # deferred: spark --help
-    from spark_cli.session.workspace.journal_dir import undo_dir  # deferred: spark --help
+    from spark_cli.session.config.state_dir import undo_dir  # deferred: spark --help
 
     out = out or sys.stdout
     events = parse_edit_text(text)

@@ -28,6 +28,7 @@ COMMAND_MODULES = {
     "engine": "engine_cmd",
     "bench": "bench_cmd",
     "acp": "acp_cmd",
+    "mcp": "mcp_cmd",
 }
 
 _app = typer.Typer(

@@ -18,7 +18,7 @@ def register(app: typer.Typer) -> None:
         """Undo the last batch of edits spark applied (one answer or one `spark apply`)."""
         # deferred: spark --help
         from spark_cli.edits.disk.journal import UndoRefused, history, undo
-        from spark_cli.session.workspace.journal_dir import undo_dir
+        from spark_cli.session.config.state_dir import undo_dir
 
         base = root or Path.cwd()
         if list_:

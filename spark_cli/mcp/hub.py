@@ -67,6 +67,19 @@ class McpHub:
         for link in self._links.values():
             link.start()
 
+    def uncached(self) -> list[ServerLink]:
+        """The enabled servers with no tool list yet, live or cached."""
+        return [link for link in self._links.values() if link.config.enabled
+                and link.live is None and link.cached() is None]
+
+    async def wait_ready(self, *, uncached: bool = False) -> None:
+        """Start the enabled servers (``uncached``: those with no cached tool list) and wait
+        until each is ready or has failed (its ``startup_timeout_s`` at most): a one-shot's
+        first request then declares their tools (and the cache is written)."""
+        links = self.uncached() if uncached else [
+            link for link in self._links.values() if link.config.enabled]
+        await asyncio.gather(*(link.wait_ready() for link in links))
+
     def new_turn(self) -> None:
         """At a turn's start: restart each server that crashed, once per session."""
         for link in self._links.values():

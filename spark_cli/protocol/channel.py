@@ -176,13 +176,15 @@ class Steered:
 
 @record
 class UsageReported:
-    """The provider's token counts for the response."""
+    """The provider's token counts for the response (``input_tokens`` includes the cached)."""
 
     input_tokens: int
     output_tokens: int
     time_info: dict[str, float] | None = None
     """The provider's own timing breakdown when it sends one (Cerebras' ``time_info``:
     ``queue_time``, ``prompt_time``, ``completion_time``, ``total_time``, seconds)."""
+    cached_tokens: int = 0
+    """Input tokens the server read from its prompt cache (part of ``input_tokens``)."""
 
 
 TurnStatus = Literal["completed", "incomplete", "failed", "cancelled"]

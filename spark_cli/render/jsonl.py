@@ -95,6 +95,9 @@ class JsonLinesRenderer:
     def event(self, event: ev.SessionEvent) -> None:
         self.emit(event_to_json(event))
 
+    def begin(self, info: Mapping[str, Any]) -> None:
+        """Nothing: ``--json`` starts with the first event."""
+
     def request_sent(self, at: float) -> None:
         self.emit({"type": "request_sent", "at": at})
 

@@ -22,6 +22,9 @@ class Renderer(Protocol):
     def event(self, event: SessionEvent) -> None:
         """Any session event but prose (edits, refusals, waits, the turn's end)."""
 
+    def begin(self, info: Mapping[str, Any]) -> None:
+        """The run is about to send its first request: ``model``, ``tools``, ``cwd``..."""
+
     def request_sent(self, at: float) -> None:
         """The request left at ``at`` (``time.perf_counter()``)."""
 

@@ -52,11 +52,13 @@ def _fmt_seconds(value: float | None) -> str:
 
 
 def summary_line(data: Mapping[str, Any]) -> str:
-    """The one-line latency summary from the run summary (``TurnCompleted`` fields)."""
+    """The one-line summary from the run summary (``TurnCompleted`` fields): latency,
+    tokens, cost, seconds."""
     status = data.get("status") or "completed"
+    spent = _spent(data.get("usage"))
     if status == "failed":  # the error itself is printed on its own line (stderr)
         return (f"turn failed · {data.get('applied', 0)} applied, "
-                f"{data.get('refused', 0)} refused")
+                f"{data.get('refused', 0)} refused" + (f" · {spent}" if spent else ""))
     tps = data.get("tokens_per_s")
     tokens = data.get("output_tokens")
     parts = [
@@ -66,6 +68,8 @@ def summary_line(data: Mapping[str, Any]) -> str:
         f"{data.get('applied', 0)} applied, {data.get('refused', 0)} refused",
         f"{_fmt_seconds(data.get('duration_s'))} total",
     ]
+    if spent:
+        parts.insert(3, spent)
     calls = data.get("tool_calls")
     if calls:
         parts.insert(3, f"{calls} tool call{'s' if calls != 1 else ''} "
@@ -79,6 +83,17 @@ def summary_line(data: Mapping[str, Any]) -> str:
     if data.get("dry_run"):
         parts.append("dry run: nothing written")
     return " · ".join(parts)
+
+
+def _spent(usage: Any) -> str:
+    """``12,000 in (8,000 cached) · $0.0123`` from the summary's usage ("" without one)."""
+    if not isinstance(usage, Mapping):
+        return ""
+    cached = usage.get("cached_input_tokens") or 0
+    cost = usage.get("cost_usd")
+    return (f"{usage.get('input_tokens', 0):,} in" + (f" ({cached:,} cached)" if cached else "")
+            + (" (counted)" if usage.get("counted") else "")
+            + (" · cost unknown" if cost is None else f" · ${cost:.4f}"))
 
 
 _SERVER_TIMES = (("queue_time", "queue"), ("prompt_time", "prompt"),
@@ -177,6 +192,9 @@ class TextRenderer:
         self._end_prose()
         print_diff(diff, self.info_out, self._rich() if self.color else None)
         self.info_out.flush()
+
+    def begin(self, info: Mapping[str, Any]) -> None:
+        """Nothing to show."""
 
     def request_sent(self, at: float) -> None:
         """Nothing to show (the JSON renderer reports it for benchmarks)."""

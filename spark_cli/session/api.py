@@ -95,6 +95,13 @@ class SessionApi(Protocol):
         """Start the configured MCP servers in the background (call once the first request
         left, or the prompt showed: never on the way there)."""
 
+    def servers_pending(self) -> bool:
+        """An MCP server has no tool list yet, live or cached (a one-shot waits for it)."""
+
+    async def wait_for_servers(self) -> None:
+        """Start the servers that have no tool list yet and wait for each (ready, failed or
+        its ``startup_timeout_s``)."""
+
     async def close_servers(self) -> None:
         """Stop the MCP servers: no process is left behind."""
 

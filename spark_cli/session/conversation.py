@@ -32,6 +32,7 @@ from spark_cli.session.events import CommandFinished, SessionEvent, TurnComplete
 from spark_cli.session.lazy_applier import LazyApplier
 from spark_cli.session.marks import TurnMarks
 from spark_cli.session.servers import McpServers
+from spark_cli.session.spend.limits import NO_LIMITS, Limits
 from spark_cli.session.steers import SteerLog
 from spark_cli.session.tool_access import default_runner
 from spark_cli.session.turn import TurnRun
@@ -73,7 +74,8 @@ class Session:
     what was read."""
 
     def __init__(self, channel: Channel | None, root: Path, settings: Settings, *,
-                 dry_run: bool = False, run_tool: RunTool | None = None) -> None:
+                 dry_run: bool = False, run_tool: RunTool | None = None,
+                 limits: Limits | None = None) -> None:
         self.channel = channel
         self.root = Path(root).resolve()
         self._settings = settings
@@ -102,6 +104,8 @@ class Session:
         self.marks = TurnMarks()
         self.context_tokens = 0
         self.context: ContextReport | None = None
+        self.limits: Limits = limits or NO_LIMITS
+        """A harness's limits on the run (`spark edit --max-turns`, ``--timeout``)."""
 
     @property
     def streaming(self) -> bool:
@@ -237,6 +241,8 @@ class Session:
         if self.servers.notes:  # an MCP server not ready (and not cached) is left out
             built = replace(built, context=replace(
                 built.context, notes=(*built.context.notes, *self.servers.notes)))
+        if self.limits.deadline is not None:
+            built = replace(built, request=self.limits.timed(built.request))
         return built
 
     def _take_prepared(self, instruction: str, files: Sequence[str]) -> BuiltRequest:
@@ -413,13 +419,21 @@ class Session:
                              specs=self.servers.follow_up(built.request) if mcp else None)
         run = self._run = TurnRun(built.request, applier, self._steers, self._feedback,
                                   provider=self.settings.provider, stopped=lambda: self._stop,
-                                  tools=tools, compact=lambda loop: self._compact_turn(built, loop))
+                                  tools=tools, price=self.settings.price, limits=self.limits,
+                                  input_estimate=built.input_tokens,
+                                  compact=lambda loop: self._compact_turn(built, loop))
         self._turn_compaction = None
         self.marks = run.marks
         return run
 
     def start_servers(self) -> None:
         self.servers.start()
+
+    def servers_pending(self) -> bool:
+        return self.servers.uncached()
+
+    async def wait_for_servers(self) -> None:
+        await self.servers.wait_uncached()
 
     async def close_servers(self) -> None:
         await self.servers.aclose()

@@ -28,6 +28,7 @@ from spark_cli.protocol.channel import (
     WaitingToRetry,
 )
 from spark_cli.record import record
+from spark_cli.session.spend.usage import Usage
 
 __all__ = [
     "BlockRejected",
@@ -226,6 +227,8 @@ class TurnCompleted:
     tool_time_s: float = 0.0
     """spark's side of the turn's tool round trips: from the last call of a response
     complete to the next request on the wire (running the calls included)."""
+    usage: Usage | None = None
+    """The turn's tokens and cost, summed over its responses."""
 
 
 FailureKind = Literal[
@@ -249,6 +252,8 @@ class TurnFailed:
     message: str
     applied: int = 0
     refused: int = 0
+    usage: Usage | None = None
+    """What the turn's responses used before it failed (None: nothing was sent)."""
 
 
 SessionEvent = (

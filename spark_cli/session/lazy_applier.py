@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from spark_cli.session.workspace.journal_dir import undo_dir
+from spark_cli.session.config.state_dir import undo_dir
 
 if TYPE_CHECKING:
     from spark_cli.edits.apply.applier import Applier

@@ -78,6 +78,16 @@ class McpServers:
         hub.new_turn()
         return McpCalls(hub, orchestrator)
 
+    def uncached(self) -> bool:
+        """Some configured server has no tool list yet (no run listed its tools)."""
+        hub = self.hub()
+        return hub is not None and bool(hub.uncached())
+
+    async def wait_uncached(self) -> None:
+        hub = self.hub()
+        if hub is not None:
+            await hub.wait_ready(uncached=True)
+
     def start(self) -> None:
         hub = self.hub()
         if hub is not None:

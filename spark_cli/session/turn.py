@@ -47,10 +47,13 @@ from spark_cli.session.events import (
 from spark_cli.session.failures import explain
 from spark_cli.session.lazy_applier import LazyApplier
 from spark_cli.session.marks import TurnMarks
+from spark_cli.session.spend.limits import NO_LIMITS, Limits
+from spark_cli.session.spend.usage import UsageMeter
 from spark_cli.session.steers import SteerLog
 
 if TYPE_CHECKING:
     from spark_cli.edits.formats.stream_parser import EditStreamParser
+    from spark_cli.session.config.pricing import Price
     from spark_cli.session.config.settings import ProviderSettings
     from spark_cli.session.tool_loop import ToolLoop
 
@@ -72,6 +75,8 @@ class TurnRun:
     def __init__(self, request: TurnRequest, applier: LazyApplier, steers: SteerLog,
                  feedback: list[str], *, provider: ProviderSettings,
                  stopped: Callable[[], bool], tools: ToolLoop | None = None,
+                 price: Price | None = None, limits: Limits = NO_LIMITS,
+                 input_estimate: int = 0,
                  compact: Callable[[ToolLoop], AsyncIterator[SessionEvent]] | None = None,
                  ) -> None:
         self.started = time.perf_counter()
@@ -99,10 +104,12 @@ class TurnRun:
         self.cut: tuple[TurnOutcome, str | None] | None = None
         """The status and reason when the tool loop ended the turn early (interrupted, or
         ``max_tool_calls`` spent)."""
+        self.limits = limits
+        self.meter = UsageMeter(request.model, price)
+        """The turn's tokens, summed per response (counted where a server reported none)."""
+        self._estimate = input_estimate  # the first request's size in spark's tokens
         self._start = 0  # index into ``parts`` where the current response's text starts
         self._responses = 0
-        self._reported = 0  # output tokens the responses' usage reported
-        self._unreported = 0  # responses that reported no usage (then text is counted)
         self._usage_seen = False  # the current response reported its usage
         self._calls_done_at: float | None = None  # the last call of a response completed
         self._calls_done_cpu = 0.0  # the process's CPU time then
@@ -124,6 +131,10 @@ class TurnRun:
                 return  # the calls stay unanswered: ``conversation`` settles them
             if self.failure is not None or self.status != "completed":
                 return  # as above: answered "not run"
+            if self.limits.max_requests is not None \
+                    and self._responses >= self.limits.max_requests:
+                self.cut = ("incomplete", "max_turns")
+                return  # as above: answered "not run"
             for event in self.close():
                 yield event
             said = self.steers.conversation(self.parts, "", self._start)
@@ -143,7 +154,7 @@ class TurnRun:
                     self.cut = ("cancelled", None)
                     return
             self.finished = None
-            request = tools.follow_up(self.request)
+            request = self.limits.timed(tools.follow_up(self.request))
 
     async def _respond(self, channel: Channel,
                        request: TurnRequest) -> AsyncIterator[SessionEvent]:
@@ -152,6 +163,10 @@ class TurnRun:
         clock = time.perf_counter
         marks = self.marks
         self._responses += 1
+        self.meter.requests += 1
+        first = len(parts)
+        estimate = self.tools.used if self.tools is not None and self._responses > 1 \
+            else self._estimate
         self.responding = True
         self._usage_seen = False
         stream = channel.stream(request)
@@ -187,7 +202,7 @@ class TurnRun:
                 self.failure = exc
         self.responding = False
         if not self._usage_seen:
-            self._unreported += 1
+            self.meter.guessed(estimate, count_tokens("".join(parts[first:])))
         marks.stream_ended_at = clock()
 
     def _control(self, event: ChannelEvent) -> SessionEvent | None:
@@ -218,7 +233,8 @@ class TurnRun:
                     self._calls_done_at = None
             case UsageReported():
                 self.usage = event
-                self._reported += event.output_tokens
+                self.meter.reported(event.input_tokens, event.cached_tokens,
+                                    event.output_tokens)
                 self._usage_seen = True
             case Steered():
                 self.steers.committed(len(self.parts))
@@ -291,19 +307,21 @@ class TurnRun:
         finished = self.finished
         if self.failure is not None:
             kind, message = self.failure.kind, self.failure.message
-            return TurnFailed(kind, explain(kind, message, self.provider), applied, refused)
+            return TurnFailed(kind, explain(kind, message, self.provider), applied, refused,
+                              self.meter.usage())
         if finished is None and not self.stopped():
             return TurnFailed("protocol", "the stream ended without a final status; edits that "
-                              "landed stay, an open block was dropped", applied, refused)
+                              "landed stay, an open block was dropped", applied, refused,
+                              self.meter.usage())
         if finished is not None and finished.status == "failed":
             return TurnFailed("server", finished.reason or "the provider failed the response",
-                              applied, refused)
+                              applied, refused, self.meter.usage())
         return self._completed(applied, refused)
 
     def _completed(self, applied: int, refused: int) -> TurnCompleted:
-        marks, usage, finished = self.marks, self.usage, self.finished
-        output_tokens = (self._reported if not self._unreported
-                         else count_tokens("".join(self.parts)))
+        marks, reported, finished = self.marks, self.usage, self.finished
+        usage = self.meter.usage()
+        output_tokens = usage.output_tokens
         first, last, sent = marks.first_delta_at, marks.last_delta_at, marks.request_sent_at
         tool_time = sum(marks.round_trips)
         if self._calls_done_at is not None:  # stopped before the follow-up: the calls' time
@@ -326,9 +344,10 @@ class TurnRun:
             refused=refused,
             duration_s=time.perf_counter() - self.started,
             dropped_blocks=self.dropped,
-            time_info=usage.time_info if usage is not None else None,
+            time_info=reported.time_info if reported is not None else None,
             tool_calls=self.tools.count if self.tools is not None else 0,
             tool_time_s=tool_time,
+            usage=usage,
         )
 
     def _why(self) -> str:

@@ -175,9 +175,11 @@ class ResponsesFold:
             self.response_id = response.get("id") if isinstance(response.get("id"), str) else None
         usage = response.get("usage")
         if isinstance(usage, dict):
+            details = usage.get("input_tokens_details")
             self.usage = UsageReported(
-                _int(usage.get("input_tokens")), _int(usage.get("output_tokens"))
-            )
+                _int(usage.get("input_tokens")), _int(usage.get("output_tokens")),
+                cached_tokens=_int(details.get("cached_tokens")) if isinstance(details, dict)
+                else 0)
         if kind == "response.completed":
             finished = TurnFinished("completed", None, self.response_id)
         elif kind == "response.incomplete":

@@ -111,13 +111,15 @@ class SparkApp(App[int]):
         self.deep = DeepController(session, setup.connect, feed, hud=feed.deep_tasks,
                                    files=self.context_files.files, busy=self._busy,
                                    problem=setup.deep_problem)
+        feed.ledger.deep = self.deep.usages
         self.queue = QueuePanel(interaction, feed, self.to_prompt)
         self.best = BestController(session, setup.connect, feed, lanes=self._lanes,
                                    busy=self._busy, spawn=self.spawn)
         calls = CallOutputs(feed, lambda: feed.painter.calls if feed.painter is not None else ())
         self.commands = Commands(session, feed, self, files=self.context_files,
                                  busy=self._busy, tests=self.tests, deep=self.deep,
-                                 queue=self.queue, calls=calls, best=self.best.command)
+                                 queue=self.queue, calls=calls, ledger=feed.ledger,
+                                 best=self.best.command)
         self.assist = PromptAssist(session, self.context_files, feed, spawn=self.spawn,
                                    later=self.call_after_refresh)
         self._hint_timer: Timer | None = None

@@ -1,5 +1,5 @@
 """The status line (HUD): provider, model, channel, TTFT, live tok/s, frame time, window, waits
-(a Retry-After countdown, the queue, the live prefill timer).
+(a Retry-After countdown, the queue, the live prefill timer), the session's tokens and cost.
 
 :class:`HudState` is plain data the app updates from session events and its
 own frame clock; :func:`hud_text` turns it into one line (pure: tested value
@@ -48,6 +48,8 @@ class HudState:
     """Tool calls the model made this turn (spark ran them)."""
     tool_ms: float = 0.0
     """spark's side of this turn's tool calls, in ms."""
+    spent: str = ""
+    """The session's tokens and cost so far (``tui.cost``)."""
 
 
 def duration(ms: float) -> str:
@@ -62,8 +64,9 @@ def _k(tokens: int) -> str:
 SEPARATOR = " │ "
 _SHRINK = ((-1, 16), (0, 12), (1, 4))
 """The parts that give way when the line is too wide, in order, and the length each keeps
-in a first pass: the deep tasks (the last part, when there are any), the provider · model,
-the channel; a second pass shortens them to a letter, and the deep tasks go last."""
+in a first pass (after the frame time and the cost are left out): the deep tasks (the last
+part, when there are any), the provider · model, the channel; a second pass shortens them to
+a letter, and the deep tasks go last."""
 PAUSED = " (paused: Enter resumes)"
 FRAME = "frame "
 
@@ -75,6 +78,8 @@ def hud_text(hud: HudState, now: float, width: int = 0) -> str:
     if width <= 0 or len(SEPARATOR.join(parts)) <= width:
         return SEPARATOR.join(parts)
     parts = [p.replace(PAUSED, " (paused)") for p in parts if not p.startswith(FRAME)]
+    if hud.spent and len(SEPARATOR.join(parts)) > width:
+        parts.remove(hud.spent)  # then the cost (/cost has it)
     shrink = _SHRINK if hud.deep else _SHRINK[1:]
     for floor in (True, False):
         for index, keep_at_least in shrink:
@@ -107,6 +112,8 @@ def _parts(hud: HudState, now: float) -> list[str]:
     if hud.tool_calls:
         parts.append(f"{hud.tool_calls} tool call{'s' if hud.tool_calls != 1 else ''} "
                      + duration(hud.tool_ms))
+    if hud.spent:
+        parts.append(hud.spent)
     if hud.frame_ms is not None:
         parts.append(f"{FRAME}{hud.frame_ms:.1f} ms")
     if hud.context_window:

@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 from spark_cli.cli import main, rewind_cmd
 from spark_cli.edits.disk.journal import Journal, history
 from spark_cli.protocol.channel import Message
-from spark_cli.session.workspace.journal_dir import undo_dir
+from spark_cli.session.config.state_dir import undo_dir
 from spark_cli.session.workspace.store import SessionStore, ShownItem
 from spark_cli.session.workspace.turns import TurnRecord
 

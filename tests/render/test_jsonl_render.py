@@ -65,7 +65,8 @@ ONE_OF_EACH: list[SessionEvent] = [
 
 def _documented() -> dict[str, str]:
     """type -> its fields cell, from the schema table in docs/cli.md."""
-    table = DOCS.read_text().split("### `--json`: the event schema", 1)[1].split("\n## ", 1)[0]
+    table = re.split(r"\n##+ ", DOCS.read_text().split("### `--json`: the event schema", 1)[1],
+                     maxsplit=1)[0]
     rows = re.findall(r"^\| `([a-z_]+)` \| (.*?) \|", table, re.M)
     return dict(rows)
 
@@ -107,7 +108,8 @@ def test_every_line_parses():
     assert objects[4] == {"type": "turn_completed", "status": "completed", "reason": None,
                           "ttft_s": 0.01, "output_tokens": 20, "tokens_per_s": 2000.0,
                           "applied": 1, "refused": 1, "duration_s": 0.2, "dropped_blocks": 0,
-                          "time_info": None, "tool_calls": 0, "tool_time_s": 0.0}
+                          "time_info": None, "tool_calls": 0, "tool_time_s": 0.0,
+                          "usage": None}
 
 
 def test_tool_calls_are_lines_with_their_ids_and_times():

@@ -14,8 +14,8 @@ from session_fakes import ResponsesChannel, ScriptedChannel
 from spark_cli.edits.disk.journal import history
 from spark_cli.protocol.channel import Message, ToolCall, ToolCallCompleted, ToolCallOpened
 from spark_cli.session.config.settings import load_settings
+from spark_cli.session.config.state_dir import undo_dir
 from spark_cli.session.conversation import Session
-from spark_cli.session.workspace.journal_dir import undo_dir
 from spark_cli.session.workspace.rewind_code import rewind_turns
 from spark_cli.session.workspace.turns import rewound
 

@@ -13,6 +13,7 @@ from spark_cli.edits.disk.journal import history
 from spark_cli.protocol.channel import ChannelError, RequestSent, TurnFinished, UsageReported
 from spark_cli.protocol.tokens import count_tokens
 from spark_cli.session.config.settings import load_settings
+from spark_cli.session.config.state_dir import undo_dir
 from spark_cli.session.conversation import INTERRUPTED_NOTE, Session, TurnInProgress
 from spark_cli.session.events import (
     BlockRejected,
@@ -22,7 +23,6 @@ from spark_cli.session.events import (
     TurnCompleted,
     TurnFailed,
 )
-from spark_cli.session.workspace.journal_dir import undo_dir
 
 APP = "def total(items):\n    return sum(items)\n\n\ndef name():\n    return 'shop'\n"
 BLOCK_1 = ("app.py\n<<<<<<< SEARCH\n    return sum(items)\n=======\n"

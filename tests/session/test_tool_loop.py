@@ -24,6 +24,7 @@ from spark_cli.protocol.channel import (
     TurnFinished,
 )
 from spark_cli.session.config.settings import load_settings
+from spark_cli.session.config.state_dir import undo_dir
 from spark_cli.session.conversation import Session
 from spark_cli.session.events import (
     BlockRejected,
@@ -35,7 +36,6 @@ from spark_cli.session.events import (
     TurnCompleted,
 )
 from spark_cli.session.tool_loop import CANCELLED, NOT_RUN
-from spark_cli.session.workspace.journal_dir import undo_dir
 
 APP = "def total(items):\n    return sum(items)\n"
 BLOCK = ("app.py\n<<<<<<< SEARCH\n    return sum(items)\n=======\n"

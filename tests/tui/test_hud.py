@@ -72,3 +72,13 @@ def test_a_long_tool_time_reads_in_seconds() -> None:
     # a command that ran for seconds (and waited for the user's yes) is not "14786.3 ms"
     assert duration(3.24) == "3.2 ms"
     assert duration(14_786.3) == "14.8 s"
+
+
+def test_the_sessions_tokens_and_cost_show_and_give_way_on_a_narrow_line() -> None:
+    hud = HudState(provider="openai", model="gpt-5", channel="responses_ws", state="ready",
+                   spent="12.3k tok · $0.0123", frame_ms=2.0)
+    assert "│ 12.3k tok · $0.0123 │" in hud_text(hud, 0.0)
+    wide = hud_text(hud, 0.0, 60)
+    assert "$0.0123" in wide and "frame" not in wide  # the frame time goes first
+    narrow = hud_text(hud, 0.0, 40)
+    assert "$0.0123" not in narrow and "ready" in narrow

@@ -16,7 +16,7 @@ import typer
 from spark_cli.bench.figures import DOCS_OPTION, NO_DOCS_OPTION, median_p95, met, report
 from spark_cli.edits.apply.applier import Applier
 from spark_cli.edits.model.blocks import FileEdit, Hunk
-from spark_cli.session.workspace.journal_dir import undo_dir
+from spark_cli.session.config.state_dir import undo_dir
 
 TARGET_MS = 5.0
 SECTION = "## Edits"

@@ -268,6 +268,15 @@ async def typing_and_esc(url: str, token: str, workdir: Path, *, tps: float, str
         await asyncio.to_thread(shutil.rmtree, workdir / "src" / "many")  # later phases' turns
         return result
 
+    async def typed_while_compacting(app: Any, log: FrameLog) -> tuple[list[float], int]:
+        """The same while ``/compact`` streams its summary (the lorem brain's, at the same
+        pace); Esc then cancels it, so the conversation stays as it was."""
+        assert app.interaction.compact(""), "a turn was still running"
+        result = await type_probe(app, log, samples, 0.06, still=lambda: app.interaction.busy)
+        await app.interaction.interrupt()
+        await _finish(app, 30.0)
+        return result
+
     async def body(app: Any, log: FrameLog) -> Figures:
         await _warm_up(app)
         fresh, fresh_lost = await typed_while_streaming(app, log)
@@ -283,6 +292,7 @@ async def typing_and_esc(url: str, token: str, workdir: Path, *, tps: float, str
                 gc.collect()
                 memory[done] = (rss_bytes(), sys.getallocatedblocks())
         late, late_lost = await typed_while_streaming(app, log)
+        compact, compact_lost = await typed_while_compacting(app, log)
         picker, picker_lost = await typed_with_the_picker_open(app, log)
         figures: Figures = {
             "tps": tps, "turns": done, "turn_tokens": turn_tokens,
@@ -290,6 +300,7 @@ async def typing_and_esc(url: str, token: str, workdir: Path, *, tps: float, str
             "key_fresh_ms": [x * 1000 for x in fresh], "key_fresh_lost": fresh_lost,
             "key_late_ms": [x * 1000 for x in late], "key_late_lost": late_lost,
             "key_deep_ms": [x * 1000 for x in deep], "key_deep_lost": deep_lost,
+            "key_compact_ms": [x * 1000 for x in compact], "key_compact_lost": compact_lost,
             "key_picker_ms": [x * 1000 for x in picker], "key_picker_lost": picker_lost,
             "picker_files": picker_files,
             "esc_to_final_frame_ms": [e[0] * 1000 for e in esc],

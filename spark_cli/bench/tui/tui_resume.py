@@ -17,8 +17,9 @@ from typing import Any
 
 from spark_cli.protocol.channel import Message
 from spark_cli.session.config.settings import load_settings
+from spark_cli.session.config.state_dir import STATE_ENV
 from spark_cli.session.conversation import Session
-from spark_cli.session.workspace.store import STATE_ENV, SessionStore, ShownItem
+from spark_cli.session.workspace.store import SessionStore, ShownItem
 from spark_cli.tui.app import SparkApp
 from spark_cli.tui.setup import TuiSetup
 from spark_cli.tui.transcript.transcript import Transcript

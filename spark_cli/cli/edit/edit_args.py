@@ -24,6 +24,7 @@ _VALUES = {
     "--base-url": "base_url", "--max-output-tokens": "max_output_tokens",
     "--format": "edit_format", "--root": "root", "--lang": "lang", "--commands": "commands",
     "--best-of": "best_of",
+    "--output-format": "output_format", "--max-turns": "max_turns", "--timeout": "timeout",
 }
 _FLAGS = {"--dry-run": "dry_run", "--json": "as_json", "--test": "run_tests",
           "--allow-syntax-errors": "allow_syntax_errors", "--deep": "deep",
@@ -55,6 +56,12 @@ class EditArgs:
     """``--commands ask|sandbox|off``: may the model run commands (default: off)."""
     best_of: int | None = None
     """``--best-of N``: race N answers, keep the best (None: the config's ``best_of``)."""
+    output_format: str | None = None
+    """``--output-format text|json|stream-json`` (``--json``: json)."""
+    max_turns: int | None = None
+    """``--max-turns N``: model requests in the turn's tool loop."""
+    timeout: float | None = None
+    """``--timeout SECONDS``: the run's wall-clock budget."""
 
 
 def parse_edit_args(argv: list[str]) -> EditArgs | None:
@@ -93,16 +100,19 @@ def _build(values: dict[str, str], flags: set[str], paths: list[str]) -> EditArg
     if "message" not in values:
         return None  # typer says the option is missing
     fields: dict[str, Any] = {**values, **dict.fromkeys(flags, True), "paths": paths}
-    tokens = values.get("max_output_tokens")
-    if tokens is not None:
-        if not (tokens.isascii() and tokens.isdigit() and int(tokens) >= 1):
-            return None  # typer explains the bad number
-        fields["max_output_tokens"] = int(tokens)
-    best = values.get("best_of")
-    if best is not None:
-        if not (best.isascii() and best.isdigit()):
-            return None  # typer explains the bad number
-        fields["best_of"] = int(best)
+    for key in ("max_output_tokens", "max_turns", "best_of"):
+        tokens = values.get(key)
+        if tokens is not None:
+            if not (tokens.isascii() and tokens.isdigit()):
+                return None  # typer explains the bad number
+            fields[key] = int(tokens)
+    if fields.get("max_output_tokens") == 0:
+        return None
+    if "timeout" in values:
+        try:
+            fields["timeout"] = float(values["timeout"])
+        except ValueError:
+            return None
     if "root" in values:
         fields["root"] = Path(values["root"])
     return EditArgs(**fields)

@@ -1,11 +1,12 @@
 """`spark edit PATH... -m "..."`: one streamed turn that edits files in place (or a pipe filter).
 
 With PATHs: the answer streams (prose as it arrives, a line per edit as it lands on disk,
-a line per tool call on stderr), then the minimal diff and a one-line latency summary.
-With no PATH and stdin a terminal, the same on the whole repo (the model finds the files
-itself); with no PATH and code on stdin, a pure filter (:mod:`.pipe_mode`). Exit codes and
-the ``--json`` schema: docs/cli.md. Ctrl-C stops generation, drops an unfinished block and
-still prints the end diff and summary before exit 130.
+a line per tool call on stderr), then the minimal diff and a one-line summary (latency,
+tokens, cost). With no PATH and stdin a terminal, empty or closed (a harness, CI), the same
+on the whole repo (the model finds the files itself); with no PATH and code on stdin, a pure
+filter (:mod:`.pipe_mode`). Exit codes and the ``--output-format`` schemas: docs/cli.md.
+Ctrl-C stops generation, drops an unfinished block and still prints the end diff and summary
+before exit 130.
 
 `spark --help` imports this module, and a plain command line is run by :func:`run_edit`
 straight from the console script without typer: it imports nothing heavy at import time.
@@ -13,8 +14,10 @@ straight from the console script without typer: it imports nothing heavy at impo
 
 from __future__ import annotations
 
+import math
 import os
 import sys
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
@@ -24,8 +27,12 @@ from spark_cli.cli.edit.edit_settings import edit_flags, load, say
 if TYPE_CHECKING:
     import typer
 
+    from spark_cli.session.spend.limits import Limits
+
 FORMATS = ("search_replace", "apply_patch")
+OUTPUT_FORMATS = ("text", "json", "stream-json")
 INTERRUPTED = "spark edit: interrupted (edits that landed stay; spark undo)"
+TIMED_OUT = "spark edit: --timeout ran out: the turn stopped (edits that landed stay; spark undo)"
 
 
 def _target(raw: str, root: Path, cwd: Path) -> tuple[str, str]:
@@ -57,7 +64,8 @@ def _target(raw: str, root: Path, cwd: Path) -> tuple[str, str]:
 
 
 def edit_files(paths: list[str], instruction: str, root: Path, flags: dict[str, object], *,
-               dry_run: bool, as_json: bool, run_tests: bool, best_of: int | None = None) -> int:
+               dry_run: bool, output_format: str, run_tests: bool,
+               limits: Limits | None = None, best_of: int | None = None) -> int:
     """The files front end; returns the exit code."""
     # deferred: spark --help
     from spark_cli.cli.edit.edit_run import (
@@ -72,18 +80,20 @@ def edit_files(paths: list[str], instruction: str, root: Path, flags: dict[str, 
     cwd = Path.cwd()
     before = dict(_target(raw, root, cwd) for raw in paths)  # root-relative path -> text
     settings = load(root, flags, one_shot=True, warn=True)
-    renderer = renderer_for(as_json, sys.stdout)
+    renderer = renderer_for(output_format, sys.stdout)
     if (best_of or settings.best_of) > 1:
         from spark_cli.cli.edit.best_of import best_of as race  # deferred: spark --help
 
         return race(root, settings, list(before), instruction, best_of or settings.best_of,
                     renderer=renderer, run_tests=run_tests, dry_run=dry_run)
     result = run_turn(settings, root, list(before), instruction, renderer,
-                      dry_run=dry_run)
+                      dry_run=dry_run, limits=limits)
     code: int = result.exit_code()
     for path, diff in end_diffs(result, root, before, dry_run=dry_run):
         renderer.diff(path, diff)
-    if result.interrupted:
+    if result.timed_out:
+        say(TIMED_OUT)
+    elif result.interrupted:
         say(INTERRUPTED)
     elif result.failure is not None:
         say(f"spark edit: {result.failure.message}")
@@ -105,8 +115,9 @@ def run_edit(args: EditArgs) -> NoReturn:
     from spark_cli.cli.edit.edit_run import UsageError
     from spark_cli.cli.edit.turn_result import EXIT_USAGE
 
+    began = time.monotonic()
     try:
-        code = _dispatch(args, edit_flags(
+        code = _dispatch(args, began, edit_flags(
             provider=args.provider, model=args.model, base_url=args.base_url,
             max_output_tokens=args.max_output_tokens, edit_format=args.edit_format,
             allow_syntax_errors=args.allow_syntax_errors, deep=args.deep,
@@ -136,7 +147,15 @@ def register(app: typer.Typer) -> None:
                        "none + code on stdin: the pipe filter (stdout = result)."),
         message: str = typer.Option(..., "-m", "--message", help="The instruction."),
         dry_run: bool = typer.Option(False, "--dry-run", help="Show the edits, write nothing."),
-        as_json: bool = typer.Option(False, "--json", help="One JSON event per line."),
+        as_json: bool = typer.Option(False, "--json", help="--output-format json."),
+        output_format: str | None = typer.Option(
+            None, "--output-format", help="text (default), json (spark's events, one a line) "
+                                          "or stream-json (Claude Code's stream schema)."),
+        max_turns: int | None = typer.Option(
+            None, "--max-turns", help="At most N model requests in the tool loop."),
+        timeout: float | None = typer.Option(
+            None, "--timeout", help="Wall-clock budget in seconds: then the turn stops "
+                                    "(edits kept, exit 124)."),
         run_tests: bool = typer.Option(False, "--test", help="Run the project's tests after."),
         provider: str | None = options.PROVIDER,
         model: str | None = options.MODEL,
@@ -195,16 +214,49 @@ def exit_now(code: int) -> NoReturn:
     raise SystemExit(code)
 
 
-def stdin_is_terminal() -> bool:
-    """No PATH and stdin a terminal: the whole repo (the model finds the files with its
-    tools and the context's picks); else no PATH means the pipe filter."""
+def output_format_of(args: EditArgs) -> str:
+    """``--output-format`` (``--json`` its alias for json), checked."""
+    from spark_cli.cli.edit.edit_run import UsageError  # deferred: spark --help
+
+    chosen = args.output_format or ("json" if args.as_json else "text")
+    if chosen not in OUTPUT_FORMATS:
+        raise UsageError(f"--output-format must be one of {', '.join(OUTPUT_FORMATS)}, "
+                         f"not {chosen!r}")
+    if args.as_json and chosen != "json":
+        raise UsageError(f"--json is --output-format json: it contradicts --output-format "
+                         f"{chosen}")
+    return chosen
+
+
+def limits_of(args: EditArgs, began: float) -> Limits | None:
+    """``--max-turns`` and ``--timeout`` (from ``began``, ``time.monotonic()``), checked."""
+    # deferred: spark --help
+    from spark_cli.cli.edit.edit_run import UsageError
+    from spark_cli.session.spend.limits import Limits
+
+    turns, timeout = args.max_turns, args.timeout
+    if turns is not None and turns < 1:
+        raise UsageError(f"--max-turns must be at least 1 (model requests), not {turns}")
+    if timeout is not None and not (math.isfinite(timeout) and timeout > 0):
+        raise UsageError(f"--timeout must be a number of seconds above 0, not {timeout:g}")
+    if turns is None and timeout is None:
+        return None
+    return Limits(turns, None if timeout is None else began + timeout)
+
+
+def stdin_code() -> bytes | None:
+    """Not a terminal: what stdin holds (None when it is empty or closed: a harness, CI,
+    ``< /dev/null``)."""
     try:
-        return sys.stdin is not None and sys.stdin.isatty()
-    except (ValueError, OSError):  # closed or detached stdin
-        return False
+        if sys.stdin is None or sys.stdin.isatty():
+            return None
+        data: bytes = sys.stdin.buffer.read()
+    except (ValueError, OSError, AttributeError):  # closed or detached stdin
+        return None
+    return data or None
 
 
-def _dispatch(args: EditArgs, flags: dict[str, object]) -> int:
+def _dispatch(args: EditArgs, began: float, flags: dict[str, object]) -> int:
     from spark_cli.cli.edit.edit_run import UsageError  # deferred: spark --help
 
     paths, message, lang = args.paths, args.message, args.lang
@@ -212,22 +264,27 @@ def _dispatch(args: EditArgs, flags: dict[str, object]) -> int:
         raise UsageError("the instruction (-m) is empty")
     if args.best_of is not None and not 1 <= args.best_of <= 8:
         raise UsageError(f"--best-of must be 1 to 8, not {args.best_of}")
+    output_format = output_format_of(args)
+    limits = limits_of(args, began)
     fmt = flags.get("edit_format")
     if fmt is not None and fmt not in FORMATS:
         raise UsageError(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}")
     base = (args.root or Path.cwd()).resolve()
     if not base.is_dir():
         raise UsageError(f"--root {base} is not a directory")
-    if paths or stdin_is_terminal():
+    code = None if paths else stdin_code()
+    if code is None:
         if lang is not None:
-            raise UsageError("--lang is for pipe mode (no PATH); a file's name gives its language")
+            raise UsageError("--lang is for pipe mode (code on stdin); a file's name gives "
+                             "its language")
         return edit_files(paths, message, base, flags, dry_run=args.dry_run,
-                          as_json=args.as_json, run_tests=args.run_tests, best_of=args.best_of)
+                          output_format=output_format, run_tests=args.run_tests,
+                          limits=limits, best_of=args.best_of)
     if args.best_of is not None and args.best_of > 1:
         raise UsageError("--best-of needs PATHs: the pipe filter gives one answer on one stdout")
     if args.run_tests:
         raise UsageError("--test needs PATHs in a project; pipe mode never runs tests")
     from spark_cli.cli.edit.pipe_mode import edit_stdin  # deferred: spark --help
 
-    return edit_stdin(message, base, flags, lang=lang, dry_run=args.dry_run,
-                      as_json=args.as_json)
+    return edit_stdin(code, message, base, flags, lang=lang, dry_run=args.dry_run,
+                      output_format=output_format, limits=limits)

@@ -40,17 +40,21 @@ if TYPE_CHECKING:
     from spark_cli.render.renderer import Renderer
     from spark_cli.session.api import SessionApi
     from spark_cli.session.config.settings import Settings
+    from spark_cli.session.spend.limits import Limits
     from spark_cli.transport.fast import SentAhead
+
 
 class UsageError(Exception):
     """Bad flags or inputs: one clear line on stderr, exit 2, nothing touched."""
 
 
 def run_turn(settings: Settings, root: Path, files: Sequence[str], instruction: str,
-             renderer: Renderer, *, dry_run: bool) -> TurnResult:
-    """Run one session turn against the channel the settings describe, rendering as it goes."""
+             renderer: Renderer, *, dry_run: bool, limits: Limits | None = None) -> TurnResult:
+    """Run one session turn against the channel the settings describe, rendering as it goes
+    (within the ``limits`` a harness set)."""
     result = TurnResult()
-    _prepared_turn(settings, root, files, instruction, renderer, result, dry_run=dry_run)
+    _prepared_turn(settings, root, files, instruction, renderer, result, dry_run=dry_run,
+                   limits=limits)
     if not (result.outcomes or result.rejected or result.interrupted or result.failure):
         from spark_cli.cli.edit.no_edit import settle  # deferred: launch -> request
 
@@ -59,8 +63,9 @@ def run_turn(settings: Settings, root: Path, files: Sequence[str], instruction: 
 
 
 def _prepared_turn(settings: Settings, root: Path, files: Sequence[str], instruction: str,
-                   renderer: Renderer, result: TurnResult, *, dry_run: bool) -> TurnResult:
-    session = Session(None, root, settings, dry_run=dry_run)
+                   renderer: Renderer, result: TurnResult, *, dry_run: bool,
+                   limits: Limits | None) -> TurnResult:
+    session = Session(None, root, settings, dry_run=dry_run, limits=limits)
     if settings.commands == "ask" and settings.tools:
         from spark_cli.cli.edit.asking import terminal_approver  # deferred: launch -> request
 
@@ -72,13 +77,16 @@ def _prepared_turn(settings: Settings, root: Path, files: Sequence[str], instruc
         from spark_cli.transport.window.probe import count
 
         failed = prepare_counted(session, instruction, files, count)
+    pending = failed is None and session.servers_pending()  # first: the MCP servers' tools
+    if not pending:
+        renderer.begin(run_info(session, settings))
     if failed is not None:  # nothing was sent
         result.failure = failed
         renderer.event(failed)
         return result
     ahead = None
     request = session.prepared
-    if request is not None:
+    if request is not None and not pending:
         try:
             ahead = wiring.send_ahead(settings.provider, request,
                                       idle_timeout=settings.idle_timeout)
@@ -88,14 +96,16 @@ def _prepared_turn(settings: Settings, root: Path, files: Sequence[str], instruc
     import asyncio  # deferred: launch -> request (the request left; the loop loads)
 
     try:
-        return asyncio.run(_turn(session, settings, files, instruction, renderer, result, ahead))
+        return asyncio.run(_turn(session, settings, files, instruction, renderer, result, ahead,
+                                 None if limits is None else limits.deadline, pending))
     finally:
         if ahead is not None:
             ahead.close()  # no-op once adopted (the channel owns the socket then)
 
 
 async def _turn(session: SessionApi, settings: Settings, files: Sequence[str], instruction: str,
-                renderer: Renderer, result: TurnResult, ahead: SentAhead | None) -> TurnResult:
+                renderer: Renderer, result: TurnResult, ahead: SentAhead | None,
+                deadline: float | None, pending: bool) -> TurnResult:
     import asyncio  # deferred: launch -> request (the request left; the loop loads)
 
     from spark_cli.cli.edit.signals import TurnSignals  # deferred: launch -> request
@@ -103,22 +113,39 @@ async def _turn(session: SessionApi, settings: Settings, files: Sequence[str], i
     ctrl_c = TurnSignals(asyncio.current_task())
     ctrl_c.session = session
     installed = ctrl_c.install()
+    alarm = None
+    if deadline is not None:  # the loop's clock is time.monotonic()
+
+        def time_up() -> None:
+            result.timed_out = True
+            ctrl_c()  # stops the turn as a first Ctrl-C does: edits that landed stay
+
+        alarm = asyncio.get_running_loop().call_at(deadline, time_up)
     try:
         return await _run_turn(session, settings, files, instruction, renderer, result, ahead,
-                               ctrl_c)
+                               ctrl_c, pending)
     finally:
         await session.close_servers()  # no MCP server outlives the run (Ctrl-C, SIGTERM too)
+        if alarm is not None:
+            alarm.cancel()
         if installed:
             ctrl_c.remove()
 
 
 async def _run_turn(session: SessionApi, settings: Settings, files: Sequence[str],
                     instruction: str, renderer: Renderer, result: TurnResult,
-                    ahead: SentAhead | None, ctrl_c: TurnSignals) -> TurnResult:
+                    ahead: SentAhead | None, ctrl_c: TurnSignals, pending: bool) -> TurnResult:
     import asyncio  # deferred: launch -> request
 
     start = len(session.history)
     try:
+        if pending:  # MCP servers no run has listed: their tools go in the first request
+            await session.wait_for_servers()
+            result.failure = session.prepare(instruction, list(files))
+            renderer.begin(run_info(session, settings))
+            if result.failure is not None:
+                renderer.event(result.failure)
+                return result
         async with wiring.open_provider_channel(
             settings.provider, idle_timeout=settings.idle_timeout, ahead=ahead,
             first_token_timeout=settings.first_token_timeout,
@@ -205,10 +232,23 @@ def _event(event: Any, renderer: Renderer, result: TurnResult) -> None:
     renderer.event(event)
 
 
-def renderer_for(as_json: bool, out: Any) -> Any:
-    """The renderer of a run: JSON lines, or text (tool calls on stderr) coloured on a
-    terminal unless ``NO_COLOR``; ``out`` is stdout (files) or stderr (the pipe filter)."""
-    if as_json:
+def run_info(session: SessionApi, settings: Settings) -> dict[str, Any]:
+    """What a stream's first line says of the run (``Renderer.begin``)."""
+    request = session.prepared
+    return {"cwd": str(session.root), "model": settings.provider.model,
+            "provider": settings.provider.name, "permission_mode": settings.commands,
+            "tools": [t.name for t in request.tools] if request is not None else []}
+
+
+def renderer_for(output_format: str, out: Any) -> Any:
+    """The renderer of a run: JSON lines (spark's or Claude Code's stream-json), or text
+    (tool calls on stderr) coloured on a terminal unless ``NO_COLOR``; ``out`` is stdout
+    (files) or stderr (the pipe filter)."""
+    if output_format == "stream-json":
+        from spark_cli.render.stream_json import StreamJsonRenderer  # deferred: launch -> request
+
+        return StreamJsonRenderer(out)
+    if output_format == "json":
         from spark_cli.render.jsonl import JsonLinesRenderer  # deferred: launch -> request
 
         return JsonLinesRenderer(out)
@@ -278,8 +318,12 @@ def summary_data(result: TurnResult, *, dry_run: bool, code: int) -> dict[str, A
     if result.completed is not None:
         data.update(event_to_json(result.completed))
         del data["type"]
+    elif result.failure is not None:
+        data["usage"] = event_to_json(result.failure)["usage"]
     if result.interrupted and result.completed is None:
         data.update(status="cancelled", reason="interrupted")
+    if result.timed_out:
+        data.update(status="cancelled", reason="timeout", timed_out=True)
     data.update(applied=result.applied, refused=result.refused, dry_run=dry_run,
                 exit_code=code, marks=result.marks)
     if result.failure is not None and not result.interrupted:

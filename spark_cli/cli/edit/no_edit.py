@@ -19,8 +19,8 @@ from spark_cli.edits.lang.grammars import language_for_path
 from spark_cli.edits.lang.syntax import first_error, parse_text
 from spark_cli.edits.model.blocks import FileEdit, Hunk
 from spark_cli.edits.model.outcome import EditApplied, FileRefused
+from spark_cli.session.config.state_dir import undo_dir
 from spark_cli.session.events import EditLanded, EditRefused
-from spark_cli.session.workspace.journal_dir import undo_dir
 
 if TYPE_CHECKING:
     from spark_cli.cli.edit.turn_result import TurnResult

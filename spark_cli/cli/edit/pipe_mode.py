@@ -16,6 +16,7 @@ import signal
 import sys
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from spark_cli.cli.edit.edit_run import (
     UsageError,
@@ -31,6 +32,9 @@ from spark_cli.cli.edit.turn_result import EXIT_OK
 from spark_cli.edits.disk.textfile import decode
 from spark_cli.edits.lang.grammars import language_from_content
 from spark_cli.edits.model.outcome import FileRefused
+
+if TYPE_CHECKING:
+    from spark_cli.session.spend.limits import Limits
 
 EXTENSIONS: dict[str, str] = {
     "python": ".py", "javascript": ".js", "typescript": ".ts", "tsx": ".tsx", "go": ".go",
@@ -55,23 +59,17 @@ def stdin_file_name(lang: str | None, data_text: str) -> str:
     return "stdin" + EXTENSIONS.get(name, ".txt")
 
 
-def _read_stdin() -> bytes:
-    data = sys.stdin.buffer.read()  # not a terminal: `spark edit` works on the repo then
-    if not data:
-        raise UsageError("stdin is empty: pipe the code to edit (cat f.py | spark edit -m ...)")
-    return data
-
-
-def edit_stdin(instruction: str, cwd_root: Path, flags: dict[str, object], *,
-               lang: str | None, dry_run: bool, as_json: bool) -> int:
-    """The pipe front end; returns the exit code (stdout gets the result or the original,
-    also for a signal that arrives before the result is written: exit 128 + n)."""
-    data = _read_stdin()
+def edit_stdin(data: bytes, instruction: str, cwd_root: Path, flags: dict[str, object], *,
+               lang: str | None, dry_run: bool, output_format: str,
+               limits: Limits | None = None) -> int:
+    """The pipe front end on ``data`` (stdin's code); returns the exit code (stdout gets the
+    result or the original, also for a signal that arrives before the result is written:
+    exit 128 + n)."""
     out = _Output()
     with terminations():
         try:
             return _filter(data, instruction, cwd_root, flags, out, lang=lang, dry_run=dry_run,
-                           as_json=as_json)
+                           output_format=output_format, limits=limits)
         except (Terminated, KeyboardInterrupt) as exc:
             signum = exc.signum if isinstance(exc, Terminated) else signal.SIGINT
             if not out.started:
@@ -98,7 +96,8 @@ class _Output:
 
 
 def _filter(data: bytes, instruction: str, cwd_root: Path, flags: dict[str, object],
-            out: _Output, *, lang: str | None, dry_run: bool, as_json: bool) -> int:
+            out: _Output, *, lang: str | None, dry_run: bool, output_format: str,
+            limits: Limits | None) -> int:
     try:
         text = decode(data, name="stdin").text
     except FileRefused as exc:
@@ -106,14 +105,14 @@ def _filter(data: bytes, instruction: str, cwd_root: Path, flags: dict[str, obje
     name = stdin_file_name(lang, text)
     # the user's project config still applies; a filter declares no tools (stdin is all)
     settings = load(cwd_root, {**flags, "tools": False}, warn=True)
-    renderer = renderer_for(as_json, sys.stderr)
+    renderer = renderer_for(output_format, sys.stderr)
     result_bytes = data
     with tempfile.TemporaryDirectory(prefix="spark-pipe-") as tmp:
         root = Path(tmp).resolve()
         target = root / name
         target.write_bytes(data)
         result = run_turn(settings, root, [name], instruction, renderer,
-                           dry_run=dry_run)
+                          dry_run=dry_run, limits=limits)
         code: int = result.exit_code()
         for path, diff in end_diffs(result, root, {name: text}, dry_run=dry_run):
             renderer.diff(path, diff)

@@ -2,7 +2,8 @@
 
 Exit codes: 0 applied, 1 something refused, 2 usage (incl. a request too big
 for the window), 3 provider/transport failure, 4 the requested tests failed,
-5 the answer held no edit, 128 + n stopped by signal n (130 for Ctrl-C).
+5 the answer held no edit, 124 the ``--timeout`` ran out, 128 + n stopped by signal n (130
+for Ctrl-C).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ if TYPE_CHECKING:
     from spark_cli.session.events import TurnCompleted, TurnFailed
 
 EXIT_OK, EXIT_REFUSED, EXIT_USAGE, EXIT_PROVIDER, EXIT_TESTS, EXIT_NO_EDIT = 0, 1, 2, 3, 4, 5
+EXIT_TIMEOUT = 124  # as timeout(1) reports it
 USAGE_FAILURES = frozenset({"context_length", "usage", "request", "too_large", "binary",
                             "encoding", "budget", "not_found_file", "path"})
 """``TurnFailed.kind`` values that are the caller's to fix (exit 2), not the provider's."""
@@ -26,7 +28,7 @@ class TurnResult:
     """What one turn came to, for the end diff, the summary and the exit code."""
 
     __slots__ = ("answer", "completed", "failure", "interrupted", "marks", "no_edit", "outcomes",
-                 "rejected", "signal", "texts", "tools")
+                 "rejected", "signal", "texts", "timed_out", "tools")
 
     def __init__(self) -> None:
         self.outcomes: list[EditOutcome] = []
@@ -46,6 +48,8 @@ class TurnResult:
         """The tools the model called in the turn, by name, in order."""
         self.no_edit: NoEdit | None = None
         """Set when the answer held no edit block (exit 5): what it held instead."""
+        self.timed_out = False
+        """``--timeout`` ran out and stopped the turn (``interrupted`` is set too)."""
 
     @property
     def applied(self) -> int:
@@ -57,6 +61,8 @@ class TurnResult:
                    if not isinstance(o, EditApplied) or o.partial) + self.rejected
 
     def exit_code(self) -> int:
+        if self.timed_out:
+            return EXIT_TIMEOUT
         if self.interrupted:
             return 128 + int(self.signal)
         if self.failure is not None:

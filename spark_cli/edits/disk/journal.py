@@ -1,5 +1,5 @@
 """The undo journal: every applied batch is recorded in a folder the caller names (spark's
-is in the user's state dir, outside the repo: `session.workspace.journal_dir`).
+is in the user's state dir, outside the repo: `session.config.state_dir.undo_dir`).
 
 A batch (one answer, one turn) is a folder with ``batch.json`` (id, time, label, one entry
 per file: path, before/after SHA-256 and mode; None = absent) and the before bytes in

@@ -73,7 +73,7 @@ class Approvals:
     @cached_property
     def path(self) -> Path:
         # deferred: launch -> request (platformdirs, the store's module)
-        from spark_cli.session.workspace.store import repo_slug, state_base
+        from spark_cli.session.config.state_dir import repo_slug, state_base
 
         return (self.folder or state_base() / "repos" / repo_slug(self.root)) / APPROVED_FILE
 

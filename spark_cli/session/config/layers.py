@@ -20,6 +20,7 @@ from pathlib import Path
 
 from spark_cli.record import record
 from spark_cli.session.config.presets import COMMAND_POLICIES, EDIT_FORMATS, KINDS, PRESETS
+from spark_cli.session.config.pricing import Price, PricingError, check_pricing
 from spark_cli.session.config.trust import trust_state
 
 CONFIG_NAME = "config.toml"
@@ -140,6 +141,8 @@ class Layer:
     providers: dict[str, dict[str, object]] = field(default_factory=dict)
     sources: dict[str, str] = field(default_factory=dict)
     """Where a value came from when not the layer's label (a variable, a flag)."""
+    pricing: dict[str, Price] = field(default_factory=dict)
+    """The file's ``[pricing."MODEL"]`` rows."""
     ignored: list[str] = field(default_factory=list)
     """A project file's user-only keys, left out: one warning each."""
 
@@ -209,6 +212,12 @@ def parse_file(path: Path, label: str, user: Path | None = None) -> Layer:
             continue
         if key in ("api_key", "key"):
             raise secret_error(str(path), key)
+        if key == "pricing":
+            try:
+                layer.pricing.update(check_pricing(str(path), value))
+            except PricingError as exc:
+                raise SettingsError(str(exc)) from None
+            continue
         if key in ("deep", "mcp_servers"):
             continue  # tables read by their own owners (session.deep, the MCP servers)
         if user_only(layer, path, key, value, user):

@@ -37,6 +37,7 @@ from spark_cli.session.config.presets import (
     Preset,
     preset,
 )
+from spark_cli.session.config.pricing import Price, price_of
 from spark_cli.session.config.trust import TrustState, trust_state
 
 DEFAULT_CONTEXT_WINDOW = 128_000
@@ -143,6 +144,8 @@ class Settings:
     """The latest turns a compaction keeps whole."""
     compact_model: str | None = None
     """The model that writes a compaction's summary (None: the session's own)."""
+    price: Price | None = None
+    """The model's price (``session.config.pricing``); None: unknown."""
     best_of: int = 1
     """Answers raced per `spark edit` (``--best-of``); 1: a plain answer."""
     best_of_check: str | None = None
@@ -171,9 +174,13 @@ class Settings:
             "command_env": list(self.command_env),
             "sandbox_deny_read": list(self.sandbox_deny_read), "compact_at": self.compact_at,
             "auto_compact": self.auto_compact, "compact_keep_turns": self.compact_keep_turns,
-            "compact_model": self.compact_model, "best_of": self.best_of,
+            "compact_model": self.compact_model,
+            "best_of": self.best_of,
             "best_of_check": self.best_of_check,
             "best_of_check_timeout_s": self.best_of_check_timeout_s,
+            "price": "unknown" if self.price is None else
+            {"input": self.price.input, "cached_input": self.price.cached_input,
+             "output": self.price.output},
         }
 
 
@@ -209,6 +216,13 @@ def load_settings(root: Path, flags: Mapping[str, object] | None = None,
         resolved["max_output_tokens"] = default_max_output(window)
         sources["max_output_tokens"] = "default: min(8192, context_window / 4)"
     first_token = resolved["first_token_timeout"]
+    configured = {m: p for layer in layers for m, p in layer.pricing.items()}
+    bundled = provider.kind == "mock" and not provider.base_url
+    price = price_of(provider.model, configured, bundled=bundled)
+    priced = [layer.label for layer in layers if provider.model in layer.pricing]
+    sources["price"] = (f"{priced[-1]} [pricing]" if priced else "the bundled engine: free"
+                        if bundled else "built in (docs/providers.md)" if price else
+                        f'unknown: set [pricing."{provider.model}"] in a config file')
     return Settings(  # every value was checked as its layer was read (``layers.check_value``)
         provider=provider,
         edit_format=resolved["edit_format"],
@@ -235,6 +249,7 @@ def load_settings(root: Path, flags: Mapping[str, object] | None = None,
         compact_model=resolved["compact_model"], best_of=resolved["best_of"],
         best_of_check=resolved["best_of_check"],
         best_of_check_timeout_s=float(resolved["best_of_check_timeout_s"]),
+        price=price,
     )
 
 

@@ -1,10 +1,13 @@
 """The user's state dir for spark: ``$SPARK_STATE_DIR``, else platformdirs' user state dir
-(``~/.local/state/spark`` on Linux). The trust store and the undo journals live here, outside
-every repo (`session.workspace.store` keeps the saved sessions under the same base)."""
+(``~/.local/state/spark`` on Linux), and each repo's folder in it (``repos/<slug>``). The
+trust store, the undo journals, the approvals and the saved sessions live here, outside every
+repo, so a repo or a command the model runs cannot plant or forge them."""
 
 from __future__ import annotations
 
+import hashlib
 import os
+import re
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -19,3 +22,20 @@ def state_base(env: Mapping[str, str] | None = None) -> Path:
     import platformdirs  # deferred: launch (only without an override)
 
     return Path(platformdirs.user_state_path("spark", appauthor=False))
+
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def repo_slug(root: Path) -> str:
+    """``<folder name>-<12 hex of sha256(resolved path)>``: readable and unique per repo."""
+    resolved = Path(os.path.realpath(root))
+    name = _UNSAFE.sub("_", resolved.name).strip("._")[:40] or "root"
+    digest = hashlib.sha256(os.fsencode(resolved)).hexdigest()[:12]
+    return f"{name}-{digest}"
+
+
+def undo_dir(root: Path, env: Mapping[str, str] | None = None) -> Path:
+    """The undo journal's folder for the repo at ``root`` (its real path), beside its saved
+    sessions: the one answer every reader and writer of the journal asks."""
+    return state_base(env) / "repos" / repo_slug(root) / "undo"

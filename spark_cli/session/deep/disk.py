@@ -24,8 +24,8 @@ from spark_cli.edits.disk.paths import confine
 from spark_cli.edits.disk.textfile import TextFile, decode, new_text_file
 from spark_cli.edits.model.outcome import FileRefused
 from spark_cli.record import record
+from spark_cli.session.config.state_dir import undo_dir
 from spark_cli.session.deep.change import _Matcher, lines_of
-from spark_cli.session.workspace.journal_dir import undo_dir
 
 __all__ = ["DiskText", "NotText", "Planned", "decode_text", "read_ours", "write_atomic",
            "write_batch"]

@@ -1,6 +1,6 @@
 """What spark changed in this repo, as plain data for a front end: `/undo` and `/diff`.
 
-Both read the undo journal (`journal_dir.undo_dir`, `spark_cli.edits.disk.journal`): one batch per
+Both read the undo journal (`state_dir.undo_dir`, `spark_cli.edits.disk.journal`): one batch per
 answer, with the bytes of every file as they were before spark first wrote it.
 
 - `undo_last_batch` is what ``spark undo`` does, as an `UndoReport` instead of an exception:
@@ -33,7 +33,7 @@ from spark_cli.edits.disk.journal import (
 from spark_cli.edits.disk.textfile import decode
 from spark_cli.edits.model.outcome import FileRefused
 from spark_cli.record import record
-from spark_cli.session.workspace.journal_dir import undo_dir
+from spark_cli.session.config.state_dir import undo_dir
 
 UndoStatus = Literal["undone", "refused", "nothing", "failed"]
 

@@ -23,8 +23,8 @@ from spark_cli.edits.disk.journal import (
     path_problem,
 )
 from spark_cli.record import record
+from spark_cli.session.config.state_dir import undo_dir
 from spark_cli.session.workspace.changes import RefusedFile, why_changed
-from spark_cli.session.workspace.journal_dir import undo_dir
 from spark_cli.session.workspace.turns import TurnRecord
 
 RewindStatus = Literal["rewound", "refused", "nothing", "failed"]

@@ -11,7 +11,6 @@ to the caller. The files, what is fsynced, and how problems are reported are on
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -24,13 +23,13 @@ from typing import Any, TypeVar
 from spark_cli.edits.disk.atomic import remove_file, remove_stale_temps, write_atomic
 from spark_cli.protocol.channel import ConversationItem
 from spark_cli.record import record
+from spark_cli.session.config.state_dir import repo_slug, state_base
 from spark_cli.session.workspace.items import Unusable as _Unusable
 from spark_cli.session.workspace.items import item_entry, parse_item
 from spark_cli.session.workspace.turns import TurnRecord, parse_turns, turn_entries
 
 VERSION = 1
 MAX_PROMPTS = 500
-STATE_ENV = "SPARK_STATE_DIR"
 DRAFT, QUEUE, PROMPTS, CONVERSATION = "draft.json", "queue.json", "prompts.json", \
     "conversation.json"
 SESSIONS = "conversations"
@@ -39,7 +38,6 @@ before sessions had ids, listed as ``conversation``)."""
 MAX_SESSIONS = 50
 LEGACY_ID = "conversation"
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
-_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 _T = TypeVar("_T")
 
 
@@ -100,24 +98,6 @@ class SessionInfo:
 def new_session_id() -> str:
     """``YYYYmmdd-HHMMSS-xxxx`` (local time): sorts by start, readable in a list."""
     return f"{time.strftime('%Y%m%d-%H%M%S')}-{os.urandom(2).hex()}"
-
-
-def state_base(env: dict[str, str] | None = None) -> Path:
-    """``$SPARK_STATE_DIR`` or the platform's user state dir for spark."""
-    override = (os.environ if env is None else env).get(STATE_ENV)
-    if override:
-        return Path(override)
-    import platformdirs  # deferred: launch (only without an override)
-
-    return Path(platformdirs.user_state_path("spark", appauthor=False))
-
-
-def repo_slug(root: Path) -> str:
-    """``<folder name>-<12 hex of sha256(resolved path)>``: readable and unique per repo."""
-    resolved = Path(os.path.realpath(root))
-    name = _UNSAFE.sub("_", resolved.name).strip("._")[:40] or "root"
-    digest = hashlib.sha256(os.fsencode(resolved)).hexdigest()[:12]
-    return f"{name}-{digest}"
 
 
 class SessionStore:

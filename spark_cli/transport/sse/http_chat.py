@@ -118,6 +118,8 @@ class ChatFold:
         usage = chunk.get("usage")
         if usage is not None or "time_info" in chunk or "x_groq" in chunk:
             self._usage(chunk, usage)
+        elif "timings" in chunk and self.usage is None:
+            self._timings(chunk["timings"])
         if not self.started:
             return self._start(chunk, out, calls)
         if calls:
@@ -147,14 +149,24 @@ class ChatFold:
         if type(usage) is dict:
             if type(time_info) is not dict:
                 time_info = usage.get("time_info")
+            details = usage.get("prompt_tokens_details")
             self.usage = UsageReported(
-                _int(usage.get("prompt_tokens")), _int(usage.get("completion_tokens"))
-            )
+                _int(usage.get("prompt_tokens")), _int(usage.get("completion_tokens")),
+                cached_tokens=_int(details.get("cached_tokens")) if type(details) is dict
+                else 0)
         if type(time_info) is dict:
             self.time_info = {k: float(v) for k, v in time_info.items()
                               if type(v) in (int, float)}
         if self.usage is not None and self.time_info is not None:
             self.usage = dataclasses.replace(self.usage, time_info=self.time_info)
+
+    def _timings(self, timings: object) -> None:
+        """llama.cpp's ``timings`` as the usage when it sent none: ``prompt_n`` tokens
+        evaluated, ``cache_n`` read from its cache, ``predicted_n`` generated."""
+        if type(timings) is dict and "predicted_n" in timings:
+            cached = _int(timings.get("cache_n"))
+            self.usage = UsageReported(_int(timings.get("prompt_n")) + cached,
+                                       _int(timings.get("predicted_n")), cached_tokens=cached)
 
     def _start(self, chunk: dict[str, Any], out: ChannelEvent | None,
                calls: list[ChannelEvent] | None) -> ChannelEvent | None:

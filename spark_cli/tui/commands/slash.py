@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from spark_cli.tui.commands.queue_panel import QueuePanel
     from spark_cli.tui.commands.test_command import TestRunner
     from spark_cli.tui.commands.tool_calls import CallOutputs
+    from spark_cli.tui.cost import UsageLedger
     from spark_cli.tui.deep.deep_view import DeepController
 
 
@@ -48,6 +49,7 @@ CATALOG: tuple[CommandInfo, ...] = (
     CommandInfo("diff", "", "what spark changed in this session"),
     CommandInfo("call", "[N]", "what tool call N gave the model (Ctrl+O: the last)"),
     CommandInfo("mcp", "", "the MCP servers: state, tools, notes"),
+    CommandInfo("cost", "", "tokens and cost: per turn, per model, the deep track's too"),
     CommandInfo("undo", "[--force]", "undo the last batch of edits (Ctrl+Z)"),
     CommandInfo("rewind", "[N [code|conversation|both] [--force]]",
                 "back to an earlier message: its code, its conversation (Esc Esc)"),
@@ -134,12 +136,14 @@ class Commands:
     def __init__(self, session: SessionApi, out: Output, host: CommandHost, *,
                  files: ContextFiles, busy: Busy, tests: TestRunner,
                  deep: DeepController, queue: QueuePanel, calls: CallOutputs,
+                 ledger: UsageLedger | None = None,
                  best: Handler | None = None) -> None:
         self.session = session
         self.out = out
         self.host = host
         self.files = files
         self.busy = busy
+        self.ledger = ledger
         self.undo_mark: str | None = None
         rewinder = Rewinder(session, out, busy, host.conversation_rewound, host.to_prompt)
         """The newest undo batch before this session: /undo and /diff stop there."""
@@ -150,7 +154,7 @@ class Commands:
             "clear": self._clear, "resume": self._resume, "help": self._help,
             "call": calls.command, "copy": self._copy, "quit": self._quit, "exit": self._quit,
             "mcp": self._mcp, "rewind": rewinder.command, "fork": self._fork,
-            "compact": self._compact,
+            "compact": self._compact, "cost": self._cost,
         }
         if best is not None:
             self._handlers["best"] = best
@@ -301,6 +305,10 @@ class Commands:
             parts = ", ".join(f"{name} {tokens:,}" for name, tokens in report.parts.items()
                               if tokens)
             self.out.note(f"last request: {report.used:,} of {report.budget:,} tokens ({parts})")
+
+    async def _cost(self, args: list[str]) -> None:
+        for line in self.ledger.lines() if self.ledger is not None else []:
+            self.out.note(line, "bold" if line.startswith("session total") else "")
 
     async def _mcp(self, args: list[str]) -> None:
         for line in self.session.servers_status():

@@ -17,10 +17,12 @@ from typing import TYPE_CHECKING
 from spark_cli.record import record
 from spark_cli.session.api import Connector, SessionApi
 from spark_cli.session.config.settings import Settings
+from spark_cli.session.events import TurnCompleted, TurnFailed
 from spark_cli.tui.output import Busy, Output
 
 if TYPE_CHECKING:
     from spark_cli.session.deep import DeepTask, DeepTrack
+    from spark_cli.session.spend.usage import Usage
 
 QUIT_CONFIRM_S = 3.0
 
@@ -104,6 +106,12 @@ class DeepController:
             self._announce(task)
         if self.track is not None:
             self.hud(deep_hud(self.track.tasks))
+
+    def usages(self) -> list[tuple[int, Usage]]:
+        """Each deep task's usage once its turn ended, by task number (``/cost``)."""
+        tasks = self.track.tasks if self.track is not None else []
+        return [(task.number, event.usage) for task in tasks for event in task.events
+                if isinstance(event, TurnCompleted | TurnFailed) and event.usage is not None]
 
     def hint(self, text: str) -> str | None:
         """The line above the prompt when the draft looks like deep work (never routed)."""

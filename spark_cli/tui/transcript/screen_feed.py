@@ -15,9 +15,10 @@ from rich.console import RenderableType
 
 from spark_cli.session.api import SessionApi
 from spark_cli.session.config.settings import Settings
-from spark_cli.session.events import RequestSent, TurnFailed
+from spark_cli.session.events import RequestSent, TurnCompleted, TurnFailed
 from spark_cli.session.interaction import InteractionEvent
 from spark_cli.session.workspace.store import ShownItem
+from spark_cli.tui.cost import UsageLedger
 from spark_cli.tui.hud import HudState
 from spark_cli.tui.transcript.painter import Painter
 from spark_cli.tui.transcript.shown import FIRST_TURNS, MORE_TURNS, Replay
@@ -31,6 +32,8 @@ class ScreenFeed:
         self.after = after
         """Told each event once it is painted (what is kept, a draft given back)."""
         self.state = HudState()
+        self.ledger = UsageLedger()
+        """What the session used (the HUD's total, ``/cost``)."""
         self.painter: Painter | None = None
         self.settings_changed(session.settings)
 
@@ -44,6 +47,9 @@ class ScreenFeed:
             return
         if type(event) is TurnFailed:  # an overflow answer may have told the server's window
             self.state.context_window = self.session.settings.context_window
+        if type(event) is TurnCompleted or type(event) is TurnFailed:
+            self.ledger.add(event.usage)
+            self.state.spent = self.ledger.hud()
         self.painter.on_event(event)
         if type(event) is RequestSent:
             self._context_notes()
@@ -80,6 +86,7 @@ class ScreenFeed:
 
     def deep_tasks(self, text: str) -> None:
         self.state.deep = text
+        self.state.spent = self.ledger.hud()  # a deep task that ended adds its own
         self.show_hud()
 
     def settings_changed(self, settings: Settings) -> None:

@@ -20,6 +20,7 @@ def _figures(key_p95: float = 12.0, launch_s: float = 0.4) -> dict:
         "typing": {"turns": 200, "transcript_lines": 5000, "key_fresh_ms": [5.0, key_p95],
                    "key_fresh_lost": 0, "key_late_ms": [6.0, key_p95 * 2], "key_late_lost": 0,
                    "key_deep_ms": [5.5, key_p95], "key_deep_lost": 0,
+                   "key_compact_ms": [5.0, key_p95], "key_compact_lost": 0,
                    "key_picker_ms": [5.5, key_p95], "key_picker_lost": 0, "picker_files": 200,
                    "esc_to_final_frame_ms": [3.0, 4.0], "esc_chars_after": 0,
                    "esc_to_turn_end_ms": [9.0], "rss_10": 100 * 2**20, "rss_late": 120 * 2**20,

@@ -17,19 +17,33 @@ from websockets.sync.server import serve
 class Model:
     """The scripted model: the first request of a turn makes one call per entry of
     ``calls`` (a dict: run_command's arguments; a ``(name, arguments)`` pair: any tool);
-    once the outputs are back it answers "Ran it." and keeps them (``outputs``)."""
+    once the outputs are back it answers ``answer`` and keeps them (``outputs``). With
+    ``usage``, response N reports ``input_tokens`` 1000 * N (of which 400 * N cached) and
+    ``output_tokens`` 10 * N (``reported`` keeps them)."""
 
-    def __init__(self, *calls: dict[str, Any] | tuple[str, dict[str, Any]]) -> None:
+    def __init__(self, *calls: dict[str, Any] | tuple[str, dict[str, Any]],
+                 answer: str = "Ran it.", usage: bool = False) -> None:
         self.calls = [c if isinstance(c, tuple) else ("run_command", c) for c in calls]
         self.requests: list[dict[str, Any]] = []
         self.outputs: list[str] = []
+        self.answer = answer
+        self.usage = usage
+        self.reported: list[tuple[int, int, int]] = []
+
+    def next_usage(self) -> tuple[int, int, int] | None:
+        """(input, cached, output) of the response being made, when ``usage``."""
+        if not self.usage:
+            return None
+        n = len(self.requests)
+        self.reported.append((1000 * n, 400 * n, 10 * n))
+        return self.reported[-1]
 
 
 def _chat_chunks(model: Model, body: dict[str, Any]) -> list[dict[str, Any]]:
     outputs = [m["content"] for m in body["messages"] if m.get("role") == "tool"]
     if outputs:
         model.outputs = outputs
-        return [{"delta": {"content": "Ran it."}, "finish_reason": None},
+        return [{"delta": {"content": model.answer}, "finish_reason": None},
                 {"delta": {}, "finish_reason": "stop"}]
     chunks: list[dict[str, Any]] = []
     for index, (name, arguments) in enumerate(model.calls):
@@ -63,9 +77,15 @@ def chat_model(model: Model) -> Iterator[str]:
             self.send_header("content-type", "text/event-stream")
             self.send_header("connection", "close")
             self.end_headers()
-            for chunk in _chat_chunks(model, body):
-                data = {"id": "c1", "object": "chat.completion.chunk", "model": "m",
-                        "choices": [{"index": 0, **chunk}]}
+            chunks: list[dict[str, Any]] = [{"choices": [{"index": 0, **chunk}]}
+                                            for chunk in _chat_chunks(model, body)]
+            usage = model.next_usage()
+            if usage is not None:
+                chunks.append({"choices": [], "usage": {
+                    "prompt_tokens": usage[0], "completion_tokens": usage[2],
+                    "prompt_tokens_details": {"cached_tokens": usage[1]}}})
+            for chunk in chunks:
+                data = {"id": "c1", "object": "chat.completion.chunk", "model": "m", **chunk}
                 self.wfile.write(b"data: " + json.dumps(data).encode() + b"\n\n")
             self.wfile.write(b"data: [DONE]\n\n")
             self.close_connection = True
@@ -93,7 +113,7 @@ def _responses_events(model: Model, create: dict[str, Any], n: int) -> Iterator[
         item = {"type": "message", "id": "msg_1", "role": "assistant", "content": []}
         yield {"type": "response.output_item.added", "output_index": 0, "item": item}
         yield {"type": "response.output_text.delta", "item_id": "msg_1", "output_index": 0,
-               "content_index": 0, "delta": "Ran it."}
+               "content_index": 0, "delta": model.answer}
         yield {"type": "response.output_item.done", "output_index": 0, "item": item}
     else:
         for index, (name, arguments) in enumerate(model.calls):
@@ -106,8 +126,12 @@ def _responses_events(model: Model, create: dict[str, Any], n: int) -> Iterator[
                    "output_index": index, "arguments": json.dumps(arguments)}
             yield {"type": "response.output_item.done", "output_index": index,
                    "item": {**item, "arguments": json.dumps(arguments)}}
-    yield {"type": "response.completed", "response": {"id": rid, "status": "completed",
-                                                      "usage": {"output_tokens": 5}}}
+    usage = model.next_usage()
+    yield {"type": "response.completed", "response": {
+        "id": rid, "status": "completed",
+        "usage": {"output_tokens": 5} if usage is None else {
+            "input_tokens": usage[0], "input_tokens_details": {"cached_tokens": usage[1]},
+            "output_tokens": usage[2]}}}
 
 
 @contextmanager

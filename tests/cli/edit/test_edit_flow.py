@@ -78,7 +78,8 @@ class ScriptedChannel:
 class StandInSession:
     """Parser + applier over the channel's text; yields the real session events."""
 
-    def __init__(self, channel: Any, root: Path, settings: Any, *, dry_run: bool = False):
+    def __init__(self, channel: Any, root: Path, settings: Any, *, dry_run: bool = False,
+                 limits: Any = None):
         self.channel, self.root, self.settings, self.dry_run = channel, root, settings, dry_run
         self.marks = TurnMarks()
         self.seen: dict[str, str] = {}
@@ -117,6 +118,11 @@ class StandInSession:
         return False
 
     def start_servers(self) -> None: ...
+
+    def servers_pending(self) -> bool:
+        return False
+
+    async def wait_for_servers(self) -> None: ...
 
     async def close_servers(self) -> None: ...
 
@@ -182,7 +188,7 @@ def script(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
     monkeypatch.setattr(wiring, "open_provider_channel", fake_channel)
     monkeypatch.setattr(edit_run, "Session", StandInSession)
     monkeypatch.setattr(edit_cmd, "load", lambda root, flags, **_: SimpleNamespace(
-        provider=SimpleNamespace(kind="mock", name="mock"), idle_timeout=None,
+        provider=SimpleNamespace(kind="mock", name="mock", model="m"), idle_timeout=None,
         first_token_timeout=None, edit_format="search_replace", max_output_tokens=8192,
         allow_syntax_errors=False, commands="off", tools=True, best_of=1))
     (tmp_path / "app.py").write_text(PY)

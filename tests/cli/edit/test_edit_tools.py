@@ -105,7 +105,7 @@ def repo(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> dict[str, Any]:
     monkeypatch.setattr(wiring, "open_provider_channel", fake_channel)
     monkeypatch.setattr(wiring, "send_ahead", lambda *a, **k: None)
     monkeypatch.setattr(edit_run, "Session", functools.partial(Session, run_tool=run_tool))
-    monkeypatch.setattr(edit_cmd, "stdin_is_terminal", lambda: True)
+    monkeypatch.setattr(edit_cmd, "stdin_code", lambda: None)
     monkeypatch.setenv("SPARK_CONFIG_DIR", str(tmp_path / ".no-config"))
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "pricing.py").write_text(PY)
@@ -158,7 +158,7 @@ def test_no_tools_declares_none(repo: dict[str, Any]) -> None:
 
 def test_the_pipe_filter_declares_no_tools(repo: dict[str, Any],
                                            monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(edit_cmd, "stdin_is_terminal", lambda: False)
+    monkeypatch.setattr(edit_cmd, "stdin_code", lambda: PY.encode())
     repo["scripts"] = [["Nothing to do.\n"]]
     result = _run(["-m", "explain"], PY.encode())
     assert result.exit_code == EXIT_NO_EDIT, result.output

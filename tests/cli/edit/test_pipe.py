@@ -63,7 +63,6 @@ def test_unknown_lang_is_a_usage_error():
 @pytest.mark.parametrize(
     ("args", "stdin", "needle"),
     [
-        (["-m", "x"], b"", "stdin is empty"),
         (["-m", "x"], b"\x00\x01\x02binary", "binary"),
         (["-m", "x", "--lang", "cobol"], PY.encode(), "not a known language"),
         (["-m", "x", "--test"], PY.encode(), "pipe mode never runs tests"),

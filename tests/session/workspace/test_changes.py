@@ -7,13 +7,13 @@ from pathlib import Path
 
 from spark_cli.edits.disk.atomic import remove_file, write_atomic
 from spark_cli.edits.disk.journal import Journal, history
+from spark_cli.session.config.state_dir import undo_dir
 from spark_cli.session.workspace.changes import (
     RefusedFile,
     latest_batch_id,
     session_diff,
     undo_last_batch,
 )
-from spark_cli.session.workspace.journal_dir import undo_dir
 
 
 def _batch(root: Path, label: str, changes: dict[str, bytes | None]) -> str:

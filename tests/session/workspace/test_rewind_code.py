@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from spark_cli.edits.disk.journal import BatchInfo, Journal, history, undo
-from spark_cli.session.workspace.journal_dir import undo_dir
+from spark_cli.session.config.state_dir import undo_dir
 from spark_cli.session.workspace.rewind_code import BETWEEN, rewind_code, rewind_turns
 from spark_cli.session.workspace.turns import TurnRecord
 

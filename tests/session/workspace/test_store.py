@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 
 from spark_cli.edits.disk.atomic import is_temp_name
 from spark_cli.protocol.channel import Message, ToolCall, ToolOutput
-from spark_cli.session.workspace.store import MAX_PROMPTS, SavedState, SessionStore, repo_slug
+from spark_cli.session.config.state_dir import repo_slug
+from spark_cli.session.workspace.store import MAX_PROMPTS, SavedState, SessionStore
 
 
 def _store(tmp_path: Path, name: str = "repo") -> SessionStore:

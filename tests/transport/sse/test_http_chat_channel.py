@@ -499,3 +499,37 @@ async def test_queued_comments_become_queued_events_and_other_comments_are_ignor
     await ch.aclose()
     assert [e for e in events if isinstance(e, Queued)] == [Queued(2), Queued(1)]
     assert text_of(events) == "x"
+
+
+async def test_cached_input_is_read_from_prompt_tokens_details() -> None:
+    last = json.dumps({"id": "c", "choices": [], "usage": {
+        "prompt_tokens": 30, "completion_tokens": 2,
+        "prompt_tokens_details": {"cached_tokens": 24}}})
+    ch = channel(Recorder(ok(sse(chunk("a", "stop"), last))))
+    events = await collect(ch)
+    await ch.aclose()
+    assert UsageReported(30, 2, cached_tokens=24) in events
+
+
+async def test_llama_cpp_timings_are_the_usage_when_none_is_sent() -> None:
+    """llama-server's last chunk: ``timings`` (``cache_n`` read from its cache, ``prompt_n``
+    evaluated, ``predicted_n`` generated); a ``usage`` beside it wins."""
+    timings = {"cache_n": 12, "prompt_n": 8, "prompt_ms": 3.1, "predicted_n": 5,
+               "predicted_ms": 40.0, "predicted_per_second": 125.0}
+    last = json.dumps({"id": "c", "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
+                       "timings": timings})
+    ch = channel(Recorder(ok(sse(chunk("a"), last))))
+    events = await collect(ch)
+    await ch.aclose()
+    assert UsageReported(20, 5, cached_tokens=12) in events
+    both = json.dumps({"id": "c", "choices": [], "timings": timings,
+                       "usage": {"prompt_tokens": 21, "completion_tokens": 6}})
+    ch = channel(Recorder(ok(sse(chunk("a", "stop"), both))))
+    events = await collect(ch)
+    await ch.aclose()
+    assert [e for e in events if isinstance(e, UsageReported)] == [UsageReported(21, 6)]
+    later = json.dumps({"id": "c", "choices": [], "timings": timings})  # after the usage
+    ch = channel(Recorder(ok(sse(chunk("a", "stop"), both.replace('"timings"', '"t"'), later))))
+    events = await collect(ch)
+    await ch.aclose()
+    assert [e for e in events if isinstance(e, UsageReported)] == [UsageReported(21, 6)]

@@ -14,8 +14,8 @@ from waiting import wait_until
 from spark_cli.edits.disk.journal import Journal
 from spark_cli.protocol.channel import Message
 from spark_cli.session.config.settings import load_settings
+from spark_cli.session.config.state_dir import undo_dir
 from spark_cli.session.conversation import Session
-from spark_cli.session.workspace.journal_dir import undo_dir
 from spark_cli.session.workspace.turns import TurnRecord
 from spark_cli.tui.app import SparkApp
 from spark_cli.tui.commands.rewind import Rewinder

@@ -1,11 +1,6 @@
-"""`spark bench best-of`: the pass share of one answer against the best of N, one run.
-
-A seeded task set (tasks built on a copy of examples/repo and on a generated repo, each
-with its own test file) runs against one engine process at ``--slips`` and ``--tps``:
-every task once as a single answer and once as ``--best-of N``, both judged by the same
-check (the task's tests, in the candidate's tree). Reported: each pass share, the wall
-time of best-of over single, and the client's CPU per candidate (the engine is another
-process; the checks are child processes).
+"""`spark bench best-of`: one answer against best of N on a seeded task set with tests, at
+``--slips`` and ``--tps``, judged by the same check: pass shares, the wall ratio, the
+client's CPU per candidate (the engine and the checks are other processes).
 """
 
 from __future__ import annotations

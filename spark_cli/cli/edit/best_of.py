@@ -1,10 +1,5 @@
-"""`spark edit FILE... --best-of N`: race N answers, merge the one the judge picks.
-
-The race is :mod:`spark_cli.session.race`; here it gets its channels (one bundled engine
-shared by every candidate, or the provider: one connection per candidate, no retry, so a
-429 drops that candidate), its events (``candidate_started`` / ``candidate_finished`` /
-``candidate_chosen`` with ``--json``, a table on stderr otherwise), and its end: the
-winner merged three-way into the working tree as one undo batch (as ``/deep apply``).
+"""`spark edit FILE... --best-of N`: the race's channels (one shared bundled engine, one
+connection per candidate, no retry), its JSON events and stderr table, and the merge.
 Exit codes: 0 merged, 1 a hunk refused (named), 4 no candidate passes, 3 none finished.
 """
 

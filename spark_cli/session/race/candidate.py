@@ -1,11 +1,7 @@
-"""One best-of candidate: its own scratch tree, its own seed, its answer judged there.
+"""One best-of candidate: its own scratch tree (a deep-track snapshot), seed and answer.
 
-The scratch tree is a deep-track snapshot (:mod:`spark_cli.session.deep.snapshot`): a
-plain ``Session`` rooted in it applies the edits as they land, so the user's tree is
-never written. When the answer ends, its change against the start is collected
-(``collect_change``), judged (applied, parses) and, when asked, checked in the
-sandbox inside the scratch tree through the orchestrator (``run_requested_tests``:
-the check is the user's own request, as ``/test`` is). The tree is then removed.
+Its edits land in the scratch tree as they stream; the change is then collected, judged
+(applied, parses) and, when asked, checked there through the orchestrator (as ``/test``).
 """
 
 from __future__ import annotations

@@ -1,11 +1,6 @@
-"""Best of N: race N candidates on one provider, judge by evidence, stop the hopeless.
-
-``Race(root, settings, connect, n, check=...)``: ``run(instruction, files)`` starts every
-candidate at once (each its own connection, seed and temperature), judges each as it
-finishes, and as soon as a finished candidate passes everything and no other can beat
-it (:func:`~.judge.can_beat`), stops the rest. ``notify(candidate)`` hears every change
-(a front end's lanes, JSON events). The result names the winner (or none) and why;
-merging it is ``winner.change.apply(root)``, three-way as ``/deep apply``.
+"""Best of N: race N candidates on one provider, judge each as it finishes, stop the rest
+once a passing one cannot be beaten (:func:`~.judge.can_beat`). The winner's change is
+merged by ``winner.change.apply(root)``, three-way as ``/deep apply``.
 """
 
 from __future__ import annotations

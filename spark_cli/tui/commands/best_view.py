@@ -1,11 +1,5 @@
-"""`/best N MESSAGE`: race N answers in scratch trees, lanes above the prompt, merge the best.
-
-- ``/best N MESSAGE`` starts the race (:mod:`spark_cli.session.race`) in the background:
-  one compact lane per candidate (tokens, tok/s, state, diff size), the winner starred;
-  Esc stops them all. The winner is merged three-way into the working tree as one undo
-  batch; the table of verdicts goes to the transcript.
-- ``/best show K``: candidate K's diff and verdicts; ``/best pick K``: undo the merged
-  candidate's batch and merge K instead, as a new batch.
+"""`/best N MESSAGE`: a race with one lane per candidate above the prompt (Esc stops it), the
+winner merged as one undo batch; ``/best show K`` and ``/best pick K`` (undo, merge K).
 """
 
 from __future__ import annotations

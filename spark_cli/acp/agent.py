@@ -77,6 +77,7 @@ MODES: tuple[tuple[CommandPolicy, str, str], ...] = (
     ("ask", "Ask", "Every command waits for your yes"),
     ("sandbox", "Sandbox", "Commands run without asking, only inside the sandbox"),
     ("off", "Off", "The model runs no commands"))
+FULL = "commands = \"full-access\" is for containers and CI, not an editor: ask instead"
 
 
 @record
@@ -166,6 +167,8 @@ class SparkAgent:
             settings = await asyncio.to_thread(self.setup.settings, root)
         except (ValueError, OSError) as exc:
             raise RequestError.invalid_params({"config": str(exc)}) from None
+        if settings.commands == "full-access":  # a container's policy, not an editor's
+            settings = replace(settings, commands="ask", ignored=(*settings.ignored, FULL))
         client = self.client
         buffers = editor_buffers(client, sid, asyncio.get_running_loop()) \
             if client is not None and self.fs_read else None

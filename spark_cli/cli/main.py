@@ -66,7 +66,8 @@ def _root(
     no_tools: bool = options.NO_TOOLS,
     commands: str | None = typer.Option(
         None, "--commands", help="May the model run commands: ask (the default: you say yes "
-                                 "each time), sandbox (no asking, sandboxed) or off."),
+                                 "each time), sandbox (no asking, sandboxed), off or "
+                                 "full-access (no asking, no sandbox: containers)."),
 ) -> None:
     """A terminal pair programmer for fast (1000+ tokens/s) coding models.
 

@@ -27,6 +27,7 @@ from textual.timer import Timer
 from textual.widgets import Static, TextArea
 
 from spark_cli.session.api import ChannelError
+from spark_cli.session.config.presets import FULL_ACCESS
 from spark_cli.session.events import CompactionFinished, TurnFailed
 from spark_cli.session.interaction import (
     Interaction,
@@ -182,6 +183,8 @@ class SparkApp(App[int]):
                 trust, self.query_one(ApprovalBar), self.feed):
             await self.reconfigure({})  # the settings again, with the project layer
         self.query_one(Prompt).focus()
+        if self.session.settings.commands == "full-access":
+            self.feed.note(f"commands = full-access: {FULL_ACCESS}", "yellow")
         for line in self.session.settings.ignored:
             self.feed.note(line, "yellow")
         self.started.set()

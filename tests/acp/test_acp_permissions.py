@@ -106,6 +106,18 @@ async def test_mode_off_runs_nothing_and_asks_nobody(tmp_path: Path):
     assert not editor.asked and not (tmp_path / "made").exists()
 
 
+async def test_full_access_is_no_editor_mode_it_asks_instead(tmp_path: Path):
+    editor = Editor(answer="reject")
+    channel = ResponsesChannel([_run("touch made"), ["Done.\n"]])
+    async with _agent(tmp_path, editor, channel, commands="full-access") as conn:
+        session = await conn.new_session(cwd=str(tmp_path), mcp_servers=[])
+        assert session.modes is not None and session.modes.current_mode_id == "ask"
+        assert "full-access" not in {m.id for m in session.modes.available_modes}
+        await conn.prompt(session_id=session.session_id, prompt=[text_block("run it")])
+    assert editor.asked and not (tmp_path / "made").exists()
+    assert "not an editor" in "".join(u.content.text for u in editor.of("agent_message_chunk"))
+
+
 async def test_a_compound_command_offers_no_always_and_a_cancelled_question_stops(
         tmp_path: Path):
     class Cancelling(Editor):

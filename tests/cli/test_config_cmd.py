@@ -120,7 +120,7 @@ def test_a_bad_commands_policy_is_named(repo: Path):
     write_project(repo, 'commands = "yes"\n')
     result = run([])
     assert result.exit_code == 2
-    assert "'commands' must be one of ask, sandbox, off, not 'yes'" in result.output
+    assert "'commands' must be one of ask, sandbox, off, full-access, not 'yes'" in result.output
 
 
 def test_mcp_servers_are_listed_with_where_each_came_from(repo: Path, tmp_path: Path):

@@ -53,7 +53,7 @@ class EditArgs:
     no_tools: bool = False
     """``--no-tools``: the model gets no tools (for models that cannot call them)."""
     commands: str | None = None
-    """``--commands ask|sandbox|off``: may the model run commands (default: off)."""
+    """``--commands ask|sandbox|off|full-access``: may the model run commands (default: off)."""
     best_of: int | None = None
     """``--best-of N``: race N answers, keep the best (None: the config's ``best_of``)."""
     output_format: str | None = None

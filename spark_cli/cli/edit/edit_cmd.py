@@ -173,7 +173,8 @@ def register(app: typer.Typer) -> None:
         no_tools: bool = options.NO_TOOLS,
         commands: str | None = typer.Option(
             None, "--commands", help="May the model run commands: ask (on the terminal), "
-                                     "sandbox (no asking, sandboxed) or off (the default)."),
+                                     "sandbox (no asking, sandboxed), off (the default) or "
+                                     "full-access (no asking, no sandbox: containers, CI)."),
         best_of: int | None = typer.Option(
             None, "--best-of", help="Race N answers (1-8), merge the one that applies, "
                                     "parses and passes the check."),

@@ -70,6 +70,13 @@ def resolved(root: Path, flags: dict[str, object], *, check: bool = True,
 def warn_project(settings: Any) -> None:
     """Say on stderr that an untrusted project layer was ignored (one line naming the files
     and `spark trust`), and each user-only key a trusted one was read without."""
+    if settings.commands == "full-access" and settings.tools:
+        from spark_cli.session.config.presets import FULL_ACCESS  # deferred: spark --help
+
+        source = settings.sources.get("commands", "")
+        what = "--commands full-access" if source.startswith("flag") else \
+            f'commands = "full-access" ({source})'
+        say(f"spark: {what}: {FULL_ACCESS}")
     trust = settings.trust
     if trust is not None and trust.asks:
         say(f"spark: {trust.line()}")

@@ -95,8 +95,8 @@ class Orchestrator:
             return Requirement("refuse", f"not run: no sandbox ({where.partition(': ')[2]})")
         if action.kind == "test" or policy == "sandbox":  # /test: the user's own request
             return Requirement("run", "", sandbox, where)
-        # a ``full-access`` policy (the user's flag or config alone) is one branch here:
-        # ``return Requirement("run", "", None, "not sandboxed: full-access")``
+        if policy == "full-access":  # a container or CI: the user's flag or config alone
+            return Requirement("run", "", None, "not sandboxed: full-access")
         return self._asked(line, sandbox, where)
 
     def _asked(self, line: str, sandbox: Sandbox | None, where: str) -> Requirement:

@@ -9,9 +9,12 @@ from spark_cli.record import record
 ChannelKind = Literal["mock", "responses_ws", "chat_sse", "responses_sse", "ollama"]
 EditFormat = Literal["search_replace", "apply_patch"]
 EDIT_FORMATS: tuple[EditFormat, ...] = ("search_replace", "apply_patch")
-CommandPolicy = Literal["ask", "sandbox", "off"]
-COMMAND_POLICIES: tuple[CommandPolicy, ...] = ("ask", "sandbox", "off")
-"""May the model run commands: ask each time, in the sandbox without asking, or never."""
+CommandPolicy = Literal["ask", "sandbox", "off", "full-access"]
+COMMAND_POLICIES: tuple[CommandPolicy, ...] = ("ask", "sandbox", "off", "full-access")
+"""May the model run commands: ask each time, in the sandbox without asking, never, or
+without asking and unsandboxed (a container or CI: a flag or the user config only)."""
+FULL_ACCESS = "commands run without asking and without a sandbox"
+"""What every front end says first under ``full-access``."""
 KINDS: tuple[ChannelKind, ...] = ("mock", "responses_ws", "chat_sse", "responses_sse",
                                   "ollama")
 OVERRIDE_KEY_ENV = "SPARK_API_KEY"

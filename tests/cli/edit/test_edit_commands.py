@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -46,7 +48,8 @@ def repo(tmp_path: Path) -> Path:
 
 def _edit(repo: Path, base_url: str, *flags: str, provider: str = "openai-compatible",
           timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SPARK_")}
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("SPARK_") or k == "SPARK_STATE_DIR"}  # the trust store
     env.update(SPARK_CONFIG_DIR=str(repo.parent / "user"), SPARK_API_KEY=KEY,
                PYTHONPATH=str(Path(__file__).resolve().parents[3]))
     return subprocess.run(
@@ -122,3 +125,36 @@ def test_escapes_fail_in_the_sandbox_and_nothing_is_left_behind(repo: Path,
     assert slow.startswith("killed: timeout after 1 s"), slow
     left = subprocess.run(["pgrep", "-f", f"sleep {marker}"], capture_output=True, text=True)
     assert left.stdout == "", "a command outlived its turn"
+
+
+def test_full_access_runs_without_asking_and_outside_any_sandbox(repo: Path) -> None:
+    host = Path(tempfile.mkdtemp(dir="/tmp"))  # the sandbox replaces /tmp with its own
+    (host / "marker").write_text("host tmp\n")
+    model = Model({"command": f"cat {host / 'marker'}"})
+    with chat_model(model) as url:  # stdin is /dev/null: a question could not be answered
+        done = _edit(repo, url, "--commands", "full-access")
+    shutil.rmtree(host)
+    assert done.stderr.splitlines()[0] == (
+        "spark: --commands full-access: commands run without asking and without a sandbox")
+    [output] = model.outputs
+    assert output.startswith("exit 0 · ") and "host tmp" in output, done.stderr
+
+
+def test_a_project_file_never_sets_full_access(repo: Path) -> None:
+    (repo / ".spark").mkdir()
+    (repo / ".spark" / "config.toml").write_text('commands = "full-access"\n')
+    (repo.parent / "user").mkdir()  # the user's config folder _edit names
+    subprocess.run([sys.executable, "-m", "spark_cli", "trust", "--yes"], cwd=repo,
+                   env={**os.environ, "SPARK_CONFIG_DIR": str(repo.parent / "user")},
+                   check=True, capture_output=True, stdin=subprocess.DEVNULL)
+    model = Model({"command": "touch made"})
+    with chat_model(model) as url:
+        done = _edit(repo, url)
+    assert "'commands = 'full-access'' ignored: a project file cannot set it" in done.stderr
+    assert "full-access:" not in done.stderr and not (repo / "made").exists()
+    assert model.outputs == ["running commands is off (--commands)"]  # the default stays
+
+
+def test_a_bad_policy_is_a_usage_error(repo: Path) -> None:
+    done = _edit(repo, "http://127.0.0.1:9/v1", "--commands", "yolo")
+    assert done.returncode == 2 and "one of ask, sandbox, off, full-access" in done.stderr

@@ -179,3 +179,11 @@ async def test_add_refuses_missing_binary_and_ignored_files(tui_app: MakeApp, re
         assert "files every turn sends: app.py" in text
         await _command(app, pilot, "/drop app.py")
         assert app.context_files.files() == ()
+
+
+async def test_full_access_is_said_first(tui_app: MakeApp) -> None:
+    app = await tui_app(commands="full-access")
+    async with app.run_test(size=(100, 30)):
+        await app.started.wait()
+        assert "commands = full-access: commands run without asking and without a sandbox" \
+            in _text(app)

@@ -18,7 +18,7 @@ from typer.core import TyperGroup
 BENCH_MODULES = ("engine.engine", "edits.edits", "transport", "oneshot.oneshot",
                  "abuse.abuse_bench", "context", "tui.tui_bench", "deep", "tui.soak",
                  "provider.provider", "stream.stream", "tool_loop_bench", "mcp_start", "acp_bench",
-                 "session_bench")
+                 "session_bench", "best_of_bench")
 
 
 class BenchGroup(TyperGroup):

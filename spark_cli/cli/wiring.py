@@ -107,6 +107,19 @@ def send_ahead(provider: ProviderSettings, request: TurnRequest, *,
 
 
 @contextlib.asynccontextmanager
+async def shared_provider(provider: ProviderSettings) -> AsyncIterator[ProviderSettings]:
+    """``provider``, or for the bundled engine one engine started here that every channel
+    opened on the result shares (best of N: one engine, N connections)."""
+    if provider.kind != "mock" or provider.base_url:
+        yield provider
+        return
+    import dataclasses  # deferred: launch -> request
+
+    async with _bundled_engine() as engine:
+        yield dataclasses.replace(provider, base_url=engine.url + "/v1", api_key=engine.token)
+
+
+@contextlib.asynccontextmanager
 async def _bundled_engine() -> AsyncIterator[Any]:
     """The bundled engine for this run, on loopback, a free port and a random token:
     websockets' server alone (no uvicorn: it starts and stops in milliseconds), on its own

@@ -68,6 +68,10 @@ class TurnRequest:
     max_output_tokens: int | None = None
     tools: tuple[ToolSpec, ...] = ()
     """The tools the model may call in this turn (empty: no ``tools`` field is sent)."""
+    seed: int | None = None
+    """Sampling seed (best of N gives each candidate its own); None: not sent."""
+    temperature: float | None = None
+    """Sampling temperature; None: the provider's default (not sent)."""
 
 
 @record

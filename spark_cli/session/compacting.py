@@ -14,8 +14,10 @@ from spark_cli.protocol.channel import (
     TextDelta,
     TurnFinished,
     TurnRequest,
+    UsageReported,
 )
 from spark_cli.protocol.summaries import Compaction
+from spark_cli.protocol.tokens import count_tokens
 from spark_cli.session.config.settings import Settings
 from spark_cli.session.context.tool_outputs import items_tokens
 from spark_cli.session.events import (
@@ -24,6 +26,7 @@ from spark_cli.session.events import (
     CompactionStarted,
     SessionEvent,
 )
+from spark_cli.session.spend.usage import Usage, UsageMeter
 from spark_cli.session.window.compaction import (
     compaction_request,
     split_at,
@@ -51,6 +54,8 @@ class CompactionRun:
         """Where to cut (a long turn's latest tool round); None: keep the latest turns."""
         self.result: Compaction | None = None
         self.stopped = False
+        self.usage: Usage | None = None
+        """What the compaction request used (set once it was answered or stopped)."""
 
     def stop(self) -> None:
         self.stopped = True
@@ -77,7 +82,8 @@ class CompactionRun:
             outcome: CompactionOutcome = "cancelled" if self.stopped else "failed"
             line = (f"compaction cancelled: {LEFT}" if self.stopped
                     else f"✗ compaction failed ({why}): {LEFT}")
-            yield CompactionFinished(outcome, before, before, window, seconds, line, turns, auto)
+            yield CompactionFinished(outcome, before, before, window, seconds, line, turns, auto,
+                                     self.usage)
             return
         text, cut_short = summary_message(settings, self.root, self.history, cut, written)
         self.result = Compaction(text, cut)
@@ -87,7 +93,7 @@ class CompactionRun:
         if cut_short:
             line += " · the summary was cut to its budget"
         yield CompactionFinished("compacted", before, after, window, seconds, line, turns,
-                                 auto)
+                                 auto, self.usage)
 
 
     def _cut(self, auto: bool) -> tuple[int | None, int]:
@@ -105,15 +111,22 @@ class CompactionRun:
         """The summary the model wrote, and why there is none (None: there is)."""
         parts: list[str] = []
         why: str | None = None
+        meter = UsageMeter(request.model, self.settings.compact_price)
+        meter.requests = 1
         try:
             async for event in channel.stream(request):
                 if type(event) is TextDelta:
                     parts.append(event.text)
+                elif type(event) is UsageReported:
+                    meter.reported(event.input_tokens, event.cached_tokens, event.output_tokens)
                 elif type(event) is TurnFinished and event.status in ("failed", "cancelled"):
                     why = event.reason or event.status
         except ChannelError as exc:
             why = exc.message
         written = "".join(parts)
+        if not (meter.input or meter.output):  # the server said nothing: spark's count
+            meter.guessed(items_tokens(request.messages), count_tokens(written))
+        self.usage = meter.usage()
         if why is None and not written.strip():
             why = "the model wrote no summary"
         return written, why

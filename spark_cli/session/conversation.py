@@ -9,7 +9,7 @@ and nothing is sent) and runs it as a :class:`spark_cli.session.turn.TurnRun`.
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator, Callable, Collection, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -28,14 +28,20 @@ from spark_cli.session.context.report import ContextReport
 from spark_cli.session.context.scan import scan
 from spark_cli.session.context.targets import RequestError
 from spark_cli.session.context.tool_outputs import items_tokens
-from spark_cli.session.events import CommandFinished, SessionEvent, TurnCompleted, TurnFailed
+from spark_cli.session.events import (
+    CommandFinished,
+    CompactionFinished,
+    SessionEvent,
+    TurnCompleted,
+    TurnFailed,
+)
 from spark_cli.session.extensions.hooks import Hooks
-from spark_cli.session.extensions.prompt_files import expand_line
-from spark_cli.session.extensions.skills import submitted
+from spark_cli.session.extensions.session_part import SessionExtensions
 from spark_cli.session.lazy_applier import LazyApplier
 from spark_cli.session.marks import TurnMarks
 from spark_cli.session.servers import McpServers
 from spark_cli.session.spend.limits import NO_LIMITS, Limits
+from spark_cli.session.spend.usage import Usage
 from spark_cli.session.steers import SteerLog
 from spark_cli.session.tool_access import default_runner
 from spark_cli.session.turn import TurnRun
@@ -58,7 +64,7 @@ class TurnInProgress(RuntimeError):
     """``run_turn`` was called while another turn of the same session is still running."""
 
 
-class Session:
+class Session(SessionExtensions):
     """One conversation with a model over ``channel``, editing files under ``root``.
 
     The attributes a front end reads are documented on ``SessionApi``. ``prepare()`` builds
@@ -87,6 +93,7 @@ class Session:
         """Every turn of this conversation as it was, oldest first (what a rewind lists)."""
         self._compacting: CompactionRun | None = None
         self._turn_compaction: Compaction | None = None  # made inside the running turn
+        self._spent: list[Usage] = []  # an automatic compaction's, for the turn it ran for
         self.readable: list[str] = []
         """Files the user named or added in this session: the tools may read them even where
         ``.gitignore`` hides them."""
@@ -255,12 +262,6 @@ class Session:
             return prepared[3]
         return self._build(instruction, files)
 
-    async def submit(self, instruction: str) -> str:
-        """With its ``$skill`` bodies and what prompt hooks add (``RequestError``: blocked)."""
-        self._hooked = await submitted(self.hooks, self.settings, self.readable, instruction,
-                                       first=not self.turns)
-        return self._hooked
-
     async def run_turn(self, instruction: str,
                        files: Sequence[str]) -> AsyncIterator[SessionEvent]:
         if self.streaming:
@@ -312,15 +313,6 @@ class Session:
             else built.input_tokens
         self._settings = after_turn(self.settings, run.failure, pieces, sent)
 
-    async def _stop_hooks(self, files: Sequence[str]) -> AsyncIterator[SessionEvent]:  # exit 2
-        back = None if self._stop_rounds >= self.settings.max_stop_hooks else \
-            await self.hooks.stop(self._stop_rounds > 0)
-        if back is not None:
-            self._stop_rounds += 1
-            async for event in self.run_turn(back, files):
-                yield event
-        self._stop_rounds = 0
-
     async def _compact_first(self, instruction: str, files: Sequence[str], built: BuiltRequest,
                              rebuilt: list[BuiltRequest]) -> AsyncIterator[SessionEvent]:
         """The compaction a turn needs before it is sent; the request built again after it
@@ -363,6 +355,11 @@ class Session:
         try:
             async for event in run.run(channel, before, auto=auto,
                                        applied=applied or self._apply):
+                if type(event) is CompactionFinished and auto and event.usage is not None:
+                    if self._run is not None:  # inside a turn's tool loop
+                        self._run.meter.add(event.usage)
+                    else:  # before a turn: it counts in that turn's usage
+                        self._spent.append(event.usage)
                 yield event
         finally:
             self._compacting = None
@@ -445,16 +442,11 @@ class Session:
                                   input_estimate=built.input_tokens,
                                   compact=lambda loop: self._compact_turn(built, loop))
         self._turn_compaction = None
+        for usage in self._spent:
+            run.meter.add(usage)
+        self._spent.clear()
         self.marks = run.marks
         return run
-
-    async def expand_command(self, line: str, reserved: Collection[str] = ()) -> str | None:
-        from spark_cli.session.actions.orchestrator import Orchestrator  # deferred: "/" lines
-        return await expand_line(line, self.root, Orchestrator(
-            self.root, self.settings, self.approver, self.interrupt), reserved)
-
-    def hooks_status(self) -> list[str]:
-        return self.hooks.lines()
 
     def start_servers(self) -> None:
         self.servers.start()

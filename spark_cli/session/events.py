@@ -193,6 +193,9 @@ class CompactionFinished:
     """The turns folded into the summary."""
     auto: bool = False
     """It ran before a turn (the turn is not sent when it was cancelled)."""
+    usage: Usage | None = None
+    """The compaction request's tokens and cost (None: nothing was sent); an automatic
+    one's are in its turn's usage too."""
 
 
 TurnOutcome = Literal["completed", "incomplete", "cancelled", "failed"]

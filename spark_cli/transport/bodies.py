@@ -112,7 +112,13 @@ def chat_body(request: TurnRequest, model: str | None) -> dict[str, Any]:
         body["tools"] = chat_tools(request.tools)
     if request.max_output_tokens is not None:
         body["max_tokens"] = request.max_output_tokens
-    return body
+    return {**body, **sampling(request)}
+
+
+def sampling(request: TurnRequest) -> dict[str, Any]:
+    """``seed`` and ``temperature`` where the request sets them (both wires take them)."""
+    pairs = (("seed", request.seed), ("temperature", request.temperature))
+    return {name: value for name, value in pairs if value is not None}
 
 
 def responses_options(request: TurnRequest) -> dict[str, Any]:
@@ -124,7 +130,7 @@ def responses_options(request: TurnRequest) -> dict[str, Any]:
         options["instructions"] = request.instructions
     if request.max_output_tokens is not None:
         options["max_output_tokens"] = request.max_output_tokens
-    return options
+    return {**options, **sampling(request)}
 
 
 def responses_body(request: TurnRequest, model: str | None) -> dict[str, Any]:

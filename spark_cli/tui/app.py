@@ -37,6 +37,7 @@ from spark_cli.session.interaction import (
     TurnEnded,
 )
 from spark_cli.tui.commands.approval_bar import ApprovalBar, TuiApprover
+from spark_cli.tui.commands.best_view import BestController
 from spark_cli.tui.commands.context_files import ContextFiles
 from spark_cli.tui.commands.copying import line_count
 from spark_cli.tui.commands.queue_panel import QueuePanel, queue_text
@@ -114,10 +115,13 @@ class SparkApp(App[int]):
                                    problem=setup.deep_problem)
         feed.ledger.deep = self.deep.usages
         self.queue = QueuePanel(interaction, feed, self.to_prompt)
+        self.best = BestController(session, setup.connect, feed, lanes=self._lanes,
+                                   busy=self._busy, spawn=self.spawn)
         calls = CallOutputs(feed, lambda: feed.painter.calls if feed.painter is not None else ())
         self.commands = Commands(session, feed, self, files=self.context_files,
                                  busy=self._busy, tests=self.tests, deep=self.deep,
-                                 queue=self.queue, calls=calls, ledger=feed.ledger)
+                                 queue=self.queue, calls=calls, ledger=feed.ledger,
+                                 best=self.best.command)
         self.assist = PromptAssist(session, self.context_files, feed, spawn=self.spawn,
                                    later=self.call_after_refresh)
         self._hint_timer: Timer | None = None
@@ -128,6 +132,7 @@ class SparkApp(App[int]):
     def compose(self) -> ComposeResult:
         yield Transcript(id="transcript")
         with Below(id="below"):
+            yield Static("", id="lanes", markup=False)
             yield Static("", id="queue", markup=False)
             yield Static("", id="hint", markup=False)
             yield Popup(id="popup")
@@ -230,6 +235,8 @@ class SparkApp(App[int]):
     async def action_interrupt(self) -> None:
         if self.screen.selections:
             self.screen.clear_selection()  # as Esc does in any Textual app; it interrupts too
+        if self.best.stop():  # a race: Esc stops every candidate
+            return
         if self.assist.close() and not self.interaction.busy:
             return
         if self.interaction.busy and self.feed.painter is not None:
@@ -321,6 +328,12 @@ class SparkApp(App[int]):
         prompt = self.query_one(Prompt)
         prompt.load_text(text)
         prompt.move_cursor(prompt.document.end)
+
+    def _lanes(self, text: str | None) -> None:
+        """The best-of lanes above the prompt (None: hide them)."""
+        view = self.query_one("#lanes", Static)
+        view.update(text or "")
+        view.display = bool(text)
 
     def _queue_changed(self, event: QueueChanged) -> None:
         self.keeper.queue_changed(event.items)

@@ -16,17 +16,20 @@ class UsageLedger:
     """The fast track's turns as they end; ``deep`` gives the deep tasks' (number, usage)."""
 
     def __init__(self) -> None:
-        self.turns: list[Usage] = []
+        self.turns: list[tuple[str, Usage]] = []
         self.deep: Callable[[], list[tuple[int, Usage]]] = list
+        self._count = 0
 
-    def add(self, usage: Usage | None) -> None:
+    def add(self, usage: Usage | None, label: str = "") -> None:
+        """A turn's usage (``turn N``), or another request's under ``label`` (``/compact``)."""
         if usage is not None and usage.requests:
-            self.turns.append(usage)
+            if not label:
+                self._count += 1
+            self.turns.append((label or f"turn {self._count}", usage))
 
     def everything(self) -> list[tuple[str, Usage]]:
-        """Every entry with its label: ``turn 3``, ``deep #1``."""
-        return ([(f"turn {n}", u) for n, u in enumerate(self.turns, 1)]
-                + [(f"deep #{n}", u) for n, u in self.deep()])
+        """Every entry with its label: ``turn 3``, ``/compact``, ``deep #1``."""
+        return self.turns + [(f"deep #{n}", u) for n, u in self.deep()]
 
     def hud(self) -> str:
         """The HUD's part: ``12.3k tok · $0.0123`` (``cost ?`` without a price); "" before

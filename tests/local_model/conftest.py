@@ -85,19 +85,21 @@ def _servers() -> Iterator[dict[tuple[str, int], LlamaServer]]:
 
 @pytest.fixture
 def llama_server(request: pytest.FixtureRequest, _servers: dict[tuple[str, int], LlamaServer],
-                 tmp_path_factory: pytest.TempPathFactory) -> Callable[[int], LlamaServer]:
-    """``llama_server(n_ctx)``: the running server with that window; llama-cpp-python's unless
-    the test is parametrized (indirectly) with another kind (``llama.LLAMA_CPP``...)."""
+                 tmp_path_factory: pytest.TempPathFactory) -> Callable[..., LlamaServer]:
+    """``llama_server(n_ctx, slots=1)``: the running server with that window (llama-server:
+    shared by ``slots`` parallel slots); llama-cpp-python's unless the test is parametrized
+    (indirectly) with another kind (``llama.LLAMA_CPP``...)."""
     kind = getattr(request, "param", PYTHON)
     _require(kind)
 
-    def get(n_ctx: int) -> LlamaServer:
-        if (kind, n_ctx) not in _servers:
-            log = tmp_path_factory.mktemp("llama-logs") / f"{kind}-{n_ctx}.log"
-            server = LlamaServer(n_ctx, log, kind)
-            _servers[kind, n_ctx] = server
+    def get(n_ctx: int, slots: int = 1) -> LlamaServer:
+        key = (kind, n_ctx) if slots == 1 else (f"{kind}x{slots}", n_ctx)
+        if key not in _servers:
+            log = tmp_path_factory.mktemp("llama-logs") / f"{key[0]}-{n_ctx}.log"
+            server = LlamaServer(n_ctx, log, kind, slots)
+            _servers[key] = server
             server.wait_ready()
-        return _servers[kind, n_ctx]
+        return _servers[key]
 
     return get
 

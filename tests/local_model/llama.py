@@ -84,7 +84,7 @@ def _free_port() -> int:
 class LlamaServer:
     """One server process: ``kind`` is ``PYTHON`` or ``LLAMA_CPP``."""
 
-    def __init__(self, n_ctx: int, log: Path, kind: str = PYTHON) -> None:
+    def __init__(self, n_ctx: int, log: Path, kind: str = PYTHON, slots: int = 1) -> None:
         self.n_ctx = n_ctx
         self.kind = kind
         self.port = _free_port()
@@ -93,11 +93,13 @@ class LlamaServer:
         self.log = log
         gguf = model_path()
         assert gguf is not None
-        if kind != PYTHON:  # one slot: the whole window for one request, as /props says
+        if kind != PYTHON:  # one slot (the whole window for one request, as /props says) unless
+            # ``slots`` asks for more (they share the window)
             # one thread: llama.cpp's threads spin while they wait for each other, which on two
             # cores shared with the test run made it ten times slower than one thread
             argv = [str(llama_server_binary()), "-m", str(gguf), "-c", str(n_ctx), "--host", HOST,
-                    "--port", str(self.port), "-t", "1", "-np", "1", "--alias", MODEL, "--jinja"]
+                    "--port", str(self.port), "-t", "1", "-np", str(slots), "--alias", MODEL,
+                    "--jinja"]
             if kind == LLAMA_CPP_TOOLS:
                 argv += ["--chat-template-file", str(tool_template())]
         else:

@@ -22,7 +22,14 @@ from typing import Any
 import pytest
 from waiting import wait_until
 
-from tests.local_model.llama import LLAMA_CPP, MODEL, PYTHON, LlamaServer, big_module
+from tests.local_model.llama import (
+    EXAMPLE,
+    LLAMA_CPP,
+    MODEL,
+    PYTHON,
+    LlamaServer,
+    big_module,
+)
 
 EDIT_TIMEOUT_S = 600
 """Longest a `spark edit` run may take here (a CPU prefill on 2 shared cores)."""
@@ -141,6 +148,24 @@ def test_the_pipe_filter_gives_valid_code_back(llama_server: Any, tmp_path: Path
     assert "retry" not in done.stderr
     assert done.stdout.strip()
     compile(done.stdout, "stdout.py", "exec")  # the original, or a valid edit of it
+
+
+@pytest.mark.parametrize("llama_server", [LLAMA_CPP], indirect=True)
+def test_best_of_2_races_on_two_slots_and_damages_nothing(llama_server: Any,
+                                                          shop_repo: Path, tmp_path: Path) -> None:
+    server = llama_server(8192, slots=2)  # --parallel 2: both candidates stream at once
+    _config(shop_repo, server)
+    target = shop_repo / "src" / "shop" / "pricing.py"
+    done = spark(shop_repo, tmp_path, "edit", "src/shop/pricing.py", "--json", "--best-of", "2",
+                 "-m", "add a docstring to with_tax")
+    assert done.returncode in (0, 1, 4), done.stderr[-3000:]  # 4: neither passes (a 135M model)
+    events = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    finished = [e for e in events if e["type"] == "candidate_finished"]
+    assert sorted(e["candidate"] for e in finished) == [1, 2], done.stderr[-3000:]
+    assert not any(e["verdict"].startswith("dropped") for e in finished), finished
+    if done.returncode == 4:
+        assert target.read_text() == (EXAMPLE / "src" / "shop" / "pricing.py").read_text()
+    _python_intact(shop_repo)
 
 
 async def test_a_tui_turn_learns_the_window_and_shows_it(llama_server: Any, shop_repo: Path,

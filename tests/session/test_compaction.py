@@ -210,3 +210,26 @@ async def test_resume_sends_the_summary_and_not_the_folded_turns(tmp_path: Path)
     assert not any(m.content.strip().splitlines()[-1] == "explain mod0.py"
                    for m in sent if type(m) is Message)  # the folded turn is not sent
     assert sent[1:-1] == tuple(session.history[1:])
+
+
+async def test_a_compaction_counts_in_the_usage_as_the_server_reported_it(
+        tmp_path: Path, engine_factory) -> None:
+    engine = await engine_factory(tps=20000)
+    async with session_on(tmp_path, engine, tools=False) as session:
+        session.restore(_history(10))
+        manual = [e async for e in session.compact()]
+        seen: list[SessionEvent] = []
+        for n in range(8):  # long enough that one turn compacts before it is sent
+            seen += await turn(session, f"explain mod{n}.py", [f"mod{n}.py"])
+    done = manual[-1]
+    assert type(done) is CompactionFinished and done.outcome == "compacted"
+    assert done.usage is not None and done.usage.requests == 1 and not done.usage.counted
+    assert done.usage.input_tokens > 0 and done.usage.output_tokens > 0
+    assert done.usage.cost_usd is None  # an engine at a base_url has no known price
+    auto = [e for e in seen if type(e) is CompactionFinished and e.auto]
+    assert auto and auto[0].usage is not None
+    after = seen[seen.index(auto[0]):]
+    completed = next(e for e in after if type(e) is TurnCompleted)
+    assert completed.usage is not None
+    assert completed.usage.requests == 1 + auto[0].usage.requests  # the turn's and the summary's
+    assert completed.usage.output_tokens > auto[0].usage.output_tokens

@@ -94,3 +94,16 @@ def test_chat_tools_are_function_tools() -> None:
     conforms(tool, ChatCompletionFunctionToolParam)
     conforms(tool["function"], FunctionDefinition)
     assert "strict" not in tool["function"]  # Chat's omitted strict is false already
+
+
+def test_seed_and_temperature_are_sent_only_when_set() -> None:
+    # deferred: only this test
+    from spark_cli.protocol.channel import TurnRequest
+    from spark_cli.transport.bodies import chat_body, responses_body
+
+    plain = TurnRequest("m", (Message("user", "hi"),))
+    sampled = TurnRequest("m", (Message("user", "hi"),), seed=7, temperature=0.6)
+    for build in (chat_body, responses_body):
+        assert "seed" not in build(plain, None) and "temperature" not in build(plain, None)
+        assert {k: build(sampled, None)[k] for k in ("seed", "temperature")} == {
+            "seed": 7, "temperature": 0.6}

@@ -24,3 +24,13 @@ def test_turns_models_and_the_deep_track_are_summed_apart_and_together() -> None
     assert lines[-1] == ("session total · 4,500 in (400 cached) · 650 out (counted) · "
                          "cost unknown")
     assert ledger.hud() == "5.2k tok · cost ?"
+
+
+def test_a_compaction_the_user_asked_for_is_its_own_line() -> None:
+    ledger = UsageLedger()
+    ledger.add(Usage("m", 100, 0, 10, 1, cost_usd=0.5))
+    ledger.add(Usage("m", 900, 0, 90, 1, cost_usd=1.0), "/compact")
+    ledger.add(Usage("m", 100, 0, 10, 1, cost_usd=0.5))
+    lines = ledger.lines()
+    assert [line.split(" · ")[0] for line in lines[:3]] == ["turn 1", "/compact", "turn 2"]
+    assert lines[-1].endswith("$2.0000")

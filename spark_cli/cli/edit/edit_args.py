@@ -23,6 +23,7 @@ _VALUES = {
     "-m": "message", "--message": "message", "--provider": "provider", "--model": "model",
     "--base-url": "base_url", "--max-output-tokens": "max_output_tokens",
     "--format": "edit_format", "--root": "root", "--lang": "lang", "--commands": "commands",
+    "--best-of": "best_of",
     "--output-format": "output_format", "--max-turns": "max_turns", "--timeout": "timeout",
 }
 _FLAGS = {"--dry-run": "dry_run", "--json": "as_json", "--test": "run_tests",
@@ -53,6 +54,8 @@ class EditArgs:
     """``--no-tools``: the model gets no tools (for models that cannot call them)."""
     commands: str | None = None
     """``--commands ask|sandbox|off|full-access``: may the model run commands (default: off)."""
+    best_of: int | None = None
+    """``--best-of N``: race N answers, keep the best (None: the config's ``best_of``)."""
     output_format: str | None = None
     """``--output-format text|json|stream-json`` (``--json``: json)."""
     max_turns: int | None = None
@@ -97,7 +100,7 @@ def _build(values: dict[str, str], flags: set[str], paths: list[str]) -> EditArg
     if "message" not in values:
         return None  # typer says the option is missing
     fields: dict[str, Any] = {**values, **dict.fromkeys(flags, True), "paths": paths}
-    for key in ("max_output_tokens", "max_turns"):
+    for key in ("max_output_tokens", "max_turns", "best_of"):
         tokens = values.get(key)
         if tokens is not None:
             if not (tokens.isascii() and tokens.isdigit()):

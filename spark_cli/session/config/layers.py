@@ -51,14 +51,18 @@ _TYPES: dict[str, tuple[tuple[type, ...], str]] = {
     "auto_compact": ((bool,), "a boolean (true/false)"),
     "compact_keep_turns": ((int,), "an integer"),
     "compact_model": ((str,), "a string (a model name on the same provider)"),
+    "best_of": ((int,), "an integer from 1 to 8"),
+    "best_of_check": ((str,), "a string (a shell command, e.g. \"pytest -q\")"),
+    "best_of_check_timeout_s": ((int, float), "a number (seconds)"),
     "max_stop_hooks": ((int,), "an integer (times a turn Stop hooks may send it back)"),
 }
+MAX_BEST_OF = 8
 PROVIDER_KEYS = ("model", "base_url", "kind", "api_key_env", "edit_format")
 PROVIDER_SPECIFIC = ("model", "base_url", "kind", "api_key_env")
 _CHOICES: dict[str, tuple[str, ...]] = {"edit_format": EDIT_FORMATS, "kind": KINDS,
                                         "commands": COMMAND_POLICIES}
 _POSITIVE = ("context_window", "max_output_tokens", "idle_timeout", "first_token_timeout",
-             "max_tool_calls", "compact_at")
+             "max_tool_calls", "compact_at", "best_of", "best_of_check_timeout_s")
 _SHAPES = {"command_env": re.compile(r"[A-Za-z_][A-Za-z0-9_]*").fullmatch,
            "sandbox_deny_read": re.compile(r"(/|~/|~$).*").match}
 _ENV_KEYS = {"provider": "SPARK_PROVIDER", "model": "SPARK_MODEL", "base_url": "SPARK_BASE_URL"}
@@ -122,7 +126,8 @@ def check_value(where: str, key: str, value: object) -> object:
 
 def _check_range(where: str, key: str, value: object, words: str) -> None:
     """A share above 1, a count below 0."""
-    if key == "compact_at" and isinstance(value, int | float) and value > 1:
+    if (key == "compact_at" and isinstance(value, int | float) and value > 1) or (
+            key == "best_of" and isinstance(value, int) and value > MAX_BEST_OF):
         raise SettingsError(f"{where}: '{key}' must be {words}, not {value!r}")
     if key == "compact_keep_turns" and isinstance(value, int) and value < 0:
         raise SettingsError(f"{where}: '{key}' must be 0 or more, not {value!r}")

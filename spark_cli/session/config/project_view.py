@@ -16,7 +16,8 @@ from spark_cli.session.config.layers import (
 )
 from spark_cli.session.config.trust import TrustState
 
-_SHOWN_FIRST = ("provider", "model", "commands", "allowed_commands", "test_command")
+_SHOWN_FIRST = ("provider", "model", "commands", "allowed_commands", "test_command",
+                "best_of_check")
 
 
 def project_lines(state: TrustState, env: Mapping[str, str]) -> list[str]:

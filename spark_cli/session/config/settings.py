@@ -146,6 +146,13 @@ class Settings:
     """The model that writes a compaction's summary (None: the session's own)."""
     price: Price | None = None
     """The model's price (``session.config.pricing``); None: unknown."""
+    compact_price: Price | None = None
+    """The price of the model that writes compactions (``compact_model``, else the model)."""
+    best_of: int = 1
+    """Answers raced per `spark edit` (``--best-of``); 1: a plain answer."""
+    best_of_check: str | None = None
+    """The command that judges a raced answer in its own tree (else the test command)."""
+    best_of_check_timeout_s: float = 120.0
     max_stop_hooks: int = 3
     """Times one turn's Stop hooks may send the model back to work."""
 
@@ -171,7 +178,11 @@ class Settings:
             "command_env": list(self.command_env),
             "sandbox_deny_read": list(self.sandbox_deny_read), "compact_at": self.compact_at,
             "auto_compact": self.auto_compact, "compact_keep_turns": self.compact_keep_turns,
-            "compact_model": self.compact_model, "max_stop_hooks": self.max_stop_hooks,
+            "compact_model": self.compact_model,
+            "best_of": self.best_of,
+            "best_of_check": self.best_of_check,
+            "best_of_check_timeout_s": self.best_of_check_timeout_s,
+            "max_stop_hooks": self.max_stop_hooks,
             "price": "unknown" if self.price is None else
             {"input": self.price.input, "cached_input": self.price.cached_input,
              "output": self.price.output},
@@ -240,8 +251,12 @@ def load_settings(root: Path, flags: Mapping[str, object] | None = None,
         sandbox_deny_read=tuple(resolved["sandbox_deny_read"]),
         compact_at=float(resolved["compact_at"]), auto_compact=resolved["auto_compact"],
         compact_keep_turns=resolved["compact_keep_turns"],
-        compact_model=resolved["compact_model"], max_stop_hooks=resolved["max_stop_hooks"],
-        price=price,
+        compact_model=resolved["compact_model"], best_of=resolved["best_of"],
+        max_stop_hooks=resolved["max_stop_hooks"],
+        best_of_check=resolved["best_of_check"],
+        best_of_check_timeout_s=float(resolved["best_of_check_timeout_s"]),
+        price=price, compact_price=price_of(resolved["compact_model"] or provider.model,
+                                            configured, bundled=bundled),
     )
 
 
@@ -271,6 +286,7 @@ def _resolve(chosen: Preset, layers: list[Layer]) -> tuple[dict[str, Any], dict[
         "commands": "ask", "allowed_commands": (), "command_env": (), "sandbox_deny_read": (),
         "allow_unsandboxed": False,
         "compact_at": 0.8, "auto_compact": True, "compact_keep_turns": 2, "compact_model": None,
+        "best_of": 1, "best_of_check": None, "best_of_check_timeout_s": 120.0,
         "max_stop_hooks": 3,
     }
     sources = {key: f"preset {name}" if key in PROVIDER_KEYS else "default" for key in resolved}

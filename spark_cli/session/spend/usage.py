@@ -42,12 +42,18 @@ class Usage:
 class UsageMeter:
     """Adds up a turn's responses as they end (once per response: nothing per token)."""
 
-    __slots__ = ("cached", "counted", "input", "model", "output", "price", "requests")
+    __slots__ = ("cached", "counted", "extra", "input", "model", "output", "price", "requests")
 
     def __init__(self, model: str, price: Price | None) -> None:
         self.model, self.price = model, price
         self.input = self.cached = self.output = self.requests = 0
         self.counted = False
+        self.extra: Usage | None = None
+        """What the turn spent on other models' requests (its compactions), priced apart."""
+
+    def add(self, usage: Usage) -> None:
+        """A request made for the turn on its own price (a compaction)."""
+        self.extra = usage if self.extra is None else self.extra.plus(usage)
 
     def reported(self, input_tokens: int, cached_tokens: int, output_tokens: int) -> None:
         self.input += input_tokens
@@ -61,9 +67,10 @@ class UsageMeter:
 
     def usage(self) -> Usage:
         price = self.price
-        return Usage(self.model, self.input, self.cached, self.output, self.requests,
-                     self.counted, None if price is None
-                     else price.cost(self.input, self.cached, self.output))
+        own = Usage(self.model, self.input, self.cached, self.output, self.requests,
+                    self.counted, None if price is None
+                    else price.cost(self.input, self.cached, self.output))
+        return own if self.extra is None else own.plus(self.extra)
 
 
 def total(usages: Iterable[Usage]) -> Usage | None:

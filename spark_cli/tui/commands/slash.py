@@ -60,6 +60,8 @@ CATALOG: tuple[CommandInfo, ...] = (
     CommandInfo("queue", "[edit|drop|up|down N | clear]", "list or edit the queued messages"),
     CommandInfo("model", "NAME", "switch the model", "models"),
     CommandInfo("provider", "NAME", "switch the provider", "providers"),
+    CommandInfo("best", "N MESSAGE | show K | pick K",
+                "race N answers in scratch trees, merge the best; view or switch to another"),
     CommandInfo("deep", "[TASK | show|apply|drop|cancel N]",
                 "hand a task to the deep model (Ctrl+G), list, review, merge"),
     CommandInfo("copy", "[code]", "copy the last answer (or its last code block) to the clipboard"),
@@ -138,7 +140,8 @@ class Commands:
     def __init__(self, session: SessionApi, out: Output, host: CommandHost, *,
                  files: ContextFiles, busy: Busy, tests: TestRunner,
                  deep: DeepController, queue: QueuePanel, calls: CallOutputs,
-                 ledger: UsageLedger | None = None) -> None:
+                 ledger: UsageLedger | None = None,
+                 best: Handler | None = None) -> None:
         self.session = session
         self.out = out
         self.host = host
@@ -158,6 +161,8 @@ class Commands:
             "compact": self._compact, "cost": self._cost, "hooks": self._hooks,
             "skills": self._skills,
         }
+        if best is not None:
+            self._handlers["best"] = best
 
     def mark_start(self) -> None:
         """Read the undo mark (after the first frame, before any turn can add a batch)."""

@@ -15,7 +15,7 @@ from rich.console import RenderableType
 
 from spark_cli.session.api import SessionApi
 from spark_cli.session.config.settings import Settings
-from spark_cli.session.events import RequestSent, TurnCompleted, TurnFailed
+from spark_cli.session.events import CompactionFinished, RequestSent, TurnCompleted, TurnFailed
 from spark_cli.session.interaction import InteractionEvent
 from spark_cli.session.workspace.store import ShownItem
 from spark_cli.tui.cost import UsageLedger
@@ -49,6 +49,9 @@ class ScreenFeed:
             self.state.context_window = self.session.settings.context_window
         if type(event) is TurnCompleted or type(event) is TurnFailed:
             self.ledger.add(event.usage)
+            self.state.spent = self.ledger.hud()
+        elif type(event) is CompactionFinished and not event.auto:  # a turn holds the others
+            self.ledger.add(event.usage, "/compact")
             self.state.spent = self.ledger.hud()
         self.painter.on_event(event)
         if type(event) is RequestSent:

@@ -192,7 +192,7 @@ def script(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
     monkeypatch.setattr(edit_cmd, "load", lambda root, flags, **_: SimpleNamespace(
         provider=SimpleNamespace(kind="mock", name="mock", model="m"), idle_timeout=None,
         first_token_timeout=None, edit_format="search_replace", max_output_tokens=8192,
-        allow_syntax_errors=False, commands="off", tools=True))
+        allow_syntax_errors=False, commands="off", tools=True, best_of=1))
     (tmp_path / "app.py").write_text(PY)
     monkeypatch.chdir(tmp_path)
     return state

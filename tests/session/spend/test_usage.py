@@ -13,7 +13,7 @@ from spark_cli.session.config.pricing import BUILT_IN, Price
 from spark_cli.session.config.settings import load_settings
 from spark_cli.session.conversation import Session
 from spark_cli.session.events import TurnCompleted
-from spark_cli.session.spend.usage import Usage, tokens_line, total
+from spark_cli.session.spend.usage import Usage, UsageMeter, tokens_line, total
 from tests.session.test_turn_s1 import PY, Script, collect
 
 
@@ -93,3 +93,15 @@ def test_totals_keep_an_unknown_cost_unknown() -> None:
     assert (both.input_tokens, both.cached_input_tokens, both.requests) == (15, 2, 2)
     assert total([known, known]) == Usage("a", 20, 0, 2, 2, cost_usd=1.0)
     assert total([]) is None
+
+
+def test_a_request_on_another_price_is_priced_apart() -> None:
+    meter = UsageMeter("fast", Price(1.0, 0.5, 2.0))
+    meter.reported(1_000_000, 0, 1_000_000)
+    meter.requests = 1
+    meter.add(Usage("summariser", 1_000_000, 0, 0, 1, cost_usd=10.0))
+    usage = meter.usage()
+    assert (usage.model, usage.requests, usage.input_tokens) == ("(several)", 2, 2_000_000)
+    assert usage.cost_usd == 13.0
+    meter.add(Usage("unknown", 1, 0, 1, 1, cost_usd=None))
+    assert meter.usage().cost_usd is None  # an unknown price stays unknown, never 0

@@ -1,0 +1,67 @@
+"""The session's side of the user's extensions, mixed into `Session`: a prompt file's command
+expanded (its ``!`` lines through the orchestrator), a message's skills and prompt hooks, the
+Stop hooks' rounds, ``/hooks``."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Collection, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from spark_cli.session.extensions.prompt_files import expand_line
+from spark_cli.session.extensions.skills import submitted
+
+if TYPE_CHECKING:
+    from spark_cli.session.actions.approval import Approver
+    from spark_cli.session.config.settings import Settings
+    from spark_cli.session.events import SessionEvent
+    from spark_cli.session.extensions.hooks import Hooks
+    from spark_cli.session.workspace.turns import TurnRecord
+
+
+class SessionExtensions:
+    """What `Session` does for prompt files, skills and hooks (it holds the state)."""
+
+    root: Path
+    hooks: Hooks
+    readable: list[str]
+    turns: list[TurnRecord]
+    approver: Approver
+    _stop_rounds: int
+    _hooked: str
+
+    @property
+    def settings(self) -> Settings:
+        raise NotImplementedError
+
+    async def interrupt(self) -> None:
+        raise NotImplementedError
+
+    def run_turn(self, instruction: str, files: Sequence[str]) -> AsyncIterator[SessionEvent]:
+        raise NotImplementedError
+
+    async def expand_command(self, line: str, reserved: Collection[str] = ()) -> str | None:
+        from spark_cli.session.actions.orchestrator import Orchestrator  # deferred: "/" lines
+
+        return await expand_line(line, self.root, Orchestrator(
+            self.root, self.settings, self.approver, self.interrupt), reserved)
+
+    def hooks_status(self) -> list[str]:
+        return self.hooks.lines()
+
+    async def submit(self, instruction: str) -> str:
+        """With its ``$skill`` bodies and what prompt hooks add (``RequestError``: blocked);
+        ``run_turn`` with the text returned runs them no more."""
+        self._hooked = await submitted(self.hooks, self.settings, self.readable, instruction,
+                                       first=not self.turns)
+        return self._hooked
+
+    async def _stop_hooks(self, files: Sequence[str]) -> AsyncIterator[SessionEvent]:
+        """A Stop hook that exits 2 sends the model back to work (``max_stop_hooks`` a turn)."""
+        back = None if self._stop_rounds >= self.settings.max_stop_hooks else \
+            await self.hooks.stop(self._stop_rounds > 0)
+        if back is not None:
+            self._stop_rounds += 1
+            async for event in self.run_turn(back, files):
+                yield event
+        self._stop_rounds = 0

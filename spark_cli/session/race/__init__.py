@@ -1,0 +1,13 @@
+"""Best of N (`spark edit --best-of N`, the TUI's `/best`): race answers, keep the best.
+
+The public API: ``Race`` (``run`` / ``stop`` / ``result``), ``RaceResult``,
+``Candidate`` (a lane's live state), ``Verdicts`` and the judge's ``choose``.
+"""
+
+from __future__ import annotations
+
+from spark_cli.session.race.candidate import Candidate
+from spark_cli.session.race.judge import Verdicts, choose
+from spark_cli.session.race.race import Race, RaceResult
+
+__all__ = ["Candidate", "Race", "RaceResult", "Verdicts", "choose"]

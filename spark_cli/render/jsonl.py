@@ -6,7 +6,8 @@ complete and matches docs/cli.md); an event's other keys are its fields. Edit
 outcomes use the same shape as ``spark apply --json`` (``edit_applied`` /
 ``edit_refused``, see ``spark_cli.edits.model.outcome.outcome_to_json``). The CLI's
 own lines are :data:`CLI_TYPES`: ``diff`` (the end diff per file), ``note``,
-``test_result`` and a final ``summary``. docs/cli.md documents every type.
+``test_result``, a final ``summary``, and ``--best-of``'s ``candidate_*`` lines. docs/cli.md
+documents every type.
 """
 
 from __future__ import annotations
@@ -46,7 +47,8 @@ EVENT_TYPES: dict[type, str] = {
 }
 """The JSON ``type`` of every session event."""
 
-CLI_TYPES = ("diff", "note", "test_result", "summary")
+CLI_TYPES = ("diff", "note", "test_result", "summary", "candidate_started", "candidate_finished",
+             "candidate_chosen")
 """The types the CLI writes itself, after the turn's events."""
 
 

@@ -52,6 +52,7 @@ CATALOG: tuple[CommandInfo, ...] = (
     CommandInfo("cost", "", "tokens and cost: per turn, per model, the deep track's too"),
     CommandInfo("hooks", "", "your hooks ([[hooks.EVENT]]) and their last results"),
     CommandInfo("skills", "", "your skills (SKILL.md folders): $name attaches one"),
+    CommandInfo("init", "", "the model writes a first AGENTS.md (an undoable edit)"),
     CommandInfo("undo", "[--force]", "undo the last batch of edits (Ctrl+Z)"),
     CommandInfo("rewind", "[N [code|conversation|both] [--force]]",
                 "back to an earlier message: its code, its conversation (Esc Esc)"),
@@ -159,8 +160,9 @@ class Commands:
             "call": calls.command, "copy": self._copy, "quit": self._quit, "exit": self._quit,
             "mcp": self._mcp, "rewind": rewinder.command, "fork": self._fork,
             "compact": self._compact, "cost": self._cost, "hooks": self._hooks,
-            "skills": self._skills,
+            "skills": self._skills, "init": self._init,
         }
+        self._submit = tests.submit
         if best is not None:
             self._handlers["best"] = best
 
@@ -191,6 +193,19 @@ class Commands:
     async def _help(self, args: list[str]) -> None:
         for text in help_lines():
             self.out.note(text)
+
+    async def _init(self, args: list[str]) -> None:
+        """``/init``: the model writes a first AGENTS.md, as an edit (undoable)."""
+        # deferred: TUI launch
+        from spark_cli.session.extensions.init_file import init_ask
+
+        if not self._idle():
+            return
+        ask = init_ask(self.session.root, self.session.settings.test_command)
+        if ask is None:
+            self.out.note("AGENTS.md exists: /init writes only a first one", "yellow")
+            return
+        self._submit(ask)
 
     async def _clear(self, args: list[str]) -> None:
         if not self._idle():

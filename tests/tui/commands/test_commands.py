@@ -187,3 +187,19 @@ async def test_full_access_is_said_first(tui_app: MakeApp) -> None:
         await app.started.wait()
         assert "commands = full-access: commands run without asking and without a sandbox" \
             in _text(app)
+
+
+async def test_init_writes_a_first_agents_file_as_an_undoable_edit(tui_app: MakeApp,
+                                                                  repo: Path) -> None:
+    app = await tui_app(model="spark-rules", tps=5000)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await _turn(app, pilot, "/init")
+        agents = repo / "AGENTS.md"
+        assert agents.is_file(), _text(app)[-2000:]
+        assert agents.read_text().startswith("# AGENTS.md")
+        assert "AGENTS.md" in _text(app)
+        app.query_one(Prompt).load_text("/init")  # a second time: the file is the user's now
+        await pilot.press("enter")
+        await wait_until(lambda: "AGENTS.md exists" in _text(app))
+        await pilot.press("ctrl+z")
+        await wait_until(lambda: not agents.exists())

@@ -22,6 +22,7 @@ from spark_cli.engine.brains.rules.ops.op_definitions import add_parameter, dele
 from spark_cli.engine.brains.rules.ops.op_docstring import add_docstring
 from spark_cli.engine.brains.rules.ops.op_explain import explain
 from spark_cli.engine.brains.rules.ops.op_imports import add_import
+from spark_cli.engine.brains.rules.ops.op_init import agents_file
 from spark_cli.engine.brains.rules.ops.op_mcp import mcp_call
 from spark_cli.engine.brains.rules.ops.op_prints import remove_prints
 from spark_cli.engine.brains.rules.ops.op_rename import rename
@@ -31,6 +32,7 @@ from spark_cli.engine.brains.rules.results import CannotHelp, OpResult, help_lin
 from spark_cli.engine.brains.rules.running import run_turn
 from spark_cli.engine.brains.rules.slips import slipped
 from spark_cli.engine.brains.rules.workspace import files_and_reads
+from spark_cli.protocol.agents_file import is_init
 from spark_cli.protocol.summaries import is_compaction
 
 Operation = Callable[[Instruction, dict[str, str], list[str]], OpResult]
@@ -58,6 +60,9 @@ class RulesBrain:
     def answer(self, request: BrainRequest) -> Iterator[str | BrainCall]:
         if is_compaction(request.instructions):
             yield from summary(request)
+            return
+        if is_init(request.prompt):
+            yield from agents_file(request)
             return
         text = instruction_text(request.prompt)
         if (use := mcp_call(request, text)) is not None:

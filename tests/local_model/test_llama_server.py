@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -148,6 +149,29 @@ def test_the_pipe_filter_gives_valid_code_back(llama_server: Any, tmp_path: Path
     assert "retry" not in done.stderr
     assert done.stdout.strip()
     compile(done.stdout, "stdout.py", "exec")  # the original, or a valid edit of it
+
+
+@pytest.mark.parametrize("llama_server", [LLAMA_CPP], indirect=True)
+def test_the_usage_is_the_servers_own(llama_server: Any, shop_repo: Path,
+                                      tmp_path: Path) -> None:
+    """The stream-json result's tokens are what llama-server reported, within what its log
+    says it did: every output token it generated, at least the prompt tokens it read (its
+    prompt cache may have held the rest)."""
+    server = llama_server(8192)
+    _config(shop_repo, server, tools=False)
+    since = len(server.prompts())
+    done = spark(shop_repo, tmp_path, "edit", "src/shop/pricing.py", "--output-format",
+                 "stream-json", "-m", "add a docstring to with_tax")
+    assert done.returncode in (0, 1, 5), done.stderr[-3000:]
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert result["type"] == "result", result
+    usage = result["spark"]["usage"]
+    read = server.prompts_since(since, 1)
+    generated = [int(n) for n in re.findall(r"(?<!prompt) eval time =\s*[\d.]+ ms /\s*(\d+) "
+                                             r"tokens", server.log.read_text(errors="replace"))]
+    assert usage["counted"] is False and usage["requests"] == 1 == len(read)
+    assert usage["output_tokens"] == generated[-1] == result["usage"]["output_tokens"]
+    assert usage["input_tokens"] >= read[0][0] > 0
 
 
 @pytest.mark.parametrize("llama_server", [LLAMA_CPP], indirect=True)

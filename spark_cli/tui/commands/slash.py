@@ -150,8 +150,8 @@ class Commands:
         self.busy = busy
         self.ledger = ledger
         self.undo_mark: str | None = None
-        rewinder = Rewinder(session, out, busy, host.conversation_rewound, host.to_prompt)
         """The newest undo batch before this session: /undo and /diff stop there."""
+        rewinder = Rewinder(session, out, busy, host.conversation_rewound, host.to_prompt)
         self._handlers: dict[str, Handler] = {
             "add": self._add, "drop": self._drop, "files": self._files, "diff": self._diff,
             "undo": self._undo, "test": tests.run, "fix": tests.fix, "queue": queue.command,

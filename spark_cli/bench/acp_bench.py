@@ -1,9 +1,7 @@
-"""`spark bench acp`: what `spark acp` adds over `spark edit --json` on the same engine stream.
+"""`spark bench acp`: what `spark acp` adds over `spark edit --json` on one engine's stream.
 
-One engine process (``--tps``) serves both front ends, configured alike. Per run: the
-session's first text delta (its own mark) to the reader holding that text, first text as
-each reader sees it, CPU from the first text to the turn's end (``schedstat``, all
-threads), and for `spark acp` ``session/cancel`` to its ``cancelled`` response.
+Per run: the session's first-delta mark to the reader holding the text, first text, CPU from
+it to the turn's end (``schedstat``), and `spark acp`'s ``session/cancel`` to ``cancelled``.
 """
 
 from __future__ import annotations
@@ -21,7 +19,7 @@ from typing import Any, cast
 import typer
 from acp import PROTOCOL_VERSION, Client, spawn_agent_process, text_block
 
-from spark_cli.bench.figures import DOCS_OPTION, NO_DOCS_OPTION, report
+from spark_cli.bench.figures import bench_command
 from spark_cli.bench.processes import child_env, start_engine
 
 SECTION = "## ACP"
@@ -46,8 +44,7 @@ def _env(work: Path, base_url: str, token: str) -> dict[str, str]:
 
 
 def _edit_run(repo: Path, env: dict[str, str]) -> tuple[float, ...]:
-    """(relay s, launch -> first text s, CPU s from the first text to the summary) of one
-    `spark edit --json`."""
+    """(relay, launch -> first text, CPU from it to the summary) of one `spark edit --json`."""
     start = time.monotonic()
     proc = subprocess.Popen([sys.executable, "-m", "spark_cli", "edit", "-m", PROMPT, "--json",
                              "a.py"], cwd=repo, env=env, stdout=subprocess.PIPE,
@@ -68,8 +65,8 @@ def _edit_run(repo: Path, env: dict[str, str]) -> tuple[float, ...]:
 
 
 async def _acp_runs(repo: Path, env: dict[str, str], runs: int) -> list[tuple[float, ...]]:
-    """(relay s, prompt -> first chunk s, CPU s from the first chunk to the prompt's response,
-    cancel -> cancelled s) per prompt of one `spark acp`."""
+    """(relay, prompt -> first chunk, CPU from it to the response, cancel -> cancelled) per
+    prompt of one `spark acp`."""
     class Reader:
         first: float | None = None
         cpu = 0.0
@@ -109,8 +106,7 @@ async def _acp_runs(repo: Path, env: dict[str, str], runs: int) -> list[tuple[fl
 
 
 def measure(runs: int, tps: int) -> dict[str, dict[str, float]]:
-    """Medians per front end: relay_ms, first_text_ms, cpu_ms per 5,000 tokens (and
-    cancel_ms for `spark acp`)."""
+    """Medians (ms) per front end of each figure of a run."""
     with tempfile.TemporaryDirectory(prefix="spark-bench-acp-") as tmp:
         work = Path(tmp)
         repo = work / "repo"
@@ -139,15 +135,12 @@ def table(figures: dict[str, dict[str, float]]) -> str:
     return "\n".join(rows)
 
 
-def register(bench_app: typer.Typer) -> None:
-    @bench_app.command("acp")
-    def bench_acp(
-        runs: int = typer.Option(5, "--runs", min=1, help="Turns per front end."),
-        tps: int = typer.Option(5000, "--tps", min=1, help="The engine's pace (tokens/s)."),
-        docs: Path | None = DOCS_OPTION,
-        no_docs: bool = NO_DOCS_OPTION,
-    ) -> None:
-        """`spark acp` against `spark edit --json` on the same stream: relay, CPU per 5k tokens."""
-        figures = measure(runs, tps)
-        command = f"spark bench acp --runs {runs} --tps {tps}"
-        report(table(figures), command, SECTION, docs, no_docs)
+def bench_acp(
+    runs: int = typer.Option(5, "--runs", min=1, help="Turns per front end."),
+    tps: int = typer.Option(5000, "--tps", min=1, help="The engine's pace (tokens/s)."),
+) -> tuple[str, str]:
+    """`spark acp` against `spark edit --json` on the same stream: relay, CPU per 5k tokens."""
+    return table(measure(runs, tps)), f" --runs {runs} --tps {tps}"
+
+
+register = bench_command("acp", SECTION, bench_acp)

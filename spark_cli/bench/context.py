@@ -1,8 +1,7 @@
 """`spark bench context`: what building a turn's context costs, first and second time.
 
-The real ``build_request`` on a temp copy of ``--repo`` and on a generated tree of ``--files``
-Python modules, timed: first build, next process (the cache file), next turn, new prompt;
-medians go to ``## Context``. ``--windows`` prints a request's fixed overhead per window.
+The real ``build_request`` on a copy of ``--repo`` and on a generated tree: first build, next
+process (the cache file), next turn, new prompt. ``--windows``: the fixed part per window.
 """
 
 from __future__ import annotations
@@ -17,7 +16,7 @@ from typing import Any
 
 import typer
 
-from spark_cli.bench.figures import DOCS_OPTION, NO_DOCS_OPTION, report
+from spark_cli.bench.figures import bench_command
 from spark_cli.session.building.request import build_request
 from spark_cli.session.config.settings import load_settings, with_window
 from spark_cli.session.context import index
@@ -139,9 +138,7 @@ WINDOWS = (2_048, 4_096, 8_192, 32_768, 128_000)
 
 def window_table(repo: Path, file: str = "src/shop/cart.py",
                  prompt: str = "add a docstring to every function") -> str:
-    """A markdown table: per window size, what a one-file edit's request carries in spark's
-    tokens (the fixed part: system prompt and tool specs; then the map and the file)."""
-
+    """Per window size, the tokens of a one-file edit's request: the fixed part, map, file."""
     base = load_settings(repo, {"tools": True}, {})
     rows = ["| window | reserve | system prompt | tool specs | fixed | map | file + prompt "
             "| request | may send |", "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
@@ -157,22 +154,20 @@ def window_table(repo: Path, file: str = "src/shop/cart.py",
     return "\n".join(rows)
 
 
-def register(bench_app: typer.Typer) -> None:
-    @bench_app.command("context")
-    def bench_context(
-        repo: Path = typer.Option(Path("."), "--repo", help="The repo to measure (copied)."),
-        files: int = typer.Option(2000, "--files", min=1, help="Size of the generated tree."),
-        reps: int = typer.Option(3, "--reps", min=1, help="Repetitions (medians)."),
-        docs: Path | None = DOCS_OPTION,
-        no_docs: bool = NO_DOCS_OPTION,
-        windows: bool = typer.Option(False, "--windows", help="Instead: a request's fixed "
-                                     "overhead per window size (docs/providers.md)."),
-    ) -> None:
-        """Time the repo map and context building: first build, next process, next turn."""
-        if windows:
-            typer.echo(window_table(repo))
-            return
-        with tempfile.TemporaryDirectory(prefix="spark-bench-context-") as tmp:
-            results = run_benchmark(repo, files, reps, Path(tmp))
-        command = f"spark bench context --files {files} --reps {reps}"
-        report(table(results), command, SECTION, docs, no_docs)
+def bench_context(
+    repo: Path = typer.Option(Path("."), "--repo", help="The repo to measure (copied)."),
+    files: int = typer.Option(2000, "--files", min=1, help="Size of the generated tree."),
+    reps: int = typer.Option(3, "--reps", min=1, help="Repetitions (medians)."),
+    windows: bool = typer.Option(False, "--windows", help="Instead: a request's fixed "
+                                 "overhead per window size (docs/providers.md)."),
+) -> tuple[str, str]:
+    """Time the repo map and context building: first build, next process, next turn."""
+    if windows:
+        typer.echo(window_table(repo))
+        raise typer.Exit()
+    with tempfile.TemporaryDirectory(prefix="spark-bench-context-") as tmp:
+        results = run_benchmark(repo, files, reps, Path(tmp))
+    return table(results), f" --files {files} --reps {reps}"
+
+
+register = bench_command("context", SECTION, bench_context)

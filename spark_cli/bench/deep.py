@@ -1,8 +1,7 @@
 """`spark bench deep`: the deep model's pace against a fast model's, in one run.
 
-A fresh engine process gets the same multi-file task from ``spark-deep`` and ``spark-rules``
-at once on one connection (two lanes), ``--runs`` times: per model TTFT, rate, answer time
-and the files its edits change; medians and the ratios go to ``## Deep model pacing``.
+``spark-deep`` and ``spark-rules`` get the same multi-file task at once on one connection:
+per model TTFT, rate, answer time and the files its edits change.
 """
 
 from __future__ import annotations
@@ -12,13 +11,12 @@ import json
 import secrets
 import statistics
 import time
-from pathlib import Path
 from typing import Any
 
 import typer
 from websockets.asyncio.client import connect
 
-from spark_cli.bench.figures import DOCS_OPTION, NO_DOCS_OPTION, report
+from spark_cli.bench.figures import bench_command
 from spark_cli.bench.processes import start_engine
 from spark_cli.edits.formats.stream_parser import EditStreamParser
 from spark_cli.edits.model.blocks import FileEdit
@@ -29,8 +27,7 @@ MODELS = ("spark-deep", "spark-rules")
 
 
 def task() -> str:
-    """A rename of a function in the file that defines it, called from three others (the
-    deep brain changes all four; the rules brain the named one)."""
+    """A rename of a function called from three other files (the deep brain changes all four)."""
     files = {"pkg/store.py": "".join(f"def load{i}(path):\n    return path\n\n\n"
                                      for i in range(4)) + "def load(path):\n    return path\n"}
     for name in ("app", "cli", "jobs"):
@@ -102,18 +99,15 @@ def table(f: dict[str, Any]) -> str:
             f"{f['ttft_ratio']:.1f}, rate ÷ {f['rate_ratio']:.1f}.")
 
 
-def register(bench_app: typer.Typer) -> None:
-    @bench_app.command("deep")
-    def bench_deep(
-        runs: int = typer.Option(3, "--runs", min=1, help="Repetitions (medians reported)."),
-        engine_flag: list[str] = typer.Option(
-            [], "--engine-flag", help="Extra `spark engine serve` flag (repeatable), e.g. "
-                                      "--engine-flag=--deep-tps=120."),
-        docs: Path | None = DOCS_OPTION,
-        no_docs: bool = NO_DOCS_OPTION,
-    ) -> None:
-        """The deep model's TTFT and rate against the fast model's, same task, one run."""
-        figures = measure(runs, engine_flag)
-        flags = "".join(f" --engine-flag={flag}" for flag in engine_flag)
-        command = f"spark bench deep --runs {runs}{flags}"
-        report(table(figures), command, SECTION, docs, no_docs)
+def bench_deep(
+    runs: int = typer.Option(3, "--runs", min=1, help="Repetitions (medians reported)."),
+    engine_flag: list[str] = typer.Option(
+        [], "--engine-flag", help="Extra `spark engine serve` flag (repeatable), e.g. "
+                                  "--engine-flag=--deep-tps=120."),
+) -> tuple[str, str]:
+    """The deep model's TTFT and rate against the fast model's, same task, one run."""
+    flags = "".join(f" --engine-flag={flag}" for flag in engine_flag)
+    return table(measure(runs, engine_flag)), f" --runs {runs}{flags}"
+
+
+register = bench_command("deep", SECTION, bench_deep)

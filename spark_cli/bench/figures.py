@@ -1,24 +1,23 @@
-"""What every `spark bench` command shares: percentiles, verdicts and its docs section.
+"""What every `spark bench` command shares: its options, percentiles, verdicts, docs section.
 
-A bench measures, renders a Markdown table, prints it and (unless ``--no-docs``) writes the
-command and the table as its ``## Heading`` of docs/benchmarks.md, replacing that section
-and no other. How each figure is taken is written by hand below the section's
-``<!-- kept`` line, which a re-run keeps, so the code holds no prose about it.
+A bench prints a Markdown table and (unless ``--no-docs``) writes it with its command as its
+``## Heading`` of docs/benchmarks.md; notes below the section's ``<!-- kept`` line survive.
 """
 
 from __future__ import annotations
 
+import inspect
 import platform
 import statistics
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import typer
 
 CHANNEL_NAMES = {"responses_ws": "Responses, WebSocket", "responses_sse": "Responses, SSE",
-            "chat_sse": "Chat Completions, SSE"}
-"""Each channel's name in a table."""
+                 "chat_sse": "Chat Completions, SSE"}
 KEEP_PREFIX = "<!-- kept"
-KEEP_MARK = "<!-- kept: notes below survive a re-run of the bench -->"
 DOCS_OPTION = typer.Option(None, "--docs",
                            help="Markdown file to update (default: docs/benchmarks.md).")
 NO_DOCS_OPTION = typer.Option(False, "--no-docs", help="Only print, write no file.")
@@ -28,20 +27,15 @@ def write_section(path: Path, heading: str, body: str) -> None:
     """Put ``body`` under ``heading`` in ``path`` (append the section if it is missing)."""
     text = path.read_text(encoding="utf-8") if path.exists() else "# Benchmarks\n"
     generated = heading + "\n\n" + body.strip("\n") + "\n"
-    if text.startswith(heading + "\n"):
-        start = 0
-    else:
-        found = text.find("\n" + heading + "\n")
-        start = -1 if found < 0 else found + 1
+    start = ("\n" + text).find("\n" + heading + "\n")
     if start < 0:
         text = text.rstrip("\n") + "\n\n" + generated
     else:
         end = text.find("\n## ", start + len(heading))
-        old = text[start:] if end < 0 else text[start:end]
-        tail = "" if end < 0 else text[end:]
-        kept = old.find("\n" + KEEP_PREFIX)
-        notes = "\n" + old[kept + 1:].rstrip("\n") + "\n" if kept >= 0 else ""
-        text = text[:start] + generated + notes + tail
+        end = len(text) if end < 0 else end
+        kept = text.find("\n" + KEEP_PREFIX, start, end)
+        notes = "\n" + text[kept + 1:end].rstrip("\n") + "\n" if kept >= 0 else ""
+        text = text[:start] + generated + notes + text[end:]
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
 
@@ -67,7 +61,6 @@ def net_per_5k(cpu_s: float, tokens: int, one_token_cpu_s: float) -> float:
 
 
 def met(passed: bool) -> str:
-    """A target's verdict cell."""
     return "met" if passed else "missed"
 
 
@@ -83,11 +76,35 @@ def pick(text: str, known: tuple[str, ...], flag: str) -> tuple[str, ...]:
 
 def report(table: str, command: str, heading: str, docs: Path | None, no_docs: bool,
            *, where: bool = False) -> None:
-    """Print ``table``; unless ``no_docs``, write the command (``where``: and the Python and
-    machine it ran on) and the table under ``heading`` of ``docs`` (docs/benchmarks.md)."""
+    """Print ``table``; unless ``no_docs``, write it and the command (``where``: and the
+    Python and machine) under ``heading`` of ``docs`` (docs/benchmarks.md)."""
     typer.echo(table)
     if not no_docs:
         on = f" (Python {platform.python_version()}, {platform.machine()})" if where else ""
         target = docs or Path("docs") / "benchmarks.md"
         write_section(target, heading, f"Command: `{command}`{on}\n\n{table}\n")
         typer.echo(f"wrote {target} ({heading})")
+
+
+def bench_command(name: str, heading: str, run: Callable[..., tuple[str, str]], *,
+                  where: bool = False) -> Callable[[typer.Typer], None]:
+    """The ``register`` of `spark bench NAME`: ``run``'s options, ``--docs`` and ``--no-docs``;
+    ``run`` returns (the table, its flags for the command line) for :func:`report`, or raises
+    ``RuntimeError`` (exit 1)."""
+    def command(docs: Path | None = DOCS_OPTION, no_docs: bool = NO_DOCS_OPTION,
+                **options: Any) -> None:
+        try:
+            table, flags = run(**options)
+        except typer.Exit:  # a RuntimeError too
+            raise
+        except RuntimeError as exc:
+            typer.echo(f"spark bench {name}: {exc}", err=True)
+            raise typer.Exit(1) from None
+        report(table, f"spark bench {name}{flags}", heading, docs, no_docs, where=where)
+
+    own = inspect.signature(command, eval_str=True).parameters
+    params = [*inspect.signature(run, eval_str=True).parameters.values(), own["docs"],
+              own["no_docs"]]
+    command.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+    command.__doc__ = run.__doc__
+    return lambda app: app.command(name)(command)

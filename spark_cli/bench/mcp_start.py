@@ -1,9 +1,7 @@
 """`spark bench mcp`: what MCP servers cost the caller at launch, and launch -> request paired.
 
-Three real servers, one slow to start, in this process: a hub's ``start()`` then ``specs()``
-(warm cache and none), the longest event-loop stall while they start, each one's time to
-ready. ``--paired N``: `spark edit --json` launch -> request with no servers against the
-three, alternating. Results go to ``## MCP``.
+Three real servers, one slow: a hub's ``start()`` + ``specs()``, the longest event-loop stall,
+each one's time to ready; ``--paired N``: `spark edit --json` with none and with the three.
 """
 
 from __future__ import annotations
@@ -20,7 +18,7 @@ from pathlib import Path
 
 import typer
 
-from spark_cli.bench.figures import DOCS_OPTION, NO_DOCS_OPTION, report
+from spark_cli.bench.figures import bench_command
 from spark_cli.bench.oneshot.child import run_once
 from spark_cli.bench.processes import start_engine
 from spark_cli.mcp.hub import McpHub
@@ -107,17 +105,14 @@ def _paired(reps: int) -> list[str]:
             f"({(three / none - 1) * 100:+.0f}%) |"]
 
 
-def register(bench_app: typer.Typer) -> None:
-    @bench_app.command("mcp")
-    def mcp_command(reps: int = typer.Option(5, "--reps", help="Warm-cache starts."),
-                    paired: int = typer.Option(0, "--paired",
-                                               help="Paired spark edit runs (0: none)."),
-                    docs: Path | None = DOCS_OPTION,
-                    no_docs: bool = NO_DOCS_OPTION) -> None:
-        """What MCP servers cost the caller at launch (docs/benchmarks.md, ## MCP)."""
-        rows = asyncio.run(_in_process(reps))
-        if paired:
-            rows += _paired(paired)
-        command = "spark bench mcp" + (f" --paired {paired}" if paired else "")
-        report("\n".join(["| what | figure |", "|---|---|", *rows]), command, SECTION, docs,
-               no_docs)
+def bench_mcp(
+    reps: int = typer.Option(5, "--reps", help="Warm-cache starts."),
+    paired: int = typer.Option(0, "--paired", help="Paired spark edit runs (0: none)."),
+) -> tuple[str, str]:
+    """What MCP servers cost the caller at launch (docs/benchmarks.md, ## MCP)."""
+    rows = asyncio.run(_in_process(reps)) + (_paired(paired) if paired else [])
+    table = "\n".join(["| what | figure |", "|---|---|", *rows])
+    return table, f" --paired {paired}" if paired else ""
+
+
+register = bench_command("mcp", SECTION, bench_mcp)

@@ -1,9 +1,7 @@
-"""`spark bench session`: a scripted long session on the bundled engine, through compactions.
+"""`spark bench session`: a long scripted session on the bundled engine, through compactions.
 
-The real session over the WebSocket to a fresh engine (``rules`` brain, paced at ``--tps``)
-on a copy of ``examples/repo``, ``context_window = 16000``: ``--turns`` "explain FILE"
-turns. It fails when a turn is dropped unsummarised or a user message is lost; it reports
-each compaction (tokens before and after, wall time) and the peak RSS as the talk grows.
+"explain FILE" turns on a copy of ``examples/repo`` in a 16,000-token window: each compaction's
+tokens and time, peak RSS; it fails when a turn is dropped unsummarised or a message is lost.
 """
 
 from __future__ import annotations
@@ -12,12 +10,13 @@ import asyncio
 import os
 import secrets
 import tempfile
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import typer
 
-from spark_cli.bench.figures import DOCS_OPTION, NO_DOCS_OPTION, report
+from spark_cli.bench.figures import bench_command
 from spark_cli.bench.processes import example_repo, rss_bytes, start_engine
 from spark_cli.cli.wiring import open_provider_channel
 from spark_cli.session.config.settings import load_settings
@@ -28,18 +27,25 @@ FILES = ("src/shop/pricing.py", "src/shop/cart.py", "tests/test_cart.py", "web/c
          "web/format.js", "README.md")
 
 
+async def engine_sessions(engine: Any, root: Path, count: int, provider: str = "mock",
+                          **flags: object) -> AsyncIterator[Session]:
+    """``count`` new sessions in ``root`` on one channel to ``engine``'s ``rules`` brain."""
+    settings = load_settings(root, {"provider": provider, "base_url": engine.url + "/v1",
+                                    "model": "spark-rules", **flags},
+                             {"SPARK_CONFIG_DIR": str(root / ".no-config"),
+                              "SPARK_API_KEY": engine.token,
+                              "SPARK_STATE_DIR": os.environ.get("SPARK_STATE_DIR", "")})
+    async with open_provider_channel(settings.provider, idle_timeout=30) as channel:
+        for _ in range(count):
+            yield Session(channel, root, settings)
+
+
 async def run_session(engine: Any, root: Path, turns: int, window: int = 16_000) -> dict[str, Any]:
     """The figures; ``RuntimeError`` when a turn failed or was dropped unsummarised, or a user
     message went missing."""
-    settings = load_settings(root, {"provider": "mock", "base_url": engine.url + "/v1",
-                                    "model": "spark-rules", "context_window": window},
-                             {"SPARK_CONFIG_DIR": str(root / ".no-config"),
-                              "SPARK_API_KEY": engine.token,
-                              **{k: v for k, v in os.environ.items() if k == "SPARK_STATE_DIR"}})
     done: list[CompactionFinished] = []
     rss: list[int] = []
-    async with open_provider_channel(settings.provider, idle_timeout=30) as channel:
-        session = Session(channel, root, settings)
+    async for session in engine_sessions(engine, root, 1, context_window=window):
         for n in range(1, turns + 1):
             path = FILES[n % len(FILES)]
             async for event in session.run_turn(f"explain {path} (turn {n})", [path]):
@@ -77,21 +83,15 @@ def table(f: dict[str, Any]) -> str:
     return "\n".join(rows)
 
 
-def register(bench_app: typer.Typer) -> None:
-    @bench_app.command("session")
-    def bench_session(
-        turns: int = typer.Option(300, "--turns", min=1, help="Turns in the session."),
-        tps: int = typer.Option(2000, "--tps", min=1, help="The engine's pace (tokens/s)."),
-        docs: Path | None = DOCS_OPTION,
-        no_docs: bool = NO_DOCS_OPTION,
-    ) -> None:
-        """A long scripted session through compactions: what each cost, RSS as it grows."""
-        with start_engine(secrets.token_urlsafe(12), "--tps", str(tps)) as engine, \
-                tempfile.TemporaryDirectory(prefix="spark-bench-session-") as tmp:
-            try:
-                figures = asyncio.run(run_session(engine, example_repo(Path(tmp)), turns))
-            except RuntimeError as exc:
-                typer.echo(f"spark bench session: {exc}", err=True)
-                raise typer.Exit(1) from None
-        report(table({**figures, "tps": tps}), f"spark bench session --turns {turns} --tps {tps}",
-               "## Long sessions", docs, no_docs)
+def bench_session(
+    turns: int = typer.Option(300, "--turns", min=1, help="Turns in the session."),
+    tps: int = typer.Option(2000, "--tps", min=1, help="The engine's pace (tokens/s)."),
+) -> tuple[str, str]:
+    """A long scripted session through compactions: what each cost, RSS as it grows."""
+    with start_engine(secrets.token_urlsafe(12), "--tps", str(tps)) as engine, \
+            tempfile.TemporaryDirectory(prefix="spark-bench-session-") as tmp:
+        figures = asyncio.run(run_session(engine, example_repo(Path(tmp)), turns))
+    return table({**figures, "tps": tps}), f" --turns {turns} --tps {tps}"
+
+
+register = bench_command("session", "## Long sessions", bench_session)

@@ -1,10 +1,8 @@
 """`spark bench tools`: what a tool round trip costs on spark's side, and a whole looking turn.
 
-A fresh engine (the ``rules`` brain) and the real session over the real channels, on a copy
-of ``examples/repo``: each round trip of a search → read → edit turn (the last
-``ToolCallCompleted`` to the next request on the wire, its CPU, the tools' own time apart);
-the same edit with the file pushed up front; ``true`` through `run_command` in the sandbox
-and outside; a command's exit to the follow-up request. Goes to ``## Tools``.
+On the ``rules`` brain and a copy of ``examples/repo``: each round trip of a search → read →
+edit turn (wall, CPU, the tools' time apart); the file pushed instead; the sandbox's start-up;
+a command's exit to the follow-up request.
 """
 
 from __future__ import annotations
@@ -15,20 +13,17 @@ import secrets
 import statistics
 import tempfile
 import time
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import typer
 
-from spark_cli.bench.figures import DOCS_OPTION, NO_DOCS_OPTION, median_p95, met, report
+from spark_cli.bench.figures import bench_command, median_p95, met
 from spark_cli.bench.processes import example_repo, start_engine
+from spark_cli.bench.session_bench import engine_sessions
 from spark_cli.checks.runner import run_command
 from spark_cli.checks.sandbox import Sandbox, find_sandbox
-from spark_cli.cli.wiring import open_provider_channel
 from spark_cli.session.actions.approval import ApprovalRequest, Decision
-from spark_cli.session.config.settings import load_settings
-from spark_cli.session.conversation import Session
 from spark_cli.session.events import (
     CommandOutput,
     RequestSent,
@@ -44,33 +39,21 @@ KINDS = (("responses_ws", "mock"), ("chat_sse", "openai-compatible"))
 TARGET_MS = 2.0
 
 
-def _settings(engine: Any, root: Path, provider: str, **flags: object) -> Any:
-    return load_settings(root, {"provider": provider, "base_url": engine.url + "/v1",
-                                "model": "spark-rules", **flags},
-                         {"SPARK_CONFIG_DIR": str(root / ".no-config"),
-                          "SPARK_API_KEY": engine.token})
+def _turns(engine: Any, provider: str, *, tools: bool, files: list[str],
+           runs: int) -> list[dict[str, Any]]:
+    """The figures of ``runs`` turns on a copy of the repo after an uncounted one (the repo's
+    walk, the imports), the file put back before each."""
+    async def turns(root: Path) -> list[dict[str, Any]]:
+        original = (root / FILE).read_text()
+        out: list[dict[str, Any]] = []
+        async for session in engine_sessions(engine, root, runs + 1, provider, tools=tools):
+            (root / FILE).write_text(original)
+            await session.warm()
+            out.append(await _turn(session, files))
+        return out[1:]
 
-
-async def _sessions(engine: Any, root: Path, provider: str, runs: int,
-                    **flags: object) -> AsyncIterator[Session]:
-    """``runs`` + 1 new conversations on one channel (the first to go uncounted: the repo's
-    walk, the imports)."""
-    settings = _settings(engine, root, provider, **flags)
-    async with open_provider_channel(settings.provider, idle_timeout=30) as channel:
-        for _ in range(runs + 1):
-            yield Session(channel, root, settings)
-
-
-async def _turns(engine: Any, root: Path, provider: str, *, tools: bool, files: list[str],
-                 runs: int) -> list[dict[str, Any]]:
-    """The figures of ``runs`` turns (after an uncounted one), the file put back before each."""
-    original = (root / FILE).read_text()
-    out: list[dict[str, Any]] = []
-    async for session in _sessions(engine, root, provider, runs, tools=tools):
-        (root / FILE).write_text(original)
-        await session.warm()
-        out.append(await _turn(session, files))
-    return out[1:]
+    with tempfile.TemporaryDirectory(prefix="spark-bench-tools-") as tmp:
+        return asyncio.run(turns(example_repo(Path(tmp))))
 
 
 async def _turn(session: Any, files: list[str]) -> dict[str, Any]:
@@ -99,13 +82,14 @@ async def _turn(session: Any, files: list[str]) -> dict[str, Any]:
 
 
 async def _exit_to_request(engine: Any, root: Path, provider: str, runs: int) -> list[float]:
-    """Milliseconds from a command's exit to the next request leaving, ``runs`` turns."""
+    """Milliseconds from a command's exit to the next request leaving, ``runs`` turns (after an
+    uncounted one)."""
     async def allow(request: ApprovalRequest, /) -> Decision:
         return "once"
 
     gaps: list[float] = []
     turn = 0
-    async for session in _sessions(engine, root, provider, runs, commands="ask"):
+    async for session in engine_sessions(engine, root, runs + 1, provider, commands="ask"):
         session.set_approver(allow)
         printed = None
         async for event in session.run_turn("run `date +%s.%N`", []):
@@ -115,13 +99,6 @@ async def _exit_to_request(engine: Any, root: Path, provider: str, runs: int) ->
                 gaps.append((time.time() - printed) * 1000)
         turn += 1
     return gaps
-
-
-def _run(engine: Any, provider: str, *, tools: bool, files: list[str],
-         runs: int) -> list[dict[str, Any]]:
-    with tempfile.TemporaryDirectory(prefix="spark-bench-tools-") as tmp:
-        root = example_repo(Path(tmp))
-        return asyncio.run(_turns(engine, root, provider, tools=tools, files=files, runs=runs))
 
 
 async def _sandbox_start(runs: int) -> dict[str, float] | None:
@@ -144,7 +121,7 @@ def measure(runs: int, tps: int) -> dict[str, Any]:
     figures: dict[str, Any] = {"runs": runs, "tps": tps}
     with start_engine(secrets.token_urlsafe(12), "--tps", str(tps)) as engine:
         for kind, provider in KINDS:
-            turns = _run(engine, provider, tools=True, files=[], runs=runs)
+            turns = _turns(engine, provider, tools=True, files=[], runs=runs)
             trips = [t for turn in turns for t in turn["trips"]]
             cpu = [t for turn in turns for t in turn["cpu"]]
             tools = [t for turn in turns for t in turn["tool_ms"]]
@@ -157,7 +134,7 @@ def measure(runs: int, tps: int) -> dict[str, Any]:
                 figures[kind][f"{name}median"], figures[kind][f"{name}p95"] = median_p95(values)
             if kind == "responses_ws":
                 figures["looking_s"] = statistics.median(t["wall"] for t in turns)
-        pushed = _run(engine, "mock", tools=False, files=[FILE], runs=runs)
+        pushed = _turns(engine, "mock", tools=False, files=[FILE], runs=runs)
         figures["pushed_s"] = statistics.median(t["wall"] for t in pushed)
         with tempfile.TemporaryDirectory(prefix="spark-bench-command-") as tmp:
             for kind, provider in KINDS:
@@ -200,15 +177,12 @@ def table(f: dict[str, Any]) -> str:
     return "\n".join(rows)
 
 
-def register(bench_app: typer.Typer) -> None:
-    @bench_app.command("tools")
-    def bench_tools(
-        runs: int = typer.Option(10, "--runs", min=1, help="Turns per channel."),
-        tps: int = typer.Option(5000, "--tps", min=1, help="The engine's pace (tokens/s)."),
-        docs: Path | None = DOCS_OPTION,
-        no_docs: bool = NO_DOCS_OPTION,
-    ) -> None:
-        """A tool round trip's cost on spark's side (WS, Chat SSE) and a whole looking turn."""
-        figures = measure(runs, tps)
-        command = f"spark bench tools --runs {runs} --tps {tps}"
-        report(table(figures), command, SECTION, docs, no_docs)
+def bench_tools(
+    runs: int = typer.Option(10, "--runs", min=1, help="Turns per channel."),
+    tps: int = typer.Option(5000, "--tps", min=1, help="The engine's pace (tokens/s)."),
+) -> tuple[str, str]:
+    """A tool round trip's cost on spark's side (WS, Chat SSE) and a whole looking turn."""
+    return table(measure(runs, tps)), f" --runs {runs} --tps {tps}"
+
+
+register = bench_command("tools", SECTION, bench_tools)

@@ -1,8 +1,7 @@
 """`spark bench transport`: per-turn overhead, persistent WebSocket vs fresh HTTP per turn.
 
-The engine in its own process with model time ≈ 0, N one-token turns through the real
-channels, the paths interleaved: one persistent socket, a fresh connection per turn, kept-alive
-HTTP, and the turn right after a stop with and without a warm spare. Goes to ``## Transport``.
+One-token turns through the real channels to an engine with no model time, the paths of
+:data:`PATHS` interleaved turn by turn.
 """
 
 from __future__ import annotations
@@ -11,12 +10,11 @@ import asyncio
 import secrets
 import time
 from collections.abc import Awaitable, Callable
-from pathlib import Path
 from typing import Any
 
 import typer
 
-from spark_cli.bench.figures import DOCS_OPTION, NO_DOCS_OPTION, median_p95, met, report
+from spark_cli.bench.figures import bench_command, median_p95, met
 from spark_cli.bench.processes import start_engine
 from spark_cli.protocol.channel import Message, TextDelta, TurnFinished, TurnRequest
 from spark_cli.transport.factory import open_channel
@@ -42,15 +40,8 @@ async def _turn(channel: Any, request: Any) -> float:
     return elapsed
 
 
-async def _stop_at_first_delta(channel: Any, request: Any) -> None:
-    async for event in channel.stream(request):
-        if type(event) is TextDelta:
-            await channel.stop()
-
-
 async def measure(base_url: str, token: str, turns: int, warmup: int) -> dict[str, list[float]]:
-    """Seconds per turn for each path of :data:`PATHS`, the paths interleaved turn by turn so
-    machine noise hits them alike."""
+    """Seconds per turn for each path of :data:`PATHS` (interleaved: noise hits them alike)."""
     request = TurnRequest("spark-mini", (Message("user", "ping"),), max_output_tokens=1)
 
     def ws(spare: bool = False, cancel: bool = True) -> Any:
@@ -68,7 +59,9 @@ async def measure(base_url: str, token: str, turns: int, warmup: int) -> dict[st
 
     async def after_stop(channel: Any) -> float:
         """The turn right after a stop that closed the socket (no cancel extension)."""
-        await _stop_at_first_delta(channel, request)
+        async for event in channel.stream(request):
+            if type(event) is TextDelta:
+                await channel.stop()
         await asyncio.sleep(0.01)  # a user's next turn never follows within 10 ms
         return await _turn(channel, request)
 
@@ -123,16 +116,14 @@ def table(f: dict[str, float]) -> str:
     return "\n".join(rows)
 
 
-def register(bench_app: typer.Typer) -> None:
-    @bench_app.command("transport")
-    def bench_transport(
-        turns: int = typer.Option(200, "--turns", min=5, help="Timed turns per path."),
-        warmup: int = typer.Option(20, "--warmup", min=0, help="Untimed turns first."),
-        docs: Path | None = DOCS_OPTION,
-        no_docs: bool = NO_DOCS_OPTION,
-    ) -> None:
-        """Per-turn overhead: persistent WebSocket vs a fresh HTTP connection per turn."""
-        with start_engine(secrets.token_hex(16), "--ttft-ms", "0", "--tps", "1000000") as engine:
-            results = asyncio.run(measure(engine.url + "/v1", engine.token, turns, warmup))
-        command = f"spark bench transport --turns {turns} --warmup {warmup}"
-        report(table(summarise(results)), command, SECTION, docs, no_docs)
+def bench_transport(
+    turns: int = typer.Option(200, "--turns", min=5, help="Timed turns per path."),
+    warmup: int = typer.Option(20, "--warmup", min=0, help="Untimed turns first."),
+) -> tuple[str, str]:
+    """Per-turn overhead: persistent WebSocket vs a fresh HTTP connection per turn."""
+    with start_engine(secrets.token_hex(16), "--ttft-ms", "0", "--tps", "1000000") as engine:
+        results = asyncio.run(measure(engine.url + "/v1", engine.token, turns, warmup))
+    return table(summarise(results)), f" --turns {turns} --warmup {warmup}"
+
+
+register = bench_command("transport", SECTION, bench_transport)

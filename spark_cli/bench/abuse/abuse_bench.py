@@ -1,8 +1,7 @@
 """`spark bench abuse`: a bounded, loopback-only abuse run against a fresh engine process.
 
-The engine is warmed up, its memory and open fds noted, then sent the families of
-:mod:`.abuse_frames` (:mod:`.abuse_runs`); the table (requests answered in the documented
-shape, tracebacks in its log, memory and fds before and after) goes under ``## Abuse``.
+The families of :mod:`.abuse_frames`, sent by :mod:`.abuse_runs`: requests answered in the
+documented shape, tracebacks in the engine's log, its memory and fds before and after.
 """
 
 from __future__ import annotations
@@ -12,14 +11,13 @@ import itertools
 import secrets
 import tempfile
 import time
-from pathlib import Path
 from typing import Any
 
 import typer
 
 from spark_cli.bench.abuse import abuse_runs as runs
 from spark_cli.bench.abuse.abuse_frames import WS_FAMILIES, http_cases
-from spark_cli.bench.figures import DOCS_OPTION, NO_DOCS_OPTION, met, report
+from spark_cli.bench.figures import bench_command, met
 from spark_cli.bench.processes import start_engine
 
 SECTION = "## Abuse"
@@ -116,28 +114,25 @@ def table(f: dict[str, Any]) -> str:
     return "\n".join(rows) + "\n\n" + "\n".join(checks)
 
 
-def register(bench_app: typer.Typer) -> None:
-    @bench_app.command("abuse")
-    def bench_abuse(
-        messages: int = typer.Option(1000, "--messages", min=1,
-                                     help="Malformed WebSocket frames to send."),
-        disconnects: int = typer.Option(200, "--disconnects", min=0,
-                                        help="Abrupt disconnects."),
-        connections: int = typer.Option(300, "--connections", min=1,
-                                        help="WebSockets open at once."),
-        body_rounds: int = typer.Option(2, "--body-rounds", min=1,
-                                        help="Rounds of the bad HTTP requests."),
-        timeout_s: float = typer.Option(300.0, "--timeout", help="Stop the run after (s)."),
-        docs: Path | None = DOCS_OPTION,
-        no_docs: bool = NO_DOCS_OPTION,
-    ) -> None:
-        """Hostile clients against a fresh engine: answered as documented, no leaks."""
-        figures = measure(messages, disconnects, connections, body_rounds, timeout_s)
-        command = (f"spark bench abuse --messages {messages} --disconnects {disconnects} "
-                   f"--connections {connections} --body-rounds {body_rounds}")
-        report(table(figures), command, SECTION, docs, no_docs)
-        for name, tally in figures["tallies"].items():
-            for miss in tally.misses:
-                typer.echo(f"  not as documented ({name}): {miss}")
-        if figures["tracebacks"]:
-            typer.echo("  engine log: " + " | ".join(figures["log_tail"]))
+def bench_abuse(
+    messages: int = typer.Option(1000, "--messages", min=1,
+                                 help="Malformed WebSocket frames to send."),
+    disconnects: int = typer.Option(200, "--disconnects", min=0, help="Abrupt disconnects."),
+    connections: int = typer.Option(300, "--connections", min=1,
+                                    help="WebSockets open at once."),
+    body_rounds: int = typer.Option(2, "--body-rounds", min=1,
+                                    help="Rounds of the bad HTTP requests."),
+    timeout_s: float = typer.Option(300.0, "--timeout", help="Stop the run after (s)."),
+) -> tuple[str, str]:
+    """Hostile clients against a fresh engine: answered as documented, no leaks."""
+    figures = measure(messages, disconnects, connections, body_rounds, timeout_s)
+    for name, tally in figures["tallies"].items():
+        for miss in tally.misses:
+            typer.echo(f"  not as documented ({name}): {miss}")
+    if figures["tracebacks"]:
+        typer.echo("  engine log: " + " | ".join(figures["log_tail"]))
+    return table(figures), (f" --messages {messages} --disconnects {disconnects} "
+                            f"--connections {connections} --body-rounds {body_rounds}")
+
+
+register = bench_command("abuse", SECTION, bench_abuse)

@@ -1,8 +1,7 @@
 """`spark bench edits`: locate + apply + re-validate one hunk in a 5,000-line Python file.
 
-Each run applies one SEARCH/REPLACE hunk to a different function through the real applier,
-three ways: in memory (a dry run), written (atomic, fsynced), and written plus the undo
-journal. The table goes under ``## Edits``.
+Each run, one SEARCH/REPLACE hunk to another function through the real applier, three ways:
+in memory (a dry run), written (atomic, fsynced), and written plus the undo journal.
 """
 
 from __future__ import annotations
@@ -13,7 +12,7 @@ from pathlib import Path
 
 import typer
 
-from spark_cli.bench.figures import DOCS_OPTION, NO_DOCS_OPTION, median_p95, met, report
+from spark_cli.bench.figures import bench_command, median_p95, met
 from spark_cli.edits.apply.applier import Applier
 from spark_cli.edits.model.blocks import FileEdit, Hunk
 from spark_cli.session.config.state_dir import undo_dir
@@ -28,9 +27,8 @@ def python_source(functions: int) -> str:
 
 
 def apply_hunks(workdir: Path, functions: int, runs: int, mode: str = "check") -> list[float]:
-    """Milliseconds of ``runs`` one-hunk edits through the real applier in ``mode`` (``check``:
-    a dry run, ``write``, ``journal``: written and recorded for undo), each to another
-    function of a fresh file, after one warm-up edit (imports, the first full parse)."""
+    """Milliseconds of ``runs`` one-hunk edits in ``mode`` (``check``, ``write``, ``journal``),
+    each to another function of a fresh file, after a warm-up (imports, the first parse)."""
     path = workdir / "big_module.py"
     path.write_text(python_source(functions))
     values = [0] * functions
@@ -81,16 +79,14 @@ def table(f: dict[str, float | int]) -> str:
         f"{f['journal_median']:.2f} ms | {f['journal_p95']:.2f} ms | |")
 
 
-def register(bench_app: typer.Typer) -> None:
-    @bench_app.command("edits")
-    def bench_edits(
-        runs: int = typer.Option(200, "--runs", min=1, help="Timed runs per path."),
-        lines: int = typer.Option(5000, "--lines", min=5, help="Size of the Python file."),
-        docs: Path | None = DOCS_OPTION,
-        no_docs: bool = NO_DOCS_OPTION,
-    ) -> None:
-        """Time locate + apply + re-validate of one hunk in a 5,000-line file."""
-        with tempfile.TemporaryDirectory(prefix="spark-bench-edits-") as tmp:
-            figures = run_benchmark(runs, lines, Path(tmp))
-        command = f"spark bench edits --runs {runs} --lines {lines}"
-        report(table(figures), command, SECTION, docs, no_docs)
+def bench_edits(
+    runs: int = typer.Option(200, "--runs", min=1, help="Timed runs per path."),
+    lines: int = typer.Option(5000, "--lines", min=5, help="Size of the Python file."),
+) -> tuple[str, str]:
+    """Time locate + apply + re-validate of one hunk in a 5,000-line file."""
+    with tempfile.TemporaryDirectory(prefix="spark-bench-edits-") as tmp:
+        figures = run_benchmark(runs, lines, Path(tmp))
+    return table(figures), f" --runs {runs} --lines {lines}"
+
+
+register = bench_command("edits", SECTION, bench_edits)

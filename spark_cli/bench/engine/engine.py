@@ -1,8 +1,7 @@
 """`spark bench engine`: pacing accuracy, top single-stream rate, N concurrent streams.
 
-The engine runs in its own process; the clients here open WebSockets, ask for a fixed
-number of ``spark-lorem`` tokens and stamp every text-delta frame on arrival. The table
-goes under ``## Engine``.
+WebSockets to the engine in its own process ask for ``spark-lorem`` tokens and stamp every
+text-delta frame on arrival.
 """
 
 from __future__ import annotations
@@ -12,13 +11,12 @@ import json
 import secrets
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import typer
 from websockets.asyncio.client import connect
 
-from spark_cli.bench.figures import DOCS_OPTION, NO_DOCS_OPTION, met, percentile, report
+from spark_cli.bench.figures import bench_command, met, percentile
 from spark_cli.bench.processes import EngineProcess, cpu_seconds, start_engine
 from spark_cli.protocol.tokens import count_tokens
 
@@ -162,18 +160,15 @@ def table(f: dict[str, Any]) -> str:
     return "\n".join(rows) + f"\n\nSingle-stream ladder (configured → measured tok/s): {ladder}."
 
 
-def register(bench_app: typer.Typer) -> None:
-    @bench_app.command("engine")
-    def bench_engine(
-        tps: float = typer.Option(1500.0, "--tps", help="Configured rate for figure 1."),
-        seconds: float = typer.Option(2.0, "--seconds", help="Length of each stream (s)."),
-        streams: int = typer.Option(64, "--streams", min=1, help="Concurrent streams."),
-        stream_tps: float = typer.Option(1000.0, "--stream-tps", help="Rate of each of them."),
-        docs: Path | None = DOCS_OPTION,
-        no_docs: bool = NO_DOCS_OPTION,
-    ) -> None:
-        """Pacing accuracy, highest single-stream rate, N concurrent streams' frame gaps."""
-        figures = measure(tps, seconds, streams, stream_tps)
-        command = (f"spark bench engine --tps {tps:g} --seconds {seconds:g} "
-                   f"--streams {streams} --stream-tps {stream_tps:g}")
-        report(table(figures), command, SECTION, docs, no_docs)
+def bench_engine(
+    tps: float = typer.Option(1500.0, "--tps", help="Configured rate for figure 1."),
+    seconds: float = typer.Option(2.0, "--seconds", help="Length of each stream (s)."),
+    streams: int = typer.Option(64, "--streams", min=1, help="Concurrent streams."),
+    stream_tps: float = typer.Option(1000.0, "--stream-tps", help="Rate of each of them."),
+) -> tuple[str, str]:
+    """Pacing accuracy, highest single-stream rate, N concurrent streams' frame gaps."""
+    return (table(measure(tps, seconds, streams, stream_tps)), f" --tps {tps:g} --seconds "
+            f"{seconds:g} --streams {streams} --stream-tps {stream_tps:g}")
+
+
+register = bench_command("engine", SECTION, bench_engine)

@@ -20,14 +20,7 @@ from urllib.parse import urlsplit
 
 import typer
 
-from spark_cli.bench.figures import (
-    CHANNEL_NAMES,
-    DOCS_OPTION,
-    NO_DOCS_OPTION,
-    met,
-    net_per_5k,
-    report,
-)
+from spark_cli.bench.figures import CHANNEL_NAMES, bench_command, met, net_per_5k
 from spark_cli.bench.oneshot.child import Repetition, run_bundled, run_once
 from spark_cli.bench.oneshot.rival import SideBySide, side_table
 from spark_cli.bench.processes import child_env, start_engine
@@ -141,39 +134,33 @@ def _rival(given: str | None, skip: bool) -> str | None:
     return found
 
 
-def register(bench_app: typer.Typer) -> None:
-    @bench_app.command("oneshot")
-    def bench_oneshot(
-        reps: int = typer.Option(7, "--reps", min=1, help="Repetitions (the median is kept)."),
-        tokens: int = typer.Option(5000, "--tokens", min=1, help="Tokens per answer."),
-        tps: float = typer.Option(2000.0, "--tps", min=1.0, help="Engine tokens per second."),
-        provider: str | None = typer.Option(
-            None, "--provider", help="Measure this configured provider instead, as `spark bench "
-            "provider --sizes 1k` does; writes no docs."),
-        docs: Path | None = DOCS_OPTION,
-        no_docs: bool = NO_DOCS_OPTION,
-        codex: str | None = typer.Option(
-            None, "--codex", help="Codex CLI to run side by side (a path or a name on PATH; "
-            "default: `codex` on PATH, else skipped)."),
-        no_codex: bool = typer.Option(False, "--no-codex", help="Skip Codex CLI even if "
-                                      "`codex` is on PATH."),
-    ) -> None:
-        """Time `spark edit` end to end on every channel (engine in another process)."""
-        if provider is not None:
-            raise typer.Exit(bench_provider(provider, base_url=None, model=None, sizes="1k",
-                                            reps=reps, tokens=min(tokens, 1000), same=False,
-                                            ttft_ms=300, tps=tps, docs=None))
-        rival = _rival(codex, no_codex)
-        with tempfile.TemporaryDirectory(prefix="spark-bench-oneshot-") as tmp:
-            try:
-                figures = run_benchmark(reps, tokens, tps, Path(tmp), codex=rival)
-            except RuntimeError as exc:
-                typer.echo(f"spark bench oneshot: {exc}", err=True)
-                raise typer.Exit(1) from None
-        command = f"spark bench oneshot --reps {reps} --tokens {tokens} --tps {tps:g}" + (
-            " --codex PATH" if rival else "")
-        answers = {c: f["output_tokens"] for c, f in figures["channels"].items()}
-        codes = sorted({code for f in figures["channels"].values() for code in f["exit_codes"]})
-        typer.echo(f"oneshot: {reps} runs per channel of {tokens} tokens at {tps:g} tok/s, "
-                   f"answers of {answers} tokens, exit codes {codes}")
-        report(table(figures), command, SECTION, docs, no_docs, where=True)
+def bench_oneshot(
+    reps: int = typer.Option(7, "--reps", min=1, help="Repetitions (the median is kept)."),
+    tokens: int = typer.Option(5000, "--tokens", min=1, help="Tokens per answer."),
+    tps: float = typer.Option(2000.0, "--tps", min=1.0, help="Engine tokens per second."),
+    provider: str | None = typer.Option(
+        None, "--provider", help="Measure this configured provider instead, as `spark bench "
+        "provider --sizes 1k` does; writes no docs."),
+    codex: str | None = typer.Option(
+        None, "--codex", help="Codex CLI to run side by side (a path or a name on PATH; "
+        "default: `codex` on PATH, else skipped)."),
+    no_codex: bool = typer.Option(False, "--no-codex", help="Skip Codex CLI even if "
+                                  "`codex` is on PATH."),
+) -> tuple[str, str]:
+    """Time `spark edit` end to end on every channel (engine in another process)."""
+    if provider is not None:
+        raise typer.Exit(bench_provider(provider, base_url=None, model=None, sizes="1k",
+                                        reps=reps, tokens=min(tokens, 1000), same=False,
+                                        ttft_ms=300, tps=tps, docs=None))
+    rival = _rival(codex, no_codex)
+    with tempfile.TemporaryDirectory(prefix="spark-bench-oneshot-") as tmp:
+        figures = run_benchmark(reps, tokens, tps, Path(tmp), codex=rival)
+    answers = {c: f["output_tokens"] for c, f in figures["channels"].items()}
+    codes = sorted({code for f in figures["channels"].values() for code in f["exit_codes"]})
+    typer.echo(f"oneshot: {reps} runs per channel of {tokens} tokens at {tps:g} tok/s, "
+               f"answers of {answers} tokens, exit codes {codes}")
+    return table(figures), f" --reps {reps} --tokens {tokens} --tps {tps:g}" + (
+        " --codex PATH" if rival else "")
+
+
+register = bench_command("oneshot", SECTION, bench_oneshot, where=True)

@@ -87,7 +87,7 @@ def report(table: str, command: str, heading: str, docs: Path | None, no_docs: b
 
 
 def bench_command(name: str, heading: str, run: Callable[..., tuple[str, str]], *,
-                  where: bool = False) -> Callable[[typer.Typer], None]:
+                  where: bool = False) -> Callable[[typer.Typer], object]:
     """The ``register`` of `spark bench NAME`: ``run``'s options, ``--docs`` and ``--no-docs``;
     ``run`` returns (the table, its flags for the command line) for :func:`report`, or raises
     ``RuntimeError`` (exit 1)."""

@@ -1,10 +1,5 @@
-"""Spark in its own processes, for every benchmark: the engine started and read, and the
-children launched as a user launches them (in a copy of the example repo), with what each cost.
-
-:func:`start_engine` returns an :class:`EngineProcess` once `spark engine serve --port 0`
-listens (its CPU, memory and fds read from ``/proc``). ``os.wait4`` reports a child's CPU
-with every descendant it waited for, so :func:`wait_child` waits without reaping, reads the
-zombie's ``cutime + cstime``, then reaps it: the child alone is the difference (Linux).
+"""Spark in its own processes, for every bench: the engine started, children launched as a
+user launches them (in a copy of the example repo), and what each cost (``/proc``, Linux).
 """
 
 from __future__ import annotations
@@ -24,25 +19,22 @@ from typing import Any
 from spark_cli.record import record
 
 _TICK = os.sysconf("SC_CLK_TCK")
+# not what a user runs with (no bytecode would be cached), or a user's own settings
 _DROPPED = ("PYTHONDONTWRITEBYTECODE", "PYTHONUNBUFFERED", "SPARK_CONFIG_DIR",
             "SPARK_CACHE_DIR", "SPARK_API_KEY", "SPARK_PROVIDER", "SPARK_MODEL",
             "SPARK_BASE_URL", "OPENAI_API_KEY", "CEREBRAS_API_KEY")
-"""Not what a user runs with (no bytecode would be cached), or a user's own settings."""
 
 
 @record
 class ChildUsage:
-    """What one waited-for child process came to: exit code, CPU, peak memory."""
+    """A waited-for child's exit code, CPU with the descendants it waited for and alone (or
+    ``cpu_s`` when ``/proc`` could not tell), peak RSS in KiB, ``time.monotonic()`` of its exit."""
 
     exit_code: int
     cpu_s: float
-    """User + system CPU, the child and the descendants it waited for (``os.wait4``)."""
     own_cpu_s: float
-    """The child process alone; ``cpu_s`` when ``/proc`` could not tell."""
     peak_rss_kb: int
-    """``ru_maxrss`` from ``os.wait4`` (KiB): the largest of the child and its descendants."""
     exited_at: float
-    """``time.monotonic()`` when the exit was seen."""
 
 
 @record
@@ -63,8 +55,7 @@ def child_env(**extra: str) -> dict[str, str]:
 
 
 def example_repo(tmp: Path) -> Path:
-    """``tmp/repo``: a copy of the demo's examples/repo (in a checkout), else an empty folder
-    with one file."""
+    """``tmp/repo``: a copy of examples/repo (in a checkout), else a folder with one file."""
     example = Path(__file__).resolve().parents[2] / "examples" / "repo"
     work = tmp / "repo"
     if example.is_dir():
@@ -85,8 +76,8 @@ def spark_command() -> list[str]:
 
 
 def cpu_seconds(pid: int, *, waited_for: bool = False) -> float:
-    """User + system CPU of ``pid`` so far (``waited_for``: ``cutime + cstime``, the CPU of
-    the descendants it waited for, of an exited, not yet reaped pid); NaN when unreadable."""
+    """User + system CPU of ``pid`` so far (``waited_for``: of the descendants it waited for,
+    ``cutime + cstime``); NaN when unreadable."""
     try:
         stat = Path(f"/proc/{pid}/stat").read_bytes()
     except OSError:
@@ -97,8 +88,7 @@ def cpu_seconds(pid: int, *, waited_for: bool = False) -> float:
 
 
 def rss_bytes(pid: int | str = "self", *, peak: bool = False) -> int:
-    """Resident memory of ``pid`` now (``VmRSS``; ``peak``: the most so far, ``VmHWM``);
-    0 when unreadable."""
+    """Resident memory of ``pid`` now (``peak``: the most so far); 0 when unreadable."""
     key = "VmHWM:" if peak else "VmRSS:"
     try:
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
@@ -110,8 +100,8 @@ def rss_bytes(pid: int | str = "self", *, peak: bool = False) -> int:
 
 
 def wait_child(proc: Any) -> ChildUsage:
-    """Wait for ``proc`` (a ``subprocess.Popen``) to exit, read its costs, reap it and tell
-    ``proc`` its return code."""
+    """Wait for ``proc`` to exit and reap it: ``os.wait4`` counts the descendants it waited for,
+    so their CPU is read from the zombie first and the child alone is the difference."""
     os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOWAIT)
     seen = time.monotonic()
     children = cpu_seconds(proc.pid, waited_for=True)
@@ -124,8 +114,8 @@ def wait_child(proc: Any) -> ChildUsage:
 
 def run_piped(argv: list[str], cwd: Path, env: dict[str, str],
               timeout: float = 600.0) -> ChildRun:
-    """Run ``argv`` to its end (killed after ``timeout`` s), stdin empty, stdout and stderr
-    read by threads as they come (a full pipe never stalls it)."""
+    """Run ``argv`` to its end (killed after ``timeout`` s), its pipes read by threads as they
+    come (a full pipe never stalls it)."""
     started = time.monotonic()
     proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -152,13 +142,11 @@ _URLS = re.compile(r"(ws://\S+/v1/responses) \((http://\S+?)\)")
 
 @dataclass
 class EngineProcess:
-    """An engine running in its own process, and where to reach it (``with`` stops it)."""
+    """An engine in its own process; ``url`` is ``http://HOST:PORT`` (``with`` stops it)."""
 
     proc: subprocess.Popen[str]
     ws_url: str
-    """``ws://HOST:PORT/v1/responses``."""
     url: str
-    """``http://HOST:PORT`` (the OpenAI base URL is ``url + "/v1"``)."""
     token: str
 
     @property
@@ -170,12 +158,6 @@ class EngineProcess:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
-
-    def rss_bytes(self) -> int:
-        return rss_bytes(self.pid)
-
-    def peak_rss_bytes(self) -> int:
-        return rss_bytes(self.pid, peak=True)
 
     def open_fds(self) -> int:
         """Open file descriptors now; -1 when unreadable."""
@@ -199,9 +181,8 @@ class EngineProcess:
 
 def start_engine(token: str, *flags: str, env: dict[str, str] | None = None,
                  stderr: int | None = subprocess.DEVNULL, timeout: float = 30.0) -> EngineProcess:
-    """``spark engine serve --port 0 --token TOKEN FLAGS`` in a child process, once it
-    listens. ``stderr`` is where its log goes (``subprocess.PIPE`` to read it after
-    :meth:`EngineProcess.stop`). Raises ``RuntimeError`` when no URL line comes."""
+    """``spark engine serve --port 0 --token TOKEN FLAGS`` once it listens (its log to
+    ``stderr``); ``RuntimeError`` when no URL line comes."""
     argv = [*spark_command(), "engine", "serve", "--port", "0", "--token", token, *flags]
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=stderr, text=True, env=env)
     found: list[tuple[str, str]] = []

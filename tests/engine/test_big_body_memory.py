@@ -24,7 +24,7 @@ from typing import Any
 import httpx
 from waiting import wait_until_sync
 
-from spark_cli.bench.processes import start_engine
+from spark_cli.bench.processes import rss_bytes, start_engine
 from spark_cli.engine.core.config import EngineConfig
 
 BODY = b" " * (50 * 1024 * 1024)
@@ -83,16 +83,16 @@ def test_fifty_megabyte_bodies_leave_the_engine_memory_and_fds_as_they_were() ->
                 http.post("/v1/responses", headers={"authorization": "Bearer t"},
                           json={"model": "m", "input": "x", "max_output_tokens": 5})
         fds = _released(engine)
-        peak = engine.peak_rss_bytes()
+        peak = rss_bytes(engine.pid, peak=True)
         assert asyncio.run(_send_all(engine.url, "t", chunked=False)) == [413] * AT_ONCE
-        peaked = engine.peak_rss_bytes() - peak
+        peaked = rss_bytes(engine.pid, peak=True) - peak
         assert peaked < SLACK, f"the engine's peak grew by {peaked / 2**20:.1f} MiB"
         after: list[int] = []
         for _ in range(ROUNDS):
             assert asyncio.run(_send_all(engine.url, "t", chunked=True)) == [413] * AT_ONCE
             assert _released(engine) <= fds
-            after.append(engine.rss_bytes())
-        peaked = engine.peak_rss_bytes() - peak
+            after.append(rss_bytes(engine.pid))
+        peaked = rss_bytes(engine.pid, peak=True) - peak
         assert peaked < 2 * READ, f"chunked uploads raised the peak {peaked / 2**20:.1f} MiB"
         grown = after[-1] - after[0]  # a leak of what was read: READ a round
         assert grown < READ, f"rounds after the first grew the engine {grown / 2**20:.1f} MiB"

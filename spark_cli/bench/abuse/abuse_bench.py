@@ -18,7 +18,7 @@ import typer
 from spark_cli.bench.abuse import abuse_runs as runs
 from spark_cli.bench.abuse.abuse_frames import WS_FAMILIES, http_cases
 from spark_cli.bench.figures import bench_command, met
-from spark_cli.bench.processes import start_engine
+from spark_cli.bench.processes import rss_bytes, start_engine
 
 SECTION = "## Abuse"
 RSS_TOLERANCE = 0.10
@@ -64,7 +64,7 @@ def measure(messages: int, disconnects: int, connections: int, body_rounds: int,
 
             asyncio.run(warm())
             _settle(engine, 0, 0.5)
-            before = {"rss": engine.rss_bytes(), "fds": engine.open_fds()}
+            before = {"rss": rss_bytes(engine.pid), "fds": engine.open_fds()}
             started = time.perf_counter()
 
             async def bounded() -> dict[str, Any]:
@@ -78,7 +78,7 @@ def measure(messages: int, disconnects: int, connections: int, body_rounds: int,
             alive = asyncio.run(runs.concurrent_sockets(engine.ws_url, token, 1))
             figures["alive_after"] = alive.answered == 1
             figures["before"] = before
-            figures["after"] = {"rss": engine.rss_bytes(), "fds": engine.open_fds()}
+            figures["after"] = {"rss": rss_bytes(engine.pid), "fds": engine.open_fds()}
         log.seek(0)
         text = log.read()
     figures["tracebacks"] = text.count("Traceback (most recent call last)")

@@ -1,7 +1,5 @@
-"""The `spark edit` children of `spark bench oneshot`: one on a channel and its figures (for
-the channel runs, the side-by-side runs with Codex CLI, `spark bench mcp --paired`), and the
-bundled engine's tiny edit as a new user runs it (no key, no base URL: spark starts its
-engine in-process), the file restored before and the rename checked after each run."""
+"""The `spark edit` children of the benches: one on a channel to an engine and its figures,
+and the bundled engine's tiny edit as a new user runs it (no key, no base URL)."""
 
 from __future__ import annotations
 
@@ -20,7 +18,8 @@ INSTRUCTION = "rename greet to welcome"
 
 @record
 class Repetition:
-    """The figures of one `spark edit --json` child."""
+    """The figures of one `spark edit --json` child (``started``: the parent's clock before
+    ``Popen``; the rest as :class:`~spark_cli.bench.processes.ChildUsage`)."""
 
     launch_to_request_s: float
     cpu_raw_s: float
@@ -28,19 +27,15 @@ class Repetition:
     output_tokens: int
     exit_code: int
     started: float = 0.0
-    """The parent's ``time.monotonic()`` just before ``Popen``."""
     peak_rss_kb: int = 0
-    """The child's ``ru_maxrss`` from ``os.wait4`` (KiB on Linux)."""
     own_cpu_s: float = 0.0
-    """The child's CPU without the processes it started (``spark_cli.bench.processes``)."""
 
 
 def edit_child(channel: str, url: str, token: str, tokens: int, workdir: Path, *,
                json_lines: bool = True, config_extra: str = "",
                baseline: Path | None = None) -> tuple[list[str], dict[str, str]]:
-    """The argv and environment of a `spark edit` asking the engine at ``url`` for ``tokens``
-    tokens on ``channel`` (``config_extra``: more config TOML, `spark bench mcp`'s servers;
-    ``baseline``: spark from that source tree)."""
+    """The argv and environment of a `spark edit` asking ``url`` for ``tokens`` on ``channel``
+    (``config_extra``: more config TOML; ``baseline``: spark from that source tree)."""
     (workdir / "bench.py").write_text(HELLO)
     config_dir = workdir / f"config-{channel}"
     config_dir.mkdir(parents=True, exist_ok=True)

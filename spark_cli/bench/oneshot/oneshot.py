@@ -1,10 +1,6 @@
-"""`spark bench oneshot`: launch → request, CPU per 5,000 tokens and stream end → exit of a
-`spark edit --json` on every channel; a tiny edit on the bundled engine; Codex CLI beside.
-
-The engine runs in its own process; each repetition spawns a child per channel
-(:mod:`.child`), interleaved; plus the bundled tiny edit and, with ``--codex``,
-:mod:`.rival`. Medians go to ``## One-shot``; ``--provider NAME`` measures your provider
-as `spark bench provider` does and writes nothing.
+"""`spark bench oneshot`: launch → request, CPU per 5,000 tokens and stream end → exit of
+`spark edit --json` on every channel (:mod:`.child`), the bundled tiny edit, Codex CLI beside
+(:mod:`.rival`). ``--provider NAME`` measures a provider as `spark bench provider` does.
 """
 
 from __future__ import annotations
@@ -50,10 +46,8 @@ def channel_figures(runs: list[Repetition], short: list[Repetition]) -> dict[str
 def run_benchmark(reps: int, tokens: int, tps: float, workdir: Path,
                   channels: tuple[str, ...] = CHANNELS, bundled: bool = True,
                   codex: str | None = None) -> dict[str, Any]:
-    """Every channel against one engine process (runs interleaved, so the machine's
-    mood hits every channel alike), then the bundled tiny edit; their medians.
-    With ``codex``, each repetition also runs spark and Codex CLI side by side through
-    a recording relay (``spark_cli.bench.oneshot.rival``)."""
+    """Every channel against one engine (interleaved: noise hits them alike), the bundled tiny
+    edit, and with ``codex`` spark and Codex CLI side by side; their medians."""
     token = secrets.token_urlsafe(12)
     runs: dict[str, list[Repetition]] = {c: [] for c in channels}
     short: dict[str, list[Repetition]] = {c: [] for c in channels}
@@ -66,7 +60,7 @@ def run_benchmark(reps: int, tokens: int, tps: float, workdir: Path,
             parts = urlsplit(url)
             side = stack.enter_context(closing(SideBySide(
                 codex, parts.hostname or "127.0.0.1", parts.port or 80, token, tokens, workdir)))
-            side.warm_up()
+            side.rep(0, counted=False)
         for channel in channels:
             run_once(url, token, min(tokens, 50), workdir, channel)  # warm-up: bytecode, caches
         for rep in range(reps):
@@ -86,7 +80,6 @@ def run_benchmark(reps: int, tokens: int, tps: float, workdir: Path,
 
 
 def table(figures: dict[str, Any]) -> str:
-    """The result table (Markdown, also readable in a terminal): one column per channel."""
     channels = list(figures["channels"])
     per = figures["channels"]
 
@@ -123,8 +116,7 @@ def table(figures: dict[str, Any]) -> str:
 
 
 def _rival(given: str | None, skip: bool) -> str | None:
-    """The codex to run side by side (``--codex``: a path or a name on PATH; else ``codex`` on
-    PATH), or None with a one-line note why."""
+    """The codex to run side by side (``--codex``, else on PATH), or None with a note why."""
     found = None if skip else shutil.which(given or "codex")
     if found is None and given is not None and not skip:
         typer.echo(f"spark bench oneshot: --codex {given}: no such executable", err=True)

@@ -1,21 +1,17 @@
-"""A recording TCP relay: clients talk to the engine through it, and it notes when each
-request arrived, the same way for every client (`spark bench oneshot --codex` times clients
-it cannot instrument).
-
-Each connection is joined to a fresh one to the engine, two threads pumping the bytes
-(``TCP_NODELAY`` both legs). The client's bytes are read as a server would, sans-I/O
-(:class:`RequestSniffer`: h11 for HTTP, websockets for a WebSocket; ``"generate": false``
-marks a warm-up), each request stamped as its last byte is read; :class:`UsageSniffer` keeps
-the answer's token count. :meth:`RequestRelay.take` hands over one run's worth.
+"""A recording TCP relay to the engine: when each request arrived, the same way for every
+client (`spark bench oneshot --codex` times clients it cannot instrument). The client's bytes
+are read as a server would, sans-I/O (h11, websockets), each request stamped at its last byte.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import socket
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import h11
@@ -35,17 +31,14 @@ _CARRY = 64
 
 @record
 class Arrival:
-    """One complete request as the relay saw it arrive."""
+    """One complete request: ``time.monotonic()`` of its last byte, ``http`` or ``ws``,
+    ``POST /v1/responses`` or the message's JSON ``type``, whether it asks for an answer (not a
+    warm-up's ``"generate": false``, nor an HTTP GET)."""
 
     at: float
-    """``time.monotonic()`` when the bytes that completed the request arrived."""
     kind: str
-    """``"http"`` or ``"ws"``."""
     target: str
-    """``"POST /v1/responses"`` for HTTP; the message's JSON ``type`` for the WebSocket."""
     generate: bool
-    """Whether it asks for an answer: False for a warm-up (``"generate": false``) and for
-    anything but a POST over HTTP."""
 
 
 def _generate(body: bytes) -> tuple[str, bool]:
@@ -162,13 +155,12 @@ class UsageSniffer:
 
 @record
 class Recording:
-    """What the relay saw since the last :meth:`RequestRelay.take`."""
+    """What the relay saw since the last :meth:`RequestRelay.take`: the requests in order, the
+    largest answer length the engine reported."""
 
     arrivals: tuple[Arrival, ...]
-    """Every request, in order of arrival."""
     connections: int
     output_tokens: int | None
-    """The largest answer length the engine reported on any of those connections."""
 
     @property
     def answers(self) -> tuple[Arrival, ...]:
@@ -209,7 +201,6 @@ class RequestRelay:
 
     @property
     def url(self) -> str:
-        """``http://127.0.0.1:PORT`` (the OpenAI base URL is ``url + "/v1"``)."""
         return f"http://127.0.0.1:{self.port}"
 
     def take(self) -> Recording:
@@ -223,10 +214,8 @@ class RequestRelay:
     def close(self) -> None:
         """Stop accepting (connections still open finish on their own)."""
         self._closed = True
-        try:
+        with contextlib.suppress(OSError):
             self._listener.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
         self._listener.close()
         self._thread.join(5)
 
@@ -255,44 +244,27 @@ class RequestRelay:
                 self._log.connections += 1
                 self._log.usages.append(usage)
             done = threading.Barrier(2)
-            threading.Thread(target=self._client_to_engine, args=(client, upstream, done),
-                             daemon=True).start()
-            threading.Thread(target=_engine_to_client, args=(upstream, client, usage, done),
-                             daemon=True).start()
+            sniffer = RequestSniffer()
 
-    def _client_to_engine(self, client: socket.socket, upstream: socket.socket,
-                          done: threading.Barrier) -> None:
-        sniffer = RequestSniffer()
-        try:
-            while data := client.recv(_CHUNK):
+            def arrived(data: bytes, sniffer: RequestSniffer = sniffer) -> None:
                 arrivals = sniffer.feed(data, time.monotonic())
-                if arrivals:  # logged before the engine can answer it
-                    with self._lock:
-                        self._log.arrivals.extend(arrivals)
-                upstream.sendall(data)
-        except OSError:
-            pass
-        _half_close(upstream)
-        _finish(done, client, upstream)
+                with self._lock:
+                    self._log.arrivals.extend(arrivals)
+
+            for pump in ((client, upstream, arrived, done), (upstream, client, usage.feed, done)):
+                threading.Thread(target=_pump, args=pump, daemon=True).start()
 
 
-def _engine_to_client(upstream: socket.socket, client: socket.socket, usage: UsageSniffer,
-                      done: threading.Barrier) -> None:
-    try:
-        while data := upstream.recv(_CHUNK):
-            usage.feed(data)  # first: once the client has the bytes, they are counted
-            client.sendall(data)
-    except OSError:
-        pass
-    _half_close(client)
-    _finish(done, client, upstream)
-
-
-def _half_close(sock: socket.socket) -> None:
-    try:
-        sock.shutdown(socket.SHUT_WR)
-    except OSError:
-        pass
+def _pump(src: socket.socket, dst: socket.socket, seen: Callable[[bytes], None],
+          done: threading.Barrier) -> None:
+    """Copy ``src`` to ``dst``, each chunk ``seen`` first (before the other side can act)."""
+    with contextlib.suppress(OSError):
+        while data := src.recv(_CHUNK):
+            seen(data)
+            dst.sendall(data)
+    with contextlib.suppress(OSError):
+        dst.shutdown(socket.SHUT_WR)
+    _finish(done, src, dst)
 
 
 def _finish(done: threading.Barrier, *socks: socket.socket) -> None:
@@ -302,9 +274,7 @@ def _finish(done: threading.Barrier, *socks: socket.socket) -> None:
             return  # the other pump closes
     except threading.BrokenBarrierError:
         for sock in socks:
-            try:
+            with contextlib.suppress(OSError):
                 sock.shutdown(socket.SHUT_RDWR)  # wakes the stuck pump
-            except OSError:
-                pass
     for sock in socks:
         sock.close()

@@ -1,10 +1,7 @@
 """Codex CLI side by side with spark, for `spark bench oneshot --codex PATH`.
 
-On the same engine, ``codex exec`` and `spark edit --json` take turns on the Responses
-WebSocket and SSE through one recording relay (:mod:`.request_relay`): launch → the first
-request asking for an answer, CPU and peak RSS with and without waited children. Codex
-gets its own ``CODEX_HOME`` per channel; without a codex binary this is skipped. The table
-puts spark's launch → request over Codex's, and what a reader needs to trust the rows.
+``codex exec`` (its own ``CODEX_HOME`` per channel) and `spark edit --json` take turns on one
+engine through one recording relay (:mod:`.request_relay`): launch → request, CPU, peak RSS.
 """
 
 from __future__ import annotations
@@ -20,13 +17,13 @@ from spark_cli.bench.oneshot.request_relay import Recording, RequestRelay
 from spark_cli.bench.processes import child_env, run_piped
 from spark_cli.record import record
 
-RIVAL_CHANNELS = ("responses_ws", "responses_sse")
-"""The channels Codex has (``wire_api = "responses"``: WebSocket or SSE)."""
+RIVAL_CHANNELS = ("responses_ws", "responses_sse")  # Codex: `wire_api = "responses"` only
 SIDE_CHANNELS = ("responses_ws", "responses_sse", "chat_sse")
 PROMPT = "stream lorem"
 RUN_TIMEOUT_S = 120.0
+TARGET_RATIO = 0.8
+# a user's Codex settings, which must not reach the bench's runs
 _DROPPED = ("CODEX_HOME", "CODEX_API_KEY", "OPENAI_BASE_URL", "RUST_LOG", "SPARK_KEY")
-"""A user's Codex settings, which must not reach the bench's runs."""
 
 
 def codex_version(codex: str) -> str:
@@ -40,10 +37,8 @@ def codex_version(codex: str) -> str:
 
 
 def codex_config(base_url: str, channel: str) -> str:
-    """``config.toml`` for a ``CODEX_HOME``: the engine at ``base_url`` (``…/v1``) as a
-    Responses provider over the WebSocket or SSE. No ``model``: Codex asks for its own default
-    and sends what it sends a user's provider for it. ``shell_snapshot = false``: Codex's
-    start-up snapshot of the user's login shell costs what that profile costs, not Codex."""
+    """``config.toml``: the engine at ``base_url`` as a Responses provider over ``channel``, no
+    ``model`` (Codex asks for its default); no shell snapshot (it costs the user's profile)."""
     if channel not in RIVAL_CHANNELS:
         raise ValueError(f"Codex has no {channel} channel (wire_api = \"responses\" only)")
     ws = channel == "responses_ws"
@@ -61,27 +56,21 @@ def codex_argv(codex: str, prompt: str = PROMPT) -> list[str]:
 
 def codex_env(home: Path, token: str) -> dict[str, str]:
     """A user's environment with the bench's ``CODEX_HOME`` and key, nothing of theirs."""
-    env = child_env()
-    for name in _DROPPED:
-        env.pop(name, None)
-    env.update(CODEX_HOME=str(home), SPARK_KEY=token)
-    return env
+    env = {k: v for k, v in child_env().items() if k not in _DROPPED}
+    return {**env, "CODEX_HOME": str(home), "SPARK_KEY": token}
 
 
 @record
 class SideRun:
-    """One side-by-side run of a client (spark or Codex) through the relay."""
+    """One run of a client through the relay: launch → the first request asking for an answer
+    and → the first of any kind (a warm-up), spark's own stamp (None for Codex), CPU with the
+    processes it waited for and alone, peak RSS (KiB), answer tokens and requests, exit code."""
 
     launch_to_request_s: float
-    """Launch → the first request asking for an answer, as the relay saw it."""
     first_request_s: float
-    """Launch → the first request of any kind (Codex's warm-up, if it sent one)."""
     own_stamp_s: float | None
-    """spark's own ``request_sent`` stamp; None for Codex."""
     cpu_s: float
-    """Whole process, with the descendants it waited for (Codex runs a login shell, git)."""
     own_cpu_s: float
-    """The client process alone."""
     peak_rss_kb: int
     output_tokens: int
     answer_requests: int
@@ -90,8 +79,8 @@ class SideRun:
 
 def _side_run(recording: Recording, started: float, tokens: int, what: str,
               detail: str) -> tuple[float, float]:
-    """(launch → answer request, launch → first request), or RuntimeError when the
-    relay saw no answer request or an answer of the wrong length."""
+    """(launch → answer request, launch → first request); RuntimeError when the relay saw no
+    answer request or an answer of the wrong length."""
     first = recording.first_answer_at
     if first is None or recording.output_tokens != tokens:
         raise RuntimeError(f"{what}: the relay saw {len(recording.answers)} answer request(s) "
@@ -132,7 +121,7 @@ def run_spark(relay: RequestRelay, token: str, tokens: int, workdir: Path,
 
 
 class SideBySide:
-    """The side-by-side runs of one benchmark: warm-up, interleaved repetitions, figures."""
+    """The side-by-side runs of one benchmark, repetition by repetition."""
 
     def __init__(self, codex: str, engine_host: str, engine_port: int, token: str,
                  tokens: int, workdir: Path) -> None:
@@ -144,28 +133,17 @@ class SideBySide:
         self.workdir = workdir
         self.runs: dict[tuple[str, str], list[SideRun]] = {}
 
-    def _run(self, client: str, channel: str) -> SideRun:
-        if client == "codex":
-            return run_codex(self.codex, channel, self.relay, self.token, self.tokens,
-                             self.workdir)
-        return run_spark(self.relay, self.token, self.tokens, self.workdir, channel)
-
-    def _order(self, index: int) -> list[tuple[str, str]]:
-        pairs: list[tuple[str, str]] = []
+    def rep(self, index: int, *, counted: bool = True) -> None:
+        """One run per client and channel, who goes first alternating (``counted=False``: a
+        warm-up, where Codex sets up its CODEX_HOME)."""
         for channel in SIDE_CHANNELS:
             clients = ["spark", "codex"] if channel in RIVAL_CHANNELS else ["spark"]
-            pairs += [(c, channel) for c in (clients if index % 2 == 0 else clients[::-1])]
-        return pairs
-
-    def warm_up(self) -> None:
-        """One uncounted run per client and channel (Codex sets up its CODEX_HOME)."""
-        for client, channel in self._order(0):
-            self._run(client, channel)
-
-    def rep(self, index: int) -> None:
-        """One counted run per client and channel; who goes first alternates."""
-        for client, channel in self._order(index):
-            self.runs.setdefault((client, channel), []).append(self._run(client, channel))
+            for client in clients if index % 2 == 0 else clients[::-1]:
+                run = (run_codex(self.codex, channel, self.relay, self.token, self.tokens,
+                                 self.workdir) if client == "codex" else
+                       run_spark(self.relay, self.token, self.tokens, self.workdir, channel))
+                if counted:
+                    self.runs.setdefault((client, channel), []).append(run)
 
     def close(self) -> None:
         self.relay.close()
@@ -196,7 +174,6 @@ def side_figures(runs: list[SideRun]) -> dict[str, Any]:
     }
 
 
-TARGET_RATIO = 0.8
 _NO_WIRE = "no such wire (Codex takes `wire_api = \"responses\"` only)"
 
 
@@ -271,11 +248,4 @@ def _notes(rows: dict[str, Any], name: dict[str, str]) -> list[str]:
         f"{name[client]} {' '.join(map(str, found))}" for client, found in codes.items()
         if found) + (" (Codex reports the capped answer, which ends `incomplete`, as an "
                      "error once it has read it)" if codes.get("codex", [0]) != [0] else ""))
-    if any(key.startswith("codex/") for key in rows):
-        notes.append(f"- {name['codex']} ran `codex exec --skip-git-repo-check -s read-only` "
-                     "with its own default model, stdin from /dev/null and "
-                     "`shell_snapshot = false` (its start-up "
-                     "snapshot of the user's login shell costs what that shell's profile "
-                     "costs); CPU \"alone\" leaves out the processes it waited for "
-                     "(`git ls-remote` for plugins, `lsb_release`).")
     return notes

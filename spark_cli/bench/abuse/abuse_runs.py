@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -95,12 +96,12 @@ async def oversized_frame(ws_url: str, token: str, size: int) -> Tally:
 
 
 async def _raw(http_url: str, data: bytes, *, read: bool = False) -> None:
+    """Connect, send ``data`` (``read``: wait a moment for an answer), abort."""
     host, port = http_url.removeprefix("http://").rsplit(":", 1)
     reader, writer = await asyncio.open_connection(host, int(port))
     try:
-        if data:
-            writer.write(data)
-            await writer.drain()
+        writer.write(data)
+        await writer.drain()
         if read:
             with contextlib.suppress(TimeoutError, OSError):
                 async with asyncio.timeout(0.05):
@@ -109,26 +110,18 @@ async def _raw(http_url: str, data: bytes, *, read: bool = False) -> None:
         writer.transport.abort()
 
 
-async def _ws_abort_mid_stream(ws_url: str, http_url: str, token: str) -> None:
+async def _ws_left(ws_url: str, token: str, abort: bool) -> None:
+    """A WebSocket turn left mid-stream (``abort``: the socket dropped) or right after asking."""
     async with _ws(ws_url, token) as ws:
         await ws.send(json.dumps({"type": "response.create", "model": "spark-lorem",
                                   "input": "go", "max_output_tokens": 100_000}))
-        while (await _reply(ws)).get("type") != "response.output_text.delta":
+        while abort and (await _reply(ws)).get("type") != "response.output_text.delta":
             pass
-        ws.transport.abort()
+        if abort:
+            ws.transport.abort()
 
 
-async def _ws_close_after_create(ws_url: str, http_url: str, token: str) -> None:
-    async with _ws(ws_url, token) as ws:
-        await ws.send(json.dumps({"type": "response.create", "model": "spark-lorem",
-                                  "input": "go", "max_output_tokens": 100_000}))
-
-
-async def _half_handshake(ws_url: str, http_url: str, token: str) -> None:
-    await _raw(http_url, b"GET /v1/responses HTTP/1.1\r\nhost: x\r\nupgrade: websocket\r\n")
-
-
-async def _sse_abort(ws_url: str, http_url: str, token: str) -> None:
+async def _sse_abort(http_url: str, token: str) -> None:
     body = {"model": "spark-lorem", "stream": True, "max_tokens": 100_000,
             "messages": [{"role": "user", "content": "go"}]}
     async with httpx.AsyncClient(base_url=http_url, trust_env=False, timeout=10,
@@ -138,39 +131,35 @@ async def _sse_abort(ws_url: str, http_url: str, token: str) -> None:
             break
 
 
-async def _half_body(ws_url: str, http_url: str, token: str) -> None:
-    await _raw(http_url, b"POST /v1/responses HTTP/1.1\r\nhost: x\r\nauthorization: Bearer "
-               + token.encode() + b"\r\ncontent-type: application/json\r\n"
-               b"content-length: 1000\r\n\r\n{\"model\": ")
-
-
-async def _half_headers(ws_url: str, http_url: str, token: str) -> None:
-    await _raw(http_url, b"POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\ncontent-le")
-
-
-async def _connect_and_go(ws_url: str, http_url: str, token: str) -> None:
-    await _raw(http_url, b"")
-
-
-async def _not_http(ws_url: str, http_url: str, token: str) -> None:
-    await _raw(http_url, b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03" + b"\x00" * 64,
-               read=True)
-
-
-DISCONNECTS = (_ws_abort_mid_stream, _ws_close_after_create, _half_handshake, _sse_abort,
-               _half_body, _half_headers, _connect_and_go, _not_http)
+DISCONNECTS: dict[str, Callable[[str, str, str], Awaitable[None]]] = {
+    "ws abort mid-stream": lambda ws, http, token: _ws_left(ws, token, abort=True),
+    "ws close after create": lambda ws, http, token: _ws_left(ws, token, abort=False),
+    "half handshake": lambda ws, http, token: _raw(
+        http, b"GET /v1/responses HTTP/1.1\r\nhost: x\r\nupgrade: websocket\r\n"),
+    "sse abort": lambda ws, http, token: _sse_abort(http, token),
+    "half body": lambda ws, http, token: _raw(
+        http, b"POST /v1/responses HTTP/1.1\r\nhost: x\r\nauthorization: Bearer "
+        + token.encode() + b"\r\ncontent-type: application/json\r\n"
+        b"content-length: 1000\r\n\r\n{\"model\": "),
+    "half headers": lambda ws, http, token: _raw(
+        http, b"POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\ncontent-le"),
+    "connect and go": lambda ws, http, token: _raw(http, b""),
+    "not HTTP": lambda ws, http, token: _raw(
+        http, b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03" + b"\x00" * 64, read=True),
+}
 
 
 async def disconnects(ws_url: str, http_url: str, token: str, count: int) -> Tally:
     """``count`` abrupt departures, cycling through the kinds, ten at a time."""
     tally = Tally()
+    kinds = list(DISCONNECTS)
     for start in range(0, count, 10):
-        kinds = [DISCONNECTS[i % len(DISCONNECTS)] for i in range(start, min(count, start + 10))]
-        results = await asyncio.gather(*(kind(ws_url, http_url, token) for kind in kinds),
-                                       return_exceptions=True)
-        for kind, result in zip(kinds, results, strict=True):
+        batch = [kinds[i % len(kinds)] for i in range(start, min(count, start + 10))]
+        results = await asyncio.gather(*(DISCONNECTS[kind](ws_url, http_url, token)
+                                         for kind in batch), return_exceptions=True)
+        for kind, result in zip(batch, results, strict=True):
             tally.note(not isinstance(result, Exception),
-                       f"{kind.__name__}: {result!r}")  # the client side must not fail
+                       f"{kind}: {result!r}")  # the client side must not fail
     return tally
 
 

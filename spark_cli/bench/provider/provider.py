@@ -1,11 +1,6 @@
 """`spark bench provider` (and `spark bench oneshot --provider NAME`): how a provider's
-prefill grows with the prompt, and its first token.
-
-Per prompt size (default 1k, 4k, 16k tokens), ``reps`` different prompts
-(:mod:`spark_cli.bench.provider.prompts`), each answer measured on a fresh connection on
-each of the provider's channels: connect + send, prefill, first token, tokens/s, total.
-``--provider mock`` starts an engine in its own process: its TTFT is fixed, so only a real
-server shows prefill growing.
+prefill grows with the prompt, and its first token: per size, ``reps`` different prompts,
+each on a fresh connection on each of the provider's channels.
 """
 
 from __future__ import annotations
@@ -15,10 +10,8 @@ import os
 import secrets
 import statistics
 import time
-from collections.abc import AsyncIterator
-from contextlib import ExitStack, asynccontextmanager
+from contextlib import ExitStack
 from pathlib import Path
-from typing import Any
 
 import typer
 
@@ -26,7 +19,6 @@ from spark_cli.bench.figures import CHANNEL_NAMES, report
 from spark_cli.bench.processes import start_engine
 from spark_cli.bench.provider.prompts import parse_size, prompt, size_label
 from spark_cli.protocol.channel import (
-    Channel,
     ChannelError,
     Message,
     RequestSent,
@@ -53,35 +45,19 @@ def channels_for(provider: ProviderSettings) -> list[ChannelKind]:
     return [kind]
 
 
-@asynccontextmanager
-async def open_for(provider: ProviderSettings, kind: ChannelKind) -> AsyncIterator[Channel]:
-    """A fresh channel of ``kind`` to ``provider`` (which has a URL: the bundled engine is
-    started in its own process)."""
-    options: dict[str, Any] = {"max_retries": 0, "secrets": provider.secrets}
-    if kind == "responses_ws":
-        options["warm_spare"] = False
-    channel = open_channel(kind, base_url=provider.base_url or "", api_key=provider.api_key,
-                           **options)
-    try:
-        yield channel
-    finally:
-        await channel.aclose()
-
-
 @record
 class ProviderAnswer:
-    """One answer measured on a fresh channel (seconds; NaN where a mark never came)."""
+    """One answer on a fresh channel (seconds; NaN where a mark never came): opening it to
+    ``RequestSent`` (TCP, TLS, handshake), to ``ResponseStarted`` (prefill), to the first text;
+    token counts from the ``server``'s usage or ``estimated``."""
 
     connect_send_s: float
-    """Opening the channel to ``RequestSent``: TCP, TLS, the WebSocket handshake."""
     prefill_s: float
-    """``RequestSent`` to ``ResponseStarted`` (a CPU server sends nothing while it reads)."""
     first_token_s: float
     tokens_per_s: float
     total_s: float
     prompt_tokens: int
     prompt_source: str
-    """``server`` (its usage) or ``estimated`` (spark's count)."""
     answer_tokens: int
     answer_source: str
 
@@ -99,7 +75,10 @@ async def measure(provider: ProviderSettings, kind: ChannelKind, text: str,
     chars = 0
     usage: UsageReported | None = None
     opened = time.perf_counter()
-    async with open_for(provider, kind) as channel:
+    channel = open_channel(kind, base_url=provider.base_url or "", api_key=provider.api_key,
+                           max_retries=0, secrets=provider.secrets,
+                           **({"warm_spare": False} if kind == "responses_ws" else {}))
+    try:
         async for event in channel.stream(request):
             if isinstance(event, RequestSent):
                 sent = event.at
@@ -111,6 +90,8 @@ async def measure(provider: ProviderSettings, kind: ChannelKind, text: str,
                 chars += len(event.text)
             elif isinstance(event, UsageReported):
                 usage = event
+    finally:
+        await channel.aclose()
     ended = time.perf_counter()
     if started != started:  # no first event of its own: the first text is the first event
         started = first
@@ -126,14 +107,13 @@ async def measure(provider: ProviderSettings, kind: ChannelKind, text: str,
                           prompt_tokens, prompt_source, answer_tokens, answer_source)
 
 
+# channel kind -> prompt size -> the answers, or the error that stopped that size
 Results = dict[str, dict[int, list[ProviderAnswer] | str]]
-"""channel kind -> prompt size -> the answers, or the error that stopped that size."""
 
 
 async def run(provider: ProviderSettings, kinds: list[ChannelKind], sizes: list[int],
               reps: int, tokens: int, *, same: bool) -> Results:
-    """Every size, ``reps`` prompts each, the channels interleaved; a warm-up answer per
-    channel first (module imports and the like are not the server's time)."""
+    """Every size, ``reps`` prompts each, the channels interleaved, after a warm-up each."""
     seed = secrets.randbits(32)
     for kind in kinds:
         await measure(provider, kind, prompt(64, -1, seed=seed), 8)
@@ -193,7 +173,7 @@ def table(results: Results) -> str:
 def bench_provider(name: str | None, *, base_url: str | None, model: str | None,
                    sizes: str, reps: int, tokens: int, same: bool, ttft_ms: float,
                    tps: float, docs: Path | None) -> int:
-    """Run the bench, print (and with ``docs`` write) the tables; the exit code."""
+    """Print (and with ``docs`` write) the tables; the exit code."""
     flags: dict[str, object] = {key: value for key, value in
                                 (("provider", name), ("base_url", base_url), ("model", model))
                                 if value is not None}

@@ -2,10 +2,12 @@
 
 Each run, one SEARCH/REPLACE hunk to another function through the real applier, three ways:
 in memory (a dry run), written (atomic, fsynced), and written plus the undo journal.
+``python -m spark_cli.bench.edits.edits N``: N dry-run hunks, for callgrind's counts.
 """
 
 from __future__ import annotations
 
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -90,3 +92,8 @@ def bench_edits(
 
 
 register = bench_command("edits", SECTION, bench_edits)
+
+
+if __name__ == "__main__":
+    with tempfile.TemporaryDirectory() as tmp:
+        apply_hunks(Path(tmp), 1000, int(sys.argv[1]) if len(sys.argv) > 1 else 20)

@@ -159,7 +159,6 @@ class Recording:
     largest answer length the engine reported."""
 
     arrivals: tuple[Arrival, ...]
-    connections: int
     output_tokens: int | None
 
     @property
@@ -175,11 +174,10 @@ class Recording:
 
 @dataclass
 class _Log:
-    """What the relay saw: requests as they completed, usage sniffers, connections."""
+    """What the relay saw: requests as they completed, each connection's usage sniffer."""
 
     arrivals: list[Arrival] = field(default_factory=list)
     usages: list[UsageSniffer] = field(default_factory=list)
-    connections: int = 0
 
 
 class RequestRelay:
@@ -208,7 +206,7 @@ class RequestRelay:
         with self._lock:
             log, self._log = self._log, _Log()
         counts = [u.output_tokens for u in log.usages if u.output_tokens is not None]
-        return Recording(tuple(sorted(log.arrivals, key=lambda a: a.at)), log.connections,
+        return Recording(tuple(sorted(log.arrivals, key=lambda a: a.at)),
                          max(counts) if counts else None)
 
     def close(self) -> None:
@@ -218,12 +216,6 @@ class RequestRelay:
             self._listener.shutdown(socket.SHUT_RDWR)
         self._listener.close()
         self._thread.join(5)
-
-    def __enter__(self) -> RequestRelay:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     def _accept_loop(self) -> None:
         while not self._closed:
@@ -241,7 +233,6 @@ class RequestRelay:
                 sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             usage = UsageSniffer()
             with self._lock:
-                self._log.connections += 1
                 self._log.usages.append(usage)
             done = threading.Barrier(2)
             sniffer = RequestSniffer()

@@ -8,6 +8,7 @@ import secrets
 import sys
 import tomllib
 from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -146,7 +147,7 @@ def test_codex_is_found_on_path_or_by_path_and_a_bad_path_is_an_error(
 def test_a_codex_run_is_timed_at_the_relay_and_its_answer_checked(
         channel, engine, fake_codex, tmp_path):
     host, port = engine.url.removeprefix("http://").split(":")
-    with RequestRelay(host, int(port)) as relay:
+    with closing(RequestRelay(host, int(port))) as relay:
         run = run_codex(fake_codex, channel, relay, engine.token, 300, tmp_path)
         assert "spark" in (tmp_path / f"codex-home-{channel}" / "config.toml").read_text()
         with pytest.raises(RuntimeError, match="300 output tokens, not 5000"):

@@ -65,8 +65,7 @@ def _edit_run(repo: Path, env: dict[str, str]) -> tuple[float, ...]:
 
 
 async def _acp_runs(repo: Path, env: dict[str, str], runs: int) -> list[tuple[float, ...]]:
-    """(relay, prompt -> first chunk, CPU from it to the response, cancel -> cancelled) per
-    prompt of one `spark acp`."""
+    """Per prompt of one `spark acp`: the figures of ``_edit_run``, and cancel -> cancelled."""
     class Reader:
         first: float | None = None
         cpu = 0.0

@@ -76,8 +76,7 @@ def spark_command() -> list[str]:
 
 
 def cpu_seconds(pid: int, *, waited_for: bool = False) -> float:
-    """User + system CPU of ``pid`` so far (``waited_for``: of the descendants it waited for,
-    ``cutime + cstime``); NaN when unreadable."""
+    """CPU of ``pid`` so far (``waited_for``: of the descendants it reaped); NaN if unreadable."""
     try:
         stat = Path(f"/proc/{pid}/stat").read_bytes()
     except OSError:
@@ -114,8 +113,7 @@ def wait_child(proc: Any) -> ChildUsage:
 
 def run_piped(argv: list[str], cwd: Path, env: dict[str, str],
               timeout: float = 600.0) -> ChildRun:
-    """Run ``argv`` to its end (killed after ``timeout`` s), its pipes read by threads as they
-    come (a full pipe never stalls it)."""
+    """Run ``argv`` to its end (or ``timeout``), its pipes read by threads as output comes."""
     started = time.monotonic()
     proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -181,8 +179,7 @@ class EngineProcess:
 
 def start_engine(token: str, *flags: str, env: dict[str, str] | None = None,
                  stderr: int | None = subprocess.DEVNULL, timeout: float = 30.0) -> EngineProcess:
-    """``spark engine serve --port 0 --token TOKEN FLAGS`` once it listens (its log to
-    ``stderr``); ``RuntimeError`` when no URL line comes."""
+    """``spark engine serve --port 0`` once it listens; ``RuntimeError`` if no URL line comes."""
     argv = [*spark_command(), "engine", "serve", "--port", "0", "--token", token, *flags]
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=stderr, text=True, env=env)
     found: list[tuple[str, str]] = []

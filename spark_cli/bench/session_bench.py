@@ -41,8 +41,7 @@ async def engine_sessions(engine: Any, root: Path, count: int, provider: str = "
 
 
 async def run_session(engine: Any, root: Path, turns: int, window: int = 16_000) -> dict[str, Any]:
-    """The figures; ``RuntimeError`` when a turn failed or was dropped unsummarised, or a user
-    message went missing."""
+    """The figures; ``RuntimeError`` when a turn failed, was dropped or a message went missing."""
     done: list[CompactionFinished] = []
     rss: list[int] = []
     async for session in engine_sessions(engine, root, 1, context_window=window):

@@ -41,8 +41,7 @@ TARGET_MS = 2.0
 
 def _turns(engine: Any, provider: str, *, tools: bool, files: list[str],
            runs: int) -> list[dict[str, Any]]:
-    """The figures of ``runs`` turns on a copy of the repo after an uncounted one (the repo's
-    walk, the imports), the file put back before each."""
+    """``runs`` turns' figures on a copy of the repo, after an uncounted one (walk, imports)."""
     async def turns(root: Path) -> list[dict[str, Any]]:
         original = (root / FILE).read_text()
         out: list[dict[str, Any]] = []
@@ -82,8 +81,7 @@ async def _turn(session: Any, files: list[str]) -> dict[str, Any]:
 
 
 async def _exit_to_request(engine: Any, root: Path, provider: str, runs: int) -> list[float]:
-    """Milliseconds from a command's exit to the next request leaving, ``runs`` turns (after an
-    uncounted one)."""
+    """Milliseconds from a command's exit to the next request, ``runs`` turns after one more."""
     async def allow(request: ApprovalRequest, /) -> Decision:
         return "once"
 
@@ -102,8 +100,7 @@ async def _exit_to_request(engine: Any, root: Path, provider: str, runs: int) ->
 
 
 async def _sandbox_start(runs: int) -> dict[str, float] | None:
-    """``true`` through `run_command` in the sandbox and outside it, in turn: the sandbox's
-    own start-up is the median of the pairs' differences (None: no sandbox here)."""
+    """``true`` in the sandbox and outside, in turn: medians and of the differences (or None)."""
     sandbox = find_sandbox()
     if not isinstance(sandbox, Sandbox):
         return None

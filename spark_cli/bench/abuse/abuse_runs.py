@@ -62,8 +62,7 @@ async def _one_turn(ws: ClientConnection, text: str = "hi") -> str:
 
 async def bad_frames(ws_url: str, token: str, frames: list[str | bytes],
                      per_socket: int) -> Tally:
-    """Each frame must get an error event in shape; each socket must answer a real turn
-    after its ``per_socket`` frames (counted as one more request)."""
+    """Each frame gets an error in shape; each socket then answers a real turn (one more)."""
     tally = Tally()
     for start in range(0, len(frames), per_socket):
         async with _ws(ws_url, token, max_size=None) as ws:

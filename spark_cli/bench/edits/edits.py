@@ -29,8 +29,7 @@ def python_source(functions: int) -> str:
 
 
 def apply_hunks(workdir: Path, functions: int, runs: int, mode: str = "check") -> list[float]:
-    """Milliseconds of ``runs`` one-hunk edits in ``mode`` (``check``, ``write``, ``journal``),
-    each to another function of a fresh file, after a warm-up (imports, the first parse)."""
+    """Milliseconds of ``runs`` one-hunk edits in ``mode``, after a warm-up (the first parse)."""
     path = workdir / "big_module.py"
     path.write_text(python_source(functions))
     values = [0] * functions

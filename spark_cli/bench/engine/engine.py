@@ -46,8 +46,7 @@ class Stream:
 
     @property
     def rate(self) -> float:
-        """Tokens per second from the first frame to the last (the first frame's were due at
-        the start)."""
+        """Tokens per second from the first frame to the last (whose tokens were due at 0)."""
         if len(self.stamps) < 2 or self.tokens < 2:
             return 0.0
         span = self.stamps[-1] - self.stamps[0]

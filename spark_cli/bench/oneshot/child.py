@@ -34,8 +34,7 @@ class Repetition:
 def edit_child(channel: str, url: str, token: str, tokens: int, workdir: Path, *,
                json_lines: bool = True, config_extra: str = "",
                baseline: Path | None = None) -> tuple[list[str], dict[str, str]]:
-    """The argv and environment of a `spark edit` asking ``url`` for ``tokens`` on ``channel``
-    (``config_extra``: more config TOML; ``baseline``: spark from that source tree)."""
+    """Argv and env of a `spark edit` asking ``url`` for ``tokens`` (``baseline``: that tree)."""
     (workdir / "bench.py").write_text(HELLO)
     config_dir = workdir / f"config-{channel}"
     config_dir.mkdir(parents=True, exist_ok=True)

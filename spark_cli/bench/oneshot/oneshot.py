@@ -46,8 +46,7 @@ def channel_figures(runs: list[Repetition], short: list[Repetition]) -> dict[str
 def run_benchmark(reps: int, tokens: int, tps: float, workdir: Path,
                   channels: tuple[str, ...] = CHANNELS, bundled: bool = True,
                   codex: str | None = None) -> dict[str, Any]:
-    """Every channel against one engine (interleaved: noise hits them alike), the bundled tiny
-    edit, and with ``codex`` spark and Codex CLI side by side; their medians."""
+    """Medians of every channel, interleaved (noise hits all alike), the bundled edit, Codex."""
     token = secrets.token_urlsafe(12)
     runs: dict[str, list[Repetition]] = {c: [] for c in channels}
     short: dict[str, list[Repetition]] = {c: [] for c in channels}

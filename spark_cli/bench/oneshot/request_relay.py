@@ -155,8 +155,7 @@ class UsageSniffer:
 
 @record
 class Recording:
-    """What the relay saw since the last :meth:`RequestRelay.take`: the requests in order, the
-    largest answer length the engine reported."""
+    """The requests since the last :meth:`RequestRelay.take`, the largest answer's tokens."""
 
     arrivals: tuple[Arrival, ...]
     output_tokens: int | None

@@ -79,8 +79,7 @@ class SideRun:
 
 def _side_run(recording: Recording, started: float, tokens: int, what: str,
               detail: str) -> tuple[float, float]:
-    """(launch → answer request, launch → first request); RuntimeError when the relay saw no
-    answer request or an answer of the wrong length."""
+    """(launch → answer request, → first request); RuntimeError without a full answer."""
     first = recording.first_answer_at
     if first is None or recording.output_tokens != tokens:
         raise RuntimeError(f"{what}: the relay saw {len(recording.answers)} answer request(s) "
@@ -134,8 +133,7 @@ class SideBySide:
         self.runs: dict[tuple[str, str], list[SideRun]] = {}
 
     def rep(self, index: int, *, counted: bool = True) -> None:
-        """One run per client and channel, who goes first alternating (``counted=False``: a
-        warm-up, where Codex sets up its CODEX_HOME)."""
+        """One run per client and channel, who goes first alternating (or a warm-up)."""
         for channel in SIDE_CHANNELS:
             clients = ["spark", "codex"] if channel in RIVAL_CHANNELS else ["spark"]
             for client in clients if index % 2 == 0 else clients[::-1]:

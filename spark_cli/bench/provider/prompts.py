@@ -48,8 +48,7 @@ def _function(rng: random.Random, n: int) -> str:
 
 
 def prompt(tokens: int, repetition: int, *, same: bool = False, seed: int = 0) -> str:
-    """A prompt of about ``tokens`` tokens: a unique first line (unless ``same``), code, then
-    :data:`QUESTION`."""
+    """About ``tokens`` tokens: a unique first line (unless ``same``), code, the question."""
     key = seed if same else seed * 1_000_003 + repetition
     rng = random.Random(f"{key}/{tokens}")
     head = (f"Request {rng.getrandbits(64):016x}.\n\n" if not same

@@ -91,27 +91,15 @@ def measure(root: Path, file: str, symbol: str, reps: int) -> dict[str, Any]:
 
 
 def run_benchmark(repo: Path, files: int, reps: int, workdir: Path) -> list[dict[str, Any]]:
-    results = []
     own = workdir / "repo"
     shutil.copytree(repo, own, symlinks=True,
                     ignore=shutil.ignore_patterns(*VENDORED, "*.egg-info"))
-    _warm_up(own)
-    sample = _sample(own)
-    results.append({"tree": f"this repo ({repo.resolve().name})",
-                    **measure(own, *sample, reps)})
-    generated = workdir / "generated"
-    generated.mkdir()
-    file, symbol = generate_tree(generated, files)
-    results.append({"tree": f"generated, {files:,} Python files",
-                    **measure(generated, file, symbol, reps)})
-    return results
-
-
-def _warm_up(root: Path) -> None:
-    """One untimed build so grammar and module imports are not in the first figure."""
-    (root.parent / "warm").mkdir()
-    generate_tree(root.parent / "warm", 3)
-    RepoIndex(root.parent / "warm", disk_cache=False).refresh()
+    generate_tree(workdir / "warm", 3)  # an untimed index: grammar and imports not timed
+    RepoIndex(workdir / "warm", disk_cache=False).refresh()
+    mine = measure(own, *_sample(own), reps)
+    generated = measure(workdir / "generated", *generate_tree(workdir / "generated", files), reps)
+    return [{"tree": f"this repo ({repo.resolve().name})", **mine},
+            {"tree": f"generated, {files:,} Python files", **generated}]
 
 
 def _sample(root: Path) -> tuple[str, str]:

@@ -111,6 +111,16 @@ def wait_child(proc: Any) -> ChildUsage:
     return ChildUsage(proc.returncode, cpu, own, usage.ru_maxrss, seen)
 
 
+def terminate(proc: subprocess.Popen[Any]) -> None:
+    """Terminate ``proc`` and wait; kill it after 5 s."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
 def run_piped(argv: list[str], cwd: Path, env: dict[str, str],
               timeout: float = 600.0) -> ChildRun:
     """Run ``argv`` to its end (or ``timeout``), its pipes read by threads as output comes."""
@@ -166,12 +176,7 @@ class EngineProcess:
 
     def stop(self) -> None:
         """Terminate (kill after 5 s) and close its pipes."""
-        self.proc.terminate()
-        try:
-            self.proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
+        terminate(self.proc)
         for pipe in (self.proc.stdout, self.proc.stderr):
             if pipe is not None:
                 pipe.close()

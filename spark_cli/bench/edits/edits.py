@@ -1,7 +1,5 @@
-"""`spark bench edits`: locate + apply + re-validate one hunk in a 5,000-line Python file.
-
-Each run, one SEARCH/REPLACE hunk to another function through the real applier, three ways:
-in memory (a dry run), written (atomic, fsynced), and written plus the undo journal.
+"""`spark bench edits`: one hunk located, applied and checked in a 5,000-line Python file, in
+memory (a dry run), written (fsynced) and with the undo journal, each run to another function.
 ``python -m spark_cli.bench.edits.edits N``: N dry-run hunks, for callgrind's counts.
 """
 

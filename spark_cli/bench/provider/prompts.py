@@ -1,8 +1,5 @@
-"""Prompts of a chosen size for `spark bench provider`, different on every repetition.
-
-A server that caches prompts answers a repeated one without processing it again, so each
-prompt starts with a line unique to its repetition and is followed by generated code of
-about the asked size; ``same=True`` sends the same text every time, to see the cache.
+"""Prompts of a chosen size for `spark bench provider`, each with a first line of its own (a
+server that caches prompts would not process a repeated one again) unless ``same``.
 """
 
 from __future__ import annotations

@@ -37,6 +37,7 @@ EVENT_TYPES: dict[type, str] = {
     ev.ToolCallStarted: "tool_call_started",
     ev.ToolCallFinished: "tool_call_finished",
     ev.ToolLoopStopped: "tool_loop_stopped",
+    ev.HookWarning: "hook_warning",
     ev.CommandStarted: "command_started",
     ev.CommandOutput: "command_output",
     ev.CommandFinished: "command_finished",

@@ -182,10 +182,10 @@ async def run_bangs(text: str, policy: Orchestrator, timeout: float = 60.0) -> s
 
 
 async def expand_line(line: str, root: Path, policy: Orchestrator,
-                      reserved: Collection[str] = ()) -> str | None:
-    """The text a ``/name args`` line of a prompt file sends (None: not one); ``ValueError``
-    when that file is broken."""
+                      reserved: Collection[str] = ()) -> tuple[str, str] | None:
+    """The text a ``/name args`` line of a prompt file sends and its ``model`` (None: no such
+    file); ``ValueError`` when that file is broken."""
     found = find_command(line.strip(), load_commands(root, reserved))
     if found is not None and found[0].problem:
         raise ValueError(f"/{found[0].name} ({found[0].path}) is broken: {found[0].problem}")
-    return None if found is None else await run_bangs(expand(*found), policy)
+    return None if found is None else (await run_bangs(expand(*found), policy), found[0].model)

@@ -46,9 +46,12 @@ class SessionExtensions:
 
         found = await expand_line(line, self.root, Orchestrator(
             self.root, self.settings, self.approver, self.interrupt), reserved)
-        if found is not None and found[1]:
-            self.models[found[0]] = found[1]
-        return None if found is None else found[0]
+        if found is None:
+            return None
+        text = found[0].strip()  # as the TUI sends it: the key of its model
+        if found[1]:
+            self.models[text] = found[1]
+        return text
 
     def hooks_status(self) -> list[str]:
         return self.hooks.lines()

@@ -138,12 +138,13 @@ def test_a_prompt_files_model_is_used_for_its_own_turn_only(repo: Path) -> None:
     folder = repo.parent / "user" / "commands"
     folder.mkdir()
     (folder / "deep.md").write_text("---\nmodel: big-model\n---\nThink hard about $1.\n")
-    _config(repo, 'max_stop_hooks = 1\n[[hooks.Stop]]\ncommand = "echo again >&2; exit 2"\n')
+    _config(repo, 'max_stop_hooks = 1\n[[hooks.Stop]]\ncommand = "echo again >&2; exit 2"\n'
+            '[[hooks.UserPromptSubmit]]\ncommand = "echo on main"\n')  # the text grows
     model = Model(("read_file", {"path": "app.py"}))
     with chat_model(model) as url:
         done = _edit(repo, url, "/deep app.py")
     assert [r["model"] for r in model.requests] == ["big-model", "big-model", "m"], done
-    assert "Think hard about app.py." in json.dumps(model.requests[0]["messages"])
+    assert "Think hard about app.py.\\n\\non main" in json.dumps(model.requests[0]["messages"])
 
 
 def test_an_unknown_model_is_the_providers_error(repo: Path) -> None:

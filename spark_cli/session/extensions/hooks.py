@@ -41,7 +41,6 @@ class Hook:
 class HookOutcome:
     """One run of a hook: ``block`` with ``reason``, ``context`` (stdout), ``warning``."""
 
-    hook: Hook
     line: str
     block: bool = False
     reason: str = ""
@@ -50,8 +49,7 @@ class HookOutcome:
 
 
 def read_hooks(root: Path, env: Mapping[str, str]) -> tuple[list[Hook], list[str]]:
-    """The hooks of the config files spark reads (a project's only under trust), and what
-    is wrong with the tables that were left out."""
+    """The hooks of the config files (a project's under trust) and the bad tables' problems."""
     hooks: list[Hook] = []
     problems: list[str] = []
     for _, path in config_files(root, env):
@@ -92,10 +90,6 @@ def _hook(event: str, entry: object, where: str) -> Hook:
     return Hook(event, entry["command"], matcher, float(timeout), where)
 
 
-def _matches(hook: Hook, tool: str) -> bool:
-    return hook.matcher in ("", "*") or re.fullmatch(hook.matcher, tool) is not None
-
-
 class Hooks:
     """One session's hooks (read when first used) and their last results."""
 
@@ -108,7 +102,6 @@ class Hooks:
         """Each hook's last result (by its source), for ``/hooks``."""
         self.secrets: tuple[str, ...] = ()
         self.warned: list[HookWarning] = []
-        """Warnings the session has not yielded yet."""
 
     @property
     def hooks(self) -> list[Hook]:
@@ -131,7 +124,7 @@ class Hooks:
     async def run(self, event: str, tool: str = "", **fields: Any) -> list[HookOutcome]:
         """Every hook of ``event`` (matching ``tool``), in order."""
         chosen = [h for h in self.hooks if h.event == event and (
-            event not in TOOL_EVENTS or _matches(h, tool))]
+            event not in TOOL_EVENTS or h.matcher in ("", "*") or re.fullmatch(h.matcher, tool))]
         if not chosen:
             return []
         payload = {"session_id": self.session_id, "transcript_path": "", "cwd": str(self.root),
@@ -153,8 +146,7 @@ class Hooks:
         return outcomes
 
     async def prompt(self, text: str, first: bool) -> tuple[str, str | None]:
-        """``text`` with what SessionStart (``first``) and UserPromptSubmit hooks add; the
-        reason when one blocks it."""
+        """``text`` with what the prompt hooks add, and why one blocked it (None: none did)."""
         outs = await self.run("SessionStart", source="startup") if first else []
         submitted = await self.run("UserPromptSubmit", prompt=text)
         blocked = [o.reason for o in submitted if o.block]
@@ -193,23 +185,23 @@ def _outcome(hook: Hook, run: CommandRun, err: str) -> HookOutcome:
     err, out, code = err.strip()[:NOTE_CHARS], run.output, run.exit_code
     if run.ended == "timeout":
         why = f"timed out after {hook.timeout_s:g} s and was killed"
-        return HookOutcome(hook, f"killed: timeout after {hook.timeout_s:g} s", warning=why)
+        return HookOutcome(f"killed: timeout after {hook.timeout_s:g} s", warning=why)
     decision = _decision(out)
     if code == 2 or decision.get("decision") == "block":
         reason = str(decision.get("reason") or err or f"blocked by the hook {hook.command!r}")
-        return HookOutcome(hook, f"blocked: {reason.splitlines()[0][:120]}", True,
+        return HookOutcome(f"blocked: {reason.splitlines()[0][:120]}", True,
                            reason[:NOTE_CHARS])
     if code != 0:
         why = err.splitlines()[-1][:300] if err else ""
         named = {126: "not executable", 127: "not found"}.get(code or 0, "failed")
         warning = f"{named} (exit {code})" + (f": {why}" if why else "")
-        return HookOutcome(hook, warning[:120], warning=warning)
+        return HookOutcome(warning[:120], warning=warning)
     if "\ufffd" in out or "\x00" in out:
-        return HookOutcome(hook, "exit 0: binary output", warning="printed binary output "
+        return HookOutcome("exit 0: binary output", warning="printed binary output "
                            "(not UTF-8 text): left out")
     context = str(decision.get("additionalContext", "")) if decision else out.strip()
     flood = f"flooded stdout ({run.cut_bytes + CAP_BYTES:,} bytes): cut" if run.cut_bytes else ""
-    return HookOutcome(hook, "exit 0" + (" (cut)" if flood else ""),
+    return HookOutcome("exit 0" + (" (cut)" if flood else ""),
                        context=context[:NOTE_CHARS], warning=flood)
 
 

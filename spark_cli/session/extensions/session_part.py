@@ -57,8 +57,7 @@ class SessionExtensions:
         return self.hooks.lines()
 
     async def submit(self, instruction: str) -> str:
-        """With its ``$skill`` bodies and what prompt hooks add (``RequestError``: blocked);
-        ``run_turn`` with the text returned runs them no more."""
+        """The message as sent (`skills.submitted`); ``run_turn`` with it runs no hooks again."""
         model = self.models.pop(instruction, "")
         self._hooked = await submitted(self.hooks, self.settings, self.readable, instruction,
                                        first=not self.turns)

@@ -1,9 +1,5 @@
-"""This conversation's turns as they were: what a rewind lists, and rebuilds from.
-
-One :class:`TurnRecord` per turn that reached the conversation, kept whole even when what the
-model is sent gets shortened, trimmed or summarised. `rewound` is the conversation cut back to
-before one turn; `turn_entries` / `parse_turns` are the records' JSON in a saved session.
-"""
+"""This conversation's turns as they were (kept whole whatever the model is sent): what a
+rewind lists and rebuilds from, and their JSON in a saved session."""
 
 from __future__ import annotations
 
@@ -26,9 +22,7 @@ class TurnRecord:
     items: tuple[ConversationItem, ...]
     """The message sent (files included) and all that came back, as it was."""
     batches: tuple[str, ...] = ()
-    """The undo journal's batches the turn's edits made."""
     edited: tuple[str, ...] = ()
-    """The files those edits touched."""
     commands: tuple[str, ...] = ()
     """Files the turn's commands changed: not in the journal, so no rewind restores them."""
     shown_at: int = -1
@@ -67,8 +61,7 @@ def turn_entries(turns: Sequence[TurnRecord],
 
 
 def parse_turns(raw: object, history: Sequence[ConversationItem]) -> tuple[TurnRecord, ...]:
-    """The records `turn_entries` wrote (their items the very ones of ``history`` where they were
-    the same); `Unusable` says which is not well formed."""
+    """The records `turn_entries` wrote; `Unusable` says which is not well formed."""
     if not isinstance(raw, list):
         raise Unusable("turns must be a list")
     return tuple(_turn(n, entry, history) for n, entry in enumerate(raw, 1))

@@ -40,8 +40,7 @@ KEPT_SHARE = 0.5
 
 
 class CompactionRun:
-    """Compacts ``history`` once; ``result`` says how when it succeeded (the summary and
-    where it cut). ``stop()`` cancels it."""
+    """Compacts ``history`` once (``result``: the summary and where it cut; ``stop`` cancels)."""
 
     def __init__(self, settings: Settings, root: Path, history: Sequence[ConversationItem],
                  focus: str = "", *, cut: int | None = None) -> None:

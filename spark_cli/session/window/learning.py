@@ -72,9 +72,7 @@ RESEND = ("sending once more within {window:,} tokens (the repo map, old tool ou
 
 def resend_note(session: SessionApi, sent_with: Settings, failure: TurnFailed | None, *,
                 wrote: bool) -> str | None:
-    """After a turn that ended in ``failure``: the overflow named in one sentence when the
-    request is to be prepared and sent once more (the overflow taught the window and nothing
-    came back; :data:`RESEND` says it), or None to leave the turn failed."""
+    """The overflow in one sentence when the turn is to be sent once more (None: it is not)."""
     if failure is None or failure.kind != "context_length" or wrote \
             or session.settings == sent_with or session.marks.first_output_at is not None:
         return None
@@ -98,9 +96,8 @@ def request_text(request: TurnRequest) -> str:
 
 def prepare_counted(session: SessionApi, instruction: str, files: Sequence[str],
                     count: Count | None) -> TurnFailed | None:
-    """``session.prepare``, counted by the server's tokenizer (where it has one) when the
-    request is near what may be sent or over it by spark's estimate: prepared again with the
-    measured ratio (cached for the next run). The preparation's failure, if any."""
+    """``session.prepare``; near or over the cap, counted by the server's tokenizer and prepared
+    again with the measured ratio (cached for the next run)."""
     failed = session.prepare(instruction, list(files))
     settings = session.settings
     facts = cached(settings) if count is not None else None

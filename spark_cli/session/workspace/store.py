@@ -48,9 +48,8 @@ class SavedState:
 
 @record
 class ShownItem:
-    """One thing a front end showed of a turn, kept so a resumed session shows it again:
-    ``kind`` ("prompt", "answer", "edit", "refused", "tool", "summary", …), its text and a
-    detail (an edit's diff, a prompt's "queued")."""
+    """One thing a front end showed (``kind``: "prompt", "edit", ...), to show it again on resume;
+    ``detail``: an edit's diff, a prompt's "queued"."""
 
     kind: str
     text: str
@@ -131,8 +130,7 @@ class SessionStore:
 
     def load_conversation(self, session_id: str | None = None) -> SavedConversation | None:
         """Saved conversation ``session_id`` (None: the newest), which the store then saves to;
-        None when there is none or it is unusable (the latter also records a problem line in
-        ``problems``, and the file is kept aside as ``*.corrupt``)."""
+        None when there is none or it is unusable."""
         if session_id is None:
             ids = self.conversation_ids()
             listed = self.list_conversations() if len(ids) > 1 else []

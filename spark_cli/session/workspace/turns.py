@@ -31,9 +31,8 @@ class TurnRecord:
 
 def rewound(history: Sequence[ConversationItem], turns: Sequence[TurnRecord],
             index: int) -> list[ConversationItem]:
-    """The conversation as before ``turns[index]``: ``history`` up to that turn's message (what
-    the model had then, a summary included) or, when the message is no longer in it (folded
-    into a summary, dropped to fit), the earlier turns rebuilt from their records."""
+    """``history`` up to ``turns[index]``'s message, else (folded, dropped) the earlier turns
+    rebuilt from their records."""
     first = turns[index].items[0]
     for at, item in enumerate(history):
         if item is first:
@@ -43,9 +42,7 @@ def rewound(history: Sequence[ConversationItem], turns: Sequence[TurnRecord],
 
 def turn_entries(turns: Sequence[TurnRecord],
                  history: Sequence[ConversationItem]) -> list[dict[str, Any]]:
-    """``{"text", "time", "at", "items", "batches", "edited", "commands", "shown_at"}`` each:
-    ``at`` is where the turn's message sits in ``history`` (-1: not there); ``items`` is their
-    count when they are ``history[at:at+n]`` unchanged, else the entries."""
+    """Each turn as JSON: ``items`` a count when they are ``history[at:at+n]``, else entries."""
     where = {id(item): n for n, item in enumerate(history)}
     entries = []
     for turn in turns:

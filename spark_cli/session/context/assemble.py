@@ -90,33 +90,25 @@ def assemble(root: Path, budget: Budget, explicit: Sequence[TargetFile], instruc
              "references": 0, "map": 0, "prompt": count_tokens(instruction)}
     trimmed: list[str] = []
     notes: list[str] = []
+    content, total, outline, repo = base, base_total, NO_MAP, None
     if base_total > budget.cap:
         if budget.firm:
             raise _over_budget(parts, picks, base_total, budget)
-        content = compose(picks, instruction, "")
         notes.append(f"sent beyond the {budget.window:,}-token window spark assumed (it is "
                      "not the server's word): the server's answer will tell")
-        report = _report(budget, parts, picks, base_total, NO_MAP, trimmed, notes)
-        return Assembled(tuple(p.target for p in picks),
-                         tuple(p.target.path for p in picks if p.fresh),
-                         content, base_total, report)
-    room = budget.cap - base_total
-    outline = NO_MAP
-    repo = None if _only(root, in_chat) else scan_repo(root)
+    elif not _only(root, in_chat):
+        repo = scan_repo(root)
     if repo is not None and any(path not in in_chat for path in repo.paths()):
         from spark_cli.session.context.index import index_for  # deferred: launch -> request
 
         index = index_for(root)
         found = candidates(root, repo, index, instruction, in_chat, known, notes)
-        room = take_extras(picks, found, room, trimmed)
+        room = take_extras(picks, found, budget.cap - base_total, trimmed)
         if with_map:
             outline = repo_map(index, picks, instruction, window=budget.window,
                                cap=budget.cap, room=room, trimmed=trimmed)
         content, total, outline = _fit(index, picks, len(explicit), instruction, outline,
                                        fixed, budget.cap, trimmed)
-    else:
-        content = compose(picks, instruction, "")
-        total = fixed + count_tokens(content)
     report = _report(budget, parts, picks, total, outline, trimmed, notes)
     return Assembled(tuple(p.target for p in picks),
                      tuple(p.target.path for p in picks if p.fresh),

@@ -1,13 +1,5 @@
-"""`spark edit --json`: one JSON object per event, one event per line (the schema lives here).
-
-Every line is an object with a ``type``. :data:`EVENT_TYPES` names the type of
-every session event (the closed union ``SessionEvent``: a test checks it is
-complete and matches docs/cli.md); an event's other keys are its fields. Edit
-outcomes use the same shape as ``spark apply --json`` (``edit_applied`` /
-``edit_refused``, see ``spark_cli.edits.model.outcome.outcome_to_json``). The CLI's
-own lines are :data:`CLI_TYPES`: ``diff`` (the end diff per file), ``note``,
-``test_result``, a final ``summary``, and ``--best-of``'s ``candidate_*`` lines. docs/cli.md
-documents every type.
+"""`spark edit --json`: one JSON object per event, one event per line, each with a ``type``
+(:data:`EVENT_TYPES`, :data:`CLI_TYPES`; docs/cli.md documents every type and a test checks it).
 """
 
 from __future__ import annotations
@@ -37,6 +29,7 @@ EVENT_TYPES: dict[type, str] = {
     ev.ToolCallStarted: "tool_call_started",
     ev.ToolCallFinished: "tool_call_finished",
     ev.ToolLoopStopped: "tool_loop_stopped",
+    ev.HookWarning: "hook_warning",
     ev.CommandStarted: "command_started",
     ev.CommandOutput: "command_output",
     ev.CommandFinished: "command_finished",
@@ -45,11 +38,9 @@ EVENT_TYPES: dict[type, str] = {
     ev.TurnCompleted: "turn_completed",
     ev.TurnFailed: "turn_failed",
 }
-"""The JSON ``type`` of every session event."""
 
 CLI_TYPES = ("diff", "note", "test_result", "summary", "candidate_started", "candidate_finished",
              "candidate_chosen")
-"""The types the CLI writes itself, after the turn's events."""
 
 
 def _plain(value: Any) -> Any:
@@ -74,13 +65,7 @@ def event_to_json(event: ev.SessionEvent) -> dict[str, Any]:
 
 
 class JsonLinesRenderer:
-    """Writes each event as one JSON line to ``out``; consumers read live (prose within
-    a frame, every other event at once).
-
-    Hot path: a ``prose_delta`` line is one ``json.dumps`` of the text and one
-    buffered write; flushes are coalesced (``spark_cli.render.coalesce``: about once a
-    frame while prose streams, at once for every other event).
-    """
+    """Writes each event as one JSON line (prose flushed about once a frame, the rest at once)."""
 
     def __init__(self, out: TextIO) -> None:
         self.out = out

@@ -21,6 +21,7 @@ from spark_cli.session.events import (
     CompactionFinished,
     EditLanded,
     EditRefused,
+    HookWarning,
     Queued,
     Reconnected,
     SessionEvent,
@@ -160,6 +161,8 @@ class TextRenderer:
                 self.call(event.line)
             case ToolLoopStopped(message=message):
                 self.call(message)
+            case HookWarning():
+                self.call(f"warning: {event.line}")
             case CommandStarted(command=command, sandboxed=sandboxed):
                 self.call(f"$ {command}{'' if sandboxed else '   (not sandboxed)'}")
             case CommandOutput(text=text):

@@ -93,7 +93,8 @@ class SessionApi(Protocol):
 
     async def expand_command(self, line: str, reserved: Collection[str] = ()) -> str | None:
         """The text a ``/name args`` line of the user's prompt files sends, its ``!`` lines
-        run through the orchestrator (None: no such file; ``reserved``: built-in names)."""
+        run through the orchestrator (None: no such file; ``reserved``: built-in names); the
+        file's ``model`` is the model of the turn that sends this text."""
 
     def hooks_status(self) -> list[str]:
         """``/hooks``: each configured hook, where from, and its last result."""

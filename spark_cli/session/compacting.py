@@ -36,13 +36,11 @@ from spark_cli.session.window.compaction import (
 
 LEFT = "the conversation is as it was"
 KEPT_SHARE = 0.5
-"""An automatic compaction keeps fewer turns whole when they take more than this share of
-what it may send before compacting."""
+"""An automatic compaction keeps fewer turns whole past this share of ``compact_at``'s room."""
 
 
 class CompactionRun:
-    """Compacts ``history`` once; ``result`` says how when it succeeded (the summary and
-    where it cut). ``stop()`` cancels it."""
+    """Compacts ``history`` once (``result``: the summary and where it cut; ``stop`` cancels)."""
 
     def __init__(self, settings: Settings, root: Path, history: Sequence[ConversationItem],
                  focus: str = "", *, cut: int | None = None) -> None:
@@ -62,8 +60,7 @@ class CompactionRun:
 
     async def run(self, channel: Channel, before: int, *, auto: bool,
                   applied: Callable[[Compaction], int]) -> AsyncIterator[SessionEvent]:
-        """The compaction's events; ``before`` is the context's size now, ``applied`` takes
-        the result and gives the size after (both in the server's tokens)."""
+        """The compaction's events; ``applied`` takes the result, gives the size after."""
         settings, window = self.settings, self.settings.context_window
         cut, keep = self._cut(auto)
         if cut is None:

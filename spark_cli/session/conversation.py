@@ -116,6 +116,7 @@ class Session(SessionExtensions):
         self.limits: Limits = limits or NO_LIMITS
         """A harness's limits on the run (`spark edit --max-turns`, ``--timeout``)."""
         self.hooks, self._stop_rounds, self._hooked = Hooks(self.root), 0, ""  # `submit`'s text
+        self.models: dict[str, str] = {}
 
     @property
     def streaming(self) -> bool:
@@ -253,6 +254,8 @@ class Session(SessionExtensions):
                 built.context, notes=(*built.context.notes, *self.servers.notes)))
         if self.limits.deadline is not None:
             built = replace(built, request=self.limits.timed(built.request))
+        if instruction in self.models:  # a prompt file's ``model``: its turn's requests only
+            built = replace(built, request=replace(built.request, model=self.models[instruction]))
         return built
 
     def _take_prepared(self, instruction: str, files: Sequence[str]) -> BuiltRequest:
@@ -277,6 +280,8 @@ class Session(SessionExtensions):
         except RequestError as exc:
             yield exc.failure()
             return
+        while self.hooks.warned:  # the prompt hooks'
+            yield self.hooks.warned.pop(0)
         if self._over_threshold(built):
             rebuilt: list[BuiltRequest] = []
             async for event in self._compact_first(instruction, files, built, rebuilt):
@@ -291,10 +296,13 @@ class Session(SessionExtensions):
                 if type(event) is CommandFinished:
                     by_commands.extend(event.changed)
                 yield event
+                while self.hooks.warned:  # a tool hook's, after the call's event
+                    yield self.hooks.warned.pop(0)
             for event in run.close():
                 yield event
         finally:
             self._run = None
+            self.models.pop(instruction, None)
             batch = run.applier.end()
             turn = TurnRecord(instruction, started, (), (batch.id,) if batch else (),
                               tuple(f.path for f in batch.files) if batch else (),

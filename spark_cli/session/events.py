@@ -41,6 +41,7 @@ __all__ = [
     "EditLanded",
     "EditRefused",
     "FailureKind",
+    "HookWarning",
     "ProseDelta",
     "Queued",
     "Reconnected",
@@ -166,6 +167,21 @@ class ToolLoopStopped:
 
 
 @record
+class HookWarning:
+    """A hook failed without blocking (another exit, a timeout, no such program, binary or
+    flooding output); the turn went on."""
+
+    event: str
+    """The hook's event (``PreToolUse``...)."""
+    command: str
+    reason: str
+
+    @property
+    def line(self) -> str:
+        return f"hook {self.event} {self.command!r}: {self.reason}"
+
+
+@record
 class CompactionStarted:
     """The conversation is being compacted (``auto``: it would pass ``compact_at``)."""
 
@@ -276,6 +292,7 @@ SessionEvent = (
     | ToolCallStarted
     | ToolCallFinished
     | ToolLoopStopped
+    | HookWarning
     | CommandStarted
     | CommandOutput
     | CommandFinished

@@ -51,6 +51,7 @@ ONE_OF_EACH: list[SessionEvent] = [
     ToolCallFinished("call_1", "search", '{"pattern": "TAX"}', "search TAX", True, "3 hits",
                      "a.py:1:TAX = 1\n", 0.4, "search TAX → 3 hits"),
     ToolLoopStopped("stopped: the model made 40 tool calls in this turn (max_tool_calls)", 40, 2),
+    ev.HookWarning("PreToolUse", "lint.sh", "timed out after 10 s and was killed"),
     ev.CommandStarted("call_9", "pytest -q", "/repo", True),
     ev.CommandOutput("call_9", "1 passed in 0.01s\n"),
     ev.CommandFinished("call_9", "pytest -q", "exit", 0, 0.5, "exit 0 · 0.5 s\n1 passed",

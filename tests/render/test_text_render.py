@@ -12,6 +12,7 @@ from spark_cli.session.events import (
     BlockRejected,
     EditLanded,
     EditRefused,
+    HookWarning,
     Queued,
     Reconnected,
     ToolCallFinished,
@@ -116,9 +117,11 @@ def test_each_tool_call_is_one_line_on_the_calls_stream():
                              "error", 0.1, "read_file { → error: bad arguments"))
     r.event(ToolLoopStopped("stopped: the model made 40 tool calls in this turn "
                             "(max_tool_calls)", 40, 1))
+    r.event(HookWarning("PreToolUse", "lint.sh", "failed (exit 1)"))
     assert err.getvalue().splitlines() == [
         "search TAX_RATE → 3 hits", "read_file { → error: bad arguments",
-        "stopped: the model made 40 tool calls in this turn (max_tool_calls)"]
+        "stopped: the model made 40 tool calls in this turn (max_tool_calls)",
+        "warning: hook PreToolUse 'lint.sh': failed (exit 1)"]
     assert out.getvalue() == "Looking.\n"
 
 

@@ -9,6 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from spark_cli.protocol.agents_file import AGENTS_FILE
 from spark_cli.protocol.files import render_file_blocks
 from spark_cli.protocol.tokens import count_tokens
 from spark_cli.record import record
@@ -22,7 +23,7 @@ from spark_cli.session.context.repo_map import (
 )
 from spark_cli.session.context.report import ContextFile, ContextReport, Outline
 from spark_cli.session.context.scan import MAX_FILES, scan
-from spark_cli.session.context.targets import AGENTS_FILE, RequestError, TargetFile
+from spark_cli.session.context.targets import RequestError, TargetFile
 
 if TYPE_CHECKING:
     from spark_cli.session.context.index import RepoIndex
@@ -40,11 +41,9 @@ class Budget:
     window: int
     reserved: int
     scale: float = 1.0
-    """The server's tokens per spark token (``Settings.token_scale``): the window is in the
-    server's tokens, the text is counted in spark's."""
+    """The server's tokens per spark token (``Settings.token_scale``)."""
     firm: bool = True
-    """False: the window is a hint (learned or unknown): trimmed to, a request over it is
-    sent anyway (the server's answer says if it is too long)."""
+    """False: the window is a hint: trimmed to, a request over it is sent anyway."""
 
     @property
     def limit(self) -> int:
@@ -68,7 +67,6 @@ class Assembled:
     targets: tuple[TargetFile, ...]
     sent: tuple[str, ...]
     content: str
-    """The user message as sent (map, files, instruction)."""
     total: int
     report: ContextReport
 
@@ -76,32 +74,9 @@ class Assembled:
 def assemble(root: Path, budget: Budget, explicit: Sequence[TargetFile], instruction: str, *,
              instructions: str, agents: str | None, history_tokens: int,
              known: Mapping[str, str], with_map: bool, tools_tokens: int) -> Assembled:
-    """The turn's context; ``RequestError`` when it cannot fit.
-    ``tools_tokens``: what the request's tool definitions cost; ``with_map``: false when
-    the conversation already has a map or the window is too small for one.
-
-    The user message is, in this order: the repo map (a ``~~~`` fenced outline
-    under one header line), the files (each as a file block), the instruction.
-    Which files, by priority:
-
-    1. the files the caller gives (``spark edit FILE...``, the TUI's ``/add``):
-       a problem with one is a :class:`RequestError`, nothing is sent;
-    2. files the prompt names (:mod:`.mentions`) that exist in the repo;
-    3. files that mention a symbol the prompt names (``rename total_price to
-       cart_total`` brings every file that spells ``total_price``), definers
-       first, at most ``picks.MAX_REFERENCING``;
-    4. the repo map, ranked toward all of the above and the prompt's
-       identifiers, in ``MAP_TOKENS`` (twice that when no file is sent), at most a
-       quarter of the window's room (:func:`.repo_map.map_budget`).
-
-    The cap is ``window - max_output_tokens``. Items 1 and the instructions,
-    AGENTS.md, history and prompt must fit or the request is refused. Then the
-    map is cut first, then files of 3, then of 2 are left out, each with a
-    sentence in the report's ``trimmed``; the final text is counted again, so
-    the request never exceeds the cap.
-
-    When the repo has no file besides those sent (a pipe's private temp dir),
-    nothing is scanned or parsed: no map, no extra files."""
+    """The user message (map, files given, files named, files that mention a named symbol,
+    the instruction) within ``budget``; ``RequestError`` when what must go does not fit.
+    Order and trimming: docs/context.md. A repo of only the files sent is never scanned."""
     picks = [pick(t, "added", known) for t in explicit]
     in_chat = {t.path for t in explicit}
     system_tokens = count_tokens(instructions)
@@ -115,33 +90,25 @@ def assemble(root: Path, budget: Budget, explicit: Sequence[TargetFile], instruc
              "references": 0, "map": 0, "prompt": count_tokens(instruction)}
     trimmed: list[str] = []
     notes: list[str] = []
+    content, total, outline, repo = base, base_total, NO_MAP, None
     if base_total > budget.cap:
         if budget.firm:
             raise _over_budget(parts, picks, base_total, budget)
-        content = compose(picks, instruction, "")
         notes.append(f"sent beyond the {budget.window:,}-token window spark assumed (it is "
                      "not the server's word): the server's answer will tell")
-        report = _report(budget, parts, picks, base_total, NO_MAP, trimmed, notes)
-        return Assembled(tuple(p.target for p in picks),
-                         tuple(p.target.path for p in picks if p.fresh),
-                         content, base_total, report)
-    room = budget.cap - base_total
-    outline = NO_MAP
-    repo = None if _only(root, in_chat) else scan_repo(root)
+    elif not _only(root, in_chat):
+        repo = scan_repo(root)
     if repo is not None and any(path not in in_chat for path in repo.paths()):
         from spark_cli.session.context.index import index_for  # deferred: launch -> request
 
         index = index_for(root)
         found = candidates(root, repo, index, instruction, in_chat, known, notes)
-        room = take_extras(picks, found, room, trimmed)
+        room = take_extras(picks, found, budget.cap - base_total, trimmed)
         if with_map:
             outline = repo_map(index, picks, instruction, window=budget.window,
                                cap=budget.cap, room=room, trimmed=trimmed)
         content, total, outline = _fit(index, picks, len(explicit), instruction, outline,
                                        fixed, budget.cap, trimmed)
-    else:
-        content = compose(picks, instruction, "")
-        total = fixed + count_tokens(content)
     report = _report(budget, parts, picks, total, outline, trimmed, notes)
     return Assembled(tuple(p.target for p in picks),
                      tuple(p.target.path for p in picks if p.fresh),
@@ -176,8 +143,7 @@ def _over_budget(parts: Mapping[str, int], picks: Sequence[Pick], total: int,
 
 
 def _only(root: Path, files: set[str]) -> bool:
-    """Whether ``root`` holds exactly ``files`` (top-level, nothing else): the pipe's temp
-    dir. One ``scandir``, so that case imports and walks nothing more."""
+    """``root`` holds exactly ``files`` (the pipe's temp dir): one ``scandir``, nothing more."""
     try:
         with os.scandir(root) as entries:
             return {e.name for e in entries} == files
@@ -186,16 +152,14 @@ def _only(root: Path, files: set[str]) -> bool:
 
 
 def scan_repo(root: Path) -> RepoFiles:
-    """The repo's files; outside a git checkout (``spark edit`` run in a home folder)
-    the walk stops at ``OUTSIDE_GIT_FILES``."""
+    """The repo's files (outside a git checkout, at most ``OUTSIDE_GIT_FILES``)."""
     inside_git = (Path(root) / ".git").exists()
     return scan(root, max_files=MAX_FILES if inside_git else OUTSIDE_GIT_FILES)
 
 
 def _fit(index: RepoIndex, picks: list[Pick], named: int, instruction: str, outline: Outline,
          fixed: int, cap: int, trimmed: list[str]) -> tuple[str, int, Outline]:
-    """The user message, its request's total and the map, within ``cap``:
-    the map shrunk first, then the extra files (after the ``named`` first picks) dropped."""
+    """The message, its total and the map within ``cap``: the map shrunk, then extras dropped."""
     content = compose(picks, instruction, outline.text)
     total = fixed + count_tokens(content)
     while total > cap and outline.text:  # joins counted apart: shrink, recount

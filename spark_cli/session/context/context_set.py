@@ -11,20 +11,7 @@ from spark_cli.session.context.scan import ignore_rules
 
 
 class ContextSet:
-    """The user's chosen files for the turns of one session under ``root`` (root-relative,
-    POSIX-style, in the order added).
-
-    ``add`` refuses, each with its own message: a path outside the repo (``..``,
-    absolute, a symlink out) or inside ``.git``/``.spark``; a missing file; a
-    directory; a file ``.gitignore`` ignores or one in a vendored folder; a
-    binary, non-UTF-8 or too large file. Adding a file twice is fine (no
-    message). The set does not watch the files: they are read when a turn is
-    built, so the model always gets their content as it is then.
-
-    A turn passes ``files()`` as the session's ``files`` (``Session.run_turn(
-    instruction, files.files())``): the request adds the files the prompt names,
-    the files that mention a symbol it names and the repo map (see
-    :mod:`.assemble`)."""
+    """The user's chosen files (root-relative, in the order added); read when a turn is built."""
 
     def __init__(self, root: Path) -> None:
         self.root = Path(root).resolve()
@@ -37,7 +24,7 @@ class ContextSet:
         self._files.clear()
 
     def add(self, path: str) -> str | None:
-        """Add ``path``; ``None`` when it is in, else why it was refused."""
+        """``None`` when ``path`` is in, else why it was refused (outside, ignored, binary...)."""
         try:
             where = confine(self.root, path)
         except FileRefused as exc:

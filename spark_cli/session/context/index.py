@@ -30,32 +30,14 @@ class RefreshStats:
 
     files: int
     parsed: int
-    """Files read and parsed this refresh (the rest came from the cache)."""
     seconds: float
     loaded_from_disk: bool
 
 
 class RepoIndex:
-    """The tags of every file in the repo at ``root``.
-
-    ``index_for(root)`` is the process's one :class:`RepoIndex` for a repo (the
-    TUI's turns and ``ContextSet`` share it). ``refresh()`` rescans the tree
-    (:mod:`.scan`) and re-reads only files whose (mtime_ns, size) changed, so a
-    second turn in the same repo pays a directory walk and no parsing. A file
-    re-read with the same content as before (a ``touch``, a branch switched and
-    back, a tool that rewrote it unchanged) keeps its tags: only its stamp is
-    new. Parsing one file for its tags loads tree-sitter and compiles the
-    language's tags query, before the request leaves.
-
-    Between processes (one ``spark edit`` after another) the tags live in
-    ``<root>/.spark/cache/tags.json`` (``.spark`` carries a ``.gitignore`` of
-    ``*``). A first build in a huge repo can be time-boxed (``refresh(seconds=)``):
-    what it had no time to read is ``pending`` and read by later refreshes (the
-    cache keeps what was read, so later ``spark edit`` runs continue). The file
-    is plain JSON, written atomically and only when something changed; one that
-    cannot be read or has another shape is ignored and rewritten. A file that
-    cannot be read as text (binary, not UTF-8) is remembered as having no tags,
-    so it is not re-read every turn either. Not thread-safe: one builder at a time."""
+    """The tags of every file in the repo at ``root``, re-read only where (mtime, size) or the
+    content changed, and kept between processes in ``.spark/cache/tags.json`` (plain JSON,
+    written atomically when something changed; another shape is ignored). Not thread-safe."""
 
     def __init__(self, root: Path, *, disk_cache: bool = True) -> None:
         self.root = Path(root).resolve()
@@ -75,13 +57,8 @@ class RepoIndex:
 
     def refresh(self, files: RepoFiles | None = None, *, seconds: float | None = None,
                 first: Sequence[str] = ()) -> RefreshStats:
-        """Rescan (or take ``files``) and re-read the files that changed since the last look.
-
-        With ``seconds``, reading stops at that deadline (a first build in a huge
-        repo must not hold a turn up): the files not read yet are ``pending``,
-        left out of ``tags`` and read by the next refresh. Files in the folders
-        of ``first`` (the files sent) are read before the rest.
-        """
+        """Rescan and re-read what changed, those in the folders of ``first`` first; past
+        ``seconds`` the rest is ``pending`` (a first build in a huge repo holds no turn up)."""
         started = time.perf_counter()
         loaded = False
         if not self._disk_tried:
@@ -136,8 +113,7 @@ class RepoIndex:
 
     def ranked(self, *, chat: Collection[str], named: Collection[str],
                mentioned: Collection[str], limit: int) -> list[Ranked]:
-        """``rank.rank_definitions`` over ``tags``, remembered for the last question asked
-        (the TUI's next turn with the same files costs no ranking)."""
+        """``rank_definitions`` over ``tags``, remembered for the last question asked."""
         definers = self.definers()
         key = (self.version, frozenset(chat), frozenset(named),
                frozenset(m for m in mentioned if m in definers), limit)
@@ -147,8 +123,7 @@ class RepoIndex:
         return self._ranked[1]
 
     def mentioning(self, name: str) -> list[str]:
-        """The files that spell ``name`` anywhere (definers included), sorted; files not
-        read yet (``pending``) are searched as raw bytes."""
+        """The files that spell ``name`` anywhere, sorted (``pending`` ones as raw bytes)."""
         found = [rel for rel, t in self.tags.items() if t.mentions(name)]
         if self.pending:
             word = re.compile(rb"(?<![\w$])" + re.escape(name.encode()) + rb"(?![\w$])")
@@ -164,8 +139,7 @@ class RepoIndex:
     # ---- reading files ----
 
     def _read(self, rel: str) -> tuple[FileTags, str, bool]:
-        """(the tags of ``rel``, the digest of its content, whether it was parsed): the tags
-        it had when its content is what they were read from."""
+        """(the tags of ``rel``, its content's digest, whether it was parsed)."""
         try:
             text = read_text_file(self.root / rel, name=rel).text
         except (OSError, FileRefused):
@@ -228,8 +202,7 @@ class RepoIndex:
 
 
 def _decode_refs(packed: str) -> dict[str, int]:
-    """``"word count word count"`` (one JSON string per file: quicker to load than a dict;
-    `spark bench context` times the cache's load)."""
+    """``"word count word count"``: one string per file loads quicker than a dict."""
     if not packed:
         return {}
     items = packed.split(" ")

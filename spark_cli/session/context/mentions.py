@@ -1,15 +1,5 @@
-"""What a prompt names: files of the repo, and the symbols it is about. Pure, text in.
-
-Files: every run of path characters (``[\\w./-]``, outer punctuation trimmed)
-that contains a ``.`` or ``/`` and is a repo file's path, a unique tail of one
-(``shop/cart.py`` for ``src/shop/cart.py``) or a unique file name
-(``cart.py``). An ambiguous name (two ``util.py``) names nothing: the report
-says so rather than guessing.
-
-Identifiers: every identifier-shaped word of the prompt (they personalise the
-map's ranking). Symbols: those identifiers that the repo defines, minus the
-words of plain instructions (``add``, ``test``, ``file`` ...): a rename of
-``total_price`` then brings every file that mentions ``total_price``.
+"""What a prompt names: repo files (a path, a unique tail or a unique file name; an ambiguous
+one names nothing) and the symbols it is about (identifiers the repo defines, not plain words).
 """
 
 from __future__ import annotations
@@ -49,7 +39,7 @@ class NamedFiles:
 
 
 def named_files(text: str, repo_files: Sequence[str]) -> NamedFiles:
-    """The repo files ``text`` names (see the module docstring)."""
+    """The repo files ``text`` names: runs of path characters with a ``.`` or ``/``."""
     exact = set(repo_files)
     by_name: dict[str, list[str]] = {}
     for path in repo_files:

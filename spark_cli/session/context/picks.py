@@ -1,16 +1,5 @@
-"""The files a turn sends, in the order a turn chooses them, and what each costs.
-
-Top to bottom: one chosen file and its cost (:func:`pick`: a file the model
-already has unchanged, ``known`` holding its sha256, is not ``fresh``: not
-re-sent, 0 tokens); the files the prompt names and the files that mention a
-symbol it names (:func:`candidates`); those that fit the room the window leaves
-(:func:`take_extras`). The map comes next (:mod:`.repo_map`), then
-:mod:`.assemble` fits the whole message to the window.
-
-The index and the scan are handed in by the caller, who imports them only
-when the repo holds a file besides those sent: a pipe's private temp
-dir (or a one-file repo) never loads tree-sitter, the index or the ranking.
-"""
+"""The files a turn sends, in the order it chooses them, and what each costs (a file the model
+already has unchanged is not ``fresh``: 0 tokens)."""
 
 from __future__ import annotations
 
@@ -38,8 +27,7 @@ MAX_REFERENCING = 30
 BLOCK_SLACK = 4
 """Tokens a file block may add at its joins (separators, merged pieces)."""
 INDEX_SECONDS = 2.0
-"""Reading and parsing time one turn may spend on files new to the index (a first build
-in a huge repo); the rest waits for later turns."""
+"""Seconds a turn may spend reading files new to the index; the rest waits for later turns."""
 
 
 @record
@@ -116,8 +104,7 @@ def _read(root: Path, wanted: Sequence[tuple[str, str]], known: Mapping[str, str
 
 def take_extras(picks: list[Pick], found: Sequence[Pick], room: int,
                 trimmed: list[str]) -> int:
-    """The extra files that fit in ``room`` (named ones first) added to ``picks``; the room
-    left."""
+    """Adds the extras that fit in ``room`` (named ones first) to ``picks``; the room left."""
     for extra in sorted(found, key=lambda p: p.why != NAMED):
         cost = extra.tokens + BLOCK_SLACK if extra.fresh else 0
         if cost <= room:

@@ -62,8 +62,7 @@ def _links(edges: Mapping[str, Mapping[str, float]],
 
 def _step(rank: list[float], restart: list[float], lonely: list[int],
           links: list[tuple[int, list[tuple[int, float]]]]) -> list[float]:
-    """One iteration: the restart share (with the rank of nodes with no out-edges) plus
-    each node's damped rank along its out-edges."""
+    """One iteration: the restart share plus each node's damped rank along its edges."""
     spread = 1 - DAMPING + DAMPING * sum(rank[i] for i in lonely)
     nxt = [spread * r for r in restart]
     for origin, outs in links:
@@ -95,30 +94,10 @@ def pagerank(edges: Mapping[str, Mapping[str, float]], nodes: Sequence[str],
 def rank_definitions(tags: Mapping[str, FileTags], *, chat: Collection[str] = (),
                      named: Collection[str] = (), mentioned: Collection[str] = (),
                      limit: int | None = None) -> list[Ranked]:
-    """The definitions outside ``chat``, best first; the best
-    ``limit`` of them when given.
-
-    Pure: tags in, ranked definitions out (the model is aider's repo map). Every
-    file is a node; a file that uses a name defined in another file gets an edge
-    to it, weighted ``sqrt(uses)`` times:
-
-    - ``x10`` when the prompt mentions the name, ``x10`` for a long, specific name
-      (snake_case, camelCase or 8+ characters), ``x0.1`` for a private ``_name``
-      or one shorter than three characters, ``x0.1`` for a name defined in more
-      than two files, and no edge at all for one defined in more than
-      ``TOO_COMMON`` (five) files (``__init__``, ``get``): such a use says
-      nothing about where it points.
-
-    A uniform factor on all of one file's edges would change nothing (each
-    file's rank is shared out in proportion), so files in the chat get no extra
-    edge weight: they pull through the restart instead. The walk restarts
-    (personalisation) at the files in the chat and the files the prompt names,
-    or uniformly when there are none. Each file's rank then flows along its
-    out-edges to the (file, name) definitions they point at; the definitions
-    are returned best first, those of files already in the chat left
-    out (the model sees those whole). Definitions nobody references keep a tiny
-    share of their file's rank, so a file's own top-level API still ranks above
-    nothing."""
+    """The definitions outside ``chat``, best first (as aider's repo map): a file that uses a
+    name another defines has an edge to it, ``name_weight * sqrt(uses)``; the walk restarts
+    at ``chat`` and ``named``, and each file's rank flows along its edges to the definitions.
+    """
     definers: dict[str, list[str]] = {}
     for path, file_tags in tags.items():
         for name in {d.name for d in file_tags.definitions}:

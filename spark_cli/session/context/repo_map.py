@@ -1,13 +1,5 @@
 """The repo map of a turn: its share of the window, the outline that fits, how it travels.
-
-The map is ranked toward the files a turn sends and the prompt's identifiers
-(:meth:`RepoIndex.ranked`), laid out by :func:`fit`, and travels as one
-header line and a ``~~~`` fence (:func:`map_section`). Its share is ``MAP_TOKENS``
-(twice that when no file is sent), at most a quarter of what may be sent
-(:func:`map_budget`); what is left of the window after the files may cut it further
-(:func:`repo_map`), and :func:`smaller_map` shrinks it when the whole message is
-still over the window. Each cut leaves a sentence in ``trimmed``.
-"""
+Each cut leaves a sentence in ``trimmed``."""
 
 from __future__ import annotations
 
@@ -32,17 +24,14 @@ MAP_SHARE = 4
 MIN_MAP_TOKENS = 160
 """A map budget smaller than this (a 2k window's) is not worth its header: none is sent."""
 MIN_ROOM_TOKENS = 128
-"""Less room than this left after the files: no map at all (a dozen signatures help
-nobody)."""
+"""Less room than this left after the files: no map (a dozen signatures help nobody)."""
 NO_MAP = Outline("", 0, 0, 0, 0)
 MAX_CANDIDATES = 3_000
 """More definitions than this never fit any sane budget."""
 
 
 def map_budget(cap: int, *, files_sent: bool) -> int:
-    """The map's share of ``cap`` (what may be sent): ``MAP_TOKENS`` (twice that with no
-    file sent), at most a quarter of ``cap`` (half with no file): a 2k window gets a tiny
-    map or none (below ``MIN_MAP_TOKENS``)."""
+    """``MAP_TOKENS``, at most a quarter of ``cap``; both doubled when no file is sent."""
     if files_sent:
         return min(MAP_TOKENS, cap // MAP_SHARE)
     return min(2 * MAP_TOKENS, 2 * cap // MAP_SHARE)
@@ -50,8 +39,7 @@ def map_budget(cap: int, *, files_sent: bool) -> int:
 
 def repo_map(index: RepoIndex, picks: Sequence[Pick], instruction: str, *,
              window: int, cap: int, room: int, trimmed: list[str]) -> Outline:
-    """The map in its share and in the ``room`` the files left, ranked toward ``picks``;
-    ``NO_MAP`` when it is not worth sending."""
+    """The map in its share and the ``room`` left, ranked toward ``picks`` (or ``NO_MAP``)."""
     wanted = map_budget(cap, files_sent=any(p.fresh for p in picks))
     if 0 < wanted < MIN_MAP_TOKENS:
         trimmed.append(f"repo map left out: the window ({window:,} tokens) is too "
@@ -89,29 +77,15 @@ def _ranked(index: RepoIndex, picks: Sequence[Pick], instruction: str) -> list[R
 
 
 def map_section(text: str) -> str:
-    """The map as it travels: the header line, then the outline in a ``~~~`` fence (a
-    fence that file-block parsers skip and that never looks like a file block)."""
+    """The header line, then the outline in a ``~~~`` fence (file-block parsers skip it)."""
     fence = "~" * max(3, 1 + max((len(r) for r in text.split("\n") if set(r) == {"~"}),
                                  default=0))
     return f"{MAP_HEADER}{fence}\n{text}{fence}\n"
 
 
 def render(ranked: Sequence[Ranked]) -> str:
-    """The outline text of exactly these definitions.
-
-    Pure. The top ``n`` ranked definitions are grouped by file (files in the
-    order their best definition ranks, definitions in line order) and rendered as
-    the file's path and then each definition's signature line, indentation kept
-    so nesting shows; ``⋮`` marks skipped lines between two of them::
-
-    src/shop/pricing.py:
-    │def apply_discount(price, percent):
-    ⋮
-    │def with_tax(price):
-
-    How many fit is found from per-line counts (see :func:`fit`) and checked
-    on the final text. Counting uses ``protocol.tokens`` like the rest of the
-    request, so the map never pushes a request past the window."""
+    """The outline of these definitions: per file (best first) its path, then each signature
+    line in line order, ``⋮`` where lines are skipped."""
     by_file: dict[str, list[Ranked]] = {}
     for item in ranked:
         by_file.setdefault(item.path, []).append(item)
@@ -133,17 +107,10 @@ def render(ranked: Sequence[Ranked]) -> str:
 
 
 def fit(ranked: Sequence[Ranked], budget: int) -> Outline:
-    """The most definitions (best first) whose outline stays within ``budget`` tokens.
-
-    A line break always starts a new token piece, so the outline's count is the
-    sum of its lines' counts: each signature line and each new file's header
-    is counted once, plus one token per definition for a possible ``⋮`` line
-    (an upper bound). The outline of the ``n`` that bound allows is rendered
-    and counted exactly; while that is still over (it never should be), ``n``
-    shrinks.
-    """
+    """The most definitions (best first) whose outline stays within ``budget`` tokens."""
     if budget <= 0 or not ranked:
         return Outline("", 0, 0, 0, len(ranked))
+    # a line break starts a token piece: the outline costs the sum of its lines (+1 for ⋮)
     spent = 0
     files: set[str] = set()
     n = 0

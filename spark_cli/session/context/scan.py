@@ -1,13 +1,5 @@
-"""The repo's files as the repo map sees them: what ``git`` would track, minus what is not code.
-
-``scan(root)`` is the one repo walk (:mod:`spark_cli.tools.repo_files`: ``.gitignore``
-files, nested ones and ``.git/info/exclude``; never ``.git/``, ``.spark/`` or
-symlinks) with the map's filter: no vendored or generated folders (``VENDORED``),
-no files with a binary extension, none over ``MAX_FILE_BYTES`` (generated data,
-lock files of megabytes), at most ``MAX_FILES`` files (``truncated`` says when the
-walk stopped early). ``ignore_rules(root).ignored(rel)`` answers, for one path,
-which rule leaves it out (the ``/add`` refusal message), or ``None``.
-"""
+"""The repo's files as the repo map sees them: what ``git`` would track, minus vendored
+folders, binary extensions and files over ``MAX_FILE_BYTES``, at most ``MAX_FILES``."""
 
 from __future__ import annotations
 
@@ -31,5 +23,5 @@ __all__ = ["MAX_FILES", "MAX_FILE_BYTES", "VENDORED", "RepoFiles", "ignore_rules
 
 
 def scan(root: Path, *, max_files: int = MAX_FILES) -> RepoFiles:
-    """Every file of the repo at ``root`` worth showing a model (see the module docstring)."""
+    """Every file of the repo at ``root`` worth showing a model."""
     return walk(root, only=_MAP_FILTER, limit=max_files)

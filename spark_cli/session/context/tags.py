@@ -1,19 +1,12 @@
-"""One file's tags: the definitions in it, and the identifiers it uses.
-
-Definitions are :mod:`spark_cli.edits.lang.definitions`' (with Python's module-level
-constants), each with the first line of its node as its signature. References, for the
-ranking, are the ``@reference`` captures (calls, class and type uses) of the grammar
-wheel's ``TAGS_QUERY``, counted; where it has none (C, C++, no query) every
-identifier-shaped word counts instead, as aider falls back to its lexer.
-
-``words`` is every identifier-shaped word of the file (comments and strings too), with a
-space at each end: "which files so much as mention ``total_price``" is one substring test
-per file (``mentions``), so a rename reaches every file that imports the name.
+"""One file's tags: its definitions (each with its first line as signature), the identifiers
+it uses (the tags query's ``@reference`` captures, else every word, as aider's lexer) and its
+``words`` (one substring test tells whether it mentions a name at all).
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from functools import cache
 from typing import TYPE_CHECKING
 
@@ -73,8 +66,7 @@ def _references(lang: str) -> tree_sitter.Query | None:
 
 
 def _reference_patterns(source: str) -> str:
-    """The top-level patterns of a tags query that capture a reference and no definition
-    (compiling only those keeps the first map of a repo as quick as one query was)."""
+    """A tags query's top-level patterns that capture a reference and no definition."""
     starts, depth = [], 0
     for m in _TOKEN.finditer(source):
         if m.group() in ("(", "["):
@@ -93,17 +85,9 @@ def _own_source(lang: str) -> str:
         return ""
 
 
-def word_counts(text: str) -> dict[str, int]:
-    """Identifier-shaped words in ``text`` with their counts."""
-    counts: dict[str, int] = {}
-    for word in WORD.findall(text):
-        counts[word] = counts.get(word, 0) + 1
-    return counts
-
-
 def extract(text: str, lang: str | None) -> FileTags:
     """The tags of one file's ``text`` in language ``lang`` (``None``: words only)."""
-    counts = word_counts(text)
+    counts = dict(Counter(WORD.findall(text)))
     words = " " + " ".join(counts) + " "
     if lang is None or not has_definitions(lang):
         return FileTags((), counts, words)

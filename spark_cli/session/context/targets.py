@@ -1,10 +1,5 @@
-"""The files of a request: reading one (confined, decoded, checked) and what it costs.
-
-``read_target`` is the check every file passes before it is sent: inside the
-root, existing, a regular file, text (UTF-8 or UTF-16 with a BOM) and not too
-large; anything else is a :class:`RequestError` with a message naming the
-file. ``TargetFile`` is what the session remembers of it (text and sha256).
-"""
+"""The files of a request: reading one (confined, decoded, checked, else a `RequestError`
+naming it) and the repo's AGENTS.md."""
 
 from __future__ import annotations
 
@@ -13,12 +8,10 @@ from pathlib import Path
 from spark_cli.edits.disk.paths import confine
 from spark_cli.edits.disk.textfile import read_text_file
 from spark_cli.edits.model.outcome import FileRefused
+from spark_cli.protocol.agents_file import AGENTS_FILE
 from spark_cli.record import record
 from spark_cli.session.events import FailureKind, TurnFailed
 from spark_cli.text_digest import text_sha256
-
-AGENTS_FILE = "AGENTS.md"
-
 
 _FILE_FAILURES: dict[str, FailureKind] = {"binary": "binary", "encoding": "encoding",
                                           "too_large": "too_large"}

@@ -1,10 +1,5 @@
-"""Tool calls and outputs in the window: what they cost, and how they make room.
-
-Every conversation item counts against the window with the same token rule
-as everything else (``protocol/tokens.py``): a message its text, a call its
-name and arguments, an output its text, each plus ``ITEM_OVERHEAD`` for what
-the wire adds around it (ids, roles, types).
-"""
+"""Tool calls and outputs in the window: what they cost (``protocol/tokens.py``, plus
+``ITEM_OVERHEAD``), and how they make room."""
 
 from __future__ import annotations
 
@@ -41,16 +36,8 @@ def is_dropped(output: ToolOutput) -> bool:
 
 def shrink_outputs(items: Sequence[ConversationItem], excess: int, *,
                    keep_from: int | None = None) -> tuple[list[ConversationItem], int]:
-    """``items`` with the oldest tool outputs (before index ``keep_from``) replaced by a
-    short note until ``excess`` tokens are freed (or none is left to drop); the new list
-    and the tokens freed. User and assistant messages are never touched.
-
-    Room is made in this order: old tool outputs first (the oldest first; each
-    is replaced by a one-line note the model can act on: call the tool again);
-    then, when a long session's history still leaves too little room, its oldest
-    whole turns (a user's message and everything that answered it), so what is
-    kept stays a valid conversation. An output that still does not fit is cut to
-    what does, with a note saying how much was shown."""
+    """``items`` with the oldest tool outputs (before ``keep_from``) replaced by a note until
+    ``excess`` tokens are freed; the new list and the tokens freed."""
     out = list(items)
     freed = 0
     end = len(out) if keep_from is None else keep_from
@@ -72,9 +59,8 @@ def shrink_outputs(items: Sequence[ConversationItem], excess: int, *,
 
 def drop_turns(items: Sequence[ConversationItem],
                excess: int) -> tuple[list[ConversationItem], int, int]:
-    """``items`` without their oldest whole turns (each from a user's message up to the
-    next one) until ``excess`` tokens are freed or no turn is left; the kept items, the
-    tokens freed and the number of turns dropped."""
+    """``items`` without their oldest whole turns until ``excess`` tokens are freed; the kept
+    items, the tokens freed and the turns dropped."""
     starts = [i for i, item in enumerate(items)
               if type(item) is Message and item.role == "user"]
     freed = dropped = cut = 0
@@ -87,8 +73,7 @@ def drop_turns(items: Sequence[ConversationItem],
 
 
 def cut_output(text: str, room: int) -> str:
-    """``text`` cut (at a line) to at most ``room`` tokens, the note included; unchanged when
-    it fits."""
+    """``text`` cut at a line to at most ``room`` tokens, the note included."""
     if count_tokens(text) <= room:
         return text
     lines = text.splitlines(keepends=True)

@@ -1,13 +1,6 @@
-"""Hooks: the user's own commands at a turn's events, in Claude Code's shapes.
-
-``[[hooks.EVENT]]`` tables (``matcher``, ``command``, ``timeout_s``) of the user's config and
-of a trusted project's. Each hook gets Claude Code's JSON on stdin (``session_id``, ``cwd``,
-``hook_event_name``, ``tool_name``, ``tool_input``, ``tool_response``, ``prompt``); exit 2
-or a JSON stdout ``{"decision": "block", "reason": …}`` blocks; another exit, a timeout (the
-process group killed) or a hook that cannot start is a warning and the turn goes on. Hooks
-run unsandboxed (they are the user's code) with the environment minus provider keys;
-output is capped and read as UTF-8 whatever it holds. :class:`Hooks` keeps each hook's last
-result (``/hooks``).
+"""Hooks: the user's ``[[hooks.EVENT]]`` commands at a turn's events, in Claude Code's shapes
+(stdin JSON, exit 2 or ``{"decision": "block"}`` blocks); a failure that does not block is a
+`HookWarning` for the user. :class:`Hooks` keeps each hook's last result (``/hooks``).
 """
 
 from __future__ import annotations
@@ -17,10 +10,14 @@ import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from spark_cli.record import record
 from spark_cli.session.config.layers import config_files, read_toml
+from spark_cli.session.events import HookWarning
+
+if TYPE_CHECKING:
+    from spark_cli.checks.command_run import CommandRun
 
 EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop")
 TOOL_EVENTS = ("PreToolUse", "PostToolUse")
@@ -42,10 +39,8 @@ class Hook:
 
 @record
 class HookOutcome:
-    """What one run of a hook said: ``block`` (exit 2 or a JSON decision) with ``reason``,
-    ``context`` (its stdout) and ``warning`` (any other failure)."""
+    """One run of a hook: ``block`` with ``reason``, ``context`` (stdout), ``warning``."""
 
-    hook: Hook
     line: str
     block: bool = False
     reason: str = ""
@@ -54,8 +49,7 @@ class HookOutcome:
 
 
 def read_hooks(root: Path, env: Mapping[str, str]) -> tuple[list[Hook], list[str]]:
-    """The hooks of the config files spark reads (a project's only under trust), and what
-    is wrong with the tables that were left out."""
+    """The hooks of the config files (a project's under trust) and the bad tables' problems."""
     hooks: list[Hook] = []
     problems: list[str] = []
     for _, path in config_files(root, env):
@@ -96,10 +90,6 @@ def _hook(event: str, entry: object, where: str) -> Hook:
     return Hook(event, entry["command"], matcher, float(timeout), where)
 
 
-def _matches(hook: Hook, tool: str) -> bool:
-    return hook.matcher in ("", "*") or re.fullmatch(hook.matcher, tool) is not None
-
-
 class Hooks:
     """One session's hooks (read when first used) and their last results."""
 
@@ -111,6 +101,7 @@ class Hooks:
         self.last: dict[str, str] = {}
         """Each hook's last result (by its source), for ``/hooks``."""
         self.secrets: tuple[str, ...] = ()
+        self.warned: list[HookWarning] = []
 
     @property
     def hooks(self) -> list[Hook]:
@@ -133,7 +124,7 @@ class Hooks:
     async def run(self, event: str, tool: str = "", **fields: Any) -> list[HookOutcome]:
         """Every hook of ``event`` (matching ``tool``), in order."""
         chosen = [h for h in self.hooks if h.event == event and (
-            event not in TOOL_EVENTS or _matches(h, tool))]
+            event not in TOOL_EVENTS or h.matcher in ("", "*") or re.fullmatch(h.matcher, tool))]
         if not chosen:
             return []
         payload = {"session_id": self.session_id, "transcript_path": "", "cwd": str(self.root),
@@ -147,21 +138,21 @@ class Hooks:
             run, err = await run_hook(hook.command, self.root, data, timeout=hook.timeout_s,
                                       env=scrubbed_env(self.env, self.secrets),
                                       cap_bytes=CAP_BYTES)
-            outcome = _outcome(hook, run.ended, run.exit_code, run.output, err)
+            outcome = _outcome(hook, run, err)
             self.last[hook.source] = outcome.line
+            if outcome.warning:
+                self.warned.append(HookWarning(event, hook.command, outcome.warning))
             outcomes.append(outcome)
         return outcomes
 
-
     async def prompt(self, text: str, first: bool) -> tuple[str, str | None]:
-        """``text`` with what SessionStart (``first``) and UserPromptSubmit hooks add; the
-        reason when one blocks it."""
+        """``text`` with what the prompt hooks add, and why one blocked it (None: none did)."""
         outs = await self.run("SessionStart", source="startup") if first else []
         submitted = await self.run("UserPromptSubmit", prompt=text)
         blocked = [o.reason for o in submitted if o.block]
         if blocked:
             return text, "\n".join(blocked)
-        added = [o.context or o.warning for o in (*outs, *submitted) if o.context or o.warning]
+        added = [o.context for o in (*outs, *submitted) if o.context]
         return text + "".join(f"\n\n{a}" for a in added), None
 
     async def pre(self, tool: str, arguments: str) -> str | None:
@@ -174,7 +165,7 @@ class Hooks:
         """What PostToolUse hooks add to the call's output for the model ("" mostly)."""
         outs = await self.run("PostToolUse", tool, tool_input=_input(arguments),
                               tool_response=output)
-        notes = [o.reason or o.context or o.warning for o in outs]
+        notes = [o.reason or o.context for o in outs]
         return "".join(f"\n[hook] {n}" for n in notes if n)
 
     async def stop(self, again: bool) -> str | None:
@@ -190,22 +181,28 @@ def _input(arguments: str) -> object:
         return arguments
 
 
-def _outcome(hook: Hook, ended: str, code: int | None, out: str, err: str) -> HookOutcome:
-    err = err.strip()[:NOTE_CHARS]
-    if ended == "timeout":
-        return HookOutcome(hook, f"killed: timeout after {hook.timeout_s:g} s", warning=(
-            f"hook {hook.command!r} timed out after {hook.timeout_s:g} s and was killed"))
+def _outcome(hook: Hook, run: CommandRun, err: str) -> HookOutcome:
+    err, out, code = err.strip()[:NOTE_CHARS], run.output, run.exit_code
+    if run.ended == "timeout":
+        why = f"timed out after {hook.timeout_s:g} s and was killed"
+        return HookOutcome(f"killed: timeout after {hook.timeout_s:g} s", warning=why)
     decision = _decision(out)
     if code == 2 or decision.get("decision") == "block":
         reason = str(decision.get("reason") or err or f"blocked by the hook {hook.command!r}")
-        return HookOutcome(hook, f"blocked: {reason.splitlines()[0][:120]}", True,
+        return HookOutcome(f"blocked: {reason.splitlines()[0][:120]}", True,
                            reason[:NOTE_CHARS])
     if code != 0:
-        why = err.splitlines()[-1] if err else f"exit {code}"
-        return HookOutcome(hook, f"exit {code}: {why[:120]}", warning=(
-            f"hook {hook.command!r} failed (exit {code}): {why[:300]}"))
+        why = err.splitlines()[-1][:300] if err else ""
+        named = {126: "not executable", 127: "not found"}.get(code or 0, "failed")
+        warning = f"{named} (exit {code})" + (f": {why}" if why else "")
+        return HookOutcome(warning[:120], warning=warning)
+    if "\ufffd" in out or "\x00" in out:
+        return HookOutcome("exit 0: binary output", warning="printed binary output "
+                           "(not UTF-8 text): left out")
     context = str(decision.get("additionalContext", "")) if decision else out.strip()
-    return HookOutcome(hook, "exit 0", context=context[:NOTE_CHARS])
+    flood = f"flooded stdout ({run.cut_bytes + CAP_BYTES:,} bytes): cut" if run.cut_bytes else ""
+    return HookOutcome("exit 0" + (" (cut)" if flood else ""),
+                       context=context[:NOTE_CHARS], warning=flood)
 
 
 def _decision(out: str) -> dict[str, Any]:

@@ -1,8 +1,5 @@
-"""``/init``: the ask for a first AGENTS.md, built from the repo's layout and its test command.
-
-The model writes the file as an edit (undoable like any other); with the repo map in the
-request it sees the code too. Nothing is asked when AGENTS.md exists.
-"""
+"""``/init``: the ask for a first AGENTS.md from the repo's layout and its test command (the
+model writes it as an undoable edit; nothing is asked when AGENTS.md exists)."""
 
 from __future__ import annotations
 

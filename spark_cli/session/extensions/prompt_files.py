@@ -1,20 +1,13 @@
-"""The user's own slash commands: Markdown prompt files, as Claude Code and Codex keep them.
-
-Folders (first wins on a name): the project's ``.spark/commands/`` and ``.claude/commands/``
-(only under the project's trust), the user's ``$SPARK_CONFIG_DIR/commands/`` and Codex's
-``~/.codex/prompts/`` (``/prompts:NAME``). ``review.md`` is ``/review``; ``frontend/review.md``
-is ``/frontend:review``; a name a built-in holds is ``/user:NAME``. An optional YAML front
-matter gives ``description``, ``argument-hint``, ``model``; a broken one marks that file
-(``problem``) and the others still work. `expand` fills ``$ARGUMENTS`` and ``$1``..``$9``;
-`run_bangs` replaces each ``!`cmd``` line with its output, run through the orchestrator.
-"""
+"""The user's own slash commands: Markdown prompt files with a front matter, as Claude Code and
+Codex keep them (folders, names, ``$ARGUMENTS``, ``!`cmd``` lines: docs/extensions.md); the
+front matter and trusted-folder reading that skills share."""
 
 from __future__ import annotations
 
 import os
 import re
 import shlex
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -49,9 +42,29 @@ class PromptCommand:
     """Why it cannot be used (broken front matter, unreadable, a name already taken)."""
 
 
+def readable_folders(root: Path, env: Mapping[str, str],
+                     folders: list[tuple[Path, bool]]) -> Iterator[Path]:
+    """The ``(folder, from the repo)`` that exist, a repo's only under the project's trust."""
+    trusted: bool | None = None
+    for folder, repo in folders:
+        if repo and folder.is_dir() and trusted is None:
+            trusted = trust_state(root, env).trusted
+        if folder.is_dir() and (trusted or not repo):
+            yield folder
+
+
+def read_front(path: Path) -> tuple[dict[str, object], str, str]:
+    """A file's front matter, its body, and why it cannot be used ("" when it can)."""
+    try:
+        with path.open("rb") as handle:
+            return (*front_matter(handle.read(MAX_BYTES).decode("utf-8")), "")
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) else str(exc)
+        return {}, "", why or "cannot be read"
+
+
 def front_matter(text: str) -> tuple[dict[str, object], str]:
-    """The YAML front matter (``---`` lines around it) and the body; ``ValueError`` says
-    what is wrong with a broken one."""
+    """The YAML front matter and the body; ``ValueError`` says what is wrong with it."""
     lines = text.split("\n")
     if lines[0].strip() != "---":
         return {}, text
@@ -79,27 +92,17 @@ def home(env: Mapping[str, str]) -> Path:
     return Path(env.get("HOME") or os.path.expanduser("~"))
 
 
-def command_folders(root: Path, env: Mapping[str, str]) -> list[tuple[Path, str, bool]]:
-    """(folder, name prefix, from the repo) in the order a name is looked up."""
-    codex = Path(env.get("CODEX_HOME") or home(env) / ".codex") / "prompts"
-    return [*((Path(root) / f, "", True) for f in PROJECT_COMMANDS),
-            (user_config_path(env).parent / "commands", "", False), (codex, "prompts:", False)]
-
-
 def load_commands(root: Path, reserved: Collection[str] = (),
                   env: Mapping[str, str] | None = None) -> list[PromptCommand]:
     """Every prompt file, sorted by name (untrusted project folders left out)."""
     env = os.environ if env is None else env
-    trusted: bool | None = None
+    codex = Path(env.get("CODEX_HOME") or home(env) / ".codex") / "prompts"
+    folders = [*((Path(root) / f, True) for f in PROJECT_COMMANDS),
+               (user_config_path(env).parent / "commands", False), (codex, False)]
     found: dict[str, PromptCommand] = {}
     extra: list[PromptCommand] = []
-    for folder, prefix, repo in command_folders(root, env):
-        if not folder.is_dir():
-            continue
-        if repo and trusted is None:
-            trusted = trust_state(root, env).trusted
-        if repo and not trusted:
-            continue
+    for folder in readable_folders(root, env, folders):
+        prefix = "prompts:" if folder == codex else ""
         for path in sorted(folder.rglob("*.md")):
             name = prefix + path.relative_to(folder).with_suffix("").as_posix().replace("/", ":")
             name = f"user:{name}" if name.lower() in reserved else name
@@ -113,16 +116,10 @@ def load_commands(root: Path, reserved: Collection[str] = (),
 
 
 def read_command(name: str, path: Path) -> PromptCommand:
-    try:
-        with path.open("rb") as handle:
-            text = handle.read(MAX_BYTES).decode("utf-8")
-        meta, body = front_matter(text)
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        why = exc.strerror if isinstance(exc, OSError) else str(exc)
-        return PromptCommand(name, str(path), problem=why or "cannot be read")
+    meta, body, problem = read_front(path)
     field = {k: " ".join(str(v).split()) for k, v in meta.items() if v is not None}
     return PromptCommand(name, str(path), field.get("description", ""),
-                         field.get("argument-hint", ""), field.get("model", ""), body)
+                         field.get("argument-hint", ""), field.get("model", ""), body, problem)
 
 
 def find_command(line: str,
@@ -139,8 +136,7 @@ def find_command(line: str,
 
 
 def expand(command: PromptCommand, arguments: str) -> str:
-    """The body with ``$ARGUMENTS`` and ``$1``..``$9`` filled (the arguments appended when
-    the body names none)."""
+    """The body with ``$ARGUMENTS`` and ``$1``..``$9`` filled (else the arguments appended)."""
     try:
         words = shlex.split(arguments)
     except ValueError:
@@ -159,8 +155,7 @@ def expand(command: PromptCommand, arguments: str) -> str:
 
 
 async def run_bangs(text: str, policy: Orchestrator, timeout: float = 60.0) -> str:
-    """``text`` with each line that is only ``!`cmd``` replaced by the command's result, run
-    as the model's ``run_command`` is (the same approval, sandbox, environment and mask)."""
+    """``text`` with each ``!`cmd``` line replaced by its result, run as ``run_command`` is."""
     from spark_cli.checks.command_run import format_run  # deferred: a prompt with ! lines
     from spark_cli.checks.runner import COMMAND_HEAD_BYTES, COMMAND_TAIL_BYTES
     from spark_cli.session.actions.orchestrator import Action
@@ -182,10 +177,9 @@ async def run_bangs(text: str, policy: Orchestrator, timeout: float = 60.0) -> s
 
 
 async def expand_line(line: str, root: Path, policy: Orchestrator,
-                      reserved: Collection[str] = ()) -> str | None:
-    """The text a ``/name args`` line of a prompt file sends (None: not one); ``ValueError``
-    when that file is broken."""
+                      reserved: Collection[str] = ()) -> tuple[str, str] | None:
+    """The text a ``/name args`` line sends and its ``model`` (None: no such file)."""
     found = find_command(line.strip(), load_commands(root, reserved))
     if found is not None and found[0].problem:
         raise ValueError(f"/{found[0].name} ({found[0].path}) is broken: {found[0].problem}")
-    return None if found is None else await run_bangs(expand(*found), policy)
+    return None if found is None else (await run_bangs(expand(*found), policy), found[0].model)

@@ -1,6 +1,5 @@
-"""The session's side of the user's extensions, mixed into `Session`: a prompt file's command
-expanded (its ``!`` lines through the orchestrator), a message's skills and prompt hooks, the
-Stop hooks' rounds, ``/hooks``."""
+"""The session's side of the user's extensions, mixed into `Session`: prompt files (their
+``model`` for their own turn), skills, hooks and their warnings, ``/hooks``."""
 
 from __future__ import annotations
 
@@ -29,6 +28,8 @@ class SessionExtensions:
     approver: Approver
     _stop_rounds: int
     _hooked: str
+    models: dict[str, str]
+    """A prompt file's text (as sent) -> its front matter's ``model``: that turn's model."""
 
     @property
     def settings(self) -> Settings:
@@ -43,23 +44,33 @@ class SessionExtensions:
     async def expand_command(self, line: str, reserved: Collection[str] = ()) -> str | None:
         from spark_cli.session.actions.orchestrator import Orchestrator  # deferred: "/" lines
 
-        return await expand_line(line, self.root, Orchestrator(
+        found = await expand_line(line, self.root, Orchestrator(
             self.root, self.settings, self.approver, self.interrupt), reserved)
+        if found is None:
+            return None
+        text = found[0].strip()  # as the TUI sends it: the key of its model
+        if found[1]:
+            self.models[text] = found[1]
+        return text
 
     def hooks_status(self) -> list[str]:
         return self.hooks.lines()
 
     async def submit(self, instruction: str) -> str:
-        """With its ``$skill`` bodies and what prompt hooks add (``RequestError``: blocked);
-        ``run_turn`` with the text returned runs them no more."""
+        """The message as sent (`skills.submitted`); ``run_turn`` with it runs no hooks again."""
+        model = self.models.pop(instruction, "")
         self._hooked = await submitted(self.hooks, self.settings, self.readable, instruction,
                                        first=not self.turns)
+        if model:
+            self.models[self._hooked] = model
         return self._hooked
 
     async def _stop_hooks(self, files: Sequence[str]) -> AsyncIterator[SessionEvent]:
         """A Stop hook that exits 2 sends the model back to work (``max_stop_hooks`` a turn)."""
         back = None if self._stop_rounds >= self.settings.max_stop_hooks else \
             await self.hooks.stop(self._stop_rounds > 0)
+        while self.hooks.warned:
+            yield self.hooks.warned.pop(0)
         if back is not None:
             self._stop_rounds += 1
             async for event in self.run_turn(back, files):

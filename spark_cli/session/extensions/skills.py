@@ -1,11 +1,6 @@
 """Skills: folders with a ``SKILL.md`` (front matter ``name``, ``description``), as Codex and
-Claude Code read them.
-
-From the project's ``.agents/skills/`` and ``.claude/skills/`` (only under the project's
-trust) and the user's ``~/.agents/skills/``. Each skill is one line of the instructions (its
-name, description and the path of its SKILL.md: repo-relative, or absolute outside the repo,
-where ``read_file`` may read inside the skill's folder and nowhere else); ``$name`` in a
-message attaches its body whole.
+Claude Code read them: one line each in the instructions; ``$name`` in a message attaches the
+body. A skill folder outside the repo is readable by the tools (docs/extensions.md).
 """
 
 from __future__ import annotations
@@ -17,10 +12,9 @@ from pathlib import Path
 
 from spark_cli.record import record
 from spark_cli.session.config.settings import Settings
-from spark_cli.session.config.trust import trust_state
 from spark_cli.session.context.targets import RequestError
 from spark_cli.session.extensions.hooks import Hooks
-from spark_cli.session.extensions.prompt_files import MAX_BYTES, front_matter, home
+from spark_cli.session.extensions.prompt_files import home, read_front, readable_folders
 
 PROJECT_SKILLS = (".agents/skills", ".claude/skills")
 SKILL_FILE = "SKILL.md"
@@ -46,31 +40,15 @@ def load_skills(root: Path, env: Mapping[str, str] | None = None) -> list[Skill]
     root = Path(root)
     folders = [(root / f, True) for f in PROJECT_SKILLS] + [(home(env) / ".agents/skills", False)]
     found: dict[str, Skill] = {}
-    trusted: bool | None = None
-    for folder, repo in folders:
-        if not folder.is_dir():
-            continue
-        if repo and trusted is None:
-            trusted = trust_state(root, env).trusted
-        if repo and not trusted:
-            continue
+    for folder in readable_folders(root, env, folders):
         for skill_md in sorted(folder.glob(f"*/{SKILL_FILE}")):
-            skill = _read(skill_md, root if repo else None)
-            found.setdefault(skill.name, skill)
+            meta, _, problem = read_front(skill_md)
+            shown = skill_md.relative_to(root).as_posix() if folder.is_relative_to(root) \
+                else str(skill_md)
+            name = " ".join(str(meta.get("name") or skill_md.parent.name).split())
+            found.setdefault(name, Skill(name, " ".join(str(meta.get("description") or "").split()),
+                                         shown, str(skill_md.parent), problem))
     return sorted(found.values(), key=lambda s: s.name)
-
-
-def _read(skill_md: Path, root: Path | None) -> Skill:
-    shown = skill_md.relative_to(root).as_posix() if root else str(skill_md)
-    folder = str(skill_md.parent)
-    try:
-        with skill_md.open("rb") as handle:
-            meta, _ = front_matter(handle.read(MAX_BYTES).decode("utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        why = exc.strerror if isinstance(exc, OSError) else str(exc)
-        return Skill(skill_md.parent.name, "", shown, folder, why or "cannot be read")
-    name = " ".join(str(meta.get("name") or skill_md.parent.name).split())
-    return Skill(name, " ".join(str(meta.get("description") or "").split()), shown, folder)
 
 
 def skills_text(skills: list[Skill]) -> str:
@@ -80,8 +58,7 @@ def skills_text(skills: list[Skill]) -> str:
 
 
 def outside_folders(skills: list[Skill], root: Path) -> list[str]:
-    """The skill folders outside the repo, as ``readable`` entries: the tools may read
-    inside them (`spark_cli.tools.access.OUTSIDE`)."""
+    """The skill folders outside the repo, as entries of ``readable`` the tools may read."""
     from spark_cli.tools.access import OUTSIDE  # deferred: launch -> request
 
     return [OUTSIDE + s.folder for s in skills if os.path.isabs(s.path) and not s.problem
@@ -104,9 +81,8 @@ def attach_skills(text: str, skills: list[Skill]) -> str:
 
 async def submitted(hooks: Hooks, settings: Settings, readable: list[str], text: str, *,
                     first: bool) -> str:
-    """A message as it is sent: the ``$skill`` bodies it names attached, then what the prompt
-    hooks add (``RequestError`` when one blocks it); the skill folders outside the repo join
-    ``readable``."""
+    """A message with its ``$skill`` bodies and what prompt hooks add (``RequestError``: one
+    blocked it); the skill folders outside the repo join ``readable``."""
     hooks.secrets, skills = settings.provider.secrets, load_skills(hooks.root)
     readable.extend(set(outside_folders(skills, hooks.root)) - set(readable))
     text, blocked = await hooks.prompt(attach_skills(text, skills), first)

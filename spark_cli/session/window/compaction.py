@@ -1,7 +1,5 @@
-"""A compaction's parts: where it cuts the conversation, the request that asks for the
-summary, and the one message that stands for the older turns (the model's summary, cut to
-its budget, then spark's ledger). ``Session.history`` then starts with that message;
-``Session.turns`` keeps every turn as it was (what the saved session and a rewind read).
+"""A compaction's parts: where it cuts the conversation, the request for the summary, and the
+one message that stands for the older turns (the summary, cut to its budget, then the ledger).
 """
 
 from __future__ import annotations
@@ -36,8 +34,7 @@ def turn_starts(history: Sequence[ConversationItem]) -> list[int]:
 
 
 def split_at(history: Sequence[ConversationItem], keep_turns: int) -> int | None:
-    """Where a compaction keeping the last ``keep_turns`` turns whole cuts the history (the
-    first item kept); None when nothing new is before that point."""
+    """The first item kept when the last ``keep_turns`` turns stay whole (None: nothing to do)."""
     start = 1 if history and is_summary(history[0]) else 0
     starts = turn_starts(history)
     if keep_turns and len(starts) <= keep_turns:
@@ -67,8 +64,7 @@ def compaction_request(settings: Settings, history: Sequence[ConversationItem], 
 
 def summary_message(settings: Settings, root: Path, history: Sequence[ConversationItem],
                     cut: int, written: str) -> tuple[str, bool]:
-    """The text of the one message that stands for ``history[:cut]``: the model's summary
-    (cut to its budget, and said) then spark's ledger; and whether the summary was cut."""
+    """The message for ``history[:cut]`` (summary, then ledger) and whether the summary was cut."""
     summary_room, file_room = budgets(settings)
     written = written.strip()
     shown = cut_output(written, summary_room)

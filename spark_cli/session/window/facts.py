@@ -29,7 +29,6 @@ models count code well above 4 characters a token (SmolLM2 on a repo map: 1.37).
 MARGIN = 1.03
 """A measured ratio is used with this margin (the chat template adds a few tokens)."""
 KEEP = 64
-"""Entries kept in the cache (the newest)."""
 UNKNOWN = "unknown: the server does not say (learned at the first overflow)"
 SILENT = "unknown: the server did not answer (learned at the first overflow)"
 CACHED = "cached from the server: "
@@ -75,7 +74,6 @@ class ServerFacts:
     scale: float | None = None
     """Measured server tokens per spark token (None: not measured yet)."""
     at: float = 0.0
-    """``time.time()`` when asked or learned."""
     learned: bool = False
     """The window came from an overflow answer (a hint), not from the server's word."""
     served: str = ""
@@ -125,8 +123,7 @@ def cached(settings: Settings | ProviderSettings,
 
 def store(settings: Settings, facts: ServerFacts | None,
           env: Mapping[str, str] | None = None) -> None:
-    """Keep ``facts`` (None: forget them), atomically; a read-only cache dir only costs the
-    next run an ask."""
+    """Keep ``facts`` (None: forget them); a read-only cache dir costs the next run an ask."""
     path = cache_path(env)
     known = _read(path)
     known.pop(_key(settings), None)
@@ -140,8 +137,7 @@ def store(settings: Settings, facts: ServerFacts | None,
 
 
 def is_hint(settings: Settings) -> bool:
-    """The window is only spark's guess, was learned from an overflow, or was asked in an
-    earlier run (the server may have restarted): trim to it, never refuse by it."""
+    """The window is a guess, learned or cached (not stated now): trim to it, never refuse."""
     source = settings.sources.get("context_window", "")
     return source.startswith(("unknown: ", "learned ", CACHED))
 
@@ -153,22 +149,10 @@ def learned_source(window: int, at: float) -> str:
 
 def resolve(settings: Settings, ask: Ask | None, env: Mapping[str, str] | None = None, *,
             fresh: bool = False) -> Settings:
-    """``settings`` with the model's window and token scale; ``fresh``
-    asks even a remote server whose answer is cached.
-
-    In order: ``context_window`` configured (a file or a flag) is used as it is, nothing is
-    asked (the probe imports httpx: a configured run's start-up stays lean); the bundled
-    engine needs nothing; ``openai`` / ``cerebras`` on their own URL use :data:`KNOWN`;
-    any other server is asked (``ask``: the transport's probe, handed in by the CLI) once
-    per :data:`TTL_S` (`spark config` every time), and the answer is cached per base URL +
-    model (``windows.json`` in ``$SPARK_CACHE_DIR`` or the user cache dir). A window the
-    server states in this run is a limit. One from the cache (it may have restarted), one
-    learned from an overflow answer, or none at all is a hint: requests are trimmed to it,
-    never refused by it. A learned one is dropped when the server states a window, serves
-    another model, or takes a request beyond it.
-
-    Counting: a measured ratio of the server's tokens to spark's is kept and used (with
-    :data:`MARGIN`); before any measurement spark's count is scaled by :data:`ESTIMATE_SCALE`."""
+    """``settings`` with the model's window and token scale: configured (nothing asked), the
+    bundled engine's, :data:`KNOWN` hosted models, else the server asked (``ask``) once per
+    :data:`TTL_S` (``fresh``: now) and cached; only a window stated in this run is a limit.
+    """
     provider = settings.provider
     if provider.kind == "mock" or not provider.base_url:
         return settings
@@ -224,8 +208,7 @@ def remember(settings: Settings, env: Mapping[str, str] | None = None) -> None:
 
 
 def forget(settings: Settings, env: Mapping[str, str] | None = None) -> Settings:
-    """Drop a learned window (``spark config --forget-window``, or the server took a request
-    beyond it): the window is unknown again until the next overflow."""
+    """Drop a learned window: unknown again until the next overflow."""
     old = cached(settings, env)
     if old is not None and old.learned:
         store(settings, replace(old, window=None, where="", learned=False), env)

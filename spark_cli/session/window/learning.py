@@ -1,16 +1,5 @@
-"""What an overflow answer teaches, the one resend after it, and the server's own count.
-
-When a server refuses a request as longer than its window, its answer often says both
-sizes (:class:`~spark_cli.protocol.channel.Overflow`): the window replaces the assumed one
-(``max_output_tokens`` follows it unless configured), the ratio of the server's count to
-spark's becomes the ``token_scale``, and both are cached for the next run
-(:func:`.facts.remember`). Nothing came back, so the request is prepared once more within
-that window (the map, old tool outputs, old turns trimmed; never the files named or the
-instruction) and sent again: :func:`resend_note` is that decision for both front ends
-(`spark edit` and the TUI). When what was named does not fit even so, the preparation's
-own refusal (with the figures) replaces the overflow. A turn whose model had called tools
-is not sent again: the conversation keeps them, the next turn is sized to the window.
-"""
+"""What an overflow answer teaches (the window and the token scale, cached for the next run),
+the one resend within it (both front ends), and the server's own count of a request."""
 
 from __future__ import annotations
 
@@ -33,7 +22,6 @@ from spark_cli.session.window.facts import (
 )
 
 MARGIN = 1.02
-"""A learned ratio is used with this margin."""
 NEAR_CAP = 0.8
 """A built request over this share of what may be sent is counted by the server."""
 TEMPLATE_TOKENS = 8
@@ -43,8 +31,7 @@ Count = Callable[[str, str, str, "str | None", str], "int | None"]
 
 
 def learn(settings: Settings, failure: ChannelError | None, pieces: int) -> Settings | None:
-    """``settings`` with what ``failure`` (an overflow of a request of ``pieces`` spark
-    tokens) taught, or None when it was no overflow or taught nothing new."""
+    """``settings`` with what an overflow of ``pieces`` spark tokens taught (None: nothing)."""
     if failure is None or failure.kind != "context_length" or failure.overflow is None:
         return None
     overflow = failure.overflow
@@ -61,8 +48,7 @@ def learn(settings: Settings, failure: ChannelError | None, pieces: int) -> Sett
 
 
 def beyond_hint(settings: Settings, sent: int) -> Settings | None:
-    """After a request of ``sent`` server tokens succeeded: the settings with a learned window
-    it went beyond forgotten (the server takes more now), or None."""
+    """The settings with a learned window forgotten when ``sent`` went beyond it, or None."""
     source = settings.sources.get("context_window", "")
     if sent <= settings.context_window or not (source == LEARNED_NOW
                                                or source.startswith("learned ")):
@@ -72,8 +58,7 @@ def beyond_hint(settings: Settings, sent: int) -> Settings | None:
 
 def after_turn(settings: Settings, failure: ChannelError | None, pieces: int,
                sent: int) -> Settings:
-    """The settings a turn leaves: what an overflow answer taught (kept for the next run too),
-    or, after a success of ``sent`` tokens, a learned window it went beyond forgotten."""
+    """The settings a turn leaves (`learn` on an overflow, `beyond_hint` on a success)."""
     learned = learn(settings, failure, pieces)
     if learned is not None:
         remember(learned)
@@ -87,9 +72,7 @@ RESEND = ("sending once more within {window:,} tokens (the repo map, old tool ou
 
 def resend_note(session: SessionApi, sent_with: Settings, failure: TurnFailed | None, *,
                 wrote: bool) -> str | None:
-    """After a turn that ended in ``failure``: the overflow named in one sentence when the
-    request is to be prepared and sent once more (the overflow taught the window and nothing
-    came back; :data:`RESEND` says it), or None to leave the turn failed."""
+    """The overflow in one sentence when the turn is to be sent once more (None: it is not)."""
     if failure is None or failure.kind != "context_length" or wrote \
             or session.settings == sent_with or session.marks.first_output_at is not None:
         return None
@@ -97,8 +80,7 @@ def resend_note(session: SessionApi, sent_with: Settings, failure: TurnFailed | 
 
 
 def request_text(request: TurnRequest) -> str:
-    """What a chat template renders, near enough: the instructions, the tool definitions
-    and every item, as spark counts them."""
+    """What a chat template renders, near enough."""
     parts = [request.instructions]
     parts.extend(json.dumps({"name": s.name, "description": s.description,
                              "parameters": s.parameters}) for s in request.tools)
@@ -114,9 +96,8 @@ def request_text(request: TurnRequest) -> str:
 
 def prepare_counted(session: SessionApi, instruction: str, files: Sequence[str],
                     count: Count | None) -> TurnFailed | None:
-    """``session.prepare``, counted by the server's tokenizer (where it has one) when the
-    request is near what may be sent or over it by spark's estimate: prepared again with the
-    measured ratio (cached for the next run). The preparation's failure, if any."""
+    """``session.prepare``; near or over the cap, counted by the server's tokenizer and prepared
+    again with the measured ratio (cached for the next run)."""
     failed = session.prepare(instruction, list(files))
     settings = session.settings
     facts = cached(settings) if count is not None else None

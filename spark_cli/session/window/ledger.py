@@ -63,8 +63,7 @@ def commands_run(items: Sequence[ConversationItem]) -> list[str]:
 
 def ledger(items: Sequence[ConversationItem], root: Path, file_room: int,
            keep: Sequence[ConversationItem] = ()) -> str:
-    """The ledger of ``items``; edited files still on disk (and not re-sent in ``keep``, the
-    turns kept whole) travel with their current content, within ``file_room`` tokens."""
+    """The ledger of ``items``, with the edited files not in ``keep`` as they are now."""
     asks = [item.content for item in items if type(item) is Message and item.role == "user"
             and not item.content.startswith(SUMMARY_HEAD)]
     asked = [asked_text(text, LAST_ASKED_CHARS if n == len(asks) - 1 else ASKED_CHARS)

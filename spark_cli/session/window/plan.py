@@ -23,27 +23,15 @@ class Plan:
     """What one request carries."""
 
     short: bool
-    """The short system prompt and tool specs."""
     tools: bool
-    """Tool specs are declared."""
     repo_map: bool
     note: str = ""
     """Said in the system prompt when the map and the tools are left out."""
 
 
 def plan_for(settings: Settings) -> Plan:
-    """The fixed part of a request (system prompt, tool specs, repo map) shrinks with the
-    window, so a small edit fits even a 2k window:
-
-    - from :data:`SHORT_BELOW` down: the short system prompt (each paragraph's short form)
-      and short tool specs (each description's first sentence, no parameter descriptions);
-    - below :data:`BARE_BELOW`: no repo map and no tool specs either, said in the request
-      (:data:`BARE_NOTE`), so the model knows to work from the files shown.
-
-    The answer's reserve follows the window (``default_max_output``: a quarter of it, at
-    most 8k, unless configured). The budget is a limit where the window is known and a
-    hint where it is learned or unknown (:func:`.facts.is_hint`): trimmed to, never refused
-    by. `spark bench context --windows` shows the fixed overhead per window size."""
+    """Short prompt and tool specs below :data:`SHORT_BELOW`; no map and no tools below
+    :data:`BARE_BELOW` (:data:`BARE_NOTE` says so), so a small edit fits even a 2k window."""
     window = settings.context_window
     bare = window < BARE_BELOW
     return Plan(short=window < SHORT_BELOW, tools=settings.tools and not bare,
@@ -56,8 +44,7 @@ def budget_of(settings: Settings) -> Budget:
 
 
 def short_spec(spec: ToolSpec) -> ToolSpec:
-    """``spec`` with its description cut to the first sentence and no parameter
-    descriptions (the names and types say enough to a model short of room)."""
+    """``spec`` with its first sentence only and no parameter descriptions."""
     first = spec.description.split(". ", 1)[0].rstrip(".") + "."
     return ToolSpec(spec.name, first, _bare(spec.parameters))
 

@@ -1,2 +1,1 @@
-"""What the session keeps and does in the repo beside turns: saved state, undo and
-diffs."""
+"""What the session keeps and does in the repo beside turns: saved state, undo, diffs."""

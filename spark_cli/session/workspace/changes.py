@@ -1,16 +1,6 @@
-"""What spark changed in this repo, as plain data for a front end: `/undo` and `/diff`.
-
-Both read the undo journal (`state_dir.undo_dir`, `spark_cli.edits.disk.journal`): one batch per
-answer, with the bytes of every file as they were before spark first wrote it.
-
-- `undo_last_batch` is what ``spark undo`` does, as an `UndoReport` instead of an exception:
-  the files restored, or the files refused because they changed since spark wrote them (each
-  with its reason), or nothing to undo. It never raises.
-- `session_diff` is the unified diff, per file, of everything spark changed since a mark (the
-  newest batch id when the session started, `latest_batch_id`): the oldest before-image among
-  the batches after the mark against the file on disk now. So it includes the user's own later
-  edits to those files, and a batch undone meanwhile no longer shows (undo removes it).
-"""
+"""What spark changed in this repo, from the undo journal, as plain data: `/undo` (an
+`UndoReport`, never an exception) and `/diff` (each file's oldest before-image since a mark
+against the file now)."""
 
 from __future__ import annotations
 
@@ -51,10 +41,8 @@ class UndoReport:
     """What `/undo` did, ready to show."""
 
     status: UndoStatus
-    """``undone``; ``refused`` (files changed since; nothing restored); ``nothing`` to undo;
-    ``failed`` (an I/O error part-way: ``restored`` lists what is back all the same)."""
+    """``failed``: an I/O error part-way (``restored`` is back all the same)."""
     message: str
-    """One line for the transcript."""
     batch_id: str | None = None
     label: str = ""
     """The batch's label (e.g. the prompt of the turn that made it)."""
@@ -93,9 +81,8 @@ def _names(paths: tuple[str, ...]) -> str:
 
 def undo_last_batch(root: Path, *, force: bool = False,
                     since_batch: str | None = None) -> UndoReport:
-    """Restore the newest batch (see `spark undo`); refuses files changed since unless
-    ``force``. With ``since_batch`` (the session's mark) only a batch made after the mark is
-    undone: earlier sessions' work stays (``spark undo`` still reaches it). Never raises."""
+    """Restore the newest batch (made after ``since_batch``, the session's mark) unless its
+    files changed since (``force``: anyway). Never raises."""
     root = Path(root)
     batches = history(undo_dir(root))
     if since_batch is not None and batches and not _since(batches, since_batch):
@@ -160,9 +147,8 @@ def _text(data: bytes | None, rel: str) -> str | None:
 
 
 def session_diff(root: Path, since_batch: str | None = None) -> list[tuple[str, str]]:
-    """``(path, unified diff)`` for every file spark changed after ``since_batch`` (None: every
-    recorded batch) that differs on disk now, in the order spark first touched them. A file
-    that cannot be shown as text gets a one-line note instead of a diff."""
+    """``(path, unified diff)`` of each file spark changed after ``since_batch`` that differs
+    now, in the order first touched (one that cannot be shown as text: a note)."""
     root = Path(root)
     before: dict[str, tuple[BatchInfo, FileRecord]] = {}
     folder = undo_dir(root)

@@ -14,8 +14,7 @@ class Unusable(ValueError):
 
 
 def item_entry(item: ConversationItem) -> dict[str, str]:
-    """A message ``{"role", "content"}``, a tool call ``{"type": "tool_call", "call_id",
-    "name", "arguments"}`` or its output ``{"type": "tool_output", "call_id", "output"}``."""
+    """A message ``{"role", "content"}``, or ``{"type": "tool_call" | "tool_output", ...}``."""
     if isinstance(item, ToolCall):
         return {"type": "tool_call", "call_id": item.call_id, "name": item.name,
                 "arguments": item.arguments}

@@ -1,10 +1,6 @@
-"""Code rewind: the files as before a turn, from the undo journal, as one new batch.
-
-Each file the batches from the turn's on touched gets the before-state of the oldest of them.
-It is all checked before anything is written: a file not as spark's newest batch left it, or
-changed between two of spark's batches, is refused by name unless forced; a copy the journal
-cannot read stops it. Files commands changed are not in the journal: listed, not restorable.
-"""
+"""Code rewind: the files as before a turn, from the undo journal, as one new batch; all is
+checked first (a file changed since, or between spark's batches, is refused unless forced).
+Files commands changed are not in the journal: listed, not restorable."""
 
 from __future__ import annotations
 
@@ -36,9 +32,7 @@ class CodeRewind:
     """What a code rewind did, ready to show."""
 
     status: RewindStatus
-    """``rewound``; ``refused`` (files changed since, or the journal's copy unreadable:
-    nothing written); ``nothing`` to restore; ``failed`` part-way (``restored`` is back and
-    is in the new batch, so ``/undo`` takes it back)."""
+    """``refused``: nothing written; ``failed`` part-way: ``restored`` is in the new batch."""
     message: str
     restored: tuple[str, ...] = ()
     refused: tuple[RefusedFile, ...] = ()
@@ -79,8 +73,7 @@ def _targets(root: Path, since: float, batch_ids: Sequence[str]) -> list[_Target
 def rewind_code(root: Path, since: float, batch_ids: Sequence[str] = (), *,
                 commands: Sequence[str] = (), force: bool = False,
                 label: str = "rewind") -> CodeRewind:
-    """Restore every file spark changed from ``since`` (a turn's start) or in ``batch_ids``
-    on, as the module doc says; ``commands``: files commands changed then. Never raises."""
+    """Restore every file spark changed from ``since`` or in ``batch_ids`` on. Never raises."""
     root = Path(root)
     commands = tuple(dict.fromkeys(commands))
     pending, refused = [], []
@@ -153,8 +146,7 @@ def _write(root: Path, pending: list[_Target], blobs: dict[str, bytes | None], l
 
 def rewind_turns(root: Path, turns: Sequence[TurnRecord], index: int, *,
                  force: bool = False) -> CodeRewind:
-    """The files as before ``turns[index]``: its batches and every later one's, the files the
-    later turns' commands changed listed as not restorable."""
+    """The files as before ``turns[index]`` (what commands changed: not restorable)."""
     later = turns[index:]
     label = "rewind to: " + (later[0].text.strip().splitlines() or [""])[0][:60]
     return rewind_code(root, later[0].time, [b for t in later for b in t.batches],

@@ -1,13 +1,5 @@
-"""What survives a crash or a restart, per repo: the draft, the queue, the prompt history, the
-saved conversations (sessions).
-
-One folder per repo: ``$SPARK_STATE_DIR/repos/<slug>`` (else platformdirs' user state dir,
-``~/.local/state/spark`` on Linux), the slug being the resolved root's folder name plus a
-short hash of its full path, so two repos never share state. Inside, one small JSON file per
-concern, each ``{"version": 1, "kind": ..., ...}``, written atomically; nothing here raises
-to the caller. The files, what is fsynced, and how problems are reported are on
-:class:`SessionStore`.
-"""
+"""What survives a crash or a restart, per repo (``$SPARK_STATE_DIR/repos/<slug>``): the draft,
+the queue, the prompt history, the saved conversations; one small JSON file per concern."""
 
 from __future__ import annotations
 
@@ -33,8 +25,7 @@ MAX_PROMPTS = 500
 DRAFT, QUEUE, PROMPTS, CONVERSATION = "draft.json", "queue.json", "prompts.json", \
     "conversation.json"
 SESSIONS = "conversations"
-"""The folder of saved conversations, ``<id>.json`` each (``conversation.json``: one saved
-before sessions had ids, listed as ``conversation``)."""
+"""The saved conversations, ``<id>.json`` each (``conversation.json``: the one from before ids)."""
 MAX_SESSIONS = 50
 LEGACY_ID = "conversation"
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
@@ -46,9 +37,7 @@ class SavedState:
     """What the TUI restores on start."""
 
     draft: str = ""
-    """The prompt's unsent text."""
     queue: tuple[str, ...] = ()
-    """Queued messages, in order."""
     prompts: tuple[str, ...] = ()
     """Sent prompts, oldest first (Up/Down history), at most ``MAX_PROMPTS``."""
     problems: tuple[str, ...] = ()
@@ -59,9 +48,8 @@ class SavedState:
 
 @record
 class ShownItem:
-    """One thing a front end showed of a turn, kept so a resumed session shows it again:
-    ``kind`` ("prompt", "answer", "edit", "refused", "tool", "summary", …), its text and a
-    detail (an edit's diff, a prompt's "queued")."""
+    """One thing a front end showed (``kind``: "prompt", "edit", ...), to show it again on resume;
+    ``detail``: an edit's diff, a prompt's "queued"."""
 
     kind: str
     text: str
@@ -76,7 +64,6 @@ class SavedConversation:
     provider: str
     model: str
     saved_at: float
-    """Unix time of the save."""
     shown: tuple[ShownItem, ...] = ()
     """What the front end showed of it, in order (empty in files from before it was kept)."""
     turns: tuple[TurnRecord, ...] = ()
@@ -101,36 +88,14 @@ def new_session_id() -> str:
 
 
 class SessionStore:
-    """The saved state of one repo (see the module doc for the files and their format).
-
-    - ``draft.json`` ``{"text"}``, ``queue.json`` ``{"items"}``, ``prompts.json`` ``{"items"}``
-      (oldest first, the last ``MAX_PROMPTS``), ``conversation.json`` ``{"root", "provider",
-      "model", "saved_at", "messages": [...], "shown": [[kind, text, detail]]}``, each message
-      entry as `items.item_entry` writes it (``shown``: what the TUI showed, for a resumed
-      session to show it again). Conversations are ``conversations/<id>.json`` with those
-      fields and ``"id"``, ``"turns"`` (`turns.turn_entries`: every turn as it was); the newest
-      ``MAX_SESSIONS`` are kept. A store saves to ``session_id``: new, or the one it loaded.
-
-    Writes are atomic (:func:`spark_cli.edits.disk.atomic.write_atomic`: a temp file in the same
-    folder, then ``os.replace``): a crash leaves the old file or the new one, plus at worst a stray
-    temp file that loading ignores and removes once its writer is gone. Only
-    ``conversation.json`` is fsynced (once per turn); the draft, queue and history are not (they
-    change on every keystroke; a power cut may lose the last few hundred ms of them).
-
-    Nothing here raises to the caller. A file that cannot be parsed, or is not ours (another kind,
-    another version), is moved aside as ``<name>.corrupt`` (kept, never deleted) and reported as a
-    line in ``problems``. A write that fails (read-only folder, disk full) is reported once per file
-    until a write of that file succeeds again: the ``save_*`` methods return that line (else None).
-    Every line also lands in ``problems``; `load` returns its own in ``SavedState.problems`` and
-    `take_problems` hands out the others once each. Call a store from one thread at a time; two
-    spark processes in one repo: the last write wins.
-    """
+    """The saved state of one repo. Writes are atomic (only a conversation is fsynced); nothing
+    raises: an unusable file is kept as ``*.corrupt`` and a failed write is said once, each a
+    line in ``problems``. One thread at a time; between two processes the last write wins."""
 
     def __init__(self, root: Path, state_dir: Path | None = None) -> None:
         self.root = Path(os.path.realpath(root))
         self.folder = Path(state_dir) if state_dir is not None else (
             state_base() / "repos" / repo_slug(self.root))
-        """The repo's state folder (made on the first write)."""
         self.problems: list[str] = []
         """Every problem line so far (reads and writes), oldest first; see `take_problems`."""
         self._pending: list[str] = []  # lines not handed out yet (load() hands out its own)
@@ -138,12 +103,10 @@ class SessionStore:
         self._prompts: list[str] | None = None  # cached history, read on first use
         self._written: dict[str, bytes] = {}  # the last bytes each file got (skip repeats)
         self.session_id = new_session_id()
-        """The conversation `save_conversation` writes (`load_conversation` adopts the one it
-        loaded; `fork` starts a new one)."""
+        """The conversation `save_conversation` writes (the loaded one, or new)."""
 
     def take_problems(self) -> list[str]:
-        """The problem lines not handed out yet, for a transcript to show each once: those of
-        writes and of `load_conversation` (`load` hands out its own in ``SavedState.problems``)."""
+        """The problem lines not handed out yet (`load` hands out its own)."""
         new, self._pending = self._pending, []
         return new
 
@@ -167,8 +130,7 @@ class SessionStore:
 
     def load_conversation(self, session_id: str | None = None) -> SavedConversation | None:
         """Saved conversation ``session_id`` (None: the newest), which the store then saves to;
-        None when there is none or it is unusable (the latter also records a problem line in
-        ``problems``, and the file is kept aside as ``*.corrupt``)."""
+        None when there is none or it is unusable."""
         if session_id is None:
             ids = self.conversation_ids()
             listed = self.list_conversations() if len(ids) > 1 else []
@@ -190,8 +152,7 @@ class SessionStore:
         return [*names, LEGACY_ID] if (self.folder / CONVERSATION).exists() else names
 
     def list_conversations(self) -> list[SessionInfo]:
-        """The saved conversations, newest first (unreadable ones are left out, said once in
-        ``problems``)."""
+        """The saved conversations, newest first (unreadable ones left out)."""
         found = []
         for name in self.conversation_ids():
             saved = self._read(self._name(name), self._parse_conversation, "conversation")
@@ -275,8 +236,7 @@ class SessionStore:
         return self._write(QUEUE, {"items": list(items)})
 
     def add_prompt(self, text: str) -> str | None:
-        """Append a sent prompt to the history (blank ones and a repeat of the last one are
-        skipped); keeps the last ``MAX_PROMPTS``."""
+        """Append a sent prompt to the history (not a blank one or a repeat of the last)."""
         if not text.strip():
             return None
         if self._prompts is None:

@@ -1,9 +1,5 @@
-"""This conversation's turns as they were: what a rewind lists, and rebuilds from.
-
-One :class:`TurnRecord` per turn that reached the conversation, kept whole even when what the
-model is sent gets shortened, trimmed or summarised. `rewound` is the conversation cut back to
-before one turn; `turn_entries` / `parse_turns` are the records' JSON in a saved session.
-"""
+"""This conversation's turns as they were (kept whole whatever the model is sent): what a
+rewind lists and rebuilds from, and their JSON in a saved session."""
 
 from __future__ import annotations
 
@@ -26,9 +22,7 @@ class TurnRecord:
     items: tuple[ConversationItem, ...]
     """The message sent (files included) and all that came back, as it was."""
     batches: tuple[str, ...] = ()
-    """The undo journal's batches the turn's edits made."""
     edited: tuple[str, ...] = ()
-    """The files those edits touched."""
     commands: tuple[str, ...] = ()
     """Files the turn's commands changed: not in the journal, so no rewind restores them."""
     shown_at: int = -1
@@ -37,9 +31,8 @@ class TurnRecord:
 
 def rewound(history: Sequence[ConversationItem], turns: Sequence[TurnRecord],
             index: int) -> list[ConversationItem]:
-    """The conversation as before ``turns[index]``: ``history`` up to that turn's message (what
-    the model had then, a summary included) or, when the message is no longer in it (folded
-    into a summary, dropped to fit), the earlier turns rebuilt from their records."""
+    """``history`` up to ``turns[index]``'s message, else (folded, dropped) the earlier turns
+    rebuilt from their records."""
     first = turns[index].items[0]
     for at, item in enumerate(history):
         if item is first:
@@ -49,9 +42,7 @@ def rewound(history: Sequence[ConversationItem], turns: Sequence[TurnRecord],
 
 def turn_entries(turns: Sequence[TurnRecord],
                  history: Sequence[ConversationItem]) -> list[dict[str, Any]]:
-    """``{"text", "time", "at", "items", "batches", "edited", "commands", "shown_at"}`` each:
-    ``at`` is where the turn's message sits in ``history`` (-1: not there); ``items`` is their
-    count when they are ``history[at:at+n]`` unchanged, else the entries."""
+    """Each turn as JSON: ``items`` a count when they are ``history[at:at+n]``, else entries."""
     where = {id(item): n for n, item in enumerate(history)}
     entries = []
     for turn in turns:
@@ -67,8 +58,7 @@ def turn_entries(turns: Sequence[TurnRecord],
 
 
 def parse_turns(raw: object, history: Sequence[ConversationItem]) -> tuple[TurnRecord, ...]:
-    """The records `turn_entries` wrote (their items the very ones of ``history`` where they were
-    the same); `Unusable` says which is not well formed."""
+    """The records `turn_entries` wrote; `Unusable` says which is not well formed."""
     if not isinstance(raw, list):
         raise Unusable("turns must be a list")
     return tuple(_turn(n, entry, history) for n, entry in enumerate(raw, 1))

@@ -27,6 +27,7 @@ from spark_cli.session.events import (
     CommandStarted,
     CompactionFinished,
     CompactionStarted,
+    HookWarning,
     ProseDelta,
     Queued,
     Reconnected,
@@ -151,6 +152,8 @@ class Painter:
                 write(Text(f"… {reason}: retry {attempt} in {seconds:.1f} s", style="yellow"))
             case Reconnected(reason=reason):
                 write(Text(f"… reconnected ({reason})", style="dim"))
+            case HookWarning():
+                write(Text(f"⚠ {event.line}", style="yellow"))
             case (ToolCallStarted() | ToolCallFinished() | ToolLoopStopped() | CommandStarted()
                   | CommandOutput() | CommandFinished()):
                 self._on_tool(event)

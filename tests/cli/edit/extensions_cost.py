@@ -1,6 +1,6 @@
 """What a library of prompt files, skills and hooks costs (not a test module): launch →
 request of `spark edit` (paired, alternating with and without 50 commands, 20 skills and 5
-hooks), and a no-op PreToolUse hook's cost per tool call.
+hooks), and a no-op PreToolUse hook's cost per tool call against its bare process, paired.
 
     .venv/bin/python -m tests.cli.edit.extensions_cost [REPS]
 """
@@ -16,6 +16,7 @@ import sys
 import tempfile
 import threading
 import time
+from asyncio.subprocess import PIPE
 from pathlib import Path
 from typing import Any
 
@@ -94,8 +95,10 @@ def main(reps: int) -> None:
         hooks = Hooks(full / "repo", {**envs["full"]})
         hooks.hooks.clear()
         hooks.hooks.append(library_hook())
-        per = asyncio.run(_per_call(hooks, reps * 5))
-        print(f"a no-op PreToolUse hook (`true`), per tool call: median {per * 1000:.1f} ms")
+        hook, bare = asyncio.run(_per_call(hooks, reps * 5))
+        print(f"a no-op PreToolUse hook (`true`), per tool call: median {hook * 1000:.2f} ms; "
+              f"its own process (`/bin/sh -c true` fed stdin, read to its end; paired): median "
+              f"{bare * 1000:.2f} ms; ×{hook / bare:.2f}")
 
 
 def library_hook() -> Any:
@@ -104,13 +107,21 @@ def library_hook() -> Any:
     return Hook("PreToolUse", "true")
 
 
-async def _per_call(hooks: Hooks, n: int) -> float:
-    spent = []
+async def _per_call(hooks: Hooks, n: int) -> tuple[float, float]:
+    """The medians of ``Hooks.pre`` with one no-op hook (what it adds to a tool call: none
+    configured costs nothing) and of the hook's bare process, alternating."""
+    spent: list[float] = []
+    bare: list[float] = []
     for _ in range(n):
         began = time.perf_counter()
         await hooks.pre("read_file", '{"path": "app.py"}')
         spent.append(time.perf_counter() - began)
-    return statistics.median(spent)
+        began = time.perf_counter()
+        process = await asyncio.create_subprocess_exec(
+            "/bin/sh", "-c", "true", stdin=PIPE, stdout=PIPE, stderr=PIPE, start_new_session=True)
+        await process.communicate(b"{}")
+        bare.append(time.perf_counter() - began)
+    return statistics.median(spent), statistics.median(bare)
 
 
 if __name__ == "__main__":

@@ -60,7 +60,9 @@ def _chat_chunks(model: Model, body: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 @contextmanager
-def chat_model(model: Model) -> Iterator[str]:
+def chat_model(model: Model, known: set[str] | None = None) -> Iterator[str]:
+    """``known``: the model names served (another is a 404 ``model_not_found``, as OpenAI's)."""
+
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
@@ -73,6 +75,15 @@ def chat_model(model: Model) -> Iterator[str]:
                 self.send_error(404)
                 return
             model.requests.append(body)
+            if known is not None and body.get("model") not in known:
+                error = json.dumps({"error": {"message": f"The model `{body.get('model')}` "
+                                              "does not exist", "code": "model_not_found"}})
+                self.send_response(404)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(error)))
+                self.end_headers()
+                self.wfile.write(error.encode())
+                return
             self.send_response(200)
             self.send_header("content-type", "text/event-stream")
             self.send_header("connection", "close")

@@ -132,3 +132,52 @@ def test_a_skill_is_in_the_instructions_and_read_with_read_file(repo: Path) -> N
         _edit(repo, url, "use $deploy now")
     asked = attached.requests[0]["messages"][-1]["content"]
     assert "use $deploy now\n\nThe skill $deploy" in asked and "deploy-staging" in asked
+
+
+def test_a_prompt_files_model_is_used_for_its_own_turn_only(repo: Path) -> None:
+    folder = repo.parent / "user" / "commands"
+    folder.mkdir()
+    (folder / "deep.md").write_text("---\nmodel: big-model\n---\nThink hard about $1.\n")
+    _config(repo, 'max_stop_hooks = 1\n[[hooks.Stop]]\ncommand = "echo again >&2; exit 2"\n'
+            '[[hooks.UserPromptSubmit]]\ncommand = "echo on main"\n')  # the text grows
+    model = Model(("read_file", {"path": "app.py"}))
+    with chat_model(model) as url:
+        done = _edit(repo, url, "/deep app.py")
+    assert [r["model"] for r in model.requests] == ["big-model", "big-model", "m"], done
+    assert "Think hard about app.py.\\n\\non main" in json.dumps(model.requests[0]["messages"])
+
+
+def test_an_unknown_model_is_the_providers_error(repo: Path) -> None:
+    folder = repo.parent / "user" / "commands"
+    folder.mkdir()
+    (folder / "deep.md").write_text("---\nmodel: no-such-model\n---\nThink.\n")
+    model = Model()
+    with chat_model(model, known={"m"}) as url:
+        done = _edit(repo, url, "/deep")
+    assert done.returncode == 3 and "no-such-model" in done.stderr, done.stderr
+    assert [r["model"] for r in model.requests] == ["no-such-model"]
+
+
+def test_hook_warnings_reach_the_user_not_the_model(repo: Path) -> None:
+    _config(repo, '[[hooks.PreToolUse]]\ncommand = "echo lint broke >&2; exit 1"\n'
+                  '[[hooks.UserPromptSubmit]]\ncommand = "/no/such/hook"\n')
+    model = Model(("read_file", {"path": "app.py"}))
+    with chat_model(model) as url:
+        text = _edit(repo, url)
+        as_json = _edit(repo, url, "run it", "--json")
+        stream = _edit(repo, url, "run it", "--output-format", "stream-json")
+    assert "warning: hook PreToolUse 'echo lint broke >&2; exit 1': failed (exit 1): lint " \
+        "broke" in text.stderr.splitlines()
+    assert any(line.startswith("warning: hook UserPromptSubmit '/no/such/hook': not found "
+                               "(exit 127)") for line in text.stderr.splitlines())
+    assert "lint broke" not in model.outputs[0] and "hook" not in json.dumps(model.requests)
+    events = [json.loads(line) for line in as_json.stdout.splitlines()]
+    warned = [e for e in events if e["type"] == "hook_warning"]
+    assert [(w["event"], w["reason"][:18]) for w in warned] == [
+        ("UserPromptSubmit", "not found (exit 12"), ("PreToolUse", "failed (exit 1): l")]
+    kinds = [e["type"] for e in events]
+    assert kinds[:5] == ["hook_warning", "request_sent", "tool_call_started", "hook_warning",
+                         "tool_call_finished"]
+    lines = [json.loads(line) for line in stream.stdout.splitlines()]
+    assert [(x["type"], x["event"]) for x in lines if x.get("subtype") == "hook_warning"] == [
+        ("system", "UserPromptSubmit"), ("system", "PreToolUse")]

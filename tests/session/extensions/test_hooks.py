@@ -72,17 +72,29 @@ async def test_bad_hooks_are_named_capped_and_the_turn_goes_on(tmp_path: Path,
         '[[hooks.PostToolUse]]\ncommand = "yes flood | head -c 5000000"\n'
         '[[hooks.PostToolUse]]\ncommand = "sleep 30"\ntimeout_s = 0.5\n'))
     note = await hooks.post("read_file", "{}", "output")
-    lines = note.splitlines()[1:]
-    assert lines[0].startswith("[hook] hook '/no/such/hook.sh' failed (exit 127)")
-    assert "not found" in lines[0]
-    assert lines[1].startswith(f"[hook] hook '{script}' failed (exit 126)")
-    assert lines[2] == "[hook] ��bin\x00"  # not UTF-8: replaced, not an error
-    assert len(note) < CAP_BYTES  # the flood: capped (its head kept)
-    assert "flood\nflood" in note
-    assert note.endswith("[hook] hook 'sleep 30' timed out after 0.5 s and was killed")
+    assert note.startswith("\n[hook] flood\nflood") and len(note) < CAP_BYTES  # head kept
+    assert "\x00" not in note  # the binary output is left out
+    warned = [(w.event, w.command, w.reason) for w in hooks.warned]
+    assert warned[0][:2] == ("PostToolUse", "/no/such/hook.sh")
+    assert warned[0][2].startswith("not found (exit 127): ") and "not found" in warned[0][2]
+    assert warned[1][2].startswith("not executable (exit 126): ") and warned[1][1] == str(script)
+    assert warned[2][2] == "printed binary output (not UTF-8 text): left out"
+    assert warned[3][2] == "flooded stdout (5,000,000 bytes): cut"
+    assert warned[4][2] == "timed out after 0.5 s and was killed"
+    assert hooks.warned[4].line == "hook PostToolUse 'sleep 30': timed out after 0.5 s and " \
+        "was killed"
     status = hooks.lines()
     assert status[-1].endswith("killed: timeout after 0.5 s")
     assert status[0].startswith("PostToolUse *: /no/such/hook.sh (") and "exit 127" in status[0]
+
+
+async def test_a_failing_prompt_hook_warns_the_user_and_tells_the_model_nothing(
+        tmp_path: Path, env: dict[str, str]) -> None:
+    hooks = _hooks(tmp_path, env, '[[hooks.UserPromptSubmit]]\n'
+                   'command = "echo oops >&2; exit 3"\n')
+    assert await hooks.prompt("do it", False) == ("do it", None)
+    [warned] = hooks.warned
+    assert warned.line == "hook UserPromptSubmit 'echo oops >&2; exit 3': failed (exit 3): oops"
 
 
 async def test_prompt_hooks_add_context_or_block(tmp_path: Path, env: dict[str, str]) -> None:

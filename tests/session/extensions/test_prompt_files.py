@@ -112,7 +112,7 @@ async def test_expand_line_is_none_for_a_line_no_file_names(tmp_path: Path,
         monkeypatch.setenv(key, value)
     _write(tmp_path / "user/commands/hi.md", "Hello $1\n")
     policy = Orchestrator(tmp_path, load_settings(tmp_path, {"provider": "mock"}, env))
-    assert await expand_line("/hi there", tmp_path, policy) == "Hello there\n"
+    assert await expand_line("/hi there", tmp_path, policy) == ("Hello there\n", "")
     assert await expand_line("/help", tmp_path, policy) is None
     _write(tmp_path / "user/commands/bad.md", "---\n: : :\n---\nx\n")
     with pytest.raises(ValueError, match=r"^/bad \(.*bad.md\) is broken: front matter"):

@@ -211,4 +211,4 @@ async def test_a_prompt_file_shows_with_its_description_and_sends_its_text(
         await pilot.pause()
         assert "broken: front matter" in _popup(app)
         await pilot.press("ctrl+u", *"/review src/shop/cart.py", "enter")
-        await wait_until(lambda: app.sent_text == "Review @src/shop/cart.py for bugs.\n")
+        await wait_until(lambda: app.sent_text == "Review @src/shop/cart.py for bugs.")

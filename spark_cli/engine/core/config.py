@@ -1,9 +1,5 @@
-"""Engine settings: the frozen :class:`EngineConfig` and the ``--fault`` knobs it carries.
-
-``parse_fault`` turns one ``--fault`` flag (``drop:200``, ``stall:100:3000``,
-``malformed:50``, ``429:0.3``) into an updated :class:`FaultConfig`, or a ``ValueError``
-naming the accepted forms.
-"""
+"""Engine settings: the frozen :class:`EngineConfig`, and the ``--fault`` knobs it carries
+(``parse_fault`` reads one flag)."""
 
 from __future__ import annotations
 
@@ -13,10 +9,8 @@ from dataclasses import field
 from spark_cli.record import record
 
 MAX_OUTPUT_TOKENS = 128_000
-"""The default most output tokens one response may have (the engine's models' maximum
-output, the size of their context window; ``--max-output-tokens`` changes it for load
-tests): a larger ``max_output_tokens`` / ``max_tokens`` is refused with 400, and a
-request that names no limit stops there."""
+"""The models' most output per response (``--max-output-tokens`` changes it): more is
+refused with 400, and a request that names no limit stops there."""
 BRAIN_THREADS = 4
 """Worker threads for brain work (planning, parsing, token counts): off the event loop."""
 DEEP_TPS = 80.0
@@ -53,16 +47,14 @@ class Pacing:
 
 @record
 class EngineConfig:
-    """How one engine serves: address, pacing, capacity, limits, brain and faults (checked
-    when made: a bad value raises ``ValueError``)."""
+    """How one engine serves (checked when made: a bad value raises ``ValueError``)."""
 
     host: str = "127.0.0.1"
     port: int = 8765
     tps: float = 1500.0
     ttft_ms: float = 40.0
     deep_tps: float = DEEP_TPS
-    """The pace of the deep brain's answers (``spark-deep``); every other brain keeps
-    ``tps`` / ``ttft_ms``."""
+    """The deep brain's pace (``spark-deep``); every other brain keeps ``tps``."""
     deep_ttft_ms: float = DEEP_TTFT_MS
     max_streams: int = 64
     queue: int = 256
@@ -71,8 +63,7 @@ class EngineConfig:
     frame_ms: float = 10.0
     """Coalescing interval: tokens due in the same frame go in one delta."""
     per_token: bool = False
-    """One token per delta, as real providers stream (no coalescing: ``frame_ms`` is not
-    used); a stream that falls behind catches up one message per token."""
+    """One token per delta, as real providers stream (no coalescing)."""
     max_connection_age_s: float = 3600.0
     """Then ``websocket_connection_limit_reached`` and the socket closes."""
     tpm: int | None = None
@@ -104,8 +95,7 @@ class EngineConfig:
             raise ValueError(f"slips must be a share 0..1, not {self.slips:g}")
 
     def pacing(self, pace: str) -> Pacing:
-        """The pace of a brain whose ``pace`` attribute is ``pace`` (``"deep"`` or the
-        default ``"fast"``)."""
+        """The pace of a brain whose ``pace`` attribute is ``pace`` ("deep" or "fast")."""
         if pace == "deep":
             return Pacing(self.deep_tps, self.deep_ttft_ms)
         return Pacing(self.tps, self.ttft_ms)

@@ -1,9 +1,5 @@
-"""The Chat Completions wire as the bundled engine speaks it: requests in, chunks out.
-
-:func:`parse_chat` checks a request's fields; :class:`ChatEvents` presents one
-generation as ``chat.completion.chunk`` objects, the shapes docs/engine.md lists (a role
-chunk, one chunk per frame, a finish chunk, usage when asked, ``[DONE]``).
-"""
+"""The Chat Completions wire as the bundled engine speaks it: :func:`parse_chat` checks a
+request, :class:`ChatEvents` presents a generation as chunks (docs/engine.md)."""
 from __future__ import annotations
 
 import json
@@ -81,10 +77,8 @@ def _tool_calls(value: Any, where: str) -> list[InputCall]:
 
 
 def parse_messages(raw: list[Any]) -> tuple[InputItem, ...]:
-    """Chat ``messages``: text messages as :func:`parse_input` reads them, an assistant's
-    ``tool_calls`` (each an :class:`InputCall` after the message's text; its ``content`` may
-    then be ``null``), and ``role: "tool"`` results (an :class:`InputOutput` each, which must
-    answer an earlier call)."""
+    """Chat ``messages``: text messages, an assistant's ``tool_calls`` (each after its text)
+    and ``role: "tool"`` results (each must answer an earlier call)."""
     items: list[InputItem] = []
     called: set[str] = set()
     for i, message in enumerate(raw):
@@ -118,8 +112,7 @@ def parse_messages(raw: list[Any]) -> tuple[InputItem, ...]:
 
 
 def parse_chat(obj: dict[str, Any], maximum: int) -> ChatRequest:
-    """Validate a ``POST /v1/chat/completions`` body (raises :class:`WireError`); its output
-    limit (``max_completion_tokens``, else ``max_tokens``) first, at most ``maximum``."""
+    """Validate a ``POST /v1/chat/completions`` body, its output limit first."""
     for param in ("max_completion_tokens", "max_tokens"):
         check_output_limit(obj.get(param), param, maximum)
     model = string_field(obj, "model")

@@ -1,9 +1,5 @@
-"""The OpenAI Responses wire as the bundled engine reads it: pure data, no I/O.
-
-The client-event parsers (``response.create``, ``response.steer`` and the engine-only
-``response.cancel``), the input items, and the event type and error code constants;
-:mod:`.response_events` builds the events and the items the ``openai`` SDK parses.
-"""
+"""The OpenAI Responses wire as the bundled engine reads it: the client-event parsers, the
+input items, and the event type and error code constants. Pure data, no I/O."""
 
 from __future__ import annotations
 
@@ -175,8 +171,7 @@ def _call_item(item: dict[str, Any], where: str) -> InputCall:
 
 
 def _output_item(item: dict[str, Any], where: str) -> InputOutput:
-    """``{"type":"function_call_output","call_id","output"}`` (``output`` a string or
-    text parts)."""
+    """``{"type":"function_call_output","call_id","output"}``."""
     call_id = string_field(item, "call_id", where)
     if "output" not in item or item["output"] is None:
         raise missing(f"{where}.output")
@@ -185,10 +180,8 @@ def _output_item(item: dict[str, Any], where: str) -> InputOutput:
 
 def parse_input(value: Any, param: str = "input", *,
                 tool_items: bool = False) -> tuple[InputItem, ...]:
-    """A string, or message items (``{"type":"message",...}`` or ``{"role","content"}``).
-    With ``tool_items`` (a ``response.create``'s input), ``function_call`` and
-    ``function_call_output`` items are read too, and ``additional_tools`` items checked,
-    then set aside as ``tools`` are (:mod:`spark_cli.engine.wire.tool_defs`)."""
+    """A string, or message items; with ``tool_items``, function call and output items
+    too, and ``additional_tools`` items checked and set aside."""
     if isinstance(value, str):
         return (InputMessage("user", value),)
     if not isinstance(value, list):
@@ -278,8 +271,7 @@ def parse_steer(obj: dict[str, Any]) -> SteerRequest:
 
 
 def parse_client_event(text: str | bytes) -> ClientEvent:
-    """One client frame; raises :class:`WireError` (``invalid_json``,
-    ``unknown_event_type``, 400s with ``param``)."""
+    """One client frame; raises :class:`WireError`."""
     obj = loads_object(text, "the frame")
     kind = obj.get("type")
     if kind == CREATE:

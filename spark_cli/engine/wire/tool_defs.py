@@ -1,10 +1,5 @@
-"""Tool definitions in a request: the ``tools`` field, ``additional_tools`` items, ``tool_choice``.
-
-A request's tools are checked for shape (a 400 naming the field, as OpenAI refuses it);
-its ``function`` tools are kept as :class:`~spark_cli.protocol.channel.ToolSpec` values
-for the brains, the other kinds set aside (the engine runs none of them).
-``tool_choice`` becomes a :class:`ToolChoice`: which declared functions the model may call.
-"""
+"""Tool definitions in a request (``tools``, ``additional_tools`` items, ``tool_choice``):
+checked for shape as OpenAI checks them; the ``function`` tools kept for the brains."""
 
 from __future__ import annotations
 
@@ -69,18 +64,14 @@ def _tool(tool: Any, where: str, allowed: frozenset[str]) -> None:
 
 
 def check_tools(value: Any, param: str = "tools") -> None:
-    """Check a list of tool definitions as the official SDK's types shape them (``ToolParam``,
-    ``NamespaceToolParam``); a bad one raises :class:`WireError` (400, ``param`` naming the
-    field, e.g. ``tools[2].name``). Hosted tools are checked for their ``type`` only: the
-    engine runs none of them."""
+    """Check tool definitions as the SDK's types shape them (hosted tools: their type only)."""
     for i, tool in enumerate(_list(value, param)):
         _tool(tool, f"{param}[{i}]", TOOL_TYPES)
 
 
 def check_additional_tools(item: dict[str, Any], where: str) -> None:
-    """Check one ``additional_tools`` input item at ``where`` (``role: "developer"``,
-    ``tools``, optional ``id`` and ``agent``): tools carried inside ``input``, as Codex CLI
-    sends its tools for most of its own model slugs."""
+    """Check one ``additional_tools`` input item (tools inside ``input``, as Codex CLI
+    sends them)."""
     role = item.get("role")
     if role is None:
         raise missing(f"{where}.role")
@@ -101,8 +92,8 @@ def check_additional_tools(item: dict[str, Any], where: str) -> None:
 
 @record
 class ToolChoice:
-    """``tool_choice`` as read: ``mode`` is ``auto``, ``none`` or ``required``; ``names``
-    the functions a forced or ``allowed_tools`` choice permits (``None``: every one)."""
+    """``tool_choice`` as read: ``auto``, ``none`` or ``required``, and the functions a
+    forced or ``allowed_tools`` choice permits (``None``: every one)."""
 
     mode: str = "auto"
     names: tuple[str, ...] | None = None
@@ -151,9 +142,7 @@ def _choice_names(choice: dict[str, Any], param: str, *, chat: bool) -> tuple[st
 
 def parse_tool_choice(value: Any, param: str = "tool_choice", *,
                       chat: bool = False) -> ToolChoice:
-    """``"auto"`` / ``"none"`` / ``"required"`` or an object (``{"type": "function",
-    "name"}``; Chat: ``{"type": "function", "function": {"name"}}``; ``allowed_tools``
-    with its ``mode``). A bad one raises :class:`WireError` naming the field."""
+    """A mode string or an object (Chat's ``function`` nests the name); 400 when bad."""
     if value is None:
         return AUTO
     if isinstance(value, str):
@@ -171,9 +160,7 @@ def parse_tool_choice(value: Any, param: str = "tool_choice", *,
 
 
 def chat_function_specs(value: Any, param: str = "tools") -> tuple[ToolSpec, ...]:
-    """Check a Chat Completions ``tools`` list (``{"type": "function", "function": {"name",
-    "description"?, "parameters"?}}``; ``custom`` tools are checked for a name and set
-    aside) and return its functions."""
+    """Check a Chat Completions ``tools`` list and return its functions."""
     specs: list[ToolSpec] = []
     for i, tool in enumerate(_list(value, param)):
         where = f"{param}[{i}]"

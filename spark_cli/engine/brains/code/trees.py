@@ -1,10 +1,5 @@
-"""Syntax-tree helpers shared by the brains' operations (tree-sitter, via spark_cli.edits).
-
-A parsed file, a walk that skips strings and comments, identifiers, finding a definition
-by name (definitions come from :mod:`spark_cli.edits.lang.definitions`), and reading its
-signature: parameter names, and words made from names (for docstrings). Offsets are UTF-8
-bytes, as tree-sitter gives them; callers edit the encoded text.
-"""
+"""Syntax-tree helpers shared by the brains' operations: parsed files, walks, identifiers,
+definitions and signatures. Offsets are UTF-8 bytes, as tree-sitter gives them."""
 
 from __future__ import annotations
 
@@ -66,8 +61,8 @@ _CODE_IN_STRINGS = frozenset({"interpolation", "template_substitution"})
 
 
 def walk(node: tree_sitter.Node, skip: frozenset[str] = _SKIP) -> Iterator[tree_sitter.Node]:
-    """Every node under ``node`` (pre-order), not descending into ``skip`` types -- except
-    into the code inside a string (an f-string's ``{load(x)}``, a template's ``${x}``)."""
+    """Every node under ``node``, not descending into ``skip`` types except for the code
+    inside a string."""
     stack = [node]
     while stack:
         current = stack.pop()

@@ -1,9 +1,5 @@
-"""Change a definition as a whole: delete it, or add a parameter to it.
-
-Delete: every definition of that name goes with what belongs to it (decorators, doc
-comments, the blank lines after it; docs/brains.md, *delete a function*), and a python
-block left empty gets ``pass``.
-"""
+"""Change a definition as a whole: delete it (with its decorators, doc comments and the
+blank lines after it; an emptied python block gets ``pass``), or add a parameter to it."""
 
 from __future__ import annotations
 
@@ -145,12 +141,8 @@ def _before(parsed: Parsed, params: list[tree_sitter.Node], has_default: bool
 
 
 def add_parameter_in(path: str, text: str, instruction: Instruction) -> str | None:
-    """Add a parameter: python ``x``, ``x: T``, ``x=D``, ``x: T = D``; js ``x``/
-    ``x = D`` (ts may add ``: T``); go ``x T`` (type required); rust ``x: T``
-    (type required); java ``T x`` (type required). It goes last, except before
-    ``*args``/``**kwargs``/``...rest``/go variadics, and in python a parameter
-    without a default goes before the first one with a default. Call sites are not
-    changed (say "= default" to keep them working)."""
+    """Add a parameter, last but before ``*args``/rest/variadics (python: before the first
+    default when it has none); go, rust and java need a type. Call sites are not changed."""
     parsed = parse(path, text)
     if parsed is None:
         return None

@@ -1,9 +1,5 @@
-"""Add a docstring: python ``\"\"\"…\"\"\"``, JSDoc/Javadoc ``/** … */``, go ``//``, rust ``///``.
-
-The text is made from the name and the parameters (``parse_config(path)`` gets "Parse
-config." and a line per parameter); a definition that already has one is left alone.
-The deep brain's :func:`document_all` documents every definition of the files.
-"""
+"""Add a docstring made from the name and the parameters: python ``\"\"\"…\"\"\"``,
+JSDoc/Javadoc ``/** … */``, go ``//``, rust ``///``; one that has one is left alone."""
 
 from __future__ import annotations
 
@@ -95,9 +91,7 @@ def _above(parsed: Parsed, node: tree_sitter.Node, name: str) -> tuple[int, str]
 
 
 def docstring_at(parsed: Parsed, node: tree_sitter.Node, name: str) -> tuple[int, str]:
-    """Where the docstring of definition ``node`` goes (a byte offset) and its text.
-
-    Raises :class:`CannotHelp` when it has one already or cannot get one."""
+    """Where the docstring of ``node`` goes and its text (:class:`CannotHelp`: it cannot)."""
     if parsed.language == "python":
         return _python(parsed, node, name)
     return _above(parsed, node, name)
@@ -129,9 +123,7 @@ def add_docstring(instruction: Instruction, files: dict[str, str], named: list[s
 
 def document_all(instruction: Instruction, files: dict[str, str], named: list[str],
                  kinds: frozenset[str]) -> OpResult:
-    """Every function and/or class (``kinds``) of the files gets the docstring
-    :func:`docstring_at` gives it; one that has one already, or cannot get one, is counted
-    and left alone."""
+    """Every function and/or class (``kinds``) documented; those that cannot be are counted."""
     what = " and ".join(sorted(kinds, reverse=True))  # "function and class"
     paths = pick_files(files, named, lambda p, _t: True)
     changes: list[FileChange] = []

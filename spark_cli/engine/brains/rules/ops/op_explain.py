@@ -1,10 +1,5 @@
-"""Explain a file: a streamed structural summary (imports, definitions and their lines).
-
-No edits. Definitions come from :func:`spark_cli.edits.lang.definitions.definitions`
-(the ones ``@@ def f`` anchors resolve to), nested by their line ranges; a file with no
-grammar gets its size and first lines only. The deep brain's :func:`explain_all` adds
-how the files connect (at most :data:`MAX_LINKS` links).
-"""
+"""Explain a file: a streamed structural summary (imports, definitions and their lines),
+no edits; the deep brain's :func:`explain_all` adds how the files connect."""
 
 from __future__ import annotations
 

@@ -43,15 +43,12 @@ class BrainRequest:
     conversation: tuple[BrainTurn, ...]
     """Everything the lane has seen, oldest first; the last user turn is the ask."""
     edit_format: EditFormat
-    """Read from the instructions (see :func:`edit_format_from_instructions`)."""
     tools: frozenset[str] = frozenset()
     """The functions the brain may call now (declared, and allowed by ``tool_choice``)."""
     parallel_tool_calls: bool = True
-    """False: at most one call per response."""
     seed: int | None = None
     """The request's ``seed``: the same seed, the same answer (slips included)."""
     slips: float = 0.0
-    """The share of edit answers that make a mistake on purpose (``--slips``)."""
 
     @property
     def prompt(self) -> str:

@@ -27,7 +27,6 @@ BRAIN_CLASSES: dict[str, str] = {
 """Where each brain's class lives (``module:Class``), imported when the brain is first made."""
 
 CACHE_SIZE = 8
-"""Brains kept (rules, deep, lorem and a few script versions); the least recently used go."""
 _cache: OrderedDict[tuple[str, ...], Brain] = OrderedDict()
 _lock = threading.Lock()
 

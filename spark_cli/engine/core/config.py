@@ -14,9 +14,7 @@ refused with 400, and a request that names no limit stops there."""
 BRAIN_THREADS = 4
 """Worker threads for brain work (planning, parsing, token counts): off the event loop."""
 DEEP_TPS = 80.0
-"""The deep model's (``spark-deep``) rate: a slow, thorough model."""
 DEEP_TTFT_MS = 1500.0
-"""The deep model's time to first token (it "thinks" first)."""
 FAULT_FORMS = "drop:N, stall:N:MS, malformed:N, 429:P (N tokens, MS milliseconds, 0 <= P <= 1)"
 
 
@@ -25,16 +23,12 @@ class FaultConfig:
     """Deliberate failures for client tests (all off by default)."""
 
     drop_after_tokens: int | None = None
-    """Close the stream abruptly once this many tokens were sent."""
     stall_after_tokens: int | None = None
     stall_ms: float = 0.0
     """Pause this long once ``stall_after_tokens`` tokens were sent (then carry on)."""
     malformed_after_tokens: int | None = None
-    """Send one frame that is not valid JSON once this many tokens were sent."""
     http_429_probability: float = 0.0
-    """Refuse a new request with 429 ``rate_limit_exceeded`` with this probability."""
     seed: int = 0
-    """Seed of the 429 coin, so a run is reproducible."""
 
 
 @record
@@ -67,12 +61,10 @@ class EngineConfig:
     max_connection_age_s: float = 3600.0
     """Then ``websocket_connection_limit_reached`` and the socket closes."""
     tpm: int | None = None
-    """Optional token-bucket limit (tokens per minute, input + output)."""
     faults: FaultConfig = field(default_factory=FaultConfig)
     slips: float = 0.0
     """The share of the rules brain's edit answers that make a mistake on purpose (0..1)."""
     max_output_tokens: int = MAX_OUTPUT_TOKENS
-    """The models' maximum output per response (see :data:`MAX_OUTPUT_TOKENS`)."""
     ws_max_size: int = 16 * 1024 * 1024
     """Largest accepted WebSocket message in bytes; bigger ones close with 1009."""
     http_max_body: int = 16 * 1024 * 1024

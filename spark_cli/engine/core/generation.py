@@ -40,7 +40,6 @@ class Outcome:
     output_tokens: int
     steers: list[InputMessage] = field(default_factory=list)
     calls: tuple[InputCall, ...] = ()
-    """The function calls the response made (with the arguments sent)."""
 
 
 def _resolve(future: asyncio.Future[None]) -> None:
@@ -76,7 +75,6 @@ class Generation:
         self._reserved = 0
         self._wake: asyncio.Future[None] | None = None
         self._sent = 0
-        """Tokens sent so far."""
         self._started = False
         self._task: asyncio.Task[Any] | None = None
         self.pacing = state.config.pacing("fast")

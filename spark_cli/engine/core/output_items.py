@@ -12,7 +12,6 @@ from spark_cli.engine.wire.response_events import Event, ResponseEvents
 from spark_cli.engine.wire.responses import InputCall
 
 Presenter = ResponseEvents | ChatEvents
-"""The wire events (Responses or Chat Completions) of one response."""
 Send = Callable[[Event], Awaitable[None]]
 
 

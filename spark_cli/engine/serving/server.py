@@ -54,7 +54,6 @@ class RunningEngine:
     url: str
     """``http://HOST:PORT`` (the OpenAI base URL is ``url + "/v1"``)."""
     ws_url: str
-    """``ws://HOST:PORT/v1/responses``."""
     token: str | None
     config: EngineConfig = field(default_factory=EngineConfig, repr=False)
     state: EngineState | None = field(default=None, repr=False)

@@ -53,7 +53,6 @@ class WsSession:
         self._seq = itertools.count()
         """The connection's own events' sequence numbers (errors, steer failures)."""
         self.bare_cancels = 0
-        """How many ``response.cancel`` frames without an id arrived so far."""
         self.closed = asyncio.Event()
         self._age: asyncio.Task[None] | None = None
 

@@ -159,7 +159,6 @@ class ChatEvents:
         self._created = time.monotonic()
         self._started = self._created
         self.final: dict[str, Any] | None = None
-        """The non-streamed ``chat.completion`` object, once finished."""
         self._calls: list[InputCall] = []
         self._current: InputCall | None = None
         self._args: list[str] = []

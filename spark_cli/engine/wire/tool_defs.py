@@ -103,7 +103,6 @@ class ToolChoice:
 
 
 AUTO = ToolChoice()
-"""The default: the model may call any declared function, or none."""
 _MODES = frozenset({"auto", "none", "required"})
 
 

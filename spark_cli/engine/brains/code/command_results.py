@@ -37,7 +37,6 @@ class CommandResult:
 
     status: str
     head: str
-    """The first line as written."""
     output: str
     code: int | None = None
 

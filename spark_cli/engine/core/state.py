@@ -66,7 +66,6 @@ class EngineState:
             self.brain_pool.submit(self.brains, model)
 
     async def offload(self, work: Callable[[], None]) -> None:
-        """Run blocking brain work in the brain pool."""
         await asyncio.get_running_loop().run_in_executor(self.brain_pool, work)
 
     def close(self) -> None:

@@ -59,10 +59,6 @@ class RunningEngine:
     state: EngineState | None = field(default=None, repr=False)
     """Live counters (``state.generating``, ``state.wafer``) for tests and benchmarks."""
 
-    @property
-    def port(self) -> int:
-        return int(self.url.rsplit(":", 1)[1])
-
 
 @functools.cache
 def _embedded_server_class() -> type[Any]:

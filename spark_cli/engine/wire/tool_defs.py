@@ -37,7 +37,8 @@ def _list(value: Any, where: str) -> list[Any]:
     return value
 
 
-def _tool(tool: Any, where: str, allowed: frozenset[str]) -> None:
+def _tool(tool: Any, where: str, allowed: frozenset[str], *, chat: bool = False) -> None:
+    """Check one tool; ``chat``: Chat's shape, the fields nested under its ``type``."""
     if not isinstance(tool, dict):
         raise _bad(where, f"'{where}' must be an object", INVALID_TYPE)
     kind = tool.get("type")
@@ -46,6 +47,10 @@ def _tool(tool: Any, where: str, allowed: frozenset[str]) -> None:
     if kind not in allowed:
         raise _bad(f"{where}.type", f"'{where}.type' {repr(kind)[:80]} is not a tool type here: "
                    f"one of {sorted(allowed)}")
+    if chat:
+        where, tool = f"{where}.{kind}", tool.get(kind)
+        if not isinstance(tool, dict):
+            raise missing(where)
     if kind in _NAMED or kind == NAMESPACE:
         string_field(tool, "name", where)
         if kind == NAMESPACE:
@@ -158,24 +163,8 @@ def parse_tool_choice(value: Any, param: str = "tool_choice", *,
     return ToolChoice(mode if names is not None else "auto", names)
 
 
-def chat_function_specs(value: Any, param: str = "tools") -> tuple[ToolSpec, ...]:
+def chat_function_specs(value: Any) -> tuple[ToolSpec, ...]:
     """Check a Chat Completions ``tools`` list and return its functions."""
-    specs: list[ToolSpec] = []
-    for i, tool in enumerate(_list(value, param)):
-        where = f"{param}[{i}]"
-        if not isinstance(tool, dict):
-            raise _bad(where, f"'{where}' must be an object", INVALID_TYPE)
-        kind = tool.get("type")
-        if kind is None:
-            raise missing(f"{where}.type")
-        if kind not in _NAMED:
-            raise _bad(f"{where}.type", f"'{where}.type' must be 'function' or 'custom'")
-        body = tool.get(kind)
-        if not isinstance(body, dict):
-            raise missing(f"{where}.{kind}")
-        string_field(body, "name", f"{where}.{kind}")
-        optional_field(body, "description", str, "a string", f"{where}.{kind}")
-        if kind == "function":
-            optional_field(body, "parameters", dict, "a JSON schema object", f"{where}.function")
-            specs.append(_spec(body))
-    return tuple(specs)
+    for i, tool in enumerate(_list(value, "tools")):
+        _tool(tool, f"tools[{i}]", _NAMED, chat=True)
+    return tuple(_spec(t["function"]) for t in value if t["type"] == "function")

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from spark_cli.edits.lang.definitions import outer
 from spark_cli.engine.brains.code.edit_text import FileChange, Splice
 from spark_cli.engine.brains.code.trees import (
+    COMMENTS,
     Parsed,
     find_definitions,
     is_identifier,
@@ -21,7 +22,6 @@ from spark_cli.engine.brains.rules.results import CannotHelp, OpResult, pick_fil
 if TYPE_CHECKING:
     import tree_sitter
 
-_COMMENTS = frozenset({"comment", "line_comment", "block_comment"})
 _NEEDS_TYPE = {"go": "{} int", "rust": "{}: i32", "java": "{} of type int"}
 
 
@@ -33,7 +33,7 @@ def _delete_span(parsed: Parsed, node: tree_sitter.Node) -> tuple[int, int, byte
     filler = b""
     parent = top.parent
     if parsed.language == "python" and parent is not None and parent.type == "block":
-        siblings = [c for c in parent.named_children if c.type not in _COMMENTS]
+        siblings = [c for c in parent.named_children if c.type not in COMMENTS]
         if siblings == [top]:
             filler = (parsed.indent_at(top.start_byte) + "pass\n").encode()
     if not filler:
@@ -157,7 +157,7 @@ def add_parameter_in(path: str, text: str, instruction: Instruction) -> str | No
     if is_identifier(params_node):  # `x => …` becomes `(x, new) => …`
         s, e = params_node.start_byte, params_node.end_byte
         return (data[:s] + b"(" + data[s:e] + b", " + new.encode() + b")" + data[e:]).decode()
-    params = [c for c in params_node.named_children if c.type not in _COMMENTS]
+    params = [c for c in params_node.named_children if c.type not in COMMENTS]
     if instruction.what in {parsed.node_text(p).split("=")[0].split(":")[0].strip()
                             for p in params}:
         raise CannotHelp(f"`{instruction.name}` already has a parameter "

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from spark_cli.edits.lang.definitions import last_row, outer
 from spark_cli.engine.brains.code.edit_text import FileChange, Splice
 from spark_cli.engine.brains.code.trees import (
+    COMMENTS,
     Parsed,
     find_definitions,
     leading_start,
@@ -24,7 +25,6 @@ from spark_cli.engine.brains.rules.results import CannotHelp, OpResult, pick_fil
 if TYPE_CHECKING:
     import tree_sitter
 
-_COMMENTS = frozenset({"comment", "line_comment", "block_comment"})
 
 
 def _describe(param: str) -> str:
@@ -36,7 +36,7 @@ def _python(parsed: Parsed, node: tree_sitter.Node, name: str) -> tuple[int, str
     if body is None or body.start_point.row == node.start_point.row:
         raise CannotHelp(f"`{name}` is written on one line; I only add docstrings to "
                          "definitions with an indented body.", show_help=False)
-    first = next((c for c in body.named_children if c.type not in _COMMENTS), None)
+    first = next((c for c in body.named_children if c.type not in COMMENTS), None)
     if first is not None and first.type == "expression_statement" and \
             first.named_child_count == 1 and first.named_children[0].type == "string":
         raise CannotHelp(f"`{name}` already has a docstring; nothing to change.",
@@ -81,7 +81,7 @@ def _above(parsed: Parsed, node: tree_sitter.Node, name: str) -> tuple[int, str]
     first, previous = top, top.prev_sibling
     while previous is not None and previous.type == "attribute_item":
         first, previous = previous, previous.prev_sibling
-    if previous is not None and previous.type in _COMMENTS and \
+    if previous is not None and previous.type in COMMENTS and \
             last_row(previous) + 1 == first.start_point.row:
         raise CannotHelp(f"`{name}` already has a comment above it; nothing to change.",
                          show_help=False)

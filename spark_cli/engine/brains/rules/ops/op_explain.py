@@ -52,7 +52,6 @@ def describe(path: str, text: str) -> list[str]:
 
 
 def _outlines(files: dict[str, str], named: list[str]) -> tuple[list[str], list[str]]:
-    """The files an explanation covers and the outline of each."""
     paths = pick_files(files, named, lambda _p, _t: True)
     prose: list[str] = []
     for path in paths:

@@ -7,7 +7,7 @@ import re
 from typing import TYPE_CHECKING
 
 from spark_cli.engine.brains.code.edit_text import FileChange
-from spark_cli.engine.brains.code.trees import Parsed, parse
+from spark_cli.engine.brains.code.trees import COMMENTS, Parsed, parse
 from spark_cli.engine.brains.rules.instruction_parser import Instruction
 from spark_cli.engine.brains.rules.results import CannotHelp, OpResult, pick_files
 
@@ -77,7 +77,7 @@ def _top_insert(parsed: Parsed) -> int:
     for child in parsed.tree.root_node.children:
         if _is_preamble(parsed, child, child.start_byte <= offset + 1 or offset == 0):
             offset = parsed.line_end(child.end_byte - 1)
-        elif child.type not in ("comment", "line_comment", "block_comment"):
+        elif child.type not in COMMENTS:
             break
     return offset
 

@@ -67,8 +67,7 @@ def make_brain(spec: str) -> Brain:
         if brain is not None:
             _cache.move_to_end(key)
             return brain
-    # made outside the lock (an import may take a while: lookups of other brains go on);
-    # its class is imported now: an engine answering with ``rules`` never imports the others
+    # made outside the lock (an import may take a while); only now is its class imported
     module, _, name = BRAIN_CLASSES[key[0]].partition(":")
     args = (spec.removeprefix("script:"),) if key[0] == "script" else ()
     made = getattr(importlib.import_module(module), name)(*args)

@@ -82,8 +82,6 @@ class Generation:
         self._t0: float | None = None
         self.items = OutputItems(events, send, state.new_id)
 
-    # --- control from the connection ------------------------------------------------
-
     def request_cancel(self) -> None:
         self.cancel_requested = True
         if self.phase == "queued" and self._task is not None:
@@ -99,8 +97,6 @@ class Generation:
         if self._wake is not None:
             _resolve(self._wake)
         return True
-
-    # --- the task ---------------------------------------------------------------------
 
     def usage(self, output_tokens: int) -> dict[str, Any]:
         return usage_object(self.input_tokens, output_tokens)

@@ -56,8 +56,6 @@ class WsSession:
         self.closed = asyncio.Event()
         self._age: asyncio.Task[None] | None = None
 
-    # --- lifecycle --------------------------------------------------------------------
-
     async def serve(self, receive: Receive, sessions: set[WsSession]) -> None:
         """Handle frames until the connection ends (None from ``receive``: the peer left)."""
         sessions.add(self)
@@ -114,8 +112,6 @@ class WsSession:
 
     async def send_error(self, error: WireError, stream_id: str | None = None) -> None:
         await self._send_text(error_event(error, next(self._seq), stream_id))
-
-    # --- client events ----------------------------------------------------------------
 
     async def handle(self, frame: str | bytes) -> None:
         try:
@@ -195,8 +191,6 @@ class WsSession:
                 400, wire.RESPONSE_NOT_FOUND,
                 f"no response {cancel.response_id} on this connection", "response_id",
             ))
-
-    # --- the lane worker ----------------------------------------------------------------
 
     async def _work(self, lane: Lane) -> None:
         """Answer the lane's requests in order; the lane is forgotten once idle."""

@@ -92,9 +92,6 @@ def check_additional_tools(item: dict[str, Any], where: str) -> None:
     check_tools(item.get("tools"), f"{where}.tools")
 
 
-# --- what the brains get ---------------------------------------------------------------
-
-
 @record
 class ToolChoice:
     """``tool_choice`` as read: ``auto``, ``none`` or ``required``, and the functions a

@@ -17,8 +17,7 @@ OUTPUT = "function_call_output"
 
 @record
 class BrainTurn:
-    """One item of the conversation: a message, a call (:data:`CALL`, arguments in
-    ``text``) or a call's output (:data:`OUTPUT`)."""
+    """One item of the conversation: a message, a :data:`CALL` or an :data:`OUTPUT`."""
 
     role: str
     text: str

@@ -121,8 +121,7 @@ def pace_of_model(model: str) -> str:
 
 
 class RegistryBrains:
-    """The server's factory: model name -> brain; :meth:`loaded` lets the engine make a
-    brain not ready yet off its event loop."""
+    """The server's factory: model name -> brain (:meth:`loaded`: ready without imports)."""
 
     def __init__(self, default: str) -> None:
         check_default(default)

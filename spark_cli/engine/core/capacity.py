@@ -96,8 +96,7 @@ class Wafer:
 
 
 class TokenBucket:
-    """``tpm`` tokens per minute, refilled continuously; estimates are reserved at admission
-    and settled at the end, so the level may go below zero."""
+    """``tpm`` tokens per minute, refilled continuously; settling may take it below zero."""
 
     def __init__(self, tpm: int, clock: Callable[[], float] = time.monotonic) -> None:
         self.tpm = tpm

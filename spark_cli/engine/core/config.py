@@ -9,8 +9,7 @@ from dataclasses import field
 from spark_cli.record import record
 
 MAX_OUTPUT_TOKENS = 128_000
-"""The models' most output per response (``--max-output-tokens`` changes it): more is
-refused with 400, and a request that names no limit stops there."""
+"""The models' most output per response (more is refused; no limit named stops here)."""
 BRAIN_THREADS = 4
 """Worker threads for brain work (planning, parsing, token counts): off the event loop."""
 DEEP_TPS = 80.0

@@ -48,9 +48,8 @@ def _resolve(future: asyncio.Future[None]) -> None:
 
 
 class Generation:
-    """One response: token ``i`` is due at ``t0 + TTFT + i / tps``. The first token goes
-    out alone, then each wake-up (at least ``frame_ms`` apart) sends every token due as
-    one delta. It always ends with a terminal event; a steer never cuts a call in half."""
+    """One response: token ``i`` is due at ``t0 + TTFT + i / tps``; the first goes alone,
+    then each wake-up (``frame_ms`` apart) sends every token due as one delta."""
 
     def __init__(
         self,
@@ -268,8 +267,7 @@ class Generation:
         return count, cut is not None
 
     async def _next_wake(self, source: PieceSource, start: float) -> float:
-        """The next token's due time, at least a frame away unless the last token is due
-        sooner (the stream then ends on schedule)."""
+        """The next token's due time, a frame away at least unless the last is due sooner."""
         config = self.state.config
         frame = 0.0 if config.per_token else config.frame_ms / 1000.0
         tps, limit, sent = self.pacing.tps, self.limit, self._sent

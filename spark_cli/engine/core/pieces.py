@@ -87,8 +87,7 @@ def small_request(request: BrainRequest, limit: int) -> bool:
 
 
 class PieceSource:
-    """A brain's answer as token pieces, pulled through ``offload`` unless the brain is
-    inline. A call becomes :class:`CallStart`, its arguments' pieces and :data:`CALL_END`."""
+    """A brain's answer as token pieces (a call: :class:`CallStart`, pieces, :data:`CALL_END`)."""
 
     __slots__ = ("_buffer", "_carry", "_chunks", "_index", "_marked", "_offload", "_prefetch",
                  "exhausted")

@@ -66,8 +66,7 @@ class SafePoints:
                 return start
 
     def steer_cut(self, pieces: list[str], text: str) -> tuple[int, str] | None:
-        """Where a waiting steer cuts the frame: (pieces, text) up to its first safe
-        point, or all of it after the grace tokens; None to send it all and wait on."""
+        """(pieces, text) of the frame up to a waiting steer's cut; None: send it all, wait."""
         self._waited += len(pieces)
         cut = self.feed(text, want_cut=True)
         if cut is None:

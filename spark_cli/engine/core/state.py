@@ -46,8 +46,7 @@ class EngineState:
         return self.bucket.reserve(estimate) if self.bucket is not None else 0
 
     async def brain(self, model: str) -> Brain:
-        """The brain answering ``model`` (500 when it cannot be made); one not loaded yet
-        is made in the brain pool, off the event loop."""
+        """The brain answering ``model`` (500 when it cannot be made), made off the loop."""
         brains = self.brains
         loaded = getattr(brains, "loaded", None)
         try:

@@ -115,8 +115,7 @@ def answered(conversation: Conversation, text: str, calls: tuple[InputCall, ...]
 
 
 def continued(known: Mapping[str, Conversation], request: CreateRequest) -> Conversation:
-    """The conversation a ``response.create`` continues (400 for an unknown previous id,
-    or a call output that answers no call)."""
+    """The conversation a ``response.create`` continues (400 when it cannot)."""
     previous = request.previous_response_id
     history = () if previous is None else known.get(previous)
     if history is None:

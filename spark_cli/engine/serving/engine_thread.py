@@ -19,8 +19,7 @@ THREAD_NAME = "spark-engine"
 @contextlib.asynccontextmanager
 async def run_engine_in_thread(config: EngineConfig, *, http: bool = False,
                                **options: Any) -> AsyncIterator[RunningEngine]:
-    """:func:`run_engine` on a daemon thread with its own loop until the block exits; its
-    errors are raised in the caller. ``engine.state`` lives on that thread: read only."""
+    """:func:`run_engine` on a thread and loop of its own; ``engine.state``: read only."""
     started: concurrent.futures.Future[RunningEngine] = concurrent.futures.Future()
     finished: concurrent.futures.Future[None] = concurrent.futures.Future()
     for future in (started, finished):

@@ -135,8 +135,7 @@ async def _serve_uvicorn(state: EngineState, sock: socket.socket) -> AsyncIterat
 async def run_engine(
     config: EngineConfig, *, brains: BrainFactory | None = None, http: bool = True,
 ) -> AsyncIterator[RunningEngine]:
-    """Serve until the block exits (``brains``: tests' own lookup); ``ValueError`` for a
-    bad ``config.brain``, ``OSError`` when the port cannot be bound."""
+    """Serve until the block exits (``ValueError``: a bad brain; ``OSError``: the port)."""
     if brains is None:
         brains = RegistryBrains(config.brain)  # a bad --brain spec fails here (ValueError)
     sock = bind_socket(config.host, config.port)

@@ -38,8 +38,7 @@ DROP_CLOSE_CODE = 1011
 
 
 class WsSession:
-    """One connection's lanes, live responses and chain memory. A bare ``response.cancel``
-    also cancels the requests waiting in a lane (each starts, then ends cancelled)."""
+    """One connection's lanes, live responses and chain memory (docs/engine.md)."""
 
     def __init__(self, state: EngineState, send_text: SendText, close: Close,
                  abort: Abort | None = None) -> None:

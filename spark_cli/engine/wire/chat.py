@@ -77,8 +77,7 @@ def _tool_calls(value: Any, where: str) -> list[InputCall]:
 
 
 def parse_messages(raw: list[Any]) -> tuple[InputItem, ...]:
-    """Chat ``messages``: text messages, an assistant's ``tool_calls`` (each after its text)
-    and ``role: "tool"`` results (each must answer an earlier call)."""
+    """Chat ``messages``: text, an assistant's ``tool_calls``, ``role: "tool"`` results."""
     items: list[InputItem] = []
     called: set[str] = set()
     for i, message in enumerate(raw):

@@ -178,8 +178,7 @@ def _output_item(item: dict[str, Any], where: str) -> InputOutput:
 
 def parse_input(value: Any, param: str = "input", *,
                 tool_items: bool = False) -> tuple[InputItem, ...]:
-    """A string, or message items; with ``tool_items``, function call and output items
-    too, and ``additional_tools`` items checked and set aside."""
+    """A string, or message items (``tool_items``: call and output items too)."""
     if isinstance(value, str):
         return (InputMessage("user", value),)
     if not isinstance(value, list):

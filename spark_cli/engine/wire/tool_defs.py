@@ -75,8 +75,7 @@ def check_tools(value: Any, param: str = "tools") -> None:
 
 
 def check_additional_tools(item: dict[str, Any], where: str) -> None:
-    """Check one ``additional_tools`` input item (tools inside ``input``, as Codex CLI
-    sends them)."""
+    """Check one ``additional_tools`` input item (tools inside ``input``, as Codex sends)."""
     role = item.get("role")
     if role is None:
         raise missing(f"{where}.role")
@@ -94,8 +93,7 @@ def check_additional_tools(item: dict[str, Any], where: str) -> None:
 
 @record
 class ToolChoice:
-    """``tool_choice`` as read: ``auto``, ``none`` or ``required``, and the functions a
-    forced or ``allowed_tools`` choice permits (``None``: every one)."""
+    """``tool_choice`` as read: its mode, and the functions it permits (``None``: all)."""
 
     mode: str = "auto"
     names: tuple[str, ...] | None = None

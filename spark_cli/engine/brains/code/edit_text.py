@@ -28,8 +28,7 @@ class Splice:
 
 @record
 class FileChange:
-    """One file's text before and after. Made with :meth:`spliced` it carries its splices;
-    else its one changed run is found by trimming the common first and last lines."""
+    """One file's text before and after (with its splices when made by :meth:`spliced`)."""
 
     path: str
     old: str
@@ -191,8 +190,7 @@ class _Files:
 
 
 def _widen(files: _Files, r: Range, floor: int) -> Range | None:
-    """Grow ``r`` by unchanged lines, not above ``floor``, until its search text is
-    non-blank and unique; None when it cannot be."""
+    """``r`` grown by unchanged lines, not above ``floor``, until unique and not blank."""
     old = files.old
     i1, i2, j1, j2 = r
     if i1 == i2:  # pure insertion: take the line before (or after) as context

@@ -128,8 +128,7 @@ def _name(value: str) -> str | None:
 
 
 def _replace(text: str) -> tuple[str, str] | None:
-    """``replace 'OLD' with 'NEW'`` without backtracking: the heads and the middles are each
-    found in one pass, then matched with a binary search."""
+    """``replace 'OLD' with 'NEW'`` found without backtracking (heads, middles, bisect)."""
     heads = list(_re("replace_head").finditer(text))
     if not heads:
         return None

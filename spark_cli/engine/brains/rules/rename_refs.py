@@ -245,8 +245,7 @@ class FileRefs:
         return True
 
     def _member(self, access: tree_sitter.Node, object_field: str) -> bool:
-        """``obj.old``: the symbol when ``obj`` is self-like or a request module, or
-        ``X::old`` when ``X`` is the crate's own path."""
+        """``obj.old`` (``obj`` self-like or a request module) or the crate's ``X::old``."""
         parsed = self.parsed
         obj = access.child_by_field_name(object_field) or access.child_by_field_name("argument")
         if obj is None:

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import field
 
 from spark_cli.engine.brains.base import EditFormat
 from spark_cli.engine.brains.code.edit_text import FileChange, render_changes
@@ -18,7 +17,7 @@ class OpResult:
     lead: str  # the short line before the edits
     summary: str  # the one line after them
     changes: tuple[FileChange, ...] = ()
-    prose: tuple[str, ...] = field(default=())  # explain: the answer itself (lines)
+    prose: tuple[str, ...] = ()  # explain: the answer itself (lines)
 
 
 class CannotHelp(Exception):

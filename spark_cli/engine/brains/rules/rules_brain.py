@@ -46,8 +46,7 @@ OPERATIONS: dict[str, Operation] = {
 
 
 class RulesBrain:
-    """Recognises an instruction and runs its operation over the request's files, looking
-    first for what it was not given when the read-only tools are declared."""
+    """Recognises an instruction and runs its operation over the request's files."""
 
     name = "rules"
     inline_below = 2_048  # planning that much costs less than a trip to the pool

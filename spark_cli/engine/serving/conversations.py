@@ -17,7 +17,6 @@ from spark_cli.engine.brains.base import (
 )
 from spark_cli.engine.core.state import Conversation
 from spark_cli.engine.wire import responses as wire
-from spark_cli.engine.wire.chat import ChatRequest
 from spark_cli.engine.wire.responses import (
     CreateRequest,
     InputCall,
@@ -134,7 +133,7 @@ def continued(known: Mapping[str, Conversation], request: CreateRequest) -> Conv
 
 
 
-def brain_request(request: CreateRequest | ChatRequest, conversation: Conversation,
+def brain_request(request: CreateRequest, conversation: Conversation,
                   slips: float = 0.0) -> BrainRequest:
     """The brain's request for ``request`` over ``conversation``."""
     return BrainRequest(

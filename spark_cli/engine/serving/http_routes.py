@@ -145,12 +145,12 @@ async def _responses(state: EngineState, body: dict[str, Any], receive: Any, sen
 
 
 async def _chat(state: EngineState, body: dict[str, Any], receive: Any, send: Any) -> None:
-    request = chat.parse_chat(body, state.config.max_output_tokens)
+    request, include_usage = chat.parse_chat(body, state.config.max_output_tokens)
     completion_id = state.new_id("chatcmpl")
-    events = ChatEvents(completion_id, request.model, include_usage=request.include_usage)
-    asked = brain_request(request, turns(request.conversation), state.config.slips)
+    events = ChatEvents(completion_id, request.model, include_usage=include_usage)
+    asked = brain_request(request, turns(request.input), state.config.slips)
     sink = _Sink(send, stream=request.stream, named=False)
-    await _run(state, asked, events, sink, request.max_tokens, receive)
+    await _run(state, asked, events, sink, request.max_output_tokens, receive)
     sink.final = events.final  # the chat.completion object (its chunks carry no response)
     await sink.end()
 

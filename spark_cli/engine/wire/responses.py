@@ -73,6 +73,8 @@ REASON_CANCELLED = "cancelled"  # extension: after response.cancel
 
 @record
 class InputMessage:
+    """One message of a Responses ``input``."""
+
     role: str
     text: str
 

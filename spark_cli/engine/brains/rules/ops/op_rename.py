@@ -21,6 +21,8 @@ _EXAMPLES = 3
 
 @dataclass(slots=True)
 class _Renamed:
+    """What a rename did, as it goes."""
+
     changes: list[FileChange] = field(default_factory=list)
     total: int = 0
     kept: list[str] = field(default_factory=list)

@@ -74,8 +74,9 @@ def check_tools(value: Any, param: str = "tools") -> None:
         _tool(tool, f"{param}[{i}]", TOOL_TYPES)
 
 
-def check_additional_tools(item: dict[str, Any], where: str) -> None:
-    """Check one ``additional_tools`` input item (tools inside ``input``, as Codex sends)."""
+def additional_tools(item: dict[str, Any], where: str) -> tuple[ToolSpec, ...]:
+    """The functions of an ``additional_tools`` input item (tools inside ``input``, as Codex
+    sends them), checked."""
     role = item.get("role")
     if role is None:
         raise missing(f"{where}.role")
@@ -89,6 +90,7 @@ def check_additional_tools(item: dict[str, Any], where: str) -> None:
             raise _bad(f"{where}.agent", f"'{where}.agent' must be an object", INVALID_TYPE)
         string_field(agent, "agent_name", f"{where}.agent", empty=True)
     check_tools(item.get("tools"), f"{where}.tools")
+    return function_specs(item["tools"])
 
 
 @record

@@ -1,10 +1,5 @@
-"""The ``lorem`` brain: endless, deterministic, code-like text for load tests.
-
-The material (a few hundred plausible Python-ish lines) is generated once from
-a fixed seed; an answer cycles through it a line at a time, forever. The engine
-stops pulling at ``max_output_tokens``, so a lorem answer never ends on its own.
-Per chunk the brain does nothing but hand out a precomputed string.
-"""
+"""The ``lorem`` brain for load tests: endless, deterministic code-like lines, made once from
+a fixed seed and cycled (the engine stops pulling at ``max_output_tokens``)."""
 
 from __future__ import annotations
 

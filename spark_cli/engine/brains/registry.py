@@ -1,11 +1,5 @@
-"""Which brain answers: brain specs (``rules``, ``deep``, ``lorem``, ``script:PATH``), the model
-names that select them, a cache of brain instances, and the server's factory over them.
-
-A model naming a brain (``spark-rules`` …) selects it; any other model name gets the
-server's default, so clients with fixed model names (``gpt-4.1`` …) still work. Brains
-are cached per spec (a script per version of its file: path, mtime, size) in an LRU of
-:data:`CACHE_SIZE`; each brain's own modules load when it is first made.
-"""
+"""Which brain answers: the brain specs, the model names that select them (any other model
+gets the server's default), and an LRU of brain instances (a script per file version)."""
 
 from __future__ import annotations
 
@@ -33,7 +27,6 @@ BRAIN_CLASSES: dict[str, str] = {
 """Where each brain's class lives (``module:Class``), imported when the brain is first made."""
 
 CACHE_SIZE = 8
-"""Brains kept (rules, deep, lorem and a few script versions); the least recently used go."""
 _cache: OrderedDict[tuple[str, ...], Brain] = OrderedDict()
 _lock = threading.Lock()
 
@@ -66,9 +59,7 @@ def _key(spec: str) -> tuple[str, ...]:
 
 
 def make_brain(spec: str) -> Brain:
-    """The (cached) brain for ``spec``; ``ValueError`` for an unknown spec, and
-    :class:`~spark_cli.engine.brains.script.ScriptError` for a missing or malformed script
-    (cached per file version, so editing the file reloads it)."""
+    """The (cached) brain for ``spec``; ``ValueError`` or ``ScriptError`` when it is bad."""
     spec = spec.strip()
     key = _key(spec)
     with _lock:
@@ -76,8 +67,7 @@ def make_brain(spec: str) -> Brain:
         if brain is not None:
             _cache.move_to_end(key)
             return brain
-    # made outside the lock (an import may take a while: lookups of other brains go on);
-    # its class is imported now: an engine answering with ``rules`` never imports the others
+    # made outside the lock (an import may take a while); only now is its class imported
     module, _, name = BRAIN_CLASSES[key[0]].partition(":")
     args = (spec.removeprefix("script:"),) if key[0] == "script" else ()
     made = getattr(importlib.import_module(module), name)(*args)
@@ -90,9 +80,7 @@ def make_brain(spec: str) -> Brain:
 
 
 def check_default(default: str) -> None:
-    """Raise ``ValueError`` unless the server default (a spec, as :func:`brain_for_model`
-    takes it) names a brain: what a server checks at start. A script is read and checked
-    (its file must load); the named brains are not imported."""
+    """Raise ``ValueError`` unless the server default names a brain (a script is loaded)."""
     spec = _spec_for_model("", default)
     if spec is not None and spec.strip().startswith("script:"):
         make_brain(spec)
@@ -101,8 +89,7 @@ def check_default(default: str) -> None:
 
 
 def _spec_for_model(model: str, default: str) -> str | None:
-    """The spec that answers ``model`` (None: the no-script explanation): ``spark-script``
-    plays the default's script only."""
+    """The spec that answers ``model`` (None: the no-script explanation)."""
     named = BRAIN_MODELS.get(model)
     script_default = named == "script" and default.startswith("script:")
     spec = default if named is None or script_default else named
@@ -110,8 +97,7 @@ def _spec_for_model(model: str, default: str) -> str | None:
 
 
 def brain_for_model(model: str, default: str) -> Brain:
-    """The brain for a request's ``model``: the one it names, else ``default`` (a spec:
-    ``rules``, ``lorem``, ``script:PATH`` ...)."""
+    """The brain for ``model``: the one it names, else ``default``'s."""
     spec = _spec_for_model(model, default)
     return NoScriptBrain() if spec is None else make_brain(spec)
 
@@ -135,10 +121,7 @@ def pace_of_model(model: str) -> str:
 
 
 class RegistryBrains:
-    """The server's factory: model name -> brain, ``default`` (checked when made: a bad
-    ``--brain`` raises ``ValueError``) for model names that name none. Nothing is cached
-    per model name (a client chooses them freely); :meth:`loaded` lets the engine make a
-    brain not ready yet off its event loop."""
+    """The server's factory: model name -> brain (:meth:`loaded`: ready without imports)."""
 
     def __init__(self, default: str) -> None:
         check_default(default)

@@ -1,9 +1,5 @@
-"""The ``script:PATH`` brain: plays back recorded answers from a file (tests and demos).
-
-A TOML file of ``[[entries]]`` (or ``.jsonl``, one entry a line), each an ``answer`` and
-an optional ``match``; the format and the order they answer in are in docs/brains.md. A
-bad file fails when the brain is made, never mid-answer.
-"""
+"""The ``script:PATH`` brain: plays back recorded answers from a TOML or JSONL file
+(docs/brains.md); a bad file fails when the brain is made, never mid-answer."""
 
 from __future__ import annotations
 

@@ -1,2 +1,2 @@
-"""What the engine is, whatever the protocol: settings, shared state, the wafer's capacity and
-token bucket, faults, and one paced generation (brain text -> token pieces -> safe points)."""
+"""What the engine is, whatever the protocol: settings, shared state, capacity, faults, and
+one paced generation."""

@@ -1,9 +1,6 @@
-"""How many responses the "wafer" generates at once, who waits, and the token budget.
-
-:class:`Wafer` holds ``max_streams`` generation slots shared by every connection and HTTP
-request, with a FIFO queue whose waiters are told their position; a full queue is a 429.
-:class:`TokenBucket` is the optional tokens-per-minute limit.
-"""
+"""How many responses the "wafer" generates at once, who waits, and the token budget:
+:class:`Wafer` (``max_streams`` slots, a FIFO queue told its positions, a full queue a 429)
+and :class:`TokenBucket` (the optional tokens-per-minute limit)."""
 
 from __future__ import annotations
 
@@ -99,9 +96,7 @@ class Wafer:
 
 
 class TokenBucket:
-    """``tpm`` tokens per minute, refilled continuously (capacity ``tpm``): an estimate
-    is reserved at admission and settled at the end, so the level may go below zero
-    (docs/engine.md, *Capacity and rate limits*)."""
+    """``tpm`` tokens per minute, refilled continuously; settling may take it below zero."""
 
     def __init__(self, tpm: int, clock: Callable[[], float] = time.monotonic) -> None:
         self.tpm = tpm

@@ -1,9 +1,5 @@
-"""Engine settings: the frozen :class:`EngineConfig` and the ``--fault`` knobs it carries.
-
-``parse_fault`` turns one ``--fault`` flag (``drop:200``, ``stall:100:3000``,
-``malformed:50``, ``429:0.3``) into an updated :class:`FaultConfig`, or a ``ValueError``
-naming the accepted forms.
-"""
+"""Engine settings: the frozen :class:`EngineConfig`, and the ``--fault`` knobs it carries
+(``parse_fault`` reads one flag)."""
 
 from __future__ import annotations
 
@@ -13,16 +9,11 @@ from dataclasses import field
 from spark_cli.record import record
 
 MAX_OUTPUT_TOKENS = 128_000
-"""The default most output tokens one response may have (the engine's models' maximum
-output, the size of their context window; ``--max-output-tokens`` changes it for load
-tests): a larger ``max_output_tokens`` / ``max_tokens`` is refused with 400, and a
-request that names no limit stops there."""
+"""The models' most output per response (more is refused; no limit named stops here)."""
 BRAIN_THREADS = 4
 """Worker threads for brain work (planning, parsing, token counts): off the event loop."""
 DEEP_TPS = 80.0
-"""The deep model's (``spark-deep``) rate: a slow, thorough model."""
 DEEP_TTFT_MS = 1500.0
-"""The deep model's time to first token (it "thinks" first)."""
 FAULT_FORMS = "drop:N, stall:N:MS, malformed:N, 429:P (N tokens, MS milliseconds, 0 <= P <= 1)"
 
 
@@ -31,16 +22,12 @@ class FaultConfig:
     """Deliberate failures for client tests (all off by default)."""
 
     drop_after_tokens: int | None = None
-    """Close the stream abruptly once this many tokens were sent."""
     stall_after_tokens: int | None = None
     stall_ms: float = 0.0
     """Pause this long once ``stall_after_tokens`` tokens were sent (then carry on)."""
     malformed_after_tokens: int | None = None
-    """Send one frame that is not valid JSON once this many tokens were sent."""
     http_429_probability: float = 0.0
-    """Refuse a new request with 429 ``rate_limit_exceeded`` with this probability."""
     seed: int = 0
-    """Seed of the 429 coin, so a run is reproducible."""
 
 
 @record
@@ -53,16 +40,14 @@ class Pacing:
 
 @record
 class EngineConfig:
-    """How one engine serves: address, pacing, capacity, limits, brain and faults (checked
-    when made: a bad value raises ``ValueError``)."""
+    """How one engine serves (checked when made: a bad value raises ``ValueError``)."""
 
     host: str = "127.0.0.1"
     port: int = 8765
     tps: float = 1500.0
     ttft_ms: float = 40.0
     deep_tps: float = DEEP_TPS
-    """The pace of the deep brain's answers (``spark-deep``); every other brain keeps
-    ``tps`` / ``ttft_ms``."""
+    """The deep brain's pace (``spark-deep``); every other brain keeps ``tps``."""
     deep_ttft_ms: float = DEEP_TTFT_MS
     max_streams: int = 64
     queue: int = 256
@@ -71,17 +56,14 @@ class EngineConfig:
     frame_ms: float = 10.0
     """Coalescing interval: tokens due in the same frame go in one delta."""
     per_token: bool = False
-    """One token per delta, as real providers stream (no coalescing: ``frame_ms`` is not
-    used); a stream that falls behind catches up one message per token."""
+    """One token per delta, as real providers stream (no coalescing)."""
     max_connection_age_s: float = 3600.0
     """Then ``websocket_connection_limit_reached`` and the socket closes."""
     tpm: int | None = None
-    """Optional token-bucket limit (tokens per minute, input + output)."""
     faults: FaultConfig = field(default_factory=FaultConfig)
     slips: float = 0.0
     """The share of the rules brain's edit answers that make a mistake on purpose (0..1)."""
     max_output_tokens: int = MAX_OUTPUT_TOKENS
-    """The models' maximum output per response (see :data:`MAX_OUTPUT_TOKENS`)."""
     ws_max_size: int = 16 * 1024 * 1024
     """Largest accepted WebSocket message in bytes; bigger ones close with 1009."""
     http_max_body: int = 16 * 1024 * 1024
@@ -104,8 +86,7 @@ class EngineConfig:
             raise ValueError(f"slips must be a share 0..1, not {self.slips:g}")
 
     def pacing(self, pace: str) -> Pacing:
-        """The pace of a brain whose ``pace`` attribute is ``pace`` (``"deep"`` or the
-        default ``"fast"``)."""
+        """The pace of a brain whose ``pace`` attribute is ``pace`` ("deep" or "fast")."""
         if pace == "deep":
             return Pacing(self.deep_tps, self.deep_ttft_ms)
         return Pacing(self.tps, self.ttft_ms)

@@ -1,9 +1,5 @@
-"""The ``--fault`` knobs applied to one response: which fault fires after how many tokens.
-
-Each token fault fires once per response, when the count of tokens sent
-reaches its threshold. The 429 coin is per engine (seeded) and tossed when a
-request is admitted.
-"""
+"""The ``--fault`` knobs applied to one response (each token fault fires once, when the
+tokens sent reach its threshold), and the per-engine seeded 429 coin."""
 
 from __future__ import annotations
 
@@ -54,8 +50,7 @@ class FaultPlan:
 
     async def fire(self, sent: int, send: Send,
                    sleep: Callable[[float], Awaitable[None]]) -> float:
-        """Inject the faults due after ``sent`` tokens (a drop raises
-        :class:`StreamDropped`); returns the seconds a stall slept."""
+        """Inject the faults due after ``sent`` tokens; returns the seconds a stall slept."""
         stalled = 0.0
         for fault in self.due(sent):
             if fault == DROP:

@@ -1,8 +1,4 @@
-"""One response being generated: queueing, absolute-schedule pacing, stop reasons.
-
-Brain work runs off the event loop (:mod:`~spark_cli.engine.core.pieces`), overlapping the
-time to first token.
-"""
+"""One response being generated: queueing, absolute-schedule pacing, stop reasons."""
 
 from __future__ import annotations
 
@@ -30,8 +26,7 @@ from spark_cli.engine.wire.responses import InputCall, InputMessage, WireError
 from spark_cli.record import record
 
 CATCH_UP_S = 0.05
-"""A stream further behind its schedule (the loop starved by a brain's thread, a slow
-socket) is not caught up in a burst: its schedule moves on."""
+"""A stream further behind its schedule is not caught up in a burst: its schedule moves on."""
 log = logging.getLogger("spark.engine")
 
 
@@ -45,7 +40,6 @@ class Outcome:
     output_tokens: int
     steers: list[InputMessage] = field(default_factory=list)
     calls: tuple[InputCall, ...] = ()
-    """The function calls the response made (with the arguments sent)."""
 
 
 def _resolve(future: asyncio.Future[None]) -> None:
@@ -54,15 +48,8 @@ def _resolve(future: asyncio.Future[None]) -> None:
 
 
 class Generation:
-    """One response: token ``i`` is due at ``t0 + TTFT + i / tps`` (``t0``: the request took
-    its lane's turn, or got a wafer slot after queueing), at the brain's pace. The first
-    token goes out alone; then each wake-up sends every token already due as one delta,
-    at least ``frame_ms`` apart, and the last frame ends when the last token is due.
-
-    It ends ``completed``, ``incomplete`` (``max_output_tokens``, ``steered``,
-    ``cancelled``) or ``failed``, always with a terminal event. Calls stream their
-    argument pieces on the same schedule; a steer never cuts a call in half.
-    """
+    """One response: token ``i`` is due at ``t0 + TTFT + i / tps``; the first goes alone,
+    then each wake-up (``frame_ms`` apart) sends every token due as one delta."""
 
     def __init__(
         self,
@@ -87,15 +74,12 @@ class Generation:
         self._reserved = 0
         self._wake: asyncio.Future[None] | None = None
         self._sent = 0
-        """Tokens sent so far."""
         self._started = False
         self._task: asyncio.Task[Any] | None = None
         self.pacing = state.config.pacing("fast")
         """Set by :meth:`run` once the brain is made (the deep brain has its own pace)."""
         self._t0: float | None = None
         self.items = OutputItems(events, send, state.new_id)
-
-    # --- control from the connection ------------------------------------------------
 
     def request_cancel(self) -> None:
         self.cancel_requested = True
@@ -113,14 +97,11 @@ class Generation:
             _resolve(self._wake)
         return True
 
-    # --- the task ---------------------------------------------------------------------
-
     def usage(self, output_tokens: int) -> dict[str, Any]:
         return usage_object(self.input_tokens, output_tokens)
 
     async def run(self) -> Outcome:
-        """Make the brain, count, admit (each may raise :class:`WireError` before any event:
-        500 ``no brain``, 429), queue, generate."""
+        """Make the brain, count, admit (500 or 429 before any event), queue, generate."""
         arrived = asyncio.get_running_loop().time()
         brain = await self.state.brain(self.request.model)
         self.pacing = self.state.config.pacing(getattr(brain, "pace", "fast"))
@@ -209,8 +190,7 @@ class Generation:
             source.close()
 
     async def _pace(self, source: PieceSource, start: float) -> Outcome:
-        """Send every token as it falls due until the answer, the limit, a cancel or a steer
-        ends the response."""
+        """Send every token as it falls due until the response ends."""
         config = self.state.config
         loop = asyncio.get_running_loop()
         tps = self.pacing.tps
@@ -256,8 +236,7 @@ class Generation:
         return Outcome(status, reason, text, self._sent, self.steers, self.events.calls)
 
     def _stop_reason(self, safe: SafePoints) -> str | None:
-        """``cancelled`` when asked; ``steered`` when a steer waits and the stream is at a
-        safe point (a call boundary, or the start of a line outside any construct)."""
+        """``cancelled`` when asked; ``steered`` when a steer waits at a safe point."""
         if self.cancel_requested:
             return wire.REASON_CANCELLED
         items = self.items
@@ -268,8 +247,7 @@ class Generation:
 
     async def _send_pieces(self, taken: list[Piece], source: PieceSource,
                            safe: SafePoints) -> tuple[int, bool]:
-        """Send the pieces taken as one frame; (how many were sent, whether a steer cut the
-        frame short). Counted in ``_sent``."""
+        """Send the pieces as one frame: (how many were sent, whether a steer cut it)."""
         if source.marked and (self.items.in_calls or any(type(p) is not str for p in taken)):
             count = await self.items.frame(taken, safe)
             self._sent += count
@@ -289,9 +267,7 @@ class Generation:
         return count, cut is not None
 
     async def _next_wake(self, source: PieceSource, start: float) -> float:
-        """The next token's due time, but at least a frame away -- unless the last token
-        (known from the limit, or from an answer the brain has finished) falls due sooner:
-        the stream then ends on schedule, not up to a frame late."""
+        """The next token's due time, a frame away at least unless the last is due sooner."""
         config = self.state.config
         frame = 0.0 if config.per_token else config.frame_ms / 1000.0
         tps, limit, sent = self.pacing.tps, self.limit, self._sent

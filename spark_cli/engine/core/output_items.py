@@ -1,10 +1,5 @@
-"""What one response puts on the wire: its message item and its function calls, in order.
-
-A :data:`Presenter` builds one wire's events (Responses or Chat Completions);
-:class:`OutputItems` decides when each is due: the message opens with the first text (at
-once without tools), closes when the first call opens, and each call sends one argument
-delta per piece between its markers (:mod:`spark_cli.engine.core.pieces`).
-"""
+"""What one response puts on the wire, in order: its message item, then its function calls
+(one argument delta per piece); a :data:`Presenter` builds the events of either wire."""
 
 from __future__ import annotations
 
@@ -17,7 +12,6 @@ from spark_cli.engine.wire.response_events import Event, ResponseEvents
 from spark_cli.engine.wire.responses import InputCall
 
 Presenter = ResponseEvents | ChatEvents
-"""The wire events (Responses or Chat Completions) of one response."""
 Send = Callable[[Event], Awaitable[None]]
 
 
@@ -64,8 +58,7 @@ class OutputItems:
             await self.text(text)
 
     async def frame(self, taken: list[Piece], safe: SafePoints) -> int:
-        """A frame holding calls: its text, then each call's events, one delta per
-        argument piece. Returns the token pieces it held."""
+        """A frame holding calls; returns the token pieces it held."""
         count = 0
         run: list[str] = []
         for piece in taken:

@@ -1,9 +1,5 @@
-"""Turning a brain's text chunks into token pieces: lazily, in order, off the event loop.
-
-Each chunk's last piece is carried into the next, so chunk boundaries do not change the
-count (it matches ``count_tokens`` of the whole answer). A brain may yield forever:
-pieces are pulled only as they are needed. Input tokens are counted here too.
-"""
+"""Turning a brain's text chunks into token pieces lazily, in order, off the event loop (the
+count does not depend on the chunking); input tokens are counted here too."""
 
 from __future__ import annotations
 
@@ -21,8 +17,7 @@ Offload = Callable[[Callable[[], None]], Awaitable[None]]
 SLICE = 65_536
 """Characters split at once, so one ``findall`` holds the GIL only briefly."""
 BATCH = 512
-"""Pieces an offloaded pull gathers at least: each trip to the pool costs thread
-wake-ups, so a short answer is fetched in one trip, a long one in few."""
+"""Pieces an offloaded pull gathers at least (each trip to the pool costs wake-ups)."""
 INLINE_COUNT_CHARS = 65_536
 """Inputs up to this size are counted on the event loop (well under a millisecond)."""
 
@@ -45,8 +40,7 @@ Piece = str | CallStart | CallEnd
 
 
 def argument_pieces(arguments: str) -> list[str]:
-    """A call's arguments as token pieces; a piece holding a whole JSON escape
-    (``\\\\``, ``\\n``) is cut after its backslash, as a model's tokens cut them."""
+    """A call's arguments as token pieces (a JSON escape is cut after its backslash)."""
     out: list[str] = []
     for piece in split_pieces(arguments):
         at = piece.find("\\")
@@ -62,8 +56,7 @@ class BrainError(Exception):
 
 
 def count_pieces(texts: Iterable[str]) -> int:
-    """``sum(count_tokens(t) for t in texts)``, in bounded slices (safe in a worker thread:
-    the event loop gets the GIL between slices)."""
+    """The tokens of ``texts``, in bounded slices (the event loop gets the GIL between)."""
     total = 0
     for text in texts:
         carry = ""
@@ -94,11 +87,7 @@ def small_request(request: BrainRequest, limit: int) -> bool:
 
 
 class PieceSource:
-    """A brain's answer as token pieces, pulled through an *offload* callable (the brain
-    pool) unless the brain is ``inline``; :meth:`prefetch` lets a brain plan while the time
-    to first token runs. A call becomes :class:`CallStart`, its arguments' pieces and
-    :data:`CALL_END` (markers are not tokens; its end travels with its last piece).
-    """
+    """A brain's answer as token pieces (a call: :class:`CallStart`, pieces, :data:`CALL_END`)."""
 
     __slots__ = ("_buffer", "_carry", "_chunks", "_index", "_marked", "_offload", "_prefetch",
                  "exhausted")
@@ -182,8 +171,7 @@ class PieceSource:
             await self._offload(lambda: self._fill_until(batch))
 
     async def take(self, n: int) -> list[Piece]:
-        """Up to ``n`` next text pieces (fewer only when the answer ends), with the call
-        markers among and right after them."""
+        """Up to ``n`` next text pieces, with the call markers among them."""
         if len(self._buffer) - self._index < n or self._prefetch is not None:
             await self._pull(n)
         if not self._marked:
@@ -209,9 +197,7 @@ class PieceSource:
             self._index += 1
 
     async def left_within(self, want: int) -> int | None:
-        """How many pieces are left when fewer than ``want`` are (the answer has ended: the
-        next ``want`` are pulled ahead to know), else None (``want`` or more, or an answer
-        that goes on)."""
+        """How many pieces are left when fewer than ``want`` are, else None."""
         if len(self._buffer) - self._index < want or self._prefetch is not None:
             await self._pull(want)
         left = len(self._buffer) - self._index

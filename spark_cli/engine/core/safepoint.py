@@ -1,11 +1,6 @@
-"""Where a steered response may stop: a line boundary outside any edit block.
-
-The tracker follows the emitted text line by line and knows whether it is
-inside a code fence, a SEARCH/REPLACE block or an apply_patch envelope.
-Cutting there means the client never sees half an edit from the old
-direction; the successor continues with the new input. A steer that finds no such
-point within ``STEER_GRACE_TOKENS`` stops at the end of the frame.
-"""
+"""Where a steered response may stop: a line boundary outside any fence, SEARCH/REPLACE
+block or patch envelope, so the client never sees half an edit; a steer that finds none
+within ``STEER_GRACE_TOKENS`` stops at the end of the frame."""
 
 from __future__ import annotations
 
@@ -55,8 +50,7 @@ class SafePoints:
             self._patch = False
 
     def feed(self, text: str, *, want_cut: bool = False) -> int | None:
-        """Track ``text``; with ``want_cut``, return the offset just after the first
-        newline that ends outside a block (the rest of ``text`` is not tracked)."""
+        """Track ``text``; with ``want_cut``, the offset after its first safe newline."""
         start = 0
         while True:
             newline = text.find("\n", start)
@@ -72,9 +66,7 @@ class SafePoints:
                 return start
 
     def steer_cut(self, pieces: list[str], text: str) -> tuple[int, str] | None:
-        """Where a waiting steer cuts the frame ``text`` (made of ``pieces``): the pieces
-        and text up to its first safe point, or all of it once the steer has waited
-        ``STEER_GRACE_TOKENS``; None to send it all and wait on."""
+        """(pieces, text) of the frame up to a waiting steer's cut; None: send it all, wait."""
         self._waited += len(pieces)
         cut = self.feed(text, want_cut=True)
         if cut is None:

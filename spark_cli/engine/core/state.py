@@ -1,7 +1,5 @@
-"""What every connection and HTTP request of one running engine shares: the configuration,
-the wafer, the token bucket, the 429 coin, the brains and their thread pool (off the event
-loop), and a bounded store of ``store: true`` conversations (for HTTP chaining).
-"""
+"""What every connection of one running engine shares: the configuration, the wafer, the
+token bucket, the 429 coin, the brains and their thread pool, the stored conversations."""
 
 from __future__ import annotations
 
@@ -43,16 +41,12 @@ class EngineState:
         return f"{kind}_{self._prefix}{next(self._ids):08x}"
 
     def admit(self, estimate: int) -> int:
-        """Refuse a new request now (429) when a limit says so; else the tokens reserved
-        in the bucket for its ``estimate`` (0 without ``--tpm``)."""
+        """Raise 429 when a limit says so; else the tokens reserved for ``estimate``."""
         self.coin.toss()
         return self.bucket.reserve(estimate) if self.bucket is not None else 0
 
     async def brain(self, model: str) -> Brain:
-        """The brain answering ``model``; 500 ``no brain`` when it cannot be made (e.g. a
-        script file that went missing). A factory that tells which brains are ``loaded``
-        (the registry's) has the others made in the brain pool: the event loop never
-        waits for a brain's import."""
+        """The brain answering ``model`` (500 when it cannot be made), made off the loop."""
         brains = self.brains
         loaded = getattr(brains, "loaded", None)
         try:
@@ -65,15 +59,12 @@ class EngineState:
                             kind="server_error") from None
 
     def warm(self, model: str = "") -> None:
-        """Start making ``model``'s brain (by default the server's default brain) in the brain
-        pool now, for a client that will ask soon (the TUI, before its first turn). Returns at
-        once; a failure shows on the request that needs the brain. Safe from any thread."""
+        """Start making ``model``'s brain in the pool now (returns at once; any thread)."""
         loaded = getattr(self.brains, "loaded", None)
         if loaded is not None and not loaded(model):
             self.brain_pool.submit(self.brains, model)
 
     async def offload(self, work: Callable[[], None]) -> None:
-        """Run blocking brain work in the brain pool."""
         await asyncio.get_running_loop().run_in_executor(self.brain_pool, work)
 
     def close(self) -> None:

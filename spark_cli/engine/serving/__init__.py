@@ -1,3 +1,2 @@
-"""The engine's front: uvicorn on one port, the raw ASGI app, HTTP routes, WebSocket sessions,
-and the conversations they keep. Imports core, wire and brains; nothing imports it
-but the CLI."""
+"""The engine's front: its servers, HTTP routes, WebSocket sessions and the conversations
+they keep."""

@@ -1,9 +1,5 @@
-"""Small ASGI helpers for the engine's HTTP side: JSON replies, errors, headers, bodies, SSE.
-
-uvicorn does the HTTP parsing; these only build ASGI messages -- except
-:func:`abort_connection`, which reaches the transport under uvicorn's ``send``
-to drop a connection abruptly (the drop fault).
-"""
+"""Small ASGI helpers for the engine's HTTP side: JSON replies, errors, headers, bodies, SSE,
+and dropping a connection abruptly (the drop fault)."""
 
 from __future__ import annotations
 
@@ -49,8 +45,7 @@ def header(scope: dict[str, Any], name: bytes) -> str | None:
 
 
 def check_body_headers(scope: dict[str, Any], config: EngineConfig) -> None:
-    """Before reading a body: 415 unless it is sent as JSON (or untyped), 413 when its
-    Content-Length is over the limit."""
+    """Before reading a body: 415 unless JSON (or untyped), 413 when too long."""
     content_type = header(scope, b"content-type")
     if content_type is not None:
         media = content_type.partition(";")[0].strip().lower()
@@ -72,9 +67,7 @@ def _too_large(config: EngineConfig) -> WireError:
 
 
 async def read_json(scope: dict[str, Any], receive: Any, config: EngineConfig) -> dict[str, Any]:
-    """The request body as a JSON object: 415 when sent as another type, 413 when too big
-    (from its Content-Length before reading it, or once a chunked body passes the limit),
-    400 when not a JSON object."""
+    """The request body as a JSON object (415, 413 or 400 otherwise)."""
     check_body_headers(scope, config)
     chunks: list[bytes] = []  # not one growing buffer: its freed pages stay resident
     size = 0
@@ -102,9 +95,7 @@ async def start_sse(send: Any) -> None:
 
 
 def abort_connection(send: Any) -> bool:
-    """Abort the TCP connection under an ASGI ``send`` (uvicorn's protocol objects keep
-    it as ``transport``): the peer sees a reset, no close frame or final chunk. False
-    when the server does not expose it."""
+    """Abort the TCP connection under uvicorn's ``send``; False when it is not exposed."""
     transport = getattr(getattr(send, "__self__", None), "transport", None)
     abort = getattr(transport, "abort", None)
     if not callable(abort):

@@ -1,10 +1,5 @@
 """Conversations on the serving side: a request's items as the brain's turns, and what a
-connection remembers between its responses.
-
-A lane is a ``stream_id`` (``None`` = the default lane): its requests run in order,
-lanes in parallel. Chaining is connection-local: ``previous_response_id`` must name a
-response the connection still remembers.
-"""
+connection remembers (per lane, a ``stream_id``) for chaining."""
 
 from __future__ import annotations
 
@@ -22,7 +17,6 @@ from spark_cli.engine.brains.base import (
 )
 from spark_cli.engine.core.state import Conversation
 from spark_cli.engine.wire import responses as wire
-from spark_cli.engine.wire.chat import ChatRequest
 from spark_cli.engine.wire.responses import (
     CreateRequest,
     InputCall,
@@ -72,8 +66,7 @@ class Memory:
         self, stream_id: str | None, response_id: str, conversation: Conversation, *,
         store: bool,
     ) -> None:
-        """``response_id`` is now its lane's latest; the previous latest is forgotten
-        unless it was stored."""
+        """``response_id`` is now its lane's latest (the previous is forgotten unless stored)."""
         old = self.latest.pop(stream_id, None)
         self.latest[stream_id] = response_id
         self.conversations[response_id] = conversation
@@ -113,8 +106,7 @@ def turns(items: tuple[InputItem, ...]) -> Conversation:
 
 
 def answered(conversation: Conversation, text: str, calls: tuple[InputCall, ...]) -> Conversation:
-    """The conversation after a response: its text as an assistant message (when it wrote
-    any, or made no call), then its calls -- what a chained request continues."""
+    """The conversation after a response (its text, then its calls)."""
     after = conversation
     if text or not calls:
         after = (*after, BrainTurn("assistant", text))
@@ -122,9 +114,7 @@ def answered(conversation: Conversation, text: str, calls: tuple[InputCall, ...]
 
 
 def continued(known: Mapping[str, Conversation], request: CreateRequest) -> Conversation:
-    """The conversation a ``response.create`` continues: the one ``known`` keeps under its
-    ``previous_response_id`` (an unknown id: 400) and its input, where every function call
-    output answers a call made before it (else 400, as OpenAI refuses it)."""
+    """The conversation a ``response.create`` continues (400 when it cannot)."""
     previous = request.previous_response_id
     history = () if previous is None else known.get(previous)
     if history is None:
@@ -143,10 +133,9 @@ def continued(known: Mapping[str, Conversation], request: CreateRequest) -> Conv
 
 
 
-def brain_request(request: CreateRequest | ChatRequest, conversation: Conversation,
+def brain_request(request: CreateRequest, conversation: Conversation,
                   slips: float = 0.0) -> BrainRequest:
-    """The brain's request: the edit format from the instructions, the callable tools, the
-    seed, and the engine's share of answers that slip."""
+    """The brain's request for ``request`` over ``conversation``."""
     return BrainRequest(
         model=request.model, instructions=request.instructions, conversation=conversation,
         edit_format=edit_format_from_instructions(request.instructions),

@@ -1,9 +1,5 @@
-"""The engine on a thread of its own: its own event loop, so the caller's loop never delays it.
-
-``spark edit`` and the TUI run their engine in-process. Whatever the caller does without
-awaiting (loading its edit parser, painting the TUI) would otherwise hold back the engine's
-reading and pacing; on its own thread the engine behaves like the separate server it plays.
-"""
+"""The engine on a thread and event loop of its own, so whatever the in-process caller does
+without awaiting never holds back its reading and pacing."""
 
 from __future__ import annotations
 
@@ -23,11 +19,7 @@ THREAD_NAME = "spark-engine"
 @contextlib.asynccontextmanager
 async def run_engine_in_thread(config: EngineConfig, *, http: bool = False,
                                **options: Any) -> AsyncIterator[RunningEngine]:
-    """:func:`run_engine` (``http`` and ``options`` as there) on a daemon thread with its own
-    event loop, until the block exits: the same :class:`RunningEngine` and errors, raised
-    in the caller (an error while stopping too). ``engine.state`` lives on the engine's
-    thread: read its counters only. The thread settles concurrent futures the caller awaits
-    through :func:`asyncio.wrap_future` (which skips a caller's loop that has closed)."""
+    """:func:`run_engine` on a thread and loop of its own; ``engine.state``: read only."""
     started: concurrent.futures.Future[RunningEngine] = concurrent.futures.Future()
     finished: concurrent.futures.Future[None] = concurrent.futures.Future()
     for future in (started, finished):

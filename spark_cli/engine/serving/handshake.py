@@ -1,9 +1,5 @@
-"""Who may talk to the engine, and what a WebSocket handshake checks and advertises.
-
-Shared by both servers, so they refuse alike (a wrong path 404, a missing or wrong
-bearer token 401, before the upgrade); an accepted handshake carries
-:data:`EXTENSIONS_HEADER`. Plain HTTP uses the same token check.
-"""
+"""Who may talk to the engine: the bearer token and the WebSocket handshake's refusals and
+extensions header, shared by both servers so they refuse alike."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""The engine's ASGI app (uvicorn): the WebSocket ``/v1/responses`` and plain HTTP, one port.
-
-``GET /healthz``, ``GET /v1/models``, ``POST /v1/responses`` and ``POST
-/v1/chat/completions``, streamed or not (docs/engine.md, *HTTP on the same port*). Pacing,
-capacity and faults are the WebSocket's; a client that disconnects stops its generation.
-"""
+"""The engine's ASGI app (uvicorn): the WebSocket ``/v1/responses`` and plain HTTP on one
+port (docs/engine.md, *HTTP on the same port*)."""
 
 from __future__ import annotations
 
@@ -42,8 +38,7 @@ Scope = dict[str, Any]
 
 
 class EngineApp:
-    """The ASGI application: plain HTTP (:func:`handle`) and WebSocket ``/v1/responses``
-    (one :class:`WsSession` each, the handshake checked by :func:`ws_refusal`)."""
+    """The ASGI application: plain HTTP and the WebSocket ``/v1/responses``."""
 
     def __init__(self, state: EngineState) -> None:
         self.state = state
@@ -150,12 +145,12 @@ async def _responses(state: EngineState, body: dict[str, Any], receive: Any, sen
 
 
 async def _chat(state: EngineState, body: dict[str, Any], receive: Any, send: Any) -> None:
-    request = chat.parse_chat(body, state.config.max_output_tokens)
+    request, include_usage = chat.parse_chat(body, state.config.max_output_tokens)
     completion_id = state.new_id("chatcmpl")
-    events = ChatEvents(completion_id, request.model, include_usage=request.include_usage)
-    asked = brain_request(request, turns(request.conversation), state.config.slips)
+    events = ChatEvents(completion_id, request.model, include_usage=include_usage)
+    asked = brain_request(request, turns(request.input), state.config.slips)
     sink = _Sink(send, stream=request.stream, named=False)
-    await _run(state, asked, events, sink, request.max_tokens, receive)
+    await _run(state, asked, events, sink, request.max_output_tokens, receive)
     sink.final = events.final  # the chat.completion object (its chunks carry no response)
     await sink.end()
 
@@ -193,8 +188,7 @@ async def _run(
 
 
 class _Sink:
-    """Streams events as SSE (starting the response on the first event), or keeps
-    the terminal response object for a non-streamed answer."""
+    """Streams events as SSE, or keeps the response object for a non-streamed answer."""
 
     def __init__(self, send: Any, *, stream: bool, named: bool) -> None:
         self._send = send

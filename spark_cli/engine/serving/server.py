@@ -1,11 +1,5 @@
-"""Running the engine in-process, on one port: HTTP and WebSocket, or the WebSocket alone.
-
-``run_engine(config)`` binds the port itself (a port in use is a plain ``OSError``, not
-uvicorn's log line and exit), serves on that socket, yields a :class:`RunningEngine` with
-its URLs and stops it on exit. The server is uvicorn serving :class:`EngineApp` (as `spark
-engine serve` runs it) or, with ``http=False``, :mod:`ws_server` (the Responses WebSocket
-only, as ``spark edit`` and the TUI use their engine), which imports far less.
-"""
+"""Running the engine in-process on a socket it binds itself: uvicorn (HTTP and WebSocket,
+`spark engine serve`) or, with ``http=False``, :mod:`ws_server` (``spark edit``, the TUI)."""
 
 from __future__ import annotations
 
@@ -60,27 +54,19 @@ class RunningEngine:
     url: str
     """``http://HOST:PORT`` (the OpenAI base URL is ``url + "/v1"``)."""
     ws_url: str
-    """``ws://HOST:PORT/v1/responses``."""
     token: str | None
     config: EngineConfig = field(default_factory=EngineConfig, repr=False)
     state: EngineState | None = field(default=None, repr=False)
     """Live counters (``state.generating``, ``state.wafer``) for tests and benchmarks."""
 
-    @property
-    def port(self) -> int:
-        return int(self.url.rsplit(":", 1)[1])
-
 
 @functools.cache
 def _embedded_server_class() -> type[Any]:
-    """uvicorn's ``Server`` without its SIGINT/SIGTERM handlers (the engine is embedded:
-    ``spark edit`` and the TUI own Ctrl-C, and ``spark engine serve`` stops through
-    ``asyncio.run``'s own handling, which cancels the main task)."""
+    """uvicorn's ``Server`` without its signal handlers (the embedder owns Ctrl-C)."""
     import uvicorn  # deferred: bundled tiny edit
 
     class EmbeddedServer(uvicorn.Server):
-        """Also wakes its main loop at once when told to stop (:meth:`stop`), rather than at
-        its next tick."""
+        """Also wakes its main loop at once when told to stop."""
 
         stopping: asyncio.Event | None = None
 
@@ -109,8 +95,7 @@ def _embedded_server_class() -> type[Any]:
 
 @contextlib.asynccontextmanager
 async def _serve_uvicorn(state: EngineState, sock: socket.socket) -> AsyncIterator[None]:
-    """uvicorn serving :class:`EngineApp` (HTTP and WebSocket) on ``sock`` while the block
-    runs; then every WebSocket session is stopped and the server shut down."""
+    """uvicorn serving :class:`EngineApp` on ``sock`` while the block runs."""
     import uvicorn  # deferred: bundled tiny edit
 
     from spark_cli.engine.serving.http_routes import EngineApp  # deferred: bundled tiny edit
@@ -150,11 +135,7 @@ async def _serve_uvicorn(state: EngineState, sock: socket.socket) -> AsyncIterat
 async def run_engine(
     config: EngineConfig, *, brains: BrainFactory | None = None, http: bool = True,
 ) -> AsyncIterator[RunningEngine]:
-    """Serve until the block exits. ``brains`` overrides the brain lookup (tests).
-    ``http=False`` serves the Responses WebSocket alone (see the module doc).
-
-    Raises ``ValueError`` for a bad ``config.brain`` and ``OSError`` when the
-    port cannot be bound."""
+    """Serve until the block exits (``ValueError``: a bad brain; ``OSError``: the port)."""
     if brains is None:
         brains = RegistryBrains(config.brain)  # a bad --brain spec fails here (ValueError)
     sock = bind_socket(config.host, config.port)

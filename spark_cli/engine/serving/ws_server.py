@@ -1,11 +1,6 @@
-"""The embedded engine's WebSocket-only server: websockets' own asyncio server on one socket.
-
-``spark edit`` and the TUI talk to their in-process engine over the Responses WebSocket
-only, so it is served with websockets (imported by the client anyway) instead of uvicorn,
-whose main loop ticks and whose shutdown waits. It speaks and refuses as the ASGI app does
-(:class:`WsSession`, :mod:`handshake`); a plain HTTP ``GET`` gets ``/healthz`` or a 404
-naming ``spark engine serve``. Kept by the ledger: `spark bench oneshot` shows it.
-"""
+"""The embedded engine's WebSocket-only server: websockets' own, instead of uvicorn (whose
+main loop ticks and whose shutdown waits); it refuses as the ASGI app does. Kept by the
+ledger: `spark bench oneshot` shows it."""
 
 from __future__ import annotations
 
@@ -32,8 +27,7 @@ from spark_cli.engine.wire import responses as wire
 from spark_cli.engine.wire.responses import WireError
 
 SHUTDOWN_CLOSE_CODE = 1012
-"""Connections still open when the engine stops are closed "service restart", as uvicorn
-closes them."""
+"""Connections still open at stop are closed "service restart", as uvicorn closes them."""
 CLOSE_TIMEOUT_S = 10.0
 """How long a close waits for the peer's close frame (uvicorn's value)."""
 
@@ -105,8 +99,7 @@ class WebSocketOnly:
 
 @contextlib.asynccontextmanager
 async def serve_websocket_only(state: EngineState, sock: socket.socket) -> AsyncIterator[Any]:
-    """Serve ``/v1/responses`` on the bound ``sock`` until the block exits; then stop every
-    session, close the connections still open (1012) and wait for their handlers."""
+    """Serve ``/v1/responses`` on ``sock`` until the block exits, then close every session."""
     app = WebSocketOnly(state)
     server = await serve(
         app.handle, sock=sock, process_request=app.process_request,

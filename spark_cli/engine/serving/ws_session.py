@@ -1,9 +1,5 @@
-"""One WebSocket connection on ``/v1/responses``: client events in, response events out.
-
-``response.create`` goes to its lane's worker (in order per lane); ``response.steer`` and
-the ``response.cancel`` extension act at once on a live response. A bad frame gets an
-``error`` event and the connection stays usable. See docs/engine.md for the whole contract.
-"""
+"""One WebSocket connection on ``/v1/responses``: client events in, response events out
+(docs/engine.md has the whole contract)."""
 
 from __future__ import annotations
 
@@ -42,12 +38,7 @@ DROP_CLOSE_CODE = 1011
 
 
 class WsSession:
-    """One connection's lanes, live responses and chain memory. A ``response.cancel``
-    without an id also cancels the requests waiting in a lane (each starts, then ends
-    cancelled), so a create followed at once by a bare cancel never streams. The
-    connection ends at its maximum age (close 1000) or when the drop fault fires (aborted:
-    the client sees 1006); closing it cancels every task of the connection.
-    """
+    """One connection's lanes, live responses and chain memory (docs/engine.md)."""
 
     def __init__(self, state: EngineState, send_text: SendText, close: Close,
                  abort: Abort | None = None) -> None:
@@ -61,15 +52,11 @@ class WsSession:
         self._seq = itertools.count()
         """The connection's own events' sequence numbers (errors, steer failures)."""
         self.bare_cancels = 0
-        """How many ``response.cancel`` frames without an id arrived so far."""
         self.closed = asyncio.Event()
         self._age: asyncio.Task[None] | None = None
 
-    # --- lifecycle --------------------------------------------------------------------
-
     async def serve(self, receive: Receive, sessions: set[WsSession]) -> None:
-        """Handle the frames ``receive`` returns (None: the peer left) until the connection
-        ends, listed in ``sessions`` (which a server stops at shutdown) meanwhile."""
+        """Handle frames until the connection ends (None from ``receive``: the peer left)."""
         sessions.add(self)
         self._age = asyncio.create_task(self._age_limit())
         try:
@@ -110,8 +97,7 @@ class WsSession:
         await self._shutdown(1000, "connection age limit reached")
 
     async def _shutdown(self, code: int, reason: str, *, abort: bool = False) -> None:
-        """Close (``abort``: the drop fault, no close frame when the transport allows),
-        then cancel every lane's worker but the task running this."""
+        """Close (``abort``: the drop fault), then cancel every other lane worker."""
         if self.closed.is_set():
             return
         self.closed.set()
@@ -125,8 +111,6 @@ class WsSession:
 
     async def send_error(self, error: WireError, stream_id: str | None = None) -> None:
         await self._send_text(error_event(error, next(self._seq), stream_id))
-
-    # --- client events ----------------------------------------------------------------
 
     async def handle(self, frame: str | bytes) -> None:
         try:
@@ -207,11 +191,8 @@ class WsSession:
                 f"no response {cancel.response_id} on this connection", "response_id",
             ))
 
-    # --- the lane worker ----------------------------------------------------------------
-
     async def _work(self, lane: Lane) -> None:
-        """Answer the lane's requests in order; the task ends when the lane is idle and
-        the lane is forgotten (``_lane`` makes a new one for the next request)."""
+        """Answer the lane's requests in order; the lane is forgotten once idle."""
         try:
             while not lane.requests.empty():
                 request, queued_at = lane.requests.get_nowait()
@@ -233,8 +214,7 @@ class WsSession:
                 del self.lanes[lane.stream_id]
 
     async def _respond(self, lane: Lane, request: CreateRequest, *, cancelled: bool) -> None:
-        """Answer one request (and the successors its steers make); ``cancelled``: a bare
-        ``response.cancel`` came while it waited."""
+        """Answer one request and the successors its steers make."""
         try:
             conversation = continued(self.memory.conversations, request)
         except WireError as exc:

@@ -1,9 +1,5 @@
-"""The Chat Completions wire as the bundled engine speaks it: requests in, chunks out.
-
-:func:`parse_chat` checks a request's fields; :class:`ChatEvents` presents one
-generation as ``chat.completion.chunk`` objects, the shapes docs/engine.md lists (a role
-chunk, one chunk per frame, a finish chunk, usage when asked, ``[DONE]``).
-"""
+"""The Chat Completions wire as the bundled engine speaks it: :func:`parse_chat` checks a
+request, :class:`ChatEvents` presents a generation as chunks (docs/engine.md)."""
 from __future__ import annotations
 
 import json
@@ -13,6 +9,7 @@ from typing import Any
 from spark_cli.engine.wire import responses as wire
 from spark_cli.engine.wire.response_events import Event
 from spark_cli.engine.wire.responses import (
+    CreateRequest,
     InputCall,
     InputItem,
     InputMessage,
@@ -20,7 +17,7 @@ from spark_cli.engine.wire.responses import (
     WireError,
     parse_input,
 )
-from spark_cli.engine.wire.tool_defs import AUTO, ToolChoice, chat_function_specs, parse_tool_choice
+from spark_cli.engine.wire.tool_defs import chat_function_specs, parse_tool_choice
 from spark_cli.engine.wire.wire_errors import (
     INVALID_TYPE,
     bad_request,
@@ -29,36 +26,9 @@ from spark_cli.engine.wire.wire_errors import (
     optional_field,
     string_field,
 )
-from spark_cli.protocol.channel import ToolSpec
-from spark_cli.record import record
 
-_INSTRUCTION_ROLES = ("system", "developer")
-
-
-@record
-class ChatRequest:
-    """A Chat Completions request, as spark sends it and the engine reads it."""
-
-    model: str
-    messages: tuple[InputItem, ...]
-    stream: bool = False
-    include_usage: bool = False
-    max_tokens: int | None = None
-    tools: tuple[ToolSpec, ...] = ()
-    tool_choice: ToolChoice = AUTO
-    parallel_tool_calls: bool = True
-    seed: int | None = None
-
-    @property
-    def instructions(self) -> str:
-        """System/developer messages joined (how the brains read them)."""
-        return "\n\n".join(m.text for m in self.messages
-                            if isinstance(m, InputMessage) and m.role in _INSTRUCTION_ROLES)
-
-    @property
-    def conversation(self) -> tuple[InputItem, ...]:
-        return tuple(m for m in self.messages
-                     if not (isinstance(m, InputMessage) and m.role in _INSTRUCTION_ROLES))
+_TOLD = ("system", "developer")
+"""The roles whose messages are the instructions (as the brains read them)."""
 
 
 def _tool_calls(value: Any, where: str) -> list[InputCall]:
@@ -81,10 +51,7 @@ def _tool_calls(value: Any, where: str) -> list[InputCall]:
 
 
 def parse_messages(raw: list[Any]) -> tuple[InputItem, ...]:
-    """Chat ``messages``: text messages as :func:`parse_input` reads them, an assistant's
-    ``tool_calls`` (each an :class:`InputCall` after the message's text; its ``content`` may
-    then be ``null``), and ``role: "tool"`` results (an :class:`InputOutput` each, which must
-    answer an earlier call)."""
+    """Chat ``messages``: text, an assistant's ``tool_calls``, ``role: "tool"`` results."""
     items: list[InputItem] = []
     called: set[str] = set()
     for i, message in enumerate(raw):
@@ -117,9 +84,9 @@ def parse_messages(raw: list[Any]) -> tuple[InputItem, ...]:
     return tuple(items)
 
 
-def parse_chat(obj: dict[str, Any], maximum: int) -> ChatRequest:
-    """Validate a ``POST /v1/chat/completions`` body (raises :class:`WireError`); its output
-    limit (``max_completion_tokens``, else ``max_tokens``) first, at most ``maximum``."""
+def parse_chat(obj: dict[str, Any], maximum: int) -> tuple[CreateRequest, bool]:
+    """A ``POST /v1/chat/completions`` body as the Responses request the brains read (system
+    and developer messages its instructions), and whether usage is asked for."""
     for param in ("max_completion_tokens", "max_tokens"):
         check_output_limit(obj.get(param), param, maximum)
     model = string_field(obj, "model")
@@ -135,14 +102,15 @@ def parse_chat(obj: dict[str, Any], maximum: int) -> ChatRequest:
         raise bad_request("stream_options", "'stream_options' must be an object", INVALID_TYPE)
     tools = chat_function_specs(obj["tools"]) if obj.get("tools") is not None else ()
     parallel = optional_field(obj, "parallel_tool_calls", bool, "a boolean")
-    return ChatRequest(
-        model=model, messages=messages, stream=stream,
-        include_usage=bool(options.get("include_usage")),
-        max_tokens=obj.get("max_completion_tokens", obj.get("max_tokens")), tools=tools,
+    told = [m.text for m in messages if isinstance(m, InputMessage) and m.role in _TOLD]
+    said = tuple(m for m in messages if not isinstance(m, InputMessage) or m.role not in _TOLD)
+    return CreateRequest(
+        model=model, input=said, instructions="\n\n".join(told), stream=stream,
+        max_output_tokens=obj.get("max_completion_tokens", obj.get("max_tokens")), tools=tools,
         tool_choice=parse_tool_choice(obj.get("tool_choice"), chat=True),
         parallel_tool_calls=parallel is not False,
         seed=optional_field(obj, "seed", int, "an integer"),
-    )
+    ), bool(options.get("include_usage"))
 
 
 DATA = "data"
@@ -166,7 +134,6 @@ class ChatEvents:
         self._created = time.monotonic()
         self._started = self._created
         self.final: dict[str, Any] | None = None
-        """The non-streamed ``chat.completion`` object, once finished."""
         self._calls: list[InputCall] = []
         self._current: InputCall | None = None
         self._args: list[str] = []

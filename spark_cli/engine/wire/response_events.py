@@ -1,10 +1,5 @@
-"""The event sequence of one Responses response, as JSON text ready to send.
-
-:class:`ResponseEvents` numbers the events, echoes ``stream_id`` and builds the response
-object and items the SDK parses; each method returns an :data:`Event`. Items: the
-assistant message (output index 0) when the answer has text, then one ``function_call``
-item per call, its arguments streamed as ``…arguments.delta`` pieces.
-"""
+"""The event sequence of one Responses response, numbered, as JSON text ready to send: the
+message item (output index 0) when there is text, then one ``function_call`` item per call."""
 
 from __future__ import annotations
 
@@ -38,8 +33,7 @@ def message_item(item_id: str, text: str | None, status: str) -> dict[str, Any]:
 
 def function_call_item(call: InputCall, status: str, arguments: str | None = None
                        ) -> dict[str, Any]:
-    """A ``function_call`` output item (the SDK's ``ResponseFunctionToolCall``); ``arguments``
-    in place of the call's own (while they stream)."""
+    """A ``function_call`` output item; ``arguments`` in place of the call's own."""
     return {"id": call.item_id or "", "type": FUNCTION_CALL, "status": status,
             "arguments": call.arguments if arguments is None else arguments,
             "call_id": call.call_id, "name": call.name}
@@ -50,8 +44,7 @@ def output_text_part(text: str) -> dict[str, Any]:
 
 
 def error_event(error: WireError, sequence_number: int, stream_id: str | None = None) -> str:
-    """``{"type":"error","status":N,"error":{...,"headers"}}`` (with top-level code/message
-    too, as the SDK's ResponseErrorEvent reads them)."""
+    """An ``error`` event (code and message at the top level too, as the SDK reads them)."""
     body = error.body()
     if error.headers:
         body["headers"] = error.headers
@@ -231,8 +224,7 @@ class ResponseEvents:
     def finished(
         self, text: str, status: str, usage: dict[str, Any], reason: str | None = None
     ) -> list[Event]:
-        """Close what is open (the message, or a call cut short), then the terminal event.
-        An answer with no item at all gets an empty message, as a text answer would."""
+        """Close what is open, then the terminal event (no item at all: an empty message)."""
         events: list[Event] = []
         if self._current is not None:
             events += self._call_cut()

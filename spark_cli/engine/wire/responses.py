@@ -1,9 +1,5 @@
-"""The OpenAI Responses wire as the bundled engine reads it: pure data, no I/O.
-
-The client-event parsers (``response.create``, ``response.steer`` and the engine-only
-``response.cancel``), the input items, and the event type and error code constants;
-:mod:`.response_events` builds the events and the items the ``openai`` SDK parses.
-"""
+"""The OpenAI Responses wire as the bundled engine reads it: the client-event parsers, the
+input items, and the event type and error code constants. Pure data, no I/O."""
 
 from __future__ import annotations
 
@@ -13,7 +9,7 @@ from spark_cli.engine.wire.tool_defs import (
     ADDITIONAL_TOOLS,
     AUTO,
     ToolChoice,
-    check_additional_tools,
+    additional_tools,
     check_tools,
     function_specs,
     parse_tool_choice,
@@ -175,8 +171,7 @@ def _call_item(item: dict[str, Any], where: str) -> InputCall:
 
 
 def _output_item(item: dict[str, Any], where: str) -> InputOutput:
-    """``{"type":"function_call_output","call_id","output"}`` (``output`` a string or
-    text parts)."""
+    """``{"type":"function_call_output","call_id","output"}``."""
     call_id = string_field(item, "call_id", where)
     if "output" not in item or item["output"] is None:
         raise missing(f"{where}.output")
@@ -184,11 +179,9 @@ def _output_item(item: dict[str, Any], where: str) -> InputOutput:
 
 
 def parse_input(value: Any, param: str = "input", *,
-                tool_items: bool = False) -> tuple[InputItem, ...]:
-    """A string, or message items (``{"type":"message",...}`` or ``{"role","content"}``).
-    With ``tool_items`` (a ``response.create``'s input), ``function_call`` and
-    ``function_call_output`` items are read too, and ``additional_tools`` items checked,
-    then set aside as ``tools`` are (:mod:`spark_cli.engine.wire.tool_defs`)."""
+                tools: list[ToolSpec] | None = None) -> tuple[InputItem, ...]:
+    """A string, or message items; given ``tools``, call and output items too, and the
+    functions of ``additional_tools`` items added to ``tools``."""
     if isinstance(value, str):
         return (InputMessage("user", value),)
     if not isinstance(value, list):
@@ -199,9 +192,9 @@ def parse_input(value: Any, param: str = "input", *,
         if not isinstance(item, dict):
             raise _bad(where, f"'{where}' must be an object", INVALID_TYPE)
         kind = item.get("type", "message")
-        if tool_items:
+        if tools is not None:
             if kind == ADDITIONAL_TOOLS:
-                check_additional_tools(item, where)
+                tools += additional_tools(item, where)
                 continue
             if kind == FUNCTION_CALL:
                 items.append(_call_item(item, where))
@@ -220,16 +213,6 @@ def parse_input(value: Any, param: str = "input", *,
     return tuple(items)
 
 
-def _additional_specs(raw_input: Any) -> tuple[ToolSpec, ...]:
-    if not isinstance(raw_input, list):
-        return ()
-    specs: list[ToolSpec] = []
-    for item in raw_input:
-        if isinstance(item, dict) and item.get("type") == ADDITIONAL_TOOLS:
-            specs += function_specs(item.get("tools"))
-    return tuple(specs)
-
-
 def parse_create(obj: dict[str, Any]) -> CreateRequest:
     """Validate a ``response.create`` (WebSocket) or a ``POST /v1/responses`` body."""
     model = string_field(obj, "model")
@@ -239,12 +222,12 @@ def parse_create(obj: dict[str, Any]) -> CreateRequest:
     raw_input = obj.get("input")
     if raw_input is None and generate:
         raise missing("input")
-    messages = parse_input(raw_input, tool_items=True) if raw_input is not None else ()
+    extra: list[ToolSpec] = []
+    messages = parse_input(raw_input, tools=extra) if raw_input is not None else ()
     tools: tuple[ToolSpec, ...] = ()
     if obj.get("tools") is not None:
         check_tools(obj["tools"])
         tools = function_specs(obj["tools"])
-    tools += _additional_specs(raw_input)
     parallel = optional_field(obj, "parallel_tool_calls", bool, "a boolean")
     limit = optional_field(obj, "max_output_tokens", int, "an integer")
     if limit is not None and limit < 1:
@@ -259,7 +242,7 @@ def parse_create(obj: dict[str, Any]) -> CreateRequest:
         stream_id=optional_field(obj, "stream_id", str, "a string"),
         generate=generate,
         stream=bool(optional_field(obj, "stream", bool, "a boolean")),
-        tools=tools,
+        tools=tools + tuple(extra),
         tool_choice=parse_tool_choice(obj.get("tool_choice")),
         parallel_tool_calls=parallel is not False,
         seed=optional_field(obj, "seed", int, "an integer"),
@@ -278,8 +261,7 @@ def parse_steer(obj: dict[str, Any]) -> SteerRequest:
 
 
 def parse_client_event(text: str | bytes) -> ClientEvent:
-    """One client frame; raises :class:`WireError` (``invalid_json``,
-    ``unknown_event_type``, 400s with ``param``)."""
+    """One client frame; raises :class:`WireError`."""
     obj = loads_object(text, "the frame")
     kind = obj.get("type")
     if kind == CREATE:

@@ -1,10 +1,5 @@
-"""Tool definitions in a request: the ``tools`` field, ``additional_tools`` items, ``tool_choice``.
-
-A request's tools are checked for shape (a 400 naming the field, as OpenAI refuses it);
-its ``function`` tools are kept as :class:`~spark_cli.protocol.channel.ToolSpec` values
-for the brains, the other kinds set aside (the engine runs none of them).
-``tool_choice`` becomes a :class:`ToolChoice`: which declared functions the model may call.
-"""
+"""Tool definitions in a request (``tools``, ``additional_tools`` items, ``tool_choice``):
+checked for shape as OpenAI checks them; the ``function`` tools kept for the brains."""
 
 from __future__ import annotations
 
@@ -42,7 +37,8 @@ def _list(value: Any, where: str) -> list[Any]:
     return value
 
 
-def _tool(tool: Any, where: str, allowed: frozenset[str]) -> None:
+def _tool(tool: Any, where: str, allowed: frozenset[str], *, chat: bool = False) -> None:
+    """Check one tool; ``chat``: Chat's shape, the fields nested under its ``type``."""
     if not isinstance(tool, dict):
         raise _bad(where, f"'{where}' must be an object", INVALID_TYPE)
     kind = tool.get("type")
@@ -51,6 +47,10 @@ def _tool(tool: Any, where: str, allowed: frozenset[str]) -> None:
     if kind not in allowed:
         raise _bad(f"{where}.type", f"'{where}.type' {repr(kind)[:80]} is not a tool type here: "
                    f"one of {sorted(allowed)}")
+    if chat:
+        where, tool = f"{where}.{kind}", tool.get(kind)
+        if not isinstance(tool, dict):
+            raise missing(where)
     if kind in _NAMED or kind == NAMESPACE:
         string_field(tool, "name", where)
         if kind == NAMESPACE:
@@ -69,18 +69,14 @@ def _tool(tool: Any, where: str, allowed: frozenset[str]) -> None:
 
 
 def check_tools(value: Any, param: str = "tools") -> None:
-    """Check a list of tool definitions as the official SDK's types shape them (``ToolParam``,
-    ``NamespaceToolParam``); a bad one raises :class:`WireError` (400, ``param`` naming the
-    field, e.g. ``tools[2].name``). Hosted tools are checked for their ``type`` only: the
-    engine runs none of them."""
+    """Check tool definitions as the SDK's types shape them (hosted tools: their type only)."""
     for i, tool in enumerate(_list(value, param)):
         _tool(tool, f"{param}[{i}]", TOOL_TYPES)
 
 
-def check_additional_tools(item: dict[str, Any], where: str) -> None:
-    """Check one ``additional_tools`` input item at ``where`` (``role: "developer"``,
-    ``tools``, optional ``id`` and ``agent``): tools carried inside ``input``, as Codex CLI
-    sends its tools for most of its own model slugs."""
+def additional_tools(item: dict[str, Any], where: str) -> tuple[ToolSpec, ...]:
+    """The functions of an ``additional_tools`` input item (tools inside ``input``, as Codex
+    sends them), checked."""
     role = item.get("role")
     if role is None:
         raise missing(f"{where}.role")
@@ -94,15 +90,12 @@ def check_additional_tools(item: dict[str, Any], where: str) -> None:
             raise _bad(f"{where}.agent", f"'{where}.agent' must be an object", INVALID_TYPE)
         string_field(agent, "agent_name", f"{where}.agent", empty=True)
     check_tools(item.get("tools"), f"{where}.tools")
-
-
-# --- what the brains get ---------------------------------------------------------------
+    return function_specs(item["tools"])
 
 
 @record
 class ToolChoice:
-    """``tool_choice`` as read: ``mode`` is ``auto``, ``none`` or ``required``; ``names``
-    the functions a forced or ``allowed_tools`` choice permits (``None``: every one)."""
+    """``tool_choice`` as read: its mode, and the functions it permits (``None``: all)."""
 
     mode: str = "auto"
     names: tuple[str, ...] | None = None
@@ -112,7 +105,6 @@ class ToolChoice:
 
 
 AUTO = ToolChoice()
-"""The default: the model may call any declared function, or none."""
 _MODES = frozenset({"auto", "none", "required"})
 
 
@@ -151,9 +143,7 @@ def _choice_names(choice: dict[str, Any], param: str, *, chat: bool) -> tuple[st
 
 def parse_tool_choice(value: Any, param: str = "tool_choice", *,
                       chat: bool = False) -> ToolChoice:
-    """``"auto"`` / ``"none"`` / ``"required"`` or an object (``{"type": "function",
-    "name"}``; Chat: ``{"type": "function", "function": {"name"}}``; ``allowed_tools``
-    with its ``mode``). A bad one raises :class:`WireError` naming the field."""
+    """A mode string or an object (Chat's ``function`` nests the name); 400 when bad."""
     if value is None:
         return AUTO
     if isinstance(value, str):
@@ -170,26 +160,8 @@ def parse_tool_choice(value: Any, param: str = "tool_choice", *,
     return ToolChoice(mode if names is not None else "auto", names)
 
 
-def chat_function_specs(value: Any, param: str = "tools") -> tuple[ToolSpec, ...]:
-    """Check a Chat Completions ``tools`` list (``{"type": "function", "function": {"name",
-    "description"?, "parameters"?}}``; ``custom`` tools are checked for a name and set
-    aside) and return its functions."""
-    specs: list[ToolSpec] = []
-    for i, tool in enumerate(_list(value, param)):
-        where = f"{param}[{i}]"
-        if not isinstance(tool, dict):
-            raise _bad(where, f"'{where}' must be an object", INVALID_TYPE)
-        kind = tool.get("type")
-        if kind is None:
-            raise missing(f"{where}.type")
-        if kind not in _NAMED:
-            raise _bad(f"{where}.type", f"'{where}.type' must be 'function' or 'custom'")
-        body = tool.get(kind)
-        if not isinstance(body, dict):
-            raise missing(f"{where}.{kind}")
-        string_field(body, "name", f"{where}.{kind}")
-        optional_field(body, "description", str, "a string", f"{where}.{kind}")
-        if kind == "function":
-            optional_field(body, "parameters", dict, "a JSON schema object", f"{where}.function")
-            specs.append(_spec(body))
-    return tuple(specs)
+def chat_function_specs(value: Any) -> tuple[ToolSpec, ...]:
+    """Check a Chat Completions ``tools`` list and return its functions."""
+    for i, tool in enumerate(_list(value, "tools")):
+        _tool(tool, f"tools[{i}]", _NAMED, chat=True)
+    return tuple(_spec(t["function"]) for t in value if t["type"] == "function")

@@ -1,10 +1,5 @@
-"""The refusal the OpenAI wires raise, and the checks every request parser shares.
-
-:class:`WireError` becomes an ``error`` event on the WebSocket and an error body over
-HTTP. The field codes, :func:`bad_request`, :func:`missing`, :func:`loads_object` (a frame
-or body as a JSON object) and :func:`check_output_limit` serve every wire (``responses``,
-``tool_defs``, ``chat`` and the servers); the other codes live with their wire.
-"""
+"""The refusal the OpenAI wires raise (an ``error`` event, or an HTTP error body), and the
+field checks every request parser shares."""
 
 from __future__ import annotations
 
@@ -55,8 +50,7 @@ def missing(param: str) -> WireError:
 
 
 def too_many_requests(message: str, limit: int, retry_ms: int = 1000) -> WireError:
-    """429 ``rate_limit_exceeded`` with OpenAI's request rate-limit headers (``limit``
-    requests, none left until ``retry_ms`` from now)."""
+    """429 ``rate_limit_exceeded`` with OpenAI's request rate-limit headers."""
     return WireError(429, RATE_LIMIT_EXCEEDED, message, kind="rate_limit_error", headers={
         "retry-after-ms": str(retry_ms), "x-ratelimit-limit-requests": str(limit),
         "x-ratelimit-remaining-requests": "0",
@@ -66,8 +60,7 @@ def too_many_requests(message: str, limit: int, retry_ms: int = 1000) -> WireErr
 
 def string_field(obj: dict[str, Any], key: str, where: str = "", *,
                  empty: bool = False) -> str:
-    """The required string ``obj[key]`` (not empty unless ``empty``); errors name
-    ``where.key``."""
+    """The required string ``obj[key]`` (not empty unless ``empty``)."""
     param = f"{where}.{key}" if where else key
     value = obj.get(key)
     if value is None:
@@ -81,8 +74,7 @@ def string_field(obj: dict[str, Any], key: str, where: str = "", *,
 
 def optional_field(obj: dict[str, Any], key: str, kinds: type | tuple[type, ...], what: str,
                    where: str = "") -> Any:
-    """``obj[key]`` when given (None when absent), refused unless of ``kinds`` (an ``int``
-    is never a bool); ``what`` says the kind in the error, which names ``where.key``."""
+    """``obj[key]`` or None, refused unless of ``kinds`` (an int is never a bool)."""
     param = f"{where}.{key}" if where else key
     value = obj.get(key)
     if value is None:
@@ -93,8 +85,7 @@ def optional_field(obj: dict[str, Any], key: str, kinds: type | tuple[type, ...]
 
 
 def loads_object(data: str | bytes, what: str) -> dict[str, Any]:
-    """``data`` as a JSON object, or 400 ``invalid_json`` (not JSON, nested past the
-    decoder's depth guard, not an object); ``what`` names it ("the body", "the frame")."""
+    """``data`` as a JSON object, or 400 ``invalid_json``."""
     try:
         obj = json.loads(data)
     except (ValueError, UnicodeDecodeError) as exc:
@@ -113,8 +104,7 @@ def _shown(value: object) -> str:
 
 
 def check_output_limit(value: object, param: str, maximum: int) -> None:
-    """400 unless ``value`` is None or an integer in ``1..maximum`` (the engine's models'
-    most output: a larger value, even ``10**400``, is refused as OpenAI does)."""
+    """400 unless ``value`` is None or an integer in ``1..maximum``."""
     if value is None:
         return
     if not isinstance(value, int) or isinstance(value, bool):

@@ -14,14 +14,14 @@ from spark_cli.engine.wire.responses import REASON_MAX_OUTPUT_TOKENS, InputMessa
 
 
 def test_parse_chat() -> None:
-    request = chat.parse_chat({
+    request, include_usage = chat.parse_chat({
         "model": "m", "stream": True, "stream_options": {"include_usage": True},
         "max_completion_tokens": 5,
         "messages": [{"role": "system", "content": "sys"}, {"role": "user", "content": "hi"}],
     }, MAX_OUTPUT_TOKENS)
-    assert request.include_usage and request.stream and request.max_tokens == 5
+    assert include_usage and request.stream and request.max_output_tokens == 5
     assert request.instructions == "sys"
-    assert request.conversation == (InputMessage("user", "hi"),)
+    assert request.input == (InputMessage("user", "hi"),)
 
 
 @pytest.mark.parametrize(

@@ -12,7 +12,7 @@ from openai.types.responses.tool_param import ToolParam
 
 from spark_cli.engine.wire import responses as wire
 from spark_cli.engine.wire.responses import InputMessage, WireError
-from spark_cli.engine.wire.tool_defs import TOOL_TYPES, check_additional_tools, check_tools
+from spark_cli.engine.wire.tool_defs import TOOL_TYPES, additional_tools, check_tools
 
 EXEC = {"type": "custom", "name": "exec", "description": "Run JavaScript",
         "format": {"type": "grammar", "syntax": "lark", "definition": "start: SOURCE"}}
@@ -69,15 +69,15 @@ def test_codex_request_is_accepted_and_its_tools_set_aside() -> None:
 def test_the_item_may_come_anywhere_and_more_than_once() -> None:
     plain = [{"role": "user", "content": "a"}, {"role": "user", "content": "b"}]
     spread = [plain[0], CODEX_ITEM, plain[1], {**CODEX_ITEM, "tools": []}]
-    assert wire.parse_input(spread, tool_items=True) == wire.parse_input(plain)
+    assert wire.parse_input(spread, tools=[]) == wire.parse_input(plain)
 
 
 def test_optional_fields_of_the_item() -> None:
     minimal = {"type": "additional_tools", "role": "developer", "tools": [WAIT]}
     full = {**minimal, "id": None, "agent": {"agent_name": "worker"}}
     for item in (minimal, full):
-        assert check_additional_tools(item, "input[0]") is None  # accepted: nothing raised
-        assert wire.parse_input([item, {"role": "user", "content": "x"}], tool_items=True) == (
+        assert [t.name for t in additional_tools(item, "input[0]")] == [WAIT["name"]]
+        assert wire.parse_input([item, {"role": "user", "content": "x"}], tools=[]) == (
             InputMessage("user", "x"),)  # and set aside
 
 

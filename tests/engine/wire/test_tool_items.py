@@ -106,7 +106,7 @@ CHAT_CALL = {"id": "call_1", "type": "function",
 
 
 def test_chat_reads_tool_calls_tool_messages_and_tools() -> None:
-    request = chat.parse_chat({
+    request, _ = chat.parse_chat({
         "model": "m", "tool_choice": "none", "parallel_tool_calls": False,
         "tools": [{"type": "function", "function": {"name": "search", "parameters": {}}}],
         "messages": [
@@ -121,7 +121,7 @@ def test_chat_reads_tool_calls_tool_messages_and_tools() -> None:
         ],
     }, MAX_OUTPUT_TOKENS)
     assert request.instructions == "be brief"
-    assert request.conversation == (
+    assert request.input == (
         InputMessage("user", "find x"), InputCall("call_1", "search", '{"pattern": "x"}'),
         InputOutput("call_1", "a.py:1:x"), InputMessage("assistant", "Looking."),
         InputCall("call_2", "search", '{"pattern": "x"}'), InputOutput("call_2", "no matches"))
@@ -152,6 +152,12 @@ USER = {"role": "user", "content": "x"}
     (_chat([USER], tools=[{"type": "function"}]), "tools[0].function"),
     (_chat([USER], tools=[{"type": "function", "function": {}}]), "tools[0].function.name"),
     (_chat([USER], tools=[{"type": "web_search"}]), "tools[0].type"),
+    (_chat([USER], tools=[{"type": "function", "function": {"name": "f", "strict": "y"}}]),
+     "tools[0].function.strict"),
+    (_chat([USER], tools=[{"type": "custom", "custom": {"name": "c", "format": "x"}}]),
+     "tools[0].custom.format"),
+    (_chat([USER], tools=[{"type": "custom", "custom": {"description": "d"}}]),
+     "tools[0].custom.name"),
     (_chat([USER], parallel_tool_calls="yes"), "parallel_tool_calls"),
     (_chat([USER], tool_choice={"type": "function", "function": {}}),
      "tool_choice.function.name"),
@@ -181,6 +187,6 @@ def test_what_spark_sends_is_what_the_engine_reads() -> None:
     request = wire.parse_create({"model": "m", "tools": responses_tools([spec]),
                                  "input": [responses_item(e) for e in conversation]})
     assert request.input == expected and request.tools == (spec,)
-    body = chat.parse_chat({"model": "m", "tools": chat_tools([spec]),
-                            "messages": chat_messages(conversation)}, MAX_OUTPUT_TOKENS)
-    assert body.conversation == expected and body.tools == (spec,)
+    body, _ = chat.parse_chat({"model": "m", "tools": chat_tools([spec]),
+                               "messages": chat_messages(conversation)}, MAX_OUTPUT_TOKENS)
+    assert body.input == expected and body.tools == (spec,)

@@ -1,2 +1,1 @@
-"""What the rules brain knows about code: syntax trees, signatures, and the edit text (minimal
-hunks, either format) it writes."""
+"""What the brains know about code: syntax trees, lookups, command results, edit text."""

@@ -1,10 +1,5 @@
-"""Reading a ``run_command`` result, as the client writes it, and pytest's text inside it.
-
-The first line is fixed (``exit N · 1.2 s``, ``killed: …``, ``declined: …``: docs/brains.md),
-then the output. From pytest's output: its summary line, the ``FAILED`` / ``ERROR`` and
-``E   …Error`` lines, and the names left stale by a rename. Pure functions of the text,
-one pass over its lines.
-"""
+"""Reading a ``run_command`` result (its fixed first line, docs/brains.md) and pytest's
+output inside it: summary, failures, errors, and the names a rename left stale."""
 
 from __future__ import annotations
 
@@ -28,8 +23,7 @@ _AT = re.compile(r"(\S+\.py):\d+: ")
 
 @record
 class StaleName:
-    """A name the code uses that is gone: ``old``, imported from ``module`` (ImportError) or
-    used in the file ``where`` (NameError), and Python's guess at the new name."""
+    """A name that is gone: imported from ``module`` or used in ``where``, and the hint."""
 
     old: str
     module: str = ""
@@ -39,12 +33,10 @@ class StaleName:
 
 @record
 class CommandResult:
-    """A ``run_command`` result: how it ended (``exit``, ``killed``, ``stopped``,
-    ``declined``, ``off``, or ``error`` for anything else) and what it printed."""
+    """A ``run_command`` result: how it ended (``exit``, ``killed``, ``error`` …), its output."""
 
     status: str
     head: str
-    """The first line as written."""
     output: str
     code: int | None = None
 

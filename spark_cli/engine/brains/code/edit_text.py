@@ -1,10 +1,5 @@
-"""Turning the rules brain's file changes into edit text: minimal hunks, either format.
-
-A change is a file's old and new text. Its hunks hold only the lines that change,
-widened by unchanged lines until each search text is unique where it applies and holds a
-non-blank line (an empty SEARCH would mean "create or append"). The text is rendered
-with :mod:`spark_cli.edits.formats.rendering`.
-"""
+"""Turning file changes into edit text: minimal hunks (widened until each search text is
+unique and not blank), rendered in either format."""
 
 from __future__ import annotations
 
@@ -33,10 +28,7 @@ class Splice:
 
 @record
 class FileChange:
-    """One file's text before and after an operation. A change made with :meth:`spliced`
-    carries its splices, so its changed lines come straight from them; one given as old and
-    new text only (one contiguous edit) is located by trimming the common first and last
-    lines. Nothing diffs whole files."""
+    """One file's text before and after (with its splices when made by :meth:`spliced`)."""
 
     path: str
     old: str
@@ -46,8 +38,7 @@ class FileChange:
 
     @classmethod
     def spliced(cls, path: str, old: str, splices: Iterable[Splice]) -> FileChange:
-        """The change made by ``splices`` (a splice that starts inside an earlier one,
-        e.g. a definition nested in one already deleted, is dropped)."""
+        """The change made by ``splices`` (one starting inside an earlier one is dropped)."""
         data = old.encode("utf-8")
         kept: list[Splice] = []
         parts: list[bytes] = []
@@ -106,8 +97,7 @@ class _Located:
 
 
 def _closed(located: _Located, i1: int, i2: int, group: list[Splice]) -> int:
-    """``i2``, grown until the group's new text ends at a line end (a splice that removed
-    a newline joins the next line) or at the end of the file."""
+    """``i2``, grown until the group's new text ends at a line end (or the file's end)."""
     while i2 < located.count:
         segment = located.segment(i1, i2, group)
         if not segment or segment.endswith(b"\n"):
@@ -117,8 +107,7 @@ def _closed(located: _Located, i1: int, i2: int, group: list[Splice]) -> int:
 
 
 def _spliced_ranges(change: FileChange, old: Lines) -> tuple[Lines, list[Range]]:
-    """The new lines and the changed ranges, from the change's splices (splices on the
-    same or adjacent lines make one range)."""
+    """The new lines and the changed ranges (splices on adjacent lines make one)."""
     located = _Located(change.old.encode("utf-8"), old)
     groups: list[tuple[int, int, list[Splice]]] = []
     for splice in change.splices or ():
@@ -174,8 +163,7 @@ class _Files:
             self.in_new[line].append(j)
 
     def unique(self, i1: int, i2: int, j1: int) -> bool:
-        """Whether old lines ``i1:i2`` occur once in ``new[:j1] + old[i1:]`` (the file when
-        this hunk applies)."""
+        """Whether old lines ``i1:i2`` occur once in the file as it is when this applies."""
         old, new = self.old, self.new
         needle = old[i1:i2]
         size = len(needle)
@@ -202,9 +190,7 @@ class _Files:
 
 
 def _widen(files: _Files, r: Range, floor: int) -> Range | None:
-    """Grow change ``r`` ([i1, i2, j1, j2]) by unchanged lines, not above ``floor``, until
-    its search text is non-blank and occurs once in the file as it is when it applies;
-    None when that cannot be done below ``floor``."""
+    """``r`` grown by unchanged lines, not above ``floor``, until unique and not blank."""
     old = files.old
     i1, i2, j1, j2 = r
     if i1 == i2:  # pure insertion: take the line before (or after) as context
@@ -256,8 +242,7 @@ def hunks_for(change: FileChange) -> list[Hunk]:
 
 
 def render_changes(changes: Sequence[FileChange], fmt: EditFormat) -> Iterator[str]:
-    """The edit text for ``changes``: SEARCH/REPLACE blocks (blank line between) or one
-    apply_patch envelope."""
+    """The edit text: SEARCH/REPLACE blocks or one apply_patch envelope."""
     if fmt == "apply_patch":
         edits = [FileEdit("update", c.path, tuple(hunks_for(c)), "apply_patch")
                  for c in changes]

@@ -1,12 +1,6 @@
-"""What a brain has looked at with spark's read-only tools, read from the conversation.
-
-A brain that may call ``read_file``, ``search`` and ``list_files`` (:func:`can_look`) asks
-with :func:`call` and finds the answers in later requests, each call turn matched with the
-output that answers its ``call_id``. :class:`Lookups` holds this turn's calls and counts
-its rounds; :class:`ReadWindows` joins a file's ``read_file`` windows once every line has
-been seen. The results are read in the tools' fixed formats (docs/brains.md); an output
-that fits none is an error.
-"""
+"""What a brain has looked at with spark's read-only tools, read from the conversation: this
+turn's calls and outputs (:class:`Lookups`) and a file's ``read_file`` windows joined
+(:class:`ReadWindows`), in the tools' fixed formats (docs/brains.md)."""
 
 from __future__ import annotations
 
@@ -28,8 +22,7 @@ _MORE = re.compile(r"\[(\d+) more \w+ not shown\]")
 
 @record
 class ReadResult:
-    """A ``read_file`` result: its numbered lines, the window it was (None: the whole
-    file), or the error it reported."""
+    """A ``read_file`` result: its numbered lines, its window (None: whole), or its error."""
 
     lines: tuple[tuple[int, str], ...] = ()
     window: tuple[int, int, int] | None = None
@@ -39,8 +32,7 @@ class ReadResult:
 
 @record
 class Listing:
-    """A ``search`` or ``list_files`` result: the paths it names (first seen first), how
-    many more it left out, or the error it reported."""
+    """A ``search`` or ``list_files`` result: its paths, how many more, or its error."""
 
     paths: tuple[str, ...] = ()
     more: int = 0

@@ -1,10 +1,5 @@
-"""Syntax-tree helpers shared by the brains' operations (tree-sitter, via spark_cli.edits).
-
-A parsed file, a walk that skips strings and comments, identifiers, finding a definition
-by name (definitions come from :mod:`spark_cli.edits.lang.definitions`), and reading its
-signature: parameter names, and words made from names (for docstrings). Offsets are UTF-8
-bytes, as tree-sitter gives them; callers edit the encoded text.
-"""
+"""Syntax-tree helpers shared by the brains' operations: parsed files, walks, identifiers,
+definitions and signatures. Offsets are UTF-8 bytes, as tree-sitter gives them."""
 
 from __future__ import annotations
 
@@ -19,14 +14,13 @@ from spark_cli.edits.lang.syntax import parse_text
 if TYPE_CHECKING:
     import tree_sitter
 
-_SKIP = frozenset({"string", "comment", "line_comment", "block_comment", "string_literal",
+COMMENTS = frozenset({"comment", "line_comment", "block_comment"})
+_SKIP = COMMENTS | frozenset({"string", "string_literal",
                    "template_string", "raw_string_literal", "interpreted_string_literal",
                    "string_content", "char_literal", "character_literal"})
 
 
 class Parsed:
-    """One file's text, bytes and tree."""
-
     def __init__(self, path: str, text: str, language: str) -> None:
         self.path, self.text, self.language = path, text, language
         self.data = text.encode("utf-8")
@@ -65,14 +59,13 @@ _CODE_IN_STRINGS = frozenset({"interpolation", "template_substitution"})
 """Code inside a string: python f-string ``{…}``, js/ts template ``${…}``."""
 
 
-def walk(node: tree_sitter.Node, skip: frozenset[str] = _SKIP) -> Iterator[tree_sitter.Node]:
-    """Every node under ``node`` (pre-order), not descending into ``skip`` types -- except
-    into the code inside a string (an f-string's ``{load(x)}``, a template's ``${x}``)."""
+def walk(node: tree_sitter.Node) -> Iterator[tree_sitter.Node]:
+    """Every node under ``node``, not into strings or comments (but into a string's code)."""
     stack = [node]
     while stack:
         current = stack.pop()
         yield current
-        if current.type not in skip:
+        if current.type not in _SKIP:
             stack.extend(reversed(current.children))
         elif current.child_count:
             stack.extend(c for c in reversed(current.children) if c.type in _CODE_IN_STRINGS)
@@ -90,7 +83,6 @@ def named_leaves(parsed: Parsed, name: str) -> Iterator[tree_sitter.Node]:
 
 
 def find_definitions(parsed: Parsed, name: str) -> list[tree_sitter.Node]:
-    """Definition nodes named ``name`` (document order)."""
     return [node for node, found, _ in named_definitions(parsed) if found == name]
 
 
@@ -104,8 +96,8 @@ def leading_start(parsed: Parsed, node: tree_sitter.Node) -> int:
     """Start byte of ``node`` including the attributes/doc comments right above it."""
     start = node
     previous = node.prev_sibling
-    while previous is not None and (previous.type in ("attribute_item", "line_comment",
-                                                      "comment", "block_comment")):
+    while previous is not None and (previous.type == "attribute_item"
+                                    or previous.type in COMMENTS):
         if last_row(previous) + 1 < start.start_point.row:
             break  # a blank line in between: not attached
         if parsed.language == "python":

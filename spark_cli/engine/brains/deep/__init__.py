@@ -1,2 +1,2 @@
-"""The ``deep`` brain (``spark-deep``): a slower, more thorough model over the rules brain's
-instructions, with multi-file changes and multi-step tasks."""
+"""The ``deep`` brain (``spark-deep``): multi-file, multi-step answers over the rules
+brain's instructions."""

@@ -1,10 +1,5 @@
-"""The ``deep`` brain (``spark-deep``): answers like a slower, more thorough model.
-
-It knows the rules brain's instructions (and reuses its parser and operations) but works
-across the whole request: a rename reaches every file, a new parameter every call site.
-A task may hold several steps (:mod:`steps`); each works on the files as the steps
-before it left them.
-"""
+"""The ``deep`` brain (``spark-deep``): the rules brain's instructions across the whole
+request, in several steps, each on the files as the steps before left them."""
 
 from __future__ import annotations
 
@@ -77,8 +72,7 @@ _IMPERATIVE = {"Renaming": "Rename", "Adding": "Add", "Deleting": "Delete",
 
 
 def plan_line(lead: str) -> str:
-    """A rules operation's lead (``Renaming `a` to `b` in x.py.``) as a plan item
-    (``Rename `a` to `b` in x.py``)."""
+    """A rules operation's lead (``Renaming `a` …``) as a plan item (``Rename `a` …``)."""
     first, _, rest = lead.rstrip(".:").partition(" ")
     return f"{_IMPERATIVE.get(first, first)} {rest}".rstrip()
 
@@ -111,11 +105,8 @@ def _edits(number: int, total: int, result: OpResult, fmt: EditFormat) -> Iterat
 
 
 class DeepBrain:
-    """Plans the task's steps over the request's files and answers: a lead line (what it
-    read), a numbered plan, each step's edits, a summary line per step. Paced as the deep
-    model (``pace = "deep"``). With the read-only tools declared it first finds the files
-    the task reaches (:mod:`deep_looking`); a task that asks to run the tests ends with a
-    ``run_command`` call, and the follow-up says how they went."""
+    """Plans the task's steps and answers: what it read, a numbered plan, each step's
+    edits, a summary line per step; it looks first, and may run the tests last."""
 
     name = "deep"
     pace = "deep"
@@ -161,8 +152,7 @@ class DeepBrain:
 
 
 def _split_runs(steps: list[Step], text: str) -> tuple[list[Step], Instruction | None]:
-    """The steps that edit, and what to run after them (a run step, or the tests when the
-    task says ``… and run the tests``; ``fix what fails`` is a plain test run here)."""
+    """The steps that edit, and what to run after them."""
     runs = [s.instruction for s in steps if s.instruction and s.instruction.kind in RUN_KINDS]
     edits = [s for s in steps if not (s.instruction and s.instruction.kind in RUN_KINDS)]
     after = runs[0] if runs else Instruction("run_tests") if _TESTS.search(text) else None

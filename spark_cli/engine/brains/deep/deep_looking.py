@@ -72,10 +72,8 @@ def _to_read(files: dict[str, str], seen: Lookups, names: list[str]) -> list[str
 
 def look_around(request: BrainRequest, steps: list[Step], text: str, files: dict[str, str],
                 reads: ReadWindows) -> Look | None:
-    """The deep brain's next calls, or None: plan and answer now. Unlike the rules brain
-    it does not trust what was pushed: it surveys what the task reaches, reads every
-    source file that turned up (at most :data:`MAX_READS`), then the rest of any file it
-    got in part, a round at a time (docs/brains.md, *The deep brain*)."""
+    """The deep brain's next calls, or None: plan now. It surveys what the task reaches,
+    reads every source file that turned up, then the rest of any file got in part."""
     if (seen := looking(request)) is None:
         return None
     if (rest := rest_of(reads)) is not None:

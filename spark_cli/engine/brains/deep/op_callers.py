@@ -1,10 +1,4 @@
-"""Add a parameter and update the callers: the definition changes, and so does every call.
-
-The definition is changed by the rules brain
-(:func:`rules.ops.op_definitions.add_parameter_in`); the call sites are the callees that the
-rename logic (:mod:`rules.rename_refs`) says are the function (``foo(…)``, ``self.foo(…)``;
-not ``other.foo(…)``), in every file of the request.
-"""
+"""Add a parameter and update every call site the rename logic says is the function."""
 
 from __future__ import annotations
 
@@ -133,10 +127,8 @@ def _caller_changes(files: dict[str, str], defined_in: str, new_def: str, name: 
 
 def add_parameter_and_callers(instruction: Instruction, files: dict[str, str],
                               named: list[str], value: str) -> OpResult:
-    """The definition and every call changed. What the calls pass: the value the user gave
-    (``pass 0``), else the default (``x=1``), else the parameter's name (the summary says
-    so: it must be in scope there). Python calls pass it by keyword (``x=0``), which holds
-    wherever the parameter went; the other languages pass it at the parameter's position."""
+    """The definition and every call changed: calls pass the value given, else the default,
+    else the name (python by keyword, others at the parameter's position)."""
     name, param = instruction.name, instruction.what
     defined_in, new_def = with_parameter(instruction, files, named)
     passed = value or instruction.new or param

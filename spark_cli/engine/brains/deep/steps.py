@@ -1,10 +1,5 @@
-"""Reading a deep task: the instruction text cut into steps, each step recognised.
-
-A task may hold several steps: one per line, and within a line sentences, ``;`` and
-``then`` separate them. Each step is recognised by the deep brain's own instructions
-first, then by the rules brain's parser (:func:`parse_instruction`). Like that parser,
-everything here is linear in the length of the text.
-"""
+"""Reading a deep task: cut into steps (lines, sentences, ``;``, ``then``), each recognised
+by the deep brain's instructions, then the rules brain's; linear in the text's length."""
 
 from __future__ import annotations
 
@@ -17,8 +12,7 @@ MAX_STEPS = 8
 """Steps one task may hold; more are reported, not done."""
 _BULLET = re.compile(r"^\s*(?:[-*•+]|\d{1,3}[.)])\s+")
 _SPLIT = re.compile(r";\s*|\.\s+(?=[A-Za-z`'\"])|,?(?<!\s)\s+(?:and\s+)?then\s+", re.I)
-"""Step separators. ``(?<!\\s)`` starts ``then`` only at the start of a run of spaces, so
-a long run is not re-scanned from each of its positions (that was quadratic)."""
+"""Step separators (``(?<!\\s)`` keeps a long run of spaces from being re-scanned)."""
 _KINDS = r"(functions?|methods?|classes|class|definitions|defs|everything)"
 _DOCS_ALL = re.compile(
     r"\b(?:add|write|generate)\s+(?:an?\s+|the\s+)?(?:missing\s+)?(?:docstrings?|doc\s*comments?|"
@@ -60,8 +54,7 @@ def split_steps(text: str) -> list[str]:
 
 
 def _split_line(line: str) -> list[str]:
-    """The line cut at separators outside ``"…"`` and backtick quotes (single quotes are
-    apostrophes too often to count)."""
+    """The line cut at separators outside ``"…"`` and backtick quotes."""
     pieces, start, at, inside = [], 0, 0, {'"': False, "`": False}
     for found in _SPLIT.finditer(line):
         for char in line[at:found.start()]:

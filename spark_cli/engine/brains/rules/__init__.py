@@ -1,2 +1,2 @@
-"""The rules brain: recognise an instruction, run its operation on the files of the
-conversation, answer with edit text or a reason it cannot help."""
+"""The rules brain: recognise an instruction, run its operation on the conversation's files,
+answer with edit text or a reason it cannot help."""

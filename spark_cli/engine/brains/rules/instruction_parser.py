@@ -1,11 +1,6 @@
 """Recognising the rules brain's instructions: prompt text in, an :class:`Instruction` out.
-
-Matching is case-insensitive, anywhere in the instruction text, in a fixed order (so
-``remove print calls`` is never "delete the function ``print``"), and linear in the
-text's length (a client controls it): every open-ended part of a pattern is bounded, and
-each pattern is compiled when first used. File blocks are cut out of the prompt first, so
-code in a file never looks like an instruction.
-"""
+Matching is case-insensitive, in a fixed order, and linear in the text's length (a client
+controls it: every open-ended part of a pattern is bounded); file blocks are cut out first."""
 from __future__ import annotations
 
 import bisect
@@ -97,8 +92,7 @@ class Instruction:
 
 
 def instruction_text(prompt: str) -> str:
-    """The prompt without its fenced blocks (and the path line before each, or the caption
-    line before a ``~~~`` context section such as spark's repository map)."""
+    """The prompt without its fenced blocks (and the path or caption line before each)."""
     out: list[str] = []
     fence: str | None = None
     for line in prompt.split("\n"):
@@ -134,9 +128,7 @@ def _name(value: str) -> str | None:
 
 
 def _replace(text: str) -> tuple[str, str] | None:
-    """``replace 'OLD' with 'NEW'``: what the lazy regex ``replace Q(.+?)Q with Q2(.*?)Q2``
-    finds, without backtracking: the heads (``replace '``) and the middles (``' with '``)
-    are each found in one pass, then matched with a binary search."""
+    """``replace 'OLD' with 'NEW'`` found without backtracking (heads, middles, bisect)."""
     heads = list(_re("replace_head").finditer(text))
     if not heads:
         return None

@@ -41,8 +41,7 @@ class Look:
     calls: tuple[BrainCall, ...]
 
     def answer(self, request: BrainRequest) -> Iterator[str | BrainCall]:
-        """The preamble and the calls: only the first when the request says
-        ``parallel_tool_calls: false``."""
+        """The preamble and the calls (only the first without ``parallel_tool_calls``)."""
         yield self.preamble
         yield from self.calls if request.parallel_tool_calls else self.calls[:1]
 
@@ -144,11 +143,9 @@ def _for_needle(found: tuple[str, str], files: dict[str, str], seen: Lookups, *,
 
 def look_first(request: BrainRequest, instruction: Instruction, text: str,
                files: dict[str, str], reads: ReadWindows) -> Look | None:
-    """The calls to make before answering, or None: answer now. One round at a time, at
-    most ``MAX_ROUNDS`` a turn, it looks for the rest of a file read in part, then a named
-    file it lacks, then what the instruction is about (:func:`needle`) when no file it
-    has contains it (docs/brains.md, *The rules brain*); :func:`notes` then says what it
-    could not find or read."""
+    """The calls to make before answering, or None: answer now. A round at a time it looks
+    for the rest of a file read in part, then a named file it lacks, then what the
+    instruction is about when no file it has contains it (docs/brains.md)."""
     if (seen := looking(request)) is None:
         return None
     if (rest := rest_of(reads)) is not None:

@@ -140,13 +140,8 @@ class Symbol:
 
 
 class FileRefs:
-    """One file's view: its module aliases and whether it imports ``old`` from elsewhere.
-
-    A rename changes the symbol's definitions and bare-name references, not another
-    object's member or another call's keyword argument that shares its name
-    (``json.load(f)`` and ``dict(load=1)`` stay when ``load`` is renamed); a file that
-    imports ``old`` from outside the request is left alone. The rules, leaf by leaf,
-    are docs/brains.md's *rename* row."""
+    """One file's view: its module aliases and whether it imports ``old`` from elsewhere;
+    :meth:`refers` applies docs/brains.md's *rename* rules leaf by leaf."""
 
     def __init__(self, parsed: Parsed, symbol: Symbol) -> None:
         self.parsed, self.symbol = parsed, symbol
@@ -176,8 +171,7 @@ class FileRefs:
                 self.modules.add(parsed.node_text(alias or name))
 
     def _python_from(self, node: tree_sitter.Node) -> None:
-        """``from pkg import old`` (foreign unless ``pkg`` is a request file) and ``from pkg
-        import config`` (a module of the request's files)."""
+        """``from pkg import old`` (foreign unless a request file) or ``import module``."""
         parsed, paths = self.parsed, self.symbol.paths
         module = parsed.node_text(node.child_by_field_name("module_name") or node)
         items = node.children_by_field_name("name")
@@ -191,8 +185,7 @@ class FileRefs:
                 self.modules.add(parsed.node_text(alias) if alias is not None else imported)
 
     def _js_import(self, node: tree_sitter.Node) -> None:
-        """``import * as u from "./util"`` (a module alias) and ``import { old } from "fs"``
-        (foreign)."""
+        """``import * as u from "./util"`` (an alias) or ``import { old } from "fs"``."""
         parsed = self.parsed
         source = _string(parsed, node.child_by_field_name("source"))
         local = _js_module(source, self.symbol.paths)
@@ -252,8 +245,7 @@ class FileRefs:
         return True
 
     def _member(self, access: tree_sitter.Node, object_field: str) -> bool:
-        """``obj.old``: the symbol when ``obj`` is self-like (and ``old`` is a member) or a
-        module of the request's files; ``X::old`` when ``X`` is the crate's own path."""
+        """``obj.old`` (``obj`` self-like or a request module) or the crate's ``X::old``."""
         parsed = self.parsed
         obj = access.child_by_field_name(object_field) or access.child_by_field_name("argument")
         if obj is None:

@@ -1,13 +1,9 @@
-"""What a rules-brain operation comes to: changes to render, or a reason it cannot help.
-
-When it cannot, :func:`help_lines` adds its instruction list and how to connect a real
-provider: one place, so docs/brains.md and the answer agree.
-"""
+"""What a rules-brain operation comes to: changes to render, or a reason it cannot help
+(with :func:`help_lines`: the instruction list docs/brains.md agrees with)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import field
 
 from spark_cli.engine.brains.base import EditFormat
 from spark_cli.engine.brains.code.edit_text import FileChange, render_changes
@@ -21,13 +17,11 @@ class OpResult:
     lead: str  # the short line before the edits
     summary: str  # the one line after them
     changes: tuple[FileChange, ...] = ()
-    prose: tuple[str, ...] = field(default=())  # explain: the answer itself (lines)
+    prose: tuple[str, ...] = ()  # explain: the answer itself (lines)
 
 
 class CannotHelp(Exception):
-    """The instruction was understood but cannot be carried out here (the reason says why).
-
-    ``show_help`` adds the list of instructions (off when nothing needs doing)."""
+    """Understood, but it cannot be done here; ``show_help`` adds the instruction list."""
 
     def __init__(self, reason: str, *, show_help: bool = True) -> None:
         super().__init__(reason)
@@ -37,8 +31,7 @@ class CannotHelp(Exception):
 
 def pick_files(files: dict[str, str], named: list[str],
                relevant: Callable[[str, str], bool]) -> list[str]:
-    """Which files an operation works on: the ones the prompt names, else the only file,
-    else every file for which ``relevant(path, text)`` holds."""
+    """The files the prompt names, else the only file, else the relevant ones."""
     if not files:
         raise CannotHelp("There are no files in this request, so there is nothing I can edit.")
     if named:
@@ -87,8 +80,7 @@ PROVIDERS = (
 
 def help_lines(reason: str, *, who: str = "rules brain",
                extra: tuple[tuple[str, str], ...] = ()) -> list[str]:
-    """The explanation, one line per item, each ending with a newline (``extra``: a
-    brain's own instructions, listed first)."""
+    """The explanation lines (``extra``: a brain's own instructions, listed first)."""
     lines = [reason.rstrip() + "\n", "\n",
              f"The bundled engine ({who}) understands these instructions, over the "
              "files included in the request:\n"]

@@ -1,9 +1,5 @@
-"""The ``rules`` brain: deterministic edits for a documented set of instructions.
-
-Answer shape (like a real model): a short lead-in line, the edits in the request's
-format, then a one-line summary. Anything it cannot do gets a streamed explanation: why,
-the instruction list and how to connect a real provider (:func:`.results.help_lines`).
-"""
+"""The ``rules`` brain: deterministic edits for a documented set of instructions, answered
+like a real model (a lead-in line, the edits, a summary line), or why it cannot help."""
 
 from __future__ import annotations
 
@@ -50,9 +46,7 @@ OPERATIONS: dict[str, Operation] = {
 
 
 class RulesBrain:
-    """Recognises an instruction, runs its operation over the request's files, answers.
-    With the read-only tools declared it first looks for what the instruction names and it
-    was not given (:mod:`looking`); running commands is :mod:`running`'s."""
+    """Recognises an instruction and runs its operation over the request's files."""
 
     name = "rules"
     inline_below = 2_048  # planning that much costs less than a trip to the pool

@@ -1,10 +1,5 @@
-"""Running what the user asks: ``run the tests``, ``run X``, ``run the tests and fix what fails``.
-
-Only when the request declares ``run_command``. No run yet this turn: a preamble and the
-call; its output back: a short answer on what happened. ``fix_tests`` goes on when the run
-shows a name left stale by a rename (:mod:`ops.op_stale_names`): it edits and runs the tests
-once more. The test command is :func:`test_command`'s.
-"""
+"""Running what the user asks (``run the tests``, ``run X``, ``… and fix what fails``) with
+``run_command``, then saying how it went; ``fix_tests`` fixes a name a rename left stale."""
 
 from __future__ import annotations
 
@@ -57,8 +52,7 @@ def runs_of(request: BrainRequest) -> list[Lookup]:
 
 
 def _quoted(lines: list[str] | tuple[str, ...]) -> list[str]:
-    """Output lines behind a gutter: an edit marker or a fence in them is never read as the
-    brain's own (the client applies the edits an answer holds)."""
+    """Output lines behind a gutter, so no edit marker in them is read as the brain's own."""
     return ["```\n", *(f"│ {line}\n" for line in lines), "```\n"]
 
 
@@ -99,8 +93,7 @@ def _report(command: str, result: CommandResult, *, tests: bool) -> list[str]:
 
 def run_turn(request: BrainRequest, instruction: Instruction,
              lead: str = "") -> Iterator[str | BrainCall]:
-    """The answer to a ``run`` / ``run_tests`` / ``fix_tests`` instruction (``lead``
-    starts the report: the deep brain's ``After the change, ``)."""
+    """The answer to a run instruction (``lead`` starts the report)."""
     files, reads = files_and_reads(request)
     tests = instruction.kind != "run"
     answered = runs_of(request)

@@ -1,9 +1,5 @@
-"""The rules brain's view of the files: what the conversation says they contain now.
-
-The conversation is replayed oldest first: file blocks, files read with ``read_file``,
-and the brain's own earlier answers, whose edits are applied to the view. So a continued
-conversation sees its own earlier edits even when the client does not re-send the files.
-"""
+"""The rules brain's view of the files: the conversation replayed oldest first (file blocks,
+``read_file`` results, and its own earlier edits applied)."""
 
 from __future__ import annotations
 
@@ -39,8 +35,7 @@ def _apply_own_edit(files: dict[str, str], edit: FileEdit) -> None:
 
 
 def files_and_reads(request: BrainRequest) -> tuple[dict[str, str], ReadWindows]:
-    """path -> content as of the latest turn (insertion order = first seen), and the files
-    read only in part so far."""
+    """path -> content as of the latest turn, and the files read only in part so far."""
     files: dict[str, str] = {}
     reads = ReadWindows()
     for block in parse_file_blocks(request.instructions):

@@ -1,9 +1,5 @@
-"""Change a definition as a whole: delete it, or add a parameter to it.
-
-Delete: every definition of that name goes with what belongs to it (decorators, doc
-comments, the blank lines after it; docs/brains.md, *delete a function*), and a python
-block left empty gets ``pass``.
-"""
+"""Change a definition as a whole: delete it (with its decorators, doc comments and the
+blank lines after it; an emptied python block gets ``pass``), or add a parameter to it."""
 
 from __future__ import annotations
 
@@ -12,6 +8,7 @@ from typing import TYPE_CHECKING
 from spark_cli.edits.lang.definitions import outer
 from spark_cli.engine.brains.code.edit_text import FileChange, Splice
 from spark_cli.engine.brains.code.trees import (
+    COMMENTS,
     Parsed,
     find_definitions,
     is_identifier,
@@ -25,7 +22,6 @@ from spark_cli.engine.brains.rules.results import CannotHelp, OpResult, pick_fil
 if TYPE_CHECKING:
     import tree_sitter
 
-_COMMENTS = frozenset({"comment", "line_comment", "block_comment"})
 _NEEDS_TYPE = {"go": "{} int", "rust": "{}: i32", "java": "{} of type int"}
 
 
@@ -37,7 +33,7 @@ def _delete_span(parsed: Parsed, node: tree_sitter.Node) -> tuple[int, int, byte
     filler = b""
     parent = top.parent
     if parsed.language == "python" and parent is not None and parent.type == "block":
-        siblings = [c for c in parent.named_children if c.type not in _COMMENTS]
+        siblings = [c for c in parent.named_children if c.type not in COMMENTS]
         if siblings == [top]:
             filler = (parsed.indent_at(top.start_byte) + "pass\n").encode()
     if not filler:
@@ -145,12 +141,8 @@ def _before(parsed: Parsed, params: list[tree_sitter.Node], has_default: bool
 
 
 def add_parameter_in(path: str, text: str, instruction: Instruction) -> str | None:
-    """Add a parameter: python ``x``, ``x: T``, ``x=D``, ``x: T = D``; js ``x``/
-    ``x = D`` (ts may add ``: T``); go ``x T`` (type required); rust ``x: T``
-    (type required); java ``T x`` (type required). It goes last, except before
-    ``*args``/``**kwargs``/``...rest``/go variadics, and in python a parameter
-    without a default goes before the first one with a default. Call sites are not
-    changed (say "= default" to keep them working)."""
+    """Add a parameter, last but before ``*args``/rest/variadics (python: before the first
+    default when it has none); go, rust and java need a type. Call sites are not changed."""
     parsed = parse(path, text)
     if parsed is None:
         return None
@@ -165,7 +157,7 @@ def add_parameter_in(path: str, text: str, instruction: Instruction) -> str | No
     if is_identifier(params_node):  # `x => …` becomes `(x, new) => …`
         s, e = params_node.start_byte, params_node.end_byte
         return (data[:s] + b"(" + data[s:e] + b", " + new.encode() + b")" + data[e:]).decode()
-    params = [c for c in params_node.named_children if c.type not in _COMMENTS]
+    params = [c for c in params_node.named_children if c.type not in COMMENTS]
     if instruction.what in {parsed.node_text(p).split("=")[0].split(":")[0].strip()
                             for p in params}:
         raise CannotHelp(f"`{instruction.name}` already has a parameter "

@@ -1,9 +1,5 @@
-"""Add a docstring: python ``\"\"\"…\"\"\"``, JSDoc/Javadoc ``/** … */``, go ``//``, rust ``///``.
-
-The text is made from the name and the parameters (``parse_config(path)`` gets "Parse
-config." and a line per parameter); a definition that already has one is left alone.
-The deep brain's :func:`document_all` documents every definition of the files.
-"""
+"""Add a docstring made from the name and the parameters: python ``\"\"\"…\"\"\"``,
+JSDoc/Javadoc ``/** … */``, go ``//``, rust ``///``; one that has one is left alone."""
 
 from __future__ import annotations
 
@@ -12,6 +8,7 @@ from typing import TYPE_CHECKING
 from spark_cli.edits.lang.definitions import last_row, outer
 from spark_cli.engine.brains.code.edit_text import FileChange, Splice
 from spark_cli.engine.brains.code.trees import (
+    COMMENTS,
     Parsed,
     find_definitions,
     leading_start,
@@ -28,7 +25,6 @@ from spark_cli.engine.brains.rules.results import CannotHelp, OpResult, pick_fil
 if TYPE_CHECKING:
     import tree_sitter
 
-_COMMENTS = frozenset({"comment", "line_comment", "block_comment"})
 
 
 def _describe(param: str) -> str:
@@ -40,7 +36,7 @@ def _python(parsed: Parsed, node: tree_sitter.Node, name: str) -> tuple[int, str
     if body is None or body.start_point.row == node.start_point.row:
         raise CannotHelp(f"`{name}` is written on one line; I only add docstrings to "
                          "definitions with an indented body.", show_help=False)
-    first = next((c for c in body.named_children if c.type not in _COMMENTS), None)
+    first = next((c for c in body.named_children if c.type not in COMMENTS), None)
     if first is not None and first.type == "expression_statement" and \
             first.named_child_count == 1 and first.named_children[0].type == "string":
         raise CannotHelp(f"`{name}` already has a docstring; nothing to change.",
@@ -85,7 +81,7 @@ def _above(parsed: Parsed, node: tree_sitter.Node, name: str) -> tuple[int, str]
     first, previous = top, top.prev_sibling
     while previous is not None and previous.type == "attribute_item":
         first, previous = previous, previous.prev_sibling
-    if previous is not None and previous.type in _COMMENTS and \
+    if previous is not None and previous.type in COMMENTS and \
             last_row(previous) + 1 == first.start_point.row:
         raise CannotHelp(f"`{name}` already has a comment above it; nothing to change.",
                          show_help=False)
@@ -95,9 +91,7 @@ def _above(parsed: Parsed, node: tree_sitter.Node, name: str) -> tuple[int, str]
 
 
 def docstring_at(parsed: Parsed, node: tree_sitter.Node, name: str) -> tuple[int, str]:
-    """Where the docstring of definition ``node`` goes (a byte offset) and its text.
-
-    Raises :class:`CannotHelp` when it has one already or cannot get one."""
+    """Where the docstring of ``node`` goes and its text (:class:`CannotHelp`: it cannot)."""
     if parsed.language == "python":
         return _python(parsed, node, name)
     return _above(parsed, node, name)
@@ -129,9 +123,7 @@ def add_docstring(instruction: Instruction, files: dict[str, str], named: list[s
 
 def document_all(instruction: Instruction, files: dict[str, str], named: list[str],
                  kinds: frozenset[str]) -> OpResult:
-    """Every function and/or class (``kinds``) of the files gets the docstring
-    :func:`docstring_at` gives it; one that has one already, or cannot get one, is counted
-    and left alone."""
+    """Every function and/or class (``kinds``) documented; those that cannot be are counted."""
     what = " and ".join(sorted(kinds, reverse=True))  # "function and class"
     paths = pick_files(files, named, lambda p, _t: True)
     changes: list[FileChange] = []

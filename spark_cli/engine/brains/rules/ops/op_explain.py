@@ -1,10 +1,5 @@
-"""Explain a file: a streamed structural summary (imports, definitions and their lines).
-
-No edits. Definitions come from :func:`spark_cli.edits.lang.definitions.definitions`
-(the ones ``@@ def f`` anchors resolve to), nested by their line ranges; a file with no
-grammar gets its size and first lines only. The deep brain's :func:`explain_all` adds
-how the files connect (at most :data:`MAX_LINKS` links).
-"""
+"""Explain a file: a streamed structural summary (imports, definitions and their lines),
+no edits; the deep brain's :func:`explain_all` adds how the files connect."""
 
 from __future__ import annotations
 
@@ -57,7 +52,6 @@ def describe(path: str, text: str) -> list[str]:
 
 
 def _outlines(files: dict[str, str], named: list[str]) -> tuple[list[str], list[str]]:
-    """The files an explanation covers and the outline of each."""
     paths = pick_files(files, named, lambda _p, _t: True)
     prose: list[str] = []
     for path in paths:

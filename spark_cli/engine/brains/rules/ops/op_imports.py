@@ -1,9 +1,5 @@
-"""Add an import: one new import line after the file's existing top-level imports.
-
-The import is written in the file's language and style (docs/brains.md, *add import*);
-with no imports yet it goes at the top, after what must stay first. An import the file
-already has is reported, not repeated.
-"""
+"""Add an import in the file's language and style, after its top-level imports (with none,
+at the top after what must stay first); one already there is reported, not repeated."""
 
 from __future__ import annotations
 
@@ -11,7 +7,7 @@ import re
 from typing import TYPE_CHECKING
 
 from spark_cli.engine.brains.code.edit_text import FileChange
-from spark_cli.engine.brains.code.trees import Parsed, parse
+from spark_cli.engine.brains.code.trees import COMMENTS, Parsed, parse
 from spark_cli.engine.brains.rules.instruction_parser import Instruction
 from spark_cli.engine.brains.rules.results import CannotHelp, OpResult, pick_files
 
@@ -62,8 +58,7 @@ def _statement(parsed: Parsed, spec: str, last: str, requires: bool) -> str:
 
 
 def _is_preamble(parsed: Parsed, child: tree_sitter.Node, first: bool) -> bool:
-    """Whether a first import goes after ``child``: a package line, a python module
-    docstring, ``from __future__`` or a shebang."""
+    """Must a first import go after ``child`` (package, docstring, future, shebang)?"""
     if child.type in ("package_clause", "package_declaration"):
         return True
     if parsed.language != "python":
@@ -82,14 +77,13 @@ def _top_insert(parsed: Parsed) -> int:
     for child in parsed.tree.root_node.children:
         if _is_preamble(parsed, child, child.start_byte <= offset + 1 or offset == 0):
             offset = parsed.line_end(child.end_byte - 1)
-        elif child.type not in ("comment", "line_comment", "block_comment"):
+        elif child.type not in COMMENTS:
             break
     return offset
 
 
 def _imports(parsed: Parsed) -> tuple[list[tree_sitter.Node], bool]:
-    """The file's top-level imports, and whether they are js ``require`` lines (a js file
-    with no ``import`` statement)."""
+    """The top-level imports, and whether they are js ``require`` lines."""
     types = IMPORT_TYPES[parsed.language]
     imports = [c for c in parsed.tree.root_node.children if c.type in types]
     if imports or parsed.language not in ("javascript", "typescript", "tsx"):

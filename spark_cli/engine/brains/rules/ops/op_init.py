@@ -1,5 +1,5 @@
-"""The rules brain's answer to ``/init``: a first AGENTS.md made from the ask's layout and
-test command lines (``spark_cli.protocol.agents_file``), as one edit that creates the file."""
+"""The rules brain's answer to ``/init``: a first AGENTS.md from the ask's layout and test
+command lines, as one edit that creates the file."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""``use SERVER's TOOL with ...``: the rules brain calls one MCP tool, then reports its answer.
-
-The arguments are a JSON object or ``key=value`` words (docs/brains.md). The tool must
-be declared in the request as ``mcp__SERVER__TOOL``; once this turn has its output, the
-brain answers with it.
-"""
+"""``use SERVER's TOOL with ...``: the rules brain calls the declared ``mcp__SERVER__TOOL``
+with JSON or ``key=value`` arguments, then reports its answer."""
 
 from __future__ import annotations
 

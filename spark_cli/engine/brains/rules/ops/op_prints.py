@@ -1,9 +1,5 @@
-"""Remove debug output: whole print / console.log statements, file kept valid.
-
-A statement is debug output when it is only a call to one of the language's print
-functions (docs/brains.md, *remove prints*). A statement alone on its lines loses its
-lines, else only its text; an emptied block is kept valid (``pass``, ``{}``).
-"""
+"""Remove debug output: statements that are only a call to a print function, each with its
+lines when alone on them; an emptied block is kept valid (``pass``, ``{}``)."""
 
 from __future__ import annotations
 
@@ -67,8 +63,7 @@ def _alone(parsed: Parsed, node: tree_sitter.Node) -> bool:
 
 def _cut(parsed: Parsed, node: tree_sitter.Node, removed: set[int],
          filled: set[int]) -> tuple[int, int, bytes]:
-    """One statement's cut: its lines when it is alone on them, else its text (with a
-    ``;`` and the blanks after it); and the filler that keeps its block valid."""
+    """One statement's cut (its lines when alone on them) and the filler its block needs."""
     parent = node.parent
     if parent is not None and parent.type not in _BLOCKS and parsed.language != "python":
         return node.start_byte, node.end_byte, b"{}"  # the body of a brace-less if/for/while
@@ -105,8 +100,7 @@ def _past_semicolon(parsed: Parsed, end: int) -> int:
 
 
 def callees_for(language: str, what: str) -> frozenset[str]:
-    """The calls that count as debug output in ``language`` for ``what`` (``print``,
-    ``any``, or ``console.log``: js/ts ``console.log`` only, nothing elsewhere)."""
+    """The calls that count as debug output in ``language`` for ``what``."""
     if what == "console.log":
         return frozenset({"console.log"}) if language in _JS else frozenset()
     return _CALLEES.get(language, frozenset())

@@ -1,11 +1,5 @@
-"""Rename a symbol: its definitions and references become ``new``.
-
-Only identifier leaves of the syntax tree that are the symbol (:mod:`rename_refs`) are
-touched, so strings and comments keep the old name; the answer says how many uses of
-another object's name it left alone. Files with no grammar are refused: without a tree an
-identifier cannot be told from a word in a string. The deep brain's
-:func:`rename_everywhere` runs it over every file with a grammar.
-"""
+"""Rename a symbol: only the identifier leaves that are the symbol (:mod:`rename_refs`), so
+strings and comments keep the old name; files with no grammar are refused."""
 
 from __future__ import annotations
 
@@ -107,8 +101,7 @@ def rename(instruction: Instruction, files: dict[str, str], named: list[str]) ->
 
 def rename_everywhere(instruction: Instruction, files: dict[str, str],
                       named: list[str]) -> OpResult:
-    """The rename over every file of the request that has a grammar (callers and importers
-    elsewhere would break); files without one that mention the name are listed, not edited."""
+    """The rename over every file with a grammar; others that mention it are only listed."""
     old = instruction.name
     pick_files(files, [], lambda _p, _t: True)  # no files: the usual reason
     code = {path: text for path, text in files.items() if parse(path, text) is not None}

@@ -1,9 +1,4 @@
-"""Replace text: a quoted literal becomes another, everywhere in the target files.
-
-Plain text, no syntax tree: every occurrence is replaced (strings and comments
-included), in the file the prompt names, else the only file, else every file
-that contains it.
-"""
+"""Replace text: a quoted literal becomes another, every occurrence, in the target files."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""Fixing a name left stale by a rename, as pytest's output shows it.
-
-A ``NameError`` or an ``ImportError: cannot import name``: the new name is Python's hint,
-else the closest top-level name of the *home* module (docs/brains.md, *The stale-name
-fix*), and the stale uses are renamed with :func:`op_rename.rename`.
-"""
+"""Fixing a name a rename left stale, from pytest's output: the new name is Python's hint,
+else the closest top-level name of the home module (docs/brains.md)."""
 
 from __future__ import annotations
 
@@ -41,8 +37,7 @@ def _home(stale: StaleName, paths: list[str] | tuple[str, ...]) -> str | None:
 
 
 def _home_calls(stale: StaleName, files: dict[str, str], seen: Lookups) -> list[BrainCall]:
-    """Read a relative ``where``; else list the files named like the home module, then read
-    the one that is."""
+    """Read a relative ``where``; else find the home module by name, then read it."""
     if _home(stale, list(files)) is not None or not (stale.module or stale.where):
         return []
     if not stale.module and not stale.where.startswith("/"):

@@ -1,5 +1,5 @@
 """The rules brain's answer to a compaction request: a deterministic summary of the
-conversation it was given (each ask and the first line of its answer, the tools used)."""
+conversation (each ask and its answer's first line, the tools used)."""
 
 from __future__ import annotations
 

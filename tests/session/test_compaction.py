@@ -24,8 +24,7 @@ from spark_cli.session.events import (
     TurnCompleted,
     TurnFailed,
 )
-from spark_cli.session.window.compaction import budgets
-from spark_cli.session.window.ledger import LEDGER_HEAD
+from spark_cli.session.compacting import LEDGER_HEAD, budgets
 
 
 def _repo(root: Path, files: int = 8) -> Path:

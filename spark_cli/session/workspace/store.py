@@ -16,9 +16,14 @@ from spark_cli.edits.disk.atomic import remove_file, remove_stale_temps, write_a
 from spark_cli.protocol.channel import ConversationItem
 from spark_cli.record import record
 from spark_cli.session.config.state_dir import repo_slug, state_base
-from spark_cli.session.workspace.items import Unusable as _Unusable
-from spark_cli.session.workspace.items import item_entry, parse_item
-from spark_cli.session.workspace.turns import TurnRecord, parse_turns, turn_entries
+from spark_cli.session.workspace.turns import (
+    TurnRecord,
+    Unusable,
+    item_entry,
+    parse_item,
+    parse_turns,
+    turn_entries,
+)
 
 VERSION = 1
 MAX_PROMPTS = 500
@@ -188,14 +193,14 @@ class SessionStore:
         try:
             raw = json.loads(data)
             if not isinstance(raw, dict):
-                raise _Unusable("not a JSON object")
+                raise Unusable("not a JSON object")
             kind = kind or name.removesuffix(".json")
             if raw.get("kind") != kind or raw.get("version") != VERSION:
-                raise _Unusable(f"not a version-{VERSION} spark {kind} file "
+                raise Unusable(f"not a version-{VERSION} spark {kind} file "
                                 f"(kind {raw.get('kind')!r}, version {raw.get('version')!r})")
             return parse(raw)
         except (ValueError, RecursionError) as exc:
-            why = f"not valid JSON ({exc})" if not isinstance(exc, _Unusable) else str(exc)
+            why = f"not valid JSON ({exc})" if not isinstance(exc, Unusable) else str(exc)
             self._problem(f"{path}: {why}; {self._set_aside(path)}")
             return None
 
@@ -210,18 +215,18 @@ class SessionStore:
     def _parse_conversation(self, raw: dict[str, Any]) -> SavedConversation:
         provider, model, saved_at = raw.get("provider"), raw.get("model"), raw.get("saved_at")
         if not (isinstance(provider, str) and isinstance(model, str)):
-            raise _Unusable("provider and model must be strings")
+            raise Unusable("provider and model must be strings")
         if not isinstance(saved_at, (int, float)) or isinstance(saved_at, bool):
-            raise _Unusable("saved_at must be a number")
+            raise Unusable("saved_at must be a number")
         messages = raw.get("messages")
         if not isinstance(messages, list):
-            raise _Unusable("messages must be a list")
+            raise Unusable("messages must be a list")
         history = [parse_item(number, entry) for number, entry in enumerate(messages, 1)]
         shown = raw.get("shown", [])
         if not isinstance(shown, list) or not all(
                 isinstance(i, list) and len(i) == 3 and all(isinstance(p, str) for p in i)
                 for i in shown):
-            raise _Unusable("shown must be a list of [kind, text, detail]")
+            raise Unusable("shown must be a list of [kind, text, detail]")
         return SavedConversation(tuple(history), provider, model, float(saved_at),
                                  tuple(ShownItem(*item) for item in shown),
                                  parse_turns(raw.get("turns", []), history))
@@ -305,12 +310,12 @@ class SessionStore:
 def _parse_draft(raw: dict[str, Any]) -> str:
     text = raw.get("text")
     if not isinstance(text, str):
-        raise _Unusable("text must be a string")
+        raise Unusable("text must be a string")
     return text
 
 
 def _parse_items(raw: dict[str, Any]) -> list[str]:
     items = raw.get("items")
     if not isinstance(items, list) or not all(isinstance(item, str) for item in items):
-        raise _Unusable("items must be a list of strings")
+        raise Unusable("items must be a list of strings")
     return items

@@ -7,12 +7,11 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from spark_cli.protocol.tokens import count_tokens
-from spark_cli.session.context.mentions import identifiers
+from spark_cli.session.context.picks import Pick, identifiers
 from spark_cli.session.context.report import Outline
 
 if TYPE_CHECKING:
     from spark_cli.session.context.index import RepoIndex
-    from spark_cli.session.context.picks import Pick
     from spark_cli.session.context.rank import Ranked
 
 MAP_HEADER = ("Repository map: signature lines of the most referenced definitions in files "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from spark_cli.session.context.mentions import identifiers, named_files, symbols
+from spark_cli.session.context.picks import identifiers, named_files, symbols
 
 FILES = ["src/shop/cart.py", "src/shop/pricing.py", "tests/test_cart.py", "web/cart.js",
          "a/util.py", "b/util.py", "README.md"]

@@ -12,7 +12,6 @@ from spark_cli.edits.disk.atomic import write_atomic
 from spark_cli.edits.disk.textfile import read_text_file
 from spark_cli.edits.lang.grammars import language_for_path
 from spark_cli.edits.model.outcome import FileRefused
-from spark_cli.record import record
 from spark_cli.session.context.rank import Ranked, rank_definitions
 from spark_cli.session.context.scan import RepoFiles, scan
 from spark_cli.session.context.tags import Definition, FileTags, extract
@@ -22,16 +21,6 @@ CACHE_DIR = (".spark", "cache")
 CACHE_FILE = "tags.json"
 CACHE_VERSION = 5
 _EMPTY = FileTags((), {}, " ")
-
-
-@record
-class RefreshStats:
-    """What one refresh of the repo index did."""
-
-    files: int
-    parsed: int
-    seconds: float
-    loaded_from_disk: bool
 
 
 class RepoIndex:
@@ -56,14 +45,13 @@ class RepoIndex:
         self._ranked: tuple[object, list[Ranked]] | None = None
 
     def refresh(self, files: RepoFiles | None = None, *, seconds: float | None = None,
-                first: Sequence[str] = ()) -> RefreshStats:
-        """Rescan and re-read what changed, those in the folders of ``first`` first; past
-        ``seconds`` the rest is ``pending`` (a first build in a huge repo holds no turn up)."""
+                first: Sequence[str] = ()) -> int:
+        """Rescan and re-read what changed (how many files were parsed), those in the folders of
+        ``first`` first; past ``seconds`` the rest is ``pending`` (a huge repo holds no turn up)."""
         started = time.perf_counter()
-        loaded = False
         if not self._disk_tried:
             self._disk_tried = True
-            loaded = self._load_disk()
+            self._load_disk()
         self.files = files if files is not None else scan(self.root)
         tags: dict[str, FileTags] = {}
         stamps: dict[str, tuple[int, int]] = {}
@@ -99,7 +87,7 @@ class RepoIndex:
             self._definers = None
         if changed or restamped:
             self._save_disk()
-        return RefreshStats(len(tags), parsed, time.perf_counter() - started, loaded)
+        return parsed
 
     def definers(self) -> dict[str, list[str]]:
         """name -> the files that define it (sorted)."""
@@ -160,13 +148,13 @@ class RepoIndex:
     def _cache_path(self) -> Path:
         return self.root.joinpath(*CACHE_DIR, CACHE_FILE)
 
-    def _load_disk(self) -> bool:
+    def _load_disk(self) -> None:
         if not self.disk_cache:
-            return False
+            return
         try:
             raw = json.loads(self._cache_path().read_text(encoding="utf-8"))
             if raw.get("version") != CACHE_VERSION:
-                return False
+                return
             tags: dict[str, FileTags] = {}
             stamps: dict[str, tuple[int, int]] = {}
             digests: dict[str, str] = {}
@@ -177,9 +165,8 @@ class RepoIndex:
                 stamps[rel] = (int(mtime_ns), int(size))
                 digests[rel] = str(digest)
         except (OSError, ValueError, TypeError, KeyError, AttributeError):
-            return False
+            return
         self.tags, self._stamps, self._digests = tags, stamps, digests
-        return True
 
     def _save_disk(self) -> None:
         if not self.disk_cache:

@@ -17,16 +17,13 @@ def _repo(root: Path) -> Path:
 
 def test_second_refresh_parses_nothing_and_a_change_parses_one(tmp_path: Path) -> None:
     index = RepoIndex(_repo(tmp_path))
-    first = index.refresh()
-    assert (first.files, first.parsed) == (3, 3)
+    assert index.refresh() == 3 and len(index.tags) == 3
     assert [d.name for d in index.tags["a.py"].definitions] == ["alpha"]
     assert index.tags["notes.bin.py"].definitions == ()  # unreadable: remembered as empty
     version = index.version
-    again = index.refresh()
-    assert again.parsed == 0 and index.version == version
+    assert index.refresh() == 0 and index.version == version
     (tmp_path / "b.py").write_text("def beta_two():\n    return 22\n")
-    changed = index.refresh()
-    assert changed.parsed == 1 and index.version == version + 1
+    assert index.refresh() == 1 and index.version == version + 1
     assert index.definers()["beta_two"] == ["b.py"] and "beta" not in index.definers()
     assert index.mentioning("beta") == ["a.py"]
 
@@ -35,8 +32,7 @@ def test_a_new_process_reads_the_disk_cache(tmp_path: Path) -> None:
     RepoIndex(_repo(tmp_path)).refresh()
     assert (tmp_path / ".spark" / ".gitignore").read_text() == "*\n"
     fresh = RepoIndex(tmp_path)
-    stats = fresh.refresh()
-    assert stats.loaded_from_disk and stats.parsed == 0
+    assert fresh.refresh() == 0  # all from the disk cache
     assert [d.signature for d in fresh.tags["b.py"].definitions] == ["def beta():"]
     assert fresh.tags["a.py"].references == {"beta": 1}
 
@@ -48,7 +44,7 @@ def test_same_size_edit_with_a_new_mtime_is_reparsed(tmp_path: Path) -> None:
     path.write_text("def gamma():\n    return 1\n")  # same length as before
     stat = path.stat()
     os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000))
-    assert index.refresh().parsed == 1 and "gamma" in index.definers()
+    assert index.refresh() == 1 and "gamma" in index.definers()
 
 
 def test_a_corrupt_cache_is_ignored_and_rewritten(tmp_path: Path) -> None:
@@ -57,9 +53,8 @@ def test_a_corrupt_cache_is_ignored_and_rewritten(tmp_path: Path) -> None:
     cache.parent.mkdir(parents=True)
     for junk in ("not json", '{"version": 3, "files": {"a.py": [1]}}', "[]"):
         cache.write_text(junk)
-        stats = RepoIndex(tmp_path).refresh()
-        assert not stats.loaded_from_disk and stats.parsed == 3
-    assert RepoIndex(tmp_path).refresh().loaded_from_disk
+        assert RepoIndex(tmp_path).refresh() == 3
+    assert RepoIndex(tmp_path).refresh() == 0
 
 
 def test_without_disk_cache_nothing_is_written(tmp_path: Path) -> None:
@@ -94,20 +89,16 @@ def test_a_file_rewritten_unchanged_keeps_its_tags_unparsed_in_this_and_the_next
     path.write_text(path.read_text())  # a tool rewrote it: new mtime, same content
     stat = path.stat()
     os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000))
-    touched = index.refresh()
-    assert touched.parsed == 0 and index.version == version  # nothing to re-rank
+    assert index.refresh() == 0 and index.version == version  # nothing to re-rank
     assert [d.name for d in index.tags["a.py"].definitions] == ["alpha"]
-    again = RepoIndex(tmp_path).refresh()  # the new stamp was saved: not even re-read
-    assert again.loaded_from_disk and again.parsed == 0
+    assert RepoIndex(tmp_path).refresh() == 0  # the new stamp was saved: not even re-read
     path.write_text("def alpha():\n    return gamma()\n")  # same size, new content
     os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 2_000_000))
-    changed = index.refresh()
-    assert changed.parsed == 1 and index.tags["a.py"].references == {"gamma": 1}
+    assert index.refresh() == 1 and index.tags["a.py"].references == {"gamma": 1}
 
 
 def test_a_cache_of_the_previous_shape_is_rebuilt(tmp_path: Path) -> None:
     RepoIndex(_repo(tmp_path)).refresh()
     cache = tmp_path / ".spark" / "cache" / "tags.json"
     cache.write_text('{"version": 3, "files": {"a.py": [1, 2, [], "", " "]}}')
-    stats = RepoIndex(tmp_path).refresh()
-    assert not stats.loaded_from_disk and stats.parsed == 3
+    assert RepoIndex(tmp_path).refresh() == 3

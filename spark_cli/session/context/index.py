@@ -12,7 +12,7 @@ from spark_cli.edits.disk.atomic import write_atomic
 from spark_cli.edits.disk.textfile import read_text_file
 from spark_cli.edits.lang.grammars import language_for_path
 from spark_cli.edits.model.outcome import FileRefused
-from spark_cli.session.context.rank import Ranked, rank_definitions
+from spark_cli.session.context.rank import Ranked, definers_of, rank_definitions
 from spark_cli.session.context.scan import RepoFiles, scan
 from spark_cli.session.context.tags import Definition, FileTags, extract
 from spark_cli.text_digest import text_key
@@ -92,11 +92,7 @@ class RepoIndex:
     def definers(self) -> dict[str, list[str]]:
         """name -> the files that define it (sorted)."""
         if self._definers is None:
-            table: dict[str, list[str]] = {}
-            for rel, file_tags in self.tags.items():
-                for name in {d.name for d in file_tags.definitions}:
-                    table.setdefault(name, []).append(rel)
-            self._definers = table
+            self._definers = definers_of(self.tags)
         return self._definers
 
     def ranked(self, *, chat: Collection[str], named: Collection[str],

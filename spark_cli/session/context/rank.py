@@ -41,49 +41,36 @@ def name_weight(name: str, mentioned: Collection[str], definers: int) -> float:
     return weight
 
 
-def _restart(nodes: Sequence[str], personal: Mapping[str, float]) -> list[float]:
-    """Where the walk restarts: ``personal`` normalised, else uniform."""
-    total = sum(personal.get(n, 0.0) for n in nodes)
-    if total > 0:
-        return [personal.get(n, 0.0) / total for n in nodes]
-    return [1.0 / len(nodes)] * len(nodes)
-
-
-def _links(edges: Mapping[str, Mapping[str, float]],
-           at: Mapping[str, int]) -> list[tuple[int, list[tuple[int, float]]]]:
-    """Each node with out-edges: its index and (target index, share of its weight)."""
-    links: list[tuple[int, list[tuple[int, float]]]] = []
-    for name, dsts in edges.items():
-        out = sum(dsts.values())
-        if out > 0 and name in at:
-            links.append((at[name], [(at[d], w / out) for d, w in dsts.items() if d in at]))
-    return links
-
-
-def _step(rank: list[float], restart: list[float], lonely: list[int],
-          links: list[tuple[int, list[tuple[int, float]]]]) -> list[float]:
-    """One iteration: the restart share plus each node's damped rank along its edges."""
-    spread = 1 - DAMPING + DAMPING * sum(rank[i] for i in lonely)
-    nxt = [spread * r for r in restart]
-    for origin, outs in links:
-        share = DAMPING * rank[origin]
-        for dst, weight in outs:
-            nxt[dst] += share * weight
-    return nxt
+def definers_of(tags: Mapping[str, FileTags]) -> dict[str, list[str]]:
+    """name -> the files that define it (in ``tags``' order)."""
+    table: dict[str, list[str]] = {}
+    for path, file_tags in tags.items():
+        for name in {d.name for d in file_tags.definitions}:
+            table.setdefault(name, []).append(path)
+    return table
 
 
 def pagerank(edges: Mapping[str, Mapping[str, float]], nodes: Sequence[str],
              personal: Mapping[str, float]) -> dict[str, float]:
-    """Rank of every node; ``edges[src][dst]`` is a weight; the walk restarts at ``personal``."""
+    """Rank of every node; ``edges[src][dst]`` is a weight; the walk restarts at ``personal``
+    (normalised, else uniform) and where a node without out-edges leads."""
     if not nodes:
         return {}
-    restart = _restart(nodes, personal)
-    links = _links(edges, {n: i for i, n in enumerate(nodes)})
+    at = {n: i for i, n in enumerate(nodes)}
+    total = sum(personal.get(n, 0.0) for n in nodes)
+    restart = [personal.get(n, 0.0) / total if total > 0 else 1.0 / len(nodes) for n in nodes]
+    links = [(at[name], [(at[d], w / out) for d, w in dsts.items() if d in at])
+             for name, dsts in edges.items() if (out := sum(dsts.values())) > 0 and name in at]
     linked = {i for i, _ in links}
     lonely = [i for i in range(len(nodes)) if i not in linked]
     rank = list(restart)
     for _ in range(MAX_ITERATIONS):
-        nxt = _step(rank, restart, lonely, links)
+        spread = 1 - DAMPING + DAMPING * sum(rank[i] for i in lonely)
+        nxt = [spread * r for r in restart]
+        for origin, outs in links:
+            share = DAMPING * rank[origin]
+            for dst, weight in outs:
+                nxt[dst] += share * weight
         delta = sum(abs(a - b) for a, b in zip(nxt, rank, strict=True))
         rank = nxt
         if delta < TOLERANCE:
@@ -98,10 +85,7 @@ def rank_definitions(tags: Mapping[str, FileTags], *, chat: Collection[str] = ()
     name another defines has an edge to it, ``name_weight * sqrt(uses)``; the walk restarts
     at ``chat`` and ``named``, and each file's rank flows along its edges to the definitions.
     """
-    definers: dict[str, list[str]] = {}
-    for path, file_tags in tags.items():
-        for name in {d.name for d in file_tags.definitions}:
-            definers.setdefault(name, []).append(path)
+    definers = definers_of(tags)
     chat_set, mentioned_set = set(chat), set(mentioned)
     # per (src) -> (dst, name) -> weight; and per src -> dst summed, for the walk
     flows: dict[str, dict[tuple[str, str], float]] = {}

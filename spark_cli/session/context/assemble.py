@@ -183,8 +183,7 @@ def _report(budget: Budget, parts: dict[str, int], picks: Sequence[Pick], total:
     if budget.scale != 1.0:
         parts = {name: budget.tokens(n) for name, n in parts.items()}
     return ContextReport(
-        window=budget.window, reserved_for_answer=budget.reserved, budget=budget.limit,
-        used=budget.tokens(total), parts=parts,
+        window=budget.window, budget=budget.limit, used=budget.tokens(total), parts=parts,
         files=tuple(ContextFile(p.target.path, p.why, budget.tokens(p.tokens), p.fresh)
                     for p in picks),
         map=replace(outline, tokens=parts["map"]), trimmed=tuple(trimmed), notes=tuple(notes))

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from spark_cli.record import record
 
-PARTS = ("instructions", "AGENTS.md", "tools", "history", "files", "references", "map", "prompt")
-
 
 @record
 class ContextFile:
@@ -33,17 +31,15 @@ class Outline:
 
 @record
 class ContextReport:
-    """What a request holds: the window, the budget, tokens per part (``PARTS``, in the order
-    they travel), the files; a sentence per thing left out to fit (``trimmed``) or for another
+    """What a request holds: the window, the budget, tokens per part (in the order they
+    travel), the files; a sentence per thing left out to fit (``trimmed``) or for another
     reason (``notes``)."""
 
     window: int
-    reserved_for_answer: int
     budget: int
-    """``window - reserved_for_answer``: the most a request may hold."""
+    """The window less what is kept for the answer: the most a request may hold."""
     used: int
     parts: dict[str, int]
-    """Tokens per part (keys: ``PARTS``)."""
     files: tuple[ContextFile, ...]
     map: Outline
     trimmed: tuple[str, ...]

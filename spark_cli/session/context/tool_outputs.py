@@ -30,10 +30,6 @@ def items_tokens(items: Sequence[ConversationItem]) -> int:
     return sum(item_tokens(item) for item in items)
 
 
-def is_dropped(output: ToolOutput) -> bool:
-    return output.output.startswith("[tool output dropped")
-
-
 def shrink_outputs(items: Sequence[ConversationItem], excess: int, *,
                    keep_from: int | None = None) -> tuple[list[ConversationItem], int]:
     """``items`` with the oldest tool outputs (before ``keep_from``) replaced by a note until
@@ -45,7 +41,7 @@ def shrink_outputs(items: Sequence[ConversationItem], excess: int, *,
         if freed >= excess:
             break
         item = out[index]
-        if type(item) is not ToolOutput or is_dropped(item):
+        if type(item) is not ToolOutput or item.output.startswith(DROPPED[:20]):
             continue
         tokens = count_tokens(item.output)
         note = DROPPED.format(tokens=tokens)

@@ -43,9 +43,6 @@ class UndoReport:
     status: UndoStatus
     """``failed``: an I/O error part-way (``restored`` is back all the same)."""
     message: str
-    batch_id: str | None = None
-    label: str = ""
-    """The batch's label (e.g. the prompt of the turn that made it)."""
     restored: tuple[str, ...] = ()
     refused: tuple[RefusedFile, ...] = ()
 
@@ -95,7 +92,7 @@ def undo_last_batch(root: Path, *, force: bool = False,
         result = undo(root, undo_dir(root), force=force)
     except UndoRefused as exc:
         if exc.unsafe is not None:
-            return UndoReport("refused", exc.message, batch.id, batch.label,
+            return UndoReport("refused", exc.message,
                               refused=(RefusedFile(exc.unsafe, exc.message),))
         records = {r.path: r for r in batch.files}
         refused = tuple(
@@ -105,19 +102,16 @@ def undo_last_batch(root: Path, *, force: bool = False,
             return UndoReport("nothing", "nothing to undo")
         details = "; ".join(f"{f.path}: {f.reason}" for f in refused)
         return UndoReport("refused", f"not undone: changed since: {details} "
-                          "(undo with force to restore them anyway)",
-                          batch.id, batch.label, refused=refused)
+                          "(undo with force to restore them anyway)", refused=refused)
     except OSError as exc:
         back = tuple(r.path for r in batch.files
                      if current_digest(root / r.path) == r.before_hash)
         where = f" ({exc.filename})" if exc.filename else ""
         return UndoReport("failed", f"undo stopped part-way: {exc.strerror or exc}{where}; "
-                          f"restored so far: {_names(back) or 'nothing'}",
-                          batch.id, batch.label, restored=back)
+                          f"restored so far: {_names(back) or 'nothing'}", restored=back)
     restored = result.restored
     return UndoReport("undone", f"undid {batch.label or batch.id}: restored "
-                      f"{_names(restored) or 'nothing (already as before)'}",
-                      batch.id, batch.label, restored=restored)
+                      f"{_names(restored) or 'nothing (already as before)'}", restored=restored)
 
 
 def _id_time(batch_id: str) -> float | None:

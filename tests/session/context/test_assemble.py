@@ -93,7 +93,8 @@ def test_the_map_goes_first_and_travels_once_per_conversation(repo: Path) -> Non
     assert report.map.files >= 1 and report.map.definitions >= 2 and report.map.tokens > 0
     assert built.input_tokens == report.used == _exact(built)
     assert sum(report.parts.values()) == pytest.approx(report.used, abs=12)
-    assert report.trimmed == () and report.budget == report.window - _settings(repo).max_output_tokens
+    assert report.trimmed == ()
+    assert report.budget == report.window - _settings(repo).max_output_tokens
 
 
 def test_files_named_in_the_prompt_travel_and_ambiguous_ones_are_reported(repo: Path) -> None:

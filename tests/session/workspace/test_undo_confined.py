@@ -74,9 +74,9 @@ def test_an_entry_outside_the_repo_refuses_the_whole_batch(repo: Path, path: str
                                                            why: str) -> None:
     (repo / "link").symlink_to(repo.parent)
     rel = path.format(outside=repo.parent)
-    batch = _forge(repo, path=rel)
+    _forge(repo, path=rel)
     report = undo_last_batch(repo)
-    assert report.status == "refused" and report.batch_id == batch and not report.restored
+    assert report.status == "refused" and not report.restored
     assert repr(rel) in report.message and why in report.message
     _intact(repo)
     assert all(name != rel for name, _ in session_diff(repo))  # never shown as a diff either

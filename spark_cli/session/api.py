@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from spark_cli.protocol.channel import Channel, ConversationItem, TurnRequest
     from spark_cli.session.actions.approval import Approver
     from spark_cli.session.config.settings import Settings
-    from spark_cli.session.context.report import ContextReport
+    from spark_cli.session.context.assemble import ContextReport
     from spark_cli.session.events import SessionEvent, TurnFailed
     from spark_cli.session.marks import TurnMarks
     from spark_cli.session.workspace.turns import TurnRecord

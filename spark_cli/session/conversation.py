@@ -24,7 +24,7 @@ from spark_cli.session.building.request import (
 )
 from spark_cli.session.compacting import CompactionRun
 from spark_cli.session.config.settings import Settings
-from spark_cli.session.context.report import ContextReport
+from spark_cli.session.context.assemble import ContextReport
 from spark_cli.session.context.scan import scan
 from spark_cli.session.context.targets import RequestError
 from spark_cli.session.context.tool_outputs import items_tokens

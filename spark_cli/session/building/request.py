@@ -21,8 +21,7 @@ from spark_cli.protocol.tokens import count_tokens
 from spark_cli.record import record
 from spark_cli.session.building.instructions import system_instructions
 from spark_cli.session.config.settings import Settings
-from spark_cli.session.context.assemble import MAP_HEADER, assemble
-from spark_cli.session.context.report import ContextReport
+from spark_cli.session.context.assemble import MAP_HEADER, ContextReport, assemble
 from spark_cli.session.context.targets import (
     TargetFile,
     read_agents_md,

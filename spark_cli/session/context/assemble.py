@@ -1,4 +1,5 @@
-"""One turn's context, within the window: what is sent, in which order, and what was left out."""
+"""One turn's context, within the window: what is sent, in which order, and what was left out
+(the context report: plain data for a HUD)."""
 
 from __future__ import annotations
 
@@ -17,17 +18,16 @@ from spark_cli.session.context.picks import Pick, block_of, candidates, pick, ta
 from spark_cli.session.context.repo_map import (
     MAP_HEADER,
     NO_MAP,
+    Outline,
     map_section,
     repo_map,
     smaller_map,
 )
-from spark_cli.session.context.report import ContextFile, ContextReport, Outline
 from spark_cli.session.context.scan import MAX_FILES, scan
 from spark_cli.session.context.targets import RequestError, TargetFile
 
 if TYPE_CHECKING:
     from spark_cli.session.context.index import RepoIndex
-    from spark_cli.session.context.scan import RepoFiles
 
 __all__ = ["MAP_HEADER", "Assembled", "Budget", "assemble"]
 
@@ -58,6 +58,35 @@ class Budget:
     def tokens(self, pieces: int) -> int:
         """``pieces`` spark tokens as the server's (rounded up)."""
         return math.ceil(pieces * self.scale) if self.scale != 1.0 else pieces
+
+
+@record
+class ContextFile:
+    """One file of the context report: why it was picked, its tokens, whether it was sent."""
+
+    path: str
+    why: str
+    """``added``, ``named in the prompt`` or ``mentions <symbol>``."""
+    tokens: int
+    sent: bool
+    """False: the model already has this exact content (not re-sent, 0 tokens)."""
+
+
+@record
+class ContextReport:
+    """What a request holds: the window, the budget, tokens per part (in the order they
+    travel), the files; a sentence per thing left out to fit (``trimmed``) or for another
+    reason (``notes``)."""
+
+    window: int
+    budget: int
+    """The window less what is kept for the answer: the most a request may hold."""
+    used: int
+    parts: dict[str, int]
+    files: tuple[ContextFile, ...]
+    map: Outline
+    trimmed: tuple[str, ...]
+    notes: tuple[str, ...]
 
 
 @record
@@ -96,8 +125,8 @@ def assemble(root: Path, budget: Budget, explicit: Sequence[TargetFile], instruc
             raise _over_budget(parts, picks, base_total, budget)
         notes.append(f"sent beyond the {budget.window:,}-token window spark assumed (it is "
                      "not the server's word): the server's answer will tell")
-    elif not _only(root, in_chat):
-        repo = scan_repo(root)
+    elif not _only(root, in_chat):  # outside a git checkout: at most OUTSIDE_GIT_FILES
+        repo = scan(root, max_files=MAX_FILES if (root / ".git").exists() else OUTSIDE_GIT_FILES)
     if repo is not None and any(path not in in_chat for path in repo.paths()):
         from spark_cli.session.context.index import index_for  # deferred: launch -> request
 
@@ -149,12 +178,6 @@ def _only(root: Path, files: set[str]) -> bool:
             return {e.name for e in entries} == files
     except OSError:
         return False
-
-
-def scan_repo(root: Path) -> RepoFiles:
-    """The repo's files (outside a git checkout, at most ``OUTSIDE_GIT_FILES``)."""
-    inside_git = (Path(root) / ".git").exists()
-    return scan(root, max_files=MAX_FILES if inside_git else OUTSIDE_GIT_FILES)
 
 
 def _fit(index: RepoIndex, picks: list[Pick], named: int, instruction: str, outline: Outline,

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from spark_cli.protocol.tokens import count_tokens
+from spark_cli.record import record
 from spark_cli.session.context.picks import Pick, identifiers
-from spark_cli.session.context.report import Outline
 
 if TYPE_CHECKING:
     from spark_cli.session.context.index import RepoIndex
@@ -24,22 +24,31 @@ MIN_MAP_TOKENS = 160
 """A map budget smaller than this (a 2k window's) is not worth its header: none is sent."""
 MIN_ROOM_TOKENS = 128
 """Less room than this left after the files: no map (a dozen signatures help nobody)."""
-NO_MAP = Outline("", 0, 0, 0, 0)
 MAX_CANDIDATES = 3_000
 """More definitions than this never fit any sane budget."""
 
 
-def map_budget(cap: int, *, files_sent: bool) -> int:
-    """``MAP_TOKENS``, at most a quarter of ``cap``; both doubled when no file is sent."""
-    if files_sent:
-        return min(MAP_TOKENS, cap // MAP_SHARE)
-    return min(2 * MAP_TOKENS, 2 * cap // MAP_SHARE)
+
+@record
+class Outline:
+    """The repo map as sent, and how much of the repo it shows (the report's ``map``)."""
+
+    text: str
+    tokens: int
+    files: int
+    definitions: int
+    available: int
+    """Definitions the repo has outside the files sent (what the map chose from)."""
+
+
+NO_MAP = Outline("", 0, 0, 0, 0)
 
 
 def repo_map(index: RepoIndex, picks: Sequence[Pick], instruction: str, *,
              window: int, cap: int, room: int, trimmed: list[str]) -> Outline:
     """The map in its share and the ``room`` left, ranked toward ``picks`` (or ``NO_MAP``)."""
-    wanted = map_budget(cap, files_sent=any(p.fresh for p in picks))
+    share = 1 if any(p.fresh for p in picks) else 2  # doubled when no file is sent
+    wanted = min(share * MAP_TOKENS, share * cap // MAP_SHARE)
     if 0 < wanted < MIN_MAP_TOKENS:
         trimmed.append(f"repo map left out: the window ({window:,} tokens) is too "
                        "small for one")

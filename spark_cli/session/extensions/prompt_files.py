@@ -1,6 +1,7 @@
-"""The user's own slash commands: Markdown prompt files with a front matter, as Claude Code and
-Codex keep them (folders, names, ``$ARGUMENTS``, ``!`cmd``` lines: docs/extensions.md); the
-front matter and trusted-folder reading that skills share."""
+"""The slash commands that send a prompt: the user's Markdown prompt files with a front matter,
+as Claude Code and Codex keep them (folders, names, ``$ARGUMENTS``, ``!`cmd``` lines:
+docs/extensions.md; the front matter and trusted-folder reading skills share), and ``/init``'s
+ask for a first AGENTS.md (the model writes it as an undoable edit)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from collections.abc import Collection, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from spark_cli.checks.detect import detect_test_command
+from spark_cli.protocol.agents_file import AGENTS_FILE, INIT_HEAD, LAYOUT_HEAD, TEST_HEAD
 from spark_cli.record import record
 from spark_cli.session.config.layers import user_config_path
 from spark_cli.session.config.trust import trust_state
@@ -26,6 +29,7 @@ _PLAIN = re.compile(r"([A-Za-z][\w-]*):[ \t]+([^\s\[\]{}\"'|>&*!%@`#][^#]*|)")
 nothing YAML gives a meaning: no quote, bracket, block or anchor sign, no comment)."""
 BANG_BUDGET = 8_000
 MAX_BYTES = 256 * 1024
+MOST_ENTRIES = 40
 
 
 @record
@@ -106,20 +110,16 @@ def load_commands(root: Path, reserved: Collection[str] = (),
         for path in sorted(folder.rglob("*.md")):
             name = prefix + path.relative_to(folder).with_suffix("").as_posix().replace("/", ":")
             name = f"user:{name}" if name.lower() in reserved else name
-            command = read_command(name, path)
             if name in found:
                 extra.append(PromptCommand(name, str(path),
                                            problem=f"not used: {found[name].path} has the name"))
-            else:
-                found[name] = command
+                continue
+            meta, body, problem = read_front(path)
+            field = {k: " ".join(str(v).split()) for k, v in meta.items() if v is not None}
+            found[name] = PromptCommand(name, str(path), field.get("description", ""),
+                                        field.get("argument-hint", ""), field.get("model", ""),
+                                        body, problem)
     return sorted([*found.values(), *extra], key=lambda c: c.name)
-
-
-def read_command(name: str, path: Path) -> PromptCommand:
-    meta, body, problem = read_front(path)
-    field = {k: " ".join(str(v).split()) for k, v in meta.items() if v is not None}
-    return PromptCommand(name, str(path), field.get("description", ""),
-                         field.get("argument-hint", ""), field.get("model", ""), body, problem)
 
 
 def find_command(line: str,
@@ -183,3 +183,19 @@ async def expand_line(line: str, root: Path, policy: Orchestrator,
     if found is not None and found[0].problem:
         raise ValueError(f"/{found[0].name} ({found[0].path}) is broken: {found[0].problem}")
     return None if found is None else (await run_bangs(expand(*found), policy), found[0].model)
+
+
+def init_ask(root: Path, test_command: str | None) -> str | None:
+    """The message that asks for AGENTS.md; None when the repo has one already."""
+    if (root / AGENTS_FILE).exists():
+        return None
+    entries = sorted((p for p in root.iterdir() if not p.name.startswith(".")),
+                     key=lambda p: (not p.is_dir(), p.name))[:MOST_ENTRIES]
+    layout = ", ".join(p.name + ("/" if p.is_dir() else "") for p in entries)
+    found = detect_test_command(root, test_command)
+    tests = "none found" if found is None else found.display if found.shell else \
+        " ".join((Path(found.argv[0]).name, *found.argv[1:]))  # not this machine's path
+    return (f"{INIT_HEAD}\n{LAYOUT_HEAD}{layout or '(empty)'}\n{TEST_HEAD}{tests}\n"
+            f"Create {AGENTS_FILE} with one edit (an empty SEARCH creates a file): what the "
+            "project is, its layout, how to run its tests, and the conventions the code "
+            "follows, in under 60 lines, for a coding agent new to it.")

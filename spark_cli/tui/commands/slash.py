@@ -197,7 +197,7 @@ class Commands:
     async def _init(self, args: list[str]) -> None:
         """``/init``: the model writes a first AGENTS.md, as an edit (undoable)."""
         # deferred: TUI launch
-        from spark_cli.session.extensions.init_file import init_ask
+        from spark_cli.session.extensions.prompt_files import init_ask
 
         if not self._idle():
             return

@@ -10,7 +10,7 @@ import pytest
 
 from spark_cli.engine.brains.base import EditFormat
 from spark_cli.protocol.agents_file import is_init
-from spark_cli.session.extensions.init_file import init_ask
+from spark_cli.session.extensions.prompt_files import init_ask
 from tests.engine.brains.brain_harness import FORMATS, apply_answer, ask
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "repo"

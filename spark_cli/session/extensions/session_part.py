@@ -7,8 +7,9 @@ from collections.abc import AsyncIterator, Collection, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from spark_cli.session.context.targets import RequestError
 from spark_cli.session.extensions.prompt_files import expand_line
-from spark_cli.session.extensions.skills import submitted
+from spark_cli.session.extensions.skills import attach_skills, load_skills, outside_folders
 
 if TYPE_CHECKING:
     from spark_cli.session.actions.approval import Approver
@@ -57,13 +58,18 @@ class SessionExtensions:
         return self.hooks.lines()
 
     async def submit(self, instruction: str) -> str:
-        """The message as sent (`skills.submitted`); ``run_turn`` with it runs no hooks again."""
+        """The message as sent: its ``$skill`` bodies and what prompt hooks add (``RequestError``:
+        one blocked it); ``run_turn`` with it runs no hooks again."""
         model = self.models.pop(instruction, "")
-        self._hooked = await submitted(self.hooks, self.settings, self.readable, instruction,
-                                       first=not self.turns)
+        self.hooks.secrets, skills = self.settings.provider.secrets, load_skills(self.root)
+        self.readable.extend(set(outside_folders(skills, self.root)) - set(self.readable))
+        text, blocked = await self.hooks.prompt(attach_skills(instruction, skills), not self.turns)
+        if blocked is not None:
+            raise RequestError("hook", f"a UserPromptSubmit hook blocked the message: {blocked}")
+        self._hooked = text
         if model:
-            self.models[self._hooked] = model
-        return self._hooked
+            self.models[text] = model
+        return text
 
     async def _stop_hooks(self, files: Sequence[str]) -> AsyncIterator[SessionEvent]:
         """A Stop hook that exits 2 sends the model back to work (``max_stop_hooks`` a turn)."""

@@ -11,9 +11,6 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from spark_cli.record import record
-from spark_cli.session.config.settings import Settings
-from spark_cli.session.context.targets import RequestError
-from spark_cli.session.extensions.hooks import Hooks
 from spark_cli.session.extensions.prompt_files import home, read_front, readable_folders
 
 PROJECT_SKILLS = (".agents/skills", ".claude/skills")
@@ -77,15 +74,3 @@ def attach_skills(text: str, skills: list[Skill]) -> str:
             continue
         bodies.append(f"\n\nThe skill ${skill.name} ({skill.path}):\n{body.rstrip()}")
     return text + "".join(bodies)
-
-
-async def submitted(hooks: Hooks, settings: Settings, readable: list[str], text: str, *,
-                    first: bool) -> str:
-    """A message with its ``$skill`` bodies and what prompt hooks add (``RequestError``: one
-    blocked it); the skill folders outside the repo join ``readable``."""
-    hooks.secrets, skills = settings.provider.secrets, load_skills(hooks.root)
-    readable.extend(set(outside_folders(skills, hooks.root)) - set(readable))
-    text, blocked = await hooks.prompt(attach_skills(text, skills), first)
-    if blocked is not None:
-        raise RequestError("hook", f"a UserPromptSubmit hook blocked the message: {blocked}")
-    return text

@@ -95,15 +95,13 @@ def new_session_id() -> str:
 class SessionStore:
     """The saved state of one repo. Writes are atomic (only a conversation is fsynced); nothing
     raises: an unusable file is kept as ``*.corrupt`` and a failed write is said once, each a
-    line in ``problems``. One thread at a time; between two processes the last write wins."""
+    line for `take_problems`. One thread at a time; between two processes the last write wins."""
 
     def __init__(self, root: Path, state_dir: Path | None = None) -> None:
         self.root = Path(os.path.realpath(root))
         self.folder = Path(state_dir) if state_dir is not None else (
             state_base() / "repos" / repo_slug(self.root))
-        self.problems: list[str] = []
-        """Every problem line so far (reads and writes), oldest first; see `take_problems`."""
-        self._pending: list[str] = []  # lines not handed out yet (load() hands out its own)
+        self._pending: list[str] = []  # problem lines not handed out yet (load() hands out its own)
         self._failing: set[str] = set()  # files whose last write failed (reported once)
         self._prompts: list[str] | None = None  # cached history, read on first use
         self._written: dict[str, bytes] = {}  # the last bytes each file got (skip repeats)
@@ -119,15 +117,15 @@ class SessionStore:
 
     def load(self) -> SavedState:
         """The draft, queue and history; unreadable files become problem lines, not errors."""
-        start = len(self.problems)
+        start = len(self._pending)
         self._written.clear()  # what is on disk now is what counts
         remove_stale_temps(self.folder)  # temp files a crash left behind
         draft = self._read(DRAFT, _parse_draft)
         queue = self._read(QUEUE, _parse_items)
         prompts = self._read(PROMPTS, _parse_items)
         self._prompts = list(prompts or ())[-MAX_PROMPTS:]
-        found = self.problems[start:]
-        self._pending = [line for line in self._pending if line not in found]
+        found = self._pending[start:]
+        del self._pending[start:]
         first = not self._prompts and not (self.folder / CONVERSATION).exists() \
             and not (self.folder / SESSIONS).is_dir()
         return SavedState(draft or "", tuple(queue or ()), tuple(self._prompts), tuple(found),
@@ -188,7 +186,7 @@ class SessionStore:
         except FileNotFoundError:
             return None
         except OSError as exc:
-            self._problem(f"{path}: cannot be read ({exc.strerror or exc}); ignored")
+            self._pending.append(f"{path}: cannot be read ({exc.strerror or exc}); ignored")
             return None
         try:
             raw = json.loads(data)
@@ -201,7 +199,7 @@ class SessionStore:
             return parse(raw)
         except (ValueError, RecursionError) as exc:
             why = f"not valid JSON ({exc})" if not isinstance(exc, Unusable) else str(exc)
-            self._problem(f"{path}: {why}; {self._set_aside(path)}")
+            self._pending.append(f"{path}: {why}; {self._set_aside(path)}")
             return None
 
     def _set_aside(self, path: Path) -> str:
@@ -296,16 +294,11 @@ class SessionStore:
             self._failing.add(name)
             line = (f"{path}: cannot be saved ({exc.strerror or exc}); "
                     "it lives only in memory until a save succeeds")
-            self._problem(line)
+            self._pending.append(line)
             return line
         self._written[name] = data
         self._failing.discard(name)
         return None
-
-    def _problem(self, line: str) -> None:
-        self.problems.append(line)
-        self._pending.append(line)
-
 
 def _parse_draft(raw: dict[str, Any]) -> str:
     text = raw.get("text")

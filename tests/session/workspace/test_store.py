@@ -29,7 +29,7 @@ def test_nothing_saved_loads_empty_without_creating_anything(tmp_path: Path) -> 
     store = _store(tmp_path)
     assert store.load() == SavedState()
     assert store.load_conversation() is None
-    assert not store.folder.exists() and store.problems == []
+    assert not store.folder.exists() and store.take_problems() == []
 
 
 def test_draft_queue_and_prompts_round_trip(tmp_path: Path) -> None:
@@ -108,7 +108,7 @@ def test_a_broken_tool_entry_sets_the_file_aside(tmp_path: Path) -> None:
     raw["messages"].append({"type": "tool_output", "call_id": 3})
     path.write_text(json.dumps(raw))
     assert store.load_conversation() is None
-    assert any("tool output" in p for p in store.problems)
+    assert any("tool output" in p for p in store.take_problems())
 
 
 def test_conversation_round_trip(tmp_path: Path) -> None:
@@ -120,7 +120,7 @@ def test_conversation_round_trip(tmp_path: Path) -> None:
     assert saved.history == tuple(history)
     assert (saved.provider, saved.model) == ("engine", "spark-fast")
     assert saved.saved_at > 0
-    assert store.problems == []
+    assert store.take_problems() == []
 
 
 @pytest.mark.parametrize("content, why", [
@@ -160,8 +160,9 @@ def test_a_bad_conversation_is_none_plus_a_problem(tmp_path: Path, body: dict) -
     path = store.folder / "conversation.json"
     path.write_text(json.dumps({"version": 1, "kind": "conversation", **body}))
     assert store.load_conversation() is None
-    assert len(store.problems) == 1 and "conversation.json" in store.problems[0]
-    assert store.take_problems() == store.problems and store.take_problems() == []
+    problems = store.take_problems()
+    assert len(problems) == 1 and "conversation.json" in problems[0]
+    assert store.take_problems() == []
     assert (store.folder / "conversation.json.corrupt").exists()
 
 
@@ -186,7 +187,7 @@ def test_a_write_failure_is_reported_once_until_a_write_succeeds(
     assert store.take_problems() == [line] and store.take_problems() == []
     assert store.save_draft("ab") is None  # once, not on every keystroke
     assert store.save_queue(["q"]) is not None  # another file: its own line
-    assert len(store.problems) == 2
+    assert len(store.take_problems()) == 1
     assert [p.name for p in store.folder.iterdir()] == []  # no temp file left behind
     monkeypatch.setattr(os, "replace", real_replace)
     assert store.save_draft("abc") is None

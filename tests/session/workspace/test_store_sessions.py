@@ -80,7 +80,7 @@ def test_an_unknown_or_unsafe_id_opens_nothing(tmp_path: Path, wanted: str) -> N
     evil.write_bytes(store.conversation_path().read_bytes())
     other = SessionStore(store.root, store.folder)
     assert other.load_conversation(wanted) is None
-    assert other.problems == [] and other.session_id != "../evil"
+    assert other.take_problems() == [] and other.session_id != "../evil"
 
 
 def test_the_conversation_saved_before_ids_is_listed_and_opens(tmp_path: Path) -> None:
@@ -109,7 +109,7 @@ def test_a_bad_turn_sets_the_file_aside(tmp_path: Path, turn: object) -> None:
     raw["turns"] = [turn]
     path.write_text(json.dumps(raw))
     assert store.load_conversation(store.session_id) is None
-    assert any("turn 1 is not" in p or "turns" in p for p in store.problems)
+    assert any("turn 1 is not" in p or "turns" in p for p in store.take_problems())
     assert path.with_name(path.name + ".corrupt").exists()
 
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 if TYPE_CHECKING:
-    from spark_cli.session.workspace.rewind_code import CodeRewind
+    from spark_cli.session.workspace.changes import CodeRewind
     from spark_cli.session.workspace.store import SavedConversation, SessionStore
     from spark_cli.session.workspace.turns import TurnRecord
 
@@ -64,7 +64,7 @@ def _conversation(store: SessionStore, saved: SavedConversation, index: int) -> 
 
 def _rewind(store: SessionStore, saved: SavedConversation, n: int, scope: str, force: bool,
             as_json: bool) -> None:
-    from spark_cli.session.workspace.rewind_code import rewind_turns  # deferred: spark --help
+    from spark_cli.session.workspace.changes import rewind_turns  # deferred: spark --help
 
     index = len(saved.turns) - n
     turn = saved.turns[index]

@@ -16,7 +16,7 @@ from spark_cli.protocol.channel import Message, ToolCall, ToolCallCompleted, Too
 from spark_cli.session.config.settings import load_settings
 from spark_cli.session.config.state_dir import undo_dir
 from spark_cli.session.conversation import Session
-from spark_cli.session.workspace.rewind_code import rewind_turns
+from spark_cli.session.workspace.changes import rewind_turns
 from spark_cli.session.workspace.turns import rewound
 
 APP = "def total_price(items):\n    return sum(items)\n"

@@ -85,7 +85,7 @@ class Rewinder:
         self.to_prompt(f"/rewind {n} ")
 
     async def _rewind(self, index: int, scope: str, force: bool) -> None:
-        from spark_cli.session.workspace.rewind_code import rewind_turns  # deferred: TUI launch
+        from spark_cli.session.workspace.changes import rewind_turns  # deferred: TUI launch
 
         if scope != "conversation":
             report = rewind_turns(self.session.root, self.session.turns, index, force=force)

@@ -11,7 +11,7 @@ import pytest
 
 from spark_cli.edits.disk.journal import BatchInfo, Journal, history, undo
 from spark_cli.session.config.state_dir import undo_dir
-from spark_cli.session.workspace.rewind_code import BETWEEN, rewind_code, rewind_turns
+from spark_cli.session.workspace.changes import BETWEEN, rewind_code, rewind_turns
 from spark_cli.session.workspace.turns import TurnRecord
 
 ORIGINAL = b"def total_price(items):\n    return sum(items)\n"

@@ -16,8 +16,7 @@ from typer.testing import CliRunner
 from spark_cli.cli.main import app
 from spark_cli.edits.disk.journal import Journal
 from spark_cli.session.config.state_dir import state_base, undo_dir
-from spark_cli.session.workspace.changes import session_diff, undo_last_batch
-from spark_cli.session.workspace.rewind_code import rewind_code
+from spark_cli.session.workspace.changes import rewind_code, session_diff, undo_last_batch
 
 EVIL = b"echo pwned\n"
 

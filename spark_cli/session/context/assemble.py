@@ -62,14 +62,13 @@ class Budget:
 
 @record
 class ContextFile:
-    """One file of the context report: why it was picked, its tokens, whether it was sent."""
+    """One file of the context report: why it was picked, its tokens (0: the model already has
+    this exact content, not re-sent)."""
 
     path: str
     why: str
     """``added``, ``named in the prompt`` or ``mentions <symbol>``."""
     tokens: int
-    sent: bool
-    """False: the model already has this exact content (not re-sent, 0 tokens)."""
 
 
 @record
@@ -207,6 +206,6 @@ def _report(budget: Budget, parts: dict[str, int], picks: Sequence[Pick], total:
         parts = {name: budget.tokens(n) for name, n in parts.items()}
     return ContextReport(
         window=budget.window, budget=budget.limit, used=budget.tokens(total), parts=parts,
-        files=tuple(ContextFile(p.target.path, p.why, budget.tokens(p.tokens), p.fresh)
+        files=tuple(ContextFile(p.target.path, p.why, budget.tokens(p.tokens))
                     for p in picks),
         map=replace(outline, tokens=parts["map"]), trimmed=tuple(trimmed), notes=tuple(notes))

@@ -21,7 +21,7 @@ from spark_cli.session.building.request import build_request
 from spark_cli.session.config.settings import load_settings, with_window
 from spark_cli.session.context import index
 from spark_cli.session.context.index import RepoIndex
-from spark_cli.session.context.scan import VENDORED
+from spark_cli.tools.repo_files import VENDORED
 
 SECTION = "## Context"
 

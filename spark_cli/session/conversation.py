@@ -25,8 +25,7 @@ from spark_cli.session.building.request import (
 from spark_cli.session.compacting import CompactionRun
 from spark_cli.session.config.settings import Settings
 from spark_cli.session.context.assemble import ContextReport
-from spark_cli.session.context.scan import scan
-from spark_cli.session.context.targets import RequestError
+from spark_cli.session.context.targets import RequestError, scan
 from spark_cli.session.context.tool_outputs import items_tokens
 from spark_cli.session.events import (
     CommandFinished,

@@ -1,7 +1,7 @@
 """The repo's files honouring ``.gitignore``: the one walk spark makes over a repo.
 
 ``walk(root)`` visits the tree once (``os.scandir``, depth first). The repo map
-(``session.context.scan``), the model's tools (``list_files``, ``search``) and the
+(``session.context.targets.scan``), the model's tools (``list_files``, ``search``) and the
 `stamp` before and after a command (what it `changed`) walk through here; `RepoFiles`
 also answers for one path (``ignored``, ``hidden``).
 """

@@ -23,8 +23,7 @@ from spark_cli.session.context.repo_map import (
     repo_map,
     smaller_map,
 )
-from spark_cli.session.context.scan import MAX_FILES, scan
-from spark_cli.session.context.targets import RequestError, TargetFile
+from spark_cli.session.context.targets import MAX_FILES, RequestError, TargetFile, scan
 
 if TYPE_CHECKING:
     from spark_cli.session.context.index import RepoIndex

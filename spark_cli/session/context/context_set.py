@@ -7,7 +7,7 @@ from pathlib import Path
 from spark_cli.edits.disk.paths import confine
 from spark_cli.edits.disk.textfile import read_text_file
 from spark_cli.edits.model.outcome import FileRefused
-from spark_cli.session.context.scan import ignore_rules
+from spark_cli.tools.repo_files import ignore_rules
 
 
 class ContextSet:

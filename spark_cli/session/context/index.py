@@ -13,9 +13,10 @@ from spark_cli.edits.disk.textfile import read_text_file
 from spark_cli.edits.lang.grammars import language_for_path
 from spark_cli.edits.model.outcome import FileRefused
 from spark_cli.session.context.rank import Ranked, definers_of, rank_definitions
-from spark_cli.session.context.scan import RepoFiles, scan
 from spark_cli.session.context.tags import Definition, FileTags, extract
+from spark_cli.session.context.targets import scan
 from spark_cli.text_digest import text_key
+from spark_cli.tools.repo_files import RepoFiles
 
 CACHE_DIR = (".spark", "cache")
 CACHE_FILE = "tags.json"

@@ -17,7 +17,7 @@ from spark_cli.session.context.targets import RequestError, TargetFile, read_tar
 
 if TYPE_CHECKING:
     from spark_cli.session.context.index import RepoIndex
-    from spark_cli.session.context.scan import RepoFiles
+    from spark_cli.tools.repo_files import RepoFiles
 
 NAMED = "named in the prompt"
 MENTIONS = "mentions "

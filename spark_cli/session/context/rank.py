@@ -61,8 +61,7 @@ def pagerank(edges: Mapping[str, Mapping[str, float]], nodes: Sequence[str],
     restart = [personal.get(n, 0.0) / total if total > 0 else 1.0 / len(nodes) for n in nodes]
     links = [(at[name], [(at[d], w / out) for d, w in dsts.items() if d in at])
              for name, dsts in edges.items() if (out := sum(dsts.values())) > 0 and name in at]
-    linked = {i for i, _ in links}
-    lonely = [i for i in range(len(nodes)) if i not in linked]
+    lonely = sorted(set(range(len(nodes))) - {i for i, _ in links})
     rank = list(restart)
     for _ in range(MAX_ITERATIONS):
         spread = 1 - DAMPING + DAMPING * sum(rank[i] for i in lonely)

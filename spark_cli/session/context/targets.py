@@ -1,5 +1,6 @@
-"""The files of a request: reading one (confined, decoded, checked, else a `RequestError`
-naming it) and the repo's AGENTS.md."""
+"""The files of a request: the repo's as the map sees them (what ``git`` would track, minus
+vendored folders, binary extensions and files over ``MAX_FILE_BYTES``, at most ``MAX_FILES``),
+reading one (confined, decoded, checked, else a `RequestError` naming it), the AGENTS.md."""
 
 from __future__ import annotations
 
@@ -12,7 +13,12 @@ from spark_cli.protocol.agents_file import AGENTS_FILE
 from spark_cli.record import record
 from spark_cli.session.events import FailureKind, TurnFailed
 from spark_cli.text_digest import text_sha256
+from spark_cli.tools.repo_files import BINARY_EXTENSIONS, VENDORED, RepoFiles, WalkFilter, walk
 
+MAX_FILES = 20_000
+MAX_FILE_BYTES = 512 * 1024
+_MAP_FILTER = WalkFilter(skip_dirs=VENDORED, skip_extensions=BINARY_EXTENSIONS,
+                         max_bytes=MAX_FILE_BYTES)
 _FILE_FAILURES: dict[str, FailureKind] = {"binary": "binary", "encoding": "encoding",
                                           "too_large": "too_large"}
 
@@ -69,3 +75,8 @@ def read_agents_md(root: Path) -> str | None:
         return read_text_file(path, name=AGENTS_FILE).text
     except (OSError, FileRefused):
         return None
+
+
+def scan(root: Path, *, max_files: int = MAX_FILES) -> RepoFiles:
+    """Every file of the repo at ``root`` worth showing a model."""
+    return walk(root, only=_MAP_FILTER, limit=max_files)

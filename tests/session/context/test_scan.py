@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from spark_cli.session.context.scan import MAX_FILE_BYTES, ignore_rules, scan
+from spark_cli.session.context.targets import MAX_FILE_BYTES, scan
+from spark_cli.tools.repo_files import ignore_rules
 
 
 def _write(root: Path, files: dict[str, str | bytes]) -> None:

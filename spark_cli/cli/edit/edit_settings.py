@@ -49,10 +49,14 @@ def _say_if_bundled(root: Path, deep: Any) -> None:
 
 
 def ask_server(base_url: str, model: str, api_key: str | None, *, tokenizer: bool) -> Any:
-    """The transport's probe (``session.window.facts.Ask``)."""
-    from spark_cli.transport.window.probe import discover  # deferred: spark --help
+    """The transport's probe as ``session.window.facts.Ask`` answers."""
+    # deferred: spark --help
+    from spark_cli.session.window.facts import ServerFacts
+    from spark_cli.transport.window.probe import discover
 
-    return discover(base_url, model, api_key, tokenizer=tokenizer)
+    found = discover(base_url, model, api_key, tokenizer=tokenizer)
+    return None if found is None else ServerFacts(found.window, found.where, found.tokenizer,
+                                                  served=found.served, loaded=found.loaded)
 
 
 def resolved(root: Path, flags: dict[str, object], *, check: bool = True,

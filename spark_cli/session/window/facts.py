@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from spark_cli.edits.disk.atomic import write_atomic
 from spark_cli.record import record
@@ -45,25 +45,6 @@ KNOWN: dict[str, dict[str, int]] = {
 """Windows of hosted models by name; the longest matching prefix wins."""
 
 
-class Answer(Protocol):
-    """What the transport's probe found (``transport.window.probe.Found``)."""
-
-    @property
-    def window(self) -> int | None: ...
-    @property
-    def where(self) -> str: ...
-    @property
-    def tokenizer(self) -> str | None: ...
-    @property
-    def served(self) -> str: ...
-    @property
-    def loaded(self) -> int | None: ...
-
-
-Ask = Callable[..., Answer | None]
-"""``ask(base_url, model, api_key, tokenizer=bool)``: the server's answer, None if none."""
-
-
 @record
 class ServerFacts:
     """What spark knows of one server + model (a cache entry)."""
@@ -79,6 +60,11 @@ class ServerFacts:
     served: str = ""
     loaded: int | None = None
     """Ollama: the context the model runs with (its channel goes native beyond it)."""
+
+
+Ask = Callable[..., ServerFacts | None]
+"""``ask(base_url, model, api_key, tokenizer=bool)``: what the server says now (its window,
+where, tokenizer, served, loaded: the transport's probe), None if nothing answers."""
 
 
 def known_window(provider: str, model: str) -> int | None:
@@ -187,8 +173,7 @@ def _facts(settings: Settings, ask: Ask | None, env: Mapping[str, str] | None, *
                 tokenizer=old is None or old.tokenizer is None)
     if found is None:  # nothing listens: keep what was known
         return old, False
-    facts = ServerFacts(found.window, found.where, found.tokenizer, None, time.time(),
-                        served=found.served, loaded=found.loaded)
+    facts = replace(found, at=time.time())
     if old is not None and old.served == found.served:  # the same model: keep what was learned
         facts = replace(facts, tokenizer=found.tokenizer or old.tokenizer, scale=old.scale)
         if found.window is None and old.learned:

@@ -25,7 +25,6 @@ from spark_cli.session.window.facts import (
     store,
 )
 from spark_cli.session.window.learning import LEARNED_NOW, beyond_hint
-from spark_cli.transport.window.probe import Found
 
 LOCAL = "http://127.0.0.1:9/v1"
 
@@ -39,19 +38,19 @@ def _settings(tmp_path: Path, base: str = LOCAL, **flags: object) -> Any:
 class Server:
     """A stand-in for the transport's probe: answers what it is told, counts the asks."""
 
-    def __init__(self, *answers: Found | None) -> None:
+    def __init__(self, *answers: ServerFacts | None) -> None:
         self.answers = list(answers)
         self.asked: list[bool] = []
 
     def __call__(self, base_url: str, model: str, api_key: str | None, *,
-                 tokenizer: bool) -> Found | None:
+                 tokenizer: bool) -> ServerFacts | None:
         self.asked.append(tokenizer)
         return self.answers.pop(0) if len(self.answers) > 1 else self.answers[0]
 
 
 def test_a_server_is_asked_once_a_day_its_cached_answer_a_hint(tmp_path: Path) -> None:
-    server = Server(Found(8192, "llama.cpp /props n_ctx", "llama.cpp", "a.gguf"),
-                    Found(2048, "llama.cpp /props n_ctx", None, "a.gguf"))
+    server = Server(ServerFacts(8192, "llama.cpp /props n_ctx", "llama.cpp", served="a.gguf"),
+                    ServerFacts(2048, "llama.cpp /props n_ctx", None, served="a.gguf"))
     settings, env = _settings(tmp_path)
     first = resolve(settings, server, env)
     assert (first.context_window, first.max_output_tokens) == (8192, 2048)
@@ -75,11 +74,11 @@ def test_a_configured_window_wins_and_max_output_follows_it(tmp_path: Path) -> N
     trust(tmp_path)
     settings, env = _settings(tmp_path)
     assert (settings.context_window, settings.max_output_tokens) == (8192, 2048)
-    resolved = resolve(settings, Server(Found(32768, "x")), env)
+    resolved = resolve(settings, Server(ServerFacts(32768, "x")), env)
     assert resolved.context_window == 8192
     assert resolved.sources["context_window"].startswith("project file")
     kept, env = _settings(tmp_path / "b", max_output_tokens=1024)
-    assert resolve(kept, Server(Found(8192, "x")), env).max_output_tokens == 1024
+    assert resolve(kept, Server(ServerFacts(8192, "x")), env).max_output_tokens == 1024
 
 
 def test_the_bundled_engine_and_known_models_ask_nothing(tmp_path: Path) -> None:
@@ -100,7 +99,7 @@ def test_the_bundled_engine_and_known_models_ask_nothing(tmp_path: Path) -> None
 def test_a_mute_or_absent_server_leaves_the_window_unknown_never_a_default(
         tmp_path: Path) -> None:
     settings, env = _settings(tmp_path)
-    mute = resolve(settings, Server(Found(None, "", "llama-cpp-python")), env)
+    mute = resolve(settings, Server(ServerFacts(None, "", "llama-cpp-python")), env)
     assert mute.sources["context_window"] == UNKNOWN and is_hint(mute)
     settings, env = _settings(tmp_path / "b")
     absent = resolve(settings, Server(None), env)
@@ -110,7 +109,7 @@ def test_a_mute_or_absent_server_leaves_the_window_unknown_never_a_default(
 def test_a_learned_window_is_a_hint_kept_until_the_server_shows_a_change(
         tmp_path: Path) -> None:
     settings, env = _settings(tmp_path)
-    server = Server(Found(None, "", "llama-cpp-python", "a.gguf"))
+    server = Server(ServerFacts(None, "", "llama-cpp-python", served="a.gguf"))
     first = resolve(settings, server, env)
     learned_now = with_window(first, 2048, LEARNED_NOW, token_scale=1.35)
     remember(learned_now, env)
@@ -118,23 +117,24 @@ def test_a_learned_window_is_a_hint_kept_until_the_server_shows_a_change(
     assert (later.context_window, later.max_output_tokens) == (2048, 512)
     assert later.sources["context_window"].startswith("learned 2048 at the overflow of ")
     assert is_hint(later) and later.token_scale == pytest.approx(1.35, abs=0.01)
-    other_model = resolve(settings, Server(Found(None, "", None, "b.gguf")), env, fresh=True)
+    other_model = resolve(settings, Server(ServerFacts(None, "", None, served="b.gguf")), env,
+                          fresh=True)
     assert other_model.sources["context_window"] == UNKNOWN  # another model file: dropped
     remember(learned_now, env)
-    stated = resolve(settings, Server(Found(8192, "llama.cpp /props n_ctx", None, "a.gguf")),
-                     env, fresh=True)
+    stated = resolve(settings, Server(ServerFacts(8192, "llama.cpp /props n_ctx",
+                                                  served="a.gguf")), env, fresh=True)
     assert stated.context_window == 8192 and not is_hint(stated)  # the server's word wins
 
 
 def test_forgetting_a_learned_window(tmp_path: Path) -> None:
     settings, env = _settings(tmp_path)
-    server = Server(Found(None, "", None, "a.gguf"))
+    server = Server(ServerFacts(None, "", None, served="a.gguf"))
     remember(with_window(resolve(settings, server, env), 2048, LEARNED_NOW), env)
     learned = resolve(settings, server, env)
     assert learned.context_window == 2048
     assert forget(learned, env).sources["context_window"] == UNKNOWN
     assert resolve(settings, server, env).sources["context_window"] == UNKNOWN
-    stated = resolve(settings, Server(Found(8192, "x")), env, fresh=True)
+    stated = resolve(settings, Server(ServerFacts(8192, "x")), env, fresh=True)
     assert forget(stated, env) == stated  # a stated window is not forgotten
 
 
@@ -142,7 +142,7 @@ def test_a_request_that_succeeds_beyond_a_learned_window_drops_it(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     settings, env = _settings(tmp_path)
     monkeypatch.setenv("SPARK_CACHE_DIR", env["SPARK_CACHE_DIR"])  # the session's own cache
-    server = Server(Found(None, "", None, "a.gguf"))
+    server = Server(ServerFacts(None, "", None, served="a.gguf"))
     remember(with_window(resolve(settings, server, env), 2048, LEARNED_NOW), env)
     learned = resolve(settings, server, env)
     assert beyond_hint(learned, 1900) is None

@@ -20,9 +20,6 @@ class ContextSet:
     def files(self) -> tuple[str, ...]:
         return tuple(self._files)
 
-    def clear(self) -> None:
-        self._files.clear()
-
     def add(self, path: str) -> str | None:
         """``None`` when ``path`` is in, else why it was refused (outside, ignored, binary...)."""
         try:

@@ -158,8 +158,7 @@ class Hooks:
     async def pre(self, tool: str, arguments: str) -> str | None:
         """Why PreToolUse hooks block this call (None: it runs)."""
         outs = await self.run("PreToolUse", tool, tool_input=_input(arguments))
-        blocked = [o.reason for o in outs if o.block]
-        return "\n".join(blocked) if blocked else None
+        return "\n".join(o.reason for o in outs if o.block) or None
 
     async def post(self, tool: str, arguments: str, output: str) -> str:
         """What PostToolUse hooks add to the call's output for the model ("" mostly)."""

@@ -54,10 +54,6 @@ class UndoReport:
     restored: tuple[str, ...] = ()
     refused: tuple[RefusedFile, ...] = ()
 
-    @property
-    def ok(self) -> bool:
-        return self.status == "undone"
-
 
 def latest_batch_id(root: Path) -> str | None:
     """The newest recorded batch (the mark to give `session_diff` at session start)."""

@@ -74,7 +74,7 @@ async def test_a_deep_task_runs_on_a_snapshot_and_its_change_merges(
     assert "read_config('x')" in main and "return 55" in main and "load_config" not in main
     assert task.state == "applied"
     assert load_saved(deep_folder(fx.root, fx.state))[0] == []
-    assert undo_last_batch(fx.root).ok
+    assert undo_last_batch(fx.root).status == "undone"
     assert (fx.root / "app.py").read_text() == APP
     assert (fx.root / "main.py").read_text() == MAIN.replace("return 5", "return 55")
 

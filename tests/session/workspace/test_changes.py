@@ -35,7 +35,7 @@ def _batch(root: Path, label: str, changes: dict[str, bytes | None]) -> str:
 
 def test_nothing_to_undo(tmp_path: Path) -> None:
     report = undo_last_batch(tmp_path)
-    assert report.status == "nothing" and not report.ok
+    assert report.status == "nothing" and report.status != "undone"
     assert report.message == "nothing to undo" and report.restored == ()
 
 
@@ -46,12 +46,12 @@ def test_undo_restores_the_last_batch_only(tmp_path: Path) -> None:
     _batch(tmp_path, "rename a", {"a.py": b"a = 3\n", "pkg/new.py": b"new\n",
                                            "old.py": None})
     report = undo_last_batch(tmp_path)
-    assert report.ok and report.message.startswith("undid rename a: ")
+    assert report.status == "undone" and report.message.startswith("undid rename a: ")
     assert set(report.restored) == {"a.py", "pkg/new.py", "old.py"}
     assert report.message.startswith("undid rename a: restored ")
     assert (tmp_path / "a.py").read_bytes() == b"a = 2\n"
     assert not (tmp_path / "pkg").exists() and (tmp_path / "old.py").read_bytes() == b"old\n"
-    assert undo_last_batch(tmp_path).ok  # then the first batch
+    assert undo_last_batch(tmp_path).status == "undone"  # then the first batch
     assert (tmp_path / "a.py").read_bytes() == b"a = 1\n"
     assert undo_last_batch(tmp_path).status == "nothing"
 
@@ -79,7 +79,7 @@ def test_files_changed_since_are_refused_with_their_reasons(tmp_path: Path) -> N
     assert (tmp_path / "kept.py").read_bytes() == b"2\n"  # refused means nothing restored
     assert (tmp_path / "edited.py").read_bytes() == b"the user's line\n"
     forced = undo_last_batch(tmp_path, force=True)
-    assert forced.ok and "folder.py" not in forced.restored
+    assert forced.status == "undone" and "folder.py" not in forced.restored
     assert (tmp_path / "edited.py").read_bytes() == b"1\n"
     assert (tmp_path / "kept.py").read_bytes() == b"1\n"
     assert (tmp_path / "recreated.py").read_bytes() == b"was here\n"
@@ -155,5 +155,5 @@ def test_undo_can_stop_at_the_session_mark(tmp_path: Path) -> None:
     assert undo_last_batch(tmp_path, since_batch=mark).message.startswith("undid this session")
     assert (tmp_path / "a.py").read_bytes() == b"1\n"
     assert undo_last_batch(tmp_path, since_batch=mark).status == "nothing"
-    assert undo_last_batch(tmp_path).ok  # without a mark: like `spark undo`
+    assert undo_last_batch(tmp_path).status == "undone"  # without a mark: like `spark undo`
     assert (tmp_path / "a.py").read_bytes() == b"0\n"

@@ -61,7 +61,7 @@ def _intact(root: Path) -> None:
 def test_the_journal_is_in_the_state_dir_not_the_repo(repo: Path) -> None:
     assert not (repo / ".spark").exists()
     assert undo_dir(repo).is_relative_to(state_base())
-    assert undo_last_batch(repo).ok and (repo / "a.py").read_bytes() == b"before\n"
+    assert undo_last_batch(repo).status == "undone" and (repo / "a.py").read_bytes() == b"before\n"
 
 
 @pytest.mark.parametrize(("path", "why"), [

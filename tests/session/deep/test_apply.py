@@ -43,7 +43,7 @@ def test_apply_all_then_undo_restores_the_working_tree(tmp_path: Path) -> None:
     assert not (root / "gone.txt").exists()
     assert [s.state for s in change.review(root)] == ["present"] * 4
     undone = undo_last_batch(root)
-    assert undone.ok and undone.label == "deep: test"
+    assert undone.status == "undone" and undone.message.startswith("undid deep: test:")
     assert (root / "a.txt").read_text() == ours
     assert (root / "gone.txt").read_text() == "bye\n"
     assert not (root / "new.txt").exists()

@@ -101,9 +101,7 @@ class Assembled:
 def assemble(root: Path, budget: Budget, explicit: Sequence[TargetFile], instruction: str, *,
              instructions: str, agents: str | None, history_tokens: int,
              known: Mapping[str, str], with_map: bool, tools_tokens: int) -> Assembled:
-    """The user message (map, files given, files named, files that mention a named symbol,
-    the instruction) within ``budget``; ``RequestError`` when what must go does not fit.
-    Order and trimming: docs/context.md. A repo of only the files sent is never scanned."""
+    """The user message within ``budget`` (docs/context.md); ``RequestError`` if it cannot fit."""
     picks = [pick(t, "added", known) for t in explicit]
     in_chat = {t.path for t in explicit}
     system_tokens = count_tokens(instructions)

@@ -47,8 +47,7 @@ class RepoIndex:
 
     def refresh(self, files: RepoFiles | None = None, *, seconds: float | None = None,
                 first: Sequence[str] = ()) -> int:
-        """Rescan and re-read what changed (how many files were parsed), those in the folders of
-        ``first`` first; past ``seconds`` the rest is ``pending`` (a huge repo holds no turn up)."""
+        """Re-read what changed (``first``'s folders first; past ``seconds``, the rest pending)."""
         started = time.perf_counter()
         if not self._disk_tried:
             self._disk_tried = True

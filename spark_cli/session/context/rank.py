@@ -52,8 +52,7 @@ def definers_of(tags: Mapping[str, FileTags]) -> dict[str, list[str]]:
 
 def pagerank(edges: Mapping[str, Mapping[str, float]], nodes: Sequence[str],
              personal: Mapping[str, float]) -> dict[str, float]:
-    """Rank of every node; ``edges[src][dst]`` is a weight; the walk restarts at ``personal``
-    (normalised, else uniform) and where a node without out-edges leads."""
+    """Rank of every node over weighted ``edges``; the walk restarts at ``personal`` (else all)."""
     if not nodes:
         return {}
     at = {n: i for i, n in enumerate(nodes)}

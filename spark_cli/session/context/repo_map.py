@@ -92,8 +92,7 @@ def map_section(text: str) -> str:
 
 
 def render(ranked: Sequence[Ranked]) -> str:
-    """The outline of these definitions: per file (best first) its path, then each signature
-    line in line order, ``⋮`` where lines are skipped."""
+    """Per file (best first) its path, then its signature lines in order, ``⋮`` at each gap."""
     by_file: dict[str, list[Ranked]] = {}
     for item in ranked:
         by_file.setdefault(item.path, []).append(item)

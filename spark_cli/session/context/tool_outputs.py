@@ -32,8 +32,7 @@ def items_tokens(items: Sequence[ConversationItem]) -> int:
 
 def shrink_outputs(items: Sequence[ConversationItem], excess: int, *,
                    keep_from: int | None = None) -> tuple[list[ConversationItem], int]:
-    """``items`` with the oldest tool outputs (before ``keep_from``) replaced by a note until
-    ``excess`` tokens are freed; the new list and the tokens freed."""
+    """``items``, oldest tool outputs (before ``keep_from``) made notes to free ``excess``."""
     out = list(items)
     freed = 0
     end = len(out) if keep_from is None else keep_from
@@ -55,8 +54,7 @@ def shrink_outputs(items: Sequence[ConversationItem], excess: int, *,
 
 def drop_turns(items: Sequence[ConversationItem],
                excess: int) -> tuple[list[ConversationItem], int, int]:
-    """``items`` without their oldest whole turns until ``excess`` tokens are freed; the kept
-    items, the tokens freed and the turns dropped."""
+    """``items`` less their oldest whole turns to free ``excess``; freed, turns dropped."""
     starts = [i for i, item in enumerate(items)
               if type(item) is Message and item.role == "user"]
     freed = dropped = cut = 0

@@ -58,8 +58,7 @@ class SessionExtensions:
         return self.hooks.lines()
 
     async def submit(self, instruction: str) -> str:
-        """The message as sent: its ``$skill`` bodies and what prompt hooks add (``RequestError``:
-        one blocked it); ``run_turn`` with it runs no hooks again."""
+        """The message with its ``$skill`` bodies and what hooks add (``RequestError``: blocked)."""
         model = self.models.pop(instruction, "")
         self.hooks.secrets, skills = self.settings.provider.secrets, load_skills(self.root)
         self.readable.extend(set(outside_folders(skills, self.root)) - set(self.readable))

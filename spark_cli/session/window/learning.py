@@ -96,8 +96,7 @@ def request_text(request: TurnRequest) -> str:
 
 def prepare_counted(session: SessionApi, instruction: str, files: Sequence[str],
                     count: Count | None) -> TurnFailed | None:
-    """``session.prepare``; near or over the cap, counted by the server's tokenizer and prepared
-    again with the measured ratio (cached for the next run)."""
+    """``session.prepare``; near the cap, counted by the server and prepared again at its ratio."""
     failed = session.prepare(instruction, list(files))
     settings = session.settings
     facts = cached(settings) if count is not None else None

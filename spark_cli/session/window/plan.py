@@ -30,8 +30,7 @@ class Plan:
 
 
 def plan_for(settings: Settings) -> Plan:
-    """Short prompt and tool specs below :data:`SHORT_BELOW`; no map and no tools below
-    :data:`BARE_BELOW` (:data:`BARE_NOTE` says so), so a small edit fits even a 2k window."""
+    """Short prompt and tools below ``SHORT_BELOW``; neither map nor tools below ``BARE_BELOW``."""
     window = settings.context_window
     bare = window < BARE_BELOW
     return Plan(short=window < SHORT_BELOW, tools=settings.tools and not bare,

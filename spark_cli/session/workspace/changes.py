@@ -82,8 +82,7 @@ def _names(paths: tuple[str, ...]) -> str:
 
 def undo_last_batch(root: Path, *, force: bool = False,
                     since_batch: str | None = None) -> UndoReport:
-    """Restore the newest batch (made after ``since_batch``, the session's mark) unless its
-    files changed since (``force``: anyway). Never raises."""
+    """Restore the newest batch after ``since_batch`` unless changed since (``force``: anyway)."""
     root = Path(root)
     batches = history(undo_dir(root))
     if since_batch is not None and batches and not _since(batches, since_batch):
@@ -145,8 +144,7 @@ def _text(data: bytes | None, rel: str) -> str | None:
 
 
 def session_diff(root: Path, since_batch: str | None = None) -> list[tuple[str, str]]:
-    """``(path, unified diff)`` of each file spark changed after ``since_batch`` that differs
-    now, in the order first touched (one that cannot be shown as text: a note)."""
+    """``(path, diff)`` per file spark changed after ``since_batch`` that differs now, in order."""
     root = Path(root)
     before: dict[str, tuple[BatchInfo, FileRecord]] = {}
     folder = undo_dir(root)

@@ -132,8 +132,7 @@ class SessionStore:
                           first_run=first)
 
     def load_conversation(self, session_id: str | None = None) -> SavedConversation | None:
-        """Saved conversation ``session_id`` (None: the newest), which the store then saves to;
-        None when there is none or it is unusable."""
+        """Conversation ``session_id`` (default: newest), saved to from now on; None if unusable."""
         if session_id is None:
             ids = self.conversation_ids()
             listed = self.list_conversations() if len(ids) > 1 else []

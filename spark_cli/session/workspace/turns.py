@@ -66,8 +66,7 @@ class TurnRecord:
 
 def rewound(history: Sequence[ConversationItem], turns: Sequence[TurnRecord],
             index: int) -> list[ConversationItem]:
-    """``history`` up to ``turns[index]``'s message, else (folded, dropped) the earlier turns
-    rebuilt from their records."""
+    """``history`` before ``turns[index]``, else (folded) the earlier turns from their records."""
     first = turns[index].items[0]
     for at, item in enumerate(history):
         if item is first:

@@ -32,7 +32,6 @@ class RepoIndex:
     def __init__(self, root: Path, *, disk_cache: bool = True) -> None:
         self.root = Path(root).resolve()
         self.disk_cache = disk_cache
-        self.files: RepoFiles | None = None
         self.tags: dict[str, FileTags] = {}
         self.version = 0
         """Bumped whenever ``tags`` changes (derived tables are rebuilt then)."""
@@ -52,12 +51,11 @@ class RepoIndex:
         if not self._disk_tried:
             self._disk_tried = True
             self._load_disk()
-        self.files = files if files is not None else scan(self.root)
         tags: dict[str, FileTags] = {}
         stamps: dict[str, tuple[int, int]] = {}
         digests: dict[str, str] = {}
         stale = []
-        for scanned in self.files.files:
+        for scanned in (files if files is not None else scan(self.root)).files:
             stamp = (scanned.mtime_ns, scanned.size)
             known = self.tags.get(scanned.rel)
             if known is None or self._stamps.get(scanned.rel) != stamp:

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from spark_cli.session.context.context_set import ContextSet
+    from spark_cli.session.context.targets import ContextSet
 
 _MENTION = re.compile(r"(?:^|\s)@([^\s@]+)")
 
@@ -35,7 +35,7 @@ class ContextFiles:
 
     def get(self) -> ContextSet:
         if self._set is None:
-            from spark_cli.session.context.context_set import ContextSet  # deferred: TUI launch
+            from spark_cli.session.context.targets import ContextSet  # deferred: TUI launch
 
             self._set = ContextSet(self.root)
         return self._set

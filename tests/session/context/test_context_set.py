@@ -9,7 +9,7 @@ import pytest
 
 from spark_cli.session.building.request import build_request
 from spark_cli.session.config.settings import load_settings
-from spark_cli.session.context.context_set import ContextSet
+from spark_cli.session.context.targets import ContextSet
 
 
 @pytest.fixture

@@ -100,12 +100,10 @@ def render(ranked: Sequence[Ranked]) -> str:
     for path, items in by_file.items():
         out.append(f"{path}:\n")
         last = -2
-        seen: set[int] = set()
         for item in sorted(items, key=lambda r: r.definition.line):
             line = item.definition.line
-            if line in seen:  # two names on one line (``a = b = 1``): show it once
+            if line == last:  # two names on one line (``a = b = 1``): show it once
                 continue
-            seen.add(line)
             if last >= 0 and line > last + 1:
                 out.append("⋮\n")
             out.append(f"│{item.definition.signature}\n")

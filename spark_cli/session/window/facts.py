@@ -107,14 +107,12 @@ def cached(settings: Settings | ProviderSettings,
         return None
 
 
-def store(settings: Settings, facts: ServerFacts | None,
-          env: Mapping[str, str] | None = None) -> None:
-    """Keep ``facts`` (None: forget them); a read-only cache dir costs the next run an ask."""
+def store(settings: Settings, facts: ServerFacts, env: Mapping[str, str] | None = None) -> None:
+    """Keep ``facts`` (the newest ``KEEP``); a read-only cache dir costs the next run an ask."""
     path = cache_path(env)
     known = _read(path)
-    known.pop(_key(settings), None)
-    if facts is not None:
-        known[_key(settings)] = dataclasses.asdict(facts)
+    known.pop(_key(settings), None)  # re-added last: the oldest go first
+    known[_key(settings)] = dataclasses.asdict(facts)
     try:
         write_atomic(path, json.dumps(dict(list(known.items())[-KEEP:]), indent=1).encode(),
                      durable=False)

@@ -171,7 +171,7 @@ def test_resumed_transcript(snap_compare: Any, tmp_path: Path,
             ShownItem("answer", "Added a docstring to `cart_total`."),
             ShownItem("summary", "TTFT 40 ms · 1,502 tok/s · 90 tokens · 0 applied, "
                                  "0 refused · 0.11 s")])
-    saved = store.conversation_path()
+    saved = store.folder / "conversations" / f"{store.session_id}.json"
     saved.write_text(saved.read_text().replace('"saved_at": ', '"saved_at": 1.8e9, "_": '))
     settings = load_settings(root, {"provider": "mock", "model": "spark-rules"},
                              {"SPARK_CONFIG_DIR": str(tmp_path / "cfg")})

@@ -169,10 +169,6 @@ class SessionStore:
         self.session_id = new_session_id()
         return self.session_id
 
-    def conversation_path(self, session_id: str | None = None) -> Path:
-        """The file of conversation ``session_id`` (default: the one this store saves)."""
-        return self.folder / self._name(session_id or self.session_id)
-
     @staticmethod
     def _name(session_id: str) -> str:
         return CONVERSATION if session_id == LEGACY_ID else f"{SESSIONS}/{session_id}.json"

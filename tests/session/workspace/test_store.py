@@ -19,6 +19,11 @@ from spark_cli.session.config.state_dir import repo_slug
 from spark_cli.session.workspace.store import MAX_PROMPTS, SavedState, SessionStore
 
 
+def _saved(store: SessionStore, session_id: str | None = None) -> Path:
+    """The file a store saves conversation ``session_id`` (default: its own) to."""
+    return store.folder / "conversations" / f"{session_id or store.session_id}.json"
+
+
 def _store(tmp_path: Path, name: str = "repo") -> SessionStore:
     root = tmp_path / name
     root.mkdir(exist_ok=True)
@@ -95,7 +100,7 @@ def test_tool_calls_and_outputs_round_trip(tmp_path: Path) -> None:
     store.save_conversation(history, provider="engine", model="spark-fast")
     saved = store.load_conversation()
     assert saved is not None and saved.history == tuple(history)
-    raw = json.loads(store.conversation_path().read_text())
+    raw = json.loads(_saved(store).read_text())
     assert raw["messages"][2] == {"type": "tool_call", "call_id": "call_1", "name": "search",
                                   "arguments": '{"pattern": "TAX_RATE"'}
 
@@ -103,7 +108,7 @@ def test_tool_calls_and_outputs_round_trip(tmp_path: Path) -> None:
 def test_a_broken_tool_entry_sets_the_file_aside(tmp_path: Path) -> None:
     store = _store(tmp_path)
     store.save_conversation([Message("user", "x")], provider="p", model="m")
-    path = store.conversation_path()
+    path = _saved(store)
     raw = json.loads(path.read_text())
     raw["messages"].append({"type": "tool_output", "call_id": 3})
     path.write_text(json.dumps(raw))

@@ -21,6 +21,11 @@ TURNS = (TurnRecord("rename x", 100.0, ONE, ("20261207T000000-abcdef",), ("x.py"
          TurnRecord("explain", 200.0, TWO, (), (), ("out.txt",), 4))
 
 
+def _saved(store: SessionStore, session_id: str | None = None) -> Path:
+    """The file a store saves conversation ``session_id`` (default: its own) to."""
+    return store.folder / "conversations" / f"{session_id or store.session_id}.json"
+
+
 def _store(tmp_path: Path) -> SessionStore:
     (tmp_path / "repo").mkdir(exist_ok=True)
     return SessionStore(tmp_path / "repo", tmp_path / "state")
@@ -30,7 +35,7 @@ def test_turns_round_trip_with_their_items_the_very_ones_of_the_conversation(
         tmp_path: Path) -> None:
     store = _store(tmp_path)
     store.save_conversation([*ONE, *TWO], provider="p", model="m", turns=TURNS)
-    raw = json.loads(store.conversation_path().read_text())
+    raw = json.loads(_saved(store).read_text())
     assert [t["at"] for t in raw["turns"]] == [0, 2]
     assert [t["items"] for t in raw["turns"]] == [2, 4]  # not written twice
     saved = SessionStore(store.root, store.folder).load_conversation()
@@ -45,7 +50,7 @@ def test_a_turn_a_summary_replaced_is_kept_whole_and_rewinds_from_its_record(
     summary = Message("user", "Summary: x was renamed.")
     history = [summary, *TWO]
     store.save_conversation(history, provider="p", model="m", turns=TURNS)
-    raw = json.loads(store.conversation_path().read_text())
+    raw = json.loads(_saved(store).read_text())
     assert raw["turns"][0]["at"] == -1 and len(raw["turns"][0]["items"]) == 2
     saved = store.load_conversation()
     assert saved is not None and saved.history == tuple(history)
@@ -61,7 +66,7 @@ def test_conversations_are_listed_newest_first_and_opened_by_id(tmp_path: Path) 
     second = store.fork()
     assert second != first
     store.save_conversation([*ONE, *TWO], provider="p", model="m", turns=TURNS)
-    os.utime(store.conversation_path(first), (1, 1))  # mtime plays no part in the order
+    os.utime(_saved(store, first), (1, 1))  # mtime plays no part in the order
     listed = SessionStore(store.root, store.folder).list_conversations()
     assert [(i.id, i.messages, i.first) for i in listed] == [
         (second, 6, "rename x"), (first, 2, "rename x")]
@@ -77,7 +82,7 @@ def test_an_unknown_or_unsafe_id_opens_nothing(tmp_path: Path, wanted: str) -> N
     store = _store(tmp_path)
     store.save_conversation(list(ONE), provider="p", model="m")
     evil = store.folder / "evil.json"  # a well-formed file outside the conversations' folder
-    evil.write_bytes(store.conversation_path().read_bytes())
+    evil.write_bytes(_saved(store).read_bytes())
     other = SessionStore(store.root, store.folder)
     assert other.load_conversation(wanted) is None
     assert other.take_problems() == [] and other.session_id != "../evil"
@@ -86,8 +91,8 @@ def test_an_unknown_or_unsafe_id_opens_nothing(tmp_path: Path, wanted: str) -> N
 def test_the_conversation_saved_before_ids_is_listed_and_opens(tmp_path: Path) -> None:
     store = _store(tmp_path)
     store.save_conversation(list(ONE), provider="p", model="m")
-    store.folder.joinpath("conversation.json").write_bytes(store.conversation_path().read_bytes())
-    store.conversation_path().unlink()
+    store.folder.joinpath("conversation.json").write_bytes(_saved(store).read_bytes())
+    _saved(store).unlink()
     listed = store.list_conversations()
     assert [i.id for i in listed] == ["conversation"]
     saved = store.load_conversation()
@@ -104,7 +109,7 @@ def test_the_conversation_saved_before_ids_is_listed_and_opens(tmp_path: Path) -
 def test_a_bad_turn_sets_the_file_aside(tmp_path: Path, turn: object) -> None:
     store = _store(tmp_path)
     store.save_conversation(list(ONE), provider="p", model="m")
-    path = store.conversation_path()
+    path = _saved(store)
     raw = json.loads(path.read_text())
     raw["turns"] = [turn]
     path.write_text(json.dumps(raw))
@@ -121,5 +126,5 @@ def test_only_the_newest_conversations_are_kept(
     for n in range(3):
         ids.append(store.fork())
         store.save_conversation(list(ONE), provider="p", model="m")
-        os.utime(store.conversation_path(), (n + 1, n + 1))
-    assert sorted(p.stem for p in store.conversation_path().parent.iterdir()) == sorted(ids[1:])
+        os.utime(_saved(store), (n + 1, n + 1))
+    assert sorted(p.stem for p in _saved(store).parent.iterdir()) == sorted(ids[1:])

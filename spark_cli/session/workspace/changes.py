@@ -137,6 +137,34 @@ def _since(batches: list[BatchInfo], mark: str | None) -> list[BatchInfo]:
     return list(reversed(batches))
 
 
+@record
+class _Target:
+    """One file to restore: the batch that holds its before-state, and how it stands."""
+
+    rel: str
+    batch_id: str
+    first: FileRecord
+    """The oldest batch's record: the before-state to restore."""
+    last: FileRecord
+    """The newest batch's record: the state the file should be in now."""
+    gap: bool
+    """Another hand changed it between two of spark's batches."""
+
+
+def _targets(batches: Sequence[BatchInfo]) -> list[_Target]:
+    """Each file of ``batches`` (oldest first) with its oldest and newest record."""
+    found: dict[str, _Target] = {}
+    for batch in batches:
+        for entry in batch.files:
+            seen = found.get(entry.path)
+            if seen is None:
+                found[entry.path] = _Target(entry.path, batch.id, entry, entry, False)
+            else:
+                gap = seen.gap or entry.before_hash != seen.last.after_hash
+                found[entry.path] = _Target(entry.path, seen.batch_id, seen.first, entry, gap)
+    return list(found.values())
+
+
 def _text(data: bytes | None, rel: str) -> str | None:
     if data is None:
         return None
@@ -146,18 +174,14 @@ def _text(data: bytes | None, rel: str) -> str | None:
 def session_diff(root: Path, since_batch: str | None = None) -> list[tuple[str, str]]:
     """``(path, diff)`` per file spark changed after ``since_batch`` that differs now, in order."""
     root = Path(root)
-    before: dict[str, tuple[BatchInfo, FileRecord]] = {}
     folder = undo_dir(root)
-    for batch in _since(history(folder), since_batch):
-        for entry in batch.files:
-            before.setdefault(entry.path, (batch, entry))
     out = []
-    for rel, (batch, entry) in before.items():
-        path = root / rel
+    for target in _targets(_since(history(folder), since_batch)):
+        rel, path = target.rel, root / target.rel
         try:
-            if path_problem(root, entry.path) is not None:
+            if path_problem(root, rel) is not None:
                 continue  # not spark's record of a file in this repo: never shown
-            old_bytes = before_bytes(folder, batch.id, entry)
+            old_bytes = before_bytes(folder, target.batch_id, target.first)
         except OSError as exc:
             out.append((rel, f"{rel}: spark's copy from before its edit cannot be read "
                              f"({exc.strerror or exc})\n"))
@@ -193,34 +217,6 @@ class CodeRewind:
     """The batch the rewind recorded (``/undo`` restores what it overwrote)."""
 
 
-@record
-class _Target:
-    """One file to restore: the batch that holds its before-state, and how it stands."""
-
-    rel: str
-    batch_id: str
-    first: FileRecord
-    """The oldest batch's record: the before-state to restore."""
-    last: FileRecord
-    """The newest batch's record: the state the file should be in now."""
-    gap: bool
-    """Another hand changed it between two of spark's batches."""
-
-
-def _targets(root: Path, since: float, batch_ids: Sequence[str]) -> list[_Target]:
-    batches = [b for b in history(undo_dir(root)) if b.id in batch_ids or b.time >= since]
-    found: dict[str, _Target] = {}
-    for batch in reversed(batches):  # oldest first
-        for entry in batch.files:
-            seen = found.get(entry.path)
-            if seen is None:
-                found[entry.path] = _Target(entry.path, batch.id, entry, entry, False)
-            else:
-                gap = seen.gap or entry.before_hash != seen.last.after_hash
-                found[entry.path] = _Target(entry.path, seen.batch_id, seen.first, entry, gap)
-    return list(found.values())
-
-
 def rewind_code(root: Path, since: float, batch_ids: Sequence[str] = (), *,
                 commands: Sequence[str] = (), force: bool = False,
                 label: str = "rewind") -> CodeRewind:
@@ -228,7 +224,8 @@ def rewind_code(root: Path, since: float, batch_ids: Sequence[str] = (), *,
     root = Path(root)
     commands = tuple(dict.fromkeys(commands))
     pending, refused = [], []
-    for target in _targets(root, since, batch_ids):
+    batches = [b for b in history(undo_dir(root)) if b.id in batch_ids or b.time >= since]
+    for target in _targets(batches[::-1]):
         problem = path_problem(root, target.rel)
         if problem is not None:  # a forged journal entry: nothing is written
             return CodeRewind("refused", f"not rewound, nothing written: journal entry "

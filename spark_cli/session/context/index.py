@@ -118,8 +118,6 @@ class RepoIndex:
             found.sort()
         return found
 
-    # ---- reading files ----
-
     def _read(self, rel: str) -> tuple[FileTags, str, bool]:
         """(the tags of ``rel``, its content's digest, whether it was parsed)."""
         try:
@@ -136,8 +134,6 @@ class RepoIndex:
             return extract(text, language_for_path(rel)), digest, True
         except (ImportError, ValueError):  # a grammar that will not load: references only
             return extract(text, None), digest, True
-
-    # ---- the disk cache ----
 
     def _cache_path(self) -> Path:
         return self.root.joinpath(*CACHE_DIR, CACHE_FILE)

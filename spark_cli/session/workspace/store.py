@@ -113,8 +113,6 @@ class SessionStore:
         new, self._pending = self._pending, []
         return new
 
-    # ---- reading ----
-
     def load(self) -> SavedState:
         """The draft, queue and history; unreadable files become problem lines, not errors."""
         start = len(self._pending)
@@ -223,8 +221,6 @@ class SessionStore:
         return SavedConversation(tuple(history), provider, model, float(saved_at),
                                  tuple(ShownItem(*item) for item in shown),
                                  parse_turns(raw.get("turns", []), history))
-
-    # ---- writing ----
 
     def save_draft(self, text: str) -> str | None:
         """Save the prompt's unsent text; returns a problem line if the write newly failed."""

@@ -32,6 +32,7 @@ class RepoIndex:
     def __init__(self, root: Path, *, disk_cache: bool = True) -> None:
         self.root = Path(root).resolve()
         self.disk_cache = disk_cache
+        self._cache = self.root.joinpath(*CACHE_DIR, CACHE_FILE)
         self.tags: dict[str, FileTags] = {}
         self.version = 0
         """Bumped whenever ``tags`` changes (derived tables are rebuilt then)."""
@@ -135,14 +136,11 @@ class RepoIndex:
         except (ImportError, ValueError):  # a grammar that will not load: references only
             return extract(text, None), digest, True
 
-    def _cache_path(self) -> Path:
-        return self.root.joinpath(*CACHE_DIR, CACHE_FILE)
-
     def _load_disk(self) -> None:
         if not self.disk_cache:
             return
         try:
-            raw = json.loads(self._cache_path().read_text(encoding="utf-8"))
+            raw = json.loads(self._cache.read_text(encoding="utf-8"))
             if raw.get("version") != CACHE_VERSION:
                 return
             tags: dict[str, FileTags] = {}
@@ -166,14 +164,13 @@ class RepoIndex:
                        " ".join(f"{w} {c}" for w, c in t.references.items()), t.words,
                        self._digests.get(rel, "")]
                  for rel, t in self.tags.items()}
-        path = self._cache_path()
         try:
-            spark = path.parent.parent
+            spark = self._cache.parent.parent
             spark.mkdir(exist_ok=True)
             if not (spark / ".gitignore").exists():
                 (spark / ".gitignore").write_text("*\n")
-            write_atomic(path, json.dumps({"version": CACHE_VERSION, "files": files},
-                                          separators=(",", ":")).encode(), durable=False)
+            write_atomic(self._cache, json.dumps({"version": CACHE_VERSION, "files": files},
+                                                 separators=(",", ":")).encode(), durable=False)
         except OSError:
             pass  # a read-only checkout: the in-memory cache still serves this process
 

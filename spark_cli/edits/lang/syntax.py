@@ -11,7 +11,6 @@ Offsets given to tree-sitter are UTF-8 bytes and ``Point.column`` is bytes.
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from spark_cli.edits.lang.ends import common_ends
@@ -168,29 +167,11 @@ def _describe_error(node: tree_sitter.Node) -> tuple[int, str]:
     return node.start_point.row + 1, hint
 
 
-def check_edit(
-    path: str,
-    old: str,
-    new: str,
-    *,
-    old_tree: tree_sitter.Tree | None = None,
-    edits: Sequence[tuple[int, int, int]] | None = None,
-) -> tuple[SyntaxVerdict, tree_sitter.Tree | None]:
-    """Judge ``old`` → ``new`` for the file at ``path``; returns the verdict and the new tree.
-
-    ``old_tree`` (the tree of ``old``; it is not modified) and ``edits`` (UTF-8
-    byte triples ``(start, old_end, new_end)``, ascending and non-overlapping, all
-    in OLD-text coordinates with ``new_end = start + len(replacement bytes)``)
-    make the new parse incremental. Without ``edits`` the changed span is computed
-    from the two texts (common prefix and suffix).
-
-    The rule: an edit is refused (``ok=False``) only when the OLD text parsed without
-    ERROR/MISSING nodes (`first_error`) and the NEW text has some. A file that was
-    already broken is not judged (you cannot tell whether the edit made it worse),
-    and a file in no known language is "text mode": no syntax check at all
-    (``checked=False``). So is a YAML, JSON or TOML file with template markup
-    (``{{ }}``, ``{% %}``: Helm, Ansible, Jinja) in either version.
-    """
+def check_edit(path: str, old: str,
+               new: str) -> tuple[SyntaxVerdict, tree_sitter.Tree | None]:
+    """Judge ``old`` → ``new`` for ``path``: refused only when ``old`` parsed clean and
+    ``new`` does not. A broken old text, text mode and templated data files are not
+    judged. Returns the verdict and the new tree (None when not built)."""
     language = language_for_path(path)
     if language is None:
         note = f"{path}: no syntax check was done (not a language spark parses)"
@@ -199,20 +180,19 @@ def check_edit(
         note = f"{path}: no syntax check was done (template markup: {{{{ }}}} or {{% %}})"
         return SyntaxVerdict(None, True, False, note, None), None
     try:
-        pending = _deferred.get((language, old)) if old_tree is None else None
+        pending = _deferred.get((language, old))
         if pending is not None and (language, new) not in _trees:  # old judged clean
-            quick = _quick_verdict(language, old, new, pending, edits)
+            quick = _quick_verdict(language, old, new, pending)
             if quick is not None:
                 return quick, None
-        if old_tree is None:
-            old_tree = parse_text(language, old)
+        old_tree = parse_text(language, old)
         before = first_error(old_tree, language)
         if before is None and (language, new) not in _trees:
             quick = _quick_verdict(language, old, new,
-                                   Pending(language, old_tree, old.encode("utf-8")), edits)
+                                   Pending(language, old_tree, old.encode("utf-8")))
             if quick is not None:
                 return quick, None
-        new_tree = _reparse(language, old, new, old_tree, edits)
+        new_tree = _reparse(language, old, new, old_tree)
     except ImportError as exc:  # a grammar wheel is missing: say so, do not block the edit
         note = f"{path}: no syntax check was done ({exc})"
         return SyntaxVerdict(None, True, False, note, None), None
@@ -241,14 +221,13 @@ def _judged(path: str, language: str, new: str, new_tree: tree_sitter.Tree) -> S
     return SyntaxVerdict(language, False, True, message, line)
 
 
-def _quick_verdict(language: str, old: str, new: str, pending: Pending,
-                   edits: Sequence[tuple[int, int, int]] | None) -> SyntaxVerdict | None:
-    """Clean by `syntax_window` (the new tree is then built only when asked for), else
-    None: the whole file must be re-parsed. ``pending`` is how to get the old tree."""
+def _quick_verdict(language: str, old: str, new: str,
+                   pending: Pending) -> SyntaxVerdict | None:
+    """Clean by `syntax_window` (the new tree deferred), else None: re-parse the file."""
     if pending.depth >= MAX_STEPS:
         return None
     old_b, new_b = old.encode("utf-8"), new.encode("utf-8")
-    spans = list(edits) if edits is not None else [_changed_span(old_b, new_b)]
+    spans = [_changed_span(old_b, new_b)]
     if not window_clean(language, pending.tree, old_b, new_b, spans):
         return None
     _defer((language, new), pending.then(new_b, spans))
@@ -266,14 +245,12 @@ def _source_line(text: str, line: int, limit: int = 80) -> str:
     return shown if len(shown) <= limit else shown[:limit - 3] + "..."
 
 
-def _reparse(language: str, old: str, new: str, old_tree: tree_sitter.Tree,
-             edits: Sequence[tuple[int, int, int]] | None) -> tree_sitter.Tree:
+def _reparse(language: str, old: str, new: str, old_tree: tree_sitter.Tree) -> tree_sitter.Tree:
     cached = _trees.get((language, new))
     if cached is not None:
         return cached
     old_b, new_b = old.encode("utf-8"), new.encode("utf-8")
-    if edits is None:
-        edits = [_changed_span(old_b, new_b)]
+    edits = [_changed_span(old_b, new_b)]
     return get_parser(language).parse(new_b, edited(old_tree, old_b, new_b, edits))
 
 

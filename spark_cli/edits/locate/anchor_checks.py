@@ -1,11 +1,6 @@
-"""Checks of a hunk against the file's definitions before it is placed.
-
-An ``@@`` anchor that names nothing in the file was invented: the hunk is refused
-(`unresolved_anchor`, `anchor_not_found`). Lines inserted right under an anchor go
-after its whole header (`body_start`). An elided SEARCH whose last piece matches past
-the end of the definition its head is in would edit across a boundary the model never
-saw (`crossed_definition`).
-"""
+"""Checks of a hunk against the file's definitions before it is placed: invented ``@@``
+anchors, where lines inserted under an anchor go, and elided searches that cross a
+definition's end."""
 
 from __future__ import annotations
 
@@ -25,9 +20,7 @@ _SHOWN = 6
 
 
 def unresolved_anchor(text: str, language: str | None, anchors: Sequence[str]) -> str | None:
-    """The first of ``anchors`` that names nothing in ``text`` (no definition, no line
-    starting with it, not even its text, nor its name on a line with a definition
-    keyword), or None."""
+    """The first of ``anchors`` that names nothing in ``text``, or None."""
     for raw in anchors:
         anchor = raw.strip()
         if not anchor:
@@ -85,8 +78,7 @@ def _short(header: str, limit: int = 70) -> str:
 
 
 def body_start(text: str, language: str | None, row: int) -> int:
-    """The 0-based line before which lines inserted under the header on ``row`` go:
-    after the whole header and, in Python, after the body's leading docstring."""
+    """The row before which lines inserted under the header on ``row`` go."""
     if language is None:
         return row + 1
     try:
@@ -121,8 +113,7 @@ def _innermost(defs: list[DefinitionSpan], row: int) -> DefinitionSpan | None:
 
 def crossed_definition(text: str, language: str | None, first: int,
                        last: int) -> LocateFailed | None:
-    """The refusal for an elided match over rows ``first``..``last`` (0-based) that
-    leaves the definition its first row is in, or None when it stays inside."""
+    """The refusal for an elided match leaving the definition it starts in, or None."""
     if language is None or last <= first:
         return None
     scope = _innermost(definitions(text, language), first)

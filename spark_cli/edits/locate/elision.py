@@ -1,13 +1,7 @@
 """Elision lines (`...`, `# ... existing code ...`) in SEARCH/REPLACE text.
 
-Models shorten long blocks with a placeholder line. spark never guesses what a
-placeholder stands for: when SEARCH and REPLACE carry the same placeholder lines in
-the same order, each piece between them is located on its own and the file text
-under each placeholder is kept (`split_elided`); a placeholder in REPLACE that
-SEARCH does not have would delete the code it stands for, so the hunk is refused
-(`unbacked_placeholder`, with the stricter `is_placeholder`: a bare `...` line is
-Python's Ellipsis or prose, not one).
-"""
+Matching placeholders on both sides split the hunk into pieces located on their own
+(`split_elided`); a REPLACE placeholder SEARCH lacks is refused (`unbacked_placeholder`)."""
 
 from __future__ import annotations
 
@@ -55,8 +49,7 @@ def has_placeholder(text: str) -> bool:
 
 def unbacked_placeholder(search: Iterable[str], replace_text: str,
                          region: Iterable[str] = ()) -> str | None:
-    """The first placeholder line of ``replace_text`` that neither SEARCH nor the
-    matched file ``region`` has (stripped), or None."""
+    """The first placeholder line of REPLACE that neither SEARCH nor ``region`` has."""
     if not has_placeholder(replace_text):
         return None
     backed = {line.strip() for line in search} | {line.strip() for line in region}
@@ -90,12 +83,8 @@ def _drop_edges(search: list[str], replace: list[str]) -> tuple[list[str], list[
 
 def split_elided(search: list[str],
                  replace: list[str]) -> list[tuple[list[str], list[str]]] | None:
-    """(search piece, replace piece) pairs around matching placeholder lines, or None.
-
-    A placeholder that is the first or last line of both sides stands for nothing
-    that changes: it is dropped first. What remains must have the same placeholders
-    at the same places on both sides, with text between them.
-    """
+    """(search piece, replace piece) pairs around matching placeholder lines, or None
+    (a placeholder first or last on both sides is dropped first)."""
     trimmed = _drop_edges(search, replace)
     dropped = trimmed != (search, replace)
     search, replace = trimmed
@@ -121,8 +110,7 @@ def split_elided(search: list[str],
 
 
 def join_pieces(text: str, spans: list[tuple[int, int, str]]) -> str:
-    """The replacement for ``text[spans[0].start:spans[-1].end]``: each piece's
-    replacement, with the file text between pieces kept."""
+    """The replacement for the pieces' whole span, keeping the file text between them."""
     parts = [spans[0][2]]
     for (_s, end, _r), (start, _e, replacement) in pairwise(spans):
         parts.append(text[end:start])

@@ -1,14 +1,6 @@
-"""Several matches or none: what narrows a ladder step's matches, and why a hunk could not
-be placed (`LocateFailed`, with messages a model can act on).
-
-`MatchHints` narrows several matches by ``*** End of File``, the ``@@`` anchors and
-the order of the hunks. "ambiguous": the lines of every candidate and how to make the
-search unique. "missing", most specific first: the REPLACE text is already in the
-file; which search line differs from the one place most others agree with; else the
-file lines most similar to the search (difflib, for the suggestion only: nothing is
-ever applied by similarity); plus notes for an elision and an anchor that matched
-nothing.
-"""
+"""Several matches or none: what narrows a ladder step's matches (`MatchHints`), and why a
+hunk could not be placed (`LocateFailed`, with messages a model can act on). Similarity
+(difflib) only ever suggests lines; nothing is applied by it."""
 
 from __future__ import annotations
 
@@ -58,9 +50,7 @@ def ambiguous(lines: tuple[int, ...], anchors: Sequence[str], anchored: bool) ->
 
 
 class MatchHints:
-    """What narrows several matches of a ladder step: ``at_eof``, the anchors (their
-    ranges resolved only when needed), then ``search_from`` (so repeated snippets
-    resolve in hunk order); `choose` refuses several left as ambiguous."""
+    """What narrows several matches: ``at_eof``, the anchors, then ``search_from``."""
 
     def __init__(self, index: LineIndex, language: str | None, anchors: tuple[str, ...],
                  at_eof: bool, search_from: int, first_of_many: bool = False) -> None:
@@ -83,8 +73,7 @@ class MatchHints:
         return [m for m in pool if m.last >= last]
 
     def _by_anchor(self, pool: list[Match]) -> list[Match]:
-        """The matches inside the anchored ranges, else those after the first anchored
-        line (codex: the context follows the anchor); empty when none is."""
+        """The matches inside the anchored ranges, else those after the first one."""
         inside = [m for m in pool if any(m.first <= e and s <= m.last for s, e in self.ranges)]
         if not inside:
             top = min(s for s, _ in self.ranges)
@@ -92,9 +81,7 @@ class MatchHints:
         return inside
 
     def fits_hints(self, matches: list[Match]) -> bool:
-        """Whether some match agrees with ``*** End of File`` and the anchors. When none
-        does, the ladder goes on: a looser reading of the same search (without its blank
-        edge lines, say) may match where the hints point."""
+        """Whether some match agrees with ``*** End of File`` and the anchors."""
         if self.at_eof:
             matches = self._at_end(matches)
         if self.anchors and matches and self.ranges:
@@ -194,8 +181,7 @@ def _already_applied(lines: list[str], real: int, table: dict[str, list[int]],
 
 def _best_alignment(lines: list[str], real: int, table: dict[str, list[int]],
                     search: list[str]) -> tuple[int, int, int] | None:
-    """(first line, agreeing lines, first differing search line) of the best alignment,
-    when at least half of the search's non-blank lines agree there."""
+    """(first line, agreeing lines, first differing line) where half the search agrees."""
     keys = [s.strip() for s in search]
     wanted = [i for i, k in enumerate(keys) if k]
     if not wanted:

@@ -1,11 +1,7 @@
 """Placing every hunk of one file section in the file's text, in order.
 
-`locate_all(work, edit, …)` locates each hunk after the previous one (a hunk
-given out of order is still found when it does not overlap) and returns the
-spans to splice and the hunks refused, each with a message a model can act on.
-`changed_regions(seen, current)` gives the lines the user changed since the model
-read the file: a hunk that touches one must not apply (it would overwrite them).
-"""
+`locate_all` gives the spans to splice and the hunks refused; `changed_regions` the
+lines the user changed since the model read the file (a hunk touching them is refused)."""
 
 from __future__ import annotations
 
@@ -28,7 +24,7 @@ _NEWLINES = re.compile(r"\r\n|\r")
 
 @record
 class Span:
-    """Where one hunk landed: its line range, its replacement, the step that found it."""
+    """Where one hunk landed: its character range, its replacement, the step that found it."""
 
     index: int  # 1-based hunk index
     start: int
@@ -40,14 +36,13 @@ class Span:
 # -- which lines the user changed since the model read the file ---------------------
 @record
 class Region:
-    """Lines ``start`` .. ``end`` (0-based, end exclusive) of the current text; a pure
-    deletion by the user is an empty region at the line where text vanished."""
+    """Current-text lines [start, end); a user's pure deletion is an empty region."""
 
     start: int
     end: int
 
     def overlaps(self, start: int, end: int) -> bool:
-        """Does a hunk covering lines [start, end) (empty = an insertion point) touch this?"""
+        """Does a hunk covering lines [start, end) (empty: an insertion) touch this?"""
         if start == end:  # an insertion: touched if it lands inside or at the edge
             return self.start <= start <= self.end
         if self.start == self.end:  # the user deleted lines here: touched if strictly inside
@@ -116,8 +111,7 @@ def _same(a: Hunk, b: Hunk) -> bool:
 
 
 def _seen_conflict(seen: str, hunk: Hunk, language: str | None, index: int) -> str | None:
-    """When a hunk no longer locates: does it locate in the text the model saw (so the
-    user changed lines it relies on)? The conflict message, or None."""
+    """The conflict message when the hunk locates in the text the model saw, else None."""
     try:
         start, end, _r, _s = _find(seen, hunk, language, 0)
     except LocateFailed:
@@ -132,14 +126,10 @@ def _seen_conflict(seen: str, hunk: Hunk, language: str | None, index: int) -> s
 def locate_all(work: str, edit: FileEdit, regions: list[Region] | None,
                 language: str | None, seen: str | None = None,
                 in_order: bool = False) -> tuple[list[Span], list[HunkRefused]]:
-    """Locate each hunk in order, each after the previous one; (spans, refused hunks).
+    """Locate each hunk after the previous one; (spans, refused hunks).
 
-    Refused: under a conflict, a hunk that touches a line the user changed or that
-    locates only in the text the model saw (``conflict``), and one that changes lines
-    an earlier hunk changes (``overlap``; shared unchanged context is fine). Identical
-    hunks take one place each (``in_order``: every hunk does), and an empty SEARCH
-    appends only what does not repeat the file's text.
-    """
+    Refused: a hunk touching the user's changed lines or locating only in the text the
+    model saw (``conflict``), and one changing lines an earlier hunk changes (``overlap``)."""
     spans: list[Span] = []
     refused: list[HunkRefused] = []
     position = 0
@@ -183,8 +173,7 @@ def locate_all(work: str, edit: FileEdit, regions: list[Region] | None,
 
 
 def _fit(work: str, spans: list[Span], new: Span) -> bool:
-    """Add ``new`` to ``spans``; overlapping spans that share only unchanged lines are
-    trimmed to their cores. False (nothing added) when they change shared lines."""
+    """Add ``new`` unless it changes lines an earlier span changes (shared context is trimmed)."""
     cores: dict[int, Span] = {}
     mine = new
     for k, other in enumerate(spans):
@@ -237,16 +226,10 @@ def _touches(core: Cut, lo: int, hi: int) -> bool:
 
 
 def disjoint_cores(text: str, first: Cut, second: Cut) -> tuple[Cut, Cut] | None:
-    """The cores of two overlapping spans when they share only unchanged lines, else None.
+    """The cores (`trim`) of two overlapping spans when they share only unchanged lines.
 
-    Models (and ``diff``) give neighbouring hunks the same context lines: hunk 1
-    `` a / -b / +B /  c`` and hunk 2 `` c / -d / +D /  e`` both cover ``c``. That is
-    fine when the shared lines are unchanged in both: :func:`trim` cuts each span down to
-    the lines its replacement changes (its *core*), and two spans are accepted when the
-    shared part lies outside both cores. An insertion strictly inside the shared lines
-    (between two of them) still counts as an overlap: the other hunk relies on those lines
-    being adjacent.
-    """
+    Neighbouring hunks often share context lines; an insertion strictly inside the shared
+    lines still overlaps (the other hunk relies on them being adjacent). Else None."""
     lo, hi = max(first[0], second[0]), min(first[1], second[1])
     a, b = trim(text, first), trim(text, second)
     if _touches(a, lo, hi) or _touches(b, lo, hi):

@@ -1,13 +1,7 @@
-"""Definitions in a syntax tree: the one answer to "what does this file define, and where".
+"""Definitions in a syntax tree: what a file defines, and where (name, kind, lines).
 
-One small tree-sitter query per language (compiled once) names each definition node,
-its name and its kind ("function", "type", or "constant" for a module-level Python
-assignment, which only the repo map asks for). The edit anchors, the repo map's tags and
-the engine's brains all read definitions here. The wheels' TAGS_QUERY files are uneven
-(C captures declarators, Rust lists ``impl`` only as a reference, TypeScript ships none),
-so spark keeps its own definition types; the repo map reads the wheels' queries only
-for references.
-"""
+One tree-sitter query per language; spark keeps its own because the wheels' TAGS_QUERY
+files are uneven (C captures declarators, TypeScript ships none)."""
 
 from __future__ import annotations
 
@@ -149,8 +143,8 @@ def _query(language: str) -> tree_sitter.Query:
 
 def definition_nodes(tree: tree_sitter.Tree, language: str, *,
                      constants: bool = False) -> list[DefinitionNode]:
-    """Every definition in ``tree`` (document order, outer before inner); [] for a language
-    without a query. Module-level Python constants only when ``constants``."""
+    """Every definition in ``tree`` (outer before inner); module-level Python constants only
+    with ``constants``."""
     if language not in _QUERIES:
         return []
     import tree_sitter  # deferred: launch -> request

@@ -1,12 +1,7 @@
 """Syntax validation of an edit with tree-sitter: would it break a file that parsed cleanly?
 
-`parse_text(language, text)` is the shared, cached parse used by `anchors` and
-by `check_edit`: a small LRU of recent (language, text) → tree, so the tree
-built while locating a hunk, or the new tree of the previous edit, is reused
-and the next check is an incremental re-parse instead of two full parses.
-
-Offsets given to tree-sitter are UTF-8 bytes and ``Point.column`` is bytes.
-"""
+`parse_text` keeps a small cache of recent trees so the next check is an incremental
+re-parse. Offsets given to tree-sitter are UTF-8 bytes."""
 
 from __future__ import annotations
 
@@ -27,8 +22,7 @@ _trees: OrderedDict[tuple[str, str], tree_sitter.Tree] = OrderedDict()
 _deferred: OrderedDict[tuple[str, str], Pending] = OrderedDict()
 # ".h" is C or C++: a header is refused only when neither grammar accepts the new text
 _SECOND_OPINION = {"c": "cpp"}
-# Data files that are often templates (Helm, Ansible, Jinja): with {{ }} or {% %} in them,
-# they are text mode. Not a YAML/JSON/TOML parse, so no verdict either way.
+# data files often templated (Helm, Ansible, Jinja): with {{ }} or {% %} they are text mode
 _TEMPLATED = frozenset({"yaml", "json", "toml"})
 
 
@@ -60,8 +54,7 @@ def _remember(key: tuple[str, str], tree: tree_sitter.Tree) -> None:
 
 
 def prime(path: str, text: str) -> None:
-    """Parse ``text`` now (e.g. when a file is read into the model's context) so the
-    first check of an edit to it is an incremental re-parse. Text mode: nothing."""
+    """Parse ``text`` now so the first check of an edit to it is incremental."""
     language = language_for_path(path)
     if language is not None:
         try:
@@ -71,12 +64,8 @@ def prime(path: str, text: str) -> None:
 
 
 def first_error(tree: tree_sitter.Tree, language: str | None = None) -> tuple[int, str] | None:
-    """(1-based line, description) of the first ERROR or MISSING node, or None.
-
-    In HTML, elements closed implicitly (``<p>a<p>b``, ``<li>``, a fragment that ends
-    with open elements) do not count: MISSING ``_implicit_end_tag`` nodes, and ERROR
-    nodes made only of well-formed tags and text; a broken tag (``<div`` unterminated,
-    a stray ``</div>``) does."""
+    """(1-based line, description) of the first ERROR or MISSING node, or None; in HTML,
+    elements closed implicitly do not count."""
     node = tree.root_node
     if not node.has_error:
         return None
@@ -135,8 +124,7 @@ _LEAF_LIMIT = 2000
 
 
 def _describe_error(node: tree_sitter.Node) -> tuple[int, str]:
-    """(1-based line, hint) for an ERROR node: a missing token, an unbalanced
-    bracket among its tokens, else the text it starts with."""
+    """(1-based line, hint): a missing token, an unbalanced bracket, else the text."""
     stack: list[tuple[str, int]] = []
     pending = [node]
     seen = 0

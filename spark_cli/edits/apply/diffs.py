@@ -1,8 +1,5 @@
-"""Minimal unified diffs of one file's text, as `spark apply` and `spark edit` show them.
-
-The common head and tail are skipped before difflib sees the text, so one small
-hunk in a 5,000-line file costs a few hundred microseconds, not a whole-file diff.
-"""
+"""Minimal unified diffs of one file's text; the common head and tail are skipped before
+difflib sees it."""
 
 from __future__ import annotations
 
@@ -62,8 +59,7 @@ def unified_diff(path: str, old: str | None, new: str | None, *, context: int = 
 
 
 def _window(a: str, b: str, context: int) -> tuple[int, list[str], list[str], int, int]:
-    """Only the changed lines plus ``context`` lines each side: (first line number, lines
-    of a, lines of b, equal lines before the change, equal lines after it)."""
+    """The changed lines plus ``context`` each side: (first line, a's, b's, equal before, after)."""
     start = a.rfind("\n", 0, common_prefix(a, b, min(len(a), len(b)))) + 1  # a line start
     shift = len(b) - len(a)
     tail = len(a) - common_suffix(a, b, min(len(a), len(b)) - start)
@@ -93,8 +89,7 @@ Opcode = tuple[Literal["replace", "delete", "insert", "equal"], int, int, int, i
 
 
 class _Grouped(difflib.SequenceMatcher[str]):
-    """difflib's ``get_grouped_opcodes`` (changes with ``context`` equal lines around them,
-    merged when close) over opcodes computed on the changed window only."""
+    """difflib's ``get_grouped_opcodes`` over opcodes computed on the window only."""
 
     def __init__(self, codes: list[Opcode]) -> None:
         super().__init__(None, "", "", autojunk=False)

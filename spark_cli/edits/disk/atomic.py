@@ -1,13 +1,7 @@
-"""Crash-safe file writes: temp file in the same directory, fsync, keep the mode, rename.
+"""Crash-safe file writes: a temp file beside the target, fsync, the mode kept, rename.
 
-A reader (or a crash) sees either the whole old file or the whole new one, never a
-mix. Writing through a symlink replaces the link's target, not the link.
-
-A write killed before its rename leaves its temp file behind. Temp files have one
-recognisable name, ``.<name>.<pid>.<random>.spark-tmp`` (`is_temp_name`), so they
-are never taken for source files, and `remove_stale_temps` deletes the ones whose
-writer is gone (its pid no longer runs, or the file is an hour old).
-"""
+Temp files are named ``.<name>.<pid>.<random>.spark-tmp`` (`is_temp_name`), and
+`remove_stale_temps` deletes the ones whose writer is gone."""
 
 from __future__ import annotations
 
@@ -49,9 +43,8 @@ def fsync_dir(directory: Path) -> None:
 
 def write_atomic(path: Path, data: bytes, mode: int | None = None, *,
                  durable: bool = True) -> None:
-    """Replace ``path`` with ``data`` atomically; ``mode`` defaults to the existing file's.
-    ``durable``: fsync the data and the rename (off for files rewritten on every keystroke,
-    where a power cut may lose the last write but never leaves a mix)."""
+    """Replace ``path`` with ``data`` atomically (``mode``: the existing file's by default);
+    ``durable=False`` skips the fsyncs for files rewritten on every keystroke."""
     target = Path(os.path.realpath(path))
     directory = target.parent
     directory.mkdir(parents=True, exist_ok=True)

@@ -1,12 +1,6 @@
-"""Lossless text files: bytes -> "\\n" text plus everything needed to write the same bytes back.
-
-A `TextFile` holds the text with "\\n" newlines (what hunks are located in) and what
-to restore: each line's own ending (CRLF, LF or CR; mixed files keep them per line),
-the encoding and BOM (UTF-8, UTF-8 with BOM, UTF-16 with BOM) and the file mode.
-Whether the file ends with a newline is part of the text itself. Re-encoding an
-untouched region gives the same bytes; new lines take the file's dominant ending.
-Binary, non-UTF-8 and oversized files are refused with `FileRefused`.
-"""
+"""Lossless text files: bytes -> "\\n" text plus what is needed to write the same bytes back
+(each line's ending, the encoding and BOM, the mode). Binary, non-UTF-8 and oversized
+files are refused with `FileRefused`."""
 
 from __future__ import annotations
 
@@ -64,12 +58,8 @@ class TextFile:
         return TextFile(text, tuple(endings), self.encoding, self.bom, self.mode)
 
     def spliced(self, splices: Sequence[tuple[int, int, str]]) -> TextFile:
-        """Replace ``text[start:end]`` by each replacement (sorted, non-overlapping).
-
-        Untouched lines keep their endings; inside a replaced region, lines that
-        stay equal keep theirs, changed lines reuse the region's endings in order,
-        and added lines take the file's dominant ending.
-        """
+        """Replace ``text[start:end]`` by each replacement (sorted, non-overlapping); lines that
+        stay keep their endings, new ones take the region's, then the dominant one."""
         text, old_endings, dominant = self.text, self.endings, self.dominant
         pieces: list[str] = []
         endings: list[str] = []

@@ -27,8 +27,7 @@ _PLACEHOLDER = (
     rf"^[ \t]*{_MARK}[ \t]*[(\[][ \t]*(?:unchanged|omitted|existing)[ \t]*[)\]]{_CLOSE}$|"
     rf"^[ \t]*{_DOTS}[ \t]*[^\n]*?\b{_WORDS}[^\n]*$"  # "... existing code ..."
 )
-# One compiled pattern serves both uses (compiling is a start-up cost): with
-# re.M, ``^``/``$`` still anchor a single line at its start and end.
+# one compiled pattern for a line and a text (compiling is a start-up cost)
 _PLACEHOLDER_ANY = re.compile(_PLACEHOLDER, re.I | re.M)
 
 

@@ -33,7 +33,6 @@ class Span:
     step: str
 
 
-# -- which lines the user changed since the model read the file ---------------------
 @record
 class Region:
     """Current-text lines [start, end); a user's pure deletion is an empty region."""
@@ -192,7 +191,6 @@ def _fit(work: str, spans: list[Span], new: Span) -> bool:
     return True
 
 
-# -- hunks that overlap only in context lines ----------------------------------------
 Cut = tuple[int, int, str]
 """A span to splice: start, end, replacement (offsets in the text)."""
 

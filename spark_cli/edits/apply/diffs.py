@@ -6,16 +6,15 @@ from __future__ import annotations
 import difflib
 from typing import Literal
 
-from spark_cli.edits.lang.ends import common_prefix, common_suffix
+from spark_cli.edits.lang.ends import common_prefix, common_suffix, lines_of
 
 NO_NEWLINE = "\\ No newline at end of file\n"
 
 
 def _lines(text: str) -> list[str]:
-    parts = text.split("\n")
-    lines = [p + "\n" for p in parts[:-1]]
-    if parts[-1]:
-        lines.append(parts[-1] + "\n" + NO_NEWLINE)
+    lines = lines_of(text)
+    if lines and not lines[-1].endswith("\n"):
+        lines[-1] += "\n" + NO_NEWLINE
     return lines
 
 

@@ -10,7 +10,7 @@ import re
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from spark_cli.edits.lang.ends import common_ends
+from spark_cli.edits.lang.ends import common_ends, lines_of
 from spark_cli.edits.locate.ladder import locate
 from spark_cli.edits.locate.misses import LocateFailed
 from spark_cli.edits.model.outcome import HunkRefused
@@ -195,21 +195,12 @@ Cut = tuple[int, int, str]
 """A span to splice: start, end, replacement (offsets in the text)."""
 
 
-def _lines(text: str) -> list[str]:
-    """``text`` split after each newline (the last piece may lack one)."""
-    parts = text.split("\n")
-    out = [p + "\n" for p in parts[:-1]]
-    if parts[-1]:
-        out.append(parts[-1])
-    return out
-
-
 def trim(text: str, span: Cut) -> Cut:
     """``span`` without the whole lines at its start and end that its replacement keeps."""
     start, end, replacement = span
     if end < len(text) and text[end] == "\n":  # compare whole lines, newline included
         end, replacement = end + 1, replacement + "\n"
-    old, new = _lines(text[start:end]), _lines(replacement)
+    old, new = lines_of(text[start:end]), lines_of(replacement)
     head, tail = common_ends(old, new)
     cut_start = sum(map(len, old[:head]))
     cut_end = sum(map(len, old[len(old) - tail:]))

@@ -1,14 +1,6 @@
-"""What a deep task changed, as plain data: files, hunks, a selection of them (pure).
-
-A :class:`ChangedFile` holds the file's text at the snapshot's start (``base``,
-None = absent) and after the deep task (``theirs``, None = deleted), both with
-"\\n" newlines, and its hunks: the unified-diff groups (3 lines of context, as
-``git diff`` shows them) of ``base -> theirs``. Each :class:`ChangeHunk` knows
-the base lines it replaces and with what, so any subset of a file's hunks can
-be laid onto the base (``with_hunks``): that is how per-hunk selection feeds
-the three-way merge (``spark_cli.session.deep.merge``). A created or deleted
-file is one hunk.
-"""
+"""What a deep task changed, as plain data (pure): per file its base and result text and
+its unified-diff hunks; any subset of a file's hunks can be laid onto the base
+(`ChangedFile.with_hunks`), which is how per-hunk selection feeds the merge."""
 
 from __future__ import annotations
 
@@ -18,6 +10,7 @@ from dataclasses import field
 from typing import Literal
 
 from spark_cli.edits.apply.diffs import NO_NEWLINE, hunk_range
+from spark_cli.edits.lang.ends import lines_of
 from spark_cli.record import record
 
 ChangeKind = Literal["modify", "create", "delete"]
@@ -32,21 +25,9 @@ class _Matcher(difflib.SequenceMatcher[str]):
         super().__init__(None, a, b, autojunk=False)
 
 
-def lines_of(text: str | None) -> list[str]:
-    """``text`` split after each "\\n" (the last line may lack one); [] for None."""
-    if not text:
-        return []
-    parts = text.split("\n")
-    lines = [part + "\n" for part in parts[:-1]]
-    if parts[-1]:
-        lines.append(parts[-1])
-    return lines
-
-
 @record
 class ChangeHunk:
-    """One hunk of a file's change: base lines ``[base_start, base_end)`` (0-based) become
-    the lines of ``edits`` (one or more replacements inside that range)."""
+    """One hunk: base lines ``[base_start, base_end)`` become the lines of ``edits``."""
 
     index: int
     """1-based within its file."""
@@ -94,7 +75,7 @@ class ChangedFile:
 
     def blocks_with(self, indexes: set[int] | frozenset[int]) -> list[tuple[int, int, int]]:
         """difflib-style matching blocks of base -> ``with_hunks(indexes)``, from the edits
-        themselves (no diff needed): (base i, new j, length), ending with the sentinel."""
+        themselves, ending with the sentinel."""
         size = len(lines_of(self.base))
         blocks: list[tuple[int, int, int]] = []
         pos_a = pos_b = 0

@@ -1,13 +1,6 @@
-"""Finished deep tasks' changes on disk, so a restarted spark can offer them again.
-
-One JSON file per finished task in ``<SessionStore folder>/deep/`` (the repo's
-state folder, ``spark_cli.session.workspace.store``): ``{"version": 1, "kind": "deep_task",
-"task", "started_at", "ended_at", "output_tokens", "label", "files": [{"path",
-"base", "theirs"}], "skipped": [[path, why]]}``; the hunks are recomputed on load.
-Written atomically once the task is done (then its snapshot can go), deleted
-when the change is applied in full or dropped. A file that cannot be read or
-is not ours is skipped (never deleted).
-"""
+"""Finished deep tasks' changes on disk (one JSON file each in ``<state folder>/deep/``), so
+a restarted spark can offer them again; hunks are recomputed on load, and a file that
+cannot be read is skipped, never deleted."""
 
 from __future__ import annotations
 

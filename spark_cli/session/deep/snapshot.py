@@ -1,14 +1,8 @@
-"""A private copy of the repo for a deep task to edit: a git worktree, or a plain copy.
+"""A private copy of the repo for a deep task: a git worktree, or a plain copy.
 
-``take_snapshot(root)`` freezes the *current working tree* (uncommitted and
-untracked work included) in a temp dir outside the repo, without touching the
-user's tree, index, branches or stash list (how: :class:`Snapshot`).
-``Snapshot.changes()`` lists what changed (path, base bytes, result bytes; None =
-absent) plus what cannot be merged (symlinks, submodules). ``remove()`` deletes it
-all (and the worktree's registration). Each snapshot folder holds its spark's pid
-(``owner.pid``): a snapshot whose process died is swept by the next
-``take_snapshot``. Blocking: call from a thread.
-"""
+``take_snapshot`` freezes the working tree (uncommitted and untracked work included)
+outside the repo without touching the user's git state; a snapshot whose spark died
+(``owner.pid``) is swept by the next one. Blocking: call from a thread."""
 
 from __future__ import annotations
 
@@ -47,20 +41,12 @@ def _git(cwd: Path, *args: str, data: bool = False) -> bytes:
 
 
 class Snapshot:
-    """A frozen copy of the repo in ``folder`` (outside it); the task works in ``root``.
+    """A frozen copy of the repo in ``folder``; the task works in ``root``.
 
-    - git: ``git stash create`` gives a commit of the working tree (HEAD when it is
-      clean) without changing anything; ``git worktree add --detach`` checks it out in
-      the temp dir; untracked, non-ignored files are copied in; then everything is
-      committed there (the *base*, a detached commit no branch points to), so the
-      task's change is ``git diff`` against it. Hooks never run (``core.hooksPath``
-      is /dev/null for every call).
-    - no git (or a repo without commits, or one git cannot snapshot, e.g. in the
-      middle of a merge with conflicts): the files (minus ``.git``, ``.spark`` and
-      what the root ``.gitignore`` ignores, matched by ``pathspec``) are copied to
-      ``base/`` and again to ``work/`` (two real copies: hard links would let an
-      in-place write to ``work/`` change the start too).
-    """
+    git: ``git stash create`` (HEAD when clean) checked out by ``git worktree add
+    --detach``, untracked files copied in, all committed as the base (hooks never run).
+    Else: two real copies, ``base/`` and ``work/``, without ``.git``, ``.spark`` and what
+    the root ``.gitignore`` ignores."""
 
     kind = "copy"
 
@@ -150,8 +136,7 @@ def _ignored(root: Path) -> object:
 
 
 def _walk(root: Path, spec: object) -> Iterator[tuple[str, os.stat_result]]:
-    """(relative path, lstat) of every file and symlink under ``root`` but ``.git``/``.spark``
-    and, with a ``spec``, what it ignores."""
+    """(relative path, lstat) of every file and symlink under ``root`` that is kept."""
     match = getattr(spec, "match_file", None)
     for folder, dirs, files in os.walk(root):
         rel_dir = os.path.relpath(folder, root)
@@ -232,8 +217,7 @@ def _alive(pid: int) -> bool:
 
 
 def sweep_stale(parent: Path | None = None) -> list[Path]:
-    """Remove snapshots whose spark process is gone (it crashed or was killed); the git
-    worktree registrations they leave are pruned by the next git snapshot of that repo."""
+    """Remove snapshots whose spark process is gone."""
     base = Path(parent) if parent is not None else Path(tempfile.gettempdir())
     removed = []
     try:
@@ -252,9 +236,8 @@ def sweep_stale(parent: Path | None = None) -> list[Path]:
 
 
 def take_snapshot(root: Path, *, parent: Path | None = None) -> Snapshot:
-    """Freeze the working tree at ``root`` in a new temp dir (under ``parent``, default the
-    system's); ``SnapshotError`` if it cannot (nothing is left behind then). Snapshots left
-    by a spark that died are swept first."""
+    """Freeze the working tree at ``root`` in a new temp dir under ``parent``;
+    ``SnapshotError`` if it cannot (nothing is left behind)."""
     root = Path(os.path.realpath(root))
     sweep_stale(parent)
     folder = Path(tempfile.mkdtemp(prefix=PREFIX, dir=parent))

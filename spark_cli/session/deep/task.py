@@ -1,15 +1,6 @@
-"""One deep task as plain state a HUD reads (number, state, timing, tokens, transcript) and
-the change it came to, reviewed against and applied to the working tree.
-
-States: ``snapshotting`` -> ``running`` -> ``done`` (a change to review) |
-``failed`` (``error`` says why in one line) | ``cancelled``; a done task then becomes
-``applied`` (every hunk is in the working tree) or ``dropped``. The runner and the track
-change a task; a front end only reads it. :class:`DeepChange` ``review(root)`` says per
-hunk whether it applies cleanly, conflicts, is already there or is refused;
-``apply(root, select)`` merges the selected hunks three-way (:mod:`.merge`) and writes
-the clean ones as ONE undo batch (:mod:`.disk`): a conflicting hunk is refused and listed,
-never applied blindly; a binary file is never written.
-"""
+"""One deep task as plain state a HUD reads, and `DeepChange`, the change it came to:
+``review`` says per hunk whether it applies; ``apply`` merges the selected hunks and
+writes the clean ones as ONE undo batch."""
 
 from __future__ import annotations
 
@@ -159,7 +150,7 @@ class DeepTask:
 
     @property
     def active(self) -> bool:
-        """Still working (snapshotting or running): cancel applies, the HUD shows it live."""
+        """Still working (snapshotting or running)."""
         return self.state in ACTIVE
 
     @property

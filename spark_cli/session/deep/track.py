@@ -1,13 +1,6 @@
-"""The deep track: deep tasks running in the background beside the fast session.
-
-A front end holds one :class:`DeepTrack` per repo. ``start(task)`` returns at
-once with a numbered :class:`DeepTask` and runs it as an asyncio task
-(``spark_cli.session.deep.deep_run``); several may run at once, each on its own
-snapshot and channel, so the fast track never waits on them. ``on_change`` is
-called (a plain call, on the event loop) whenever a task's state changes, and
-at most every 0.1 s while its tokens stream: a HUD repaints from
-``track.tasks``.
-"""
+"""The deep track: deep tasks running in the background beside the fast session, each as
+an asyncio task on its own snapshot and channel; ``on_change`` is called when a task's
+state changes (at most every 0.1 s while tokens stream)."""
 
 from __future__ import annotations
 
@@ -27,21 +20,14 @@ from spark_cli.session.deep.task import ApplyReport, DeepTask
 
 
 class DeepTrack:
-    """Deep tasks of one repo: start, watch, cancel, review, apply, drop.
-
-    A done task's change is saved (``spark_cli.session.deep.saved``) and its
-    snapshot removed; ``review`` / ``apply`` / ``drop`` act on it; ``resume()``
-    brings back the done tasks an earlier run saved. ``aclose()`` cancels what
-    runs and removes every snapshot: call it when the front end quits.
-    """
+    """Deep tasks of one repo: start, watch, cancel, review, apply, drop; done changes are
+    saved, and ``resume()`` brings back an earlier run's. Call ``aclose()`` on quit."""
 
     def __init__(self, root: Path, settings: Settings, connect: Connector,
                  on_change: Callable[[DeepTask], None], *, state_dir: Path | None = None,
                  snapshot_dir: Path | None = None, fast: Settings | None = None) -> None:
-        """``state_dir``: the repo's state folder (default ``SessionStore(root).folder``);
-        ``snapshot_dir``: where snapshots go (default the system temp dir); ``fast``:
-        the fast track's settings (to say, once, when the deep track falls back on the
-        bundled engine while the fast one talks to a real server)."""
+        """``state_dir``: the repo's state folder; ``snapshot_dir``: where snapshots go;
+        ``fast``: the fast track's settings (for the bundled-engine notice)."""
         self.root = Path(root).resolve()
         self.settings = settings
         self.on_change = on_change
@@ -82,8 +68,7 @@ class DeepTrack:
         self.on_change(task)
 
     def start(self, task: str, files: Sequence[str] = ()) -> DeepTask:
-        """Hand ``task`` to the deep track (``files``: the front end's context set); returns
-        at once. An empty task is a ``failed`` DeepTask with a one-line ``error``."""
+        """Hand ``task`` to the deep track (``files``: the context set); returns at once."""
         deep = DeepTask(self._next_number(), task.strip())
         deep.note, self.notice = self.notice, None
         self._tasks.append(deep)
@@ -123,8 +108,8 @@ class DeepTrack:
         return task.change.review(self.root)
 
     def apply(self, number: int, select: Selection = ALL) -> ApplyReport | None:
-        """Merge the selected hunks of a done task (one undo batch); None when it has no
-        change to apply. The task becomes ``applied`` once every hunk is in the tree."""
+        """Merge the selected hunks of a done task (one undo batch); None when it has no change.
+        The task is ``applied`` once every hunk is in the tree."""
         task = self.task(number)
         if task is None or task.change is None or task.state != "done":
             return None
@@ -146,8 +131,7 @@ class DeepTrack:
         return True
 
     def resume(self) -> list[DeepTask]:
-        """The done tasks an earlier run saved, added to this track (once); renumbered after
-        the tasks already here."""
+        """The done tasks an earlier run saved, added once and renumbered after these."""
         if self._resumed:
             return []
         self._resumed = True

@@ -270,8 +270,7 @@ def _apply(ctx: _Context, edit: FileEdit) -> tuple[EditOutcome, str | None, bool
 
 
 class Applier:
-    """Applies the blocks of one answer as they arrive, as one undo batch (``undo_dir``: the
-    journal's folder, None: no undo); a dry run keeps writes in memory."""
+    """Applies the blocks of one answer as they arrive, as one undo batch (``undo_dir``)."""
 
     def __init__(self, root: Path, *, seen: Mapping[str, str] | None = None,
                  allow_syntax_errors: bool = False, dry_run: bool = False,

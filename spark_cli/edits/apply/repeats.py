@@ -49,8 +49,7 @@ class Repeats:
 
     def identical_copies(self, edit: FileEdit, refused: RefusedEdit, index: int,
                          together: Callable[[FileEdit], Result], result: Result) -> Result:
-        """An ambiguous block: refused with a hint until as many identical copies as places
-        have arrived, then all applied by ``together``."""
+        """An ambiguous block: refused until one identical copy per place came, then applied."""
         if edit.fmt != "search_replace" or edit.kind != "update" or len(edit.hunks) != 1 \
                 or not refused.refused:
             return result

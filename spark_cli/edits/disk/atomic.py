@@ -43,8 +43,7 @@ def fsync_dir(directory: Path) -> None:
 
 def write_atomic(path: Path, data: bytes, mode: int | None = None, *,
                  durable: bool = True) -> None:
-    """Replace ``path`` with ``data`` atomically (``mode``: the existing file's by default);
-    ``durable=False`` skips the fsyncs for files rewritten on every keystroke."""
+    """Replace ``path`` with ``data`` atomically; ``durable=False`` skips the fsyncs."""
     target = Path(os.path.realpath(path))
     directory = target.parent
     directory.mkdir(parents=True, exist_ok=True)

@@ -26,8 +26,8 @@ def batch_names(undo_root: Path) -> list[str]:
 
 
 def to_prune(names: list[str], keep: int, time_of: Callable[[str], float | None]) -> list[str]:
-    """The batches of ``names`` beyond the newest ``keep`` by ``(time, id)``; ``time_of`` is
-    asked only within the second the cut falls in (None: unreadable, sorts first)."""
+    """The batches beyond the newest ``keep`` by ``(time, id)``; ``time_of`` is asked only
+    within the second the cut falls in."""
     if len(names) <= keep:
         return []
     if keep <= 0:

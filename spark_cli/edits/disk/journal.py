@@ -27,8 +27,7 @@ def _digest(data: bytes | None) -> str | None:
 
 
 class UndoRefused(Exception):
-    """Nothing to undo, files changed since the batch (``changed``), or an entry not safe to
-    restore (``unsafe``)."""
+    """Nothing to undo, files changed since the batch (``changed``), or an ``unsafe`` entry."""
 
     def __init__(self, message: str, changed: tuple[str, ...] = (),
                  unsafe: str | None = None) -> None:
@@ -160,7 +159,6 @@ class Journal:
 
 
 def history(folder: Path) -> list[BatchInfo]:
-    """The batches recorded in ``folder``, newest first."""
     folder = Path(folder)
     if not folder.is_dir():
         return []
@@ -169,8 +167,7 @@ def history(folder: Path) -> list[BatchInfo]:
 
 
 def clean_stale_temps(root: Path, undo_root: Path, batches: int = 3) -> list[str]:
-    """Delete the temp files killed writes left in the repo root, the newest ``batches``
-    batch folders and the folders of the files they touched; the removed paths, repo-relative."""
+    """Delete the temp files killed writes left where the newest ``batches`` wrote."""
     root, undo_root = Path(root), Path(undo_root)
     newest = [undo_root / name for name in batch_names(undo_root)[:batches]]
     folders = {root, *newest}
@@ -184,8 +181,7 @@ def clean_stale_temps(root: Path, undo_root: Path, batches: int = 3) -> list[str
 
 
 def _prune(undo_root: Path) -> None:
-    """Delete the batches older than the newest KEEP_BATCHES, chosen from the folder names
-    (`batch_folders.to_prune`); a folder that is not a batch's is never touched."""
+    """Delete the batches older than the newest KEEP_BATCHES (`batch_folders.to_prune`)."""
 
     def time_of(name: str) -> float | None:
         batch = _load(undo_root / name)
@@ -235,8 +231,7 @@ class UndoResult:
 
 
 def undo(root: Path, undo_root: Path, *, force: bool = False) -> UndoResult:
-    """Restore the newest batch in ``undo_root``; `UndoRefused` when there is none, an entry is
-    unsafe (nothing is restored) or files changed."""
+    """Restore the newest batch in ``undo_root``; `UndoRefused` when none, unsafe or changed."""
     root = Path(root)
     batches = history(undo_root)
     if not batches:
@@ -298,8 +293,7 @@ def path_problem(root: Path, rel: object) -> str | None:
 
 
 def entry_problem(root: Path, batch_folder: Path, entry: FileRecord) -> str | None:
-    """Why ``entry`` must not be restored (a path outside ``root``, a malformed record, saved
-    bytes not matching their hash); None if sound."""
+    """Why ``entry`` must not be restored (outside ``root``, malformed, bad copy); None if sound."""
     outside = path_problem(root, entry.path)
     if outside is not None:
         return outside

@@ -49,8 +49,7 @@ def _under(root: Path, name: str) -> str:
 
 
 def confine(root: Path, raw: str) -> RepoPath:
-    """The file ``raw`` names inside ``root``; `FileRefused` if it may not be touched (an
-    absolute path inside the root is made relative; backslashes are separators)."""
+    """The file ``raw`` names inside ``root``; `FileRefused` if it may not be touched."""
     name = raw.strip()
     if not name:
         raise FileRefused("empty path: name the file relative to the repo root")
@@ -118,8 +117,7 @@ def _walk(root: Path, short: str) -> list[str]:
 
 
 def expand_short_name(root: Path, short: str, shown: Iterable[str] = ()) -> list[str]:
-    """The repo files whose path ends with ``short`` on a ``/`` boundary: the ``shown`` ones
-    first, else a bounded walk of the tree."""
+    """The repo files whose path ends with ``short``: the ``shown`` ones, else a bounded walk."""
     from_shown = sorted({rel for rel in shown
                          if _matches(rel, short) and not is_temp_name(rel.rsplit("/", 1)[-1])})
     if from_shown:
@@ -128,8 +126,7 @@ def expand_short_name(root: Path, short: str, shown: Iterable[str] = ()) -> list
 
 
 def repo_suffix(root: Path, written: str) -> str | None:
-    """The longest tail of an absolute ``written`` path that is a repo file
-    (``/workspace/proj/src/app.py`` → ``src/app.py``; two parts at least unless it has fewer)."""
+    """The longest tail (two parts at least) of an absolute ``written`` path that is a repo file."""
     if not _ABSOLUTE.match(written):
         return None
     parts = [p for p in written.replace("\\", "/").split("/") if p and not p.endswith(":")]

@@ -58,8 +58,7 @@ class TextFile:
         return TextFile(text, tuple(endings), self.encoding, self.bom, self.mode)
 
     def spliced(self, splices: Sequence[tuple[int, int, str]]) -> TextFile:
-        """Replace ``text[start:end]`` by each replacement (sorted, non-overlapping); lines that
-        stay keep their endings, new ones take the region's, then the dominant one."""
+        """Replace ``text[start:end]`` by each replacement; untouched lines keep their endings."""
         text, old_endings, dominant = self.text, self.endings, self.dominant
         pieces: list[str] = []
         endings: list[str] = []

@@ -29,8 +29,7 @@ _KINDS: dict[str, EditKind] = {"Add": "add", "Delete": "delete", "Update": "upda
 
 
 class PatchEnvelope:
-    """One open `*** Begin Patch` envelope. Padded markers and unprefixed lines are held
-    until the next line tells what they were; held prose is given back (`take_returned`)."""
+    """One open `*** Begin Patch` envelope; held lines that prove prose are given back."""
 
     __slots__ = ("_indent", "_indent_seen", "_maybe_end", "_returned", "_section", "_skipping",
                  "line")
@@ -76,8 +75,8 @@ class PatchEnvelope:
                               section.move_to, section.line))
 
     def feed(self, text: str, raw: str, lineno: int) -> tuple[list[ParsedItem], Status]:
-        """Take one line. "closed": End Patch consumed; "left": the envelope ended and this line
-        is read again as prose, after the `take_returned` lines."""
+        """Take one line. "closed": End Patch consumed; "left": read this line again as prose,
+        after the `take_returned` lines."""
         if not self._indent_seen and text.strip():
             self._indent_seen = True
             if not text.startswith(self._indent):
@@ -192,8 +191,7 @@ class PatchEnvelope:
 
     def _loose_line(self, section: PatchSection, text: str, raw: str, lineno: int,
                     items: list[ParsedItem]) -> Status | None:
-        """An unprefixed line, held until a hunk line or marker shows it was context; a fence,
-        a SEARCH/REPLACE marker or too many held lines end the envelope instead."""
+        """An unprefixed line, held until it proves context or prose (a fence, too many)."""
         if self._continues(section, text):
             error = section.settle_loose(hunk_ends=text.startswith("@@"))
             if error:

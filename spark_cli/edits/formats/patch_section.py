@@ -31,8 +31,6 @@ def hunk_anchor(text: str) -> str | None:
 
 
 class PatchSection:
-    """One file section being read."""
-
     __slots__ = ("anchors", "blanks", "body", "eof_seen", "header", "hunk_line", "hunks",
                  "kind", "line", "loose", "lost", "move_to", "path", "prefixes", "raw")
 
@@ -67,8 +65,7 @@ class PatchSection:
         return None
 
     def _literal(self) -> tuple[str, str] | None:
-        """The hunk with each ' ' context line read whole (its space kept: an indented line
-        whose prefix was dropped reads one space too shallow); None when the same."""
+        """The hunk with each ' ' context line read whole, its space kept; None when the same."""
         literal = [(p, " " + t if p == " " and t and k not in self.lost else t)
                    for k, (p, t) in enumerate(self.body)]
         if all(t == u for (_p, t), (_q, u) in zip(self.body, literal, strict=True)):
@@ -77,7 +74,6 @@ class PatchSection:
                 "".join(t + "\n" for p, t in literal if p != "-"))
 
     def _added_line(self, text: str, raw: str) -> str | None:
-        """A line of an added file: '+' and its text."""
         if text[0] != "+":
             return (f"every line of {self.header} must start with '+', got "
                     f"{quote(text)}; the section was not applied")
@@ -133,8 +129,7 @@ class PatchSection:
         return None
 
     def settle_loose(self, hunk_ends: bool = False) -> str | None:
-        """The held unprefixed lines were context that lost its space; at a hunk's end
-        (``hunk_ends``) after a removed or context line they are dropped instead."""
+        """The held unprefixed lines as context (dropped at a hunk's end that has context)."""
         if hunk_ends and self.kind == "update" and self.loose \
                 and any(p != "+" for p, _t in self.body):
             self.loose = []

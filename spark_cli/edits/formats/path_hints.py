@@ -81,8 +81,7 @@ def info_path(info: str) -> str | None:
 
 
 def mention_path(line: str, loose: bool = False) -> str | None:
-    """The one file a prose line introducing a block names, else None; ``loose``: the one
-    file any sentence names."""
+    """The one file a line introducing a block names (``loose``: any sentence), else None."""
     lead = _LEAD.match(line)
     assert lead is not None
     heading = (lead.group(1) or "").startswith("#")
@@ -115,8 +114,8 @@ def mention_path(line: str, loose: bool = False) -> str | None:
 
 
 class FileMemory:
-    """What the prose since the previous block said about files: the last line, heading or
-    path line, and the previous block's file; `resolve` names a block's file from them."""
+    """What the prose since the previous block said about files; `resolve` names a block's
+    file from it."""
 
     __slots__ = ("gap", "last", "named", "sticky")
 

@@ -38,8 +38,7 @@ def _marker_width(text: str) -> int:
 
 
 def render_search_replace(path: str, search: str, replace: str, fence: str | None = "") -> str:
-    """One SEARCH/REPLACE block; `fence` is the fence's language ("" = plain ```, None = no
-    fence)."""
+    """One SEARCH/REPLACE block; `fence`: its language ("" = plain, None = no fence)."""
     n = _marker_width(search + "\n" + replace)
     body = (f"{'<' * n} SEARCH\n{_with_newline(search)}{'=' * n}\n"
             f"{_with_newline(replace)}{'>' * n} REPLACE\n")

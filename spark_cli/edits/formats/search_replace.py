@@ -40,8 +40,7 @@ def _dedent(lines: list[str], indent: str) -> list[str]:
 
 
 class SearchReplaceBlock:
-    """One open SEARCH/REPLACE block for `path` (None: the model gave none); the divider
-    is chosen only at `>>>>>>> REPLACE` (`choose_divider`)."""
+    """One open SEARCH/REPLACE block (``path`` None: the model gave none)."""
 
     __slots__ = ("_body", "_dividers", "_indent", "_marker", "_raw", "_weak", "line", "path")
 
@@ -63,8 +62,7 @@ class SearchReplaceBlock:
         return BlockRejected(f"line {lineno}: {message}", lineno, self.path, "".join(self._raw))
 
     def feed(self, text: str, raw: str, lineno: int) -> tuple[list[ParsedItem], Status]:
-        """Take one line: "closed" when the block closed or broke on it, "left" when it
-        belongs to what follows."""
+        """Take one line: "closed" when the block closed or broke, "left": it is what follows."""
         if _MAYBE_MARK.match(text) is None:
             self._body.append(text)
             self._raw.append(raw)
@@ -108,7 +106,6 @@ class SearchReplaceBlock:
         return FileEdit("update", path, (hunk,), "search_replace", line=self.line)
 
     def close(self, lineno: int) -> list[ParsedItem]:
-        """The stream ended with the block still open."""
         wanted = "'>>>>>>> REPLACE'" if self._dividers else "'=======' and '>>>>>>> REPLACE'"
         return [self._reject(lineno, f"unfinished SEARCH/REPLACE block {self._for()}(opened "
                              f"at line {self.line}): the answer ended before {wanted}; the "
@@ -171,8 +168,7 @@ def _echoes(body: list[str], index: int) -> bool:
 
 def choose_divider(body: list[str], candidates: list[int], marker: int,
                    first_line: int) -> int | str:
-    """The index in `body` of the divider among `candidates`, or a message saying it cannot
-    be told (docs/edits.md, "Which `=======` is the divider")."""
+    """The index in `body` of the divider among `candidates`, or why it cannot be told."""
     if len(candidates) == 1:
         return candidates[0]
     left = [i for i in candidates if _width(body[i]) == marker] or candidates

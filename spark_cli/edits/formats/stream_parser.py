@@ -28,9 +28,8 @@ from spark_cli.edits.model.blocks import BlockRejected, FileEdit, ParsedItem, Pr
 
 
 class EditStreamParser:
-    """Incremental parser for edit blocks in prose. A partial line goes out as prose once
-    its head cannot become special (`prose_lines.may_be_special`); lines that may open a
-    block are held until the next line shows what they were."""
+    """Incremental parser for edit blocks in prose: a partial line goes out once its head
+    cannot become special; lines that may open a block are held until the next one."""
 
     def __init__(self) -> None:
         self._parts: list[str] = []  # the partial line
@@ -48,7 +47,6 @@ class EditStreamParser:
         self._out: list[ParsedItem] = []
 
     def feed(self, chunk: str) -> list[ParsedItem]:
-        """Take the next chunk; returns the items it completed."""
         if not self._started and chunk:
             self._started = True
             if chunk[0] == "\ufeff":
@@ -260,8 +258,7 @@ class EditStreamParser:
         return False
 
     def _start_search(self, raw: str, indent: str, marker: int, on_line: str | None) -> None:
-        """Open a block; its file: on the marker line, the path line, the fence's info
-        string, the prose before it, else the previous block's."""
+        """Open a block; its file: the marker line's, the held lines', else the prose's."""
         if any(isinstance(h.opener, HeredocLine) for h in self._pending):
             self._release_pending()
         path: str | None = None

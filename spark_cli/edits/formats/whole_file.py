@@ -77,8 +77,7 @@ def _calls(tools: Sequence[str]) -> str:
 
 def no_edit(answer: str, fmt: str, old_texts: dict[str, str],
             tools: Sequence[str] = ()) -> NoEdit:
-    """What ``answer`` (with no edit block in it) held instead, as one sentence; ``old_texts``
-    tells a whole file from a snippet."""
+    """What ``answer`` (with no edit block) held instead, as one sentence."""
     block = "*** Begin Patch envelope" if fmt == "apply_patch" else "SEARCH/REPLACE block"
     if not answer.strip():
         if tools:
@@ -101,8 +100,7 @@ def no_edit(answer: str, fmt: str, old_texts: dict[str, str],
 
 def whole_file_text(answer: str, old: str,
                     accepts: Callable[[str], bool] = lambda text: True) -> str | None:
-    """The new text of the one file sent when ``answer`` holds it whole in a fence, it
-    differs, and ``accepts`` it (the syntax check); else None."""
+    """The new text of the one file sent, held whole in a fence and ``accepts``-ed; else None."""
     if old.count("\n") > WHOLE_FILE_MAX_LINES:
         return None
     candidates = [f for f in fences(answer)

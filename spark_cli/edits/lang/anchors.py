@@ -39,13 +39,9 @@ _CLOSERS = ("}", "end", ")", "]", "fi", "done", "esac")
 
 def find_anchor_ranges(text: str, language: str | None,
                        anchors: Sequence[str]) -> list[Range]:
-    """Line ranges for nested ``anchors``; [] when the first matches nothing, the earlier
-    ranges when a later one does not.
-
-    One anchor resolves by the first rule that finds something: its text in a definition's
-    header that contains the definition's name; its main identifier (`main_name`) as a
-    definition's name, of the kind its keyword says; lines starting with it (the node
-    starting there, else its indentation block)."""
+    """Line ranges for nested ``anchors`` ([] when the first matches nothing); each resolves
+    by its text in a definition's header, else its main name (`main_name`), else the lines
+    starting with it."""
     lines: list[str] = []  # split on first use by the line rule
     defs = definitions(text, language) if language else []
     scope: list[Range] | None = None

@@ -143,8 +143,7 @@ def _query(language: str) -> tree_sitter.Query:
 
 def definition_nodes(tree: tree_sitter.Tree, language: str, *,
                      constants: bool = False) -> list[DefinitionNode]:
-    """Every definition in ``tree`` (outer before inner); module-level Python constants only
-    with ``constants``."""
+    """Every definition in ``tree``, outer first (Python module constants on request)."""
     if language not in _QUERIES:
         return []
     import tree_sitter  # deferred: launch -> request

@@ -93,8 +93,7 @@ def language_for_path(path: str) -> str | None:
 
 
 def language_from_content(text: str) -> str | None:
-    """A cheap guess at the language of piped text: a shebang, JSON, HTML, then line-start
-    keywords in the first 4 KiB; None for text mode."""
+    """A cheap guess at the language of piped text from its first 4 KiB; None: text mode."""
     head = text[:4096]
     stripped = head.lstrip("\ufeff")
     shebang, hints = _content_hints()

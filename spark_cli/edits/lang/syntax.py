@@ -64,8 +64,7 @@ def prime(path: str, text: str) -> None:
 
 
 def first_error(tree: tree_sitter.Tree, language: str | None = None) -> tuple[int, str] | None:
-    """(1-based line, description) of the first ERROR or MISSING node, or None; in HTML,
-    elements closed implicitly do not count."""
+    """(1-based line, description) of the first ERROR or MISSING node, or None."""
     node = tree.root_node
     if not node.has_error:
         return None
@@ -157,9 +156,8 @@ def _describe_error(node: tree_sitter.Node) -> tuple[int, str]:
 
 def check_edit(path: str, old: str,
                new: str) -> tuple[SyntaxVerdict, tree_sitter.Tree | None]:
-    """Judge ``old`` → ``new`` for ``path``: refused only when ``old`` parsed clean and
-    ``new`` does not. A broken old text, text mode and templated data files are not
-    judged. Returns the verdict and the new tree (None when not built)."""
+    """Judge ``old`` → ``new``: refused only when ``old`` parsed clean and ``new`` does not;
+    returns the verdict and the new tree (None when not built)."""
     language = language_for_path(path)
     if language is None:
         note = f"{path}: no syntax check was done (not a language spark parses)"

@@ -26,8 +26,7 @@ MAX_STEPS = 64  # a longer chain is built (re-parsed) instead of growing
 
 def _bounds(root: tree_sitter.Node, start: int, old_end: int,
             size: int) -> tuple[int, int] | None:
-    """Byte bounds of the items holding the edit plus an unchanged item each side; changed
-    items and comments (they end no statement) are no boundary."""
+    """Byte bounds of the items holding the edit plus an unchanged, non-comment item each side."""
     cursor = root.walk()
     if not cursor.goto_last_child():
         return 0, size
@@ -55,8 +54,7 @@ def _bounds(root: tree_sitter.Node, start: int, old_end: int,
 
 def window_clean(language: str, old_tree: tree_sitter.Tree, old: bytes, new: bytes,
                  edits: Sequence[tuple[int, int, int]]) -> bool | None:
-    """True when the new text of the items around ``edits`` parses cleanly on its own; None
-    when this cannot tell (the caller re-parses the whole file)."""
+    """True when the items around ``edits`` parse cleanly alone; None: cannot tell."""
     if language not in WINDOWED or len(old) < _MIN_FILE or not edits:
         return None
     start, old_end = edits[0][0], edits[-1][1]
@@ -78,7 +76,6 @@ def _point(data: bytes, offset: int) -> tuple[int, int]:
 
 
 def _advance(point: tuple[int, int], chunk: bytes) -> tuple[int, int]:
-    """The point after ``chunk`` when it starts at ``point``."""
     rows = chunk.count(b"\n")
     if not rows:
         return point[0], point[1] + len(chunk)
@@ -87,8 +84,7 @@ def _advance(point: tuple[int, int], chunk: bytes) -> tuple[int, int]:
 
 def edited(tree: tree_sitter.Tree, old: bytes, new: bytes,
            edits: Sequence[tuple[int, int, int]]) -> tree_sitter.Tree:
-    """A copy of ``tree`` told (``Tree.edit``) that ``old`` became ``new`` by ``edits``
-    (old-text byte triples ``(start, old_end, new_end)``, ascending)."""
+    """A copy of ``tree`` told (``Tree.edit``) about ``edits``, old-text byte triples."""
     tree = tree.copy()
     delta = 0  # byte shift of positions after earlier edits (edits are in old coordinates)
     current = old

@@ -59,7 +59,6 @@ def unbacked_placeholder(search: Iterable[str], replace_text: str,
 
 
 def leading_blanks(lines: list[str]) -> int:
-    """How many of ``lines`` are blank before the first that is not."""
     return next((i for i, line in enumerate(lines) if line.strip()), len(lines))
 
 
@@ -82,8 +81,7 @@ def _drop_edges(search: list[str], replace: list[str]) -> tuple[list[str], list[
 
 def split_elided(search: list[str],
                  replace: list[str]) -> list[tuple[list[str], list[str]]] | None:
-    """(search piece, replace piece) pairs around matching placeholder lines, or None
-    (a placeholder first or last on both sides is dropped first)."""
+    """(search, replace) pieces around matching placeholder lines, or None."""
     trimmed = _drop_edges(search, replace)
     dropped = trimmed != (search, replace)
     search, replace = trimmed

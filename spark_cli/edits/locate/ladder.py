@@ -80,11 +80,9 @@ def _variants(search: list[str], replace: list[str], trimmed: tuple[list[str], l
 
 def locate(text: str, hunk: Hunk, *, language: str | None = None,
            search_from: int = 0, first_of_many: bool = False) -> Located:
-    """Find where ``hunk.search`` is in ``text``, or raise `LocateFailed`.
-
-    ``first_of_many``: several matches are not ambiguous; the first at or after
-    ``search_from`` is taken (identical hunks applied in order). The first step of
-    `matching.FINDERS` with a match that fits the hints decides."""
+    """Find where ``hunk.search`` is in ``text`` (the first `matching.FINDERS` step whose match
+    fits the hints), or raise `LocateFailed`; ``first_of_many``: take the first match at or
+    after ``search_from`` (identical hunks applied in order)."""
     index = line_index(text)
     anchors = hunk.anchors
     at_eof = hunk.at_eof

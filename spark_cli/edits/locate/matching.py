@@ -41,8 +41,7 @@ class LineIndex:
                         range(len(lines) + 1)))
 
     def unit_near(self, first: int, last: int) -> str | None:
-        """The indentation unit around rows ``first``..``last``: the edit's neighbourhood, not
-        the file's majority (shell scripts mix tabs and spaces)."""
+        """The indentation unit around rows ``first``..``last`` (shell scripts mix them)."""
         unit: str | None = ""
         for radius in _NEAR:
             lo, hi = max(first - radius, 0), min(last + 1 + radius, self.real)
@@ -79,7 +78,6 @@ class LineIndex:
 
     @cached_property
     def reflowed(self) -> tuple[str, list[int], list[int]]:
-        """`reflow.reflow_index` of the file's real lines."""
         return reflow_index(self.lines[:self.real])
 
     def span(self, first: int, count: int) -> tuple[int, int]:
@@ -217,8 +215,7 @@ def _blank_lines_maker(index: LineIndex, search: list[str], texts: list[str],
 
 def _keep_blank_lines(index: LineIndex, search: list[str], texts: list[str], rows: list[int],
                       replace: list[str], new: list[str]) -> list[str]:
-    """The file's blank lines between two search lines the replacement keeps adjacent, when
-    the search had as many as the model wrote there (a miscount, not a change)."""
+    """The file's blank lines where the search's count of them was a miscopy, not a change."""
     gaps = [0] * len(texts)  # blank lines after each non-blank search line, in the search
     k = -1
     for line in search:

@@ -66,7 +66,6 @@ class MatchHints:
         return self._ranges
 
     def _at_end(self, pool: list[Match]) -> list[Match]:
-        """The matches ending at the last non-blank line."""
         last = self.index.real - 1
         while last > 0 and not self.index.lines[last].strip():
             last -= 1

@@ -31,14 +31,12 @@ def fold(line: str) -> str:
 
 
 def split_indent(line: str) -> tuple[str, str]:
-    """(leading whitespace, the rest without trailing whitespace)."""
     body = line.lstrip()
     return line[:len(line) - len(body)], body.rstrip()
 
 
 def consistent_indent(pairs: Sequence[tuple[str, str]]) -> bool:
-    """Whether every (search indent, file indent) pair differs the same way: one prefix
-    added or removed, or as many levels of another unit (four spaces ↔ one tab)."""
+    """Whether every (search, file) indent pair differs the same way (prefix or unit)."""
     if not pairs:
         return False
     s0, f0 = pairs[0]
@@ -72,12 +70,9 @@ def indent_unit(indents: Sequence[str]) -> str | None:
 
 
 def dominant_unit(*runs: Iterable[str]) -> str | None:
-    """The indentation unit most lines use, from the indentations of runs of
-    consecutive non-blank lines: a tab when most indented lines start with one, else
-    the most common step by which the indentation grows from one line to the next
-    (alignment of continuation lines is rarer than nesting), else the widest of 4, 2,
-    3 spaces that nine in ten indentations are a multiple of. "" when nothing is
-    indented, None when nothing fits."""
+    """The indentation unit most lines use: a tab when most indented lines start with one,
+    else the commonest step between consecutive lines, else 4, 2 or 3 spaces when nine in
+    ten fit; "" when nothing is indented, None when nothing fits."""
     tabs = spaces = 0
     widths: dict[int, int] = {}
     steps: dict[int, int] = {}

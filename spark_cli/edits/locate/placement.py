@@ -125,10 +125,8 @@ def _seen_conflict(seen: str, hunk: Hunk, language: str | None, index: int) -> s
 def locate_all(work: str, edit: FileEdit, regions: list[Region] | None,
                 language: str | None, seen: str | None = None,
                 in_order: bool = False) -> tuple[list[Span], list[HunkRefused]]:
-    """Locate each hunk after the previous one; (spans, refused hunks).
-
-    Refused: a hunk touching the user's changed lines or locating only in the text the
-    model saw (``conflict``), and one changing lines an earlier hunk changes (``overlap``)."""
+    """Locate each hunk after the previous one; (spans, refused hunks): conflicts with the
+    user's changes and overlaps with earlier hunks are refused."""
     spans: list[Span] = []
     refused: list[HunkRefused] = []
     position = 0
@@ -215,10 +213,8 @@ def _touches(core: Cut, lo: int, hi: int) -> bool:
 
 
 def disjoint_cores(text: str, first: Cut, second: Cut) -> tuple[Cut, Cut] | None:
-    """The cores (`trim`) of two overlapping spans when they share only unchanged lines.
-
-    Neighbouring hunks often share context lines; an insertion strictly inside the shared
-    lines still overlaps (the other hunk relies on them being adjacent). Else None."""
+    """The cores (`trim`) of two overlapping spans that share only unchanged lines, else None
+    (an insertion between shared lines overlaps: the other hunk needs them adjacent)."""
     lo, hi = max(first[0], second[0]), min(first[1], second[1])
     a, b = trim(text, first), trim(text, second)
     if _touches(a, lo, hi) or _touches(b, lo, hi):

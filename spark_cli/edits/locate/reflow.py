@@ -33,8 +33,7 @@ def _key(line: str) -> str:
 
 
 def reflow_index(lines: list[str]) -> tuple[str, list[int], list[int]]:
-    """The file's non-blank lines without whitespace, joined; the file row and the
-    start offset of each."""
+    """The file's non-blank lines without whitespace, joined; each one's row and offset."""
     rows = [i for i, line in enumerate(lines) if line.strip()]
     keys = [_key(lines[i]) for i in rows]
     starts = list(accumulate(map(len, keys), initial=0))[:-1]
@@ -42,8 +41,7 @@ def reflow_index(lines: list[str]) -> tuple[str, list[int], list[int]]:
 
 
 def find_reflowed(index: ReflowIndex, search: list[str], replace: list[str]) -> list[Found]:
-    """Every place the reflowed search matches whole file lines, in file order; unchanged
-    head and tail lines keep the file's own line breaks."""
+    """Every place the reflowed search matches whole file lines, in file order."""
     s_rows = [i for i, line in enumerate(search) if line.strip()]
     keys = [_key(search[i]) for i in s_rows]
     needle = "".join(keys)

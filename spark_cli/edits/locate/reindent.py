@@ -77,10 +77,8 @@ class _Frame:
 
 def _frame(pairs: Sequence[tuple[str, str]], swaps: Sequence[tuple[str, str]],
            units: _Units) -> _Frame | None:
-    """The indentation change most ``pairs`` agree on (at least half), or None.
-
-    Ties go to the change that puts the most ``swaps`` in place, then to the one the
-    lines after the first agree on, then to the model's guessed unit, a unit change, no change."""
+    """The indentation change at least half the ``pairs`` agree on, or None; ties go to
+    moving ``swaps`` right, to the lines after the first, the model's unit, a unit change."""
     counts = Counter(pairs)
     first = pairs[0]
     best: tuple[int, int, int, bool, bool, bool] | None = None
@@ -125,8 +123,7 @@ def _candidates(counts: dict[tuple[str, str], int], units: _Units) -> list[_Fram
 
 def _alignment(search: Sequence[str],
                replace: Sequence[str]) -> tuple[dict[int, int], dict[int, int]]:
-    """(replacement line -> search line it repeats, replacement line -> search line it
-    replaces in place); ends and same-length runs pair by position."""
+    """(replacement line -> search line it repeats, -> search line it changes in place)."""
     a = [s.strip() for s in search]
     b = [r.strip() for r in replace]
     head, tail = common_ends(a, b)
@@ -160,8 +157,7 @@ def paired_lines(search: Sequence[str], replace: Sequence[str]) -> dict[int, int
 
 def reconcile(search: Sequence[str], found: Sequence[str | None], replace: Sequence[str],
               file_unit: str | None = None) -> list[str]:
-    """The replacement lines to write after a loose match (``found[i]``: the file line for
-    ``search[i]``, None for a skipped blank); ``file_unit`` is guessed when None."""
+    """The replacement lines to write, ``found[i]`` being the file line for ``search[i]``."""
     rows = [i for i, s in enumerate(search) if s.strip() and found[i] is not None]
     if not rows:
         return list(replace)
@@ -212,7 +208,6 @@ class _Placing:
         self.base: tuple[str, str] | None = None  # (file indentation, model indentation)
 
     def line(self, j: int, line: str) -> str:
-        """Replacement line ``j`` as written to the file."""
         body = line.lstrip()
         i = self.same.get(j)
         kept = self.found[i] if i is not None else None

@@ -13,10 +13,8 @@ EditKind = Literal["update", "add", "delete"]
 
 @record
 class Hunk:
-    """One change: replace `search` with `replace` (empty `search`: create or append).
-
-    `anchors`: the `@@` headers, outermost first; `at_eof`: `*** End of File`; `line`:
-    its 1-based line in the edit text; `literal`: the reading with ' ' context lines whole."""
+    """One change: replace `search` with `replace` (empty `search`: create or append);
+    `anchors` are `@@` headers, outermost first; `literal`: context lines read whole."""
 
     search: str
     replace: str

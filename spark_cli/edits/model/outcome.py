@@ -10,8 +10,7 @@ from spark_cli.record import record
 
 
 class FileRefused(Exception):
-    """A file spark will not touch, read as text or change as asked; ``reason`` and a
-    ``message`` a model can act on."""
+    """A file spark will not touch, read or change as asked: ``reason`` and a ``message``."""
 
     def __init__(self, message: str, reason: str = "path", hunk_index: int | None = None,
                  line: int = 0, refused: tuple[HunkRefused, ...] = (),

@@ -29,14 +29,11 @@ class _Matcher(difflib.SequenceMatcher[str]):
 class ChangeHunk:
     """One hunk: base lines ``[base_start, base_end)`` become the lines of ``edits``."""
 
-    index: int
-    """1-based within its file."""
-    diff: str
-    """The hunk as unified-diff text (its ``@@`` line, context, ``-`` and ``+`` lines)."""
+    index: int  # 1-based within its file
+    diff: str  # unified-diff text
     base_start: int
     base_end: int
-    edits: tuple[tuple[int, int, tuple[str, ...]], ...] = field(repr=False)
-    """(base i1, base i2, new lines): the replacements this hunk makes."""
+    edits: tuple[tuple[int, int, tuple[str, ...]], ...] = field(repr=False)  # (i1, i2, lines)
 
 
 @record
@@ -74,8 +71,7 @@ class ChangedFile:
         return out
 
     def blocks_with(self, indexes: set[int] | frozenset[int]) -> list[tuple[int, int, int]]:
-        """difflib-style matching blocks of base -> ``with_hunks(indexes)``, from the edits
-        themselves, ending with the sentinel."""
+        """difflib-style matching blocks of base -> ``with_hunks(indexes)``, from the edits."""
         size = len(lines_of(self.base))
         blocks: list[tuple[int, int, int]] = []
         pos_a = pos_b = 0

@@ -129,8 +129,7 @@ async def run_deep(task: DeepTask, spec: RunSpec, given: Sequence[str] = ()) -> 
 
 async def _turn(task: DeepTask, spec: RunSpec, snap: Snapshot, given: Sequence[str],
                 changed: Callable[..., None]) -> tuple[DeepState, str | None]:
-    """Run the deep session's one turn in the snapshot, with context built as for a fast turn;
-    the end state."""
+    """Run the deep session's one turn in the snapshot; the end state it comes to."""
     from spark_cli.session.conversation import Session  # deferred: TUI launch
 
     settings = spec.settings

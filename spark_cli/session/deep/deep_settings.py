@@ -72,11 +72,8 @@ def _layers(root: Path, flags: Mapping[str, object], env: Mapping[str, str]) -> 
 
 def load_deep_settings(root: Path, flags: Mapping[str, object], env: Mapping[str, str], *,
                        check: bool = False) -> Settings:
-    """The deep track's resolved settings; ``SettingsError`` naming file and key on bad input.
-
-    ``flags`` may be the front end's whole set (only ``deep_*`` and shared ones are used).
-    ``check``: a missing key raises; else it goes to ``Settings.problems``. Default: the
-    bundled engine with model ``spark-deep``."""
+    """The deep track's resolved settings; ``SettingsError`` on bad input (with ``check``,
+    also a missing key; else it goes to ``Settings.problems``). Default: the bundled engine."""
     layers = _layers(Path(root), flags, env)
     name, source = chosen_provider(layers, "mock", "default (deep)")
     chosen: dict[str, object] = {"provider": name}

@@ -100,8 +100,7 @@ class Planned:
 
 
 def write_batch(root: Path, planned: Sequence[Planned], label: str) -> str | None:
-    """Write every planned file as one undo batch, as the applier does; its id (None when
-    nothing was written). An ``OSError`` part-way propagates (what was written is undoable)."""
+    """Write every planned file as one undo batch, as the applier does; its id, or None."""
     if not planned:
         return None
     journal = Journal(root, undo_dir(root))

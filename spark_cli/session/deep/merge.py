@@ -22,13 +22,8 @@ class HunkStatus:
 
     path: str
     index: int
-    state: HunkState
-    """``clean`` (applies), ``conflict`` (lines it touches changed since the snapshot),
-    ``present`` (the working tree already has it), ``refused`` (binary, outside the repo,
-    unreadable)."""
-    detail: str = ""
-    """Why, for a conflict or refusal: e.g. ``working-tree lines 12-13 changed since the
-    snapshot (base lines 12-14)``."""
+    state: HunkState  # present: the working tree has it; refused: binary, outside, unreadable
+    detail: str = ""  # why, for a conflict or refusal
 
 
 @record
@@ -36,8 +31,7 @@ class FileMerge:
     """What merging the chosen hunks of one file comes to."""
 
     path: str
-    write: bool
-    """Something changes on disk: ``text`` (None = delete the file)."""
+    write: bool  # something changes on disk: ``text`` (None = delete the file)
     text: str | None
     applied: tuple[int, ...]
     present: tuple[int, ...]
@@ -143,8 +137,7 @@ def review_file(change: ChangedFile, ours: str | None) -> tuple[HunkStatus, ...]
 
 
 def merge_file(change: ChangedFile, ours: str | None, chosen: Iterable[int]) -> FileMerge:
-    """Merge the ``chosen`` hunks of ``change`` into ``ours``: each is judged alone, then the
-    clean ones are laid on together and merged once; a conflict is refused, never forced."""
+    """Merge the ``chosen`` hunks into ``ours``: each judged alone, the clean ones together."""
     wanted = set(chosen)
     statuses = [s for s in review_file(change, ours) if s.index in wanted]
     clean = tuple(s.index for s in statuses if s.state == "clean")

@@ -24,13 +24,11 @@ class ContextCost(Protocol):
 
     @property
     def tokens(self) -> int:
-        """Tokens the prompt's context would take."""
         ...
 
 
 def suggest_deep(instruction: str, context: ContextCost | None, window: int) -> str | None:
-    """One line suggesting ``/deep`` for ``instruction``, or None; ``context``: its cost
-    (None: unknown), ``window``: the fast model's window in tokens."""
+    """One line suggesting ``/deep`` for ``instruction``, or None (``window``: in tokens)."""
     text = instruction.strip()
     if not text or text.startswith("/"):
         return None

@@ -41,12 +41,9 @@ def _git(cwd: Path, *args: str, data: bool = False) -> bytes:
 
 
 class Snapshot:
-    """A frozen copy of the repo in ``folder``; the task works in ``root``.
-
-    git: ``git stash create`` (HEAD when clean) checked out by ``git worktree add
-    --detach``, untracked files copied in, all committed as the base (hooks never run).
-    Else: two real copies, ``base/`` and ``work/``, without ``.git``, ``.spark`` and what
-    the root ``.gitignore`` ignores."""
+    """A frozen copy of the repo in ``folder``; the task works in ``root``. Without git (or
+    when git cannot snapshot) two real copies, ``base/`` and ``work/``, minus ``.git``,
+    ``.spark`` and what the root ``.gitignore`` ignores."""
 
     kind = "copy"
 
@@ -236,8 +233,7 @@ def sweep_stale(parent: Path | None = None) -> list[Path]:
 
 
 def take_snapshot(root: Path, *, parent: Path | None = None) -> Snapshot:
-    """Freeze the working tree at ``root`` in a new temp dir under ``parent``;
-    ``SnapshotError`` if it cannot (nothing is left behind)."""
+    """Freeze the working tree at ``root`` in a new temp dir; ``SnapshotError`` if it cannot."""
     root = Path(os.path.realpath(root))
     sweep_stale(parent)
     folder = Path(tempfile.mkdtemp(prefix=PREFIX, dir=parent))

@@ -26,16 +26,11 @@ ACTIVE: frozenset[DeepState] = frozenset({"snapshotting", "running"})
 class ApplyReport:
     """What ``DeepChange.apply`` did, ready to show."""
 
-    applied: tuple[tuple[str, int], ...]
-    """(path, hunk) pairs written."""
-    present: tuple[tuple[str, int], ...]
-    """Selected hunks the working tree already had (nothing to write)."""
+    applied: tuple[tuple[str, int], ...]  # (path, hunk) pairs written
+    present: tuple[tuple[str, int], ...]  # already in the working tree
     refused: tuple[HunkStatus, ...]
-    """Selected hunks not applied, each with why (conflict, binary, outside the repo)."""
-    batch_id: str | None
-    """The undo batch (None when nothing was written)."""
-    error: str | None = None
-    """An I/O error part-way (what was written before it is in the batch: undo reverts it)."""
+    batch_id: str | None  # the undo batch (None: nothing written)
+    error: str | None = None  # an I/O error part-way (undo reverts what was written)
 
     @property
     def files(self) -> tuple[str, ...]:
@@ -43,7 +38,6 @@ class ApplyReport:
 
     @property
     def message(self) -> str:
-        """One line for a transcript."""
         parts = []
         if self.applied:
             parts.append(f"applied {len(self.applied)} hunk(s) to {', '.join(self.files)} "
@@ -64,10 +58,8 @@ class DeepChange:
     """What a deep task changed in its snapshot, against the snapshot's start."""
 
     files: tuple[ChangedFile, ...]
-    skipped: tuple[tuple[str, str], ...] = ()
-    """(path, why) for files the task changed that are never merged (binary, symlinks)."""
-    label: str = "deep task"
-    """The undo batch's label when applied."""
+    skipped: tuple[tuple[str, str], ...] = ()  # (path, why) never merged: binary, symlinks
+    label: str = "deep task"  # the undo batch's
 
     @property
     def empty(self) -> bool:
@@ -125,28 +117,18 @@ class DeepChange:
 class DeepTask:
     """A deep task: live while it runs, then its result."""
 
-    number: int
-    """1, 2, ... in this track (a restored task gets a new number)."""
+    number: int  # 1, 2, ... in this track (a restored task gets a new one)
     task: str
     state: DeepState = "snapshotting"
     started_at: float = field(default_factory=time.time)
-    """Unix time."""
     ended_at: float | None = None
-    output_tokens: int = 0
-    """Counted live from the stream; the provider's figure once the turn ends."""
-    events: list[SessionEvent] = field(default_factory=list)
-    """Its own transcript: the deep session's events, in order."""
-    error: str | None = None
-    """One line when ``failed``."""
-    change: DeepChange | None = None
-    """What it changed (when ``done``); empty when the model changed nothing."""
-    files: tuple[str, ...] = ()
-    """The files the deep model was given (context building's, as for a fast turn)."""
-    saved_as: str | None = None
-    """The saved result's id (restored by ``DeepTrack.resume`` after a restart)."""
-    note: str | None = None
-    """One line a front end shows once when the task starts (e.g. that it runs on the
-    bundled engine because no deep provider is configured)."""
+    output_tokens: int = 0  # counted live; the provider's figure once the turn ends
+    events: list[SessionEvent] = field(default_factory=list)  # its own transcript
+    error: str | None = None  # one line when failed
+    change: DeepChange | None = None  # when done (empty: the model changed nothing)
+    files: tuple[str, ...] = ()  # the files the deep model was given
+    saved_as: str | None = None  # the saved result's id
+    note: str | None = None  # shown once when the task starts
 
     @property
     def active(self) -> bool:

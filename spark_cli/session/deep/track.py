@@ -20,14 +20,12 @@ from spark_cli.session.deep.task import ApplyReport, DeepTask
 
 
 class DeepTrack:
-    """Deep tasks of one repo: start, watch, cancel, review, apply, drop; done changes are
-    saved, and ``resume()`` brings back an earlier run's. Call ``aclose()`` on quit."""
+    """Deep tasks of one repo: start, cancel, review, apply, drop, resume; ``aclose`` on quit."""
 
     def __init__(self, root: Path, settings: Settings, connect: Connector,
                  on_change: Callable[[DeepTask], None], *, state_dir: Path | None = None,
                  snapshot_dir: Path | None = None, fast: Settings | None = None) -> None:
-        """``state_dir``: the repo's state folder; ``snapshot_dir``: where snapshots go;
-        ``fast``: the fast track's settings (for the bundled-engine notice)."""
+        """``state_dir``: the repo's state folder; ``fast``: the fast track's settings."""
         self.root = Path(root).resolve()
         self.settings = settings
         self.on_change = on_change
@@ -36,14 +34,11 @@ class DeepTrack:
         self._tasks: list[DeepTask] = []
         self._running: dict[int, asyncio.Task[None]] = {}
         self._resumed = False
-        self.problems: list[str] = []
-        """Lines about saved results that could not be read or written (shown, not fatal)."""
-        self.notice = bundled_notice(settings, fast) if fast is not None else None
-        """Said once, on the first task started (its ``note``)."""
+        self.problems: list[str] = []  # saved results that could not be read or written
+        self.notice = bundled_notice(settings, fast) if fast is not None else None  # said once
 
     @property
     def tasks(self) -> list[DeepTask]:
-        """Every task of this track, oldest first (a copy)."""
         return list(self._tasks)
 
     @property
@@ -108,8 +103,7 @@ class DeepTrack:
         return task.change.review(self.root)
 
     def apply(self, number: int, select: Selection = ALL) -> ApplyReport | None:
-        """Merge the selected hunks of a done task (one undo batch); None when it has no change.
-        The task is ``applied`` once every hunk is in the tree."""
+        """Merge the selected hunks of a done task (one undo batch); None without a change."""
         task = self.task(number)
         if task is None or task.change is None or task.state != "done":
             return None

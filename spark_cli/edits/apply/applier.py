@@ -277,12 +277,11 @@ class Applier:
                  undo_dir: Path | None = None, size_limit: int = DEFAULT_SIZE_LIMIT,
                  write_read_only: bool = False) -> None:
         self.root = Path(root)
-        record = undo_dir is not None and not dry_run  # the journal's folder: None, no undo
+        folder = None if dry_run else undo_dir
         # temp files of writes killed in an earlier run (the journal knows where)
-        self.cleaned: list[str] = clean_stale_temps(self.root, undo_dir) \
-            if record and undo_dir is not None else []
+        self.cleaned = clean_stale_temps(self.root, folder) if folder is not None else []
         self.seen: dict[str, str] | None = dict(seen) if seen is not None else None
-        self.journal = Journal(self.root, undo_dir) if record and undo_dir is not None else None
+        self.journal = Journal(self.root, folder) if folder is not None else None
         self.outcomes: list[EditOutcome] = []
         self._ctx = _Context(self.root, WorkTree(dry_run=dry_run), self.seen,
                              allow_syntax_errors, size_limit, write_read_only, self.journal)

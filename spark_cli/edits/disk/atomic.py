@@ -29,16 +29,12 @@ _DEFAULT_MODE = 0o666 & ~_umask()
 
 def fsync_dir(directory: Path) -> None:
     """Make a rename or unlink in ``directory`` durable (best effort where unsupported)."""
-    try:
+    with contextlib.suppress(OSError):
         fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
 
 
 def write_atomic(path: Path, data: bytes, mode: int | None = None, *,
@@ -88,15 +84,18 @@ def _writer_gone(name: str, age: float) -> bool:
     if found is None:  # an older spark's name, without the pid: stale once not fresh
         return age > 60.0
     pid = int(found.group(1))
-    if pid == os.getpid():
-        return False  # ours: a write of this process may be under way
+    return pid != os.getpid() and not pid_alive(pid)  # ours: a write may be under way
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether process ``pid`` exists (another user's counts: it is not ours to judge)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
-        return True
-    except OSError:  # it exists but is not ours to signal
         return False
-    return False
+    except OSError:
+        return True
+    return True
 
 
 def remove_stale_temps(directory: Path) -> list[Path]:

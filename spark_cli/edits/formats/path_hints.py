@@ -42,9 +42,7 @@ def looks_like_path(word: str, spaces: bool = False) -> bool:
     """Whether `word` (one line's path, undecorated) names a file rather than a word."""
     if not word or "://" in word or word[-1] in "./\\" or word[0] == "-":
         return False
-    if not spaces and _BAD_CHARS.search(word):
-        return False
-    if spaces and _BAD_CHARS.search(word.replace(" ", "")):
+    if _BAD_CHARS.search(word.replace(" ", "") if spaces else word):
         return False
     name = word.replace("\\", "/").rsplit("/", 1)[-1]
     if not any(c.isalnum() for c in name):

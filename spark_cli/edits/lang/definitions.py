@@ -6,7 +6,7 @@ files are uneven (C captures declarators, TypeScript ships none)."""
 from __future__ import annotations
 
 import re
-from functools import cache
+from functools import cache, lru_cache
 from typing import TYPE_CHECKING
 
 from spark_cli.edits.lang.grammars import get_language
@@ -178,15 +178,9 @@ def last_row(node: tree_sitter.Node) -> int:
     return end.row - 1 if end.column == 0 and end.row > node.start_point.row else end.row
 
 
-_spans: dict[tuple[str, str], list[DefinitionSpan]] = {}
-
-
+@lru_cache(maxsize=8)
 def definitions(text: str, language: str) -> list[DefinitionSpan]:
     """All definitions in ``text`` as line spans (by first line); [] without a query."""
-    key = (language, text)
-    found = _spans.get(key)
-    if found is not None:
-        return found
     if language not in _QUERIES:
         return []
     from spark_cli.edits.lang.syntax import parse_text  # deferred: launch -> request
@@ -199,7 +193,4 @@ def definitions(text: str, language: str) -> list[DefinitionSpan]:
         spans.append(DefinitionSpan(name_text(d), d.kind, top.start_point.row, last_row(top),
                                     _WS.sub(" ", header).strip()))
     spans.sort(key=lambda s: (s.start, -s.end))
-    if len(_spans) > 8:
-        _spans.clear()
-    _spans[key] = spans
     return spans

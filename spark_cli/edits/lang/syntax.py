@@ -221,13 +221,8 @@ def _quick_verdict(language: str, old: str, new: str,
 
 
 def _source_line(text: str, line: int, limit: int = 80) -> str:
-    start = 0
-    for _ in range(line - 1):
-        start = text.find("\n", start) + 1
-        if start == 0:
-            return ""
-    end = text.find("\n", start)
-    shown = text[start:end if end >= 0 else len(text)].strip()
+    lines = text.split("\n")
+    shown = lines[line - 1].strip() if line <= len(lines) else ""
     return shown if len(shown) <= limit else shown[:limit - 3] + "..."
 
 

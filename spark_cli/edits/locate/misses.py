@@ -39,11 +39,9 @@ class LocateFailed(Exception):
 def ambiguous(lines: tuple[int, ...], anchors: Sequence[str], anchored: bool) -> LocateFailed:
     """Refuse a search that matches ``lines`` (1-based)."""
     shown = ", ".join(str(n) for n in lines[:10]) + (", …" if len(lines) > 10 else "")
-    hint = ("add more unchanged lines before or after the change so it is unique"
-            if anchors else
-            "add more unchanged lines before or after the change so it is unique (the "
-            "enclosing def/class/function line is a good one; in apply_patch, an "
-            "`@@ def name` header also works)")
+    hint = "add more unchanged lines before or after the change so it is unique" + (
+        "" if anchors else " (the enclosing def/class/function line is a good one; in "
+        "apply_patch, an `@@ def name` header also works)")
     where = f" inside {' / '.join(anchors)!r}" if anchored else ""
     return LocateFailed(f"the search text matches {len(lines)} places{where} "
                         f"(lines {shown}); {hint}", "ambiguous", lines)

@@ -8,7 +8,7 @@ import stat
 from collections.abc import Sequence
 from pathlib import Path
 
-from spark_cli.edits.disk.atomic import write_atomic
+from spark_cli.edits.disk.atomic import pid_alive, write_atomic
 from spark_cli.edits.disk.journal import Journal
 from spark_cli.edits.disk.paths import RepoPath, confine
 from spark_cli.edits.disk.textfile import TextFile, decode, new_text_file
@@ -19,8 +19,8 @@ from spark_cli.record import record
 from spark_cli.session.config.state_dir import undo_dir
 from spark_cli.session.deep.change import _Matcher
 
-__all__ = ["DiskText", "NotText", "Planned", "decode_text", "read_ours", "write_atomic",
-           "write_batch"]
+__all__ = ["DiskText", "NotText", "Planned", "decode_text", "pid_alive", "read_ours",
+           "write_atomic", "write_batch"]
 
 
 class NotText(Exception):

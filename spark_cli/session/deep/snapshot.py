@@ -15,6 +15,8 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
+from spark_cli.session.deep.disk import pid_alive
+
 Changed = tuple[str, bytes | None, bytes | None]
 _GIT = ("git", "-c", "core.hooksPath=/dev/null", "-c", "user.name=spark",
         "-c", "user.email=spark@localhost", "-c", "commit.gpgsign=false")
@@ -203,16 +205,6 @@ def _git_snapshot(root: Path, folder: Path) -> GitSnapshot | None:
     return snap
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, OSError):
-        return True  # someone else's process: leave its snapshot alone
-    return True
-
-
 def sweep_stale(parent: Path | None = None) -> list[Path]:
     """Remove snapshots whose spark process is gone."""
     base = Path(parent) if parent is not None else Path(tempfile.gettempdir())
@@ -226,7 +218,7 @@ def sweep_stale(parent: Path | None = None) -> list[Path]:
             pid = int((folder / OWNER).read_text().strip())
         except (OSError, ValueError):
             continue  # not ours, or being made right now
-        if not _alive(pid):
+        if not pid_alive(pid):
             shutil.rmtree(folder, ignore_errors=True)
             removed.append(folder)
     return removed

@@ -4,6 +4,7 @@ difflib sees it."""
 from __future__ import annotations
 
 import difflib
+from collections.abc import Sequence
 from typing import Literal
 
 from spark_cli.edits.lang.ends import common_prefix, common_suffix, lines_of
@@ -11,7 +12,8 @@ from spark_cli.edits.lang.ends import common_prefix, common_suffix, lines_of
 NO_NEWLINE = "\\ No newline at end of file\n"
 
 
-def _lines(text: str) -> list[str]:
+def diff_lines(text: str | None) -> list[str]:
+    """`lines_of` ``text``, a last line without newline marked as unified diffs do."""
     lines = lines_of(text)
     if lines and not lines[-1].endswith("\n"):
         lines[-1] += "\n" + NO_NEWLINE
@@ -43,17 +45,21 @@ def unified_diff(path: str, old: str | None, new: str | None, *, context: int = 
         codes.insert(0, ("equal", 0, pre, 0, pre))
     if post:
         codes.append(("equal", len(a) - post, len(a), len(b) - post, len(b)))
-    out = [header]
-    for group in _Grouped(codes).get_grouped_opcodes(context):
-        i1, i2 = group[0][1], group[-1][2]
-        j1, j2 = group[0][3], group[-1][4]
-        out.append(f"@@ -{hunk_range(lo + i1, i2 - i1)} +{hunk_range(lo + j1, j2 - j1)} @@\n")
-        for tag, x1, x2, y1, y2 in group:
-            if tag == "equal":
-                out.extend(" " + line for line in a[x1:x2])
-                continue
-            out.extend("-" + line for line in a[x1:x2])
-            out.extend("+" + line for line in b[y1:y2])
+    groups = _Grouped(codes).get_grouped_opcodes(context)
+    return header + "".join(hunk_text(group, a, b, lo) for group in groups)
+
+
+def hunk_text(group: Sequence[tuple[str, int, int, int, int]], a: list[str], b: list[str],
+              lo: int = 0) -> str:
+    """One hunk of difflib opcodes over `diff_lines` (``lo``: the lines' first line number)."""
+    i1, i2, j1, j2 = group[0][1], group[-1][2], group[0][3], group[-1][4]
+    out = [f"@@ -{hunk_range(lo + i1, i2 - i1)} +{hunk_range(lo + j1, j2 - j1)} @@\n"]
+    for tag, x1, x2, y1, y2 in group:
+        if tag == "equal":
+            out.extend(" " + line for line in a[x1:x2])
+            continue
+        out.extend("-" + line for line in a[x1:x2])
+        out.extend("+" + line for line in b[y1:y2])
     return "".join(out)
 
 
@@ -79,9 +85,9 @@ def _window(a: str, b: str, context: int) -> tuple[int, list[str], list[str], in
         newline = a.find("\n", after)
         after = len(a) if newline == -1 else newline + 1
     pre = a.count("\n", before, start)
-    post = len(_lines(a[tail:after]))
+    post = len(diff_lines(a[tail:after]))
     lo = a.count("\n", 0, before)
-    return lo, _lines(a[before:after]), _lines(b[before : after + shift]), pre, post
+    return lo, diff_lines(a[before:after]), diff_lines(b[before : after + shift]), pre, post
 
 
 Opcode = tuple[Literal["replace", "delete", "insert", "equal"], int, int, int, int]

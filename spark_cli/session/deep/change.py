@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import field
 from typing import Literal
 
-from spark_cli.edits.apply.diffs import NO_NEWLINE, hunk_range
+from spark_cli.edits.apply.diffs import diff_lines, hunk_text
 from spark_cli.edits.lang.ends import lines_of
 from spark_cli.record import record
 
@@ -87,32 +87,21 @@ class ChangedFile:
         return blocks
 
 
-def _shown(prefix: str, line: str) -> str:
-    return prefix + line if line.endswith("\n") else prefix + line + "\n" + NO_NEWLINE
-
-
 def file_change(path: str, base: str | None, theirs: str | None) -> ChangedFile | None:
     """The change ``base -> theirs`` of one file with its hunks; None when nothing changed."""
     if base == theirs:
         return None
     kind: ChangeKind = "create" if base is None else "delete" if theirs is None else "modify"
     a, b = lines_of(base), lines_of(theirs)
+    shown = diff_lines(base), diff_lines(theirs)
     hunks: list[ChangeHunk] = []
     groups = (list(_Matcher(None, a, b).get_grouped_opcodes(CONTEXT))
               if kind == "modify" else [[("replace", 0, len(a), 0, len(b))]])
     for number, group in enumerate(groups, 1):
-        i1, i2, j1, j2 = group[0][1], group[-1][2], group[0][3], group[-1][4]
-        text = [f"@@ -{hunk_range(i1, i2 - i1)} +{hunk_range(j1, j2 - j1)} @@\n"]
-        edits: list[tuple[int, int, tuple[str, ...]]] = []
-        for tag, x1, x2, y1, y2 in group:
-            if tag == "equal":
-                text.extend(_shown(" ", line) for line in a[x1:x2])
-                continue
-            text.extend(_shown("-", line) for line in a[x1:x2])
-            text.extend(_shown("+", line) for line in b[y1:y2])
-            edits.append((x1, x2, tuple(b[y1:y2])))
-        hunks.append(ChangeHunk(number, "".join(text), edits[0][0], edits[-1][1],
-                                tuple(edits)))
+        edits = tuple((x1, x2, tuple(b[y1:y2])) for tag, x1, x2, y1, y2 in group
+                      if tag != "equal")
+        hunks.append(ChangeHunk(number, hunk_text(group, *shown), edits[0][0], edits[-1][1],
+                                edits))
     return ChangedFile(path, kind, base, theirs, tuple(hunks))
 
 

@@ -18,13 +18,9 @@ _TEMP_PID = re.compile(r"\.(\d+)\.[^.]+\.spark-tmp$")
 _STALE_AFTER = 3600.0  # seconds: no write takes this long, whoever runs it
 
 
-def _umask() -> int:
-    current = os.umask(0)
-    os.umask(current)
-    return current
-
-
-_DEFAULT_MODE = 0o666 & ~_umask()
+_UMASK = os.umask(0)  # read by setting it: put it back at once
+os.umask(_UMASK)
+_DEFAULT_MODE = 0o666 & ~_UMASK
 
 
 def fsync_dir(directory: Path) -> None:

@@ -34,10 +34,6 @@ class RepoPath:
     path: Path
 
 
-def _is_within(path: str, root: str) -> bool:
-    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
-
-
 def _under(root: Path, name: str) -> str:
     """``name`` (absolute) relative to ``root`` as given or resolved; "" when outside."""
     path = posixpath.normpath(name)
@@ -81,7 +77,7 @@ def confine(root: Path, raw: str) -> RepoPath:
         candidate = os.path.join(current, part)
         if os.path.islink(candidate):
             target = os.path.realpath(candidate)
-            if not _is_within(target, root_real):
+            if target != root_real and not target.startswith(root_real.rstrip(os.sep) + os.sep):
                 raise FileRefused(
                     f"{name}: goes through a symlink ({part}) that leads outside the repo root"
                 )

@@ -66,11 +66,6 @@ class Fence:
                 and len(match.group(1)) >= self.length)
 
 
-def likely_path(text: str) -> bool:
-    """Whether `text` clearly names a file (used to recover a path from a broken block)."""
-    return _LIKELY_PATH.match(text.strip()) is not None
-
-
 @record
 class FenceLine:
     """An opening code fence: its character, its length, the path its info string names."""
@@ -151,7 +146,7 @@ def hold_tail(held: list[Held], lines: list[str], fence: Fence | None) -> None:
     """Hold the last lines of a broken block again if they may introduce the next one."""
     for text in lines:
         candidate = classify(text, fence) if may_be_special(text[:HEAD]) else None
-        if isinstance(candidate, PathLine) and not likely_path(text):
+        if isinstance(candidate, PathLine) and not _LIKELY_PATH.match(text.strip()):
             candidate = None
         if candidate is None or (held and candidate.kind not in _FOLLOWS[held[-1].kind]):
             held.clear()

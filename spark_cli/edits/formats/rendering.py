@@ -31,15 +31,10 @@ def _fence_for(body: str, lang: str) -> str:
     return "`" * max(3, longest + 1) + lang
 
 
-def _marker_width(text: str) -> int:
-    """7, or another width (5 to 9) when the text has '=======' lines of that width."""
-    used = {len(m.group(1)) for m in _RULE.finditer(text)}
-    return next((n for n in (7, 9, 8, 6, 5) if n not in used), 7)
-
-
 def render_search_replace(path: str, search: str, replace: str, fence: str | None = "") -> str:
     """One SEARCH/REPLACE block; `fence`: its language ("" = plain, None = no fence)."""
-    n = _marker_width(search + "\n" + replace)
+    used = {len(m.group(1)) for m in _RULE.finditer(search + "\n" + replace)}  # '=' lines
+    n = next((n for n in (7, 9, 8, 6, 5) if n not in used), 7)
     body = (f"{'<' * n} SEARCH\n{_with_newline(search)}{'=' * n}\n"
             f"{_with_newline(replace)}{'>' * n} REPLACE\n")
     if fence is None:

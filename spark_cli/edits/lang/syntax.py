@@ -6,7 +6,7 @@ re-parse. Offsets given to tree-sitter are UTF-8 bytes."""
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from spark_cli.edits.lang.ends import common_ends
 from spark_cli.edits.lang.grammars import get_parser, language_for_path
@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     import tree_sitter
 
 _CACHE_SIZE = 8
+T = TypeVar("T")
 _trees: OrderedDict[tuple[str, str], tree_sitter.Tree] = OrderedDict()
 # trees not built yet: (language, text) -> how to build it (an incremental re-parse)
 _deferred: OrderedDict[tuple[str, str], Pending] = OrderedDict()
@@ -36,21 +37,15 @@ def parse_text(language: str, text: str) -> tree_sitter.Tree:
     pending = _deferred.pop(key, None)
     tree = pending.build() if pending is not None \
         else get_parser(language).parse(text.encode("utf-8"))
-    _remember(key, tree)
+    _keep(_trees, key, tree)
     return tree
 
 
-def _defer(key: tuple[str, str], pending: Pending) -> None:
-    _deferred[key] = pending
-    while len(_deferred) > _CACHE_SIZE:
-        _deferred.popitem(last=False)
-
-
-def _remember(key: tuple[str, str], tree: tree_sitter.Tree) -> None:
-    _trees[key] = tree
-    _trees.move_to_end(key)
-    while len(_trees) > _CACHE_SIZE:
-        _trees.popitem(last=False)
+def _keep(cache: OrderedDict[tuple[str, str], T], key: tuple[str, str], value: T) -> None:
+    cache[key] = value
+    cache.move_to_end(key)
+    while len(cache) > _CACHE_SIZE:
+        cache.popitem(last=False)
 
 
 def prime(path: str, text: str) -> None:
@@ -182,7 +177,7 @@ def check_edit(path: str, old: str,
     except ImportError as exc:  # a grammar wheel is missing: say so, do not block the edit
         note = f"{path}: no syntax check was done ({exc})"
         return SyntaxVerdict(None, True, False, note, None), None
-    _remember((language, new), new_tree)
+    _keep(_trees, (language, new), new_tree)
     if before is not None:
         note = (f"{path}: the file already had a syntax error at line {before[0]} "
                 f"({before[1]}) before this edit; not judged")
@@ -216,7 +211,7 @@ def _quick_verdict(language: str, old: str, new: str,
     spans = [_changed_span(old_b, new_b)]
     if not window_clean(language, pending.tree, old_b, new_b, spans):
         return None
-    _defer((language, new), pending.then(new_b, spans))
+    _keep(_deferred, (language, new), pending.then(new_b, spans))
     return SyntaxVerdict(language, True, True, "", None)
 
 

@@ -9,7 +9,7 @@ import re
 from collections.abc import Sequence
 
 from spark_cli.edits.lang.anchors import main_name, resolves
-from spark_cli.edits.lang.definitions import DefinitionSpan, definitions
+from spark_cli.edits.lang.definitions import definitions
 from spark_cli.edits.lang.syntax import parse_text
 from spark_cli.edits.locate.misses import LocateFailed
 
@@ -106,17 +106,13 @@ def body_start(text: str, language: str | None, row: int) -> int:
     return max(body.start_point.row, row + 1)
 
 
-def _innermost(defs: list[DefinitionSpan], row: int) -> DefinitionSpan | None:
-    holding = [d for d in defs if d.start <= row <= d.end]
-    return max(holding, key=lambda d: (d.start, -d.end)) if holding else None
-
-
 def crossed_definition(text: str, language: str | None, first: int,
                        last: int) -> LocateFailed | None:
     """The refusal for an elided match leaving the definition it starts in, or None."""
     if language is None or last <= first:
         return None
-    scope = _innermost(definitions(text, language), first)
+    holding = [d for d in definitions(text, language) if d.start <= first <= d.end]
+    scope = max(holding, key=lambda d: (d.start, -d.end), default=None)
     if scope is None or last <= scope.end:
         return None
     kind = "function" if scope.kind == "function" else "definition"

@@ -105,8 +105,8 @@ def _find(work: str, hunk: Hunk, language: str | None, position: int,
     return found.start, found.end, found.replacement, found.step
 
 
-def _same(a: Hunk, b: Hunk) -> bool:
-    return (a.search, a.replace, a.anchors, a.at_eof) == (b.search, b.replace, b.anchors, b.at_eof)
+def _key(hunk: Hunk) -> tuple[str, str, tuple[str, ...], bool]:
+    return hunk.search, hunk.replace, hunk.anchors, hunk.at_eof
 
 
 def _seen_conflict(seen: str, hunk: Hunk, language: str | None, index: int) -> str | None:
@@ -137,7 +137,7 @@ def locate_all(work: str, edit: FileEdit, regions: list[Region] | None,
             try:
                 start, end, replacement, step = _find(work, hunk, language, position, in_order)
             except LocateFailed as exc:
-                group = sum(1 for h in edit.hunks if _same(h, hunk))
+                group = sum(1 for h in edit.hunks if _key(h) == _key(hunk))
                 if exc.reason != "ambiguous" or group < 2 or group != len(exc.candidates):
                     raise
                 start, end, replacement, step = _find(work, hunk, language, position, True)

@@ -243,17 +243,11 @@ def undo(root: Path, undo_root: Path, *, force: bool = False) -> UndoResult:
         if problem is not None:
             raise UndoRefused(f"refusing to undo batch {batch.id}: entry {entry.path!r}: "
                               f"{problem}; nothing was restored", unsafe=str(entry.path))
-    changed = []
-    pending = []  # files still in their after-state (or forced)
-    for entry in batch.files:
-        digest = current_digest(root / entry.path)
-        if digest == entry.after_hash:
-            pending.append(entry)
-        elif digest == entry.before_hash:
-            continue  # never written (a crash mid-batch) or already back: nothing to do
-        else:
-            changed.append(entry.path)
-            pending.append(entry)
+    now = {entry.path: current_digest(root / entry.path) for entry in batch.files}
+    # a file back in its before-state (never written, or restored) needs nothing
+    pending = [e for e in batch.files
+               if now[e.path] == e.after_hash or now[e.path] != e.before_hash]
+    changed = [e.path for e in pending if now[e.path] != e.after_hash]
     if changed and not force:
         raise UndoRefused(
             "refusing to undo: changed since the batch: " + ", ".join(changed)

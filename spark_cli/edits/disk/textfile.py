@@ -45,12 +45,9 @@ class TextFile:
             raw = self.text
         else:
             lines = self.text.split("\n")
-            out: list[str] = []
-            for index, piece in enumerate(lines[:-1]):
-                out.append(piece)
-                out.append(self.endings[index] if index < len(self.endings) else "\n")
-            out.append(lines[-1])
-            raw = "".join(out)
+            n = len(lines) - 1  # one ending per "\n" ("\n" for any the tuple lacks)
+            ends = [*self.endings[:n], *["\n"] * (n - len(self.endings)), ""]
+            raw = "".join(line + end for line, end in zip(lines, ends, strict=True))
         return self.bom + raw.encode(self.encoding)
 
     def replaced(self, text: str, endings: Sequence[str]) -> TextFile:

@@ -1,8 +1,6 @@
-"""Applying edits: each FileEdit planned whole in memory, then written once, atomically.
-
-If anything fails nothing is written (`RefusedEdit`), except under a conflict (the file
-changed since the model read it): hunks clear of the user's changes apply. `Applier`
-wraps one answer as one undo batch."""
+"""Applying edits: each FileEdit planned whole in memory, then written once, atomically;
+on any failure nothing is written, except that under a conflict the hunks clear of the
+user's changes apply. `Applier` wraps one answer as one undo batch."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
-"""Crash-safe file writes: a temp file beside the target, fsync, the mode kept, rename.
-
-Temp files are named ``.<name>.<pid>.<random>.spark-tmp`` (`is_temp_name`), and
-`remove_stale_temps` deletes the ones whose writer is gone."""
+"""Crash-safe file writes: a temp file beside the target (``.<name>.<pid>.<random>.spark-tmp``,
+swept by `remove_stale_temps` once its writer is gone), fsync, the mode kept, rename."""
 
 from __future__ import annotations
 

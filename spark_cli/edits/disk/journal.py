@@ -1,7 +1,6 @@
-"""The undo journal: each applied batch (one answer) as a folder of ``batch.json`` and the
-before bytes in ``blobs/``, saved before a file is first written, so even a crash
-mid-batch can be undone. `undo` refuses a changed file (unless forced) and a batch with
-an unsafe entry (`entry_problem`); `end` keeps the newest KEEP_BATCHES."""
+"""The undo journal: each batch (one answer) a folder of ``batch.json`` and the before bytes,
+saved before a file is first written, so even a crash mid-batch can be undone; `undo`
+refuses changed files (unless forced) and unsafe entries."""
 
 from __future__ import annotations
 

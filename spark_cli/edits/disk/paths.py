@@ -1,7 +1,5 @@
-"""Repo paths: a path written by a model as a file inside the repo, or a refusal.
-
-`confine` refuses what leaves the root, ``.git/``, ``.spark/`` and spark's temp files;
-`expand_short_name` and `repo_suffix` find the repo file a shortened or foreign path means."""
+"""Repo paths: a path written by a model as a file inside the repo (`confine`), or a
+refusal; `expand_short_name` and `repo_suffix` find what a shortened or foreign path means."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
-"""Lines around edit blocks: fences, path lines, heredoc openers, and early release.
-
-`classify` says whether a prose line may open a block, `can_hold` whether it may join
-the held lines; `may_be_special` holds back every head such a line can start with."""
+"""Lines around edit blocks: fences, path lines, heredoc openers (`classify`, `can_hold`),
+and `may_be_special`, which holds back every head such a line can start with."""
 
 from __future__ import annotations
 

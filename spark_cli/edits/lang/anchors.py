@@ -1,7 +1,5 @@
-"""Structural anchors (`@@ def wrap`, `@@ class Foo`) → 0-based inclusive line ranges.
-
-Anchors are outermost first: each later one is looked up inside the ranges of the one
-before. The rules are on `find_anchor_ranges`."""
+"""Structural anchors (`@@ def wrap`, `@@ class Foo`) → 0-based inclusive line ranges; each
+later anchor is looked up inside the ranges of the one before."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
-"""Definitions in a syntax tree: what a file defines, and where (name, kind, lines).
-
-One tree-sitter query per language; spark keeps its own because the wheels' TAGS_QUERY
-files are uneven (C captures declarators, TypeScript ships none)."""
+"""Definitions in a syntax tree: what a file defines, and where; spark's own query per
+language, since the wheels' TAGS_QUERY files are uneven (TypeScript ships none)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
-"""Offline tree-sitter grammars: which language a file is, and its parser.
-
-Grammars come from the ``tree_sitter_<lang>`` wheels, imported on first use; ``None``
-means text mode (no grammar, no syntax check)."""
+"""Offline tree-sitter grammars (the ``tree_sitter_<lang>`` wheels, imported on first use):
+which language a file is, and its parser; ``None`` means text mode."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
 """Syntax validation of an edit with tree-sitter: would it break a file that parsed cleanly?
-
-`parse_text` keeps a small cache of recent trees so the next check is an incremental
-re-parse. Offsets given to tree-sitter are UTF-8 bytes."""
+Recent trees are cached so the next check is an incremental re-parse."""
 
 from __future__ import annotations
 

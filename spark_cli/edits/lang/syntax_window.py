@@ -1,8 +1,5 @@
-"""Checking an edit's syntax without re-parsing the whole file.
-
-`window_clean` parses only the top-level items around the edit (`WINDOWED` languages);
-anything it cannot tell goes to the full re-parse. A `Pending` tree is told about the
-edits since and built by one incremental parse only when asked for."""
+"""Checking an edit's syntax without re-parsing the whole file: `window_clean` parses the
+top-level items around it, and a `Pending` tree is re-parsed only when asked for."""
 
 from __future__ import annotations
 

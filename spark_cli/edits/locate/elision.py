@@ -1,7 +1,5 @@
-"""Elision lines (`...`, `# ... existing code ...`) in SEARCH/REPLACE text.
-
-Matching placeholders on both sides split the hunk into pieces located on their own
-(`split_elided`); a REPLACE placeholder SEARCH lacks is refused (`unbacked_placeholder`)."""
+"""Elision lines (`...`, `# ... existing code ...`) in SEARCH/REPLACE text: matching ones
+split a hunk into pieces (`split_elided`); one only REPLACE has is refused."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
-"""The locate ladder: where in a file one hunk's SEARCH text is, strict to loose.
-
-Every step compares whole lines for equality after a fixed normalisation, never by
-edit distance (docs/edits.md, "Finding the hunk")."""
+"""The locate ladder: where in a file one hunk's SEARCH text is, strict to loose; each step
+compares whole lines after a fixed normalisation, never by edit distance."""
 
 from __future__ import annotations
 

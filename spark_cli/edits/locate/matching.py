@@ -1,8 +1,5 @@
-"""Line tables and the per-step matchers of the locate ladder.
-
-Each finder in `FINDERS` returns every `Match` of its step in file order by one
-``str.find`` scan over a keyed copy of the file; loose steps adapt the replacement
-(`reindent.reconcile`)."""
+"""Line tables and the per-step matchers of the locate ladder: each finder in `FINDERS`
+returns every `Match` of its step in file order by one ``str.find`` over a keyed copy."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
-"""Line normalisations for the locate ladder: Unicode folding and indentation units.
-
-`fold` maps look-alike Unicode back to ASCII (NFKC plus the quotes, dashes and
-zero-width characters NFKC leaves alone)."""
+"""Line normalisations for the locate ladder: Unicode folding (NFKC plus the quotes,
+dashes and zero-width characters it leaves alone) and indentation units."""
 
 from __future__ import annotations
 

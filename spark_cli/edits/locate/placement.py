@@ -1,7 +1,5 @@
-"""Placing every hunk of one file section in the file's text, in order.
-
-`locate_all` gives the spans to splice and the hunks refused; `changed_regions` the
-lines the user changed since the model read the file (a hunk touching them is refused)."""
+"""Placing every hunk of one file section in the file's text, in order (`locate_all`),
+refusing those that touch lines the user changed since the model read it."""
 
 from __future__ import annotations
 

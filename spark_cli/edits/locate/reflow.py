@@ -1,7 +1,5 @@
-"""The last ladder step, ``reflow``: the search with its lines joined or split.
-
-The search and the file are compared with all whitespace left out; a match must cover
-whole file lines and at least `MIN_TEXT` characters."""
+"""The last ladder step, ``reflow``: the search with its lines joined or split, compared
+with all whitespace left out; a match covers whole file lines and `MIN_TEXT` characters."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
-"""Running one deep task: a snapshot, a normal Session rooted in it, the change collected.
-
-The working tree is never written. The snapshot is removed whatever happens, and every
-fault becomes one line in ``DeepTask.error``."""
+"""Running one deep task: a snapshot, a normal Session rooted in it, the change collected;
+the snapshot is removed whatever happens, and every fault is one line in ``error``."""
 
 from __future__ import annotations
 

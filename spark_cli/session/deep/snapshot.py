@@ -1,8 +1,6 @@
-"""A private copy of the repo for a deep task: a git worktree, or a plain copy.
-
-``take_snapshot`` freezes the working tree (uncommitted and untracked work included)
-outside the repo without touching the user's git state; a snapshot whose spark died
-(``owner.pid``) is swept by the next one. Blocking: call from a thread."""
+"""A private copy of the repo for a deep task (a git worktree, or a plain copy) with the
+working tree's uncommitted work, made without touching the user's git state; snapshots
+whose spark died are swept by the next one. Blocking: call from a thread."""
 
 from __future__ import annotations
 

@@ -276,7 +276,6 @@ class Applier:
                  write_read_only: bool = False) -> None:
         self.root = Path(root)
         folder = None if dry_run else undo_dir
-        # temp files of writes killed in an earlier run (the journal knows where)
         self.cleaned = clean_stale_temps(self.root, folder) if folder is not None else []
         self.seen: dict[str, str] | None = dict(seen) if seen is not None else None
         self.journal = Journal(self.root, folder) if folder is not None else None

@@ -24,8 +24,6 @@ def _key(edit: FileEdit) -> _Key:
 
 
 class Repeats:
-    """What one answer's blocks repeated so far."""
-
     __slots__ = ("_applied", "_copies", "superseded")
 
     def __init__(self) -> None:

@@ -271,7 +271,6 @@ def undo(root: Path, undo_root: Path, *, force: bool = False) -> UndoResult:
 
 
 def path_problem(root: Path, rel: object) -> str | None:
-    """Why ``rel`` is not a path inside ``root`` (None when it is)."""
     if not isinstance(rel, str) or not rel or "\0" in rel:
         return "its path is not a file name"
     if os.path.isabs(rel) or rel.startswith("~"):

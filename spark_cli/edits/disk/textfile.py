@@ -51,7 +51,6 @@ class TextFile:
         return self.bom + raw.encode(self.encoding)
 
     def replaced(self, text: str, endings: Sequence[str]) -> TextFile:
-        """The same file (encoding, BOM, mode) with new text and endings."""
         return TextFile(text, tuple(endings), self.encoding, self.bom, self.mode)
 
     def spliced(self, splices: Sequence[tuple[int, int, str]]) -> TextFile:

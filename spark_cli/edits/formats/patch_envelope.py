@@ -126,7 +126,6 @@ class PatchEnvelope:
 
     def _body_line(self, section: PatchSection | None, text: str, raw: str, lineno: int,
                    items: list[ParsedItem]) -> Status:
-        """Any other line: a padded End Patch, a loose line, a hunk line or the end."""
         if section is not None and text[:1] in " \t" and "*** End Patch" in text \
                 and END_PATCH.match(text.lstrip()):
             self._maybe_end = (text, raw, lineno)  # padded, or a context line reading so
@@ -141,7 +140,6 @@ class PatchEnvelope:
 
     def _hunk_line(self, section: PatchSection | None, text: str, raw: str, lineno: int,
                    items: list[ParsedItem]) -> Status:
-        """A line of the open section, or, with none open, a dropped line or the end."""
         if section is None and self._skipping:
             # The rejected section's own lines are dropped; anything else ends the envelope.
             keep = not text or text[0] in " -+@\\" or text.startswith("*** ")
@@ -174,7 +172,6 @@ class PatchEnvelope:
         return text[0] == "*" and _MARKER.match(text) is not None
 
     def _end_at(self, lineno: int, items: list[ParsedItem]) -> list[ParsedItem]:
-        """An indented '*** End Patch' ended the envelope: emit the open section."""
         self._maybe_end = None
         error = self._section.settle_loose(hunk_ends=True) if self._section is not None else None
         if error:

@@ -151,7 +151,6 @@ class EditStreamParser:
         self._lineno = now
 
     def _plain_started(self) -> None:
-        """Book-keeping for a line that is plain prose (called as soon as that is known)."""
         self._release_pending()
         self._heredoc_end = None
 

@@ -128,7 +128,6 @@ class DefinitionSpan:
 
 
 def has_definitions(language: str | None) -> bool:
-    """Whether spark knows what ``language`` defines."""
     return language in _QUERIES
 
 

@@ -184,13 +184,11 @@ def check_edit(path: str, old: str,
 
 
 def _judged(path: str, language: str, new: str, new_tree: tree_sitter.Tree) -> SyntaxVerdict:
-    """The verdict on ``new`` (parsed as ``new_tree``), whose old text was clean."""
     after = first_error(new_tree, language)
     if after is None:
         return SyntaxVerdict(language, True, True, "", None)
     second = _SECOND_OPINION.get(language) if path.lower().endswith(".h") else None
     if second is not None and first_error(parse_text(second, new)) is None:
-        # a .h file that is C++ (or a C header that now uses C++): the C++ grammar accepts it
         return SyntaxVerdict(second, True, True, "", None)
     line, what = after
     message = f"{path}: the edit would introduce a syntax error at line {line} ({what})"
@@ -229,6 +227,5 @@ def _reparse(language: str, old: str, new: str, old_tree: tree_sitter.Tree) -> t
 
 
 def _changed_span(old: bytes, new: bytes) -> tuple[int, int, int]:
-    """(start, old_end, new_end): the single byte span where ``old`` and ``new`` differ."""
     prefix, suffix = common_ends(old, new)
     return prefix, len(old) - suffix, len(new) - suffix

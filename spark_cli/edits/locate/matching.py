@@ -69,7 +69,6 @@ class LineIndex:
 
     @cached_property
     def nonblank(self) -> tuple[str, list[int]]:
-        """The stripped non-blank lines joined, and the file line of each."""
         rows = [i for i, line in enumerate(self.lines[:self.real]) if line.strip()]
         return "\n".join([self.lines[i].strip() for i in rows]), rows
 

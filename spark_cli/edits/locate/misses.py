@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Sequence
+from functools import cached_property
 from typing import TYPE_CHECKING, Literal
 
 from spark_cli.edits.lang.anchors import find_anchor_ranges
@@ -54,14 +55,11 @@ class MatchHints:
                  at_eof: bool, search_from: int, first_of_many: bool = False) -> None:
         self.index, self.language, self.anchors = index, language, anchors
         self.at_eof, self.search_from, self.first_of_many = at_eof, search_from, first_of_many
-        self._ranges: list[Range] | None = None
 
-    @property
+    @cached_property
     def ranges(self) -> list[Range]:
-        if self._ranges is None:
-            self._ranges = (find_anchor_ranges(self.index.text, self.language, self.anchors)
-                            if self.anchors else [])
-        return self._ranges
+        return (find_anchor_ranges(self.index.text, self.language, self.anchors)
+                if self.anchors else [])
 
     def _at_end(self, pool: list[Match]) -> list[Match]:
         last = self.index.real - 1
@@ -120,8 +118,8 @@ def missing(index: LineIndex, search: list[str], replace: list[str], anchors: Se
         first, agree, differs = aligned
         want = search[differs].strip()
         row = first + differs
-        have = lines[row].strip() if 0 <= row < real else "<end of file>"
-        where = f"file line {row + 1} {have!r}" if 0 <= row < real else "the end of the file"
+        where = (f"file line {row + 1} {lines[row].strip()!r}" if 0 <= row < real
+                 else "the end of the file")
         nearest: tuple[tuple[int, str], ...] = ((row + 1, lines[row]),) if 0 <= row < real \
             else ()
         total = sum(1 for s in search if s.strip())

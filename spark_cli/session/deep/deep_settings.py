@@ -59,7 +59,6 @@ def _read_table(path: Path) -> dict[str, object]:
 
 
 def _layers(root: Path, flags: Mapping[str, object], env: Mapping[str, str]) -> list[Layer]:
-    """The ``[deep]`` tables, variables and flags, lowest first."""
     layers: list[Layer] = []
     for label, path in config_files(root, env):
         layer = Layer(f"{label} {path} [{TABLE}]", {})

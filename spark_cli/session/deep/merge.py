@@ -5,6 +5,7 @@ tree now; a conflict is both sides changing the same or adjacent base lines."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from functools import cached_property
 from typing import Literal
 
 import merge3
@@ -47,13 +48,11 @@ class _Known:
 
     def __init__(self, base: list[str], ours: list[str]) -> None:
         self.base, self.ours = base, ours
-        self._ours_blocks: list[tuple[int, int, int]] | None = None
 
+    @cached_property
     def ours_blocks(self) -> list[tuple[int, int, int]]:
-        if self._ours_blocks is None:
-            self._ours_blocks = [tuple(m) for m in  # type: ignore[misc]
-                                 _Matcher(None, self.base, self.ours).get_matching_blocks()]
-        return self._ours_blocks
+        return [tuple(m) for m in  # type: ignore[misc]
+                _Matcher(None, self.base, self.ours).get_matching_blocks()]
 
     def regions(self, theirs: list[str],
                 theirs_blocks: list[tuple[int, int, int]]) -> list[tuple[object, ...]]:
@@ -68,7 +67,7 @@ class _Known:
                 if self.a is known.base and self.b is theirs:
                     return theirs_blocks
                 if self.a is known.base and self.b is known.ours:
-                    return known.ours_blocks()
+                    return known.ours_blocks
                 return [tuple(m) for m in  # type: ignore[misc]
                         _Matcher(None, self.a, self.b).get_matching_blocks()]
 

@@ -28,7 +28,6 @@ def deep_folder(root: Path, state_dir: Path | None = None) -> Path:
 
 
 def save_finished(folder: Path, task: DeepTask) -> str:
-    """Save a done task's change; its id (the file's stem)."""
     change = task.change
     assert change is not None
     body = {"version": VERSION, "kind": KIND, "task": task.task, "started_at": task.started_at,

@@ -70,7 +70,6 @@ class DeepChange:
         return sum(len(f.hunks) for f in self.files)
 
     def review(self, root: Path) -> tuple[HunkStatus, ...]:
-        """Per hunk, in order: clean, conflict (which lines), present or refused."""
         out: list[HunkStatus] = []
         for change in self.files:
             try:

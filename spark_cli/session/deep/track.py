@@ -115,7 +115,6 @@ class DeepTrack:
         return report
 
     def drop(self, number: int) -> bool:
-        """Discard a done task's change (its saved copy too); False when there is none."""
         task = self.task(number)
         if task is None or task.state != "done":
             return False
@@ -138,7 +137,6 @@ class DeepTrack:
         return loaded
 
     async def aclose(self) -> None:
-        """Cancel every running task and wait until their snapshots are removed."""
         running = [t for t in self._running.values() if not t.done()]
         for task in running:
             task.cancel()

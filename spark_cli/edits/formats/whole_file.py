@@ -11,8 +11,7 @@ from typing import Literal
 
 from spark_cli.record import record
 
-WHOLE_FILE_MAX_LINES = 200
-"""A whole-file answer replaces a file of at most this many lines (old and new)."""
+WHOLE_FILE_MAX_LINES = 200  # a whole-file answer replaces files this small (old and new)
 
 _FENCE = re.compile(r"^(?P<indent> {0,3})(?P<mark>`{3,}|~{3,})(?P<info>[^`\n]*)$")
 

@@ -70,7 +70,7 @@ def anchor_not_found(text: str, language: str | None, anchor: str) -> LocateFail
         f"The anchor {anchor.strip()!r} matched no definition or line of the file, so the hunk "
         f"cannot be placed by it.{listing} Use a line that exists in the file as the @@ header "
         "(the enclosing def/class/function line), or a bare @@ with enough context lines.",
-        "missing", (), tuple(nearest))
+        "missing")
 
 
 def _short(header: str, limit: int = 70) -> str:

@@ -28,13 +28,11 @@ class LocateFailed(Exception):
     """The hunk could not be placed; ``message`` says why and what to send instead."""
 
     def __init__(self, message: str, reason: FailReason,
-                 candidates: tuple[int, ...] = (),
-                 nearest: tuple[tuple[int, str], ...] = ()) -> None:
+                 candidates: tuple[int, ...] = ()) -> None:
         super().__init__(message)
         self.message = message
         self.reason = reason
         self.candidates = candidates  # 1-based lines of the ambiguous matches
-        self.nearest = nearest  # (1-based line, file line) suggestions for a missing match
 
 
 def ambiguous(lines: tuple[int, ...], anchors: Sequence[str], anchored: bool) -> LocateFailed:
@@ -112,7 +110,7 @@ def missing(index: LineIndex, search: list[str], replace: list[str], anchors: Se
         return LocateFailed(
             f"the search text was not found, but the replacement is already in the file at "
             f"line {done + 1}: this edit looks applied already; re-read the file before "
-            f"sending more edits to it.{note}", "missing", (), ((done + 1, lines[done]),))
+            f"sending more edits to it.{note}", "missing")
     aligned = _best_alignment(lines, real, table, search)
     if aligned is not None:
         first, agree, differs = aligned
@@ -120,14 +118,12 @@ def missing(index: LineIndex, search: list[str], replace: list[str], anchors: Se
         row = first + differs
         where = (f"file line {row + 1} {lines[row].strip()!r}" if 0 <= row < real
                  else "the end of the file")
-        nearest: tuple[tuple[int, str], ...] = ((row + 1, lines[row]),) if 0 <= row < real \
-            else ()
         total = sum(1 for s in search if s.strip())
         message = (f"the search text was not found: {agree} of its {total} non-blank lines "
                    f"match at line {max(first, 0) + 1}, but search line {differs + 1} "
                    f"{want!r} differs from {where}. Copy the lines exactly as they are in "
                    f"the file.{note}")
-        return LocateFailed(message, "missing", (), nearest)
+        return LocateFailed(message, "missing")
     nearest = _nearest(lines, table, search)
     if nearest:
         shown = "; ".join(f"line {n}: {t.strip()!r}" for n, t in nearest)
@@ -137,7 +133,7 @@ def missing(index: LineIndex, search: list[str], replace: list[str], anchors: Se
     else:
         message = ("the search text was not found and no line of the file resembles it; "
                    f"re-read the file before editing it.{note}")
-    return LocateFailed(message, "missing", (), nearest)
+    return LocateFailed(message, "missing")
 
 
 def _notes(search: list[str], replace: list[str], anchors: Sequence[str],

@@ -187,8 +187,7 @@ def _fit(work: str, spans: list[Span], new: Span) -> bool:
     return True
 
 
-Cut = tuple[int, int, str]
-"""A span to splice: start, end, replacement (offsets in the text)."""
+Cut = tuple[int, int, str]  # a span to splice: start, end, replacement
 
 
 def trim(text: str, span: Cut) -> Cut:

@@ -25,8 +25,7 @@ from spark_cli.session.config.layers import (
 from spark_cli.session.config.settings import Settings, load_settings
 
 TABLE = "deep"
-DEEP_MODELS = {"mock": "spark-deep", "openai": "gpt-5.3-codex"}
-"""The deep model a preset gets when ``[deep]`` names none."""
+DEEP_MODELS = {"mock": "spark-deep", "openai": "gpt-5.3-codex"}  # when [deep] names none
 _KEYS = ("provider", "model", "base_url", "api_key_env", "kind", "edit_format",
          "context_window", "max_output_tokens")
 _ENV = {"provider": "SPARK_DEEP_PROVIDER", "model": "SPARK_DEEP_MODEL",
@@ -34,8 +33,7 @@ _ENV = {"provider": "SPARK_DEEP_PROVIDER", "model": "SPARK_DEEP_MODEL",
 _FLAGS = {"deep_provider": "provider", "deep_model": "model", "deep_base_url": "base_url",
           "deep_edit_format": "edit_format"}
 _SHARED_FLAGS = ("max_output_tokens", "allow_syntax_errors", "idle_timeout", "context_window",
-                 "test_command", "tools", "max_tool_calls")
-"""Flags that are not the fast provider's and so apply to the deep track as well."""
+                 "test_command", "tools", "max_tool_calls")  # flags the deep track shares
 
 
 def _read_table(path: Path) -> dict[str, object]:

@@ -69,7 +69,7 @@ def _parse(raw: Any) -> DeepTask:
 
 
 def load_saved(folder: Path) -> tuple[list[DeepTask], list[str]]:
-    """The saved tasks (oldest first, numbered 1..n, state ``done``) and problem lines."""
+    """The saved tasks (oldest first, state ``done``, numbered by the track) and problems."""
     tasks: list[DeepTask] = []
     problems: list[str] = []
     try:
@@ -85,6 +85,4 @@ def load_saved(folder: Path) -> tuple[list[DeepTask], list[str]]:
         task.saved_as = path.stem
         tasks.append(task)
     tasks.sort(key=lambda t: t.started_at)
-    for number, task in enumerate(tasks, 1):
-        task.number = number
     return tasks, problems

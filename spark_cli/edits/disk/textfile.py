@@ -118,11 +118,7 @@ def decode(data: bytes, *, mode: int | None = None, name: str = "file",
     """Decode file bytes; raises `FileRefused` for binary, non-UTF-8 or oversized input."""
     if len(data) > size_limit:
         raise too_large(name, len(data), size_limit)
-    encoding, bom = "utf-8", b""
-    for marker, codec in _BOMS:
-        if data.startswith(marker):
-            encoding, bom = codec, marker
-            break
+    bom, encoding = next(((m, c) for m, c in _BOMS if data.startswith(m)), (b"", "utf-8"))
     if data.startswith(b"\xff\xfe\x00\x00") or data.startswith(b"\x00\x00\xfe\xff"):
         raise FileRefused(f"{name} is UTF-32 text; spark edits only UTF-8 and UTF-16", "encoding")
     body = data[len(bom):]
@@ -145,9 +141,7 @@ def decode(data: bytes, *, mode: int | None = None, name: str = "file",
                             "binary")
     if "\r" not in raw:
         return TextFile(raw, ("\n",) * raw.count("\n"), encoding, bom, mode)
-    endings = tuple(_NEWLINE.findall(raw))
-    text = _NEWLINE.sub("\n", raw)
-    return TextFile(text, endings, encoding, bom, mode)
+    return TextFile(_NEWLINE.sub("\n", raw), tuple(_NEWLINE.findall(raw)), encoding, bom, mode)
 
 
 def read_text_file(path: Path, *, name: str | None = None,

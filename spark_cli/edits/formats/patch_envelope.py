@@ -152,11 +152,10 @@ class PatchEnvelope:
                 return "left"
             return "open"
         error = section.add_line(text, raw, lineno)
+        if error and text[0] in " -+":  # still a hunk line: skip the rest of this section
+            return self._broken(items, lineno, error)
         if error:
             items.append(self._reject(lineno, error))
-            if text[0] in " -+":  # still a hunk line: skip the rest of this section
-                self._skipping = True
-                return "open"
             return "left"  # maybe prose after a missing End Patch
         return "open"
 

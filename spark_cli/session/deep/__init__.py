@@ -1,7 +1,5 @@
-"""The deep track: a slow, long-horizon model working in the background on a snapshot.
-
-UI-free API for the TUI and ``spark edit --deep`` (docs/providers.md): `DeepTrack`,
-`load_deep_settings`, `suggest_deep` and the plain values they return."""
+"""The deep track: a slow, long-horizon model working in the background on a snapshot
+(UI-free API for the TUI and ``spark edit --deep``, docs/providers.md)."""
 
 from __future__ import annotations
 

@@ -1,25 +1,34 @@
 """`spark edit FILE... --best-of N`: the race's channels (one shared bundled engine, one
 connection per candidate, no retry), its JSON events and stderr table, and the merge.
-Exit codes: 0 merged, 1 a hunk refused (named), 4 no candidate passes, 3 none finished.
+Exit codes: 0 merged, 1 a hunk refused (named), 4 no candidate passes, 3 none finished,
+124 ``--timeout`` stopped it (a winner among those that finished is still merged).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, cast
 
 from spark_cli.cli import wiring
 from spark_cli.cli.edit.edit_settings import say
-from spark_cli.cli.edit.turn_result import EXIT_OK, EXIT_PROVIDER, EXIT_REFUSED, EXIT_TESTS
+from spark_cli.cli.edit.turn_result import (
+    EXIT_OK,
+    EXIT_PROVIDER,
+    EXIT_REFUSED,
+    EXIT_TESTS,
+    EXIT_TIMEOUT,
+)
 from spark_cli.protocol.channel import Channel, ChannelError
 from spark_cli.session.api import Connector
 from spark_cli.session.config.settings import Settings
 from spark_cli.session.race import Candidate, Race, RaceResult
+from spark_cli.session.spend.limits import Limits
 
 RUN_THE_TESTS = "run the tests"
 HEAD = ("#", "tokens", "seconds", "applied", "parses", "check", "diff", "verdict")
@@ -55,10 +64,11 @@ def table(result: RaceResult) -> list[str]:
 
 
 class _Events:
-    """``candidate_started`` once a candidate streams, ``candidate_finished`` once it ends."""
+    """``candidate_started`` once a candidate streams, ``candidate_finished`` once it ends
+    (stream-json: as ``system`` lines of those subtypes)."""
 
     def __init__(self, renderer: Any) -> None:
-        self.emit = getattr(renderer, "emit", None)
+        self.emit = emitter(renderer)
         self.started: set[int] = set()
         self.finished: set[int] = set()
 
@@ -74,6 +84,11 @@ class _Events:
             self.emit(finished_event(cand))
 
 
+def emitter(renderer: Any) -> Callable[[dict[str, Any]], None] | None:
+    """How a race event is written: a JSON line, a stream-json ``system`` line, or not."""
+    return getattr(renderer, "system", None) or getattr(renderer, "emit", None)
+
+
 def finished_event(cand: Candidate) -> dict[str, Any]:
     v = cand.verdicts
     return {"type": "candidate_finished", "candidate": cand.number, "verdict": cand.verdict,
@@ -85,36 +100,63 @@ def finished_event(cand: Candidate) -> dict[str, Any]:
 
 
 async def race(root: Path, settings: Settings, files: list[str], instruction: str, n: int,
-               check: str | None, notify: Any, seed: int | None = None) -> RaceResult:
-    """Run the race on ``settings``' provider (one connection per candidate)."""
-    async with wiring.shared_provider(settings.provider) as provider:
-        shared = replace(settings, provider=provider)
+               check: str | None, notify: Any, seed: int | None = None, *,
+               limits: Limits | None = None, deep: Settings | None = None) -> RaceResult:
+    """Run the race on ``settings``' provider (one connection per candidate; ``deep``: the
+    deep tiebreak's settings, on the same bundled engine where both use it)."""
 
-        @contextlib.asynccontextmanager
-        async def connect(s: Settings) -> AsyncIterator[Channel]:
-            try:
-                async with wiring.open_provider_channel(
-                        provider, idle_timeout=s.idle_timeout, max_retries=0,
-                        first_token_timeout=s.first_token_timeout) as channel:
-                    yield channel
-            except wiring.WiringError as exc:
-                raise ChannelError("bad_request", str(exc)) from None
+    @contextlib.asynccontextmanager
+    async def connect(s: Settings) -> AsyncIterator[Channel]:
+        try:
+            async with wiring.open_provider_channel(
+                    s.provider, idle_timeout=s.idle_timeout, max_retries=0,
+                    first_token_timeout=s.first_token_timeout) as channel:
+                yield channel
+        except wiring.WiringError as exc:
+            raise ChannelError("bad_request", str(exc)) from None
 
+    async with contextlib.AsyncExitStack() as stack:
+        shared = replace(settings, provider=await stack.enter_async_context(
+            wiring.shared_provider(settings.provider)))
+        if deep is not None:
+            deep = replace(deep, provider=await stack.enter_async_context(
+                wiring.shared_provider(deep.provider)))
         run = Race(root, shared, cast(Connector, connect), n, check,
-                   settings.best_of_check_timeout_s, notify, seed)
+                   settings.best_of_check_timeout_s, notify, seed, limits, deep)
         return await run.run(instruction, files)
 
 
+def deep_settings(root: Path, flags: dict[str, object]) -> Settings:
+    """``--judge deep``'s settings: the ``[deep]`` table's, checked (a usage error)."""
+    # deferred: spark --help
+    from spark_cli.cli.edit.edit_run import UsageError
+    from spark_cli.session.config.layers import SettingsError
+    from spark_cli.session.deep import load_deep_settings
+
+    try:
+        return load_deep_settings(root, flags, os.environ, check=True)
+    except SettingsError as exc:
+        raise UsageError(f"--judge deep: {exc}") from None
+
+
 def best_of(root: Path, settings: Settings, files: list[str], instruction: str, n: int, *,
-            renderer: Any, run_tests: bool, dry_run: bool = False) -> int:
-    """The `spark edit --best-of N` run; its exit code (the ``summary`` event says it too)."""
+            renderer: Any, run_tests: bool, dry_run: bool = False,
+            limits: Limits | None = None, deep: Settings | None = None) -> int:
+    """The `spark edit --best-of N` run; its exit code (the summary says it too)."""
+    renderer.begin({"cwd": str(root), "model": settings.provider.model, "tools": [],
+                    "provider": settings.provider.name, "permission_mode": settings.commands})
     result = asyncio.run(race(root, settings, files, instruction, n,
-                              check_for(settings, instruction, run_tests), _Events(renderer)))
+                              check_for(settings, instruction, run_tests), _Events(renderer),
+                              limits=limits, deep=deep))
     code = _end(root, result, renderer, dry_run)
-    emit = getattr(renderer, "emit", None)
-    if emit is not None:
-        emit({"type": "summary", "best_of": n, "exit_code": code, "dry_run": dry_run,
-              "winner": result.winner.number if result.winner else None})
+    if result.timed_out:
+        say("spark edit: --timeout ran out: the race stopped")
+        code = EXIT_TIMEOUT
+    if emitter(renderer) is not None:
+        renderer.summary({"best_of": n, "exit_code": code, "dry_run": dry_run,
+                          "winner": result.winner.number if result.winner else None,
+                          **({"status": "cancelled", "reason": "timeout", "timed_out": True}
+                             if result.timed_out else {})})
     return code
 
 
@@ -122,7 +164,7 @@ def _end(root: Path, result: RaceResult, renderer: Any, dry_run: bool) -> int:
     """The table, then the winner merged (or why none was)."""
     for line in table(result):
         print(line, file=sys.stderr)
-    emit = getattr(renderer, "emit", None)
+    emit = emitter(renderer)
     winner = result.winner
     if winner is None or winner.change is None:
         near = result.nearest

@@ -17,14 +17,15 @@ from spark_cli.session.config.layers import MAX_BEST_OF
 from spark_cli.session.config.settings import Settings
 from spark_cli.session.deep.snapshot import Snapshot
 from spark_cli.session.race.candidate import Candidate, run_candidate, run_check
-from spark_cli.session.race.judge import Verdicts, best_failing, can_beat, choose
+from spark_cli.session.race.deep_judge import deep_pick
+from spark_cli.session.race.judge import Pick, Verdicts, best_failing, can_beat, choose, tied
+from spark_cli.session.spend.limits import Limits
 
 SEEDED = frozenset({"mock", "chat_sse", "ollama"})
 """Providers whose requests take a ``seed`` (OpenAI's Responses API refuses one)."""
 PARALLEL_CHECKS = 2
 """Checks of different answers that run at once (a later-ranked one waits for a slot)."""
 TEMPERATURE = (0.2, 1.0)
-"""The spread of the candidates' temperatures, first to last."""
 
 
 @record
@@ -35,6 +36,7 @@ class RaceResult:
     winner: Candidate | None
     reason: str
     nearest: Candidate | None = None
+    timed_out: bool = False
 
 
 def sampling(kind: str, n: int, number: int,
@@ -61,12 +63,18 @@ class Race:
     check_timeout: float = 120.0
     notify: Callable[[Candidate], None] = lambda cand: None
     seed: int | None = None
+    limits: Limits | None = None
+    """``--max-turns`` for each candidate's session; ``--timeout`` stops the whole race."""
+    deep: Settings | None = None
+    """``--judge deep``: the deep track's settings, for the last tiebreak."""
     candidates: list[Candidate] = field(default_factory=list)
+    timed_out: bool = False
     _tasks: dict[int, asyncio.Task[None]] = field(default_factory=dict)
     _order: int = 0
     _settled: dict[int, asyncio.Event] = field(default_factory=dict)
     _checks: dict[tuple[tuple[str, str | None], ...], asyncio.Future[tuple[bool, str]]] = \
         field(default_factory=dict)
+    _pick: Pick | None = None
 
     def __post_init__(self) -> None:
         if not 1 <= self.n <= MAX_BEST_OF:
@@ -92,17 +100,30 @@ class Race:
                 self._stop_hopeless()
 
         self.notify = heard
+        deadline = self.limits.deadline if self.limits is not None else None
+        alarm = None if deadline is None else asyncio.get_running_loop().call_at(
+            deadline, self._time_up)
         try:
             for cand in self.candidates:
                 self._tasks[cand.number] = asyncio.create_task(
                     run_candidate(cand, self, instruction, files, self._finished))
             await asyncio.gather(*self._tasks.values(), return_exceptions=True)
+            both = [self.candidates[k - 1] for k in tied(self._judged())]
+            if self.deep is not None and len(both) > 1 and not self.timed_out:
+                self._pick = await deep_pick(self.deep, self.connect, instruction, both)
         finally:
+            if alarm is not None:
+                alarm.cancel()
             self.notify = outer
             self.stop()
             for check in self._checks.values():
-                check.cancel()
+                check.cancel()  # (killed and reaped before the loop may close)
+            await asyncio.gather(*self._checks.values(), return_exceptions=True)
         return self.result()
+
+    def _time_up(self) -> None:
+        self.timed_out = True
+        self.stop()
 
     async def check_of(self, cand: Candidate, snap: Snapshot) -> tuple[bool, str]:
         """Candidate ``cand``'s check. It waits while ``PARALLEL_CHECKS`` candidates that rank
@@ -138,15 +159,16 @@ class Race:
             if task is None or task.done() or cand.state in ("done", "failed", "stopped"):
                 continue
             judged = cand.verdicts if cand.state == "checking" else None
-            if not can_beat(best, finished=judged, live_diff=None if judged else cand.live_diff):
+            if not can_beat(best, finished=judged, live_diff=None if judged else cand.live_diff,
+                            ties=self.deep is not None):
                 task.cancel()
 
     def result(self) -> RaceResult:
         judged = self._judged()
-        chosen = choose(judged)
+        chosen = choose(judged, self._pick)
         cands = tuple(self.candidates)
         if chosen is not None:
-            return RaceResult(cands, cands[chosen[0] - 1], chosen[1])
+            return RaceResult(cands, cands[chosen[0] - 1], chosen[1], timed_out=self.timed_out)
         near = best_failing(judged)
         return RaceResult(cands, None, "no candidate passes",
-                          cands[near - 1] if near is not None else None)
+                          cands[near - 1] if near is not None else None, self.timed_out)

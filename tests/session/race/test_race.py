@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import subprocess
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,7 @@ from spark_cli.session.config.settings import Settings, load_settings
 from spark_cli.session.deep.change import file_change
 from spark_cli.session.deep.task import DeepChange
 from spark_cli.session.race import Candidate, Race, Verdicts
+from spark_cli.session.race.deep_judge import deep_pick, prompt
 
 APP = ("def total_price(items):\n    return sum(items)\n\n\n"
        "def main():\n    return total_price([1, 2])\n\n\n"
@@ -178,3 +180,17 @@ async def test_a_winner_hunk_that_conflicts_with_the_users_change_is_refused_by_
     assert report.refused and report.refused[0].path == "app.py"
     assert "app.py hunk 1" in report.message and "changed since the snapshot" in report.message
     assert (root / "app.py").read_text() == mine  # nothing of the conflicting hunk landed
+
+
+async def test_the_deep_brain_names_the_tied_candidate_with_the_smaller_change(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    async with run_engine_in_thread(EngineConfig(port=0, deep_ttft_ms=0)) as engine:
+        settings = _settings(tmp_path, engine.url, monkeypatch)
+        deep = replace(settings, provider=replace(settings.provider, model="spark-deep"))
+        first, second = Candidate(1, None, None), Candidate(2, None, None)
+        first.change = DeepChange((file_change("a.py", "x = 1\n", "x = 100000\n"),))
+        second.change = DeepChange((file_change("a.py", "x = 1\n", "x = 2\n"),))
+        assert "```diff\n--- a/a.py" in prompt("make x bigger", [first, second])
+        number, line = await deep_pick(deep, _connector([engine.url]), "make x bigger",
+                                       [first, second])  # type: ignore[arg-type]
+    assert number == 2 and line.startswith("Candidate 2: the smallest change")

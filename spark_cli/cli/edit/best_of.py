@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import sys
 from collections.abc import AsyncIterator, Callable
 from dataclasses import replace
@@ -16,14 +15,8 @@ from pathlib import Path
 from typing import Any, cast
 
 from spark_cli.cli import wiring
+from spark_cli.cli.edit import turn_result as exits
 from spark_cli.cli.edit.edit_settings import say
-from spark_cli.cli.edit.turn_result import (
-    EXIT_OK,
-    EXIT_PROVIDER,
-    EXIT_REFUSED,
-    EXIT_TESTS,
-    EXIT_TIMEOUT,
-)
 from spark_cli.protocol.channel import Channel, ChannelError
 from spark_cli.session.api import Connector
 from spark_cli.session.config.settings import Settings
@@ -47,11 +40,11 @@ def _mark(value: bool | None) -> str:
 
 
 def row(cand: Candidate) -> tuple[str, ...]:
-    """A candidate's row of the table (and its ``candidate_finished`` verdicts)."""
-    v = cand.verdicts
-    return (str(cand.number), str(cand.tokens), f"{cand.seconds:.1f}",
-            _mark(None if v is None else v.applied), _mark(None if v is None else v.parses),
-            cand.check_note or "-", str(v.diff_lines) if v else "-", cand.verdict)
+    """A candidate's row of the table: its ``candidate_finished`` verdicts."""
+    e = finished_event(cand)
+    return (str(cand.number), str(cand.tokens), f"{cand.seconds:.1f}", _mark(e["applied"]),
+            _mark(e["parses"]), cand.check_note or "-", str(e["diff_lines"]).replace("None", "-"),
+            cand.verdict)
 
 
 def table(result: RaceResult) -> list[str]:
@@ -126,19 +119,6 @@ async def race(root: Path, settings: Settings, files: list[str], instruction: st
         return await run.run(instruction, files)
 
 
-def deep_settings(root: Path, flags: dict[str, object]) -> Settings:
-    """``--judge deep``'s settings: the ``[deep]`` table's, checked (a usage error)."""
-    # deferred: spark --help
-    from spark_cli.cli.edit.edit_run import UsageError
-    from spark_cli.session.config.layers import SettingsError
-    from spark_cli.session.deep import load_deep_settings
-
-    try:
-        return load_deep_settings(root, flags, os.environ, check=True)
-    except SettingsError as exc:
-        raise UsageError(f"--judge deep: {exc}") from None
-
-
 def best_of(root: Path, settings: Settings, files: list[str], instruction: str, n: int, *,
             renderer: Any, run_tests: bool, dry_run: bool = False,
             limits: Limits | None = None, deep: Settings | None = None) -> int:
@@ -151,7 +131,7 @@ def best_of(root: Path, settings: Settings, files: list[str], instruction: str, 
     code = _end(root, result, renderer, dry_run)
     if result.timed_out:
         say("spark edit: --timeout ran out: the race stopped")
-        code = EXIT_TIMEOUT
+        code = exits.EXIT_TIMEOUT
     if emitter(renderer) is not None:
         renderer.summary({"best_of": n, "exit_code": code, "dry_run": dry_run,
                           "winner": result.winner.number if result.winner else None,
@@ -171,20 +151,20 @@ def _end(root: Path, result: RaceResult, renderer: Any, dry_run: bool) -> int:
         if near is None:
             say("spark edit: no candidate finished (" + "; ".join(
                 f"{c.number}: {c.error}" for c in result.candidates) + ")")
-            return EXIT_PROVIDER
+            return exits.EXIT_PROVIDER
         say(f"spark edit: no candidate passes; the nearest, candidate {near.number}: "
             f"{near.verdict}")
-        return EXIT_TESTS
+        return exits.EXIT_TESTS
     if emit is not None:
         emit({"type": "candidate_chosen", "candidate": winner.number, "reason": result.reason})
     say(f"spark edit: candidate {winner.number} chosen: {result.reason}")
     if dry_run:
         for f in winner.change.files:
             renderer.diff(f.path, f.diff)
-        return EXIT_OK
+        return exits.EXIT_OK
     report = winner.change.apply(root)
     for f in winner.change.files:
         if any(p == f.path for p, _ in report.applied):
             renderer.diff(f.path, f.diff)
     say(f"spark edit: {report.message}")
-    return EXIT_REFUSED if report.refused or report.error else EXIT_OK
+    return exits.EXIT_REFUSED if report.refused or report.error else exits.EXIT_OK

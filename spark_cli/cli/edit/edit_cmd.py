@@ -88,9 +88,8 @@ def edit_files(paths: list[str], instruction: str, root: Path, flags: dict[str, 
         raise UsageError("--judge judges a race: add --best-of N (2 to 8)")
     if n > 1:
         from spark_cli.cli.edit.best_of import best_of as race  # deferred: spark --help
-        from spark_cli.cli.edit.best_of import deep_settings  # deferred: spark --help
 
-        deep = deep_settings(root, flags) if judge == "deep" else None
+        deep = load(root, {"deep": True}) if judge == "deep" else None  # [deep]'s own
         return race(root, settings, list(before), instruction, n, renderer=renderer,
                     run_tests=run_tests, dry_run=dry_run, limits=limits, deep=deep)
     result = run_turn(settings, root, list(before), instruction, renderer,

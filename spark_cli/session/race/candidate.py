@@ -1,8 +1,5 @@
-"""One best-of candidate: its own scratch tree (a deep-track snapshot), seed and answer.
-
-Its edits land in the scratch tree as they stream; the change is then collected, judged
-(applied, parses) and, when asked, checked there through the orchestrator (as ``/test``).
-"""
+"""One best-of candidate: its answer streamed into its own scratch tree (a deep-track
+snapshot), then judged (applied, parses) and checked there as ``/test`` runs."""
 
 from __future__ import annotations
 

@@ -6,8 +6,9 @@ merged by ``winner.change.apply(root)``, three-way as ``/deep apply``.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -70,7 +71,7 @@ class Race:
     candidates: list[Candidate] = field(default_factory=list)
     timed_out: bool = False
     _tasks: dict[int, asyncio.Task[None]] = field(default_factory=dict)
-    _order: int = 0
+    _order: Iterator[int] = field(default_factory=lambda: itertools.count(1))
     _settled: dict[int, asyncio.Event] = field(default_factory=dict)
     _checks: dict[tuple[tuple[str, str | None], ...], asyncio.Future[tuple[bool, str]]] = \
         field(default_factory=dict)
@@ -84,10 +85,6 @@ class Race:
         self.candidates = [Candidate(k, *sampling(kind, self.n, k, base))
                            for k in range(1, self.n + 1)]
         self._settled = {k: asyncio.Event() for k in range(1, self.n + 1)}
-
-    def _finished(self, cand: Candidate) -> int:
-        self._order += 1
-        return self._order
 
     async def run(self, instruction: str, files: Sequence[str]) -> RaceResult:
         outer = self.notify
@@ -106,7 +103,7 @@ class Race:
         try:
             for cand in self.candidates:
                 self._tasks[cand.number] = asyncio.create_task(
-                    run_candidate(cand, self, instruction, files, self._finished))
+                    run_candidate(cand, self, instruction, files, lambda _: next(self._order)))
             await asyncio.gather(*self._tasks.values(), return_exceptions=True)
             both = [self.candidates[k - 1] for k in tied(self._judged())]
             if self.deep is not None and len(both) > 1 and not self.timed_out:

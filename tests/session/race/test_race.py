@@ -194,3 +194,23 @@ async def test_the_deep_brain_names_the_tied_candidate_with_the_smaller_change(
         number, line = await deep_pick(deep, _connector([engine.url]), "make x bigger",
                                        [first, second])  # type: ignore[arg-type]
     assert number == 2 and line.startswith("Candidate 2: the smallest change")
+
+
+@pytest.mark.parametrize(("n", "checks"), [(1, 1), (2, 0)])
+async def test_a_plain_answers_check_runs_whatever_applied(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, n: int, checks: int) -> None:
+    root = _repo(tmp_path)
+    ran: list[object] = []
+
+    async def counted(spec: object, snap: object) -> tuple[bool, str]:
+        ran.append(snap)
+        return True, "passed"
+
+    monkeypatch.setattr("spark_cli.session.race.race.run_check", counted)
+    async with run_engine_in_thread(EngineConfig(port=0)) as engine:
+        race = Race(root, _settings(root, engine.url, monkeypatch), _connector([engine.url]), n,
+                    check="true", seed=2)
+        result = await race.run("explain app.py", ["app.py"])  # an answer with no edit
+    assert len(ran) == checks  # as `spark edit --test` runs them; a race skips a loser's
+    assert result.winner is None and result.candidates[0].verdicts is not None
+    assert result.candidates[0].verdicts.why == "no edit"

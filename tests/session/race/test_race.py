@@ -214,3 +214,35 @@ async def test_a_plain_answers_check_runs_whatever_applied(
     assert len(ran) == checks  # as `spark edit --test` runs them; a race skips a loser's
     assert result.winner is None and result.candidates[0].verdicts is not None
     assert result.candidates[0].verdicts.why == "no edit"
+
+
+async def test_with_a_deep_judge_a_tie_runs_to_the_end_and_the_pick_wins(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _repo(tmp_path)
+    asked: list[list[int]] = []
+    first_done = asyncio.Event()
+
+    async def check_of(self: Race, cand: Candidate, snap: object) -> tuple[bool, str]:
+        if cand.verdicts is not None and cand.verdicts.order > 1:
+            await first_done.wait()  # still being checked when the first one passes
+        return True, "passed"
+
+    def heard(cand: Candidate) -> None:
+        if cand.state == "done" and cand.verdicts is not None and cand.verdicts.order == 1:
+            first_done.set()
+
+    async def pick(settings: object, connect: object, instruction: str,
+                   tied: list[Candidate]) -> tuple[int, str]:
+        asked.append(sorted(c.number for c in tied))
+        return 2, "Candidate 2: fine"
+
+    monkeypatch.setattr(Race, "check_of", check_of)
+    monkeypatch.setattr("spark_cli.session.race.race.deep_pick", pick)
+    async with run_engine_in_thread(EngineConfig(port=0)) as engine:
+        settings = _settings(root, engine.url, monkeypatch)
+        race = Race(root, settings, _connector([engine.url]), 3, check="true", seed=3,
+                    notify=heard, deep=settings)
+        result = await race.run("rename total_price to grand_total", ["app.py"])
+    assert [c.state for c in result.candidates] == ["done"] * 3  # a tie may still win
+    assert asked == [[1, 2, 3]] and result.winner is result.candidates[1]
+    assert "the deep model's pick of those with a 4-line diff: Candidate 2: fine" in result.reason

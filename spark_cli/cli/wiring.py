@@ -106,9 +106,7 @@ def send_ahead(provider: ProviderSettings, request: TurnRequest, *,
                      write_timeout=IDLE_TIMEOUT if idle_timeout is None else idle_timeout)
 
 
-_SHARED: dict[str, Any] = {"users": 0}
-"""The bundled engine the open :func:`shared_provider` blocks share: the first one in starts
-it (``start``: the task, ``stack``: its exit), the last one out stops it."""
+_SHARED: dict[str, Any] = {"users": 0}  # the first block in starts the engine, the last stops it
 
 
 @contextlib.asynccontextmanager

@@ -95,8 +95,7 @@ def finished_event(cand: Candidate) -> dict[str, Any]:
 async def race(root: Path, settings: Settings, files: list[str], instruction: str, n: int,
                check: str | None, notify: Any, seed: int | None = None, *,
                limits: Limits | None = None, deep: Settings | None = None) -> RaceResult:
-    """Run the race on ``settings``' provider (one connection per candidate; ``deep``: the
-    deep tiebreak's settings, on the same bundled engine where both use it)."""
+    """Run the race on ``settings``' provider (and ``deep``'s), one connection per request."""
 
     @contextlib.asynccontextmanager
     async def connect(s: Settings) -> AsyncIterator[Channel]:

@@ -1,7 +1,5 @@
 """``--judge deep``: the deep model ([deep] settings, the deep track's transport) names one of
-the candidates the evidence left tied; the bundled engine's deep brain answers it
-deterministically (``engine.brains.deep.tiebreak``).
-"""
+the candidates the evidence left tied (the bundled engine: ``engine.brains.deep.tiebreak``)."""
 
 from __future__ import annotations
 
@@ -21,13 +19,10 @@ ASK = (HEAD + ": each candidate change below applies, parses and passes the same
 _NAMED = re.compile(r"\bcandidate\s+(\d+)", re.I)
 
 
-def _diff(cand: Candidate) -> str:
-    return "".join(f.diff for f in cand.change.files) if cand.change is not None else ""
-
-
 def prompt(instruction: str, tied: Sequence[Candidate]) -> str:
     return ASK.format(instruction=instruction) + "".join(
-        f"\nCandidate {c.number}:\n```diff\n{_diff(c)}```\n" for c in tied)
+        f"\nCandidate {c.number}:\n```diff\n{''.join(f.diff for f in c.change.files)}```\n"
+        for c in tied if c.change is not None)
 
 
 async def deep_pick(settings: Settings, connect: Connector, instruction: str,

@@ -1,7 +1,5 @@
-"""The best-of judge: evidence in a fixed order, no model (pure): every edit applied, every
-touched file parses, the check passed (when asked), the smallest diff, then the first
-finished (or, with ``--judge deep``, the deep model's pick among those tied before it).
-"""
+"""The best-of judge, pure: every edit applied, every touched file parses, the check passed,
+the smallest diff, then the deep model's pick (``--judge deep``) or the first finished."""
 
 from __future__ import annotations
 
@@ -78,10 +76,8 @@ def best_failing(finished: Sequence[tuple[int, Verdicts]]) -> int | None:
 
 def can_beat(best: Verdicts, *, finished: Verdicts | None = None,
              live_diff: int | None = None, ties: bool = False) -> bool:
-    """May a candidate not yet judged still beat ``best`` (which passes)? One being checked:
-    when it ranks before ``best`` once it passes too; one still streaming finishes later, so
-    only with a smaller diff than it has changed so far. ``ties``: a tie may still win (the
-    deep tiebreak)."""
+    """May a candidate being checked (``finished``) or still streaming (``live_diff`` so far)
+    beat ``best``? ``ties``: a tie may still win (the deep tiebreak)."""
     if finished is not None:
         ahead = finished.rank()[:4] <= best.rank()[:4] if ties else finished.rank() < best.rank()
         return ahead and finished.applied and finished.parses

@@ -1,7 +1,5 @@
 """Best of N: race N candidates on one provider, judge each as it finishes, stop the rest
-once a passing one cannot be beaten (:func:`~.judge.can_beat`). The winner's change is
-merged by ``winner.change.apply(root)``, three-way as ``/deep apply``.
-"""
+once a passing one cannot be beaten; ``winner.change.apply(root)`` merges the winner."""
 
 from __future__ import annotations
 
@@ -123,9 +121,8 @@ class Race:
         self.stop()
 
     async def check_of(self, cand: Candidate, snap: Snapshot) -> tuple[bool, str]:
-        """Candidate ``cand``'s check. It waits while ``PARALLEL_CHECKS`` candidates that rank
-        before it are being checked (if one passes, this one is stopped unchecked); an answer
-        the same as one already checked shares that check's result."""
+        """``cand``'s check, once fewer than ``PARALLEL_CHECKS`` better-ranked ones are being
+        checked; an answer the same as one already checked shares that check's result."""
         assert cand.verdicts is not None and cand.change is not None
         while len(ahead := [c for c in self.candidates if c.state == "checking" and c is not cand
                             and c.verdicts is not None

@@ -1,6 +1,5 @@
-"""The deep brain's answer to a best-of tiebreak (`spark edit --best-of N --judge deep`): the
-candidate whose diff changes the fewest characters, the lowest number on a tie (a fixed
-rule, so the tiebreak is reproducible offline)."""
+"""The deep brain's best-of tiebreak (``--judge deep``): the candidate whose diff changes the
+fewest characters, the lowest number on a tie (a fixed rule: reproducible offline)."""
 
 from __future__ import annotations
 

@@ -9,6 +9,7 @@ import random
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from spark_cli.record import record
 from spark_cli.session.api import Connector
@@ -68,7 +69,8 @@ class Race:
     """``--judge deep``: the deep track's settings, for the last tiebreak."""
     candidates: list[Candidate] = field(default_factory=list)
     timed_out: bool = False
-    _tasks: dict[int, asyncio.Task[None]] = field(default_factory=dict)
+    _tasks: dict[int, asyncio.Future[Any]] = field(default_factory=dict)
+    """The candidates' (1..n) and the deep tiebreak's (0): what ``stop`` cancels."""
     _order: Iterator[int] = field(default_factory=lambda: itertools.count(1))
     _settled: dict[int, asyncio.Event] = field(default_factory=dict)
     _checks: dict[tuple[tuple[str, str | None], ...], asyncio.Future[tuple[bool, str]]] = \
@@ -105,7 +107,10 @@ class Race:
             await asyncio.gather(*self._tasks.values(), return_exceptions=True)
             both = [self.candidates[k - 1] for k in tied(self._judged())]
             if self.deep is not None and len(both) > 1 and not self.timed_out:
-                self._pick = await deep_pick(self.deep, self.connect, instruction, both)
+                ask = self._tasks[0] = asyncio.ensure_future(
+                    deep_pick(self.deep, self.connect, instruction, both))
+                await asyncio.wait([ask])  # (Esc and --timeout stop it too)
+                self._pick = (None, "stopped") if ask.cancelled() else ask.result()
         finally:
             if alarm is not None:
                 alarm.cancel()

@@ -246,3 +246,24 @@ async def test_with_a_deep_judge_a_tie_runs_to_the_end_and_the_pick_wins(
     assert [c.state for c in result.candidates] == ["done"] * 3  # a tie may still win
     assert asked == [[1, 2, 3]] and result.winner is result.candidates[1]
     assert "the deep model's pick of those with a 4-line diff: Candidate 2: fine" in result.reason
+
+
+async def test_stopping_the_race_stops_its_deep_tiebreak(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _repo(tmp_path)
+
+    async def pick(settings: object, connect: object, instruction: str,
+                   tied: list[Candidate]) -> tuple[int, str]:
+        race.stop()  # Esc or --timeout while the deep model thinks
+        await asyncio.Event().wait()
+        raise AssertionError("never answers")
+
+    monkeypatch.setattr("spark_cli.session.race.race.deep_pick", pick)
+    async with run_engine_in_thread(EngineConfig(port=0)) as engine:
+        settings = _settings(root, engine.url, monkeypatch)
+        race = Race(root, settings, _connector([engine.url]), 2, seed=4, deep=settings)
+        result = await asyncio.wait_for(race.run("rename total_price to grand_total",
+                                                 ["app.py"]), 60)
+    assert result.winner is not None and result.winner.verdicts is not None
+    assert result.winner.verdicts.order == 1
+    assert result.reason.endswith("(the deep tiebreak failed: stopped)")

@@ -28,8 +28,7 @@ HEAD = ("#", "tokens", "seconds", "applied", "parses", "check", "diff", "verdict
 
 
 def check_for(settings: Settings, instruction: str, run_tests: bool) -> str | None:
-    """The race's check: ``best_of_check``, else the test command when ``--test`` or the
-    words "run the tests" ask for one ("": the test command), else None."""
+    """``best_of_check``, else the test command ("") if ``--test`` or "run the tests" ask."""
     if settings.best_of_check:
         return settings.best_of_check
     return "" if run_tests or RUN_THE_TESTS in instruction.lower() else None

@@ -99,7 +99,7 @@ class Race:
         self.notify = heard
         deadline = self.limits.deadline if self.limits is not None else None
         alarm = None if deadline is None else asyncio.get_running_loop().call_at(
-            deadline, self._time_up)
+            deadline, self.stop, True)
         try:
             for cand in self.candidates:
                 self._tasks[cand.number] = asyncio.create_task(
@@ -121,10 +121,6 @@ class Race:
             await asyncio.gather(*self._checks.values(), return_exceptions=True)
         return self.result()
 
-    def _time_up(self) -> None:
-        self.timed_out = True
-        self.stop()
-
     async def check_of(self, cand: Candidate, snap: Snapshot) -> tuple[bool, str]:
         """``cand``'s check, once fewer than ``PARALLEL_CHECKS`` better-ranked ones are being
         checked; an answer the same as one already checked shares that check's result."""
@@ -138,8 +134,9 @@ class Race:
             self._checks[key] = asyncio.ensure_future(run_check(self, snap))
         return await asyncio.shield(self._checks[key])
 
-    def stop(self) -> None:
-        """Stop every candidate still running (Esc)."""
+    def stop(self, timed_out: bool = False) -> None:
+        """Stop every candidate still running (Esc, or ``--timeout``: ``timed_out``)."""
+        self.timed_out |= timed_out
         for task in self._tasks.values():
             task.cancel()
 

@@ -27,14 +27,15 @@ NOT_A_TTY = ("spark: the interactive session needs a terminal; for pipes and scr
 @asynccontextmanager
 async def connect(settings: Settings) -> AsyncIterator[Channel]:
     """The channel the settings describe, kept open for the whole session (with a warm
-    spare WebSocket for interrupts)."""
-    from spark_cli.cli.wiring import WiringError, open_provider_channel  # deferred: spark --help
+    spare WebSocket for interrupts); every channel open at once shares one bundled engine."""
+    # deferred: spark --help
+    from spark_cli.cli.wiring import WiringError, open_provider_channel, shared_provider
     from spark_cli.protocol.channel import ChannelError  # deferred: spark --help
 
     try:
-        async with open_provider_channel(settings.provider, idle_timeout=settings.idle_timeout,
-                                         first_token_timeout=settings.first_token_timeout,
-                                         one_shot=False) as channel:
+        async with shared_provider(settings.provider) as provider, open_provider_channel(
+                provider, idle_timeout=settings.idle_timeout, one_shot=False,
+                first_token_timeout=settings.first_token_timeout) as channel:
             yield channel
     except WiringError as exc:
         raise ChannelError("bad_request", str(exc)) from None

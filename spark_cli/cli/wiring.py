@@ -106,17 +106,34 @@ def send_ahead(provider: ProviderSettings, request: TurnRequest, *,
                      write_timeout=IDLE_TIMEOUT if idle_timeout is None else idle_timeout)
 
 
+_SHARED: dict[str, Any] = {"users": 0}  # the first block in starts the engine, the last stops it
+
+
 @contextlib.asynccontextmanager
 async def shared_provider(provider: ProviderSettings) -> AsyncIterator[ProviderSettings]:
-    """``provider``, or for the bundled engine one engine started here that every channel
-    opened on the result shares (best of N: one engine, N connections)."""
+    """``provider``, or for the bundled engine the one engine every block open at the time
+    shares (the TUI's session and a race's candidates, a deep tiebreak: N connections)."""
     if provider.kind != "mock" or provider.base_url:
         yield provider
         return
+    import asyncio  # deferred: launch -> request
     import dataclasses  # deferred: launch -> request
 
-    async with _bundled_engine() as engine:
+    _SHARED["users"] += 1
+    try:
+        if "start" not in _SHARED:
+            stack = _SHARED["stack"] = contextlib.AsyncExitStack()
+            _SHARED["start"] = asyncio.ensure_future(stack.enter_async_context(_bundled_engine()))
+        engine = await asyncio.shield(_SHARED["start"])
+        engine.state.warm()
         yield dataclasses.replace(provider, base_url=engine.url + "/v1", api_key=engine.token)
+    finally:
+        _SHARED["users"] -= 1
+        if not _SHARED["users"]:
+            start, stack = _SHARED.pop("start"), _SHARED.pop("stack")
+            with contextlib.suppress(BaseException):
+                await start  # (a start cancelled with its only user)
+            await stack.aclose()
 
 
 @contextlib.asynccontextmanager

@@ -23,7 +23,7 @@ _VALUES = {
     "-m": "message", "--message": "message", "--provider": "provider", "--model": "model",
     "--base-url": "base_url", "--max-output-tokens": "max_output_tokens",
     "--format": "edit_format", "--root": "root", "--lang": "lang", "--commands": "commands",
-    "--best-of": "best_of",
+    "--best-of": "best_of", "--judge": "judge",
     "--output-format": "output_format", "--max-turns": "max_turns", "--timeout": "timeout",
 }
 _FLAGS = {"--dry-run": "dry_run", "--json": "as_json", "--test": "run_tests",
@@ -56,6 +56,8 @@ class EditArgs:
     """``--commands ask|sandbox|off|full-access``: may the model run commands (default: off)."""
     best_of: int | None = None
     """``--best-of N``: race N answers, keep the best (None: the config's ``best_of``)."""
+    judge: str | None = None
+    """``--judge evidence|deep``: deep adds the deep model as the race's last tiebreak."""
     output_format: str | None = None
     """``--output-format text|json|stream-json`` (``--json``: json)."""
     max_turns: int | None = None

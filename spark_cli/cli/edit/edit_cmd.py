@@ -65,10 +65,12 @@ def _target(raw: str, root: Path, cwd: Path) -> tuple[str, str]:
 
 def edit_files(paths: list[str], instruction: str, root: Path, flags: dict[str, object], *,
                dry_run: bool, output_format: str, run_tests: bool,
-               limits: Limits | None = None, best_of: int | None = None) -> int:
+               limits: Limits | None = None, best_of: int | None = None,
+               judge: str | None = None) -> int:
     """The files front end; returns the exit code."""
     # deferred: spark --help
     from spark_cli.cli.edit.edit_run import (
+        UsageError,
         closing_lines,
         end_diffs,
         renderer_for,
@@ -81,11 +83,15 @@ def edit_files(paths: list[str], instruction: str, root: Path, flags: dict[str, 
     before = dict(_target(raw, root, cwd) for raw in paths)  # root-relative path -> text
     settings = load(root, flags, one_shot=True, warn=True)
     renderer = renderer_for(output_format, sys.stdout)
-    if (best_of or settings.best_of) > 1:
+    n = best_of or settings.best_of
+    if judge is not None and n == 1:
+        raise UsageError("--judge judges a race: add --best-of N (2 to 8)")
+    if n > 1:
         from spark_cli.cli.edit.best_of import best_of as race  # deferred: spark --help
 
-        return race(root, settings, list(before), instruction, best_of or settings.best_of,
-                    renderer=renderer, run_tests=run_tests, dry_run=dry_run)
+        deep = load(root, {"deep": True}) if judge == "deep" else None  # [deep]'s own
+        return race(root, settings, list(before), instruction, n, renderer=renderer,
+                    run_tests=run_tests, dry_run=dry_run, limits=limits, deep=deep)
     result = run_turn(settings, root, list(before), instruction, renderer,
                       dry_run=dry_run, limits=limits)
     code: int = result.exit_code()
@@ -178,6 +184,9 @@ def register(app: typer.Typer) -> None:
         best_of: int | None = typer.Option(
             None, "--best-of", help="Race N answers (1-8), merge the one that applies, "
                                     "parses and passes the check."),
+        judge: str | None = typer.Option(
+            None, "--judge", help="evidence (the default) or deep: the deep model breaks a "
+                                  "tie the evidence leaves."),
     ) -> None:
         """Ask for an edit: stream the answer, apply edits as they land, show the diff."""
         # the parameters are EditArgs' fields, name for name
@@ -265,6 +274,8 @@ def _dispatch(args: EditArgs, began: float, flags: dict[str, object]) -> int:
         raise UsageError("the instruction (-m) is empty")
     if args.best_of is not None and not 1 <= args.best_of <= 8:
         raise UsageError(f"--best-of must be 1 to 8, not {args.best_of}")
+    if args.judge not in (None, "evidence", "deep"):
+        raise UsageError(f"--judge must be evidence or deep, not {args.judge!r}")
     output_format = output_format_of(args)
     limits = limits_of(args, began)
     fmt = flags.get("edit_format")
@@ -280,8 +291,8 @@ def _dispatch(args: EditArgs, began: float, flags: dict[str, object]) -> int:
                              "its language")
         return edit_files(paths, message, base, flags, dry_run=args.dry_run,
                           output_format=output_format, run_tests=args.run_tests,
-                          limits=limits, best_of=args.best_of)
-    if args.best_of is not None and args.best_of > 1:
+                          limits=limits, best_of=args.best_of, judge=args.judge)
+    if (args.best_of or 1) > 1 or args.judge is not None:
         raise UsageError("--best-of needs PATHs: the pipe filter gives one answer on one stdout")
     if args.run_tests:
         raise UsageError("--test needs PATHs in a project; pipe mode never runs tests")

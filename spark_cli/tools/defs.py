@@ -1,10 +1,5 @@
-"""The tools as a request declares them: names, descriptions, parameters, and the caps the
-descriptions quote (the three read-only tools, and ``run_command``, which the session runs).
-
-Plain data over :mod:`.model` only: a request declares the tools (``TOOL_DEFS``) before
-any tool runs, so the implementations (loaded by :mod:`.run`) are imported after a
-one-shot's request left, when the first call arrives; they take their caps from here.
-"""
+"""The tools as a request declares them, and the caps their descriptions quote: plain data,
+so the implementations (:mod:`.run`) load only once a call arrives."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""OpenAI Responses over HTTP SSE: ``POST {base_url}/responses`` with ``stream: true``.
-
-Events arrive as SSE ``event:`` + ``data:`` pairs (no ``[DONE]``); the data is
-the same JSON as the WebSocket mode's frames, folded by :class:`ResponsesFold`.
-Every turn sends the whole conversation with ``store: false``.
-"""
+"""OpenAI Responses over HTTP SSE: ``POST {base_url}/responses``, folded by
+:class:`ResponsesFold`; every turn sends the whole conversation with ``store: false``."""
 
 from __future__ import annotations
 

@@ -168,7 +168,7 @@ def provider_error(
 ) -> ProviderError:
     """A ProviderError from a status and an OpenAI-style ``error`` object, naming ``url``.
 
-    ``tools``: the request declared tools (a refusal of them: :func:`tools_unsupported`)."""
+    ``tools``: the request declared tools (a refusal of them says to run ``--no-tools``)."""
     error = error or {}
     code = _text(error.get("code")) or _text(error.get("type")) or None
     raw_message = (_text(error.get("message")) or fallback
@@ -177,9 +177,12 @@ def provider_error(
     if overflow is not None:  # each server's words for it: named with both sizes
         return overflow_error(ProviderError, status, code, overflow, secrets.mask(raw_message))
     kind, retryable = kind_for(status, code)
+    advice = ""
     if tools and kind in ("bad_request", "not_found") and rejects_tools(
             status, (raw_message, _text(error.get("param")), code or "", body)):
-        return tools_unsupported(status, raw_message, secrets, url)
+        kind, code = "bad_request", TOOLS_UNSUPPORTED
+        raw_message = f"the model or server does not accept tools ({raw_message})"
+        advice = "; run with --no-tools (or set tools = false in the config)"
     delay: RetryDelay | None = None
     if retryable:
         if headers:
@@ -191,7 +194,7 @@ def provider_error(
     prefix = f"{status} " if status else ""
     suffix = f" ({code})" if code else ""
     where = f" ({tried(url)})" if url else ""
-    message = secrets.mask(f"{prefix}{_LABELS[kind]}{suffix}: {raw_message}{where}")
+    message = secrets.mask(f"{prefix}{_LABELS[kind]}{suffix}: {raw_message}{where}{advice}")
     made = ProviderError(kind, message, status=status, code=code, retryable=retryable)
     made.retry_after = delay
     return made
@@ -238,19 +241,6 @@ def rejects_tools(status: int | None, texts: tuple[str, ...]) -> bool:
     if status not in (None, 400, 404, 422):
         return False
     return any(text and _TOOLS_REFUSED.search(text) for text in texts)
-
-
-def tools_unsupported(status: int | None, raw_message: str, secrets: Secrets,
-                      url: str | None = None) -> ProviderError:
-    """The refusal of the ``tools`` field, as one clear error: what to do about it."""
-    prefix = f"{status} " if status else ""
-    where = f" ({tried(url)})" if url else ""
-    message = secrets.mask(
-        f"{prefix}{_LABELS['bad_request']} ({TOOLS_UNSUPPORTED}): the model or server does not "
-        f"accept tools ({raw_message}){where}; run with --no-tools (or set tools = false in the "
-        "config)"
-    )
-    return ProviderError("bad_request", message, status=status, code=TOOLS_UNSUPPORTED)
 
 
 def endpoint(base_url: str, path: str) -> str:

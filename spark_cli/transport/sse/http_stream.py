@@ -97,10 +97,8 @@ class HttpStreamChannel:
         extra_headers: Mapping[str, str] | None = None,
         idle_timeout: float = 10.0,
         first_token_timeout: float | None = None,
-        queue_timeout: float = QUEUE_TIMEOUT,
         connect_timeout: float = 5.0,
         max_retries: int = 3,
-        max_wait: float = 30.0,
         retry_policy: RetryPolicy | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
         secrets: Iterable[str] = (),
@@ -118,8 +116,7 @@ class HttpStreamChannel:
         self._prefill_since = 0.0
         """When the current attempt's prefill began: the request left, or the queue's end."""
         self._sent_body: dict[str, Any] = {}
-        self._queue_timeout = queue_timeout
-        self._policy = retry_policy or RetryPolicy(max_attempts=max_retries + 1, max_wait=max_wait)
+        self._policy = retry_policy or RetryPolicy(max_attempts=max_retries + 1)
         self._net = open_client(base_url, headers, connect_timeout=connect_timeout,
                                 write_timeout=idle_timeout, transport=transport, ahead=ahead)
         """This turn's request sent ahead: the first attempt adopts it if the bytes match."""
@@ -173,7 +170,7 @@ class HttpStreamChannel:
         self._sent_body = self._body(request)
         body = encode(self._sent_body)
         machine = self._machine = ReadMachine.for_turn(
-            self._fold(request), request, self._idle, self._queue_timeout, self._first_token,
+            self._fold(request), request, self._idle, QUEUE_TIMEOUT, self._first_token,
             retry_started=True)
         prefill, machine.prefill = machine.prefill, None  # until the request left: a stall
         sending = self._net.post(self.path, body)

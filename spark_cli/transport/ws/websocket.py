@@ -78,11 +78,9 @@ class ResponsesWebSocketChannel:
         *,
         extra_headers: Mapping[str, str] | None = None,
         idle_timeout: float = 10.0,
-        queue_timeout: float = QUEUE_TIMEOUT,
         connect_timeout: float = 5.0,
         warm_spare: bool = True,
         max_retries: int = 3,
-        max_wait: float = 30.0,
         retry_policy: RetryPolicy | None = None,
         use_cancel_extension: bool = True,
         secrets: Iterable[str] = (),
@@ -95,9 +93,8 @@ class ResponsesWebSocketChannel:
         headers = key_headers(api_key, extra_headers)
         self._idle = idle_timeout
         self._first_token = first_token_timeout
-        self._queue_timeout = queue_timeout
         self._use_cancel = use_cancel_extension
-        self._policy = retry_policy or RetryPolicy(max_attempts=max_retries + 1, max_wait=max_wait)
+        self._policy = retry_policy or RetryPolicy(max_attempts=max_retries + 1)
         self._links = Links(
             url, headers, self._secrets, connect_timeout=connect_timeout, warm_spare=warm_spare
         )
@@ -316,7 +313,7 @@ class ResponsesWebSocketChannel:
 
     def _machine(self, request: TurnRequest) -> ReadMachine[ResponsesFold]:
         fold = ResponsesFold(self._secrets, tools=bool(request.tools))
-        return ReadMachine.for_turn(fold, request, self._idle, self._queue_timeout,
+        return ReadMachine.for_turn(fold, request, self._idle, QUEUE_TIMEOUT,
                                     self._first_token)
 
     def _payload(self, request: TurnRequest, link: Link, *, generate: bool = True) -> str:

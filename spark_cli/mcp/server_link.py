@@ -23,7 +23,6 @@ if TYPE_CHECKING:
 State = Literal["off", "starting", "ready", "failed", "crashed", "stopped"]
 CONNECTION_CLOSED, REQUEST_TIMEOUT = -32000, -32001  # JSON-RPC codes the SDK raises with
 MAX_OUTPUT = 60_000
-"""Characters of an answer the model gets at most."""
 STOP_WAIT_S = 8.0
 """How long :meth:`ServerLink.stop` waits for the SDK's shutdown before cancelling."""
 

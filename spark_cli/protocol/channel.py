@@ -87,7 +87,6 @@ class RequestSent:
     """The request's bytes were written (never yielded for one that was not): work overlaps TTFT."""
 
     at: float
-    """``time.perf_counter()`` when the request left (latency mark)."""
 
 
 @record

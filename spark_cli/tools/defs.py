@@ -11,13 +11,9 @@ LIST_FILES = "list_files"
 RUN_COMMAND = "run_command"
 
 READ_MAX_LINES = 400
-"""Most lines ``read_file`` shows at once."""
 READ_MAX_BYTES = 40 * 1024
-"""Most bytes of text ``read_file`` shows at once."""
 SEARCH_MAX_HITS = 100
-"""Most matching lines ``search`` shows."""
 LIST_MAX_SHOWN = 300
-"""Most paths ``list_files`` shows."""
 
 GLOB_HELP = ("only files whose path matches this gitignore-style glob, e.g. *.py or "
              "src/**/*.ts ({a,b} braces expand; a leading ! excludes)")

@@ -73,7 +73,6 @@ class Exchange:
         import asyncio  # deferred: launch -> request
 
         self.at: float | None = None
-        """``time.perf_counter()`` when the body was written; None until then."""
         self.left = asyncio.Event()
 
     def sent_at(self) -> float:

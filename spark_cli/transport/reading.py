@@ -60,7 +60,6 @@ class Decision:
     drop: str | None = None
     """Close the connection (its server state is lost), for this reason."""
     error: ChannelError | None = None
-    """Raise this (after the drop)."""
     remember: bool = False
     """Note the chain (the response finished) before yielding."""
 
@@ -115,7 +114,6 @@ class ReadMachine(Generic[F]):
         self.prefill = prefill
         """The error of a silence before the first output (None: output started, or no limit)."""
         self.stopping = False
-        """``stop()`` was asked for: the turn ends as cancelled."""
         self.ended = False
         """The server ended the request with an ``error`` event (the socket is fine)."""
         self.queued = False

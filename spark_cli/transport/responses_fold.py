@@ -52,16 +52,13 @@ class ResponsesFold:
 
     def __init__(self, secrets: Secrets = NO_SECRETS, *, tools: bool = False) -> None:
         self._secrets = secrets
-        """Masked in any text the server sends that becomes a message."""
         self._tools = tools
         """The request declared tools (a 400 about them means the model cannot call any)."""
         self._successor_pending = False
         self.deltas = 0
         self.calls = ResponsesCalls()
-        """The turn's function calls."""
         self.more: tuple[ChannelEvent, ...] = ()
         self.parts: list[str] = []
-        """Output text of the current response."""
         self.earlier_texts: list[str] = []
         """Output texts of responses this turn that ended for a steer."""
         self.response_id: str | None = None

@@ -27,7 +27,6 @@ class RetryPolicy:
     """How many attempts a turn gets and how long to wait between them."""
 
     max_attempts: int = 4
-    """Attempts in all (the first try included)."""
     max_wait: float = 30.0
     """Longest single wait; a provider asking for more fails the turn instead."""
     backoff_base: float = 0.5

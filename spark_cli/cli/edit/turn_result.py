@@ -34,11 +34,9 @@ class TurnResult:
         self.interrupted = False
         """Ctrl-C (or SIGTERM, SIGHUP) ended the turn early (exit 128 + ``signal``)."""
         self.signal: int = signal.SIGINT
-        """The signal that interrupted the turn."""
         self.texts: dict[str, str] = {}
         """path -> the text after the turn as the session knows it (a dry run's result)."""
         self.answer = ""
-        """The model's answer, whole (for :mod:`no_edit`)."""
         self.tools: tuple[str, ...] = ()
         """The tools the model called in the turn, by name, in order."""
         self.no_edit: NoEdit | None = None

@@ -19,7 +19,6 @@ SentAhead: TypeAlias = "HttpAhead | WsAhead"
 """A request sent ahead (:func:`send_ahead`), for its wire's adopter to take or to close."""
 
 TRICKS = ("head_start", "h11", "httpx_lean", "edit_args")
-"""What ``SPARK_PLAIN`` may name."""
 
 
 def on(trick: str) -> bool:

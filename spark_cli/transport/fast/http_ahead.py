@@ -35,7 +35,6 @@ class HttpAhead:
         self.error: OSError | None = None
         """Why the connection could not be opened (raised by the client's first attempt)."""
         self.at: float | None = None
-        """``time.perf_counter()`` when the last byte of the request was written."""
         self.write_timed_out = False
 
     def close(self) -> None:

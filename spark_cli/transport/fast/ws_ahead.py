@@ -32,7 +32,6 @@ class WsAhead:
     def __init__(self, url: str) -> None:
         self.url = url
         self.sock: socket.socket | None = None
-        """The connected socket (None once failed, closed or adopted)."""
         self.protocol: ClientProtocol | None = None
         """websockets' sans-I/O state of the connection (OPEN, or CLOSING after a close)."""
         self.request: Request | None = None
@@ -41,9 +40,7 @@ class WsAhead:
         self.early: list[Frame] = []
         """Frames that arrived with the 101 (parsed already): the connection gets them first."""
         self.payload: str | None = None
-        """The ``response.create`` frame written, None when none was."""
         self.at: float | None = None
-        """``time.perf_counter()`` once the frame's bytes were written."""
         self.error: Exception | None = None
         """What websockets' ``connect`` would have raised; the first connect raises it."""
 

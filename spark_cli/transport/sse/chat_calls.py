@@ -21,7 +21,6 @@ class _Building:
     def __init__(self, order: int, server_id: str | None) -> None:
         self.order = order
         self.server_id = server_id
-        """The id the server gave the call (None: none yet)."""
         self.reported: str | None = None
         """The id the call was reported under (fixed once reported)."""
         self.name: str | None = None

@@ -55,7 +55,6 @@ class ChatFold:
     def __init__(self, secrets: Secrets = NO_SECRETS, *, tools: bool = False) -> None:
         self._secrets = secrets
         self._tools = tools
-        """The request declared tools (a refusal of them gets its own message)."""
         self.deltas = 0
         self.chars = 0
         self.finished: TurnFinished | None = None
@@ -66,7 +65,6 @@ class ChatFold:
         self.response_id: str | None = None
         self.finish_reason: str | None = None
         self.time_info: dict[str, float] | None = None
-        """Cerebras' timing breakdown, when sent."""
 
     tentative: TurnFinished | None = None
     """Never set: no steering on this wire (the read machine asks)."""

@@ -101,7 +101,6 @@ class OllamaChannel(ChatCompletionsChannel):
         self.loaded = loaded or OLLAMA_DEFAULT_CTX
         self.window = window
         self.native = False
-        """The latest request went to ``/api/chat``."""
 
     def num_ctx(self, request: TurnRequest) -> int | None:
         """The context the request needs when that is more than what is loaded, else None."""

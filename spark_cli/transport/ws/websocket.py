@@ -51,7 +51,6 @@ class _Running:
     machine: ReadMachine[ResponsesFold]
     """What the response's state is and what each frame means (sans-I/O)."""
     owner: object
-    """The stream() call this attempt belongs to."""
     steers: list[str] = field(default_factory=list)
     grace: asyncio.Future[None] | None = None
     """Closes the socket if a cancelled response does not end in time."""

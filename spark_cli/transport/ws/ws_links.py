@@ -40,7 +40,6 @@ class Link:
 
     ws: ClientConnection
     number: int
-    """1-based count of the connections this channel opened."""
     extensions: frozenset[str]
     """Non-standard features the server advertised (the engine's ``response.cancel``)."""
     chain: Chain | None = None

@@ -1,4 +1,5 @@
-"""A turn's ``response.create`` sent on a blocking socket before asyncio is imported.
+"""A turn's ``response.create`` sent on a blocking socket before asyncio is imported (``ws://``
+only; importing this and calling :func:`send_ws` never imports asyncio).
 
 Its saving: docs/benchmarks.md ``## Ledger`` (``head_start``); paired: `spark bench oneshot
 --no-docs` with and without ``SPARK_PLAIN=head_start``."""

@@ -14,7 +14,6 @@ from spark_cli.protocol.channel import (
     ResponseStarted,
     TextDelta,
     TurnFinished,
-    TurnRequest,
     UsageReported,
 )
 from spark_cli.protocol.secrets import NO_SECRETS, Secrets
@@ -188,10 +187,8 @@ class ChatCompletionsChannel(HttpStreamChannel):
     """A Channel over ``POST {base_url}/chat/completions`` with ``stream: true``."""
 
     path: ClassVar[str] = CHAT_PATH
+    body = chat_body
     fold = ChatFold
-
-    def _body(self, request: TurnRequest) -> dict[str, Any]:
-        return chat_body(request, self._model)
 
 
 def _int(value: object) -> int:

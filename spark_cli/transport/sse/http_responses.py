@@ -4,13 +4,12 @@
 from __future__ import annotations
 
 import json
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from spark_cli.protocol.channel import (
     ChannelError,
     ChannelEvent,
     TurnFinished,
-    TurnRequest,
 )
 from spark_cli.protocol.sse import SSEEvent
 from spark_cli.transport.bodies import RESPONSES_PATH, responses_body
@@ -42,7 +41,5 @@ class ResponsesSSEChannel(HttpStreamChannel):
     """A Channel over the Responses API's HTTP streaming mode."""
 
     path: ClassVar[str] = RESPONSES_PATH
+    body = responses_body
     fold = ResponsesSSEFold
-
-    def _body(self, request: TurnRequest) -> dict[str, Any]:
-        return responses_body(request, self._model)

@@ -1,5 +1,5 @@
 """What the HTTP SSE channels share: one client, a streamed POST, errors, stop. A subclass
-names its ``path``, ``_body`` and fold; the body is always read to EOF so the connection
+names its ``path``, ``body`` and ``fold``; the body is always read to EOF so the connection
 goes back to the pool."""
 
 from __future__ import annotations
@@ -84,6 +84,8 @@ class HttpStreamChannel:
     comments become :class:`Queued`."""
 
     path: ClassVar[str]
+    body: ClassVar[Callable[[TurnRequest, str | None], dict[str, Any]]]
+    """Makes a turn's body: ``body(request, model)``."""
     fold: ClassVar[Callable[..., StreamFold]]
     """Makes the attempt's fold: ``fold(secrets, tools=...)``."""
     capabilities = Capabilities(steer=False, cancel=False)
@@ -127,7 +129,7 @@ class HttpStreamChannel:
     # ---- subclass hooks ----
 
     def _body(self, request: TurnRequest) -> dict[str, Any]:
-        raise NotImplementedError
+        return type(self).body(request, self._model)
 
     def _fold(self, request: TurnRequest) -> StreamFold:
         return self.fold(self._secrets, tools=bool(request.tools))

@@ -1,15 +1,7 @@
-"""`spark edit`'s arguments, read without typer when they are plain (the start-up fast path).
-
-Importing typer and click and building the command costs more than everything else
-before the request leaves (`spark bench oneshot` shows launch -> request). A `spark edit`
-command line is almost always plain: options spelled out, values that do not look like
-options. :func:`parse_edit_args` reads exactly those and returns the same
-:class:`EditArgs` typer would give the command; for anything else it returns ``None`` and
-typer parses the line, so every message and exit code stays typer's own.
-``tests/cli/edit/test_edit_args.py`` checks both agree. Its saving: docs/benchmarks.md
-``## Ledger`` (``edit_args``); paired: `spark bench oneshot --no-docs` with and without
-``SPARK_PLAIN=edit_args``.
-"""
+"""`spark edit`'s arguments, read without typer when they are plain (the start-up fast path);
+anything else returns ``None`` and typer parses it (tests/cli/edit/test_edit_args.py checks
+both agree). Its saving: docs/benchmarks.md ``## Ledger`` (``edit_args``); paired:
+`spark bench oneshot --no-docs` with and without ``SPARK_PLAIN=edit_args``."""
 
 from __future__ import annotations
 
@@ -69,10 +61,8 @@ class EditArgs:
 def parse_edit_args(argv: list[str]) -> EditArgs | None:
     """``argv`` (after ``edit``) as EditArgs, or None: let typer parse it.
 
-    None for ``--help``, an unknown, misspelt or abbreviated option, a missing or odd
-    value, ``-mTEXT``, a flag given a value. Click's rules kept here: options and PATHs
-    may be interleaved, ``--`` ends the options, ``--opt=value`` is the same as ``--opt
-    value``, and a repeated option keeps its last value."""
+    Click's rules kept: options and PATHs interleave, ``--`` ends options, ``--opt=value``
+    equals ``--opt value``, a repeated option keeps its last value."""
     values: dict[str, str] = {}
     flags: set[str] = set()
     paths: list[str] = []

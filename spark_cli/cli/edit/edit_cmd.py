@@ -1,16 +1,7 @@
 """`spark edit PATH... -m "..."`: one streamed turn that edits files in place (or a pipe filter).
 
-With PATHs: the answer streams (prose as it arrives, a line per edit as it lands on disk,
-a line per tool call on stderr), then the minimal diff and a one-line summary (latency,
-tokens, cost). With no PATH and stdin a terminal, empty or closed (a harness, CI), the same
-on the whole repo (the model finds the files itself); with no PATH and code on stdin, a pure
-filter (:mod:`.pipe_mode`). Exit codes and the ``--output-format`` schemas: docs/cli.md.
-Ctrl-C stops generation, drops an unfinished block and still prints the end diff and summary
-before exit 130.
-
-`spark --help` imports this module, and a plain command line is run by :func:`run_edit`
-straight from the console script without typer: it imports nothing heavy at import time.
-"""
+Without PATH the whole repo (or, with code on stdin, :mod:`.pipe_mode`); exit codes and
+output formats: docs/cli.md. Imports nothing heavy: a plain line runs :func:`run_edit`."""
 
 from __future__ import annotations
 
@@ -206,13 +197,7 @@ def _silence_stdout() -> None:
 
 
 def exit_now(code: int) -> NoReturn:
-    """End the process as soon as the work is done (stream end → exit is benchmarked).
-
-    Everything is written, flushed and closed by now (files renamed into place, the journal
-    closed, the event loop shut down), so a real process skips the interpreter's teardown
-    with ``os._exit``. Under a test runner (stdout replaced), a profiler, a tracer or
-    coverage (which write their data at exit) it raises ``SystemExit`` as usual.
-    """
+    """End the process now: ``os._exit``, but ``SystemExit`` under tests, profilers or tracers."""
     real = sys.stdout is sys.__stdout__ and sys.stderr is sys.__stderr__
     if real and sys.getprofile() is None and sys.gettrace() is None:
         try:
@@ -255,8 +240,7 @@ def limits_of(args: EditArgs, began: float) -> Limits | None:
 
 
 def stdin_code() -> bytes | None:
-    """Not a terminal: what stdin holds (None when it is empty or closed: a harness, CI,
-    ``< /dev/null``)."""
+    """What stdin holds when it is not a terminal (None when empty or closed)."""
     try:
         if sys.stdin is None or sys.stdin.isatty():
             return None

@@ -61,7 +61,7 @@ from spark_cli import __version__
 from spark_cli.acp.editor import editor_approver, editor_buffers, follow_edits
 from spark_cli.acp.updates import Outbox, TurnUpdates, Update, replay, stop_reason
 from spark_cli.record import record
-from spark_cli.session.api import Connector, SessionApi
+from spark_cli.session.api import Connector, Keep, SessionApi
 from spark_cli.session.config.presets import CommandPolicy
 from spark_cli.session.config.settings import Settings
 from spark_cli.session.conversation import Session
@@ -95,12 +95,23 @@ class _Live:
     def __init__(self, session: SessionApi, connect: Connector) -> None:
         self.session = session
         self.store = SessionStore(session.root)
+        session.keep = Keep(self.store, self.all_shown, say)
         self.stack = contextlib.AsyncExitStack()
         self.ready = asyncio.ensure_future(self.open(connect))
         self.cancelled = False
         self.shown: list[ShownItem] = []
+        self.updates: TurnUpdates | None = None
+        """The running prompt's updates (what it showed joins ``shown`` at its end)."""
         self.notes = project_notes(session.settings)
         """What the first answer starts with: the project layer ignored (untrusted), or keys."""
+
+    def all_shown(self) -> list[ShownItem]:
+        """What the editor was shown of this conversation, the running prompt's too."""
+        updates = self.updates
+        if updates is None:
+            return self.shown
+        answer = [ShownItem("answer", "".join(updates.answer))] if updates.answer else []
+        return [*self.shown, *answer, *(ShownItem(*item) for item in updates.shown)]
 
     async def open(self, connect: Connector) -> None:
         self.session.attach(await self.stack.enter_async_context(connect(self.session.settings)))
@@ -191,7 +202,7 @@ class SparkAgent:
             raise RequestError.internal_error({"details": str(exc)}) from None
         if live.cancelled:  # the editor stopped it while the channel was opening
             return PromptResponse(stop_reason="cancelled")
-        updates = TurnUpdates(live.session.root)
+        updates = live.updates = TurnUpdates(live.session.root)
         live.shown.append(ShownItem("prompt", instruction))
         reason: StopReason = "end_turn"
         outbox = Outbox(lambda update: self._send(session_id, update))
@@ -214,20 +225,11 @@ class SparkAgent:
                     outbox.prose(f"\n\nspark: {event.message}\n")
         finally:
             await outbox.close()
+            live.shown, live.updates = live.all_shown(), None
         if self.fs_write and self.client is not None and updates.landed:
             await follow_edits(self.client, session_id, live.session.root, updates.landed)
-        self._keep(live, updates)
         return PromptResponse(stop_reason="cancelled" if live.cancelled else reason,
                               field_meta={"spark_marks": live.session.marks.as_dict()})
-
-    def _keep(self, live: _Live, updates: TurnUpdates) -> None:
-        if updates.answer:
-            live.shown.append(ShownItem("answer", "".join(updates.answer)))
-        live.shown.extend(ShownItem(*item) for item in updates.shown)
-        settings = live.session.settings
-        live.store.save_conversation(live.session.history, provider=settings.provider.name,
-                                     model=settings.provider.model, shown=live.shown,
-                                     turns=live.session.turns)
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         live = self.live.get(session_id)
@@ -328,8 +330,12 @@ def project_notes(settings: Settings) -> list[str]:
     notes = [trust.line()] if trust is not None and trust.asks else []
     notes += settings.ignored
     for note in notes:
-        print(f"spark acp: {note}", file=sys.stderr, flush=True)
+        say(note)
     return notes
+
+
+def say(line: str) -> None:
+    print(f"spark acp: {line}", file=sys.stderr, flush=True)
 
 
 def _modes(settings: Settings) -> SessionModeState:

@@ -10,12 +10,13 @@ an event's class name or probes a session with ``getattr``.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Collection, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Collection, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from spark_cli.protocol.channel import ChannelError, Message, ToolCall, ToolOutput
+from spark_cli.record import record
 
 if TYPE_CHECKING:
     from spark_cli.protocol.channel import Channel, ConversationItem, TurnRequest
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
     from spark_cli.session.context.report import ContextReport
     from spark_cli.session.events import SessionEvent, TurnFailed
     from spark_cli.session.marks import TurnMarks
+    from spark_cli.session.workspace.store import SessionStore, ShownItem
     from spark_cli.session.workspace.turns import TurnRecord
 
 
@@ -39,6 +41,12 @@ class SessionApi(Protocol):
     The conversation's item types (``Message``, ``ToolCall``, ``ToolOutput``) are
     re-exported here for front ends that show a saved conversation.
     """
+
+    keep: Keep | None
+    """Where each turn saves the conversation (None: nowhere)."""
+
+    def save(self) -> None:
+        """Save the conversation now, where ``keep`` says."""
 
     @property
     def root(self) -> Path:
@@ -184,6 +192,16 @@ class SessionFactory(Protocol):
                  dry_run: bool = False) -> SessionApi: ...
 
 
+@record
+class Keep:
+    """Where a session saves its conversation after each turn: ``store``, with what the front
+    end showed of it (``shown``); a write's problem goes to ``problem``."""
+
+    store: SessionStore
+    shown: Callable[[], Sequence[ShownItem]]
+    problem: Callable[[str], None]
+
+
 class Connector(Protocol):
     """Opens the channel the settings describe (the CLI's wiring; a front end never
     imports transports). Raises ``ChannelError`` (or ``OSError``) when it cannot."""
@@ -191,5 +209,5 @@ class Connector(Protocol):
     def __call__(self, settings: Settings) -> AbstractAsyncContextManager[Channel]: ...
 
 
-__all__ = ["ChannelError", "Connector", "Message", "SessionApi", "SessionFactory", "ToolCall",
+__all__ = ["ChannelError", "Connector", "Keep", "Message", "SessionApi", "SessionFactory", "ToolCall",
            "ToolOutput"]

@@ -29,11 +29,15 @@ from spark_cli.session.context.scan import scan
 from spark_cli.session.context.targets import RequestError
 from spark_cli.session.context.tool_outputs import items_tokens
 from spark_cli.session.events import (
+    BlockRejected,
     CommandFinished,
     CompactionFinished,
+    EditLanded,
+    EditRefused,
     SessionEvent,
     TurnCompleted,
     TurnFailed,
+    WaitingToRetry,
 )
 from spark_cli.session.extensions.hooks import Hooks
 from spark_cli.session.extensions.session_part import SessionExtensions
@@ -45,11 +49,12 @@ from spark_cli.session.spend.usage import Usage
 from spark_cli.session.steers import SteerLog
 from spark_cli.session.tool_access import default_runner
 from spark_cli.session.turn import TurnRun
-from spark_cli.session.window.learning import after_turn
+from spark_cli.session.window.learning import RESEND, after_turn, resend_note
 from spark_cli.session.window.plan import budget_of
 from spark_cli.session.workspace.turns import TurnRecord, rewound
 
 if TYPE_CHECKING:
+    from spark_cli.session.api import Keep
     from spark_cli.session.tool_access import RunTool
     from spark_cli.session.tool_loop import ToolLoop
 
@@ -116,6 +121,8 @@ class Session(SessionExtensions):
         self.limits: Limits = limits or NO_LIMITS
         """A harness's limits on the run (`spark edit --max-turns`, ``--timeout``)."""
         self.hooks, self._stop_rounds, self._hooked = Hooks(self.root), 0, ""  # `submit`'s text
+        self.keep: Keep | None = None
+        """Where each turn saves the conversation, with what was shown of it."""
 
     @property
     def streaming(self) -> bool:
@@ -264,15 +271,49 @@ class Session(SessionExtensions):
 
     async def run_turn(self, instruction: str,
                        files: Sequence[str]) -> AsyncIterator[SessionEvent]:
+        """One turn; an overflow that taught the window is sent once more within it (the
+        failure becomes a ``WaitingToRetry``). The conversation is saved at its end."""
         if self.streaming:
             raise TurnInProgress("a turn is already running: interrupt it or wait for it")
+        shown_at = len(self.keep.shown()) - 1 if self.keep is not None else -1
+        try:
+            sent_with, wrote, failed, said = self.settings, False, False, None
+            async for event in self._attempt(instruction, files, shown_at):
+                if type(event) is TurnFailed and not failed:  # this turn's own
+                    failed, said = True, resend_note(self, sent_with, event, wrote=wrote)
+                    if said is not None:
+                        continue
+                wrote = wrote or type(event) in (EditLanded, EditRefused, BlockRejected)
+                yield event
+            if said is not None:
+                yield WaitingToRetry(0.0, f"{said}; " + RESEND.format(
+                    window=self.settings.context_window), 1)
+                async for event in self._attempt(self._hooked, files, shown_at):
+                    yield event
+        finally:
+            self._hooked = ""  # a later turn of the same text runs its hooks again
+            self.save()
+
+    def save(self) -> None:
+        """Write the conversation where ``keep`` says (nowhere without one)."""
+        keep = self.keep
+        if keep is None:
+            return
+        provider = self.settings.provider
+        problem = keep.store.save_conversation(self.history, provider=provider.name,
+                                               model=provider.model, shown=keep.shown(),
+                                               turns=self.turns)
+        if problem:
+            keep.problem(problem)
+
+    async def _attempt(self, instruction: str, files: Sequence[str],
+                       shown_at: int) -> AsyncIterator[SessionEvent]:
         channel = self.channel
         if channel is None:
             raise RuntimeError("the session has no channel yet: attach one first")
         try:
             instruction = instruction if instruction == self._hooked else await self.submit(
                 instruction)
-            self._hooked = ""
             built = self._take_prepared(instruction, files)
         except RequestError as exc:
             yield exc.failure()
@@ -298,7 +339,7 @@ class Session(SessionExtensions):
             batch = run.applier.end()
             turn = TurnRecord(instruction, started, (), (batch.id,) if batch else (),
                               tuple(f.path for f in batch.files) if batch else (),
-                              tuple(dict.fromkeys(by_commands)))
+                              tuple(dict.fromkeys(by_commands)), shown_at)
             self._remember(built, run, cancelled=self._stop, turn=turn)
         self._learn_window(run, built)
         yield run.result()
@@ -341,7 +382,14 @@ class Session(SessionExtensions):
         if self.streaming:
             raise TurnInProgress("a turn is running: interrupt it or wait for it")
         run = CompactionRun(self.settings, self.root, self.history, focus)
-        return self.compact_events(run, self._measure(), auto=False)
+        return self._saving(self.compact_events(run, self._measure(), auto=False))
+
+    async def _saving(self, events: AsyncIterator[SessionEvent]) -> AsyncIterator[SessionEvent]:
+        try:
+            async for event in events:
+                yield event
+        finally:
+            self.save()
 
     async def compact_events(self, run: CompactionRun, before: int, *, auto: bool,
                              applied: Callable[[Compaction], int] | None = None,

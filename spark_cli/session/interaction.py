@@ -15,16 +15,7 @@ from typing import Any
 
 from spark_cli.record import record
 from spark_cli.session.api import ChannelError, SessionApi
-from spark_cli.session.events import (
-    BlockRejected,
-    EditLanded,
-    EditRefused,
-    SessionEvent,
-    SteerRejected,
-    TurnFailed,
-    WaitingToRetry,
-)
-from spark_cli.session.window.learning import RESEND, resend_note
+from spark_cli.session.events import SessionEvent, SteerRejected, TurnFailed
 
 
 @record
@@ -194,11 +185,10 @@ class Interaction:
                 await self.ready()
             if self._interrupted:  # Esc while it was still connecting: nothing is sent
                 return
-            for attempt in (1, 2):
-                failed = await self._turn(text, last=attempt == 2)
-                if failed is None:
-                    break
-                sink(WaitingToRetry(0.0, failed, 1))
+            async for event in self.session.run_turn(text, list(self.files())):
+                sink(event)
+                if type(event) is SteerRejected and self._steered:
+                    await self._fall_back(self._steered.pop(0))
         except ChannelError as exc:  # could not connect: nothing was sent
             sink(TurnFailed(exc.kind, exc.message))
         except Exception as exc:  # a bug below us: say so in the transcript, keep the app
@@ -206,22 +196,6 @@ class Interaction:
         finally:
             sink(TurnEnded(self._interrupted))
             asyncio.get_running_loop().call_soon(self._after_turn)
-
-    async def _turn(self, text: str, *, last: bool) -> str | None:
-        """One turn's events to the sink; an overflow that taught the window and got nothing
-        back is not sunk but named (the caller sends the turn once more, within it)."""
-        session, sink, wrote = self.session, self.sink, False
-        sent_with = session.settings
-        async for event in session.run_turn(text, list(self.files())):
-            said = None if last or type(event) is not TurnFailed else resend_note(
-                session, sent_with, event, wrote=wrote)
-            if said is not None:
-                return f"{said}; {RESEND.format(window=session.settings.context_window)}"
-            wrote = wrote or type(event) in (EditLanded, EditRefused, BlockRejected)
-            sink(event)
-            if type(event) is SteerRejected and self._steered:
-                await self._fall_back(self._steered.pop(0))
-        return None
 
     def _after_turn(self) -> None:
         if self.busy:

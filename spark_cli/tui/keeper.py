@@ -16,10 +16,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 
-from spark_cli.session.api import Message, SessionApi, ToolCall
-from spark_cli.session.interaction import InteractionEvent, TurnStarted
+from spark_cli.session.api import Keep, Message, SessionApi, ToolCall
+from spark_cli.session.interaction import InteractionEvent
 from spark_cli.session.tool_access import call_label
 from spark_cli.session.workspace.store import (
     SavedConversation,
@@ -50,11 +49,14 @@ class Keeper:
         """What the transcript showed of this conversation (saved with it)."""
         self.starts: list[int] = []
         """Where each of the session's turns starts in ``shown.items``."""
-        self._start = 0
+
+    def keep(self, session: SessionApi) -> None:
+        """``session`` saves its conversation in the store after each turn, with ``shown``."""
+        if self.store is not None:
+            session.keep = Keep(self.store, lambda: tuple(self.shown.items),
+                                lambda line: self.note(line, "yellow"))
 
     def on_event(self, event: InteractionEvent) -> None:
-        if type(event) is TurnStarted:
-            self._start = len(self.shown.items)
         self.shown.on_event(event)
 
     def load(self) -> SavedState:
@@ -82,16 +84,8 @@ class Keeper:
         self._keep(lambda store: store.save_queue(items))
 
     def turn_ended(self, session: SessionApi) -> None:
-        """Save the conversation (each turn with where it starts in what was shown)."""
-        provider = session.settings.provider
-        history = tuple(session.history)
-        shown = tuple(self.shown.items)
-        del self.starts[len(session.turns):]
-        self.starts += [self._start] * (len(session.turns) - len(self.starts))
-        turns = tuple(replace(turn, shown_at=at)
-                      for turn, at in zip(session.turns, self.starts, strict=True))
-        self._keep(lambda store: store.save_conversation(
-            history, provider=provider.name, model=provider.model, shown=shown, turns=turns))
+        """The session saved the turn: where its turns start in what was shown."""
+        self.starts = [turn.shown_at for turn in session.turns]
 
     def new_conversation(self) -> None:
         """What follows is saved as a new conversation (the one so far stays saved)."""

@@ -34,7 +34,7 @@ from spark_cli.session.events import (
     TurnFailed,
 )
 from spark_cli.session.failures import explain
-from spark_cli.session.window.learning import RESEND, prepare_counted, resend_note
+from spark_cli.session.window.learning import prepare_counted
 
 if TYPE_CHECKING:
     from spark_cli.cli.edit.signals import TurnSignals
@@ -176,14 +176,6 @@ async def _run_turn(session: SessionApi, settings: Settings, files: Sequence[str
         ) as channel:
             session.attach(channel)
             await _stream(session, instruction, files, renderer, result)
-            said = resend_note(session, settings, result.failure,
-                               wrote=bool(result.outcomes or result.rejected))
-            if said is not None:  # an overflow taught the window: once more within it
-                renderer.note(f"... {said}")
-                result.failure = session.prepare(instruction, list(files))
-                if result.failure is None:
-                    renderer.note("... " + RESEND.format(window=session.settings.context_window))
-                    await _stream(session, instruction, files, renderer, result)
     except wiring.WiringError as exc:
         raise UsageError(str(exc)) from None
     except ChannelError as exc:  # a channel that raised while opening or closing

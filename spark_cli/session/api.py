@@ -185,13 +185,6 @@ class SessionApi(Protocol):
         ...
 
 
-class SessionFactory(Protocol):
-    """Makes the session a front end drives (the CLI's seam for tests)."""
-
-    def __call__(self, channel: Channel | None, root: Path, settings: Settings, *,
-                 dry_run: bool = False) -> SessionApi: ...
-
-
 @record
 class Keep:
     """Where a session saves its conversation after each turn: ``store``, with what the front
@@ -209,5 +202,4 @@ class Connector(Protocol):
     def __call__(self, settings: Settings) -> AbstractAsyncContextManager[Channel]: ...
 
 
-__all__ = ["ChannelError", "Connector", "Keep", "Message", "SessionApi", "SessionFactory", "ToolCall",
-           "ToolOutput"]
+__all__ = ["ChannelError", "Connector", "Keep", "Message", "SessionApi", "ToolCall", "ToolOutput"]

@@ -9,7 +9,8 @@ and nothing is sent) and runs it as a :class:`spark_cli.session.turn.TurnRun`.
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
+from contextlib import aclosing
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -278,18 +279,20 @@ class Session(SessionExtensions):
         shown_at = len(self.keep.shown()) - 1 if self.keep is not None else -1
         try:
             sent_with, wrote, failed, said = self.settings, False, False, None
-            async for event in self._attempt(instruction, files, shown_at):
-                if type(event) is TurnFailed and not failed:  # this turn's own
-                    failed, said = True, resend_note(self, sent_with, event, wrote=wrote)
-                    if said is not None:
-                        continue
-                wrote = wrote or type(event) in (EditLanded, EditRefused, BlockRejected)
-                yield event
+            async with aclosing(self._attempt(instruction, files, shown_at)) as events:
+                async for event in events:
+                    if type(event) is TurnFailed and not failed:  # this turn's own
+                        failed, said = True, resend_note(self, sent_with, event, wrote=wrote)
+                        if said is not None:
+                            continue
+                    wrote = wrote or type(event) in (EditLanded, EditRefused, BlockRejected)
+                    yield event
             if said is not None:
                 yield WaitingToRetry(0.0, f"{said}; " + RESEND.format(
                     window=self.settings.context_window), 1)
-                async for event in self._attempt(self._hooked, files, shown_at):
-                    yield event
+                async with aclosing(self._attempt(self._hooked, files, shown_at)) as events:
+                    async for event in events:
+                        yield event
         finally:
             self._hooked = ""  # a later turn of the same text runs its hooks again
             self.save()
@@ -307,7 +310,7 @@ class Session(SessionExtensions):
             keep.problem(problem)
 
     async def _attempt(self, instruction: str, files: Sequence[str],
-                       shown_at: int) -> AsyncIterator[SessionEvent]:
+                       shown_at: int) -> AsyncGenerator[SessionEvent, None]:
         channel = self.channel
         if channel is None:
             raise RuntimeError("the session has no channel yet: attach one first")
@@ -384,16 +387,18 @@ class Session(SessionExtensions):
         run = CompactionRun(self.settings, self.root, self.history, focus)
         return self._saving(self.compact_events(run, self._measure(), auto=False))
 
-    async def _saving(self, events: AsyncIterator[SessionEvent]) -> AsyncIterator[SessionEvent]:
+    async def _saving(self, events: AsyncGenerator[SessionEvent, None],
+                      ) -> AsyncIterator[SessionEvent]:
         try:
-            async for event in events:
-                yield event
+            async with aclosing(events):
+                async for event in events:
+                    yield event
         finally:
             self.save()
 
     async def compact_events(self, run: CompactionRun, before: int, *, auto: bool,
                              applied: Callable[[Compaction], int] | None = None,
-                             ) -> AsyncIterator[SessionEvent]:
+                             ) -> AsyncGenerator[SessionEvent, None]:
         """``run``'s events; ``applied`` takes its result and gives the context's size
         after (default: it becomes the session's compaction)."""
         channel = self.channel

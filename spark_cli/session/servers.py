@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Literal
 from spark_cli.mcp.schema import PREFIX
 from spark_cli.protocol.channel import ToolCall, ToolSpec, TurnRequest
 from spark_cli.session.actions.approval import until_stopped
-from spark_cli.session.config.layers import config_files
+from spark_cli.session.config.layers import config_files, read_toml
 from spark_cli.session.config.settings import Settings
 from spark_cli.session.tool_access import call_label, spec_of
 from spark_cli.tools.model import ToolResult
@@ -50,7 +50,7 @@ class McpServers:
                 from spark_cli.mcp.hub import McpHub
                 from spark_cli.mcp.mcp_config import read_servers
 
-                servers = read_servers(config_files(self.root, os.environ))
+                servers = read_servers(config_files(self.root, os.environ), read_toml)
                 self._hub = McpHub(servers, self.root) or None
         return self._hub
 
@@ -128,8 +128,7 @@ class McpCalls:
 
 
 def _names_mcp(path: str) -> bool:
-    """A config file that configures MCP servers (a cheap look before any TOML)."""
     try:
-        return b"mcp_servers" in Path(path).read_bytes()
-    except OSError:
+        return "mcp_servers" in read_toml(Path(path))
+    except ValueError:
         return False

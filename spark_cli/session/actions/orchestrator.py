@@ -19,7 +19,7 @@ from typing import Literal
 from spark_cli.checks.command_run import CommandRun
 from spark_cli.checks.runner import run_command
 from spark_cli.checks.sandbox import NoSandbox, Sandbox, find_sandbox
-from spark_cli.protocol.secrets import Masker, Secrets, scrubbed_env
+from spark_cli.protocol.secrets import Masker, scrubbed_env
 from spark_cli.record import record
 from spark_cli.session.actions.approval import (
     ActionKind,
@@ -71,7 +71,7 @@ class Orchestrator:
                  stop_turn: Callable[[], Awaitable[None]] | None = None) -> None:
         self.root, self.settings, self.approver, self.stop_turn = (root, settings, approver,
                                                                    stop_turn)
-        self.secrets, self.approvals = Secrets(settings.provider.secrets), Approvals(root)
+        self.secrets, self.approvals = settings.provider.secrets, Approvals(root)
         self.stop = asyncio.Event()
         """Set on interrupt: a waiting question is withdrawn, a running action stopped."""
 

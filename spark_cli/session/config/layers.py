@@ -21,7 +21,7 @@ from pathlib import Path
 from spark_cli.record import record
 from spark_cli.session.config.presets import COMMAND_POLICIES, EDIT_FORMATS, KINDS, PRESETS
 from spark_cli.session.config.pricing import Price, PricingError, check_pricing
-from spark_cli.session.config.trust import trust_state
+from spark_cli.session.config.trust import read_once, trust_state
 
 CONFIG_NAME = "config.toml"
 PROJECT_DIR = ".spark"
@@ -157,20 +157,29 @@ def secret_error(where: str, key: str) -> SettingsError:
                          "name another variable with 'api_key_env' if needed")
 
 
+_parsed: dict[Path, tuple[bytes, dict[str, object]]] = {}
+
+
 def read_toml(path: Path) -> dict[str, object]:
-    """A config file's top-level table; ``SettingsError`` when it cannot be read or parsed."""
+    """A config file's top-level table (`trust.read_once`: parsed once per change);
+    ``SettingsError`` when it cannot be read or parsed."""
     try:
-        raw = path.read_bytes()
+        raw = read_once(path)
     except OSError as exc:
         raise SettingsError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    if not raw.strip(b" \t\r\n"):  # an empty file is an empty table: no parser needed
-        return {}
-    import tomllib  # deferred: launch -> request
+    known = _parsed.get(path)
+    if known is not None and known[0] is raw:
+        return known[1]
+    table: dict[str, object] = {}
+    if raw.strip(b" \t\r\n"):  # an empty file is an empty table: no parser needed
+        import tomllib  # deferred: launch -> request
 
-    try:
-        return tomllib.loads(raw.decode())
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise SettingsError(f"{path}: not valid TOML ({exc})") from None
+        try:
+            table = tomllib.loads(raw.decode())
+        except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+            raise SettingsError(f"{path}: not valid TOML ({exc})") from None
+    _parsed[path] = (raw, table)
+    return table
 
 
 def user_only(layer: Layer, path: Path, key: str, value: object, user: Path | None) -> bool:
@@ -293,10 +302,10 @@ def file_layers(root: Path, env: Mapping[str, str]) -> tuple[list[Layer], list[s
     for label, path in found:
         project = label == "project file"
         layers.append(parse_file(path, label, user_config_path(env) if project else None))
-        if project and b"mcp_servers" in path.read_bytes():
+        if project and "mcp_servers" in read_toml(path):
             from spark_cli.mcp.mcp_config import McpConfigError, read_servers  # deferred: rare
 
             with contextlib.suppress(McpConfigError):  # reported where servers are read
-                servers = read_servers([(label, path)])
+                servers = read_servers([(label, path)], read_toml)
                 layers[-1].ignored.extend(line for s in servers for line in s.ignored)
     return layers, [str(p) for _, p in found]

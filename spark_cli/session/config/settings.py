@@ -15,7 +15,7 @@ from dataclasses import field, replace
 from pathlib import Path
 from typing import Any
 
-from spark_cli.protocol.secrets import mask_url
+from spark_cli.protocol.secrets import NO_SECRETS, Secrets, mask_url
 from spark_cli.record import record
 from spark_cli.session.config.layers import (
     PROVIDER_KEYS,
@@ -74,7 +74,7 @@ class ProviderSettings:
     api_key: str | None = field(repr=False, default=None)
     key_env: str | None = None
     """The environment variable the key was (or would be) read from."""
-    secrets: tuple[str, ...] = field(repr=False, default=())
+    secrets: Secrets = field(repr=False, compare=False, default=NO_SECRETS)
     """Every key spark can see (the one in use included): masked in all it shows."""
 
     @property
@@ -340,7 +340,7 @@ def _header_unsafe(key: str) -> str | None:
 
 
 def _known_secrets(env: Mapping[str, str], layers: list[Layer],
-                   api_key: str | None) -> tuple[str, ...]:
+                   api_key: str | None) -> Secrets:
     """Every key spark can see: each preset's variable, SPARK_API_KEY, each ``api_key_env``
     any config layer names (for any provider), and the key in use."""
     names = {OVERRIDE_KEY_ENV, *(p.key_env for p in PRESETS.values() if p.key_env)}
@@ -352,5 +352,5 @@ def _known_secrets(env: Mapping[str, str], layers: list[Layer],
     found = {env[name] for name in names if env.get(name)}
     if api_key:
         found.add(api_key)
-    return tuple(sorted(found))
+    return Secrets(sorted(found))
 

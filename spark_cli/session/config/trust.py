@@ -84,7 +84,7 @@ def _digest(root: Path, files: list[str]) -> str:
     h = hashlib.sha256()
     for rel in files:
         try:
-            data = (Path(root) / rel).read_bytes()
+            data = read_once(Path(root) / rel)
         except OSError as exc:
             data = f"<unreadable: {exc.strerror}>".encode()
         h.update(f"{rel}\0{len(data)}\0".encode())
@@ -143,6 +143,20 @@ def trust_state(root: Path, env: Mapping[str, str] | None = None) -> TrustState:
     _memo.clear()
     _memo[key] = state
     return state
+
+
+_read: dict[Path, tuple[tuple[int, int, int], bytes]] = {}
+
+
+def read_once(path: Path) -> bytes:
+    """``path``'s bytes, read again only when its size or time changed: a process reads each
+    config file once, whoever asks (settings, trust, hooks, MCP servers, the deep track)."""
+    stamp, known = _stamp(path), _read.get(path)
+    if known is not None and known[0] == stamp:
+        return known[1]
+    data = path.read_bytes()
+    _read[path] = (stamp, data)
+    return data
 
 
 def _stamp(path: Path) -> tuple[int, int, int]:

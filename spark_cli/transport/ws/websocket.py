@@ -107,7 +107,8 @@ class ResponsesWebSocketChannel:
         """``ahead``: what :func:`~spark_cli.transport.fast.send_ahead` did for this
         URL: its connection is the first one (:meth:`~.ws_links.Links.connect`), and a first
         ``stream()`` of the request it sent does not send it again."""
-        self._secrets = Secrets((api_key, *secrets))
+        self._secrets = (secrets if isinstance(secrets, Secrets) else Secrets(secrets)).including(
+            api_key)
         """Every key spark can see: masked in any message this channel makes."""
         headers = key_headers(api_key, extra_headers)
         self._idle = idle_timeout

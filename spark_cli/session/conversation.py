@@ -9,13 +9,13 @@ and nothing is sent) and runs it as a :class:`spark_cli.session.turn.TurnRun`.
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from contextlib import aclosing
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from spark_cli.protocol.channel import Channel, ConversationItem, Message, TurnRequest
+from spark_cli.protocol.channel import Channel, ConversationItem, TurnRequest
 from spark_cli.protocol.summaries import Compaction
 from spark_cli.session.actions.approval import Approver, refuse_all
 from spark_cli.session.building.request import (
@@ -23,20 +23,17 @@ from spark_cli.session.building.request import (
     build_request,
     warm_request,
 )
-from spark_cli.session.compacting import CompactionRun
+from spark_cli.session.compaction_part import DROP_NOTES, SessionCompaction, TurnInProgress
 from spark_cli.session.config.settings import Settings
 from spark_cli.session.context.report import ContextReport
 from spark_cli.session.context.scan import scan
 from spark_cli.session.context.targets import RequestError
-from spark_cli.session.context.tool_outputs import items_tokens
 from spark_cli.session.events import (
     BlockRejected,
     CommandFinished,
-    CompactionFinished,
     EditLanded,
     EditRefused,
     SessionEvent,
-    TurnCompleted,
     TurnFailed,
     WaitingToRetry,
 )
@@ -57,20 +54,12 @@ from spark_cli.session.workspace.turns import TurnRecord, rewound
 if TYPE_CHECKING:
     from spark_cli.session.api import Keep
     from spark_cli.session.tool_access import RunTool
-    from spark_cli.session.tool_loop import ToolLoop
 
 INTERRUPTED_NOTE = "\n\n[interrupted by the user]"
-DROP_NOTES = {"off": " (auto_compact is off: they were not summarised)",
-              "failed": " (the compaction failed: they were not summarised)",
-              "short": " (even after the compaction)", "": " (not summarised)"}
 FEEDBACK_HEAD = "These edits from your previous answer were NOT applied:\n"
 
 
-class TurnInProgress(RuntimeError):
-    """``run_turn`` was called while another turn of the same session is still running."""
-
-
-class Session(SessionExtensions):
+class Session(SessionCompaction, SessionExtensions):
     """One conversation with a model over ``channel``, editing files under ``root``.
 
     The attributes a front end reads are documented on ``SessionApi``. ``prepare()`` builds
@@ -97,7 +86,7 @@ class Session(SessionExtensions):
         self.history: list[ConversationItem] = []
         self.turns: list[TurnRecord] = []
         """Every turn of this conversation as it was, oldest first (what a rewind lists)."""
-        self._compacting: CompactionRun | None = None
+        self._compacting = None
         self._turn_compaction: Compaction | None = None  # made inside the running turn
         self._spent: list[Usage] = []  # an automatic compaction's, for the turn it ran for
         self.readable: list[str] = []
@@ -356,107 +345,6 @@ class Session(SessionExtensions):
         sent = usage.input_tokens if usage is not None and usage.input_tokens \
             else built.input_tokens
         self._settings = after_turn(self.settings, run.failure, pieces, sent)
-
-    async def _compact_first(self, instruction: str, files: Sequence[str], built: BuiltRequest,
-                             rebuilt: list[BuiltRequest]) -> AsyncIterator[SessionEvent]:
-        """The compaction a turn needs before it is sent; the request built again after it
-        goes in ``rebuilt`` (left empty when Esc cancelled it, or the request failed)."""
-        compacting = CompactionRun(self.settings, self.root, self.history)
-        async for event in self.compact_events(compacting, built.full_tokens, auto=True):
-            yield event
-        if compacting.stopped:  # Esc: the turn is not sent; nothing changed
-            yield TurnCompleted("cancelled", "compaction cancelled", None, 0, None, 0, 0, 0.0)
-            return
-        note = DROP_NOTES["short" if compacting.result is not None else "failed"]
-        try:
-            rebuilt.append(self._build(instruction, files, note))
-        except RequestError as exc:
-            yield exc.failure()
-
-    def _over_threshold(self, built: BuiltRequest) -> bool:
-        """Compact first: the request passes ``compact_at``, or it would leave turns out."""
-        limit = self.settings.compact_at * self.settings.input_budget
-        dropping = built.history is not None and len(built.history) < len(self.history)
-        return self.settings.auto_compact and bool(self.history) and (
-            built.full_tokens > limit or dropping)
-
-    def compact(self, focus: str = "") -> AsyncIterator[SessionEvent]:
-        """``/compact [FOCUS]``: fold the older turns into one summary now."""
-        if self.streaming:
-            raise TurnInProgress("a turn is running: interrupt it or wait for it")
-        run = CompactionRun(self.settings, self.root, self.history, focus)
-        return self._saving(self.compact_events(run, self._measure(), auto=False))
-
-    async def _saving(self, events: AsyncGenerator[SessionEvent, None],
-                      ) -> AsyncIterator[SessionEvent]:
-        try:
-            async with aclosing(events):
-                async for event in events:
-                    yield event
-        finally:
-            self.save()
-
-    async def compact_events(self, run: CompactionRun, before: int, *, auto: bool,
-                             applied: Callable[[Compaction], int] | None = None,
-                             ) -> AsyncGenerator[SessionEvent, None]:
-        """``run``'s events; ``applied`` takes its result and gives the context's size
-        after (default: it becomes the session's compaction)."""
-        channel = self.channel
-        if channel is None:
-            raise RuntimeError("the session has no channel yet: attach one first")
-        self._compacting, self._prepared = run, None  # built over the history before
-        try:
-            async for event in run.run(channel, before, auto=auto,
-                                       applied=applied or self._apply):
-                if type(event) is CompactionFinished and auto and event.usage is not None:
-                    if self._run is not None:  # inside a turn's tool loop
-                        self._run.meter.add(event.usage)
-                    else:  # before a turn: it counts in that turn's usage
-                        self._spent.append(event.usage)
-                yield event
-        finally:
-            self._compacting = None
-
-    def _apply(self, compaction: Compaction) -> int:
-        self._fold(compaction)
-        self.context_tokens = self._measure()
-        return self.context_tokens
-
-    def _fold(self, compaction: Compaction) -> None:
-        """The summary stands for the history before ``covers`` (``turns`` keeps them)."""
-        self.history[:] = [Message("user", compaction.summary),
-                           *self.history[compaction.covers:]]
-
-    async def _compact_turn(self, built: BuiltRequest,
-                            tools: ToolLoop) -> AsyncIterator[SessionEvent]:
-        """A long agentic turn whose next request would pass ``compact_at``: what came before
-        its latest tool round (the earlier turns, the ask, the earlier rounds) is folded."""
-        settings, budget = self.settings, budget_of(self.settings)
-        keep = tools.latest_round()
-        if not settings.auto_compact or tools.used <= settings.compact_at * budget.cap or not keep:
-            return
-
-        def fold(compaction: Compaction) -> int:  # the history gets this turn at its end
-            self._turn_compaction = compaction
-            tools.fold(built.request, Message("user", compaction.summary), keep)
-            return budget.tokens(tools.used)
-
-        full = [*self.history, built.user_message, *tools.items]
-        run = CompactionRun(settings, self.root, full, cut=len(self.history) + 1 + keep)
-        async for event in self.compact_events(run, budget.tokens(tools.used), auto=True,
-                                               applied=fold):
-            yield event
-
-    def _measure(self) -> int:
-        """The context's size (server tokens) with ``compaction``: the fixed part as the last
-        request had it, and the conversation."""
-        fixed = 0
-        if self.context is not None:
-            parts = self.context.parts
-            fixed = sum(v for k, v in parts.items() if k in ("instructions", "AGENTS.md",
-                                                               "tools"))
-        pieces = fixed + items_tokens(self.history)
-        return budget_of(self.settings).tokens(pieces)
 
     def _start(self, built: BuiltRequest, instruction: str) -> TurnRun:
         self.context_tokens = built.input_tokens

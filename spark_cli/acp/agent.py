@@ -1,13 +1,7 @@
-"""`spark acp`: spark as an editor's agent, over the Agent Client Protocol (the official SDK).
+"""`spark acp`: spark as an editor's agent over the Agent Client Protocol (the official SDK).
 
-The SDK speaks JSON-RPC on stdio and calls this :class:`SparkAgent`; each ACP session is a
-``Session`` in its ``cwd`` with the user's config (``AcpSetup.settings``), its channel opened
-in the background from ``session/new`` on (``AcpSetup.connect``). ``session/prompt`` runs a
-turn and streams its events (``spark_cli.acp.updates``); ``session/cancel`` is Esc
-(``interrupt``); commands under ``ask`` go to ``session/request_permission``; the modes are
-``settings.commands`` and the model is a config option; the model's ``read_file`` reads
-through ``fs/read_text_file`` when the editor offers it; edits land on disk (undo journal
-and all), then in the editor's buffers that held the old text (``follow_edits``).
+Each ACP session is a ``Session`` in its ``cwd``; ``session/prompt`` runs a turn and streams
+its events (``acp.updates``), commands under ``ask`` go to ``session/request_permission``.
 """
 
 from __future__ import annotations
@@ -118,11 +112,7 @@ class _Live:
 
 
 class SparkAgent:
-    """The ACP agent: every method the SDK routes (``acp.interfaces.Agent``).
-
-    The MCP servers of the user's config start with the session (the editor's own
-    ``mcpServers`` are not used yet) and stop when the agent closes. ``session/load``
-    reopens the repo's saved conversation (``spark --resume``'s)."""
+    """The ACP agent: every method the SDK routes (``acp.interfaces.Agent``)."""
 
     def __init__(self, setup: AcpSetup) -> None:
         self.setup = setup
@@ -305,9 +295,7 @@ class SparkAgent:
 
 
 def prompt_text(blocks: list[Block], root: Path) -> tuple[str, list[str]]:
-    """The instruction (the text blocks) and the repo files a prompt's content blocks hold:
-    a ``resource_link`` to a file in the repo adds it to the turn (as ``spark edit PATH``
-    would), any other link is named in the text."""
+    """The instruction and the repo files (``resource_link``s in the repo) a prompt holds."""
     texts: list[str] = []
     files: list[str] = []
     for block in blocks:
@@ -324,8 +312,7 @@ def prompt_text(blocks: list[Block], root: Path) -> tuple[str, list[str]]:
 
 
 def project_notes(settings: Settings) -> list[str]:
-    """The project layer's notes (an untrusted one ignored, user-only keys left out), each
-    also said once on stderr."""
+    """The project layer's notes (untrusted, user-only keys), each said once on stderr."""
     trust = settings.trust
     notes = [trust.line()] if trust is not None and trust.asks else []
     notes += settings.ignored
@@ -356,9 +343,7 @@ def _options(settings: Settings) -> list[SessionConfigOptionSelect | SessionConf
 
 
 async def serve(setup: AcpSetup) -> None:
-    """Speak ACP on stdin/stdout until the editor closes them. Everything loaded so far (the
-    SDK's schema, spark's modules) is frozen out of the cycle collector's scans, as `spark
-    edit` does: a long answer's collections do not walk it again."""
+    """Speak ACP on stdio until the editor closes it (what is loaded is frozen out of the GC)."""
     gc.freeze()
     agent = SparkAgent(setup)
     try:

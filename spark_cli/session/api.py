@@ -1,11 +1,7 @@
-"""The one typed interface every front end uses to drive a session.
+"""The one typed interface every front end drives a session through.
 
-A front end (``spark edit``'s text and JSON renderers, the TUI) holds a
-:class:`SessionApi` and nothing else of the session core: it calls
-``prepare`` / ``run_turn`` / ``interrupt`` / ``steer`` and matches on the
-closed union :data:`spark_cli.session.events.SessionEvent` that ``run_turn``
-yields (``match event: case EditLanded(outcome=o): ...``). No front end reads
-an event's class name or probes a session with ``getattr``.
+A front end holds a :class:`SessionApi`, calls ``prepare`` / ``run_turn`` / ``interrupt`` /
+``steer`` and matches on the closed union ``SessionEvent`` that ``run_turn`` yields.
 """
 
 from __future__ import annotations
@@ -30,17 +26,9 @@ if TYPE_CHECKING:
 
 
 class SessionApi(Protocol):
-    """What a front end may do with a session and read from it.
+    """What a front end may do with a session and read from it (``Session`` implements it).
 
-    Everything here is behaviour or a read-only view: the session owns its
-    state, and a front end changes it only through a method (``attach``,
-    ``configure``, ``restore``, ``rewind``, ``files_changed``, ``reset``).
-
-    :class:`spark_cli.session.conversation.Session` is the implementation; tests may pass
-    any other object of this shape (e.g. a session over a scripted channel).
-    The conversation's item types (``Message``, ``ToolCall``, ``ToolOutput``) are
-    re-exported here for front ends that show a saved conversation.
-    """
+    The session owns its state: a front end changes it only through a method."""
 
     keep: Keep | None
     """Where each turn saves the conversation (None: nowhere)."""
@@ -100,23 +88,20 @@ class SessionApi(Protocol):
         """Use ``settings`` from the next turn on; the conversation carries over."""
 
     async def expand_command(self, line: str, reserved: Collection[str] = ()) -> str | None:
-        """The text a ``/name args`` line of the user's prompt files sends, its ``!`` lines
-        run through the orchestrator (None: no such file; ``reserved``: built-in names)."""
+        """What a prompt file's ``/name args`` line sends (None: no such file)."""
 
     def hooks_status(self) -> list[str]:
         """``/hooks``: each configured hook, where from, and its last result."""
         ...
 
     def start_servers(self) -> None:
-        """Start the configured MCP servers in the background (call once the first request
-        left, or the prompt showed: never on the way there)."""
+        """Start the MCP servers in the background (after the first request left)."""
 
     def servers_pending(self) -> bool:
         """An MCP server has no tool list yet, live or cached (a one-shot waits for it)."""
 
     async def wait_for_servers(self) -> None:
-        """Start the servers that have no tool list yet and wait for each (ready, failed or
-        its ``startup_timeout_s``)."""
+        """Start the servers with no tool list yet and wait for each."""
 
     async def close_servers(self) -> None:
         """Stop the MCP servers: no process is left behind."""
@@ -126,25 +111,21 @@ class SessionApi(Protocol):
         ...
 
     def set_approver(self, approver: Approver) -> None:
-        """Ask ``approver`` before a command or an MCP tool runs that the policy does not
-        let run by itself (the default refuses them all: a front end that cannot ask)."""
+        """Ask ``approver`` before a command or MCP tool the policy does not let run by itself."""
 
     def restore(self, history: Sequence[ConversationItem],
                 turns: Sequence[TurnRecord] = ()) -> None:
         """Continue a saved conversation: ``history`` and its ``turns`` replace the current."""
 
     def rewind(self, index: int) -> str:
-        """Drop ``turns[index]`` and every later turn from the conversation (files are not
-        touched); that turn's message, as typed."""
+        """Drop ``turns[index]`` and every later turn (files untouched); that turn's message."""
         ...
 
     def files_changed(self) -> None:
-        """Files changed outside a turn (an undo, a merge): the model's view of them is
-        stale, so the next turn sends them again."""
+        """Files changed outside a turn: the next turn sends them again."""
 
     def repo_files(self) -> list[str]:
-        """The repo's files as the repo map sees them (``.gitignore`` honoured; POSIX,
-        sorted). It walks the tree: call it off the event loop."""
+        """The repo's files as the repo map sees them (walks the tree: call it off the loop)."""
         ...
 
     @property
@@ -158,8 +139,7 @@ class SessionApi(Protocol):
 
     @property
     def prepared(self) -> TurnRequest | None:
-        """The request ``prepare`` built, until ``run_turn`` takes it (a one-shot may
-        send it ahead, before its event loop exists)."""
+        """The request ``prepare`` built, until ``run_turn`` takes it."""
         ...
 
     def run_turn(self, instruction: str, files: Sequence[str]) -> AsyncIterator[SessionEvent]:
@@ -167,8 +147,7 @@ class SessionApi(Protocol):
         ...
 
     def compact(self, focus: str = "") -> AsyncIterator[SessionEvent]:
-        """``/compact``: fold the older turns into one summary now (``interrupt`` cancels it
-        and leaves the conversation as it was)."""
+        """``/compact``: fold the older turns into one summary now (``interrupt`` cancels it)."""
         ...
 
     def reset(self) -> None:
@@ -187,8 +166,7 @@ class SessionApi(Protocol):
 
 @record
 class Keep:
-    """Where a session saves its conversation after each turn: ``store``, with what the front
-    end showed of it (``shown``); a write's problem goes to ``problem``."""
+    """Where a session saves its conversation after each turn, with what the front end showed."""
 
     store: SessionStore
     shown: Callable[[], Sequence[ShownItem]]
@@ -196,8 +174,7 @@ class Keep:
 
 
 class Connector(Protocol):
-    """Opens the channel the settings describe (the CLI's wiring; a front end never
-    imports transports). Raises ``ChannelError`` (or ``OSError``) when it cannot."""
+    """Opens the channel the settings describe; raises ``ChannelError`` (or ``OSError``)."""
 
     def __call__(self, settings: Settings) -> AbstractAsyncContextManager[Channel]: ...
 

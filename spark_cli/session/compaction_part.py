@@ -64,8 +64,7 @@ class SessionCompaction:
 
     async def _compact_first(self, instruction: str, files: Sequence[str], built: BuiltRequest,
                              rebuilt: list[BuiltRequest]) -> AsyncIterator[SessionEvent]:
-        """The compaction a turn needs before it is sent; the request built again after it
-        goes in ``rebuilt`` (left empty when Esc cancelled it, or the request failed)."""
+        """Compact before the turn; the request built again goes in ``rebuilt``."""
         compacting = CompactionRun(self.settings, self.root, self.history)
         async for event in self.compact_events(compacting, built.full_tokens, auto=True):
             yield event
@@ -104,8 +103,7 @@ class SessionCompaction:
     async def compact_events(self, run: CompactionRun, before: int, *, auto: bool,
                              applied: Callable[[Compaction], int] | None = None,
                              ) -> AsyncGenerator[SessionEvent, None]:
-        """``run``'s events; ``applied`` takes its result and gives the context's size
-        after (default: it becomes the session's compaction)."""
+        """``run``'s events; ``applied`` takes its result and gives the context's size after."""
         channel = self.channel
         if channel is None:
             raise RuntimeError("the session has no channel yet: attach one first")
@@ -134,8 +132,7 @@ class SessionCompaction:
 
     async def _compact_turn(self, built: BuiltRequest,
                             tools: ToolLoop) -> AsyncIterator[SessionEvent]:
-        """A long agentic turn whose next request would pass ``compact_at``: what came before
-        its latest tool round (the earlier turns, the ask, the earlier rounds) is folded."""
+        """A long turn past ``compact_at``: what came before its latest tool round is folded."""
         settings, budget = self.settings, budget_of(self.settings)
         keep = tools.latest_round()
         if not settings.auto_compact or tools.used <= settings.compact_at * budget.cap or not keep:
@@ -153,8 +150,7 @@ class SessionCompaction:
             yield event
 
     def _measure(self) -> int:
-        """The context's size (server tokens) with ``compaction``: the fixed part as the last
-        request had it, and the conversation."""
+        """The context's size (server tokens): the fixed part as last sent, and the conversation."""
         fixed = 0
         if self.context is not None:
             parts = self.context.parts

@@ -1,9 +1,7 @@
 """One conversation with a model: its history, what the model saw, and its turns.
 
-``Session(channel, root, settings)`` is the session core every front end
-drives through ``spark_cli.session.api.SessionApi``. ``run_turn`` builds the
-request (``spark_cli.session.building.request``; a problem there is a ``TurnFailed``
-and nothing is sent) and runs it as a :class:`spark_cli.session.turn.TurnRun`.
+``Session`` is the session core every front end drives (``SessionApi``); ``run_turn`` is the
+one turn driver: it builds the request, runs it, resends once after an overflow, saves.
 """
 
 from __future__ import annotations
@@ -62,19 +60,8 @@ FEEDBACK_HEAD = "These edits from your previous answer were NOT applied:\n"
 class Session(SessionCompaction, SessionExtensions):
     """One conversation with a model over ``channel``, editing files under ``root``.
 
-    The attributes a front end reads are documented on ``SessionApi``. ``prepare()`` builds
-    the next turn's request before any channel exists: a one-shot front end checks the
-    request (the window budget, binary files) before it starts an engine or connects.
-
-    The assistant's text (partial too, after an interrupt) joins the conversation,
-    so the next turn continues from it; refusals of the last turn are told to the
-    model at the start of the next one.
-
-    Tools: unless ``settings.tools`` is off, every request declares the model's
-    read-only tools and a turn runs the calls the model makes
-    (:mod:`spark_cli.session.tool_loop`); the calls and their outputs join the
-    conversation (every call answered), so a later turn and ``--resume`` keep
-    what was read."""
+    The assistant's text (partial too) and the tool calls with their outputs join the
+    conversation; refusals of the last turn are told to the model at the start of the next."""
 
     def __init__(self, channel: Channel | None, root: Path, settings: Settings, *,
                  dry_run: bool = False, run_tool: RunTool | None = None,
@@ -90,8 +77,7 @@ class Session(SessionCompaction, SessionExtensions):
         self._turn_compaction: Compaction | None = None  # made inside the running turn
         self._spent: list[Usage] = []  # an automatic compaction's, for the turn it ran for
         self.readable: list[str] = []
-        """Files the user named or added in this session: the tools may read them even where
-        ``.gitignore`` hides them."""
+        """Files the user named or added: readable even where ``.gitignore`` hides them."""
         self.servers = McpServers(self.root, lambda: self.settings)
         """The MCP servers the config names; their tools join the requests."""
         self.approver: Approver = refuse_all
@@ -160,8 +146,7 @@ class Session(SessionCompaction, SessionExtensions):
         return scan(self.root).paths()
 
     def reset(self) -> None:
-        """Start a new conversation (``/clear``): no history, and every file is sent again
-        (the model forgot it). Files on disk and the undo journal are not touched."""
+        """``/clear``: no history, every file sent again; files on disk and the journal stay."""
         if self.streaming:
             raise TurnInProgress("a turn is running: interrupt it first")
         self.history.clear()
@@ -171,12 +156,7 @@ class Session(SessionCompaction, SessionExtensions):
         self._prepared = None
 
     async def warm(self) -> None:
-        """Open the channel's connection now, so the first turn pays no handshake; a new
-        conversation also sends its instructions ahead (``generate: false`` where the
-        channel chains), so a refused key or a wrong model shows before the first turn.
-
-        Raises ``ChannelError`` when the provider cannot be reached (a front end
-        shows it; the first turn reports it again)."""
+        """Connect now (a new conversation sends its instructions ahead); ``ChannelError``."""
         if self.channel is None:
             return
         if self.history:
@@ -200,13 +180,7 @@ class Session(SessionCompaction, SessionExtensions):
             await self.channel.stop()
 
     async def steer(self, text: str) -> bool:
-        """Redirect the running turn in-band when the channel can; False when it cannot.
-
-        Without in-band steering a front end interrupts and starts a new turn: the
-        partial answer is already in ``history``. Between two responses of a turn (the
-        model's tool calls running) there is nothing to steer: False, and the front end
-        stops the turn (what was read stays in the conversation) and sends anew.
-        """
+        """Redirect the running turn in-band; False when the channel cannot."""
         run, channel = self._run, self.channel
         if run is None or not run.responding or channel is None or not channel.capabilities.steer:
             return False
@@ -215,12 +189,7 @@ class Session(SessionCompaction, SessionExtensions):
         return True
 
     def prepare(self, instruction: str, files: Sequence[str]) -> TurnFailed | None:
-        """Build the next turn's request now (no channel needed); its failure, if any.
-
-        ``run_turn`` with the same instruction and files right after uses it, so
-        a request that cannot be sent is found before an engine is started or a
-        connection opened.
-        """
+        """Build the next turn's request now (``run_turn`` uses it); its failure, if any."""
         try:
             built = self._build(instruction, files)
         except RequestError as exc:
@@ -261,8 +230,7 @@ class Session(SessionCompaction, SessionExtensions):
 
     async def run_turn(self, instruction: str,
                        files: Sequence[str]) -> AsyncIterator[SessionEvent]:
-        """One turn; an overflow that taught the window is sent once more within it (the
-        failure becomes a ``WaitingToRetry``). The conversation is saved at its end."""
+        """One turn; an overflow that taught the window is sent once more within it; then saved."""
         if self.streaming:
             raise TurnInProgress("a turn is already running: interrupt it or wait for it")
         shown_at = len(self.keep.shown()) - 1 if self.keep is not None else -1
@@ -411,8 +379,7 @@ class Session(SessionCompaction, SessionExtensions):
 
     def _remember(self, built: BuiltRequest, run: TurnRun, *, cancelled: bool,
                   turn: TurnRecord) -> None:
-        """Keep the conversation (incl. a partial answer and the tool calls), the turn's
-        record and what the model now knows."""
+        """Keep the conversation (a partial answer too), the turn's record, what the model knows."""
         seen = run.applier.seen
         if seen is not None:
             self.seen = dict(seen)  # our own writes are not the user's changes

@@ -1,9 +1,7 @@
 """The interaction model over one session: send, redirect, queue, interrupt; one turn at a time.
 
-An interactive front end (the TUI) holds one :class:`Interaction` and calls
-it from key handlers; it never awaits a turn. Each turn runs as its own task
-and every event it yields goes to ``sink`` at once (a plain call: the front
-end buffers and paints on its own clock, never per token).
+The TUI calls an :class:`Interaction` from key handlers and never awaits a turn: each runs as
+its own task and its events go to ``sink`` at once.
 """
 
 from __future__ import annotations
@@ -56,16 +54,8 @@ Sink = Callable[[InteractionEvent], None]
 class Interaction:
     """One session driven from a keyboard: at most one running turn, a queue behind it.
 
-    - ``submit(text)`` while idle starts a turn. While a turn streams it
-      **redirects**: ``response.steer`` where the channel can (token-level, the
-      successor streams at once); otherwise, or when the provider refuses the
-      steer, the turn is stopped and a new one starts with the new direction (the
-      partial answer is already in the conversation, marked as interrupted).
-    - ``enqueue(text)`` lines a message up; queued messages start in order as
-      turns end. ``interrupt()`` (Esc) stops the turn and *pauses* the queue
-      (it survives; the next ``submit`` or ``resume_queue`` drains it again).
-    - Edits that landed stay when a turn is interrupted (undo is the user's).
-    """
+    While a turn streams, ``submit`` redirects it (in-band steer, else stop and resend);
+    Esc stops the turn and pauses the queue; edits that landed stay."""
 
     def __init__(self, session: SessionApi, sink: Sink, *,
                  files: Callable[[], Sequence[str]] = tuple,
@@ -139,8 +129,7 @@ class Interaction:
         return True
 
     def compact(self, focus: str = "") -> bool:
-        """``/compact``: fold the older turns into one summary now (Esc cancels it); False
-        while a turn runs."""
+        """``/compact`` now (Esc cancels it); False while a turn runs."""
         if self.busy:
             return False
         self._interrupted = False

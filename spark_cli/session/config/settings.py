@@ -1,10 +1,7 @@
 """Resolved settings: defaults < user config < project config < environment < flags.
 
-Files (TOML, read with ``tomllib``):
-
-- user: ``$SPARK_CONFIG_DIR/config.toml``, else platformdirs' user config dir
-  (``~/.config/spark/config.toml`` on Linux);
-- project: ``<root>/.spark/config.toml``.
+User file: ``$SPARK_CONFIG_DIR/config.toml`` (else ``~/.config/spark/config.toml``);
+project file: ``<root>/.spark/config.toml``.
 """
 
 from __future__ import annotations
@@ -45,8 +42,7 @@ DEFAULT_MAX_OUTPUT_TOKENS = 8_192
 DEFAULT_IDLE_TIMEOUT = 10.0
 DEFAULT_MAX_TOOL_CALLS = 40
 MAX_OUTPUT_SHARE = 4
-"""Without a configured ``max_output_tokens``, the answer keeps a quarter of the window
-(at most ``DEFAULT_MAX_OUTPUT_TOKENS``): an 8k window sends up to 6k and keeps 2k."""
+"""Unconfigured, the answer keeps a quarter of the window (at most the default)."""
 
 
 def default_max_output(window: int) -> int:
@@ -110,20 +106,15 @@ class Settings:
     problems: tuple[str, ...] = ()
     """What stops a turn from running (a missing key or base URL); empty when ready."""
     first_token_timeout: float | None = None
-    """Seconds allowed before the first token (prefill); None: derived from the prompt's
-    size by the channel (``transport.silence``)."""
+    """Seconds allowed before the first token; None: derived from the prompt's size."""
     token_scale: float = 1.0
-    """Server tokens per spark token (``protocol.tokens``): 1.0 where spark's count is the
-    server's (the bundled engine, hosted models), a measured ratio where the server has a
-    tokenizer, a conservative ``ESTIMATE_SCALE`` otherwise (set by the CLI's window
-    discovery, never by a config file)."""
+    """Server tokens per spark token (1.0, measured, or ``ESTIMATE_SCALE``); never from a file."""
     tools: bool = True
     """Requests declare the read-only tools (``read_file``, ``search``, ``list_files``)."""
     max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS
     """Tool calls spark runs for the model in one turn before it stops the loop."""
     commands: CommandPolicy = "ask"
-    """May the model run commands (``run_command``): ``ask`` the user each time, run them
-    in the ``sandbox`` without asking, or ``off`` (the tool is not declared)."""
+    """Commands: ``ask`` each time, run in the ``sandbox`` without asking, or ``off``."""
     allowed_commands: tuple[str, ...] = ()
     """Leading words of commands that run without asking (a compound line still asks)."""
     trust: TrustState | None = None
@@ -131,8 +122,7 @@ class Settings:
     ignored: tuple[str, ...] = ()
     """A project file's user-only keys that were left out, one warning each."""
     allow_unsandboxed: bool = False
-    """``allowed_commands`` and "always" skip the question even with no sandbox (the user's
-    config alone sets it)."""
+    """``allowed_commands`` and "always" run even with no sandbox (user config only)."""
     command_env: tuple[str, ...] = ()
     """Variables a command gets besides the core ones (``checks.command_env``); user config."""
     sandbox_deny_read: tuple[str, ...] = ()
@@ -193,14 +183,8 @@ def load_settings(root: Path, flags: Mapping[str, object] | None = None,
                   env: Mapping[str, str] | None = None, *, check: bool = True) -> Settings:
     """Resolve every setting and its source; ``SettingsError`` (a ValueError) on bad input.
 
-    With ``check`` (the default), a missing key or base URL is an error too;
-    `spark config` passes ``check=False`` and shows ``Settings.problems``.
-
-    ``[providers.<name>]`` tables apply only when that provider is the one in use, and a
-    top-level ``model`` / ``base_url`` / ``kind`` / ``api_key_env`` in a layer that names a
-    *different* provider than the one finally chosen is ignored. Keys come only from the
-    environment (the preset's variable, ``api_key_env``, or ``SPARK_API_KEY``, which
-    overrides them all) and are shown masked, as is a base URL's userinfo."""
+    ``check``: a missing key or base URL is an error too (else it is in ``problems``). Keys come
+    only from the environment; a layer naming another provider does not set this one's values."""
     env = os.environ if env is None else env
     layers, files = file_layers(root, env)
     layers += [env_layer(env), flag_layer(flags or {})]
@@ -262,8 +246,7 @@ def load_settings(root: Path, flags: Mapping[str, object] | None = None,
 
 def with_window(settings: Settings, window: int, source: str, *,
                 token_scale: float | None = None) -> Settings:
-    """``settings`` with the model's ``window`` (from ``source``: the server, a known model,
-    an overflow answer); ``max_output_tokens`` follows it unless configured."""
+    """``settings`` with the model's ``window``; ``max_output_tokens`` follows unless configured."""
     sources = dict(settings.sources)
     sources["context_window"] = source
     max_output = settings.max_output_tokens
@@ -326,8 +309,7 @@ def _problems(chosen: Preset, model: object, base_url: object, api_key: str | No
 
 
 def _header_unsafe(key: str) -> str | None:
-    """What in ``key`` cannot go in an ``Authorization`` header (control characters,
-    non-ASCII), named without showing the key; None when it can."""
+    """What in ``key`` an ``Authorization`` header cannot carry, named without the key; or None."""
     for index, char in enumerate(key):
         code = ord(char)
         if code < 0x20 or code == 0x7F or code > 0x7E:
@@ -341,8 +323,7 @@ def _header_unsafe(key: str) -> str | None:
 
 def _known_secrets(env: Mapping[str, str], layers: list[Layer],
                    api_key: str | None) -> Secrets:
-    """Every key spark can see: each preset's variable, SPARK_API_KEY, each ``api_key_env``
-    any config layer names (for any provider), and the key in use."""
+    """Every key spark can see (presets' variables, any ``api_key_env``, the key in use)."""
     names = {OVERRIDE_KEY_ENV, *(p.key_env for p in PRESETS.values() if p.key_env)}
     for layer in layers:
         for table in (layer.values, *layer.providers.values()):

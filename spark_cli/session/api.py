@@ -39,47 +39,38 @@ class SessionApi(Protocol):
     @property
     def root(self) -> Path:
         """The repo root; edits never leave it."""
-        ...
 
     @property
     def settings(self) -> Settings:
         """The provider, model and limits the next turn uses (``configure`` changes them)."""
-        ...
 
     @property
     def channel(self) -> Channel | None:
-        """The model channel (``attach`` sets it, possibly after ``prepare``)."""
-        ...
+        """The model channel (``attach`` sets it)."""
 
     @property
     def marks(self) -> TurnMarks:
         """The latest turn's latency marks."""
-        ...
 
     @property
     def seen(self) -> Mapping[str, str]:
         """path -> the text as the model last saw it (a dry run's result, the end diff)."""
-        ...
 
     @property
     def history(self) -> Sequence[ConversationItem]:
         """The conversation so far (messages, the model's tool calls and their outputs)."""
-        ...
 
     @property
     def turns(self) -> Sequence[TurnRecord]:
         """Every turn of the conversation as it was, oldest first (what ``/rewind`` lists)."""
-        ...
 
     @property
     def context_tokens(self) -> int:
         """Tokens the latest request sent (of ``settings.context_window``)."""
-        ...
 
     @property
     def context(self) -> ContextReport | None:
         """The latest request's context, part by part, and what was trimmed to fit."""
-        ...
 
     def attach(self, channel: Channel | None) -> None:
         """Talk over ``channel`` from the next turn on (None: no channel until attached)."""
@@ -92,7 +83,6 @@ class SessionApi(Protocol):
 
     def hooks_status(self) -> list[str]:
         """``/hooks``: each configured hook, where from, and its last result."""
-        ...
 
     def start_servers(self) -> None:
         """Start the MCP servers in the background (after the first request left)."""
@@ -108,7 +98,6 @@ class SessionApi(Protocol):
 
     def servers_status(self) -> list[str]:
         """``/mcp``: each MCP server, its state, its tools and notes."""
-        ...
 
     def set_approver(self, approver: Approver) -> None:
         """Ask ``approver`` before a command or MCP tool the policy does not let run by itself."""
@@ -119,36 +108,29 @@ class SessionApi(Protocol):
 
     def rewind(self, index: int) -> str:
         """Drop ``turns[index]`` and every later turn (files untouched); that turn's message."""
-        ...
 
     def files_changed(self) -> None:
         """Files changed outside a turn: the next turn sends them again."""
 
     def repo_files(self) -> list[str]:
         """The repo's files as the repo map sees them (walks the tree: call it off the loop)."""
-        ...
 
     @property
     def streaming(self) -> bool:
         """A turn is running."""
-        ...
 
     def prepare(self, instruction: str, files: Sequence[str]) -> TurnFailed | None:
         """Build the next turn's request ahead (no channel needed); its failure, if any."""
-        ...
 
     @property
     def prepared(self) -> TurnRequest | None:
         """The request ``prepare`` built, until ``run_turn`` takes it."""
-        ...
 
     def run_turn(self, instruction: str, files: Sequence[str]) -> AsyncIterator[SessionEvent]:
         """Run one turn: session events, ending with ``TurnCompleted`` or ``TurnFailed``."""
-        ...
 
     def compact(self, focus: str = "") -> AsyncIterator[SessionEvent]:
         """``/compact``: fold the older turns into one summary now (``interrupt`` cancels it)."""
-        ...
 
     def reset(self) -> None:
         """Start a new conversation: no history; files are sent again."""
@@ -161,7 +143,6 @@ class SessionApi(Protocol):
 
     async def steer(self, text: str) -> bool:
         """Redirect the running turn in-band; False when the channel cannot."""
-        ...
 
 
 @record

@@ -72,7 +72,6 @@ class Session(SessionCompaction, SessionExtensions):
         self.dry_run = dry_run
         self.history: list[ConversationItem] = []
         self.turns: list[TurnRecord] = []
-        """Every turn of this conversation as it was, oldest first (what a rewind lists)."""
         self._compacting = None
         self._turn_compaction: Compaction | None = None  # made inside the running turn
         self._spent: list[Usage] = []  # an automatic compaction's, for the turn it ran for
@@ -81,7 +80,6 @@ class Session(SessionCompaction, SessionExtensions):
         self.servers = McpServers(self.root, lambda: self.settings)
         """The MCP servers the config names; their tools join the requests."""
         self.approver: Approver = refuse_all
-        """Asked before an action the policy does not let run by itself (``set_approver``)."""
         self._run_tool = run_tool  # None: ``spark_cli.tools.run.run_tool``, imported when needed
         self._own_tools = run_tool is None  # the real tools: warmed during the first TTFT
         self._run: TurnRun | None = None
@@ -98,7 +96,6 @@ class Session(SessionCompaction, SessionExtensions):
         """A harness's limits on the run (`spark edit --max-turns`, ``--timeout``)."""
         self.hooks, self._stop_rounds, self._hooked = Hooks(self.root), 0, ""  # `submit`'s text
         self.keep: Keep | None = None
-        """Where each turn saves the conversation, with what was shown of it."""
 
     @property
     def streaming(self) -> bool:
@@ -127,7 +124,6 @@ class Session(SessionCompaction, SessionExtensions):
         self.turns.extend(turns)
 
     def rewind(self, index: int) -> str:
-        """Drop ``turns[index]`` and every turn after it (`turns.rewound`); its message."""
         if self.streaming:
             raise TurnInProgress("a turn is running: interrupt it first")
         turn = self.turns[index]
@@ -146,7 +142,6 @@ class Session(SessionCompaction, SessionExtensions):
         return scan(self.root).paths()
 
     def reset(self) -> None:
-        """``/clear``: no history, every file sent again; files on disk and the journal stay."""
         if self.streaming:
             raise TurnInProgress("a turn is running: interrupt it first")
         self.history.clear()
@@ -156,7 +151,6 @@ class Session(SessionCompaction, SessionExtensions):
         self._prepared = None
 
     async def warm(self) -> None:
-        """Connect now (a new conversation sends its instructions ahead); ``ChannelError``."""
         if self.channel is None:
             return
         if self.history:
@@ -180,7 +174,6 @@ class Session(SessionCompaction, SessionExtensions):
             await self.channel.stop()
 
     async def steer(self, text: str) -> bool:
-        """Redirect the running turn in-band; False when the channel cannot."""
         run, channel = self._run, self.channel
         if run is None or not run.responding or channel is None or not channel.capabilities.steer:
             return False
@@ -189,7 +182,6 @@ class Session(SessionCompaction, SessionExtensions):
         return True
 
     def prepare(self, instruction: str, files: Sequence[str]) -> TurnFailed | None:
-        """Build the next turn's request now (``run_turn`` uses it); its failure, if any."""
         try:
             built = self._build(instruction, files)
         except RequestError as exc:
@@ -255,7 +247,6 @@ class Session(SessionCompaction, SessionExtensions):
             self.save()
 
     def save(self) -> None:
-        """Write the conversation where ``keep`` says (nowhere without one)."""
         keep = self.keep
         if keep is None:
             return

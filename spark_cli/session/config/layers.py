@@ -55,6 +55,7 @@ _TYPES: dict[str, tuple[tuple[type, ...], str]] = {
 MAX_BEST_OF = 8
 PROVIDER_KEYS = ("model", "base_url", "kind", "api_key_env", "edit_format")
 PROVIDER_SPECIFIC = ("model", "base_url", "kind", "api_key_env")
+SETTING_KEYS = frozenset(_TYPES)
 _CHOICES: dict[str, tuple[str, ...]] = {"edit_format": EDIT_FORMATS, "kind": KINDS,
                                         "commands": COMMAND_POLICIES}
 _POSITIVE = ("context_window", "max_output_tokens", "idle_timeout", "first_token_timeout",

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import field, replace
+from dataclasses import MISSING, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +16,8 @@ from spark_cli.protocol.secrets import NO_SECRETS, Secrets, mask_url
 from spark_cli.record import record
 from spark_cli.session.config.layers import (
     PROVIDER_KEYS,
+    PROVIDER_SPECIFIC,
+    SETTING_KEYS,
     Layer,
     SettingsError,
     chosen_provider,
@@ -41,6 +43,7 @@ DEFAULT_CONTEXT_WINDOW = 128_000
 DEFAULT_MAX_OUTPUT_TOKENS = 8_192
 DEFAULT_IDLE_TIMEOUT = 10.0
 DEFAULT_MAX_TOOL_CALLS = 40
+_FLOATS = ("idle_timeout", "first_token_timeout", "compact_at", "best_of_check_timeout_s")
 MAX_OUTPUT_SHARE = 4
 """Unconfigured, the answer keeps a quarter of the window (at most the default)."""
 
@@ -204,7 +207,6 @@ def load_settings(root: Path, flags: Mapping[str, object] | None = None,
     if sources["max_output_tokens"] == "default":
         resolved["max_output_tokens"] = default_max_output(window)
         sources["max_output_tokens"] = "default: min(8192, context_window / 4)"
-    first_token = resolved["first_token_timeout"]
     configured = {m: p for layer in layers for m, p in layer.pricing.items()}
     bundled = provider.kind == "mock" and not provider.base_url
     price = price_of(provider.model, configured, bundled=bundled)
@@ -212,36 +214,21 @@ def load_settings(root: Path, flags: Mapping[str, object] | None = None,
     sources["price"] = (f"{priced[-1]} [pricing]" if priced else "the bundled engine: free"
                         if bundled else "built in (docs/providers.md)" if price else
                         f'unknown: set [pricing."{provider.model}"] in a config file')
-    return Settings(  # every value was checked as its layer was read (``layers.check_value``)
-        provider=provider,
-        edit_format=resolved["edit_format"],
-        context_window=window,
-        max_output_tokens=resolved["max_output_tokens"],
-        idle_timeout=float(resolved["idle_timeout"]),
-        first_token_timeout=None if first_token is None else float(first_token),
-        test_command=resolved["test_command"],
-        allow_syntax_errors=resolved["allow_syntax_errors"],
-        sources=sources,
-        files=tuple(files),
-        problems=tuple(problems),
-        tools=resolved["tools"],
-        max_tool_calls=resolved["max_tool_calls"],
-        commands=resolved["commands"],
-        allowed_commands=tuple(resolved["allowed_commands"]),
-        trust=trust_state(root, env),
-        ignored=tuple(line for layer in layers for line in layer.ignored),
-        allow_unsandboxed=resolved["allow_unsandboxed"],
-        command_env=tuple(resolved["command_env"]),
-        sandbox_deny_read=tuple(resolved["sandbox_deny_read"]),
-        compact_at=float(resolved["compact_at"]), auto_compact=resolved["auto_compact"],
-        compact_keep_turns=resolved["compact_keep_turns"],
-        compact_model=resolved["compact_model"], best_of=resolved["best_of"],
-        max_stop_hooks=resolved["max_stop_hooks"],
-        best_of_check=resolved["best_of_check"],
-        best_of_check_timeout_s=float(resolved["best_of_check_timeout_s"]),
-        price=price, compact_price=price_of(resolved["compact_model"] or provider.model,
-                                            configured, bundled=bundled),
-    )
+    values = {key: _plain(key, value) for key, value in resolved.items()
+              if key not in PROVIDER_SPECIFIC}  # each checked as its layer was read
+    return Settings(provider=provider, sources=sources, files=tuple(files),
+                    problems=tuple(problems), trust=trust_state(root, env),
+                    ignored=tuple(line for layer in layers for line in layer.ignored),
+                    price=price, compact_price=price_of(resolved["compact_model"] or
+                                                        provider.model, configured,
+                                                        bundled=bundled), **values)
+
+
+def _plain(key: str, value: Any) -> Any:
+    """A resolved value as ``Settings`` holds it (lists as tuples, seconds as floats)."""
+    if isinstance(value, list):
+        return tuple(value)
+    return float(value) if key in _FLOATS and isinstance(value, int | float) else value
 
 
 def with_window(settings: Settings, window: int, source: str, *,
@@ -264,14 +251,9 @@ def _resolve(chosen: Preset, layers: list[Layer]) -> tuple[dict[str, Any], dict[
         "model": chosen.model, "base_url": chosen.base_url, "kind": chosen.kind,
         "api_key_env": chosen.key_env, "edit_format": chosen.edit_format,
         "context_window": DEFAULT_CONTEXT_WINDOW, "max_output_tokens": DEFAULT_MAX_OUTPUT_TOKENS,
-        "idle_timeout": DEFAULT_IDLE_TIMEOUT, "first_token_timeout": None, "test_command": None,
-        "allow_syntax_errors": False, "tools": True, "max_tool_calls": DEFAULT_MAX_TOOL_CALLS,
-        "commands": "ask", "allowed_commands": (), "command_env": (), "sandbox_deny_read": (),
-        "allow_unsandboxed": False,
-        "compact_at": 0.8, "auto_compact": True, "compact_keep_turns": 2, "compact_model": None,
-        "best_of": 1, "best_of_check": None, "best_of_check_timeout_s": 120.0,
-        "max_stop_hooks": 3,
-    }
+        "idle_timeout": DEFAULT_IDLE_TIMEOUT, "test_command": None, "allow_syntax_errors": False,
+        **{f.name: f.default for f in fields(Settings) if f.name in SETTING_KEYS
+           and f.default is not MISSING}}
     sources = {key: f"preset {name}" if key in PROVIDER_KEYS else "default" for key in resolved}
     for key, value, source in overlay(layers, name):
         resolved[key], sources[key] = value, source

@@ -27,8 +27,8 @@ from acp.schema import (
 )
 
 from spark_cli.session import events as ev
-from spark_cli.session.api import Message, ToolCall
-from spark_cli.session.workspace.store import SavedConversation, ShownItem
+from spark_cli.session.api import shown_from_history
+from spark_cli.session.workspace.store import SavedConversation
 
 KINDS: dict[str, ToolKind] = {"read_file": "read", "search": "search", "list_files": "search"}
 _EDITS: dict[str, ToolCallStatus] = {"edit": "completed", "partial": "completed",
@@ -230,7 +230,7 @@ class Outbox:
 
 def replay(saved: SavedConversation, root: Path) -> list[Update]:
     """The updates that show ``saved`` again, in order (what was shown, else the messages)."""
-    shown = saved.shown or tuple(_from_history(saved))
+    shown = saved.shown or shown_from_history(saved)
     updates: list[Update] = []
     for number, item in enumerate(shown, 1):
         if item.kind == "prompt":
@@ -244,15 +244,3 @@ def replay(saved: SavedConversation, root: Path) -> list[Update]:
                 status=_EDITS.get(item.kind, "completed"),
                 content=[_text(item.detail or item.text)]))
     return updates
-
-
-def _from_history(saved: SavedConversation) -> list[ShownItem]:
-    items: list[ShownItem] = []
-    for item in saved.history:
-        if isinstance(item, Message) and item.content.strip():
-            text = item.content.strip()
-            items.append(ShownItem("prompt", text.splitlines()[-1]) if item.role == "user"
-                         else ShownItem("answer", text))
-        elif isinstance(item, ToolCall):
-            items.append(ShownItem("tool", f"{item.name} {item.arguments}"))
-    return items

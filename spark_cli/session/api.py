@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Protocol
 
 from spark_cli.protocol.channel import ChannelError, Message, ToolCall, ToolOutput
 from spark_cli.record import record
+from spark_cli.session.tool_access import call_label
+from spark_cli.session.workspace.store import SavedConversation, ShownItem
 
 if TYPE_CHECKING:
     from spark_cli.protocol.channel import Channel, ConversationItem, TurnRequest
@@ -21,7 +23,7 @@ if TYPE_CHECKING:
     from spark_cli.session.context.report import ContextReport
     from spark_cli.session.events import SessionEvent, TurnFailed
     from spark_cli.session.marks import TurnMarks
-    from spark_cli.session.workspace.store import SessionStore, ShownItem
+    from spark_cli.session.workspace.store import SessionStore
     from spark_cli.session.workspace.turns import TurnRecord
 
 
@@ -152,6 +154,20 @@ class Keep:
     store: SessionStore
     shown: Callable[[], Sequence[ShownItem]]
     problem: Callable[[str], None]
+
+
+def shown_from_history(saved: SavedConversation) -> tuple[ShownItem, ...]:
+    """What a conversation saved without its shown items shows: messages and call labels."""
+    items: list[ShownItem] = []
+    for item in saved.history:
+        match item:
+            case Message(role="user", content=content) if content.strip():
+                items.append(ShownItem("prompt", content.strip().splitlines()[-1][:200]))
+            case Message(role="assistant", content=content) if content.strip():
+                items.append(ShownItem("answer", content.strip()))
+            case ToolCall(name=name, arguments=arguments):
+                items.append(ShownItem("tool", "⚙ " + call_label(name, arguments)))
+    return tuple(items)
 
 
 class Connector(Protocol):

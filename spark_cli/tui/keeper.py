@@ -17,11 +17,9 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 
-from spark_cli.session.api import Keep, Message, SessionApi, ToolCall
+from spark_cli.session.api import Keep, SessionApi, shown_from_history
 from spark_cli.session.interaction import InteractionEvent
-from spark_cli.session.tool_access import call_label
 from spark_cli.session.workspace.store import (
-    SavedConversation,
     SavedState,
     SessionInfo,
     SessionStore,
@@ -138,18 +136,3 @@ class Keeper:
             when = time.strftime("%Y-%m-%d %H:%M", time.localtime(info.saved_at))
             first = (info.first.strip().splitlines() or [""])[0][:70]
             self.note(f"  {info.id}  {when}  {info.messages:>3} messages  {first}", "")
-
-
-def shown_from_history(saved: SavedConversation) -> tuple[ShownItem, ...]:
-    """A conversation saved without what was shown: each message's text (a user message's
-    last line, without the files it carried) and each tool call's label."""
-    items: list[ShownItem] = []
-    for item in saved.history:
-        match item:
-            case Message(role="user", content=content) if content.strip():
-                items.append(ShownItem("prompt", content.strip().splitlines()[-1][:200]))
-            case Message(role="assistant", content=content) if content.strip():
-                items.append(ShownItem("answer", content.strip()))
-            case ToolCall(name=name, arguments=arguments):
-                items.append(ShownItem("tool", "⚙ " + call_label(name, arguments)))
-    return tuple(items)

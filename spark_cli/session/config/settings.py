@@ -214,21 +214,19 @@ def load_settings(root: Path, flags: Mapping[str, object] | None = None,
     sources["price"] = (f"{priced[-1]} [pricing]" if priced else "the bundled engine: free"
                         if bundled else "built in (docs/providers.md)" if price else
                         f'unknown: set [pricing."{provider.model}"] in a config file')
-    values = {key: _plain(key, value) for key, value in resolved.items()
-              if key not in PROVIDER_SPECIFIC}  # each checked as its layer was read
     return Settings(provider=provider, sources=sources, files=tuple(files),
                     problems=tuple(problems), trust=trust_state(root, env),
                     ignored=tuple(line for layer in layers for line in layer.ignored),
                     price=price, compact_price=price_of(resolved["compact_model"] or
                                                         provider.model, configured,
-                                                        bundled=bundled), **values)
+                                                        bundled=bundled), **_plain(resolved))
 
 
-def _plain(key: str, value: Any) -> Any:
-    """A resolved value as ``Settings`` holds it (lists as tuples, seconds as floats)."""
-    if isinstance(value, list):
-        return tuple(value)
-    return float(value) if key in _FLOATS and isinstance(value, int | float) else value
+def _plain(resolved: dict[str, Any]) -> dict[str, Any]:
+    """The resolved values (each checked as its layer was read) as ``Settings`` holds them."""
+    return {key: tuple(value) if isinstance(value, list) else float(value)
+            if key in _FLOATS and value is not None else value
+            for key, value in resolved.items() if key not in PROVIDER_SPECIFIC}
 
 
 def with_window(settings: Settings, window: int, source: str, *,

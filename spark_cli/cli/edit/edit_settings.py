@@ -75,14 +75,7 @@ def warn_project(settings: Any) -> None:
 
 def load(root: Path, flags: dict[str, object], *, one_shot: bool = False,
          warn: bool = False) -> Any:
-    """:func:`resolved` as a usage error (``deep``: the deep track's; ``one_shot``: no commands)."""
-    settings = _load(root, flags, one_shot)
-    if warn:
-        warn_project(settings)
-    return settings
-
-
-def _load(root: Path, flags: dict[str, object], one_shot: bool) -> Any:
+    """:func:`resolved`, a usage error if bad (``one_shot``: commands off unless set)."""
     # deferred: spark --help
     from spark_cli.cli.edit.edit_run import UsageError
     from spark_cli.session.window.facts import resolve
@@ -94,10 +87,13 @@ def _load(root: Path, flags: dict[str, object], one_shot: bool) -> Any:
 
             deep = load_deep_settings(root, deep_flags(flags), os.environ, check=True)
             _say_if_bundled(root, deep)
-            return resolve(deep, ask_server)
-        settings = resolved(root, flags)
-        if one_shot and settings.sources.get("commands") == "default":  # none unless told
-            settings = replace(settings, commands="off")
-        return settings
+            settings = resolve(deep, ask_server)
+        else:
+            settings = resolved(root, flags)
+            if one_shot and settings.sources.get("commands") == "default":  # none unless told
+                settings = replace(settings, commands="off")
     except (ValueError, KeyError, TypeError, OSError) as exc:
         raise UsageError(str(exc)) from None
+    if warn:
+        warn_project(settings)
+    return settings

@@ -47,10 +47,6 @@ class SessionApi(Protocol):
         """The provider, model and limits the next turn uses (``configure`` changes them)."""
 
     @property
-    def channel(self) -> Channel | None:
-        """The model channel (``attach`` sets it)."""
-
-    @property
     def marks(self) -> TurnMarks:
         """The latest turn's latency marks."""
 

@@ -21,7 +21,7 @@ from spark_cli.session.building.request import (
     build_request,
     warm_request,
 )
-from spark_cli.session.compaction_part import DROP_NOTES, SessionCompaction, TurnInProgress
+from spark_cli.session.compacting import DROP_NOTES, SessionCompaction, TurnInProgress
 from spark_cli.session.config.settings import Settings
 from spark_cli.session.context.report import ContextReport
 from spark_cli.session.context.scan import scan

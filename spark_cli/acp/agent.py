@@ -89,7 +89,7 @@ class _Live:
     def __init__(self, session: SessionApi, connect: Connector) -> None:
         self.session = session
         self.store = SessionStore(session.root)
-        session.keep = Keep(self.store, self.all_shown, say)
+        session.set_keep(Keep(self.store, self.all_shown, say))
         self.stack = contextlib.AsyncExitStack()
         self.ready = asyncio.ensure_future(self.open(connect))
         self.cancelled = False

@@ -32,8 +32,8 @@ class SessionApi(Protocol):
 
     The session owns its state: a front end changes it only through a method."""
 
-    keep: Keep | None
-    """Where each turn saves the conversation (None: nowhere)."""
+    def set_keep(self, keep: Keep) -> None:
+        """Save the conversation through ``keep`` after each turn (by default: nowhere)."""
 
     def save(self) -> None:
         """Save the conversation now, where ``keep`` says."""

@@ -115,6 +115,9 @@ class Session(SessionCompaction, SessionExtensions):
     def set_approver(self, approver: Approver) -> None:
         self.approver = approver
 
+    def set_keep(self, keep: Keep) -> None:
+        self.keep = keep
+
     def restore(self, history: Sequence[ConversationItem],
                 turns: Sequence[TurnRecord] = ()) -> None:
         if self.streaming:

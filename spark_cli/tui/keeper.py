@@ -51,8 +51,8 @@ class Keeper:
     def keep(self, session: SessionApi) -> None:
         """``session`` saves its conversation in the store after each turn, with ``shown``."""
         if self.store is not None:
-            session.keep = Keep(self.store, lambda: tuple(self.shown.items),
-                                lambda line: self.note(line, "yellow"))
+            session.set_keep(Keep(self.store, lambda: tuple(self.shown.items),
+                                  lambda line: self.note(line, "yellow")))
 
     def on_event(self, event: InteractionEvent) -> None:
         self.shown.on_event(event)

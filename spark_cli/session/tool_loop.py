@@ -97,7 +97,6 @@ class ToolLoop:
     # ---- while a response streams ----
 
     def collect(self, call: ToolCall) -> None:
-        """A call the running response completed (``ToolCallCompleted``)."""
         self._calls.append(call)
 
     @property

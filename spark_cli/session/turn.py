@@ -144,7 +144,6 @@ class TurnRun:
 
     async def _respond(self, channel: Channel,
                        request: TurnRequest) -> AsyncIterator[SessionEvent]:
-        """One response's stream turned into session events."""
         parts = self.parts
         clock = time.perf_counter
         marks = self.marks

@@ -45,7 +45,6 @@ class TrustState:
         return self.status in ("untrusted", "changed")
 
     def line(self) -> str:
-        """One line for stderr, a note or `spark config`."""
         names = ", ".join(self.files[:3]) + (f" and {len(self.files) - 3} more"
                                             if len(self.files) > 3 else "")
         if self.status == "none":

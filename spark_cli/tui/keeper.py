@@ -1,15 +1,8 @@
 """What survives a crash or a restart: the draft, the queue, the prompt history, the talk.
 
-The app reports changes here; the :class:`Keeper` writes them through the
-repo's ``SessionStore`` (small atomic files): the draft ~0.2 s after the last
-key (so typing costs nothing), the queue and each sent prompt at once, the
-conversation when a turn ends, with what the transcript showed of it
-(:class:`~spark_cli.tui.transcript.shown.ShownLog`, fed the painter's events) so that a
-resumed session shows it again, and every turn as it was (where each starts in
-what was shown: a conversation rewind cuts the transcript there). Each conversation
-is saved under its own id: ``/fork`` and ``/clear`` go on in a new one, ``/resume``
-lists them or opens one. A problem writing or reading state is shown once, as a line,
-and never stops the session.
+The :class:`Keeper` writes through the repo's ``SessionStore``: the draft ~0.2 s after the
+last key, the queue and each sent prompt at once; the session saves the conversation after
+each turn with what the transcript showed (``Keep``). A write problem is shown once, a line.
 """
 
 from __future__ import annotations

@@ -123,9 +123,7 @@ def register(app: typer.Typer) -> None:
             typer.echo(f"spark config: {exc}", err=True)
             raise typer.Exit(2) from None
         render = render_json if as_json else render_text
-        from spark_cli.protocol.secrets import Secrets  # deferred: spark --help
-
         # a key may hide in any value (a base URL's query, a model name): mask them all
-        shown = Secrets(settings.provider.secrets).mask(render(settings, user_path, project_path,
+        shown = settings.provider.secrets.mask(render(settings, user_path, project_path,
                                                                servers))
         typer.echo(shown)

@@ -69,9 +69,7 @@ async def open_provider_channel(provider: ProviderSettings, *, idle_timeout: flo
         try:
             channel = open_channel(kind, base_url=base_url, api_key=api_key, **options)
         except ValueError as exc:  # the URL's userinfo is masked in it; a key elsewhere too
-            from spark_cli.protocol.secrets import Secrets  # deferred: launch -> request
-
-            raise WiringError(Secrets(provider.secrets).mask(str(exc))) from None
+            raise WiringError(provider.secrets.mask(str(exc))) from None
         stack.push_async_callback(channel.aclose)
         yield channel
 

@@ -9,7 +9,7 @@ import os
 import re
 import shutil
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import field
 from pathlib import Path
 from typing import Any
@@ -127,28 +127,35 @@ def _server(name: str, table: object, where: str, source: str) -> McpServerConfi
     return McpServerConfig(name, source, **values, ignored=tuple(ignored))
 
 
-def read_servers(files: Sequence[tuple[str, Path]]) -> tuple[McpServerConfig, ...]:
-    """The servers the files configure: ``(label, path)`` pairs, later files winning."""
+def read_servers(files: Sequence[tuple[str, Path]],
+                 read: Callable[[Path], Mapping[str, object]] | None = None,
+                 ) -> tuple[McpServerConfig, ...]:
+    """The servers the files configure: ``(label, path)`` pairs, later files winning;
+    ``read``: how a file's table is read (the session's: each file read once)."""
     found: dict[str, McpServerConfig] = {}
     for label, path in files:
-        try:
-            raw = path.read_bytes()
-        except OSError:
-            continue
-        if b"mcp_servers" not in raw:
-            continue  # no table of ours: no parser needed
-        import tomllib  # deferred: spark --help
-
-        try:
-            data = tomllib.loads(raw.decode())
-        except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-            raise McpConfigError(f"{path}: not valid TOML ({exc})") from None
+        data = _read(path) if read is None else read(path)
         tables = data.get("mcp_servers", {})
         if not isinstance(tables, dict):
             raise McpConfigError(f"{path}: 'mcp_servers' must be a table of [mcp_servers.NAME]")
         for name, table in tables.items():
             found[name] = _server(name, table, str(path), f"{label} {path}")
     return tuple(found.values())
+
+
+def _read(path: Path) -> Mapping[str, object]:
+    try:
+        raw = path.read_bytes()
+    except OSError:
+        return {}
+    if b"mcp_servers" not in raw:
+        return {}  # no table of ours: no parser needed
+    import tomllib  # deferred: spark --help
+
+    try:
+        return tomllib.loads(raw.decode())
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise McpConfigError(f"{path}: not valid TOML ({exc})") from None
 
 
 def config_lines(servers: Sequence[McpServerConfig]) -> list[str]:

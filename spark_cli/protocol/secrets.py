@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from urllib.parse import urlsplit, urlunsplit
 
 MASK = "***"
@@ -21,11 +21,13 @@ class Secrets:
     """An immutable set of secrets, each masked as ``***`` (longest first, and a long one's tail);
     values shorter than :data:`MIN_LENGTH` are no secrets."""
 
-    __slots__ = ("_needles",)
+    __slots__ = ("_needles", "values")
 
     def __init__(self, values: Iterable[str | None] = ()) -> None:
+        self.values = tuple(value for value in values if value)
+        """The secrets as given (what a command's environment and output leave out)."""
         needles: set[str] = set()
-        for secret in values:
+        for secret in self.values:
             if not secret or len(secret) < MIN_LENGTH:
                 continue
             needles.add(secret)
@@ -40,8 +42,15 @@ class Secrets:
     def __repr__(self) -> str:
         return f"Secrets({len(self._needles)} masked strings)"
 
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.values)
+
     def __or__(self, other: Secrets) -> Secrets:
         return Secrets((*self._needles, *other._needles))
+
+    def including(self, value: str | None) -> Secrets:
+        """These and ``value``: this very object when it holds ``value`` already."""
+        return self if not value or value in self.values else Secrets((value, *self.values))
 
     def mask(self, text: str) -> str:
         """``text`` with every secret (and every long secret's tail) replaced by ``***``."""

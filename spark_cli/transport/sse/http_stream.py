@@ -107,7 +107,8 @@ class HttpStreamChannel:
         ahead: HttpAhead | None = None,
     ) -> None:
         headers = stream_headers(api_key, extra_headers)
-        self._secrets = Secrets((api_key, *secrets))
+        self._secrets = (secrets if isinstance(secrets, Secrets) else Secrets(secrets)).including(
+            api_key)
         """Every key spark can see: masked in any message this channel makes."""
         self._model = model
         self._base_url = base_url

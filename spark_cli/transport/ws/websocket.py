@@ -87,7 +87,8 @@ class ResponsesWebSocketChannel:
         first_token_timeout: float | None = None,
     ) -> None:
         """``ahead``: the connection :func:`~spark_cli.transport.fast.send_ahead` opened, if any."""
-        self._secrets = Secrets((api_key, *secrets))
+        self._secrets = (secrets if isinstance(secrets, Secrets) else Secrets(secrets)).including(
+            api_key)
         """Every key spark can see: masked in any message this channel makes."""
         headers = key_headers(api_key, extra_headers)
         self._idle = idle_timeout

@@ -105,7 +105,7 @@ def test_404_without_v1_names_the_url_and_suggests_adding_it(server, repo):
 def user_kind(repo: Path, monkeypatch: pytest.MonkeyPatch, kind: str) -> None:
     """``[providers.openai] kind`` in a user config of its own (a project file may not set it)."""
     user = repo / ".user-config"
-    user.mkdir()
+    user.mkdir(exist_ok=True)
     (user / "config.toml").write_text(f'[providers.openai]\nkind = "{kind}"\n')
     monkeypatch.setenv("SPARK_CONFIG_DIR", str(user))
 
@@ -158,6 +158,17 @@ def test_missing_key_names_the_variable_to_set(server, repo):
 def test_an_overflow_is_sent_once_more_within_the_window_it_taught(server, repo, monkeypatch):
     """The first request overflows a 2,048 window (the server says both sizes); the session
     sends it once more, sized to it, and the run ends with the answer."""
+    assert _overflow_once(server, repo, monkeypatch, "explain f") == ["m", "m"]
+
+
+def test_the_resend_of_a_prompt_files_turn_keeps_its_model(server, repo, monkeypatch):
+    (repo / ".user-config" / "commands").mkdir(parents=True)
+    (repo / ".user-config" / "commands" / "deep.md").write_text(
+        "---\nmodel: big-model\n---\nExplain $1.\n")
+    assert _overflow_once(server, repo, monkeypatch, "/deep f") == ["big-model", "big-model"]
+
+
+def _overflow_once(server, repo, monkeypatch, message: str) -> list[str]:
     url, script = server
     script.status, script.refused = 400, 1
     script.body = json.dumps({"error": {
@@ -165,10 +176,10 @@ def test_an_overflow_is_sent_once_more_within_the_window_it_taught(server, repo,
                    "requested 3000 tokens (3000 in the messages, 0 in the completion).",
         "code": "context_length_exceeded"}}).encode()
     user = repo / ".user-config"
-    user.mkdir()
+    user.mkdir(exist_ok=True)
     (user / "config.toml").write_text("context_window = 16000\n")
     monkeypatch.setenv("SPARK_CONFIG_DIR", str(user))
-    result = CliRunner().invoke(app, ["edit", "app.py", "-m", "explain f", "--provider",
+    result = CliRunner().invoke(app, ["edit", "app.py", "-m", message, "--provider",
                                       "openai-compatible", "--base-url", f"{url}/v1",
                                       "--model", "m"])
     assert result.exit_code in (0, 5), result.output
@@ -178,3 +189,4 @@ def test_an_overflow_is_sent_once_more_within_the_window_it_taught(server, repo,
     assert "It adds one." in result.stdout
     assert len(script.posted) == 2
     assert len(script.posted[1]) < len(script.posted[0])  # sized to 2k: tools left out
+    return [json.loads(body)["model"] for body in script.posted]

@@ -1,195 +1,55 @@
-"""Compaction: where it cuts the conversation, the request for the summary, spark's own ledger
-of the folded turns (asks, files edited re-read from disk, commands run), and one run over the
-channel (the conversation changes only when the summary came back whole)."""
+"""Compaction: one run over the session's channel (the conversation changed only when the
+summary came back whole), and `SessionCompaction`, mixed into `Session`: when it compacts
+(before a turn past ``compact_at``, inside a long agentic turn, ``/compact``)."""
 
 from __future__ import annotations
 
-import json
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
+from contextlib import aclosing
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from spark_cli.edits.model.blocks import FileEdit
 from spark_cli.protocol.channel import (
     Channel,
     ChannelError,
     ConversationItem,
     Message,
     TextDelta,
-    ToolCall,
-    ToolOutput,
     TurnFinished,
     TurnRequest,
     UsageReported,
 )
-from spark_cli.protocol.files import FileBlock, render_file_blocks
-from spark_cli.protocol.summaries import (
-    COMPACT_INSTRUCTIONS,
-    FOCUS_PREFIX,
-    SUMMARY_HEAD,
-    Compaction,
-)
+from spark_cli.protocol.summaries import Compaction
 from spark_cli.protocol.tokens import count_tokens
 from spark_cli.session.config.settings import Settings
-from spark_cli.session.context.tool_outputs import cut_output, items_tokens
+from spark_cli.session.context.assemble import ContextReport
+from spark_cli.session.context.targets import RequestError
+from spark_cli.session.context.tool_outputs import items_tokens
 from spark_cli.session.events import (
     CompactionFinished,
     CompactionOutcome,
     CompactionStarted,
     SessionEvent,
+    TurnCompleted,
 )
 from spark_cli.session.spend.usage import Usage, UsageMeter
+from spark_cli.session.window.compaction import (
+    compaction_request,
+    split_at,
+    summary_message,
+    turn_starts,
+)
+from spark_cli.session.window.plan import budget_of
 
-SUMMARY_SHARE = 0.12
-"""Of the input budget, what the model's summary may take."""
-LEDGER_FILES_SHARE = 0.15
-"""Of the input budget, what the edited files' current content may take in the ledger."""
-CUT_NOTE = "[summary cut to fit its budget: {kept:,} of {total:,} tokens kept]"
-ASK = ("Summarise the conversation above for the assistant that carries it on. Its {turns} "
-       "turn{s} will be replaced by your summary.")
-ASKED_CHARS = 200
-LAST_ASKED_CHARS = 4_000
-"""The latest ask is kept whole (up to this): a long turn may fold its own message."""
-LEDGER_HEAD = "What spark recorded of those turns (not the model's summary):"
+if TYPE_CHECKING:
+    from spark_cli.session.building.request import BuiltRequest
+    from spark_cli.session.tool_loop import ToolLoop
+    from spark_cli.session.turn import TurnRun
+
 LEFT = "the conversation is as it was"
 KEPT_SHARE = 0.5
 """An automatic compaction keeps fewer turns whole past this share of ``compact_at``'s room."""
-
-
-def is_summary(item: ConversationItem) -> bool:
-    return type(item) is Message and item.role == "user" and item.content.startswith(SUMMARY_HEAD)
-
-
-def turn_starts(history: Sequence[ConversationItem]) -> list[int]:
-    """Where each turn starts (a user's message; an earlier summary is none)."""
-    return [i for i, item in enumerate(history)
-            if type(item) is Message and item.role == "user" and not is_summary(item)]
-
-
-def split_at(history: Sequence[ConversationItem], keep_turns: int) -> int | None:
-    """The first item kept when the last ``keep_turns`` turns stay whole (None: nothing to do)."""
-    start = 1 if history and is_summary(history[0]) else 0
-    starts = turn_starts(history)
-    if keep_turns and len(starts) <= keep_turns:
-        return None
-    cut = starts[-keep_turns] if keep_turns else len(history)
-    return cut if cut > start else None
-
-
-def budgets(settings: Settings) -> tuple[int, int]:
-    """The summary's and the ledger files' budgets, in spark's tokens."""
-    room = settings.input_budget / max(settings.token_scale, 1e-9)
-    return max(128, int(room * SUMMARY_SHARE)), max(256, int(room * LEDGER_FILES_SHARE))
-
-
-def compaction_request(settings: Settings, history: Sequence[ConversationItem], cut: int,
-                       focus: str) -> TurnRequest:
-    """What asks the model (``compact_model`` when set) to summarise ``history[:cut]``."""
-    turns = len(turn_starts(history[:cut]))
-    ask = ASK.format(turns=turns, s="s" if turns != 1 else "")
-    if focus.strip():
-        ask += f"\n{FOCUS_PREFIX}{focus.strip()}"
-    summary_room, _ = budgets(settings)
-    return TurnRequest(model=settings.compact_model or settings.provider.model,
-                       messages=(*history[:cut], Message("user", ask)),
-                       instructions=COMPACT_INSTRUCTIONS, max_output_tokens=2 * summary_room)
-
-
-def summary_message(settings: Settings, root: Path, history: Sequence[ConversationItem],
-                    cut: int, written: str) -> tuple[str, bool]:
-    """The message for ``history[:cut]`` (summary, then ledger) and whether the summary was cut."""
-    summary_room, file_room = budgets(settings)
-    written = written.strip()
-    shown = cut_output(written, summary_room)
-    cut_short = shown != written
-    if cut_short:
-        shown = shown.rsplit("\n[output cut", 1)[0].rstrip()
-        shown += "\n" + CUT_NOTE.format(kept=count_tokens(shown), total=count_tokens(written))
-    book = ledger(history[:cut], root, file_room, keep=history[cut:])
-    return f"{SUMMARY_HEAD}\n{shown}\n\n{book}\n", cut_short
-
-
-def asked_text(content: str, limit: int = ASKED_CHARS) -> str:
-    """A user message's own words: what follows its last fenced block (files, map)."""
-    lines = content.strip().splitlines()
-    last_fence = max((i for i, line in enumerate(lines)
-                      if line.startswith(("```", "~~~"))), default=-1)
-    text = " ".join(line.strip() for line in lines[last_fence + 1:] if line.strip())
-    return text if len(text) <= limit else text[:limit - 1] + "…"
-
-
-def edited_files(items: Sequence[ConversationItem]) -> list[str]:
-    """The files the assistant's answers edited, in the order first edited."""
-    from spark_cli.edits.formats.stream_parser import EditStreamParser  # deferred: startup
-
-    paths: list[str] = []
-    for item in items:
-        if type(item) is not Message or item.role != "assistant":
-            continue
-        parser = EditStreamParser()
-        for parsed in (*parser.feed(item.content), *parser.close()):
-            if type(parsed) is FileEdit:
-                for path in (parsed.path, parsed.move_to):
-                    if path and path not in paths:
-                        paths.append(path)
-    return paths
-
-
-def commands_run(items: Sequence[ConversationItem]) -> list[str]:
-    """``command → status`` for each ``run_command`` call (the status line of its output)."""
-    status = {item.call_id: (item.output.splitlines() or ["?"])[0]
-              for item in items if type(item) is ToolOutput}
-    lines = []
-    for item in items:
-        if type(item) is ToolCall and item.name == "run_command":
-            try:
-                command = str(json.loads(item.arguments).get("command", item.arguments))
-            except (ValueError, AttributeError):
-                command = item.arguments
-            lines.append(f"`{command[:120]}` → {status.get(item.call_id, 'no result')}")
-    return lines
-
-
-def ledger(items: Sequence[ConversationItem], root: Path, file_room: int,
-           keep: Sequence[ConversationItem] = ()) -> str:
-    """The ledger of ``items``, with the edited files not in ``keep`` as they are now."""
-    asks = [item.content for item in items if type(item) is Message and item.role == "user"
-            and not item.content.startswith(SUMMARY_HEAD)]
-    asked = [asked_text(text, LAST_ASKED_CHARS if n == len(asks) - 1 else ASKED_CHARS)
-             for n, text in enumerate(asks)]
-    out = [LEDGER_HEAD, "The user asked:"]
-    out += [f"- {text}" for text in asked if text] or ["- (nothing new)"]
-    edited = edited_files(items)
-    if edited:
-        out.append("Files edited: " + ", ".join(edited))
-    commands = commands_run(items)
-    if commands:
-        out += ["Commands run:", *(f"- {line}" for line in commands)]
-    kept = "\n".join(item.content for item in keep if type(item) is Message)
-    return "\n".join([*out, *_current(root, [p for p in edited if f"\n{p}\n" not in kept],
-                                       file_room)])
-
-
-def _current(root: Path, paths: list[str], room: int) -> list[str]:
-    """The current content of ``paths`` as file blocks, within ``room`` tokens."""
-    blocks: list[FileBlock] = []
-    out: list[str] = []
-    for path in paths:
-        file = (root / path).resolve()
-        if not file.is_relative_to(root) or not file.is_file():
-            continue
-        try:
-            text = file.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            continue
-        left = room - sum(count_tokens(b.content) for b in blocks)
-        if left < 64:
-            out.append(f"(not shown, no room left: {path})")
-            continue
-        blocks.append(FileBlock(path, cut_output(text, left)))
-    if blocks:
-        out += ["Their current content, re-read from disk:", render_file_blocks(blocks)]
-    return out
 
 
 class CompactionRun:
@@ -245,6 +105,7 @@ class CompactionRun:
         yield CompactionFinished("compacted", before, after, window, seconds, line, turns,
                                  auto, self.usage)
 
+
     def _cut(self, auto: bool) -> tuple[int | None, int]:
         """Where to cut, and the turns kept whole."""
         settings, keep = self.settings, self.settings.compact_keep_turns
@@ -283,3 +144,139 @@ class CompactionRun:
 
 def _pct(tokens: int, window: int) -> str:
     return f"{round(100 * tokens / window)}%" if window else f"{tokens:,} tokens"
+
+
+DROP_NOTES = {"off": " (auto_compact is off: they were not summarised)",
+              "failed": " (the compaction failed: they were not summarised)",
+              "short": " (even after the compaction)", "": " (not summarised)"}
+
+
+class TurnInProgress(RuntimeError):
+    """``run_turn`` was called while another turn of the same session is still running."""
+
+
+class SessionCompaction:
+    """What `Session` does to compact its conversation (it holds the state)."""
+
+    channel: Channel | None
+    root: Path
+    history: list[ConversationItem]
+    context: ContextReport | None
+    context_tokens: int
+    _compacting: CompactionRun | None
+    _turn_compaction: Compaction | None
+    _prepared: object
+    _run: TurnRun | None
+    _spent: list[Usage]
+
+    @property
+    def settings(self) -> Settings:
+        raise NotImplementedError
+
+    @property
+    def streaming(self) -> bool:
+        raise NotImplementedError
+
+    def save(self) -> None:
+        raise NotImplementedError
+
+    def _build(self, instruction: str, files: Sequence[str],
+               drop_note: str = "") -> BuiltRequest:
+        raise NotImplementedError
+
+    async def _compact_first(self, instruction: str, files: Sequence[str], built: BuiltRequest,
+                             rebuilt: list[BuiltRequest]) -> AsyncIterator[SessionEvent]:
+        """Compact before the turn; the request built again goes in ``rebuilt``."""
+        compacting = CompactionRun(self.settings, self.root, self.history)
+        async for event in self.compact_events(compacting, built.full_tokens, auto=True):
+            yield event
+        if compacting.stopped:  # Esc: the turn is not sent; nothing changed
+            yield TurnCompleted("cancelled", "compaction cancelled", None, 0, None, 0, 0, 0.0)
+            return
+        note = DROP_NOTES["short" if compacting.result is not None else "failed"]
+        try:
+            rebuilt.append(self._build(instruction, files, note))
+        except RequestError as exc:
+            yield exc.failure()
+
+    def _over_threshold(self, built: BuiltRequest) -> bool:
+        """Compact first: the request passes ``compact_at``, or it would leave turns out."""
+        limit = self.settings.compact_at * self.settings.input_budget
+        dropping = built.history is not None and len(built.history) < len(self.history)
+        return self.settings.auto_compact and bool(self.history) and (
+            built.full_tokens > limit or dropping)
+
+    def compact(self, focus: str = "") -> AsyncIterator[SessionEvent]:
+        """``/compact [FOCUS]``: fold the older turns into one summary now."""
+        if self.streaming:
+            raise TurnInProgress("a turn is running: interrupt it or wait for it")
+        run = CompactionRun(self.settings, self.root, self.history, focus)
+        return self._saving(self.compact_events(run, self._measure(), auto=False))
+
+    async def _saving(self, events: AsyncGenerator[SessionEvent, None],
+                      ) -> AsyncIterator[SessionEvent]:
+        try:
+            async with aclosing(events):
+                async for event in events:
+                    yield event
+        finally:
+            self.save()
+
+    async def compact_events(self, run: CompactionRun, before: int, *, auto: bool,
+                             applied: Callable[[Compaction], int] | None = None,
+                             ) -> AsyncGenerator[SessionEvent, None]:
+        """``run``'s events; ``applied`` takes its result and gives the context's size after."""
+        channel = self.channel
+        if channel is None:
+            raise RuntimeError("the session has no channel yet: attach one first")
+        self._compacting, self._prepared = run, None  # built over the history before
+        try:
+            async for event in run.run(channel, before, auto=auto,
+                                       applied=applied or self._apply):
+                if type(event) is CompactionFinished and auto and event.usage is not None:
+                    if self._run is not None:  # inside a turn's tool loop
+                        self._run.meter.add(event.usage)
+                    else:  # before a turn: it counts in that turn's usage
+                        self._spent.append(event.usage)
+                yield event
+        finally:
+            self._compacting = None
+
+    def _apply(self, compaction: Compaction) -> int:
+        self._fold(compaction)
+        self.context_tokens = self._measure()
+        return self.context_tokens
+
+    def _fold(self, compaction: Compaction) -> None:
+        """The summary stands for the history before ``covers`` (``turns`` keeps them)."""
+        self.history[:] = [Message("user", compaction.summary),
+                           *self.history[compaction.covers:]]
+
+    async def _compact_turn(self, built: BuiltRequest,
+                            tools: ToolLoop) -> AsyncIterator[SessionEvent]:
+        """A long turn past ``compact_at``: what came before its latest tool round is folded."""
+        settings, budget = self.settings, budget_of(self.settings)
+        keep = tools.latest_round()
+        if not settings.auto_compact or tools.used <= settings.compact_at * budget.cap or not keep:
+            return
+
+        def fold(compaction: Compaction) -> int:  # the history gets this turn at its end
+            self._turn_compaction = compaction
+            tools.fold(built.request, Message("user", compaction.summary), keep)
+            return budget.tokens(tools.used)
+
+        full = [*self.history, built.user_message, *tools.items]
+        run = CompactionRun(settings, self.root, full, cut=len(self.history) + 1 + keep)
+        async for event in self.compact_events(run, budget.tokens(tools.used), auto=True,
+                                               applied=fold):
+            yield event
+
+    def _measure(self) -> int:
+        """The context's size (server tokens): the fixed part as last sent, and the conversation."""
+        fixed = 0
+        if self.context is not None:
+            parts = self.context.parts
+            fixed = sum(v for k, v in parts.items() if k in ("instructions", "AGENTS.md",
+                                                               "tools"))
+        pieces = fixed + items_tokens(self.history)
+        return budget_of(self.settings).tokens(pieces)

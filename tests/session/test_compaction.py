@@ -15,7 +15,6 @@ from waiting import wait_until
 from spark_cli.protocol.channel import Message
 from spark_cli.protocol.summaries import COMPACT_INSTRUCTIONS, SUMMARY_HEAD
 from spark_cli.protocol.tokens import count_tokens
-from spark_cli.session.compacting import LEDGER_HEAD, budgets
 from spark_cli.session.config.settings import load_settings
 from spark_cli.session.conversation import Session
 from spark_cli.session.events import (
@@ -25,6 +24,7 @@ from spark_cli.session.events import (
     TurnCompleted,
     TurnFailed,
 )
+from spark_cli.session.window.compaction import LEDGER_HEAD, budgets
 
 
 def _repo(root: Path, files: int = 8) -> Path:

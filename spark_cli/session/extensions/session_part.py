@@ -60,7 +60,7 @@ class SessionExtensions:
     async def submit(self, instruction: str) -> str:
         """The message with its ``$skill`` bodies and what hooks add (``RequestError``: blocked)."""
         model = self.models.pop(instruction, "")
-        self.hooks.secrets, skills = self.settings.provider.secrets, load_skills(self.root)
+        self.hooks.secrets, skills = self.settings.provider.secrets.values, load_skills(self.root)
         self.readable.extend(set(outside_folders(skills, self.root)) - set(self.readable))
         text, blocked = await self.hooks.prompt(attach_skills(instruction, skills), not self.turns)
         if blocked is not None:

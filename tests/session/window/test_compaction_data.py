@@ -8,8 +8,8 @@ from pathlib import Path
 
 from spark_cli.protocol.channel import Message, ToolCall, ToolOutput, TurnRequest
 from spark_cli.protocol.summaries import SUMMARY_HEAD
-from spark_cli.session.compacting import ledger, split_at, summary_message
 from spark_cli.session.config.settings import load_settings
+from spark_cli.session.window.compaction import ledger, split_at, summary_message
 from spark_cli.transport.ws_wire import Chain, create_payload
 
 EDIT = ("I will change it.\n\napp.py\n```python\n<<<<<<< SEARCH\nx = 1\n=======\nx = 2\n"

@@ -65,8 +65,13 @@ def header(scope: dict[str, Any], name: bytes) -> str | None:
     return None
 
 
-def check_body_headers(scope: dict[str, Any], config: EngineConfig) -> None:
-    """Before reading a body: 415 unless JSON (or untyped), 413 when too long."""
+def _too_large(config: EngineConfig) -> WireError:
+    return WireError(413, "request_too_large",
+                     f"the request body is over {config.http_max_body} bytes")
+
+
+async def read_json(scope: dict[str, Any], receive: Any, config: EngineConfig) -> dict[str, Any]:
+    """The request body as a JSON object (415, 413 or 400 otherwise)."""
     content_type = header(scope, b"content-type")
     if content_type is not None:
         media = content_type.partition(";")[0].strip().lower()
@@ -76,20 +81,10 @@ def check_body_headers(scope: dict[str, Any], config: EngineConfig) -> None:
                 f"Unsupported content type: {media!r}. This API method only accepts "
                 f"'application/json' requests, but you specified the header "
                 f"'Content-Type: {content_type[:100]}'. Please try again with a supported "
-                "content type.", kind="invalid_request_error")
+                "content type.")
     length = header(scope, b"content-length")
     if length is not None and length.isdigit() and int(length) > config.http_max_body:
         raise _too_large(config)
-
-
-def _too_large(config: EngineConfig) -> WireError:
-    return WireError(413, "request_too_large",
-                     f"the request body is over {config.http_max_body} bytes")
-
-
-async def read_json(scope: dict[str, Any], receive: Any, config: EngineConfig) -> dict[str, Any]:
-    """The request body as a JSON object (415, 413 or 400 otherwise)."""
-    check_body_headers(scope, config)
     chunks: list[bytes] = []  # not one growing buffer: its freed pages stay resident
     size = 0
     while True:
@@ -99,7 +94,7 @@ async def read_json(scope: dict[str, Any], receive: Any, config: EngineConfig) -
         chunk = message.get("body", b"")
         size += len(chunk)
         if size > config.http_max_body:
-            raise _too_large(config)
+            raise _too_large(config)  # a new one: one made earlier would hold this frame
         chunks.append(chunk)
         if not message.get("more_body", False):
             break

@@ -181,8 +181,7 @@ def _output_item(item: dict[str, Any], where: str) -> InputOutput:
 
 def parse_input(value: Any, param: str = "input", *,
                 tools: list[ToolSpec] | None = None) -> tuple[InputItem, ...]:
-    """A string, or message items; given ``tools``, call and output items too, and the
-    functions of ``additional_tools`` items added to ``tools``."""
+    """A string, or message items (given ``tools``: calls, outputs, ``additional_tools``)."""
     if isinstance(value, str):
         return (InputMessage("user", value),)
     if not isinstance(value, list):
@@ -215,8 +214,7 @@ def parse_input(value: Any, param: str = "input", *,
 
 
 def parse_create(obj: dict[str, Any], maximum: int) -> CreateRequest:
-    """Validate a ``response.create`` (WebSocket) or a ``POST /v1/responses`` body
-    (``maximum``: the most ``max_output_tokens`` may ask)."""
+    """Validate a ``response.create`` or ``POST /v1/responses`` body (``maximum``: output cap)."""
     model = string_field(obj, "model")
     generate = obj.get("generate", True)
     if not isinstance(generate, bool):

@@ -21,8 +21,7 @@ _HIT = re.compile(r"(.+?):(\d+):")
 
 @record
 class ReadResult:
-    """A ``read_file`` result: its numbered lines, the file's line count when they are only
-    part of it (None: whole), or its error."""
+    """A ``read_file`` result: its numbered lines, the file's line count (None: all shown)."""
 
     lines: tuple[tuple[int, str], ...] = ()
     total: int | None = None

@@ -10,7 +10,7 @@ from typing import Any
 
 from spark_cli.engine.brains.base import Brain, BrainCall, BrainRequest
 from spark_cli.engine.core.faults import FaultPlan, StreamDropped
-from spark_cli.engine.core.output_items import OutputItems, Presenter, Send
+from spark_cli.engine.core.output_items import OutputItems, Presenter, SafePoints, Send
 from spark_cli.engine.core.pieces import (
     BrainError,
     Piece,
@@ -18,7 +18,6 @@ from spark_cli.engine.core.pieces import (
     count_input,
     small_request,
 )
-from spark_cli.engine.core.safepoint import SafePoints
 from spark_cli.engine.core.state import EngineState
 from spark_cli.engine.wire import responses as wire
 from spark_cli.engine.wire.response_events import usage_object

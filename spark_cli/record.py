@@ -1,14 +1,6 @@
-"""The one record type: ``@record`` declares a frozen, slotted value class.
-
-A record is what ``@dataclass(frozen=True, slots=True)`` declares: a dataclass (``fields``,
-``replace``, ``asdict`` and ``match`` work) with ``__slots__``, frozen, compared, hashed,
-shown, copied and pickled by its fields; a method the class body defines is kept (bar
-``__eq__``, ``__hash__``, ``__setattr__`` and ``__delattr__``, which are refused). What
-differs is the cost of declaring one: dataclasses writes, parses and compiles six methods
-per frozen class, a record compiles its ``__init__`` only and shares the other five, which
-read the fields from the class. Kept by the ledger (docs/benchmarks.md): `spark bench
-oneshot` shows launch -> request.
-"""
+"""The one record type: ``@record`` declares a frozen, slotted dataclass that compiles only its
+``__init__`` and shares the other five methods. Kept by the ledger (docs/benchmarks.md):
+`spark bench oneshot` shows launch -> request."""
 
 from __future__ import annotations
 
@@ -69,8 +61,7 @@ def _key(names: tuple[str, ...]) -> Any:
 
 
 def _init(cls: type, fields: tuple[dataclasses.Field[Any], ...]) -> Any:
-    """``cls.__init__``: each field set with ``object.__setattr__``, defaults and
-    factories as dataclasses applies them, then ``__post_init__`` if the class has one."""
+    """``cls.__init__``: fields set, defaults and factories applied, then ``__post_init__``."""
     names: dict[str, Any] = {"__set": object.__setattr__, "__factory": _FACTORY}
     params: list[str] = []
     body: list[str] = []

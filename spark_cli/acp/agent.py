@@ -1,13 +1,7 @@
-"""`spark acp`: spark as an editor's agent, over the Agent Client Protocol (the official SDK).
+"""`spark acp`: spark as an editor's agent over the Agent Client Protocol (the official SDK).
 
-The SDK speaks JSON-RPC on stdio and calls this :class:`SparkAgent`; each ACP session is a
-``Session`` in its ``cwd`` with the user's config (``AcpSetup.settings``), its channel opened
-in the background from ``session/new`` on (``AcpSetup.connect``). ``session/prompt`` runs a
-turn and streams its events (``spark_cli.acp.updates``); ``session/cancel`` is Esc
-(``interrupt``); commands under ``ask`` go to ``session/request_permission``; the modes are
-``settings.commands`` and the model is a config option; the model's ``read_file`` reads
-through ``fs/read_text_file`` when the editor offers it; edits land on disk (undo journal
-and all), then in the editor's buffers that held the old text (``follow_edits``).
+Each ACP session is a ``Session`` in its ``cwd``; ``session/prompt`` runs a turn and streams
+its events (``acp.updates``), commands under ``ask`` go to ``session/request_permission``.
 """
 
 from __future__ import annotations
@@ -61,7 +55,7 @@ from spark_cli import __version__
 from spark_cli.acp.editor import editor_approver, editor_buffers, follow_edits
 from spark_cli.acp.updates import Outbox, TurnUpdates, Update, replay, stop_reason
 from spark_cli.record import record
-from spark_cli.session.api import Connector, SessionApi
+from spark_cli.session.api import Connector, Keep, SessionApi
 from spark_cli.session.config.presets import CommandPolicy
 from spark_cli.session.config.settings import Settings
 from spark_cli.session.conversation import Session
@@ -95,23 +89,30 @@ class _Live:
     def __init__(self, session: SessionApi, connect: Connector) -> None:
         self.session = session
         self.store = SessionStore(session.root)
+        session.set_keep(Keep(self.store, self.all_shown, say))
         self.stack = contextlib.AsyncExitStack()
         self.ready = asyncio.ensure_future(self.open(connect))
         self.cancelled = False
         self.shown: list[ShownItem] = []
+        self.updates: TurnUpdates | None = None
+        """The running prompt's updates (what it showed joins ``shown`` at its end)."""
         self.notes = project_notes(session.settings)
         """What the first answer starts with: the project layer ignored (untrusted), or keys."""
+
+    def all_shown(self) -> list[ShownItem]:
+        """What the editor was shown of this conversation, the running prompt's too."""
+        updates = self.updates
+        if updates is None:
+            return self.shown
+        answer = [ShownItem("answer", "".join(updates.answer))] if updates.answer else []
+        return [*self.shown, *answer, *(ShownItem(*item) for item in updates.shown)]
 
     async def open(self, connect: Connector) -> None:
         self.session.attach(await self.stack.enter_async_context(connect(self.session.settings)))
 
 
 class SparkAgent:
-    """The ACP agent: every method the SDK routes (``acp.interfaces.Agent``).
-
-    The MCP servers of the user's config start with the session (the editor's own
-    ``mcpServers`` are not used yet) and stop when the agent closes. ``session/load``
-    reopens the repo's saved conversation (``spark --resume``'s)."""
+    """The ACP agent: every method the SDK routes (``acp.interfaces.Agent``)."""
 
     def __init__(self, setup: AcpSetup) -> None:
         self.setup = setup
@@ -191,7 +192,7 @@ class SparkAgent:
             raise RequestError.internal_error({"details": str(exc)}) from None
         if live.cancelled:  # the editor stopped it while the channel was opening
             return PromptResponse(stop_reason="cancelled")
-        updates = TurnUpdates(live.session.root)
+        updates = live.updates = TurnUpdates(live.session.root)
         live.shown.append(ShownItem("prompt", instruction))
         reason: StopReason = "end_turn"
         outbox = Outbox(lambda update: self._send(session_id, update))
@@ -214,20 +215,11 @@ class SparkAgent:
                     outbox.prose(f"\n\nspark: {event.message}\n")
         finally:
             await outbox.close()
+            live.shown, live.updates = live.all_shown(), None
         if self.fs_write and self.client is not None and updates.landed:
             await follow_edits(self.client, session_id, live.session.root, updates.landed)
-        self._keep(live, updates)
         return PromptResponse(stop_reason="cancelled" if live.cancelled else reason,
                               field_meta={"spark_marks": live.session.marks.as_dict()})
-
-    def _keep(self, live: _Live, updates: TurnUpdates) -> None:
-        if updates.answer:
-            live.shown.append(ShownItem("answer", "".join(updates.answer)))
-        live.shown.extend(ShownItem(*item) for item in updates.shown)
-        settings = live.session.settings
-        live.store.save_conversation(live.session.history, provider=settings.provider.name,
-                                     model=settings.provider.model, shown=live.shown,
-                                     turns=live.session.turns)
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         live = self.live.get(session_id)
@@ -303,9 +295,7 @@ class SparkAgent:
 
 
 def prompt_text(blocks: list[Block], root: Path) -> tuple[str, list[str]]:
-    """The instruction (the text blocks) and the repo files a prompt's content blocks hold:
-    a ``resource_link`` to a file in the repo adds it to the turn (as ``spark edit PATH``
-    would), any other link is named in the text."""
+    """The instruction and the repo files (``resource_link``s in the repo) a prompt holds."""
     texts: list[str] = []
     files: list[str] = []
     for block in blocks:
@@ -322,14 +312,17 @@ def prompt_text(blocks: list[Block], root: Path) -> tuple[str, list[str]]:
 
 
 def project_notes(settings: Settings) -> list[str]:
-    """The project layer's notes (an untrusted one ignored, user-only keys left out), each
-    also said once on stderr."""
+    """The project layer's notes (untrusted, user-only keys), each said once on stderr."""
     trust = settings.trust
     notes = [trust.line()] if trust is not None and trust.asks else []
     notes += settings.ignored
     for note in notes:
-        print(f"spark acp: {note}", file=sys.stderr, flush=True)
+        say(note)
     return notes
+
+
+def say(line: str) -> None:
+    print(f"spark acp: {line}", file=sys.stderr, flush=True)
 
 
 def _modes(settings: Settings) -> SessionModeState:
@@ -350,9 +343,7 @@ def _options(settings: Settings) -> list[SessionConfigOptionSelect | SessionConf
 
 
 async def serve(setup: AcpSetup) -> None:
-    """Speak ACP on stdin/stdout until the editor closes them. Everything loaded so far (the
-    SDK's schema, spark's modules) is frozen out of the cycle collector's scans, as `spark
-    edit` does: a long answer's collections do not walk it again."""
+    """Speak ACP on stdio until the editor closes it (what is loaded is frozen out of the GC)."""
     gc.freeze()
     agent = SparkAgent(setup)
     try:

@@ -1,9 +1,4 @@
-"""What spark asks of the editor: the user's yes, and the text of open files.
-
-:func:`editor_approver` asks ``session/request_permission``; :func:`editor_buffers` reads a
-file through ``fs/read_text_file``; :func:`follow_edits` brings the editor's buffers along
-after a turn.
-"""
+"""What spark asks of the editor: the user's yes, open files' text, buffers following edits."""
 
 from __future__ import annotations
 
@@ -23,11 +18,7 @@ _CHOSEN: dict[str, Decision] = {"once": "once", "always": "always"}
 
 
 def editor_approver(client: Client, session_id: str) -> Approver:
-    """Asks the editor behind ``client`` about each action of the session ``session_id``.
-
-    ``session/request_permission`` offers allow once, allow always (this exact action in
-    this repo) where the orchestrator offers it, and reject. The editor's answer is the
-    user's; a cancelled question (the editor stopping the turn) is Esc: the turn stops."""
+    """Asks the editor about each action (``session/request_permission``); cancelled is Esc."""
 
     async def ask(request: ApprovalRequest, /) -> Decision:
         title = f"$ {request.action}" if request.kind == "command" else request.action
@@ -57,9 +48,7 @@ READ_TIMEOUT_S = 10.0
 
 def editor_buffers(client: Client, session_id: str,
                    loop: asyncio.AbstractEventLoop) -> Callable[[str], str | None]:
-    """A reader of the editor's text of a file (None: the editor could not; read the disk).
-    Called from a worker thread (the model's ``read_file``): it waits for the editor's
-    answer to ``fs/read_text_file`` (an open buffer, unsaved text included) on ``loop``."""
+    """Reads a file's editor buffer from a worker thread (None: read the disk)."""
 
     def read(path: str) -> str | None:
         try:
@@ -78,11 +67,9 @@ def editor_buffers(client: Client, session_id: str,
 
 async def follow_edits(client: Client, session_id: str, root: Path,
                        landed: Sequence[EditApplied]) -> list[str]:
-    """Write each edited file through the editor where its buffer held the text from before
-    the turn; the paths written. Edits land on disk first (the engine writes and journals
-    them); a buffer that still holds exactly the text from before the turn gets the new
-    text through ``fs/write_text_file`` (into the editor's undo); a buffer with other text
-    (the user's unsaved change) is never written."""
+    """Write each edit through the editor where its buffer held the old text; the paths written.
+
+    A buffer with other text (the user's unsaved change) is never written."""
     written: list[str] = []
     for path in dict.fromkeys(o.path for o in landed):
         mine = [o for o in landed if o.path == path]

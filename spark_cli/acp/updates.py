@@ -1,12 +1,7 @@
 """A prompt's session events as ACP ``session/update`` payloads, and their sending.
 
-:class:`TurnUpdates` turns events into updates: prose is an ``agent_message_chunk``; a
-read, search or listing a ``tool_call`` (kind read / search) then its ``tool_call_update``;
-a command a ``tool_call`` of kind execute whose updates carry its output so far; an edit
-that landed a completed ``tool_call`` of kind edit, one diff per hunk. `replay` gives the
-updates that show a saved conversation again (``session/load``). :class:`Outbox` sends
-them in order from one task, prose arriving within ``FLUSH_S`` of the last joined into one
-message (the pace the TUI paints): a message per frame, not per delta (`spark bench acp`).
+`replay` shows a saved conversation again (``session/load``); :class:`Outbox` sends in order,
+prose within ``FLUSH_S`` joined into one message (`spark bench acp`).
 """
 
 from __future__ import annotations
@@ -32,8 +27,8 @@ from acp.schema import (
 )
 
 from spark_cli.session import events as ev
-from spark_cli.session.api import Message, ToolCall
-from spark_cli.session.workspace.store import SavedConversation, ShownItem
+from spark_cli.session.api import shown_from_history
+from spark_cli.session.workspace.store import SavedConversation
 
 KINDS: dict[str, ToolKind] = {"read_file": "read", "search": "search", "list_files": "search"}
 _EDITS: dict[str, ToolCallStatus] = {"edit": "completed", "partial": "completed",
@@ -42,8 +37,7 @@ _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
 Update = AgentMessageChunk | UserMessageChunk | ToolCallStart | ToolCallProgress
 """The ``session/update`` payloads spark sends (a subset of the SDK's union)."""
 FLUSH_S = 1 / 15
-"""At most one prose message per this many seconds after the first (each costs the SDK's
-validation, serialising and a write)."""
+"""At most one prose message per this many seconds after the first."""
 
 
 def stop_reason(done: ev.TurnCompleted, cancelled: bool) -> StopReason:
@@ -76,8 +70,7 @@ def hunks(diff: str) -> list[tuple[int, str, str]]:
 
 
 def before(text: str, diff: str) -> str | None:
-    """``text`` as it was before ``diff`` (a unified diff that led to it); None when the diff
-    does not fit it (the file changed since, a last line without a newline)."""
+    """``text`` as it was before ``diff``; None when the diff does not fit it."""
     lines = text.splitlines(keepends=True)
     for start, old, new in reversed(hunks(diff)):
         new_lines = new.splitlines(keepends=True)
@@ -107,8 +100,7 @@ class TurnUpdates:
         self._started: set[str] = set()
 
     def of(self, event: ev.SessionEvent) -> Update | None:
-        """The update for ``event``; None for events an editor does not show (prose goes
-        through :class:`Outbox`, the agent's hot path)."""
+        """The update for ``event``; None for events an editor does not show (prose: ``Outbox``)."""
         match event:
             case ev.ToolCallStarted(call_id=call_id, name=name, arguments=args, label=label):
                 return helpers.start_tool_call(
@@ -192,8 +184,7 @@ def _json(text: str) -> dict[str, Any]:
 
 
 class Outbox:
-    """Queues a prompt's updates; :meth:`close` sends the rest and waits for them. Every
-    update but prose flushes the prose before it and keeps its place."""
+    """Sends a prompt's updates in order; prose is flushed before any other update."""
 
     def __init__(self, send: Callable[[Update], Awaitable[None]]) -> None:
         self._send = send
@@ -238,11 +229,8 @@ class Outbox:
 
 
 def replay(saved: SavedConversation, root: Path) -> list[Update]:
-    """The updates that show ``saved`` again, in order: what was shown of it
-    (``SavedConversation.shown``, kept by the TUI and by ``spark acp``; else the messages
-    themselves), prompts as user chunks, answers as agent chunks, edits and tool calls as
-    completed tool calls."""
-    shown = saved.shown or tuple(_from_history(saved))
+    """The updates that show ``saved`` again, in order (what was shown, else the messages)."""
+    shown = saved.shown or shown_from_history(saved)
     updates: list[Update] = []
     for number, item in enumerate(shown, 1):
         if item.kind == "prompt":
@@ -256,15 +244,3 @@ def replay(saved: SavedConversation, root: Path) -> list[Update]:
                 status=_EDITS.get(item.kind, "completed"),
                 content=[_text(item.detail or item.text)]))
     return updates
-
-
-def _from_history(saved: SavedConversation) -> list[ShownItem]:
-    items: list[ShownItem] = []
-    for item in saved.history:
-        if isinstance(item, Message) and item.content.strip():
-            text = item.content.strip()
-            items.append(ShownItem("prompt", text.splitlines()[-1]) if item.role == "user"
-                         else ShownItem("answer", text))
-        elif isinstance(item, ToolCall):
-            items.append(ShownItem("tool", f"{item.name} {item.arguments}"))
-    return items

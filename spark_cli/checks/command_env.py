@@ -1,11 +1,5 @@
-"""A command's environment: a short list of variables passed, everything else left out.
-
-`command_environ` keeps the core variables a shell and a toolchain need (``PATH``, ``HOME``,
-the locale, a venv or conda prefix, pyenv's, ``CI``) and the names the user lists in
-``command_env`` (user config); an API key, a token, ``SSH_AUTH_SOCK`` or ``DOCKER_HOST`` is
-not passed unless the user names it there. The output mask (`protocol.secrets.Masker`)
-still covers what slips through.
-"""
+"""A command's environment: the core variables a shell and a toolchain need, plus the names
+the user lists in ``command_env``; keys, tokens, ``SSH_AUTH_SOCK`` and the like stay out."""
 
 from __future__ import annotations
 

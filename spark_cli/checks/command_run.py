@@ -1,10 +1,5 @@
-"""``run_command``'s result: a finished command, and the text the model gets for it.
-
-`Kept` holds a stream's head and tail within byte limits (cut on characters); `format_run`
-gives the status line (``exit N · 1.2 s``) and the output cut to a budget around one line
-``[… N lines (M bytes) cut …]``. Which lines run at all is decided by
-``spark_cli.session.actions.orchestrator``.
-"""
+"""``run_command``'s result: a finished command (head and tail kept within byte limits), and
+the text the model gets for it (a status line and the output cut to a budget)."""
 
 from __future__ import annotations
 
@@ -52,8 +47,7 @@ class Kept:
 
 @record
 class CommandRun:
-    """How one command went; ``head`` + ``tail`` is its output (the middle dropped when
-    ``cut_bytes`` > 0), interleaved as it came, ANSI colours removed, secrets masked."""
+    """How one command went: ``head`` + ``tail`` as it came (the middle cut), colourless, masked."""
 
     command: str
     ended: Ended
@@ -90,8 +84,7 @@ def _cut_note(head: str, lines: int, size: int) -> str:
 
 
 def format_run(run: CommandRun, budget_chars: int) -> str:
-    """The text the model gets: the status line, then the output within ``budget_chars``
-    (its head and tail, cut at line ends where that loses less than half of either)."""
+    """The status line, then the output within ``budget_chars`` (cut at line ends where cheap)."""
     head, tail, lines, size = run.head, run.tail, run.cut_lines, run.cut_bytes
     room = max(budget_chars - len(run.status) - 60, 0)  # 60: the status's newline, the note
     if len(head) + len(tail) > room:

@@ -1,16 +1,6 @@
-"""What bubblewrap lays over the host for a command (docs/tools.md, Sandbox).
-
-`bwrap_mounts` lists the mounts that follow ``--ro-bind / /`` and a private ``/tmp``:
-
-- ``/run``, ``/var/run`` and ``$XDG_RUNTIME_DIR`` empty: no host Unix socket (docker,
-  ssh-agent, D-Bus) can be reached there;
-- credential paths under ``$HOME`` (`CREDENTIALS`), spark's own config, state and cache
-  folders and the user's ``sandbox_deny_read`` hidden: a folder as an empty tmpfs, a file
-  as ``/dev/null``, each only when it exists (``~`` is ``$HOME`` and the account's home);
-- the repo writable, but its ``.git`` and ``.spark`` read-only; a missing one gets an empty
-  read-only tmpfs (its mount point stays on the host), so it cannot be created; a ``.git``
-  file is followed (gitdir, common dir, and the submodules' ``.git`` files read-only too).
-"""
+"""What bubblewrap lays over the host for a command (docs/tools.md, Sandbox): host sockets,
+credentials and spark's own folders hidden; the repo writable but its ``.git`` and
+``.spark`` (followed through a ``.git`` file, submodules too) read-only, even when missing."""
 
 from __future__ import annotations
 
@@ -30,8 +20,7 @@ _SPARK_DIRS = (("SPARK_CONFIG_DIR", "XDG_CONFIG_HOME", ".config"),
 
 
 def bwrap_mounts(root: str, env: Mapping[str, str], deny_read: Iterable[str] = ()) -> list[str]:
-    """bubblewrap's arguments for the resolved repo ``root`` (see the module doc); ``env`` is
-    the host's (``HOME``, ``XDG_*``, ``SPARK_*_DIR``)."""
+    """bubblewrap's mount arguments for the resolved repo ``root`` (``env``: the host's)."""
     emptied = _emptied(root, env)  # /tmp first: already in the argv
     args = [arg for folder in emptied[1:] for arg in ("--tmpfs", folder)]
     hidden = [p for p in _hidden(env, deny_read) if _under(p, root)
@@ -114,8 +103,7 @@ def _gitdirs(dotgit: str) -> list[str]:
 
 
 def _submodules(root: str) -> list[str]:
-    """The ``.git`` files of the submodules ``.gitmodules`` lists (``git status`` in the
-    repo runs git in each: a rewritten one could point it at a planted config)."""
+    """The submodules' ``.git`` files (git runs in each: a rewritten one could plant a config)."""
     try:
         with open(os.path.join(root, ".gitmodules"), encoding="utf-8", errors="replace") as file:
             text = file.read(_GITMODULES_MAX)

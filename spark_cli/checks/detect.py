@@ -1,9 +1,5 @@
-"""Which command runs this project's tests: the configured one, else detected from its files.
-
-Detection looks at the repo root only and executes nothing (:func:`detect_test_command`
-lists what it recognises, first match wins). A configured ``test_command`` (settings)
-always wins and runs through the shell, so pipes and ``&&`` work as typed.
-"""
+"""Which command runs this project's tests: the configured one (through the shell), else one
+detected from the repo root's files without executing anything."""
 
 from __future__ import annotations
 
@@ -133,19 +129,10 @@ def _makefile(root: Path) -> str | None:
 
 
 def detect_test_command(root: Path, configured: str | None = None) -> TestCommand | None:
-    """The configured command, else the detected one, else ``None``. First match wins:
+    """The configured command, else the first detected: pytest, npm, cargo, go, make; else None.
 
-    1. pytest: ``[tool.pytest.ini_options]`` in pyproject.toml, a pytest.ini, a
-       ``[tool:pytest]`` section in setup.cfg, a ``[pytest]`` section in tox.ini, or a
-       ``tests/`` (or ``test/``) folder holding ``test_*.py`` / ``*_test.py`` files.
-       Always run as ``PYTHON -m pytest`` (which puts the repo root on ``sys.path``, so
-       flat layouts import), with PYTHON the project's own ``.venv``/``venv``
-       interpreter, else the one the ``pytest`` on PATH runs on (its ``#!`` line), else
-       the interpreter spark runs on.
-    2. ``npm test``: package.json with a ``scripts.test`` (npm's placeholder "no test
-       specified" script does not count).
-    3. ``cargo test``: Cargo.toml. 4. ``go test ./...``: go.mod.
-    5. ``make test``: a Makefile (or makefile / GNUmakefile) with a ``test:`` target."""
+    pytest always runs as ``PYTHON -m pytest``: the project's venv, else the interpreter of the
+    ``pytest`` on PATH, else spark's own."""
     if configured and configured.strip():
         return TestCommand((configured.strip(),), "configured", shell=True)
     root = Path(root)

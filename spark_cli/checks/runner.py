@@ -1,15 +1,7 @@
 """Running commands, on request only: the model's `run_command` and the test command (`/test`).
 
-One process runner under both (:func:`_run`; ``CI=1``, so watchers such as jest run once).
-`run_command` runs a shell line (in the sandbox when given) and keeps the head and tail
-of its output (`CommandRun`). `run_tests` runs the test command through `run_command` the
-same way, keeps the last ``keep_bytes`` and adds a failure summary (pytest's
-``FAILED``/``ERROR`` lines and count line, cargo/go/jest failure lines, else the last
-lines) for `/fix`. ``on_output`` gets
-each chunk as it is read, on the event loop (so it must be quick); if it raises, the run is
-stopped like a cancellation and the error propagates. Both pass the command only the
-variables `command_env.command_environ` lists (and those the user names in ``command_env``).
-"""
+One runner under both (``CI=1``, only `command_env`'s variables); ``on_output`` gets each
+chunk on the event loop, and if it raises the run stops as if cancelled."""
 
 from __future__ import annotations
 
@@ -103,8 +95,7 @@ class TestResult:
 
 
 class _Relay:
-    """Bytes in; decoded, colourless, masked text out to ``kept`` and ``on_output``, never
-    splitting a character, a colour sequence or a secret."""
+    """Bytes in; decoded, colourless, masked text out, never splitting a character or secret."""
 
     def __init__(self, kept: Kept, on_output: Callable[[str], None] | None,
                  masker: Masker | None) -> None:
@@ -127,8 +118,7 @@ class _Relay:
 
 
 class _Protocol(asyncio.subprocess.SubprocessStreamProtocol):
-    """asyncio's own protocol, plus ``exited``: set when the process exits, even while a
-    process it left behind still holds the pipe (``Process.wait`` waits for the pipe too)."""
+    """asyncio's protocol plus ``exited``, set on exit even while an orphan holds the pipe."""
 
     def __init__(self, limit: int, loop: asyncio.AbstractEventLoop) -> None:
         super().__init__(limit=limit, loop=loop)
@@ -152,9 +142,7 @@ def _signal_group(pid: int, sig: int) -> bool:
 
 
 async def _end_group(pid: int, exited: asyncio.Future[None], pump: asyncio.Future[Any]) -> None:
-    """SIGTERM to the whole group; SIGKILL to whatever is left once the command has exited and
-    its pipe has closed (every writer gone), or ``_KILL_GRACE`` later. (Not a poll of the
-    group: an orphan nobody reaps stays in it as a zombie.)"""
+    """SIGTERM to the group; SIGKILL once the pipe closed or ``_KILL_GRACE`` later."""
     if _signal_group(pid, signal.SIGTERM):
         await asyncio.wait({exited, pump}, timeout=_KILL_GRACE)
         _signal_group(pid, signal.SIGKILL)
@@ -190,15 +178,10 @@ async def _watch(exited: asyncio.Future[None], pump: asyncio.Future[Any],
 async def _run(argv: list[str], root: Path, env: Mapping[str, str], timeout: float,
                stop: asyncio.Event | None, relay: _Relay, stdin: bytes | None = None,
                errors: _Relay | None = None) -> tuple[Ended, int | None, float]:
-    """Run ``argv`` in its own session and process group; when it exits, is stopped or runs
-    out of time, end whatever is left of its group. Returns how it ended, the exit status
-    (None when killed) and the duration. Cancelling the caller ends the group too.
+    """Run ``argv`` in its own session and group, and end whatever is left of the group after.
 
-    The argv starts in ``root`` with stdin closed (or fed ``stdin``) and no controlling
-    terminal; stdout and stderr share one pipe (interleaved as they came), read through
-    `_Relay` (stderr through ``errors`` when given: a hook's). The end is
-    SIGTERM to the whole group and, ``_KILL_GRACE`` later, SIGKILL: nothing started in the
-    group outlives the call (docs/tools.md, Running, says what can escape)."""
+    Returns how it ended, the status (None when killed) and the duration; stdout and stderr
+    share one pipe. Nothing started in the group outlives the call (docs/tools.md, Running)."""
     started = time.perf_counter()
     loop = asyncio.get_running_loop()
     try:
@@ -249,9 +232,7 @@ async def run_command(command: str, root: Path, *, timeout: float, env: Mapping[
                       head_bytes: int = COMMAND_HEAD_BYTES,
                       tail_bytes: int = COMMAND_TAIL_BYTES, keep_env: Iterable[str] = (),
                       deny_read: Iterable[str] = ()) -> CommandRun:
-    """Run the shell line ``command`` in ``root`` (in ``sandbox`` when given, ``deny_read``
-    hidden too) with the listed variables of ``env`` and ``keep_env``; never raises for a
-    failing command (see the module doc)."""
+    """Run the shell line ``command`` in ``root`` (sandboxed when given); never raises for it."""
     environ = command_environ(env, keep_env)
     environ.setdefault("CI", "1")
     argv = ["/bin/sh", "-c", command]
@@ -268,9 +249,7 @@ async def run_command(command: str, root: Path, *, timeout: float, env: Mapping[
 
 async def run_hook(command: str, root: Path, stdin: bytes, *, timeout: float,
                    env: Mapping[str, str], cap_bytes: int) -> tuple[CommandRun, str]:
-    """Run a hook (the user's own shell line, unsandboxed, with ``env`` as it is) fed
-    ``stdin``: its run (stdout, head and tail within ``cap_bytes``) and its stderr (capped
-    alike); ended, as a command is, by its timeout."""
+    """Run a hook (the user's shell line, unsandboxed) fed ``stdin``: its run and its stderr."""
     kept, err = Kept(cap_bytes // 2, cap_bytes // 2), Kept(cap_bytes // 2, cap_bytes // 2)
     ended, code, duration = await _run(["/bin/sh", "-c", command], root, env, timeout, None,
                                        _Relay(kept, None, None), stdin, _Relay(err, None, None))
@@ -286,12 +265,7 @@ async def run_tests(command: TestCommand, root: Path, *,
                     sandbox: Sandbox | None = None, env: Mapping[str, str] | None = None,
                     masker: Masker | None = None, keep_env: Iterable[str] = (),
                     deny_read: Iterable[str] = ()) -> TestResult:
-    """Run ``command`` through `run_command` (a detected argv quoted and exec'd); never
-    raises for a failing or missing program.
-
-    ``on_output`` streams the output as it arrives (see the module doc); it also gets the
-    line saying why a program could not start, and the note that the time limit stopped it.
-    """
+    """Run the test ``command`` through `run_command`; never raises for a failing program."""
     line = command.argv[0] if command.shell else f"exec {shlex.join(command.argv)}"
     run = await run_command(line, root, timeout=timeout,
                             env=os.environ if env is None else env, sandbox=sandbox,

@@ -1,10 +1,5 @@
-"""The sandbox a command runs in: bubblewrap on Linux, sandbox-exec on macOS.
-
-`find_sandbox()` answers once per process (cached): a `Sandbox`, or a `NoSandbox` with a
-one-line reason and its fix. On Linux it runs bubblewrap once with the real flags
-(``true`` inside), since unprivileged user namespaces can be switched off and then
-bwrap is installed but cannot work. `sandboxed_argv` wraps a command's argv.
-"""
+"""The sandbox a command runs in: bubblewrap on Linux (tried once with the real flags, as
+user namespaces may be off), sandbox-exec on macOS, or a `NoSandbox` with its fix."""
 
 from __future__ import annotations
 
@@ -52,13 +47,10 @@ class NoSandbox:
 def sandboxed_argv(sandbox: Sandbox, root: Path, argv: list[str], *,
                    env: Mapping[str, str] | None = None,
                    deny_read: Iterable[str] = ()) -> list[str]:
-    """``argv`` run inside ``sandbox`` with ``root`` (resolved) writable but its ``.git`` and
-    ``.spark``, credentials and host sockets out of reach (`confine.bwrap_mounts`, from the
-    host's ``env``), no network, all capabilities dropped (even for root, who could unmount
-    them otherwise). bubblewrap's ``--tmpfs /tmp`` comes before ``--bind REPO REPO`` (a repo
-    under /tmp would be hidden otherwise); no ``--new-session``: the runner already starts
-    the command without a controlling terminal, and the process group stays one it can
-    signal as a whole. sandbox-exec (macOS, untested here) keeps only the write rules."""
+    """``argv`` inside ``sandbox``: no network, no capabilities, mounts from `confine.bwrap_mounts`.
+
+    ``--tmpfs /tmp`` precedes the repo's bind (a repo under /tmp would be hidden); no
+    ``--new-session``, so the runner can signal the group. sandbox-exec keeps the write rules."""
     repo = str(Path(root).resolve())
     if sandbox.name == "sandbox-exec":
         tmp = str(Path(os.environ.get("TMPDIR", "/tmp")).resolve())

@@ -1,10 +1,7 @@
 """`spark acp`: spark as an editor's agent over the Agent Client Protocol on stdio (docs/acp.md).
 
-Wires what the front end must not import itself: each session's settings (the user's and the
-repo's config, the flags, the model's window) and the channel (``tui_cmd.connect``: the
-bundled engine in-process for ``mock``). The ACP SDK is imported here only, inside the
-command, so `spark edit` and the TUI never load it.
-"""
+Wires each session's settings and channel for the front end; the ACP SDK is imported only
+inside the command."""
 
 from __future__ import annotations
 

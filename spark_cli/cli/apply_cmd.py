@@ -1,10 +1,6 @@
-"""`spark apply [PATCH|-]`: apply edit text (SEARCH/REPLACE or apply_patch) to the working tree.
-
-The text goes through the same streaming parser and applier the session uses, so a
-text gives the same tree here as in a session; all of it is one undo batch. Exit
-0 = everything applied, 1 = something refused or malformed (what did apply is
-reported), 2 = usage error or no well-formed block at all (nothing is applied).
-"""
+"""`spark apply [PATCH|-]`: apply edit text (SEARCH/REPLACE or apply_patch) to the working tree
+through the session's own parser and applier, as one undo batch. Exit 0 all applied, 1
+something refused or malformed, 2 usage or no well-formed block (nothing applied)."""
 
 from __future__ import annotations
 
@@ -43,8 +39,7 @@ def _read_input(patch: str) -> str:
 
 
 def parse_edit_text(text: str) -> list[FileEdit | BlockRejected]:
-    """The file edits and malformed blocks of a whole edit text, in order, via the
-    streaming parser."""
+    """The file edits and malformed blocks of a whole edit text, in order."""
     from spark_cli.edits.formats.stream_parser import EditStreamParser  # deferred: spark --help
     from spark_cli.edits.model.blocks import BlockRejected, FileEdit  # deferred: spark --help
 
@@ -91,11 +86,7 @@ def _parse_error(error: BlockRejected | str, as_json: bool, out: TextIO) -> None
 def run_apply(text: str, root: Path, *, check: bool = False, as_json: bool = False,
               allow_syntax_errors: bool = False, out: TextIO | None = None,
               color: bool = False, force_read_only: bool = False) -> int:
-    """Parse and apply ``text`` under ``root``; returns the exit code.
-
-    Blocks apply in order, each on its own, as in a session: a malformed block is
-    reported (and makes the exit code 1) but does not stop the others. With no
-    well-formed block at all nothing is applied and the exit code is 2."""
+    """Parse and apply ``text`` under ``root``, each block on its own; returns the exit code."""
     from spark_cli.edits.apply.applier import Applier  # deferred: spark --help
     from spark_cli.edits.model.blocks import BlockRejected  # deferred: spark --help
     from spark_cli.edits.model.outcome import outcome_to_json  # deferred: spark --help

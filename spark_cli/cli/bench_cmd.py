@@ -1,9 +1,5 @@
-"""`spark bench ...`: one sub-command per benchmark module in spark_cli.bench.
-
-The benchmark modules import Textual, the engine and the transports; the `bench` group
-imports them when it is used (a bench command, `spark bench --help`), so `spark --help`
-lists it without paying for them.
-"""
+"""`spark bench ...`: one sub-command per benchmark module in spark_cli.bench, imported only
+when the group is used, so `spark --help` does not pay for them."""
 
 from __future__ import annotations
 

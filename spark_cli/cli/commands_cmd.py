@@ -1,8 +1,5 @@
-"""`spark commands`: the user's prompt files as slash commands, each with the file it is from.
-
-A broken one (its front matter, a name already taken) is listed with why; the others work.
-Untrusted project folders are named on stderr, and left out.
-"""
+"""`spark commands`: the user's prompt files as slash commands, each with the file it is from;
+a broken one is listed with why, untrusted project folders named on stderr."""
 
 from __future__ import annotations
 

@@ -1,13 +1,7 @@
 """`spark config [--json]`: the resolved settings, each with where it came from; keys masked.
 
-Precedence: defaults < user file < project file < environment < flags
-(docs/providers.md). A bad config file (unknown key, wrong type, broken TOML)
-is reported with its path, the key and the expected type, exit code 2.
-Settings that stop a turn (a missing key or base URL) are listed as problems,
-exit code 0: showing what is missing is the point of the command. The window is asked
-of the live server: its figure and where it came from, "unknown: ..." when the server
-does not say, or when it was learned at an overflow (``--forget-window`` drops that).
-"""
+A bad config file is exit 2 with its path and key; missing settings are listed as problems
+(exit 0). The window is asked of the live server (``--forget-window`` drops a learned one)."""
 
 from __future__ import annotations
 
@@ -129,9 +123,7 @@ def register(app: typer.Typer) -> None:
             typer.echo(f"spark config: {exc}", err=True)
             raise typer.Exit(2) from None
         render = render_json if as_json else render_text
-        from spark_cli.protocol.secrets import Secrets  # deferred: spark --help
-
         # a key may hide in any value (a base URL's query, a model name): mask them all
-        shown = Secrets(settings.provider.secrets).mask(render(settings, user_path, project_path,
+        shown = settings.provider.secrets.mask(render(settings, user_path, project_path,
                                                                servers))
         typer.echo(shown)

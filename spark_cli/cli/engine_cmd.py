@@ -1,12 +1,6 @@
-"""`spark engine serve`: run the bundled mock wafer-scale engine (see docs/engine.md).
+"""`spark engine serve`: run the bundled mock engine (docs/engine.md), printing its URLs.
 
-Prints one line with the bound URLs (``--port 0`` picks a free port) and
-flushes it, so scripts can read the port; Ctrl-C stops cleanly (exit 0). A
-``--token`` is mandatory when binding anything but loopback (``localhost`` or
-an address in 127.0.0.0/8 or ::1, parsed, not matched by prefix). Exit 2 for
-usage errors, 3 when the address cannot be listened on (in use, not local,
-no permission).
-"""
+``--token`` is required off loopback; exit 2 for usage, 3 when the address cannot be used."""
 
 from __future__ import annotations
 

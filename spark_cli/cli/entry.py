@@ -1,11 +1,5 @@
-"""The console script (`spark`): a bare `spark` (the TUI) and a plain `spark edit ...` run
-without loading typer.
-
-Everything else (and any `spark edit` line that is not plain, see
-``spark_cli.cli.edit.edit_args``) goes to the typer app in ``spark_cli.cli.main``.
-Reading `spark edit` without typer is a start-up trick, off with the rest under
-``SPARK_PLAIN`` (:mod:`spark_cli.transport.fast`).
-"""
+"""The console script (`spark`): a bare `spark` and a plain `spark edit ...` run without
+typer (a start-up trick, off under ``SPARK_PLAIN``); anything else goes to ``cli.main``."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""The `spark` command: one typer app; each sub-command lives in its own module.
-
-Every command module exposes ``register(app)`` and keeps heavy imports (textual,
-httpx, websockets, uvicorn, tree-sitter) inside the command bodies, so that
-`spark --help` and the one-shot path only pay for what they use.
-"""
+"""The `spark` command: one typer app; each sub-command in its own module, heavy imports
+inside the command bodies."""
 
 from __future__ import annotations
 
@@ -92,13 +88,7 @@ _registered: set[str] = set()
 
 
 def register_commands(argv: list[str] | None = None) -> typer.Typer:
-    """Add the sub-commands to ``app``: only the one ``argv`` names, when it names one.
-
-    ``spark edit ...`` is start-up critical (launch -> request is benchmarked),
-    so it should not pay for importing and building every other command.
-    ``--help``, no command or an unknown one registers them all, so help and
-    "no such command" read as usual.
-    """
+    """Add the sub-commands to ``app``: only the one ``argv`` names (all for help or none)."""
     first = next((a for a in argv or () if not a.startswith("-")), None)
     wanted = [COMMAND_MODULES[first]] if first in COMMAND_MODULES else COMMAND_MODULES.values()
     for module in wanted:
@@ -116,8 +106,7 @@ def __getattr__(name: str) -> typer.Typer:
 
 
 def bare_resume(argv: list[str]) -> list[str]:
-    """``--resume`` with no ID after it (last, or before another option) as ``--resume=``:
-    typer has no option whose value may be left out."""
+    """``--resume`` with no ID after it as ``--resume=`` (typer has no optional values)."""
     return [f"{arg}=" if arg == "--resume" and (at + 1 == len(argv) or argv[at + 1][:1] == "-")
             else arg for at, arg in enumerate(argv)]
 

@@ -1,9 +1,5 @@
 """`spark mcp list [--json]`: start the configured MCP servers, print each one's state and
-tools, refresh the tool cache (what a run declares before its servers are up), stop them.
-
-Exit 0 when every enabled server started, 1 when one did not (its note says why), 2 for a
-bad ``[mcp_servers]`` table. docs/mcp.md.
-"""
+tools, refresh the tool cache, stop them. Exit 1 when one did not start, 2 for a bad table."""
 
 from __future__ import annotations
 

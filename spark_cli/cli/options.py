@@ -1,6 +1,4 @@
-"""The options several commands share, defined once so each reads the same everywhere.
-
-Imported where typer builds a command (`spark edit`'s plain fast path skips typer)."""
+"""The options several commands share, defined once."""
 
 from __future__ import annotations
 

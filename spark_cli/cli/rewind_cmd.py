@@ -1,6 +1,5 @@
-"""`spark rewind`: the repo's last saved session's messages (``--list``), and back to one of
-them (``--to N``): its code, its conversation (the message becomes the next `spark`'s draft),
-or both. Exit 1 when refused (files changed since are named), 2 for bad input."""
+"""`spark rewind`: list the last saved session's messages, and go back to one (``--to N``):
+its code, its conversation, or both. Exit 1 when refused, 2 for bad input."""
 
 from __future__ import annotations
 
@@ -51,8 +50,7 @@ def _print_list(saved: SavedConversation, as_json: bool) -> None:
 
 
 def _conversation(store: SessionStore, saved: SavedConversation, index: int) -> str | None:
-    """Drop turns ``index`` on from the saved session; its message becomes the draft. A
-    problem line when a save failed."""
+    """Drop turns ``index`` on from the saved session (its message becomes the draft)."""
     from spark_cli.session.workspace.turns import rewound  # deferred: spark --help
 
     turn = saved.turns[index]

@@ -1,9 +1,5 @@
-"""`spark trust [--yes] [--show] [--revoke]`: trust this repo's project files as they are now.
-
-Prints the files and what they would set, then asks (``--yes``: does not ask; no terminal and
-no ``--yes``: prints, changes nothing, exit 1). ``--show`` prints the state, ``--revoke``
-forgets the trust. A trust store that cannot be read is an error that changes nothing.
-"""
+"""`spark trust [--yes] [--show] [--revoke]`: trust this repo's project files as they are now,
+after showing what they would set (no terminal and no ``--yes``: exit 1, nothing changed)."""
 
 from __future__ import annotations
 

@@ -1,10 +1,5 @@
-"""`spark` with no command: the interactive session in this repo (the TUI).
-
-Wires the concrete parts the TUI must not import itself: the settings from the
-flags, the session, and a ``Connector`` that opens the provider's channel
-(starting the bundled engine in-process for ``mock``). Not a terminal (``spark
-< file``, inside a pipe): one line pointing to ``spark edit``, exit 2.
-"""
+"""`spark` with no command: the interactive session in this repo (the TUI), wired with its
+settings, session and channel; not a terminal: a pointer to ``spark edit``, exit 2."""
 
 from __future__ import annotations
 
@@ -26,15 +21,16 @@ NOT_A_TTY = ("spark: the interactive session needs a terminal; for pipes and scr
 
 @asynccontextmanager
 async def connect(settings: Settings) -> AsyncIterator[Channel]:
-    """The channel the settings describe, kept open for the whole session (with a warm
-    spare WebSocket for interrupts)."""
-    from spark_cli.cli.wiring import WiringError, open_provider_channel  # deferred: spark --help
+    """The channel the settings describe, open for the whole session (with a warm spare);
+    channels open at once share one bundled engine."""
+    # deferred: spark --help
+    from spark_cli.cli.wiring import WiringError, open_provider_channel, shared_provider
     from spark_cli.protocol.channel import ChannelError  # deferred: spark --help
 
     try:
-        async with open_provider_channel(settings.provider, idle_timeout=settings.idle_timeout,
-                                         first_token_timeout=settings.first_token_timeout,
-                                         one_shot=False) as channel:
+        async with shared_provider(settings.provider) as provider, open_provider_channel(
+                provider, idle_timeout=settings.idle_timeout, one_shot=False,
+                first_token_timeout=settings.first_token_timeout) as channel:
             yield channel
     except WiringError as exc:
         raise ChannelError("bad_request", str(exc)) from None

@@ -1,14 +1,6 @@
-"""The one place that turns resolved Settings into a concrete Channel.
-
-- ``mock`` without a ``base_url``: the bundled engine on an ephemeral loopback port with a
-  random token, spoken to over the Responses WebSocket like a real provider; it runs on a
-  thread with its own event loop, so the client's work never delays its pacing.
-- ``mock`` with a ``base_url``: that running engine (`spark engine serve`), over the WebSocket.
-- any other kind: the transport factory with the provider's base URL and key.
-
-A one-shot's request may go ahead of its channel (:func:`send_ahead`). Concrete parts
-(engine, transports) are imported only here, for the kind asked for.
-"""
+"""The one place that turns resolved Settings into a concrete Channel: for ``mock`` the
+bundled engine (in-process on its own thread, or a running one at ``base_url``), else
+the transport factory. A one-shot's request may go ahead (:func:`send_ahead`)."""
 
 from __future__ import annotations
 
@@ -23,8 +15,7 @@ if TYPE_CHECKING:
     from spark_cli.transport.fast import SentAhead
 
 CONNECT_TIMEOUT = 5.0
-"""Seconds to open a connection, for a request sent ahead and the channel adopting it
-(the channels' own default too)."""
+"""Seconds to open a connection (sent ahead and adopted alike)."""
 IDLE_TIMEOUT = 10.0
 """The silence limit (also the time allowed to write a request), likewise."""
 
@@ -38,15 +29,10 @@ async def open_provider_channel(provider: ProviderSettings, *, idle_timeout: flo
                                 one_shot: bool = True, ahead: SentAhead | None = None,
                                 first_token_timeout: float | None = None,
                                 **channel_options: Any) -> AsyncIterator[Channel]:
-    """A channel for ``provider`` (``Settings.provider``), closed (and engine stopped) on exit.
+    """A channel for ``provider``, closed (and engine stopped) on exit.
 
-    ``one_shot`` skips the warm spare WebSocket connection a TUI keeps for
-    interrupts: a single turn never needs it. Otherwise a bundled engine also
-    loads its brain at once (a one-shot loads it within its first token's
-    time). ``channel_options`` go to the channel's constructor (e.g.
-    ``max_retries``). ``ahead``: what :func:`send_ahead` sent for this provider.
-    ``first_token_timeout``: the configured prefill limit (None: derived from the prompt).
-    """
+    ``one_shot``: no warm spare (and the engine loads its brain lazily); ``ahead``: what
+    :func:`send_ahead` sent; ``first_token_timeout``: None derives it from the prompt."""
     kind = provider.kind
     options: dict[str, Any] = dict(channel_options)
     options.setdefault("secrets", provider.secrets)  # every key spark can see: masked in errors
@@ -83,19 +69,14 @@ async def open_provider_channel(provider: ProviderSettings, *, idle_timeout: flo
         try:
             channel = open_channel(kind, base_url=base_url, api_key=api_key, **options)
         except ValueError as exc:  # the URL's userinfo is masked in it; a key elsewhere too
-            from spark_cli.protocol.secrets import Secrets  # deferred: launch -> request
-
-            raise WiringError(Secrets(provider.secrets).mask(str(exc))) from None
+            raise WiringError(provider.secrets.mask(str(exc))) from None
         stack.push_async_callback(channel.aclose)
         yield channel
 
 
 def send_ahead(provider: ProviderSettings, request: TurnRequest, *,
                idle_timeout: float | None = None) -> SentAhead | None:
-    """A one-shot's ``request`` sent now, before asyncio is imported, for
-    :func:`open_provider_channel`'s ``ahead``: :func:`spark_cli.transport.fast.send_ahead`
-    with this provider's URL, key and the channel's timeouts; None where nothing was sent
-    (the bundled engine is not started yet)."""
+    """A one-shot's ``request`` sent now for ``ahead`` (None for the bundled engine)."""
     if not provider.base_url:
         return None
     from spark_cli.transport.fast import send_ahead as fast_send  # deferred: launch -> request
@@ -106,24 +87,38 @@ def send_ahead(provider: ProviderSettings, request: TurnRequest, *,
                      write_timeout=IDLE_TIMEOUT if idle_timeout is None else idle_timeout)
 
 
+_SHARED: dict[str, Any] = {"users": 0}  # the first block in starts the engine, the last stops it
+
+
 @contextlib.asynccontextmanager
 async def shared_provider(provider: ProviderSettings) -> AsyncIterator[ProviderSettings]:
-    """``provider``, or for the bundled engine one engine started here that every channel
-    opened on the result shares (best of N: one engine, N connections)."""
+    """``provider``, or for the bundled engine the one engine every open block shares."""
     if provider.kind != "mock" or provider.base_url:
         yield provider
         return
+    import asyncio  # deferred: launch -> request
     import dataclasses  # deferred: launch -> request
 
-    async with _bundled_engine() as engine:
+    _SHARED["users"] += 1
+    try:
+        if "start" not in _SHARED:
+            stack = _SHARED["stack"] = contextlib.AsyncExitStack()
+            _SHARED["start"] = asyncio.ensure_future(stack.enter_async_context(_bundled_engine()))
+        engine = await asyncio.shield(_SHARED["start"])
+        engine.state.warm()
         yield dataclasses.replace(provider, base_url=engine.url + "/v1", api_key=engine.token)
+    finally:
+        _SHARED["users"] -= 1
+        if not _SHARED["users"]:
+            start, stack = _SHARED.pop("start"), _SHARED.pop("stack")
+            with contextlib.suppress(BaseException):
+                await start  # (a start cancelled with its only user)
+            await stack.aclose()
 
 
 @contextlib.asynccontextmanager
 async def _bundled_engine() -> AsyncIterator[Any]:
-    """The bundled engine for this run, on loopback, a free port and a random token:
-    websockets' server alone (no uvicorn: it starts and stops in milliseconds), on its own
-    thread and loop."""
+    """The bundled engine on loopback (websockets' server alone), on its own thread and loop."""
     import secrets  # deferred: launch -> request (hmac, hashlib; only for a bundled engine)
 
     # deferred: launch -> request

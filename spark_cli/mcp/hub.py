@@ -38,12 +38,9 @@ class McpServerStatus:
 
 
 class McpHub:
-    """Every configured MCP server of one session. :meth:`start` returns at once (nothing
-    on launch waits for a server or imports the SDK); each request declares the tools as
-    ``mcp__SERVER__TOOL`` from the live list, else the last run's cache, else leaves the
-    server out with a note; :meth:`call` never raises; ``allowed_tools`` alone lets a call
-    run unasked (a ``readOnlyHint`` does not). ``env`` values and the bearer token are
-    masked in everything the hub returns."""
+    """Every configured MCP server of one session: :meth:`start` returns at once, tools are
+    declared from the live list or last run's cache, :meth:`call` never raises, and only
+    ``allowed_tools`` runs unasked. ``env`` values and the bearer token are masked."""
 
     def __init__(self, servers: Sequence[McpServerConfig], root: Path, *,
                  cache: Path | None = None, environ: Mapping[str, str] | None = None) -> None:
@@ -73,9 +70,7 @@ class McpHub:
                 and link.live is None and link.cached() is None]
 
     async def wait_ready(self, *, uncached: bool = False) -> None:
-        """Start the enabled servers (``uncached``: those with no cached tool list) and wait
-        until each is ready or has failed (its ``startup_timeout_s`` at most): a one-shot's
-        first request then declares their tools (and the cache is written)."""
+        """Start the enabled servers; wait until each is ready or failed (at most its timeout)."""
         links = self.uncached() if uncached else [
             link for link in self._links.values() if link.config.enabled]
         await asyncio.gather(*(link.wait_ready() for link in links))
@@ -149,8 +144,7 @@ class McpHub:
                       key=lambda link: -len(link.config.name))
 
     async def wait_for(self, name: str) -> tuple[ServerLink, str] | None:
-        """The server and tool behind ``name``; a name called before its server listed its
-        tools waits for that server (up to its ``startup_timeout_s``)."""
+        """The server and tool behind ``name``, waiting for a server still listing its tools."""
         found = self._lookup(name)
         owners = self._owners(name)
         if found is None and owners and owners[0].state == "starting":

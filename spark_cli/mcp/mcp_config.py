@@ -1,16 +1,6 @@
-"""``[mcp_servers.NAME]`` tables: the MCP servers a user or a project configures.
-
-Read from the same files as the settings (user, then project: a project's server
-replaces the user's of the same name), every value checked: a bad one is an
-:class:`McpConfigError` naming the file and the key. A server is stdio (``command``,
-``args``, ``env``, ``cwd``) or streamable HTTP (``url``, ``headers``,
-``bearer_token_env_var``); both take ``enabled``, ``startup_timeout_s``,
-``tool_timeout_s`` and ``allowed_tools``. Each remembers where it was defined.
-``env`` and ``headers`` values are never shown (:meth:`McpServerConfig.secrets`). Each
-server's tool list of the last run is cached by what it runs (`cache_key`: command,
-arguments and the executable's path and mtime, or the URL) under the user cache dir, so
-the first request declares its tools at once.
-"""
+"""``[mcp_servers.NAME]`` tables from the user's and the project's config: stdio or streamable
+HTTP servers, every value checked (:class:`McpConfigError` names the file and key); each
+server's tool list of the last run cached by what it runs (`cache_key`)."""
 
 from __future__ import annotations
 
@@ -19,7 +9,7 @@ import os
 import re
 import shutil
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import field
 from pathlib import Path
 from typing import Any
@@ -50,8 +40,7 @@ _CHECKS: dict[str, tuple[Any, str]] = {
                       "a list of tool names"),
 }
 USER_ONLY = frozenset({"bearer_token_env_var", "allowed_tools"})
-"""A project server's keys only the user config sets (which variable is sent, what runs
-unasked): ignored there with a warning, as is an ``env`` value naming a variable."""
+"""A project server's keys only the user config may set (ignored there with a warning)."""
 _VARIABLE = re.compile(r"\$\{?[A-Za-z_]")
 _CHECKS["tool_timeout_s"] = _CHECKS["startup_timeout_s"]
 _CHECKS["headers"] = _CHECKS["env"]
@@ -96,8 +85,7 @@ class McpServerConfig:
 
 
 def _project_only(name: str, table: dict[str, Any], where: str) -> list[str]:
-    """Drop a project server's user-only keys and ``env`` values naming a variable from
-    ``table``; a warning for each."""
+    """Drop a project server's user-only keys and variable-naming ``env`` values, warning each."""
     ignored = [f"'{key}'" for key in sorted(USER_ONLY & table.keys())]
     for key in USER_ONLY:
         table.pop(key, None)
@@ -139,28 +127,35 @@ def _server(name: str, table: object, where: str, source: str) -> McpServerConfi
     return McpServerConfig(name, source, **values, ignored=tuple(ignored))
 
 
-def read_servers(files: Sequence[tuple[str, Path]]) -> tuple[McpServerConfig, ...]:
-    """The servers the files configure: ``(label, path)`` pairs, later files winning."""
+def read_servers(files: Sequence[tuple[str, Path]],
+                 read: Callable[[Path], Mapping[str, object]] | None = None,
+                 ) -> tuple[McpServerConfig, ...]:
+    """The servers the files configure: ``(label, path)`` pairs, later files winning;
+    ``read``: how a file's table is read (the session's: each file read once)."""
     found: dict[str, McpServerConfig] = {}
     for label, path in files:
-        try:
-            raw = path.read_bytes()
-        except OSError:
-            continue
-        if b"mcp_servers" not in raw:
-            continue  # no table of ours: no parser needed
-        import tomllib  # deferred: spark --help
-
-        try:
-            data = tomllib.loads(raw.decode())
-        except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-            raise McpConfigError(f"{path}: not valid TOML ({exc})") from None
+        data = _read(path) if read is None else read(path)
         tables = data.get("mcp_servers", {})
         if not isinstance(tables, dict):
             raise McpConfigError(f"{path}: 'mcp_servers' must be a table of [mcp_servers.NAME]")
         for name, table in tables.items():
             found[name] = _server(name, table, str(path), f"{label} {path}")
     return tuple(found.values())
+
+
+def _read(path: Path) -> Mapping[str, object]:
+    try:
+        raw = path.read_bytes()
+    except OSError:
+        return {}
+    if b"mcp_servers" not in raw:
+        return {}  # no table of ours: no parser needed
+    import tomllib  # deferred: spark --help
+
+    try:
+        return tomllib.loads(raw.decode())
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise McpConfigError(f"{path}: not valid TOML ({exc})") from None
 
 
 def config_lines(servers: Sequence[McpServerConfig]) -> list[str]:
@@ -171,8 +166,7 @@ def config_lines(servers: Sequence[McpServerConfig]) -> list[str]:
 
 
 def cache_dir(env: Mapping[str, str]) -> Path:
-    """Where the tool lists live: ``$SPARK_CACHE_DIR/mcp``, else ``$XDG_CACHE_HOME/spark/mcp``
-    or ``~/.cache/spark/mcp`` on Linux, else platformdirs'."""
+    """The tool lists' folder: ``$SPARK_CACHE_DIR/mcp``, else the user cache's ``spark/mcp``."""
     override = env.get("SPARK_CACHE_DIR")
     if override:
         return Path(override) / "mcp"
@@ -206,8 +200,7 @@ def _file(folder: Path, server: McpServerConfig, key: str) -> Path:
 
 
 def load_tools(folder: Path, server: McpServerConfig, key: str) -> list[dict[str, Any]] | None:
-    """The cached tools (``name``, ``description``, ``schema``), or None (a file missing,
-    unreadable or for another key)."""
+    """The cached tools, or None (missing, unreadable or for another key)."""
     try:
         data = json.loads(_file(folder, server, key).read_text(encoding="utf-8"))
     except (OSError, ValueError):

@@ -1,13 +1,6 @@
-"""An MCP tool as the model's wire can take it: a safe name and a plain JSON schema.
-
-Function names on both wires are ``[A-Za-z0-9_-]{1,64}``: ``mcp__SERVER__TOOL``
-with any other character replaced by ``_``, and a long name cut with a short
-digest to stay unique. Schemas: the top level must be an object (a schema
-without ``type`` but with ``properties`` gets ``"type": "object"``; anything else
-leaves the tool out); local ``$ref``s are inlined (a recursive one becomes ``{}``,
-any value); ``oneOf`` becomes ``anyOf`` (looser, never wrong for a valid call);
-``$schema``, ``$id`` and ``$defs`` are dropped. Each change is a note for ``/mcp``.
-"""
+"""An MCP tool as the wire takes it: a safe name (``mcp__SERVER__TOOL``, ``[A-Za-z0-9_-]{1,64}``)
+and a plain object schema (local ``$ref``s inlined, ``oneOf`` as ``anyOf``); each change is a
+note for ``/mcp``."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""The official MCP SDK as the hub uses it: imported here only, by a worker thread.
-
-:func:`spark_cli.mcp.server_link.load_sdk` imports this module off the event loop (the SDK
-costs ~0.3 s to import), so nothing on the way to a request pays for it; everything
-after that reads the SDK's own types from here.
-"""
+"""The official MCP SDK as the hub uses it, imported here only, off the event loop by
+:func:`spark_cli.mcp.server_link.load_sdk` (it costs ~0.3 s)."""
 
 from __future__ import annotations
 

@@ -1,15 +1,7 @@
 """One MCP server: its connection, held open by a background task, and its calls.
 
-:meth:`ServerLink.start` only creates a task; that task imports the SDK in a worker
-thread, starts the server (stdio: a process in its own session with a minimal environment
-plus ``env``, stderr to ``NAME.log`` beside the cache; HTTP: ``headers`` and the bearer
-token), lists its tools, caches them and keeps the connection until :meth:`stop`.
-Startup past ``startup_timeout_s`` fails the server with a note. Every call failure (a
-dead server, no answer within ``tool_timeout_s``) is an error result; a server gone
-mid-call is ``crashed`` and the hub restarts it once, on the next turn. The SDK's shutdown
-closes stdin, then kills the process group. An answer reaches the model as text
-(`to_result`): images, audio and binary resources as one-line notes.
-"""
+Every call failure is an error result; a server gone mid-call is ``crashed`` and restarted
+once on the next turn. Answers reach the model as text (`to_result`)."""
 
 from __future__ import annotations
 
@@ -31,17 +23,12 @@ if TYPE_CHECKING:
 State = Literal["off", "starting", "ready", "failed", "crashed", "stopped"]
 CONNECTION_CLOSED, REQUEST_TIMEOUT = -32000, -32001  # JSON-RPC codes the SDK raises with
 MAX_OUTPUT = 60_000
-"""Characters of an answer the model gets at most (the session's window budget applies
-after that, as to every tool output)."""
 STOP_WAIT_S = 8.0
-"""How long :meth:`ServerLink.stop` waits for the SDK's shutdown (it escalates to SIGKILL
-well within this) before it cancels the task."""
+"""How long :meth:`ServerLink.stop` waits for the SDK's shutdown before cancelling."""
 
 
 async def load_sdk() -> None:
-    """Import :mod:`spark_cli.mcp.sdk` in a daemon thread: a run that ends before the import
-    is done (a short `spark edit`) exits without waiting for it (``asyncio.to_thread``'s pool
-    would be joined at exit)."""
+    """Import :mod:`spark_cli.mcp.sdk` in a daemon thread (a pool's would be joined at exit)."""
     loaded: concurrent.futures.Future[None] = concurrent.futures.Future()
 
     def work() -> None:
@@ -92,8 +79,7 @@ class ServerLink:
         return self._cached or None
 
     def start(self) -> None:
-        """Start the server in the background (nothing to wait for here); a crashed one
-        starts anew once its old connection is closed."""
+        """Start the server in the background (a crashed one anew once its connection closed)."""
         previous = self._task
         busy = previous is not None and not previous.done() and self.state != "crashed"
         if not self.config.enabled or self.closed or busy:
@@ -271,10 +257,7 @@ def _block(block: types.ContentBlock) -> tuple[str, bool]:
 
 
 def to_result(answer: types.CallToolResult, tool: str) -> ToolResult:
-    """``answer`` as the session's tool result: the text blocks
-    joined; structured content as compact JSON when the server sent no text (with text,
-    the protocol has the text repeat it); a resource link its URI; cut at
-    :data:`MAX_OUTPUT` with a note."""
+    """``answer`` as a tool result: its text (else structured content as JSON), cut with a note."""
     parts = [_block(b) for b in answer.content]
     structured = answer.structured_content
     if structured is not None and not any(is_text for _, is_text in parts):

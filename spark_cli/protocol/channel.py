@@ -1,10 +1,5 @@
-"""The one small interface between a session and any model channel.
-
-Transports (WebSocket Responses, HTTP SSE Chat Completions / Responses)
-implement :class:`Channel`; the session and front ends only ever see this
-module. Everything here is plain data (records, :mod:`spark_cli.record`): no I/O.
-The rules every channel follows, tools included, are on :class:`Channel`.
-"""
+"""The one small interface between a session and any model channel: :class:`Channel` and
+plain data (records), no I/O; the rules every channel follows are on :class:`Channel`."""
 
 from __future__ import annotations
 
@@ -89,15 +84,9 @@ class Capabilities:
 
 @record
 class RequestSent:
-    """The request has left: its bytes were written to the connection.
-
-    Yielded only once they were (never for a request that could not be sent,
-    e.g. an unreachable host), so a consumer may do slow work on it (load the
-    edit applier) without delaying the send: that work overlaps the model's TTFT.
-    """
+    """The request's bytes were written (never yielded for one that was not): work overlaps TTFT."""
 
     at: float
-    """``time.perf_counter()`` when the request left (latency mark)."""
 
 
 @record
@@ -181,8 +170,7 @@ class UsageReported:
     input_tokens: int
     output_tokens: int
     time_info: dict[str, float] | None = None
-    """The provider's own timing breakdown when it sends one (Cerebras' ``time_info``:
-    ``queue_time``, ``prompt_time``, ``completion_time``, ``total_time``, seconds)."""
+    """The provider's timing breakdown in seconds when it sends one (Cerebras' ``time_info``)."""
     cached_tokens: int = 0
     """Input tokens the server read from its prompt cache (part of ``input_tokens``)."""
 
@@ -210,8 +198,7 @@ ErrorKind = Literal["auth", "rate_limit", "quota", "context_length", "bad_reques
 
 @record
 class Overflow:
-    """A request the server refused as longer than its window (either figure may be None:
-    the server did not say it); rides on a ``context_length`` :class:`ChannelError`."""
+    """A request refused as longer than the window (either figure None: not said)."""
 
     requested: int | None
     window: int | None
@@ -236,36 +223,14 @@ class ChannelError(Exception):
 class Channel(Protocol):
     """What the session needs from a model channel.
 
-    Rules every channel follows:
-
-    - ``stream(request)`` yields :data:`ChannelEvent` values and ends with exactly
-      one :class:`TurnFinished`, or raises :class:`ChannelError`.
-    - ``request.messages`` is the whole conversation; a channel that can chain
-      (``previous_response_id``) sends only what is new and replays everything on a
-      fresh connection.
-    - Waits and retries (429, 5xx, capacity) happen inside the channel and are
-      reported as :class:`WaitingToRetry` / :class:`Queued` so a UI can count down.
-      A channel retries on its own only before any output of the turn was yielded
-      (a :class:`TextDelta` or a :class:`ToolCallOpened`); a failure after output
-      started raises ``ChannelError`` (the
-      caller decides; nothing already applied is ever replayed twice).
-    - ``stop()`` ends the running stream now: it finishes with
-      ``TurnFinished(status="cancelled")``.
-
-    Tools (the model's function calls). ``request.tools`` declares them (empty: the
-    request carries no ``tools`` field at all). A response that calls tools yields
-    ``ToolCallOpened`` when a call's item opens (its name known) and
-    ``ToolCallCompleted`` with the whole :class:`ToolCall` once its arguments are
-    complete, then finishes ``completed`` as any response does. The caller runs the
-    calls and sends the next request with the conversation extended, in this order:
-    the response's text as one ``Message("assistant", text)`` (only when it wrote
-    any: a preamble), then every ``ToolCall`` in the order the response made them,
-    then one ``ToolOutput`` per call in the same order. A channel that chains
-    (``previous_response_id``) recognises that the response already holds the
-    assistant message and the calls and sends only the outputs. On Chat
-    Completions the assistant message and its calls travel as one assistant message
-    with ``tool_calls``, each output as a ``role: "tool"`` message.
-    """
+    - ``stream(request)`` yields :data:`ChannelEvent` values and ends with exactly one
+      :class:`TurnFinished`, or raises :class:`ChannelError`; ``stop()`` ends it cancelled.
+    - ``request.messages`` is the whole conversation; a chaining channel sends only what is new.
+    - Waits and retries happen inside, reported as :class:`WaitingToRetry` / :class:`Queued`,
+      and only before any output (a :class:`TextDelta` or :class:`ToolCallOpened`).
+    - Tools: calls arrive as ``ToolCallOpened`` then ``ToolCallCompleted``; the caller extends
+      the conversation with the response's text (if any), its ``ToolCall``s in order, then one
+      ``ToolOutput`` each, and a chaining channel sends only the outputs."""
 
     @property
     def capabilities(self) -> Capabilities: ...
@@ -281,11 +246,7 @@ class Channel(Protocol):
         """Interrupt the running turn now."""
 
     async def warm(self, request: TurnRequest | None = None) -> None:
-        """Connect ahead of the first turn (a no-op where nothing persists).
-
-        With a ``request``, a channel that can chain may send its context ahead
-        without generating (``generate: false``), so the real turn sends only
-        the new input."""
+        """Connect ahead of the first turn; send ``request``'s context without generating."""
 
     async def aclose(self) -> None:
         """Release connections."""

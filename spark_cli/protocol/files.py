@@ -1,9 +1,5 @@
-"""How files travel inside a request: a path line, then a fenced block with the content.
-
-This is the convention the session writes and the bundled engine's brains read,
-and one that real models already understand (it is what aider and most chat
-UIs use): see :func:`render_file_block`.
-"""
+"""How files travel inside a request: a path line, then a fenced block with the content
+(the convention aider and most chat UIs use; :func:`render_file_block`)."""
 
 from __future__ import annotations
 
@@ -33,17 +29,8 @@ def _fence_for(content: str) -> str:
 def render_file_block(block: FileBlock) -> str:
     """The text of one file block, ending with a newline.
 
-        src/app.py
-        ```python
-        def main():
-            ...
-        ```
-
-    The fence is made of backticks, at least three and always longer than any run
-    of backticks inside the content, so any file round-trips. The content inside
-    the fence always ends with a newline; a file without a final newline is marked
-    with ``(no final newline)`` after the path so nothing is lost.
-    """
+    The backtick fence is longer than any run inside, so any file round-trips; a file without
+    a final newline is marked ``(no final newline)`` after the path."""
     content = block.content
     header = block.path
     if content and not content.endswith("\n"):

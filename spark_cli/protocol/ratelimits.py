@@ -1,16 +1,7 @@
 """How long to wait before retrying a rate-limited or failed request: pure parsing.
 
-Sources, in the order a client should trust them:
-
-1. ``retry-after-ms`` (milliseconds, OpenAI),
-2. ``retry-after`` (seconds, or an HTTP date),
-3. ``x-ratelimit-reset-*`` (OpenAI durations such as ``6m0s``, ``1.5s``,
-   ``250ms``; Cerebras float seconds such as ``11.38``),
-4. "try again in 1.2s" inside the error message,
-5. capped exponential backoff with jitter.
-
-No I/O and no clock of its own: ``now`` and the random source are parameters.
-"""
+Trusted in order: ``retry-after-ms``, ``retry-after``, ``x-ratelimit-reset-*``, "try again
+in 1.2s" in the message, then capped backoff with jitter (``now`` and the random source given)."""
 
 from __future__ import annotations
 
@@ -45,8 +36,7 @@ class RetryDelay:
 
 
 def parse_duration(text: str) -> float | None:
-    """Seconds in an OpenAI duration (``6m0s``, ``1.5s``, ``250ms``, ``1h2m``) or
-    plain float seconds (``11.38``); ``None`` when it is neither."""
+    """Seconds in an OpenAI duration (``6m0s``, ``250ms``) or plain float seconds; else None."""
     text = text.strip()
     if re.fullmatch(_PLAIN_SECONDS, text):
         return _finite(float(text))
@@ -73,12 +63,7 @@ def parse_retry_after(value: str, *, now: float) -> float | None:
 
 
 def delay_from_headers(headers: Mapping[str, str], *, now: float) -> RetryDelay | None:
-    """The delay the response headers ask for (keys compared case-insensitively).
-
-    Of several ``x-ratelimit-reset-*`` values, the ones whose matching
-    ``x-ratelimit-remaining-*`` is 0 count (the longest of them); when none is
-    known exhausted, the shortest reset is used (the retry learns more).
-    """
+    """The delay the headers ask for: the longest exhausted reset, else the shortest reset."""
     lower = {k.lower(): v for k, v in headers.items()}
     raw = lower.get("retry-after-ms")
     if raw is not None and re.fullmatch(_PLAIN_SECONDS, raw.strip()):

@@ -1,18 +1,10 @@
-"""Every secret spark can see, masked before it is shown, written or handed to a command.
-
-- `Secrets`: every key spark can read (each preset's variable, each ``api_key_env`` a
-  config names, ``SPARK_API_KEY``, the key in use), masked in text from outside (a 401
-  can echo any header or variable) before it becomes an error message or an event.
-- `mask_url` / `mask_urls_in`: a base URL's userinfo (``https://TOKEN@host/v1``)
-  wherever a URL is shown (``spark config``, error details).
-- `scrubbed_env` / `Masker`: a command's environment without ``*_API_KEY`` or
-  ``*_TOKEN`` variables (any case) nor the given secrets' values, and its output with
-  any secret that still reaches it masked, also when one arrives split across reads.
-"""
+"""Every secret spark can see, masked before it is shown, written or handed to a command:
+`Secrets` (every key spark can read), `mask_url` / `mask_urls_in` (a URL's userinfo),
+`scrubbed_env` and `Masker` (a command's environment and its streamed output)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from urllib.parse import urlsplit, urlunsplit
 
 MASK = "***"
@@ -26,16 +18,16 @@ _SECRET_NAMES = ("_API_KEY", "_TOKEN")
 
 
 class Secrets:
-    """An immutable set of secrets, each masked as ``***`` wherever it appears, longest first
-    (a key that contains another is masked whole), with a long one's tail (providers often
-    quote only ``…cdef1234``). Values shorter than :data:`MIN_LENGTH` are no secrets
-    (masking ``abc`` everywhere would garble messages and protect nothing)."""
+    """An immutable set of secrets, each masked as ``***`` (longest first, and a long one's tail);
+    values shorter than :data:`MIN_LENGTH` are no secrets."""
 
-    __slots__ = ("_needles",)
+    __slots__ = ("_needles", "values")
 
     def __init__(self, values: Iterable[str | None] = ()) -> None:
+        self.values = tuple(value for value in values if value)
+        """The secrets as given (what a command's environment and output leave out)."""
         needles: set[str] = set()
-        for secret in values:
+        for secret in self.values:
             if not secret or len(secret) < MIN_LENGTH:
                 continue
             needles.add(secret)
@@ -50,8 +42,15 @@ class Secrets:
     def __repr__(self) -> str:
         return f"Secrets({len(self._needles)} masked strings)"
 
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.values)
+
     def __or__(self, other: Secrets) -> Secrets:
         return Secrets((*self._needles, *other._needles))
+
+    def including(self, value: str | None) -> Secrets:
+        """These and ``value``: this very object when it holds ``value`` already."""
+        return self if not value or value in self.values else Secrets((value, *self.values))
 
     def mask(self, text: str) -> str:
         """``text`` with every secret (and every long secret's tail) replaced by ``***``."""
@@ -108,8 +107,7 @@ def scrubbed_env(environ: Mapping[str, str], secrets: Iterable[str] = ()) -> dic
 
 
 class Masker:
-    """Replaces every secret in a stream of text chunks with ``OUTPUT_MASK``; the end of a
-    chunk that could begin a secret is held back until the next chunk says."""
+    """Masks secrets in a stream of chunks, holding back a chunk's end that could begin one."""
 
     def __init__(self, secrets: Iterable[str]) -> None:
         self.secrets = sorted({s for s in secrets if len(s) >= OUTPUT_MIN}, key=len,

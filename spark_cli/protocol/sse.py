@@ -1,14 +1,7 @@
-"""Server-sent events framing (the HTML living-standard rules), both directions.
+"""Server-sent events framing (the HTML living-standard rules), both directions, pure.
 
-Pure: the engine encodes with :func:`encode_event`; clients feed decoded text lines (e.g.
-httpx ``aiter_lines()``) to :class:`SSEDecoder`, which yields one :class:`SSEEvent` per
-blank-line-terminated event; ``data`` lines are joined with newlines and other fields
-(``id``, ``retry``: spark never resumes a stream) are ignored. Comments (``:`` lines) are
-ignored too, unless the decoder was made with ``comments=True``: then each comment is
-returned at once as an event named :data:`COMMENT` (the empty name, which the spec never
-dispatches: an event without a name is "message"). Servers use comments for keep-alives
-and, like the bundled engine on Chat Completions, for queue positions (``: queued 3``).
-"""
+``data`` lines are joined; ``id`` and ``retry`` are ignored. Comments are ignored unless the
+decoder has ``comments=True``: then each is an event named :data:`COMMENT` (``: queued 3``)."""
 
 from __future__ import annotations
 
@@ -20,8 +13,7 @@ COMMENT = ""
 
 @dataclass(slots=True)
 class SSEEvent:
-    """One dispatched event: ``event`` is "message" when the stream named none. Not frozen
-    (one is made per streamed event, and frozen ones cost more); treat it as immutable."""
+    """One dispatched event (``event``: "message" when unnamed); not frozen: one per event."""
 
     data: str
     event: str = "message"

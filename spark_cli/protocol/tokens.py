@@ -1,10 +1,5 @@
-"""What a "token" is in spark: a documented pre-tokenizer piece (about four characters of code).
-
-The bundled engine paces output per piece, and the session counts context against the
-model window with the same rule, so both agree without shipping a real tokenizer. A piece
-is optional leading whitespace and then up to four word characters or up to three
-punctuation characters; a run of whitespace with nothing after it is a piece of its own.
-"""
+"""What a "token" is in spark: a pre-tokenizer piece (about four characters of code), so the
+engine's pacing and the session's context count agree without a real tokenizer."""
 
 from __future__ import annotations
 

@@ -83,9 +83,12 @@ class StreamJsonRenderer(JsonLinesRenderer):
             case ev.UsageReported():
                 return  # summed in the result's usage
             case _:
-                data = event_to_json(event)
-                self._flush_text()
-                self._line("system", subtype=data.pop("type"), **data)
+                self.system(event_to_json(event))
+
+    def system(self, data: dict[str, Any]) -> None:
+        """A spark event (``type``: the ``subtype``) as a ``system`` line."""
+        self._flush_text()
+        self._line("system", subtype=data.pop("type"), **data)
 
     def diff(self, path: str, diff: str) -> None:
         self._diffs[path] = diff

@@ -1,20 +1,19 @@
 """One conversation with a model: its history, what the model saw, and its turns.
 
-``Session(channel, root, settings)`` is the session core every front end
-drives through ``spark_cli.session.api.SessionApi``. ``run_turn`` builds the
-request (``spark_cli.session.building.request``; a problem there is a ``TurnFailed``
-and nothing is sent) and runs it as a :class:`spark_cli.session.turn.TurnRun`.
+``Session`` is the session core every front end drives (``SessionApi``); ``run_turn`` is the
+one turn driver: it builds the request, runs it, resends once after an overflow, saves.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from contextlib import aclosing
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from spark_cli.protocol.channel import Channel, ConversationItem, Message, TurnRequest
+from spark_cli.protocol.channel import Channel, ConversationItem, TurnRequest
 from spark_cli.protocol.summaries import Compaction
 from spark_cli.session.actions.approval import Approver, refuse_all
 from spark_cli.session.building.request import (
@@ -22,18 +21,19 @@ from spark_cli.session.building.request import (
     build_request,
     warm_request,
 )
-from spark_cli.session.compacting import CompactionRun
+from spark_cli.session.compacting import DROP_NOTES, SessionCompaction, TurnInProgress
 from spark_cli.session.config.settings import Settings
 from spark_cli.session.context.report import ContextReport
 from spark_cli.session.context.scan import scan
 from spark_cli.session.context.targets import RequestError
-from spark_cli.session.context.tool_outputs import items_tokens
 from spark_cli.session.events import (
+    BlockRejected,
     CommandFinished,
-    CompactionFinished,
+    EditLanded,
+    EditRefused,
     SessionEvent,
-    TurnCompleted,
     TurnFailed,
+    WaitingToRetry,
 )
 from spark_cli.session.extensions.hooks import Hooks
 from spark_cli.session.extensions.session_part import SessionExtensions
@@ -45,41 +45,23 @@ from spark_cli.session.spend.usage import Usage
 from spark_cli.session.steers import SteerLog
 from spark_cli.session.tool_access import default_runner
 from spark_cli.session.turn import TurnRun
-from spark_cli.session.window.learning import after_turn
+from spark_cli.session.window.learning import RESEND, after_turn, resend_note
 from spark_cli.session.window.plan import budget_of
 from spark_cli.session.workspace.turns import TurnRecord, rewound
 
 if TYPE_CHECKING:
+    from spark_cli.session.api import Keep
     from spark_cli.session.tool_access import RunTool
-    from spark_cli.session.tool_loop import ToolLoop
 
 INTERRUPTED_NOTE = "\n\n[interrupted by the user]"
-DROP_NOTES = {"off": " (auto_compact is off: they were not summarised)",
-              "failed": " (the compaction failed: they were not summarised)",
-              "short": " (even after the compaction)", "": " (not summarised)"}
 FEEDBACK_HEAD = "These edits from your previous answer were NOT applied:\n"
 
 
-class TurnInProgress(RuntimeError):
-    """``run_turn`` was called while another turn of the same session is still running."""
-
-
-class Session(SessionExtensions):
+class Session(SessionCompaction, SessionExtensions):
     """One conversation with a model over ``channel``, editing files under ``root``.
 
-    The attributes a front end reads are documented on ``SessionApi``. ``prepare()`` builds
-    the next turn's request before any channel exists: a one-shot front end checks the
-    request (the window budget, binary files) before it starts an engine or connects.
-
-    The assistant's text (partial too, after an interrupt) joins the conversation,
-    so the next turn continues from it; refusals of the last turn are told to the
-    model at the start of the next one.
-
-    Tools: unless ``settings.tools`` is off, every request declares the model's
-    read-only tools and a turn runs the calls the model makes
-    (:mod:`spark_cli.session.tool_loop`); the calls and their outputs join the
-    conversation (every call answered), so a later turn and ``--resume`` keep
-    what was read."""
+    The assistant's text (partial too) and the tool calls with their outputs join the
+    conversation; refusals of the last turn are told to the model at the start of the next."""
 
     def __init__(self, channel: Channel | None, root: Path, settings: Settings, *,
                  dry_run: bool = False, run_tool: RunTool | None = None,
@@ -90,17 +72,14 @@ class Session(SessionExtensions):
         self.dry_run = dry_run
         self.history: list[ConversationItem] = []
         self.turns: list[TurnRecord] = []
-        """Every turn of this conversation as it was, oldest first (what a rewind lists)."""
-        self._compacting: CompactionRun | None = None
+        self._compacting = None
         self._turn_compaction: Compaction | None = None  # made inside the running turn
         self._spent: list[Usage] = []  # an automatic compaction's, for the turn it ran for
         self.readable: list[str] = []
-        """Files the user named or added in this session: the tools may read them even where
-        ``.gitignore`` hides them."""
+        """Files the user named or added: readable even where ``.gitignore`` hides them."""
         self.servers = McpServers(self.root, lambda: self.settings)
         """The MCP servers the config names; their tools join the requests."""
         self.approver: Approver = refuse_all
-        """Asked before an action the policy does not let run by itself (``set_approver``)."""
         self._run_tool = run_tool  # None: ``spark_cli.tools.run.run_tool``, imported when needed
         self._own_tools = run_tool is None  # the real tools: warmed during the first TTFT
         self._run: TurnRun | None = None
@@ -117,6 +96,7 @@ class Session(SessionExtensions):
         """A harness's limits on the run (`spark edit --max-turns`, ``--timeout``)."""
         self.hooks, self._stop_rounds, self._hooked = Hooks(self.root), 0, ""  # `submit`'s text
         self.models: dict[str, str] = {}
+        self.keep: Keep | None = None
 
     @property
     def streaming(self) -> bool:
@@ -136,6 +116,9 @@ class Session(SessionExtensions):
     def set_approver(self, approver: Approver) -> None:
         self.approver = approver
 
+    def set_keep(self, keep: Keep) -> None:
+        self.keep = keep
+
     def restore(self, history: Sequence[ConversationItem],
                 turns: Sequence[TurnRecord] = ()) -> None:
         if self.streaming:
@@ -145,7 +128,6 @@ class Session(SessionExtensions):
         self.turns.extend(turns)
 
     def rewind(self, index: int) -> str:
-        """Drop ``turns[index]`` and every turn after it (`turns.rewound`); its message."""
         if self.streaming:
             raise TurnInProgress("a turn is running: interrupt it first")
         turn = self.turns[index]
@@ -164,8 +146,6 @@ class Session(SessionExtensions):
         return scan(self.root).paths()
 
     def reset(self) -> None:
-        """Start a new conversation (``/clear``): no history, and every file is sent again
-        (the model forgot it). Files on disk and the undo journal are not touched."""
         if self.streaming:
             raise TurnInProgress("a turn is running: interrupt it first")
         self.history.clear()
@@ -175,12 +155,6 @@ class Session(SessionExtensions):
         self._prepared = None
 
     async def warm(self) -> None:
-        """Open the channel's connection now, so the first turn pays no handshake; a new
-        conversation also sends its instructions ahead (``generate: false`` where the
-        channel chains), so a refused key or a wrong model shows before the first turn.
-
-        Raises ``ChannelError`` when the provider cannot be reached (a front end
-        shows it; the first turn reports it again)."""
         if self.channel is None:
             return
         if self.history:
@@ -204,13 +178,6 @@ class Session(SessionExtensions):
             await self.channel.stop()
 
     async def steer(self, text: str) -> bool:
-        """Redirect the running turn in-band when the channel can; False when it cannot.
-
-        Without in-band steering a front end interrupts and starts a new turn: the
-        partial answer is already in ``history``. Between two responses of a turn (the
-        model's tool calls running) there is nothing to steer: False, and the front end
-        stops the turn (what was read stays in the conversation) and sends anew.
-        """
         run, channel = self._run, self.channel
         if run is None or not run.responding or channel is None or not channel.capabilities.steer:
             return False
@@ -219,12 +186,6 @@ class Session(SessionExtensions):
         return True
 
     def prepare(self, instruction: str, files: Sequence[str]) -> TurnFailed | None:
-        """Build the next turn's request now (no channel needed); its failure, if any.
-
-        ``run_turn`` with the same instruction and files right after uses it, so
-        a request that cannot be sent is found before an engine is started or a
-        connection opened.
-        """
         try:
             built = self._build(instruction, files)
         except RequestError as exc:
@@ -267,15 +228,51 @@ class Session(SessionExtensions):
 
     async def run_turn(self, instruction: str,
                        files: Sequence[str]) -> AsyncIterator[SessionEvent]:
+        """One turn; an overflow that taught the window is sent once more within it; then saved."""
         if self.streaming:
             raise TurnInProgress("a turn is already running: interrupt it or wait for it")
+        shown_at = len(self.keep.shown()) - 1 if self.keep is not None else -1
+        try:
+            sent_with, wrote, failed, said = self.settings, False, False, None
+            async with aclosing(self._attempt(instruction, files, shown_at)) as events:
+                async for event in events:
+                    if type(event) is TurnFailed and not failed:  # this turn's own
+                        failed, said = True, resend_note(self, sent_with, event, wrote=wrote)
+                        if said is not None:
+                            continue
+                    wrote = wrote or type(event) in (EditLanded, EditRefused, BlockRejected)
+                    yield event
+            if said is not None:
+                yield WaitingToRetry(0.0, f"{said}; " + RESEND.format(
+                    window=self.settings.context_window), 1)
+                async with aclosing(self._attempt(self._hooked, files, shown_at)) as events:
+                    async for event in events:
+                        yield event
+        finally:
+            for text in (instruction, self._hooked):  # a resend keeps the prompt file's model
+                self.models.pop(text, None)
+            self._hooked = ""  # a later turn of the same text runs its hooks again
+            self.save()
+
+    def save(self) -> None:
+        keep = self.keep
+        if keep is None:
+            return
+        provider = self.settings.provider
+        problem = keep.store.save_conversation(self.history, provider=provider.name,
+                                               model=provider.model, shown=keep.shown(),
+                                               turns=self.turns)
+        if problem:
+            keep.problem(problem)
+
+    async def _attempt(self, instruction: str, files: Sequence[str],
+                       shown_at: int) -> AsyncGenerator[SessionEvent, None]:
         channel = self.channel
         if channel is None:
             raise RuntimeError("the session has no channel yet: attach one first")
         try:
             instruction = instruction if instruction == self._hooked else await self.submit(
                 instruction)
-            self._hooked = ""
             built = self._take_prepared(instruction, files)
         except RequestError as exc:
             yield exc.failure()
@@ -302,11 +299,10 @@ class Session(SessionExtensions):
                 yield event
         finally:
             self._run = None
-            self.models.pop(instruction, None)
             batch = run.applier.end()
             turn = TurnRecord(instruction, started, (), (batch.id,) if batch else (),
                               tuple(f.path for f in batch.files) if batch else (),
-                              tuple(dict.fromkeys(by_commands)))
+                              tuple(dict.fromkeys(by_commands)), shown_at)
             self._remember(built, run, cancelled=self._stop, turn=turn)
         self._learn_window(run, built)
         yield run.result()
@@ -320,98 +316,6 @@ class Session(SessionExtensions):
         sent = usage.input_tokens if usage is not None and usage.input_tokens \
             else built.input_tokens
         self._settings = after_turn(self.settings, run.failure, pieces, sent)
-
-    async def _compact_first(self, instruction: str, files: Sequence[str], built: BuiltRequest,
-                             rebuilt: list[BuiltRequest]) -> AsyncIterator[SessionEvent]:
-        """The compaction a turn needs before it is sent; the request built again after it
-        goes in ``rebuilt`` (left empty when Esc cancelled it, or the request failed)."""
-        compacting = CompactionRun(self.settings, self.root, self.history)
-        async for event in self.compact_events(compacting, built.full_tokens, auto=True):
-            yield event
-        if compacting.stopped:  # Esc: the turn is not sent; nothing changed
-            yield TurnCompleted("cancelled", "compaction cancelled", None, 0, None, 0, 0, 0.0)
-            return
-        note = DROP_NOTES["short" if compacting.result is not None else "failed"]
-        try:
-            rebuilt.append(self._build(instruction, files, note))
-        except RequestError as exc:
-            yield exc.failure()
-
-    def _over_threshold(self, built: BuiltRequest) -> bool:
-        """Compact first: the request passes ``compact_at``, or it would leave turns out."""
-        limit = self.settings.compact_at * self.settings.input_budget
-        dropping = built.history is not None and len(built.history) < len(self.history)
-        return self.settings.auto_compact and bool(self.history) and (
-            built.full_tokens > limit or dropping)
-
-    def compact(self, focus: str = "") -> AsyncIterator[SessionEvent]:
-        """``/compact [FOCUS]``: fold the older turns into one summary now."""
-        if self.streaming:
-            raise TurnInProgress("a turn is running: interrupt it or wait for it")
-        run = CompactionRun(self.settings, self.root, self.history, focus)
-        return self.compact_events(run, self._measure(), auto=False)
-
-    async def compact_events(self, run: CompactionRun, before: int, *, auto: bool,
-                             applied: Callable[[Compaction], int] | None = None,
-                             ) -> AsyncIterator[SessionEvent]:
-        """``run``'s events; ``applied`` takes its result and gives the context's size
-        after (default: it becomes the session's compaction)."""
-        channel = self.channel
-        if channel is None:
-            raise RuntimeError("the session has no channel yet: attach one first")
-        self._compacting, self._prepared = run, None  # built over the history before
-        try:
-            async for event in run.run(channel, before, auto=auto,
-                                       applied=applied or self._apply):
-                if type(event) is CompactionFinished and auto and event.usage is not None:
-                    if self._run is not None:  # inside a turn's tool loop
-                        self._run.meter.add(event.usage)
-                    else:  # before a turn: it counts in that turn's usage
-                        self._spent.append(event.usage)
-                yield event
-        finally:
-            self._compacting = None
-
-    def _apply(self, compaction: Compaction) -> int:
-        self._fold(compaction)
-        self.context_tokens = self._measure()
-        return self.context_tokens
-
-    def _fold(self, compaction: Compaction) -> None:
-        """The summary stands for the history before ``covers`` (``turns`` keeps them)."""
-        self.history[:] = [Message("user", compaction.summary),
-                           *self.history[compaction.covers:]]
-
-    async def _compact_turn(self, built: BuiltRequest,
-                            tools: ToolLoop) -> AsyncIterator[SessionEvent]:
-        """A long agentic turn whose next request would pass ``compact_at``: what came before
-        its latest tool round (the earlier turns, the ask, the earlier rounds) is folded."""
-        settings, budget = self.settings, budget_of(self.settings)
-        keep = tools.latest_round()
-        if not settings.auto_compact or tools.used <= settings.compact_at * budget.cap or not keep:
-            return
-
-        def fold(compaction: Compaction) -> int:  # the history gets this turn at its end
-            self._turn_compaction = compaction
-            tools.fold(built.request, Message("user", compaction.summary), keep)
-            return budget.tokens(tools.used)
-
-        full = [*self.history, built.user_message, *tools.items]
-        run = CompactionRun(settings, self.root, full, cut=len(self.history) + 1 + keep)
-        async for event in self.compact_events(run, budget.tokens(tools.used), auto=True,
-                                               applied=fold):
-            yield event
-
-    def _measure(self) -> int:
-        """The context's size (server tokens) with ``compaction``: the fixed part as the last
-        request had it, and the conversation."""
-        fixed = 0
-        if self.context is not None:
-            parts = self.context.parts
-            fixed = sum(v for k, v in parts.items() if k in ("instructions", "AGENTS.md",
-                                                               "tools"))
-        pieces = fixed + items_tokens(self.history)
-        return budget_of(self.settings).tokens(pieces)
 
     def _start(self, built: BuiltRequest, instruction: str) -> TurnRun:
         self.context_tokens = built.input_tokens
@@ -478,8 +382,7 @@ class Session(SessionExtensions):
 
     def _remember(self, built: BuiltRequest, run: TurnRun, *, cancelled: bool,
                   turn: TurnRecord) -> None:
-        """Keep the conversation (incl. a partial answer and the tool calls), the turn's
-        record and what the model now knows."""
+        """Keep the conversation (a partial answer too), the turn's record, what the model knows."""
         seen = run.applier.seen
         if seen is not None:
             self.seen = dict(seen)  # our own writes are not the user's changes

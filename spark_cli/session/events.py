@@ -1,14 +1,7 @@
 """What a session turn yields to a front end: plain data, past tense (streamed pieces: Delta).
 
-A turn's stream is: channel events passed through where a UI needs them (``RequestSent``,
-``Queued``, ``WaitingToRetry``, ``Reconnected``, ``UsageReported``, the steering events:
-the channel's own types), ``ProseDelta`` for text outside edit blocks, ``EditLanded`` /
-``EditRefused`` the moment a block was applied or refused (wrapping the edit engine's
-``outcome``), ``BlockRejected`` for a malformed block (or an unclosed one at the end of
-an interrupted answer), the tool loop's events, and exactly one final ``TurnCompleted``
-or ``TurnFailed``. ``SessionEvent`` is a closed union: front ends match on these types
-(``spark_cli.session.api``), and ``spark_cli.render.jsonl.EVENT_TYPES`` gives each its
-``--json`` name.
+The channel events a UI needs, prose, edits landed or refused, the tool loop's events, and
+one final ``TurnCompleted`` or ``TurnFailed``; ``SessionEvent`` is the closed union.
 """
 
 from __future__ import annotations
@@ -77,8 +70,7 @@ class EditRefused:
 
 @record
 class ToolCallStarted:
-    """spark started running a call the model made (its arguments are complete); a
-    ``ToolCallFinished`` of the same ``call_id`` follows."""
+    """spark started running a call (its arguments complete); a ``ToolCallFinished`` follows."""
 
     call_id: str
     name: str
@@ -99,8 +91,7 @@ class ToolCallFinished:
     arguments: str
     label: str
     ok: bool
-    """False: the call failed (bad arguments, unknown tool, outside the repo, cancelled);
-    the model was told why under the call's own id."""
+    """False: the call failed; the model was told why under the call's own id."""
     summary: str
     """The result in a few words: ``3 hits``, ``40 lines``, ``no such file``."""
     output: str
@@ -108,16 +99,13 @@ class ToolCallFinished:
     ms: float
     """Milliseconds spark spent running it."""
     line: str
-    """The call and its result in one line for a person: ``search TAX_RATE → 3 hits``,
-    ``read src/shop/pricing.py 1–40 of 120``."""
+    """The call and its result in one line: ``search TAX_RATE → 3 hits``."""
     server: str | None = None
     """The MCP server whose tool this is; None for spark's own tools."""
 
 
 CommandEnd = Literal["exit", "timeout", "stopped", "declined", "refused"]
-"""How a ``run_command`` call ended: the command exited, was killed at its timeout or
-stopped by the user; or it never ran: the user ``declined``, or the policy ``refused`` it
-(commands off, no sandbox, a front end that cannot ask)."""
+"""How a ``run_command`` call ended, or why it never ran (``declined``, ``refused``)."""
 
 
 @record
@@ -132,8 +120,7 @@ class CommandStarted:
 
 @record
 class CommandOutput:
-    """Output of a running command, as it came (stdout and stderr interleaved, secrets
-    masked); a chunk per read, never per byte."""
+    """Output of a running command as it came (interleaved, secrets masked), a chunk per read."""
 
     call_id: str
     text: str
@@ -141,8 +128,7 @@ class CommandOutput:
 
 @record
 class CommandFinished:
-    """A ``run_command`` call ended (or never ran: ``ended`` says which); ``output`` went
-    back to the model under the call's id."""
+    """A ``run_command`` call ended (or never ran: ``ended``); ``output`` went to the model."""
 
     call_id: str
     command: str
@@ -158,8 +144,7 @@ class CommandFinished:
 
 @record
 class ToolLoopStopped:
-    """The model made ``max_tool_calls`` calls in this turn: spark ran no more and ended the
-    turn (the calls it did not run were answered "not run" so the conversation stays valid)."""
+    """``max_tool_calls`` reached: the rest were answered "not run" and the turn ended."""
 
     message: str
     calls: int
@@ -196,8 +181,7 @@ CompactionOutcome = Literal["compacted", "cancelled", "failed", "nothing"]
 
 @record
 class CompactionFinished:
-    """How a compaction ended; ``line`` says it (``context 81% → 12% · compacted in 1.4 s``,
-    or why the conversation was left as it was)."""
+    """How a compaction ended; ``line`` says it (``context 81% → 12% · compacted in 1.4 s``)."""
 
     outcome: CompactionOutcome
     tokens_before: int
@@ -210,8 +194,7 @@ class CompactionFinished:
     auto: bool = False
     """It ran before a turn (the turn is not sent when it was cancelled)."""
     usage: Usage | None = None
-    """The compaction request's tokens and cost (None: nothing was sent); an automatic
-    one's are in its turn's usage too."""
+    """The compaction request's tokens and cost (None: nothing was sent)."""
 
 
 TurnOutcome = Literal["completed", "incomplete", "cancelled", "failed"]
@@ -219,15 +202,10 @@ TurnOutcome = Literal["completed", "incomplete", "cancelled", "failed"]
 
 @record
 class TurnCompleted:
-    """The turn ended (the answer finished, was cut short, or was interrupted).
+    """The turn ended (finished, cut short or interrupted: ``reason``).
 
-    ``status`` is the channel's final status; ``reason`` says why it was not
-    ``completed`` (e.g. ``max_output_tokens``, ``interrupted``, ``max_tool_calls``).
-    ``ttft_s`` is from the first request leaving to the first output of its response
-    (a text delta or a tool call); ``tokens_per_s`` is output tokens (the provider's
-    usage, else counted, summed over the turn's responses) over the streaming time
-    (first to last delta, less the tool round trips).
-    """
+    ``ttft_s``: first request out to first output; ``tokens_per_s``: output tokens over the
+    streaming time (first to last delta, less the tool round trips)."""
 
     status: TurnOutcome
     reason: str | None
@@ -244,8 +222,7 @@ class TurnCompleted:
     tool_calls: int = 0
     """Tool calls spark ran for the model in this turn."""
     tool_time_s: float = 0.0
-    """spark's side of the turn's tool round trips: from the last call of a response
-    complete to the next request on the wire (running the calls included)."""
+    """spark's side of the tool round trips: last call complete to next request out."""
     usage: Usage | None = None
     """The turn's tokens and cost, summed over its responses."""
 
@@ -262,11 +239,7 @@ FailureKind = Literal[
 
 @record
 class TurnFailed:
-    """The turn could not run or broke off; ``message`` is specific and safe to show.
-
-    Edits that landed before a mid-stream failure stay (one undo checkpoint);
-    an unclosed block is dropped.
-    """
+    """The turn could not run or broke off (edits that landed stay); ``message`` is safe to show."""
 
     kind: FailureKind
     message: str

@@ -1,9 +1,7 @@
 """The interaction model over one session: send, redirect, queue, interrupt; one turn at a time.
 
-An interactive front end (the TUI) holds one :class:`Interaction` and calls
-it from key handlers; it never awaits a turn. Each turn runs as its own task
-and every event it yields goes to ``sink`` at once (a plain call: the front
-end buffers and paints on its own clock, never per token).
+The TUI calls an :class:`Interaction` from key handlers and never awaits a turn: each runs as
+its own task and its events go to ``sink`` at once.
 """
 
 from __future__ import annotations
@@ -15,16 +13,7 @@ from typing import Any
 
 from spark_cli.record import record
 from spark_cli.session.api import ChannelError, SessionApi
-from spark_cli.session.events import (
-    BlockRejected,
-    EditLanded,
-    EditRefused,
-    SessionEvent,
-    SteerRejected,
-    TurnFailed,
-    WaitingToRetry,
-)
-from spark_cli.session.window.learning import RESEND, resend_note
+from spark_cli.session.events import SessionEvent, SteerRejected, TurnFailed
 
 
 @record
@@ -65,16 +54,8 @@ Sink = Callable[[InteractionEvent], None]
 class Interaction:
     """One session driven from a keyboard: at most one running turn, a queue behind it.
 
-    - ``submit(text)`` while idle starts a turn. While a turn streams it
-      **redirects**: ``response.steer`` where the channel can (token-level, the
-      successor streams at once); otherwise, or when the provider refuses the
-      steer, the turn is stopped and a new one starts with the new direction (the
-      partial answer is already in the conversation, marked as interrupted).
-    - ``enqueue(text)`` lines a message up; queued messages start in order as
-      turns end. ``interrupt()`` (Esc) stops the turn and *pauses* the queue
-      (it survives; the next ``submit`` or ``resume_queue`` drains it again).
-    - Edits that landed stay when a turn is interrupted (undo is the user's).
-    """
+    While a turn streams, ``submit`` redirects it (in-band steer, else stop and resend);
+    Esc stops the turn and pauses the queue; edits that landed stay."""
 
     def __init__(self, session: SessionApi, sink: Sink, *,
                  files: Callable[[], Sequence[str]] = tuple,
@@ -148,8 +129,7 @@ class Interaction:
         return True
 
     def compact(self, focus: str = "") -> bool:
-        """``/compact``: fold the older turns into one summary now (Esc cancels it); False
-        while a turn runs."""
+        """``/compact`` now (Esc cancels it); False while a turn runs."""
         if self.busy:
             return False
         self._interrupted = False
@@ -194,11 +174,10 @@ class Interaction:
                 await self.ready()
             if self._interrupted:  # Esc while it was still connecting: nothing is sent
                 return
-            for attempt in (1, 2):
-                failed = await self._turn(text, last=attempt == 2)
-                if failed is None:
-                    break
-                sink(WaitingToRetry(0.0, failed, 1))
+            async for event in self.session.run_turn(text, list(self.files())):
+                sink(event)
+                if type(event) is SteerRejected and self._steered:
+                    await self._fall_back(self._steered.pop(0))
         except ChannelError as exc:  # could not connect: nothing was sent
             sink(TurnFailed(exc.kind, exc.message))
         except Exception as exc:  # a bug below us: say so in the transcript, keep the app
@@ -206,22 +185,6 @@ class Interaction:
         finally:
             sink(TurnEnded(self._interrupted))
             asyncio.get_running_loop().call_soon(self._after_turn)
-
-    async def _turn(self, text: str, *, last: bool) -> str | None:
-        """One turn's events to the sink; an overflow that taught the window and got nothing
-        back is not sunk but named (the caller sends the turn once more, within it)."""
-        session, sink, wrote = self.session, self.sink, False
-        sent_with = session.settings
-        async for event in session.run_turn(text, list(self.files())):
-            said = None if last or type(event) is not TurnFailed else resend_note(
-                session, sent_with, event, wrote=wrote)
-            if said is not None:
-                return f"{said}; {RESEND.format(window=session.settings.context_window)}"
-            wrote = wrote or type(event) in (EditLanded, EditRefused, BlockRejected)
-            sink(event)
-            if type(event) is SteerRejected and self._steered:
-                await self._fall_back(self._steered.pop(0))
-        return None
 
     def _after_turn(self) -> None:
         if self.busy:

@@ -1,11 +1,7 @@
-"""The turn's Applier, made only once the request has left.
+"""The turn's Applier, made only once the request has left (its imports overlap the model's TTFT).
 
-Importing ``spark_cli.edits.apply.applier`` (the locate ladder, the journal) is not
-free; a turn makes its Applier and undo batch when the channel says the
-request left (``RequestSent``) or at the first edit, so that work overlaps the
-model's TTFT instead of delaying launch -> request. Then too, :meth:`prime`
-parses the files this request sent (tree-sitter and their grammars load), so
-the first edit's syntax check is an incremental re-parse.
+:meth:`prime` also parses the files the request sent, so the first edit's syntax check is
+an incremental re-parse.
 """
 
 from __future__ import annotations

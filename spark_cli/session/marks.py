@@ -1,12 +1,7 @@
 """Latency marks of one turn (what `spark bench oneshot` and the JSON summary read).
 
-Stamped by the session with ``time.perf_counter()`` (CLOCK_MONOTONIC on Linux,
-the clock ``time.monotonic()`` uses too, so a parent process can compare):
-when the request left (the channel's ``RequestSent``), the first and the last
-text delta (each delta is stamped once, for TTFT and tok/s as well), the
-first output of the first response (a text delta or a tool call: TTFT), and when
-the channel's stream ended. A turn that called tools also keeps spark's side
-of each tool round trip (last call complete -> next request on the wire).
+Stamped with ``time.perf_counter()`` (CLOCK_MONOTONIC on Linux, as ``time.monotonic()``, so a
+parent process can compare); each delta is stamped once.
 """
 
 from __future__ import annotations

@@ -1,13 +1,6 @@
-"""The session's MCP servers: read from the config when a request first needs them, their
-tools declared in every request (live, else from the last run's cache), started and
-stopped by the front end, listed by ``/mcp``; and a turn's calls of their tools.
-
-Reading the config costs a look for ``mcp_servers`` in the config files; only a repo that
-configures servers imports :mod:`spark_cli.mcp.hub`. The servers start when the front end
-says (after the first request left, or after the prompt showed), never on the way there.
-Whether a call runs is ``spark_cli.session.actions.orchestrator``'s (its server's ``allowed_tools``,
-an earlier "always" of the tool, else the user's yes); Esc withdraws the question and
-abandons a running call.
+"""The session's MCP servers: read from the config when a request first needs them, their tools
+declared in every request (live, else cached), started and stopped by the front end, listed by
+``/mcp``; and a turn's calls of their tools (cleared by the orchestrator).
 """
 
 from __future__ import annotations
@@ -20,7 +13,7 @@ from typing import TYPE_CHECKING, Literal
 from spark_cli.mcp.schema import PREFIX
 from spark_cli.protocol.channel import ToolCall, ToolSpec, TurnRequest
 from spark_cli.session.actions.approval import until_stopped
-from spark_cli.session.config.layers import config_files
+from spark_cli.session.config.layers import config_files, read_toml
 from spark_cli.session.config.settings import Settings
 from spark_cli.session.tool_access import call_label, spec_of
 from spark_cli.tools.model import ToolResult
@@ -50,7 +43,7 @@ class McpServers:
                 from spark_cli.mcp.hub import McpHub
                 from spark_cli.mcp.mcp_config import read_servers
 
-                servers = read_servers(config_files(self.root, os.environ))
+                servers = read_servers(config_files(self.root, os.environ), read_toml)
                 self._hub = McpHub(servers, self.root) or None
         return self._hub
 
@@ -65,8 +58,7 @@ class McpServers:
         return tuple(map(spec_of, specs.tools))
 
     def follow_up(self, first: TurnRequest) -> Callable[[], tuple[ToolSpec, ...]]:
-        """A follow-up's tools: spark's own as the first request had them, the MCP tools of
-        now (a server that came up meanwhile joins)."""
+        """A follow-up's tools: spark's own as first sent, the MCP tools of now."""
         own = tuple(t for t in first.tools if not t.name.startswith(PREFIX))
         return lambda: (*own, *self.specs())
 
@@ -128,8 +120,7 @@ class McpCalls:
 
 
 def _names_mcp(path: str) -> bool:
-    """A config file that configures MCP servers (a cheap look before any TOML)."""
     try:
-        return b"mcp_servers" in Path(path).read_bytes()
-    except OSError:
+        return "mcp_servers" in read_toml(Path(path))
+    except ValueError:
         return False

@@ -1,8 +1,4 @@
-"""Where the running turn's steers cut the answer, so the history reads like the channel saw it.
-
-The history then has: answer up to the steer, the steer as a user message, the
-rest of the answer (what previous_response_id chaining compares).
-"""
+"""Where the running turn's steers cut the answer, so the history reads as the channel saw it."""
 
 from __future__ import annotations
 
@@ -34,8 +30,7 @@ class SteerLog:
             self.cuts.append((at, queue.pop(0)))
 
     def conversation(self, parts: list[str], note: str, start: int = 0) -> list[Message]:
-        """The answer from ``parts[start]`` on (one response of a turn that called tools
-        starts later), cut where steers landed; ``note`` ends the last message."""
+        """The answer from ``parts[start]`` on, cut where steers landed; ``note`` ends it."""
         out: list[Message] = []
         for at, text in self.cuts:
             if at < start:

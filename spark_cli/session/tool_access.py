@@ -1,14 +1,7 @@
 """The session's one door to the model's tools (``spark_cli.tools``): specs, runner, labels.
 
-``spark_cli.tools`` is a leaf (pure functions over the repo, confined like
-edits): ``TOOL_DEFS`` names each tool with its description and JSON-schema
-parameters, and ``run_tool(root, name, arguments, *, readable, cancel)``
-runs one call, blocking, and never raises (a bad call is an error *result*).
-The session turns the definitions into the protocol's :class:`ToolSpec` for
-``TurnRequest.tools`` and runs calls through a :class:`RunTool` (tests pass a
-stand-in). ``run_tool`` is imported when a turn first runs a tool. A call in a few words
-for a person (:func:`call_label`, :func:`call_line`) is made here once, so the TUI and
-``spark edit`` agree; arguments that are not a JSON object still get a label.
+``run_tool`` is imported when a turn first runs a tool; :func:`call_label` and
+:func:`call_line` say a call in a few words, the same for the TUI and ``spark edit``.
 """
 
 from __future__ import annotations
@@ -45,8 +38,7 @@ _SPECS = tuple(map(spec_of, (*TOOL_DEFS, RUN_COMMAND_DEF)))
 
 
 def tool_specs(*, commands: bool = False) -> tuple[ToolSpec, ...]:
-    """The tools every request declares (unless tools are off), as the protocol's specs;
-    with ``commands``, ``run_command`` last."""
+    """The tools every request declares, as the protocol's specs (``run_command`` last)."""
     return _SPECS if commands else _SPECS[:-1]
 
 
@@ -94,9 +86,7 @@ def call_label(name: str, arguments: str) -> str:
 
 
 def call_line(label: str, summary: str) -> str:
-    """The call and its result as one line: ``search TAX_RATE → 3 hits``; when the summary
-    starts with what the label names (``read`` and ``src/app.py 1–40 of 120``), the label's
-    verb and the summary: ``read src/app.py 1–40 of 120``."""
+    """The call and its result as one line: ``search TAX_RATE → 3 hits``."""
     verb, _, rest = label.partition(" ")
     if rest and summary.startswith(rest):
         return f"{verb} {summary}"

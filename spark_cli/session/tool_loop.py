@@ -1,14 +1,7 @@
-"""One turn's tool loop: the calls a response made, run in order, answered, and the next request.
+"""One turn's tool loop: run a response's calls in order, answer each, build the follow-up.
 
-A response that calls tools yields ``ToolCallCompleted`` per call (collected by
-:meth:`ToolLoop.collect`) and finishes ``completed``. Then
-:meth:`ToolLoop.answer` runs every call of that response in order, each in a
-worker thread (``spark_cli.tools.run.run_tool`` blocks; it stops early once the
-shared ``cancel`` event is set), yields ``ToolCallStarted`` /
-``ToolCallFinished`` for the front ends, and appends the conversation items
-in the order ``protocol/channel.py`` fixes (the response's text, every call, one
-output per call). :meth:`ToolLoop.follow_up` is the next request: the turn's first
-request extended by those items, on the same channel.
+Every call gets exactly one output under its id (an interrupted or unrun call: ``cancelled``
+/ ``not run``), so the conversation stays valid on both wires.
 """
 
 from __future__ import annotations
@@ -63,30 +56,10 @@ _primed: set[Path] = set()
 class ToolLoop:
     """The tool calls of one turn and the conversation items they added.
 
-    Rules:
-
-    - Every call in the conversation has exactly one output under its own id: a
-      bad call is an error *result* from the tool; a call interrupted while it
-      runs, or never run because the turn ended first (Esc, a failure, a cut-off
-      response), is answered ``cancelled`` / ``not run``. The conversation stays
-      valid for the next turn on both wires, and keeps what was read.
-    - Interrupt (:meth:`interrupt`, from ``Session.interrupt``) stops at once: the
-      running call's ``cancel`` is set and the loop does not wait for its thread
-      (the tools are read-only: an abandoned call changes nothing).
-    - :meth:`ToolLoop.prime` warms the tools once per process and repo while the
-      first request waits for the model (their imports, RE2, the root's ignore
-      rules, the worker thread), which a one-shot's first call would otherwise pay.
-    - ``read_file`` runs on the event loop itself (``INLINE``): it reads one file,
-      bounded by the tool's own size limit, faster than handing a call to a thread and
-      back (two wake-ups; `spark bench tools`). ``search`` and ``list_files`` walk the repo
-      and may take long: they run in a worker thread and can be cancelled.
-    - The budget: after ``limit`` calls in the turn, calls are not run; they are
-      answered "not run" and the turn ends (``ToolLoopStopped``), rather than
-      asking the model to finish without tools: a model that loops rarely wraps
-      up well, and the user decides whether to go on.
-    - The window: an output that would not fit the next request makes room first
-      by dropping older outputs of this turn, then is cut with a note
-      (``spark_cli.session.context.tool_outputs``)."""
+    ``read_file`` runs on the loop (faster than a thread hop: `spark bench tools`); ``search`` and
+    ``list_files`` run in a worker thread, cancelled on interrupt without waiting (they are
+    read-only). After ``limit`` calls the rest are answered "not run" and the turn ends: a model
+    that loops rarely wraps up well. An output too big for the window first drops older ones."""
 
     def __init__(self, root: Path, runner: RunTool, *, readable: Sequence[str], limit: int,
                  used: int, cap: int, warm: bool = True,
@@ -114,8 +87,7 @@ class ToolLoop:
         """Set on interrupt: the running tool returns early."""
         self._calls: list[ToolCall] = []
         self.used = used
-        """The next request's size so far in spark's tokens (the first request's and what
-        the turn added): what a follow-up that overflowed held."""
+        """The next request's size so far in spark's tokens."""
         self._cap = cap
         self._wake: asyncio.Future[None] | None = None
         self._warm = warm  # spark's own runner: prime() warms it; read_file runs inline
@@ -125,7 +97,6 @@ class ToolLoop:
     # ---- while a response streams ----
 
     def collect(self, call: ToolCall) -> None:
-        """A call the running response completed (``ToolCallCompleted``)."""
         self._calls.append(call)
 
     @property
@@ -137,8 +108,7 @@ class ToolLoop:
 
     async def answer(self, said: Sequence[Message],
                      stopped: Callable[[], bool]) -> AsyncIterator[SessionEvent]:
-        """Run the response's calls in order (``said``: its text, as messages) and append
-        the items; ends early (every call still answered) on interrupt or the budget."""
+        """Run the response's calls in order and append the items (every call answered)."""
         calls, self._calls = self._calls, []
         self._extend([m for m in said if m.content])
         self._extend(calls)
@@ -187,8 +157,7 @@ class ToolLoop:
             yield ToolLoopStopped(STOPPED.format(limit=self.limit), self.count, not_run)
 
     def settle(self, said: Sequence[Message]) -> None:
-        """The turn ends with calls of its last response unanswered (interrupted, failed, cut
-        off): they join the conversation answered "not run", after the response's text."""
+        """The last response's unanswered calls join the conversation answered "not run"."""
         calls, self._calls = self._calls, []
         self._extend([m for m in said if m.content])
         self._extend(calls)
@@ -196,9 +165,7 @@ class ToolLoop:
             self.items.append(ToolOutput(call.call_id, NOT_RUN))
 
     def sealed(self) -> list[ConversationItem]:
-        """The items with every call answered: when the consumer went away mid-loop (the
-        app closing), the calls still waiting for their output get ``cancelled`` ones (the
-        outputs come in call order, so the missing ones are the last calls)."""
+        """The items with every call answered (a consumer gone mid-loop: cancelled)."""
         items = list(self.items)
         calls = [i.call_id for i in items if type(i) is ToolCall]
         answered = sum(1 for i in items if type(i) is ToolOutput)
@@ -223,16 +190,14 @@ class ToolLoop:
         return index
 
     def fold(self, first: TurnRequest, summary: Message, skip: int) -> None:
-        """A compaction: ``summary`` stands for the request's messages and ``items[:skip]``
-        in the next requests."""
+        """``summary`` stands for the request's messages and ``items[:skip]`` from now on."""
         before = first.messages if self._head is None else self._head
         self.used += item_tokens(summary) - sum(map(item_tokens, before)) - sum(
             item_tokens(item) for item in self.items[self._skip:skip])
         self._head, self._skip = (summary,), skip
 
     def prime(self) -> None:
-        """Warm the tools in the worker thread (once per repo and process); the model is
-        working on the request meanwhile. Its result is not used."""
+        """Warm the tools in the worker thread once per repo and process, while the model works."""
         if not self._warm or self.root in _primed:
             return
         _primed.add(self.root)

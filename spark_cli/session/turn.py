@@ -1,11 +1,7 @@
 """One running turn: stream the answer, apply each edit block the moment it closes, sum it up.
 
-:class:`TurnRun` is made by ``Session.run_turn`` for one built request. It
-feeds every ``TextDelta`` into the streaming edit parser and applies each
-completed ``FileEdit`` at once (one undo checkpoint per turn), so edits land
-on disk while the model is still talking; it passes through the channel
-events a front end shows (waits, queueing, steering, usage) and ends with one
-``TurnCompleted`` or ``TurnFailed``.
+:class:`TurnRun` feeds every ``TextDelta`` to the streaming edit parser and applies each
+closed block at once (one undo checkpoint per turn), so edits land while the model talks.
 """
 
 from __future__ import annotations
@@ -61,16 +57,8 @@ if TYPE_CHECKING:
 class TurnRun:
     """The state of one turn while it streams, and what it came to.
 
-    A turn may be several responses: while a response ends with tool calls, its
-    :class:`spark_cli.session.tool_loop.ToolLoop` runs them and the next request
-    goes out on the same channel. Each response gets its own edit parser (what
-    one left open is closed with it, so no half block leaks into the next); the
-    undo batch is the turn's. Latency marks are the first response's (TTFT is to
-    its first output, text or call); the tool round trips are summed apart.
-
-    Once ``stopped`` is set no further text is parsed or applied, even if the channel
-    is slow to stop: the stream is closed at the next delta. Each delta is stamped
-    once (``marks``, TTFT and tok/s all use that stamp)."""
+    A turn may be several responses (tool calls, then the next request); each gets its own edit
+    parser so no half block leaks into the next. Once ``stopped`` is set nothing more is applied."""
 
     def __init__(self, request: TurnRequest, applier: LazyApplier, steers: SteerLog,
                  feedback: list[str], *, provider: ProviderSettings,
@@ -102,8 +90,7 @@ class TurnRun:
         self.responding = False
         """A response is streaming (not the tools running between two)."""
         self.cut: tuple[TurnOutcome, str | None] | None = None
-        """The status and reason when the tool loop ended the turn early (interrupted, or
-        ``max_tool_calls`` spent)."""
+        """The status and reason when the tool loop ended the turn early."""
         self.limits = limits
         self.meter = UsageMeter(request.model, price)
         """The turn's tokens, summed per response (counted where a server reported none)."""
@@ -117,8 +104,7 @@ class TurnRun:
     # ---- streaming ----
 
     async def stream(self, channel: Channel) -> AsyncIterator[SessionEvent]:
-        """The whole turn as session events: each response streamed (edits applied as they
-        close) and, while the model calls tools, the calls run and the next response."""
+        """The whole turn as session events: each response streamed, tool calls run in between."""
         request = self.request
         tools = self.tools
         while True:
@@ -158,7 +144,6 @@ class TurnRun:
 
     async def _respond(self, channel: Channel,
                        request: TurnRequest) -> AsyncIterator[SessionEvent]:
-        """One response's stream turned into session events."""
         parts = self.parts
         clock = time.perf_counter
         marks = self.marks
@@ -259,8 +244,7 @@ class TurnRun:
         return item
 
     def close(self) -> Iterator[SessionEvent]:
-        """What the response's parser still held: applied after a clean end, else dropped
-        (the next response, if any, starts a fresh parser)."""
+        """What the parser still held: applied after a clean end, else dropped."""
         parser, self.parser = self.parser, None
         if parser is None:
             return
@@ -278,9 +262,7 @@ class TurnRun:
     # ---- the end ----
 
     def conversation(self, note: str) -> list[ConversationItem]:
-        """What the turn adds to the conversation after the user's message: the tool loop's
-        items, then the last response's text (``note`` appended) and, when the turn ended
-        before they ran, its calls answered "not run"."""
+        """What the turn adds after the user's message: tool items, the last text, unrun calls."""
         said = self.steers.conversation(self.parts, "", self._start)
         tools = self.tools
         if tools is not None and tools.pending:
@@ -357,8 +339,7 @@ class TurnRun:
         return {"cancelled": "interrupted", "incomplete": "cut off"}.get(status, status)
 
     def _parser(self) -> EditStreamParser:
-        """The streaming edit parser; imported once the request has left, so the import
-        overlaps the model's TTFT instead of delaying launch -> request."""
+        """The streaming edit parser, imported once the request has left (it overlaps TTFT)."""
         if self.parser is None:
             # deferred: launch -> request
             from spark_cli.edits.formats.stream_parser import EditStreamParser

@@ -1,8 +1,5 @@
-"""Where a tool may look: a path a model wrote, confined exactly like edits (the edits
-package's `confine`), then gated by the tools' own checks (:meth:`Access.locate`).
-``buffers`` (absolute path -> text, or None) is where a front end's editor holds files:
-``read_file`` reads a file's open (maybe unsaved) buffer there first (``spark acp``).
-"""
+"""Where a tool may look: a path a model wrote, confined like edits, then gated by the
+tools' own checks (:meth:`Access.locate`); ``buffers``: an editor's open files, read first."""
 
 from __future__ import annotations
 
@@ -56,8 +53,7 @@ class Access:
             if r and not r.startswith(("/", "../", OUTSIDE)) and r != "..")
         self.outside = tuple(os.path.realpath(r[len(OUTSIDE):]) for r in readable
                              if r.startswith(OUTSIDE) and os.path.isabs(r[len(OUTSIDE):]))
-        """Folders outside the repo whose files may be read at their absolute paths (skills:
-        ``OUTSIDE`` and the folder in ``readable``)."""
+        """Folders outside the repo whose files may be read at their absolute paths (skills)."""
         self._rules: RepoFiles | None = None
 
     @property
@@ -71,14 +67,10 @@ class Access:
         return rel in self.readable or any(rel.startswith(r + "/") for r in self.readable)
 
     def locate(self, raw: str | None, *, want: Literal["file", "any"]) -> Target:
-        """The file (or, for ``want="any"``, the folder) ``raw`` names; `ToolFailure` if not.
+        """The file (or folder, ``want="any"``) ``raw`` names; `ToolFailure` if not.
 
-        After `confine`: where it really is once symlinks inside the repo are followed (a
-        link that lands in ``.git/`` or ``.spark/`` is refused too); it exists, and is a
-        regular file or a folder (never a FIFO a read would hang on); ``.gitignore`` does
-        not hide it (nor the file a link inside the repo points to), unless the user named
-        or added it: ``readable`` holds those repo-relative paths (a folder in it makes
-        everything below it readable)."""
+        Symlinks are followed (never into ``.git``/``.spark``); only regular files or folders;
+        ``.gitignore`` hides it unless the user named or added it (``readable``)."""
         name = "" if raw is None else raw.strip()
         if not name.isascii():
             try:
@@ -136,8 +128,7 @@ class Access:
             self.root)
 
     def named_files(self, under: str) -> list[Target]:
-        """The files the user named or added below the folder ``under`` ("" = anywhere) that
-        a tool can read (confined, existing, regular)."""
+        """The readable files the user named or added below ``under`` ("" = anywhere)."""
         found = []
         for rel in sorted(self.readable):
             if under and rel != under and not rel.startswith(under + "/"):

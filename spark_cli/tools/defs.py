@@ -1,10 +1,5 @@
-"""The tools as a request declares them: names, descriptions, parameters, and the caps the
-descriptions quote (the three read-only tools, and ``run_command``, which the session runs).
-
-Plain data over :mod:`.model` only: a request declares the tools (``TOOL_DEFS``) before
-any tool runs, so the implementations (loaded by :mod:`.run`) are imported after a
-one-shot's request left, when the first call arrives; they take their caps from here.
-"""
+"""The tools as a request declares them, and the caps their descriptions quote: plain data,
+so the implementations (:mod:`.run`) load only once a call arrives."""
 
 from __future__ import annotations
 
@@ -16,13 +11,9 @@ LIST_FILES = "list_files"
 RUN_COMMAND = "run_command"
 
 READ_MAX_LINES = 400
-"""Most lines ``read_file`` shows at once."""
 READ_MAX_BYTES = 40 * 1024
-"""Most bytes of text ``read_file`` shows at once."""
 SEARCH_MAX_HITS = 100
-"""Most matching lines ``search`` shows."""
 LIST_MAX_SHOWN = 300
-"""Most paths ``list_files`` shows."""
 
 GLOB_HELP = ("only files whose path matches this gitignore-style glob, e.g. *.py or "
              "src/**/*.ts ({a,b} braces expand; a leading ! excludes)")

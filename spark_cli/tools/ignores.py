@@ -1,12 +1,6 @@
-"""One ignore file's rules (``.gitignore``, ``.git/info/exclude``), pathspec only when needed.
-
-``pathspec`` reads a ``.gitignore`` with git's exact rules, but importing it and compiling
-a file's patterns is a cost paid before the request leaves, in every repo that has a
-``.gitignore``. The walk needs less: when no pattern of a file negates (``!keep.me``), a
-path is ignored exactly when one of its patterns matches, so all of them make one regex
-(:func:`combined`), cached by :class:`IgnoreCache` so that a later run never imports
-pathspec. `spark bench oneshot` shows the one-shot this keeps fast.
-"""
+"""One ignore file's rules, pathspec only when needed: a file without a negation is one
+regex (:func:`combined`), cached by :class:`IgnoreCache` so a later run never imports
+pathspec (`spark bench oneshot` shows the one-shot this keeps fast)."""
 
 from __future__ import annotations
 
@@ -64,8 +58,7 @@ class IgnoreFile:
 
 @cache
 def pathspec_stamp() -> str | None:
-    """The installed pathspec, found without importing it: its ``__init__``'s path, size
-    and mtime (None when it cannot be found: then nothing is cached)."""
+    """The installed pathspec's ``__init__`` path, size and mtime, found without importing it."""
     try:
         spec = importlib.util.find_spec("pathspec")
         origin = spec.origin if spec is not None else None
@@ -78,10 +71,7 @@ def pathspec_stamp() -> str | None:
 
 
 class IgnoreCache:
-    """``<root>/.spark/cache/ignores.json``: digest of an ignore file's text -> its one
-    regex, stamped with the installed pathspec (`pathspec_stamp`: an upgrade starts the
-    cache afresh). A file with a negation, a new or changed file, and the ``/add`` refusal
-    message (which names the pattern) use pathspec itself."""
+    """``<root>/.spark/cache/ignores.json``: an ignore file's digest -> its regex, per pathspec."""
 
     def __init__(self, root: Path) -> None:
         self.path = root.joinpath(".spark", *CACHE_FILE)
@@ -104,8 +94,7 @@ class IgnoreCache:
         return rules
 
     def save(self) -> None:
-        """Write the cache if a new ignore file was read (atomically; a read-only
-        checkout just keeps paying pathspec)."""
+        """Write the cache if a new ignore file was read (atomically; skipped if read-only)."""
         stamp = pathspec_stamp()
         if not self._dirty or self._known is None or stamp is None:
             return

@@ -1,11 +1,5 @@
-"""``list_files {path?, glob?}``, and the files any call looks at (``search``'s too).
-
-The walk of :mod:`.repo_files` (``.gitignore`` honoured, vendored and generated folders
-skipped unless ``path`` is inside one), plus the files the user named or added even when
-ignored; at most ``MAX_SHOWN`` paths, then a count of the rest (docs/tools.md). The
-``glob`` argument is gitignore-style, as ``rg -g`` reads one (`glob_filter`); ``pathspec``
-is imported only for a call with one.
-"""
+"""``list_files {path?, glob?}``, and the files any call looks at (``search``'s too): the
+:mod:`.repo_files` walk plus files the user named, at most ``MAX_SHOWN`` shown."""
 
 from __future__ import annotations
 
@@ -29,8 +23,7 @@ _MAX_EXPANSIONS = 256
 def folder_files(access: Access, target: Target, keep: Callable[[str], bool] | None, *,
                  max_bytes: int | None, skip_extensions: frozenset[str],
                  cancel: threading.Event | None) -> list[str]:
-    """The repo-relative files below the folder ``target`` (or the file ``target``) that a
-    tool may look at and ``keep`` (a `glob_filter`) passes."""
+    """Repo-relative files below ``target`` that a tool may look at and ``keep`` passes."""
     rels = [target.rel]
     if target.is_dir:
         only = WalkFilter(skip_dirs=frozenset() if target.vendored else WalkFilter().skip_dirs,
@@ -75,12 +68,9 @@ def expand_braces(glob: str) -> list[str]:
 
 
 def glob_filter(glob: str | None, under: str) -> Callable[[str], bool] | None:
-    """A test of repo-relative paths for ``glob`` (None: no glob, every file passes).
+    """A test of repo-relative paths for a gitignore-style ``glob`` (None: every file passes).
 
-    git's wildmatch, as ``pathspec`` reads ``.gitignore`` lines: ``*.py`` (no slash)
-    matches the file name at any depth, ``src/**/*.ts`` a path, a leading ``!`` excludes,
-    ``{a,b}`` braces expand. A file passes when the glob matches its path relative to
-    ``under`` (the folder searched) or its repo-relative path."""
+    A file passes when the glob matches its path relative to ``under`` or to the repo."""
     if glob is None or not glob.strip():
         return None
     text = glob.strip()

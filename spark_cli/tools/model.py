@@ -1,12 +1,7 @@
-"""The tools' plain values: a tool's declaration and parameters, a call's arguments checked
-against them, its result, and a refused call.
+"""The tools' plain values: a declaration, a call's arguments checked against it, its result.
 
-The model writes its arguments as a JSON string and can get them wrong in every way: not
-JSON, not an object, a field missing, of the wrong type, or unknown. Each is refused with
-`ToolFailure` and a one-line message naming the fix. ``null`` for an optional field counts
-as leaving it out (OpenAI's strict mode writes that), and an integer written as ``10.0`` is
-taken as ``10``; nothing else is coerced.
-"""
+Each way a model gets arguments wrong is a `ToolFailure` naming the fix; ``null`` for an
+optional field is left out and ``10.0`` is ``10``; nothing else is coerced."""
 
 from __future__ import annotations
 
@@ -31,8 +26,7 @@ class ToolDef:
 
 @record
 class ToolResult:
-    """What a call gave: ``output`` goes to the model (even when not ``ok``), ``summary``
-    is one compact line for a UI ("3 hits", "src/app.py 1–40 of 120", "error: …")."""
+    """What a call gave: ``output`` for the model, ``summary`` one compact line for a UI."""
 
     ok: bool
     output: str

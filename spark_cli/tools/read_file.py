@@ -1,12 +1,6 @@
-"""``read_file {path, start_line?, end_line?}``: a text file with 1-based line numbers.
-
-Lines as ``cat -n`` shows them; a file within ``MAX_LINES`` and ``MAX_BYTES`` comes whole,
-else the window asked for, capped, ends with a line saying which lines of how many were
-shown (docs/tools.md gives the formats). Text is decoded exactly as edits decode it
-(``edits.disk.textfile``); a binary file, another encoding or a file over ``READ_LIMIT``
-gets a one-line error. A file open in the front end's editor (``Access.buffers``) is read
-from its buffer instead.
-"""
+"""``read_file {path, start_line?, end_line?}``: a text file with 1-based line numbers,
+whole within the caps, else a window with a line saying what was shown; decoded as edits
+decode; an editor's buffer read first."""
 
 from __future__ import annotations
 

@@ -1,10 +1,5 @@
-"""The repo's files honouring ``.gitignore``: the one walk spark makes over a repo.
-
-``walk(root)`` visits the tree once (``os.scandir``, depth first). The repo map
-(``session.context.scan``), the model's tools (``list_files``, ``search``) and the
-`stamp` before and after a command (what it `changed`) walk through here; `RepoFiles`
-also answers for one path (``ignored``, ``hidden``).
-"""
+"""The repo's files honouring ``.gitignore``: the one walk spark makes over a repo (the repo
+map, ``list_files``, ``search``, and `stamp` / `changed` around a command)."""
 
 from __future__ import annotations
 
@@ -123,8 +118,7 @@ class RepoFiles:
         return f"it is ignored by .gitignore (pattern {pattern!r})" if pattern else None
 
     def hidden(self, rel: str, *, is_dir: bool = False) -> bool:
-        """Whether ``.gitignore`` rules hide ``rel`` or one of its folders (no pathspec import
-        when the ignore cache knows the files)."""
+        """Whether ``.gitignore`` rules hide ``rel`` or one of its folders."""
         return bool(self._first(rel, lambda rules, sub, folder: rules.hides(sub, folder) or None,
                                 is_dir=is_dir))
 
@@ -170,21 +164,11 @@ def ignore_rules(root: Path) -> RepoFiles:
 
 def walk(root: Path, *, under: str = "", only: WalkFilter = WalkFilter(),
          limit: int | None = None, cancel: threading.Event | None = None) -> RepoFiles:
-    """The repo's files below the folder ``under`` ("" = all): every regular file as
-    ``(rel, mtime_ns, size)``, POSIX-style and sorted, leaving out
+    """The repo's regular files below ``under`` as sorted ``(rel, mtime_ns, size)``.
 
-    - whatever ``.gitignore`` files ignore (the root's, every nested one, and
-      ``.git/info/exclude``; git's rules as ``pathspec`` reads them, deeper files
-      winning, as git does; :mod:`.ignores` caches what the walk needs of them);
-    - ``.git/`` and ``.spark/``, always (a worktree's ``.git`` is a file);
-    - symlinks, files and folders alike (they may lead outside the repo, or loop);
-    - spark's own temp files (``*.spark-tmp``, left by a killed write);
-    - what ``only`` names: folders by name (by default ``VENDORED``), file extensions (by
-      default ``BINARY_EXTENSIONS``), files over a size.
-
-    ``under``'s parents' ignore files are in force. At most ``limit`` files are listed
-    (``truncated`` says when the walk stopped early); a set ``cancel`` event stops it
-    between folders with `Cancelled`."""
+    Left out: what ``.gitignore`` files ignore (git's rules), ``.git/`` and ``.spark/``,
+    symlinks, ``*.spark-tmp`` and what ``only`` names. At most ``limit`` files; ``cancel``
+    stops it between folders with `Cancelled`."""
     root = Path(root).resolve()
     rules = _root_rules(root) if only.ignores else _Rules([], IgnoreCache(root))
     prefix = under.strip("/") + "/" if under.strip("/") else ""
@@ -205,17 +189,12 @@ _EVERY_FILE = WalkFilter(skip_dirs=GENERATED, skip_extensions=frozenset(), ignor
 
 
 def stamp(root: Path, *, limit: int = STAMPED_MAX) -> RepoFiles:
-    """Every file of the repo now, with its stamp (at most ``limit``): what `changed`
-    compares before and after a command. Dot folders (``.github/``, ``.vscode/``) and ignored
-    files count (a command cannot hide a write by editing ``.gitignore``); only ``.git/``,
-    ``.spark/`` (read-only in the sandbox), symlinks and `GENERATED` folders (dependencies,
-    caches, build output) are not walked."""
+    """Every file now with its stamp, ignored ones too (not `GENERATED` folders), for `changed`."""
     return walk(root, only=_EVERY_FILE, limit=limit)
 
 
 def changed(before: RepoFiles, after: RepoFiles) -> tuple[str, ...] | None:
-    """The files added, removed or modified (mtime or size) between two walks, sorted; None
-    when either stopped at its limit (spark cannot tell)."""
+    """The files added, removed or modified between two walks; None when either was cut."""
     if before.truncated or after.truncated:
         return None
     old = {f.rel: (f.mtime_ns, f.size) for f in before.files}

@@ -1,9 +1,5 @@
-"""`run_tool`, which runs one of the three tools by name (declared in :mod:`.defs`) and
-never raises: an unknown tool, arguments that do not fit the schema, a refused path, an
-error nobody foresaw are each a `ToolResult` with ``ok=False`` and one line the model can
-act on. A set ``cancel`` event (Esc) gives "cancelled", checked before the call, between
-files and every few thousand matching lines.
-"""
+"""`run_tool`: runs one of the three tools by name and never raises; every failure (and a
+set ``cancel``) is a `ToolResult` with ``ok=False`` and one line the model can act on."""
 
 from __future__ import annotations
 
@@ -31,8 +27,7 @@ _RUNS: dict[str, _Run] = {
 def run_tool(root: Path, name: str, arguments: str, *, readable: Collection[str] = (),
              cancel: threading.Event | None = None,
              buffers: Callable[[str], str | None] | None = None) -> ToolResult:
-    """Run the tool ``name`` with the JSON ``arguments`` a model wrote, inside ``root``
-    (``buffers``: an editor's open files, ``Access.buffers``)."""
+    """Run the tool ``name`` with the JSON ``arguments`` a model wrote, inside ``root``."""
     try:
         if cancel is not None and cancel.is_set():
             return CANCELLED

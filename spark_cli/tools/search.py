@@ -1,14 +1,7 @@
 """``search {pattern, path?, glob?}``: the repo's lines a pattern matches, like ``rg -n``.
 
-The files are those ``list_files`` would list under ``path``, less files with a binary
-extension (not ``.lock``) and files over ``MAX_FILE_BYTES``; a NUL byte in a file's first
-8 KB marks it binary, unread past them. The pattern is RE2 (``google-re2``): a model may
-write any pattern, and Python's backtracking ``re`` can take exponential time on some
-(``(a+)+$``) inside one C call nothing can interrupt; RE2 is linear in the text, so there
-is nothing to time out. Its syntax is ripgrep's (no look-around, no backreferences), and
-it searches bytes as UTF-8, so a file without a match is never decoded. A pattern RE2
-cannot compile is searched as fixed text behind ``FIXED_NOTE``.
-"""
+RE2 (linear, nothing to time out) searches bytes with ripgrep's syntax; a pattern it cannot
+compile is searched as fixed text behind ``FIXED_NOTE``; binary files are skipped."""
 
 from __future__ import annotations
 
@@ -64,9 +57,7 @@ class Matcher:
     fixed: bool
 
     def _finder(self) -> Callable[[bytes, int], int]:
-        """``find(data, pos)``: where the next match starts, -1 for none. RE2's own
-        ``Match`` (what the module's ``search`` wraps in a generator and a match object)
-        when it is there: no generator and match object per matching line."""
+        """``find(data, pos)``: where the next match starts, -1 for none."""
         raw = getattr(self.regex, "_regexp", None)
         anchor = getattr(getattr(getattr(raw, "Anchor", None), "UNANCHORED", None), "value", None)
         if raw is not None and anchor is not None:
@@ -85,8 +76,7 @@ class Matcher:
         return find_public
 
     def _lines(self, data: bytes, pos: int = 0) -> Iterator[tuple[int, int]]:
-        """``(match start, line end)`` of each line of ``data`` from offset ``pos`` (a line
-        start) the pattern matches, in order (a line at most once)."""
+        """``(match start, line end)`` of each matching line of ``data`` from ``pos``, once each."""
         find = self._finder()
         size = len(data)
         while pos <= size and size:
@@ -115,14 +105,7 @@ class Matcher:
 
 
 def compile_pattern(pattern: str) -> Matcher:
-    """``pattern`` as RE2 compiles it, or as fixed text when it does not compile.
-
-    Like ``rg``, ``^`` and ``$`` match at line ends (multi-line mode; a CR before the
-    newline is part of the line, as in ``rg`` without ``--crlf``), a match never spans
-    lines (RE2's ``never_nl``: ``\\s`` and ``[^x]`` do not cross a newline) and each
-    matching line counts once. A pattern RE2 cannot compile (a syntax error, look-around,
-    too large) is searched as fixed text and ``fixed`` says so. Errors are never logged
-    (``log_errors`` off: they would land on the TUI's terminal)."""
+    """``pattern`` compiled as ``rg`` reads it (line-wise, never across lines), else fixed text."""
     if not pattern:
         raise ToolFailure("search: pattern is empty; give a regular expression or text to find",
                           "empty pattern")
@@ -144,12 +127,7 @@ def compile_pattern(pattern: str) -> Matcher:
 
 def search(access: Access, args: dict[str, Value],
            cancel: threading.Event | None = None) -> ToolResult:
-    """Run ``search``; raises `ToolFailure` for a call that cannot be answered.
-
-    Output: ``path:line:text`` per matching line (text cut to about ``LINE_CHARS``
-    characters, around the match when it starts far in), at most ``MAX_HITS`` lines, then
-    ``[N more matches not shown]``; ``no matches`` when there are none. Past the cap the
-    rest are only counted. Cancel is checked between files (each at most 1 MB)."""
+    """Run ``search``: ``path:line:text`` lines, at most ``MAX_HITS``; else `ToolFailure`."""
     matcher = compile_pattern(str(args["pattern"]))
     target = access.locate(str(args["path"]) if "path" in args else None, want="any")
     keep = glob_filter(str(args["glob"]) if "glob" in args else None, target.rel)
@@ -199,8 +177,7 @@ def _result(matcher: Matcher, shown: list[str], total: int) -> ToolResult:
 
 
 def _read_text(path: str) -> bytes | None:
-    """The file's bytes, or None for a binary one (read no further than its first 8 KB).
-    ``os.read`` on a descriptor: cheaper than a buffered ``open`` over thousands of files."""
+    """The file's bytes, or None for a binary one (read no further than its first 8 KB)."""
     fd = os.open(path, os.O_RDONLY)
     try:
         head = os.read(fd, SNIFF_BYTES)

@@ -1,12 +1,7 @@
 """A call's arguments from the pieces the server streamed: joined, never parsed.
 
-The pieces are parts of a JSON *string* the model writes, split anywhere: inside
-an escape (``\\u00`` then ``e9``) or, where a server escapes its frames as
-UTF-16 (``\\ud83d`` then ``\\ude00``), between the two halves of one character.
-Joining restores the first; the second leaves a surrogate pair in the joined
-text, which is made one character again (a half that stays alone becomes U+FFFD).
-Done once per call, never per piece.
-"""
+Pieces may split a ``\\u`` escape or a UTF-16 surrogate pair; joining restores the first,
+and a surrogate pair in the joined text is made one character (a lone half becomes U+FFFD)."""
 
 from __future__ import annotations
 

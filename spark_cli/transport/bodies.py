@@ -1,14 +1,7 @@
 """What a turn sends on every wire: its items, tools, body and headers (pure functions).
 
-Responses takes every item as an ``input`` entry: ``message``, ``function_call``
-and ``function_call_output``. Chat Completions folds an assistant message and
-the calls after it into one assistant message with ``tool_calls``, and sends
-each output as a ``role: "tool"`` message. The tools themselves are declared
-``{"type": "function", "name", ..., "strict": false}`` on Responses and
-``{"type": "function", "function": {...}}`` on Chat. The HTTP bodies are built here
-without asyncio, so the head start (``fast/http_ahead.send_http``) sends exactly what
-the channel would; the WebSocket's frame is :func:`~.ws_wire.create_payload`.
-"""
+Built without asyncio, so the head start (``fast/http_ahead``) sends exactly what the channel
+would; the WebSocket's frame is :func:`~.ws_wire.create_payload`."""
 
 from __future__ import annotations
 
@@ -44,14 +37,8 @@ def responses_item(entry: ConversationItem) -> dict[str, str]:
 def responses_tools(tools: Sequence[ToolSpec]) -> list[dict[str, Any]]:
     """The tools as a Responses ``tools`` field.
 
-    ``strict`` is sent as ``false`` on Responses because there an omitted ``strict``
-    is not false: the server normalises a schema it can make strict into strict mode
-    (every property required, so optional parameters such as ``read_file``'s
-    ``start_line`` would be filled in). Chat Completions treats an omitted ``strict``
-    as false (the SDK's ``FunctionDefinition.strict`` is optional), so nothing is
-    added there. A replayed ``function_call`` carries no ``id``: with ``store: false``
-    the server refuses item ids it did not keep.
-    """
+    ``strict: false`` is explicit: an omitted one lets the server make the schema strict (every
+    property required). A replayed ``function_call`` has no ``id`` (``store: false`` refuses it)."""
     return [{"type": "function", "name": t.name, "description": t.description,
              "parameters": t.parameters, "strict": False} for t in tools]
 
@@ -82,8 +69,7 @@ def chat_tools(tools: Sequence[ToolSpec]) -> list[dict[str, Any]]:
 
 
 def key_headers(api_key: str | None, extra_headers: Mapping[str, str] | None) -> dict[str, str]:
-    """The caller's headers, then the key as a Bearer token (every wire's own headers
-    come first: websockets' handshake, :func:`stream_headers`)."""
+    """The caller's headers, then the key as a Bearer token."""
     headers = dict(extra_headers or {})
     if api_key:
         headers["Authorization"] = f"Bearer {api_key}"

@@ -1,6 +1,5 @@
-"""Provider errors (HTTP status, error code, headers) and failures to connect turned into
-ChannelError values: one mapping for every channel (:func:`kind_for`), every message
-naming where the request went and masking every key."""
+"""Provider errors and failures to connect as ChannelError values: one mapping for every
+channel (:func:`kind_for`), each message naming where the request went, keys masked."""
 
 from __future__ import annotations
 
@@ -27,11 +26,7 @@ class ProviderError(ChannelError):
 
 
 def masked(error: ChannelError, secrets: Secrets) -> ChannelError:
-    """``error`` with every secret masked in its message (in place; returned for ``raise``).
-
-    Text from outside (a provider's message, a body, a close reason) may quote any key
-    spark can see, so every channel applies this at its boundary (the retry loop).
-    """
+    """``error`` with every secret masked in its message (in place; returned for ``raise``)."""
     if secrets:
         message = secrets.mask(error.message)
         if message != error.message:
@@ -41,11 +36,7 @@ def masked(error: ChannelError, secrets: Secrets) -> ChannelError:
 
 
 def output_so_far(chars: int) -> str:
-    """How much of the answer had arrived, honestly: characters, and tokens as an estimate.
-
-    A frame or chunk may carry one token or dozens, so frames are never called
-    tokens. Tokens are estimated at ~4 characters each (``spark_cli.protocol.tokens``).
-    """
+    """How much output had arrived: characters, and tokens estimated at ~4 characters each."""
     if chars <= 0:
         return "before any output"
     tokens = max(1, round(chars / 4))
@@ -58,8 +49,7 @@ _RESOLVE_WORDS = ("name or service not known", "nodename nor servname", "getaddr
 
 
 def name_resolution_failure(exc: BaseException) -> BaseException | None:
-    """The DNS failure (``socket.gaierror``) behind ``exc``, if that is what it is: never
-    retried (a host name that does not resolve now will not in a second either)."""
+    """The DNS failure behind ``exc``, if that is what it is (never retried)."""
     seen: set[int] = set()
     current: BaseException | None = exc
     while current is not None and id(current) not in seen:
@@ -92,11 +82,7 @@ SHOWN_BYTES = 60
 
 
 def non_http_answer(exc: BaseException) -> str | None:
-    """What a server that does not speak HTTP sent first, if that is what ``exc`` says.
-
-    httpx (h11) says ``illegal status line: bytearray(b'...')``; websockets says
-    ``invalid HTTP status line: ...`` (the cause of its ``InvalidMessage``).
-    """
+    """What a server that does not speak HTTP sent first, as httpx (h11) or websockets quote it."""
     for current in (exc, exc.__cause__):
         if current is None:
             continue
@@ -117,8 +103,7 @@ def non_http_answer(exc: BaseException) -> str | None:
 
 
 def http10_status(sent: str | None) -> int | None:
-    """The status of an ``HTTP/1.0 404 Not Found`` status line (a server websockets refuses
-    to read as HTTP, yet one that answered in HTTP); None for anything else."""
+    """The status of an ``HTTP/1.0 404 Not Found`` line (websockets refuses HTTP/1.0), else None."""
     if sent is None or not sent.startswith("HTTP/1.0 "):
         return None
     word = sent[9:12]
@@ -126,8 +111,7 @@ def http10_status(sent: str | None) -> int | None:
 
 
 def not_http_error(url: str, sent: str, secrets: Secrets) -> ChannelError:
-    """The server at ``url`` answered, but not in HTTP (a wrong port, an SSH or database
-    server): never retried, and what it sent is quoted short and printable."""
+    """The server answered, but not in HTTP: never retried, what it sent quoted short."""
     shown = "".join(ch if ch.isprintable() else " " for ch in secrets.mask(sent)).strip()
     if len(shown) > SHOWN_BYTES:
         shown = shown[:SHOWN_BYTES] + "…"
@@ -138,8 +122,7 @@ def not_http_error(url: str, sent: str, secrets: Secrets) -> ChannelError:
 
 
 def unanswered(url: str, exc: BaseException, secrets: Secrets) -> ChannelError | None:
-    """The server at ``url`` answered, but not in HTTP/1.1 (see :func:`non_http_answer`): an
-    HTTP/1.0 status as the error it names, anything else quoted; None for other failures."""
+    """The error for a server that answered but not in HTTP/1.1; None for other failures."""
     sent = non_http_answer(exc)
     status = http10_status(sent)
     if status is not None:
@@ -183,13 +166,9 @@ def provider_error(
     body: str = "",
     url: str | None = None,
 ) -> ProviderError:
-    """A ProviderError from an HTTP status and an OpenAI-style ``error`` object; ``url``
-    (the one the request went to) ends its message.
+    """A ProviderError from a status and an OpenAI-style ``error`` object, naming ``url``.
 
-    ``tools``: the request declared tools, so a refusal of them (:func:`rejects_tools`,
-    read in ``body`` too) becomes :func:`tools_unsupported`, which says to run with
-    ``--no-tools``.
-    """
+    ``tools``: the request declared tools (a refusal of them says to run ``--no-tools``)."""
     error = error or {}
     code = _text(error.get("code")) or _text(error.get("type")) or None
     raw_message = (_text(error.get("message")) or fallback
@@ -198,9 +177,12 @@ def provider_error(
     if overflow is not None:  # each server's words for it: named with both sizes
         return overflow_error(ProviderError, status, code, overflow, secrets.mask(raw_message))
     kind, retryable = kind_for(status, code)
+    advice = ""
     if tools and kind in ("bad_request", "not_found") and rejects_tools(
             status, (raw_message, _text(error.get("param")), code or "", body)):
-        return tools_unsupported(status, raw_message, secrets, url)
+        kind, code = "bad_request", TOOLS_UNSUPPORTED
+        raw_message = f"the model or server does not accept tools ({raw_message})"
+        advice = "; run with --no-tools (or set tools = false in the config)"
     delay: RetryDelay | None = None
     if retryable:
         if headers:
@@ -212,7 +194,7 @@ def provider_error(
     prefix = f"{status} " if status else ""
     suffix = f" ({code})" if code else ""
     where = f" ({tried(url)})" if url else ""
-    message = secrets.mask(f"{prefix}{_LABELS[kind]}{suffix}: {raw_message}{where}")
+    message = secrets.mask(f"{prefix}{_LABELS[kind]}{suffix}: {raw_message}{where}{advice}")
     made = ProviderError(kind, message, status=status, code=code, retryable=retryable)
     made.retry_after = delay
     return made
@@ -227,8 +209,7 @@ def error_from_body(
     tools: bool = False,
     url: str | None = None,
 ) -> ProviderError:
-    """A ProviderError from a non-2xx HTTP response body (JSON or not), naming ``url``;
-    ``tools``: the request declared tools (see :func:`provider_error`)."""
+    """A ProviderError from a non-2xx response body (JSON or not)."""
     text = body.decode("utf-8", "replace") if isinstance(body, bytes) else body
     error: Mapping[str, Any] | None = None
     try:
@@ -252,30 +233,14 @@ _TOOLS_REFUSED = re.compile(
     r"|function calling is not",
     re.I,
 )
-"""Words of a refusal of the ``tools`` field (Ollama, vLLM, llama.cpp, OpenRouter, LM
-Studio, FastAPI validation errors). "tool" alone is not enough: "No tool output found
-for function call …" is a conversation's mistake, not a model that cannot call tools."""
+"""Words refusing the ``tools`` field; "tool" alone is not ("No tool output found ...")."""
 
 
 def rejects_tools(status: int | None, texts: tuple[str, ...]) -> bool:
-    """Whether an answer refuses the request's ``tools`` field (a 400, 404 or 422, or an
-    error event without a status, whose ``texts``, message, param, code or body, say so)."""
+    """Whether a 400/404/422 (or status-less) answer's ``texts`` refuse the ``tools`` field."""
     if status not in (None, 400, 404, 422):
         return False
     return any(text and _TOOLS_REFUSED.search(text) for text in texts)
-
-
-def tools_unsupported(status: int | None, raw_message: str, secrets: Secrets,
-                      url: str | None = None) -> ProviderError:
-    """The refusal of the ``tools`` field, as one clear error: what to do about it."""
-    prefix = f"{status} " if status else ""
-    where = f" ({tried(url)})" if url else ""
-    message = secrets.mask(
-        f"{prefix}{_LABELS['bad_request']} ({TOOLS_UNSUPPORTED}): the model or server does not "
-        f"accept tools ({raw_message}){where}; run with --no-tools (or set tools = false in the "
-        "config)"
-    )
-    return ProviderError("bad_request", message, status=status, code=TOOLS_UNSUPPORTED)
 
 
 def endpoint(base_url: str, path: str) -> str:
@@ -286,8 +251,7 @@ def endpoint(base_url: str, path: str) -> str:
 
 
 def tried(url: str) -> str:
-    """``POST http://host/v1/chat/completions`` (``GET`` for a WebSocket), userinfo and
-    query masked: the URL an error names."""
+    """``POST <url>`` (``GET`` for a WebSocket), userinfo and query masked."""
     method = "GET" if url.startswith(("ws://", "wss://")) else "POST"
     return f"{method} {mask_url(url.split('?', 1)[0])}"
 

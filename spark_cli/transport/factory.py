@@ -1,10 +1,5 @@
-"""The one place that builds a concrete channel from a kind and a base URL.
-
-``base_url`` is the provider's API root, e.g. ``https://api.openai.com/v1`` or
-the engine's ``http://127.0.0.1:PORT/v1``; the WebSocket URL is derived from it
-(``wss://api.openai.com/v1/responses``). Channel modules are imported only for
-the kind asked for, so a Chat Completions run never imports websockets.
-"""
+"""The one place that builds a concrete channel from a kind and a base URL (the API root,
+e.g. ``https://api.openai.com/v1``). Channel modules are imported only for the kind asked."""
 
 from __future__ import annotations
 
@@ -22,10 +17,7 @@ KINDS: tuple[ChannelKind, ...] = ("responses_ws", "chat_sse", "responses_sse", "
 def open_channel(
     kind: ChannelKind, *, base_url: str, api_key: str | None, **options: Any
 ) -> Channel:
-    """A new channel of ``kind``; ``options`` go to its constructor (e.g. ``idle_timeout``).
-
-    Raises ``ValueError`` for an unknown kind or a base URL that is not http(s).
-    """
+    """A new channel of ``kind`` (``ValueError`` for an unknown kind or a non-http(s) base URL)."""
     if kind == "responses_ws":
         # deferred: launch -> request
         from spark_cli.transport.ws.websocket import ResponsesWebSocketChannel

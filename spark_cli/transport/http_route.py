@@ -1,11 +1,5 @@
-"""The client seam: which of spark's two HTTP implementations carries a request.
-
-A channel's POSTs: the lean h11 client (:func:`spark_cli.transport.fast.lean_client`,
-adopting a request sent ahead) where the fast path is on and fits the URL; httpx otherwise
-(the plain path: proxies, injected test transports, unusual URLs, ``SPARK_PLAIN``), both
-behind :class:`~.http_wire.HttpClient`. The window probe's blocking asks (before any event
-loop exists): httpx's blocking client, from :func:`blocking_client`.
-"""
+"""The client seam: the lean h11 client where the fast path fits, httpx otherwise, both
+behind :class:`~.http_wire.HttpClient`; the window probe's blocking httpx client."""
 
 from __future__ import annotations
 
@@ -26,8 +20,7 @@ if TYPE_CHECKING:
 def open_client(base_url: str, headers: Mapping[str, str], *, connect_timeout: float,
                 write_timeout: float, transport: Any = None,
                 ahead: HttpAhead | None = None) -> HttpClient:
-    """The client for ``base_url``; ``ahead`` (a request sent ahead) is closed unread if
-    httpx is chosen."""
+    """The client for ``base_url``; ``ahead`` is closed unread if httpx is chosen."""
     lean = lean_client(base_url, headers, connect_timeout=connect_timeout,
                        write_timeout=write_timeout, transport=transport, ahead=ahead)
     if lean is not None:
@@ -43,8 +36,7 @@ def open_client(base_url: str, headers: Mapping[str, str], *, connect_timeout: f
 
 
 def blocking_client(headers: Mapping[str, str], timeout: float) -> httpx.Client:
-    """httpx's blocking client with ``headers``, ``timeout`` for each ask, no proxies from
-    the environment (the probe asks only where none applies)."""
+    """httpx's blocking client, no proxies from the environment."""
     lean_httpx()
     import httpx  # deferred: launch -> request
 

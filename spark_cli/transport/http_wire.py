@@ -1,10 +1,5 @@
-"""What the SSE channels need from an HTTP client, and the failures it reports.
-
-Two clients implement it, chosen by :func:`~.http_route.open_client`: :mod:`httpx_client`
-(the plain path) and the lean :mod:`spark_cli.transport.fast.h11_client`; the channel
-(:mod:`.sse.http_stream`) sees only these names. Both raise the exceptions below, named after
-httpx's own, with the library's exception as ``__cause__``.
-"""
+"""What the SSE channels need from an HTTP client, and the failures both clients raise
+(named after httpx's, the library's exception as ``__cause__``)."""
 
 from __future__ import annotations
 
@@ -68,9 +63,7 @@ class Response(Protocol):
 
 
 class Exchange:
-    """One POST in flight: ``task`` (set by the client's subclass) resolves to the response;
-    ``left`` is set once the body was written, while the response headers are still on
-    the way."""
+    """One POST in flight: ``task`` resolves to the response; ``left`` is set once the body left."""
 
     __slots__ = ("at", "left", "task")
 
@@ -80,12 +73,10 @@ class Exchange:
         import asyncio  # deferred: launch -> request
 
         self.at: float | None = None
-        """``time.perf_counter()`` when the body was written; None until then."""
         self.left = asyncio.Event()
 
     def sent_at(self) -> float:
-        """When the request left; raises what stopped it if it never did (a transport
-        that does not report the moment counts as sent when it answers)."""
+        """When the request left; raises what stopped it if it never did."""
         if self.at is None:
             self.task.result()  # the send failed: raise why (or it answered untraced)
             self.at = time.perf_counter()

@@ -1,12 +1,5 @@
-"""The httpx path of the SSE channels: proxies from the environment and test transports.
-
-:mod:`.fast.h11_client` serves direct connections; :mod:`.http_route` sends here what
-it does not do: a proxy that applies from the environment (httpx's
-``trust_env``, with ``NO_PROXY``), an injected ``httpx`` transport
-(``MockTransport`` in tests), a base URL with userinfo or a query. httpx's
-exceptions are turned into :mod:`http_wire`'s at this boundary (same words,
-the httpx exception as ``__cause__``), so the channel handles one family.
-"""
+"""The httpx path of the SSE channels (proxies, test transports, unusual URLs, ``SPARK_PLAIN``);
+httpx's exceptions become :mod:`http_wire`'s at this boundary."""
 
 from __future__ import annotations
 
@@ -96,12 +89,8 @@ class Sending(wire.Exchange):
 class HttpxClient:
     """httpx.AsyncClient behind :class:`http_wire.HttpClient`.
 
-    ``RequestSent`` must mean the request left. httpcore reports the moment the
-    request body was written through the ``trace`` request extension
-    (``http11.send_request_body.complete``, ``http2.…``); :class:`Sending` records
-    it while the response headers are still on the way. A transport that does not
-    trace (``httpx.MockTransport``) counts as sent when it answers.
-    """
+    httpcore's ``trace`` extension says when the body was written; a transport that does not
+    trace (``httpx.MockTransport``) counts as sent when it answers."""
 
     def __init__(
         self,

@@ -1,11 +1,5 @@
-"""Whether a proxy from the environment carries a request to a URL, and what is loopback.
-
-httpx with ``trust_env`` sends a request through ``HTTP_PROXY`` / ``HTTPS_PROXY`` /
-``ALL_PROXY`` (any case) unless ``NO_PROXY`` exempts the host; on macOS and Windows the
-system proxies count too. The HTTP channels (:mod:`.http_route`) and the window probe
-(:mod:`.window.probe`) ask here, so both decide alike; anything unsure counts as proxied.
-Reads ``os.environ`` only: never urllib.request on Linux.
-"""
+"""Whether a proxy from the environment carries a request to a URL (as httpx's ``trust_env``
+decides), and what is loopback; anything unsure counts as proxied. Reads ``os.environ`` only."""
 
 from __future__ import annotations
 
@@ -16,8 +10,7 @@ from urllib.parse import urlsplit
 
 
 def is_loopback(base_url: str) -> bool:
-    """``localhost`` or a loopback address, as ``ipaddress`` tells (imported only for an
-    IPv6 address with a zone: a one-shot's way to its request skips it)."""
+    """``localhost`` or a loopback address."""
     host = urlsplit(base_url).hostname or ""
     if host == "localhost":
         return True
@@ -57,8 +50,7 @@ def proxy_applies(base_url: str, environ: Mapping[str, str], platform: str = "")
 
 
 def _exempt(host: str, no_proxy: str) -> bool:
-    """``NO_PROXY`` surely exempts ``host``: ``*``, the host itself, ``example.com`` for
-    it and its subdomains, ``.example.com`` for subdomains (as httpx matches them)."""
+    """``NO_PROXY`` surely exempts ``host`` (as httpx matches it)."""
     host = host.lower()
     for entry in no_proxy.split(","):
         entry = entry.strip().lower()

@@ -1,13 +1,6 @@
-"""What one response's read loop decides, without a socket (sans-I/O): for both wires.
-
-A channel's read loop (the WebSocket's :mod:`.ws.websocket`, the SSE's
-:mod:`.sse.http_stream`) only moves bytes and hands whatever happened (an event, silence,
-the socket closing, a bad frame, a provider error) to a :class:`ReadMachine`, which
-answers with what to do. Stop, cancel, steer, queue and prefill rules live there, tested
-value in, value out, as websockets keeps its connection state in a sans-I/O ``Protocol``.
-Both loops hand up the text already received as one delta (:func:`merged`; `spark bench
-stream` measures it, docs/benchmarks.md ``## Stream``).
-"""
+"""What one response's read loop decides, without a socket (sans-I/O), for both wires: the
+loops only move bytes and hand each happening to a :class:`ReadMachine`, which answers with
+what to do; text received together goes up as one delta (:func:`merged`)."""
 
 from __future__ import annotations
 
@@ -49,8 +42,7 @@ class Fold(Protocol):
     tentative: TurnFinished | None
     """How the turn ends if the successor an accepted steer promised never comes."""
     more: tuple[ChannelEvent, ...]
-    """Events the last ``feed`` made after the one it returned, in order; ``()`` otherwise
-    (the machine takes them)."""
+    """Events the last ``feed`` made after the one it returned (the machine takes them)."""
 
     @property
     def chars(self) -> int:
@@ -60,8 +52,7 @@ class Fold(Protocol):
 
 @record
 class Decision:
-    """What the read loop does next, in this order: drop, note the chain, yield ``emit``,
-    then raise ``error`` or return when ``done``."""
+    """What the read loop does next: drop, note the chain, yield ``emit``, raise or end."""
 
     emit: tuple[ChannelEvent, ...] = ()
     done: bool = False
@@ -69,7 +60,6 @@ class Decision:
     drop: str | None = None
     """Close the connection (its server state is lost), for this reason."""
     error: ChannelError | None = None
-    """Raise this (after the drop)."""
     remember: bool = False
     """Note the chain (the response finished) before yielding."""
 
@@ -79,9 +69,7 @@ Step = ChannelEvent | Decision | None
 
 
 def first_and_more(fold: Fold, events: Iterable[ChannelEvent | None]) -> ChannelEvent | None:
-    """What a fold's ``feed`` returns when one server event made several: the first of
-    ``events`` (Nones left out), the rest left in ``fold.more``; calls started count as
-    output."""
+    """The first of ``events`` (Nones left out), the rest left in ``fold.more``."""
     made = tuple(event for event in events if event is not None)
     fold.deltas += sum(type(event) is ToolCallOpened for event in made)
     fold.more = made[1:]
@@ -91,15 +79,8 @@ def first_and_more(fold: Fold, events: Iterable[ChannelEvent | None]) -> Channel
 def merged(parts: list[str]) -> TextDelta:
     """One delta for the deltas that arrived together (``parts`` not empty).
 
-    A provider streaming one token per message at thousands of tokens per second
-    often has several messages waiting by the time the reader looks. Each
-    ``TextDelta`` crosses about five async-generator layers (the channel, the turn,
-    the conversation, the front end) and the edit-block parser; one delta for all
-    that arrived together pays that once. Text is merged only up to the next
-    non-text event, which keeps its place: the order of text, tool-call events, usage
-    and the finish is exactly what was sent. Nothing waits to be merged: a reader
-    yields what it holds before it would wait for the network.
-    """
+    Each delta crosses about five generator layers; merging only up to the next non-text event
+    keeps the order exact, and a reader never waits to merge (`spark bench stream` measures it)."""
     return TextDelta(parts[0] if len(parts) == 1 else "".join(parts))
 
 
@@ -109,34 +90,13 @@ F = TypeVar("F", bound=Fold)
 class ReadMachine(Generic[F]):
     """The state of one response being read: stopping, queued, ended.
 
-    Rules:
-
-    - ``stop()`` marks the machine stopping; from then on text is swallowed and
-      the first terminal event, a closed socket or silence ends the turn as
-      ``TurnFinished("cancelled")``.
-    - Silence after an accepted steer whose successor never started ends the turn
-      with what the response would have ended with (``fold.tentative``); other
-      silence is a stall (queue timeout while queued, idle timeout otherwise),
-      retryable only before any output, and on a WebSocket only before a response id
-      (the connection held that response; a new POST starts afresh).
-    - While the server says the request is queued (``response.queued``, the SSE
-      comment ``: queued N``) the longer queue timeout applies; anything else
-      switches back to the idle one.
-    - Until the first output (text or a tool call) the first-token limit applies
-      (:mod:`spark_cli.transport.silence`: a slow prefill is not a stall); silence
-      past it is never retried (the server may still be working on the prompt).
-    - A terminal event ends the response: the usage (if any) is yielded before
-      it, and the chain is noted before either, so a consumer may stop at
-      ``TurnFinished``.
-    - While stopping, tool calls are swallowed as text is: a stopped turn's calls
-      are never run.
-    - A frame that made several events (the fold's ``more``: a call that completes
-      without having opened, a final response holding calls never streamed) is
-      decided event by event and the decisions joined into one.
-
-    Hot path: a text delta while neither stopping nor queued costs two attribute
-    reads and one comparison and returns the delta itself (no allocation).
-    """
+    - Stopping swallows output (tool calls too); the first terminal event, close or silence
+      ends the turn as cancelled.
+    - Silence: a missing steer successor ends with ``fold.tentative``; before the first output
+      past the first-token limit it is never retried; else a stall, retryable only before any
+      output (on a WebSocket, before a response id). Queued: the queue timeout applies.
+    - A terminal event yields the usage before it, the chain noted first.
+    - Hot path: a text delta while not stopping, queued or in prefill returns itself."""
 
     __slots__ = ("_idle", "_queue_timeout", "_retry_started", "ended", "first_token", "fold",
                  "prefill", "queued", "stopping")
@@ -152,10 +112,8 @@ class ReadMachine(Generic[F]):
         self.first_token = max(first_token or idle, idle)
         """The allowed silence until the first output."""
         self.prefill = prefill
-        """The error of a silence before the first output (None: output has started, or no
-        first-token limit was given)."""
+        """The error of a silence before the first output (None: output started, or no limit)."""
         self.stopping = False
-        """``stop()`` was asked for: the turn ends as cancelled."""
         self.ended = False
         """The server ended the request with an ``error`` event (the socket is fine)."""
         self.queued = False
@@ -164,8 +122,7 @@ class ReadMachine(Generic[F]):
     @classmethod
     def for_turn(cls, fold: F, request: TurnRequest, idle: float, queue_timeout: float,
                  first_token: float | None, *, retry_started: bool = False) -> ReadMachine[F]:
-        """The machine of one attempt at ``request``: its first-token limit is
-        ``first_token`` if configured, else derived from the prompt's size."""
+        """The machine of one attempt (first-token limit: configured, else from the prompt)."""
         limit = first_token_limit(request, first_token, idle)
         prefill = prefill_timeout(limit, prompt_tokens(request),
                                   configured=first_token is not None)

@@ -1,9 +1,5 @@
-"""Function calls in a Responses stream: items opened, argument pieces joined, each call once.
-
-An item that ends ``status: "incomplete"`` (the response ran out of output tokens in
-the middle of the call) is not completed: its arguments were cut short. Such a call is
-counted in :attr:`ResponsesCalls.unfinished`.
-"""
+"""Function calls in a Responses stream: items opened, argument pieces joined, each call once;
+an item that ends ``incomplete`` (cut short) is counted as unfinished, never completed."""
 
 from __future__ import annotations
 
@@ -33,19 +29,9 @@ class _Open:
 class ResponsesCalls:
     """The function calls of one turn's responses, as they stream.
 
-    A call opens with ``response.output_item.added`` whose item has ``type: "function_call"``
-    (``id`` fc_…, ``call_id``, ``name``, ``arguments: ""``): that is :class:`ToolCallOpened`.
-    Its arguments arrive as ``response.function_call_arguments.delta`` pieces (``item_id``,
-    ``output_index``, ``delta``). They are pieces of a JSON *string* the model writes, split
-    anywhere (inside an escape, inside a character's UTF-8 bytes on the model's side), so
-    they are only joined, never parsed. The call completes at
-    ``response.function_call_arguments.done`` (its ``arguments`` is the whole text and wins
-    over the joined pieces) or at ``response.output_item.done`` (the whole item), whichever
-    comes first: :class:`ToolCallCompleted`, once; the other is then ignored. A final
-    response whose ``output`` holds calls that were never streamed (a server that sends only
-    the final response) completes them there, in output order, each after its own
-    ``ToolCallOpened``.
-    """
+    A call opens at ``output_item.added``, gathers ``function_call_arguments.delta`` pieces, and
+    completes once at ``arguments.done`` or ``output_item.done``, whichever comes first. Calls only
+    in a final response's ``output`` complete there, each after its own ``ToolCallOpened``."""
 
     __slots__ = ("_by_index", "_by_item", "completed", "started")
 
@@ -127,8 +113,7 @@ class ResponsesCalls:
         return self._complete(entry, item.get("arguments"))
 
     def _entry(self, item_id: str | None, index: object) -> _Open:
-        """The call an event is about: by item id, else by output index, else a new one
-        (an event for an item whose ``added`` never came)."""
+        """The call an event is about: by item id, else output index, else a new one."""
         entry = self._by_item.get(item_id) if item_id is not None else None
         if entry is None and type(index) is int:
             entry = self._by_index.get(index)

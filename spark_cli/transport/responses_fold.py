@@ -1,11 +1,5 @@
-"""Folding OpenAI Responses stream events (WebSocket frames or SSE data) into channel events.
-
-Shared by the WebSocket and the HTTP SSE Responses channels. One call per
-server event; the text delta is the first branch (the hot path). Unknown event
-types and fields are ignored; unknown ``incomplete_details.reason`` values are
-passed through. ``error`` events raise :class:`ProviderError`. :func:`chain_after`: what
-a WebSocket connection holds once a response ended.
-"""
+"""Folding OpenAI Responses stream events (WebSocket frames or SSE data) into channel events;
+:func:`chain_after`: what a WebSocket connection holds once a response ended."""
 
 from __future__ import annotations
 
@@ -38,15 +32,7 @@ STEERED = "steered"
 
 
 class ResponsesFold:
-    """The state of one turn while its events arrive.
-
-    Function calls (:mod:`.responses_calls`) become ``ToolCallOpened`` and
-    ``ToolCallCompleted``. Rarely one server event makes several channel events (an
-    item that completes without ever having opened; a final response holding calls
-    never streamed, then its ``TurnFinished`` last): :meth:`ResponsesFold.feed`
-    returns the first and leaves the rest in :attr:`ResponsesFold.more`, which the
-    reader takes (and empties) before the next event; it is ``()`` otherwise.
-    """
+    """The state of one turn while its events arrive (the text delta is the first branch)."""
 
     __slots__ = (
         "_secrets",
@@ -66,16 +52,13 @@ class ResponsesFold:
 
     def __init__(self, secrets: Secrets = NO_SECRETS, *, tools: bool = False) -> None:
         self._secrets = secrets
-        """Masked in any text the server sends that becomes a message."""
         self._tools = tools
         """The request declared tools (a 400 about them means the model cannot call any)."""
         self._successor_pending = False
         self.deltas = 0
         self.calls = ResponsesCalls()
-        """The turn's function calls."""
         self.more: tuple[ChannelEvent, ...] = ()
         self.parts: list[str] = []
-        """Output text of the current response."""
         self.earlier_texts: list[str] = []
         """Output texts of responses this turn that ended for a steer."""
         self.response_id: str | None = None
@@ -226,15 +209,8 @@ def _short(value: object) -> str:
 def chain_after(request: TurnRequest, fold: ResponsesFold, steers: Sequence[str]) -> Chain | None:
     """What the server holds once this turn's response ended (None: nothing to continue).
 
-    Steered turns cover, in order: the answer up to each steer, the steer, and
-    the answer after the last one. A response that called tools covers its text
-    as one assistant message (only when it wrote any), then its calls in the order
-    they were reported: the conversation the caller builds for the follow-up
-    (``protocol.channel``'s "Tools"), so that follow-up sends only the outputs.
-    Nothing is continued after a call that started and never completed (the
-    server holds a call the caller cannot answer) or after calls in a steered
-    turn (what the server holds is not the caller's order).
-    """
+    Not after a call that never completed nor after calls in a steered turn: the server's
+    conversation would not be the caller's."""
     finished = fold.finished
     if (
         finished is None

@@ -1,14 +1,6 @@
-"""The retry loop every channel shares: waits reported as events, then retried.
-
-A turn attempt is an async iterator of channel events. When it raises a
-retryable :class:`ChannelError` before any output was yielded (a
-:class:`TextDelta` or a :class:`ToolCallOpened`: a retry would repeat it), the
-loop yields :class:`WaitingToRetry` (the delay from the provider's headers or
-message, else capped exponential backoff with jitter), waits, and tries again,
-up to ``max_attempts``. A wait longer than ``max_wait`` fails at once with a
-message saying how long the provider asked for. ``stop`` (an event) ends a
-wait early with ``TurnFinished(status="cancelled")``.
-"""
+"""The retry loop every channel shares: a retryable error before any output is reported as
+:class:`WaitingToRetry`, waited out (the provider's delay, else backoff with jitter) and
+retried up to ``max_attempts``; a wait past ``max_wait`` fails at once; ``stop`` cancels."""
 
 from __future__ import annotations
 
@@ -35,7 +27,6 @@ class RetryPolicy:
     """How many attempts a turn gets and how long to wait between them."""
 
     max_attempts: int = 4
-    """Attempts in all (the first try included)."""
     max_wait: float = 30.0
     """Longest single wait; a provider asking for more fails the turn instead."""
     backoff_base: float = 0.5
@@ -44,8 +35,7 @@ class RetryPolicy:
 
 
 def delay_for(error: ChannelError, attempt: int, policy: RetryPolicy) -> RetryDelay:
-    """The wait before retry ``attempt`` + 1 after ``error``: the one the provider asked
-    for, else one its message names, else backoff."""
+    """The wait before the next retry: the provider's, else one its message names, else backoff."""
     asked = error.retry_after if isinstance(error, ProviderError) else None
     if asked is not None:
         return asked
@@ -66,11 +56,7 @@ async def with_retries(
 ) -> AsyncIterator[ChannelEvent]:
     """Run ``attempt(n)`` (n = 1, 2, ...) until one finishes or a failure is final.
 
-    The channel's boundary for errors: every ChannelError is masked with
-    ``secrets`` here before it is reported (``WaitingToRetry``) or raised.
-    ``resend``: what a retry costs, added to its reason (a long prompt is never
-    resent without saying so, :func:`spark_cli.transport.silence.resend_note`).
-    """
+    Every ChannelError is masked with ``secrets`` here; ``resend`` says what a retry costs."""
     number = 1
     while True:
         output_started = False

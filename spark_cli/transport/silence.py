@@ -1,11 +1,7 @@
 """How long a channel lets the server stay silent, and what it says when the wait runs out.
 
-Each wait for the server is bounded by :func:`quiet_for` (``asyncio.timeout``): only time
-spent waiting counts, so a slow consumer is never mistaken for a silent server. The
-first-token limit is derived from the prompt's size unless configured (prefill is not a
-stall: a CPU server may take a minute for a long prompt). Which limit applies when is the
-read machine's rule (:mod:`spark_cli.transport.reading`).
-"""
+Only time spent waiting counts (a slow consumer is not a silent server); the first-token
+limit grows with the prompt (prefill is not a stall)."""
 
 from __future__ import annotations
 
@@ -31,8 +27,7 @@ CHARS_PER_TOKEN = 3
 
 
 def quiet_for(since: float, limit: float) -> asyncio.Timeout:
-    """``asyncio.timeout`` around one wait whose silence began at ``since`` (``monotonic()``)
-    and may last ``limit`` seconds (expired at once when that time is past)."""
+    """``asyncio.timeout`` for a wait whose silence began at ``since`` and may last ``limit``."""
     return asyncio.timeout(since + limit - monotonic())
 
 
@@ -48,9 +43,7 @@ def prompt_tokens(request: TurnRequest) -> int:
 
 
 def first_token_limit(request: TurnRequest, configured: float | None, idle: float) -> float:
-    """Seconds allowed from the request leaving to the first token: ``configured``, else
-    ``BASE_S`` + ``PER_TOKEN_S`` per prompt token (at most ``CAP_S``); never below
-    ``idle``."""
+    """Seconds from the request leaving to the first token (configured, else by prompt size)."""
     if configured is not None:
         return max(configured, idle)
     return max(idle, min(CAP_S, BASE_S + PER_TOKEN_S * prompt_tokens(request)))
@@ -73,8 +66,7 @@ def _seconds(value: float) -> str:
 
 
 def resend_note(tokens: int) -> str:
-    """What a retry before any output costs, said in its reason: the whole prompt again
-    (nothing for a prompt of at most ``RESEND_SAID`` tokens)."""
+    """What a retry before any output costs: the whole prompt again (said past ``RESEND_SAID``)."""
     if tokens <= RESEND_SAID:
         return ""
     return f"resending the whole prompt, about {kilo(tokens)} tokens"
@@ -82,11 +74,7 @@ def resend_note(tokens: int) -> str:
 
 def stall_error(idle: float, queue_timeout: float, *, queued: bool, chars: int,
                 retryable: bool) -> ChannelError:
-    """The server went silent: for ``idle`` seconds, or ``queue_timeout`` while queued.
-
-    A stall while queued is never retried: a new request would join the back of
-    the queue.
-    """
+    """The server went silent; never retried while queued (a new request joins the queue's back)."""
     if queued:
         return ChannelError(
             "timeout",

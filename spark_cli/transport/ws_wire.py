@@ -1,14 +1,6 @@
-"""What the Responses WebSocket channel puts on the wire: its handshake and its frames.
-
-Every connection is opened with the same settings (:mod:`.ws.ws_links` through websockets'
-``connect``, or :mod:`.fast.ws_ahead` before asyncio is imported): the caller's headers and
-the key (``bodies.key_headers``), ``User-Agent: spark``, no compression, one frame limit
-and a logger that never logs at DEBUG (websockets logs the handshake's headers there,
-the key among them). Both send the same ``response.create`` frame (:func:`create_payload`),
-so a request sent ahead and one sent by the channel are the same bytes by construction;
-:func:`websocket_url` derives the URL from a base URL. Free of asyncio,
-of websockets, and of ``logging`` until :func:`handshake_logger` is first called.
-"""
+"""What the Responses WebSocket channel puts on the wire: its handshake settings and its
+``response.create`` frame, the same bytes whether sent ahead or by the channel. Free of
+asyncio and websockets."""
 
 from __future__ import annotations
 
@@ -34,8 +26,7 @@ LOGGER_NAME = "spark_cli.transport.ws.ws_links"
 
 
 def handshake_logger() -> Logger:
-    """The logger websockets is given for this channel's connections, set to WARNING:
-    websockets logs handshake headers (the Authorization one too) at DEBUG, never here."""
+    """The handshake logger, at WARNING: websockets logs the key's header at DEBUG."""
     import logging  # deferred: launch -> request
 
     log = logging.getLogger(LOGGER_NAME)
@@ -58,9 +49,7 @@ class Chain:
 
 
 def create_payload(request: TurnRequest, chain: Chain | None, *, generate: bool = True) -> str:
-    """The ``response.create`` frame for ``request`` on a connection holding ``chain``: a
-    turn whose messages extend what ``chain`` covered sends only the new ones with
-    ``previous_response_id``; anything else sends the whole context."""
+    """The ``response.create`` frame: only the new messages when they extend ``chain``."""
     messages = request.messages
     body: dict[str, object] = {"type": "response.create", "model": request.model}
     if chain is not None:

@@ -98,6 +98,7 @@ class SparkApp(App[int]):
         self.session = session = setup.session
         self.feed = feed = ScreenFeed(session, self._after_event)
         self.keeper = Keeper(setup.store, feed.note, self.set_timer)
+        self.keeper.keep(session)
         saved = self.saved = self.keeper.load()
         self.link = ProviderLink(session, setup.connect, setup.flags, feed.note, feed.link_state)
         self.context_files = ContextFiles(session.root)
@@ -315,7 +316,7 @@ class SparkApp(App[int]):
             self._restore_draft()  # a turn cancelled while compacting was never sent
         elif type(event) is TurnEnded or (type(event) is CompactionFinished
                                           and event.outcome == "compacted" and not event.auto):
-            self.keeper.turn_ended(self.session)  # /compact saves the conversation too
+            self.keeper.turn_ended(self.session)
             self.assist.paths.stale()  # the turn may have made files
 
     def _restore_draft(self) -> None:
@@ -372,12 +373,12 @@ class SparkApp(App[int]):
         self.keeper.resume(self.session, self.feed.replay, session_id)
 
     def fork_conversation(self) -> tuple[str, str]:
-        self.keeper.turn_ended(self.session)  # the conversation so far, saved as it is
+        self.session.save()  # the conversation so far, saved as it is
         store = self.keeper.store
         if store is None:
             return "", ""
         kept, new = store.session_id, store.fork()
-        self.keeper.turn_ended(self.session)
+        self.session.save()
         return kept, new
 
     def conversation_rewound(self, index: int, text: str) -> None:
@@ -385,7 +386,7 @@ class SparkApp(App[int]):
         transcript.clear()
         transcript.more = None
         self.feed.replay(self.keeper.rewound(index))
-        self.keeper.turn_ended(self.session)
+        self.session.save()
         self.to_prompt(text)
 
     def compact(self, focus: str) -> bool:

@@ -1,28 +1,18 @@
 """What survives a crash or a restart: the draft, the queue, the prompt history, the talk.
 
-The app reports changes here; the :class:`Keeper` writes them through the
-repo's ``SessionStore`` (small atomic files): the draft ~0.2 s after the last
-key (so typing costs nothing), the queue and each sent prompt at once, the
-conversation when a turn ends, with what the transcript showed of it
-(:class:`~spark_cli.tui.transcript.shown.ShownLog`, fed the painter's events) so that a
-resumed session shows it again, and every turn as it was (where each starts in
-what was shown: a conversation rewind cuts the transcript there). Each conversation
-is saved under its own id: ``/fork`` and ``/clear`` go on in a new one, ``/resume``
-lists them or opens one. A problem writing or reading state is shown once, as a line,
-and never stops the session.
+The :class:`Keeper` writes through the repo's ``SessionStore``: the draft ~0.2 s after the
+last key, the queue and each sent prompt at once; the session saves the conversation after
+each turn with what the transcript showed (``Keep``). A write problem is shown once, a line.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 
-from spark_cli.session.api import Message, SessionApi, ToolCall
-from spark_cli.session.interaction import InteractionEvent, TurnStarted
-from spark_cli.session.tool_access import call_label
+from spark_cli.session.api import Keep, SessionApi, shown_from_history
+from spark_cli.session.interaction import InteractionEvent
 from spark_cli.session.workspace.store import (
-    SavedConversation,
     SavedState,
     SessionInfo,
     SessionStore,
@@ -50,11 +40,14 @@ class Keeper:
         """What the transcript showed of this conversation (saved with it)."""
         self.starts: list[int] = []
         """Where each of the session's turns starts in ``shown.items``."""
-        self._start = 0
+
+    def keep(self, session: SessionApi) -> None:
+        """``session`` saves its conversation in the store after each turn, with ``shown``."""
+        if self.store is not None:
+            session.set_keep(Keep(self.store, lambda: tuple(self.shown.items),
+                                  lambda line: self.note(line, "yellow")))
 
     def on_event(self, event: InteractionEvent) -> None:
-        if type(event) is TurnStarted:
-            self._start = len(self.shown.items)
         self.shown.on_event(event)
 
     def load(self) -> SavedState:
@@ -82,16 +75,8 @@ class Keeper:
         self._keep(lambda store: store.save_queue(items))
 
     def turn_ended(self, session: SessionApi) -> None:
-        """Save the conversation (each turn with where it starts in what was shown)."""
-        provider = session.settings.provider
-        history = tuple(session.history)
-        shown = tuple(self.shown.items)
-        del self.starts[len(session.turns):]
-        self.starts += [self._start] * (len(session.turns) - len(self.starts))
-        turns = tuple(replace(turn, shown_at=at)
-                      for turn, at in zip(session.turns, self.starts, strict=True))
-        self._keep(lambda store: store.save_conversation(
-            history, provider=provider.name, model=provider.model, shown=shown, turns=turns))
+        """The session saved the turn: where its turns start in what was shown."""
+        self.starts = [turn.shown_at for turn in session.turns]
 
     def new_conversation(self) -> None:
         """What follows is saved as a new conversation (the one so far stays saved)."""
@@ -144,18 +129,3 @@ class Keeper:
             when = time.strftime("%Y-%m-%d %H:%M", time.localtime(info.saved_at))
             first = (info.first.strip().splitlines() or [""])[0][:70]
             self.note(f"  {info.id}  {when}  {info.messages:>3} messages  {first}", "")
-
-
-def shown_from_history(saved: SavedConversation) -> tuple[ShownItem, ...]:
-    """A conversation saved without what was shown: each message's text (a user message's
-    last line, without the files it carried) and each tool call's label."""
-    items: list[ShownItem] = []
-    for item in saved.history:
-        match item:
-            case Message(role="user", content=content) if content.strip():
-                items.append(ShownItem("prompt", content.strip().splitlines()[-1][:200]))
-            case Message(role="assistant", content=content) if content.strip():
-                items.append(ShownItem("answer", content.strip()))
-            case ToolCall(name=name, arguments=arguments):
-                items.append(ShownItem("tool", "⚙ " + call_label(name, arguments)))
-    return tuple(items)

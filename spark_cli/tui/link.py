@@ -1,11 +1,7 @@
 """The session's channel over the app's life: connect once, again after a failure, switch.
 
-The TUI never imports transports: the CLI hands it a ``Connector``. :class:`ProviderLink`
-opens the channel in the background (after the first frame: the prompt never
-waits for the provider), every turn awaits ``ensure`` first, a failure is one
-line and the next turn tries again, and ``/model`` / ``/provider`` swap the
-settings (a new provider reconnects before the next turn; the conversation
-carries over). ``aclose`` releases the channel (and a bundled engine) on quit.
+The CLI hands the TUI a ``Connector``; every turn awaits ``ensure`` first, and ``/model`` /
+``/provider`` swap the settings (a new provider reconnects; the conversation carries over).
 """
 
 from __future__ import annotations

@@ -23,8 +23,16 @@ from session_fakes import ResponsesChannel
 
 from spark_cli.acp import agent as agent_module
 from spark_cli.acp.agent import AcpSetup, SparkAgent, prompt_text
-from spark_cli.protocol.channel import ToolCall, ToolCallCompleted, ToolCallOpened
+from spark_cli.protocol.channel import (
+    ChannelError,
+    Overflow,
+    ToolCall,
+    ToolCallCompleted,
+    ToolCallOpened,
+    TurnRequest,
+)
 from spark_cli.session.config.settings import Settings, load_settings
+from spark_cli.session.workspace.store import SessionStore
 
 
 def _run(command: str, tool: str = "run_command") -> list[Any]:
@@ -214,3 +222,25 @@ async def test_a_buffer_holding_the_old_text_follows_the_edit_and_an_unsaved_one
     assert (tmp_path / "a.py").read_text() == "x = 2\ny = 1\n"
     assert editor.written == ({path: "x = 2\ny = 1\n"} if followed else {})
     assert editor.buffers[path] == ("x = 2\ny = 1\n" if followed else buffer)
+
+
+async def test_an_overflow_is_sent_once_more_within_the_window_it_taught(tmp_path: Path):
+    """As `spark edit` and the TUI: the first request overflows a 2,048 window; the prompt is
+    sent once more within it, its answer reaches the editor and the conversation is saved."""
+    def overflow(request: TurnRequest) -> list[Any]:
+        raise ChannelError("context_length", "the request (3.0k tokens) is larger than the "
+                           "model's window (2.0k); the server said (400): too long",
+                           overflow=Overflow(3000, 2048))
+
+    (tmp_path / "app.py").write_text("def f():\n    return 1\n")
+    editor = Editor()
+    channel = ResponsesChannel([overflow, ["It returns one.\n"]])
+    async with _agent(tmp_path, editor, channel, provider="openai-compatible", model="m",
+                      base_url="http://127.0.0.1:9/v1") as conn:
+        assert await _prompt(conn, tmp_path) == "end_turn"
+    said = "".join(u.content.text for u in editor.of("agent_message_chunk"))
+    assert "It returns one." in said and "larger than" not in said
+    assert len(channel.requests) == 2 and not channel.requests[1].tools  # sized to 2k
+    saved = SessionStore(tmp_path).load_conversation()
+    assert saved is not None and saved.history[-1].content == "It returns one.\n"
+    assert [item.kind for item in saved.shown] == ["prompt", "answer"]

@@ -10,6 +10,7 @@ import pytest
 
 from spark_cli.cli.wiring import WiringError, open_provider_channel
 from spark_cli.protocol.channel import ChannelError, Message, TextDelta, TurnFinished, TurnRequest
+from spark_cli.protocol.secrets import Secrets
 from spark_cli.session.config.settings import ProviderSettings
 
 REQUEST = TurnRequest("spark-test", (Message("user", "hello"),), max_output_tokens=50)
@@ -119,7 +120,7 @@ async def test_bad_settings_are_wiring_errors(fields, needle):
 async def test_a_key_in_a_bad_base_url_is_masked_in_the_usage_error() -> None:
     key = "sk-hidden-0123456789abcdef"
     p = ProviderSettings("openai-compatible", "chat_sse", f"ftp://host/v1?key={key}", "m",
-                         None, None, secrets=(key,))
+                         None, None, secrets=Secrets((key,)))
     with pytest.raises(WiringError) as info:
         async with open_provider_channel(p):
             pass

@@ -26,6 +26,7 @@ from spark_cli.protocol.channel import (
     TurnRequest,
     UsageReported,
 )
+from spark_cli.protocol.secrets import Secrets
 from spark_cli.protocol.tokens import count_tokens
 from spark_cli.record import record
 from spark_cli.session.config.layers import SettingsError
@@ -190,7 +191,7 @@ def bench_provider(name: str | None, *, base_url: str | None, model: str | None,
             engine = stack.enter_context(start_engine(
                 token, "--brain", "lorem", "--ttft-ms", f"{ttft_ms:g}", "--tps", f"{tps:g}"))
             provider = ProviderSettings("mock", "mock", engine.url + "/v1", "spark-lorem",
-                                        token, "SPARK_API_KEY", (token,))
+                                        token, "SPARK_API_KEY", Secrets((token,)))
             kinds: list[ChannelKind] = ["chat_sse", "responses_ws"]
             where = (f"the bundled engine in its own process (--brain lorem --ttft-ms "
                      f"{ttft_ms:g} --tps {tps:g})")

@@ -1,7 +1,6 @@
-"""`spark edit --commands ask`: the user's yes on the controlling terminal (``/dev/tty``,
-opened unbuffered in binary: text-mode ``r+`` needs a seekable file), never stdout or stdin:
-y once, a always (where offered), anything else no. Without one, every action is declined
-and stderr says why once."""
+"""`spark edit --commands ask`: the user's yes on ``/dev/tty`` (opened unbuffered in binary),
+never stdout or stdin: y once, a always, else no. Without a terminal every action is
+declined and stderr says why once."""
 
 from __future__ import annotations
 

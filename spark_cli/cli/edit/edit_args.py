@@ -1,15 +1,7 @@
-"""`spark edit`'s arguments, read without typer when they are plain (the start-up fast path).
-
-Importing typer and click and building the command costs more than everything else
-before the request leaves (`spark bench oneshot` shows launch -> request). A `spark edit`
-command line is almost always plain: options spelled out, values that do not look like
-options. :func:`parse_edit_args` reads exactly those and returns the same
-:class:`EditArgs` typer would give the command; for anything else it returns ``None`` and
-typer parses the line, so every message and exit code stays typer's own.
-``tests/cli/edit/test_edit_args.py`` checks both agree. Its saving: docs/benchmarks.md
-``## Ledger`` (``edit_args``); paired: `spark bench oneshot --no-docs` with and without
-``SPARK_PLAIN=edit_args``.
-"""
+"""`spark edit`'s arguments, read without typer when they are plain (the start-up fast path);
+anything else returns ``None`` and typer parses it (tests/cli/edit/test_edit_args.py checks
+both agree). Its saving: docs/benchmarks.md ``## Ledger`` (``edit_args``); paired:
+`spark bench oneshot --no-docs` with and without ``SPARK_PLAIN=edit_args``."""
 
 from __future__ import annotations
 
@@ -23,7 +15,7 @@ _VALUES = {
     "-m": "message", "--message": "message", "--provider": "provider", "--model": "model",
     "--base-url": "base_url", "--max-output-tokens": "max_output_tokens",
     "--format": "edit_format", "--root": "root", "--lang": "lang", "--commands": "commands",
-    "--best-of": "best_of",
+    "--best-of": "best_of", "--judge": "judge",
     "--output-format": "output_format", "--max-turns": "max_turns", "--timeout": "timeout",
 }
 _FLAGS = {"--dry-run": "dry_run", "--json": "as_json", "--test": "run_tests",
@@ -56,6 +48,8 @@ class EditArgs:
     """``--commands ask|sandbox|off|full-access``: may the model run commands (default: off)."""
     best_of: int | None = None
     """``--best-of N``: race N answers, keep the best (None: the config's ``best_of``)."""
+    judge: str | None = None
+    """``--judge evidence|deep``: deep adds the deep model as the race's last tiebreak."""
     output_format: str | None = None
     """``--output-format text|json|stream-json`` (``--json``: json)."""
     max_turns: int | None = None
@@ -67,10 +61,8 @@ class EditArgs:
 def parse_edit_args(argv: list[str]) -> EditArgs | None:
     """``argv`` (after ``edit``) as EditArgs, or None: let typer parse it.
 
-    None for ``--help``, an unknown, misspelt or abbreviated option, a missing or odd
-    value, ``-mTEXT``, a flag given a value. Click's rules kept here: options and PATHs
-    may be interleaved, ``--`` ends the options, ``--opt=value`` is the same as ``--opt
-    value``, and a repeated option keeps its last value."""
+    Click's rules kept: options and PATHs interleave, ``--`` ends options, ``--opt=value``
+    equals ``--opt value``, a repeated option keeps its last value."""
     values: dict[str, str] = {}
     flags: set[str] = set()
     paths: list[str] = []

@@ -1,16 +1,7 @@
 """`spark edit PATH... -m "..."`: one streamed turn that edits files in place (or a pipe filter).
 
-With PATHs: the answer streams (prose as it arrives, a line per edit as it lands on disk,
-a line per tool call on stderr), then the minimal diff and a one-line summary (latency,
-tokens, cost). With no PATH and stdin a terminal, empty or closed (a harness, CI), the same
-on the whole repo (the model finds the files itself); with no PATH and code on stdin, a pure
-filter (:mod:`.pipe_mode`). Exit codes and the ``--output-format`` schemas: docs/cli.md.
-Ctrl-C stops generation, drops an unfinished block and still prints the end diff and summary
-before exit 130.
-
-`spark --help` imports this module, and a plain command line is run by :func:`run_edit`
-straight from the console script without typer: it imports nothing heavy at import time.
-"""
+Without PATH the whole repo (or, with code on stdin, :mod:`.pipe_mode`); exit codes and
+output formats: docs/cli.md. Imports nothing heavy: a plain line runs :func:`run_edit`."""
 
 from __future__ import annotations
 
@@ -65,10 +56,12 @@ def _target(raw: str, root: Path, cwd: Path) -> tuple[str, str]:
 
 def edit_files(paths: list[str], instruction: str, root: Path, flags: dict[str, object], *,
                dry_run: bool, output_format: str, run_tests: bool,
-               limits: Limits | None = None, best_of: int | None = None) -> int:
+               limits: Limits | None = None, best_of: int | None = None,
+               judge: str | None = None) -> int:
     """The files front end; returns the exit code."""
     # deferred: spark --help
     from spark_cli.cli.edit.edit_run import (
+        UsageError,
         closing_lines,
         end_diffs,
         renderer_for,
@@ -81,11 +74,15 @@ def edit_files(paths: list[str], instruction: str, root: Path, flags: dict[str, 
     before = dict(_target(raw, root, cwd) for raw in paths)  # root-relative path -> text
     settings = load(root, flags, one_shot=True, warn=True)
     renderer = renderer_for(output_format, sys.stdout)
-    if (best_of or settings.best_of) > 1:
+    n = best_of or settings.best_of
+    if judge is not None and n == 1:
+        raise UsageError("--judge judges a race: add --best-of N (2 to 8)")
+    if n > 1:
         from spark_cli.cli.edit.best_of import best_of as race  # deferred: spark --help
 
-        return race(root, settings, list(before), instruction, best_of or settings.best_of,
-                    renderer=renderer, run_tests=run_tests, dry_run=dry_run)
+        deep = load(root, {"deep": True}) if judge == "deep" else None  # [deep]'s own
+        return race(root, settings, list(before), instruction, n, renderer=renderer,
+                    run_tests=run_tests, dry_run=dry_run, limits=limits, deep=deep)
     result = run_turn(settings, root, list(before), instruction, renderer,
                       dry_run=dry_run, limits=limits)
     code: int = result.exit_code()
@@ -178,6 +175,9 @@ def register(app: typer.Typer) -> None:
         best_of: int | None = typer.Option(
             None, "--best-of", help="Race N answers (1-8), merge the one that applies, "
                                     "parses and passes the check."),
+        judge: str | None = typer.Option(
+            None, "--judge", help="evidence (the default) or deep: the deep model breaks a "
+                                  "tie the evidence leaves."),
     ) -> None:
         """Ask for an edit: stream the answer, apply edits as they land, show the diff."""
         # the parameters are EditArgs' fields, name for name
@@ -197,13 +197,7 @@ def _silence_stdout() -> None:
 
 
 def exit_now(code: int) -> NoReturn:
-    """End the process as soon as the work is done (stream end → exit is benchmarked).
-
-    Everything is written, flushed and closed by now (files renamed into place, the journal
-    closed, the event loop shut down), so a real process skips the interpreter's teardown
-    with ``os._exit``. Under a test runner (stdout replaced), a profiler, a tracer or
-    coverage (which write their data at exit) it raises ``SystemExit`` as usual.
-    """
+    """End the process now: ``os._exit``, but ``SystemExit`` under tests, profilers or tracers."""
     real = sys.stdout is sys.__stdout__ and sys.stderr is sys.__stderr__
     if real and sys.getprofile() is None and sys.gettrace() is None:
         try:
@@ -246,8 +240,7 @@ def limits_of(args: EditArgs, began: float) -> Limits | None:
 
 
 def stdin_code() -> bytes | None:
-    """Not a terminal: what stdin holds (None when it is empty or closed: a harness, CI,
-    ``< /dev/null``)."""
+    """What stdin holds when it is not a terminal (None when empty or closed)."""
     try:
         if sys.stdin is None or sys.stdin.isatty():
             return None
@@ -265,6 +258,8 @@ def _dispatch(args: EditArgs, began: float, flags: dict[str, object]) -> int:
         raise UsageError("the instruction (-m) is empty")
     if args.best_of is not None and not 1 <= args.best_of <= 8:
         raise UsageError(f"--best-of must be 1 to 8, not {args.best_of}")
+    if args.judge not in (None, "evidence", "deep"):
+        raise UsageError(f"--judge must be evidence or deep, not {args.judge!r}")
     output_format = output_format_of(args)
     limits = limits_of(args, began)
     fmt = flags.get("edit_format")
@@ -280,8 +275,8 @@ def _dispatch(args: EditArgs, began: float, flags: dict[str, object]) -> int:
                              "its language")
         return edit_files(paths, message, base, flags, dry_run=args.dry_run,
                           output_format=output_format, run_tests=args.run_tests,
-                          limits=limits, best_of=args.best_of)
-    if args.best_of is not None and args.best_of > 1:
+                          limits=limits, best_of=args.best_of, judge=args.judge)
+    if (args.best_of or 1) > 1 or args.judge is not None:
         raise UsageError("--best-of needs PATHs: the pipe filter gives one answer on one stdout")
     if args.run_tests:
         raise UsageError("--test needs PATHs in a project; pipe mode never runs tests")

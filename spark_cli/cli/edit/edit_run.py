@@ -1,13 +1,7 @@
 """One `spark edit` turn: wire the channel, run the session, render, end diff, exit code.
 
-Used by both front ends of `spark edit` (files in a repo, and the pipe filter, which runs
-this same code inside a private temp dir); exit codes: docs/cli.md. The request is built
-and checked (window budget, binary files) before the channel is opened, so a request that
-cannot be sent is never sent. Then it is sent ahead where the channel allows
-(:func:`spark_cli.cli.wiring.send_ahead`): the model works on it while the event loop,
-the channel and the edit engine load, so asyncio is imported only inside the turn.
-Ctrl-C during the turn interrupts the session and the run still ends with its diff and
-summary; a second Ctrl-C gives up at once.
+The request is built and checked before the channel opens, then sent ahead where the channel
+allows (``wiring.send_ahead``) while asyncio and the edit engine load. Exit codes: docs/cli.md.
 """
 
 from __future__ import annotations
@@ -34,7 +28,7 @@ from spark_cli.session.events import (
     TurnFailed,
 )
 from spark_cli.session.failures import explain
-from spark_cli.session.window.learning import RESEND, prepare_counted, resend_note
+from spark_cli.session.window.learning import prepare_counted
 
 if TYPE_CHECKING:
     from spark_cli.cli.edit.signals import TurnSignals
@@ -51,8 +45,7 @@ class UsageError(Exception):
 
 def run_turn(settings: Settings, root: Path, files: Sequence[str], instruction: str,
              renderer: Renderer, *, dry_run: bool, limits: Limits | None = None) -> TurnResult:
-    """Run one session turn against the channel the settings describe, rendering as it goes
-    (within the ``limits`` a harness set)."""
+    """Run one session turn on the channel the settings describe, rendering as it goes."""
     result = TurnResult()
     _prepared_turn(settings, root, files, instruction, renderer, result, dry_run=dry_run,
                    limits=limits)
@@ -176,14 +169,6 @@ async def _run_turn(session: SessionApi, settings: Settings, files: Sequence[str
         ) as channel:
             session.attach(channel)
             await _stream(session, instruction, files, renderer, result)
-            said = resend_note(session, settings, result.failure,
-                               wrote=bool(result.outcomes or result.rejected))
-            if said is not None:  # an overflow taught the window: once more within it
-                renderer.note(f"... {said}")
-                result.failure = session.prepare(instruction, list(files))
-                if result.failure is None:
-                    renderer.note("... " + RESEND.format(window=session.settings.context_window))
-                    await _stream(session, instruction, files, renderer, result)
     except wiring.WiringError as exc:
         raise UsageError(str(exc)) from None
     except ChannelError as exc:  # a channel that raised while opening or closing
@@ -265,9 +250,7 @@ def run_info(session: SessionApi, settings: Settings) -> dict[str, Any]:
 
 
 def renderer_for(output_format: str, out: Any) -> Any:
-    """The renderer of a run: JSON lines (spark's or Claude Code's stream-json), or text
-    (tool calls on stderr) coloured on a terminal unless ``NO_COLOR``; ``out`` is stdout
-    (files) or stderr (the pipe filter)."""
+    """The run's renderer: JSON lines, stream-json, or text (coloured on a terminal)."""
     if output_format == "stream-json":
         from spark_cli.render.stream_json import StreamJsonRenderer  # deferred: launch -> request
 
@@ -283,8 +266,7 @@ def renderer_for(output_format: str, out: Any) -> Any:
 
 
 def answer_of(items: Iterable[object]) -> tuple[str, tuple[str, ...]]:
-    """The assistant's text and the tools it called, from the conversation items one turn
-    added (messages, tool calls and their outputs)."""
+    """The assistant's text and the tools it called, from the items one turn added."""
     text: list[str] = []
     tools: list[str] = []
     for item in items:
@@ -324,8 +306,7 @@ def end_diffs(result: TurnResult, root: Path, before: Mapping[str, str],
 
 
 def closing_lines(result: TurnResult, settings: Settings) -> list[str]:
-    """The run's last words on stderr: no edit, an answer cut at the output cap
-    (:func:`spark_cli.cli.edit.no_edit.closing_lines`); none for most runs."""
+    """The run's last words on stderr (no edit, an answer cut at the output cap); mostly none."""
     completed = result.completed
     if result.no_edit is None and (completed is None or completed.reason != "max_output_tokens"):
         return []

@@ -1,10 +1,4 @@
-"""The settings of one `spark edit` run (its flags resolved, any problem a usage error)
-and its one-line messages on stderr.
-
-Shared by both front ends of the command (files: ``edit_cmd``, the pipe filter:
-``pipe_mode``), so neither imports the other for it. `spark --help` imports it (through
-``edit_cmd``), so the settings are imported when a run loads them.
-"""
+"""The settings of one `spark edit` run (any problem a usage error), and its stderr lines."""
 
 from __future__ import annotations
 
@@ -16,8 +10,7 @@ from typing import Any
 
 
 def edit_flags(*, no_tools: bool = False, **given: object) -> dict[str, object]:
-    """The flags given as the ``flags`` layer of ``load_settings`` (every command's: None or
-    False is a flag not given; ``no_tools`` is ``tools = false``)."""
+    """The flags as ``load_settings``'s flags layer (None or False: not given)."""
     flags = {key: value for key, value in given.items() if value is not None and value is not False}
     if no_tools:
         flags["tools"] = False
@@ -31,8 +24,7 @@ def say(line: str) -> None:
 
 
 def _say_if_bundled(root: Path, deep: Any) -> None:
-    """``--deep`` with no deep provider configured while the fast one is a real server: say
-    once that the bundled engine answers."""
+    """``--deep`` falling back on the bundled engine while the fast one is real: say so once."""
     # deferred: spark --help
     from spark_cli.session.config.settings import load_settings
     from spark_cli.session.deep.deep_settings import bundled_notice
@@ -57,9 +49,7 @@ def ask_server(base_url: str, model: str, api_key: str | None, *, tokenizer: boo
 
 def resolved(root: Path, flags: dict[str, object], *, check: bool = True,
              fresh: bool = False) -> Any:
-    """The settings ``flags`` and the config files give, with the model's window
-    (``session.window.facts``: configured, known, cached or asked of the server, ``fresh``:
-    asked again); a ``SettingsError`` (a ValueError) for a bad config. Every command's way in."""
+    """The settings with the model's window (``fresh``: asked again); ``SettingsError`` if bad."""
     # deferred: spark --help
     from spark_cli.session.config.settings import load_settings
     from spark_cli.session.window.facts import resolve
@@ -68,8 +58,7 @@ def resolved(root: Path, flags: dict[str, object], *, check: bool = True,
 
 
 def warn_project(settings: Any) -> None:
-    """Say on stderr that an untrusted project layer was ignored (one line naming the files
-    and `spark trust`), and each user-only key a trusted one was read without."""
+    """Say on stderr what of the config was ignored (untrusted, user-only keys, full access)."""
     if settings.commands == "full-access" and settings.tools:
         from spark_cli.session.config.presets import FULL_ACCESS  # deferred: spark --help
 
@@ -86,17 +75,7 @@ def warn_project(settings: Any) -> None:
 
 def load(root: Path, flags: dict[str, object], *, one_shot: bool = False,
          warn: bool = False) -> Any:
-    """:func:`resolved`, any configuration problem a usage error. ``deep`` in
-    the flags (``--deep``): the deep track's settings (``[deep]``; --provider/--model pick
-    the deep one). ``one_shot`` (`spark edit`): commands are off unless a flag or a config
-    file says otherwise (the TUI's default is ``ask``). ``warn``: `warn_project`."""
-    settings = _load(root, flags, one_shot)
-    if warn:
-        warn_project(settings)
-    return settings
-
-
-def _load(root: Path, flags: dict[str, object], one_shot: bool) -> Any:
+    """:func:`resolved`, a usage error if bad (``one_shot``: commands off unless set)."""
     # deferred: spark --help
     from spark_cli.cli.edit.edit_run import UsageError
     from spark_cli.session.window.facts import resolve
@@ -108,10 +87,13 @@ def _load(root: Path, flags: dict[str, object], one_shot: bool) -> Any:
 
             deep = load_deep_settings(root, deep_flags(flags), os.environ, check=True)
             _say_if_bundled(root, deep)
-            return resolve(deep, ask_server)
-        settings = resolved(root, flags)
-        if one_shot and settings.sources.get("commands") == "default":  # none unless told
-            settings = replace(settings, commands="off")
-        return settings
+            settings = resolve(deep, ask_server)
+        else:
+            settings = resolved(root, flags)
+            if one_shot and settings.sources.get("commands") == "default":  # none unless told
+                settings = replace(settings, commands="off")
     except (ValueError, KeyError, TypeError, OSError) as exc:
         raise UsageError(str(exc)) from None
+    if warn:
+        warn_project(settings)
+    return settings

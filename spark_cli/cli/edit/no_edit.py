@@ -1,10 +1,5 @@
-"""An answer asked for an edit that held none: apply it whole where that is safe, else say so.
-
-After a turn with no edit block at all (nothing applied, refused or malformed),
-:func:`settle` looks at the answer; :func:`closing_lines` gives the one-line messages a
-front end prints at the end (``spark edit: no edit: ...``, and the output cap named when
-the answer was cut there). Imported only for such a run: the edit engine is at its top.
-"""
+"""An answer asked for an edit that held none: applied whole where that is safe, else said;
+imported only for such a run."""
 
 from __future__ import annotations
 
@@ -42,14 +37,9 @@ def _sent_texts(root: Path, files: Sequence[str]) -> dict[str, str]:
 
 def settle(result: TurnResult, settings: Settings, root: Path, files: Sequence[str],
            renderer: Renderer, *, dry_run: bool) -> None:
-    """Apply a whole-file answer, or mark ``result.no_edit`` (see the module doc).
+    """Apply a whole-file answer, or mark ``result.no_edit`` (exit 5) with what the answer held.
 
-    One file was sent, it is small, and the answer holds a new version of it in a code
-    fence that tree-sitter accepts (aider's "whole" format, :func:`whole_file_text`): it
-    is applied as a whole-file replacement through the edits package's ``Applier`` (one
-    undo batch of its own, the usual syntax check, shown as an edit and in the diff).
-    Otherwise the result is marked ``no_edit`` (exit 5) with what the answer held instead
-    ("the answer was prose only (42 words); no SEARCH/REPLACE block")."""
+    Only one small file sent, and a fenced new version tree-sitter accepts (aider's "whole")."""
 
     completed = result.completed
     if completed is None or completed.status not in ("completed", "incomplete"):
@@ -67,8 +57,7 @@ def settle(result: TurnResult, settings: Settings, root: Path, files: Sequence[s
 
 def _apply_whole(result: TurnResult, settings: Settings, root: Path, texts: dict[str, str],
                  renderer: Renderer, *, dry_run: bool) -> bool:
-    """Apply the answer's fenced whole file to the one file sent; False when it does not
-    hold one that may replace it."""
+    """Apply the fenced whole file to the one file sent; False when it may not replace it."""
 
     ((path, old),) = texts.items()
     language = language_for_path(path)
@@ -95,8 +84,7 @@ def _apply_whole(result: TurnResult, settings: Settings, root: Path, texts: dict
 
 
 def parses(language: str, text: str) -> bool:
-    """tree-sitter parses ``text`` as ``language`` without an ERROR or MISSING node (a
-    language whose grammar is not installed counts as parsing: the text-mode rule)."""
+    """tree-sitter parses ``text`` cleanly (a language without a grammar counts as parsing)."""
 
     try:
         tree = parse_text(language, text)
@@ -106,8 +94,7 @@ def parses(language: str, text: str) -> bool:
 
 
 def closing_lines(result: TurnResult, settings: Settings) -> list[str]:
-    """The end-of-run lines (``spark edit: ...``) for a run with no edit and for an answer
-    cut at the output cap."""
+    """The end-of-run lines for a run with no edit and for an answer cut at the output cap."""
     lines: list[str] = []
     if result.no_edit is not None:
         lines.append(f"spark edit: no edit: {result.no_edit.message} (exit 5)")

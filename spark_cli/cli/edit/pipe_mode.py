@@ -1,14 +1,7 @@
-"""`cat f.py | spark edit -m "..." > g.py`: the pure filter.
+"""`cat f.py | spark edit -m "..." > g.py`: the pure filter, editing stdin as a temp file.
 
-stdin is written, byte for byte, to ``stdin.<ext>`` inside a private temp directory, and
-the real session + applier (the same validated code path as `spark edit PATH`) edit it
-there; the result is printed to stdout and the temp dir removed. stdout carries only the
-file; prose, status lines, diff and summary go to stderr (``--json``: as JSON lines). On a
-refused edit (or no edit, a provider failure, Ctrl-C, SIGTERM or SIGHUP) stdout gets the
-ORIGINAL text, unchanged, and the exit code says what happened, so a pipeline keeps
-flowing. Usage errors (exit 2) print nothing on stdout. The language (``--lang``, else
-detected) picks the temp file's extension, so the syntax check uses the right grammar.
-"""
+stdout carries only the file: the result, or the ORIGINAL text unchanged on any failure or
+signal (the exit code says which); everything else goes to stderr."""
 
 from __future__ import annotations
 
@@ -62,9 +55,7 @@ def stdin_file_name(lang: str | None, data_text: str) -> str:
 def edit_stdin(data: bytes, instruction: str, cwd_root: Path, flags: dict[str, object], *,
                lang: str | None, dry_run: bool, output_format: str,
                limits: Limits | None = None) -> int:
-    """The pipe front end on ``data`` (stdin's code); returns the exit code (stdout gets the
-    result or the original, also for a signal that arrives before the result is written:
-    exit 128 + n)."""
+    """The pipe front end on stdin's ``data``; returns the exit code (128 + n for a signal)."""
     out = _Output()
     with terminations():
         try:
@@ -80,8 +71,7 @@ def edit_stdin(data: bytes, instruction: str, cwd_root: Path, flags: dict[str, o
 
 
 class _Output:
-    """stdout, written once: a signal that arrives after the writing began does not write
-    the original after the result."""
+    """stdout, written once: a late signal does not write the original after the result."""
 
     __slots__ = ("started",)
 

@@ -1,14 +1,6 @@
-"""`spark edit`'s live prefill timer on stderr: "prefill 12 s, 5.8k tokens" until the first token.
-
-A CPU server says nothing while it reads a long prompt (a minute for 5k tokens is
-normal), so the wait is shown as it runs rather than looking hung. On a terminal
-one line is rewritten each second and erased at the first token; otherwise
-(stderr piped to a file or a log) a line is written after ``FIRST_LINE_S`` and
-then every ``EVERY_S``, so a log shows the wait without a line a second. It counts
-from the first attempt's request, as TTFT does, and ends at the turn's first output,
-text or a tool call (a tool loop's follow-up requests get none). The JSON renderer gets none (its
-``request_sent`` and summary carry the marks).
-"""
+"""`spark edit`'s live prefill timer on stderr ("prefill 12 s, 5.8k tokens") until the first
+output, so a slow CPU prefill does not look hung: rewritten each second on a terminal, else
+a line after ``FIRST_LINE_S`` and every ``EVERY_S``."""
 
 from __future__ import annotations
 

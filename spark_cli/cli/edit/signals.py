@@ -1,12 +1,7 @@
-"""SIGTERM and SIGHUP for `spark edit`: end the run as Ctrl-C does, exit 128 + n (143 for
-SIGTERM, 129 for SIGHUP, as a shell reports it).
+"""SIGTERM and SIGHUP for `spark edit`: end the run as Ctrl-C does, exit 128 + n.
 
-During a turn the event loop takes them, with SIGINT (:class:`TurnSignals`): the first
-one stops the turn and the run ends as usual (the end diff, the summary; in pipe mode
-the ORIGINAL text on stdout), a second gives up at once. Outside the turn (reading
-stdin, connecting, printing) :func:`terminations` turns them into :class:`Terminated`,
-which the pipe front end catches to write the original text back before it exits.
-"""
+During a turn :class:`TurnSignals` takes them with SIGINT; outside it :func:`terminations`
+raises :class:`Terminated`, so the pipe front end writes the original back."""
 
 from __future__ import annotations
 
@@ -40,8 +35,7 @@ def _raise(signum: int, frame: FrameType | None) -> None:
 
 @contextmanager
 def terminations() -> Iterator[None]:
-    """While inside, SIGTERM and SIGHUP raise :class:`Terminated` (the previous handlers
-    come back on the way out)."""
+    """While inside, SIGTERM and SIGHUP raise :class:`Terminated`."""
     previous = {}
     try:
         for sig in STOP_SIGNALS:
@@ -64,8 +58,7 @@ def signal_name(signum: int) -> str:
 
 
 class TurnSignals:
-    """SIGINT (or SIGTERM, SIGHUP) while a turn runs: the first interrupts the session (or,
-    before it streams, cancels the run), a second gives up at once with KeyboardInterrupt."""
+    """SIGINT, SIGTERM, SIGHUP in a turn: the first stops the turn, a second gives up at once."""
 
     def __init__(self, task: asyncio.Task[Any] | None) -> None:
         self.task = task
@@ -104,8 +97,7 @@ class TurnSignals:
         return True
 
     def remove(self) -> None:
-        """Give the signals back as they were before the turn (asyncio would leave them at
-        their defaults)."""
+        """Give the signals back as they were before the turn."""
         import asyncio  # deferred: launch -> request
 
         loop = asyncio.get_running_loop()

@@ -1,11 +1,5 @@
-"""`spark edit --test`: run the project's tests after the turn (the only way tests run).
-
-The command comes from the settings (``test_command``) or is detected, and the run
-is bounded: both through ``spark_cli.session.actions.test_runs``, as the TUI's `/test`.
-The outcome is rendered as one line (plus a short failure summary and the
-output's tail when it failed) and becomes exit code 4 when the tests fail or no
-test command can be found.
-"""
+"""`spark edit --test`: run the project's tests after the turn, as the TUI's `/test`, shown as
+one line (and a failure's summary); exit 4 when they fail or no test command is found."""
 
 from __future__ import annotations
 

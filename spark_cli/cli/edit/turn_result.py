@@ -1,10 +1,5 @@
-"""What one `spark edit` turn came to, and the exit code it makes (docs/cli.md).
-
-Exit codes: 0 applied, 1 something refused, 2 usage (incl. a request too big
-for the window), 3 provider/transport failure, 4 the requested tests failed,
-5 the answer held no edit, 124 the ``--timeout`` ran out, 128 + n stopped by signal n (130
-for Ctrl-C).
-"""
+"""What one `spark edit` turn came to, and its exit code (docs/cli.md): 0 applied, 1 refused,
+2 usage, 3 provider, 4 tests failed, 5 no edit, 124 timeout, 128 + n signal n."""
 
 from __future__ import annotations
 
@@ -39,11 +34,9 @@ class TurnResult:
         self.interrupted = False
         """Ctrl-C (or SIGTERM, SIGHUP) ended the turn early (exit 128 + ``signal``)."""
         self.signal: int = signal.SIGINT
-        """The signal that interrupted the turn."""
         self.texts: dict[str, str] = {}
         """path -> the text after the turn as the session knows it (a dry run's result)."""
         self.answer = ""
-        """The model's answer, whole (for :mod:`no_edit`)."""
         self.tools: tuple[str, ...] = ()
         """The tools the model called in the turn, by name, in order."""
         self.no_edit: NoEdit | None = None

@@ -1,3 +1,1 @@
-"""Applying edits: the Applier (one answer, one undo batch), repeated blocks, diffs of what
-changed.
-"""
+"""Applying edits: the Applier (one answer, one undo batch), repeats, diffs."""

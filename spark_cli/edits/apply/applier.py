@@ -1,15 +1,6 @@
-"""Applying edits to the working tree: one FileEdit all-or-nothing, one answer per undo batch.
-
-`Applier.apply` plans a whole file section in memory (confine the path, decode the
-file, locate every hunk in order, splice, re-check the syntax) and only then
-writes, once, atomically. If anything fails nothing is written and the
-`RefusedEdit` says which hunk and why. The one exception is a conflict: when the
-file on disk differs from what the model saw, hunks that still locate and do not
-touch the user's changed lines apply, the rest are refused (never overwriting the
-user). `Applier` wraps a whole answer: `begin_batch()`, `apply()` per block as it
-arrives, `end_batch()` closes one undo checkpoint; blocks the answer repeats (one
-copy per place, or a plain duplicate) are handled by `repeats.Repeats`.
-"""
+"""Applying edits: each FileEdit planned whole in memory, then written once, atomically;
+on any failure nothing is written, except that under a conflict the hunks clear of the
+user's changes apply. `Applier` wraps one answer as one undo batch."""
 
 from __future__ import annotations
 
@@ -87,8 +78,7 @@ def _read(ctx: _Context, target: RepoPath, name: str) -> tuple[bytes, TextFile]:
 
 
 def _writable(ctx: _Context, name: str, mode: int | None, verb: str) -> None:
-    """Refuse to change a file whose mode has no write bit (even as root, who could):
-    users mark files read-only to protect them."""
+    """Refuse to change a file without a write bit (users mark files read-only to protect them)."""
     if mode is None or mode & 0o222 or ctx.write_read_only:
         return
     raise FileRefused(f"{name} is read-only (mode {mode:04o}), so spark did not {verb} it: "
@@ -278,24 +268,17 @@ def _apply(ctx: _Context, edit: FileEdit) -> tuple[EditOutcome, str | None, bool
 
 
 class Applier:
-    """Applies the blocks of one answer as they arrive, as one undo batch.
-
-    ``undo_dir``: the journal's folder (None: the batch is not recorded for undo).
-    Under ``dry_run`` nothing touches the disk, but later blocks still see what the
-    earlier ones would have written.
-    """
+    """Applies the blocks of one answer as they arrive, as one undo batch (``undo_dir``)."""
 
     def __init__(self, root: Path, *, seen: Mapping[str, str] | None = None,
                  allow_syntax_errors: bool = False, dry_run: bool = False,
                  undo_dir: Path | None = None, size_limit: int = DEFAULT_SIZE_LIMIT,
                  write_read_only: bool = False) -> None:
         self.root = Path(root)
-        record = undo_dir is not None and not dry_run  # the journal's folder: None, no undo
-        # temp files of writes killed in an earlier run (the journal knows where)
-        self.cleaned: list[str] = clean_stale_temps(self.root, undo_dir) \
-            if record and undo_dir is not None else []
+        folder = None if dry_run else undo_dir
+        self.cleaned = clean_stale_temps(self.root, folder) if folder is not None else []
         self.seen: dict[str, str] | None = dict(seen) if seen is not None else None
-        self.journal = Journal(self.root, undo_dir) if record and undo_dir is not None else None
+        self.journal = Journal(self.root, folder) if folder is not None else None
         self.outcomes: list[EditOutcome] = []
         self._ctx = _Context(self.root, WorkTree(dry_run=dry_run), self.seen,
                              allow_syntax_errors, size_limit, write_read_only, self.journal)

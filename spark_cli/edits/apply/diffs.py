@@ -1,24 +1,22 @@
-"""Minimal unified diffs of one file's text, as `spark apply` and `spark edit` show them.
-
-The common head and tail are skipped before difflib sees the text, so one small
-hunk in a 5,000-line file costs a few hundred microseconds, not a whole-file diff.
-"""
+"""Minimal unified diffs of one file's text; the common head and tail are skipped before
+difflib sees it."""
 
 from __future__ import annotations
 
 import difflib
+from collections.abc import Sequence
 from typing import Literal
 
-from spark_cli.edits.lang.ends import common_prefix, common_suffix
+from spark_cli.edits.lang.ends import common_prefix, common_suffix, lines_of
 
 NO_NEWLINE = "\\ No newline at end of file\n"
 
 
-def _lines(text: str) -> list[str]:
-    parts = text.split("\n")
-    lines = [p + "\n" for p in parts[:-1]]
-    if parts[-1]:
-        lines.append(parts[-1] + "\n" + NO_NEWLINE)
+def diff_lines(text: str | None) -> list[str]:
+    """`lines_of` ``text``, a last line without newline marked as unified diffs do."""
+    lines = lines_of(text)
+    if lines and not lines[-1].endswith("\n"):
+        lines[-1] += "\n" + NO_NEWLINE
     return lines
 
 
@@ -47,23 +45,26 @@ def unified_diff(path: str, old: str | None, new: str | None, *, context: int = 
         codes.insert(0, ("equal", 0, pre, 0, pre))
     if post:
         codes.append(("equal", len(a) - post, len(a), len(b) - post, len(b)))
-    out = [header]
-    for group in _Grouped(codes).get_grouped_opcodes(context):
-        i1, i2 = group[0][1], group[-1][2]
-        j1, j2 = group[0][3], group[-1][4]
-        out.append(f"@@ -{hunk_range(lo + i1, i2 - i1)} +{hunk_range(lo + j1, j2 - j1)} @@\n")
-        for tag, x1, x2, y1, y2 in group:
-            if tag == "equal":
-                out.extend(" " + line for line in a[x1:x2])
-                continue
-            out.extend("-" + line for line in a[x1:x2])
-            out.extend("+" + line for line in b[y1:y2])
+    groups = _Grouped(codes).get_grouped_opcodes(context)
+    return header + "".join(hunk_text(group, a, b, lo) for group in groups)
+
+
+def hunk_text(group: Sequence[tuple[str, int, int, int, int]], a: list[str], b: list[str],
+              lo: int = 0) -> str:
+    """One hunk of difflib opcodes over `diff_lines` (``lo``: the lines' first line number)."""
+    i1, i2, j1, j2 = group[0][1], group[-1][2], group[0][3], group[-1][4]
+    out = [f"@@ -{hunk_range(lo + i1, i2 - i1)} +{hunk_range(lo + j1, j2 - j1)} @@\n"]
+    for tag, x1, x2, y1, y2 in group:
+        if tag == "equal":
+            out.extend(" " + line for line in a[x1:x2])
+            continue
+        out.extend("-" + line for line in a[x1:x2])
+        out.extend("+" + line for line in b[y1:y2])
     return "".join(out)
 
 
 def _window(a: str, b: str, context: int) -> tuple[int, list[str], list[str], int, int]:
-    """Only the changed lines plus ``context`` lines each side: (first line number, lines
-    of a, lines of b, equal lines before the change, equal lines after it)."""
+    """The changed lines plus ``context`` each side: (first line, a's, b's, equal before, after)."""
     start = a.rfind("\n", 0, common_prefix(a, b, min(len(a), len(b)))) + 1  # a line start
     shift = len(b) - len(a)
     tail = len(a) - common_suffix(a, b, min(len(a), len(b)) - start)
@@ -84,17 +85,16 @@ def _window(a: str, b: str, context: int) -> tuple[int, list[str], list[str], in
         newline = a.find("\n", after)
         after = len(a) if newline == -1 else newline + 1
     pre = a.count("\n", before, start)
-    post = len(_lines(a[tail:after]))
+    post = len(diff_lines(a[tail:after]))
     lo = a.count("\n", 0, before)
-    return lo, _lines(a[before:after]), _lines(b[before : after + shift]), pre, post
+    return lo, diff_lines(a[before:after]), diff_lines(b[before : after + shift]), pre, post
 
 
 Opcode = tuple[Literal["replace", "delete", "insert", "equal"], int, int, int, int]
 
 
 class _Grouped(difflib.SequenceMatcher[str]):
-    """difflib's ``get_grouped_opcodes`` (changes with ``context`` equal lines around them,
-    merged when close) over opcodes computed on the changed window only."""
+    """difflib's ``get_grouped_opcodes`` over opcodes computed on the window only."""
 
     def __init__(self, codes: list[Opcode]) -> None:
         super().__init__(None, "", "", autojunk=False)

@@ -1,12 +1,6 @@
-"""Blocks an answer sends more than once, told apart by what the first copy did.
-
-A SEARCH/REPLACE block whose search matches several places is refused as ambiguous
-until as many identical copies as places have arrived: then all apply together, one
-place each (`Repeats.identical_copies`). A block identical to one that already
-applied in this answer (the model restates its change in a summary) is a no-op, since
-a replacement that contains its own search text would be inserted twice
-(`Repeats.duplicate`).
-"""
+"""Blocks an answer sends more than once: identical copies of an ambiguous block apply
+together once one has come per place (`identical_copies`); a copy of an applied block
+is a no-op (`duplicate`)."""
 
 from __future__ import annotations
 
@@ -30,8 +24,6 @@ def _key(edit: FileEdit) -> _Key:
 
 
 class Repeats:
-    """What one answer's blocks repeated so far."""
-
     __slots__ = ("_applied", "_copies", "superseded")
 
     def __init__(self) -> None:
@@ -55,8 +47,7 @@ class Repeats:
 
     def identical_copies(self, edit: FileEdit, refused: RefusedEdit, index: int,
                          together: Callable[[FileEdit], Result], result: Result) -> Result:
-        """An ambiguous block (outcome ``index``): refused with a hint until as many
-        identical copies as places have arrived, then all applied by ``together``."""
+        """An ambiguous block: refused until one identical copy per place came, then applied."""
         if edit.fmt != "search_replace" or edit.kind != "update" or len(edit.hunks) != 1 \
                 or not refused.refused:
             return result

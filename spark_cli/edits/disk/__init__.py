@@ -1,3 +1,1 @@
-"""The files on disk: confinement to the repo, text decoding, atomic writes, the undo
-journal, the dry-run overlay, shortened paths.
-"""
+"""The files on disk: repo paths, text decoding, atomic writes, the undo journal."""

@@ -1,13 +1,5 @@
-"""Crash-safe file writes: temp file in the same directory, fsync, keep the mode, rename.
-
-A reader (or a crash) sees either the whole old file or the whole new one, never a
-mix. Writing through a symlink replaces the link's target, not the link.
-
-A write killed before its rename leaves its temp file behind. Temp files have one
-recognisable name, ``.<name>.<pid>.<random>.spark-tmp`` (`is_temp_name`), so they
-are never taken for source files, and `remove_stale_temps` deletes the ones whose
-writer is gone (its pid no longer runs, or the file is an hour old).
-"""
+"""Crash-safe file writes: a temp file beside the target (``.<name>.<pid>.<random>.spark-tmp``,
+swept by `remove_stale_temps` once its writer is gone), fsync, the mode kept, rename."""
 
 from __future__ import annotations
 
@@ -24,34 +16,24 @@ _TEMP_PID = re.compile(r"\.(\d+)\.[^.]+\.spark-tmp$")
 _STALE_AFTER = 3600.0  # seconds: no write takes this long, whoever runs it
 
 
-def _umask() -> int:
-    current = os.umask(0)
-    os.umask(current)
-    return current
-
-
-_DEFAULT_MODE = 0o666 & ~_umask()
+_UMASK = os.umask(0)  # read by setting it: put it back at once
+os.umask(_UMASK)
+_DEFAULT_MODE = 0o666 & ~_UMASK
 
 
 def fsync_dir(directory: Path) -> None:
     """Make a rename or unlink in ``directory`` durable (best effort where unsupported)."""
-    try:
+    with contextlib.suppress(OSError):
         fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
 
 
 def write_atomic(path: Path, data: bytes, mode: int | None = None, *,
                  durable: bool = True) -> None:
-    """Replace ``path`` with ``data`` atomically; ``mode`` defaults to the existing file's.
-    ``durable``: fsync the data and the rename (off for files rewritten on every keystroke,
-    where a power cut may lose the last write but never leaves a mix)."""
+    """Replace ``path`` with ``data`` atomically; ``durable=False`` skips the fsyncs."""
     target = Path(os.path.realpath(path))
     directory = target.parent
     directory.mkdir(parents=True, exist_ok=True)
@@ -96,15 +78,18 @@ def _writer_gone(name: str, age: float) -> bool:
     if found is None:  # an older spark's name, without the pid: stale once not fresh
         return age > 60.0
     pid = int(found.group(1))
-    if pid == os.getpid():
-        return False  # ours: a write of this process may be under way
+    return pid != os.getpid() and not pid_alive(pid)  # ours: a write may be under way
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether process ``pid`` exists (another user's counts: it is not ours to judge)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
-        return True
-    except OSError:  # it exists but is not ours to signal
         return False
-    return False
+    except OSError:
+        return True
+    return True
 
 
 def remove_stale_temps(directory: Path) -> list[Path]:

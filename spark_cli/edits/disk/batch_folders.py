@@ -1,13 +1,6 @@
-"""The undo journal's batch folders, known by their names: which entries are batches, and
-which of them a prune deletes, without reading a manifest in the usual case.
-
-A batch folder is named by its id, ``YYYYmmddTHHMMSS-xxxxxx``: the UTC second the batch
-began in (its recorded ``time`` lies in that second; both come from one clock reading) and
-6 random hex digits. So names sort the way `journal.history` orders batches, by
-``(time, id)``, except among batches begun in the same second: their names sort by the
-random part. Only when such a second straddles the cut between kept and pruned batches
-does the prune read those few batches' times.
-"""
+"""The undo journal's batch folders, known by their names ``YYYYmmddTHHMMSS-xxxxxx``: names
+sort as batches do by ``(time, id)`` except within one second, so a prune reads
+manifests only when such a second straddles its cut."""
 
 from __future__ import annotations
 
@@ -21,9 +14,7 @@ _SECOND = 15  # len("YYYYmmddTHHMMSS"): the part of a name that is the batch's s
 
 
 def batch_names(undo_root: Path) -> list[str]:
-    """The batch folders in ``undo_root``, newest name first: directories (not symlinks)
-    named as batch ids; anything else there is not the journal's and is never listed.
-    An undo root that is missing or cannot be listed has none."""
+    """The batch folders in ``undo_root`` (directories named as batch ids), newest first."""
     try:
         with os.scandir(undo_root) as entries:
             names = [entry.name for entry in entries
@@ -35,11 +26,8 @@ def batch_names(undo_root: Path) -> list[str]:
 
 
 def to_prune(names: list[str], keep: int, time_of: Callable[[str], float | None]) -> list[str]:
-    """The batches of ``names`` (newest name first) beyond the newest ``keep`` in
-    ``(time, id)`` order, in no promised order of their own. ``time_of`` gives a batch's
-    recorded time (None: unreadable); it is asked only about the batches begun in the
-    second the cut falls in, and only when that second holds batches on both sides of the
-    cut. An unreadable one sorts before the others of its second, so it goes first."""
+    """The batches beyond the newest ``keep`` by ``(time, id)``; ``time_of`` is asked only
+    within the second the cut falls in."""
     if len(names) <= keep:
         return []
     if keep <= 0:

@@ -1,15 +1,6 @@
-"""The undo journal: every applied batch is recorded in a folder the caller names (spark's
-is in the user's state dir, outside the repo: `session.config.state_dir.undo_dir`).
-
-A batch (one answer, one turn) is a folder with ``batch.json`` (id, time, label, one entry
-per file: path, before/after SHA-256 and mode; None = absent) and the before bytes in
-``blobs/``, stored *before* a file is first written; ``batch.json`` is rewritten atomically
-after each file, so even a crash mid-batch can be undone. `undo` restores the newest batch,
-refusing if a file changed since (unless forced), and refusing the whole batch when an entry
-is malformed, leads outside the repo or its saved bytes do not match their hash (`entry_problem`).
-`history` lists batches, newest first; `end` keeps the newest KEEP_BATCHES, choosing from
-the folder names alone (`batch_folders`).
-"""
+"""The undo journal: each batch (one answer) a folder of ``batch.json`` and the before bytes,
+saved before a file is first written, so even a crash mid-batch can be undone; `undo`
+refuses changed files (unless forced) and unsafe entries."""
 
 from __future__ import annotations
 
@@ -35,8 +26,7 @@ def _digest(data: bytes | None) -> str | None:
 
 
 class UndoRefused(Exception):
-    """Nothing to undo, a file changed since the batch (the message lists which), or an
-    entry not safe to restore (``unsafe``: its path, and ``message`` why)."""
+    """Nothing to undo, files changed since the batch (``changed``), or an ``unsafe`` entry."""
 
     def __init__(self, message: str, changed: tuple[str, ...] = (),
                  unsafe: str | None = None) -> None:
@@ -168,7 +158,6 @@ class Journal:
 
 
 def history(folder: Path) -> list[BatchInfo]:
-    """The batches recorded in ``folder``, newest first."""
     folder = Path(folder)
     if not folder.is_dir():
         return []
@@ -177,10 +166,7 @@ def history(folder: Path) -> list[BatchInfo]:
 
 
 def clean_stale_temps(root: Path, undo_root: Path, batches: int = 3) -> list[str]:
-    """Delete the temp files that killed writes left (`atomic.remove_stale_temps`) in the
-    folders of the files the newest ``batches`` batches touched (a write is recorded
-    before it starts, so the journal knows them), in the repo root and in those
-    batches' own folders. Returns the removed paths relative to ``root``."""
+    """Delete the temp files killed writes left where the newest ``batches`` wrote."""
     root, undo_root = Path(root), Path(undo_root)
     newest = [undo_root / name for name in batch_names(undo_root)[:batches]]
     folders = {root, *newest}
@@ -194,11 +180,7 @@ def clean_stale_temps(root: Path, undo_root: Path, batches: int = 3) -> list[str
 
 
 def _prune(undo_root: Path) -> None:
-    """Delete the batches older than the newest KEEP_BATCHES, by (time, id) as `history`
-    orders them, from the folder names (`batch_folders.to_prune`): a turn reads no manifest
-    unless batches begun in one second straddle the cut. A folder that is not a batch's is
-    never touched; a batch folder without a readable manifest (a crash before its first
-    record) counts as a batch, and goes once it is old enough."""
+    """Delete the batches older than the newest KEEP_BATCHES (`batch_folders.to_prune`)."""
 
     def time_of(name: str) -> float | None:
         batch = _load(undo_root / name)
@@ -209,8 +191,7 @@ def _prune(undo_root: Path) -> None:
 
 
 def before_bytes(folder: Path, batch_id: str, entry: FileRecord) -> bytes | None:
-    """The bytes ``entry``'s file had before batch ``batch_id`` (None: it did not exist);
-    ``OSError`` when spark's copy cannot be read."""
+    """The bytes ``entry``'s file had before the batch (None: absent); ``OSError`` if unreadable."""
     if entry.before_hash is None:
         return None
     return (Path(folder) / batch_id / "blobs" / entry.before_hash).read_bytes()
@@ -249,9 +230,7 @@ class UndoResult:
 
 
 def undo(root: Path, undo_root: Path, *, force: bool = False) -> UndoResult:
-    """Restore the newest batch recorded in ``undo_root``; raises `UndoRefused` if there is
-    none, an entry is not safe to restore (`entry_problem`: nothing is restored) or files
-    changed."""
+    """Restore the newest batch in ``undo_root``; `UndoRefused` when none, unsafe or changed."""
     root = Path(root)
     batches = history(undo_root)
     if not batches:
@@ -263,17 +242,11 @@ def undo(root: Path, undo_root: Path, *, force: bool = False) -> UndoResult:
         if problem is not None:
             raise UndoRefused(f"refusing to undo batch {batch.id}: entry {entry.path!r}: "
                               f"{problem}; nothing was restored", unsafe=str(entry.path))
-    changed = []
-    pending = []  # files still in their after-state (or forced)
-    for entry in batch.files:
-        digest = current_digest(root / entry.path)
-        if digest == entry.after_hash:
-            pending.append(entry)
-        elif digest == entry.before_hash:
-            continue  # never written (a crash mid-batch) or already back: nothing to do
-        else:
-            changed.append(entry.path)
-            pending.append(entry)
+    now = {entry.path: current_digest(root / entry.path) for entry in batch.files}
+    # a file back in its before-state (never written, or restored) needs nothing
+    pending = [e for e in batch.files
+               if now[e.path] == e.after_hash or now[e.path] != e.before_hash]
+    changed = [e.path for e in pending if now[e.path] != e.after_hash]
     if changed and not force:
         raise UndoRefused(
             "refusing to undo: changed since the batch: " + ", ".join(changed)
@@ -298,7 +271,6 @@ def undo(root: Path, undo_root: Path, *, force: bool = False) -> UndoResult:
 
 
 def path_problem(root: Path, rel: object) -> str | None:
-    """Why ``rel`` is not a path inside ``root`` (None when it is)."""
     if not isinstance(rel, str) or not rel or "\0" in rel:
         return "its path is not a file name"
     if os.path.isabs(rel) or rel.startswith("~"):
@@ -313,8 +285,7 @@ def path_problem(root: Path, rel: object) -> str | None:
 
 
 def entry_problem(root: Path, batch_folder: Path, entry: FileRecord) -> str | None:
-    """Why ``entry`` of the batch in ``batch_folder`` must not be restored: a path outside
-    ``root``, a malformed record, saved bytes that do not match their hash; None if sound."""
+    """Why ``entry`` must not be restored (outside ``root``, malformed, bad copy); None if sound."""
     outside = path_problem(root, entry.path)
     if outside is not None:
         return outside

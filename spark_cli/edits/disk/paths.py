@@ -1,12 +1,5 @@
-"""Repo paths: turn a path written by a model into a file inside the repo, or refuse.
-
-`confine` refuses, before anything is written: empty paths, absolute paths outside
-the root, ``..`` that climbs out of it, a symlink on the way that leads outside it,
-anything inside ``.git/`` or ``.spark/``, and spark's own temp files. Models also
-drop the leading directories of a file they were shown (``io_utils.py`` for
-``src/io_utils.py``), or write an absolute path from their own machine:
-`expand_short_name` and `repo_suffix` find the repo's file such a path means.
-"""
+"""Repo paths: a path written by a model as a file inside the repo (`confine`), or a
+refusal; `expand_short_name` and `repo_suffix` find what a shortened or foreign path means."""
 
 from __future__ import annotations
 
@@ -39,10 +32,6 @@ class RepoPath:
     path: Path
 
 
-def _is_within(path: str, root: str) -> bool:
-    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
-
-
 def _under(root: Path, name: str) -> str:
     """``name`` (absolute) relative to ``root`` as given or resolved; "" when outside."""
     path = posixpath.normpath(name)
@@ -54,9 +43,7 @@ def _under(root: Path, name: str) -> str:
 
 
 def confine(root: Path, raw: str) -> RepoPath:
-    """The file ``raw`` names inside ``root``; raises `FileRefused` if it may not be touched.
-    An absolute POSIX path inside the root is taken relative to it; Windows drive and UNC
-    paths are always refused. Backslashes count as separators (``src\\app.py``)."""
+    """The file ``raw`` names inside ``root``; `FileRefused` if it may not be touched."""
     name = raw.strip()
     if not name:
         raise FileRefused("empty path: name the file relative to the repo root")
@@ -88,7 +75,7 @@ def confine(root: Path, raw: str) -> RepoPath:
         candidate = os.path.join(current, part)
         if os.path.islink(candidate):
             target = os.path.realpath(candidate)
-            if not _is_within(target, root_real):
+            if target != root_real and not target.startswith(root_real.rstrip(os.sep) + os.sep):
                 raise FileRefused(
                     f"{name}: goes through a symlink ({part}) that leads outside the repo root"
                 )
@@ -98,7 +85,6 @@ def confine(root: Path, raw: str) -> RepoPath:
     return RepoPath(rel, Path(root_real, *parts))
 
 
-# -- shortened paths ----------------------------------------------------------------
 def _matches(rel: str, short: str) -> bool:
     return rel != short and rel.endswith("/" + short)
 
@@ -125,11 +111,7 @@ def _walk(root: Path, short: str) -> list[str]:
 
 
 def expand_short_name(root: Path, short: str, shown: Iterable[str] = ()) -> list[str]:
-    """The repo-relative files ``short`` (a normalised relative path that does not
-    exist) may abbreviate: whose path ends with it on a ``/`` boundary. The files the
-    model was shown (``shown``) are searched first; only if none of them match is the
-    tree walked (bounded; hidden, vendored and build folders skipped). The applier
-    takes exactly one candidate and refuses several with the list."""
+    """The repo files whose path ends with ``short``: the ``shown`` ones, else a bounded walk."""
     from_shown = sorted({rel for rel in shown
                          if _matches(rel, short) and not is_temp_name(rel.rsplit("/", 1)[-1])})
     if from_shown:
@@ -138,11 +120,7 @@ def expand_short_name(root: Path, short: str, shown: Iterable[str] = ()) -> list
 
 
 def repo_suffix(root: Path, written: str) -> str | None:
-    """For an absolute ``written`` path outside the repo, the longest tail of it (on a
-    ``/`` boundary) that is an existing file of the repo: ``/workspace/proj/src/app.py``
-    → ``src/app.py``. A tail of at least two parts is required unless the path has no
-    more (``/app.py``), so a library file elsewhere (``/usr/lib/x/app.py``) is not
-    taken for the repo's ``app.py``. None when nothing fits."""
+    """The longest tail (two parts at least) of an absolute ``written`` path that is a repo file."""
     if not _ABSOLUTE.match(written):
         return None
     parts = [p for p in written.replace("\\", "/").split("/") if p and not p.endswith(":")]

@@ -1,12 +1,6 @@
-"""Lossless text files: bytes -> "\\n" text plus everything needed to write the same bytes back.
-
-A `TextFile` holds the text with "\\n" newlines (what hunks are located in) and what
-to restore: each line's own ending (CRLF, LF or CR; mixed files keep them per line),
-the encoding and BOM (UTF-8, UTF-8 with BOM, UTF-16 with BOM) and the file mode.
-Whether the file ends with a newline is part of the text itself. Re-encoding an
-untouched region gives the same bytes; new lines take the file's dominant ending.
-Binary, non-UTF-8 and oversized files are refused with `FileRefused`.
-"""
+"""Lossless text files: bytes -> "\\n" text plus what is needed to write the same bytes back
+(each line's ending, the encoding and BOM, the mode). Binary, non-UTF-8 and oversized
+files are refused with `FileRefused`."""
 
 from __future__ import annotations
 
@@ -51,25 +45,16 @@ class TextFile:
             raw = self.text
         else:
             lines = self.text.split("\n")
-            out: list[str] = []
-            for index, piece in enumerate(lines[:-1]):
-                out.append(piece)
-                out.append(self.endings[index] if index < len(self.endings) else "\n")
-            out.append(lines[-1])
-            raw = "".join(out)
+            n = len(lines) - 1  # one ending per "\n" ("\n" for any the tuple lacks)
+            ends = [*self.endings[:n], *["\n"] * (n - len(self.endings)), ""]
+            raw = "".join(line + end for line, end in zip(lines, ends, strict=True))
         return self.bom + raw.encode(self.encoding)
 
     def replaced(self, text: str, endings: Sequence[str]) -> TextFile:
-        """The same file (encoding, BOM, mode) with new text and endings."""
         return TextFile(text, tuple(endings), self.encoding, self.bom, self.mode)
 
     def spliced(self, splices: Sequence[tuple[int, int, str]]) -> TextFile:
-        """Replace ``text[start:end]`` by each replacement (sorted, non-overlapping).
-
-        Untouched lines keep their endings; inside a replaced region, lines that
-        stay equal keep theirs, changed lines reuse the region's endings in order,
-        and added lines take the file's dominant ending.
-        """
+        """Replace ``text[start:end]`` by each replacement; untouched lines keep their endings."""
         text, old_endings, dominant = self.text, self.endings, self.dominant
         pieces: list[str] = []
         endings: list[str] = []
@@ -133,11 +118,7 @@ def decode(data: bytes, *, mode: int | None = None, name: str = "file",
     """Decode file bytes; raises `FileRefused` for binary, non-UTF-8 or oversized input."""
     if len(data) > size_limit:
         raise too_large(name, len(data), size_limit)
-    encoding, bom = "utf-8", b""
-    for marker, codec in _BOMS:
-        if data.startswith(marker):
-            encoding, bom = codec, marker
-            break
+    bom, encoding = next(((m, c) for m, c in _BOMS if data.startswith(m)), (b"", "utf-8"))
     if data.startswith(b"\xff\xfe\x00\x00") or data.startswith(b"\x00\x00\xfe\xff"):
         raise FileRefused(f"{name} is UTF-32 text; spark edits only UTF-8 and UTF-16", "encoding")
     body = data[len(bom):]
@@ -160,9 +141,7 @@ def decode(data: bytes, *, mode: int | None = None, name: str = "file",
                             "binary")
     if "\r" not in raw:
         return TextFile(raw, ("\n",) * raw.count("\n"), encoding, bom, mode)
-    endings = tuple(_NEWLINE.findall(raw))
-    text = _NEWLINE.sub("\n", raw)
-    return TextFile(text, endings, encoding, bom, mode)
+    return TextFile(_NEWLINE.sub("\n", raw), tuple(_NEWLINE.findall(raw)), encoding, bom, mode)
 
 
 def read_text_file(path: Path, *, name: str | None = None,

@@ -1,11 +1,5 @@
-"""The files as the applier sees them: the disk, or the disk plus a dry-run overlay.
-
-Planning reads through a `WorkTree` and committing writes through it. Under a dry
-run the writes land in an in-memory overlay instead of on disk, so later blocks of
-the same answer see the earlier ones (``spark apply --check`` of a multi-block
-patch behaves like the real run) while nothing on disk changes. Real writes are
-recorded in the undo journal first, then written atomically.
-"""
+"""The files as the applier sees them: the disk, or under a dry run the disk plus an
+in-memory overlay (later blocks see earlier ones; nothing on disk changes)."""
 
 from __future__ import annotations
 

@@ -1,13 +1,6 @@
-"""The apply_patch envelope: its lines and the state of one open envelope.
-
-`*** Begin Patch`, then file sections (`*** Add File: p` with `+` lines,
-`*** Delete File: p`, `*** Update File: p` with an optional `*** Move to: q` and
-hunks opened by `@@` or `@@ <anchor>` lines, body lines prefixed ` `/`-`/`+`, an
-optional `*** End of File`), then `*** End Patch`. `PatchEnvelope` is fed the
-lines after `*** Begin Patch` one at a time and emits each file section the moment
-the next header (or `*** End Patch`) shows it is complete; the body lines go to
-`patch_section.PatchSection`.
-"""
+"""The apply_patch envelope (docs/edits.md, "The apply_patch envelope"): `PatchEnvelope`
+is fed the lines after `*** Begin Patch` and emits each file section once the next
+header (or `*** End Patch`) shows it is complete."""
 
 from __future__ import annotations
 
@@ -17,8 +10,7 @@ from typing import Literal
 from spark_cli.edits.formats.patch_section import HINT, PatchSection, quote
 from spark_cli.edits.model.blocks import BlockRejected, EditKind, FileEdit, Hunk, ParsedItem
 
-# Inside an envelope markers start the line (the caller strips the envelope's indent),
-# so a context line whose text is "*** End Patch" (prefixed by a space) stays context.
+# markers start the line (the envelope's indent stripped): " *** End Patch" is context
 BEGIN_PATCH = re.compile(r"([ \t]*)\*\*\* Begin Patch[ \t]*$")
 END_PATCH = re.compile(r"\*\*\* End Patch[ \t]*$")
 # A path may come in backticks or quotes: `*** Update File: `src/a.py``.
@@ -27,8 +19,7 @@ _MOVE_TO = re.compile(r"\*\*\* Move to:[ \t]*[`'\"]?(.*?)[`'\"]?[ \t]*$")
 _END_OF_FILE = re.compile(r"\*\*\* End of File[ \t]*$")
 _MARKER = re.compile(r"\*\*\* (?:Begin Patch|End Patch|(?:Add|Delete|Update) File:|Move to:|"
                      r"End of File)")
-# Unprefixed lines that start something else (a fence, a SEARCH/REPLACE block): the
-# envelope ended without '*** End Patch', and what it held back is prose again.
+# an unprefixed fence or SEARCH/REPLACE marker: the envelope ended without End Patch
 _BREAKER = re.compile(r"[ \t]*(?:`{3}|~{3}|<{5,9}[ \t]*SEARCH|>{5,9}[ \t]*REPLACE)")
 _LOOSE_LIMIT = 20  # unprefixed lines held back at most (a context run is rarely longer)
 _LOOSE_LIMIT_ADD = 5000  # in an added file: its whole text may lack the '+'
@@ -38,14 +29,7 @@ _KINDS: dict[str, EditKind] = {"Add": "add", "Delete": "delete", "Update": "upda
 
 
 class PatchEnvelope:
-    """One open `*** Begin Patch` envelope.
-
-    Models pad markers and drop prefixes, so a padded header, an indented
-    `*** End Patch` and unprefixed lines are held back until the next line tells what
-    they were (docs/edits.md, "The apply_patch envelope"); held lines that prove to be
-    prose (a fence or a SEARCH/REPLACE marker follows, or too many pile up) are given
-    back (`take_returned`) to be read again.
-    """
+    """One open `*** Begin Patch` envelope; held lines that prove prose are given back."""
 
     __slots__ = ("_indent", "_indent_seen", "_maybe_end", "_returned", "_section", "_skipping",
                  "line")
@@ -60,8 +44,7 @@ class PatchEnvelope:
         self._returned: list[tuple[str, int]] = []  # (raw, line) to read again as prose
 
     def take_returned(self) -> list[tuple[str, int]]:
-        """Lines the envelope held back and gave up (raw line, its number): the caller
-        reads them again, before the line that made the envelope end."""
+        """Held lines given up as prose (raw, line number), to be read again."""
         returned, self._returned = self._returned, []
         return returned
 
@@ -73,7 +56,7 @@ class PatchEnvelope:
         return BlockRejected(f"line {lineno}: {message}", lineno, path, raw)
 
     def _finish(self, lineno: int, items: list[ParsedItem]) -> None:
-        """Emit the open section, if any (it is complete: a header or End Patch follows)."""
+        """Emit the open section, if any (a header or End Patch follows)."""
         section = self._section
         if section is None:
             return
@@ -92,9 +75,8 @@ class PatchEnvelope:
                               section.move_to, section.line))
 
     def feed(self, text: str, raw: str, lineno: int) -> tuple[list[ParsedItem], Status]:
-        """Take one line. "closed": End Patch consumed; "left": this line is not part of
-        the envelope (it ended) and must be read again as prose, after the lines
-        `take_returned` gives."""
+        """Take one line. "closed": End Patch consumed; "left": read this line again as prose,
+        after the `take_returned` lines."""
         if not self._indent_seen and text.strip():
             self._indent_seen = True
             if not text.startswith(self._indent):
@@ -117,8 +99,7 @@ class PatchEnvelope:
 
     def _after_held_end(self, section: PatchSection, text: str,
                         items: list[ParsedItem]) -> Status | None:
-        """The line after an indented End Patch: it ended the envelope, or was a context
-        line (then held, added now). None: go on with ``text``."""
+        """The line after an indented End Patch: the end, or it was context."""
         assert self._maybe_end is not None
         if not self._continues(section, text):  # the indented End Patch was the end
             self._end_at(self._maybe_end[2], items)
@@ -131,7 +112,7 @@ class PatchEnvelope:
 
     def _at_marker(self, section: PatchSection | None, text: str, raw: str, lineno: int,
                    items: list[ParsedItem]) -> Status | None:
-        """A '***' marker line (held loose lines settled first). None: go on with ``text``."""
+        """A '***' marker line (held loose lines settled first)."""
         if section is not None and section.loose:
             if text.startswith("*** Begin Patch"):  # prose, then the next envelope
                 section.loose, loose = [], section.loose
@@ -145,7 +126,6 @@ class PatchEnvelope:
 
     def _body_line(self, section: PatchSection | None, text: str, raw: str, lineno: int,
                    items: list[ParsedItem]) -> Status:
-        """Any other line: a padded End Patch, a loose line, a hunk line or the end."""
         if section is not None and text[:1] in " \t" and "*** End Patch" in text \
                 and END_PATCH.match(text.lstrip()):
             self._maybe_end = (text, raw, lineno)  # padded, or a context line reading so
@@ -160,7 +140,6 @@ class PatchEnvelope:
 
     def _hunk_line(self, section: PatchSection | None, text: str, raw: str, lineno: int,
                    items: list[ParsedItem]) -> Status:
-        """A line of the open section, or, with none open, a dropped line or the end."""
         if section is None and self._skipping:
             # The rejected section's own lines are dropped; anything else ends the envelope.
             keep = not text or text[0] in " -+@\\" or text.startswith("*** ")
@@ -173,18 +152,16 @@ class PatchEnvelope:
                 return "left"
             return "open"
         error = section.add_line(text, raw, lineno)
+        if error and text[0] in " -+":  # still a hunk line: skip the rest of this section
+            return self._broken(items, lineno, error)
         if error:
             items.append(self._reject(lineno, error))
-            if text[0] in " -+":  # still a hunk line: skip the rest of this section
-                self._skipping = True
-                return "open"
             return "left"  # maybe prose after a missing End Patch
         return "open"
 
     @staticmethod
     def _continues(section: PatchSection, text: str) -> bool:
-        """Whether ``text`` reads as a line of the section (a prefixed line, in an update
-        an '@@' header or a '\\' note) or a marker."""
+        """Whether ``text`` reads as a line of the section or a marker."""
         if not text:
             return False
         if text[0] in section.prefixes:
@@ -194,7 +171,6 @@ class PatchEnvelope:
         return text[0] == "*" and _MARKER.match(text) is not None
 
     def _end_at(self, lineno: int, items: list[ParsedItem]) -> list[ParsedItem]:
-        """An indented '*** End Patch' ended the envelope: emit the open section."""
         self._maybe_end = None
         error = self._section.settle_loose(hunk_ends=True) if self._section is not None else None
         if error:
@@ -211,10 +187,7 @@ class PatchEnvelope:
 
     def _loose_line(self, section: PatchSection, text: str, raw: str, lineno: int,
                     items: list[ParsedItem]) -> Status | None:
-        """An unprefixed line in an update section, or any line while some are held.
-        Held until a hunk line or marker follows (then they are context); a fence, a
-        SEARCH/REPLACE marker or too many such lines end the envelope instead, and the
-        held lines are prose again. None: go on with ``text`` as a hunk line."""
+        """An unprefixed line, held until it proves context or prose (a fence, too many)."""
         if self._continues(section, text):
             error = section.settle_loose(hunk_ends=text.startswith("@@"))
             if error:
@@ -279,8 +252,7 @@ class PatchEnvelope:
         return None
 
     def close(self, lineno: int) -> list[ParsedItem]:
-        """The stream ended before `*** End Patch`: the open section is never applied
-        (unless an indented '*** End Patch' was its last line)."""
+        """The stream ended before `*** End Patch`: the open section is refused."""
         if self._maybe_end is not None and self._section is not None:
             return self._end_at(self._maybe_end[2], [])
         if self._section is None:

@@ -1,14 +1,6 @@
-"""One file section of an apply_patch envelope, read line by line.
-
-`PatchSection.add_line` takes the section's body lines: `@@` hunk headers (an
-anchor after `@@`; a unified `@@ -12,7 +12,8 @@ def f` keeps only `def f`), and
-lines prefixed ` ` (context), `-` (remove) or `+` (add); `\\ No newline at end of
-file` is skipped. An empty line inside a hunk is an empty context line, except
-between two `-` lines (removed too) and two `+` lines (added too): models drop
-the prefix of blank lines. Unprefixed lines are held in ``loose`` by the envelope
-until it knows what they are; `settle_loose` adds them as context lines that
-lost their leading space.
-"""
+"""One file section of an apply_patch envelope, read line by line: `@@` headers (a unified
+`@@ -1,2 +1,3 @@ f` keeps only `f`), ` `/`-`/`+` lines, and the blank or unprefixed lines
+models write where a prefix was dropped."""
 
 from __future__ import annotations
 
@@ -39,8 +31,6 @@ def hunk_anchor(text: str) -> str | None:
 
 
 class PatchSection:
-    """One file section being read."""
-
     __slots__ = ("anchors", "blanks", "body", "eof_seen", "header", "hunk_line", "hunks",
                  "kind", "line", "loose", "lost", "move_to", "path", "prefixes", "raw")
 
@@ -56,8 +46,7 @@ class PatchSection:
         self.blanks = 0  # blank lines seen after the last body line
         self.hunk_line = 0
         self.eof_seen = False
-        # (text, raw, line): unprefixed lines (and blank lines after them) held back
-        # until the next line shows whether they were context lines missing their space
+        # (text, raw, line): unprefixed lines held until the next line tells what they were
         self.loose: list[tuple[str, str, int]] = []
         self.lost: set[int] = set()  # body entries that were unprefixed context lines
 
@@ -76,9 +65,7 @@ class PatchSection:
         return None
 
     def _literal(self) -> tuple[str, str] | None:
-        """The hunk with each ' ' context line read whole, its space kept: models drop
-        the prefix of context lines, and an indented line then reads one space too
-        shallow. None when that reading is the same as the usual one."""
+        """The hunk with each ' ' context line read whole, its space kept; None when the same."""
         literal = [(p, " " + t if p == " " and t and k not in self.lost else t)
                    for k, (p, t) in enumerate(self.body)]
         if all(t == u for (_p, t), (_q, u) in zip(self.body, literal, strict=True)):
@@ -87,7 +74,6 @@ class PatchSection:
                 "".join(t + "\n" for p, t in literal if p != "-"))
 
     def _added_line(self, text: str, raw: str) -> str | None:
-        """A line of an added file: '+' and its text."""
         if text[0] != "+":
             return (f"every line of {self.header} must start with '+', got "
                     f"{quote(text)}; the section was not applied")
@@ -100,9 +86,7 @@ class PatchSection:
     def add_line(self, text: str, raw: str, lineno: int) -> str | None:
         """Add one body line; returns an error message for a bad line."""
         if not text or (self.kind != "update" and not text.strip()):
-            # A truly empty line: models drop the space of an empty context line (in an
-            # added file a line of spaces is one too). It counts once a body line
-            # follows; blank lines before a header are dropped.
+            # an empty context line lost its space: it counts once a body line follows
             self.raw.append(raw)
             if self.body:
                 self.blanks += 1
@@ -136,8 +120,7 @@ class PatchSection:
         self.raw.append(raw)
         if not self.hunk_line:
             self.hunk_line = lineno
-        # An empty line between two removed (added) lines was removed (added) too: the
-        # model dropped its '-' ('+'); elsewhere it is an empty context line.
+        # an empty line between two removed (added) lines lost its '-' ('+')
         if self.blanks:
             same = prefix != " " and bool(self.body) and self.body[-1][0] == prefix
             self.body.extend([(prefix if same else " ", "")] * self.blanks)
@@ -146,11 +129,7 @@ class PatchSection:
         return None
 
     def settle_loose(self, hunk_ends: bool = False) -> str | None:
-        """The held unprefixed lines were context lines that lost their leading space.
-        At the end of a hunk (``hunk_ends``: an '@@', a marker or the end follows) that
-        already has a removed or context line, they are dropped instead: trailing
-        context adds nothing such a hunk needs, and they may be prose the model wrote
-        between hunks. A hunk of added lines only keeps them: they are its place."""
+        """The held unprefixed lines as context (dropped at a hunk's end that has context)."""
         if hunk_ends and self.kind == "update" and self.loose \
                 and any(p != "+" for p, _t in self.body):
             self.loose = []

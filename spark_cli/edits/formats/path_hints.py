@@ -1,12 +1,5 @@
-"""Which words in a model's answer name a file, and which file a block is for.
-
-`looks_like_path` is the test for a line that is only a path (`src/app.py`,
-`Makefile`, `.env`), so a word such as `Next:` is never taken for a file.
-`mention_path` reads a prose line that introduces a block (``In `src/app.py`:``).
-`FileMemory` keeps what the prose before a block said about files and gives a
-block whose own lines name none its file. These run once per complete line or
-once per block, never per character.
-"""
+"""Which words in a model's answer name a file, and which file a block is for
+(`FileMemory`: what the prose before a block said about files)."""
 
 from __future__ import annotations
 
@@ -49,9 +42,7 @@ def looks_like_path(word: str, spaces: bool = False) -> bool:
     """Whether `word` (one line's path, undecorated) names a file rather than a word."""
     if not word or "://" in word or word[-1] in "./\\" or word[0] == "-":
         return False
-    if not spaces and _BAD_CHARS.search(word):
-        return False
-    if spaces and _BAD_CHARS.search(word.replace(" ", "")):
+    if _BAD_CHARS.search(word.replace(" ", "") if spaces else word):
         return False
     name = word.replace("\\", "/").rsplit("/", 1)[-1]
     if not any(c.isalnum() for c in name):
@@ -78,8 +69,7 @@ def names_file(word: str, spaces: bool = False) -> bool:
 
 
 def info_path(info: str) -> str | None:
-    """A path in a fence's info string: ```python src/app.py, ```python:src/app.py,
-    ```src/app.py, ```python title="src/app.py"."""
+    """A path in a fence's info string (```python src/a.py, ```python:src/a.py)."""
     for word in reversed(re.split(r"[\s:{}]+", info)):
         value = word.split("=", 1)[1] if "=" in word else word
         value = value.strip("\"'`")
@@ -89,8 +79,7 @@ def info_path(info: str) -> str | None:
 
 
 def mention_path(line: str, loose: bool = False) -> str | None:
-    """The one file a prose line introducing a block names, else None. ``loose``: the
-    one file any sentence names (``Let's fix the bug in src/app.py.``)."""
+    """The one file a line introducing a block names (``loose``: any sentence), else None."""
     lead = _LEAD.match(line)
     assert lead is not None
     heading = (lead.group(1) or "").startswith("#")
@@ -123,15 +112,8 @@ def mention_path(line: str, loose: bool = False) -> str | None:
 
 
 class FileMemory:
-    """What the prose said about files, since the previous block: the last non-blank
-    line and the blank lines after it, the last heading, bold line or lone path line,
-    and the previous block's file (prose lines come as pieces, joined only when a
-    block needs them). `resolve` applies, in order: the path the block's own lines
-    gave; the prose line just before it (one blank line may follow) when it
-    introduces the file (`mention_path`); the last heading naming one file; the
-    previous block's file. For the answer's first block it also gives a *weak* file,
-    the one any sentence just before it names, which the block takes only for a
-    non-empty SEARCH (a wrong file refuses it there; nothing is created)."""
+    """What the prose since the previous block said about files; `resolve` names a block's
+    file from it."""
 
     __slots__ = ("gap", "last", "named", "sticky")
 

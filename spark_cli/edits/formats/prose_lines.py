@@ -1,13 +1,5 @@
-"""Lines around edit blocks: fences, path lines, heredoc openers, and early release.
-
-`classify` says whether a prose line may introduce a block (an opening fence, a
-path line, a heredoc opener such as `apply_patch <<'EOF'`), and `can_hold` whether
-it may join the lines held back before a block (`Held`). `may_be_special`
-says whether a line starting with a given head could still turn out to be such a
-line or a block marker; when it says no, the parser releases the partial line as
-prose at once. The two agree by construction: every line `classify` or the marker
-patterns accept starts with a head `may_be_special` holds back.
-"""
+"""Lines around edit blocks: fences, path lines, heredoc openers (`classify`, `can_hold`),
+and `may_be_special`, which holds back every head such a line can start with."""
 
 from __future__ import annotations
 
@@ -72,12 +64,6 @@ class Fence:
                 and len(match.group(1)) >= self.length)
 
 
-
-def likely_path(text: str) -> bool:
-    """Whether `text` clearly names a file (used to recover a path from a broken block)."""
-    return _LIKELY_PATH.match(text.strip()) is not None
-
-
 @record
 class FenceLine:
     """An opening code fence: its character, its length, the path its info string names."""
@@ -108,11 +94,7 @@ Opener = FenceLine | HeredocLine | PathLine
 
 
 def classify(text: str, open_fence: Fence | None) -> Opener | None:
-    """The `FenceLine`, `HeredocLine` or `PathLine` that ``text`` is, or None.
-
-    Inside an open prose fence a fence line is content; inside a fence a block opened,
-    a fence line with an info string (```python) opens the next block's fence (the
-    model forgot to close the last one)."""
+    """The `FenceLine`, `HeredocLine` or `PathLine` that ``text`` is, or None."""
     fence = _FENCE.match(text)
     if fence is not None:
         char, info = fence.group(1)[0], fence.group(2)
@@ -140,8 +122,7 @@ _FOLLOWS = {"path": ("fence",), "fence": ("path", "heredoc"), "heredoc": ()}
 
 @record
 class Held:
-    """A held line that may introduce a block: its raw text and what it opens (None: a
-    blank line after a path line)."""
+    """A held line: its raw text and what it opens (None: a blank line after a path line)."""
 
     raw: str
     opener: Opener | None
@@ -152,8 +133,7 @@ class Held:
 
 
 def can_hold(held: list[Held], kind: str) -> bool:
-    """Whether a line of `kind` can join the `held` lines (at most a path and a fence,
-    in either order, or a fence and a heredoc opener; one blank line after a path)."""
+    """Whether a line of `kind` can join the `held` lines."""
     if kind == "blank":
         return bool(held) and held[-1].kind == "path"
     kinds = [h.kind for h in held if h.opener is not None]
@@ -164,7 +144,7 @@ def hold_tail(held: list[Held], lines: list[str], fence: Fence | None) -> None:
     """Hold the last lines of a broken block again if they may introduce the next one."""
     for text in lines:
         candidate = classify(text, fence) if may_be_special(text[:HEAD]) else None
-        if isinstance(candidate, PathLine) and not likely_path(text):
+        if isinstance(candidate, PathLine) and not _LIKELY_PATH.match(text.strip()):
             candidate = None
         if candidate is None or (held and candidate.kind not in _FOLLOWS[held[-1].kind]):
             held.clear()
@@ -173,8 +153,7 @@ def hold_tail(held: list[Held], lines: list[str], fence: Fence | None) -> None:
 
 
 def fenced_path(held: list[Held], text: str) -> str | None:
-    """The path line of a held fence that holds nothing else, when ``text`` closes that
-    fence ("```python", "src/a.py", "```", then the block's own fence)."""
+    """The path line of a held fence holding nothing else, when ``text`` closes the fence."""
     lines = [h for h in held if h.opener is not None]
     if len(lines) != 2:
         return None

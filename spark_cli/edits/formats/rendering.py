@@ -1,10 +1,5 @@
-"""Rendering edits as the text models emit: the inverse of the edit parser.
-
-`render_search_replace` writes one SEARCH/REPLACE block, `render_apply_patch` a
-whole `*** Begin Patch` envelope from `FileEdit` values. Text is line-based: a
-non-empty search/replace text that does not end with a newline is written as if
-it did (both formats are line-oriented and cannot say "no newline here").
-"""
+"""Rendering edits as the text models emit (the inverse of the edit parser); a text without
+a final newline is written as if it had one."""
 
 from __future__ import annotations
 
@@ -36,19 +31,10 @@ def _fence_for(body: str, lang: str) -> str:
     return "`" * max(3, longest + 1) + lang
 
 
-def _marker_width(text: str) -> int:
-    """7, or another width (5 to 9) when the text has '=======' lines of that width."""
-    used = {len(m.group(1)) for m in _RULE.finditer(text)}
-    return next((n for n in (7, 9, 8, 6, 5) if n not in used), 7)
-
-
 def render_search_replace(path: str, search: str, replace: str, fence: str | None = "") -> str:
-    """One SEARCH/REPLACE block: the path line, an optional fence, the markers, a final newline.
-
-    `fence` is the fence's language ("" = a plain ``` fence, None = no fence). The markers
-    are 7 characters wide unless the text has '=' lines that wide (then 9, 8, ...).
-    """
-    n = _marker_width(search + "\n" + replace)
+    """One SEARCH/REPLACE block; `fence`: its language ("" = plain, None = no fence)."""
+    used = {len(m.group(1)) for m in _RULE.finditer(search + "\n" + replace)}  # '=' lines
+    n = next((n for n in (7, 9, 8, 6, 5) if n not in used), 7)
     body = (f"{'<' * n} SEARCH\n{_with_newline(search)}{'=' * n}\n"
             f"{_with_newline(replace)}{'>' * n} REPLACE\n")
     if fence is None:

@@ -1,10 +1,5 @@
-"""SEARCH/REPLACE blocks: their marker lines and the state of one open block.
-
-A block is `<<<<<<< SEARCH`, the text to find, `=======`, the replacement and
-`>>>>>>> REPLACE` (5 to 9 marker characters; a path may follow SEARCH on its line,
-a closing fence may follow REPLACE). `SearchReplaceBlock` is fed the lines after
-the SEARCH marker like `patch_envelope.PatchEnvelope`, through the same calls.
-"""
+"""SEARCH/REPLACE blocks (`<<<<<<< SEARCH` … `=======` … `>>>>>>> REPLACE`, 5 to 9
+marker characters): their marker lines and the state of one open block."""
 
 from __future__ import annotations
 
@@ -45,13 +40,7 @@ def _dedent(lines: list[str], indent: str) -> list[str]:
 
 
 class SearchReplaceBlock:
-    """One open SEARCH/REPLACE block for `path` (None: the model gave none).
-
-    The body is kept whole until `>>>>>>> REPLACE`: only then is the divider chosen
-    (:func:`choose_divider`), since a heading underline such as `=======` in the text
-    looks just like it. An indented block (inside a list item) loses the SEARCH
-    marker's indentation from every line, when every line has it.
-    """
+    """One open SEARCH/REPLACE block (``path`` None: the model gave none)."""
 
     __slots__ = ("_body", "_dividers", "_indent", "_marker", "_raw", "_weak", "line", "path")
 
@@ -73,8 +62,7 @@ class SearchReplaceBlock:
         return BlockRejected(f"line {lineno}: {message}", lineno, self.path, "".join(self._raw))
 
     def feed(self, text: str, raw: str, lineno: int) -> tuple[list[ParsedItem], Status]:
-        """Take one line (`text` without its newline): "closed" when the block closed or
-        broke on it, "left" (the block rejected) when it belongs to what follows."""
+        """Take one line: "closed" when the block closed or broke, "left": it is what follows."""
         if _MAYBE_MARK.match(text) is None:
             self._body.append(text)
             self._raw.append(raw)
@@ -94,8 +82,7 @@ class SearchReplaceBlock:
         return [], "open"
 
     def tail(self, count: int) -> list[str]:
-        """The last `count` lines of the body (a broken block may end with the next
-        block's path line, which the caller reads again)."""
+        """The body's last `count` lines (a broken block may end with the next path line)."""
         return self._body[-count:]
 
     def _finish(self, lineno: int) -> ParsedItem:
@@ -111,8 +98,7 @@ class SearchReplaceBlock:
         lines = _dedent(self._body[:at] + self._body[at + 1 :], self._indent)
         search = "".join(line + "\n" for line in lines[:at])
         replace = "".join(line + "\n" for line in lines[at:])
-        # the file a sentence before the block names, when nothing else names one: a
-        # SEARCH that is not in that file is refused there, but nothing is created
+        # a weak path (a sentence before the block) only for a SEARCH: nothing is created
         path = self.path or (self._weak if search.strip() else None)
         if path is None:
             return self._reject(self.line, NO_PATH)
@@ -120,7 +106,6 @@ class SearchReplaceBlock:
         return FileEdit("update", path, (hunk,), "search_replace", line=self.line)
 
     def close(self, lineno: int) -> list[ParsedItem]:
-        """The stream ended with the block still open."""
         wanted = "'>>>>>>> REPLACE'" if self._dividers else "'=======' and '>>>>>>> REPLACE'"
         return [self._reject(lineno, f"unfinished SEARCH/REPLACE block {self._for()}(opened "
                              f"at line {self.line}): the answer ended before {wanted}; the "
@@ -131,7 +116,6 @@ class SearchReplaceBlock:
         return []
 
 
-# -- which `=======` divides the block ----------------------------------------------
 _CONFLICT_OPEN = re.compile(r"<{7}(?:[ \t].*)?$")
 _CONFLICT_CLOSE = re.compile(r">{7}(?:[ \t].*)?$")
 
@@ -184,14 +168,7 @@ def _echoes(body: list[str], index: int) -> bool:
 
 def choose_divider(body: list[str], candidates: list[int], marker: int,
                    first_line: int) -> int | str:
-    """The index in `body` of the divider among `candidates` (non-empty), or, when it
-    cannot be told, a message saying so (`first_line` is body[0]'s line in the text).
-
-    A heading underline or a git conflict's middle line looks just like the divider:
-    the rules below (a marker-width line, then not in a conflict, not a heading rule,
-    then echoing SEARCH's edges) apply in order while more than one line is left, as
-    docs/edits.md ("Which `=======` is the divider") tells.
-    """
+    """The index in `body` of the divider among `candidates`, or why it cannot be told."""
     if len(candidates) == 1:
         return candidates[0]
     left = [i for i in candidates if _width(body[i]) == marker] or candidates

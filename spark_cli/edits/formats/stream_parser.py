@@ -1,11 +1,5 @@
-"""The incremental edit parser: a model's answer in, prose and edit blocks out.
-
-`EditStreamParser.feed` takes the answer in chunks of any size (down to one
-character) and returns what became known: `ProseDelta` for text outside blocks,
-a `FileEdit` the moment a block closes, a `BlockRejected` for a malformed one.
-Both formats (SEARCH/REPLACE blocks and the apply_patch envelope, see
-`search_replace.py` and `patch_envelope.py`) can be mixed with prose in one answer.
-"""
+"""The incremental edit parser: a model's answer in, prose and edit blocks out, in chunks
+of any size; SEARCH/REPLACE blocks and apply_patch envelopes may mix with prose."""
 
 from __future__ import annotations
 
@@ -34,17 +28,8 @@ from spark_cli.edits.model.blocks import BlockRejected, FileEdit, ParsedItem, Pr
 
 
 class EditStreamParser:
-    """Incremental parser for SEARCH/REPLACE blocks and apply_patch envelopes in prose.
-
-    Cheap on the hot path: the partial line is kept as pieces, each complete line is
-    read once, and a partial prose line goes out as soon as its head proves it cannot
-    become a marker, fence, heredoc opener or path line (`prose_lines.may_be_special`,
-    the test the full line gets too, so chunk splits never change the result).
-    Lines that may introduce a block are held until the next line shows what they
-    were; prose lines go to `path_hints.FileMemory`, which names a block's file when
-    its own lines do not. An open block is fed each line until it closes or leaves
-    the line, and the lines it gave back (`take_returned`), to be read again.
-    """
+    """Incremental parser for edit blocks in prose: a partial line goes out once its head
+    cannot become special; lines that may open a block are held until the next one."""
 
     def __init__(self) -> None:
         self._parts: list[str] = []  # the partial line
@@ -61,9 +46,7 @@ class EditStreamParser:
         self._prose: list[str] = []
         self._out: list[ParsedItem] = []
 
-    # -- public ---------------------------------------------------------------------
     def feed(self, chunk: str) -> list[ParsedItem]:
-        """Take the next chunk; returns the items it completed."""
         if not self._started and chunk:
             self._started = True
             if chunk[0] == "\ufeff":
@@ -120,7 +103,6 @@ class EditStreamParser:
         self._release_pending()
         return self._drain()
 
-    # -- output ---------------------------------------------------------------------
     def _emit(self, item: ParsedItem) -> None:
         self._out = [*self._drain(), item]  # after the prose before it
 
@@ -131,7 +113,6 @@ class EditStreamParser:
         out, self._out = self._out, []
         return out
 
-    # -- lines ----------------------------------------------------------------------
     def _line(self, line: str, raw: str) -> None:
         text = line[:-1] if line.endswith("\r") else line
         if self._block is None:
@@ -170,7 +151,6 @@ class EditStreamParser:
         self._lineno = now
 
     def _plain_started(self) -> None:
-        """Book-keeping for a line that is plain prose (called as soon as that is known)."""
         self._release_pending()
         self._heredoc_end = None
 
@@ -276,11 +256,8 @@ class EditStreamParser:
             return True
         return False
 
-    # -- block starts ---------------------------------------------------------------
     def _start_search(self, raw: str, indent: str, marker: int, on_line: str | None) -> None:
-        """Open a block. Its file: a path after SEARCH on the marker line, else the path
-        line, else the fence's info string, else the file the prose line just before it
-        names, else the previous block's file."""
+        """Open a block; its file: the marker line's, the held lines', else the prose's."""
         if any(isinstance(h.opener, HeredocLine) for h in self._pending):
             self._release_pending()
         path: str | None = None

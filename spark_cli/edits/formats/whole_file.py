@@ -1,11 +1,5 @@
-"""An answer that held no edit block: what it held instead, and aider's "whole" format.
-
-Asked for an edit, a small model often answers with the whole file in a code
-fence, or with a snippet, or with prose alone. :func:`no_edit` names which, in
-words a user can act on. :func:`whole_file_text` picks the fence that is a whole
-new version of one small file (aider's "whole" edit format). Pure: text in,
-values out; applying it is the applier's job like any edit.
-"""
+"""An answer that held no edit block: what it held instead (`no_edit`), and aider's
+"whole" format (`whole_file_text`: a fence that is a whole new version of one file)."""
 
 from __future__ import annotations
 
@@ -17,8 +11,7 @@ from typing import Literal
 
 from spark_cli.record import record
 
-WHOLE_FILE_MAX_LINES = 200
-"""A whole-file answer replaces a file of at most this many lines (old and new)."""
+WHOLE_FILE_MAX_LINES = 200  # a whole-file answer replaces files this small (old and new)
 
 _FENCE = re.compile(r"^(?P<indent> {0,3})(?P<mark>`{3,}|~{3,})(?P<info>[^`\n]*)$")
 
@@ -27,8 +20,7 @@ NoEditKind = Literal["empty", "tools_only", "prose", "whole_file", "snippet", "c
 
 @record
 class Fenced:
-    """One closed code fence of an answer: its info string and its text (with a final
-    newline)."""
+    """One closed code fence of an answer: its info string and its text."""
 
     info: str
     text: str
@@ -68,8 +60,7 @@ def fences(answer: str) -> list[Fenced]:
 
 
 def looks_whole(old: str, new: str) -> bool:
-    """Whether ``new`` reads as a whole new version of ``old`` rather than a piece of it:
-    about as long (most of its lines) and mostly the same lines."""
+    """Whether ``new`` reads as a whole new version of ``old``, not a piece of it."""
     old_lines, new_lines = old.splitlines(), new.splitlines()
     if not old_lines or not new_lines or len(new_lines) < 0.7 * len(old_lines):
         return False
@@ -85,11 +76,7 @@ def _calls(tools: Sequence[str]) -> str:
 
 def no_edit(answer: str, fmt: str, old_texts: dict[str, str],
             tools: Sequence[str] = ()) -> NoEdit:
-    """What ``answer`` (with no edit block in it) held instead, as one plain sentence.
-
-    ``fmt`` is the edit format that was asked for; ``old_texts`` the files sent
-    (path -> text), to tell a whole file from a snippet; ``tools`` the tools the
-    model called on the way (by name)."""
+    """What ``answer`` (with no edit block) held instead, as one sentence."""
     block = "*** Begin Patch envelope" if fmt == "apply_patch" else "SEARCH/REPLACE block"
     if not answer.strip():
         if tools:
@@ -112,11 +99,7 @@ def no_edit(answer: str, fmt: str, old_texts: dict[str, str],
 
 def whole_file_text(answer: str, old: str,
                     accepts: Callable[[str], bool] = lambda text: True) -> str | None:
-    """The new text of the one file sent, when ``answer`` holds it whole in a fence and it
-    may replace ``old``: both at most :data:`WHOLE_FILE_MAX_LINES` lines, it looks whole
-    (:func:`looks_whole`), it differs, and ``accepts`` it (the caller's syntax check:
-    tree-sitter parses it without an error). None otherwise (the caller then reports no
-    edit)."""
+    """The new text of the one file sent, held whole in a fence and ``accepts``-ed; else None."""
     if old.count("\n") > WHOLE_FILE_MAX_LINES:
         return None
     candidates = [f for f in fences(answer)

@@ -1,12 +1,5 @@
-"""Structural anchors (`@@ def wrap`, `@@ class Foo`, `@@ fn main`) → line ranges via the tree.
-
-`find_anchor_ranges(text, language, anchors)` returns the 0-based, inclusive
-``(start_line, end_line)`` ranges of the definitions the anchors name. Anchors
-are outermost first; each later anchor is looked up only inside the ranges of
-the one before (``("class Foo", "def f(self):")`` → ``f`` inside ``Foo``).
-
-Definitions come from :mod:`spark_cli.edits.lang.definitions`.
-"""
+"""Structural anchors (`@@ def wrap`, `@@ class Foo`) → 0-based inclusive line ranges; each
+later anchor is looked up inside the ranges of the one before."""
 
 from __future__ import annotations
 
@@ -44,27 +37,9 @@ _CLOSERS = ("}", "end", ")", "]", "fi", "done", "esac")
 
 def find_anchor_ranges(text: str, language: str | None,
                        anchors: Sequence[str]) -> list[Range]:
-    """Candidate 0-based inclusive line ranges for nested ``anchors`` (outermost first).
-
-    [] when the first anchor matches nothing; when a later anchor matches
-    nothing inside the earlier ranges, those earlier ranges are returned.
-
-    One anchor is resolved by the first rule that finds something:
-    1. header: the anchor (whitespace collapsed, a trailing ``:``/``{`` dropped)
-       occurs, on word boundaries, in a definition's header (its text from the
-       start of the node to the end of the line holding its name), and contains
-       that definition's name: ``def wrap``, ``def wrap(text):``, ``fn main``
-       (for ``pub fn main() {``), ``func (s *Server) Start(``, ``impl Foo for Bar``;
-    2. name: the anchor's main identifier (the one before the first ``(`` that is
-       not a keyword, else the last identifier; ``Foo.bar``/``Foo::bar``/``Foo#bar``
-       narrow like nested anchors) equals a definition's name; a kind keyword in
-       the anchor (``class``, ``def``, ``fn`` …) keeps definitions of that kind
-       when some exist;
-    3. line: lines whose stripped text starts with the stripped anchor (the
-       text-mode rule, also used for plain context lines such as ``@@ if x:``);
-       the range is the outermost syntax node starting there, or without a tree
-       the line's indentation block (plus a closing ``}``/``end`` line).
-    """
+    """Line ranges for nested ``anchors`` ([] when the first matches nothing); each resolves
+    by its text in a definition's header, else its main name (`main_name`), else the lines
+    starting with it."""
     lines: list[str] = []  # split on first use by the line rule
     defs = definitions(text, language) if language else []
     scope: list[Range] | None = None
@@ -122,8 +97,7 @@ def _resolve(anchor: str, text: str, lines: list[str], language: str | None,
 
 
 def _by_name(norm: str, pool: list[DefinitionSpan]) -> list[DefinitionSpan]:
-    """The definitions named as the anchor names one (of its kind where some are),
-    those whose headers agree longest with a partial signature."""
+    """The definitions the anchor names (of its kind where some are), longest header agreement."""
     name, kind = main_name(norm)
     if not name:
         return []
@@ -201,7 +175,7 @@ def _line_ranges(anchor: str, text: str, lines: list[str], language: str | None,
 
 
 def _node_end(tree: tree_sitter.Tree, row: int, indent: str) -> int | None:
-    """Last line of the node starting at the first token of ``row`` (through wrappers)."""
+    """The last line of the node starting at ``row``'s first token (through wrappers)."""
     column = len(indent.encode("utf-8"))
     node = tree.root_node.descendant_for_point_range((row, column), (row, column))
     if node is None or node.start_point != (row, column):

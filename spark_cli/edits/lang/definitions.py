@@ -1,18 +1,10 @@
-"""Definitions in a syntax tree: the one answer to "what does this file define, and where".
-
-One small tree-sitter query per language (compiled once) names each definition node,
-its name and its kind ("function", "type", or "constant" for a module-level Python
-assignment, which only the repo map asks for). The edit anchors, the repo map's tags and
-the engine's brains all read definitions here. The wheels' TAGS_QUERY files are uneven
-(C captures declarators, Rust lists ``impl`` only as a reference, TypeScript ships none),
-so spark keeps its own definition types; the repo map reads the wheels' queries only
-for references.
-"""
+"""Definitions in a syntax tree: what a file defines, and where; spark's own query per
+language, since the wheels' TAGS_QUERY files are uneven (TypeScript ships none)."""
 
 from __future__ import annotations
 
 import re
-from functools import cache
+from functools import cache, lru_cache
 from typing import TYPE_CHECKING
 
 from spark_cli.edits.lang.grammars import get_language
@@ -136,7 +128,6 @@ class DefinitionSpan:
 
 
 def has_definitions(language: str | None) -> bool:
-    """Whether spark knows what ``language`` defines."""
     return language in _QUERIES
 
 
@@ -149,8 +140,7 @@ def _query(language: str) -> tree_sitter.Query:
 
 def definition_nodes(tree: tree_sitter.Tree, language: str, *,
                      constants: bool = False) -> list[DefinitionNode]:
-    """Every definition in ``tree`` (document order, outer before inner); [] for a language
-    without a query. Module-level Python constants only when ``constants``."""
+    """Every definition in ``tree``, outer first (Python module constants on request)."""
     if language not in _QUERIES:
         return []
     import tree_sitter  # deferred: launch -> request
@@ -185,15 +175,9 @@ def last_row(node: tree_sitter.Node) -> int:
     return end.row - 1 if end.column == 0 and end.row > node.start_point.row else end.row
 
 
-_spans: dict[tuple[str, str], list[DefinitionSpan]] = {}
-
-
+@lru_cache(maxsize=8)
 def definitions(text: str, language: str) -> list[DefinitionSpan]:
     """All definitions in ``text`` as line spans (by first line); [] without a query."""
-    key = (language, text)
-    found = _spans.get(key)
-    if found is not None:
-        return found
     if language not in _QUERIES:
         return []
     from spark_cli.edits.lang.syntax import parse_text  # deferred: launch -> request
@@ -206,7 +190,4 @@ def definitions(text: str, language: str) -> list[DefinitionSpan]:
         spans.append(DefinitionSpan(name_text(d), d.kind, top.start_point.row, last_row(top),
                                     _WS.sub(" ", header).strip()))
     spans.sort(key=lambda s: (s.start, -s.end))
-    if len(_spans) > 8:
-        _spans.clear()
-    _spans[key] = spans
     return spans

@@ -1,9 +1,5 @@
-"""The common start and end of two texts (``str`` or ``bytes``) or lists of lines: a chunk
-compared at a time, then a binary search inside the chunk that differs, all with C-speed
-slice compares.
-
-One small edit in a 5,000-line file costs microseconds, not a Python loop per character.
-"""
+"""The common start and end of two texts or lists of lines (a chunk at a time, then a
+binary search, all C-speed slice compares), and text as lines that keep their newline."""
 
 from __future__ import annotations
 
@@ -57,3 +53,14 @@ def common_ends(a: T, b: T) -> tuple[int, int]:
     limit = min(len(a), len(b))
     head = common_prefix(a, b, limit)
     return head, common_suffix(a, b, limit - head)
+
+
+def lines_of(text: str | None) -> list[str]:
+    """``text`` split after each "\\n" (the last line may lack one); [] for None."""
+    if not text:
+        return []
+    parts = text.split("\n")
+    lines = [part + "\n" for part in parts[:-1]]
+    if parts[-1]:
+        lines.append(parts[-1])
+    return lines

@@ -1,13 +1,5 @@
-"""Offline tree-sitter grammar registry: which language a file is, and its parser.
-
-Grammars come only from the individual ``tree_sitter_<lang>`` wheels installed
-with spark (never downloaded). Each grammar module is imported lazily, the
-first time its language is asked for, so asking for Python never pays for Rust.
-``Language`` and ``Parser`` objects are cached per language name.
-
-Language names: see ``SUPPORTED``. ``None`` everywhere means "text mode": no
-grammar, no syntax check.
-"""
+"""Offline tree-sitter grammars (the ``tree_sitter_<lang>`` wheels, imported on first use):
+which language a file is, and its parser; ``None`` means text mode."""
 
 from __future__ import annotations
 
@@ -20,8 +12,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # tree_sitter is imported lazily (start-up cost)
     import tree_sitter
 
-# language name -> (module, factory function); markdown is the block grammar (inline
-# markup, emphasis and links, is a second grammar spark does not need)
+# language name -> (module, factory function); markdown is the block grammar only
 _FACTORIES: dict[str, tuple[str, str]] = {
     name: ("tree_sitter_typescript", f"language_{name}") if name in ("typescript", "tsx")
     else (f"tree_sitter_{name}", "language")
@@ -67,13 +58,11 @@ _SHEBANG_LANGS: dict[str, str] = {
     "bun": "javascript", "ts-node": "typescript", "ruby": "ruby", "sh": "bash",
     "bash": "bash", "zsh": "bash", "ksh": "bash", "dash": "bash",
 }
-# content heuristics, tried in order; each is a line-start pattern (MULTILINE), compiled
-# on first use (pipe mode only) to keep them out of everyone's start-up
 
 
 @cache
 def _content_hints() -> tuple[re.Pattern[str], tuple[tuple[re.Pattern[str], str], ...]]:
-    """(the shebang pattern, the content hints), compiled once."""
+    """(the shebang pattern, the line-start hints in order), compiled on first use."""
     return re.compile(_SHEBANG), (
         (re.compile(r"^package\s+\w+\s*$|^func\s+(?:\([^)]*\)\s*)?\w+\s*\(", re.M), "go"),
         (re.compile(r"^(?:pub(?:\([\w:]+\))?\s+)?(?:fn|impl|mod|use)\s+[\w:<{]", re.M), "rust"),
@@ -102,13 +91,7 @@ def language_for_path(path: str) -> str | None:
 
 
 def language_from_content(text: str) -> str | None:
-    """A cheap guess at the language of piped text (no file name).
-
-    Rules, first hit wins, looking at the first 4 KiB only: a shebang; text starting
-    with ``{`` or ``[`` and ending with ``}``/``]`` → json; ``<!doctype html``/``<html``
-    → html; line-start keywords (`_content_hints`, in order). Anything else: ``None``
-    (text mode). A wrong guess costs only a syntax check a clean file would pass.
-    """
+    """A cheap guess at the language of piped text from its first 4 KiB; None: text mode."""
     head = text[:4096]
     stripped = head.lstrip("\ufeff")
     shebang, hints = _content_hints()
@@ -136,11 +119,7 @@ def language_from_content(text: str) -> str | None:
 
 @cache
 def get_language(name: str) -> tree_sitter.Language:
-    """The cached ``tree_sitter.Language`` for ``name`` (one of ``SUPPORTED``).
-
-    Raises ``KeyError`` for an unknown name and ``ImportError`` (with the wheel
-    to install) when the grammar wheel is missing.
-    """
+    """The cached ``Language`` for ``name``; ``ImportError`` names the wheel when missing."""
     try:
         module_name, factory = _FACTORIES[name]
     except KeyError:
@@ -158,15 +137,13 @@ def get_language(name: str) -> tree_sitter.Language:
 
 @cache
 def get_parser(name: str) -> tree_sitter.Parser:
-    """The cached ``tree_sitter.Parser`` for ``name``. Parsers are not thread-safe:
-    share one per thread (spark parses on one thread)."""
+    """The cached ``Parser`` for ``name`` (not thread-safe: spark parses on one thread)."""
     import tree_sitter  # deferred: launch -> request
 
     return tree_sitter.Parser(get_language(name))
 
 
 def tags_query_source(name: str) -> str:
-    """The grammar wheel's ``TAGS_QUERY`` text for ``name`` ("" when it ships none); the
-    repo map's references (``spark_cli.session.context.tags``)."""
+    """The grammar wheel's ``TAGS_QUERY`` for ``name`` ("" when none)."""
     module = importlib.import_module(_FACTORIES[name][0])
     return str(getattr(module, "TAGS_QUERY", "") or "")

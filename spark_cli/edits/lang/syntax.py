@@ -1,18 +1,10 @@
 """Syntax validation of an edit with tree-sitter: would it break a file that parsed cleanly?
-
-`parse_text(language, text)` is the shared, cached parse used by `anchors` and
-by `check_edit`: a small LRU of recent (language, text) → tree, so the tree
-built while locating a hunk, or the new tree of the previous edit, is reused
-and the next check is an incremental re-parse instead of two full parses.
-
-Offsets given to tree-sitter are UTF-8 bytes and ``Point.column`` is bytes.
-"""
+Recent trees are cached so the next check is an incremental re-parse."""
 
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from spark_cli.edits.lang.ends import common_ends
 from spark_cli.edits.lang.grammars import get_parser, language_for_path
@@ -23,13 +15,13 @@ if TYPE_CHECKING:
     import tree_sitter
 
 _CACHE_SIZE = 8
+T = TypeVar("T")
 _trees: OrderedDict[tuple[str, str], tree_sitter.Tree] = OrderedDict()
 # trees not built yet: (language, text) -> how to build it (an incremental re-parse)
 _deferred: OrderedDict[tuple[str, str], Pending] = OrderedDict()
 # ".h" is C or C++: a header is refused only when neither grammar accepts the new text
 _SECOND_OPINION = {"c": "cpp"}
-# Data files that are often templates (Helm, Ansible, Jinja): with {{ }} or {% %} in them,
-# they are text mode. Not a YAML/JSON/TOML parse, so no verdict either way.
+# data files often templated (Helm, Ansible, Jinja): with {{ }} or {% %} they are text mode
 _TEMPLATED = frozenset({"yaml", "json", "toml"})
 
 
@@ -43,26 +35,19 @@ def parse_text(language: str, text: str) -> tree_sitter.Tree:
     pending = _deferred.pop(key, None)
     tree = pending.build() if pending is not None \
         else get_parser(language).parse(text.encode("utf-8"))
-    _remember(key, tree)
+    _keep(_trees, key, tree)
     return tree
 
 
-def _defer(key: tuple[str, str], pending: Pending) -> None:
-    _deferred[key] = pending
-    while len(_deferred) > _CACHE_SIZE:
-        _deferred.popitem(last=False)
-
-
-def _remember(key: tuple[str, str], tree: tree_sitter.Tree) -> None:
-    _trees[key] = tree
-    _trees.move_to_end(key)
-    while len(_trees) > _CACHE_SIZE:
-        _trees.popitem(last=False)
+def _keep(cache: OrderedDict[tuple[str, str], T], key: tuple[str, str], value: T) -> None:
+    cache[key] = value
+    cache.move_to_end(key)
+    while len(cache) > _CACHE_SIZE:
+        cache.popitem(last=False)
 
 
 def prime(path: str, text: str) -> None:
-    """Parse ``text`` now (e.g. when a file is read into the model's context) so the
-    first check of an edit to it is an incremental re-parse. Text mode: nothing."""
+    """Parse ``text`` now so the first check of an edit to it is incremental."""
     language = language_for_path(path)
     if language is not None:
         try:
@@ -72,12 +57,7 @@ def prime(path: str, text: str) -> None:
 
 
 def first_error(tree: tree_sitter.Tree, language: str | None = None) -> tuple[int, str] | None:
-    """(1-based line, description) of the first ERROR or MISSING node, or None.
-
-    In HTML, elements closed implicitly (``<p>a<p>b``, ``<li>``, a fragment that ends
-    with open elements) do not count: MISSING ``_implicit_end_tag`` nodes, and ERROR
-    nodes made only of well-formed tags and text; a broken tag (``<div`` unterminated,
-    a stray ``</div>``) does."""
+    """(1-based line, description) of the first ERROR or MISSING node, or None."""
     node = tree.root_node
     if not node.has_error:
         return None
@@ -136,8 +116,7 @@ _LEAF_LIMIT = 2000
 
 
 def _describe_error(node: tree_sitter.Node) -> tuple[int, str]:
-    """(1-based line, hint) for an ERROR node: a missing token, an unbalanced
-    bracket among its tokens, else the text it starts with."""
+    """(1-based line, hint): a missing token, an unbalanced bracket, else the text."""
     stack: list[tuple[str, int]] = []
     pending = [node]
     seen = 0
@@ -168,29 +147,10 @@ def _describe_error(node: tree_sitter.Node) -> tuple[int, str]:
     return node.start_point.row + 1, hint
 
 
-def check_edit(
-    path: str,
-    old: str,
-    new: str,
-    *,
-    old_tree: tree_sitter.Tree | None = None,
-    edits: Sequence[tuple[int, int, int]] | None = None,
-) -> tuple[SyntaxVerdict, tree_sitter.Tree | None]:
-    """Judge ``old`` → ``new`` for the file at ``path``; returns the verdict and the new tree.
-
-    ``old_tree`` (the tree of ``old``; it is not modified) and ``edits`` (UTF-8
-    byte triples ``(start, old_end, new_end)``, ascending and non-overlapping, all
-    in OLD-text coordinates with ``new_end = start + len(replacement bytes)``)
-    make the new parse incremental. Without ``edits`` the changed span is computed
-    from the two texts (common prefix and suffix).
-
-    The rule: an edit is refused (``ok=False``) only when the OLD text parsed without
-    ERROR/MISSING nodes (`first_error`) and the NEW text has some. A file that was
-    already broken is not judged (you cannot tell whether the edit made it worse),
-    and a file in no known language is "text mode": no syntax check at all
-    (``checked=False``). So is a YAML, JSON or TOML file with template markup
-    (``{{ }}``, ``{% %}``: Helm, Ansible, Jinja) in either version.
-    """
+def check_edit(path: str, old: str,
+               new: str) -> tuple[SyntaxVerdict, tree_sitter.Tree | None]:
+    """Judge ``old`` → ``new``: refused only when ``old`` parsed clean and ``new`` does not;
+    returns the verdict and the new tree (None when not built)."""
     language = language_for_path(path)
     if language is None:
         note = f"{path}: no syntax check was done (not a language spark parses)"
@@ -199,24 +159,23 @@ def check_edit(
         note = f"{path}: no syntax check was done (template markup: {{{{ }}}} or {{% %}})"
         return SyntaxVerdict(None, True, False, note, None), None
     try:
-        pending = _deferred.get((language, old)) if old_tree is None else None
+        pending = _deferred.get((language, old))
         if pending is not None and (language, new) not in _trees:  # old judged clean
-            quick = _quick_verdict(language, old, new, pending, edits)
+            quick = _quick_verdict(language, old, new, pending)
             if quick is not None:
                 return quick, None
-        if old_tree is None:
-            old_tree = parse_text(language, old)
+        old_tree = parse_text(language, old)
         before = first_error(old_tree, language)
         if before is None and (language, new) not in _trees:
             quick = _quick_verdict(language, old, new,
-                                   Pending(language, old_tree, old.encode("utf-8")), edits)
+                                   Pending(language, old_tree, old.encode("utf-8")))
             if quick is not None:
                 return quick, None
-        new_tree = _reparse(language, old, new, old_tree, edits)
+        new_tree = _reparse(language, old, new, old_tree)
     except ImportError as exc:  # a grammar wheel is missing: say so, do not block the edit
         note = f"{path}: no syntax check was done ({exc})"
         return SyntaxVerdict(None, True, False, note, None), None
-    _remember((language, new), new_tree)
+    _keep(_trees, (language, new), new_tree)
     if before is not None:
         note = (f"{path}: the file already had a syntax error at line {before[0]} "
                 f"({before[1]}) before this edit; not judged")
@@ -225,13 +184,11 @@ def check_edit(
 
 
 def _judged(path: str, language: str, new: str, new_tree: tree_sitter.Tree) -> SyntaxVerdict:
-    """The verdict on ``new`` (parsed as ``new_tree``), whose old text was clean."""
     after = first_error(new_tree, language)
     if after is None:
         return SyntaxVerdict(language, True, True, "", None)
     second = _SECOND_OPINION.get(language) if path.lower().endswith(".h") else None
     if second is not None and first_error(parse_text(second, new)) is None:
-        # a .h file that is C++ (or a C header that now uses C++): the C++ grammar accepts it
         return SyntaxVerdict(second, True, True, "", None)
     line, what = after
     message = f"{path}: the edit would introduce a syntax error at line {line} ({what})"
@@ -241,43 +198,34 @@ def _judged(path: str, language: str, new: str, new_tree: tree_sitter.Tree) -> S
     return SyntaxVerdict(language, False, True, message, line)
 
 
-def _quick_verdict(language: str, old: str, new: str, pending: Pending,
-                   edits: Sequence[tuple[int, int, int]] | None) -> SyntaxVerdict | None:
-    """Clean by `syntax_window` (the new tree is then built only when asked for), else
-    None: the whole file must be re-parsed. ``pending`` is how to get the old tree."""
+def _quick_verdict(language: str, old: str, new: str,
+                   pending: Pending) -> SyntaxVerdict | None:
+    """Clean by `syntax_window` (the new tree deferred), else None: re-parse the file."""
     if pending.depth >= MAX_STEPS:
         return None
     old_b, new_b = old.encode("utf-8"), new.encode("utf-8")
-    spans = list(edits) if edits is not None else [_changed_span(old_b, new_b)]
+    spans = [_changed_span(old_b, new_b)]
     if not window_clean(language, pending.tree, old_b, new_b, spans):
         return None
-    _defer((language, new), pending.then(new_b, spans))
+    _keep(_deferred, (language, new), pending.then(new_b, spans))
     return SyntaxVerdict(language, True, True, "", None)
 
 
 def _source_line(text: str, line: int, limit: int = 80) -> str:
-    start = 0
-    for _ in range(line - 1):
-        start = text.find("\n", start) + 1
-        if start == 0:
-            return ""
-    end = text.find("\n", start)
-    shown = text[start:end if end >= 0 else len(text)].strip()
+    lines = text.split("\n")
+    shown = lines[line - 1].strip() if line <= len(lines) else ""
     return shown if len(shown) <= limit else shown[:limit - 3] + "..."
 
 
-def _reparse(language: str, old: str, new: str, old_tree: tree_sitter.Tree,
-             edits: Sequence[tuple[int, int, int]] | None) -> tree_sitter.Tree:
+def _reparse(language: str, old: str, new: str, old_tree: tree_sitter.Tree) -> tree_sitter.Tree:
     cached = _trees.get((language, new))
     if cached is not None:
         return cached
     old_b, new_b = old.encode("utf-8"), new.encode("utf-8")
-    if edits is None:
-        edits = [_changed_span(old_b, new_b)]
+    edits = [_changed_span(old_b, new_b)]
     return get_parser(language).parse(new_b, edited(old_tree, old_b, new_b, edits))
 
 
 def _changed_span(old: bytes, new: bytes) -> tuple[int, int, int]:
-    """(start, old_end, new_end): the single byte span where ``old`` and ``new`` differ."""
     prefix, suffix = common_ends(old, new)
     return prefix, len(old) - suffix, len(new) - suffix

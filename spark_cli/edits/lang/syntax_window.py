@@ -1,14 +1,5 @@
-"""Checking an edit's syntax without re-parsing the whole file.
-
-`window_clean` parses only the top-level items around the edit, in languages whose
-files are a flat sequence of them (`WINDOWED`): the window's edges meet the rest of
-the file exactly as in the old text, which parsed cleanly, so a clean window means
-the edit introduced no ERROR or MISSING node. Anything else answers None and the
-caller does the full incremental re-parse, which alone decides refusals. The old
-tree is then a `Pending` one: told about the byte edits made since (`edited`), and
-built by one incremental parse only when something asks for it (`syntax.parse_text`),
-or after `MAX_STEPS`.
-"""
+"""Checking an edit's syntax without re-parsing the whole file: `window_clean` parses the
+top-level items around it, and a `Pending` tree is re-parsed only when asked for."""
 
 from __future__ import annotations
 
@@ -32,11 +23,7 @@ MAX_STEPS = 64  # a longer chain is built (re-parsed) instead of growing
 
 def _bounds(root: tree_sitter.Node, start: int, old_end: int,
             size: int) -> tuple[int, int] | None:
-    """Byte bounds of the items that hold ``start``..``old_end`` plus the unchanged item
-    on each side (or the file's start and end where there is none). An item that
-    changed in an edit not re-parsed yet (`Pending`) is no boundary, nor is a comment
-    (it ends no statement: ``a + 8 // c`` then ``(a) => a`` is one broken expression in
-    JavaScript): the window grows past it (at most `_MAX_ITEMS` items each way)."""
+    """Byte bounds of the items holding the edit plus an unchanged, non-comment item each side."""
     cursor = root.walk()
     if not cursor.goto_last_child():
         return 0, size
@@ -64,10 +51,7 @@ def _bounds(root: tree_sitter.Node, start: int, old_end: int,
 
 def window_clean(language: str, old_tree: tree_sitter.Tree, old: bytes, new: bytes,
                  edits: Sequence[tuple[int, int, int]]) -> bool | None:
-    """True when the new text of the items around ``edits`` (old-text byte triples
-    ``(start, old_end, new_end)``, ascending) parses cleanly on its own; None when
-    this cannot tell (the caller re-parses the whole file). ``old_tree`` may be an
-    edited tree not re-parsed yet (`Pending.then`)."""
+    """True when the items around ``edits`` parse cleanly alone; None: cannot tell."""
     if language not in WINDOWED or len(old) < _MIN_FILE or not edits:
         return None
     start, old_end = edits[0][0], edits[-1][1]
@@ -83,14 +67,12 @@ def window_clean(language: str, old_tree: tree_sitter.Tree, old: bytes, new: byt
     return True if not get_parser(language).parse(window).root_node.has_error else None
 
 
-# -- trees told about edits, re-parsed later -------------------------------------------
 def _point(data: bytes, offset: int) -> tuple[int, int]:
     row = data.count(b"\n", 0, offset)
     return row, offset - (data.rfind(b"\n", 0, offset) + 1)
 
 
 def _advance(point: tuple[int, int], chunk: bytes) -> tuple[int, int]:
-    """The point after ``chunk`` when it starts at ``point``."""
     rows = chunk.count(b"\n")
     if not rows:
         return point[0], point[1] + len(chunk)
@@ -99,10 +81,7 @@ def _advance(point: tuple[int, int], chunk: bytes) -> tuple[int, int]:
 
 def edited(tree: tree_sitter.Tree, old: bytes, new: bytes,
            edits: Sequence[tuple[int, int, int]]) -> tree_sitter.Tree:
-    """A copy of ``tree`` (which is not changed) told (``Tree.edit``) that ``old`` became
-    ``new`` by ``edits`` (UTF-8 byte triples ``(start, old_end, new_end)`` in old-text
-    coordinates, ascending): its unchanged nodes carry their new byte ranges, the
-    changed ones ``has_changes``. Re-parsing it is tree-sitter's incremental parse."""
+    """A copy of ``tree`` told (``Tree.edit``) about ``edits``, old-text byte triples."""
     tree = tree.copy()
     delta = 0  # byte shift of positions after earlier edits (edits are in old coordinates)
     current = old
@@ -120,8 +99,7 @@ def edited(tree: tree_sitter.Tree, old: bytes, new: bytes,
 
 @record
 class Pending:
-    """The tree of ``text`` before its re-parse: a parsed tree told about the ``depth``
-    edits made since (`edited`), so each later edit costs one more ``Tree.edit``."""
+    """The tree of ``text`` before its re-parse: a parsed tree told about ``depth`` edits since."""
 
     language: str
     tree: tree_sitter.Tree

@@ -1,3 +1,1 @@
-"""Where a hunk goes: the locate ladder and its matchers, re-indentation, elision, anchors
-checks, conflicts with the user's changes, placement.
-"""
+"""Where a hunk goes: the locate ladder, its matchers, re-indentation and placement."""

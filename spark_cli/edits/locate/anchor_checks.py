@@ -1,11 +1,6 @@
-"""Checks of a hunk against the file's definitions before it is placed.
-
-An ``@@`` anchor that names nothing in the file was invented: the hunk is refused
-(`unresolved_anchor`, `anchor_not_found`). Lines inserted right under an anchor go
-after its whole header (`body_start`). An elided SEARCH whose last piece matches past
-the end of the definition its head is in would edit across a boundary the model never
-saw (`crossed_definition`).
-"""
+"""Checks of a hunk against the file's definitions before it is placed: invented ``@@``
+anchors, where lines inserted under an anchor go, and elided searches that cross a
+definition's end."""
 
 from __future__ import annotations
 
@@ -14,7 +9,7 @@ import re
 from collections.abc import Sequence
 
 from spark_cli.edits.lang.anchors import main_name, resolves
-from spark_cli.edits.lang.definitions import DefinitionSpan, definitions
+from spark_cli.edits.lang.definitions import definitions
 from spark_cli.edits.lang.syntax import parse_text
 from spark_cli.edits.locate.misses import LocateFailed
 
@@ -25,9 +20,7 @@ _SHOWN = 6
 
 
 def unresolved_anchor(text: str, language: str | None, anchors: Sequence[str]) -> str | None:
-    """The first of ``anchors`` that names nothing in ``text`` (no definition, no line
-    starting with it, not even its text, nor its name on a line with a definition
-    keyword), or None."""
+    """The first of ``anchors`` that names nothing in ``text``, or None."""
     for raw in anchors:
         anchor = raw.strip()
         if not anchor:
@@ -77,7 +70,7 @@ def anchor_not_found(text: str, language: str | None, anchor: str) -> LocateFail
         f"The anchor {anchor.strip()!r} matched no definition or line of the file, so the hunk "
         f"cannot be placed by it.{listing} Use a line that exists in the file as the @@ header "
         "(the enclosing def/class/function line), or a bare @@ with enough context lines.",
-        "missing", (), tuple(nearest))
+        "missing")
 
 
 def _short(header: str, limit: int = 70) -> str:
@@ -85,8 +78,7 @@ def _short(header: str, limit: int = 70) -> str:
 
 
 def body_start(text: str, language: str | None, row: int) -> int:
-    """The 0-based line before which lines inserted under the header on ``row`` go:
-    after the whole header and, in Python, after the body's leading docstring."""
+    """The row before which lines inserted under the header on ``row`` go."""
     if language is None:
         return row + 1
     try:
@@ -114,18 +106,13 @@ def body_start(text: str, language: str | None, row: int) -> int:
     return max(body.start_point.row, row + 1)
 
 
-def _innermost(defs: list[DefinitionSpan], row: int) -> DefinitionSpan | None:
-    holding = [d for d in defs if d.start <= row <= d.end]
-    return max(holding, key=lambda d: (d.start, -d.end)) if holding else None
-
-
 def crossed_definition(text: str, language: str | None, first: int,
                        last: int) -> LocateFailed | None:
-    """The refusal for an elided match over rows ``first``..``last`` (0-based) that
-    leaves the definition its first row is in, or None when it stays inside."""
+    """The refusal for an elided match leaving the definition it starts in, or None."""
     if language is None or last <= first:
         return None
-    scope = _innermost(definitions(text, language), first)
+    holding = [d for d in definitions(text, language) if d.start <= first <= d.end]
+    scope = max(holding, key=lambda d: (d.start, -d.end), default=None)
     if scope is None or last <= scope.end:
         return None
     kind = "function" if scope.kind == "function" else "definition"

@@ -1,13 +1,5 @@
-"""Elision lines (`...`, `# ... existing code ...`) in SEARCH/REPLACE text.
-
-Models shorten long blocks with a placeholder line. spark never guesses what a
-placeholder stands for: when SEARCH and REPLACE carry the same placeholder lines in
-the same order, each piece between them is located on its own and the file text
-under each placeholder is kept (`split_elided`); a placeholder in REPLACE that
-SEARCH does not have would delete the code it stands for, so the hunk is refused
-(`unbacked_placeholder`, with the stricter `is_placeholder`: a bare `...` line is
-Python's Ellipsis or prose, not one).
-"""
+"""Elision lines (`...`, `# ... existing code ...`) in SEARCH/REPLACE text: matching ones
+split a hunk into pieces (`split_elided`); one only REPLACE has is refused."""
 
 from __future__ import annotations
 
@@ -33,8 +25,7 @@ _PLACEHOLDER = (
     rf"^[ \t]*{_MARK}[ \t]*[(\[][ \t]*(?:unchanged|omitted|existing)[ \t]*[)\]]{_CLOSE}$|"
     rf"^[ \t]*{_DOTS}[ \t]*[^\n]*?\b{_WORDS}[^\n]*$"  # "... existing code ..."
 )
-# One compiled pattern serves both uses (compiling is a start-up cost): with
-# re.M, ``^``/``$`` still anchor a single line at its start and end.
+# one compiled pattern for a line and a text (compiling is a start-up cost)
 _PLACEHOLDER_ANY = re.compile(_PLACEHOLDER, re.I | re.M)
 
 
@@ -55,8 +46,7 @@ def has_placeholder(text: str) -> bool:
 
 def unbacked_placeholder(search: Iterable[str], replace_text: str,
                          region: Iterable[str] = ()) -> str | None:
-    """The first placeholder line of ``replace_text`` that neither SEARCH nor the
-    matched file ``region`` has (stripped), or None."""
+    """The first placeholder line of REPLACE that neither SEARCH nor ``region`` has."""
     if not has_placeholder(replace_text):
         return None
     backed = {line.strip() for line in search} | {line.strip() for line in region}
@@ -67,7 +57,6 @@ def unbacked_placeholder(search: Iterable[str], replace_text: str,
 
 
 def leading_blanks(lines: list[str]) -> int:
-    """How many of ``lines`` are blank before the first that is not."""
     return next((i for i, line in enumerate(lines) if line.strip()), len(lines))
 
 
@@ -90,12 +79,7 @@ def _drop_edges(search: list[str], replace: list[str]) -> tuple[list[str], list[
 
 def split_elided(search: list[str],
                  replace: list[str]) -> list[tuple[list[str], list[str]]] | None:
-    """(search piece, replace piece) pairs around matching placeholder lines, or None.
-
-    A placeholder that is the first or last line of both sides stands for nothing
-    that changes: it is dropped first. What remains must have the same placeholders
-    at the same places on both sides, with text between them.
-    """
+    """(search, replace) pieces around matching placeholder lines, or None."""
     trimmed = _drop_edges(search, replace)
     dropped = trimmed != (search, replace)
     search, replace = trimmed
@@ -121,8 +105,7 @@ def split_elided(search: list[str],
 
 
 def join_pieces(text: str, spans: list[tuple[int, int, str]]) -> str:
-    """The replacement for ``text[spans[0].start:spans[-1].end]``: each piece's
-    replacement, with the file text between pieces kept."""
+    """The replacement for the pieces' whole span, keeping the file text between them."""
     parts = [spans[0][2]]
     for (_s, end, _r), (start, _e, replacement) in pairwise(spans):
         parts.append(text[end:start])

@@ -1,10 +1,5 @@
-"""The locate ladder: where in a file one hunk's SEARCH text is, strict to loose.
-
-`locate(text, hunk)` returns a `Located` region and the replacement adapted to the
-file, or raises `LocateFailed`. It never guesses by edit distance: every step
-compares whole lines for equality after a fixed normalisation (the steps and their
-order are listed on :func:`locate`).
-"""
+"""The locate ladder: where in a file one hunk's SEARCH text is, strict to loose; each step
+compares whole lines after a fixed normalisation, never by edit distance."""
 
 from __future__ import annotations
 
@@ -68,8 +63,7 @@ def _trim_blank_edges(search: list[str], replace: list[str]) -> tuple[list[str],
 
 def _variants(search: list[str], replace: list[str], trimmed: tuple[list[str], list[str]],
               literal: tuple[str, str] | None) -> list[tuple[list[str], list[str]]]:
-    """The readings of a hunk the ladder tries, in order: as written, without blank edge
-    lines, and (``literal``) with its context lines read whole, likewise."""
+    """The readings tried in order: as written, without blank edge lines, then `literal`'s."""
     variants = [(search, replace)]
     if trimmed[0] != search:
         variants.append(trimmed)
@@ -84,19 +78,9 @@ def _variants(search: list[str], replace: list[str], trimmed: tuple[list[str], l
 
 def locate(text: str, hunk: Hunk, *, language: str | None = None,
            search_from: int = 0, first_of_many: bool = False) -> Located:
-    """Find where ``hunk.search`` is in ``text``.
-
-    ``first_of_many``: several matches are not ambiguous, the first at or after
-    ``search_from`` is taken (identical hunks, one per place, applied in order).
-
-    The steps (`matching.FINDERS`) go strict to loose and the first with a match
-    decides, each tried on every reading of the hunk (`_variants`); after any but
-    exact the replacement is adapted by `reindent.reconcile`. Several matches are
-    narrowed by `MatchHints.choose`, and matches that contradict ``at_eof`` or the
-    anchors are only the fallback. Elision, fences inside the block, an invented
-    anchor (refused up front) and an empty SEARCH (an insert) are handled here too;
-    docs/edits.md ("Finding the hunk") gives each rule and its reason.
-    """
+    """Find where ``hunk.search`` is in ``text`` (the first `matching.FINDERS` step whose match
+    fits the hints), or raise `LocateFailed`; ``first_of_many``: take the first match at or
+    after ``search_from`` (identical hunks applied in order)."""
     index = line_index(text)
     anchors = hunk.anchors
     at_eof = hunk.at_eof
@@ -149,8 +133,7 @@ _FENCE_OPEN = re.compile(r"[ \t]*(`{3,}|~{3,})[\w+#.-]*[ \t]*$")
 
 
 def _unfenced(search: list[str], replace: list[str]) -> tuple[str, str] | None:
-    """SEARCH and REPLACE each wrapped in a code fence of their own (```python …
-    ```): their text without it, or None."""
+    """SEARCH and REPLACE each wrapped in a code fence of their own: their text without it."""
     def inner(lines: list[str]) -> list[str] | None:
         if len(lines) < 2:
             return None
@@ -174,8 +157,7 @@ def _chosen(index: LineIndex, context: MatchHints, matches: list[Match], step: s
 
 def _check_placeholders(index: LineIndex, match: Match, search: list[str],
                         replace: str) -> None:
-    """Refuse a REPLACE placeholder (``# ... existing code ...``) that SEARCH does not
-    have: it would delete the code it stands for."""
+    """Refuse a REPLACE placeholder that SEARCH lacks: it would delete the code."""
     if not has_placeholder(replace):  # the usual case: no line table needed
         return
     line = unbacked_placeholder(search, replace, index.lines[match.first:match.last + 1])

@@ -1,14 +1,5 @@
-"""Line tables and the per-step matchers of the locate ladder (see `locate`).
-
-Each finder in `FINDERS` returns every `Match` of its step in file order, by one
-``str.find`` scan of the search's keys over a keyed copy of the file (rstripped,
-stripped, folded, its non-blank lines, or all of it without whitespace for
-``reflow``), never a Python loop over candidates × search lines. An exact match
-writes the replacement as the model wrote it; the looser steps adapt it
-(`reindent.reconcile`) to the indentation unit around the match
-(`LineIndex.unit_near`); ``blank_lines`` keeps the file's blank lines where the
-model only miscounted them (`_keep_blank_lines`).
-"""
+"""Line tables and the per-step matchers of the locate ladder: each finder in `FINDERS`
+returns every `Match` of its step in file order by one ``str.find`` over a keyed copy."""
 
 from __future__ import annotations
 
@@ -17,7 +8,7 @@ from collections.abc import Callable
 from functools import cached_property
 from itertools import accumulate
 
-from spark_cli.edits.locate.normalize import dominant_unit, fold, indent_offset, split_indent
+from spark_cli.edits.locate.normalize import consistent_indent, dominant_unit, fold, split_indent
 from spark_cli.edits.locate.reflow import find_reflowed, reflow_index
 from spark_cli.edits.locate.reindent import paired_lines, reconcile
 from spark_cli.record import record
@@ -47,10 +38,7 @@ class LineIndex:
                         range(len(lines) + 1)))
 
     def unit_near(self, first: int, last: int) -> str | None:
-        """The indentation unit (`normalize.dominant_unit`) around rows ``first``..``last``,
-        for loose steps: indentation follows the neighbourhood of the edit, not the
-        file's majority (shell scripts mix tabs and spaces). The matched lines decide
-        when they are indented; else the nearest lines that are, widening step by step."""
+        """The indentation unit around rows ``first``..``last`` (shell scripts mix them)."""
         unit: str | None = ""
         for radius in _NEAR:
             lo, hi = max(first - radius, 0), min(last + 1 + radius, self.real)
@@ -81,13 +69,11 @@ class LineIndex:
 
     @cached_property
     def nonblank(self) -> tuple[str, list[int]]:
-        """The stripped non-blank lines joined, and the file line of each."""
         rows = [i for i, line in enumerate(self.lines[:self.real]) if line.strip()]
         return "\n".join([self.lines[i].strip() for i in rows]), rows
 
     @cached_property
     def reflowed(self) -> tuple[str, list[int], list[int]]:
-        """`reflow.reflow_index` of the file's real lines."""
         return reflow_index(self.lines[:self.real])
 
     def span(self, first: int, count: int) -> tuple[int, int]:
@@ -100,8 +86,7 @@ _last: LineIndex | None = None
 
 
 def line_index(text: str) -> LineIndex:
-    """The one cached `LineIndex` of the last text seen (every hunk of a file is
-    located in the same text)."""
+    """The cached `LineIndex` of the last text seen (a file's hunks share one text)."""
 
     global _last
     if _last is None or (_last.text is not text and _last.text != text):
@@ -111,8 +96,7 @@ def line_index(text: str) -> LineIndex:
 
 @record
 class Match:
-    """A place the search matches; ``make()`` builds its replacement text (only for
-    the match that is chosen: adapting a replacement is the costly part)."""
+    """A place the search matches; ``make()`` builds its replacement (only for the chosen one)."""
 
     start: int  # character offsets
     end: int
@@ -139,8 +123,7 @@ def _whole_line_hits(haystack: str, needle: str) -> list[tuple[int, int]]:
 
 def _reconciled(index: LineIndex, first: int, search: list[str],
                 replace: list[str]) -> Match:
-    """A match of ``search`` at file line ``first`` whose replacement keeps the file's
-    own text for the lines it does not change (see `reindent.reconcile`)."""
+    """A match at file line ``first`` whose replacement is `reindent.reconcile`d."""
     count = len(search)
     start, end = index.span(first, count)
 
@@ -190,7 +173,7 @@ def _indent(index: LineIndex, search: list[str], replace: list[str]) -> list[Mat
     for first in _keyed_hits(index, "strip", search):
         pairs = [(s_indents[k], split_indent(index.lines[first + k])[0])
                  for k, line in enumerate(search) if line.strip()]
-        if indent_offset(pairs) is not None:
+        if consistent_indent(pairs):
             out.append(_reconciled(index, first, search, replace))
     return out
 
@@ -228,10 +211,7 @@ def _blank_lines_maker(index: LineIndex, search: list[str], texts: list[str],
 
 def _keep_blank_lines(index: LineIndex, search: list[str], texts: list[str], rows: list[int],
                       replace: list[str], new: list[str]) -> list[str]:
-    """The file's blank lines between two search lines that the replacement keeps
-    adjacent (unchanged or changed in place) with as many blank lines between them as
-    the search had: the model's count of blank lines there is a miscopy, not a change
-    (had it meant to change it, its search would read like the file)."""
+    """The file's blank lines where the search's count of them was a miscopy, not a change."""
     gaps = [0] * len(texts)  # blank lines after each non-blank search line, in the search
     k = -1
     for line in search:
@@ -260,8 +240,7 @@ def _keep_blank_lines(index: LineIndex, search: list[str], texts: list[str], row
 
 
 def _fragment(index: LineIndex, search: list[str], replace: list[str]) -> list[Match]:
-    """A one-line search inside a line. Not taken when it would cut a word, or when it
-    is the start of a longer line (more likely a line misremembered than a fragment)."""
+    """A one-line search inside a line, unless it cuts a word or starts a longer line."""
     if len(search) != 1 or len(replace) > 1:
         return []
     needle = search[0].strip()

@@ -1,19 +1,12 @@
-"""Several matches or none: what narrows a ladder step's matches, and why a hunk could not
-be placed (`LocateFailed`, with messages a model can act on).
-
-`MatchHints` narrows several matches by ``*** End of File``, the ``@@`` anchors and
-the order of the hunks. "ambiguous": the lines of every candidate and how to make the
-search unique. "missing", most specific first: the REPLACE text is already in the
-file; which search line differs from the one place most others agree with; else the
-file lines most similar to the search (difflib, for the suggestion only: nothing is
-ever applied by similarity); plus notes for an elision and an anchor that matched
-nothing.
-"""
+"""Several matches or none: what narrows a ladder step's matches (`MatchHints`), and why a
+hunk could not be placed (`LocateFailed`, with messages a model can act on). Similarity
+(difflib) only ever suggests lines; nothing is applied by it."""
 
 from __future__ import annotations
 
 import difflib
 from collections.abc import Sequence
+from functools import cached_property
 from typing import TYPE_CHECKING, Literal
 
 from spark_cli.edits.lang.anchors import find_anchor_ranges
@@ -35,56 +28,45 @@ class LocateFailed(Exception):
     """The hunk could not be placed; ``message`` says why and what to send instead."""
 
     def __init__(self, message: str, reason: FailReason,
-                 candidates: tuple[int, ...] = (),
-                 nearest: tuple[tuple[int, str], ...] = ()) -> None:
+                 candidates: tuple[int, ...] = ()) -> None:
         super().__init__(message)
         self.message = message
         self.reason = reason
         self.candidates = candidates  # 1-based lines of the ambiguous matches
-        self.nearest = nearest  # (1-based line, file line) suggestions for a missing match
 
 
 def ambiguous(lines: tuple[int, ...], anchors: Sequence[str], anchored: bool) -> LocateFailed:
     """Refuse a search that matches ``lines`` (1-based)."""
     shown = ", ".join(str(n) for n in lines[:10]) + (", …" if len(lines) > 10 else "")
-    hint = ("add more unchanged lines before or after the change so it is unique"
-            if anchors else
-            "add more unchanged lines before or after the change so it is unique (the "
-            "enclosing def/class/function line is a good one; in apply_patch, an "
-            "`@@ def name` header also works)")
+    hint = "add more unchanged lines before or after the change so it is unique" + (
+        "" if anchors else " (the enclosing def/class/function line is a good one; in "
+        "apply_patch, an `@@ def name` header also works)")
     where = f" inside {' / '.join(anchors)!r}" if anchored else ""
     return LocateFailed(f"the search text matches {len(lines)} places{where} "
                         f"(lines {shown}); {hint}", "ambiguous", lines)
 
 
 class MatchHints:
-    """What narrows several matches of a ladder step: ``at_eof``, the anchors (their
-    ranges resolved only when needed), then ``search_from`` (so repeated snippets
-    resolve in hunk order); `choose` refuses several left as ambiguous."""
+    """What narrows several matches: ``at_eof``, the anchors, then ``search_from``."""
 
     def __init__(self, index: LineIndex, language: str | None, anchors: tuple[str, ...],
                  at_eof: bool, search_from: int, first_of_many: bool = False) -> None:
         self.index, self.language, self.anchors = index, language, anchors
         self.at_eof, self.search_from, self.first_of_many = at_eof, search_from, first_of_many
-        self._ranges: list[Range] | None = None
 
-    @property
+    @cached_property
     def ranges(self) -> list[Range]:
-        if self._ranges is None:
-            self._ranges = (find_anchor_ranges(self.index.text, self.language, self.anchors)
-                            if self.anchors else [])
-        return self._ranges
+        return (find_anchor_ranges(self.index.text, self.language, self.anchors)
+                if self.anchors else [])
 
     def _at_end(self, pool: list[Match]) -> list[Match]:
-        """The matches ending at the last non-blank line."""
         last = self.index.real - 1
         while last > 0 and not self.index.lines[last].strip():
             last -= 1
         return [m for m in pool if m.last >= last]
 
     def _by_anchor(self, pool: list[Match]) -> list[Match]:
-        """The matches inside the anchored ranges, else those after the first anchored
-        line (codex: the context follows the anchor); empty when none is."""
+        """The matches inside the anchored ranges, else those after the first one."""
         inside = [m for m in pool if any(m.first <= e and s <= m.last for s, e in self.ranges)]
         if not inside:
             top = min(s for s, _ in self.ranges)
@@ -92,9 +74,7 @@ class MatchHints:
         return inside
 
     def fits_hints(self, matches: list[Match]) -> bool:
-        """Whether some match agrees with ``*** End of File`` and the anchors. When none
-        does, the ladder goes on: a looser reading of the same search (without its blank
-        edge lines, say) may match where the hints point."""
+        """Whether some match agrees with ``*** End of File`` and the anchors."""
         if self.at_eof:
             matches = self._at_end(matches)
         if self.anchors and matches and self.ranges:
@@ -130,22 +110,20 @@ def missing(index: LineIndex, search: list[str], replace: list[str], anchors: Se
         return LocateFailed(
             f"the search text was not found, but the replacement is already in the file at "
             f"line {done + 1}: this edit looks applied already; re-read the file before "
-            f"sending more edits to it.{note}", "missing", (), ((done + 1, lines[done]),))
+            f"sending more edits to it.{note}", "missing")
     aligned = _best_alignment(lines, real, table, search)
     if aligned is not None:
         first, agree, differs = aligned
         want = search[differs].strip()
         row = first + differs
-        have = lines[row].strip() if 0 <= row < real else "<end of file>"
-        where = f"file line {row + 1} {have!r}" if 0 <= row < real else "the end of the file"
-        nearest: tuple[tuple[int, str], ...] = ((row + 1, lines[row]),) if 0 <= row < real \
-            else ()
+        where = (f"file line {row + 1} {lines[row].strip()!r}" if 0 <= row < real
+                 else "the end of the file")
         total = sum(1 for s in search if s.strip())
         message = (f"the search text was not found: {agree} of its {total} non-blank lines "
                    f"match at line {max(first, 0) + 1}, but search line {differs + 1} "
                    f"{want!r} differs from {where}. Copy the lines exactly as they are in "
                    f"the file.{note}")
-        return LocateFailed(message, "missing", (), nearest)
+        return LocateFailed(message, "missing")
     nearest = _nearest(lines, table, search)
     if nearest:
         shown = "; ".join(f"line {n}: {t.strip()!r}" for n, t in nearest)
@@ -155,7 +133,7 @@ def missing(index: LineIndex, search: list[str], replace: list[str], anchors: Se
     else:
         message = ("the search text was not found and no line of the file resembles it; "
                    f"re-read the file before editing it.{note}")
-    return LocateFailed(message, "missing", (), nearest)
+    return LocateFailed(message, "missing")
 
 
 def _notes(search: list[str], replace: list[str], anchors: Sequence[str],
@@ -194,8 +172,7 @@ def _already_applied(lines: list[str], real: int, table: dict[str, list[int]],
 
 def _best_alignment(lines: list[str], real: int, table: dict[str, list[int]],
                     search: list[str]) -> tuple[int, int, int] | None:
-    """(first line, agreeing lines, first differing search line) of the best alignment,
-    when at least half of the search's non-blank lines agree there."""
+    """(first line, agreeing lines, first differing line) where half the search agrees."""
     keys = [s.strip() for s in search]
     wanted = [i for i, k in enumerate(keys) if k]
     if not wanted:

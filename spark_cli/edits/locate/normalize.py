@@ -1,17 +1,10 @@
-"""Line normalisations for the locate ladder: Unicode folding and indentation offsets.
-
-`fold(line)` maps what models (and word processors) substitute for ASCII back
-to it: NFKC (full-width forms, NBSP and other spaces, ligatures, the ellipsis
-`…` → `...`) plus a small table NFKC leaves alone (curly quotes, dashes, minus,
-bullets, zero-width characters). `indent_offset` finds one consistent indentation
-change between search and file lines; adapting a whole replacement after a loose
-match is `reindent.reconcile`.
-"""
+"""Line normalisations for the locate ladder: Unicode folding (NFKC plus the quotes,
+dashes and zero-width characters it leaves alone) and indentation units."""
 
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from math import gcd
 
 from spark_cli.edits.lang.ends import common_prefix
@@ -27,8 +20,6 @@ _FOLD_TABLE = str.maketrans({
     "\u00a0": " ", "\u202f": " ", "\u2007": " ",
 })
 
-Reindent = Callable[[str], str]
-
 
 def fold(line: str) -> str:
     """``line`` stripped, with look-alike Unicode punctuation and spaces made ASCII."""
@@ -38,26 +29,19 @@ def fold(line: str) -> str:
 
 
 def split_indent(line: str) -> tuple[str, str]:
-    """(leading whitespace, the rest without trailing whitespace)."""
     body = line.lstrip()
     return line[:len(line) - len(body)], body.rstrip()
 
 
-def indent_offset(pairs: Sequence[tuple[str, str]]) -> Reindent | None:
-    """A re-indenter (for replacement lines) when every (search indent, file indent)
-    pair differs the same way: one prefix added or removed, or as many levels of
-    another unit deeper or shallower (four spaces ↔ one tab)."""
+def consistent_indent(pairs: Sequence[tuple[str, str]]) -> bool:
+    """Whether every (search, file) indent pair differs the same way (prefix or unit)."""
     if not pairs:
-        return None
+        return False
     s0, f0 = pairs[0]
-    if f0.endswith(s0):
-        extra = f0[:len(f0) - len(s0)]
-        if all(f == extra + s for s, f in pairs):
-            return lambda line: extra + line if line.strip() else line
-    if s0.endswith(f0):
-        cut = s0[:len(s0) - len(f0)]
-        if all(s == cut + f for s, f in pairs):
-            return lambda line: remove_prefix(line, cut)
+    if f0.endswith(s0) and all(f == f0[:len(f0) - len(s0)] + s for s, f in pairs):
+        return True
+    if s0.endswith(f0) and all(s == s0[:len(s0) - len(f0)] + f for s, f in pairs):
+        return True
     return _unit_change(pairs)
 
 
@@ -84,12 +68,9 @@ def indent_unit(indents: Sequence[str]) -> str | None:
 
 
 def dominant_unit(*runs: Iterable[str]) -> str | None:
-    """The indentation unit most lines use, from the indentations of runs of
-    consecutive non-blank lines: a tab when most indented lines start with one, else
-    the most common step by which the indentation grows from one line to the next
-    (alignment of continuation lines is rarer than nesting), else the widest of 4, 2,
-    3 spaces that nine in ten indentations are a multiple of. "" when nothing is
-    indented, None when nothing fits."""
+    """The indentation unit most lines use: a tab when most indented lines start with one,
+    else the commonest step between consecutive lines, else 4, 2 or 3 spaces when nine in
+    ten fit; "" when nothing is indented, None when nothing fits."""
     tabs = spaces = 0
     widths: dict[int, int] = {}
     steps: dict[int, int] = {}
@@ -120,25 +101,10 @@ def dominant_unit(*runs: Iterable[str]) -> str | None:
     return None
 
 
-def _unit_change(pairs: Sequence[tuple[str, str]]) -> Reindent | None:
+def _unit_change(pairs: Sequence[tuple[str, str]]) -> bool:
     s_unit, f_unit = indent_unit([s for s, _ in pairs]), indent_unit([f for _, f in pairs])
-    if s_unit is None or f_unit is None or not s_unit or not f_unit or s_unit == f_unit:
-        return None
-    shift = None
-    for s, f in pairs:
-        delta = len(f) // len(f_unit) - len(s) // len(s_unit)
-        if len(s) % len(s_unit) or len(f) % len(f_unit) or (shift is not None and delta != shift):
-            return None
-        shift = delta
-    assert shift is not None
-
-    def reindent(line: str) -> str:
-        indent, _body = split_indent(line)
-        if not line.strip():
-            return line
-        levels, rest = 0, indent
-        while rest.startswith(s_unit):
-            levels, rest = levels + 1, rest[len(s_unit):]
-        return f_unit * max(levels + shift, 0) + rest + line[len(indent):]
-
-    return reindent
+    if not s_unit or not f_unit or s_unit == f_unit:
+        return False
+    shifts = {len(f) // len(f_unit) - len(s) // len(s_unit) for s, f in pairs}
+    return len(shifts) == 1 and not any(len(s) % len(s_unit) or len(f) % len(f_unit)
+                                        for s, f in pairs)

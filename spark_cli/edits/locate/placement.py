@@ -1,11 +1,5 @@
-"""Placing every hunk of one file section in the file's text, in order.
-
-`locate_all(work, edit, …)` locates each hunk after the previous one (a hunk
-given out of order is still found when it does not overlap) and returns the
-spans to splice and the hunks refused, each with a message a model can act on.
-`changed_regions(seen, current)` gives the lines the user changed since the model
-read the file: a hunk that touches one must not apply (it would overwrite them).
-"""
+"""Placing every hunk of one file section in the file's text, in order (`locate_all`),
+refusing those that touch lines the user changed since the model read it."""
 
 from __future__ import annotations
 
@@ -14,7 +8,7 @@ import re
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from spark_cli.edits.lang.ends import common_ends
+from spark_cli.edits.lang.ends import common_ends, lines_of
 from spark_cli.edits.locate.ladder import locate
 from spark_cli.edits.locate.misses import LocateFailed
 from spark_cli.edits.model.outcome import HunkRefused
@@ -28,7 +22,7 @@ _NEWLINES = re.compile(r"\r\n|\r")
 
 @record
 class Span:
-    """Where one hunk landed: its line range, its replacement, the step that found it."""
+    """Where one hunk landed: its character range, its replacement, the step that found it."""
 
     index: int  # 1-based hunk index
     start: int
@@ -37,17 +31,15 @@ class Span:
     step: str
 
 
-# -- which lines the user changed since the model read the file ---------------------
 @record
 class Region:
-    """Lines ``start`` .. ``end`` (0-based, end exclusive) of the current text; a pure
-    deletion by the user is an empty region at the line where text vanished."""
+    """Current-text lines [start, end); a user's pure deletion is an empty region."""
 
     start: int
     end: int
 
     def overlaps(self, start: int, end: int) -> bool:
-        """Does a hunk covering lines [start, end) (empty = an insertion point) touch this?"""
+        """Does a hunk covering lines [start, end) (empty: an insertion) touch this?"""
         if start == end:  # an insertion: touched if it lands inside or at the edge
             return self.start <= start <= self.end
         if self.start == self.end:  # the user deleted lines here: touched if strictly inside
@@ -111,13 +103,12 @@ def _find(work: str, hunk: Hunk, language: str | None, position: int,
     return found.start, found.end, found.replacement, found.step
 
 
-def _same(a: Hunk, b: Hunk) -> bool:
-    return (a.search, a.replace, a.anchors, a.at_eof) == (b.search, b.replace, b.anchors, b.at_eof)
+def _key(hunk: Hunk) -> tuple[str, str, tuple[str, ...], bool]:
+    return hunk.search, hunk.replace, hunk.anchors, hunk.at_eof
 
 
 def _seen_conflict(seen: str, hunk: Hunk, language: str | None, index: int) -> str | None:
-    """When a hunk no longer locates: does it locate in the text the model saw (so the
-    user changed lines it relies on)? The conflict message, or None."""
+    """The conflict message when the hunk locates in the text the model saw, else None."""
     try:
         start, end, _r, _s = _find(seen, hunk, language, 0)
     except LocateFailed:
@@ -132,14 +123,8 @@ def _seen_conflict(seen: str, hunk: Hunk, language: str | None, index: int) -> s
 def locate_all(work: str, edit: FileEdit, regions: list[Region] | None,
                 language: str | None, seen: str | None = None,
                 in_order: bool = False) -> tuple[list[Span], list[HunkRefused]]:
-    """Locate each hunk in order, each after the previous one; (spans, refused hunks).
-
-    Refused: under a conflict, a hunk that touches a line the user changed or that
-    locates only in the text the model saw (``conflict``), and one that changes lines
-    an earlier hunk changes (``overlap``; shared unchanged context is fine). Identical
-    hunks take one place each (``in_order``: every hunk does), and an empty SEARCH
-    appends only what does not repeat the file's text.
-    """
+    """Locate each hunk after the previous one; (spans, refused hunks): conflicts with the
+    user's changes and overlaps with earlier hunks are refused."""
     spans: list[Span] = []
     refused: list[HunkRefused] = []
     position = 0
@@ -150,7 +135,7 @@ def locate_all(work: str, edit: FileEdit, regions: list[Region] | None,
             try:
                 start, end, replacement, step = _find(work, hunk, language, position, in_order)
             except LocateFailed as exc:
-                group = sum(1 for h in edit.hunks if _same(h, hunk))
+                group = sum(1 for h in edit.hunks if _key(h) == _key(hunk))
                 if exc.reason != "ambiguous" or group < 2 or group != len(exc.candidates):
                     raise
                 start, end, replacement, step = _find(work, hunk, language, position, True)
@@ -183,8 +168,7 @@ def locate_all(work: str, edit: FileEdit, regions: list[Region] | None,
 
 
 def _fit(work: str, spans: list[Span], new: Span) -> bool:
-    """Add ``new`` to ``spans``; overlapping spans that share only unchanged lines are
-    trimmed to their cores. False (nothing added) when they change shared lines."""
+    """Add ``new`` unless it changes lines an earlier span changes (shared context is trimmed)."""
     cores: dict[int, Span] = {}
     mine = new
     for k, other in enumerate(spans):
@@ -203,18 +187,7 @@ def _fit(work: str, spans: list[Span], new: Span) -> bool:
     return True
 
 
-# -- hunks that overlap only in context lines ----------------------------------------
-Cut = tuple[int, int, str]
-"""A span to splice: start, end, replacement (offsets in the text)."""
-
-
-def _lines(text: str) -> list[str]:
-    """``text`` split after each newline (the last piece may lack one)."""
-    parts = text.split("\n")
-    out = [p + "\n" for p in parts[:-1]]
-    if parts[-1]:
-        out.append(parts[-1])
-    return out
+Cut = tuple[int, int, str]  # a span to splice: start, end, replacement
 
 
 def trim(text: str, span: Cut) -> Cut:
@@ -222,7 +195,7 @@ def trim(text: str, span: Cut) -> Cut:
     start, end, replacement = span
     if end < len(text) and text[end] == "\n":  # compare whole lines, newline included
         end, replacement = end + 1, replacement + "\n"
-    old, new = _lines(text[start:end]), _lines(replacement)
+    old, new = lines_of(text[start:end]), lines_of(replacement)
     head, tail = common_ends(old, new)
     cut_start = sum(map(len, old[:head]))
     cut_end = sum(map(len, old[len(old) - tail:]))
@@ -237,16 +210,8 @@ def _touches(core: Cut, lo: int, hi: int) -> bool:
 
 
 def disjoint_cores(text: str, first: Cut, second: Cut) -> tuple[Cut, Cut] | None:
-    """The cores of two overlapping spans when they share only unchanged lines, else None.
-
-    Models (and ``diff``) give neighbouring hunks the same context lines: hunk 1
-    `` a / -b / +B /  c`` and hunk 2 `` c / -d / +D /  e`` both cover ``c``. That is
-    fine when the shared lines are unchanged in both: :func:`trim` cuts each span down to
-    the lines its replacement changes (its *core*), and two spans are accepted when the
-    shared part lies outside both cores. An insertion strictly inside the shared lines
-    (between two of them) still counts as an overlap: the other hunk relies on those lines
-    being adjacent.
-    """
+    """The cores (`trim`) of two overlapping spans that share only unchanged lines, else None
+    (an insertion between shared lines overlaps: the other hunk needs them adjacent)."""
     lo, hi = max(first[0], second[0]), min(first[1], second[1])
     a, b = trim(text, first), trim(text, second)
     if _touches(a, lo, hi) or _touches(b, lo, hi):

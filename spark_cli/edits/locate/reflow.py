@@ -1,15 +1,5 @@
-"""The last ladder step, ``reflow``: the search with its lines joined or split.
-
-Models re-wrap code they quote: a call or an annotation spread over several
-lines comes back on one (or the other way round), `f(
-    a,
-)` as `f(a)`.
-`reflow` compares the search with the file with all whitespace, line breaks
-included, left out (blank lines too); a match must start and end on whole file
-lines. This is a fixed normalisation, not a similarity: the search's non-space
-text must equal the file's, character for character, and be long enough
-(`MIN_TEXT` characters) to name a place.
-"""
+"""The last ladder step, ``reflow``: the search with its lines joined or split, compared
+with all whitespace left out; a match covers whole file lines and `MIN_TEXT` characters."""
 
 from __future__ import annotations
 
@@ -41,8 +31,7 @@ def _key(line: str) -> str:
 
 
 def reflow_index(lines: list[str]) -> tuple[str, list[int], list[int]]:
-    """The file's non-blank lines without whitespace, joined; the file row and the
-    start offset of each."""
+    """The file's non-blank lines without whitespace, joined; each one's row and offset."""
     rows = [i for i, line in enumerate(lines) if line.strip()]
     keys = [_key(lines[i]) for i in rows]
     starts = list(accumulate(map(len, keys), initial=0))[:-1]
@@ -50,14 +39,7 @@ def reflow_index(lines: list[str]) -> tuple[str, list[int], list[int]]:
 
 
 def find_reflowed(index: ReflowIndex, search: list[str], replace: list[str]) -> list[Found]:
-    """Every place the reflowed search matches whole file lines, in file order.
-
-    The replacement keeps the file's own lines for the lines the model repeats
-    unchanged at its start and end, when the model's line breaks there fall on the
-    file's (adding a property under a re-wrapped annotation keeps the annotation as
-    the file has it); the changed lines in between are the model's, moved to the
-    file's indentation when the search's first line gives it.
-    """
+    """Every place the reflowed search matches whole file lines, in file order."""
     s_rows = [i for i, line in enumerate(search) if line.strip()]
     keys = [_key(search[i]) for i in s_rows]
     needle = "".join(keys)
@@ -88,8 +70,7 @@ def _maker(index: ReflowIndex, search: list[str], replace: list[str], s_rows: li
         offsets = list(accumulate(map(len, keys), initial=pos))[:-1]
 
         def file_row(line: int) -> int | None:
-            """The file row at which search line ``line`` starts, if a file line starts
-            there too (``last + 1`` past the end)."""
+            """The file row where search line ``line`` starts, if a file line starts there."""
             m = bisect_left(s_rows, line)
             if m == len(s_rows):
                 return last + 1

@@ -1,10 +1,5 @@
-"""Adapting a replacement to the file after a loose match (every ladder step but exact).
-
-`reconcile(search, found, replace)` gives the lines to write when file line
-``found[i]`` stands for search line ``search[i]`` (None: a blank search line the
-match skipped), so that only the hunk's real changes reach the file (the rules are
-on `reconcile`). After an exact match nothing is adapted (`matching`).
-"""
+"""Adapting a replacement to the file after a loose match (every ladder step but exact),
+so that only the hunk's real changes reach the file (docs/edits.md, "After a loose match")."""
 
 from __future__ import annotations
 
@@ -32,8 +27,7 @@ class _Units:
         return f * levels + " " * rest
 
     def relative(self, out: str, model_base: str, model: str) -> str | None:
-        """The file indentation for ``model`` when ``model_base`` became ``out``: the
-        model's added (removed) indentation added to (removed from) ``out``."""
+        """The file indentation for ``model`` when ``model_base`` became ``out``."""
         if model.startswith(model_base):
             extra = self.convert(model[len(model_base):])
             tabs = len(out) - len(out.lstrip("\t"))
@@ -83,14 +77,8 @@ class _Frame:
 
 def _frame(pairs: Sequence[tuple[str, str]], swaps: Sequence[tuple[str, str]],
            units: _Units) -> _Frame | None:
-    """The change most (search indent, file indent) ``pairs`` agree on, or None when
-    no change fits at least half of them. Ties go to the change that puts the most
-    changed lines (``swaps``: model indent, file indent of the line it replaces)
-    where the lines they replace are, then to the one the lines after the first
-    agree on (models often drop the first line's indentation), then to a change that
-    uses the model's unit as guessed from its lines (other units are tried too, but
-    must explain every line), then to a unit change (2 -> 4 spaces explains one level
-    as well as "add 2 spaces" does), then to no change."""
+    """The indentation change at least half the ``pairs`` agree on, or None; ties go to
+    moving ``swaps`` right, to the lines after the first, the model's unit, a unit change."""
     counts = Counter(pairs)
     first = pairs[0]
     best: tuple[int, int, int, bool, bool, bool] | None = None
@@ -135,10 +123,7 @@ def _candidates(counts: dict[tuple[str, str], int], units: _Units) -> list[_Fram
 
 def _alignment(search: Sequence[str],
                replace: Sequence[str]) -> tuple[dict[int, int], dict[int, int]]:
-    """(replacement line -> the search line it repeats, stripped; replacement line ->
-    the search line it replaces, by position within a changed run). The common head
-    and tail pair up by position first, and lines changed in place pair by position,
-    so a repeated line is not paired with another copy of itself."""
+    """(replacement line -> search line it repeats, -> search line it changes in place)."""
     a = [s.strip() for s in search]
     b = [r.strip() for r in replace]
     head, tail = common_ends(a, b)
@@ -172,16 +157,7 @@ def paired_lines(search: Sequence[str], replace: Sequence[str]) -> dict[int, int
 
 def reconcile(search: Sequence[str], found: Sequence[str | None], replace: Sequence[str],
               file_unit: str | None = None) -> list[str]:
-    """The replacement lines to write; ``file_unit`` is the file's indentation unit
-    when known (else guessed from ``found``).
-
-    SEARCH and REPLACE are aligned on their stripped lines (`_alignment`: alignment
-    only, nothing is located by similarity). A line the model repeats is the file's
-    own text; the model's indentation is translated by the change most search lines
-    agree on (`_frame`), the first search line never trusted (models drop its
-    indentation); a changed or new line is placed relative to the line before it.
-    docs/edits.md ("After a loose match") gives each rule and its reason.
-    """
+    """The replacement lines to write, ``found[i]`` being the file line for ``search[i]``."""
     rows = [i for i, s in enumerate(search) if s.strip() and found[i] is not None]
     if not rows:
         return list(replace)
@@ -192,9 +168,7 @@ def reconcile(search: Sequence[str], found: Sequence[str | None], replace: Seque
 def _guessed_units(search: Sequence[str], replace: Sequence[str], rows: list[int],
                    s_ind: dict[int, str], f_ind: dict[int, str],
                    file_unit: str | None) -> _Units:
-    """The model's unit guessed from its lines, the file's (``file_unit`` or guessed).
-    The first search line (and its copy in the replacement) is left out of the guess:
-    models often drop its indentation."""
+    """The model's unit (its first line left out: models drop its indentation), the file's."""
     r_lines = [r for r in replace if r.strip()]
     if len(r_lines) > 1 and r_lines[0].strip() == search[rows[0]].strip():
         r_lines = r_lines[1:]
@@ -205,9 +179,7 @@ def _guessed_units(search: Sequence[str], replace: Sequence[str], rows: list[int
 
 
 def _converting(units: _Units, frame: _Frame | None) -> _Units:
-    """The units to convert: only when the search lines say how, or when the file is
-    indented with tabs and the model's nesting is in spaces (what it adds must become
-    tabs); else none."""
+    """The units to convert: the frame's, or spaces to the file's tabs; else none."""
     if frame is not None and frame.kind == "unit":
         return frame.units
     if units.file == "\t" and units.model and not units.model.strip(" "):
@@ -216,8 +188,7 @@ def _converting(units: _Units, frame: _Frame | None) -> _Units:
 
 
 class _Placing:
-    """One reconcile: the alignment, units and frame, then each replacement line placed
-    in order (``base``: the file and model indentation of the line placed last)."""
+    """One reconcile: alignment, units and frame, then each replacement line in order."""
 
     def __init__(self, search: Sequence[str], found: Sequence[str | None],
                  replace: Sequence[str], rows: list[int], file_unit: str | None) -> None:
@@ -237,7 +208,6 @@ class _Placing:
         self.base: tuple[str, str] | None = None  # (file indentation, model indentation)
 
     def line(self, j: int, line: str) -> str:
-        """Replacement line ``j`` as written to the file."""
         body = line.lstrip()
         i = self.same.get(j)
         kept = self.found[i] if i is not None else None
@@ -261,7 +231,7 @@ class _Placing:
         return indent
 
     def _kept(self, i: int, r: str) -> str:
-        """The indentation of a line that keeps file line ``i``, the model indenting it ``r``."""
+        """The indentation of a line that keeps file line ``i`` (the model wrote ``r``)."""
         s, f, frame, units = self.s_ind[i], self.f_ind[i], self.frame, self.units
         if frame is None:
             indent = f

@@ -1,10 +1,4 @@
-"""Parsed edit blocks: the plain values the edit parser emits and the applier consumes.
-
-No I/O and no behaviour beyond construction: a `FileEdit` is one all-or-nothing
-unit (one SEARCH/REPLACE block, or one file section of an apply_patch envelope),
-a `BlockRejected` is a malformed block with a model-readable message, and a
-`ProseDelta` is text outside blocks, passed through for rendering.
-"""
+"""Parsed edit blocks: the plain values the edit parser emits and the applier consumes."""
 
 from __future__ import annotations
 
@@ -19,16 +13,8 @@ EditKind = Literal["update", "add", "delete"]
 
 @record
 class Hunk:
-    """One located change: replace `search` with `replace`.
-
-    `search` empty means create the file or append to it (SEARCH/REPLACE).
-    `anchors` are apply_patch `@@ <context>` headers, outermost first.
-    `at_eof` marks `*** End of File`: the search must match at the end.
-    `line` is the 1-based line in the edit text where the hunk starts.
-    `literal` (apply_patch) is (search, replace) with every ' ' context line read
-    whole, its leading space kept: the reading for a model that dropped the prefix
-    space of context lines (None when it reads the same).
-    """
+    """One change: replace `search` with `replace` (empty `search`: create or append);
+    `anchors` are `@@` headers, outermost first; `literal`: context lines read whole."""
 
     search: str
     replace: str

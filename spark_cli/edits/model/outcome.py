@@ -1,10 +1,5 @@
-"""What applying one FileEdit came to: plain data, past tense, readable by a model.
-
-`EditApplied` (written, or would be under a dry run) and `RefusedEdit` (nothing
-written). Under a conflict (the user changed the file since the model read it)
-some hunks of a section may apply and others not: then `EditApplied.refused`
-lists the hunks that did not, and `message` says so.
-"""
+"""What applying one FileEdit came to, readable by a model: `EditApplied` (in part under a
+conflict: `refused` lists the hunks that did not) or `RefusedEdit` (nothing written)."""
 
 from __future__ import annotations
 
@@ -15,10 +10,7 @@ from spark_cli.record import record
 
 
 class FileRefused(Exception):
-    """A file spark will not touch (``reason`` "path": outside the repo, protected, a
-    temp file), not read as text ("binary", "encoding", "too_large") or not change as
-    asked (the applier's reasons, with the hunk and syntax verdict of a `RefusedEdit`);
-    ``message`` says why in words a model can act on."""
+    """A file spark will not touch, read or change as asked: ``reason`` and a ``message``."""
 
     def __init__(self, message: str, reason: str = "path", hunk_index: int | None = None,
                  line: int = 0, refused: tuple[HunkRefused, ...] = (),

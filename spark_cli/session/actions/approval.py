@@ -26,8 +26,7 @@ T = TypeVar("T")
 
 @record
 class ApprovalRequest:
-    """An action (a command line or an MCP call, control characters escaped) waiting in
-    ``cwd``; ``note``: how confined ("not sandboxed: install bubblewrap"), and any warning."""
+    """An action waiting in ``cwd`` (control characters escaped); ``note``: how confined."""
 
     call_id: str
     kind: ActionKind
@@ -36,8 +35,7 @@ class ApprovalRequest:
     sandboxed: bool
     note: str = ""
     can_always: bool = True
-    """False for a line "always" could not allow: compound, with hidden characters, or
-    with no sandbox to run it in."""
+    """False for a line "always" could not allow (compound, hidden characters, no sandbox)."""
 
     @property
     def where(self) -> str:
@@ -46,13 +44,7 @@ class ApprovalRequest:
 
 
 class Approver(Protocol):
-    """A front end's answer to one request (it may wait for the user as long as needed).
-
-    - ``once``: run it this time;
-    - ``always``: run it, and this exact action again in this repo without asking
-      (kept in the user's state dir: :class:`Approvals`);
-    - ``refuse``: do not run it; the model is told that the user declined;
-    - ``stop``: do not run it and stop the turn (Esc)."""
+    """A front end's answer: ``once``, ``always`` (see :class:`Approvals`), ``refuse``, ``stop``."""
 
     async def __call__(self, request: ApprovalRequest, /) -> Decision: ...
 
@@ -63,9 +55,7 @@ async def refuse_all(request: ApprovalRequest, /) -> Decision:
 
 
 class Approvals:
-    """One repo's "always" answers, ``{"version": 1, "kind": "approved", "command": [...],
-    "mcp": [...]}`` in its state folder, outside every repo (docs/security.md). An unusable
-    file is moved aside (``.corrupt``), counts as empty, and ``problem`` says so."""
+    """One repo's "always" answers in its state folder (docs/security.md); unusable: moved aside."""
 
     def __init__(self, root: Path, folder: Path | None = None) -> None:
         self.root, self.folder, self.problem = root, folder, ""
@@ -114,8 +104,7 @@ class Approvals:
 
 
 async def until_stopped(work: Awaitable[T], stop: asyncio.Event) -> T | None:
-    """``work``'s result; None when ``stop`` was set first (Esc: the work is cancelled) or
-    the work failed."""
+    """``work``'s result; None when ``stop`` was set first or the work failed."""
     import asyncio  # deferred: launch -> request (asyncio loads with the turn)
 
     doing = asyncio.ensure_future(work)

@@ -1,9 +1,7 @@
 """One policy for every action: the model's ``run_command`` and MCP calls, the user's ``/test``.
 
-The one place to audit (docs/security.md, Approvals and policy), shaped as codex-rs
-``tools/orchestrator.rs``: `Orchestrator.requirement` says run, ask or refuse (and why) and
-in which sandbox; `Orchestrator.clear` asks the front end when it must and keeps an
-"always"; `Orchestrator.run_line` runs a cleared line through the one runner.
+The one place to audit (docs/security.md), shaped as codex-rs ``tools/orchestrator.rs``:
+``requirement`` says run, ask or refuse; ``clear`` asks; ``run_line`` runs.
 """
 
 from __future__ import annotations
@@ -19,7 +17,7 @@ from typing import Literal
 from spark_cli.checks.command_run import CommandRun
 from spark_cli.checks.runner import run_command
 from spark_cli.checks.sandbox import NoSandbox, Sandbox, find_sandbox
-from spark_cli.protocol.secrets import Masker, Secrets, scrubbed_env
+from spark_cli.protocol.secrets import Masker, scrubbed_env
 from spark_cli.record import record
 from spark_cli.session.actions.approval import (
     ActionKind,
@@ -42,8 +40,7 @@ Verdict = Literal["run", "ask", "refuse", "declined"]
 
 @record
 class Action:
-    """A command line (the model's, or the test command), or an MCP call (``line`` its
-    label, ``name`` the tool "always" keeps, ``listed``: in ``allowed_tools``)."""
+    """A command line, or an MCP call (``name``: what "always" keeps; ``listed``: allowed)."""
 
     kind: ActionKind | Literal["test"]
     line: str
@@ -54,8 +51,7 @@ class Action:
 
 @record
 class Requirement:
-    """Run (in ``sandbox``, or outside it when None), ask, refuse or declined (``reason``:
-    the model's text); ``where``: how confined (``not sandboxed: install bubblewrap``)."""
+    """Run (in ``sandbox`` or not), ask, refuse or declined (``reason``); ``where``: confinement."""
 
     verdict: Verdict
     reason: str = ""
@@ -71,7 +67,7 @@ class Orchestrator:
                  stop_turn: Callable[[], Awaitable[None]] | None = None) -> None:
         self.root, self.settings, self.approver, self.stop_turn = (root, settings, approver,
                                                                    stop_turn)
-        self.secrets, self.approvals = Secrets(settings.provider.secrets), Approvals(root)
+        self.secrets, self.approvals = settings.provider.secrets, Approvals(root)
         self.stop = asyncio.Event()
         """Set on interrupt: a waiting question is withdrawn, a running action stopped."""
 

@@ -1,9 +1,7 @@
 """Tests on request (`/test [args]`, `/fix`, `spark edit --test`), as the orchestrator allows.
 
-`run_requested_tests` takes the configured ``test_command`` or detects one, appends the
-extra arguments (shlex-split; shell-quoted onto a configured line, so ``/test "-k a; rm x"``
-never runs a second command) and runs it like ``run_command``: same runner, environment
-and sandbox. Nothing here runs a test unless called: a turn never calls it.
+Extra arguments are shell-quoted onto a configured line, so ``/test "-k a; rm x"`` never runs a
+second command; the run is ``run_command``'s (runner, environment, sandbox).
 """
 
 from __future__ import annotations
@@ -100,9 +98,7 @@ async def run_requested_tests(
         on_output: Callable[[str], None] | None = None,
         on_start: Callable[[TestCommand, str], None] | None = None,
         timeout: float = DEFAULT_TIMEOUT) -> TestRunResult | NoTestCommand:
-    """Resolve and run the test command; ``on_start`` hears it and how confined it runs,
-    ``on_output`` the output as it comes. Cancelling the caller kills the whole process
-    group; a failing or missing program is a result, not an error."""
+    """Resolve and run the test command (a failing or missing program is a result, not an error)."""
     command = resolve_test_command(root, settings, args)
     if isinstance(command, NoTestCommand):
         return command

@@ -1,14 +1,7 @@
 """The system instructions: a lightweight pair programmer making minimal, targeted edits.
 
-One text per edit format, each describing its format precisely with a tiny
-example (as real agents do). The SEARCH/REPLACE text never mentions the patch
-envelope: the bundled engine reads the wanted format from the instructions.
-AGENTS.md from the repo root, when present, is appended under its own heading.
-With tools on, a short paragraph says how to look at the repo with them; with commands
-on, one says when to run a command, and names the project's test command.
-
-Each paragraph has a full and a short form (``(full, short)``); a small window takes
-the short ones (:mod:`spark_cli.session.window.plan`), so a new paragraph adds both.
+One text per edit format, AGENTS.md appended; each paragraph has a full and a short form
+(``(full, short)``): a small window takes the short ones.
 """
 
 from __future__ import annotations
@@ -127,9 +120,7 @@ def system_instructions(edit_format: EditFormat, agents_md: str | None = None, *
                         tools: bool = False, commands: bool = False,
                         test_command: str | None = None, short: bool = False,
                         note: str = "") -> str:
-    """The instructions for ``edit_format`` (and how to use the tools, with ``tools``; when
-    and how to run commands, with ``commands``; the short forms with ``short``; ``note``
-    last), with the repo's AGENTS.md appended if given."""
+    """The instructions for ``edit_format`` (tools, commands, short forms), AGENTS.md last."""
     names = ["common", edit_format if edit_format == "apply_patch" else "search_replace"]
     if tools:
         names.append("tools")

@@ -1,11 +1,7 @@
 """Building one turn's request: instructions, AGENTS.md, the context, the ask, the budget.
 
-The files travel as file blocks (``spark_cli.protocol.files``) in the user
-message, after the repo map and before the instruction; which files, and how
-the window is shared, is :mod:`spark_cli.session.context.assemble`'s job (see
-docs/context.md). The session remembers what the model saw (``seen``: path ->
-text, and a sha256 per file) so the applier can tell the user's own changes
-from the model's, and a later turn re-sends only files that changed since.
+The session remembers what the model saw (path -> text and sha256), so a later turn re-sends
+only files that changed; which files fit is ``session.context.assemble``'s (docs/context.md).
 """
 
 from __future__ import annotations
@@ -57,33 +53,18 @@ class BuiltRequest:
 
 
 HISTORY_ROOM = 4_096
-"""Tokens kept free for a new turn's files when old tool outputs are shortened (at most a
-quarter of the window's room, so a small window keeps its recent outputs)."""
+"""Tokens kept for a new turn's files when old tool outputs are shortened (≤ ¼ of the room)."""
 
 
 def build_request(settings: Settings, root: Path, files: Sequence[str], instruction: str, *,
                   history: Sequence[ConversationItem] = (),
                   already_sent: Mapping[str, str] | None = None,
                   extra_tools: tuple[ToolSpec, ...] = (), drop_note: str = "") -> BuiltRequest:
-    """The whole request for one turn, checked against the budget before anything is sent
-    (a file or a size that cannot go is a ``RequestError``; what fits is decided by
-    :mod:`spark_cli.session.context.assemble`).
+    """The whole request for one turn, checked against the budget (a ``RequestError`` otherwise).
 
-    ``files`` are the files the user chose (``spark edit FILE...``, ``/add``);
-    ``history`` is the conversation so far; ``already_sent`` maps paths to the
-    sha256 of the content the model already has (those files are not re-sent
-    unless they changed). ``extra_tools``: declared after spark's own (an MCP server's).
-
-    ``user_message`` is what the conversation keeps: exactly the message sent, so
-    each turn's messages extend the last one's and a persistent channel chains
-    (``previous_response_id``, only the new message travels). The repo map
-    therefore travels once per conversation, in its first turn.
-
-    The tools the window allows (:mod:`spark_cli.session.window.plan`) are declared and
-    count against it. When the history leaves too little room for the new turn (the session
-    compacts it before that: :mod:`spark_cli.session.compacting`), its oldest tool outputs
-    are shortened first, then its oldest whole turns are left out (``BuiltRequest.history``;
-    the report's ``trimmed`` says how many turns went, and ``drop_note`` why)."""
+    ``user_message`` is exactly the message sent, so each turn's messages extend the last one's
+    and a chaining channel sends only the new one. A history too long for the window has its
+    oldest tool outputs shortened, then its oldest turns left out (``BuiltRequest.history``)."""
     targets: list[TargetFile] = []
     for raw in files:
         target = read_target(root, raw)
@@ -168,16 +149,13 @@ def _specs_tokens(specs: Sequence[ToolSpec]) -> int:
 
 
 def warm_request(settings: Settings, root: Path) -> TurnRequest:
-    """What a session sends ahead of its first turn (``generate: false`` on a channel that
-    chains): the instructions every turn carries and no message yet, so the first turn's
-    messages extend it and travel alone."""
+    """What a session sends ahead of its first turn: the instructions, no message yet."""
     instructions = _instructions(settings, plan_for(settings), read_agents_md(root), root)
     return TurnRequest(model=settings.provider.model, messages=(), instructions=instructions,
                        max_output_tokens=settings.max_output_tokens, tools=_tools(settings))
 
 
 def _map_in(history: Sequence[ConversationItem]) -> bool:
-    """An earlier message of the conversation carries the repo map (sent once per talk; not
-    again after a compaction: the model has the tools to look)."""
+    """An earlier message carries the repo map (sent once per conversation)."""
     return any(type(m) is Message and m.role == "user" and (
         MAP_HEADER in m.content or m.content.startswith(SUMMARY_HEAD)) for m in history)

@@ -1,11 +1,7 @@
 """Where settings come from, one layer each: the config files, the environment, the flags.
 
-``user_config_path`` / ``project_config_path`` locate the files; ``parse_file``
-reads one (TOML, every value checked: a bad one is a ``SettingsError`` naming the
-file and the key; keys are never read from files); ``env_layer`` and
-``flag_layer`` make the other two layers. ``chosen_provider`` and ``overlay`` are the one
-way layers stack, for ``spark_cli.session.config.settings`` (into ``Settings``) and for
-the deep track's ``[deep]`` table alike.
+Every value is checked as it is read (``SettingsError`` naming file and key); keys are never
+read from files. ``chosen_provider`` and ``overlay`` are the one way layers stack.
 """
 
 from __future__ import annotations
@@ -21,7 +17,7 @@ from pathlib import Path
 from spark_cli.record import record
 from spark_cli.session.config.presets import COMMAND_POLICIES, EDIT_FORMATS, KINDS, PRESETS
 from spark_cli.session.config.pricing import Price, PricingError, check_pricing
-from spark_cli.session.config.trust import trust_state
+from spark_cli.session.config.trust import read_once, trust_state
 
 CONFIG_NAME = "config.toml"
 PROJECT_DIR = ".spark"
@@ -59,6 +55,7 @@ _TYPES: dict[str, tuple[tuple[type, ...], str]] = {
 MAX_BEST_OF = 8
 PROVIDER_KEYS = ("model", "base_url", "kind", "api_key_env", "edit_format")
 PROVIDER_SPECIFIC = ("model", "base_url", "kind", "api_key_env")
+SETTING_KEYS = frozenset(_TYPES)
 _CHOICES: dict[str, tuple[str, ...]] = {"edit_format": EDIT_FORMATS, "kind": KINDS,
                                         "commands": COMMAND_POLICIES}
 _POSITIVE = ("context_window", "max_output_tokens", "idle_timeout", "first_token_timeout",
@@ -68,8 +65,7 @@ _SHAPES = {"command_env": re.compile(r"[A-Za-z_][A-Za-z0-9_]*").fullmatch,
 _ENV_KEYS = {"provider": "SPARK_PROVIDER", "model": "SPARK_MODEL", "base_url": "SPARK_BASE_URL"}
 USER_ONLY = frozenset({"base_url", "kind", "api_key_env", "allow_unsandboxed", "command_env",
                        "sandbox_deny_read"})
-"""Keys a project file never sets, trusted or not (where requests and keys go, what a command
-may reach): ignored there with a warning. One line per key."""
+"""Keys a project file never sets, trusted or not: ignored there with a warning."""
 USER_ONLY_VALUES = {"commands": ("full-access",)}
 """Values a project file never sets."""
 
@@ -79,12 +75,7 @@ class SettingsError(ValueError):
 
 
 def user_config_path(env: Mapping[str, str]) -> Path:
-    """``$SPARK_CONFIG_DIR/config.toml`` or the platform's user config dir.
-
-    On Linux that is the XDG rule, done here (platformdirs would be imported
-    on every launch): ``$XDG_CONFIG_HOME/spark`` when it is an absolute path,
-    else ``~/.config/spark``. Other platforms ask platformdirs.
-    """
+    """``$SPARK_CONFIG_DIR/config.toml``, else XDG on Linux, else platformdirs."""
     override = env.get("SPARK_CONFIG_DIR")
     if override:
         return Path(override) / CONFIG_NAME
@@ -157,20 +148,28 @@ def secret_error(where: str, key: str) -> SettingsError:
                          "name another variable with 'api_key_env' if needed")
 
 
+_parsed: dict[Path, tuple[bytes, dict[str, object]]] = {}
+
+
 def read_toml(path: Path) -> dict[str, object]:
-    """A config file's top-level table; ``SettingsError`` when it cannot be read or parsed."""
+    """A config file's table, parsed once per change (``SettingsError`` when unreadable)."""
     try:
-        raw = path.read_bytes()
+        raw = read_once(path)
     except OSError as exc:
         raise SettingsError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    if not raw.strip(b" \t\r\n"):  # an empty file is an empty table: no parser needed
-        return {}
-    import tomllib  # deferred: launch -> request
+    known = _parsed.get(path)
+    if known is not None and known[0] is raw:
+        return known[1]
+    table: dict[str, object] = {}
+    if raw.strip(b" \t\r\n"):  # an empty file is an empty table: no parser needed
+        import tomllib  # deferred: launch -> request
 
-    try:
-        return tomllib.loads(raw.decode())
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise SettingsError(f"{path}: not valid TOML ({exc})") from None
+        try:
+            table = tomllib.loads(raw.decode())
+        except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+            raise SettingsError(f"{path}: not valid TOML ({exc})") from None
+    _parsed[path] = (raw, table)
+    return table
 
 
 def user_only(layer: Layer, path: Path, key: str, value: object, user: Path | None) -> bool:
@@ -185,8 +184,7 @@ def user_only(layer: Layer, path: Path, key: str, value: object, user: Path | No
 
 
 def parse_file(path: Path, label: str, user: Path | None = None) -> Layer:
-    """``path``'s layer (``user``: the user config's path, given for a project file, whose
-    user-only keys are left out)."""
+    """``path``'s layer (``user`` given for a project file: its user-only keys are left out)."""
     layer = Layer(f"{label} {path}", {})
     for key, value in read_toml(path).items():
         if key == "providers":
@@ -262,9 +260,7 @@ def chosen_provider(layers: Sequence[Layer], name: str, source: str) -> tuple[st
 
 
 def overlay(layers: Sequence[Layer], name: str) -> Iterator[tuple[str, object, str]]:
-    """(key, value, source) of what each layer sets for the provider ``name``, lowest first:
-    its values (but a provider-specific one in a layer that names another provider), then
-    its ``[providers.NAME]`` table."""
+    """(key, value, source) each layer sets for provider ``name``, lowest first."""
     for layer in layers:
         other = layer.values.get("provider", name) != name
         for key, value in layer.values.items():
@@ -275,8 +271,7 @@ def overlay(layers: Sequence[Layer], name: str) -> Iterator[tuple[str, object, s
 
 
 def config_files(root: Path, env: Mapping[str, str]) -> list[tuple[str, Path]]:
-    """The config files to read, lowest first, each with its label (``user file``...): the
-    project's only while the user trusts the repo (`trust.trust_state`)."""
+    """The config files to read, lowest first, labelled; the project's only while trusted."""
     found = [(label, path) for label, path in (("user file", user_config_path(env)),
                                                ("project file", project_config_path(root)))
              if path.is_file()]
@@ -286,17 +281,16 @@ def config_files(root: Path, env: Mapping[str, str]) -> list[tuple[str, Path]]:
 
 
 def file_layers(root: Path, env: Mapping[str, str]) -> tuple[list[Layer], list[str]]:
-    """The files' layers; a project layer's ``ignored`` also names its MCP servers' user-only
-    keys."""
+    """The files' layers (a project's ``ignored`` names its MCP servers' user-only keys too)."""
     found = config_files(root, env)
     layers = []
     for label, path in found:
         project = label == "project file"
         layers.append(parse_file(path, label, user_config_path(env) if project else None))
-        if project and b"mcp_servers" in path.read_bytes():
+        if project and "mcp_servers" in read_toml(path):
             from spark_cli.mcp.mcp_config import McpConfigError, read_servers  # deferred: rare
 
             with contextlib.suppress(McpConfigError):  # reported where servers are read
-                servers = read_servers([(label, path)])
+                servers = read_servers([(label, path)], read_toml)
                 layers[-1].ignored.extend(line for s in servers for line in s.ignored)
     return layers, [str(p) for _, p in found]

@@ -11,8 +11,7 @@ EditFormat = Literal["search_replace", "apply_patch"]
 EDIT_FORMATS: tuple[EditFormat, ...] = ("search_replace", "apply_patch")
 CommandPolicy = Literal["ask", "sandbox", "off", "full-access"]
 COMMAND_POLICIES: tuple[CommandPolicy, ...] = ("ask", "sandbox", "off", "full-access")
-"""May the model run commands: ask each time, in the sandbox without asking, never, or
-without asking and unsandboxed (a container or CI: a flag or the user config only)."""
+"""Commands: ask, sandbox, off, or unsandboxed without asking (a flag or the user config only)."""
 FULL_ACCESS = "commands run without asking and without a sandbox"
 """What every front end says first under ``full-access``."""
 KINDS: tuple[ChannelKind, ...] = ("mock", "responses_ws", "chat_sse", "responses_sse",
@@ -50,19 +49,7 @@ DEFAULT_PROVIDER = "mock"
 
 
 def preset(name: str) -> Preset:
-    """The preset called ``name``; a ValueError listing the known ones otherwise.
-
-    - ``mock`` (default): the bundled engine, started in-process on an ephemeral
-      loopback port with a random token by the CLI (``spark_cli.cli.wiring``);
-      a ``base_url`` means "use that running engine" (``spark engine serve``).
-    - ``openai``: the Responses API over a persistent WebSocket (the fast channel).
-    - ``cerebras``: Chat Completions over SSE.
-    - ``openai-compatible``: Chat Completions at a ``base_url`` you give (vLLM,
-      Ollama, llama.cpp, OpenRouter, Groq); the key is optional for local servers.
-    - ``ollama``: a local Ollama (``/v1``, and its native ``/api/chat`` when a request needs
-      more context than the model was loaded with).
-
-    ``SPARK_API_KEY`` overrides every preset's own key variable. See docs/providers.md."""
+    """The preset called ``name`` (docs/providers.md); a ValueError naming the known ones."""
     try:
         return PRESETS[name]
     except KeyError:

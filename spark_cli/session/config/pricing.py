@@ -1,8 +1,7 @@
 """What a model costs: ``[pricing."MODEL"]`` tables (USD per million tokens) over built-in rows.
 
-A built-in row exists only where the provider publishes a price (each row's source is in
-docs/providers.md); any other model's price is unknown (None), never 0. The bundled engine
-(``mock`` without a ``base_url``) runs on this machine: it costs 0.
+A built-in row exists only where the provider publishes a price (docs/providers.md); any
+other model's price is unknown (None), never 0; the bundled engine costs 0.
 """
 
 from __future__ import annotations
@@ -75,6 +74,5 @@ def check_pricing(where: str, table: object) -> dict[str, Price]:
 
 
 def price_of(model: str, configured: Mapping[str, Price], *, bundled: bool) -> Price | None:
-    """The model's price: configured, else the bundled engine's 0 (whatever the model is
-    called), else built in; None: unknown."""
+    """The model's price: configured, else the bundled engine's 0, else built in; None: unknown."""
     return configured.get(model) or (FREE if bundled else BUILT_IN.get(model))

@@ -12,6 +12,7 @@ from spark_cli.session.config.layers import (
     SettingsError,
     parse_file,
     project_config_path,
+    read_toml,
     user_config_path,
 )
 from spark_cli.session.config.trust import TrustState
@@ -31,7 +32,7 @@ def project_lines(state: TrustState, env: Mapping[str, str]) -> list[str]:
 
     try:
         layer = parse_file(path, "project file", user_config_path(env))
-        servers = read_servers([("project file", path)])
+        servers = read_servers([("project file", path)], read_toml)
     except (SettingsError, McpConfigError) as exc:
         return [*lines, f"  {path.name} cannot be read: {exc}"]
     values = layer.values

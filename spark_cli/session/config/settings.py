@@ -1,24 +1,23 @@
 """Resolved settings: defaults < user config < project config < environment < flags.
 
-Files (TOML, read with ``tomllib``):
-
-- user: ``$SPARK_CONFIG_DIR/config.toml``, else platformdirs' user config dir
-  (``~/.config/spark/config.toml`` on Linux);
-- project: ``<root>/.spark/config.toml``.
+User file: ``$SPARK_CONFIG_DIR/config.toml`` (else ``~/.config/spark/config.toml``);
+project file: ``<root>/.spark/config.toml``.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import field, replace
+from dataclasses import MISSING, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-from spark_cli.protocol.secrets import mask_url
+from spark_cli.protocol.secrets import NO_SECRETS, Secrets, mask_url
 from spark_cli.record import record
 from spark_cli.session.config.layers import (
     PROVIDER_KEYS,
+    PROVIDER_SPECIFIC,
+    SETTING_KEYS,
     Layer,
     SettingsError,
     chosen_provider,
@@ -44,9 +43,9 @@ DEFAULT_CONTEXT_WINDOW = 128_000
 DEFAULT_MAX_OUTPUT_TOKENS = 8_192
 DEFAULT_IDLE_TIMEOUT = 10.0
 DEFAULT_MAX_TOOL_CALLS = 40
+_FLOATS = ("idle_timeout", "first_token_timeout", "compact_at", "best_of_check_timeout_s")
 MAX_OUTPUT_SHARE = 4
-"""Without a configured ``max_output_tokens``, the answer keeps a quarter of the window
-(at most ``DEFAULT_MAX_OUTPUT_TOKENS``): an 8k window sends up to 6k and keeps 2k."""
+"""Unconfigured, the answer keeps a quarter of the window (at most the default)."""
 
 
 def default_max_output(window: int) -> int:
@@ -74,7 +73,7 @@ class ProviderSettings:
     api_key: str | None = field(repr=False, default=None)
     key_env: str | None = None
     """The environment variable the key was (or would be) read from."""
-    secrets: tuple[str, ...] = field(repr=False, default=())
+    secrets: Secrets = field(repr=False, compare=False, default=NO_SECRETS)
     """Every key spark can see (the one in use included): masked in all it shows."""
 
     @property
@@ -110,20 +109,15 @@ class Settings:
     problems: tuple[str, ...] = ()
     """What stops a turn from running (a missing key or base URL); empty when ready."""
     first_token_timeout: float | None = None
-    """Seconds allowed before the first token (prefill); None: derived from the prompt's
-    size by the channel (``transport.silence``)."""
+    """Seconds allowed before the first token; None: derived from the prompt's size."""
     token_scale: float = 1.0
-    """Server tokens per spark token (``protocol.tokens``): 1.0 where spark's count is the
-    server's (the bundled engine, hosted models), a measured ratio where the server has a
-    tokenizer, a conservative ``ESTIMATE_SCALE`` otherwise (set by the CLI's window
-    discovery, never by a config file)."""
+    """Server tokens per spark token (1.0, measured, or ``ESTIMATE_SCALE``); never from a file."""
     tools: bool = True
     """Requests declare the read-only tools (``read_file``, ``search``, ``list_files``)."""
     max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS
     """Tool calls spark runs for the model in one turn before it stops the loop."""
     commands: CommandPolicy = "ask"
-    """May the model run commands (``run_command``): ``ask`` the user each time, run them
-    in the ``sandbox`` without asking, or ``off`` (the tool is not declared)."""
+    """Commands: ``ask`` each time, run in the ``sandbox`` without asking, or ``off``."""
     allowed_commands: tuple[str, ...] = ()
     """Leading words of commands that run without asking (a compound line still asks)."""
     trust: TrustState | None = None
@@ -131,8 +125,7 @@ class Settings:
     ignored: tuple[str, ...] = ()
     """A project file's user-only keys that were left out, one warning each."""
     allow_unsandboxed: bool = False
-    """``allowed_commands`` and "always" skip the question even with no sandbox (the user's
-    config alone sets it)."""
+    """``allowed_commands`` and "always" run even with no sandbox (user config only)."""
     command_env: tuple[str, ...] = ()
     """Variables a command gets besides the core ones (``checks.command_env``); user config."""
     sandbox_deny_read: tuple[str, ...] = ()
@@ -193,14 +186,8 @@ def load_settings(root: Path, flags: Mapping[str, object] | None = None,
                   env: Mapping[str, str] | None = None, *, check: bool = True) -> Settings:
     """Resolve every setting and its source; ``SettingsError`` (a ValueError) on bad input.
 
-    With ``check`` (the default), a missing key or base URL is an error too;
-    `spark config` passes ``check=False`` and shows ``Settings.problems``.
-
-    ``[providers.<name>]`` tables apply only when that provider is the one in use, and a
-    top-level ``model`` / ``base_url`` / ``kind`` / ``api_key_env`` in a layer that names a
-    *different* provider than the one finally chosen is ignored. Keys come only from the
-    environment (the preset's variable, ``api_key_env``, or ``SPARK_API_KEY``, which
-    overrides them all) and are shown masked, as is a base URL's userinfo."""
+    ``check``: a missing key or base URL is an error too (else it is in ``problems``). Keys come
+    only from the environment; a layer naming another provider does not set this one's values."""
     env = os.environ if env is None else env
     layers, files = file_layers(root, env)
     layers += [env_layer(env), flag_layer(flags or {})]
@@ -220,7 +207,6 @@ def load_settings(root: Path, flags: Mapping[str, object] | None = None,
     if sources["max_output_tokens"] == "default":
         resolved["max_output_tokens"] = default_max_output(window)
         sources["max_output_tokens"] = "default: min(8192, context_window / 4)"
-    first_token = resolved["first_token_timeout"]
     configured = {m: p for layer in layers for m, p in layer.pricing.items()}
     bundled = provider.kind == "mock" and not provider.base_url
     price = price_of(provider.model, configured, bundled=bundled)
@@ -228,42 +214,24 @@ def load_settings(root: Path, flags: Mapping[str, object] | None = None,
     sources["price"] = (f"{priced[-1]} [pricing]" if priced else "the bundled engine: free"
                         if bundled else "built in (docs/providers.md)" if price else
                         f'unknown: set [pricing."{provider.model}"] in a config file')
-    return Settings(  # every value was checked as its layer was read (``layers.check_value``)
-        provider=provider,
-        edit_format=resolved["edit_format"],
-        context_window=window,
-        max_output_tokens=resolved["max_output_tokens"],
-        idle_timeout=float(resolved["idle_timeout"]),
-        first_token_timeout=None if first_token is None else float(first_token),
-        test_command=resolved["test_command"],
-        allow_syntax_errors=resolved["allow_syntax_errors"],
-        sources=sources,
-        files=tuple(files),
-        problems=tuple(problems),
-        tools=resolved["tools"],
-        max_tool_calls=resolved["max_tool_calls"],
-        commands=resolved["commands"],
-        allowed_commands=tuple(resolved["allowed_commands"]),
-        trust=trust_state(root, env),
-        ignored=tuple(line for layer in layers for line in layer.ignored),
-        allow_unsandboxed=resolved["allow_unsandboxed"],
-        command_env=tuple(resolved["command_env"]),
-        sandbox_deny_read=tuple(resolved["sandbox_deny_read"]),
-        compact_at=float(resolved["compact_at"]), auto_compact=resolved["auto_compact"],
-        compact_keep_turns=resolved["compact_keep_turns"],
-        compact_model=resolved["compact_model"], best_of=resolved["best_of"],
-        max_stop_hooks=resolved["max_stop_hooks"],
-        best_of_check=resolved["best_of_check"],
-        best_of_check_timeout_s=float(resolved["best_of_check_timeout_s"]),
-        price=price, compact_price=price_of(resolved["compact_model"] or provider.model,
-                                            configured, bundled=bundled),
-    )
+    return Settings(provider=provider, sources=sources, files=tuple(files),
+                    problems=tuple(problems), trust=trust_state(root, env),
+                    ignored=tuple(line for layer in layers for line in layer.ignored),
+                    price=price, compact_price=price_of(resolved["compact_model"] or
+                                                        provider.model, configured,
+                                                        bundled=bundled), **_plain(resolved))
+
+
+def _plain(resolved: dict[str, Any]) -> dict[str, Any]:
+    """The resolved values (each checked as its layer was read) as ``Settings`` holds them."""
+    return {key: tuple(value) if isinstance(value, list) else float(value)
+            if key in _FLOATS and value is not None else value
+            for key, value in resolved.items() if key not in PROVIDER_SPECIFIC}
 
 
 def with_window(settings: Settings, window: int, source: str, *,
                 token_scale: float | None = None) -> Settings:
-    """``settings`` with the model's ``window`` (from ``source``: the server, a known model,
-    an overflow answer); ``max_output_tokens`` follows it unless configured."""
+    """``settings`` with the model's ``window``; ``max_output_tokens`` follows unless configured."""
     sources = dict(settings.sources)
     sources["context_window"] = source
     max_output = settings.max_output_tokens
@@ -281,14 +249,9 @@ def _resolve(chosen: Preset, layers: list[Layer]) -> tuple[dict[str, Any], dict[
         "model": chosen.model, "base_url": chosen.base_url, "kind": chosen.kind,
         "api_key_env": chosen.key_env, "edit_format": chosen.edit_format,
         "context_window": DEFAULT_CONTEXT_WINDOW, "max_output_tokens": DEFAULT_MAX_OUTPUT_TOKENS,
-        "idle_timeout": DEFAULT_IDLE_TIMEOUT, "first_token_timeout": None, "test_command": None,
-        "allow_syntax_errors": False, "tools": True, "max_tool_calls": DEFAULT_MAX_TOOL_CALLS,
-        "commands": "ask", "allowed_commands": (), "command_env": (), "sandbox_deny_read": (),
-        "allow_unsandboxed": False,
-        "compact_at": 0.8, "auto_compact": True, "compact_keep_turns": 2, "compact_model": None,
-        "best_of": 1, "best_of_check": None, "best_of_check_timeout_s": 120.0,
-        "max_stop_hooks": 3,
-    }
+        "idle_timeout": DEFAULT_IDLE_TIMEOUT, "test_command": None, "allow_syntax_errors": False,
+        **{f.name: f.default for f in fields(Settings) if f.name in SETTING_KEYS
+           and f.default is not MISSING}}
     sources = {key: f"preset {name}" if key in PROVIDER_KEYS else "default" for key in resolved}
     for key, value, source in overlay(layers, name):
         resolved[key], sources[key] = value, source
@@ -326,8 +289,7 @@ def _problems(chosen: Preset, model: object, base_url: object, api_key: str | No
 
 
 def _header_unsafe(key: str) -> str | None:
-    """What in ``key`` cannot go in an ``Authorization`` header (control characters,
-    non-ASCII), named without showing the key; None when it can."""
+    """What in ``key`` an ``Authorization`` header cannot carry, named without the key; or None."""
     for index, char in enumerate(key):
         code = ord(char)
         if code < 0x20 or code == 0x7F or code > 0x7E:
@@ -340,9 +302,8 @@ def _header_unsafe(key: str) -> str | None:
 
 
 def _known_secrets(env: Mapping[str, str], layers: list[Layer],
-                   api_key: str | None) -> tuple[str, ...]:
-    """Every key spark can see: each preset's variable, SPARK_API_KEY, each ``api_key_env``
-    any config layer names (for any provider), and the key in use."""
+                   api_key: str | None) -> Secrets:
+    """Every key spark can see (presets' variables, any ``api_key_env``, the key in use)."""
     names = {OVERRIDE_KEY_ENV, *(p.key_env for p in PRESETS.values() if p.key_env)}
     for layer in layers:
         for table in (layer.values, *layer.providers.values()):
@@ -352,5 +313,5 @@ def _known_secrets(env: Mapping[str, str], layers: list[Layer],
     found = {env[name] for name in names if env.get(name)}
     if api_key:
         found.add(api_key)
-    return tuple(sorted(found))
+    return Secrets(sorted(found))
 

@@ -36,6 +36,5 @@ def repo_slug(root: Path) -> str:
 
 
 def undo_dir(root: Path, env: Mapping[str, str] | None = None) -> Path:
-    """The undo journal's folder for the repo at ``root`` (its real path), beside its saved
-    sessions: the one answer every reader and writer of the journal asks."""
+    """The undo journal's folder for the repo at ``root`` (beside its saved sessions)."""
     return state_base(env) / "repos" / repo_slug(root) / "undo"

@@ -1,11 +1,7 @@
 """Whether the user trusts a repo's project files: until then spark reads none of them.
 
-`project_files` is the one list of what trust covers (``.spark/config.toml`` and the
-folders of commands, hooks and skills spark or its peers read from a repo). The record is
-``trust.json`` in the user's state dir (`state_dir.state_base`), outside every repo: per repo
-real path, a SHA-256 of the covered files (names and bytes), so a changed, added or
-removed file asks again. A store that cannot be read is never rewritten: the repo counts
-as untrusted and `TrustState.problem` says why.
+The record is ``trust.json`` in the user's state dir: per repo real path, a SHA-256 of the
+covered files (`project_files`), so a changed, added or removed file asks again.
 """
 
 from __future__ import annotations
@@ -31,8 +27,7 @@ if TYPE_CHECKING:
 
 @record
 class TrustState:
-    """A repo's trust now: ``none`` (no project files), ``trusted``, ``untrusted`` (never
-    trusted, or the store cannot be read: ``problem``), ``changed`` (trusted other bytes)."""
+    """A repo's trust: ``none``, ``trusted``, ``untrusted`` (``problem``: why) or ``changed``."""
 
     root: str
     status: Status
@@ -50,7 +45,6 @@ class TrustState:
         return self.status in ("untrusted", "changed")
 
     def line(self) -> str:
-        """One line for stderr, a note or `spark config`."""
         names = ", ".join(self.files[:3]) + (f" and {len(self.files) - 3} more"
                                             if len(self.files) > 3 else "")
         if self.status == "none":
@@ -84,7 +78,7 @@ def _digest(root: Path, files: list[str]) -> str:
     h = hashlib.sha256()
     for rel in files:
         try:
-            data = (Path(root) / rel).read_bytes()
+            data = read_once(Path(root) / rel)
         except OSError as exc:
             data = f"<unreadable: {exc.strerror}>".encode()
         h.update(f"{rel}\0{len(data)}\0".encode())
@@ -120,8 +114,7 @@ _memo: dict[tuple[object, ...], TrustState] = {}
 
 
 def trust_state(root: Path, env: Mapping[str, str] | None = None) -> TrustState:
-    """The repo's trust now (cheap: a few stats; the covered files and the store read once
-    per change of their size or time)."""
+    """The repo's trust now (a few stats; the files and the store read once per change)."""
     real = os.path.realpath(root)
     files = project_files(Path(real))
     if not files:
@@ -145,6 +138,19 @@ def trust_state(root: Path, env: Mapping[str, str] | None = None) -> TrustState:
     return state
 
 
+_read: dict[Path, tuple[tuple[int, int, int], bytes]] = {}
+
+
+def read_once(path: Path) -> bytes:
+    """``path``'s bytes, read again only when its size or time changed (each config file once)."""
+    stamp, known = _stamp(path), _read.get(path)
+    if known is not None and known[0] == stamp:
+        return known[1]
+    data = path.read_bytes()
+    _read[path] = (stamp, data)
+    return data
+
+
 def _stamp(path: Path) -> tuple[int, int, int]:
     try:
         st = path.stat()
@@ -154,8 +160,7 @@ def _stamp(path: Path) -> tuple[int, int, int]:
 
 
 def set_trust(state: TrustState, trusted: bool, env: Mapping[str, str] | None = None) -> Path:
-    """Record (``trusted``) or forget the repo as ``state`` saw it; ``ValueError`` when the
-    store cannot be read (it is left as it is) or written."""
+    """Record (``trusted``) or forget the repo as ``state`` saw it; ``ValueError``: store failed."""
     import json  # deferred: spark trust and the TUI's question only
     import time  # deferred: as json
 

@@ -1,13 +1,5 @@
-"""The deep track: a slow, long-horizon model working in the background on a snapshot.
-
-The public API (UI-free; the TUI and ``spark edit --deep`` use it; docs/providers.md):
-- ``load_deep_settings(root, flags, env)`` -> ``Settings`` of the ``[deep]`` table;
-- ``DeepTrack(root, settings, connect, on_change)``: ``start`` / ``tasks`` / ``cancel`` /
-  ``review`` / ``apply`` / ``drop`` / ``resume`` / ``aclose``;
-- ``DeepTask`` (plain state), ``DeepChange`` (``review`` / ``apply``), ``ChangedFile``,
-  ``ChangeHunk``, ``HunkStatus``, ``Selection``, ``ApplyReport``;
-- ``suggest_deep(instruction, context, window)``: the one-line routing tip.
-"""
+"""The deep track: a slow, long-horizon model working in the background on a snapshot
+(UI-free API for the TUI and ``spark edit --deep``, docs/providers.md)."""
 
 from __future__ import annotations
 

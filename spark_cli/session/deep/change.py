@@ -1,14 +1,6 @@
-"""What a deep task changed, as plain data: files, hunks, a selection of them (pure).
-
-A :class:`ChangedFile` holds the file's text at the snapshot's start (``base``,
-None = absent) and after the deep task (``theirs``, None = deleted), both with
-"\\n" newlines, and its hunks: the unified-diff groups (3 lines of context, as
-``git diff`` shows them) of ``base -> theirs``. Each :class:`ChangeHunk` knows
-the base lines it replaces and with what, so any subset of a file's hunks can
-be laid onto the base (``with_hunks``): that is how per-hunk selection feeds
-the three-way merge (``spark_cli.session.deep.merge``). A created or deleted
-file is one hunk.
-"""
+"""What a deep task changed, as plain data (pure): per file its base and result text and
+its unified-diff hunks; any subset of a file's hunks can be laid onto the base
+(`ChangedFile.with_hunks`), which is how per-hunk selection feeds the merge."""
 
 from __future__ import annotations
 
@@ -17,7 +9,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import field
 from typing import Literal
 
-from spark_cli.edits.apply.diffs import NO_NEWLINE, hunk_range
+from spark_cli.edits.apply.diffs import diff_lines, hunk_text
+from spark_cli.edits.lang.ends import lines_of
 from spark_cli.record import record
 
 ChangeKind = Literal["modify", "create", "delete"]
@@ -32,30 +25,15 @@ class _Matcher(difflib.SequenceMatcher[str]):
         super().__init__(None, a, b, autojunk=False)
 
 
-def lines_of(text: str | None) -> list[str]:
-    """``text`` split after each "\\n" (the last line may lack one); [] for None."""
-    if not text:
-        return []
-    parts = text.split("\n")
-    lines = [part + "\n" for part in parts[:-1]]
-    if parts[-1]:
-        lines.append(parts[-1])
-    return lines
-
-
 @record
 class ChangeHunk:
-    """One hunk of a file's change: base lines ``[base_start, base_end)`` (0-based) become
-    the lines of ``edits`` (one or more replacements inside that range)."""
+    """One hunk: base lines ``[base_start, base_end)`` become the lines of ``edits``."""
 
-    index: int
-    """1-based within its file."""
-    diff: str
-    """The hunk as unified-diff text (its ``@@`` line, context, ``-`` and ``+`` lines)."""
+    index: int  # 1-based within its file
+    diff: str  # unified-diff text
     base_start: int
     base_end: int
-    edits: tuple[tuple[int, int, tuple[str, ...]], ...] = field(repr=False)
-    """(base i1, base i2, new lines): the replacements this hunk makes."""
+    edits: tuple[tuple[int, int, tuple[str, ...]], ...] = field(repr=False)  # (i1, i2, lines)
 
 
 @record
@@ -93,8 +71,7 @@ class ChangedFile:
         return out
 
     def blocks_with(self, indexes: set[int] | frozenset[int]) -> list[tuple[int, int, int]]:
-        """difflib-style matching blocks of base -> ``with_hunks(indexes)``, from the edits
-        themselves (no diff needed): (base i, new j, length), ending with the sentinel."""
+        """difflib-style matching blocks of base -> ``with_hunks(indexes)``, from the edits."""
         size = len(lines_of(self.base))
         blocks: list[tuple[int, int, int]] = []
         pos_a = pos_b = 0
@@ -110,32 +87,21 @@ class ChangedFile:
         return blocks
 
 
-def _shown(prefix: str, line: str) -> str:
-    return prefix + line if line.endswith("\n") else prefix + line + "\n" + NO_NEWLINE
-
-
 def file_change(path: str, base: str | None, theirs: str | None) -> ChangedFile | None:
     """The change ``base -> theirs`` of one file with its hunks; None when nothing changed."""
     if base == theirs:
         return None
     kind: ChangeKind = "create" if base is None else "delete" if theirs is None else "modify"
     a, b = lines_of(base), lines_of(theirs)
+    shown = diff_lines(base), diff_lines(theirs)
     hunks: list[ChangeHunk] = []
     groups = (list(_Matcher(None, a, b).get_grouped_opcodes(CONTEXT))
               if kind == "modify" else [[("replace", 0, len(a), 0, len(b))]])
     for number, group in enumerate(groups, 1):
-        i1, i2, j1, j2 = group[0][1], group[-1][2], group[0][3], group[-1][4]
-        text = [f"@@ -{hunk_range(i1, i2 - i1)} +{hunk_range(j1, j2 - j1)} @@\n"]
-        edits: list[tuple[int, int, tuple[str, ...]]] = []
-        for tag, x1, x2, y1, y2 in group:
-            if tag == "equal":
-                text.extend(_shown(" ", line) for line in a[x1:x2])
-                continue
-            text.extend(_shown("-", line) for line in a[x1:x2])
-            text.extend(_shown("+", line) for line in b[y1:y2])
-            edits.append((x1, x2, tuple(b[y1:y2])))
-        hunks.append(ChangeHunk(number, "".join(text), edits[0][0], edits[-1][1],
-                                tuple(edits)))
+        edits = tuple((x1, x2, tuple(b[y1:y2])) for tag, x1, x2, y1, y2 in group
+                      if tag != "equal")
+        hunks.append(ChangeHunk(number, hunk_text(group, *shown), edits[0][0], edits[-1][1],
+                                edits))
     return ChangedFile(path, kind, base, theirs, tuple(hunks))
 
 

@@ -1,14 +1,5 @@
-"""Running one deep task: snapshot, a normal Session over the deep channel, collect the change.
-
-``run_deep`` is the body of a deep task's asyncio task. The working tree is
-never written: the deep ``Session`` (``spark_cli.session.conversation``) is
-rooted at the snapshot, so its edits land there (with their own undo journal,
-thrown away with the snapshot). When the turn ends the snapshot's change
-against its start becomes the task's :class:`DeepChange`; then the snapshot is
-removed, whatever happened (done, failed, cancelled). Every fault becomes one
-line in ``DeepTask.error`` (``failed``): a missing key, a provider refusing it,
-a lost connection, a snapshot that cannot be made.
-"""
+"""Running one deep task: a snapshot, a normal Session rooted in it, the change collected;
+the snapshot is removed whatever happens, and every fault is one line in ``error``."""
 
 from __future__ import annotations
 
@@ -51,8 +42,7 @@ class RunSpec:
 
 
 class _Counting:
-    """A channel that counts the answer's tokens as they stream (for the HUD); all else is
-    the inner channel's."""
+    """A channel that counts the answer's tokens as they stream; all else is the inner one's."""
 
     def __init__(self, inner: Channel, task: DeepTask, notify: Callable[[], None]) -> None:
         self.inner, self.task, self.notify = inner, task, notify
@@ -137,9 +127,7 @@ async def run_deep(task: DeepTask, spec: RunSpec, given: Sequence[str] = ()) -> 
 
 async def _turn(task: DeepTask, spec: RunSpec, snap: Snapshot, given: Sequence[str],
                 changed: Callable[..., None]) -> tuple[DeepState, str | None]:
-    """Run the deep session's one turn in the snapshot; the end state it comes to. Its
-    request carries ``given`` and what context building adds, as a fast turn's does (the
-    files the task names, those that mention the symbols it names, the repo map)."""
+    """Run the deep session's one turn in the snapshot; the end state it comes to."""
     from spark_cli.session.conversation import Session  # deferred: TUI launch
 
     settings = spec.settings

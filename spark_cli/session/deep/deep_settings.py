@@ -1,16 +1,6 @@
-"""The deep track's settings: the ``[deep]`` table beside the fast provider.
-
-``[deep]`` lives in the same files as every other setting (the user's
-``config.toml``, then the project's ``.spark/config.toml``) and takes the keys
-of a provider: ``provider`` (or its alias ``preset``), ``model``, ``base_url``,
-``api_key_env``, ``kind``, ``edit_format``, plus ``context_window`` and
-``max_output_tokens`` (deep models often have other limits). Precedence, as for
-the fast settings: defaults < user file < project file < environment
-(``SPARK_DEEP_PROVIDER``, ``SPARK_DEEP_MODEL``, ``SPARK_DEEP_BASE_URL``) < flags
-(``deep_provider``, ``deep_model``, ``deep_base_url``, ``deep_edit_format``).
-A ``model`` / ``base_url`` / ``kind`` / ``api_key_env`` in a layer that names a
-different provider than the one finally chosen is not carried over.
-"""
+"""The deep track's settings: the ``[deep]`` table (a provider's keys plus limits) beside the
+fast provider, with the same precedence: defaults < user file < project file <
+``SPARK_DEEP_*`` variables < ``deep_*`` flags."""
 
 from __future__ import annotations
 
@@ -35,8 +25,7 @@ from spark_cli.session.config.layers import (
 from spark_cli.session.config.settings import Settings, load_settings
 
 TABLE = "deep"
-DEEP_MODELS = {"mock": "spark-deep", "openai": "gpt-5.3-codex"}
-"""The deep model a preset gets when ``[deep]`` names none."""
+DEEP_MODELS = {"mock": "spark-deep", "openai": "gpt-5.3-codex"}  # when [deep] names none
 _KEYS = ("provider", "model", "base_url", "api_key_env", "kind", "edit_format",
          "context_window", "max_output_tokens")
 _ENV = {"provider": "SPARK_DEEP_PROVIDER", "model": "SPARK_DEEP_MODEL",
@@ -44,13 +33,11 @@ _ENV = {"provider": "SPARK_DEEP_PROVIDER", "model": "SPARK_DEEP_MODEL",
 _FLAGS = {"deep_provider": "provider", "deep_model": "model", "deep_base_url": "base_url",
           "deep_edit_format": "edit_format"}
 _SHARED_FLAGS = ("max_output_tokens", "allow_syntax_errors", "idle_timeout", "context_window",
-                 "test_command", "tools", "max_tool_calls")
-"""Flags that are not the fast provider's and so apply to the deep track as well."""
+                 "test_command", "tools", "max_tool_calls")  # flags the deep track shares
 
 
 def _read_table(path: Path) -> dict[str, object]:
-    """The checked ``[deep]`` table of one config file ({} when it has none); every value
-    checked by the fast settings' own rules (``session.config.layers``)."""
+    """The ``[deep]`` table of one config file, each value checked as a fast setting is."""
     table = read_toml(path).get(TABLE)
     if table is None:
         return {}
@@ -70,7 +57,6 @@ def _read_table(path: Path) -> dict[str, object]:
 
 
 def _layers(root: Path, flags: Mapping[str, object], env: Mapping[str, str]) -> list[Layer]:
-    """The ``[deep]`` tables, variables and flags, lowest first."""
     layers: list[Layer] = []
     for label, path in config_files(root, env):
         layer = Layer(f"{label} {path} [{TABLE}]", {})
@@ -83,21 +69,8 @@ def _layers(root: Path, flags: Mapping[str, object], env: Mapping[str, str]) -> 
 
 def load_deep_settings(root: Path, flags: Mapping[str, object], env: Mapping[str, str], *,
                        check: bool = False) -> Settings:
-    """The deep track's resolved settings; ``SettingsError`` naming file and key on bad input.
-
-    ``flags`` may be the front end's whole flag set: the fast provider's
-    ``provider`` / ``model`` / ``base_url`` / ``edit_format`` are ignored, the
-    ``deep_*`` ones and the shared ones (``max_output_tokens``, ...) are used.
-    With ``check`` a missing key or base URL raises (``spark edit --deep``);
-    without it (the TUI) it is left in ``Settings.problems`` and a deep task
-    fails with that line while the fast track goes on.
-
-    Default: the bundled engine with the model ``spark-deep`` (other presets:
-    :data:`DEEP_MODELS`, else the preset's own model). The result is an ordinary
-    ``Settings`` made by ``load_settings`` (so keys and every other setting, e.g.
-    ``idle_timeout``, follow the fast track's rules), with ``sources`` naming the
-    ``[deep]`` table, variable or flag each provider value came from.
-    """
+    """The deep track's resolved settings; ``SettingsError`` on bad input (with ``check``,
+    also a missing key; else it goes to ``Settings.problems``). Default: the bundled engine."""
     layers = _layers(Path(root), flags, env)
     name, source = chosen_provider(layers, "mock", "default (deep)")
     chosen: dict[str, object] = {"provider": name}
@@ -120,8 +93,7 @@ def load_deep_settings(root: Path, flags: Mapping[str, object], env: Mapping[str
 
 
 def bundled_notice(deep: Settings, fast: Settings) -> str | None:
-    """One line for when the deep track falls back on the bundled engine (no ``[deep]``
-    provider anywhere) while the fast track talks to a real server; None otherwise."""
+    """One line when the deep track falls back on the bundled engine and the fast one does not."""
     if deep.provider.name != "mock" or not deep.sources.get("provider", "").startswith(
             "default"):
         return None
@@ -133,8 +105,7 @@ def bundled_notice(deep: Settings, fast: Settings) -> str | None:
 
 
 def deep_flags(flags: Mapping[str, object]) -> dict[str, object]:
-    """A one-shot's flags (``--provider``, ``--model``, ``--base-url``, ``--format``) as the
-    deep track's (``spark edit --deep``): they pick the deep provider."""
+    """A one-shot's provider flags as the deep track's (``spark edit --deep``)."""
     renamed = {"provider": "deep_provider", "model": "deep_model", "base_url": "deep_base_url",
                "edit_format": "deep_edit_format"}
     return {renamed.get(key, key): value for key, value in flags.items() if key != "deep"}

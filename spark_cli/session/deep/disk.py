@@ -1,16 +1,6 @@
-"""The deep track's only door to the edit engine: read, confine, and write as one undo batch.
-
-Everything the deep package needs of ``spark_cli.edits`` goes through here (so
-a move of the edits modules touches one import block): decoding file bytes as
-text (binary, non-UTF-8 and oversized files are refused), confining a path to
-the repo (no ``..``, absolute paths, symlink escapes, ``.git/`` or ``.spark/``),
-crash-safe writes (:func:`write_atomic`, also for saved tasks),
-and writing merged files the way the applier does: each file recorded in the
-undo journal (``spark_cli.edits.disk.journal``) before it is written atomically, all
-of one apply in ONE batch, so ``spark undo`` / the TUI's ``/undo`` reverts it.
-Line endings, encoding, BOM and mode of a file the user has are kept: only the
-lines the merge changed are re-encoded.
-"""
+"""The deep track's only door to the edit engine: decoding text, confining paths, and
+writing merged files as one undo batch the way the applier does (endings, encoding, BOM
+and mode kept)."""
 
 from __future__ import annotations
 
@@ -18,17 +8,19 @@ import stat
 from collections.abc import Sequence
 from pathlib import Path
 
-from spark_cli.edits.disk.atomic import remove_file, write_atomic
+from spark_cli.edits.disk.atomic import pid_alive, write_atomic
 from spark_cli.edits.disk.journal import Journal
-from spark_cli.edits.disk.paths import confine
+from spark_cli.edits.disk.paths import RepoPath, confine
 from spark_cli.edits.disk.textfile import TextFile, decode, new_text_file
+from spark_cli.edits.disk.worktree import WorkTree, Write
+from spark_cli.edits.lang.ends import lines_of
 from spark_cli.edits.model.outcome import FileRefused
 from spark_cli.record import record
 from spark_cli.session.config.state_dir import undo_dir
-from spark_cli.session.deep.change import _Matcher, lines_of
+from spark_cli.session.deep.change import _Matcher
 
-__all__ = ["DiskText", "NotText", "Planned", "decode_text", "read_ours", "write_atomic",
-           "write_batch"]
+__all__ = ["DiskText", "NotText", "Planned", "decode_text", "pid_alive", "read_ours",
+           "write_atomic", "write_batch"]
 
 
 class NotText(Exception):
@@ -108,29 +100,16 @@ class Planned:
 
 
 def write_batch(root: Path, planned: Sequence[Planned], label: str) -> str | None:
-    """Write every planned file as one undo batch; its id (None when nothing was written).
-
-    Each file is journalled before it is written; an ``OSError`` part-way stops there
-    (what was written is in the batch and can be undone) and propagates.
-    """
+    """Write every planned file as one undo batch, as the applier does; its id, or None."""
     if not planned:
         return None
     journal = Journal(root, undo_dir(root))
     batch_id = journal.begin(label)
+    writes = [Write(RepoPath(p.ours.rel, p.ours.path), p.ours.raw, p.ours.mode,
+                    None if p.text is None else _encode(p.ours, p.text), p.ours.mode)
+              for p in planned]
     try:
-        for plan in planned:
-            ours = plan.ours
-            after = None if plan.text is None else _encode(ours, plan.text)
-            after_mode = None if after is None else (ours.mode or 0o644)
-            journal.record(ours.rel, ours.raw, ours.mode, after, after_mode)
-            try:
-                if after is None:
-                    remove_file(ours.path)
-                else:
-                    write_atomic(ours.path, after, ours.mode)
-            except OSError:
-                journal.forget(ours.rel, ours.raw, ours.mode)
-                raise
+        WorkTree().commit(writes, journal)
     finally:
         done = journal.end()
     return batch_id if done is not None else None

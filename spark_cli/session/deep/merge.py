@@ -1,21 +1,18 @@
-"""The three-way merge of a deep change into the working tree, per hunk (pure).
-
-base = the file at the snapshot's start, theirs = the deep task's result, ours
-= the working tree now. The merge is breezy's ``merge3`` (the library behind
-``bzr merge``): it aligns base with each side and reports every region as
-unchanged, changed on one side, changed the same on both, or a conflict (both
-sides changed the same or directly adjacent base lines, the rule git uses too).
-"""
+"""The three-way merge of a deep change into the working tree, per hunk (pure), by breezy's
+``merge3``: base = the snapshot's start, theirs = the task's result, ours = the working
+tree now; a conflict is both sides changing the same or adjacent base lines."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from functools import cached_property
 from typing import Literal
 
 import merge3
 
+from spark_cli.edits.lang.ends import lines_of
 from spark_cli.record import record
-from spark_cli.session.deep.change import ChangedFile, _Matcher, lines_of
+from spark_cli.session.deep.change import ChangedFile, _Matcher
 
 HunkState = Literal["clean", "conflict", "present", "refused"]
 
@@ -26,13 +23,8 @@ class HunkStatus:
 
     path: str
     index: int
-    state: HunkState
-    """``clean`` (applies), ``conflict`` (lines it touches changed since the snapshot),
-    ``present`` (the working tree already has it), ``refused`` (binary, outside the repo,
-    unreadable)."""
-    detail: str = ""
-    """Why, for a conflict or refusal: e.g. ``working-tree lines 12-13 changed since the
-    snapshot (base lines 12-14)``."""
+    state: HunkState  # present: the working tree has it; refused: binary, outside, unreadable
+    detail: str = ""  # why, for a conflict or refusal
 
 
 @record
@@ -40,8 +32,7 @@ class FileMerge:
     """What merging the chosen hunks of one file comes to."""
 
     path: str
-    write: bool
-    """Something changes on disk: ``text`` (None = delete the file)."""
+    write: bool  # something changes on disk: ``text`` (None = delete the file)
     text: str | None
     applied: tuple[int, ...]
     present: tuple[int, ...]
@@ -53,18 +44,15 @@ def _span(start: int, end: int) -> str:
 
 
 class _Known:
-    """Matching blocks for merge3: base -> theirs from the hunks' own edits, base -> ours
-    diffed once per file and reused for every hunk (merge3 asks for both on each merge)."""
+    """Matching blocks for merge3: base -> theirs from the hunks, base -> ours diffed once."""
 
     def __init__(self, base: list[str], ours: list[str]) -> None:
         self.base, self.ours = base, ours
-        self._ours_blocks: list[tuple[int, int, int]] | None = None
 
+    @cached_property
     def ours_blocks(self) -> list[tuple[int, int, int]]:
-        if self._ours_blocks is None:
-            self._ours_blocks = [tuple(m) for m in  # type: ignore[misc]
-                                 _Matcher(None, self.base, self.ours).get_matching_blocks()]
-        return self._ours_blocks
+        return [tuple(m) for m in  # type: ignore[misc]
+                _Matcher(None, self.base, self.ours).get_matching_blocks()]
 
     def regions(self, theirs: list[str],
                 theirs_blocks: list[tuple[int, int, int]]) -> list[tuple[object, ...]]:
@@ -79,7 +67,7 @@ class _Known:
                 if self.a is known.base and self.b is theirs:
                     return theirs_blocks
                 if self.a is known.base and self.b is known.ours:
-                    return known.ours_blocks()
+                    return known.ours_blocks
                 return [tuple(m) for m in  # type: ignore[misc]
                         _Matcher(None, self.a, self.b).get_matching_blocks()]
 
@@ -148,17 +136,7 @@ def review_file(change: ChangedFile, ours: str | None) -> tuple[HunkStatus, ...]
 
 
 def merge_file(change: ChangedFile, ours: str | None, chosen: Iterable[int]) -> FileMerge:
-    """Merge the ``chosen`` hunks of ``change`` into ``ours``: the clean ones apply, the
-    others are refused (listed), those already there are ``present``.
-
-    Per-hunk selection: a hunk is judged alone by merging ``base -> base with only
-    that hunk`` against ours (``ChangedFile.with_hunks``); the chosen clean hunks are
-    then laid onto the base together and merged once. A hunk that conflicts is
-    refused and says which working-tree lines changed; it is never applied blindly.
-    A hunk whose result the working tree already holds is ``present`` (nothing to
-    write). Merging costs one line diff per hunk per side: files are at most a few
-    MB (spark refuses bigger ones), hunks few.
-    """
+    """Merge the ``chosen`` hunks into ``ours``: each judged alone, the clean ones together."""
     wanted = set(chosen)
     statuses = [s for s in review_file(change, ours) if s.index in wanted]
     clean = tuple(s.index for s in statuses if s.state == "clean")

@@ -1,11 +1,5 @@
-"""Routing help: one line suggesting ``/deep`` when a prompt looks like deep work (pure).
-
-Deep work, by what the prompt shows: it names many files (:data:`MANY_FILES` paths),
-uses words of broad change (``refactor ... across``, ``migrate``, ``redesign``,
-``rewrite the``, ``throughout``, ``every file``, ``codebase``, ``architecture``),
-or the context it needs would fill more than :data:`WINDOW_SHARE` of the fast model's
-window. ``suggest_deep`` only ever returns a line to show; it never routes by itself.
-"""
+"""Routing help: one line suggesting ``/deep`` when a prompt looks like deep work (many
+files, words of broad change, or a context over `WINDOW_SHARE` of the window); pure."""
 
 from __future__ import annotations
 
@@ -30,15 +24,11 @@ class ContextCost(Protocol):
 
     @property
     def tokens(self) -> int:
-        """Tokens the prompt's context would take."""
         ...
 
 
 def suggest_deep(instruction: str, context: ContextCost | None, window: int) -> str | None:
-    """One line suggesting ``/deep`` for ``instruction``, or None when it looks like fast work.
-
-    ``context``: what the prompt's context would cost (None: unknown); ``window``: the fast
-    model's context window in tokens."""
+    """One line suggesting ``/deep`` for ``instruction``, or None (``window``: in tokens)."""
     text = instruction.strip()
     if not text or text.startswith("/"):
         return None

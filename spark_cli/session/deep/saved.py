@@ -1,13 +1,6 @@
-"""Finished deep tasks' changes on disk, so a restarted spark can offer them again.
-
-One JSON file per finished task in ``<SessionStore folder>/deep/`` (the repo's
-state folder, ``spark_cli.session.workspace.store``): ``{"version": 1, "kind": "deep_task",
-"task", "started_at", "ended_at", "output_tokens", "label", "files": [{"path",
-"base", "theirs"}], "skipped": [[path, why]]}``; the hunks are recomputed on load.
-Written atomically once the task is done (then its snapshot can go), deleted
-when the change is applied in full or dropped. A file that cannot be read or
-is not ours is skipped (never deleted).
-"""
+"""Finished deep tasks' changes on disk (one JSON file each in ``<state folder>/deep/``), so
+a restarted spark can offer them again; hunks are recomputed on load, and a file that
+cannot be read is skipped, never deleted."""
 
 from __future__ import annotations
 
@@ -35,7 +28,6 @@ def deep_folder(root: Path, state_dir: Path | None = None) -> Path:
 
 
 def save_finished(folder: Path, task: DeepTask) -> str:
-    """Save a done task's change; its id (the file's stem)."""
     change = task.change
     assert change is not None
     body = {"version": VERSION, "kind": KIND, "task": task.task, "started_at": task.started_at,
@@ -77,7 +69,7 @@ def _parse(raw: Any) -> DeepTask:
 
 
 def load_saved(folder: Path) -> tuple[list[DeepTask], list[str]]:
-    """The saved tasks (oldest first, numbered 1..n, state ``done``) and problem lines."""
+    """The saved tasks (oldest first, state ``done``, numbered by the track) and problems."""
     tasks: list[DeepTask] = []
     problems: list[str] = []
     try:
@@ -93,6 +85,4 @@ def load_saved(folder: Path) -> tuple[list[DeepTask], list[str]]:
         task.saved_as = path.stem
         tasks.append(task)
     tasks.sort(key=lambda t: t.started_at)
-    for number, task in enumerate(tasks, 1):
-        task.number = number
     return tasks, problems

@@ -1,14 +1,6 @@
-"""A private copy of the repo for a deep task to edit: a git worktree, or a plain copy.
-
-``take_snapshot(root)`` freezes the *current working tree* (uncommitted and
-untracked work included) in a temp dir outside the repo, without touching the
-user's tree, index, branches or stash list (how: :class:`Snapshot`).
-``Snapshot.changes()`` lists what changed (path, base bytes, result bytes; None =
-absent) plus what cannot be merged (symlinks, submodules). ``remove()`` deletes it
-all (and the worktree's registration). Each snapshot folder holds its spark's pid
-(``owner.pid``): a snapshot whose process died is swept by the next
-``take_snapshot``. Blocking: call from a thread.
-"""
+"""A private copy of the repo for a deep task (a git worktree, or a plain copy) with the
+working tree's uncommitted work, made without touching the user's git state; snapshots
+whose spark died are swept by the next one. Blocking: call from a thread."""
 
 from __future__ import annotations
 
@@ -20,6 +12,8 @@ import subprocess
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+
+from spark_cli.session.deep.disk import pid_alive
 
 Changed = tuple[str, bytes | None, bytes | None]
 _GIT = ("git", "-c", "core.hooksPath=/dev/null", "-c", "user.name=spark",
@@ -47,20 +41,9 @@ def _git(cwd: Path, *args: str, data: bool = False) -> bytes:
 
 
 class Snapshot:
-    """A frozen copy of the repo in ``folder`` (outside it); the task works in ``root``.
-
-    - git: ``git stash create`` gives a commit of the working tree (HEAD when it is
-      clean) without changing anything; ``git worktree add --detach`` checks it out in
-      the temp dir; untracked, non-ignored files are copied in; then everything is
-      committed there (the *base*, a detached commit no branch points to), so the
-      task's change is ``git diff`` against it. Hooks never run (``core.hooksPath``
-      is /dev/null for every call).
-    - no git (or a repo without commits, or one git cannot snapshot, e.g. in the
-      middle of a merge with conflicts): the files (minus ``.git``, ``.spark`` and
-      what the root ``.gitignore`` ignores, matched by ``pathspec``) are copied to
-      ``base/`` and again to ``work/`` (two real copies: hard links would let an
-      in-place write to ``work/`` change the start too).
-    """
+    """A frozen copy of the repo in ``folder``; the task works in ``root``. Without git (or
+    when git cannot snapshot) two real copies, ``base/`` and ``work/``, minus ``.git``,
+    ``.spark`` and what the root ``.gitignore`` ignores."""
 
     kind = "copy"
 
@@ -150,8 +133,7 @@ def _ignored(root: Path) -> object:
 
 
 def _walk(root: Path, spec: object) -> Iterator[tuple[str, os.stat_result]]:
-    """(relative path, lstat) of every file and symlink under ``root`` but ``.git``/``.spark``
-    and, with a ``spec``, what it ignores."""
+    """(relative path, lstat) of every file and symlink under ``root`` that is kept."""
     match = getattr(spec, "match_file", None)
     for folder, dirs, files in os.walk(root):
         rel_dir = os.path.relpath(folder, root)
@@ -221,19 +203,8 @@ def _git_snapshot(root: Path, folder: Path) -> GitSnapshot | None:
     return snap
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, OSError):
-        return True  # someone else's process: leave its snapshot alone
-    return True
-
-
 def sweep_stale(parent: Path | None = None) -> list[Path]:
-    """Remove snapshots whose spark process is gone (it crashed or was killed); the git
-    worktree registrations they leave are pruned by the next git snapshot of that repo."""
+    """Remove snapshots whose spark process is gone."""
     base = Path(parent) if parent is not None else Path(tempfile.gettempdir())
     removed = []
     try:
@@ -245,16 +216,14 @@ def sweep_stale(parent: Path | None = None) -> list[Path]:
             pid = int((folder / OWNER).read_text().strip())
         except (OSError, ValueError):
             continue  # not ours, or being made right now
-        if not _alive(pid):
+        if not pid_alive(pid):
             shutil.rmtree(folder, ignore_errors=True)
             removed.append(folder)
     return removed
 
 
 def take_snapshot(root: Path, *, parent: Path | None = None) -> Snapshot:
-    """Freeze the working tree at ``root`` in a new temp dir (under ``parent``, default the
-    system's); ``SnapshotError`` if it cannot (nothing is left behind then). Snapshots left
-    by a spark that died are swept first."""
+    """Freeze the working tree at ``root`` in a new temp dir; ``SnapshotError`` if it cannot."""
     root = Path(os.path.realpath(root))
     sweep_stale(parent)
     folder = Path(tempfile.mkdtemp(prefix=PREFIX, dir=parent))

@@ -1,15 +1,6 @@
-"""One deep task as plain state a HUD reads (number, state, timing, tokens, transcript) and
-the change it came to, reviewed against and applied to the working tree.
-
-States: ``snapshotting`` -> ``running`` -> ``done`` (a change to review) |
-``failed`` (``error`` says why in one line) | ``cancelled``; a done task then becomes
-``applied`` (every hunk is in the working tree) or ``dropped``. The runner and the track
-change a task; a front end only reads it. :class:`DeepChange` ``review(root)`` says per
-hunk whether it applies cleanly, conflicts, is already there or is refused;
-``apply(root, select)`` merges the selected hunks three-way (:mod:`.merge`) and writes
-the clean ones as ONE undo batch (:mod:`.disk`): a conflicting hunk is refused and listed,
-never applied blindly; a binary file is never written.
-"""
+"""One deep task as plain state a HUD reads, and `DeepChange`, the change it came to:
+``review`` says per hunk whether it applies; ``apply`` merges the selected hunks and
+writes the clean ones as ONE undo batch."""
 
 from __future__ import annotations
 
@@ -35,16 +26,11 @@ ACTIVE: frozenset[DeepState] = frozenset({"snapshotting", "running"})
 class ApplyReport:
     """What ``DeepChange.apply`` did, ready to show."""
 
-    applied: tuple[tuple[str, int], ...]
-    """(path, hunk) pairs written."""
-    present: tuple[tuple[str, int], ...]
-    """Selected hunks the working tree already had (nothing to write)."""
+    applied: tuple[tuple[str, int], ...]  # (path, hunk) pairs written
+    present: tuple[tuple[str, int], ...]  # already in the working tree
     refused: tuple[HunkStatus, ...]
-    """Selected hunks not applied, each with why (conflict, binary, outside the repo)."""
-    batch_id: str | None
-    """The undo batch (None when nothing was written)."""
-    error: str | None = None
-    """An I/O error part-way (what was written before it is in the batch: undo reverts it)."""
+    batch_id: str | None  # the undo batch (None: nothing written)
+    error: str | None = None  # an I/O error part-way (undo reverts what was written)
 
     @property
     def files(self) -> tuple[str, ...]:
@@ -52,7 +38,6 @@ class ApplyReport:
 
     @property
     def message(self) -> str:
-        """One line for a transcript."""
         parts = []
         if self.applied:
             parts.append(f"applied {len(self.applied)} hunk(s) to {', '.join(self.files)} "
@@ -73,10 +58,8 @@ class DeepChange:
     """What a deep task changed in its snapshot, against the snapshot's start."""
 
     files: tuple[ChangedFile, ...]
-    skipped: tuple[tuple[str, str], ...] = ()
-    """(path, why) for files the task changed that are never merged (binary, symlinks)."""
-    label: str = "deep task"
-    """The undo batch's label when applied."""
+    skipped: tuple[tuple[str, str], ...] = ()  # (path, why) never merged: binary, symlinks
+    label: str = "deep task"  # the undo batch's
 
     @property
     def empty(self) -> bool:
@@ -87,7 +70,6 @@ class DeepChange:
         return sum(len(f.hunks) for f in self.files)
 
     def review(self, root: Path) -> tuple[HunkStatus, ...]:
-        """Per hunk, in order: clean, conflict (which lines), present or refused."""
         out: list[HunkStatus] = []
         for change in self.files:
             try:
@@ -134,32 +116,22 @@ class DeepChange:
 class DeepTask:
     """A deep task: live while it runs, then its result."""
 
-    number: int
-    """1, 2, ... in this track (a restored task gets a new number)."""
+    number: int  # 1, 2, ... in this track (a restored task gets a new one)
     task: str
     state: DeepState = "snapshotting"
     started_at: float = field(default_factory=time.time)
-    """Unix time."""
     ended_at: float | None = None
-    output_tokens: int = 0
-    """Counted live from the stream; the provider's figure once the turn ends."""
-    events: list[SessionEvent] = field(default_factory=list)
-    """Its own transcript: the deep session's events, in order."""
-    error: str | None = None
-    """One line when ``failed``."""
-    change: DeepChange | None = None
-    """What it changed (when ``done``); empty when the model changed nothing."""
-    files: tuple[str, ...] = ()
-    """The files the deep model was given (context building's, as for a fast turn)."""
-    saved_as: str | None = None
-    """The saved result's id (restored by ``DeepTrack.resume`` after a restart)."""
-    note: str | None = None
-    """One line a front end shows once when the task starts (e.g. that it runs on the
-    bundled engine because no deep provider is configured)."""
+    output_tokens: int = 0  # counted live; the provider's figure once the turn ends
+    events: list[SessionEvent] = field(default_factory=list)  # its own transcript
+    error: str | None = None  # one line when failed
+    change: DeepChange | None = None  # when done (empty: the model changed nothing)
+    files: tuple[str, ...] = ()  # the files the deep model was given
+    saved_as: str | None = None  # the saved result's id
+    note: str | None = None  # shown once when the task starts
 
     @property
     def active(self) -> bool:
-        """Still working (snapshotting or running): cancel applies, the HUD shows it live."""
+        """Still working (snapshotting or running)."""
         return self.state in ACTIVE
 
     @property

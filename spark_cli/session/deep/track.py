@@ -1,13 +1,6 @@
-"""The deep track: deep tasks running in the background beside the fast session.
-
-A front end holds one :class:`DeepTrack` per repo. ``start(task)`` returns at
-once with a numbered :class:`DeepTask` and runs it as an asyncio task
-(``spark_cli.session.deep.deep_run``); several may run at once, each on its own
-snapshot and channel, so the fast track never waits on them. ``on_change`` is
-called (a plain call, on the event loop) whenever a task's state changes, and
-at most every 0.1 s while its tokens stream: a HUD repaints from
-``track.tasks``.
-"""
+"""The deep track: deep tasks running in the background beside the fast session, each as
+an asyncio task on its own snapshot and channel; ``on_change`` is called when a task's
+state changes (at most every 0.1 s while tokens stream)."""
 
 from __future__ import annotations
 
@@ -27,21 +20,12 @@ from spark_cli.session.deep.task import ApplyReport, DeepTask
 
 
 class DeepTrack:
-    """Deep tasks of one repo: start, watch, cancel, review, apply, drop.
-
-    A done task's change is saved (``spark_cli.session.deep.saved``) and its
-    snapshot removed; ``review`` / ``apply`` / ``drop`` act on it; ``resume()``
-    brings back the done tasks an earlier run saved. ``aclose()`` cancels what
-    runs and removes every snapshot: call it when the front end quits.
-    """
+    """Deep tasks of one repo: start, cancel, review, apply, drop, resume; ``aclose`` on quit."""
 
     def __init__(self, root: Path, settings: Settings, connect: Connector,
                  on_change: Callable[[DeepTask], None], *, state_dir: Path | None = None,
                  snapshot_dir: Path | None = None, fast: Settings | None = None) -> None:
-        """``state_dir``: the repo's state folder (default ``SessionStore(root).folder``);
-        ``snapshot_dir``: where snapshots go (default the system temp dir); ``fast``:
-        the fast track's settings (to say, once, when the deep track falls back on the
-        bundled engine while the fast one talks to a real server)."""
+        """``state_dir``: the repo's state folder; ``fast``: the fast track's settings."""
         self.root = Path(root).resolve()
         self.settings = settings
         self.on_change = on_change
@@ -50,14 +34,11 @@ class DeepTrack:
         self._tasks: list[DeepTask] = []
         self._running: dict[int, asyncio.Task[None]] = {}
         self._resumed = False
-        self.problems: list[str] = []
-        """Lines about saved results that could not be read or written (shown, not fatal)."""
-        self.notice = bundled_notice(settings, fast) if fast is not None else None
-        """Said once, on the first task started (its ``note``)."""
+        self.problems: list[str] = []  # saved results that could not be read or written
+        self.notice = bundled_notice(settings, fast) if fast is not None else None  # said once
 
     @property
     def tasks(self) -> list[DeepTask]:
-        """Every task of this track, oldest first (a copy)."""
         return list(self._tasks)
 
     @property
@@ -82,8 +63,7 @@ class DeepTrack:
         self.on_change(task)
 
     def start(self, task: str, files: Sequence[str] = ()) -> DeepTask:
-        """Hand ``task`` to the deep track (``files``: the front end's context set); returns
-        at once. An empty task is a ``failed`` DeepTask with a one-line ``error``."""
+        """Hand ``task`` to the deep track (``files``: the context set); returns at once."""
         deep = DeepTask(self._next_number(), task.strip())
         deep.note, self.notice = self.notice, None
         self._tasks.append(deep)
@@ -123,8 +103,7 @@ class DeepTrack:
         return task.change.review(self.root)
 
     def apply(self, number: int, select: Selection = ALL) -> ApplyReport | None:
-        """Merge the selected hunks of a done task (one undo batch); None when it has no
-        change to apply. The task becomes ``applied`` once every hunk is in the tree."""
+        """Merge the selected hunks of a done task (one undo batch); None without a change."""
         task = self.task(number)
         if task is None or task.change is None or task.state != "done":
             return None
@@ -136,7 +115,6 @@ class DeepTrack:
         return report
 
     def drop(self, number: int) -> bool:
-        """Discard a done task's change (its saved copy too); False when there is none."""
         task = self.task(number)
         if task is None or task.state != "done":
             return False
@@ -146,8 +124,7 @@ class DeepTrack:
         return True
 
     def resume(self) -> list[DeepTask]:
-        """The done tasks an earlier run saved, added to this track (once); renumbered after
-        the tasks already here."""
+        """The done tasks an earlier run saved, added once and renumbered after these."""
         if self._resumed:
             return []
         self._resumed = True
@@ -160,7 +137,6 @@ class DeepTrack:
         return loaded
 
     async def aclose(self) -> None:
-        """Cancel every running task and wait until their snapshots are removed."""
         running = [t for t in self._running.values() if not t.done()]
         for task in running:
             task.cancel()

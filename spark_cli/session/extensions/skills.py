@@ -83,7 +83,7 @@ async def submitted(hooks: Hooks, settings: Settings, readable: list[str], text:
                     first: bool) -> str:
     """A message with its ``$skill`` bodies and what prompt hooks add (``RequestError``: one
     blocked it); the skill folders outside the repo join ``readable``."""
-    hooks.secrets, skills = settings.provider.secrets, load_skills(hooks.root)
+    hooks.secrets, skills = settings.provider.secrets.values, load_skills(hooks.root)
     readable.extend(set(outside_folders(skills, hooks.root)) - set(readable))
     text, blocked = await hooks.prompt(attach_skills(text, skills), first)
     if blocked is not None:

@@ -1,8 +1,4 @@
-"""Best of N (`spark edit --best-of N`, the TUI's `/best`): race answers, keep the best.
-
-The public API: ``Race`` (``run`` / ``stop`` / ``result``), ``RaceResult``,
-``Candidate`` (a lane's live state), ``Verdicts`` and the judge's ``choose``.
-"""
+"""Best of N (`spark edit --best-of N`, the TUI's `/best`): race answers, keep the best."""
 
 from __future__ import annotations
 

@@ -1,8 +1,5 @@
-"""One best-of candidate: its own scratch tree (a deep-track snapshot), seed and answer.
-
-Its edits land in the scratch tree as they stream; the change is then collected, judged
-(applied, parses) and, when asked, checked there through the orchestrator (as ``/test``).
-"""
+"""One best-of candidate: its answer streamed into its own scratch tree (a deep-track
+snapshot), then judged (applied, parses) and checked there as ``/test`` runs."""
 
 from __future__ import annotations
 
@@ -47,7 +44,6 @@ class Candidate:
     first_token: float | None = None
     ended: float | None = None
     live_diff: int = 0
-    """Lines changed so far (the landed edits' diffs), while it streams."""
     refused: int = 0
     verdicts: Verdicts | None = None
     check_note: str = ""
@@ -80,8 +76,7 @@ class Candidate:
 
 
 class _Sampled:
-    """The inner channel with this candidate's seed and temperature on every request, its
-    tokens counted as they stream."""
+    """The inner channel with the candidate's seed and temperature, its tokens counted."""
 
     def __init__(self, inner: Channel, cand: Candidate, notify: Callable[[], None]) -> None:
         self.inner, self.cand, self.notify = inner, cand, notify
@@ -121,8 +116,8 @@ def _unparsed(change: DeepChange) -> str | None:
 
 async def run_candidate(cand: Candidate, spec: Any, instruction: str, files: Sequence[str],
                         finished: Callable[[Candidate], int]) -> None:
-    """Run ``cand`` to done (judged) or failed; ``spec`` is the race's (root, settings,
-    connect, check, notify); ``finished`` gives its finish order when the answer ends."""
+    """Run ``cand`` to done (judged) or failed; ``spec`` is its Race; ``finished`` gives its
+    finish order."""
     snap: Snapshot | None = None
     try:
         snap = await asyncio.to_thread(take_snapshot, spec.root)
@@ -140,12 +135,12 @@ async def run_candidate(cand: Candidate, spec: Any, instruction: str, files: Seq
                if not applied else f"{unparsed} does not parse" if unparsed else "")
         cand.verdicts = Verdicts(applied, unparsed is None, None, lines, finished(cand), why)
         spec.notify(cand)
-        if spec.check is not None and cand.verdicts.passed:
-            cand.state = "checking"
+        if spec.check is not None and (cand.verdicts.passed or spec.n == 1):
+            cand.state = "checking"  # a plain answer's check runs whatever applied (--test's)
             spec.notify(cand)
             passed, cand.check_note = await spec.check_of(cand, snap)
-            cand.verdicts = replace(cand.verdicts, check=passed,
-                                    why="" if passed else f"check {cand.check_note}")
+            cand.verdicts = replace(cand.verdicts, check=passed, why=cand.verdicts.why or (
+                "" if passed else f"check {cand.check_note}"))
         elif spec.check is not None:
             cand.verdicts = replace(cand.verdicts, check=False)
             cand.check_note = "not run"
@@ -169,7 +164,7 @@ async def _answer(cand: Candidate, spec: Any, snap: Snapshot, instruction: str,
     from spark_cli.session.conversation import Session  # deferred: TUI launch
 
     settings: Settings = replace(spec.settings, commands="off")  # read-only tools only
-    session = Session(None, snap.root, settings)
+    session = Session(None, snap.root, settings, limits=spec.limits)
     failed = session.prepare(instruction, list(files))
     if failed is not None:
         cand.state, cand.error = "failed", failed.message

@@ -1,16 +1,14 @@
-"""The best-of judge: evidence in a fixed order, no model (pure).
-
-A candidate passes when every edit applied with no refused hunk, every touched file
-parses (tree-sitter) and the check passed (when one was asked for). Among those the
-smallest diff in lines changed wins, then the first finished. A failing candidate
-ranks by the same order, so "the best failing one" is well defined too.
-"""
+"""The best-of judge, pure: every edit applied, every touched file parses, the check passed,
+the smallest diff, then the deep model's pick (``--judge deep``) or the first finished."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 from spark_cli.record import record
+
+Pick = tuple[int | None, str]
+"""The deep tiebreak's answer: (its candidate, its one line) or (None, why it failed)."""
 
 
 @record
@@ -21,9 +19,8 @@ class Verdicts:
     """Every edit applied, no refused hunk (an answer with no edit: False)."""
     parses: bool
     check: bool | None
-    """The check passed; None: no check was asked for."""
+    """None: no check was asked for."""
     diff_lines: int
-    """Lines changed (added + removed) against the start."""
     order: int
     """1 for the first candidate whose answer ended, 2 for the next, ..."""
     why: str = ""
@@ -39,7 +36,15 @@ class Verdicts:
                 self.order)
 
 
-def choose(finished: Sequence[tuple[int, Verdicts]]) -> tuple[int, str] | None:
+def tied(finished: Sequence[tuple[int, Verdicts]]) -> list[int]:
+    """The passing candidates equal on every verdict but the finish order, first finished
+    first: the deep tiebreak's choice (one or none: nothing to break)."""
+    passing = sorted((v.rank(), k) for k, v in finished if v.passed)
+    return [k for rank, k in passing if rank[:4] == passing[0][0][:4]] if passing else []
+
+
+def choose(finished: Sequence[tuple[int, Verdicts]],
+           pick: Pick | None = None) -> tuple[int, str] | None:
     """(candidate, reason) of the winner among ``finished``; None when none passes."""
     passing = sorted((v.rank(), k, v) for k, v in finished if v.passed)
     if not passing:
@@ -49,12 +54,17 @@ def choose(finished: Sequence[tuple[int, Verdicts]]) -> tuple[int, str] | None:
     if best.check is not None:
         parts.append("the check passed")
     rivals = [v for _, _, v in passing[1:]]
+    same = f"of those with a {best.diff_lines}-line diff"
     if not rivals:
         parts.append("the only candidate that passes")
     elif all(v.diff_lines > best.diff_lines for v in rivals):
         parts.append(f"the smallest diff ({best.diff_lines} lines) of {len(passing)} passing")
+    elif pick is not None and pick[0] in tied(finished):
+        number = pick[0]
+        parts.append(f"the deep model's pick {same}: {pick[1]}")
     else:
-        parts.append(f"the first finished of those with a {best.diff_lines}-line diff")
+        parts.append(f"the first finished {same}" + (
+            f" (the deep tiebreak failed: {pick[1]})" if pick is not None else ""))
     return number, "; ".join(parts)
 
 
@@ -65,10 +75,11 @@ def best_failing(finished: Sequence[tuple[int, Verdicts]]) -> int | None:
 
 
 def can_beat(best: Verdicts, *, finished: Verdicts | None = None,
-             live_diff: int | None = None) -> bool:
-    """May a candidate not yet judged still beat ``best`` (which passes)? A finished one
-    being checked: when it ranks before ``best`` once it passes too; one still streaming
-    finishes later, so only with a smaller diff than it has changed so far."""
+             live_diff: int | None = None, ties: bool = False) -> bool:
+    """May a candidate being checked (``finished``) or still streaming (``live_diff`` so far)
+    beat ``best``? ``ties``: a tie may still win (the deep tiebreak)."""
     if finished is not None:
-        return finished.rank() < best.rank() and finished.applied and finished.parses
-    return live_diff is not None and live_diff < best.diff_lines
+        ahead = finished.rank()[:4] <= best.rank()[:4] if ties else finished.rank() < best.rank()
+        return ahead and finished.applied and finished.parses
+    return live_diff is not None and (live_diff <= best.diff_lines if ties
+                                      else live_diff < best.diff_lines)

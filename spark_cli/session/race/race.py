@@ -1,15 +1,15 @@
 """Best of N: race N candidates on one provider, judge each as it finishes, stop the rest
-once a passing one cannot be beaten (:func:`~.judge.can_beat`). The winner's change is
-merged by ``winner.change.apply(root)``, three-way as ``/deep apply``.
-"""
+once a passing one cannot be beaten; ``winner.change.apply(root)`` merges the winner."""
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from spark_cli.record import record
 from spark_cli.session.api import Connector
@@ -17,14 +17,15 @@ from spark_cli.session.config.layers import MAX_BEST_OF
 from spark_cli.session.config.settings import Settings
 from spark_cli.session.deep.snapshot import Snapshot
 from spark_cli.session.race.candidate import Candidate, run_candidate, run_check
-from spark_cli.session.race.judge import Verdicts, best_failing, can_beat, choose
+from spark_cli.session.race.deep_judge import deep_pick
+from spark_cli.session.race.judge import Pick, Verdicts, best_failing, can_beat, choose, tied
+from spark_cli.session.spend.limits import Limits
 
 SEEDED = frozenset({"mock", "chat_sse", "ollama"})
 """Providers whose requests take a ``seed`` (OpenAI's Responses API refuses one)."""
 PARALLEL_CHECKS = 2
 """Checks of different answers that run at once (a later-ranked one waits for a slot)."""
 TEMPERATURE = (0.2, 1.0)
-"""The spread of the candidates' temperatures, first to last."""
 
 
 @record
@@ -35,6 +36,7 @@ class RaceResult:
     winner: Candidate | None
     reason: str
     nearest: Candidate | None = None
+    timed_out: bool = False
 
 
 def sampling(kind: str, n: int, number: int,
@@ -61,12 +63,19 @@ class Race:
     check_timeout: float = 120.0
     notify: Callable[[Candidate], None] = lambda cand: None
     seed: int | None = None
+    limits: Limits | None = None
+    """``--max-turns`` for each candidate's session; ``--timeout`` stops the whole race."""
+    deep: Settings | None = None
+    """``--judge deep``: the deep track's settings, for the last tiebreak."""
     candidates: list[Candidate] = field(default_factory=list)
-    _tasks: dict[int, asyncio.Task[None]] = field(default_factory=dict)
-    _order: int = 0
+    timed_out: bool = False
+    _tasks: dict[int, asyncio.Future[Any]] = field(default_factory=dict)
+    """The candidates' (1..n) and the deep tiebreak's (0): what ``stop`` cancels."""
+    _order: Iterator[int] = field(default_factory=lambda: itertools.count(1))
     _settled: dict[int, asyncio.Event] = field(default_factory=dict)
     _checks: dict[tuple[tuple[str, str | None], ...], asyncio.Future[tuple[bool, str]]] = \
         field(default_factory=dict)
+    _pick: Pick | None = None
 
     def __post_init__(self) -> None:
         if not 1 <= self.n <= MAX_BEST_OF:
@@ -76,10 +85,6 @@ class Race:
         self.candidates = [Candidate(k, *sampling(kind, self.n, k, base))
                            for k in range(1, self.n + 1)]
         self._settled = {k: asyncio.Event() for k in range(1, self.n + 1)}
-
-    def _finished(self, cand: Candidate) -> int:
-        self._order += 1
-        return self._order
 
     async def run(self, instruction: str, files: Sequence[str]) -> RaceResult:
         outer = self.notify
@@ -92,22 +97,33 @@ class Race:
                 self._stop_hopeless()
 
         self.notify = heard
+        deadline = self.limits.deadline if self.limits is not None else None
+        alarm = None if deadline is None else asyncio.get_running_loop().call_at(
+            deadline, self.stop, True)
         try:
             for cand in self.candidates:
                 self._tasks[cand.number] = asyncio.create_task(
-                    run_candidate(cand, self, instruction, files, self._finished))
+                    run_candidate(cand, self, instruction, files, lambda _: next(self._order)))
             await asyncio.gather(*self._tasks.values(), return_exceptions=True)
+            both = [self.candidates[k - 1] for k in tied(self._judged())]
+            if self.deep is not None and len(both) > 1 and not self.timed_out:
+                ask = self._tasks[0] = asyncio.ensure_future(
+                    deep_pick(self.deep, self.connect, instruction, both))
+                await asyncio.wait([ask])  # (Esc and --timeout stop it too)
+                self._pick = (None, "stopped") if ask.cancelled() else ask.result()
         finally:
+            if alarm is not None:
+                alarm.cancel()
             self.notify = outer
             self.stop()
             for check in self._checks.values():
-                check.cancel()
+                check.cancel()  # (killed and reaped before the loop may close)
+            await asyncio.gather(*self._checks.values(), return_exceptions=True)
         return self.result()
 
     async def check_of(self, cand: Candidate, snap: Snapshot) -> tuple[bool, str]:
-        """Candidate ``cand``'s check. It waits while ``PARALLEL_CHECKS`` candidates that rank
-        before it are being checked (if one passes, this one is stopped unchecked); an answer
-        the same as one already checked shares that check's result."""
+        """``cand``'s check, once fewer than ``PARALLEL_CHECKS`` better-ranked ones are being
+        checked; an answer the same as one already checked shares that check's result."""
         assert cand.verdicts is not None and cand.change is not None
         while len(ahead := [c for c in self.candidates if c.state == "checking" and c is not cand
                             and c.verdicts is not None
@@ -118,8 +134,9 @@ class Race:
             self._checks[key] = asyncio.ensure_future(run_check(self, snap))
         return await asyncio.shield(self._checks[key])
 
-    def stop(self) -> None:
-        """Stop every candidate still running (Esc)."""
+    def stop(self, timed_out: bool = False) -> None:
+        """Stop every candidate still running (Esc, or ``--timeout``: ``timed_out``)."""
+        self.timed_out |= timed_out
         for task in self._tasks.values():
             task.cancel()
 
@@ -138,15 +155,16 @@ class Race:
             if task is None or task.done() or cand.state in ("done", "failed", "stopped"):
                 continue
             judged = cand.verdicts if cand.state == "checking" else None
-            if not can_beat(best, finished=judged, live_diff=None if judged else cand.live_diff):
+            if not can_beat(best, finished=judged, live_diff=None if judged else cand.live_diff,
+                            ties=self.deep is not None):
                 task.cancel()
 
     def result(self) -> RaceResult:
         judged = self._judged()
-        chosen = choose(judged)
+        chosen = choose(judged, self._pick)
         cands = tuple(self.candidates)
         if chosen is not None:
-            return RaceResult(cands, cands[chosen[0] - 1], chosen[1])
+            return RaceResult(cands, cands[chosen[0] - 1], chosen[1], timed_out=self.timed_out)
         near = best_failing(judged)
         return RaceResult(cands, None, "no candidate passes",
-                          cands[near - 1] if near is not None else None)
+                          cands[near - 1] if near is not None else None, self.timed_out)

@@ -16,8 +16,7 @@ TIME_NOTE = (TIME_HEAD + "This run ends in {left:.0f} s (wall clock), whatever s
 
 @record
 class Limits:
-    """``max_requests``: model requests in a turn's tool loop; ``deadline``: the
-    ``time.monotonic()`` at which the run stops (None: no limit)."""
+    """``max_requests`` in a turn's tool loop; ``deadline``: when the run stops (monotonic)."""
 
     max_requests: int | None = None
     deadline: float | None = None

@@ -1,9 +1,7 @@
 """The tokens a turn used and what they cost: summed per response, added up per session.
 
-Each response's figures are the server's (its ``usage``, llama.cpp's ``timings``); a response
-that reported none is counted by spark (``counted``). ``input_tokens`` includes the cached
-input (``cached_input_tokens``). ``cost_usd`` is None when the model's price is unknown
-(``session.config.pricing``), never 0 for that.
+The server's figures where it reported them, else spark's count; ``cost_usd`` is None
+(never 0) when the model's price is unknown.
 """
 
 from __future__ import annotations

@@ -1,15 +1,7 @@
-"""The start-up fast path, in one place, and its one off switch (``SPARK_PLAIN``).
-
-Each trick here shortens a one-shot's launch -> request and stays while the ledger
-(docs/benchmarks.md, ``## Ledger``), measuring it through :func:`on`, keeps it. The one
-entry point is :func:`send_ahead` (the request written before asyncio is imported:
-:mod:`.http_ahead`, :mod:`.ws_ahead`); one adopter per wire: :func:`lean_client` (the h11
-client takes the HTTP socket) and :func:`.ws_adopt.adopt` (the channel takes the
-WebSocket); :mod:`.httpx_lean`; outside transport, ``cli/edit/edit_args``. The rest of
-:mod:`spark_cli.transport` is the plain path. ``SPARK_PLAIN=1`` turns every trick off
-(httpx, websockets' own ``connect``, typer); a comma list of :data:`TRICKS` only those.
-Nothing here imports asyncio.
-"""
+"""The start-up fast path and its one off switch, ``SPARK_PLAIN`` (``1``: every trick off;
+a comma list of :data:`TRICKS`: only those). One entry point, :func:`send_ahead`; one adopter
+per wire: :func:`lean_client` (HTTP) and :func:`.ws_adopt.adopt`. Each trick stays while the
+ledger (docs/benchmarks.md ``## Ledger``) keeps it. Nothing here imports asyncio."""
 
 from __future__ import annotations
 
@@ -27,13 +19,10 @@ SentAhead: TypeAlias = "HttpAhead | WsAhead"
 """A request sent ahead (:func:`send_ahead`), for its wire's adopter to take or to close."""
 
 TRICKS = ("head_start", "h11", "httpx_lean", "edit_args")
-"""What ``SPARK_PLAIN`` may name."""
 
 
 def on(trick: str) -> bool:
-    """Whether ``trick`` (one of :data:`TRICKS`) is in use. ``SPARK_PLAIN`` unset, empty or
-    ``0``: all are; a comma list of trick names: all but those; any other value (``1``):
-    none."""
+    """Whether ``trick`` is in use: ``SPARK_PLAIN`` unset/``0``: all; trick names: all but those."""
     value = os.environ.get("SPARK_PLAIN", "").strip()
     if value in ("", "0"):
         return True
@@ -52,10 +41,9 @@ def lean_httpx() -> None:
 def send_ahead(kind: str, base_url: str, api_key: str | None, request: TurnRequest, *,
                connect_timeout: float, write_timeout: float,
                extra_headers: Mapping[str, str] | None = None) -> SentAhead | None:
-    """Send a one-shot's ``request`` as channel ``kind`` will, now, blocking, before asyncio
-    is imported; None where nothing was sent: the head start off, a kind or URL it does not
-    carry (TLS, a proxy, ``ollama``). Never raises for the network: a failure to connect is
-    kept and raised by the channel's first attempt as its own."""
+    """Send a one-shot's ``request`` now, blocking, before asyncio is imported; None where not sent.
+
+    Never raises for the network: a failed connect is raised by the channel's first attempt."""
     if not on("head_start"):
         return None
     if kind in ("chat_sse", "responses_sse") and on("h11"):  # h11 adopts it: none without
@@ -80,8 +68,7 @@ def send_ahead(kind: str, base_url: str, api_key: str | None, request: TurnReque
 def lean_client(base_url: str, headers: Mapping[str, str], *, connect_timeout: float,
                 write_timeout: float, transport: Any = None,
                 ahead: HttpAhead | None = None) -> H11Client | None:
-    """The HTTP adopter: the lean client for ``base_url``, taking ``ahead``; None where httpx
-    carries it (the trick off, or :func:`.http_ahead.lean_route` says no)."""
+    """The lean h11 client for ``base_url``, taking ``ahead``; None where httpx carries it."""
     if not on("h11"):
         return None
     # deferred: launch -> request

@@ -1,15 +1,8 @@
-"""A lean streaming HTTP/1.1 client: h11 (httpcore's own parser) over asyncio streams.
+"""A lean streaming HTTP/1.1 client (h11 over asyncio streams) that behaves as httpx does.
 
-The SSE channels need one thing: open a connection, POST a JSON body, stream the
-answer, keep the connection; importing and building httpx costs a one-shot most of its
-start-up. h11 parses HTTP, ``ssl`` does TLS. httpx stays for what this does not do
-(:func:`~.http_ahead.lean_route` decides): proxies, test transports, URLs with userinfo or a query.
-It adopts a request sent ahead (:func:`~.http_ahead.send_http`).
-Failures are the :mod:`http_wire` exceptions in httpx's words, and keep-alive, ALPN, CA
-bundles and body decoding match httpx, so a channel reads the same on either path.
-Its saving: docs/benchmarks.md ``## Ledger`` (``h11``); paired: `spark bench oneshot
---no-docs` with and without ``SPARK_PLAIN=h11``.
-"""
+Importing httpx costs a one-shot most of its start-up. Its saving: docs/benchmarks.md
+``## Ledger`` (``h11``); paired: `spark bench oneshot --no-docs` with and without
+``SPARK_PLAIN=h11``."""
 
 from __future__ import annotations
 
@@ -100,8 +93,7 @@ class _Connection:
 
 
 class H11Response:
-    """A streamed response; the body is read once, by :meth:`aread` or
-    :meth:`aiter_line_batches`."""
+    """A streamed response whose body is read once."""
 
     __slots__ = ("_client", "_conn", "_done", "headers", "status_code")
 
@@ -144,8 +136,7 @@ class H11Response:
         return b"".join([chunk async for chunk in self._chunks()])
 
     async def aiter_line_batches(self) -> AsyncIterator[list[str]]:
-        """The lines each chunk completes, in one list: one hop up per read, not per line
-        (SSE sends two lines per event)."""
+        """The lines each chunk completes, in one list (one hop up per read)."""
         decode = text_decoder(self.headers.get("content-type", "")).decode
         lines = LineSplitter()
         split = lines.split
@@ -268,8 +259,7 @@ class H11Client:
             exchange.left.set()
 
     def _state_after(self, ahead: HttpAhead, target: bytes, body: bytes) -> h11.Connection | None:
-        """h11's state after sending this POST, if h11 writes it as the very bytes sent
-        ahead (or would have been sent, for a connect that failed); None otherwise."""
+        """h11's state after this POST if it writes the very bytes sent ahead; else None."""
         state = new_connection()
         try:
             data = request_bytes(state, self._origin.post(target, body), body)
@@ -278,8 +268,7 @@ class H11Client:
         return state if data == ahead.data else None
 
     async def _adopt(self, ahead: HttpAhead, state: h11.Connection) -> _Connection:
-        """The connection a request was sent ahead on, in h11 ``state`` (its failure to
-        open, raised as :meth:`_connect` raises it)."""
+        """The connection a request was sent ahead on (its connect failure raised as ours)."""
         if ahead.error is not None:
             raise connect_failure(ahead.error) from ahead.error
         sock, ahead.sock = ahead.sock, None  # the connection owns it from here

@@ -1,14 +1,7 @@
-"""The lean HTTP path: the head start's request, and the h11 client that adopts it.
-
-:func:`send_http` writes a one-shot's first POST with h11 on a blocking socket before
-asyncio is imported; the HTTP adopter (:func:`spark_cli.transport.fast.lean_client`) gives
-the channel the lean h11 client (:mod:`.h11_client`), which takes that socket if its first
-POST is those very bytes, else closes it unread. Anything the lean client is unsure of goes
-to httpx (:func:`lean_route`), which loses nothing but start-up time. :class:`Origin` and
-:func:`request_bytes` are the lean client's request, byte for byte, shared by both. No
-asyncio here. Its saving: docs/benchmarks.md ``## Ledger`` (``head_start``); paired:
-`spark bench oneshot --no-docs` with and without ``SPARK_PLAIN=head_start``.
-"""
+"""The head start's HTTP request: written with h11 on a blocking socket before asyncio is
+imported, adopted by the h11 client if its first POST is those very bytes. Its saving:
+docs/benchmarks.md ``## Ledger`` (``head_start``); paired: `spark bench oneshot --no-docs`
+with and without ``SPARK_PLAIN=head_start``."""
 
 from __future__ import annotations
 
@@ -42,7 +35,6 @@ class HttpAhead:
         self.error: OSError | None = None
         """Why the connection could not be opened (raised by the client's first attempt)."""
         self.at: float | None = None
-        """``time.perf_counter()`` when the last byte of the request was written."""
         self.write_timed_out = False
 
     def close(self) -> None:
@@ -53,12 +45,7 @@ class HttpAhead:
 
 
 class Origin:
-    """Scheme, host, port and path prefix of a base URL, and the headers every request carries.
-
-    Headers are merged as httpx merges them: its defaults (Host, Accept,
-    Accept-Encoding, Connection, User-Agent) first, then the caller's, a later
-    name (any case) replacing an earlier one in its place.
-    """
+    """A base URL's origin and path prefix, and its headers merged as httpx merges them."""
 
     __slots__ = ("head", "host", "https", "port", "prefix")
 
@@ -85,8 +72,7 @@ class Origin:
         return (self.prefix + path.lstrip("/")).encode("ascii")
 
     def post(self, target: bytes, body: bytes) -> h11.Request:
-        """The head of a JSON POST of ``body`` to ``target`` (h11 raises
-        ``LocalProtocolError`` for a header it cannot send, e.g. one with a newline)."""
+        """The head of a JSON POST (h11 raises ``LocalProtocolError`` for a bad header)."""
         return h11.Request(method=b"POST", target=target, headers=[
             *self.head, (b"Content-Length", str(len(body)).encode()),
             (b"Content-Type", b"application/json")])
@@ -115,15 +101,7 @@ def lean_fits(base_url: str) -> bool:
 
 
 def lean_route(base_url: str, transport: Any = None) -> bool:
-    """Whether the channel gives ``base_url`` the lean client.
-
-    httpx is chosen (imported only then) when:
-    - a test injects an httpx transport (``transport=``, e.g. ``httpx.MockTransport``);
-    - a proxy applies from the environment (:func:`spark_cli.transport.proxies.proxy_applies`;
-      loopback URLs never trust the environment);
-    - the base URL has userinfo (httpx turns it into Basic auth), a query or a
-      fragment, or a path that is not plain ASCII.
-    """
+    """Whether ``base_url`` gets the lean client: no test transport, no proxy, a plain URL."""
     return (transport is None and lean_fits(base_url)
             and not (not is_loopback(base_url) and proxy_applies(base_url, os.environ)))
 
@@ -135,10 +113,9 @@ KINDS = {"chat_sse": (bodies.CHAT_PATH, bodies.chat_body),
 def send_http(kind: str, base_url: str, api_key: str | None, request: TurnRequest, *,
                model: str | None = None, extra_headers: Mapping[str, str] | None = None,
                connect_timeout: float, write_timeout: float) -> HttpAhead | None:
-    """Send ``request`` as channel ``kind`` would, now; None where the lean client would
-    not carry it (https, a proxy, an unusual URL) or h11 refuses to write it (the channel
-    reports why). Never raises for the network: a failed connect is kept in the answer
-    and raised by the client's first attempt as its own."""
+    """Send ``request`` as channel ``kind`` would, now; None where the lean client would not.
+
+    A failed connect is kept and raised by the client's first attempt."""
     if kind not in KINDS or not lean_route(base_url):
         return None
     path, make_body = KINDS[kind]

@@ -1,13 +1,7 @@
 """A streamed response body as text lines: content decoding, charset, line splitting.
 
-Pure (bytes and text in, lines out), for :mod:`h11_client`. Lines end at
-``\\r\\n``, ``\\n`` or ``\\r`` (the SSE rule), also when the ending is split
-across chunks. httpx's ``aiter_lines`` also splits at ``\\x0b``, ``\\x0c``,
-``\\x1c``-``\\x1e``, ``\\x85``, U+2028 and U+2029 (``str.splitlines``), which
-can cut a JSON payload carrying one of those raw; this does not.
-
-The hot path is one ``decode`` and one ``split`` per chunk received, not per line.
-"""
+Lines end at ``\\r\\n``, ``\\n`` or ``\\r`` only (the SSE rule), unlike ``str.splitlines``,
+which would cut a JSON payload holding U+2028 raw. One decode and one split per chunk."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
-"""The WebSocket adopter: the connection :mod:`.ws_ahead` opened before asyncio was imported,
-taken by the channel as an asyncio ``ClientConnection``, left as websockets' ``connect``
-leaves one. Saving: :mod:`.ws_ahead`'s.
-"""
+"""The WebSocket adopter: the connection :mod:`.ws_ahead` opened, as an asyncio
+``ClientConnection``. Saving: :mod:`.ws_ahead`'s."""
 
 from __future__ import annotations
 
@@ -15,8 +13,7 @@ from spark_cli.transport.ws_wire import CLOSE_TIMEOUT
 
 
 class _Adopted(ClientConnection):
-    """A ClientConnection whose handshake happened before it existed (websockets' docs
-    allow subclasses through ``connect(create_connection=...)``)."""
+    """A ClientConnection whose handshake happened before it existed."""
 
     def __init__(self, ahead: WsAhead) -> None:
         assert ahead.protocol is not None
@@ -35,12 +32,9 @@ class _Adopted(ClientConnection):
 
 
 async def adopt(ahead: WsAhead) -> ClientConnection:
-    """The open connection in ``ahead`` as an asyncio ``ClientConnection``, left as
-    websockets' ``connect`` leaves one: ``close_timeout`` set (the rest are
-    ``ClientConnection``'s defaults, which ``connect`` passes too), the handshake's
-    ``request`` and ``response`` set, keepalive started. Frames that came with the 101
-    are handed over before any byte the loop reads; later bytes wait in the kernel. The
-    loop owns the socket from here: ``ahead`` no longer holds it."""
+    """The open connection in ``ahead``, left as websockets' ``connect`` leaves one.
+
+    Frames that came with the 101 are handed over before any byte the loop reads."""
     sock, ahead.sock = ahead.sock, None
     assert sock is not None
     loop = asyncio.get_running_loop()

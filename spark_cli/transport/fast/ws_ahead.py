@@ -1,15 +1,8 @@
-"""A turn's ``response.create`` sent before asyncio is imported (the head start).
+"""A turn's ``response.create`` sent on a blocking socket before asyncio is imported (``ws://``
+only; importing this and calling :func:`send_ws` never imports asyncio).
 
-``import asyncio`` and websockets' asyncio client cost a one-shot more than everything else
-before its request. :func:`send_ws` opens the channel's connection on a blocking socket,
-does the opening handshake with websockets' sans-I/O ``ClientProtocol`` and writes the
-frame the channel would send (:func:`~spark_cli.transport.ws_wire.create_payload`), so
-the model works while the client imports; the channel then adopts the socket
-(:func:`.ws_adopt.adopt`). Only ``ws://`` URLs; importing this and calling :func:`send_ws`
-never imports asyncio (tested in a subprocess). Its saving: docs/benchmarks.md ``## Ledger``
-(``head_start``); paired: `spark bench oneshot --no-docs` with and without
-``SPARK_PLAIN=head_start``.
-"""
+Its saving: docs/benchmarks.md ``## Ledger`` (``head_start``); paired: `spark bench oneshot
+--no-docs` with and without ``SPARK_PLAIN=head_start``."""
 
 from __future__ import annotations
 
@@ -40,7 +33,6 @@ class WsAhead:
     def __init__(self, url: str) -> None:
         self.url = url
         self.sock: socket.socket | None = None
-        """The connected socket (None once failed, closed or adopted)."""
         self.protocol: ClientProtocol | None = None
         """websockets' sans-I/O state of the connection (OPEN, or CLOSING after a close)."""
         self.request: Request | None = None
@@ -49,9 +41,7 @@ class WsAhead:
         self.early: list[Frame] = []
         """Frames that arrived with the 101 (parsed already): the connection gets them first."""
         self.payload: str | None = None
-        """The ``response.create`` frame written, None when none was."""
         self.at: float | None = None
-        """``time.perf_counter()`` once the frame's bytes were written."""
         self.error: Exception | None = None
         """What websockets' ``connect`` would have raised; the first connect raises it."""
 
@@ -75,22 +65,10 @@ def send_ws(
     extra_headers: Mapping[str, str] | None = None,
     connect_timeout: float,
 ) -> WsAhead | None:
-    """Connect to ``url``, handshake and send ``request``'s frame, blocking (see the module
-    doc). None for a URL that is not ``ws://``. ``connect_timeout`` bounds the TCP connect
-    and the handshake together, as ``open_timeout`` does for websockets' ``connect``.
+    """Connect, handshake and send ``request``'s frame, blocking; None for a non-``ws://`` URL.
 
-    It never raises. What it returns, :class:`WsAhead`, is one of:
-
-    - sent: an open connection with the frame written (``payload``, ``at``);
-    - open but not sent: the server closed (a close frame came with the 101); the
-      channel adopts the connection anyway and meets the close as on its own connection;
-    - failed with ``error``: what websockets' ``connect`` would have raised (the
-      TCP connect refused or timed out, the handshake refused: 401, 429, 5xx, not
-      HTTP). The channel's first connect raises it instead of connecting, so the
-      failure is paid once and reported, retried and masked as the channel's own;
-    - failed without error (a redirect, a frame that could not be written,
-      anything unexpected): the channel connects on its own.
-    """
+    Never raises: a failure ``connect`` would raise is kept in ``error`` and raised by the
+    channel's first connect; any other failure leaves the channel to connect on its own."""
     if url[:5].lower() != "ws://":
         return None
     ahead = WsAhead(url)
@@ -137,8 +115,7 @@ def _open(ahead: WsAhead, headers: dict[str, str], deadline: float) -> None:
 
 
 def _send(ahead: WsAhead, payload: str, timeout: float) -> None:
-    """Write the frame; a connection the server already closes is handed over unsent. A
-    server that takes none of it for ``timeout`` seconds: the channel starts afresh."""
+    """Write the frame; a connection the server already closes is handed over unsent."""
     from websockets.protocol import State  # deferred: launch -> request
 
     protocol, sock = ahead.protocol, ahead.sock
@@ -159,9 +136,7 @@ def _send(ahead: WsAhead, payload: str, timeout: float) -> None:
 
 
 def _connect(host: str, port: int, deadline: float) -> socket.socket:
-    """A connected TCP socket, failing as asyncio's ``loop.create_connection`` does: the
-    same addresses in the same order, and the same exception and words on failure (a
-    non-blocking connect, ``Connect call failed (address)``, one error or all of them)."""
+    """A connected TCP socket, failing with the words of asyncio's ``loop.create_connection``."""
     infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     if not infos:
         raise OSError("getaddrinfo() returned empty list")
@@ -205,8 +180,7 @@ def _wait(sock: socket.socket, deadline: float, *, write: bool) -> None:
 
 
 def _write(sock: socket.socket, data: bytes, deadline: float) -> bool:
-    """Write ``data``; False when the connection is lost (its end of stream for the
-    handshake), ``TimeoutError`` past ``deadline``."""
+    """Write ``data``; False when the connection is lost, ``TimeoutError`` past ``deadline``."""
     sock.settimeout(max(deadline - time.monotonic(), 1e-3))
     try:
         sock.sendall(data)
@@ -228,8 +202,7 @@ def _flush(sock: socket.socket, protocol: ClientProtocol, deadline: float) -> No
 
 
 def _read(sock: socket.socket, deadline: float) -> bytes | None:
-    """The next bytes read (``b""``: the end of stream, or a lost connection), None when
-    there were none after all; ``TimeoutError`` past ``deadline``."""
+    """The next bytes (``b""``: end of stream), None when there were none after all."""
     sock.setblocking(False)
     _wait(sock, deadline, write=False)
     try:
@@ -241,8 +214,7 @@ def _read(sock: socket.socket, deadline: float) -> bytes | None:
 
 
 def _receive(sock: socket.socket, protocol: ClientProtocol, deadline: float) -> None:
-    """Feed the next bytes to the protocol; a lost connection is its end of stream, which
-    the protocol turns into the same handshake error asyncio's connection reports."""
+    """Feed the next bytes to the protocol; a lost connection is its end of stream."""
     data = _read(sock, deadline)
     if data:
         protocol.receive_data(data)
@@ -251,8 +223,7 @@ def _receive(sock: socket.socket, protocol: ClientProtocol, deadline: float) -> 
 
 
 def _as_connect_error(exc: Exception) -> Exception | None:
-    """``exc`` as websockets' ``connect`` raises it, or None when ``connect`` would have
-    gone on (a redirect it follows) or the failure is not one of its own."""
+    """``exc`` as websockets' ``connect`` raises it, or None when ``connect`` would go on."""
     # deferred: launch -> request
     from websockets.exceptions import InvalidHandshake, InvalidStatus, InvalidURI
 

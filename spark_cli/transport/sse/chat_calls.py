@@ -1,11 +1,5 @@
-"""Tool calls in a Chat Completions stream: ``delta.tool_calls`` pieces joined into calls.
-
-Each piece is ``{"index", "id"?, "type"?, "function": {"name"?, "arguments"?}}``: the id
-and the name come in a call's first piece only, the arguments are pieces of a JSON
-*string* split anywhere (joined, never parsed). A call is :class:`ToolCallOpened` once
-its name is known and :class:`ToolCallCompleted` when the choice finishes
-(:meth:`ChatCalls.finish`), every call in index order.
-"""
+"""Tool calls in a Chat Completions stream: ``delta.tool_calls`` pieces joined into calls,
+opened once the name is known, completed when the choice finishes, in index order."""
 
 from __future__ import annotations
 
@@ -27,7 +21,6 @@ class _Building:
     def __init__(self, order: int, server_id: str | None) -> None:
         self.order = order
         self.server_id = server_id
-        """The id the server gave the call (None: none yet)."""
         self.reported: str | None = None
         """The id the call was reported under (fixed once reported)."""
         self.name: str | None = None
@@ -36,18 +29,10 @@ class _Building:
 
 
 class ChatCalls:
-    """The tool calls of one Chat Completions response.
+    """The tool calls of one response, however the server numbers and splits them.
 
-    Servers differ, and these are taken as they come:
-
-    - a whole call in one piece, or several pieces for the same index in one chunk;
-    - no ``index``: a piece continues the last call, unless it carries an id other than that
-      call's, or a name when that call has one already (then it is a new call);
-    - an ``index`` already used by a call with another id (a server numbering every call 0):
-      a new call after the others;
-    - no id at all: one is made (``call_<n>``) and used for that call from then on;
-    - the name sent again in a later piece of the same index: kept once.
-    """
+    A piece without an index continues the last call unless its id or name says new; an index
+    reused with another id is a new call; a call without an id gets ``call_<n>``."""
 
     __slots__ = ("_by_index", "_calls", "_finished", "_last")
 

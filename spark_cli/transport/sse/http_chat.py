@@ -1,12 +1,5 @@
-"""Chat Completions over HTTP SSE: Cerebras, vLLM, Ollama, llama.cpp, OpenRouter, Groq, OpenAI.
-
-All speak the same wire: ``stream: true`` with ``stream_options.include_usage``,
-``data:`` chunks carrying ``choices[0].delta.content``, an optional final usage
-chunk (Cerebras adds ``time_info``, beside ``usage`` or inside it: it is carried
-in :class:`UsageReported`), error chunks (``{"error": {...}}`` in a data line)
-and ``data: [DONE]``. Optional fields are read when present; there are no
-per-provider special cases.
-"""
+"""Chat Completions over HTTP SSE, one wire for every server (Cerebras, vLLM, Ollama, llama.cpp,
+OpenRouter, Groq, OpenAI): optional fields read when present, no per-provider cases."""
 
 from __future__ import annotations
 
@@ -21,7 +14,6 @@ from spark_cli.protocol.channel import (
     ResponseStarted,
     TextDelta,
     TurnFinished,
-    TurnRequest,
     UsageReported,
 )
 from spark_cli.protocol.secrets import NO_SECRETS, Secrets
@@ -39,13 +31,10 @@ _CUT = frozenset({"length", "content_filter"})
 
 
 class ChatFold:
-    """One Chat Completions stream, chunk by chunk.
+    """One Chat Completions stream, chunk by chunk (the text branch first).
 
-    Tool calls (``delta.tool_calls``, :mod:`.chat_calls`) complete when the choice
-    finishes: ``finish_reason: "tool_calls"``, and also ``"stop"`` (llama.cpp, Ollama and
-    some vLLM versions say so after calls), or ``[DONE]`` when no reason came at all;
-    never at ``"length"`` (the arguments were cut short). The text branch stays first.
-    """
+    Calls complete at ``finish_reason`` ``tool_calls`` or ``stop`` (llama.cpp, Ollama), or at
+    ``[DONE]`` without a reason; never at ``length`` (the arguments were cut)."""
 
     __slots__ = (
         "_secrets",
@@ -65,7 +54,6 @@ class ChatFold:
     def __init__(self, secrets: Secrets = NO_SECRETS, *, tools: bool = False) -> None:
         self._secrets = secrets
         self._tools = tools
-        """The request declared tools (a refusal of them gets its own message)."""
         self.deltas = 0
         self.chars = 0
         self.finished: TurnFinished | None = None
@@ -76,7 +64,6 @@ class ChatFold:
         self.response_id: str | None = None
         self.finish_reason: str | None = None
         self.time_info: dict[str, float] | None = None
-        """Cerebras' timing breakdown, when sent."""
 
     tentative: TurnFinished | None = None
     """Never set: no steering on this wire (the read machine asks)."""
@@ -141,8 +128,7 @@ class ChatFold:
         return calls
 
     def _usage(self, chunk: dict[str, Any], usage: object) -> None:
-        """The token counts (``usage``, or Groq's older ``x_groq.usage``) and Cerebras'
-        ``time_info`` (beside the usage or inside it)."""
+        """The token counts (``usage`` or Groq's ``x_groq.usage``) and Cerebras' ``time_info``."""
         if usage is None and "x_groq" in chunk and type(chunk["x_groq"]) is dict:
             usage = chunk["x_groq"].get("usage")  # Groq's older place for it
         time_info = chunk.get("time_info")
@@ -161,8 +147,7 @@ class ChatFold:
             self.usage = dataclasses.replace(self.usage, time_info=self.time_info)
 
     def _timings(self, timings: object) -> None:
-        """llama.cpp's ``timings`` as the usage when it sent none: ``prompt_n`` tokens
-        evaluated, ``cache_n`` read from its cache, ``predicted_n`` generated."""
+        """llama.cpp's ``timings`` as the usage when it sent none."""
         if type(timings) is dict and "predicted_n" in timings:
             cached = _int(timings.get("cache_n"))
             self.usage = UsageReported(_int(timings.get("prompt_n")) + cached,
@@ -202,10 +187,8 @@ class ChatCompletionsChannel(HttpStreamChannel):
     """A Channel over ``POST {base_url}/chat/completions`` with ``stream: true``."""
 
     path: ClassVar[str] = CHAT_PATH
+    body = chat_body
     fold = ChatFold
-
-    def _body(self, request: TurnRequest) -> dict[str, Any]:
-        return chat_body(request, self._model)
 
 
 def _int(value: object) -> int:

@@ -1,15 +1,5 @@
-"""A 200 stream that ended without a single line: find out why instead of resending it.
-
-llama-cpp-python's server answers a streamed request longer than its window with
-``200 OK`` and an empty event stream (the error is raised after the headers left;
-its log says "Requested tokens (18030) exceed context window of 8192"). Resending
-it as it is would fail the same way, after a blind retry of the whole prompt. So
-the same request is asked once without streaming and for a single token: an
-overflow then comes back at once as the server's 400 with both sizes
-(``context_length_exceeded``, :mod:`spark_cli.transport.window.overflow`), and any other
-error body is reported as the server wrote it. Should it answer (the empty stream
-was a passing fault), the turn is retried as any dropped connection is.
-"""
+"""A 200 stream that ended without a line (llama-cpp-python's overflow): asked again once,
+unstreamed for one token, so the server's 400 names both sizes instead of a blind resend."""
 
 from __future__ import annotations
 
@@ -40,9 +30,7 @@ def single_token(body: dict[str, Any]) -> dict[str, Any]:
 
 async def why_empty(net: wire.HttpClient, path: str, body: dict[str, Any], *,
                     timeout: float, secrets: Secrets) -> ChannelError:
-    """The error an empty 200 stream stands for (see the module doc). The connection the
-    stream came on may be pooled while the server closes it (uvicorn after the failed
-    stream): a reset on the first ask is met with one more, on a new connection."""
+    """The error an empty 200 stream stands for; a reset first ask is asked again once."""
     answer = None
     for _ in range(2):
         try:
@@ -63,8 +51,7 @@ async def why_empty(net: wire.HttpClient, path: str, body: dict[str, Any], *,
 
 async def _ask(net: wire.HttpClient, path: str, payload: bytes,
                timeout: float) -> tuple[int, bytes, Mapping[str, str]] | None:
-    """Status, body and headers of one unstreamed POST; None when the connection failed
-    (``TimeoutError`` when it took longer than ``timeout``)."""
+    """Status, body and headers of one unstreamed POST; None when the connection failed."""
     sending = net.post(path, payload)
     response: wire.Response | None = None
     try:

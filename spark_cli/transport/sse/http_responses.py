@@ -1,20 +1,15 @@
-"""OpenAI Responses over HTTP SSE: ``POST {base_url}/responses`` with ``stream: true``.
-
-Events arrive as SSE ``event:`` + ``data:`` pairs (no ``[DONE]``); the data is
-the same JSON as the WebSocket mode's frames, folded by :class:`ResponsesFold`.
-Every turn sends the whole conversation with ``store: false``.
-"""
+"""OpenAI Responses over HTTP SSE: ``POST {base_url}/responses``, folded by
+:class:`ResponsesFold`; every turn sends the whole conversation with ``store: false``."""
 
 from __future__ import annotations
 
 import json
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from spark_cli.protocol.channel import (
     ChannelError,
     ChannelEvent,
     TurnFinished,
-    TurnRequest,
 )
 from spark_cli.protocol.sse import SSEEvent
 from spark_cli.transport.bodies import RESPONSES_PATH, responses_body
@@ -46,7 +41,5 @@ class ResponsesSSEChannel(HttpStreamChannel):
     """A Channel over the Responses API's HTTP streaming mode."""
 
     path: ClassVar[str] = RESPONSES_PATH
+    body = responses_body
     fold = ResponsesSSEFold
-
-    def _body(self, request: TurnRequest) -> dict[str, Any]:
-        return responses_body(request, self._model)

@@ -1,14 +1,6 @@
-"""What the HTTP SSE channels share: one HTTP client, a streamed POST, errors, stop.
-
-A subclass names its ``path``, builds the request ``_body`` and supplies a fold (one per
-attempt) that turns :class:`SSEEvent` values into channel events; the
-:class:`~spark_cli.transport.reading.ReadMachine` the WebSocket uses decides stop, queue,
-prefill and silence. The body is always read to EOF, also after ``[DONE]`` or a terminal
-event, so the connection goes back to the pool (breaking out early forces a new
-connection per turn). ``stop()`` closes the response stream. The client is the one
-:mod:`~spark_cli.transport.http_route` chooses; both report the
-:mod:`~spark_cli.transport.http_wire` failures.
-"""
+"""What the HTTP SSE channels share: one client, a streamed POST, errors, stop. A subclass
+names its ``path``, ``body`` and ``fold``; the body is always read to EOF so the connection
+goes back to the pool."""
 
 from __future__ import annotations
 
@@ -50,8 +42,7 @@ if TYPE_CHECKING:
 
 
 class StreamFold(Fold, Protocol):
-    """A fold fed SSE events. Its ``TurnFinished`` (and the usage before it) is yielded
-    at EOF, after the body drained."""
+    """A fold fed SSE events; its end is yielded at EOF, after the body drained."""
 
     def feed(self, event: SSEEvent) -> ChannelEvent | None: ...
 
@@ -88,17 +79,13 @@ def queued_notice(comment: str) -> Queued | None:
 class HttpStreamChannel:
     """Base of the Chat Completions and Responses SSE channels.
 
-    - ``RequestSent`` is yielded once the request body has been written (the
-      client says when), while the response headers are still on the way, so
-      whatever the consumer does on it overlaps the model's TTFT; a request that
-      never left (unreachable host) yields none.
-    - Silence is timed by :func:`quiet_for` around each wait (the clients have no read
-      timeout), with the limit the machine names. The first-token limit counts from the request
-      leaving: SSE comments (llama.cpp's pings) do not restart it; ``: queued N``
-      comments (the bundled engine's Chat Completions form) become :class:`Queued`.
-    """
+    ``RequestSent`` comes once the body was written (work on it overlaps TTFT). The first-token
+    limit counts from the request leaving: SSE comments do not restart it; ``: queued N``
+    comments become :class:`Queued`."""
 
     path: ClassVar[str]
+    body: ClassVar[Callable[[TurnRequest, str | None], dict[str, Any]]]
+    """Makes a turn's body: ``body(request, model)``."""
     fold: ClassVar[Callable[..., StreamFold]]
     """Makes the attempt's fold: ``fold(secrets, tools=...)``."""
     capabilities = Capabilities(steer=False, cancel=False)
@@ -112,17 +99,16 @@ class HttpStreamChannel:
         extra_headers: Mapping[str, str] | None = None,
         idle_timeout: float = 10.0,
         first_token_timeout: float | None = None,
-        queue_timeout: float = QUEUE_TIMEOUT,
         connect_timeout: float = 5.0,
         max_retries: int = 3,
-        max_wait: float = 30.0,
         retry_policy: RetryPolicy | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
         secrets: Iterable[str] = (),
         ahead: HttpAhead | None = None,
     ) -> None:
         headers = stream_headers(api_key, extra_headers)
-        self._secrets = Secrets((api_key, *secrets))
+        self._secrets = (secrets if isinstance(secrets, Secrets) else Secrets(secrets)).including(
+            api_key)
         """Every key spark can see: masked in any message this channel makes."""
         self._model = model
         self._base_url = base_url
@@ -133,12 +119,10 @@ class HttpStreamChannel:
         self._prefill_since = 0.0
         """When the current attempt's prefill began: the request left, or the queue's end."""
         self._sent_body: dict[str, Any] = {}
-        self._queue_timeout = queue_timeout
-        self._policy = retry_policy or RetryPolicy(max_attempts=max_retries + 1, max_wait=max_wait)
+        self._policy = retry_policy or RetryPolicy(max_attempts=max_retries + 1)
         self._net = open_client(base_url, headers, connect_timeout=connect_timeout,
                                 write_timeout=idle_timeout, transport=transport, ahead=ahead)
-        """``ahead``: this turn's request, already sent (:mod:`spark_cli.transport.fast`):
-        the first attempt adopts it if it is the same request, byte for byte."""
+        """This turn's request sent ahead: the first attempt adopts it if the bytes match."""
         self._stop = asyncio.Event()
         self._response: wire.Response | None = None
         self._machine: ReadMachine[StreamFold] | None = None
@@ -146,7 +130,7 @@ class HttpStreamChannel:
     # ---- subclass hooks ----
 
     def _body(self, request: TurnRequest) -> dict[str, Any]:
-        raise NotImplementedError
+        return type(self).body(request, self._model)
 
     def _fold(self, request: TurnRequest) -> StreamFold:
         return self.fold(self._secrets, tools=bool(request.tools))
@@ -158,8 +142,7 @@ class HttpStreamChannel:
     # ---- Channel ----
 
     async def warm(self, request: TurnRequest | None = None) -> None:
-        """Nothing persists between HTTP turns beyond the connection pool (the
-        context travels with every request, so ``request`` is not sent ahead)."""
+        """Nothing to warm: HTTP turns share only the connection pool."""
 
     async def steer(self, text: str) -> None:
         raise ChannelError("bad_request", "this channel cannot steer a running response")
@@ -190,7 +173,7 @@ class HttpStreamChannel:
         self._sent_body = self._body(request)
         body = encode(self._sent_body)
         machine = self._machine = ReadMachine.for_turn(
-            self._fold(request), request, self._idle, self._queue_timeout, self._first_token,
+            self._fold(request), request, self._idle, QUEUE_TIMEOUT, self._first_token,
             retry_started=True)
         prefill, machine.prefill = machine.prefill, None  # until the request left: a stall
         sending = self._net.post(self.path, body)
@@ -253,8 +236,7 @@ class HttpStreamChannel:
 
     def _batch(self, lines: list[str], feed_line: Callable[[str], SSEEvent | None],
                machine: ReadMachine[StreamFold]) -> Iterator[ChannelEvent]:
-        """The events of one read's lines, their text deltas merged: one hop up for all.
-        The turn's end is held back: it is yielded at EOF, after the body drained."""
+        """The events of one read's lines, text merged; the turn's end is held for EOF."""
         fold = machine.fold
         text: list[str] = []
         for line in lines:

@@ -1,15 +1,6 @@
-"""Ollama: Chat Completions on ``/v1`` while a request fits the loaded context, its native
-``/api/chat`` with ``options.num_ctx`` when it needs more.
-
-Ollama runs a model at the context it was loaded with (a small default) and silently
-drops the start of a longer prompt; its ``/v1`` ignores ``num_ctx``. So a request that
-needs more than ``loaded`` (``/api/ps``, given by the wiring; else Ollama's default) goes
-to ``/api/chat`` with ``num_ctx`` rounded up to :data:`STEP` (never past ``window``), as
-aider does. The native stream is NDJSON, one object a line (``message`` with ``content``
-and ``tool_calls``, then ``"done": true`` with ``done_reason``, ``prompt_eval_count``,
-``eval_count``; ``{"error": ...}`` on failure): each line is rewritten as the Chat
-Completions chunk it stands for and folded by :class:`ChatFold`, as on every channel.
-"""
+"""Ollama: Chat Completions on ``/v1`` while a request fits the loaded context, else the native
+``/api/chat`` with ``num_ctx`` (``/v1`` ignores it and Ollama drops a long prompt's start);
+the native NDJSON lines are rewritten as Chat chunks and folded by :class:`ChatFold`."""
 
 from __future__ import annotations
 
@@ -32,8 +23,7 @@ STEP = 2_048
 
 
 def native_body(request: TurnRequest, model: str | None, num_ctx: int) -> dict[str, Any]:
-    """``/api/chat``'s body: the chat messages with each call's arguments as an object and
-    each tool output named, ``options.num_ctx`` and ``num_predict``."""
+    """``/api/chat``'s body: arguments as objects, outputs named, ``num_ctx``, ``num_predict``."""
     body = chat_body(request, model)
     del body["stream_options"]
     names: dict[str, str] = {}
@@ -56,8 +46,7 @@ def native_body(request: TurnRequest, model: str | None, num_ctx: int) -> dict[s
 
 
 def as_chat_chunk(line: dict[str, Any], calls: list[int]) -> dict[str, Any]:
-    """One native line as the Chat Completions chunk it stands for (``calls``: how many
-    calls so far, counted on)."""
+    """One native line as the Chat Completions chunk it stands for (``calls``: counted so far)."""
     if "error" in line:
         return {"error": line["error"]}
     message: dict[str, Any] = line["message"] if isinstance(line.get("message"), dict) else {}
@@ -104,8 +93,7 @@ def _ndjson_line(line: str) -> SSEEvent | None:
 
 
 class OllamaChannel(ChatCompletionsChannel):
-    """``/v1/chat/completions`` within the loaded context, ``/api/chat`` beyond it.
-    ``base_url`` is the ``/v1`` one, as for every preset."""
+    """``/v1/chat/completions`` within the loaded context, ``/api/chat`` beyond it."""
 
     def __init__(self, base_url: str, api_key: str | None, *, loaded: int | None = None,
                  window: int | None = None, **options: Any) -> None:
@@ -113,7 +101,6 @@ class OllamaChannel(ChatCompletionsChannel):
         self.loaded = loaded or OLLAMA_DEFAULT_CTX
         self.window = window
         self.native = False
-        """The latest request went to ``/api/chat``."""
 
     def num_ctx(self, request: TurnRequest) -> int | None:
         """The context the request needs when that is more than what is loaded, else None."""

@@ -1,10 +1,5 @@
-"""Each server's answer about its window, parsed: pure functions over decoded JSON.
-
-Every parser takes what the endpoint returned (``json.loads`` of the body) and the model
-name spark sends, and returns the window in tokens or None when the answer does not say.
-The shapes each parser names were recorded from the real servers where one ran here, else
-taken from their documentation.
-"""
+"""Each server's answer about its window, parsed from its decoded JSON (None: not said).
+Shapes are in tests/transport/window/test_answers.py, recorded or from each server's docs."""
 
 from __future__ import annotations
 
@@ -14,8 +9,7 @@ OLLAMA_DEFAULT_CTX = 4096
 """Ollama's ``num_ctx`` when neither the model nor the server sets one (0.6 and later)."""
 _LIST_KEYS = ("max_model_len", "loaded_context_length", "context_length", "context_window",
               "max_context_length")
-"""Per-entry window keys of a model list, best first (the loaded window before the most
-the model could take)."""
+"""Per-entry window keys of a model list, best first (the loaded window first)."""
 
 
 def _positive(value: object) -> int | None:
@@ -23,8 +17,7 @@ def _positive(value: object) -> int | None:
 
 
 def llama_props(answer: Any) -> int | None:
-    """llama.cpp ``/props``: ``default_generation_settings.n_ctx`` (or a top-level ``n_ctx``):
-    ``{"default_generation_settings": {"n_ctx": 8192, ...}, ...}``."""
+    """llama.cpp ``/props``: ``default_generation_settings.n_ctx`` (or a top-level ``n_ctx``)."""
     if not isinstance(answer, dict):
         return None
     settings = answer.get("default_generation_settings")
@@ -36,8 +29,7 @@ def llama_props(answer: Any) -> int | None:
 
 
 def llama_slots(answer: Any) -> int | None:
-    """llama.cpp ``/slots``: the smallest slot's ``n_ctx`` (each slot holds one request):
-    ``[{"id": 0, "n_ctx": 8192, ...}]``."""
+    """llama.cpp ``/slots``: the smallest slot's ``n_ctx``."""
     if not isinstance(answer, list):
         return None
     sizes = [n for slot in answer if isinstance(slot, dict)
@@ -46,17 +38,8 @@ def llama_slots(answer: Any) -> int | None:
 
 
 def model_list(answer: Any, model: str) -> int | None:
-    """An OpenAI-style model list (vLLM, LM Studio ``/api/v0/models``, OpenRouter, Groq):
-    the named model's window; the only entry's when the name is not listed (a server that
-    serves one model under any name).
-
-    - vLLM ``GET /v1/models``: ``{"data": [{"id": "m", "max_model_len": 32768, ...}]}``.
-    - LM Studio ``GET /api/v0/models``: ``{"data": [{"id": "m", "state": "loaded",
-      "max_context_length": 32768, "loaded_context_length": 4096}]}`` (the loaded one wins).
-    - OpenRouter and Groq: ``context_length`` / ``context_window`` per entry.
-    - llama-cpp-python's server: ``{"data": [{"id": ..., "object": "model", "owned_by":
-      "me", "permissions": []}]}``: no window at all (it is learned from the first
-      overflow answer instead, :mod:`spark_cli.transport.window.overflow`)."""
+    """An OpenAI-style model list (vLLM, LM Studio, OpenRouter, Groq): the named model's window,
+    or the only entry's when the name is not listed."""
     entries = answer.get("data") if isinstance(answer, dict) else answer
     if not isinstance(entries, list):
         return None
@@ -72,8 +55,7 @@ def model_list(answer: Any, model: str) -> int | None:
 
 
 def ollama_ps(answer: Any, model: str) -> int | None:
-    """Ollama ``/api/ps``: the loaded model's ``context_length`` (what it runs with now):
-    ``{"models": [{"name": "m", "context_length": 8192}]}``."""
+    """Ollama ``/api/ps``: the loaded model's ``context_length``."""
     if not isinstance(answer, dict) or not isinstance(answer.get("models"), list):
         return None
     for entry in answer["models"]:
@@ -90,9 +72,7 @@ def served(answer: Any) -> str:
 
 
 def ollama_length(answer: Any) -> int | None:
-    """Ollama ``/api/show``: the model's trained ``*.context_length`` (what it can take):
-    ``{"parameters": "num_ctx 8192\\n...", "model_info": {"llama.context_length": 131072}}``;
-    what is loaded is :func:`ollama_ps`'s, else (not loaded yet) :func:`ollama_num_ctx`."""
+    """Ollama ``/api/show``: the model's trained ``*.context_length``."""
     if not isinstance(answer, dict) or not isinstance(answer.get("model_info"), dict):
         return None
     return next((n for key, value in answer["model_info"].items()
@@ -100,8 +80,7 @@ def ollama_length(answer: Any) -> int | None:
 
 
 def ollama_num_ctx(answer: Any, length: int) -> int:
-    """The context Ollama loads the model with: the model's ``num_ctx`` parameter, else
-    Ollama's default, never more than ``length``."""
+    """Ollama's loaded context: the ``num_ctx`` parameter, else its default, within ``length``."""
     num_ctx = None
     parameters = answer.get("parameters") if isinstance(answer, dict) else None
     for line in parameters.splitlines() if isinstance(parameters, str) else ():

@@ -1,11 +1,5 @@
-"""Each server's context-overflow answer, recognised and named with both sizes.
-
-Servers say "too long for my window" in their own words; spark says one thing:
-"the request (9.5k tokens) is larger than the model's window (8.2k)", never
-retries it as it is (the same request overflows again), and hands the figures on
-(:class:`~spark_cli.protocol.channel.Overflow`) so the session can trim and learn the
-window. Shapes (status, then the error object or text):
-"""
+"""Each server's context-overflow answer, recognised and named with both sizes: never retried
+as it is, its figures handed on (:class:`~spark_cli.protocol.channel.Overflow`)."""
 
 from __future__ import annotations
 
@@ -53,23 +47,7 @@ def _field(error: Mapping[str, Any], *names: str) -> int | None:
 
 def recognise(status: int | None, code: str | None, message: str,
               error: Mapping[str, Any] | None = None) -> Overflow | None:
-    """The overflow ``status`` / ``code`` / ``message`` (and the error object's extra
-    fields) describe, or None when the answer is about something else.
-
-    - OpenAI (Chat and Responses), Cerebras: code ``context_length_exceeded``, "This model's
-      maximum context length is 128000 tokens. However, your messages resulted in 130000
-      tokens" / "Your input exceeds the context window of this model".
-    - llama.cpp ``llama-server``: 400, type ``exceed_context_size_error``, "the request
-      exceeds the available context size, try increasing it", with ``n_prompt_tokens`` and
-      ``n_ctx`` beside the message.
-    - llama-cpp-python's server: 400 ``context_length_exceeded`` "This model's maximum context
-      length is 8192 tokens. However, you requested 9510 tokens (9510 in the messages, 0 in the
-      completion)" (its own ``ValueError``: "Requested tokens (9510) exceed context window of
-      8192").
-    - vLLM: 400 "This model's maximum context length is 32768 tokens. However, you requested
-      33000 tokens (...)", or "... and your request has 5000 input tokens (8192 > 8192 - 5000)".
-    - Ollama: 400 "the input length exceeds the context length"; LM Studio: "... the model is
-      loaded with context length of only 4096 tokens ..." / "greater than the context length"."""
+    """The overflow an answer describes, or None (each server's words: test_overflow.py)."""
     error = error or {}
     kind = error.get("type")
     coded = code in CODES or (isinstance(kind, str) and kind in CODES)
@@ -86,8 +64,7 @@ def recognise(status: int | None, code: str | None, message: str,
 
 def overflow_message(requested: int | None, window: int | None, *,
                      estimated: int | None = None) -> str:
-    """The request (N tokens) is larger than the model's window (M): both sizes where known;
-    ``estimated`` (spark's own count) stands in for a request size the server did not say."""
+    """"The request (N tokens) is larger than the model's window (M)", ``estimated`` standing in."""
     size = (f" ({kilo(requested)} tokens)" if requested is not None else
             f" (about {kilo(estimated)} tokens)" if estimated is not None else "")
     limit = f" ({kilo(window)})" if window is not None else ""
@@ -102,8 +79,7 @@ SAID_CHARS = 200
 
 def overflow_error(kind: type[_Error], status: int | None, code: str | None,
                    overflow: Overflow, said: str) -> _Error:
-    """The overflow as a ``context_length`` error (never retried as it is): spark's
-    sentence with both sizes where known, then what the server said (already masked)."""
+    """The overflow as a ``context_length`` error: spark's sentence, then the server's (masked)."""
     quoted = said.strip()
     if len(quoted) > SAID_CHARS:
         quoted = quoted[:SAID_CHARS] + "…"

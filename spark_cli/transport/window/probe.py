@@ -1,13 +1,6 @@
-"""Asking a server about its window and counting with its tokenizer: blocking, bounded, quiet.
-
-A one-shot asks before its request is built (the window sizes the repo map), before any
-event loop exists, so this is httpx's blocking client from the client seam
-(:func:`~spark_cli.transport.http_route.blocking_client`, httpx imported only once a
-server is asked) with a short timeout per ask. Every ask is best effort: a refused
-connection or an ask that times out ends the probing at once, a 404 or an answer without
-a window moves on to the next endpoint, nothing raises. A remote host that a proxy would
-carry (as the channels decide it) is not asked.
-"""
+"""Asking a server about its window and counting with its tokenizer: blocking (before any
+event loop), bounded, best effort; a refusal or timeout ends the probing, nothing raises,
+and a host a proxy would carry is not asked."""
 
 from __future__ import annotations
 
@@ -46,8 +39,7 @@ class Found:
     tokenizer: str | None = None
     """Which tokenizer endpoint the server has (one of ``TOKENIZERS``), if any."""
     served: str = ""
-    """What the server serves (its model file or model ids): another one drops what was
-    learned of the old one."""
+    """What the server serves: another one drops what was learned of the old one."""
     loaded: int | None = None
     """Ollama: the context the model runs with now (or will load with), below ``window``."""
 
@@ -68,8 +60,7 @@ def may_ask(base_url: str, env: Mapping[str, str] | None = None) -> bool:
 
 
 def ask(client: httpx.Client, url: str, body: Any = None) -> Any:
-    """The JSON answer of ``GET url`` (``POST`` with ``body``), or None for any failure but
-    a refused connection or a timeout (:class:`_Refused`)."""
+    """The JSON answer of ``GET url`` (``POST`` with ``body``); None for most failures."""
     import httpx  # deferred: launch -> request (loaded by blocking_client already)
 
     try:
@@ -87,17 +78,10 @@ def _client(api_key: str | None, timeout: float) -> httpx.Client:
 
 def discover(base_url: str, model: str, api_key: str | None, *, tokenizer: bool = True,
              timeout: float = ASK_TIMEOUT) -> Found | None:
-    """The server's window (and its tokenizer, unless ``tokenizer`` is False: known already)
-    by asking it; None when nothing listens.
+    """The server's window (and tokenizer unless ``tokenizer`` is False); None when nothing listens.
 
-    Order (the first that answers wins, :mod:`.answers` parses): llama.cpp ``/props`` → the
-    model list (``/v1/models``: vLLM's ``max_model_len``, OpenRouter's ``context_length``,
-    Groq's ``context_window``) → LM Studio ``/api/v0/models`` → Ollama ``/api/show`` (the
-    model's length) with ``/api/ps`` (what is loaded) → llama.cpp ``/slots``.
-
-    Tokenizers: llama.cpp ``POST /tokenize {"content"}`` → ``{"tokens": [...]}``;
-    llama-cpp-python ``POST /extras/tokenize/count {"input"}`` → ``{"count": n}``; vLLM
-    ``POST /tokenize {"model", "prompt"}`` → ``{"count": n, "tokens": [...]}``."""
+    Asks llama.cpp ``/props``, ``/v1/models``, LM Studio ``/api/v0/models``, Ollama
+    ``/api/show`` with ``/api/ps``, then llama.cpp ``/slots``: the first answer wins."""
     if not may_ask(base_url):
         return None
     root = server_root(base_url)

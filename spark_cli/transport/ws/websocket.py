@@ -1,5 +1,4 @@
-"""The fast channel: OpenAI Responses over one persistent WebSocket (what it does is
-listed on :class:`ResponsesWebSocketChannel`)."""
+"""The fast channel: OpenAI Responses over one persistent WebSocket."""
 
 from __future__ import annotations
 
@@ -52,7 +51,6 @@ class _Running:
     machine: ReadMachine[ResponsesFold]
     """What the response's state is and what each frame means (sans-I/O)."""
     owner: object
-    """The stream() call this attempt belongs to."""
     steers: list[str] = field(default_factory=list)
     grace: asyncio.Future[None] | None = None
     """Closes the socket if a cancelled response does not end in time."""
@@ -65,26 +63,12 @@ class _Running:
 class ResponsesWebSocketChannel:
     """A :class:`~spark_cli.protocol.channel.Channel` over the Responses WebSocket mode.
 
-    - One connection reused across turns; ``previous_response_id`` chaining so a
-      turn sends only the messages its predecessor did not cover (its own answer
-      included: its text and its function calls, so a tool round's follow-up sends
-      only the ``function_call_output`` items); ``store: false``.
-    - Full-context replay on a new connection after a drop, a stop or
-      ``websocket_connection_limit_reached``, reported as :class:`Reconnected`
-      (a new connection). ``previous_response_not_found`` (the server forgot the
-      chain) replays the whole context on the same connection: nothing to report.
-    - A warm spare connection, so the turn after ``stop()`` (which closes the
-      socket: real providers have no in-band cancel) pays no handshake. The bundled
-      engine's ``response.cancel`` extension is used only when its handshake
-      advertises it (``x-spark-engine-extensions``).
-    - Steering with ``response.steer``; an idle timeout sized for a fast model,
-      and the much longer queue timeout while the server says the request waits
-      for capacity (``response.queued``).
-
-    - A head start: the first connection may come from
-      :func:`~spark_cli.transport.fast.send_ahead`, which sent the turn's
-      request before asyncio was imported (``ahead=``); the turn then only reads.
-    """
+    - One connection across turns, ``previous_response_id`` chaining, ``store: false``.
+    - Full-context replay after a drop, a stop or a connection limit (:class:`Reconnected`);
+      ``previous_response_not_found`` replays on the same connection.
+    - A warm spare, so the turn after ``stop()`` pays no handshake; the engine's
+      ``response.cancel`` only where its handshake advertises it.
+    - Steering; the queue timeout while ``response.queued``; a first connection sent ahead."""
 
     def __init__(
         self,
@@ -93,28 +77,24 @@ class ResponsesWebSocketChannel:
         *,
         extra_headers: Mapping[str, str] | None = None,
         idle_timeout: float = 10.0,
-        queue_timeout: float = QUEUE_TIMEOUT,
         connect_timeout: float = 5.0,
         warm_spare: bool = True,
         max_retries: int = 3,
-        max_wait: float = 30.0,
         retry_policy: RetryPolicy | None = None,
         use_cancel_extension: bool = True,
         secrets: Iterable[str] = (),
         ahead: WsAhead | None = None,
         first_token_timeout: float | None = None,
     ) -> None:
-        """``ahead``: what :func:`~spark_cli.transport.fast.send_ahead` did for this
-        URL: its connection is the first one (:meth:`~.ws_links.Links.connect`), and a first
-        ``stream()`` of the request it sent does not send it again."""
-        self._secrets = Secrets((api_key, *secrets))
+        """``ahead``: the connection :func:`~spark_cli.transport.fast.send_ahead` opened, if any."""
+        self._secrets = (secrets if isinstance(secrets, Secrets) else Secrets(secrets)).including(
+            api_key)
         """Every key spark can see: masked in any message this channel makes."""
         headers = key_headers(api_key, extra_headers)
         self._idle = idle_timeout
         self._first_token = first_token_timeout
-        self._queue_timeout = queue_timeout
         self._use_cancel = use_cancel_extension
-        self._policy = retry_policy or RetryPolicy(max_attempts=max_retries + 1, max_wait=max_wait)
+        self._policy = retry_policy or RetryPolicy(max_attempts=max_retries + 1)
         self._links = Links(
             url, headers, self._secrets, connect_timeout=connect_timeout, warm_spare=warm_spare
         )
@@ -137,12 +117,7 @@ class ResponsesWebSocketChannel:
         return Capabilities(steer=True, cancel=cancel)
 
     async def warm(self, request: TurnRequest | None = None) -> None:
-        """Open the connection (and the spare) ahead of the first turn.
-
-        With ``request``, also send its instructions and messages ahead with
-        ``generate: false``: the next turn whose messages extend these sends only
-        what is new. Raises :class:`ChannelError` (masked) when the server refuses.
-        """
+        """Open the connection and spare; send ``request`` ahead with ``generate: false``."""
         self._links.forget_ahead(keep_error=True)  # a frame sent ahead is no warm-up's
         try:
             link = await self._links.get()
@@ -288,8 +263,7 @@ class ResponsesWebSocketChannel:
         return step.emit
 
     async def _read(self, run: _Running, request: TurnRequest) -> AsyncIterator[ChannelEvent]:
-        """Frames of one response until its terminal event. Only bytes move here: every
-        decision (stop, cancel, steer successor, queue, errors) is the ReadMachine's."""
+        """Frames of one response until its end; every decision is the ReadMachine's."""
         link = run.link
         ws = link.ws
         machine = run.machine
@@ -339,12 +313,11 @@ class ResponsesWebSocketChannel:
 
     def _machine(self, request: TurnRequest) -> ReadMachine[ResponsesFold]:
         fold = ResponsesFold(self._secrets, tools=bool(request.tools))
-        return ReadMachine.for_turn(fold, request, self._idle, self._queue_timeout,
+        return ReadMachine.for_turn(fold, request, self._idle, QUEUE_TIMEOUT,
                                     self._first_token)
 
     def _payload(self, request: TurnRequest, link: Link, *, generate: bool = True) -> str:
-        """The ``response.create`` frame (:mod:`spark_cli.transport.ws_wire`; tests spy on
-        what is sent here)."""
+        """The ``response.create`` frame (tests spy on what is sent here)."""
         return create_payload(request, link.chain, generate=generate)
 
     async def _close_if_still_running(self, run: _Running) -> None:

@@ -1,11 +1,5 @@
-"""WebSocket connections for the Responses channel: the current one and a warm spare.
-
-Every connection the channel uses is opened here with websockets' ``connect``, but the
-first of a one-shot when the fast path opened it ahead
-(:func:`spark_cli.transport.fast.ws_adopt.adopt`). A lost connection is replaced by the
-already-open spare, so the turn after a stop or a drop pays no handshake; closing happens
-in the background.
-"""
+"""WebSocket connections for the Responses channel: the current one and a warm spare that
+replaces a lost one without a handshake; closing happens in the background."""
 
 from __future__ import annotations
 
@@ -46,7 +40,6 @@ class Link:
 
     ws: ClientConnection
     number: int
-    """1-based count of the connections this channel opened."""
     extensions: frozenset[str]
     """Non-standard features the server advertised (the engine's ``response.cancel``)."""
     chain: Chain | None = None
@@ -110,8 +103,7 @@ class Links:
         return link
 
     def replenish(self) -> None:
-        """Open a spare in the background if there is none (call it between turns, so
-        its handshake never competes with a turn on the loopback or the CPU)."""
+        """Open a spare in the background if there is none (between turns, never during one)."""
         if not self._warm_spare or self.current is None:
             return
         spare = self._spare
@@ -131,9 +123,7 @@ class Links:
         return link if link.open else None
 
     async def connect(self) -> Link:
-        """Open a new connection (not made current). The first one is the connection
-        opened ahead, if any; a failure recorded ahead is raised here instead of connecting,
-        as ``connect`` would have raised it."""
+        """Open a new connection (not made current): first the one opened ahead, or its failure."""
         ahead, self.ahead = self.ahead, None
         ahead_sent: tuple[str, float] | None = None
         try:
@@ -222,15 +212,10 @@ def _none() -> int:
 
 
 def queued_frames(ws: object) -> Callable[[], int]:
-    """A cheap count of the frames ``ws`` holds, ready for ``recv()`` (0 if unknown).
+    """A cheap count of the frames ``ws`` holds ready for ``recv()`` (0 if unknown).
 
-    websockets' asyncio connection queues the frames it parsed in its message assembler
-    (``recv_messages.frames``, websockets 13-17); while that queue is not empty, ``recv()``
-    returns without waiting, so the read loop merges their text
-    (:func:`spark_cli.transport.reading.merged`) and yields it before a ``recv()`` that would
-    wait. Not part of websockets' documented API: where the attribute is missing this
-    answers 0 and every delta travels alone.
-    """
+    Reads websockets' undocumented ``recv_messages.frames`` (13-17); without it each delta
+    travels alone."""
     frames = getattr(getattr(ws, "recv_messages", None), "frames", None)
     count = getattr(frames, "__len__", None)
     if count is None:

@@ -1,4 +1,5 @@
-"""`spark edit --best-of N`: events, exit codes, bad input, a check that hangs."""
+"""`spark edit --best-of N`: events (--json, stream-json), exit codes, bad input, a check
+that hangs, --max-turns and --timeout, --judge deep."""
 
 from __future__ import annotations
 
@@ -6,13 +7,18 @@ import json
 from pathlib import Path
 
 import pytest
+from claude_agent_sdk._internal.message_parser import parse_message
+from claude_agent_sdk.types import ResultMessage, SystemMessage
 from trusting import write_project
 from typer.testing import CliRunner
 
 from spark_cli.cli.main import app
+from tests.cli.edit.openai_script import Model, chat_model
 
 PY = "def total_price(items):\n    return sum(items)\n"
 RENAME = "rename total_price to grand_total"
+EDIT = ("app.py\n<<<<<<< SEARCH\n    return sum(items)\n=======\n    return sum(items) + 0\n"
+        ">>>>>>> REPLACE\n")
 
 
 @pytest.fixture
@@ -73,4 +79,73 @@ def test_a_failing_check_applies_nothing(repo: Path) -> None:
     write_project(repo, 'best_of_check = "grep -q total_price app.py"\n')
     code, _, err = _run(["app.py", "--best-of", "2", "-m", RENAME])
     assert code == 4 and "FAILED (exit 1)" in err
+    assert (repo / "app.py").read_text() == PY
+
+
+def test_max_turns_bounds_each_candidates_tool_loop(repo: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SPARK_API_KEY", "sk-spark-test-0123456789abcdef")
+    model = Model(("read_file", {"path": "app.py"}), answer=EDIT)
+    with chat_model(model) as url:
+        code, _, err = _run(["app.py", "--json", "--best-of", "2", "--max-turns", "1",
+                             "--provider", "openai-compatible", "--base-url", url,
+                             "--model", "m", "-m", "make it plus zero"])
+    assert len(model.requests) == 2  # one each: the read, never the follow-up that edits
+    assert code == 4 and "no candidate passes" in err
+    assert (repo / "app.py").read_text() == PY
+
+
+def test_a_timeout_stops_every_candidate(repo: Path) -> None:
+    write_project(repo, 'best_of_check = "sleep 600"\n')
+    code, events, err = _run(["app.py", "--json", "--best-of", "3", "--timeout", "3",
+                              "-m", RENAME])
+    assert code == 124, err
+    done = [e for e in events if e["type"] == "candidate_finished"]
+    assert sorted(e["candidate"] for e in done) == [1, 2, 3]
+    assert {e["verdict"] for e in done} == {"stopped"}
+    assert events[-1]["type"] == "summary" and events[-1]["timed_out"] is True
+    assert "--timeout ran out" in err and (repo / "app.py").read_text() == PY
+
+
+def test_stream_json_carries_the_race_as_system_lines(repo: Path) -> None:
+    result = CliRunner().invoke(app, ["edit", "app.py", "--output-format", "stream-json",
+                                      "--best-of", "2", "-m", RENAME])
+    assert result.exit_code == 0, result.stderr
+    messages = [parse_message(json.loads(line)) for line in result.stdout.splitlines()]
+    assert all(m is not None for m in messages)  # every line one the SDK knows
+    subtypes = [m.subtype for m in messages if isinstance(m, SystemMessage)]
+    assert subtypes[0] == "init" and subtypes.count("candidate_finished") == 2
+    assert "candidate_chosen" in subtypes
+    assert isinstance(messages[-1], ResultMessage) and messages[-1].subtype == "success"
+    spark = json.loads(result.stdout.splitlines()[-1])["spark"]
+    assert spark["exit_code"] == 0 and "grand_total" in spark["diffs"]["app.py"]
+
+
+def test_judge_deep_breaks_the_tie(repo: Path) -> None:
+    code, events, err = _run(["app.py", "--json", "--best-of", "2", "--judge", "deep",
+                              "-m", RENAME])
+    assert code == 0, err
+    [chosen] = [e for e in events if e["type"] == "candidate_chosen"]
+    assert "the deep model's pick of those with a 2-line diff: Candidate 1" in chosen["reason"]
+
+
+def test_a_deep_tiebreak_that_fails_falls_back_to_the_first_finished(
+        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SPARK_DEEP_BASE_URL", "http://127.0.0.1:9/v1")  # nothing listens
+    code, events, err = _run(["app.py", "--json", "--best-of", "2", "--judge", "deep",
+                              "-m", RENAME])
+    assert code == 0, err
+    [chosen] = [e for e in events if e["type"] == "candidate_chosen"]
+    assert "the first finished of those with a 2-line diff (the deep tiebreak failed: " \
+        in chosen["reason"]
+    assert "grand_total" in (repo / "app.py").read_text()
+
+
+@pytest.mark.parametrize(("args", "said"), [
+    (["--judge", "deep"], "--judge judges a race: add --best-of N (2 to 8)"),
+    (["--best-of", "2", "--judge", "vote"], "--judge must be evidence or deep, not 'vote'"),
+])
+def test_bad_judges_are_usage_errors(repo: Path, args: list[str], said: str) -> None:
+    code, _, err = _run(["app.py", *args, "-m", RENAME])
+    assert (code, err.strip()) == (2, f"spark edit: {said}")
     assert (repo / "app.py").read_text() == PY

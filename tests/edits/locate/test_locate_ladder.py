@@ -229,7 +229,6 @@ def test_missing_reports_where_a_partial_match_diverges() -> None:
     assert failure.reason == "missing"
     assert "1 of its 2 non-blank lines match at line 2" in failure.message
     assert "'return 5' differs from file line 3 'return 1'" in failure.message
-    assert failure.nearest == ((3, "        return 1  "),)
 
 
 def test_missing_suggests_nearest_lines() -> None:
@@ -237,14 +236,13 @@ def test_missing_suggests_nearest_lines() -> None:
     with pytest.raises(LocateFailed) as err:
         locate(text, Hunk("def compute_totals(items, tax):\n", "x\n"))
     assert err.value.reason == "missing"
-    assert err.value.nearest == ((1, "def compute_total(items):"),)
     assert "Did you mean line 1: 'def compute_total(items):'" in err.value.message
 
 
 def test_missing_with_nothing_similar() -> None:
     with pytest.raises(LocateFailed) as err:
         locate("a\nb\n", Hunk("zzzzzzzzzzzz qqqqqq\n", "x\n"))
-    assert err.value.nearest == () and "no line of the file resembles it" in err.value.message
+    assert "no line of the file resembles it" in err.value.message
 
 
 def test_missing_mentions_an_anchor_that_matched_nothing() -> None:
@@ -304,7 +302,6 @@ def test_missing_finds_the_differing_line_even_when_it_is_the_first() -> None:
         locate(text, Hunk("def f(a, b):\n    x = a\n    y = x * 2\n    return y\n", "z\n"))
     assert "3 of its 4 non-blank lines match at line 1" in err.value.message
     assert "search line 1 'def f(a, b):' differs from file line 1 'def f(a):'" in err.value.message
-    assert err.value.nearest == ((1, "def f(a):"),)
 
 
 def test_missing_says_when_the_edit_is_already_applied() -> None:
@@ -368,7 +365,7 @@ def test_fragment_that_starts_a_longer_line_is_refused() -> None:
     with pytest.raises(LocateFailed) as err:
         locate(text, Hunk("return x", "return y"))
     assert err.value.reason == "missing"
-    assert err.value.nearest == ((2, "    return x + 1"),)
+    assert "Did you mean line 2: 'return x + 1'?" in err.value.message
 
 
 def test_fragment_at_the_end_of_a_line_is_fine() -> None:

@@ -6,8 +6,8 @@ import pytest
 
 from spark_cli.edits.locate.elision import is_elision, split_elided
 from spark_cli.edits.locate.normalize import (
+    consistent_indent,
     fold,
-    indent_offset,
     indent_unit,
     split_indent,
 )
@@ -32,23 +32,20 @@ def test_split_indent() -> None:
     assert split_indent("   ") == ("   ", "")
 
 
-def test_indent_offset_added_and_removed_prefix() -> None:
-    add = indent_offset([("", "    "), ("  ", "      ")])
-    assert add is not None and add("  y") == "      y" and add("") == ""
-    cut = indent_offset([("        ", "    "), ("          ", "      ")])
-    assert cut is not None and cut("        z") == "    z" and cut("  w") == "w"
+def test_consistent_indent_added_and_removed_prefix() -> None:
+    assert consistent_indent([("", "    "), ("  ", "      ")])
+    assert consistent_indent([("        ", "    "), ("          ", "      ")])
 
 
-def test_indent_offset_unit_change_spaces_to_tabs() -> None:
-    change = indent_offset([("    ", "\t"), ("        ", "\t\t")])
-    assert change is not None
-    assert change("            deep") == "\t\t\tdeep"
-    assert change("      odd") == "\t  odd"
+def test_consistent_indent_unit_change_spaces_to_tabs() -> None:
+    assert consistent_indent([("    ", "\t"), ("        ", "\t\t")])
+    assert not consistent_indent([("    ", "\t"), ("        ", "\t\t\t")])
+    assert not consistent_indent([("   ", "\t"), ("        ", "\t\t")])
 
 
-def test_indent_offset_refuses_inconsistent_offsets() -> None:
-    assert indent_offset([("", "    "), ("    ", "  ")]) is None
-    assert indent_offset([]) is None
+def test_consistent_indent_refuses_inconsistent_offsets() -> None:
+    assert not consistent_indent([("", "    "), ("    ", "  ")])
+    assert not consistent_indent([])
 
 
 def test_indent_unit() -> None:

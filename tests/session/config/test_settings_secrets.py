@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from spark_cli.protocol.secrets import Secrets
 from spark_cli.session.config.settings import SettingsError, load_settings
+from spark_cli.session.conversation import Session
+from spark_cli.session.events import TurnCompleted
 
 
 def test_every_preset_variable_every_config_variable_and_the_key_in_use(tmp_path: Path) -> None:
@@ -54,3 +59,30 @@ def test_a_key_no_header_can_carry_is_refused_before_anything_is_sent(
 def test_a_plain_key_passes(tmp_path: Path) -> None:
     env = {"SPARK_CONFIG_DIR": str(tmp_path), "OPENAI_API_KEY": "sk-proj_AZaz09-._~+/="}
     assert load_settings(tmp_path, {"provider": "openai"}, env).problems == ()
+
+
+async def test_a_session_builds_one_secrets_object(tmp_path: Path, engine_factory: Any,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Settings, channel, each turn's commands policy: all mask through the one ``Secrets``
+    the settings hold (issue 41 item 2)."""
+    from spark_cli.cli.wiring import open_provider_channel
+
+    built: list[Secrets] = []
+    real = Secrets.__init__
+
+    def counted(self: Secrets, values: Iterable[str | None] = ()) -> None:
+        built.append(self)
+        real(self, values)
+
+    engine = await engine_factory()
+    monkeypatch.setattr(Secrets, "__init__", counted)
+    (tmp_path / "app.py").write_text("def f():\n    return 1\n")
+    settings = load_settings(tmp_path, {"provider": "mock", "base_url": engine.url + "/v1"},
+                             {"SPARK_CONFIG_DIR": str(tmp_path / "none"),
+                              "SPARK_API_KEY": engine.token})
+    async with open_provider_channel(settings.provider, idle_timeout=20) as channel:
+        session = Session(channel, tmp_path, settings)
+        for _ in range(2):
+            events = [e async for e in session.run_turn("explain app.py", ["app.py"])]
+            assert isinstance(events[-1], TurnCompleted), events[-1]
+    assert built == [settings.provider.secrets]

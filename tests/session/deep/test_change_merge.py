@@ -5,7 +5,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from spark_cli.session.deep.change import Selection, file_change, lines_of
+from spark_cli.edits.lang.ends import lines_of
+from spark_cli.session.deep.change import Selection, file_change
 from spark_cli.session.deep.merge import merge_file, review_file
 
 BASE = "".join(f"line {n}\n" for n in range(1, 31))

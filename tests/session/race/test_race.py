@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import subprocess
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,7 @@ from spark_cli.session.config.settings import Settings, load_settings
 from spark_cli.session.deep.change import file_change
 from spark_cli.session.deep.task import DeepChange
 from spark_cli.session.race import Candidate, Race, Verdicts
+from spark_cli.session.race.deep_judge import deep_pick, prompt
 
 APP = ("def total_price(items):\n    return sum(items)\n\n\n"
        "def main():\n    return total_price([1, 2])\n\n\n"
@@ -178,3 +180,90 @@ async def test_a_winner_hunk_that_conflicts_with_the_users_change_is_refused_by_
     assert report.refused and report.refused[0].path == "app.py"
     assert "app.py hunk 1" in report.message and "changed since the snapshot" in report.message
     assert (root / "app.py").read_text() == mine  # nothing of the conflicting hunk landed
+
+
+async def test_the_deep_brain_names_the_tied_candidate_with_the_smaller_change(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    async with run_engine_in_thread(EngineConfig(port=0, deep_ttft_ms=0)) as engine:
+        settings = _settings(tmp_path, engine.url, monkeypatch)
+        deep = replace(settings, provider=replace(settings.provider, model="spark-deep"))
+        first, second = Candidate(1, None, None), Candidate(2, None, None)
+        first.change = DeepChange((file_change("a.py", "x = 1\n", "x = 100000\n"),))
+        second.change = DeepChange((file_change("a.py", "x = 1\n", "x = 2\n"),))
+        assert "```diff\n--- a/a.py" in prompt("make x bigger", [first, second])
+        number, line = await deep_pick(deep, _connector([engine.url]), "make x bigger",
+                                       [first, second])  # type: ignore[arg-type]
+    assert number == 2 and line.startswith("Candidate 2: the smallest change")
+
+
+@pytest.mark.parametrize(("n", "checks"), [(1, 1), (2, 0)])
+async def test_a_plain_answers_check_runs_whatever_applied(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, n: int, checks: int) -> None:
+    root = _repo(tmp_path)
+    ran: list[object] = []
+
+    async def counted(spec: object, snap: object) -> tuple[bool, str]:
+        ran.append(snap)
+        return True, "passed"
+
+    monkeypatch.setattr("spark_cli.session.race.race.run_check", counted)
+    async with run_engine_in_thread(EngineConfig(port=0)) as engine:
+        race = Race(root, _settings(root, engine.url, monkeypatch), _connector([engine.url]), n,
+                    check="true", seed=2)
+        result = await race.run("explain app.py", ["app.py"])  # an answer with no edit
+    assert len(ran) == checks  # as `spark edit --test` runs them; a race skips a loser's
+    assert result.winner is None and result.candidates[0].verdicts is not None
+    assert result.candidates[0].verdicts.why == "no edit"
+
+
+async def test_with_a_deep_judge_a_tie_runs_to_the_end_and_the_pick_wins(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _repo(tmp_path)
+    asked: list[list[int]] = []
+    first_done = asyncio.Event()
+
+    async def check_of(self: Race, cand: Candidate, snap: object) -> tuple[bool, str]:
+        if cand.verdicts is not None and cand.verdicts.order > 1:
+            await first_done.wait()  # still being checked when the first one passes
+        return True, "passed"
+
+    def heard(cand: Candidate) -> None:
+        if cand.state == "done" and cand.verdicts is not None and cand.verdicts.order == 1:
+            first_done.set()
+
+    async def pick(settings: object, connect: object, instruction: str,
+                   tied: list[Candidate]) -> tuple[int, str]:
+        asked.append(sorted(c.number for c in tied))
+        return 2, "Candidate 2: fine"
+
+    monkeypatch.setattr(Race, "check_of", check_of)
+    monkeypatch.setattr("spark_cli.session.race.race.deep_pick", pick)
+    async with run_engine_in_thread(EngineConfig(port=0)) as engine:
+        settings = _settings(root, engine.url, monkeypatch)
+        race = Race(root, settings, _connector([engine.url]), 3, check="true", seed=3,
+                    notify=heard, deep=settings)
+        result = await race.run("rename total_price to grand_total", ["app.py"])
+    assert [c.state for c in result.candidates] == ["done"] * 3  # a tie may still win
+    assert asked == [[1, 2, 3]] and result.winner is result.candidates[1]
+    assert "the deep model's pick of those with a 4-line diff: Candidate 2: fine" in result.reason
+
+
+async def test_stopping_the_race_stops_its_deep_tiebreak(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _repo(tmp_path)
+
+    async def pick(settings: object, connect: object, instruction: str,
+                   tied: list[Candidate]) -> tuple[int, str]:
+        race.stop()  # Esc or --timeout while the deep model thinks
+        await asyncio.Event().wait()
+        raise AssertionError("never answers")
+
+    monkeypatch.setattr("spark_cli.session.race.race.deep_pick", pick)
+    async with run_engine_in_thread(EngineConfig(port=0)) as engine:
+        settings = _settings(root, engine.url, monkeypatch)
+        race = Race(root, settings, _connector([engine.url]), 2, seed=4, deep=settings)
+        result = await asyncio.wait_for(race.run("rename total_price to grand_total",
+                                                 ["app.py"]), 60)
+    assert result.winner is not None and result.winner.verdicts is not None
+    assert result.winner.verdicts.order == 1
+    assert result.reason.endswith("(the deep tiebreak failed: stopped)")

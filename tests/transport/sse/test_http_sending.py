@@ -22,6 +22,7 @@ from spark_cli.protocol.channel import (
     WaitingToRetry,
 )
 from spark_cli.transport.factory import open_channel
+from spark_cli.transport.retry import RetryPolicy
 from spark_cli.transport.sse.http_chat import ChatCompletionsChannel
 
 REQUEST = TurnRequest("m", (Message("user", "hi"),))
@@ -131,7 +132,7 @@ async def _stream_until_error(ch: Any) -> tuple[list[ChannelEvent], ChannelError
 @pytest.mark.parametrize("kind", ["chat_sse", "responses_sse", "responses_ws"])
 async def test_an_unreachable_server_never_reports_request_sent(kind: str) -> None:
     ch = open_channel(kind, base_url=f"http://127.0.0.1:{_closed_port()}/v1", api_key=None,
-                      max_retries=1, max_wait=0.01)
+                      retry_policy=RetryPolicy(max_attempts=2, max_wait=0.01))
     events, error = await _stream_until_error(ch)
     assert error.kind == "connection"
     assert not any(isinstance(e, RequestSent) for e in events)

@@ -258,7 +258,7 @@ async def test_429_waits_what_the_server_asks_then_retries(
 
 async def test_a_wait_longer_than_the_cap_fails_saying_how_long(ws_server: Any) -> None:
     async with ws_server(rate_limited({"retry-after": "120"})) as srv:
-        ch = channel(srv.url, warm_spare=False, max_wait=5)
+        ch = channel(srv.url, warm_spare=False, retry_policy=RetryPolicy(max_wait=5))
         with pytest.raises(ChannelError) as info:
             await collect(ch, request("hi"))
         await ch.aclose()

@@ -102,6 +102,11 @@ async def test_two_edit_turns_then_esc_esc_code_and_conversation(
         await _send(app, pilot, "rename total_price to cart_total in app.py")
         await _send(app, pilot, "rename cart_total to basket_total in app.py")
         assert "basket_total" in (repo / "app.py").read_text()
+        saved = app.keeper.store.load_conversation() if app.keeper.store else None
+        assert saved is not None  # each turn saved by the session, with where it was shown
+        assert [saved.shown[t.shown_at].text for t in saved.turns] == [
+            "rename total_price to cart_total in app.py",
+            "rename cart_total to basket_total in app.py"]
         await pilot.press("escape", "escape")
         transcript = app.query_one(Transcript)
         await wait_until(lambda: "your messages, newest first" in transcript.plain_text())

@@ -11,6 +11,7 @@ from spark_cli.engine.brains.code.edit_text import render_changes
 from spark_cli.engine.brains.deep.deep_looking import in_folders, look_around
 from spark_cli.engine.brains.deep.op_callers import add_parameter_and_callers
 from spark_cli.engine.brains.deep.steps import Step, parse_steps
+from spark_cli.engine.brains.deep.tiebreak import HEAD, tiebreak
 from spark_cli.engine.brains.rules.instruction_parser import (
     RUN_KINDS,
     Instruction,
@@ -112,6 +113,9 @@ class DeepBrain:
     pace = "deep"
 
     def answer(self, request: BrainRequest) -> Iterator[str | BrainCall]:
+        if request.prompt.startswith(HEAD):
+            yield from tiebreak(request.prompt)
+            return
         text = instruction_text(request.prompt)
         steps, after = _split_runs(parse_steps(text), text)
         edits = any(step.instruction is not None for step in steps)

@@ -19,7 +19,7 @@ from spark_cli.engine.core.output_items import Presenter
 from spark_cli.engine.core.pieces import count_input
 from spark_cli.engine.core.state import EngineState
 from spark_cli.engine.serving.conversations import answered, brain_request, continued, turns
-from spark_cli.engine.serving.server import (
+from spark_cli.engine.serving.handshake import (
     EXTENSIONS_HEADER,
     EXTENSIONS_VALUE,
     auth_error,

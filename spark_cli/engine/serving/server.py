@@ -1,14 +1,11 @@
 """Running the engine in-process on a socket it binds itself: uvicorn (HTTP and WebSocket,
-`spark engine serve`) or, with ``http=False``, :mod:`ws_server` (``spark edit``, the TUI); and
-who may talk to it (the bearer token, the handshake's refusals), so both servers refuse alike."""
+`spark engine serve`) or, with ``http=False``, :mod:`ws_server` (``spark edit``, the TUI)."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import functools
-import hmac
-import json
 import socket
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import field
@@ -17,40 +14,8 @@ from typing import Any
 from spark_cli.engine.brains.registry import RegistryBrains
 from spark_cli.engine.core.config import EngineConfig
 from spark_cli.engine.core.state import BrainFactory, EngineState
-from spark_cli.engine.wire import responses as wire
-from spark_cli.engine.wire.responses import WireError
+from spark_cli.engine.serving.handshake import WS_PATH
 from spark_cli.record import record
-
-WS_PATH = "/v1/responses"
-EXTENSIONS_HEADER = "x-spark-engine-extensions"
-EXTENSIONS_VALUE = ", ".join(wire.EXTENSIONS)
-
-
-def auth_error(authorization: str | None, token: str | None) -> WireError | None:
-    """401 when a token is configured and ``authorization`` does not carry it."""
-    if token is None:
-        return None
-    scheme, _, rest = (authorization or "").partition(" ")
-    given = rest.strip() if scheme.lower() == "bearer" else None  # Bearer <token>
-    if given is not None and hmac.compare_digest(given.encode(), token.encode()):
-        return None
-    what = "missing" if given is None else "incorrect"
-    return WireError(401, wire.INVALID_API_KEY,
-                     f"{what} API key: send 'Authorization: Bearer <token>' with the engine's "
-                     "--token", kind="invalid_request_error")
-
-
-def ws_refusal(path: str, authorization: str | None, token: str | None) -> WireError | None:
-    """Why a WebSocket handshake for ``path`` is refused (404, then 401), or None: accept."""
-    if path != WS_PATH:
-        return WireError(404, wire.NOT_FOUND, f"no WebSocket at {path[:100]!r}")
-    return auth_error(authorization, token)
-
-
-def error_body(error: WireError) -> bytes:
-    """OpenAI's error body ``{"error": {...}}`` as JSON bytes."""
-    return json.dumps({"error": error.body()}).encode()
-
 
 START_TIMEOUT_S = 10.0
 TICK_S = 0.1

@@ -15,7 +15,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
 from spark_cli.engine.core.state import EngineState
-from spark_cli.engine.serving.server import (
+from spark_cli.engine.serving.handshake import (
     EXTENSIONS_HEADER,
     EXTENSIONS_VALUE,
     WS_PATH,

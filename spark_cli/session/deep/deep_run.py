@@ -68,7 +68,7 @@ def collect_change(snap: Snapshot, label: str) -> DeepChange:
         try:
             base, theirs = decode_text(before, rel), decode_text(after, rel)
         except NotText as exc:
-            skipped.append((rel, f"{exc.message}: not merged"))
+            skipped.append((rel, f"{exc}: not merged"))
             continue
         change = file_change(rel, base, theirs)
         if change is not None:

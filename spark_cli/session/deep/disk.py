@@ -17,7 +17,7 @@ from spark_cli.edits.lang.ends import lines_of
 from spark_cli.edits.model.outcome import FileRefused
 from spark_cli.record import record
 from spark_cli.session.config.state_dir import undo_dir
-from spark_cli.session.deep.change import _Matcher
+from spark_cli.session.deep.change import matcher
 
 __all__ = ["DiskText", "NotText", "Planned", "decode_text", "pid_alive", "read_ours",
            "write_atomic", "write_batch"]
@@ -25,10 +25,6 @@ __all__ = ["DiskText", "NotText", "Planned", "decode_text", "pid_alive", "read_o
 
 class NotText(Exception):
     """A file the deep track will not merge (binary, not UTF-8, too large, outside the repo)."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
 
 
 def decode_text(data: bytes | None, name: str) -> str | None:
@@ -86,7 +82,7 @@ def _encode(ours: DiskText, new: str) -> bytes:
     for line in old_lines:
         offsets.append(offsets[-1] + len(line))
     splices = [(offsets[i1], offsets[i2], "".join(new_lines[j1:j2]))
-               for tag, i1, i2, j1, j2 in _Matcher(None, old_lines, new_lines).get_opcodes()
+               for tag, i1, i2, j1, j2 in matcher(old_lines, new_lines).get_opcodes()
                if tag != "equal"]
     return ours.file.spliced(splices).encode()
 

@@ -45,8 +45,6 @@ class Snapshot:
     when git cannot snapshot) two real copies, ``base/`` and ``work/``, minus ``.git``,
     ``.spark`` and what the root ``.gitignore`` ignores."""
 
-    kind = "copy"
-
     def __init__(self, folder: Path, root: Path) -> None:
         self.folder = folder
         self.root = root
@@ -82,8 +80,6 @@ def _link(path: Path, st: os.stat_result | None) -> str | None:
 
 
 class GitSnapshot(Snapshot):
-    kind = "git"
-
     def __init__(self, folder: Path, root: Path, top: Path, work: Path, base: str,
                  prefix: str) -> None:
         super().__init__(folder, root)

@@ -10,9 +10,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from spark_cli.record import record
-from spark_cli.session.deep.change import ALL, ChangedFile, Selection
+from spark_cli.session.deep.change import (
+    ALL,
+    ChangedFile,
+    HunkStatus,
+    Selection,
+    merge_file,
+    refuse_all,
+    review_file,
+)
 from spark_cli.session.deep.disk import NotText, Planned, read_ours, write_batch
-from spark_cli.session.deep.merge import HunkStatus, merge_file, refuse_all, review_file
 
 if TYPE_CHECKING:
     from spark_cli.session.events import SessionEvent
@@ -75,7 +82,7 @@ class DeepChange:
             try:
                 ours = read_ours(Path(root), change.path)
             except NotText as exc:
-                out.extend(refuse_all(change, exc.message))
+                out.extend(refuse_all(change, str(exc)))
                 continue
             out.extend(review_file(change, ours.text))
         return tuple(out)
@@ -94,7 +101,7 @@ class DeepChange:
             try:
                 ours = read_ours(root, change.path)
             except NotText as exc:
-                refused.extend(s for s in refuse_all(change, exc.message) if s.index in chosen)
+                refused.extend(s for s in refuse_all(change, str(exc)) if s.index in chosen)
                 continue
             merged = merge_file(change, ours.text, chosen)
             refused.extend(merged.refused)

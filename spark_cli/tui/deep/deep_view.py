@@ -14,7 +14,6 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from spark_cli.record import record
 from spark_cli.session.api import Connector, SessionApi
 from spark_cli.session.config.settings import Settings
 from spark_cli.session.events import TurnCompleted, TurnFailed
@@ -26,13 +25,6 @@ if TYPE_CHECKING:
     from spark_cli.session.spend.usage import Usage
 
 QUIT_CONFIRM_S = 3.0
-
-
-@record
-class _Needs:
-    """What routing reads of a request's context: its tokens."""
-
-    tokens: int
 
 
 class DeepController:
@@ -121,8 +113,8 @@ class DeepController:
         from spark_cli.session.deep.routing import suggest_deep  # deferred: TUI launch
 
         report = self.session.context  # the next request carries at least this much again
-        needs = _Needs(report.used) if report is not None else None
-        line = suggest_deep(text, needs, self.session.settings.context_window)
+        used = report.used if report is not None else None
+        line = suggest_deep(text, used, self.session.settings.context_window)
         return f"{line} (Ctrl+G sends it to the deep track)" if line else None
 
     def may_quit(self) -> bool:

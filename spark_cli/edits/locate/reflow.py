@@ -6,12 +6,20 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Callable
 from itertools import accumulate
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from spark_cli.edits.lang.ends import common_ends
 
-if TYPE_CHECKING:
-    from spark_cli.edits.locate.matching import LineIndex
+
+class ReflowIndex(Protocol):
+    """What reflow needs of `matching.LineIndex` (so reflow does not import matching)."""
+
+    @property
+    def lines(self) -> list[str]: ...
+
+    @property
+    def reflowed(self) -> tuple[str, list[int], list[int]]: ...
+
 
 Found = tuple[int, int, Callable[[], str]]  # first and last file row, the replacement maker
 
@@ -30,7 +38,7 @@ def reflow_index(lines: list[str]) -> tuple[str, list[int], list[int]]:
     return "".join(keys), rows, starts
 
 
-def find_reflowed(index: LineIndex, search: list[str], replace: list[str]) -> list[Found]:
+def find_reflowed(index: ReflowIndex, search: list[str], replace: list[str]) -> list[Found]:
     """Every place the reflowed search matches whole file lines, in file order."""
     s_rows = [i for i, line in enumerate(search) if line.strip()]
     keys = [_key(search[i]) for i in s_rows]
@@ -53,7 +61,7 @@ def find_reflowed(index: LineIndex, search: list[str], replace: list[str]) -> li
     return out
 
 
-def _maker(index: LineIndex, search: list[str], replace: list[str], s_rows: list[int],
+def _maker(index: ReflowIndex, search: list[str], replace: list[str], s_rows: list[int],
            keys: list[str], pos: int, span: tuple[int, int]) -> Callable[[], str]:
     def make() -> str:
         _stream, rows, starts = index.reflowed

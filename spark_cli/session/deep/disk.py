@@ -1,6 +1,6 @@
-"""The deep track's only door to the edit engine: decoding text, confining paths, and
-writing merged files as one undo batch the way the applier does (endings, encoding, BOM
-and mode kept)."""
+"""The working tree as the deep merge reads and writes it: decoded text, confined paths, and
+merged files written as one undo batch the way the applier does (endings, encoding, BOM and
+mode kept)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ import stat
 from collections.abc import Sequence
 from pathlib import Path
 
-from spark_cli.edits.disk.atomic import pid_alive, write_atomic
 from spark_cli.edits.disk.journal import Journal
 from spark_cli.edits.disk.paths import RepoPath, confine
 from spark_cli.edits.disk.textfile import TextFile, decode, new_text_file
@@ -18,9 +17,6 @@ from spark_cli.edits.model.outcome import FileRefused
 from spark_cli.record import record
 from spark_cli.session.config.state_dir import undo_dir
 from spark_cli.session.deep.change import matcher
-
-__all__ = ["DiskText", "NotText", "Planned", "decode_text", "pid_alive", "read_ours",
-           "write_atomic", "write_batch"]
 
 
 class NotText(Exception):

@@ -13,7 +13,7 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-from spark_cli.session.deep.disk import pid_alive
+from spark_cli.edits.disk.atomic import pid_alive
 
 Changed = tuple[str, bytes | None, bytes | None]
 _GIT = ("git", "-c", "core.hooksPath=/dev/null", "-c", "user.name=spark",

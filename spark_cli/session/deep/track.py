@@ -14,12 +14,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from spark_cli.edits.disk.atomic import write_atomic
 from spark_cli.session.api import Connector
 from spark_cli.session.config.settings import Settings
 from spark_cli.session.deep.change import ALL, ChangedFile, HunkStatus, Selection, file_change
 from spark_cli.session.deep.deep_run import RunSpec, run_deep
 from spark_cli.session.deep.deep_settings import bundled_notice
-from spark_cli.session.deep.disk import write_atomic
 from spark_cli.session.deep.task import ApplyReport, DeepChange, DeepTask
 
 FOLDER = "deep"

@@ -22,9 +22,8 @@ from spark_cli.protocol.tokens import count_tokens
 from spark_cli.session.api import Connector
 from spark_cli.session.config.settings import Settings
 from spark_cli.session.deep.change import ChangedFile, file_change
-from spark_cli.session.deep.disk import NotText, decode_text
 from spark_cli.session.deep.snapshot import Snapshot, SnapshotError, take_snapshot
-from spark_cli.session.deep.task import DeepChange, DeepState, DeepTask
+from spark_cli.session.deep.task import DeepChange, DeepState, DeepTask, NotText, decode_text
 from spark_cli.session.events import TurnCompleted, TurnFailed
 
 NOTIFY_EVERY_S = 0.1

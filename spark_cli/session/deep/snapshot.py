@@ -41,14 +41,13 @@ def _git(cwd: Path, *args: str, data: bool = False) -> bytes:
 
 
 class Snapshot:
-    """A frozen copy of the repo in ``folder``; the task works in ``root``. Without git (or
-    when git cannot snapshot) two real copies, ``base/`` and ``work/``, minus ``.git``,
-    ``.spark`` and what the root ``.gitignore`` ignores."""
+    """A frozen copy of the repo in ``folder``; the task works in ``root`` (the repo root's
+    counterpart). Without git (or when git cannot snapshot) two real copies, ``base/`` and
+    ``work/``, minus ``.git``, ``.spark`` and what the root ``.gitignore`` ignores."""
 
     def __init__(self, folder: Path, root: Path) -> None:
         self.folder = folder
         self.root = root
-        """The deep session's root (the repo root's counterpart in the snapshot)."""
 
     def changes(self) -> tuple[list[Changed], list[tuple[str, str]]]:
         """(changed files, (path, why) not mergeable), relative to the repo root."""

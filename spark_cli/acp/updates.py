@@ -131,6 +131,8 @@ class TurnUpdates:
                     kind="edit", status="failed", content=[_text(message)])
             case ev.ToolLoopStopped(message=message):
                 return helpers.update_agent_message_text(f"\n\n{message}\n")
+            case ev.HookWarning(line=line):
+                return helpers.update_agent_message_text(f"\n\nwarning: {line}\n")
             case ev.CompactionStarted():
                 self.edits += 1
                 return helpers.start_tool_call(f"compaction-{self.edits}", "Compacting the "

@@ -1,8 +1,6 @@
 """`spark bench acp`: what `spark acp` adds over `spark edit --json` on one engine's stream.
-
 Per run: the session's first-delta mark to the reader holding the text, first text, CPU from
-it to the turn's end (``schedstat``), and `spark acp`'s ``session/cancel`` to ``cancelled``.
-"""
+it to the turn's end (``schedstat``), and `spark acp`'s ``session/cancel`` to ``cancelled``."""
 
 from __future__ import annotations
 

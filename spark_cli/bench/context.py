@@ -1,8 +1,6 @@
 """`spark bench context`: what building a turn's context costs, first and second time.
-
 The real ``build_request`` on a copy of ``--repo`` and on a generated tree: first build, next
-process (the cache file), next turn, new prompt. ``--windows``: the fixed part per window.
-"""
+process (the cache file), next turn, new prompt. ``--windows``: the fixed part per window."""
 
 from __future__ import annotations
 

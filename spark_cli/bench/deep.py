@@ -1,8 +1,6 @@
-"""`spark bench deep`: the deep model's pace against a fast model's, in one run.
-
-``spark-deep`` and ``spark-rules`` get the same multi-file task at once on one connection:
-per model TTFT, rate, answer time and the files its edits change.
-"""
+"""`spark bench deep`: the deep model's pace against a fast model's, in one run: ``spark-deep``
+and ``spark-rules`` get the same multi-file task at once on one connection; per model TTFT,
+rate, answer time and the files its edits change."""
 
 from __future__ import annotations
 

@@ -1,8 +1,6 @@
 """What every `spark bench` command shares: its options, percentiles, verdicts, docs section.
-
 A bench prints a Markdown table and (unless ``--no-docs``) writes it with its command as its
-``## Heading`` of docs/benchmarks.md; notes below the section's ``<!-- kept`` line survive.
-"""
+``## Heading`` of docs/benchmarks.md; notes below the section's ``<!-- kept`` line survive."""
 
 from __future__ import annotations
 

@@ -1,8 +1,6 @@
 """`spark bench mcp`: what MCP servers cost the caller at launch, and launch -> request paired.
-
 Three real servers, one slow: a hub's ``start()`` + ``specs()``, the longest event-loop stall,
-each one's time to ready; ``--paired N``: `spark edit --json` with none and with the three.
-"""
+each one's time to ready; ``--paired N``: `spark edit --json` with none and with the three."""
 
 from __future__ import annotations
 

@@ -1,8 +1,6 @@
 """`spark bench session`: a long scripted session on the bundled engine, through compactions.
-
 "explain FILE" turns on a copy of ``examples/repo`` in a 16,000-token window: each compaction's
-tokens and time, peak RSS; it fails when a turn is dropped unsummarised or a message is lost.
-"""
+tokens and time, peak RSS; it fails when a turn is dropped unsummarised or a message is lost."""
 
 from __future__ import annotations
 

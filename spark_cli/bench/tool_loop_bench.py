@@ -1,9 +1,7 @@
-"""`spark bench tools`: what a tool round trip costs on spark's side, and a whole looking turn.
-
-On the ``rules`` brain and a copy of ``examples/repo``: each round trip of a search → read →
-edit turn (wall, CPU, the tools' time apart); the file pushed instead; the sandbox's start-up;
-a command's exit to the follow-up request.
-"""
+"""`spark bench tools`: a tool round trip's cost on spark's side and a whole looking turn, on
+the ``rules`` brain and a copy of ``examples/repo``: each round trip of a search → read → edit
+turn (wall, CPU, the tools' time apart); the file pushed instead; the sandbox's start-up; a
+command's exit to the follow-up request."""
 
 from __future__ import annotations
 

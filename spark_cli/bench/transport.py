@@ -1,8 +1,6 @@
-"""`spark bench transport`: per-turn overhead, persistent WebSocket vs fresh HTTP per turn.
-
-One-token turns through the real channels to an engine with no model time, the paths of
-:data:`PATHS` interleaved turn by turn.
-"""
+"""`spark bench transport`: per-turn overhead, persistent WebSocket vs fresh HTTP per turn:
+one-token turns through the real channels to an engine with no model time, the paths of
+:data:`PATHS` interleaved turn by turn."""
 
 from __future__ import annotations
 

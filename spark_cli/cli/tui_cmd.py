@@ -37,7 +37,7 @@ async def connect(settings: Settings) -> AsyncIterator[Channel]:
 
 
 def _deep_settings(root: Path) -> Settings:
-    from spark_cli.session.deep import load_deep_settings  # deferred: spark --help
+    from spark_cli.session.deep.deep_settings import load_deep_settings  # deferred: spark --help
 
     return load_deep_settings(root, {}, os.environ)
 

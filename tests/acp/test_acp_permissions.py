@@ -244,3 +244,16 @@ async def test_an_overflow_is_sent_once_more_within_the_window_it_taught(tmp_pat
     saved = SessionStore(tmp_path).load_conversation()
     assert saved is not None and saved.history[-1].content == "It returns one.\n"
     assert [item.kind for item in saved.shown] == ["prompt", "answer"]
+
+
+async def test_a_hook_warning_reaches_the_editor(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """A prompt hook that fails without blocking is said to the editor; the turn goes on."""
+    (tmp_path / ".none").mkdir()
+    (tmp_path / ".none" / "config.toml").write_text(
+        '[[hooks.UserPromptSubmit]]\ncommand = "exit 1"\n')
+    monkeypatch.setenv("SPARK_CONFIG_DIR", str(tmp_path / ".none"))
+    editor = Editor()
+    async with _agent(tmp_path, editor, ResponsesChannel([["Done.\n"]])) as conn:
+        assert await _prompt(conn, tmp_path) == "end_turn"
+    said = "".join(u.content.text for u in editor.of("agent_message_chunk"))
+    assert "warning: hook UserPromptSubmit 'exit 1': " in said and "Done." in said, said

@@ -14,11 +14,11 @@ from hypothesis import strategies as st
 from waiting import wait_until
 
 from spark_cli.engine.core import pieces as pieces_module
-from spark_cli.engine.core.capacity import TokenBucket, Wafer
 from spark_cli.engine.core.config import EngineConfig, FaultConfig
 from spark_cli.engine.core.faults import DROP, MALFORMED, STALL, FaultPlan, RejectCoin
+from spark_cli.engine.core.output_items import SafePoints
 from spark_cli.engine.core.pieces import PieceSource, count_pieces
-from spark_cli.engine.core.safepoint import SafePoints
+from spark_cli.engine.core.state import TokenBucket, Wafer
 from spark_cli.engine.wire.responses import WireError
 from spark_cli.protocol.tokens import count_tokens, split_pieces
 

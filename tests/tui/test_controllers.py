@@ -194,7 +194,7 @@ def test_a_resumed_deep_task_is_named_once(tmp_path: Path, lines: Any,
                                            monkeypatch: Any) -> None:
     from types import SimpleNamespace
 
-    import spark_cli.session.deep as deep_package
+    import spark_cli.session.deep.track as deep_package
 
     task = SimpleNamespace(number=1, state="done", task="add docstrings", error=None, note=None,
                            change=SimpleNamespace(files=[SimpleNamespace(hunks=[1, 2])]),

@@ -1,8 +1,6 @@
 """`spark bench abuse`: a bounded, loopback-only abuse run against a fresh engine process.
-
 The families of :mod:`.abuse_frames`, sent by :mod:`.abuse_runs`: requests answered in the
-documented shape, tracebacks in the engine's log, its memory and fds before and after.
-"""
+documented shape, tracebacks in the engine's log, its memory and fds before and after."""
 
 from __future__ import annotations
 

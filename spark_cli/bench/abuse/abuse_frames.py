@@ -1,8 +1,6 @@
-"""What `spark bench abuse` throws at the engine, as data: bad WebSocket frames, bad HTTP requests.
-
-Each frame must be answered with an ``error`` event (or ``response.steer.failed``) on a
-connection that stays usable; each HTTP case with OpenAI's JSON error body and its status.
-"""
+"""What `spark bench abuse` throws at the engine, as data: bad WebSocket frames, each to be
+answered with an ``error`` event (or ``response.steer.failed``) on a connection that stays
+usable, and bad HTTP requests, each with OpenAI's JSON error body and its status."""
 
 from __future__ import annotations
 

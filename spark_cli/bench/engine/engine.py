@@ -1,8 +1,6 @@
-"""`spark bench engine`: pacing accuracy, top single-stream rate, N concurrent streams.
-
+"""`spark bench engine`: pacing accuracy, top single-stream rate, N concurrent streams:
 WebSockets to the engine in its own process ask for ``spark-lorem`` tokens and stamp every
-text-delta frame on arrival.
-"""
+text-delta frame on arrival."""
 
 from __future__ import annotations
 

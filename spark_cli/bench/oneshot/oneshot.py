@@ -1,7 +1,6 @@
 """`spark bench oneshot`: launch → request, CPU per 5,000 tokens and stream end → exit of
 `spark edit --json` on every channel (:mod:`.child`), the bundled tiny edit, Codex CLI beside
-(:mod:`.rival`). ``--provider NAME`` measures a provider as `spark bench provider` does.
-"""
+(:mod:`.rival`)."""
 
 from __future__ import annotations
 
@@ -20,7 +19,6 @@ from spark_cli.bench.figures import CHANNEL_NAMES, bench_command, met, net_per_5
 from spark_cli.bench.oneshot.child import Repetition, run_bundled, run_once
 from spark_cli.bench.oneshot.rival import SideBySide, side_table
 from spark_cli.bench.processes import child_env, start_engine
-from spark_cli.bench.provider.provider import bench_provider
 
 SECTION = "## One-shot"
 TARGETS = {"launch_to_request_s": 0.10, "cpu_net_per_5k_s": 0.2, "end_to_exit_s": 0.02,
@@ -129,9 +127,6 @@ def bench_oneshot(
     reps: int = typer.Option(7, "--reps", min=1, help="Repetitions (the median is kept)."),
     tokens: int = typer.Option(5000, "--tokens", min=1, help="Tokens per answer."),
     tps: float = typer.Option(2000.0, "--tps", min=1.0, help="Engine tokens per second."),
-    provider: str | None = typer.Option(
-        None, "--provider", help="Measure this configured provider instead, as `spark bench "
-        "provider --sizes 1k` does; writes no docs."),
     codex: str | None = typer.Option(
         None, "--codex", help="Codex CLI to run side by side (a path or a name on PATH; "
         "default: `codex` on PATH, else skipped)."),
@@ -139,10 +134,6 @@ def bench_oneshot(
                                   "`codex` is on PATH."),
 ) -> tuple[str, str]:
     """Time `spark edit` end to end on every channel (engine in another process)."""
-    if provider is not None:
-        raise typer.Exit(bench_provider(provider, base_url=None, model=None, sizes="1k",
-                                        reps=reps, tokens=min(tokens, 1000), same=False,
-                                        ttft_ms=300, tps=tps, docs=None))
     rival = _rival(codex, no_codex)
     with tempfile.TemporaryDirectory(prefix="spark-bench-oneshot-") as tmp:
         figures = run_benchmark(reps, tokens, tps, Path(tmp), codex=rival)

@@ -1,8 +1,6 @@
-"""Codex CLI side by side with spark, for `spark bench oneshot --codex PATH`.
-
-``codex exec`` (its own ``CODEX_HOME`` per channel) and `spark edit --json` take turns on one
-engine through one recording relay (:mod:`.request_relay`): launch → request, CPU, peak RSS.
-"""
+"""Codex CLI side by side with spark, for `spark bench oneshot --codex PATH`: ``codex exec``
+(its own ``CODEX_HOME`` per channel) and `spark edit --json` take turns on one engine through
+one recording relay (:mod:`.request_relay`): launch → request, CPU, peak RSS."""
 
 from __future__ import annotations
 

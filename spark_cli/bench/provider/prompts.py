@@ -1,17 +1,14 @@
 """Prompts of a chosen size for `spark bench provider`, each with a first line of its own (a
-server that caches prompts would not process a repeated one again) unless ``same``.
-"""
+server that caches prompts would not process a repeated one again) unless ``same``."""
 
 from __future__ import annotations
 
 import random
 
+from spark_cli.engine.brains.lorem import material
 from spark_cli.protocol.tokens import count_tokens
 
 QUESTION = "In one sentence, what does the module above do? Answer in plain words."
-_NAMES = ("load", "parse", "merge", "render", "score", "split", "check", "index", "pack",
-          "trim", "fetch", "store", "match", "count", "shift", "route")
-_TYPES = ("int", "str", "list[int]", "dict[str, int]", "float", "bytes")
 
 
 def parse_size(text: str) -> int:
@@ -30,20 +27,6 @@ def size_label(tokens: int) -> str:
     return f"{tokens // 1000}k" if tokens % 1000 == 0 else str(tokens)
 
 
-def _function(rng: random.Random, n: int) -> str:
-    name = f"{rng.choice(_NAMES)}_{rng.choice(_NAMES)}_{n}"
-    arg, ret = rng.choice(_TYPES), rng.choice(_TYPES)
-    k, m = rng.randint(2, 97), rng.randint(2, 97)
-    return (f"def {name}(value: {arg}, limit: int = {k}) -> {ret}:\n"
-            f'    """{name.replace("_", " ").capitalize()} a value, at most {k} times."""\n'
-            f"    total = 0\n"
-            f"    for step in range({m}):\n"
-            f"        if step > limit:\n"
-            f"            break\n"
-            f"        total += step * {k} % {m}\n"
-            f"    return total  # {rng.random():.6f}\n\n\n")
-
-
 def prompt(tokens: int, repetition: int, *, same: bool = False, seed: int = 0) -> str:
     """About ``tokens`` tokens: a unique first line (unless ``same``), code, the question."""
     key = seed if same else seed * 1_000_003 + repetition
@@ -52,13 +35,18 @@ def prompt(tokens: int, repetition: int, *, same: bool = False, seed: int = 0) -
             else "Request 0000000000000000.\n\n")
     tail = f"\n{QUESTION}\n"
     budget = tokens - count_tokens(head) - count_tokens(tail)
+    # the lorem brain's code-like functions, from a place of this prompt's own
+    functions = [f + "\n\n" for f in "".join(material()).split("\n\n") if f]
+    at = rng.randrange(len(functions))
     parts: list[str] = ["```python\n"]
     used = count_tokens(parts[0]) + 1
-    n = 0
     while used < budget:
-        piece = _function(rng, n)
+        piece = functions[at % len(functions)]
+        size = count_tokens(piece)
+        if used + size - budget > budget - used:  # nearer the size without it
+            break
         parts.append(piece)
-        used += count_tokens(piece)
-        n += 1
+        used += size
+        at += 1
     parts.append("```\n")
     return head + "".join(parts) + tail

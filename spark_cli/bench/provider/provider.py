@@ -1,7 +1,6 @@
-"""`spark bench provider` (and `spark bench oneshot --provider NAME`): how a provider's
-prefill grows with the prompt, and its first token: per size, ``reps`` different prompts,
-each on a fresh connection on each of the provider's channels.
-"""
+"""`spark bench provider`: how a provider's prefill grows with the prompt, and its first
+token: per size, ``reps`` different prompts, each on a fresh connection on each of the
+provider's channels."""
 
 from __future__ import annotations
 

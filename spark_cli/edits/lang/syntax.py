@@ -204,10 +204,10 @@ def _quick_verdict(language: str, old: str, new: str,
     if pending.depth >= MAX_STEPS:
         return None
     old_b, new_b = old.encode("utf-8"), new.encode("utf-8")
-    spans = [_changed_span(old_b, new_b)]
-    if not window_clean(language, pending.tree, old_b, new_b, spans):
+    span = _changed_span(old_b, new_b)
+    if not window_clean(language, pending.tree, old_b, new_b, span):
         return None
-    _keep(_deferred, (language, new), pending.then(new_b, spans))
+    _keep(_deferred, (language, new), pending.then(new_b, span))
     return SyntaxVerdict(language, True, True, "", None)
 
 
@@ -222,8 +222,8 @@ def _reparse(language: str, old: str, new: str, old_tree: tree_sitter.Tree) -> t
     if cached is not None:
         return cached
     old_b, new_b = old.encode("utf-8"), new.encode("utf-8")
-    edits = [_changed_span(old_b, new_b)]
-    return get_parser(language).parse(new_b, edited(old_tree, old_b, new_b, edits))
+    return get_parser(language).parse(new_b, edited(old_tree, old_b, new_b,
+                                                    _changed_span(old_b, new_b)))
 
 
 def _changed_span(old: bytes, new: bytes) -> tuple[int, int, int]:

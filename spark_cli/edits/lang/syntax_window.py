@@ -3,7 +3,6 @@ top-level items around it, and a `Pending` tree is re-parsed only when asked for
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from spark_cli.edits.lang.grammars import get_parser
@@ -19,6 +18,7 @@ _MIN_FILE = 20_000  # bytes: smaller files are re-parsed whole (it is cheap)
 _MAX_SHARE = 4  # the window may be at most a quarter of the file
 _MAX_ITEMS = 64  # top-level items in a window at most
 MAX_STEPS = 64  # a longer chain is built (re-parsed) instead of growing
+Edit = tuple[int, int, int]  # byte offsets: start, old end, new end
 
 
 def _bounds(root: tree_sitter.Node, start: int, old_end: int,
@@ -50,11 +50,11 @@ def _bounds(root: tree_sitter.Node, start: int, old_end: int,
 
 
 def window_clean(language: str, old_tree: tree_sitter.Tree, old: bytes, new: bytes,
-                 edits: Sequence[tuple[int, int, int]]) -> bool | None:
-    """True when the items around ``edits`` parse cleanly alone; None: cannot tell."""
-    if language not in WINDOWED or len(old) < _MIN_FILE or not edits:
+                 edit: Edit) -> bool | None:
+    """True when the items around ``edit`` parse cleanly alone; None: cannot tell."""
+    if language not in WINDOWED or len(old) < _MIN_FILE:
         return None
-    start, old_end = edits[0][0], edits[-1][1]
+    start, old_end, new_end = edit
     bounds = _bounds(old_tree.root_node, start, old_end, len(old))
     if bounds is None:
         return None
@@ -62,8 +62,7 @@ def window_clean(language: str, old_tree: tree_sitter.Tree, old: bytes, new: byt
     begin = old.rfind(b"\n", 0, begin) + 1  # from the start of its line
     if not begin <= start <= old_end <= end or (end - begin) * _MAX_SHARE > len(old):
         return None
-    shift = sum(new_end - old_end for _s, old_end, new_end in edits)
-    window = new[begin:end + shift]
+    window = new[begin:end + new_end - old_end]
     return True if not get_parser(language).parse(window).root_node.has_error else None
 
 
@@ -79,21 +78,14 @@ def _advance(point: tuple[int, int], chunk: bytes) -> tuple[int, int]:
     return point[0] + rows, len(chunk) - chunk.rfind(b"\n") - 1
 
 
-def edited(tree: tree_sitter.Tree, old: bytes, new: bytes,
-           edits: Sequence[tuple[int, int, int]]) -> tree_sitter.Tree:
-    """A copy of ``tree`` told (``Tree.edit``) about ``edits``, old-text byte triples."""
+def edited(tree: tree_sitter.Tree, old: bytes, new: bytes, edit: Edit) -> tree_sitter.Tree:
+    """A copy of ``tree`` told (``Tree.edit``) about ``edit``."""
     tree = tree.copy()
-    delta = 0  # byte shift of positions after earlier edits (edits are in old coordinates)
-    current = old
-    for start, old_end, new_end in edits:
-        s, oe, ne = start + delta, old_end + delta, new_end + delta
-        replacement = new[s:ne]
-        start_point = _point(current, s)  # one scan of the prefix; the ends from there
-        tree.edit(start_byte=s, old_end_byte=oe, new_end_byte=ne, start_point=start_point,
-                  old_end_point=_advance(start_point, current[s:oe]),
-                  new_end_point=_advance(start_point, replacement))
-        current = current[:s] + replacement + current[oe:]
-        delta += new_end - old_end
+    start, old_end, new_end = edit
+    start_point = _point(old, start)  # one scan of the prefix; the ends from there
+    tree.edit(start_byte=start, old_end_byte=old_end, new_end_byte=new_end,
+              start_point=start_point, old_end_point=_advance(start_point, old[start:old_end]),
+              new_end_point=_advance(start_point, new[start:new_end]))
     return tree
 
 
@@ -106,8 +98,8 @@ class Pending:
     text: bytes
     depth: int = 0
 
-    def then(self, new: bytes, edits: Sequence[tuple[int, int, int]]) -> Pending:
-        return Pending(self.language, edited(self.tree, self.text, new, edits), new,
+    def then(self, new: bytes, edit: Edit) -> Pending:
+        return Pending(self.language, edited(self.tree, self.text, new, edit), new,
                        self.depth + 1)
 
     def build(self) -> tree_sitter.Tree:

@@ -79,57 +79,39 @@ def make_brain(spec: str) -> Brain:
         return brain
 
 
-def check_default(default: str) -> None:
-    """Raise ``ValueError`` unless the server default names a brain (a script is loaded)."""
-    spec = _spec_for_model("", default)
-    if spec is not None and spec.strip().startswith("script:"):
-        make_brain(spec)
-    elif spec is not None:
-        _key(spec.strip())
-
-
-def _spec_for_model(model: str, default: str) -> str | None:
-    """The spec that answers ``model`` (None: the no-script explanation)."""
-    named = BRAIN_MODELS.get(model)
-    script_default = named == "script" and default.startswith("script:")
-    spec = default if named is None or script_default else named
-    return None if spec == "script" else spec
-
-
-def brain_for_model(model: str, default: str) -> Brain:
-    """The brain for ``model``: the one it names, else ``default``'s."""
-    spec = _spec_for_model(model, default)
-    return NoScriptBrain() if spec is None else make_brain(spec)
-
-
-def is_loaded(model: str, default: str) -> bool:
-    """Would :func:`brain_for_model` answer from the cache (nothing to import or read)?"""
-    spec = _spec_for_model(model, default)
-    if spec is None:
-        return True
-    try:
-        key = _key(spec.strip())
-    except ValueError:
-        return True  # it raises at once: nothing to wait for
-    with _lock:
-        return key in _cache
-
-
 def pace_of_model(model: str) -> str:
     """``"deep"`` for a model the deep brain answers (``spark-deep``), else ``"fast"``."""
     return "deep" if BRAIN_MODELS.get(model) == "deep" else "fast"
 
 
 class RegistryBrains:
-    """The server's factory: model name -> brain (:meth:`loaded`: ready without imports)."""
+    """The server's factory: model name -> brain, the one it names, else ``default``'s."""
 
     def __init__(self, default: str) -> None:
-        check_default(default)
-        self.default = default
+        """Raise ``ValueError`` unless ``default`` names a brain (a script is loaded)."""
+        self.default = default.strip()
+        spec = self._spec("")
+        if spec is not None and spec.startswith("script:"):
+            make_brain(spec)
+        elif spec is not None:
+            _key(spec)
+
+    def _spec(self, model: str) -> str | None:
+        """The spec that answers ``model`` (None: the no-script explanation)."""
+        named = BRAIN_MODELS.get(model)
+        script_default = named == "script" and self.default.startswith("script:")
+        spec = self.default if named is None or script_default else named
+        return None if spec == "script" else spec
 
     def __call__(self, model: str) -> Brain:
-        return brain_for_model(model, self.default)
+        spec = self._spec(model)
+        return NoScriptBrain() if spec is None else make_brain(spec)
 
     def loaded(self, model: str) -> bool:
         """Is ``model``'s brain ready (calling this factory imports and reads nothing)?"""
-        return is_loaded(model, self.default)
+        spec = self._spec(model)
+        if spec is None:
+            return True
+        key = _key(spec)  # the default was checked when made: no ValueError here
+        with _lock:
+            return key in _cache

@@ -10,7 +10,7 @@ from typing import Any
 
 from spark_cli.engine.brains.base import Brain, BrainCall, BrainRequest
 from spark_cli.engine.core.faults import FaultPlan, StreamDropped
-from spark_cli.engine.core.output_items import OutputItems, Presenter, Send
+from spark_cli.engine.core.output_items import OutputItems, Presenter, SafePoints, Send
 from spark_cli.engine.core.pieces import (
     BrainError,
     Piece,
@@ -18,7 +18,6 @@ from spark_cli.engine.core.pieces import (
     count_input,
     small_request,
 )
-from spark_cli.engine.core.safepoint import SafePoints
 from spark_cli.engine.core.state import EngineState
 from spark_cli.engine.wire import responses as wire
 from spark_cli.engine.wire.response_events import usage_object
@@ -32,12 +31,10 @@ log = logging.getLogger("spark.engine")
 
 @record
 class Outcome:
-    """How a generation ended: status, reason, its text and tokens, the steers it left."""
+    """How a generation ended: its status and text, the steers it left, its calls."""
 
     status: str
-    reason: str | None
     text: str
-    output_tokens: int
     steers: list[InputMessage] = field(default_factory=list)
     calls: tuple[InputCall, ...] = ()
 
@@ -140,7 +137,7 @@ class Generation:
                 self.phase = "done"
                 await self.send(self.events.finished("", "incomplete", self.usage(0),
                                                      wire.REASON_CANCELLED)[-1])
-                return Outcome("incomplete", wire.REASON_CANCELLED, "", 0, self.steers)
+                return Outcome("incomplete", "", self.steers)
             except WireError as exc:  # the queue filled up between admit and slot
                 return await self._fail(exc.message, exc.code)
         finally:
@@ -233,7 +230,7 @@ class Generation:
         text = "".join(self.items.parts)
         for event in self.events.finished(text, status, self.usage(self._sent), reason):
             await self.send(event)
-        return Outcome(status, reason, text, self._sent, self.steers, self.events.calls)
+        return Outcome(status, text, self.steers, self.events.calls)
 
     def _stop_reason(self, safe: SafePoints) -> str | None:
         """``cancelled`` when asked; ``steered`` when a steer waits at a safe point."""
@@ -279,5 +276,5 @@ class Generation:
     async def _fail(self, message: str, code: str = "server_error") -> Outcome:
         self.phase = "done"
         await self.send(self.events.failed(code, message, self.usage(self._sent)))
-        return Outcome("failed", code, "", self._sent)
+        return Outcome("failed", "")
 

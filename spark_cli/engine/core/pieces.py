@@ -89,14 +89,14 @@ def small_request(request: BrainRequest, limit: int) -> bool:
 class PieceSource:
     """A brain's answer as token pieces (a call: :class:`CallStart`, pieces, :data:`CALL_END`)."""
 
-    __slots__ = ("_buffer", "_carry", "_chunks", "_index", "_marked", "_offload", "_prefetch",
-                 "exhausted")
+    __slots__ = ("_buffer", "_carry", "_chunks", "_index", "_offload", "_prefetch", "exhausted",
+                 "marked")
 
     def __init__(self, chunks: Iterator[str | BrainCall], offload: Offload | None = None) -> None:
         self._chunks = chunks
         self._offload = offload
-        self._marked = False
-        """Has a call been buffered (then :meth:`take` skips markers when counting)?"""
+        self.marked = False
+        """Has the brain made a call (pieces may hold markers; :meth:`take` skips them)?"""
         self._buffer: list[Piece] = []
         self._index = 0
         self._carry = ""
@@ -113,7 +113,7 @@ class PieceSource:
             if self._carry:
                 self._buffer.append(self._carry)
                 self._carry = ""
-            self._marked = True
+            self.marked = True
             self._buffer += [CallStart(chunk.name, chunk.arguments),
                              *argument_pieces(chunk.arguments), CALL_END]
             return
@@ -147,11 +147,6 @@ class PieceSource:
 
     # --- the event loop's side -----------------------------------------------------------
 
-    @property
-    def marked(self) -> bool:
-        """Has the brain made a call (pieces may then hold markers)?"""
-        return self._marked
-
     def prefetch(self) -> None:
         """Start pulling the first pieces now (offloaded brains only)."""
         if self._offload is not None and self._prefetch is None and not self.exhausted:
@@ -174,7 +169,7 @@ class PieceSource:
         """Up to ``n`` next text pieces, with the call markers among them."""
         if len(self._buffer) - self._index < n or self._prefetch is not None:
             await self._pull(n)
-        if not self._marked:
+        if not self.marked:
             start = self._index
             end = min(len(self._buffer), start + n)
             self._index = end

@@ -24,13 +24,21 @@ async def run_engine_in_thread(config: EngineConfig, *, http: bool = False,
     finished: concurrent.futures.Future[None] = concurrent.futures.Future()
     for future in (started, finished):
         future.set_running_or_notify_cancel()  # the caller's cancel never reaches it
-    stop = _Stop()
+    requested = threading.Event()
+    waiting: list[tuple[asyncio.AbstractEventLoop, asyncio.Event]] = []  # the engine loop's
+
+    def stop() -> None:
+        requested.set()
+        for loop, stopping in list(waiting):
+            with contextlib.suppress(RuntimeError):  # its loop already ended
+                loop.call_soon_threadsafe(stopping.set)
 
     async def serve() -> None:
-        stopping = stop.attach()
+        stopping = asyncio.Event()
+        waiting.append((asyncio.get_running_loop(), stopping))  # before ``requested`` is read
         async with run_engine(config, http=http, **options) as engine:
             started.set_result(engine)
-            if not stop.requested.is_set():  # else it was asked before attach saw it
+            if not requested.is_set():  # else it was asked before it was waiting
                 await stopping.wait()
 
     def main() -> None:
@@ -51,7 +59,7 @@ async def run_engine_in_thread(config: EngineConfig, *, http: bool = False,
     try:
         engine = await asyncio.wrap_future(started)
     except BaseException:
-        stop.request()
+        stop()
         with contextlib.suppress(BaseException):  # the start's own error is the one to raise
             await asyncio.shield(asyncio.wrap_future(finished))
         if finished.done():
@@ -60,29 +68,10 @@ async def run_engine_in_thread(config: EngineConfig, *, http: bool = False,
     try:
         yield engine
     finally:
-        stop.request()
+        stop()
         try:
             await asyncio.shield(asyncio.wrap_future(finished))
         finally:
             if finished.done():  # (not when the caller was cancelled meanwhile)
                 thread.join()  # it has settled its last future: it is ending
 
-
-class _Stop:
-    """Asks the engine's loop to stop, from the caller's thread, whenever it is asked."""
-
-    def __init__(self) -> None:
-        self.requested = threading.Event()
-        self._waiters: list[tuple[asyncio.AbstractEventLoop, asyncio.Event]] = []
-
-    def attach(self) -> asyncio.Event:
-        """The engine loop's event to wait on (registered before ``requested`` is read)."""
-        stopping = asyncio.Event()
-        self._waiters.append((asyncio.get_running_loop(), stopping))
-        return stopping
-
-    def request(self) -> None:
-        self.requested.set()
-        for loop, stopping in list(self._waiters):
-            with contextlib.suppress(RuntimeError):  # its loop already ended
-                loop.call_soon_threadsafe(stopping.set)

@@ -1,5 +1,6 @@
 """The engine's ASGI app (uvicorn): the WebSocket ``/v1/responses`` and plain HTTP on one
-port (docs/engine.md, *HTTP on the same port*)."""
+port (docs/engine.md, *HTTP on the same port*), with its ASGI helpers (bodies, JSON, SSE, the
+drop fault's abrupt close)."""
 
 from __future__ import annotations
 
@@ -11,12 +12,12 @@ from typing import Any
 
 from spark_cli.engine.brains.base import BrainRequest, BrainTurn
 from spark_cli.engine.brains.registry import BRAIN_MODELS, pace_of_model
+from spark_cli.engine.core.config import EngineConfig
 from spark_cli.engine.core.faults import MALFORMED, StreamDropped
 from spark_cli.engine.core.generation import Generation, Outcome
 from spark_cli.engine.core.output_items import Presenter
 from spark_cli.engine.core.pieces import count_input
 from spark_cli.engine.core.state import EngineState
-from spark_cli.engine.serving import asgi_io
 from spark_cli.engine.serving.conversations import answered, brain_request, continued, turns
 from spark_cli.engine.serving.handshake import (
     EXTENSIONS_HEADER,
@@ -31,10 +32,93 @@ from spark_cli.engine.wire import responses as wire
 from spark_cli.engine.wire.chat import COMMENT, ERROR, SKIP, ChatEvents
 from spark_cli.engine.wire.response_events import Event, ResponseEvents, usage_object
 from spark_cli.engine.wire.responses import WireError
-from spark_cli.engine.wire.wire_errors import check_output_limit
+from spark_cli.engine.wire.wire_errors import loads_object
 from spark_cli.protocol.sse import encode_event
 
 Scope = dict[str, Any]
+
+_JSON = (b"content-type", b"application/json")
+_SSE_HEADERS = [
+    (b"content-type", b"text/event-stream; charset=utf-8"),
+    (b"cache-control", b"no-cache"),
+    (b"x-accel-buffering", b"no"),
+]
+
+
+async def send_json(
+    send: Any, status: int, body: Any, headers: dict[str, str] | None = None
+) -> None:
+    data = json.dumps(body).encode()
+    await send({
+        "type": "http.response.start", "status": status,
+        "headers": [_JSON, (b"content-length", str(len(data)).encode()),
+                    *((k.lower().encode("latin-1"), v.encode("latin-1"))
+                      for k, v in (headers or {}).items())],
+    })
+    await send({"type": "http.response.body", "body": data, "more_body": False})
+
+
+def header(scope: dict[str, Any], name: bytes) -> str | None:
+    for key, value in scope.get("headers", []):
+        if key == name:
+            return str(value.decode("latin-1"))
+    return None
+
+
+def _too_large(config: EngineConfig) -> WireError:
+    return WireError(413, "request_too_large",
+                     f"the request body is over {config.http_max_body} bytes")
+
+
+async def read_json(scope: dict[str, Any], receive: Any, config: EngineConfig) -> dict[str, Any]:
+    """The request body as a JSON object (415, 413 or 400 otherwise)."""
+    content_type = header(scope, b"content-type")
+    if content_type is not None:
+        media = content_type.partition(";")[0].strip().lower()
+        if media != "application/json":
+            raise WireError(
+                415, "unsupported_media_type",
+                f"Unsupported content type: {media!r}. This API method only accepts "
+                f"'application/json' requests, but you specified the header "
+                f"'Content-Type: {content_type[:100]}'. Please try again with a supported "
+                "content type.")
+    length = header(scope, b"content-length")
+    if length is not None and length.isdigit() and int(length) > config.http_max_body:
+        raise _too_large(config)
+    chunks: list[bytes] = []  # not one growing buffer: its freed pages stay resident
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            raise WireError(400, "client_disconnected", "the client went away")
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > config.http_max_body:
+            raise _too_large(config)  # a new one: one made earlier would hold this frame
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            break
+    return loads_object(chunks[0] if len(chunks) == 1 else b"".join(chunks), "the body")
+
+
+async def wait_disconnect(receive: Any) -> None:
+    while (await receive())["type"] != "http.disconnect":
+        pass
+
+
+async def start_sse(send: Any) -> None:
+    await send({"type": "http.response.start", "status": 200, "headers": _SSE_HEADERS})
+
+
+def abort_connection(send: Any) -> bool:
+    """Abort the TCP connection under uvicorn's ``send``; False when it is not exposed."""
+    transport = getattr(getattr(send, "__self__", None), "transport", None)
+    abort = getattr(transport, "abort", None)
+    if not callable(abort):
+        return False
+    abort()
+    return True
+
 
 
 class EngineApp:
@@ -55,7 +139,7 @@ class EngineApp:
         message = await receive()
         if message["type"] != "websocket.connect":
             return
-        refusal = ws_refusal(scope["path"], asgi_io.header(scope, b"authorization"),
+        refusal = ws_refusal(scope["path"], header(scope, b"authorization"),
                              self.state.config.token)
         if refusal is not None:
             await send({"type": "websocket.http.response.start", "status": refusal.status,
@@ -79,7 +163,7 @@ class EngineApp:
             return frame if frame is not None else message.get("bytes") or b""
 
         session = WsSession(self.state, send_text, close,
-                            lambda: asgi_io.abort_connection(send))
+                            lambda: abort_connection(send))
         await session.serve(receive_frame, self.sessions)
 
 
@@ -91,9 +175,9 @@ async def handle(state: EngineState, scope: Scope, receive: Any, send: Any) -> N
             if method not in ("GET", "HEAD"):
                 raise WireError(405, "method_not_allowed", f"{method} is not allowed on {path}",
                                 headers={"allow": "GET, HEAD"})
-            await asgi_io.send_json(send, 200, {"status": "ok"})
+            await send_json(send, 200, {"status": "ok"})
             return
-        refusal = auth_error(asgi_io.header(scope, b"authorization"), state.config.token)
+        refusal = auth_error(header(scope, b"authorization"), state.config.token)
         if refusal is not None:
             raise refusal
         if path == "/v1/models" and method == "GET":
@@ -105,25 +189,23 @@ async def handle(state: EngineState, scope: Scope, receive: Any, send: Any) -> N
                 data.append({"id": name, "object": "model", "created": created,
                              "owned_by": "spark", "pacing": {"tokens_per_second": pacing.tps,
                                                              "ttft_ms": pacing.ttft_ms}})
-            await asgi_io.send_json(send, 200, {"object": "list", "data": data})
+            await send_json(send, 200, {"object": "list", "data": data})
         elif path == "/v1/responses" and method == "POST":
-            body = await asgi_io.read_json(scope, receive, state.config)
+            body = await read_json(scope, receive, state.config)
             await _responses(state, body, receive, send)
         elif path == "/v1/chat/completions" and method == "POST":
-            body = await asgi_io.read_json(scope, receive, state.config)
+            body = await read_json(scope, receive, state.config)
             await _chat(state, body, receive, send)
         elif path in ("/v1/models", "/v1/responses", "/v1/chat/completions"):
             raise WireError(405, "method_not_allowed", f"{method} is not allowed on {path}")
         else:
             raise WireError(404, wire.NOT_FOUND, f"no route {path[:100]!r} on the bundled engine")
     except WireError as exc:
-        await asgi_io.send_error(send, exc)
+        await send_json(send, exc.status, {"error": exc.body()}, exc.headers)
 
 
 async def _responses(state: EngineState, body: dict[str, Any], receive: Any, send: Any) -> None:
-    request = wire.parse_create(body)
-    check_output_limit(request.max_output_tokens, "max_output_tokens",
-                       state.config.max_output_tokens)
+    request = wire.parse_create(body, state.config.max_output_tokens)
     conversation = continued(state.stored, request)
     response_id = state.new_id()
     events = ResponseEvents(response_id, request,
@@ -162,7 +244,7 @@ async def _run(
     """Generate; stop when the client disconnects. How it ended (None: no answer)."""
     generation = Generation(state, asked, events, sink.event, max_output_tokens=limit)
     task = asyncio.create_task(generation.run())
-    watch = asyncio.create_task(asgi_io.wait_disconnect(receive))
+    watch = asyncio.create_task(wait_disconnect(receive))
     try:
         done, _ = await asyncio.wait({task, watch}, return_when=asyncio.FIRST_COMPLETED)
         if task not in done:
@@ -212,7 +294,7 @@ class _Sink:
             return
         if not self.started:
             self.started = True
-            await asgi_io.start_sse(self._send)
+            await start_sse(self._send)
         if kind == COMMENT:
             data = f": {payload}\n\n".encode()
         elif kind == MALFORMED:
@@ -223,16 +305,16 @@ class _Sink:
 
     async def end(self) -> None:
         if self.dropped:  # the drop fault: no final chunk, no response at all
-            if not asgi_io.abort_connection(self._send):
+            if not abort_connection(self._send):
                 raise ConnectionAbortedError("fault: drop")  # the server closes mid-body
             await asyncio.sleep(0)  # the server sees the connection lost before we return
             return
         if self.stream:
             if not self.started:
-                await asgi_io.start_sse(self._send)
+                await start_sse(self._send)
             await self._send({"type": "http.response.body", "body": b"", "more_body": False})
         elif self.final is not None:
-            await asgi_io.send_json(self._send, 200, self.final)
+            await send_json(self._send, 200, self.final)
         else:
             raise WireError(500, "server_error", self.error or "the response ended without an "
                             "answer", kind="server_error")

@@ -49,15 +49,13 @@ def bind_socket(host: str, port: int) -> socket.socket:
 
 @record
 class RunningEngine:
-    """A running engine's addresses and token (and, for tests, its configuration and state)."""
+    """A running engine's addresses and token, and its state (counters, warming brains)."""
 
     url: str
     """``http://HOST:PORT`` (the OpenAI base URL is ``url + "/v1"``)."""
     ws_url: str
     token: str | None
-    config: EngineConfig = field(default_factory=EngineConfig, repr=False)
     state: EngineState | None = field(default=None, repr=False)
-    """Live counters (``state.generating``, ``state.wafer``) for tests and benchmarks."""
 
 
 @functools.cache
@@ -153,7 +151,7 @@ async def run_engine(
             host = url_host(config.host)
             yield RunningEngine(
                 url=f"http://{host}:{port}", ws_url=f"ws://{host}:{port}{WS_PATH}",
-                token=config.token, config=config, state=state,
+                token=config.token, state=state,
             )
     finally:
         sock.close()

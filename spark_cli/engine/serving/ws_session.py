@@ -26,7 +26,6 @@ from spark_cli.engine.serving.conversations import (
 from spark_cli.engine.wire import responses as wire
 from spark_cli.engine.wire.response_events import ResponseEvents, error_event, usage_object
 from spark_cli.engine.wire.responses import CancelRequest, CreateRequest, SteerRequest, WireError
-from spark_cli.engine.wire.wire_errors import check_output_limit
 
 SendText = Callable[[str], Awaitable[None]]
 Close = Callable[[int, str], Awaitable[None]]
@@ -114,10 +113,7 @@ class WsSession:
 
     async def handle(self, frame: str | bytes) -> None:
         try:
-            event = wire.parse_client_event(frame)
-            if isinstance(event, CreateRequest):
-                check_output_limit(event.max_output_tokens, "max_output_tokens",
-                                   self.state.config.max_output_tokens)
+            event = wire.parse_client_event(frame, self.state.config.max_output_tokens)
         except WireError as exc:
             await self.send_error(exc, _stream_id_of(frame))
             return

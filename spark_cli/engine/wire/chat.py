@@ -85,8 +85,7 @@ def parse_messages(raw: list[Any]) -> tuple[InputItem, ...]:
 
 
 def parse_chat(obj: dict[str, Any], maximum: int) -> tuple[CreateRequest, bool]:
-    """A ``POST /v1/chat/completions`` body as the Responses request the brains read (system
-    and developer messages its instructions), and whether usage is asked for."""
+    """A Chat body as a Responses request (system messages: instructions); usage asked?"""
     for param in ("max_completion_tokens", "max_tokens"):
         check_output_limit(obj.get(param), param, maximum)
     model = string_field(obj, "model")

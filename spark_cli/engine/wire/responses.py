@@ -16,6 +16,7 @@ from spark_cli.engine.wire.tool_defs import (
 )
 from spark_cli.engine.wire.wire_errors import (
     INVALID_TYPE,
+    check_output_limit,
     loads_object,
     missing,
     optional_field,
@@ -180,8 +181,7 @@ def _output_item(item: dict[str, Any], where: str) -> InputOutput:
 
 def parse_input(value: Any, param: str = "input", *,
                 tools: list[ToolSpec] | None = None) -> tuple[InputItem, ...]:
-    """A string, or message items; given ``tools``, call and output items too, and the
-    functions of ``additional_tools`` items added to ``tools``."""
+    """A string, or message items (given ``tools``: calls, outputs, ``additional_tools``)."""
     if isinstance(value, str):
         return (InputMessage("user", value),)
     if not isinstance(value, list):
@@ -213,8 +213,8 @@ def parse_input(value: Any, param: str = "input", *,
     return tuple(items)
 
 
-def parse_create(obj: dict[str, Any]) -> CreateRequest:
-    """Validate a ``response.create`` (WebSocket) or a ``POST /v1/responses`` body."""
+def parse_create(obj: dict[str, Any], maximum: int) -> CreateRequest:
+    """Validate a ``response.create`` or ``POST /v1/responses`` body (``maximum``: output cap)."""
     model = string_field(obj, "model")
     generate = obj.get("generate", True)
     if not isinstance(generate, bool):
@@ -229,16 +229,14 @@ def parse_create(obj: dict[str, Any]) -> CreateRequest:
         check_tools(obj["tools"])
         tools = function_specs(obj["tools"])
     parallel = optional_field(obj, "parallel_tool_calls", bool, "a boolean")
-    limit = optional_field(obj, "max_output_tokens", int, "an integer")
-    if limit is not None and limit < 1:
-        raise _bad("max_output_tokens", "'max_output_tokens' must be >= 1")
+    check_output_limit(obj.get("max_output_tokens"), "max_output_tokens", maximum)
     return CreateRequest(
         model=model,
         input=messages,
         instructions=optional_field(obj, "instructions", str, "a string") or "",
         previous_response_id=optional_field(obj, "previous_response_id", str, "a string"),
         store=bool(optional_field(obj, "store", bool, "a boolean")),
-        max_output_tokens=limit,
+        max_output_tokens=obj.get("max_output_tokens"),
         stream_id=optional_field(obj, "stream_id", str, "a string"),
         generate=generate,
         stream=bool(optional_field(obj, "stream", bool, "a boolean")),
@@ -260,12 +258,12 @@ def parse_steer(obj: dict[str, Any]) -> SteerRequest:
     return SteerRequest(previous, messages, obj["input"])
 
 
-def parse_client_event(text: str | bytes) -> ClientEvent:
-    """One client frame; raises :class:`WireError`."""
+def parse_client_event(text: str | bytes, maximum: int) -> ClientEvent:
+    """One client frame (``maximum``: as :func:`parse_create`); raises :class:`WireError`."""
     obj = loads_object(text, "the frame")
     kind = obj.get("type")
     if kind == CREATE:
-        return parse_create(obj)
+        return parse_create(obj, maximum)
     if kind == STEER:
         return parse_steer(obj)
     if kind == CANCEL:

@@ -75,8 +75,7 @@ def check_tools(value: Any, param: str = "tools") -> None:
 
 
 def additional_tools(item: dict[str, Any], where: str) -> tuple[ToolSpec, ...]:
-    """The functions of an ``additional_tools`` input item (tools inside ``input``, as Codex
-    sends them), checked."""
+    """The functions of an ``additional_tools`` input item (as Codex sends them), checked."""
     role = item.get("role")
     if role is None:
         raise missing(f"{where}.role")

@@ -1,13 +1,16 @@
-"""What a deep task changed, as plain data (pure): per file its base and result text and
-its unified-diff hunks; any subset of a file's hunks can be laid onto the base
-(`ChangedFile.with_hunks`), which is how per-hunk selection feeds the merge."""
+"""What a deep task changed, per file and hunk, and its three-way merge into the working tree
+(pure, breezy's ``merge3``: base = the snapshot's start, theirs = the task's result, ours = the
+working tree now; a conflict is both sides changing the same or adjacent base lines)."""
 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import field
+from functools import cached_property
 from typing import Literal
+
+import merge3
 
 from spark_cli.edits.apply.diffs import diff_lines, hunk_text
 from spark_cli.edits.lang.ends import lines_of
@@ -17,22 +20,17 @@ ChangeKind = Literal["modify", "create", "delete"]
 CONTEXT = 3
 
 
-class _Matcher(difflib.SequenceMatcher[str]):
+def matcher(a: Sequence[str], b: Sequence[str]) -> difflib.SequenceMatcher[str]:
     """difflib without the "popular line" heuristic (it mis-aligns long files)."""
-
-    def __init__(self, isjunk: Callable[[str], bool] | None = None,
-                 a: Sequence[str] = "", b: Sequence[str] = "", autojunk: bool = False) -> None:
-        super().__init__(None, a, b, autojunk=False)
+    return difflib.SequenceMatcher(None, a, b, autojunk=False)
 
 
 @record
 class ChangeHunk:
-    """One hunk: base lines ``[base_start, base_end)`` become the lines of ``edits``."""
+    """One hunk: its ``edits`` (base lines ``[i1, i2)`` become ``lines``)."""
 
     index: int  # 1-based within its file
     diff: str  # unified-diff text
-    base_start: int
-    base_end: int
     edits: tuple[tuple[int, int, tuple[str, ...]], ...] = field(repr=False)  # (i1, i2, lines)
 
 
@@ -95,13 +93,12 @@ def file_change(path: str, base: str | None, theirs: str | None) -> ChangedFile 
     a, b = lines_of(base), lines_of(theirs)
     shown = diff_lines(base), diff_lines(theirs)
     hunks: list[ChangeHunk] = []
-    groups = (list(_Matcher(None, a, b).get_grouped_opcodes(CONTEXT))
+    groups = (list(matcher(a, b).get_grouped_opcodes(CONTEXT))
               if kind == "modify" else [[("replace", 0, len(a), 0, len(b))]])
     for number, group in enumerate(groups, 1):
         edits = tuple((x1, x2, tuple(b[y1:y2])) for tag, x1, x2, y1, y2 in group
                       if tag != "equal")
-        hunks.append(ChangeHunk(number, hunk_text(group, *shown), edits[0][0], edits[-1][1],
-                                edits))
+        hunks.append(ChangeHunk(number, hunk_text(group, *shown), edits))
     return ChangedFile(path, kind, base, theirs, tuple(hunks))
 
 
@@ -111,10 +108,6 @@ class Selection:
 
     files: frozenset[str] | None = None
     hunks: frozenset[tuple[str, int]] | None = None
-
-    @classmethod
-    def everything(cls) -> Selection:
-        return cls()
 
     @classmethod
     def of_files(cls, *paths: str) -> Selection:
@@ -131,3 +124,157 @@ class Selection:
 
 
 ALL = Selection()
+
+
+HunkState = Literal["clean", "conflict", "present", "refused"]
+
+
+@record
+class HunkStatus:
+    """How one hunk stands against the working tree."""
+
+    path: str
+    index: int
+    state: HunkState  # present: the working tree has it; refused: binary, outside, unreadable
+    detail: str = ""  # why, for a conflict or refusal
+
+
+@record
+class FileMerge:
+    """What merging the chosen hunks of one file comes to."""
+
+    path: str
+    write: bool  # something changes on disk: ``text`` (None = delete the file)
+    text: str | None
+    applied: tuple[int, ...]
+    present: tuple[int, ...]
+    refused: tuple[HunkStatus, ...]
+
+
+def _span(start: int, end: int) -> str:
+    return f"{start + 1}" if end - start <= 1 else f"{start + 1}-{end}"
+
+
+class _Known:
+    """Matching blocks for merge3: base -> theirs from the hunks, base -> ours diffed once."""
+
+    def __init__(self, base: list[str], ours: list[str]) -> None:
+        self.base, self.ours = base, ours
+
+    @cached_property
+    def ours_blocks(self) -> list[tuple[int, int, int]]:
+        return [tuple(m) for m in  # type: ignore[misc]
+                matcher(self.base, self.ours).get_matching_blocks()]
+
+    def regions(self, theirs: list[str],
+                theirs_blocks: list[tuple[int, int, int]]) -> list[tuple[object, ...]]:
+        known = self
+
+        class KnownMatcher:
+            def __init__(self, isjunk: object = None, a: Sequence[str] = (),
+                         b: Sequence[str] = (), autojunk: bool = False) -> None:
+                self.a, self.b = a, b
+
+            def get_matching_blocks(self) -> list[tuple[int, int, int]]:
+                if self.a is known.base and self.b is theirs:
+                    return theirs_blocks
+                if self.a is known.base and self.b is known.ours:
+                    return known.ours_blocks
+                return [tuple(m) for m in  # type: ignore[misc]
+                        matcher(self.a, self.b).get_matching_blocks()]
+
+        merge = merge3.Merge3(self.base, self.ours, theirs, sequence_matcher=KnownMatcher)
+        return list(merge.merge_regions())
+
+
+def _conflict_detail(region: tuple[object, ...], base: list[str], ours: list[str]) -> str:
+    """Which working-tree lines of a conflict region differ from the base."""
+    z1, z2, a1, a2 = (int(x) for x in region[1:5])  # type: ignore[call-overload]
+    changed, deleted = [], []
+    for tag, i1, i2, j1, j2 in matcher(base[z1:z2], ours[a1:a2]).get_opcodes():
+        if tag == "equal":
+            continue
+        if j2 > j1:
+            changed.append(_span(a1 + j1, a1 + j2))
+        else:
+            deleted.append(_span(z1 + i1, z1 + i2))
+    parts = []
+    if changed:
+        parts.append(f"working-tree lines {', '.join(changed)} changed since the snapshot")
+    if deleted:
+        parts.append(f"base lines {', '.join(deleted)} were deleted in the working tree since "
+                     "the snapshot")
+    return "; ".join(parts) + f" (the hunk touches base lines {_span(z1, z2)})"
+
+
+def refuse_all(change: ChangedFile, detail: str) -> tuple[HunkStatus, ...]:
+    """Every hunk of ``change`` refused for the same reason (e.g. a binary file now)."""
+    return tuple(HunkStatus(change.path, h.index, "refused", detail) for h in change.hunks)
+
+
+def review_file(change: ChangedFile, ours: str | None) -> tuple[HunkStatus, ...]:
+    """Each hunk's standing against ``ours`` (the working-tree text now, None = absent)."""
+    path = change.path
+    if change.kind == "create":
+        state: HunkState = ("clean" if ours is None else
+                            "present" if ours == change.theirs else "conflict")
+        detail = ("" if state != "conflict" else
+                  "the file was created in the working tree since the snapshot, differently")
+        return (HunkStatus(path, 1, state, detail),)
+    if ours is None:
+        why = "the file was deleted in the working tree since the snapshot"
+        state = "present" if change.kind == "delete" else "conflict"
+        return tuple(HunkStatus(path, h.index, state, "" if state == "present" else why)
+                     for h in change.hunks)
+    if change.kind == "delete":
+        state = "clean" if ours == change.base else "conflict"
+        detail = "" if state == "clean" else "the file changed in the working tree since the " \
+                                             "snapshot"
+        return (HunkStatus(path, 1, state, detail),)
+    base, mine = lines_of(change.base), lines_of(ours)
+    known = _Known(base, mine)
+    out = []
+    for hunk in change.hunks:
+        regions = known.regions(change.with_hunks({hunk.index}), change.blocks_with({hunk.index}))
+        conflicts = [r for r in regions if r[0] == "conflict"]
+        if conflicts:
+            out.append(HunkStatus(path, hunk.index, "conflict",
+                                  "; ".join(_conflict_detail(r, base, mine) for r in conflicts)))
+        elif any(r[0] == "b" for r in regions):
+            out.append(HunkStatus(path, hunk.index, "clean"))
+        else:
+            out.append(HunkStatus(path, hunk.index, "present"))
+    return tuple(out)
+
+
+def merge_file(change: ChangedFile, ours: str | None, chosen: Iterable[int]) -> FileMerge:
+    """Merge the ``chosen`` hunks into ``ours``: each judged alone, the clean ones together."""
+    wanted = set(chosen)
+    statuses = [s for s in review_file(change, ours) if s.index in wanted]
+    clean = tuple(s.index for s in statuses if s.state == "clean")
+    present = tuple(s.index for s in statuses if s.state == "present")
+    refused = tuple(s for s in statuses if s.state in ("conflict", "refused"))
+    if not clean:
+        return FileMerge(change.path, False, ours, (), present, refused)
+    if change.kind != "modify":
+        return FileMerge(change.path, True, change.theirs, clean, present, refused)
+    base, mine = lines_of(change.base), lines_of(ours)
+    theirs = change.with_hunks(set(clean))
+    merged: list[str] = []
+    for region in _Known(base, mine).regions(theirs, change.blocks_with(set(clean))):
+        tag, *at = region
+        start, end = int(at[0]), int(at[1])  # type: ignore[call-overload]
+        if tag == "unchanged":
+            merged.extend(base[start:end])
+        elif tag in ("a", "same"):
+            merged.extend(mine[start:end])
+        elif tag == "b":
+            merged.extend(theirs[start:end])
+        else:  # clean one by one, conflicting together: refuse them all
+            together = ", ".join(str(i) for i in clean)
+            refused += tuple(HunkStatus(change.path, i, "conflict",
+                                        f"hunks {together} conflict with the working tree when "
+                                        "applied together; apply them one at a time")
+                             for i in clean)
+            return FileMerge(change.path, False, ours, (), present, refused)
+    return FileMerge(change.path, True, "".join(merged), clean, present, refused)

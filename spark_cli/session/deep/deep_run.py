@@ -22,9 +22,8 @@ from spark_cli.protocol.tokens import count_tokens
 from spark_cli.session.api import Connector
 from spark_cli.session.config.settings import Settings
 from spark_cli.session.deep.change import ChangedFile, file_change
-from spark_cli.session.deep.disk import NotText, decode_text
 from spark_cli.session.deep.snapshot import Snapshot, SnapshotError, take_snapshot
-from spark_cli.session.deep.task import DeepChange, DeepState, DeepTask
+from spark_cli.session.deep.task import DeepChange, DeepState, DeepTask, NotText, decode_text
 from spark_cli.session.events import TurnCompleted, TurnFailed
 
 NOTIFY_EVERY_S = 0.1
@@ -68,7 +67,7 @@ def collect_change(snap: Snapshot, label: str) -> DeepChange:
         try:
             base, theirs = decode_text(before, rel), decode_text(after, rel)
         except NotText as exc:
-            skipped.append((rel, f"{exc.message}: not merged"))
+            skipped.append((rel, f"{exc}: not merged"))
             continue
         change = file_change(rel, base, theirs)
         if change is not None:

@@ -106,6 +106,5 @@ def bundled_notice(deep: Settings, fast: Settings) -> str | None:
 
 def deep_flags(flags: Mapping[str, object]) -> dict[str, object]:
     """A one-shot's provider flags as the deep track's (``spark edit --deep``)."""
-    renamed = {"provider": "deep_provider", "model": "deep_model", "base_url": "deep_base_url",
-               "edit_format": "deep_edit_format"}
+    renamed = {key: flag for flag, key in _FLAGS.items()}
     return {renamed.get(key, key): value for key, value in flags.items() if key != "deep"}

@@ -4,7 +4,6 @@ files, words of broad change, or a context over `WINDOW_SHARE` of the window); p
 from __future__ import annotations
 
 import re
-from typing import Protocol
 
 from spark_cli.session.tool_access import shorten
 
@@ -19,16 +18,9 @@ _BROAD = re.compile(
     re.IGNORECASE | re.DOTALL)
 
 
-class ContextCost(Protocol):
-    """What routing reads of the context a prompt would send (context building's report)."""
-
-    @property
-    def tokens(self) -> int:
-        ...
-
-
-def suggest_deep(instruction: str, context: ContextCost | None, window: int) -> str | None:
-    """One line suggesting ``/deep`` for ``instruction``, or None (``window``: in tokens)."""
+def suggest_deep(instruction: str, tokens: int | None, window: int) -> str | None:
+    """One line suggesting ``/deep`` for ``instruction``, or None (``tokens``: of its context,
+    ``window``: the fast model's)."""
     text = instruction.strip()
     if not text or text.startswith("/"):
         return None
@@ -37,9 +29,9 @@ def suggest_deep(instruction: str, context: ContextCost | None, window: int) -> 
         why = f"it names {len(paths)} files"
     elif (found := _BROAD.search(text)) is not None:
         why = f"“{' '.join(found.group().split())}” sounds like work across the code"
-    elif context is not None and window > 0 and context.tokens > WINDOW_SHARE * window:
-        why = (f"its context ({context.tokens:,} tokens) would fill "
-               f"{context.tokens / window:.0%} of the fast model's {window:,}-token window")
+    elif tokens is not None and window > 0 and tokens > WINDOW_SHARE * window:
+        why = (f"its context ({tokens:,} tokens) would fill "
+               f"{tokens / window:.0%} of the fast model's {window:,}-token window")
     else:
         return None
     return f"tip: {why}; /deep {shorten(text, 40)} hands it to the deep model in the background"

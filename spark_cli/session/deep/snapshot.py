@@ -13,7 +13,7 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-from spark_cli.session.deep.disk import pid_alive
+from spark_cli.edits.disk.atomic import pid_alive
 
 Changed = tuple[str, bytes | None, bytes | None]
 _GIT = ("git", "-c", "core.hooksPath=/dev/null", "-c", "user.name=spark",
@@ -41,16 +41,13 @@ def _git(cwd: Path, *args: str, data: bool = False) -> bytes:
 
 
 class Snapshot:
-    """A frozen copy of the repo in ``folder``; the task works in ``root``. Without git (or
-    when git cannot snapshot) two real copies, ``base/`` and ``work/``, minus ``.git``,
-    ``.spark`` and what the root ``.gitignore`` ignores."""
-
-    kind = "copy"
+    """A frozen copy of the repo in ``folder``; the task works in ``root`` (the repo root's
+    counterpart). Without git (or when git cannot snapshot) two real copies, ``base/`` and
+    ``work/``, minus ``.git``, ``.spark`` and what the root ``.gitignore`` ignores."""
 
     def __init__(self, folder: Path, root: Path) -> None:
         self.folder = folder
         self.root = root
-        """The deep session's root (the repo root's counterpart in the snapshot)."""
 
     def changes(self) -> tuple[list[Changed], list[tuple[str, str]]]:
         """(changed files, (path, why) not mergeable), relative to the repo root."""
@@ -82,8 +79,6 @@ def _link(path: Path, st: os.stat_result | None) -> str | None:
 
 
 class GitSnapshot(Snapshot):
-    kind = "git"
-
     def __init__(self, folder: Path, root: Path, top: Path, work: Path, base: str,
                  prefix: str) -> None:
         super().__init__(folder, root)

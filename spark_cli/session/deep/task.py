@@ -1,18 +1,34 @@
 """One deep task as plain state a HUD reads, and `DeepChange`, the change it came to:
-``review`` says per hunk whether it applies; ``apply`` merges the selected hunks and
-writes the clean ones as ONE undo batch."""
+``review`` says per hunk whether it applies; ``apply`` merges the selected hunks and writes
+the clean ones as ONE undo batch, as the applier writes (endings, encoding, BOM, mode kept)."""
 
 from __future__ import annotations
 
+import stat
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from spark_cli.edits.disk.journal import Journal
+from spark_cli.edits.disk.paths import RepoPath, confine
+from spark_cli.edits.disk.textfile import TextFile, decode, new_text_file
+from spark_cli.edits.disk.worktree import WorkTree, Write
+from spark_cli.edits.lang.ends import lines_of
+from spark_cli.edits.model.outcome import FileRefused
 from spark_cli.record import record
-from spark_cli.session.deep.change import ALL, ChangedFile, Selection
-from spark_cli.session.deep.disk import NotText, Planned, read_ours, write_batch
-from spark_cli.session.deep.merge import HunkStatus, merge_file, refuse_all, review_file
+from spark_cli.session.config.state_dir import undo_dir
+from spark_cli.session.deep.change import (
+    ALL,
+    ChangedFile,
+    HunkStatus,
+    Selection,
+    matcher,
+    merge_file,
+    refuse_all,
+    review_file,
+)
 
 if TYPE_CHECKING:
     from spark_cli.session.events import SessionEvent
@@ -20,6 +36,94 @@ if TYPE_CHECKING:
 DeepState = Literal["snapshotting", "running", "done", "failed", "cancelled", "applied",
                     "dropped"]
 ACTIVE: frozenset[DeepState] = frozenset({"snapshotting", "running"})
+
+
+class NotText(Exception):
+    """A file the deep track will not merge (binary, not UTF-8, too large, outside the repo)."""
+
+
+def decode_text(data: bytes | None, name: str) -> str | None:
+    """File bytes as "\\n" text (None stays None); ``NotText`` for a binary file."""
+    if data is None:
+        return None
+    try:
+        return decode(data, name=name).text
+    except FileRefused as exc:
+        raise NotText(exc.message) from None
+
+
+@record
+class DiskText:
+    """A working-tree file as the merge sees it: its text (None = absent) and its format."""
+
+    rel: str
+    path: Path
+    text: str | None
+    file: TextFile | None
+    raw: bytes | None
+    mode: int | None
+
+
+def read_ours(root: Path, rel: str) -> DiskText:
+    """The working tree's ``rel`` now; ``NotText`` when it may not or cannot be merged."""
+    try:
+        where = confine(root, rel)
+    except FileRefused as exc:
+        raise NotText(exc.message) from None
+    path = where.path
+    if not path.exists() and not path.is_symlink():
+        return DiskText(where.rel, path, None, None, None, None)
+    try:
+        st = path.stat()
+        if not stat.S_ISREG(st.st_mode):
+            raise NotText(f"{rel} is not a regular file in the working tree")
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise NotText(f"{rel}: cannot read ({exc.strerror or exc})") from None
+    mode = stat.S_IMODE(st.st_mode)
+    try:
+        file = decode(raw, mode=mode, name=rel)
+    except FileRefused as exc:
+        raise NotText(exc.message) from None
+    return DiskText(where.rel, path, file.text, file, raw, mode)
+
+
+def _encode(ours: DiskText, new: str) -> bytes:
+    """``new`` in ``ours``' format: unchanged lines keep their endings, encoding and BOM."""
+    if ours.file is None or ours.text is None:
+        return new_text_file(new).encode()
+    old_lines, new_lines = lines_of(ours.text), lines_of(new)
+    offsets = [0]
+    for line in old_lines:
+        offsets.append(offsets[-1] + len(line))
+    splices = [(offsets[i1], offsets[i2], "".join(new_lines[j1:j2]))
+               for tag, i1, i2, j1, j2 in matcher(old_lines, new_lines).get_opcodes()
+               if tag != "equal"]
+    return ours.file.spliced(splices).encode()
+
+
+@record
+class Planned:
+    """One file to write: ``text`` None = delete it."""
+
+    ours: DiskText
+    text: str | None
+
+
+def write_batch(root: Path, planned: Sequence[Planned], label: str) -> str | None:
+    """Write every planned file as one undo batch, as the applier does; its id, or None."""
+    if not planned:
+        return None
+    journal = Journal(root, undo_dir(root))
+    batch_id = journal.begin(label)
+    writes = [Write(RepoPath(p.ours.rel, p.ours.path), p.ours.raw, p.ours.mode,
+                    None if p.text is None else _encode(p.ours, p.text), p.ours.mode)
+              for p in planned]
+    try:
+        WorkTree().commit(writes, journal)
+    finally:
+        done = journal.end()
+    return batch_id if done is not None else None
 
 
 @record
@@ -75,7 +179,7 @@ class DeepChange:
             try:
                 ours = read_ours(Path(root), change.path)
             except NotText as exc:
-                out.extend(refuse_all(change, exc.message))
+                out.extend(refuse_all(change, str(exc)))
                 continue
             out.extend(review_file(change, ours.text))
         return tuple(out)
@@ -94,7 +198,7 @@ class DeepChange:
             try:
                 ours = read_ours(root, change.path)
             except NotText as exc:
-                refused.extend(s for s in refuse_all(change, exc.message) if s.index in chosen)
+                refused.extend(s for s in refuse_all(change, str(exc)) if s.index in chosen)
                 continue
             merged = merge_file(change, ours.text, chosen)
             refused.extend(merged.refused)

@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
-from spark_cli.session.deep import DeepTask, HunkStatus, Selection
+from spark_cli.session.deep.change import ALL, HunkStatus, Selection
+from spark_cli.session.deep.task import DeepTask
 from spark_cli.session.events import EditLanded, EditRefused, ProseDelta, TurnFailed
 from spark_cli.tui.transcript.edit_view import diff_syntax
 
@@ -109,7 +110,7 @@ def _review(deep: DeepController, task: DeepTask, statuses: tuple[HunkStatus, ..
 def selection(rest: list[str]) -> Selection | str:
     """``all`` / nothing, paths, or ``PATH:H`` pairs; or what is wrong with them."""
     if not rest or rest == ["all"]:
-        return Selection.everything()
+        return ALL
     files: list[str] = []
     hunks: list[tuple[str, int]] = []
     for item in rest:

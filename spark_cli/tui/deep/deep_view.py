@@ -14,24 +14,17 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from spark_cli.record import record
 from spark_cli.session.api import Connector, SessionApi
 from spark_cli.session.config.settings import Settings
 from spark_cli.session.events import TurnCompleted, TurnFailed
 from spark_cli.tui.output import Busy, Output
 
 if TYPE_CHECKING:
-    from spark_cli.session.deep import DeepTask, DeepTrack
+    from spark_cli.session.deep.task import DeepTask
+    from spark_cli.session.deep.track import DeepTrack
     from spark_cli.session.spend.usage import Usage
 
 QUIT_CONFIRM_S = 3.0
-
-
-@record
-class _Needs:
-    """What routing reads of a request's context: its tokens."""
-
-    tokens: int
 
 
 class DeepController:
@@ -66,7 +59,7 @@ class DeepController:
                 self.problem = str(exc)
         if settings is None:
             return
-        from spark_cli.session.deep import DeepTrack  # deferred: TUI launch
+        from spark_cli.session.deep.track import DeepTrack  # deferred: TUI launch
 
         self.track = track = DeepTrack(self.session.root, settings, self.connect, self.changed,
                                        fast=self.session.settings)
@@ -117,11 +110,11 @@ class DeepController:
         """The line above the prompt when the draft looks like deep work (never routed)."""
         if self.track is None or not text.strip() or text.lstrip().startswith("/"):
             return None
-        from spark_cli.session.deep import suggest_deep  # deferred: TUI launch
+        from spark_cli.session.deep.routing import suggest_deep  # deferred: TUI launch
 
         report = self.session.context  # the next request carries at least this much again
-        needs = _Needs(report.used) if report is not None else None
-        line = suggest_deep(text, needs, self.session.settings.context_window)
+        used = report.used if report is not None else None
+        line = suggest_deep(text, used, self.session.settings.context_window)
         return f"{line} (Ctrl+G sends it to the deep track)" if line else None
 
     def may_quit(self) -> bool:

@@ -1,5 +1,5 @@
-"""`spark bench oneshot --provider NAME`: a provider of yours, measured as `spark bench
-provider` measures it, on each of its channels (against the engine on loopback)."""
+"""`spark bench provider --provider NAME`: a provider of yours, measured on each of its
+channels (against the engine on loopback)."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ async def test_a_websocket_provider_is_measured_beside_its_http_twin(tmp_path: P
         assert answer.ttft_s >= 0 and answer.total_s >= answer.connect_send_s
 
 
-def test_oneshot_provider_measures_each_channel(tmp_path: Path,
+def test_a_named_provider_is_measured_on_each_channel(tmp_path: Path,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     engine = start_engine("bench-token")  # its own process: the runner blocks this one
@@ -40,8 +40,8 @@ def test_oneshot_provider_measures_each_channel(tmp_path: Path,
            "SPARK_CONFIG_DIR": str(tmp_path / "none"), "OPENAI_API_KEY": engine.token,
            "SPARK_BASE_URL": engine.url + "/v1"}
     try:
-        result = CliRunner().invoke(app, ["bench", "oneshot", "--provider", "openai", "--reps",
-                                          "1", "--tokens", "20"], env=env)
+        result = CliRunner().invoke(app, ["bench", "provider", "--provider", "openai", "--sizes",
+                                          "1k", "--reps", "1", "--tokens", "20"], env=env)
     finally:
         engine.stop()
     assert result.exit_code == 0, result.output
@@ -53,6 +53,6 @@ def test_a_provider_without_its_key_is_a_clear_error(tmp_path: Path,
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     env = {"SPARK_CONFIG_DIR": str(tmp_path), "CEREBRAS_API_KEY": None, "SPARK_API_KEY": None}
-    result = CliRunner().invoke(app, ["bench", "oneshot", "--provider", "cerebras"], env=env)
+    result = CliRunner().invoke(app, ["bench", "provider", "--provider", "cerebras"], env=env)
     assert result.exit_code == 2
     assert "needs an API key: set CEREBRAS_API_KEY" in result.output

@@ -61,8 +61,7 @@ def test_the_window_is_used_and_its_deferred_tree_is_the_full_parse() -> None:
     at = old.index("return y", len(old) // 2)
     new = old[:at] + "return y + 1" + old[at + len("return y"):]
     old_tree = parse_text("python", old)
-    edit = [(len(old[:at].encode()), len(old[:at].encode()) + 8,
-             len(old[:at].encode()) + 12)]
+    edit = (len(old[:at].encode()), len(old[:at].encode()) + 8, len(old[:at].encode()) + 12)
     assert window_clean("python", old_tree, old.encode(), new.encode(), edit) is True
     verdict, tree = check_edit("m.py", old, new)
     assert verdict.ok and tree is None  # judged by the window: the tree is built on demand

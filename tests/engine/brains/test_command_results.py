@@ -54,12 +54,12 @@ FAILED tests/test_cart.py::test_describe - NameError: name 'total' is not ...
 def test_the_first_line_says_how_it_ended(head: str, status: str, code: int | None) -> None:
     result = parse_command(head + "\nline one\n\nline two\n")
     assert (result.status, result.code, result.head) == (status, code, head)
-    assert result.last_lines() == ["line one", "line two"]
+    assert result.last_lines(10) == ["line one", "line two"]
 
 
 def test_a_collection_error_is_an_import_of_a_stale_name() -> None:
     run = parse_pytest(COLLECTION_ERROR)
-    assert (run.summary, run.errors, run.failed, run.passed) == ("1 error in 0.12s", 1, 0, 0)
+    assert (run.summary, run.errors, run.failed) == ("1 error in 0.12s", 1, 0)
     assert run.failures == ("ERROR tests/test_cart.py",)
     assert run.stale == (StaleName("total", module="shop.cart"),)
 
@@ -67,7 +67,7 @@ def test_a_collection_error_is_an_import_of_a_stale_name() -> None:
 def test_name_errors_name_the_file_they_were_raised_in_and_python_s_hint() -> None:
     run = parse_pytest(NAME_ERRORS)
     assert run.summary == "2 failed, 1 passed in 0.05s"
-    assert (run.failed, run.passed) == (2, 1)
+    assert run.failed == 2
     assert len(run.failures) == 2 and len(run.raised) == 2
     assert run.stale == (StaleName("total", where="tests/test_cart.py", hint="cart_total"),)
 

@@ -1,5 +1,5 @@
 """The registry imports a brain when it is first made: specs are checked without loading,
-``is_loaded`` tells what is ready."""
+``RegistryBrains.loaded`` tells what is ready."""
 
 from __future__ import annotations
 
@@ -8,21 +8,15 @@ import sys
 
 import pytest
 
-from spark_cli.engine.brains.registry import (
-    BRAIN_CLASSES,
-    brain_for_model,
-    check_default,
-    is_loaded,
-)
+from spark_cli.engine.brains.registry import BRAIN_CLASSES, RegistryBrains
 from spark_cli.engine.brains.script import ScriptBrain, ScriptError
 
 
 def test_specs_are_checked_without_importing_a_brain() -> None:
     code = ("import sys\n"
-            "from spark_cli.engine.brains.registry import check_default, make_brain\n"
-            "for spec in ('rules', 'deep', 'lorem'):\n"
-            "    check_default(spec)\n"
-            "check_default('rules'); check_default('script')\n"
+            "from spark_cli.engine.brains.registry import RegistryBrains, make_brain\n"
+            "for spec in ('rules', 'deep', 'lorem', 'script'):\n"
+            "    RegistryBrains(spec)\n"
             "loaded = lambda: sorted(m.rsplit('.', 1)[-1] for m in sys.modules if m in ("
             "'spark_cli.engine.brains.rules.rules_brain', 'spark_cli.engine.brains.lorem',"
             " 'spark_cli.engine.brains.deep.deep_brain', 'spark_cli.engine.brains.script'))\n"
@@ -45,21 +39,24 @@ def test_every_brain_class_is_where_the_table_says() -> None:
 
 def test_bad_specs_and_defaults_fail_at_the_check(tmp_path) -> None:
     with pytest.raises(ValueError, match=r"unknown brain 'poet'.*rules, deep, lorem"):
-        check_default("poet")
+        RegistryBrains("poet")
     with pytest.raises(ValueError, match="needs a path"):
-        check_default("script:")
+        RegistryBrains("script:")
     with pytest.raises(ScriptError, match="not found"):
-        check_default(f"script:{tmp_path / 'missing.toml'}")
-    check_default("script")  # no script: spark-script explains itself, nothing to load
+        RegistryBrains(f"script:{tmp_path / 'missing.toml'}")
+    RegistryBrains("script")  # no script: spark-script explains itself, nothing to load
 
 
-def test_is_loaded_says_whether_making_the_brain_imports_or_reads_anything(tmp_path) -> None:
+def test_loaded_says_whether_making_the_brain_imports_or_reads_anything(tmp_path) -> None:
     script = tmp_path / "fresh.toml"
     script.write_text('[[entries]]\nanswer = "hi"\n')
-    assert not is_loaded("gpt-x", f"script:{script}")
-    assert isinstance(brain_for_model("gpt-x", f"script:{script}"), ScriptBrain)
-    assert is_loaded("gpt-x", f"script:{script}")
-    assert is_loaded("spark-script", "rules")  # no script: the explanation, nothing to load
-    assert is_loaded("gpt-x", "poet")  # raises at once when asked: nothing to wait for
-    brain_for_model("spark-lorem", "rules")
-    assert is_loaded("spark-lorem", "rules")
+    brains = RegistryBrains(f"script:{script}")
+    assert brains.loaded("gpt-x")
+    script.write_text('[[entries]]\nanswer = "hello"\n')  # a new version: read it again
+    assert not brains.loaded("gpt-x")
+    assert isinstance(brains("gpt-x"), ScriptBrain)
+    assert brains.loaded("gpt-x")
+    rules = RegistryBrains("rules")
+    assert rules.loaded("spark-script")  # no script: the explanation, nothing to load
+    rules("spark-lorem")
+    assert rules.loaded("spark-lorem")

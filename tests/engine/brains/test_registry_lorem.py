@@ -11,7 +11,7 @@ from spark_cli.engine.brains.deep.deep_brain import DeepBrain
 from spark_cli.engine.brains.lorem import LoremBrain
 from spark_cli.engine.brains.registry import (
     BRAIN_MODELS,
-    brain_for_model,
+    RegistryBrains,
     make_brain,
     pace_of_model,
 )
@@ -33,9 +33,9 @@ def test_only_the_deep_model_has_the_deep_pace() -> None:
     assert DeepBrain.pace == "deep"
     for model in ("spark-rules", "spark-lorem", "spark-script", "gpt-5.3-codex"):
         assert pace_of_model(model) == "fast"
-        assert getattr(brain_for_model(model, "rules"), "pace", "fast") == "fast"
-    assert isinstance(brain_for_model("spark-deep", "lorem"), DeepBrain)
-    assert isinstance(brain_for_model("gpt-5.3-codex", "deep"), DeepBrain)
+        assert getattr(RegistryBrains("rules")(model), "pace", "fast") == "fast"
+    assert isinstance(RegistryBrains("lorem")("spark-deep"), DeepBrain)
+    assert isinstance(RegistryBrains("deep")("gpt-5.3-codex"), DeepBrain)
 
 
 def test_make_brain_specs_and_cache() -> None:
@@ -58,18 +58,18 @@ def test_bad_script_is_an_error_at_load(tmp_path) -> None:
 
 
 def test_model_naming_a_brain_selects_it_other_models_get_the_default(tmp_path) -> None:
-    assert isinstance(brain_for_model("spark-lorem", "rules"), LoremBrain)
-    assert isinstance(brain_for_model("spark-rules", "lorem"), RulesBrain)
-    assert isinstance(brain_for_model("gpt-4.1", "lorem"), LoremBrain)
-    assert isinstance(brain_for_model("gpt-4.1", "rules"), RulesBrain)
+    assert isinstance(RegistryBrains("rules")("spark-lorem"), LoremBrain)
+    assert isinstance(RegistryBrains("lorem")("spark-rules"), RulesBrain)
+    assert isinstance(RegistryBrains("lorem")("gpt-4.1"), LoremBrain)
+    assert isinstance(RegistryBrains("rules")("gpt-4.1"), RulesBrain)
     script = tmp_path / "s.toml"
     script.write_text('[[entries]]\nanswer = "hi"\n')
-    assert isinstance(brain_for_model("x", f"script:{script}"), ScriptBrain)
-    assert isinstance(brain_for_model("spark-script", f"script:{script}"), ScriptBrain)
+    assert isinstance(RegistryBrains(f"script:{script}")("x"), ScriptBrain)
+    assert isinstance(RegistryBrains(f"script:{script}")("spark-script"), ScriptBrain)
 
 
 def test_spark_script_without_a_script_explains() -> None:
-    text = "".join(brain_for_model("spark-script", "rules").answer(_request()))
+    text = "".join(RegistryBrains("rules")("spark-script").answer(_request()))
     assert "--brain script:PATH" in text
 
 

@@ -8,6 +8,7 @@ import pytest
 from openai.types.responses.responses_server_event import ResponsesServerEvent
 from pydantic import TypeAdapter
 
+from spark_cli.engine.core.config import MAX_OUTPUT_TOKENS
 from spark_cli.engine.wire import responses as wire
 from spark_cli.engine.wire.response_events import ResponseEvents, error_event, usage_object
 from spark_cli.engine.wire.responses import InputMessage, WireError
@@ -20,7 +21,7 @@ def test_create_with_every_field() -> None:
         "type": "response.create", "model": "m", "input": "hi", "instructions": "be brief",
         "previous_response_id": "resp_1", "store": True, "max_output_tokens": 9,
         "stream_id": "s", "generate": True, "tools": [], "unknown": 1,
-    }))
+    }), MAX_OUTPUT_TOKENS)
     assert event == wire.CreateRequest(
         model="m", input=(InputMessage("user", "hi"),), instructions="be brief",
         previous_response_id="resp_1", store=True, max_output_tokens=9, stream_id="s",
@@ -40,7 +41,7 @@ def test_input_item_shapes() -> None:
 
 
 def test_warm_up_needs_no_input() -> None:
-    event = wire.parse_create({"model": "m", "generate": False})
+    event = wire.parse_create({"model": "m", "generate": False}, MAX_OUTPUT_TOKENS)
     assert event.generate is False and event.input == ()
 
 
@@ -58,15 +59,15 @@ def test_warm_up_needs_no_input() -> None:
 )
 def test_invalid_create_names_the_param(body: dict[str, object], param: str) -> None:
     with pytest.raises(WireError) as refused:
-        wire.parse_create(body)
+        wire.parse_create(body, MAX_OUTPUT_TOKENS)
     assert refused.value.status == 400
     assert refused.value.param == param
 
 
 def test_cancel_and_steer() -> None:
-    assert wire.parse_client_event('{"type":"response.cancel","response_id":"r"}') == (
-        wire.CancelRequest("r"))
-    steer = wire.parse_client_event('{"type":"response.steer","input":"go"}')
+    assert wire.parse_client_event('{"type":"response.cancel","response_id":"r"}',
+                                   MAX_OUTPUT_TOKENS) == wire.CancelRequest("r")
+    steer = wire.parse_client_event('{"type":"response.steer","input":"go"}', MAX_OUTPUT_TOKENS)
     assert isinstance(steer, wire.SteerRequest)
     assert steer.input == (InputMessage("user", "go"),) and steer.raw_input == "go"
 

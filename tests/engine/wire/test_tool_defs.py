@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from openai.types.responses.tool_param import ToolParam
 
+from spark_cli.engine.core.config import MAX_OUTPUT_TOKENS
 from spark_cli.engine.wire import responses as wire
 from spark_cli.engine.wire.responses import InputMessage, WireError
 from spark_cli.engine.wire.tool_defs import TOOL_TYPES, additional_tools, check_tools
@@ -58,7 +59,7 @@ def _refused(call: Any) -> WireError:
 
 
 def test_codex_request_is_accepted_and_its_tools_set_aside() -> None:
-    request = wire.parse_client_event(json.dumps(CODEX_BODY))
+    request = wire.parse_client_event(json.dumps(CODEX_BODY), MAX_OUTPUT_TOKENS)
     assert request == wire.CreateRequest(
         model="gpt-6.2-sol", previous_response_id="resp_1", stream=True,
         input=(InputMessage("developer", "You are Codex."), InputMessage("user", "stream lorem")),
@@ -83,10 +84,11 @@ def test_optional_fields_of_the_item() -> None:
 
 def test_top_level_tools_are_checked_alike() -> None:
     assert wire.parse_create({"model": "m", "input": "x", "tools": [WAIT, {"type": "web_search"}],
-                              "tool_choice": "auto"}).input == (InputMessage("user", "x"),)
-    assert wire.parse_create({"model": "m", "input": "x", "tools": None}).input
+                              "tool_choice": "auto"},
+                             MAX_OUTPUT_TOKENS).input == (InputMessage("user", "x"),)
+    assert wire.parse_create({"model": "m", "input": "x", "tools": None}, MAX_OUTPUT_TOKENS).input
     error = _refused(lambda: wire.parse_create(
-        {"model": "m", "input": "x", "tools": [WAIT, {"type": "function"}]}))
+        {"model": "m", "input": "x", "tools": [WAIT, {"type": "function"}]}, MAX_OUTPUT_TOKENS))
     assert (error.code, error.param) == ("missing_required_parameter", "tools[1].name")
 
 
@@ -146,7 +148,7 @@ def _codex_item_with(path: tuple[Any, ...], value: Any) -> dict[str, Any]:
 def test_a_malformed_item_names_the_field(path: tuple[Any, ...], value: Any, code: str,
                                           param: str) -> None:
     body = {**CODEX_BODY, "input": [_codex_item_with(path, value), *CODEX_BODY["input"][1:]]}
-    error = _refused(lambda: wire.parse_create(body))
+    error = _refused(lambda: wire.parse_create(body, MAX_OUTPUT_TOKENS))
     assert (error.code, error.param) == (code, param)
     assert param in error.message
 
@@ -161,7 +163,8 @@ def test_the_item_is_refused_where_only_messages_belong() -> None:
 def test_unknown_items_are_still_refused() -> None:
     for item in ({"type": "additional_toolz", "role": "developer", "tools": []},
                  {"type": "reasoning", "summary": []}):
-        error = _refused(lambda item=item: wire.parse_create({"model": "m", "input": [item]}))
+        error = _refused(lambda item=item: wire.parse_create({"model": "m", "input": [item]},
+                                                             MAX_OUTPUT_TOKENS))
         assert (error.code, error.param) == ("invalid_value", "input[0].type")
     error = _refused(lambda: check_tools("web_search"))
     assert (error.code, error.param) == ("invalid_type", "tools")

@@ -34,7 +34,7 @@ def test_create_reads_calls_outputs_and_tools() -> None:
         "parallel_tool_calls": False,
         "input": [{"role": "user", "content": "find x"}, CALL,
                   {**OUTPUT, "output": [{"type": "input_text", "text": "a.py:1:x"}]}],
-    })
+    }, MAX_OUTPUT_TOKENS)
     assert request.input == (InputMessage("user", "find x"),
                              InputCall("call_1", "search", '{"pattern": "x"}', "fc_1"),
                              InputOutput("call_1", "a.py:1:x"))
@@ -45,7 +45,8 @@ def test_create_reads_calls_outputs_and_tools() -> None:
 
 def test_outputs_alone_are_a_valid_input() -> None:
     request = wire.parse_create({"model": "m", "previous_response_id": "resp_1",
-                                 "input": [OUTPUT, {**OUTPUT, "call_id": "call_2"}]})
+                                 "input": [OUTPUT, {**OUTPUT, "call_id": "call_2"}]},
+                                MAX_OUTPUT_TOKENS)
     assert [item.call_id for item in request.input] == ["call_1", "call_2"]  # type: ignore[union-attr]
     assert request.tool_choice == ToolChoice() and request.parallel_tool_calls
 
@@ -63,7 +64,7 @@ def test_outputs_alone_are_a_valid_input() -> None:
      "missing_required_parameter"),
 ])
 def test_bad_items_name_the_field(item: dict[str, Any], param: str, code: str) -> None:
-    error = _refused(lambda: wire.parse_create({"model": "m", "input": [item]}))
+    error = _refused(lambda: wire.parse_create({"model": "m", "input": [item]}, MAX_OUTPUT_TOKENS))
     assert (error.param, error.code) == (param, code)
 
 
@@ -185,7 +186,8 @@ def test_what_spark_sends_is_what_the_engine_reads() -> None:
                 InputCall("call_2", "read_file", '{"path": "a.py"}'),
                 InputOutput("call_1", "a.py:1:x"), InputOutput("call_2", "1\tx"))
     request = wire.parse_create({"model": "m", "tools": responses_tools([spec]),
-                                 "input": [responses_item(e) for e in conversation]})
+                                 "input": [responses_item(e) for e in conversation]},
+                                MAX_OUTPUT_TOKENS)
     assert request.input == expected and request.tools == (spec,)
     body, _ = chat.parse_chat({"model": "m", "tools": chat_tools([spec]),
                                "messages": chat_messages(conversation)}, MAX_OUTPUT_TOKENS)

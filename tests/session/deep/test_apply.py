@@ -35,7 +35,7 @@ def test_apply_all_then_undo_restores_the_working_tree(tmp_path: Path) -> None:
     change = _change(("a.txt", BASE, theirs), ("new.txt", None, "hello\n"),
                      ("gone.txt", "bye\n", None))
     assert [s.state for s in change.review(root)] == ["clean"] * 4
-    report = change.apply(root, Selection.everything())
+    report = change.apply(root, Selection())
     assert report.batch_id is not None and report.refused == () and report.error is None
     assert report.applied == (("a.txt", 1), ("a.txt", 2), ("new.txt", 1), ("gone.txt", 1))
     assert (root / "a.txt").read_text() == _set(theirs, 12, "user twelve\n")

@@ -11,8 +11,8 @@ from typer.testing import CliRunner
 
 from spark_cli.cli.main import app
 from spark_cli.session.config.settings import load_settings
-from spark_cli.session.deep import DeepTrack
 from spark_cli.session.deep.deep_settings import bundled_notice, load_deep_settings
+from spark_cli.session.deep.track import DeepTrack
 
 FAST = {"provider": "openai-compatible", "base_url": "http://127.0.0.1:9/v1", "model": "m"}
 

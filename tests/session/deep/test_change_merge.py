@@ -6,8 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from spark_cli.edits.lang.ends import lines_of
-from spark_cli.session.deep.change import Selection, file_change
-from spark_cli.session.deep.merge import merge_file, review_file
+from spark_cli.session.deep.change import Selection, file_change, merge_file, review_file
 
 BASE = "".join(f"line {n}\n" for n in range(1, 31))
 
@@ -27,8 +26,8 @@ def test_hunks_are_the_unified_diff_groups() -> None:
     first, second = change.hunks
     assert first.diff == ("@@ -1,6 +1,6 @@\n line 1\n line 2\n-line 3\n+three\n line 4\n"
                           " line 5\n line 6\n")
-    assert (first.base_start, first.base_end) == (2, 3)
-    assert (second.base_start, second.edits) == (24, ((24, 25, ("twenty-five\n",)),))
+    assert first.edits == ((2, 3, ("three\n",)),)
+    assert second.edits == ((24, 25, ("twenty-five\n",)),)
     assert change.diff.startswith("--- a/a.txt\n+++ b/a.txt\n@@ -1,6")
     assert "".join(change.with_hunks({2})) == _edit(BASE, n25="twenty-five\n")
     assert "".join(change.with_hunks({1, 2})) == theirs
@@ -100,7 +99,7 @@ def test_create_and_delete_against_the_working_tree() -> None:
 
 
 def test_selection() -> None:
-    assert Selection.everything().picks("a", 3)
+    assert Selection().picks("a", 3)
     assert Selection.of_files("a").picks("a", 1) and not Selection.of_files("a").picks("b", 1)
     pick = Selection.of_hunks(("a", 2))
     assert pick.picks("a", 2) and not pick.picks("a", 1)

@@ -2,16 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import pytest
 
 from spark_cli.session.deep.routing import suggest_deep
-
-
-@dataclass
-class Report:
-    tokens: int
 
 
 @pytest.mark.parametrize("prompt", [
@@ -22,7 +15,7 @@ class Report:
     "",
 ])
 def test_fast_work_gets_no_tip(prompt: str) -> None:
-    assert suggest_deep(prompt, Report(2_000), 128_000) is None
+    assert suggest_deep(prompt, 2_000, 128_000) is None
 
 
 def test_many_files_named() -> None:
@@ -44,7 +37,7 @@ def test_broad_words(prompt: str, words: str) -> None:
 
 
 def test_context_bigger_than_the_fast_window_holds_comfortably() -> None:
-    tip = suggest_deep("explain this", Report(100_000), 128_000)
+    tip = suggest_deep("explain this", 100_000, 128_000)
     assert tip is not None
     assert "its context (100,000 tokens) would fill 78% of the fast model's 128,000-token" in tip
-    assert suggest_deep("explain this", Report(70_000), 128_000) is None
+    assert suggest_deep("explain this", 70_000, 128_000) is None

@@ -7,9 +7,8 @@ from pathlib import Path
 
 from spark_cli.session.config.settings import load_settings
 from spark_cli.session.deep.change import file_change
-from spark_cli.session.deep.saved import deep_folder, forget, load_saved, save_finished
 from spark_cli.session.deep.task import DeepChange, DeepTask
-from spark_cli.session.deep.track import DeepTrack
+from spark_cli.session.deep.track import DeepTrack, deep_folder, forget, load_saved, save_finished
 
 
 def _done(number: int, started: float) -> DeepTask:

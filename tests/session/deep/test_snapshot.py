@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from spark_cli.session.deep.snapshot import SnapshotError, take_snapshot
+from spark_cli.session.deep.snapshot import GitSnapshot, Snapshot, SnapshotError, take_snapshot
 from tests.session.deep.repos import git, make_repo, tree
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
@@ -28,7 +28,7 @@ def test_git_snapshot_holds_uncommitted_and_untracked_work_and_leaves_the_repo_a
     (tmp_path / "snaps").mkdir()
     snap = take_snapshot(repo, parent=tmp_path / "snaps")
     try:
-        assert snap.kind == "git"
+        assert isinstance(snap, GitSnapshot)
         assert tmp_path / "snaps" in snap.root.parents
         assert tree(snap.root) == {k: v for k, v in before.items() if not k.startswith("build")}
         assert (git(repo, "status", "--porcelain"), git(repo, "stash", "list")) == (status,
@@ -70,7 +70,7 @@ def test_copy_snapshot_without_git_or_without_commits(tmp_path: Path, use_git: b
     (repo / ".spark" / "config.toml").write_text("")
     snap = take_snapshot(repo)
     try:
-        assert snap.kind == "copy"
+        assert type(snap) is Snapshot
         assert tree(snap.root) == {".gitignore": b"*.log\n", "a.py": b"a = 1\n",
                                    "sub/b.py": b"b\n"}
         (snap.root / "a.py").write_text("a = 2\n")  # replaced, as spark writes
@@ -120,7 +120,7 @@ def test_a_repo_in_a_conflicted_merge_is_copied_instead(tmp_path: Path) -> None:
     before = tree(repo)
     snap = take_snapshot(repo)
     try:
-        assert snap.kind == "copy" and tree(snap.root) == before
+        assert type(snap) is Snapshot and tree(snap.root) == before
     finally:
         snap.remove()
     assert tree(repo) == before and "a.py" in git(repo, "diff", "--name-only")

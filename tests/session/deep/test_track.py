@@ -13,9 +13,10 @@ from spark_cli.cli.tui_cmd import connect
 from spark_cli.engine.core.config import FaultConfig
 from spark_cli.session.config.settings import load_settings
 from spark_cli.session.conversation import Session
-from spark_cli.session.deep import DeepTask, DeepTrack, Selection
+from spark_cli.session.deep.change import Selection
 from spark_cli.session.deep.deep_settings import load_deep_settings
-from spark_cli.session.deep.saved import deep_folder, load_saved
+from spark_cli.session.deep.task import DeepTask
+from spark_cli.session.deep.track import DeepTrack, deep_folder, load_saved
 from spark_cli.session.events import TurnCompleted
 from spark_cli.session.workspace.changes import undo_last_batch
 from tests.session.deep.repos import make_repo, tree

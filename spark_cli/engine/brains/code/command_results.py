@@ -10,7 +10,7 @@ from spark_cli.record import record
 
 _EXIT = re.compile(r"exit (-?\d+) · ")
 _SUMMARY = re.compile(r"=* ?((?:\d+ [a-z]+(?:, )?)+|no tests ran) in \d+(?:\.\d+)?s\b[^=]*=*")
-_COUNT = re.compile(r"(\d+) (failed|passed|errors?)")
+_COUNT = re.compile(r"(\d+) (failed|errors?)")
 _NAME_ERROR = re.compile(r"NameError: name '(\w+)' is not defined(?:\. Did you mean: '(\w+)'\?)?")
 _IMPORT_ERROR = re.compile(r"ImportError: cannot import name '(\w+)' from '([\w.]+)'"
                            r"(?: \([^)\n]*\))?(?:\. Did you mean: '(\w+)'\?)?")
@@ -40,7 +40,7 @@ class CommandResult:
     output: str
     code: int | None = None
 
-    def last_lines(self, count: int = 10) -> list[str]:
+    def last_lines(self, count: int) -> list[str]:
         return [line for line in self.output.split("\n") if line.strip()][-count:]
 
 
@@ -50,7 +50,6 @@ class PytestRun:
 
     summary: str = ""
     failed: int = 0
-    passed: int = 0
     errors: int = 0
     failures: tuple[str, ...] = ()
     """Its ``FAILED …`` and ``ERROR …`` lines."""
@@ -116,5 +115,5 @@ def parse_pytest(output: str) -> PytestRun:
     for name in pending:  # no location line came: the one before the E line
         _keep(stale, name)
     counts = {word.rstrip("s"): int(n) for n, word in _COUNT.findall(summary)}
-    return PytestRun(summary, counts.get("failed", 0), counts.get("passed", 0),
-                     counts.get("error", 0), tuple(failures), tuple(raised), tuple(stale.values()))
+    return PytestRun(summary, counts.get("failed", 0), counts.get("error", 0), tuple(failures),
+                     tuple(raised), tuple(stale.values()))

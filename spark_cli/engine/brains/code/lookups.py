@@ -15,27 +15,24 @@ from spark_cli.engine.brains.base import CALL, OUTPUT, BrainCall, BrainRequest, 
 from spark_cli.record import record
 
 _NUMBERED = re.compile(r" *(\d+)\t(.*)")
-_WINDOW = re.compile(r"\[lines (\d+)[–-](\d+) of (\d+);")
+_WINDOW = re.compile(r"\[lines \d+[–-]\d+ of (\d+);")
 _HIT = re.compile(r"(.+?):(\d+):")
-_MORE = re.compile(r"\[(\d+) more \w+ not shown\]")
 
 
 @record
 class ReadResult:
-    """A ``read_file`` result: its numbered lines, its window (None: whole), or its error."""
+    """A ``read_file`` result: its numbered lines, the file's line count (None: all shown)."""
 
     lines: tuple[tuple[int, str], ...] = ()
-    window: tuple[int, int, int] | None = None
-    """``(first, last, total)`` lines when the file was shown in part."""
+    total: int | None = None
     error: str = ""
 
 
 @record
 class Listing:
-    """A ``search`` or ``list_files`` result: its paths, how many more, or its error."""
+    """A ``search`` or ``list_files`` result: its paths (those shown), or its error."""
 
     paths: tuple[str, ...] = ()
-    more: int = 0
     error: str = ""
 
 
@@ -47,7 +44,7 @@ def clean_path(path: str) -> str:
 
 def parse_read(output: str) -> ReadResult:
     lines: list[tuple[int, str]] = []
-    window = None
+    total = None
     rows = output.split("\n")
     if rows and rows[-1] == "":
         rows.pop()
@@ -58,42 +55,36 @@ def parse_read(output: str) -> ReadResult:
             continue
         found = _WINDOW.match(row)
         if found and lines:
-            window = (int(found.group(1)), int(found.group(2)), int(found.group(3)))
+            total = int(found.group(1))
             continue
         if not lines:
             return ReadResult(error=row.strip() or "empty result")
-    return ReadResult(tuple(lines), window)
+    return ReadResult(tuple(lines), total)
 
 
 def parse_search(output: str) -> Listing:
     paths: dict[str, None] = {}
-    more = 0
     other = ""
     for row in output.split("\n"):
         hit = _HIT.match(row)
         if hit:
             paths[clean_path(hit.group(1))] = None
-        elif (found := _MORE.fullmatch(row.strip())) is not None:
-            more = int(found.group(1))
         elif row.strip() and not row.startswith("[") and not other:
             other = row.strip()
     if not paths and other and other != "no matches":
         return Listing(error=other)
-    return Listing(tuple(paths), more)
+    return Listing(tuple(paths))
 
 
 def parse_list(output: str) -> Listing:
     paths: list[str] = []
-    more = 0
     for row in output.split("\n"):
         row = row.strip()
-        if (found := _MORE.fullmatch(row)) is not None:
-            more = int(found.group(1))
-        elif row and not row.startswith("["):
+        if row and not row.startswith("["):  # not a note ("[3 more files not shown]")
             if " " in row and not paths and ("error" in row.lower() or ":" in row):
                 return Listing(error=row)
             paths.append(clean_path(row))
-    return Listing(tuple(paths), more)
+    return Listing(tuple(paths))
 
 
 READ_FILE, SEARCH, LIST_FILES = "read_file", "search", "list_files"
@@ -210,13 +201,12 @@ class ReadWindows:
         result: ReadResult = parse_read(turn.text)
         if result.error:
             return None
-        if result.window is None:
+        if result.total is None:
             self.lines.pop(path, None)
             return path, _text(dict(result.lines))
         seen = self.lines.setdefault(path, {})
         seen.update(result.lines)
-        total = result.window[2]
-        if all(n in seen for n in range(1, total + 1)):
+        if all(n in seen for n in range(1, result.total + 1)):
             return path, _text(self.lines.pop(path))
         return None
 

@@ -102,10 +102,6 @@ def defined_in(files: dict[str, str], name: str) -> bool:
     return False
 
 
-def _matches(listed: tuple[str, ...], name: str) -> list[str]:
-    return [p for p in listed if p == name or p.endswith("/" + name)]
-
-
 def _for_names(names: list[str], seen: Lookups) -> tuple[list[BrainCall], str]:
     calls: list[BrainCall] = []
     for name in names:
@@ -116,8 +112,8 @@ def _for_names(names: list[str], seen: Lookups) -> tuple[list[BrainCall], str]:
         if not seen.listed("") and not listings:
             return [call(LIST_FILES)], f"I'll list the repo's files to find {name}.\n"
         for listing in listings:
-            calls += [call(READ_FILE, path=p) for p in _matches(listing.paths, name)
-                      if not seen.asked_to_read(p)]
+            calls += [call(READ_FILE, path=p) for p in listing.paths
+                      if (p == name or p.endswith("/" + name)) and not seen.asked_to_read(p)]
     return calls, "I'll read " + ", ".join(names) + " first.\n"
 
 

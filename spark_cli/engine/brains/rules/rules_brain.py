@@ -18,12 +18,10 @@ from spark_cli.engine.brains.rules.ops.op_definitions import add_parameter, dele
 from spark_cli.engine.brains.rules.ops.op_docstring import add_docstring
 from spark_cli.engine.brains.rules.ops.op_explain import explain
 from spark_cli.engine.brains.rules.ops.op_imports import add_import
-from spark_cli.engine.brains.rules.ops.op_init import agents_file
 from spark_cli.engine.brains.rules.ops.op_mcp import mcp_call
 from spark_cli.engine.brains.rules.ops.op_prints import remove_prints
-from spark_cli.engine.brains.rules.ops.op_rename import rename
-from spark_cli.engine.brains.rules.ops.op_replace import replace_text
-from spark_cli.engine.brains.rules.ops.op_summary import summary
+from spark_cli.engine.brains.rules.ops.op_rename import rename, replace_text
+from spark_cli.engine.brains.rules.ops.op_spark_asks import agents_file, summary
 from spark_cli.engine.brains.rules.results import CannotHelp, OpResult, help_lines
 from spark_cli.engine.brains.rules.running import run_turn
 from spark_cli.engine.brains.rules.slips import slipped

@@ -76,11 +76,13 @@ def test_user_prompt_submit_adds_context_or_blocks(repo: Path) -> None:
         _edit(repo, url, "rename one to two")
     sent = json.dumps(model.requests[0]["messages"])
     assert "rename one to two\\n\\nthe branch is main" in sent
-    _config(repo, '[[hooks.UserPromptSubmit]]\ncommand = "echo no secrets here >&2; exit 2"\n')
+    _config(repo, '[[hooks.UserPromptSubmit]]\ncommand = "exit 1"\n'
+                  '[[hooks.UserPromptSubmit]]\ncommand = "echo no secrets here >&2; exit 2"\n')
     blocked = Model()
     with chat_model(blocked) as url:
         done = _edit(repo, url, "rename one to two")
     assert blocked.requests == [] and "no secrets here" in done.stderr
+    assert "warning: hook UserPromptSubmit 'exit 1': failed (exit 1)" in done.stderr  # said too
 
 
 def test_a_prompt_file_expands_in_spark_edit(repo: Path) -> None:

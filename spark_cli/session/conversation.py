@@ -353,7 +353,8 @@ class Session(SessionCompaction, SessionExtensions):
                              hooks=self.hooks)
         run = self._run = TurnRun(built.request, applier, self._steers, self._feedback,
                                   provider=self.settings.provider, stopped=lambda: self._stop,
-                                  tools=tools, price=self.settings.price, limits=self.limits,
+                                  tools=tools, price=self.settings.price_for(built.request.model),
+                                  limits=self.limits,
                                   input_estimate=built.input_tokens,
                                   compact=lambda loop: self._compact_turn(built, loop))
         self._turn_compaction = None

@@ -269,15 +269,18 @@ class Session(SessionCompaction, SessionExtensions):
         channel = self.channel
         if channel is None:
             raise RuntimeError("the session has no channel yet: attach one first")
+        failure = None
         try:
             instruction = instruction if instruction == self._hooked else await self.submit(
                 instruction)
             built = self._take_prepared(instruction, files)
         except RequestError as exc:
-            yield exc.failure()
-            return
-        while self.hooks.warned:  # the prompt hooks'
+            failure = exc.failure()
+        while self.hooks.warned:  # the prompt hooks', a blocked message's too
             yield self.hooks.warned.pop(0)
+        if failure is not None:
+            yield failure
+            return
         if self._over_threshold(built):
             rebuilt: list[BuiltRequest] = []
             async for event in self._compact_first(instruction, files, built, rebuilt):
@@ -349,7 +352,8 @@ class Session(SessionCompaction, SessionExtensions):
                              hooks=self.hooks)
         run = self._run = TurnRun(built.request, applier, self._steers, self._feedback,
                                   provider=self.settings.provider, stopped=lambda: self._stop,
-                                  tools=tools, price=self.settings.price, limits=self.limits,
+                                  tools=tools, price=self.settings.price_for(built.request.model),
+                                  limits=self.limits,
                                   input_estimate=built.input_tokens,
                                   compact=lambda loop: self._compact_turn(built, loop))
         self._turn_compaction = None

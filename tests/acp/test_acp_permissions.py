@@ -246,14 +246,20 @@ async def test_an_overflow_is_sent_once_more_within_the_window_it_taught(tmp_pat
     assert [item.kind for item in saved.shown] == ["prompt", "answer"]
 
 
-async def test_a_hook_warning_reaches_the_editor(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    """A prompt hook that fails without blocking is said to the editor; the turn goes on."""
+@pytest.mark.parametrize("blocked", [False, True])
+async def test_a_hook_warning_reaches_the_editor(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                 blocked: bool):
+    """A prompt hook that fails without blocking is said to the editor, also when another
+    prompt hook then blocks the message."""
     (tmp_path / ".none").mkdir()
     (tmp_path / ".none" / "config.toml").write_text(
-        '[[hooks.UserPromptSubmit]]\ncommand = "exit 1"\n')
+        '[[hooks.UserPromptSubmit]]\ncommand = "exit 1"\n' + (
+            '[[hooks.UserPromptSubmit]]\ncommand = "echo no >&2; exit 2"\n' if blocked else ""))
     monkeypatch.setenv("SPARK_CONFIG_DIR", str(tmp_path / ".none"))
     editor = Editor()
-    async with _agent(tmp_path, editor, ResponsesChannel([["Done.\n"]])) as conn:
-        assert await _prompt(conn, tmp_path) == "end_turn"
+    channel = ResponsesChannel([["Done.\n"]])
+    async with _agent(tmp_path, editor, channel) as conn:
+        await _prompt(conn, tmp_path)
     said = "".join(u.content.text for u in editor.of("agent_message_chunk"))
-    assert "warning: hook UserPromptSubmit 'exit 1': " in said and "Done." in said, said
+    assert "warning: hook UserPromptSubmit 'exit 1': " in said, said
+    assert ("Done." in said) is not blocked and len(channel.requests) == (not blocked)

@@ -74,6 +74,8 @@ def _prepared_turn(settings: Settings, root: Path, files: Sequence[str], instruc
             raise UsageError(str(exc)) from None
         if isinstance(hooked, TurnFailed):
             result.failure = hooked
+            for warning in session.hooks.warned:  # the other prompt hooks'
+                renderer.event(warning)
             renderer.event(hooked)
             return result
         instruction = hooked

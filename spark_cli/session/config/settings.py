@@ -148,11 +148,20 @@ class Settings:
     best_of_check_timeout_s: float = 120.0
     max_stop_hooks: int = 3
     """Times one turn's Stop hooks may send the model back to work."""
+    prices: Mapping[str, Price] = field(default_factory=dict)
+    """The configured ``[pricing]`` rows, for a turn on another model (a prompt file's)."""
 
     @property
     def input_budget(self) -> int:
         """Tokens the request may use: the window minus the room kept for the answer."""
         return max(0, self.context_window - self.max_output_tokens)
+
+    def price_for(self, model: str) -> Price | None:
+        """A request's model's price: the session model's own, else as ``price_of`` finds it."""
+        if model == self.provider.model:
+            return self.price
+        bundled = self.provider.kind == "mock" and not self.provider.base_url
+        return price_of(model, self.prices, bundled=bundled)
 
     def as_dict(self) -> dict[str, Any]:
         """Every resolved value (the key and any URL userinfo masked), for `spark config`."""
@@ -217,9 +226,9 @@ def load_settings(root: Path, flags: Mapping[str, object] | None = None,
     return Settings(provider=provider, sources=sources, files=tuple(files),
                     problems=tuple(problems), trust=trust_state(root, env),
                     ignored=tuple(line for layer in layers for line in layer.ignored),
-                    price=price, compact_price=price_of(resolved["compact_model"] or
-                                                        provider.model, configured,
-                                                        bundled=bundled), **_plain(resolved))
+                    price=price, prices=configured,
+                    compact_price=price_of(resolved["compact_model"] or provider.model,
+                                           configured, bundled=bundled), **_plain(resolved))
 
 
 def _plain(resolved: dict[str, Any]) -> dict[str, Any]:

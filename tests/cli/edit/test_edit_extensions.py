@@ -76,11 +76,13 @@ def test_user_prompt_submit_adds_context_or_blocks(repo: Path) -> None:
         _edit(repo, url, "rename one to two")
     sent = json.dumps(model.requests[0]["messages"])
     assert "rename one to two\\n\\nthe branch is main" in sent
-    _config(repo, '[[hooks.UserPromptSubmit]]\ncommand = "echo no secrets here >&2; exit 2"\n')
+    _config(repo, '[[hooks.UserPromptSubmit]]\ncommand = "exit 1"\n'
+                  '[[hooks.UserPromptSubmit]]\ncommand = "echo no secrets here >&2; exit 2"\n')
     blocked = Model()
     with chat_model(blocked) as url:
         done = _edit(repo, url, "rename one to two")
     assert blocked.requests == [] and "no secrets here" in done.stderr
+    assert "warning: hook UserPromptSubmit 'exit 1': failed (exit 1)" in done.stderr  # said too
 
 
 def test_a_prompt_file_expands_in_spark_edit(repo: Path) -> None:
@@ -145,6 +147,13 @@ def test_a_prompt_files_model_is_used_for_its_own_turn_only(repo: Path) -> None:
         done = _edit(repo, url, "/deep app.py")
     assert [r["model"] for r in model.requests] == ["big-model", "big-model", "m"], done
     assert "Think hard about app.py.\\n\\non main" in json.dumps(model.requests[0]["messages"])
+    _config(repo, '[pricing."big-model"]\ninput = 1000.0\noutput = 1000.0\n')
+    with chat_model(Model()) as url:  # its turn is priced at its model's price
+        priced = _edit(repo, url, "/deep app.py", "--output-format", "stream-json")
+        unpriced = _edit(repo, url, "think", "--output-format", "stream-json")
+    [cost, none] = [json.loads(r.stdout.splitlines()[-1])["total_cost_usd"] for r in (priced,
+                                                                                  unpriced)]
+    assert cost and cost > 0 and none is None, (priced.stdout, unpriced.stdout)
 
 
 def test_an_unknown_model_is_the_providers_error(repo: Path) -> None:

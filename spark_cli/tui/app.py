@@ -28,7 +28,7 @@ from textual.widgets import Static, TextArea
 
 from spark_cli.session.api import ChannelError
 from spark_cli.session.config.presets import FULL_ACCESS
-from spark_cli.session.events import CompactionFinished, TurnFailed
+from spark_cli.session.events import CompactionFinished, ProseDelta, TurnFailed
 from spark_cli.session.extensions.prompt_files import find_command, load_commands
 from spark_cli.session.interaction import (
     Interaction,
@@ -310,6 +310,8 @@ class SparkApp(App[int]):
         """An event on screen: the keeper takes it; a turn that failed before any answer
         gives its message back to the prompt."""
         self.keeper.on_event(event)
+        if type(event) is ProseDelta:  # per token
+            return
         if (type(event) is TurnFailed and self.session.marks.first_delta_at is None) or (
                 type(event) is CompactionFinished and event.outcome == "cancelled" and event.auto):
             self._restore_draft()  # a turn cancelled while compacting was never sent

@@ -120,14 +120,18 @@ class Painter:
 
     def on_event(self, event: InteractionEvent) -> None:
         if type(event) is ProseDelta:
-            if not self.muted:
-                stream = self.stream
-                stream.feed(event.text)
-                if not stream.taken:  # the answer's first text: shown now, not next frame
-                    self._paint_prose()
+            self.prose(event.text)
             return
         self._seal()
         self._on_other(event)
+
+    def prose(self, text: str) -> None:
+        """A delta of the answer's text: kept for the next frame (the first one painted now)."""
+        if not self.muted:
+            stream = self.stream
+            stream.feed(text)
+            if not stream.taken:  # the answer's first text: shown now, not next frame
+                self._paint_prose()
 
     def _seal(self) -> None:
         """Paint the prose so far and close its open block: what comes next is written

@@ -15,7 +15,13 @@ from rich.console import RenderableType
 
 from spark_cli.session.api import SessionApi
 from spark_cli.session.config.settings import Settings
-from spark_cli.session.events import CompactionFinished, RequestSent, TurnCompleted, TurnFailed
+from spark_cli.session.events import (
+    CompactionFinished,
+    ProseDelta,
+    RequestSent,
+    TurnCompleted,
+    TurnFailed,
+)
 from spark_cli.session.interaction import InteractionEvent
 from spark_cli.session.workspace.store import ShownItem
 from spark_cli.tui.cost import UsageLedger
@@ -43,7 +49,12 @@ class ScreenFeed:
 
     def on_event(self, event: InteractionEvent) -> None:
         """The Interaction's sink."""
-        if self.painter is None:
+        painter = self.painter
+        if painter is None:
+            return
+        if type(event) is ProseDelta:  # per token: the painter and the keeper, nothing else
+            painter.prose(event.text)
+            self.after(event)
             return
         if type(event) is TurnFailed:  # an overflow answer may have told the server's window
             self.state.context_window = self.session.settings.context_window
@@ -53,7 +64,7 @@ class ScreenFeed:
         elif type(event) is CompactionFinished and not event.auto:  # a turn holds the others
             self.ledger.add(event.usage, "/compact")
             self.state.spent = self.ledger.hud()
-        self.painter.on_event(event)
+        painter.on_event(event)
         if type(event) is RequestSent:
             self._context_notes()
         self.after(event)

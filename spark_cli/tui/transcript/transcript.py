@@ -53,6 +53,7 @@ class Transcript(ScrollView, can_focus=False):
         """Keep the end in view as lines arrive; off while the user has scrolled up."""
         self._batch_changed = False
         self._hurried = False  # text scrolls faster than anyone reads (the painter's pace)
+        self._rewrapped = False  # the width changed since the pace turned fast
         self._styled = StyledRows()
         self.more: Callable[[], list[RenderableType]] | None = None
         """Earlier blocks, asked for when the user scrolls to the top (a resumed session's
@@ -233,6 +234,7 @@ class Transcript(ScrollView, can_focus=False):
         if width != self._width:
             self._width = width
             self._blocks.rewrap()
+            self._rewrapped = True
             self._changed()
             self.settle()
         elif self.following:  # shorter (the queue or a hint appeared): the end stays in view
@@ -248,7 +250,8 @@ class Transcript(ScrollView, can_focus=False):
         elif new >= self.max_scroll_y - 1:
             self.following = True
         self._show_bar()
-        self.settle()
+        if self._rewrapped or not (self._hurried and self.following):
+            self.settle()  # hurried, only new text comes into view: nothing to settle
 
     def hurry(self, fast: bool) -> None:
         """While text scrolls faster than anyone reads and the view follows the end, the
@@ -259,6 +262,7 @@ class Transcript(ScrollView, can_focus=False):
         if fast == self._hurried:
             return
         self._hurried = fast
+        self._rewrapped = False
         self._show_bar()
         self.settle()
 

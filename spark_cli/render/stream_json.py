@@ -1,12 +1,8 @@
-"""`spark edit --output-format stream-json`: Claude Code's stream schema (docs/cli.md maps it).
+"""`spark edit --output-format stream-json`: Claude Code's stream schema (docs/cli.md maps it):
+``system``/``init``, ``assistant`` messages (text, ``tool_use``), ``user`` tool results, other
+events as ``system`` lines of their ``--json`` type, a final ``result`` (spark's figures in
+its ``spark`` field)."""
 
-One JSON object a line, each read by the ``claude-agent-sdk`` message parser: a
-``system``/``init`` line first; an ``assistant`` message per piece of a model response (its
-text, then each tool call as a ``tool_use`` block, one message id per response); a ``user``
-message with each call's ``tool_result``; every other spark event as a ``system`` line whose
-``subtype`` is its ``--json`` type (``edit_applied`` with its diff, ``command_output``...);
-a final ``result``. spark's own figures ride in the result's ``spark`` field.
-"""
 
 from __future__ import annotations
 

@@ -1,16 +1,7 @@
 """`spark`: the interactive session — type while it streams, Esc, redirect, queue, undo, /test.
 
-The screen only: widgets (app.tcss: transcript, queue, prompt, HUD), layout and keys. It
-talks to the session core through an ``Interaction`` over a ``SessionApi``; the channel
-comes from the CLI's ``Connector``, opened in the background so the prompt takes every key
-before the provider is ready. Commands, tests, the deep track and the queue are controllers
-it hands the session, the ``ScreenFeed`` as their ``Output`` and itself as their
-``CommandHost``; none imports the app. The prompt keeps focus but for the approval bar.
-
-Keys: Enter sends (streaming: redirects), Tab queues, Esc interrupts (twice on an empty prompt:
-/rewind), Ctrl+Z undoes, Ctrl+O the last tool result, Up/Down history, PgUp/PgDn scroll, Ctrl+C
-copies a selection or interrupts (quits when idle and empty), Ctrl+Q quits.
-"""
+The screen only: widgets (app.tcss), layout and keys (``slash.KEYS``). The session comes through
+an ``Interaction``; the controllers get the ``ScreenFeed`` as ``Output`` and the app as host."""
 
 from __future__ import annotations
 
@@ -67,9 +58,8 @@ HELP = ("new here? Enter sends (while it streams: redirects), Tab queues, Esc st
 
 
 class Below(Vertical):
-    """What sits under the transcript, in one box: Textual renders again every widget whose
-    container overlaps a refreshed region, so a transcript frame asks this box (blank rows)
-    and not the prompt and the HUD inside it (`spark bench stream --modes floor,tui`)."""
+    """What sits under the transcript: a transcript frame asks this blank box, not the
+    prompt and the HUD inside it (`spark bench stream --modes floor,tui`)."""
 
     BLANK = True
 
@@ -169,16 +159,14 @@ class SparkApp(App[int]):
         self.call_after_refresh(self._after_first_frame)
 
     def _after_first_frame(self) -> None:
-        """What can wait until the prompt shows: the channel, the undo mark, the deep track,
-        a resumed conversation."""
+        """What can wait until the prompt shows: the channel, the undo mark, a resumed talk."""
         if self.setup.resume:
             self.resume_conversation()
         self.commands.mark_start()
         self.spawn(self._start_after_trust())
 
     async def _start_after_trust(self) -> None:
-        """Ask about untrusted project files first; then the channel, the MCP servers (after
-        the prompt showed) and the deep track."""
+        """Ask about untrusted project files first; then the channel, MCP, the deep track."""
         trust = self.session.settings.trust
         if trust is not None and trust.asks and await ask_trust(
                 trust, self.query_one(ApprovalBar), self.feed):
@@ -252,8 +240,7 @@ class SparkApp(App[int]):
                 await self.commands.run("/rewind")
 
     def action_page(self, direction: int) -> None:
-        """PageUp / PageDown scroll the transcript; the prompt keeps the focus (and its text).
-        Back at the end, the transcript follows the answer again (``Transcript.watch_scroll_y``)."""
+        """PageUp / PageDown scroll the transcript; the prompt keeps the focus."""
         transcript = self.query_one(Transcript)
         if direction < 0:
             transcript.scroll_page_up(animate=False)
@@ -270,8 +257,7 @@ class SparkApp(App[int]):
         await self.commands.run("/call")
 
     async def action_ctrl_c(self) -> None:
-        """Copies a mouse selection if there is one; else stops a turn, clears the prompt or,
-        on an empty prompt, quits."""
+        """Copy a selection; else stop a turn, clear the prompt or (empty) quit."""
         selected = self.screen.get_selected_text()
         if selected:
             self.copy_to_clipboard(selected)
@@ -307,8 +293,9 @@ class SparkApp(App[int]):
     # ---- after each event; the queue above the prompt ----
 
     def _after_event(self, event: InteractionEvent) -> None:
-        """An event on screen: the keeper takes it; a turn that failed before any answer
-        gives its message back to the prompt."""
+        """The keeper takes each event; a turn that failed before any answer gives its
+        message back to the prompt."""
+
         self.keeper.on_event(event)
         if type(event) is ProseDelta:  # per token
             return

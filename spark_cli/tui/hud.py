@@ -1,13 +1,6 @@
-"""The status line (HUD): provider, model, channel, TTFT, live tok/s, frame time, window, waits
-(a Retry-After countdown, the queue, the live prefill timer), the session's tokens and cost.
-
-:class:`HudState` is plain data the app updates from session events and its
-own frame clock; :func:`hud_text` turns it into one line (pure: tested value
-in, value out) that fits the terminal's width: the frame time (spark's own
-diagnostic) goes first, then the deep tasks, the provider and model and the
-channel are shortened (``…``); the other figures and the state never. The
-widget repaints only when that line changes.
-"""
+"""The status line (HUD): provider, model, channel, TTFT, live tok/s, frame time, window, waits,
+the session's tokens and cost. :func:`hud_text` makes :class:`HudState` one line that fits the
+width (the frame time goes first, then the deep tasks; provider, model and channel shorten)."""
 
 from __future__ import annotations
 
@@ -72,8 +65,8 @@ FRAME = "frame "
 
 
 def hud_text(hud: HudState, now: float, width: int = 0) -> str:
-    """The one status line for ``hud`` at ``now`` (``time.monotonic()``), at most ``width``
-    columns when ``width`` is given (module doc)."""
+    """The one status line for ``hud`` at ``now`` (``time.monotonic()``) in ``width`` columns."""
+
     parts = _parts(hud, now)
     if width <= 0 or len(SEPARATOR.join(parts)) <= width:
         return SEPARATOR.join(parts)

@@ -1,16 +1,8 @@
-"""What survives a crash or a restart: the draft, the queue, the prompt history, the talk.
+"""What survives a crash or a restart: the draft (~0.2 s after the last key), the queue, the
+prompt history, and at each turn's end the conversation with what the transcript showed of it
+(``ShownLog``), through the repo's ``SessionStore``, one id per conversation. A problem
+saving is shown once as a line and never stops the session."""
 
-The app reports changes here; the :class:`Keeper` writes them through the
-repo's ``SessionStore`` (small atomic files): the draft ~0.2 s after the last
-key (so typing costs nothing), the queue and each sent prompt at once, the
-conversation when a turn ends, with what the transcript showed of it
-(:class:`~spark_cli.tui.transcript.shown.ShownLog`, fed the painter's events) so that a
-resumed session shows it again, and every turn as it was (where each starts in
-what was shown: a conversation rewind cuts the transcript there). Each conversation
-is saved under its own id: ``/fork`` and ``/clear`` go on in a new one, ``/resume``
-lists them or opens one. A problem writing or reading state is shown once, as a line,
-and never stops the session.
-"""
 
 from __future__ import annotations
 
@@ -111,9 +103,8 @@ class Keeper:
     def resume(self, session: SessionApi,
                show: Callable[[Sequence[ShownItem]], None] = lambda items: None,
                session_id: str = "") -> None:
-        """Reopen saved conversation ``session_id`` into ``session`` (""): the only one, or a
-        list of them, newest first, to pick from); ``show`` puts what was shown of it on
-        screen (before the line saying it was resumed)."""
+        """Reopen conversation ``session_id`` ("": the only one, or a list to pick from);
+        ``show`` puts what was shown of it on screen."""
         store = self.store
         several = store is not None and not session_id and len(store.conversation_ids()) > 1
         listed = store.list_conversations() if store is not None and several else []
@@ -147,8 +138,8 @@ class Keeper:
 
 
 def shown_from_history(saved: SavedConversation) -> tuple[ShownItem, ...]:
-    """A conversation saved without what was shown: each message's text (a user message's
-    last line, without the files it carried) and each tool call's label."""
+    """What to show of a conversation saved without it: each message, each tool call's label."""
+
     items: list[ShownItem] = []
     for item in saved.history:
         match item:

@@ -1,9 +1,6 @@
-"""`spark bench tui`: the interactive session's speed targets, measured in one run.
+"""`spark bench tui`: the interactive session's speed targets in one run (``## TUI``): an
+engine process per rate, headless phases (:mod:`.tui_headless`) and pty ones (:mod:`.tui_pty`)."""
 
-Engines run as separate `spark engine serve` processes, one per rate; headless phases
-(:mod:`.tui_headless`) run the real SparkApp with stamped frames, pty phases (:mod:`.tui_pty`)
-spawn `spark`. ``--quick`` shrinks every phase to a smoke test. Goes to ``## TUI``.
-"""
 
 from __future__ import annotations
 

@@ -1,13 +1,7 @@
-"""The user's yes in the TUI: a command (or an MCP tool) waits on a bar above the prompt.
+"""The user's yes in the TUI: a command (or an MCP tool) waits on a bar above the prompt, which
+takes y (once), a (always, where offered) and n; Esc stops the turn. Keys in the first
+``GRACE_S`` are not answers (a word typed on must not allow anything); the draft stays."""
 
-While the model's action waits, the bar holds the focus and takes y (once), a (always
-this exact action in this repo, where the orchestrator offers it) and n (refuse);
-Esc is the app's: it stops the turn, which withdraws the question. Keys that arrive in the
-first ``GRACE_S`` after the question shows are not answers (someone typing a word with an
-"a" in it must not allow anything), nor are other letters: both only repeat the keys. The
-prompt keeps its draft untouched and gets the focus back once the question is answered or
-withdrawn. The transcript keeps what was asked and what the user said.
-"""
 
 from __future__ import annotations
 

@@ -1,14 +1,7 @@
-"""Slash commands: :class:`Commands` parses a ``/name args`` line and runs it.
+"""Slash commands: :class:`Commands` parses a ``/name args`` line and runs it, answering with a
+line (a bad one changes nothing), through what it is handed: the session, an ``Output``, the
+controllers and a :class:`CommandHost`. ``CATALOG`` describes each (``/help``, completion)."""
 
-Every command answers with a line in the transcript; an unknown command or a
-bad argument says so and changes nothing. No command runs tests but
-``/test`` and ``/fix`` (which runs nothing: it sends the last failure).
-Commands reach the rest of the TUI only through what they are handed: the
-session, an :class:`~spark_cli.tui.output.Output`, the other controllers
-(tests, deep track, queue) and a :class:`CommandHost` for the three things
-only the screen can do. ``CATALOG`` names each command with a one-line
-description (``/help`` and the prompt's completion read it).
-"""
 
 from __future__ import annotations
 

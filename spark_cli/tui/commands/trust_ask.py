@@ -1,10 +1,6 @@
-"""The TUI's start question: trust this repo's project files, or not this time.
+"""The TUI's start question on the approval bar, before anything connects: trust this repo's
+project files (recorded, settings read again) or not this time (nothing recorded)."""
 
-Asked on the approval bar (y trust · n not this time) before the channel opens, any MCP
-server starts or any request leaves; the transcript shows the files and what they would
-set first. Trust is recorded (`trust.set_trust`) and the settings read again with the
-project layer; "not this time" keeps it ignored for this session and records nothing.
-"""
 
 from __future__ import annotations
 

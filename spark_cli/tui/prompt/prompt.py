@@ -1,14 +1,7 @@
-"""The prompt: multi-line input that keeps focus and every key, with history on Up/Down.
+"""The prompt: multi-line input that keeps focus and every key. Enter sends, Ctrl+J / Alt+Enter /
+Shift+Enter add a line, Tab queues, Up/Down walk the history (the draft comes back); with the
+popup open Up/Down choose, Tab/Enter insert; ``?`` on an empty prompt asks for ``/help``."""
 
-Enter sends (the app decides: a new turn, or a redirect while one streams);
-Ctrl+J or Alt+Enter (and Shift+Enter where the terminal tells it apart) add a
-new line; Tab queues the text; Up on the first line and Down on the last walk
-the history of sent prompts (the draft being typed is kept and comes back).
-A paste (bracketed) is inserted whole, in one edit. While the completion
-popup is open (``completer``: ``/`` commands, ``@`` files, Ctrl+R history),
-Up/Down choose, Tab inserts the choice and Enter inserts it (and sends a
-command that needs no argument). ``?`` on an empty prompt asks for ``/help``.
-"""
 
 from __future__ import annotations
 

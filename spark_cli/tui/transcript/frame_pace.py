@@ -1,11 +1,6 @@
-"""Which of the painter's ~30 Hz ticks paint: fewer while text scrolls faster than anyone reads.
-
-Each painted frame that adds a line scrolls the transcript, and Textual re-renders its whole
-region. The transcript's growth is read over windows of :data:`WINDOW_S`; from each rate in
-:data:`PACES` on, only one tick in so many paints. The answer's first text, keystrokes, the
-turn's end and everything that is not prose stay at once (docs/benchmarks.md, ``### The
-TUI's paint``).
-"""
+"""Which of the painter's ~30 Hz ticks paint: fewer while text scrolls faster than anyone reads
+(each painted line scrolls the transcript, and Textual renders its whole region again). Keys,
+the first text and the turn's end stay at once (docs/benchmarks.md, ``### The TUI's paint``)."""
 
 from __future__ import annotations
 
@@ -52,8 +47,9 @@ class FramePace:
         if since is None or lines < self._lines:
             self._since, self._lines = now, lines
             return
-        span = now - since
-        if span >= WINDOW_S:
-            rate = (lines - self._lines) / span
+        span, added = now - since, lines - self._lines
+        if span >= WINDOW_S or added >= PACES[-1][0] * WINDOW_S:  # surely the top pace
+            rate = added / max(span, WINDOW_S)
+
             self.every = max((every for limit, every in PACES if rate >= limit), default=1)
             self._since, self._lines = now, lines

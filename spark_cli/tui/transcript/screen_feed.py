@@ -1,11 +1,6 @@
-"""The session on screen: the Interaction's sink, the HUD's figures and the app's own lines.
-
-:class:`ScreenFeed` hands each event to the painter (``attach``: once the widgets exist),
-then to the app, and keeps the HUD's state true to what the session tells besides events:
-the window, the channel's state, the deep tasks, new settings. It is the ``Output`` of the
-app and its controllers (before the first frame their lines have nowhere to go), and it
-shows a resumed conversation again (``replay``).
-"""
+"""The session on screen: the Interaction's sink (to the painter, then the app), the HUD's
+state beyond events (window, channel, deep tasks, settings), the controllers' ``Output``, and
+a resumed conversation shown again (``replay``)."""
 
 from __future__ import annotations
 
@@ -70,8 +65,8 @@ class ScreenFeed:
         self.after(event)
 
     def replay(self, items: Sequence[ShownItem]) -> None:
-        """A resumed conversation as it was shown: its last turns now, earlier ones as the
-        user scrolls up."""
+        """A resumed conversation as shown: its last turns now, earlier ones on scrolling up."""
+
         if self.painter is None:
             return
         replay, transcript = Replay(items), self.painter.transcript

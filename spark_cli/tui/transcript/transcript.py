@@ -1,5 +1,4 @@
-"""The transcript: rendered lines kept as strips, a live tail, cost flat in the transcript's length.
-"""
+"""The transcript: rendered lines kept as strips, a live tail, cost flat in its length."""
 
 from __future__ import annotations
 
@@ -26,14 +25,9 @@ _MAX_BLOCKS = 5000
 class Transcript(ScrollView, can_focus=False):
     """The conversation as it streams: a scroll view on Textual's line API.
 
-    Finished blocks are rendered once into strips (``write``) and kept as
-    :class:`~spark_cli.tui.transcript.kept_blocks.Blocks`; the open Markdown block shows as plain
-    lines until it closes (``replace_open``), or while the text scrolls past reading until it
-    comes into view (``settle``); the unfinished last line is the tail
-    (``set_tail``), the only thing repainted every frame: a frame costs what changed, never
-    the transcript's length. After a width change each block is rendered anew as it comes
-    into view (``settle``).
-    """
+    Finished blocks are kept as :class:`.kept_blocks.Blocks`; the open block shows as plain
+    lines until it closes (``replace_open``) or, while hurried or after a width change, until
+    it comes into view (``settle``); the unfinished last line is the tail (``set_tail``)."""
 
     DEFAULT_CSS = """
     Transcript { height: 1fr; overflow-x: hidden; scrollbar-gutter: stable; }
@@ -89,9 +83,8 @@ class Transcript(ScrollView, can_focus=False):
         self._changed()
 
     def replace_open(self, renderable: RenderableType) -> None:
-        """The streaming block closed: its plain lines become ``renderable``; while the text
-        scrolls past reading (``hurry``), only once they come into view (``settle``): most
-        such blocks leave the screen unseen."""
+        """The streaming block closed: its plain lines become ``renderable`` (while hurried,
+        once in view: ``settle``)."""
         blocks, start = self._blocks, self._open_blocks
         self._open_blocks = None
         if start is not None and self._hurried and self.following:
@@ -107,8 +100,7 @@ class Transcript(ScrollView, can_focus=False):
         self.write(renderable)
 
     def settle(self) -> None:
-        """The blocks in view get their lines at this width (``Unsettled``); while hurried,
-        plain ones stay plain."""
+        """The blocks in view get their lines at this width (hurried, plain ones stay plain)."""
         hurried = self._hurried and self.following
         blocks, top = self._blocks, self.scroll_offset.y
         block, bottom = blocks.block_at(top), top + self.scrollable_content_region.height
@@ -144,8 +136,7 @@ class Transcript(ScrollView, can_focus=False):
         self.prepend(blocks)
 
     def set_tail(self, text: str, style: str = "") -> None:
-        """The unfinished last line ("" for none); a short plain one is not rendered (it
-        changes every frame while an answer streams)."""
+        """The unfinished last line ("" for none); a short plain one is not rendered."""
         if not text:
             self._tail = []
         else:
@@ -185,9 +176,8 @@ class Transcript(ScrollView, can_focus=False):
         return strip.crop_extend(scroll_x, scroll_x + width, style)
 
     def render_lines(self, crop: Region) -> list[Strip]:
-        """Textual's styled rows, kept per line while it stays on screen (``StyledRows``).
-        Painted rows carry no selection offsets, only the hit test's ``render_line`` calls
-        do: styles made per drawn row grew a long session's memory (``spark bench soak``)."""
+        """Textual's styled rows, kept per line while on screen (``StyledRows``); without the
+        hit test's offsets (per drawn row they grew a long session: ``spark bench soak``)."""
         self._painting = True
         try:
             return self._render_rows(crop)
@@ -208,8 +198,7 @@ class Transcript(ScrollView, can_focus=False):
         return self._styled.render(crop, sources, look, super().render_lines)
 
     def _selection_style(self) -> Style:
-        """The screen's selection colours; its text colour when it has one (Textual's default
-        is transparent, which Rich would draw as the background: text unseen)."""
+        """The screen's selection colours (Textual's default text colour, transparent, unseen)."""
         style = self.screen.get_component_rich_style("screen--selection")
         return Style(bgcolor=style.bgcolor) if style.color == style.bgcolor else style
 
@@ -218,8 +207,7 @@ class Transcript(ScrollView, can_focus=False):
         return selection.extract(self.plain_text()), "\n"
 
     def _look(self) -> tuple[int, Style]:
-        """Width and style of a line, kept until the size or styles change (reading them
-        per line was a fifth of a frame's render)."""
+        """Width and style of a line, kept until the size or styles change."""
         self._line_look = (self.scrollable_content_region.width, self.rich_style)
         return self._line_look
 
@@ -254,11 +242,8 @@ class Transcript(ScrollView, can_focus=False):
             self.settle()  # hurried, only new text comes into view: nothing to settle
 
     def hurry(self, fast: bool) -> None:
-        """While text scrolls faster than anyone reads and the view follows the end, the
-        scrollbar is not drawn: its thumb would move every frame, and Textual renders each of
-        its rows again for it. Its gutter stays, so no line wraps anew; it is back as soon as
-        the user scrolls up or the text slows. Called every frame: only a change of pace does
-        anything (a scroll settles and shows the bar itself)."""
+        """While text races and the view follows the end, no scrollbar is drawn (Textual
+        restyles it whole each frame); its gutter stays. Only a change of pace does anything."""
         if fast == self._hurried:
             return
         self._hurried = fast
@@ -325,8 +310,9 @@ class Transcript(ScrollView, can_focus=False):
         self.refresh()
 
     def _set_virtual_size(self, size: Size) -> bool:
-        """A longer transcript that overflows needs no screen layout (see
-        :mod:`spark_cli.tui.tuning.virtual_size`). True when it laid out."""
+        """The new virtual size, laid out only when needed (``virtual_size``); True if so."""
+
+
         if grow_without_layout(self, size):
             return False
         self._line_look = None  # the scrollbar may come or go: the width changes

@@ -1,12 +1,8 @@
-"""A scrolling widget that grows without a screen layout, when only its length changed.
+"""A scrolling widget that grows without a screen layout (setting ``virtual_size`` lays out the
+whole screen each frame) when it overflows and keeps its width, via Textual's private
+``Widget._scroll_update`` (``tests/tui/tuning/test_virtual_size.py``). Ledger
+(docs/benchmarks.md, ``## TUI``): `spark bench tui --only typing`."""
 
-Setting Textual's ``virtual_size`` lays out the whole screen, every streaming frame. A
-transcript that already overflows and keeps its width changes only its scroll state, which
-Textual's private ``Widget._scroll_update`` brings up to date (scrollbars, scroll bounds).
-Kept by the ledger (docs/benchmarks.md, ``## TUI``: no screen layout per frame): `spark
-bench tui --only typing`. ``tests/tui/tuning/test_virtual_size.py`` fails when an upgrade
-moves it.
-"""
 
 from __future__ import annotations
 

@@ -51,8 +51,11 @@ def test_text_past_the_limit_paints_every_other_tick_after_a_window():
 def test_text_past_the_faster_pace_paints_one_tick_in_four():
     pace = FramePace()
     per_tick = PACES[1][0] * TICK_S * 2
-    _, now, lines = _run(pace, 30, per_tick)
+    painted, now, lines = _run(pace, 5, per_tick)
+    assert pace.every == 4 and painted == 5  # judged before a whole window
+    _, now, lines = _run(pace, 25, per_tick, now, lines)
     assert pace.every == 4
+
     painted, now, lines = _run(pace, 40, per_tick, now, lines)
     assert painted == 10
     painted, _, _ = _run(pace, 40, 3.0, now, lines)  # slower: every other tick again
